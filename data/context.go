@@ -1,0 +1,164 @@
+package data
+
+import (
+	"context"
+	"slices"
+)
+
+// Roles of a workspace member, strongest first (conventions §6).
+const (
+	RoleOwner     = "owner"
+	RoleAdmin     = "admin"
+	RoleDeveloper = "developer"
+	RoleMember    = "member"
+)
+
+// Roles lists every role.
+var Roles = []string{RoleOwner, RoleAdmin, RoleDeveloper, RoleMember}
+
+// Modules that gate endpoint groups (conventions §6).
+const (
+	ModuleAgents        = "agents"
+	ModuleKnowledgeBase = "knowledge_base"
+	ModulePhoneNumbers  = "phone_numbers"
+	ModuleCallHistory   = "call_history"
+	ModuleAnalytics     = "analytics"
+)
+
+// Modules lists every module, in the order the spec names them.
+var Modules = []string{ModuleAgents, ModuleKnowledgeBase, ModulePhoneNumbers, ModuleCallHistory, ModuleAnalytics}
+
+// roleRank orders roles so that a requirement can name the weakest role it accepts.
+func roleRank(role string) int {
+	switch role {
+	case RoleOwner:
+		return 4
+	case RoleAdmin:
+		return 3
+	case RoleDeveloper:
+		return 2
+	case RoleMember:
+		return 1
+	}
+	return 0
+}
+
+// RoleAtLeast reports whether role is min or stronger.
+func RoleAtLeast(role, min string) bool { return roleRank(role) >= roleRank(min) }
+
+// Principal is who is calling: the user, the token used, and the workspace acted in, with
+// the caller's membership there. The authorization layer fills it before a handler runs.
+type Principal struct {
+	UserID  string
+	IsAdmin bool // instance administrator
+	TokenID int64
+
+	// WorkspaceID is the workspace the request acts in: the path's workspace_id where the
+	// route has one, else the token's current workspace.
+	WorkspaceID string
+	// CurrentWorkspaceID is the workspace the token is bound to.
+	CurrentWorkspaceID string
+	Role               string   // "" when the caller is not a member of WorkspaceID
+	Modules            []string // effective modules: owners and admins hold all
+	AgentIDs           []string // empty means every agent
+}
+
+// Requirement is what an endpoint needs of its caller; each route declares one.
+type Requirement struct {
+	// Module gates the endpoint group; "" when the endpoint is not module-gated.
+	Module string
+	// MinRole is the weakest role allowed; "" means any member of the workspace.
+	MinRole string
+	// Workspace is false for endpoints about the caller alone (profile, own keys, logout,
+	// creating or listing workspaces), which need no membership.
+	Workspace bool
+	// InstanceAdmin restricts the endpoint to instance administrators.
+	InstanceAdmin bool
+	// AllAgents refuses callers limited by agent_ids (e.g. creating an agent).
+	AllAgents bool
+}
+
+// Read is the requirement of reading in a module: any member holding the module.
+func Read(module string) Requirement {
+	return Requirement{Module: module, Workspace: true}
+}
+
+// Write is the requirement of changing something in a module: developers and up.
+func Write(module string) Requirement {
+	return Requirement{Module: module, MinRole: RoleDeveloper, Workspace: true}
+}
+
+// Member is the requirement of a role in the workspace, outside any module.
+func Member(minRole string) Requirement {
+	return Requirement{MinRole: minRole, Workspace: true}
+}
+
+// Self is the requirement of any authenticated caller.
+var Self = Requirement{}
+
+// Admin is the requirement of an instance administrator.
+var Admin = Requirement{InstanceAdmin: true}
+
+// Allows checks r against the principal and returns a forbidden error naming what is missing.
+// The caller must already have established membership (non-members get not found).
+func (p *Principal) Allows(r Requirement) error {
+	if r.InstanceAdmin && !p.IsAdmin {
+		return Errorf(EFORBIDDEN, "This operation requires an instance administrator.")
+	}
+	if !r.Workspace {
+		return nil
+	}
+	if r.MinRole != "" && !RoleAtLeast(p.Role, r.MinRole) {
+		return Errorf(EFORBIDDEN, "Your role (%s) does not allow this operation; it needs %s or above.", p.Role, r.MinRole)
+	}
+	if r.Module != "" && !slices.Contains(p.Modules, r.Module) {
+		return Errorf(EFORBIDDEN, "You do not have access to the %s module.", r.Module)
+	}
+	if r.AllAgents && len(p.AgentIDs) > 0 {
+		return Errorf(EFORBIDDEN, "Your access is limited to some agents; this operation needs access to all of them.")
+	}
+	return nil
+}
+
+// CanSeeAgent reports whether the caller may see agent id (the agent_ids restriction).
+// Agents outside the list are reported as not found by the storage layer.
+func (p *Principal) CanSeeAgent(id string) bool {
+	return len(p.AgentIDs) == 0 || slices.Contains(p.AgentIDs, id)
+}
+
+// EffectiveModules returns the modules a member holds: owners and admins hold all five.
+func EffectiveModules(role string, modules []string) []string {
+	if role == RoleOwner || role == RoleAdmin {
+		return slices.Clone(Modules)
+	}
+	return modules
+}
+
+type ctxKey int
+
+const (
+	principalKey ctxKey = iota
+	ifMatchKey
+)
+
+// WithPrincipal returns ctx carrying p.
+func WithPrincipal(ctx context.Context, p *Principal) context.Context {
+	return context.WithValue(ctx, principalKey, p)
+}
+
+// PrincipalFrom returns the caller, or nil outside an authenticated request (CLI, system).
+func PrincipalFrom(ctx context.Context) *Principal {
+	p, _ := ctx.Value(principalKey).(*Principal)
+	return p
+}
+
+// WithIfMatch returns ctx carrying the request's If-Match value (conventions §17).
+func WithIfMatch(ctx context.Context, etag string) context.Context {
+	return context.WithValue(ctx, ifMatchKey, etag)
+}
+
+// IfMatch returns the If-Match value of the request, "" when there is none.
+func IfMatch(ctx context.Context) string {
+	s, _ := ctx.Value(ifMatchKey).(string)
+	return s
+}

@@ -1,0 +1,81 @@
+// Package data holds voiceapi's domain: the records, the storage interfaces and the one
+// error type every layer speaks. It imports no other package of this module.
+package data
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// Error codes: each maps to one HTTP status in server/errors.go (conventions §2).
+const (
+	EMALFORMED    = "malformed_json"
+	EUNAUTHORIZED = "unauthenticated"
+	EFORBIDDEN    = "forbidden"
+	EQUOTA        = "quota_exceeded"
+	ENOTFOUND     = "not_found"
+	EMETHOD       = "method_not_allowed"
+	ECONFLICT     = "conflict"
+	EPRECONDITION = "precondition_failed"
+	ETOOLARGE     = "payload_too_large"
+	EMEDIATYPE    = "unsupported_media_type"
+	EINVALID      = "validation_failed"
+	ERATELIMITED  = "rate_limited"
+	EINTERNAL     = "internal_error"
+	EUNAVAILABLE  = "service_unavailable"
+)
+
+// Error is an application error: a code, a message safe to show to the client and, for
+// validation failures, the messages per field keyed by dot path.
+type Error struct {
+	Code    string
+	Message string
+	Fields  map[string][]string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
+
+// Errorf returns an *Error with the given code and formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// FieldError returns a validation error about one field.
+func FieldError(path, message string) *Error {
+	return &Error{Code: EINVALID, Message: message, Fields: map[string][]string{path: {message}}}
+}
+
+// NotFound is the error for an unknown, foreign or hidden record: existence is never revealed.
+func NotFound(what string) *Error { return Errorf(ENOTFOUND, "%s not found.", what) }
+
+// ErrorCode returns the code of an application error, or EINTERNAL for anything else.
+func ErrorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	if err == nil {
+		return ""
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the client-safe message of an application error.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "Internal error."
+}
+
+// SortedFieldPaths returns the field paths of e in a stable order (for messages and tests).
+func (e *Error) SortedFieldPaths() []string {
+	paths := make([]string, 0, len(e.Fields))
+	for p := range e.Fields {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	return paths
+}

@@ -1,0 +1,151 @@
+// Package validate turns decoded request bodies into field errors. Every rule collects into
+// one Errors value, so a request learns all of its faults at once, each under its dot path.
+package validate
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// Errors collects validation messages per dot path, in the order they were found.
+type Errors struct {
+	fields map[string][]string
+	order  []string
+}
+
+// Add records msg for path.
+func (e *Errors) Add(path, msg string) {
+	if e.fields == nil {
+		e.fields = map[string][]string{}
+	}
+	if _, seen := e.fields[path]; !seen {
+		e.order = append(e.order, path)
+	}
+	e.fields[path] = append(e.fields[path], msg)
+}
+
+// Addf records a formatted message for path.
+func (e *Errors) Addf(path, format string, args ...any) { e.Add(path, fmt.Sprintf(format, args...)) }
+
+// Has reports whether path already has a message (to skip rules that would only repeat it).
+func (e *Errors) Has(path string) bool { _, ok := e.fields[path]; return ok }
+
+// Len returns the number of failing paths.
+func (e *Errors) Len() int { return len(e.order) }
+
+// Err returns nil when nothing failed, else a validation_failed *data.Error carrying every
+// field. Its message is the first fault, with a count of the others.
+func (e *Errors) Err() error {
+	if len(e.order) == 0 {
+		return nil
+	}
+	first := e.fields[e.order[0]][0]
+	total := 0
+	for _, msgs := range e.fields {
+		total += len(msgs)
+	}
+	msg := first
+	if total > 1 {
+		msg = fmt.Sprintf("%s (and %d more error%s)", first, total-1, plural(total-1))
+	}
+	return &data.Error{Code: data.EINVALID, Message: msg, Fields: e.fields}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Join returns "parent.child", or child alone at the top level.
+func Join(parent, child string) string {
+	if parent == "" {
+		return child
+	}
+	return parent + "." + child
+}
+
+// Index returns "parent.i".
+func Index(parent string, i int) string { return fmt.Sprintf("%s.%d", parent, i) }
+
+// Required records that path is missing.
+func (e *Errors) Required(path string) { e.Addf(path, "The %s field is required.", path) }
+
+// RequiredWhen records that path is missing although cond holds, e.g.
+// "The llm_config.temperature field is required when llm_config.provider is bedrock_claude."
+func (e *Errors) RequiredWhen(path, cond string) {
+	e.Addf(path, "The %s field is required when %s.", path, cond)
+}
+
+// Prohibited records that path may not be given under cond.
+func (e *Errors) Prohibited(path, cond string) {
+	e.Addf(path, "The %s field is not allowed when %s.", path, cond)
+}
+
+// MaxLen checks a string's length in characters (not bytes).
+func (e *Errors) MaxLen(path, s string, max int) {
+	if utf8.RuneCountInString(s) > max {
+		e.Addf(path, "The %s field must not be greater than %d characters.", path, max)
+	}
+}
+
+// NotBlank checks that a required string is not empty or only white space.
+func (e *Errors) NotBlank(path, s string) {
+	if strings.TrimSpace(s) == "" {
+		e.Required(path)
+	}
+}
+
+// IntBetween checks min <= v <= max.
+func (e *Errors) IntBetween(path string, v, min, max int64) {
+	if v < min || v > max {
+		e.Addf(path, "The %s field must be between %d and %d.", path, min, max)
+	}
+}
+
+// IntMin checks v >= min.
+func (e *Errors) IntMin(path string, v, min int64) {
+	if v < min {
+		e.Addf(path, "The %s field must be at least %d.", path, min)
+	}
+}
+
+// FloatBetween checks min <= v <= max.
+func (e *Errors) FloatBetween(path string, v, min, max float64) {
+	if v < min || v > max {
+		e.Addf(path, "The %s field must be between %s and %s.", path, fmtFloat(min), fmtFloat(max))
+	}
+}
+
+func fmtFloat(f float64) string {
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", f), "0"), ".")
+}
+
+// OneOf checks that v is one of allowed.
+func (e *Errors) OneOf(path, v string, allowed ...string) {
+	for _, a := range allowed {
+		if v == a {
+			return
+		}
+	}
+	e.Addf(path, "The selected %s is invalid; it must be one of: %s.", path, strings.Join(allowed, ", "))
+}
+
+// Match checks v against re; what names the expected form in the message.
+func (e *Errors) Match(path, v string, re *regexp.Regexp, what string) {
+	if !re.MatchString(v) {
+		e.Addf(path, "The %s field format is invalid: %s.", path, what)
+	}
+}
+
+// MaxItems checks the length of a list.
+func (e *Errors) MaxItems(path string, n, max int) {
+	if n > max {
+		e.Addf(path, "The %s field must not have more than %d items.", path, max)
+	}
+}
