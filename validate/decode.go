@@ -64,6 +64,7 @@ var (
 	rawMessageType = reflect.TypeFor[json.RawMessage]()
 	unmarshalerT   = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshalT = reflect.TypeFor[encoding.TextUnmarshaler]()
+	optionalT      = reflect.TypeFor[interface{ Optional() }]()
 )
 
 func decodeValue(raw json.RawMessage, v reflect.Value, path string, errs *Errors) {
@@ -89,6 +90,12 @@ func decodeValue(raw json.RawMessage, v reflect.Value, path string, errs *Errors
 			return
 		}
 		errs.Addf(path, "The %s field must not be null.", path)
+		return
+	}
+	if t.Implements(optionalT) {
+		// data.Opt: decode into V, mark Set. A null never reaches here (refused above).
+		decodeValue(raw, v.Field(1), path, errs)
+		v.Field(0).SetBool(true)
 		return
 	}
 	if reflect.PointerTo(t).Implements(unmarshalerT) {

@@ -149,3 +149,28 @@ func (e *Errors) MaxItems(path string, n, max int) {
 		e.Addf(path, "The %s field must not have more than %d items.", path, max)
 	}
 }
+
+// Combine merges validation errors into one; a path already named by an earlier error keeps
+// only the earlier messages (a field that could not be decoded is not also "required").
+// Other errors pass through first.
+func Combine(errs ...error) error {
+	var out Errors
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		e, ok := err.(*data.Error)
+		if !ok || e.Code != data.EINVALID {
+			return err
+		}
+		for _, p := range e.SortedFieldPaths() {
+			if out.Has(p) {
+				continue
+			}
+			for _, m := range e.Fields[p] {
+				out.Add(p, m)
+			}
+		}
+	}
+	return out.Err()
+}

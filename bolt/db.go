@@ -1,0 +1,242 @@
+// Package bolt implements voiceapi's storage interfaces on bbolt: a bucket per resource,
+// index buckets for workspace-scoped cursor pagination, and one transaction per change
+// together with its event.
+package bolt
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// FileName is the database file inside the data directory.
+const FileName = "voiceapi.db"
+
+// schemaVersion is the layout this code reads and writes; migrations lead up to it.
+const schemaVersion = 1
+
+// Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
+var (
+	bucketMeta          = []byte("meta")
+	bucketUsers         = []byte("users")
+	bucketUsersByEmail  = []byte("users_by_email")
+	bucketUsersIndex    = []byte("users_index")
+	bucketWorkspaces    = []byte("workspaces")
+	bucketMembers       = []byte("members")     // "<ws>\x00<user>" → member row
+	bucketMemberships   = []byte("memberships") // "<user>\x00<ws>" → empty
+	bucketAPIKeys       = []byte("api_keys")    // hex id → key row
+	bucketAPIKeysByUser = []byte("api_keys_by_user")
+	bucketAPIKeysByWS   = []byte("api_keys_by_ws")
+	bucketEvents        = []byte("events")
+	bucketEventsByWS    = []byte("events_by_ws")
+	bucketEventHeads    = []byte("event_heads") // ws → hash of its newest event
+	bucketOutbox        = []byte("outbox")      // event id → empty, until dispatched
+	bucketIdempotency   = []byte("idempotency")
+	bucketAgents        = []byte("agents") // agent id → agent row (workspace_id checked by memberships)
+)
+
+// allBuckets is every bucket Open creates.
+var allBuckets = [][]byte{
+	bucketMeta, bucketUsers, bucketUsersByEmail, bucketUsersIndex, bucketWorkspaces,
+	bucketMembers, bucketMemberships, bucketAPIKeys, bucketAPIKeysByUser, bucketAPIKeysByWS,
+	bucketEvents, bucketEventsByWS, bucketEventHeads, bucketOutbox, bucketIdempotency,
+	bucketAgents,
+}
+
+// Options tune a DB. The zero value is production: fsync on, bcrypt cost 12.
+type Options struct {
+	// LockTimeout bounds the wait for another process's lock on the file.
+	LockTimeout time.Duration
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// PasswordCost is the bcrypt cost; 12 when 0. Tests lower it.
+	PasswordCost int
+	// LoginTTL is the lifetime of login tokens; 720h when 0.
+	LoginTTL time.Duration
+	// NoSync turns fsync off. Only tests may set it.
+	NoSync bool
+	// SecretKey is the 32-byte key for credentials at rest; when nil it comes from
+	// VOICEAPI_SECRET_KEY or a key file in the data directory.
+	SecretKey []byte
+	// Logger receives background errors; slog.Default when nil.
+	Logger *slog.Logger
+}
+
+// DB is the open database and the services built on it.
+type DB struct {
+	bolt   *bbolt.DB
+	dir    string
+	now    func() time.Time
+	ids    *data.IDGen
+	opts   Options
+	sealer *sealer
+	log    *slog.Logger
+
+	cursorKey []byte // signs pagination cursors, so tampered or foreign ones are refused
+
+	// eventHook is called after a commit that recorded events (the webhook dispatcher).
+	hookMu    sync.RWMutex
+	eventHook func()
+
+	touch *toucher
+}
+
+// ErrLocked is returned when another process holds the database.
+var ErrLocked = errors.New("database is in use by another process")
+
+// Open opens (creating if needed) the database in dir.
+func Open(dir string, opts Options) (*DB, error) {
+	if opts.LockTimeout == 0 {
+		opts.LockTimeout = 3 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.PasswordCost == 0 {
+		opts.PasswordCost = 12
+	}
+	if opts.LoginTTL == 0 {
+		opts.LoginTTL = 720 * time.Hour
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating data directory: %w", err)
+	}
+	path := filepath.Join(dir, FileName)
+	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: opts.LockTimeout, NoSync: opts.NoSync, FreelistType: bbolt.FreelistMapType})
+	if errors.Is(err, bbolt.ErrTimeout) {
+		return nil, fmt.Errorf("%w: %s is locked (is `voiceapi serve` running on it?); stop the server first, or do this through the HTTP API", ErrLocked, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	db := &DB{bolt: bdb, dir: dir, now: opts.Now, opts: opts, log: opts.Logger}
+	db.ids = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
+	if err := db.init(); err != nil {
+		bdb.Close()
+		return nil, err
+	}
+	s, err := newSealer(dir, opts.SecretKey)
+	if err != nil {
+		bdb.Close()
+		return nil, err
+	}
+	db.sealer = s
+	db.touch = newToucher(db)
+	return db, nil
+}
+
+// init creates buckets, the cursor key and runs migrations, in one transaction.
+func (db *DB) init() error {
+	return db.bolt.Update(func(tx *bbolt.Tx) error {
+		for _, name := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("creating bucket %s: %w", name, err)
+			}
+		}
+		meta := tx.Bucket(bucketMeta)
+		if meta.Get([]byte("cursor_key")) == nil {
+			key := make([]byte, 32)
+			if _, err := rand.Read(key); err != nil {
+				return err
+			}
+			if err := meta.Put([]byte("cursor_key"), key); err != nil {
+				return err
+			}
+		}
+		db.cursorKey = append([]byte(nil), meta.Get([]byte("cursor_key"))...)
+		return migrate(tx)
+	})
+}
+
+// migrations[i] moves the schema from version i to i+1. Version 0 is a new file.
+var migrations = []func(tx *bbolt.Tx) error{
+	func(tx *bbolt.Tx) error { return nil }, // 0 → 1: the buckets above, created by init
+}
+
+func migrate(tx *bbolt.Tx) error {
+	meta := tx.Bucket(bucketMeta)
+	current := 0
+	if v := meta.Get([]byte("schema_version")); len(v) == 8 {
+		current = int(binary.BigEndian.Uint64(v))
+	}
+	if current > schemaVersion {
+		return fmt.Errorf("the database has schema version %d, newer than this voiceapi (%d): upgrade voiceapi", current, schemaVersion)
+	}
+	for v := current; v < schemaVersion; v++ {
+		if err := migrations[v](tx); err != nil {
+			return fmt.Errorf("migrating schema %d → %d: %w", v, v+1, err)
+		}
+	}
+	var buf [8]byte
+	binary.BigEndian.PutUint64(buf[:], schemaVersion)
+	return meta.Put([]byte("schema_version"), buf[:])
+}
+
+// SchemaVersion returns the schema version stored in the file.
+func (db *DB) SchemaVersion() (int, error) {
+	var v int
+	err := db.bolt.View(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketMeta).Get([]byte("schema_version"))
+		if len(b) == 8 {
+			v = int(binary.BigEndian.Uint64(b))
+		}
+		return nil
+	})
+	return v, err
+}
+
+// Close flushes pending bookkeeping and closes the file.
+func (db *DB) Close() error {
+	db.touch.stop()
+	return db.bolt.Close()
+}
+
+// Dir returns the data directory.
+func (db *DB) Dir() string { return db.dir }
+
+// Bolt exposes the underlying database (consistency checks, backups, stats).
+func (db *DB) Bolt() *bbolt.DB { return db.bolt }
+
+// Ping checks that the database answers (readiness).
+func (db *DB) Ping(ctx context.Context) error {
+	return db.bolt.View(func(tx *bbolt.Tx) error {
+		if tx.Bucket(bucketMeta) == nil {
+			return errors.New("meta bucket missing")
+		}
+		return nil
+	})
+}
+
+// SetEventHook registers fn to run after every commit that recorded events.
+func (db *DB) SetEventHook(fn func()) {
+	db.hookMu.Lock()
+	db.eventHook = fn
+	db.hookMu.Unlock()
+}
+
+func (db *DB) timeNow() data.Time { return data.NewTime(db.now()) }
+
+// update runs fn in a write transaction. Concurrent callers share fsyncs through Batch
+// (group commit); fn may be retried, so it must only touch the transaction.
+func (db *DB) update(fn func(tx *bbolt.Tx) error) error {
+	return db.bolt.Batch(fn)
+}
+
+// view runs fn in a read transaction.
+func (db *DB) view(fn func(tx *bbolt.Tx) error) error {
+	return db.bolt.View(fn)
+}

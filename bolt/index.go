@@ -1,0 +1,206 @@
+package bolt
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// Index keys are "<scope>\x00<id>": a prefix scan over one scope (a workspace, an agent of
+// a workspace, a user) walks its ids in creation order, because ids are time-ordered.
+
+func indexKey(scope, id string) []byte {
+	k := make([]byte, 0, len(scope)+1+len(id))
+	k = append(k, scope...)
+	k = append(k, 0)
+	return append(k, id...)
+}
+
+func indexPut(b *bbolt.Bucket, scope, id string) error { return b.Put(indexKey(scope, id), nil) }
+
+func indexDelete(b *bbolt.Bucket, scope, id string) error { return b.Delete(indexKey(scope, id)) }
+
+// scopeIDs returns every id in scope, oldest first (cascades and counts).
+func scopeIDs(b *bbolt.Bucket, scope string) []string {
+	prefix := indexKey(scope, "")
+	var ids []string
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		ids = append(ids, string(k[len(prefix):]))
+	}
+	return ids
+}
+
+// scopeCount counts the ids in scope.
+func scopeCount(b *bbolt.Bucket, scope string) int {
+	prefix := indexKey(scope, "")
+	n := 0
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		n++
+	}
+	return n
+}
+
+// Cursor directions.
+const (
+	older = 'n' // next page: records older than the cursor's id
+	newer = 'p' // previous page: records newer than the cursor's id
+)
+
+// DefaultPerPage is the page size when per_page is not given (conventions §4).
+const DefaultPerPage = 15
+
+// page returns the ids of one newest-first page of scope in the index bucket, reading
+// O(per_page) keys whatever the size of the scope. The cursor is bound to the index and
+// scope by an HMAC, so a tampered or foreign cursor is a 422 on "cursor".
+func (db *DB) page(tx *bbolt.Tx, index []byte, scope string, req data.PageRequest) ([]string, data.Page, error) {
+	b := tx.Bucket(index)
+	binding := string(index) + "\x00" + scope
+	perPage := req.PerPage
+	if perPage == 0 {
+		perPage = DefaultPerPage
+	}
+	meta := data.Page{PerPage: perPage}
+	prefix := indexKey(scope, "")
+
+	dir := byte(older)
+	var from []byte
+	if req.Cursor != "" {
+		d, id, ok := db.decodeCursor(req.Cursor, binding)
+		if !ok {
+			return nil, meta, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
+		}
+		dir, from = d, indexKey(scope, id)
+	}
+
+	c := b.Cursor()
+	var ids []string
+	more := false
+	collect := func(k []byte) bool {
+		if k == nil || !bytes.HasPrefix(k, prefix) {
+			return false
+		}
+		if len(ids) == perPage {
+			more = true
+			return false
+		}
+		ids = append(ids, string(k[len(prefix):]))
+		return true
+	}
+	if dir == older {
+		var k []byte
+		if from == nil {
+			k = seekLastWithPrefix(c, prefix)
+		} else {
+			k = seekBefore(c, from)
+		}
+		for ; collect(k); k, _ = c.Prev() {
+		}
+		if len(ids) > 0 {
+			if more {
+				meta.NextCursor = db.encodeCursor(older, binding, ids[len(ids)-1])
+			}
+			if from != nil && hasNeighbour(b, prefix, indexKey(scope, ids[0]), true) {
+				meta.PrevCursor = db.encodeCursor(newer, binding, ids[0])
+			}
+		}
+		return ids, meta, nil
+	}
+	// Newer than the cursor: walk forward from it, nearest first, then flip to newest first.
+	k, _ := c.Seek(from)
+	if k != nil && bytes.Equal(k, from) {
+		k, _ = c.Next()
+	}
+	for ; collect(k); k, _ = c.Next() {
+	}
+	for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
+		ids[i], ids[j] = ids[j], ids[i]
+	}
+	if len(ids) > 0 {
+		if more {
+			meta.PrevCursor = db.encodeCursor(newer, binding, ids[0])
+		}
+		if hasNeighbour(b, prefix, indexKey(scope, ids[len(ids)-1]), false) {
+			meta.NextCursor = db.encodeCursor(older, binding, ids[len(ids)-1])
+		}
+	}
+	return ids, meta, nil
+}
+
+// seekLastWithPrefix positions c on the greatest key with prefix.
+func seekLastWithPrefix(c *bbolt.Cursor, prefix []byte) []byte {
+	end := append(append([]byte(nil), prefix[:len(prefix)-1]...), 1) // "<scope>\x01" sorts after every "<scope>\x00…"
+	k, _ := c.Seek(end)
+	if k == nil {
+		k, _ = c.Last()
+		return k
+	}
+	k, _ = c.Prev()
+	return k
+}
+
+// seekBefore positions c on the greatest key strictly less than key.
+func seekBefore(c *bbolt.Cursor, key []byte) []byte {
+	k, _ := c.Seek(key)
+	if k == nil {
+		k, _ = c.Last()
+		if k != nil && bytes.Compare(k, key) >= 0 {
+			k, _ = c.Prev()
+		}
+		return k
+	}
+	k, _ = c.Prev()
+	return k
+}
+
+// hasNeighbour reports whether scope holds a key after (newer) or before key.
+func hasNeighbour(b *bbolt.Bucket, prefix, key []byte, after bool) bool {
+	c := b.Cursor()
+	var k []byte
+	if after {
+		k, _ = c.Seek(key)
+		if k != nil && bytes.Equal(k, key) {
+			k, _ = c.Next()
+		}
+	} else {
+		k = seekBefore(c, key)
+	}
+	return k != nil && bytes.HasPrefix(k, prefix)
+}
+
+func (db *DB) cursorMAC(dir byte, scope, id string) []byte {
+	m := hmac.New(sha256.New, db.cursorKey)
+	m.Write([]byte{dir})
+	m.Write([]byte(scope))
+	m.Write([]byte{0})
+	m.Write([]byte(id))
+	return m.Sum(nil)[:12]
+}
+
+func (db *DB) encodeCursor(dir byte, scope, id string) *string {
+	raw := append([]byte{dir}, id...)
+	raw = append(raw, db.cursorMAC(dir, scope, id)...)
+	s := base64.RawURLEncoding.EncodeToString(raw)
+	return &s
+}
+
+func (db *DB) decodeCursor(cursor, scope string) (byte, string, bool) {
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil || len(raw) < 1+1+12 {
+		return 0, "", false
+	}
+	dir, id, mac := raw[0], string(raw[1:len(raw)-12]), raw[len(raw)-12:]
+	if dir != older && dir != newer {
+		return 0, "", false
+	}
+	if !hmac.Equal(mac, db.cursorMAC(dir, scope, id)) {
+		return 0, "", false
+	}
+	return dir, id, true
+}

@@ -1,0 +1,131 @@
+package bolt
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/crypto/chacha20poly1305"
+)
+
+// SecretKeyFile holds the key for credentials at rest when VOICEAPI_SECRET_KEY is unset.
+const SecretKeyFile = "secret.key"
+
+// sealedPrefix marks an encrypted value, so plain and sealed values are never confused.
+const sealedPrefix = "sealed:v1:"
+
+// sealer encrypts credentials at rest with XChaCha20-Poly1305 (conventions §9).
+type sealer struct{ key []byte }
+
+// newSealer takes the key from key, else VOICEAPI_SECRET_KEY (64 hex characters or
+// base64 of 32 bytes), else the key file in dir, created with mode 0600 on first use.
+func newSealer(dir string, key []byte) (*sealer, error) {
+	if key == nil {
+		if env := strings.TrimSpace(os.Getenv("VOICEAPI_SECRET_KEY")); env != "" {
+			var err error
+			if key, err = parseKey(env); err != nil {
+				return nil, fmt.Errorf("VOICEAPI_SECRET_KEY: %w", err)
+			}
+		}
+	}
+	if key == nil {
+		var err error
+		if key, err = loadOrCreateKeyFile(filepath.Join(dir, SecretKeyFile)); err != nil {
+			return nil, err
+		}
+	}
+	if len(key) != chacha20poly1305.KeySize {
+		return nil, fmt.Errorf("secret key must be %d bytes, got %d", chacha20poly1305.KeySize, len(key))
+	}
+	return &sealer{key: key}, nil
+}
+
+func parseKey(s string) ([]byte, error) {
+	if b, err := hex.DecodeString(s); err == nil && len(b) == 32 {
+		return b, nil
+	}
+	if b, err := base64.StdEncoding.DecodeString(s); err == nil && len(b) == 32 {
+		return b, nil
+	}
+	return nil, errors.New("want 32 bytes as 64 hex characters or base64")
+}
+
+func loadOrCreateKeyFile(path string) ([]byte, error) {
+	raw, err := os.ReadFile(path)
+	if err == nil {
+		return parseKey(strings.TrimSpace(string(raw)))
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("creating %s: %w", path, err)
+	}
+	if _, err := f.WriteString(hex.EncodeToString(key) + "\n"); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return key, f.Close()
+}
+
+// Seal encrypts plain; "" stays "" (no credential).
+func (s *sealer) Seal(plain string) (string, error) {
+	if plain == "" {
+		return "", nil
+	}
+	aead, err := chacha20poly1305.NewX(s.key)
+	if err != nil {
+		return "", err
+	}
+	nonce := make([]byte, aead.NonceSize(), aead.NonceSize()+len(plain)+aead.Overhead())
+	if _, err := rand.Read(nonce); err != nil {
+		return "", err
+	}
+	return sealedPrefix + base64.RawStdEncoding.EncodeToString(aead.Seal(nonce, nonce, []byte(plain), nil)), nil
+}
+
+// Open decrypts a value made by Seal.
+func (s *sealer) Open(sealed string) (string, error) {
+	if sealed == "" {
+		return "", nil
+	}
+	if !strings.HasPrefix(sealed, sealedPrefix) {
+		return "", errors.New("value is not sealed")
+	}
+	raw, err := base64.RawStdEncoding.DecodeString(sealed[len(sealedPrefix):])
+	if err != nil {
+		return "", fmt.Errorf("decoding sealed value: %w", err)
+	}
+	aead, err := chacha20poly1305.NewX(s.key)
+	if err != nil {
+		return "", err
+	}
+	if len(raw) < aead.NonceSize() {
+		return "", errors.New("sealed value too short")
+	}
+	plain, err := aead.Open(nil, raw[:aead.NonceSize()], raw[aead.NonceSize():], nil)
+	if err != nil {
+		return "", errors.New("sealed value does not open with this key (was VOICEAPI_SECRET_KEY or secret.key changed?)")
+	}
+	return string(plain), nil
+}
+
+// Seal encrypts a credential for storage (for other packages' records).
+func (db *DB) Seal(plain string) (string, error) { return db.sealer.Seal(plain) }
+
+// Unseal decrypts a stored credential.
+func (db *DB) Unseal(sealed string) (string, error) { return db.sealer.Open(sealed) }

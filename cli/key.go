@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// NewKeyCommand builds `voiceapi key`.
+func NewKeyCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "key", Short: "Manage API keys (on a stopped server's data)"}
+	cmd.AddCommand(newKeyCreateCommand())
+	return cmd
+}
+
+func newKeyCreateCommand() *cobra.Command {
+	var dir, email, name, workspace, expiration string
+	cmd := &cobra.Command{
+		Use:   "create",
+		Short: "Create an API key for a user; prints the token once",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			db, err := openForAdmin(dir)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			u, err := db.UserByEmail(cmd.Context(), email)
+			if err != nil {
+				return fmt.Errorf("no user with email %q", email)
+			}
+			if workspace == "" {
+				workspace = u.PersonalWorkspaceID
+			}
+			in := data.APIKeyCreate{Name: name}
+			if expiration != "" {
+				in.Expiration = &expiration
+			}
+			key, token, err := db.CreateAPIKeyFor(cmd.Context(), u.ID, workspace, in)
+			if err != nil {
+				return describe(err)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "created API key %d %q for %s in workspace %s; the token is shown once:\n", key.ID, key.Name, u.Email, workspace)
+			fmt.Fprintln(cmd.OutOrStdout(), token)
+			return nil
+		},
+	}
+	dataFlag(cmd, &dir)
+	f := cmd.Flags()
+	f.StringVar(&email, "email", "", "the user's email (required)")
+	f.StringVar(&name, "name", "cli", "a name for the key")
+	f.StringVar(&workspace, "workspace", "", "workspace id the token acts in (default: the user's personal workspace)")
+	f.StringVar(&expiration, "expiration", "", "expiry date YYYY-MM-DD (default: never)")
+	cmd.MarkFlagRequired("email")
+	return cmd
+}

@@ -1,0 +1,68 @@
+// Package cli holds voiceapi's commands: serve and the admin subcommands.
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Execute runs the command line and exits non-zero on error.
+func Execute() {
+	if err := NewRootCommand(os.Stdout, os.Stderr).Execute(); err != nil {
+		os.Exit(1)
+	}
+}
+
+// NewRootCommand builds the command tree writing to out and errOut.
+func NewRootCommand(out, errOut io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "voiceapi",
+		Short:         "Self-hosted control plane for voice AI agents",
+		SilenceUsage:  true,
+		SilenceErrors: false,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return bindEnv(cmd.Flags())
+		},
+	}
+	root.SetOut(out)
+	root.SetErr(errOut)
+	root.AddCommand(
+		NewServeCommand(),
+		NewUserCommand(),
+		NewKeyCommand(),
+		NewWorkspaceCommand(),
+	)
+	return root
+}
+
+// envName is the environment variable read for a flag: VOICEAPI_<FLAG>.
+func envName(flag string) string {
+	return "VOICEAPI_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// bindEnv gives every flag not set on the command line the value of its VOICEAPI_*
+// variable (conventions §16).
+func bindEnv(flags *pflag.FlagSet) error {
+	var err error
+	flags.VisitAll(func(f *pflag.Flag) {
+		if err != nil || f.Changed || f.Name == "help" {
+			return
+		}
+		if v, ok := os.LookupEnv(envName(f.Name)); ok {
+			if setErr := flags.Set(f.Name, v); setErr != nil {
+				err = fmt.Errorf("%s: %w", envName(f.Name), setErr)
+			}
+		}
+	})
+	return err
+}
+
+// dataFlag adds --data to a command.
+func dataFlag(cmd *cobra.Command, dir *string) {
+	cmd.Flags().StringVar(dir, "data", "./voiceapi-data", "data directory (database, key file, uploaded files)")
+}

@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// serveOptions are the flags of `voiceapi serve` (conventions §16).
+type serveOptions struct {
+	addr     string
+	dataDir  string
+	loginTTL time.Duration
+	drain    time.Duration
+	logLevel string
+}
+
+// NewServeCommand builds `voiceapi serve`.
+func NewServeCommand() *cobra.Command {
+	var o serveOptions
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the API server",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			return runServe(ctx, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address HOST:PORT")
+	dataFlag(cmd, &o.dataDir)
+	f.DurationVar(&o.loginTTL, "login-ttl", 720*time.Hour, "lifetime of login tokens (Go duration)")
+	f.DurationVar(&o.drain, "drain-timeout", 20*time.Second, "how long shutdown waits for in-flight requests")
+	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	return cmd
+}
+
+func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	logger := slog.New(slog.NewJSONHandler(errOut, &slog.HandlerOptions{Level: level}))
+	db, err := bolt.Open(o.dataDir, bolt.Options{LoginTTL: o.loginTTL, Logger: logger})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := bootstrap(ctx, db, out); err != nil {
+		return fmt.Errorf("first-run bootstrap: %w", err)
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return err
+	}
+	srv := NewServer(db, logger)
+	logger.Info("listening", "addr", ln.Addr().String(), "data", o.dataDir)
+	err = srv.ListenAndServe(ctx, ln, o.drain)
+	logger.Info("stopped", "error", err)
+	return err
+}
+
+// bootstrap creates the first owner on an empty database and prints its credentials and
+// an API token, once.
+func bootstrap(ctx context.Context, db *bolt.DB, out io.Writer) error {
+	n, err := db.CountUsers(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	password, err := randomPassword(20)
+	if err != nil {
+		return err
+	}
+	u, err := db.CreateUser(ctx, data.UserCreate{Name: "Owner", Email: "owner@voiceapi.local", Password: password, IsAdmin: true})
+	if err != nil {
+		return err
+	}
+	_, token, err := db.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "bootstrap"})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, `voiceapi: first start, created the owner account. These are shown only once:
+  email:     %s
+  password:  %s
+  api token: %s
+  workspace: %s
+`, u.Email, password, token, u.PersonalWorkspaceID)
+	return nil
+}
+
+func randomPassword(n int) (string, error) {
+	const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
+	b := make([]byte, n)
+	for i := range b {
+		k, err := rand.Int(rand.Reader, big.NewInt(int64(len(alphabet))))
+		if err != nil {
+			return "", err
+		}
+		b[i] = alphabet[k.Int64()]
+	}
+	return string(b), nil
+}
+
+// openForAdmin opens the database for a one-shot command: it fails within seconds with a
+// clear message when a server holds it.
+func openForAdmin(dir string) (*bolt.DB, error) {
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("data directory %s: %w", dir, err)
+	}
+	return bolt.Open(dir, bolt.Options{LockTimeout: 2 * time.Second})
+}

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// NewUserCommand builds `voiceapi user`.
+func NewUserCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "user", Short: "Manage user accounts (on a stopped server's data)"}
+	cmd.AddCommand(newUserCreateCommand(), newUserListCommand())
+	return cmd
+}
+
+func newUserCreateCommand() *cobra.Command {
+	var dir, email, name, password string
+	var admin, passwordStdin bool
+	cmd := &cobra.Command{
+		Use:   "create",
+		Short: "Create a user and the personal workspace they own",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if passwordStdin {
+				line, err := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
+				if err != nil && err != io.EOF {
+					return fmt.Errorf("reading the password from standard input: %w", err)
+				}
+				password = strings.TrimRight(line, "\r\n")
+			}
+			db, err := openForAdmin(dir)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			u, err := db.CreateUser(cmd.Context(), data.UserCreate{Name: name, Email: email, Password: password, IsAdmin: admin})
+			if err != nil {
+				return describe(err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "created user %s (%s), personal workspace %s\n", u.ID, u.Email, u.PersonalWorkspaceID)
+			return nil
+		},
+	}
+	dataFlag(cmd, &dir)
+	f := cmd.Flags()
+	f.StringVar(&email, "email", "", "email address (required)")
+	f.StringVar(&name, "name", "", "display name (required)")
+	f.StringVar(&password, "password", "", "password, at least 8 characters")
+	f.BoolVar(&passwordStdin, "password-stdin", false, "read the password from standard input")
+	f.BoolVar(&admin, "admin", false, "make the user an instance administrator")
+	cmd.MarkFlagsMutuallyExclusive("password", "password-stdin")
+	return cmd
+}
+
+func newUserListCommand() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List users",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			db, err := openForAdmin(dir)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tEMAIL\tNAME\tADMIN\tCREATED")
+			req := data.PageRequest{PerPage: 100}
+			for {
+				users, page, err := db.ListUsers(cmd.Context(), req)
+				if err != nil {
+					return err
+				}
+				for _, u := range users {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", u.ID, u.Email, u.Name, u.IsAdmin, u.CreatedAt.Format(data.TimeLayout))
+				}
+				if page.NextCursor == nil {
+					break
+				}
+				req.Cursor = *page.NextCursor
+			}
+			return tw.Flush()
+		},
+	}
+	dataFlag(cmd, &dir)
+	return cmd
+}
+
+// describe turns a validation error into one line per field for the terminal.
+func describe(err error) error {
+	e, ok := err.(*data.Error)
+	if !ok || len(e.Fields) == 0 {
+		return err
+	}
+	var sb strings.Builder
+	sb.WriteString("invalid input:")
+	for _, p := range e.SortedFieldPaths() {
+		for _, m := range e.Fields[p] {
+			sb.WriteString("\n  " + m)
+		}
+	}
+	return fmt.Errorf("%s", sb.String())
+}

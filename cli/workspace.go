@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// NewWorkspaceCommand builds `voiceapi workspace`.
+func NewWorkspaceCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "workspace", Short: "Inspect workspaces (on a stopped server's data)"}
+	var dir string
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List every workspace",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			db, err := openForAdmin(dir)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			all, err := db.ListAllWorkspaces(cmd.Context())
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tCREATED")
+			for _, ws := range all {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", ws.ID, ws.Name, ws.CreatedAt.Format(data.TimeLayout))
+			}
+			return tw.Flush()
+		},
+	}
+	dataFlag(list, &dir)
+	cmd.AddCommand(list)
+	return cmd
+}

@@ -1,0 +1,61 @@
+package data
+
+import "encoding/json"
+
+// Event types (conventions §11), plus the membership and workspace changes the audit log
+// needs.
+const (
+	EventAgentCreated           = "agent.created"
+	EventAgentUpdated           = "agent.updated"
+	EventAgentDeleted           = "agent.deleted"
+	EventAgentPublished         = "agent.published"
+	EventAgentRestored          = "agent.restored"
+	EventKnowledgeBaseCreated   = "knowledge_base.created"
+	EventKnowledgeBaseUpdated   = "knowledge_base.updated"
+	EventKnowledgeBaseDeleted   = "knowledge_base.deleted"
+	EventKnowledgeSourceIndexed = "knowledge_base.source_indexed"
+	EventKnowledgeSourceFailed  = "knowledge_base.source_failed"
+	EventNumberCreated          = "number.created"
+	EventNumberUpdated          = "number.updated"
+	EventNumberDeleted          = "number.deleted"
+	EventCallRegistered         = "call.registered"
+	EventCallStarted            = "call.started"
+	EventCallEnded              = "call.ended"
+	EventCallAnalyzed           = "call.analyzed"
+	EventWebhookTest            = "webhook.test"
+	EventWorkspaceUpdated       = "workspace.updated"
+	EventWorkspaceUserAdded     = "workspace_user.added"
+	EventWorkspaceUserUpdated   = "workspace_user.updated"
+	EventWorkspaceUserRemoved   = "workspace_user.removed"
+)
+
+// EventTypes lists every event type, for validating webhook subscriptions.
+var EventTypes = []string{
+	EventAgentCreated, EventAgentUpdated, EventAgentDeleted, EventAgentPublished, EventAgentRestored,
+	EventKnowledgeBaseCreated, EventKnowledgeBaseUpdated, EventKnowledgeBaseDeleted,
+	EventKnowledgeSourceIndexed, EventKnowledgeSourceFailed,
+	EventNumberCreated, EventNumberUpdated, EventNumberDeleted,
+	EventCallRegistered, EventCallStarted, EventCallEnded, EventCallAnalyzed,
+	EventWebhookTest,
+	EventWorkspaceUpdated, EventWorkspaceUserAdded, EventWorkspaceUserUpdated, EventWorkspaceUserRemoved,
+}
+
+// Actor is who caused an event: a user through a token, or the system.
+type Actor struct {
+	Type    string `json:"type"` // "user" or "system"
+	UserID  string `json:"user_id,omitempty"`
+	TokenID int64  `json:"token_id,omitempty"`
+}
+
+// Event is one change worth telling (conventions §11). Events of a workspace form a hash
+// chain: Hash covers the event with PrevHash, so an edit or a gap is detectable (§17).
+type Event struct {
+	ID          string          `json:"id"`
+	Type        string          `json:"type"`
+	CreatedAt   Time            `json:"created_at"`
+	WorkspaceID string          `json:"workspace_id"`
+	Actor       Actor           `json:"actor"`
+	Data        json.RawMessage `json:"data"`
+	PrevHash    string          `json:"prev_hash"`
+	Hash        string          `json:"hash"`
+}

@@ -1,0 +1,92 @@
+package data
+
+import "context"
+
+// Workspace groups a team's agents, knowledge, numbers, calls and webhooks.
+type Workspace struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	CreatedAt   Time   `json:"created_at"`
+	UpdatedAt   Time   `json:"updated_at"`
+}
+
+// WorkspaceCreate is the body of POST /api/v1/workspaces.
+type WorkspaceCreate struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// WorkspaceUpdate is the body of PUT /api/v1/workspaces/{workspace_id}.
+type WorkspaceUpdate struct {
+	Name        Opt[string] `json:"name"`
+	Description Opt[string] `json:"description"`
+}
+
+// WorkspaceService manages workspaces.
+type WorkspaceService interface {
+	// ListWorkspaces lists the caller's workspaces, newest first.
+	ListWorkspaces(ctx context.Context, p PageRequest) ([]*Workspace, Page, error)
+	// CreateWorkspace makes a workspace owned by the caller. Errors: validation_failed.
+	CreateWorkspace(ctx context.Context, in WorkspaceCreate) (*Workspace, error)
+	// Workspace returns the workspace the request acts in. Errors: not_found.
+	Workspace(ctx context.Context, id string) (*Workspace, error)
+	// UpdateWorkspace changes name or description. Errors: not_found,
+	// validation_failed, precondition_failed.
+	UpdateWorkspace(ctx context.Context, id string, in WorkspaceUpdate) (*Workspace, error)
+	// DeleteWorkspace removes the workspace and every record in it. Errors: not_found,
+	// validation_failed (a personal workspace), precondition_failed.
+	DeleteWorkspace(ctx context.Context, id string) error
+}
+
+// WorkspaceUser is a member of a workspace as the spec shows it.
+type WorkspaceUser struct {
+	ID       string   `json:"id"`
+	Name     string   `json:"name"`
+	Email    string   `json:"email"`
+	Role     *string  `json:"role"`
+	IsOwner  bool     `json:"is_owner"`
+	Modules  []string `json:"modules"`
+	AgentIDs []string `json:"agent_ids"`
+}
+
+// WorkspaceUserAdd is the body of POST /api/v1/workspaces/{workspace_id}/users.
+type WorkspaceUserAdd struct {
+	ID       string    `json:"id"`
+	Role     string    `json:"role"`
+	Modules  *[]string `json:"modules"`
+	AgentIDs *[]string `json:"agent_ids"`
+}
+
+// WorkspaceUserUpdate is the body of PUT /api/v1/workspaces/{workspace_id}/users/{user_id}.
+type WorkspaceUserUpdate struct {
+	Role     Opt[string]   `json:"role"`
+	Modules  Opt[[]string] `json:"modules"`
+	AgentIDs Opt[[]string] `json:"agent_ids"`
+}
+
+// Membership is what authorization needs of a member.
+type Membership struct {
+	Role     string
+	Modules  []string
+	AgentIDs []string
+}
+
+// WorkspaceUserService manages the members of a workspace.
+type WorkspaceUserService interface {
+	// ListWorkspaceUsers lists members, newest first. Errors: not_found.
+	ListWorkspaceUsers(ctx context.Context, workspaceID string, p PageRequest) ([]*WorkspaceUser, Page, error)
+	// AddWorkspaceUser adds a member. Errors: validation_failed (unknown user or agent),
+	// conflict (already a member), forbidden (an admin granting owner).
+	AddWorkspaceUser(ctx context.Context, workspaceID string, in WorkspaceUserAdd) (*WorkspaceUser, error)
+	// WorkspaceUser returns one member. Errors: not_found.
+	WorkspaceUser(ctx context.Context, workspaceID, userID string) (*WorkspaceUser, error)
+	// UpdateWorkspaceUser changes role, modules or agent_ids. Errors: not_found,
+	// validation_failed (demoting the last owner), forbidden, precondition_failed.
+	UpdateWorkspaceUser(ctx context.Context, workspaceID, userID string, in WorkspaceUserUpdate) (*WorkspaceUser, error)
+	// RemoveWorkspaceUser removes a member. Errors: not_found, validation_failed (the
+	// last owner), forbidden, precondition_failed.
+	RemoveWorkspaceUser(ctx context.Context, workspaceID, userID string) error
+	// Membership returns userID's membership of workspaceID. Errors: not_found.
+	Membership(ctx context.Context, workspaceID, userID string) (*Membership, error)
+}

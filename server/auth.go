@@ -1,0 +1,87 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+func (s *Server) authRoutes() []route {
+	return []route{
+		{Method: "POST", Path: "/api/v1/auth/login", Public: true, handle: s.handleLogin},
+		{Method: "POST", Path: "/api/v1/auth/logout", Need: data.Self, handle: s.handleLogout},
+		{Method: "GET", Path: "/api/v1/api-keys", Need: data.Self, handle: s.handleAPIKeyList},
+		{Method: "POST", Path: "/api/v1/api-keys", Need: data.Self, Idempotent: true, handle: s.handleAPIKeyCreate},
+		{Method: "DELETE", Path: "/api/v1/api-keys/{id}", Need: data.Self, handle: s.handleAPIKeyDelete},
+	}
+}
+
+type loginBody struct {
+	Email       string `json:"email"`
+	Password    string `json:"password"`
+	WorkspaceID string `json:"workspace_id"`
+}
+
+// handleLogin: POST /api/v1/auth/login — a token for valid credentials (no Authorization).
+func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
+	var in loginBody
+	if err := decodeBody(r, &in, func() error { return validate.Login(in.Email, in.Password) }); err != nil {
+		return err
+	}
+	key, token, err := s.svc.Auth.Login(r.Context(), in.Email, in.Password, in.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusOK, key, map[string]any{"token": token})
+}
+
+// handleLogout: POST /api/v1/auth/logout — revokes the calling token.
+func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) error {
+	if err := s.svc.Auth.Logout(r.Context()); err != nil {
+		return err
+	}
+	return writeNoContent(w)
+}
+
+// handleAPIKeyList: GET /api/v1/api-keys — the caller's own keys.
+func (s *Server) handleAPIKeyList(w http.ResponseWriter, r *http.Request) error {
+	req, err := pageRequest(r)
+	if err != nil {
+		return err
+	}
+	keys, page, err := s.svc.Auth.ListAPIKeys(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	return writeList(w, keys, page)
+}
+
+// handleAPIKeyCreate: POST /api/v1/api-keys — 201 with the token once, top-level.
+func (s *Server) handleAPIKeyCreate(w http.ResponseWriter, r *http.Request) error {
+	var in data.APIKeyCreate
+	if err := decodeBody(r, &in, func() error { _, err := validate.APIKeyCreate(in, time.Now()); return err }); err != nil {
+		return err
+	}
+	key, token, err := s.svc.Auth.CreateAPIKey(r.Context(), in)
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusCreated, key, map[string]any{"token": token})
+}
+
+// handleAPIKeyDelete: DELETE /api/v1/api-keys/{id} — revokes one of the caller's keys.
+func (s *Server) handleAPIKeyDelete(w http.ResponseWriter, r *http.Request) error {
+	id, err := strconv.ParseInt(mux.Vars(r)["id"], 10, 64)
+	if err != nil || id <= 0 {
+		return data.NotFound("API key")
+	}
+	if err := s.svc.Auth.DeleteAPIKey(r.Context(), id); err != nil {
+		return err
+	}
+	return writeNoContent(w)
+}

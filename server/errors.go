@@ -1,0 +1,65 @@
+package server
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// statusOf is the one table from error code to HTTP status (conventions §2). Anything not
+// in it is a bug: a masked 500.
+var statusOf = map[string]int{
+	data.EMALFORMED:    http.StatusBadRequest,
+	data.EUNAUTHORIZED: http.StatusUnauthorized,
+	data.EFORBIDDEN:    http.StatusForbidden,
+	data.EQUOTA:        http.StatusForbidden,
+	data.ENOTFOUND:     http.StatusNotFound,
+	data.EMETHOD:       http.StatusMethodNotAllowed,
+	data.ECONFLICT:     http.StatusConflict,
+	data.EPRECONDITION: http.StatusPreconditionFailed,
+	data.ETOOLARGE:     http.StatusRequestEntityTooLarge,
+	data.EMEDIATYPE:    http.StatusUnsupportedMediaType,
+	data.EINVALID:      http.StatusUnprocessableEntity,
+	data.ERATELIMITED:  http.StatusTooManyRequests,
+	data.EUNAVAILABLE:  http.StatusServiceUnavailable,
+	data.EINTERNAL:     http.StatusInternalServerError,
+}
+
+// StatusOf returns the HTTP status for an error code.
+func StatusOf(code string) int {
+	if s, ok := statusOf[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// errorBody is the JSON shape of every failure.
+type errorBody struct {
+	Message string              `json:"message"`
+	Code    string              `json:"code"`
+	Errors  map[string][]string `json:"errors,omitempty"`
+}
+
+// writeError sends err in the error shape. Internal errors are logged with the request id
+// and masked: the client sees the id, nothing internal.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code := data.ErrorCode(err)
+	status := StatusOf(code)
+	body := errorBody{Message: data.ErrorMessage(err), Code: code}
+	if status == http.StatusInternalServerError {
+		reqID := requestIDFrom(r.Context())
+		s.log.ErrorContext(r.Context(), "internal error", slog.String("request_id", reqID), slog.String("error", err.Error()))
+		body = errorBody{Message: "Internal error; quote request id " + reqID + " when reporting it.", Code: data.EINTERNAL}
+	}
+	if e, ok := err.(*data.Error); ok && status == http.StatusUnprocessableEntity {
+		body.Errors = e.Fields
+		if body.Errors == nil {
+			body.Errors = map[string][]string{}
+		}
+	}
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="voiceapi"`)
+	}
+	writeJSON(w, status, body)
+}

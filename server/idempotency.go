@@ -1,0 +1,125 @@
+package server
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// MaxIdempotencyKey bounds the Idempotency-Key header.
+const MaxIdempotencyKey = 255
+
+// inFlight holds the (token, key) pairs whose first request is still running: a second
+// one is 409 (conventions §17). It lives in memory, so a crash cannot strand a key.
+type inFlight struct {
+	mu   sync.Mutex
+	keys map[string]bool
+}
+
+func (f *inFlight) begin(k string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.keys[k] {
+		return false
+	}
+	f.keys[k] = true
+	return true
+}
+
+func (f *inFlight) end(k string) {
+	f.mu.Lock()
+	delete(f.keys, k)
+	f.mu.Unlock()
+}
+
+// captureWriter passes a response through while keeping a copy for replay.
+type captureWriter struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (c *captureWriter) WriteHeader(code int) {
+	if c.status == 0 {
+		c.status = code
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *captureWriter) Write(b []byte) (int, error) {
+	if c.status == 0 {
+		c.status = http.StatusOK
+	}
+	c.body.Write(b)
+	return c.ResponseWriter.Write(b)
+}
+
+// replayedHeaders are the response headers kept with a replayed response.
+var replayedHeaders = []string{"Content-Type", "ETag", "Location"}
+
+// idempotent runs a creating POST under its Idempotency-Key: the same key and body within
+// 24 hours replay the first successful response; another body is 422.
+func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h handlerFunc) {
+	key := r.Header.Get("Idempotency-Key")
+	if len(key) > MaxIdempotencyKey {
+		s.writeError(w, r, data.FieldError("Idempotency-Key", "The Idempotency-Key header must not be greater than 255 characters."))
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		s.writeError(w, r, data.Errorf(data.ETOOLARGE, "The request body is too large."))
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	sum := sha256.Sum256(append([]byte(r.Method+" "+r.URL.Path+"\n"), body...))
+	hash := hex.EncodeToString(sum[:])
+	p := data.PrincipalFrom(r.Context())
+
+	flightKey := strconv.FormatInt(p.TokenID, 10) + "|" + key
+	if !s.inflight.begin(flightKey) {
+		s.writeError(w, r, data.Errorf(data.ECONFLICT, "A request with this Idempotency-Key is still in progress."))
+		return
+	}
+	defer s.inflight.end(flightKey)
+
+	prev, err := s.svc.Idempotency.IdempotentResponse(r.Context(), p.TokenID, key)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if prev != nil {
+		if prev.RequestHash != hash {
+			s.writeError(w, r, data.FieldError("Idempotency-Key", "This Idempotency-Key was used with a different request; use a new key."))
+			return
+		}
+		for k, v := range prev.Header {
+			w.Header().Set(k, v)
+		}
+		w.Header().Set("Idempotent-Replayed", "true")
+		w.WriteHeader(prev.Status)
+		w.Write(prev.Body)
+		return
+	}
+	cw := &captureWriter{ResponseWriter: w}
+	if err := h(cw, r); err != nil {
+		s.writeError(cw, r, err)
+		return
+	}
+	if cw.status >= 200 && cw.status < 300 {
+		resp := &data.IdempotentResponse{RequestHash: hash, Status: cw.status, Header: map[string]string{}, Body: cw.body.Bytes()}
+		for _, k := range replayedHeaders {
+			if v := w.Header().Get(k); v != "" {
+				resp.Header[k] = v
+			}
+		}
+		if err := s.svc.Idempotency.SaveIdempotentResponse(r.Context(), p.TokenID, key, resp); err != nil {
+			s.log.Error("saving idempotent response", "request_id", requestIDFrom(r.Context()), "error", err)
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+)
+
+type ctxKey int
+
+const requestInfoKey ctxKey = iota
+
+// requestInfo is filled as a request goes down the chain, for its log line.
+type requestInfo struct {
+	id     string
+	route  string // the route template, once matched
+	userID string
+}
+
+func requestIDFrom(ctx context.Context) string {
+	if info, ok := ctx.Value(requestInfoKey).(*requestInfo); ok {
+		return info.id
+	}
+	return ""
+}
+
+// validRequestID accepts a caller's X-Request-Id only when it is short and plain, so that
+// logs cannot be polluted through it.
+func validRequestID(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// statusRecorder remembers the status a handler wrote, for the request log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += n
+	return n, err
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// observe gives every request an id, recovers panics into a masked 500, and logs one JSON
+// line with the route template, status and duration. Tokens and bodies are never logged.
+func (s *Server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-Id")
+		if !validRequestID(id) {
+			id = newRequestID()
+		}
+		w.Header().Set("X-Request-Id", id)
+		info := &requestInfo{id: id}
+		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey, info))
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.ErrorContext(r.Context(), "panic", slog.String("request_id", id), slog.String("panic", fmt.Sprint(v)), slog.String("stack", string(debug.Stack())))
+				if rec.status == 0 {
+					s.writeError(rec, r, fmt.Errorf("panic: %v", v))
+				}
+			}
+			route := info.route
+			if route == "" {
+				route = "unmatched"
+			}
+			status := rec.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			attrs := []slog.Attr{
+				slog.String("request_id", id), slog.String("method", r.Method), slog.String("route", route),
+				slog.Int("status", status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+				slog.Int("bytes", rec.bytes),
+			}
+			if info.userID != "" {
+				attrs = append(attrs, slog.String("user_id", info.userID))
+			}
+			if s.metrics != nil {
+				s.metrics(r.Method, route, status, time.Since(start))
+			}
+			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// limitBody caps every request body; multipart routes set their own larger limit.
+func limitBody(limit int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
+		}
+		next.ServeHTTP(w, r)
+	})
+}

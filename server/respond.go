@@ -1,0 +1,136 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// MaxJSONBody is the default limit of a JSON request body (conventions §15).
+const MaxJSONBody = 1 << 20
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, `{"message":"Internal error.","code":"internal_error"}`, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(b)
+	w.Write([]byte("\n"))
+}
+
+// writeRecord sends {"data": record, ...extra} with the record's strong ETag: the hash of
+// the same bytes storage hashes for If-Match (data.ETagOf).
+func writeRecord(w http.ResponseWriter, status int, record any, extra map[string]any) error {
+	raw, err := json.Marshal(record)
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"data": json.RawMessage(raw)}
+	for k, v := range extra {
+		out[k] = v
+	}
+	body, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("ETag", data.ETagOfBytes(raw))
+	w.WriteHeader(status)
+	w.Write(body)
+	w.Write([]byte("\n"))
+	return nil
+}
+
+// listBody is the shape of every list response.
+type listBody[T any] struct {
+	Data []T       `json:"data"`
+	Meta data.Page `json:"meta"`
+}
+
+func writeList[T any](w http.ResponseWriter, items []T, page data.Page) error {
+	if items == nil {
+		items = []T{}
+	}
+	writeJSON(w, http.StatusOK, listBody[T]{Data: items, Meta: page})
+	return nil
+}
+
+func writeNoContent(w http.ResponseWriter) error {
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// readJSONBody returns the raw body after checking its media type and size. An empty body
+// is an empty object.
+func readJSONBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, data.Errorf(data.ETOOLARGE, "The request body is larger than %d bytes.", tooLarge.Limit)
+		}
+		return nil, data.Errorf(data.EMALFORMED, "The request body could not be read.")
+	}
+	if len(body) == 0 {
+		return nil, nil
+	}
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return nil, data.Errorf(data.EMEDIATYPE, "A request body must be sent with Content-Type: application/json.")
+	}
+	return body, nil
+}
+
+// decodeBody reads the body strictly into dst: unknown fields, wrong types and nulls for
+// non-nullable fields are 422 with every field named. check, when given, runs the body's
+// rules on what could be decoded, so that one 422 names every fault of the request.
+func decodeBody(r *http.Request, dst any, check func() error) error {
+	body, err := readJSONBody(r)
+	if err != nil {
+		return err
+	}
+	decodeErr := validate.Decode(body, dst)
+	if decodeErr != nil && data.ErrorCode(decodeErr) != data.EINVALID {
+		return decodeErr
+	}
+	if check == nil {
+		return decodeErr
+	}
+	return validate.Combine(decodeErr, check())
+}
+
+// decodeObject reads the body as a JSON object of raw members (merge-style updates).
+func decodeObject(r *http.Request) (map[string]json.RawMessage, error) {
+	body, err := readJSONBody(r)
+	if err != nil {
+		return nil, err
+	}
+	return validate.Object(body)
+}
+
+// MaxPerPage bounds per_page (spec: 1 to 100).
+const MaxPerPage = 100
+
+// pageRequest reads per_page and cursor from the query.
+func pageRequest(r *http.Request) (data.PageRequest, error) {
+	q := r.URL.Query()
+	req := data.PageRequest{Cursor: q.Get("cursor")}
+	if s := q.Get("per_page"); s != "" || q.Has("per_page") {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > MaxPerPage {
+			return req, data.FieldError("per_page", "The per_page field must be an integer between 1 and 100.")
+		}
+		req.PerPage = n
+	}
+	return req, nil
+}

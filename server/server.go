@@ -1,0 +1,241 @@
+// Package server is voiceapi's HTTP layer: the router, middleware, one file per resource
+// group and the one place that maps errors to statuses.
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// Services are the storage interfaces the handlers call.
+type Services struct {
+	Auth           data.AuthService
+	Users          data.UserService
+	Workspaces     data.WorkspaceService
+	WorkspaceUsers data.WorkspaceUserService
+	Idempotency    data.IdempotencyStore
+	// Ready reports whether storage answers (GET /readyz).
+	Ready func(ctx context.Context) error
+}
+
+// Config tunes the server.
+type Config struct {
+	Addr        string
+	MaxJSONBody int64
+	Logger      *slog.Logger
+}
+
+// Server serves the API.
+type Server struct {
+	svc    Services
+	cfg    Config
+	log    *slog.Logger
+	router *mux.Router
+	routes []route
+	http   *http.Server
+	// inflight holds Idempotency-Keys whose first request is running.
+	inflight *inFlight
+	// metrics observes each request (Prometheus); nil when not configured.
+	metrics func(method, route string, status int, d time.Duration)
+}
+
+// handlerFunc is a handler that returns its error instead of writing it, so that every
+// failure goes through writeError.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// route is one entry of the route table: what it needs of the caller is declared here, so
+// handlers hold no ad-hoc permission checks.
+type route struct {
+	Method string
+	Path   string
+	Need   data.Requirement
+	// Public routes take no token (login, health).
+	Public bool
+	// Idempotent creating POSTs honour Idempotency-Key (conventions §17).
+	Idempotent bool
+	// BodyLimit overrides MaxJSONBody (uploads).
+	BodyLimit int64
+	handle    handlerFunc
+}
+
+// New builds a server and its routes.
+func New(svc Services, cfg Config) *Server {
+	if cfg.MaxJSONBody == 0 {
+		cfg.MaxJSONBody = MaxJSONBody
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Server{svc: svc, cfg: cfg, log: cfg.Logger, inflight: &inFlight{keys: map[string]bool{}}}
+	s.addRoutes(s.healthRoutes())
+	s.addRoutes(s.authRoutes())
+	s.addRoutes(s.userRoutes())
+	s.addRoutes(s.workspaceRoutes())
+	s.addRoutes(s.workspaceUserRoutes())
+	s.buildRouter()
+	return s
+}
+
+func (s *Server) addRoutes(rs []route) { s.routes = append(s.routes, rs...) }
+
+// buildRouter registers the route table on a gorilla/mux router, with JSON 404 and 405.
+func (s *Server) buildRouter() {
+	r := mux.NewRouter()
+	for _, rt := range s.routes {
+		r.Handle(rt.Path, s.wrap(rt)).Methods(rt.Method)
+	}
+	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		s.writeError(w, req, data.Errorf(data.ENOTFOUND, "No route matches %s %s.", req.Method, req.URL.Path))
+	})
+	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Allow", strings.Join(s.allowed(req), ", "))
+		s.writeError(w, req, data.Errorf(data.EMETHOD, "%s is not allowed on %s.", req.Method, req.URL.Path))
+	})
+	s.router = r
+}
+
+// allowed lists the methods the router would accept for req's path.
+func (s *Server) allowed(req *http.Request) []string {
+	seen := map[string]bool{}
+	for _, rt := range s.routes {
+		if seen[rt.Method] {
+			continue
+		}
+		probe := req.Clone(req.Context())
+		probe.Method = rt.Method
+		var m mux.RouteMatch
+		if s.router.Match(probe, &m) && m.MatchErr == nil {
+			seen[rt.Method] = true
+		}
+	}
+	if seen[http.MethodGet] {
+		seen[http.MethodHead] = true
+	}
+	out := make([]string, 0, len(seen))
+	for m := range seen {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Handler returns the whole HTTP handler, middleware included.
+func (s *Server) Handler() http.Handler { return s.observe(s.router) }
+
+// Routes returns the route table (method and path template), for the OpenAPI check.
+func (s *Server) Routes() [][2]string {
+	out := make([][2]string, len(s.routes))
+	for i, rt := range s.routes {
+		out[i] = [2]string{rt.Method, rt.Path}
+	}
+	return out
+}
+
+// wrap applies the per-route chain: body limit, authentication, authorization,
+// If-Match, idempotency, then the handler; an error goes through writeError.
+func (s *Server) wrap(rt route) http.Handler {
+	limit := rt.BodyLimit
+	if limit == 0 {
+		limit = s.cfg.MaxJSONBody
+	}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info, _ := r.Context().Value(requestInfoKey).(*requestInfo)
+		if info != nil {
+			info.route = rt.Path
+		}
+		if !rt.Public {
+			p, err := s.authorize(r, rt.Need)
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			if info != nil {
+				info.userID = p.UserID
+			}
+			ctx := data.WithPrincipal(r.Context(), p)
+			if im := r.Header.Get("If-Match"); im != "" {
+				ctx = data.WithIfMatch(ctx, im)
+			}
+			r = r.WithContext(ctx)
+		}
+		if rt.Idempotent && r.Header.Get("Idempotency-Key") != "" {
+			s.idempotent(w, r, rt.handle)
+			return
+		}
+		if err := rt.handle(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+	return limitBody(limit, h)
+}
+
+// authorize resolves the bearer token and checks the route's requirement. A route with a
+// {workspace_id} acts in that workspace, with the caller's membership there; one the
+// caller is not a member of is not found.
+func (s *Server) authorize(r *http.Request, need data.Requirement) (*data.Principal, error) {
+	header := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return nil, data.Errorf(data.EUNAUTHORIZED, "Send a token as Authorization: Bearer <token>.")
+	}
+	p, err := s.svc.Auth.Authenticate(r.Context(), strings.TrimSpace(token))
+	if err != nil {
+		return nil, err
+	}
+	if need.Workspace {
+		if wsID := mux.Vars(r)["workspace_id"]; wsID != "" && wsID != p.WorkspaceID {
+			m, err := s.svc.WorkspaceUsers.Membership(r.Context(), wsID, p.UserID)
+			if err != nil {
+				if data.ErrorCode(err) == data.ENOTFOUND {
+					return nil, data.NotFound("Workspace")
+				}
+				return nil, err
+			}
+			p.WorkspaceID, p.Role, p.Modules, p.AgentIDs = wsID, m.Role, m.Modules, m.AgentIDs
+		}
+		if p.Role == "" {
+			return nil, data.Errorf(data.EFORBIDDEN, "This token's user is no longer a member of its workspace.")
+		}
+	}
+	if err := p.Allows(need); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// ListenAndServe serves on cfg.Addr until ctx is done, then drains in-flight requests
+// for up to drain before returning.
+func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener, drain time.Duration) error {
+	s.http = &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       2 * time.Minute,
+		WriteTimeout:      2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- s.http.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutCtx, cancel := context.WithTimeout(context.Background(), drain)
+	defer cancel()
+	err := s.http.Shutdown(shutCtx)
+	if serveErr := <-errc; serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return serveErr
+	}
+	return err
+}

@@ -1,0 +1,80 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+func (s *Server) workspaceUserRoutes() []route {
+	const base = "/api/v1/workspaces/{workspace_id}/users"
+	return []route{
+		{Method: "GET", Path: base, Need: data.Member(""), handle: s.handleWorkspaceUserList},
+		{Method: "POST", Path: base, Need: data.Member(data.RoleAdmin), Idempotent: true, handle: s.handleWorkspaceUserAdd},
+		{Method: "GET", Path: base + "/{user_id}", Need: data.Member(""), handle: s.handleWorkspaceUserShow},
+		{Method: "PUT", Path: base + "/{user_id}", Need: data.Member(data.RoleAdmin), handle: s.handleWorkspaceUserUpdate},
+		{Method: "DELETE", Path: base + "/{user_id}", Need: data.Member(data.RoleAdmin), handle: s.handleWorkspaceUserRemove},
+	}
+}
+
+// handleWorkspaceUserList: GET /api/v1/workspaces/{workspace_id}/users.
+func (s *Server) handleWorkspaceUserList(w http.ResponseWriter, r *http.Request) error {
+	req, err := pageRequest(r)
+	if err != nil {
+		return err
+	}
+	list, page, err := s.svc.WorkspaceUsers.ListWorkspaceUsers(r.Context(), mux.Vars(r)["workspace_id"], req)
+	if err != nil {
+		return err
+	}
+	return writeList(w, list, page)
+}
+
+// handleWorkspaceUserAdd: POST /api/v1/workspaces/{workspace_id}/users — 201.
+func (s *Server) handleWorkspaceUserAdd(w http.ResponseWriter, r *http.Request) error {
+	var in data.WorkspaceUserAdd
+	if err := decodeBody(r, &in, func() error { return validate.WorkspaceUserAdd(in) }); err != nil {
+		return err
+	}
+	wu, err := s.svc.WorkspaceUsers.AddWorkspaceUser(r.Context(), mux.Vars(r)["workspace_id"], in)
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusCreated, wu, nil)
+}
+
+// handleWorkspaceUserShow: GET /api/v1/workspaces/{workspace_id}/users/{user_id}.
+func (s *Server) handleWorkspaceUserShow(w http.ResponseWriter, r *http.Request) error {
+	v := mux.Vars(r)
+	wu, err := s.svc.WorkspaceUsers.WorkspaceUser(r.Context(), v["workspace_id"], v["user_id"])
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusOK, wu, nil)
+}
+
+// handleWorkspaceUserUpdate: PUT /api/v1/workspaces/{workspace_id}/users/{user_id}.
+func (s *Server) handleWorkspaceUserUpdate(w http.ResponseWriter, r *http.Request) error {
+	var in data.WorkspaceUserUpdate
+	if err := decodeBody(r, &in, func() error { return validate.WorkspaceUserUpdate(in) }); err != nil {
+		return err
+	}
+	v := mux.Vars(r)
+	wu, err := s.svc.WorkspaceUsers.UpdateWorkspaceUser(r.Context(), v["workspace_id"], v["user_id"], in)
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusOK, wu, nil)
+}
+
+// handleWorkspaceUserRemove: DELETE /api/v1/workspaces/{workspace_id}/users/{user_id}.
+func (s *Server) handleWorkspaceUserRemove(w http.ResponseWriter, r *http.Request) error {
+	v := mux.Vars(r)
+	if err := s.svc.WorkspaceUsers.RemoveWorkspaceUser(r.Context(), v["workspace_id"], v["user_id"]); err != nil {
+		return err
+	}
+	return writeNoContent(w)
+}

@@ -1,0 +1,196 @@
+package validate
+
+import (
+	"net/mail"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// Bounds of the account bodies (conventions §5, §6). Strings the spec leaves unbounded get
+// a documented maximum (docs/api.md).
+const (
+	MaxNameLen        = 255
+	MaxEmailLen       = 254 // RFC 5321 path limit
+	MinPasswordLen    = 8
+	MaxPasswordBytes  = 72 // bcrypt reads no further
+	MaxDescriptionLen = 1000
+	MaxIDListItems    = 1000
+)
+
+// NormalizeEmail lower-cases and trims an address, so lookups ignore case.
+func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+func email(errs *Errors, path, s string) {
+	if strings.TrimSpace(s) == "" {
+		errs.Required(path)
+		return
+	}
+	if len(s) > MaxEmailLen {
+		errs.MaxLen(path, s, MaxEmailLen)
+		return
+	}
+	addr, err := mail.ParseAddress(s)
+	if err != nil || addr.Address != strings.TrimSpace(s) || !strings.Contains(addr.Address[strings.LastIndex(addr.Address, "@"):], ".") {
+		errs.Addf(path, "The %s field must be a valid email address.", path)
+	}
+}
+
+func password(errs *Errors, path, s string) {
+	switch {
+	case len([]rune(s)) < MinPasswordLen:
+		errs.Addf(path, "The %s field must be at least %d characters.", path, MinPasswordLen)
+	case len(s) > MaxPasswordBytes:
+		errs.Addf(path, "The %s field must not be greater than %d bytes.", path, MaxPasswordBytes)
+	}
+}
+
+func name(errs *Errors, path, s string) {
+	errs.NotBlank(path, s)
+	errs.MaxLen(path, s, MaxNameLen)
+}
+
+// UserCreate checks a new account.
+func UserCreate(in data.UserCreate) error {
+	var errs Errors
+	name(&errs, "name", in.Name)
+	email(&errs, "email", in.Email)
+	password(&errs, "password", in.Password)
+	return errs.Err()
+}
+
+// UserUpdate checks a profile change: a new password needs the current one.
+func UserUpdate(in data.UserUpdate) error {
+	var errs Errors
+	if in.Name.Set {
+		name(&errs, "name", in.Name.V)
+	}
+	if in.Email.Set {
+		email(&errs, "email", in.Email.V)
+	}
+	if in.Password.Set {
+		password(&errs, "password", in.Password.V)
+		if !in.CurrentPassword.Set || in.CurrentPassword.V == "" {
+			errs.RequiredWhen("current_password", "password is present")
+		}
+	}
+	return errs.Err()
+}
+
+// Login checks that both credentials are present.
+func Login(emailAddr, pw string) error {
+	var errs Errors
+	if strings.TrimSpace(emailAddr) == "" {
+		errs.Required("email")
+	}
+	if pw == "" {
+		errs.Required("password")
+	}
+	return errs.Err()
+}
+
+// WorkspaceCreate checks a new workspace.
+func WorkspaceCreate(in data.WorkspaceCreate) error {
+	var errs Errors
+	name(&errs, "name", in.Name)
+	errs.MaxLen("description", in.Description, MaxDescriptionLen)
+	return errs.Err()
+}
+
+// WorkspaceUpdate checks a workspace change.
+func WorkspaceUpdate(in data.WorkspaceUpdate) error {
+	var errs Errors
+	if in.Name.Set {
+		name(&errs, "name", in.Name.V)
+	}
+	if in.Description.Set {
+		errs.MaxLen("description", in.Description.V, MaxDescriptionLen)
+	}
+	return errs.Err()
+}
+
+var datePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+
+// APIKeyCreate checks a new API key; it returns the expiry instant (nil for none).
+func APIKeyCreate(in data.APIKeyCreate, now time.Time) (*time.Time, error) {
+	var errs Errors
+	name(&errs, "name", in.Name)
+	var expires *time.Time
+	if in.Expiration != nil {
+		d, err := time.Parse("2006-01-02", *in.Expiration)
+		switch {
+		case !datePattern.MatchString(*in.Expiration) || err != nil:
+			errs.Add("expiration", "The expiration field must be a date in the format YYYY-MM-DD.")
+		case !d.After(now.UTC()):
+			errs.Add("expiration", "The expiration field must be a date after today.")
+		default:
+			expires = &d
+		}
+	}
+	return expires, errs.Err()
+}
+
+func modules(errs *Errors, path string, list []string) {
+	errs.MaxItems(path, len(list), len(data.Modules))
+	seen := map[string]bool{}
+	for i, m := range list {
+		p := Index(path, i)
+		errs.OneOf(p, m, data.Modules...)
+		if seen[m] {
+			errs.Addf(p, "The %s field has a duplicate value.", p)
+		}
+		seen[m] = true
+	}
+}
+
+func agentIDs(errs *Errors, path string, list []string) {
+	errs.MaxItems(path, len(list), MaxIDListItems)
+	seen := map[string]bool{}
+	for i, id := range list {
+		p := Index(path, i)
+		if !data.ValidID(data.PrefixAgent, id) {
+			errs.Addf(p, "The %s field must be an agent id.", p)
+		} else if seen[id] {
+			errs.Addf(p, "The %s field has a duplicate value.", p)
+		}
+		seen[id] = true
+	}
+}
+
+// WorkspaceUserAdd checks the body of adding a member; existence of the user and the
+// agents is checked by storage.
+func WorkspaceUserAdd(in data.WorkspaceUserAdd) error {
+	var errs Errors
+	if strings.TrimSpace(in.ID) == "" {
+		errs.Required("id")
+	}
+	if in.Role == "" {
+		errs.Required("role")
+	} else {
+		errs.OneOf("role", in.Role, data.Roles...)
+	}
+	if in.Modules != nil {
+		modules(&errs, "modules", *in.Modules)
+	}
+	if in.AgentIDs != nil {
+		agentIDs(&errs, "agent_ids", *in.AgentIDs)
+	}
+	return errs.Err()
+}
+
+// WorkspaceUserUpdate checks the body of changing a member.
+func WorkspaceUserUpdate(in data.WorkspaceUserUpdate) error {
+	var errs Errors
+	if in.Role.Set {
+		errs.OneOf("role", in.Role.V, data.Roles...)
+	}
+	if in.Modules.Set {
+		modules(&errs, "modules", in.Modules.V)
+	}
+	if in.AgentIDs.Set {
+		agentIDs(&errs, "agent_ids", in.AgentIDs.V)
+	}
+	return errs.Err()
+}
