@@ -43,7 +43,8 @@ var (
 	bucketEventHeads    = []byte("event_heads") // ws → hash of its newest event
 	bucketOutbox        = []byte("outbox")      // event id → empty, until dispatched
 	bucketIdempotency   = []byte("idempotency")
-	bucketAgents        = []byte("agents") // agent id → agent row (workspace_id checked by memberships)
+	bucketAgents        = []byte("agents")          // agent id → agent row, with its workspace_id
+	bucketKnowledgeBase = []byte("knowledge_bases") // kb id → knowledge base row, with its workspace_id
 )
 
 // allBuckets is every bucket Open creates.
@@ -51,8 +52,24 @@ var allBuckets = [][]byte{
 	bucketMeta, bucketUsers, bucketUsersByEmail, bucketUsersIndex, bucketWorkspaces,
 	bucketMembers, bucketMemberships, bucketAPIKeys, bucketAPIKeysByUser, bucketAPIKeysByWS,
 	bucketEvents, bucketEventsByWS, bucketEventHeads, bucketOutbox, bucketIdempotency,
-	bucketAgents,
+	bucketAgents, bucketKnowledgeBase,
 }
+
+// Registration points: each resource adds its function here (one line each), so that a
+// deletion reaches every kind of record in the same transaction.
+var (
+	// workspaceCascades delete every record of one resource kind in a workspace. Members,
+	// tokens and events are removed after them.
+	workspaceCascades = []func(db *DB, tx *bbolt.Tx, workspaceID string) error{}
+	// agentDeleteHooks run inside an agent's delete transaction (unbind numbers, drop it
+	// from members' agent_ids, ...).
+	agentDeleteHooks = []func(db *DB, tx *bbolt.Tx, workspaceID, agentID string) error{
+		func(db *DB, tx *bbolt.Tx, ws, agentID string) error { return removeAgentFromMembers(tx, ws, agentID) },
+	}
+	// knowledgeBaseDeleteHooks run inside a knowledge base's delete transaction (drop it
+	// from agents' knowledge_base_ids, ...).
+	knowledgeBaseDeleteHooks = []func(db *DB, tx *bbolt.Tx, workspaceID, kbID string) error{}
+)
 
 // Options tune a DB. The zero value is production: fsync on, bcrypt cost 12.
 type Options struct {

@@ -65,11 +65,22 @@ func countOwners(tx *bbolt.Tx, workspaceID string) int {
 
 // agentInWorkspace reports whether agentID is an agent of workspaceID.
 func agentInWorkspace(tx *bbolt.Tx, workspaceID, agentID string) bool {
-	var a struct {
+	return inWorkspace(tx.Bucket(bucketAgents), workspaceID, agentID)
+}
+
+// knowledgeBaseInWorkspace reports whether kbID is a knowledge base of workspaceID.
+func knowledgeBaseInWorkspace(tx *bbolt.Tx, workspaceID, kbID string) bool {
+	return inWorkspace(tx.Bucket(bucketKnowledgeBase), workspaceID, kbID)
+}
+
+// inWorkspace reports whether the record id in b belongs to workspaceID: every
+// workspace-scoped record stores its "workspace_id".
+func inWorkspace(b *bbolt.Bucket, workspaceID, id string) bool {
+	var rec struct {
 		WorkspaceID string `json:"workspace_id"`
 	}
-	found, err := getJSON(tx.Bucket(bucketAgents), []byte(agentID), &a)
-	return err == nil && found && a.WorkspaceID == workspaceID
+	found, err := getJSON(b, []byte(id), &rec)
+	return err == nil && found && rec.WorkspaceID == workspaceID
 }
 
 // removeAgentFromMembers drops a deleted agent from every member's agent_ids. A member

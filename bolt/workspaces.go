@@ -18,10 +18,6 @@ type workspaceRow struct {
 	PersonalOf string `json:"personal_of,omitempty"`
 }
 
-// workspaceCascades delete every record of one resource kind in a workspace; each
-// resource file contributes one. Members, tokens and events follow them.
-var workspaceCascades []func(db *DB, tx *bbolt.Tx, workspaceID string) error
-
 func loadWorkspace(tx *bbolt.Tx, id string) (*workspaceRow, error) {
 	var row workspaceRow
 	found, err := getJSON(tx.Bucket(bucketWorkspaces), []byte(id), &row)
