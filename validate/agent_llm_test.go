@@ -64,8 +64,8 @@ func TestLLMConfig(t *testing.T) {
 		{"max_tokens zero", llm(`"max_tokens":0`), p + "max_tokens"},
 		{"max_tokens null", llm(`"max_tokens":null`), p + "max_tokens"},
 		{"api_key null", llm(`"api_key":null`), ""},
-		{"api_key at max", llm(`"api_key":"`+str(MaxSecret)+`"`), ""},
-		{"api_key too long", llm(`"api_key":"`+str(MaxSecret+1)+`"`), p + "api_key"},
+		{"api_key at max", llm(`"api_key":"` + str(MaxSecret) + `"`), ""},
+		{"api_key too long", llm(`"api_key":"` + str(MaxSecret+1) + `"`), p + "api_key"},
 		{"api_key empty", llm(`"api_key":""`), p + "api_key"},
 		{"knowledge base id", llm(`"knowledge_base_ids":["kb_01JD6AAAAAAAAAAAAAAAAAAAAA"]`), ""},
 		{"knowledge base id malformed", llm(`"knowledge_base_ids":["kb_01JD6AAAAAAAAAAAAAAAAAAAAA","agt_01JD6AAAAAAAAAAAAAAAAAAAAA"]`), p + "knowledge_base_ids.1"},
@@ -82,7 +82,7 @@ func TestLLMConfig(t *testing.T) {
 		{"internal without base_url", llm(`"base_url":""`), p + "base_url"},
 		{"internal base_url relative", llm(`"base_url":"/v1"`), p + "base_url"},
 		{"internal base_url not http", llm(`"base_url":"ftp://x.example"`), p + "base_url"},
-		{"internal base_url too long", llm(`"base_url":"https://x.example/`+str(MaxURL)+`"`), p + "base_url"},
+		{"internal base_url too long", llm(`"base_url":"https://x.example/` + str(MaxURL) + `"`), p + "base_url"},
 		{"internal without model", llm(`"model":""`), p + "model"},
 	})
 	runRules(t, noTemperature, []ruleCase{
@@ -98,7 +98,7 @@ func TestLLMConfig(t *testing.T) {
 		{"azure without endpoint", llm(`"endpoint":""`), p + "endpoint"},
 		{"azure without api_version", llm(`"api_version":""`), p + "api_version"},
 		{"azure endpoint not a URL", llm(`"endpoint":"my-resource"`), p + "endpoint"},
-		{"azure deployment too long", llm(`"deployment":"`+str(MaxIdentifier+1)+`"`), p + "deployment"},
+		{"azure deployment too long", llm(`"deployment":"` + str(MaxIdentifier+1) + `"`), p + "deployment"},
 		{"azure region", llm(`"region":"us-east-1"`), p + "region"},
 	})
 	runRules(t, withLLM(data.LLMBedrockClaude), []ruleCase{
@@ -206,7 +206,7 @@ func TestMaskedAPIKey(t *testing.T) {
 	})
 	runRules(t, base, []ruleCase{
 		{"mask of another key", llm(`"api_key":"****zzzz"`), "llm_config.api_key"},
-		{"mask across a provider switch", llm(`"provider":"groq","model":"llama-3.1-8b-instant","api_key":"`+masked+`"`), "llm_config.api_key"},
+		{"mask across a provider switch", llm(`"provider":"groq","model":"llama-3.1-8b-instant","api_key":"` + masked + `"`), "llm_config.api_key"},
 	})
 	runRules(t, stored, []ruleCase{{"mask with no stored key", llm(`"api_key":"` + masked + `"`), "llm_config.api_key"}})
 }
