@@ -55,7 +55,9 @@ func StrictObject(obj map[string]json.RawMessage, dst any, path string, errs *Er
 // Strict decodes raw into dst (a pointer) and records, under dot paths, every member the
 // type does not know (conventions §1), every value of the wrong JSON type, and every null
 // given for a field that is not nullable. Nullable fields are pointers, maps or
-// json.RawMessage; slices and structs are not nullable.
+// json.RawMessage; slices and structs are not nullable. A struct field tagged
+// strict:"nonnull" is not nullable either: it is a pointer or map only so that its
+// absence can be told from its zero value.
 func Strict(raw json.RawMessage, dst any, path string, errs *Errors) {
 	decodeValue(raw, reflect.ValueOf(dst).Elem(), path, errs)
 }
@@ -209,24 +211,34 @@ func decodeStructMembers(obj map[string]json.RawMessage, v reflect.Value, path s
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		idx, ok := fields[k]
+		f, ok := fields[k]
+		p := Join(path, k)
 		if !ok {
-			p := Join(path, k)
 			errs.Addf(p, "The %s field is not a known field.", p)
 			continue
 		}
-		decodeValue(obj[k], v.FieldByIndex(idx), Join(path, k), errs)
+		if f.nonNull && bytes.Equal(bytes.TrimSpace(obj[k]), []byte("null")) {
+			errs.Addf(p, "The %s field must not be null.", p)
+			continue
+		}
+		decodeValue(obj[k], v.FieldByIndex(f.index), p, errs)
 	}
 }
 
-var fieldCache sync.Map // reflect.Type → map[string][]int
+var fieldCache sync.Map // reflect.Type → map[string]fieldInfo
 
-// fieldsOf maps JSON member names to struct field indexes, following embedded structs.
-func fieldsOf(t reflect.Type) map[string][]int {
+// fieldInfo locates a struct field and says whether null is refused for it.
+type fieldInfo struct {
+	index   []int
+	nonNull bool
+}
+
+// fieldsOf maps JSON member names to struct fields, following embedded structs.
+func fieldsOf(t reflect.Type) map[string]fieldInfo {
 	if m, ok := fieldCache.Load(t); ok {
-		return m.(map[string][]int)
+		return m.(map[string]fieldInfo)
 	}
-	m := map[string][]int{}
+	m := map[string]fieldInfo{}
 	for _, f := range reflect.VisibleFields(t) {
 		if !f.IsExported() || f.Anonymous {
 			continue
@@ -238,7 +250,7 @@ func fieldsOf(t reflect.Type) map[string][]int {
 		if name == "" {
 			name = f.Name
 		}
-		m[name] = f.Index
+		m[name] = fieldInfo{index: f.Index, nonNull: f.Tag.Get("strict") == "nonnull"}
 	}
 	fieldCache.Store(t, m)
 	return m

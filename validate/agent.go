@@ -1,0 +1,271 @@
+package validate
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// Maximum lengths in characters. The first five are the spec's; the others are ours, so
+// that every string has a documented bound (conventions §7). See docs/agents.md.
+const (
+	MaxAgentName          = 255 // spec
+	MaxToolName           = 255 // spec
+	MaxToolDescription    = 1024
+	MaxHoldAudio          = 50   // spec
+	MaxPublishDescription = 1000 // spec
+
+	// MaxIdentifier bounds names and ids: model, deployment, api_version, region,
+	// voice_id, speaker, SIP header names, phone directory names and numbers, variable
+	// names and choices, custom_function_variables items.
+	MaxIdentifier = 255
+	// MaxURL bounds endpoint, base_url and api_endpoint.
+	MaxURL = 2048
+	// MaxSecret bounds llm_config.api_key (cloud tokens can be long).
+	MaxSecret = 4096
+	// MaxText bounds messages and descriptions without a spec maximum: announcement
+	// messages and prompts, transfer_declined_message, voicemail_response_text, content,
+	// welcome_message, phone directory and variable descriptions, SIP header values and the
+	// items of custom_function_headers, custom_function_query and
+	// speak_during_execution_options.
+	MaxText = 5000
+	// MaxPrompt bounds prompt_config.prompt and custom_function_parameters (a JSON schema).
+	MaxPrompt = 100_000
+)
+
+// agentGroups are the configuration groups of an agent body, in the spec's order.
+var agentGroups = []string{"call_config", "knowledge_base_config", "llm_config", "prompt_config", "stt_config", "tts_config"}
+
+// readOnlyAgentFields are fields of the agent record a body may not set; naming them
+// read-only tells a client that sent a record back what to drop.
+var readOnlyAgentFields = map[string]bool{
+	"id": true, "workspace_id": true, "status": true, "published_version": true,
+	"created_at": true, "updated_at": true, "published_at": true,
+}
+
+// ApplyAgentBody merges a create or update body into base (the stored agent, or DefaultAgent for create)
+// and returns the resulting agent and every fault found, under dot paths.
+//
+// base must hold the real, unmasked api_key, and is not modified. Semantics (conventions
+// §7): unknown or read-only fields are faults; name is required on create; a given group
+// is merged field by field into base's group (null sets a nullable field to null, arrays
+// are replaced whole); when a given llm_config, stt_config or tts_config names another
+// provider, base's provider-tied fields are dropped first; an api_key equal to the mask of
+// the stored key keeps the stored key. Then the name and every given group (every group
+// on create) are checked against the rules. Groups not given are not checked again: a
+// rename must not fail because the catalog has since dropped the stored model.
+//
+// The agent is returned even with faults, so a caller can add reference faults (see
+// KnowledgeBaseRefs) before reporting them all at once.
+func ApplyAgentBody(base *data.Agent, body map[string]json.RawMessage, creating bool, cat *data.Catalog) (*data.Agent, *Errors) {
+	decodeErrs := &Errors{}
+	out := base.Clone()
+	given := map[string]bool{}
+	keys := make([]string, 0, len(body))
+	for k := range body {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		raw := body[k]
+		switch {
+		case k == "name":
+			given[k] = true
+			Strict(raw, &out.Name, k, decodeErrs)
+		case slices.Contains(agentGroups, k):
+			patch, ok := groupObject(raw, k, decodeErrs)
+			if !ok {
+				continue
+			}
+			given[k] = true
+			mergeAgentGroup(out, k, patch, decodeErrs)
+		case readOnlyAgentFields[k]:
+			decodeErrs.Addf(k, "The %s field is read-only.", k)
+		default:
+			decodeErrs.Addf(k, "The %s field is not a known field.", k)
+		}
+	}
+	if creating && !given["name"] {
+		decodeErrs.Required("name")
+	}
+
+	ruleErrs := &Errors{}
+	if creating || given["name"] {
+		validateAgentName(out.Name, ruleErrs)
+	}
+	checkGroups(out, cat, ruleErrs, func(group string) bool { return creating || given[group] })
+	decodeErrs.addUncovered(ruleErrs)
+	return out, decodeErrs
+}
+
+// ValidateAgent checks a whole agent against every rule, as create does; for records that
+// arrive whole, such as an import.
+func ValidateAgent(a *data.Agent, cat *data.Catalog, errs *Errors) {
+	validateAgentName(a.Name, errs)
+	checkGroups(a, cat, errs, func(string) bool { return true })
+}
+
+// ValidatePublish checks the body of a publish: description is optional, at most 1000
+// characters.
+func ValidatePublish(description *string, errs *Errors) {
+	if description != nil {
+		errs.MaxLen("description", *description, MaxPublishDescription)
+	}
+}
+
+// KnowledgeBaseRefs reports each of ids that does not name an existing knowledge base of
+// the workspace. Storage calls it inside its write transaction, with exists reading there,
+// after ApplyAgentBody has checked the ids' format.
+func KnowledgeBaseRefs(ids []string, exists func(id string) bool, errs *Errors) {
+	for i, id := range ids {
+		p := Index("llm_config.knowledge_base_ids", i)
+		if !errs.Has(p) && !exists(id) {
+			errs.Addf(p, "The selected %s is invalid: no such knowledge base.", p)
+		}
+	}
+}
+
+func checkGroups(a *data.Agent, cat *data.Catalog, errs *Errors, check func(group string) bool) {
+	if check("call_config") {
+		validateCallConfig(a.CallConfig, errs)
+	}
+	if check("knowledge_base_config") {
+		validateKnowledgeBaseConfig(a.KnowledgeBaseConfig, errs)
+	}
+	if check("llm_config") {
+		validateLLMConfig(a.LLMConfig, cat, errs)
+	}
+	if check("prompt_config") {
+		validatePromptConfig(a.PromptConfig, errs)
+	}
+	if check("stt_config") {
+		validateSTTConfig(a.STTConfig, cat, errs)
+	}
+	if check("tts_config") {
+		validateTTSConfig(a.TTSConfig, cat, errs)
+	}
+}
+
+// groupObject returns a group's members; null or a non-object is a fault of the group.
+func groupObject(raw json.RawMessage, path string, errs *Errors) (map[string]json.RawMessage, bool) {
+	if strings.TrimSpace(string(raw)) == "null" {
+		errs.Addf(path, "The %s field must not be null.", path)
+		return nil, false
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil || obj == nil {
+		errs.Addf(path, "The %s field must be an object.", path)
+		return nil, false
+	}
+	return obj, true
+}
+
+// mergeAgentGroup merges patch into a's group named group, in place.
+func mergeAgentGroup(a *data.Agent, group string, patch map[string]json.RawMessage, errs *Errors) {
+	switch group {
+	case "call_config":
+		a.CallConfig = mergeGroup(a.CallConfig, patch, group, errs)
+	case "knowledge_base_config":
+		a.KnowledgeBaseConfig = mergeGroup(a.KnowledgeBaseConfig, patch, group, errs)
+	case "prompt_config":
+		a.PromptConfig = mergeGroup(a.PromptConfig, patch, group, errs)
+	case "stt_config":
+		stored := a.STTConfig
+		if switchesProvider(patch, stored.Provider) {
+			stored = data.STTConfig{Provider: stored.Provider} // model is tied to the provider
+		}
+		a.STTConfig = mergeGroup(stored, patch, group, errs)
+	case "tts_config":
+		stored := a.TTSConfig
+		if switchesProvider(patch, stored.Provider) {
+			stored = data.TTSConfig{Provider: stored.Provider} // every other field is tied
+		}
+		a.TTSConfig = mergeGroup(stored, patch, group, errs)
+	case "llm_config":
+		stored := a.LLMConfig
+		switched := switchesProvider(patch, stored.Provider)
+		if switched {
+			stored = withoutLLMProviderFields(stored)
+		}
+		merged := mergeGroup(stored, patch, group, errs)
+		keepMaskedAPIKey(&merged, a.LLMConfig.APIKey, patch, switched, errs)
+		a.LLMConfig = merged
+	}
+}
+
+// mergeGroup overlays patch on stored's JSON object and decodes the result strictly, so
+// faults of the patch are named under path.
+func mergeGroup[T any](stored T, patch map[string]json.RawMessage, path string, errs *Errors) T {
+	merged, err := Merge(stored, patch)
+	if err != nil {
+		panic("validate: encoding a stored group: " + err.Error()) // plain data cannot fail
+	}
+	var out T
+	StrictObject(merged, &out, path, errs)
+	return out
+}
+
+// switchesProvider reports whether patch names a provider other than stored. A provider
+// of the wrong type switches nothing: the decoder reports it.
+func switchesProvider(patch map[string]json.RawMessage, stored string) bool {
+	raw, ok := patch["provider"]
+	if !ok {
+		return false
+	}
+	var p string
+	return json.Unmarshal(raw, &p) == nil && p != stored
+}
+
+// withoutLLMProviderFields clears the llm fields tied to the provider (conventions §7);
+// temperature, knowledge_base_ids and tools carry over.
+func withoutLLMProviderFields(c data.LLMConfig) data.LLMConfig {
+	return data.LLMConfig{
+		Provider:         c.Provider,
+		Temperature:      c.Temperature,
+		KnowledgeBaseIDs: c.KnowledgeBaseIDs,
+		Tools:            c.Tools,
+	}
+}
+
+// maskPrefix starts every masked secret; no real provider key starts with it.
+const maskPrefix = "****"
+
+// keepMaskedAPIKey puts the stored key back when the client sent its masked form, as
+// responses show it (conventions §9). A masked value that matches no stored key (none
+// stored, another key's mask, or a provider switch, which drops the stored key) is a
+// fault: storing "****abcd" as a key would only fail later, at call time.
+func keepMaskedAPIKey(c *data.LLMConfig, stored *string, patch map[string]json.RawMessage, switched bool, errs *Errors) {
+	if _, given := patch["api_key"]; !given || c.APIKey == nil || !strings.HasPrefix(*c.APIKey, maskPrefix) {
+		return
+	}
+	if !switched && stored != nil && *c.APIKey == data.MaskSecret(*stored) {
+		key := *stored
+		c.APIKey = &key
+		return
+	}
+	errs.Add("llm_config.api_key", "The llm_config.api_key field holds a masked value that matches no stored key; send the whole key.")
+}
+
+// addUncovered adds the faults of rules that are not on, or under, a path the decoder
+// already faulted: "must be a number" needs no "is required" beside it.
+func (e *Errors) addUncovered(rules *Errors) {
+	for _, p := range rules.order {
+		if e.covers(p) {
+			continue
+		}
+		for _, msg := range rules.fields[p] {
+			e.Add(p, msg)
+		}
+	}
+}
+
+func (e *Errors) covers(path string) bool {
+	for _, p := range e.order {
+		if path == p || strings.HasPrefix(path, p+".") {
+			return true
+		}
+	}
+	return false
+}

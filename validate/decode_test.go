@@ -1,0 +1,161 @@
+package validate
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+type decInner struct {
+	Name string `json:"name"`
+	N    int    `json:"n"`
+}
+
+type decTarget struct {
+	Int     int               `json:"int"`
+	Int32   int32             `json:"int32"`
+	Float   float64           `json:"float"`
+	Bool    bool              `json:"bool"`
+	Str     string            `json:"str"`
+	Ptr     *int              `json:"ptr"`
+	NonNull *int              `json:"non_null" strict:"nonnull"`
+	Map     map[string]string `json:"map"`
+	Inner   decInner          `json:"inner"`
+	Items   []decInner        `json:"items"`
+	Ptrs    []*decInner       `json:"ptrs"`
+	Raw     json.RawMessage   `json:"raw"`
+	When    data.Time         `json:"when"`
+	Skipped string            `json:"-"`
+}
+
+// strict decodes body into a decTarget and returns the faults by path.
+func strict(t *testing.T, body string) (decTarget, map[string][]string) {
+	t.Helper()
+	var v decTarget
+	var errs Errors
+	Strict(json.RawMessage(body), &v, "", &errs)
+	if err := errs.Err(); err != nil {
+		return v, err.(*data.Error).Fields
+	}
+	return v, nil
+}
+
+func TestStrictFaults(t *testing.T) {
+	for _, c := range []struct {
+		name, body, fault string
+	}{
+		{"unknown top level", `{"nope":1}`, "nope"},
+		{"unknown nested", `{"inner":{"nme":"x"}}`, "inner.nme"},
+		{"unknown in an array item", `{"items":[{"name":"a"},{"nam":"b"}]}`, "items.1.nam"},
+		{"json:\"-\" is unknown", `{"Skipped":"x"}`, "Skipped"},
+		{"string for int", `{"int":"1"}`, "int"},
+		{"fraction for int", `{"int":1.5}`, "int"},
+		{"huge float for int", `{"int":1e300}`, "int"},
+		{"int32 overflow", `{"int32":3000000000}`, "int32"},
+		{"number for string", `{"str":1}`, "str"},
+		{"string for float", `{"float":"1"}`, "float"},
+		{"string for bool", `{"bool":"true"}`, "bool"},
+		{"array for object", `{"inner":[]}`, "inner"},
+		{"object for array", `{"items":{}}`, "items"},
+		{"string for map", `{"map":"x"}`, "map"},
+		{"wrong map value", `{"map":{"a":1}}`, "map.a"},
+		{"wrong nested type", `{"items":[{"n":"x"}]}`, "items.0.n"},
+		{"null for int", `{"int":null}`, "int"},
+		{"null for string", `{"str":null}`, "str"},
+		{"null for struct", `{"inner":null}`, "inner"},
+		{"null for slice", `{"items":null}`, "items"},
+		{"null struct item", `{"items":[null]}`, "items.0"},
+		{"null for nonnull pointer", `{"non_null":null}`, "non_null"},
+		{"bad timestamp", `{"when":"yesterday"}`, "when"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, faults := strict(t, c.body)
+			if len(faults) != 1 || faults[c.fault] == nil {
+				t.Fatalf("want exactly a fault on %s, got %v", c.fault, faults)
+			}
+		})
+	}
+}
+
+func TestStrictAccepts(t *testing.T) {
+	v, faults := strict(t, `{"int":60000.0,"int32":6e4,"float":1.5,"bool":true,"str":"s","ptr":null,"non_null":0,
+		"map":null,"inner":{"name":"x","n":2},"items":[],"ptrs":[null,{"name":"y"}],"raw":{"any":[1]},"when":"2026-11-21T10:04:05.123456Z"}`)
+	if faults != nil {
+		t.Fatal(faults)
+	}
+	if v.Int != 60000 || v.Int32 != 60000 || v.Float != 1.5 || !v.Bool || v.Str != "s" || v.Ptr != nil || v.Map != nil {
+		t.Errorf("scalars: %+v", v)
+	}
+	if v.NonNull == nil || *v.NonNull != 0 {
+		t.Errorf("non_null 0 must be kept as a value: %v", v.NonNull)
+	}
+	if v.Ptrs[0] != nil || v.Ptrs[1] == nil || v.Ptrs[1].Name != "y" || len(v.Items) != 0 || v.Items == nil {
+		t.Errorf("slices: %+v %+v", v.Ptrs, v.Items)
+	}
+	if string(v.Raw) != `{"any":[1]}` || v.When.Format(data.TimeLayout) != "2026-11-21T10:04:05.123Z" {
+		t.Errorf("raw %s, when %v", v.Raw, v.When)
+	}
+}
+
+func TestStrictReportsEveryFault(t *testing.T) {
+	_, faults := strict(t, `{"int":"x","str":null,"inner":{"n":true,"zz":1},"items":[{"n":1},{"name":2}]}`)
+	want := []string{"int", "str", "inner.n", "inner.zz", "items.1.name"}
+	if len(faults) != len(want) {
+		t.Fatalf("want %v, got %v", want, faults)
+	}
+	for _, p := range want {
+		if faults[p] == nil {
+			t.Errorf("no fault on %s", p)
+		}
+	}
+}
+
+func TestObject(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		ok   bool
+	}{
+		{``, true}, {` {"a":1} `, true}, {`[]`, false}, {`"x"`, false}, {`null`, false}, {`{"a":`, false}, {`{} {}`, false},
+	} {
+		_, err := Object([]byte(c.body))
+		if (err == nil) != c.ok {
+			t.Errorf("%q: err %v", c.body, err)
+		}
+		if err != nil && data.ErrorCode(err) != data.EMALFORMED {
+			t.Errorf("%q: code %s", c.body, data.ErrorCode(err))
+		}
+	}
+}
+
+func TestDecode(t *testing.T) {
+	var v decInner
+	err := Decode([]byte(`{"name":"a","x":1}`), &v)
+	var e *data.Error
+	if err == nil || !reflect.DeepEqual(err.(*data.Error).SortedFieldPaths(), []string{"x"}) {
+		t.Fatalf("err %v (%T)", err, e)
+	}
+}
+
+func TestMerge(t *testing.T) {
+	type group struct {
+		Int   int        `json:"int"`
+		Str   string     `json:"str"`
+		Items []decInner `json:"items"`
+	}
+	base := group{Int: 1, Str: "keep", Items: []decInner{{Name: "a"}, {Name: "b"}}}
+	merged, err := Merge(base, map[string]json.RawMessage{"int": json.RawMessage(`2`), "items": json.RawMessage(`[{"name":"c"}]`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out group
+	var errs Errors
+	StrictObject(merged, &out, "", &errs)
+	if errs.Err() != nil {
+		t.Fatal(errs.Err())
+	}
+	if out.Int != 2 || out.Str != "keep" || len(out.Items) != 1 || out.Items[0].Name != "c" {
+		t.Fatalf("merged %+v", out)
+	}
+}
