@@ -43,8 +43,11 @@ var (
 	bucketEventHeads    = []byte("event_heads") // ws → hash of its newest event
 	bucketOutbox        = []byte("outbox")      // event id → empty, until dispatched
 	bucketIdempotency   = []byte("idempotency")
-	bucketAgents        = []byte("agents")          // agent id → agent row, with its workspace_id
-	bucketKnowledgeBase = []byte("knowledge_bases") // kb id → knowledge base row, with its workspace_id
+	bucketAgents        = []byte("agents")           // agent id → agent row, with its workspace_id
+	bucketKnowledgeBase = []byte("knowledge_bases")  // kb id → knowledge base row, with its workspace_id
+	bucketAgentsByWS    = []byte("agents_by_ws")     // scope workspace
+	bucketAgentsByState = []byte("agents_by_status") // scope "<workspace>/<status>"
+	bucketAgentVersions = []byte("agent_versions")   // "<agent>\x00<%010d version>" → version row
 )
 
 // allBuckets is every bucket Open creates.
@@ -52,7 +55,7 @@ var allBuckets = [][]byte{
 	bucketMeta, bucketUsers, bucketUsersByEmail, bucketUsersIndex, bucketWorkspaces,
 	bucketMembers, bucketMemberships, bucketAPIKeys, bucketAPIKeysByUser, bucketAPIKeysByWS,
 	bucketEvents, bucketEventsByWS, bucketEventHeads, bucketOutbox, bucketIdempotency,
-	bucketAgents, bucketKnowledgeBase,
+	bucketAgents, bucketKnowledgeBase, bucketAgentsByWS, bucketAgentsByState, bucketAgentVersions,
 }
 
 // Registration points: each resource adds its function here (one line each), so that a
@@ -60,7 +63,9 @@ var allBuckets = [][]byte{
 var (
 	// workspaceCascades delete every record of one resource kind in a workspace. Members,
 	// tokens and events are removed after them.
-	workspaceCascades = []func(db *DB, tx *bbolt.Tx, workspaceID string) error{}
+	workspaceCascades = []func(db *DB, tx *bbolt.Tx, workspaceID string) error{
+		deleteWorkspaceAgents,
+	}
 	// agentDeleteHooks run inside an agent's delete transaction (unbind numbers, drop it
 	// from members' agent_ids, ...).
 	agentDeleteHooks = []func(db *DB, tx *bbolt.Tx, workspaceID, agentID string) error{
@@ -68,7 +73,9 @@ var (
 	}
 	// knowledgeBaseDeleteHooks run inside a knowledge base's delete transaction (drop it
 	// from agents' knowledge_base_ids, ...).
-	knowledgeBaseDeleteHooks = []func(db *DB, tx *bbolt.Tx, workspaceID, kbID string) error{}
+	knowledgeBaseDeleteHooks = []func(db *DB, tx *bbolt.Tx, workspaceID, kbID string) error{
+		removeKnowledgeBaseFromAgents,
+	}
 )
 
 // Options tune a DB. The zero value is production: fsync on, bcrypt cost 12.
@@ -88,6 +95,8 @@ type Options struct {
 	SecretKey []byte
 	// Logger receives background errors; slog.Default when nil.
 	Logger *slog.Logger
+	// Catalog lists the models valid per provider; the embedded one when nil.
+	Catalog *data.Catalog
 }
 
 // DB is the open database and the services built on it.
@@ -128,6 +137,13 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.Catalog == nil {
+		cat, err := data.LoadCatalog("")
+		if err != nil {
+			return nil, err
+		}
+		opts.Catalog = cat
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating data directory: %w", err)
@@ -221,6 +237,9 @@ func (db *DB) Close() error {
 	db.touch.stop()
 	return db.bolt.Close()
 }
+
+// Catalog returns the model catalog validation uses.
+func (db *DB) Catalog() *data.Catalog { return db.opts.Catalog }
 
 // Dir returns the data directory.
 func (db *DB) Dir() string { return db.dir }

@@ -60,6 +60,13 @@ const DefaultPerPage = 15
 // O(per_page) keys whatever the size of the scope. The cursor is bound to the index and
 // scope by an HMAC, so a tampered or foreign cursor is a 422 on "cursor".
 func (db *DB) page(tx *bbolt.Tx, index []byte, scope string, req data.PageRequest) ([]string, data.Page, error) {
+	return db.pageWhere(tx, index, scope, req, nil)
+}
+
+// pageWhere is page over the ids for which keep reports true (nil keeps all). Skipped ids
+// cost a key read each, so keep suits filters that pass most ids or small scopes (a user
+// limited to some agents); a selective filter deserves its own index.
+func (db *DB) pageWhere(tx *bbolt.Tx, index []byte, scope string, req data.PageRequest, keep func(id string) bool) ([]string, data.Page, error) {
 	b := tx.Bucket(index)
 	binding := string(index) + "\x00" + scope
 	perPage := req.PerPage
@@ -86,6 +93,9 @@ func (db *DB) page(tx *bbolt.Tx, index []byte, scope string, req data.PageReques
 		if k == nil || !bytes.HasPrefix(k, prefix) {
 			return false
 		}
+		if keep != nil && !keep(string(k[len(prefix):])) {
+			return true
+		}
 		if len(ids) == perPage {
 			more = true
 			return false
@@ -106,7 +116,7 @@ func (db *DB) page(tx *bbolt.Tx, index []byte, scope string, req data.PageReques
 			if more {
 				meta.NextCursor = db.encodeCursor(older, binding, ids[len(ids)-1])
 			}
-			if from != nil && hasNeighbour(b, prefix, indexKey(scope, ids[0]), true) {
+			if from != nil && hasNeighbour(b, prefix, indexKey(scope, ids[0]), true, keep) {
 				meta.PrevCursor = db.encodeCursor(newer, binding, ids[0])
 			}
 		}
@@ -126,7 +136,7 @@ func (db *DB) page(tx *bbolt.Tx, index []byte, scope string, req data.PageReques
 		if more {
 			meta.PrevCursor = db.encodeCursor(newer, binding, ids[0])
 		}
-		if hasNeighbour(b, prefix, indexKey(scope, ids[len(ids)-1]), false) {
+		if hasNeighbour(b, prefix, indexKey(scope, ids[len(ids)-1]), false, keep) {
 			meta.NextCursor = db.encodeCursor(older, binding, ids[len(ids)-1])
 		}
 	}
@@ -159,11 +169,13 @@ func seekBefore(c *bbolt.Cursor, key []byte) []byte {
 	return k
 }
 
-// hasNeighbour reports whether scope holds a key after (newer) or before key.
-func hasNeighbour(b *bbolt.Bucket, prefix, key []byte, after bool) bool {
+// hasNeighbour reports whether scope holds a kept key after (newer) or before key.
+func hasNeighbour(b *bbolt.Bucket, prefix, key []byte, after bool, keep func(string) bool) bool {
 	c := b.Cursor()
 	var k []byte
+	step := c.Prev
 	if after {
+		step = c.Next
 		k, _ = c.Seek(key)
 		if k != nil && bytes.Equal(k, key) {
 			k, _ = c.Next()
@@ -171,7 +183,12 @@ func hasNeighbour(b *bbolt.Bucket, prefix, key []byte, after bool) bool {
 	} else {
 		k = seekBefore(c, key)
 	}
-	return k != nil && bytes.HasPrefix(k, prefix)
+	for ; k != nil && bytes.HasPrefix(k, prefix); k, _ = step() {
+		if keep == nil || keep(string(k[len(prefix):])) {
+			return true
+		}
+	}
+	return false
 }
 
 func (db *DB) cursorMAC(dir byte, scope, id string) []byte {

@@ -26,6 +26,7 @@ type serveOptions struct {
 	loginTTL time.Duration
 	drain    time.Duration
 	logLevel string
+	catalog  string
 }
 
 // NewServeCommand builds `voiceapi serve`.
@@ -47,6 +48,7 @@ func NewServeCommand() *cobra.Command {
 	f.DurationVar(&o.loginTTL, "login-ttl", 720*time.Hour, "lifetime of login tokens (Go duration)")
 	f.DurationVar(&o.drain, "drain-timeout", 20*time.Second, "how long shutdown waits for in-flight requests")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	f.StringVar(&o.catalog, "catalog", "", "JSON file of models per provider that extends the embedded catalog")
 	return cmd
 }
 
@@ -56,7 +58,11 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 		return fmt.Errorf("--log-level: %w", err)
 	}
 	logger := slog.New(slog.NewJSONHandler(errOut, &slog.HandlerOptions{Level: level}))
-	db, err := bolt.Open(o.dataDir, bolt.Options{LoginTTL: o.loginTTL, Logger: logger})
+	cat, err := data.LoadCatalog(o.catalog)
+	if err != nil {
+		return fmt.Errorf("--catalog: %w", err)
+	}
+	db, err := bolt.Open(o.dataDir, bolt.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat})
 	if err != nil {
 		return err
 	}

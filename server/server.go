@@ -24,6 +24,8 @@ type Services struct {
 	Workspaces     data.WorkspaceService
 	WorkspaceUsers data.WorkspaceUserService
 	Idempotency    data.IdempotencyStore
+	Agents         data.AgentService
+	Catalog        *data.Catalog
 	// Ready reports whether storage answers (GET /readyz).
 	Ready func(ctx context.Context) error
 }
@@ -82,6 +84,7 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(s.userRoutes())
 	s.addRoutes(s.workspaceRoutes())
 	s.addRoutes(s.workspaceUserRoutes())
+	s.addRoutes(s.agentRoutes())
 	s.buildRouter()
 	return s
 }

@@ -1,0 +1,191 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/gorilla/mux"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+func (s *Server) agentRoutes() []route {
+	read, write := data.Read(data.ModuleAgents), data.Write(data.ModuleAgents)
+	create := write
+	create.AllAgents = true // a user limited to some agents cannot add agents
+	return []route{
+		{Method: "GET", Path: "/api/v1/agents", Need: read, handle: s.handleAgentList},
+		{Method: "POST", Path: "/api/v1/agents", Need: create, Idempotent: true, handle: s.handleAgentCreate},
+		{Method: "GET", Path: "/api/v1/agents/{id}", Need: read, handle: s.handleAgentShow},
+		{Method: "PUT", Path: "/api/v1/agents/{id}", Need: write, handle: s.handleAgentUpdate},
+		{Method: "DELETE", Path: "/api/v1/agents/{id}", Need: write, handle: s.handleAgentDelete},
+		{Method: "POST", Path: "/api/v1/agents/{agent_id}/publish", Need: write, handle: s.handleAgentPublish},
+		{Method: "GET", Path: "/api/v1/agents/{agent_id}/versions", Need: read, handle: s.handleAgentVersionList},
+		{Method: "GET", Path: "/api/v1/agents/{agent_id}/versions/{version_number}", Need: read, handle: s.handleAgentVersionShow},
+		{Method: "POST", Path: "/api/v1/agents/{agent_id}/versions/{version_number}/restore", Need: write, handle: s.handleAgentVersionRestore},
+		{Method: "GET", Path: "/api/v1/agents/{agent_id}/versions/{version_number}/diff/{other}", Need: read, handle: s.handleAgentVersionDiff},
+		{Method: "GET", Path: "/api/v1/catalog", Need: data.Self, handle: s.handleCatalog},
+	}
+}
+
+// handleAgentList: GET /api/v1/agents?status=draft|published.
+func (s *Server) handleAgentList(w http.ResponseWriter, r *http.Request) error {
+	req, err := pageRequest(r)
+	if err != nil {
+		return err
+	}
+	list, page, err := s.svc.Agents.ListAgents(r.Context(), data.AgentFilter{Status: r.URL.Query().Get("status"), PageRequest: req})
+	if err != nil {
+		return err
+	}
+	return writeList(w, list, page)
+}
+
+// handleAgentCreate: POST /api/v1/agents — 201; omitted groups get their defaults.
+func (s *Server) handleAgentCreate(w http.ResponseWriter, r *http.Request) error {
+	body, err := decodeObject(r)
+	if err != nil {
+		return err
+	}
+	a, err := s.svc.Agents.CreateAgent(r.Context(), body)
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusCreated, a, nil)
+}
+
+// handleAgentShow: GET /api/v1/agents/{id}.
+func (s *Server) handleAgentShow(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.svc.Agents.Agent(r.Context(), mux.Vars(r)["id"])
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusOK, a, nil)
+}
+
+// handleAgentUpdate: PUT /api/v1/agents/{id} — given groups merge into the stored ones.
+func (s *Server) handleAgentUpdate(w http.ResponseWriter, r *http.Request) error {
+	body, err := decodeObject(r)
+	if err != nil {
+		return err
+	}
+	a, err := s.svc.Agents.UpdateAgent(r.Context(), mux.Vars(r)["id"], body)
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusOK, a, nil)
+}
+
+// handleAgentDelete: DELETE /api/v1/agents/{id} — 204.
+func (s *Server) handleAgentDelete(w http.ResponseWriter, r *http.Request) error {
+	if err := s.svc.Agents.DeleteAgent(r.Context(), mux.Vars(r)["id"]); err != nil {
+		return err
+	}
+	return writeNoContent(w)
+}
+
+type publishBody struct {
+	Description *string `json:"description"`
+}
+
+// handleAgentPublish: POST /api/v1/agents/{agent_id}/publish — 204, as the spec says.
+func (s *Server) handleAgentPublish(w http.ResponseWriter, r *http.Request) error {
+	var in publishBody
+	err := decodeBody(r, &in, func() error {
+		var errs validate.Errors
+		validate.ValidatePublish(in.Description, &errs)
+		return errs.Err()
+	})
+	if err != nil {
+		return err
+	}
+	if err := s.svc.Agents.PublishAgent(r.Context(), mux.Vars(r)["agent_id"], in.Description); err != nil {
+		return err
+	}
+	return writeNoContent(w)
+}
+
+// handleAgentVersionList: GET /api/v1/agents/{agent_id}/versions — newest first.
+func (s *Server) handleAgentVersionList(w http.ResponseWriter, r *http.Request) error {
+	req, err := pageRequest(r)
+	if err != nil {
+		return err
+	}
+	list, page, err := s.svc.Agents.ListAgentVersions(r.Context(), mux.Vars(r)["agent_id"], req)
+	if err != nil {
+		return err
+	}
+	return writeList(w, list, page)
+}
+
+// versionNumber reads a path's version number; anything but a positive integer is not found.
+func versionNumber(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, data.NotFound("Agent version")
+	}
+	return n, nil
+}
+
+// handleAgentVersionShow: GET /api/v1/agents/{agent_id}/versions/{version_number}.
+func (s *Server) handleAgentVersionShow(w http.ResponseWriter, r *http.Request) error {
+	v := mux.Vars(r)
+	n, err := versionNumber(v["version_number"])
+	if err != nil {
+		return err
+	}
+	ver, err := s.svc.Agents.AgentVersion(r.Context(), v["agent_id"], n)
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusOK, ver, nil)
+}
+
+// handleAgentVersionRestore: POST /api/v1/agents/{agent_id}/versions/{version_number}/restore
+// — 200 with the agent, published at that version.
+func (s *Server) handleAgentVersionRestore(w http.ResponseWriter, r *http.Request) error {
+	v := mux.Vars(r)
+	n, err := versionNumber(v["version_number"])
+	if err != nil {
+		return err
+	}
+	a, err := s.svc.Agents.RestoreAgentVersion(r.Context(), v["agent_id"], n)
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusOK, a, nil)
+}
+
+// handleAgentVersionDiff: GET /api/v1/agents/{agent_id}/versions/{a}/diff/{b|current} —
+// the changed fields as dot paths with old and new values.
+func (s *Server) handleAgentVersionDiff(w http.ResponseWriter, r *http.Request) error {
+	v := mux.Vars(r)
+	a, err := versionNumber(v["version_number"])
+	if err != nil {
+		return err
+	}
+	var b *int
+	if v["other"] != "current" {
+		n, err := versionNumber(v["other"])
+		if err != nil {
+			return err
+		}
+		b = &n
+	}
+	changes, err := s.svc.Agents.DiffAgentVersions(r.Context(), v["agent_id"], a, b)
+	if err != nil {
+		return err
+	}
+	if changes == nil {
+		changes = []data.Change{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": changes})
+	return nil
+}
+
+// handleCatalog: GET /api/v1/catalog — the models valid per provider.
+func (s *Server) handleCatalog(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, map[string]any{"data": s.svc.Catalog})
+	return nil
+}
