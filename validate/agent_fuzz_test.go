@@ -1,0 +1,80 @@
+package validate_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// fuzzBase is a stored agent on the defaults, with a name and an api_key.
+func fuzzBase() *data.Agent {
+	a := data.DefaultAgent()
+	a.ID, a.Name = "agt_01JD6000000000000000000000", "Stored"
+	key := "gsk_stored_secret_1234"
+	a.LLMConfig.APIKey = &key
+	return a
+}
+
+// FuzzAgentUpdate feeds arbitrary bytes through the update path (Object, then
+// ApplyAgentBody against a stored agent): no input may panic, an accepted result must pass
+// every rule, and a rejection must name at least one field.
+func FuzzAgentUpdate(f *testing.F) {
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"name":"x","llm_config":{"temperature":2},"tts_config":{"provider":"rime"}}`))
+	for _, typ := range data.ToolTypes {
+		b, _ := json.Marshal(map[string]any{"llm_config": map[string]any{"tools": []any{toolOfType(typ, "t"), nil}}})
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		obj, err := validate.Object(body)
+		if err != nil {
+			if data.ErrorCode(err) != data.EMALFORMED {
+				t.Fatalf("Object: error %v is not malformed_json", err)
+			}
+			return
+		}
+		base := fuzzBase()
+		before, _ := json.Marshal(base)
+		a, errs := validate.ApplyAgentBody(base, obj, false, catalog)
+		if after, _ := json.Marshal(base); string(after) != string(before) {
+			t.Fatalf("ApplyAgentBody modified its base")
+		}
+		if a == nil {
+			t.Fatal("no agent returned")
+		}
+		if err := errs.Err(); err != nil {
+			e, ok := err.(*data.Error)
+			if !ok || e.Code != data.EINVALID || len(e.Fields) == 0 {
+				t.Fatalf("rejection without field errors: %#v", err)
+			}
+			for path, msgs := range e.Fields {
+				if path == "" || len(msgs) == 0 {
+					t.Fatalf("fault with empty path or no message: %q %v", path, msgs)
+				}
+			}
+			return
+		}
+		var check validate.Errors
+		validate.ValidateAgent(a, catalog, &check)
+		if err := check.Err(); err != nil {
+			t.Fatalf("accepted body %s gives an invalid agent: %v", body, err.(*data.Error).Fields)
+		}
+		// An accepted result is stable: sending it back whole, masked, changes nothing.
+		resp, _ := json.Marshal(a.Masked())
+		again, _ := validate.Object(resp)
+		for _, k := range []string{"id", "workspace_id", "status", "published_version", "created_at", "updated_at", "published_at"} {
+			delete(again, k)
+		}
+		b, errs := validate.ApplyAgentBody(a, again, false, catalog)
+		if err := errs.Err(); err != nil {
+			t.Fatalf("sending back an accepted agent is rejected: %v", err.(*data.Error).Fields)
+		}
+		x, _ := json.Marshal(a.Snapshot())
+		y, _ := json.Marshal(b.Snapshot())
+		if string(x) != string(y) {
+			t.Fatalf("sending back an accepted agent changes it:\n%s\n%s", x, y)
+		}
+	})
+}
