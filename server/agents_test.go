@@ -90,23 +90,23 @@ func TestAgentCreateDefaults(t *testing.T) {
 	for k, want := range map[string]any{
 		"name": "Support", "workspace_id": e.Owner.WorkspaceID, "status": "draft",
 		"published_version": nil, "published_at": nil,
-		"call_config.max_call_duration_ms":            3600000.0,
-		"call_config.ring_duration_ms":                30000.0,
-		"knowledge_base_config.chunks_to_retrieve":    3.0,
-		"knowledge_base_config.similarity_threshold":  nil,
-		"llm_config.provider":                         "groq",
-		"llm_config.model":                            "llama-3.3-70b-versatile",
-		"llm_config.temperature":                      0.5,
-		"llm_config.api_key":                          nil,
-		"prompt_config.first_speaker":                 "ai",
-		"prompt_config.welcome_message_type":          "static",
-		"prompt_config.ai_speak_after_silence":        false,
-		"stt_config.provider":                         "deepgram",
-		"stt_config.model":                            "nova-3",
-		"tts_config.provider":                         "elevenlabs",
-		"tts_config.model":                            "eleven_flash_v2_5",
-		"tts_config.streaming_latency":                3.0,
-		"tts_config.voice_id":                         "JBFqnCBsd6RMkjVDRZzb",
+		"call_config.max_call_duration_ms":           3600000.0,
+		"call_config.ring_duration_ms":               30000.0,
+		"knowledge_base_config.chunks_to_retrieve":   3.0,
+		"knowledge_base_config.similarity_threshold": nil,
+		"llm_config.provider":                        "groq",
+		"llm_config.model":                           "llama-3.3-70b-versatile",
+		"llm_config.temperature":                     0.5,
+		"llm_config.api_key":                         nil,
+		"prompt_config.first_speaker":                "ai",
+		"prompt_config.welcome_message_type":         "static",
+		"prompt_config.ai_speak_after_silence":       false,
+		"stt_config.provider":                        "deepgram",
+		"stt_config.model":                           "nova-3",
+		"tts_config.provider":                        "elevenlabs",
+		"tts_config.model":                           "eleven_flash_v2_5",
+		"tts_config.streaming_latency":               3.0,
+		"tts_config.voice_id":                        "JBFqnCBsd6RMkjVDRZzb",
 	} {
 		if got := path(a, k); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s = %#v, want %#v", k, got, want)
@@ -181,7 +181,7 @@ func TestAgentListStatusFilter(t *testing.T) {
 	e.publish(e.Owner.Token, p1, nil)
 
 	for q, want := range map[string][]string{
-		"":                 {d2, p1, d1},
+		"":                  {d2, p1, d1},
 		"?status=draft":     {d2, d1},
 		"?status=published": {p1},
 	} {
