@@ -298,8 +298,11 @@ func removeKnowledgeBaseFromAgents(db *DB, tx *bbolt.Tx, workspaceID, kbID strin
 	for _, id := range scopeIDs(tx.Bucket(bucketAgentsByWS), workspaceID) {
 		var row agentRow
 		found, err := getJSON(b, []byte(id), &row)
-		if err != nil || !found {
+		if err != nil {
 			return err
+		}
+		if !found {
+			continue
 		}
 		i := slices.Index(row.LLMConfig.KnowledgeBaseIDs, kbID)
 		if i < 0 {
