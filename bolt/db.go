@@ -156,6 +156,9 @@ func Open(dir string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
+	// Concurrent writers share a commit (and its fsync) through Batch; bbolt's default
+	// 10 ms wait for company would add 10 ms to every lone write.
+	bdb.MaxBatchDelay = 2 * time.Millisecond
 	db := &DB{bolt: bdb, dir: dir, now: opts.Now, opts: opts, log: opts.Logger}
 	db.ids = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
 	if err := db.init(); err != nil {

@@ -84,8 +84,7 @@ func inWorkspace(b *bbolt.Bucket, workspaceID, id string) bool {
 }
 
 // removeAgentFromMembers drops a deleted agent from every member's agent_ids. A member
-// whose list becomes empty would gain every agent, so such a member keeps a list naming
-// no agent instead of widening access.
+// whose list becomes empty would gain every agent, so such a member gets data.NoAgent.
 func removeAgentFromMembers(tx *bbolt.Tx, workspaceID, agentID string) error {
 	b := tx.Bucket(bucketMembers)
 	for _, userID := range scopeIDs(b, workspaceID) {
@@ -99,7 +98,7 @@ func removeAgentFromMembers(tx *bbolt.Tx, workspaceID, agentID string) error {
 		}
 		m.AgentIDs = slices.Delete(m.AgentIDs, i, i+1)
 		if len(m.AgentIDs) == 0 {
-			m.AgentIDs = []string{noAgent}
+			m.AgentIDs = []string{data.NoAgent}
 		}
 		if err := putJSON(b, memberKey(workspaceID, userID), m); err != nil {
 			return err
@@ -107,9 +106,6 @@ func removeAgentFromMembers(tx *bbolt.Tx, workspaceID, agentID string) error {
 	}
 	return nil
 }
-
-// noAgent stands in agent_ids for "no agent at all", which an empty list cannot say.
-const noAgent = "agt_00000000000000000000000000"
 
 func (db *DB) workspaceUser(tx *bbolt.Tx, m *memberRow) (*data.WorkspaceUser, error) {
 	u, err := loadUser(tx, m.UserID)
@@ -157,7 +153,7 @@ func (db *DB) ListWorkspaceUsers(ctx context.Context, workspaceID string, req da
 func checkAgentIDs(tx *bbolt.Tx, workspaceID string, ids []string) error {
 	var errs validate.Errors
 	for i, id := range ids {
-		if !agentInWorkspace(tx, workspaceID, id) {
+		if id != data.NoAgent && !agentInWorkspace(tx, workspaceID, id) {
 			p := validate.Index("agent_ids", i)
 			errs.Addf(p, "The %s field must be an agent of this workspace.", p)
 		}

@@ -120,6 +120,11 @@ func (p *Principal) Allows(r Requirement) error {
 	return nil
 }
 
+// NoAgent in agent_ids means "no agent at all", which an empty list (every agent) cannot
+// say: it is what remains when the last agent a member was limited to is deleted, so
+// deleting an agent never widens anyone's access.
+const NoAgent = "agt_00000000000000000000000000"
+
 // CanSeeAgent reports whether the caller may see agent id (the agent_ids restriction).
 // Agents outside the list are reported as not found by the storage layer.
 func (p *Principal) CanSeeAgent(id string) bool {

@@ -150,7 +150,7 @@ func agentIDs(errs *Errors, path string, list []string) {
 	seen := map[string]bool{}
 	for i, id := range list {
 		p := Index(path, i)
-		if !data.ValidID(data.PrefixAgent, id) {
+		if !data.ValidID(data.PrefixAgent, id) && id != data.NoAgent {
 			errs.Addf(p, "The %s field must be an agent id.", p)
 		} else if seen[id] {
 			errs.Addf(p, "The %s field has a duplicate value.", p)
