@@ -1,0 +1,220 @@
+package server
+
+// The SSRF guard of conventions §14: every URL the server fetches or posts to on behalf of a
+// client (knowledge base urls, webhooks) goes through NewOutboundClient, which refuses to
+// connect to loopback, private and other internal addresses unless the operator allowed them.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ErrForbiddenAddress is wrapped by the error of a request whose host resolves to an address
+// the guard refuses.
+var ErrForbiddenAddress = errors.New("destination address not allowed")
+
+// ErrTooLarge is wrapped by ReadLimited's error when the body passes its limit.
+var ErrTooLarge = errors.New("response too large")
+
+// Defaults of OutboundOptions.
+const (
+	DefaultOutboundTimeout = 10 * time.Second
+	DefaultMaxRedirects    = 5
+	maxOutboundURLLength   = 2048
+)
+
+// OutboundOptions configures NewOutboundClient.
+type OutboundOptions struct {
+	// AllowPrivate lifts the address check (--allow-private-urls), for development and for
+	// operators whose sources live on their own network.
+	AllowPrivate bool
+	// Timeout bounds a whole request, redirects and body included; 0 means 10 s.
+	Timeout time.Duration
+	// MaxRedirects is how many redirects are followed; 0 means 5, a negative value none.
+	MaxRedirects int
+}
+
+// blockedPrefixes are the ranges no outbound request may reach unless AllowPrivate: the
+// machine itself, private networks, link-local (where cloud metadata services live, e.g.
+// 169.254.169.254 and fd00:ec2::254 inside fc00::/7), carrier-grade NAT (Alibaba's metadata
+// at 100.100.100.200), multicast, and reserved or documentation ranges no public host uses.
+var blockedPrefixes = func() []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range []string{
+		"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
+		"172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15",
+		"198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
+		"::/128", "::1/128", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8", "2001:db8::/32",
+		"100::/64",
+	} {
+		out = append(out, netip.MustParsePrefix(s))
+	}
+	return out
+}()
+
+// Prefixes of IPv6 transition schemes that carry an IPv4 address, which is checked in turn:
+// NAT64 (the last 32 bits) and 6to4 (bits 16 to 48).
+var (
+	nat64Prefix  = netip.MustParsePrefix("64:ff9b::/96")
+	nat64Local   = netip.MustParsePrefix("64:ff9b:1::/48")
+	sixToFour    = netip.MustParsePrefix("2002::/16")
+	ipv4Compat96 = netip.MustParsePrefix("::/96") // deprecated IPv4-compatible addresses
+)
+
+// blockedAddr reports why ip may not be reached, or "" when it may.
+func blockedAddr(ip netip.Addr) string {
+	ip = ip.Unmap() // ::ffff:127.0.0.1 is 127.0.0.1
+	if ip.Zone() != "" {
+		return "a scoped (link-local) address"
+	}
+	for _, p := range blockedPrefixes {
+		if p.Contains(ip) {
+			return "an internal address (" + p.String() + ")"
+		}
+	}
+	if ip.Is6() {
+		b := ip.As16()
+		var embedded netip.Addr
+		switch {
+		case nat64Prefix.Contains(ip), ipv4Compat96.Contains(ip):
+			embedded = netip.AddrFrom4([4]byte(b[12:16]))
+		case nat64Local.Contains(ip):
+			return "a local NAT64 address"
+		case sixToFour.Contains(ip):
+			embedded = netip.AddrFrom4([4]byte(b[2:6]))
+		}
+		if embedded.IsValid() {
+			if r := blockedAddr(embedded); r != "" {
+				return r + " embedded in an IPv6 address"
+			}
+		}
+	}
+	return ""
+}
+
+// NewOutboundClient returns an HTTP client for requests to client-supplied URLs. The address
+// check runs in the dialer's Control hook, on the IP actually being connected to after DNS
+// resolution, so a name that resolves to a public address when validated and to 127.0.0.1 when
+// fetched (DNS rebinding) is still refused, and so is every redirect hop. Proxies from the
+// environment are ignored: through a proxy the check would see the proxy's address, not the
+// destination's.
+func NewOutboundClient(opts OutboundOptions) *http.Client {
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultOutboundTimeout
+	}
+	maxRedirects := opts.MaxRedirects
+	if maxRedirects == 0 {
+		maxRedirects = DefaultMaxRedirects
+	}
+	dialer := &net.Dialer{Timeout: min(timeout, 5*time.Second), KeepAlive: 30 * time.Second}
+	if !opts.AllowPrivate {
+		dialer.Control = guardControl
+	}
+	transport := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          20,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   5 * time.Second,
+		ResponseHeaderTimeout: timeout,
+		ExpectContinueTimeout: time.Second,
+	}
+	return &http.Client{
+		Timeout:   timeout,
+		Transport: schemeGuard{transport},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) > maxRedirects || maxRedirects < 0 {
+				return fmt.Errorf("stopped after %d redirects", max(0, maxRedirects))
+			}
+			return CheckOutboundURL(req.URL.String())
+		},
+	}
+}
+
+// guardControl refuses the connection before it is made when the resolved address is internal.
+func guardControl(network, address string, _ syscall.RawConn) error {
+	switch network {
+	case "tcp", "tcp4", "tcp6":
+	default:
+		return fmt.Errorf("%w: network %q", ErrForbiddenAddress, network)
+	}
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrForbiddenAddress, err)
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return fmt.Errorf("%w: %q is not an IP address", ErrForbiddenAddress, host)
+	}
+	if reason := blockedAddr(ip); reason != "" {
+		return fmt.Errorf("%w: %s is %s", ErrForbiddenAddress, ip, reason)
+	}
+	return nil
+}
+
+// schemeGuard refuses any scheme but http and https, whatever the transport supports.
+type schemeGuard struct{ next http.RoundTripper }
+
+func (g schemeGuard) RoundTrip(req *http.Request) (*http.Response, error) {
+	if s := req.URL.Scheme; s != "http" && s != "https" {
+		return nil, fmt.Errorf("outbound requests must use http or https, not %q", s)
+	}
+	return g.next.RoundTrip(req)
+}
+
+// CheckOutboundURL validates a client-supplied URL before it is stored or fetched: absolute,
+// http or https, a host, no user:password part (credentials would be stored and logged in the
+// clear), a valid port, at most 2048 characters. It does not resolve the host: the address is
+// checked when connecting, by the client of NewOutboundClient.
+func CheckOutboundURL(raw string) error {
+	if len(raw) > maxOutboundURLLength {
+		return fmt.Errorf("the URL is longer than %d characters", maxOutboundURLLength)
+	}
+	if strings.TrimSpace(raw) != raw || strings.ContainsAny(raw, " \t\r\n") {
+		return errors.New("the URL contains whitespace")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("the URL cannot be parsed: %v", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return errors.New("the URL must start with http:// or https://")
+	}
+	if u.Opaque != "" || u.Host == "" || u.Hostname() == "" {
+		return errors.New("the URL must name a host")
+	}
+	if u.User != nil {
+		return errors.New("the URL must not contain a user name or password")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("the URL has an invalid port %q", p)
+		}
+	}
+	return nil
+}
+
+// ReadLimited reads r to the end, failing with an error wrapping ErrTooLarge as soon as more
+// than max bytes arrive: the rest is never buffered.
+func ReadLimited(r io.Reader, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)
+	}
+	return b, nil
+}
+

@@ -1,0 +1,158 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Only loopback is ever contacted: refused addresses fail in the dialer's Control hook,
+// before any packet leaves, and allowed requests go to httptest servers on 127.0.0.1.
+
+func TestOutboundClientRefusesInternalAddresses(t *testing.T) {
+	c := NewOutboundClient(OutboundOptions{Timeout: 2 * time.Second})
+	for _, u := range []string{
+		"http://127.0.0.1:1/", "http://10.1.2.3/", "http://[::1]:80/", "http://169.254.169.254/latest/meta-data",
+		"http://[::ffff:127.0.0.1]/", "http://0.0.0.0/", "http://192.168.1.1/", "http://100.64.0.1/", "http://localhost:1/",
+	} {
+		resp, err := c.Get(u)
+		if err == nil {
+			resp.Body.Close()
+			t.Errorf("GET %s: no error, want refusal", u)
+			continue
+		}
+		if !errors.Is(err, ErrForbiddenAddress) {
+			t.Errorf("GET %s: %v, want ErrForbiddenAddress", u, err)
+		}
+	}
+}
+
+func TestOutboundClientReachesLoopbackWhenAllowed(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "hello from loopback")
+	}))
+	defer srv.Close()
+
+	resp, err := NewOutboundClient(OutboundOptions{AllowPrivate: true}).Get(srv.URL)
+	if err != nil {
+		t.Fatalf("GET with AllowPrivate: %v", err)
+	}
+	body, err := ReadLimited(resp.Body, 1024)
+	resp.Body.Close()
+	if err != nil || string(body) != "hello from loopback" {
+		t.Fatalf("body %q, err %v", body, err)
+	}
+
+	_, err = NewOutboundClient(OutboundOptions{}).Get(srv.URL)
+	if !errors.Is(err, ErrForbiddenAddress) {
+		t.Fatalf("same server without AllowPrivate: %v, want ErrForbiddenAddress", err)
+	}
+}
+
+func TestOutboundClientRedirectLimit(t *testing.T) {
+	// /hop/N redirects to /hop/N-1; /hop/0 answers.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/hop/"))
+		if n > 0 {
+			http.Redirect(w, r, fmt.Sprintf("/hop/%d", n-1), http.StatusFound)
+			return
+		}
+		io.WriteString(w, "arrived")
+	}))
+	defer srv.Close()
+	c := NewOutboundClient(OutboundOptions{AllowPrivate: true, MaxRedirects: 2})
+
+	resp, err := c.Get(srv.URL + "/hop/2")
+	if err != nil {
+		t.Fatalf("2 redirects with a limit of 2: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if _, err := c.Get(srv.URL + "/hop/3"); err == nil || !strings.Contains(err.Error(), "redirects") {
+		t.Fatalf("3 redirects with a limit of 2: %v, want a redirect error", err)
+	}
+	none := NewOutboundClient(OutboundOptions{AllowPrivate: true, MaxRedirects: -1})
+	if _, err := none.Get(srv.URL + "/hop/1"); err == nil {
+		t.Fatal("MaxRedirects -1 followed a redirect")
+	}
+}
+
+func TestOutboundClientRefusesOtherSchemes(t *testing.T) {
+	c := NewOutboundClient(OutboundOptions{AllowPrivate: true})
+	if _, err := c.Get("file:///etc/passwd"); err == nil {
+		t.Fatal("file:// was fetched")
+	}
+}
+
+func TestOutboundClientTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+	}))
+	defer srv.Close()
+	defer close(release)
+	start := time.Now()
+	_, err := NewOutboundClient(OutboundOptions{AllowPrivate: true, Timeout: 200 * time.Millisecond}).Get(srv.URL)
+	if err == nil || time.Since(start) > 2*time.Second {
+		t.Fatalf("err %v after %v, want a timeout near 200ms", err, time.Since(start))
+	}
+}
+
+func TestBlockedAddr(t *testing.T) {
+	for addr, blocked := range map[string]bool{
+		"127.0.0.1": true, "127.255.0.9": true, "10.0.0.1": true, "172.16.5.4": true, "172.32.0.1": false,
+		"192.168.0.1": true, "169.254.169.254": true, "100.64.0.1": true, "100.100.100.200": true,
+		"0.0.0.0": true, "0.1.2.3": true, "224.0.0.1": true, "255.255.255.255": true,
+		"8.8.8.8": false, "93.184.216.34": false, "1.1.1.1": false,
+		"::1": true, "::": true, "fc00::1": true, "fd00:ec2::254": true, "fe80::1": true, "ff02::1": true,
+		"::ffff:127.0.0.1": true, "::ffff:10.0.0.1": true, "::ffff:8.8.8.8": false,
+		"64:ff9b::7f00:1": true, "64:ff9b::808:808": false, "2002:7f00:1::": true, "2002:808:808::": false,
+		"2606:4700:4700::1111": false, "::127.0.0.1": true,
+	} {
+		got := blockedAddr(netip.MustParseAddr(addr)) != ""
+		if got != blocked {
+			t.Errorf("blockedAddr(%s) = %v, want %v", addr, got, blocked)
+		}
+	}
+}
+
+func TestCheckOutboundURL(t *testing.T) {
+	for raw, ok := range map[string]bool{
+		"https://example.com/faq":                       true,
+		"http://example.com:8080/a?b=c":                 true,
+		"https://[2001:db8::1]/":                        true, // syntax only: the dialer judges addresses
+		"ftp://example.com/":                            false,
+		"javascript:alert(1)":                           false,
+		"/relative/path":                                false,
+		"https://":                                      false,
+		"https://user:pass@example.com/":                false,
+		"https://example.com:99999/":                    false,
+		" https://example.com/":                         false,
+		"https://exa mple.com/":                         false,
+		"mailto:someone@example.com":                    false,
+		"https://" + strings.Repeat("a", 2050) + ".com": false,
+	} {
+		if err := CheckOutboundURL(raw); (err == nil) != ok {
+			t.Errorf("CheckOutboundURL(%q) = %v, want ok=%v", raw, err, ok)
+		}
+	}
+}
+
+func TestReadLimited(t *testing.T) {
+	b, err := ReadLimited(strings.NewReader("12345"), 5)
+	if err != nil || string(b) != "12345" {
+		t.Fatalf("at the limit: %q %v", b, err)
+	}
+	if _, err := ReadLimited(strings.NewReader("123456"), 5); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("past the limit: %v, want ErrTooLarge", err)
+	}
+}
