@@ -62,14 +62,15 @@ var (
 )
 
 // normalizeText gives every extractor's output the same shape, which the chunker relies on:
-// "\n" line ends, no trailing spaces, at most one blank line between paragraphs, valid UTF-8.
+// "\n" line ends, runs of spaces collapsed and lines trimmed (layout is noise to retrieval),
+// at most one blank line between paragraphs, valid UTF-8.
 func normalizeText(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		lines[i] = strings.TrimRight(spaceRun.ReplaceAllString(l, " "), " ")
+		lines[i] = strings.TrimSpace(spaceRun.ReplaceAllString(l, " "))
 	}
 	s = strings.Join(lines, "\n")
 	s = blankRuns.ReplaceAllString(s, "\n\n")

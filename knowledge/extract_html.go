@@ -36,8 +36,8 @@ var paragraphElements = map[atom.Atom]bool{
 
 // extractHTML returns the visible text of an HTML document: scripts, styles and the like
 // removed, entities decoded, block elements on their own lines, whitespace collapsed as a
-// browser would outside <pre>. It uses the WHATWG tokenizer of golang.org/x/net/html, which
-// copes with the malformed markup real pages are full of.
+// browser would except that <pre> keeps its line breaks. It uses the WHATWG tokenizer of
+// golang.org/x/net/html, which copes with the malformed markup real pages are full of.
 func extractHTML(content []byte) (string, error) {
 	z := html.NewTokenizer(bytes.NewReader(content))
 	z.SetMaxBuf(0)
