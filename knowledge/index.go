@@ -117,10 +117,11 @@ func (ix *Index) Remove(sourceID string) {
 }
 
 func (ix *Index) removeLocked(sourceID string) {
-	for _, n := range ix.bySource[sourceID] {
+	ids := ix.bySource[sourceID]
+	delete(ix.bySource, sourceID) // first, so dropDocLocked does not edit the slice being ranged over
+	for _, n := range ids {
 		ix.dropDocLocked(n)
 	}
-	delete(ix.bySource, sourceID)
 }
 
 // dropDocLocked marks a document dead. Its postings stay until compaction; searches skip
