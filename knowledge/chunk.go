@@ -113,26 +113,26 @@ func splitRunes(text, sep string, size int) []unit {
 func splitSentences(text string) []string {
 	var out []string
 	start := 0
-	runes := []rune(text)
-	offset := 0
-	for i := 0; i < len(runes); i++ {
-		r := runes[i]
-		offset += utf8.RuneLen(r)
+	for i := 0; i < len(text); {
+		r, w := utf8.DecodeRuneInString(text[i:])
+		i += w
 		if r != '.' && r != '!' && r != '?' && r != '…' && r != '。' {
 			continue
 		}
-		j, end := i+1, offset
-		for j < len(runes) && strings.ContainsRune(`"')]”’»`, runes[j]) {
-			end += utf8.RuneLen(runes[j])
-			j++
+		end := i
+		for end < len(text) {
+			c, cw := utf8.DecodeRuneInString(text[end:])
+			if !strings.ContainsRune(`"')]”’»`, c) {
+				break
+			}
+			end += cw
 		}
-		if j < len(runes) && !unicode.IsSpace(runes[j]) && r != '。' {
+		next, _ := utf8.DecodeRuneInString(text[end:])
+		if end < len(text) && !unicode.IsSpace(next) && r != '。' {
 			continue
 		}
 		out = append(out, text[start:end])
-		start = end
-		offset = end
-		i = j - 1
+		start, i = end, end
 	}
 	if start < len(text) {
 		out = append(out, text[start:])

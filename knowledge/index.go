@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -81,13 +82,7 @@ func (ix *Index) Len() int {
 // (so re-fetching a url or re-extracting a file is one call). Every chunk's SourceID is set to
 // sourceID. A chunk whose ID is already indexed under another source replaces it there too.
 func (ix *Index) Add(sourceID string, chunks []Chunk) {
-	// Tokenize before taking the lock: it is the expensive part, and readers can go on.
-	prepared := make([]doc, len(chunks))
-	for i, c := range chunks {
-		c.SourceID = sourceID
-		prepared[i] = doc{chunk: c}
-		prepared[i].terms, prepared[i].len = countTerms(c.Text)
-	}
+	prepared := prepareDocs(sourceID, chunks)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.removeLocked(sourceID)
@@ -106,6 +101,34 @@ func (ix *Index) Add(sourceID string, chunks []Chunk) {
 		ix.live++
 	}
 	ix.maybeCompactLocked()
+}
+
+// prepareDocs tokenizes chunks before the write lock is taken: it is the expensive part of
+// indexing, and readers go on meanwhile. Large batches (rebuilding an index from storage) are
+// spread over the available CPUs.
+func prepareDocs(sourceID string, chunks []Chunk) []doc {
+	prepared := make([]doc, len(chunks))
+	work := func(lo, hi int) {
+		scratch := map[string]int{}
+		for i := lo; i < hi; i++ {
+			c := chunks[i]
+			c.SourceID = sourceID
+			prepared[i] = doc{chunk: c}
+			prepared[i].terms, prepared[i].len = countTerms(c.Text, scratch)
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(chunks)/128)
+	if workers <= 1 {
+		work(0, len(chunks))
+		return prepared
+	}
+	var wg sync.WaitGroup
+	per := (len(chunks) + workers - 1) / workers
+	for lo := 0; lo < len(chunks); lo += per {
+		wg.Go(func() { work(lo, min(len(chunks), lo+per)) })
+	}
+	wg.Wait()
+	return prepared
 }
 
 // Remove drops every chunk of a source. Removing an unknown source does nothing.
@@ -172,11 +195,11 @@ func (ix *Index) maybeCompactLocked() {
 }
 
 // countTerms returns the distinct terms of a text with their counts, in first-seen order
-// (deterministic), and the number of terms.
-func countTerms(text string) ([]termCount, int32) {
+// (deterministic), and the number of terms. pos is scratch space, reused across chunks.
+func countTerms(text string, pos map[string]int) ([]termCount, int32) {
 	toks := tokenize(text)
-	pos := make(map[string]int, len(toks))
-	var out []termCount
+	clear(pos)
+	out := make([]termCount, 0, len(toks)/2)
 	for _, t := range toks {
 		if i, ok := pos[t]; ok {
 			out[i].count++

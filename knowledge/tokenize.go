@@ -3,6 +3,7 @@ package knowledge
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // stopWords are English function words, question words included: they appear in almost every
@@ -27,36 +28,69 @@ var stopWords = func() map[string]bool {
 // tokenize lowercases text and returns its index terms: runs of letters and digits (an
 // apostrophe inside a word is dropped, so "customer's" is one word), without stop words or
 // one-letter words, each reduced by stem. Digits are kept: "30 days" and "plan 2" matter.
+// It is the hot path of indexing, so a word that is already lowercase ASCII is sliced from
+// the text rather than copied.
 func tokenize(text string) []string {
-	var terms []string
-	var word []rune
-	flush := func() {
-		if len(word) == 0 {
-			return
+	terms := make([]string, 0, len(text)/8)
+	var buf []byte
+	for i := 0; i < len(text); {
+		r, w := decodeRune(text, i)
+		if !isWordRune(r) {
+			i += w
+			continue
 		}
-		w := string(word)
-		word = word[:0]
-		if len([]rune(w)) < 2 && !unicode.IsDigit([]rune(w)[0]) {
-			return
+		start, simple := i, true
+		buf = buf[:0]
+		for i < len(text) {
+			r, w = decodeRune(text, i)
+			switch {
+			case isWordRune(r):
+				if simple && !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
+					simple, buf = false, append(buf, text[start:i]...)
+				}
+				if !simple {
+					buf = utf8.AppendRune(buf, unicode.ToLower(r))
+				}
+				i += w
+				continue
+			case r == '\'' || r == '’':
+				if next, _ := decodeRune(text, i+w); i+w < len(text) && unicode.IsLetter(next) {
+					if simple {
+						simple, buf = false, append(buf, text[start:i]...)
+					}
+					i += w // inside a word: "don't" → "dont"
+					continue
+				}
+			}
+			break
 		}
-		if stopWords[w] {
-			return
+		word := text[start:i]
+		if !simple {
+			word = string(buf)
 		}
-		terms = append(terms, stem(w))
+		if len(word) == 1 && !(word[0] >= '0' && word[0] <= '9') || stopWords[word] {
+			continue
+		}
+		terms = append(terms, stem(word))
 	}
-	rs := []rune(text)
-	for i, r := range rs {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			word = append(word, unicode.ToLower(r))
-		case (r == '\'' || r == '’') && len(word) > 0 && i+1 < len(rs) && unicode.IsLetter(rs[i+1]):
-			// inside a word: "don't" → "dont"
-		default:
-			flush()
-		}
-	}
-	flush()
 	return terms
+}
+
+func decodeRune(s string, i int) (rune, int) {
+	if i >= len(s) {
+		return utf8.RuneError, 0
+	}
+	if c := s[i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	return utf8.DecodeRuneInString(s[i:])
+}
+
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // stem is a deliberately light English stemmer: it folds plurals and the -ing and -ed
