@@ -10,9 +10,10 @@ import (
 )
 
 // maxDocumentXML caps the decompressed size of word/document.xml. Real documents are a few
-// megabytes at most; the cap is checked against the bytes actually inflated, not the size
-// the archive claims, so a crafted header cannot smuggle a zip bomb past it.
-const maxDocumentXML = 64 << 20
+// megabytes at most. The cap is checked against the size the archive claims and again
+// against the bytes actually inflated, so a crafted header cannot smuggle a zip bomb past
+// it. It is a variable only so tests can lower it.
+var maxDocumentXML int64 = 64 << 20
 
 // extractDOCX reads the paragraphs of word/document.xml: text runs (w:t), tabs and breaks,
 // one line per paragraph and one line per table row with its cells separated by " | ".
@@ -31,7 +32,7 @@ func extractDOCX(content []byte) (string, error) {
 	if doc == nil {
 		return "", fmt.Errorf("cannot read the docx file: word/document.xml is missing")
 	}
-	if doc.UncompressedSize64 > maxDocumentXML {
+	if doc.UncompressedSize64 > uint64(maxDocumentXML) {
 		return "", fmt.Errorf("cannot read the docx file: word/document.xml is larger than %d MiB", maxDocumentXML>>20)
 	}
 	rc, err := doc.Open()

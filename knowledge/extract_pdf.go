@@ -15,9 +15,11 @@ import (
 const (
 	maxPDFPages        = 2000
 	maxPDFTreeDepth    = 64
-	maxPDFPageContent  = 64 << 20
 	maxPDFTotalContent = 256 << 20
 )
+
+// maxPDFPageContent is a variable only so tests can lower it instead of inflating 64 MiB.
+var maxPDFPageContent int64 = 64 << 20
 
 // extractPDF reads the text of every page with github.com/ledongthuc/pdf, the maintained
 // fork of rsc.io/pdf: it handles xref tables and streams, FlateDecode and the other common

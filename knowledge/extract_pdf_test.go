@@ -78,7 +78,9 @@ func TestExtractPDFCyclicPageTree(t *testing.T) {
 }
 
 func TestExtractPDFDecompressionBomb(t *testing.T) {
-	bomb := deflate(bytes.Repeat([]byte(" "), maxPDFPageContent+1024)) // about 65 KB compressed
+	defer func(old int64) { maxPDFPageContent = old }(maxPDFPageContent)
+	maxPDFPageContent = 1 << 20
+	bomb := deflate(bytes.Repeat([]byte(" "), int(maxPDFPageContent)+1024)) // about 1 KB compressed
 	doc := buildPDF(
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
