@@ -91,6 +91,9 @@ func Detect(filename string, content []byte) (Kind, error) {
 		}
 	}
 
+	if bytes.HasPrefix(content, []byte("\xff\xfe")) || bytes.HasPrefix(content, []byte("\xfe\xff")) {
+		return "", unsupported("UTF-16 text; save the file as UTF-8")
+	}
 	head := bytes.TrimPrefix(content, []byte("\xef\xbb\xbf"))
 	if err := checkText(head); err != nil {
 		return "", err

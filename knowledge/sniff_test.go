@@ -76,6 +76,7 @@ func TestDetect(t *testing.T) {
 		{"nul.txt", []byte("text\x00with a NUL"), ""},
 		{"latin1.txt", []byte("caf\xe9 cr\xe8me"), ""},
 		{"empty.txt", nil, ""},
+		{"notepad.txt", []byte("\xff\xfeh\x00i\x00"), ""},
 	}
 	for _, c := range cases {
 		got, err := Detect(c.name, c.content)
