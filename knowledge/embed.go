@@ -189,6 +189,7 @@ func (ix *Index) SearchHybrid(query string, queryVec []float32, k int, threshold
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	lex := ix.lexicalLocked(query)
+	defer lex.release()
 	var hits []Hit
 	for n := range ix.docs {
 		d := &ix.docs[n]
@@ -199,7 +200,7 @@ func (ix *Index) SearchHybrid(query string, queryVec []float32, k int, threshold
 		if qnorm > 0 && len(d.chunk.Vector) == len(queryVec) {
 			sim = max(0, cosine(queryVec, d.chunk.Vector, qnorm))
 		}
-		s := weight*sim + (1-weight)*lex[int32(n)]
+		s := weight*sim + (1-weight)*lex.get(n)
 		if s > 0 && s >= threshold {
 			hits = append(hits, Hit{ChunkID: d.chunk.ID, SourceID: d.chunk.SourceID, Text: d.chunk.Text, Score: min(1, s)})
 		}
