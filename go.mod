@@ -12,5 +12,7 @@ require (
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0
+	golang.org/x/net v0.62.0
 	golang.org/x/sys v0.49.0 // indirect
 )

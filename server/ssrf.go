@@ -22,8 +22,8 @@ import (
 // the guard refuses.
 var ErrForbiddenAddress = errors.New("destination address not allowed")
 
-// ErrTooLarge is wrapped by ReadLimited's error when the body passes its limit.
-var ErrTooLarge = errors.New("response too large")
+// ErrResponseTooLarge is wrapped by ReadLimited's error when the body passes its limit.
+var ErrResponseTooLarge = errors.New("response too large")
 
 // Defaults of OutboundOptions.
 const (
@@ -205,7 +205,7 @@ func CheckOutboundURL(raw string) error {
 	return nil
 }
 
-// ReadLimited reads r to the end, failing with an error wrapping ErrTooLarge as soon as more
+// ReadLimited reads r to the end, failing with an error wrapping ErrResponseTooLarge as soon as more
 // than max bytes arrive: the rest is never buffered.
 func ReadLimited(r io.Reader, max int64) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, max+1))
@@ -213,7 +213,7 @@ func ReadLimited(r io.Reader, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, max)
 	}
 	return b, nil
 }

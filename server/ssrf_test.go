@@ -152,7 +152,7 @@ func TestReadLimited(t *testing.T) {
 	if err != nil || string(b) != "12345" {
 		t.Fatalf("at the limit: %q %v", b, err)
 	}
-	if _, err := ReadLimited(strings.NewReader("123456"), 5); !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("past the limit: %v, want ErrTooLarge", err)
+	if _, err := ReadLimited(strings.NewReader("123456"), 5); !errors.Is(err, ErrResponseTooLarge) {
+		t.Fatalf("past the limit: %v, want ErrResponseTooLarge", err)
 	}
 }
