@@ -53,6 +53,7 @@ var allBuckets = [][]byte{
 	bucketMembers, bucketMemberships, bucketAPIKeys, bucketAPIKeysByUser, bucketAPIKeysByWS,
 	bucketEvents, bucketEventsByWS, bucketEventHeads, bucketOutbox, bucketIdempotency,
 	bucketAgents, bucketKnowledgeBase,
+	bucketWebhooks, bucketWebhooksByWS, bucketDeliveries, bucketDeliveriesByWebhook, bucketDeliveriesDue,
 }
 
 // Registration points: each resource adds its function here (one line each), so that a
@@ -60,7 +61,9 @@ var allBuckets = [][]byte{
 var (
 	// workspaceCascades delete every record of one resource kind in a workspace. Members,
 	// tokens and events are removed after them.
-	workspaceCascades = []func(db *DB, tx *bbolt.Tx, workspaceID string) error{}
+	workspaceCascades = []func(db *DB, tx *bbolt.Tx, workspaceID string) error{
+		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceWebhooks(tx, ws) },
+	}
 	// agentDeleteHooks run inside an agent's delete transaction (unbind numbers, drop it
 	// from members' agent_ids, ...).
 	agentDeleteHooks = []func(db *DB, tx *bbolt.Tx, workspaceID, agentID string) error{
