@@ -15,6 +15,8 @@ func Services(db *bolt.DB) server.Services {
 		Workspaces:     db,
 		WorkspaceUsers: db,
 		Idempotency:    db,
+		Webhooks:       db,
+		Audit:          db,
 		Ready:          db.Ping,
 	}
 }

@@ -24,6 +24,8 @@ type Services struct {
 	Workspaces     data.WorkspaceService
 	WorkspaceUsers data.WorkspaceUserService
 	Idempotency    data.IdempotencyStore
+	Webhooks       data.WebhookService
+	Audit          data.AuditService
 	// Ready reports whether storage answers (GET /readyz).
 	Ready func(ctx context.Context) error
 }
@@ -82,6 +84,8 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(s.userRoutes())
 	s.addRoutes(s.workspaceRoutes())
 	s.addRoutes(s.workspaceUserRoutes())
+	s.addRoutes(s.webhookRoutes())
+	s.addRoutes(s.auditRoutes())
 	s.buildRouter()
 	return s
 }
