@@ -338,3 +338,23 @@ func TestDispatcherStopsWithoutLeaks(t *testing.T) {
 	rc.srv.CloseClientConnections()
 	waitFor(t, 2*time.Second, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= before })
 }
+
+func TestLoopbackRefusedWithoutAllowPrivate(t *testing.T) {
+	e := newEnv(t)
+	rc := newReceiver(t, nil)
+	id, secret := createWebhook(t, e, e.Owner.Token, rc.srv.URL, "*")
+	rc.setSecret(secret)
+	d := server.NewDispatcher(e.DB, server.DispatcherConfig{Schedule: []time.Duration{}})
+	e.DB.SetEventHook(d.Wake)
+	d.Start(context.Background())
+	t.Cleanup(func() { e.DB.SetEventHook(nil); d.Stop(context.Background()) })
+	touchWorkspace(t, e, e.Owner, "x")
+	waitFor(t, 5*time.Second, "a refused delivery", func() bool {
+		l := e.do("GET", "/api/v1/webhooks/"+id+"/deliveries", e.Owner.Token, nil).List()
+		return len(l) == 1 && l[0].(map[string]any)["status"] == data.DeliveryFailed &&
+			strings.Contains(fmt.Sprint(l[0].(map[string]any)["error"]), "SSRF guard")
+	})
+	if _, posts, _ := rc.snapshot(); posts != 0 {
+		t.Fatalf("the guard let %d posts reach loopback", posts)
+	}
+}
