@@ -56,6 +56,7 @@ var allBuckets = [][]byte{
 	bucketMembers, bucketMemberships, bucketAPIKeys, bucketAPIKeysByUser, bucketAPIKeysByWS,
 	bucketEvents, bucketEventsByWS, bucketEventHeads, bucketOutbox, bucketIdempotency,
 	bucketAgents, bucketKnowledgeBase, bucketAgentsByWS, bucketAgentsByState, bucketAgentVersions,
+	bucketWebhooks, bucketWebhooksByWS, bucketDeliveries, bucketDeliveriesByWebhook, bucketDeliveriesDue,
 }
 
 // Registration points: each resource adds its function here (one line each), so that a
@@ -65,6 +66,7 @@ var (
 	// tokens and events are removed after them.
 	workspaceCascades = []func(db *DB, tx *bbolt.Tx, workspaceID string) error{
 		deleteWorkspaceAgents,
+		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceWebhooks(tx, ws) },
 	}
 	// agentDeleteHooks run inside an agent's delete transaction (unbind numbers, drop it
 	// from members' agent_ids, ...).

@@ -17,6 +17,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/server"
 )
 
 // serveOptions are the flags of `voiceapi serve` (conventions §16).
@@ -27,6 +28,10 @@ type serveOptions struct {
 	drain    time.Duration
 	logLevel string
 	catalog  string
+
+	allowPrivateURLs bool
+	webhookWorkers   int
+	webhookRetries   []time.Duration
 }
 
 // NewServeCommand builds `voiceapi serve`.
@@ -49,6 +54,9 @@ func NewServeCommand() *cobra.Command {
 	f.DurationVar(&o.drain, "drain-timeout", 20*time.Second, "how long shutdown waits for in-flight requests")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	f.StringVar(&o.catalog, "catalog", "", "JSON file of models per provider that extends the embedded catalog")
+	f.BoolVar(&o.allowPrivateURLs, "allow-private-urls", false, "let webhooks and fetched URLs reach loopback and private addresses (development, tests)")
+	f.IntVar(&o.webhookWorkers, "webhook-workers", server.DefaultDispatcherWorkers, "webhook deliveries posted at once")
+	f.DurationSliceVar(&o.webhookRetries, "webhook-retry-schedule", server.DefaultRetrySchedule, "waits before each retry of a failed webhook delivery, comma-separated")
 	return cmd
 }
 
@@ -74,6 +82,21 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	if err != nil {
 		return err
 	}
+	// The dispatcher starts after the database opens and stops (in-flight posts drained)
+	// before it closes: the deferred Stop runs before the deferred Close.
+	dispatcher := server.NewDispatcher(db, server.DispatcherConfig{
+		Workers: o.webhookWorkers, Schedule: o.webhookRetries, AllowPrivate: o.allowPrivateURLs, Logger: logger,
+	})
+	db.SetEventHook(dispatcher.Wake)
+	dispatcher.Start(context.Background())
+	defer func() {
+		db.SetEventHook(nil)
+		stopCtx, cancel := context.WithTimeout(context.Background(), o.drain)
+		defer cancel()
+		if err := dispatcher.Stop(stopCtx); err != nil {
+			logger.Warn("webhook dispatcher stopped before its posts finished; they stay pending", "error", err)
+		}
+	}()
 	srv := NewServer(db, logger)
 	logger.Info("listening", "addr", ln.Addr().String(), "data", o.dataDir)
 	err = srv.ListenAndServe(ctx, ln, o.drain)

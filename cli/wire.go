@@ -17,6 +17,8 @@ func Services(db *bolt.DB) server.Services {
 		Idempotency:    db,
 		Agents:         db,
 		Catalog:        db.Catalog(),
+		Webhooks:       db,
+		Audit:          db,
 		Ready:          db.Ping,
 	}
 }

@@ -26,6 +26,8 @@ type Services struct {
 	Idempotency    data.IdempotencyStore
 	Agents         data.AgentService
 	Catalog        *data.Catalog
+	Webhooks       data.WebhookService
+	Audit          data.AuditService
 	// Ready reports whether storage answers (GET /readyz).
 	Ready func(ctx context.Context) error
 }
@@ -85,6 +87,8 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(s.workspaceRoutes())
 	s.addRoutes(s.workspaceUserRoutes())
 	s.addRoutes(s.agentRoutes())
+	s.addRoutes(s.webhookRoutes())
+	s.addRoutes(s.auditRoutes())
 	s.buildRouter()
 	return s
 }

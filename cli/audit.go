@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+// errChainBroken makes `audit verify` exit non-zero once it has named every fault.
+var errChainBroken = errors.New("the audit log's hash chain is broken")
+
+// NewAuditCommand builds `voiceapi audit`.
+func NewAuditCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "audit", Short: "Check the audit log (on a stopped server's data)"}
+	var dir, workspace string
+	verify := &cobra.Command{
+		Use:   "verify",
+		Short: "Recompute every workspace's event hash chain and name each event that was edited or removed",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			db, err := openForAdmin(dir)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			problems, checked, err := db.VerifyAuditChain(cmd.Context(), workspace)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			for _, p := range problems {
+				if p.EventID == "" {
+					fmt.Fprintf(out, "workspace %s: %s\n", p.WorkspaceID, p.Problem)
+					continue
+				}
+				fmt.Fprintf(out, "workspace %s: event %s: %s\n", p.WorkspaceID, p.EventID, p.Problem)
+			}
+			if len(problems) > 0 {
+				fmt.Fprintf(out, "%d problem(s) in %d event(s) checked\n", len(problems), checked)
+				return errChainBroken
+			}
+			fmt.Fprintf(out, "ok: %d event(s) checked, every hash chain is intact\n", checked)
+			return nil
+		},
+	}
+	dataFlag(verify, &dir)
+	verify.Flags().StringVar(&workspace, "workspace", "", "check only this workspace (default: every workspace)")
+	cmd.AddCommand(verify)
+	return cmd
+}

@@ -1,0 +1,125 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"go.etcd.io/bbolt"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// seedEvents makes a user and n workspace.updated events in dir and returns their ids,
+// oldest first, with the workspace id.
+func seedEvents(t *testing.T, dir string, n int) ([]string, string) {
+	db, err := bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	u, err := db.CreateUser(context.Background(), data.UserCreate{Name: "A", Email: "a@example.com", Password: "password123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := data.WithPrincipal(context.Background(), &data.Principal{UserID: u.ID, WorkspaceID: u.PersonalWorkspaceID, Role: data.RoleOwner})
+	for i := range n {
+		if _, err := db.UpdateWorkspace(ctx, u.PersonalWorkspaceID, data.WorkspaceUpdate{Name: data.Some(strings.Repeat("x", i+1))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, _, err := db.ListAuditLog(ctx, data.AuditFilter{}, data.PageRequest{PerPage: 100})
+	if err != nil || len(list) != n {
+		t.Fatalf("%d events, %v", len(list), err)
+	}
+	ids := make([]string, n)
+	for i, e := range list {
+		ids[n-1-i] = e.ID
+	}
+	return ids, u.PersonalWorkspaceID
+}
+
+func runVerify(dir string, extra ...string) (string, error) {
+	var out bytes.Buffer
+	root := cli.NewRootCommand(&out, &out)
+	root.SetArgs(append([]string{"audit", "verify", "--data", dir}, extra...))
+	err := root.Execute()
+	return out.String(), err
+}
+
+// tamper changes the stored database directly, as someone with the file would.
+func tamper(t *testing.T, dir string, fn func(tx *bbolt.Tx) error) {
+	db, err := bbolt.Open(dir+"/"+bolt.FileName, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAuditVerifyNamesEditedEvent(t *testing.T) {
+	dir := t.TempDir()
+	ids, ws := seedEvents(t, dir, 4)
+	if out, err := runVerify(dir); err != nil || !strings.Contains(out, "ok: 4 event(s)") {
+		t.Fatalf("untouched chain: %v\n%s", err, out)
+	}
+	tamper(t, dir, func(tx *bbolt.Tx) error {
+		b := tx.Bucket([]byte("events"))
+		var e map[string]any
+		json.Unmarshal(b.Get([]byte(ids[1])), &e)
+		e["data"] = map[string]any{"name": "forged"}
+		raw, _ := json.Marshal(e)
+		return b.Put([]byte(ids[1]), raw)
+	})
+	out, err := runVerify(dir, "--workspace", ws)
+	if err == nil || !strings.Contains(out, "event "+ids[1]+": its hash does not match") {
+		t.Fatalf("edit of %s not named (err %v):\n%s", ids[1], err, out)
+	}
+	for _, other := range []string{ids[0], ids[2], ids[3]} {
+		if strings.Contains(out, other) {
+			t.Errorf("untouched event %s named:\n%s", other, out)
+		}
+	}
+}
+
+func TestAuditVerifyNamesDeletedEvent(t *testing.T) {
+	dir := t.TempDir()
+	ids, ws := seedEvents(t, dir, 4)
+	// Deleted from the events bucket only: the index still names it.
+	tamper(t, dir, func(tx *bbolt.Tx) error { return tx.Bucket([]byte("events")).Delete([]byte(ids[1])) })
+	out, err := runVerify(dir)
+	if err == nil || !strings.Contains(out, "event "+ids[1]+": the event is listed") {
+		t.Fatalf("deletion of %s not named (err %v):\n%s", ids[1], err, out)
+	}
+	// Deleted without a trace in the index as well: the next event's link names the gap,
+	// and with it the id of the event before the gap.
+	dir = t.TempDir()
+	ids, ws = seedEvents(t, dir, 4)
+	tamper(t, dir, func(tx *bbolt.Tx) error {
+		if err := tx.Bucket([]byte("events")).Delete([]byte(ids[2])); err != nil {
+			return err
+		}
+		return tx.Bucket([]byte("events_by_ws")).Delete([]byte(ws + "\x00" + ids[2]))
+	})
+	out, err = runVerify(dir)
+	if err == nil || !strings.Contains(out, "event "+ids[3]+": its prev_hash does not match the hash of the event before it ("+ids[1]+")") {
+		t.Fatalf("gap after %s not named (err %v):\n%s", ids[1], err, out)
+	}
+	// The newest event removed: the chain head no longer matches.
+	dir = t.TempDir()
+	ids, ws = seedEvents(t, dir, 3)
+	tamper(t, dir, func(tx *bbolt.Tx) error {
+		tx.Bucket([]byte("events")).Delete([]byte(ids[2]))
+		return tx.Bucket([]byte("events_by_ws")).Delete([]byte(ws + "\x00" + ids[2]))
+	})
+	if out, err = runVerify(dir); err == nil || !strings.Contains(out, "the chain head does not match") {
+		t.Fatalf("removal of the newest event not detected (err %v):\n%s", err, out)
+	}
+}

@@ -1,0 +1,46 @@
+package server
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// auditRoutes: the audit log is for owners and admins (conventions §17).
+func (s *Server) auditRoutes() []route {
+	return []route{
+		{Method: "GET", Path: "/api/v1/audit-log", Need: data.Member(data.RoleAdmin), handle: s.handleAuditLog},
+	}
+}
+
+// handleAuditLog: GET /api/v1/audit-log?type&actor&from&to — the current workspace's
+// events, newest first, each with its actor and hash chain link.
+func (s *Server) handleAuditLog(w http.ResponseWriter, r *http.Request) error {
+	req, pageErr := pageRequest(r)
+	q := r.URL.Query()
+	f := data.AuditFilter{Type: q.Get("type"), Actor: q.Get("actor")}
+	var errs validate.Errors
+	for _, p := range []struct {
+		name string
+		dst  *data.Time
+	}{{"from", &f.From}, {"to", &f.To}} {
+		if v := q.Get(p.name); v != "" {
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				errs.Addf(p.name, "The %s field must be an RFC 3339 timestamp.", p.name)
+				continue
+			}
+			*p.dst = data.NewTime(t)
+		}
+	}
+	if err := validate.Combine(pageErr, errs.Err(), validate.AuditFilter(f)); err != nil {
+		return err
+	}
+	list, page, err := s.svc.Audit.ListAuditLog(r.Context(), f, req)
+	if err != nil {
+		return err
+	}
+	return writeList(w, list, page)
+}

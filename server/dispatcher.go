@@ -1,0 +1,352 @@
+package server
+
+// The webhook dispatcher of conventions §14: at-least-once delivery from the durable outbox.
+// Storage turns outboxed events into pending delivery records (data.DeliveryQueue); the
+// dispatcher posts the due ones with a bounded pool of workers and records each attempt.
+// Everything it works from is in the database, so after a restart or a crash it simply
+// starts again from what is still pending.
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// DefaultRetrySchedule is the wait before each retry of a failed delivery: eleven attempts
+// over about a day (the waits add up to 23h 42m 35s), then the delivery is failed. The
+// early retries are quick, for a receiver that blinked; the late ones wait out an outage.
+var DefaultRetrySchedule = []time.Duration{
+	5 * time.Second, 30 * time.Second, 2 * time.Minute, 10 * time.Minute, 30 * time.Minute,
+	time.Hour, 2 * time.Hour, 4 * time.Hour, 8 * time.Hour, 8 * time.Hour,
+}
+
+// Defaults of DispatcherConfig.
+const (
+	DefaultDispatcherWorkers = 16
+	DefaultDeliveryTimeout   = 10 * time.Second
+	// maxIdleWait bounds a sleep between scans, so a wall-clock jump cannot strand a retry.
+	maxIdleWait = time.Minute
+	// errorWait is the pause after a storage error before trying again.
+	errorWait = time.Second
+	// maxResponseDrain is how much of a receiver's answer is read (and thrown away) so the
+	// connection can be reused.
+	maxResponseDrain = 64 << 10
+)
+
+// DispatcherConfig tunes the dispatcher.
+type DispatcherConfig struct {
+	// Workers is how many posts run at once; DefaultDispatcherWorkers when 0.
+	Workers int
+	// Schedule is the wait before the 2nd, 3rd, … attempt; DefaultRetrySchedule when nil.
+	// After len(Schedule)+1 failed attempts the delivery is failed for good.
+	Schedule []time.Duration
+	// Timeout bounds one post, answer included; DefaultDeliveryTimeout when 0.
+	Timeout time.Duration
+	// AllowPrivate lifts the SSRF guard (--allow-private-urls).
+	AllowPrivate bool
+	// Client overrides the outbound client (tests); NewOutboundClient when nil.
+	Client *http.Client
+	// Logger receives delivery failures; slog.Default when nil.
+	Logger *slog.Logger
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Dispatcher delivers webhooks. Start it once; Stop it before the database closes.
+type Dispatcher struct {
+	q      data.DeliveryQueue
+	cfg    DispatcherConfig
+	client *http.Client
+	log    *slog.Logger
+
+	wake chan struct{} // buffered 1: wake-ups coalesce
+
+	mu       sync.Mutex
+	inflight map[string]bool // delivery ids handed to a worker and not yet recorded
+
+	cancel      context.CancelFunc // stops scheduling
+	postCtx     context.Context    // parent of every post: cancelled only by a hard stop
+	cancelPosts context.CancelFunc
+	done        chan struct{}
+	once        sync.Once
+}
+
+// NewDispatcher returns a dispatcher reading from q.
+func NewDispatcher(q data.DeliveryQueue, cfg DispatcherConfig) *Dispatcher {
+	if cfg.Workers <= 0 {
+		cfg.Workers = DefaultDispatcherWorkers
+	}
+	if cfg.Schedule == nil {
+		cfg.Schedule = DefaultRetrySchedule
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultDeliveryTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	client := cfg.Client
+	if client == nil {
+		// No redirects: a webhook answers where it was registered; following a 30x would
+		// also turn the POST into a GET.
+		client = NewOutboundClient(OutboundOptions{AllowPrivate: cfg.AllowPrivate, Timeout: cfg.Timeout, MaxRedirects: -1})
+		if g, ok := client.Transport.(schemeGuard); ok {
+			if t, ok := g.next.(*http.Transport); ok {
+				// The default of 2 idle connections per host would make all but two
+				// workers dial anew for every post to a busy receiver.
+				t.MaxIdleConnsPerHost = cfg.Workers
+				t.MaxIdleConns = max(t.MaxIdleConns, cfg.Workers*4)
+			}
+		}
+	}
+	postCtx, cancelPosts := context.WithCancel(context.Background())
+	return &Dispatcher{
+		q: q, cfg: cfg, client: client, log: cfg.Logger,
+		wake: make(chan struct{}, 1), inflight: map[string]bool{},
+		postCtx: postCtx, cancelPosts: cancelPosts, cancel: func() {}, done: make(chan struct{}),
+	}
+}
+
+// Wake tells the dispatcher there may be new work (the database's event hook). It never
+// blocks.
+func (d *Dispatcher) Wake() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Start runs the dispatcher in the background until ctx ends or Stop is called. On start
+// it drains the outbox and posts every pending delivery that is due: the recovery after a
+// restart or a crash.
+func (d *Dispatcher) Start(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	d.cancel = cancel
+	go d.run(ctx)
+}
+
+// Stop stops taking work and waits for the posts in flight to finish and be recorded.
+// When ctx ends first, the posts are cancelled and left pending, to be sent again on the
+// next start. It returns ctx's error in that case.
+func (d *Dispatcher) Stop(ctx context.Context) error {
+	var err error
+	d.once.Do(func() {
+		d.cancel()
+		select {
+		case <-d.done:
+		case <-ctx.Done():
+			err = ctx.Err()
+			d.cancelPosts()
+			<-d.done
+		}
+		d.cancelPosts()
+		d.client.CloseIdleConnections()
+	})
+	return err
+}
+
+func (d *Dispatcher) run(ctx context.Context) {
+	jobs := make(chan *data.DeliveryJob)
+	var wg sync.WaitGroup
+	for range d.cfg.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for job := range jobs {
+				d.deliver(job)
+			}
+		}()
+	}
+	defer func() {
+		close(jobs)
+		wg.Wait()
+		close(d.done)
+	}()
+	timer := time.NewTimer(maxIdleWait)
+	defer timer.Stop()
+	for ctx.Err() == nil {
+		wait := d.drainOutbox(ctx)
+		list, next, err := d.q.DueDeliveries(ctx, d.cfg.Now(), d.cfg.Workers, d.isInFlight)
+		if err != nil {
+			d.log.Error("webhook dispatcher: reading due deliveries", "error", err)
+			wait = errorWait
+		}
+		for i, job := range list {
+			d.setInFlight(job.DeliveryID, true)
+			select {
+			case jobs <- job:
+			case <-ctx.Done():
+				for _, j := range list[i:] {
+					d.setInFlight(j.DeliveryID, false)
+				}
+				return
+			}
+		}
+		if len(list) > 0 && wait == 0 {
+			continue // more may be due at once
+		}
+		if wait == 0 {
+			wait = maxIdleWait
+			if !next.IsZero() {
+				wait = min(max(next.Sub(d.cfg.Now()), 0), maxIdleWait)
+			}
+		}
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.wake:
+		case <-timer.C:
+		}
+	}
+}
+
+// drainOutbox fans every outboxed event out into deliveries. It returns errorWait after a
+// storage error, else 0.
+func (d *Dispatcher) drainOutbox(ctx context.Context) time.Duration {
+	for ctx.Err() == nil {
+		n, err := d.q.FanOut(ctx, 0)
+		if err != nil {
+			d.log.Error("webhook dispatcher: fanning out events", "error", err)
+			return errorWait
+		}
+		if n == 0 {
+			break
+		}
+	}
+	return 0
+}
+
+func (d *Dispatcher) isInFlight(id string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.inflight[id]
+}
+
+func (d *Dispatcher) setInFlight(id string, on bool) {
+	d.mu.Lock()
+	if on {
+		d.inflight[id] = true
+	} else {
+		delete(d.inflight, id)
+	}
+	d.mu.Unlock()
+}
+
+// deliver posts one delivery and records the attempt. The record is written before the
+// id leaves the in-flight set, so the scheduler never sees it pending twice.
+func (d *Dispatcher) deliver(job *data.DeliveryJob) {
+	defer d.Wake() // a worker is free, and a retry may have been scheduled
+	defer d.setInFlight(job.DeliveryID, false)
+	var out data.AttemptOutcome
+	if job.Skip != "" {
+		out = data.AttemptOutcome{Error: job.Skip}
+	} else {
+		out = d.post(job)
+		if d.postCtx.Err() != nil && !out.Succeeded {
+			return // cut short by a hard stop: it stays pending and is sent after restart
+		}
+		if !out.Succeeded && job.Attempt-1 < len(d.cfg.Schedule) {
+			out.RetryAt = d.cfg.Now().Add(d.cfg.Schedule[job.Attempt-1])
+		}
+	}
+	if err := d.q.FinishAttempt(context.Background(), job.DeliveryID, out); err != nil {
+		d.log.Error("webhook dispatcher: recording an attempt", "delivery_id", job.DeliveryID, "error", err)
+	}
+	if !out.Succeeded {
+		d.log.Warn("webhook delivery failed", "delivery_id", job.DeliveryID, "webhook_id", job.WebhookID,
+			"event_id", job.EventID, "attempt", job.Attempt, "status", out.ResponseStatus, "error", out.Error,
+			"retry", !out.RetryAt.IsZero())
+	}
+}
+
+// post sends the signed envelope once.
+func (d *Dispatcher) post(job *data.DeliveryJob) data.AttemptOutcome {
+	ts := d.cfg.Now().Unix()
+	sig, err := SignWebhook(job.Secret, job.EventID, ts, job.Body)
+	if err != nil {
+		return data.AttemptOutcome{Error: "the webhook's secret cannot be used: " + err.Error()}
+	}
+	ctx, cancel := context.WithTimeout(d.postCtx, d.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, job.URL, bytes.NewReader(job.Body))
+	if err != nil {
+		return data.AttemptOutcome{Error: "the webhook's URL cannot be used: " + err.Error()}
+	}
+	h := req.Header
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", "voiceapi-webhooks/1")
+	h.Set("webhook-id", job.EventID)
+	h.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
+	h.Set("webhook-signature", sig)
+	resp, err := d.client.Do(req)
+	var out data.AttemptOutcome
+	if resp != nil {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseDrain))
+		resp.Body.Close()
+		out.ResponseStatus = resp.StatusCode
+	}
+	switch {
+	case err != nil:
+		out.Error = d.describe(err)
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		out.Succeeded = true
+	default:
+		out.Error = fmt.Sprintf("the receiver answered HTTP %d", resp.StatusCode)
+	}
+	return out
+}
+
+// describe turns a client error into a message for the delivery record: what went wrong,
+// without the URL (which may carry a token in its query).
+func (d *Dispatcher) describe(err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, ErrForbiddenAddress):
+		return "refused by the SSRF guard: the URL resolves to an internal address (see --allow-private-urls)"
+	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
+		return fmt.Sprintf("no answer within %s", d.cfg.Timeout)
+	case strings.Contains(err.Error(), "redirects"):
+		return "the receiver answered with a redirect; redirects are not followed"
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return err.Error()
+}
+
+// SignWebhook returns the Standard Webhooks signature header value of a message:
+// "v1," and the base64 HMAC-SHA256, keyed with the secret's base64-decoded part after
+// "whsec_", of "<msgID>.<timestamp>.<body>".
+func SignWebhook(secret, msgID string, timestamp int64, body []byte) (string, error) {
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	if err != nil {
+		return "", fmt.Errorf("the secret is not base64 after whsec_: %w", err)
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(msgID))
+	mac.Write([]byte{'.'})
+	mac.Write(strconv.AppendInt(nil, timestamp, 10))
+	mac.Write([]byte{'.'})
+	mac.Write(body)
+	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil)), nil
+}

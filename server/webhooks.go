@@ -1,0 +1,146 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// webhookRoutes are gated by role, not by a module (conventions §6, §14): developers and
+// up, reading and writing alike.
+func (s *Server) webhookRoutes() []route {
+	const base = "/api/v1/webhooks"
+	need := data.Member(data.RoleDeveloper)
+	return []route{
+		{Method: "GET", Path: base, Need: need, handle: s.handleWebhookList},
+		{Method: "POST", Path: base, Need: need, Idempotent: true, handle: s.handleWebhookCreate},
+		{Method: "GET", Path: base + "/{id}", Need: need, handle: s.handleWebhookShow},
+		{Method: "PUT", Path: base + "/{id}", Need: need, handle: s.handleWebhookUpdate},
+		{Method: "DELETE", Path: base + "/{id}", Need: need, handle: s.handleWebhookDelete},
+		{Method: "POST", Path: base + "/{id}/rotate-secret", Need: need, handle: s.handleWebhookRotateSecret},
+		{Method: "POST", Path: base + "/{id}/test", Need: need, Idempotent: true, handle: s.handleWebhookTest},
+		{Method: "POST", Path: base + "/{id}/replay", Need: need, Idempotent: true, handle: s.handleWebhookReplay},
+		{Method: "GET", Path: base + "/{id}/deliveries", Need: need, handle: s.handleDeliveryList},
+		{Method: "POST", Path: base + "/{id}/deliveries/{delivery_id}/retry", Need: need, Idempotent: true, handle: s.handleDeliveryRetry},
+	}
+}
+
+// handleWebhookList: GET /api/v1/webhooks — the current workspace's webhooks.
+func (s *Server) handleWebhookList(w http.ResponseWriter, r *http.Request) error {
+	req, err := pageRequest(r)
+	if err != nil {
+		return err
+	}
+	list, page, err := s.svc.Webhooks.ListWebhooks(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	return writeList(w, list, page)
+}
+
+// handleWebhookCreate: POST /api/v1/webhooks — 201 with the secret, once, top-level.
+func (s *Server) handleWebhookCreate(w http.ResponseWriter, r *http.Request) error {
+	var in data.WebhookCreate
+	if err := decodeBody(r, &in, func() error { return validate.WebhookCreate(in) }); err != nil {
+		return err
+	}
+	wh, secret, err := s.svc.Webhooks.CreateWebhook(r.Context(), in)
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusCreated, wh, map[string]any{"secret": secret})
+}
+
+// handleWebhookShow: GET /api/v1/webhooks/{id}.
+func (s *Server) handleWebhookShow(w http.ResponseWriter, r *http.Request) error {
+	wh, err := s.svc.Webhooks.Webhook(r.Context(), mux.Vars(r)["id"])
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusOK, wh, nil)
+}
+
+// handleWebhookUpdate: PUT /api/v1/webhooks/{id} — url, events, description, enabled.
+func (s *Server) handleWebhookUpdate(w http.ResponseWriter, r *http.Request) error {
+	var in data.WebhookUpdate
+	if err := decodeBody(r, &in, func() error { return validate.WebhookUpdate(in) }); err != nil {
+		return err
+	}
+	wh, err := s.svc.Webhooks.UpdateWebhook(r.Context(), mux.Vars(r)["id"], in)
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusOK, wh, nil)
+}
+
+// handleWebhookDelete: DELETE /api/v1/webhooks/{id} — 204; current workspace only.
+func (s *Server) handleWebhookDelete(w http.ResponseWriter, r *http.Request) error {
+	if err := s.svc.Webhooks.DeleteWebhook(r.Context(), mux.Vars(r)["id"]); err != nil {
+		return err
+	}
+	return writeNoContent(w)
+}
+
+// handleWebhookRotateSecret: POST /api/v1/webhooks/{id}/rotate-secret — 200 with the new
+// secret top-level.
+func (s *Server) handleWebhookRotateSecret(w http.ResponseWriter, r *http.Request) error {
+	wh, secret, err := s.svc.Webhooks.RotateWebhookSecret(r.Context(), mux.Vars(r)["id"])
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusOK, wh, map[string]any{"secret": secret})
+}
+
+// handleWebhookTest: POST /api/v1/webhooks/{id}/test — 202 with the webhook.test event,
+// which is delivered to this webhook only.
+func (s *Server) handleWebhookTest(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.svc.Webhooks.SendTestEvent(r.Context(), mux.Vars(r)["id"])
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"data": e})
+	return nil
+}
+
+// handleWebhookReplay: POST /api/v1/webhooks/{id}/replay {"from", "to"} — 202 with how
+// many events were queued again.
+func (s *Server) handleWebhookReplay(w http.ResponseWriter, r *http.Request) error {
+	var in data.WebhookReplay
+	if err := decodeBody(r, &in, func() error { return validate.WebhookReplay(in) }); err != nil {
+		return err
+	}
+	n, err := s.svc.Webhooks.ReplayEvents(r.Context(), mux.Vars(r)["id"], in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"data": map[string]any{"count": n, "from": in.From, "to": in.To}})
+	return nil
+}
+
+// handleDeliveryList: GET /api/v1/webhooks/{id}/deliveries — every attempt, newest first.
+func (s *Server) handleDeliveryList(w http.ResponseWriter, r *http.Request) error {
+	req, err := pageRequest(r)
+	if err != nil {
+		return err
+	}
+	list, page, err := s.svc.Webhooks.ListDeliveries(r.Context(), mux.Vars(r)["id"], req)
+	if err != nil {
+		return err
+	}
+	return writeList(w, list, page)
+}
+
+// handleDeliveryRetry: POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/retry — 202
+// with the new pending delivery.
+func (s *Server) handleDeliveryRetry(w http.ResponseWriter, r *http.Request) error {
+	v := mux.Vars(r)
+	d, err := s.svc.Webhooks.RetryDelivery(r.Context(), v["id"], v["delivery_id"])
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"data": d})
+	return nil
+}
