@@ -17,6 +17,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/server"
 )
 
 // serveOptions are the flags of `voiceapi serve` (conventions §16).
@@ -26,6 +27,9 @@ type serveOptions struct {
 	loginTTL time.Duration
 	drain    time.Duration
 	logLevel string
+	// rateLimit and loginRateLimit are requests a minute; 0 turns a limit off.
+	rateLimit      int
+	loginRateLimit int
 }
 
 // NewServeCommand builds `voiceapi serve`.
@@ -47,6 +51,8 @@ func NewServeCommand() *cobra.Command {
 	f.DurationVar(&o.loginTTL, "login-ttl", 720*time.Hour, "lifetime of login tokens (Go duration)")
 	f.DurationVar(&o.drain, "drain-timeout", 20*time.Second, "how long shutdown waits for in-flight requests")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	f.IntVar(&o.rateLimit, "rate-limit", 300, "requests a minute per token (0 turns it off)")
+	f.IntVar(&o.loginRateLimit, "login-rate-limit", 10, "login attempts a minute per client address and email (0 turns it off)")
 	return cmd
 }
 
@@ -54,6 +60,9 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
+	}
+	if o.rateLimit < 0 || o.loginRateLimit < 0 {
+		return fmt.Errorf("--rate-limit and --login-rate-limit must be 0 (off) or more")
 	}
 	logger := slog.New(slog.NewJSONHandler(errOut, &slog.HandlerOptions{Level: level}))
 	db, err := bolt.Open(o.dataDir, bolt.Options{LoginTTL: o.loginTTL, Logger: logger})
@@ -68,7 +77,9 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	if err != nil {
 		return err
 	}
-	srv := NewServer(db, logger)
+	srv := NewServer(db, logger, func(c *server.Config) {
+		c.RateLimit, c.LoginRateLimit = o.rateLimit, o.loginRateLimit
+	})
 	logger.Info("listening", "addr", ln.Addr().String(), "data", o.dataDir)
 	err = srv.ListenAndServe(ctx, ln, o.drain)
 	logger.Info("stopped", "error", err)

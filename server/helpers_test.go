@@ -18,6 +18,7 @@ import (
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/server"
 )
 
 // env is a real server on a real database in a temporary directory.
@@ -53,6 +54,12 @@ func (s *syncBuffer) String() string {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
+	return newEnvWith(t)
+}
+
+// newEnvWith is newEnv with the server's configuration adjusted (rate limits, clock).
+func newEnvWith(t testing.TB, configure ...func(*server.Config)) *env {
+	t.Helper()
 	dir := t.TempDir()
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
@@ -60,7 +67,7 @@ func newEnv(t testing.TB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(cli.NewServer(db, logger).Handler())
+	srv := httptest.NewServer(cli.NewServer(db, logger, configure...).Handler())
 	t.Cleanup(func() {
 		srv.Close()
 		err := db.Bolt().View(func(tx *bbolt.Tx) error {
