@@ -23,7 +23,7 @@ func Services(db *bolt.DB) server.Services {
 // the configuration (rate limits, ...) before the server is built; without any, nothing
 // is rate-limited.
 func NewServer(db *bolt.DB, logger *slog.Logger, configure ...func(*server.Config)) *server.Server {
-	cfg := server.Config{Logger: logger}
+	cfg := server.Config{Logger: logger, DBStats: dbStats(db)}
 	for _, f := range configure {
 		f(&cfg)
 	}

@@ -40,6 +40,11 @@ type Config struct {
 	LoginRateLimit int
 	// Now is the rate limiters' clock; time.Now when nil. Tests move it by hand.
 	Now func() time.Time
+	// DBStats reads the storage figures for GET /metrics; none are reported when nil.
+	DBStats func() DBStats
+	// QueueDepth reports the webhook queue depth for GET /metrics (0 when nil); see also
+	// SetQueueDepth.
+	QueueDepth func() int
 }
 
 // Server serves the API.
@@ -57,6 +62,8 @@ type Server struct {
 	// tokenLimit and loginLimit are the rate limiters; nil when off.
 	tokenLimit *rateLimiter
 	loginLimit *rateLimiter
+	// prom is the private Prometheus registry behind GET /metrics.
+	prom *metrics
 }
 
 // handlerFunc is a handler that returns its error instead of writing it, so that every
@@ -92,6 +99,9 @@ func New(svc Services, cfg Config) *Server {
 	s := &Server{svc: svc, cfg: cfg, log: cfg.Logger, inflight: &inFlight{keys: map[string]bool{}}}
 	s.tokenLimit = newRateLimiter(cfg.RateLimit, cfg.Now)
 	s.loginLimit = newRateLimiter(cfg.LoginRateLimit, cfg.Now)
+	s.prom = newMetrics(cfg)
+	s.metrics = s.prom.observe
+	s.addRoutes(s.metricsRoutes())
 	s.addRoutes(s.healthRoutes())
 	s.addRoutes(s.authRoutes())
 	s.addRoutes(s.userRoutes())
