@@ -36,6 +36,8 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewUserCommand(),
 		NewKeyCommand(),
 		NewWorkspaceCommand(),
+		NewBackupCommand(),
+		NewRestoreCommand(),
 	)
 	return root
 }

@@ -15,6 +15,7 @@ func Services(db *bolt.DB) server.Services {
 		Workspaces:     db,
 		WorkspaceUsers: db,
 		Idempotency:    db,
+		Backup:         db,
 		Ready:          db.Ping,
 	}
 }

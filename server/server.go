@@ -24,6 +24,8 @@ type Services struct {
 	Workspaces     data.WorkspaceService
 	WorkspaceUsers data.WorkspaceUserService
 	Idempotency    data.IdempotencyStore
+	// Backup takes online backups (GET /api/v1/admin/backup); the route is 404 when nil.
+	Backup data.BackupService
 	// Ready reports whether storage answers (GET /readyz).
 	Ready func(ctx context.Context) error
 }
@@ -102,6 +104,7 @@ func New(svc Services, cfg Config) *Server {
 	s.prom = newMetrics(cfg)
 	s.metrics = s.prom.observe
 	s.addRoutes(s.metricsRoutes())
+	s.addRoutes(s.backupRoutes())
 	s.addRoutes(s.healthRoutes())
 	s.addRoutes(s.authRoutes())
 	s.addRoutes(s.userRoutes())
