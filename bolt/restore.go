@@ -31,7 +31,7 @@ type RestoreOptions struct {
 const maxManifest = 64 << 20
 
 // Restore unpacks a backup archive into dir, which must be empty or absent unless
-// opts.Force. Everything is first extracted beside dir and checked (every member against
+// opts.Force. Everything is first extracted to a staging directory and checked (every member against
 // the manifest's SHA-256, the database against bbolt's consistency check), and only then
 // moved into place, so a damaged archive leaves dir as it was. Migrations are not run
 // here: they run when the server next opens the database.
@@ -40,11 +40,17 @@ func Restore(dir string, r io.Reader, opts RestoreOptions) (*Manifest, error) {
 	if err := checkRestoreTarget(dir, opts.Force); err != nil {
 		return nil, err
 	}
-	parent := filepath.Dir(dir)
-	if err := os.MkdirAll(parent, 0o700); err != nil {
-		return nil, err
+	// Stage inside dir when it exists (the service user may own dir but not its parent,
+	// as with systemd's StateDirectory), else beside it: on the same filesystem either
+	// way, so moving into place is a rename.
+	stageIn := dir
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		stageIn = filepath.Dir(dir)
+		if err := os.MkdirAll(stageIn, 0o700); err != nil {
+			return nil, err
+		}
 	}
-	staging, err := os.MkdirTemp(parent, ".voiceapi-restore-*")
+	staging, err := os.MkdirTemp(stageIn, ".voiceapi-restore-*")
 	if err != nil {
 		return nil, fmt.Errorf("creating a staging directory: %w", err)
 	}
