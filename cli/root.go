@@ -37,6 +37,8 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewKeyCommand(),
 		NewWorkspaceCommand(),
 		NewAuditCommand(),
+		NewBackupCommand(),
+		NewRestoreCommand(),
 	)
 	return root
 }

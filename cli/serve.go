@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/big"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -32,6 +33,11 @@ type serveOptions struct {
 	allowPrivateURLs bool
 	webhookWorkers   int
 	webhookRetries   []time.Duration
+	// rateLimit and loginRateLimit are requests a minute; 0 turns a limit off.
+	rateLimit      int
+	loginRateLimit int
+	// metricsAddr, when set, serves GET /metrics without a token on a second listener.
+	metricsAddr string
 }
 
 // NewServeCommand builds `voiceapi serve`.
@@ -57,6 +63,9 @@ func NewServeCommand() *cobra.Command {
 	f.BoolVar(&o.allowPrivateURLs, "allow-private-urls", false, "let webhooks and fetched URLs reach loopback and private addresses (development, tests)")
 	f.IntVar(&o.webhookWorkers, "webhook-workers", server.DefaultDispatcherWorkers, "webhook deliveries posted at once")
 	f.DurationSliceVar(&o.webhookRetries, "webhook-retry-schedule", server.DefaultRetrySchedule, "waits before each retry of a failed webhook delivery, comma-separated")
+	f.IntVar(&o.rateLimit, "rate-limit", 300, "requests a minute per token (0 turns it off)")
+	f.IntVar(&o.loginRateLimit, "login-rate-limit", 10, "login attempts a minute per client address and email (0 turns it off)")
+	f.StringVar(&o.metricsAddr, "metrics-addr", "", "also serve GET /metrics without a token on this HOST:PORT (keep it private); off when empty")
 	return cmd
 }
 
@@ -64,6 +73,9 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
+	}
+	if o.rateLimit < 0 || o.loginRateLimit < 0 {
+		return fmt.Errorf("--rate-limit and --login-rate-limit must be 0 (off) or more")
 	}
 	logger := slog.New(slog.NewJSONHandler(errOut, &slog.HandlerOptions{Level: level}))
 	cat, err := data.LoadCatalog(o.catalog)
@@ -97,11 +109,41 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 			logger.Warn("webhook dispatcher stopped before its posts finished; they stay pending", "error", err)
 		}
 	}()
-	srv := NewServer(db, logger)
+	srv := NewServer(db, logger, func(c *server.Config) {
+		c.RateLimit, c.LoginRateLimit = o.rateLimit, o.loginRateLimit
+	})
+	if o.metricsAddr != "" {
+		stop, err := serveMetrics(o.metricsAddr, srv, logger)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer stop()
+	}
 	logger.Info("listening", "addr", ln.Addr().String(), "data", o.dataDir)
 	err = srv.ListenAndServe(ctx, ln, o.drain)
 	logger.Info("stopped", "error", err)
 	return err
+}
+
+// serveMetrics serves the metrics alone, without authentication, on addr: for a
+// Prometheus on the same host or a private network that holds no API token. It returns a
+// function that stops it.
+func serveMetrics(addr string, srv *server.Server, logger *slog.Logger) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", srv.MetricsHandler())
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: time.Minute}
+	go func() {
+		if err := hs.Serve(ln); err != nil && err != http.ErrServerClosed {
+			logger.Error("metrics listener", "error", err)
+		}
+	}()
+	logger.Info("serving metrics", "addr", ln.Addr().String())
+	return func() { hs.Close() }, nil
 }
 
 // bootstrap creates the first owner on an empty database and prints its credentials and

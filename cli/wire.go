@@ -19,11 +19,18 @@ func Services(db *bolt.DB) server.Services {
 		Catalog:        db.Catalog(),
 		Webhooks:       db,
 		Audit:          db,
+		Backup:         db,
 		Ready:          db.Ping,
 	}
 }
 
-// NewServer builds the HTTP server on db.
-func NewServer(db *bolt.DB, logger *slog.Logger) *server.Server {
-	return server.New(Services(db), server.Config{Logger: logger})
+// NewServer builds the HTTP server on db. Each configure function, when given, adjusts
+// the configuration (rate limits, ...) before the server is built; without any, nothing
+// is rate-limited.
+func NewServer(db *bolt.DB, logger *slog.Logger, configure ...func(*server.Config)) *server.Server {
+	cfg := server.Config{Logger: logger, DBStats: dbStats(db)}
+	for _, f := range configure {
+		f(&cfg)
+	}
+	return server.New(Services(db), cfg)
 }

@@ -33,6 +33,11 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &in, func() error { return validate.Login(in.Email, in.Password) }); err != nil {
 		return err
 	}
+	// Counted after decoding (the pair needs the email) and before the password hash is
+	// checked, which is the costly part a guesser wants to repeat.
+	if err := s.limitLogin(w, r, in.Email); err != nil {
+		return err
+	}
 	key, token, err := s.svc.Auth.Login(r.Context(), in.Email, in.Password, in.WorkspaceID)
 	if err != nil {
 		return err

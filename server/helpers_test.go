@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.etcd.io/bbolt"
 	"golang.org/x/crypto/bcrypt"
@@ -18,6 +19,7 @@ import (
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/server"
 )
 
 // env is a real server on a real database in a temporary directory.
@@ -53,6 +55,12 @@ func (s *syncBuffer) String() string {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
+	return newEnvWith(t)
+}
+
+// newEnvWith is newEnv with the server's configuration adjusted (rate limits, clock).
+func newEnvWith(t testing.TB, configure ...func(*server.Config)) *env {
+	t.Helper()
 	dir := t.TempDir()
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
@@ -60,7 +68,7 @@ func newEnv(t testing.TB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(cli.NewServer(db, logger).Handler())
+	srv := httptest.NewServer(cli.NewServer(db, logger, configure...).Handler())
 	t.Cleanup(func() {
 		srv.Close()
 		err := db.Bolt().View(func(tx *bbolt.Tx) error {
@@ -217,5 +225,17 @@ func expectFields(t testing.TB, r *response, paths ...string) {
 	}
 	if len(got) != len(paths) {
 		t.Errorf("422 names %d fields, want %d (%v); errors: %v", len(got), len(paths), paths, got)
+	}
+}
+
+// waitFor polls cond until it holds or the time is up.
+func waitFor(t testing.TB, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", within, what)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

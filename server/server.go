@@ -28,15 +28,29 @@ type Services struct {
 	Catalog        *data.Catalog
 	Webhooks       data.WebhookService
 	Audit          data.AuditService
+	// Backup takes online backups (GET /api/v1/admin/backup); the route is 404 when nil.
+	Backup data.BackupService
 	// Ready reports whether storage answers (GET /readyz).
 	Ready func(ctx context.Context) error
 }
 
-// Config tunes the server.
+// Config tunes the server. The zero value serves with no rate limits.
 type Config struct {
 	Addr        string
 	MaxJSONBody int64
 	Logger      *slog.Logger
+	// RateLimit is the number of requests a minute per token; 0 turns it off (§15).
+	RateLimit int
+	// LoginRateLimit is the number of login attempts a minute per client address and
+	// email; 0 turns it off.
+	LoginRateLimit int
+	// Now is the rate limiters' clock; time.Now when nil. Tests move it by hand.
+	Now func() time.Time
+	// DBStats reads the storage figures for GET /metrics; none are reported when nil.
+	DBStats func() DBStats
+	// QueueDepth reports the webhook queue depth for GET /metrics (0 when nil); see also
+	// SetQueueDepth.
+	QueueDepth func() int
 }
 
 // Server serves the API.
@@ -51,6 +65,11 @@ type Server struct {
 	inflight *inFlight
 	// metrics observes each request (Prometheus); nil when not configured.
 	metrics func(method, route string, status int, d time.Duration)
+	// tokenLimit and loginLimit are the rate limiters; nil when off.
+	tokenLimit *rateLimiter
+	loginLimit *rateLimiter
+	// prom is the private Prometheus registry behind GET /metrics.
+	prom *metrics
 }
 
 // handlerFunc is a handler that returns its error instead of writing it, so that every
@@ -80,7 +99,16 @@ func New(svc Services, cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	s := &Server{svc: svc, cfg: cfg, log: cfg.Logger, inflight: &inFlight{keys: map[string]bool{}}}
+	s.tokenLimit = newRateLimiter(cfg.RateLimit, cfg.Now)
+	s.loginLimit = newRateLimiter(cfg.LoginRateLimit, cfg.Now)
+	s.prom = newMetrics(cfg)
+	s.metrics = s.prom.observe
+	s.addRoutes(s.metricsRoutes())
+	s.addRoutes(s.backupRoutes())
 	s.addRoutes(s.healthRoutes())
 	s.addRoutes(s.authRoutes())
 	s.addRoutes(s.userRoutes())
@@ -148,8 +176,10 @@ func (s *Server) Routes() [][2]string {
 	return out
 }
 
-// wrap applies the per-route chain: body limit, authentication, authorization,
-// If-Match, idempotency, then the handler; an error goes through writeError.
+// wrap applies the per-route chain: body limit, authentication, rate limit,
+// authorization, If-Match, idempotency, then the handler; an error goes through
+// writeError. The rate limit comes before authorization so that a token's refused
+// requests count too and carry the X-RateLimit-* headers.
 func (s *Server) wrap(rt route) http.Handler {
 	limit := rt.BodyLimit
 	if limit == 0 {
@@ -161,7 +191,13 @@ func (s *Server) wrap(rt route) http.Handler {
 			info.route = rt.Path
 		}
 		if !rt.Public {
-			p, err := s.authorize(r, rt.Need)
+			p, err := s.authenticate(r)
+			if err == nil {
+				err = s.limitToken(w, p)
+			}
+			if err == nil {
+				err = s.authorize(r, p, rt.Need)
+			}
 			if err != nil {
 				s.writeError(w, r, err)
 				return
@@ -186,38 +222,36 @@ func (s *Server) wrap(rt route) http.Handler {
 	return limitBody(limit, h)
 }
 
-// authorize resolves the bearer token and checks the route's requirement. A route with a
-// {workspace_id} acts in that workspace, with the caller's membership there; one the
-// caller is not a member of is not found.
-func (s *Server) authorize(r *http.Request, need data.Requirement) (*data.Principal, error) {
+// authenticate resolves the bearer token to its principal.
+func (s *Server) authenticate(r *http.Request) (*data.Principal, error) {
 	header := r.Header.Get("Authorization")
 	scheme, token, ok := strings.Cut(header, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 		return nil, data.Errorf(data.EUNAUTHORIZED, "Send a token as Authorization: Bearer <token>.")
 	}
-	p, err := s.svc.Auth.Authenticate(r.Context(), strings.TrimSpace(token))
-	if err != nil {
-		return nil, err
-	}
+	return s.svc.Auth.Authenticate(r.Context(), strings.TrimSpace(token))
+}
+
+// authorize checks the route's requirement against p, adjusting p in place. A route with
+// a {workspace_id} acts in that workspace, with the caller's membership there; one the
+// caller is not a member of is not found.
+func (s *Server) authorize(r *http.Request, p *data.Principal, need data.Requirement) error {
 	if need.Workspace {
 		if wsID := mux.Vars(r)["workspace_id"]; wsID != "" && wsID != p.WorkspaceID {
 			m, err := s.svc.WorkspaceUsers.Membership(r.Context(), wsID, p.UserID)
 			if err != nil {
 				if data.ErrorCode(err) == data.ENOTFOUND {
-					return nil, data.NotFound("Workspace")
+					return data.NotFound("Workspace")
 				}
-				return nil, err
+				return err
 			}
 			p.WorkspaceID, p.Role, p.Modules, p.AgentIDs = wsID, m.Role, m.Modules, m.AgentIDs
 		}
 		if p.Role == "" {
-			return nil, data.Errorf(data.EFORBIDDEN, "This token's user is no longer a member of its workspace.")
+			return data.Errorf(data.EFORBIDDEN, "This token's user is no longer a member of its workspace.")
 		}
 	}
-	if err := p.Allows(need); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return p.Allows(need)
 }
 
 // ListenAndServe serves on cfg.Addr until ctx is done, then drains in-flight requests

@@ -154,18 +154,6 @@ func (rc *receiver) snapshot() ([]received, int, []string) {
 	return append([]received(nil), rc.got...), rc.posts, append([]string(nil), rc.bad...)
 }
 
-// waitFor polls cond until it holds or the time is up.
-func waitFor(t testing.TB, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", within, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // startDispatcher runs a dispatcher on e's database with a tiny retry schedule, allowed to
 // post to loopback; it is stopped before the database closes.
 func startDispatcher(t testing.TB, e *env, schedule ...time.Duration) *server.Dispatcher {

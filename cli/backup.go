@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// keyWarning is printed whenever a backup or restore concerns the secret key: it is what
+// decrypts the stored credentials, so its handling decides what a backup is worth.
+const keyWarning = `note: the archive holds secret.key, the key that decrypts stored credentials
+  (provider API keys, number credentials, webhook secrets). Anyone with the archive can
+  read them: store it encrypted and with restricted access, or back up with
+  --exclude-secret-key and keep the key separately.`
+
+const noKeyWarning = `warning: the archive holds no secret.key. Credentials in the restored database decrypt
+  only with the original key: put it in the data directory as secret.key, or set
+  VOICEAPI_SECRET_KEY, before starting the server.`
+
+// NewBackupCommand builds `voiceapi backup`.
+func NewBackupCommand() *cobra.Command {
+	var dir, out string
+	var excludeKey bool
+	cmd := &cobra.Command{
+		Use:   "backup",
+		Short: "Back up a stopped server's data directory to a tar.gz archive",
+		Long: `Back up a stopped server's data directory: a consistent copy of the database, every
+stored file under files/ and secret.key, packed as tar.gz with a manifest of SHA-256
+checksums. For a running server, use GET /api/v1/admin/backup (instance admins).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts := data.BackupOptions{ExcludeSecretKey: excludeKey}
+			if out == "-" {
+				m, err := bolt.BackupStopped(dir, cmd.OutOrStdout(), opts)
+				if err == nil {
+					reportBackup(cmd.ErrOrStderr(), "standard output", m)
+				}
+				return err
+			}
+			m, err := writeFileAtomically(out, func(w io.Writer) (*bolt.Manifest, error) {
+				return bolt.BackupStopped(dir, w, opts)
+			})
+			if err != nil {
+				return err
+			}
+			reportBackup(cmd.ErrOrStderr(), out, m)
+			return nil
+		},
+	}
+	dataFlag(cmd, &dir)
+	f := cmd.Flags()
+	f.StringVar(&out, "out", "", `archive to write (mode 0600), or "-" for standard output (required)`)
+	f.BoolVar(&excludeKey, "exclude-secret-key", false, "leave secret.key out of the archive (keep it safe separately)")
+	cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+// writeFileAtomically writes path through a temporary file beside it (mode 0600: the
+// archive may hold the secret key), fsynced and renamed, so a failed backup never leaves
+// a file that looks complete.
+func writeFileAtomically(path string, write func(io.Writer) (*bolt.Manifest, error)) (*bolt.Manifest, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".voiceapi-backup-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp.Name())
+	m, err := write(tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	return m, err
+}
+
+func reportBackup(w io.Writer, where string, m *bolt.Manifest) {
+	var size int64
+	for _, mm := range m.Members {
+		size += mm.Size
+	}
+	fmt.Fprintf(w, "backed up %d files (%d bytes before compression, schema version %d) to %s\n", len(m.Members), size, m.SchemaVersion, where)
+	if m.SecretKeyIncluded {
+		fmt.Fprintln(w, keyWarning)
+	} else {
+		fmt.Fprintln(w, noKeyWarning)
+	}
+}
+
+// NewRestoreCommand builds `voiceapi restore`.
+func NewRestoreCommand() *cobra.Command {
+	var dir, in string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "restore",
+		Short: "Restore a backup archive into an empty data directory",
+		Long: `Restore a backup made by 'voiceapi backup' or GET /api/v1/admin/backup into a data
+directory that is empty or does not exist (--force replaces the database, secret.key and
+files/ of a non-empty one; the server must be stopped). Every member is checked against
+the manifest's SHA-256 and the database against bbolt's consistency check before
+anything is moved into place. Schema migrations run when the server next starts.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var r io.Reader = cmd.InOrStdin()
+			if in != "-" {
+				f, err := os.Open(in)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				r = f
+			}
+			m, err := bolt.Restore(dir, r, bolt.RestoreOptions{Force: force})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "restored %d files of a backup taken %s (schema version %d) into %s\n",
+				len(m.Members), m.CreatedAt.Format(data.TimeLayout), m.SchemaVersion, dir)
+			if !m.SecretKeyIncluded {
+				fmt.Fprintln(cmd.ErrOrStderr(), noKeyWarning)
+			}
+			return nil
+		},
+	}
+	dataFlag(cmd, &dir)
+	f := cmd.Flags()
+	f.StringVar(&in, "in", "", `archive to read, or "-" for standard input (required)`)
+	f.BoolVar(&force, "force", false, "restore into a non-empty data directory, replacing its data")
+	cmd.MarkFlagRequired("in")
+	return cmd
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// run executes the command line with args and returns its output and error.
+func run(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	root := NewRootCommand(&out, &out)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	return out.String(), err
+}
+
+func TestBackupAndRestoreCommands(t *testing.T) {
+	dir := t.TempDir()
+	db, err := bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := db.CreateUser(context.Background(), data.UserCreate{Name: "A", Email: "a@example.com", Password: "password123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	archive := filepath.Join(t.TempDir(), "b.tar.gz")
+	out, err := run(t, "backup", "--data", dir, "--out", archive)
+	if err != nil {
+		t.Fatalf("backup: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "secret.key") {
+		t.Errorf("backup output does not warn about the key file:\n%s", out)
+	}
+	if fi, err := os.Stat(archive); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("archive mode: %v, %v", fi, err)
+	}
+
+	target := filepath.Join(t.TempDir(), "restored")
+	if out, err := run(t, "restore", "--data", target, "--in", archive); err != nil {
+		t.Fatalf("restore: %v\n%s", err, out)
+	}
+	if out, err := run(t, "restore", "--data", target, "--in", archive); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("restore into a non-empty directory: %v\n%s", err, out)
+	}
+	if out, err := run(t, "restore", "--data", target, "--in", archive, "--force"); err != nil {
+		t.Fatalf("forced restore: %v\n%s", err, out)
+	}
+	out, err = run(t, "user", "list", "--data", target)
+	if err != nil || !strings.Contains(out, u.ID) {
+		t.Fatalf("user list on the restored data: %v\n%s", err, out)
+	}
+}

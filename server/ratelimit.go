@@ -1,0 +1,140 @@
+package server
+
+import (
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// rateWindow is the length of a rate-limit window: limits are "requests a minute" (§15).
+const rateWindow = time.Minute
+
+// rateLimiter is a fixed-window counter per key, in memory. A fixed window is the simplest
+// limiter whose headers are exact: Remaining counts down to 0 and the whole allowance comes
+// back at Reset, which is what a client reading X-RateLimit-Reset expects. Its known cost,
+// up to twice the limit across a window boundary, is acceptable for abuse protection.
+//
+// Memory stays bounded: a key whose window has ended carries no information (its next
+// request starts a fresh window), so a sweep once a window drops every such key, and the
+// map holds at most the keys seen during the last two windows.
+type rateLimiter struct {
+	limit int
+	now   func() time.Time
+
+	mu        sync.Mutex
+	windows   map[string]*window
+	lastSweep time.Time
+}
+
+// window is one key's current window.
+type window struct {
+	start time.Time
+	count int
+}
+
+// rateDecision is the outcome of one request against a limit, with what its headers say.
+type rateDecision struct {
+	allowed   bool
+	limit     int
+	remaining int
+	reset     time.Duration // until the window ends
+}
+
+// newRateLimiter returns a limiter of limit requests a window; nil when limit is 0 (off).
+func newRateLimiter(limit int, now func() time.Time) *rateLimiter {
+	if limit <= 0 {
+		return nil
+	}
+	return &rateLimiter{limit: limit, now: now, windows: map[string]*window{}}
+}
+
+// allow counts one request for key. A refused request is not counted, so a client that
+// keeps retrying too early does not push its own reset further away.
+func (l *rateLimiter) allow(key string) rateDecision {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.lastSweep) >= rateWindow {
+		for k, w := range l.windows {
+			if now.Sub(w.start) >= rateWindow {
+				delete(l.windows, k)
+			}
+		}
+		l.lastSweep = now
+	}
+	w := l.windows[key]
+	if w == nil || now.Sub(w.start) >= rateWindow {
+		w = &window{start: now}
+		l.windows[key] = w
+	}
+	d := rateDecision{limit: l.limit, reset: w.start.Add(rateWindow).Sub(now)}
+	if w.count >= l.limit {
+		return d
+	}
+	w.count++
+	d.allowed = true
+	d.remaining = l.limit - w.count
+	return d
+}
+
+// size returns the number of keys held (tests check eviction).
+func (l *rateLimiter) size() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.windows)
+}
+
+// ceilSeconds rounds d up to whole seconds, at least 1: a client told "0" would retry at
+// once and be refused again.
+func ceilSeconds(d time.Duration) int {
+	s := int((d + time.Second - 1) / time.Second)
+	if s < 1 {
+		s = 1
+	}
+	return s
+}
+
+// apply writes the X-RateLimit-* headers and, when the request is refused, Retry-After
+// and the rate_limited error. X-RateLimit-Reset is the number of seconds until the window
+// resets (not a unix time): it needs no clock agreement between client and server, and it
+// matches Retry-After.
+func (d rateDecision) apply(w http.ResponseWriter) error {
+	h := w.Header()
+	reset := strconv.Itoa(ceilSeconds(d.reset))
+	h.Set("X-RateLimit-Limit", strconv.Itoa(d.limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.remaining))
+	h.Set("X-RateLimit-Reset", reset)
+	if d.allowed {
+		return nil
+	}
+	h.Set("Retry-After", reset)
+	return data.Errorf(data.ERATELIMITED, "Too many requests: the limit is %d a minute. Retry in %s seconds.", d.limit, reset)
+}
+
+// limitToken counts a request of an authenticated token (conventions §15).
+func (s *Server) limitToken(w http.ResponseWriter, p *data.Principal) error {
+	if s.tokenLimit == nil {
+		return nil
+	}
+	return s.tokenLimit.allow("t" + strconv.FormatInt(p.TokenID, 10)).apply(w)
+}
+
+// limitLogin counts a login attempt for the pair of client address and email, so that
+// guessing one account's password is slow while other users of the same address (an
+// office behind NAT) keep logging in. The address is the TCP peer: X-Forwarded-For is not
+// trusted, as any client could forge it to escape the limit.
+func (s *Server) limitLogin(w http.ResponseWriter, r *http.Request, email string) error {
+	if s.loginLimit == nil {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return s.loginLimit.allow(host + "|" + strings.ToLower(strings.TrimSpace(email))).apply(w)
+}
