@@ -53,6 +53,7 @@ var allBuckets = [][]byte{
 	bucketMembers, bucketMemberships, bucketAPIKeys, bucketAPIKeysByUser, bucketAPIKeysByWS,
 	bucketEvents, bucketEventsByWS, bucketEventHeads, bucketOutbox, bucketIdempotency,
 	bucketAgents, bucketKnowledgeBase,
+	bucketNumbers, bucketNumbersByPhone, bucketNumbersByWS, bucketNumbersByAgent, bucketCalls, bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketSubscriptions,
 }
 
 // Registration points: each resource adds its function here (one line each), so that a
@@ -60,11 +61,16 @@ var allBuckets = [][]byte{
 var (
 	// workspaceCascades delete every record of one resource kind in a workspace. Members,
 	// tokens and events are removed after them.
-	workspaceCascades = []func(db *DB, tx *bbolt.Tx, workspaceID string) error{}
+	workspaceCascades = []func(db *DB, tx *bbolt.Tx, workspaceID string) error{
+		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceNumbers(tx, ws) },
+		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceCalls(tx, ws) },
+		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceSubscription(tx, ws) },
+	}
 	// agentDeleteHooks run inside an agent's delete transaction (unbind numbers, drop it
 	// from members' agent_ids, ...).
 	agentDeleteHooks = []func(db *DB, tx *bbolt.Tx, workspaceID, agentID string) error{
 		func(db *DB, tx *bbolt.Tx, ws, agentID string) error { return removeAgentFromMembers(tx, ws, agentID) },
+		func(db *DB, tx *bbolt.Tx, ws, agentID string) error { return db.unbindAgentNumbers(tx, ws, agentID) },
 	}
 	// knowledgeBaseDeleteHooks run inside a knowledge base's delete transaction (drop it
 	// from agents' knowledge_base_ids, ...).
