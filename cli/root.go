@@ -36,6 +36,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewUserCommand(),
 		NewKeyCommand(),
 		NewWorkspaceCommand(),
+		NewSubscriptionCommand(),
 	)
 	return root
 }

@@ -16,6 +16,7 @@ func Services(db *bolt.DB) server.Services {
 		WorkspaceUsers: db,
 		Idempotency:    db,
 		Ready:          db.Ping,
+		Numbers:        db, Calls: db, Analytics: db, Subscriptions: db,
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -24,6 +25,10 @@ type Services struct {
 	Workspaces     data.WorkspaceService
 	WorkspaceUsers data.WorkspaceUserService
 	Idempotency    data.IdempotencyStore
+	Numbers        data.NumberService
+	Calls          data.CallService
+	Analytics      data.AnalyticsService
+	Subscriptions  data.SubscriptionService
 	// Ready reports whether storage answers (GET /readyz).
 	Ready func(ctx context.Context) error
 }
@@ -82,6 +87,7 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(s.userRoutes())
 	s.addRoutes(s.workspaceRoutes())
 	s.addRoutes(s.workspaceUserRoutes())
+	s.addRoutes(slices.Concat(s.numberRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes()))
 	s.buildRouter()
 	return s
 }
