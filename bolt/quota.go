@@ -3,6 +3,7 @@ package bolt
 import (
 	"bytes"
 	"fmt"
+	"time"
 
 	"go.etcd.io/bbolt"
 
@@ -58,13 +59,13 @@ func (db *DB) checkQuota(tx *bbolt.Tx, workspaceID, kind string) error {
 }
 
 // checkCallMinutes refuses a call register once the calls that ended this month used up
-// the call_minutes_per_month limit.
+// the call_minutes_per_month limit, counted as the subscription shows it.
 func (db *DB) checkCallMinutes(tx *bbolt.Tx, workspaceID string) error {
 	limit, limited := loadSubscription(tx, workspaceID).Limits[data.LimitCallMinutes]
 	if !limited {
 		return nil
 	}
-	if monthMS(tx, workspaceID, db.now()) >= limit*60_000 {
+	if usedMinutes(tx, workspaceID, db.now()) >= limit {
 		return data.Errorf(data.EQUOTA, "The workspace has used its %s limit of %d minutes this month.", data.LimitCallMinutes, limit)
 	}
 	return nil
@@ -92,4 +93,10 @@ func countByWorkspace(b *bbolt.Bucket, ws string) int64 {
 		return nil
 	})
 	return n
+}
+
+// usedMinutes returns the minutes of ws's calls that ended in the month of t, rounded up:
+// a started minute counts.
+func usedMinutes(tx *bbolt.Tx, ws string, t time.Time) int64 {
+	return (monthMS(tx, ws, t) + 59_999) / 60_000
 }

@@ -66,8 +66,7 @@ func (db *DB) subscription(tx *bbolt.Tx, ws string) *data.Subscription {
 			s.Usage[name] = count(tx, ws, -1)
 		}
 	}
-	// Minutes are rounded up: a started minute counts.
-	s.Usage[data.LimitCallMinutes] = (monthMS(tx, ws, now) + 59_999) / 60_000
+	s.Usage[data.LimitCallMinutes] = usedMinutes(tx, ws, now)
 	return s
 }
 
