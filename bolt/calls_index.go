@@ -121,10 +121,14 @@ func scopeCountOf(b *bbolt.Bucket, scope string) uint64 {
 	return binary.BigEndian.Uint64(v)
 }
 
-// idBound returns the smallest id with prefix whose time part is t: every id created at
-// or after t sorts at or after it, every id created before t sorts before it.
+// idBound returns the smallest id with prefix created at or after t: every id created at
+// or after t sorts at or after it, every id created before t sorts before it. Ids carry
+// milliseconds, so a t between two milliseconds rounds up.
 func idBound(prefix string, t time.Time) string {
 	ms := uint64(t.UnixMilli())
+	if t.Nanosecond()%int(time.Millisecond) != 0 {
+		ms++
+	}
 	var out [10]byte
 	for i := 9; i >= 0; i-- {
 		out[i] = crockfordDigits[ms&31]

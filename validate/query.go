@@ -66,7 +66,7 @@ func CallFilter(q url.Values) (data.CallFilter, error) {
 }
 
 // CallAnalytics reads the query of GET /api/v1/analytics/calls with its defaults: to is
-// now, from is 30 days before to, interval is day. The range may hold at most
+// now (inclusive), from is 30 days before to, interval is day. The range may hold at most
 // MaxAnalyticsBuckets buckets.
 func CallAnalytics(q url.Values, now time.Time) (data.CallAnalyticsQuery, error) {
 	var errs Errors
@@ -80,7 +80,8 @@ func CallAnalytics(q url.Values, now time.Time) (data.CallAnalyticsQuery, error)
 		out.Interval = data.IntervalDay
 	}
 	if out.To.IsZero() && !errs.Has("to") {
-		out.To = now.UTC()
+		// Up to and including the current millisecond, so a call registered just now counts.
+		out.To = now.UTC().Truncate(time.Millisecond).Add(time.Millisecond)
 	}
 	if out.From.IsZero() && !errs.Has("from") {
 		out.From = out.To.Add(-DefaultAnalyticsRange)
