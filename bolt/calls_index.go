@@ -158,7 +158,7 @@ type callQuery struct {
 
 // maxCallScan bounds the index entries one page may examine. A page that reaches it ends
 // early with a next_cursor, so a rare filter combination costs bounded time per request.
-const maxCallScan = 20000
+var maxCallScan = 20000
 
 // stream walks one scope of the index.
 type stream struct {
@@ -286,13 +286,14 @@ func (q *callQuery) page(db *DB, tx *bbolt.Tx, req data.PageRequest) ([]string, 
 		return nil
 	}
 	// Behind the page: is there a matching entry on the other side of its first record?
+	// A probe that reaches the scan bound cannot tell, so it offers the cursor.
 	behind := func(edge string, d byte) *string {
 		found := false
-		q.walk(tx, d == older, edge, maxCallScan, func(_ string, a callAttrs) bool {
+		n, _ := q.walk(tx, d == older, edge, maxCallScan, func(_ string, a callAttrs) bool {
 			found = q.match(a)
 			return !found
 		})
-		if found {
+		if found || n == maxCallScan {
 			return db.encodeCursor(d, q.binding, edge)
 		}
 		return nil
