@@ -23,6 +23,10 @@ func minutesKey(ws string, t time.Time) []byte {
 	return indexKey(ws, t.UTC().Format("2006-01"))
 }
 
+// appendFill is the page fill of buckets whose keys are time-ordered ids: new keys land at
+// the end of their scope, so pages split at bbolt's default 50% would stay half empty.
+const appendFill = 0.9
+
 // loadCall returns a call of ws that the caller may see; others are not found.
 func loadCall(ctx context.Context, tx *bbolt.Tx, ws, id string) (*data.Call, error) {
 	var c data.Call
@@ -40,7 +44,9 @@ func loadCall(ctx context.Context, tx *bbolt.Tx, ws, id string) (*data.Call, err
 // insertCall writes a new call with its indexes, rollups and minutes. It is the one path
 // every stored call takes (the API and the benchmarks' bulk load).
 func insertCall(tx *bbolt.Tx, c *data.Call) error {
-	if err := putJSON(tx.Bucket(bucketCalls), []byte(c.ID), c); err != nil {
+	b := tx.Bucket(bucketCalls)
+	b.FillPercent = appendFill
+	if err := putJSON(b, []byte(c.ID), c); err != nil {
 		return err
 	}
 	a := attrsOf(c)

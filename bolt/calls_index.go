@@ -64,6 +64,7 @@ func (a callAttrs) scopes(ws string) []string {
 // call) to next's (nil for a deleted call), keeping the scope counts exact.
 func moveCallIndexes(tx *bbolt.Tx, ws, id string, old, next *callAttrs) error {
 	idx := tx.Bucket(bucketCallsIndex)
+	idx.FillPercent = appendFill
 	keep := map[string]bool{}
 	if next != nil {
 		for _, s := range next.scopes(ws) {
