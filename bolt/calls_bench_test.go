@@ -216,3 +216,15 @@ func BenchmarkCallStorage(b *testing.B) {
 	b.ReportMetric(benchBuild.Seconds(), "build-s")
 	fmt.Fprintf(os.Stderr, "bench db: %d calls, file %d bytes, built in %s\n", benchCalls, st.Size(), benchBuild)
 }
+
+// TestMain removes the benchmarks' shared database when the package's tests end.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchDB != nil {
+		benchDB.Close()
+	}
+	if benchDir != "" {
+		os.RemoveAll(benchDir)
+	}
+	os.Exit(code)
+}

@@ -391,3 +391,19 @@ func TestCallMinutesQuota(t *testing.T) {
 		t.Errorf("refusal: %s", r.Body)
 	}
 }
+
+func TestCallRegisterIdempotent(t *testing.T) {
+	c := newCallEnv(t)
+	body := map[string]any{"agent_id": c.agentA, "direction": "web"}
+	first := c.do("POST", "/api/v1/calls", c.Owner.Token, body, "Idempotency-Key", "runtime-1")
+	expect(t, first, 201)
+	again := c.do("POST", "/api/v1/calls", c.Owner.Token, body, "Idempotency-Key", "runtime-1")
+	expect(t, again, 201)
+	if str(first.Data(), "id") != str(again.Data(), "id") {
+		t.Errorf("replay registered another call: %s vs %s", first.Data()["id"], again.Data()["id"])
+	}
+	if got := ids(t, c.do("GET", "/api/v1/calls", c.Owner.Token, nil)); len(got) != 1 {
+		t.Errorf("%d calls stored", len(got))
+	}
+	expectFields(t, c.do("POST", "/api/v1/calls", c.Owner.Token, map[string]any{"agent_id": c.agentB, "direction": "web"}, "Idempotency-Key", "runtime-1"), "Idempotency-Key")
+}

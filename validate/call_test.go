@@ -123,7 +123,10 @@ func TestCallRules(t *testing.T) {
 		{"ended backwards", base(func(c *data.CallCreate) { c.Status, c.StartedAt, c.EndedAt = sp("ended"), &t1, &t0 }), "ended_at"},
 		{"ended fine", base(func(c *data.CallCreate) { c.Status, c.StartedAt, c.EndedAt = sp("ended"), &t0, &t1 }), ""},
 		{"duration bounds", base(func(c *data.CallCreate) { c.Status, c.DurationMS = sp("failed"), new(int64) }), ""},
-		{"duration over", base(func(c *data.CallCreate) { c.Status, c.DurationMS = sp("failed"), new(int64); *c.DurationMS = 86_400_001 }), "duration_ms"},
+		{"duration over", base(func(c *data.CallCreate) {
+			c.Status, c.DurationMS = sp("failed"), new(int64)
+			*c.DurationMS = 86_400_001
+		}), "duration_ms"},
 		{"objects", base(func(c *data.CallCreate) {
 			big := map[string]any{"x": strings.Repeat("b", 64<<10)}
 			c.Variables, c.Analysis, c.Metadata = big, big, map[string]any{"ok": true}
@@ -182,7 +185,9 @@ func TestAnalyticsQuery(t *testing.T) {
 	if err != nil || q.Interval != "day" || !q.To.Equal(now.Truncate(time.Millisecond).Add(time.Millisecond)) || q.To.Sub(q.From) != 30*24*time.Hour {
 		t.Fatalf("defaults: %+v %v", q, err)
 	}
-	at := func(s string) url.Values { return url.Values{"interval": {"hour"}, "from": {"2026-01-01T00:00:00Z"}, "to": {s}} }
+	at := func(s string) url.Values {
+		return url.Values{"interval": {"hour"}, "from": {"2026-01-01T00:00:00Z"}, "to": {s}}
+	}
 	if _, err := validate.CallAnalytics(at("2026-03-25T08:00:00Z"), now); err != nil { // exactly 2,000 hours
 		t.Errorf("2000 buckets: %v", err)
 	}
