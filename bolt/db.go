@@ -57,6 +57,8 @@ var allBuckets = [][]byte{
 	bucketEvents, bucketEventsByWS, bucketEventHeads, bucketOutbox, bucketIdempotency,
 	bucketAgents, bucketKnowledgeBase, bucketAgentsByWS, bucketAgentsByState, bucketAgentVersions,
 	bucketWebhooks, bucketWebhooksByWS, bucketDeliveries, bucketDeliveriesByWebhook, bucketDeliveriesDue,
+	bucketAgents, bucketKnowledgeBase,
+	bucketNumbers, bucketNumbersByPhone, bucketNumbersByWS, bucketNumbersByAgent, bucketCalls, bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketSubscriptions,
 }
 
 // Registration points: each resource adds its function here (one line each), so that a
@@ -67,11 +69,15 @@ var (
 	workspaceCascades = []func(db *DB, tx *bbolt.Tx, workspaceID string) error{
 		deleteWorkspaceAgents,
 		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceWebhooks(tx, ws) },
+		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceNumbers(tx, ws) },
+		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceCalls(tx, ws) },
+		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceSubscription(tx, ws) },
 	}
 	// agentDeleteHooks run inside an agent's delete transaction (unbind numbers, drop it
 	// from members' agent_ids, ...).
 	agentDeleteHooks = []func(db *DB, tx *bbolt.Tx, workspaceID, agentID string) error{
 		func(db *DB, tx *bbolt.Tx, ws, agentID string) error { return removeAgentFromMembers(tx, ws, agentID) },
+		func(db *DB, tx *bbolt.Tx, ws, agentID string) error { return db.unbindAgentNumbers(tx, ws, agentID) },
 	}
 	// knowledgeBaseDeleteHooks run inside a knowledge base's delete transaction (drop it
 	// from agents' knowledge_base_ids, ...).

@@ -1,25 +1,104 @@
 package bolt
 
-import "go.etcd.io/bbolt"
+import (
+	"bytes"
+	"fmt"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/voiceapi/voiceapi/data"
+)
 
 // Quota names: the keys of a subscription's limits (conventions §13).
 const (
-	quotaAgents         = "agents"
-	quotaKnowledgeBases = "knowledge_bases"
-	quotaNumbers        = "numbers"
-	quotaWebhooks       = "webhooks"
-	quotaWorkspaceUsers = "workspace_users"
+	quotaAgents         = data.LimitAgents
+	quotaKnowledgeBases = data.LimitKnowledgeBases
+	quotaNumbers        = data.LimitNumbers
+	quotaWebhooks       = data.LimitWebhooks
+	quotaWorkspaceUsers = data.LimitWorkspaceUsers
 )
 
-// checkQuota refuses a create that would pass the workspace's limit for kind. It runs
-// inside the create's write transaction, so concurrent creates cannot pass a limit together.
-// Subscriptions (issue 5) fill limitFor; until then every workspace is unlimited.
-func (db *DB) checkQuota(tx *bbolt.Tx, workspaceID, kind string) error {
-	if limitFor == nil {
-		return nil
-	}
-	return limitFor(db, tx, workspaceID, kind)
+// quotaCounters count the records of one kind in a workspace, stopping once they reach
+// upTo (a limit check needs no more; upTo < 0 counts everything). Each resource registers
+// its counter here, one line each, preferably over its workspace index.
+var quotaCounters = map[string]func(tx *bbolt.Tx, workspaceID string, upTo int64) int64{
+	quotaNumbers: func(tx *bbolt.Tx, ws string, upTo int64) int64 {
+		return scopeCountUpTo(tx.Bucket(bucketNumbersByWS), ws, upTo)
+	},
+	quotaWorkspaceUsers: func(tx *bbolt.Tx, ws string, upTo int64) int64 {
+		return scopeCountUpTo(tx.Bucket(bucketMembers), ws, upTo)
+	},
+	quotaAgents: func(tx *bbolt.Tx, ws string, upTo int64) int64 {
+		return scopeCountUpTo(tx.Bucket(bucketAgentsByWS), ws, upTo)
+	},
+	quotaWebhooks: func(tx *bbolt.Tx, ws string, upTo int64) int64 {
+		return scopeCountUpTo(tx.Bucket(bucketWebhooksByWS), ws, upTo)
+	},
+	// Knowledge bases have no workspace index known here yet: count their records by
+	// workspace_id (a scan of the bucket) until their store registers a cheaper counter.
+	quotaKnowledgeBases: func(tx *bbolt.Tx, ws string, upTo int64) int64 {
+		return countByWorkspace(tx.Bucket(bucketKnowledgeBase), ws)
+	},
 }
 
-// limitFor is set by the subscription storage.
-var limitFor func(db *DB, tx *bbolt.Tx, workspaceID, kind string) error
+// checkQuota refuses a create that would pass the workspace's limit for kind. It runs
+// inside the create's write transaction, so concurrent creates cannot pass a limit
+// together: bbolt has one writer at a time.
+func (db *DB) checkQuota(tx *bbolt.Tx, workspaceID, kind string) error {
+	limit, limited := loadSubscription(tx, workspaceID).Limits[kind]
+	if !limited {
+		return nil
+	}
+	count, ok := quotaCounters[kind]
+	if !ok {
+		return fmt.Errorf("no quota counter registered for %q", kind)
+	}
+	if count(tx, workspaceID, limit) >= limit {
+		return data.Errorf(data.EQUOTA, "The workspace has reached its %s limit of %d; raise it with voiceapi subscription set.", kind, limit)
+	}
+	return nil
+}
+
+// checkCallMinutes refuses a call register once the calls that ended this month used up
+// the call_minutes_per_month limit, counted as the subscription shows it.
+func (db *DB) checkCallMinutes(tx *bbolt.Tx, workspaceID string) error {
+	limit, limited := loadSubscription(tx, workspaceID).Limits[data.LimitCallMinutes]
+	if !limited {
+		return nil
+	}
+	if usedMinutes(tx, workspaceID, db.now()) >= limit {
+		return data.Errorf(data.EQUOTA, "The workspace has used its %s limit of %d minutes this month.", data.LimitCallMinutes, limit)
+	}
+	return nil
+}
+
+// scopeCountUpTo counts the ids in scope, stopping at upTo when upTo >= 0.
+func scopeCountUpTo(b *bbolt.Bucket, scope string, upTo int64) int64 {
+	prefix := indexKey(scope, "")
+	var n int64
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && (upTo < 0 || n < upTo); k, _ = c.Next() {
+		n++
+	}
+	return n
+}
+
+// countByWorkspace counts the records of b whose workspace_id is ws.
+func countByWorkspace(b *bbolt.Bucket, ws string) int64 {
+	var n int64
+	needle := []byte(`"workspace_id":"` + ws + `"`)
+	b.ForEach(func(k, v []byte) error {
+		if bytes.Contains(v, needle) {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+// usedMinutes returns the minutes of ws's calls that ended in the month of t, rounded up:
+// a started minute counts.
+func usedMinutes(tx *bbolt.Tx, ws string, t time.Time) int64 {
+	return (monthMS(tx, ws, t) + 59_999) / 60_000
+}

@@ -39,6 +39,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewAuditCommand(),
 		NewBackupCommand(),
 		NewRestoreCommand(),
+		NewSubscriptionCommand(),
 	)
 	return root
 }

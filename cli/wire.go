@@ -21,6 +21,7 @@ func Services(db *bolt.DB) server.Services {
 		Audit:          db,
 		Backup:         db,
 		Ready:          db.Ping,
+		Numbers:        db, Calls: db, Analytics: db, Subscriptions: db,
 	}
 }
 

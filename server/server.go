@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -29,7 +30,11 @@ type Services struct {
 	Webhooks       data.WebhookService
 	Audit          data.AuditService
 	// Backup takes online backups (GET /api/v1/admin/backup); the route is 404 when nil.
-	Backup data.BackupService
+	Backup        data.BackupService
+	Numbers       data.NumberService
+	Calls         data.CallService
+	Analytics     data.AnalyticsService
+	Subscriptions data.SubscriptionService
 	// Ready reports whether storage answers (GET /readyz).
 	Ready func(ctx context.Context) error
 }
@@ -117,6 +122,7 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(s.agentRoutes())
 	s.addRoutes(s.webhookRoutes())
 	s.addRoutes(s.auditRoutes())
+	s.addRoutes(slices.Concat(s.numberRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes()))
 	s.buildRouter()
 	return s
 }

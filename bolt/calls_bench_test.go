@@ -1,0 +1,230 @@
+package bolt
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// The benchmarks share one database of VOICEAPI_BENCH_CALLS calls (default 1,000,000) in
+// one workspace, spread over the 30 days before benchEnd across 20 agents. It is built
+// once per process through insertCall, the path every registered call takes, in large
+// transactions with fsync off.
+var (
+	benchOnce  sync.Once
+	benchDB    *DB
+	benchCtx   context.Context
+	benchAgent string
+	benchCalls int
+	benchBuild time.Duration
+	benchDir   string
+	benchEnd   = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+)
+
+func benchSetup(b *testing.B) {
+	benchOnce.Do(func() {
+		benchCalls = 1_000_000
+		if s := os.Getenv("VOICEAPI_BENCH_CALLS"); s != "" {
+			benchCalls, _ = strconv.Atoi(s)
+		}
+		dir, err := os.MkdirTemp("", "voiceapi-bench")
+		if err != nil {
+			panic(err)
+		}
+		benchDir = dir
+		now := benchEnd
+		db, err := Open(dir, Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32), Now: func() time.Time { return now }})
+		if err != nil {
+			panic(err)
+		}
+		u, err := db.CreateUser(context.Background(), data.UserCreate{Name: "B", Email: "bench@example.com", Password: "password123"})
+		if err != nil {
+			panic(err)
+		}
+		ws := u.PersonalWorkspaceID
+		benchCtx = data.WithPrincipal(context.Background(), &data.Principal{UserID: u.ID, WorkspaceID: ws, CurrentWorkspaceID: ws, Role: data.RoleOwner, Modules: data.Modules})
+		agents := make([]string, 20)
+		numbers := make([]string, 10)
+		for i := range agents {
+			agents[i] = db.ids.New(data.PrefixAgent)
+		}
+		for i := range numbers {
+			numbers[i] = db.ids.New(data.PrefixNumber)
+		}
+		benchAgent = agents[7]
+		start := time.Now()
+		if err := bulkInsertCalls(db, ws, agents, numbers, benchCalls, benchEnd.Add(-30*24*time.Hour), benchEnd); err != nil {
+			panic(err)
+		}
+		benchBuild = time.Since(start)
+		benchDB = db
+	})
+	if benchDB == nil {
+		b.Fatal("bench setup failed")
+	}
+}
+
+// bulkInsertCalls stores n calls created evenly over [from, to), 20,000 to a transaction.
+func bulkInsertCalls(db *DB, ws string, agents, numbers []string, n int, from, to time.Time) error {
+	step := to.Sub(from) / time.Duration(n)
+	at := from
+	ids := &data.IDGen{Now: func() time.Time { return at }, Rand: rand.NewChaCha8([32]byte{1})}
+	rng := rand.New(rand.NewPCG(3, 4))
+	reasons := []string{"user_hangup", "agent_hangup", "voicemail", "transfer", "inactivity"}
+	err := db.bolt.Update(func(tx *bbolt.Tx) error {
+		for _, a := range agents {
+			if err := insertTestAgent(tx, ws, a, ptr(1)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	const batch = 2_000
+	for done := 0; done < n; done += batch {
+		err := db.bolt.Update(func(tx *bbolt.Tx) error {
+			for i := done; i < min(done+batch, n); i++ {
+				at = from.Add(time.Duration(i) * step)
+				c := benchCall(ws, ids.New(data.PrefixCall), at, agents[rng.IntN(len(agents))], numbers[rng.IntN(len(numbers))], rng, reasons)
+				if err := insertCall(tx, c); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// benchCall is a typical finished phone call: a short transcript, a few variables.
+func benchCall(ws, id string, at time.Time, agent, number string, rng *rand.Rand, reasons []string) *data.Call {
+	created := data.NewTime(at)
+	c := &data.Call{
+		ID: id, WorkspaceID: ws, AgentID: agent, AgentVersion: ptr(1), NumberID: &number,
+		Direction: []string{"inbound", "outbound"}[rng.IntN(2)], FromNumber: ptr("+14155550123"), ToNumber: ptr("+442071838750"),
+		Status: data.CallEnded, CreatedAt: created, UpdatedAt: created,
+		Transcript: []data.TranscriptItem{
+			{Role: "agent", Content: "Hello, thanks for calling. How can I help?", StartMS: 0},
+			{Role: "user", Content: "I'd like to move my appointment to Friday.", StartMS: 2100},
+			{Role: "agent", Content: "Done: Friday at 10. Anything else?", StartMS: 5200},
+			{Role: "user", Content: "No, thank you.", StartMS: 8000},
+		},
+		Variables: map[string]any{"customer": "Ada"}, Metadata: map[string]any{"crm_id": 42},
+	}
+	if rng.IntN(10) == 0 {
+		c.Status = data.CallFailed
+	}
+	started := data.NewTime(at.Add(2 * time.Second))
+	d := int64(30_000 + rng.IntN(300_000))
+	ended := data.NewTime(started.Add(time.Duration(d) * time.Millisecond))
+	c.StartedAt, c.EndedAt, c.DurationMS = &started, &ended, &d
+	c.DisconnectionReason = &reasons[rng.IntN(len(reasons))]
+	return c
+}
+
+func BenchmarkCallPageByAgent(b *testing.B) {
+	benchSetup(b)
+	f := data.CallFilter{AgentID: benchAgent}
+	list, meta, err := benchDB.ListCalls(benchCtx, f, data.PageRequest{PerPage: 50})
+	if err != nil || len(list) != 50 || meta.NextCursor == nil {
+		b.Fatalf("first page: %d calls, %v", len(list), err)
+	}
+	second := data.PageRequest{PerPage: 50, Cursor: *meta.NextCursor}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		req := data.PageRequest{PerPage: 50}
+		if i%2 == 1 {
+			req = second
+		}
+		if list, _, err := benchDB.ListCalls(benchCtx, f, req); err != nil || len(list) != 50 {
+			b.Fatalf("%d calls, %v", len(list), err)
+		}
+	}
+}
+
+func BenchmarkCallPageByStatusAndDirection(b *testing.B) {
+	benchSetup(b)
+	f := data.CallFilter{Status: data.CallFailed, Direction: data.DirectionInbound}
+	for b.Loop() {
+		if list, _, err := benchDB.ListCalls(benchCtx, f, data.PageRequest{PerPage: 50}); err != nil || len(list) != 50 {
+			b.Fatalf("%d calls, %v", len(list), err)
+		}
+	}
+}
+
+func BenchmarkCallAnalytics30Days(b *testing.B) {
+	benchSetup(b)
+	for _, tc := range []struct {
+		name     string
+		interval string
+		agent    string
+	}{{"day", data.IntervalDay, ""}, {"hour", data.IntervalHour, ""}, {"day_agent", data.IntervalDay, benchAgent}} {
+		b.Run(tc.name, func(b *testing.B) {
+			// An unaligned range, as the default "last 30 days" is: both edge hours are
+			// counted from their calls.
+			to := benchEnd.Add(-17*time.Minute - 3*time.Second)
+			q := data.CallAnalyticsQuery{From: to.Add(-30 * 24 * time.Hour), To: to, Interval: tc.interval, AgentID: tc.agent}
+			var got *data.CallAnalytics
+			for b.Loop() {
+				var err error
+				if got, err = benchDB.CallAnalytics(benchCtx, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if tc.agent == "" && got.Totals.Calls < int64(benchCalls)*99/100 {
+				b.Fatalf("counted %d of %d calls", got.Totals.Calls, benchCalls)
+			}
+		})
+	}
+}
+
+func BenchmarkCallStorage(b *testing.B) {
+	benchSetup(b)
+	st, err := os.Stat(filepath.Join(benchDir, FileName))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var used int64
+	benchDB.bolt.View(func(tx *bbolt.Tx) error {
+		for _, name := range [][]byte{bucketCalls, bucketCallsIndex, bucketCallRollups, bucketCallScopeCounts} {
+			bs := tx.Bucket(name).Stats()
+			used += int64(bs.BranchInuse + bs.LeafInuse)
+		}
+		return nil
+	})
+	for b.Loop() {
+	}
+	b.ReportMetric(float64(st.Size())/float64(benchCalls), "file-bytes/call")
+	b.ReportMetric(float64(used)/float64(benchCalls), "used-bytes/call")
+	b.ReportMetric(float64(benchCalls), "calls")
+	b.ReportMetric(benchBuild.Seconds(), "build-s")
+	fmt.Fprintf(os.Stderr, "bench db: %d calls, file %d bytes, built in %s\n", benchCalls, st.Size(), benchBuild)
+}
+
+// TestMain removes the benchmarks' shared database when the package's tests end.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchDB != nil {
+		benchDB.Close()
+	}
+	if benchDir != "" {
+		os.RemoveAll(benchDir)
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,385 @@
+package bolt
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// Call indexes live in one bucket with one scope per filter value: "<ws>" (every call),
+// "<ws>/a/<agent>", "<ws>/n/<number>", "<ws>/d/<direction>", "<ws>/s/<status>". Each entry's
+// value holds the call's filterable attributes, so that the filters a scope does not
+// answer are checked on the index entry alone, without decoding the call. A count per
+// scope lets a list walk the most selective scope its filters name. Ids are time-ordered
+// and their time part is created_at, so from/to become a seek to a synthetic id.
+var (
+	bucketCalls           = []byte("calls")
+	bucketCallsIndex      = []byte("calls_index")
+	bucketCallScopeCounts = []byte("call_scope_counts") // scope → uint64 entries
+)
+
+// callAttrs are what the list filters look at.
+type callAttrs struct {
+	agent, number, direction, status string
+}
+
+func attrsOf(c *data.Call) callAttrs {
+	a := callAttrs{agent: c.AgentID, direction: c.Direction, status: c.Status}
+	if c.NumberID != nil {
+		a.number = *c.NumberID
+	}
+	return a
+}
+
+func (a callAttrs) encode() []byte {
+	return []byte(a.agent + "\x00" + a.number + "\x00" + a.direction + "\x00" + a.status)
+}
+
+func decodeAttrs(v []byte) callAttrs {
+	parts := strings.SplitN(string(v), "\x00", 4)
+	for len(parts) < 4 {
+		parts = append(parts, "")
+	}
+	return callAttrs{parts[0], parts[1], parts[2], parts[3]}
+}
+
+func callAgentScope(ws, agent string) string { return ws + "/a/" + agent }
+
+// scopes returns every index scope a call with these attributes belongs to.
+func (a callAttrs) scopes(ws string) []string {
+	s := []string{ws, callAgentScope(ws, a.agent), ws + "/d/" + a.direction, ws + "/s/" + a.status}
+	if a.number != "" {
+		s = append(s, ws+"/n/"+a.number)
+	}
+	return s
+}
+
+// moveCallIndexes rewrites a call's index entries from old's attributes (nil for a new
+// call) to next's (nil for a deleted call), keeping the scope counts exact.
+func moveCallIndexes(tx *bbolt.Tx, ws, id string, old, next *callAttrs) error {
+	idx := tx.Bucket(bucketCallsIndex)
+	idx.FillPercent = appendFill
+	keep := map[string]bool{}
+	if next != nil {
+		for _, s := range next.scopes(ws) {
+			keep[s] = true
+		}
+	}
+	had := map[string]bool{}
+	if old != nil {
+		for _, s := range old.scopes(ws) {
+			had[s] = true
+			if keep[s] {
+				continue
+			}
+			if err := indexDelete(idx, s, id); err != nil {
+				return err
+			}
+			if err := addScopeCount(tx, s, -1); err != nil {
+				return err
+			}
+		}
+	}
+	if next == nil {
+		return nil
+	}
+	v := next.encode()
+	for s := range keep {
+		if err := idx.Put(indexKey(s, id), v); err != nil {
+			return err
+		}
+		if !had[s] {
+			if err := addScopeCount(tx, s, 1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func addScopeCount(tx *bbolt.Tx, scope string, delta int64) error {
+	b := tx.Bucket(bucketCallScopeCounts)
+	n := int64(scopeCountOf(b, scope)) + delta
+	if n <= 0 {
+		return b.Delete([]byte(scope))
+	}
+	var buf [8]byte
+	binary.BigEndian.PutUint64(buf[:], uint64(n))
+	return b.Put([]byte(scope), buf[:])
+}
+
+func scopeCountOf(b *bbolt.Bucket, scope string) uint64 {
+	v := b.Get([]byte(scope))
+	if len(v) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(v)
+}
+
+// idBound returns the smallest id with prefix created at or after t: every id created at
+// or after t sorts at or after it, every id created before t sorts before it. Ids carry
+// milliseconds, so a t between two milliseconds rounds up.
+func idBound(prefix string, t time.Time) string {
+	ms := uint64(t.UnixMilli())
+	if t.Nanosecond()%int(time.Millisecond) != 0 {
+		ms++
+	}
+	var out [10]byte
+	for i := 9; i >= 0; i-- {
+		out[i] = crockfordDigits[ms&31]
+		ms >>= 5
+	}
+	return prefix + string(out[:]) + "0000000000000000"
+}
+
+const crockfordDigits = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// idTime returns the creation time an id carries in its first ten characters.
+func idTime(prefix, id string) time.Time {
+	var ms int64
+	for _, c := range []byte(id[len(prefix) : len(prefix)+10]) {
+		ms = ms<<5 | int64(strings.IndexByte(crockfordDigits, c))
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+// callQuery is one list request resolved against the indexes.
+type callQuery struct {
+	scopes  []string // walked together, newest first (several for a caller limited to some agents)
+	match   func(callAttrs) bool
+	lo, hi  string // id bounds: lo inclusive, hi exclusive; "" is unbounded
+	binding string // what a cursor is bound to
+}
+
+// maxCallScan bounds the index entries one page may examine. A page that reaches it ends
+// early with a next_cursor, so a rare filter combination costs bounded time per request.
+var maxCallScan = 20000
+
+// stream walks one scope of the index.
+type stream struct {
+	c      *bbolt.Cursor
+	prefix []byte
+	k, v   []byte
+}
+
+func (s *stream) id() string { return string(s.k[len(s.prefix):]) }
+
+func (s *stream) valid(k []byte) bool { return k != nil && bytes.HasPrefix(k, s.prefix) }
+
+// walk visits the entries of q's scopes strictly beyond from ("" = from the newest or the
+// oldest end), newest first when desc, merging the scopes by id. fn returns false to stop.
+// walk returns how many entries it examined and the last id examined.
+func (q *callQuery) walk(tx *bbolt.Tx, desc bool, from string, limit int, fn func(id string, a callAttrs) bool) (int, string) {
+	idx := tx.Bucket(bucketCallsIndex)
+	streams := make([]*stream, 0, len(q.scopes))
+	for _, scope := range q.scopes {
+		s := &stream{c: idx.Cursor(), prefix: indexKey(scope, "")}
+		var k, v []byte
+		if desc {
+			bound := from
+			if q.hi != "" && (bound == "" || q.hi < bound) {
+				bound = q.hi
+			}
+			if bound == "" {
+				k = seekLastWithPrefix(s.c, s.prefix)
+			} else {
+				k = seekBefore(s.c, indexKey(scope, bound))
+			}
+			if k != nil {
+				k, v = s.c.Seek(k) // re-read to obtain the value
+			}
+		} else {
+			start, exclusive := from, true
+			if q.lo != "" && (start == "" || start < q.lo) {
+				start, exclusive = q.lo, false
+			}
+			k, v = s.c.Seek(indexKey(scope, start))
+			if exclusive && k != nil && string(k) == string(indexKey(scope, start)) {
+				k, v = s.c.Next()
+			}
+		}
+		if s.valid(k) {
+			s.k, s.v = k, v
+			streams = append(streams, s)
+		}
+	}
+	n, last := 0, ""
+	for len(streams) > 0 && n < limit {
+		best := 0
+		for i := 1; i < len(streams); i++ {
+			if (desc && streams[i].id() > streams[best].id()) || (!desc && streams[i].id() < streams[best].id()) {
+				best = i
+			}
+		}
+		s := streams[best]
+		id := s.id()
+		if desc && q.lo != "" && id < q.lo || !desc && q.hi != "" && id >= q.hi {
+			break // every other stream is further out of range
+		}
+		n++
+		last = id
+		if !fn(id, decodeAttrs(s.v)) {
+			break
+		}
+		if desc {
+			s.k, s.v = s.c.Prev()
+		} else {
+			s.k, s.v = s.c.Next()
+		}
+		if !s.valid(s.k) {
+			streams = append(streams[:best], streams[best+1:]...)
+		}
+	}
+	return n, last
+}
+
+// page returns one newest-first page of q with the cursor semantics of conventions §4. A
+// page examines at most maxCallScan entries; one that reaches the bound before filling
+// ends there, and its cursor continues the walk from the last entry examined.
+func (q *callQuery) page(db *DB, tx *bbolt.Tx, req data.PageRequest) ([]string, data.Page, error) {
+	perPage := req.PerPage
+	if perPage == 0 {
+		perPage = DefaultPerPage
+	}
+	meta := data.Page{PerPage: perPage}
+	dir, from := byte(older), ""
+	if req.Cursor != "" {
+		d, id, ok := db.decodeCursor(req.Cursor, q.binding)
+		if !ok {
+			return nil, meta, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
+		}
+		dir, from = d, id
+	}
+	desc := dir == older
+	var ids []string
+	more := false
+	scanned, last := q.walk(tx, desc, from, maxCallScan, func(id string, a callAttrs) bool {
+		if !q.match(a) {
+			return true
+		}
+		if len(ids) == perPage {
+			more = true
+			return false
+		}
+		ids = append(ids, id)
+		return true
+	})
+	truncated := scanned == maxCallScan && !more
+	if !desc {
+		for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
+			ids[i], ids[j] = ids[j], ids[i]
+		}
+	}
+	// Beyond the page in its own direction: more, or the walk stopped at the scan bound.
+	ahead := func(edge string) *string {
+		if truncated {
+			return db.encodeCursor(dir, q.binding, last)
+		}
+		if more {
+			return db.encodeCursor(dir, q.binding, edge)
+		}
+		return nil
+	}
+	// Behind the page: is there a matching entry on the other side of its first record?
+	// A probe that reaches the scan bound cannot tell, so it offers the cursor.
+	behind := func(edge string, d byte) *string {
+		found := false
+		n, _ := q.walk(tx, d == older, edge, maxCallScan, func(_ string, a callAttrs) bool {
+			found = q.match(a)
+			return !found
+		})
+		if found || n == maxCallScan {
+			return db.encodeCursor(d, q.binding, edge)
+		}
+		return nil
+	}
+	if desc {
+		if len(ids) > 0 {
+			meta.NextCursor = ahead(ids[len(ids)-1])
+		} else if truncated {
+			meta.NextCursor = ahead("")
+		}
+		if from != "" {
+			edge := from
+			if len(ids) > 0 {
+				edge = ids[0]
+			}
+			meta.PrevCursor = behind(edge, newer)
+		}
+	} else {
+		if len(ids) > 0 {
+			meta.PrevCursor = ahead(ids[0])
+			meta.NextCursor = behind(ids[len(ids)-1], older)
+		} else {
+			meta.PrevCursor = ahead("")
+			meta.NextCursor = behind(from, older)
+		}
+	}
+	return ids, meta, nil
+}
+
+// newCallQuery resolves a filter for the caller: it picks the scope with the fewest
+// entries among those the filters name (or the caller's agents), and checks the rest of
+// the filters on each entry.
+func newCallQuery(tx *bbolt.Tx, ws string, p *data.Principal, f data.CallFilter) *callQuery {
+	counts := tx.Bucket(bucketCallScopeCounts)
+	q := &callQuery{scopes: []string{ws}}
+	best := scopeCountOf(counts, ws)
+	consider := func(scopes ...string) {
+		var n uint64
+		for _, s := range scopes {
+			n += scopeCountOf(counts, s)
+		}
+		if n < best || len(q.scopes) == 1 && q.scopes[0] == ws {
+			q.scopes, best = scopes, n
+		}
+	}
+	limited := p != nil && len(p.AgentIDs) > 0
+	if f.AgentID != "" {
+		consider(callAgentScope(ws, f.AgentID))
+	} else if limited {
+		scopes := make([]string, len(p.AgentIDs))
+		for i, a := range p.AgentIDs {
+			scopes[i] = callAgentScope(ws, a)
+		}
+		consider(scopes...)
+	}
+	if f.NumberID != "" {
+		consider(ws + "/n/" + f.NumberID)
+	}
+	if f.Direction != "" {
+		consider(ws + "/d/" + f.Direction)
+	}
+	if f.Status != "" {
+		consider(ws + "/s/" + f.Status)
+	}
+	q.match = func(a callAttrs) bool {
+		return (f.AgentID == "" || a.agent == f.AgentID) &&
+			(!limited || p.CanSeeAgent(a.agent)) &&
+			(f.NumberID == "" || a.number == f.NumberID) &&
+			(f.Direction == "" || a.direction == f.Direction) &&
+			(f.Status == "" || a.status == f.Status)
+	}
+	if !f.From.IsZero() {
+		q.lo = idBound(data.PrefixCall, f.From)
+	}
+	if !f.To.IsZero() {
+		q.hi = idBound(data.PrefixCall, f.To)
+	}
+	q.binding = strings.Join([]string{"calls", ws, f.AgentID, f.NumberID, f.Direction, f.Status,
+		strconv.FormatInt(unixMilliOrZero(f.From), 10), strconv.FormatInt(unixMilliOrZero(f.To), 10)}, "\x00")
+	return q
+}
+
+func unixMilliOrZero(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}

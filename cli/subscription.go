@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// NewSubscriptionCommand builds `voiceapi subscription`.
+func NewSubscriptionCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "subscription", Short: "Set a workspace's plan and limits (on a stopped server's data)"}
+	cmd.AddCommand(newSubscriptionSetCommand())
+	return cmd
+}
+
+// limitFlags maps each flag to the limit it sets (conventions §13).
+var limitFlags = []struct{ flag, limit string }{
+	{"agents", data.LimitAgents},
+	{"knowledge-bases", data.LimitKnowledgeBases},
+	{"numbers", data.LimitNumbers},
+	{"webhooks", data.LimitWebhooks},
+	{"workspace-users", data.LimitWorkspaceUsers},
+	{"call-minutes", data.LimitCallMinutes},
+}
+
+func newSubscriptionSetCommand() *cobra.Command {
+	var dir, workspace, plan string
+	values := make([]int64, len(limitFlags))
+	cmd := &cobra.Command{
+		Use:   "set",
+		Short: "Set the plan or limits of a workspace; -1 makes a limit unlimited",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in := data.SubscriptionSet{Limits: map[string]int64{}}
+			if cmd.Flags().Changed("plan") {
+				in.Plan = &plan
+			}
+			// Only the flags given change: the others keep their stored limits.
+			for i, lf := range limitFlags {
+				if cmd.Flags().Changed(lf.flag) {
+					in.Limits[lf.limit] = values[i]
+				}
+			}
+			db, err := openForAdmin(dir)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			sub, err := db.SetSubscription(cmd.Context(), workspace, in)
+			if err != nil {
+				return describe(err)
+			}
+			out, err := json.MarshalIndent(sub, "", "  ")
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s\n", out)
+			return nil
+		},
+	}
+	dataFlag(cmd, &dir)
+	f := cmd.Flags()
+	f.StringVar(&workspace, "workspace", "", "workspace id (required)")
+	f.StringVar(&plan, "plan", "", "plan name")
+	for i, lf := range limitFlags {
+		f.Int64Var(&values[i], lf.flag, -1, "limit of "+lf.limit+" (-1 = unlimited)")
+	}
+	cmd.MarkFlagRequired("workspace")
+	return cmd
+}

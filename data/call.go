@@ -1,0 +1,181 @@
+package data
+
+import (
+	"context"
+	"time"
+)
+
+// Call directions and statuses (conventions §12).
+const (
+	DirectionInbound  = "inbound"
+	DirectionOutbound = "outbound"
+	DirectionWeb      = "web"
+
+	CallRegistered = "registered"
+	CallOngoing    = "ongoing"
+	CallEnded      = "ended"
+	CallFailed     = "failed"
+)
+
+// CallDirections lists every direction.
+var CallDirections = []string{DirectionInbound, DirectionOutbound, DirectionWeb}
+
+// CallStatuses lists every status, in the order a call moves through them.
+var CallStatuses = []string{CallRegistered, CallOngoing, CallEnded, CallFailed}
+
+// TranscriptRoles lists who may speak in a transcript.
+var TranscriptRoles = []string{"agent", "user", "tool"}
+
+// CallFinal reports whether status is final: nothing about the call's course changes after.
+func CallFinal(status string) bool { return status == CallEnded || status == CallFailed }
+
+// CallMoveAllowed reports whether status may move from one value to another: forward only,
+// registered → ongoing, registered or ongoing → ended or failed. Staying put is allowed.
+func CallMoveAllowed(from, to string) bool {
+	if from == to {
+		return true
+	}
+	switch from {
+	case CallRegistered:
+		return to == CallOngoing || to == CallEnded || to == CallFailed
+	case CallOngoing:
+		return to == CallEnded || to == CallFailed
+	}
+	return false
+}
+
+// TranscriptItem is one utterance of a call.
+type TranscriptItem struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	StartMS int64  `json:"start_ms"`
+}
+
+// Call is one conversation an agent held, as the voice runtime reported it.
+type Call struct {
+	ID                  string           `json:"id"`
+	WorkspaceID         string           `json:"workspace_id"`
+	AgentID             string           `json:"agent_id"`
+	AgentVersion        *int             `json:"agent_version"`
+	NumberID            *string          `json:"number_id"`
+	Direction           string           `json:"direction"`
+	FromNumber          *string          `json:"from_number"`
+	ToNumber            *string          `json:"to_number"`
+	Status              string           `json:"status"`
+	StartedAt           *Time            `json:"started_at"`
+	EndedAt             *Time            `json:"ended_at"`
+	DurationMS          *int64           `json:"duration_ms"`
+	DisconnectionReason *string          `json:"disconnection_reason"`
+	Transcript          []TranscriptItem `json:"transcript"`
+	RecordingURL        *string          `json:"recording_url"`
+	Variables           map[string]any   `json:"variables"`
+	Analysis            map[string]any   `json:"analysis"`
+	Metadata            map[string]any   `json:"metadata"`
+	CreatedAt           Time             `json:"created_at"`
+	UpdatedAt           Time             `json:"updated_at"`
+}
+
+// CallCreate is the body of POST /api/v1/calls: the voice runtime registers a call.
+type CallCreate struct {
+	AgentID             string           `json:"agent_id"`
+	AgentVersion        *int             `json:"agent_version"`
+	NumberID            *string          `json:"number_id"`
+	Direction           string           `json:"direction"`
+	FromNumber          *string          `json:"from_number"`
+	ToNumber            *string          `json:"to_number"`
+	Status              *string          `json:"status"`
+	StartedAt           *Time            `json:"started_at"`
+	EndedAt             *Time            `json:"ended_at"`
+	DurationMS          *int64           `json:"duration_ms"`
+	DisconnectionReason *string          `json:"disconnection_reason"`
+	Transcript          []TranscriptItem `json:"transcript"`
+	RecordingURL        *string          `json:"recording_url"`
+	Variables           map[string]any   `json:"variables"`
+	Analysis            map[string]any   `json:"analysis"`
+	Metadata            map[string]any   `json:"metadata"`
+}
+
+// CallUpdate is the body of PUT /api/v1/calls/{id}: every member optional, none nullable.
+type CallUpdate struct {
+	Status              Opt[string]           `json:"status"`
+	StartedAt           Opt[Time]             `json:"started_at"`
+	EndedAt             Opt[Time]             `json:"ended_at"`
+	DurationMS          Opt[int64]            `json:"duration_ms"`
+	DisconnectionReason Opt[string]           `json:"disconnection_reason"`
+	Transcript          Opt[[]TranscriptItem] `json:"transcript"`
+	RecordingURL        Opt[string]           `json:"recording_url"`
+	Variables           Opt[map[string]any]   `json:"variables"`
+	Analysis            Opt[map[string]any]   `json:"analysis"`
+	Metadata            Opt[map[string]any]   `json:"metadata"`
+}
+
+// CallFilter narrows a list of calls; zero fields keep everything.
+type CallFilter struct {
+	AgentID   string
+	NumberID  string
+	Direction string
+	Status    string
+	// From (inclusive) and To (exclusive) bound created_at; zero means unbounded.
+	From, To time.Time
+}
+
+// CallService keeps the call history of the caller's workspace. Calls of agents outside
+// the caller's agent_ids are not found.
+type CallService interface {
+	// ListCalls lists calls, newest first. Errors: validation_failed (cursor).
+	ListCalls(ctx context.Context, f CallFilter, p PageRequest) ([]*Call, Page, error)
+	// RegisterCall stores a new call. Errors: validation_failed (also an agent or number
+	// outside the workspace), quota_exceeded (call_minutes_per_month).
+	RegisterCall(ctx context.Context, in CallCreate) (*Call, error)
+	// Call returns one call. Errors: not_found.
+	Call(ctx context.Context, id string) (*Call, error)
+	// UpdateCall moves a call forward. Errors: not_found, validation_failed, conflict (a
+	// status moving back, or the course of a finished call changing), precondition_failed.
+	UpdateCall(ctx context.Context, id string, in CallUpdate) (*Call, error)
+	// DeleteCall removes a call. Errors: not_found, precondition_failed.
+	DeleteCall(ctx context.Context, id string) error
+}
+
+// Analytics intervals.
+const (
+	IntervalHour = "hour"
+	IntervalDay  = "day"
+)
+
+// CallAnalyticsQuery asks for call analytics over [From, To), optionally for one agent.
+type CallAnalyticsQuery struct {
+	From, To time.Time
+	AgentID  string
+	Interval string
+}
+
+// CallTotals are the counts of calls over a range.
+type CallTotals struct {
+	Calls             int64 `json:"calls"`
+	Ended             int64 `json:"ended"`
+	Failed            int64 `json:"failed"`
+	TotalDurationMS   int64 `json:"total_duration_ms"`
+	AverageDurationMS int64 `json:"average_duration_ms"`
+}
+
+// CallSeriesPoint is one bucket of the series.
+type CallSeriesPoint struct {
+	Start           Time  `json:"start"`
+	Calls           int64 `json:"calls"`
+	Ended           int64 `json:"ended"`
+	Failed          int64 `json:"failed"`
+	TotalDurationMS int64 `json:"total_duration_ms"`
+}
+
+// CallAnalytics is the body of GET /api/v1/analytics/calls (conventions §12).
+type CallAnalytics struct {
+	Totals               CallTotals        `json:"totals"`
+	Series               []CallSeriesPoint `json:"series"`
+	DisconnectionReasons map[string]int64  `json:"disconnection_reasons"`
+}
+
+// AnalyticsService computes call analytics from maintained rollups.
+type AnalyticsService interface {
+	// CallAnalytics returns totals, a series and reasons. Errors: validation_failed.
+	CallAnalytics(ctx context.Context, q CallAnalyticsQuery) (*CallAnalytics, error)
+}

@@ -1,0 +1,74 @@
+package data
+
+import "context"
+
+// Number providers (conventions §10).
+const (
+	ProviderTwilio = "twilio"
+	ProviderTelnyx = "telnyx"
+	ProviderVonage = "vonage"
+	ProviderSIP    = "sip"
+)
+
+// NumberProviders lists every provider a number may name.
+var NumberProviders = []string{ProviderTwilio, ProviderTelnyx, ProviderVonage, ProviderSIP}
+
+// Number is a phone number of a workspace and the agents that answer and place its calls.
+// Numbers hold no provider credentials: the voice runtime owns the trunk, so there is no
+// secret to encrypt (conventions §9).
+type Number struct {
+	ID              string  `json:"id"`
+	WorkspaceID     string  `json:"workspace_id"`
+	PhoneNumber     string  `json:"phone_number"`
+	Nickname        string  `json:"nickname"`
+	Provider        string  `json:"provider"`
+	InboundAgentID  *string `json:"inbound_agent_id"`
+	OutboundAgentID *string `json:"outbound_agent_id"`
+	CreatedAt       Time    `json:"created_at"`
+	UpdatedAt       Time    `json:"updated_at"`
+}
+
+// NumberCreate is the body of POST /api/v1/numbers.
+type NumberCreate struct {
+	PhoneNumber     string  `json:"phone_number"`
+	Nickname        string  `json:"nickname"`
+	Provider        string  `json:"provider"`
+	InboundAgentID  *string `json:"inbound_agent_id"`
+	OutboundAgentID *string `json:"outbound_agent_id"`
+}
+
+// NumberUpdate is the body of PUT /api/v1/numbers/{id}. The agent ids are nullable: the
+// *Set flags tell a given null (unbind) from an absent member (keep).
+type NumberUpdate struct {
+	Nickname        Opt[string] `json:"nickname"`
+	Provider        Opt[string] `json:"provider"`
+	InboundAgentID  *string     `json:"inbound_agent_id"`
+	OutboundAgentID *string     `json:"outbound_agent_id"`
+	// InboundAgentSet tells whether inbound_agent_id was given.
+	InboundAgentSet bool `json:"-"`
+	// OutboundAgentSet tells whether outbound_agent_id was given.
+	OutboundAgentSet bool `json:"-"`
+}
+
+// NumberFilter narrows a list of numbers.
+type NumberFilter struct {
+	// AgentID keeps numbers bound to the agent, inbound or outbound; "" keeps all.
+	AgentID string
+}
+
+// NumberService manages the phone numbers of the caller's workspace.
+type NumberService interface {
+	// ListNumbers lists numbers, newest first. Errors: validation_failed (cursor).
+	ListNumbers(ctx context.Context, f NumberFilter, p PageRequest) ([]*Number, Page, error)
+	// CreateNumber registers a number. Errors: validation_failed (a bound agent outside the
+	// workspace), conflict (the number is registered anywhere), quota_exceeded (numbers).
+	CreateNumber(ctx context.Context, in NumberCreate) (*Number, error)
+	// Number returns one number. Errors: not_found.
+	Number(ctx context.Context, id string) (*Number, error)
+	// UpdateNumber changes nickname, provider or bindings. Errors: not_found,
+	// validation_failed, precondition_failed.
+	UpdateNumber(ctx context.Context, id string, in NumberUpdate) (*Number, error)
+	// DeleteNumber removes a number of the current workspace. Errors: not_found,
+	// precondition_failed.
+	DeleteNumber(ctx context.Context, id string) error
+}

@@ -1,0 +1,45 @@
+package data
+
+import "context"
+
+// Limit names of a subscription (conventions §13).
+const (
+	LimitAgents         = "agents"
+	LimitKnowledgeBases = "knowledge_bases"
+	LimitNumbers        = "numbers"
+	LimitWebhooks       = "webhooks"
+	LimitWorkspaceUsers = "workspace_users"
+	LimitCallMinutes    = "call_minutes_per_month"
+)
+
+// LimitNames lists every limit, in the order responses show them.
+var LimitNames = []string{LimitAgents, LimitKnowledgeBases, LimitNumbers, LimitWebhooks, LimitWorkspaceUsers, LimitCallMinutes}
+
+// DefaultPlan is the plan of a workspace nobody set one for: everything unlimited.
+const DefaultPlan = "unlimited"
+
+// Subscription is a workspace's plan, its limits (nil = unlimited) and its usage now.
+type Subscription struct {
+	Plan               string            `json:"plan"`
+	Status             string            `json:"status"`
+	Limits             map[string]*int64 `json:"limits"`
+	Usage              map[string]int64  `json:"usage"`
+	CurrentPeriodStart Time              `json:"current_period_start"`
+	CurrentPeriodEnd   Time              `json:"current_period_end"`
+}
+
+// SubscriptionSet changes a workspace's plan (the operator's CLI). A nil limit is left as
+// it is; a negative one becomes unlimited.
+type SubscriptionSet struct {
+	Plan   *string
+	Limits map[string]int64
+}
+
+// SubscriptionService reads and sets subscriptions.
+type SubscriptionService interface {
+	// Subscription returns the workspace's plan with its usage counted now. Errors:
+	// not_found.
+	Subscription(ctx context.Context, workspaceID string) (*Subscription, error)
+	// SetSubscription changes plan and limits. Errors: not_found, validation_failed.
+	SetSubscription(ctx context.Context, workspaceID string, in SubscriptionSet) (*Subscription, error)
+}

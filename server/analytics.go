@@ -1,0 +1,29 @@
+package server
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+func (s *Server) analyticsRoutes() []route {
+	return []route{
+		{Method: "GET", Path: "/api/v1/analytics/calls", Need: data.Read(data.ModuleAnalytics), handle: s.handleCallAnalytics},
+	}
+}
+
+// handleCallAnalytics: GET /api/v1/analytics/calls?from&to&agent_id&interval=day|hour.
+func (s *Server) handleCallAnalytics(w http.ResponseWriter, r *http.Request) error {
+	q, err := validate.CallAnalytics(r.URL.Query(), time.Now())
+	if err != nil {
+		return err
+	}
+	a, err := s.svc.Analytics.CallAnalytics(r.Context(), q)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": a})
+	return nil
+}

@@ -1,0 +1,78 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+func (s *Server) callRoutes() []route {
+	read, write := data.Read(data.ModuleCallHistory), data.Write(data.ModuleCallHistory)
+	return []route{
+		{Method: "GET", Path: "/api/v1/calls", Need: read, handle: s.handleCallList},
+		{Method: "POST", Path: "/api/v1/calls", Need: write, Idempotent: true, handle: s.handleCallRegister},
+		{Method: "GET", Path: "/api/v1/calls/{id}", Need: read, handle: s.handleCallShow},
+		{Method: "PUT", Path: "/api/v1/calls/{id}", Need: write, handle: s.handleCallUpdate},
+		{Method: "DELETE", Path: "/api/v1/calls/{id}", Need: write, handle: s.handleCallDelete},
+	}
+}
+
+// handleCallList: GET /api/v1/calls?agent_id&number_id&direction&status&from&to.
+func (s *Server) handleCallList(w http.ResponseWriter, r *http.Request) error {
+	req, pageErr := pageRequest(r)
+	f, filterErr := validate.CallFilter(r.URL.Query())
+	if err := validate.Combine(pageErr, filterErr); err != nil {
+		return err
+	}
+	list, page, err := s.svc.Calls.ListCalls(r.Context(), f, req)
+	if err != nil {
+		return err
+	}
+	return writeList(w, list, page)
+}
+
+// handleCallRegister: POST /api/v1/calls — the voice runtime registers a call; 201.
+func (s *Server) handleCallRegister(w http.ResponseWriter, r *http.Request) error {
+	var in data.CallCreate
+	if err := decodeBody(r, &in, func() error { return validate.CallCreate(in) }); err != nil {
+		return err
+	}
+	c, err := s.svc.Calls.RegisterCall(r.Context(), in)
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusCreated, c, nil)
+}
+
+// handleCallShow: GET /api/v1/calls/{id}.
+func (s *Server) handleCallShow(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.svc.Calls.Call(r.Context(), mux.Vars(r)["id"])
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusOK, c, nil)
+}
+
+// handleCallUpdate: PUT /api/v1/calls/{id} — status moves forward only (409 otherwise).
+func (s *Server) handleCallUpdate(w http.ResponseWriter, r *http.Request) error {
+	var in data.CallUpdate
+	if err := decodeBody(r, &in, func() error { return validate.CallUpdate(in) }); err != nil {
+		return err
+	}
+	c, err := s.svc.Calls.UpdateCall(r.Context(), mux.Vars(r)["id"], in)
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusOK, c, nil)
+}
+
+// handleCallDelete: DELETE /api/v1/calls/{id} — 204.
+func (s *Server) handleCallDelete(w http.ResponseWriter, r *http.Request) error {
+	if err := s.svc.Calls.DeleteCall(r.Context(), mux.Vars(r)["id"]); err != nil {
+		return err
+	}
+	return writeNoContent(w)
+}

@@ -1,0 +1,108 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+func (s *Server) numberRoutes() []route {
+	read, write := data.Read(data.ModulePhoneNumbers), data.Write(data.ModulePhoneNumbers)
+	return []route{
+		{Method: "GET", Path: "/api/v1/numbers", Need: read, handle: s.handleNumberList},
+		{Method: "POST", Path: "/api/v1/numbers", Need: write, Idempotent: true, handle: s.handleNumberCreate},
+		{Method: "GET", Path: "/api/v1/numbers/{id}", Need: read, handle: s.handleNumberShow},
+		{Method: "PUT", Path: "/api/v1/numbers/{id}", Need: write, handle: s.handleNumberUpdate},
+		{Method: "DELETE", Path: "/api/v1/numbers/{id}", Need: write, handle: s.handleNumberDelete},
+	}
+}
+
+// handleNumberList: GET /api/v1/numbers?agent_id= — numbers bound to the agent either way.
+func (s *Server) handleNumberList(w http.ResponseWriter, r *http.Request) error {
+	req, err := pageRequest(r)
+	if err != nil {
+		return err
+	}
+	var f data.NumberFilter
+	if q := r.URL.Query(); q.Has("agent_id") {
+		f.AgentID = q.Get("agent_id")
+		if !data.ValidID(data.PrefixAgent, f.AgentID) {
+			return data.FieldError("agent_id", "The agent_id parameter must be the id of an agent.")
+		}
+	}
+	list, page, err := s.svc.Numbers.ListNumbers(r.Context(), f, req)
+	if err != nil {
+		return err
+	}
+	return writeList(w, list, page)
+}
+
+// handleNumberCreate: POST /api/v1/numbers — 201.
+func (s *Server) handleNumberCreate(w http.ResponseWriter, r *http.Request) error {
+	var in data.NumberCreate
+	if err := decodeBody(r, &in, func() error { return validate.NumberCreate(in) }); err != nil {
+		return err
+	}
+	n, err := s.svc.Numbers.CreateNumber(r.Context(), in)
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusCreated, n, nil)
+}
+
+// handleNumberShow: GET /api/v1/numbers/{id}.
+func (s *Server) handleNumberShow(w http.ResponseWriter, r *http.Request) error {
+	n, err := s.svc.Numbers.Number(r.Context(), mux.Vars(r)["id"])
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusOK, n, nil)
+}
+
+// handleNumberUpdate: PUT /api/v1/numbers/{id}. A bound agent given as null is unbound,
+// so the members' presence is read as well as their values.
+func (s *Server) handleNumberUpdate(w http.ResponseWriter, r *http.Request) error {
+	var in data.NumberUpdate
+	obj, err := decodeBodyObject(r, &in)
+	if err != nil && data.ErrorCode(err) != data.EINVALID {
+		return err
+	}
+	_, in.InboundAgentSet = obj["inbound_agent_id"]
+	_, in.OutboundAgentSet = obj["outbound_agent_id"]
+	if err := validate.Combine(err, validate.NumberUpdate(in)); err != nil {
+		return err
+	}
+	n, err := s.svc.Numbers.UpdateNumber(r.Context(), mux.Vars(r)["id"], in)
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusOK, n, nil)
+}
+
+// handleNumberDelete: DELETE /api/v1/numbers/{id} — only a number of the current workspace.
+func (s *Server) handleNumberDelete(w http.ResponseWriter, r *http.Request) error {
+	if err := s.svc.Numbers.DeleteNumber(r.Context(), mux.Vars(r)["id"]); err != nil {
+		return err
+	}
+	return writeNoContent(w)
+}
+
+// decodeBodyObject decodes the body strictly into dst, as decodeBody does, and also
+// returns its members, for updates that must tell a null from an absent member.
+func decodeBodyObject(r *http.Request, dst any) (map[string]json.RawMessage, error) {
+	body, err := readJSONBody(r)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := validate.Object(body)
+	if err != nil {
+		return nil, err
+	}
+	var errs validate.Errors
+	validate.StrictObject(obj, dst, "", &errs)
+	return obj, errs.Err()
+}

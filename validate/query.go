@@ -1,0 +1,110 @@
+package validate
+
+import (
+	"net/url"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// Bounds of the analytics query (docs/analytics.md).
+const (
+	// MaxAnalyticsBuckets bounds the series, so one request cannot ask for years of hours.
+	MaxAnalyticsBuckets = 2000
+	// DefaultAnalyticsRange is the range when from is not given: the last 30 days.
+	DefaultAnalyticsRange = 30 * 24 * time.Hour
+)
+
+func timeParam(errs *Errors, q url.Values, name string) time.Time {
+	s := q.Get(name)
+	if s == "" && !q.Has(name) {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		errs.Addf(name, "The %s parameter must be an RFC 3339 timestamp such as 2026-11-21T10:04:05Z.", name)
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+func idParam(errs *Errors, q url.Values, name, prefix, what string) string {
+	s := q.Get(name)
+	if s == "" && !q.Has(name) {
+		return ""
+	}
+	if !data.ValidID(prefix, s) {
+		errs.Addf(name, "The %s parameter must be the id of %s.", name, what)
+	}
+	return s
+}
+
+func enumParam(errs *Errors, q url.Values, name string, allowed []string) string {
+	s := q.Get(name)
+	if s == "" && !q.Has(name) {
+		return ""
+	}
+	errs.OneOf(name, s, allowed...)
+	return s
+}
+
+// CallFilter reads the filters of GET /api/v1/calls; every bad parameter is named.
+func CallFilter(q url.Values) (data.CallFilter, error) {
+	var errs Errors
+	f := data.CallFilter{
+		AgentID:   idParam(&errs, q, "agent_id", data.PrefixAgent, "an agent"),
+		NumberID:  idParam(&errs, q, "number_id", data.PrefixNumber, "a number"),
+		Direction: enumParam(&errs, q, "direction", data.CallDirections),
+		Status:    enumParam(&errs, q, "status", data.CallStatuses),
+		From:      timeParam(&errs, q, "from"),
+		To:        timeParam(&errs, q, "to"),
+	}
+	if !f.From.IsZero() && !f.To.IsZero() && !f.To.After(f.From) {
+		errs.Add("to", "The to parameter must be after from.")
+	}
+	return f, errs.Err()
+}
+
+// CallAnalytics reads the query of GET /api/v1/analytics/calls with its defaults: to is
+// now (inclusive), from is 30 days before to, interval is day. The range may hold at most
+// MaxAnalyticsBuckets buckets.
+func CallAnalytics(q url.Values, now time.Time) (data.CallAnalyticsQuery, error) {
+	var errs Errors
+	out := data.CallAnalyticsQuery{
+		AgentID:  idParam(&errs, q, "agent_id", data.PrefixAgent, "an agent"),
+		Interval: enumParam(&errs, q, "interval", []string{data.IntervalHour, data.IntervalDay}),
+		From:     timeParam(&errs, q, "from"),
+		To:       timeParam(&errs, q, "to"),
+	}
+	if out.Interval == "" {
+		out.Interval = data.IntervalDay
+	}
+	if out.To.IsZero() && !errs.Has("to") {
+		// Up to and including the current millisecond, so a call registered just now counts.
+		out.To = now.UTC().Truncate(time.Millisecond).Add(time.Millisecond)
+	}
+	if out.From.IsZero() && !errs.Has("from") {
+		out.From = out.To.Add(-DefaultAnalyticsRange)
+	}
+	if errs.Len() > 0 {
+		return out, errs.Err()
+	}
+	if !out.To.After(out.From) {
+		errs.Add("to", "The to parameter must be after from.")
+		return out, errs.Err()
+	}
+	step := time.Hour
+	if out.Interval == data.IntervalDay {
+		step = 24 * time.Hour
+	}
+	if n := AnalyticsBuckets(out.From, out.To, step); n > MaxAnalyticsBuckets {
+		errs.Addf("to", "The range from from to to holds %d %s buckets; at most %d are allowed: narrow the range or use a longer interval.", n, out.Interval, MaxAnalyticsBuckets)
+	}
+	return out, errs.Err()
+}
+
+// AnalyticsBuckets counts the UTC-aligned buckets of width step that [from, to) touches.
+func AnalyticsBuckets(from, to time.Time, step time.Duration) int64 {
+	first := from.UTC().Truncate(step)
+	return int64((to.UTC().Sub(first) + step - 1) / step)
+}
