@@ -217,4 +217,3 @@ func ReadLimited(r io.Reader, max int64) ([]byte, error) {
 	}
 	return b, nil
 }
-
