@@ -239,4 +239,3 @@ func TestAPIKeys(t *testing.T) {
 		expect(t, e.do("DELETE", "/api/v1/api-keys/"+bad, tok, nil), 404)
 	}
 }
-
