@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -26,4 +27,9 @@ func (e *env) countWorkspaceRecords(workspaceID string) string {
 		return err.Error()
 	}
 	return strings.Join(found, ", ")
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
 }
