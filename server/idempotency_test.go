@@ -12,7 +12,7 @@ func TestIdempotentCreates(t *testing.T) {
 	tok := e.Owner.Token
 	ws := e.Owner.WorkspaceID
 	cases := []struct {
-		name, path string
+		name, path  string
 		body, body2 map[string]any
 		count       func() int
 	}{
