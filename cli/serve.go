@@ -122,5 +122,8 @@ func openForAdmin(dir string) (*bolt.DB, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("data directory %s: %w", dir, err)
 	}
-	return bolt.Open(dir, bolt.Options{LockTimeout: 2 * time.Second})
+	return bolt.Open(dir, adminOptions)
 }
+
+// adminOptions open the database for one-shot commands; tests lower the bcrypt cost.
+var adminOptions = bolt.Options{LockTimeout: 2 * time.Second}

@@ -2,7 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"os"
 	"sync"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
 )
 
 type syncWriter struct {
@@ -20,4 +24,9 @@ func (w *syncWriter) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.b.String()
+}
+
+func TestMain(m *testing.M) {
+	adminOptions.PasswordCost = bcrypt.MinCost // production cost 12 is slow under -race
+	os.Exit(m.Run())
 }
