@@ -116,3 +116,58 @@ func BenchmarkPage(b *testing.B) {
 		})
 	}
 }
+
+// A page left empty because the records after the cursor were deleted still leads back:
+// its prev_cursor gives the oldest remaining page.
+func TestEmptyPageAfterDeletesHasAWayBack(t *testing.T) {
+	db := openTestDB(t)
+	// Keys of users on both sides of u's scope in the index.
+	before := mustUser(t, db, "before@example.com")
+	u := mustUser(t, db, "e@example.com")
+	ctx := asUser(t, db, u)
+	for _, o := range []*data.User{before, mustUser(t, db, "after@example.com")} {
+		if _, _, err := db.CreateAPIKey(asUser(t, db, o), data.APIKeyCreate{Name: "other"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var keys []int64
+	for i := 0; i < 3; i++ {
+		k, _, err := db.CreateAPIKey(ctx, data.APIKeyCreate{Name: fmt.Sprint("k", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k.ID)
+	}
+	first, meta, err := db.ListAPIKeys(ctx, data.PageRequest{PerPage: 2})
+	if err != nil || meta.NextCursor == nil || len(first) != 2 {
+		t.Fatal(first, meta, err)
+	}
+	next := *meta.NextCursor
+	if err := db.DeleteAPIKey(ctx, keys[0]); err != nil {
+		t.Fatal(err)
+	}
+	empty, meta, err := db.ListAPIKeys(ctx, data.PageRequest{PerPage: 2, Cursor: next})
+	if err != nil || len(empty) != 0 {
+		t.Fatal(empty, err)
+	}
+	if meta.NextCursor != nil || meta.PrevCursor == nil {
+		t.Fatalf("empty page meta: next %v prev %v", meta.NextCursor, meta.PrevCursor)
+	}
+	back, meta, err := db.ListAPIKeys(ctx, data.PageRequest{PerPage: 2, Cursor: *meta.PrevCursor})
+	if err != nil || len(back) != 2 || back[0].ID != first[0].ID || back[1].ID != first[1].ID {
+		t.Fatalf("back: %v %v", back, err)
+	}
+	if meta.PrevCursor != nil || meta.NextCursor != nil {
+		t.Errorf("back on the only page: %+v", meta)
+	}
+	// With nothing left at all, an empty page has no cursors.
+	for _, id := range keys[1:] {
+		if err := db.DeleteAPIKey(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	empty, meta, err = db.ListAPIKeys(ctx, data.PageRequest{PerPage: 2, Cursor: next})
+	if err != nil || len(empty) != 0 || meta.NextCursor != nil || meta.PrevCursor != nil {
+		t.Errorf("empty list: %v %+v %v", empty, meta, err)
+	}
+}
