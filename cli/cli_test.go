@@ -3,13 +3,17 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"go.etcd.io/bbolt"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/data"
 )
 
 // run executes the command line on a fresh root and returns stdout, stderr and the error.
@@ -246,5 +250,26 @@ func TestRunServeStopsOnCancel(t *testing.T) {
 	}
 	if _, _, err := run(t, "", "user", "list", "--data", dir); err != nil {
 		t.Errorf("the database was not closed: %v", err)
+	}
+}
+
+func TestServePurgesExpiredIdempotentResponses(t *testing.T) {
+	now := time.Now()
+	db, err := bolt.Open(t.TempDir(), bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32), Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := db.SaveIdempotentResponse(ctx, 1, "k", &data.IdempotentResponse{Status: 201}); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(25 * time.Hour)
+	cancel() // one pass, then return
+	purgeIdempotency(ctx, db, slog.New(slog.NewTextHandler(io.Discard, nil)), time.Hour)
+	n := -1
+	db.Bolt().View(func(tx *bbolt.Tx) error { n = tx.Bucket([]byte("idempotency")).Stats().KeyN; return nil })
+	if n != 0 {
+		t.Errorf("%d expired responses left after a purge pass", n)
 	}
 }

@@ -68,11 +68,35 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	if err != nil {
 		return err
 	}
+	// Expired Idempotency-Key responses are deleted at start and every hour; the pass
+	// ends before the database closes.
+	purgeCtx, stopPurge := context.WithCancel(ctx)
+	purged := make(chan struct{})
+	go func() { defer close(purged); purgeIdempotency(purgeCtx, db, logger, time.Hour) }()
+	defer func() { stopPurge(); <-purged }()
 	srv := NewServer(db, logger)
 	logger.Info("listening", "addr", ln.Addr().String(), "data", o.dataDir)
 	err = srv.ListenAndServe(ctx, ln, o.drain)
 	logger.Info("stopped", "error", err)
 	return err
+}
+
+// purgeIdempotency deletes expired kept responses now, then every interval until ctx is done.
+func purgeIdempotency(ctx context.Context, db *bolt.DB, logger *slog.Logger, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		if n, err := db.PurgeIdempotency(ctx); err != nil {
+			logger.Error("purging expired idempotent responses", "error", err)
+		} else if n > 0 {
+			logger.Info("purged expired idempotent responses", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // bootstrap creates the first owner on an empty database and prints its credentials and
