@@ -19,9 +19,6 @@ import (
 // TestDurabilityAfterSIGKILL builds the real binary, makes acknowledged writes over HTTP,
 // kills the process without warning, restarts it on the same data and finds every write.
 func TestDurabilityAfterSIGKILL(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "voiceapi")
 	build := exec.Command("go", "build", "-o", bin, ".")

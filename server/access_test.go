@@ -76,11 +76,16 @@ func TestRoleMatrix(t *testing.T) {
 		target        *testUser // a member (role member) of ws
 		owner2        *testUser // a second owner of ws
 	}
+	// Accounts are shared by the cases; each case gets a fresh workspace.
+	actors := map[string]*testUser{}
+	for _, role := range []string{"owner", "admin", "developer", "member"} {
+		actors[role] = e.newUser("actor-"+role+"@example.com", false)
+	}
+	target := e.newUser("target@example.com", false)
+	owner2 := e.newUser("owner2@example.com", false)
 	prepare := func(role string) setup {
 		n++
-		actor := e.newUser(fmt.Sprintf("actor%d@example.com", n), false)
-		target := e.newUser(fmt.Sprintf("target%d@example.com", n), false)
-		owner2 := e.newUser(fmt.Sprintf("owner%d@example.com", n), false)
+		actor := actors[role]
 		ws := e.do("POST", "/api/v1/workspaces", boss.Token, map[string]any{"name": "ws"}).Data()["id"].(string)
 		base := "/api/v1/workspaces/" + ws + "/users"
 		expect(t, e.do("POST", base, boss.Token, map[string]any{"id": actor.ID, "role": role}), 201)
@@ -99,7 +104,7 @@ func TestRoleMatrix(t *testing.T) {
 		{"show workspace user", func(s setup) *response { return e.do("GET", s.base+"/"+s.target.ID, s.tok, nil) }, 200, []string{"owner", "admin", "developer", "member"}},
 		{"show workspace", func(s setup) *response { return e.do("GET", "/api/v1/workspaces/"+s.ws, s.tok, nil) }, 200, []string{"owner", "admin", "developer", "member"}},
 		{"add member", func(s setup) *response {
-			return e.do("POST", s.base, s.tok, map[string]any{"id": e.newUser("new"+s.ws+"@example.com", false).ID, "role": "developer"})
+			return e.do("POST", s.base, s.tok, map[string]any{"id": e.newUser(fmt.Sprintf("new%d@example.com", n), false).ID, "role": "developer"})
 		}, 201, []string{"owner", "admin"}},
 		{"update member", func(s setup) *response {
 			return e.do("PUT", s.base+"/"+s.target.ID, s.tok, map[string]any{"role": "developer", "modules": []string{"agents"}})
@@ -113,7 +118,7 @@ func TestRoleMatrix(t *testing.T) {
 			return e.do("PUT", s.base+"/"+s.target.ID, s.tok, map[string]any{"role": "owner"})
 		}, 200, []string{"owner"}},
 		{"add an owner", func(s setup) *response {
-			return e.do("POST", s.base, s.tok, map[string]any{"id": e.newUser("own"+s.ws+"@example.com", false).ID, "role": "owner"})
+			return e.do("POST", s.base, s.tok, map[string]any{"id": e.newUser(fmt.Sprintf("own%d@example.com", n), false).ID, "role": "owner"})
 		}, 201, []string{"owner"}},
 		{"revoke owner", func(s setup) *response {
 			return e.do("PUT", s.base+"/"+s.owner2.ID, s.tok, map[string]any{"role": "admin"})
