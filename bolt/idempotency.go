@@ -3,6 +3,7 @@ package bolt
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -32,14 +33,26 @@ func (db *DB) IdempotentResponse(ctx context.Context, tokenID int64, key string)
 	if err != nil || !found || db.now().Sub(resp.CreatedAt.Time) > IdempotencyTTL {
 		return nil, err
 	}
+	body, err := db.sealer.Open(string(resp.Body))
+	if err != nil {
+		return nil, fmt.Errorf("opening a kept response: %w", err)
+	}
+	resp.Body = []byte(body)
 	return &resp, nil
 }
 
-// SaveIdempotentResponse keeps a successful response for replay.
+// SaveIdempotentResponse keeps a successful response for replay. The body is sealed: it
+// may hold a token shown once (API key create), which must not rest in plaintext (§5).
 func (db *DB) SaveIdempotentResponse(ctx context.Context, tokenID int64, key string, resp *data.IdempotentResponse) error {
 	resp.CreatedAt = db.timeNow()
+	sealed, err := db.sealer.Seal(string(resp.Body))
+	if err != nil {
+		return err
+	}
+	stored := *resp
+	stored.Body = []byte(sealed)
 	return db.update(func(tx *bbolt.Tx) error {
-		return putJSON(tx.Bucket(bucketIdempotency), idempotencyKey(tokenID, key), resp)
+		return putJSON(tx.Bucket(bucketIdempotency), idempotencyKey(tokenID, key), &stored)
 	})
 }
 

@@ -119,6 +119,10 @@ func (db *DB) pageWhere(tx *bbolt.Tx, index []byte, scope string, req data.PageR
 			if from != nil && hasNeighbour(b, prefix, indexKey(scope, ids[0]), true, keep) {
 				meta.PrevCursor = db.encodeCursor(newer, binding, ids[0])
 			}
+		} else if k := seekLastWithPrefix(b.Cursor(), prefix); from != nil && k != nil && bytes.HasPrefix(k, prefix) {
+			// Everything after the cursor was deleted: lead back to the oldest page, which
+			// a "newer than the empty id" cursor reads (every id sorts after "").
+			meta.PrevCursor = db.encodeCursor(newer, binding, "")
 		}
 		return ids, meta, nil
 	}
@@ -209,11 +213,11 @@ func (db *DB) encodeCursor(dir byte, scope, id string) *string {
 
 func (db *DB) decodeCursor(cursor, scope string) (byte, string, bool) {
 	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err != nil || len(raw) < 1+1+12 {
+	if err != nil || len(raw) < 1+12 {
 		return 0, "", false
 	}
 	dir, id, mac := raw[0], string(raw[1:len(raw)-12]), raw[len(raw)-12:]
-	if dir != older && dir != newer {
+	if dir != older && dir != newer || id == "" && dir != newer {
 		return 0, "", false
 	}
 	if !hmac.Equal(mac, db.cursorMAC(dir, scope, id)) {

@@ -182,11 +182,11 @@ func (db *DB) AddWorkspaceUser(ctx context.Context, workspaceID string, in data.
 			return data.Errorf(data.ECONFLICT, "The user is already a member of this workspace.")
 		}
 		m := &memberRow{UserID: in.ID, WorkspaceID: workspaceID, Role: in.Role, Modules: data.Modules, AgentIDs: []string{}}
-		if in.Modules != nil {
-			m.Modules = *in.Modules
+		if in.Modules.Set {
+			m.Modules = in.Modules.V
 		}
-		if in.AgentIDs != nil {
-			m.AgentIDs = *in.AgentIDs
+		if in.AgentIDs.Set {
+			m.AgentIDs = in.AgentIDs.V
 			if err := checkAgentIDs(tx, workspaceID, m.AgentIDs); err != nil {
 				return err
 			}

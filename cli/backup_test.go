@@ -15,7 +15,8 @@ import (
 )
 
 // run executes the command line with args and returns its output and error.
-func run(t *testing.T, args ...string) (string, error) {
+// runCombined runs the command line and returns its output and error output together.
+func runCombined(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
 	root := NewRootCommand(&out, &out)
@@ -37,7 +38,7 @@ func TestBackupAndRestoreCommands(t *testing.T) {
 	db.Close()
 
 	archive := filepath.Join(t.TempDir(), "b.tar.gz")
-	out, err := run(t, "backup", "--data", dir, "--out", archive)
+	out, err := runCombined(t, "backup", "--data", dir, "--out", archive)
 	if err != nil {
 		t.Fatalf("backup: %v\n%s", err, out)
 	}
@@ -49,16 +50,16 @@ func TestBackupAndRestoreCommands(t *testing.T) {
 	}
 
 	target := filepath.Join(t.TempDir(), "restored")
-	if out, err := run(t, "restore", "--data", target, "--in", archive); err != nil {
+	if out, err := runCombined(t, "restore", "--data", target, "--in", archive); err != nil {
 		t.Fatalf("restore: %v\n%s", err, out)
 	}
-	if out, err := run(t, "restore", "--data", target, "--in", archive); err == nil || !strings.Contains(err.Error(), "--force") {
+	if out, err := runCombined(t, "restore", "--data", target, "--in", archive); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Fatalf("restore into a non-empty directory: %v\n%s", err, out)
 	}
-	if out, err := run(t, "restore", "--data", target, "--in", archive, "--force"); err != nil {
+	if out, err := runCombined(t, "restore", "--data", target, "--in", archive, "--force"); err != nil {
 		t.Fatalf("forced restore: %v\n%s", err, out)
 	}
-	out, err = run(t, "user", "list", "--data", target)
+	out, err = runCombined(t, "user", "list", "--data", target)
 	if err != nil || !strings.Contains(out, u.ID) {
 		t.Fatalf("user list on the restored data: %v\n%s", err, out)
 	}

@@ -120,6 +120,12 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 		}
 		defer stop()
 	}
+	// Expired Idempotency-Key responses are deleted at start and every hour; the pass
+	// ends before the database closes.
+	purgeCtx, stopPurge := context.WithCancel(ctx)
+	purged := make(chan struct{})
+	go func() { defer close(purged); purgeIdempotency(purgeCtx, db, logger, time.Hour) }()
+	defer func() { stopPurge(); <-purged }()
 	logger.Info("listening", "addr", ln.Addr().String(), "data", o.dataDir)
 	err = srv.ListenAndServe(ctx, ln, o.drain)
 	logger.Info("stopped", "error", err)
@@ -144,6 +150,24 @@ func serveMetrics(addr string, srv *server.Server, logger *slog.Logger) (func(),
 	}()
 	logger.Info("serving metrics", "addr", ln.Addr().String())
 	return func() { hs.Close() }, nil
+}
+
+// purgeIdempotency deletes expired kept responses now, then every interval until ctx is done.
+func purgeIdempotency(ctx context.Context, db *bolt.DB, logger *slog.Logger, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		if n, err := db.PurgeIdempotency(ctx); err != nil {
+			logger.Error("purging expired idempotent responses", "error", err)
+		} else if n > 0 {
+			logger.Info("purged expired idempotent responses", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // bootstrap creates the first owner on an empty database and prints its credentials and
@@ -193,5 +217,8 @@ func openForAdmin(dir string) (*bolt.DB, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("data directory %s: %w", dir, err)
 	}
-	return bolt.Open(dir, bolt.Options{LockTimeout: 2 * time.Second})
+	return bolt.Open(dir, adminOptions)
 }
+
+// adminOptions open the database for one-shot commands; tests lower the bcrypt cost.
+var adminOptions = bolt.Options{LockTimeout: 2 * time.Second}

@@ -52,10 +52,10 @@ type WorkspaceUser struct {
 
 // WorkspaceUserAdd is the body of POST /api/v1/workspaces/{workspace_id}/users.
 type WorkspaceUserAdd struct {
-	ID       string    `json:"id"`
-	Role     string    `json:"role"`
-	Modules  *[]string `json:"modules"`
-	AgentIDs *[]string `json:"agent_ids"`
+	ID       string        `json:"id"`
+	Role     string        `json:"role"`
+	Modules  Opt[[]string] `json:"modules"`   // optional, not nullable: all five when absent
+	AgentIDs Opt[[]string] `json:"agent_ids"` // optional, not nullable: [] when absent
 }
 
 // WorkspaceUserUpdate is the body of PUT /api/v1/workspaces/{workspace_id}/users/{user_id}.

@@ -196,10 +196,10 @@ func TestAgentIDsRestriction(t *testing.T) {
 	dev := e.newUser("limited@example.com", false)
 	tok := e.addMember(dev, "developer", nil, []string{a})
 
-	if got := ids(e.do("GET", "/api/v1/agents", tok, nil).List()); !slices.Equal(got, []string{a}) {
+	if got := itemIDs(e.do("GET", "/api/v1/agents", tok, nil).List()); !slices.Equal(got, []string{a}) {
 		t.Errorf("limited list = %v, want [%s]", got, a)
 	}
-	if got := ids(e.do("GET", "/api/v1/agents?status=published", tok, nil).List()); len(got) != 0 {
+	if got := itemIDs(e.do("GET", "/api/v1/agents?status=published", tok, nil).List()); len(got) != 0 {
 		t.Errorf("limited published list = %v, want []", got)
 	}
 	expect(t, e.do("GET", "/api/v1/agents/"+a, tok, nil), 200)

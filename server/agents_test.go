@@ -71,7 +71,7 @@ func path(v any, p string) any {
 	return v
 }
 
-func ids(list []any) []string {
+func itemIDs(list []any) []string {
 	out := make([]string, len(list))
 	for i, a := range list {
 		out[i], _ = a.(map[string]any)["id"].(string)
@@ -187,17 +187,17 @@ func TestAgentListStatusFilter(t *testing.T) {
 	} {
 		r := e.do("GET", "/api/v1/agents"+q, e.Owner.Token, nil)
 		expect(t, r, 200)
-		if got := ids(r.List()); !slices.Equal(got, want) {
+		if got := itemIDs(r.List()); !slices.Equal(got, want) {
 			t.Errorf("GET /api/v1/agents%s = %v, want %v", q, got, want)
 		}
 	}
 	// A published agent changed goes back to the draft list.
 	expect(t, e.do("PUT", "/api/v1/agents/"+p1, e.Owner.Token, map[string]any{"name": "p1 changed"}), 200)
-	if got := ids(e.do("GET", "/api/v1/agents?status=draft", e.Owner.Token, nil).List()); !slices.Equal(got, []string{d2, p1, d1}) {
+	if got := itemIDs(e.do("GET", "/api/v1/agents?status=draft", e.Owner.Token, nil).List()); !slices.Equal(got, []string{d2, p1, d1}) {
 		t.Errorf("drafts after change = %v", got)
 	}
 	if got := e.do("GET", "/api/v1/agents?status=published", e.Owner.Token, nil).List(); len(got) != 0 {
-		t.Errorf("published after change = %v", ids(got))
+		t.Errorf("published after change = %v", itemIDs(got))
 	}
 	for _, bad := range []string{"?status=live", "?status=DRAFT", "?status="} {
 		r := e.do("GET", "/api/v1/agents"+bad, e.Owner.Token, nil)
@@ -229,7 +229,7 @@ func TestAgentListPagination(t *testing.T) {
 			t.Fatalf("meta = %v", r.Meta())
 		}
 		pages = append(pages, r)
-		walked = append(walked, ids(r.List())...)
+		walked = append(walked, itemIDs(r.List())...)
 		n, _ := r.Meta()["next_cursor"].(string)
 		if n == "" {
 			break
@@ -245,8 +245,8 @@ func TestAgentListPagination(t *testing.T) {
 	prev := pages[1].Meta()["prev_cursor"].(string)
 	back := e.do("GET", "/api/v1/agents?per_page=2&cursor="+url.QueryEscape(prev), e.Owner.Token, nil)
 	expect(t, back, 200)
-	if !slices.Equal(ids(back.List()), ids(pages[0].List())) {
-		t.Errorf("prev of page 2 = %v, want %v", ids(back.List()), ids(pages[0].List()))
+	if !slices.Equal(itemIDs(back.List()), itemIDs(pages[0].List())) {
+		t.Errorf("prev of page 2 = %v, want %v", itemIDs(back.List()), itemIDs(pages[0].List()))
 	}
 	expectFields(t, e.do("GET", "/api/v1/agents?per_page=0", e.Owner.Token, nil), "per_page")
 	expectFields(t, e.do("GET", "/api/v1/agents?per_page=101", e.Owner.Token, nil), "per_page")
@@ -325,11 +325,11 @@ func TestAgentDelete(t *testing.T) {
 	expect(t, e.do("GET", "/api/v1/agents/"+id, e.Owner.Token, nil), 404)
 	expect(t, e.do("DELETE", "/api/v1/agents/"+id, e.Owner.Token, nil), 404)
 	expect(t, e.do("GET", "/api/v1/agents/"+id+"/versions", e.Owner.Token, nil), 404)
-	if got := ids(e.do("GET", "/api/v1/agents", e.Owner.Token, nil).List()); !slices.Equal(got, []string{keep}) {
+	if got := itemIDs(e.do("GET", "/api/v1/agents", e.Owner.Token, nil).List()); !slices.Equal(got, []string{keep}) {
 		t.Errorf("list after delete = %v", got)
 	}
 	for _, q := range []string{"?status=published", "?status=draft"} {
-		for _, got := range ids(e.do("GET", "/api/v1/agents"+q, e.Owner.Token, nil).List()) {
+		for _, got := range itemIDs(e.do("GET", "/api/v1/agents"+q, e.Owner.Token, nil).List()) {
 			if got == id {
 				t.Errorf("deleted agent still listed under %s", q)
 			}
@@ -380,7 +380,7 @@ func TestAgentUnknownOrForeignIsNotFound(t *testing.T) {
 		t.Errorf("foreign agent changed:\n%v\n%v", before, after)
 	}
 	if l := e.do("GET", "/api/v1/agents", e.Owner.Token, nil).List(); len(l) != 0 {
-		t.Errorf("owner lists %v", ids(l))
+		t.Errorf("owner lists %v", itemIDs(l))
 	}
 	// Bad version numbers are not found either.
 	id := e.createAgent(e.Owner.Token, map[string]any{"name": "Mine"})["id"].(string)

@@ -219,7 +219,7 @@ func TestAgentDeleteUnbindsMembers(t *testing.T) {
 	}
 	// Dropping the only agent must not widen access to every agent.
 	if l := e.do("GET", "/api/v1/agents", onlyToken, nil).List(); len(l) != 0 {
-		t.Errorf("member of only A lists %v after A's delete", ids(l))
+		t.Errorf("member of only A lists %v after A's delete", itemIDs(l))
 	}
 	expect(t, e.do("GET", "/api/v1/agents/"+b, onlyToken, nil), 404)
 	expect(t, e.do("GET", "/api/v1/agents/"+b, bothToken, nil), 200)

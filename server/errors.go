@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 
@@ -52,7 +53,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.ErrorContext(r.Context(), "internal error", slog.String("request_id", reqID), slog.String("error", err.Error()))
 		body = errorBody{Message: "Internal error; quote request id " + reqID + " when reporting it.", Code: data.EINTERNAL}
 	}
-	if e, ok := err.(*data.Error); ok && status == http.StatusUnprocessableEntity {
+	var e *data.Error
+	if errors.As(err, &e) && status == http.StatusUnprocessableEntity {
 		body.Errors = e.Fields
 		if body.Errors == nil {
 			body.Errors = map[string][]string{}

@@ -29,6 +29,7 @@ type env struct {
 	URL   string
 	Owner *testUser // instance admin, owner of its personal workspace
 	Logs  *syncBuffer
+	Dir   string // the data directory
 }
 
 // testUser is an account with a token bound to its personal workspace.
@@ -53,18 +54,20 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func newEnv(t testing.TB) *env {
-	t.Helper()
-	return newEnvWith(t)
-}
+func newEnv(t testing.TB) *env { t.Helper(); return newEnvWith(t, nil) }
 
-// newEnvWith is newEnv with the server's configuration adjusted (rate limits, clock).
-func newEnvWith(t testing.TB, configure ...func(*server.Config)) *env {
+// newEnvWith is newEnv with the database options adjusted by tune (e.g. an injected
+// clock; nil for none) and the server's configuration by configure (rate limits, clock).
+func newEnvWith(t testing.TB, tune func(*bolt.Options), configure ...func(*server.Config)) *env {
 	t.Helper()
 	dir := t.TempDir()
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
-	db, err := bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true, Logger: logger, SecretKey: bytes.Repeat([]byte{7}, 32)})
+	opts := bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true, Logger: logger, SecretKey: bytes.Repeat([]byte{7}, 32)}
+	if tune != nil {
+		tune(&opts)
+	}
+	db, err := bolt.Open(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +85,7 @@ func newEnvWith(t testing.TB, configure ...func(*server.Config)) *env {
 		}
 		db.Close()
 	})
-	e := &env{t: t, DB: db, URL: srv.URL, Logs: logs}
+	e := &env{t: t, DB: db, URL: srv.URL, Logs: logs, Dir: dir}
 	e.Owner = e.newUser("owner@example.com", true)
 	return e
 }

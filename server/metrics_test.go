@@ -110,7 +110,7 @@ func TestMetricsNeedsAnInstanceAdmin(t *testing.T) {
 }
 
 func TestMetricsQueueDepthFromConfig(t *testing.T) {
-	e := newEnvWith(t, func(c *server.Config) { c.QueueDepth = func() int { return 7 } })
+	e := newEnvWith(t, nil, func(c *server.Config) { c.QueueDepth = func() int { return 7 } })
 	if g := sample(scrape(t, e, e.Owner.Token), "voiceapi_webhook_queue_depth", nil); g == nil || g.GetGauge().GetValue() != 7 {
 		t.Errorf("voiceapi_webhook_queue_depth = %v, want 7 from Config.QueueDepth", g)
 	}

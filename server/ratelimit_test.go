@@ -29,7 +29,7 @@ func (c *fakeClock) Add(d time.Duration) {
 
 func newLimitedEnv(t *testing.T, perToken, login int) (*env, *fakeClock) {
 	clock := &fakeClock{t: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
-	e := newEnvWith(t, func(c *server.Config) {
+	e := newEnvWith(t, nil, func(c *server.Config) {
 		c.RateLimit, c.LoginRateLimit, c.Now = perToken, login, clock.Now
 	})
 	return e, clock

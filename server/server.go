@@ -133,7 +133,11 @@ func (s *Server) addRoutes(rs []route) { s.routes = append(s.routes, rs...) }
 func (s *Server) buildRouter() {
 	r := mux.NewRouter()
 	for _, rt := range s.routes {
-		r.Handle(rt.Path, s.wrap(rt)).Methods(rt.Method)
+		methods := []string{rt.Method}
+		if rt.Method == http.MethodGet {
+			methods = append(methods, http.MethodHead) // Allow advertises HEAD with GET
+		}
+		r.Handle(rt.Path, s.wrap(rt)).Methods(methods...)
 	}
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		s.writeError(w, req, data.Errorf(data.ENOTFOUND, "No route matches %s %s.", req.Method, req.URL.Path))

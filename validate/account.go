@@ -171,11 +171,11 @@ func WorkspaceUserAdd(in data.WorkspaceUserAdd) error {
 	} else {
 		errs.OneOf("role", in.Role, data.Roles...)
 	}
-	if in.Modules != nil {
-		modules(&errs, "modules", *in.Modules)
+	if in.Modules.Set {
+		modules(&errs, "modules", in.Modules.V)
 	}
-	if in.AgentIDs != nil {
-		agentIDs(&errs, "agent_ids", *in.AgentIDs)
+	if in.AgentIDs.Set {
+		agentIDs(&errs, "agent_ids", in.AgentIDs.V)
 	}
 	return errs.Err()
 }

@@ -1,0 +1,59 @@
+package bolt_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/data"
+)
+
+func keptResponses(t *testing.T, db *bolt.DB) int {
+	n := 0
+	db.Bolt().View(func(tx *bbolt.Tx) error {
+		n = tx.Bucket([]byte("idempotency")).Stats().KeyN
+		return nil
+	})
+	return n
+}
+
+func TestIdempotentResponsesExpireAndArePurged(t *testing.T) {
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	db, err := bolt.Open(t.TempDir(), bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32), Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	save := func(token int64, key string) {
+		err := db.SaveIdempotentResponse(ctx, token, key, &data.IdempotentResponse{RequestHash: "h", Status: 201, Body: []byte(`{"token":"1|secret"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	save(1, "old")
+	now = now.Add(23 * time.Hour)
+	save(1, "new")
+	got, err := db.IdempotentResponse(ctx, 1, "old")
+	if err != nil || got == nil || string(got.Body) != `{"token":"1|secret"}` || got.Status != 201 {
+		t.Fatalf("kept response %+v %v", got, err)
+	}
+	if got, _ := db.IdempotentResponse(ctx, 2, "old"); got != nil {
+		t.Error("a key is shared across tokens")
+	}
+	now = now.Add(2 * time.Hour) // "old" is 25 h old, "new" 2 h
+	if got, _ := db.IdempotentResponse(ctx, 1, "old"); got != nil {
+		t.Error("an expired response is replayed")
+	}
+	n, err := db.PurgeIdempotency(ctx)
+	if err != nil || n != 1 || keptResponses(t, db) != 1 {
+		t.Errorf("purged %d (%v), %d left", n, err, keptResponses(t, db))
+	}
+	if got, _ := db.IdempotentResponse(ctx, 1, "new"); got == nil {
+		t.Error("a fresh response was purged")
+	}
+}

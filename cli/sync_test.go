@@ -1,0 +1,32 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"sync"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+type syncWriter struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+func TestMain(m *testing.M) {
+	adminOptions.PasswordCost = bcrypt.MinCost // production cost 12 is slow under -race
+	os.Exit(m.Run())
+}

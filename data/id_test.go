@@ -1,0 +1,159 @@
+package data
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestIDsAreTimeOrderedAndMonotonic(t *testing.T) {
+	now := time.Date(2026, 11, 21, 10, 4, 5, 123e6, time.UTC)
+	g := &IDGen{Now: func() time.Time { return now }, Rand: rand.Reader}
+	prev := ""
+	for i := 0; i < 10000; i++ { // all in one millisecond
+		id := g.New(PrefixAgent)
+		if id <= prev {
+			t.Fatalf("id %d %s not after %s", i, id, prev)
+		}
+		if !ValidID(PrefixAgent, id) {
+			t.Fatalf("invalid id %s", id)
+		}
+		prev = id
+	}
+	// A later millisecond sorts after; a clock going back does not break the order.
+	now = now.Add(time.Millisecond)
+	later := g.New(PrefixAgent)
+	if later <= prev {
+		t.Errorf("later ms %s before %s", later, prev)
+	}
+	now = now.Add(-time.Hour)
+	if back := g.New(PrefixAgent); back <= later {
+		t.Errorf("clock stepped back: %s before %s", back, later)
+	}
+	// Ids of two generators sort by their time part.
+	g2 := NewIDGen()
+	a := g2.New(PrefixUser)
+	time.Sleep(2 * time.Millisecond)
+	if b := g2.New(PrefixUser); b <= a || len(b) != len(PrefixUser)+26 {
+		t.Errorf("%s then %s", a, b)
+	}
+	// The time part encodes the millisecond.
+	fixed := &IDGen{Now: func() time.Time { return time.UnixMilli(32) }, Rand: bytes.NewReader(make([]byte, 10))}
+	if id := fixed.New("x_"); id != "x_00000000100000000000000000" {
+		t.Errorf("zero id %s", id)
+	}
+}
+
+func TestValidID(t *testing.T) {
+	good := NewIDGen().New(PrefixWorkspace)
+	cases := map[string]bool{
+		good:                             true,
+		"ws_01JD6000000000000000000000":  true,
+		"ws_7ZZZZZZZZZZZZZZZZZZZZZZZZZ":  true,
+		"ws_8ZZZZZZZZZZZZZZZZZZZZZZZZZ":  false, // more than 128 bits
+		"usr_01JD6000000000000000000000": false, // wrong prefix for ws_
+		"ws_01JD600000000000000000000":   false, // short
+		"ws_01JD60000000000000000000000": false, // long
+		"ws_01JD600000000000000000000I":  false, // I, L, O, U are not Crockford
+		"ws_01JD600000000000000000000L":  false,
+		"ws_01JD600000000000000000000O":  false,
+		"ws_01JD600000000000000000000U":  false,
+		"ws_01jd6000000000000000000000":  false, // lower case
+		"ws_01JD6000000000000000000/..":  false,
+		"":                               false,
+		"ws_":                            false,
+	}
+	for id, want := range cases {
+		if got := ValidID(PrefixWorkspace, id); got != want {
+			t.Errorf("ValidID(%q) = %v", id, got)
+		}
+	}
+}
+
+func TestTimeJSON(t *testing.T) {
+	tm := NewTime(time.Date(2026, 11, 21, 11, 4, 5, 123456789, time.FixedZone("CET", 3600)))
+	b, _ := json.Marshal(tm)
+	if string(b) != `"2026-11-21T10:04:05.123Z"` {
+		t.Errorf("marshal %s", b)
+	}
+	b, _ = json.Marshal(NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
+	if string(b) != `"2026-01-02T03:04:05.000Z"` {
+		t.Errorf("whole seconds %s", b)
+	}
+	var back Time
+	if err := json.Unmarshal([]byte(`"2026-11-21T11:04:05.123456+01:00"`), &back); err != nil || !back.Equal(tm.Time) {
+		t.Errorf("round trip %v %v", back, err)
+	}
+	var zero Time
+	if b, _ := json.Marshal(zero); string(b) != "null" {
+		t.Errorf("zero %s", b)
+	}
+	if err := json.Unmarshal([]byte(`null`), &back); err != nil || !back.IsZero() {
+		t.Errorf("null %v %v", back, err)
+	}
+	for _, bad := range []string{`"yesterday"`, `12`, `"2026-11-21"`} {
+		if err := json.Unmarshal([]byte(bad), &back); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+	if zero.Ptr() != nil || tm.Ptr() == nil {
+		t.Error("Ptr")
+	}
+	var p struct {
+		At *Time `json:"at"`
+	}
+	if b, _ := json.Marshal(p); string(b) != `{"at":null}` {
+		t.Errorf("nil pointer %s", b)
+	}
+}
+
+func TestETagAndIfMatch(t *testing.T) {
+	type rec struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	}
+	a, b := rec{"1", "a"}, rec{"1", "b"}
+	ea := ETagOf(a)
+	if ea == ETagOf(b) || ea != ETagOf(rec{"1", "a"}) || !strings.HasPrefix(ea, `"`) || !strings.HasSuffix(ea, `"`) {
+		t.Errorf("etags %s %s", ea, ETagOf(b))
+	}
+	raw, _ := json.Marshal(a)
+	if ETagOfBytes(raw) != ea {
+		t.Error("ETagOf and ETagOfBytes disagree")
+	}
+	for im, ok := range map[string]bool{
+		"":                    true,
+		"*":                   true,
+		ea:                    true,
+		`"x", ` + ea:          true,
+		` ` + ea + ` `:        true,
+		ETagOf(b):             false,
+		`W/` + ea:             false, // strong comparison
+		strings.Trim(ea, `"`): false,
+	} {
+		err := CheckIfMatch(im, a)
+		if (err == nil) != ok {
+			t.Errorf("If-Match %q: %v", im, err)
+		}
+		if err != nil && ErrorCode(err) != EPRECONDITION {
+			t.Errorf("code %s", ErrorCode(err))
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	if ErrorCode(nil) != "" || ErrorCode(NotFound("x")) != ENOTFOUND || ErrorCode(bytes.ErrTooLarge) != EINTERNAL {
+		t.Error("ErrorCode")
+	}
+	if ErrorMessage(bytes.ErrTooLarge) != "Internal error." {
+		t.Error("internal message leaks")
+	}
+	e := FieldError("b", "m")
+	e.Fields["a"] = []string{"n"}
+	if got := e.SortedFieldPaths(); len(got) != 2 || got[0] != "a" {
+		t.Errorf("%v", got)
+	}
+}

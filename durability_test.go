@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestDurabilityAfterSIGKILL builds the real binary, makes acknowledged writes over HTTP,
+// kills the process without warning, restarts it on the same data and finds every write.
+func TestDurabilityAfterSIGKILL(t *testing.T) {
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "voiceapi")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dataDir := filepath.Join(tmp, "data")
+
+	first, stdout := startServer(t, bin, dataDir)
+	token := ""
+	for _, line := range strings.Split(stdout, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "api token:"); ok {
+			token = strings.TrimSpace(v)
+		}
+	}
+	if token == "" {
+		t.Fatalf("no bootstrap token on stdout:\n%s", stdout)
+	}
+	var created []string
+	for i := 0; i < 50; i++ {
+		status, body := call(t, "POST", first.url+"/api/v1/workspaces", token, fmt.Sprintf(`{"name":"durable %d"}`, i))
+		if status != 201 {
+			t.Fatalf("create %d: %d %s", i, status, body)
+		}
+		var out struct{ Data struct{ ID string } }
+		json.Unmarshal(body, &out)
+		created = append(created, out.Data.ID)
+	}
+	// No graceful anything: SIGKILL right after the last acknowledgement.
+	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	first.cmd.Wait()
+
+	second, stdout := startServer(t, bin, dataDir)
+	if strings.Contains(stdout, "api token") || strings.Contains(stdout, "password") {
+		t.Errorf("second start printed credentials again:\n%s", stdout)
+	}
+	status, body := call(t, "GET", second.url+"/api/v1/workspaces?per_page=100", token, "")
+	if status != 200 {
+		t.Fatalf("list after restart: %d %s", status, body)
+	}
+	var list struct{ Data []struct{ ID string } }
+	json.Unmarshal(body, &list)
+	have := map[string]bool{}
+	for _, w := range list.Data {
+		have[w.ID] = true
+	}
+	for i, id := range created {
+		if !have[id] {
+			t.Errorf("acknowledged workspace %d (%s) lost after SIGKILL", i, id)
+		}
+	}
+	if err := second.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- second.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("graceful stop on SIGTERM: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("SIGTERM did not stop the server within 10 s")
+	}
+}
+
+type proc struct {
+	cmd *exec.Cmd
+	url string
+}
+
+// startServer runs `voiceapi serve` on a free loopback port and waits for /readyz; it
+// returns what the process printed on stdout by then.
+func startServer(t *testing.T, bin, dataDir string) (*proc, string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(bin, "serve", "--data", dataDir, "--addr", addr, "--log-level", "warn")
+	var stdout bytes.Buffer
+	pr, pw := io.Pipe()
+	cmd.Stdout = pw
+	cmd.Stderr = io.Discard
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait(); pw.Close() })
+	url := "http://" + addr
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		resp, err := http.Get(url + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server on %s not ready", addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The bootstrap lines are printed before the listener opens; collect them until the
+	// output has been quiet for a moment.
+	for quiet := false; !quiet; {
+		select {
+		case l := <-lines:
+			stdout.WriteString(l + "\n")
+		case <-time.After(300 * time.Millisecond):
+			quiet = true
+		}
+	}
+	return &proc{cmd: cmd, url: url}, stdout.String()
+}
+
+func call(t *testing.T, method, url, token, body string) (int, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, _ := http.NewRequest(method, url, rd)
+	req.Header.Set("Authorization", "Bearer "+token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}

@@ -1,0 +1,35 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.etcd.io/bbolt"
+)
+
+// countWorkspaceRecords scans every bucket for a key or value naming workspaceID and
+// describes what it finds ("" when nothing).
+func (e *env) countWorkspaceRecords(workspaceID string) string {
+	var found []string
+	err := e.DB.Bolt().View(func(tx *bbolt.Tx) error {
+		return tx.ForEach(func(name []byte, b *bbolt.Bucket) error {
+			return b.ForEach(func(k, v []byte) error {
+				if bytes.Contains(k, []byte(workspaceID)) || bytes.Contains(v, []byte(workspaceID)) {
+					found = append(found, fmt.Sprintf("%s/%q", name, k))
+				}
+				return nil
+			})
+		})
+	})
+	if err != nil {
+		return err.Error()
+	}
+	return strings.Join(found, ", ")
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
