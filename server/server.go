@@ -75,6 +75,8 @@ type Server struct {
 	loginLimit *rateLimiter
 	// prom is the private Prometheus registry behind GET /metrics.
 	prom *metrics
+	// openapi caches the OpenAPI document, built on first request (openapi.go).
+	openapi openapiDoc
 }
 
 // handlerFunc is a handler that returns its error instead of writing it, so that every
@@ -115,6 +117,7 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(s.metricsRoutes())
 	s.addRoutes(s.backupRoutes())
 	s.addRoutes(s.healthRoutes())
+	s.addRoutes(s.openapiRoutes())
 	s.addRoutes(s.authRoutes())
 	s.addRoutes(s.userRoutes())
 	s.addRoutes(s.workspaceRoutes())

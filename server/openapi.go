@@ -1,0 +1,345 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// The OpenAPI 3.1 document of the API (conventions §16), generated from the route table,
+// the Go types of the bodies and records (openapi_schema.go), the rules table
+// (openapi_rules.go) and the per-route descriptions (openapi_routes.go). Generating it,
+// rather than writing it by hand, is what keeps it true: a route, a field or a bound added
+// in code reaches the document, and the tests fail when a route has no description.
+// docs/openapi.json is a copy checked by TestOpenAPIDocsFile; rewrite it with:
+//
+//go:generate go test -run ^TestOpenAPIDocsFile$ . -update
+
+// OpenAPIVersion is the version of the API the document describes (spec: Versioning).
+const OpenAPIVersion = "1.0.0"
+
+// openapiDoc caches the document: it depends only on the route table, which is fixed once
+// New returns, so it is built on first request and then served as bytes.
+type openapiDoc struct {
+	once sync.Once
+	body []byte
+	etag string
+	err  error
+}
+
+func (s *Server) openapiRoutes() []route {
+	// Public: the document describes the API, not anyone's data, and client generators
+	// and linters fetch it without credentials.
+	return []route{{Method: "GET", Path: "/api/v1/openapi.json", Public: true, handle: s.handleOpenAPI}}
+}
+
+// handleOpenAPI: GET /api/v1/openapi.json — the OpenAPI document, with an ETag.
+func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) error {
+	body, err := s.OpenAPI()
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("ETag", s.openapi.etag)
+	if r.Header.Get("If-None-Match") == s.openapi.etag {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
+	return nil
+}
+
+// OpenAPI returns the server's OpenAPI document as indented JSON, built once.
+func (s *Server) OpenAPI() ([]byte, error) {
+	s.openapi.once.Do(func() {
+		doc, err := buildOpenAPI(s.routes)
+		if err == nil {
+			s.openapi.body, err = marshalDocument(doc)
+		}
+		s.openapi.err = err
+		if err == nil {
+			s.openapi.etag = data.ETagOfBytes(s.openapi.body)
+		}
+	})
+	return s.openapi.body, s.openapi.err
+}
+
+func marshalDocument(doc map[string]any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // "<key id>|<secret>" reads better than \u003c
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("openapi: encoding: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// buildOpenAPI describes routes. A route without an entry in opDocs is an error, so a
+// forgotten description fails loudly instead of leaving a hole in the document.
+func buildOpenAPI(routes []route) (doc map[string]any, err error) {
+	defer func() {
+		// The schema generator panics on a type or rule it cannot describe: a bug in
+		// the tables, reported as an error of the document.
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	g := newSchemaGen()
+	for _, rt := range routes {
+		if d, ok := opDocs[rt.Method+" "+rt.Path]; ok && d.Out != nil {
+			g.markOutput(reflect.TypeOf(d.Out))
+		}
+	}
+	g.markOutput(reflect.TypeFor[data.Page]())
+	paths := map[string]map[string]any{}
+	var missing []string
+	for _, rt := range routes {
+		d, ok := opDocs[rt.Method+" "+rt.Path]
+		if !ok {
+			missing = append(missing, rt.Method+" "+rt.Path)
+			continue
+		}
+		if paths[rt.Path] == nil {
+			paths[rt.Path] = map[string]any{}
+		}
+		paths[rt.Path][strings.ToLower(rt.Method)] = operation(g, rt, d)
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("openapi: no description in opDocs for %s", strings.Join(missing, ", "))
+	}
+	g.ref(reflect.TypeFor[data.Page](), modeOut)
+	components := map[string]any{
+		"schemas":         g.components,
+		"responses":       errorResponses(),
+		"headers":         commonHeaders,
+		"parameters":      commonParameters,
+		"securitySchemes": map[string]any{"bearerAuth": map[string]any{"type": "http", "scheme": "bearer", "description": "A token from POST /api/v1/auth/login or POST /api/v1/api-keys: `<key id>|<secret>`."}},
+	}
+	g.components["Error"] = errorSchema()
+	return map[string]any{
+		"openapi": "3.1.0",
+		"info": map[string]any{
+			"title":       "voiceapi",
+			"version":     OpenAPIVersion,
+			"description": apiDescription,
+			"license":     map[string]any{"name": "MIT", "identifier": "MIT"},
+		},
+		"servers":    []any{map[string]any{"url": "http://127.0.0.1:8080", "description": "voiceapi serve's default address; use your own."}},
+		"security":   []any{map[string]any{"bearerAuth": []string{}}},
+		"tags":       tagList(),
+		"paths":      paths,
+		"components": components,
+	}, nil
+}
+
+const apiDescription = "A self-hosted control plane for voice AI agents. Every failure has one shape (Error) " +
+	"and every response carries X-Request-Id. A known path called with another method is 405 " +
+	"method_not_allowed with an Allow header; an unknown path is 404. Lists are cursor-paginated " +
+	"(per_page 1 to 100, default 15), newest first. See docs/api.md."
+
+// tagNames are the endpoint groups, in the spec's order and then ours.
+var tagNames = []string{"Authentication", "API Keys", "Agent", "Agent Versions", "Knowledge Base", "Call History",
+	"Analytics", "Number", "Subscription", "User", "Webhook", "Workspace", "Workspace User", "Audit Log", "Operations"}
+
+func tagList() []any {
+	used := map[string]bool{}
+	for _, d := range opDocs {
+		used[d.Tag] = true
+	}
+	out := []any{}
+	for _, t := range tagNames {
+		if used[t] {
+			out = append(out, map[string]any{"name": t, "description": t + " endpoints."})
+		}
+	}
+	return out
+}
+
+var pathParamRe = regexp.MustCompile(`\{([^}]+)\}`)
+
+// operation describes one route.
+func operation(g *schemaGen, rt route, d opDoc) map[string]any {
+	op := map[string]any{
+		"operationId": operationID(rt),
+		"summary":     d.Summary,
+		"tags":        []string{d.Tag},
+	}
+	if d.Description != "" {
+		op["description"] = d.Description
+	}
+	if rt.Public {
+		op["security"] = []any{}
+	}
+	var params []any
+	for _, m := range pathParamRe.FindAllStringSubmatch(rt.Path, -1) {
+		params = append(params, pathParam(rt.Path, m[1]))
+	}
+	if d.Shape == shapeList {
+		params = append(params, paramRef("PerPage"), paramRef("Cursor"))
+	}
+	for _, q := range d.Query {
+		params = append(params, map[string]any{"name": q.Name, "in": "query", "description": q.Description, "schema": q.Schema})
+	}
+	ifMatch := rt.Method == http.MethodPut || rt.Method == http.MethodDelete || d.IfMatch
+	if ifMatch {
+		params = append(params, paramRef("IfMatch"))
+	}
+	if rt.Idempotent {
+		params = append(params, paramRef("IdempotencyKey"))
+	}
+	if len(params) > 0 {
+		op["parameters"] = params
+	}
+	if d.Body != nil {
+		op["requestBody"] = map[string]any{
+			"required": d.BodyRequired,
+			"content":  map[string]any{"application/json": map[string]any{"schema": g.schema(reflect.TypeOf(d.Body), modeIn)}},
+		}
+	}
+
+	responses := map[string]any{}
+	status, success := successResponse(g, rt, d)
+	responses[fmt.Sprint(status)] = success
+	for _, code := range errorStatuses(rt, d, ifMatch) {
+		responses[fmt.Sprint(code)] = map[string]any{"$ref": "#/components/responses/" + errorResponseName[code]}
+	}
+	op["responses"] = responses
+	return op
+}
+
+// operationID is the handler's name without "handle": stable as long as the handler is,
+// and unique because every route has its own handler.
+func operationID(rt route) string {
+	name := runtime.FuncForPC(reflect.ValueOf(rt.handle).Pointer()).Name()
+	name = strings.TrimSuffix(name[strings.LastIndex(name, ".")+1:], "-fm")
+	name = strings.TrimPrefix(name, "handle")
+	return strings.ToLower(name[:1]) + name[1:]
+}
+
+// pathParam describes a path parameter; most are opaque string ids (conventions §3).
+func pathParam(path, name string) map[string]any {
+	schema := map[string]any{"type": "string"}
+	desc := "Record id."
+	switch {
+	case name == "version_number":
+		schema, desc = map[string]any{"type": "integer", "minimum": 1}, "Version number of the agent."
+	case name == "other":
+		schema, desc = map[string]any{"type": "string", "pattern": "^([1-9][0-9]*|current)$"}, "Version number to compare with, or current for the agent as it is now."
+	case strings.HasPrefix(path, "/api/v1/api-keys/") && name == "id":
+		schema, desc = map[string]any{"type": "integer", "minimum": 1}, "API key id."
+	case name == "source_type":
+		schema, desc = map[string]any{"type": "string", "enum": []string{"texts", "urls", "files"}}, "Kind of source."
+	case strings.HasSuffix(name, "_id"):
+		desc = "Id of the " + strings.ReplaceAll(strings.TrimSuffix(name, "_id"), "_", " ") + "."
+	}
+	return map[string]any{"name": name, "in": "path", "required": true, "description": desc, "schema": schema}
+}
+
+func paramRef(name string) map[string]any {
+	return map[string]any{"$ref": "#/components/parameters/" + name}
+}
+
+// successResponse is the route's 2xx response, shaped as its handler writes it.
+func successResponse(g *schemaGen, rt route, d opDoc) (int, map[string]any) {
+	status := d.Status
+	if status == 0 {
+		status = http.StatusOK
+		if d.Shape == shapeNone {
+			status = http.StatusNoContent
+		}
+	}
+	headers := map[string]any{"X-Request-Id": headerRef("X-Request-Id")}
+	if !rt.Public {
+		for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
+			headers[h] = headerRef(h)
+		}
+	}
+	resp := map[string]any{"description": d.Summary + ".", "headers": headers}
+	var schema map[string]any
+	switch d.Shape {
+	case shapeRecord:
+		headers["ETag"] = headerRef("ETag")
+		props := map[string]any{"data": g.schema(reflect.TypeOf(d.Out), modeOut)}
+		required := []string{"data"}
+		for name, desc := range d.Extra {
+			props[name] = map[string]any{"type": "string", "description": desc}
+			required = append(required, name)
+		}
+		slices.Sort(required)
+		schema = map[string]any{"type": "object", "required": required, "properties": props}
+	case shapeList:
+		schema = map[string]any{"type": "object", "required": []string{"data", "meta"}, "properties": map[string]any{
+			"data": map[string]any{"type": "array", "items": g.schema(reflect.TypeOf(d.Out), modeOut)},
+			"meta": g.ref(reflect.TypeFor[data.Page](), modeOut),
+		}}
+	case shapeData:
+		schema = map[string]any{"type": "object", "required": []string{"data"}, "properties": map[string]any{
+			"data": g.schema(reflect.TypeOf(d.Out), modeOut),
+		}}
+	case shapeRaw:
+		switch {
+		case d.Out != nil:
+			schema = g.schema(reflect.TypeOf(d.Out), modeOut)
+		case d.Media == "application/json":
+			schema = map[string]any{"type": "object"}
+		default:
+			resp["content"] = map[string]any{d.Media: map[string]any{"schema": map[string]any{"type": "string", "contentMediaType": d.Media}}}
+		}
+	}
+	if schema != nil {
+		resp["content"] = map[string]any{"application/json": map[string]any{"schema": schema}}
+	}
+	return status, resp
+}
+
+// errorStatuses are the failures a route can answer, derived from what the route table
+// says of it and what its handler reads, plus the ones its description adds.
+func errorStatuses(rt route, d opDoc, ifMatch bool) []int {
+	set := map[int]bool{http.StatusInternalServerError: true}
+	if !rt.Public {
+		set[http.StatusUnauthorized] = true
+		set[http.StatusTooManyRequests] = true
+	}
+	if !rt.Public && rt.Need != data.Self {
+		set[http.StatusForbidden] = true // role, module, instance admin or quota
+	}
+	if strings.Contains(rt.Path, "{") {
+		set[http.StatusNotFound] = true
+	}
+	if d.Body != nil {
+		for _, c := range []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity} {
+			set[c] = true
+		}
+	}
+	if d.Shape == shapeList || len(d.Query) > 0 {
+		set[http.StatusUnprocessableEntity] = true // per_page, cursor, filters
+	}
+	if rt.Idempotent {
+		set[http.StatusConflict] = true            // the same key still in progress
+		set[http.StatusUnprocessableEntity] = true // the same key with another body
+	}
+	if ifMatch {
+		set[http.StatusPreconditionFailed] = true
+	}
+	for _, c := range d.Errors {
+		set[c] = true
+	}
+	out := make([]int, 0, len(set))
+	for c := range set {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,235 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// shape is how a handler writes its successful response.
+type shape int
+
+const (
+	shapeRecord shape = iota // writeRecord: {"data": record, ...extra} with an ETag
+	shapeList                // writeList: {"data": [...], "meta": page}
+	shapeData                // writeJSON: {"data": value}, no ETag
+	shapeNone                // 204, no body
+	shapeRaw                 // a body of its own (Out), or a non-JSON media type
+)
+
+// opDoc describes one route for the OpenAPI document. What the route table already says
+// (public or not, what it needs of the caller, idempotency) is not repeated here: the
+// generator reads it from the route.
+type opDoc struct {
+	Summary     string
+	Description string
+	Tag         string
+	// Body is a zero value of the request body type; nil when the route reads none.
+	Body any
+	// BodyRequired is set when an empty body is refused (most bodies may be empty: the
+	// rules then name what is missing).
+	BodyRequired bool
+	// Out is a zero value of the record (or, for shapeRaw JSON, of the whole body).
+	Out    any
+	Shape  shape
+	Status int
+	// Extra names top-level string members beside data (token, secret) and says what they are.
+	Extra map[string]string
+	// Media is the response's media type when it is not JSON.
+	Media string
+	// Query are the route's query parameters beyond per_page and cursor.
+	Query []queryParam
+	// Errors are statuses the route can answer beyond those the generator derives.
+	Errors []int
+	// IfMatch marks a POST that honours If-Match (PUT and DELETE always do).
+	IfMatch bool
+}
+
+// queryParam is one query parameter of a route.
+type queryParam struct {
+	Name        string
+	Description string
+	Schema      map[string]any
+}
+
+func strParam(name, desc string) queryParam {
+	return queryParam{name, desc, map[string]any{"type": "string"}}
+}
+
+func enumParam(name, desc string, values ...string) queryParam {
+	enum := make([]any, len(values))
+	for i, v := range values {
+		enum[i] = v
+	}
+	return queryParam{name, desc, map[string]any{"type": "string", "enum": enum}}
+}
+
+func timeParam(name, desc string) queryParam {
+	return queryParam{name, desc + " RFC 3339 timestamp.", map[string]any{"type": "string", "format": "date-time"}}
+}
+
+// agentCreateBody documents the body of POST /api/v1/agents, which the handler reads as
+// raw members (validate.ApplyAgentBody merges them into the defaults).
+type agentCreateBody struct {
+	Name string `json:"name"`
+	agentGroupsBody
+}
+
+// agentUpdateBody documents the body of PUT /api/v1/agents/{id}.
+type agentUpdateBody struct {
+	Name data.Opt[string] `json:"name"`
+	agentGroupsBody
+}
+
+// agentGroupsBody are the six groups of an agent body, each optional and not nullable.
+type agentGroupsBody struct {
+	CallConfig          data.Opt[data.CallConfig]          `json:"call_config"`
+	KnowledgeBaseConfig data.Opt[data.KnowledgeBaseConfig] `json:"knowledge_base_config"`
+	LLMConfig           data.Opt[data.LLMConfig]           `json:"llm_config"`
+	PromptConfig        data.Opt[data.PromptConfig]        `json:"prompt_config"`
+	STTConfig           data.Opt[data.STTConfig]           `json:"stt_config"`
+	TTSConfig           data.Opt[data.TTSConfig]           `json:"tts_config"`
+}
+
+// healthBody is what /healthz and /readyz answer.
+type healthBody struct {
+	Status string `json:"status"`
+}
+
+// replayResult is the data of a webhook replay.
+type replayResult struct {
+	Count int       `json:"count"`
+	From  data.Time `json:"from"`
+	To    data.Time `json:"to"`
+}
+
+var (
+	callFilters = []queryParam{
+		strParam("agent_id", "Only calls of this agent."),
+		strParam("number_id", "Only calls of this number."),
+		enumParam("direction", "Only calls of this direction.", data.CallDirections...),
+		enumParam("status", "Only calls in this status.", data.CallStatuses...),
+		timeParam("from", "Calls created at or after this time."),
+		timeParam("to", "Calls created before this time."),
+	}
+	analyticsQuery = []queryParam{
+		timeParam("from", "Start of the range (inclusive); 30 days before to by default."),
+		timeParam("to", "End of the range (exclusive); now by default."),
+		strParam("agent_id", "Only calls of this agent."),
+		enumParam("interval", "Bucket width; day by default.", data.IntervalHour, data.IntervalDay),
+	}
+	auditFilters = []queryParam{
+		enumParam("type", "Only events of this type.", data.EventTypes...),
+		strParam("actor", "Only events by this user id."),
+		timeParam("from", "Events at or after this time."),
+		timeParam("to", "Events before this time."),
+	}
+)
+
+// opDocs describes every route, keyed by method and path template as in the route table.
+// A route added without an entry here fails TestOpenAPICoversEveryRoute.
+var opDocs = map[string]opDoc{
+	// Operations.
+	"GET /healthz": {Tag: "Operations", Summary: "Liveness: the process is up", Out: healthBody{}, Shape: shapeRaw},
+	"GET /readyz":  {Tag: "Operations", Summary: "Readiness: the database answers", Out: healthBody{}, Shape: shapeRaw, Errors: []int{http.StatusServiceUnavailable}},
+	"GET /metrics": {Tag: "Operations", Summary: "Prometheus metrics (instance admins)", Shape: shapeRaw, Media: "text/plain; version=0.0.4"},
+	"GET /api/v1/openapi.json": {Tag: "Operations", Summary: "This OpenAPI document",
+		Description: "Public: the document describes the API, not any data. Built once per process.", Shape: shapeRaw, Media: "application/json"},
+	"GET /api/v1/admin/backup": {Tag: "Operations", Summary: "Stream an online backup (instance admins)",
+		Description: "A tar.gz of a consistent database snapshot, the stored files and, unless exclude_secret_key=true, the secret key; taken while the server keeps serving.",
+		Shape:       shapeRaw, Media: "application/gzip", Errors: []int{http.StatusNotFound},
+		Query: []queryParam{{"exclude_secret_key", "Leave the secret key out of the archive.", map[string]any{"type": "boolean"}}}},
+
+	// Authentication and API keys.
+	"POST /api/v1/auth/login": {Tag: "Authentication", Summary: "Log in: a token for an email and password",
+		Description: "Unknown email, wrong password and a workspace the user is not a member of all give the same 422 on email.",
+		Body:        loginBody{}, BodyRequired: true, Out: data.APIKey{}, Status: http.StatusOK,
+		Extra:  map[string]string{"token": "The token, `<key id>|<secret>`; shown once."},
+		Errors: []int{http.StatusTooManyRequests}},
+	"POST /api/v1/auth/logout": {Tag: "Authentication", Summary: "Revoke the calling token", Shape: shapeNone},
+	"GET /api/v1/api-keys":     {Tag: "API Keys", Summary: "List the caller's API keys", Out: data.APIKey{}, Shape: shapeList},
+	"POST /api/v1/api-keys": {Tag: "API Keys", Summary: "Create an API key", Body: data.APIKeyCreate{}, BodyRequired: true,
+		Out: data.APIKey{}, Status: http.StatusCreated, Extra: map[string]string{"token": "The token, `<key id>|<secret>`; shown once."}},
+	"DELETE /api/v1/api-keys/{id}": {Tag: "API Keys", Summary: "Revoke one of the caller's API keys", Shape: shapeNone},
+
+	// Users.
+	"GET /api/v1/user":          {Tag: "User", Summary: "The caller", Out: data.User{}},
+	"PUT /api/v1/user":          {Tag: "User", Summary: "Change the caller's name, email or password", Body: data.UserUpdate{}, Out: data.User{}, Errors: []int{http.StatusConflict}},
+	"GET /api/v1/users":         {Tag: "User", Summary: "List every account (instance admins)", Out: data.User{}, Shape: shapeList},
+	"POST /api/v1/users":        {Tag: "User", Summary: "Create an account and its personal workspace (instance admins)", Body: data.UserCreate{}, BodyRequired: true, Out: data.User{}, Status: http.StatusCreated, Errors: []int{http.StatusConflict}},
+	"GET /api/v1/users/{id}":    {Tag: "User", Summary: "Show an account (instance admins)", Out: data.User{}},
+	"DELETE /api/v1/users/{id}": {Tag: "User", Summary: "Delete an account (instance admins)", Shape: shapeNone},
+
+	// Workspaces and their users.
+	"GET /api/v1/workspaces":                      {Tag: "Workspace", Summary: "List the caller's workspaces", Out: data.Workspace{}, Shape: shapeList},
+	"POST /api/v1/workspaces":                     {Tag: "Workspace", Summary: "Create a workspace; the caller owns it", Body: data.WorkspaceCreate{}, BodyRequired: true, Out: data.Workspace{}, Status: http.StatusCreated},
+	"GET /api/v1/workspaces/{workspace_id}":       {Tag: "Workspace", Summary: "Show a workspace", Out: data.Workspace{}},
+	"PUT /api/v1/workspaces/{workspace_id}":       {Tag: "Workspace", Summary: "Update a workspace (owners and admins)", Body: data.WorkspaceUpdate{}, Out: data.Workspace{}},
+	"DELETE /api/v1/workspaces/{workspace_id}":    {Tag: "Workspace", Summary: "Delete a workspace and every record in it (owners)", Shape: shapeNone},
+	"GET /api/v1/workspaces/{workspace_id}/users": {Tag: "Workspace User", Summary: "List the workspace's users", Out: data.WorkspaceUser{}, Shape: shapeList},
+	"POST /api/v1/workspaces/{workspace_id}/users": {Tag: "Workspace User", Summary: "Add a user to the workspace", Body: data.WorkspaceUserAdd{}, BodyRequired: true,
+		Out: data.WorkspaceUser{}, Status: http.StatusCreated, Errors: []int{http.StatusConflict}},
+	"GET /api/v1/workspaces/{workspace_id}/users/{user_id}": {Tag: "Workspace User", Summary: "Show a workspace user", Out: data.WorkspaceUser{}},
+	"PUT /api/v1/workspaces/{workspace_id}/users/{user_id}": {Tag: "Workspace User", Summary: "Change a workspace user's role, modules or agents",
+		Description: "A workspace always keeps an owner: demoting the last one is 422.", Body: data.WorkspaceUserUpdate{}, Out: data.WorkspaceUser{}},
+	"DELETE /api/v1/workspaces/{workspace_id}/users/{user_id}": {Tag: "Workspace User", Summary: "Remove a user from the workspace",
+		Description: "Removing the last owner is 422.", Shape: shapeNone, Errors: []int{http.StatusUnprocessableEntity}},
+
+	// Agents and their versions.
+	"GET /api/v1/agents": {Tag: "Agent", Summary: "List agents", Out: data.Agent{}, Shape: shapeList,
+		Query: []queryParam{enumParam("status", "Only agents in this status.", data.AgentStatusDraft, data.AgentStatusPublished)}},
+	"POST /api/v1/agents": {Tag: "Agent", Summary: "Create a draft agent",
+		Description: "Every omitted configuration group gets a complete, valid default, so the agent can be published at once.",
+		Body:        agentCreateBody{}, BodyRequired: true, Out: data.Agent{}, Status: http.StatusCreated},
+	"GET /api/v1/agents/{id}": {Tag: "Agent", Summary: "Show an agent", Out: data.Agent{}},
+	"PUT /api/v1/agents/{id}": {Tag: "Agent", Summary: "Update an agent; a change makes it a draft", Body: agentUpdateBody{}, Out: data.Agent{}},
+	"DELETE /api/v1/agents/{id}": {Tag: "Agent", Summary: "Delete an agent and its versions",
+		Description: "Numbers bound to it are unbound; its call history stays.", Shape: shapeNone},
+	"POST /api/v1/agents/{agent_id}/publish": {Tag: "Agent Versions", Summary: "Publish the agent as a new version",
+		Body: publishBody{}, Shape: shapeNone, IfMatch: true},
+	"GET /api/v1/agents/{agent_id}/versions":                  {Tag: "Agent Versions", Summary: "List the agent's versions, newest first", Out: data.AgentVersion{}, Shape: shapeList},
+	"GET /api/v1/agents/{agent_id}/versions/{version_number}": {Tag: "Agent Versions", Summary: "Show a version", Out: data.AgentVersion{}},
+	"POST /api/v1/agents/{agent_id}/versions/{version_number}/restore": {Tag: "Agent Versions", Summary: "Make a version live again",
+		Description: "The agent's configuration becomes the snapshot, published at that version; no version is created.",
+		Out:         data.Agent{}, IfMatch: true},
+	"GET /api/v1/agents/{agent_id}/versions/{version_number}/diff/{other}": {Tag: "Agent Versions", Summary: "Changed fields between two versions, or a version and the current agent",
+		Out: []data.Change{}, Shape: shapeData},
+	"GET /api/v1/catalog": {Tag: "Agent", Summary: "Models valid per provider", Out: data.Catalog{}, Shape: shapeData},
+
+	// Webhooks and the audit log.
+	"GET /api/v1/webhooks": {Tag: "Webhook", Summary: "List webhooks", Out: data.Webhook{}, Shape: shapeList},
+	"POST /api/v1/webhooks": {Tag: "Webhook", Summary: "Create a webhook", Body: data.WebhookCreate{}, BodyRequired: true,
+		Out: data.Webhook{}, Status: http.StatusCreated, Extra: map[string]string{"secret": "The signing secret (whsec_…); shown once."}},
+	"GET /api/v1/webhooks/{id}":    {Tag: "Webhook", Summary: "Show a webhook", Out: data.Webhook{}},
+	"PUT /api/v1/webhooks/{id}":    {Tag: "Webhook", Summary: "Update a webhook", Body: data.WebhookUpdate{}, Out: data.Webhook{}},
+	"DELETE /api/v1/webhooks/{id}": {Tag: "Webhook", Summary: "Delete a webhook", Shape: shapeNone},
+	"POST /api/v1/webhooks/{id}/rotate-secret": {Tag: "Webhook", Summary: "Replace the signing secret", Out: data.Webhook{}, IfMatch: true,
+		Extra: map[string]string{"secret": "The new signing secret (whsec_…); shown once."}},
+	"POST /api/v1/webhooks/{id}/test": {Tag: "Webhook", Summary: "Send a webhook.test event to this webhook", Out: data.Event{}, Shape: shapeData, Status: http.StatusAccepted},
+	"POST /api/v1/webhooks/{id}/replay": {Tag: "Webhook", Summary: "Queue every event of a time range again for this webhook",
+		Body: data.WebhookReplay{}, BodyRequired: true, Out: replayResult{}, Shape: shapeData, Status: http.StatusAccepted},
+	"GET /api/v1/webhooks/{id}/deliveries": {Tag: "Webhook", Summary: "List the webhook's delivery attempts, newest first", Out: data.Delivery{}, Shape: shapeList},
+	"POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/retry": {Tag: "Webhook", Summary: "Deliver an attempt's event again",
+		Out: data.Delivery{}, Shape: shapeData, Status: http.StatusAccepted, Errors: []int{http.StatusConflict}},
+	"GET /api/v1/audit-log": {Tag: "Audit Log", Summary: "The workspace's events with actors and hash chain (owners and admins)",
+		Out: data.Event{}, Shape: shapeList, Query: auditFilters},
+
+	// Numbers, call history, analytics, subscription.
+	"GET /api/v1/numbers": {Tag: "Number", Summary: "List numbers", Out: data.Number{}, Shape: shapeList,
+		Query: []queryParam{strParam("agent_id", "Only numbers bound to this agent, inbound or outbound.")}},
+	"POST /api/v1/numbers": {Tag: "Number", Summary: "Register a number", Body: data.NumberCreate{}, BodyRequired: true,
+		Out: data.Number{}, Status: http.StatusCreated, Errors: []int{http.StatusConflict}},
+	"GET /api/v1/numbers/{id}":    {Tag: "Number", Summary: "Show a number", Out: data.Number{}},
+	"PUT /api/v1/numbers/{id}":    {Tag: "Number", Summary: "Update a number; the phone number itself cannot change", Body: data.NumberUpdate{}, Out: data.Number{}},
+	"DELETE /api/v1/numbers/{id}": {Tag: "Number", Summary: "Delete a number of the current workspace", Shape: shapeNone},
+	"GET /api/v1/calls":           {Tag: "Call History", Summary: "List calls", Out: data.Call{}, Shape: shapeList, Query: callFilters},
+	"POST /api/v1/calls": {Tag: "Call History", Summary: "Register a call (the voice runtime)", Body: data.CallCreate{}, BodyRequired: true,
+		Out: data.Call{}, Status: http.StatusCreated},
+	"GET /api/v1/calls/{id}": {Tag: "Call History", Summary: "Show a call", Out: data.Call{}},
+	"PUT /api/v1/calls/{id}": {Tag: "Call History", Summary: "Update a call; its status moves only forward",
+		Body: data.CallUpdate{}, Out: data.Call{}, Errors: []int{http.StatusConflict}},
+	"DELETE /api/v1/calls/{id}": {Tag: "Call History", Summary: "Delete a call", Shape: shapeNone},
+	"GET /api/v1/analytics/calls": {Tag: "Analytics", Summary: "Call counts and durations by hour or day",
+		Out: data.CallAnalytics{}, Shape: shapeData, Query: analyticsQuery},
+	"GET /api/v1/subscription": {Tag: "Subscription", Summary: "The workspace's plan, limits and usage", Out: data.Subscription{}},
+}

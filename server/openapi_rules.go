@@ -1,0 +1,337 @@
+package server
+
+import (
+	"slices"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// fieldRule is what the OpenAPI document says of one member beyond its Go type: the
+// validation rules of the spec's tables (validate/*.go enforces them; the tests in
+// openapi_test.go probe validate with the document's bounds so the two cannot drift).
+type fieldRule struct {
+	Min, Max            *float64
+	MinLength           int
+	MaxLength           int
+	Pattern             string
+	Format              string
+	Enum                []string
+	MinItems, MaxItems  int
+	UniqueItems         bool
+	Items, Values, Keys *fieldRule // array items, map values, map keys
+	// Required lists the member in a request body's required list.
+	Required bool
+	// NotNull marks a map member that is never null (a pointer or map is nullable otherwise).
+	NotNull     bool
+	Description string
+}
+
+func between(lo, hi float64) fieldRule { return fieldRule{Min: &lo, Max: &hi} }
+func atLeast(lo float64) fieldRule     { return fieldRule{Min: &lo} }
+func maxLen(n int) fieldRule           { return fieldRule{MaxLength: n} }
+func oneOf(v ...string) fieldRule      { return fieldRule{Enum: v} }
+
+// with returns r with the required flag and a description.
+func (r fieldRule) with(required bool, description string) fieldRule {
+	r.Required, r.Description = required, description
+	return r
+}
+
+// apply writes the rule into s, a member's schema before it is widened to null.
+func (r fieldRule) apply(s map[string]any) {
+	if r.Min != nil {
+		s["minimum"] = *r.Min
+	}
+	if r.Max != nil {
+		s["maximum"] = *r.Max
+	}
+	if r.MinLength > 0 {
+		s["minLength"] = r.MinLength
+	}
+	if r.MaxLength > 0 {
+		s["maxLength"] = r.MaxLength
+	}
+	if r.Pattern != "" {
+		s["pattern"] = r.Pattern
+	}
+	if r.Format != "" {
+		s["format"] = r.Format
+	}
+	if len(r.Enum) > 0 {
+		enum := make([]any, len(r.Enum))
+		for i, v := range r.Enum {
+			enum[i] = v
+		}
+		s["enum"] = enum
+	}
+	if r.MinItems > 0 {
+		s["minItems"] = r.MinItems
+	}
+	if r.MaxItems > 0 {
+		s["maxItems"] = r.MaxItems
+	}
+	if r.UniqueItems {
+		s["uniqueItems"] = true
+	}
+	if r.Items != nil {
+		if items, ok := s["items"].(map[string]any); ok {
+			r.Items.apply(items)
+		}
+	}
+	if r.Values != nil {
+		if values, ok := s["additionalProperties"].(map[string]any); ok {
+			r.Values.apply(values)
+		}
+	}
+	if r.Keys != nil {
+		keys := map[string]any{}
+		r.Keys.apply(keys)
+		s["propertyNames"] = keys
+	}
+	if r.Description != "" {
+		s["description"] = r.Description
+	}
+}
+
+// Patterns of validate's unexported regular expressions, spelled the same way.
+const (
+	namePattern       = `^[a-zA-Z_-][a-zA-Z0-9_-]*$`
+	regionPattern     = `^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$`
+	headerNamePattern = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
+	emotionPattern    = `^(anger|positivity|surprise|sadness|curiosity)(:(lowest|low|high|highest))?$`
+	e164Pattern       = `^\+[1-9]\d{1,14}$`
+	datePattern       = `^\d{4}-\d{2}-\d{2}$`
+)
+
+// webhookEventNames are the values of a webhook's events: every event type, or "*".
+var webhookEventNames = append(slices.Clone(data.EventTypes), data.WebhookAllEvents)
+
+// fieldRules are keyed by schema name (the Go type's name; an "Input" twin shares its
+// type's rules) and member name. Bounds the spec gives as numbers and validate checks as
+// literals are literals here too; named bounds use validate's constants.
+var fieldRules = map[string]map[string]fieldRule{
+	// The spec's Agent tables (validate/agent_groups.go, validate/agent_llm.go).
+	"CallConfig": {
+		"max_call_duration_ms": between(60_000, 7_200_000).with(false, "Milliseconds."),
+		"ring_duration_ms":     between(5_000, 300_000).with(false, "Milliseconds before the call counts as unanswered."),
+	},
+	"KnowledgeBaseConfig": {
+		"chunks_to_retrieve":   between(1, 10),
+		"similarity_threshold": between(0.30, 0.95).with(false, "null: no threshold."),
+	},
+	"LLMConfig": {
+		"provider":           oneOf(data.LLMProviders...).with(false, "azure is the spec's \"the service\": an Azure OpenAI-style deployment."),
+		"model":              maxLen(validate.MaxIdentifier).with(false, "A model of the provider (GET /api/v1/catalog); optional for azure; any name for internal and azure."),
+		"temperature":        between(0, 1).with(false, "Required when provider is bedrock_claude or internal."),
+		"deployment":         maxLen(validate.MaxIdentifier).with(false, "Required when provider is azure; refused otherwise."),
+		"endpoint":           fieldRule{MaxLength: validate.MaxURL, Format: "uri", Description: "http or https URL; required when provider is azure; refused otherwise."},
+		"api_version":        maxLen(validate.MaxIdentifier).with(false, "Required when provider is azure; refused otherwise."),
+		"base_url":           fieldRule{MaxLength: validate.MaxURL, Format: "uri", Description: "http or https URL of an OpenAI-compatible server; required when provider is internal; refused otherwise."},
+		"api_key":            maxLen(validate.MaxSecret).with(false, "A secret: responses show it masked (****1234); sending the masked value back keeps it; null clears it."),
+		"region":             fieldRule{MaxLength: validate.MaxIdentifier, Pattern: regionPattern, Description: "AWS region; required when provider is bedrock_claude; refused otherwise."},
+		"max_tokens":         atLeast(1).with(false, "Required when provider is bedrock_claude."),
+		"knowledge_base_ids": {UniqueItems: true, Description: "Ids of knowledge bases of the workspace."},
+		"tools":              {Description: "Tool names are unique within the agent; an item may be null."},
+	},
+	"Tool": {
+		"name":                           fieldRule{MaxLength: validate.MaxToolName, Pattern: namePattern}.with(true, ""),
+		"type":                           oneOf(data.ToolTypes...).with(true, ""),
+		"description":                    maxLen(validate.MaxToolDescription),
+		"announcement_type":              oneOf("static", "prompt"),
+		"announcement_message":           maxLen(validate.MaxText),
+		"announcement_prompt":            maxLen(validate.MaxText),
+		"transfer_declined_message":      maxLen(validate.MaxText),
+		"hold_audio":                     maxLen(validate.MaxHoldAudio),
+		"custom_sip_headers":             {Values: &fieldRule{MaxLength: validate.MaxText}, Keys: &fieldRule{MaxLength: validate.MaxIdentifier, Pattern: headerNamePattern}, Description: "Header name to header value."},
+		"voicemail_response_action_type": oneOf("prompt", "hangup", "message"),
+		"voicemail_response_text":        maxLen(validate.MaxText),
+		"phone_directory":                {Description: "Required (non-empty) when type is transfer_call."},
+		"pause_detection_delay_ms":       between(1000, 6000),
+		"content_type":                   oneOf("prompt", "static").with(false, "Required when type is send_sms."),
+		"content":                        maxLen(validate.MaxText).with(false, "Required when type is send_sms."),
+		"http_method":                    oneOf("GET", "POST", "PUT", "PATCH", "DELETE"),
+		"api_endpoint":                   {MaxLength: validate.MaxURL, Format: "uri", Description: "http or https URL."},
+		"timeout":                        atLeast(0),
+		"custom_function_headers":        {Items: &fieldRule{MaxLength: validate.MaxText}},
+		"custom_function_query":          {Items: &fieldRule{MaxLength: validate.MaxText}},
+		"custom_function_parameters":     maxLen(validate.MaxPrompt),
+		"custom_function_variables":      {Items: &fieldRule{MaxLength: validate.MaxIdentifier}},
+		"speak_during_execution_options": {Items: &fieldRule{MaxLength: validate.MaxText}},
+		"variables":                      {Description: "Required (non-empty) when type is extract_dynamic_variable; names unique."},
+	},
+	"PhoneDirectoryEntry": {
+		"name":          fieldRule{MinLength: 1, MaxLength: validate.MaxIdentifier}.with(true, ""),
+		"phone_number":  fieldRule{MinLength: 1, MaxLength: validate.MaxIdentifier}.with(true, ""),
+		"description":   fieldRule{MinLength: 1, MaxLength: validate.MaxText}.with(true, ""),
+		"transfer_type": oneOf("warm", "cold").with(true, ""),
+	},
+	"ToolVariable": {
+		"type":        oneOf("string", "number", "boolean", "enum").with(true, ""),
+		"name":        fieldRule{MaxLength: validate.MaxIdentifier, Pattern: namePattern}.with(true, ""),
+		"description": fieldRule{MinLength: 1, MaxLength: validate.MaxText}.with(true, ""),
+		"choices":     {UniqueItems: true, Items: &fieldRule{MinLength: 1, MaxLength: validate.MaxIdentifier}, Description: "Required (non-empty) when type is enum; refused otherwise."},
+	},
+	"PromptConfig": {
+		"prompt":               maxLen(validate.MaxPrompt),
+		"first_speaker":        oneOf("ai", "user"),
+		"ai_speak_wait_time":   between(0, 5).with(false, "Seconds; required when ai_speak_after_silence is true."),
+		"welcome_message_type": oneOf("static", "dynamic").with(false, "dynamic derives the greeting from prompt."),
+		"welcome_message":      maxLen(validate.MaxText).with(false, "Required when welcome_message_type is static."),
+	},
+	"STTConfig": {
+		"provider": oneOf(data.STTProviders...),
+		"model":    maxLen(validate.MaxIdentifier).with(false, "A model of the provider (GET /api/v1/catalog)."),
+	},
+	"TTSConfig": {
+		"provider":          oneOf(data.TTSProviders...),
+		"model":             maxLen(validate.MaxIdentifier).with(false, "A model of the provider (GET /api/v1/catalog)."),
+		"voice_id":          maxLen(validate.MaxIdentifier).with(false, "Required when provider is elevenlabs or cartesia; refused for rime."),
+		"speaker":           maxLen(validate.MaxIdentifier).with(false, "rime only, and required there."),
+		"streaming_latency": between(0, 4).with(false, "0 disables, 4 is the most latency optimization; required when provider is elevenlabs or rime."),
+		"speed":             oneOf("fastest", "fast", "normal", "slow", "slowest").with(false, "cartesia only."),
+		"emotion":           fieldRule{Pattern: emotionPattern, Description: "cartesia only: <emotion> or <emotion>:<level>."},
+		"speed_alpha":       between(0.1, 5).with(false, "rime only; 1 is normal, higher is slower."),
+	},
+	"Agent": {
+		"name":   maxLen(validate.MaxAgentName),
+		"status": oneOf(data.AgentStatusDraft, data.AgentStatusPublished),
+	},
+	"AgentCreate": {"name": fieldRule{MinLength: 1, MaxLength: validate.MaxAgentName}.with(true, "")},
+	"AgentUpdate": {"name": fieldRule{MinLength: 1, MaxLength: validate.MaxAgentName}},
+	"PublishRequest": {
+		"description": maxLen(validate.MaxPublishDescription).with(false, "Describes this version."),
+	},
+
+	// Accounts (validate/account.go).
+	"LoginRequest": {
+		"email":        fieldRule{MinLength: 1}.with(true, ""),
+		"password":     fieldRule{MinLength: 1}.with(true, ""),
+		"workspace_id": {Description: "The workspace the token acts in; the user's personal workspace when omitted."},
+	},
+	"APIKeyCreate": {
+		"name":       fieldRule{MinLength: 1, MaxLength: validate.MaxNameLen}.with(true, ""),
+		"expiration": fieldRule{Format: "date", Pattern: datePattern, Description: "YYYY-MM-DD, a future date; expires_at is that date at 00:00:00Z."},
+	},
+	"UserCreate": {
+		"name":     fieldRule{MinLength: 1, MaxLength: validate.MaxNameLen}.with(true, ""),
+		"email":    fieldRule{MaxLength: validate.MaxEmailLen, Format: "email"}.with(true, ""),
+		"password": fieldRule{MinLength: validate.MinPasswordLen}.with(true, "At most 72 bytes."),
+	},
+	"UserUpdate": {
+		"name":             fieldRule{MinLength: 1, MaxLength: validate.MaxNameLen},
+		"email":            {MaxLength: validate.MaxEmailLen, Format: "email"},
+		"password":         fieldRule{MinLength: validate.MinPasswordLen}.with(false, "At most 72 bytes."),
+		"current_password": {Description: "Required when password is present."},
+	},
+	"WorkspaceCreate": {
+		"name":        fieldRule{MinLength: 1, MaxLength: validate.MaxNameLen}.with(true, ""),
+		"description": maxLen(validate.MaxDescriptionLen),
+	},
+	"WorkspaceUpdate": {
+		"name":        fieldRule{MinLength: 1, MaxLength: validate.MaxNameLen},
+		"description": maxLen(validate.MaxDescriptionLen),
+	},
+	"WorkspaceUser": {
+		"role":    oneOf(data.Roles...),
+		"modules": {Items: &fieldRule{Enum: data.Modules}},
+	},
+	"WorkspaceUserAdd": {
+		"id":        fieldRule{MinLength: 1}.with(true, "Id of an existing user."),
+		"role":      oneOf(data.Roles...).with(true, ""),
+		"modules":   {MaxItems: len(data.Modules), UniqueItems: true, Items: &fieldRule{Enum: data.Modules}, Description: "All five when omitted."},
+		"agent_ids": {MaxItems: validate.MaxIDListItems, UniqueItems: true, Description: "Agents of the workspace the user is limited to; [] (the default) means all."},
+	},
+	"WorkspaceUserUpdate": {
+		"role":      oneOf(data.Roles...),
+		"modules":   {MaxItems: len(data.Modules), UniqueItems: true, Items: &fieldRule{Enum: data.Modules}},
+		"agent_ids": {MaxItems: validate.MaxIDListItems, UniqueItems: true},
+	},
+
+	// Numbers and calls (validate/number.go, validate/call.go).
+	"Number": {"provider": oneOf(data.NumberProviders...)},
+	"NumberCreate": {
+		"phone_number": fieldRule{Pattern: e164Pattern}.with(true, "E.164; registered once across the instance."),
+		"nickname":     maxLen(validate.MaxNicknameLen),
+		"provider":     oneOf(data.NumberProviders...).with(true, ""),
+	},
+	"NumberUpdate": {
+		"nickname":          maxLen(validate.MaxNicknameLen),
+		"provider":          oneOf(data.NumberProviders...),
+		"inbound_agent_id":  {Description: "null unbinds the agent."},
+		"outbound_agent_id": {Description: "null unbinds the agent."},
+	},
+	"Call": {
+		"direction": oneOf(data.CallDirections...),
+		"status":    oneOf(data.CallStatuses...),
+	},
+	"CallCreate": {
+		"agent_id":             fieldRule{MinLength: 1}.with(true, "An agent of the workspace."),
+		"agent_version":        atLeast(1),
+		"direction":            oneOf(data.CallDirections...).with(true, ""),
+		"from_number":          {Description: "E.164 number or SIP URI; required when direction is inbound or outbound."},
+		"to_number":            {Description: "E.164 number or SIP URI; required when direction is inbound or outbound."},
+		"status":               oneOf(data.CallStatuses...).with(false, "registered when omitted."),
+		"duration_ms":          between(0, validate.MaxCallDurationMS),
+		"disconnection_reason": fieldRule{MinLength: 1, MaxLength: validate.MaxReasonLen},
+		"transcript":           {MaxItems: validate.MaxTranscriptItems},
+		"recording_url":        {MaxLength: validate.MaxURLLen, Format: "uri"},
+	},
+	"CallUpdate": {
+		"status":               oneOf(data.CallStatuses...).with(false, "Moves only forward; ended and failed are final (409 otherwise)."),
+		"duration_ms":          between(0, validate.MaxCallDurationMS),
+		"disconnection_reason": fieldRule{MinLength: 1, MaxLength: validate.MaxReasonLen},
+		"transcript":           {MaxItems: validate.MaxTranscriptItems},
+		"recording_url":        {MaxLength: validate.MaxURLLen, Format: "uri"},
+	},
+	"TranscriptItem": {
+		"role":     oneOf(data.TranscriptRoles...).with(true, ""),
+		"content":  maxLen(validate.MaxTranscriptContent),
+		"start_ms": between(0, validate.MaxTranscriptStartMS),
+	},
+	"CallAnalytics": {"disconnection_reasons": {NotNull: true}},
+	"Subscription": {
+		"limits": {NotNull: true, Description: "null for a limit means unlimited."},
+		"usage":  {NotNull: true},
+	},
+
+	// Webhooks and events (validate/webhook.go).
+	"Webhook": {"events": {Items: &fieldRule{Enum: webhookEventNames}}},
+	"WebhookCreate": {
+		"url":         fieldRule{MaxLength: validate.MaxWebhookURLLen, Format: "uri"}.with(true, "http or https; may not resolve to an internal address unless the operator allows it."),
+		"events":      fieldRule{MinItems: 1, MaxItems: validate.MaxWebhookEvents, UniqueItems: true, Items: &fieldRule{Enum: webhookEventNames}}.with(true, "Event types, or [\"*\"] for all."),
+		"description": maxLen(validate.MaxDescriptionLen),
+		"enabled":     {Description: "true when omitted."},
+	},
+	"WebhookUpdate": {
+		"url":         {MaxLength: validate.MaxWebhookURLLen, Format: "uri"},
+		"events":      {MinItems: 1, MaxItems: validate.MaxWebhookEvents, UniqueItems: true, Items: &fieldRule{Enum: webhookEventNames}},
+		"description": maxLen(validate.MaxDescriptionLen),
+	},
+	"WebhookReplay": {
+		"from": fieldRule{}.with(true, "Inclusive."),
+		"to":   fieldRule{}.with(true, "Exclusive; after from."),
+	},
+	"Delivery": {"status": oneOf(data.DeliveryPending, data.DeliverySucceeded, data.DeliveryFailed, data.DeliveryRetrying)},
+	"Event":    {"type": oneOf(data.EventTypes...), "data": {Description: "The record the event is about."}},
+	"Actor":    {"type": oneOf("user", "system")},
+}
+
+// typeDocs describe the component schemas.
+var typeDocs = map[string]string{
+	"Agent":         "A voice agent: its configuration groups and publication state (conventions §7).",
+	"AgentCreate":   "Body of an agent create: name, and any group to merge into its default.",
+	"AgentUpdate":   "Body of an agent update: each given group is merged into the stored one field by field; a change of provider drops the old provider's fields.",
+	"AgentVersion":  "A published snapshot of an agent.",
+	"APIKey":        "An API key (personal access token); the token itself is shown once, top-level.",
+	"Call":          "A call of the call history (conventions §12).",
+	"CallAnalytics": "Call counts and durations over a range, by hour or day.",
+	"Catalog":       "Models valid per provider, by kind (llm, stt, tts).",
+	"Change":        "One changed field of a version diff, as a dot path.",
+	"Delivery":      "One attempt to deliver an event to a webhook.",
+	"Event":         "An event of the audit log and of webhooks (conventions §11).",
+	"Page":          "Pagination meta of a list response.",
+	"Subscription":  "The workspace's plan, limits and usage.",
+	"Webhook":       "A webhook subscription; its signing secret is shown only on create and rotate.",
+	"WorkspaceUser": "A user's membership of a workspace.",
+}
