@@ -212,6 +212,9 @@ func operation(g *schemaGen, rt route, d opDoc) map[string]any {
 	responses := map[string]any{}
 	status, success := successResponse(g, rt, d)
 	responses[fmt.Sprint(status)] = success
+	for code, desc := range d.Others {
+		responses[fmt.Sprint(code)] = map[string]any{"description": desc}
+	}
 	for _, code := range errorStatuses(rt, d, ifMatch) {
 		responses[fmt.Sprint(code)] = map[string]any{"$ref": "#/components/responses/" + errorResponseName[code]}
 	}

@@ -43,6 +43,8 @@ type opDoc struct {
 	Errors []int
 	// IfMatch marks a POST that honours If-Match (PUT and DELETE always do).
 	IfMatch bool
+	// Others are responses other than the success and the errors, by status.
+	Others map[int]string
 }
 
 // queryParam is one query parameter of a route.
@@ -134,7 +136,8 @@ var opDocs = map[string]opDoc{
 	"GET /readyz":  {Tag: "Operations", Summary: "Readiness: the database answers", Out: healthBody{}, Shape: shapeRaw, Errors: []int{http.StatusServiceUnavailable}},
 	"GET /metrics": {Tag: "Operations", Summary: "Prometheus metrics (instance admins)", Shape: shapeRaw, Media: "text/plain; version=0.0.4"},
 	"GET /api/v1/openapi.json": {Tag: "Operations", Summary: "This OpenAPI document",
-		Description: "Public: the document describes the API, not any data. Built once per process.", Shape: shapeRaw, Media: "application/json"},
+		Description: "Public: the document describes the API, not any data. Built once per process; send its ETag in If-None-Match to get 304.",
+		Shape:       shapeRaw, Media: "application/json", Others: map[int]string{http.StatusNotModified: "Not modified: the ETag in If-None-Match is current."}},
 	"GET /api/v1/admin/backup": {Tag: "Operations", Summary: "Stream an online backup (instance admins)",
 		Description: "A tar.gz of a consistent database snapshot, the stored files and, unless exclude_secret_key=true, the secret key; taken while the server keeps serving.",
 		Shape:       shapeRaw, Media: "application/gzip", Errors: []int{http.StatusNotFound},
