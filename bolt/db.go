@@ -56,6 +56,7 @@ var allBuckets = [][]byte{
 	bucketMembers, bucketMemberships, bucketAPIKeys, bucketAPIKeysByUser, bucketAPIKeysByWS,
 	bucketEvents, bucketEventsByWS, bucketEventHeads, bucketOutbox, bucketIdempotency,
 	bucketAgents, bucketKnowledgeBase, bucketAgentsByWS, bucketAgentsByState, bucketAgentVersions,
+	bucketKBByWS, bucketKBSources, bucketKBChunks, bucketKBPendingURLs,
 }
 
 // Registration points: each resource adds its function here (one line each), so that a
@@ -65,6 +66,7 @@ var (
 	// tokens and events are removed after them.
 	workspaceCascades = []func(db *DB, tx *bbolt.Tx, workspaceID string) error{
 		deleteWorkspaceAgents,
+		deleteWorkspaceKnowledgeBases,
 	}
 	// agentDeleteHooks run inside an agent's delete transaction (unbind numbers, drop it
 	// from members' agent_ids, ...).
@@ -97,6 +99,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Catalog lists the models valid per provider; the embedded one when nil.
 	Catalog *data.Catalog
+	// Knowledge configures knowledge base sources, chunks and retrieval.
+	Knowledge KnowledgeOptions
 }
 
 // DB is the open database and the services built on it.
@@ -116,6 +120,8 @@ type DB struct {
 	eventHook func()
 
 	touch *toucher
+
+	kbIndexes *indexCache // in-memory retrieval indexes per knowledge base
 }
 
 // ErrLocked is returned when another process holds the database.
@@ -172,6 +178,11 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	db.sealer = s
 	db.touch = newToucher(db)
+	if err := db.openKnowledge(); err != nil {
+		db.touch.stop()
+		bdb.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
