@@ -17,6 +17,8 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/knowledge"
+	"github.com/voiceapi/voiceapi/server"
 )
 
 // serveOptions are the flags of `voiceapi serve` (conventions §16).
@@ -27,6 +29,11 @@ type serveOptions struct {
 	drain    time.Duration
 	logLevel string
 	catalog  string
+
+	allowPrivateURLs bool
+	embeddingsURL    string
+	embeddingsModel  string
+	embeddingsAPIKey string
 }
 
 // NewServeCommand builds `voiceapi serve`.
@@ -49,6 +56,10 @@ func NewServeCommand() *cobra.Command {
 	f.DurationVar(&o.drain, "drain-timeout", 20*time.Second, "how long shutdown waits for in-flight requests")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	f.StringVar(&o.catalog, "catalog", "", "JSON file of models per provider that extends the embedded catalog")
+	f.BoolVar(&o.allowPrivateURLs, "allow-private-urls", false, "let url sources and webhooks reach loopback and private addresses (development, tests)")
+	f.StringVar(&o.embeddingsURL, "embeddings-url", "", "OpenAI-compatible API root for knowledge base embeddings, e.g. https://api.openai.com/v1 (off when empty)")
+	f.StringVar(&o.embeddingsModel, "embeddings-model", "", "embeddings model name, e.g. text-embedding-3-small")
+	f.StringVar(&o.embeddingsAPIKey, "embeddings-api-key", "", "bearer token of the embeddings endpoint")
 	return cmd
 }
 
@@ -62,7 +73,11 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	if err != nil {
 		return fmt.Errorf("--catalog: %w", err)
 	}
-	db, err := bolt.Open(o.dataDir, bolt.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat})
+	kopts, err := knowledgeOptions(o)
+	if err != nil {
+		return err
+	}
+	db, err := bolt.Open(o.dataDir, bolt.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts})
 	if err != nil {
 		return err
 	}
@@ -74,11 +89,30 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	if err != nil {
 		return err
 	}
-	srv := NewServer(db, logger)
+	srv := server.New(Services(db), server.Config{Logger: logger, AllowPrivateURLs: o.allowPrivateURLs})
+	stopFetcher := srv.StartKnowledgeFetcher(ctx)
+	defer stopFetcher() // deferred after db.Close, so it runs first
 	logger.Info("listening", "addr", ln.Addr().String(), "data", o.dataDir)
 	err = srv.ListenAndServe(ctx, ln, o.drain)
 	logger.Info("stopped", "error", err)
 	return err
+}
+
+// knowledgeOptions configures knowledge bases from the embeddings flags: both the url and
+// the model, or neither.
+func knowledgeOptions(o serveOptions) (bolt.KnowledgeOptions, error) {
+	var k bolt.KnowledgeOptions
+	if o.embeddingsURL == "" && o.embeddingsModel == "" {
+		return k, nil
+	}
+	if o.embeddingsURL == "" || o.embeddingsModel == "" {
+		return k, fmt.Errorf("--embeddings-url and --embeddings-model go together")
+	}
+	if err := server.CheckOutboundURL(o.embeddingsURL); err != nil {
+		return k, fmt.Errorf("--embeddings-url: %w", err)
+	}
+	k.Embedder = knowledge.NewOpenAIEmbedder(knowledge.OpenAIEmbedderConfig{BaseURL: o.embeddingsURL, Model: o.embeddingsModel, APIKey: o.embeddingsAPIKey})
+	return k, nil
 }
 
 // bootstrap creates the first owner on an empty database and prints its credentials and

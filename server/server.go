@@ -25,6 +25,7 @@ type Services struct {
 	WorkspaceUsers data.WorkspaceUserService
 	Idempotency    data.IdempotencyStore
 	Agents         data.AgentService
+	KnowledgeBases data.KnowledgeBaseService
 	Catalog        *data.Catalog
 	// Ready reports whether storage answers (GET /readyz).
 	Ready func(ctx context.Context) error
@@ -35,6 +36,12 @@ type Config struct {
 	Addr        string
 	MaxJSONBody int64
 	Logger      *slog.Logger
+	// Knowledge base uploads and url fetching (docs/knowledge-bases.md); 0 means the default.
+	MaxFileSize      int64 // one uploaded file: 20 MiB
+	MaxMultipartBody int64 // a whole multipart request: 50 MiB
+	AllowPrivateURLs bool  // --allow-private-urls: lifts the SSRF guard
+	URLFetchTimeout  time.Duration
+	URLFetchMaxBytes int64
 }
 
 // Server serves the API.
@@ -49,6 +56,8 @@ type Server struct {
 	inflight *inFlight
 	// metrics observes each request (Prometheus); nil when not configured.
 	metrics func(method, route string, status int, d time.Duration)
+	// kbFetcher fetches url sources in the background (StartKnowledgeFetcher).
+	kbFetcher *urlFetcher
 }
 
 // handlerFunc is a handler that returns its error instead of writing it, so that every
@@ -85,6 +94,7 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(s.workspaceRoutes())
 	s.addRoutes(s.workspaceUserRoutes())
 	s.addRoutes(s.agentRoutes())
+	s.addRoutes(s.knowledgeBaseRoutes())
 	s.buildRouter()
 	return s
 }
