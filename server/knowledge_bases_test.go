@@ -426,4 +426,3 @@ func TestKnowledgeURLFetchedAndIndexedWithAllowPrivate(t *testing.T) {
 	eventually(t, "the refetched source to be indexed", func() bool { return urlItem(t, e, id)["status"] == "indexed" })
 	expect(t, e.do("POST", "/api/v1/knowledge-bases/"+id+"/sources/urls/src_01JD6ZZZZZZZZZZZZZZZZZZZZZ/refetch", e.Owner.Token, nil), 404)
 }
-
