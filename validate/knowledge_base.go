@@ -28,6 +28,9 @@ const (
 func KnowledgeBaseCreate(in data.KnowledgeBaseCreate, checkURL func(string) error) error {
 	var errs Errors
 	name(&errs, "name", in.Name)
+	if n := len(in.Texts) + len(in.URLs); n > MaxSourcesPerRequest {
+		errs.Addf("texts", "One request may add at most %d sources; this one has %d.", MaxSourcesPerRequest, n)
+	}
 	sources(&errs, in.Texts, in.URLs, checkURL)
 	return errs.Err()
 }
