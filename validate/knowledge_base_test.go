@@ -54,7 +54,6 @@ func (e testErr) Error() string { return string(e) }
 
 const errTest = testErr("refused")
 
-
 func manyURLs(n int) []string {
 	out := make([]string, n)
 	for i := range out {
