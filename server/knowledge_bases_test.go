@@ -426,3 +426,24 @@ func TestKnowledgeURLFetchedAndIndexedWithAllowPrivate(t *testing.T) {
 	eventually(t, "the refetched source to be indexed", func() bool { return urlItem(t, e, id)["status"] == "indexed" })
 	expect(t, e.do("POST", "/api/v1/knowledge-bases/"+id+"/sources/urls/src_01JD6ZZZZZZZZZZZZZZZZZZZZZ/refetch", e.Owner.Token, nil), 404)
 }
+
+func TestKnowledgeUnreadableFileFailsWithReason(t *testing.T) {
+	e := newEnv(t)
+	tok := e.Owner.Token
+	id := e.createKB(tok, map[string]any{"name": "Broken"})["id"].(string)
+	damaged := []byte("%PDF-1.7\nthis is not really a PDF body\n%%EOF\n")
+	r := e.addParts(tok, id, part{"files", "broken.pdf", damaged})
+	expect(t, r, 200)
+	f := items(r.Data(), "files")[0]
+	if f["status"] != "failed" || f["error"] == nil || f["error"] == "" || f["indexed_at"] != nil {
+		t.Fatalf("damaged PDF item: %v", f)
+	}
+	// The original is still kept, byte for byte, and the failure is an event.
+	resp, body := e.download(tok, "/api/v1/knowledge-bases/"+id+"/sources/files/"+f["id"].(string)+"/content")
+	if resp.StatusCode != 200 || string(body) != string(damaged) {
+		t.Errorf("download of a failed source: %d %q", resp.StatusCode, body)
+	}
+	if !slices.Contains(e.eventTypes(), "knowledge_base.source_failed") {
+		t.Errorf("no source_failed event")
+	}
+}
