@@ -82,7 +82,6 @@ func scopeCountUpTo(b *bbolt.Bucket, scope string, upTo int64) int64 {
 	return n
 }
 
-
 // usedMinutes returns the minutes of ws's calls that ended in the month of t, rounded up:
 // a started minute counts.
 func usedMinutes(tx *bbolt.Tx, ws string, t time.Time) int64 {
