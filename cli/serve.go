@@ -123,6 +123,13 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	srv := NewServer(db, logger, func(c *server.Config) {
 		c.RateLimit, c.LoginRateLimit = o.rateLimit, o.loginRateLimit
 		c.AllowPrivateURLs = o.allowPrivateURLs
+		c.QueueDepth = func() int {
+			n, err := db.WebhookQueueDepth(context.Background())
+			if err != nil {
+				logger.Warn("counting the webhook queue", "error", err)
+			}
+			return n
+		}
 	})
 	if o.metricsAddr != "" {
 		stop, err := serveMetrics(o.metricsAddr, srv, logger)
