@@ -29,107 +29,46 @@ func (db *DB) ListAuditLog(ctx context.Context, f data.AuditFilter, req data.Pag
 	if err != nil {
 		return nil, data.Page{}, err
 	}
-	keep := func(e *data.Event) bool {
+	match := func(e *data.Event) bool {
 		return (f.Type == "" || e.Type == f.Type) &&
 			(f.Actor == "" || e.Actor.UserID == f.Actor) &&
 			(f.From.IsZero() || !e.CreatedAt.Before(f.From.Time)) &&
 			(f.To.IsZero() || e.CreatedAt.Before(f.To.Time))
 	}
-	// The cursor is bound to the filters as well, so one taken under other filters is
-	// refused rather than silently reinterpreted.
-	binding := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s\x00%s", bucketEventsByWS, ws, f.Type, f.Actor, f.From.Format(data.TimeLayout), f.To.Format(data.TimeLayout))
+	filter := fmt.Sprintf("%s\x00%s\x00%s\x00%s", f.Type, f.Actor, f.From.Format(data.TimeLayout), f.To.Format(data.TimeLayout))
 	var list []*data.Event
 	var page data.Page
 	err = db.view(func(tx *bbolt.Tx) error {
-		var err error
-		list, page, err = db.filteredPage(tx, ws, binding, req, keep)
-		return err
+		events := tx.Bucket(bucketEvents)
+		seen := map[string]*data.Event{} // decoded while filtering, reused for the page
+		var decodeErr error
+		keep := func(id string) bool {
+			var e data.Event
+			found, err := getJSON(events, []byte(id), &e)
+			if err != nil {
+				decodeErr = err
+			}
+			if !found || err != nil || !match(&e) {
+				return false
+			}
+			seen[id] = &e
+			return true
+		}
+		ids, pg, err := db.list(tx, listSpec{index: bucketEventsByWS, scope: ws, filter: filter, keep: keep, maxScan: maxAuditScan}, req)
+		if err != nil {
+			return err
+		}
+		if decodeErr != nil {
+			return decodeErr
+		}
+		page = pg
+		list = make([]*data.Event, 0, len(ids))
+		for _, id := range ids {
+			list = append(list, seen[id])
+		}
+		return nil
 	})
 	return list, page, err
-}
-
-// filteredPage is page() over events_by_ws with a predicate: one newest-first page of the
-// workspace's events that keep accepts.
-func (db *DB) filteredPage(tx *bbolt.Tx, ws, binding string, req data.PageRequest, keep func(*data.Event) bool) ([]*data.Event, data.Page, error) {
-	perPage := req.PerPage
-	if perPage == 0 {
-		perPage = DefaultPerPage
-	}
-	meta := data.Page{PerPage: perPage}
-	prefix := indexKey(ws, "")
-	dir := byte(older)
-	var from []byte
-	if req.Cursor != "" {
-		d, id, ok := db.decodeCursor(req.Cursor, binding)
-		if !ok {
-			return nil, meta, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
-		}
-		dir, from = d, indexKey(ws, id)
-	}
-	events := tx.Bucket(bucketEvents)
-	c := tx.Bucket(bucketEventsByWS).Cursor()
-	step := c.Prev
-	var k []byte
-	switch {
-	case dir == newer:
-		step = c.Next
-		k, _ = c.Seek(from)
-		if k != nil && bytes.Equal(k, from) {
-			k, _ = c.Next()
-		}
-	case from == nil:
-		k = seekLastWithPrefix(c, prefix)
-	default:
-		k = seekBefore(c, from)
-	}
-	var list []*data.Event
-	var lastSeen string // the last id looked at, where a cut-short walk resumes
-	more, scanned := false, 0
-	for ; k != nil && bytes.HasPrefix(k, prefix); k, _ = step() {
-		id := string(k[len(prefix):])
-		if len(list) == perPage || scanned == maxAuditScan {
-			more = true
-			break
-		}
-		scanned++
-		lastSeen = id
-		var e data.Event
-		found, err := getJSON(events, []byte(id), &e)
-		if err != nil {
-			return nil, meta, err
-		}
-		if found && keep(&e) {
-			list = append(list, &e)
-		}
-	}
-	if dir == newer {
-		for i, j := 0, len(list)-1; i < j; i, j = i+1, j-1 {
-			list[i], list[j] = list[j], list[i]
-		}
-	}
-	// Cursors name the walk's edges: the far edge is the last id looked at (so a cut-short
-	// scan resumes past what it skipped), the near edge is where the walk started.
-	far := lastSeen
-	near := ""
-	if from != nil {
-		near = string(from[len(prefix):])
-	}
-	if dir == older {
-		if more && far != "" {
-			meta.NextCursor = db.encodeCursor(older, binding, far)
-		}
-		if near != "" {
-			meta.PrevCursor = db.encodeCursor(newer, binding, near)
-		}
-	} else {
-		if more && far != "" {
-			meta.PrevCursor = db.encodeCursor(newer, binding, far)
-		}
-		if near != "" {
-			meta.NextCursor = db.encodeCursor(older, binding, near)
-		}
-	}
-	return list, meta, nil
 }
 
 // VerifyAuditChain recomputes the hash chain of one workspace, or of every workspace when

@@ -57,8 +57,8 @@ var allBuckets = [][]byte{
 	bucketEvents, bucketEventsByWS, bucketEventHeads, bucketOutbox, bucketIdempotency,
 	bucketAgents, bucketKnowledgeBase, bucketAgentsByWS, bucketAgentsByState, bucketAgentVersions,
 	bucketWebhooks, bucketWebhooksByWS, bucketDeliveries, bucketDeliveriesByWebhook, bucketDeliveriesDue,
-	bucketAgents, bucketKnowledgeBase,
 	bucketNumbers, bucketNumbersByPhone, bucketNumbersByWS, bucketNumbersByAgent, bucketCalls, bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketSubscriptions,
+	bucketKBByWS, bucketKBSources, bucketKBChunks, bucketKBPendingURLs,
 }
 
 // Registration points: each resource adds its function here (one line each), so that a
@@ -72,6 +72,7 @@ var (
 		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceNumbers(tx, ws) },
 		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceCalls(tx, ws) },
 		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceSubscription(tx, ws) },
+		deleteWorkspaceKnowledgeBases,
 	}
 	// agentDeleteHooks run inside an agent's delete transaction (unbind numbers, drop it
 	// from members' agent_ids, ...).
@@ -105,6 +106,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Catalog lists the models valid per provider; the embedded one when nil.
 	Catalog *data.Catalog
+	// Knowledge configures knowledge base sources, chunks and retrieval.
+	Knowledge KnowledgeOptions
 }
 
 // DB is the open database and the services built on it.
@@ -124,6 +127,8 @@ type DB struct {
 	eventHook func()
 
 	touch *toucher
+
+	kbIndexes *indexCache // in-memory retrieval indexes per knowledge base
 }
 
 // ErrLocked is returned when another process holds the database.
@@ -180,6 +185,11 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	db.sealer = s
 	db.touch = newToucher(db)
+	if err := db.openKnowledge(); err != nil {
+		db.touch.stop()
+		bdb.Close()
+		return nil, err
+	}
 	return db, nil
 }
 

@@ -409,3 +409,20 @@ func (db *DB) ReplayEvents(ctx context.Context, webhookID string, in data.Webhoo
 	})
 	return count, err
 }
+
+// WebhookQueueDepth counts what the dispatcher still has to do: events in the outbox not
+// yet fanned out, and pending deliveries (due now or waiting for a retry). It walks both
+// buckets, which stay small while delivery keeps up; it serves GET /metrics.
+func (db *DB) WebhookQueueDepth(ctx context.Context) (int, error) {
+	n := 0
+	err := db.view(func(tx *bbolt.Tx) error {
+		for _, name := range [][]byte{bucketOutbox, bucketDeliveriesDue} {
+			c := tx.Bucket(name).Cursor()
+			for k, _ := c.First(); k != nil; k, _ = c.Next() {
+				n++
+			}
+		}
+		return nil
+	})
+	return n, err
+}

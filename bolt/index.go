@@ -60,88 +60,127 @@ const DefaultPerPage = 15
 // O(per_page) keys whatever the size of the scope. The cursor is bound to the index and
 // scope by an HMAC, so a tampered or foreign cursor is a 422 on "cursor".
 func (db *DB) page(tx *bbolt.Tx, index []byte, scope string, req data.PageRequest) ([]string, data.Page, error) {
-	return db.pageWhere(tx, index, scope, req, nil)
+	return db.list(tx, listSpec{index: index, scope: scope}, req)
 }
 
-// pageWhere is page over the ids for which keep reports true (nil keeps all). Skipped ids
-// cost a key read each, so keep suits filters that pass most ids or small scopes (a user
-// limited to some agents); a selective filter deserves its own index.
+// pageWhere is page over the ids for which keep reports true. Skipped ids cost a key read
+// each, so keep suits filters that pass most ids or small scopes (a user limited to some
+// agents); a selective filter deserves its own index.
 func (db *DB) pageWhere(tx *bbolt.Tx, index []byte, scope string, req data.PageRequest, keep func(id string) bool) ([]string, data.Page, error) {
-	b := tx.Bucket(index)
-	binding := string(index) + "\x00" + scope
+	return db.list(tx, listSpec{index: index, scope: scope, keep: keep}, req)
+}
+
+// listSpec says which ids a list walks.
+type listSpec struct {
+	index []byte
+	scope string
+	// filter is bound into the cursor with index and scope, so a cursor taken under other
+	// filters is refused rather than silently reinterpreted.
+	filter string
+	// keep selects ids; nil keeps all.
+	keep func(id string) bool
+	// maxScan bounds the ids one page looks at (0: no bound). A filter that matches
+	// nothing in a long scope then still answers promptly, with a cursor that resumes
+	// past what was looked at.
+	maxScan int
+}
+
+// list returns one newest-first page of the ids spec selects.
+func (db *DB) list(tx *bbolt.Tx, spec listSpec, req data.PageRequest) ([]string, data.Page, error) {
+	b := tx.Bucket(spec.index)
+	binding := string(spec.index) + "\x00" + spec.scope
+	if spec.filter != "" {
+		binding += "\x00" + spec.filter
+	}
 	perPage := req.PerPage
 	if perPage == 0 {
 		perPage = DefaultPerPage
 	}
 	meta := data.Page{PerPage: perPage}
-	prefix := indexKey(scope, "")
+	prefix := indexKey(spec.scope, "")
 
 	dir := byte(older)
 	var from []byte
+	fromID := ""
 	if req.Cursor != "" {
 		d, id, ok := db.decodeCursor(req.Cursor, binding)
 		if !ok {
 			return nil, meta, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
 		}
-		dir, from = d, indexKey(scope, id)
+		dir, from, fromID = d, indexKey(spec.scope, id), id
 	}
 
 	c := b.Cursor()
-	var ids []string
-	more := false
-	collect := func(k []byte) bool {
-		if k == nil || !bytes.HasPrefix(k, prefix) {
-			return false
+	step := c.Prev
+	var k []byte
+	switch {
+	case dir == newer: // walk forward from the cursor, nearest first; flipped below
+		step = c.Next
+		k, _ = c.Seek(from)
+		if k != nil && bytes.Equal(k, from) {
+			k, _ = c.Next()
 		}
-		if keep != nil && !keep(string(k[len(prefix):])) {
-			return true
+	case from == nil:
+		k = seekLastWithPrefix(c, prefix)
+	default:
+		k = seekBefore(c, from)
+	}
+	var ids []string
+	lastSeen := "" // the last id looked at: where the next walk in this direction resumes
+	more, cut, scanned := false, false, 0
+	for ; k != nil && bytes.HasPrefix(k, prefix); k, _ = step() {
+		if spec.maxScan > 0 && scanned == spec.maxScan {
+			more, cut = true, true
+			break
+		}
+		id := string(k[len(prefix):])
+		if spec.keep != nil && !spec.keep(id) {
+			scanned++
+			lastSeen = id
+			continue
 		}
 		if len(ids) == perPage {
 			more = true
-			return false
+			break
 		}
-		ids = append(ids, string(k[len(prefix):]))
-		return true
+		scanned++
+		lastSeen = id
+		ids = append(ids, id)
 	}
-	if dir == older {
-		var k []byte
-		if from == nil {
-			k = seekLastWithPrefix(c, prefix)
+	if dir == newer {
+		for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
+			ids[i], ids[j] = ids[j], ids[i]
+		}
+	}
+
+	// Onward, in the walk's direction: resume past the last id looked at.
+	if more && lastSeen != "" {
+		if dir == older {
+			meta.NextCursor = db.encodeCursor(older, binding, lastSeen)
 		} else {
-			k = seekBefore(c, from)
+			meta.PrevCursor = db.encodeCursor(newer, binding, lastSeen)
 		}
-		for ; collect(k); k, _ = c.Prev() {
+	}
+	// Back, toward where the walk started: from the page's edge item, so that following
+	// next_cursor then prev_cursor returns the same page.
+	switch {
+	case dir == older && len(ids) > 0:
+		if from != nil && hasNeighbour(b, prefix, indexKey(spec.scope, ids[0]), true, spec.keep, spec.maxScan) {
+			meta.PrevCursor = db.encodeCursor(newer, binding, ids[0])
 		}
-		if len(ids) > 0 {
-			if more {
-				meta.NextCursor = db.encodeCursor(older, binding, ids[len(ids)-1])
-			}
-			if from != nil && hasNeighbour(b, prefix, indexKey(scope, ids[0]), true, keep) {
-				meta.PrevCursor = db.encodeCursor(newer, binding, ids[0])
-			}
-		} else if k := seekLastWithPrefix(b.Cursor(), prefix); from != nil && k != nil && bytes.HasPrefix(k, prefix) {
+	case dir == newer && len(ids) > 0:
+		if hasNeighbour(b, prefix, indexKey(spec.scope, ids[len(ids)-1]), false, spec.keep, spec.maxScan) {
+			meta.NextCursor = db.encodeCursor(older, binding, ids[len(ids)-1])
+		}
+	case cut && dir == older:
+		meta.PrevCursor = db.encodeCursor(newer, binding, fromID)
+	case cut && dir == newer:
+		meta.NextCursor = db.encodeCursor(older, binding, fromID)
+	case dir == older && from != nil:
+		if k := seekLastWithPrefix(b.Cursor(), prefix); k != nil && bytes.HasPrefix(k, prefix) {
 			// Everything after the cursor was deleted: lead back to the oldest page, which
 			// a "newer than the empty id" cursor reads (every id sorts after "").
 			meta.PrevCursor = db.encodeCursor(newer, binding, "")
-		}
-		return ids, meta, nil
-	}
-	// Newer than the cursor: walk forward from it, nearest first, then flip to newest first.
-	k, _ := c.Seek(from)
-	if k != nil && bytes.Equal(k, from) {
-		k, _ = c.Next()
-	}
-	for ; collect(k); k, _ = c.Next() {
-	}
-	for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
-		ids[i], ids[j] = ids[j], ids[i]
-	}
-	if len(ids) > 0 {
-		if more {
-			meta.PrevCursor = db.encodeCursor(newer, binding, ids[0])
-		}
-		if hasNeighbour(b, prefix, indexKey(scope, ids[len(ids)-1]), false, keep) {
-			meta.NextCursor = db.encodeCursor(older, binding, ids[len(ids)-1])
 		}
 	}
 	return ids, meta, nil
@@ -173,8 +212,10 @@ func seekBefore(c *bbolt.Cursor, key []byte) []byte {
 	return k
 }
 
-// hasNeighbour reports whether scope holds a kept key after (newer) or before key.
-func hasNeighbour(b *bbolt.Bucket, prefix, key []byte, after bool, keep func(string) bool) bool {
+// hasNeighbour reports whether scope holds a kept key after (newer) or before key. With a
+// scan bound it answers true once the bound is reached: a cursor that may lead to an empty
+// page is better than one missing.
+func hasNeighbour(b *bbolt.Bucket, prefix, key []byte, after bool, keep func(string) bool, maxScan int) bool {
 	c := b.Cursor()
 	var k []byte
 	step := c.Prev
@@ -187,8 +228,11 @@ func hasNeighbour(b *bbolt.Bucket, prefix, key []byte, after bool, keep func(str
 	} else {
 		k = seekBefore(c, key)
 	}
-	for ; k != nil && bytes.HasPrefix(k, prefix); k, _ = step() {
+	for n := 0; k != nil && bytes.HasPrefix(k, prefix); k, _ = step() {
 		if keep == nil || keep(string(k[len(prefix):])) {
+			return true
+		}
+		if n++; maxScan > 0 && n >= maxScan {
 			return true
 		}
 	}

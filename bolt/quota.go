@@ -35,10 +35,8 @@ var quotaCounters = map[string]func(tx *bbolt.Tx, workspaceID string, upTo int64
 	quotaWebhooks: func(tx *bbolt.Tx, ws string, upTo int64) int64 {
 		return scopeCountUpTo(tx.Bucket(bucketWebhooksByWS), ws, upTo)
 	},
-	// Knowledge bases have no workspace index known here yet: count their records by
-	// workspace_id (a scan of the bucket) until their store registers a cheaper counter.
 	quotaKnowledgeBases: func(tx *bbolt.Tx, ws string, upTo int64) int64 {
-		return countByWorkspace(tx.Bucket(bucketKnowledgeBase), ws)
+		return scopeCountUpTo(tx.Bucket(bucketKBByWS), ws, upTo)
 	},
 }
 
@@ -81,19 +79,6 @@ func scopeCountUpTo(b *bbolt.Bucket, scope string, upTo int64) int64 {
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && (upTo < 0 || n < upTo); k, _ = c.Next() {
 		n++
 	}
-	return n
-}
-
-// countByWorkspace counts the records of b whose workspace_id is ws.
-func countByWorkspace(b *bbolt.Bucket, ws string) int64 {
-	var n int64
-	needle := []byte(`"workspace_id":"` + ws + `"`)
-	b.ForEach(func(k, v []byte) error {
-		if bytes.Contains(v, needle) {
-			n++
-		}
-		return nil
-	})
 	return n
 }
 

@@ -232,7 +232,9 @@ func TestRunServeStopsOnCancel(t *testing.T) {
 	go func() {
 		done <- runServe(ctx, serveOptions{addr: "127.0.0.1:0", dataDir: dir, loginTTL: time.Hour, drain: time.Second, logLevel: "info"}, &out, &errOut)
 	}()
-	deadline := time.Now().Add(10 * time.Second)
+	// Generous: the first start hashes the owner's password at bcrypt cost 12, which takes
+	// seconds under -race on a busy machine.
+	deadline := time.Now().Add(60 * time.Second)
 	for !strings.Contains(errOut.String(), "listening") && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/knowledge"
 	"github.com/voiceapi/voiceapi/server"
 )
 
@@ -37,7 +38,10 @@ type serveOptions struct {
 	rateLimit      int
 	loginRateLimit int
 	// metricsAddr, when set, serves GET /metrics without a token on a second listener.
-	metricsAddr string
+	metricsAddr      string
+	embeddingsURL    string
+	embeddingsModel  string
+	embeddingsAPIKey string
 }
 
 // NewServeCommand builds `voiceapi serve`.
@@ -66,6 +70,9 @@ func NewServeCommand() *cobra.Command {
 	f.IntVar(&o.rateLimit, "rate-limit", 300, "requests a minute per token (0 turns it off)")
 	f.IntVar(&o.loginRateLimit, "login-rate-limit", 10, "login attempts a minute per client address and email (0 turns it off)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "also serve GET /metrics without a token on this HOST:PORT (keep it private); off when empty")
+	f.StringVar(&o.embeddingsURL, "embeddings-url", "", "OpenAI-compatible API root for knowledge base embeddings, e.g. https://api.openai.com/v1 (off when empty)")
+	f.StringVar(&o.embeddingsModel, "embeddings-model", "", "embeddings model name, e.g. text-embedding-3-small")
+	f.StringVar(&o.embeddingsAPIKey, "embeddings-api-key", "", "bearer token of the embeddings endpoint")
 	return cmd
 }
 
@@ -82,7 +89,11 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	if err != nil {
 		return fmt.Errorf("--catalog: %w", err)
 	}
-	db, err := bolt.Open(o.dataDir, bolt.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat})
+	kopts, err := knowledgeOptions(o)
+	if err != nil {
+		return err
+	}
+	db, err := bolt.Open(o.dataDir, bolt.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts})
 	if err != nil {
 		return err
 	}
@@ -111,6 +122,14 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	}()
 	srv := NewServer(db, logger, func(c *server.Config) {
 		c.RateLimit, c.LoginRateLimit = o.rateLimit, o.loginRateLimit
+		c.AllowPrivateURLs = o.allowPrivateURLs
+		c.QueueDepth = func() int {
+			n, err := db.WebhookQueueDepth(context.Background())
+			if err != nil {
+				logger.Warn("counting the webhook queue", "error", err)
+			}
+			return n
+		}
 	})
 	if o.metricsAddr != "" {
 		stop, err := serveMetrics(o.metricsAddr, srv, logger)
@@ -126,6 +145,8 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	purged := make(chan struct{})
 	go func() { defer close(purged); purgeIdempotency(purgeCtx, db, logger, time.Hour) }()
 	defer func() { stopPurge(); <-purged }()
+	stopFetcher := srv.StartKnowledgeFetcher(ctx)
+	defer stopFetcher() // deferred after db.Close, so it runs first
 	logger.Info("listening", "addr", ln.Addr().String(), "data", o.dataDir)
 	err = srv.ListenAndServe(ctx, ln, o.drain)
 	logger.Info("stopped", "error", err)
@@ -168,6 +189,23 @@ func purgeIdempotency(ctx context.Context, db *bolt.DB, logger *slog.Logger, eve
 		case <-tick.C:
 		}
 	}
+}
+
+// knowledgeOptions configures knowledge bases from the embeddings flags: both the url and
+// the model, or neither.
+func knowledgeOptions(o serveOptions) (bolt.KnowledgeOptions, error) {
+	var k bolt.KnowledgeOptions
+	if o.embeddingsURL == "" && o.embeddingsModel == "" {
+		return k, nil
+	}
+	if o.embeddingsURL == "" || o.embeddingsModel == "" {
+		return k, fmt.Errorf("--embeddings-url and --embeddings-model go together")
+	}
+	if err := server.CheckOutboundURL(o.embeddingsURL); err != nil {
+		return k, fmt.Errorf("--embeddings-url: %w", err)
+	}
+	k.Embedder = knowledge.NewOpenAIEmbedder(knowledge.OpenAIEmbedderConfig{BaseURL: o.embeddingsURL, Model: o.embeddingsModel, APIKey: o.embeddingsAPIKey})
+	return k, nil
 }
 
 // bootstrap creates the first owner on an empty database and prints its credentials and

@@ -16,6 +16,7 @@ func Services(db *bolt.DB) server.Services {
 		WorkspaceUsers: db,
 		Idempotency:    db,
 		Agents:         db,
+		KnowledgeBases: db,
 		Catalog:        db.Catalog(),
 		Webhooks:       db,
 		Audit:          db,

@@ -23,6 +23,9 @@ func TestQuotaPerResource(t *testing.T) {
 		{data.LimitWebhooks, func(e *env, i int) *response {
 			return e.do("POST", "/api/v1/webhooks", e.Owner.Token, map[string]any{"url": fmt.Sprintf("https://example.com/%d", i), "events": []string{"*"}})
 		}, "/api/v1/webhooks"},
+		{data.LimitKnowledgeBases, func(e *env, i int) *response {
+			return e.do("POST", "/api/v1/knowledge-bases", e.Owner.Token, map[string]any{"name": fmt.Sprintf("kb %d", i)})
+		}, "/api/v1/knowledge-bases"},
 		{data.LimitNumbers, func(e *env, i int) *response {
 			return e.do("POST", "/api/v1/numbers", e.Owner.Token, map[string]any{"phone_number": fmt.Sprintf("+1202555%04d", i), "provider": "twilio"})
 		}, "/api/v1/numbers"},

@@ -26,6 +26,7 @@ type Services struct {
 	WorkspaceUsers data.WorkspaceUserService
 	Idempotency    data.IdempotencyStore
 	Agents         data.AgentService
+	KnowledgeBases data.KnowledgeBaseService
 	Catalog        *data.Catalog
 	Webhooks       data.WebhookService
 	Audit          data.AuditService
@@ -56,6 +57,12 @@ type Config struct {
 	// QueueDepth reports the webhook queue depth for GET /metrics (0 when nil); see also
 	// SetQueueDepth.
 	QueueDepth func() int
+	// Knowledge base uploads and url fetching (docs/knowledge-bases.md); 0 means the default.
+	MaxFileSize      int64 // one uploaded file: 20 MiB
+	MaxMultipartBody int64 // a whole multipart request: 50 MiB
+	AllowPrivateURLs bool  // --allow-private-urls: lifts the SSRF guard
+	URLFetchTimeout  time.Duration
+	URLFetchMaxBytes int64
 }
 
 // Server serves the API.
@@ -75,6 +82,8 @@ type Server struct {
 	loginLimit *rateLimiter
 	// prom is the private Prometheus registry behind GET /metrics.
 	prom *metrics
+	// kbFetcher fetches url sources in the background (StartKnowledgeFetcher).
+	kbFetcher *urlFetcher
 	// openapi caches the OpenAPI document, built on first request (openapi.go).
 	openapi openapiDoc
 }
@@ -126,6 +135,7 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(s.webhookRoutes())
 	s.addRoutes(s.auditRoutes())
 	s.addRoutes(slices.Concat(s.numberRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes()))
+	s.addRoutes(s.knowledgeBaseRoutes())
 	s.buildRouter()
 	return s
 }

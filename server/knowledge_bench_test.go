@@ -1,0 +1,105 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// benchKB fills a knowledge base with n one-chunk texts of 60 words drawn from a
+// 5,000-word vocabulary (Zipf-distributed, as words are), through storage for speed.
+func benchKB(b *testing.B, e *env, n int) string {
+	b.Helper()
+	vocab := make([]string, 5000)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("w%dx", i)
+	}
+	zipf := rand.NewZipf(rand.New(rand.NewPCG(3, 4)), 1.1, 1, uint64(len(vocab)-1))
+	id := e.createKB(e.Owner.Token, map[string]any{"name": "Bench"})["id"].(string)
+	ctx := data.WithPrincipal(context.Background(), &data.Principal{UserID: e.Owner.ID, WorkspaceID: e.Owner.WorkspaceID,
+		CurrentWorkspaceID: e.Owner.WorkspaceID, Role: data.RoleOwner, Modules: data.Modules})
+	for done := 0; done < n; done += 100 {
+		var in data.SourcesAdd
+		for range 100 {
+			words := make([]string, 60)
+			for j := range words {
+				words[j] = vocab[zipf.Uint64()]
+			}
+			in.Texts = append(in.Texts, data.TextInput{Content: strings.Join(words, " ")})
+		}
+		if _, err := e.DB.AddSources(ctx, id, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return id
+}
+
+// BenchmarkKnowledgeQueryHTTP measures POST /api/v1/knowledge-bases/{id}/query over 10,000
+// chunks end to end (HTTP on loopback, auth, JSON), after the index is built.
+func BenchmarkKnowledgeQueryHTTP(b *testing.B) {
+	e := newKBEnv(b, kbEnvOptions{bolt: bolt.Options{Knowledge: bolt.KnowledgeOptions{MaxSources: 20_000}}})
+	id := benchKB(b, e, 10_000)
+	url := e.URL + "/api/v1/knowledge-bases/" + id + "/query"
+	body := []byte(`{"query":"w12x w345x w2100x w7x","chunks_to_retrieve":5}`)
+	query := func() {
+		req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+e.Owner.Token)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatalf("query: %v %v", err, resp)
+		}
+		resp.Body.Close()
+	}
+	query() // builds the index
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		query()
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	if len(lat) > 0 {
+		b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+	}
+}
+
+// BenchmarkKnowledgeAddFilesHTTP measures a multipart upload of the three fixture files
+// (text, PDF, DOCX) through extraction, chunking, the durable write and the commit.
+func BenchmarkKnowledgeAddFilesHTTP(b *testing.B) {
+	e := newKBEnv(b, kbEnvOptions{})
+	id := e.createKB(e.Owner.Token, map[string]any{"name": "Bench"})["id"].(string)
+	var total int64
+	parts := []part{}
+	for _, name := range []string{"returns.txt", "returns.pdf", "returns.docx"} {
+		c := readTestFile(b, name)
+		total += int64(len(c))
+		parts = append(parts, part{"files", name, c})
+	}
+	body, ct := multipartBody(b, parts...)
+	b.SetBytes(total)
+	for b.Loop() {
+		r := e.do("POST", "/api/v1/knowledge-bases/"+id+"/sources/add", e.Owner.Token, body, "Content-Type", ct)
+		if r.Status != 200 {
+			b.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+		b.StopTimer()
+		// Keep the knowledge base under its source limit.
+		for _, f := range items(r.Data(), "files") {
+			e.do("DELETE", "/api/v1/knowledge-bases/"+id+"/sources/delete/files/"+f["id"].(string), e.Owner.Token, nil)
+		}
+		b.StartTimer()
+	}
+}
