@@ -203,10 +203,11 @@ func operation(g *schemaGen, rt route, d opDoc) map[string]any {
 		op["parameters"] = params
 	}
 	if d.Body != nil {
-		op["requestBody"] = map[string]any{
-			"required": d.BodyRequired,
-			"content":  map[string]any{"application/json": map[string]any{"schema": g.schema(reflect.TypeOf(d.Body), modeIn)}},
+		content := map[string]any{"application/json": map[string]any{"schema": g.schema(reflect.TypeOf(d.Body), modeIn)}}
+		if d.Multipart != nil {
+			content["multipart/form-data"] = map[string]any{"schema": d.Multipart}
 		}
+		op["requestBody"] = map[string]any{"required": d.BodyRequired, "content": content}
 	}
 
 	responses := map[string]any{}

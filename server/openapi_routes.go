@@ -45,6 +45,9 @@ type opDoc struct {
 	IfMatch bool
 	// Others are responses other than the success and the errors, by status.
 	Others map[int]string
+	// Multipart is the schema of a multipart/form-data body the route accepts as well as
+	// its JSON Body.
+	Multipart map[string]any
 }
 
 // queryParam is one query parameter of a route.
@@ -235,4 +238,40 @@ var opDocs = map[string]opDoc{
 	"GET /api/v1/analytics/calls": {Tag: "Analytics", Summary: "Call counts and durations by hour or day",
 		Out: data.CallAnalytics{}, Shape: shapeData, Query: analyticsQuery},
 	"GET /api/v1/subscription": {Tag: "Subscription", Summary: "The workspace's plan, limits and usage", Out: data.Subscription{}},
+
+	// Knowledge bases.
+	"GET /api/v1/knowledge-bases": {Tag: "Knowledge Base", Summary: "List knowledge bases", Out: data.KnowledgeBase{}, Shape: shapeList},
+	"POST /api/v1/knowledge-bases": {Tag: "Knowledge Base", Summary: "Create a knowledge base, with optional texts and urls",
+		Description: "Texts are indexed at once; urls are fetched in the background (status pending, then indexed or failed).",
+		Body:        data.KnowledgeBaseCreate{}, BodyRequired: true, Out: data.KnowledgeBase{}, Status: http.StatusCreated},
+	"GET /api/v1/knowledge-bases/{id}":    {Tag: "Knowledge Base", Summary: "Show a knowledge base", Out: data.KnowledgeBase{}},
+	"PUT /api/v1/knowledge-bases/{id}":    {Tag: "Knowledge Base", Summary: "Rename a knowledge base", Body: data.KnowledgeBaseUpdate{}, Out: data.KnowledgeBase{}},
+	"DELETE /api/v1/knowledge-bases/{id}": {Tag: "Knowledge Base", Summary: "Delete a knowledge base; agents drop it from knowledge_base_ids", Shape: shapeNone},
+	"POST /api/v1/knowledge-bases/{knowledge_base_id}/sources/add": {Tag: "Knowledge Base", Summary: "Add files, texts or urls",
+		Description: "multipart/form-data with repeated files (or files[]) parts, texts parts (a part's filename is the text's title) and urls parts; or JSON with texts and urls. " +
+			"Files: plain text, Markdown, CSV, HTML, JSON, PDF, DOCX, judged by content; at most 20 MiB each and 50 MiB in all by default.",
+		Body: data.SourcesAdd{}, BodyRequired: true, Multipart: sourcesMultipart, Out: data.KnowledgeBase{}},
+	"DELETE /api/v1/knowledge-bases/{knowledge_base_id}/sources/delete/{source_type}/{id}": {Tag: "Knowledge Base", Summary: "Delete a source",
+		Description: "An unknown source_type is 422.", Out: data.KnowledgeBase{}, Errors: []int{http.StatusUnprocessableEntity}},
+	"GET /api/v1/knowledge-bases/{id}/sources/files/{source_id}/content": {Tag: "Knowledge Base", Summary: "Download a file source's original bytes",
+		Description: "Served with the file's content type, Range and If-None-Match support.", Shape: shapeRaw, Media: "application/octet-stream",
+		Others: map[int]string{http.StatusPartialContent: "The requested range.", http.StatusNotModified: "Not modified.", http.StatusRequestedRangeNotSatisfiable: "The range is outside the file."}},
+	"POST /api/v1/knowledge-bases/{knowledge_base_id}/sources/urls/{id}/refetch": {Tag: "Knowledge Base", Summary: "Fetch a url source again",
+		Description: "The source is pending again until the fetch completes.", Out: data.KnowledgeBase{}, Status: http.StatusAccepted},
+	"POST /api/v1/knowledge-bases/{id}/query": {Tag: "Knowledge Base", Summary: "Retrieve the chunks best matching a query",
+		Description: "Chunks with a score in [0, 1], best first, at most chunks_to_retrieve, none under similarity_threshold.",
+		Body:        data.KnowledgeQuery{}, BodyRequired: true, Out: []data.KnowledgeChunk{}, Shape: shapeData},
+	"POST /api/v1/agents/{id}/knowledge/query": {Tag: "Knowledge Base", Summary: "Retrieve with an agent's knowledge_base_config over its knowledge bases",
+		Body: data.AgentKnowledgeQuery{}, BodyRequired: true, Out: []data.KnowledgeChunk{}, Shape: shapeData},
+}
+
+// sourcesMultipart is the multipart form of adding knowledge base sources.
+var sourcesMultipart = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"files":   map[string]any{"type": "array", "items": map[string]any{"type": "string", "contentMediaType": "application/octet-stream"}, "description": "File parts (files[] is accepted too)."},
+		"files[]": map[string]any{"type": "array", "items": map[string]any{"type": "string", "contentMediaType": "application/octet-stream"}},
+		"texts":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "Each part is a text source's content; its filename, if any, the title."},
+		"urls":    map[string]any{"type": "array", "items": map[string]any{"type": "string", "format": "uri"}, "description": "Each part is one URL."},
+	},
 }

@@ -315,10 +315,39 @@ var fieldRules = map[string]map[string]fieldRule{
 	"Delivery": {"status": oneOf(data.DeliveryPending, data.DeliverySucceeded, data.DeliveryFailed, data.DeliveryRetrying)},
 	"Event":    {"type": oneOf(data.EventTypes...), "data": {Description: "The record the event is about."}},
 	"Actor":    {"type": oneOf("user", "system")},
+
+	// Knowledge bases (validate/knowledge_base.go).
+	"KnowledgeBaseCreate": {
+		"name":  fieldRule{MinLength: 1, MaxLength: validate.MaxNameLen}.with(true, ""),
+		"texts": {Description: "Texts and urls together: at most 100 sources a request."},
+		"urls":  {UniqueItems: true, Items: &fieldRule{MaxLength: validate.MaxURL, Format: "uri"}, Description: "http or https URLs, fetched in the background."},
+	},
+	"KnowledgeBaseUpdate": {"name": fieldRule{MinLength: 1, MaxLength: validate.MaxNameLen}},
+	"SourcesAdd": {
+		"texts": {Description: "Texts, urls and files together: at least one, at most 100 sources a request."},
+		"urls":  {UniqueItems: true, Items: &fieldRule{MaxLength: validate.MaxURL, Format: "uri"}},
+	},
+	"TextInput": {
+		"title":   maxLen(validate.MaxSourceTitle),
+		"content": fieldRule{MinLength: 1, MaxLength: validate.MaxTextContent}.with(true, ""),
+	},
+	"KnowledgeQuery": {
+		"query":                fieldRule{MinLength: 1, MaxLength: validate.MaxQuery}.with(true, ""),
+		"chunks_to_retrieve":   between(validate.MinChunksToRetrieve, validate.MaxChunksToRetrieve),
+		"similarity_threshold": between(validate.MinSimilarity, validate.MaxSimilarity).with(false, "null: no threshold."),
+	},
+	"AgentKnowledgeQuery": {"query": fieldRule{MinLength: 1, MaxLength: validate.MaxQuery}.with(true, "")},
+	"KnowledgeChunk": {
+		"score":       between(0, 1).with(false, "Similarity; higher is better."),
+		"source_type": oneOf(data.SourceTypes...),
+	},
+	"URLSource":  {"status": oneOf(data.SourcePending, data.SourceIndexed, data.SourceFailed)},
+	"FileSource": {"status": oneOf(data.SourcePending, data.SourceIndexed, data.SourceFailed)},
 }
 
 // typeDocs describe the component schemas.
 var typeDocs = map[string]string{
+	"KnowledgeBase": "A knowledge base and its text, url and file sources (conventions §8).",
 	"Agent":         "A voice agent: its configuration groups and publication state (conventions §7).",
 	"AgentCreate":   "Body of an agent create: name, and any group to merge into its default.",
 	"AgentUpdate":   "Body of an agent update: each given group is merged into the stored one field by field; a change of provider drops the old provider's fields.",
