@@ -265,7 +265,8 @@ func successResponse(g *schemaGen, rt route, d opDoc) (int, map[string]any) {
 		}
 	}
 	headers := map[string]any{"X-Request-Id": headerRef("X-Request-Id")}
-	if !rt.Public {
+	// Authenticated routes count against the token's limit; login against its own.
+	if !rt.Public || slices.Contains(d.Errors, http.StatusTooManyRequests) {
 		for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
 			headers[h] = headerRef(h)
 		}
