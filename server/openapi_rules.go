@@ -290,6 +290,11 @@ var fieldRules = map[string]map[string]fieldRule{
 		"start_ms": between(0, validate.MaxTranscriptStartMS),
 	},
 	"CallAnalytics": {"disconnection_reasons": {NotNull: true}},
+	"Catalog": {
+		"llm": {NotNull: true, Description: "Provider to models; internal and azure accept any model name."},
+		"stt": {NotNull: true, Description: "Provider to models."},
+		"tts": {NotNull: true, Description: "Provider to models."},
+	},
 	"Subscription": {
 		"limits": {NotNull: true, Description: "null for a limit means unlimited."},
 		"usage":  {NotNull: true},
