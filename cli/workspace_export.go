@@ -156,4 +156,3 @@ func describeError(err error) error {
 	}
 	return fmt.Errorf("%s", msg)
 }
-
