@@ -146,8 +146,11 @@ func (db *DB) exportKnowledgeBases(tx *bbolt.Tx, ws string, s *exportStream) (ma
 	for _, id := range scopeIDs(tx.Bucket(bucketKBByWS), ws) {
 		var row kbRow
 		found, err := getJSON(tx.Bucket(bucketKnowledgeBase), []byte(id), &row)
-		if err != nil || !found {
-			return nil, errors.Join(err, fmt.Errorf("knowledge base %s indexed but missing", id))
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, fmt.Errorf("knowledge base %s indexed but missing", id)
 		}
 		kb, err := kbRecord(tx, &row)
 		if err != nil {
@@ -178,8 +181,11 @@ func (db *DB) exportAgents(tx *bbolt.Tx, ws string, kbKeys map[string]string, op
 	for _, id := range scopeIDs(tx.Bucket(bucketAgentsByWS), ws) {
 		var row agentRow
 		found, err := getJSON(tx.Bucket(bucketAgents), []byte(id), &row)
-		if err != nil || !found {
-			return nil, errors.Join(err, fmt.Errorf("agent %s indexed but missing", id))
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, fmt.Errorf("agent %s indexed but missing", id)
 		}
 		if err := db.unsealConfig(&row.AgentConfig); err != nil {
 			return nil, err
