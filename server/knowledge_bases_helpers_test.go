@@ -156,7 +156,6 @@ func (e *env) storedFiles() []string {
 	return out
 }
 
-
 // eventually polls cond for up to 10 s.
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
