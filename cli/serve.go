@@ -42,6 +42,8 @@ type serveOptions struct {
 	embeddingsURL    string
 	embeddingsModel  string
 	embeddingsAPIKey string
+	// maxImportBody bounds a workspace import document, in bytes.
+	maxImportBody int64
 }
 
 // NewServeCommand builds `voiceapi serve`.
@@ -73,6 +75,7 @@ func NewServeCommand() *cobra.Command {
 	f.StringVar(&o.embeddingsURL, "embeddings-url", "", "OpenAI-compatible API root for knowledge base embeddings, e.g. https://api.openai.com/v1 (off when empty)")
 	f.StringVar(&o.embeddingsModel, "embeddings-model", "", "embeddings model name, e.g. text-embedding-3-small")
 	f.StringVar(&o.embeddingsAPIKey, "embeddings-api-key", "", "bearer token of the embeddings endpoint")
+	f.Int64Var(&o.maxImportBody, "max-import-body", server.DefaultMaxImportBody, "largest workspace import document accepted, in bytes (files travel inside it in base64)")
 	return cmd
 }
 
@@ -130,6 +133,7 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 			}
 			return n
 		}
+		c.MaxImportBody = o.maxImportBody
 	})
 	if o.metricsAddr != "" {
 		stop, err := serveMetrics(o.metricsAddr, srv, logger)

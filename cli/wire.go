@@ -23,6 +23,7 @@ func Services(db *bolt.DB) server.Services {
 		Backup:         db,
 		Ready:          db.Ping,
 		Numbers:        db, Calls: db, Analytics: db, Subscriptions: db,
+		Exports: db,
 	}
 }
 

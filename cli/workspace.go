@@ -11,7 +11,7 @@ import (
 
 // NewWorkspaceCommand builds `voiceapi workspace`.
 func NewWorkspaceCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "workspace", Short: "Inspect workspaces (on a stopped server's data)"}
+	cmd := &cobra.Command{Use: "workspace", Short: "Inspect, export and import workspaces (on a stopped server's data)"}
 	var dir string
 	list := &cobra.Command{
 		Use:   "list",
@@ -36,6 +36,6 @@ func NewWorkspaceCommand() *cobra.Command {
 		},
 	}
 	dataFlag(list, &dir)
-	cmd.AddCommand(list)
+	cmd.AddCommand(list, newWorkspaceExportCommand(), newWorkspaceImportCommand())
 	return cmd
 }

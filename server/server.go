@@ -36,6 +36,8 @@ type Services struct {
 	Calls         data.CallService
 	Analytics     data.AnalyticsService
 	Subscriptions data.SubscriptionService
+	// Exports exports and imports whole workspaces (conventions §17).
+	Exports data.WorkspaceExportService
 	// Ready reports whether storage answers (GET /readyz).
 	Ready func(ctx context.Context) error
 }
@@ -63,6 +65,8 @@ type Config struct {
 	AllowPrivateURLs bool  // --allow-private-urls: lifts the SSRF guard
 	URLFetchTimeout  time.Duration
 	URLFetchMaxBytes int64
+	// MaxImportBody bounds a workspace import document; DefaultMaxImportBody when 0.
+	MaxImportBody int64
 }
 
 // Server serves the API.
@@ -136,6 +140,7 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(s.auditRoutes())
 	s.addRoutes(slices.Concat(s.numberRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes()))
 	s.addRoutes(s.knowledgeBaseRoutes())
+	s.addRoutes(s.exportRoutes())
 	s.buildRouter()
 	return s
 }

@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// secretsWarning is printed when an export holds credentials in the clear.
+const secretsWarning = `note: the export holds llm_config.api_key values in the clear (--include-secrets).
+  Treat the file like a password: keep it out of git and delete it after the move.`
+
+// newWorkspaceExportCommand builds `voiceapi workspace export`.
+func newWorkspaceExportCommand() *cobra.Command {
+	var dir, wsID, out string
+	var secrets bool
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "Export a workspace as one JSON document (docs/export-import.md)",
+		Long: `Export a workspace of a stopped server's data: its agents with their versions, its
+knowledge bases with their sources (files included), its numbers and its webhooks
+(without their secrets), as the JSON document GET /api/v1/workspaces/{id}/export returns.
+Provider API keys are masked unless --include-secrets is given.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			db, err := openForAdmin(dir)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			stream, err := db.ExportWorkspace(cmd.Context(), wsID, data.ExportOptions{IncludeSecrets: secrets})
+			if err != nil {
+				return err
+			}
+			defer stream.Close()
+			if out == "-" {
+				_, err = stream.WriteTo(cmd.OutOrStdout())
+			} else {
+				err = writeExportFile(out, stream)
+			}
+			if err != nil {
+				return err
+			}
+			if secrets {
+				fmt.Fprintln(cmd.ErrOrStderr(), secretsWarning)
+			}
+			return nil
+		},
+	}
+	dataFlag(cmd, &dir)
+	f := cmd.Flags()
+	f.StringVar(&wsID, "workspace", "", "id of the workspace to export (required)")
+	f.StringVar(&out, "out", "-", `file to write (mode 0600), or "-" for standard output`)
+	f.BoolVar(&secrets, "include-secrets", false, "export llm_config.api_key in the clear (for a private move between instances)")
+	cmd.MarkFlagRequired("workspace")
+	return cmd
+}
+
+// writeExportFile writes the document through a temporary file beside path, fsynced and
+// renamed, so a failed export never leaves a file that looks complete; mode 0600, since it
+// may hold secrets.
+func writeExportFile(path string, w io.WriterTo) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".voiceapi-export-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = w.WriteTo(tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	return err
+}
+
+// newWorkspaceImportCommand builds `voiceapi workspace import`.
+func newWorkspaceImportCommand() *cobra.Command {
+	var dir, wsID, in string
+	cmd := &cobra.Command{
+		Use:   "import",
+		Short: "Import a workspace document into an existing workspace (docs/export-import.md)",
+		Long: `Import a document made by 'voiceapi workspace export' or the export endpoint into an
+existing workspace of a stopped server's data, all or nothing. Every fault of the document
+is reported at once and nothing is stored. Each imported webhook gets a new signing
+secret, printed once. URL sources are fetched when the server next starts.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			raw, err := readImportFile(cmd, in)
+			if err != nil {
+				return err
+			}
+			var doc data.WorkspaceExport
+			if err := validate.Decode(raw, &doc); err != nil {
+				return describeError(err)
+			}
+			db, err := openForAdmin(dir)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			res, err := db.ImportWorkspace(cmd.Context(), wsID, &doc, data.ImportOptions{})
+			if err != nil {
+				return describeError(err)
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "imported into %s: %d agents, %d knowledge bases, %d numbers, %d webhooks\n",
+				res.WorkspaceID, len(res.Agents), len(res.KnowledgeBases), len(res.Numbers), len(res.Webhooks))
+			for _, s := range res.WebhookSecrets {
+				fmt.Fprintf(w, "webhook %s %s secret %s\n", s.WebhookID, s.URL, s.Secret)
+			}
+			for _, p := range res.MissingSecrets {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s came masked and was imported as null; set it on the agent\n", p)
+			}
+			return nil
+		},
+	}
+	dataFlag(cmd, &dir)
+	f := cmd.Flags()
+	f.StringVar(&wsID, "workspace", "", "id of the workspace to import into (required)")
+	f.StringVar(&in, "in", "", `document to read, or "-" for standard input (required)`)
+	cmd.MarkFlagRequired("workspace")
+	cmd.MarkFlagRequired("in")
+	return cmd
+}
+
+func readImportFile(cmd *cobra.Command, in string) ([]byte, error) {
+	if in == "-" {
+		return io.ReadAll(cmd.InOrStdin())
+	}
+	return os.ReadFile(in)
+}
+
+// describeError spells out every field fault of a validation error, one a line, since a
+// terminal has no JSON body to show them in.
+func describeError(err error) error {
+	de, ok := err.(*data.Error)
+	if !ok || len(de.Fields) == 0 {
+		return err
+	}
+	msg := de.Message
+	for _, p := range de.SortedFieldPaths() {
+		for _, m := range de.Fields[p] {
+			msg += "\n  " + p + ": " + m
+		}
+	}
+	return fmt.Errorf("%s", msg)
+}

@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// ownerContext acts as the owner of ws, as an authenticated request would.
+func ownerContext(userID, ws string) context.Context {
+	return data.WithPrincipal(context.Background(), &data.Principal{UserID: userID, WorkspaceID: ws,
+		CurrentWorkspaceID: ws, Role: data.RoleOwner, Modules: data.Modules})
+}
+
+// seedStopped creates a user with an agent (published once, api_key set), a knowledge base
+// and a number in its workspace, closes the database and returns the workspace id.
+func seedStopped(t *testing.T, dir string) string {
+	t.Helper()
+	db, err := bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	u, err := db.CreateUser(context.Background(), data.UserCreate{Name: "A", Email: "a@example.com", Password: "password123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ownerContext(u.ID, u.PersonalWorkspaceID)
+	kb, err := db.CreateKnowledgeBase(ctx, data.KnowledgeBaseCreate{Name: "FAQ", Texts: []data.TextInput{{Content: "We ship worldwide."}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := db.CreateAgent(ctx, map[string]json.RawMessage{"name": json.RawMessage(`"Desk"`),
+		"llm_config": json.RawMessage(`{"api_key": "gsk_cli_secret_5555", "knowledge_base_ids": ["` + kb.ID + `"]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc := "v1"
+	if err := db.PublishAgent(ctx, a.ID, &desc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+14155550177", Provider: "sip", InboundAgentID: &a.ID}); err != nil {
+		t.Fatal(err)
+	}
+	return u.PersonalWorkspaceID
+}
+
+func TestWorkspaceExportImportCommands(t *testing.T) {
+	adminOptions.PasswordCost = bcrypt.MinCost
+	src := t.TempDir()
+	ws := seedStopped(t, src)
+
+	masked := filepath.Join(t.TempDir(), "ws.json")
+	if out, err := runCombined(t, "workspace", "export", "--data", src, "--workspace", ws, "--out", masked); err != nil {
+		t.Fatalf("export: %v\n%s", err, out)
+	}
+	raw, err := os.ReadFile(masked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"api_key": "****5555"`) || strings.Contains(string(raw), "gsk_cli_secret") {
+		t.Errorf("the default export does not mask the api_key:\n%s", raw)
+	}
+	if fi, _ := os.Stat(masked); fi.Mode().Perm() != 0o600 {
+		t.Errorf("export file mode %v, want 0600", fi.Mode().Perm())
+	}
+	clear := filepath.Join(t.TempDir(), "ws-secrets.json")
+	out, err := runCombined(t, "workspace", "export", "--data", src, "--workspace", ws, "--out", clear, "--include-secrets")
+	if err != nil || !strings.Contains(out, "in the clear") {
+		t.Fatalf("export --include-secrets: %v\n%s", err, out)
+	}
+
+	// Into another stopped instance: a fresh user's workspace.
+	dst := t.TempDir()
+	db, err := bolt.Open(dst, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := db.CreateUser(context.Background(), data.UserCreate{Name: "B", Email: "b@example.com", Password: "password123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	out, err = runCombined(t, "workspace", "import", "--data", dst, "--workspace", u.PersonalWorkspaceID, "--in", clear)
+	if err != nil || !strings.Contains(out, "1 agents, 1 knowledge bases, 1 numbers, 0 webhooks") {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	// The same document again: the number is taken, and the command says which.
+	out, err = runCombined(t, "workspace", "import", "--data", dst, "--workspace", u.PersonalWorkspaceID, "--in", clear)
+	if err == nil || !strings.Contains(err.Error(), "+14155550177") {
+		t.Fatalf("second import: %v\n%s", err, out)
+	}
+
+	db, err = bolt.Open(dst, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := ownerContext(u.ID, u.PersonalWorkspaceID)
+	agents, _, err := db.ListAgents(ctx, data.AgentFilter{})
+	if err != nil || len(agents) != 1 {
+		t.Fatalf("agents after import: %v, %v", agents, err)
+	}
+	a := agents[0]
+	if a.Name != "Desk" || a.Status != data.AgentStatusPublished || a.PublishedVersion == nil || *a.PublishedVersion != 1 {
+		t.Errorf("imported agent: %+v", a)
+	}
+	if a.LLMConfig.APIKey == nil || *a.LLMConfig.APIKey != "****5555" {
+		t.Errorf("imported api_key shows %v, want the mask of the clear key", a.LLMConfig.APIKey)
+	}
+	stream, err := db.ExportWorkspace(context.Background(), u.PersonalWorkspaceID, data.ExportOptions{IncludeSecrets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	var again strings.Builder
+	if _, err := stream.WriteTo(&again); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(again.String(), `"api_key": "gsk_cli_secret_5555"`) {
+		t.Errorf("the clear key did not survive the move:\n%s", again.String())
+	}
+
+	if out, err := runCombined(t, "workspace", "export", "--data", dst, "--workspace", "ws_00000000000000000000000000"); err == nil {
+		t.Errorf("export of an unknown workspace succeeded:\n%s", out)
+	}
+}

@@ -1,0 +1,183 @@
+package data
+
+import (
+	"context"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// Export document identity: a reader checks both before trusting the rest.
+const (
+	ExportFormat  = "voiceapi.workspace"
+	ExportVersion = 1
+)
+
+// How credentials travel in an export (WorkspaceExport.Secrets).
+const (
+	// ExportSecretsMasked: llm_config.api_key shows only its mask ("****" and its last 4
+	// characters), so the document can be committed to git as config-as-code.
+	ExportSecretsMasked = "masked"
+	// ExportSecretsIncluded: llm_config.api_key is in the clear, for a private move between
+	// instances; the document must then be handled like the key file itself.
+	ExportSecretsIncluded = "included"
+)
+
+// WorkspaceExport is a whole workspace as one JSON document (conventions §17): agents with
+// their versions, knowledge bases with their sources, numbers and webhooks. It names no
+// instance ids: agents and knowledge bases carry export-local keys, and every reference
+// (an agent's knowledge_base_ids, a number's agents) uses them, so the document imports
+// into any workspace of any instance. Webhook secrets are never part of it.
+type WorkspaceExport struct {
+	Format     string `json:"format"`
+	Version    int    `json:"version"`
+	ExportedAt Time   `json:"exported_at"`
+	// Secrets says how llm_config.api_key travels: ExportSecretsMasked or
+	// ExportSecretsIncluded. Informative: a masked key is recognised by its form.
+	Secrets        string                `json:"secrets"`
+	Workspace      ExportWorkspace       `json:"workspace"`
+	Agents         []ExportAgent         `json:"agents"`
+	KnowledgeBases []ExportKnowledgeBase `json:"knowledge_bases"`
+	Numbers        []ExportNumber        `json:"numbers"`
+	Webhooks       []ExportWebhook       `json:"webhooks"`
+}
+
+// ExportWorkspace is the exported workspace's name and description; an import leaves the
+// target workspace's own name and description as they are.
+type ExportWorkspace struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// ExportAgent is an agent with its versions. Key is unique among the document's agents;
+// llm_config.knowledge_base_ids hold knowledge base keys, not ids.
+type ExportAgent struct {
+	Key              string `json:"key"`
+	Name             string `json:"name"`
+	Status           string `json:"status"`
+	PublishedVersion *int   `json:"published_version"`
+	AgentConfig
+	Versions []ExportAgentVersion `json:"versions"`
+}
+
+// ExportAgentVersion is a published version: its number, description and snapshot, whose
+// knowledge_base_ids hold knowledge base keys too.
+type ExportAgentVersion struct {
+	VersionNumber int     `json:"version_number"`
+	Description   *string `json:"description"`
+	Name          string  `json:"name"`
+	AgentConfig
+	CreatedAt Time `json:"created_at"`
+}
+
+// ExportKnowledgeBase is a knowledge base with its sources. Key is unique among the
+// document's knowledge bases.
+type ExportKnowledgeBase struct {
+	Key   string       `json:"key"`
+	Name  string       `json:"name"`
+	Texts []TextInput  `json:"texts"`
+	URLs  []string     `json:"urls"`
+	Files []ExportFile `json:"files"`
+}
+
+// ExportFile is a file source with its original bytes, base64 (standard alphabet, padded).
+// SHA256 is the hex digest of the bytes; an import refuses a file that does not match it.
+type ExportFile struct {
+	Filename      string `json:"filename"`
+	ContentType   string `json:"content_type"`
+	SHA256        string `json:"sha256"`
+	ContentBase64 string `json:"content_base64"`
+}
+
+// ExportNumber is a phone number; its agents are named by agent key (null: unbound).
+type ExportNumber struct {
+	PhoneNumber   string  `json:"phone_number"`
+	Nickname      string  `json:"nickname"`
+	Provider      string  `json:"provider"`
+	InboundAgent  *string `json:"inbound_agent"`
+	OutboundAgent *string `json:"outbound_agent"`
+}
+
+// ExportWebhook is a webhook without its signing secret: an import makes a new one.
+type ExportWebhook struct {
+	URL         string   `json:"url"`
+	Description string   `json:"description"`
+	Events      []string `json:"events"`
+	Enabled     bool     `json:"enabled"`
+}
+
+// ExportOptions tune an export.
+type ExportOptions struct {
+	// IncludeSecrets exports llm_config.api_key in the clear instead of masked.
+	IncludeSecrets bool
+}
+
+// ImportOptions tune an import.
+type ImportOptions struct {
+	// MaxFileSize bounds one file of a knowledge base, in bytes, as an upload is bounded;
+	// 20 MiB when 0.
+	MaxFileSize int64
+}
+
+// ImportResult tells what an import created: the new id of each keyed record, and the new
+// signing secret of each webhook, shown this once.
+type ImportResult struct {
+	WorkspaceID    string           `json:"workspace_id"`
+	Agents         []ImportedRecord `json:"agents"`
+	KnowledgeBases []ImportedRecord `json:"knowledge_bases"`
+	Numbers        []ImportedNumber `json:"numbers"`
+	Webhooks       []*Webhook       `json:"webhooks"`
+	// WebhookSecrets are the new secrets, in the order of Webhooks. The server moves them
+	// out of the record, top-level, as a webhook create does (conventions §14).
+	WebhookSecrets []ImportedSecret `json:"-"`
+	// MissingSecrets lists the dot paths of api_keys that came masked and were imported as
+	// null: set them again on the agents before relying on them.
+	MissingSecrets []string `json:"missing_secrets"`
+}
+
+// ImportedRecord maps an export-local key to the id the import gave the record.
+type ImportedRecord struct {
+	Key  string `json:"key"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// ImportedNumber is a number the import registered.
+type ImportedNumber struct {
+	PhoneNumber string `json:"phone_number"`
+	ID          string `json:"id"`
+}
+
+// ImportedSecret is the new signing secret of an imported webhook.
+type ImportedSecret struct {
+	WebhookID string `json:"webhook_id"`
+	URL       string `json:"url"`
+	Secret    string `json:"secret"`
+}
+
+// ExportStream is an export read from storage and ready to be written: its records are
+// copied out and its files opened, so writing needs no transaction. Close releases the
+// files whether or not WriteTo ran.
+type ExportStream interface {
+	io.WriterTo
+	io.Closer
+}
+
+// WorkspaceExportService exports and imports whole workspaces. With a principal in ctx,
+// workspaceID must be the workspace the principal acts in (else not_found); without one
+// (the CLI on a stopped server's data), any existing workspace.
+type WorkspaceExportService interface {
+	// ExportWorkspace reads the workspace for export. Errors: not_found.
+	ExportWorkspace(ctx context.Context, workspaceID string, opts ExportOptions) (ExportStream, error)
+	// ImportWorkspace creates everything doc describes in the workspace, all or nothing.
+	// Errors: not_found, validation_failed (every fault of the document at once),
+	// conflict (a phone number registered anywhere), quota_exceeded.
+	ImportWorkspace(ctx context.Context, workspaceID string, doc *WorkspaceExport, opts ImportOptions) (*ImportResult, error)
+}
+
+// IsMaskedSecret reports whether s has the form MaskSecret gives a secret: "****" and at
+// most 4 more characters. An import takes such a value for a mask, not a key.
+func IsMaskedSecret(s string) bool {
+	rest, ok := strings.CutPrefix(s, "****")
+	return ok && utf8.RuneCountInString(rest) <= 4
+}
