@@ -98,8 +98,12 @@ func buildOpenAPI(routes []route) (doc map[string]any, err error) {
 	}()
 	g := newSchemaGen()
 	for _, rt := range routes {
-		if d, ok := opDocs[rt.Method+" "+rt.Path]; ok && d.Out != nil {
+		d, ok := opDocs[rt.Method+" "+rt.Path]
+		if ok && d.Out != nil {
 			g.markOutput(reflect.TypeOf(d.Out))
+		}
+		for _, v := range d.ExtraOut {
+			g.markOutput(reflect.TypeOf(v))
 		}
 	}
 	g.markOutput(reflect.TypeFor[data.Page]())
@@ -280,6 +284,10 @@ func successResponse(g *schemaGen, rt route, d opDoc) (int, map[string]any) {
 		required := []string{"data"}
 		for name, desc := range d.Extra {
 			props[name] = map[string]any{"type": "string", "description": desc}
+			required = append(required, name)
+		}
+		for name, v := range d.ExtraOut {
+			props[name] = g.schema(reflect.TypeOf(v), modeOut)
 			required = append(required, name)
 		}
 		slices.Sort(required)

@@ -35,6 +35,8 @@ type opDoc struct {
 	Status int
 	// Extra names top-level string members beside data (token, secret) and says what they are.
 	Extra map[string]string
+	// ExtraOut are top-level members beside data of other types: a zero value of each.
+	ExtraOut map[string]any
 	// Media is the response's media type when it is not JSON.
 	Media string
 	// Query are the route's query parameters beyond per_page and cursor.
@@ -167,8 +169,15 @@ var opDocs = map[string]opDoc{
 	"DELETE /api/v1/users/{id}": {Tag: "User", Summary: "Delete an account (instance admins)", Shape: shapeNone},
 
 	// Workspaces and their users.
-	"GET /api/v1/workspaces":                      {Tag: "Workspace", Summary: "List the caller's workspaces", Out: data.Workspace{}, Shape: shapeList},
-	"POST /api/v1/workspaces":                     {Tag: "Workspace", Summary: "Create a workspace; the caller owns it", Body: data.WorkspaceCreate{}, BodyRequired: true, Out: data.Workspace{}, Status: http.StatusCreated},
+	"GET /api/v1/workspaces":  {Tag: "Workspace", Summary: "List the caller's workspaces", Out: data.Workspace{}, Shape: shapeList},
+	"POST /api/v1/workspaces": {Tag: "Workspace", Summary: "Create a workspace; the caller owns it", Body: data.WorkspaceCreate{}, BodyRequired: true, Out: data.Workspace{}, Status: http.StatusCreated},
+	"GET /api/v1/workspaces/{workspace_id}/export": {Tag: "Workspace", Summary: "Export the workspace as one JSON document (owners and admins)",
+		Description: "Agents with their versions, knowledge bases with their sources (files in base64), numbers and webhooks without secrets; credentials masked unless include_secrets=true.",
+		Out:         data.WorkspaceExport{}, Shape: shapeRaw,
+		Query: []queryParam{{"include_secrets", "Include provider credentials in the clear.", map[string]any{"type": "boolean"}}}},
+	"POST /api/v1/workspaces/{workspace_id}/import": {Tag: "Workspace", Summary: "Import a workspace document into this workspace, all or nothing (owners and admins)",
+		Body: data.WorkspaceExport{}, BodyRequired: true, Out: data.ImportResult{}, Status: http.StatusCreated,
+		ExtraOut: map[string]any{"webhook_secrets": []data.ImportedSecret{}}},
 	"GET /api/v1/workspaces/{workspace_id}":       {Tag: "Workspace", Summary: "Show a workspace", Out: data.Workspace{}},
 	"PUT /api/v1/workspaces/{workspace_id}":       {Tag: "Workspace", Summary: "Update a workspace (owners and admins)", Body: data.WorkspaceUpdate{}, Out: data.Workspace{}},
 	"DELETE /api/v1/workspaces/{workspace_id}":    {Tag: "Workspace", Summary: "Delete a workspace and every record in it (owners)", Shape: shapeNone},

@@ -321,6 +321,19 @@ var fieldRules = map[string]map[string]fieldRule{
 	"Event":    {"type": oneOf(data.EventTypes...), "data": {Description: "The record the event is about."}},
 	"Actor":    {"type": oneOf("user", "system")},
 
+	// Workspace export and import (validate/export.go).
+	"WorkspaceExport": {
+		"format":  fieldRule{Enum: []string{data.ExportFormat}}.with(true, ""),
+		"version": between(data.ExportVersion, data.ExportVersion).with(true, "The document format's version."),
+		"secrets": oneOf(data.ExportSecretsMasked, data.ExportSecretsIncluded).with(false, "Whether credentials are masked or in the clear."),
+		"agents":  {MaxItems: validate.MaxImportItems},
+		"numbers": {MaxItems: validate.MaxImportItems},
+	},
+	"ExportFile": {
+		"filename":       maxLen(validate.MaxFilename),
+		"content_base64": {Format: "byte", Description: "The file's bytes in base64."},
+	},
+
 	// Knowledge bases (validate/knowledge_base.go).
 	"KnowledgeBaseCreate": {
 		"name":  fieldRule{MinLength: 1, MaxLength: validate.MaxNameLen}.with(true, ""),
@@ -352,20 +365,22 @@ var fieldRules = map[string]map[string]fieldRule{
 
 // typeDocs describe the component schemas.
 var typeDocs = map[string]string{
-	"KnowledgeBase": "A knowledge base and its text, url and file sources (conventions §8).",
-	"Agent":         "A voice agent: its configuration groups and publication state (conventions §7).",
-	"AgentCreate":   "Body of an agent create: name, and any group to merge into its default.",
-	"AgentUpdate":   "Body of an agent update: each given group is merged into the stored one field by field; a change of provider drops the old provider's fields.",
-	"AgentVersion":  "A published snapshot of an agent.",
-	"APIKey":        "An API key (personal access token); the token itself is shown once, top-level.",
-	"Call":          "A call of the call history (conventions §12).",
-	"CallAnalytics": "Call counts and durations over a range, by hour or day.",
-	"Catalog":       "Models valid per provider, by kind (llm, stt, tts).",
-	"Change":        "One changed field of a version diff, as a dot path.",
-	"Delivery":      "One attempt to deliver an event to a webhook.",
-	"Event":         "An event of the audit log and of webhooks (conventions §11).",
-	"Page":          "Pagination meta of a list response.",
-	"Subscription":  "The workspace's plan, limits and usage.",
-	"Webhook":       "A webhook subscription; its signing secret is shown only on create and rotate.",
-	"WorkspaceUser": "A user's membership of a workspace.",
+	"WorkspaceExport": "A whole workspace as one JSON document, for moving between instances and config as code (conventions §17).",
+	"ImportResult":    "What an import created: the new ids by the document's keys.",
+	"KnowledgeBase":   "A knowledge base and its text, url and file sources (conventions §8).",
+	"Agent":           "A voice agent: its configuration groups and publication state (conventions §7).",
+	"AgentCreate":     "Body of an agent create: name, and any group to merge into its default.",
+	"AgentUpdate":     "Body of an agent update: each given group is merged into the stored one field by field; a change of provider drops the old provider's fields.",
+	"AgentVersion":    "A published snapshot of an agent.",
+	"APIKey":          "An API key (personal access token); the token itself is shown once, top-level.",
+	"Call":            "A call of the call history (conventions §12).",
+	"CallAnalytics":   "Call counts and durations over a range, by hour or day.",
+	"Catalog":         "Models valid per provider, by kind (llm, stt, tts).",
+	"Change":          "One changed field of a version diff, as a dot path.",
+	"Delivery":        "One attempt to deliver an event to a webhook.",
+	"Event":           "An event of the audit log and of webhooks (conventions §11).",
+	"Page":            "Pagination meta of a list response.",
+	"Subscription":    "The workspace's plan, limits and usage.",
+	"Webhook":         "A webhook subscription; its signing secret is shown only on create and rotate.",
+	"WorkspaceUser":   "A user's membership of a workspace.",
 }
