@@ -152,9 +152,15 @@ func FuzzAccountBody(f *testing.F) {
 		fuzzBody(t, body, func(in *data.UserCreate, _ map[string]json.RawMessage) error { return validate.UserCreate(*in) }, nil)
 		fuzzBody(t, body, func(in *data.UserUpdate, _ map[string]json.RawMessage) error { return validate.UserUpdate(*in) }, nil)
 		fuzzBody(t, body, func(in *loginBody, _ map[string]json.RawMessage) error { return validate.Login(in.Email, in.Password) }, nil)
-		fuzzBody(t, body, func(in *data.WorkspaceCreate, _ map[string]json.RawMessage) error { return validate.WorkspaceCreate(*in) }, nil)
-		fuzzBody(t, body, func(in *data.WorkspaceUpdate, _ map[string]json.RawMessage) error { return validate.WorkspaceUpdate(*in) }, nil)
-		fuzzBody(t, body, func(in *data.WorkspaceUserAdd, _ map[string]json.RawMessage) error { return validate.WorkspaceUserAdd(*in) }, nil)
+		fuzzBody(t, body, func(in *data.WorkspaceCreate, _ map[string]json.RawMessage) error {
+			return validate.WorkspaceCreate(*in)
+		}, nil)
+		fuzzBody(t, body, func(in *data.WorkspaceUpdate, _ map[string]json.RawMessage) error {
+			return validate.WorkspaceUpdate(*in)
+		}, nil)
+		fuzzBody(t, body, func(in *data.WorkspaceUserAdd, _ map[string]json.RawMessage) error {
+			return validate.WorkspaceUserAdd(*in)
+		}, nil)
 		fuzzBody(t, body, func(in *data.WorkspaceUserUpdate, _ map[string]json.RawMessage) error {
 			return validate.WorkspaceUserUpdate(*in)
 		}, nil)
