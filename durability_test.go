@@ -92,9 +92,9 @@ type proc struct {
 	url string
 }
 
-// startServer runs `voiceapi serve` on a free loopback port and waits for /readyz; it
-// returns what the process printed on stdout by then.
-func startServer(t *testing.T, bin, dataDir string) (*proc, string) {
+// startServer runs `voiceapi serve` on a free loopback port, with extra flags, and waits
+// for /readyz; it returns what the process printed on stdout by then.
+func startServer(t *testing.T, bin, dataDir string, extra ...string) (*proc, string) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -102,7 +102,7 @@ func startServer(t *testing.T, bin, dataDir string) (*proc, string) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(bin, "serve", "--data", dataDir, "--addr", addr, "--log-level", "warn")
+	cmd := exec.Command(bin, append([]string{"serve", "--data", dataDir, "--addr", addr, "--log-level", "warn"}, extra...)...)
 	var stdout bytes.Buffer
 	pr, pw := io.Pipe()
 	cmd.Stdout = pw

@@ -40,6 +40,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewBackupCommand(),
 		NewRestoreCommand(),
 		NewSubscriptionCommand(),
+		NewCheckCommand(),
 	)
 	return root
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/validate"
@@ -22,19 +21,8 @@ func (s *Server) handleAuditLog(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f := data.AuditFilter{Type: q.Get("type"), Actor: q.Get("actor")}
 	var errs validate.Errors
-	for _, p := range []struct {
-		name string
-		dst  *data.Time
-	}{{"from", &f.From}, {"to", &f.To}} {
-		if v := q.Get(p.name); v != "" {
-			t, err := time.Parse(time.RFC3339Nano, v)
-			if err != nil {
-				errs.Addf(p.name, "The %s field must be an RFC 3339 timestamp.", p.name)
-				continue
-			}
-			*p.dst = data.NewTime(t)
-		}
-	}
+	f.From = data.NewTime(validate.TimeParam(&errs, q, "from"))
+	f.To = data.NewTime(validate.TimeParam(&errs, q, "to"))
 	if err := validate.Combine(pageErr, errs.Err(), validate.AuditFilter(f)); err != nil {
 		return err
 	}
