@@ -154,8 +154,8 @@ func groupObject(raw json.RawMessage, path string, errs *Errors) (map[string]jso
 		errs.Addf(path, "The %s field must not be null.", path)
 		return nil, false
 	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil || obj == nil {
+	obj, ok := splitObject(raw)
+	if !ok {
 		errs.Addf(path, "The %s field must be an object.", path)
 		return nil, false
 	}
@@ -214,8 +214,8 @@ func switchesProvider(patch map[string]json.RawMessage, stored string) bool {
 	if !ok {
 		return false
 	}
-	var p string
-	return json.Unmarshal(raw, &p) == nil && p != stored
+	p, ok := unquote(raw)
+	return ok && p != stored
 }
 
 // withoutLLMProviderFields clears the llm fields tied to the provider (conventions §7);
