@@ -48,6 +48,27 @@ func (db *DB) loadAgentRow(ctx context.Context, tx *bbolt.Tx, id string) (*agent
 	return &row, nil
 }
 
+// readAgentEntry returns a visible agent, masked, with its JSON, for a read-only caller
+// that will not modify it: from the cache when the stored row is unchanged (agentCache).
+func (db *DB) readAgentEntry(ctx context.Context, tx *bbolt.Tx, id string) (agentCacheEntry, error) {
+	p := data.PrincipalFrom(ctx)
+	raw := tx.Bucket(bucketAgents).Get([]byte(id))
+	if raw == nil || !p.CanSeeAgent(id) {
+		return agentCacheEntry{}, data.NotFound("Agent")
+	}
+	if e, ok := db.agents.get(id, raw); ok {
+		if e.agent.WorkspaceID != p.WorkspaceID {
+			return agentCacheEntry{}, data.NotFound("Agent")
+		}
+		return e, nil
+	}
+	row, err := db.loadAgentRow(ctx, tx, id)
+	if err != nil {
+		return agentCacheEntry{}, err
+	}
+	return db.agents.put(id, raw, masked(row))
+}
+
 func (db *DB) unsealConfig(c *data.AgentConfig) error {
 	if c.LLMConfig.APIKey == nil {
 		return nil
@@ -104,9 +125,19 @@ func masked(row *agentRow) *data.Agent {
 
 // ListAgents implements data.AgentService.
 func (db *DB) ListAgents(ctx context.Context, f data.AgentFilter) ([]*data.Agent, data.Page, error) {
+	var list []*data.Agent
+	page, err := db.listAgents(ctx, f, func(e agentCacheEntry) {
+		c := *e.agent // a shallow copy: the caller may set top-level fields
+		list = append(list, &c)
+	})
+	return list, page, err
+}
+
+// listAgents reads a page of agents and hands each to add, in order.
+func (db *DB) listAgents(ctx context.Context, f data.AgentFilter, add func(agentCacheEntry)) (data.Page, error) {
 	p := data.PrincipalFrom(ctx)
 	if f.Status != "" && f.Status != data.AgentStatusDraft && f.Status != data.AgentStatusPublished {
-		return nil, data.Page{}, data.FieldError("status", "The selected status is invalid; it must be one of: draft, published.")
+		return data.Page{}, data.FieldError("status", "The selected status is invalid; it must be one of: draft, published.")
 	}
 	index, scope := bucketAgentsByWS, p.WorkspaceID
 	if f.Status != "" {
@@ -116,7 +147,6 @@ func (db *DB) ListAgents(ctx context.Context, f data.AgentFilter) ([]*data.Agent
 	if len(p.AgentIDs) > 0 {
 		keep = p.CanSeeAgent
 	}
-	var list []*data.Agent
 	var page data.Page
 	err := db.view(func(tx *bbolt.Tx) error {
 		ids, pg, err := db.pageWhere(tx, index, scope, f.PageRequest, keep)
@@ -124,17 +154,16 @@ func (db *DB) ListAgents(ctx context.Context, f data.AgentFilter) ([]*data.Agent
 			return err
 		}
 		page = pg
-		list = make([]*data.Agent, 0, len(ids))
 		for _, id := range ids {
-			row, err := db.loadAgentRow(ctx, tx, id)
+			e, err := db.readAgentEntry(ctx, tx, id)
 			if err != nil {
 				return err
 			}
-			list = append(list, masked(row))
+			add(e)
 		}
 		return nil
 	})
-	return list, page, err
+	return page, err
 }
 
 // checkKnowledgeBases adds a fault for each knowledge_base_ids entry that is not a
@@ -179,9 +208,10 @@ func (db *DB) CreateAgent(ctx context.Context, body map[string]json.RawMessage) 
 func (db *DB) Agent(ctx context.Context, id string) (*data.Agent, error) {
 	var out *data.Agent
 	err := db.view(func(tx *bbolt.Tx) error {
-		row, err := db.loadAgentRow(ctx, tx, id)
+		e, err := db.readAgentEntry(ctx, tx, id)
 		if err == nil {
-			out = masked(row)
+			c := *e.agent // a shallow copy: the caller may set top-level fields
+			out = &c
 		}
 		return err
 	})

@@ -124,6 +124,8 @@ type DB struct {
 	eventHook func()
 
 	touch *toucher
+
+	agents agentCache // decoded agents for reads, keyed by their stored bytes
 }
 
 // ErrLocked is returned when another process holds the database.
