@@ -15,6 +15,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -36,6 +37,7 @@ type options struct {
 	threads     int
 	seeders     int
 	keepLogs    bool
+	profileDir  string
 }
 
 func main() {
@@ -51,6 +53,7 @@ func main() {
 	flag.IntVar(&o.threads, "t", 2, "wrk threads")
 	flag.IntVar(&o.seeders, "seeders", 64, "concurrent writers while seeding")
 	flag.BoolVar(&o.keepLogs, "keep-logs", false, "keep the server's request log (else it goes to /dev/null)")
+	flag.StringVar(&o.profileDir, "profile", "", "save a CPU profile of voiceapi during each of its runs into this directory")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -101,7 +104,19 @@ func run(o options) error {
 	if o.keepLogs {
 		logPath = filepath.Join(dir, "bench-server.log")
 	}
-	srv, err := startServer(o.bin, dir, logPath)
+	var extra []string
+	if o.profileDir != "" {
+		if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
+			return err
+		}
+		metricsAddr, err := freeAddr()
+		if err != nil {
+			return err
+		}
+		extra = append(extra, "--metrics-addr", metricsAddr)
+		o.profileDir += "|" + metricsAddr // read back by profileDuring
+	}
+	srv, err := startServer(o.bin, dir, logPath, extra...)
 	if err != nil {
 		return err
 	}
@@ -205,7 +220,16 @@ func runTable(o options, c *client, srv *serverProc, st *state, work string) err
 			url = bare.url()
 		}
 		logf("wrk: %s (%d connections, %s)", x.l.Name, x.l.Connections, x.l.Duration)
+		var saved <-chan error
+		if x.target != "bare" {
+			saved = profileDuring(o, x.l)
+		}
 		res, err := runWrk(url, x.l, work)
+		if saved != nil {
+			if perr := <-saved; perr != nil {
+				logf("profile of %s: %v", x.l.Name, perr)
+			}
+		}
 		if err != nil {
 			return err
 		}
@@ -264,6 +288,36 @@ func runGroupCommit(o options, srv *serverProc, st *state, work string) error {
 	tw.Flush()
 	fmt.Printf("32 clients / 1 client: %.1fx (target 5x)\n", res[1].RPS/res[0].RPS)
 	return nil
+}
+
+// profileDuring fetches a CPU profile of voiceapi over most of l's run from the
+// --metrics-addr listener and saves it as <scenario>.pprof; nil when -profile is off.
+func profileDuring(o options, l load) <-chan error {
+	dir, addr, ok := strings.Cut(o.profileDir, "|")
+	if !ok {
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() {
+		secs := max(1, int(l.Duration.Seconds())-1)
+		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs))
+		if err != nil {
+			done <- err
+			return
+		}
+		defer resp.Body.Close()
+		f, err := os.Create(filepath.Join(dir, strings.NewReplacer(" ", "_", "(", "", ")", "").Replace(l.Name)+".pprof"))
+		if err != nil {
+			done <- err
+			return
+		}
+		_, err = io.Copy(f, resp.Body)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		done <- err
+	}()
+	return done
 }
 
 func fmtDur(d time.Duration) string {
