@@ -77,7 +77,9 @@ end
 
 function request()
   counter = counter + 1
-  local id = ids[((counter + (tid or 0)) %% #ids) + 1]
+  -- Threads take turns through the ids (thread t: t, t+n, t+2n, ...), so that requests
+  -- in flight at once address different records, as distinct clients mostly would.
+  local id = ids[((counter * %d + (tid or 0)) %% #ids) + 1]
   local path = string.gsub(path_tpl, "{id}", id)
   local body = nil
   if has_body then
@@ -89,7 +91,7 @@ function request()
   end
   return wrk.format(method, path, headers, body)
 end
-`, ids.String(), l.Method, l.Path, pre, post, l.Body != "", hasMark, "Bearer "+l.Token)
+`, ids.String(), l.Method, l.Path, pre, post, l.Body != "", hasMark, "Bearer "+l.Token, max(1, min(l.Threads, l.Connections)))
 }
 
 // runWrk runs l against base and parses wrk's report.
