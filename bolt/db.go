@@ -127,6 +127,7 @@ type DB struct {
 	commits *committer // group commit of db.update
 
 	agents agentCache // decoded agents for reads, keyed by their stored bytes
+	tokens tokenCache // what Authenticate decoded, keyed by the stored rows
 }
 
 // ErrLocked is returned when another process holds the database.
