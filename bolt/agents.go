@@ -365,12 +365,6 @@ func (db *DB) prepareAgentUpdate(ctx context.Context, id string, raw []byte, bod
 	return u, errs, nil
 }
 
-func sameSnapshot(a, b data.AgentSnapshot) bool {
-	ja, errA := json.Marshal(a)
-	jb, errB := json.Marshal(b)
-	return errA == nil && errB == nil && string(ja) == string(jb)
-}
-
 // DeleteAgent implements data.AgentService.
 func (db *DB) DeleteAgent(ctx context.Context, id string) error {
 	return db.update(func(tx *bbolt.Tx) error {
