@@ -154,6 +154,7 @@ type row struct {
 	name   string
 	conc   int
 	res    result
+	mem    *mem    // voiceapi's memory after the run (nil for the bare baseline)
 	vs     *result // the baseline it is compared with
 	vsName string
 }
@@ -234,25 +235,38 @@ func runTable(o options, c *client, srv *serverProc, st *state, work string) err
 			return err
 		}
 		results[x.l.Name] = &res
-		rows = append(rows, row{name: x.l.Name, conc: x.l.Connections, res: res, vs: results[x.vs], vsName: x.vs})
+		r := row{name: x.l.Name, conc: x.l.Connections, res: res, vs: results[x.vs], vsName: x.vs}
+		if x.target != "bare" {
+			m, err := memory(srv.cmd.Process.Pid)
+			if err != nil {
+				return err
+			}
+			r.mem = &m
+		}
+		rows = append(rows, r)
 	}
-	hwm, rss, err := memory(srv.cmd.Process.Pid)
+	m, err := memory(srv.cmd.Process.Pid)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("\nvoiceapi load harness, %s, %s/%s, %d CPUs, load average %s\n", time.Now().UTC().Format(time.RFC3339), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), loadAverage())
 	fmt.Printf("data: %d agents (%d tools each), %d calls seeded; wrk -t%d, %s a run; fsync on\n\n", len(st.Agents), o.tools, st.Calls, o.threads, o.duration)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tconns\treq/s\tp50\tp99\tnon-2xx\tratio\tto\t")
+	fmt.Fprintln(tw, "scenario\tconns\treq/s\tp50\tp99\tnon-2xx\tratio\tto\tRSS after (anon+file) MiB\t")
 	for _, r := range rows {
 		ratio, to := "1.00", "(ceiling)"
 		if r.vs != nil {
 			ratio, to = fmt.Sprintf("%.2f", r.res.RPS/r.vs.RPS), r.vsName
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%s\t%s\t%d\t%s\t%s\t\n", r.name, r.conc, r.res.RPS, fmtDur(r.res.P50), fmtDur(r.res.P99), r.res.Non2xx+r.res.Errors, ratio, to)
+		rss := "-"
+		if r.mem != nil {
+			rss = fmt.Sprintf("%.0f (%.0f+%.0f)", r.mem.RSS, r.mem.Anon, r.mem.File)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%s\t%s\t%d\t%s\t%s\t%s\t\n", r.name, r.conc, r.res.RPS, fmtDur(r.res.P50), fmtDur(r.res.P99), r.res.Non2xx+r.res.Errors, ratio, to, rss)
 	}
 	tw.Flush()
-	fmt.Printf("\nstart-up to ready: %s; RSS after the runs: %.0f MiB (peak %.0f MiB)\n", srv.ready.Round(time.Millisecond), rss, hwm)
+	fmt.Printf("\nstart-up to ready: %s; RSS after the runs: %.0f MiB (peak %.0f MiB): %.0f MiB anonymous (heap, stacks), %.0f MiB mapped file pages (binary, database)\n",
+		srv.ready.Round(time.Millisecond), m.RSS, m.HWM, m.Anon, m.File)
 	for _, r := range rows {
 		if r.res.Non2xx+r.res.Errors > 0 {
 			return fmt.Errorf("%s: %d non-2xx responses and %d socket errors", r.name, r.res.Non2xx, r.res.Errors)

@@ -133,11 +133,20 @@ func (p *serverProc) stop() {
 	}
 }
 
-// memory reads the process's peak and current resident set from /proc, in MiB.
-func memory(pid int) (hwm, rss float64, err error) {
+// mem is the process's resident memory from /proc/<pid>/status, in MiB.
+type mem struct {
+	RSS, HWM float64 // VmRSS now, VmHWM its peak
+	// Anon is the process's own memory (Go heap, stacks); File is pages of mapped files
+	// (the binary, and the bbolt database, which bbolt reads through mmap). File pages
+	// are the kernel's page cache: shared, and dropped under memory pressure.
+	Anon, File float64
+}
+
+func memory(pid int) (mem, error) {
+	var m mem
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, 0, err
+		return m, err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		key, val, ok := strings.Cut(line, ":")
@@ -151,10 +160,14 @@ func memory(pid int) (hwm, rss float64, err error) {
 		kb, _ := strconv.ParseFloat(fields[0], 64)
 		switch key {
 		case "VmHWM":
-			hwm = kb / 1024
+			m.HWM = kb / 1024
 		case "VmRSS":
-			rss = kb / 1024
+			m.RSS = kb / 1024
+		case "RssAnon":
+			m.Anon = kb / 1024
+		case "RssFile":
+			m.File = kb / 1024
 		}
 	}
-	return hwm, rss, nil
+	return m, nil
 }
