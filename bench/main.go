@@ -284,9 +284,15 @@ func runGroupCommit(o options, srv *serverProc, st *state, work string) error {
 		l := load{Name: fmt.Sprintf("PUT agent x%d", conns), Method: "PUT", Path: "/api/v1/agents/{id}", IDs: st.Agents, Body: putBody,
 			Token: st.Token, Connections: conns, Threads: o.threads, Duration: o.duration}
 		logf("wrk: %s", l.Name)
+		saved := profileDuring(o, l)
 		r, err := runWrk(srv.url(), l, work)
 		if err != nil {
 			return err
+		}
+		if saved != nil {
+			if err := <-saved; err != nil {
+				logf("profile of %s: %v", l.Name, err)
+			}
 		}
 		if r.Non2xx+r.Errors > 0 {
 			return fmt.Errorf("%s: %d non-2xx responses and %d socket errors", l.Name, r.Non2xx, r.Errors)
