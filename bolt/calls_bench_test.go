@@ -158,6 +158,26 @@ func BenchmarkCallPageByAgent(b *testing.B) {
 	}
 }
 
+// BenchmarkCallPage100 reads the newest page of 100 calls and the page after it: compare
+// VOICEAPI_BENCH_CALLS=1000 with 1000000 (docs/performance.md).
+func BenchmarkCallPage100(b *testing.B) {
+	benchSetup(b)
+	first, meta, err := benchDB.ListCalls(benchCtx, data.CallFilter{}, data.PageRequest{PerPage: 100})
+	if err != nil || len(first) != 100 || meta.NextCursor == nil {
+		b.Fatalf("first page: %d calls, %v", len(first), err)
+	}
+	second := data.PageRequest{PerPage: 100, Cursor: *meta.NextCursor}
+	for i := 0; b.Loop(); i++ {
+		req := data.PageRequest{PerPage: 100}
+		if i%2 == 1 {
+			req = second
+		}
+		if list, _, err := benchDB.ListCalls(benchCtx, data.CallFilter{}, req); err != nil || len(list) != 100 {
+			b.Fatalf("%d calls, %v", len(list), err)
+		}
+	}
+}
+
 func BenchmarkCallPageByStatusAndDirection(b *testing.B) {
 	benchSetup(b)
 	f := data.CallFilter{Status: data.CallFailed, Direction: data.DirectionInbound}

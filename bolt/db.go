@@ -126,9 +126,12 @@ type DB struct {
 	hookMu    sync.RWMutex
 	eventHook func()
 
-	touch *toucher
-
 	kbIndexes *indexCache // in-memory retrieval indexes per knowledge base
+	touch     *toucher
+	commits   *committer // group commit of db.update
+
+	agents agentCache // decoded agents for reads, keyed by their stored bytes
+	tokens tokenCache // what Authenticate decoded, keyed by the stored rows
 }
 
 // ErrLocked is returned when another process holds the database.
@@ -169,9 +172,6 @@ func Open(dir string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
-	// Concurrent writers share a commit (and its fsync) through Batch; bbolt's default
-	// 10 ms wait for company would add 10 ms to every lone write.
-	bdb.MaxBatchDelay = 2 * time.Millisecond
 	db := &DB{bolt: bdb, dir: dir, now: opts.Now, opts: opts, log: opts.Logger}
 	db.ids = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
 	if err := db.init(); err != nil {
@@ -184,9 +184,11 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	db.sealer = s
+	db.commits = newCommitter(bdb)
 	db.touch = newToucher(db)
 	if err := db.openKnowledge(); err != nil {
 		db.touch.stop()
+		db.commits.stop()
 		bdb.Close()
 		return nil, err
 	}
@@ -256,6 +258,7 @@ func (db *DB) SchemaVersion() (int, error) {
 // Close flushes pending bookkeeping and closes the file.
 func (db *DB) Close() error {
 	db.touch.stop()
+	db.commits.stop()
 	return db.bolt.Close()
 }
 
@@ -287,10 +290,11 @@ func (db *DB) SetEventHook(fn func()) {
 
 func (db *DB) timeNow() data.Time { return data.NewTime(db.now()) }
 
-// update runs fn in a write transaction. Concurrent callers share fsyncs through Batch
-// (group commit); fn may be retried, so it must only touch the transaction.
+// update runs fn in a write transaction. Concurrent callers share a commit and its
+// fsync (group commit, see committer); fn may be run more than once, so it must only
+// touch the transaction.
 func (db *DB) update(fn func(tx *bbolt.Tx) error) error {
-	return db.bolt.Batch(fn)
+	return db.commits.update(fn)
 }
 
 // view runs fn in a read transaction.

@@ -16,9 +16,14 @@ import (
 // a change and its event commit together or not at all. It extends the workspace's hash
 // chain and queues the event for webhook delivery.
 func (db *DB) recordEvent(ctx context.Context, tx *bbolt.Tx, typ, workspaceID string, payload any) (*data.Event, error) {
-	raw, err := json.Marshal(payload)
-	if err != nil {
-		return nil, fmt.Errorf("encoding %s event: %w", typ, err)
+	// A payload already encoded (outside the write transaction, see UpdateAgent) is
+	// taken as is: the transaction is the part writers do one at a time.
+	raw, ok := payload.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(payload); err != nil {
+			return nil, fmt.Errorf("encoding %s event: %w", typ, err)
+		}
 	}
 	e := &data.Event{
 		ID:          db.ids.New(data.PrefixEvent),

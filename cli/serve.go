@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"syscall"
@@ -71,11 +72,11 @@ func NewServeCommand() *cobra.Command {
 	f.DurationSliceVar(&o.webhookRetries, "webhook-retry-schedule", server.DefaultRetrySchedule, "waits before each retry of a failed webhook delivery, comma-separated")
 	f.IntVar(&o.rateLimit, "rate-limit", 300, "requests a minute per token (0 turns it off)")
 	f.IntVar(&o.loginRateLimit, "login-rate-limit", 10, "login attempts a minute per client address and email (0 turns it off)")
-	f.StringVar(&o.metricsAddr, "metrics-addr", "", "also serve GET /metrics without a token on this HOST:PORT (keep it private); off when empty")
 	f.StringVar(&o.embeddingsURL, "embeddings-url", "", "OpenAI-compatible API root for knowledge base embeddings, e.g. https://api.openai.com/v1 (off when empty)")
 	f.StringVar(&o.embeddingsModel, "embeddings-model", "", "embeddings model name, e.g. text-embedding-3-small")
 	f.StringVar(&o.embeddingsAPIKey, "embeddings-api-key", "", "bearer token of the embeddings endpoint")
 	f.Int64Var(&o.maxImportBody, "max-import-body", server.DefaultMaxImportBody, "largest workspace import document accepted, in bytes (files travel inside it in base64)")
+	f.StringVar(&o.metricsAddr, "metrics-addr", "", "also serve GET /metrics and /debug/pprof/ without a token on this HOST:PORT (keep it private); off when empty")
 	return cmd
 }
 
@@ -167,7 +168,16 @@ func serveMetrics(addr string, srv *server.Server, logger *slog.Logger) (func(),
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", srv.MetricsHandler())
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: time.Minute}
+	// Profiles for the operator (docs/performance.md), on this private listener only:
+	// they reveal code paths and memory contents, so never on the API's. Importing
+	// net/http/pprof also registers them on http.DefaultServeMux, which nothing serves.
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	// WriteTimeout leaves room for a CPU profile of up to two minutes (?seconds=120).
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 3 * time.Minute}
 	go func() {
 		if err := hs.Serve(ln); err != nil && err != http.ErrServerClosed {
 			logger.Error("metrics listener", "error", err)

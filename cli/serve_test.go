@@ -123,6 +123,20 @@ func TestServeDrainsAndClosesCleanly(t *testing.T) {
 	if families["voiceapi_http_requests_total"] == nil || families["voiceapi_db_size_bytes"] == nil {
 		t.Errorf("metrics listener lacks voiceapi's metrics: %d families", len(families))
 	}
+	// It also serves the operator's profiles, which the API listener does not.
+	for _, target := range []struct {
+		url  string
+		want int
+	}{{"http://" + metricsAddr + "/debug/pprof/heap", 200}, {"http://" + addr + "/debug/pprof/heap", 404}} {
+		resp, err := http.Get(target.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != target.want {
+			t.Errorf("GET %s: %d, want %d", target.url, resp.StatusCode, target.want)
+		}
+	}
 
 	// A request whose handler is running: with Expect: 100-continue, the server says
 	// "100 Continue" only when the handler starts reading the body.

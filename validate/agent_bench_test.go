@@ -112,3 +112,20 @@ func BenchmarkApplyAgentBody(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkUnmarshalAgentBody decodes the same body with plain encoding/json into `any`:
+// no rules, no strictness. On a shared machine, whose speed varies from run to run, the
+// ratio of BenchmarkApplyAgentBody to it is the steadier figure.
+func BenchmarkUnmarshalAgentBody(b *testing.B) {
+	raw, err := json.Marshal(fullAgentBody(20))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -59,7 +60,7 @@ func StrictObject(obj map[string]json.RawMessage, dst any, path string, errs *Er
 // strict:"nonnull" is not nullable either: it is a pointer or map only so that its
 // absence can be told from its zero value.
 func Strict(raw json.RawMessage, dst any, path string, errs *Errors) {
-	decodeValue(raw, reflect.ValueOf(dst).Elem(), path, errs)
+	decodeValue(raw, reflect.ValueOf(dst).Elem(), pathAt{parent: path}, errs)
 }
 
 var (
@@ -69,7 +70,23 @@ var (
 	optionalT      = reflect.TypeFor[interface{ Optional() }]()
 )
 
-func decodeValue(raw json.RawMessage, v reflect.Value, path string, errs *Errors) {
+// typeTraits are the interface checks decodeValue makes on a type, cached: reflect's
+// Implements was a visible share of a body's decode.
+type typeTraits struct{ optional, unmarshaler, textUnmarshaler bool }
+
+var traitCache sync.Map // reflect.Type → typeTraits
+
+func traitsOf(t reflect.Type) typeTraits {
+	if tr, ok := traitCache.Load(t); ok {
+		return tr.(typeTraits)
+	}
+	pt := reflect.PointerTo(t)
+	tr := typeTraits{t.Implements(optionalT), pt.Implements(unmarshalerT), pt.Implements(textUnmarshalT)}
+	traitCache.Store(t, tr)
+	return tr
+}
+
+func decodeValue(raw json.RawMessage, v reflect.Value, at pathAt, errs *Errors) {
 	isNull := bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
 	t := v.Type()
 	if t == rawMessageType {
@@ -82,7 +99,7 @@ func decodeValue(raw json.RawMessage, v reflect.Value, path string, errs *Errors
 			return
 		}
 		elem := reflect.New(t.Elem())
-		decodeValue(raw, elem.Elem(), path, errs)
+		decodeValue(raw, elem.Elem(), at, errs)
 		v.Set(elem)
 		return
 	}
@@ -91,104 +108,109 @@ func decodeValue(raw json.RawMessage, v reflect.Value, path string, errs *Errors
 			v.Set(reflect.Zero(t))
 			return
 		}
-		errs.Addf(path, "The %s field must not be null.", path)
+		at.fault(errs, "The %s field must not be null.")
 		return
 	}
-	if t.Implements(optionalT) {
+	traits := traitsOf(t)
+	if traits.optional {
 		// data.Opt: decode into V, mark Set. A null never reaches here (refused above).
-		decodeValue(raw, v.Field(1), path, errs)
+		decodeValue(raw, v.Field(1), at, errs)
 		v.Field(0).SetBool(true)
 		return
 	}
-	if reflect.PointerTo(t).Implements(unmarshalerT) {
+	if traits.unmarshaler {
 		if err := v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(raw); err != nil {
-			errs.Addf(path, "The %s field is invalid: %v.", path, err)
+			at.fault(errs, "The %s field is invalid: %v.", err)
 		}
 		return
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(raw, &obj) != nil || obj == nil {
-			errs.Addf(path, "The %s field must be an object.", path)
+		obj, ok := splitObject(raw)
+		if !ok {
+			at.fault(errs, "The %s field must be an object.")
 			return
 		}
-		decodeStructMembers(obj, v, path, errs)
+		decodeStructMembers(obj, v, at.String(), errs)
 	case reflect.Slice:
-		var items []json.RawMessage
-		if json.Unmarshal(raw, &items) != nil {
-			errs.Addf(path, "The %s field must be an array.", path)
+		items, ok := splitArray(raw)
+		if !ok {
+			at.fault(errs, "The %s field must be an array.")
 			return
 		}
 		s := reflect.MakeSlice(t, len(items), len(items))
+		parent := at.String()
 		for i, item := range items {
-			decodeValue(item, s.Index(i), Index(path, i), errs)
+			decodeValue(item, s.Index(i), pathAt{parent, strconv.Itoa(i), pathIndex}, errs)
 		}
 		v.Set(s)
 	case reflect.Map:
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(raw, &obj) != nil || obj == nil || t.Key().Kind() != reflect.String {
-			errs.Addf(path, "The %s field must be an object.", path)
+		obj, ok := splitObject(raw)
+		if !ok || t.Key().Kind() != reflect.String {
+			at.fault(errs, "The %s field must be an object.")
 			return
 		}
 		m := reflect.MakeMapWithSize(t, len(obj))
+		parent := at.String()
 		for k, item := range obj {
 			elem := reflect.New(t.Elem()).Elem()
-			decodeValue(item, elem, Join(path, k), errs)
+			decodeValue(item, elem, pathAt{parent, k, pathMember}, errs)
 			m.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), elem)
 		}
 		v.Set(m)
 	case reflect.String:
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			errs.Addf(path, "The %s field must be a string.", path)
+		s, ok := unquote(raw)
+		if !ok {
+			at.fault(errs, "The %s field must be a string.")
 			return
 		}
-		if reflect.PointerTo(t).Implements(textUnmarshalT) {
+		if traits.textUnmarshaler {
 			if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
-				errs.Addf(path, "The %s field is invalid: %v.", path, err)
+				at.fault(errs, "The %s field is invalid: %v.", err)
 			}
 			return
 		}
 		v.SetString(s)
 	case reflect.Bool:
-		var b bool
-		if json.Unmarshal(raw, &b) != nil {
-			errs.Addf(path, "The %s field must be true or false.", path)
-			return
+		switch string(trim(raw)) {
+		case "true":
+			v.SetBool(true)
+		case "false":
+			v.SetBool(false)
+		default:
+			at.fault(errs, "The %s field must be true or false.")
 		}
-		v.SetBool(b)
 	case reflect.Int, reflect.Int32, reflect.Int64:
-		var f json.Number
-		if json.Unmarshal(raw, &f) != nil || !isNumber(raw) {
-			errs.Addf(path, "The %s field must be an integer.", path)
+		num := trim(raw)
+		if !isNumber(num) {
+			at.fault(errs, "The %s field must be an integer.")
 			return
 		}
-		n, err := f.Int64()
+		n, err := strconv.ParseInt(string(num), 10, 64)
 		if err != nil {
-			fl, ferr := f.Float64()
+			fl, ferr := strconv.ParseFloat(string(num), 64)
 			if ferr != nil || fl != math.Trunc(fl) || math.Abs(fl) > 1<<53 {
-				errs.Addf(path, "The %s field must be an integer.", path)
+				at.fault(errs, "The %s field must be an integer.")
 				return
 			}
 			n = int64(fl)
 		}
 		if v.OverflowInt(n) {
-			errs.Addf(path, "The %s field is out of range.", path)
+			at.fault(errs, "The %s field is out of range.")
 			return
 		}
 		v.SetInt(n)
 	case reflect.Float32, reflect.Float64:
-		var f float64
-		if !isNumber(raw) || json.Unmarshal(raw, &f) != nil {
-			errs.Addf(path, "The %s field must be a number.", path)
+		f, err := strconv.ParseFloat(string(trim(raw)), 64)
+		if !isNumber(trim(raw)) || err != nil {
+			at.fault(errs, "The %s field must be a number.")
 			return
 		}
 		v.SetFloat(f)
 	case reflect.Interface:
 		var x any
 		if err := json.Unmarshal(raw, &x); err != nil {
-			errs.Addf(path, "The %s field is invalid.", path)
+			at.fault(errs, "The %s field is invalid.")
 			return
 		}
 		v.Set(reflect.ValueOf(x))
@@ -197,9 +219,71 @@ func decodeValue(raw json.RawMessage, v reflect.Value, path string, errs *Errors
 	}
 }
 
-func isNumber(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9')
+// isNumber reports whether raw is a JSON number, by the grammar of RFC 8259: strconv
+// alone would also take "Inf", "0x10" or "1_0".
+// pathAt is the dot path of a value, joined only when a fault or a nested level needs it:
+// building every leaf's path up front was a large share of a body's allocations.
+type pathAt struct {
+	parent, name string
+	kind         int
+}
+
+const (
+	pathSelf   = iota // the path is parent itself
+	pathMember        // Join(parent, name)
+	pathIndex         // Index(parent, name)
+)
+
+func (p pathAt) String() string {
+	switch p.kind {
+	case pathMember:
+		return Join(p.parent, p.name)
+	case pathIndex:
+		return p.parent + "." + p.name
+	}
+	return p.parent
+}
+
+// fault records a message whose first verb is the path itself.
+func (p pathAt) fault(errs *Errors, format string, args ...any) {
+	s := p.String()
+	errs.Addf(s, format, append([]any{s}, args...)...)
+}
+
+func isNumber(raw []byte) bool {
+	i := 0
+	if i < len(raw) && raw[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		start := i
+		for i < len(raw) && raw[i] >= '0' && raw[i] <= '9' {
+			i++
+		}
+		return i - start
+	}
+	switch {
+	case i < len(raw) && raw[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(raw) && raw[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(raw) && (raw[i] == 'e' || raw[i] == 'E') {
+		i++
+		if i < len(raw) && (raw[i] == '+' || raw[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(raw)
 }
 
 func decodeStructMembers(obj map[string]json.RawMessage, v reflect.Value, path string, errs *Errors) {
@@ -212,16 +296,16 @@ func decodeStructMembers(obj map[string]json.RawMessage, v reflect.Value, path s
 	slices.Sort(keys)
 	for _, k := range keys {
 		f, ok := fields[k]
-		p := Join(path, k)
+		at := pathAt{path, k, pathMember}
 		if !ok {
-			errs.Addf(p, "The %s field is not a known field.", p)
+			at.fault(errs, "The %s field is not a known field.")
 			continue
 		}
 		if f.nonNull && bytes.Equal(bytes.TrimSpace(obj[k]), []byte("null")) {
-			errs.Addf(p, "The %s field must not be null.", p)
+			at.fault(errs, "The %s field must not be null.")
 			continue
 		}
-		decodeValue(obj[k], v.FieldByIndex(f.index), p, errs)
+		decodeValue(obj[k], v.FieldByIndex(f.index), at, errs)
 	}
 }
 
@@ -264,9 +348,10 @@ func Merge(base any, patch map[string]json.RawMessage) (map[string]json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	merged := map[string]json.RawMessage{}
-	if err := json.Unmarshal(b, &merged); err != nil {
-		return nil, err
+	// b is encoding/json's own output: split it, rather than parse it again.
+	merged, ok := splitObject(b)
+	if !ok {
+		return nil, fmt.Errorf("validate: merge base %T is not a JSON object", base)
 	}
 	for k, v := range patch {
 		merged[k] = v

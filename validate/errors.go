@@ -5,6 +5,7 @@ package validate
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -71,7 +72,7 @@ func Join(parent, child string) string {
 }
 
 // Index returns "parent.i".
-func Index(parent string, i int) string { return fmt.Sprintf("%s.%d", parent, i) }
+func Index(parent string, i int) string { return parent + "." + strconv.Itoa(i) }
 
 // Required records that path is missing.
 func (e *Errors) Required(path string) { e.Addf(path, "The %s field is required.", path) }
