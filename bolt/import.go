@@ -61,11 +61,7 @@ func (db *DB) ImportWorkspace(ctx context.Context, workspaceID string, doc *data
 		plan.prepared = append(plan.prepared, db.prepareSources(ctx, workspaceID, plan.kbIDs[i], in, kinds[i]))
 	}
 	for range doc.Webhooks {
-		secret, err := newWebhookSecret()
-		if err != nil {
-			return nil, err
-		}
-		sealed, err := db.Seal(secret)
+		secret, sealed, err := db.newWebhookSecret()
 		if err != nil {
 			return nil, err
 		}

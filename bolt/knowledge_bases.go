@@ -69,6 +69,23 @@ func loadKB(ctx context.Context, tx *bbolt.Tx, id string) (*kbRow, error) {
 	return &row, nil
 }
 
+// loadKBForChange loads a knowledge base about to change and its record as the caller
+// last saw it, refusing a stale If-Match.
+func loadKBForChange(ctx context.Context, tx *bbolt.Tx, id string) (*kbRow, *data.KnowledgeBase, error) {
+	row, err := loadKB(ctx, tx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	current, err := kbRecord(tx, row)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
+		return nil, nil, err
+	}
+	return row, current, nil
+}
+
 // kbRecord assembles the record of row from its sources, oldest first in each list.
 func kbRecord(tx *bbolt.Tx, row *kbRow) (*data.KnowledgeBase, error) {
 	kb := &data.KnowledgeBase{
@@ -175,15 +192,8 @@ func (db *DB) UpdateKnowledgeBase(ctx context.Context, id string, in data.Knowle
 	}
 	var out *data.KnowledgeBase
 	err := db.update(func(tx *bbolt.Tx) error {
-		row, err := loadKB(ctx, tx, id)
+		row, current, err := loadKBForChange(ctx, tx, id)
 		if err != nil {
-			return err
-		}
-		current, err := kbRecord(tx, row)
-		if err != nil {
-			return err
-		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
 			return err
 		}
 		if !in.Name.Set || in.Name.V == row.Name {
@@ -205,15 +215,8 @@ func (db *DB) UpdateKnowledgeBase(ctx context.Context, id string, in data.Knowle
 // DeleteKnowledgeBase implements data.KnowledgeBaseService.
 func (db *DB) DeleteKnowledgeBase(ctx context.Context, id string) error {
 	return db.update(func(tx *bbolt.Tx) error {
-		row, err := loadKB(ctx, tx, id)
+		row, kb, err := loadKBForChange(ctx, tx, id)
 		if err != nil {
-			return err
-		}
-		kb, err := kbRecord(tx, row)
-		if err != nil {
-			return err
-		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), kb); err != nil {
 			return err
 		}
 		if err := db.deleteKBTx(tx, row); err != nil {

@@ -313,19 +313,12 @@ func (db *DB) DeleteSource(ctx context.Context, kbID, sourceType, sourceID strin
 	}
 	var out *data.KnowledgeBase
 	err := db.update(func(tx *bbolt.Tx) error {
-		row, err := loadKB(ctx, tx, kbID)
+		row, _, err := loadKBForChange(ctx, tx, kbID)
 		if err != nil {
 			return err
 		}
 		src, err := loadSource(tx, kbID, sourceType, sourceID)
 		if err != nil {
-			return err
-		}
-		current, err := kbRecord(tx, row)
-		if err != nil {
-			return err
-		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
 			return err
 		}
 		if err := tx.Bucket(bucketKBSources).Delete(sourceKey(kbID, sourceID)); err != nil {

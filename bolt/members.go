@@ -225,6 +225,27 @@ func (db *DB) WorkspaceUser(ctx context.Context, workspaceID, userID string) (*d
 	return wu, err
 }
 
+// loadMemberForChange loads a member about to change, with its workspace and its record
+// as the caller last saw it, refusing a stale If-Match.
+func (db *DB) loadMemberForChange(ctx context.Context, tx *bbolt.Tx, workspaceID, userID string) (*workspaceRow, *memberRow, *data.WorkspaceUser, error) {
+	ws, err := memberWorkspace(ctx, tx, workspaceID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m, err := loadMember(tx, workspaceID, userID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	current, err := db.workspaceUser(tx, m)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
+		return nil, nil, nil, err
+	}
+	return ws, m, current, nil
+}
+
 // guardOwner refuses what only owners may do to owners, and leaving a workspace ownerless.
 func guardOwner(tx *bbolt.Tx, p *data.Principal, m *memberRow, newRole string, removing bool) error {
 	touchesOwner := m.Role == data.RoleOwner || newRole == data.RoleOwner
@@ -249,18 +270,8 @@ func (db *DB) UpdateWorkspaceUser(ctx context.Context, workspaceID, userID strin
 	p := data.PrincipalFrom(ctx)
 	var wu *data.WorkspaceUser
 	err := db.update(func(tx *bbolt.Tx) error {
-		if _, err := memberWorkspace(ctx, tx, workspaceID); err != nil {
-			return err
-		}
-		m, err := loadMember(tx, workspaceID, userID)
+		_, m, _, err := db.loadMemberForChange(ctx, tx, workspaceID, userID)
 		if err != nil {
-			return err
-		}
-		current, err := db.workspaceUser(tx, m)
-		if err != nil {
-			return err
-		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
 			return err
 		}
 		newRole := m.Role
@@ -297,19 +308,8 @@ func (db *DB) UpdateWorkspaceUser(ctx context.Context, workspaceID, userID strin
 func (db *DB) RemoveWorkspaceUser(ctx context.Context, workspaceID, userID string) error {
 	p := data.PrincipalFrom(ctx)
 	return db.update(func(tx *bbolt.Tx) error {
-		ws, err := memberWorkspace(ctx, tx, workspaceID)
+		ws, m, current, err := db.loadMemberForChange(ctx, tx, workspaceID, userID)
 		if err != nil {
-			return err
-		}
-		m, err := loadMember(tx, workspaceID, userID)
-		if err != nil {
-			return err
-		}
-		current, err := db.workspaceUser(tx, m)
-		if err != nil {
-			return err
-		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
 			return err
 		}
 		if ws.PersonalOf == userID {

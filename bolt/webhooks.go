@@ -31,13 +31,16 @@ type webhookRow struct {
 // secretBytes is the size of a signing key. Standard Webhooks asks for 24 to 64 bytes.
 const secretBytes = 32
 
-// newWebhookSecret returns a Standard Webhooks secret: "whsec_" and the base64 of the key.
-func newWebhookSecret() (string, error) {
+// newWebhookSecret returns a Standard Webhooks secret ("whsec_" and the base64 of the key)
+// and its sealed form for storage.
+func (db *DB) newWebhookSecret() (secret, sealed string, err error) {
 	key := make([]byte, secretBytes)
 	if _, err := rand.Read(key); err != nil {
-		return "", err
+		return "", "", err
 	}
-	return "whsec_" + base64.StdEncoding.EncodeToString(key), nil
+	secret = "whsec_" + base64.StdEncoding.EncodeToString(key)
+	sealed, err = db.Seal(secret)
+	return secret, sealed, err
 }
 
 // currentWorkspace is the workspace the request acts in: webhooks live in the caller's
@@ -103,11 +106,7 @@ func (db *DB) CreateWebhook(ctx context.Context, in data.WebhookCreate) (*data.W
 	if err != nil {
 		return nil, "", err
 	}
-	secret, err := newWebhookSecret()
-	if err != nil {
-		return nil, "", err
-	}
-	sealed, err := db.Seal(secret)
+	secret, sealed, err := db.newWebhookSecret()
 	if err != nil {
 		return nil, "", err
 	}
@@ -252,11 +251,7 @@ func (db *DB) RotateWebhookSecret(ctx context.Context, id string) (*data.Webhook
 	if err != nil {
 		return nil, "", err
 	}
-	secret, err := newWebhookSecret()
-	if err != nil {
-		return nil, "", err
-	}
-	sealed, err := db.Seal(secret)
+	secret, sealed, err := db.newWebhookSecret()
 	if err != nil {
 		return nil, "", err
 	}
