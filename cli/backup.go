@@ -15,7 +15,7 @@ import (
 // keyWarning is printed whenever a backup or restore concerns the secret key: it is what
 // decrypts the stored credentials, so its handling decides what a backup is worth.
 const keyWarning = `note: the archive holds secret.key, the key that decrypts stored credentials
-  (provider API keys, number credentials, webhook secrets). Anyone with the archive can
+  (provider API keys, webhook secrets). Anyone with the archive can
   read them: store it encrypted and with restricted access, or back up with
   --exclude-secret-key and keep the key separately.`
 
