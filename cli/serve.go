@@ -45,6 +45,8 @@ type serveOptions struct {
 	embeddingsAPIKey string
 	// maxImportBody bounds a workspace import document, in bytes.
 	maxImportBody int64
+	// maxJSONBody, maxFileSize and maxMultipartBody are the limits of conventions §15.
+	maxJSONBody, maxFileSize, maxMultipartBody int64
 }
 
 // NewServeCommand builds `voiceapi serve`.
@@ -76,6 +78,9 @@ func NewServeCommand() *cobra.Command {
 	f.StringVar(&o.embeddingsModel, "embeddings-model", "", "embeddings model name, e.g. text-embedding-3-small")
 	f.StringVar(&o.embeddingsAPIKey, "embeddings-api-key", "", "bearer token of the embeddings endpoint")
 	f.Int64Var(&o.maxImportBody, "max-import-body", server.DefaultMaxImportBody, "largest workspace import document accepted, in bytes (files travel inside it in base64)")
+	f.Int64Var(&o.maxJSONBody, "max-json-body", server.MaxJSONBody, "largest JSON request body accepted, in bytes")
+	f.Int64Var(&o.maxFileSize, "max-file-size", server.DefaultMaxFileSize, "largest knowledge base file accepted, in bytes")
+	f.Int64Var(&o.maxMultipartBody, "max-multipart-body", server.DefaultMaxMultipartBody, "largest multipart upload request accepted, in bytes")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "also serve GET /metrics and /debug/pprof/ without a token on this HOST:PORT (keep it private); off when empty")
 	return cmd
 }
@@ -84,6 +89,9 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
+	}
+	if o.maxJSONBody < 0 || o.maxFileSize < 0 || o.maxMultipartBody < 0 {
+		return fmt.Errorf("--max-json-body, --max-file-size and --max-multipart-body must be 0 (the default) or more")
 	}
 	if o.rateLimit < 0 || o.loginRateLimit < 0 {
 		return fmt.Errorf("--rate-limit and --login-rate-limit must be 0 (off) or more")
@@ -135,6 +143,7 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 			return n
 		}
 		c.MaxImportBody = o.maxImportBody
+		c.MaxJSONBody, c.MaxFileSize, c.MaxMultipartBody = o.maxJSONBody, o.maxFileSize, o.maxMultipartBody
 	})
 	if o.metricsAddr != "" {
 		stop, err := serveMetrics(o.metricsAddr, srv, logger)

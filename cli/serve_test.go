@@ -211,3 +211,34 @@ func TestServeDrainsAndClosesCleanly(t *testing.T) {
 		t.Error("the workspace of the in-flight request is not in the database")
 	}
 }
+
+// TestServeBodyLimitFlag: --max-json-body bounds a JSON body (conventions §15: the limits
+// are configurable), 413 beyond it.
+func TestServeBodyLimitFlag(t *testing.T) {
+	dir := t.TempDir()
+	out, logs := &syncBuffer{}, &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	o := serveOptions{addr: "127.0.0.1:0", dataDir: dir, loginTTL: time.Hour, drain: 10 * time.Second,
+		logLevel: "info", maxJSONBody: 64}
+	done := make(chan error, 1)
+	go func() { done <- runServe(ctx, o, out, logs) }()
+	defer func() { cancel(); <-done }()
+	var addr string
+	eventually(t, "the listening log line", func() bool { addr = logAddr(logs.String(), "listening"); return addr != "" })
+	m := regexp.MustCompile(`api token: (\S+)`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no bootstrap token printed:\n%s", out.String())
+	}
+	body := `{"name": "` + strings.Repeat("x", 100) + `"}`
+	req, _ := http.NewRequest("POST", "http://"+addr+"/api/v1/workspaces", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+m[1])
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a %d-byte body with --max-json-body 64: %d, want 413", len(body), resp.StatusCode)
+	}
+}
