@@ -275,3 +275,19 @@ func TestServePurgesExpiredIdempotentResponses(t *testing.T) {
 		t.Errorf("%d expired responses left after a purge pass", n)
 	}
 }
+
+// A flag value serve cannot honour is refused before anything starts, not silently
+// replaced by a default.
+func TestServeRefusesBadFlagValues(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--webhook-workers", "0"},
+		{"--rate-limit", "-1"},
+		{"--login-rate-limit", "-5"},
+	} {
+		_, _, err := run(t, "", append([]string{"serve", "--data", dir, "--addr", "127.0.0.1:0"}, args...)...)
+		if err == nil || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("%v: error %v, want one naming %s", args, err, args[0])
+		}
+	}
+}

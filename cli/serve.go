@@ -96,6 +96,9 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	if o.rateLimit < 0 || o.loginRateLimit < 0 {
 		return fmt.Errorf("--rate-limit and --login-rate-limit must be 0 (off) or more")
 	}
+	if o.webhookWorkers < 1 {
+		return fmt.Errorf("--webhook-workers must be at least 1")
+	}
 	logger := slog.New(slog.NewJSONHandler(errOut, &slog.HandlerOptions{Level: level}))
 	cat, err := data.LoadCatalog(o.catalog)
 	if err != nil {
