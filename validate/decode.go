@@ -84,6 +84,11 @@ type typeTraits struct{ optional, unmarshaler, textUnmarshaler bool }
 var traitCache sync.Map // reflect.Type → typeTraits
 
 func traitsOf(t reflect.Type) typeTraits {
+	// Predeclared types (string, int, ...) and unnamed slices, maps and pointers have no
+	// methods, nor do pointers to them: the cache's lookup was a visible share of a decode.
+	if k := t.Kind(); t.PkgPath() == "" && k != reflect.Struct && k != reflect.Interface {
+		return typeTraits{}
+	}
 	if tr, ok := traitCache.Load(t); ok {
 		return tr.(typeTraits)
 	}
