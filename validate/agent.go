@@ -168,22 +168,26 @@ func groupObject(raw json.RawMessage, path string, errs *Errors) (members, bool)
 	b := trim(raw)
 	if string(b) == "null" {
 		errs.Addf(path, "The %s field must not be null.", path)
-		return nil, false
+		return members{}, false
 	}
-	ms, ok := scanObject(b, nil)
+	ms, ok := scanObject(b, make([]member, 0, 16))
 	if !ok {
 		errs.Addf(path, "The %s field must be an object.", path)
-		return nil, false
+		return members{}, false
 	}
-	return sortMembers(ms), true
+	return members{sortMembers(ms), raw}, true
 }
 
-// members are the members of a given group, sorted by key without duplicates.
-type members []member
+// members are the members of a given group, sorted by key without duplicates, and the
+// group's bytes, which hold them.
+type members struct {
+	list []member
+	src  []byte
+}
 
 // get returns the member named key.
 func (ms members) get(key string) (json.RawMessage, bool) {
-	for _, m := range ms {
+	for _, m := range ms.list {
 		if string(m.key) == key {
 			return m.raw, true
 		}
@@ -236,7 +240,9 @@ type groupMerger func(dst any, patch members, path string, errs *Errors)
 // and tool once more per update, as long as the stored group looks as decoding would
 // leave it: arrays never nil (see normalLLMConfig).
 func mergeMembers(dst any, patch members, path string, errs *Errors) {
-	decodeMembers(newDecoder(path, errs), patch, reflect.ValueOf(dst).Elem(), true)
+	d := newDecoder(path, errs)
+	d.src = patch.src
+	decodeMembers(d, patch.list, reflect.ValueOf(dst).Elem(), true)
 }
 
 func mergeGroup[T any](stored T, patch members, path string, errs *Errors, merge groupMerger) T {

@@ -72,6 +72,7 @@ func Strict(raw json.RawMessage, dst any, path string, errs *Errors) {
 
 var (
 	rawMessageType = reflect.TypeFor[json.RawMessage]()
+	stringType     = reflect.TypeFor[string]()
 	unmarshalerT   = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshalT = reflect.TypeFor[encoding.TextUnmarshaler]()
 	optionalT      = reflect.TypeFor[interface{ Optional() }]()
@@ -111,7 +112,12 @@ func decodeValue(d *decoder, raw []byte, v reflect.Value) {
 			v.SetZero()
 			return
 		}
-		elem := reflect.New(t.Elem())
+		var elem reflect.Value
+		if t.Elem() == stringType {
+			elem = reflect.ValueOf(d.newString())
+		} else {
+			elem = reflect.New(t.Elem())
+		}
 		decodeValue(d, b, elem.Elem())
 		v.Set(elem)
 		return
@@ -156,7 +162,7 @@ func decodeValue(d *decoder, raw []byte, v reflect.Value) {
 			}
 			return
 		}
-		v.SetString(string(s))
+		v.SetString(d.str(s))
 	case reflect.Bool:
 		switch string(b) {
 		case "true":
@@ -224,10 +230,23 @@ func decodeSlice(d *decoder, b []byte, v reflect.Value) {
 		d.fault("The %s field must be an array.")
 		return
 	}
-	s := reflect.MakeSlice(v.Type(), len(items), len(items))
+	t := v.Type()
+	s := reflect.MakeSlice(t, len(items), len(items))
+	// Items that are pointers point into one array, made with the slice.
+	var backing reflect.Value
+	if et := t.Elem(); et.Kind() == reflect.Pointer && len(items) > 1 {
+		backing = reflect.MakeSlice(reflect.SliceOf(et.Elem()), len(items), len(items))
+	}
 	for i, item := range items {
 		d.pushIndex(i)
-		decodeValue(d, item, s.Index(i))
+		if backing.IsValid() && string(item) != "null" {
+			// As decodeValue does for a pointer, with the new value in the array.
+			elem := backing.Index(i)
+			decodeValue(d, item, elem)
+			s.Index(i).Set(elem.Addr())
+		} else {
+			decodeValue(d, item, s.Index(i))
+		}
 		d.pop()
 	}
 	v.Set(s)
@@ -249,7 +268,7 @@ func decodeMap(d *decoder, b []byte, v reflect.Value) {
 		d.pushKey(mb.key)
 		decodeValue(d, mb.raw, elem)
 		d.pop()
-		m.SetMapIndex(reflect.ValueOf(string(mb.key)).Convert(t.Key()), elem)
+		m.SetMapIndex(reflect.ValueOf(d.str(mb.key)).Convert(t.Key()), elem)
 	}
 	v.Set(m)
 }
@@ -262,6 +281,38 @@ type decoder struct {
 	errs *Errors
 	base string // the path of the value decoded
 	path []pathElem
+
+	// src, when set, holds every value decoded, and text is src as a string, made at the
+	// first string value: a string without escapes is then a substring of text rather
+	// than an allocation of its own. The strings of a group so share (and keep alive)
+	// one copy of the group's bytes, which are little more than its strings.
+	src  []byte
+	text string
+	// strs backs the *string values decoded, a slab at a time.
+	strs []string
+}
+
+// str returns s, the bytes of a string value, as a string.
+func (d *decoder) str(s []byte) string {
+	if len(s) == 0 || d.src == nil {
+		return string(s)
+	}
+	if off := cap(d.src) - cap(s); off >= 0 && off+len(s) <= len(d.src) && &d.src[off] == &s[0] {
+		if d.text == "" {
+			d.text = string(d.src)
+		}
+		return d.text[off : off+len(s)]
+	}
+	return string(s)
+}
+
+// newString returns a pointer to a new string variable, from the slab.
+func (d *decoder) newString() *string {
+	if len(d.strs) == cap(d.strs) {
+		d.strs = make([]string, 0, 16)
+	}
+	d.strs = d.strs[:len(d.strs)+1]
+	return &d.strs[len(d.strs)-1]
 }
 
 type pathElem struct {

@@ -18,7 +18,7 @@ import (
 func mergeViaJSON(dst any, patch members, path string, errs *Errors) {
 	v := reflect.ValueOf(dst).Elem()
 	obj := map[string]json.RawMessage{}
-	for _, m := range patch {
+	for _, m := range patch.list {
 		obj[string(m.key)] = m.raw
 	}
 	merged, err := Merge(v.Interface(), obj)
