@@ -87,10 +87,10 @@ func validateLLMConfig(c data.LLMConfig, cat *data.Catalog, errs *Errors) {
 		if t == nil {
 			continue
 		}
-		tp := Index(p+"tools", i)
+		tp := func() string { return Index(p+"tools", i) }
 		validateTool(t, tp, errs)
 		if first, dup := names[t.Name]; dup && t.Name != "" {
-			errs.Addf(tp+".name", "The %s.name field must be unique: %s has the same name.", tp, Index(p+"tools", first))
+			errs.Addf(tp()+".name", "The %s.name field must be unique: %s has the same name.", tp(), Index(p+"tools", first))
 		} else if !dup {
 			names[t.Name] = i
 		}
@@ -118,8 +118,8 @@ func providerString(errs *Errors, path, v string, mine bool, onProvider, notMine
 // below): with 20 tools, joining some 30 paths per tool up front was a third of a body's
 // allocations. Each helper checks first and then calls the Errors method it stands for,
 // so the messages are that method's.
-func validateTool(t *data.Tool, path string, errs *Errors) {
-	p := func() string { return path + "." }
+func validateTool(t *data.Tool, path func() string, errs *Errors) {
+	p := func() string { return path() + "." }
 	isType := func() string { return p() + "type is " + t.Type }
 	if strings.TrimSpace(t.Name) == "" {
 		errs.Required(p() + "name")
