@@ -242,7 +242,8 @@ type groupMerger func(dst any, patch members, path string, errs *Errors)
 func mergeMembers(dst any, patch members, path string, errs *Errors) {
 	d := newDecoder(path, errs)
 	d.src = patch.src
-	decodeMembers(d, patch.list, reflect.ValueOf(dst).Elem(), true)
+	v := reflect.ValueOf(dst).Elem()
+	decodeMembers(d, patch.list, v, fieldsOf(v.Type()), true)
 }
 
 func mergeGroup[T any](stored T, patch members, path string, errs *Errors, merge groupMerger) T {

@@ -54,7 +54,8 @@ func StrictObject(obj map[string]json.RawMessage, dst any, path string, errs *Er
 		ms = append(ms, member{[]byte(k), raw})
 	}
 	slices.SortFunc(ms, func(x, y member) int { return bytes.Compare(x.key, y.key) })
-	decodeMembers(newDecoder(path, errs), ms, reflect.ValueOf(dst).Elem(), false)
+	v := reflect.ValueOf(dst).Elem()
+	decodeMembers(newDecoder(path, errs), ms, v, fieldsOf(v.Type()), false)
 }
 
 // Strict decodes raw into dst (a pointer) and records, under dot paths, every member the
@@ -80,7 +81,11 @@ var (
 
 // typeTraits are the interface checks decodeValue makes on a type, cached: reflect's
 // Implements was a visible share of a body's decode.
-type typeTraits struct{ optional, unmarshaler, textUnmarshaler bool }
+// For a struct, fields is fieldsOf, looked up with the traits.
+type typeTraits struct {
+	optional, unmarshaler, textUnmarshaler bool
+	fields                                 map[string]fieldInfo
+}
 
 var traitCache sync.Map // reflect.Type → typeTraits
 
@@ -94,7 +99,10 @@ func traitsOf(t reflect.Type) typeTraits {
 		return tr.(typeTraits)
 	}
 	pt := reflect.PointerTo(t)
-	tr := typeTraits{t.Implements(optionalT), pt.Implements(unmarshalerT), pt.Implements(textUnmarshalT)}
+	tr := typeTraits{optional: t.Implements(optionalT), unmarshaler: pt.Implements(unmarshalerT), textUnmarshaler: pt.Implements(textUnmarshalT)}
+	if t.Kind() == reflect.Struct {
+		tr.fields = fieldsOf(t)
+	}
 	traitCache.Store(t, tr)
 	return tr
 }
@@ -145,7 +153,7 @@ func decodeValue(d *decoder, raw []byte, v reflect.Value) {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		decodeStruct(d, b, v)
+		decodeStruct(d, b, v, traits.fields)
 	case reflect.Slice:
 		decodeSlice(d, b, v)
 	case reflect.Map:
@@ -212,14 +220,14 @@ func decodeValue(d *decoder, raw []byte, v reflect.Value) {
 
 // decodeStruct decodes the JSON object b into the struct v. Its members are collected on
 // the stack: a map of them was a large share of a body's allocations.
-func decodeStruct(d *decoder, b []byte, v reflect.Value) {
+func decodeStruct(d *decoder, b []byte, v reflect.Value, fields map[string]fieldInfo) {
 	var buf [32]member
 	ms, ok := scanObject(b, buf[:0])
 	if !ok {
 		d.fault("The %s field must be an object.")
 		return
 	}
-	decodeMembers(d, sortMembers(ms), v, false)
+	decodeMembers(d, sortMembers(ms), v, fields, false)
 }
 
 // decodeSlice decodes the JSON array b into the slice v.
@@ -389,8 +397,7 @@ func isNumber(raw []byte) bool {
 // decodeMembers decodes ms, sorted by key without duplicates, into the struct v. With
 // zeroFirst, each field given is reset before it is decoded, so that v (a stored group
 // being merged) ends as if decoded afresh from its own members overlaid with ms.
-func decodeMembers(d *decoder, ms []member, v reflect.Value, zeroFirst bool) {
-	fields := fieldsOf(v.Type())
+func decodeMembers(d *decoder, ms []member, v reflect.Value, fields map[string]fieldInfo, zeroFirst bool) {
 	for i := range ms {
 		m := &ms[i]
 		d.pushKey(m.key)
