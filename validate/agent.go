@@ -2,6 +2,7 @@ package validate
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -61,12 +62,18 @@ var readOnlyAgentFields = map[string]bool{
 // The agent is returned even with faults, so a caller can add reference faults (see
 // KnowledgeBaseRefs) before reporting them all at once.
 func ApplyAgentBody(base *data.Agent, body map[string]json.RawMessage, creating bool, cat *data.Catalog) (*data.Agent, *Errors) {
+	return applyAgentBody(base, body, creating, cat, mergeMembers)
+}
+
+func applyAgentBody(base *data.Agent, body map[string]json.RawMessage, creating bool, cat *data.Catalog, merge groupMerger) (*data.Agent, *Errors) {
 	decodeErrs := &Errors{}
 	// A shallow copy: every change below replaces a top-level field or a whole group of
 	// out and never writes through a pointer or slice it shares with base, so base stays
 	// as it was (the fuzz test checks it) without a deep copy, which encoded and decoded
 	// the whole agent (a tenth of a PUT's CPU). Groups the body does not give are shared
-	// with base; callers do not modify either in place.
+	// with base, and so are the values behind pointers, slices and maps of a given group
+	// that the group's members do not give (see mergeMembers); callers do not modify
+	// either in place.
 	c := *base
 	out := &c
 	given := map[string]bool{}
@@ -87,7 +94,7 @@ func ApplyAgentBody(base *data.Agent, body map[string]json.RawMessage, creating 
 				continue
 			}
 			given[k] = true
-			mergeAgentGroup(out, k, patch, decodeErrs)
+			mergeAgentGroup(out, k, patch, decodeErrs, merge)
 		case readOnlyAgentFields[k]:
 			decodeErrs.Addf(k, "The %s field is read-only.", k)
 		default:
@@ -155,69 +162,161 @@ func checkGroups(a *data.Agent, cat *data.Catalog, errs *Errors, check func(grou
 	}
 }
 
-// groupObject returns a group's members; null or a non-object is a fault of the group.
-func groupObject(raw json.RawMessage, path string, errs *Errors) (map[string]json.RawMessage, bool) {
-	if strings.TrimSpace(string(raw)) == "null" {
+// groupObject returns a group's members, sorted by key; null or a non-object is a fault
+// of the group.
+func groupObject(raw json.RawMessage, path string, errs *Errors) (members, bool) {
+	b := trim(raw)
+	if string(b) == "null" {
 		errs.Addf(path, "The %s field must not be null.", path)
-		return nil, false
+		return members{}, false
 	}
-	obj, ok := splitObject(raw)
+	ms, ok := scanObject(b, make([]member, 0, 16))
 	if !ok {
 		errs.Addf(path, "The %s field must be an object.", path)
-		return nil, false
+		return members{}, false
 	}
-	return obj, true
+	return members{sortMembers(ms), raw}, true
+}
+
+// members are the members of a given group, sorted by key without duplicates, and the
+// group's bytes, which hold them.
+type members struct {
+	list []member
+	src  []byte
+}
+
+// get returns the member named key.
+func (ms members) get(key string) (json.RawMessage, bool) {
+	for _, m := range ms.list {
+		if string(m.key) == key {
+			return m.raw, true
+		}
+	}
+	return nil, false
 }
 
 // mergeAgentGroup merges patch into a's group named group, in place.
-func mergeAgentGroup(a *data.Agent, group string, patch map[string]json.RawMessage, errs *Errors) {
+func mergeAgentGroup(a *data.Agent, group string, patch members, errs *Errors, merge groupMerger) {
 	switch group {
 	case "call_config":
-		a.CallConfig = mergeGroup(a.CallConfig, patch, group, errs)
+		a.CallConfig = mergeGroup(a.CallConfig, patch, group, errs, merge)
 	case "knowledge_base_config":
-		a.KnowledgeBaseConfig = mergeGroup(a.KnowledgeBaseConfig, patch, group, errs)
+		a.KnowledgeBaseConfig = mergeGroup(a.KnowledgeBaseConfig, patch, group, errs, merge)
 	case "prompt_config":
-		a.PromptConfig = mergeGroup(a.PromptConfig, patch, group, errs)
+		a.PromptConfig = mergeGroup(a.PromptConfig, patch, group, errs, merge)
 	case "stt_config":
 		stored := a.STTConfig
 		if switchesProvider(patch, stored.Provider) {
 			stored = data.STTConfig{Provider: stored.Provider} // model is tied to the provider
 		}
-		a.STTConfig = mergeGroup(stored, patch, group, errs)
+		a.STTConfig = mergeGroup(stored, patch, group, errs, merge)
 	case "tts_config":
 		stored := a.TTSConfig
 		if switchesProvider(patch, stored.Provider) {
 			stored = data.TTSConfig{Provider: stored.Provider} // every other field is tied
 		}
-		a.TTSConfig = mergeGroup(stored, patch, group, errs)
+		a.TTSConfig = mergeGroup(stored, patch, group, errs, merge)
 	case "llm_config":
 		stored := a.LLMConfig
 		switched := switchesProvider(patch, stored.Provider)
 		if switched {
 			stored = withoutLLMProviderFields(stored)
 		}
-		merged := mergeGroup(stored, patch, group, errs)
+		merged := mergeGroup(normalLLMConfig(stored), patch, group, errs, merge)
 		keepMaskedAPIKey(&merged, a.LLMConfig.APIKey, patch, switched, errs)
 		a.LLMConfig = merged
 	}
 }
 
-// mergeGroup overlays patch on stored's JSON object and decodes the result strictly, so
-// faults of the patch are named under path.
-func mergeGroup[T any](stored T, patch map[string]json.RawMessage, path string, errs *Errors) T {
-	merged, err := Merge(stored, patch)
-	if err != nil {
-		panic("validate: encoding a stored group: " + err.Error()) // plain data cannot fail
-	}
-	var out T
-	StrictObject(merged, &out, path, errs)
+// A groupMerger overlays patch on the group that dst (a pointer to a group) holds, member
+// by member, and decodes the given members strictly, so faults of the patch are named
+// under path. mergeMembers is the one ApplyAgentBody uses; a test holds it to the
+// definition, Merge and StrictObject.
+type groupMerger func(dst any, patch members, path string, errs *Errors)
+
+// mergeMembers merges structurally: each given member's field is reset and decoded from
+// the patch, the others keep the stored values. This equals encoding the stored group,
+// overlaying the patch and decoding the result (Merge), which encoded every stored group
+// and tool once more per update, as long as the stored group looks as decoding would
+// leave it: arrays never nil (see normalLLMConfig).
+func mergeMembers(dst any, patch members, path string, errs *Errors) {
+	d := newDecoder(path, errs)
+	d.src = patch.src
+	v := reflect.ValueOf(dst).Elem()
+	decodeMembers(d, patch.list, v, fieldsOf(v.Type()), true)
+}
+
+func mergeGroup[T any](stored T, patch members, path string, errs *Errors, merge groupMerger) T {
+	out := stored
+	merge(&out, patch, path, errs)
 	return out
+}
+
+// normalLLMConfig returns c with nil arrays and a nil custom_sip_headers as empty ones,
+// as a decode of its JSON encoding gives them. Stored tools needing it are copied, never
+// changed in place.
+func normalLLMConfig(c data.LLMConfig) data.LLMConfig {
+	if c.KnowledgeBaseIDs == nil {
+		c.KnowledgeBaseIDs = []string{}
+	}
+	if c.Tools == nil {
+		c.Tools = []*data.Tool{}
+	}
+	var tools []*data.Tool
+	for i, t := range c.Tools {
+		if t == nil || !toolNeedsNormalizing(t) {
+			continue
+		}
+		if tools == nil {
+			tools = slices.Clone(c.Tools)
+		}
+		n := *t
+		n.CustomSIPHeaders = orEmptyMap(n.CustomSIPHeaders)
+		n.PhoneDirectory = orEmpty(n.PhoneDirectory)
+		n.CustomFunctionHeaders = orEmpty(n.CustomFunctionHeaders)
+		n.CustomFunctionQuery = orEmpty(n.CustomFunctionQuery)
+		n.CustomFunctionVariables = orEmpty(n.CustomFunctionVariables)
+		n.SpeakDuringExecutionOptions = orEmpty(n.SpeakDuringExecutionOptions)
+		n.Variables = orEmpty(n.Variables)
+		if slices.ContainsFunc(n.Variables, func(v data.ToolVariable) bool { return v.Choices == nil }) {
+			n.Variables = slices.Clone(n.Variables)
+			for j := range n.Variables {
+				n.Variables[j].Choices = orEmpty(n.Variables[j].Choices)
+			}
+		}
+		tools[i] = &n
+	}
+	if tools != nil {
+		c.Tools = tools
+	}
+	return c
+}
+
+func toolNeedsNormalizing(t *data.Tool) bool {
+	return t.CustomSIPHeaders == nil || t.PhoneDirectory == nil || t.CustomFunctionHeaders == nil ||
+		t.CustomFunctionQuery == nil || t.CustomFunctionVariables == nil ||
+		t.SpeakDuringExecutionOptions == nil || t.Variables == nil ||
+		slices.ContainsFunc(t.Variables, func(v data.ToolVariable) bool { return v.Choices == nil })
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func orEmptyMap[K comparable, V any](m map[K]V) map[K]V {
+	if m == nil {
+		return map[K]V{}
+	}
+	return m
 }
 
 // switchesProvider reports whether patch names a provider other than stored. A provider
 // of the wrong type switches nothing: the decoder reports it.
-func switchesProvider(patch map[string]json.RawMessage, stored string) bool {
-	raw, ok := patch["provider"]
+func switchesProvider(patch members, stored string) bool {
+	raw, ok := patch.get("provider")
 	if !ok {
 		return false
 	}
@@ -243,8 +342,8 @@ const maskPrefix = "****"
 // responses show it (conventions §9). A masked value that matches no stored key (none
 // stored, another key's mask, or a provider switch, which drops the stored key) is a
 // fault: storing "****abcd" as a key would only fail later, at call time.
-func keepMaskedAPIKey(c *data.LLMConfig, stored *string, patch map[string]json.RawMessage, switched bool, errs *Errors) {
-	if _, given := patch["api_key"]; !given || c.APIKey == nil || !strings.HasPrefix(*c.APIKey, maskPrefix) {
+func keepMaskedAPIKey(c *data.LLMConfig, stored *string, patch members, switched bool, errs *Errors) {
+	if _, given := patch.get("api_key"); !given || c.APIKey == nil || !strings.HasPrefix(*c.APIKey, maskPrefix) {
 		return
 	}
 	if !switched && stored != nil && *c.APIKey == data.MaskSecret(*stored) {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -86,10 +87,10 @@ func validateLLMConfig(c data.LLMConfig, cat *data.Catalog, errs *Errors) {
 		if t == nil {
 			continue
 		}
-		tp := Index(p+"tools", i)
+		tp := func() string { return Index(p+"tools", i) }
 		validateTool(t, tp, errs)
 		if first, dup := names[t.Name]; dup && t.Name != "" {
-			errs.Addf(tp+".name", "The %s.name field must be unique: %s has the same name.", tp, Index(p+"tools", first))
+			errs.Addf(tp()+".name", "The %s.name field must be unique: %s has the same name.", tp(), Index(p+"tools", first))
 		} else if !dup {
 			names[t.Name] = i
 		}
@@ -112,123 +113,142 @@ func providerString(errs *Errors, path, v string, mine bool, onProvider, notMine
 // validateTool: the Tool object table, for the item at path. Fields the spec marks as
 // used by one type are accepted on others and stored unused: the spec refuses only what
 // its rules name.
-func validateTool(t *data.Tool, path string, errs *Errors) {
-	p := path + "."
-	isType := p + "type is " + t.Type
+//
+// A rule here builds its field's path only when the field fails it (the at helpers
+// below): with 20 tools, joining some 30 paths per tool up front was a third of a body's
+// allocations. Each helper checks first and then calls the Errors method it stands for,
+// so the messages are that method's.
+func validateTool(t *data.Tool, path func() string, errs *Errors) {
+	p := func() string { return path() + "." }
+	isType := func() string { return p() + "type is " + t.Type }
 	if strings.TrimSpace(t.Name) == "" {
-		errs.Required(p + "name")
+		errs.Required(p() + "name")
 	} else {
-		errs.Match(p+"name", t.Name, nameRe, nameForm)
-		errs.MaxLen(p+"name", t.Name, MaxToolName)
-	}
-	enum(errs, p+"type", t.Type, data.ToolTypes...)
-	optMaxLen(errs, p+"description", t.Description, MaxToolDescription)
-	optEnum(errs, p+"announcement_type", t.AnnouncementType, "static", "prompt")
-	optMaxLen(errs, p+"announcement_message", t.AnnouncementMessage, MaxText)
-	optMaxLen(errs, p+"announcement_prompt", t.AnnouncementPrompt, MaxText)
-	optMaxLen(errs, p+"transfer_declined_message", t.TransferDeclinedMessage, MaxText)
-	optMaxLen(errs, p+"hold_audio", t.HoldAudio, MaxHoldAudio)
-	headers := make([]string, 0, len(t.CustomSIPHeaders))
-	for h := range t.CustomSIPHeaders {
-		headers = append(headers, h)
-	}
-	slices.Sort(headers)
-	for _, h := range headers {
-		hp := p + "custom_sip_headers." + h
-		if len(h) > MaxIdentifier || !headerNameRe.MatchString(h) {
-			errs.Addf(hp, "The %s field is invalid: a header name is a token of at most %d characters.", hp, MaxIdentifier)
+		if !validName(t.Name) {
+			errs.Match(p()+"name", t.Name, nameRe, nameForm)
 		}
-		errs.MaxLen(hp, t.CustomSIPHeaders[h], MaxText)
+		maxLenAt(errs, p, "name", t.Name, MaxToolName)
+	}
+	enumAt(errs, p, "type", t.Type, data.ToolTypes...)
+	optMaxLenAt(errs, p, "description", t.Description, MaxToolDescription)
+	optEnumAt(errs, p, "announcement_type", t.AnnouncementType, "static", "prompt")
+	optMaxLenAt(errs, p, "announcement_message", t.AnnouncementMessage, MaxText)
+	optMaxLenAt(errs, p, "announcement_prompt", t.AnnouncementPrompt, MaxText)
+	optMaxLenAt(errs, p, "transfer_declined_message", t.TransferDeclinedMessage, MaxText)
+	optMaxLenAt(errs, p, "hold_audio", t.HoldAudio, MaxHoldAudio)
+	if len(t.CustomSIPHeaders) > 0 {
+		headers := make([]string, 0, len(t.CustomSIPHeaders))
+		for h := range t.CustomSIPHeaders {
+			headers = append(headers, h)
+		}
+		slices.Sort(headers)
+		for _, h := range headers {
+			hp := func() string { return p() + "custom_sip_headers." + h }
+			if len(h) > MaxIdentifier || !validHeaderName(h) {
+				errs.Addf(hp(), "The %s field is invalid: a header name is a token of at most %d characters.", hp(), MaxIdentifier)
+			}
+			if v := t.CustomSIPHeaders[h]; tooLong(v, MaxText) {
+				errs.MaxLen(hp(), v, MaxText)
+			}
+		}
 	}
 	// voicemail_detection: a nullable boolean; the decoder checks its type.
-	optEnum(errs, p+"voicemail_response_action_type", t.VoicemailResponseActionType, "prompt", "hangup", "message")
-	optMaxLen(errs, p+"voicemail_response_text", t.VoicemailResponseText, MaxText)
+	optEnumAt(errs, p, "voicemail_response_action_type", t.VoicemailResponseActionType, "prompt", "hangup", "message")
+	optMaxLenAt(errs, p, "voicemail_response_text", t.VoicemailResponseText, MaxText)
 	if len(t.PhoneDirectory) == 0 && t.Type == data.ToolTransferCall {
-		errs.RequiredWhen(p+"phone_directory", isType)
+		errs.RequiredWhen(p()+"phone_directory", isType())
 	}
 	for i, e := range t.PhoneDirectory {
-		validatePhoneDirectoryEntry(e, Index(p+"phone_directory", i), errs)
+		validatePhoneDirectoryEntry(e, func() string { return Index(p()+"phone_directory", i) }, errs)
 	}
-	if t.PauseDetectionDelayMS != nil {
-		errs.IntBetween(p+"pause_detection_delay_ms", int64(*t.PauseDetectionDelayMS), 1000, 6000)
+	if d := t.PauseDetectionDelayMS; d != nil && (*d < 1000 || *d > 6000) {
+		errs.IntBetween(p()+"pause_detection_delay_ms", int64(*d), 1000, 6000)
 	}
 	sms := t.Type == data.ToolSendSMS
 	if t.ContentType == "" {
 		if sms {
-			errs.RequiredWhen(p+"content_type", isType)
+			errs.RequiredWhen(p()+"content_type", isType())
 		}
-	} else {
-		errs.OneOf(p+"content_type", t.ContentType, "prompt", "static")
+	} else if t.ContentType != "prompt" && t.ContentType != "static" {
+		errs.OneOf(p()+"content_type", t.ContentType, "prompt", "static")
 	}
 	if strings.TrimSpace(t.Content) == "" && sms {
-		errs.RequiredWhen(p+"content", isType)
+		errs.RequiredWhen(p()+"content", isType())
 	}
-	errs.MaxLen(p+"content", t.Content, MaxText)
-	if t.HTTPMethod != "" {
-		errs.OneOf(p+"http_method", t.HTTPMethod, "GET", "POST", "PUT", "PATCH", "DELETE")
+	maxLenAt(errs, p, "content", t.Content, MaxText)
+	if t.HTTPMethod != "" && !slices.Contains(httpMethods, t.HTTPMethod) {
+		errs.OneOf(p()+"http_method", t.HTTPMethod, httpMethods...)
 	}
 	if t.APIEndpoint != "" {
-		checkURL(errs, p+"api_endpoint", t.APIEndpoint)
+		checkURL(errs, p()+"api_endpoint", t.APIEndpoint)
 	}
-	if t.Timeout != nil {
-		errs.IntMin(p+"timeout", int64(*t.Timeout), 0)
+	if t.Timeout != nil && *t.Timeout < 0 {
+		errs.IntMin(p()+"timeout", int64(*t.Timeout), 0)
 	}
-	itemsMaxLen(errs, p+"custom_function_headers", t.CustomFunctionHeaders, MaxText)
-	itemsMaxLen(errs, p+"custom_function_query", t.CustomFunctionQuery, MaxText)
-	optMaxLen(errs, p+"custom_function_parameters", t.CustomFunctionParameters, MaxPrompt)
-	itemsMaxLen(errs, p+"custom_function_variables", t.CustomFunctionVariables, MaxIdentifier)
+	itemsMaxLenAt(errs, p, "custom_function_headers", t.CustomFunctionHeaders, MaxText)
+	itemsMaxLenAt(errs, p, "custom_function_query", t.CustomFunctionQuery, MaxText)
+	optMaxLenAt(errs, p, "custom_function_parameters", t.CustomFunctionParameters, MaxPrompt)
+	itemsMaxLenAt(errs, p, "custom_function_variables", t.CustomFunctionVariables, MaxIdentifier)
 	// speak_during_execution, speak_after_execution: nullable booleans.
-	itemsMaxLen(errs, p+"speak_during_execution_options", t.SpeakDuringExecutionOptions, MaxText)
+	itemsMaxLenAt(errs, p, "speak_during_execution_options", t.SpeakDuringExecutionOptions, MaxText)
 	if len(t.Variables) == 0 && t.Type == data.ToolExtractDynamicVariable {
-		errs.RequiredWhen(p+"variables", isType)
+		errs.RequiredWhen(p()+"variables", isType())
 	}
-	varNames := map[string]int{}
 	for i, v := range t.Variables {
-		vp := Index(p+"variables", i)
+		vp := func() string { return Index(p()+"variables", i) }
 		validateToolVariable(v, vp, errs)
 		// Two variables of one name would overwrite each other's extracted value.
-		if first, dup := varNames[v.Name]; dup && v.Name != "" {
-			errs.Addf(vp+".name", "The %s.name field must be unique: %s has the same name.", vp, Index(p+"variables", first))
-		} else if !dup {
-			varNames[v.Name] = i
+		if v.Name == "" {
+			continue
+		}
+		if first := slices.IndexFunc(t.Variables[:i], func(w data.ToolVariable) bool { return w.Name == v.Name }); first >= 0 {
+			errs.Addf(vp()+".name", "The %s.name field must be unique: %s has the same name.", vp(), Index(p()+"variables", first))
 		}
 	}
 }
 
+var httpMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
+
 // validatePhoneDirectoryEntry: the phone_directory item table; all four fields required.
-func validatePhoneDirectoryEntry(e data.PhoneDirectoryEntry, path string, errs *Errors) {
-	p := path + "."
-	requiredString(errs, p+"name", e.Name, MaxIdentifier)
-	requiredString(errs, p+"phone_number", e.PhoneNumber, MaxIdentifier)
-	requiredString(errs, p+"description", e.Description, MaxText)
-	enum(errs, p+"transfer_type", e.TransferType, "warm", "cold")
+func validatePhoneDirectoryEntry(e data.PhoneDirectoryEntry, path func() string, errs *Errors) {
+	p := func() string { return path() + "." }
+	requiredStringAt(errs, p, "name", e.Name, MaxIdentifier)
+	requiredStringAt(errs, p, "phone_number", e.PhoneNumber, MaxIdentifier)
+	requiredStringAt(errs, p, "description", e.Description, MaxText)
+	enumAt(errs, p, "transfer_type", e.TransferType, "warm", "cold")
 }
 
 // validateToolVariable: the variables item table; type, name and description required.
 // choices are the values of an enum variable: required (non-empty) for type enum and
 // refused for the other types, where they would mean nothing.
-func validateToolVariable(v data.ToolVariable, path string, errs *Errors) {
-	p := path + "."
-	enum(errs, p+"type", v.Type, "string", "number", "boolean", "enum")
+func validateToolVariable(v data.ToolVariable, path func() string, errs *Errors) {
+	p := func() string { return path() + "." }
+	enumAt(errs, p, "type", v.Type, "string", "number", "boolean", "enum")
 	if strings.TrimSpace(v.Name) == "" {
-		errs.Required(p + "name")
+		errs.Required(p() + "name")
 	} else {
-		errs.Match(p+"name", v.Name, nameRe, nameForm)
-		errs.MaxLen(p+"name", v.Name, MaxIdentifier)
+		if !validName(v.Name) {
+			errs.Match(p()+"name", v.Name, nameRe, nameForm)
+		}
+		maxLenAt(errs, p, "name", v.Name, MaxIdentifier)
 	}
-	requiredString(errs, p+"description", v.Description, MaxText)
+	requiredStringAt(errs, p, "description", v.Description, MaxText)
 	switch {
 	case v.Type == "enum" && len(v.Choices) == 0:
-		errs.RequiredWhen(p+"choices", p+"type is enum")
+		errs.RequiredWhen(p()+"choices", p()+"type is enum")
 	case v.Type != "enum" && len(v.Choices) > 0:
-		errs.Prohibited(p+"choices", p+"type is not enum")
+		errs.Prohibited(p()+"choices", p()+"type is not enum")
 	}
 	for i, c := range v.Choices {
-		cp := Index(p+"choices", i)
-		errs.NotBlank(cp, c)
-		errs.MaxLen(cp, c, MaxIdentifier)
+		if strings.TrimSpace(c) == "" || tooLong(c, MaxIdentifier) {
+			cp := Index(p()+"choices", i)
+			errs.NotBlank(cp, c)
+			errs.MaxLen(cp, c, MaxIdentifier)
+		}
 	}
-	noDuplicates(errs, p+"choices", v.Choices)
+	if len(v.Choices) > 1 {
+		noDuplicates(errs, p()+"choices", v.Choices)
+	}
 }
 
 func requiredString(errs *Errors, path, v string, max int) {
@@ -246,4 +266,80 @@ func itemsMaxLen(errs *Errors, path string, items []string, max int) {
 	for i, s := range items {
 		errs.MaxLen(Index(path, i), s, max)
 	}
+}
+
+// tooLong reports whether s has more than max characters, as MaxLen counts them.
+func tooLong(s string, max int) bool {
+	return len(s) > max && utf8.RuneCountInString(s) > max
+}
+
+// The at helpers check a field named name under the prefix p() (a path and a dot), and
+// join the field's path only for a fault.
+
+func maxLenAt(errs *Errors, p func() string, name, v string, max int) {
+	if tooLong(v, max) {
+		errs.MaxLen(p()+name, v, max)
+	}
+}
+
+func optMaxLenAt(errs *Errors, p func() string, name string, v *string, max int) {
+	if v != nil {
+		maxLenAt(errs, p, name, *v, max)
+	}
+}
+
+func itemsMaxLenAt(errs *Errors, p func() string, name string, items []string, max int) {
+	for i, s := range items {
+		if tooLong(s, max) {
+			errs.MaxLen(Index(p()+name, i), s, max)
+		}
+	}
+}
+
+func requiredStringAt(errs *Errors, p func() string, name, v string, max int) {
+	if strings.TrimSpace(v) == "" || tooLong(v, max) {
+		requiredString(errs, p()+name, v, max)
+	}
+}
+
+func enumAt(errs *Errors, p func() string, name, v string, allowed ...string) {
+	if v == "" || !slices.Contains(allowed, v) {
+		enum(errs, p()+name, v, allowed...)
+	}
+}
+
+func optEnumAt(errs *Errors, p func() string, name string, v *string, allowed ...string) {
+	if v != nil && !slices.Contains(allowed, *v) {
+		errs.OneOf(p()+name, *v, allowed...)
+	}
+}
+
+// validName reports whether s matches nameRe, ^[a-zA-Z_-][a-zA-Z0-9_-]*$, without the
+// regexp engine (a test holds the two together).
+func validName(s string) bool {
+	if s == "" || '0' <= s[0] && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// validHeaderName reports whether s matches headerNameRe (an RFC 9110 token) without the
+// regexp engine (a test holds the two together).
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+.^_`|~-", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }

@@ -49,8 +49,13 @@ func Decode(body []byte, dst any) error {
 
 // StrictObject decodes the members of obj into the struct dst points to, as Strict does.
 func StrictObject(obj map[string]json.RawMessage, dst any, path string, errs *Errors) {
+	ms := make([]member, 0, len(obj))
+	for k, raw := range obj {
+		ms = append(ms, member{[]byte(k), raw})
+	}
+	slices.SortFunc(ms, func(x, y member) int { return bytes.Compare(x.key, y.key) })
 	v := reflect.ValueOf(dst).Elem()
-	decodeStructMembers(obj, v, path, errs)
+	decodeMembers(newDecoder(path, errs), ms, v, fieldsOf(v.Type()), false)
 }
 
 // Strict decodes raw into dst (a pointer) and records, under dot paths, every member the
@@ -59,12 +64,16 @@ func StrictObject(obj map[string]json.RawMessage, dst any, path string, errs *Er
 // json.RawMessage; slices and structs are not nullable. A struct field tagged
 // strict:"nonnull" is not nullable either: it is a pointer or map only so that its
 // absence can be told from its zero value.
+//
+// raw must be valid JSON (as Object or encoding/json has checked it): the splitter skips
+// over values rather than validating them.
 func Strict(raw json.RawMessage, dst any, path string, errs *Errors) {
-	decodeValue(raw, reflect.ValueOf(dst).Elem(), pathAt{parent: path}, errs)
+	decodeValue(newDecoder(path, errs), raw, reflect.ValueOf(dst).Elem())
 }
 
 var (
 	rawMessageType = reflect.TypeFor[json.RawMessage]()
+	stringType     = reflect.TypeFor[string]()
 	unmarshalerT   = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshalT = reflect.TypeFor[encoding.TextUnmarshaler]()
 	optionalT      = reflect.TypeFor[interface{ Optional() }]()
@@ -72,145 +81,135 @@ var (
 
 // typeTraits are the interface checks decodeValue makes on a type, cached: reflect's
 // Implements was a visible share of a body's decode.
-type typeTraits struct{ optional, unmarshaler, textUnmarshaler bool }
+// For a struct, fields is fieldsOf, looked up with the traits.
+type typeTraits struct {
+	optional, unmarshaler, textUnmarshaler bool
+	fields                                 map[string]fieldInfo
+}
 
 var traitCache sync.Map // reflect.Type → typeTraits
 
 func traitsOf(t reflect.Type) typeTraits {
+	// Predeclared types (string, int, ...) and unnamed slices, maps and pointers have no
+	// methods, nor do pointers to them: the cache's lookup was a visible share of a decode.
+	if k := t.Kind(); t.PkgPath() == "" && k != reflect.Struct && k != reflect.Interface {
+		return typeTraits{}
+	}
 	if tr, ok := traitCache.Load(t); ok {
 		return tr.(typeTraits)
 	}
 	pt := reflect.PointerTo(t)
-	tr := typeTraits{t.Implements(optionalT), pt.Implements(unmarshalerT), pt.Implements(textUnmarshalT)}
+	tr := typeTraits{optional: t.Implements(optionalT), unmarshaler: pt.Implements(unmarshalerT), textUnmarshaler: pt.Implements(textUnmarshalT)}
+	if t.Kind() == reflect.Struct {
+		tr.fields = fieldsOf(t)
+	}
 	traitCache.Store(t, tr)
 	return tr
 }
 
-func decodeValue(raw json.RawMessage, v reflect.Value, at pathAt, errs *Errors) {
-	isNull := bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
+func decodeValue(d *decoder, raw []byte, v reflect.Value) {
 	t := v.Type()
 	if t == rawMessageType {
 		v.SetBytes(append([]byte(nil), raw...))
 		return
 	}
+	b := trim(raw)
+	isNull := string(b) == "null"
 	if t.Kind() == reflect.Pointer {
 		if isNull {
-			v.Set(reflect.Zero(t))
+			v.SetZero()
 			return
 		}
-		elem := reflect.New(t.Elem())
-		decodeValue(raw, elem.Elem(), at, errs)
+		var elem reflect.Value
+		if t.Elem() == stringType {
+			elem = reflect.ValueOf(d.newString())
+		} else {
+			elem = reflect.New(t.Elem())
+		}
+		decodeValue(d, b, elem.Elem())
 		v.Set(elem)
 		return
 	}
 	if isNull {
 		if t.Kind() == reflect.Map || t.Kind() == reflect.Interface {
-			v.Set(reflect.Zero(t))
+			v.SetZero()
 			return
 		}
-		at.fault(errs, "The %s field must not be null.")
+		d.fault("The %s field must not be null.")
 		return
 	}
 	traits := traitsOf(t)
 	if traits.optional {
 		// data.Opt: decode into V, mark Set. A null never reaches here (refused above).
-		decodeValue(raw, v.Field(1), at, errs)
+		decodeValue(d, b, v.Field(1))
 		v.Field(0).SetBool(true)
 		return
 	}
 	if traits.unmarshaler {
 		if err := v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(raw); err != nil {
-			at.fault(errs, "The %s field is invalid: %v.", err)
+			d.fault("The %s field is invalid: %v.", err)
 		}
 		return
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		obj, ok := splitObject(raw)
-		if !ok {
-			at.fault(errs, "The %s field must be an object.")
-			return
-		}
-		decodeStructMembers(obj, v, at.String(), errs)
+		decodeStruct(d, b, v, traits.fields)
 	case reflect.Slice:
-		items, ok := splitArray(raw)
-		if !ok {
-			at.fault(errs, "The %s field must be an array.")
-			return
-		}
-		s := reflect.MakeSlice(t, len(items), len(items))
-		parent := at.String()
-		for i, item := range items {
-			decodeValue(item, s.Index(i), pathAt{parent, strconv.Itoa(i), pathIndex}, errs)
-		}
-		v.Set(s)
+		decodeSlice(d, b, v)
 	case reflect.Map:
-		obj, ok := splitObject(raw)
-		if !ok || t.Key().Kind() != reflect.String {
-			at.fault(errs, "The %s field must be an object.")
-			return
-		}
-		m := reflect.MakeMapWithSize(t, len(obj))
-		parent := at.String()
-		for k, item := range obj {
-			elem := reflect.New(t.Elem()).Elem()
-			decodeValue(item, elem, pathAt{parent, k, pathMember}, errs)
-			m.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), elem)
-		}
-		v.Set(m)
+		decodeMap(d, b, v)
 	case reflect.String:
-		s, ok := unquote(raw)
+		s, ok := unquoteBytes(b)
 		if !ok {
-			at.fault(errs, "The %s field must be a string.")
+			d.fault("The %s field must be a string.")
 			return
 		}
 		if traits.textUnmarshaler {
-			if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
-				at.fault(errs, "The %s field is invalid: %v.", err)
+			if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText(s); err != nil {
+				d.fault("The %s field is invalid: %v.", err)
 			}
 			return
 		}
-		v.SetString(s)
+		v.SetString(d.str(s))
 	case reflect.Bool:
-		switch string(trim(raw)) {
+		switch string(b) {
 		case "true":
 			v.SetBool(true)
 		case "false":
 			v.SetBool(false)
 		default:
-			at.fault(errs, "The %s field must be true or false.")
+			d.fault("The %s field must be true or false.")
 		}
 	case reflect.Int, reflect.Int32, reflect.Int64:
-		num := trim(raw)
-		if !isNumber(num) {
-			at.fault(errs, "The %s field must be an integer.")
+		if !isNumber(b) {
+			d.fault("The %s field must be an integer.")
 			return
 		}
-		n, err := strconv.ParseInt(string(num), 10, 64)
+		n, err := strconv.ParseInt(string(b), 10, 64)
 		if err != nil {
-			fl, ferr := strconv.ParseFloat(string(num), 64)
+			fl, ferr := strconv.ParseFloat(string(b), 64)
 			if ferr != nil || fl != math.Trunc(fl) || math.Abs(fl) > 1<<53 {
-				at.fault(errs, "The %s field must be an integer.")
+				d.fault("The %s field must be an integer.")
 				return
 			}
 			n = int64(fl)
 		}
 		if v.OverflowInt(n) {
-			at.fault(errs, "The %s field is out of range.")
+			d.fault("The %s field is out of range.")
 			return
 		}
 		v.SetInt(n)
 	case reflect.Float32, reflect.Float64:
-		f, err := strconv.ParseFloat(string(trim(raw)), 64)
-		if !isNumber(trim(raw)) || err != nil {
-			at.fault(errs, "The %s field must be a number.")
+		f, err := strconv.ParseFloat(string(b), 64)
+		if !isNumber(b) || err != nil {
+			d.fault("The %s field must be a number.")
 			return
 		}
 		v.SetFloat(f)
 	case reflect.Interface:
 		var x any
-		if err := json.Unmarshal(raw, &x); err != nil {
-			at.fault(errs, "The %s field is invalid.")
+		if err := json.Unmarshal(b, &x); err != nil {
+			d.fault("The %s field is invalid.")
 			return
 		}
 		v.Set(reflect.ValueOf(x))
@@ -219,37 +218,146 @@ func decodeValue(raw json.RawMessage, v reflect.Value, at pathAt, errs *Errors) 
 	}
 }
 
-// isNumber reports whether raw is a JSON number, by the grammar of RFC 8259: strconv
-// alone would also take "Inf", "0x10" or "1_0".
-// pathAt is the dot path of a value, joined only when a fault or a nested level needs it:
-// building every leaf's path up front was a large share of a body's allocations.
-type pathAt struct {
-	parent, name string
-	kind         int
+// decodeStruct decodes the JSON object b into the struct v. Its members are collected on
+// the stack: a map of them was a large share of a body's allocations.
+func decodeStruct(d *decoder, b []byte, v reflect.Value, fields map[string]fieldInfo) {
+	var buf [32]member
+	ms, ok := scanObject(b, buf[:0])
+	if !ok {
+		d.fault("The %s field must be an object.")
+		return
+	}
+	decodeMembers(d, sortMembers(ms), v, fields, false)
 }
 
-const (
-	pathSelf   = iota // the path is parent itself
-	pathMember        // Join(parent, name)
-	pathIndex         // Index(parent, name)
-)
-
-func (p pathAt) String() string {
-	switch p.kind {
-	case pathMember:
-		return Join(p.parent, p.name)
-	case pathIndex:
-		return p.parent + "." + p.name
+// decodeSlice decodes the JSON array b into the slice v.
+func decodeSlice(d *decoder, b []byte, v reflect.Value) {
+	var buf [32][]byte
+	items, ok := scanArray(b, buf[:0])
+	if !ok {
+		d.fault("The %s field must be an array.")
+		return
 	}
-	return p.parent
+	t := v.Type()
+	s := reflect.MakeSlice(t, len(items), len(items))
+	// Items that are pointers point into one array, made with the slice.
+	var backing reflect.Value
+	if et := t.Elem(); et.Kind() == reflect.Pointer && len(items) > 1 {
+		backing = reflect.MakeSlice(reflect.SliceOf(et.Elem()), len(items), len(items))
+	}
+	for i, item := range items {
+		d.pushIndex(i)
+		if backing.IsValid() && string(item) != "null" {
+			// As decodeValue does for a pointer, with the new value in the array.
+			elem := backing.Index(i)
+			decodeValue(d, item, elem)
+			s.Index(i).Set(elem.Addr())
+		} else {
+			decodeValue(d, item, s.Index(i))
+		}
+		d.pop()
+	}
+	v.Set(s)
+}
+
+// decodeMap decodes the JSON object b into the map v, whose keys are strings.
+func decodeMap(d *decoder, b []byte, v reflect.Value) {
+	t := v.Type()
+	var buf [16]member
+	ms, ok := scanObject(b, buf[:0])
+	if !ok || t.Key().Kind() != reflect.String {
+		d.fault("The %s field must be an object.")
+		return
+	}
+	ms = sortMembers(ms)
+	m := reflect.MakeMapWithSize(t, len(ms))
+	for _, mb := range ms {
+		elem := reflect.New(t.Elem()).Elem()
+		d.pushKey(mb.key)
+		decodeValue(d, mb.raw, elem)
+		d.pop()
+		m.SetMapIndex(reflect.ValueOf(d.str(mb.key)).Convert(t.Key()), elem)
+	}
+	v.Set(m)
+}
+
+// decoder is the state of one strict decode: where faults go, and the dot path of the
+// value being decoded, kept as a stack of member names and item indexes and joined only
+// when a fault needs it (building every value's path up front was a large share of a
+// body's allocations).
+type decoder struct {
+	errs *Errors
+	base string // the path of the value decoded
+	path []pathElem
+
+	// src, when set, holds every value decoded, and text is src as a string, made at the
+	// first string value: a string without escapes is then a substring of text rather
+	// than an allocation of its own. The strings of a group so share (and keep alive)
+	// one copy of the group's bytes, which are little more than its strings.
+	src  []byte
+	text string
+	// strs backs the *string values decoded, a slab at a time.
+	strs []string
+}
+
+// str returns s, the bytes of a string value, as a string.
+func (d *decoder) str(s []byte) string {
+	if len(s) == 0 || d.src == nil {
+		return string(s)
+	}
+	if off := cap(d.src) - cap(s); off >= 0 && off+len(s) <= len(d.src) && &d.src[off] == &s[0] {
+		if d.text == "" {
+			d.text = string(d.src)
+		}
+		return d.text[off : off+len(s)]
+	}
+	return string(s)
+}
+
+// newString returns a pointer to a new string variable, from the slab.
+func (d *decoder) newString() *string {
+	if len(d.strs) == cap(d.strs) {
+		d.strs = make([]string, 0, 16)
+	}
+	d.strs = d.strs[:len(d.strs)+1]
+	return &d.strs[len(d.strs)-1]
+}
+
+type pathElem struct {
+	key   []byte // a member name, or nil for an item
+	index int
+	item  bool
+}
+
+func newDecoder(path string, errs *Errors) *decoder {
+	return &decoder{errs: errs, base: path, path: make([]pathElem, 0, 8)}
+}
+
+func (d *decoder) pushKey(key []byte) { d.path = append(d.path, pathElem{key: key}) }
+func (d *decoder) pushIndex(i int)    { d.path = append(d.path, pathElem{index: i, item: true}) }
+func (d *decoder) pop()               { d.path = d.path[:len(d.path)-1] }
+
+// at returns the dot path of the value being decoded.
+func (d *decoder) at() string {
+	s := d.base
+	for _, e := range d.path {
+		if e.item {
+			s = Index(s, e.index)
+		} else {
+			s = Join(s, string(e.key))
+		}
+	}
+	return s
 }
 
 // fault records a message whose first verb is the path itself.
-func (p pathAt) fault(errs *Errors, format string, args ...any) {
-	s := p.String()
-	errs.Addf(s, format, append([]any{s}, args...)...)
+func (d *decoder) fault(format string, args ...any) {
+	s := d.at()
+	d.errs.Addf(s, format, append([]any{s}, args...)...)
 }
 
+// isNumber reports whether raw is a JSON number, by the grammar of RFC 8259: strconv
+// alone would also take "Inf", "0x10" or "1_0".
 func isNumber(raw []byte) bool {
 	i := 0
 	if i < len(raw) && raw[i] == '-' {
@@ -286,26 +394,30 @@ func isNumber(raw []byte) bool {
 	return i == len(raw)
 }
 
-func decodeStructMembers(obj map[string]json.RawMessage, v reflect.Value, path string, errs *Errors) {
-	fields := fieldsOf(v.Type())
-	// Sorted keys: messages come out in a stable order.
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		f, ok := fields[k]
-		at := pathAt{path, k, pathMember}
-		if !ok {
-			at.fault(errs, "The %s field is not a known field.")
-			continue
+// decodeMembers decodes ms, sorted by key without duplicates, into the struct v. With
+// zeroFirst, each field given is reset before it is decoded, so that v (a stored group
+// being merged) ends as if decoded afresh from its own members overlaid with ms.
+func decodeMembers(d *decoder, ms []member, v reflect.Value, fields map[string]fieldInfo, zeroFirst bool) {
+	for i := range ms {
+		m := &ms[i]
+		d.pushKey(m.key)
+		f, ok := fields[string(m.key)]
+		switch {
+		case !ok:
+			d.fault("The %s field is not a known field.")
+		case f.nonNull && string(trim(m.raw)) == "null":
+			if zeroFirst {
+				v.FieldByIndex(f.index).SetZero()
+			}
+			d.fault("The %s field must not be null.")
+		default:
+			fv := v.FieldByIndex(f.index)
+			if zeroFirst {
+				fv.SetZero()
+			}
+			decodeValue(d, m.raw, fv)
 		}
-		if f.nonNull && bytes.Equal(bytes.TrimSpace(obj[k]), []byte("null")) {
-			at.fault(errs, "The %s field must not be null.")
-			continue
-		}
-		decodeValue(obj[k], v.FieldByIndex(f.index), at, errs)
+		d.pop()
 	}
 }
 

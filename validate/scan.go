@@ -1,7 +1,11 @@
 package validate
 
 import (
+	"bytes"
 	"encoding/json"
+	"slices"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -9,8 +13,9 @@ import (
 // The strict decoder used to json.Unmarshal every level into json.RawMessage, and
 // encoding/json validates the whole value on each call, so a member five levels deep
 // (llm_config.tools.N.phone_directory.M.name) was scanned about ten times. Here each level
-// only skips over its members' bytes, once; leaves are decoded by encoding/json, or by a
-// fast path when that gives the same result.
+// only skips over its members' bytes, once; leaves are decoded here too (unquoteBytes is
+// encoding/json's own unquoting; numbers go to strconv), with fuzz tests holding both to
+// encoding/json.
 //
 // Every caller hands in JSON that encoding/json has already parsed whole (Object, or
 // Merge's output), so the splitter is not a validator; it still refuses anything it does
@@ -86,17 +91,21 @@ func trim(b []byte) []byte {
 	return b[i:j]
 }
 
-// splitObject returns the members of the JSON object raw; the last of duplicate keys wins,
-// as with encoding/json. ok is false when raw is not an object.
-func splitObject(raw []byte) (map[string]json.RawMessage, bool) {
-	b := trim(raw)
+// member is one member of a JSON object: its key, unquoted, and its value's bytes
+// without surrounding space. Both may be slices of the object's own bytes.
+type member struct {
+	key, raw []byte
+}
+
+// scanObject appends the members of the JSON object b (no surrounding space) to ms, in
+// their order; ok is false when b is not an object.
+func scanObject(b []byte, ms []member) ([]member, bool) {
 	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
 		return nil, false
 	}
-	obj := map[string]json.RawMessage{}
 	i := skipSpace(b, 1)
 	if b[i] == '}' {
-		return obj, i == len(b)-1
+		return ms, i == len(b)-1
 	}
 	for {
 		if b[i] != '"' {
@@ -106,7 +115,7 @@ func splitObject(raw []byte) (map[string]json.RawMessage, bool) {
 		if !ok {
 			return nil, false
 		}
-		key, ok := unquote(b[i:end])
+		key, ok := unquoteBytes(b[i:end])
 		if !ok {
 			return nil, false
 		}
@@ -119,7 +128,7 @@ func splitObject(raw []byte) (map[string]json.RawMessage, bool) {
 		if !ok {
 			return nil, false
 		}
-		obj[key] = json.RawMessage(b[i:vend])
+		ms = append(ms, member{key, b[i:vend]})
 		i = skipSpace(b, vend)
 		if i >= len(b) {
 			return nil, false
@@ -131,20 +140,44 @@ func splitObject(raw []byte) (map[string]json.RawMessage, bool) {
 				return nil, false
 			}
 		case '}':
-			return obj, i == len(b)-1
+			return ms, i == len(b)-1
 		default:
 			return nil, false
 		}
 	}
 }
 
-// splitArray returns the items of the JSON array raw; ok is false when raw is not one.
-func splitArray(raw []byte) ([]json.RawMessage, bool) {
-	b := trim(raw)
+// sortMembers sorts ms by key and keeps only the last of duplicate keys, as decoding
+// into a map does: faults then come out in a stable order, and a member given twice is
+// decoded once. Members already in order, as encoders write them, are left in place.
+func sortMembers(ms []member) []member {
+	sorted := true
+	for i := 1; i < len(ms); i++ {
+		if bytes.Compare(ms[i-1].key, ms[i].key) >= 0 {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return ms
+	}
+	slices.SortStableFunc(ms, func(x, y member) int { return bytes.Compare(x.key, y.key) })
+	out := ms[:0]
+	for i := range ms {
+		if i+1 < len(ms) && bytes.Equal(ms[i].key, ms[i+1].key) {
+			continue
+		}
+		out = append(out, ms[i])
+	}
+	return out
+}
+
+// scanArray appends the items of the JSON array b (no surrounding space) to items; ok
+// is false when b is not an array.
+func scanArray(b []byte, items [][]byte) ([][]byte, bool) {
 	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' {
 		return nil, false
 	}
-	items := []json.RawMessage{}
 	i := skipSpace(b, 1)
 	if b[i] == ']' {
 		return items, i == len(b)-1
@@ -154,7 +187,7 @@ func splitArray(raw []byte) ([]json.RawMessage, bool) {
 		if !ok {
 			return nil, false
 		}
-		items = append(items, json.RawMessage(b[i:end]))
+		items = append(items, b[i:end])
 		i = skipSpace(b, end)
 		if i >= len(b) {
 			return nil, false
@@ -173,28 +206,144 @@ func splitArray(raw []byte) ([]json.RawMessage, bool) {
 	}
 }
 
-// unquote decodes a JSON string literal. Plain ASCII without escapes is sliced directly;
-// anything else goes through encoding/json, so escapes and invalid UTF-8 are treated
-// exactly as before.
+// splitObject returns the members of the JSON object raw; the last of duplicate keys wins,
+// as with encoding/json. ok is false when raw is not an object.
+func splitObject(raw []byte) (map[string]json.RawMessage, bool) {
+	ms, ok := scanObject(trim(raw), nil)
+	if !ok {
+		return nil, false
+	}
+	obj := make(map[string]json.RawMessage, len(ms))
+	for _, m := range ms {
+		obj[string(m.key)] = m.raw
+	}
+	return obj, true
+}
+
+// splitArray returns the items of the JSON array raw; ok is false when raw is not one.
+func splitArray(raw []byte) ([]json.RawMessage, bool) {
+	items, ok := scanArray(trim(raw), nil)
+	if !ok {
+		return nil, false
+	}
+	out := make([]json.RawMessage, len(items))
+	for i, item := range items {
+		out[i] = item
+	}
+	return out, true
+}
+
+// unquote decodes a JSON string literal, as encoding/json does.
 func unquote(lit []byte) (string, bool) {
-	lit = trim(lit)
-	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+	b, ok := unquoteBytes(trim(lit))
+	if !ok {
 		return "", false
 	}
-	inner := lit[1 : len(lit)-1]
-	plain := true
-	for _, c := range inner {
-		if c < 0x20 || c == '\\' || c == '"' || c >= utf8.RuneSelf {
-			plain = false
+	return string(b), true
+}
+
+// unquoteBytes decodes the JSON string literal lit (no surrounding space) exactly as
+// encoding/json's own unquoteBytes does: escapes, \u surrogate pairs (a lone or broken
+// surrogate becomes U+FFFD), and invalid UTF-8 coerced to U+FFFD byte by byte. A literal
+// without escapes or invalid UTF-8, the common case, comes back as a slice of lit itself.
+func unquoteBytes(lit []byte) ([]byte, bool) {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return nil, false
+	}
+	s := lit[1 : len(lit)-1]
+	r := 0
+	for r < len(s) {
+		c := s[r]
+		if c == '\\' || c == '"' || c < ' ' {
 			break
 		}
+		if c < utf8.RuneSelf {
+			r++
+			continue
+		}
+		rr, size := utf8.DecodeRune(s[r:])
+		if rr == utf8.RuneError && size == 1 {
+			break
+		}
+		r += size
 	}
-	if plain {
-		return string(inner), true
+	if r == len(s) {
+		return s, true
 	}
-	var s string
-	if json.Unmarshal(lit, &s) != nil {
-		return "", false
+	b := make([]byte, r, len(s)+2*utf8.UTFMax)
+	copy(b, s[:r])
+	for r < len(s) {
+		switch c := s[r]; {
+		case c == '\\':
+			r++
+			if r >= len(s) {
+				return nil, false
+			}
+			switch s[r] {
+			case '"', '\\', '/', '\'':
+				b = append(b, s[r])
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				rr := getu4(s[r-1:])
+				if rr < 0 {
+					return nil, false
+				}
+				r += 5
+				if utf16.IsSurrogate(rr) {
+					if dec := utf16.DecodeRune(rr, getu4(s[r:])); dec != unicode.ReplacementChar {
+						r += 6 // a valid pair
+						b = utf8.AppendRune(b, dec)
+						continue
+					}
+					rr = unicode.ReplacementChar
+				}
+				b = utf8.AppendRune(b, rr)
+				continue
+			default:
+				return nil, false
+			}
+			r++
+		case c == '"', c < ' ':
+			return nil, false
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			r += size
+			b = utf8.AppendRune(b, rr)
+		}
 	}
-	return s, true
+	return b, true
+}
+
+// getu4 decodes \uXXXX at the start of s, or returns -1.
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c = c - '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
 }

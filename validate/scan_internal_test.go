@@ -1,10 +1,14 @@
 package validate
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
+	"math"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -55,6 +59,101 @@ func FuzzSplitMatchesEncodingJSON(f *testing.F) {
 		isStr := strErr == nil && string(trim(b)) != "null"
 		if isStr != ok || ok && gotStr != str {
 			t.Fatalf("%q: unquote %q %v, encoding/json %q %v", b, gotStr, ok, str, strErr)
+		}
+	})
+}
+
+// leafTarget has a field of every kind the strict decoder decodes, without ints (whose
+// rules differ from encoding/json's on purpose: 60000.0 is an integer; see
+// FuzzIntLeafRules).
+type leafTarget struct {
+	S   string            `json:"s"`
+	F   float64           `json:"f"`
+	B   bool              `json:"b"`
+	PS  *string           `json:"ps"`
+	PF  *float64          `json:"pf"`
+	PB  *bool             `json:"pb"`
+	SS  []string          `json:"ss"`
+	M   map[string]string `json:"m"`
+	In  *leafTarget       `json:"in"`
+	Arr []*leafTarget     `json:"arr"`
+	Val []leafTarget      `json:"val"`
+	Raw json.RawMessage   `json:"raw"`
+	Any any               `json:"any"`
+}
+
+// FuzzStrictMatchesEncodingJSON decodes arbitrary valid JSON both strictly (with the
+// string arena of a merge on) and with encoding/json: what the strict decoder accepts,
+// encoding/json accepts with the same value; what encoding/json accepts without unknown
+// fields, the strict decoder accepts too, but for nulls given to fields that are not
+// nullable and for member names that match a field only case-insensitively.
+func FuzzStrictMatchesEncodingJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"s":"plain","f":1.5e3,"b":true,"ps":"caf\u00e9","pf":-0,"pb":false,"ss":["a","\ud83d\ude00","\ud800x"]}`,
+		`{"m":{"k\"ey":"v\\al","":"\/"},"in":{"s":"\t\n"},"arr":[null,{"b":false},{"ss":[]}],"val":[{}],"raw":{"x":[1]},"any":[1,"a",null]}`,
+		"{\"s\":\"\xff\xfe\",\"ps\":\"\\udc00\\ud800\\udc00\"}", `{"s":null}`, `{"f":"1"}`, `{"nope":1}`, `[]`, `{"s":"a","s":"b"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		var got leafTarget
+		var errs Errors
+		d := newDecoder("", &errs)
+		d.src = b
+		decodeValue(d, b, reflect.ValueOf(&got).Elem())
+		var want leafTarget
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		jsonErr := dec.Decode(&want)
+		if errs.Len() == 0 {
+			if jsonErr != nil {
+				t.Fatalf("%q: strict accepts, encoding/json: %v", b, jsonErr)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q:\nstrict       %#v\nencoding/json %#v", b, got, want)
+			}
+			return
+		}
+		if jsonErr == nil {
+			for _, p := range errs.order {
+				for _, msg := range errs.fields[p] {
+					// encoding/json also matches member names case-insensitively.
+					if !strings.HasSuffix(msg, "must not be null.") && !strings.HasSuffix(msg, "is not a known field.") {
+						t.Fatalf("%q: encoding/json accepts, strict: %v", b, errs.fields)
+					}
+				}
+			}
+		}
+	})
+}
+
+// FuzzIntLeafRules holds the integer rule to its definition: what encoding/json decodes
+// as an int64 is that int64; otherwise a JSON number that is an integral float64 of at
+// most 2^53 in magnitude is that integer (60000.0, 6e4); anything else is refused.
+func FuzzIntLeafRules(f *testing.F) {
+	for _, s := range []string{`60000`, `60000.0`, `6e4`, `1.5`, `-0`, `1e300`, `9007199254740993`, `9007199254740993.0`, `"1"`, `null`, `true`, `-1E+2`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) || string(trim(b)) == "null" {
+			return
+		}
+		var got int64
+		var errs Errors
+		decodeValue(newDecoder("", &errs), b, reflect.ValueOf(&got).Elem())
+		var want int64
+		wantOK := json.Unmarshal(b, &want) == nil
+		if !wantOK {
+			var fl float64
+			if json.Unmarshal(b, &fl) == nil && fl == math.Trunc(fl) && math.Abs(fl) <= 1<<53 {
+				want, wantOK = int64(fl), true
+			}
+		}
+		if (errs.Len() == 0) != wantOK || wantOK && got != want {
+			t.Fatalf("%q: strict %d %v, want %d %v", b, got, errs.fields, want, wantOK)
 		}
 	})
 }
