@@ -44,7 +44,7 @@ func NewAuditCommand() *cobra.Command {
 			return nil
 		},
 	}
-	dataFlag(verify, &dir)
+	dataFlag(verify.Flags(), &dir)
 	verify.Flags().StringVar(&workspace, "workspace", "", "check only this workspace (default: every workspace)")
 	cmd.AddCommand(verify)
 	return cmd

@@ -53,7 +53,7 @@ checksums. For a running server, use GET /api/v1/admin/backup (instance admins).
 			return nil
 		},
 	}
-	dataFlag(cmd, &dir)
+	dataFlag(cmd.Flags(), &dir)
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", `archive to write (mode 0600), or "-" for standard output (required)`)
 	f.BoolVar(&excludeKey, "exclude-secret-key", false, "leave secret.key out of the archive (keep it safe separately)")
@@ -131,7 +131,7 @@ anything is moved into place. Schema migrations run when the server next starts.
 			return nil
 		},
 	}
-	dataFlag(cmd, &dir)
+	dataFlag(cmd.Flags(), &dir)
 	f := cmd.Flags()
 	f.StringVar(&in, "in", "", `archive to read, or "-" for standard input (required)`)
 	f.BoolVar(&force, "force", false, "restore into a non-empty data directory, replacing its data")

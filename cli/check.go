@@ -30,7 +30,7 @@ func NewCheckCommand() *cobra.Command {
 			return runCheck(dir, cmd.OutOrStdout())
 		},
 	}
-	dataFlag(cmd, &dir)
+	dataFlag(cmd.Flags(), &dir)
 	return cmd
 }
 

@@ -230,7 +230,7 @@ func TestRunServeStopsOnCancel(t *testing.T) {
 	var out, errOut syncWriter
 	done := make(chan error, 1)
 	go func() {
-		done <- runServe(ctx, serveOptions{addr: "127.0.0.1:0", dataDir: dir, loginTTL: time.Hour, drain: time.Second, logLevel: "info"}, &out, &errOut)
+		done <- runServe(ctx, testServeOptions(t, dir, "--drain-timeout", "1s"), &out, &errOut)
 	}()
 	// Generous: the first start hashes the owner's password at bcrypt cost 12, which takes
 	// seconds under -race on a busy machine.

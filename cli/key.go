@@ -47,7 +47,7 @@ func newKeyCreateCommand() *cobra.Command {
 			return nil
 		},
 	}
-	dataFlag(cmd, &dir)
+	dataFlag(cmd.Flags(), &dir)
 	f := cmd.Flags()
 	f.StringVar(&email, "email", "", "the user's email (required)")
 	f.StringVar(&name, "name", "cli", "a name for the key")

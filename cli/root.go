@@ -67,7 +67,7 @@ func bindEnv(flags *pflag.FlagSet) error {
 	return err
 }
 
-// dataFlag adds --data to a command.
-func dataFlag(cmd *cobra.Command, dir *string) {
-	cmd.Flags().StringVar(dir, "data", "./voiceapi-data", "data directory (database, key file, uploaded files)")
+// dataFlag adds --data to a command's flags.
+func dataFlag(f *pflag.FlagSet, dir *string) {
+	f.StringVar(dir, "data", "./voiceapi-data", "data directory (database, key file, uploaded files)")
 }

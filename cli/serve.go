@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
@@ -47,6 +48,9 @@ type serveOptions struct {
 	maxImportBody int64
 	// maxJSONBody, maxFileSize and maxMultipartBody are the limits of conventions §15.
 	maxJSONBody, maxFileSize, maxMultipartBody int64
+	// passwordCost is the bcrypt cost of the bootstrap owner's password; 0 means the
+	// production cost. Only tests set it (no flag): cost 12 takes seconds under -race.
+	passwordCost int
 }
 
 // NewServeCommand builds `voiceapi serve`.
@@ -62,9 +66,14 @@ func NewServeCommand() *cobra.Command {
 			return runServe(ctx, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	f := cmd.Flags()
+	o.register(cmd.Flags())
+	return cmd
+}
+
+// register declares serve's flags on f, with their defaults, filling o.
+func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address HOST:PORT")
-	dataFlag(cmd, &o.dataDir)
+	dataFlag(f, &o.dataDir)
 	f.DurationVar(&o.loginTTL, "login-ttl", 720*time.Hour, "lifetime of login tokens (Go duration)")
 	f.DurationVar(&o.drain, "drain-timeout", 20*time.Second, "how long shutdown waits for in-flight requests")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
@@ -82,7 +91,6 @@ func NewServeCommand() *cobra.Command {
 	f.Int64Var(&o.maxFileSize, "max-file-size", server.DefaultMaxFileSize, "largest knowledge base file accepted, in bytes")
 	f.Int64Var(&o.maxMultipartBody, "max-multipart-body", server.DefaultMaxMultipartBody, "largest multipart upload request accepted, in bytes")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "also serve GET /metrics and /debug/pprof/ without a token on this HOST:PORT (keep it private); off when empty")
-	return cmd
 }
 
 func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error {
@@ -108,7 +116,7 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	if err != nil {
 		return err
 	}
-	db, err := bolt.Open(o.dataDir, bolt.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts})
+	db, err := bolt.Open(o.dataDir, bolt.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts, PasswordCost: o.passwordCost})
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,9 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"github.com/spf13/pflag"
 	"go.etcd.io/bbolt"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/bolt"
 )
@@ -80,8 +82,7 @@ func TestServeDrainsAndClosesCleanly(t *testing.T) {
 	out, logs := &syncBuffer{}, &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	o := serveOptions{addr: "127.0.0.1:0", dataDir: dir, loginTTL: time.Hour, drain: 10 * time.Second,
-		logLevel: "info", rateLimit: 300, loginRateLimit: 10, metricsAddr: "127.0.0.1:0"}
+	o := testServeOptions(t, dir, "--metrics-addr", "127.0.0.1:0")
 	done := make(chan error, 1)
 	go func() { done <- runServe(ctx, o, out, logs) }()
 
@@ -218,8 +219,7 @@ func TestServeBodyLimitFlag(t *testing.T) {
 	dir := t.TempDir()
 	out, logs := &syncBuffer{}, &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
-	o := serveOptions{addr: "127.0.0.1:0", dataDir: dir, loginTTL: time.Hour, drain: 10 * time.Second,
-		logLevel: "info", maxJSONBody: 64}
+	o := testServeOptions(t, dir, "--max-json-body", "64")
 	done := make(chan error, 1)
 	go func() { done <- runServe(ctx, o, out, logs) }()
 	defer func() { cancel(); <-done }()
@@ -241,4 +241,19 @@ func TestServeBodyLimitFlag(t *testing.T) {
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Fatalf("a %d-byte body with --max-json-body 64: %d, want 413", len(body), resp.StatusCode)
 	}
+}
+
+// testServeOptions returns serve's options as its flags define them, for dir on a free
+// loopback port, with args applied; the bootstrap password is hashed at bcrypt's lowest
+// cost so that a first start is quick under -race.
+func testServeOptions(t *testing.T, dir string, args ...string) serveOptions {
+	t.Helper()
+	var o serveOptions
+	f := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	o.register(f)
+	if err := f.Parse(append([]string{"--data", dir, "--addr", "127.0.0.1:0", "--login-ttl", "1h", "--drain-timeout", "10s"}, args...)); err != nil {
+		t.Fatal(err)
+	}
+	o.passwordCost = bcrypt.MinCost
+	return o
 }

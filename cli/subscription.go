@@ -61,7 +61,7 @@ func newSubscriptionSetCommand() *cobra.Command {
 			return nil
 		},
 	}
-	dataFlag(cmd, &dir)
+	dataFlag(cmd.Flags(), &dir)
 	f := cmd.Flags()
 	f.StringVar(&workspace, "workspace", "", "workspace id (required)")
 	f.StringVar(&plan, "plan", "", "plan name")

@@ -47,7 +47,7 @@ func newUserCreateCommand() *cobra.Command {
 			return nil
 		},
 	}
-	dataFlag(cmd, &dir)
+	dataFlag(cmd.Flags(), &dir)
 	f := cmd.Flags()
 	f.StringVar(&email, "email", "", "email address (required)")
 	f.StringVar(&name, "name", "", "display name (required)")
@@ -89,7 +89,7 @@ func newUserListCommand() *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	dataFlag(cmd, &dir)
+	dataFlag(cmd.Flags(), &dir)
 	return cmd
 }
 

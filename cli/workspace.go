@@ -35,7 +35,7 @@ func NewWorkspaceCommand() *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	dataFlag(list, &dir)
+	dataFlag(list.Flags(), &dir)
 	cmd.AddCommand(list, newWorkspaceExportCommand(), newWorkspaceImportCommand())
 	return cmd
 }

@@ -53,7 +53,7 @@ Provider API keys are masked unless --include-secrets is given.`,
 			return nil
 		},
 	}
-	dataFlag(cmd, &dir)
+	dataFlag(cmd.Flags(), &dir)
 	f := cmd.Flags()
 	f.StringVar(&wsID, "workspace", "", "id of the workspace to export (required)")
 	f.StringVar(&out, "out", "-", `file to write (mode 0600), or "-" for standard output`)
@@ -125,7 +125,7 @@ secret, printed once. URL sources are fetched when the server next starts.`,
 			return nil
 		},
 	}
-	dataFlag(cmd, &dir)
+	dataFlag(cmd.Flags(), &dir)
 	f := cmd.Flags()
 	f.StringVar(&wsID, "workspace", "", "id of the workspace to import into (required)")
 	f.StringVar(&in, "in", "", `document to read, or "-" for standard input (required)`)
