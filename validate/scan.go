@@ -129,21 +129,14 @@ func scanObject(b []byte, ms []member) ([]member, bool) {
 			return nil, false
 		}
 		ms = append(ms, member{key, b[i:vend]})
-		i = skipSpace(b, vend)
-		if i >= len(b) {
+		next, done, ok := afterItem(b, vend, '}')
+		if !ok {
 			return nil, false
 		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-			if i >= len(b) {
-				return nil, false
-			}
-		case '}':
-			return ms, i == len(b)-1
-		default:
-			return nil, false
+		if done {
+			return ms, true
 		}
+		i = next
 	}
 }
 
@@ -188,22 +181,32 @@ func scanArray(b []byte, items [][]byte) ([][]byte, bool) {
 			return nil, false
 		}
 		items = append(items, b[i:end])
-		i = skipSpace(b, end)
-		if i >= len(b) {
+		next, done, ok := afterItem(b, end, ']')
+		if !ok {
 			return nil, false
 		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-			if i >= len(b) {
-				return nil, false
-			}
-		case ']':
-			return items, i == len(b)-1
-		default:
-			return nil, false
+		if done {
+			return items, true
 		}
+		i = next
 	}
+}
+
+// afterItem steps over what follows an item of an object or array ending at i: a comma,
+// giving the start of the next item, or the container's closing byte, which must end b.
+func afterItem(b []byte, i int, closing byte) (next int, done, ok bool) {
+	i = skipSpace(b, i)
+	if i >= len(b) {
+		return 0, false, false
+	}
+	switch b[i] {
+	case ',':
+		i = skipSpace(b, i+1)
+		return i, false, i < len(b)
+	case closing:
+		return 0, true, i == len(b)-1
+	}
+	return 0, false, false
 }
 
 // splitObject returns the members of the JSON object raw; the last of duplicate keys wins,
