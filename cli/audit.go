@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/voiceapi/voiceapi/bolt"
 )
 
 // errChainBroken makes `audit verify` exit non-zero once it has named every fault.
@@ -18,12 +20,7 @@ func NewAuditCommand() *cobra.Command {
 		Use:   "verify",
 		Short: "Recompute every workspace's event hash chain and name each event that was edited or removed",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := openForAdmin(dir)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: withAdminDB(&dir, func(cmd *cobra.Command, db *bolt.DB) error {
 			problems, checked, err := db.VerifyAuditChain(cmd.Context(), workspace)
 			if err != nil {
 				return err
@@ -42,7 +39,7 @@ func NewAuditCommand() *cobra.Command {
 			}
 			fmt.Fprintf(out, "ok: %d event(s) checked, every hash chain is intact\n", checked)
 			return nil
-		},
+		}),
 	}
 	dataFlag(verify.Flags(), &dir)
 	verify.Flags().StringVar(&workspace, "workspace", "", "check only this workspace (default: every workspace)")

@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/voiceapi/voiceapi/bolt"
+
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -21,12 +23,7 @@ func newKeyCreateCommand() *cobra.Command {
 		Use:   "create",
 		Short: "Create an API key for a user; prints the token once",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := openForAdmin(dir)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: withAdminDB(&dir, func(cmd *cobra.Command, db *bolt.DB) error {
 			u, err := db.UserByEmail(cmd.Context(), email)
 			if err != nil {
 				return fmt.Errorf("no user with email %q", email)
@@ -45,7 +42,7 @@ func newKeyCreateCommand() *cobra.Command {
 			fmt.Fprintf(cmd.ErrOrStderr(), "created API key %d %q for %s in workspace %s; the token is shown once:\n", key.ID, key.Name, u.Email, workspace)
 			fmt.Fprintln(cmd.OutOrStdout(), token)
 			return nil
-		},
+		}),
 	}
 	dataFlag(cmd.Flags(), &dir)
 	f := cmd.Flags()

@@ -292,5 +292,18 @@ func openForAdmin(dir string) (*bolt.DB, error) {
 	return bolt.Open(dir, adminOptions)
 }
 
+// withAdminDB is the RunE of a one-shot command on the data directory *dir: it opens the
+// database (failing fast when a server holds it), runs fn, and closes it.
+func withAdminDB(dir *string, fn func(cmd *cobra.Command, db *bolt.DB) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		db, err := openForAdmin(*dir)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return fn(cmd, db)
+	}
+}
+
 // adminOptions open the database for one-shot commands; tests lower the bcrypt cost.
 var adminOptions = bolt.Options{LockTimeout: 2 * time.Second}

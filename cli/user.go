@@ -2,12 +2,15 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/voiceapi/voiceapi/bolt"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -64,12 +67,7 @@ func newUserListCommand() *cobra.Command {
 		Use:   "list",
 		Short: "List users",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := openForAdmin(dir)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: withAdminDB(&dir, func(cmd *cobra.Command, db *bolt.DB) error {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tEMAIL\tNAME\tADMIN\tCREATED")
 			req := data.PageRequest{PerPage: 100}
@@ -87,24 +85,25 @@ func newUserListCommand() *cobra.Command {
 				req.Cursor = *page.NextCursor
 			}
 			return tw.Flush()
-		},
+		}),
 	}
 	dataFlag(cmd.Flags(), &dir)
 	return cmd
 }
 
-// describe turns a validation error into one line per field for the terminal.
+// describe turns a validation error into one line per field for the terminal, each led by
+// its dot path: the path says where in a long document (an import) the fault is.
 func describe(err error) error {
 	e, ok := err.(*data.Error)
 	if !ok || len(e.Fields) == 0 {
 		return err
 	}
 	var sb strings.Builder
-	sb.WriteString("invalid input:")
+	sb.WriteString("invalid input: " + e.Message)
 	for _, p := range e.SortedFieldPaths() {
 		for _, m := range e.Fields[p] {
-			sb.WriteString("\n  " + m)
+			sb.WriteString("\n  " + p + ": " + m)
 		}
 	}
-	return fmt.Errorf("%s", sb.String())
+	return errors.New(sb.String())
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/voiceapi/voiceapi/bolt"
+
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -17,12 +19,7 @@ func NewWorkspaceCommand() *cobra.Command {
 		Use:   "list",
 		Short: "List every workspace",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := openForAdmin(dir)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: withAdminDB(&dir, func(cmd *cobra.Command, db *bolt.DB) error {
 			all, err := db.ListAllWorkspaces(cmd.Context())
 			if err != nil {
 				return err
@@ -33,7 +30,7 @@ func NewWorkspaceCommand() *cobra.Command {
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", ws.ID, ws.Name, ws.CreatedAt.Format(data.TimeLayout))
 			}
 			return tw.Flush()
-		},
+		}),
 	}
 	dataFlag(list.Flags(), &dir)
 	cmd.AddCommand(list, newWorkspaceExportCommand(), newWorkspaceImportCommand())

@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/voiceapi/voiceapi/bolt"
+
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/validate"
 )
@@ -28,12 +30,7 @@ knowledge bases with their sources (files included), its numbers and its webhook
 (without their secrets), as the JSON document GET /api/v1/workspaces/{id}/export returns.
 Provider API keys are masked unless --include-secrets is given.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := openForAdmin(dir)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+		RunE: withAdminDB(&dir, func(cmd *cobra.Command, db *bolt.DB) error {
 			stream, err := db.ExportWorkspace(cmd.Context(), wsID, data.ExportOptions{IncludeSecrets: secrets})
 			if err != nil {
 				return err
@@ -51,7 +48,7 @@ Provider API keys are masked unless --include-secrets is given.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), secretsWarning)
 			}
 			return nil
-		},
+		}),
 	}
 	dataFlag(cmd.Flags(), &dir)
 	f := cmd.Flags()
@@ -102,7 +99,7 @@ secret, printed once. URL sources are fetched when the server next starts.`,
 			}
 			var doc data.WorkspaceExport
 			if err := validate.Decode(raw, &doc); err != nil {
-				return describeError(err)
+				return describe(err)
 			}
 			db, err := openForAdmin(dir)
 			if err != nil {
@@ -111,7 +108,7 @@ secret, printed once. URL sources are fetched when the server next starts.`,
 			defer db.Close()
 			res, err := db.ImportWorkspace(cmd.Context(), wsID, &doc, data.ImportOptions{})
 			if err != nil {
-				return describeError(err)
+				return describe(err)
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "imported into %s: %d agents, %d knowledge bases, %d numbers, %d webhooks\n",
@@ -139,20 +136,4 @@ func readImportFile(cmd *cobra.Command, in string) ([]byte, error) {
 		return io.ReadAll(cmd.InOrStdin())
 	}
 	return os.ReadFile(in)
-}
-
-// describeError spells out every field fault of a validation error, one a line, since a
-// terminal has no JSON body to show them in.
-func describeError(err error) error {
-	de, ok := err.(*data.Error)
-	if !ok || len(de.Fields) == 0 {
-		return err
-	}
-	msg := de.Message
-	for _, p := range de.SortedFieldPaths() {
-		for _, m := range de.Fields[p] {
-			msg += "\n  " + p + ": " + m
-		}
-	}
-	return fmt.Errorf("%s", msg)
 }
