@@ -202,11 +202,11 @@ func (db *DB) UpdateNumber(ctx context.Context, id string, in data.NumberUpdate)
 			next.Provider = in.Provider.V
 		}
 		var inb, outb *string // only newly given bindings are checked: a kept one stays valid
-		if in.InboundAgentSet {
-			next.InboundAgentID, inb = in.InboundAgentID, in.InboundAgentID
+		if in.InboundAgentID.Set {
+			next.InboundAgentID, inb = in.InboundAgentID.V, in.InboundAgentID.V
 		}
-		if in.OutboundAgentSet {
-			next.OutboundAgentID, outb = in.OutboundAgentID, in.OutboundAgentID
+		if in.OutboundAgentID.Set {
+			next.OutboundAgentID, outb = in.OutboundAgentID.V, in.OutboundAgentID.V
 		}
 		if err := checkBindings(ctx, tx, ws, inb, outb); err != nil {
 			return err

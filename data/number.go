@@ -37,17 +37,13 @@ type NumberCreate struct {
 	OutboundAgentID *string `json:"outbound_agent_id"`
 }
 
-// NumberUpdate is the body of PUT /api/v1/numbers/{id}. The agent ids are nullable: the
-// *Set flags tell a given null (unbind) from an absent member (keep).
+// NumberUpdate is the body of PUT /api/v1/numbers/{id}. The agent ids are nullable: a
+// given null unbinds, an absent member keeps the binding.
 type NumberUpdate struct {
-	Nickname        Opt[string] `json:"nickname"`
-	Provider        Opt[string] `json:"provider"`
-	InboundAgentID  *string     `json:"inbound_agent_id"`
-	OutboundAgentID *string     `json:"outbound_agent_id"`
-	// InboundAgentSet tells whether inbound_agent_id was given.
-	InboundAgentSet bool `json:"-"`
-	// OutboundAgentSet tells whether outbound_agent_id was given.
-	OutboundAgentSet bool `json:"-"`
+	Nickname        Opt[string]  `json:"nickname"`
+	Provider        Opt[string]  `json:"provider"`
+	InboundAgentID  Opt[*string] `json:"inbound_agent_id"`
+	OutboundAgentID Opt[*string] `json:"outbound_agent_id"`
 }
 
 // NumberFilter narrows a list of numbers.

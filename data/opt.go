@@ -1,7 +1,8 @@
 package data
 
-// Opt is an optional, non-nullable field of an update body: Set tells whether the member
-// was given. The strict decoder fills it and refuses null for it (conventions §1).
+// Opt is an optional field of an update body: Set tells whether the member was given. The
+// strict decoder refuses null for it unless T is a pointer: Opt[*string] is an optional,
+// nullable field, where a given null (Set, V nil) differs from an absent member.
 type Opt[T any] struct {
 	Set bool
 	V   T

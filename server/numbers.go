@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -67,13 +66,7 @@ func (s *Server) handleNumberShow(w http.ResponseWriter, r *http.Request) error 
 // so the members' presence is read as well as their values.
 func (s *Server) handleNumberUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.NumberUpdate
-	obj, err := decodeBodyObject(r, &in)
-	if err != nil && data.ErrorCode(err) != data.EINVALID {
-		return err
-	}
-	_, in.InboundAgentSet = obj["inbound_agent_id"]
-	_, in.OutboundAgentSet = obj["outbound_agent_id"]
-	if err := validate.Combine(err, validate.NumberUpdate(in)); err != nil {
+	if err := decodeBody(r, &in, func() error { return validate.NumberUpdate(in) }); err != nil {
 		return err
 	}
 	n, err := s.svc.Numbers.UpdateNumber(r.Context(), mux.Vars(r)["id"], in)
@@ -89,20 +82,4 @@ func (s *Server) handleNumberDelete(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	return writeNoContent(w)
-}
-
-// decodeBodyObject decodes the body strictly into dst, as decodeBody does, and also
-// returns its members, for updates that must tell a null from an absent member.
-func decodeBodyObject(r *http.Request, dst any) (map[string]json.RawMessage, error) {
-	body, err := readJSONBody(r)
-	if err != nil {
-		return nil, err
-	}
-	obj, err := validate.Object(body)
-	if err != nil {
-		return nil, err
-	}
-	var errs validate.Errors
-	validate.StrictObject(obj, dst, "", &errs)
-	return obj, errs.Err()
 }

@@ -102,7 +102,7 @@ func unwrap(t reflect.Type) reflect.Type {
 	}
 }
 
-// isOpt reports whether t is data.Opt[T]: an optional member that refuses null.
+// isOpt reports whether t is data.Opt[T]: an optional member, nullable only for a pointer T.
 func isOpt(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct && t.Implements(optionalType)
 }
@@ -183,13 +183,15 @@ func (g *schemaGen) object(t reflect.Type, mode schemaMode, name string) map[str
 }
 
 // field builds the schema of one member. A pointer is nullable unless tagged
-// strict:"nonnull" (the strict decoder refuses null for it then); data.Opt is optional
-// and not nullable; a map may be null unless tagged so (the decoder accepts null for it).
+// strict:"nonnull" (the strict decoder refuses null for it then); data.Opt[T] is optional
+// and nullable only when T is a pointer (the decoder lets T decide); a map may be null
+// unless tagged so (the decoder accepts null for it).
 func (g *schemaGen) field(f reflect.StructField, mode schemaMode, rule fieldRule) map[string]any {
 	t := f.Type
 	nullable := false
 	if isOpt(t) {
 		t = t.Field(1).Type
+		nullable = t.Kind() == reflect.Pointer && !rule.NotNull
 	} else if t.Kind() == reflect.Pointer || t.Kind() == reflect.Map {
 		nullable = f.Tag.Get("strict") != "nonnull" && !rule.NotNull
 	}

@@ -135,12 +135,19 @@ func decodeValue(d *decoder, raw []byte, v reflect.Value) {
 			v.SetZero()
 			return
 		}
+		if t.Kind() == reflect.Struct && traitsOf(t).optional {
+			// data.Opt given as null: V decides. A pointer V takes it (Opt[*T] tells a
+			// given null from an absent member); any other V refuses it.
+			decodeValue(d, b, v.Field(1))
+			v.Field(0).SetBool(true)
+			return
+		}
 		d.fault("The %s field must not be null.")
 		return
 	}
 	traits := traitsOf(t)
 	if traits.optional {
-		// data.Opt: decode into V, mark Set. A null never reaches here (refused above).
+		// data.Opt: decode into V, mark Set.
 		decodeValue(d, b, v.Field(1))
 		v.Field(0).SetBool(true)
 		return

@@ -159,3 +159,27 @@ func TestMerge(t *testing.T) {
 		t.Fatalf("merged %+v", out)
 	}
 }
+
+// An Opt refuses null unless its value is a pointer: Opt[*string] tells a given null
+// (Set, nil) from an absent member (not Set).
+func TestOptNullOnlyForPointers(t *testing.T) {
+	type body struct {
+		Name  data.Opt[string]  `json:"name"`
+		Agent data.Opt[*string] `json:"agent"`
+	}
+	var b body
+	if err := Decode([]byte(`{"agent": null}`), &b); err != nil {
+		t.Fatalf("null for Opt[*string]: %v", err)
+	}
+	if !b.Agent.Set || b.Agent.V != nil || b.Name.Set {
+		t.Fatalf("got %+v, want agent set to nil and name absent", b)
+	}
+	b = body{}
+	if err := Decode([]byte(`{"agent": "agt_x"}`), &b); err != nil || !b.Agent.Set || b.Agent.V == nil || *b.Agent.V != "agt_x" {
+		t.Fatalf("value for Opt[*string]: %+v, %v", b, err)
+	}
+	err := Decode([]byte(`{"name": null}`), &body{})
+	if e, ok := err.(*data.Error); !ok || len(e.Fields["name"]) == 0 {
+		t.Fatalf("null for Opt[string] not refused on name: %v", err)
+	}
+}

@@ -50,7 +50,11 @@ func NumberUpdate(in data.NumberUpdate) error {
 	if in.Provider.Set {
 		errs.OneOf("provider", in.Provider.V, data.NumberProviders...)
 	}
-	agentRef(&errs, "inbound_agent_id", in.InboundAgentID)
-	agentRef(&errs, "outbound_agent_id", in.OutboundAgentID)
+	if in.InboundAgentID.Set {
+		agentRef(&errs, "inbound_agent_id", in.InboundAgentID.V)
+	}
+	if in.OutboundAgentID.Set {
+		agentRef(&errs, "outbound_agent_id", in.OutboundAgentID.V)
+	}
 	return errs.Err()
 }
