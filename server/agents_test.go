@@ -71,14 +71,6 @@ func path(v any, p string) any {
 	return v
 }
 
-func itemIDs(list []any) []string {
-	out := make([]string, len(list))
-	for i, a := range list {
-		out[i], _ = a.(map[string]any)["id"].(string)
-	}
-	return out
-}
-
 var agentGroups = []string{"call_config", "knowledge_base_config", "llm_config", "prompt_config", "stt_config", "tts_config"}
 
 func TestAgentCreateDefaults(t *testing.T) {

@@ -242,3 +242,22 @@ func waitFor(t testing.TB, within time.Duration, what string, cond func() bool) 
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// itemIDs returns the "id" of every item of a decoded list.
+func itemIDs(list []any) []string {
+	out := make([]string, len(list))
+	for i, a := range list {
+		out[i], _ = a.(map[string]any)["id"].(string)
+	}
+	return out
+}
+
+// pageIDs returns the ids of a list response's page.
+func pageIDs(r *response) []string { return itemIDs(r.List()) }
+
+// listIDs is pageIDs of a response that must be a 200.
+func listIDs(t testing.TB, r *response) []string {
+	t.Helper()
+	expect(t, r, 200)
+	return pageIDs(r)
+}

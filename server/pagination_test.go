@@ -6,14 +6,6 @@ import (
 	"testing"
 )
 
-func pageIDs(r *response) []string {
-	var out []string
-	for _, it := range r.List() {
-		out = append(out, it.(map[string]any)["id"].(string))
-	}
-	return out
-}
-
 func cursor(r *response, which string) string {
 	c, _ := r.Meta()[which].(string)
 	return c

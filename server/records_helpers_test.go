@@ -3,7 +3,6 @@ package server_test
 import (
 	"encoding/json"
 	"fmt"
-	"testing"
 
 	"go.etcd.io/bbolt"
 
@@ -81,14 +80,3 @@ func intp(n int) *int { return &n }
 
 // str returns a field of a decoded record as a string ("<nil>" for null).
 func str(m map[string]any, k string) string { return fmt.Sprint(m[k]) }
-
-// listIDs returns the "id" of every item of a list response.
-func listIDs(t testing.TB, r *response) []string {
-	t.Helper()
-	expect(t, r, 200)
-	var out []string
-	for _, it := range r.List() {
-		out = append(out, it.(map[string]any)["id"].(string))
-	}
-	return out
-}
