@@ -18,7 +18,11 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/seal"
 )
+
+// SecretKeyFile holds the key for credentials at rest when VOICEAPI_SECRET_KEY is unset.
+const SecretKeyFile = seal.KeyFile
 
 // FileName is the database file inside the data directory.
 const FileName = "voiceapi.db"
@@ -117,7 +121,7 @@ type DB struct {
 	now    func() time.Time
 	ids    *data.IDGen
 	opts   Options
-	sealer *sealer
+	sealer *seal.Sealer
 	log    *slog.Logger
 
 	cursorKey []byte // signs pagination cursors, so tampered or foreign ones are refused
@@ -178,7 +182,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		bdb.Close()
 		return nil, err
 	}
-	s, err := newSealer(dir, opts.SecretKey)
+	s, err := seal.Load(dir, opts.SecretKey)
 	if err != nil {
 		bdb.Close()
 		return nil, err
@@ -301,3 +305,9 @@ func (db *DB) update(fn func(tx *bbolt.Tx) error) error {
 func (db *DB) view(fn func(tx *bbolt.Tx) error) error {
 	return db.bolt.View(fn)
 }
+
+// Seal encrypts a credential for storage (for other packages' records).
+func (db *DB) Seal(plain string) (string, error) { return db.sealer.Seal(plain) }
+
+// Unseal decrypts a stored credential.
+func (db *DB) Unseal(sealed string) (string, error) { return db.sealer.Open(sealed) }
