@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -26,7 +25,7 @@ const noKeyWarning = `warning: the archive holds no secret.key. Credentials in t
 // NewBackupCommand builds `voiceapi backup`.
 func NewBackupCommand() *cobra.Command {
 	var dir, out string
-	var excludeKey bool
+	var excludeKey, force bool
 	cmd := &cobra.Command{
 		Use:   "backup",
 		Short: "Back up a stopped server's data directory to a tar.gz archive",
@@ -43,8 +42,10 @@ checksums. For a running server, use GET /api/v1/admin/backup (instance admins).
 				}
 				return err
 			}
-			m, err := writeFileAtomically(out, func(w io.Writer) (*bolt.Manifest, error) {
-				return bolt.BackupStopped(dir, w, opts)
+			var m *bolt.Manifest
+			err := writeFileAtomically(out, force, func(w io.Writer) (err error) {
+				m, err = bolt.BackupStopped(dir, w, opts)
+				return err
 			})
 			if err != nil {
 				return err
@@ -57,30 +58,9 @@ checksums. For a running server, use GET /api/v1/admin/backup (instance admins).
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", `archive to write (mode 0600), or "-" for standard output (required)`)
 	f.BoolVar(&excludeKey, "exclude-secret-key", false, "leave secret.key out of the archive (keep it safe separately)")
+	f.BoolVar(&force, "force", false, "replace the --out file if it exists (atomically: the old archive stays whole until the new one is complete)")
 	cmd.MarkFlagRequired("out")
 	return cmd
-}
-
-// writeFileAtomically writes path through a temporary file beside it (mode 0600: the
-// archive may hold the secret key), fsynced and renamed, so a failed backup never leaves
-// a file that looks complete.
-func writeFileAtomically(path string, write func(io.Writer) (*bolt.Manifest, error)) (*bolt.Manifest, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".voiceapi-backup-*")
-	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(tmp.Name())
-	m, err := write(tmp)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	return m, err
 }
 
 func reportBackup(w io.Writer, where string, m *bolt.Manifest) {
