@@ -25,6 +25,13 @@ func NewAuditCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// A workspace id with neither a workspace nor events is a typo, not a clean
+			// chain (a deleted workspace's events are still checked).
+			if workspace != "" && checked == 0 && len(problems) == 0 {
+				if _, err := db.Workspace(cmd.Context(), workspace); err != nil {
+					return fmt.Errorf("--workspace %s: no such workspace and no events under that id", workspace)
+				}
+			}
 			out := cmd.OutOrStdout()
 			for _, p := range problems {
 				if p.EventID == "" {

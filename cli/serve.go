@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math/big"
 	"net"
@@ -299,7 +301,9 @@ func randomPassword(n int) (string, error) {
 // openForAdmin opens the database for a one-shot command: it fails within seconds with a
 // clear message when a server holds it.
 func openForAdmin(dir string) (*bolt.DB, error) {
-	if _, err := os.Stat(dir); err != nil {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("data directory %s does not exist: name the server's data directory with --data DIR (or VOICEAPI_DATA); `voiceapi serve` creates it on its first start", dir)
+	} else if err != nil {
 		return nil, fmt.Errorf("data directory %s: %w", dir, err)
 	}
 	return bolt.Open(dir, adminOptions)
