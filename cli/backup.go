@@ -35,8 +35,11 @@ checksums. For a running server, use GET /api/v1/admin/backup (instance admins).
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts := data.BackupOptions{ExcludeSecretKey: excludeKey}
+			// The compressed size is known only at the end: a spinner counts the bytes.
+			bar := newProgress(cmd.ErrOrStderr(), -1, "writing the archive")
 			if out == "-" {
-				m, err := bolt.BackupStopped(dir, cmd.OutOrStdout(), opts)
+				m, err := bolt.BackupStopped(dir, bar.Writer(cmd.OutOrStdout()), opts)
+				bar.Done()
 				if err == nil {
 					reportBackup(cmd.ErrOrStderr(), "standard output", m)
 				}
@@ -44,9 +47,10 @@ checksums. For a running server, use GET /api/v1/admin/backup (instance admins).
 			}
 			var m *bolt.Manifest
 			err := writeFileAtomically(out, force, func(w io.Writer) (err error) {
-				m, err = bolt.BackupStopped(dir, w, opts)
+				m, err = bolt.BackupStopped(dir, bar.Writer(w), opts)
 				return err
 			})
+			bar.Done()
 			if err != nil {
 				return err
 			}
@@ -91,15 +95,18 @@ anything is moved into place. Schema migrations run when the server next starts.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var r io.Reader = cmd.InOrStdin()
+			size := int64(-1)
 			if in != "-" {
 				f, err := os.Open(in)
 				if err != nil {
 					return err
 				}
 				defer f.Close()
-				r = f
+				r, size = f, fileSize(f)
 			}
-			m, err := bolt.Restore(dir, r, bolt.RestoreOptions{Force: force})
+			bar := newProgress(cmd.ErrOrStderr(), size, "reading the archive")
+			m, err := bolt.Restore(dir, bar.Reader(r), bolt.RestoreOptions{Force: force})
+			bar.Done()
 			if err != nil {
 				return err
 			}

@@ -35,14 +35,16 @@ Provider API keys are masked unless --include-secrets is given.`,
 				return err
 			}
 			defer stream.Close()
+			bar := newProgress(cmd.ErrOrStderr(), -1, "writing the document")
 			if out == "-" {
-				_, err = stream.WriteTo(cmd.OutOrStdout())
+				_, err = stream.WriteTo(bar.Writer(cmd.OutOrStdout()))
 			} else {
 				err = writeFileAtomically(out, force, func(w io.Writer) error {
-					_, err := stream.WriteTo(w)
+					_, err := stream.WriteTo(bar.Writer(w))
 					return err
 				})
 			}
+			bar.Done()
 			if err != nil {
 				return err
 			}
@@ -78,6 +80,9 @@ secret, printed once. URL sources are fetched when the server next starts.`,
 			if err != nil {
 				return err
 			}
+			// What follows has nothing to count: a spinner shows it is still working.
+			bar := newSpinner(cmd.ErrOrStderr(), "checking and importing")
+			defer bar.Done()
 			var doc data.WorkspaceExport
 			if err := validate.Decode(raw, &doc); err != nil {
 				return describe(err)
@@ -88,6 +93,7 @@ secret, printed once. URL sources are fetched when the server next starts.`,
 			}
 			defer db.Close()
 			res, err := db.ImportWorkspace(cmd.Context(), wsID, &doc, data.ImportOptions{})
+			bar.Done()
 			if err != nil {
 				return describe(err)
 			}
@@ -112,9 +118,19 @@ secret, printed once. URL sources are fetched when the server next starts.`,
 	return cmd
 }
 
+// readImportFile reads the document, with a bar on a terminal.
 func readImportFile(cmd *cobra.Command, in string) ([]byte, error) {
-	if in == "-" {
-		return io.ReadAll(cmd.InOrStdin())
+	var r io.Reader = cmd.InOrStdin()
+	size := int64(-1)
+	if in != "-" {
+		f, err := os.Open(in)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r, size = f, fileSize(f)
 	}
-	return os.ReadFile(in)
+	bar := newProgress(cmd.ErrOrStderr(), size, "reading the document")
+	defer bar.Done()
+	return io.ReadAll(bar.Reader(r))
 }

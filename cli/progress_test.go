@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeTerminal collects what the commands write to standard error while claiming to be a
+// terminal, so that the bar is drawn.
+type fakeTerminal struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (f *fakeTerminal) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.b.Write(p)
+}
+
+func (f *fakeTerminal) String() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.b.String()
+}
+
+func (f *fakeTerminal) isTerminal() bool { return true }
+
+// runOnTerminal runs the command line with standard error on a fake terminal.
+func runOnTerminal(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	errOut := &fakeTerminal{}
+	root := NewRootCommand(&out, errOut)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	return out.String(), errOut.String(), err
+}
+
+// progressDescriptions are the texts the bars show; none may reach a non-terminal.
+var progressDescriptions = []string{"writing the archive", "reading the archive", "writing the document", "reading the document", "checking and importing"}
+
+// TestLongOperationsQuietWithoutTerminal: backup, restore, workspace export and import,
+// with standard error on a buffer (as under a pipe, a file or CI), print their summary
+// lines and no progress: no bar text, no carriage return.
+func TestLongOperationsQuietWithoutTerminal(t *testing.T) {
+	dir, u := stoppedDataDir(t)
+	tmp := t.TempDir()
+	archive, doc := filepath.Join(tmp, "b.tar.gz"), filepath.Join(tmp, "ws.json")
+	steps := [][]string{
+		{"backup", "--data", dir, "--out", archive},
+		{"restore", "--data", filepath.Join(tmp, "restored"), "--in", archive},
+		{"workspace", "export", "--data", dir, "--workspace", u.PersonalWorkspaceID, "--out", doc},
+		{"workspace", "import", "--data", dir, "--workspace", u.PersonalWorkspaceID, "--in", doc},
+	}
+	for _, args := range steps {
+		_, errOut, err := run(t, "", args...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, errOut)
+		}
+		if strings.ContainsAny(errOut, "\r\x1b") {
+			t.Errorf("%v: control characters on a non-terminal: %q", args, errOut)
+		}
+		for _, d := range progressDescriptions {
+			if strings.Contains(errOut, d) {
+				t.Errorf("%v: progress %q on a non-terminal: %q", args, d, errOut)
+			}
+		}
+	}
+}
+
+// TestLongOperationsShowProgressOnTerminal: the same commands on a terminal draw their
+// bar, with byte counts, clear it, and still print their summary.
+func TestLongOperationsShowProgressOnTerminal(t *testing.T) {
+	dir, u := stoppedDataDir(t)
+	tmp := t.TempDir()
+	archive, doc := filepath.Join(tmp, "b.tar.gz"), filepath.Join(tmp, "ws.json")
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"backup", "--data", dir, "--out", archive}, []string{"writing the archive", " B", "backed up "}},
+		// The archive's size is known: the bar has a total and a percentage.
+		{[]string{"restore", "--data", filepath.Join(tmp, "restored"), "--in", archive}, []string{"reading the archive", "%", " B/", "restored "}},
+		{[]string{"workspace", "export", "--data", dir, "--workspace", u.PersonalWorkspaceID, "--out", doc}, []string{"writing the document", " B"}},
+		{[]string{"workspace", "import", "--data", dir, "--workspace", u.PersonalWorkspaceID, "--in", doc}, []string{"reading the document", "%", "checking and importing"}},
+	} {
+		_, errOut, err := runOnTerminal(t, tc.args...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%q", tc.args, err, errOut)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%v: %q missing from the terminal output %q", tc.args, w, errOut)
+			}
+		}
+		if !strings.Contains(errOut, "\r") {
+			t.Errorf("%v: the bar is never redrawn or cleared (no carriage return): %q", tc.args, errOut)
+		}
+	}
+}
+
+// TestIsTerminal: files and pipes are not terminals; the fake is.
+func TestIsTerminal(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for name, tc := range map[string]struct {
+		w    io.Writer
+		want bool
+	}{"pipe": {w, false}, "file": {f, false}, "buffer": {&bytes.Buffer{}, false}, "fake terminal": {&fakeTerminal{}, true}} {
+		if got := isTerminal(tc.w); got != tc.want {
+			t.Errorf("%s: isTerminal %v, want %v", name, got, tc.want)
+		}
+	}
+}
