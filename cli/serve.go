@@ -136,8 +136,10 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	// without creating the owner, so the next start on a free port creates it and prints
 	// its one-time credentials then, instead of printing them for a server that never ran.
 	ln, err := net.Listen("tcp", o.addr)
-	if err != nil {
-		return fmt.Errorf("--addr %s: %w (is another server listening there? choose another with --addr)", o.addr, err)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("--addr %s: the address is already in use (another voiceapi or another server?); stop it or choose a free address with --addr", o.addr)
+	} else if err != nil {
+		return fmt.Errorf("--addr %s: %w", o.addr, err)
 	}
 	defer ln.Close()
 	// The dispatcher starts after the database opens and stops (in-flight posts drained)

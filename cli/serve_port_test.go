@@ -22,7 +22,7 @@ func TestServeTakenPortKeepsTheBootstrap(t *testing.T) {
 
 	// Through the real command line: the error reaches the user as serve returns it.
 	stdout, _, err := run(t, "", "serve", "--data", dir, "--addr", taken.Addr().String())
-	if err == nil || !strings.Contains(err.Error(), taken.Addr().String()) || !strings.Contains(err.Error(), "--addr") {
+	if err == nil || !strings.Contains(err.Error(), taken.Addr().String()) || !strings.Contains(err.Error(), "--addr") || !strings.Contains(err.Error(), "in use") {
 		t.Fatalf("serve on a taken port: %v, want an error naming the address and --addr", err)
 	}
 	if strings.Contains(stdout, "password") || strings.Contains(stdout, "api token") {
