@@ -25,7 +25,7 @@ func stoppedDataDir(t *testing.T) (string, *data.User) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	u, err := db.CreateUser(context.Background(), data.UserCreate{Name: "A", Email: "a@example.com", Password: "password123"})
+	u, err := NewServices(db).Users.CreateUser(context.Background(), data.UserCreate{Name: "A", Email: "a@example.com", Password: "password123"})
 	if err != nil {
 		t.Fatal(err)
 	}

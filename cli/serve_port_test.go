@@ -29,7 +29,7 @@ func TestServeTakenPortKeepsTheBootstrap(t *testing.T) {
 		t.Fatalf("credentials printed by a server that never listened:\n%s", stdout)
 	}
 	db := openDir(t, dir)
-	n, err := db.CountUsers(context.Background())
+	n, err := NewServices(db).Users.CountUsers(context.Background())
 	db.Close()
 	if err != nil || n != 0 {
 		t.Fatalf("users after the failed start: %d (%v), want 0", n, err)
