@@ -128,3 +128,60 @@ func TestIsTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressWriterAndReader: on a terminal the bar counts what passes and reaches 100%
+// at the end, the data itself passes unchanged; elsewhere the writer and reader are the
+// ones given, untouched.
+func TestProgressWriterAndReader(t *testing.T) {
+	payload := strings.Repeat("voiceapi ", 100) // 900 bytes
+	term := &fakeTerminal{}
+	p := newProgress(term, int64(len(payload)), "copying")
+	var dst bytes.Buffer
+	w := p.Writer(&dst)
+	for i := 0; i < len(payload); i += 300 {
+		if _, err := io.WriteString(w, payload[i:i+300]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The bar counted every byte (what it draws is throttled: a fast copy shows its start
+	// only, then the bar is cleared).
+	if st := p.bar.State(); st.CurrentBytes != float64(len(payload)) || st.CurrentPercent != 1 {
+		t.Errorf("bar state after the copy: %+v", st)
+	}
+	p.Done()
+	p.Done() // a second call does nothing
+	if dst.String() != payload {
+		t.Fatalf("the data changed on its way: %d bytes", dst.Len())
+	}
+	shown := term.String()
+	for _, want := range []string{"copying", "900 B", "\r"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("%q missing from the bar's output %q", want, shown)
+		}
+	}
+
+	term = &fakeTerminal{}
+	p = newProgress(term, -1, "reading")
+	got, err := io.ReadAll(p.Reader(strings.NewReader(payload)))
+	if st := p.bar.State(); st.CurrentBytes != float64(len(payload)) {
+		t.Errorf("spinner state after the read: %+v", st)
+	}
+	p.Done()
+	if err != nil || string(got) != payload {
+		t.Fatalf("read %d bytes (%v)", len(got), err)
+	}
+	if !strings.Contains(term.String(), "reading") {
+		t.Errorf("spinner output %q", term.String())
+	}
+
+	var quiet bytes.Buffer
+	p = newProgress(&quiet, 10, "never shown")
+	r := strings.NewReader("x")
+	if p.Writer(&dst) != io.Writer(&dst) || p.Reader(r) != io.Reader(r) {
+		t.Error("off a terminal, the writer or reader is wrapped")
+	}
+	p.Done()
+	if quiet.Len() != 0 {
+		t.Errorf("output off a terminal: %q", quiet.String())
+	}
+}
