@@ -15,6 +15,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // stateFile, in a data directory the harness seeded, says how to use it again.
@@ -81,11 +82,15 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 	}
 	// The webhook dispatcher moves each event out of the outbox as a server does, so
 	// the directory does not start its life with a million-event backlog.
+	queue, err := deliveryQueue(db)
+	if err != nil {
+		return nil, err
+	}
 	stopFan := make(chan struct{})
 	fanned := make(chan error, 1)
 	go func() {
 		for {
-			n, err := db.FanOut(ctx, 256)
+			n, err := queue.FanOut(ctx, 256)
 			if err != nil {
 				fanned <- err
 				return
@@ -229,4 +234,13 @@ func parallel(n, workers int, fn func(i int) error) error {
 		}
 	}
 	return first
+}
+
+// deliveryQueue is the service layer's delivery queue on db, which fans events out.
+func deliveryQueue(db *bolt.DB) (data.DeliveryQueue, error) {
+	svc, err := service.New(db, service.Options{Sealer: db.Sealer(), Catalog: db.Options().Catalog})
+	if err != nil {
+		return nil, err
+	}
+	return svc.Deliveries, nil
 }

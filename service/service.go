@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/seal"
 )
 
@@ -29,6 +30,10 @@ type Options struct {
 	PasswordCost int
 	// LoginTTL is the lifetime of login tokens; 720h when 0.
 	LoginTTL time.Duration
+	// URLGuard checks a client-supplied URL before it is stored (a webhook's url): nil
+	// when acceptable, else why not. netguard.CheckURL when nil. Where the URL's host
+	// resolves is checked later, when connecting, by netguard's client.
+	URLGuard func(rawURL string) error
 }
 
 // base is what every resource's service shares.
@@ -40,12 +45,20 @@ type base struct {
 	catalog *data.Catalog
 	log     *slog.Logger
 	opts    Options
+	// urlGuard is Options.URLGuard.
+	urlGuard func(rawURL string) error
 }
 
 // Services are the implementations of the data services, one per resource, built on one
 // Store.
 type Services struct {
 	base *base
+	// Webhooks implements data.WebhookService.
+	Webhooks *WebhookService
+	// Deliveries implements data.DeliveryQueue, the webhook dispatcher's side of storage.
+	Deliveries *DeliveryService
+	// Audit implements data.AuditService and verifies the audit chain.
+	Audit *AuditService
 }
 
 // New builds the services on store.
@@ -65,6 +78,9 @@ func New(store Store, opts Options) (*Services, error) {
 	if opts.LoginTTL == 0 {
 		opts.LoginTTL = 720 * time.Hour
 	}
+	if opts.URLGuard == nil {
+		opts.URLGuard = netguard.CheckURL
+	}
 	if opts.Catalog == nil {
 		cat, err := data.LoadCatalog("")
 		if err != nil {
@@ -74,9 +90,13 @@ func New(store Store, opts Options) (*Services, error) {
 	}
 	b := &base{
 		store: store, now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
-		ids: &data.IDGen{Now: opts.Now, Rand: rand.Reader},
+		ids: &data.IDGen{Now: opts.Now, Rand: rand.Reader}, urlGuard: opts.URLGuard,
 	}
-	return &Services{base: b}, nil
+	return &Services{base: b,
+		Webhooks:   &WebhookService{b},
+		Deliveries: &DeliveryService{b},
+		Audit:      &AuditService{b},
+	}, nil
 }
 
 // timeNow is the clock as the records' time type.

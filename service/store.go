@@ -24,6 +24,9 @@ type Store interface {
 type Tx interface {
 	EventTx
 	LimitTx
+	WebhookTx
+	DeliveryTx
+	EventReadTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.
