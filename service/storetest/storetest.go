@@ -20,6 +20,10 @@ var suites = []struct {
 }{
 	{"events", testEvents},
 	{"limits", testLimits},
+	{"webhooks", testWebhooks},
+	{"deliveries", testDeliveries},
+	{"outbox", testOutbox},
+	{"event reads", testEventReads},
 }
 
 // Run runs every group of the suite against stores made by open.
