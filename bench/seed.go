@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/service"
 )
 
 // stateFile, in a data directory the harness seeded, says how to use it again.
@@ -55,12 +55,13 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 	defer db.Close()
 	ctx := context.Background()
 	st := &state{Email: "bench@voiceapi.local", Password: "bench-password-1"}
-	u, err := db.CreateUser(ctx, data.UserCreate{Name: "Bench", Email: st.Email, Password: st.Password, IsAdmin: true})
+	svc := cli.NewServices(db)
+	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Bench", Email: st.Email, Password: st.Password, IsAdmin: true})
 	if err != nil {
 		return nil, err
 	}
 	ws := u.PersonalWorkspaceID
-	_, st.Token, err = db.CreateAPIKeyFor(ctx, u.ID, ws, data.APIKeyCreate{Name: "bench"})
+	_, st.Token, err = svc.Auth.CreateAPIKeyFor(ctx, u.ID, ws, data.APIKeyCreate{Name: "bench"})
 	if err != nil {
 		return nil, err
 	}
@@ -82,15 +83,11 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 	}
 	// The webhook dispatcher moves each event out of the outbox as a server does, so
 	// the directory does not start its life with a million-event backlog.
-	queue, err := deliveryQueue(db)
-	if err != nil {
-		return nil, err
-	}
 	stopFan := make(chan struct{})
 	fanned := make(chan error, 1)
 	go func() {
 		for {
-			n, err := queue.FanOut(ctx, 256)
+			n, err := svc.Deliveries.FanOut(ctx, 256)
 			if err != nil {
 				fanned <- err
 				return
@@ -234,13 +231,4 @@ func parallel(n, workers int, fn func(i int) error) error {
 		}
 	}
 	return first
-}
-
-// deliveryQueue is the service layer's delivery queue on db, which fans events out.
-func deliveryQueue(db *bolt.DB) (data.DeliveryQueue, error) {
-	svc, err := service.New(db, service.Options{Sealer: db.Sealer(), Catalog: db.Options().Catalog})
-	if err != nil {
-		return nil, err
-	}
-	return svc.Deliveries, nil
 }

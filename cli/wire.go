@@ -12,32 +12,18 @@ import (
 // Services wires the storage into the server's service interfaces: the service layer for
 // the resources that have moved there, the storage's own methods for the others.
 func Services(db *bolt.DB) server.Services {
-	return ServicesOn(db, ServiceLayer(db))
-}
-
-// ServiceLayer builds the service layer on db, with db's clock, sealer, catalog and
-// logger, and the SSRF guard's URL check for client-supplied URLs.
-func ServiceLayer(db *bolt.DB) *service.Services {
-	o := db.Options()
-	svc, err := service.New(db, service.Options{
-		Now: o.Now, Sealer: db.Sealer(), Catalog: o.Catalog, Logger: o.Logger,
-		PasswordCost: o.PasswordCost, LoginTTL: o.LoginTTL, URLGuard: netguard.CheckURL,
-	})
-	if err != nil {
-		panic(err) // db always has a sealer
-	}
-	return svc
+	return ServicesOn(db, NewServices(db))
 }
 
 // ServicesOn is Services with the service layer svc built on db (serve shares it with
 // the webhook dispatcher).
 func ServicesOn(db *bolt.DB, svc *service.Services) server.Services {
 	return server.Services{
-		Auth:           db,
-		Users:          db,
-		Workspaces:     db,
-		WorkspaceUsers: db,
-		Idempotency:    db,
+		Auth:           svc.Auth,
+		Users:          svc.Users,
+		Workspaces:     svc.Workspaces,
+		WorkspaceUsers: svc.WorkspaceUsers,
+		Idempotency:    svc.Idempotency,
 		Agents:         db,
 		KnowledgeBases: db,
 		Catalog:        db.Catalog(),
@@ -50,11 +36,26 @@ func ServicesOn(db *bolt.DB, svc *service.Services) server.Services {
 	}
 }
 
+// NewServices builds the service layer on db, with the clock, catalog, logger, bcrypt
+// cost and login lifetime db was opened with, and the SSRF guard's check for
+// client-supplied URLs.
+func NewServices(db *bolt.DB) *service.Services {
+	o := db.Options()
+	svc, err := service.New(db, service.Options{
+		Now: o.Now, Sealer: db.Sealer(), Catalog: o.Catalog, Logger: o.Logger,
+		PasswordCost: o.PasswordCost, LoginTTL: o.LoginTTL, IDs: db.IDs(), URLGuard: netguard.CheckURL,
+	})
+	if err != nil {
+		panic(err) // only a missing sealer fails, and an open db always has one
+	}
+	return svc
+}
+
 // NewServer builds the HTTP server on db. Each configure function, when given, adjusts
 // the configuration (rate limits, ...) before the server is built; without any, nothing
 // is rate-limited.
 func NewServer(db *bolt.DB, logger *slog.Logger, configure ...func(*server.Config)) *server.Server {
-	return NewServerOn(db, ServiceLayer(db), logger, configure...)
+	return NewServerOn(db, NewServices(db), logger, configure...)
 }
 
 // NewServerOn is NewServer over the service layer svc built on db, so that the server and

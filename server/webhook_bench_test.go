@@ -39,8 +39,8 @@ func BenchmarkDeliveries(b *testing.B) {
 	}))
 	defer rc.Close()
 	ctx := context.Background()
-	svc := cli.ServiceLayer(db)
-	u, err := db.CreateUser(ctx, data.UserCreate{Name: "B", Email: "b@example.com", Password: "password123"})
+	svc := cli.NewServices(db)
+	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "B", Email: "b@example.com", Password: "password123"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func BenchmarkDeliveries(b *testing.B) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < b.N; i += 32 {
-				if _, err := db.UpdateWorkspace(as, u.PersonalWorkspaceID, data.WorkspaceUpdate{Name: data.Some(fmt.Sprint("n", i))}); err != nil {
+				if _, err := cli.NewServices(db).Workspaces.UpdateWorkspace(as, u.PersonalWorkspaceID, data.WorkspaceUpdate{Name: data.Some(fmt.Sprint("n", i))}); err != nil {
 					b.Error(err)
 					return
 				}

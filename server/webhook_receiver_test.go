@@ -161,7 +161,7 @@ func startDispatcher(t testing.TB, e *env, schedule ...time.Duration) *webhook.D
 	if schedule == nil {
 		schedule = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond}
 	}
-	d := webhook.NewDispatcher(cli.ServiceLayer(e.DB).Deliveries, webhook.Config{AllowPrivate: true, Schedule: schedule, Workers: 4, Timeout: 2 * time.Second,
+	d := webhook.NewDispatcher(cli.NewServices(e.DB).Deliveries, webhook.Config{AllowPrivate: true, Schedule: schedule, Workers: 4, Timeout: 2 * time.Second,
 		Logger: slog.New(slog.NewJSONHandler(e.Logs, nil))})
 	e.DB.SetEventHook(d.Wake)
 	d.Start(context.Background())

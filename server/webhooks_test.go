@@ -323,7 +323,7 @@ func TestDispatcherStopsWithoutLeaks(t *testing.T) {
 	runtime.GC()
 	before := runtime.NumGoroutine()
 
-	d := webhook.NewDispatcher(cli.ServiceLayer(e.DB).Deliveries, webhook.Config{AllowPrivate: true, Workers: 8})
+	d := webhook.NewDispatcher(cli.NewServices(e.DB).Deliveries, webhook.Config{AllowPrivate: true, Workers: 8})
 	e.DB.SetEventHook(d.Wake)
 	d.Start(context.Background())
 	for i := range 20 {
@@ -346,7 +346,7 @@ func TestLoopbackRefusedWithoutAllowPrivate(t *testing.T) {
 	rc := newReceiver(t, nil)
 	id, secret := createWebhook(t, e, e.Owner.Token, rc.srv.URL, "*")
 	rc.setSecret(secret)
-	d := webhook.NewDispatcher(cli.ServiceLayer(e.DB).Deliveries, webhook.Config{Schedule: []time.Duration{}})
+	d := webhook.NewDispatcher(cli.NewServices(e.DB).Deliveries, webhook.Config{Schedule: []time.Duration{}})
 	e.DB.SetEventHook(d.Wake)
 	d.Start(context.Background())
 	t.Cleanup(func() { e.DB.SetEventHook(nil); d.Stop(context.Background()) })

@@ -30,6 +30,9 @@ type Options struct {
 	PasswordCost int
 	// LoginTTL is the lifetime of login tokens; 720h when 0.
 	LoginTTL time.Duration
+	// IDs makes record ids; a generator on Now when nil. Event ids order the audit
+	// chain, so every writer of a store must share one generator.
+	IDs *data.IDGen
 	// URLGuard checks a client-supplied URL before it is stored (a webhook's url): nil
 	// when acceptable, else why not. netguard.CheckURL when nil. Where the URL's host
 	// resolves is checked later, when connecting, by netguard's client.
@@ -52,7 +55,11 @@ type base struct {
 // Services are the implementations of the data services, one per resource, built on one
 // Store.
 type Services struct {
-	base *base
+	Auth           *AuthService
+	Users          *UserService
+	Workspaces     *WorkspaceService
+	WorkspaceUsers *WorkspaceUserService
+	Idempotency    *IdempotencyService
 	// Webhooks implements data.WebhookService.
 	Webhooks *WebhookService
 	// Deliveries implements data.DeliveryQueue, the webhook dispatcher's side of storage.
@@ -88,14 +95,22 @@ func New(store Store, opts Options) (*Services, error) {
 		}
 		opts.Catalog = cat
 	}
+	if opts.IDs == nil {
+		opts.IDs = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
+	}
 	b := &base{
 		store: store, now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
-		ids: &data.IDGen{Now: opts.Now, Rand: rand.Reader}, urlGuard: opts.URLGuard,
+		ids: opts.IDs, urlGuard: opts.URLGuard,
 	}
-	return &Services{base: b,
-		Webhooks:   &WebhookService{b},
-		Deliveries: &DeliveryService{b},
-		Audit:      &AuditService{b},
+	return &Services{
+		Auth:           &AuthService{base: b, cache: &tokenCache{}},
+		Users:          &UserService{b},
+		Workspaces:     &WorkspaceService{b},
+		WorkspaceUsers: &WorkspaceUserService{b},
+		Idempotency:    &IdempotencyService{b},
+		Webhooks:       &WebhookService{b},
+		Deliveries:     &DeliveryService{b},
+		Audit:          &AuditService{b},
 	}, nil
 }
 
