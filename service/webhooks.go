@@ -56,8 +56,8 @@ func loadWebhook(tx Tx, workspaceID, id string) (*data.WebhookRecord, error) {
 	return w, nil
 }
 
-// public is the webhook as clients see it: a copy, without the secret.
-func public(w *data.WebhookRecord) *data.Webhook {
+// publicWebhook is the webhook as clients see it: a copy, without the secret.
+func publicWebhook(w *data.WebhookRecord) *data.Webhook {
 	out := w.Webhook
 	return &out
 }
@@ -75,7 +75,7 @@ func (s *WebhookService) ListWebhooks(ctx context.Context, req data.PageRequest)
 		page = pg
 		list = make([]*data.Webhook, 0, len(rows))
 		for _, w := range rows {
-			list = append(list, public(w))
+			list = append(list, publicWebhook(w))
 		}
 		return err
 	})
@@ -110,7 +110,7 @@ func (s *WebhookService) CreateWebhook(ctx context.Context, in data.WebhookCreat
 			Description: in.Description, Events: in.Events, Enabled: enabled,
 			CreatedAt: now, UpdatedAt: now,
 		}, SealedSecret: sealed}
-		out = public(w)
+		out = publicWebhook(w)
 		return tx.PutWebhook(w)
 	})
 	if err != nil {
@@ -129,7 +129,7 @@ func (s *WebhookService) Webhook(ctx context.Context, id string) (*data.Webhook,
 	err = s.store.View(ctx, func(tx Tx) error {
 		w, err := loadWebhook(tx, ws, id)
 		if err == nil {
-			out = public(w)
+			out = publicWebhook(w)
 		}
 		return err
 	})
@@ -154,7 +154,7 @@ func (s *WebhookService) change(ctx context.Context, id string, apply func(w *da
 		}
 		apply(w)
 		w.UpdatedAt = s.timeNow()
-		out = public(w)
+		out = publicWebhook(w)
 		return tx.PutWebhook(w)
 	})
 	return out, err
