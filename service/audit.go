@@ -34,7 +34,7 @@ func auditMatch(f data.AuditFilter) func(e *data.Event) bool {
 // events; with filters it reads until the page is full or MaxAuditScan events were looked
 // at.
 func (s *AuditService) ListAuditLog(ctx context.Context, f data.AuditFilter, req data.PageRequest) ([]*data.Event, data.Page, error) {
-	if err := validate.Combine(data.InputFaults(ctx), validate.AuditFilter(f)); err != nil {
+	if err := checkInput(ctx, validate.AuditFilter(f)); err != nil {
 		return nil, data.Page{}, err
 	}
 	ws, err := currentWorkspace(ctx)

@@ -276,7 +276,7 @@ func (s *WebhookService) RetryDelivery(ctx context.Context, webhookID, deliveryI
 // ReplayEvents implements data.WebhookService. It walks the workspace's events from the
 // newest back to the start of the range and queues the webhook's, oldest first.
 func (s *WebhookService) ReplayEvents(ctx context.Context, webhookID string, in data.WebhookReplay) (int, error) {
-	if err := validate.Combine(data.InputFaults(ctx), validate.WebhookReplay(in)); err != nil {
+	if err := checkInput(ctx, validate.WebhookReplay(in)); err != nil {
 		return 0, err
 	}
 	ws, err := currentWorkspace(ctx)

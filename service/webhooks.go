@@ -84,7 +84,7 @@ func (s *WebhookService) ListWebhooks(ctx context.Context, req data.PageRequest)
 
 // CreateWebhook implements data.WebhookService.
 func (s *WebhookService) CreateWebhook(ctx context.Context, in data.WebhookCreate) (*data.Webhook, string, error) {
-	if err := validate.Combine(data.InputFaults(ctx), validate.WebhookCreate(in, s.urlGuard)); err != nil {
+	if err := checkInput(ctx, validate.WebhookCreate(in, s.urlGuard)); err != nil {
 		return nil, "", err
 	}
 	ws, err := currentWorkspace(ctx)
@@ -162,7 +162,7 @@ func (s *WebhookService) change(ctx context.Context, id string, apply func(w *da
 
 // UpdateWebhook implements data.WebhookService.
 func (s *WebhookService) UpdateWebhook(ctx context.Context, id string, in data.WebhookUpdate) (*data.Webhook, error) {
-	if err := validate.Combine(data.InputFaults(ctx), validate.WebhookUpdate(in, s.urlGuard)); err != nil {
+	if err := checkInput(ctx, validate.WebhookUpdate(in, s.urlGuard)); err != nil {
 		return nil, err
 	}
 	return s.change(ctx, id, func(w *data.WebhookRecord) {
