@@ -45,7 +45,7 @@ func (s *Server) knowledgeBaseRoutes() []route {
 			BodyLimit: s.cfg.MaxMultipartBody, handle: s.handleSourcesAdd},
 		{Method: "DELETE", Path: kb + "/{knowledge_base_id}/sources/delete/{source_type}/{id}", Need: write, handle: s.handleSourceDelete},
 		{Method: "GET", Path: kb + "/{id}/sources/files/{source_id}/content", Need: read, handle: s.handleSourceFileContent},
-		{Method: "POST", Path: kb + "/{knowledge_base_id}/sources/urls/{id}/refetch", Need: write, handle: s.handleSourceURLRefetch},
+		{Method: "POST", Path: kb + "/{knowledge_base_id}/sources/urls/{id}/refetch", Need: write, NoBody: true, handle: s.handleSourceURLRefetch},
 		{Method: "POST", Path: kb + "/{id}/query", Need: read, handle: s.handleKnowledgeBaseQuery},
 		// The agent's knowledge is Knowledge Base data; the agent itself must be visible too
 		// (agent_ids), which storage checks.

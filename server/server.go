@@ -108,6 +108,9 @@ type route struct {
 	Idempotent bool
 	// BodyLimit overrides MaxJSONBody (uploads).
 	BodyLimit int64
+	// NoBody marks an action that reads no body: anything but an empty body or {} is
+	// refused before it runs (middleware_nobody.go).
+	NoBody bool
 	handle    handlerFunc
 }
 
@@ -238,6 +241,12 @@ func (s *Server) wrap(rt route) http.Handler {
 				ctx = data.WithIfMatch(ctx, im)
 			}
 			r = r.WithContext(ctx)
+		}
+		if rt.NoBody {
+			if err := refuseBody(r); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
 		}
 		if rt.Idempotent && r.Header.Get("Idempotency-Key") != "" {
 			s.idempotent(w, r, rt.handle)
