@@ -22,6 +22,7 @@ var errorResponseName = map[int]string{
 	http.StatusTooManyRequests:       "RateLimited",
 	http.StatusInternalServerError:   "InternalError",
 	http.StatusServiceUnavailable:    "ServiceUnavailable",
+	http.StatusInsufficientStorage:   "InsufficientStorage",
 }
 
 // errorDescriptions say when each status happens (conventions §2).
@@ -38,6 +39,7 @@ var errorDescriptions = map[int]string{
 	http.StatusTooManyRequests:       "rate_limited: too many requests; retry after Retry-After seconds.",
 	http.StatusInternalServerError:   "internal_error: a bug; the message quotes the request id.",
 	http.StatusServiceUnavailable:    "service_unavailable: the database does not answer.",
+	http.StatusInsufficientStorage:   "insufficient_storage: the data directory's filesystem is full; nothing was written, reads keep working. Retry once space is freed.",
 }
 
 // errorSchema is the one shape of every failure, with the codes of statusOf.
