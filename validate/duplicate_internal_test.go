@@ -182,3 +182,20 @@ func FuzzDuplicateMember(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDuplicateMember is the cost, alone, of looking for a duplicated name in a
+// 20-tool agent body (BenchmarkObjectAgentBody includes it).
+func BenchmarkDuplicateMember(b *testing.B) {
+	tools := make([]string, 20)
+	for i := range tools {
+		tools[i] = `{"name":"t` + strconv.Itoa(i) + `","type":"custom_function","description":"Tool","http_method":"POST","api_endpoint":"https://api.example.com/orders","timeout":5000,"custom_function_headers":["Authorization: Bearer token"],"speak_during_execution":true,"speak_during_execution_options":["One moment while I check."]}`
+	}
+	body := []byte(`{"name":"Support line","llm_config":{"provider":"groq","model":"llama-3.3-70b-versatile","tools":[` + strings.Join(tools, ",") + `]},"prompt_config":{"prompt":"You are the support line of Example Inc."}}`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, dup := duplicateMember(body); dup {
+			b.Fatal("duplicate")
+		}
+	}
+}

@@ -396,7 +396,7 @@ func duplicateMember(b []byte) (path string, ok bool) {
 			}
 			i++
 		case '"':
-			end, valid := skipString(b, i)
+			end, valid := stringEnd(b, i)
 			if !valid {
 				return "", false
 			}
@@ -416,9 +416,35 @@ func duplicateMember(b []byte) (path string, ok bool) {
 			i = end
 		default:
 			i++
+			for i < len(b) && !structural[b[i]] {
+				i++
+			}
 		}
 	}
 	return "", false
+}
+
+// structural marks the bytes duplicateMember stops at.
+var structural = [256]bool{'{': true, '}': true, '[': true, ']': true, ',': true, '"': true}
+
+// stringEnd is skipString by bytes.IndexByte, which is vectorised: the strings of a body
+// are most of its bytes. A quote is escaped when an odd number of backslashes precede it.
+func stringEnd(b []byte, i int) (int, bool) {
+	for j := i + 1; ; {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return 0, false
+		}
+		q := j + k
+		n := 0
+		for q-1-n > i && b[q-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1, true
+		}
+		j = q + 1
+	}
 }
 
 // dupSeen reports whether key is among names, the member names the object f has given so
