@@ -17,6 +17,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
+	"github.com/voiceapi/voiceapi/internal/testkit"
 )
 
 // mountSmall mounts a small filesystem of kind ("tmpfs", or "ext4" on a loop device) on
@@ -106,7 +107,7 @@ func TestFullDiskRefusesWritesAndRecovers(t *testing.T) {
 
 func testFullDisk(t *testing.T, kind string) {
 	dir := mountSmall(t, kind, 16<<20)
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	opts := bolt.Options{PasswordCost: bcrypt.MinCost, Logger: logger, SecretKey: bytes.Repeat([]byte{7}, 32)}
 	db, err := bolt.Open(dir, opts)
