@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"mime/multipart"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -135,6 +137,10 @@ func testFullDisk(t *testing.T, kind string) {
 		acked = append(acked, r.Data()["id"].(string))
 	}
 
+	kb := e.do("POST", "/api/v1/knowledge-bases", tok, map[string]any{"name": "manuals"})
+	expect(t, kb, 201)
+	kbID := kb.Data()["id"].(string)
+
 	ballast := fillDisk(t, dir)
 	// Writes may still succeed while bbolt reuses pages the file already holds; they
 	// must then be kept. Sooner or later a commit needs new pages, and fails.
@@ -161,6 +167,13 @@ func testFullDisk(t *testing.T, kind string) {
 	if !strings.Contains(logs.String(), "no space left on device") {
 		t.Error("the full disk was not logged for the operator")
 	}
+	// An upload, whose file is written beside the database, is refused the same way and
+	// leaves no partial file behind.
+	up := uploadFile(t, e, tok, kbID, bytes.Repeat([]byte("manual text "), 64<<10))
+	expect(t, up, 507)
+	if leftovers := tempFiles(t, dir); len(leftovers) > 0 {
+		t.Fatalf("a refused upload left %v", leftovers)
+	}
 	// Other writes are refused the same way; reads keep working.
 	r := e.do("PUT", "/api/v1/agents/"+acked[0], tok, map[string]any{"prompt_config": map[string]any{"prompt": prompt + "changed"}})
 	if r.Status != 507 && r.Status != 200 {
@@ -182,6 +195,7 @@ func testFullDisk(t *testing.T, kind string) {
 		expect(t, r, 201)
 		acked = append(acked, r.Data()["id"].(string))
 	}
+	expect(t, uploadFile(t, e, tok, kbID, bytes.Repeat([]byte("manual text "), 64<<10)), 200)
 
 	// Nothing acknowledged is lost across a reopen, and the file checks clean.
 	srv.Close()
@@ -207,4 +221,30 @@ func testFullDisk(t *testing.T, kind string) {
 	if got := listIDs(t, e.do("GET", "/api/v1/agents?per_page=100", tok, nil)); len(got) != len(acked) {
 		t.Fatalf("after a reopen: %d agents, %d acknowledged", len(got), len(acked))
 	}
+}
+
+// uploadFile adds content as a file source of the knowledge base kbID.
+func uploadFile(t *testing.T, e *env, tok, kbID string, content []byte) *response {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	part, err := mw.CreateFormFile("files", "manual.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	part.Write(content)
+	mw.Close()
+	return e.do("POST", "/api/v1/knowledge-bases/"+kbID+"/sources/add", tok, body.Bytes(), "Content-Type", mw.FormDataContentType())
+}
+
+// tempFiles lists the temporary files (.tmp-*) under dir.
+func tempFiles(t *testing.T, dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), ".tmp-") {
+			out = append(out, path)
+		}
+		return nil
+	})
+	return out
 }
