@@ -73,7 +73,8 @@ type errorBody struct {
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if known := classify(err); known != err {
 		// The operator must hear of it: clients only learn to retry later.
-		s.log.ErrorContext(r.Context(), "storage", slog.String("request_id", requestIDFrom(r.Context())), slog.String("error", err.Error()))
+		s.log.ErrorContext(r.Context(), "request refused by the system below storage", slog.String("request_id", requestIDFrom(r.Context())),
+			slog.String("code", data.ErrorCode(known)), slog.String("error", err.Error()))
 		err = known
 	}
 	code := data.ErrorCode(err)
