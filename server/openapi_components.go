@@ -27,7 +27,7 @@ var errorResponseName = map[int]string{
 
 // errorDescriptions say when each status happens (conventions §2).
 var errorDescriptions = map[int]string{
-	http.StatusBadRequest:            "malformed_json: the body is not parseable JSON, or not an object.",
+	http.StatusBadRequest:            "malformed_json: the body is not parseable JSON, or not an object; or an action that takes no body was sent one other than {}.",
 	http.StatusUnauthorized:          "unauthenticated: the token is missing, malformed, unknown, revoked or expired.",
 	http.StatusForbidden:             "forbidden: the role or module does not allow the operation; or quota_exceeded: the subscription's limit is reached.",
 	http.StatusNotFound:              "not_found: unknown id, or a record the caller may not see; existence is never revealed.",
@@ -35,7 +35,7 @@ var errorDescriptions = map[int]string{
 	http.StatusPreconditionFailed:    "precondition_failed: If-Match names a version of the record that is no longer current.",
 	http.StatusRequestEntityTooLarge: "payload_too_large: the body is over its limit (1 MiB for JSON by default).",
 	http.StatusUnsupportedMediaType:  "unsupported_media_type: a body sent without Content-Type: application/json.",
-	http.StatusUnprocessableEntity:   "validation_failed: every failing field is named in errors, by dot path.",
+	http.StatusUnprocessableEntity:   "validation_failed: every failing field is named in errors, by dot path; so is a member name given twice in one object (I-JSON, RFC 7493).",
 	http.StatusTooManyRequests:       "rate_limited: too many requests; retry after Retry-After seconds.",
 	http.StatusInternalServerError:   "internal_error: a bug; the message quotes the request id.",
 	http.StatusServiceUnavailable:    "service_unavailable: the database does not answer.",
