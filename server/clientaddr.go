@@ -143,8 +143,8 @@ func parseHop(s string) (netip.Addr, bool) {
 type clientAddrKey struct{}
 
 // ClientAddrFrom returns the client address clientAddr decided for the request whose
-// context ctx is, or "" outside a request. Storage and the service layer read it for
-// event and audit data.
+// context ctx is, or "" outside a request: what the login limit and the request log
+// use, and what event data is to carry.
 func ClientAddrFrom(ctx context.Context) string {
 	a, _ := ctx.Value(clientAddrKey{}).(string)
 	return a
