@@ -173,6 +173,7 @@ func FuzzDuplicateMember(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if !json.Valid(b) {
+			duplicateMember(b) // must not panic, whatever it is given
 			return
 		}
 		gotPath, got := duplicateMember(b)
