@@ -137,3 +137,23 @@ func (s *AuditService) verifyChain(tx Tx, ws string) ([]data.ChainProblem, int, 
 	}
 	return problems, n, nil
 }
+
+// AuditHead implements data.AuditService.
+func (s *AuditService) AuditHead(ctx context.Context) (*data.AuditHead, error) {
+	ws, err := currentWorkspace(ctx)
+	if err != nil {
+		return nil, err
+	}
+	head := &data.AuditHead{WorkspaceID: ws}
+	err = s.store.View(ctx, func(tx Tx) error {
+		var err error
+		if head.Hash, err = tx.EventHead(ws); err != nil {
+			return err
+		}
+		return tx.EventsNewestFirst(ws, func(e *data.Event) (bool, error) {
+			head.EventID, head.CreatedAt = e.ID, &e.CreatedAt
+			return false, nil
+		})
+	})
+	return head, err
+}
