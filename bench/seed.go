@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
 )
 
 // stateFile, in a data directory the harness seeded, says how to use it again.
@@ -64,12 +66,13 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 		return nil, err
 	}
 	pctx := data.WithPrincipal(ctx, &data.Principal{UserID: u.ID, IsAdmin: true, WorkspaceID: ws, CurrentWorkspaceID: ws, Role: data.RoleOwner, Modules: data.Modules})
+	svc := cli.Services(db)
 	for i := range agents {
-		var body map[string]json.RawMessage
-		if err := json.Unmarshal(mustJSON(agentBody(fmt.Sprintf("Agent %d", i), tools)), &body); err != nil {
+		var in data.AgentCreate
+		if err := validate.Decode(mustJSON(agentBody(fmt.Sprintf("Agent %d", i), tools)), &in); err != nil {
 			return nil, err
 		}
-		a, err := db.CreateAgent(pctx, body)
+		a, err := svc.Agents.CreateAgent(pctx, in)
 		if err != nil {
 			return nil, fmt.Errorf("agent %d: %w", i, err)
 		}

@@ -134,7 +134,6 @@ type DB struct {
 	touch     *toucher
 	commits   *committer // group commit of db.update
 
-	agents agentCache // decoded agents for reads, keyed by their stored bytes
 	tokens tokenCache // what Authenticate decoded, keyed by the stored rows
 }
 

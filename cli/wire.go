@@ -19,14 +19,13 @@ func Services(db *bolt.DB) server.Services {
 	if err != nil {
 		panic(err) // db always has a sealer
 	}
-	_ = svc
 	return server.Services{
 		Auth:           db,
 		Users:          db,
 		Workspaces:     db,
 		WorkspaceUsers: db,
 		Idempotency:    db,
-		Agents:         db,
+		Agents:         svc.Agents,
 		KnowledgeBases: db,
 		Catalog:        db.Catalog(),
 		Webhooks:       db,

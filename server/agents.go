@@ -9,7 +9,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
 )
 
 func (s *Server) agentRoutes() []route {
@@ -31,9 +30,9 @@ func (s *Server) agentRoutes() []route {
 	}
 }
 
-// agentJSONSource is what storage may offer besides data.AgentService: agents already
-// encoded as responses send them (bolt keeps them while a row is unchanged). Encoding
-// agents was most of the CPU of reading them.
+// agentJSONSource is what the agent service may offer besides data.AgentService: agents
+// already encoded as responses send them (the service caches them while a row is
+// unchanged). Encoding agents was most of the CPU of reading them.
 type agentJSONSource interface {
 	AgentJSON(ctx context.Context, id string) ([]byte, error)
 	ListAgentsJSON(ctx context.Context, f data.AgentFilter) ([]json.RawMessage, data.Page, error)
@@ -61,12 +60,14 @@ func (s *Server) handleAgentList(w http.ResponseWriter, r *http.Request) error {
 }
 
 // handleAgentCreate: POST /api/v1/agents — 201; omitted groups get their defaults.
+// The decoder's faults go to the service with the body, which reports them together with
+// the rules' faults.
 func (s *Server) handleAgentCreate(w http.ResponseWriter, r *http.Request) error {
-	body, err := decodeObject(r)
-	if err != nil {
+	var in data.AgentCreate
+	if err := decodeInput(r, &in, &in.Faults); err != nil {
 		return err
 	}
-	a, err := s.svc.Agents.CreateAgent(r.Context(), body)
+	a, err := s.svc.Agents.CreateAgent(r.Context(), in)
 	if err != nil {
 		return err
 	}
@@ -91,11 +92,11 @@ func (s *Server) handleAgentShow(w http.ResponseWriter, r *http.Request) error {
 
 // handleAgentUpdate: PUT /api/v1/agents/{id} — given groups merge into the stored ones.
 func (s *Server) handleAgentUpdate(w http.ResponseWriter, r *http.Request) error {
-	body, err := decodeObject(r)
-	if err != nil {
+	var in data.AgentUpdate
+	if err := decodeInput(r, &in, &in.Faults); err != nil {
 		return err
 	}
-	a, err := s.svc.Agents.UpdateAgent(r.Context(), mux.Vars(r)["id"], body)
+	a, err := s.svc.Agents.UpdateAgent(r.Context(), mux.Vars(r)["id"], in)
 	if err != nil {
 		return err
 	}
@@ -115,14 +116,10 @@ type publishBody struct {
 }
 
 // handleAgentPublish: POST /api/v1/agents/{agent_id}/publish — 204, as the spec says.
+// The service checks the description.
 func (s *Server) handleAgentPublish(w http.ResponseWriter, r *http.Request) error {
 	var in publishBody
-	err := decodeBody(r, &in, func() error {
-		var errs validate.Errors
-		validate.ValidatePublish(in.Description, &errs)
-		return errs.Err()
-	})
-	if err != nil {
+	if err := decodeBody(r, &in, nil); err != nil {
 		return err
 	}
 	if err := s.svc.Agents.PublishAgent(r.Context(), mux.Vars(r)["agent_id"], in.Description); err != nil {

@@ -41,15 +41,13 @@ func TestOpenAPIBoundsAreEnforced(t *testing.T) {
 	probes := 0
 	check := func(path string, body map[string]any, want bool, v any) {
 		t.Helper()
-		raw := map[string]json.RawMessage{}
-		for k, m := range body {
-			b, _ := json.Marshal(m)
-			raw[k] = b
-		}
-		_, errs := validate.ApplyAgentBody(data.DefaultAgent(), raw, true, nil)
+		raw, _ := json.Marshal(body)
+		var in data.AgentUpdate
+		decodeErr := validate.Decode(raw, &in)
+		merged := in.Apply(data.DefaultAgent())
 		fields := map[string][]string{}
 		var e *data.Error
-		if errors.As(errs.Err(), &e) {
+		if errors.As(validate.Combine(decodeErr, validate.AgentChange(merged, &in, true, nil).Err()), &e) {
 			fields = e.Fields
 		}
 		_, faulted := fields[path]

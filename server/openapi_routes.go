@@ -75,8 +75,8 @@ func timeParam(name, desc string) queryParam {
 	return queryParam{name, desc + " RFC 3339 timestamp.", map[string]any{"type": "string", "format": "date-time"}}
 }
 
-// agentCreateBody documents the body of POST /api/v1/agents, which the handler reads as
-// raw members (validate.ApplyAgentBody merges them into the defaults).
+// agentCreateBody documents the body of POST /api/v1/agents (data.AgentCreate, merged
+// into the defaults).
 type agentCreateBody struct {
 	Name string `json:"name"`
 	agentGroupsBody

@@ -155,13 +155,21 @@ func decodeBody(r *http.Request, dst any, check func() error) error {
 	return validate.Combine(decodeErr, check())
 }
 
-// decodeObject reads the body as a JSON object of raw members (merge-style updates).
-func decodeObject(r *http.Request) (map[string]json.RawMessage, error) {
+// decodeInput reads the body strictly into dst, a typed input whose rules need stored
+// records, and leaves the decoder's faults (unknown, read-only and mistyped members) in
+// *faults for the service, which reports them with the rules' faults in one 422. Only a
+// body that cannot be read at all ends the request here.
+func decodeInput(r *http.Request, dst any, faults **data.Error) error {
 	body, err := readJSONBody(r)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return validate.Object(body)
+	err = validate.Decode(body, dst)
+	if e, ok := err.(*data.Error); ok && e.Code == data.EINVALID {
+		*faults = e
+		return nil
+	}
+	return err
 }
 
 // MaxPerPage bounds per_page (spec: 1 to 100).

@@ -46,6 +46,8 @@ type base struct {
 // Store.
 type Services struct {
 	base *base
+
+	Agents *AgentService
 }
 
 // New builds the services on store.
@@ -76,7 +78,9 @@ func New(store Store, opts Options) (*Services, error) {
 		store: store, now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
 		ids: &data.IDGen{Now: opts.Now, Rand: rand.Reader},
 	}
-	return &Services{base: b}, nil
+	return &Services{base: b,
+		Agents: &AgentService{base: b},
+	}, nil
 }
 
 // timeNow is the clock as the records' time type.

@@ -24,6 +24,7 @@ type Store interface {
 type Tx interface {
 	EventTx
 	LimitTx
+	AgentTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.

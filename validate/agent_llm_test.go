@@ -19,7 +19,7 @@ var llmExamples = map[string]string{
 // withLLM returns a stored agent whose llm_config is the example of provider.
 func withLLM(provider string) func() *data.Agent {
 	return func() *data.Agent {
-		a, errs := ApplyAgentBody(stored(), mustObject(`{"llm_config":`+llmExamples[provider]+`}`), false, testCatalog)
+		a, errs := applyAgentBody(stored(), mustObject(`{"llm_config":`+llmExamples[provider]+`}`), false, testCatalog)
 		if errs.Err() != nil {
 			panic(errs.Err())
 		}

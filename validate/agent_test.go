@@ -24,7 +24,7 @@ func apply(t *testing.T, base *data.Agent, creating bool, body string) (*data.Ag
 	if err != nil {
 		t.Fatalf("body %s: %v", body, err)
 	}
-	a, errs := ApplyAgentBody(base, obj, creating, testCatalog)
+	a, errs := applyAgentBody(base, obj, creating, testCatalog)
 	if a == nil {
 		t.Fatal("ApplyAgentBody returned no agent")
 	}
@@ -280,7 +280,7 @@ func TestResponseSentBackIsAccepted(t *testing.T) {
 	for k := range readOnlyAgentFields {
 		delete(obj, k)
 	}
-	a, errs := ApplyAgentBody(base, obj, false, testCatalog)
+	a, errs := applyAgentBody(base, obj, false, testCatalog)
 	if errs.Err() != nil {
 		t.Fatal(errs.Err())
 	}

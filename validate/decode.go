@@ -412,6 +412,8 @@ func decodeMembers(d *decoder, ms []member, v reflect.Value, fields map[string]f
 		switch {
 		case !ok:
 			d.fault("The %s field is not a known field.")
+		case f.readOnly:
+			d.fault("The %s field is read-only.")
 		case f.nonNull && string(trim(m.raw)) == "null":
 			if zeroFirst {
 				v.FieldByIndex(f.index).SetZero()
@@ -430,10 +432,12 @@ func decodeMembers(d *decoder, ms []member, v reflect.Value, fields map[string]f
 
 var fieldCache sync.Map // reflect.Type → map[string]fieldInfo
 
-// fieldInfo locates a struct field and says whether null is refused for it.
+// fieldInfo locates a struct field and says whether null is refused for it
+// (strict:"nonnull") or whether the member may not be given at all (strict:"readonly").
 type fieldInfo struct {
-	index   []int
-	nonNull bool
+	index    []int
+	nonNull  bool
+	readOnly bool
 }
 
 // fieldsOf maps JSON member names to struct fields, following embedded structs.
@@ -453,7 +457,8 @@ func fieldsOf(t reflect.Type) map[string]fieldInfo {
 		if name == "" {
 			name = f.Name
 		}
-		m[name] = fieldInfo{index: f.Index, nonNull: f.Tag.Get("strict") == "nonnull"}
+		tag := f.Tag.Get("strict")
+		m[name] = fieldInfo{index: f.Index, nonNull: tag == "nonnull", readOnly: tag == "readonly"}
 	}
 	fieldCache.Store(t, m)
 	return m

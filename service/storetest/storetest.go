@@ -20,6 +20,7 @@ var suites = []struct {
 }{
 	{"events", testEvents},
 	{"limits", testLimits},
+	{"agents", testAgents},
 }
 
 // Run runs every group of the suite against stores made by open.
