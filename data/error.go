@@ -41,6 +41,28 @@ func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// Invalid returns a validation_failed error carrying fields, whose paths order lists in
+// the order they were found: its message is the first fault, with a count of the others.
+func Invalid(fields map[string][]string, order []string) *Error {
+	first := fields[order[0]][0]
+	total := 0
+	for _, msgs := range fields {
+		total += len(msgs)
+	}
+	msg := first
+	if total > 1 {
+		msg = fmt.Sprintf("%s (and %d more error%s)", first, total-1, plural(total-1))
+	}
+	return &Error{Code: EINVALID, Message: msg, Fields: fields}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
 // FieldError returns a validation error about one field.
 func FieldError(path, message string) *Error {
 	return &Error{Code: EINVALID, Message: message, Fields: map[string][]string{path: {message}}}

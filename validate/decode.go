@@ -36,19 +36,50 @@ func Object(body []byte) (map[string]json.RawMessage, error) {
 	return obj, nil
 }
 
-// Decode reads body strictly into dst, a pointer to a struct: see Strict.
+// Faults receives what a decode finds wrong, each message under its dot path (as
+// validate.Errors does).
+type Faults interface {
+	Add(path, msg string)
+}
+
+// faultList is the Faults of Decode: the faults in the order found.
+type faultList struct {
+	fields map[string][]string
+	order  []string
+}
+
+func (f *faultList) Add(path, msg string) {
+	if f.fields == nil {
+		f.fields = map[string][]string{}
+	}
+	if _, seen := f.fields[path]; !seen {
+		f.order = append(f.order, path)
+	}
+	f.fields[path] = append(f.fields[path], msg)
+}
+
+// err returns nil without faults, else one validation_failed error naming them all.
+func (f *faultList) err() error {
+	if len(f.order) == 0 {
+		return nil
+	}
+	return data.Invalid(f.fields, f.order)
+}
+
+// Decode reads body strictly into dst, a pointer to a struct: see Strict. Faults come
+// back as one validation_failed error naming every field.
 func Decode(body []byte, dst any) error {
 	obj, err := Object(body)
 	if err != nil {
 		return err
 	}
-	var errs Errors
+	var errs faultList
 	StrictObject(obj, dst, "", &errs)
-	return errs.Err()
+	return errs.err()
 }
 
 // StrictObject decodes the members of obj into the struct dst points to, as Strict does.
-func StrictObject(obj map[string]json.RawMessage, dst any, path string, errs *Errors) {
+func StrictObject(obj map[string]json.RawMessage, dst any, path string, errs Faults) {
 	ms := make([]member, 0, len(obj))
 	for k, raw := range obj {
 		ms = append(ms, member{[]byte(k), raw})
@@ -67,7 +98,7 @@ func StrictObject(obj map[string]json.RawMessage, dst any, path string, errs *Er
 //
 // raw must be valid JSON (as Object or encoding/json has checked it): the splitter skips
 // over values rather than validating them.
-func Strict(raw json.RawMessage, dst any, path string, errs *Errors) {
+func Strict(raw json.RawMessage, dst any, path string, errs Faults) {
 	decodeValue(newDecoder(path, errs), raw, reflect.ValueOf(dst).Elem())
 }
 
@@ -293,7 +324,7 @@ func decodeMap(d *decoder, b []byte, v reflect.Value) {
 // when a fault needs it (building every value's path up front was a large share of a
 // body's allocations).
 type decoder struct {
-	errs *Errors
+	errs Faults
 	base string // the path of the value decoded
 	path []pathElem
 
@@ -336,7 +367,7 @@ type pathElem struct {
 	item  bool
 }
 
-func newDecoder(path string, errs *Errors) *decoder {
+func newDecoder(path string, errs Faults) *decoder {
 	return &decoder{errs: errs, base: path, path: make([]pathElem, 0, 8)}
 }
 
@@ -349,9 +380,11 @@ func (d *decoder) at() string {
 	s := d.base
 	for _, e := range d.path {
 		if e.item {
-			s = Index(s, e.index)
+			s = s + "." + strconv.Itoa(e.index)
+		} else if s == "" {
+			s = string(e.key)
 		} else {
-			s = Join(s, string(e.key))
+			s = s + "." + string(e.key)
 		}
 	}
 	return s
@@ -360,7 +393,7 @@ func (d *decoder) at() string {
 // fault records a message whose first verb is the path itself.
 func (d *decoder) fault(format string, args ...any) {
 	s := d.at()
-	d.errs.Addf(s, format, append([]any{s}, args...)...)
+	d.errs.Add(s, fmt.Sprintf(format, append([]any{s}, args...)...))
 }
 
 // isNumber reports whether raw is a JSON number, by the grammar of RFC 8259: strconv

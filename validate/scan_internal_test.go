@@ -100,7 +100,7 @@ func FuzzStrictMatchesEncodingJSON(f *testing.F) {
 			return
 		}
 		var got leafTarget
-		var errs Errors
+		var errs faultList
 		d := newDecoder("", &errs)
 		d.src = b
 		decodeValue(d, b, reflect.ValueOf(&got).Elem())
@@ -108,7 +108,7 @@ func FuzzStrictMatchesEncodingJSON(f *testing.F) {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		jsonErr := dec.Decode(&want)
-		if errs.Len() == 0 {
+		if len(errs.order) == 0 {
 			if jsonErr != nil {
 				t.Fatalf("%q: strict accepts, encoding/json: %v", b, jsonErr)
 			}
@@ -142,7 +142,7 @@ func FuzzIntLeafRules(f *testing.F) {
 			return
 		}
 		var got int64
-		var errs Errors
+		var errs faultList
 		decodeValue(newDecoder("", &errs), b, reflect.ValueOf(&got).Elem())
 		var want int64
 		wantOK := json.Unmarshal(b, &want) == nil
@@ -152,7 +152,7 @@ func FuzzIntLeafRules(f *testing.F) {
 				want, wantOK = int64(fl), true
 			}
 		}
-		if (errs.Len() == 0) != wantOK || wantOK && got != want {
+		if (len(errs.order) == 0) != wantOK || wantOK && got != want {
 			t.Fatalf("%q: strict %d %v, want %d %v", b, got, errs.fields, want, wantOK)
 		}
 	})
