@@ -16,7 +16,7 @@ import (
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
+	"github.com/voiceapi/voiceapi/strictjson"
 )
 
 // stateFile, in a data directory the harness seeded, says how to use it again.
@@ -69,7 +69,7 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 	svc := cli.Services(db)
 	for i := range agents {
 		var in data.AgentCreate
-		if err := validate.Decode(mustJSON(agentBody(fmt.Sprintf("Agent %d", i), tools)), &in); err != nil {
+		if err := strictjson.Decode(mustJSON(agentBody(fmt.Sprintf("Agent %d", i), tools)), &in); err != nil {
 			return nil, err
 		}
 		a, err := svc.Agents.CreateAgent(pctx, in)

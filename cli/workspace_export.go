@@ -11,7 +11,7 @@ import (
 	"github.com/voiceapi/voiceapi/bolt"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
+	"github.com/voiceapi/voiceapi/strictjson"
 )
 
 // secretsWarning is printed when an export holds credentials in the clear.
@@ -98,7 +98,7 @@ secret, printed once. URL sources are fetched when the server next starts.`,
 				return err
 			}
 			var doc data.WorkspaceExport
-			if err := validate.Decode(raw, &doc); err != nil {
+			if err := strictjson.Decode(raw, &doc); err != nil {
 				return describe(err)
 			}
 			db, err := openForAdmin(dir)

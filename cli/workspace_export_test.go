@@ -11,7 +11,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
+	"github.com/voiceapi/voiceapi/strictjson"
 )
 
 // ownerContext acts as the owner of ws, as an authenticated request would.
@@ -40,7 +40,7 @@ func seedStopped(t *testing.T, dir string) string {
 	}
 	agents := Services(db).Agents
 	var in data.AgentCreate
-	if err := validate.Decode([]byte(`{"name": "Desk", "llm_config": {"api_key": "gsk_cli_secret_5555", "knowledge_base_ids": ["`+kb.ID+`"]}}`), &in); err != nil {
+	if err := strictjson.Decode([]byte(`{"name": "Desk", "llm_config": {"api_key": "gsk_cli_secret_5555", "knowledge_base_ids": ["`+kb.ID+`"]}}`), &in); err != nil {
 		t.Fatal(err)
 	}
 	a, err := agents.CreateAgent(ctx, in)

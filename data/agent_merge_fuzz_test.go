@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/strictjson"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -27,7 +28,7 @@ var catalog = func() *data.Catalog {
 // data.AgentUpdate, applied to base, then the rules of what was given.
 func typedApply(base *data.Agent, body []byte, creating bool) (*data.Agent, error) {
 	var in data.AgentUpdate
-	decodeErr := validate.Decode(body, &in)
+	decodeErr := strictjson.Decode(body, &in)
 	if decodeErr != nil && data.ErrorCode(decodeErr) != data.EINVALID {
 		return nil, decodeErr
 	}
@@ -56,7 +57,7 @@ var groups = []string{"call_config", "knowledge_base_config", "llm_config", "pro
 // another provider drops the stored provider-tied fields first, and an api_key given as
 // the stored key's mask keeps the stored key.
 func jsonApply(base *data.Agent, body []byte, creating bool) (*data.Agent, error) {
-	obj, err := validate.Object(body)
+	obj, err := strictjson.Object(body)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +75,7 @@ func jsonApply(base *data.Agent, body []byte, creating bool) (*data.Agent, error
 		switch {
 		case k == "name":
 			given.Name.Set = true
-			validate.Strict(raw, &a.Name, k, faults)
+			strictjson.Strict(raw, &a.Name, k, faults)
 		case slices.Contains(groups, k):
 			trimmed := bytes.TrimSpace(raw)
 			if string(trimmed) == "null" {
@@ -153,12 +154,12 @@ func jsonMergeGroup(a *data.Agent, group string, patch map[string]json.RawMessag
 
 // viaJSON encodes stored, overlays patch and decodes the result strictly into a zero T.
 func viaJSON[T any](stored T, patch map[string]json.RawMessage, path string, faults *validate.Errors) T {
-	merged, err := validate.Merge(stored, patch)
+	merged, err := strictjson.Merge(stored, patch)
 	if err != nil {
 		panic(err)
 	}
 	var out T
-	validate.StrictObject(merged, &out, path, faults)
+	strictjson.StrictObject(merged, &out, path, faults)
 	return out
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/strictjson"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -43,7 +44,7 @@ func TestOpenAPIBoundsAreEnforced(t *testing.T) {
 		t.Helper()
 		raw, _ := json.Marshal(body)
 		var in data.AgentUpdate
-		decodeErr := validate.Decode(raw, &in)
+		decodeErr := strictjson.Decode(raw, &in)
 		merged := in.Apply(data.DefaultAgent())
 		fields := map[string][]string{}
 		var e *data.Error
@@ -151,7 +152,7 @@ func TestOpenAPIBodyBoundsAreEnforced(t *testing.T) {
 				Description *string `json:"description"`
 			}
 			var errs validate.Errors
-			if err := validate.Decode(body, &in); err != nil {
+			if err := strictjson.Decode(body, &in); err != nil {
 				return err
 			}
 			validate.ValidatePublish(in.Description, &errs)
@@ -192,6 +193,6 @@ func TestOpenAPIBodyBoundsAreEnforced(t *testing.T) {
 func decodeThen[T any](rules func(T) error) func([]byte) error {
 	return func(body []byte) error {
 		var in T
-		return validate.Combine(validate.Decode(body, &in), rules(in))
+		return validate.Combine(strictjson.Decode(body, &in), rules(in))
 	}
 }

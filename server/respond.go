@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/strictjson"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -145,7 +146,7 @@ func decodeBody(r *http.Request, dst any, check func() error) error {
 	if err != nil {
 		return err
 	}
-	decodeErr := validate.Decode(body, dst)
+	decodeErr := strictjson.Decode(body, dst)
 	if decodeErr != nil && data.ErrorCode(decodeErr) != data.EINVALID {
 		return decodeErr
 	}
@@ -164,7 +165,7 @@ func decodeInput(r *http.Request, dst any, faults **data.Error) error {
 	if err != nil {
 		return err
 	}
-	err = validate.Decode(body, dst)
+	err = strictjson.Decode(body, dst)
 	if e, ok := err.(*data.Error); ok && e.Code == data.EINVALID {
 		*faults = e
 		return nil

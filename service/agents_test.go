@@ -12,7 +12,7 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/service"
-	"github.com/voiceapi/voiceapi/validate"
+	"github.com/voiceapi/voiceapi/strictjson"
 )
 
 // owner creates a user and returns a context acting as them in their personal
@@ -33,7 +33,7 @@ func owner(t testing.TB, db *bolt.DB, email string) context.Context {
 func decode[T any](t testing.TB, body string) T {
 	t.Helper()
 	var in T
-	if err := validate.Decode([]byte(body), &in); err != nil {
+	if err := strictjson.Decode([]byte(body), &in); err != nil {
 		t.Fatal(err)
 	}
 	return in
@@ -243,7 +243,7 @@ func TestAgentFaultsAllAtOnce(t *testing.T) {
 	agents := testkit.Services(t, db, nil).Agents
 	ctx := owner(t, db, "faults@example.com")
 	var in data.AgentCreate
-	err := validate.Decode([]byte(`{"name":"","nope":1,"llm_config":{"knowledge_base_ids":["kb_01JD6AAAAAAAAAAAAAAAAAAAAA"]}}`), &in)
+	err := strictjson.Decode([]byte(`{"name":"","nope":1,"llm_config":{"knowledge_base_ids":["kb_01JD6AAAAAAAAAAAAAAAAAAAAA"]}}`), &in)
 	in.Faults, _ = err.(*data.Error)
 	_, err = agents.CreateAgent(ctx, in)
 	e, ok := err.(*data.Error)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/strictjson"
 )
 
 // applyAgentBody is what the service does with a create or update body: decode it
@@ -12,7 +13,7 @@ import (
 func applyAgentBody(base *data.Agent, obj map[string]json.RawMessage, creating bool, cat *data.Catalog) (*data.Agent, *Errors) {
 	var in data.AgentUpdate
 	errs := &Errors{}
-	StrictObject(obj, &in, "", errs)
+	strictjson.StrictObject(obj, &in, "", errs)
 	a := in.Apply(base)
 	errs.AddUncovered(AgentChange(a, &in, creating, cat))
 	return a, errs

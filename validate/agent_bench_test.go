@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/strictjson"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -81,7 +82,7 @@ func fullAgentBody(n int) map[string]any {
 // come back as one error.
 func applyBody(base *data.Agent, body []byte, creating bool) (*data.Agent, error) {
 	var in data.AgentUpdate
-	decodeErr := validate.Decode(body, &in)
+	decodeErr := strictjson.Decode(body, &in)
 	if decodeErr != nil && data.ErrorCode(decodeErr) != data.EINVALID {
 		return nil, decodeErr
 	}

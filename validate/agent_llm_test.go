@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/strictjson"
 )
 
 // Complete llm_config bodies, one per provider.
@@ -30,7 +31,7 @@ func withLLM(provider string) func() *data.Agent {
 func noTemperature() *data.Agent { a := stored(); a.LLMConfig.Temperature = nil; return a }
 
 func mustObject(s string) map[string]json.RawMessage {
-	obj, err := Object([]byte(s))
+	obj, err := strictjson.Object([]byte(s))
 	if err != nil {
 		panic(err)
 	}

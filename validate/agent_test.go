@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/strictjson"
 )
 
 var testCatalog = func() *data.Catalog {
@@ -20,7 +21,7 @@ var testCatalog = func() *data.Catalog {
 // apply runs ApplyAgentBody on body and returns the agent and its faults by path.
 func apply(t *testing.T, base *data.Agent, creating bool, body string) (*data.Agent, map[string][]string) {
 	t.Helper()
-	obj, err := Object([]byte(body))
+	obj, err := strictjson.Object([]byte(body))
 	if err != nil {
 		t.Fatalf("body %s: %v", body, err)
 	}

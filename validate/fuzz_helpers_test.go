@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/strictjson"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -22,12 +23,12 @@ import (
 // decodeLike mirrors server.decodeBody, and decodeBodyObject's presence flags through set.
 func decodeLike[T any](body []byte, rules func(in *T, obj map[string]json.RawMessage) error) (*T, map[string]json.RawMessage, error) {
 	in := new(T)
-	obj, err := validate.Object(body)
+	obj, err := strictjson.Object(body)
 	if err != nil {
 		return in, nil, err
 	}
 	var errs validate.Errors
-	validate.StrictObject(obj, in, "", &errs)
+	strictjson.StrictObject(obj, in, "", &errs)
 	return in, obj, validate.Combine(errs.Err(), rules(in, obj))
 }
 

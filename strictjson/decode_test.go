@@ -1,4 +1,4 @@
-package validate
+package strictjson
 
 import (
 	"encoding/json"
