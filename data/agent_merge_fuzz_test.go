@@ -52,8 +52,8 @@ func addFaults(errs *validate.Errors, err error) {
 var groups = []string{"call_config", "knowledge_base_config", "llm_config", "prompt_config", "stt_config", "tts_config"}
 
 // jsonApply is the definition of the merge, as updates ran it before the typed inputs:
-// for each given group, encode the stored group, overlay the given members
-// (validate.Merge), and decode the result strictly into a zero group; a group naming
+// for each given group, encode the stored group, overlay the given members, and decode
+// the result strictly into a zero group; a group naming
 // another provider drops the stored provider-tied fields first, and an api_key given as
 // the stored key's mask keeps the stored key.
 func jsonApply(base *data.Agent, body []byte, creating bool) (*data.Agent, error) {
@@ -154,9 +154,16 @@ func jsonMergeGroup(a *data.Agent, group string, patch map[string]json.RawMessag
 
 // viaJSON encodes stored, overlays patch and decodes the result strictly into a zero T.
 func viaJSON[T any](stored T, patch map[string]json.RawMessage, path string, faults *validate.Errors) T {
-	merged, err := strictjson.Merge(stored, patch)
+	b, err := json.Marshal(stored)
 	if err != nil {
 		panic(err)
+	}
+	var merged map[string]json.RawMessage
+	if err := json.Unmarshal(b, &merged); err != nil {
+		panic(err)
+	}
+	for k, v := range patch {
+		merged[k] = v // a member given as null stays null; arrays and objects are taken whole
 	}
 	var out T
 	strictjson.StrictObject(merged, &out, path, faults)

@@ -512,22 +512,3 @@ func fieldsOf(t reflect.Type) map[string]fieldInfo {
 	fieldCache.Store(t, m)
 	return m
 }
-
-// Merge overlays the members of patch onto the JSON object of base, member by member (a
-// member given as null stays null; arrays and objects given are taken whole), and returns
-// the merged object. It is how an update merges a given config group into the stored one.
-func Merge(base any, patch map[string]json.RawMessage) (map[string]json.RawMessage, error) {
-	b, err := json.Marshal(base)
-	if err != nil {
-		return nil, err
-	}
-	// b is encoding/json's own output: split it, rather than parse it again.
-	merged, ok := splitObject(b)
-	if !ok {
-		return nil, fmt.Errorf("validate: merge base %T is not a JSON object", base)
-	}
-	for k, v := range patch {
-		merged[k] = v
-	}
-	return merged, nil
-}

@@ -138,28 +138,6 @@ func TestDecode(t *testing.T) {
 	}
 }
 
-func TestMerge(t *testing.T) {
-	type group struct {
-		Int   int        `json:"int"`
-		Str   string     `json:"str"`
-		Items []decInner `json:"items"`
-	}
-	base := group{Int: 1, Str: "keep", Items: []decInner{{Name: "a"}, {Name: "b"}}}
-	merged, err := Merge(base, map[string]json.RawMessage{"int": json.RawMessage(`2`), "items": json.RawMessage(`[{"name":"c"}]`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out group
-	var errs faultList
-	StrictObject(merged, &out, "", &errs)
-	if errs.err() != nil {
-		t.Fatal(errs.err())
-	}
-	if out.Int != 2 || out.Str != "keep" || len(out.Items) != 1 || out.Items[0].Name != "c" {
-		t.Fatalf("merged %+v", out)
-	}
-}
-
 // An Opt refuses null unless its value is a pointer: Opt[*string] tells a given null
 // (Set, nil) from an absent member (not Set).
 func TestOptNullOnlyForPointers(t *testing.T) {

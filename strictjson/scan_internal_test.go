@@ -157,3 +157,39 @@ func FuzzIntLeafRules(f *testing.F) {
 		}
 	})
 }
+
+// splitObject returns the members of the JSON object raw; the last of duplicate keys wins,
+// as with encoding/json. ok is false when raw is not an object.
+func splitObject(raw []byte) (map[string]json.RawMessage, bool) {
+	ms, ok := scanObject(trim(raw), nil)
+	if !ok {
+		return nil, false
+	}
+	obj := make(map[string]json.RawMessage, len(ms))
+	for _, m := range ms {
+		obj[string(m.key)] = m.raw
+	}
+	return obj, true
+}
+
+// splitArray returns the items of the JSON array raw; ok is false when raw is not one.
+func splitArray(raw []byte) ([]json.RawMessage, bool) {
+	items, ok := scanArray(trim(raw), nil)
+	if !ok {
+		return nil, false
+	}
+	out := make([]json.RawMessage, len(items))
+	for i, item := range items {
+		out[i] = item
+	}
+	return out, true
+}
+
+// unquote decodes a JSON string literal, as encoding/json does.
+func unquote(lit []byte) (string, bool) {
+	b, ok := unquoteBytes(trim(lit))
+	if !ok {
+		return "", false
+	}
+	return string(b), true
+}
