@@ -56,17 +56,17 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 	defer db.Close()
 	ctx := context.Background()
 	st := &state{Email: "bench@voiceapi.local", Password: "bench-password-1"}
-	u, err := db.CreateUser(ctx, data.UserCreate{Name: "Bench", Email: st.Email, Password: st.Password, IsAdmin: true})
+	svc := cli.NewServices(db)
+	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Bench", Email: st.Email, Password: st.Password, IsAdmin: true})
 	if err != nil {
 		return nil, err
 	}
 	ws := u.PersonalWorkspaceID
-	_, st.Token, err = db.CreateAPIKeyFor(ctx, u.ID, ws, data.APIKeyCreate{Name: "bench"})
+	_, st.Token, err = svc.Auth.CreateAPIKeyFor(ctx, u.ID, ws, data.APIKeyCreate{Name: "bench"})
 	if err != nil {
 		return nil, err
 	}
 	pctx := data.WithPrincipal(ctx, &data.Principal{UserID: u.ID, IsAdmin: true, WorkspaceID: ws, CurrentWorkspaceID: ws, Role: data.RoleOwner, Modules: data.Modules})
-	svc := cli.Services(db)
 	for i := range agents {
 		var in data.AgentCreate
 		if err := strictjson.Decode(mustJSON(agentBody(fmt.Sprintf("Agent %d", i), tools)), &in); err != nil {

@@ -3,7 +3,6 @@ package bolt
 import (
 	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"slices"
 	"strconv"
 
@@ -25,10 +24,6 @@ func versionKey(agentID string, n int) []byte { return indexKey(agentID, fmt.Spr
 
 func statusScope(workspaceID, status string) string { return workspaceID + "/" + status }
 
-// revisionSeed keys the agents' revisions: a revision is only compared within one
-// process, so a seed per process will do.
-var revisionSeed = maphash.MakeSeed()
-
 // Agent implements service.AgentTx.
 func (t tx) Agent(id string) (*data.StoredAgent, error) {
 	var row data.StoredAgent
@@ -42,14 +37,9 @@ func (t tx) Agent(id string) (*data.StoredAgent, error) {
 	return &row, nil
 }
 
-// AgentRevision implements service.AgentTx: a hash of the stored bytes, never 0 for a
-// stored agent.
+// AgentRevision implements service.AgentTx: a fingerprint of the stored bytes.
 func (t tx) AgentRevision(id string) (uint64, error) {
-	raw := t.b.Bucket(bucketAgents).Get([]byte(id))
-	if raw == nil {
-		return 0, nil
-	}
-	return maphash.Bytes(revisionSeed, raw) | 1, nil
+	return revision(t.b.Bucket(bucketAgents).Get([]byte(id))), nil
 }
 
 // PutAgent implements service.AgentTx.

@@ -380,13 +380,13 @@ type AgentService interface {
 	// per_page, cursor or status).
 	ListAgents(ctx context.Context, f AgentFilter) ([]*Agent, Page, error)
 	// CreateAgent creates a draft agent from a body merged into the defaults. Errors:
-	// validation_failed (with in.Faults too), forbidden (also for callers limited by
-	// agent_ids), quota_exceeded.
+	// validation_failed (with the decoding faults of InputFaults(ctx) too), forbidden
+	// (also for callers limited by agent_ids), quota_exceeded.
 	CreateAgent(ctx context.Context, in AgentCreate) (*Agent, error)
 	// Agent returns one agent. Errors: not_found.
 	Agent(ctx context.Context, id string) (*Agent, error)
 	// UpdateAgent merges in into the agent; a change makes it a draft. Errors:
-	// not_found, validation_failed (with in.Faults too), precondition_failed (If-Match).
+	// not_found, validation_failed (with the faults of InputFaults(ctx) too), precondition_failed (If-Match).
 	UpdateAgent(ctx context.Context, id string, in AgentUpdate) (*Agent, error)
 	// DeleteAgent removes the agent and its versions. Errors: not_found, precondition_failed.
 	DeleteAgent(ctx context.Context, id string) error

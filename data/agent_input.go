@@ -15,11 +15,6 @@ type AgentUpdate struct {
 	PromptConfig        Opt[PromptConfigPatch]        `json:"prompt_config"`
 	STTConfig           Opt[STTConfigPatch]           `json:"stt_config"`
 	TTSConfig           Opt[TTSConfigPatch]           `json:"tts_config"`
-
-	// Faults are what the decoder refused in the body, nil when it took every member. The
-	// service reports them with the rule faults of what could be decoded, in one
-	// validation_failed, and stores nothing.
-	Faults *Error `json:"-"`
 }
 
 // AgentCreate is the body of POST /api/v1/agents: an update of the default agent (see

@@ -60,14 +60,13 @@ func (s *Server) handleAgentList(w http.ResponseWriter, r *http.Request) error {
 }
 
 // handleAgentCreate: POST /api/v1/agents — 201; omitted groups get their defaults.
-// The decoder's faults go to the service with the body, which reports them together with
-// the rules' faults.
 func (s *Server) handleAgentCreate(w http.ResponseWriter, r *http.Request) error {
 	var in data.AgentCreate
-	if err := decodeInput(r, &in, &in.Faults); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	a, err := s.svc.Agents.CreateAgent(r.Context(), in)
+	a, err := s.svc.Agents.CreateAgent(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -93,10 +92,11 @@ func (s *Server) handleAgentShow(w http.ResponseWriter, r *http.Request) error {
 // handleAgentUpdate: PUT /api/v1/agents/{id} — given groups merge into the stored ones.
 func (s *Server) handleAgentUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.AgentUpdate
-	if err := decodeInput(r, &in, &in.Faults); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	a, err := s.svc.Agents.UpdateAgent(r.Context(), mux.Vars(r)["id"], in)
+	a, err := s.svc.Agents.UpdateAgent(ctx, mux.Vars(r)["id"], in)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -156,21 +157,21 @@ func decodeBody(r *http.Request, dst any, check func() error) error {
 	return validate.Combine(decodeErr, check())
 }
 
-// decodeInput reads the body strictly into dst, a typed input whose rules need stored
-// records, and leaves the decoder's faults (unknown, read-only and mistyped members) in
-// *faults for the service, which reports them with the rules' faults in one 422. Only a
-// body that cannot be read at all ends the request here.
-func decodeInput(r *http.Request, dst any, faults **data.Error) error {
+// decodeInput reads the body strictly into dst (unknown fields, wrong types and nulls for
+// non-nullable fields are faults) and returns the request's context carrying those faults
+// (data.WithInputFaults): the service that checks the input's rules reports them with its
+// own, in one 422 that names every fault of the request. Other failures (no body where one
+// is needed, malformed JSON, another media type) return at once.
+func decodeInput(r *http.Request, dst any) (context.Context, error) {
 	body, err := readJSONBody(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	err = strictjson.Decode(body, dst)
-	if e, ok := err.(*data.Error); ok && e.Code == data.EINVALID {
-		*faults = e
-		return nil
+	decodeErr := strictjson.Decode(body, dst)
+	if decodeErr != nil && data.ErrorCode(decodeErr) != data.EINVALID {
+		return nil, decodeErr
 	}
-	return err
+	return data.WithInputFaults(r.Context(), decodeErr), nil
 }
 
 // MaxPerPage bounds per_page (spec: 1 to 100).

@@ -117,7 +117,7 @@ func (s *AgentService) prepareUpdate(ctx context.Context, id string, row *data.S
 		return nil, err
 	}
 	a := in.Apply(&plain.Agent)
-	u := &agentUpdate{row: plain, merged: a, oldStatus: plain.Status, faults: s.checkAgent(a, in, false)}
+	u := &agentUpdate{row: plain, merged: a, oldStatus: plain.Status, faults: s.checkAgent(ctx, a, in, false)}
 	if u.faults.Len() > 0 {
 		return u, nil
 	}

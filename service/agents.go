@@ -177,10 +177,11 @@ func (s *AgentService) list(ctx context.Context, f data.AgentFilter, add func(ag
 	return page, err
 }
 
-// faultsOf turns the decoder's faults, given with an input, into the start of a 422.
-func faultsOf(e *data.Error) *validate.Errors {
+// inputFaults returns the faults the server found decoding the input (data.InputFaults),
+// as the start of a 422.
+func inputFaults(ctx context.Context) *validate.Errors {
 	errs := &validate.Errors{}
-	if e != nil {
+	if e, ok := data.InputFaults(ctx).(*data.Error); ok {
 		for _, p := range e.SortedFieldPaths() {
 			for _, m := range e.Fields[p] {
 				errs.Add(p, m)
@@ -191,9 +192,10 @@ func faultsOf(e *data.Error) *validate.Errors {
 }
 
 // checkAgent returns the faults of merged, the result of in on a stored agent (on the
-// defaults when creating): the decoder's first, then the rules' that they do not cover.
-func (s *AgentService) checkAgent(merged *data.Agent, in *data.AgentUpdate, creating bool) *validate.Errors {
-	errs := faultsOf(in.Faults)
+// defaults when creating): the decoder's first, then the rules' that they do not cover
+// (a member that is not a number needs no "is required" beside it).
+func (s *AgentService) checkAgent(ctx context.Context, merged *data.Agent, in *data.AgentUpdate, creating bool) *validate.Errors {
+	errs := inputFaults(ctx)
 	errs.AddUncovered(validate.AgentChange(merged, in, creating, s.catalog))
 	return errs
 }
@@ -220,7 +222,7 @@ func (s *AgentService) CreateAgent(ctx context.Context, in data.AgentCreate) (*d
 	p := data.PrincipalFrom(ctx)
 	u := (*data.AgentUpdate)(&in)
 	a := u.Apply(data.DefaultAgent())
-	faults := s.checkAgent(a, u, true)
+	faults := s.checkAgent(ctx, a, u, true)
 	cfg, err := s.sealed(a.AgentConfig)
 	if err != nil {
 		return nil, err

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/service"
@@ -17,16 +16,9 @@ import (
 
 // owner creates a user and returns a context acting as them in their personal
 // workspace, as owner.
-func owner(t testing.TB, db *bolt.DB, email string) context.Context {
+func owner(t testing.TB, env *testkit.Env, email string) context.Context {
 	t.Helper()
-	u, err := db.CreateUser(context.Background(), data.UserCreate{Name: "Test " + email, Email: email, Password: "password123"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data.WithPrincipal(context.Background(), &data.Principal{
-		UserID: u.ID, WorkspaceID: u.PersonalWorkspaceID, CurrentWorkspaceID: u.PersonalWorkspaceID,
-		Role: data.RoleOwner, Modules: data.Modules,
-	})
+	return testkit.As(env.User(t, email))
 }
 
 // decode reads body strictly into an input, as the server does, and fails on any fault.
@@ -51,9 +43,9 @@ func mustAgent(t testing.TB, ctx context.Context, agents *service.AgentService, 
 // Concurrent publishes of one agent each get their own version number: no number is
 // lost or given twice.
 func TestPublishAgentConcurrent(t *testing.T) {
-	db := testkit.OpenDB(t, nil)
-	agents := testkit.Services(t, db, nil).Agents
-	ctx := owner(t, db, "pub@example.com")
+	env := testkit.New(t, nil)
+	agents := env.Svc.Agents
+	ctx := owner(t, env, "pub@example.com")
 	a := mustAgent(t, ctx, agents, `{"name":"Busy"}`)
 	const n = 20
 	var wg sync.WaitGroup
@@ -95,9 +87,9 @@ func TestPublishAgentConcurrent(t *testing.T) {
 // The service returns credentials masked from every method, and storage holds them
 // sealed: it stores what the service gives it.
 func TestAgentServiceMasksAndSeals(t *testing.T) {
-	db := testkit.OpenDB(t, nil)
-	agents := testkit.Services(t, db, nil).Agents
-	ctx := owner(t, db, "seal@example.com")
+	env := testkit.New(t, nil)
+	db, agents := env.DB, env.Svc.Agents
+	ctx := owner(t, env, "seal@example.com")
 	const secret = "sk-storage-secret-4321"
 	a := mustAgent(t, ctx, agents, `{"name":"Sealed","llm_config":{"api_key":"`+secret+`"}}`)
 	check := func(what string, key *string) {
@@ -164,9 +156,9 @@ func TestAgentServiceMasksAndSeals(t *testing.T) {
 // records Agent and ListAgents return, before and after a change, and never another
 // workspace's.
 func TestAgentJSONMatchesTheRecord(t *testing.T) {
-	db := testkit.OpenDB(t, nil)
-	agents := testkit.Services(t, db, nil).Agents
-	ctx := owner(t, db, "cache@example.com")
+	env := testkit.New(t, nil)
+	agents := env.Svc.Agents
+	ctx := owner(t, env, "cache@example.com")
 	a := mustAgent(t, ctx, agents, `{"name":"Cached"}`)
 	mustAgent(t, ctx, agents, `{"name":"Other"}`)
 	same := func(step string) {
@@ -204,7 +196,7 @@ func TestAgentJSONMatchesTheRecord(t *testing.T) {
 	if got, _ := agents.AgentJSON(ctx, a.ID); !json.Valid(got) || !strings.Contains(string(got), `"Renamed"`) || strings.Contains(string(got), "gsk_cache_secret_42") {
 		t.Fatalf("after the update: %s", got)
 	}
-	stranger := owner(t, db, "stranger@example.com")
+	stranger := owner(t, env, "stranger@example.com")
 	if _, err := agents.AgentJSON(stranger, a.ID); data.ErrorCode(err) != data.ENOTFOUND {
 		t.Fatalf("another workspace reads the cached agent: %v", err)
 	}
@@ -213,10 +205,10 @@ func TestAgentJSONMatchesTheRecord(t *testing.T) {
 // A change made through another service on the same storage (another process, in
 // production) is seen at once: the cache is keyed by the storage's revision of the row.
 func TestAgentCacheSeesOtherWriters(t *testing.T) {
-	db := testkit.OpenDB(t, nil)
-	mine := testkit.Services(t, db, nil).Agents
-	theirs := testkit.Services(t, db, nil).Agents
-	ctx := owner(t, db, "two@example.com")
+	env := testkit.New(t, nil)
+	mine := env.Svc.Agents
+	theirs := testkit.Services(t, env.DB, nil).Agents
+	ctx := owner(t, env, "two@example.com")
 	a := mustAgent(t, ctx, mine, `{"name":"Before"}`)
 	if _, err := mine.AgentJSON(ctx, a.ID); err != nil { // cached
 		t.Fatal(err)
@@ -239,13 +231,12 @@ func TestAgentCacheSeesOtherWriters(t *testing.T) {
 // The decoder's faults given with an input are reported with the rules' faults, and
 // nothing is stored.
 func TestAgentFaultsAllAtOnce(t *testing.T) {
-	db := testkit.OpenDB(t, nil)
-	agents := testkit.Services(t, db, nil).Agents
-	ctx := owner(t, db, "faults@example.com")
+	env := testkit.New(t, nil)
+	agents := env.Svc.Agents
+	ctx := owner(t, env, "faults@example.com")
 	var in data.AgentCreate
 	err := strictjson.Decode([]byte(`{"name":"","nope":1,"llm_config":{"knowledge_base_ids":["kb_01JD6AAAAAAAAAAAAAAAAAAAAA"]}}`), &in)
-	in.Faults, _ = err.(*data.Error)
-	_, err = agents.CreateAgent(ctx, in)
+	_, err = agents.CreateAgent(data.WithInputFaults(ctx, err), in)
 	e, ok := err.(*data.Error)
 	if !ok || e.Code != data.EINVALID {
 		t.Fatalf("create: %v", err)

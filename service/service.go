@@ -29,6 +29,9 @@ type Options struct {
 	PasswordCost int
 	// LoginTTL is the lifetime of login tokens; 720h when 0.
 	LoginTTL time.Duration
+	// IDs makes record ids; a generator on Now when nil. Event ids order the audit
+	// chain, so every writer of a store must share one generator.
+	IDs *data.IDGen
 }
 
 // base is what every resource's service shares.
@@ -45,9 +48,12 @@ type base struct {
 // Services are the implementations of the data services, one per resource, built on one
 // Store.
 type Services struct {
-	base *base
-
-	Agents *AgentService
+	Auth           *AuthService
+	Users          *UserService
+	Workspaces     *WorkspaceService
+	WorkspaceUsers *WorkspaceUserService
+	Idempotency    *IdempotencyService
+	Agents         *AgentService
 }
 
 // New builds the services on store.
@@ -74,12 +80,20 @@ func New(store Store, opts Options) (*Services, error) {
 		}
 		opts.Catalog = cat
 	}
+	if opts.IDs == nil {
+		opts.IDs = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
+	}
 	b := &base{
 		store: store, now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
-		ids: &data.IDGen{Now: opts.Now, Rand: rand.Reader},
+		ids: opts.IDs,
 	}
-	return &Services{base: b,
-		Agents: &AgentService{base: b},
+	return &Services{
+		Auth:           &AuthService{base: b, cache: &tokenCache{}},
+		Users:          &UserService{b},
+		Workspaces:     &WorkspaceService{b},
+		WorkspaceUsers: &WorkspaceUserService{b},
+		Idempotency:    &IdempotencyService{b},
+		Agents:         &AgentService{base: b},
 	}, nil
 }
 

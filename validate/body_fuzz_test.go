@@ -38,7 +38,7 @@ type fuzzDoc struct {
 	Any     any                    `json:"any"`
 }
 
-// FuzzStrictDecode: validate.Object and StrictObject on arbitrary bytes never panic, name
+// FuzzStrictDecode: strictjson.Object and StrictObject on arbitrary bytes never panic, name
 // every fault under a path rooted in the body, are deterministic, and what they accept
 // survives a round trip.
 func FuzzStrictDecode(f *testing.F) {

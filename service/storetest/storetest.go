@@ -20,6 +20,7 @@ var suites = []struct {
 }{
 	{"events", testEvents},
 	{"limits", testLimits},
+	{"accounts", testAccounts},
 	{"agents", testAgents},
 }
 
