@@ -18,7 +18,7 @@ var testCatalog = func() *data.Catalog {
 	return cat
 }()
 
-// apply runs ApplyAgentBody on body and returns the agent and its faults by path.
+// apply runs a body through applyAgentBody and returns the agent and its faults by path.
 func apply(t *testing.T, base *data.Agent, creating bool, body string) (*data.Agent, map[string][]string) {
 	t.Helper()
 	obj, err := strictjson.Object([]byte(body))
@@ -27,7 +27,7 @@ func apply(t *testing.T, base *data.Agent, creating bool, body string) (*data.Ag
 	}
 	a, errs := applyAgentBody(base, obj, creating, testCatalog)
 	if a == nil {
-		t.Fatal("ApplyAgentBody returned no agent")
+		t.Fatal("applyAgentBody returned no agent")
 	}
 	if err := errs.Err(); err != nil {
 		return a, err.(*data.Error).Fields
