@@ -119,10 +119,11 @@ type publishBody struct {
 // The service checks the description.
 func (s *Server) handleAgentPublish(w http.ResponseWriter, r *http.Request) error {
 	var in publishBody
-	if err := decodeBody(r, &in, nil); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	if err := s.svc.Agents.PublishAgent(r.Context(), mux.Vars(r)["agent_id"], in.Description); err != nil {
+	if err := s.svc.Agents.PublishAgent(ctx, mux.Vars(r)["agent_id"], in.Description); err != nil {
 		return err
 	}
 	return writeNoContent(w)

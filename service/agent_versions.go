@@ -30,7 +30,7 @@ func (s *AgentService) DeleteAgent(ctx context.Context, id string) error {
 func (s *AgentService) PublishAgent(ctx context.Context, id string, description *string) error {
 	var errs validate.Errors
 	validate.ValidatePublish(description, &errs)
-	if err := errs.Err(); err != nil {
+	if err := checkInput(ctx, errs.Err()); err != nil {
 		return err
 	}
 	p := data.PrincipalFrom(ctx)
