@@ -32,6 +32,8 @@ type Error struct {
 	Code    string
 	Message string
 	Fields  map[string][]string
+
+	order []string // Fields' paths in the order found, when Invalid made the error
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
@@ -53,7 +55,16 @@ func Invalid(fields map[string][]string, order []string) *Error {
 	if total > 1 {
 		msg = fmt.Sprintf("%s (and %d more error%s)", first, total-1, plural(total-1))
 	}
-	return &Error{Code: EINVALID, Message: msg, Fields: fields}
+	return &Error{Code: EINVALID, Message: msg, Fields: fields, order: order}
+}
+
+// FieldPaths returns the field paths of e in the order they were found, sorted when e
+// does not know it.
+func (e *Error) FieldPaths() []string {
+	if len(e.order) == len(e.Fields) {
+		return e.order
+	}
+	return e.SortedFieldPaths()
 }
 
 func plural(n int) string {
