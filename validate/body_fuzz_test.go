@@ -7,6 +7,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/bodyfuzz"
+	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -59,10 +60,10 @@ func FuzzWebhookBody(f *testing.F) {
 	)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		bodyfuzz.Check(t, body, func(in *data.WebhookCreate, _ map[string]json.RawMessage) error {
-			return validate.WebhookCreate(*in)
+			return validate.WebhookCreate(*in, netguard.CheckURL)
 		}, nil)
 		bodyfuzz.Check(t, body, func(in *data.WebhookUpdate, _ map[string]json.RawMessage) error {
-			return validate.WebhookUpdate(*in)
+			return validate.WebhookUpdate(*in, netguard.CheckURL)
 		}, nil)
 		bodyfuzz.Check(t, body, func(in *data.WebhookReplay, _ map[string]json.RawMessage) error {
 			return validate.WebhookReplay(*in)
