@@ -15,6 +15,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // stateFile, in a data directory the harness seeded, says how to use it again.
@@ -79,6 +80,11 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 	if err := json.Unmarshal(mustJSON(callBody("")), &in); err != nil {
 		return nil, err
 	}
+	// Calls are registered through the service layer, as the API registers them.
+	svc, err := service.New(db, service.Options{Sealer: db.Sealer(), Catalog: db.Catalog()})
+	if err != nil {
+		return nil, err
+	}
 	// The webhook dispatcher moves each event out of the outbox as a server does, so
 	// the directory does not start its life with a million-event backlog.
 	stopFan := make(chan struct{})
@@ -116,7 +122,7 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 				}
 				c := in
 				c.AgentID = st.Agents[i%int64(len(st.Agents))]
-				if _, err := db.RegisterCall(pctx, c); err != nil {
+				if _, err := svc.Calls.RegisterCall(pctx, c); err != nil {
 					errOnce.Do(func() { firstErr = err })
 					return
 				}

@@ -11,15 +11,7 @@ import (
 // Services wires the storage into the server's service interfaces: the service layer for
 // the resources that have moved there, the storage's own methods for the others.
 func Services(db *bolt.DB) server.Services {
-	o := db.Options()
-	svc, err := service.New(db, service.Options{
-		Now: o.Now, Sealer: db.Sealer(), Catalog: o.Catalog, Logger: o.Logger,
-		PasswordCost: o.PasswordCost, LoginTTL: o.LoginTTL,
-	})
-	if err != nil {
-		panic(err) // db always has a sealer
-	}
-	_ = svc
+	svc := serviceLayer(db)
 	return server.Services{
 		Auth:           db,
 		Users:          db,
@@ -33,9 +25,22 @@ func Services(db *bolt.DB) server.Services {
 		Audit:          db,
 		Backup:         db,
 		Ready:          db.Ping,
-		Numbers:        db, Calls: db, Analytics: db, Subscriptions: db,
+		Numbers:        svc.Numbers, Calls: svc.Calls, Analytics: svc.Analytics, Subscriptions: svc.Subscriptions,
 		Exports: db,
 	}
+}
+
+// serviceLayer builds the services on db with db's own options (clock, sealer, catalog).
+func serviceLayer(db *bolt.DB) *service.Services {
+	o := db.Options()
+	svc, err := service.New(db, service.Options{
+		Now: o.Now, Sealer: db.Sealer(), Catalog: o.Catalog, Logger: o.Logger,
+		PasswordCost: o.PasswordCost, LoginTTL: o.LoginTTL,
+	})
+	if err != nil {
+		panic(err) // db always has a sealer
+	}
+	return svc
 }
 
 // NewServer builds the HTTP server on db. Each configure function, when given, adjusts

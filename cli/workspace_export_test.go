@@ -47,7 +47,7 @@ func seedStopped(t *testing.T, dir string) string {
 	if err := db.PublishAgent(ctx, a.ID, &desc); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+14155550177", Provider: "sip", InboundAgentID: &a.ID}); err != nil {
+	if _, err := serviceLayer(db).Numbers.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+14155550177", Provider: "sip", InboundAgentID: &a.ID}); err != nil {
 		t.Fatal(err)
 	}
 	return u.PersonalWorkspaceID

@@ -37,7 +37,7 @@ func (s *Server) handleCallList(w http.ResponseWriter, r *http.Request) error {
 // handleCallRegister: POST /api/v1/calls — the voice runtime registers a call; 201.
 func (s *Server) handleCallRegister(w http.ResponseWriter, r *http.Request) error {
 	var in data.CallCreate
-	if err := decodeBody(r, &in, func() error { return validate.CallCreate(in) }); err != nil {
+	if err := decodeForService(r, &in, func() error { return validate.CallCreate(in) }); err != nil {
 		return err
 	}
 	c, err := s.svc.Calls.RegisterCall(r.Context(), in)
@@ -59,7 +59,7 @@ func (s *Server) handleCallShow(w http.ResponseWriter, r *http.Request) error {
 // handleCallUpdate: PUT /api/v1/calls/{id} — status moves forward only (409 otherwise).
 func (s *Server) handleCallUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.CallUpdate
-	if err := decodeBody(r, &in, func() error { return validate.CallUpdate(in) }); err != nil {
+	if err := decodeForService(r, &in, func() error { return validate.CallUpdate(in) }); err != nil {
 		return err
 	}
 	c, err := s.svc.Calls.UpdateCall(r.Context(), mux.Vars(r)["id"], in)

@@ -43,7 +43,7 @@ func (s *Server) handleNumberList(w http.ResponseWriter, r *http.Request) error 
 // handleNumberCreate: POST /api/v1/numbers — 201.
 func (s *Server) handleNumberCreate(w http.ResponseWriter, r *http.Request) error {
 	var in data.NumberCreate
-	if err := decodeBody(r, &in, func() error { return validate.NumberCreate(in) }); err != nil {
+	if err := decodeForService(r, &in, func() error { return validate.NumberCreate(in) }); err != nil {
 		return err
 	}
 	n, err := s.svc.Numbers.CreateNumber(r.Context(), in)
@@ -66,7 +66,7 @@ func (s *Server) handleNumberShow(w http.ResponseWriter, r *http.Request) error 
 // so the members' presence is read as well as their values.
 func (s *Server) handleNumberUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.NumberUpdate
-	if err := decodeBody(r, &in, func() error { return validate.NumberUpdate(in) }); err != nil {
+	if err := decodeForService(r, &in, func() error { return validate.NumberUpdate(in) }); err != nil {
 		return err
 	}
 	n, err := s.svc.Numbers.UpdateNumber(r.Context(), mux.Vars(r)["id"], in)

@@ -46,6 +46,11 @@ type base struct {
 // Store.
 type Services struct {
 	base *base
+
+	Numbers       *NumberService
+	Calls         *CallService
+	Analytics     *AnalyticsService
+	Subscriptions *SubscriptionService
 }
 
 // New builds the services on store.
@@ -76,7 +81,13 @@ func New(store Store, opts Options) (*Services, error) {
 		store: store, now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
 		ids: &data.IDGen{Now: opts.Now, Rand: rand.Reader},
 	}
-	return &Services{base: b}, nil
+	return &Services{
+		base:          b,
+		Numbers:       &NumberService{b},
+		Calls:         &CallService{b},
+		Analytics:     &AnalyticsService{b},
+		Subscriptions: &SubscriptionService{b},
+	}, nil
 }
 
 // timeNow is the clock as the records' time type.

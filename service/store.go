@@ -24,6 +24,9 @@ type Store interface {
 type Tx interface {
 	EventTx
 	LimitTx
+	NumberTx
+	CallTx
+	SubscriptionTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.
