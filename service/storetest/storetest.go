@@ -20,6 +20,10 @@ var suites = []struct {
 }{
 	{"events", testEvents},
 	{"limits", testLimits},
+	{"numbers", testNumbers},
+	{"calls", testCalls},
+	{"call_rollups", testCallRollups},
+	{"subscriptions", testSubscriptions},
 }
 
 // Run runs every group of the suite against stores made by open.
