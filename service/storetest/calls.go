@@ -141,7 +141,9 @@ func testCallRollups(t *testing.T, open Opener) {
 	var calls []*data.Call
 	reason := "agent_hangup"
 	for i, at := range []time.Duration{0, 90 * time.Minute, 135 * time.Minute} {
-		g.Now = func() time.Time { return time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC).Add(at + time.Duration(i)*time.Millisecond) }
+		g.Now = func() time.Time {
+			return time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC).Add(at + time.Duration(i)*time.Millisecond)
+		}
 		agent := a
 		if i == 2 {
 			agent = b
