@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"slices"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -108,11 +107,15 @@ func (t tx) CallRollups(ws, agentID string, from, to time.Time, step time.Durati
 	}
 	from, to = from.UTC(), to.UTC()
 	first := from.Truncate(step)
-	sums := map[int64]*rollup{} // bucket index → its sum
+	sums := make([]rollup, (to.Sub(first)+step-1)/step) // one per bucket the range touches
 	add := func(hourStart time.Time, r rollup) {
-		i := int64(hourStart.Sub(first) / step)
-		if sums[i] == nil {
-			sums[i] = &rollup{}
+		i := int(hourStart.Sub(first) / step)
+		if i < 0 || i >= len(sums) {
+			return
+		}
+		if sums[i].Calls == 0 {
+			sums[i] = r // the first hour of a bucket is taken as decoded, reasons and all
+			return
 		}
 		sums[i].add(r, 1)
 	}
@@ -134,14 +137,16 @@ func (t tx) CallRollups(ws, agentID string, from, to time.Time, step time.Durati
 	} else if err := countCalls(t.b, scope, from, to, add); err != nil {
 		return nil, err
 	}
-	out := make([]data.CallBucket, 0, len(sums))
+	var out []data.CallBucket
 	for i, r := range sums {
+		if r.Calls == 0 {
+			continue
+		}
 		out = append(out, data.CallBucket{
 			Start: first.Add(time.Duration(i) * step), Calls: r.Calls, Ended: r.Ended, Failed: r.Failed,
 			DurationMS: r.DurationMS, WithDuration: r.WithDuration, Reasons: r.Reasons,
 		})
 	}
-	slices.SortFunc(out, func(a, b data.CallBucket) int { return a.Start.Compare(b.Start) })
 	return out, nil
 }
 
