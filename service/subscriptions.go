@@ -3,16 +3,12 @@ package service
 import (
 	"context"
 	"maps"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/validate"
 )
-
-// MaxPlanLen bounds a plan name.
-const MaxPlanLen = 100
 
 // SubscriptionService reads a workspace's plan with its usage, and sets plans (the
 // operator's CLI).
@@ -87,31 +83,13 @@ func (s *SubscriptionService) Subscription(ctx context.Context, ws string) (*dat
 	return out, err
 }
 
-// checkSubscriptionSet names every bad member of a plan change: a blank or long plan
-// name, an unknown limit, a limit below -1.
-func checkSubscriptionSet(in data.SubscriptionSet) error {
-	var errs validate.Errors
-	if in.Plan != nil {
-		errs.NotBlank("plan", *in.Plan)
-		errs.MaxLen("plan", *in.Plan, MaxPlanLen)
-	}
-	for _, name := range slices.Sorted(maps.Keys(in.Limits)) {
-		if !slices.Contains(data.LimitNames, name) {
-			errs.Addf(name, "The %s limit is unknown; limits are %s.", name, strings.Join(data.LimitNames, ", "))
-		} else if in.Limits[name] < -1 {
-			errs.Addf(name, "The %s limit must be -1 (unlimited) or at least 0.", name)
-		}
-	}
-	return errs.Err()
-}
-
 // SetSubscription implements data.SubscriptionService. Only the operator sets plans: the
 // CLI on a stopped server's data, or an instance administrator.
 func (s *SubscriptionService) SetSubscription(ctx context.Context, ws string, in data.SubscriptionSet) (*data.Subscription, error) {
 	if p := data.PrincipalFrom(ctx); p != nil && !p.IsAdmin {
 		return nil, data.Errorf(data.EFORBIDDEN, "Only the instance's operator sets a workspace's plan.")
 	}
-	if err := checkSubscriptionSet(in); err != nil {
+	if err := validate.SubscriptionSet(in); err != nil {
 		return nil, err
 	}
 	var out *data.Subscription

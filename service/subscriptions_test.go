@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/service"
+	"github.com/voiceapi/voiceapi/validate"
 )
 
 func TestSubscriptionPlanAndUsage(t *testing.T) {
@@ -36,7 +36,7 @@ func TestSubscriptionPlanAndUsage(t *testing.T) {
 	}
 
 	// Every bad member is named, at the bounds, and the stored plan is unchanged.
-	blank, long, longest := " ", strings.Repeat("p", service.MaxPlanLen+1), strings.Repeat("p", service.MaxPlanLen)
+	blank, long, longest := " ", strings.Repeat("p", validate.MaxPlanLen+1), strings.Repeat("p", validate.MaxPlanLen)
 	_, err = e.svc.Subscriptions.SetSubscription(op, e.ws, data.SubscriptionSet{Plan: &blank, Limits: map[string]int64{"seats": 1, data.LimitWebhooks: -2}})
 	wantFields(t, err, "plan", "seats", data.LimitWebhooks)
 	_, err = e.svc.Subscriptions.SetSubscription(op, e.ws, data.SubscriptionSet{Plan: &long})
@@ -45,7 +45,7 @@ func TestSubscriptionPlanAndUsage(t *testing.T) {
 		t.Errorf("a refused set changed the plan: %+v", s)
 	}
 	if _, err := e.svc.Subscriptions.SetSubscription(op, e.ws, data.SubscriptionSet{Plan: &longest, Limits: map[string]int64{data.LimitWebhooks: -1}}); err != nil {
-		t.Errorf("a plan name of %d characters, limit -1: %v", service.MaxPlanLen, err)
+		t.Errorf("a plan name of %d characters, limit -1: %v", validate.MaxPlanLen, err)
 	}
 
 	// A workspace member does not set plans; nobody reads another workspace's.
