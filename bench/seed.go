@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/service"
 )
 
 // stateFile, in a data directory the harness seeded, says how to use it again.
@@ -55,12 +55,13 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 	defer db.Close()
 	ctx := context.Background()
 	st := &state{Email: "bench@voiceapi.local", Password: "bench-password-1"}
-	u, err := db.CreateUser(ctx, data.UserCreate{Name: "Bench", Email: st.Email, Password: st.Password, IsAdmin: true})
+	svc := cli.NewServices(db)
+	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Bench", Email: st.Email, Password: st.Password, IsAdmin: true})
 	if err != nil {
 		return nil, err
 	}
 	ws := u.PersonalWorkspaceID
-	_, st.Token, err = db.CreateAPIKeyFor(ctx, u.ID, ws, data.APIKeyCreate{Name: "bench"})
+	_, st.Token, err = svc.Auth.CreateAPIKeyFor(ctx, u.ID, ws, data.APIKeyCreate{Name: "bench"})
 	if err != nil {
 		return nil, err
 	}
@@ -78,11 +79,6 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 	}
 	var in data.CallCreate
 	if err := json.Unmarshal(mustJSON(callBody("")), &in); err != nil {
-		return nil, err
-	}
-	// Calls are registered through the service layer, as the API registers them.
-	svc, err := service.New(db, service.Options{Sealer: db.Sealer(), Catalog: db.Catalog()})
-	if err != nil {
 		return nil, err
 	}
 	// The webhook dispatcher moves each event out of the outbox as a server does, so

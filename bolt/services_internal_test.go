@@ -16,7 +16,7 @@ func svcOf(db *DB) *service.Services {
 	if s, ok := testServices.Load(db); ok {
 		return s.(*service.Services)
 	}
-	s, err := service.New(db, service.Options{Now: db.now, Sealer: db.sealer, Catalog: db.opts.Catalog, PasswordCost: db.opts.PasswordCost})
+	s, err := service.New(db, service.Options{Now: db.now, Sealer: db.sealer, Catalog: db.opts.Catalog, PasswordCost: db.opts.PasswordCost, IDs: db.ids})
 	if err != nil {
 		panic(err) // every DB has a sealer
 	}

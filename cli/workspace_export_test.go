@@ -29,7 +29,7 @@ func seedStopped(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	u, err := db.CreateUser(context.Background(), data.UserCreate{Name: "A", Email: "a@example.com", Password: "password123"})
+	u, err := NewServices(db).Users.CreateUser(context.Background(), data.UserCreate{Name: "A", Email: "a@example.com", Password: "password123"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func seedStopped(t *testing.T, dir string) string {
 	if err := db.PublishAgent(ctx, a.ID, &desc); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := serviceLayer(db).Numbers.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+14155550177", Provider: "sip", InboundAgentID: &a.ID}); err != nil {
+	if _, err := NewServices(db).Numbers.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+14155550177", Provider: "sip", InboundAgentID: &a.ID}); err != nil {
 		t.Fatal(err)
 	}
 	return u.PersonalWorkspaceID
@@ -84,7 +84,7 @@ func TestWorkspaceExportImportCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := db.CreateUser(context.Background(), data.UserCreate{Name: "B", Email: "b@example.com", Password: "password123"})
+	u, err := NewServices(db).Users.CreateUser(context.Background(), data.UserCreate{Name: "B", Email: "b@example.com", Password: "password123"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,10 +37,11 @@ func (s *Server) handleCallList(w http.ResponseWriter, r *http.Request) error {
 // handleCallRegister: POST /api/v1/calls — the voice runtime registers a call; 201.
 func (s *Server) handleCallRegister(w http.ResponseWriter, r *http.Request) error {
 	var in data.CallCreate
-	if err := decodeForService(r, &in, func() error { return validate.CallCreate(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	c, err := s.svc.Calls.RegisterCall(r.Context(), in)
+	c, err := s.svc.Calls.RegisterCall(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -59,10 +60,11 @@ func (s *Server) handleCallShow(w http.ResponseWriter, r *http.Request) error {
 // handleCallUpdate: PUT /api/v1/calls/{id} — status moves forward only (409 otherwise).
 func (s *Server) handleCallUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.CallUpdate
-	if err := decodeForService(r, &in, func() error { return validate.CallUpdate(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	c, err := s.svc.Calls.UpdateCall(r.Context(), mux.Vars(r)["id"], in)
+	c, err := s.svc.Calls.UpdateCall(ctx, mux.Vars(r)["id"], in)
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,7 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 	if err != nil {
 		return nil, err
 	}
-	if err := validate.CallCreate(in); err != nil {
+	if err := checkInput(ctx, validate.CallCreate(in)); err != nil {
 		return nil, err
 	}
 	var c *data.Call
@@ -220,7 +220,7 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 	if err != nil {
 		return nil, err
 	}
-	if err := validate.CallUpdate(in); err != nil {
+	if err := checkInput(ctx, validate.CallUpdate(in)); err != nil {
 		return nil, err
 	}
 	var c *data.Call

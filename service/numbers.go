@@ -78,7 +78,7 @@ func (s *NumberService) CreateNumber(ctx context.Context, in data.NumberCreate) 
 	if err != nil {
 		return nil, err
 	}
-	if err := validate.NumberCreate(in); err != nil {
+	if err := checkInput(ctx, validate.NumberCreate(in)); err != nil {
 		return nil, err
 	}
 	var n *data.Number
@@ -133,7 +133,7 @@ func (s *NumberService) UpdateNumber(ctx context.Context, id string, in data.Num
 	if err != nil {
 		return nil, err
 	}
-	if err := validate.NumberUpdate(in); err != nil {
+	if err := checkInput(ctx, validate.NumberUpdate(in)); err != nil {
 		return nil, err
 	}
 	var n *data.Number

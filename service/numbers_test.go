@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/service"
@@ -30,7 +31,7 @@ func newCallsEnv(t *testing.T) *callsEnv {
 	e := &callsEnv{now: time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)}
 	clock := func() time.Time { return e.now }
 	e.db = testkit.OpenDB(t, func(o *bolt.Options) { o.Now = clock })
-	e.svc = testkit.Services(t, e.db, func(o *service.Options) { o.Now = clock })
+	e.svc = cli.NewServices(e.db) // on the database's clock and id generator
 	e.owner, e.ws = e.user(t, "owner@example.com")
 	e.a, e.b = e.agent(t, e.owner, "A"), e.agent(t, e.owner, "B")
 	e.otherCtx, _ = e.user(t, "other@example.com")
@@ -41,12 +42,8 @@ func newCallsEnv(t *testing.T) *callsEnv {
 // user creates an account and returns a context acting as the owner of its workspace.
 func (e *callsEnv) user(t *testing.T, email string) (context.Context, string) {
 	t.Helper()
-	u, err := e.db.CreateUser(context.Background(), data.UserCreate{Name: "T", Email: email, Password: "password123"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws := u.PersonalWorkspaceID
-	return as(&data.Principal{UserID: u.ID, WorkspaceID: ws, CurrentWorkspaceID: ws, Role: data.RoleOwner, Modules: data.Modules}), ws
+	u := (&testkit.Env{DB: e.db, Svc: e.svc}).User(t, email)
+	return testkit.As(u), u.PersonalWorkspaceID
 }
 
 func as(p *data.Principal) context.Context { return data.WithPrincipal(context.Background(), p) }

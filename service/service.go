@@ -29,6 +29,9 @@ type Options struct {
 	PasswordCost int
 	// LoginTTL is the lifetime of login tokens; 720h when 0.
 	LoginTTL time.Duration
+	// IDs makes record ids; a generator on Now when nil. Event ids order the audit
+	// chain, so every writer of a store must share one generator.
+	IDs *data.IDGen
 }
 
 // base is what every resource's service shares.
@@ -45,12 +48,15 @@ type base struct {
 // Services are the implementations of the data services, one per resource, built on one
 // Store.
 type Services struct {
-	base *base
-
-	Numbers       *NumberService
-	Calls         *CallService
-	Analytics     *AnalyticsService
-	Subscriptions *SubscriptionService
+	Auth           *AuthService
+	Users          *UserService
+	Workspaces     *WorkspaceService
+	WorkspaceUsers *WorkspaceUserService
+	Idempotency    *IdempotencyService
+	Numbers        *NumberService
+	Calls          *CallService
+	Analytics      *AnalyticsService
+	Subscriptions  *SubscriptionService
 }
 
 // New builds the services on store.
@@ -77,16 +83,23 @@ func New(store Store, opts Options) (*Services, error) {
 		}
 		opts.Catalog = cat
 	}
+	if opts.IDs == nil {
+		opts.IDs = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
+	}
 	b := &base{
 		store: store, now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
-		ids: &data.IDGen{Now: opts.Now, Rand: rand.Reader},
+		ids: opts.IDs,
 	}
 	return &Services{
-		base:          b,
-		Numbers:       &NumberService{b},
-		Calls:         &CallService{b},
-		Analytics:     &AnalyticsService{b},
-		Subscriptions: &SubscriptionService{b},
+		Auth:           &AuthService{base: b, cache: &tokenCache{}},
+		Users:          &UserService{b},
+		Workspaces:     &WorkspaceService{b},
+		WorkspaceUsers: &WorkspaceUserService{b},
+		Idempotency:    &IdempotencyService{b},
+		Numbers:        &NumberService{b},
+		Calls:          &CallService{b},
+		Analytics:      &AnalyticsService{b},
+		Subscriptions:  &SubscriptionService{b},
 	}, nil
 }
 

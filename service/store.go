@@ -17,6 +17,7 @@ type Store interface {
 	// durably (fsynced) before Update returns nil, or not at all. fn may run more than
 	// once (a shared commit retries a failed member alone), so it must only touch tx.
 	Update(ctx context.Context, fn func(tx Tx) error) error
+	KeyUseRecorder
 }
 
 // Tx is one transaction's view of the records. Absent records come back as nil with a
@@ -24,6 +25,7 @@ type Store interface {
 type Tx interface {
 	EventTx
 	LimitTx
+	AccountTx
 	NumberTx
 	CallTx
 	SubscriptionTx

@@ -20,6 +20,7 @@ var suites = []struct {
 }{
 	{"events", testEvents},
 	{"limits", testLimits},
+	{"accounts", testAccounts},
 	{"numbers", testNumbers},
 	{"calls", testCalls},
 	{"call_rollups", testCallRollups},
