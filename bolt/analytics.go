@@ -106,6 +106,9 @@ func (t tx) CallRollups(ws, agentID string, from, to time.Time, step time.Durati
 		scope = callAgentScope(ws, agentID)
 	}
 	from, to = from.UTC(), to.UTC()
+	if !from.Before(to) || step <= 0 {
+		return nil, nil
+	}
 	first := from.Truncate(step)
 	sums := make([]rollup, (to.Sub(first)+step-1)/step) // one per bucket the range touches
 	add := func(hourStart time.Time, r rollup) {
