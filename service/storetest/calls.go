@@ -188,6 +188,9 @@ func testCallRollups(t *testing.T, open Opener) {
 		if len(days) != 1 || !days[0].Start.Equal(day) || days[0].Calls != 2 || days[0].DurationMS != 3000 || days[0].Reasons[reason] != 2 {
 			t.Errorf("agent a by day = %+v", days)
 		}
+		if empty, err := tx.CallRollups("ws_1", "", day.Add(9*time.Hour), day.Add(9*time.Hour), time.Hour); err != nil || len(empty) != 0 {
+			t.Errorf("an empty range = %+v, %v", empty, err)
+		}
 		if other, _ := tx.CallRollups("ws_2", "", day, day.Add(24*time.Hour), time.Hour); len(other) != 0 {
 			t.Errorf("another workspace's buckets = %+v", other)
 		}
