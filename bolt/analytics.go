@@ -140,7 +140,13 @@ func (t tx) CallRollups(ws, agentID string, from, to time.Time, step time.Durati
 	} else if err := countCalls(t.b, scope, from, to, add); err != nil {
 		return nil, err
 	}
-	var out []data.CallBucket
+	n := 0
+	for i := range sums {
+		if sums[i].Calls > 0 {
+			n++
+		}
+	}
+	out := make([]data.CallBucket, 0, n)
 	for i, r := range sums {
 		if r.Calls == 0 {
 			continue
