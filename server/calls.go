@@ -20,14 +20,13 @@ func (s *Server) callRoutes() []route {
 	}
 }
 
-// handleCallList: GET /api/v1/calls?agent_id&number_id&direction&status&from&to.
+// handleCallList: GET /api/v1/calls?agent_id&number_id&direction&status&from&to. The
+// parameters' faults go to the service, which adds the range's in one 422.
 func (s *Server) handleCallList(w http.ResponseWriter, r *http.Request) error {
 	req, pageErr := pageRequest(r)
-	f, filterErr := validate.CallFilter(r.URL.Query())
-	if err := validate.Combine(pageErr, filterErr); err != nil {
-		return err
-	}
-	list, page, err := s.svc.Calls.ListCalls(r.Context(), f, req)
+	f, filterErr := validate.CallFilterParams(r.URL.Query())
+	ctx := data.WithInputFaults(r.Context(), validate.Combine(pageErr, filterErr))
+	list, page, err := s.svc.Calls.ListCalls(ctx, f, req)
 	if err != nil {
 		return err
 	}

@@ -48,6 +48,9 @@ func (s *CallService) ListCalls(ctx context.Context, f data.CallFilter, req data
 	if err != nil {
 		return nil, data.Page{}, err
 	}
+	if err := checkInput(ctx, validate.CallFilterRange(f)); err != nil {
+		return nil, data.Page{PerPage: req.PerPage}, err
+	}
 	var list []*data.Call
 	var page data.Page
 	err = s.store.View(ctx, func(tx Tx) error {

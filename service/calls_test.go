@@ -88,6 +88,16 @@ func TestCallRegisterChecksInput(t *testing.T) {
 	if len(list) != 1 {
 		t.Errorf("calls stored = %d, want only the accepted one", len(list))
 	}
+	// A list's range: to after from, named with the faults the server found reading the
+	// query, in one 422; from equal to to is already empty.
+	backwards := data.CallFilter{From: e.now, To: e.now}
+	_, _, err = e.svc.Calls.ListCalls(ctx, backwards, data.PageRequest{})
+	wantFields(t, err, "to")
+	_, _, err = e.svc.Calls.ListCalls(data.WithInputFaults(ctx, data.FieldError("per_page", "bad")), backwards, data.PageRequest{})
+	wantFields(t, err, "per_page", "to")
+	if _, _, err := e.svc.Calls.ListCalls(ctx, data.CallFilter{From: e.now, To: e.now.Add(time.Millisecond)}, data.PageRequest{}); err != nil {
+		t.Errorf("a range of one millisecond: %v", err)
+	}
 }
 
 func TestCallsOfHiddenAgentsAreNotFound(t *testing.T) {

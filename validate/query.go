@@ -52,8 +52,15 @@ func enumParam(errs *Errors, q url.Values, name string, allowed []string) string
 	return s
 }
 
-// CallFilter reads the filters of GET /api/v1/calls; every bad parameter is named.
+// CallFilter reads the filters of GET /api/v1/calls and checks their range; every bad
+// parameter is named: CallFilterParams and CallFilterRange together.
 func CallFilter(q url.Values) (data.CallFilter, error) {
+	f, err := CallFilterParams(q)
+	return f, Combine(err, CallFilterRange(f))
+}
+
+// CallFilterParams reads the filters of GET /api/v1/calls, naming every bad parameter.
+func CallFilterParams(q url.Values) (data.CallFilter, error) {
 	var errs Errors
 	f := data.CallFilter{
 		AgentID:   idParam(&errs, q, "agent_id", data.PrefixAgent, "an agent"),
@@ -63,10 +70,16 @@ func CallFilter(q url.Values) (data.CallFilter, error) {
 		From:      TimeParam(&errs, q, "from"),
 		To:        TimeParam(&errs, q, "to"),
 	}
+	return f, errs.Err()
+}
+
+// CallFilterRange checks a list filter's range: to, when given with from, is after it.
+func CallFilterRange(f data.CallFilter) error {
+	var errs Errors
 	if !f.From.IsZero() && !f.To.IsZero() && !f.To.After(f.From) {
 		errs.Add("to", "The to parameter must be after from.")
 	}
-	return f, errs.Err()
+	return errs.Err()
 }
 
 // CallAnalytics reads the query of GET /api/v1/analytics/calls with its defaults and
