@@ -46,13 +46,13 @@ func (e *callsEnv) user(t *testing.T, email string) (context.Context, string) {
 	return testkit.As(u), u.PersonalWorkspaceID
 }
 
-func as(p *data.Principal) context.Context { return data.WithPrincipal(context.Background(), p) }
+func actingAs(p *data.Principal) context.Context { return data.WithPrincipal(context.Background(), p) }
 
 // limited acts in ws as a member who sees only the given agents.
 func (e *callsEnv) limited(agents ...string) context.Context {
 	p := *data.PrincipalFrom(e.owner)
 	p.Role, p.AgentIDs = data.RoleMember, agents
-	return as(&p)
+	return actingAs(&p)
 }
 
 func (e *callsEnv) agent(t *testing.T, ctx context.Context, name string) string {
@@ -154,7 +154,7 @@ func TestNumberDeleteActsInTheTokensWorkspace(t *testing.T) {
 	// number to delete.
 	p := *data.PrincipalFrom(e.owner)
 	p.CurrentWorkspaceID = "ws_01JD6ZZZZZZZZZZZZZZZZZZZZZ"
-	wantCode(t, e.svc.Numbers.DeleteNumber(as(&p), n.ID), data.ENOTFOUND)
+	wantCode(t, e.svc.Numbers.DeleteNumber(actingAs(&p), n.ID), data.ENOTFOUND)
 	if _, err := e.svc.Numbers.Number(e.owner, n.ID); err != nil {
 		t.Errorf("the refused delete removed the number: %v", err)
 	}

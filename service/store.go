@@ -26,6 +26,9 @@ type Tx interface {
 	EventTx
 	LimitTx
 	AccountTx
+	WebhookTx
+	DeliveryTx
+	EventReadTx
 	NumberTx
 	CallTx
 	SubscriptionTx

@@ -47,7 +47,7 @@ func listAll(t *testing.T, tx service.Tx, ws string, agents []string, f data.Cal
 
 func testCalls(t *testing.T, open Opener) {
 	s := open(t)
-	g := ids()
+	g := stepIDs()
 	a, b := g.New(data.PrefixAgent), g.New(data.PrefixAgent)
 	num := g.New(data.PrefixNumber)
 	c1 := newCall(g, "ws_1", a, data.DirectionInbound, data.CallRegistered)
@@ -135,9 +135,9 @@ func testCalls(t *testing.T, open Opener) {
 
 func testCallRollups(t *testing.T, open Opener) {
 	s := open(t)
-	g := ids()
+	g := stepIDs()
 	a, b := g.New(data.PrefixAgent), g.New(data.PrefixAgent)
-	// Calls at 08:00:00.00x (from ids()), then at 09:30 and 10:15 on the same day.
+	// Calls at 08:00:00.00x (from stepIDs()), then at 09:30 and 10:15 on the same day.
 	var calls []*data.Call
 	reason := "agent_hangup"
 	for i, at := range []time.Duration{0, 90 * time.Minute, 135 * time.Minute} {

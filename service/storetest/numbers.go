@@ -8,9 +8,9 @@ import (
 	"github.com/voiceapi/voiceapi/service"
 )
 
-// ids makes time-ordered ids on a clock that moves a millisecond per id, so that the
+// stepIDs makes time-ordered ids on a clock that moves a millisecond per id, so that the
 // order of creation is the order of the ids.
-func ids() *data.IDGen {
+func stepIDs() *data.IDGen {
 	at := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
 	return &data.IDGen{Now: func() time.Time { at = at.Add(time.Millisecond); return at }, Rand: zeros{}}
 }
@@ -29,7 +29,7 @@ func numberIDs(list []*data.Number) []string {
 
 func testNumbers(t *testing.T, open Opener) {
 	s := open(t)
-	g := ids()
+	g := stepIDs()
 	agentA, agentB := g.New(data.PrefixAgent), g.New(data.PrefixAgent)
 	n1 := &data.Number{ID: g.New(data.PrefixNumber), WorkspaceID: "ws_1", PhoneNumber: "+15550001", Provider: "sip", InboundAgentID: &agentA, OutboundAgentID: &agentA}
 	n2 := &data.Number{ID: g.New(data.PrefixNumber), WorkspaceID: "ws_1", PhoneNumber: "+15550002", Provider: "sip", OutboundAgentID: &agentA}
