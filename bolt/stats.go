@@ -132,6 +132,10 @@ func bucketFigures(name string, b *bbolt.Bucket) BucketStats {
 		Inline:      b.Root() == 0,
 		DataBytes:   dataBytes(b),
 	}
+	if bs.Inline {
+		// bbolt counts an inline bucket's bytes apart: they sit in its parent's page.
+		bs.InuseBytes, bs.LeafInuse = int64(s.InlineBucketInuse), int64(s.InlineBucketInuse)
+	}
 	bs.Fill = fill(bs.InuseBytes, bs.AllocBytes)
 	return bs
 }

@@ -77,7 +77,7 @@ read-only and not changed.`,
 func printStats(w io.Writer, st *bolt.FileStats) {
 	fmt.Fprintf(w, "file:      %s\n", st.Path)
 	fmt.Fprintf(w, "size:      %s, page size %d, %d pages used\n", sizeText(st.FileSize), st.PageSize, st.Pages)
-	fmt.Fprintf(w, "free:      %d pages (%s) free, %d pending; freelist %d bytes\n", st.FreePages, sizeText(st.FreeBytes), st.PendingPages, st.FreelistBytes)
+	fmt.Fprintf(w, "free:      %d pages free, %d pending: %s; freelist %d bytes\n", st.FreePages, st.PendingPages, sizeText(st.FreeBytes), st.FreelistBytes)
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "BUCKET\tKEYS\tDATA\tINUSE\tLEAF-INUSE\tBRANCH\tLEAF\tALLOC\tFILL\t")
