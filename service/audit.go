@@ -77,7 +77,7 @@ func (s *AuditService) VerifyAuditChain(ctx context.Context, workspaceID string)
 			}
 		}
 		for _, ws := range scopes {
-			p, n, err := verifyChain(tx, ws)
+			p, n, err := s.verifyChain(tx, ws)
 			if err != nil {
 				return err
 			}
@@ -90,7 +90,7 @@ func (s *AuditService) VerifyAuditChain(ctx context.Context, workspaceID string)
 }
 
 // verifyChain walks one workspace's events oldest first, checking each link.
-func verifyChain(tx Tx, ws string) ([]data.ChainProblem, int, error) {
+func (s *AuditService) verifyChain(tx Tx, ws string) ([]data.ChainProblem, int, error) {
 	var problems []data.ChainProblem
 	add := func(id, format string, args ...any) {
 		problems = append(problems, data.ChainProblem{WorkspaceID: ws, EventID: id, Problem: fmt.Sprintf(format, args...)})
@@ -108,7 +108,7 @@ func verifyChain(tx Tx, ws string) ([]data.ChainProblem, int, error) {
 			prevHash, prevID = "", id
 			return nil
 		}
-		if got := EventHash(e); got != e.Hash {
+		if !s.linkHolds(e) {
 			add(id, "its hash does not match its content: the event was edited")
 		}
 		if e.ID != id || e.WorkspaceID != ws {
@@ -136,4 +136,24 @@ func verifyChain(tx Tx, ws string) ([]data.ChainProblem, int, error) {
 		add("", "the workspace has a chain head but no events: its events were removed")
 	}
 	return problems, n, nil
+}
+
+// AuditHead implements data.AuditService.
+func (s *AuditService) AuditHead(ctx context.Context) (*data.AuditHead, error) {
+	ws, err := currentWorkspace(ctx)
+	if err != nil {
+		return nil, err
+	}
+	head := &data.AuditHead{WorkspaceID: ws}
+	err = s.store.View(ctx, func(tx Tx) error {
+		var err error
+		if head.Hash, err = tx.EventHead(ws); err != nil {
+			return err
+		}
+		return tx.EventsNewestFirst(ws, func(e *data.Event) (bool, error) {
+			head.EventID, head.CreatedAt = e.ID, &e.CreatedAt
+			return false, nil
+		})
+	})
+	return head, err
 }
