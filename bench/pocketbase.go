@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -288,24 +289,34 @@ func runPocketBase(o options, work string) error {
 			runs[i] = append(runs[i], res)
 		}
 	}
+	names := make([]string, len(loads))
+	for i, x := range loads {
+		names[i] = x.l.Name
+	}
+	printThroughput(o, names, runs)
+	printSizes(s)
+	return nil
+}
+
+// printThroughput prints each load's median round (the loads in runPocketBase's order:
+// the ceiling, voiceapi's and PocketBase's update, voiceapi's and PocketBase's create).
+func printThroughput(o options, names []string, runs [][]result) {
 	fmt.Printf("\nvoiceapi vs PocketBase, %s, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), pocketBaseVersion(o.pocketbase), loadAverage())
 	fmt.Printf("agent body %d bytes (%d tools); wrk -t%d -c%d, %s a run, median of %d rounds, systems interleaved; voiceapi fsyncs each commit, PocketBase (SQLite WAL) does not\n\n",
 		len(mustJSON(agentBody("Agent 0-0", o.tools))), o.tools, o.threads, o.connections, o.duration, o.rounds)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\treq/s\tp50\tp99\trounds (req/s)\tto ceiling\t")
-	med := make([]result, len(loads))
-	for i, x := range loads {
+	med := make([]result, len(names))
+	for i := range names {
 		med[i] = median(runs[i])
 		var each []string
 		for _, r := range runs[i] {
 			each = append(each, fmt.Sprintf("%.0f", r.RPS))
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%.2f\t\n", x.l.Name, med[i].RPS, fmtDur(med[i].P50), fmtDur(med[i].P99), joinComma(each), med[i].RPS/med[0].RPS)
+		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%.2f\t\n", names[i], med[i].RPS, fmtDur(med[i].P50), fmtDur(med[i].P99), strings.Join(each, ", "), med[i].RPS/med[0].RPS)
 	}
 	tw.Flush()
 	fmt.Printf("\nvoiceapi / PocketBase: update %.2fx (goal ≥ 1.5x), create %.2fx (goal ≥ 1.5x)\n", med[1].RPS/med[2].RPS, med[3].RPS/med[4].RPS)
-	printSizes(s)
-	return nil
 }
 
 func printSizes(s *sizes) {
@@ -328,17 +339,6 @@ func median(rs []result) result {
 	sorted := append([]result(nil), rs...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].RPS < sorted[j].RPS })
 	return sorted[len(sorted)/2]
-}
-
-func joinComma(s []string) string {
-	var b bytes.Buffer
-	for i, x := range s {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(x)
-	}
-	return b.String()
 }
 
 // pocketBaseVersion names the binary with what its --version prints, for the report (a

@@ -111,6 +111,10 @@ func Compact(dir string, o CompactOptions) (res CompactResult, err error) {
 		}
 	}
 	if err := os.Rename(tmpPath, path); err != nil {
+		if res.OldPath != "" {
+			os.Remove(res.OldPath) // only a second name: voiceapi.db is still the file
+			res.OldPath = ""
+		}
 		return res, fmt.Errorf("replacing %s: %w", path, err)
 	}
 	swapped = true

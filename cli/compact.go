@@ -40,14 +40,13 @@ voiceapi.db.old-<UTC time>.`,
 
 func runCompact(dir string, keepOld bool, out, errOut io.Writer) error {
 	// The total is known once the database is open and measured: the bar starts then.
-	bar := &progress{}
-	defer bar.Done()
+	var bar *progress
 	res, err := bolt.Compact(dir, bolt.CompactOptions{
 		KeepOld:     keepOld,
 		LockTimeout: adminOptions.LockTimeout,
 		SwapGrace:   compactSwapGrace,
 		Progress: func(done, total int64) {
-			if bar.bar == nil {
+			if bar == nil {
 				bar = newProgress(errOut, total, "compacting")
 			}
 			if bar.bar != nil {
@@ -55,7 +54,9 @@ func runCompact(dir string, keepOld bool, out, errOut io.Writer) error {
 			}
 		},
 	})
-	bar.Done()
+	if bar != nil {
+		bar.Done()
+	}
 	if err != nil {
 		return err
 	}
