@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -201,5 +203,60 @@ func TestCompactCommand(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("took %v to refuse", d)
+	}
+}
+
+// TestCompactFailureLeavesDatabaseWhole: the new file cannot grow past 128 KiB (this
+// process's RLIMIT_FSIZE, as a full disk would refuse it) while the live data is about
+// 4 MB. The command fails, voiceapi.db is byte for byte the old file, `voiceapi check`
+// passes, and no temporary file is left.
+func TestCompactFailureLeavesDatabaseWhole(t *testing.T) {
+	dir := filledDir(t)
+	path := filepath.Join(dir, bolt.FileName)
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		b, err := tx.CreateBucket([]byte("scratch"))
+		for i := 0; err == nil && i < 8_000; i++ {
+			err = b.Put(fmt.Appendf(nil, "%08d", i), bytes.Repeat([]byte("x"), 500))
+		}
+		return err
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	original, _ := os.ReadFile(path)
+
+	// Past the limit a write raises SIGXFSZ, which kills the process unless ignored; then
+	// it fails with EFBIG.
+	signal.Ignore(syscall.SIGXFSZ)
+	defer signal.Reset(syscall.SIGXFSZ)
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+		t.Skip("no RLIMIT_FSIZE:", err)
+	}
+	limit := old
+	limit.Cur = 128 << 10
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &limit); err != nil {
+		t.Skip("cannot lower RLIMIT_FSIZE:", err)
+	}
+	out, errOut, err := run(t, "", "compact", "--data", dir)
+	if rerr := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); rerr != nil {
+		t.Fatal(rerr)
+	}
+	if err == nil || !strings.Contains(err.Error(), "file too large") {
+		t.Fatalf("compact into a file that cannot grow: %v\n%s%s", err, out, errOut)
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, original) {
+		t.Fatal("a failed compaction changed voiceapi.db")
+	}
+	if out, _, err := run(t, "", "check", "--data", dir); err != nil || !strings.Contains(out, ": ok (") {
+		t.Fatalf("check after a failed compaction: %v\n%s", err, out)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, bolt.FileName+".*")); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
 	}
 }
