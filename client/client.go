@@ -140,11 +140,20 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	msg := fmt.Sprintf("%d %s: %s", e.StatusCode, e.Code, e.Message)
-	for _, p := range slices.Sorted(maps.Keys(e.Fields)) {
-		msg += fmt.Sprintf("; %s: %s", p, strings.Join(e.Fields[p], " "))
+	if len(e.Fields) == 0 {
+		return fmt.Sprintf("%d %s: %s", e.StatusCode, e.Code, e.Message)
 	}
-	return msg
+	// The field messages name their fields; the message is usually one of them.
+	var msgs []string
+	for _, p := range slices.Sorted(maps.Keys(e.Fields)) {
+		for _, m := range e.Fields[p] {
+			if !strings.Contains(m, p) {
+				m = p + ": " + m
+			}
+			msgs = append(msgs, m)
+		}
+	}
+	return fmt.Sprintf("%d %s: %s", e.StatusCode, e.Code, strings.Join(msgs, " "))
 }
 
 // IsCode reports whether err is an *Error with the given code (data.ENOTFOUND, ...).

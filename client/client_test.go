@@ -35,6 +35,9 @@ func TestErrorsAreTyped(t *testing.T) {
 	if e.Code != data.EINVALID || len(e.Fields["name"]) == 0 || len(e.Fields["call_config.ring_duration_ms"]) == 0 {
 		t.Errorf("validation error fields: %+v", e.Fields)
 	}
+	if msg := err.Error(); !strings.HasPrefix(msg, "422 validation_failed: ") || strings.Count(msg, "call_config.ring_duration_ms") != 1 {
+		t.Errorf("Error() should name each field once: %s", msg)
+	}
 
 	bad, _ := client.New(s.URL, client.WithToken("1|wrong"))
 	_, _, err = bad.Users.Me(ctx)
