@@ -8,6 +8,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -45,7 +46,7 @@ func asUser(t testing.TB, db *bolt.DB, u *data.User) context.Context {
 
 func mustUser(t testing.TB, db *bolt.DB, email string) *data.User {
 	t.Helper()
-	u, err := db.CreateUser(context.Background(), data.UserCreate{Name: "Test " + email, Email: email, Password: "password123"})
+	u, err := cli.NewServices(db).Users.CreateUser(context.Background(), data.UserCreate{Name: "Test " + email, Email: email, Password: "password123"})
 	if err != nil {
 		t.Fatal(err)
 	}

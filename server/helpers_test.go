@@ -94,11 +94,11 @@ func newEnvWith(t testing.TB, tune func(*bolt.Options), configure ...func(*serve
 func (e *env) newUser(email string, admin bool) *testUser {
 	e.t.Helper()
 	ctx := context.Background()
-	u, err := e.DB.CreateUser(ctx, data.UserCreate{Name: strings.Split(email, "@")[0], Email: email, Password: "password-" + email, IsAdmin: admin})
+	u, err := cli.NewServices(e.DB).Users.CreateUser(ctx, data.UserCreate{Name: strings.Split(email, "@")[0], Email: email, Password: "password-" + email, IsAdmin: admin})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	_, token, err := e.DB.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "test"})
+	_, token, err := cli.NewServices(e.DB).Auth.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "test"})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func (e *env) newUser(email string, admin bool) *testUser {
 // tokenIn returns a token for u bound to workspaceID (u must be a member there).
 func (e *env) tokenIn(u *testUser, workspaceID string) string {
 	e.t.Helper()
-	_, token, err := e.DB.CreateAPIKeyFor(context.Background(), u.ID, workspaceID, data.APIKeyCreate{Name: "ws"})
+	_, token, err := cli.NewServices(e.DB).Auth.CreateAPIKeyFor(context.Background(), u.ID, workspaceID, data.APIKeyCreate{Name: "ws"})
 	if err != nil {
 		e.t.Fatal(err)
 	}
