@@ -37,11 +37,12 @@ func newIACServer(t *testing.T) *iacServer {
 	srv := httptest.NewServer(NewServer(db, logger, func(c *server.Config) { c.AllowPrivateURLs = true }).Handler())
 	t.Cleanup(func() { srv.Close(); db.Close() })
 	ctx := context.Background()
-	u, err := db.CreateUser(ctx, data.UserCreate{Name: "Owner", Email: "owner@example.com", Password: "owner-password", IsAdmin: true})
+	svc := NewServices(db)
+	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Owner", Email: "owner@example.com", Password: "owner-password", IsAdmin: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, token, err := db.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "iac"})
+	_, token, err := svc.Auth.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "iac"})
 	if err != nil {
 		t.Fatal(err)
 	}

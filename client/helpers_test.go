@@ -74,11 +74,12 @@ func newServer(t *testing.T, wrap func(http.Handler) http.Handler, configure ...
 	t.Cleanup(func() { srv.Close(); db.Close() })
 	ctx := context.Background()
 	const email, password = "owner@example.com", "owner-password"
-	u, err := db.CreateUser(ctx, data.UserCreate{Name: "Owner", Email: email, Password: password, IsAdmin: true})
+	svc := cli.NewServices(db)
+	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Owner", Email: email, Password: password, IsAdmin: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, token, err := db.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "test"})
+	_, token, err := svc.Auth.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
