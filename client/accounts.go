@@ -84,7 +84,7 @@ type UsersService struct{ c *Client }
 
 // Me returns the caller's account.
 func (s *UsersService) Me(ctx context.Context, opts ...RequestOption) (*data.User, string, error) {
-	return getRecord[data.User](ctx, s.c, "me", nil, nil, opts)
+	return getRecord[data.User](ctx, s.c, "me", nil, opts)
 }
 
 // UpdateMe changes the caller's name, email or password (only the set fields).
@@ -115,7 +115,7 @@ func (s *UsersService) Create(ctx context.Context, in data.UserCreate, opts ...R
 
 // Get returns an account (instance admins).
 func (s *UsersService) Get(ctx context.Context, id string, opts ...RequestOption) (*data.User, string, error) {
-	return getRecord[data.User](ctx, s.c, "userShow", []string{id}, nil, opts)
+	return getRecord[data.User](ctx, s.c, "userShow", []string{id}, opts)
 }
 
 // Delete removes an account (instance admins).

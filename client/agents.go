@@ -105,7 +105,7 @@ func (s *AgentsService) Create(ctx context.Context, in AgentInput, opts ...Reque
 
 // Get returns an agent and its ETag.
 func (s *AgentsService) Get(ctx context.Context, id string, opts ...RequestOption) (*data.Agent, string, error) {
-	return getRecord[data.Agent](ctx, s.c, "agentShow", []string{id}, nil, opts)
+	return getRecord[data.Agent](ctx, s.c, "agentShow", []string{id}, opts)
 }
 
 // Update merges in into the agent; a change makes it a draft.
@@ -141,7 +141,7 @@ func (s *AgentsService) AllVersions(ctx context.Context, id string, opts ...Requ
 
 // GetVersion returns one version of the agent.
 func (s *AgentsService) GetVersion(ctx context.Context, id string, number int, opts ...RequestOption) (*data.AgentVersion, string, error) {
-	return getRecord[data.AgentVersion](ctx, s.c, "agentVersionShow", []string{id, strconv.Itoa(number)}, nil, opts)
+	return getRecord[data.AgentVersion](ctx, s.c, "agentVersionShow", []string{id, strconv.Itoa(number)}, opts)
 }
 
 // RestoreVersion makes a version live again and returns the agent.

@@ -373,9 +373,10 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// url fills the path template's {params} with args in order (escaped) and adds query.
+// url fills the path template's {params} with args in order and adds query. An argument
+// is one path segment: a "/" or "?" in it is escaped, never a separator.
 func (c *Client) url(template string, args []string, query url.Values) (string, error) {
-	var b strings.Builder
+	var plain, escaped strings.Builder
 	rest := template
 	for _, a := range args {
 		i := strings.IndexByte(rest, '{')
@@ -386,20 +387,19 @@ func (c *Client) url(template string, args []string, query url.Values) (string, 
 		if a == "" {
 			return "", fmt.Errorf("client: %s needs a non-empty %s", template, rest[i+1:j])
 		}
-		b.WriteString(rest[:i])
-		b.WriteString(url.PathEscape(a))
+		plain.WriteString(rest[:i] + a)
+		escaped.WriteString(rest[:i] + url.PathEscape(a))
 		rest = rest[j+1:]
 	}
 	if strings.IndexByte(rest, '{') >= 0 {
 		return "", fmt.Errorf("client: missing path arguments for %s", template)
 	}
-	b.WriteString(rest)
+	plain.WriteString(rest)
+	escaped.WriteString(rest)
 	u := *c.base
-	u.Path = strings.TrimRight(u.Path, "/") + b.String()
-	u.RawPath = ""
-	if p := b.String(); p != u.Path {
-		u.RawPath = strings.TrimRight(c.base.EscapedPath(), "/") + p
-	}
+	u.Path = strings.TrimRight(c.base.Path, "/") + plain.String()
+	u.RawPath = strings.TrimRight(c.base.EscapedPath(), "/") + escaped.String()
+	u.RawQuery = ""
 	if len(query) > 0 {
 		u.RawQuery = query.Encode()
 	}

@@ -7,12 +7,8 @@ import (
 )
 
 // getRecord sends a request without a body and decodes {"data": T} with its ETag.
-func getRecord[T any](ctx context.Context, c *Client, op string, args []string, r *request, opts []RequestOption) (*T, string, error) {
-	req := request{op: op, pathArgs: args, opts: opts}
-	if r != nil {
-		req.query = r.query
-	}
-	res, err := c.do(ctx, req)
+func getRecord[T any](ctx context.Context, c *Client, op string, args []string, opts []RequestOption) (*T, string, error) {
+	res, err := c.do(ctx, request{op: op, pathArgs: args, opts: opts})
 	if err != nil {
 		return nil, "", err
 	}

@@ -38,7 +38,7 @@ func (s *KnowledgeBasesService) Create(ctx context.Context, in data.KnowledgeBas
 
 // Get returns a knowledge base with its sources.
 func (s *KnowledgeBasesService) Get(ctx context.Context, id string, opts ...RequestOption) (*data.KnowledgeBase, string, error) {
-	return getRecord[data.KnowledgeBase](ctx, s.c, "knowledgeBaseShow", []string{id}, nil, opts)
+	return getRecord[data.KnowledgeBase](ctx, s.c, "knowledgeBaseShow", []string{id}, opts)
 }
 
 // Update renames a knowledge base.

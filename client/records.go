@@ -43,7 +43,7 @@ func (s *NumbersService) Create(ctx context.Context, in data.NumberCreate, opts 
 
 // Get returns a number.
 func (s *NumbersService) Get(ctx context.Context, id string, opts ...RequestOption) (*data.Number, string, error) {
-	return getRecord[data.Number](ctx, s.c, "numberShow", []string{id}, nil, opts)
+	return getRecord[data.Number](ctx, s.c, "numberShow", []string{id}, opts)
 }
 
 // Update changes the set fields; a set agent id of nil unbinds.
@@ -104,7 +104,7 @@ func (s *CallsService) Register(ctx context.Context, in data.CallCreate, opts ..
 
 // Get returns a call.
 func (s *CallsService) Get(ctx context.Context, id string, opts ...RequestOption) (*data.Call, string, error) {
-	return getRecord[data.Call](ctx, s.c, "callShow", []string{id}, nil, opts)
+	return getRecord[data.Call](ctx, s.c, "callShow", []string{id}, opts)
 }
 
 // Update moves a call forward (the set fields).
@@ -144,7 +144,7 @@ type SubscriptionService struct{ c *Client }
 
 // Get returns the workspace's plan, limits and usage.
 func (s *SubscriptionService) Get(ctx context.Context, opts ...RequestOption) (*data.Subscription, string, error) {
-	return getRecord[data.Subscription](ctx, s.c, "subscriptionShow", nil, nil, opts)
+	return getRecord[data.Subscription](ctx, s.c, "subscriptionShow", nil, opts)
 }
 
 // AuditService calls the audit log route.

@@ -69,7 +69,7 @@ func (s *WebhooksService) withSecret(ctx context.Context, op string, args []stri
 
 // Get returns a webhook.
 func (s *WebhooksService) Get(ctx context.Context, id string, opts ...RequestOption) (*data.Webhook, string, error) {
-	return getRecord[data.Webhook](ctx, s.c, "webhookShow", []string{id}, nil, opts)
+	return getRecord[data.Webhook](ctx, s.c, "webhookShow", []string{id}, opts)
 }
 
 // Update changes the set fields.

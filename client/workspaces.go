@@ -37,7 +37,7 @@ func (s *WorkspacesService) Create(ctx context.Context, in data.WorkspaceCreate,
 
 // Get returns a workspace.
 func (s *WorkspacesService) Get(ctx context.Context, id string, opts ...RequestOption) (*data.Workspace, string, error) {
-	return getRecord[data.Workspace](ctx, s.c, "workspaceShow", []string{id}, nil, opts)
+	return getRecord[data.Workspace](ctx, s.c, "workspaceShow", []string{id}, opts)
 }
 
 // Update changes a workspace's set fields.
@@ -116,7 +116,7 @@ func (s *WorkspacesService) AddUser(ctx context.Context, id string, in data.Work
 
 // GetUser returns one user of the workspace.
 func (s *WorkspacesService) GetUser(ctx context.Context, id, userID string, opts ...RequestOption) (*data.WorkspaceUser, string, error) {
-	return getRecord[data.WorkspaceUser](ctx, s.c, "workspaceUserShow", []string{id, userID}, nil, opts)
+	return getRecord[data.WorkspaceUser](ctx, s.c, "workspaceUserShow", []string{id, userID}, opts)
 }
 
 // UpdateUser changes a workspace user's role, modules or agents (the set fields).
