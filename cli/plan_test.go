@@ -440,3 +440,84 @@ func TestBadFilesNameFileAndField(t *testing.T) {
 		t.Errorf("no token: %v", err)
 	}
 }
+
+// TestApplyStopsOnConcurrentEditOfEachKind: knowledge bases, numbers and webhooks are
+// guarded like agents.
+func TestApplyStopsOnConcurrentEditOfEachKind(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		kind     string
+		old, new string // the file change
+		console  func(s *iacServer) error
+		kept     func(s *iacServer) bool
+	}{
+		{"knowledge base", "content: We are open from nine to five on weekdays.", "content: We are open around the clock.",
+			func(s *iacServer) error {
+				kbs, _ := client.Collect(s.c.KnowledgeBases.All(ctx))
+				_, _, err := s.c.KnowledgeBases.AddSources(ctx, kbs[0].ID, data.SourcesAdd{Texts: []data.TextInput{{Title: "console", Content: "Added in the console."}}})
+				return err
+			},
+			func(s *iacServer) bool {
+				kbs, _ := client.Collect(s.c.KnowledgeBases.All(ctx))
+				return len(kbs[0].Texts) == 2 && kbs[0].Texts[0].Content == "We are open from nine to five on weekdays."
+			}},
+		// Only adding sources: the server's sources/add takes no If-Match, apply re-reads.
+		{"knowledge base", "urls: [https://example.com/faq]", "urls: [https://example.com/faq, https://example.com/more]",
+			func(s *iacServer) error {
+				kbs, _ := client.Collect(s.c.KnowledgeBases.All(ctx))
+				_, _, err := s.c.KnowledgeBases.AddSources(ctx, kbs[0].ID, data.SourcesAdd{Texts: []data.TextInput{{Title: "console", Content: "Added in the console."}}})
+				return err
+			},
+			func(s *iacServer) bool {
+				kbs, _ := client.Collect(s.c.KnowledgeBases.All(ctx))
+				return len(kbs[0].Texts) == 2 && len(kbs[0].URLs) == 1
+			}},
+		{"number", `"nickname":"front desk"`, `"nickname":"reception"`,
+			func(s *iacServer) error {
+				nums, _ := client.Collect(s.c.Numbers.All(ctx, data.NumberFilter{}))
+				_, _, err := s.c.Numbers.Update(ctx, nums[0].ID, data.NumberUpdate{Provider: data.Some(data.ProviderTelnyx)})
+				return err
+			},
+			func(s *iacServer) bool {
+				nums, _ := client.Collect(s.c.Numbers.All(ctx, data.NumberFilter{}))
+				return nums[0].Provider == data.ProviderTelnyx && nums[0].Nickname == "front desk"
+			}},
+		{"webhook", `"description":"CRM sync"`, `"description":"CRM"`,
+			func(s *iacServer) error {
+				hooks, _ := client.Collect(s.c.Webhooks.All(ctx))
+				_, _, err := s.c.Webhooks.Update(ctx, hooks[0].ID, data.WebhookUpdate{Enabled: data.Some(false)})
+				return err
+			},
+			func(s *iacServer) bool {
+				hooks, _ := client.Collect(s.c.Webhooks.All(ctx))
+				return !hooks[0].Enabled && hooks[0].Description == "CRM sync"
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.kind+" "+tc.new, func(t *testing.T) {
+			s := newIACServer(t)
+			t.Setenv("IAC_TEST_KEY", "sk-test-abcdefgh12345678WXYZ")
+			dir := iacDir(t, iacAgent)
+			if out, err := s.cmd(t, "apply", "-f", dir); err != nil {
+				t.Fatalf("apply: %v\n%s", err, out)
+			}
+			for _, name := range []string{"kb.yaml", "rest.json"} {
+				b, _ := os.ReadFile(filepath.Join(dir, name))
+				writeFiles2(t, dir, name, strings.Replace(string(b), tc.old, tc.new, 1))
+			}
+			beforeApply = func() {
+				if err := tc.console(s); err != nil {
+					t.Errorf("the console edit: %v", err)
+				}
+			}
+			t.Cleanup(func() { beforeApply = nil })
+			_, err := s.cmd(t, "apply", "-f", dir)
+			if err == nil || !strings.Contains(err.Error(), tc.kind) || !strings.Contains(err.Error(), "412") {
+				t.Fatalf("apply over a console edit of the %s: %v", tc.kind, err)
+			}
+			if !tc.kept(s) {
+				t.Errorf("the console's edit of the %s was overwritten, or the file's applied", tc.kind)
+			}
+		})
+	}
+}
