@@ -12,21 +12,52 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 )
 
+// tour calls the client against one real server; each method covers one group of routes.
+type tour struct {
+	t   *testing.T
+	s   *testServer
+	c   *client.Client
+	ctx context.Context
+}
+
+func (tr *tour) check(what string, err error) {
+	tr.t.Helper()
+	if err != nil {
+		tr.t.Fatalf("%s: %v", what, err)
+	}
+}
+
 // TestEveryOperationAgainstServer calls every method of the client against a real server
 // and checks each answer; at the end every operation of the route table must have
 // reached the server, so none of them is a path the server does not route.
 func TestEveryOperationAgainstServer(t *testing.T) {
 	s := newServer(t, nil)
-	c := s.client(t)
-	ctx := context.Background()
-	check := func(what string, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
+	tr := &tour{t: t, s: s, c: s.client(t), ctx: context.Background()}
+	tr.operations()
+	other := tr.accounts()
+	ws := tr.workspaces(other)
+	agent := tr.agents()
+	kb := tr.knowledgeBases(agent)
+	tr.exportImport(ws)
+	tr.records(agent)
+	hook := tr.webhooks()
+	c, ctx, check := tr.c, tr.ctx, tr.check
+	check("webhook delete", c.Webhooks.Delete(ctx, hook.ID))
+	check("kb delete", c.KnowledgeBases.Delete(ctx, kb.ID))
+	check("agent delete", c.Agents.Delete(ctx, agent.ID))
+
+	if missing := sortedMissing(client.Operations(), s.covered()); len(missing) > 0 {
+		t.Errorf("operations never sent to the server: %v", missing)
+	}
+	for _, line := range s.calls.all() {
+		if strings.Contains(line, "{") {
+			t.Errorf("a path template reached the server unfilled: %s", line)
 		}
 	}
+}
 
-	// Operations.
+func (tr *tour) operations() {
+	t, c, ctx, check := tr.t, tr.c, tr.ctx, tr.check
 	st, err := c.Operations.Health(ctx)
 	check("health", err)
 	if st != "ok" {
@@ -52,8 +83,10 @@ func TestEveryOperationAgainstServer(t *testing.T) {
 	if b := backup.Bytes(); len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
 		t.Errorf("the backup is not gzip (%d bytes)", len(b))
 	}
+}
 
-	// Authentication, API keys, users.
+func (tr *tour) accounts() *data.User {
+	t, s, c, ctx, check := tr.t, tr.s, tr.c, tr.ctx, tr.check
 	tok, err := c.Auth.Login(ctx, s.Email, s.Password, "")
 	check("login", err)
 	if tok.Token == "" || tok.Key == nil {
@@ -90,8 +123,11 @@ func TestEveryOperationAgainstServer(t *testing.T) {
 	if len(users) != 2 {
 		t.Errorf("users: %d", len(users))
 	}
+	return other
+}
 
-	// Workspaces and their users.
+func (tr *tour) workspaces(other *data.User) *data.Workspace {
+	t, c, ctx, check := tr.t, tr.c, tr.ctx, tr.check
 	ws, _, err := c.Workspaces.Create(ctx, data.WorkspaceCreate{Name: "Second"})
 	check("workspace create", err)
 	ws, etag, err := c.Workspaces.Get(ctx, ws.ID)
@@ -122,11 +158,14 @@ func TestEveryOperationAgainstServer(t *testing.T) {
 	}
 	check("workspace user remove", c.Workspaces.RemoveUser(ctx, ws.ID, other.ID))
 	check("user delete", c.Users.Delete(ctx, other.ID))
+	return ws
+}
 
-	// Agents, versions, catalog.
+func (tr *tour) agents() *data.Agent {
+	t, c, ctx, check := tr.t, tr.c, tr.ctx, tr.check
 	agent, _, err := c.Agents.Create(ctx, client.AgentInput{Name: ptr("Support")})
 	check("agent create", err)
-	agent, etag, err = c.Agents.Get(ctx, agent.ID)
+	agent, etag, err := c.Agents.Get(ctx, agent.ID)
 	check("agent show", err)
 	agent, etag, err = c.Agents.Update(ctx, agent.ID, client.AgentInput{Patch: map[string]map[string]any{"call_config": {"ring_duration_ms": 20000}}}, client.IfMatch(etag))
 	check("agent update", err)
@@ -166,8 +205,11 @@ func TestEveryOperationAgainstServer(t *testing.T) {
 	if len(agents) != 1 {
 		t.Errorf("published agents: %d", len(agents))
 	}
+	return agent
+}
 
-	// Knowledge bases and sources.
+func (tr *tour) knowledgeBases(agent *data.Agent) *data.KnowledgeBase {
+	t, c, ctx, check := tr.t, tr.c, tr.ctx, tr.check
 	kb, _, err := c.KnowledgeBases.Create(ctx, data.KnowledgeBaseCreate{Name: "Docs", Texts: []data.TextInput{{Title: "hours", Content: "We are open from nine to five on weekdays."}}})
 	check("kb create", err)
 	kb, _, err = c.KnowledgeBases.AddSources(ctx, kb.ID, data.SourcesAdd{
@@ -192,7 +234,7 @@ func TestEveryOperationAgainstServer(t *testing.T) {
 	}
 	_, _, err = c.KnowledgeBases.RefetchURL(ctx, kb.ID, kb.URLs[0].ID)
 	check("refetch", err)
-	kb, etag, err = c.KnowledgeBases.DeleteSource(ctx, kb.ID, data.SourceURLs, kb.URLs[0].ID)
+	kb, etag, err := c.KnowledgeBases.DeleteSource(ctx, kb.ID, data.SourceURLs, kb.URLs[0].ID)
 	check("source delete", err)
 	kb, _, err = c.KnowledgeBases.Update(ctx, kb.ID, data.KnowledgeBaseUpdate{Name: data.Some("Help")}, client.IfMatch(etag))
 	check("kb update", err)
@@ -207,8 +249,11 @@ func TestEveryOperationAgainstServer(t *testing.T) {
 	check("agent kb", err)
 	_, err = c.Agents.QueryKnowledge(ctx, agent.ID, data.AgentKnowledgeQuery{Query: "opening hours"})
 	check("agent knowledge query", err)
+	return kb
+}
 
-	// Export into the second workspace (before numbers: a number is registered once).
+func (tr *tour) exportImport(ws *data.Workspace) {
+	t, s, c, ctx, check := tr.t, tr.s, tr.c, tr.ctx, tr.check
 	exp, err := c.Workspaces.Export(ctx, s.WorkspaceID, false)
 	check("export", err)
 	imp, err := c.Workspaces.Import(ctx, ws.ID, exp)
@@ -217,8 +262,10 @@ func TestEveryOperationAgainstServer(t *testing.T) {
 		t.Errorf("import result: %+v", imp.Result)
 	}
 	check("workspace delete", c.Workspaces.Delete(ctx, ws.ID))
+}
 
-	// Numbers, calls, analytics, subscription, audit.
+func (tr *tour) records(agent *data.Agent) {
+	t, c, ctx, check := tr.t, tr.c, tr.ctx, tr.check
 	num, _, err := c.Numbers.Create(ctx, data.NumberCreate{PhoneNumber: "+14155550100", Provider: data.ProviderTwilio, InboundAgentID: &agent.ID})
 	check("number create", err)
 	num, _, err = c.Numbers.Update(ctx, num.ID, data.NumberUpdate{InboundAgentID: data.Some[*string](nil), Nickname: data.Some("front desk")})
@@ -264,8 +311,10 @@ func TestEveryOperationAgainstServer(t *testing.T) {
 	if len(events) == 0 {
 		t.Error("no agent.created event in the audit log")
 	}
+}
 
-	// Webhooks and deliveries.
+func (tr *tour) webhooks() *data.Webhook {
+	t, c, ctx, check := tr.t, tr.c, tr.ctx, tr.check
 	wh, err := c.Webhooks.Create(ctx, data.WebhookCreate{URL: "https://example.com/hook", Events: []string{"*"}})
 	check("webhook create", err)
 	if !strings.HasPrefix(wh.Secret, "whsec_") {
@@ -306,16 +355,5 @@ func TestEveryOperationAgainstServer(t *testing.T) {
 	if len(hooks) != 1 {
 		t.Errorf("webhooks: %d", len(hooks))
 	}
-	check("webhook delete", c.Webhooks.Delete(ctx, hook.ID))
-	check("kb delete", c.KnowledgeBases.Delete(ctx, kb.ID))
-	check("agent delete", c.Agents.Delete(ctx, agent.ID))
-
-	if missing := sortedMissing(client.Operations(), s.covered()); len(missing) > 0 {
-		t.Errorf("operations never sent to the server: %v", missing)
-	}
-	for _, line := range s.calls.all() {
-		if strings.Contains(line, "{") {
-			t.Errorf("a path template reached the server unfilled: %s", line)
-		}
-	}
+	return hook
 }
