@@ -194,13 +194,25 @@ func TestApplyTwiceThenPlanIsEmpty(t *testing.T) {
 	if nums[0].InboundAgentID == nil || *nums[0].InboundAgentID != a.ID {
 		t.Errorf("number's inbound agent %v, want %s", nums[0].InboundAgentID, a.ID)
 	}
+}
 
-	// A change: a field-level diff, exit 2; apply --publish publishes the changed agent.
+// TestPlanShowsFieldDiffAndApplyPublishes: an edit shows as a field-level diff (exit 2)
+// naming only the changed members; apply --publish publishes the changed agent.
+func TestPlanShowsFieldDiffAndApplyPublishes(t *testing.T) {
+	s := newIACServer(t)
+	ctx := context.Background()
+	t.Setenv("IAC_TEST_KEY", "sk-test-abcdefgh12345678WXYZ")
+	dir := iacDir(t, iacAgent)
+	if out, err := s.cmd(t, "apply", "-f", dir); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	agents, _ := client.Collect(s.c.Agents.All(ctx, client.AgentFilter{}))
+	a := agents[0]
 	changed := strings.Replace(iacAgent, "temperature: 0.5", "temperature: 0.7", 1)
 	changed = strings.Replace(changed, "hours.", "refunds.", 1)
 	writeFiles2(t, dir, "agents/support.yaml", changed)
 	writeFiles2(t, dir, "docs/refunds.md", "# Refunds\n\nRefunds take ten days.\n")
-	out, err = s.cmd(t, "plan", "-f", dir)
+	out, err := s.cmd(t, "plan", "-f", dir)
 	if ExitCode(err) != 2 {
 		t.Fatalf("plan after an edit: exit %d\n%s", ExitCode(err), out)
 	}
