@@ -139,6 +139,7 @@ type Error struct {
 	RetryAfter time.Duration
 }
 
+// Error words the failure with its status, code and messages.
 func (e *Error) Error() string {
 	if len(e.Fields) == 0 {
 		return fmt.Sprintf("%d %s: %s", e.StatusCode, e.Code, e.Message)
