@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +27,16 @@ type applyState struct {
 	agentID, kbID map[string]string
 	publish       bool
 	description   string
+	// run names this apply in Idempotency-Keys.
+	run string
+}
+
+// idempotent returns the Idempotency-Key option of one create of this run: if the
+// response is lost (a proxy's 502, a timeout), the client retries and the server answers
+// with the record it made, rather than making a second one.
+func (st *applyState) idempotent(kind, key string) client.RequestOption {
+	sum := sha256.Sum256([]byte(kind + "\x00" + key))
+	return client.WithIdempotencyKey("apply-" + st.run + "-" + hex.EncodeToString(sum[:12]))
 }
 
 // NewApplyCommand is `voiceapi apply`: make the server match the state files.
@@ -55,7 +68,7 @@ func NewApplyCommand() *cobra.Command {
 			if beforeApply != nil {
 				beforeApply()
 			}
-			st := &applyState{c: p.c, out: out, agentID: uniqueIDs(p.cur.agentIDs), kbID: uniqueIDs(p.cur.kbIDs), publish: publish, description: description}
+			st := &applyState{c: p.c, out: out, agentID: uniqueIDs(p.cur.agentIDs), kbID: uniqueIDs(p.cur.kbIDs), publish: publish, description: description, run: runID()}
 			return p.apply(cmd.Context(), st)
 		},
 	}
@@ -115,6 +128,13 @@ func (st *applyState) agentRef(name *string) (*string, error) {
 		return nil, data.Errorf(data.ENOTFOUND, "Agent %q has no id.", *name)
 	}
 	return &id, nil
+}
+
+// runID is a random name for one apply.
+func runID() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // uniqueIDs keeps the names that one record holds.

@@ -57,7 +57,7 @@ func (p *plan) createAgent(a *agentSpec, want map[string]map[string]any) *action
 		if err != nil {
 			return err
 		}
-		rec, etag, err := st.c.Agents.Create(ctx, client.AgentInput{Name: &a.Name, Patch: patch})
+		rec, etag, err := st.c.Agents.Create(ctx, client.AgentInput{Name: &a.Name, Patch: patch}, st.idempotent("agent", a.Name))
 		if err != nil {
 			return err
 		}

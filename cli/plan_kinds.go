@@ -47,13 +47,13 @@ func sourceLines(kb *kbSpec) []string {
 
 func createKB(kb *kbSpec) *action {
 	return &action{op: '+', kind: "knowledge base", key: kb.Name, origin: kb.origin, lines: sourceLines(kb), run: func(ctx context.Context, st *applyState) error {
-		rec, _, err := st.c.KnowledgeBases.Create(ctx, data.KnowledgeBaseCreate{Name: kb.Name, Texts: kb.Texts, URLs: kb.URLs})
+		rec, _, err := st.c.KnowledgeBases.Create(ctx, data.KnowledgeBaseCreate{Name: kb.Name, Texts: kb.Texts, URLs: kb.URLs}, st.idempotent("knowledge base", kb.Name))
 		if err != nil {
 			return err
 		}
 		st.kbID[kb.Name] = rec.ID
 		if len(kb.uploads) > 0 {
-			_, _, err = st.c.KnowledgeBases.AddSources(ctx, rec.ID, data.SourcesAdd{Files: kb.uploads})
+			_, _, err = st.c.KnowledgeBases.AddSources(ctx, rec.ID, data.SourcesAdd{Files: kb.uploads}, st.idempotent("knowledge base files", kb.Name))
 		}
 		return err
 	}}
@@ -133,7 +133,7 @@ func changeKB(kb *kbSpec, r *remote[data.KnowledgeBase]) *action {
 			tag = next
 		}
 		if len(add.Texts)+len(add.URLs)+len(add.Files) > 0 {
-			_, _, err := st.c.KnowledgeBases.AddSources(ctx, id, add)
+			_, _, err := st.c.KnowledgeBases.AddSources(ctx, id, add, st.idempotent("knowledge base sources", kb.Name))
 			return err
 		}
 		return nil
@@ -221,7 +221,7 @@ func createNumber(n *numberSpec) *action {
 		if in.OutboundAgentID, err = st.agentRef(n.OutboundAgent); err != nil {
 			return err
 		}
-		_, _, err = st.c.Numbers.Create(ctx, in)
+		_, _, err = st.c.Numbers.Create(ctx, in, st.idempotent("number", n.PhoneNumber))
 		return err
 	}}
 }
@@ -238,7 +238,7 @@ func (p *plan) planWebhooks() error {
 			w := w
 			lines := []string{set("events", w.Events), set("description", w.Description), set("enabled", enabled)}
 			p.actions = append(p.actions, &action{op: '+', kind: "webhook", key: w.URL, origin: w.origin, lines: lines, run: func(ctx context.Context, st *applyState) error {
-				res, err := st.c.Webhooks.Create(ctx, data.WebhookCreate{URL: w.URL, Events: w.Events, Description: w.Description, Enabled: &enabled})
+				res, err := st.c.Webhooks.Create(ctx, data.WebhookCreate{URL: w.URL, Events: w.Events, Description: w.Description, Enabled: &enabled}, st.idempotent("webhook", w.URL))
 				if err == nil {
 					fmt.Fprintf(st.out, "  webhook %s: signing secret (shown once): %s\n", w.URL, res.Secret)
 				}

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
@@ -27,14 +29,18 @@ type iacServer struct {
 	c          *client.Client
 }
 
-func newIACServer(t *testing.T) *iacServer {
+func newIACServer(t *testing.T, wrap ...func(http.Handler) http.Handler) *iacServer {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	db, err := bolt.Open(t.TempDir(), bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true, Logger: logger, SecretKey: bytes.Repeat([]byte{7}, 32)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(NewServer(db, logger, func(c *server.Config) { c.AllowPrivateURLs = true }).Handler())
+	h := NewServer(db, logger, func(c *server.Config) { c.AllowPrivateURLs = true }).Handler()
+	for _, w := range wrap {
+		h = w(h)
+	}
+	srv := httptest.NewServer(h)
 	t.Cleanup(func() { srv.Close(); db.Close() })
 	ctx := context.Background()
 	svc := NewServices(db)
@@ -531,5 +537,30 @@ func TestApplyStopsOnConcurrentEditOfEachKind(t *testing.T) {
 				t.Errorf("the console's edit of the %s was overwritten, or the file's applied", tc.kind)
 			}
 		})
+	}
+}
+
+// TestApplyCreateSurvivesALostResponse: the server creates the agent but the response is
+// lost (a proxy's 502); apply's retry carries the same Idempotency-Key, so the server
+// answers with that agent instead of creating a second one.
+func TestApplyCreateSurvivesALostResponse(t *testing.T) {
+	var lost atomic.Bool
+	s := newIACServer(t, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && r.URL.Path == "/api/v1/agents" && lost.CompareAndSwap(false, true) {
+				h.ServeHTTP(httptest.NewRecorder(), r) // done, but the answer never arrives
+				w.WriteHeader(http.StatusBadGateway)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	dir := writeFiles(t, map[string]string{"a.yaml": "agents:\n  - name: Once\n    call_config: {ring_duration_ms: 15000}\n"})
+	if out, err := s.cmd(t, "apply", "-f", dir); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	agents, _ := client.Collect(s.c.Agents.All(context.Background(), client.AgentFilter{}))
+	if !lost.Load() || len(agents) != 1 {
+		t.Fatalf("lost response injected: %v; %d agents after apply, want 1", lost.Load(), len(agents))
 	}
 }

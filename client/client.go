@@ -310,6 +310,9 @@ func decodeError(res *http.Response, raw []byte) *Error {
 		if len(e.Message) > 200 {
 			e.Message = e.Message[:200]
 		}
+		if e.Message == "" {
+			e.Message = http.StatusText(res.StatusCode)
+		}
 	}
 	e.RetryAfter = parseRetryAfter(res.Header.Get("Retry-After"), time.Now())
 	return e
