@@ -69,7 +69,7 @@ var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("voiceapi-dummy-password")
 
 // Login implements data.AuthService.
 func (s *AuthService) Login(ctx context.Context, email, password, workspaceID string) (*data.APIKey, string, error) {
-	if err := validate.Login(email, password); err != nil {
+	if err := checkInput(ctx, validate.Login(email, password)); err != nil {
 		return nil, "", err
 	}
 	refused := data.FieldError("email", "These credentials do not match our records.")
@@ -235,7 +235,7 @@ func (s *AuthService) CreateAPIKey(ctx context.Context, in data.APIKeyCreate) (*
 // CreateAPIKey for the caller). Errors: validation_failed.
 func (s *AuthService) CreateAPIKeyFor(ctx context.Context, userID, workspaceID string, in data.APIKeyCreate) (*data.APIKey, string, error) {
 	expires, err := validate.APIKeyCreate(in, s.now())
-	if err != nil {
+	if err := checkInput(ctx, err); err != nil {
 		return nil, "", err
 	}
 	var key *data.APIKey

@@ -97,7 +97,7 @@ func checkAgentIDs(tx Tx, workspaceID string, ids []string) error {
 
 // AddWorkspaceUser implements data.WorkspaceUserService.
 func (s *WorkspaceUserService) AddWorkspaceUser(ctx context.Context, workspaceID string, in data.WorkspaceUserAdd) (*data.WorkspaceUser, error) {
-	if err := validate.WorkspaceUserAdd(in); err != nil {
+	if err := checkInput(ctx, validate.WorkspaceUserAdd(in)); err != nil {
 		return nil, err
 	}
 	p := data.PrincipalFrom(ctx)
@@ -206,7 +206,7 @@ func guardOwner(tx Tx, p *data.Principal, m *data.MemberRecord, newRole string, 
 
 // UpdateWorkspaceUser implements data.WorkspaceUserService.
 func (s *WorkspaceUserService) UpdateWorkspaceUser(ctx context.Context, workspaceID, userID string, in data.WorkspaceUserUpdate) (*data.WorkspaceUser, error) {
-	if err := validate.WorkspaceUserUpdate(in); err != nil {
+	if err := checkInput(ctx, validate.WorkspaceUserUpdate(in)); err != nil {
 		return nil, err
 	}
 	p := data.PrincipalFrom(ctx)

@@ -47,7 +47,7 @@ func (s *UserService) Me(ctx context.Context) (*data.User, error) {
 
 // UpdateMe implements data.UserService.
 func (s *UserService) UpdateMe(ctx context.Context, in data.UserUpdate) (*data.User, error) {
-	if err := validate.UserUpdate(in); err != nil {
+	if err := checkInput(ctx, validate.UserUpdate(in)); err != nil {
 		return nil, err
 	}
 	p := data.PrincipalFrom(ctx)
@@ -127,7 +127,7 @@ func (s *UserService) ListUsers(ctx context.Context, req data.PageRequest) ([]*d
 
 // CreateUser implements data.UserService.
 func (s *UserService) CreateUser(ctx context.Context, in data.UserCreate) (*data.User, error) {
-	if err := validate.UserCreate(in); err != nil {
+	if err := checkInput(ctx, validate.UserCreate(in)); err != nil {
 		return nil, err
 	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(in.Password), s.opts.PasswordCost)

@@ -81,7 +81,7 @@ func (s *WorkspaceService) ListAllWorkspaces(ctx context.Context) ([]*data.Works
 
 // CreateWorkspace implements data.WorkspaceService.
 func (s *WorkspaceService) CreateWorkspace(ctx context.Context, in data.WorkspaceCreate) (*data.Workspace, error) {
-	if err := validate.WorkspaceCreate(in); err != nil {
+	if err := checkInput(ctx, validate.WorkspaceCreate(in)); err != nil {
 		return nil, err
 	}
 	p := data.PrincipalFrom(ctx)
@@ -109,7 +109,7 @@ func (s *WorkspaceService) Workspace(ctx context.Context, id string) (*data.Work
 
 // UpdateWorkspace implements data.WorkspaceService.
 func (s *WorkspaceService) UpdateWorkspace(ctx context.Context, id string, in data.WorkspaceUpdate) (*data.Workspace, error) {
-	if err := validate.WorkspaceUpdate(in); err != nil {
+	if err := checkInput(ctx, validate.WorkspaceUpdate(in)); err != nil {
 		return nil, err
 	}
 	var out *data.Workspace
