@@ -28,7 +28,7 @@ func (p *plan) planKnowledgeBases() error {
 	return nil
 }
 
-func textKey(title, content string) string { return title + "\x00" + content }
+func textKey(title, content string) string { return "t" + title + "\x00" + content }
 func fileKey(name, sha string) string      { return name + "\x00" + sha }
 
 func sourceLines(kb *kbSpec) []string {

@@ -93,7 +93,8 @@ type Option func(*Client)
 // WithToken sets the bearer token (an API key's `<id>|<secret>` or a login token).
 func WithToken(token string) Option { return func(c *Client) { c.token = token } }
 
-// WithHTTPClient sets the HTTP client; http.DefaultClient otherwise.
+// WithHTTPClient sets the HTTP client; http.DefaultClient otherwise, which has no timeout:
+// bound each call with its context.
 func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
 
 // WithRetryPolicy replaces DefaultRetryPolicy.
