@@ -125,7 +125,19 @@ func makePlan(ctx context.Context, flags *planFlags) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	cur, err := readCurrent(ctx, c)
+	// Kinds the files do not declare are not read (unless pruning): a token limited to
+	// the agents module can plan agents. Agents are read for numbers' references and
+	// knowledge bases for agents'.
+	read := allKinds
+	if !flags.prune {
+		read = kinds{
+			agents:   len(des.agents)+len(des.numbers) > 0,
+			kbs:      len(des.kbs)+len(des.agents) > 0,
+			numbers:  len(des.numbers) > 0,
+			webhooks: len(des.webhooks) > 0,
+		}
+	}
+	cur, err := readCurrent(ctx, c, read)
 	if err != nil {
 		return nil, fmt.Errorf("reading the server's state: %w", err)
 	}

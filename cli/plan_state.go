@@ -33,68 +33,101 @@ type current struct {
 	webhookOrder        []string
 }
 
-// readCurrent lists every agent, knowledge base, number and webhook of the token's
-// workspace and reads each once more for its ETag.
-func readCurrent(ctx context.Context, c *client.Client) (*current, error) {
+// kinds says which kinds of record to read from the server.
+type kinds struct{ agents, kbs, numbers, webhooks bool }
+
+var allKinds = kinds{true, true, true, true}
+
+// readCurrent lists the agents, knowledge bases, numbers and webhooks of the token's
+// workspace that read asks for, and reads each once more for its ETag.
+func readCurrent(ctx context.Context, c *client.Client, read kinds) (*current, error) {
 	cur := &current{
 		agents: map[string][]*remote[data.Agent]{}, kbs: map[string][]*remote[data.KnowledgeBase]{},
 		numbers: map[string]*remote[data.Number]{}, webhooks: map[string][]*remote[data.Webhook]{},
 		agentIDs: map[string][]string{}, kbIDs: map[string][]string{},
 		agentName: map[string]string{}, kbName: map[string]string{},
 	}
+	steps := []struct {
+		on   bool
+		read func(context.Context, *client.Client) error
+	}{{read.agents, cur.readAgents}, {read.kbs, cur.readKBs}, {read.numbers, cur.readNumbers}, {read.webhooks, cur.readWebhooks}}
+	for _, st := range steps {
+		if !st.on {
+			continue
+		}
+		if err := st.read(ctx, c); err != nil {
+			return nil, err
+		}
+	}
+	return cur, nil
+}
+
+func (cur *current) readAgents(ctx context.Context, c *client.Client) error {
 	agents, err := client.Collect(c.Agents.All(ctx, client.AgentFilter{}))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, a := range reversed(agents) {
 		rec, etag, err := c.Agents.Get(ctx, a.ID)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		cur.agents[rec.Name] = append(cur.agents[rec.Name], &remote[data.Agent]{rec, etag})
 		cur.agentIDs[rec.Name] = append(cur.agentIDs[rec.Name], rec.ID)
 		cur.agentName[rec.ID] = rec.Name
 		cur.agentOrder = appendNew(cur.agentOrder, rec.Name)
 	}
+	return nil
+}
+
+func (cur *current) readKBs(ctx context.Context, c *client.Client) error {
 	kbs, err := client.Collect(c.KnowledgeBases.All(ctx))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, k := range reversed(kbs) {
 		rec, etag, err := c.KnowledgeBases.Get(ctx, k.ID)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		cur.kbs[rec.Name] = append(cur.kbs[rec.Name], &remote[data.KnowledgeBase]{rec, etag})
 		cur.kbIDs[rec.Name] = append(cur.kbIDs[rec.Name], rec.ID)
 		cur.kbName[rec.ID] = rec.Name
 		cur.kbOrder = appendNew(cur.kbOrder, rec.Name)
 	}
+	return nil
+}
+
+func (cur *current) readNumbers(ctx context.Context, c *client.Client) error {
 	numbers, err := client.Collect(c.Numbers.All(ctx, data.NumberFilter{}))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, n := range reversed(numbers) {
 		rec, etag, err := c.Numbers.Get(ctx, n.ID)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		cur.numbers[rec.PhoneNumber] = &remote[data.Number]{rec, etag}
 		cur.numberOrder = append(cur.numberOrder, rec.PhoneNumber)
 	}
+	return nil
+}
+
+func (cur *current) readWebhooks(ctx context.Context, c *client.Client) error {
 	hooks, err := client.Collect(c.Webhooks.All(ctx))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, h := range reversed(hooks) {
 		rec, etag, err := c.Webhooks.Get(ctx, h.ID)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		cur.webhooks[rec.URL] = append(cur.webhooks[rec.URL], &remote[data.Webhook]{rec, etag})
 		cur.webhookOrder = appendNew(cur.webhookOrder, rec.URL)
 	}
-	return cur, nil
+	return nil
 }
 
 // reversed turns a newest-first list into oldest first.

@@ -307,7 +307,8 @@ func TestPruneOnlyWithFlag(t *testing.T) {
 	}
 
 	out, err := s.cmd(t, "plan", "-f", dir)
-	if ExitCode(err) != 0 || !strings.Contains(out, "2 record(s) on the server are not in the files; --prune would delete them.") || strings.Contains(out, "- agent") {
+	// Only kinds the files declare are read: the extra agent is counted, the webhook not.
+	if ExitCode(err) != 0 || !strings.Contains(out, "1 record(s) on the server are not in the files; --prune would delete them.") || strings.Contains(out, "- agent") {
 		t.Fatalf("plan without --prune: exit %d\n%s", ExitCode(err), out)
 	}
 	if _, err := s.cmd(t, "apply", "-f", dir); err != nil {
@@ -562,5 +563,47 @@ func TestApplyCreateSurvivesALostResponse(t *testing.T) {
 	agents, _ := client.Collect(s.c.Agents.All(context.Background(), client.AgentFilter{}))
 	if !lost.Load() || len(agents) != 1 {
 		t.Fatalf("lost response injected: %v; %d agents after apply, want 1", lost.Load(), len(agents))
+	}
+}
+
+// TestPlanWithAnAgentsOnlyToken: a developer whose modules are agents and knowledge bases
+// can plan and apply agent files; the kinds the files do not declare are not read.
+func TestPlanWithAnAgentsOnlyToken(t *testing.T) {
+	s := newIACServer(t)
+	ctx := context.Background()
+	me, _, err := s.c.Users.Me(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, _, err := s.c.Users.Create(ctx, data.UserCreate{Name: "Dev", Email: "dev@example.com", Password: "dev-password"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = s.c.Workspaces.AddUser(ctx, me.PersonalWorkspaceID, data.WorkspaceUserAdd{ID: dev.ID, Role: data.RoleDeveloper,
+		Modules: data.Some([]string{data.ModuleAgents, data.ModuleKnowledgeBase})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := s.c.Auth.Login(ctx, "dev@example.com", "dev-password", me.PersonalWorkspaceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.c.Numbers.Create(ctx, data.NumberCreate{PhoneNumber: "+14155550123", Provider: data.ProviderSIP}); err != nil {
+		t.Fatal(err)
+	}
+	devClient, _ := client.New(s.url, client.WithToken(tok.Token))
+	if _, _, err := devClient.Numbers.List(ctx, data.NumberFilter{}, data.PageRequest{}); !client.IsCode(err, data.EFORBIDDEN) {
+		t.Fatalf("the developer can read numbers (%v): the test proves nothing", err)
+	}
+	dir := writeFiles(t, map[string]string{"a.yaml": "agents:\n  - name: Dev agent\n    knowledge_bases: []\n"})
+	s.token = tok.Token
+	if out, err := s.cmd(t, "apply", "-f", dir); err != nil {
+		t.Fatalf("apply with an agents-only token: %v\n%s", err, out)
+	}
+	if out, err := s.cmd(t, "plan", "-f", dir); ExitCode(err) != 0 {
+		t.Fatalf("plan with an agents-only token: exit %d (%v)\n%s", ExitCode(err), err, out)
+	}
+	if _, err := s.cmd(t, "plan", "-f", dir, "--prune"); err == nil || !strings.Contains(err.Error(), "403") {
+		t.Errorf("--prune reads every kind, numbers included: %v", err)
 	}
 }

@@ -40,7 +40,7 @@ func NewPullCommand() *cobra.Command {
 			if _, err := os.Stat(target); err == nil && !force {
 				return fmt.Errorf("%s exists: pass --force to overwrite it", target)
 			}
-			cur, err := readCurrent(cmd.Context(), c)
+			cur, err := readCurrent(cmd.Context(), c, allKinds)
 			if err != nil {
 				return fmt.Errorf("reading the server's state: %w", err)
 			}
