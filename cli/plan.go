@@ -166,8 +166,9 @@ func (p *plan) checkReferences(prune bool) error {
 	for _, a := range p.des.agents {
 		declaredAgent[a.Name] = true
 	}
+	// An undeclared name must be on the server once: two records under it are ambiguous.
 	exists := func(declared map[string]bool, onServer map[string][]string, name string) bool {
-		return declared[name] || (!prune && len(onServer[name]) > 0)
+		return declared[name] || (!prune && len(onServer[name]) == 1)
 	}
 	for _, a := range p.des.agents {
 		for i, kb := range a.KnowledgeBases {
@@ -190,7 +191,7 @@ func onServerNote(prune bool) string {
 	if prune {
 		return " (with --prune, one only on the server would be deleted)"
 	}
-	return " or on the server"
+	return " or on the server just once"
 }
 
 // print writes the plan, terraform-like: one block per action, then a summary.
