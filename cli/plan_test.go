@@ -423,6 +423,7 @@ func TestBadFilesNameFileAndField(t *testing.T) {
 		{"unknown knowledge base", "agents:\n  - name: A\n    knowledge_bases: [Nope]\n", []string{`agents["A"].knowledge_bases[0]`, `"Nope"`}},
 		{"unknown agent reference", "numbers:\n  - {phone_number: '+14155550100', provider: twilio, inbound_agent: Ghost}\n", []string{`numbers["+14155550100"].inbound_agent`, `"Ghost"`}},
 		{"misspelt tool member", "agents:\n  - name: A\n    llm_config: {tools: [{name: x, type: end_call, descripton: y}]}\n", []string{`agents["A"].llm_config.tools`, "descripton"}},
+		{"unquoted phone number", "numbers:\n  - {phone_number: +14155550100, provider: twilio}\n", []string{"numbers.phone_number", "must be a string"}},
 		{"ids instead of names", "agents:\n  - name: A\n    llm_config: {knowledge_base_ids: [x]}\n", []string{"knowledge_base_ids", "knowledge_bases"}},
 		{"missing kb file", "knowledge_bases:\n  - {name: K, files: [nope.md]}\n", []string{"knowledge_bases[0].files[0]", "nope.md"}},
 		{"yaml syntax", "agents: [\n", []string{"yaml"}},
