@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -296,5 +297,34 @@ func TestVerifyWebhook(t *testing.T) {
 	h.Set("webhook-signature", "v1,bm90LWl0 "+sig)
 	if err := client.VerifyWebhook(mine, h, body, 5*time.Minute); err != nil {
 		t.Errorf("the server's signature: %v", err)
+	}
+}
+
+// TestAgentTypedGroupRoundTrip: an agent read, changed in a typed group and sent back
+// keeps everything else, its masked API key included.
+func TestAgentTypedGroupRoundTrip(t *testing.T) {
+	s := newServer(t, nil)
+	c := s.client(t)
+	ctx := context.Background()
+	a, _, err := c.Agents.Create(ctx, client.AgentInput{Name: ptr("Typed"), Patch: map[string]map[string]any{
+		"llm_config": {"provider": "mistral", "model": "mistral-large-latest", "api_key": "sk-secret-key-1234", "tools": []any{map[string]any{"name": "end", "type": "end_call"}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, etag, err := c.Agents.Get(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	llm := a.LLMConfig
+	temp := 0.9
+	llm.Temperature = &temp
+	got, _, err := c.Agents.Update(ctx, a.ID, client.AgentInput{LLMConfig: &llm}, client.IfMatch(etag))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *got.LLMConfig.Temperature != 0.9 || got.LLMConfig.APIKey == nil || *got.LLMConfig.APIKey != "****1234" ||
+		len(got.LLMConfig.Tools) != 1 || got.LLMConfig.Model != "mistral-large-latest" || !reflect.DeepEqual(got.PromptConfig, a.PromptConfig) {
+		t.Errorf("after a typed update: %+v", got.LLMConfig)
 	}
 }
