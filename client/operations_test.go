@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -104,6 +105,17 @@ func (tr *tour) accounts() *data.User {
 		t.Errorf("api keys: %d", len(keys))
 	}
 	check("api key delete", c.APIKeys.Delete(ctx, key.Key.ID))
+	key, err = c.APIKeys.Create(ctx, data.APIKeyCreate{Name: "departing"})
+	check("api key create", err)
+	wsKeys, err := client.Collect(c.Workspaces.AllAPIKeys(ctx, s.WorkspaceID))
+	check("workspace api keys", err)
+	if !slices.ContainsFunc(wsKeys, func(k *data.WorkspaceAPIKey) bool { return k.ID == key.Key.ID && k.UserID == s.UserID }) {
+		t.Errorf("the workspace's keys lack the new one: %+v", wsKeys)
+	}
+	check("workspace api key revoke", c.Workspaces.RevokeAPIKey(ctx, s.WorkspaceID, key.Key.ID))
+	departed, _ := client.New(s.URL, client.WithToken(key.Token))
+	_, _, err = departed.Users.Me(ctx)
+	mustErr(t, err, http.StatusUnauthorized)
 	me, _, err := c.Users.Me(ctx)
 	check("me", err)
 	me, _, err = c.Users.UpdateMe(ctx, data.UserUpdate{Name: data.Some("Renamed")})

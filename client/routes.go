@@ -28,6 +28,9 @@ var operations = map[string]operation{
 	"aPIKeyCreate": {"POST", "/api/v1/api-keys", "APIKeys.Create", true},
 	"aPIKeyDelete": {"DELETE", "/api/v1/api-keys/{id}", "APIKeys.Delete", false},
 
+	"workspaceAPIKeyList":   {"GET", "/api/v1/workspaces/{workspace_id}/api-keys", "Workspaces.ListAPIKeys", false},
+	"workspaceAPIKeyRevoke": {"DELETE", "/api/v1/workspaces/{workspace_id}/api-keys/{key_id}", "Workspaces.RevokeAPIKey", false},
+
 	// Users.
 	"me":         {"GET", "/api/v1/user", "Users.Me", false},
 	"meUpdate":   {"PUT", "/api/v1/user", "Users.UpdateMe", false},

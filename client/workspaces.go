@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"net/url"
+	"strconv"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -127,4 +128,26 @@ func (s *WorkspacesService) UpdateUser(ctx context.Context, id, userID string, i
 // RemoveUser removes a user from the workspace.
 func (s *WorkspacesService) RemoveUser(ctx context.Context, id, userID string, opts ...RequestOption) error {
 	return s.c.noContent(ctx, "workspaceUserRemove", []string{id, userID}, nil, opts)
+}
+
+// ListAPIKeys returns one page of the API keys bound to the workspace, every member's
+// (owners and admins).
+func (s *WorkspacesService) ListAPIKeys(ctx context.Context, id string, p data.PageRequest, opts ...RequestOption) ([]*data.WorkspaceAPIKey, data.Page, error) {
+	res, err := s.c.do(ctx, request{op: "workspaceAPIKeyList", pathArgs: []string{id}, query: pageQuery(nil, p), opts: opts})
+	if err != nil {
+		return nil, data.Page{}, err
+	}
+	return list[data.WorkspaceAPIKey](res)
+}
+
+// AllAPIKeys iterates over every API key bound to the workspace.
+func (s *WorkspacesService) AllAPIKeys(ctx context.Context, id string, opts ...RequestOption) iter.Seq2[*data.WorkspaceAPIKey, error] {
+	return all(ctx, s.c, func(ctx context.Context, p data.PageRequest) ([]*data.WorkspaceAPIKey, data.Page, error) {
+		return s.ListAPIKeys(ctx, id, p, opts...)
+	})
+}
+
+// RevokeAPIKey revokes an API key bound to the workspace (a departing member's, say).
+func (s *WorkspacesService) RevokeAPIKey(ctx context.Context, id string, keyID int64, opts ...RequestOption) error {
+	return s.c.noContent(ctx, "workspaceAPIKeyRevoke", []string{id, strconv.FormatInt(keyID, 10)}, nil, opts)
 }
