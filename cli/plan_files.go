@@ -41,6 +41,35 @@ type kbSpec struct {
 	origin  string
 }
 
+// checkDuplicates refuses a source listed twice: sources are matched by content, so a
+// second copy could never be told apart from the first.
+func (kb *kbSpec) checkDuplicates(path string) error {
+	seen := map[string]int{}
+	check := func(list string, i int, key string) error {
+		if first, dup := seen[list+"\x00"+key]; dup {
+			return fmt.Errorf("%s.%s[%d]: the same source as %s[%d]", path, list, i, list, first)
+		}
+		seen[list+"\x00"+key] = i
+		return nil
+	}
+	for i, t := range kb.Texts {
+		if err := check("texts", i, textKey(t.Title, t.Content)); err != nil {
+			return err
+		}
+	}
+	for i, u := range kb.URLs {
+		if err := check("urls", i, u); err != nil {
+			return err
+		}
+	}
+	for i, f := range kb.uploads {
+		if err := check("files", i, fileKey(f.Filename, fileDigest(f.Content))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // numberSpec is a phone number; its agents are named, not given by id.
 type numberSpec struct {
 	PhoneNumber   string  `json:"phone_number"`
@@ -188,6 +217,9 @@ func (d *desired) load(file string) error {
 				return fmt.Errorf("%s: knowledge_bases[%d].files[%d]: %w", file, i, j, err)
 			}
 			kb.uploads = append(kb.uploads, data.FileUpload{Filename: filepath.Base(p), Content: b})
+		}
+		if err := kb.checkDuplicates(fmt.Sprintf("knowledge_bases[%q]", kb.Name)); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
 		}
 		kb.origin = file
 		d.kbs = append(d.kbs, kb)

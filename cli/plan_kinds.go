@@ -76,7 +76,8 @@ func changeKB(kb *kbSpec, r *remote[data.KnowledgeBase]) *action {
 		have[k] = true
 	}
 	for _, t := range kb.Texts {
-		if !have[textKey(t.Title, t.Content)] {
+		if k := textKey(t.Title, t.Content); !have[k] {
+			have[k] = true // a text written twice is added once
 			add.Texts = append(add.Texts, t)
 			lines = append(lines, set("texts", t.Title))
 		}
@@ -90,6 +91,7 @@ func changeKB(kb *kbSpec, r *remote[data.KnowledgeBase]) *action {
 	}
 	for _, u := range kb.URLs {
 		if !have["u"+u] {
+			have["u"+u] = true
 			add.URLs = append(add.URLs, u)
 			lines = append(lines, set("urls", u))
 		}
@@ -103,7 +105,8 @@ func changeKB(kb *kbSpec, r *remote[data.KnowledgeBase]) *action {
 		have["f"+k] = true
 	}
 	for _, f := range kb.uploads {
-		if !have["f"+fileKey(f.Filename, fileDigest(f.Content))] {
+		if k := "f" + fileKey(f.Filename, fileDigest(f.Content)); !have[k] {
+			have[k] = true
 			add.Files = append(add.Files, f)
 			lines = append(lines, set("files", f.Filename))
 		}

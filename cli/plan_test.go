@@ -424,6 +424,7 @@ func TestBadFilesNameFileAndField(t *testing.T) {
 		{"unknown agent reference", "numbers:\n  - {phone_number: '+14155550100', provider: twilio, inbound_agent: Ghost}\n", []string{`numbers["+14155550100"].inbound_agent`, `"Ghost"`}},
 		{"misspelt tool member", "agents:\n  - name: A\n    llm_config: {tools: [{name: x, type: end_call, descripton: y}]}\n", []string{`agents["A"].llm_config.tools`, "descripton"}},
 		{"unquoted phone number", "numbers:\n  - {phone_number: +14155550100, provider: twilio}\n", []string{"numbers.phone_number", "must be a string"}},
+		{"a source twice", "knowledge_bases:\n  - {name: K, urls: [https://example.com/a, https://example.com/a]}\n", []string{`knowledge_bases["K"].urls[1]: the same source as urls[0]`}},
 		{"ids instead of names", "agents:\n  - name: A\n    llm_config: {knowledge_base_ids: [x]}\n", []string{"knowledge_base_ids", "knowledge_bases"}},
 		{"missing kb file", "knowledge_bases:\n  - {name: K, files: [nope.md]}\n", []string{"knowledge_bases[0].files[0]", "nope.md"}},
 		{"yaml syntax", "agents: [\n", []string{"yaml"}},
