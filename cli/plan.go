@@ -204,7 +204,7 @@ func (p *plan) print(w io.Writer) {
 		counts[a.op]++
 		fmt.Fprintf(w, "%c %s %q\n", a.op, a.kind, a.key)
 		for _, l := range a.lines {
-			fmt.Fprintf(w, "    %s\n", p.mask(l))
+			fmt.Fprintf(w, "    %s\n", cutValues(p.mask(l)))
 		}
 	}
 	if len(p.actions) > 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -172,16 +173,31 @@ func toTree(v any) any {
 func equalJSON(a, b any) bool { return reflect.DeepEqual(toTree(a), toTree(b)) }
 
 // shown is a value as plan prints it: compact JSON, long strings cut.
+//
+// The value is marked rather than cut here: plan masks secrets in the whole value first and
+// cuts it after (cutValues), so a cut never leaves part of a secret unmasked.
 func shown(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Sprint(v)
+		b = []byte(fmt.Sprint(v))
 	}
-	s := string(b)
-	if len(s) > 100 {
-		s = s[:97] + "…"
-	}
-	return s
+	return valueStart + string(b) + valueEnd
+}
+
+// The marks around a shown value; JSON encoding escapes both, so no value contains them.
+const valueStart, valueEnd = "\x01", "\x02"
+
+var markedValue = regexp.MustCompile("\x01([^\x02]*)\x02")
+
+// cutValues cuts each marked value of a line to 100 characters and drops the marks.
+func cutValues(line string) string {
+	return markedValue.ReplaceAllStringFunc(line, func(m string) string {
+		v := []rune(m[1 : len(m)-1])
+		if len(v) > 100 {
+			return string(v[:97]) + "…"
+		}
+		return string(v)
+	})
 }
 
 // maskSecret shows a secret as the server masks it.

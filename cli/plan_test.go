@@ -609,3 +609,26 @@ func TestPlanWithAnAgentsOnlyToken(t *testing.T) {
 		t.Errorf("--prune reads every kind, numbers included: %v", err)
 	}
 }
+
+// TestPrintMasksBeforeCutting: a secret that straddles the 100-character cut of a long
+// value is masked whole, never shown in part.
+func TestPrintMasksBeforeCutting(t *testing.T) {
+	secret := "sk-live-" + strings.Repeat("s", 30) + "TAIL"
+	header := strings.Repeat("x", 52) + " Bearer " + secret // the secret starts 90 characters into the value
+	p := &plan{secrets: []string{secret}, actions: []*action{{op: '+', kind: "agent", key: "A", lines: []string{
+		set("llm_config.tools", []any{map[string]any{"custom_function_headers": []string{header}}}),
+		change("prompt_config.prompt", strings.Repeat("a", 150), "short"),
+	}}}}
+	var out bytes.Buffer
+	p.print(&out)
+	got := out.String()
+	if strings.Contains(got, "sk-live") || strings.Contains(got, "sssss") {
+		t.Errorf("part of the secret is shown:\n%s", got)
+	}
+	if !strings.Contains(got, `→ "short"`) || !strings.Contains(got, strings.Repeat("a", 96)+"…") {
+		t.Errorf("each value is cut on its own:\n%s", got)
+	}
+	if strings.ContainsAny(got, valueStart+valueEnd) {
+		t.Errorf("value marks leak into the output: %q", got)
+	}
+}
