@@ -280,7 +280,7 @@ func (c *Client) send(ctx context.Context, method, u string, r request, o *reque
 	defer res.Body.Close()
 	if r.sink != nil && res.StatusCode < 300 {
 		if _, err := io.Copy(r.sink, res.Body); err != nil {
-			return nil, fmt.Errorf("client: reading the response of %s %s: %w", method, req.URL.Path, err)
+			return nil, fmt.Errorf("client: reading the response of %s %s: %w: %w", method, req.URL.Path, errPartialBody, err)
 		}
 		return &response{status: res.StatusCode, header: res.Header}, nil
 	}
@@ -293,6 +293,10 @@ func (c *Client) send(ctx context.Context, method, u string, r request, o *reque
 	}
 	return &response{status: res.StatusCode, header: res.Header, body: raw}, nil
 }
+
+// errPartialBody marks a download cut after part of it reached the sink: a retry would
+// write it there a second time.
+var errPartialBody = errors.New("the body was cut after part of it was written")
 
 // decodeError turns a failed response into an *Error; a body that is not the error
 // shape (a proxy's page) keeps the status with the code "http_<status>".
@@ -347,7 +351,7 @@ func (c *Client) retryDelay(err error, attempt int, retriable bool) (time.Durati
 		if e.RetryAfter > 0 {
 			return e.RetryAfter, e.RetryAfter <= c.retry.MaxRetryAfter
 		}
-	} else if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	} else if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errPartialBody) {
 		return 0, false
 	}
 	return backoff(c.retry, attempt), true

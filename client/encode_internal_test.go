@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -61,6 +62,7 @@ func TestRetryDelay(t *testing.T) {
 		{"a 4xx is not retried", e(409, 0), 1, true, false, 0, -1},
 		{"a POST without a key is not retried", e(503, 0), 1, false, false, 0, -1},
 		{"a transport error is retried", errors.New("connection reset"), 1, true, true, 100 * time.Millisecond, -1},
+		{"a download cut midway is not", fmt.Errorf("x: %w: %w", errPartialBody, errors.New("reset")), 1, true, false, 0, -1},
 	}
 	for _, tc := range cases {
 		for range 20 { // the jitter is random: every draw must hold
