@@ -15,6 +15,7 @@ import (
 	"github.com/voiceapi/voiceapi/client"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/webhook"
 )
 
 func TestErrorsAreTyped(t *testing.T) {
@@ -287,7 +288,7 @@ func TestVerifyWebhook(t *testing.T) {
 	// What the server signs, with several signatures in the header, verifies.
 	const mine = "whsec_c2VjcmV0LXNpZ25pbmcta2V5LWZvci10ZXN0cw=="
 	ts := time.Now().Unix()
-	sig, err := server.SignWebhook(mine, "evt_1", ts, body)
+	sig, err := webhook.Sign(mine, "evt_1", ts, body)
 	if err != nil {
 		t.Fatal(err)
 	}
