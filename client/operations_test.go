@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -322,6 +323,11 @@ func (tr *tour) records(agent *data.Agent) {
 	check("audit", err)
 	if len(events) == 0 {
 		t.Error("no agent.created event in the audit log")
+	}
+	head, err := c.Audit.Head(ctx)
+	check("audit head", err)
+	if head == nil || reflect.ValueOf(*head).IsZero() {
+		t.Errorf("audit head: %+v", head)
 	}
 }
 

@@ -178,3 +178,13 @@ func (s *AuditService) All(ctx context.Context, f data.AuditFilter, opts ...Requ
 		return s.List(ctx, f, p, opts...)
 	})
 }
+
+// Head returns the newest link of the workspace's audit chain, to record elsewhere: a
+// later chain that does not lead to it was rewritten.
+func (s *AuditService) Head(ctx context.Context, opts ...RequestOption) (*data.AuditHead, error) {
+	var out data.AuditHead
+	if err := s.c.dataOf(ctx, request{op: "auditHead", opts: opts}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

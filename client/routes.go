@@ -93,6 +93,7 @@ var operations = map[string]operation{
 	"callAnalytics":    {"GET", "/api/v1/analytics/calls", "Analytics.Calls", false},
 	"subscriptionShow": {"GET", "/api/v1/subscription", "Subscription.Get", false},
 	"auditLog":         {"GET", "/api/v1/audit-log", "Audit.List", false},
+	"auditHead":        {"GET", "/api/v1/audit-log/head", "Audit.Head", false},
 
 	// Webhooks.
 	"webhookList":         {"GET", "/api/v1/webhooks", "Webhooks.List", false},
