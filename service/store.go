@@ -29,6 +29,7 @@ type Tx interface {
 	WebhookTx
 	DeliveryTx
 	EventReadTx
+	AgentTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.
