@@ -1,7 +1,6 @@
 package bolt
 
 import (
-
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
