@@ -1,0 +1,219 @@
+// Package redact replaces personal data in text with typed markers ("[card]", "[email]",
+// "[phone]", "[iban]", "[ssn]", or "[name]" of a custom rule) before the text is stored.
+// It is pure: no storage, no I/O. docs/redaction.md describes the detectors, their
+// precedence, the limits of custom rules and the measured precision and recall.
+package redact
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// The built-in detectors, named as in a Config and in their markers.
+const (
+	Card  = "card"
+	Email = "email"
+	Phone = "phone"
+	IBAN  = "iban"
+	SSN   = "ssn"
+)
+
+// Detectors lists the built-in detectors in the order Apply runs them: an earlier detector
+// wins where two would match the same characters.
+var Detectors = []string{IBAN, Email, Card, SSN, Phone}
+
+// Config is one redaction setting, as a workspace or an agent holds it.
+type Config struct {
+	// Detectors names the built-in detectors that are on.
+	Detectors []string `json:"detectors"`
+	// Rules are custom regular expressions, applied after the built-in detectors.
+	Rules []Rule `json:"rules"`
+}
+
+// Rule is a custom detector: matches of Pattern (RE2 syntax) become "[Name]".
+type Rule struct {
+	Name    string `json:"name"`
+	Pattern string `json:"pattern"`
+}
+
+// Counts holds how many matches each marker replaced, keyed by marker name ("card", or a
+// rule's name). It is nil when nothing was replaced.
+type Counts map[string]int
+
+// Total returns the number of replacements.
+func (c Counts) Total() int {
+	n := 0
+	for _, v := range c {
+		n += v
+	}
+	return n
+}
+
+func (c *Counts) add(name string, n int) {
+	if n == 0 {
+		return
+	}
+	if *c == nil {
+		*c = Counts{}
+	}
+	(*c)[name] += n
+}
+
+// Merge returns the setting that applies to an agent's calls: the workspace's detectors
+// and rules plus the agent's. An agent can add redaction but never turn off what its
+// workspace requires. Rules keep their order, the workspace's first; a rule the agent
+// repeats under the same name applies as well (it cannot replace the workspace's pattern).
+func Merge(workspace, agent Config) Config {
+	var out Config
+	seen := map[string]bool{}
+	for _, d := range append(append([]string(nil), workspace.Detectors...), agent.Detectors...) {
+		if !seen[d] {
+			seen[d] = true
+			out.Detectors = append(out.Detectors, d)
+		}
+	}
+	out.Rules = append(append([]Rule(nil), workspace.Rules...), agent.Rules...)
+	return out
+}
+
+// Redactor applies one compiled Config. It is safe for concurrent use.
+type Redactor struct {
+	on    map[string]bool
+	rules []compiledRule
+}
+
+type compiledRule struct {
+	name string
+	re   *regexp.Regexp
+}
+
+// New compiles c, usually the result of Merge of two settings that each passed Validate. It
+// refuses an unknown detector and any rule Validate would refuse, except that it allows up
+// to twice MaxRules and repeated names (which Merge produces).
+func New(c Config) (*Redactor, error) {
+	r := &Redactor{on: map[string]bool{}}
+	for _, d := range c.Detectors {
+		if !isDetector(d) {
+			return nil, fmt.Errorf("redact: unknown detector %q", d)
+		}
+		r.on[d] = true
+	}
+	if len(c.Rules) > 2*MaxRules {
+		return nil, fmt.Errorf("redact: %d rules, at most %d", len(c.Rules), 2*MaxRules)
+	}
+	for i, rule := range c.Rules {
+		re, msg := compileRule(rule)
+		if msg != "" {
+			return nil, fmt.Errorf("redact: rule %d (%s): %s", i, rule.Name, msg)
+		}
+		r.rules = append(r.rules, compiledRule{name: rule.Name, re: re})
+	}
+	return r, nil
+}
+
+func isDetector(d string) bool {
+	for _, k := range Detectors {
+		if d == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Apply returns text with every match replaced by its marker, and the counts per marker.
+// Detectors run in the order of Detectors, then the rules in order; each sees the output
+// of the one before, so markers already placed are never matched again and applying the
+// result a second time changes nothing (for the built-in detectors; see docs/redaction.md
+// for custom rules).
+func (r *Redactor) Apply(text string) (string, Counts) {
+	var counts Counts
+	if r.on[IBAN] {
+		text = replaceSpans(text, ibanSpans(text), IBAN, &counts)
+	}
+	if r.on[Email] {
+		text = replaceSpans(text, emailSpans(text), Email, &counts)
+		text = replaceSpans(text, spokenEmailSpans(text), Email, &counts)
+	}
+	if r.on[Card] || r.on[SSN] || r.on[Phone] {
+		var t tokens
+		for _, d := range [...]struct {
+			name  string
+			spans func(*tokens) [][2]int
+		}{{Card, cardSpans}, {SSN, ssnSpans}, {Phone, phoneSpans}} {
+			if !r.on[d.name] {
+				continue
+			}
+			if t.text != text || t.list == nil {
+				scanTokens(text, &t)
+			}
+			if len(t.list) == 0 {
+				break
+			}
+			text = replaceSpans(text, d.spans(&t), d.name, &counts)
+		}
+	}
+	for _, rule := range r.rules {
+		text = applyRule(text, rule, &counts)
+	}
+	return text, counts
+}
+
+// replaceSpans replaces each of the sorted, disjoint spans with "[name]".
+func replaceSpans(text string, spans [][2]int, name string, counts *Counts) string {
+	if len(spans) == 0 {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	last := 0
+	for _, s := range spans {
+		b.WriteString(text[last:s[0]])
+		b.WriteByte('[')
+		b.WriteString(name)
+		b.WriteByte(']')
+		last = s[1]
+	}
+	b.WriteString(text[last:])
+	counts.add(name, len(spans))
+	return b.String()
+}
+
+// applyRule replaces the matches of one custom rule, skipping any that is empty or touches
+// a marker already in the text (so a rule never rewrites "[card]" or its own markers).
+func applyRule(text string, rule compiledRule, counts *Counts) string {
+	locs := rule.re.FindAllStringIndex(text, -1)
+	if len(locs) == 0 {
+		return text
+	}
+	markers := markerSpans(text)
+	var spans [][2]int
+	m := 0
+	for _, l := range locs {
+		if l[0] == l[1] {
+			continue
+		}
+		for m < len(markers) && markers[m][1] <= l[0] {
+			m++
+		}
+		if m < len(markers) && markers[m][0] < l[1] {
+			continue
+		}
+		spans = append(spans, [2]int{l[0], l[1]})
+	}
+	return replaceSpans(text, spans, rule.name, counts)
+}
+
+// markerSpans returns the byte ranges of the markers ("[name]") in text.
+func markerSpans(text string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(text); i++ {
+		if text[i] == '[' {
+			if e := markerEnd(text, i); e > 0 {
+				out = append(out, [2]int{i, e})
+				i = e - 1
+			}
+		}
+	}
+	return out
+}
