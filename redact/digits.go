@@ -7,6 +7,9 @@ type window struct {
 	spoken bool  // every token spoken or a single ASCII digit ("4 1 1 1", "four one")
 	ascii  bool  // every token ASCII digits
 	seps   uint8 // bit (1 << sepKind) for each separator inside the window
+	// fresh: the first token starts its run or directly follows a window this detector
+	// took. A second pass sees the same, as that window is then a marker, which ends runs.
+	fresh bool
 }
 
 func (w *window) only(kinds ...sepKind) bool {
@@ -22,9 +25,10 @@ func (w *window) only(kinds ...sepKind) bool {
 // on. A window's validity depends only on its own tokens, so the greedy walk finds on the
 // output what it found on the input (see tokens.go).
 func claimWindows(t *tokens, maxDigits int, accept func(w *window) bool, out [][2]int) [][2]int {
+	claimedTo := -1 // the last token of the last window taken
 	for a := 0; a < len(t.list); {
 		best := -1
-		w := window{a: a, spoken: true, ascii: true}
+		w := window{a: a, spoken: true, ascii: true, fresh: t.list[a].sep == sepNone || claimedTo == a-1}
 		digits := 0
 		for b := a; b < len(t.list); b++ {
 			tok := &t.list[b]
@@ -54,6 +58,7 @@ func claimWindows(t *tokens, maxDigits int, accept func(w *window) bool, out [][
 			continue
 		}
 		out = append(out, [2]int{a, best})
+		claimedTo = best
 		a = best + 1
 	}
 	return out
@@ -138,7 +143,23 @@ func acceptCard(t *tokens, w *window) bool {
 	if w.seps&(1<<sepComma) != 0 && !w.spoken {
 		return false
 	}
+	if !w.spoken && !(w.fresh && cardGroups(t, w)) {
+		return false
+	}
 	return cardIIN(w.digits)
+}
+
+// cardGroups checks the grouping of a card written in groups: 3 to 6 digits each ("4111
+// 1111 …", "3782 822463 10005"), the last 2 to 6 ("3056 9309 0259 04"). A window must also
+// begin a run: counting "1 2 3 … 13" does not contain a card.
+func cardGroups(t *tokens, w *window) bool {
+	for i := w.a; i <= w.b; i++ {
+		n := t.n(i)
+		if n > 6 || n < 3 && (i < w.b || n < 2) {
+			return false
+		}
+	}
+	return true
 }
 
 // ssnValid excludes the numbers the Social Security Administration never issues.
@@ -189,28 +210,42 @@ func acceptPhone(t *tokens, w *window) bool {
 	if first.plus {
 		return e164(d)
 	}
-	if first.afterLabel && (w.a == w.b || w.spoken) {
+	if first.afterLabel {
 		return false // "order 4155550123": an identifier, not a phone number
+	}
+	if w.a == w.b && first.glued {
+		return false // "NL91ABNA0417164300": part of a longer code
+	}
+	if !w.spoken && !w.fresh {
+		return false // the tail of a longer run of groups (an IBAN, a tracking number)
 	}
 	switch {
 	case len(d) == 10 && nanp(d), len(d) == 11 && d[0] == '1' && nanp(d[1:]):
 		return w.spoken || w.a == w.b || groupsAre(t, w, 3, 3, 4) || groupsAre(t, w, 1, 3, 3, 4) ||
 			groupsAre(t, w, 3, 7) || groupsAre(t, w, 1, 10)
 	case len(d) >= 10 && len(d) <= 12 && d[0] == '0' && d[1] != '0':
-		if w.spoken || w.a == w.b {
-			return true
-		}
-		if w.b-w.a+1 > 5 {
-			return false
-		}
-		for i := w.a; i <= w.b; i++ {
-			if n := t.n(i); n < 2 || n > 8 {
-				return false
-			}
-		}
-		return true
+		return w.spoken || w.a == w.b || nationalGroups(t, w)
 	}
 	return false
+}
+
+// nationalGroups accepts the groupings of national numbers with a trunk 0: five pairs
+// (FR "01 23 45 67 89"), or an area code of 3 to 5 digits and one or two groups of at least
+// 3 digits (UK "020 7946 0958", "07700 900123", "0161 496 0000"; DE "030 12345678").
+func nationalGroups(t *tokens, w *window) bool {
+	groups := w.b - w.a + 1
+	if groups == 5 && len(w.digits) == 10 {
+		return groupsAre(t, w, 2, 2, 2, 2, 2)
+	}
+	if groups < 2 || groups > 3 || t.n(w.a) < 3 || t.n(w.a) > 5 {
+		return false
+	}
+	for i := w.a + 1; i <= w.b; i++ {
+		if t.n(i) < 3 {
+			return false
+		}
+	}
+	return true
 }
 
 // e164 checks digits that followed a "+": a country code and a national number of the

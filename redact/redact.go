@@ -122,45 +122,122 @@ func isDetector(d string) bool {
 }
 
 // Apply returns text with every match replaced by its marker, and the counts per marker.
-// Detectors run in the order of Detectors, then the rules in order; each sees the output
-// of the one before, so markers already placed are never matched again and applying the
-// result a second time changes nothing (for the built-in detectors; see docs/redaction.md
-// for custom rules).
+// Detectors run in the order of Detectors, then the custom rules in order; each sees the
+// output of the one before, so markers already placed are never matched again. A custom
+// rule's marker can change what a built-in detector sees next to it ("x@y.coORD-123456"
+// becomes "x@y.co[order_id]", now an address), so when a rule replaced something the
+// whole sequence runs again, up to maxRounds times: that keeps a second Apply of the
+// output from finding anything new.
 func (r *Redactor) Apply(text string) (string, Counts) {
-	var counts Counts
-	if r.on[IBAN] {
-		text = replaceSpans(text, ibanSpans(text), IBAN, &counts)
+	out := replacer{}
+	text = r.apply(text, &out)
+	return text, out.counts
+}
+
+// Find returns what Apply would replace, as byte ranges of text, in order.
+func (r *Redactor) Find(text string) []Match {
+	out := replacer{track: true}
+	r.apply(text, &out)
+	matches := make([]Match, len(out.edits))
+	for i, e := range out.edits {
+		matches[i] = Match{Start: e.os, End: e.oe, Type: e.name}
 	}
-	if r.on[Email] {
-		text = replaceSpans(text, emailSpans(text), Email, &counts)
-		text = replaceSpans(text, spokenEmailSpans(text), Email, &counts)
-	}
-	if r.on[Card] || r.on[SSN] || r.on[Phone] {
-		var t tokens
-		for _, d := range [...]struct {
-			name  string
-			spans func(*tokens) [][2]int
-		}{{Card, cardSpans}, {SSN, ssnSpans}, {Phone, phoneSpans}} {
-			if !r.on[d.name] {
-				continue
-			}
-			if t.text != text || t.list == nil {
-				scanTokens(text, &t)
-			}
-			if len(t.list) == 0 {
-				break
-			}
-			text = replaceSpans(text, d.spans(&t), d.name, &counts)
+	return matches
+}
+
+// Match is one replaced range of the input: bytes Start to End, replaced by "[Type]".
+type Match struct {
+	Start, End int
+	Type       string
+}
+
+func (r *Redactor) apply(text string, out *replacer) string {
+	for round := 0; round < maxRounds; round++ {
+		text = r.applyBuiltins(text, out)
+		replaced := false
+		for _, rule := range r.rules {
+			var n int
+			text, n = applyRule(text, rule, out)
+			replaced = replaced || n > 0
+		}
+		if !replaced {
+			break
 		}
 	}
-	for _, rule := range r.rules {
-		text = applyRule(text, rule, &counts)
+	return text
+}
+
+// maxRounds bounds the repetitions of Apply; each round only replaces text by markers.
+const maxRounds = 4
+
+func (r *Redactor) applyBuiltins(text string, counts *replacer) string {
+	if r.on[IBAN] {
+		text = replaceSpans(text, ibanSpans(text), IBAN, counts)
 	}
-	return text, counts
+	if r.on[Email] {
+		text = replaceSpans(text, emailSpans(text), Email, counts)
+		text = replaceSpans(text, spokenEmailSpans(text), Email, counts)
+	}
+	if !r.on[Card] && !r.on[SSN] && !r.on[Phone] {
+		return text
+	}
+	var t tokens
+	for _, d := range [...]struct {
+		name  string
+		spans func(*tokens) [][2]int
+	}{{Card, cardSpans}, {SSN, ssnSpans}, {Phone, phoneSpans}} {
+		if !r.on[d.name] {
+			continue
+		}
+		if t.list == nil || t.text != text {
+			scanTokens(text, &t)
+		}
+		if len(t.list) == 0 {
+			break
+		}
+		text = replaceSpans(text, d.spans(&t), d.name, counts)
+	}
+	return text
+}
+
+// replacer counts replacements and, for Find, keeps where each marker came from.
+type replacer struct {
+	counts Counts
+	track  bool
+	edits  []edit // markers of the current text, in order
+}
+
+// edit is one marker: bytes s to e of the current text replaced bytes os to oe of the input.
+type edit struct {
+	s, e, os, oe int
+	name         string
+}
+
+// record merges the new spans (current-text bytes, sorted) into the edits, mapping each
+// back to input bytes through the markers before it and shifting the markers after it.
+func (r *replacer) record(spans [][2]int, name string) {
+	merged := make([]edit, 0, len(r.edits)+len(spans))
+	d, m, i := 0, 0, 0 // d: current minus input offset; m: new minus current offset
+	old := func(e edit) {
+		merged = append(merged, edit{e.s + m, e.e + m, e.os, e.oe, e.name})
+		d += (e.e - e.s) - (e.oe - e.os)
+	}
+	for _, sp := range spans {
+		for ; i < len(r.edits) && r.edits[i].s < sp[0]; i++ {
+			old(r.edits[i])
+		}
+		n := len(name) + 2
+		merged = append(merged, edit{sp[0] + m, sp[0] + m + n, sp[0] - d, sp[1] - d, name})
+		m += n - (sp[1] - sp[0])
+	}
+	for ; i < len(r.edits); i++ {
+		old(r.edits[i])
+	}
+	r.edits = merged
 }
 
 // replaceSpans replaces each of the sorted, disjoint spans with "[name]".
-func replaceSpans(text string, spans [][2]int, name string, counts *Counts) string {
+func replaceSpans(text string, spans [][2]int, name string, counts *replacer) string {
 	if len(spans) == 0 {
 		return text
 	}
@@ -175,16 +252,19 @@ func replaceSpans(text string, spans [][2]int, name string, counts *Counts) stri
 		last = s[1]
 	}
 	b.WriteString(text[last:])
-	counts.add(name, len(spans))
+	counts.counts.add(name, len(spans))
+	if counts.track {
+		counts.record(spans, name)
+	}
 	return b.String()
 }
 
 // applyRule replaces the matches of one custom rule, skipping any that is empty or touches
 // a marker already in the text (so a rule never rewrites "[card]" or its own markers).
-func applyRule(text string, rule compiledRule, counts *Counts) string {
+func applyRule(text string, rule compiledRule, counts *replacer) (string, int) {
 	locs := rule.re.FindAllStringIndex(text, -1)
 	if len(locs) == 0 {
-		return text
+		return text, 0
 	}
 	markers := markerSpans(text)
 	var spans [][2]int
@@ -201,7 +281,7 @@ func applyRule(text string, rule compiledRule, counts *Counts) string {
 		}
 		spans = append(spans, [2]int{l[0], l[1]})
 	}
-	return replaceSpans(text, spans, rule.name, counts)
+	return replaceSpans(text, spans, rule.name, counts), len(spans)
 }
 
 // markerSpans returns the byte ranges of the markers ("[name]") in text.
