@@ -24,9 +24,9 @@ type labelled struct {
 	gold []Match
 }
 
-func loadEval(t *testing.T) []labelled {
+func loadEval(t *testing.T, name string) []labelled {
 	t.Helper()
-	f, err := os.Open("testdata/eval.jsonl")
+	f, err := os.Open(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,14 +36,14 @@ func loadEval(t *testing.T) []labelled {
 	for line := 1; sc.Scan(); line++ {
 		var e evalExample
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("eval.jsonl:%d: %v", line, err)
+			t.Fatalf("%s:%d: %v", name, line, err)
 		}
 		l := labelled{text: e.Text}
 		from := 0
 		for _, s := range e.Spans {
 			i := strings.Index(e.Text[from:], s.Text)
 			if i < 0 {
-				t.Fatalf("eval.jsonl:%d: span %q not in text", line, s.Text)
+				t.Fatalf("%s:%d: span %q not in text", name, line, s.Text)
 			}
 			l.gold = append(l.gold, Match{Start: from + i, End: from + i + len(s.Text), Type: s.Type})
 			from += i + len(s.Text)
@@ -119,49 +119,52 @@ func measure(t *testing.T, r *Redactor, set []labelled) map[string]*quality {
 	return q
 }
 
-// qualityFloors are the precision and recall each detector must keep on testdata/eval.jsonl:
-// a little under what it measures today (docs/redaction.md), so a change that loses
-// ground fails.
-var qualityFloors = map[string][2]float64{
-	Card:  {0.95, 0.95},
-	Email: {0.95, 0.90},
-	Phone: {0.90, 0.85},
-	IBAN:  {0.95, 0.95},
-	SSN:   {0.90, 0.90},
+// qualityFloors are the precision and recall each detector must keep on testdata/eval.jsonl
+// and, lower, on testdata/holdout.jsonl (written after the tuning, never tuned on): a little
+// under what each measures today (docs/redaction.md), so a change that loses ground fails.
+var qualityFloors = map[string]map[string][2]float64{
+	"testdata/eval.jsonl": {
+		Card: {0.95, 0.95}, Email: {0.95, 0.85}, Phone: {0.95, 0.90}, IBAN: {0.95, 0.95}, SSN: {0.95, 0.95},
+	},
+	"testdata/holdout.jsonl": {
+		Card: {0.80, 0.80}, Email: {0.80, 0.80}, Phone: {0.80, 0.80}, IBAN: {0.80, 0.80}, SSN: {0.80, 0.60},
+	},
 }
 
-// TestDetectorQuality measures precision and recall per detector over the labelled set and
-// prints the table of docs/redaction.md (go test -run TestDetectorQuality -v ./redact/).
+// TestDetectorQuality measures precision and recall per detector over the labelled sets and
+// prints the tables of docs/redaction.md (go test -run TestDetectorQuality -v ./redact/).
 func TestDetectorQuality(t *testing.T) {
-	set := loadEval(t)
-	pos, neg := 0, 0
-	for _, l := range set {
-		if len(l.gold) > 0 {
-			pos++
-		} else {
-			neg++
-		}
-	}
-	if len(set) < 200 {
-		t.Fatalf("%d examples, want at least 200", len(set))
-	}
 	r, err := New(Config{Detectors: Detectors})
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := measure(t, r, set)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d examples: %d with spans, %d hard negatives\n", len(set), pos, neg)
-	fmt.Fprintf(&b, "| detector | labelled | found | correct | precision | recall |\n|---|---|---|---|---|---|\n")
-	for _, d := range Detectors {
-		x := q[d]
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.3f | %.3f |\n", d, x.tp+x.fn, x.tp+x.fp, x.tp, x.precision(), x.recall())
-	}
-	t.Log("\n" + b.String())
-	for _, d := range Detectors {
-		x, floor := q[d], qualityFloors[d]
-		if x.precision() < floor[0] || x.recall() < floor[1] {
-			t.Errorf("%s: precision %.3f recall %.3f, floors %.2f and %.2f", d, x.precision(), x.recall(), floor[0], floor[1])
+	for _, name := range []string{"testdata/eval.jsonl", "testdata/holdout.jsonl"} {
+		set := loadEval(t, name)
+		pos, neg := 0, 0
+		for _, l := range set {
+			if len(l.gold) > 0 {
+				pos++
+			} else {
+				neg++
+			}
+		}
+		if name == "testdata/eval.jsonl" && len(set) < 200 {
+			t.Fatalf("%d examples, want at least 200", len(set))
+		}
+		q := measure(t, r, set)
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: %d examples, %d with spans, %d hard negatives\n", name, len(set), pos, neg)
+		fmt.Fprintf(&b, "| detector | labelled | found | correct | precision | recall |\n|---|---|---|---|---|---|\n")
+		for _, d := range Detectors {
+			x := q[d]
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %.3f | %.3f |\n", d, x.tp+x.fn, x.tp+x.fp, x.tp, x.precision(), x.recall())
+		}
+		t.Log("\n" + b.String())
+		for _, d := range Detectors {
+			x, floor := q[d], qualityFloors[name][d]
+			if x.precision() < floor[0] || x.recall() < floor[1] {
+				t.Errorf("%s %s: precision %.3f recall %.3f, floors %.2f and %.2f", name, d, x.precision(), x.recall(), floor[0], floor[1])
+			}
 		}
 	}
 }
@@ -173,7 +176,8 @@ func TestEvalIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range loadEval(t) {
+	set := append(loadEval(t, "testdata/eval.jsonl"), loadEval(t, "testdata/holdout.jsonl")...)
+	for _, l := range set {
 		out, _ := r.Apply(l.text)
 		if again, c := r.Apply(out); again != out {
 			t.Errorf("second pass over %q changed %q to %q (%v)", l.text, out, again, c)
