@@ -26,9 +26,10 @@ func (w *window) only(kinds ...sepKind) bool {
 // output what it found on the input (see tokens.go).
 func claimWindows(t *tokens, maxDigits int, accept func(w *window) bool, out [][2]int) [][2]int {
 	claimedTo := -1 // the last token of the last window taken
+	var w window    // one for the whole walk: accept may not keep it
 	for a := 0; a < len(t.list); {
 		best := -1
-		w := window{a: a, spoken: true, ascii: true, fresh: t.list[a].sep == sepNone || claimedTo == a-1}
+		w = window{a: a, spoken: true, ascii: true, fresh: t.list[a].sep == sepNone || claimedTo == a-1}
 		digits := 0
 		for b := a; b < len(t.list); b++ {
 			tok := &t.list[b]
@@ -131,11 +132,11 @@ func cardIIN(d []byte) bool {
 // since unrelated numbers said in a row can pass Luhn by chance (one time in ten).
 func acceptCard(t *tokens, w *window) bool {
 	n := len(w.digits)
-	if n < 13 || n > 19 || !luhn(w.digits) {
+	if n < 13 || n > 19 {
 		return false
 	}
 	if w.a == w.b && w.ascii {
-		return true
+		return luhn(w.digits)
 	}
 	if !w.only(sepSpace, sepDash, sepComma) || !(w.spoken || w.ascii) {
 		return false
@@ -146,7 +147,7 @@ func acceptCard(t *tokens, w *window) bool {
 	if !w.spoken && !(w.fresh && cardGroups(t, w)) {
 		return false
 	}
-	return cardIIN(w.digits)
+	return cardIIN(w.digits) && luhn(w.digits)
 }
 
 // cardGroups checks the grouping of a card written in groups: 3 to 6 digits each ("4111

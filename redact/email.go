@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 func isLocalChar(c byte) bool {
 	return isAlnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-'
@@ -77,10 +80,23 @@ func isStopLocal(w string) bool {
 
 type word struct{ start, end int }
 
+// wordPool keeps the word lists of spoken-address scans between calls.
+var wordPool = sync.Pool{New: func() any { return new([]word) }}
+
+// hasWordAt reports whether " at " occurs in text, in any case: most texts have no spoken
+// address and need no split into words.
+func hasWordAt(text string) bool {
+	for i := 1; i+2 < len(text); i++ {
+		if text[i]|0x20 == 'a' && text[i+1]|0x20 == 't' && text[i-1] == ' ' && text[i+2] == ' ' {
+			return true
+		}
+	}
+	return false
+}
+
 // words splits text into words of letters and digits, keeping inner ".", "_" and "-"
 // ("john.smith", "gmail.com"); a bracketed marker ("[email]") is no word.
-func words(text string) []word {
-	var ws []word
+func words(text string, ws []word) []word {
 	for i := 0; i < len(text); {
 		if !isAlnum(text[i]) {
 			if text[i] == '[' {
@@ -111,8 +127,14 @@ const emailCueWords = 10
 // part of one plain word ("jane at acme dot com", which is as often a web site) counts
 // only after a cue word such as "email" or "address".
 func spokenEmailSpans(text string) [][2]int {
+	if !hasWordAt(text) {
+		return nil
+	}
 	var spans [][2]int
-	ws := words(text)
+	buf := wordPool.Get().(*[]word)
+	defer wordPool.Put(buf)
+	*buf = words(text, (*buf)[:0])
+	ws := *buf
 	claimed := 0       // words before this index may not join a new match
 	var inMatch []bool // words inside earlier matches, skipped when looking for a cue
 	for i := 1; i+1 < len(ws); i++ {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The built-in detectors, named as in a Config and in their markers.
@@ -167,6 +168,9 @@ func (r *Redactor) apply(text string, out *replacer) string {
 	return text
 }
 
+// tokenPool keeps token buffers between calls: a transcript has a few hundred tokens.
+var tokenPool = sync.Pool{New: func() any { return new(tokens) }}
+
 // maxRounds bounds the repetitions of Apply; each round only replaces text by markers.
 const maxRounds = 4
 
@@ -181,7 +185,9 @@ func (r *Redactor) applyBuiltins(text string, counts *replacer) string {
 	if !r.on[Card] && !r.on[SSN] && !r.on[Phone] {
 		return text
 	}
-	var t tokens
+	t := tokenPool.Get().(*tokens)
+	defer tokenPool.Put(t)
+	t.text, t.list = "", t.list[:0]
 	for _, d := range [...]struct {
 		name  string
 		spans func(*tokens) [][2]int
@@ -189,13 +195,13 @@ func (r *Redactor) applyBuiltins(text string, counts *replacer) string {
 		if !r.on[d.name] {
 			continue
 		}
-		if t.list == nil || t.text != text {
-			scanTokens(text, &t)
+		if scanned := t.text == text && t.text != ""; !scanned {
+			scanTokens(text, t)
 		}
 		if len(t.list) == 0 {
 			break
 		}
-		text = replaceSpans(text, d.spans(&t), d.name, counts)
+		text = replaceSpans(text, d.spans(t), d.name, counts)
 	}
 	return text
 }

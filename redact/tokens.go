@@ -52,42 +52,60 @@ func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 func isAlnum(c byte) bool  { return isDigit(c) || isLetter(c) }
 func isSpace(c byte) bool  { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
+// Word classes the tokenizer tells apart, looked up once per word.
+const (
+	wordOther = iota
+	wordDigit
+	wordRepeat // "double", "triple"
+	wordPlus
+	wordLabel
+	wordFiller
+	wordSSNCue
+)
+
+type wordInfo struct {
+	class uint8
+	value uint8 // the digit, or the repetition count
+}
+
+var wordTable = func() map[string]wordInfo {
+	m := map[string]wordInfo{"oh": {wordDigit, 0}, "double": {wordRepeat, 2}, "triple": {wordRepeat, 3},
+		"plus": {wordPlus, 0}}
+	for i, w := range []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"} {
+		m[w] = wordInfo{wordDigit, uint8(i)}
+	}
+	// Labels name a number that is not a phone number ("order 4155550123", "invoice no.
+	// 0123456789"); fillers may stand between a label and its number.
+	for _, w := range []string{"order", "invoice", "tracking", "reference", "ref", "confirmation",
+		"ticket", "case", "account", "policy", "id", "serial", "transaction", "booking",
+		"reservation", "customer", "member", "receipt", "parcel", "shipment", "sku", "item"} {
+		m[w] = wordInfo{wordLabel, 0}
+	}
+	for _, w := range []string{"number", "no", "num", "nr", "is", "was", "its"} {
+		m[w] = wordInfo{wordFiller, 0}
+	}
+	for _, w := range []string{"ssn", "social", "security", "ss"} {
+		m[w] = wordInfo{wordSSNCue, 0}
+	}
+	return m
+}()
+
+// classify looks an ASCII word up in wordTable, ignoring case, without allocating.
+func classify(w string) wordInfo {
+	var buf [16]byte
+	if len(w) > len(buf) {
+		return wordInfo{}
+	}
+	for i := 0; i < len(w); i++ {
+		buf[i] = w[i] | 0x20
+	}
+	return wordTable[string(buf[:len(w)])]
+}
+
 // spokenDigit returns the digit a spoken word stands for, or -1.
 func spokenDigit(w string) int {
-	switch len(w) {
-	case 2:
-		if eqFold(w, "oh") {
-			return 0
-		}
-	case 3:
-		switch {
-		case eqFold(w, "one"):
-			return 1
-		case eqFold(w, "two"):
-			return 2
-		case eqFold(w, "six"):
-			return 6
-		}
-	case 4:
-		switch {
-		case eqFold(w, "zero"):
-			return 0
-		case eqFold(w, "four"):
-			return 4
-		case eqFold(w, "five"):
-			return 5
-		case eqFold(w, "nine"):
-			return 9
-		}
-	case 5:
-		switch {
-		case eqFold(w, "three"):
-			return 3
-		case eqFold(w, "seven"):
-			return 7
-		case eqFold(w, "eight"):
-			return 8
-		}
+	if wi := classify(w); wi.class == wordDigit {
+		return int(wi.value)
 	}
 	return -1
 }
@@ -114,19 +132,6 @@ func wordIn(w string, set ...string) bool {
 	return false
 }
 
-// Labels name a number that is not a phone number; a bare digit group right after one
-// ("order 4155550123", "invoice no. 0123456789") is not taken for a phone number.
-func isLabel(w string) bool {
-	return wordIn(w, "order", "invoice", "tracking", "reference", "ref", "confirmation",
-		"ticket", "case", "account", "policy", "id", "serial", "transaction", "booking",
-		"reservation", "customer", "member", "receipt", "parcel", "shipment", "sku", "item")
-}
-
-// Fillers may stand between a label and its number ("order number is 123").
-func isFiller(w string) bool { return wordIn(w, "number", "no", "num", "nr", "is", "was", "its") }
-
-func isSSNCue(w string) bool { return wordIn(w, "ssn", "social", "security", "ss") }
-
 // ssnCueWords is how many ordinary words after a cue word it still applies.
 const ssnCueWords = 8
 
@@ -137,6 +142,7 @@ func scanTokens(text string, t *tokens) {
 	t.digits = t.digits[:0]
 	label, sinceCue := false, ssnCueWords+1
 	pendingPlus := -1 // start of a "plus" word waiting for a digit token
+	rep := 1          // digits of the next spoken token: 2 after "double", 3 after "triple"
 	joinable := false // the last token can be joined by the next one
 	lastEnd := 0
 	for i := 0; i < len(text); {
@@ -160,41 +166,39 @@ func scanTokens(text string, t *tokens) {
 				j++
 			}
 			w := text[i:j]
-			d := spokenDigit(w)
-			rep, end := 1, j
-			if d < 0 && wordIn(w, "double", "triple") {
-				if k, e, nd := nextWord(text, j); k > j && spokenDigit(text[k:e]) >= 0 && nd {
-					rep, end, d = 2, e, spokenDigit(text[k:e])
-					if eqFold(w, "triple") {
-						rep = 3
+			wi := classify(w)
+			if wi.class == wordRepeat {
+				if k, e, ok := nextWord(text, j); ok {
+					if d := classify(text[k:e]); d.class == wordDigit {
+						rep, wi, j = int(wi.value), d, e
 					}
 				}
 			}
-			if d >= 0 {
-				tok := token{start: i, end: end, pre: i, d0: len(t.digits), word: true}
+			if wi.class == wordDigit {
+				tok := token{start: i, end: j, pre: i, d0: len(t.digits), word: true}
 				for k := 0; k < rep; k++ {
-					t.digits = append(t.digits, byte('0'+d))
+					t.digits = append(t.digits, '0'+wi.value)
 				}
 				tok.d1 = len(t.digits)
 				t.add(tok, joinable, lastEnd, pendingPlus, label, sinceCue)
-				pendingPlus, label, joinable, lastEnd = -1, false, true, end
-				i = end
+				pendingPlus, label, joinable, lastEnd, rep = -1, false, true, j, 1
+				i = j
 				continue
 			}
 			joinable = false
 			pendingPlus = -1
-			switch {
-			case eqFold(w, "plus"):
+			switch wi.class {
+			case wordPlus:
 				pendingPlus = i
-			case isLabel(w):
+			case wordLabel:
 				label = true
-			case isFiller(w):
+			case wordFiller:
 			default:
 				label = false
 			}
-			if isSSNCue(w) {
+			if wi.class == wordSSNCue {
 				sinceCue = 0
-			} else if sinceCue <= ssnCueWords && !eqFold(w, "plus") {
+			} else if sinceCue <= ssnCueWords && wi.class != wordPlus {
 				sinceCue++
 			}
 			i = j
