@@ -9,8 +9,6 @@ func isLocalChar(c byte) bool {
 	return isAlnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-'
 }
 
-func isDomainChar(c byte) bool { return isAlnum(c) || c == '.' || c == '-' }
-
 // emailSpans finds written addresses: local@domain where the domain has a dot and ends
 // in a label of two or more letters.
 func emailSpans(text string) [][2]int {
@@ -30,14 +28,8 @@ func emailSpans(text string) [][2]int {
 		for l < at && text[l] == '.' {
 			l++
 		}
-		r := at + 1
-		for r < len(text) && isDomainChar(text[r]) {
-			r++
-		}
-		for r > at+1 && (text[r-1] == '.' || text[r-1] == '-') {
-			r--
-		}
-		if l == at || !validDomain(text[at+1:r]) {
+		r := domainEnd(text, at+1)
+		if l == at || r < 0 {
 			continue
 		}
 		spans = append(spans, [2]int{l, r})
@@ -45,21 +37,40 @@ func emailSpans(text string) [][2]int {
 	}
 }
 
-func validDomain(d string) bool {
-	dot := strings.LastIndexByte(d, '.')
-	if dot <= 0 || strings.Contains(d, "..") || d[0] == '.' || d[0] == '-' {
-		return false
+// domainEnd returns the end of the longest domain starting at i: labels of letters, digits
+// and dashes joined by single dots, the last one of two or more letters. It returns -1 when
+// there is none. A domain running on into other characters ends at its last good label
+// ("b.io-4111…" gives "b.io"), so replacing what follows never turns text into an address.
+func domainEnd(text string, i int) int {
+	if i >= len(text) || !isAlnum(text[i]) {
+		return -1
 	}
-	tld := d[dot+1:]
-	if len(tld) < 2 {
-		return false
-	}
-	for i := 0; i < len(tld); i++ {
-		if !isLetter(tld[i]) {
-			return false
+	end, dots := -1, 0
+	segLetters, segLen := true, 0 // the run of alphanumerics since the last '.' or '-'
+	afterDot := false             // that run started right after a '.'
+	for k := i; ; k++ {
+		if k < len(text) && isAlnum(text[k]) {
+			segLetters = segLetters && isLetter(text[k])
+			segLen++
+			continue
 		}
+		if dots > 0 && afterDot && segLetters && segLen >= 2 {
+			end = k
+		}
+		if k >= len(text) || k+1 >= len(text) || !isAlnum(text[k+1]) {
+			return end
+		}
+		switch text[k] {
+		case '.':
+			dots++
+			afterDot = true
+		case '-':
+			afterDot = false
+		default:
+			return end
+		}
+		segLetters, segLen = true, 0
 	}
-	return true
 }
 
 // A spoken address ends in one of these top-level domains ("… dot com").
