@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -70,7 +71,7 @@ func (s *Server) handleKnowledgeBaseList(w http.ResponseWriter, r *http.Request)
 // once, urls are fetched in the background.
 func (s *Server) handleKnowledgeBaseCreate(w http.ResponseWriter, r *http.Request) error {
 	var in data.KnowledgeBaseCreate
-	if err := decodeBody(r, &in, func() error { return validate.KnowledgeBaseCreate(in, CheckOutboundURL) }); err != nil {
+	if err := decodeBody(r, &in, func() error { return validate.KnowledgeBaseCreate(in, netguard.CheckURL) }); err != nil {
 		return err
 	}
 	kb, err := s.svc.KnowledgeBases.CreateKnowledgeBase(r.Context(), in)
@@ -128,12 +129,12 @@ func (s *Server) handleSourcesAdd(w http.ResponseWriter, r *http.Request) error 
 		if err != nil {
 			return err
 		}
-		if err := validate.Combine(partErrs, validate.SourcesAdd(in, CheckOutboundURL)); err != nil {
+		if err := validate.Combine(partErrs, validate.SourcesAdd(in, netguard.CheckURL)); err != nil {
 			return err
 		}
 	case "application/json":
 		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxJSONBody)
-		if err := decodeBody(r, &in, func() error { return validate.SourcesAdd(in, CheckOutboundURL) }); err != nil {
+		if err := decodeBody(r, &in, func() error { return validate.SourcesAdd(in, netguard.CheckURL) }); err != nil {
 			return err
 		}
 	default:
