@@ -190,3 +190,29 @@ func TestApplyJSON(t *testing.T) {
 		t.Errorf("numbers: %s", got)
 	}
 }
+
+// TestConcurrentApply shares one Redactor between goroutines (run with -race): it keeps
+// no state between calls but its pools.
+func TestConcurrentApply(t *testing.T) {
+	r, err := New(Config{Detectors: Detectors, Rules: []Rule{{"order_id", `ORD-\d+`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := "card 4111 1111 1111 1111, a@b.io, ORD-12, john dot smith at example dot com"
+	want, _ := r.Apply(in)
+	done := make(chan string)
+	for range 8 {
+		go func() {
+			out := ""
+			for range 50 {
+				out, _ = r.Apply(in)
+			}
+			done <- out
+		}()
+	}
+	for range 8 {
+		if got := <-done; got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+}

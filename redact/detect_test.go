@@ -53,7 +53,7 @@ func TestCards(t *testing.T) {
 		{"visa length 15 unbroken", "411111111111116", "[card]"},
 		{"glued to letters", "ref:x4111111111111111y", "ref:x[card]y"},
 		{"counting is no card", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15"},
-		{"tail of a longer run", "9400 4111 1111 1111 1111", "9400 4111 1111 1111 1111"},
+		{"inside a longer run", "9400 4111 1111 1111 1111", "9400 [card]"},
 		{"two cards", "4111111111111111 and 5555 5555 5555 4444", "[card] and [card]"},
 	})
 }
@@ -157,6 +157,11 @@ func TestEmails(t *testing.T) {
 		{"spoken unknown tld", "email john at acme dot zz", "email john at acme dot zz"},
 		{"spoken no dot", "email john at acme", "email john at acme"},
 		{"written domain", "email j.smith at example.com", "email [email]"},
+		// The address ends where its last label does, whatever follows: a second pass, where
+		// the digits are a marker, must find the same address.
+		{"domain running into digits", "a@b.io4111111111111111", "[email][card]"},
+		{"domain running into a dash", "a@b.io-4111111111111111", "[email]-[card]"},
+		{"spoken, marker before at", "email jane [card] at acme dot com", "email jane [card] at acme dot com"},
 	})
 }
 

@@ -144,15 +144,17 @@ func acceptCard(t *tokens, w *window) bool {
 	if w.seps&(1<<sepComma) != 0 && !w.spoken {
 		return false
 	}
-	if !w.spoken && !(w.fresh && cardGroups(t, w)) {
+	if !w.spoken && !cardGroups(t, w) {
 		return false
 	}
 	return cardIIN(w.digits) && luhn(w.digits)
 }
 
 // cardGroups checks the grouping of a card written in groups: 3 to 6 digits each ("4111
-// 1111 …", "3782 822463 10005"), the last 2 to 6 ("3056 9309 0259 04"). A window must also
-// begin a run: counting "1 2 3 … 13" does not contain a card.
+// 1111 …", "3782 822463 10005"), the last 2 to 6 ("3056 9309 0259 04"), so that counting
+// "1 2 3 … 13" contains no card. Unlike a phone number, a card window need not begin its
+// run: whether it does can change when a later detector replaces the numbers before it,
+// and a second pass would then find a card the first did not.
 func cardGroups(t *tokens, w *window) bool {
 	for i := w.a; i <= w.b; i++ {
 		n := t.n(i)

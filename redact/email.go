@@ -40,7 +40,8 @@ func emailSpans(text string) [][2]int {
 // domainEnd returns the end of the longest domain starting at i: labels of letters, digits
 // and dashes joined by single dots, the last one of two or more letters. It returns -1 when
 // there is none. A domain running on into other characters ends at its last good label
-// ("b.io-4111…" gives "b.io"), so replacing what follows never turns text into an address.
+// ("b.io-4111…" and "b.io4111…" give "b.io"), so that replacing what follows by a marker
+// never turns text into an address on a second pass.
 func domainEnd(text string, i int) int {
 	if i >= len(text) || !isAlnum(text[i]) {
 		return -1
@@ -50,6 +51,9 @@ func domainEnd(text string, i int) int {
 	afterDot := false             // that run started right after a '.'
 	for k := i; ; k++ {
 		if k < len(text) && isAlnum(text[k]) {
+			if segLetters && isDigit(text[k]) && dots > 0 && afterDot && segLen >= 2 {
+				end = k // "b.io4111…": the digits may become a marker, "b.io" stays
+			}
 			segLetters = segLetters && isLetter(text[k])
 			segLen++
 			continue
@@ -150,7 +154,7 @@ func spokenEmailSpans(text string) [][2]int {
 	var inMatch []bool // words inside earlier matches, skipped when looking for a cue
 	for i := 1; i+1 < len(ws); i++ {
 		w := text[ws[i].start:ws[i].end]
-		if !eqFold(w, "at") || text[ws[i].start-1] != ' ' || text[ws[i].end] != ' ' {
+		if !eqFold(w, "at") || !spaced(text, ws[i-1], ws[i]) || !spaced(text, ws[i], ws[i+1]) {
 			continue
 		}
 		end, ok := spokenDomain(text, ws, i+1)

@@ -153,7 +153,7 @@ func scanTokens(text string, t *tokens) {
 			for j < len(text) && isDigit(text[j]) {
 				j++
 			}
-			glued := (i > 0 && isLetter(text[i-1])) || (j < len(text) && isLetter(text[j]))
+			glued := gluedBefore(text, i) || gluedAfter(text, j)
 			tok := token{start: i, end: j, pre: i, d0: len(t.digits), glued: glued}
 			t.digits = append(t.digits, text[i:j]...)
 			tok.d1 = len(t.digits)
@@ -234,6 +234,31 @@ func markerEnd(text string, i int) int {
 		}
 	}
 	return 0
+}
+
+// gluedBefore reports whether a word other than a spoken digit ends at i ("A123"). A
+// spoken digit ("1111three") does not glue: the phone or card it belongs to may become a
+// marker, and then the digits would no longer be glued on a second pass.
+func gluedBefore(text string, i int) bool {
+	k := i
+	for k > 0 && isLetter(text[k-1]) {
+		k--
+	}
+	return k < i && !digitish(text[k:i])
+}
+
+// gluedAfter reports whether a word other than a spoken digit starts at j ("5pm").
+func gluedAfter(text string, j int) bool {
+	k := j
+	for k < len(text) && isLetter(text[k]) {
+		k++
+	}
+	return k > j && !digitish(text[j:k])
+}
+
+func digitish(w string) bool {
+	c := classify(w).class
+	return c == wordDigit || c == wordRepeat || c == wordPlus
 }
 
 // nextWord returns the bounds of the letters after single spaces from i, and whether the
