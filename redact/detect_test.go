@@ -74,6 +74,9 @@ func TestIBANs(t *testing.T) {
 		{"lower case", "gb82 west 1234 5698 7654 32", "[iban]"},
 		{"dashes", "AT61-1904-3002-3457-3201", "[iban]"},
 		{"glued before", "XGB82WEST12345698765432", "XGB82WEST12345698765432"},
+		{"glued after", "GB82WEST12345698765432X", "GB82WEST12345698765432X"},
+		{"digits before", "4111111111111111GB82WEST12345698765432", "[card][iban]"},
+		{"spoken digit after", "GB82WEST12345698765432one", "[iban]one"},
 		{"two spaces break it", "GB82  WEST 1234 5698 7654 32", "GB82  WEST 1234 5698 7654 32"},
 	})
 }

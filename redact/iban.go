@@ -22,13 +22,16 @@ func upper(c byte) byte {
 
 // ibanSpans finds IBANs: a country code, two check digits and the country's number of
 // letters and digits, unbroken or in groups split by single spaces or dashes, whose mod-97
-// checksum holds and which does not run on into more letters or digits.
+// checksum holds, which does not start inside a word and does not run on into more letters
+// or digits.
 func ibanSpans(text string) [][2]int {
 	var spans [][2]int
 	var buf [34]byte
 	for i := 0; i+4 <= len(text); i++ {
+		// Digits before the country code may be a card that becomes a marker later, so
+		// they do not prevent a match (a second pass must find the same).
 		if !isLetter(text[i]) || !isLetter(text[i+1]) || !isDigit(text[i+2]) || !isDigit(text[i+3]) ||
-			(i > 0 && isAlnum(text[i-1])) {
+			(i > 0 && isLetter(text[i-1])) {
 			continue
 		}
 		want := ibanLengths[string([]byte{upper(text[i]), upper(text[i+1])})]
@@ -50,7 +53,7 @@ func ibanSpans(text string) [][2]int {
 			}
 			break
 		}
-		if n != want || (k < len(text) && isAlnum(text[k])) || !ibanChecksum(buf[:n]) {
+		if n != want || runsOn(text, k) || !ibanChecksum(buf[:n]) {
 			continue
 		}
 		spans = append(spans, [2]int{i, k})
@@ -75,4 +78,17 @@ func ibanChecksum(s []byte) bool {
 		}
 	}
 	return rem == 1
+}
+
+// runsOn reports whether the IBAN ending at k continues into more characters: a digit, or
+// letters other than a spoken digit ("…7654 32one" may lose "one" to a phone number later;
+// a second pass must see the same IBAN).
+func runsOn(text string, k int) bool {
+	if k >= len(text) || !isAlnum(text[k]) {
+		return false
+	}
+	if isDigit(text[k]) || isLetter(text[k-1]) {
+		return true
+	}
+	return gluedAfter(text, k)
 }
