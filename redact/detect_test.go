@@ -55,6 +55,9 @@ func TestCards(t *testing.T) {
 		{"counting is no card", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15"},
 		{"inside a longer run", "9400 4111 1111 1111 1111", "9400 [card]"},
 		{"two cards", "4111111111111111 and 5555 5555 5555 4444", "[card] and [card]"},
+		// Brackets that look like a marker but name none hide nothing (found by the fuzzer).
+		{"inside a fake marker", "[x4111111111111111]", "[x[card]]"},
+		{"after a real marker", "[card] 4111111111111111", "[card] [card]"},
 	})
 }
 

@@ -111,11 +111,11 @@ func hasWordAt(text string) bool {
 
 // words splits text into words of letters and digits, keeping inner ".", "_" and "-"
 // ("john.smith", "gmail.com"); a bracketed marker ("[email]") is no word.
-func words(text string, ws []word) []word {
+func words(text string, ws []word, names map[string]bool) []word {
 	for i := 0; i < len(text); {
 		if !isAlnum(text[i]) {
 			if text[i] == '[' {
-				if e := markerEnd(text, i); e > 0 {
+				if e := markerEnd(text, i, names); e > 0 {
 					i = e
 					continue
 				}
@@ -141,14 +141,14 @@ const emailCueWords = 10
 // domain must have a spoken or written dot and end in a common top-level domain. A local
 // part of one plain word ("jane at acme dot com", which is as often a web site) counts
 // only after a cue word such as "email" or "address".
-func spokenEmailSpans(text string) [][2]int {
+func spokenEmailSpans(text string, names map[string]bool) [][2]int {
 	if !hasWordAt(text) {
 		return nil
 	}
 	var spans [][2]int
 	buf := wordPool.Get().(*[]word)
 	defer wordPool.Put(buf)
-	*buf = words(text, (*buf)[:0])
+	*buf = words(text, (*buf)[:0], names)
 	ws := *buf
 	claimed := 0       // words before this index may not join a new match
 	var inMatch []bool // words inside earlier matches, skipped when looking for a cue

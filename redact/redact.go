@@ -82,6 +82,7 @@ func Merge(workspace, agent Config) Config {
 type Redactor struct {
 	on    map[string]bool
 	rules []compiledRule
+	names map[string]bool // the marker names: every built-in detector and every rule
 }
 
 type compiledRule struct {
@@ -93,7 +94,10 @@ type compiledRule struct {
 // refuses an unknown detector and any rule Validate would refuse, except that it allows up
 // to twice MaxRules and repeated names (which Merge produces).
 func New(c Config) (*Redactor, error) {
-	r := &Redactor{on: map[string]bool{}}
+	r := &Redactor{on: map[string]bool{}, names: map[string]bool{}}
+	for _, d := range Detectors {
+		r.names[d] = true
+	}
 	for _, d := range c.Detectors {
 		if !isDetector(d) {
 			return nil, fmt.Errorf("redact: unknown detector %q", d)
@@ -109,6 +113,7 @@ func New(c Config) (*Redactor, error) {
 			return nil, fmt.Errorf("redact: rule %d (%s): %s", i, rule.Name, msg)
 		}
 		r.rules = append(r.rules, compiledRule{name: rule.Name, re: re})
+		r.names[rule.Name] = true
 	}
 	return r, nil
 }
@@ -158,7 +163,7 @@ func (r *Redactor) apply(text string, out *replacer) string {
 		replaced := false
 		for _, rule := range r.rules {
 			var n int
-			text, n = applyRule(text, rule, out)
+			text, n = applyRule(text, rule, r.names, out)
 			replaced = replaced || n > 0
 		}
 		if !replaced {
@@ -174,13 +179,13 @@ var tokenPool = sync.Pool{New: func() any { return new(tokens) }}
 // maxRounds bounds the repetitions of Apply; each round only replaces text by markers.
 const maxRounds = 4
 
-func (r *Redactor) applyBuiltins(text string, counts *replacer) string {
+func (r *Redactor) applyBuiltins(text string, out *replacer) string {
 	if r.on[IBAN] {
-		text = replaceSpans(text, ibanSpans(text), IBAN, counts)
+		text = replaceSpans(text, ibanSpans(text), IBAN, out)
 	}
 	if r.on[Email] {
-		text = replaceSpans(text, emailSpans(text), Email, counts)
-		text = replaceSpans(text, spokenEmailSpans(text), Email, counts)
+		text = replaceSpans(text, emailSpans(text), Email, out)
+		text = replaceSpans(text, spokenEmailSpans(text, r.names), Email, out)
 	}
 	if !r.on[Card] && !r.on[SSN] && !r.on[Phone] {
 		return text
@@ -196,12 +201,12 @@ func (r *Redactor) applyBuiltins(text string, counts *replacer) string {
 			continue
 		}
 		if scanned := t.text == text && t.text != ""; !scanned {
-			scanTokens(text, t)
+			scanTokens(text, t, r.names)
 		}
 		if len(t.list) == 0 {
 			break
 		}
-		text = replaceSpans(text, d.spans(t), d.name, counts)
+		text = replaceSpans(text, d.spans(t), d.name, out)
 	}
 	return text
 }
@@ -243,7 +248,7 @@ func (r *replacer) record(spans [][2]int, name string) {
 }
 
 // replaceSpans replaces each of the sorted, disjoint spans with "[name]".
-func replaceSpans(text string, spans [][2]int, name string, counts *replacer) string {
+func replaceSpans(text string, spans [][2]int, name string, out *replacer) string {
 	if len(spans) == 0 {
 		return text
 	}
@@ -258,21 +263,21 @@ func replaceSpans(text string, spans [][2]int, name string, counts *replacer) st
 		last = s[1]
 	}
 	b.WriteString(text[last:])
-	counts.counts.add(name, len(spans))
-	if counts.track {
-		counts.record(spans, name)
+	out.counts.add(name, len(spans))
+	if out.track {
+		out.record(spans, name)
 	}
 	return b.String()
 }
 
 // applyRule replaces the matches of one custom rule, skipping any that is empty or touches
 // a marker already in the text (so a rule never rewrites "[card]" or its own markers).
-func applyRule(text string, rule compiledRule, counts *replacer) (string, int) {
+func applyRule(text string, rule compiledRule, names map[string]bool, out *replacer) (string, int) {
 	locs := rule.re.FindAllStringIndex(text, -1)
 	if len(locs) == 0 {
 		return text, 0
 	}
-	markers := markerSpans(text)
+	markers := markerSpans(text, names)
 	var spans [][2]int
 	m := 0
 	for _, l := range locs {
@@ -287,15 +292,15 @@ func applyRule(text string, rule compiledRule, counts *replacer) (string, int) {
 		}
 		spans = append(spans, [2]int{l[0], l[1]})
 	}
-	return replaceSpans(text, spans, rule.name, counts), len(spans)
+	return replaceSpans(text, spans, rule.name, out), len(spans)
 }
 
 // markerSpans returns the byte ranges of the markers ("[name]") in text.
-func markerSpans(text string) [][2]int {
+func markerSpans(text string, names map[string]bool) [][2]int {
 	var out [][2]int
 	for i := 0; i < len(text); i++ {
 		if text[i] == '[' {
-			if e := markerEnd(text, i); e > 0 {
+			if e := markerEnd(text, i, names); e > 0 {
 				out = append(out, [2]int{i, e})
 				i = e - 1
 			}

@@ -136,7 +136,7 @@ func wordIn(w string, set ...string) bool {
 const ssnCueWords = 8
 
 // scanTokens finds the digit tokens of text.
-func scanTokens(text string, t *tokens) {
+func scanTokens(text string, t *tokens, names map[string]bool) {
 	t.text = text
 	t.list = t.list[:0]
 	t.digits = t.digits[:0]
@@ -203,7 +203,7 @@ func scanTokens(text string, t *tokens) {
 			}
 			i = j
 		case c == '[':
-			if e := markerEnd(text, i); e > 0 {
+			if e := markerEnd(text, i, names); e > 0 {
 				// A marker ends runs and counts as no word, like the digits it replaced.
 				pendingPlus, label, joinable = -1, false, false
 				i = e
@@ -216,17 +216,19 @@ func scanTokens(text string, t *tokens) {
 	}
 }
 
-// markerEnd returns the end of the marker ("[name]") starting at i, or 0.
-func markerEnd(text string, i int) int {
+// markerEnd returns the end of the marker ("[card]", "[order_id]") starting at i, or 0.
+// Only the names in names are markers: text such as "[x4111111111111111]" must not hide
+// a card number from the detectors.
+func markerEnd(text string, i int, names map[string]bool) int {
 	j := i + 1
-	if j >= len(text) || text[j] < 'a' || text[j] > 'z' {
-		return 0
-	}
 	for j < len(text) && j-i <= maxNameLen+1 {
 		c := text[j]
 		switch {
 		case c == ']':
-			return j + 1
+			if names[text[i+1:j]] {
+				return j + 1
+			}
+			return 0
 		case c >= 'a' && c <= 'z', isDigit(c), c == '_':
 			j++
 		default:
