@@ -216,3 +216,19 @@ func TestConcurrentApply(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigJSON: the shape a workspace or agent `redaction` setting has on the wire.
+func TestConfigJSON(t *testing.T) {
+	var c Config
+	in := `{"detectors":["card","phone"],"rules":[{"name":"order_id","pattern":"ORD-[0-9]{6}"}]}`
+	if err := json.Unmarshal([]byte(in), &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Detectors) != 2 || c.Rules[0].Name != "order_id" || c.Rules[0].Pattern != "ORD-[0-9]{6}" {
+		t.Fatalf("decoded %+v", c)
+	}
+	out, _ := json.Marshal(c)
+	if string(out) != in {
+		t.Errorf("encoded %s", out)
+	}
+}

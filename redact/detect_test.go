@@ -80,6 +80,9 @@ func TestIBANs(t *testing.T) {
 		{"glued after", "GB82WEST12345698765432X", "GB82WEST12345698765432X"},
 		{"digits before", "4111111111111111GB82WEST12345698765432", "[card][iban]"},
 		{"spoken digit after", "GB82WEST12345698765432one", "[iban]one"},
+		// Runs on into a card: the first round finds the card, the second the IBAN now
+		// followed by "[card]" (found by the fuzzer; its checksum holds by chance).
+		{"followed by a card", "GB82 7654-0958 underscore4111111111111111", "[iban][card]"},
 		{"two spaces break it", "GB82  WEST 1234 5698 7654 32", "GB82  WEST 1234 5698 7654 32"},
 	})
 }

@@ -129,11 +129,11 @@ func isDetector(d string) bool {
 
 // Apply returns text with every match replaced by its marker, and the counts per marker.
 // Detectors run in the order of Detectors, then the custom rules in order; each sees the
-// output of the one before, so markers already placed are never matched again. A custom
-// rule's marker can change what a built-in detector sees next to it ("x@y.coORD-123456"
-// becomes "x@y.co[order_id]", now an address), so when a rule replaced something the
-// whole sequence runs again, up to maxRounds times: that keeps a second Apply of the
-// output from finding anything new.
+// output of the one before, so markers already placed are never matched again. A marker
+// can change what a detector sees beside it: "x@y.coORD-123456" becomes "x@y.co[order_id]",
+// now an address; an IBAN followed by a card number becomes one followed by "[card]". So
+// while a round replaced something, the whole sequence runs again on its output, up to
+// maxRounds times: the result is what a second Apply leaves unchanged.
 func (r *Redactor) Apply(text string) (string, Counts) {
 	out := replacer{}
 	text = r.apply(text, &out)
@@ -159,14 +159,12 @@ type Match struct {
 
 func (r *Redactor) apply(text string, out *replacer) string {
 	for round := 0; round < maxRounds; round++ {
+		before := out.replaced
 		text = r.applyBuiltins(text, out)
-		replaced := false
 		for _, rule := range r.rules {
-			var n int
-			text, n = applyRule(text, rule, r.names, out)
-			replaced = replaced || n > 0
+			text = applyRule(text, rule, r.names, out)
 		}
-		if !replaced {
+		if out.replaced == before {
 			break
 		}
 	}
@@ -176,7 +174,9 @@ func (r *Redactor) apply(text string, out *replacer) string {
 // tokenPool keeps token buffers between calls: a transcript has a few hundred tokens.
 var tokenPool = sync.Pool{New: func() any { return new(tokens) }}
 
-// maxRounds bounds the repetitions of Apply; each round only replaces text by markers.
+// maxRounds bounds the rounds of Apply. Each round only turns text into markers, and a
+// round finds something new only where the one before changed a detector's context, which
+// takes contrived text; two rounds are the rule when anything was found.
 const maxRounds = 4
 
 func (r *Redactor) applyBuiltins(text string, out *replacer) string {
@@ -191,8 +191,11 @@ func (r *Redactor) applyBuiltins(text string, out *replacer) string {
 		return text
 	}
 	t := tokenPool.Get().(*tokens)
-	defer tokenPool.Put(t)
-	t.text, t.list = "", t.list[:0]
+	defer func() {
+		t.text = "" // do not keep the caller's text alive in the pool
+		tokenPool.Put(t)
+	}()
+	t.list = t.list[:0]
 	for _, d := range [...]struct {
 		name  string
 		spans func(*tokens) [][2]int
@@ -213,9 +216,10 @@ func (r *Redactor) applyBuiltins(text string, out *replacer) string {
 
 // replacer counts replacements and, for Find, keeps where each marker came from.
 type replacer struct {
-	counts Counts
-	track  bool
-	edits  []edit // markers of the current text, in order
+	counts   Counts
+	replaced int // replacements so far
+	track    bool
+	edits    []edit // markers of the current text, in order
 }
 
 // edit is one marker: bytes s to e of the current text replaced bytes os to oe of the input.
@@ -264,6 +268,7 @@ func replaceSpans(text string, spans [][2]int, name string, out *replacer) strin
 	}
 	b.WriteString(text[last:])
 	out.counts.add(name, len(spans))
+	out.replaced += len(spans)
 	if out.track {
 		out.record(spans, name)
 	}
@@ -272,10 +277,10 @@ func replaceSpans(text string, spans [][2]int, name string, out *replacer) strin
 
 // applyRule replaces the matches of one custom rule, skipping any that is empty or touches
 // a marker already in the text (so a rule never rewrites "[card]" or its own markers).
-func applyRule(text string, rule compiledRule, names map[string]bool, out *replacer) (string, int) {
+func applyRule(text string, rule compiledRule, names map[string]bool, out *replacer) string {
 	locs := rule.re.FindAllStringIndex(text, -1)
 	if len(locs) == 0 {
-		return text, 0
+		return text
 	}
 	markers := markerSpans(text, names)
 	var spans [][2]int
@@ -292,7 +297,7 @@ func applyRule(text string, rule compiledRule, names map[string]bool, out *repla
 		}
 		spans = append(spans, [2]int{l[0], l[1]})
 	}
-	return replaceSpans(text, spans, rule.name, out), len(spans)
+	return replaceSpans(text, spans, rule.name, out)
 }
 
 // markerSpans returns the byte ranges of the markers ("[name]") in text.
