@@ -48,6 +48,8 @@ type base struct {
 	catalog *data.Catalog
 	log     *slog.Logger
 	opts    Options
+	// chainKey keys the audit chain's links (chainHash).
+	chainKey []byte
 	// urlGuard is Options.URLGuard.
 	urlGuard func(rawURL string) error
 }
@@ -66,6 +68,8 @@ type Services struct {
 	Deliveries *DeliveryService
 	// Audit implements data.AuditService and verifies the audit chain.
 	Audit *AuditService
+	// Agents implements data.AgentService, with its cached JSON reads.
+	Agents *AgentService
 }
 
 // New builds the services on store.
@@ -100,7 +104,7 @@ func New(store Store, opts Options) (*Services, error) {
 	}
 	b := &base{
 		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
-		ids: opts.IDs, urlGuard: opts.URLGuard,
+		ids: opts.IDs, chainKey: ChainKey(opts.Sealer), urlGuard: opts.URLGuard,
 	}
 	b.store = claimingStore{Store: store, b: b}
 	return &Services{
@@ -112,6 +116,7 @@ func New(store Store, opts Options) (*Services, error) {
 		Webhooks:       &WebhookService{b},
 		Deliveries:     &DeliveryService{b},
 		Audit:          &AuditService{b},
+		Agents:         &AgentService{base: b},
 	}, nil
 }
 
