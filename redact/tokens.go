@@ -7,10 +7,10 @@ package redact
 // character ends the run. A detector then tries windows of consecutive tokens of a run.
 //
 // Everything a window's validity depends on is inside the window or recorded on its first
-// token from text before the run (a label word, a cue word). Redacting a match replaces
-// digits by a bracketed marker, which ends runs and is skipped by the word trackers, so a
-// second pass over the output sees the same windows and the same context: that is what
-// makes Apply idempotent.
+// token from text before the run (a label word, a cue word, whether it starts the run).
+// Redacting a match replaces digits by a bracketed marker, which ends runs and is skipped
+// by the word trackers, so a second pass over the output mostly sees the same windows and
+// the same context; Apply's rounds (redact.go) catch the rest.
 
 type sepKind uint8
 
