@@ -1,4 +1,10 @@
-package server
+// Package openapi generates the OpenAPI 3.1 document of the API (conventions §16) from the
+// server's route table (Route), the Go types of the bodies and records (schema.go), the
+// rules table, which reads validate/'s bounds (rules.go), and the per-route descriptions
+// (routes.go). Generating it, rather than writing it by hand, is what keeps it true: a
+// route, a field or a bound added in code reaches the document, and Build fails when a
+// route has no description.
+package openapi
 
 import (
 	"bytes"
@@ -7,72 +13,55 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/voiceapi/voiceapi/data"
 )
 
-// The OpenAPI 3.1 document of the API (conventions §16), generated from the route table,
-// the Go types of the bodies and records (openapi_schema.go), the rules table
-// (openapi_rules.go) and the per-route descriptions (openapi_routes.go). Generating it,
-// rather than writing it by hand, is what keeps it true: a route, a field or a bound added
-// in code reaches the document, and the tests fail when a route has no description.
-// docs/openapi.json is a copy checked by TestOpenAPIDocsFile; rewrite it with:
-//
-//go:generate go test -run ^TestOpenAPIDocsFile$ . -update
+// Version is the version of the API the document describes (spec: Versioning).
+const Version = "1.0.0"
 
-// OpenAPIVersion is the version of the API the document describes (spec: Versioning).
-const OpenAPIVersion = "1.0.0"
-
-// openapiDoc caches the document: it depends only on the route table, which is fixed once
-// New returns, so it is built on first request and then served as bytes.
-type openapiDoc struct {
-	once sync.Once
-	body []byte
-	etag string
-	err  error
+// Route is what the document needs to know of one route of the server's table.
+type Route struct {
+	Method, Path string
+	// Public routes need no token.
+	Public bool
+	// Need is what the route needs of its caller.
+	Need data.Requirement
+	// Idempotent routes take an Idempotency-Key; NoBody routes refuse a body.
+	Idempotent, NoBody bool
+	// OperationID is the route's stable name (its handler's).
+	OperationID string
 }
 
-func (s *Server) openapiRoutes() []route {
-	// Public: the document describes the API, not anyone's data, and client generators
-	// and linters fetch it without credentials.
-	return []route{{Method: "GET", Path: "/api/v1/openapi.json", Public: true, handle: s.handleOpenAPI}}
-}
-
-// handleOpenAPI: GET /api/v1/openapi.json — the OpenAPI document, with an ETag.
-func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) error {
-	body, err := s.OpenAPI()
+// Build returns the document for routes as indented JSON. errorStatus is the server's
+// table from error code to HTTP status, whose codes the Error schema lists.
+func Build(routes []Route, errorStatus map[string]int) ([]byte, error) {
+	doc, err := buildOpenAPI(routes, errorStatus)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	h := w.Header()
-	h.Set("ETag", s.openapi.etag)
-	if r.Header.Get("If-None-Match") == s.openapi.etag {
-		w.WriteHeader(http.StatusNotModified)
-		return nil
-	}
-	h.Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	w.Write(body)
-	return nil
+	return marshalDocument(doc)
 }
 
-// OpenAPI returns the server's OpenAPI document as indented JSON, built once.
-func (s *Server) OpenAPI() ([]byte, error) {
-	s.openapi.once.Do(func() {
-		doc, err := buildOpenAPI(s.routes)
-		if err == nil {
-			s.openapi.body, err = marshalDocument(doc)
-		}
-		s.openapi.err = err
-		if err == nil {
-			s.openapi.etag = data.ETagOfBytes(s.openapi.body)
-		}
-	})
-	return s.openapi.body, s.openapi.err
+// SuccessStatus is the status a route answers on success, as its description says.
+func SuccessStatus(method, path string) int {
+	if d, ok := opDocs[method+" "+path]; ok && d.Status != 0 {
+		return d.Status
+	}
+	return http.StatusOK
+}
+
+// Described lists the routes that have a description ("METHOD path"), for the test that
+// none describes a route that no longer exists.
+func Described() []string {
+	out := make([]string, 0, len(opDocs))
+	for k := range opDocs {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func marshalDocument(doc map[string]any) ([]byte, error) {
@@ -88,7 +77,7 @@ func marshalDocument(doc map[string]any) ([]byte, error) {
 
 // buildOpenAPI describes routes. A route without an entry in opDocs is an error, so a
 // forgotten description fails loudly instead of leaving a hole in the document.
-func buildOpenAPI(routes []route) (doc map[string]any, err error) {
+func buildOpenAPI(routes []Route, errorStatus map[string]int) (doc map[string]any, err error) {
 	defer func() {
 		// The schema generator panics on a type or rule it cannot describe: a bug in
 		// the tables, reported as an error of the document.
@@ -131,12 +120,12 @@ func buildOpenAPI(routes []route) (doc map[string]any, err error) {
 		"parameters":      commonParameters,
 		"securitySchemes": map[string]any{"bearerAuth": map[string]any{"type": "http", "scheme": "bearer", "description": "A token from POST /api/v1/auth/login or POST /api/v1/api-keys: `<key id>|<secret>`."}},
 	}
-	g.components["Error"] = errorSchema()
+	g.components["Error"] = errorSchema(errorStatus)
 	return map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{
 			"title":       "voiceapi",
-			"version":     OpenAPIVersion,
+			"version":     Version,
 			"description": apiDescription,
 			"license":     map[string]any{"name": "MIT", "identifier": "MIT"},
 		},
@@ -174,9 +163,9 @@ func tagList() []any {
 var pathParamRe = regexp.MustCompile(`\{([^}]+)\}`)
 
 // operation describes one route.
-func operation(g *schemaGen, rt route, d opDoc) map[string]any {
+func operation(g *schemaGen, rt Route, d opDoc) map[string]any {
 	op := map[string]any{
-		"operationId": operationID(rt),
+		"operationId": rt.OperationID,
 		"summary":     d.Summary,
 		"tags":        []string{d.Tag},
 	}
@@ -246,15 +235,6 @@ func requirementDoc(n data.Requirement) map[string]any {
 	return doc
 }
 
-// operationID is the handler's name without "handle": stable as long as the handler is,
-// and unique because every route has its own handler.
-func operationID(rt route) string {
-	name := runtime.FuncForPC(reflect.ValueOf(rt.handle).Pointer()).Name()
-	name = strings.TrimSuffix(name[strings.LastIndex(name, ".")+1:], "-fm")
-	name = strings.TrimPrefix(name, "handle")
-	return strings.ToLower(name[:1]) + name[1:]
-}
-
 // pathParam describes a path parameter; most are opaque string ids (conventions §3).
 func pathParam(path, name string) map[string]any {
 	schema := map[string]any{"type": "string"}
@@ -279,7 +259,7 @@ func paramRef(name string) map[string]any {
 }
 
 // successResponse is the route's 2xx response, shaped as its handler writes it.
-func successResponse(g *schemaGen, rt route, d opDoc) (int, map[string]any) {
+func successResponse(g *schemaGen, rt Route, d opDoc) (int, map[string]any) {
 	status := d.Status
 	if status == 0 {
 		status = http.StatusOK
@@ -338,7 +318,7 @@ func successResponse(g *schemaGen, rt route, d opDoc) (int, map[string]any) {
 
 // errorStatuses are the failures a route can answer, derived from what the route table
 // says of it and what its handler reads, plus the ones its description adds.
-func errorStatuses(rt route, d opDoc, ifMatch bool) []int {
+func errorStatuses(rt Route, d opDoc, ifMatch bool) []int {
 	set := map[int]bool{http.StatusInternalServerError: true}
 	if !rt.Public {
 		set[http.StatusUnauthorized] = true
