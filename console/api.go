@@ -49,6 +49,16 @@ func (r *reply) NextCursor() string {
 // session's token as the bearer token): the console holds no rule of its own, every
 // check is the API's. A status of 400 or more comes back as *apiError.
 func (h *Handler) call(r *http.Request, method, path string, q url.Values, body any) (*reply, error) {
+	return h.send(r, method, path, q, body, "")
+}
+
+// callIfMatch is call with If-Match: the edit fails with 412 when the record changed since
+// the form showed it.
+func (h *Handler) callIfMatch(r *http.Request, method, path, etag string, body any) (*reply, error) {
+	return h.send(r, method, path, nil, body, etag)
+}
+
+func (h *Handler) send(r *http.Request, method, path string, q url.Values, body any, etag string) (*reply, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -67,6 +77,9 @@ func (h *Handler) call(r *http.Request, method, path string, q url.Values, body 
 	req.RemoteAddr = r.RemoteAddr // the login rate limit counts per client address
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if etag != "" {
+		req.Header.Set("If-Match", etag)
 	}
 	if tok := SessionToken(r); tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)

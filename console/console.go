@@ -58,7 +58,7 @@ func New(o Options) *Handler {
 
 // sections are the first path segments the console answers; every other path is the
 // API's (its JSON 404 included).
-var sections = []string{"static", "login", "logout", "workspace", "agents", "api-keys"}
+var sections = []string{"static", "login", "logout", "workspace", "agents", "api-keys", "numbers", "calls", "analytics"}
 
 // Owns reports whether path is one of the console's: / or a path in one of its sections.
 func Owns(path string) bool {
@@ -95,7 +95,22 @@ func (h *Handler) parsePages() map[string]*template.Template {
 			}
 			return template.URL("?" + q.Encode())
 		},
-		"get":  lookup,
+		"get": lookup,
+		// secs shows milliseconds as seconds.
+		"secs": func(v any) string {
+			f, ok := v.(float64)
+			if !ok {
+				return "—"
+			}
+			return trimNum(f / 1000)
+		},
+		// errs returns the messages of one field of a failed call.
+		"errs": func(e *apiError, field string) []string {
+			if e == nil {
+				return nil
+			}
+			return e.Errors[field]
+		},
 		"list": func(xs ...string) []string { return xs },
 		"dict": func(kv ...any) map[string]any {
 			m := map[string]any{}
@@ -158,7 +173,6 @@ func nav(p *data.Principal) []navItem {
 		}
 	}
 	add(data.ModuleAgents, "agents", "Agents")
-	add(data.ModuleKnowledgeBase, "knowledge-bases", "Knowledge bases")
 	add(data.ModulePhoneNumbers, "numbers", "Numbers")
 	add(data.ModuleCallHistory, "calls", "Calls")
 	add(data.ModuleAnalytics, "analytics", "Analytics")

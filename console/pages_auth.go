@@ -19,6 +19,8 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST /workspace/switch", h.action(h.workspaceSwitch))
 	h.agentRoutes()
 	h.keyRoutes()
+	h.numberRoutes()
+	h.callRoutes()
 	m.HandleFunc("/", h.page(func(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusNotFound, "error", &view{Title: "Not found", Err: &apiError{Status: 404, Message: "No page at " + r.URL.Path + "."}})
 	}))

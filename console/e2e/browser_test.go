@@ -22,7 +22,8 @@ import (
 // browser is one headless Chromium tab on a test's server.
 type browser struct {
 	t   *testing.T
-	ctx context.Context
+	ctx context.Context // the tab, bounded by the test's time limit
+	tab context.Context // the tab without the limit, for the failure screenshot
 	env *testenv.Env
 }
 
@@ -66,21 +67,27 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.WindowSize(1280, 900),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(actx)
+	tab, cancelTab := chromedp.NewContext(actx)
 	// A generous bound for the whole test: a loaded CI machine is slow, never stuck.
-	ctx, cancelTime := context.WithTimeout(ctx, 4*time.Minute)
-	b := &browser{t: t, ctx: ctx, env: env}
+	limit := 3 * time.Minute
+	if d, err := time.ParseDuration(os.Getenv("E2E_TIMEOUT")); err == nil {
+		limit = d
+	}
+	ctx, cancelTime := context.WithTimeout(tab, limit)
+	b := &browser{t: t, ctx: ctx, tab: tab, env: env}
 	t.Cleanup(func() {
 		if t.Failed() {
 			b.failureShot()
 		}
-		chromedp.Cancel(ctx) // closes the browser and waits for it
+		chromedp.Cancel(tab) // closes the browser and waits for it
 		cancelTime()
 		cancelTab()
 		cancelAlloc()
 		os.RemoveAll(profile)
 	})
-	if err := chromedp.Run(ctx); err != nil {
+	// The first Run starts the browser and ties its life to the context it is given: the
+	// tab's, so that a timed-out test can still take its screenshot.
+	if err := chromedp.Run(tab); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
 	return b
@@ -89,9 +96,9 @@ func newBrowser(t *testing.T) *browser {
 // failureShot saves the page a failed test was on.
 func (b *browser) failureShot() {
 	var png []byte
-	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(b.tab, 10*time.Second) // b.ctx may have run out
 	defer cancel()
-	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 80)); err != nil {
+	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)); err != nil {
 		b.t.Logf("no failure screenshot: %v", err)
 		return
 	}
