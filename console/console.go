@@ -58,7 +58,7 @@ func New(o Options) *Handler {
 
 // sections are the first path segments the console answers; every other path is the
 // API's (its JSON 404 included).
-var sections = []string{"static", "login", "logout", "workspace", "agents", "api-keys", "numbers", "calls", "analytics"}
+var sections = []string{"static", "login", "logout", "workspace", "agents", "api-keys", "numbers", "calls", "analytics", "knowledge-bases"}
 
 // Owns reports whether path is one of the console's: / or a path in one of its sections.
 func Owns(path string) bool {
@@ -173,6 +173,7 @@ func nav(p *data.Principal) []navItem {
 		}
 	}
 	add(data.ModuleAgents, "agents", "Agents")
+	add(data.ModuleKnowledgeBase, "knowledge-bases", "Knowledge bases")
 	add(data.ModulePhoneNumbers, "numbers", "Numbers")
 	add(data.ModuleCallHistory, "calls", "Calls")
 	add(data.ModuleAnalytics, "analytics", "Analytics")
@@ -204,6 +205,18 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 		return
 	}
 	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// renderPart writes one named template of a page alone: a fragment a page's script
+// swaps in.
+func (h *Handler) renderPart(w http.ResponseWriter, r *http.Request, page, name string, d any) {
+	var buf bytes.Buffer
+	if err := h.pages[page].ExecuteTemplate(&buf, name, d); err != nil {
+		panic(fmt.Errorf("console: %s/%s: %w", page, name, err))
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
 	w.Write(buf.Bytes())
 }
 

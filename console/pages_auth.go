@@ -20,6 +20,7 @@ func (h *Handler) routes() {
 	h.agentRoutes()
 	h.keyRoutes()
 	h.numberRoutes()
+	h.kbRoutes()
 	h.callRoutes()
 	m.HandleFunc("/", h.page(func(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusNotFound, "error", &view{Title: "Not found", Err: &apiError{Status: 404, Message: "No page at " + r.URL.Path + "."}})

@@ -218,3 +218,80 @@
 
   document.addEventListener("DOMContentLoaded", function () { applySwitches(document); });
 })();
+
+// Knowledge base uploads: each file is its own multipart request to the REST API, so that
+// each has its own progress bar and its own answer.
+(function () {
+  "use strict";
+  function csrf() {
+    var m = document.querySelector('meta[name="csrf-token"]');
+    return m ? m.content : "";
+  }
+  function upload(zone, file) {
+    var li = document.createElement("li");
+    var name = document.createElement("span");
+    name.textContent = file.name;
+    var bar = document.createElement("progress");
+    bar.max = 100;
+    bar.value = 0;
+    bar.setAttribute("aria-label", "Upload of " + file.name);
+    var state = document.createElement("span");
+    state.className = "upload-state";
+    state.textContent = "uploading";
+    li.appendChild(name);
+    li.appendChild(bar);
+    li.appendChild(state);
+    zone.querySelector(".uploads").appendChild(li);
+    var fd = new FormData();
+    fd.append("files", file, file.name);
+    var xhr = new XMLHttpRequest();
+    xhr.open("POST", zone.dataset.upload);
+    xhr.setRequestHeader("X-CSRF-Token", csrf());
+    xhr.upload.addEventListener("progress", function (e) {
+      if (e.lengthComputable) bar.value = Math.round(100 * e.loaded / e.total);
+    });
+    xhr.addEventListener("load", function () {
+      bar.value = 100;
+      if (xhr.status >= 200 && xhr.status < 300) {
+        state.textContent = "uploaded";
+      } else {
+        var msg = "failed";
+        try { msg = JSON.parse(xhr.responseText).message || msg; } catch (e) { /* not JSON */ }
+        state.textContent = msg;
+        state.className = "upload-state err-text";
+      }
+      if (window.htmx) window.htmx.ajax("GET", zone.dataset.refresh, { target: "#sources", swap: "outerHTML" });
+    });
+    xhr.addEventListener("error", function () { state.textContent = "the upload failed"; });
+    xhr.send(fd);
+  }
+  function files(zone, list) {
+    Array.prototype.forEach.call(list, function (f) { upload(zone, f); });
+  }
+  document.addEventListener("change", function (e) {
+    var zone = e.target.closest(".drop[data-upload]");
+    if (zone && e.target.type === "file") {
+      files(zone, e.target.files);
+      e.target.value = "";
+    }
+  });
+  ["dragenter", "dragover"].forEach(function (t) {
+    document.addEventListener(t, function (e) {
+      var zone = e.target.closest && e.target.closest(".drop[data-upload]");
+      if (!zone) return;
+      e.preventDefault();
+      zone.classList.add("over");
+    });
+  });
+  document.addEventListener("dragleave", function (e) {
+    var zone = e.target.closest && e.target.closest(".drop[data-upload]");
+    if (zone) zone.classList.remove("over");
+  });
+  document.addEventListener("drop", function (e) {
+    var zone = e.target.closest && e.target.closest(".drop[data-upload]");
+    if (!zone) return;
+    e.preventDefault();
+    zone.classList.remove("over");
+    files(zone, e.dataTransfer.files);
+  });
+})();

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/console"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/server"
 )
 
 // Env is a running server and its database.
@@ -46,8 +48,24 @@ func Start(t testing.TB) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(cli.NewServer(db, logger).Handler())
-	t.Cleanup(func() { srv.Close(); db.Close() })
+	// As serve runs it: the url fetcher and the webhook dispatcher in the background, both
+	// allowed to reach this machine (the tests' receivers are on loopback).
+	api := cli.NewServer(db, logger, func(c *server.Config) { c.AllowPrivateURLs = true })
+	srv := httptest.NewServer(api.Handler())
+	stopFetcher := api.StartKnowledgeFetcher(context.Background())
+	dispatcher := server.NewDispatcher(db, server.DispatcherConfig{Workers: 2, AllowPrivate: true, Logger: logger,
+		Schedule: []time.Duration{100 * time.Millisecond}})
+	db.SetEventHook(dispatcher.Wake)
+	dispatcher.Start(context.Background())
+	t.Cleanup(func() {
+		srv.Close()
+		stopFetcher()
+		db.SetEventHook(nil)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		dispatcher.Stop(ctx)
+		db.Close()
+	})
 	e := &Env{t: t, DB: db, URL: srv.URL}
 	e.Owner = e.NewUser("owner@example.com", true)
 	return e
