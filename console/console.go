@@ -58,7 +58,7 @@ func New(o Options) *Handler {
 
 // sections are the first path segments the console answers; every other path is the
 // API's (its JSON 404 included).
-var sections = []string{"static", "login", "logout", "workspace", "agents", "api-keys", "numbers", "calls", "analytics", "knowledge-bases"}
+var sections = []string{"static", "login", "logout", "workspace", "agents", "api-keys", "numbers", "calls", "analytics", "knowledge-bases", "webhooks"}
 
 // Owns reports whether path is one of the console's: / or a path in one of its sections.
 func Owns(path string) bool {
@@ -177,6 +177,9 @@ func nav(p *data.Principal) []navItem {
 	add(data.ModulePhoneNumbers, "numbers", "Numbers")
 	add(data.ModuleCallHistory, "calls", "Calls")
 	add(data.ModuleAnalytics, "analytics", "Analytics")
+	if data.RoleAtLeast(p.Role, data.RoleDeveloper) { // webhooks are gated by role (conventions §6)
+		add("", "webhooks", "Webhooks")
+	}
 	add("", "api-keys", "API keys")
 	return out
 }

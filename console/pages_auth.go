@@ -21,6 +21,7 @@ func (h *Handler) routes() {
 	h.keyRoutes()
 	h.numberRoutes()
 	h.kbRoutes()
+	h.webhookRoutes()
 	h.callRoutes()
 	m.HandleFunc("/", h.page(func(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusNotFound, "error", &view{Title: "Not found", Err: &apiError{Status: 404, Message: "No page at " + r.URL.Path + "."}})
