@@ -112,6 +112,15 @@ func (h *Handler) parsePages() map[string]*template.Template {
 			return e.Errors[field]
 		},
 		"list": func(xs ...string) []string { return xs },
+		// strs reads a decoded JSON array of strings.
+		"strs": func(v any) []string {
+			l, _ := v.([]any)
+			out := make([]string, 0, len(l))
+			for _, x := range l {
+				out = append(out, str(x))
+			}
+			return out
+		},
 		"dict": func(kv ...any) map[string]any {
 			m := map[string]any{}
 			for i := 0; i+1 < len(kv); i += 2 {

@@ -15,7 +15,7 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST /login", h.loginSubmit)
 	m.HandleFunc("POST /logout", h.action(h.logout))
 	m.HandleFunc("GET /{$}", h.page(h.home))
-	m.HandleFunc("GET /workspace", h.page(h.workspacePage))
+	h.workspaceRoutes()
 	m.HandleFunc("POST /workspace/switch", h.action(h.workspaceSwitch))
 	h.agentRoutes()
 	h.keyRoutes()
@@ -122,23 +122,6 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) home(w http.ResponseWriter, r *http.Request) {
 	items := nav(data.PrincipalFrom(r.Context()))
 	http.Redirect(w, r, items[0].Href, http.StatusSeeOther)
-}
-
-// workspacePage shows the current workspace and the switcher.
-func (h *Handler) workspacePage(w http.ResponseWriter, r *http.Request) {
-	p := data.PrincipalFrom(r.Context())
-	list, err := h.call(r, "GET", "/api/v1/workspaces", url.Values{"per_page": {"100"}}, nil)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	me, err := h.call(r, "GET", "/api/v1/user", nil, nil)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	h.render(w, r, http.StatusOK, "workspace", &view{Title: "Workspace", Active: "workspace",
-		D: map[string]any{"Workspaces": list.List(), "Current": p.WorkspaceID, "Me": me.Data(), "Role": p.Role, "Modules": p.Modules}})
 }
 
 // workspaceSwitch signs in again into another workspace (a login token is bound to one

@@ -111,13 +111,30 @@ func TestAPIKeysAndModules(t *testing.T) {
 		t.Errorf("the revoked key: %d, want 401", res.Status)
 	}
 
-	// A member holding only call_history.
+	// A member holding only call_history, added on the workspace page.
 	carol := e.NewUser("carol@example.com", false)
-	add := e.Do(nil, "POST", "/api/v1/workspaces/"+e.Owner.WorkspaceID+"/users", e.Owner.Token,
-		map[string]any{"id": carol.ID, "role": "member", "modules": []string{"call_history"}})
-	if add.Status != http.StatusCreated {
-		t.Fatalf("add member: %d %s", add.Status, add.Body)
+	b.open("/workspace")
+	b.run("add member", chromedp.Click(`//summary[text()="Add a member"]`, chromedp.BySearch),
+		chromedp.WaitVisible("#new-member", chromedp.ByQuery),
+		chromedp.SendKeys("#new-member", carol.ID, chromedp.ByQuery),
+		chromedp.Click(`form[action="/workspace/members"] input[value="call_history"]`, chromedp.ByQuery),
+		chromedp.Click(`form[action="/workspace/members"] button[type="submit"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(".notice", chromedp.ByQuery))
+	m := e.Do(nil, "GET", "/api/v1/workspaces/"+e.Owner.WorkspaceID+"/users/"+carol.ID, e.Owner.Token, nil)
+	if m.Status != http.StatusOK || !strings.Contains(string(m.Body), `"modules":["call_history"]`) {
+		t.Fatalf("member as stored: %d %s", m.Status, m.Body)
 	}
+	b.audit("workspace")
+	// The owner cannot leave their personal workspace: the API's refusal is shown.
+	b.run("remove owner", chromedp.Click(`//summary[text()="Change owner"]`, chromedp.BySearch),
+		chromedp.Click(`//button[text()="Remove owner"]`, chromedp.BySearch),
+		chromedp.WaitVisible(".alert", chromedp.ByQuery))
+	if s := b.text(".alert"); !strings.Contains(s, "cannot be removed") {
+		t.Errorf("refusal message: %q", s)
+	}
+	b.open("/workspace/audit")
+	b.run("audit", chromedp.WaitVisible(`//td[text()="workspace_user.added"]`, chromedp.BySearch))
+	b.audit("audit")
 	b.run("sign out", chromedp.Click(`form.signout button`, chromedp.ByQuery), chromedp.WaitVisible("#email", chromedp.ByQuery))
 	b.signIn(carol.Email, carol.Password, e.Owner.WorkspaceID)
 	var nav string
