@@ -9,6 +9,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -127,7 +128,7 @@ func verifyChain(tx *bbolt.Tx, ws string) ([]data.ChainProblem, int, error) {
 			prevHash, prevID = "", id
 			continue
 		}
-		if got := EventHash(&e); got != e.Hash {
+		if got := service.EventHash(&e); got != e.Hash {
 			add(id, "its hash does not match its content: the event was edited")
 		}
 		if e.ID != id || e.WorkspaceID != ws {

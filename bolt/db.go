@@ -18,7 +18,11 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/seal"
 )
+
+// SecretKeyFile holds the key for credentials at rest when VOICEAPI_SECRET_KEY is unset.
+const SecretKeyFile = seal.KeyFile
 
 // FileName is the database file inside the data directory.
 const FileName = "voiceapi.db"
@@ -117,7 +121,7 @@ type DB struct {
 	now    func() time.Time
 	ids    *data.IDGen
 	opts   Options
-	sealer *sealer
+	sealer *seal.Sealer
 	log    *slog.Logger
 
 	cursorKey []byte // signs pagination cursors, so tampered or foreign ones are refused
@@ -131,7 +135,6 @@ type DB struct {
 	commits   *committer // group commit of db.update
 
 	agents agentCache // decoded agents for reads, keyed by their stored bytes
-	tokens tokenCache // what Authenticate decoded, keyed by the stored rows
 }
 
 // ErrLocked is returned when another process holds the database.
@@ -178,7 +181,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		bdb.Close()
 		return nil, err
 	}
-	s, err := newSealer(dir, opts.SecretKey)
+	s, err := seal.Load(dir, opts.SecretKey)
 	if err != nil {
 		bdb.Close()
 		return nil, err
@@ -301,3 +304,19 @@ func (db *DB) update(fn func(tx *bbolt.Tx) error) error {
 func (db *DB) view(fn func(tx *bbolt.Tx) error) error {
 	return db.bolt.View(fn)
 }
+
+// Seal encrypts a credential for storage (for other packages' records).
+func (db *DB) Seal(plain string) (string, error) { return db.sealer.Seal(plain) }
+
+// Unseal decrypts a stored credential.
+func (db *DB) Unseal(sealed string) (string, error) { return db.sealer.Open(sealed) }
+
+// Options returns the options the database was opened with, defaults filled in.
+func (db *DB) Options() Options { return db.opts }
+
+// Sealer returns the credential sealer under the instance's key.
+func (db *DB) Sealer() *seal.Sealer { return db.sealer }
+
+// IDs returns the id generator of this database's records: the services share it while
+// some resources still make their records here, so that event ids keep the chain order.
+func (db *DB) IDs() *data.IDGen { return db.ids }

@@ -2,14 +2,13 @@ package bolt
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // recordEvent writes an event in the caller's transaction (the outbox of conventions §11):
@@ -33,23 +32,28 @@ func (db *DB) recordEvent(ctx context.Context, tx *bbolt.Tx, typ, workspaceID st
 		Actor:       actorFrom(ctx),
 		Data:        raw,
 	}
-	heads := tx.Bucket(bucketEventHeads)
-	e.PrevHash = string(heads.Get([]byte(workspaceID)))
-	e.Hash = EventHash(e)
+	e.PrevHash = string(tx.Bucket(bucketEventHeads).Get([]byte(workspaceID)))
+	e.Hash = service.EventHash(e)
+	return e, db.appendEvent(tx, e)
+}
+
+// appendEvent stores e, its index entry and its workspace's new chain head, queues it for
+// delivery and wakes the dispatcher after the commit.
+func (db *DB) appendEvent(tx *bbolt.Tx, e *data.Event) error {
 	if err := putJSON(tx.Bucket(bucketEvents), []byte(e.ID), e); err != nil {
-		return nil, err
+		return err
 	}
-	if err := indexPut(tx.Bucket(bucketEventsByWS), workspaceID, e.ID); err != nil {
-		return nil, err
+	if err := indexPut(tx.Bucket(bucketEventsByWS), e.WorkspaceID, e.ID); err != nil {
+		return err
 	}
-	if err := heads.Put([]byte(workspaceID), []byte(e.Hash)); err != nil {
-		return nil, err
+	if err := tx.Bucket(bucketEventHeads).Put([]byte(e.WorkspaceID), []byte(e.Hash)); err != nil {
+		return err
 	}
 	if err := tx.Bucket(bucketOutbox).Put([]byte(e.ID), nil); err != nil {
-		return nil, err
+		return err
 	}
 	tx.OnCommit(db.fireEventHook)
-	return e, nil
+	return nil
 }
 
 func (db *DB) fireEventHook() {
@@ -59,23 +63,6 @@ func (db *DB) fireEventHook() {
 	if fn != nil {
 		fn()
 	}
-}
-
-// EventHash is the hash of an event's content and its predecessor's hash: the link of the
-// audit chain (conventions §17). Hash itself is left out.
-func EventHash(e *data.Event) string {
-	h := sha256.New()
-	body, _ := json.Marshal(struct {
-		ID          string          `json:"id"`
-		Type        string          `json:"type"`
-		CreatedAt   data.Time       `json:"created_at"`
-		WorkspaceID string          `json:"workspace_id"`
-		Actor       data.Actor      `json:"actor"`
-		Data        json.RawMessage `json:"data"`
-		PrevHash    string          `json:"prev_hash"`
-	}{e.ID, e.Type, e.CreatedAt, e.WorkspaceID, e.Actor, e.Data, e.PrevHash})
-	h.Write(body)
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 func actorFrom(ctx context.Context) data.Actor {

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -99,7 +100,7 @@ func TestKnowledgeFilesGoWithTheirKnowledgeBaseAndWorkspace(t *testing.T) {
 	db := openTestDB(t)
 	u := mustUser(t, db, "files@example.com")
 	ctx := asUser(t, db, u)
-	ws, err := db.CreateWorkspace(ctx, data.WorkspaceCreate{Name: "Team"})
+	ws, err := cli.NewServices(db).Workspaces.CreateWorkspace(ctx, data.WorkspaceCreate{Name: "Team"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestKnowledgeFilesGoWithTheirKnowledgeBaseAndWorkspace(t *testing.T) {
 	if n := len(filesUnder(t, db.Dir())); n != 1 {
 		t.Fatalf("%d files after deleting a knowledge base, want 1", n)
 	}
-	if err := db.DeleteWorkspace(wctx, ws.ID); err != nil {
+	if err := cli.NewServices(db).Workspaces.DeleteWorkspace(wctx, ws.ID); err != nil {
 		t.Fatal(err)
 	}
 	if f := filesUnder(t, db.Dir()); len(f) != 0 {

@@ -5,16 +5,19 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/service"
 )
 
-// Services wires the storage into the server's service interfaces.
+// Services wires the storage into the server's service interfaces: the service layer for
+// the resources that have moved there, the storage's own methods for the others.
 func Services(db *bolt.DB) server.Services {
+	svc := NewServices(db)
 	return server.Services{
-		Auth:           db,
-		Users:          db,
-		Workspaces:     db,
-		WorkspaceUsers: db,
-		Idempotency:    db,
+		Auth:           svc.Auth,
+		Users:          svc.Users,
+		Workspaces:     svc.Workspaces,
+		WorkspaceUsers: svc.WorkspaceUsers,
+		Idempotency:    svc.Idempotency,
 		Agents:         db,
 		KnowledgeBases: db,
 		Catalog:        db.Catalog(),
@@ -25,6 +28,20 @@ func Services(db *bolt.DB) server.Services {
 		Numbers:        db, Calls: db, Analytics: db, Subscriptions: db,
 		Exports: db,
 	}
+}
+
+// NewServices builds the service layer on db, with the clock, catalog, logger, bcrypt
+// cost and login lifetime db was opened with.
+func NewServices(db *bolt.DB) *service.Services {
+	o := db.Options()
+	svc, err := service.New(db, service.Options{
+		Now: o.Now, Sealer: db.Sealer(), Catalog: o.Catalog, Logger: o.Logger,
+		PasswordCost: o.PasswordCost, LoginTTL: o.LoginTTL, IDs: db.IDs(),
+	})
+	if err != nil {
+		panic(err) // only a missing sealer fails, and an open db always has one
+	}
+	return svc
 }
 
 // NewServer builds the HTTP server on db. Each configure function, when given, adjusts

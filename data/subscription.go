@@ -43,3 +43,17 @@ type SubscriptionService interface {
 	// SetSubscription changes plan and limits. Errors: not_found, validation_failed.
 	SetSubscription(ctx context.Context, workspaceID string, in SubscriptionSet) (*Subscription, error)
 }
+
+// SubscriptionPlan is a workspace's plan as stored: a limit absent from Limits is
+// unlimited.
+type SubscriptionPlan struct {
+	Plan      string           `json:"plan"`
+	Status    string           `json:"status"`
+	Limits    map[string]int64 `json:"limits"`
+	UpdatedAt Time             `json:"updated_at"`
+}
+
+// DefaultSubscriptionPlan is the plan of a workspace nobody set one for.
+func DefaultSubscriptionPlan() *SubscriptionPlan {
+	return &SubscriptionPlan{Plan: DefaultPlan, Status: "active", Limits: map[string]int64{}}
+}

@@ -3,21 +3,21 @@ package server
 import (
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/gorilla/mux"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
 )
 
 func (s *Server) authRoutes() []route {
 	return []route{
 		{Method: "POST", Path: "/api/v1/auth/login", Public: true, handle: s.handleLogin},
-		{Method: "POST", Path: "/api/v1/auth/logout", Need: data.Self, handle: s.handleLogout},
-		{Method: "GET", Path: "/api/v1/api-keys", Need: data.Self, handle: s.handleAPIKeyList},
-		{Method: "POST", Path: "/api/v1/api-keys", Need: data.Self, Idempotent: true, handle: s.handleAPIKeyCreate},
+		{Method: "POST", Path: "/api/v1/auth/logout", Need: data.AnyKey, handle: s.handleLogout},
+		{Method: "GET", Path: "/api/v1/api-keys", Need: data.AnyKey, handle: s.handleAPIKeyList},
+		{Method: "POST", Path: "/api/v1/api-keys", Need: data.AnyKey, Idempotent: true, handle: s.handleAPIKeyCreate},
 		{Method: "DELETE", Path: "/api/v1/api-keys/{id}", Need: data.Self, handle: s.handleAPIKeyDelete},
+		{Method: "GET", Path: "/api/v1/workspaces/{workspace_id}/api-keys", Need: workspaceAdmin, handle: s.handleWorkspaceAPIKeyList},
+		{Method: "DELETE", Path: "/api/v1/workspaces/{workspace_id}/api-keys/{key_id}", Need: workspaceAdmin, handle: s.handleWorkspaceAPIKeyRevoke},
 	}
 }
 
@@ -30,15 +30,18 @@ type loginBody struct {
 // handleLogin: POST /api/v1/auth/login — a token for valid credentials (no Authorization).
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	var in loginBody
-	if err := decodeBody(r, &in, func() error { return validate.Login(in.Email, in.Password) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	// Counted after decoding (the pair needs the email) and before the password hash is
-	// checked, which is the costly part a guesser wants to repeat.
-	if err := s.limitLogin(w, r, in.Email); err != nil {
-		return err
+	// Counted once the body decodes with an email (the pair needs one) and before the
+	// password hash is checked, which is the costly part a guesser wants to repeat.
+	if in.Email != "" && data.InputFaults(ctx) == nil {
+		if err := s.limitLogin(w, r, in.Email); err != nil {
+			return err
+		}
 	}
-	key, token, err := s.svc.Auth.Login(r.Context(), in.Email, in.Password, in.WorkspaceID)
+	key, token, err := s.svc.Auth.Login(ctx, in.Email, in.Password, in.WorkspaceID)
 	if err != nil {
 		return err
 	}
@@ -69,10 +72,11 @@ func (s *Server) handleAPIKeyList(w http.ResponseWriter, r *http.Request) error 
 // handleAPIKeyCreate: POST /api/v1/api-keys — 201 with the token once, top-level.
 func (s *Server) handleAPIKeyCreate(w http.ResponseWriter, r *http.Request) error {
 	var in data.APIKeyCreate
-	if err := decodeBody(r, &in, func() error { _, err := validate.APIKeyCreate(in, time.Now()); return err }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	key, token, err := s.svc.Auth.CreateAPIKey(r.Context(), in)
+	key, token, err := s.svc.Auth.CreateAPIKey(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -86,6 +90,34 @@ func (s *Server) handleAPIKeyDelete(w http.ResponseWriter, r *http.Request) erro
 		return data.NotFound("API key")
 	}
 	if err := s.svc.Auth.DeleteAPIKey(r.Context(), id); err != nil {
+		return err
+	}
+	return writeNoContent(w)
+}
+
+// handleWorkspaceAPIKeyList: GET /api/v1/workspaces/{workspace_id}/api-keys — every
+// member's API keys bound to the workspace (owners and admins).
+func (s *Server) handleWorkspaceAPIKeyList(w http.ResponseWriter, r *http.Request) error {
+	req, err := pageRequest(r)
+	if err != nil {
+		return err
+	}
+	keys, page, err := s.svc.Auth.ListWorkspaceAPIKeys(r.Context(), mux.Vars(r)["workspace_id"], req)
+	if err != nil {
+		return err
+	}
+	return writeList(w, keys, page)
+}
+
+// handleWorkspaceAPIKeyRevoke: DELETE /api/v1/workspaces/{workspace_id}/api-keys/{key_id}
+// — 204; a departing member's keys can be cut off.
+func (s *Server) handleWorkspaceAPIKeyRevoke(w http.ResponseWriter, r *http.Request) error {
+	v := mux.Vars(r)
+	id, err := strconv.ParseInt(v["key_id"], 10, 64)
+	if err != nil || id <= 0 {
+		return data.NotFound("API key")
+	}
+	if err := s.svc.Auth.RevokeWorkspaceAPIKey(r.Context(), v["workspace_id"], id); err != nil {
 		return err
 	}
 	return writeNoContent(w)

@@ -145,7 +145,11 @@ func New(svc Services, cfg Config) *Server {
 	return s
 }
 
-func (s *Server) addRoutes(rs []route) { s.routes = append(s.routes, rs...) }
+func (s *Server) addRoutes(rs []route) {
+	for _, rt := range rs {
+		s.routes = append(s.routes, withScopes(rt))
+	}
+}
 
 // buildRouter registers the route table on a gorilla/mux router, with JSON 404 and 405.
 func (s *Server) buildRouter() {

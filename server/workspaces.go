@@ -6,16 +6,20 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
 )
 
+// workspaceAdmin is what managing a workspace needs: an admin, and a key holding
+// workspace:admin if it has scopes.
+var workspaceAdmin = data.Member(data.RoleAdmin).WithScope(data.ScopeWorkspaceAdmin)
+
 func (s *Server) workspaceRoutes() []route {
+	admin := workspaceAdmin
 	return []route{
-		{Method: "GET", Path: "/api/v1/workspaces", Need: data.Self, handle: s.handleWorkspaceList},
+		{Method: "GET", Path: "/api/v1/workspaces", Need: data.AnyKey, handle: s.handleWorkspaceList},
 		{Method: "POST", Path: "/api/v1/workspaces", Need: data.Self, Idempotent: true, handle: s.handleWorkspaceCreate},
-		{Method: "GET", Path: "/api/v1/workspaces/{workspace_id}", Need: data.Member(""), handle: s.handleWorkspaceShow},
-		{Method: "PUT", Path: "/api/v1/workspaces/{workspace_id}", Need: data.Member(data.RoleAdmin), handle: s.handleWorkspaceUpdate},
-		{Method: "DELETE", Path: "/api/v1/workspaces/{workspace_id}", Need: data.Member(data.RoleOwner), handle: s.handleWorkspaceDelete},
+		{Method: "GET", Path: "/api/v1/workspaces/{workspace_id}", Need: data.Member("").ForAnyKey(), handle: s.handleWorkspaceShow},
+		{Method: "PUT", Path: "/api/v1/workspaces/{workspace_id}", Need: admin, handle: s.handleWorkspaceUpdate},
+		{Method: "DELETE", Path: "/api/v1/workspaces/{workspace_id}", Need: data.Member(data.RoleOwner).WithScope(data.ScopeWorkspaceAdmin), handle: s.handleWorkspaceDelete},
 	}
 }
 
@@ -35,10 +39,11 @@ func (s *Server) handleWorkspaceList(w http.ResponseWriter, r *http.Request) err
 // handleWorkspaceCreate: POST /api/v1/workspaces — the caller becomes its owner.
 func (s *Server) handleWorkspaceCreate(w http.ResponseWriter, r *http.Request) error {
 	var in data.WorkspaceCreate
-	if err := decodeBody(r, &in, func() error { return validate.WorkspaceCreate(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	ws, err := s.svc.Workspaces.CreateWorkspace(r.Context(), in)
+	ws, err := s.svc.Workspaces.CreateWorkspace(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -57,10 +62,11 @@ func (s *Server) handleWorkspaceShow(w http.ResponseWriter, r *http.Request) err
 // handleWorkspaceUpdate: PUT /api/v1/workspaces/{workspace_id} — owners and admins.
 func (s *Server) handleWorkspaceUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.WorkspaceUpdate
-	if err := decodeBody(r, &in, func() error { return validate.WorkspaceUpdate(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	ws, err := s.svc.Workspaces.UpdateWorkspace(r.Context(), mux.Vars(r)["workspace_id"], in)
+	ws, err := s.svc.Workspaces.UpdateWorkspace(ctx, mux.Vars(r)["workspace_id"], in)
 	if err != nil {
 		return err
 	}

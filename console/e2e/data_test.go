@@ -62,7 +62,10 @@ func TestNumbersCallsAnalytics(t *testing.T) {
 	b.open("/calls")
 	b.audit("calls")
 	b.setSelect("#c-status", "ended")
-	b.run("filter", chromedp.Click(`form.filters button`, chromedp.ByQuery), chromedp.WaitVisible(`a[href="/calls/`+id+`"]`, chromedp.ByQuery))
+	// The filtered page is the one whose status picker the server rendered as "ended".
+	b.run("filter", chromedp.Click(`form.filters button`, chromedp.ByQuery),
+		chromedp.WaitReady(`//select[@id="c-status"]/option[@selected][text()="ended"]`, chromedp.BySearch),
+		chromedp.WaitVisible(`a[href="/calls/`+id+`"]`, chromedp.ByQuery))
 	if body := b.text("tbody"); strings.Contains(body, "failed") {
 		t.Errorf("the status filter kept a failed call: %q", body)
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/console"
-	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/server"
 )
 
@@ -74,17 +74,8 @@ func Start(t testing.TB) *Env {
 // NewUser creates an account, its personal workspace and an API token.
 func (e *Env) NewUser(email string, admin bool) *User {
 	e.t.Helper()
-	ctx := context.Background()
-	pw := "password-" + email
-	u, err := e.DB.CreateUser(ctx, data.UserCreate{Name: strings.Split(email, "@")[0], Email: email, Password: pw, IsAdmin: admin})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	_, token, err := e.DB.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "test"})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return &User{ID: u.ID, Email: email, Password: pw, Token: token, WorkspaceID: u.PersonalWorkspaceID}
+	a := testkit.NewAccount(e.t, cli.NewServices(e.DB), email, admin)
+	return &User{ID: a.ID, Email: a.Email, Password: a.Password, Token: a.Token, WorkspaceID: a.WorkspaceID}
 }
 
 // Response is a finished exchange.

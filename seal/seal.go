@@ -1,4 +1,6 @@
-package bolt
+// Package seal encrypts credentials at rest with XChaCha20-Poly1305 (conventions §9)
+// under the instance's secret key, shared by every storage engine and every replica.
+package seal
 
 import (
 	"crypto/rand"
@@ -13,18 +15,18 @@ import (
 	"golang.org/x/crypto/chacha20poly1305"
 )
 
-// SecretKeyFile holds the key for credentials at rest when VOICEAPI_SECRET_KEY is unset.
-const SecretKeyFile = "secret.key"
+// KeyFile holds the key in the data directory when VOICEAPI_SECRET_KEY is unset.
+const KeyFile = "secret.key"
 
 // sealedPrefix marks an encrypted value, so plain and sealed values are never confused.
 const sealedPrefix = "sealed:v1:"
 
-// sealer encrypts credentials at rest with XChaCha20-Poly1305 (conventions §9).
-type sealer struct{ key []byte }
+// Sealer encrypts and decrypts credentials under one key.
+type Sealer struct{ key []byte }
 
-// newSealer takes the key from key, else VOICEAPI_SECRET_KEY (64 hex characters or
+// Load takes the key from key, else VOICEAPI_SECRET_KEY (64 hex characters or
 // base64 of 32 bytes), else the key file in dir, created with mode 0600 on first use.
-func newSealer(dir string, key []byte) (*sealer, error) {
+func Load(dir string, key []byte) (*Sealer, error) {
 	if key == nil {
 		if env := strings.TrimSpace(os.Getenv("VOICEAPI_SECRET_KEY")); env != "" {
 			var err error
@@ -35,14 +37,14 @@ func newSealer(dir string, key []byte) (*sealer, error) {
 	}
 	if key == nil {
 		var err error
-		if key, err = loadOrCreateKeyFile(filepath.Join(dir, SecretKeyFile)); err != nil {
+		if key, err = loadOrCreateKeyFile(filepath.Join(dir, KeyFile)); err != nil {
 			return nil, err
 		}
 	}
 	if len(key) != chacha20poly1305.KeySize {
 		return nil, fmt.Errorf("secret key must be %d bytes, got %d", chacha20poly1305.KeySize, len(key))
 	}
-	return &sealer{key: key}, nil
+	return &Sealer{key: key}, nil
 }
 
 func parseKey(s string) ([]byte, error) {
@@ -83,7 +85,7 @@ func loadOrCreateKeyFile(path string) ([]byte, error) {
 }
 
 // Seal encrypts plain; "" stays "" (no credential).
-func (s *sealer) Seal(plain string) (string, error) {
+func (s *Sealer) Seal(plain string) (string, error) {
 	if plain == "" {
 		return "", nil
 	}
@@ -99,7 +101,7 @@ func (s *sealer) Seal(plain string) (string, error) {
 }
 
 // Open decrypts a value made by Seal.
-func (s *sealer) Open(sealed string) (string, error) {
+func (s *Sealer) Open(sealed string) (string, error) {
 	if sealed == "" {
 		return "", nil
 	}
@@ -123,9 +125,3 @@ func (s *sealer) Open(sealed string) (string, error) {
 	}
 	return string(plain), nil
 }
-
-// Seal encrypts a credential for storage (for other packages' records).
-func (db *DB) Seal(plain string) (string, error) { return db.sealer.Seal(plain) }
-
-// Unseal decrypts a stored credential.
-func (db *DB) Unseal(sealed string) (string, error) { return db.sealer.Open(sealed) }

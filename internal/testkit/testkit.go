@@ -1,0 +1,122 @@
+// Package testkit opens real databases and services for tests: one place instead of a
+// copy per test package.
+package testkit
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"go.etcd.io/bbolt"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/seal"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// SecretKey is the key tests seal credentials with.
+var SecretKey = bytes.Repeat([]byte{7}, 32)
+
+// OpenDB opens a bbolt database in a temporary directory, fsync off, bcrypt at its lowest
+// cost; tune (may be nil) adjusts the options. When the test ends it checks the file's
+// consistency and closes it.
+func OpenDB(t testing.TB, tune func(*bolt.Options)) *bolt.DB {
+	t.Helper()
+	opts := bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: SecretKey}
+	if tune != nil {
+		tune(&opts)
+	}
+	db, err := bolt.Open(t.TempDir(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		err := db.Bolt().View(func(tx *bbolt.Tx) error {
+			for err := range tx.Check() {
+				return err
+			}
+			return nil
+		})
+		if err != nil {
+			t.Errorf("consistency check: %v", err)
+		}
+		db.Close()
+	})
+	return db
+}
+
+// OpenStore is OpenDB as a service.Store, for the storage suite.
+func OpenStore(t testing.TB) service.Store { return OpenDB(t, nil) }
+
+// Services builds the services on store with the test key and the lowest bcrypt cost;
+// tune (may be nil) adjusts the options.
+func Services(t testing.TB, store service.Store, tune func(*service.Options)) *service.Services {
+	t.Helper()
+	sealer, err := seal.Load("", SecretKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := service.Options{Sealer: sealer, PasswordCost: bcrypt.MinCost}
+	if tune != nil {
+		tune(&opts)
+	}
+	svc, err := service.New(store, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+// Env is a database in a temporary directory and the services on it.
+type Env struct {
+	DB  *bolt.DB
+	Svc *service.Services
+}
+
+// New opens a database (see OpenDB; tune may be nil) and builds the services on it with
+// the same clock, catalog and bcrypt cost.
+func New(t testing.TB, tune func(*bolt.Options)) *Env {
+	t.Helper()
+	db := OpenDB(t, tune)
+	return &Env{DB: db, Svc: cli.NewServices(db)}
+}
+
+// User creates an account (with its personal workspace) whose password is
+// "password-" + email.
+func (e *Env) User(t testing.TB, email string) *data.User {
+	t.Helper()
+	u, err := e.Svc.Users.CreateUser(context.Background(), data.UserCreate{Name: "Test " + email, Email: email, Password: "password-" + email})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// Token makes an API key for u in workspaceID (its personal workspace when "").
+func (e *Env) Token(t testing.TB, u *data.User, workspaceID string) string {
+	t.Helper()
+	if workspaceID == "" {
+		workspaceID = u.PersonalWorkspaceID
+	}
+	_, token, err := e.Svc.Auth.CreateAPIKeyFor(context.Background(), u.ID, workspaceID, data.APIKeyCreate{Name: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+// As returns a context acting as u, owner of its personal workspace.
+func As(u *data.User) context.Context {
+	return AsRole(u, u.PersonalWorkspaceID, data.RoleOwner)
+}
+
+// AsRole returns a context acting as u with role in workspaceID, holding every module.
+func AsRole(u *data.User, workspaceID, role string) context.Context {
+	return data.WithPrincipal(context.Background(), &data.Principal{
+		UserID: u.ID, IsAdmin: u.IsAdmin, WorkspaceID: workspaceID, CurrentWorkspaceID: workspaceID,
+		Role: role, Modules: data.EffectiveModules(role, data.Modules),
+	})
+}

@@ -1,0 +1,84 @@
+// Package storetest is the storage test suite, written once against service.Store: every
+// engine runs it by calling Run with a function that opens an empty store of its own.
+package storetest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// Opener opens an empty store that lives until the test ends.
+type Opener func(t testing.TB) service.Store
+
+// suites are the groups of the suite, one per resource; each file adds its own.
+var suites = []struct {
+	name string
+	run  func(t *testing.T, open Opener)
+}{
+	{"events", testEvents},
+	{"limits", testLimits},
+	{"accounts", testAccounts},
+}
+
+// Run runs every group of the suite against stores made by open.
+func Run(t *testing.T, open Opener) {
+	for _, s := range suites {
+		t.Run(s.name, func(t *testing.T) { s.run(t, open) })
+	}
+}
+
+// update runs fn in a write transaction and fails the test on an error.
+func update(t testing.TB, s service.Store, fn func(tx service.Tx) error) {
+	t.Helper()
+	if err := s.Update(context.Background(), fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// view runs fn in a read transaction and fails the test on an error.
+func view(t testing.TB, s service.Store, fn func(tx service.Tx) error) {
+	t.Helper()
+	if err := s.View(context.Background(), fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testEvents(t *testing.T, open Opener) {
+	s := open(t)
+	view(t, s, func(tx service.Tx) error {
+		head, err := tx.EventHead("ws_1")
+		if head != "" {
+			t.Errorf("head of a workspace without events = %q, want empty", head)
+		}
+		return err
+	})
+	for i, hash := range []string{"h1", "h2"} {
+		e := &data.Event{ID: []string{"evt_1", "evt_2"}[i], Type: data.EventAgentCreated, WorkspaceID: "ws_1", Data: []byte(`{}`), Hash: hash}
+		update(t, s, func(tx service.Tx) error { return tx.AppendEvent(e) })
+	}
+	view(t, s, func(tx service.Tx) error {
+		head, err := tx.EventHead("ws_1")
+		if head != "h2" {
+			t.Errorf("head = %q, want the newest event's hash h2", head)
+		}
+		other, _ := tx.EventHead("ws_2")
+		if other != "" {
+			t.Errorf("another workspace's head = %q, want empty", other)
+		}
+		return err
+	})
+}
+
+func testLimits(t *testing.T, open Opener) {
+	s := open(t)
+	view(t, s, func(tx service.Tx) error {
+		p, err := tx.SubscriptionPlan("ws_1")
+		if p != nil {
+			t.Errorf("plan of a workspace nobody set one for = %+v, want nil", p)
+		}
+		return err
+	})
+}
