@@ -51,6 +51,7 @@ func TestAgentJourney(t *testing.T) {
 	if invalid != "true" {
 		t.Errorf("the invalid name is not marked aria-invalid")
 	}
+	b.run("show the tool", chromedp.ScrollIntoView("li.tool", chromedp.ByQuery))
 	b.audit("agent-errors")
 
 	// Fix it: a valid name and one directory entry.

@@ -213,7 +213,7 @@ func (b *browser) shot(page string) {
 	}
 	b.t.Helper()
 	var png []byte
-	b.run("docs screenshot", chromedp.EmulateViewport(1024, 720), chromedp.CaptureScreenshot(&png))
+	b.run("docs screenshot", chromedp.EmulateViewport(960, 640), chromedp.CaptureScreenshot(&png))
 	if err := os.WriteFile(filepath.Join(dir, "console-"+page+".png"), png, 0o644); err != nil {
 		b.t.Fatal(err)
 	}
