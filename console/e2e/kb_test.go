@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,6 +53,43 @@ func TestKnowledgeBase(t *testing.T) {
 		chromedp.SendKeys("#t-content", "We are open from nine to five.", chromedp.ByQuery),
 		chromedp.Click(`//button[text()="Add text"]`, chromedp.BySearch),
 		chromedp.WaitVisible(`//tr[td[text()="Hours"]]`, chromedp.BySearch))
+	// A URL source: pending while the page it names has not answered, then indexed, and
+	// the table says so without a reload (the page's marker survives).
+	release := make(chan struct{})
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte("Deliveries arrive within three working days."))
+	}))
+	defer site.Close()
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	}()
+	b.run("add url", chromedp.Click(`//summary[text()="Add a URL"]`, chromedp.BySearch),
+		chromedp.WaitVisible("#u-url", chromedp.ByQuery),
+		chromedp.SendKeys("#u-url", site.URL+"/shipping", chromedp.ByQuery),
+		chromedp.Click(`//button[text()="Add URL"]`, chromedp.BySearch),
+		chromedp.WaitVisible(`//tr[td[contains(., "/shipping")]]//span[contains(@class, "badge")][text()="pending"]`, chromedp.BySearch),
+		chromedp.Evaluate(`window.stillHere = true`, nil))
+	close(release)
+	b.run("indexed", chromedp.WaitVisible(`//tr[td[contains(., "/shipping")]]//span[contains(@class, "badge")][text()="indexed"]`, chromedp.BySearch))
+	var still bool
+	b.eval("no reload", `window.stillHere === true`, &still)
+	if !still {
+		t.Errorf("the page reloaded to show the new status")
+	}
+	// Indexing changed the record: a rename from this page is refused as stale (412),
+	// with a reload offered; after the reload it goes through.
+	b.run("stale rename", chromedp.SetValue("#kb-rename", "Store policies", chromedp.ByQuery),
+		chromedp.Click(`//button[text()="Rename"]`, chromedp.BySearch),
+		chromedp.WaitVisible(`//a[text()="Reload the knowledge base"]`, chromedp.BySearch),
+		chromedp.Click(`//a[text()="Reload the knowledge base"]`, chromedp.BySearch),
+		chromedp.WaitNotPresent(".alert", chromedp.ByQuery), // the reloaded page
+		chromedp.WaitVisible("#kb-rename", chromedp.ByQuery))
 	b.run("rename", chromedp.SetValue("#kb-rename", "Store policies", chromedp.ByQuery),
 		chromedp.Click(`//button[text()="Rename"]`, chromedp.BySearch),
 		chromedp.WaitVisible(`//h1[text()="Store policies"]`, chromedp.BySearch))
