@@ -103,6 +103,25 @@ func TestAgentJourney(t *testing.T) {
 		t.Errorf("the draft still has version 2's prompt after restoring version 1")
 	}
 
+	// A credential is shown masked and kept when untouched.
+	const secret = "sk-live-0123456789abcdef"
+	if r := e.Do(nil, "PUT", "/api/v1/agents/"+id, e.Owner.Token, map[string]any{"llm_config": map[string]any{"api_key": secret}}); r.Status != http.StatusOK {
+		t.Fatalf("set api_key: %d %s", r.Status, r.Body)
+	}
+	b.open("/agents/" + id)
+	var masked string
+	b.run("masked", chromedp.Value(`input[data-key="api_key"]`, &masked, chromedp.ByQuery))
+	if masked == "" || strings.Contains(masked, "0123456789") {
+		t.Errorf("the api_key field holds %q, want the masked value", masked)
+	}
+	b.run("save untouched", chromedp.SetValue(`textarea[data-key="prompt"]`, "Short answers.", chromedp.ByQuery),
+		chromedp.Click(`#agent-form .actions button`, chromedp.ByQuery),
+		chromedp.WaitVisible(`//div[@id="save-status"][text()="Saved."]`, chromedp.BySearch))
+	kept := e.Do(nil, "GET", "/api/v1/agents/"+id, e.Owner.Token, nil).Data()["llm_config"].(map[string]any)["api_key"]
+	if kept != masked {
+		t.Errorf("after a save that did not touch it the api_key is %v, want it kept (%q)", kept, masked)
+	}
+
 	// A 412: someone else saves meanwhile; the editor says so and offers to reload.
 	b.open("/agents/" + id)
 	if r := e.Do(nil, "PUT", "/api/v1/agents/"+id, e.Owner.Token, map[string]any{"name": "Renamed elsewhere"}); r.Status != http.StatusOK {
