@@ -288,3 +288,11 @@ var sourcesMultipart = map[string]any{
 		"urls":    map[string]any{"type": "array", "items": map[string]any{"type": "string", "format": "uri"}, "description": "Each part is one URL."},
 	},
 }
+
+// documentedStatus is the status a route answers on success, as its description says.
+func documentedStatus(rt route) int {
+	if d, ok := opDocs[rt.Method+" "+rt.Path]; ok && d.Status != 0 {
+		return d.Status
+	}
+	return http.StatusOK
+}

@@ -245,7 +245,7 @@ func (s *Server) wrap(rt route) http.Handler {
 			r = r.WithContext(ctx)
 		}
 		if rt.Idempotent && r.Header.Get("Idempotency-Key") != "" {
-			s.idempotent(w, r, rt.handle)
+			s.idempotent(w, r, rt)
 			return
 		}
 		if err := rt.handle(w, r); err != nil {
