@@ -17,6 +17,7 @@ func (h *Handler) agentRoutes() {
 	m.HandleFunc("GET /agents/{id}", h.page(h.agentEditor))
 	m.HandleFunc("GET /agents/{id}/versions", h.page(h.agentVersions))
 	m.HandleFunc("POST /agents/{id}/publish", h.action(h.agentPublish))
+	m.HandleFunc("POST /agents/{id}/delete", h.action(h.agentDelete))
 	m.HandleFunc("GET /agents/{id}/diff", h.page(h.agentDiff))
 	m.HandleFunc("GET /agents/{id}/versions/{n}/restore", h.page(h.agentRestoreConfirm))
 	m.HandleFunc("POST /agents/{id}/versions/{n}/restore", h.action(h.agentRestore))
@@ -112,6 +113,14 @@ func (h *Handler) agentVersions(w http.ResponseWriter, r *http.Request) {
 		"Agent": a.Data(), "Versions": vs.List(), "Next": vs.NextCursor(),
 		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil,
 	}})
+}
+
+func (h *Handler) agentDelete(w http.ResponseWriter, r *http.Request) {
+	if _, err := h.call(r, "DELETE", "/api/v1/agents/"+url.PathEscape(r.PathValue("id")), nil, nil); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/agents", http.StatusSeeOther)
 }
 
 func (h *Handler) agentPublish(w http.ResponseWriter, r *http.Request) {

@@ -108,3 +108,22 @@ func TestWorkspaceSwitch(t *testing.T) {
 		t.Errorf("a failed switch moved the session to %v", me["current_workspace_id"])
 	}
 }
+
+// TestAgentDelete: the editor's delete goes through the API; a refused CSRF deletes nothing.
+func TestAgentDelete(t *testing.T) {
+	e := testenv.Start(t)
+	id := createAgent(t, e, e.Owner.Token, "Doomed")
+	s := e.SignIn(e.Owner, "")
+	if !strings.Contains(string(e.Do(s.Client, "GET", "/agents/"+id, "", nil).Body), `action="/agents/`+id+`/delete"`) {
+		t.Fatalf("the editor offers no delete")
+	}
+	if res := e.Do(s.Client, "POST", "/agents/"+id+"/delete", "", url.Values{}); res.Status != http.StatusForbidden {
+		t.Errorf("delete without csrf_token: %d", res.Status)
+	}
+	if res := e.Do(s.Client, "POST", "/agents/"+id+"/delete", "", url.Values{"csrf_token": {e.CSRF(s)}}); res.Status != http.StatusSeeOther {
+		t.Fatalf("delete: %d %s", res.Status, res.Body)
+	}
+	if res := e.Do(nil, "GET", "/api/v1/agents/"+id, e.Owner.Token, nil); res.Status != http.StatusNotFound {
+		t.Errorf("the deleted agent: %d", res.Status)
+	}
+}
