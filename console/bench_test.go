@@ -1,9 +1,13 @@
 package console_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sync"
 	"testing"
@@ -46,26 +50,57 @@ func BenchmarkAgentListPage10k(b *testing.B) {
 	if first.Status != 200 || m == nil {
 		b.Fatalf("first page: %d, next link %v", first.Status, m)
 	}
-	for _, path := range []string{"/agents", m[1]} {
-		b.Run(map[bool]string{true: "first", false: "second"}[path == "/agents"], func(b *testing.B) {
-			req, _ := http.NewRequest("GET", e.URL+path, nil)
-			req.Header.Set("Accept-Encoding", "gzip")
-			for _, c := range s.Cookies {
-				req.AddCookie(c)
-			}
-			tr := &http.Transport{DisableCompression: true}
-			b.ReportAllocs()
-			for b.Loop() {
-				res, err := tr.RoundTrip(req)
-				if err != nil {
-					b.Fatal(err)
-				}
-				io.Copy(io.Discard, res.Body)
-				res.Body.Close()
-				if res.StatusCode != 200 {
-					b.Fatalf("status %d", res.StatusCode)
-				}
-			}
-		})
+	for name, path := range map[string]string{"first": "/agents", "second": html.UnescapeString(m[1])} {
+		b.Run(name, func(b *testing.B) { benchPage(b, e.URL+path, s.Cookies) })
+	}
+}
+
+// BenchmarkCallListPageSeeded renders the calls page, signed in, over a data directory
+// seeded by the load harness (`go run ./bench -mode seed -data DIR -calls 1000000`), named
+// by CONSOLE_BENCH_DATA; skipped without it. The first page and the one after it.
+func BenchmarkCallListPageSeeded(b *testing.B) {
+	dir := os.Getenv("CONSOLE_BENCH_DATA")
+	if dir == "" {
+		b.Skip("set CONSOLE_BENCH_DATA to a directory seeded by go run ./bench -mode seed")
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "bench-state.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var st struct{ Email, Password string }
+	if err := json.Unmarshal(raw, &st); err != nil {
+		b.Fatal(err)
+	}
+	e := testenv.StartIn(b, dir)
+	s := e.SignIn(&testenv.User{Email: st.Email, Password: st.Password}, "")
+	first := e.Do(s.Client, "GET", "/calls", "", nil)
+	m := regexp.MustCompile(`href="(/calls\?cursor=[^"]+)"`).FindStringSubmatch(string(first.Body))
+	if first.Status != 200 || m == nil {
+		b.Fatalf("first page: %d, next link %v", first.Status, m)
+	}
+	for name, path := range map[string]string{"first": "/calls", "second": html.UnescapeString(m[1])} {
+		b.Run(name, func(b *testing.B) { benchPage(b, e.URL+path, s.Cookies) })
+	}
+}
+
+// benchPage fetches url with the session's cookies, gzipped, as a browser would.
+func benchPage(b *testing.B, url string, cookies []*http.Cookie) {
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	for _, c := range cookies {
+		req.AddCookie(c)
+	}
+	tr := &http.Transport{DisableCompression: true}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := tr.RoundTrip(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			b.Fatalf("status %d", res.StatusCode)
+		}
 	}
 }

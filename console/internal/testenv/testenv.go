@@ -39,7 +39,7 @@ type User struct {
 	ID, Email, Password, Token, WorkspaceID string
 }
 
-// Start runs a server for the length of the test.
+// Start runs a server on a new database for the length of the test.
 func Start(t testing.TB) *Env {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -48,6 +48,24 @@ func Start(t testing.TB) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e := serve(t, db, logger)
+	e.Owner = e.NewUser("owner@example.com", true)
+	return e
+}
+
+// StartIn runs a server on an existing data directory (one the load harness seeded, say),
+// with its own options and secret key; Owner is nil.
+func StartIn(t testing.TB, dir string) *Env {
+	t.Helper()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	db, err := bolt.Open(dir, bolt.Options{Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serve(t, db, logger)
+}
+
+func serve(t testing.TB, db *bolt.DB, logger *slog.Logger) *Env {
 	// As serve runs it: the url fetcher and the webhook dispatcher in the background, both
 	// allowed to reach this machine (the tests' receivers are on loopback).
 	api := cli.NewServer(db, logger, func(c *server.Config) { c.AllowPrivateURLs = true })
@@ -66,9 +84,7 @@ func Start(t testing.TB) *Env {
 		dispatcher.Stop(ctx)
 		db.Close()
 	})
-	e := &Env{t: t, DB: db, URL: srv.URL}
-	e.Owner = e.NewUser("owner@example.com", true)
-	return e
+	return &Env{t: t, DB: db, URL: srv.URL}
 }
 
 // NewUser creates an account, its personal workspace and an API token.
