@@ -103,6 +103,23 @@ func TestAgentJourney(t *testing.T) {
 		t.Errorf("the draft still has version 2's prompt after restoring version 1")
 	}
 
+	// Switching the voice provider shows rime's fields only, and the save clears what the
+	// old provider's fields held (voice_id is not rime's).
+	b.open("/agents/" + id)
+	b.setSelect(`select[data-key="provider"][data-switch="tts"]`, "rime")
+	b.eval("elevenlabs hidden", `!!document.querySelector('[data-case="tts"][data-is="elevenlabs cartesia"]').offsetParent`, &shown)
+	if shown {
+		t.Errorf("voice_id is still offered for rime")
+	}
+	b.setSelect(`[data-case="tts"][data-is="rime"] select[data-key="model"]`, "arcana")
+	b.run("rime", chromedp.SendKeys(`[data-case="tts"][data-is="rime"] input[data-key="speaker"]`, "luna", chromedp.ByQuery),
+		chromedp.Click(`#agent-form .actions button`, chromedp.ByQuery),
+		chromedp.WaitVisible(`//div[@id="save-status"][text()="Saved."]`, chromedp.BySearch))
+	tts := e.Do(nil, "GET", "/api/v1/agents/"+id, e.Owner.Token, nil).Data()["tts_config"].(map[string]any)
+	if tts["provider"] != "rime" || tts["model"] != "arcana" || tts["speaker"] != "luna" || tts["voice_id"] != nil {
+		t.Errorf("tts_config after switching to rime: %v", tts)
+	}
+
 	// A credential is shown masked and kept when untouched.
 	const secret = "sk-live-0123456789abcdef"
 	if r := e.Do(nil, "PUT", "/api/v1/agents/"+id, e.Owner.Token, map[string]any{"llm_config": map[string]any{"api_key": secret}}); r.Status != http.StatusOK {

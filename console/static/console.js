@@ -44,7 +44,12 @@
   // (data-path) on the way so that a 422's messages find their fields.
   function walk(el, target, path) {
     Array.prototype.forEach.call(el.children, function (c) {
-      if (c.hidden || c.tagName === "TEMPLATE") return;
+      if (c.tagName === "TEMPLATE") return;
+      if (c.hidden && c.dataset.case) {
+        clear(c, target);
+        return;
+      }
+      if (c.hidden) return;
       if (c.dataset.obj) {
         var o = target[c.dataset.obj] || (target[c.dataset.obj] = {});
         c.dataset.path = path + c.dataset.obj;
@@ -68,6 +73,25 @@
       }
     });
   }
+  // clear empties the fields of another provider's section, so that what the stored
+  // group holds for the old provider does not outlive the switch (a PUT merges the given
+  // fields into the stored group): nullable fields become null, plain strings "", unless
+  // the chosen provider's section gives the same field. Numbers that take no null are
+  // left for the API to judge.
+  function clear(sec, target) {
+    sec.querySelectorAll("[data-key]").forEach(function (c) {
+      // Only the section's own fields: not those of a list or section inside it.
+      var list = c.closest("[data-list]");
+      if (c.closest("[data-case]") !== sec || (list && sec.contains(list))) return;
+      var k = c.dataset.key, kind = c.dataset.kind;
+      if (kind === "nstr" || kind === "nfloat") {
+        if (!(k in target)) target[k] = null;
+      } else if (kind === "str") {
+        if (!(k in target)) target[k] = "";
+      }
+    });
+  }
+
   function items(list) {
     return Array.prototype.filter.call(list.querySelectorAll("[data-item]"), function (it) {
       return it.closest("[data-list]") === list;
