@@ -1,12 +1,14 @@
 package console_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/console/internal/testenv"
+	"github.com/voiceapi/voiceapi/data"
 )
 
 // addMember adds u to the owner's workspace through the API.
@@ -125,5 +127,20 @@ func TestAgentDelete(t *testing.T) {
 	}
 	if res := e.Do(nil, "GET", "/api/v1/agents/"+id, e.Owner.Token, nil); res.Status != http.StatusNotFound {
 		t.Errorf("the deleted agent: %d", res.Status)
+	}
+}
+
+// TestUsageBars: a limited subscription shows each limit's use as a bar.
+func TestUsageBars(t *testing.T) {
+	e := testenv.Start(t)
+	// The operator's command sets plans (no API route does); the database is its service.
+	if _, err := e.DB.SetSubscription(context.Background(), e.Owner.WorkspaceID, data.SubscriptionSet{Limits: map[string]int64{"agents": 4}}); err != nil {
+		t.Fatal(err)
+	}
+	createAgent(t, e, e.Owner.Token, "One")
+	s := e.SignIn(e.Owner, "")
+	page := string(e.Do(s.Client, "GET", "/workspace", "", nil).Body)
+	if !strings.Contains(page, `<progress max="100" value="25" aria-label="agents: 1 of 4">`) {
+		t.Errorf("no usage bar for 1 of 4 agents in:\n%s", page)
 	}
 }
