@@ -23,7 +23,9 @@ import (
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/knowledge"
+	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/webhook"
 )
 
 // serveOptions are the flags of `voiceapi serve` (conventions §16).
@@ -50,6 +52,11 @@ type serveOptions struct {
 	maxImportBody int64
 	// maxJSONBody, maxFileSize and maxMultipartBody are the limits of conventions §15.
 	maxJSONBody, maxFileSize, maxMultipartBody int64
+	// trustedProxies are the CIDR ranges of reverse proxies whose forwarding headers name
+	// the client (server.ParseTrustedProxies).
+	trustedProxies []string
+	// timeouts are the HTTP server's read-header, read, write and idle timeouts.
+	timeouts server.Timeouts
 	// passwordCost is the bcrypt cost of the bootstrap owner's password; 0 means the
 	// production cost. Only tests set it (no flag): cost 12 takes seconds under -race.
 	passwordCost int
@@ -81,8 +88,8 @@ func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	f.StringVar(&o.catalog, "catalog", "", "JSON file of models per provider that extends the embedded catalog")
 	f.BoolVar(&o.allowPrivateURLs, "allow-private-urls", false, "let webhooks and fetched URLs reach loopback and private addresses (development, tests)")
-	f.IntVar(&o.webhookWorkers, "webhook-workers", server.DefaultDispatcherWorkers, "webhook deliveries posted at once")
-	f.DurationSliceVar(&o.webhookRetries, "webhook-retry-schedule", server.DefaultRetrySchedule, "waits before each retry of a failed webhook delivery, comma-separated")
+	f.IntVar(&o.webhookWorkers, "webhook-workers", webhook.DefaultWorkers, "webhook deliveries posted at once")
+	f.DurationSliceVar(&o.webhookRetries, "webhook-retry-schedule", webhook.DefaultRetrySchedule, "waits before each retry of a failed webhook delivery, comma-separated")
 	f.IntVar(&o.rateLimit, "rate-limit", 300, "requests a minute per token (0 turns it off)")
 	f.IntVar(&o.loginRateLimit, "login-rate-limit", 10, "login attempts a minute per client address and email (0 turns it off)")
 	f.StringVar(&o.embeddingsURL, "embeddings-url", "", "OpenAI-compatible API root for knowledge base embeddings, e.g. https://api.openai.com/v1 (off when empty)")
@@ -92,6 +99,11 @@ func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.Int64Var(&o.maxJSONBody, "max-json-body", server.MaxJSONBody, "largest JSON request body accepted, in bytes")
 	f.Int64Var(&o.maxFileSize, "max-file-size", server.DefaultMaxFileSize, "largest knowledge base file accepted, in bytes")
 	f.Int64Var(&o.maxMultipartBody, "max-multipart-body", server.DefaultMaxMultipartBody, "largest multipart upload request accepted, in bytes")
+	f.StringSliceVar(&o.trustedProxies, "trusted-proxies", nil, "CIDR ranges of reverse proxies, comma-separated: from a peer in them, the client address (login limits, logs, events) is read from X-Forwarded-For or Forwarded; from any other peer those headers are ignored")
+	f.DurationVar(&o.timeouts.ReadHeader, "read-header-timeout", server.DefaultTimeouts.ReadHeader, "longest a client may take to send a request's headers")
+	f.DurationVar(&o.timeouts.Read, "read-timeout", server.DefaultTimeouts.Read, "longest a client may take to send a whole request (uploads and imports: between two reads)")
+	f.DurationVar(&o.timeouts.Write, "write-timeout", server.DefaultTimeouts.Write, "longest a response may take to write (backups, exports and downloads: between two writes)")
+	f.DurationVar(&o.timeouts.Idle, "idle-timeout", server.DefaultTimeouts.Idle, "longest a kept-alive connection waits for its next request")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "also serve GET /metrics and /debug/pprof/ without a token on this HOST:PORT (keep it private); off when empty")
 }
 
@@ -117,6 +129,13 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	level, err := o.check()
 	if err != nil {
 		return err
+	}
+	proxies, err := server.ParseTrustedProxies(o.trustedProxies)
+	if err != nil {
+		return fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	if t := o.timeouts; t.ReadHeader <= 0 || t.Read <= 0 || t.Write <= 0 || t.Idle <= 0 {
+		return fmt.Errorf("--read-header-timeout, --read-timeout, --write-timeout and --idle-timeout must be more than 0")
 	}
 	logger := slog.New(slog.NewJSONHandler(errOut, &slog.HandlerOptions{Level: level}))
 	cat, err := data.LoadCatalog(o.catalog)
@@ -144,7 +163,8 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	defer ln.Close()
 	// The dispatcher starts after the database opens and stops (in-flight posts drained)
 	// before it closes: the deferred Stop runs before the deferred Close.
-	dispatcher := server.NewDispatcher(db, server.DispatcherConfig{
+	svc := NewServices(db)
+	dispatcher := webhook.NewDispatcher(svc.Deliveries, webhook.Config{
 		Workers: o.webhookWorkers, Schedule: o.webhookRetries, AllowPrivate: o.allowPrivateURLs, Logger: logger,
 	})
 	db.SetEventHook(dispatcher.Wake)
@@ -157,7 +177,7 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 			logger.Warn("webhook dispatcher stopped before its posts finished; they stay pending", "error", err)
 		}
 	}()
-	srv := NewServer(db, logger, func(c *server.Config) {
+	srv := NewServerOn(db, svc, logger, func(c *server.Config) {
 		c.RateLimit, c.LoginRateLimit = o.rateLimit, o.loginRateLimit
 		c.AllowPrivateURLs = o.allowPrivateURLs
 		c.QueueDepth = func() int {
@@ -168,6 +188,7 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 			return n
 		}
 		c.MaxImportBody = o.maxImportBody
+		c.TrustedProxies, c.Timeouts = proxies, o.timeouts
 		c.MaxJSONBody, c.MaxFileSize, c.MaxMultipartBody = o.maxJSONBody, o.maxFileSize, o.maxMultipartBody
 	})
 	if o.metricsAddr != "" {
@@ -252,7 +273,7 @@ func knowledgeOptions(o serveOptions) (bolt.KnowledgeOptions, error) {
 	if o.embeddingsURL == "" || o.embeddingsModel == "" {
 		return k, fmt.Errorf("--embeddings-url and --embeddings-model go together")
 	}
-	if err := server.CheckOutboundURL(o.embeddingsURL); err != nil {
+	if err := netguard.CheckURL(o.embeddingsURL); err != nil {
 		return k, fmt.Errorf("--embeddings-url: %w", err)
 	}
 	k.Embedder = knowledge.NewOpenAIEmbedder(knowledge.OpenAIEmbedderConfig{BaseURL: o.embeddingsURL, Model: o.embeddingsModel, APIKey: o.embeddingsAPIKey})

@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -41,11 +42,11 @@ func (s *Server) knowledgeBaseRoutes() []route {
 		{Method: "GET", Path: kb + "/{id}", Need: read, handle: s.handleKnowledgeBaseShow},
 		{Method: "PUT", Path: kb + "/{id}", Need: write, handle: s.handleKnowledgeBaseUpdate},
 		{Method: "DELETE", Path: kb + "/{id}", Need: write, handle: s.handleKnowledgeBaseDelete},
-		{Method: "POST", Path: kb + "/{knowledge_base_id}/sources/add", Need: write, Idempotent: true,
+		{Method: "POST", Path: kb + "/{knowledge_base_id}/sources/add", Need: write, Idempotent: true, Long: true,
 			BodyLimit: s.cfg.MaxMultipartBody, handle: s.handleSourcesAdd},
 		{Method: "DELETE", Path: kb + "/{knowledge_base_id}/sources/delete/{source_type}/{id}", Need: write, handle: s.handleSourceDelete},
-		{Method: "GET", Path: kb + "/{id}/sources/files/{source_id}/content", Need: read, handle: s.handleSourceFileContent},
-		{Method: "POST", Path: kb + "/{knowledge_base_id}/sources/urls/{id}/refetch", Need: write, handle: s.handleSourceURLRefetch},
+		{Method: "GET", Path: kb + "/{id}/sources/files/{source_id}/content", Need: read, Long: true, handle: s.handleSourceFileContent},
+		{Method: "POST", Path: kb + "/{knowledge_base_id}/sources/urls/{id}/refetch", Need: write, NoBody: true, handle: s.handleSourceURLRefetch},
 		{Method: "POST", Path: kb + "/{id}/query", Need: read, handle: s.handleKnowledgeBaseQuery},
 		// The agent's knowledge is Knowledge Base data; the agent itself must be visible too
 		// (agent_ids), which storage checks.
@@ -70,7 +71,7 @@ func (s *Server) handleKnowledgeBaseList(w http.ResponseWriter, r *http.Request)
 // once, urls are fetched in the background.
 func (s *Server) handleKnowledgeBaseCreate(w http.ResponseWriter, r *http.Request) error {
 	var in data.KnowledgeBaseCreate
-	if err := decodeBody(r, &in, func() error { return validate.KnowledgeBaseCreate(in, CheckOutboundURL) }); err != nil {
+	if err := decodeBody(r, &in, func() error { return validate.KnowledgeBaseCreate(in, netguard.CheckURL) }); err != nil {
 		return err
 	}
 	kb, err := s.svc.KnowledgeBases.CreateKnowledgeBase(r.Context(), in)
@@ -128,12 +129,12 @@ func (s *Server) handleSourcesAdd(w http.ResponseWriter, r *http.Request) error 
 		if err != nil {
 			return err
 		}
-		if err := validate.Combine(partErrs, validate.SourcesAdd(in, CheckOutboundURL)); err != nil {
+		if err := validate.Combine(partErrs, validate.SourcesAdd(in, netguard.CheckURL)); err != nil {
 			return err
 		}
 	case "application/json":
 		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxJSONBody)
-		if err := decodeBody(r, &in, func() error { return validate.SourcesAdd(in, CheckOutboundURL) }); err != nil {
+		if err := decodeBody(r, &in, func() error { return validate.SourcesAdd(in, netguard.CheckURL) }); err != nil {
 			return err
 		}
 	default:

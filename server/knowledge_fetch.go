@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/netguard"
 )
 
 // Defaults of the url fetcher's Config fields.
@@ -49,7 +50,7 @@ func newURLFetcher(svc data.KnowledgeBaseService, cfg Config, log *slog.Logger) 
 	}
 	return &urlFetcher{
 		svc:      svc,
-		client:   NewOutboundClient(OutboundOptions{AllowPrivate: cfg.AllowPrivateURLs, Timeout: timeout, MaxRedirects: DefaultMaxRedirects}),
+		client:   netguard.NewClient(netguard.Options{AllowPrivate: cfg.AllowPrivateURLs, Timeout: timeout, MaxRedirects: netguard.DefaultMaxRedirects}),
 		maxBytes: maxBytes,
 		log:      log,
 		wakeC:    make(chan struct{}, 1),
@@ -139,7 +140,7 @@ func (f *urlFetcher) fetchOne(ctx context.Context, job data.URLFetch) {
 }
 
 func (f *urlFetcher) fetch(ctx context.Context, rawURL string) data.FetchedURL {
-	if err := CheckOutboundURL(rawURL); err != nil {
+	if err := netguard.CheckURL(rawURL); err != nil {
 		return data.FetchedURL{Err: err}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
@@ -162,7 +163,7 @@ func (f *urlFetcher) fetch(ctx context.Context, rawURL string) data.FetchedURL {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return data.FetchedURL{Err: fmt.Errorf("the server answered %s", resp.Status)}
 	}
-	body, err := ReadLimited(resp.Body, f.maxBytes)
+	body, err := netguard.ReadLimited(resp.Body, f.maxBytes)
 	if err != nil {
 		return data.FetchedURL{Err: fmt.Errorf("reading the response failed: %w", err)}
 	}

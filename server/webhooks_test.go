@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/validate"
+	"github.com/voiceapi/voiceapi/webhook"
 )
 
 // createWebhook makes a webhook through the API and returns its id and secret.
@@ -93,8 +95,8 @@ func TestWebhookURLRuleMatchesOutboundGuard(t *testing.T) {
 	for _, u := range []string{"https://example.com/x", "http://h:8080/", "ftp://h/", "https://u:p@h/", "https:///x", "https://h:0/", "https://h:99999/", "https://h/a b", "mailto:x@y", "/relative"} {
 		var errs validate.Errors
 		validate.WebhookURL(&errs, "url", u)
-		if (errs.Err() == nil) != (server.CheckOutboundURL(u) == nil) {
-			t.Errorf("%q: validate says %v, CheckOutboundURL says %v", u, errs.Err(), server.CheckOutboundURL(u))
+		if (errs.Err() == nil) != (netguard.CheckURL(u) == nil) {
+			t.Errorf("%q: validate says %v, netguard.CheckURL says %v", u, errs.Err(), netguard.CheckURL(u))
 		}
 	}
 }
@@ -263,10 +265,12 @@ func TestAuditLog(t *testing.T) {
 	if len(l) != 2 || first["type"] != data.EventWorkspaceUpdated || first["actor"].(map[string]any)["user_id"] != dev.ID || first["hash"] == "" || first["prev_hash"] == "" {
 		t.Fatalf("newest first with actor and chain: %s", r.Body)
 	}
-	if l[1].(map[string]any)["type"] != data.EventWorkspaceUserAdded || first["prev_hash"] != l[1].(map[string]any)["hash"] {
+	// Before it: the admin's new API key (api_key.created), which links to it.
+	if l[1].(map[string]any)["type"] != data.EventAPIKeyCreated || first["prev_hash"] != l[1].(map[string]any)["hash"] {
 		t.Fatalf("chain does not link: %s", r.Body)
 	}
-	// Walk every page: 5 events, none twice.
+	// Walk every page: 7 events (the owner's test key, three renames, the member, the
+	// admin's key, the admin's change), none twice.
 	seen := map[string]bool{}
 	for cursor := ""; ; {
 		r = e.do("GET", "/api/v1/audit-log?per_page=2&cursor="+cursor, tok, nil)
@@ -280,8 +284,8 @@ func TestAuditLog(t *testing.T) {
 		}
 		cursor = next
 	}
-	if len(seen) != 5 {
-		t.Fatalf("walked %d events, want 5", len(seen))
+	if len(seen) != 7 {
+		t.Fatalf("walked %d events, want 7", len(seen))
 	}
 
 	r = e.do("GET", "/api/v1/audit-log?type=workspace.updated&actor="+e.Owner.ID, tok, nil)
@@ -293,7 +297,7 @@ func TestAuditLog(t *testing.T) {
 	if r = e.do("GET", "/api/v1/audit-log?from="+future, tok, nil); len(r.List()) != 0 {
 		t.Fatalf("from in the future: %s", r.Body)
 	}
-	if r = e.do("GET", "/api/v1/audit-log?to="+future, tok, nil); len(r.List()) != 5 {
+	if r = e.do("GET", "/api/v1/audit-log?to="+future, tok, nil); len(r.List()) != 7 {
 		t.Fatalf("to in the future: %s", r.Body)
 	}
 	expectFields(t, e.do("GET", "/api/v1/audit-log?type=nope&actor=bob&from=monday", tok, nil), "type", "actor", "from")
@@ -321,7 +325,7 @@ func TestDispatcherStopsWithoutLeaks(t *testing.T) {
 	runtime.GC()
 	before := runtime.NumGoroutine()
 
-	d := server.NewDispatcher(e.DB, server.DispatcherConfig{AllowPrivate: true, Workers: 8})
+	d := webhook.NewDispatcher(cli.NewServices(e.DB).Deliveries, webhook.Config{AllowPrivate: true, Workers: 8})
 	e.DB.SetEventHook(d.Wake)
 	d.Start(context.Background())
 	for i := range 20 {
@@ -344,7 +348,7 @@ func TestLoopbackRefusedWithoutAllowPrivate(t *testing.T) {
 	rc := newReceiver(t, nil)
 	id, secret := createWebhook(t, e, e.Owner.Token, rc.srv.URL, "*")
 	rc.setSecret(secret)
-	d := server.NewDispatcher(e.DB, server.DispatcherConfig{Schedule: []time.Duration{}})
+	d := webhook.NewDispatcher(cli.NewServices(e.DB).Deliveries, webhook.Config{Schedule: []time.Duration{}})
 	e.DB.SetEventHook(d.Wake)
 	d.Start(context.Background())
 	t.Cleanup(func() { e.DB.SetEventHook(nil); d.Stop(context.Background()) })

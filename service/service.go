@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/seal"
 )
 
@@ -32,6 +33,10 @@ type Options struct {
 	// IDs makes record ids; a generator on Now when nil. Event ids order the audit
 	// chain, so every writer of a store must share one generator.
 	IDs *data.IDGen
+	// URLGuard checks a client-supplied URL before it is stored (a webhook's url): nil
+	// when acceptable, else why not. netguard.CheckURL when nil. Where the URL's host
+	// resolves is checked later, when connecting, by netguard's client.
+	URLGuard func(rawURL string) error
 }
 
 // base is what every resource's service shares.
@@ -43,6 +48,10 @@ type base struct {
 	catalog *data.Catalog
 	log     *slog.Logger
 	opts    Options
+	// chainKey keys the audit chain's links (chainHash).
+	chainKey []byte
+	// urlGuard is Options.URLGuard.
+	urlGuard func(rawURL string) error
 }
 
 // Services are the implementations of the data services, one per resource, built on one
@@ -53,6 +62,12 @@ type Services struct {
 	Workspaces     *WorkspaceService
 	WorkspaceUsers *WorkspaceUserService
 	Idempotency    *IdempotencyService
+	// Webhooks implements data.WebhookService.
+	Webhooks *WebhookService
+	// Deliveries implements data.DeliveryQueue, the webhook dispatcher's side of storage.
+	Deliveries *DeliveryService
+	// Audit implements data.AuditService and verifies the audit chain.
+	Audit *AuditService
 }
 
 // New builds the services on store.
@@ -72,6 +87,9 @@ func New(store Store, opts Options) (*Services, error) {
 	if opts.LoginTTL == 0 {
 		opts.LoginTTL = 720 * time.Hour
 	}
+	if opts.URLGuard == nil {
+		opts.URLGuard = netguard.CheckURL
+	}
 	if opts.Catalog == nil {
 		cat, err := data.LoadCatalog("")
 		if err != nil {
@@ -84,7 +102,7 @@ func New(store Store, opts Options) (*Services, error) {
 	}
 	b := &base{
 		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
-		ids: opts.IDs,
+		ids: opts.IDs, chainKey: ChainKey(opts.Sealer), urlGuard: opts.URLGuard,
 	}
 	b.store = claimingStore{Store: store, b: b}
 	return &Services{
@@ -93,6 +111,9 @@ func New(store Store, opts Options) (*Services, error) {
 		Workspaces:     &WorkspaceService{b},
 		WorkspaceUsers: &WorkspaceUserService{b},
 		Idempotency:    &IdempotencyService{b},
+		Webhooks:       &WebhookService{b},
+		Deliveries:     &DeliveryService{b},
+		Audit:          &AuditService{b},
 	}, nil
 }
 

@@ -26,6 +26,9 @@ type Tx interface {
 	EventTx
 	LimitTx
 	AccountTx
+	WebhookTx
+	DeliveryTx
+	EventReadTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.

@@ -21,6 +21,10 @@ var suites = []struct {
 	{"events", testEvents},
 	{"limits", testLimits},
 	{"accounts", testAccounts},
+	{"webhooks", testWebhooks},
+	{"deliveries", testDeliveries},
+	{"outbox", testOutbox},
+	{"event reads", testEventReads},
 }
 
 // Run runs every group of the suite against stores made by open.

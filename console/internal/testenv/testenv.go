@@ -24,6 +24,7 @@ import (
 	"github.com/voiceapi/voiceapi/console"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/webhook"
 )
 
 // Env is a running server and its database.
@@ -71,7 +72,7 @@ func serve(t testing.TB, db *bolt.DB, logger *slog.Logger) *Env {
 	api := cli.NewServer(db, logger, func(c *server.Config) { c.AllowPrivateURLs = true })
 	srv := httptest.NewServer(api.Handler())
 	stopFetcher := api.StartKnowledgeFetcher(context.Background())
-	dispatcher := server.NewDispatcher(db, server.DispatcherConfig{Workers: 2, AllowPrivate: true, Logger: logger,
+	dispatcher := webhook.NewDispatcher(cli.NewServices(db).Deliveries, webhook.Config{Workers: 2, AllowPrivate: true, Logger: logger,
 		Schedule: []time.Duration{100 * time.Millisecond}})
 	db.SetEventHook(dispatcher.Wake)
 	dispatcher.Start(context.Background())
