@@ -68,6 +68,8 @@ type Services struct {
 	Deliveries *DeliveryService
 	// Audit implements data.AuditService and verifies the audit chain.
 	Audit *AuditService
+	// Agents implements data.AgentService, with its cached JSON reads.
+	Agents *AgentService
 }
 
 // New builds the services on store.
@@ -114,6 +116,7 @@ func New(store Store, opts Options) (*Services, error) {
 		Webhooks:       &WebhookService{b},
 		Deliveries:     &DeliveryService{b},
 		Audit:          &AuditService{b},
+		Agents:         &AgentService{base: b},
 	}, nil
 }
 
