@@ -96,6 +96,13 @@ func (h *Handler) parsePages() map[string]*template.Template {
 			return template.URL("?" + q.Encode())
 		},
 		"get": lookup,
+		// short abbreviates a hash for a table cell; the whole is in its title.
+		"short": func(s string) string {
+			if len(s) > 16 {
+				return s[:16] + "…"
+			}
+			return s
+		},
 		// secs shows milliseconds as seconds.
 		"secs": func(v any) string {
 			f, ok := v.(float64)

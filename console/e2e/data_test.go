@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 // TestNumbersCallsAnalytics: bind a number to agents, open a call's transcript, see the
@@ -136,7 +138,7 @@ func TestAPIKeysAndModules(t *testing.T) {
 		t.Errorf("refusal message: %q", s)
 	}
 	b.open("/workspace/audit")
-	b.run("audit", chromedp.WaitVisible(`//td[text()="workspace_user.added"]`, chromedp.BySearch))
+	b.run("audit", chromedp.WaitVisible(`//td[text()="`+data.EventWorkspaceUserAdded+`"]`, chromedp.BySearch))
 	b.audit("audit")
 	b.run("sign out", chromedp.Click(`form.signout button`, chromedp.ByQuery), chromedp.WaitVisible("#email", chromedp.ByQuery))
 	b.signIn(carol.Email, carol.Password, e.Owner.WorkspaceID)
