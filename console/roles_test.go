@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/console/internal/testenv"
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -133,8 +134,8 @@ func TestAgentDelete(t *testing.T) {
 // TestUsageBars: a limited subscription shows each limit's use as a bar.
 func TestUsageBars(t *testing.T) {
 	e := testenv.Start(t)
-	// The operator's command sets plans (no API route does); the database is its service.
-	if _, err := e.DB.SetSubscription(context.Background(), e.Owner.WorkspaceID, data.SubscriptionSet{Limits: map[string]int64{"agents": 4}}); err != nil {
+	// The operator's command sets plans (no API route does), through the service layer.
+	if _, err := cli.NewServices(e.DB).Subscriptions.SetSubscription(context.Background(), e.Owner.WorkspaceID, data.SubscriptionSet{Limits: map[string]int64{"agents": 4}}); err != nil {
 		t.Fatal(err)
 	}
 	createAgent(t, e, e.Owner.Token, "One")

@@ -70,6 +70,14 @@ type Services struct {
 	Audit *AuditService
 	// Agents implements data.AgentService, with its cached JSON reads.
 	Agents *AgentService
+	// Numbers implements data.NumberService.
+	Numbers *NumberService
+	// Calls implements data.CallService.
+	Calls *CallService
+	// Analytics implements data.AnalyticsService.
+	Analytics *AnalyticsService
+	// Subscriptions implements data.SubscriptionService.
+	Subscriptions *SubscriptionService
 }
 
 // New builds the services on store.
@@ -117,6 +125,10 @@ func New(store Store, opts Options) (*Services, error) {
 		Deliveries:     &DeliveryService{b},
 		Audit:          &AuditService{b},
 		Agents:         &AgentService{base: b},
+		Numbers:        &NumberService{b},
+		Calls:          &CallService{b},
+		Analytics:      &AnalyticsService{b},
+		Subscriptions:  &SubscriptionService{b},
 	}, nil
 }
 
