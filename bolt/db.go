@@ -130,9 +130,8 @@ type DB struct {
 	hookMu    sync.RWMutex
 	eventHook func()
 
-	kbIndexes *indexCache // in-memory retrieval indexes per knowledge base
-	touch     *toucher
-	commits   *committer // group commit of db.update
+	touch   *toucher
+	commits *committer // group commit of db.update
 
 	agents agentCache // decoded agents for reads, keyed by their stored bytes
 	tokens tokenCache // what Authenticate decoded, keyed by the stored rows

@@ -20,7 +20,3 @@ func (db *DB) BulkWorkspaces(ownerID string, n int) error {
 		return nil
 	})
 }
-
-// SetTestHookBeforeSourceCommit lets the external tests stop a process between writing a
-// source's file and committing its metadata.
-func SetTestHookBeforeSourceCommit(fn func()) { testHookBeforeSourceCommit = fn }

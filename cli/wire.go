@@ -15,11 +15,11 @@ func Services(db *bolt.DB) server.Services {
 	svc, err := service.New(db, service.Options{
 		Now: o.Now, Sealer: db.Sealer(), Catalog: o.Catalog, Logger: o.Logger,
 		PasswordCost: o.PasswordCost, LoginTTL: o.LoginTTL,
+		Knowledge: o.Knowledge, CheckURL: server.CheckOutboundURL,
 	})
 	if err != nil {
 		panic(err) // db always has a sealer
 	}
-	_ = svc
 	return server.Services{
 		Auth:           db,
 		Users:          db,
@@ -27,7 +27,7 @@ func Services(db *bolt.DB) server.Services {
 		WorkspaceUsers: db,
 		Idempotency:    db,
 		Agents:         db,
-		KnowledgeBases: db,
+		KnowledgeBases: svc.KnowledgeBases,
 		Catalog:        db.Catalog(),
 		Webhooks:       db,
 		Audit:          db,

@@ -48,7 +48,7 @@ func (s *Server) knowledgeBaseRoutes() []route {
 		{Method: "POST", Path: kb + "/{knowledge_base_id}/sources/urls/{id}/refetch", Need: write, handle: s.handleSourceURLRefetch},
 		{Method: "POST", Path: kb + "/{id}/query", Need: read, handle: s.handleKnowledgeBaseQuery},
 		// The agent's knowledge is Knowledge Base data; the agent itself must be visible too
-		// (agent_ids), which storage checks.
+		// (agent_ids), which the service checks.
 		{Method: "POST", Path: "/api/v1/agents/{id}/knowledge/query", Need: read, handle: s.handleAgentKnowledgeQuery},
 	}
 }
@@ -70,7 +70,7 @@ func (s *Server) handleKnowledgeBaseList(w http.ResponseWriter, r *http.Request)
 // once, urls are fetched in the background.
 func (s *Server) handleKnowledgeBaseCreate(w http.ResponseWriter, r *http.Request) error {
 	var in data.KnowledgeBaseCreate
-	if err := decodeBody(r, &in, func() error { return validate.KnowledgeBaseCreate(in, CheckOutboundURL) }); err != nil {
+	if err := decodeInput(r, &in, func() error { return validate.KnowledgeBaseCreate(in, CheckOutboundURL) }); err != nil {
 		return err
 	}
 	kb, err := s.svc.KnowledgeBases.CreateKnowledgeBase(r.Context(), in)
@@ -95,7 +95,7 @@ func (s *Server) handleKnowledgeBaseShow(w http.ResponseWriter, r *http.Request)
 // handleKnowledgeBaseUpdate: PUT /api/v1/knowledge-bases/{id} — renames.
 func (s *Server) handleKnowledgeBaseUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.KnowledgeBaseUpdate
-	if err := decodeBody(r, &in, func() error { return validate.KnowledgeBaseUpdate(in) }); err != nil {
+	if err := decodeInput(r, &in, func() error { return validate.KnowledgeBaseUpdate(in) }); err != nil {
 		return err
 	}
 	kb, err := s.svc.KnowledgeBases.UpdateKnowledgeBase(r.Context(), mux.Vars(r)["id"], in)
@@ -128,12 +128,12 @@ func (s *Server) handleSourcesAdd(w http.ResponseWriter, r *http.Request) error 
 		if err != nil {
 			return err
 		}
-		if err := validate.Combine(partErrs, validate.SourcesAdd(in, CheckOutboundURL)); err != nil {
-			return err
+		if partErrs != nil { // the service is not called: judge the rest here, one 422
+			return validate.Combine(partErrs, validate.SourcesAdd(in, CheckOutboundURL))
 		}
 	case "application/json":
 		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxJSONBody)
-		if err := decodeBody(r, &in, func() error { return validate.SourcesAdd(in, CheckOutboundURL) }); err != nil {
+		if err := decodeInput(r, &in, func() error { return validate.SourcesAdd(in, CheckOutboundURL) }); err != nil {
 			return err
 		}
 	default:
@@ -291,7 +291,7 @@ func (s *Server) handleSourceFileContent(w http.ResponseWriter, r *http.Request)
 // best first.
 func (s *Server) handleKnowledgeBaseQuery(w http.ResponseWriter, r *http.Request) error {
 	var q data.KnowledgeQuery
-	if err := decodeBody(r, &q, func() error { return validate.KnowledgeQuery(q) }); err != nil {
+	if err := decodeInput(r, &q, func() error { return validate.KnowledgeQuery(q) }); err != nil {
 		return err
 	}
 	chunks, err := s.svc.KnowledgeBases.QueryKnowledgeBase(r.Context(), mux.Vars(r)["id"], q)
@@ -305,7 +305,7 @@ func (s *Server) handleKnowledgeBaseQuery(w http.ResponseWriter, r *http.Request
 // knowledge_base_config over its knowledge_base_ids.
 func (s *Server) handleAgentKnowledgeQuery(w http.ResponseWriter, r *http.Request) error {
 	var q data.AgentKnowledgeQuery
-	if err := decodeBody(r, &q, func() error { return validate.AgentKnowledgeQuery(q) }); err != nil {
+	if err := decodeInput(r, &q, func() error { return validate.AgentKnowledgeQuery(q) }); err != nil {
 		return err
 	}
 	chunks, err := s.svc.KnowledgeBases.QueryAgentKnowledge(r.Context(), mux.Vars(r)["id"], q)
@@ -313,6 +313,17 @@ func (s *Server) handleAgentKnowledgeQuery(w http.ResponseWriter, r *http.Reques
 		return err
 	}
 	return writeChunks(w, chunks)
+}
+
+// decodeInput decodes a body whose rules the service checks. When the decoder found
+// faults the service is not called, so check judges the body's rules here and the 422
+// lists every fault at once; otherwise the service runs them: once per request either way.
+func decodeInput(r *http.Request, dst any, check func() error) error {
+	err := decodeBody(r, dst, nil)
+	if data.ErrorCode(err) != data.EINVALID {
+		return err
+	}
+	return validate.Combine(err, check())
 }
 
 func writeChunks(w http.ResponseWriter, chunks []data.KnowledgeChunk) error {

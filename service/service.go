@@ -29,6 +29,11 @@ type Options struct {
 	PasswordCost int
 	// LoginTTL is the lifetime of login tokens; 720h when 0.
 	LoginTTL time.Duration
+	// Knowledge configures knowledge bases: the source limit and the embedder.
+	Knowledge KnowledgeOptions
+	// CheckURL is the outbound check of client-supplied URLs before they are stored
+	// (conventions §14); nil checks their syntax only.
+	CheckURL func(string) error
 }
 
 // base is what every resource's service shares.
@@ -46,6 +51,8 @@ type base struct {
 // Store.
 type Services struct {
 	base *base
+	// KnowledgeBases manages knowledge bases, their sources and retrieval.
+	KnowledgeBases *KnowledgeBaseService
 }
 
 // New builds the services on store.
@@ -76,7 +83,9 @@ func New(store Store, opts Options) (*Services, error) {
 		store: store, now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
 		ids: &data.IDGen{Now: opts.Now, Rand: rand.Reader},
 	}
-	return &Services{base: b}, nil
+	s := &Services{base: b}
+	s.KnowledgeBases = newKnowledgeBases(b)
+	return s, nil
 }
 
 // timeNow is the clock as the records' time type.

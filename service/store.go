@@ -17,6 +17,8 @@ type Store interface {
 	// durably (fsynced) before Update returns nil, or not at all. fn may run more than
 	// once (a shared commit retries a failed member alone), so it must only touch tx.
 	Update(ctx context.Context, fn func(tx Tx) error) error
+	// SourceFiles keeps the files of knowledge base sources, outside transactions.
+	SourceFiles
 }
 
 // Tx is one transaction's view of the records. Absent records come back as nil with a
@@ -24,6 +26,8 @@ type Store interface {
 type Tx interface {
 	EventTx
 	LimitTx
+	KnowledgeTx
+	AgentReadTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.

@@ -20,6 +20,12 @@ var suites = []struct {
 }{
 	{"events", testEvents},
 	{"limits", testLimits},
+	{"knowledge_bases", testKnowledgeBases},
+	{"knowledge_sources", testKnowledgeSources},
+	{"knowledge_chunks", testKnowledgeChunks},
+	{"knowledge_delete", testKnowledgeDelete},
+	{"knowledge_files", testKnowledgeFiles},
+	{"agent_read", testAgentRead},
 }
 
 // Run runs every group of the suite against stores made by open.
