@@ -194,7 +194,9 @@ func testKnowledgeChunks(t *testing.T, open Opener) {
 		return nil
 	})
 	// A put replaces the source's chunks; fewer chunks leave none of the old behind.
-	update(t, s, func(tx service.Tx) error { return tx.PutSourceChunks(kbOne, srcText, []data.SourceChunk{{Text: "new"}}) })
+	update(t, s, func(tx service.Tx) error {
+		return tx.PutSourceChunks(kbOne, srcText, []data.SourceChunk{{Text: "new"}})
+	})
 	update(t, s, func(tx service.Tx) error { return tx.PutSourceChunks(kbOne, srcURL, nil) })
 	view(t, s, func(tx service.Tx) error {
 		if got := allChunks(t, tx, kbOne); !slices.Equal(got, []string{srcText + "/new/"}) {
