@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -54,12 +55,13 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 	defer db.Close()
 	ctx := context.Background()
 	st := &state{Email: "bench@voiceapi.local", Password: "bench-password-1"}
-	u, err := db.CreateUser(ctx, data.UserCreate{Name: "Bench", Email: st.Email, Password: st.Password, IsAdmin: true})
+	svc := cli.NewServices(db)
+	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Bench", Email: st.Email, Password: st.Password, IsAdmin: true})
 	if err != nil {
 		return nil, err
 	}
 	ws := u.PersonalWorkspaceID
-	_, st.Token, err = db.CreateAPIKeyFor(ctx, u.ID, ws, data.APIKeyCreate{Name: "bench"})
+	_, st.Token, err = svc.Auth.CreateAPIKeyFor(ctx, u.ID, ws, data.APIKeyCreate{Name: "bench"})
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -74,7 +75,7 @@ func TestBackupStoppedAndRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.User(asAdmin(), userID); err != nil {
+	if _, err := cli.NewServices(db).Users.User(asAdmin(), userID); err != nil {
 		t.Errorf("restored user: %v", err)
 	}
 	orig, _ := os.ReadFile(filepath.Join(dir, bolt.SecretKeyFile))

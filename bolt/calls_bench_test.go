@@ -48,7 +48,7 @@ func benchSetup(b *testing.B) {
 		if err != nil {
 			panic(err)
 		}
-		u, err := db.CreateUser(context.Background(), data.UserCreate{Name: "B", Email: "bench@example.com", Password: "password123"})
+		u, err := servicesFor(b, db).Users.CreateUser(context.Background(), data.UserCreate{Name: "B", Email: "bench@example.com", Password: "password123"})
 		if err != nil {
 			panic(err)
 		}

@@ -43,7 +43,7 @@ func openInternal(t testing.TB, c *clock) *DB {
 // ownerCtx makes a user and returns a context acting as the owner of its workspace.
 func ownerCtx(t testing.TB, db *DB, email string) (context.Context, string) {
 	t.Helper()
-	u, err := db.CreateUser(context.Background(), data.UserCreate{Name: "T", Email: email, Password: "password123"})
+	u, err := servicesFor(t, db).Users.CreateUser(context.Background(), data.UserCreate{Name: "T", Email: email, Password: "password123"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestWorkspaceDeleteRemovesNumbersCallsAndRollups(t *testing.T) {
 	c := &clock{time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
 	db := openInternal(t, c)
 	ctx, personal := ownerCtx(t, db, "a@example.com")
-	ws, err := db.CreateWorkspace(ctx, data.WorkspaceCreate{Name: "doomed"})
+	ws, err := servicesFor(t, db).Workspaces.CreateWorkspace(ctx, data.WorkspaceCreate{Name: "doomed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestWorkspaceDeleteRemovesNumbersCallsAndRollups(t *testing.T) {
 	if _, err := db.SetSubscription(ctx, ws.ID, data.SubscriptionSet{Limits: map[string]int64{data.LimitNumbers: 3}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.DeleteWorkspace(wctx, ws.ID); err != nil {
+	if err := servicesFor(t, db).Workspaces.DeleteWorkspace(wctx, ws.ID); err != nil {
 		t.Fatal(err)
 	}
 	err = db.bolt.View(func(tx *bbolt.Tx) error {

@@ -134,7 +134,6 @@ type DB struct {
 	commits *committer // group commit of db.update
 
 	agents agentCache // decoded agents for reads, keyed by their stored bytes
-	tokens tokenCache // what Authenticate decoded, keyed by the stored rows
 }
 
 // ErrLocked is returned when another process holds the database.
@@ -316,3 +315,7 @@ func (db *DB) Options() Options { return db.opts }
 
 // Sealer returns the credential sealer under the instance's key.
 func (db *DB) Sealer() *seal.Sealer { return db.sealer }
+
+// IDs returns the id generator of this database's records: the services share it while
+// some resources still make their records here, so that event ids keep the chain order.
+func (db *DB) IDs() *data.IDGen { return db.ids }

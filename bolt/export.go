@@ -30,7 +30,7 @@ var _ data.WorkspaceExportService = (*DB)(nil)
 // exportWorkspaceID checks that the caller may act on workspaceID: with a principal, the
 // workspace it acts in (the route's authorization established the membership and role);
 // without one (the CLI), any workspace that exists.
-func exportWorkspaceID(ctx context.Context, tx *bbolt.Tx, workspaceID string) (*workspaceRow, error) {
+func exportWorkspaceID(ctx context.Context, tx *bbolt.Tx, workspaceID string) (*data.WorkspaceRecord, error) {
 	if p := data.PrincipalFrom(ctx); p != nil && p.WorkspaceID != workspaceID {
 		return nil, data.NotFound("Workspace")
 	}

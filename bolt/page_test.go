@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -37,7 +38,9 @@ func TestPageWalksEveryRecordOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := asUser(t, db, u)
-	list := func(r data.PageRequest) ([]*data.Workspace, data.Page, error) { return db.ListWorkspaces(ctx, r) }
+	list := func(r data.PageRequest) ([]*data.Workspace, data.Page, error) {
+		return cli.NewServices(db).Workspaces.ListWorkspaces(ctx, r)
+	}
 	for _, per := range []int{1, 7, 15, 100, 251} {
 		ids := walk(t, ctx, list, per)
 		if len(ids) != 251 {
@@ -53,7 +56,7 @@ func TestPageWalksEveryRecordOnce(t *testing.T) {
 	req := data.PageRequest{PerPage: 40}
 	var pages [][]string
 	for {
-		page, meta, err := db.ListWorkspaces(ctx, req)
+		page, meta, err := cli.NewServices(db).Workspaces.ListWorkspaces(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +75,7 @@ func TestPageWalksEveryRecordOnce(t *testing.T) {
 		req.Cursor = *meta.NextCursor
 	}
 	for i := len(pages) - 2; i >= 0; i-- {
-		page, meta, err := db.ListWorkspaces(ctx, req)
+		page, meta, err := cli.NewServices(db).Workspaces.ListWorkspaces(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +117,7 @@ func BenchmarkPage(b *testing.B) {
 			// A cursor halfway down the list.
 			req := data.PageRequest{PerPage: 100}
 			for i := 0; i < n/200; i++ {
-				_, meta, err := db.ListWorkspaces(ctx, req)
+				_, meta, err := cli.NewServices(db).Workspaces.ListWorkspaces(ctx, req)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -122,7 +125,7 @@ func BenchmarkPage(b *testing.B) {
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				page, _, err := db.ListWorkspaces(ctx, req)
+				page, _, err := cli.NewServices(db).Workspaces.ListWorkspaces(ctx, req)
 				if err != nil || len(page) != 100 {
 					b.Fatal(len(page), err)
 				}
@@ -140,34 +143,34 @@ func TestEmptyPageAfterDeletesHasAWayBack(t *testing.T) {
 	u := mustUser(t, db, "e@example.com")
 	ctx := asUser(t, db, u)
 	for _, o := range []*data.User{before, mustUser(t, db, "after@example.com")} {
-		if _, _, err := db.CreateAPIKey(asUser(t, db, o), data.APIKeyCreate{Name: "other"}); err != nil {
+		if _, _, err := cli.NewServices(db).Auth.CreateAPIKey(asUser(t, db, o), data.APIKeyCreate{Name: "other"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var keys []int64
 	for i := 0; i < 3; i++ {
-		k, _, err := db.CreateAPIKey(ctx, data.APIKeyCreate{Name: fmt.Sprint("k", i)})
+		k, _, err := cli.NewServices(db).Auth.CreateAPIKey(ctx, data.APIKeyCreate{Name: fmt.Sprint("k", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		keys = append(keys, k.ID)
 	}
-	first, meta, err := db.ListAPIKeys(ctx, data.PageRequest{PerPage: 2})
+	first, meta, err := cli.NewServices(db).Auth.ListAPIKeys(ctx, data.PageRequest{PerPage: 2})
 	if err != nil || meta.NextCursor == nil || len(first) != 2 {
 		t.Fatal(first, meta, err)
 	}
 	next := *meta.NextCursor
-	if err := db.DeleteAPIKey(ctx, keys[0]); err != nil {
+	if err := cli.NewServices(db).Auth.DeleteAPIKey(ctx, keys[0]); err != nil {
 		t.Fatal(err)
 	}
-	empty, meta, err := db.ListAPIKeys(ctx, data.PageRequest{PerPage: 2, Cursor: next})
+	empty, meta, err := cli.NewServices(db).Auth.ListAPIKeys(ctx, data.PageRequest{PerPage: 2, Cursor: next})
 	if err != nil || len(empty) != 0 {
 		t.Fatal(empty, err)
 	}
 	if meta.NextCursor != nil || meta.PrevCursor == nil {
 		t.Fatalf("empty page meta: next %v prev %v", meta.NextCursor, meta.PrevCursor)
 	}
-	back, meta, err := db.ListAPIKeys(ctx, data.PageRequest{PerPage: 2, Cursor: *meta.PrevCursor})
+	back, meta, err := cli.NewServices(db).Auth.ListAPIKeys(ctx, data.PageRequest{PerPage: 2, Cursor: *meta.PrevCursor})
 	if err != nil || len(back) != 2 || back[0].ID != first[0].ID || back[1].ID != first[1].ID {
 		t.Fatalf("back: %v %v", back, err)
 	}
@@ -176,11 +179,11 @@ func TestEmptyPageAfterDeletesHasAWayBack(t *testing.T) {
 	}
 	// With nothing left at all, an empty page has no cursors.
 	for _, id := range keys[1:] {
-		if err := db.DeleteAPIKey(ctx, id); err != nil {
+		if err := cli.NewServices(db).Auth.DeleteAPIKey(ctx, id); err != nil {
 			t.Fatal(err)
 		}
 	}
-	empty, meta, err = db.ListAPIKeys(ctx, data.PageRequest{PerPage: 2, Cursor: next})
+	empty, meta, err = cli.NewServices(db).Auth.ListAPIKeys(ctx, data.PageRequest{PerPage: 2, Cursor: next})
 	if err != nil || len(empty) != 0 || meta.NextCursor != nil || meta.PrevCursor != nil {
 		t.Errorf("empty list: %v %+v %v", empty, meta, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -18,7 +19,7 @@ func TestWebhookQueueDepthCountsTheOutbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {
-		if _, err := db.UpdateWorkspace(ctx, u.PersonalWorkspaceID, data.WorkspaceUpdate{Name: data.Some("renamed")}); err != nil {
+		if _, err := cli.NewServices(db).Workspaces.UpdateWorkspace(ctx, u.PersonalWorkspaceID, data.WorkspaceUpdate{Name: data.Some("renamed")}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,271 +1,100 @@
 package bolt
 
 import (
-	"context"
-
 	"go.etcd.io/bbolt"
-	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
 )
-
-var _ data.UserService = (*DB)(nil)
-
-// userRow is an account as stored, with its bcrypt hash.
-type userRow struct {
-	data.User
-	PasswordHash []byte `json:"password_hash"`
-}
 
 // usersScope is the one scope of users_index: every account.
 const usersScope = "all"
 
-func userByEmail(tx *bbolt.Tx, email string, row *userRow) (bool, error) {
-	id := tx.Bucket(bucketUsersByEmail).Get([]byte(email))
+// getUser decodes the account id; nil when there is none.
+func getUser(b *bbolt.Tx, id string) (*data.UserRecord, error) {
+	var u data.UserRecord
+	found, err := getJSON(b.Bucket(bucketUsers), []byte(id), &u)
+	if err != nil || !found {
+		return nil, err
+	}
+	return &u, nil
+}
+
+// User implements service.AccountTx.
+func (t tx) User(id string) (*data.UserRecord, error) { return getUser(t.b, id) }
+
+// UserByEmail implements service.AccountTx.
+func (t tx) UserByEmail(email string) (*data.UserRecord, error) {
+	id := t.b.Bucket(bucketUsersByEmail).Get([]byte(email))
 	if id == nil {
-		return false, nil
+		return nil, nil
 	}
-	return getJSON(tx.Bucket(bucketUsers), id, row)
+	return getUser(t.b, string(id))
 }
 
-func loadUser(tx *bbolt.Tx, id string) (*userRow, error) {
-	var row userRow
-	found, err := getJSON(tx.Bucket(bucketUsers), []byte(id), &row)
+// PutUser implements service.AccountTx.
+func (t tx) PutUser(u *data.UserRecord) error {
+	old, err := getUser(t.b, u.ID)
 	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, data.NotFound("User")
-	}
-	return &row, nil
-}
-
-func publicUser(row *userRow) *data.User {
-	u := row.User
-	return &u
-}
-
-// Me implements data.UserService.
-func (db *DB) Me(ctx context.Context) (*data.User, error) {
-	p := data.PrincipalFrom(ctx)
-	var u *data.User
-	err := db.view(func(tx *bbolt.Tx) error {
-		row, err := loadUser(tx, p.UserID)
-		if err != nil {
-			return err
-		}
-		u = publicUser(row)
-		u.CurrentWorkspaceID = p.CurrentWorkspaceID
-		return nil
-	})
-	return u, err
-}
-
-// UpdateMe implements data.UserService.
-func (db *DB) UpdateMe(ctx context.Context, in data.UserUpdate) (*data.User, error) {
-	if err := validate.UserUpdate(in); err != nil {
-		return nil, err
-	}
-	p := data.PrincipalFrom(ctx)
-	// Hash outside the transaction: bcrypt is slow on purpose and would hold the writer.
-	var newHash []byte
-	if in.Password.Set {
-		var err error
-		if newHash, err = bcrypt.GenerateFromPassword([]byte(in.Password.V), db.opts.PasswordCost); err != nil {
-			return nil, err
-		}
-	}
-	var u *data.User
-	err := db.update(func(tx *bbolt.Tx) error {
-		row, err := loadUser(tx, p.UserID)
-		if err != nil {
-			return err
-		}
-		current := publicUser(row)
-		current.CurrentWorkspaceID = p.CurrentWorkspaceID
-		if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
-			return err
-		}
-		if in.Password.Set {
-			if bcrypt.CompareHashAndPassword(row.PasswordHash, []byte(in.CurrentPassword.V)) != nil {
-				return data.FieldError("current_password", "The current_password is incorrect.")
-			}
-			row.PasswordHash = newHash
-		}
-		if in.Name.Set {
-			row.Name = in.Name.V
-		}
-		if in.Email.Set {
-			email := validate.NormalizeEmail(in.Email.V)
-			if email != row.Email {
-				byEmail := tx.Bucket(bucketUsersByEmail)
-				if byEmail.Get([]byte(email)) != nil {
-					return data.Errorf(data.ECONFLICT, "The email %s is already taken.", email)
-				}
-				if err := byEmail.Delete([]byte(row.Email)); err != nil {
-					return err
-				}
-				if err := byEmail.Put([]byte(email), []byte(row.ID)); err != nil {
-					return err
-				}
-				row.Email = email
-			}
-		}
-		row.UpdatedAt = db.timeNow()
-		if err := putJSON(tx.Bucket(bucketUsers), []byte(row.ID), row); err != nil {
-			return err
-		}
-		u = publicUser(row)
-		u.CurrentWorkspaceID = p.CurrentWorkspaceID
-		return nil
-	})
-	return u, err
-}
-
-// ListUsers implements data.UserService.
-func (db *DB) ListUsers(ctx context.Context, req data.PageRequest) ([]*data.User, data.Page, error) {
-	var users []*data.User
-	var page data.Page
-	err := db.view(func(tx *bbolt.Tx) error {
-		ids, pg, err := db.page(tx, bucketUsersIndex, usersScope, req)
-		if err != nil {
-			return err
-		}
-		page = pg
-		for _, id := range ids {
-			row, err := loadUser(tx, id)
-			if err != nil {
-				return err
-			}
-			users = append(users, publicUser(row))
-		}
-		return nil
-	})
-	return users, page, err
-}
-
-// CreateUser implements data.UserService.
-func (db *DB) CreateUser(ctx context.Context, in data.UserCreate) (*data.User, error) {
-	if err := validate.UserCreate(in); err != nil {
-		return nil, err
-	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(in.Password), db.opts.PasswordCost)
-	if err != nil {
-		return nil, err
-	}
-	email := validate.NormalizeEmail(in.Email)
-	var u *data.User
-	err = db.update(func(tx *bbolt.Tx) error {
-		if tx.Bucket(bucketUsersByEmail).Get([]byte(email)) != nil {
-			return data.Errorf(data.ECONFLICT, "The email %s is already taken.", email)
-		}
-		now := db.timeNow()
-		row := &userRow{User: data.User{
-			ID: db.ids.New(data.PrefixUser), Name: in.Name, Email: email, IsAdmin: in.IsAdmin,
-			CreatedAt: now, UpdatedAt: now,
-		}, PasswordHash: hash}
-		ws, err := db.insertWorkspace(tx, row.ID, data.WorkspaceCreate{Name: in.Name + "'s workspace", Description: "Personal workspace"}, row.ID)
-		if err != nil {
-			return err
-		}
-		row.PersonalWorkspaceID = ws.ID
-		if err := putJSON(tx.Bucket(bucketUsers), []byte(row.ID), row); err != nil {
-			return err
-		}
-		if err := tx.Bucket(bucketUsersByEmail).Put([]byte(email), []byte(row.ID)); err != nil {
-			return err
-		}
-		if err := indexPut(tx.Bucket(bucketUsersIndex), usersScope, row.ID); err != nil {
-			return err
-		}
-		u = publicUser(row)
-		return nil
-	})
-	return u, err
-}
-
-// User implements data.UserService.
-func (db *DB) User(ctx context.Context, id string) (*data.User, error) {
-	var u *data.User
-	err := db.view(func(tx *bbolt.Tx) error {
-		row, err := loadUser(tx, id)
-		if err == nil {
-			u = publicUser(row)
-		}
 		return err
-	})
-	return u, err
+	}
+	byEmail := t.b.Bucket(bucketUsersByEmail)
+	if old != nil && old.Email != u.Email {
+		if err := byEmail.Delete([]byte(old.Email)); err != nil {
+			return err
+		}
+	}
+	if err := byEmail.Put([]byte(u.Email), []byte(u.ID)); err != nil {
+		return err
+	}
+	if err := indexPut(t.b.Bucket(bucketUsersIndex), usersScope, u.ID); err != nil {
+		return err
+	}
+	return putJSON(t.b.Bucket(bucketUsers), []byte(u.ID), u)
 }
 
-// UserByEmail returns an account by email (the CLI).
-func (db *DB) UserByEmail(ctx context.Context, email string) (*data.User, error) {
-	var u *data.User
-	err := db.view(func(tx *bbolt.Tx) error {
-		var row userRow
-		found, err := userByEmail(tx, validate.NormalizeEmail(email), &row)
+// DeleteUser implements service.AccountTx.
+func (t tx) DeleteUser(id string) error {
+	u, err := getUser(t.b, id)
+	if err != nil || u == nil {
+		return err
+	}
+	for _, wsID := range scopeIDs(t.b.Bucket(bucketMemberships), id) {
+		if err := t.DeleteMember(wsID, id); err != nil {
+			return err
+		}
+	}
+	if err := t.b.Bucket(bucketUsersByEmail).Delete([]byte(u.Email)); err != nil {
+		return err
+	}
+	if err := indexDelete(t.b.Bucket(bucketUsersIndex), usersScope, id); err != nil {
+		return err
+	}
+	return t.b.Bucket(bucketUsers).Delete([]byte(id))
+}
+
+// UserPage implements service.AccountTx.
+func (t tx) UserPage(req data.PageRequest) ([]*data.UserRecord, data.Page, error) {
+	ids, page, err := t.db.page(t.b, bucketUsersIndex, usersScope, req)
+	if err != nil {
+		return nil, page, err
+	}
+	users := make([]*data.UserRecord, 0, len(ids))
+	for _, id := range ids {
+		u, err := getUser(t.b, id)
 		if err != nil {
-			return err
+			return nil, page, err
 		}
-		if !found {
-			return data.NotFound("User")
+		if u != nil {
+			users = append(users, u)
 		}
-		u = publicUser(&row)
-		return nil
-	})
-	return u, err
+	}
+	return users, page, nil
 }
 
-// CountUsers implements data.UserService.
-func (db *DB) CountUsers(ctx context.Context) (int, error) {
-	n := 0
-	err := db.view(func(tx *bbolt.Tx) error {
-		n = tx.Bucket(bucketUsers).Stats().KeyN
-		return nil
-	})
-	return n, err
-}
+// CountUsers implements service.AccountTx.
+func (t tx) CountUsers() (int, error) { return t.b.Bucket(bucketUsers).Stats().KeyN, nil }
 
-// DeleteUser implements data.UserService.
-func (db *DB) DeleteUser(ctx context.Context, id string) error {
-	return db.update(func(tx *bbolt.Tx) error {
-		row, err := loadUser(tx, id)
-		if err != nil {
-			return err
-		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), publicUser(row)); err != nil {
-			return err
-		}
-		// Refuse before changing anything: a workspace must keep an owner.
-		for _, wsID := range scopeIDs(tx.Bucket(bucketMemberships), id) {
-			if wsID == row.PersonalWorkspaceID {
-				continue
-			}
-			m, err := loadMember(tx, wsID, id)
-			if err != nil {
-				return err
-			}
-			if m.Role == data.RoleOwner && countOwners(tx, wsID) == 1 {
-				return data.FieldError("id", "The user is the last owner of workspace "+wsID+"; make someone else an owner first.")
-			}
-		}
-		if err := db.deleteWorkspaceTx(ctx, tx, row.PersonalWorkspaceID); err != nil {
-			return err
-		}
-		for _, wsID := range scopeIDs(tx.Bucket(bucketMemberships), id) {
-			if err := deleteMember(tx, wsID, id); err != nil {
-				return err
-			}
-			if err := deleteWorkspaceTokens(tx, wsID, func(r *apiKeyRow) bool { return r.UserID == id }); err != nil {
-				return err
-			}
-		}
-		if err := tx.Bucket(bucketUsersByEmail).Delete([]byte(row.Email)); err != nil {
-			return err
-		}
-		if err := indexDelete(tx.Bucket(bucketUsersIndex), usersScope, id); err != nil {
-			return err
-		}
-		return tx.Bucket(bucketUsers).Delete([]byte(id))
-	})
+// UserRevision implements service.AccountTx.
+func (t tx) UserRevision(id string) (uint64, error) {
+	return revision(t.b.Bucket(bucketUsers).Get([]byte(id))), nil
 }

@@ -23,13 +23,13 @@ func seedEvents(t *testing.T, dir string, n int) ([]string, string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	u, err := db.CreateUser(context.Background(), data.UserCreate{Name: "A", Email: "a@example.com", Password: "password123"})
+	u, err := cli.NewServices(db).Users.CreateUser(context.Background(), data.UserCreate{Name: "A", Email: "a@example.com", Password: "password123"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := data.WithPrincipal(context.Background(), &data.Principal{UserID: u.ID, WorkspaceID: u.PersonalWorkspaceID, Role: data.RoleOwner})
 	for i := range n {
-		if _, err := db.UpdateWorkspace(ctx, u.PersonalWorkspaceID, data.WorkspaceUpdate{Name: data.Some(strings.Repeat("x", i+1))}); err != nil {
+		if _, err := cli.NewServices(db).Workspaces.UpdateWorkspace(ctx, u.PersonalWorkspaceID, data.WorkspaceUpdate{Name: data.Some(strings.Repeat("x", i+1))}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -22,7 +22,7 @@ func filledDir(t *testing.T) string {
 	dir := t.TempDir()
 	db := openDir(t, dir)
 	for i := range 40 {
-		if _, err := db.CreateUser(context.Background(), data.UserCreate{Name: "U", Email: fmt.Sprintf("u%d@example.com", i), Password: "password123"}); err != nil {
+		if _, err := NewServices(db).Users.CreateUser(context.Background(), data.UserCreate{Name: "U", Email: fmt.Sprintf("u%d@example.com", i), Password: "password123"}); err != nil {
 			t.Fatal(err)
 		}
 	}

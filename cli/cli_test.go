@@ -67,7 +67,7 @@ func TestUserCreateAndList(t *testing.T) {
 	// The stdin password is the one stored.
 	db := openDir(t, dir)
 	defer db.Close()
-	if _, _, err := db.Login(context.Background(), "bea@example.com", "s3cret-from-stdin", ""); err != nil {
+	if _, _, err := NewServices(db).Auth.Login(context.Background(), "bea@example.com", "s3cret-from-stdin", ""); err != nil {
 		t.Errorf("login with the stdin password: %v", err)
 	}
 }
@@ -114,11 +114,11 @@ func TestKeyCreateAndWorkspaceList(t *testing.T) {
 
 	db := openDir(t, dir)
 	defer db.Close()
-	p, err := db.Authenticate(context.Background(), token)
+	p, err := NewServices(db).Auth.Authenticate(context.Background(), token)
 	if err != nil {
 		t.Fatalf("the printed token does not authenticate: %v", err)
 	}
-	u, _ := db.UserByEmail(context.Background(), "kai@example.com")
+	u, _ := NewServices(db).Users.UserByEmail(context.Background(), "kai@example.com")
 	if p.UserID != u.ID || p.WorkspaceID != u.PersonalWorkspaceID || p.Role != "owner" {
 		t.Errorf("principal %+v", p)
 	}
@@ -211,10 +211,10 @@ func TestBootstrapOnce(t *testing.T) {
 	if fields["email"] == "" || len(fields["password"]) < 16 || fields["api token"] == "" {
 		t.Fatalf("bootstrap output:\n%s", out.String())
 	}
-	if _, _, err := db.Login(ctx, fields["email"], fields["password"], ""); err != nil {
+	if _, _, err := NewServices(db).Auth.Login(ctx, fields["email"], fields["password"], ""); err != nil {
 		t.Errorf("printed credentials do not log in: %v", err)
 	}
-	p, err := db.Authenticate(ctx, fields["api token"])
+	p, err := NewServices(db).Auth.Authenticate(ctx, fields["api token"])
 	if err != nil || !p.IsAdmin || p.Role != "owner" {
 		t.Errorf("printed token: %+v %v", p, err)
 	}
@@ -263,7 +263,7 @@ func TestServePurgesExpiredIdempotentResponses(t *testing.T) {
 	}
 	defer db.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := db.SaveIdempotentResponse(ctx, 1, "k", &data.IdempotentResponse{Status: 201}); err != nil {
+	if err := NewServices(db).Idempotency.SaveIdempotentResponse(ctx, 1, "k", &data.IdempotentResponse{Status: 201}); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(25 * time.Hour)

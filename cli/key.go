@@ -24,7 +24,8 @@ func newKeyCreateCommand() *cobra.Command {
 		Short: "Create an API key for a user; prints the token once",
 		Args:  cobra.NoArgs,
 		RunE: withAdminDB(&dir, func(cmd *cobra.Command, db *bolt.DB) error {
-			u, err := db.UserByEmail(cmd.Context(), email)
+			svc := NewServices(db)
+			u, err := svc.Users.UserByEmail(cmd.Context(), email)
 			if err != nil {
 				return fmt.Errorf("no user with email %q", email)
 			}
@@ -35,7 +36,7 @@ func newKeyCreateCommand() *cobra.Command {
 			if expiration != "" {
 				in.Expiration = &expiration
 			}
-			key, token, err := db.CreateAPIKeyFor(cmd.Context(), u.ID, workspace, in)
+			key, token, err := svc.Auth.CreateAPIKeyFor(cmd.Context(), u.ID, workspace, in)
 			if err != nil {
 				return describe(err)
 			}

@@ -212,7 +212,7 @@ func purgeIdempotency(ctx context.Context, db *bolt.DB, logger *slog.Logger, eve
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
-		if n, err := db.PurgeIdempotency(ctx); err != nil {
+		if n, err := NewServices(db).Idempotency.PurgeIdempotency(ctx); err != nil {
 			logger.Error("purging expired idempotent responses", "error", err)
 		} else if n > 0 {
 			logger.Info("purged expired idempotent responses", "count", n)
@@ -245,7 +245,8 @@ func knowledgeOptions(o serveOptions) (bolt.KnowledgeOptions, error) {
 // bootstrap creates the first owner on an empty database and prints its credentials and
 // an API token, once.
 func bootstrap(ctx context.Context, db *bolt.DB, out io.Writer) error {
-	n, err := db.CountUsers(ctx)
+	svc := NewServices(db)
+	n, err := svc.Users.CountUsers(ctx)
 	if err != nil || n > 0 {
 		return err
 	}
@@ -253,11 +254,11 @@ func bootstrap(ctx context.Context, db *bolt.DB, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	u, err := db.CreateUser(ctx, data.UserCreate{Name: "Owner", Email: "owner@voiceapi.local", Password: password, IsAdmin: true})
+	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Owner", Email: "owner@voiceapi.local", Password: password, IsAdmin: true})
 	if err != nil {
 		return err
 	}
-	_, token, err := db.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "bootstrap"})
+	_, token, err := svc.Auth.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "bootstrap"})
 	if err != nil {
 		return err
 	}

@@ -200,7 +200,7 @@ func TestServeDrainsAndClosesCleanly(t *testing.T) {
 	if err != nil {
 		t.Fatalf("consistency check after shutdown: %v", err)
 	}
-	all, err := db.ListAllWorkspaces(context.Background())
+	all, err := NewServices(db).Workspaces.ListAllWorkspaces(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

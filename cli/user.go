@@ -42,7 +42,7 @@ func newUserCreateCommand() *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			u, err := db.CreateUser(cmd.Context(), data.UserCreate{Name: name, Email: email, Password: password, IsAdmin: admin})
+			u, err := NewServices(db).Users.CreateUser(cmd.Context(), data.UserCreate{Name: name, Email: email, Password: password, IsAdmin: admin})
 			if err != nil {
 				return describe(err)
 			}
@@ -70,9 +70,10 @@ func newUserListCommand() *cobra.Command {
 		RunE: withAdminDB(&dir, func(cmd *cobra.Command, db *bolt.DB) error {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tEMAIL\tNAME\tADMIN\tCREATED")
+			svc := NewServices(db)
 			req := data.PageRequest{PerPage: 100}
 			for {
-				users, page, err := db.ListUsers(cmd.Context(), req)
+				users, page, err := svc.Users.ListUsers(cmd.Context(), req)
 				if err != nil {
 					return err
 				}

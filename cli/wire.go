@@ -11,21 +11,13 @@ import (
 // Services wires the storage into the server's service interfaces: the service layer for
 // the resources that have moved there, the storage's own methods for the others.
 func Services(db *bolt.DB) server.Services {
-	o := db.Options()
-	svc, err := service.New(db, service.Options{
-		Now: o.Now, Sealer: db.Sealer(), Catalog: o.Catalog, Logger: o.Logger,
-		PasswordCost: o.PasswordCost, LoginTTL: o.LoginTTL,
-		Knowledge: o.Knowledge, CheckURL: server.CheckOutboundURL,
-	})
-	if err != nil {
-		panic(err) // db always has a sealer
-	}
+	svc := NewServices(db)
 	return server.Services{
-		Auth:           db,
-		Users:          db,
-		Workspaces:     db,
-		WorkspaceUsers: db,
-		Idempotency:    db,
+		Auth:           svc.Auth,
+		Users:          svc.Users,
+		Workspaces:     svc.Workspaces,
+		WorkspaceUsers: svc.WorkspaceUsers,
+		Idempotency:    svc.Idempotency,
 		Agents:         db,
 		KnowledgeBases: svc.KnowledgeBases,
 		Catalog:        db.Catalog(),
@@ -36,6 +28,21 @@ func Services(db *bolt.DB) server.Services {
 		Numbers:        db, Calls: db, Analytics: db, Subscriptions: db,
 		Exports: db,
 	}
+}
+
+// NewServices builds the service layer on db, with the clock, catalog, logger, bcrypt
+// cost and login lifetime db was opened with.
+func NewServices(db *bolt.DB) *service.Services {
+	o := db.Options()
+	svc, err := service.New(db, service.Options{
+		Now: o.Now, Sealer: db.Sealer(), Catalog: o.Catalog, Logger: o.Logger,
+		PasswordCost: o.PasswordCost, LoginTTL: o.LoginTTL, IDs: db.IDs(),
+		Knowledge: o.Knowledge, CheckURL: server.CheckOutboundURL,
+	})
+	if err != nil {
+		panic(err) // only a missing sealer fails, and an open db always has one
+	}
+	return svc
 }
 
 // NewServer builds the HTTP server on db. Each configure function, when given, adjusts

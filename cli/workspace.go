@@ -20,7 +20,7 @@ func NewWorkspaceCommand() *cobra.Command {
 		Short: "List every workspace",
 		Args:  cobra.NoArgs,
 		RunE: withAdminDB(&dir, func(cmd *cobra.Command, db *bolt.DB) error {
-			all, err := db.ListAllWorkspaces(cmd.Context())
+			all, err := NewServices(db).Workspaces.ListAllWorkspaces(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -29,7 +29,7 @@ func seedStopped(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	u, err := db.CreateUser(context.Background(), data.UserCreate{Name: "A", Email: "a@example.com", Password: "password123"})
+	u, err := NewServices(db).Users.CreateUser(context.Background(), data.UserCreate{Name: "A", Email: "a@example.com", Password: "password123"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestWorkspaceExportImportCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := db.CreateUser(context.Background(), data.UserCreate{Name: "B", Email: "b@example.com", Password: "password123"})
+	u, err := NewServices(db).Users.CreateUser(context.Background(), data.UserCreate{Name: "B", Email: "b@example.com", Password: "password123"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,3 +37,19 @@ type AuthService interface {
 	// DeleteAPIKey revokes one of the caller's keys. Errors: not_found, precondition_failed.
 	DeleteAPIKey(ctx context.Context, id int64) error
 }
+
+// Token kinds: API keys are listed and managed; login tokens come from /auth/login.
+const (
+	TokenAPIKey = "api_key"
+	TokenLogin  = "login"
+)
+
+// APIKeyRecord is a token as stored: its owner, the workspace it is bound to, its kind and
+// only the SHA-256 of its secret.
+type APIKeyRecord struct {
+	APIKey
+	UserID      string `json:"user_id"`
+	WorkspaceID string `json:"workspace_id"`
+	Kind        string `json:"kind"`
+	SecretHash  []byte `json:"secret_hash"`
+}

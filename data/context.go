@@ -144,6 +144,7 @@ type ctxKey int
 const (
 	principalKey ctxKey = iota
 	ifMatchKey
+	inputFaultsKey
 )
 
 // WithPrincipal returns ctx carrying p.
@@ -166,4 +167,20 @@ func WithIfMatch(ctx context.Context, etag string) context.Context {
 func IfMatch(ctx context.Context) string {
 	s, _ := ctx.Value(ifMatchKey).(string)
 	return s
+}
+
+// WithInputFaults returns ctx carrying the faults found while decoding a request's body
+// (a validation_failed error): the service that validates the input adds its own, so that
+// one 422 names every fault of the request and the rules run once, in the service.
+func WithInputFaults(ctx context.Context, err error) context.Context {
+	if err == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, inputFaultsKey, err)
+}
+
+// InputFaults returns the decoding faults ctx carries, nil when there are none.
+func InputFaults(ctx context.Context) error {
+	err, _ := ctx.Value(inputFaultsKey).(error)
+	return err
 }

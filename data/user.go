@@ -51,3 +51,9 @@ type UserService interface {
 	// CountUsers returns how many accounts exist (first-run bootstrap).
 	CountUsers(ctx context.Context) (int, error)
 }
+
+// UserRecord is an account as stored: the user and the bcrypt hash of its password.
+type UserRecord struct {
+	User
+	PasswordHash []byte `json:"password_hash"`
+}

@@ -90,3 +90,21 @@ type WorkspaceUserService interface {
 	// Membership returns userID's membership of workspaceID. Errors: not_found.
 	Membership(ctx context.Context, workspaceID, userID string) (*Membership, error)
 }
+
+// WorkspaceRecord is a workspace as stored; PersonalOf names the user whose personal
+// workspace it is.
+type WorkspaceRecord struct {
+	Workspace
+	PersonalOf string `json:"personal_of,omitempty"`
+}
+
+// MemberRecord is a membership as stored.
+type MemberRecord struct {
+	UserID      string   `json:"user_id"`
+	WorkspaceID string   `json:"workspace_id"`
+	Role        string   `json:"role"`
+	Modules     []string `json:"modules"`
+	AgentIDs    []string `json:"agent_ids"`
+	CreatedAt   Time     `json:"created_at"`
+	UpdatedAt   Time     `json:"updated_at"`
+}

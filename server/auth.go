@@ -3,12 +3,10 @@ package server
 import (
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/gorilla/mux"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
 )
 
 func (s *Server) authRoutes() []route {
@@ -30,15 +28,18 @@ type loginBody struct {
 // handleLogin: POST /api/v1/auth/login — a token for valid credentials (no Authorization).
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	var in loginBody
-	if err := decodeBody(r, &in, func() error { return validate.Login(in.Email, in.Password) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	// Counted after decoding (the pair needs the email) and before the password hash is
-	// checked, which is the costly part a guesser wants to repeat.
-	if err := s.limitLogin(w, r, in.Email); err != nil {
-		return err
+	// Counted once the body decodes with an email (the pair needs one) and before the
+	// password hash is checked, which is the costly part a guesser wants to repeat.
+	if in.Email != "" && data.InputFaults(ctx) == nil {
+		if err := s.limitLogin(w, r, in.Email); err != nil {
+			return err
+		}
 	}
-	key, token, err := s.svc.Auth.Login(r.Context(), in.Email, in.Password, in.WorkspaceID)
+	key, token, err := s.svc.Auth.Login(ctx, in.Email, in.Password, in.WorkspaceID)
 	if err != nil {
 		return err
 	}
@@ -69,10 +70,11 @@ func (s *Server) handleAPIKeyList(w http.ResponseWriter, r *http.Request) error 
 // handleAPIKeyCreate: POST /api/v1/api-keys — 201 with the token once, top-level.
 func (s *Server) handleAPIKeyCreate(w http.ResponseWriter, r *http.Request) error {
 	var in data.APIKeyCreate
-	if err := decodeBody(r, &in, func() error { _, err := validate.APIKeyCreate(in, time.Now()); return err }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	key, token, err := s.svc.Auth.CreateAPIKey(r.Context(), in)
+	key, token, err := s.svc.Auth.CreateAPIKey(ctx, in)
 	if err != nil {
 		return err
 	}

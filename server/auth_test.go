@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -109,9 +110,9 @@ func TestUnauthenticated(t *testing.T) {
 		o.Now = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	})
 	ctx := context.Background()
-	u, _ := e.DB.UserByEmail(ctx, e.Owner.Email)
+	u, _ := cli.NewServices(e.DB).Users.UserByEmail(ctx, e.Owner.Email)
 	tomorrow := time.Now().UTC().AddDate(0, 0, 2).Format("2006-01-02")
-	_, expiring, err := e.DB.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "short", Expiration: &tomorrow})
+	_, expiring, err := cli.NewServices(e.DB).Auth.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "short", Expiration: &tomorrow})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
 )
 
 // createWorkspace creates a workspace over HTTP without touching t (it runs in
@@ -132,7 +133,7 @@ func TestOnlineBackupUnderWriteLoadRestores(t *testing.T) {
 	if err != nil {
 		t.Fatalf("consistency check of the restored database: %v", err)
 	}
-	all, err := db.ListAllWorkspaces(context.Background())
+	all, err := cli.NewServices(db).Workspaces.ListAllWorkspaces(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestOnlineBackupUnderWriteLoadRestores(t *testing.T) {
 		}
 	}
 	// The restored instance works: the owner's token still authenticates.
-	if _, err := db.Authenticate(context.Background(), e.Owner.Token); err != nil {
+	if _, err := cli.NewServices(db).Auth.Authenticate(context.Background(), e.Owner.Token); err != nil {
 		t.Errorf("the owner's token does not authenticate on the restored data: %v", err)
 	}
 }

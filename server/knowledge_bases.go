@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"io"
 	"mime"
@@ -70,10 +71,11 @@ func (s *Server) handleKnowledgeBaseList(w http.ResponseWriter, r *http.Request)
 // once, urls are fetched in the background.
 func (s *Server) handleKnowledgeBaseCreate(w http.ResponseWriter, r *http.Request) error {
 	var in data.KnowledgeBaseCreate
-	if err := decodeInput(r, &in, func() error { return validate.KnowledgeBaseCreate(in, CheckOutboundURL) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	kb, err := s.svc.KnowledgeBases.CreateKnowledgeBase(r.Context(), in)
+	kb, err := s.svc.KnowledgeBases.CreateKnowledgeBase(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -95,10 +97,11 @@ func (s *Server) handleKnowledgeBaseShow(w http.ResponseWriter, r *http.Request)
 // handleKnowledgeBaseUpdate: PUT /api/v1/knowledge-bases/{id} — renames.
 func (s *Server) handleKnowledgeBaseUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.KnowledgeBaseUpdate
-	if err := decodeInput(r, &in, func() error { return validate.KnowledgeBaseUpdate(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	kb, err := s.svc.KnowledgeBases.UpdateKnowledgeBase(r.Context(), mux.Vars(r)["id"], in)
+	kb, err := s.svc.KnowledgeBases.UpdateKnowledgeBase(ctx, mux.Vars(r)["id"], in)
 	if err != nil {
 		return err
 	}
@@ -120,26 +123,25 @@ func (s *Server) handleKnowledgeBaseDelete(w http.ResponseWriter, r *http.Reques
 func (s *Server) handleSourcesAdd(w http.ResponseWriter, r *http.Request) error {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	var in data.SourcesAdd
+	var ctx context.Context
 	switch mt {
 	case "multipart/form-data":
-		var partErrs error
-		var err error
+		var partErrs, err error
 		in, partErrs, err = s.readSourceParts(r)
 		if err != nil {
 			return err
 		}
-		if partErrs != nil { // the service is not called: judge the rest here, one 422
-			return validate.Combine(partErrs, validate.SourcesAdd(in, CheckOutboundURL))
-		}
+		ctx = data.WithInputFaults(r.Context(), partErrs)
 	case "application/json":
 		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxJSONBody)
-		if err := decodeInput(r, &in, func() error { return validate.SourcesAdd(in, CheckOutboundURL) }); err != nil {
+		var err error
+		if ctx, err = decodeInput(r, &in); err != nil {
 			return err
 		}
 	default:
 		return data.Errorf(data.EMEDIATYPE, "Send sources as multipart/form-data (files, texts, urls parts) or as application/json.")
 	}
-	kb, err := s.svc.KnowledgeBases.AddSources(r.Context(), mux.Vars(r)["knowledge_base_id"], in)
+	kb, err := s.svc.KnowledgeBases.AddSources(ctx, mux.Vars(r)["knowledge_base_id"], in)
 	if err != nil {
 		return err
 	}
@@ -291,10 +293,11 @@ func (s *Server) handleSourceFileContent(w http.ResponseWriter, r *http.Request)
 // best first.
 func (s *Server) handleKnowledgeBaseQuery(w http.ResponseWriter, r *http.Request) error {
 	var q data.KnowledgeQuery
-	if err := decodeInput(r, &q, func() error { return validate.KnowledgeQuery(q) }); err != nil {
+	ctx, err := decodeInput(r, &q)
+	if err != nil {
 		return err
 	}
-	chunks, err := s.svc.KnowledgeBases.QueryKnowledgeBase(r.Context(), mux.Vars(r)["id"], q)
+	chunks, err := s.svc.KnowledgeBases.QueryKnowledgeBase(ctx, mux.Vars(r)["id"], q)
 	if err != nil {
 		return err
 	}
@@ -305,25 +308,15 @@ func (s *Server) handleKnowledgeBaseQuery(w http.ResponseWriter, r *http.Request
 // knowledge_base_config over its knowledge_base_ids.
 func (s *Server) handleAgentKnowledgeQuery(w http.ResponseWriter, r *http.Request) error {
 	var q data.AgentKnowledgeQuery
-	if err := decodeInput(r, &q, func() error { return validate.AgentKnowledgeQuery(q) }); err != nil {
+	ctx, err := decodeInput(r, &q)
+	if err != nil {
 		return err
 	}
-	chunks, err := s.svc.KnowledgeBases.QueryAgentKnowledge(r.Context(), mux.Vars(r)["id"], q)
+	chunks, err := s.svc.KnowledgeBases.QueryAgentKnowledge(ctx, mux.Vars(r)["id"], q)
 	if err != nil {
 		return err
 	}
 	return writeChunks(w, chunks)
-}
-
-// decodeInput decodes a body whose rules the service checks. When the decoder found
-// faults the service is not called, so check judges the body's rules here and the 422
-// lists every fault at once; otherwise the service runs them: once per request either way.
-func decodeInput(r *http.Request, dst any, check func() error) error {
-	err := decodeBody(r, dst, nil)
-	if data.ErrorCode(err) != data.EINVALID {
-		return err
-	}
-	return validate.Combine(err, check())
 }
 
 func writeChunks(w http.ResponseWriter, chunks []data.KnowledgeChunk) error {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
+	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/server"
 )
 
@@ -43,7 +44,7 @@ func newKBEnv(t testing.TB, o kbEnvOptions) *env {
 func newKBEnvServer(t testing.TB, o kbEnvOptions) (*env, *server.Server) {
 	t.Helper()
 	dir := t.TempDir()
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	bo := o.bolt
 	bo.PasswordCost, bo.NoSync, bo.Logger, bo.SecretKey = bcrypt.MinCost, true, logger, bytes.Repeat([]byte{7}, 32)

@@ -30,7 +30,7 @@ func benchKB(b *testing.B, e *env, n int) string {
 	id := e.createKB(e.Owner.Token, map[string]any{"name": "Bench"})["id"].(string)
 	ctx := data.WithPrincipal(context.Background(), &data.Principal{UserID: e.Owner.ID, WorkspaceID: e.Owner.WorkspaceID,
 		CurrentWorkspaceID: e.Owner.WorkspaceID, Role: data.RoleOwner, Modules: data.Modules})
-	kbs := cli.Services(e.DB).KnowledgeBases
+	kbs := cli.NewServices(e.DB).KnowledgeBases
 	for done := 0; done < n; done += 100 {
 		var in data.SourcesAdd
 		for range 100 {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -153,6 +154,23 @@ func decodeBody(r *http.Request, dst any, check func() error) error {
 		return decodeErr
 	}
 	return validate.Combine(decodeErr, check())
+}
+
+// decodeInput reads the body strictly into dst (unknown fields, wrong types and nulls for
+// non-nullable fields are faults) and returns the request's context carrying those faults
+// (data.WithInputFaults): the service that checks the input's rules reports them with its
+// own, in one 422 that names every fault of the request. Other failures (no body where one
+// is needed, malformed JSON, another media type) return at once.
+func decodeInput(r *http.Request, dst any) (context.Context, error) {
+	body, err := readJSONBody(r)
+	if err != nil {
+		return nil, err
+	}
+	decodeErr := validate.Decode(body, dst)
+	if decodeErr != nil && data.ErrorCode(decodeErr) != data.EINVALID {
+		return nil, decodeErr
+	}
+	return data.WithInputFaults(r.Context(), decodeErr), nil
 }
 
 // decodeObject reads the body as a JSON object of raw members (merge-style updates).

@@ -6,7 +6,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
 )
 
 func (s *Server) userRoutes() []route {
@@ -32,10 +31,11 @@ func (s *Server) handleMe(w http.ResponseWriter, r *http.Request) error {
 // handleMeUpdate: PUT /api/v1/user — name, email, or password with current_password.
 func (s *Server) handleMeUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.UserUpdate
-	if err := decodeBody(r, &in, func() error { return validate.UserUpdate(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	u, err := s.svc.Users.UpdateMe(r.Context(), in)
+	u, err := s.svc.Users.UpdateMe(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -58,10 +58,11 @@ func (s *Server) handleUserList(w http.ResponseWriter, r *http.Request) error {
 // handleUserCreate: POST /api/v1/users — a new account and its personal workspace.
 func (s *Server) handleUserCreate(w http.ResponseWriter, r *http.Request) error {
 	var in data.UserCreate
-	if err := decodeBody(r, &in, func() error { return validate.UserCreate(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	u, err := s.svc.Users.CreateUser(r.Context(), in)
+	u, err := s.svc.Users.CreateUser(ctx, in)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/server"
 )
@@ -38,7 +39,7 @@ func BenchmarkDeliveries(b *testing.B) {
 	}))
 	defer rc.Close()
 	ctx := context.Background()
-	u, err := db.CreateUser(ctx, data.UserCreate{Name: "B", Email: "b@example.com", Password: "password123"})
+	u, err := cli.NewServices(db).Users.CreateUser(ctx, data.UserCreate{Name: "B", Email: "b@example.com", Password: "password123"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func BenchmarkDeliveries(b *testing.B) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < b.N; i += 32 {
-				if _, err := db.UpdateWorkspace(as, u.PersonalWorkspaceID, data.WorkspaceUpdate{Name: data.Some(fmt.Sprint("n", i))}); err != nil {
+				if _, err := cli.NewServices(db).Workspaces.UpdateWorkspace(as, u.PersonalWorkspaceID, data.WorkspaceUpdate{Name: data.Some(fmt.Sprint("n", i))}); err != nil {
 					b.Error(err)
 					return
 				}

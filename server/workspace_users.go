@@ -6,7 +6,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
 )
 
 func (s *Server) workspaceUserRoutes() []route {
@@ -36,10 +35,11 @@ func (s *Server) handleWorkspaceUserList(w http.ResponseWriter, r *http.Request)
 // handleWorkspaceUserAdd: POST /api/v1/workspaces/{workspace_id}/users — 201.
 func (s *Server) handleWorkspaceUserAdd(w http.ResponseWriter, r *http.Request) error {
 	var in data.WorkspaceUserAdd
-	if err := decodeBody(r, &in, func() error { return validate.WorkspaceUserAdd(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	wu, err := s.svc.WorkspaceUsers.AddWorkspaceUser(r.Context(), mux.Vars(r)["workspace_id"], in)
+	wu, err := s.svc.WorkspaceUsers.AddWorkspaceUser(ctx, mux.Vars(r)["workspace_id"], in)
 	if err != nil {
 		return err
 	}
@@ -59,11 +59,12 @@ func (s *Server) handleWorkspaceUserShow(w http.ResponseWriter, r *http.Request)
 // handleWorkspaceUserUpdate: PUT /api/v1/workspaces/{workspace_id}/users/{user_id}.
 func (s *Server) handleWorkspaceUserUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.WorkspaceUserUpdate
-	if err := decodeBody(r, &in, func() error { return validate.WorkspaceUserUpdate(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
 	v := mux.Vars(r)
-	wu, err := s.svc.WorkspaceUsers.UpdateWorkspaceUser(r.Context(), v["workspace_id"], v["user_id"], in)
+	wu, err := s.svc.WorkspaceUsers.UpdateWorkspaceUser(ctx, v["workspace_id"], v["user_id"], in)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package server_test
 import (
 	"reflect"
 	"testing"
+
+	"github.com/voiceapi/voiceapi/internal/testkit"
 )
 
 func TestWorkspaceUsers(t *testing.T) {
@@ -89,39 +91,39 @@ func TestWorkspaceUsers(t *testing.T) {
 	expect(t, e.do("GET", "/api/v1/user", kim.Token, nil), 200)
 }
 
+// TestOwnerRules walks the owner rules as a scenario table: the last owner can neither
+// leave nor be demoted, admins cannot grant owner or touch owners, an owner can, and
+// nobody leaves their personal workspace.
 func TestOwnerRules(t *testing.T) {
-	e := newEnv(t)
-	owner := e.newUser("lea@example.com", false)
-	admin := e.newUser("max@example.com", false)
-	other := e.newUser("ned@example.com", false)
-	r := e.do("POST", "/api/v1/workspaces", owner.Token, map[string]any{"name": "team"})
-	ws := r.Data()["id"].(string)
-	base := "/api/v1/workspaces/" + ws + "/users"
-	expect(t, e.do("POST", base, owner.Token, map[string]any{"id": admin.ID, "role": "admin"}), 201)
-	adminTok := e.tokenIn(admin, ws)
-
-	// The last owner can neither leave nor be demoted.
-	expectFields(t, e.do("DELETE", base+"/"+owner.ID, owner.Token, nil), "id")
-	expectFields(t, e.do("PUT", base+"/"+owner.ID, owner.Token, map[string]any{"role": "admin"}), "role")
-
-	// Admins cannot grant owner or touch owners.
-	expect(t, e.do("POST", base, adminTok, map[string]any{"id": other.ID, "role": "owner"}), 403)
-	expect(t, e.do("PUT", base+"/"+owner.ID, adminTok, map[string]any{"role": "member"}), 403)
-	expect(t, e.do("PUT", base+"/"+owner.ID, adminTok, map[string]any{"modules": []string{"agents"}}), 403)
-	expect(t, e.do("DELETE", base+"/"+owner.ID, adminTok, nil), 403)
-	expect(t, e.do("PUT", base+"/"+admin.ID, adminTok, map[string]any{"role": "owner"}), 403)
-
-	// An owner can grant owner; with two owners one may step down or leave.
-	expect(t, e.do("PUT", base+"/"+admin.ID, owner.Token, map[string]any{"role": "owner"}), 200)
-	r = e.do("PUT", base+"/"+owner.ID, owner.Token, map[string]any{"role": "developer"})
-	expect(t, r, 200)
-	if r.Data()["is_owner"] != false {
-		t.Errorf("demoted %s", r.Body)
+	s := testkit.NewServer(t, nil)
+	owner := s.NewUser("lea@example.com", false)
+	other := s.NewUser("ned@example.com", false)
+	ws := s.Do("POST", "/api/v1/workspaces", owner.Token, map[string]any{"name": "team"}).Data()["id"].(string)
+	admin := s.NewUser("max@example.com", false)
+	s.Do("POST", "/api/v1/workspaces/"+ws+"/users", owner.Token, map[string]any{"id": admin.ID, "role": "admin"})
+	adminTok := s.TokenIn(admin, ws)
+	byOwner := testkit.TokenOf(func(*testkit.Server) *testkit.Account { return owner })
+	byAdmin := func(*testkit.Server) string { return adminTok }
+	vars := map[string]string{"ws": ws, "owner": owner.ID, "admin": admin.ID, "other": other.ID, "personal": owner.WorkspaceID}
+	base := "/api/v1/workspaces/{ws}/users"
+	scenarios := []testkit.Scenario{
+		{Name: "last owner cannot leave", Method: "DELETE", Path: base + "/{owner}", Token: byOwner, Fields: []string{"id"}},
+		{Name: "last owner cannot be demoted", Method: "PUT", Path: base + "/{owner}", Token: byOwner, Body: `{"role":"admin"}`, Fields: []string{"role"}},
+		{Name: "admin cannot grant owner", Method: "POST", Path: base, Token: byAdmin, Body: `{"id":"{other}","role":"owner"}`, Status: 403, Code: "forbidden"},
+		{Name: "admin cannot demote an owner", Method: "PUT", Path: base + "/{owner}", Token: byAdmin, Body: `{"role":"member"}`, Status: 403, Code: "forbidden"},
+		{Name: "admin cannot change an owner's modules", Method: "PUT", Path: base + "/{owner}", Token: byAdmin, Body: `{"modules":["agents"]}`, Status: 403},
+		{Name: "admin cannot remove an owner", Method: "DELETE", Path: base + "/{owner}", Token: byAdmin, Status: 403},
+		{Name: "admin cannot promote itself", Method: "PUT", Path: base + "/{admin}", Token: byAdmin, Body: `{"role":"owner"}`, Status: 403},
+		{Name: "owner grants owner", Method: "PUT", Path: base + "/{admin}", Token: byOwner, Body: `{"role":"owner"}`, Status: 200, Contains: []string{`"is_owner":true`}},
+		{Name: "with two owners one steps down", Method: "PUT", Path: base + "/{owner}", Token: byOwner, Body: `{"role":"developer"}`, Status: 200, Contains: []string{`"is_owner":false`}},
+		{Name: "the remaining owner is the last one", Method: "DELETE", Path: base + "/{admin}", Token: byAdmin, Fields: []string{"id"}},
+		{Name: "a new owner joins", Method: "POST", Path: base, Token: byAdmin, Body: `{"id":"{other}","role":"owner"}`, Status: 201},
+		{Name: "then an owner may leave", Method: "DELETE", Path: base + "/{admin}", Token: byAdmin, Status: 204},
+		{Name: "an owner joins a personal workspace", Method: "POST", Path: "/api/v1/workspaces/{personal}/users", Token: byOwner, Body: `{"id":"{other}","role":"owner"}`, Status: 201},
+		{Name: "nobody leaves their personal workspace", Method: "DELETE", Path: "/api/v1/workspaces/{personal}/users/{owner}", Token: byOwner, Fields: []string{"id"}},
 	}
-	expectFields(t, e.do("DELETE", base+"/"+admin.ID, adminTok, nil), "id") // now the last owner
-	expect(t, e.do("POST", base, adminTok, map[string]any{"id": other.ID, "role": "owner"}), 201)
-	expect(t, e.do("DELETE", base+"/"+admin.ID, adminTok, nil), 204)
-	// A user cannot be removed from their personal workspace.
-	expect(t, e.do("POST", "/api/v1/workspaces/"+owner.WorkspaceID+"/users", owner.Token, map[string]any{"id": other.ID, "role": "owner"}), 201)
-	expectFields(t, e.do("DELETE", "/api/v1/workspaces/"+owner.WorkspaceID+"/users/"+owner.ID, owner.Token, nil), "id")
+	for i := range scenarios {
+		scenarios[i].Vars = vars
+	}
+	s.Run(t, scenarios)
 }

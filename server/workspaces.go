@@ -6,7 +6,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
 )
 
 func (s *Server) workspaceRoutes() []route {
@@ -35,10 +34,11 @@ func (s *Server) handleWorkspaceList(w http.ResponseWriter, r *http.Request) err
 // handleWorkspaceCreate: POST /api/v1/workspaces — the caller becomes its owner.
 func (s *Server) handleWorkspaceCreate(w http.ResponseWriter, r *http.Request) error {
 	var in data.WorkspaceCreate
-	if err := decodeBody(r, &in, func() error { return validate.WorkspaceCreate(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	ws, err := s.svc.Workspaces.CreateWorkspace(r.Context(), in)
+	ws, err := s.svc.Workspaces.CreateWorkspace(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -57,10 +57,11 @@ func (s *Server) handleWorkspaceShow(w http.ResponseWriter, r *http.Request) err
 // handleWorkspaceUpdate: PUT /api/v1/workspaces/{workspace_id} — owners and admins.
 func (s *Server) handleWorkspaceUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.WorkspaceUpdate
-	if err := decodeBody(r, &in, func() error { return validate.WorkspaceUpdate(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	ws, err := s.svc.Workspaces.UpdateWorkspace(r.Context(), mux.Vars(r)["workspace_id"], in)
+	ws, err := s.svc.Workspaces.UpdateWorkspace(ctx, mux.Vars(r)["workspace_id"], in)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
 )
 
 // authorize returns the caller when it meets need. The server has already resolved the
@@ -20,4 +21,10 @@ func authorize(ctx context.Context, need data.Requirement) (*data.Principal, err
 		return nil, err
 	}
 	return p, nil
+}
+
+// checkInput is the one place a service reports an input's faults: those of the input's
+// rules (err) after those the server found decoding it (data.InputFaults), in one 422.
+func checkInput(ctx context.Context, err error) error {
+	return validate.Combine(data.InputFaults(ctx), err)
 }

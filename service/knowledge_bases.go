@@ -111,7 +111,7 @@ func (s *KnowledgeBaseService) ListKnowledgeBases(ctx context.Context, req data.
 // CreateKnowledgeBase implements data.KnowledgeBaseService. Texts are chunked before the
 // transaction; urls are left pending for the fetcher.
 func (s *KnowledgeBaseService) CreateKnowledgeBase(ctx context.Context, in data.KnowledgeBaseCreate) (*data.KnowledgeBase, error) {
-	if err := validate.KnowledgeBaseCreate(in, s.checkURL()); err != nil {
+	if err := checkInput(ctx, validate.KnowledgeBaseCreate(in, s.checkURL())); err != nil {
 		return nil, err
 	}
 	add := data.SourcesAdd{Texts: in.Texts, URLs: in.URLs}
@@ -162,7 +162,7 @@ func (s *KnowledgeBaseService) KnowledgeBase(ctx context.Context, id string) (*d
 
 // UpdateKnowledgeBase implements data.KnowledgeBaseService.
 func (s *KnowledgeBaseService) UpdateKnowledgeBase(ctx context.Context, id string, in data.KnowledgeBaseUpdate) (*data.KnowledgeBase, error) {
-	if err := validate.KnowledgeBaseUpdate(in); err != nil {
+	if err := checkInput(ctx, validate.KnowledgeBaseUpdate(in)); err != nil {
 		return nil, err
 	}
 	var out *data.KnowledgeBase

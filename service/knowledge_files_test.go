@@ -52,7 +52,7 @@ func (crashingStore) Update(context.Context, func(service.Tx) error) error {
 // commits.
 func crashChild(t *testing.T) {
 	db := openDir(t, os.Getenv("VOICEAPI_CRASH_DIR"))
-	svc := testkit.Services(t, crashingStore{db}, nil)
+	svc := servicesOn(t, crashingStore{db}, db, nil)
 	ctx := ownerCtx(os.Getenv("VOICEAPI_CRASH_USER"), os.Getenv("VOICEAPI_CRASH_WS"))
 	_, err := svc.KnowledgeBases.AddSources(ctx, os.Getenv("VOICEAPI_CRASH_KB"), data.SourcesAdd{Files: []data.FileUpload{{Filename: "notes.txt", Content: []byte("The crash test file.\n")}}})
 	t.Logf("AddSources returned %v instead of stopping at the commit", err)
@@ -66,9 +66,10 @@ func TestKnowledgeCrashBetweenFileAndCommitLeavesNothing(t *testing.T) {
 	}
 	dir := t.TempDir()
 	db := openDir(t, dir)
-	u := mustUser(t, db, "crash@example.com")
+	svc := servicesOn(t, db, db, nil)
+	u := mustUser(t, svc, "crash@example.com")
 	ctx := ownerCtx(u.ID, u.PersonalWorkspaceID)
-	kb, err := testkit.Services(t, db, nil).KnowledgeBases.CreateKnowledgeBase(ctx, data.KnowledgeBaseCreate{Name: "Crash"})
+	kb, err := svc.KnowledgeBases.CreateKnowledgeBase(ctx, data.KnowledgeBaseCreate{Name: "Crash"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestKnowledgeCrashBetweenFileAndCommitLeavesNothing(t *testing.T) {
 
 	db = openDir(t, dir)
 	defer db.Close()
-	got, err := testkit.Services(t, db, nil).KnowledgeBases.KnowledgeBase(ctx, kb.ID)
+	got, err := servicesOn(t, db, db, nil).KnowledgeBases.KnowledgeBase(ctx, kb.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,11 +102,11 @@ func TestKnowledgeCrashBetweenFileAndCommitLeavesNothing(t *testing.T) {
 }
 
 func TestKnowledgeFilesGoWithTheirSourceKnowledgeBaseAndWorkspace(t *testing.T) {
-	db := testkit.OpenDB(t, nil)
-	kbs := testkit.Services(t, db, nil).KnowledgeBases
-	u := mustUser(t, db, "files@example.com")
+	env := testkit.New(t, nil)
+	db, kbs := env.DB, env.Svc.KnowledgeBases
+	u := mustUser(t, env.Svc, "files@example.com")
 	ctx := ownerCtx(u.ID, u.PersonalWorkspaceID)
-	ws, err := db.CreateWorkspace(ctx, data.WorkspaceCreate{Name: "Team"})
+	ws, err := env.Svc.Workspaces.CreateWorkspace(ctx, data.WorkspaceCreate{Name: "Team"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestKnowledgeFilesGoWithTheirSourceKnowledgeBaseAndWorkspace(t *testing.T) 
 	if n := len(filesUnder(t, db.Dir())); n != 1 {
 		t.Fatalf("%d files after deleting a knowledge base, want 1", n)
 	}
-	if err := db.DeleteWorkspace(wctx, ws.ID); err != nil {
+	if err := env.Svc.Workspaces.DeleteWorkspace(wctx, ws.ID); err != nil {
 		t.Fatal(err)
 	}
 	if f := filesUnder(t, db.Dir()); len(f) != 0 {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // ownerCtx acts as the owner of workspace ws, as an authenticated request would.
@@ -15,10 +17,21 @@ func ownerCtx(userID, ws string) context.Context {
 	})
 }
 
+// servicesOn builds the services on db, sharing its id generator (event ids order the
+// audit chain); tune (may be nil) adjusts the options further.
+func servicesOn(t testing.TB, store service.Store, db *bolt.DB, tune func(*service.Options)) *service.Services {
+	return testkit.Services(t, store, func(o *service.Options) {
+		o.IDs = db.IDs()
+		if tune != nil {
+			tune(o)
+		}
+	})
+}
+
 // mustUser creates a user, with its personal workspace.
-func mustUser(t testing.TB, db *bolt.DB, email string) *data.User {
+func mustUser(t testing.TB, svc *service.Services, email string) *data.User {
 	t.Helper()
-	u, err := db.CreateUser(context.Background(), data.UserCreate{Name: "Test " + email, Email: email, Password: "password123"})
+	u, err := svc.Users.CreateUser(context.Background(), data.UserCreate{Name: "Test " + email, Email: email, Password: "password123"})
 	if err != nil {
 		t.Fatal(err)
 	}

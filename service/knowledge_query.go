@@ -140,7 +140,7 @@ func (s *KnowledgeBaseService) search(ctx context.Context, kbIDs []string, query
 
 // QueryKnowledgeBase implements data.KnowledgeBaseService.
 func (s *KnowledgeBaseService) QueryKnowledgeBase(ctx context.Context, kbID string, q data.KnowledgeQuery) ([]data.KnowledgeChunk, error) {
-	if err := validate.KnowledgeQuery(q); err != nil {
+	if err := checkInput(ctx, validate.KnowledgeQuery(q)); err != nil {
 		return nil, err
 	}
 	if err := s.store.View(ctx, func(tx Tx) error { _, err := loadKB(ctx, tx, kbID); return err }); err != nil {
@@ -161,7 +161,7 @@ func (s *KnowledgeBaseService) QueryKnowledgeBase(ctx context.Context, kbID stri
 // caller's workspace and within its agent_ids; its knowledge_base_ids that no longer name
 // a knowledge base of the workspace are skipped.
 func (s *KnowledgeBaseService) QueryAgentKnowledge(ctx context.Context, agentID string, q data.AgentKnowledgeQuery) ([]data.KnowledgeChunk, error) {
-	if err := validate.AgentKnowledgeQuery(q); err != nil {
+	if err := checkInput(ctx, validate.AgentKnowledgeQuery(q)); err != nil {
 		return nil, err
 	}
 	p := data.PrincipalFrom(ctx)

@@ -152,9 +152,9 @@ func (s *KnowledgeBaseService) checkSourceRoom(tx Tx, kbID string, in data.Sourc
 	return nil
 }
 
-// checkSources validates an add, the files' formats included, every fault in one error,
-// and returns the files' detected formats.
-func (s *KnowledgeBaseService) checkSources(in data.SourcesAdd) ([]knowledge.Kind, error) {
+// checkSources validates an add, the files' formats and the request's decoding faults
+// included, every fault in one error, and returns the files' detected formats.
+func (s *KnowledgeBaseService) checkSources(ctx context.Context, in data.SourcesAdd) ([]knowledge.Kind, error) {
 	var errs validate.Errors
 	kinds := make([]knowledge.Kind, len(in.Files))
 	for i, f := range in.Files {
@@ -168,14 +168,14 @@ func (s *KnowledgeBaseService) checkSources(in data.SourcesAdd) ([]knowledge.Kin
 		}
 		kinds[i] = kind
 	}
-	return kinds, validate.Combine(validate.SourcesAdd(in, s.checkURL()), errs.Err())
+	return kinds, checkInput(ctx, validate.Combine(validate.SourcesAdd(in, s.checkURL()), errs.Err()))
 }
 
 // AddSources implements data.KnowledgeBaseService. Nothing is stored unless every source
 // is acceptable; files are stored durably before their rows commit, and discarded again
 // if the commit fails.
 func (s *KnowledgeBaseService) AddSources(ctx context.Context, kbID string, in data.SourcesAdd) (*data.KnowledgeBase, error) {
-	kinds, err := s.checkSources(in)
+	kinds, err := s.checkSources(ctx, in)
 	if err != nil {
 		return nil, err
 	}

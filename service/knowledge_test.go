@@ -24,8 +24,9 @@ type kbEnv struct {
 func newKBEnv(t *testing.T, tune func(*service.Options)) *kbEnv {
 	t.Helper()
 	db := testkit.OpenDB(t, nil)
-	u := mustUser(t, db, "kb@example.com")
-	return &kbEnv{svc: testkit.Services(t, db, tune).KnowledgeBases, ctx: ownerCtx(u.ID, u.PersonalWorkspaceID), ws: u.PersonalWorkspaceID}
+	svc := servicesOn(t, db, db, tune)
+	u := mustUser(t, svc, "kb@example.com")
+	return &kbEnv{svc: svc.KnowledgeBases, ctx: ownerCtx(u.ID, u.PersonalWorkspaceID), ws: u.PersonalWorkspaceID}
 }
 
 func texts(n int) []data.TextInput {
@@ -218,9 +219,10 @@ func TestKnowledgeIfMatch(t *testing.T) {
 // from storage.
 func TestKnowledgeIndexFollowsCommits(t *testing.T) {
 	db := testkit.OpenDB(t, nil)
-	u := mustUser(t, db, "ix@example.com")
+	all := servicesOn(t, db, db, nil)
+	u := mustUser(t, all, "ix@example.com")
 	ctx := ownerCtx(u.ID, u.PersonalWorkspaceID)
-	svc := testkit.Services(t, db, nil).KnowledgeBases
+	svc := all.KnowledgeBases
 	find := func(s *service.KnowledgeBaseService, kbID, query string) []string {
 		t.Helper()
 		chunks, err := s.QueryKnowledgeBase(ctx, kbID, data.KnowledgeQuery{Query: query})
@@ -251,7 +253,7 @@ func TestKnowledgeIndexFollowsCommits(t *testing.T) {
 	if got := find(svc, kb.ID, "returns"); len(got) != 0 {
 		t.Errorf("returns after its source's delete → %v, want nothing", got)
 	}
-	fresh := testkit.Services(t, db, nil).KnowledgeBases
+	fresh := servicesOn(t, db, db, nil).KnowledgeBases
 	if got := find(fresh, kb.ID, "shipping"); len(got) != 1 || got[0] != added.Texts[1].ID {
 		t.Errorf("a fresh service: shipping → %v, want the stored text", got)
 	}

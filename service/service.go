@@ -34,6 +34,9 @@ type Options struct {
 	// CheckURL is the outbound check of client-supplied URLs before they are stored
 	// (conventions §14); nil checks their syntax only.
 	CheckURL func(string) error
+	// IDs makes record ids; a generator on Now when nil. Event ids order the audit
+	// chain, so every writer of a store must share one generator.
+	IDs *data.IDGen
 }
 
 // base is what every resource's service shares.
@@ -50,8 +53,11 @@ type base struct {
 // Services are the implementations of the data services, one per resource, built on one
 // Store.
 type Services struct {
-	base *base
-	// KnowledgeBases manages knowledge bases, their sources and retrieval.
+	Auth           *AuthService
+	Users          *UserService
+	Workspaces     *WorkspaceService
+	WorkspaceUsers *WorkspaceUserService
+	Idempotency    *IdempotencyService
 	KnowledgeBases *KnowledgeBaseService
 }
 
@@ -79,13 +85,21 @@ func New(store Store, opts Options) (*Services, error) {
 		}
 		opts.Catalog = cat
 	}
+	if opts.IDs == nil {
+		opts.IDs = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
+	}
 	b := &base{
 		store: store, now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
-		ids: &data.IDGen{Now: opts.Now, Rand: rand.Reader},
+		ids: opts.IDs,
 	}
-	s := &Services{base: b}
-	s.KnowledgeBases = newKnowledgeBases(b)
-	return s, nil
+	return &Services{
+		Auth:           &AuthService{base: b, cache: &tokenCache{}},
+		Users:          &UserService{b},
+		Workspaces:     &WorkspaceService{b},
+		WorkspaceUsers: &WorkspaceUserService{b},
+		Idempotency:    &IdempotencyService{b},
+		KnowledgeBases: newKnowledgeBases(b),
+	}, nil
 }
 
 // timeNow is the clock as the records' time type.

@@ -19,6 +19,7 @@ type Store interface {
 	Update(ctx context.Context, fn func(tx Tx) error) error
 	// SourceFiles keeps the files of knowledge base sources, outside transactions.
 	SourceFiles
+	KeyUseRecorder
 }
 
 // Tx is one transaction's view of the records. Absent records come back as nil with a
@@ -28,6 +29,7 @@ type Tx interface {
 	LimitTx
 	KnowledgeTx
 	AgentReadTx
+	AccountTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.

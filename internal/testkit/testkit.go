@@ -4,12 +4,15 @@ package testkit
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"go.etcd.io/bbolt"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
+	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/seal"
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -65,4 +68,55 @@ func Services(t testing.TB, store service.Store, tune func(*service.Options)) *s
 		t.Fatal(err)
 	}
 	return svc
+}
+
+// Env is a database in a temporary directory and the services on it.
+type Env struct {
+	DB  *bolt.DB
+	Svc *service.Services
+}
+
+// New opens a database (see OpenDB; tune may be nil) and builds the services on it with
+// the same clock, catalog and bcrypt cost.
+func New(t testing.TB, tune func(*bolt.Options)) *Env {
+	t.Helper()
+	db := OpenDB(t, tune)
+	return &Env{DB: db, Svc: cli.NewServices(db)}
+}
+
+// User creates an account (with its personal workspace) whose password is
+// "password-" + email.
+func (e *Env) User(t testing.TB, email string) *data.User {
+	t.Helper()
+	u, err := e.Svc.Users.CreateUser(context.Background(), data.UserCreate{Name: "Test " + email, Email: email, Password: "password-" + email})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// Token makes an API key for u in workspaceID (its personal workspace when "").
+func (e *Env) Token(t testing.TB, u *data.User, workspaceID string) string {
+	t.Helper()
+	if workspaceID == "" {
+		workspaceID = u.PersonalWorkspaceID
+	}
+	_, token, err := e.Svc.Auth.CreateAPIKeyFor(context.Background(), u.ID, workspaceID, data.APIKeyCreate{Name: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+// As returns a context acting as u, owner of its personal workspace.
+func As(u *data.User) context.Context {
+	return AsRole(u, u.PersonalWorkspaceID, data.RoleOwner)
+}
+
+// AsRole returns a context acting as u with role in workspaceID, holding every module.
+func AsRole(u *data.User, workspaceID, role string) context.Context {
+	return data.WithPrincipal(context.Background(), &data.Principal{
+		UserID: u.ID, IsAdmin: u.IsAdmin, WorkspaceID: workspaceID, CurrentWorkspaceID: workspaceID,
+		Role: role, Modules: data.EffectiveModules(role, data.Modules),
+	})
 }

@@ -26,6 +26,7 @@ var suites = []struct {
 	{"knowledge_delete", testKnowledgeDelete},
 	{"knowledge_files", testKnowledgeFiles},
 	{"agent_read", testAgentRead},
+	{"accounts", testAccounts},
 }
 
 // Run runs every group of the suite against stores made by open.

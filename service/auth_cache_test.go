@@ -1,14 +1,13 @@
-package bolt_test
+package service_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
 )
 
 // Authenticate keeps what it decoded for a token, but a change to the token, its user or
@@ -16,21 +15,18 @@ import (
 // refused even right after a success.
 func TestAuthenticateSeesEveryChangeAtOnce(t *testing.T) {
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	db, err := bolt.Open(t.TempDir(), bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32), Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	e := testkit.New(t, func(o *bolt.Options) { o.Now = func() time.Time { return now } })
+	svc := e.Svc
 	ctx := context.Background()
-	owner := mustUser(t, db, "owner@example.com")
-	member := mustUser(t, db, "member@example.com")
+	owner := e.User(t, "owner@example.com")
+	member := e.User(t, "member@example.com")
 	ws := owner.PersonalWorkspaceID
-	octx := asUser(t, db, owner)
-	if _, err := db.AddWorkspaceUser(octx, ws, data.WorkspaceUserAdd{ID: member.ID, Role: data.RoleDeveloper}); err != nil {
+	octx := testkit.As(owner)
+	if _, err := svc.WorkspaceUsers.AddWorkspaceUser(octx, ws, data.WorkspaceUserAdd{ID: member.ID, Role: data.RoleDeveloper}); err != nil {
 		t.Fatal(err)
 	}
 	expires := now.Add(48 * time.Hour).Format("2006-01-02")
-	_, token, err := db.CreateAPIKeyFor(ctx, member.ID, ws, data.APIKeyCreate{Name: "k", Expiration: &expires})
+	_, token, err := svc.Auth.CreateAPIKeyFor(ctx, member.ID, ws, data.APIKeyCreate{Name: "k", Expiration: &expires})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +35,7 @@ func TestAuthenticateSeesEveryChangeAtOnce(t *testing.T) {
 		t.Helper()
 		var got []string
 		for range 2 {
-			p, err := db.Authenticate(ctx, token)
+			p, err := svc.Auth.Authenticate(ctx, token)
 			switch {
 			case err != nil:
 				got = append(got, "refused")
@@ -57,10 +53,10 @@ func TestAuthenticateSeesEveryChangeAtOnce(t *testing.T) {
 	if got := role("added"); got != data.RoleDeveloper {
 		t.Fatalf("as added: %s", got)
 	}
-	if _, err := db.Authenticate(ctx, token+"x"); data.ErrorCode(err) != data.EUNAUTHORIZED {
+	if _, err := svc.Auth.Authenticate(ctx, token+"x"); data.ErrorCode(err) != data.EUNAUTHORIZED {
 		t.Fatalf("wrong secret after a success: %v", err)
 	}
-	if _, err := db.UpdateWorkspaceUser(octx, ws, member.ID, data.WorkspaceUserUpdate{Role: data.Some(data.RoleMember)}); err != nil {
+	if _, err := svc.WorkspaceUsers.UpdateWorkspaceUser(octx, ws, member.ID, data.WorkspaceUserUpdate{Role: data.Some(data.RoleMember)}); err != nil {
 		t.Fatal(err)
 	}
 	if got := role("demoted"); got != data.RoleMember {
@@ -75,7 +71,7 @@ func TestAuthenticateSeesEveryChangeAtOnce(t *testing.T) {
 		t.Fatalf("with the clock back: %s", got)
 	}
 	// Removing a member revokes its tokens in that workspace.
-	if err := db.RemoveWorkspaceUser(octx, ws, member.ID); err != nil {
+	if err := svc.WorkspaceUsers.RemoveWorkspaceUser(octx, ws, member.ID); err != nil {
 		t.Fatal(err)
 	}
 	if got := role("removed"); got != "refused" {

@@ -1,4 +1,4 @@
-package bolt_test
+package service_test
 
 import (
 	"context"
@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
-	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
 )
 
 func keptResponses(t *testing.T, db *bolt.DB) int {
@@ -23,14 +23,11 @@ func keptResponses(t *testing.T, db *bolt.DB) int {
 
 func TestIdempotentResponsesExpireAndArePurged(t *testing.T) {
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	db, err := bolt.Open(t.TempDir(), bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32), Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	e := testkit.New(t, func(o *bolt.Options) { o.Now = func() time.Time { return now } })
+	db, svc := e.DB, e.Svc
 	ctx := context.Background()
 	save := func(token int64, key string) {
-		err := db.SaveIdempotentResponse(ctx, token, key, &data.IdempotentResponse{RequestHash: "h", Status: 201, Body: []byte(`{"token":"1|secret"}`)})
+		err := svc.Idempotency.SaveIdempotentResponse(ctx, token, key, &data.IdempotentResponse{RequestHash: "h", Status: 201, Body: []byte(`{"token":"1|secret"}`)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,22 +35,22 @@ func TestIdempotentResponsesExpireAndArePurged(t *testing.T) {
 	save(1, "old")
 	now = now.Add(23 * time.Hour)
 	save(1, "new")
-	got, err := db.IdempotentResponse(ctx, 1, "old")
+	got, err := svc.Idempotency.IdempotentResponse(ctx, 1, "old")
 	if err != nil || got == nil || string(got.Body) != `{"token":"1|secret"}` || got.Status != 201 {
 		t.Fatalf("kept response %+v %v", got, err)
 	}
-	if got, _ := db.IdempotentResponse(ctx, 2, "old"); got != nil {
+	if got, _ := svc.Idempotency.IdempotentResponse(ctx, 2, "old"); got != nil {
 		t.Error("a key is shared across tokens")
 	}
 	now = now.Add(2 * time.Hour) // "old" is 25 h old, "new" 2 h
-	if got, _ := db.IdempotentResponse(ctx, 1, "old"); got != nil {
+	if got, _ := svc.Idempotency.IdempotentResponse(ctx, 1, "old"); got != nil {
 		t.Error("an expired response is replayed")
 	}
-	n, err := db.PurgeIdempotency(ctx)
+	n, err := svc.Idempotency.PurgeIdempotency(ctx)
 	if err != nil || n != 1 || keptResponses(t, db) != 1 {
 		t.Errorf("purged %d (%v), %d left", n, err, keptResponses(t, db))
 	}
-	if got, _ := db.IdempotentResponse(ctx, 1, "new"); got == nil {
+	if got, _ := svc.Idempotency.IdempotentResponse(ctx, 1, "new"); got == nil {
 		t.Error("a fresh response was purged")
 	}
 }

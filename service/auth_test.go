@@ -1,4 +1,4 @@
-package bolt_test
+package service_test
 
 import (
 	"context"
@@ -8,7 +8,9 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
 )
 
 // last_used_at is kept in memory and flushed every few seconds and on Close: after a
@@ -21,15 +23,16 @@ func TestAPIKeyLastUsedAtSurvivesClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	u := mustUser(t, db, "a@example.com")
-	used, token, err := db.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "used"})
+	svc := cli.NewServices(db)
+	u := (&testkit.Env{DB: db, Svc: svc}).User(t, "a@example.com")
+	used, token, err := svc.Auth.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "used"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := db.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "unused"}); err != nil {
+	if _, _, err := svc.Auth.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "unused"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Authenticate(ctx, token); err != nil {
+	if _, err := svc.Auth.Authenticate(ctx, token); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
@@ -40,7 +43,7 @@ func TestAPIKeyLastUsedAtSurvivesClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	keys, _, err := db.ListAPIKeys(asUser(t, db, u), data.PageRequest{})
+	keys, _, err := cli.NewServices(db).Auth.ListAPIKeys(testkit.As(u), data.PageRequest{})
 	if err != nil || len(keys) != 2 {
 		t.Fatalf("%v %v", keys, err)
 	}
@@ -57,15 +60,12 @@ func TestAPIKeyLastUsedAtSurvivesClose(t *testing.T) {
 // Expiry follows the injected clock: a token is refused from its expires_at on.
 func TestTokenExpiryUsesClock(t *testing.T) {
 	now := time.Date(2030, 5, 1, 12, 0, 0, 0, time.UTC)
-	db, err := bolt.Open(t.TempDir(), bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32), Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	e := testkit.New(t, func(o *bolt.Options) { o.Now = func() time.Time { return now } })
+	svc := e.Svc
 	ctx := context.Background()
-	u := mustUser(t, db, "a@example.com")
+	u := e.User(t, "a@example.com")
 	exp := "2030-05-03"
-	key, token, err := db.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "k", Expiration: &exp})
+	key, token, err := svc.Auth.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "k", Expiration: &exp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestTokenExpiryUsesClock(t *testing.T) {
 		t.Errorf("expires_at %s", got)
 	}
 	past := "2030-05-01"
-	if _, _, err := db.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "k", Expiration: &past}); data.ErrorCode(err) != data.EINVALID {
+	if _, _, err := svc.Auth.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "k", Expiration: &past}); data.ErrorCode(err) != data.EINVALID {
 		t.Errorf("today as expiration: %v", err)
 	}
 	for _, c := range []struct {
@@ -85,7 +85,7 @@ func TestTokenExpiryUsesClock(t *testing.T) {
 		{time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC), false},
 	} {
 		now = c.at
-		_, err := db.Authenticate(ctx, token)
+		_, err := svc.Auth.Authenticate(ctx, token)
 		if (err == nil) != c.ok {
 			t.Errorf("at %v: %v", c.at, err)
 		}

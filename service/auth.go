@@ -1,0 +1,290 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// AuthService issues, checks and revokes tokens.
+type AuthService struct {
+	*base
+	cache *tokenCache
+}
+
+var _ data.AuthService = (*AuthService)(nil)
+
+const secretLen = 48 // base62 characters: ~285 bits
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+func newSecret() (string, error) {
+	var sb strings.Builder
+	max := big.NewInt(int64(len(base62)))
+	for i := 0; i < secretLen; i++ {
+		n, err := rand.Int(rand.Reader, max)
+		if err != nil {
+			return "", err
+		}
+		sb.WriteByte(base62[n.Int64()])
+	}
+	return sb.String(), nil
+}
+
+// issueToken stores a new token and returns its record and the token string
+// "<id>|<secret>", which is shown once: only the secret's SHA-256 is stored.
+func (b *base) issueToken(tx Tx, userID, workspaceID, name, kind string, expires *time.Time) (*data.APIKey, string, error) {
+	secret, err := newSecret()
+	if err != nil {
+		return nil, "", err
+	}
+	sum := sha256.Sum256([]byte(secret))
+	k := &data.APIKeyRecord{
+		APIKey: data.APIKey{Name: name, CreatedAt: b.timeNow()},
+		UserID: userID, WorkspaceID: workspaceID, Kind: kind, SecretHash: sum[:],
+	}
+	if expires != nil {
+		t := data.NewTime(*expires)
+		k.ExpiresAt = &t
+	}
+	if err := tx.InsertAPIKey(k); err != nil {
+		return nil, "", err
+	}
+	out := k.APIKey
+	return &out, strconv.FormatInt(k.ID, 10) + "|" + secret, nil
+}
+
+// dummyHash keeps the time of a login with an unknown email close to a wrong password's.
+var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("voiceapi-dummy-password"), bcrypt.MinCost)
+
+// Login implements data.AuthService.
+func (s *AuthService) Login(ctx context.Context, email, password, workspaceID string) (*data.APIKey, string, error) {
+	if err := checkInput(ctx, validate.Login(email, password)); err != nil {
+		return nil, "", err
+	}
+	refused := data.FieldError("email", "These credentials do not match our records.")
+	var u *data.UserRecord
+	if err := s.store.View(ctx, func(tx Tx) error {
+		var err error
+		u, err = tx.UserByEmail(validate.NormalizeEmail(email))
+		return err
+	}); err != nil {
+		return nil, "", err
+	}
+	if u == nil {
+		bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		return nil, "", refused
+	}
+	if bcrypt.CompareHashAndPassword(u.PasswordHash, []byte(password)) != nil {
+		return nil, "", refused
+	}
+	if workspaceID == "" {
+		workspaceID = u.PersonalWorkspaceID
+	}
+	var key *data.APIKey
+	var token string
+	err := s.store.Update(ctx, func(tx Tx) error {
+		m, err := tx.Member(workspaceID, u.ID)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			return refused
+		}
+		expires := s.now().Add(s.opts.LoginTTL)
+		key, token, err = s.issueToken(tx, u.ID, workspaceID, "login", data.TokenLogin, &expires)
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return key, token, nil
+}
+
+// Authenticate implements data.AuthService.
+func (s *AuthService) Authenticate(ctx context.Context, token string) (*data.Principal, error) {
+	refused := data.Errorf(data.EUNAUTHORIZED, "The bearer token is missing, malformed, unknown, revoked or expired.")
+	idPart, secret, ok := strings.Cut(token, "|")
+	if !ok || secret == "" || len(secret) > 256 {
+		return nil, refused
+	}
+	// ParseInt also reads "+1" and "01": only the canonical id, as issued, may pass, so
+	// that exactly one string authenticates for each token (found by FuzzAuthenticate).
+	id, err := strconv.ParseInt(idPart, 10, 64)
+	if err != nil || id <= 0 || strconv.FormatInt(id, 10) != idPart {
+		return nil, refused
+	}
+	sum := sha256.Sum256([]byte(secret))
+	var e *tokenEntry
+	if err := s.store.View(ctx, func(tx Tx) error {
+		var err error
+		e, err = s.tokenEntry(tx, id)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if e == nil || subtle.ConstantTimeCompare(sum[:], e.hash) != 1 {
+		return nil, refused
+	}
+	if e.expires != nil && !s.now().Before(*e.expires) {
+		return nil, refused
+	}
+	p := e.principal // a copy: authorization adjusts it per request
+	s.store.MarkAPIKeyUsed(id, s.now())
+	return &p, nil
+}
+
+// tokenEntry returns what authenticating token id needs, from the cache while the
+// token, its user and its membership are unchanged; nil when the token or its user is
+// gone.
+func (s *AuthService) tokenEntry(tx Tx, id int64) (*tokenEntry, error) {
+	keyRev, err := tx.APIKeyRevision(id)
+	if err != nil || keyRev == 0 {
+		return nil, err
+	}
+	if e, ok := s.cache.get(id); ok && e.keyRev == keyRev {
+		userRev, err := tx.UserRevision(e.principal.UserID)
+		if err != nil {
+			return nil, err
+		}
+		memberRev, err := tx.MemberRevision(e.principal.WorkspaceID, e.principal.UserID)
+		if err != nil {
+			return nil, err
+		}
+		if userRev == e.userRev && memberRev == e.memberRev {
+			return e, nil
+		}
+	}
+	k, err := tx.APIKey(id)
+	if err != nil || k == nil {
+		return nil, err
+	}
+	u, err := tx.User(k.UserID)
+	if err != nil || u == nil {
+		return nil, err
+	}
+	e := &tokenEntry{
+		hash: k.SecretHash,
+		principal: data.Principal{
+			UserID: u.ID, IsAdmin: u.IsAdmin, TokenID: k.ID,
+			WorkspaceID: k.WorkspaceID, CurrentWorkspaceID: k.WorkspaceID,
+		},
+	}
+	if k.ExpiresAt != nil {
+		t := k.ExpiresAt.Time
+		e.expires = &t
+	}
+	if err := fillMembership(tx, &e.principal, k.WorkspaceID); err != nil {
+		return nil, err
+	}
+	// The revisions are read in this transaction, so they are those of the rows above.
+	if e.keyRev, err = tx.APIKeyRevision(id); err != nil {
+		return nil, err
+	}
+	if e.userRev, err = tx.UserRevision(u.ID); err != nil {
+		return nil, err
+	}
+	if e.memberRev, err = tx.MemberRevision(k.WorkspaceID, u.ID); err != nil {
+		return nil, err
+	}
+	s.cache.put(id, e)
+	return e, nil
+}
+
+// fillMembership sets p's role, modules and agent_ids in workspaceID ("" role when the
+// user is not a member there).
+func fillMembership(tx Tx, p *data.Principal, workspaceID string) error {
+	p.WorkspaceID = workspaceID
+	p.Role, p.Modules, p.AgentIDs = "", nil, nil
+	m, err := tx.Member(workspaceID, p.UserID)
+	if err != nil || m == nil {
+		return err
+	}
+	p.Role = m.Role
+	p.Modules = data.EffectiveModules(m.Role, m.Modules)
+	p.AgentIDs = m.AgentIDs
+	return nil
+}
+
+// Logout implements data.AuthService.
+func (s *AuthService) Logout(ctx context.Context) error {
+	p := data.PrincipalFrom(ctx)
+	if p == nil {
+		return data.Errorf(data.EUNAUTHORIZED, "Not authenticated.")
+	}
+	return s.store.Update(ctx, func(tx Tx) error { return tx.DeleteAPIKey(p.TokenID) })
+}
+
+// CreateAPIKey implements data.AuthService.
+func (s *AuthService) CreateAPIKey(ctx context.Context, in data.APIKeyCreate) (*data.APIKey, string, error) {
+	p := data.PrincipalFrom(ctx)
+	return s.CreateAPIKeyFor(ctx, p.UserID, p.CurrentWorkspaceID, in)
+}
+
+// CreateAPIKeyFor makes an API key for a user in a workspace it belongs to (the CLI, and
+// CreateAPIKey for the caller). Errors: validation_failed.
+func (s *AuthService) CreateAPIKeyFor(ctx context.Context, userID, workspaceID string, in data.APIKeyCreate) (*data.APIKey, string, error) {
+	expires, err := validate.APIKeyCreate(in, s.now())
+	if err := checkInput(ctx, err); err != nil {
+		return nil, "", err
+	}
+	var key *data.APIKey
+	var token string
+	err = s.store.Update(ctx, func(tx Tx) error {
+		m, err := tx.Member(workspaceID, userID)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			return data.FieldError("workspace", "The user is not a member of that workspace.")
+		}
+		key, token, err = s.issueToken(tx, userID, workspaceID, in.Name, data.TokenAPIKey, expires)
+		return err
+	})
+	return key, token, err
+}
+
+// ListAPIKeys implements data.AuthService.
+func (s *AuthService) ListAPIKeys(ctx context.Context, req data.PageRequest) ([]*data.APIKey, data.Page, error) {
+	p := data.PrincipalFrom(ctx)
+	var keys []*data.APIKey
+	var page data.Page
+	err := s.store.View(ctx, func(tx Tx) error {
+		list, pg, err := tx.APIKeyPage(p.UserID, req)
+		page = pg
+		keys = make([]*data.APIKey, 0, len(list))
+		for _, k := range list {
+			keys = append(keys, &k.APIKey)
+		}
+		return err
+	})
+	return keys, page, err
+}
+
+// DeleteAPIKey implements data.AuthService.
+func (s *AuthService) DeleteAPIKey(ctx context.Context, id int64) error {
+	p := data.PrincipalFrom(ctx)
+	return s.store.Update(ctx, func(tx Tx) error {
+		k, err := tx.APIKey(id)
+		if err != nil {
+			return err
+		}
+		if k == nil || k.UserID != p.UserID {
+			return data.NotFound("API key")
+		}
+		if err := data.CheckIfMatch(data.IfMatch(ctx), k.APIKey); err != nil {
+			return err
+		}
+		return tx.DeleteAPIKey(id)
+	})
+}

@@ -1,0 +1,61 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// IdempotencyTTL is how long a completed response is replayed (conventions §17).
+const IdempotencyTTL = 24 * time.Hour
+
+// IdempotencyService keeps successful responses for replay under an Idempotency-Key.
+type IdempotencyService struct{ *base }
+
+var _ data.IdempotencyStore = (*IdempotencyService)(nil)
+
+// IdempotentResponse returns the kept response for (tokenID, key), or nil when there is
+// none or it has expired.
+func (s *IdempotencyService) IdempotentResponse(ctx context.Context, tokenID int64, key string) (*data.IdempotentResponse, error) {
+	var r *data.IdempotentResponse
+	err := s.store.View(ctx, func(tx Tx) error {
+		var err error
+		r, err = tx.IdempotentResponse(tokenID, key)
+		return err
+	})
+	if err != nil || r == nil || s.now().Sub(r.CreatedAt.Time) > IdempotencyTTL {
+		return nil, err
+	}
+	body, err := s.sealer.Open(string(r.Body))
+	if err != nil {
+		return nil, fmt.Errorf("opening a kept response: %w", err)
+	}
+	r.Body = []byte(body)
+	return r, nil
+}
+
+// SaveIdempotentResponse keeps a successful response for replay. The body is sealed: it
+// may hold a token shown once (API key create), which must not rest in plaintext (§5).
+func (s *IdempotencyService) SaveIdempotentResponse(ctx context.Context, tokenID int64, key string, r *data.IdempotentResponse) error {
+	r.CreatedAt = s.timeNow()
+	sealed, err := s.sealer.Seal(string(r.Body))
+	if err != nil {
+		return err
+	}
+	stored := *r
+	stored.Body = []byte(sealed)
+	return s.store.Update(ctx, func(tx Tx) error { return tx.PutIdempotentResponse(tokenID, key, &stored) })
+}
+
+// PurgeIdempotency deletes expired responses; the server runs it now and then.
+func (s *IdempotencyService) PurgeIdempotency(ctx context.Context) (int, error) {
+	n := 0
+	err := s.store.Update(ctx, func(tx Tx) error {
+		var err error
+		n, err = tx.DeleteIdempotentResponsesBefore(s.now().Add(-IdempotencyTTL))
+		return err
+	})
+	return n, err
+}

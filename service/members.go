@@ -1,0 +1,285 @@
+package service
+
+import (
+	"context"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// WorkspaceUserService manages the members of a workspace.
+type WorkspaceUserService struct{ *base }
+
+var _ data.WorkspaceUserService = (*WorkspaceUserService)(nil)
+
+// loadMember returns a membership, not found when there is none.
+func loadMember(tx Tx, workspaceID, userID string) (*data.MemberRecord, error) {
+	m, err := tx.Member(workspaceID, userID)
+	if err == nil && m == nil {
+		err = data.NotFound("Workspace user")
+	}
+	return m, err
+}
+
+// lastOwner reports whether userID is the only owner of workspaceID.
+func lastOwner(tx Tx, workspaceID, userID string) (bool, error) {
+	members, err := tx.Members(workspaceID)
+	if err != nil {
+		return false, err
+	}
+	owners, isOwner := 0, false
+	for _, m := range members {
+		if m.Role == data.RoleOwner {
+			owners++
+			isOwner = isOwner || m.UserID == userID
+		}
+	}
+	return isOwner && owners == 1, nil
+}
+
+// workspaceUser is a membership as responses show it.
+func workspaceUser(tx Tx, m *data.MemberRecord) (*data.WorkspaceUser, error) {
+	u, err := loadUser(tx, m.UserID)
+	if err != nil {
+		return nil, err
+	}
+	role := m.Role
+	return &data.WorkspaceUser{
+		ID: u.ID, Name: u.Name, Email: u.Email, Role: &role, IsOwner: m.Role == data.RoleOwner,
+		Modules: data.EffectiveModules(m.Role, m.Modules), AgentIDs: m.AgentIDs,
+	}, nil
+}
+
+// ListWorkspaceUsers implements data.WorkspaceUserService.
+func (s *WorkspaceUserService) ListWorkspaceUsers(ctx context.Context, workspaceID string, req data.PageRequest) ([]*data.WorkspaceUser, data.Page, error) {
+	var list []*data.WorkspaceUser
+	var page data.Page
+	err := s.store.View(ctx, func(tx Tx) error {
+		if _, err := memberWorkspace(ctx, tx, workspaceID); err != nil {
+			return err
+		}
+		members, pg, err := tx.MemberPage(workspaceID, req)
+		if err != nil {
+			return err
+		}
+		page = pg
+		list = make([]*data.WorkspaceUser, 0, len(members))
+		for _, m := range members {
+			wu, err := workspaceUser(tx, m)
+			if err != nil {
+				return err
+			}
+			list = append(list, wu)
+		}
+		return nil
+	})
+	return list, page, err
+}
+
+// checkAgentIDs reports agent_ids that are not agents of the workspace, each at its path.
+func checkAgentIDs(tx Tx, workspaceID string, ids []string) error {
+	var errs validate.Errors
+	for i, id := range ids {
+		if id == data.NoAgent {
+			continue
+		}
+		ok, err := tx.AgentInWorkspace(workspaceID, id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			p := validate.Index("agent_ids", i)
+			errs.Addf(p, "The %s field must be an agent of this workspace.", p)
+		}
+	}
+	return errs.Err()
+}
+
+// AddWorkspaceUser implements data.WorkspaceUserService.
+func (s *WorkspaceUserService) AddWorkspaceUser(ctx context.Context, workspaceID string, in data.WorkspaceUserAdd) (*data.WorkspaceUser, error) {
+	if err := checkInput(ctx, validate.WorkspaceUserAdd(in)); err != nil {
+		return nil, err
+	}
+	p := data.PrincipalFrom(ctx)
+	var out *data.WorkspaceUser
+	err := s.store.Update(ctx, func(tx Tx) error {
+		if _, err := memberWorkspace(ctx, tx, workspaceID); err != nil {
+			return err
+		}
+		if in.Role == data.RoleOwner && p.Role != data.RoleOwner {
+			return data.Errorf(data.EFORBIDDEN, "Only an owner can grant the owner role.")
+		}
+		if u, err := tx.User(in.ID); err != nil {
+			return err
+		} else if u == nil {
+			return data.FieldError("id", "The id field must be the id of an existing user.")
+		}
+		if m, err := tx.Member(workspaceID, in.ID); err != nil {
+			return err
+		} else if m != nil {
+			return data.Errorf(data.ECONFLICT, "The user is already a member of this workspace.")
+		}
+		m := &data.MemberRecord{UserID: in.ID, WorkspaceID: workspaceID, Role: in.Role, Modules: data.Modules, AgentIDs: []string{}}
+		if in.Modules.Set {
+			m.Modules = in.Modules.V
+		}
+		if in.AgentIDs.Set {
+			m.AgentIDs = in.AgentIDs.V
+			if err := checkAgentIDs(tx, workspaceID, m.AgentIDs); err != nil {
+				return err
+			}
+		}
+		if err := checkQuota(tx, workspaceID, data.LimitWorkspaceUsers); err != nil {
+			return err
+		}
+		m.CreatedAt, m.UpdatedAt = s.timeNow(), s.timeNow()
+		if err := tx.PutMember(m); err != nil {
+			return err
+		}
+		var err error
+		if out, err = workspaceUser(tx, m); err != nil {
+			return err
+		}
+		_, err = s.record(ctx, tx, data.EventWorkspaceUserAdded, workspaceID, out)
+		return err
+	})
+	return out, err
+}
+
+// WorkspaceUser implements data.WorkspaceUserService.
+func (s *WorkspaceUserService) WorkspaceUser(ctx context.Context, workspaceID, userID string) (*data.WorkspaceUser, error) {
+	var out *data.WorkspaceUser
+	err := s.store.View(ctx, func(tx Tx) error {
+		if _, err := memberWorkspace(ctx, tx, workspaceID); err != nil {
+			return err
+		}
+		m, err := loadMember(tx, workspaceID, userID)
+		if err != nil {
+			return err
+		}
+		out, err = workspaceUser(tx, m)
+		return err
+	})
+	return out, err
+}
+
+// loadMemberForChange loads a member about to change, with its workspace and its record
+// as the caller last saw it, refusing a stale If-Match.
+func loadMemberForChange(ctx context.Context, tx Tx, workspaceID, userID string) (*data.WorkspaceRecord, *data.MemberRecord, *data.WorkspaceUser, error) {
+	w, err := memberWorkspace(ctx, tx, workspaceID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m, err := loadMember(tx, workspaceID, userID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	current, err := workspaceUser(tx, m)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
+		return nil, nil, nil, err
+	}
+	return w, m, current, nil
+}
+
+// guardOwner refuses what only owners may do to owners, and leaving a workspace ownerless.
+func guardOwner(tx Tx, p *data.Principal, m *data.MemberRecord, newRole string, removing bool) error {
+	touchesOwner := m.Role == data.RoleOwner || newRole == data.RoleOwner
+	if touchesOwner && p.Role != data.RoleOwner {
+		return data.Errorf(data.EFORBIDDEN, "Only an owner can grant, change or remove an owner.")
+	}
+	if m.Role != data.RoleOwner || (!removing && newRole == data.RoleOwner) {
+		return nil
+	}
+	last, err := lastOwner(tx, m.WorkspaceID, m.UserID)
+	if err != nil || !last {
+		return err
+	}
+	field := "role"
+	if removing {
+		field = "id"
+	}
+	return data.FieldError(field, "A workspace must keep an owner: make another member an owner first.")
+}
+
+// UpdateWorkspaceUser implements data.WorkspaceUserService.
+func (s *WorkspaceUserService) UpdateWorkspaceUser(ctx context.Context, workspaceID, userID string, in data.WorkspaceUserUpdate) (*data.WorkspaceUser, error) {
+	if err := checkInput(ctx, validate.WorkspaceUserUpdate(in)); err != nil {
+		return nil, err
+	}
+	p := data.PrincipalFrom(ctx)
+	var out *data.WorkspaceUser
+	err := s.store.Update(ctx, func(tx Tx) error {
+		_, m, _, err := loadMemberForChange(ctx, tx, workspaceID, userID)
+		if err != nil {
+			return err
+		}
+		newRole := m.Role
+		if in.Role.Set {
+			newRole = in.Role.V
+		}
+		if err := guardOwner(tx, p, m, newRole, false); err != nil {
+			return err
+		}
+		m.Role = newRole
+		if in.Modules.Set {
+			m.Modules = in.Modules.V
+		}
+		if in.AgentIDs.Set {
+			if err := checkAgentIDs(tx, workspaceID, in.AgentIDs.V); err != nil {
+				return err
+			}
+			m.AgentIDs = in.AgentIDs.V
+		}
+		m.UpdatedAt = s.timeNow()
+		if err := tx.PutMember(m); err != nil {
+			return err
+		}
+		if out, err = workspaceUser(tx, m); err != nil {
+			return err
+		}
+		_, err = s.record(ctx, tx, data.EventWorkspaceUserUpdated, workspaceID, out)
+		return err
+	})
+	return out, err
+}
+
+// RemoveWorkspaceUser implements data.WorkspaceUserService.
+func (s *WorkspaceUserService) RemoveWorkspaceUser(ctx context.Context, workspaceID, userID string) error {
+	p := data.PrincipalFrom(ctx)
+	return s.store.Update(ctx, func(tx Tx) error {
+		w, m, current, err := loadMemberForChange(ctx, tx, workspaceID, userID)
+		if err != nil {
+			return err
+		}
+		if w.PersonalOf == userID {
+			return data.FieldError("id", "A user cannot be removed from their personal workspace.")
+		}
+		if err := guardOwner(tx, p, m, "", true); err != nil {
+			return err
+		}
+		// Tokens bound to this workspace would only fail from now on: storage revokes
+		// them with the membership.
+		if err := tx.DeleteMember(workspaceID, userID); err != nil {
+			return err
+		}
+		_, err = s.record(ctx, tx, data.EventWorkspaceUserRemoved, workspaceID, current)
+		return err
+	})
+}
+
+// Membership implements data.WorkspaceUserService.
+func (s *WorkspaceUserService) Membership(ctx context.Context, workspaceID, userID string) (*data.Membership, error) {
+	var out *data.Membership
+	err := s.store.View(ctx, func(tx Tx) error {
+		m, err := loadMember(tx, workspaceID, userID)
+		if err != nil {
+			return err
+		}
+		out = &data.Membership{Role: m.Role, Modules: data.EffectiveModules(m.Role, m.Modules), AgentIDs: m.AgentIDs}
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,84 @@
+package service
+
+import (
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// AccountTx stores users, workspaces, their members, tokens and kept idempotent responses.
+type AccountTx interface {
+	// User returns an account by id.
+	User(id string) (*data.UserRecord, error)
+	// UserByEmail returns the account with that (normalized) email.
+	UserByEmail(email string) (*data.UserRecord, error)
+	// PutUser stores u and keeps the email index (moving u's entry when its email changed)
+	// and the index of every account. The email must be free: the service checks.
+	PutUser(u *data.UserRecord) error
+	// DeleteUser removes an account, its index entries, its memberships and its tokens.
+	DeleteUser(id string) error
+	// UserPage pages every account, newest first.
+	UserPage(req data.PageRequest) ([]*data.UserRecord, data.Page, error)
+	// CountUsers returns how many accounts exist.
+	CountUsers() (int, error)
+	// UserRevision fingerprints the stored account (0 when absent), for caches.
+	UserRevision(id string) (uint64, error)
+
+	// Workspace returns a workspace by id.
+	Workspace(id string) (*data.WorkspaceRecord, error)
+	// PutWorkspace stores a workspace.
+	PutWorkspace(w *data.WorkspaceRecord) error
+	// DeleteWorkspace removes a workspace and every record in it: each resource's
+	// records, its members, the tokens bound to it, its events and its chain head.
+	DeleteWorkspace(id string) error
+	// WorkspacePage pages the workspaces userID is a member of, newest first.
+	WorkspacePage(userID string, req data.PageRequest) ([]*data.WorkspaceRecord, data.Page, error)
+	// AllWorkspaces lists every workspace, oldest first.
+	AllWorkspaces() ([]*data.WorkspaceRecord, error)
+
+	// Member returns userID's membership of workspaceID.
+	Member(workspaceID, userID string) (*data.MemberRecord, error)
+	// PutMember stores a membership and its entry in the user's list of workspaces.
+	PutMember(m *data.MemberRecord) error
+	// DeleteMember removes a membership and the tokens of that user bound to that
+	// workspace (they could only fail from then on).
+	DeleteMember(workspaceID, userID string) error
+	// MemberPage pages a workspace's members, newest first.
+	MemberPage(workspaceID string, req data.PageRequest) ([]*data.MemberRecord, data.Page, error)
+	// Members lists every member of a workspace.
+	Members(workspaceID string) ([]*data.MemberRecord, error)
+	// MemberWorkspaces lists the ids of the workspaces userID is a member of.
+	MemberWorkspaces(userID string) ([]string, error)
+	// MemberRevision fingerprints the stored membership (0 when absent), for caches.
+	MemberRevision(workspaceID, userID string) (uint64, error)
+
+	// APIKey returns a token by id.
+	APIKey(id int64) (*data.APIKeyRecord, error)
+	// InsertAPIKey stores k under the next token id, which it sets in k.ID, indexed by
+	// its user and kind and by its workspace.
+	InsertAPIKey(k *data.APIKeyRecord) error
+	// DeleteAPIKey removes a token and its index entries.
+	DeleteAPIKey(id int64) error
+	// APIKeyPage pages a user's API keys (not its login tokens), newest first.
+	APIKeyPage(userID string, req data.PageRequest) ([]*data.APIKeyRecord, data.Page, error)
+	// APIKeyRevision fingerprints the stored token (0 when absent), for caches.
+	APIKeyRevision(id int64) (uint64, error)
+
+	// AgentInWorkspace reports whether agentID is an agent of workspaceID.
+	AgentInWorkspace(workspaceID, agentID string) (bool, error)
+
+	// IdempotentResponse returns the response kept for (tokenID, key).
+	IdempotentResponse(tokenID int64, key string) (*data.IdempotentResponse, error)
+	// PutIdempotentResponse keeps r for (tokenID, key).
+	PutIdempotentResponse(tokenID int64, key string, r *data.IdempotentResponse) error
+	// DeleteIdempotentResponsesBefore removes the responses kept before t and says how
+	// many.
+	DeleteIdempotentResponsesBefore(t time.Time) (int, error)
+}
+
+// KeyUseRecorder takes note of API key use; a store may write it later, in batches, as
+// last_used_at is informational and a write per request would cap reads at the disk's
+// pace.
+type KeyUseRecorder interface {
+	MarkAPIKeyUsed(id int64, at time.Time)
+}

@@ -1,0 +1,105 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+func testAccounts(t *testing.T, open Opener) {
+	s := open(t)
+	u := &data.UserRecord{User: data.User{ID: "usr_1", Name: "A", Email: "a@example.com", PersonalWorkspaceID: "ws_1"}, PasswordHash: []byte("h")}
+	w := &data.WorkspaceRecord{Workspace: data.Workspace{ID: "ws_1", Name: "A's"}, PersonalOf: "usr_1"}
+	m := &data.MemberRecord{UserID: "usr_1", WorkspaceID: "ws_1", Role: data.RoleOwner, Modules: data.Modules, AgentIDs: []string{}}
+	key := &data.APIKeyRecord{APIKey: data.APIKey{Name: "k"}, UserID: "usr_1", WorkspaceID: "ws_1", Kind: data.TokenAPIKey, SecretHash: []byte("s")}
+	login := &data.APIKeyRecord{APIKey: data.APIKey{Name: "login"}, UserID: "usr_1", WorkspaceID: "ws_1", Kind: data.TokenLogin, SecretHash: []byte("s")}
+	var userRev, keyRev uint64
+	update(t, s, func(tx service.Tx) error {
+		for _, step := range []func() error{
+			func() error { return tx.PutUser(u) },
+			func() error { return tx.PutWorkspace(w) },
+			func() error { return tx.PutMember(m) },
+			func() error { return tx.InsertAPIKey(key) },
+			func() error { return tx.InsertAPIKey(login) },
+		} {
+			if err := step(); err != nil {
+				return err
+			}
+		}
+		var err error
+		userRev, _ = tx.UserRevision("usr_1")
+		keyRev, err = tx.APIKeyRevision(key.ID)
+		return err
+	})
+	if key.ID == 0 || login.ID == key.ID {
+		t.Fatalf("token ids %d and %d: want distinct ids assigned by the store", key.ID, login.ID)
+	}
+	view(t, s, func(tx service.Tx) error {
+		got, err := tx.UserByEmail("a@example.com")
+		if err != nil || got == nil || got.ID != "usr_1" || string(got.PasswordHash) != "h" {
+			t.Errorf("UserByEmail = %+v, %v", got, err)
+		}
+		keys, _, err := tx.APIKeyPage("usr_1", data.PageRequest{PerPage: 10})
+		if err != nil || len(keys) != 1 || keys[0].ID != key.ID {
+			t.Errorf("APIKeyPage lists %v (%v), want the API key only, not the login token", keys, err)
+		}
+		ws, _, err := tx.WorkspacePage("usr_1", data.PageRequest{PerPage: 10})
+		if err != nil || len(ws) != 1 || ws[0].PersonalOf != "usr_1" {
+			t.Errorf("WorkspacePage = %v, %v", ws, err)
+		}
+		if n, _ := tx.CountUsers(); n != 1 {
+			t.Errorf("CountUsers = %d", n)
+		}
+		if userRev == 0 || keyRev == 0 {
+			t.Errorf("revisions of stored rows are 0 (user %d, key %d)", userRev, keyRev)
+		}
+		return err
+	})
+	// A change moves the email index and the revision; removing a member revokes its
+	// tokens in that workspace.
+	update(t, s, func(tx service.Tx) error {
+		u.Email = "b@example.com"
+		if err := tx.PutUser(u); err != nil {
+			return err
+		}
+		return tx.DeleteMember("ws_1", "usr_1")
+	})
+	view(t, s, func(tx service.Tx) error {
+		if old, _ := tx.UserByEmail("a@example.com"); old != nil {
+			t.Error("the old email still finds the user")
+		}
+		if rev, _ := tx.UserRevision("usr_1"); rev == userRev {
+			t.Error("the user's revision did not change with the user")
+		}
+		if k, _ := tx.APIKey(key.ID); k != nil {
+			t.Error("a removed member's token survives")
+		}
+		if rev, _ := tx.APIKeyRevision(key.ID); rev != 0 {
+			t.Errorf("revision of a deleted token = %d, want 0", rev)
+		}
+		return nil
+	})
+	// Kept responses expire by their creation time.
+	old := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	update(t, s, func(tx service.Tx) error {
+		if err := tx.PutIdempotentResponse(1, "a", &data.IdempotentResponse{Status: 201, CreatedAt: data.NewTime(old)}); err != nil {
+			return err
+		}
+		return tx.PutIdempotentResponse(1, "b", &data.IdempotentResponse{Status: 201, CreatedAt: data.NewTime(old.Add(time.Hour))})
+	})
+	update(t, s, func(tx service.Tx) error {
+		n, err := tx.DeleteIdempotentResponsesBefore(old.Add(time.Minute))
+		if n != 1 {
+			t.Errorf("deleted %d kept responses, want 1", n)
+		}
+		return err
+	})
+	view(t, s, func(tx service.Tx) error {
+		if r, _ := tx.IdempotentResponse(1, "b"); r == nil || r.Status != 201 {
+			t.Errorf("the fresh response is gone: %+v", r)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,233 @@
+package service
+
+import (
+	"context"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// UserService manages accounts.
+type UserService struct{ *base }
+
+var _ data.UserService = (*UserService)(nil)
+
+// loadUser returns an account, not found when there is none.
+func loadUser(tx Tx, id string) (*data.UserRecord, error) {
+	u, err := tx.User(id)
+	if err == nil && u == nil {
+		err = data.NotFound("User")
+	}
+	return u, err
+}
+
+// publicUser is the account as responses show it: never its hash.
+func publicUser(u *data.UserRecord) *data.User {
+	out := u.User
+	return &out
+}
+
+// Me implements data.UserService.
+func (s *UserService) Me(ctx context.Context) (*data.User, error) {
+	p := data.PrincipalFrom(ctx)
+	var out *data.User
+	err := s.store.View(ctx, func(tx Tx) error {
+		u, err := loadUser(tx, p.UserID)
+		if err != nil {
+			return err
+		}
+		out = publicUser(u)
+		out.CurrentWorkspaceID = p.CurrentWorkspaceID
+		return nil
+	})
+	return out, err
+}
+
+// UpdateMe implements data.UserService.
+func (s *UserService) UpdateMe(ctx context.Context, in data.UserUpdate) (*data.User, error) {
+	if err := checkInput(ctx, validate.UserUpdate(in)); err != nil {
+		return nil, err
+	}
+	p := data.PrincipalFrom(ctx)
+	// Hash outside the transaction: bcrypt is slow on purpose and would hold the writer.
+	var newHash []byte
+	if in.Password.Set {
+		var err error
+		if newHash, err = bcrypt.GenerateFromPassword([]byte(in.Password.V), s.opts.PasswordCost); err != nil {
+			return nil, err
+		}
+	}
+	var out *data.User
+	err := s.store.Update(ctx, func(tx Tx) error {
+		u, err := loadUser(tx, p.UserID)
+		if err != nil {
+			return err
+		}
+		current := publicUser(u)
+		current.CurrentWorkspaceID = p.CurrentWorkspaceID
+		if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
+			return err
+		}
+		if in.Password.Set {
+			if bcrypt.CompareHashAndPassword(u.PasswordHash, []byte(in.CurrentPassword.V)) != nil {
+				return data.FieldError("current_password", "The current_password is incorrect.")
+			}
+			u.PasswordHash = newHash
+		}
+		if in.Name.Set {
+			u.Name = in.Name.V
+		}
+		if in.Email.Set {
+			if email := validate.NormalizeEmail(in.Email.V); email != u.Email {
+				if err := emailFree(tx, email); err != nil {
+					return err
+				}
+				u.Email = email
+			}
+		}
+		u.UpdatedAt = s.timeNow()
+		if err := tx.PutUser(u); err != nil {
+			return err
+		}
+		out = publicUser(u)
+		out.CurrentWorkspaceID = p.CurrentWorkspaceID
+		return nil
+	})
+	return out, err
+}
+
+// emailFree refuses an email another account has.
+func emailFree(tx Tx, email string) error {
+	taken, err := tx.UserByEmail(email)
+	if err != nil {
+		return err
+	}
+	if taken != nil {
+		return data.Errorf(data.ECONFLICT, "The email %s is already taken.", email)
+	}
+	return nil
+}
+
+// ListUsers implements data.UserService.
+func (s *UserService) ListUsers(ctx context.Context, req data.PageRequest) ([]*data.User, data.Page, error) {
+	var users []*data.User
+	var page data.Page
+	err := s.store.View(ctx, func(tx Tx) error {
+		list, pg, err := tx.UserPage(req)
+		page = pg
+		for _, u := range list {
+			users = append(users, publicUser(u))
+		}
+		return err
+	})
+	return users, page, err
+}
+
+// CreateUser implements data.UserService.
+func (s *UserService) CreateUser(ctx context.Context, in data.UserCreate) (*data.User, error) {
+	if err := checkInput(ctx, validate.UserCreate(in)); err != nil {
+		return nil, err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(in.Password), s.opts.PasswordCost)
+	if err != nil {
+		return nil, err
+	}
+	email := validate.NormalizeEmail(in.Email)
+	var out *data.User
+	err = s.store.Update(ctx, func(tx Tx) error {
+		if err := emailFree(tx, email); err != nil {
+			return err
+		}
+		now := s.timeNow()
+		u := &data.UserRecord{User: data.User{
+			ID: s.ids.New(data.PrefixUser), Name: in.Name, Email: email, IsAdmin: in.IsAdmin,
+			CreatedAt: now, UpdatedAt: now,
+		}, PasswordHash: hash}
+		ws, err := s.insertWorkspace(tx, u.ID, data.WorkspaceCreate{Name: in.Name + "'s workspace", Description: "Personal workspace"}, u.ID)
+		if err != nil {
+			return err
+		}
+		u.PersonalWorkspaceID = ws.ID
+		if err := tx.PutUser(u); err != nil {
+			return err
+		}
+		out = publicUser(u)
+		return nil
+	})
+	return out, err
+}
+
+// User implements data.UserService.
+func (s *UserService) User(ctx context.Context, id string) (*data.User, error) {
+	var out *data.User
+	err := s.store.View(ctx, func(tx Tx) error {
+		u, err := loadUser(tx, id)
+		if err == nil {
+			out = publicUser(u)
+		}
+		return err
+	})
+	return out, err
+}
+
+// UserByEmail returns an account by email (the CLI). Errors: not_found.
+func (s *UserService) UserByEmail(ctx context.Context, email string) (*data.User, error) {
+	var out *data.User
+	err := s.store.View(ctx, func(tx Tx) error {
+		u, err := tx.UserByEmail(validate.NormalizeEmail(email))
+		if err != nil {
+			return err
+		}
+		if u == nil {
+			return data.NotFound("User")
+		}
+		out = publicUser(u)
+		return nil
+	})
+	return out, err
+}
+
+// CountUsers implements data.UserService.
+func (s *UserService) CountUsers(ctx context.Context) (int, error) {
+	n := 0
+	err := s.store.View(ctx, func(tx Tx) error {
+		var err error
+		n, err = tx.CountUsers()
+		return err
+	})
+	return n, err
+}
+
+// DeleteUser implements data.UserService.
+func (s *UserService) DeleteUser(ctx context.Context, id string) error {
+	return s.store.Update(ctx, func(tx Tx) error {
+		u, err := loadUser(tx, id)
+		if err != nil {
+			return err
+		}
+		if err := data.CheckIfMatch(data.IfMatch(ctx), publicUser(u)); err != nil {
+			return err
+		}
+		// Refuse before changing anything: a workspace must keep an owner.
+		workspaces, err := tx.MemberWorkspaces(id)
+		if err != nil {
+			return err
+		}
+		for _, wsID := range workspaces {
+			if wsID == u.PersonalWorkspaceID {
+				continue
+			}
+			if last, err := lastOwner(tx, wsID, id); err != nil {
+				return err
+			} else if last {
+				return data.FieldError("id", "The user is the last owner of workspace "+wsID+"; make someone else an owner first.")
+			}
+		}
+		if err := tx.DeleteWorkspace(u.PersonalWorkspaceID); err != nil {
+			return err
+		}
+		return tx.DeleteUser(id)
+	})
+}
