@@ -124,3 +124,41 @@ func touchAPIKey(b *bbolt.Tx, id int64, at time.Time) error {
 	k.LastUsedAt = &used
 	return putJSON(b.Bucket(bucketAPIKeys), apiKeyKey(id), k)
 }
+
+// WorkspaceAPIKeyPage implements service.AccountTx.
+func (t tx) WorkspaceAPIKeyPage(workspaceID string, req data.PageRequest) ([]*data.APIKeyRecord, data.Page, error) {
+	var keys []*data.APIKeyRecord
+	keep := func(id string) bool {
+		k, err := getAPIKey(t.b, []byte(id))
+		return err == nil && k != nil && k.Kind == data.TokenAPIKey
+	}
+	ids, page, err := t.db.pageWhere(t.b, bucketAPIKeysByWS, workspaceID, req, keep)
+	if err != nil {
+		return nil, page, err
+	}
+	for _, id := range ids {
+		k, err := getAPIKey(t.b, []byte(id))
+		if err != nil {
+			return nil, page, err
+		}
+		if k != nil {
+			keys = append(keys, k)
+		}
+	}
+	return keys, page, nil
+}
+
+// UserTokens implements service.AccountTx.
+func (t tx) UserTokens(userID, kind string) ([]*data.APIKeyRecord, error) {
+	var keys []*data.APIKeyRecord
+	for _, id := range scopeIDs(t.b.Bucket(bucketAPIKeysByUser), keyScope(userID, kind)) {
+		k, err := getAPIKey(t.b, []byte(id))
+		if err != nil {
+			return nil, err
+		}
+		if k != nil {
+			keys = append(keys, k)
+		}
+	}
+	return keys, nil
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -25,6 +26,17 @@ func NewAuditCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// A workspace id with neither a workspace nor events is a typo, not a clean
+			// chain (a deleted workspace's events are still checked).
+			if workspace != "" && checked == 0 && len(problems) == 0 {
+				exists, err := workspaceExists(cmd.Context(), db, workspace)
+				if err != nil {
+					return err
+				}
+				if !exists {
+					return fmt.Errorf("--workspace %s: no such workspace and no events under that id", workspace)
+				}
+			}
 			out := cmd.OutOrStdout()
 			for _, p := range problems {
 				if p.EventID == "" {
@@ -45,4 +57,19 @@ func NewAuditCommand() *cobra.Command {
 	verify.Flags().StringVar(&workspace, "workspace", "", "check only this workspace (default: every workspace)")
 	cmd.AddCommand(verify)
 	return cmd
+}
+
+// workspaceExists looks id up among every workspace: an admin command acts for no member,
+// so the members-only lookup of the API does not apply.
+func workspaceExists(ctx context.Context, db *bolt.DB, id string) (bool, error) {
+	all, err := NewServices(db).Workspaces.ListAllWorkspaces(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, ws := range all {
+		if ws.ID == id {
+			return true, nil
+		}
+	}
+	return false, nil
 }

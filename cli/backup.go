@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -26,7 +25,7 @@ const noKeyWarning = `warning: the archive holds no secret.key. Credentials in t
 // NewBackupCommand builds `voiceapi backup`.
 func NewBackupCommand() *cobra.Command {
 	var dir, out string
-	var excludeKey bool
+	var excludeKey, force bool
 	cmd := &cobra.Command{
 		Use:   "backup",
 		Short: "Back up a stopped server's data directory to a tar.gz archive",
@@ -36,16 +35,22 @@ checksums. For a running server, use GET /api/v1/admin/backup (instance admins).
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts := data.BackupOptions{ExcludeSecretKey: excludeKey}
+			// The compressed size is known only at the end: a spinner counts the bytes.
+			bar := newProgress(cmd.ErrOrStderr(), -1, "writing the archive")
 			if out == "-" {
-				m, err := bolt.BackupStopped(dir, cmd.OutOrStdout(), opts)
+				m, err := bolt.BackupStopped(dir, bar.Writer(cmd.OutOrStdout()), opts)
+				bar.Done()
 				if err == nil {
 					reportBackup(cmd.ErrOrStderr(), "standard output", m)
 				}
 				return err
 			}
-			m, err := writeFileAtomically(out, func(w io.Writer) (*bolt.Manifest, error) {
-				return bolt.BackupStopped(dir, w, opts)
+			var m *bolt.Manifest
+			err := writeFileAtomically(out, force, func(w io.Writer) (err error) {
+				m, err = bolt.BackupStopped(dir, bar.Writer(w), opts)
+				return err
 			})
+			bar.Done()
 			if err != nil {
 				return err
 			}
@@ -57,30 +62,9 @@ checksums. For a running server, use GET /api/v1/admin/backup (instance admins).
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", `archive to write (mode 0600), or "-" for standard output (required)`)
 	f.BoolVar(&excludeKey, "exclude-secret-key", false, "leave secret.key out of the archive (keep it safe separately)")
+	f.BoolVar(&force, "force", false, "replace the --out file if it exists (atomically: the old archive stays whole until the new one is complete)")
 	cmd.MarkFlagRequired("out")
 	return cmd
-}
-
-// writeFileAtomically writes path through a temporary file beside it (mode 0600: the
-// archive may hold the secret key), fsynced and renamed, so a failed backup never leaves
-// a file that looks complete.
-func writeFileAtomically(path string, write func(io.Writer) (*bolt.Manifest, error)) (*bolt.Manifest, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".voiceapi-backup-*")
-	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(tmp.Name())
-	m, err := write(tmp)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	return m, err
 }
 
 func reportBackup(w io.Writer, where string, m *bolt.Manifest) {
@@ -111,15 +95,18 @@ anything is moved into place. Schema migrations run when the server next starts.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var r io.Reader = cmd.InOrStdin()
+			size := int64(-1)
 			if in != "-" {
 				f, err := os.Open(in)
 				if err != nil {
 					return err
 				}
 				defer f.Close()
-				r = f
+				r, size = f, fileSize(f)
 			}
-			m, err := bolt.Restore(dir, r, bolt.RestoreOptions{Force: force})
+			bar := newProgress(cmd.ErrOrStderr(), size, "reading the archive")
+			m, err := bolt.Restore(dir, bar.Reader(r), bolt.RestoreOptions{Force: force})
+			bar.Done()
 			if err != nil {
 				return err
 			}

@@ -29,6 +29,9 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 			return bindEnv(cmd.Flags())
 		},
 	}
+	// --version prints what `voiceapi version` prints.
+	root.Version = currentVersion().String()
+	root.SetVersionTemplate("{{.Version}}")
 	root.SetOut(out)
 	root.SetErr(errOut)
 	root.AddCommand(
@@ -41,6 +44,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewRestoreCommand(),
 		NewSubscriptionCommand(),
 		NewCheckCommand(),
+		NewVersionCommand(),
 	)
 	return root
 }
@@ -55,7 +59,7 @@ func envName(flag string) string {
 func bindEnv(flags *pflag.FlagSet) error {
 	var err error
 	flags.VisitAll(func(f *pflag.Flag) {
-		if err != nil || f.Changed || f.Name == "help" {
+		if err != nil || f.Changed || f.Name == "help" || f.Name == "version" {
 			return
 		}
 		if v, ok := os.LookupEnv(envName(f.Name)); ok {

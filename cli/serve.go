@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math/big"
 	"net"
@@ -93,19 +95,28 @@ func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "also serve GET /metrics and /debug/pprof/ without a token on this HOST:PORT (keep it private); off when empty")
 }
 
-func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error {
+// check refuses flag values serve cannot honour and returns the log level.
+func (o *serveOptions) check() (slog.Level, error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
-		return fmt.Errorf("--log-level: %w", err)
+		return level, fmt.Errorf("--log-level: %w", err)
 	}
 	if o.maxJSONBody < 0 || o.maxFileSize < 0 || o.maxMultipartBody < 0 {
-		return fmt.Errorf("--max-json-body, --max-file-size and --max-multipart-body must be 0 (the default) or more")
+		return level, fmt.Errorf("--max-json-body, --max-file-size and --max-multipart-body must be 0 (the default) or more")
 	}
 	if o.rateLimit < 0 || o.loginRateLimit < 0 {
-		return fmt.Errorf("--rate-limit and --login-rate-limit must be 0 (off) or more")
+		return level, fmt.Errorf("--rate-limit and --login-rate-limit must be 0 (off) or more")
 	}
 	if o.webhookWorkers < 1 {
-		return fmt.Errorf("--webhook-workers must be at least 1")
+		return level, fmt.Errorf("--webhook-workers must be at least 1")
+	}
+	return level, nil
+}
+
+func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error {
+	level, err := o.check()
+	if err != nil {
+		return err
 	}
 	logger := slog.New(slog.NewJSONHandler(errOut, &slog.HandlerOptions{Level: level}))
 	cat, err := data.LoadCatalog(o.catalog)
@@ -121,13 +132,16 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 		return err
 	}
 	defer db.Close()
-	if err := bootstrap(ctx, db, out); err != nil {
-		return fmt.Errorf("first-run bootstrap: %w", err)
-	}
+	// Listen before the first-start bootstrap: when the port is taken, serve fails here
+	// without creating the owner, so the next start on a free port creates it and prints
+	// its one-time credentials then, instead of printing them for a server that never ran.
 	ln, err := net.Listen("tcp", o.addr)
-	if err != nil {
-		return err
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("--addr %s: the address is already in use (another voiceapi or another server?); stop it or choose a free address with --addr", o.addr)
+	} else if err != nil {
+		return fmt.Errorf("--addr %s: %w", o.addr, err)
 	}
+	defer ln.Close()
 	// The dispatcher starts after the database opens and stops (in-flight posts drained)
 	// before it closes: the deferred Stop runs before the deferred Close.
 	dispatcher := server.NewDispatcher(db, server.DispatcherConfig{
@@ -159,10 +173,13 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	if o.metricsAddr != "" {
 		stop, err := serveMetrics(o.metricsAddr, srv, logger)
 		if err != nil {
-			ln.Close()
 			return err
 		}
 		defer stop()
+	}
+	// Both listeners are bound: only now may the owner be created and shown.
+	if err := bootstrap(ctx, db, out); err != nil {
+		return fmt.Errorf("first-run bootstrap: %w", err)
 	}
 	// Expired Idempotency-Key responses are deleted at start and every hour; the pass
 	// ends before the database closes.
@@ -287,7 +304,9 @@ func randomPassword(n int) (string, error) {
 // openForAdmin opens the database for a one-shot command: it fails within seconds with a
 // clear message when a server holds it.
 func openForAdmin(dir string) (*bolt.DB, error) {
-	if _, err := os.Stat(dir); err != nil {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("data directory %s does not exist: name the server's data directory with --data DIR (or VOICEAPI_DATA); `voiceapi serve` creates it on its first start", dir)
+	} else if err != nil {
 		return nil, fmt.Errorf("data directory %s: %w", dir, err)
 	}
 	return bolt.Open(dir, adminOptions)

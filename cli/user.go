@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/voiceapi/voiceapi/bolt"
 
@@ -30,12 +31,18 @@ func newUserCreateCommand() *cobra.Command {
 		Short: "Create a user and the personal workspace they own",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := missingUserFlags(cmd.Flags(), passwordStdin); err != nil {
+				return err
+			}
 			if passwordStdin {
 				line, err := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
 				if err != nil && err != io.EOF {
 					return fmt.Errorf("reading the password from standard input: %w", err)
 				}
 				password = strings.TrimRight(line, "\r\n")
+				if password == "" {
+					return errors.New("--password-stdin read an empty password: pipe one line holding the password, e.g. printf '%s\\n' \"$PASSWORD\" | voiceapi user create … --password-stdin")
+				}
 			}
 			db, err := openForAdmin(dir)
 			if err != nil {
@@ -59,6 +66,25 @@ func newUserCreateCommand() *cobra.Command {
 	f.BoolVar(&admin, "admin", false, "make the user an instance administrator")
 	cmd.MarkFlagsMutuallyExclusive("password", "password-stdin")
 	return cmd
+}
+
+// missingUserFlags names, at once, every flag `user create` needs and did not get (from
+// the command line or a VOICEAPI_* variable), saying how each is given: a bare
+// "password must be at least 8 characters" would not tell which flag carries it.
+func missingUserFlags(f *pflag.FlagSet, passwordStdin bool) error {
+	var missing []string
+	for _, name := range []string{"email", "name"} {
+		if !f.Changed(name) {
+			missing = append(missing, fmt.Sprintf("--%s (or %s)", name, envName(name)))
+		}
+	}
+	if !f.Changed("password") && !passwordStdin {
+		missing = append(missing, "a password: --password P, or --password-stdin to read it from standard input (or VOICEAPI_PASSWORD)")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("user create needs %s", strings.Join(missing, "; "))
 }
 
 func newUserListCommand() *cobra.Command {

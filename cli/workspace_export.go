@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -21,7 +20,7 @@ const secretsWarning = `note: the export holds llm_config.api_key values in the 
 // newWorkspaceExportCommand builds `voiceapi workspace export`.
 func newWorkspaceExportCommand() *cobra.Command {
 	var dir, wsID, out string
-	var secrets bool
+	var secrets, force bool
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Export a workspace as one JSON document (docs/export-import.md)",
@@ -36,11 +35,16 @@ Provider API keys are masked unless --include-secrets is given.`,
 				return err
 			}
 			defer stream.Close()
+			bar := newProgress(cmd.ErrOrStderr(), -1, "writing the document")
 			if out == "-" {
-				_, err = stream.WriteTo(cmd.OutOrStdout())
+				_, err = stream.WriteTo(bar.Writer(cmd.OutOrStdout()))
 			} else {
-				err = writeExportFile(out, stream)
+				err = writeFileAtomically(out, force, func(w io.Writer) error {
+					_, err := stream.WriteTo(bar.Writer(w))
+					return err
+				})
 			}
+			bar.Done()
 			if err != nil {
 				return err
 			}
@@ -54,31 +58,10 @@ Provider API keys are masked unless --include-secrets is given.`,
 	f := cmd.Flags()
 	f.StringVar(&wsID, "workspace", "", "id of the workspace to export (required)")
 	f.StringVar(&out, "out", "-", `file to write (mode 0600), or "-" for standard output`)
+	f.BoolVar(&force, "force", false, "replace the --out file if it exists")
 	f.BoolVar(&secrets, "include-secrets", false, "export llm_config.api_key in the clear (for a private move between instances)")
 	cmd.MarkFlagRequired("workspace")
 	return cmd
-}
-
-// writeExportFile writes the document through a temporary file beside path, fsynced and
-// renamed, so a failed export never leaves a file that looks complete; mode 0600, since it
-// may hold secrets.
-func writeExportFile(path string, w io.WriterTo) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".voiceapi-export-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = w.WriteTo(tmp)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	return err
 }
 
 // newWorkspaceImportCommand builds `voiceapi workspace import`.
@@ -97,6 +80,9 @@ secret, printed once. URL sources are fetched when the server next starts.`,
 			if err != nil {
 				return err
 			}
+			// What follows has nothing to count: a spinner shows it is still working.
+			bar := newSpinner(cmd.ErrOrStderr(), "checking and importing")
+			defer bar.Done()
 			var doc data.WorkspaceExport
 			if err := validate.Decode(raw, &doc); err != nil {
 				return describe(err)
@@ -107,6 +93,7 @@ secret, printed once. URL sources are fetched when the server next starts.`,
 			}
 			defer db.Close()
 			res, err := db.ImportWorkspace(cmd.Context(), wsID, &doc, data.ImportOptions{})
+			bar.Done()
 			if err != nil {
 				return describe(err)
 			}
@@ -131,9 +118,19 @@ secret, printed once. URL sources are fetched when the server next starts.`,
 	return cmd
 }
 
+// readImportFile reads the document, with a bar on a terminal.
 func readImportFile(cmd *cobra.Command, in string) ([]byte, error) {
-	if in == "-" {
-		return io.ReadAll(cmd.InOrStdin())
+	var r io.Reader = cmd.InOrStdin()
+	size := int64(-1)
+	if in != "-" {
+		f, err := os.Open(in)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r, size = f, fileSize(f)
 	}
-	return os.ReadFile(in)
+	bar := newProgress(cmd.ErrOrStderr(), size, "reading the document")
+	defer bar.Done()
+	return io.ReadAll(bar.Reader(r))
 }

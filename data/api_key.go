@@ -10,12 +10,35 @@ type APIKey struct {
 	CreatedAt  Time    `json:"created_at"`
 	ExpiresAt  *Time   `json:"expires_at"`
 	LastUsedAt *Time   `json:"last_used_at"`
+	// Scopes limit the key (see Scopes); null for a key with its user's full rights.
+	Scopes []string `json:"scopes"`
+	// AgentIDs narrow the key to some agents of its user's; [] for no narrowing.
+	AgentIDs []string `json:"agent_ids"`
+}
+
+// Public returns the key as responses show it: agent_ids [] rather than null (keys made
+// before agent_ids existed have none stored).
+func (k APIKey) Public() *APIKey {
+	if k.AgentIDs == nil {
+		k.AgentIDs = []string{}
+	}
+	return &k
 }
 
 // APIKeyCreate is the body of POST /api/v1/api-keys.
 type APIKeyCreate struct {
 	Name       string  `json:"name"`
 	Expiration *string `json:"expiration"` // YYYY-MM-DD, a future date
+	// Scopes limit the key; absent or null for its user's full rights.
+	Scopes []string `json:"scopes"`
+	// AgentIDs narrow the key to some of its user's agents; absent, null or [] for all.
+	AgentIDs []string `json:"agent_ids"`
+}
+
+// WorkspaceAPIKey is an API key as a workspace's owners and admins see it: with its user.
+type WorkspaceAPIKey struct {
+	APIKey
+	UserID string `json:"user_id"`
 }
 
 // AuthService issues, checks and revokes tokens.
@@ -29,13 +52,20 @@ type AuthService interface {
 	Authenticate(ctx context.Context, token string) (*Principal, error)
 	// Logout revokes the calling token.
 	Logout(ctx context.Context) error
-	// CreateAPIKey makes a token for the caller in the caller's current workspace.
-	// Errors: validation_failed.
+	// CreateAPIKey makes a token for the caller in the caller's current workspace. A key
+	// with scopes can only make keys within its own scopes and agents. Errors:
+	// validation_failed.
 	CreateAPIKey(ctx context.Context, in APIKeyCreate) (*APIKey, string, error)
 	// ListAPIKeys lists the caller's own API keys, newest first.
 	ListAPIKeys(ctx context.Context, p PageRequest) ([]*APIKey, Page, error)
 	// DeleteAPIKey revokes one of the caller's keys. Errors: not_found, precondition_failed.
 	DeleteAPIKey(ctx context.Context, id int64) error
+	// ListWorkspaceAPIKeys lists the API keys of every member bound to the workspace,
+	// newest first (owners and admins). Errors: not_found.
+	ListWorkspaceAPIKeys(ctx context.Context, workspaceID string, p PageRequest) ([]*WorkspaceAPIKey, Page, error)
+	// RevokeWorkspaceAPIKey revokes an API key bound to the workspace. Errors: not_found,
+	// forbidden (an admin revoking an owner's key), precondition_failed.
+	RevokeWorkspaceAPIKey(ctx context.Context, workspaceID string, id int64) error
 }
 
 // Token kinds: API keys are listed and managed; login tokens come from /auth/login.

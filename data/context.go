@@ -61,6 +61,9 @@ type Principal struct {
 	Role               string   // "" when the caller is not a member of WorkspaceID
 	Modules            []string // effective modules: owners and admins hold all
 	AgentIDs           []string // empty means every agent
+	// Scopes limit an API key created with scopes; nil for a token with its user's full
+	// rights.
+	Scopes []string
 }
 
 // Requirement is what an endpoint needs of its caller; each route declares one.
@@ -76,16 +79,24 @@ type Requirement struct {
 	InstanceAdmin bool
 	// AllAgents refuses callers limited by agent_ids (e.g. creating an agent).
 	AllAgents bool
+	// Scope is the API key scope the operation needs; "" when only a key without scopes
+	// may perform it (unless AnyKey). Read and Write set it from the module.
+	Scope string
+	// Runtime marks what the calls:runtime scope allows.
+	Runtime bool
+	// AnyKey lets every token perform the operation, scoped or not (the caller's own
+	// profile, logging out).
+	AnyKey bool
 }
 
 // Read is the requirement of reading in a module: any member holding the module.
 func Read(module string) Requirement {
-	return Requirement{Module: module, Workspace: true}
+	return Requirement{Module: module, Workspace: true, Scope: ReadScope(module)}
 }
 
 // Write is the requirement of changing something in a module: developers and up.
 func Write(module string) Requirement {
-	return Requirement{Module: module, MinRole: RoleDeveloper, Workspace: true}
+	return Requirement{Module: module, MinRole: RoleDeveloper, Workspace: true, Scope: WriteScope(module)}
 }
 
 // Member is the requirement of a role in the workspace, outside any module.
@@ -93,8 +104,20 @@ func Member(minRole string) Requirement {
 	return Requirement{MinRole: minRole, Workspace: true}
 }
 
-// Self is the requirement of any authenticated caller.
+// Self is the requirement of any authenticated caller with a key without scopes.
 var Self = Requirement{}
+
+// AnyKey is the requirement of any authenticated caller, scoped key or not.
+var AnyKey = Requirement{AnyKey: true}
+
+// WithScope returns r needing scope of an API key with scopes.
+func (r Requirement) WithScope(scope string) Requirement { r.Scope = scope; return r }
+
+// ForAnyKey returns r allowed to every token, scoped or not.
+func (r Requirement) ForAnyKey() Requirement { r.AnyKey = true; return r }
+
+// ForRuntime returns r allowed to keys with the calls:runtime scope as well.
+func (r Requirement) ForRuntime() Requirement { r.Runtime = true; return r }
 
 // Admin is the requirement of an instance administrator.
 var Admin = Requirement{InstanceAdmin: true}
@@ -104,6 +127,9 @@ var Admin = Requirement{InstanceAdmin: true}
 func (p *Principal) Allows(r Requirement) error {
 	if r.InstanceAdmin && !p.IsAdmin {
 		return Errorf(EFORBIDDEN, "This operation requires an instance administrator.")
+	}
+	if err := p.allowsScope(r); err != nil {
+		return err
 	}
 	if !r.Workspace {
 		return nil

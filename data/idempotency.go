@@ -16,3 +16,29 @@ type IdempotencyStore interface {
 	IdempotentResponse(ctx context.Context, tokenID int64, key string) (*IdempotentResponse, error)
 	SaveIdempotentResponse(ctx context.Context, tokenID int64, key string, resp *IdempotentResponse) error
 }
+
+// IdempotencyClaim is a request under an Idempotency-Key whose outcome is not known yet.
+// The service layer writes it in the same transaction as the request's first change, so a
+// crash between that commit and the saving of the response cannot let a retry make the
+// change twice.
+type IdempotencyClaim struct {
+	TokenID     int64
+	Key         string
+	RequestHash string
+	// Status is the status the route answers on success, kept with the record a create
+	// made so that a retry after a crash can be answered in full.
+	Status int
+}
+
+// WithIdempotencyClaim returns ctx carrying the request's claim.
+func WithIdempotencyClaim(ctx context.Context, c *IdempotencyClaim) context.Context {
+	return context.WithValue(ctx, idempotencyClaimKey{}, c)
+}
+
+// IdempotencyClaimFrom returns the claim ctx carries, nil when there is none.
+func IdempotencyClaimFrom(ctx context.Context) *IdempotencyClaim {
+	c, _ := ctx.Value(idempotencyClaimKey{}).(*IdempotencyClaim)
+	return c
+}
+
+type idempotencyClaimKey struct{}

@@ -12,10 +12,12 @@ import (
 func (s *Server) authRoutes() []route {
 	return []route{
 		{Method: "POST", Path: "/api/v1/auth/login", Public: true, handle: s.handleLogin},
-		{Method: "POST", Path: "/api/v1/auth/logout", Need: data.Self, handle: s.handleLogout},
-		{Method: "GET", Path: "/api/v1/api-keys", Need: data.Self, handle: s.handleAPIKeyList},
-		{Method: "POST", Path: "/api/v1/api-keys", Need: data.Self, Idempotent: true, handle: s.handleAPIKeyCreate},
+		{Method: "POST", Path: "/api/v1/auth/logout", Need: data.AnyKey, handle: s.handleLogout},
+		{Method: "GET", Path: "/api/v1/api-keys", Need: data.AnyKey, handle: s.handleAPIKeyList},
+		{Method: "POST", Path: "/api/v1/api-keys", Need: data.AnyKey, Idempotent: true, handle: s.handleAPIKeyCreate},
 		{Method: "DELETE", Path: "/api/v1/api-keys/{id}", Need: data.Self, handle: s.handleAPIKeyDelete},
+		{Method: "GET", Path: "/api/v1/workspaces/{workspace_id}/api-keys", Need: workspaceAdmin, handle: s.handleWorkspaceAPIKeyList},
+		{Method: "DELETE", Path: "/api/v1/workspaces/{workspace_id}/api-keys/{key_id}", Need: workspaceAdmin, handle: s.handleWorkspaceAPIKeyRevoke},
 	}
 }
 
@@ -88,6 +90,34 @@ func (s *Server) handleAPIKeyDelete(w http.ResponseWriter, r *http.Request) erro
 		return data.NotFound("API key")
 	}
 	if err := s.svc.Auth.DeleteAPIKey(r.Context(), id); err != nil {
+		return err
+	}
+	return writeNoContent(w)
+}
+
+// handleWorkspaceAPIKeyList: GET /api/v1/workspaces/{workspace_id}/api-keys — every
+// member's API keys bound to the workspace (owners and admins).
+func (s *Server) handleWorkspaceAPIKeyList(w http.ResponseWriter, r *http.Request) error {
+	req, err := pageRequest(r)
+	if err != nil {
+		return err
+	}
+	keys, page, err := s.svc.Auth.ListWorkspaceAPIKeys(r.Context(), mux.Vars(r)["workspace_id"], req)
+	if err != nil {
+		return err
+	}
+	return writeList(w, keys, page)
+}
+
+// handleWorkspaceAPIKeyRevoke: DELETE /api/v1/workspaces/{workspace_id}/api-keys/{key_id}
+// — 204; a departing member's keys can be cut off.
+func (s *Server) handleWorkspaceAPIKeyRevoke(w http.ResponseWriter, r *http.Request) error {
+	v := mux.Vars(r)
+	id, err := strconv.ParseInt(v["key_id"], 10, 64)
+	if err != nil || id <= 0 {
+		return data.NotFound("API key")
+	}
+	if err := s.svc.Auth.RevokeWorkspaceAPIKey(r.Context(), v["workspace_id"], id); err != nil {
 		return err
 	}
 	return writeNoContent(w)

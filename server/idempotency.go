@@ -65,7 +65,7 @@ var replayedHeaders = []string{"Content-Type", "ETag", "Location"}
 
 // idempotent runs a creating POST under its Idempotency-Key: the same key and body within
 // 24 hours replay the first successful response; another body is 422.
-func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h handlerFunc) {
+func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, rt route) {
 	key := r.Header.Get("Idempotency-Key")
 	if len(key) > MaxIdempotencyKey {
 		s.writeError(w, r, data.FieldError("Idempotency-Key", "The Idempotency-Key header must not be greater than 255 characters."))
@@ -98,6 +98,12 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h handlerFun
 			s.writeError(w, r, data.FieldError("Idempotency-Key", "This Idempotency-Key was used with a different request; use a new key."))
 			return
 		}
+		if prev.Status == 0 {
+			// Only a claim: the change committed, and the server stopped before it kept
+			// the response (service/idempotency_claim.go).
+			s.writeError(w, r, data.Errorf(data.ECONFLICT, "A request with this Idempotency-Key was carried out, but the server stopped before answering it; it is not repeated. Look the record up instead."))
+			return
+		}
 		for k, v := range prev.Header {
 			w.Header().Set(k, v)
 		}
@@ -106,8 +112,13 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h handlerFun
 		w.Write(prev.Body)
 		return
 	}
+	// The request's first change keeps a claim in its own transaction; the full response
+	// replaces it below.
+	r = r.WithContext(data.WithIdempotencyClaim(r.Context(), &data.IdempotencyClaim{
+		TokenID: p.TokenID, Key: key, RequestHash: hash, Status: documentedStatus(rt),
+	}))
 	cw := &captureWriter{ResponseWriter: w}
-	if err := h(cw, r); err != nil {
+	if err := rt.handle(cw, r); err != nil {
 		s.writeError(cw, r, err)
 		return
 	}

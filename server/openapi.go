@@ -185,6 +185,8 @@ func operation(g *schemaGen, rt route, d opDoc) map[string]any {
 	}
 	if rt.Public {
 		op["security"] = []any{}
+	} else {
+		op["x-voiceapi-requires"] = requirementDoc(rt.Need)
 	}
 	var params []any
 	for _, m := range pathParamRe.FindAllStringSubmatch(rt.Path, -1) {
@@ -225,6 +227,23 @@ func operation(g *schemaGen, rt route, d opDoc) map[string]any {
 	}
 	op["responses"] = responses
 	return op
+}
+
+// requirementDoc states what a route needs of its caller, for clients and for the tests
+// that derive the access matrix from the document: role, module, scope and the rest.
+func requirementDoc(n data.Requirement) map[string]any {
+	doc := map[string]any{"workspace_member": n.Workspace, "instance_admin": n.InstanceAdmin,
+		"all_agents": n.AllAgents, "any_key": n.AnyKey, "calls_runtime": n.Runtime}
+	if n.MinRole != "" {
+		doc["min_role"] = n.MinRole
+	}
+	if n.Module != "" {
+		doc["module"] = n.Module
+	}
+	if n.Scope != "" {
+		doc["scope"] = n.Scope
+	}
+	return doc
 }
 
 // operationID is the handler's name without "handle": stable as long as the handler is,
@@ -325,8 +344,8 @@ func errorStatuses(rt route, d opDoc, ifMatch bool) []int {
 		set[http.StatusUnauthorized] = true
 		set[http.StatusTooManyRequests] = true
 	}
-	if !rt.Public && rt.Need != data.Self {
-		set[http.StatusForbidden] = true // role, module, instance admin or quota
+	if !rt.Public && !rt.Need.AnyKey {
+		set[http.StatusForbidden] = true // role, module, scope, instance admin or quota
 	}
 	if strings.Contains(rt.Path, "{") {
 		set[http.StatusNotFound] = true

@@ -159,6 +159,10 @@ var opDocs = map[string]opDoc{
 	"POST /api/v1/api-keys": {Tag: "API Keys", Summary: "Create an API key", Body: data.APIKeyCreate{}, BodyRequired: true,
 		Out: data.APIKey{}, Status: http.StatusCreated, Extra: map[string]string{"token": "The token, `<key id>|<secret>`; shown once."}},
 	"DELETE /api/v1/api-keys/{id}": {Tag: "API Keys", Summary: "Revoke one of the caller's API keys", Shape: shapeNone},
+	"GET /api/v1/workspaces/{workspace_id}/api-keys": {Tag: "API Keys", Summary: "List every member's API keys bound to the workspace",
+		Description: "Owners and admins; each key names its user.", Out: data.WorkspaceAPIKey{}, Shape: shapeList},
+	"DELETE /api/v1/workspaces/{workspace_id}/api-keys/{key_id}": {Tag: "API Keys", Summary: "Revoke a member's API key",
+		Description: "Owners and admins; an admin cannot revoke an owner's key.", Shape: shapeNone},
 
 	// Users.
 	"GET /api/v1/user":          {Tag: "User", Summary: "The caller", Out: data.User{}},
@@ -283,4 +287,12 @@ var sourcesMultipart = map[string]any{
 		"texts":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "Each part is a text source's content; its filename, if any, the title."},
 		"urls":    map[string]any{"type": "array", "items": map[string]any{"type": "string", "format": "uri"}, "description": "Each part is one URL."},
 	},
+}
+
+// documentedStatus is the status a route answers on success, as its description says.
+func documentedStatus(rt route) int {
+	if d, ok := opDocs[rt.Method+" "+rt.Path]; ok && d.Status != 0 {
+		return d.Status
+	}
+	return http.StatusOK
 }

@@ -212,6 +212,9 @@ var fieldRules = map[string]map[string]fieldRule{
 	"APIKeyCreate": {
 		"name":       fieldRule{MinLength: 1, MaxLength: validate.MaxNameLen}.with(true, ""),
 		"expiration": fieldRule{Format: "date", Pattern: datePattern, Description: "YYYY-MM-DD, a future date; expires_at is that date at 00:00:00Z."},
+		"scopes": {MinItems: 1, UniqueItems: true, Items: &fieldRule{Enum: data.Scopes},
+			Description: "Limits the key to these scopes, within its user's role, modules and agent_ids; omitted: the user's full rights. A write scope includes its read scope; calls:runtime allows registering and updating calls and reading agents, numbers and knowledge. A key with scopes can only make keys within its own."},
+		"agent_ids": {MaxItems: validate.MaxIDListItems, UniqueItems: true, Description: "Narrows the key to these agents of the workspace (within its user's agent_ids); omitted or []: no narrowing."},
 	},
 	"UserCreate": {
 		"name":     fieldRule{MinLength: 1, MaxLength: validate.MaxNameLen}.with(true, ""),

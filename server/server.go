@@ -145,7 +145,11 @@ func New(svc Services, cfg Config) *Server {
 	return s
 }
 
-func (s *Server) addRoutes(rs []route) { s.routes = append(s.routes, rs...) }
+func (s *Server) addRoutes(rs []route) {
+	for _, rt := range rs {
+		s.routes = append(s.routes, withScopes(rt))
+	}
+}
 
 // buildRouter registers the route table on a gorilla/mux router, with JSON 404 and 405.
 func (s *Server) buildRouter() {
@@ -240,7 +244,7 @@ func (s *Server) wrap(rt route) http.Handler {
 			r = r.WithContext(ctx)
 		}
 		if rt.Idempotent && r.Header.Get("Idempotency-Key") != "" {
-			s.idempotent(w, r, rt.handle)
+			s.idempotent(w, r, rt)
 			return
 		}
 		if err := rt.handle(w, r); err != nil {

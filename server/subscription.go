@@ -8,7 +8,7 @@ import (
 
 func (s *Server) subscriptionRoutes() []route {
 	return []route{
-		{Method: "GET", Path: "/api/v1/subscription", Need: data.Member(""), handle: s.handleSubscriptionShow},
+		{Method: "GET", Path: "/api/v1/subscription", Need: data.Member("").ForAnyKey(), handle: s.handleSubscriptionShow},
 	}
 }
 

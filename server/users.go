@@ -10,7 +10,7 @@ import (
 
 func (s *Server) userRoutes() []route {
 	return []route{
-		{Method: "GET", Path: "/api/v1/user", Need: data.Self, handle: s.handleMe},
+		{Method: "GET", Path: "/api/v1/user", Need: data.AnyKey, handle: s.handleMe},
 		{Method: "PUT", Path: "/api/v1/user", Need: data.Self, handle: s.handleMeUpdate},
 		{Method: "GET", Path: "/api/v1/users", Need: data.Admin, handle: s.handleUserList},
 		{Method: "POST", Path: "/api/v1/users", Need: data.Admin, Idempotent: true, handle: s.handleUserCreate},

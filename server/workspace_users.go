@@ -10,12 +10,13 @@ import (
 
 func (s *Server) workspaceUserRoutes() []route {
 	const base = "/api/v1/workspaces/{workspace_id}/users"
+	read, admin := data.Member("").WithScope(data.ScopeWorkspaceAdmin), workspaceAdmin
 	return []route{
-		{Method: "GET", Path: base, Need: data.Member(""), handle: s.handleWorkspaceUserList},
-		{Method: "POST", Path: base, Need: data.Member(data.RoleAdmin), Idempotent: true, handle: s.handleWorkspaceUserAdd},
-		{Method: "GET", Path: base + "/{user_id}", Need: data.Member(""), handle: s.handleWorkspaceUserShow},
-		{Method: "PUT", Path: base + "/{user_id}", Need: data.Member(data.RoleAdmin), handle: s.handleWorkspaceUserUpdate},
-		{Method: "DELETE", Path: base + "/{user_id}", Need: data.Member(data.RoleAdmin), handle: s.handleWorkspaceUserRemove},
+		{Method: "GET", Path: base, Need: read, handle: s.handleWorkspaceUserList},
+		{Method: "POST", Path: base, Need: admin, Idempotent: true, handle: s.handleWorkspaceUserAdd},
+		{Method: "GET", Path: base + "/{user_id}", Need: read, handle: s.handleWorkspaceUserShow},
+		{Method: "PUT", Path: base + "/{user_id}", Need: admin, handle: s.handleWorkspaceUserUpdate},
+		{Method: "DELETE", Path: base + "/{user_id}", Need: admin, handle: s.handleWorkspaceUserRemove},
 	}
 }
 

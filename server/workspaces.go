@@ -8,13 +8,18 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 )
 
+// workspaceAdmin is what managing a workspace needs: an admin, and a key holding
+// workspace:admin if it has scopes.
+var workspaceAdmin = data.Member(data.RoleAdmin).WithScope(data.ScopeWorkspaceAdmin)
+
 func (s *Server) workspaceRoutes() []route {
+	admin := workspaceAdmin
 	return []route{
-		{Method: "GET", Path: "/api/v1/workspaces", Need: data.Self, handle: s.handleWorkspaceList},
+		{Method: "GET", Path: "/api/v1/workspaces", Need: data.AnyKey, handle: s.handleWorkspaceList},
 		{Method: "POST", Path: "/api/v1/workspaces", Need: data.Self, Idempotent: true, handle: s.handleWorkspaceCreate},
-		{Method: "GET", Path: "/api/v1/workspaces/{workspace_id}", Need: data.Member(""), handle: s.handleWorkspaceShow},
-		{Method: "PUT", Path: "/api/v1/workspaces/{workspace_id}", Need: data.Member(data.RoleAdmin), handle: s.handleWorkspaceUpdate},
-		{Method: "DELETE", Path: "/api/v1/workspaces/{workspace_id}", Need: data.Member(data.RoleOwner), handle: s.handleWorkspaceDelete},
+		{Method: "GET", Path: "/api/v1/workspaces/{workspace_id}", Need: data.Member("").ForAnyKey(), handle: s.handleWorkspaceShow},
+		{Method: "PUT", Path: "/api/v1/workspaces/{workspace_id}", Need: admin, handle: s.handleWorkspaceUpdate},
+		{Method: "DELETE", Path: "/api/v1/workspaces/{workspace_id}", Need: data.Member(data.RoleOwner).WithScope(data.ScopeWorkspaceAdmin), handle: s.handleWorkspaceDelete},
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,14 +44,14 @@ func newSecret() (string, error) {
 
 // issueToken stores a new token and returns its record and the token string
 // "<id>|<secret>", which is shown once: only the secret's SHA-256 is stored.
-func (b *base) issueToken(tx Tx, userID, workspaceID, name, kind string, expires *time.Time) (*data.APIKey, string, error) {
+func (b *base) issueToken(tx Tx, userID, workspaceID, kind string, in data.APIKeyCreate, expires *time.Time) (*data.APIKey, string, error) {
 	secret, err := newSecret()
 	if err != nil {
 		return nil, "", err
 	}
 	sum := sha256.Sum256([]byte(secret))
 	k := &data.APIKeyRecord{
-		APIKey: data.APIKey{Name: name, CreatedAt: b.timeNow()},
+		APIKey: data.APIKey{Name: in.Name, CreatedAt: b.timeNow(), Scopes: in.Scopes, AgentIDs: in.AgentIDs},
 		UserID: userID, WorkspaceID: workspaceID, Kind: kind, SecretHash: sum[:],
 	}
 	if expires != nil {
@@ -60,8 +61,7 @@ func (b *base) issueToken(tx Tx, userID, workspaceID, name, kind string, expires
 	if err := tx.InsertAPIKey(k); err != nil {
 		return nil, "", err
 	}
-	out := k.APIKey
-	return &out, strconv.FormatInt(k.ID, 10) + "|" + secret, nil
+	return k.Public(), strconv.FormatInt(k.ID, 10) + "|" + secret, nil
 }
 
 // dummyHash keeps the time of a login with an unknown email close to a wrong password's.
@@ -102,7 +102,7 @@ func (s *AuthService) Login(ctx context.Context, email, password, workspaceID st
 			return refused
 		}
 		expires := s.now().Add(s.opts.LoginTTL)
-		key, token, err = s.issueToken(tx, u.ID, workspaceID, "login", data.TokenLogin, &expires)
+		key, token, err = s.issueToken(tx, u.ID, workspaceID, data.TokenLogin, data.APIKeyCreate{Name: "login"}, &expires)
 		return err
 	})
 	if err != nil {
@@ -187,6 +187,11 @@ func (s *AuthService) tokenEntry(tx Tx, id int64) (*tokenEntry, error) {
 	if err := fillMembership(tx, &e.principal, k.WorkspaceID); err != nil {
 		return nil, err
 	}
+	// A key's scopes and agent_ids narrow its user's rights as they are now.
+	e.principal.Scopes = k.Scopes
+	if e.principal.Role != "" {
+		e.principal.AgentIDs = data.IntersectAgentIDs(e.principal.AgentIDs, k.AgentIDs)
+	}
 	// The revisions are read in this transaction, so they are those of the rows above.
 	if e.keyRev, err = tx.APIKeyRevision(id); err != nil {
 		return nil, err
@@ -231,6 +236,32 @@ func (s *AuthService) CreateAPIKey(ctx context.Context, in data.APIKeyCreate) (*
 	return s.CreateAPIKeyFor(ctx, p.UserID, p.CurrentWorkspaceID, in)
 }
 
+// withinCaller refuses scopes or agents beyond what the caller holds: a key never
+// exceeds the token that made it, nor its user's agent_ids.
+func withinCaller(p *data.Principal, member *data.MemberRecord, in data.APIKeyCreate) error {
+	var errs validate.Errors
+	if p != nil && p.Scopes != nil {
+		if in.Scopes == nil {
+			errs.Add("scopes", "A key with scopes can only make keys with scopes: name some of its own.")
+		}
+		for i, sc := range in.Scopes {
+			if !slices.Contains(p.Scopes, sc) {
+				errs.Addf(validate.Index("scopes", i), "The calling key does not hold the %s scope.", sc)
+			}
+		}
+	}
+	limit := member.AgentIDs
+	if p != nil && p.CurrentWorkspaceID == member.WorkspaceID && p.WorkspaceID == member.WorkspaceID {
+		limit = p.AgentIDs // the caller's own key may be narrower than its membership
+	}
+	for i, id := range in.AgentIDs {
+		if len(limit) > 0 && !slices.Contains(limit, id) {
+			errs.Addf(validate.Index("agent_ids", i), "The %s field must be an agent you can access.", validate.Index("agent_ids", i))
+		}
+	}
+	return errs.Err()
+}
+
 // CreateAPIKeyFor makes an API key for a user in a workspace it belongs to (the CLI, and
 // CreateAPIKey for the caller). Errors: validation_failed.
 func (s *AuthService) CreateAPIKeyFor(ctx context.Context, userID, workspaceID string, in data.APIKeyCreate) (*data.APIKey, string, error) {
@@ -248,7 +279,16 @@ func (s *AuthService) CreateAPIKeyFor(ctx context.Context, userID, workspaceID s
 		if m == nil {
 			return data.FieldError("workspace", "The user is not a member of that workspace.")
 		}
-		key, token, err = s.issueToken(tx, userID, workspaceID, in.Name, data.TokenAPIKey, expires)
+		if err := withinCaller(data.PrincipalFrom(ctx), m, in); err != nil {
+			return err
+		}
+		if err := checkAgentIDs(tx, workspaceID, in.AgentIDs); err != nil {
+			return err
+		}
+		if in.AgentIDs == nil {
+			in.AgentIDs = []string{}
+		}
+		key, token, err = s.issueToken(tx, userID, workspaceID, data.TokenAPIKey, in, expires)
 		return err
 	})
 	return key, token, err
@@ -264,7 +304,7 @@ func (s *AuthService) ListAPIKeys(ctx context.Context, req data.PageRequest) ([]
 		page = pg
 		keys = make([]*data.APIKey, 0, len(list))
 		for _, k := range list {
-			keys = append(keys, &k.APIKey)
+			keys = append(keys, k.Public())
 		}
 		return err
 	})
@@ -282,8 +322,58 @@ func (s *AuthService) DeleteAPIKey(ctx context.Context, id int64) error {
 		if k == nil || k.UserID != p.UserID {
 			return data.NotFound("API key")
 		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), k.APIKey); err != nil {
+		if err := data.CheckIfMatch(data.IfMatch(ctx), k.Public()); err != nil {
 			return err
+		}
+		return tx.DeleteAPIKey(id)
+	})
+}
+
+// ListWorkspaceAPIKeys implements data.AuthService.
+func (s *AuthService) ListWorkspaceAPIKeys(ctx context.Context, workspaceID string, req data.PageRequest) ([]*data.WorkspaceAPIKey, data.Page, error) {
+	var keys []*data.WorkspaceAPIKey
+	var page data.Page
+	err := s.store.View(ctx, func(tx Tx) error {
+		if _, err := memberWorkspace(ctx, tx, workspaceID); err != nil {
+			return err
+		}
+		list, pg, err := tx.WorkspaceAPIKeyPage(workspaceID, req)
+		page = pg
+		keys = make([]*data.WorkspaceAPIKey, 0, len(list))
+		for _, k := range list {
+			keys = append(keys, &data.WorkspaceAPIKey{APIKey: *k.Public(), UserID: k.UserID})
+		}
+		return err
+	})
+	return keys, page, err
+}
+
+// RevokeWorkspaceAPIKey implements data.AuthService. Admins may not revoke an owner's
+// keys, as they may not change owners.
+func (s *AuthService) RevokeWorkspaceAPIKey(ctx context.Context, workspaceID string, id int64) error {
+	p := data.PrincipalFrom(ctx)
+	return s.store.Update(ctx, func(tx Tx) error {
+		if _, err := memberWorkspace(ctx, tx, workspaceID); err != nil {
+			return err
+		}
+		k, err := tx.APIKey(id)
+		if err != nil {
+			return err
+		}
+		if k == nil || k.Kind != data.TokenAPIKey || k.WorkspaceID != workspaceID {
+			return data.NotFound("API key")
+		}
+		if err := data.CheckIfMatch(data.IfMatch(ctx), &data.WorkspaceAPIKey{APIKey: *k.Public(), UserID: k.UserID}); err != nil {
+			return err
+		}
+		if p != nil && p.Role != data.RoleOwner && k.UserID != p.UserID {
+			owner, err := tx.Member(workspaceID, k.UserID)
+			if err != nil {
+				return err
+			}
+			if owner != nil && owner.Role == data.RoleOwner {
+				return data.Errorf(data.EFORBIDDEN, "Only an owner can revoke an owner's API keys.")
+			}
 		}
 		return tx.DeleteAPIKey(id)
 	})

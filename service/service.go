@@ -89,9 +89,10 @@ func New(store Store, opts Options) (*Services, error) {
 		opts.IDs = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
 	}
 	b := &base{
-		store: store, now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
+		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
 		ids: opts.IDs,
 	}
+	b.store = claimingStore{Store: store, b: b}
 	return &Services{
 		Auth:           &AuthService{base: b, cache: &tokenCache{}},
 		Users:          &UserService{b},

@@ -61,6 +61,11 @@ type AccountTx interface {
 	DeleteAPIKey(id int64) error
 	// APIKeyPage pages a user's API keys (not its login tokens), newest first.
 	APIKeyPage(userID string, req data.PageRequest) ([]*data.APIKeyRecord, data.Page, error)
+	// WorkspaceAPIKeyPage pages the API keys (not login tokens) bound to a workspace,
+	// newest first.
+	WorkspaceAPIKeyPage(workspaceID string, req data.PageRequest) ([]*data.APIKeyRecord, data.Page, error)
+	// UserTokens lists a user's tokens of one kind.
+	UserTokens(userID, kind string) ([]*data.APIKeyRecord, error)
 	// APIKeyRevision fingerprints the stored token (0 when absent), for caches.
 	APIKeyRevision(id int64) (uint64, error)
 

@@ -75,6 +75,9 @@ func (s *UserService) UpdateMe(ctx context.Context, in data.UserUpdate) (*data.U
 				return data.FieldError("current_password", "The current_password is incorrect.")
 			}
 			u.PasswordHash = newHash
+			if err := revokeOtherLogins(tx, u.ID, p.TokenID); err != nil {
+				return err
+			}
 		}
 		if in.Name.Set {
 			u.Name = in.Name.V
@@ -96,6 +99,24 @@ func (s *UserService) UpdateMe(ctx context.Context, in data.UserUpdate) (*data.U
 		return nil
 	})
 	return out, err
+}
+
+// revokeOtherLogins ends every login session of the user but the one making the change,
+// so that a new password locks out whoever knew the old one. API keys stay: they are
+// revoked one by one (docs/api.md).
+func revokeOtherLogins(tx Tx, userID string, keep int64) error {
+	logins, err := tx.UserTokens(userID, data.TokenLogin)
+	if err != nil {
+		return err
+	}
+	for _, k := range logins {
+		if k.ID != keep {
+			if err := tx.DeleteAPIKey(k.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // emailFree refuses an email another account has.

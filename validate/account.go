@@ -117,6 +117,14 @@ var datePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 func APIKeyCreate(in data.APIKeyCreate, now time.Time) (*time.Time, error) {
 	var errs Errors
 	name(&errs, "name", in.Name)
+	if in.Scopes != nil {
+		if len(in.Scopes) == 0 {
+			errs.Add("scopes", "The scopes field must name at least one scope; leave it out for a key with your full rights.")
+		}
+		errs.MaxItems("scopes", len(in.Scopes), len(data.Scopes))
+		oneOfEach(&errs, "scopes", in.Scopes, data.Scopes)
+	}
+	agentIDs(&errs, "agent_ids", in.AgentIDs)
 	var expires *time.Time
 	if in.Expiration != nil {
 		d, err := time.Parse("2006-01-02", *in.Expiration)
@@ -130,6 +138,19 @@ func APIKeyCreate(in data.APIKeyCreate, now time.Time) (*time.Time, error) {
 		}
 	}
 	return expires, errs.Err()
+}
+
+// oneOfEach checks that every item of list is one of allowed, and appears once.
+func oneOfEach(errs *Errors, path string, list, allowed []string) {
+	seen := map[string]bool{}
+	for i, v := range list {
+		p := Index(path, i)
+		errs.OneOf(p, v, allowed...)
+		if seen[v] {
+			errs.Addf(p, "The %s field has a duplicate value.", p)
+		}
+		seen[v] = true
+	}
 }
 
 func modules(errs *Errors, path string, list []string) {

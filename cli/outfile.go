@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// refuseOverwrite fails, before any work is done, when path exists and force is off: a
+// second `backup --out` with the same name must not silently replace the first archive.
+func refuseOverwrite(path string, force bool) error {
+	if force {
+		return nil
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return existsError(path)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+func existsError(path string) error {
+	return fmt.Errorf("%s already exists; pass --force to replace it, or choose another --out", path)
+}
+
+// writeFileAtomically writes path through a temporary file beside it (mode 0600: the
+// file may hold the secret key or credentials), fsynced and then put in place, so a
+// failed write never leaves a file that looks complete. With force it replaces an
+// existing file in one rename; without, it links the finished file under path, which
+// fails if a file of that name appeared meanwhile: nothing is ever overwritten.
+func writeFileAtomically(path string, force bool, write func(io.Writer) error) error {
+	if err := refuseOverwrite(path, force); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".voiceapi-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	err = write(tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if force {
+		return os.Rename(tmp.Name(), path)
+	}
+	return placeNew(tmp.Name(), path)
+}
+
+// placeNew gives the finished temporary file the name path only if no file has it.
+func placeNew(tmp, path string) error {
+	err := os.Link(tmp, path)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		if err != nil {
+			return existsError(path)
+		}
+		return nil
+	}
+	// A file system without hard links (some FUSE and network mounts): check, then
+	// rename, which leaves only the short window between the two.
+	if err := refuseOverwrite(path, false); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

@@ -1,0 +1,78 @@
+package data
+
+import (
+	"slices"
+	"strings"
+)
+
+// API key scopes: a key created with scopes holds only what they name, within its user's
+// role, modules and agent_ids at the time of each request.
+const (
+	ScopeWebhooksRead   = "webhooks:read"
+	ScopeWebhooksWrite  = "webhooks:write"
+	ScopeAuditRead      = "audit:read"
+	ScopeWorkspaceAdmin = "workspace:admin"
+	// ScopeCallsRuntime is what a voice runtime needs: register and update calls, read
+	// agents and numbers, query knowledge.
+	ScopeCallsRuntime = "calls:runtime"
+)
+
+// ReadScope and WriteScope name a module's scopes, e.g. agents:read.
+func ReadScope(module string) string  { return module + ":read" }
+func WriteScope(module string) string { return module + ":write" }
+
+// Scopes lists every scope a key may be given, in the order documents show them.
+var Scopes = func() []string {
+	var out []string
+	for _, m := range Modules {
+		out = append(out, ReadScope(m), WriteScope(m))
+	}
+	return append(out, ScopeWebhooksRead, ScopeWebhooksWrite, ScopeAuditRead, ScopeWorkspaceAdmin, ScopeCallsRuntime)
+}()
+
+// hasScope reports whether scopes grant want; a write scope grants its read scope.
+func hasScope(scopes []string, want string) bool {
+	if slices.Contains(scopes, want) {
+		return true
+	}
+	if base, ok := strings.CutSuffix(want, ":read"); ok {
+		return slices.Contains(scopes, base+":write")
+	}
+	return false
+}
+
+// allowsScope checks r's scope against a scoped key's scopes (nil: a full-rights token).
+func (p *Principal) allowsScope(r Requirement) error {
+	switch {
+	case p.Scopes == nil || r.AnyKey:
+		return nil
+	case r.Runtime && slices.Contains(p.Scopes, ScopeCallsRuntime):
+		return nil
+	case r.Scope == "":
+		return Errorf(EFORBIDDEN, "This API key is limited to scopes (%s); this operation needs a key without scopes.", strings.Join(p.Scopes, ", "))
+	case !hasScope(p.Scopes, r.Scope):
+		return Errorf(EFORBIDDEN, "This API key lacks the %s scope.", r.Scope)
+	}
+	return nil
+}
+
+// IntersectAgentIDs narrows a member's agent_ids (empty: every agent) by a key's (empty:
+// no narrowing). A result that would be empty, and so mean every agent, is NoAgent.
+func IntersectAgentIDs(member, key []string) []string {
+	switch {
+	case len(key) == 0:
+		return member
+	case len(member) == 0:
+		return key
+	}
+	var out []string
+	for _, id := range key {
+		if slices.Contains(member, id) {
+			out = append(out, id)
+		}
+	}
+	if len(out) == 0 {
+		return []string{NoAgent}
+	}
+	return out
+}

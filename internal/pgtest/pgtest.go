@@ -1,0 +1,231 @@
+// Package pgtest starts throw-away PostgreSQL clusters for tests: initdb in a temporary
+// directory, a free loopback port, an unprivileged user when the tests run as root, and
+// everything removed afterwards. Without PostgreSQL installed the tests that need it skip,
+// naming the package to install, except under CI=true, where that is a failure.
+package pgtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Cluster is a running PostgreSQL server owned by the test process.
+type Cluster struct {
+	dir  string
+	port int
+	cmd  *exec.Cmd
+	next atomic.Int64
+}
+
+var (
+	shared     *Cluster
+	sharedErr  error
+	sharedOnce sync.Once
+)
+
+// Database returns the URL of a new, empty database on the package's shared cluster,
+// started on first use; the database is dropped when the test ends. A package whose tests
+// call it runs Main from its TestMain, so that the cluster stops with the tests.
+func Database(t testing.TB) string {
+	t.Helper()
+	sharedOnce.Do(func() { shared, sharedErr = Start() })
+	if errors.Is(sharedErr, ErrNotInstalled) {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%v (CI=true: PostgreSQL tests may not be skipped)", sharedErr)
+		}
+		t.Skip(sharedErr)
+	}
+	if sharedErr != nil {
+		t.Fatal(sharedErr)
+	}
+	url, drop, err := shared.NewDatabase(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(drop)
+	return url
+}
+
+// Main runs the tests and then stops the shared cluster, if one was started.
+func Main(m *testing.M) {
+	code := m.Run()
+	if shared != nil {
+		shared.Stop()
+	}
+	os.Exit(code)
+}
+
+// ErrNotInstalled says that no PostgreSQL server binaries were found.
+var ErrNotInstalled = errors.New("PostgreSQL is not installed: apt-get install postgresql (initdb and postgres are looked for in /usr/lib/postgresql/*/bin and on PATH)")
+
+// binDir finds initdb and postgres: Debian's versioned directory (newest first), then PATH.
+func binDir() (string, error) {
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Sort(sort.Reverse(sort.StringSlice(dirs)))
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+			return d, nil
+		}
+	}
+	if p, err := exec.LookPath("initdb"); err == nil {
+		return filepath.Dir(p), nil
+	}
+	return "", ErrNotInstalled
+}
+
+// Start initializes and starts a cluster in a new temporary directory.
+func Start() (*Cluster, error) {
+	bin, err := binDir()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "voiceapi-pg-")
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{dir: dir}
+	if err := c.start(bin); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Cluster) start(bin string) error {
+	data := filepath.Join(c.dir, "data")
+	if err := os.Mkdir(data, 0o700); err != nil {
+		return err
+	}
+	cred, err := unprivileged(c.dir, data)
+	if err != nil {
+		return err
+	}
+	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync")
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return fmt.Errorf("initdb: %v\n%s", err, out)
+	}
+	if c.port, err = freePort(); err != nil {
+		return err
+	}
+	// Durability settings are off: a test cluster is thrown away, and fsync would only make
+	// the suite slower. The kill tests turn it back on for their own cluster.
+	c.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(c.port),
+		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "fsync=off",
+		"-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200")
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL}
+	logFile, err := os.Create(filepath.Join(c.dir, "postgres.log"))
+	if err != nil {
+		return err
+	}
+	c.cmd.Stdout, c.cmd.Stderr = logFile, logFile
+	if err := c.cmd.Start(); err != nil {
+		return fmt.Errorf("starting postgres: %w", err)
+	}
+	return c.waitReady(30 * time.Second)
+}
+
+// unprivileged returns the credential to run PostgreSQL with: postgres refuses to run as
+// root, so as root the directories go to the nobody user. Otherwise nil (the current user).
+func unprivileged(dirs ...string) (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	u, err := user.Lookup("nobody")
+	if err != nil {
+		return nil, fmt.Errorf("running as root, PostgreSQL needs an unprivileged user: %w", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	for _, d := range dirs {
+		if err := os.Chown(d, uid, gid); err != nil {
+			return nil, err
+		}
+	}
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// URL is the connection URL of database name.
+func (c *Cluster) URL(name string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", c.port, name)
+}
+
+func (c *Cluster) waitReady(within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		conn, err := pgx.Connect(ctx, c.URL("postgres"))
+		cancel()
+		if err == nil {
+			conn.Close(context.Background())
+			return nil
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(c.dir, "postgres.log"))
+			return fmt.Errorf("postgres did not accept connections within %s: %v\n%s", within, err, log)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// NewDatabase creates an empty database and returns its URL and a function that drops it.
+func (c *Cluster) NewDatabase(ctx context.Context) (string, func(), error) {
+	name := fmt.Sprintf("test_%d_%d", os.Getpid(), c.next.Add(1))
+	conn, err := pgx.Connect(ctx, c.URL("postgres"))
+	if err != nil {
+		return "", nil, err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", nil, err
+	}
+	drop := func() {
+		conn, err := pgx.Connect(context.Background(), c.URL("postgres"))
+		if err != nil {
+			return
+		}
+		defer conn.Close(context.Background())
+		conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	}
+	return c.URL(name), drop, nil
+}
+
+// Stop ends the server and removes its directory.
+func (c *Cluster) Stop() {
+	if c.cmd != nil && c.cmd.Process != nil {
+		c.cmd.Process.Signal(syscall.SIGINT) // fast shutdown
+		done := make(chan struct{})
+		go func() { c.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			c.cmd.Process.Kill()
+			<-done
+		}
+	}
+	os.RemoveAll(c.dir)
+}

@@ -1,0 +1,158 @@
+package server_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+)
+
+// requires is an operation's x-voiceapi-requires in the OpenAPI document.
+type requires struct {
+	WorkspaceMember bool   `json:"workspace_member"`
+	InstanceAdmin   bool   `json:"instance_admin"`
+	AllAgents       bool   `json:"all_agents"`
+	AnyKey          bool   `json:"any_key"`
+	Runtime         bool   `json:"calls_runtime"`
+	MinRole         string `json:"min_role"`
+	Module          string `json:"module"`
+	Scope           string `json:"scope"`
+}
+
+// caller is one row of the matrix: who calls, and what it holds.
+type caller struct {
+	name     string
+	admin    bool // instance administrator
+	role     string
+	modules  []string
+	agentIDs []string
+	scopes   []string
+	token    func() string // a fresh token, so a route that revokes its caller harms no other row
+}
+
+// allows is the rule the matrix checks every route against, stated once from the
+// document's requirement: instance admin, scope (or the runtime preset), role, module,
+// agent restriction.
+func (c caller) allows(r requires) bool {
+	if r.InstanceAdmin && !c.admin {
+		return false
+	}
+	if c.scopes != nil && !r.AnyKey {
+		ok := r.Scope != "" && (slices.Contains(c.scopes, r.Scope) || slices.Contains(c.scopes, writeOf(r.Scope)))
+		if !ok && !(r.Runtime && slices.Contains(c.scopes, data.ScopeCallsRuntime)) {
+			return false
+		}
+	}
+	if !r.WorkspaceMember {
+		return true
+	}
+	if r.MinRole != "" && !data.RoleAtLeast(c.role, r.MinRole) {
+		return false
+	}
+	if r.Module != "" && !slices.Contains(data.EffectiveModules(c.role, c.modules), r.Module) {
+		return false
+	}
+	return !(r.AllAgents && len(c.agentIDs) > 0)
+}
+
+func writeOf(scope string) string {
+	if m := regexp.MustCompile(`^(.*):read$`).FindStringSubmatch(scope); m != nil {
+		return m[1] + ":write"
+	}
+	return ""
+}
+
+// TestAccessMatrix calls every operation of the OpenAPI document as callers of every
+// role, with and without the module, limited to some agents or not, and with keys of
+// every scope, and checks each answer against the requirement the document states: 403
+// where the rule refuses, anything but 401 and 403 where it allows (the handler may
+// then say 404 or 422 for the placeholder ids and empty bodies).
+func TestAccessMatrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("calls every route dozens of times")
+	}
+	s := testkit.NewServer(t, nil)
+	ws := s.Owner.WorkspaceID
+	agent := s.Do("POST", "/api/v1/agents", s.Owner.Token, map[string]any{"name": "A"}).Data()["id"].(string)
+
+	var callers []caller
+	member := func(name, role string, modules, agentIDs []string) {
+		a := s.Member(name+"@example.com", ws, role, modules, agentIDs)
+		if modules == nil {
+			modules = data.Modules // what a member is given when none are named
+		}
+		callers = append(callers, caller{name: name, role: role, modules: modules, agentIDs: agentIDs,
+			token: func() string { return s.TokenIn(a, ws) }})
+	}
+	for _, role := range []string{data.RoleAdmin, data.RoleDeveloper, data.RoleMember} {
+		member(role, role, nil, nil)
+	}
+	member("developer-analytics-only", data.RoleDeveloper, []string{data.ModuleAnalytics}, nil)
+	member("developer-one-agent", data.RoleDeveloper, nil, []string{agent})
+	callers = append(callers, caller{name: "owner", admin: true, role: data.RoleOwner, token: func() string { return s.TokenIn(s.Owner, ws) }})
+	for _, scope := range data.Scopes {
+		callers = append(callers, caller{name: "owner-key-" + scope, admin: true, role: data.RoleOwner, scopes: []string{scope},
+			token: func() string { return keyWithScopes(t, s, scope) }})
+	}
+
+	doc := s.Do("GET", "/api/v1/openapi.json", "", nil)
+	var spec struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(doc.Body, &spec); err != nil {
+		t.Fatal(err)
+	}
+	param := regexp.MustCompile(`\{[^}]+\}`)
+	paths := make([]string, 0, len(spec.Paths))
+	for p := range spec.Paths {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	checked := 0
+	for _, path := range paths {
+		for method, raw := range spec.Paths[path] {
+			var op struct {
+				Requires *requires `json:"x-voiceapi-requires"`
+			}
+			if json.Unmarshal(raw, &op) != nil || op.Requires == nil {
+				continue // public, or not an operation
+			}
+			url := param.ReplaceAllStringFunc(path, func(p string) string {
+				if p == "{workspace_id}" {
+					return ws
+				}
+				return "0"
+			})
+			for _, c := range callers {
+				want := c.allows(*op.Requires)
+				r := s.Do(methodName(method), url, c.token(), nil)
+				switch {
+				case !want && r.Status != 403:
+					t.Errorf("%s %s as %s: %d, want 403 (%+v); body %s", methodName(method), path, c.name, r.Status, *op.Requires, r.Body)
+				case want && (r.Status == 403 || r.Status == 401):
+					t.Errorf("%s %s as %s: %d, want it allowed (%+v); body %s", methodName(method), path, c.name, r.Status, *op.Requires, r.Body)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("checked only %d calls: the document lists too few operations", checked)
+	}
+}
+
+func methodName(m string) string {
+	return map[string]string{"get": "GET", "post": "POST", "put": "PUT", "delete": "DELETE", "patch": "PATCH"}[m]
+}
+
+func keyWithScopes(t *testing.T, s *testkit.Server, scopes ...string) string {
+	t.Helper()
+	r := s.Do("POST", "/api/v1/api-keys", s.Owner.Token, map[string]any{"name": fmt.Sprint(scopes), "scopes": scopes})
+	testkit.Expect(t, r, 201)
+	return r.JSON()["token"].(string)
+}

@@ -1,0 +1,76 @@
+package service
+
+import (
+	"context"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// createdEvents are the events whose data is the record a create answers with: a create
+// that records one keeps its whole response with its claim, so a retry after a crash is
+// answered as the first request would have been.
+var createdEvents = map[string]bool{
+	data.EventAgentCreated:         true,
+	data.EventKnowledgeBaseCreated: true,
+	data.EventNumberCreated:        true,
+	data.EventCallRegistered:       true,
+	data.EventWorkspaceUserAdded:   true,
+}
+
+// claimingStore writes a request's Idempotency-Key claim in the same transaction as the
+// request's first change (see data.IdempotencyClaim). The server overwrites the claim with
+// the full response once the request succeeds; only a crash in between leaves the claim.
+type claimingStore struct {
+	Store
+	b *base
+}
+
+// Update implements Store.
+func (s claimingStore) Update(ctx context.Context, fn func(tx Tx) error) error {
+	c := data.IdempotencyClaimFrom(ctx)
+	if c == nil {
+		return s.Store.Update(ctx, fn)
+	}
+	return s.Store.Update(ctx, func(tx Tx) error {
+		w := &eventWatcher{Tx: tx}
+		if err := fn(w); err != nil {
+			return err
+		}
+		if prev, err := tx.IdempotentResponse(c.TokenID, c.Key); err != nil || prev != nil {
+			return err // an earlier change of this request holds the claim already
+		}
+		return tx.PutIdempotentResponse(c.TokenID, c.Key, s.b.claimResponse(c, w.created))
+	})
+}
+
+// claimResponse is what a claim keeps: the response of a create whose record is known
+// (status, ETag and {"data": record}, the body sealed as every kept body), else only the
+// request's hash with status 0, which a retry reports as carried out (server/idempotency.go).
+func (b *base) claimResponse(c *data.IdempotencyClaim, created *data.Event) *data.IdempotentResponse {
+	r := &data.IdempotentResponse{RequestHash: c.RequestHash, CreatedAt: b.timeNow()}
+	if created == nil || c.Status == 0 {
+		return r
+	}
+	body := append(append([]byte(`{"data":`), created.Data...), "}\n"...)
+	sealed, err := b.sealer.Seal(string(body))
+	if err != nil {
+		return r // keep the claim without the body rather than fail the change
+	}
+	r.Status, r.Body = c.Status, []byte(sealed)
+	r.Header = map[string]string{"Content-Type": "application/json", "ETag": data.ETagOfBytes(created.Data)}
+	return r
+}
+
+// eventWatcher is a transaction that notes the first created-record event appended in it.
+type eventWatcher struct {
+	Tx
+	created *data.Event
+}
+
+// AppendEvent implements EventTx.
+func (w *eventWatcher) AppendEvent(e *data.Event) error {
+	if w.created == nil && createdEvents[e.Type] {
+		w.created = e
+	}
+	return w.Tx.AppendEvent(e)
+}
