@@ -34,13 +34,12 @@ func (o KnowledgeOptions) SourceLimit() int {
 // index per knowledge base built from the stored chunks.
 type KnowledgeBaseService struct {
 	*base
-	indexes *indexCache
 }
 
 var _ data.KnowledgeBaseService = (*KnowledgeBaseService)(nil)
 
 func newKnowledgeBases(b *base) *KnowledgeBaseService {
-	return &KnowledgeBaseService{base: b, indexes: newIndexCache()}
+	return &KnowledgeBaseService{base: b}
 }
 
 // checkURL is the outbound check of source urls (conventions §14); syntax only when the
@@ -195,7 +194,7 @@ func (s *KnowledgeBaseService) DeleteKnowledgeBase(ctx context.Context, id strin
 		if err := tx.DeleteKnowledgeBase(kb); err != nil {
 			return err
 		}
-		tx.OnCommit(func() { s.indexes.drop(kb.ID) })
+		tx.OnCommit(func() { s.kbIndexes.drop(kb.ID) })
 		_, err = s.record(ctx, tx, data.EventKnowledgeBaseDeleted, kb.WorkspaceID, kb)
 		return err
 	})

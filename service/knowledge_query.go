@@ -16,17 +16,18 @@ import (
 	"github.com/voiceapi/voiceapi/validate"
 )
 
-// indexCache holds the built indexes. gen counts the changes of each knowledge base: a
-// build that saw an older generation is used once but not kept, since a commit may have
-// landed between its read and its install.
+// indexCache holds the built indexes, with the workspace of each. gen counts the changes
+// of each knowledge base: a build that saw an older generation is used once but not kept,
+// since a commit may have landed between its read and its install.
 type indexCache struct {
 	mu  sync.Mutex
 	ix  map[string]*knowledge.Index
+	ws  map[string]string // knowledge base id → its workspace, for the built ones
 	gen map[string]uint64
 }
 
 func newIndexCache() *indexCache {
-	return &indexCache{ix: map[string]*knowledge.Index{}, gen: map[string]uint64{}}
+	return &indexCache{ix: map[string]*knowledge.Index{}, ws: map[string]string{}, gen: map[string]uint64{}}
 }
 
 // apply runs fn on the cached index of kbID, if built, after a commit changed its chunks.
@@ -45,11 +46,34 @@ func (c *indexCache) drop(kbID string) {
 	defer c.mu.Unlock()
 	c.gen[kbID]++
 	delete(c.ix, kbID)
+	delete(c.ws, kbID)
 }
 
-// kbIndex returns the index of kbID, building it from the stored chunks when needed.
-func (s *KnowledgeBaseService) kbIndex(ctx context.Context, kbID string) (*knowledge.Index, error) {
-	c := s.indexes
+// dropWorkspace forgets the indexes of a deleted workspace's knowledge bases, which the
+// storage deleted with it.
+func (c *indexCache) dropWorkspace(workspaceID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for kbID, ws := range c.ws {
+		if ws == workspaceID {
+			c.gen[kbID]++
+			delete(c.ix, kbID)
+			delete(c.ws, kbID)
+		}
+	}
+}
+
+// len is the number of built indexes held.
+func (c *indexCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.ix)
+}
+
+// kbIndex returns the index of kbID, of workspace ws, building it from the stored chunks
+// when needed.
+func (s *KnowledgeBaseService) kbIndex(ctx context.Context, ws, kbID string) (*knowledge.Index, error) {
+	c := s.kbIndexes
 	c.mu.Lock()
 	ix, gen := c.ix[kbID], c.gen[kbID]
 	c.mu.Unlock()
@@ -72,7 +96,7 @@ func (s *KnowledgeBaseService) kbIndex(ctx context.Context, kbID string) (*knowl
 	}
 	c.mu.Lock()
 	if c.gen[kbID] == gen && c.ix[kbID] == nil {
-		c.ix[kbID] = ix
+		c.ix[kbID], c.ws[kbID] = ix, ws
 	}
 	c.mu.Unlock()
 	return ix, nil
@@ -80,7 +104,7 @@ func (s *KnowledgeBaseService) kbIndex(ctx context.Context, kbID string) (*knowl
 
 // search runs one query over the given knowledge bases and returns the best k hits over
 // all of them, best first, ties by chunk id.
-func (s *KnowledgeBaseService) search(ctx context.Context, kbIDs []string, query string, k int, threshold float64) ([]data.KnowledgeChunk, error) {
+func (s *KnowledgeBaseService) search(ctx context.Context, ws string, kbIDs []string, query string, k int, threshold float64) ([]data.KnowledgeChunk, error) {
 	var vec []float32
 	if e := s.opts.Knowledge.Embedder; e != nil {
 		vecs, err := e.Embed(ctx, []string{query})
@@ -93,7 +117,7 @@ func (s *KnowledgeBaseService) search(ctx context.Context, kbIDs []string, query
 	var hits []knowledge.Hit
 	owner := map[string]string{} // source id → knowledge base id
 	for _, id := range kbIDs {
-		ix, err := s.kbIndex(ctx, id)
+		ix, err := s.kbIndex(ctx, ws, id)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +167,13 @@ func (s *KnowledgeBaseService) QueryKnowledgeBase(ctx context.Context, kbID stri
 	if err := checkInput(ctx, validate.KnowledgeQuery(q)); err != nil {
 		return nil, err
 	}
-	if err := s.store.View(ctx, func(tx Tx) error { _, err := loadKB(ctx, tx, kbID); return err }); err != nil {
+	var kb *data.KnowledgeBase
+	err := s.store.View(ctx, func(tx Tx) error {
+		var err error
+		kb, err = loadKB(ctx, tx, kbID)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	k := data.DefaultChunksToRetrieve
@@ -154,7 +184,7 @@ func (s *KnowledgeBaseService) QueryKnowledgeBase(ctx context.Context, kbID stri
 	if q.SimilarityThreshold != nil {
 		threshold = *q.SimilarityThreshold
 	}
-	return s.search(ctx, []string{kbID}, q.Query, k, threshold)
+	return s.search(ctx, kb.WorkspaceID, []string{kbID}, q.Query, k, threshold)
 }
 
 // QueryAgentKnowledge implements data.KnowledgeBaseService: the agent must be of the
@@ -201,5 +231,5 @@ func (s *KnowledgeBaseService) QueryAgentKnowledge(ctx context.Context, agentID 
 	if cfg.SimilarityThreshold != nil {
 		threshold = *cfg.SimilarityThreshold
 	}
-	return s.search(ctx, kbIDs, q.Query, k, threshold)
+	return s.search(ctx, p.WorkspaceID, kbIDs, q.Query, k, threshold)
 }

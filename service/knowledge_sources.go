@@ -95,7 +95,7 @@ func (s *KnowledgeBaseService) storeSources(ctx context.Context, tx Tx, kb *data
 	tx.OnCommit(func() {
 		for _, ps := range prepared {
 			if len(ps.chunks) > 0 {
-				s.indexes.apply(kb.ID, func(ix *knowledge.Index) { ix.Add(ps.src.ID, ps.chunks) })
+				s.kbIndexes.apply(kb.ID, func(ix *knowledge.Index) { ix.Add(ps.src.ID, ps.chunks) })
 			}
 		}
 	})
@@ -271,7 +271,7 @@ func (s *KnowledgeBaseService) DeleteSource(ctx context.Context, kbID, sourceTyp
 			return err
 		}
 		out = kb
-		tx.OnCommit(func() { s.indexes.apply(kbID, func(ix *knowledge.Index) { ix.Remove(sourceID) }) })
+		tx.OnCommit(func() { s.kbIndexes.apply(kbID, func(ix *knowledge.Index) { ix.Remove(sourceID) }) })
 		_, err = s.record(ctx, tx, data.EventKnowledgeBaseUpdated, kb.WorkspaceID, kb)
 		return err
 	})

@@ -261,3 +261,53 @@ func TestKnowledgeIndexFollowsCommits(t *testing.T) {
 		t.Errorf("a fresh service: returns → %v, want nothing", got)
 	}
 }
+
+// Deleting a knowledge base, a workspace or a user (with its personal workspace) drops the
+// retrieval indexes of what went with it.
+func TestKnowledgeIndexesGoWithWhatIsDeleted(t *testing.T) {
+	env := testkit.New(t, nil)
+	svc := env.Svc
+	u := mustUser(t, svc, "owner@example.com")
+	personal := ownerCtx(u.ID, u.PersonalWorkspaceID)
+	ws, err := svc.Workspaces.CreateWorkspace(personal, data.WorkspaceCreate{Name: "Team"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	team := ownerCtx(u.ID, ws.ID)
+	other := mustUser(t, svc, "other@example.com")
+	otherCtx := ownerCtx(other.ID, other.PersonalWorkspaceID)
+	query := func(ctx context.Context, name string) string {
+		t.Helper()
+		kb, err := svc.KnowledgeBases.CreateKnowledgeBase(ctx, data.KnowledgeBaseCreate{Name: name, Texts: texts(1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.KnowledgeBases.QueryKnowledgeBase(ctx, kb.ID, data.KnowledgeQuery{Query: "text"}); err != nil {
+			t.Fatal(err)
+		}
+		return kb.ID
+	}
+	own := query(personal, "Own")
+	query(personal, "Own too")
+	query(team, "Team")
+	query(otherCtx, "Other")
+	held := func(want int, after string) {
+		t.Helper()
+		if n := svc.KnowledgeBases.CachedIndexes(); n != want {
+			t.Errorf("after %s: %d indexes held, want %d", after, n, want)
+		}
+	}
+	held(4, "four queries")
+	if err := svc.KnowledgeBases.DeleteKnowledgeBase(personal, own); err != nil {
+		t.Fatal(err)
+	}
+	held(3, "deleting a knowledge base")
+	if err := svc.Workspaces.DeleteWorkspace(team, ws.ID); err != nil {
+		t.Fatal(err)
+	}
+	held(2, "deleting the team workspace")
+	if err := svc.Users.DeleteUser(context.Background(), other.ID); err != nil {
+		t.Fatal(err)
+	}
+	held(1, "deleting a user with its personal workspace")
+}

@@ -78,7 +78,7 @@ func (s *KnowledgeBaseService) CompleteURL(ctx context.Context, job data.URLFetc
 			return err
 		}
 		tx.OnCommit(func() {
-			s.indexes.apply(kb.ID, func(ix *knowledge.Index) {
+			s.kbIndexes.apply(kb.ID, func(ix *knowledge.Index) {
 				if len(chunks) == 0 {
 					ix.Remove(job.SourceID)
 				} else {

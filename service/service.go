@@ -48,6 +48,9 @@ type base struct {
 	catalog *data.Catalog
 	log     *slog.Logger
 	opts    Options
+	// kbIndexes are the retrieval indexes of knowledge bases; a workspace's delete drops
+	// its own.
+	kbIndexes *indexCache
 }
 
 // Services are the implementations of the data services, one per resource, built on one
@@ -90,7 +93,7 @@ func New(store Store, opts Options) (*Services, error) {
 	}
 	b := &base{
 		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
-		ids: opts.IDs,
+		ids: opts.IDs, kbIndexes: newIndexCache(),
 	}
 	b.store = claimingStore{Store: store, b: b}
 	return &Services{
