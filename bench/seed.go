@@ -87,7 +87,7 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 	fanned := make(chan error, 1)
 	go func() {
 		for {
-			n, err := db.FanOut(ctx, 256)
+			n, err := svc.Deliveries.FanOut(ctx, 256)
 			if err != nil {
 				fanned <- err
 				return

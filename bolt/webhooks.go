@@ -1,23 +1,19 @@
 package bolt
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/base64"
 
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
 )
-
-var _ data.WebhookService = (*DB)(nil)
 
 // Buckets of webhooks and their deliveries (listed in allBuckets).
 var (
 	bucketWebhooks            = []byte("webhooks")              // webhook id → webhookRow
 	bucketWebhooksByWS        = []byte("webhooks_by_ws")        // "<ws>\x00<webhook id>"
-	bucketDeliveries          = []byte("deliveries")            // delivery id → deliveryRow
+	bucketDeliveries          = []byte("deliveries")            // delivery id → data.Delivery
 	bucketDeliveriesByWebhook = []byte("deliveries_by_webhook") // "<webhook id>\x00<delivery id>"
 	bucketDeliveriesDue       = []byte("deliveries_due")        // due ms (8 bytes) + delivery id, pending only
 )
@@ -28,13 +24,11 @@ type webhookRow struct {
 	Secret string `json:"secret"`
 }
 
-// secretBytes is the size of a signing key. Standard Webhooks asks for 24 to 64 bytes.
-const secretBytes = 32
-
-// newWebhookSecret returns a Standard Webhooks secret ("whsec_" and the base64 of the key)
-// and its sealed form for storage.
+// newWebhookSecret returns a Standard Webhooks secret and its sealed form, for the
+// workspace import, which has not moved to the service layer yet (the service's
+// WebhookService makes its own).
 func (db *DB) newWebhookSecret() (secret, sealed string, err error) {
-	key := make([]byte, secretBytes)
+	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		return "", "", err
 	}
@@ -43,179 +37,90 @@ func (db *DB) newWebhookSecret() (secret, sealed string, err error) {
 	return secret, sealed, err
 }
 
-// currentWorkspace is the workspace the request acts in: webhooks live in the caller's
-// current workspace (the spec's "delete webhook" rule, applied to every operation).
-func currentWorkspace(ctx context.Context) (string, error) {
-	p := data.PrincipalFrom(ctx)
-	if p == nil || p.WorkspaceID == "" {
-		return "", data.Errorf(data.EFORBIDDEN, "Webhooks need a workspace to act in.")
-	}
-	return p.WorkspaceID, nil
+// record is the row as the service layer sees it.
+func (r *webhookRow) record() *data.WebhookRecord {
+	return &data.WebhookRecord{Webhook: r.Webhook, SealedSecret: r.Secret}
 }
 
-// loadWebhook returns a webhook of workspaceID; any other id is not found.
-func loadWebhook(tx *bbolt.Tx, workspaceID, id string) (*webhookRow, error) {
-	if !data.ValidID(data.PrefixWebhook, id) {
-		return nil, data.NotFound("Webhook")
-	}
+// getWebhook reads a webhook row, nil when there is none.
+func getWebhook(tx *bbolt.Tx, id string) (*webhookRow, error) {
 	var row webhookRow
 	found, err := getJSON(tx.Bucket(bucketWebhooks), []byte(id), &row)
-	if err != nil {
+	if err != nil || !found {
 		return nil, err
-	}
-	if !found || row.WorkspaceID != workspaceID {
-		return nil, data.NotFound("Webhook")
 	}
 	return &row, nil
 }
 
-// ListWebhooks implements data.WebhookService.
-func (db *DB) ListWebhooks(ctx context.Context, req data.PageRequest) ([]*data.Webhook, data.Page, error) {
-	ws, err := currentWorkspace(ctx)
-	if err != nil {
-		return nil, data.Page{}, err
+// loadWebhook returns a webhook of workspaceID; any other id is not found (the export
+// reads a workspace's webhooks through it).
+func loadWebhook(tx *bbolt.Tx, workspaceID, id string) (*webhookRow, error) {
+	if !data.ValidID(data.PrefixWebhook, id) {
+		return nil, data.NotFound("Webhook")
 	}
-	var list []*data.Webhook
-	var page data.Page
-	err = db.view(func(tx *bbolt.Tx) error {
-		ids, pg, err := db.page(tx, bucketWebhooksByWS, ws, req)
-		if err != nil {
-			return err
-		}
-		page = pg
-		list = make([]*data.Webhook, 0, len(ids))
-		for _, id := range ids {
-			row, err := loadWebhook(tx, ws, id)
-			if err != nil {
-				return err
-			}
-			w := row.Webhook
-			list = append(list, &w)
-		}
-		return nil
-	})
+	row, err := getWebhook(tx, id)
+	if err != nil {
+		return nil, err
+	}
+	if row == nil || row.WorkspaceID != workspaceID {
+		return nil, data.NotFound("Webhook")
+	}
+	return row, nil
+}
+
+// Webhook implements service.WebhookTx.
+func (t tx) Webhook(id string) (*data.WebhookRecord, error) {
+	row, err := getWebhook(t.b, id)
+	if err != nil || row == nil {
+		return nil, err
+	}
+	return row.record(), nil
+}
+
+// Webhooks implements service.WebhookTx.
+func (t tx) Webhooks(workspaceID string, req data.PageRequest) ([]*data.WebhookRecord, data.Page, error) {
+	ids, page, err := t.db.page(t.b, bucketWebhooksByWS, workspaceID, req)
+	if err != nil {
+		return nil, page, err
+	}
+	list, err := t.webhooks(workspaceID, ids)
 	return list, page, err
 }
 
-// CreateWebhook implements data.WebhookService.
-func (db *DB) CreateWebhook(ctx context.Context, in data.WebhookCreate) (*data.Webhook, string, error) {
-	if err := validate.WebhookCreate(in); err != nil {
-		return nil, "", err
-	}
-	ws, err := currentWorkspace(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	secret, sealed, err := db.newWebhookSecret()
-	if err != nil {
-		return nil, "", err
-	}
-	enabled := true
-	if in.Enabled != nil {
-		enabled = *in.Enabled
-	}
-	var out *data.Webhook
-	err = db.update(func(tx *bbolt.Tx) error {
-		if err := db.checkQuota(tx, ws, quotaWebhooks); err != nil {
-			return err
-		}
-		now := db.timeNow()
-		row := webhookRow{Webhook: data.Webhook{
-			ID: db.ids.New(data.PrefixWebhook), WorkspaceID: ws, URL: in.URL,
-			Description: in.Description, Events: in.Events, Enabled: enabled,
-			CreatedAt: now, UpdatedAt: now,
-		}, Secret: sealed}
-		if err := putJSON(tx.Bucket(bucketWebhooks), []byte(row.ID), row); err != nil {
-			return err
-		}
-		if err := indexPut(tx.Bucket(bucketWebhooksByWS), ws, row.ID); err != nil {
-			return err
-		}
-		w := row.Webhook
-		out = &w
-		return nil
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	return out, secret, nil
+// WorkspaceWebhooks implements service.WebhookTx.
+func (t tx) WorkspaceWebhooks(workspaceID string) ([]*data.WebhookRecord, error) {
+	return t.webhooks(workspaceID, scopeIDs(t.b.Bucket(bucketWebhooksByWS), workspaceID))
 }
 
-// Webhook implements data.WebhookService.
-func (db *DB) Webhook(ctx context.Context, id string) (*data.Webhook, error) {
-	ws, err := currentWorkspace(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out *data.Webhook
-	err = db.view(func(tx *bbolt.Tx) error {
-		row, err := loadWebhook(tx, ws, id)
-		if err == nil {
-			w := row.Webhook
-			out = &w
-		}
-		return err
-	})
-	return out, err
-}
-
-// UpdateWebhook implements data.WebhookService.
-func (db *DB) UpdateWebhook(ctx context.Context, id string, in data.WebhookUpdate) (*data.Webhook, error) {
-	if err := validate.WebhookUpdate(in); err != nil {
-		return nil, err
-	}
-	ws, err := currentWorkspace(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out *data.Webhook
-	err = db.update(func(tx *bbolt.Tx) error {
-		row, err := loadWebhook(tx, ws, id)
+// webhooks reads the webhooks of workspaceID named by ids.
+func (t tx) webhooks(workspaceID string, ids []string) ([]*data.WebhookRecord, error) {
+	list := make([]*data.WebhookRecord, 0, len(ids))
+	for _, id := range ids {
+		row, err := loadWebhook(t.b, workspaceID, id)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), row.Webhook); err != nil {
-			return err
-		}
-		if in.URL.Set {
-			row.URL = in.URL.V
-		}
-		if in.Events.Set {
-			row.Events = in.Events.V
-		}
-		if in.Description.Set {
-			row.Description = in.Description.V
-		}
-		if in.Enabled.Set {
-			row.Enabled = in.Enabled.V
-		}
-		row.UpdatedAt = db.timeNow()
-		if err := putJSON(tx.Bucket(bucketWebhooks), []byte(id), row); err != nil {
-			return err
-		}
-		w := row.Webhook
-		out = &w
-		return nil
-	})
-	return out, err
+		list = append(list, row.record())
+	}
+	return list, nil
 }
 
-// DeleteWebhook implements data.WebhookService.
-func (db *DB) DeleteWebhook(ctx context.Context, id string) error {
-	ws, err := currentWorkspace(ctx)
-	if err != nil {
+// PutWebhook implements service.WebhookTx.
+func (t tx) PutWebhook(w *data.WebhookRecord) error {
+	row := webhookRow{Webhook: w.Webhook, Secret: w.SealedSecret}
+	if err := putJSON(t.b.Bucket(bucketWebhooks), []byte(w.ID), row); err != nil {
 		return err
 	}
-	return db.update(func(tx *bbolt.Tx) error {
-		row, err := loadWebhook(tx, ws, id)
-		if err != nil {
-			return err
-		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), row.Webhook); err != nil {
-			return err
-		}
-		return deleteWebhookTx(tx, row)
-	})
+	return indexPut(t.b.Bucket(bucketWebhooksByWS), w.WorkspaceID, w.ID)
+}
+
+// DeleteWebhook implements service.WebhookTx.
+func (t tx) DeleteWebhook(id string) error {
+	row, err := getWebhook(t.b, id)
+	if err != nil || row == nil {
+		return err
+	}
+	return deleteWebhookTx(t.b, row)
 }
 
 // deleteWebhookTx removes a webhook with its deliveries, pending ones included: nothing is
@@ -242,64 +147,4 @@ func deleteWorkspaceWebhooks(tx *bbolt.Tx, workspaceID string) error {
 		}
 	}
 	return nil
-}
-
-// RotateWebhookSecret implements data.WebhookService. The old secret stops working at
-// once: deliveries posted from now on are signed with the new one.
-func (db *DB) RotateWebhookSecret(ctx context.Context, id string) (*data.Webhook, string, error) {
-	ws, err := currentWorkspace(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	secret, sealed, err := db.newWebhookSecret()
-	if err != nil {
-		return nil, "", err
-	}
-	var out *data.Webhook
-	err = db.update(func(tx *bbolt.Tx) error {
-		row, err := loadWebhook(tx, ws, id)
-		if err != nil {
-			return err
-		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), row.Webhook); err != nil {
-			return err
-		}
-		row.Secret = sealed
-		row.UpdatedAt = db.timeNow()
-		if err := putJSON(tx.Bucket(bucketWebhooks), []byte(id), row); err != nil {
-			return err
-		}
-		w := row.Webhook
-		out = &w
-		return nil
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	return out, secret, nil
-}
-
-// testEventData is the data of a webhook.test event: the fan-out reads webhook_id to send
-// it to that webhook alone.
-type testEventData struct {
-	WebhookID string `json:"webhook_id"`
-	Message   string `json:"message"`
-}
-
-// SendTestEvent implements data.WebhookService.
-func (db *DB) SendTestEvent(ctx context.Context, id string) (*data.Event, error) {
-	ws, err := currentWorkspace(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out *data.Event
-	err = db.update(func(tx *bbolt.Tx) error {
-		if _, err := loadWebhook(tx, ws, id); err != nil {
-			return err
-		}
-		e, err := db.recordEvent(ctx, tx, data.EventWebhookTest, ws, testEventData{WebhookID: id, Message: "This is a test event from voiceapi."})
-		out = e
-		return err
-	})
-	return out, err
 }

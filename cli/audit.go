@@ -22,7 +22,7 @@ func NewAuditCommand() *cobra.Command {
 		Short: "Recompute every workspace's event hash chain and name each event that was edited or removed",
 		Args:  cobra.NoArgs,
 		RunE: withAdminDB(&dir, func(cmd *cobra.Command, db *bolt.DB) error {
-			problems, checked, err := db.VerifyAuditChain(cmd.Context(), workspace)
+			problems, checked, err := NewServices(db).Audit.VerifyAuditChain(cmd.Context(), workspace)
 			if err != nil {
 				return err
 			}

@@ -33,7 +33,7 @@ func seedEvents(t *testing.T, dir string, n int) ([]string, string) {
 			t.Fatal(err)
 		}
 	}
-	list, _, err := db.ListAuditLog(ctx, data.AuditFilter{}, data.PageRequest{PerPage: 100})
+	list, _, err := cli.NewServices(db).Audit.ListAuditLog(ctx, data.AuditFilter{}, data.PageRequest{PerPage: 100})
 	if err != nil || len(list) != n {
 		t.Fatalf("%d events, %v", len(list), err)
 	}

@@ -23,7 +23,9 @@ import (
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/knowledge"
+	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/webhook"
 )
 
 // serveOptions are the flags of `voiceapi serve` (conventions §16).
@@ -81,8 +83,8 @@ func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	f.StringVar(&o.catalog, "catalog", "", "JSON file of models per provider that extends the embedded catalog")
 	f.BoolVar(&o.allowPrivateURLs, "allow-private-urls", false, "let webhooks and fetched URLs reach loopback and private addresses (development, tests)")
-	f.IntVar(&o.webhookWorkers, "webhook-workers", server.DefaultDispatcherWorkers, "webhook deliveries posted at once")
-	f.DurationSliceVar(&o.webhookRetries, "webhook-retry-schedule", server.DefaultRetrySchedule, "waits before each retry of a failed webhook delivery, comma-separated")
+	f.IntVar(&o.webhookWorkers, "webhook-workers", webhook.DefaultWorkers, "webhook deliveries posted at once")
+	f.DurationSliceVar(&o.webhookRetries, "webhook-retry-schedule", webhook.DefaultRetrySchedule, "waits before each retry of a failed webhook delivery, comma-separated")
 	f.IntVar(&o.rateLimit, "rate-limit", 300, "requests a minute per token (0 turns it off)")
 	f.IntVar(&o.loginRateLimit, "login-rate-limit", 10, "login attempts a minute per client address and email (0 turns it off)")
 	f.StringVar(&o.embeddingsURL, "embeddings-url", "", "OpenAI-compatible API root for knowledge base embeddings, e.g. https://api.openai.com/v1 (off when empty)")
@@ -144,7 +146,8 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	defer ln.Close()
 	// The dispatcher starts after the database opens and stops (in-flight posts drained)
 	// before it closes: the deferred Stop runs before the deferred Close.
-	dispatcher := server.NewDispatcher(db, server.DispatcherConfig{
+	svc := NewServices(db)
+	dispatcher := webhook.NewDispatcher(svc.Deliveries, webhook.Config{
 		Workers: o.webhookWorkers, Schedule: o.webhookRetries, AllowPrivate: o.allowPrivateURLs, Logger: logger,
 	})
 	db.SetEventHook(dispatcher.Wake)
@@ -157,7 +160,7 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 			logger.Warn("webhook dispatcher stopped before its posts finished; they stay pending", "error", err)
 		}
 	}()
-	srv := NewServer(db, logger, func(c *server.Config) {
+	srv := NewServerOn(db, svc, logger, func(c *server.Config) {
 		c.RateLimit, c.LoginRateLimit = o.rateLimit, o.loginRateLimit
 		c.AllowPrivateURLs = o.allowPrivateURLs
 		c.QueueDepth = func() int {
@@ -252,7 +255,7 @@ func knowledgeOptions(o serveOptions) (bolt.KnowledgeOptions, error) {
 	if o.embeddingsURL == "" || o.embeddingsModel == "" {
 		return k, fmt.Errorf("--embeddings-url and --embeddings-model go together")
 	}
-	if err := server.CheckOutboundURL(o.embeddingsURL); err != nil {
+	if err := netguard.CheckURL(o.embeddingsURL); err != nil {
 		return k, fmt.Errorf("--embeddings-url: %w", err)
 	}
 	k.Embedder = knowledge.NewOpenAIEmbedder(knowledge.OpenAIEmbedderConfig{BaseURL: o.embeddingsURL, Model: o.embeddingsModel, APIKey: o.embeddingsAPIKey})

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/server"
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -11,7 +12,12 @@ import (
 // Services wires the storage into the server's service interfaces: the service layer for
 // the resources that have moved there, the storage's own methods for the others.
 func Services(db *bolt.DB) server.Services {
-	svc := NewServices(db)
+	return ServicesOn(db, NewServices(db))
+}
+
+// ServicesOn is Services with the service layer svc built on db (serve shares it with
+// the webhook dispatcher).
+func ServicesOn(db *bolt.DB, svc *service.Services) server.Services {
 	return server.Services{
 		Auth:           svc.Auth,
 		Users:          svc.Users,
@@ -21,8 +27,8 @@ func Services(db *bolt.DB) server.Services {
 		Agents:         db,
 		KnowledgeBases: svc.KnowledgeBases,
 		Catalog:        db.Catalog(),
-		Webhooks:       db,
-		Audit:          db,
+		Webhooks:       svc.Webhooks,
+		Audit:          svc.Audit,
 		Backup:         db,
 		Ready:          db.Ping,
 		Numbers:        db, Calls: db, Analytics: db, Subscriptions: db,
@@ -31,13 +37,14 @@ func Services(db *bolt.DB) server.Services {
 }
 
 // NewServices builds the service layer on db, with the clock, catalog, logger, bcrypt
-// cost and login lifetime db was opened with.
+// cost and login lifetime db was opened with, and the SSRF guard's check for
+// client-supplied URLs.
 func NewServices(db *bolt.DB) *service.Services {
 	o := db.Options()
 	svc, err := service.New(db, service.Options{
 		Now: o.Now, Sealer: db.Sealer(), Catalog: o.Catalog, Logger: o.Logger,
-		PasswordCost: o.PasswordCost, LoginTTL: o.LoginTTL, IDs: db.IDs(),
-		Knowledge: o.Knowledge, CheckURL: server.CheckOutboundURL,
+		PasswordCost: o.PasswordCost, LoginTTL: o.LoginTTL, IDs: db.IDs(), URLGuard: netguard.CheckURL,
+		Knowledge: o.Knowledge,
 	})
 	if err != nil {
 		panic(err) // only a missing sealer fails, and an open db always has one
@@ -49,9 +56,15 @@ func NewServices(db *bolt.DB) *service.Services {
 // the configuration (rate limits, ...) before the server is built; without any, nothing
 // is rate-limited.
 func NewServer(db *bolt.DB, logger *slog.Logger, configure ...func(*server.Config)) *server.Server {
+	return NewServerOn(db, NewServices(db), logger, configure...)
+}
+
+// NewServerOn is NewServer over the service layer svc built on db, so that the server and
+// the webhook dispatcher share one.
+func NewServerOn(db *bolt.DB, svc *service.Services, logger *slog.Logger, configure ...func(*server.Config)) *server.Server {
 	cfg := server.Config{Logger: logger, DBStats: dbStats(db)}
 	for _, f := range configure {
 		f(&cfg)
 	}
-	return server.New(Services(db), cfg)
+	return server.New(ServicesOn(db, svc), cfg)
 }

@@ -184,3 +184,10 @@ type ChainProblem struct {
 	EventID     string
 	Problem     string
 }
+
+// WebhookRecord is a webhook as storage keeps it: with its signing secret, sealed
+// (conventions §9). Only the service layer opens the secret, to sign a delivery.
+type WebhookRecord struct {
+	Webhook
+	SealedSecret string
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/knowledge"
+	"github.com/voiceapi/voiceapi/netguard"
 )
 
 // Defaults of the url fetcher's Config fields.
@@ -33,8 +34,8 @@ func newURLFetcher(svc data.KnowledgeBaseService, cfg Config, log *slog.Logger) 
 		timeout = DefaultURLFetchTimeout
 	}
 	return &urlFetcher{knowledge.NewFetcher(svc, knowledge.FetcherOptions{
-		Client:   NewOutboundClient(OutboundOptions{AllowPrivate: cfg.AllowPrivateURLs, Timeout: timeout, MaxRedirects: DefaultMaxRedirects}),
-		CheckURL: CheckOutboundURL,
+		Client:   netguard.NewClient(netguard.Options{AllowPrivate: cfg.AllowPrivateURLs, Timeout: timeout, MaxRedirects: netguard.DefaultMaxRedirects}),
+		CheckURL: netguard.CheckURL,
 		MaxBytes: cfg.URLFetchMaxBytes,
 		Logger:   log,
 	})}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -146,7 +147,7 @@ func TestOpenAPIBodyBoundsAreEnforced(t *testing.T) {
 		{"NumberCreate", map[string]any{"phone_number": "+14155550123", "provider": "twilio"}, decodeThen(validate.NumberCreate), nil},
 		{"CallCreate", map[string]any{"agent_id": "agt_01JD6ZJ7Q8W9X0Y1Z2A3B4C5D6", "direction": "web"}, decodeThen(validate.CallCreate),
 			map[string]map[string]any{"duration_ms": {"status": "ended"}}},
-		{"WebhookCreate", map[string]any{"url": "https://example.com/hook", "events": []string{"*"}}, decodeThen(validate.WebhookCreate), nil},
+		{"WebhookCreate", map[string]any{"url": "https://example.com/hook", "events": []string{"*"}}, decodeThen(func(in data.WebhookCreate) error { return validate.WebhookCreate(in, netguard.CheckURL) }), nil},
 		{"KnowledgeQuery", map[string]any{"query": "q"}, decodeThen(validate.KnowledgeQuery), nil},
 		{"PublishRequest", map[string]any{}, func(body []byte) error {
 			var in struct {

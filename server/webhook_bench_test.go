@@ -18,7 +18,7 @@ import (
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/webhook"
 )
 
 // BenchmarkDeliveries measures deliveries per second from the outbox to a local httptest
@@ -39,12 +39,13 @@ func BenchmarkDeliveries(b *testing.B) {
 	}))
 	defer rc.Close()
 	ctx := context.Background()
-	u, err := cli.NewServices(db).Users.CreateUser(ctx, data.UserCreate{Name: "B", Email: "b@example.com", Password: "password123"})
+	svc := cli.NewServices(db)
+	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "B", Email: "b@example.com", Password: "password123"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	as := data.WithPrincipal(ctx, &data.Principal{UserID: u.ID, WorkspaceID: u.PersonalWorkspaceID, Role: data.RoleOwner})
-	if _, _, err := db.CreateWebhook(as, data.WebhookCreate{URL: rc.URL, Events: []string{"*"}}); err != nil {
+	if _, _, err := svc.Webhooks.CreateWebhook(as, data.WebhookCreate{URL: rc.URL, Events: []string{"*"}}); err != nil {
 		b.Fatal(err)
 	}
 	// Commit b.N events from 32 writers, so that bbolt's group commit keeps setup short.
@@ -63,7 +64,7 @@ func BenchmarkDeliveries(b *testing.B) {
 	}
 	wg.Wait()
 
-	d := server.NewDispatcher(db, server.DispatcherConfig{AllowPrivate: true, Workers: 32, Logger: slog.New(slog.DiscardHandler)})
+	d := webhook.NewDispatcher(svc.Deliveries, webhook.Config{AllowPrivate: true, Workers: 32, Logger: slog.New(slog.DiscardHandler)})
 	db.SetEventHook(d.Wake)
 	b.ResetTimer()
 	start := time.Now()

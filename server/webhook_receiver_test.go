@@ -18,7 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/cli"
+	"github.com/voiceapi/voiceapi/webhook"
 )
 
 // verifyStandardWebhook is an implementation of the Standard Webhooks verification written
@@ -78,9 +79,9 @@ func TestStandardWebhooksVector(t *testing.T) {
 	if err := verifyStandardWebhook(vectorSecret, h, []byte(`{"test": 2432232315}`), at); err == nil {
 		t.Fatal("the test's verifier accepts an altered body")
 	}
-	got, err := server.SignWebhook(vectorSecret, vectorMsgID, vectorTimestamp, []byte(vectorPayload))
+	got, err := webhook.Sign(vectorSecret, vectorMsgID, vectorTimestamp, []byte(vectorPayload))
 	if err != nil || got != vectorSignature {
-		t.Fatalf("SignWebhook = %q, %v; want %q", got, err, vectorSignature)
+		t.Fatalf("Sign = %q, %v; want %q", got, err, vectorSignature)
 	}
 }
 
@@ -156,11 +157,11 @@ func (rc *receiver) snapshot() ([]received, int, []string) {
 
 // startDispatcher runs a dispatcher on e's database with a tiny retry schedule, allowed to
 // post to loopback; it is stopped before the database closes.
-func startDispatcher(t testing.TB, e *env, schedule ...time.Duration) *server.Dispatcher {
+func startDispatcher(t testing.TB, e *env, schedule ...time.Duration) *webhook.Dispatcher {
 	if schedule == nil {
 		schedule = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond}
 	}
-	d := server.NewDispatcher(e.DB, server.DispatcherConfig{AllowPrivate: true, Schedule: schedule, Workers: 4, Timeout: 2 * time.Second,
+	d := webhook.NewDispatcher(cli.NewServices(e.DB).Deliveries, webhook.Config{AllowPrivate: true, Schedule: schedule, Workers: 4, Timeout: 2 * time.Second,
 		Logger: slog.New(slog.NewJSONHandler(e.Logs, nil))})
 	e.DB.SetEventHook(d.Wake)
 	d.Start(context.Background())

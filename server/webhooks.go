@@ -6,7 +6,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
 )
 
 // webhookRoutes are gated by role, not by a module (conventions §6, §14): developers and
@@ -44,10 +43,11 @@ func (s *Server) handleWebhookList(w http.ResponseWriter, r *http.Request) error
 // handleWebhookCreate: POST /api/v1/webhooks — 201 with the secret, once, top-level.
 func (s *Server) handleWebhookCreate(w http.ResponseWriter, r *http.Request) error {
 	var in data.WebhookCreate
-	if err := decodeBody(r, &in, func() error { return validate.WebhookCreate(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	wh, secret, err := s.svc.Webhooks.CreateWebhook(r.Context(), in)
+	wh, secret, err := s.svc.Webhooks.CreateWebhook(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -66,10 +66,11 @@ func (s *Server) handleWebhookShow(w http.ResponseWriter, r *http.Request) error
 // handleWebhookUpdate: PUT /api/v1/webhooks/{id} — url, events, description, enabled.
 func (s *Server) handleWebhookUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.WebhookUpdate
-	if err := decodeBody(r, &in, func() error { return validate.WebhookUpdate(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	wh, err := s.svc.Webhooks.UpdateWebhook(r.Context(), mux.Vars(r)["id"], in)
+	wh, err := s.svc.Webhooks.UpdateWebhook(ctx, mux.Vars(r)["id"], in)
 	if err != nil {
 		return err
 	}
@@ -109,10 +110,11 @@ func (s *Server) handleWebhookTest(w http.ResponseWriter, r *http.Request) error
 // many events were queued again.
 func (s *Server) handleWebhookReplay(w http.ResponseWriter, r *http.Request) error {
 	var in data.WebhookReplay
-	if err := decodeBody(r, &in, func() error { return validate.WebhookReplay(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	n, err := s.svc.Webhooks.ReplayEvents(r.Context(), mux.Vars(r)["id"], in)
+	n, err := s.svc.Webhooks.ReplayEvents(ctx, mux.Vars(r)["id"], in)
 	if err != nil {
 		return err
 	}

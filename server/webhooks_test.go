@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/validate"
+	"github.com/voiceapi/voiceapi/webhook"
 )
 
 // createWebhook makes a webhook through the API and returns its id and secret.
@@ -93,8 +95,8 @@ func TestWebhookURLRuleMatchesOutboundGuard(t *testing.T) {
 	for _, u := range []string{"https://example.com/x", "http://h:8080/", "ftp://h/", "https://u:p@h/", "https:///x", "https://h:0/", "https://h:99999/", "https://h/a b", "mailto:x@y", "/relative"} {
 		var errs validate.Errors
 		validate.WebhookURL(&errs, "url", u)
-		if (errs.Err() == nil) != (server.CheckOutboundURL(u) == nil) {
-			t.Errorf("%q: validate says %v, CheckOutboundURL says %v", u, errs.Err(), server.CheckOutboundURL(u))
+		if (errs.Err() == nil) != (netguard.CheckURL(u) == nil) {
+			t.Errorf("%q: validate says %v, netguard.CheckURL says %v", u, errs.Err(), netguard.CheckURL(u))
 		}
 	}
 }
@@ -321,7 +323,7 @@ func TestDispatcherStopsWithoutLeaks(t *testing.T) {
 	runtime.GC()
 	before := runtime.NumGoroutine()
 
-	d := server.NewDispatcher(e.DB, server.DispatcherConfig{AllowPrivate: true, Workers: 8})
+	d := webhook.NewDispatcher(cli.NewServices(e.DB).Deliveries, webhook.Config{AllowPrivate: true, Workers: 8})
 	e.DB.SetEventHook(d.Wake)
 	d.Start(context.Background())
 	for i := range 20 {
@@ -344,7 +346,7 @@ func TestLoopbackRefusedWithoutAllowPrivate(t *testing.T) {
 	rc := newReceiver(t, nil)
 	id, secret := createWebhook(t, e, e.Owner.Token, rc.srv.URL, "*")
 	rc.setSecret(secret)
-	d := server.NewDispatcher(e.DB, server.DispatcherConfig{Schedule: []time.Duration{}})
+	d := webhook.NewDispatcher(cli.NewServices(e.DB).Deliveries, webhook.Config{Schedule: []time.Duration{}})
 	e.DB.SetEventHook(d.Wake)
 	d.Start(context.Background())
 	t.Cleanup(func() { e.DB.SetEventHook(nil); d.Stop(context.Background()) })

@@ -42,9 +42,8 @@ func newKnowledgeBases(b *base) *KnowledgeBaseService {
 	return &KnowledgeBaseService{base: b}
 }
 
-// checkURL is the outbound check of source urls (conventions §14); syntax only when the
-// options give none.
-func (s *KnowledgeBaseService) checkURL() func(string) error { return s.opts.CheckURL }
+// checkURL is the outbound check of source urls (conventions §14), Options.URLGuard.
+func (s *KnowledgeBaseService) checkURL() func(string) error { return s.urlGuard }
 
 // callerWorkspace is the workspace the caller acts in; without a caller there is none,
 // and knowledge bases, all workspace-scoped, are not found.

@@ -88,7 +88,7 @@ func TestKnowledgeStaleURLResultIsDropped(t *testing.T) {
 func TestKnowledgeURLCheckRunsOnceFromTheOptions(t *testing.T) {
 	var calls atomic.Int32
 	e := newKBEnv(t, func(o *service.Options) {
-		o.CheckURL = func(u string) error {
+		o.URLGuard = func(u string) error {
 			calls.Add(1)
 			if strings.Contains(u, "blocked") {
 				return errors.New("the host is blocked")

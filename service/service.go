@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/seal"
 )
 
@@ -31,12 +32,14 @@ type Options struct {
 	LoginTTL time.Duration
 	// Knowledge configures knowledge bases: the source limit and the embedder.
 	Knowledge KnowledgeOptions
-	// CheckURL is the outbound check of client-supplied URLs before they are stored
-	// (conventions §14); nil checks their syntax only.
-	CheckURL func(string) error
 	// IDs makes record ids; a generator on Now when nil. Event ids order the audit
 	// chain, so every writer of a store must share one generator.
 	IDs *data.IDGen
+	// URLGuard checks a client-supplied URL before it is stored (a webhook's url, a
+	// knowledge base's url source): nil
+	// when acceptable, else why not. netguard.CheckURL when nil. Where the URL's host
+	// resolves is checked later, when connecting, by netguard's client.
+	URLGuard func(rawURL string) error
 }
 
 // base is what every resource's service shares.
@@ -51,6 +54,8 @@ type base struct {
 	// kbIndexes are the retrieval indexes of knowledge bases; a workspace's delete drops
 	// its own.
 	kbIndexes *indexCache
+	// urlGuard is Options.URLGuard.
+	urlGuard func(rawURL string) error
 }
 
 // Services are the implementations of the data services, one per resource, built on one
@@ -62,6 +67,12 @@ type Services struct {
 	WorkspaceUsers *WorkspaceUserService
 	Idempotency    *IdempotencyService
 	KnowledgeBases *KnowledgeBaseService
+	// Webhooks implements data.WebhookService.
+	Webhooks *WebhookService
+	// Deliveries implements data.DeliveryQueue, the webhook dispatcher's side of storage.
+	Deliveries *DeliveryService
+	// Audit implements data.AuditService and verifies the audit chain.
+	Audit *AuditService
 }
 
 // New builds the services on store.
@@ -81,6 +92,9 @@ func New(store Store, opts Options) (*Services, error) {
 	if opts.LoginTTL == 0 {
 		opts.LoginTTL = 720 * time.Hour
 	}
+	if opts.URLGuard == nil {
+		opts.URLGuard = netguard.CheckURL
+	}
 	if opts.Catalog == nil {
 		cat, err := data.LoadCatalog("")
 		if err != nil {
@@ -93,7 +107,7 @@ func New(store Store, opts Options) (*Services, error) {
 	}
 	b := &base{
 		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
-		ids: opts.IDs, kbIndexes: newIndexCache(),
+		ids: opts.IDs, urlGuard: opts.URLGuard, kbIndexes: newIndexCache(),
 	}
 	b.store = claimingStore{Store: store, b: b}
 	return &Services{
@@ -103,6 +117,9 @@ func New(store Store, opts Options) (*Services, error) {
 		WorkspaceUsers: &WorkspaceUserService{b},
 		Idempotency:    &IdempotencyService{b},
 		KnowledgeBases: newKnowledgeBases(b),
+		Webhooks:       &WebhookService{b},
+		Deliveries:     &DeliveryService{b},
+		Audit:          &AuditService{b},
 	}, nil
 }
 

@@ -30,6 +30,9 @@ type Tx interface {
 	KnowledgeTx
 	AgentReadTx
 	AccountTx
+	WebhookTx
+	DeliveryTx
+	EventReadTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -103,10 +104,10 @@ func FuzzWebhookBody(f *testing.F) {
 	)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		fuzzBody(t, body, func(in *data.WebhookCreate, _ map[string]json.RawMessage) error {
-			return validate.WebhookCreate(*in)
+			return validate.WebhookCreate(*in, netguard.CheckURL)
 		}, nil)
 		fuzzBody(t, body, func(in *data.WebhookUpdate, _ map[string]json.RawMessage) error {
-			return validate.WebhookUpdate(*in)
+			return validate.WebhookUpdate(*in, netguard.CheckURL)
 		}, nil)
 		fuzzBody(t, body, func(in *data.WebhookReplay, _ map[string]json.RawMessage) error {
 			return validate.WebhookReplay(*in)

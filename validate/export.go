@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/netguard"
 )
 
 // Bounds of an import document (docs/export-import.md). The body limit bounds its size;
@@ -95,7 +96,7 @@ func WorkspaceImport(doc *data.WorkspaceExport, kbIDs map[string]string, cat *da
 	for i, w := range doc.Webhooks {
 		var inner Errors
 		enabled := w.Enabled
-		if err := WebhookCreate(data.WebhookCreate{URL: w.URL, Events: w.Events, Description: w.Description, Enabled: &enabled}); err != nil {
+		if err := WebhookCreate(data.WebhookCreate{URL: w.URL, Events: w.Events, Description: w.Description, Enabled: &enabled}, netguard.CheckURL); err != nil {
 			inner.addError(err)
 		}
 		errs.nest(Index("webhooks", i), &inner)

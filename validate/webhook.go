@@ -15,10 +15,10 @@ const (
 	MaxWebhookEvents = 100
 )
 
-// WebhookURL checks a webhook URL as the server's outbound guard does
-// (server.CheckOutboundURL, which this package cannot import): absolute, http or https, a
-// host, no user:password, a valid port, at most 2048 characters. Whether the host
-// resolves to an internal address is checked when connecting, not here.
+// WebhookURL checks a webhook URL's form as the outbound guard does (netguard.CheckURL):
+// absolute, http or https, a host, no user:password, a valid port, at most 2048
+// characters. Whether the host resolves to an internal address is checked when
+// connecting, not here.
 func WebhookURL(errs *Errors, path, raw string) {
 	if strings.TrimSpace(raw) == "" {
 		errs.Required(path)
@@ -88,10 +88,21 @@ func knownEventType(t string) bool {
 	return false
 }
 
-// WebhookCreate checks a new webhook.
-func WebhookCreate(in data.WebhookCreate) error {
+// webhookURL is WebhookURL and then, when the form passed, the outbound guard checkURL.
+func webhookURL(errs *Errors, path, raw string, checkURL func(string) error) {
+	WebhookURL(errs, path, raw)
+	if errs.Has(path) {
+		return
+	}
+	if err := checkURL(raw); err != nil {
+		errs.Addf(path, "The %s field is not an acceptable URL: %v.", path, err)
+	}
+}
+
+// WebhookCreate checks a new webhook; checkURL is the outbound guard's URL check.
+func WebhookCreate(in data.WebhookCreate, checkURL func(string) error) error {
 	var errs Errors
-	WebhookURL(&errs, "url", in.URL)
+	webhookURL(&errs, "url", in.URL, checkURL)
 	if in.Events == nil {
 		errs.Required("events")
 	} else {
@@ -101,11 +112,11 @@ func WebhookCreate(in data.WebhookCreate) error {
 	return errs.Err()
 }
 
-// WebhookUpdate checks a webhook change.
-func WebhookUpdate(in data.WebhookUpdate) error {
+// WebhookUpdate checks a webhook change; checkURL is the outbound guard's URL check.
+func WebhookUpdate(in data.WebhookUpdate, checkURL func(string) error) error {
 	var errs Errors
 	if in.URL.Set {
-		WebhookURL(&errs, "url", in.URL.V)
+		webhookURL(&errs, "url", in.URL.V, checkURL)
 	}
 	if in.Events.Set {
 		webhookEvents(&errs, "events", in.Events.V)

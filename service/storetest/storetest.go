@@ -27,6 +27,10 @@ var suites = []struct {
 	{"knowledge_files", testKnowledgeFiles},
 	{"agent_read", testAgentRead},
 	{"accounts", testAccounts},
+	{"webhooks", testWebhooks},
+	{"deliveries", testDeliveries},
+	{"outbox", testOutbox},
+	{"event reads", testEventReads},
 }
 
 // Run runs every group of the suite against stores made by open.

@@ -1,8 +1,8 @@
-package server
-
-// The SSRF guard of conventions §14: every URL the server fetches or posts to on behalf of a
-// client (knowledge base urls, webhooks) goes through NewOutboundClient, which refuses to
-// connect to loopback, private and other internal addresses unless the operator allowed them.
+// Package netguard is the SSRF guard of conventions §14: every URL voiceapi fetches or posts
+// to on behalf of a client (knowledge base urls, webhooks) goes through NewClient, which
+// refuses to connect to loopback, private and other internal addresses unless the operator
+// allowed them, and CheckURL, which checks such a URL's form before it is stored.
+package netguard
 
 import (
 	"errors"
@@ -25,15 +25,15 @@ var ErrForbiddenAddress = errors.New("destination address not allowed")
 // ErrResponseTooLarge is wrapped by ReadLimited's error when the body passes its limit.
 var ErrResponseTooLarge = errors.New("response too large")
 
-// Defaults of OutboundOptions.
+// Defaults and bounds of Options and CheckURL.
 const (
-	DefaultOutboundTimeout = 10 * time.Second
-	DefaultMaxRedirects    = 5
-	maxOutboundURLLength   = 2048
+	DefaultTimeout      = 10 * time.Second
+	DefaultMaxRedirects = 5
+	MaxURLLength        = 2048
 )
 
-// OutboundOptions configures NewOutboundClient.
-type OutboundOptions struct {
+// Options configures NewClient.
+type Options struct {
 	// AllowPrivate lifts the address check (--allow-private-urls), for development and for
 	// operators whose sources live on their own network.
 	AllowPrivate bool
@@ -41,6 +41,10 @@ type OutboundOptions struct {
 	Timeout time.Duration
 	// MaxRedirects is how many redirects are followed; 0 means 5, a negative value none.
 	MaxRedirects int
+	// MaxIdleConnsPerHost is how many idle connections to one host are kept for reuse; 0
+	// means net/http's default of 2. A client posting from many workers to one busy
+	// receiver wants one per worker, or all but two dial anew for every request.
+	MaxIdleConnsPerHost int
 }
 
 // blockedPrefixes are the ranges no outbound request may reach unless AllowPrivate: the
@@ -101,16 +105,16 @@ func blockedAddr(ip netip.Addr) string {
 	return ""
 }
 
-// NewOutboundClient returns an HTTP client for requests to client-supplied URLs. The address
+// NewClient returns an HTTP client for requests to client-supplied URLs. The address
 // check runs in the dialer's Control hook, on the IP actually being connected to after DNS
 // resolution, so a name that resolves to a public address when validated and to 127.0.0.1 when
 // fetched (DNS rebinding) is still refused, and so is every redirect hop. Proxies from the
 // environment are ignored: through a proxy the check would see the proxy's address, not the
 // destination's.
-func NewOutboundClient(opts OutboundOptions) *http.Client {
+func NewClient(opts Options) *http.Client {
 	timeout := opts.Timeout
 	if timeout <= 0 {
-		timeout = DefaultOutboundTimeout
+		timeout = DefaultTimeout
 	}
 	maxRedirects := opts.MaxRedirects
 	if maxRedirects == 0 {
@@ -124,7 +128,8 @@ func NewOutboundClient(opts OutboundOptions) *http.Client {
 		Proxy:                 nil,
 		DialContext:           dialer.DialContext,
 		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          20,
+		MaxIdleConns:          max(20, 4*opts.MaxIdleConnsPerHost),
+		MaxIdleConnsPerHost:   opts.MaxIdleConnsPerHost,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   5 * time.Second,
 		ResponseHeaderTimeout: timeout,
@@ -137,7 +142,7 @@ func NewOutboundClient(opts OutboundOptions) *http.Client {
 			if len(via) > maxRedirects || maxRedirects < 0 {
 				return fmt.Errorf("stopped after %d redirects", max(0, maxRedirects))
 			}
-			return CheckOutboundURL(req.URL.String())
+			return CheckURL(req.URL.String())
 		},
 	}
 }
@@ -173,13 +178,13 @@ func (g schemeGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 	return g.next.RoundTrip(req)
 }
 
-// CheckOutboundURL validates a client-supplied URL before it is stored or fetched: absolute,
+// CheckURL validates a client-supplied URL before it is stored or fetched: absolute,
 // http or https, a host, no user:password part (credentials would be stored and logged in the
 // clear), a valid port, at most 2048 characters. It does not resolve the host: the address is
-// checked when connecting, by the client of NewOutboundClient.
-func CheckOutboundURL(raw string) error {
-	if len(raw) > maxOutboundURLLength {
-		return fmt.Errorf("the URL is longer than %d characters", maxOutboundURLLength)
+// checked when connecting, by the client of NewClient.
+func CheckURL(raw string) error {
+	if len(raw) > MaxURLLength {
+		return fmt.Errorf("the URL is longer than %d characters", MaxURLLength)
 	}
 	if strings.TrimSpace(raw) != raw || strings.ContainsAny(raw, " \t\r\n") {
 		return errors.New("the URL contains whitespace")

@@ -1,17 +1,15 @@
-package server
-
-// The webhook dispatcher of conventions §14: at-least-once delivery from the durable outbox.
-// Storage turns outboxed events into pending delivery records (data.DeliveryQueue); the
-// dispatcher posts the due ones with a bounded pool of workers and records each attempt.
-// Everything it works from is in the database, so after a restart or a crash it simply
-// starts again from what is still pending.
+// Package webhook is the webhook dispatcher of conventions §14: at-least-once delivery
+// from the durable outbox. The delivery queue (data.DeliveryQueue, implemented by the
+// service layer over storage) turns outboxed events into pending delivery records; the
+// dispatcher posts the due ones, signed (Standard Webhooks), with a bounded pool of
+// workers through the SSRF-guarded client of netguard, and records each attempt with its
+// retry time from the backoff schedule. Everything it works from is in the database, so
+// after a restart or a crash it simply starts again from what is still pending.
+package webhook
 
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +23,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/netguard"
 )
 
 // DefaultRetrySchedule is the wait before each retry of a failed delivery: eleven attempts
@@ -35,10 +34,10 @@ var DefaultRetrySchedule = []time.Duration{
 	time.Hour, 2 * time.Hour, 4 * time.Hour, 8 * time.Hour, 8 * time.Hour,
 }
 
-// Defaults of DispatcherConfig.
+// Defaults of Config.
 const (
-	DefaultDispatcherWorkers = 16
-	DefaultDeliveryTimeout   = 10 * time.Second
+	DefaultWorkers = 16
+	DefaultTimeout = 10 * time.Second
 	// maxIdleWait bounds a sleep between scans, so a wall-clock jump cannot strand a retry.
 	maxIdleWait = time.Minute
 	// errorWait is the pause after a storage error before trying again.
@@ -48,18 +47,18 @@ const (
 	maxResponseDrain = 64 << 10
 )
 
-// DispatcherConfig tunes the dispatcher.
-type DispatcherConfig struct {
-	// Workers is how many posts run at once; DefaultDispatcherWorkers when 0.
+// Config tunes the dispatcher.
+type Config struct {
+	// Workers is how many posts run at once; DefaultWorkers when 0.
 	Workers int
 	// Schedule is the wait before the 2nd, 3rd, … attempt; DefaultRetrySchedule when nil.
 	// After len(Schedule)+1 failed attempts the delivery is failed for good.
 	Schedule []time.Duration
-	// Timeout bounds one post, answer included; DefaultDeliveryTimeout when 0.
+	// Timeout bounds one post, answer included; DefaultTimeout when 0.
 	Timeout time.Duration
 	// AllowPrivate lifts the SSRF guard (--allow-private-urls).
 	AllowPrivate bool
-	// Client overrides the outbound client (tests); NewOutboundClient when nil.
+	// Client overrides the outbound client (tests); netguard.NewClient when nil.
 	Client *http.Client
 	// Logger receives delivery failures; slog.Default when nil.
 	Logger *slog.Logger
@@ -70,7 +69,7 @@ type DispatcherConfig struct {
 // Dispatcher delivers webhooks. Start it once; Stop it before the database closes.
 type Dispatcher struct {
 	q      data.DeliveryQueue
-	cfg    DispatcherConfig
+	cfg    Config
 	client *http.Client
 	log    *slog.Logger
 
@@ -87,15 +86,15 @@ type Dispatcher struct {
 }
 
 // NewDispatcher returns a dispatcher reading from q.
-func NewDispatcher(q data.DeliveryQueue, cfg DispatcherConfig) *Dispatcher {
+func NewDispatcher(q data.DeliveryQueue, cfg Config) *Dispatcher {
 	if cfg.Workers <= 0 {
-		cfg.Workers = DefaultDispatcherWorkers
+		cfg.Workers = DefaultWorkers
 	}
 	if cfg.Schedule == nil {
 		cfg.Schedule = DefaultRetrySchedule
 	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultDeliveryTimeout
+		cfg.Timeout = DefaultTimeout
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -107,15 +106,9 @@ func NewDispatcher(q data.DeliveryQueue, cfg DispatcherConfig) *Dispatcher {
 	if client == nil {
 		// No redirects: a webhook answers where it was registered; following a 30x would
 		// also turn the POST into a GET.
-		client = NewOutboundClient(OutboundOptions{AllowPrivate: cfg.AllowPrivate, Timeout: cfg.Timeout, MaxRedirects: -1})
-		if g, ok := client.Transport.(schemeGuard); ok {
-			if t, ok := g.next.(*http.Transport); ok {
-				// The default of 2 idle connections per host would make all but two
-				// workers dial anew for every post to a busy receiver.
-				t.MaxIdleConnsPerHost = cfg.Workers
-				t.MaxIdleConns = max(t.MaxIdleConns, cfg.Workers*4)
-			}
-		}
+		// One idle connection per worker: every worker may post to one busy receiver.
+		client = netguard.NewClient(netguard.Options{AllowPrivate: cfg.AllowPrivate, Timeout: cfg.Timeout,
+			MaxRedirects: -1, MaxIdleConnsPerHost: cfg.Workers})
 	}
 	postCtx, cancelPosts := context.WithCancel(context.Background())
 	return &Dispatcher{
@@ -281,7 +274,7 @@ func (d *Dispatcher) deliver(job *data.DeliveryJob) {
 // post sends the signed envelope once.
 func (d *Dispatcher) post(job *data.DeliveryJob) data.AttemptOutcome {
 	ts := d.cfg.Now().Unix()
-	sig, err := SignWebhook(job.Secret, job.EventID, ts, job.Body)
+	sig, err := Sign(job.Secret, job.EventID, ts, job.Body)
 	if err != nil {
 		return data.AttemptOutcome{Error: "the webhook's secret cannot be used: " + err.Error()}
 	}
@@ -320,7 +313,7 @@ func (d *Dispatcher) post(job *data.DeliveryJob) data.AttemptOutcome {
 func (d *Dispatcher) describe(err error) string {
 	var ne net.Error
 	switch {
-	case errors.Is(err, ErrForbiddenAddress):
+	case errors.Is(err, netguard.ErrForbiddenAddress):
 		return "refused by the SSRF guard: the URL resolves to an internal address (see --allow-private-urls)"
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
 		return fmt.Sprintf("no answer within %s", d.cfg.Timeout)
@@ -332,21 +325,4 @@ func (d *Dispatcher) describe(err error) string {
 		err = ue.Err
 	}
 	return err.Error()
-}
-
-// SignWebhook returns the Standard Webhooks signature header value of a message:
-// "v1," and the base64 HMAC-SHA256, keyed with the secret's base64-decoded part after
-// "whsec_", of "<msgID>.<timestamp>.<body>".
-func SignWebhook(secret, msgID string, timestamp int64, body []byte) (string, error) {
-	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
-	if err != nil {
-		return "", fmt.Errorf("the secret is not base64 after whsec_: %w", err)
-	}
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(msgID))
-	mac.Write([]byte{'.'})
-	mac.Write(strconv.AppendInt(nil, timestamp, 10))
-	mac.Write([]byte{'.'})
-	mac.Write(body)
-	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil)), nil
 }

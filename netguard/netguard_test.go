@@ -1,4 +1,4 @@
-package server
+package netguard
 
 import (
 	"errors"
@@ -17,7 +17,7 @@ import (
 // before any packet leaves, and allowed requests go to httptest servers on 127.0.0.1.
 
 func TestOutboundClientRefusesInternalAddresses(t *testing.T) {
-	c := NewOutboundClient(OutboundOptions{Timeout: 2 * time.Second})
+	c := NewClient(Options{Timeout: 2 * time.Second})
 	for _, u := range []string{
 		"http://127.0.0.1:1/", "http://10.1.2.3/", "http://[::1]:80/", "http://169.254.169.254/latest/meta-data",
 		"http://[::ffff:127.0.0.1]/", "http://0.0.0.0/", "http://192.168.1.1/", "http://100.64.0.1/", "http://localhost:1/",
@@ -40,7 +40,7 @@ func TestOutboundClientReachesLoopbackWhenAllowed(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	resp, err := NewOutboundClient(OutboundOptions{AllowPrivate: true}).Get(srv.URL)
+	resp, err := NewClient(Options{AllowPrivate: true}).Get(srv.URL)
 	if err != nil {
 		t.Fatalf("GET with AllowPrivate: %v", err)
 	}
@@ -50,7 +50,7 @@ func TestOutboundClientReachesLoopbackWhenAllowed(t *testing.T) {
 		t.Fatalf("body %q, err %v", body, err)
 	}
 
-	_, err = NewOutboundClient(OutboundOptions{}).Get(srv.URL)
+	_, err = NewClient(Options{}).Get(srv.URL)
 	if !errors.Is(err, ErrForbiddenAddress) {
 		t.Fatalf("same server without AllowPrivate: %v, want ErrForbiddenAddress", err)
 	}
@@ -67,7 +67,7 @@ func TestOutboundClientRedirectLimit(t *testing.T) {
 		io.WriteString(w, "arrived")
 	}))
 	defer srv.Close()
-	c := NewOutboundClient(OutboundOptions{AllowPrivate: true, MaxRedirects: 2})
+	c := NewClient(Options{AllowPrivate: true, MaxRedirects: 2})
 
 	resp, err := c.Get(srv.URL + "/hop/2")
 	if err != nil {
@@ -80,14 +80,14 @@ func TestOutboundClientRedirectLimit(t *testing.T) {
 	if _, err := c.Get(srv.URL + "/hop/3"); err == nil || !strings.Contains(err.Error(), "redirects") {
 		t.Fatalf("3 redirects with a limit of 2: %v, want a redirect error", err)
 	}
-	none := NewOutboundClient(OutboundOptions{AllowPrivate: true, MaxRedirects: -1})
+	none := NewClient(Options{AllowPrivate: true, MaxRedirects: -1})
 	if _, err := none.Get(srv.URL + "/hop/1"); err == nil {
 		t.Fatal("MaxRedirects -1 followed a redirect")
 	}
 }
 
 func TestOutboundClientRefusesOtherSchemes(t *testing.T) {
-	c := NewOutboundClient(OutboundOptions{AllowPrivate: true})
+	c := NewClient(Options{AllowPrivate: true})
 	if _, err := c.Get("file:///etc/passwd"); err == nil {
 		t.Fatal("file:// was fetched")
 	}
@@ -101,7 +101,7 @@ func TestOutboundClientTimeout(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	start := time.Now()
-	_, err := NewOutboundClient(OutboundOptions{AllowPrivate: true, Timeout: 200 * time.Millisecond}).Get(srv.URL)
+	_, err := NewClient(Options{AllowPrivate: true, Timeout: 200 * time.Millisecond}).Get(srv.URL)
 	if err == nil || time.Since(start) > 2*time.Second {
 		t.Fatalf("err %v after %v, want a timeout near 200ms", err, time.Since(start))
 	}
@@ -125,7 +125,7 @@ func TestBlockedAddr(t *testing.T) {
 	}
 }
 
-func TestCheckOutboundURL(t *testing.T) {
+func TestCheckURL(t *testing.T) {
 	for raw, ok := range map[string]bool{
 		"https://example.com/faq":                       true,
 		"http://example.com:8080/a?b=c":                 true,
@@ -141,8 +141,8 @@ func TestCheckOutboundURL(t *testing.T) {
 		"mailto:someone@example.com":                    false,
 		"https://" + strings.Repeat("a", 2050) + ".com": false,
 	} {
-		if err := CheckOutboundURL(raw); (err == nil) != ok {
-			t.Errorf("CheckOutboundURL(%q) = %v, want ok=%v", raw, err, ok)
+		if err := CheckURL(raw); (err == nil) != ok {
+			t.Errorf("CheckURL(%q) = %v, want ok=%v", raw, err, ok)
 		}
 	}
 }

@@ -1,0 +1,139 @@
+package service
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// AuditService implements data.AuditService, the workspace's audit log (conventions
+// §17), and verifies the audit chain.
+type AuditService struct{ *base }
+
+var _ data.AuditService = (*AuditService)(nil)
+
+// MaxAuditScan bounds the events one filtered audit log page may read while skipping
+// events that do not pass the filters: a filter matching nothing in a long log still
+// answers promptly, with a next_cursor to go on from.
+const MaxAuditScan = 5000
+
+// auditMatch is the filter's meaning: an event of the type, caused by the user, created in
+// [From, To); a zero field does not filter.
+func auditMatch(f data.AuditFilter) func(e *data.Event) bool {
+	return func(e *data.Event) bool {
+		return (f.Type == "" || e.Type == f.Type) &&
+			(f.Actor == "" || e.Actor.UserID == f.Actor) &&
+			(f.From.IsZero() || !e.CreatedAt.Before(f.From.Time)) &&
+			(f.To.IsZero() || e.CreatedAt.Before(f.To.Time))
+	}
+}
+
+// ListAuditLog implements data.AuditService. Without filters a page reads O(per_page)
+// events; with filters it reads until the page is full or MaxAuditScan events were looked
+// at.
+func (s *AuditService) ListAuditLog(ctx context.Context, f data.AuditFilter, req data.PageRequest) ([]*data.Event, data.Page, error) {
+	if err := checkInput(ctx, validate.AuditFilter(f)); err != nil {
+		return nil, data.Page{}, err
+	}
+	ws, err := currentWorkspace(ctx)
+	if err != nil {
+		return nil, data.Page{}, err
+	}
+	var filter EventFilter
+	if f != (data.AuditFilter{}) {
+		filter = EventFilter{
+			Key:     fmt.Sprintf("%s\x00%s\x00%s\x00%s", f.Type, f.Actor, f.From.Format(data.TimeLayout), f.To.Format(data.TimeLayout)),
+			Keep:    auditMatch(f),
+			MaxScan: MaxAuditScan,
+		}
+	}
+	var list []*data.Event
+	var page data.Page
+	err = s.store.View(ctx, func(tx Tx) error {
+		list, page, err = tx.EventPage(ws, filter, req)
+		return err
+	})
+	return list, page, err
+}
+
+// VerifyAuditChain recomputes the hash chain of one workspace, or of every workspace when
+// workspaceID is "", and returns every fault: an event whose hash does not match its
+// content (an edit), an event whose prev_hash does not name its predecessor's hash (an
+// edit or a removal before it), an index entry without its event (a removal), and a chain
+// head that is not the newest event's hash (newest events removed). It also returns how
+// many events it checked.
+func (s *AuditService) VerifyAuditChain(ctx context.Context, workspaceID string) ([]data.ChainProblem, int, error) {
+	var problems []data.ChainProblem
+	checked := 0
+	err := s.store.View(ctx, func(tx Tx) error {
+		problems, checked = nil, 0
+		scopes := []string{workspaceID}
+		if workspaceID == "" {
+			var err error
+			if scopes, err = tx.ChainWorkspaces(); err != nil {
+				return err
+			}
+		}
+		for _, ws := range scopes {
+			p, n, err := verifyChain(tx, ws)
+			if err != nil {
+				return err
+			}
+			problems = append(problems, p...)
+			checked += n
+		}
+		return nil
+	})
+	return problems, checked, err
+}
+
+// verifyChain walks one workspace's events oldest first, checking each link.
+func verifyChain(tx Tx, ws string) ([]data.ChainProblem, int, error) {
+	var problems []data.ChainProblem
+	add := func(id, format string, args ...any) {
+		problems = append(problems, data.ChainProblem{WorkspaceID: ws, EventID: id, Problem: fmt.Sprintf(format, args...)})
+	}
+	prevHash, prevID, n := "", "", 0
+	err := tx.ChainEvents(ws, func(id string, e *data.Event, readErr error) error {
+		n++
+		if readErr != nil {
+			add(id, "the stored event cannot be read (%v): it was altered", readErr)
+			prevHash, prevID = "", id
+			return nil
+		}
+		if e == nil {
+			add(id, "the event is listed in the workspace's index but missing: it was deleted")
+			prevHash, prevID = "", id
+			return nil
+		}
+		if got := EventHash(e); got != e.Hash {
+			add(id, "its hash does not match its content: the event was edited")
+		}
+		if e.ID != id || e.WorkspaceID != ws {
+			add(id, "it is stored under another id or workspace (%s, %s): the event was edited", e.ID, e.WorkspaceID)
+		}
+		if prevID != "" && prevHash != "" && e.PrevHash != prevHash {
+			add(id, "its prev_hash does not match the hash of the event before it (%s): an event between them was removed or %s was edited", prevID, prevID)
+		} else if prevID == "" && e.PrevHash != "" {
+			add(id, "it is the oldest event but has a prev_hash: older events were removed")
+		}
+		prevHash, prevID = e.Hash, id
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	head, err := tx.EventHead(ws)
+	if err != nil {
+		return nil, 0, err
+	}
+	if head != prevHash && prevHash != "" {
+		add(prevID, "the chain head does not match the hash of the newest event (%s): newer events were removed or it was edited", prevID)
+	}
+	if n == 0 && head != "" {
+		add("", "the workspace has a chain head but no events: its events were removed")
+	}
+	return problems, n, nil
+}

@@ -1,0 +1,123 @@
+package service_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// appendChain stores n events of ws linked into its chain in one transaction, as record
+// does, and returns them oldest first. mk adjusts each before it is hashed.
+func appendChain(t *testing.T, store service.Store, gen *data.IDGen, ws string, n int, mk func(i int, e *data.Event)) []*data.Event {
+	t.Helper()
+	var out []*data.Event
+	err := store.Update(context.Background(), func(tx service.Tx) error {
+		out = out[:0]
+		prev, err := tx.EventHead(ws)
+		if err != nil {
+			return err
+		}
+		for i := range n {
+			e := &data.Event{ID: gen.New(data.PrefixEvent), Type: data.EventWorkspaceUpdated, WorkspaceID: ws,
+				Actor: data.Actor{Type: "system"}, Data: []byte(`{}`), PrevHash: prev}
+			if mk != nil {
+				mk(i, e)
+			}
+			e.Hash = service.EventHash(e)
+			if err := tx.AppendEvent(e); err != nil {
+				return err
+			}
+			prev = e.Hash
+			out = append(out, e)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestAuditFilterAndScanBound(t *testing.T) {
+	clock := &fixedClock{time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	svc, store := newServices(t, clock, nil)
+	gen := data.NewIDGen()
+	start := clock.t
+	const alice, bob = "usr_01JD6ZJ7Q8W9X0Y1Z2A3B4C5DA", "usr_01JD6ZJ7Q8W9X0Y1Z2A3B4C5DB"
+	evs := appendChain(t, store, gen, "ws_1", 6, func(i int, e *data.Event) {
+		e.CreatedAt = data.NewTime(start.Add(time.Duration(i) * time.Minute))
+		e.Actor = data.Actor{Type: "user", UserID: []string{alice, bob}[i%2]}
+		if i >= 4 {
+			e.Type = data.EventAgentCreated
+		}
+	})
+	ctx := as("ws_1")
+	cases := []struct {
+		name string
+		f    data.AuditFilter
+		want []int // indexes into evs, newest first
+	}{
+		{"none", data.AuditFilter{}, []int{5, 4, 3, 2, 1, 0}},
+		{"type", data.AuditFilter{Type: data.EventAgentCreated}, []int{5, 4}},
+		{"actor", data.AuditFilter{Actor: bob}, []int{5, 3, 1}},
+		{"from inclusive", data.AuditFilter{From: evs[3].CreatedAt}, []int{5, 4, 3}},
+		{"to exclusive", data.AuditFilter{To: evs[2].CreatedAt}, []int{1, 0}},
+		{"all four", data.AuditFilter{Type: data.EventWorkspaceUpdated, Actor: alice, From: evs[1].CreatedAt, To: evs[5].CreatedAt}, []int{2}},
+	}
+	for _, c := range cases {
+		list, _, err := svc.Audit.ListAuditLog(ctx, c.f, data.PageRequest{PerPage: 100})
+		var got []int
+		for _, e := range list {
+			for i, x := range evs {
+				if x.ID == e.ID {
+					got = append(got, i)
+				}
+			}
+		}
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: %v, %v; want %v", c.name, got, err, c.want)
+		}
+	}
+	if _, _, err := svc.Audit.ListAuditLog(ctx, data.AuditFilter{Type: "nope", Actor: "x"}, data.PageRequest{}); fieldsOf(err) != "actor type" {
+		t.Errorf("bad filters: %v", err)
+	}
+
+	// A filter matching nothing reads at most MaxAuditScan events per page and says where
+	// to go on; at exactly MaxAuditScan older events there is nothing left to read.
+	appendChain(t, store, gen, "ws_2", service.MaxAuditScan+1, nil)
+	f := data.AuditFilter{Type: data.EventAgentCreated}
+	list, page, err := svc.Audit.ListAuditLog(as("ws_2"), f, data.PageRequest{PerPage: 10})
+	if err != nil || len(list) != 0 || page.NextCursor == nil {
+		t.Fatalf("first page over %d unmatched events: %d events, next %v, %v", service.MaxAuditScan+1, len(list), page.NextCursor, err)
+	}
+	list, page, err = svc.Audit.ListAuditLog(as("ws_2"), f, data.PageRequest{PerPage: 10, Cursor: *page.NextCursor})
+	if err != nil || len(list) != 0 || page.NextCursor != nil {
+		t.Errorf("second page: %d events, next %v, %v; want the end", len(list), page.NextCursor, err)
+	}
+}
+
+func TestVerifyAuditChain(t *testing.T) {
+	clock := &fixedClock{time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	svc, store := newServices(t, clock, nil)
+	gen := data.NewIDGen()
+	appendChain(t, store, gen, "ws_1", 3, nil)
+	appendChain(t, store, gen, "ws_2", 2, nil)
+	problems, n, err := svc.Audit.VerifyAuditChain(context.Background(), "")
+	if err != nil || len(problems) != 0 || n != 5 {
+		t.Fatalf("intact chains: %v, %d checked, %v", problems, n, err)
+	}
+	// An event whose prev_hash does not name the hash before it.
+	bad := appendChain(t, store, gen, "ws_2", 2, func(i int, e *data.Event) {
+		if i == 1 {
+			e.PrevHash = "not-the-previous-hash"
+		}
+	})
+	problems, n, err = svc.Audit.VerifyAuditChain(context.Background(), "ws_2")
+	if err != nil || n != 4 || len(problems) != 1 || problems[0].EventID != bad[1].ID || problems[0].WorkspaceID != "ws_2" {
+		t.Errorf("a broken link: %+v, %d checked, %v", problems, n, err)
+	}
+}

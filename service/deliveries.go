@@ -1,0 +1,322 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// DeliveryService implements data.DeliveryQueue, the webhook dispatcher's view of the
+// durable outbox and the pending deliveries. The rules of delivery live here: which
+// webhooks an event goes to, what a job carries, what a finished attempt records and when
+// the next one is queued. The backoff schedule is the dispatcher's (package webhook).
+type DeliveryService struct{ *base }
+
+var _ data.DeliveryQueue = (*DeliveryService)(nil)
+
+// MaxReplayEvents bounds one replay, so that one request cannot queue an unbounded backlog
+// in a single transaction.
+const MaxReplayEvents = 10000
+
+// fanOutBatch bounds the events one FanOut transaction moves, so a backlog is drained in
+// transactions of bounded size.
+const fanOutBatch = 256
+
+// newPending stores a pending attempt of event eventID (of type eventType) to webhook w,
+// due at due.
+func (b *base) newPending(tx Tx, w *data.WebhookRecord, eventID, eventType string, attempt int, due time.Time) (*data.Delivery, error) {
+	next := data.NewTime(due)
+	d := &data.Delivery{
+		ID: b.ids.New(data.PrefixDelivery), WebhookID: w.ID, EventID: eventID, EventType: eventType,
+		Attempt: attempt, Status: data.DeliveryPending, NextAttemptAt: &next, CreatedAt: b.timeNow(),
+	}
+	return d, tx.PutDelivery(d)
+}
+
+// testTarget returns the webhook a webhook.test event was sent to ("" for other events).
+func testTarget(e *data.Event) string {
+	if e.Type != data.EventWebhookTest {
+		return ""
+	}
+	var d testEventData
+	if json.Unmarshal(e.Data, &d) != nil {
+		return ""
+	}
+	return d.WebhookID
+}
+
+// delivers reports whether event e goes to webhook w: an enabled webhook whose filter
+// matches, or the one webhook a webhook.test event names, enabled or not.
+func delivers(w *data.WebhookRecord, e *data.Event, target string) bool {
+	return (w.Enabled || e.Type == data.EventWebhookTest) && w.Matches(e, target)
+}
+
+// FanOut implements data.DeliveryQueue.
+func (s *DeliveryService) FanOut(ctx context.Context, limit int) (int, error) {
+	if limit <= 0 || limit > fanOutBatch {
+		limit = fanOutBatch
+	}
+	moved := 0
+	err := s.store.Update(ctx, func(tx Tx) error {
+		moved = 0
+		ids, err := tx.Outbox(limit)
+		if err != nil {
+			return err
+		}
+		hooks := map[string][]*data.WebhookRecord{} // per workspace, read once per transaction
+		now := s.now()
+		for _, id := range ids {
+			e, err := tx.Event(id)
+			if err != nil {
+				return err
+			}
+			if e != nil {
+				list, ok := hooks[e.WorkspaceID]
+				if !ok {
+					if list, err = tx.WorkspaceWebhooks(e.WorkspaceID); err != nil {
+						return err
+					}
+					hooks[e.WorkspaceID] = list
+				}
+				target := testTarget(e)
+				for _, w := range list {
+					if !delivers(w, e, target) {
+						continue
+					}
+					if _, err := s.newPending(tx, w, e.ID, e.Type, 1, now); err != nil {
+						return err
+					}
+				}
+			}
+			if err := tx.RemoveFromOutbox(id); err != nil {
+				return err
+			}
+			moved++
+		}
+		return nil
+	})
+	return moved, err
+}
+
+// envelope is the body of a delivery (conventions §11).
+type envelope struct {
+	ID          string          `json:"id"`
+	Type        string          `json:"type"`
+	CreatedAt   data.Time       `json:"created_at"`
+	WorkspaceID string          `json:"workspace_id"`
+	Actor       data.Actor      `json:"actor"`
+	Data        json.RawMessage `json:"data"`
+}
+
+// DueDeliveries implements data.DeliveryQueue.
+func (s *DeliveryService) DueDeliveries(ctx context.Context, now time.Time, limit int, skip func(string) bool) ([]*data.DeliveryJob, time.Time, error) {
+	var jobs []*data.DeliveryJob
+	var next time.Time
+	err := s.store.View(ctx, func(tx Tx) error {
+		ids, nxt, err := tx.DueDeliveries(now, limit, skip)
+		if err != nil {
+			return err
+		}
+		next = nxt
+		jobs = make([]*data.DeliveryJob, 0, len(ids))
+		for _, id := range ids {
+			job, err := s.loadJob(tx, id)
+			if err != nil {
+				return err
+			}
+			jobs = append(jobs, job)
+		}
+		return nil
+	})
+	return jobs, next, err
+}
+
+// loadJob copies out everything needed to post delivery id, the secret opened.
+func (s *DeliveryService) loadJob(tx Tx, id string) (*data.DeliveryJob, error) {
+	d, err := tx.Delivery(id)
+	if err == nil && d == nil {
+		err = data.NotFound("Delivery")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pending delivery %s: %w", id, err)
+	}
+	job := &data.DeliveryJob{DeliveryID: id, WebhookID: d.WebhookID, EventID: d.EventID, Attempt: d.Attempt}
+	w, err := tx.Webhook(d.WebhookID)
+	if err == nil && w == nil {
+		err = data.NotFound("Webhook")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("webhook of pending delivery %s: %w", id, err)
+	}
+	e, err := tx.Event(d.EventID)
+	switch {
+	case err != nil:
+		return nil, err
+	case e == nil:
+		job.Skip = "the event no longer exists"
+		return job, nil
+	case !w.Enabled && e.Type != data.EventWebhookTest:
+		job.Skip = "the webhook is disabled"
+		return job, nil
+	}
+	if job.Secret, err = s.sealer.Open(w.SealedSecret); err != nil {
+		return nil, fmt.Errorf("secret of webhook %s: %w", w.ID, err)
+	}
+	job.URL = w.URL
+	job.Body, err = json.Marshal(envelope{e.ID, e.Type, e.CreatedAt, e.WorkspaceID, e.Actor, e.Data})
+	return job, err
+}
+
+// FinishAttempt implements data.DeliveryQueue: the attempt's record keeps its outcome
+// (succeeded, failed for good, or retrying with the next attempt's time), and a retry is
+// a new pending record for the next attempt.
+func (s *DeliveryService) FinishAttempt(ctx context.Context, id string, out data.AttemptOutcome) error {
+	return s.store.Update(ctx, func(tx Tx) error {
+		d, err := tx.Delivery(id)
+		if err != nil {
+			return err
+		}
+		if d == nil || d.Status != data.DeliveryPending {
+			return nil // its webhook was deleted meanwhile, or it was already finished
+		}
+		d.NextAttemptAt = nil
+		if out.ResponseStatus != 0 {
+			status := out.ResponseStatus
+			d.ResponseStatus = &status
+		}
+		if out.Error != "" {
+			msg := out.Error
+			d.Error = &msg
+		}
+		switch {
+		case out.Succeeded:
+			d.Status = data.DeliverySucceeded
+		case out.RetryAt.IsZero():
+			d.Status = data.DeliveryFailed
+		default:
+			d.Status = data.DeliveryRetrying
+			next := data.NewTime(out.RetryAt)
+			d.NextAttemptAt = &next
+		}
+		if err := tx.PutDelivery(d); err != nil {
+			return err
+		}
+		if d.Status != data.DeliveryRetrying {
+			return nil
+		}
+		w, err := tx.Webhook(d.WebhookID)
+		if err != nil || w == nil {
+			return err // a webhook deleted in between took its deliveries along
+		}
+		_, err = s.newPending(tx, w, d.EventID, d.EventType, d.Attempt+1, out.RetryAt)
+		return err
+	})
+}
+
+// ListDeliveries implements data.WebhookService.
+func (s *WebhookService) ListDeliveries(ctx context.Context, webhookID string, req data.PageRequest) ([]*data.Delivery, data.Page, error) {
+	ws, err := currentWorkspace(ctx)
+	if err != nil {
+		return nil, data.Page{}, err
+	}
+	var list []*data.Delivery
+	var page data.Page
+	err = s.store.View(ctx, func(tx Tx) error {
+		if _, err := loadWebhook(tx, ws, webhookID); err != nil {
+			return err
+		}
+		list, page, err = tx.Deliveries(webhookID, req)
+		return err
+	})
+	return list, page, err
+}
+
+// RetryDelivery implements data.WebhookService. The retry starts a new series of attempts
+// (attempt 1, due now) that follows the backoff schedule like any other.
+func (s *WebhookService) RetryDelivery(ctx context.Context, webhookID, deliveryID string) (*data.Delivery, error) {
+	ws, err := currentWorkspace(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out *data.Delivery
+	err = s.store.Update(ctx, func(tx Tx) error {
+		w, err := loadWebhook(tx, ws, webhookID)
+		if err != nil {
+			return err
+		}
+		if !data.ValidID(data.PrefixDelivery, deliveryID) {
+			return data.NotFound("Delivery")
+		}
+		d, err := tx.Delivery(deliveryID)
+		if err != nil {
+			return err
+		}
+		if d == nil || d.WebhookID != webhookID {
+			return data.NotFound("Delivery")
+		}
+		if d.Status == data.DeliveryPending {
+			return data.Errorf(data.ECONFLICT, "The delivery is still pending; it will be attempted at its next_attempt_at.")
+		}
+		if e, err := tx.Event(d.EventID); err != nil || e == nil {
+			if err == nil {
+				err = data.Errorf(data.ECONFLICT, "The event of this delivery no longer exists.")
+			}
+			return err
+		}
+		out, err = s.newPending(tx, w, d.EventID, d.EventType, 1, s.now())
+		return err
+	})
+	return out, err
+}
+
+// ReplayEvents implements data.WebhookService. It walks the workspace's events from the
+// newest back to the start of the range and queues the webhook's, oldest first.
+func (s *WebhookService) ReplayEvents(ctx context.Context, webhookID string, in data.WebhookReplay) (int, error) {
+	if err := checkInput(ctx, validate.WebhookReplay(in)); err != nil {
+		return 0, err
+	}
+	ws, err := currentWorkspace(ctx)
+	if err != nil {
+		return 0, err
+	}
+	count := 0
+	err = s.store.Update(ctx, func(tx Tx) error {
+		count = 0
+		w, err := loadWebhook(tx, ws, webhookID)
+		if err != nil {
+			return err
+		}
+		var matched []*data.Event
+		err = tx.EventsNewestFirst(ws, func(e *data.Event) (bool, error) {
+			switch {
+			case !e.CreatedAt.Before(in.To.Time):
+				return true, nil
+			case e.CreatedAt.Before(in.From.Time):
+				return false, nil
+			case !w.Matches(e, testTarget(e)):
+				return true, nil
+			case len(matched) == MaxReplayEvents:
+				return false, data.FieldError("from", fmt.Sprintf("The range holds more than %d events for this webhook; replay a shorter range.", MaxReplayEvents))
+			}
+			matched = append(matched, e)
+			return true, nil
+		})
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		// Oldest first, so the receiver hears them in the order they happened.
+		for i := len(matched) - 1; i >= 0; i-- {
+			if _, err := s.newPending(tx, w, matched[i].ID, matched[i].Type, 1, now); err != nil {
+				return err
+			}
+			count++
+		}
+		return nil
+	})
+	return count, err
+}

@@ -1,0 +1,81 @@
+package service
+
+import (
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// WebhookTx stores webhooks (conventions §14). A webhook's deliveries belong to it.
+type WebhookTx interface {
+	// Webhook returns the webhook with its sealed secret, nil when there is none.
+	Webhook(id string) (*data.WebhookRecord, error)
+	// Webhooks returns one newest-first page of the workspace's webhooks.
+	Webhooks(workspaceID string, req data.PageRequest) ([]*data.WebhookRecord, data.Page, error)
+	// WorkspaceWebhooks returns every webhook of the workspace (the fan-out reads them all;
+	// a workspace has at most its webhooks limit of them).
+	WorkspaceWebhooks(workspaceID string) ([]*data.WebhookRecord, error)
+	// PutWebhook stores w, new or changed, as given (the secret already sealed), indexed
+	// under its workspace.
+	PutWebhook(w *data.WebhookRecord) error
+	// DeleteWebhook removes the webhook and its index entry, and cascades to its
+	// deliveries, pending ones included (they leave the due index: nothing is posted to a
+	// deleted webhook). Deleting an absent webhook does nothing.
+	DeleteWebhook(id string) error
+}
+
+// DeliveryTx stores delivery records and the dispatcher's two queues: the outbox of
+// recorded events not yet fanned out (filled by EventTx.AppendEvent), and the pending
+// deliveries ordered by due time.
+type DeliveryTx interface {
+	// Delivery returns one delivery record, nil when there is none.
+	Delivery(id string) (*data.Delivery, error)
+	// Deliveries returns one newest-first page of the webhook's delivery records.
+	Deliveries(webhookID string, req data.PageRequest) ([]*data.Delivery, data.Page, error)
+	// PutDelivery stores d, new or changed, indexed under its webhook, and keeps the due
+	// index: a pending delivery is listed at its NextAttemptAt, any other is not (a
+	// delivery that stops being pending leaves it). Storing a pending delivery wakes the
+	// dispatcher once the transaction commits.
+	PutDelivery(d *data.Delivery) error
+	// DueDeliveries returns the ids of up to limit pending deliveries due at now, oldest
+	// due first, passing over those for which skip (may be nil) reports true, and when the
+	// next pending delivery not returned falls due (zero when there is none).
+	DueDeliveries(now time.Time, limit int, skip func(id string) bool) ([]string, time.Time, error)
+	// Outbox returns the ids of up to limit events waiting to be fanned out, oldest first.
+	Outbox(limit int) ([]string, error)
+	// RemoveFromOutbox takes an event off the outbox (the event itself stays).
+	RemoveFromOutbox(eventID string) error
+}
+
+// EventReadTx reads stored events: the audit log, replay and the chain verification.
+type EventReadTx interface {
+	// Event returns one event, nil when there is none.
+	Event(id string) (*data.Event, error)
+	// EventPage returns one newest-first page of the workspace's events that f keeps.
+	EventPage(workspaceID string, f EventFilter, req data.PageRequest) ([]*data.Event, data.Page, error)
+	// EventsNewestFirst calls fn with the workspace's events, newest first, until fn
+	// returns false or an error (which EventsNewestFirst returns).
+	EventsNewestFirst(workspaceID string, fn func(e *data.Event) (bool, error)) error
+	// ChainWorkspaces returns, sorted, every workspace with an audit chain: a chain head,
+	// or events still indexed under it.
+	ChainWorkspaces() ([]string, error)
+	// ChainEvents calls fn with each event id indexed under the workspace, oldest first,
+	// and the stored event: nil with a nil readErr when the index names an event that is
+	// not stored, nil with readErr when the stored bytes cannot be read as an event. It
+	// reports what is stored and judges nothing: the verification is the caller's.
+	ChainEvents(workspaceID string, fn func(id string, e *data.Event, readErr error) error) error
+}
+
+// EventFilter selects the events of a page. Storage walks the workspace's events newest
+// first and keeps those Keep accepts.
+type EventFilter struct {
+	// Key names the filter: a cursor made under one key is refused under another, rather
+	// than silently reinterpreted. "" for no filter.
+	Key string
+	// Keep reports whether an event belongs in the page; nil keeps every event.
+	Keep func(e *data.Event) bool
+	// MaxScan bounds the events one page looks at (0: no bound): a filter that matches
+	// nothing in a long log still answers promptly, with a cursor that resumes past what
+	// was looked at.
+	MaxScan int
+}
