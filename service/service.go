@@ -36,9 +36,9 @@ type Options struct {
 	// chain, so every writer of a store must share one generator.
 	IDs *data.IDGen
 	// URLGuard checks a client-supplied URL before it is stored (a webhook's url, a
-	// knowledge base's url source): nil
-	// when acceptable, else why not. netguard.CheckURL when nil. Where the URL's host
-	// resolves is checked later, when connecting, by netguard's client.
+	// knowledge base's url source): nil when acceptable, else why not. netguard.CheckURL
+	// when nil. Where the URL's host resolves is checked later, when connecting, by
+	// netguard's client.
 	URLGuard func(rawURL string) error
 }
 
