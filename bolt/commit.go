@@ -62,9 +62,9 @@ func (c *committer) update(fn func(*bbolt.Tx) error) error {
 	}
 	err := <-call.err
 	if err == errRunAlone {
-		return c.db.Update(func(tx *bbolt.Tx) error { return safely(fn, tx) })
+		return noSpace(c.db.Update(func(tx *bbolt.Tx) error { return safely(fn, tx) }))
 	}
-	return err
+	return noSpace(err)
 }
 
 func (c *committer) loop() {

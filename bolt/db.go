@@ -19,6 +19,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/seal"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // SecretKeyFile holds the key for credentials at rest when VOICEAPI_SECRET_KEY is unset.
@@ -122,7 +123,9 @@ type DB struct {
 	ids    *data.IDGen
 	opts   Options
 	sealer *seal.Sealer
-	log    *slog.Logger
+	// chainKey links the events this package still records (service.ChainHash).
+	chainKey []byte
+	log      *slog.Logger
 
 	cursorKey []byte // signs pagination cursors, so tampered or foreign ones are refused
 
@@ -186,6 +189,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	db.sealer = s
+	db.chainKey = service.ChainKey(s)
 	db.commits = newCommitter(bdb)
 	db.touch = newToucher(db)
 	if err := db.openKnowledge(); err != nil {

@@ -33,7 +33,7 @@ func (db *DB) recordEvent(ctx context.Context, tx *bbolt.Tx, typ, workspaceID st
 		Data:        raw,
 	}
 	e.PrevHash = string(tx.Bucket(bucketEventHeads).Get([]byte(workspaceID)))
-	e.Hash = service.EventHash(e)
+	e.Hash = service.ChainHash(db.chainKey, e)
 	return e, db.appendEvent(tx, e)
 }
 

@@ -52,6 +52,11 @@ type serveOptions struct {
 	maxImportBody int64
 	// maxJSONBody, maxFileSize and maxMultipartBody are the limits of conventions §15.
 	maxJSONBody, maxFileSize, maxMultipartBody int64
+	// trustedProxies are the CIDR ranges of reverse proxies whose forwarding headers name
+	// the client (server.ParseTrustedProxies).
+	trustedProxies []string
+	// timeouts are the HTTP server's read-header, read, write and idle timeouts.
+	timeouts server.Timeouts
 	// passwordCost is the bcrypt cost of the bootstrap owner's password; 0 means the
 	// production cost. Only tests set it (no flag): cost 12 takes seconds under -race.
 	passwordCost int
@@ -94,6 +99,11 @@ func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.Int64Var(&o.maxJSONBody, "max-json-body", server.MaxJSONBody, "largest JSON request body accepted, in bytes")
 	f.Int64Var(&o.maxFileSize, "max-file-size", server.DefaultMaxFileSize, "largest knowledge base file accepted, in bytes")
 	f.Int64Var(&o.maxMultipartBody, "max-multipart-body", server.DefaultMaxMultipartBody, "largest multipart upload request accepted, in bytes")
+	f.StringSliceVar(&o.trustedProxies, "trusted-proxies", nil, "CIDR ranges of reverse proxies, comma-separated: from a peer in them, the client address (login limits, logs, events) is read from X-Forwarded-For or Forwarded; from any other peer those headers are ignored")
+	f.DurationVar(&o.timeouts.ReadHeader, "read-header-timeout", server.DefaultTimeouts.ReadHeader, "longest a client may take to send a request's headers")
+	f.DurationVar(&o.timeouts.Read, "read-timeout", server.DefaultTimeouts.Read, "longest a client may take to send a whole request (uploads and imports: between two reads)")
+	f.DurationVar(&o.timeouts.Write, "write-timeout", server.DefaultTimeouts.Write, "longest a response may take to write (backups, exports and downloads: between two writes)")
+	f.DurationVar(&o.timeouts.Idle, "idle-timeout", server.DefaultTimeouts.Idle, "longest a kept-alive connection waits for its next request")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "also serve GET /metrics and /debug/pprof/ without a token on this HOST:PORT (keep it private); off when empty")
 }
 
@@ -119,6 +129,13 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	level, err := o.check()
 	if err != nil {
 		return err
+	}
+	proxies, err := server.ParseTrustedProxies(o.trustedProxies)
+	if err != nil {
+		return fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	if t := o.timeouts; t.ReadHeader <= 0 || t.Read <= 0 || t.Write <= 0 || t.Idle <= 0 {
+		return fmt.Errorf("--read-header-timeout, --read-timeout, --write-timeout and --idle-timeout must be more than 0")
 	}
 	logger := slog.New(slog.NewJSONHandler(errOut, &slog.HandlerOptions{Level: level}))
 	cat, err := data.LoadCatalog(o.catalog)
@@ -171,6 +188,7 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 			return n
 		}
 		c.MaxImportBody = o.maxImportBody
+		c.TrustedProxies, c.Timeouts = proxies, o.timeouts
 		c.MaxJSONBody, c.MaxFileSize, c.MaxMultipartBody = o.maxJSONBody, o.maxFileSize, o.maxMultipartBody
 	})
 	if o.metricsAddr != "" {

@@ -171,6 +171,7 @@ const (
 	principalKey ctxKey = iota
 	ifMatchKey
 	inputFaultsKey
+	clientAddressKey
 )
 
 // WithPrincipal returns ctx carrying p.
@@ -209,4 +210,15 @@ func WithInputFaults(ctx context.Context, err error) context.Context {
 func InputFaults(ctx context.Context) error {
 	err, _ := ctx.Value(inputFaultsKey).(error)
 	return err
+}
+
+// WithClientAddress returns ctx carrying the client's address, for the events it causes.
+func WithClientAddress(ctx context.Context, addr string) context.Context {
+	return context.WithValue(ctx, clientAddressKey, addr)
+}
+
+// ClientAddress returns the client's address ctx carries, "" when there is none.
+func ClientAddress(ctx context.Context) string {
+	s, _ := ctx.Value(clientAddressKey).(string)
+	return s
 }

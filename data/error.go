@@ -24,6 +24,9 @@ const (
 	ERATELIMITED  = "rate_limited"
 	EINTERNAL     = "internal_error"
 	EUNAVAILABLE  = "service_unavailable"
+	// ESTORAGEFULL is a write refused because the data directory's filesystem is full
+	// (ENOSPC); reads keep working and the write can be retried once space is freed.
+	ESTORAGEFULL = "insufficient_storage"
 )
 
 // Error is an application error: a code, a message safe to show to the client and, for

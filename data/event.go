@@ -24,9 +24,24 @@ const (
 	EventCallAnalyzed           = "call.analyzed"
 	EventWebhookTest            = "webhook.test"
 	EventWorkspaceUpdated       = "workspace.updated"
-	EventWorkspaceUserAdded     = "workspace_user.added"
-	EventWorkspaceUserUpdated   = "workspace_user.updated"
-	EventWorkspaceUserRemoved   = "workspace_user.removed"
+	EventWorkspaceUserAdded     = "member.added"
+	EventWorkspaceUserUpdated   = "member.updated"
+	EventWorkspaceUserRemoved   = "member.removed"
+
+	// Security events (conventions §20): who made keys, members, webhooks, logins.
+	EventAPIKeyCreated        = "api_key.created"
+	EventAPIKeyRevoked        = "api_key.revoked"
+	EventWebhookCreated       = "webhook.created"
+	EventWebhookUpdated       = "webhook.updated"
+	EventWebhookDeleted       = "webhook.deleted"
+	EventWebhookSecretRotated = "webhook.secret_rotated"
+	EventUserLogin            = "user.login"
+	EventUserLoginFailed      = "user.login_failed"
+	EventUserPasswordChanged  = "user.password_changed"
+	EventSubscriptionUpdated  = "subscription.updated"
+	EventWorkspaceExported    = "workspace.exported"
+	EventWorkspaceImported    = "workspace.imported"
+	EventBackupDownloaded     = "backup.downloaded"
 )
 
 // EventTypes lists every event type, for validating webhook subscriptions.
@@ -38,13 +53,19 @@ var EventTypes = []string{
 	EventCallRegistered, EventCallStarted, EventCallEnded, EventCallAnalyzed,
 	EventWebhookTest,
 	EventWorkspaceUpdated, EventWorkspaceUserAdded, EventWorkspaceUserUpdated, EventWorkspaceUserRemoved,
+	EventAPIKeyCreated, EventAPIKeyRevoked,
+	EventWebhookCreated, EventWebhookUpdated, EventWebhookDeleted, EventWebhookSecretRotated,
+	EventUserLogin, EventUserLoginFailed, EventUserPasswordChanged, EventSubscriptionUpdated,
+	EventWorkspaceExported, EventWorkspaceImported, EventBackupDownloaded,
 }
 
 // Actor is who caused an event: a user through a token, or the system.
 type Actor struct {
-	Type    string `json:"type"` // "user" or "system"
+	Type    string `json:"type"` // "user", "client" (unauthenticated, e.g. a failed login) or "system"
 	UserID  string `json:"user_id,omitempty"`
 	TokenID int64  `json:"token_id,omitempty"`
+	// Address is the client's address (behind a trusted proxy, the one it forwarded).
+	Address string `json:"address,omitempty"`
 }
 
 // Event is one change worth telling (conventions §11). Events of a workspace form a hash

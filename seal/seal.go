@@ -3,7 +3,9 @@
 package seal
 
 import (
+	"crypto/hkdf"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -82,6 +84,17 @@ func loadOrCreateKeyFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	return key, f.Close()
+}
+
+// DeriveKey returns a 32-byte key for one purpose (info names it), derived from the
+// instance's secret key with HKDF-SHA256: the audit chain's HMAC key, say, is as secret
+// as the key, yet not the key itself.
+func (s *Sealer) DeriveKey(info string) []byte {
+	k, err := hkdf.Key(sha256.New, s.key, nil, info, 32)
+	if err != nil {
+		panic(err) // only for lengths HKDF cannot give; 32 is always fine
+	}
+	return k
 }
 
 // Seal encrypts plain; "" stays "" (no credential).

@@ -25,7 +25,7 @@ func (s *Server) agentRoutes() []route {
 		{Method: "POST", Path: "/api/v1/agents/{agent_id}/publish", Need: write, handle: s.handleAgentPublish},
 		{Method: "GET", Path: "/api/v1/agents/{agent_id}/versions", Need: read, handle: s.handleAgentVersionList},
 		{Method: "GET", Path: "/api/v1/agents/{agent_id}/versions/{version_number}", Need: read, handle: s.handleAgentVersionShow},
-		{Method: "POST", Path: "/api/v1/agents/{agent_id}/versions/{version_number}/restore", Need: write, handle: s.handleAgentVersionRestore},
+		{Method: "POST", Path: "/api/v1/agents/{agent_id}/versions/{version_number}/restore", Need: write, NoBody: true, handle: s.handleAgentVersionRestore},
 		{Method: "GET", Path: "/api/v1/agents/{agent_id}/versions/{version_number}/diff/{other}", Need: read, handle: s.handleAgentVersionDiff},
 		{Method: "GET", Path: "/api/v1/catalog", Need: data.Self, handle: s.handleCatalog},
 	}

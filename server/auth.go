@@ -12,7 +12,7 @@ import (
 func (s *Server) authRoutes() []route {
 	return []route{
 		{Method: "POST", Path: "/api/v1/auth/login", Public: true, handle: s.handleLogin},
-		{Method: "POST", Path: "/api/v1/auth/logout", Need: data.AnyKey, handle: s.handleLogout},
+		{Method: "POST", Path: "/api/v1/auth/logout", Need: data.AnyKey, NoBody: true, handle: s.handleLogout},
 		{Method: "GET", Path: "/api/v1/api-keys", Need: data.AnyKey, handle: s.handleAPIKeyList},
 		{Method: "POST", Path: "/api/v1/api-keys", Need: data.AnyKey, Idempotent: true, handle: s.handleAPIKeyCreate},
 		{Method: "DELETE", Path: "/api/v1/api-keys/{id}", Need: data.Self, handle: s.handleAPIKeyDelete},

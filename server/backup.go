@@ -10,7 +10,7 @@ import (
 
 func (s *Server) backupRoutes() []route {
 	return []route{
-		{Method: "GET", Path: "/api/v1/admin/backup", Need: data.Admin, handle: s.handleBackup},
+		{Method: "GET", Path: "/api/v1/admin/backup", Need: data.Admin, Long: true, handle: s.handleBackup},
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"syscall"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -24,6 +25,7 @@ var statusOf = map[string]int{
 	data.EINVALID:      http.StatusUnprocessableEntity,
 	data.ERATELIMITED:  http.StatusTooManyRequests,
 	data.EUNAVAILABLE:  http.StatusServiceUnavailable,
+	data.ESTORAGEFULL:  http.StatusInsufficientStorage,
 	data.EINTERNAL:     http.StatusInternalServerError,
 }
 
@@ -33,6 +35,30 @@ func StatusOf(code string) int {
 		return s
 	}
 	return http.StatusInternalServerError
+}
+
+// causes maps failures of the system below storage to the codes a client can act on: the
+// one place that reads them. Storage returns such errors wrapped (errors.Is finds them).
+var causes = []struct {
+	cause error
+	code  string
+	msg   string
+}{
+	{syscall.ENOSPC, data.ESTORAGEFULL, "The server's storage is full: nothing was written. Retry once the operator has freed space; reads keep working."},
+}
+
+// classify turns an error with a known cause into its application error.
+func classify(err error) error {
+	var e *data.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	for _, c := range causes {
+		if errors.Is(err, c.cause) {
+			return data.Errorf(c.code, "%s", c.msg)
+		}
+	}
+	return err
 }
 
 // errorBody is the JSON shape of every failure.
@@ -45,6 +71,12 @@ type errorBody struct {
 // writeError sends err in the error shape. Internal errors are logged with the request id
 // and masked: the client sees the id, nothing internal.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if known := classify(err); known != err {
+		// The operator must hear of it: clients only learn to retry later.
+		s.log.ErrorContext(r.Context(), "request refused by the system below storage", slog.String("request_id", requestIDFrom(r.Context())),
+			slog.String("code", data.ErrorCode(known)), slog.String("error", err.Error()))
+		err = known
+	}
 	code := data.ErrorCode(err)
 	status := StatusOf(code)
 	body := errorBody{Message: data.ErrorMessage(err), Code: code}

@@ -25,8 +25,8 @@ func (s *Server) exportRoutes() []route {
 	need.AllAgents = true
 	const ws = "/api/v1/workspaces/{workspace_id}"
 	return []route{
-		{Method: "GET", Path: ws + "/export", Need: need, handle: s.handleWorkspaceExport},
-		{Method: "POST", Path: ws + "/import", Need: need, Idempotent: true, BodyLimit: s.cfg.MaxImportBody, handle: s.handleWorkspaceImport},
+		{Method: "GET", Path: ws + "/export", Need: need, Long: true, handle: s.handleWorkspaceExport},
+		{Method: "POST", Path: ws + "/import", Need: need, Idempotent: true, Long: true, BodyLimit: s.cfg.MaxImportBody, handle: s.handleWorkspaceImport},
 	}
 }
 

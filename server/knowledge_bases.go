@@ -42,11 +42,11 @@ func (s *Server) knowledgeBaseRoutes() []route {
 		{Method: "GET", Path: kb + "/{id}", Need: read, handle: s.handleKnowledgeBaseShow},
 		{Method: "PUT", Path: kb + "/{id}", Need: write, handle: s.handleKnowledgeBaseUpdate},
 		{Method: "DELETE", Path: kb + "/{id}", Need: write, handle: s.handleKnowledgeBaseDelete},
-		{Method: "POST", Path: kb + "/{knowledge_base_id}/sources/add", Need: write, Idempotent: true,
+		{Method: "POST", Path: kb + "/{knowledge_base_id}/sources/add", Need: write, Idempotent: true, Long: true,
 			BodyLimit: s.cfg.MaxMultipartBody, handle: s.handleSourcesAdd},
 		{Method: "DELETE", Path: kb + "/{knowledge_base_id}/sources/delete/{source_type}/{id}", Need: write, handle: s.handleSourceDelete},
-		{Method: "GET", Path: kb + "/{id}/sources/files/{source_id}/content", Need: read, handle: s.handleSourceFileContent},
-		{Method: "POST", Path: kb + "/{knowledge_base_id}/sources/urls/{id}/refetch", Need: write, handle: s.handleSourceURLRefetch},
+		{Method: "GET", Path: kb + "/{id}/sources/files/{source_id}/content", Need: read, Long: true, handle: s.handleSourceFileContent},
+		{Method: "POST", Path: kb + "/{knowledge_base_id}/sources/urls/{id}/refetch", Need: write, NoBody: true, handle: s.handleSourceURLRefetch},
 		{Method: "POST", Path: kb + "/{id}/query", Need: read, handle: s.handleKnowledgeBaseQuery},
 		// The agent's knowledge is Knowledge Base data; the agent itself must be visible too
 		// (agent_ids), which the service checks.

@@ -18,6 +18,7 @@ const requestInfoKey ctxKey = iota
 // requestInfo is filled as a request goes down the chain, for its log line.
 type requestInfo struct {
 	id     string
+	client string // clientAddr's decision
 	route  string // the route template, once matched
 	userID string
 }
@@ -84,8 +85,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			id = newRequestID()
 		}
 		w.Header().Set("X-Request-Id", id)
-		info := &requestInfo{id: id}
-		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey, info))
+		info := &requestInfo{id: id, client: s.clientAddr(r)}
+		ctx := context.WithValue(r.Context(), requestInfoKey, info)
+		r = r.WithContext(context.WithValue(ctx, clientAddrKey{}, info.client))
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
 			if v := recover(); v != nil {
@@ -107,7 +109,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			}
 			attrs := []slog.Attr{
 				slog.String("request_id", id), slog.String("method", r.Method), slog.String("route", route),
-				slog.Int("status", status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+				slog.String("client", info.client), slog.Int("status", status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 				slog.Int("bytes", rec.bytes),
 			}
 			if info.userID != "" {

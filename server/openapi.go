@@ -365,6 +365,13 @@ func errorStatuses(rt route, d opDoc, ifMatch bool) []int {
 	if ifMatch {
 		set[http.StatusPreconditionFailed] = true
 	}
+	if rt.NoBody {
+		set[http.StatusBadRequest] = true           // a body other than {}
+		set[http.StatusUnsupportedMediaType] = true // a body that is not JSON
+	}
+	if rt.Method != http.MethodGet {
+		set[http.StatusInsufficientStorage] = true // a write on a full disk
+	}
 	for _, c := range d.Errors {
 		set[c] = true
 	}

@@ -22,11 +22,12 @@ var errorResponseName = map[int]string{
 	http.StatusTooManyRequests:       "RateLimited",
 	http.StatusInternalServerError:   "InternalError",
 	http.StatusServiceUnavailable:    "ServiceUnavailable",
+	http.StatusInsufficientStorage:   "InsufficientStorage",
 }
 
 // errorDescriptions say when each status happens (conventions §2).
 var errorDescriptions = map[int]string{
-	http.StatusBadRequest:            "malformed_json: the body is not parseable JSON, or not an object.",
+	http.StatusBadRequest:            "malformed_json: the body is not parseable JSON, or not an object; or an action that takes no body was sent one other than {}.",
 	http.StatusUnauthorized:          "unauthenticated: the token is missing, malformed, unknown, revoked or expired.",
 	http.StatusForbidden:             "forbidden: the role or module does not allow the operation; or quota_exceeded: the subscription's limit is reached.",
 	http.StatusNotFound:              "not_found: unknown id, or a record the caller may not see; existence is never revealed.",
@@ -34,10 +35,11 @@ var errorDescriptions = map[int]string{
 	http.StatusPreconditionFailed:    "precondition_failed: If-Match names a version of the record that is no longer current.",
 	http.StatusRequestEntityTooLarge: "payload_too_large: the body is over its limit (1 MiB for JSON by default).",
 	http.StatusUnsupportedMediaType:  "unsupported_media_type: a body sent without Content-Type: application/json.",
-	http.StatusUnprocessableEntity:   "validation_failed: every failing field is named in errors, by dot path.",
+	http.StatusUnprocessableEntity:   "validation_failed: every failing field is named in errors, by dot path; so is a member name given twice in one object (I-JSON, RFC 7493).",
 	http.StatusTooManyRequests:       "rate_limited: too many requests; retry after Retry-After seconds.",
 	http.StatusInternalServerError:   "internal_error: a bug; the message quotes the request id.",
 	http.StatusServiceUnavailable:    "service_unavailable: the database does not answer.",
+	http.StatusInsufficientStorage:   "insufficient_storage: the data directory's filesystem is full; nothing was written, reads keep working. Retry once space is freed.",
 }
 
 // errorSchema is the one shape of every failure, with the codes of statusOf.

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -126,15 +125,15 @@ func (s *Server) limitToken(w http.ResponseWriter, p *data.Principal) error {
 
 // limitLogin counts a login attempt for the pair of client address and email, so that
 // guessing one account's password is slow while other users of the same address (an
-// office behind NAT) keep logging in. The address is the TCP peer: X-Forwarded-For is not
-// trusted, as any client could forge it to escape the limit.
+// office behind NAT) keep logging in. The address is clientAddr's: the TCP peer, or what a
+// trusted proxy forwarded, never a header a client could forge to escape the limit.
 func (s *Server) limitLogin(w http.ResponseWriter, r *http.Request, email string) error {
 	if s.loginLimit == nil {
 		return nil
 	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
+	host := ClientAddrFrom(r.Context())
+	if host == "" {
+		host = s.clientAddr(r)
 	}
 	return s.loginLimit.allow(host + "|" + strings.ToLower(strings.TrimSpace(email))).apply(w)
 }

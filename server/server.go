@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"sort"
 	"strings"
@@ -67,6 +68,11 @@ type Config struct {
 	URLFetchMaxBytes int64
 	// MaxImportBody bounds a workspace import document; DefaultMaxImportBody when 0.
 	MaxImportBody int64
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For and Forwarded headers
+	// name the client (--trusted-proxies; see clientAddr). None when empty.
+	TrustedProxies []netip.Prefix
+	// Timeouts of the HTTP server (ListenAndServe); DefaultTimeouts' when zero.
+	Timeouts Timeouts
 }
 
 // Server serves the API.
@@ -108,7 +114,13 @@ type route struct {
 	Idempotent bool
 	// BodyLimit overrides MaxJSONBody (uploads).
 	BodyLimit int64
-	handle    handlerFunc
+	// NoBody marks an action that reads no body: anything but an empty body or {} is
+	// refused before it runs (middleware_nobody.go).
+	NoBody bool
+	// Long marks a transfer that may outlast the read or write timeout (backups,
+	// exports, imports, uploads, downloads): see longTransfer.
+	Long   bool
+	handle handlerFunc
 }
 
 // New builds a server and its routes.
@@ -218,6 +230,9 @@ func (s *Server) wrap(rt route) http.Handler {
 		limit = s.cfg.MaxJSONBody
 	}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rt.Long {
+			w, r = s.longTransfer(w, r)
+		}
 		info, _ := r.Context().Value(requestInfoKey).(*requestInfo)
 		if info != nil {
 			info.route = rt.Path
@@ -242,6 +257,12 @@ func (s *Server) wrap(rt route) http.Handler {
 				ctx = data.WithIfMatch(ctx, im)
 			}
 			r = r.WithContext(ctx)
+		}
+		if rt.NoBody {
+			if err := refuseBody(r); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
 		}
 		if rt.Idempotent && r.Header.Get("Idempotency-Key") != "" {
 			s.idempotent(w, r, rt)
@@ -289,12 +310,13 @@ func (s *Server) authorize(r *http.Request, p *data.Principal, need data.Require
 // ListenAndServe serves on cfg.Addr until ctx is done, then drains in-flight requests
 // for up to drain before returning.
 func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener, drain time.Duration) error {
+	t := s.cfg.Timeouts.withDefaults()
 	s.http = &http.Server{
 		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       2 * time.Minute,
-		WriteTimeout:      2 * time.Minute,
-		IdleTimeout:       2 * time.Minute,
+		ReadHeaderTimeout: t.ReadHeader,
+		ReadTimeout:       t.Read,
+		WriteTimeout:      t.Write,
+		IdleTimeout:       t.Idle,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)

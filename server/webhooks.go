@@ -19,11 +19,11 @@ func (s *Server) webhookRoutes() []route {
 		{Method: "GET", Path: base + "/{id}", Need: need, handle: s.handleWebhookShow},
 		{Method: "PUT", Path: base + "/{id}", Need: need, handle: s.handleWebhookUpdate},
 		{Method: "DELETE", Path: base + "/{id}", Need: need, handle: s.handleWebhookDelete},
-		{Method: "POST", Path: base + "/{id}/rotate-secret", Need: need, handle: s.handleWebhookRotateSecret},
-		{Method: "POST", Path: base + "/{id}/test", Need: need, Idempotent: true, handle: s.handleWebhookTest},
+		{Method: "POST", Path: base + "/{id}/rotate-secret", Need: need, NoBody: true, handle: s.handleWebhookRotateSecret},
+		{Method: "POST", Path: base + "/{id}/test", Need: need, NoBody: true, Idempotent: true, handle: s.handleWebhookTest},
 		{Method: "POST", Path: base + "/{id}/replay", Need: need, Idempotent: true, handle: s.handleWebhookReplay},
 		{Method: "GET", Path: base + "/{id}/deliveries", Need: need, handle: s.handleDeliveryList},
-		{Method: "POST", Path: base + "/{id}/deliveries/{delivery_id}/retry", Need: need, Idempotent: true, handle: s.handleDeliveryRetry},
+		{Method: "POST", Path: base + "/{id}/deliveries/{delivery_id}/retry", Need: need, NoBody: true, Idempotent: true, handle: s.handleDeliveryRetry},
 	}
 }
 

@@ -265,10 +265,12 @@ func TestAuditLog(t *testing.T) {
 	if len(l) != 2 || first["type"] != data.EventWorkspaceUpdated || first["actor"].(map[string]any)["user_id"] != dev.ID || first["hash"] == "" || first["prev_hash"] == "" {
 		t.Fatalf("newest first with actor and chain: %s", r.Body)
 	}
-	if l[1].(map[string]any)["type"] != data.EventWorkspaceUserAdded || first["prev_hash"] != l[1].(map[string]any)["hash"] {
+	// Before it: the admin's new API key (api_key.created), which links to it.
+	if l[1].(map[string]any)["type"] != data.EventAPIKeyCreated || first["prev_hash"] != l[1].(map[string]any)["hash"] {
 		t.Fatalf("chain does not link: %s", r.Body)
 	}
-	// Walk every page: 5 events, none twice.
+	// Walk every page: 7 events (the owner's test key, three renames, the member, the
+	// admin's key, the admin's change), none twice.
 	seen := map[string]bool{}
 	for cursor := ""; ; {
 		r = e.do("GET", "/api/v1/audit-log?per_page=2&cursor="+cursor, tok, nil)
@@ -282,8 +284,8 @@ func TestAuditLog(t *testing.T) {
 		}
 		cursor = next
 	}
-	if len(seen) != 5 {
-		t.Fatalf("walked %d events, want 5", len(seen))
+	if len(seen) != 7 {
+		t.Fatalf("walked %d events, want 7", len(seen))
 	}
 
 	r = e.do("GET", "/api/v1/audit-log?type=workspace.updated&actor="+e.Owner.ID, tok, nil)
@@ -295,7 +297,7 @@ func TestAuditLog(t *testing.T) {
 	if r = e.do("GET", "/api/v1/audit-log?from="+future, tok, nil); len(r.List()) != 0 {
 		t.Fatalf("from in the future: %s", r.Body)
 	}
-	if r = e.do("GET", "/api/v1/audit-log?to="+future, tok, nil); len(r.List()) != 5 {
+	if r = e.do("GET", "/api/v1/audit-log?to="+future, tok, nil); len(r.List()) != 7 {
 		t.Fatalf("to in the future: %s", r.Body)
 	}
 	expectFields(t, e.do("GET", "/api/v1/audit-log?type=nope&actor=bob&from=monday", tok, nil), "type", "actor", "from")

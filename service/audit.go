@@ -77,7 +77,7 @@ func (s *AuditService) VerifyAuditChain(ctx context.Context, workspaceID string)
 			}
 		}
 		for _, ws := range scopes {
-			p, n, err := verifyChain(tx, ws)
+			p, n, err := s.verifyChain(tx, ws)
 			if err != nil {
 				return err
 			}
@@ -90,7 +90,7 @@ func (s *AuditService) VerifyAuditChain(ctx context.Context, workspaceID string)
 }
 
 // verifyChain walks one workspace's events oldest first, checking each link.
-func verifyChain(tx Tx, ws string) ([]data.ChainProblem, int, error) {
+func (s *AuditService) verifyChain(tx Tx, ws string) ([]data.ChainProblem, int, error) {
 	var problems []data.ChainProblem
 	add := func(id, format string, args ...any) {
 		problems = append(problems, data.ChainProblem{WorkspaceID: ws, EventID: id, Problem: fmt.Sprintf(format, args...)})
@@ -108,7 +108,7 @@ func verifyChain(tx Tx, ws string) ([]data.ChainProblem, int, error) {
 			prevHash, prevID = "", id
 			return nil
 		}
-		if got := EventHash(e); got != e.Hash {
+		if !s.linkHolds(e) {
 			add(id, "its hash does not match its content: the event was edited")
 		}
 		if e.ID != id || e.WorkspaceID != ws {

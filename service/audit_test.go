@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -27,7 +28,7 @@ func appendChain(t *testing.T, store service.Store, gen *data.IDGen, ws string, 
 			if mk != nil {
 				mk(i, e)
 			}
-			e.Hash = service.EventHash(e)
+			e.Hash = service.ChainHash(testkit.ChainKey(), e)
 			if err := tx.AppendEvent(e); err != nil {
 				return err
 			}

@@ -83,13 +83,13 @@ func (s *AuthService) Login(ctx context.Context, email, password, workspaceID st
 	}
 	if u == nil {
 		bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
-		return nil, "", refused
-	}
-	if bcrypt.CompareHashAndPassword(u.PasswordHash, []byte(password)) != nil {
-		return nil, "", refused
+		return nil, "", refused // no account: no workspace to tell
 	}
 	if workspaceID == "" {
 		workspaceID = u.PersonalWorkspaceID
+	}
+	if bcrypt.CompareHashAndPassword(u.PasswordHash, []byte(password)) != nil {
+		return nil, "", s.loginFailed(ctx, u, workspaceID, refused)
 	}
 	var key *data.APIKey
 	var token string
@@ -103,12 +103,41 @@ func (s *AuthService) Login(ctx context.Context, email, password, workspaceID st
 		}
 		expires := s.now().Add(s.opts.LoginTTL)
 		key, token, err = s.issueToken(tx, u.ID, workspaceID, data.TokenLogin, data.APIKeyCreate{Name: "login"}, &expires)
+		if err != nil {
+			return err
+		}
+		actor := data.Actor{Type: "user", UserID: u.ID, TokenID: key.ID, Address: data.ClientAddress(ctx)}
+		_, err = s.recordAs(tx, actor, data.EventUserLogin, workspaceID, loginEvent{UserID: u.ID, Email: u.Email, WorkspaceID: workspaceID})
 		return err
 	})
+	if data.ErrorCode(err) == data.EINVALID {
+		return nil, "", s.loginFailed(ctx, u, workspaceID, err)
+	}
 	if err != nil {
 		return nil, "", err
 	}
 	return key, token, nil
+}
+
+// loginEvent is the data of user.login and user.login_failed: never the password.
+type loginEvent struct {
+	UserID      string `json:"user_id"`
+	Email       string `json:"email"`
+	WorkspaceID string `json:"workspace_id"`
+}
+
+// loginFailed records a refused login of an existing account in its personal workspace
+// (the one workspace sure to be the user's) and returns refused.
+func (s *AuthService) loginFailed(ctx context.Context, u *data.UserRecord, workspaceID string, refused error) error {
+	err := s.store.Update(ctx, func(tx Tx) error {
+		actor := data.Actor{Type: "client", Address: data.ClientAddress(ctx)}
+		_, err := s.recordAs(tx, actor, data.EventUserLoginFailed, u.PersonalWorkspaceID, loginEvent{UserID: u.ID, Email: u.Email, WorkspaceID: workspaceID})
+		return err
+	})
+	if err != nil {
+		s.log.Error("recording a failed login", "error", err)
+	}
+	return refused
 }
 
 // Authenticate implements data.AuthService.
@@ -288,7 +317,10 @@ func (s *AuthService) CreateAPIKeyFor(ctx context.Context, userID, workspaceID s
 		if in.AgentIDs == nil {
 			in.AgentIDs = []string{}
 		}
-		key, token, err = s.issueToken(tx, userID, workspaceID, data.TokenAPIKey, in, expires)
+		if key, token, err = s.issueToken(tx, userID, workspaceID, data.TokenAPIKey, in, expires); err != nil {
+			return err
+		}
+		_, err = s.record(ctx, tx, data.EventAPIKeyCreated, workspaceID, &data.WorkspaceAPIKey{APIKey: *key, UserID: userID})
 		return err
 	})
 	return key, token, err
@@ -325,7 +357,7 @@ func (s *AuthService) DeleteAPIKey(ctx context.Context, id int64) error {
 		if err := data.CheckIfMatch(data.IfMatch(ctx), k.Public()); err != nil {
 			return err
 		}
-		return tx.DeleteAPIKey(id)
+		return s.revoke(ctx, tx, k)
 	})
 }
 
@@ -375,6 +407,15 @@ func (s *AuthService) RevokeWorkspaceAPIKey(ctx context.Context, workspaceID str
 				return data.Errorf(data.EFORBIDDEN, "Only an owner can revoke an owner's API keys.")
 			}
 		}
-		return tx.DeleteAPIKey(id)
+		return s.revoke(ctx, tx, k)
 	})
+}
+
+// revoke deletes an API key and records api_key.revoked in its workspace.
+func (s *AuthService) revoke(ctx context.Context, tx Tx, k *data.APIKeyRecord) error {
+	if err := tx.DeleteAPIKey(k.ID); err != nil {
+		return err
+	}
+	_, err := s.record(ctx, tx, data.EventAPIKeyRevoked, k.WorkspaceID, &data.WorkspaceAPIKey{APIKey: *k.Public(), UserID: k.UserID})
+	return err
 }

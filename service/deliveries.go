@@ -50,9 +50,38 @@ func testTarget(e *data.Event) string {
 }
 
 // delivers reports whether event e goes to webhook w: an enabled webhook whose filter
-// matches, or the one webhook a webhook.test event names, enabled or not.
+// matches, or the one webhook a webhook.test event names, enabled or not. An event about
+// a webhook (created, updated, deleted, secret rotated) is not sent to that webhook
+// itself: it would reach a receiver that may not hold the new secret yet.
+//
+// A webhook gets the events that happen from its creation on: an event still in the
+// outbox when a webhook is created is not sent to it (replay sends older events on
+// purpose).
 func delivers(w *data.WebhookRecord, e *data.Event, target string) bool {
-	return (w.Enabled || e.Type == data.EventWebhookTest) && w.Matches(e, target)
+	if e.Type != data.EventWebhookTest && e.CreatedAt.Before(w.CreatedAt.Time) {
+		return false
+	}
+	return (w.Enabled || e.Type == data.EventWebhookTest) && w.Matches(e, target) && aboutWebhook(e) != w.ID
+}
+
+// webhookEvents are the events whose data is a webhook record.
+var webhookEvents = map[string]bool{
+	data.EventWebhookCreated: true, data.EventWebhookUpdated: true,
+	data.EventWebhookDeleted: true, data.EventWebhookSecretRotated: true,
+}
+
+// aboutWebhook returns the id of the webhook a webhook.* event is about ("" otherwise).
+func aboutWebhook(e *data.Event) string {
+	if !webhookEvents[e.Type] {
+		return ""
+	}
+	var d struct {
+		ID string `json:"id"`
+	}
+	if json.Unmarshal(e.Data, &d) != nil {
+		return ""
+	}
+	return d.ID
 }
 
 // FanOut implements data.DeliveryQueue.
@@ -297,7 +326,7 @@ func (s *WebhookService) ReplayEvents(ctx context.Context, webhookID string, in 
 				return true, nil
 			case e.CreatedAt.Before(in.From.Time):
 				return false, nil
-			case !w.Matches(e, testTarget(e)):
+			case !w.Matches(e, testTarget(e)) || aboutWebhook(e) == w.ID:
 				return true, nil
 			case len(matched) == MaxReplayEvents:
 				return false, data.FieldError("from", fmt.Sprintf("The range holds more than %d events for this webhook; replay a shorter range.", MaxReplayEvents))

@@ -54,6 +54,8 @@ type base struct {
 	// kbIndexes are the retrieval indexes of knowledge bases; a workspace's delete drops
 	// its own.
 	kbIndexes *indexCache
+	// chainKey keys the audit chain's links (chainHash).
+	chainKey []byte
 	// urlGuard is Options.URLGuard.
 	urlGuard func(rawURL string) error
 }
@@ -107,7 +109,7 @@ func New(store Store, opts Options) (*Services, error) {
 	}
 	b := &base{
 		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
-		ids: opts.IDs, urlGuard: opts.URLGuard, kbIndexes: newIndexCache(),
+		ids: opts.IDs, chainKey: ChainKey(opts.Sealer), urlGuard: opts.URLGuard, kbIndexes: newIndexCache(),
 	}
 	b.store = claimingStore{Store: store, b: b}
 	return &Services{

@@ -78,6 +78,10 @@ func (s *UserService) UpdateMe(ctx context.Context, in data.UserUpdate) (*data.U
 			if err := revokeOtherLogins(tx, u.ID, p.TokenID); err != nil {
 				return err
 			}
+			// In the personal workspace: the account is the user's alone.
+			if _, err := s.record(ctx, tx, data.EventUserPasswordChanged, u.PersonalWorkspaceID, map[string]string{"user_id": u.ID}); err != nil {
+				return err
+			}
 		}
 		if in.Name.Set {
 			u.Name = in.Name.V

@@ -111,7 +111,11 @@ func (s *WebhookService) CreateWebhook(ctx context.Context, in data.WebhookCreat
 			CreatedAt: now, UpdatedAt: now,
 		}, SealedSecret: sealed}
 		out = publicWebhook(w)
-		return tx.PutWebhook(w)
+		if err := tx.PutWebhook(w); err != nil {
+			return err
+		}
+		_, err := s.record(ctx, tx, data.EventWebhookCreated, ws, out)
+		return err
 	})
 	if err != nil {
 		return nil, "", err
@@ -138,7 +142,7 @@ func (s *WebhookService) Webhook(ctx context.Context, id string) (*data.Webhook,
 
 // change loads the caller's webhook id for a write, checks If-Match, lets apply change
 // it, stamps updated_at and stores it.
-func (s *WebhookService) change(ctx context.Context, id string, apply func(w *data.WebhookRecord)) (*data.Webhook, error) {
+func (s *WebhookService) change(ctx context.Context, id, event string, apply func(w *data.WebhookRecord)) (*data.Webhook, error) {
 	ws, err := currentWorkspace(ctx)
 	if err != nil {
 		return nil, err
@@ -155,7 +159,11 @@ func (s *WebhookService) change(ctx context.Context, id string, apply func(w *da
 		apply(w)
 		w.UpdatedAt = s.timeNow()
 		out = publicWebhook(w)
-		return tx.PutWebhook(w)
+		if err := tx.PutWebhook(w); err != nil {
+			return err
+		}
+		_, err = s.record(ctx, tx, event, ws, out) // the record, never the secret
+		return err
 	})
 	return out, err
 }
@@ -165,7 +173,7 @@ func (s *WebhookService) UpdateWebhook(ctx context.Context, id string, in data.W
 	if err := checkInput(ctx, validate.WebhookUpdate(in, s.urlGuard)); err != nil {
 		return nil, err
 	}
-	return s.change(ctx, id, func(w *data.WebhookRecord) {
+	return s.change(ctx, id, data.EventWebhookUpdated, func(w *data.WebhookRecord) {
 		if in.URL.Set {
 			w.URL = in.URL.V
 		}
@@ -195,7 +203,11 @@ func (s *WebhookService) DeleteWebhook(ctx context.Context, id string) error {
 		if err := data.CheckIfMatch(data.IfMatch(ctx), w.Webhook); err != nil {
 			return err
 		}
-		return tx.DeleteWebhook(id)
+		if err := tx.DeleteWebhook(id); err != nil {
+			return err
+		}
+		_, err = s.record(ctx, tx, data.EventWebhookDeleted, ws, publicWebhook(w))
+		return err
 	})
 }
 
@@ -209,7 +221,7 @@ func (s *WebhookService) RotateWebhookSecret(ctx context.Context, id string) (*d
 	if err != nil {
 		return nil, "", err
 	}
-	out, err := s.change(ctx, id, func(w *data.WebhookRecord) { w.SealedSecret = sealed })
+	out, err := s.change(ctx, id, data.EventWebhookSecretRotated, func(w *data.WebhookRecord) { w.SealedSecret = sealed })
 	if err != nil {
 		return nil, "", err
 	}

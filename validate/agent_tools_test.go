@@ -1,6 +1,9 @@
 package validate
 
 import (
+	"encoding/json"
+	"maps"
+	"strings"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -16,13 +19,31 @@ var toolExamples = map[string]string{
 	data.ToolCustomFunction:         `{"name":"lookup_order","type":"custom_function","http_method":"POST","api_endpoint":"https://api.example.com/orders","timeout":5000}`,
 }
 
-// tool is a body holding one tool: the example of typ with fields added or overriding.
+// tool is a body holding one tool: the example of typ with fields added or overriding
+// (replaced, not repeated: a name given twice is refused).
 func tool(typ, fields string) string {
-	ex := toolExamples[typ]
-	if fields != "" {
-		ex = ex[:len(ex)-1] + "," + fields + "}"
+	return `{"llm_config":{"tools":[` + overlay(toolExamples[typ], fields) + `]}}`
+}
+
+// overlay returns the JSON object obj with fields (members, without braces) added or
+// replacing its own.
+func overlay(obj, fields string) string {
+	if fields == "" {
+		return obj
 	}
-	return `{"llm_config":{"tools":[` + ex + `]}}`
+	var base, over map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(obj), &base); err != nil {
+		panic(err)
+	}
+	if err := json.Unmarshal([]byte("{"+fields+"}"), &over); err != nil {
+		panic(err)
+	}
+	maps.Copy(base, over)
+	b, err := json.Marshal(base)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
 
 func TestToolObject(t *testing.T) {
@@ -118,7 +139,7 @@ func TestPhoneDirectoryItem(t *testing.T) {
 	}
 	const p = "llm_config.tools.2.phone_directory.0."
 	full := func(override string) string {
-		return `{"name":"Sales","phone_number":"+14155550101","description":"New customers","transfer_type":"cold"` + override + `}`
+		return overlay(`{"name":"Sales","phone_number":"+14155550101","description":"New customers","transfer_type":"cold"}`, strings.TrimPrefix(override, ","))
 	}
 	runRules(t, stored, []ruleCase{
 		{"cold", body(full("")), ""},

@@ -16,35 +16,54 @@ import (
 )
 
 // Object parses body as a JSON object. Anything else is malformed_json (400): the request
-// could not be read at all, so there are no fields to name.
+// could not be read at all, so there are no fields to name. A member name given twice in
+// any object of the body is validation_failed (422) naming its path: see parseObject.
 func Object(body []byte) (map[string]json.RawMessage, error) {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		return map[string]json.RawMessage{}, nil
+	obj, dup, err := parseObject(body)
+	if err != nil {
+		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	var obj map[string]json.RawMessage
-	if err := dec.Decode(&obj); err != nil || obj == nil {
-		if err == nil || strings.Contains(err.Error(), "cannot unmarshal") {
-			return nil, data.Errorf(data.EMALFORMED, "The request body must be a JSON object.")
-		}
-		return nil, data.Errorf(data.EMALFORMED, "The request body is not valid JSON: %v.", err)
-	}
-	if dec.More() {
-		return nil, data.Errorf(data.EMALFORMED, "The request body must hold one JSON object and nothing after it.")
+	if dup != nil {
+		return nil, dup
 	}
 	return obj, nil
 }
 
+// parseObject is Object, with a duplicated member name reported apart (dup) from a body that
+// could not be read (err): Decode still decodes the rest of such a body, so one 422 names
+// every fault.
+func parseObject(body []byte) (obj map[string]json.RawMessage, dup, err error) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return map[string]json.RawMessage{}, nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&obj); err != nil || obj == nil {
+		if err == nil || strings.Contains(err.Error(), "cannot unmarshal") {
+			return nil, nil, data.Errorf(data.EMALFORMED, "The request body must be a JSON object.")
+		}
+		return nil, nil, data.Errorf(data.EMALFORMED, "The request body is not valid JSON: %v.", err)
+	}
+	if dec.More() {
+		return nil, nil, data.Errorf(data.EMALFORMED, "The request body must hold one JSON object and nothing after it.")
+	}
+	// encoding/json keeps the last of a name given twice; I-JSON (RFC 7493 §2.3) forbids
+	// such objects, as two readers may take different ones.
+	if path, ok := duplicateMember(body); ok {
+		return obj, data.FieldError(path, fmt.Sprintf("The %s field is given more than once.", path)), nil
+	}
+	return obj, nil, nil
+}
+
 // Decode reads body strictly into dst, a pointer to a struct: see Strict.
 func Decode(body []byte, dst any) error {
-	obj, err := Object(body)
+	obj, dup, err := parseObject(body)
 	if err != nil {
 		return err
 	}
 	var errs Errors
 	StrictObject(obj, dst, "", &errs)
-	return errs.Err()
+	return Combine(dup, errs.Err())
 }
 
 // StrictObject decodes the members of obj into the struct dst points to, as Strict does.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -349,4 +350,139 @@ func getu4(s []byte) rune {
 		r = r*16 + rune(c)
 	}
 	return r
+}
+
+// dupFrame is one open object or array of duplicateMember's walk.
+type dupFrame struct {
+	object    bool
+	keysStart int    // where this object's member names begin in the walk's keys
+	key       []byte // the object's current member name
+	index     int    // the array's current item
+	expectKey bool   // the object's next string is a member name
+	seen      map[string]struct{}
+}
+
+// dupLinear is how many member names an object holds before duplicateMember looks them
+// up in a set rather than comparing them one by one.
+const dupLinear = 16
+
+// duplicateMember returns the dot path of the first member whose name an object of b
+// gives twice (RFC 7493 I-JSON refuses such objects: which of the two a reader takes is
+// not defined), or ok false when there is none. Names are compared after unquoting, so
+// "a" and "\u0061" are the same name. b must be valid JSON (as encoding/json has checked
+// it). It is one pass over b that allocates only for deep or escaped text.
+func duplicateMember(b []byte) (path string, ok bool) {
+	var stackBuf [16]dupFrame
+	var keysBuf [64][]byte
+	stack, keys := stackBuf[:0], keysBuf[:0]
+	for i := 0; i < len(b); {
+		switch c := b[i]; c {
+		case '{', '[':
+			stack = append(stack, dupFrame{object: c == '{', keysStart: len(keys), expectKey: c == '{'})
+			i++
+		case '}', ']':
+			if n := len(stack); n > 0 {
+				keys = keys[:stack[n-1].keysStart]
+				stack = stack[:n-1]
+			}
+			i++
+		case ',':
+			if n := len(stack); n > 0 {
+				if stack[n-1].object {
+					stack[n-1].expectKey = true
+				} else {
+					stack[n-1].index++
+				}
+			}
+			i++
+		case '"':
+			end, valid := stringEnd(b, i)
+			if !valid {
+				return "", false
+			}
+			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].expectKey {
+				top := &stack[n-1]
+				top.expectKey = false
+				key, valid := unquoteBytes(b[i:end])
+				if !valid {
+					return "", false
+				}
+				top.key = key
+				if dupSeen(top, keys[top.keysStart:], key) {
+					return dupPath(stack), true
+				}
+				keys = append(keys, key)
+			}
+			i = end
+		default:
+			i++
+			for i < len(b) && !structural[b[i]] {
+				i++
+			}
+		}
+	}
+	return "", false
+}
+
+// structural marks the bytes duplicateMember stops at.
+var structural = [256]bool{'{': true, '}': true, '[': true, ']': true, ',': true, '"': true}
+
+// stringEnd is skipString by bytes.IndexByte, which is vectorised: the strings of a body
+// are most of its bytes. A quote is escaped when an odd number of backslashes precede it.
+func stringEnd(b []byte, i int) (int, bool) {
+	for j := i + 1; ; {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return 0, false
+		}
+		q := j + k
+		n := 0
+		for q-1-n > i && b[q-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1, true
+		}
+		j = q + 1
+	}
+}
+
+// dupSeen reports whether key is among names, the member names the object f has given so
+// far; past dupLinear names it keeps them in a set.
+func dupSeen(f *dupFrame, names [][]byte, key []byte) bool {
+	if f.seen == nil && len(names) < dupLinear {
+		for _, k := range names {
+			if bytes.Equal(k, key) {
+				return true
+			}
+		}
+		return false
+	}
+	if f.seen == nil {
+		f.seen = make(map[string]struct{}, 2*len(names))
+		for _, k := range names {
+			f.seen[string(k)] = struct{}{}
+		}
+	}
+	if _, dup := f.seen[string(key)]; dup {
+		return true
+	}
+	f.seen[string(key)] = struct{}{}
+	return false
+}
+
+// dupPath joins the stack's member names and item indexes into a dot path.
+func dupPath(stack []dupFrame) string {
+	var p string
+	for _, f := range stack {
+		switch {
+		case f.object:
+			p = Join(p, string(f.key))
+		case p == "":
+			p = strconv.Itoa(f.index)
+		default:
+			p = Index(p, f.index)
+		}
+	}
+	return p
 }

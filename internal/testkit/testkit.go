@@ -120,3 +120,12 @@ func AsRole(u *data.User, workspaceID, role string) context.Context {
 		Role: role, Modules: data.EffectiveModules(role, data.Modules),
 	})
 }
+
+// ChainKey is the audit chain's key under SecretKey, to forge or check links in tests.
+func ChainKey() []byte {
+	sealer, err := seal.Load("", SecretKey)
+	if err != nil {
+		panic(err)
+	}
+	return service.ChainKey(sealer)
+}

@@ -1,0 +1,202 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+func TestDuplicateMember(t *testing.T) {
+	for _, c := range []struct {
+		body, path string // path "" means no duplicate
+	}{
+		{`{}`, ""},
+		{`{"name":"a"}`, ""},
+		{`{"name":"a","Name":"b"}`, ""}, // names are case-sensitive
+		{`{"name":"a","name":"b"}`, "name"},
+		{` { "name" : 1 , "x" : 2 , "name" : 3 } `, "name"},
+		{`{"name":"a","name":"a"}`, "name"}, // the same value twice is still refused
+		{`{"a\u0062":1,"ab":2}`, "ab"},      // compared after unquoting
+		{`{"a":{"b":1},"c":{"b":2}}`, ""},   // the same name in sibling objects
+		{`{"a":[{"b":1},{"b":2}]}`, ""},     // and in sibling items
+		{`{"a":{"b":1,"b":2}}`, "a.b"},
+		{`{"llm_config":{"tools":[{"name":"x","type":"end_call"},{"name":"x","name":"y"}]}}`, "llm_config.tools.1.name"},
+		{`{"a":[[1,2],[{"k":1,"k":2}]]}`, "a.1.0.k"},
+		{`{"a":"{\"b\":1,\"b\":2}"}`, ""}, // a string holding JSON is only a string
+		{`{"a":"x\"","a":1}`, "a"},
+		{`{"a":{"x":{}},"b":1,"a":2}`, "a"}, // after a nested object closes
+		{`{"k":1,"k\"":2}`, ""},
+		{`[{"a":1,"a":2}]`, "0.a"},
+		{`{"":1,"":2}`, ""},
+	} {
+		path, ok := duplicateMember([]byte(c.body))
+		want := c.path != "" || c.body == `{"":1,"":2}`
+		if ok != want || path != c.path {
+			t.Errorf("%s: got %q %v, want %q %v", c.body, path, ok, c.path, want)
+		}
+	}
+}
+
+// TestDuplicateMemberManyNames passes the linear search's bound, where names go to a set.
+func TestDuplicateMemberManyNames(t *testing.T) {
+	for _, n := range []int{dupLinear - 1, dupLinear, dupLinear + 1, 200} {
+		var b strings.Builder
+		b.WriteString(`{`)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(`"k` + string(rune('a'+i%26)) + strings.Repeat("x", i/26) + `":1`)
+		}
+		clean := b.String() + `}`
+		if p, ok := duplicateMember([]byte(clean)); ok {
+			t.Fatalf("%d names: false duplicate %q", n, p)
+		}
+		for _, dup := range []string{`"ka"`, `"k` + string(rune('a'+(n-1)%26)) + strings.Repeat("x", (n-1)/26) + `"`} {
+			body := b.String() + `,` + dup + `:2}`
+			if p, ok := duplicateMember([]byte(body)); !ok || p != strings.Trim(dup, `"`) {
+				t.Errorf("%d names, %s again: got %q %v", n, dup, p, ok)
+			}
+		}
+	}
+}
+
+func TestObjectRefusesDuplicates(t *testing.T) {
+	_, err := Object([]byte(`{"name":"a","name":"b"}`))
+	e, ok := err.(*data.Error)
+	if !ok || e.Code != data.EINVALID || len(e.Fields["name"]) != 1 {
+		t.Fatalf("got %v", err)
+	}
+	// Decode names the duplicate with every other fault of the body.
+	var v decInner
+	err = Decode([]byte(`{"name":"a","x":1,"name":"b"}`), &v)
+	e, ok = err.(*data.Error)
+	if !ok || e.Code != data.EINVALID || e.Fields["name"] == nil || e.Fields["x"] == nil {
+		t.Fatalf("got %v", err)
+	}
+	// Malformed JSON stays a 400, whatever names it repeats.
+	if _, err := Object([]byte(`{"a":1,"a":2`)); data.ErrorCode(err) != data.EMALFORMED {
+		t.Fatalf("truncated body: %v", err)
+	}
+}
+
+// refDuplicate is duplicateMember written plainly on encoding/json's tokenizer.
+func refDuplicate(b []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	type frame struct {
+		object bool
+		key    string
+		index  int
+		seen   map[string]bool
+		atKey  bool
+		first  bool
+	}
+	var stack []*frame
+	path := func() string {
+		var p string
+		for _, f := range stack {
+			switch {
+			case f.object:
+				p = Join(p, f.key)
+			case p == "":
+				p = strconv.Itoa(f.index)
+			default:
+				p = Index(p, f.index)
+			}
+		}
+		return p
+	}
+	// value marks that a value was read in the top frame.
+	value := func() {
+		if n := len(stack); n > 0 {
+			f := stack[n-1]
+			if f.object {
+				f.atKey = true
+			} else if f.first {
+				f.first = false
+			} else {
+				f.index++
+			}
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].atKey {
+			if s, ok := tok.(string); ok {
+				f := stack[n-1]
+				f.atKey = false
+				f.key = s
+				if f.seen[s] {
+					return path(), true
+				}
+				f.seen[s] = true
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			if n := len(stack); n > 0 && !stack[n-1].object {
+				value()
+			}
+			stack = append(stack, &frame{object: true, seen: map[string]bool{}, atKey: true})
+			continue
+		case json.Delim('['):
+			if n := len(stack); n > 0 && !stack[n-1].object {
+				value()
+			}
+			stack = append(stack, &frame{first: true})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return "", false
+			}
+			if stack[len(stack)-1].object {
+				stack[len(stack)-1].atKey = true
+			}
+			continue
+		}
+		value()
+	}
+}
+
+func FuzzDuplicateMember(f *testing.F) {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"a":[{"b":1},{"b":1,"b":2}]}`, `{"a\u0061":1,"aa":2}`, `[[],[{"x":{"y":1,"y":2}}]]`, `{"a":"\"","b":{}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			duplicateMember(b) // must not panic, whatever it is given
+			return
+		}
+		gotPath, got := duplicateMember(b)
+		wantPath, want := refDuplicate(b)
+		if got != want || gotPath != wantPath {
+			t.Fatalf("%q: got %q %v, reference %q %v", b, gotPath, got, wantPath, want)
+		}
+	})
+}
+
+// BenchmarkDuplicateMember is the cost, alone, of looking for a duplicated name in a
+// 20-tool agent body (BenchmarkObjectAgentBody includes it).
+func BenchmarkDuplicateMember(b *testing.B) {
+	tools := make([]string, 20)
+	for i := range tools {
+		tools[i] = `{"name":"t` + strconv.Itoa(i) + `","type":"custom_function","description":"Tool","http_method":"POST","api_endpoint":"https://api.example.com/orders","timeout":5000,"custom_function_headers":["Authorization: Bearer token"],"speak_during_execution":true,"speak_during_execution_options":["One moment while I check."]}`
+	}
+	body := []byte(`{"name":"Support line","llm_config":{"provider":"groq","model":"llama-3.3-70b-versatile","tools":[` + strings.Join(tools, ",") + `]},"prompt_config":{"prompt":"You are the support line of Example Inc."}}`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, dup := duplicateMember(body); dup {
+			b.Fatal("duplicate")
+		}
+	}
+}
