@@ -176,6 +176,19 @@ type AuditService interface {
 	// ListAuditLog lists the current workspace's events, newest first. Errors:
 	// validation_failed (a filter or the cursor).
 	ListAuditLog(ctx context.Context, f AuditFilter, p PageRequest) ([]*Event, Page, error)
+	// AuditHead returns the newest link of the current workspace's chain, for an
+	// operator to record outside voiceapi: a later chain that does not lead to it was
+	// rewritten, even by someone holding the key.
+	AuditHead(ctx context.Context) (*AuditHead, error)
+}
+
+// AuditHead is the newest link of a workspace's audit chain; EventID and CreatedAt are
+// empty for a workspace without events.
+type AuditHead struct {
+	WorkspaceID string `json:"workspace_id"`
+	EventID     string `json:"event_id"`
+	Hash        string `json:"hash"`
+	CreatedAt   *Time  `json:"created_at"`
 }
 
 // ChainProblem is one fault found by verifying a workspace's hash chain.

@@ -11,6 +11,7 @@ import (
 func (s *Server) auditRoutes() []route {
 	return []route{
 		{Method: "GET", Path: "/api/v1/audit-log", Need: data.Member(data.RoleAdmin), handle: s.handleAuditLog},
+		{Method: "GET", Path: "/api/v1/audit-log/head", Need: data.Member(data.RoleAdmin), handle: s.handleAuditHead},
 	}
 }
 
@@ -30,4 +31,15 @@ func (s *Server) handleAuditLog(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return writeList(w, list, page)
+}
+
+// handleAuditHead: GET /api/v1/audit-log/head — the newest link of the chain, to record
+// elsewhere (docs/webhooks.md, "The audit log").
+func (s *Server) handleAuditHead(w http.ResponseWriter, r *http.Request) error {
+	head, err := s.svc.Audit.AuditHead(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": head})
+	return nil
 }

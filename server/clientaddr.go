@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -137,15 +136,4 @@ func parseHop(s string) (netip.Addr, bool) {
 		}
 	}
 	return netip.Addr{}, false
-}
-
-// clientAddrKey holds the client address in a request's context.
-type clientAddrKey struct{}
-
-// ClientAddrFrom returns the client address clientAddr decided for the request whose
-// context ctx is, or "" outside a request: what the login limit and the request log
-// use, and what event data is to carry.
-func ClientAddrFrom(ctx context.Context) string {
-	a, _ := ctx.Value(clientAddrKey{}).(string)
-	return a
 }

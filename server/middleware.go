@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"runtime/debug"
 	"time"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 type ctxKey int
@@ -87,7 +89,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		w.Header().Set("X-Request-Id", id)
 		info := &requestInfo{id: id, client: s.clientAddr(r)}
 		ctx := context.WithValue(r.Context(), requestInfoKey, info)
-		r = r.WithContext(context.WithValue(ctx, clientAddrKey{}, info.client))
+		r = r.WithContext(data.WithClientAddress(ctx, info.client))
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
 			if v := recover(); v != nil {

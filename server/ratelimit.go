@@ -131,7 +131,7 @@ func (s *Server) limitLogin(w http.ResponseWriter, r *http.Request, email string
 	if s.loginLimit == nil {
 		return nil
 	}
-	host := ClientAddrFrom(r.Context())
+	host := data.ClientAddress(r.Context())
 	if host == "" {
 		host = s.clientAddr(r)
 	}

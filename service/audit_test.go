@@ -2,7 +2,11 @@ package service_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +18,12 @@ import (
 // appendChain stores n events of ws linked into its chain in one transaction, as record
 // does, and returns them oldest first. mk adjusts each before it is hashed.
 func appendChain(t *testing.T, store service.Store, gen *data.IDGen, ws string, n int, mk func(i int, e *data.Event)) []*data.Event {
+	t.Helper()
+	return appendLinked(t, store, gen, ws, n, mk, func(e *data.Event) string { return service.ChainHash(testkit.ChainKey(), e) })
+}
+
+// appendLinked is appendChain with links made by link (a forger's, say).
+func appendLinked(t *testing.T, store service.Store, gen *data.IDGen, ws string, n int, mk func(i int, e *data.Event), link func(e *data.Event) string) []*data.Event {
 	t.Helper()
 	var out []*data.Event
 	err := store.Update(context.Background(), func(tx service.Tx) error {
@@ -28,7 +38,7 @@ func appendChain(t *testing.T, store service.Store, gen *data.IDGen, ws string, 
 			if mk != nil {
 				mk(i, e)
 			}
-			e.Hash = service.ChainHash(testkit.ChainKey(), e)
+			e.Hash = link(e)
 			if err := tx.AppendEvent(e); err != nil {
 				return err
 			}
@@ -121,4 +131,38 @@ func TestVerifyAuditChain(t *testing.T) {
 	if err != nil || n != 4 || len(problems) != 1 || problems[0].EventID != bad[1].ID || problems[0].WorkspaceID != "ws_2" {
 		t.Errorf("a broken link: %+v, %d checked, %v", problems, n, err)
 	}
+}
+
+// A chain rewritten consistently by someone without the instance's key does not verify:
+// neither links under another key nor the unkeyed SHA-256 links of old.
+func TestChainRewriteNeedsTheKey(t *testing.T) {
+	clock := &fixedClock{time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	svc, store := newServices(t, clock, nil)
+	gen := data.NewIDGen()
+	otherKey := make([]byte, 32)
+	forgers := map[string]func(e *data.Event) string{
+		"another key": func(e *data.Event) string { return service.ChainHash(otherKey, e) },
+		"unkeyed": func(e *data.Event) string {
+			e.Hash = ""
+			sum := sha256.Sum256(mustJSON(t, e))
+			return hex.EncodeToString(sum[:])
+		},
+	}
+	for name, forge := range forgers {
+		ws := "ws_" + strings.ReplaceAll(name, " ", "_")
+		appendLinked(t, store, gen, ws, 3, nil, forge)
+		problems, n, err := svc.Audit.VerifyAuditChain(context.Background(), ws)
+		if err != nil || n != 3 || len(problems) != 3 {
+			t.Errorf("%s: a forged chain gives %d problems in %d events (%v), want one per event", name, len(problems), n, err)
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

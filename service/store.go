@@ -43,6 +43,10 @@ type EventTx interface {
 	// head to e.Hash and queues e for webhook delivery; the dispatcher is woken once the
 	// transaction commits.
 	AppendEvent(e *data.Event) error
+	// RelinkEvent rewrites a stored event's prev_hash and hash (audit rekey), and
+	// SetEventHead the workspace's chain head.
+	RelinkEvent(id, prevHash, hash string) error
+	SetEventHead(workspaceID, hash string) error
 }
 
 // LimitTx reads what quota checks need (conventions §13).
