@@ -44,6 +44,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewRestoreCommand(),
 		NewSubscriptionCommand(),
 		NewCheckCommand(),
+		NewStatsCommand(), NewCompactCommand(),
 		NewVersionCommand(),
 	)
 	return root

@@ -24,14 +24,14 @@ func ServicesOn(db *bolt.DB, svc *service.Services) server.Services {
 		Workspaces:     svc.Workspaces,
 		WorkspaceUsers: svc.WorkspaceUsers,
 		Idempotency:    svc.Idempotency,
-		Agents:         db,
+		Agents:         svc.Agents,
 		KnowledgeBases: svc.KnowledgeBases,
 		Catalog:        db.Catalog(),
 		Webhooks:       svc.Webhooks,
 		Audit:          svc.Audit,
 		Backup:         db,
 		Ready:          db.Ping,
-		Numbers:        db, Calls: db, Analytics: db, Subscriptions: db,
+		Numbers:        svc.Numbers, Calls: svc.Calls, Analytics: svc.Analytics, Subscriptions: svc.Subscriptions,
 		Exports: db,
 	}
 }

@@ -75,6 +75,16 @@ type Services struct {
 	Deliveries *DeliveryService
 	// Audit implements data.AuditService and verifies the audit chain.
 	Audit *AuditService
+	// Agents implements data.AgentService, with its cached JSON reads.
+	Agents *AgentService
+	// Numbers implements data.NumberService.
+	Numbers *NumberService
+	// Calls implements data.CallService.
+	Calls *CallService
+	// Analytics implements data.AnalyticsService.
+	Analytics *AnalyticsService
+	// Subscriptions implements data.SubscriptionService.
+	Subscriptions *SubscriptionService
 }
 
 // New builds the services on store.
@@ -122,6 +132,11 @@ func New(store Store, opts Options) (*Services, error) {
 		Webhooks:       &WebhookService{b},
 		Deliveries:     &DeliveryService{b},
 		Audit:          &AuditService{b},
+		Agents:         &AgentService{base: b},
+		Numbers:        &NumberService{b},
+		Calls:          &CallService{b},
+		Analytics:      &AnalyticsService{b},
+		Subscriptions:  &SubscriptionService{b},
 	}, nil
 }
 

@@ -28,11 +28,14 @@ type Tx interface {
 	EventTx
 	LimitTx
 	KnowledgeTx
-	AgentReadTx
 	AccountTx
 	WebhookTx
 	DeliveryTx
 	EventReadTx
+	AgentTx
+	NumberTx
+	CallTx
+	SubscriptionTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.

@@ -72,11 +72,3 @@ type SourceFiles interface {
 	// transaction); absent files are no error.
 	DiscardSourceFiles(ctx context.Context, workspaceID, kbID string, sourceIDs []string) error
 }
-
-// AgentReadTx reads agents for other resources' rules (an agent's knowledge query needs
-// its knowledge_base_ids and knowledge_base_config). The agents' own storage interface
-// may declare the same method: Go lets the two embedded interfaces overlap.
-type AgentReadTx interface {
-	// Agent returns a stored agent (its api_key sealed), nil when absent.
-	Agent(id string) (*data.Agent, error)
-}

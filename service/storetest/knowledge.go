@@ -285,14 +285,3 @@ func testKnowledgeFiles(t *testing.T, open Opener) {
 		t.Errorf("opening a discarded file: %v, want not_found", err)
 	}
 }
-
-func testAgentRead(t *testing.T, open Opener) {
-	s := open(t)
-	view(t, s, func(tx service.Tx) error {
-		a, err := tx.Agent("agt_01JAAAAAAAAAAAAAAAAAAAAAAA")
-		if a != nil {
-			t.Errorf("absent agent = %+v, want nil", a)
-		}
-		return err
-	})
-}

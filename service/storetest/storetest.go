@@ -25,12 +25,16 @@ var suites = []struct {
 	{"knowledge_chunks", testKnowledgeChunks},
 	{"knowledge_delete", testKnowledgeDelete},
 	{"knowledge_files", testKnowledgeFiles},
-	{"agent_read", testAgentRead},
 	{"accounts", testAccounts},
 	{"webhooks", testWebhooks},
 	{"deliveries", testDeliveries},
 	{"outbox", testOutbox},
 	{"event reads", testEventReads},
+	{"agents", testAgents},
+	{"numbers", testNumbers},
+	{"calls", testCalls},
+	{"call_rollups", testCallRollups},
+	{"subscriptions", testSubscriptions},
 }
 
 // Run runs every group of the suite against stores made by open.
