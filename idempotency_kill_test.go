@@ -46,7 +46,7 @@ func TestIdempotencyAcrossKills(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	dataDir := filepath.Join(tmp, "data")
-	srv, stdout := startServer(t, bin, dataDir)
+	srv, stdout := startServer(t, bin, dataDir, "--rate-limit", "0")
 	token := bootstrapToken(t, stdout)
 	hc := &http.Client{Timeout: 5 * time.Second}
 	var all []*idemRequest
@@ -87,7 +87,7 @@ func TestIdempotencyAcrossKills(t *testing.T) {
 		srv.cmd.Wait()
 		close(stop)
 		wg.Wait()
-		srv, _ = startServer(t, bin, dataDir)
+		srv, _ = startServer(t, bin, dataDir, "--rate-limit", "0")
 		for _, r := range all {
 			if r.acked {
 				continue

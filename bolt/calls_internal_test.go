@@ -65,10 +65,18 @@ func newTestAgent(t testing.TB, db *DB, ws string) string {
 	return id
 }
 
-func TestAgentDeleteHookUnbindsNumbers(t *testing.T) {
+// Deleting an agent unbinds its numbers (the agent service's rule) and tells each change.
+func TestAgentDeleteUnbindsNumbers(t *testing.T) {
 	db := openInternal(t, &clock{time.Now()})
-	ctx, ws := ownerCtx(t, db, "a@example.com")
-	a, b := newTestAgent(t, db, ws), newTestAgent(t, db, ws)
+	ctx, _ := ownerCtx(t, db, "a@example.com")
+	mk := func(name string) string {
+		ag, err := svcOf(db).Agents.CreateAgent(ctx, data.AgentCreate{Name: data.Some(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ag.ID
+	}
+	a, b := mk("a"), mk("b")
 	n1, err := svcOf(db).Numbers.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+15550001", Provider: "sip", InboundAgentID: &a, OutboundAgentID: &b})
 	if err != nil {
 		t.Fatal(err)
@@ -77,16 +85,11 @@ func TestAgentDeleteHookUnbindsNumbers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = db.bolt.Update(func(tx *bbolt.Tx) error {
-		for _, hook := range agentDeleteHooks {
-			if err := hook(db, tx, ws, a); err != nil {
-				return err
-			}
-		}
-		return tx.Bucket(bucketAgents).Delete([]byte(a))
-	})
-	if err != nil {
+	if err := svcOf(db).Agents.DeleteAgent(ctx, a); err != nil {
 		t.Fatal(err)
+	}
+	if updated, _, _ := svcOf(db).Audit.ListAuditLog(ctx, data.AuditFilter{Type: data.EventNumberUpdated}, data.PageRequest{}); len(updated) != 2 {
+		t.Errorf("%d number.updated events, want one per unbound number", len(updated))
 	}
 	got1, _ := svcOf(db).Numbers.Number(ctx, n1.ID)
 	got2, _ := svcOf(db).Numbers.Number(ctx, n2.ID)

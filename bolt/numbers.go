@@ -1,8 +1,6 @@
 package bolt
 
 import (
-	"context"
-
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -152,32 +150,6 @@ func (t tx) AgentRef(ws, agentID string) (bool, *int, error) {
 		return false, nil, err
 	}
 	return true, row.PublishedVersion, nil
-}
-
-// unbindAgentNumbers clears a deleted agent from the numbers bound to it (an agent delete
-// hook), telling each change as number.updated.
-func (db *DB) unbindAgentNumbers(tx *bbolt.Tx, ws, agentID string) error {
-	for _, id := range scopeIDs(tx.Bucket(bucketNumbersByAgent), numberAgentScope(ws, agentID)) {
-		old, err := loadNumber(tx, ws, id)
-		if err != nil {
-			return err
-		}
-		next := *old
-		if next.InboundAgentID != nil && *next.InboundAgentID == agentID {
-			next.InboundAgentID = nil
-		}
-		if next.OutboundAgentID != nil && *next.OutboundAgentID == agentID {
-			next.OutboundAgentID = nil
-		}
-		next.UpdatedAt = db.timeNow()
-		if err := putNumber(tx, old, &next); err != nil {
-			return err
-		}
-		if _, err := db.recordEvent(context.Background(), tx, data.EventNumberUpdated, ws, &next); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // deleteWorkspaceNumbers removes every number of a deleted workspace (a cascade).

@@ -14,7 +14,7 @@ import (
 // Execute runs the command line and exits non-zero on error.
 func Execute() {
 	if err := NewRootCommand(os.Stdout, os.Stderr).Execute(); err != nil {
-		os.Exit(1)
+		os.Exit(ExitCode(err)) // 2: plan found changes
 	}
 }
 
@@ -46,6 +46,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewCheckCommand(),
 		NewStatsCommand(), NewCompactCommand(),
 		NewVersionCommand(),
+		NewPlanCommand(), NewApplyCommand(), NewPullCommand(),
 	)
 	return root
 }

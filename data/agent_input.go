@@ -255,3 +255,8 @@ type StoredAgent struct {
 	Agent
 	LastVersion int `json:"last_version"`
 }
+
+// PublishRequest is the body of POST /api/v1/agents/{agent_id}/publish.
+type PublishRequest struct {
+	Description *string `json:"description"`
+}

@@ -111,14 +111,10 @@ func (s *Server) handleAgentDelete(w http.ResponseWriter, r *http.Request) error
 	return writeNoContent(w)
 }
 
-type publishBody struct {
-	Description *string `json:"description"`
-}
-
 // handleAgentPublish: POST /api/v1/agents/{agent_id}/publish — 204, as the spec says.
 // The service checks the description.
 func (s *Server) handleAgentPublish(w http.ResponseWriter, r *http.Request) error {
-	var in publishBody
+	var in data.PublishRequest
 	ctx, err := decodeInput(r, &in)
 	if err != nil {
 		return err

@@ -21,15 +21,9 @@ func (s *Server) authRoutes() []route {
 	}
 }
 
-type loginBody struct {
-	Email       string `json:"email"`
-	Password    string `json:"password"`
-	WorkspaceID string `json:"workspace_id"`
-}
-
 // handleLogin: POST /api/v1/auth/login — a token for valid credentials (no Authorization).
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
-	var in loginBody
+	var in data.LoginRequest
 	ctx, err := decodeInput(r, &in)
 	if err != nil {
 		return err

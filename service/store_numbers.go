@@ -18,7 +18,7 @@ type NumberTx interface {
 	// moving its bound-agent index entries from the stored bindings to n's.
 	PutNumber(n *data.Number) error
 	// DeleteNumber removes the number with id and its index entries, freeing its phone
-	// number. An agent's delete unbinds its numbers in storage (a cascade).
+	// number.
 	DeleteNumber(id string) error
 	// AgentRef reports whether agentID is an agent of workspaceID and, when it is, its
 	// published version (nil when never published): what a number's bindings and a

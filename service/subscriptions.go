@@ -124,7 +124,10 @@ func (s *SubscriptionService) SetSubscription(ctx context.Context, ws string, in
 		if err := tx.PutSubscriptionPlan(ws, &next); err != nil {
 			return err
 		}
-		out, err = s.subscription(tx, ws)
+		if out, err = s.subscription(tx, ws); err != nil {
+			return err
+		}
+		_, err = s.record(ctx, tx, data.EventSubscriptionUpdated, ws, out)
 		return err
 	})
 	return out, err

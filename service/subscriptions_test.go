@@ -64,3 +64,16 @@ func TestSubscriptionPlanAndUsage(t *testing.T) {
 		t.Errorf("call minutes used = %d, want 2", s.Usage[data.LimitCallMinutes])
 	}
 }
+
+// A plan change is an audited event of the workspace, made by the operator.
+func TestSubscriptionChangeIsAudited(t *testing.T) {
+	e := newCallsEnv(t)
+	plan := "pro"
+	if _, err := e.svc.Subscriptions.SetSubscription(context.Background(), e.ws, data.SubscriptionSet{Plan: &plan}); err != nil {
+		t.Fatal(err)
+	}
+	list, _, err := e.svc.Audit.ListAuditLog(e.owner, data.AuditFilter{Type: data.EventSubscriptionUpdated}, data.PageRequest{})
+	if err != nil || len(list) != 1 || list[0].Actor.Type != "system" || !strings.Contains(string(list[0].Data), `"plan":"pro"`) {
+		t.Fatalf("subscription.updated events: %+v, %v", list, err)
+	}
+}

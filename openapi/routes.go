@@ -1,4 +1,4 @@
-package server
+package openapi
 
 import (
 	"net/http"
@@ -154,7 +154,7 @@ var opDocs = map[string]opDoc{
 	// Authentication and API keys.
 	"POST /api/v1/auth/login": {Tag: "Authentication", Summary: "Log in: a token for an email and password",
 		Description: "Unknown email, wrong password and a workspace the user is not a member of all give the same 422 on email.",
-		Body:        loginBody{}, BodyRequired: true, Out: data.APIKey{}, Status: http.StatusOK,
+		Body:        data.LoginRequest{}, BodyRequired: true, Out: data.APIKey{}, Status: http.StatusOK,
 		Extra:  map[string]string{"token": "The token, `<key id>|<secret>`; shown once."},
 		Errors: []int{http.StatusTooManyRequests}},
 	"POST /api/v1/auth/logout": {Tag: "Authentication", Summary: "Revoke the calling token", Shape: shapeNone},
@@ -208,7 +208,7 @@ var opDocs = map[string]opDoc{
 	"DELETE /api/v1/agents/{id}": {Tag: "Agent", Summary: "Delete an agent and its versions",
 		Description: "Numbers bound to it are unbound; its call history stays.", Shape: shapeNone},
 	"POST /api/v1/agents/{agent_id}/publish": {Tag: "Agent Versions", Summary: "Publish the agent as a new version",
-		Body: publishBody{}, Shape: shapeNone, IfMatch: true},
+		Body: data.PublishRequest{}, Shape: shapeNone, IfMatch: true},
 	"GET /api/v1/agents/{agent_id}/versions":                  {Tag: "Agent Versions", Summary: "List the agent's versions, newest first", Out: data.AgentVersion{}, Shape: shapeList},
 	"GET /api/v1/agents/{agent_id}/versions/{version_number}": {Tag: "Agent Versions", Summary: "Show a version", Out: data.AgentVersion{}},
 	"POST /api/v1/agents/{agent_id}/versions/{version_number}/restore": {Tag: "Agent Versions", Summary: "Make a version live again",
@@ -290,12 +290,4 @@ var sourcesMultipart = map[string]any{
 		"texts":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "Each part is a text source's content; its filename, if any, the title."},
 		"urls":    map[string]any{"type": "array", "items": map[string]any{"type": "string", "format": "uri"}, "description": "Each part is one URL."},
 	},
-}
-
-// documentedStatus is the status a route answers on success, as its description says.
-func documentedStatus(rt route) int {
-	if d, ok := opDocs[rt.Method+" "+rt.Path]; ok && d.Status != 0 {
-		return d.Status
-	}
-	return http.StatusOK
 }
