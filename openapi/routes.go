@@ -168,10 +168,10 @@ var opDocs = map[string]opDoc{
 		Description: "Owners and admins; an admin cannot revoke an owner's key.", Shape: shapeNone},
 
 	// Users.
-	"GET /api/v1/user":          {Tag: "User", Summary: "The caller", Out: data.User{}},
-	"PUT /api/v1/user":          {Tag: "User", Summary: "Change the caller's name, email or password", Body: data.UserUpdate{}, Out: data.User{}, Errors: []int{http.StatusConflict}},
-	"GET /api/v1/users":         {Tag: "User", Summary: "List every account (instance admins)", Out: data.User{}, Shape: shapeList},
-	"POST /api/v1/users":        {Tag: "User", Summary: "Create an account and its personal workspace (instance admins)", Body: data.UserCreate{}, BodyRequired: true, Out: data.User{}, Status: http.StatusCreated, Errors: []int{http.StatusConflict}},
+	"GET /api/v1/user":               {Tag: "User", Summary: "The caller", Out: data.User{}},
+	"PUT /api/v1/user":               {Tag: "User", Summary: "Change the caller's name, email or password", Body: data.UserUpdate{}, Out: data.User{}, Errors: []int{http.StatusConflict}},
+	"GET /api/v1/users":              {Tag: "User", Summary: "List every account (instance admins)", Out: data.User{}, Shape: shapeList},
+	"POST /api/v1/users":             {Tag: "User", Summary: "Create an account and its personal workspace (instance admins)", Body: data.UserCreate{}, BodyRequired: true, Out: data.User{}, Status: http.StatusCreated, Errors: []int{http.StatusConflict}},
 	"GET /api/v1/users/{user_id}":    {Tag: "User", Summary: "Show an account (instance admins)", Out: data.User{}},
 	"DELETE /api/v1/users/{user_id}": {Tag: "User", Summary: "Delete an account (instance admins)", Shape: shapeNone},
 
@@ -244,7 +244,7 @@ var opDocs = map[string]opDoc{
 	"GET /api/v1/numbers/{number_id}":    {Tag: "Number", Summary: "Show a number", Out: data.Number{}},
 	"PUT /api/v1/numbers/{number_id}":    {Tag: "Number", Summary: "Update a number; the phone number itself cannot change", Body: data.NumberUpdate{}, Out: data.Number{}},
 	"DELETE /api/v1/numbers/{number_id}": {Tag: "Number", Summary: "Delete a number of the current workspace", Shape: shapeNone},
-	"GET /api/v1/calls":           {Tag: "Call History", Summary: "List calls", Out: data.Call{}, Shape: shapeList, Query: callFilters},
+	"GET /api/v1/calls":                  {Tag: "Call History", Summary: "List calls", Out: data.Call{}, Shape: shapeList, Query: callFilters},
 	"POST /api/v1/calls": {Tag: "Call History", Summary: "Register a call (the voice runtime)", Body: data.CallCreate{}, BodyRequired: true,
 		Out: data.Call{}, Status: http.StatusCreated},
 	"GET /api/v1/calls/{call_id}": {Tag: "Call History", Summary: "Show a call", Out: data.Call{}},
