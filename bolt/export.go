@@ -315,6 +315,9 @@ func (s *exportStream) WriteTo(w io.Writer) (int64, error) {
 	return cw.n, err
 }
 
+// Counts implements data.ExportStream.
+func (s *exportStream) Counts() data.ExportCounts { return s.doc.Counts() }
+
 // Close closes the opened files.
 func (s *exportStream) Close() error {
 	for _, ef := range s.files {

@@ -68,6 +68,10 @@ type Services struct {
 	Deliveries *DeliveryService
 	// Audit implements data.AuditService and verifies the audit chain.
 	Audit *AuditService
+	// Exports implements data.WorkspaceExportService.
+	Exports *ExportService
+	// Backup implements data.BackupService over the store's snapshots.
+	Backup *BackupService
 }
 
 // New builds the services on store.
@@ -114,6 +118,8 @@ func New(store Store, opts Options) (*Services, error) {
 		Webhooks:       &WebhookService{b},
 		Deliveries:     &DeliveryService{b},
 		Audit:          &AuditService{b},
+		Exports:        newExportService(b, store),
+		Backup:         newBackupService(b, store),
 	}, nil
 }
 
