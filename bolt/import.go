@@ -15,6 +15,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/knowledge"
+	"github.com/voiceapi/voiceapi/service"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -35,6 +36,15 @@ type importPlan struct {
 
 // ImportWorkspace implements data.WorkspaceExportService.
 func (db *DB) ImportWorkspace(ctx context.Context, workspaceID string, doc *data.WorkspaceExport, opts data.ImportOptions) (*data.ImportResult, error) {
+	return db.ImportWorkspaceThen(ctx, workspaceID, doc, opts, nil)
+}
+
+// ImportWorkspaceThen is ImportWorkspace running then (when not nil) in the import's one
+// write transaction, after every record is written: the service layer records the
+// import's event there, so the records and their event commit together or not at all.
+// Like any function of a shared commit, then may run more than once.
+func (db *DB) ImportWorkspaceThen(ctx context.Context, workspaceID string, doc *data.WorkspaceExport, opts data.ImportOptions,
+	then func(service.Tx, *data.ImportResult) error) (*data.ImportResult, error) {
 	if err := db.view(func(tx *bbolt.Tx) error {
 		_, err := exportWorkspaceID(ctx, tx, workspaceID)
 		return err
@@ -79,9 +89,12 @@ func (db *DB) ImportWorkspace(ctx context.Context, workspaceID string, doc *data
 		}
 	}
 	var out *data.ImportResult
-	err := db.update(func(tx *bbolt.Tx) error {
+	err := db.update(func(btx *bbolt.Tx) error {
 		var err error
-		out, err = db.importTx(ctx, tx, doc, plan)
+		out, err = db.importTx(ctx, btx, doc, plan)
+		if err == nil && then != nil {
+			err = then(tx{db: db, b: btx}, out)
+		}
 		return err
 	})
 	if err != nil {

@@ -77,6 +77,12 @@ func TestWorkspaceExportAndImportAreAudited(t *testing.T) {
 		at(e, "data.numbers.0.phone_number") != "+14155550199" || at(e, "data.webhooks.0.id") != at(imp.Data(), "webhooks.0.id") {
 		t.Errorf("workspace.imported event = %v, want the import's result %s", e, imp.Body)
 	}
+	for _, a := range []*testkit.Account{s.Owner, other} {
+		ctx := testkit.As(&data.User{ID: a.ID, PersonalWorkspaceID: a.WorkspaceID})
+		if problems, _, err := s.Svc.Audit.VerifyAuditChain(ctx, a.WorkspaceID); err != nil || len(problems) > 0 {
+			t.Errorf("the audit chain of %s: %v %v", a.Email, problems, err)
+		}
+	}
 	for _, token := range []string{owner, other.Token} {
 		raw := string(s.Do("GET", "/api/v1/audit-log?per_page=100", token, nil).Body)
 		for _, secretText := range []string{apiKey, secret, strings.TrimPrefix(secret, "whsec_")} {
@@ -87,13 +93,39 @@ func TestWorkspaceExportAndImportAreAudited(t *testing.T) {
 	}
 }
 
-// A refused import records no workspace.imported event.
+// A refused import records no workspace.imported event: neither one refused before its
+// transaction (a fault of the document) nor one refused in it (a number already taken,
+// refused in it), whose event rolls back with them. The quota refusal comes after the
+// agent before it was written: the event's function ran in a transaction that never
+// commits.
 func TestRefusedImportIsNotAudited(t *testing.T) {
 	s := testkit.NewServer(t, nil)
-	doc := map[string]any{"format": data.ExportFormat, "version": 2, "exported_at": "2026-01-01T00:00:00Z", "secrets": "masked",
-		"workspace": map[string]any{"name": "x", "description": ""}, "agents": []any{}, "knowledge_bases": []any{},
-		"numbers": []any{}, "webhooks": []any{}}
-	testkit.Expect(t, s.Do("POST", "/api/v1/workspaces/"+s.Owner.WorkspaceID+"/import", s.Owner.Token, doc), 422)
+	testkit.Expect(t, s.Do("POST", "/api/v1/numbers", s.Owner.Token, map[string]any{"phone_number": "+14155550198", "provider": "sip"}), 201)
+	doc := func(version int) map[string]any {
+		return map[string]any{"format": data.ExportFormat, "version": version, "exported_at": "2026-01-01T00:00:00Z", "secrets": "masked",
+			"workspace": map[string]any{"name": "x", "description": ""}, "agents": []any{}, "knowledge_bases": []any{},
+			"numbers":  []any{map[string]any{"phone_number": "+14155550198", "nickname": "", "provider": "sip", "inbound_agent": nil, "outbound_agent": nil}},
+			"webhooks": []any{}}
+	}
+	testkit.Expect(t, s.Do("POST", "/api/v1/workspaces/"+s.Owner.WorkspaceID+"/import", s.Owner.Token, doc(2)), 422)
+	testkit.Expect(t, s.Do("POST", "/api/v1/workspaces/"+s.Owner.WorkspaceID+"/import", s.Owner.Token, doc(1)), 409)
+	agent := s.Do("POST", "/api/v1/agents", s.Owner.Token, map[string]any{"name": "A"})
+	testkit.Expect(t, agent, 201)
+	testkit.Expect(t, s.Do("POST", "/api/v1/webhooks", s.Owner.Token, map[string]any{"url": "https://hooks.example.com/q", "events": []any{"*"}}), 201)
+	testkit.Expect(t, s.Do("DELETE", "/api/v1/numbers/"+at(s.Do("GET", "/api/v1/numbers", s.Owner.Token, nil).List(), "0.id").(string), s.Owner.Token, nil), 204)
+	exp := s.Do("GET", "/api/v1/workspaces/"+s.Owner.WorkspaceID+"/export", s.Owner.Token, nil)
+	testkit.Expect(t, exp, 200)
+	testkit.Expect(t, s.Do("DELETE", "/api/v1/agents/"+agent.Data()["id"].(string), s.Owner.Token, nil), 204)
+	if _, err := s.DB.SetSubscription(t.Context(), s.Owner.WorkspaceID, data.SubscriptionSet{Limits: map[string]int64{data.LimitWebhooks: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	r := s.Do("POST", "/api/v1/workspaces/"+s.Owner.WorkspaceID+"/import", s.Owner.Token, json.RawMessage(exp.Body))
+	if r.Code() != data.EQUOTA {
+		t.Fatalf("an import past the webhooks quota answered %d %s", r.Status, r.Body)
+	}
+	if list := s.Do("GET", "/api/v1/agents", s.Owner.Token, nil).List(); len(list) != 0 {
+		t.Errorf("a refused import left agents: %v", list)
+	}
 	for _, e := range auditEvents(t, s, s.Owner.Token) {
 		if e["type"] == data.EventWorkspaceImported {
 			t.Errorf("a refused import was audited: %v", e)

@@ -16,14 +16,24 @@ import (
 type ExportService struct {
 	*base
 	// storage reads and writes the records of an export; nil when the store cannot.
-	storage data.WorkspaceExportService
+	storage workspaceImporter
+}
+
+// workspaceImporter is the storage's export and import of records (bolt's), with the
+// import running a function of the service in its transaction.
+type workspaceImporter interface {
+	data.WorkspaceExportService
+	// ImportWorkspaceThen is ImportWorkspace running then in the import's write
+	// transaction, after every record is written.
+	ImportWorkspaceThen(ctx context.Context, workspaceID string, doc *data.WorkspaceExport, opts data.ImportOptions,
+		then func(Tx, *data.ImportResult) error) (*data.ImportResult, error)
 }
 
 var _ data.WorkspaceExportService = (*ExportService)(nil)
 
 // newExportService takes the export and import of records from store when it has them.
 func newExportService(b *base, store Store) *ExportService {
-	storage, _ := store.(data.WorkspaceExportService)
+	storage, _ := store.(workspaceImporter)
 	return &ExportService{base: b, storage: storage}
 }
 
@@ -61,25 +71,15 @@ func (s *ExportService) ExportWorkspace(ctx context.Context, workspaceID string,
 	return stream, nil
 }
 
-// ImportWorkspace implements data.WorkspaceExportService. The event's data is the result
-// as the client sees it, without the new webhook secrets (ImportResult never encodes
-// them).
+// ImportWorkspace implements data.WorkspaceExportService. The event is recorded in the
+// import's transaction; its data is the result as the client sees it, without the new
+// webhook secrets (ImportResult never encodes them).
 func (s *ExportService) ImportWorkspace(ctx context.Context, workspaceID string, doc *data.WorkspaceExport, opts data.ImportOptions) (*data.ImportResult, error) {
 	if s.storage == nil {
 		return nil, errNoExports()
 	}
-	res, err := s.storage.ImportWorkspace(ctx, workspaceID, doc, opts)
-	if err != nil {
-		return nil, err
-	}
-	err = s.store.Update(ctx, func(tx Tx) error {
+	return s.storage.ImportWorkspaceThen(ctx, workspaceID, doc, opts, func(tx Tx, res *data.ImportResult) error {
 		_, err := s.record(ctx, tx, data.EventWorkspaceImported, workspaceID, res)
 		return err
 	})
-	if err != nil {
-		// The records are committed: answering an error would invite a retry that fails
-		// on the numbers it registered. The lost event is logged loudly instead.
-		s.log.Error("workspace imported but its event was not recorded", "workspace_id", workspaceID, "error", err)
-	}
-	return res, nil
 }
