@@ -16,6 +16,7 @@ import (
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/strictjson"
 )
 
 // stateFile, in a data directory the harness seeded, says how to use it again.
@@ -67,11 +68,11 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 	}
 	pctx := data.WithPrincipal(ctx, &data.Principal{UserID: u.ID, IsAdmin: true, WorkspaceID: ws, CurrentWorkspaceID: ws, Role: data.RoleOwner, Modules: data.Modules})
 	for i := range agents {
-		var body map[string]json.RawMessage
-		if err := json.Unmarshal(mustJSON(agentBody(fmt.Sprintf("Agent %d", i), tools)), &body); err != nil {
+		var in data.AgentCreate
+		if err := strictjson.Decode(mustJSON(agentBody(fmt.Sprintf("Agent %d", i), tools)), &in); err != nil {
 			return nil, err
 		}
-		a, err := db.CreateAgent(pctx, body)
+		a, err := svc.Agents.CreateAgent(pctx, in)
 		if err != nil {
 			return nil, fmt.Errorf("agent %d: %w", i, err)
 		}

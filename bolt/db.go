@@ -137,7 +137,6 @@ type DB struct {
 	touch     *toucher
 	commits   *committer // group commit of db.update
 
-	agents agentCache // decoded agents for reads, keyed by their stored bytes
 }
 
 // ErrLocked is returned when another process holds the database.

@@ -295,7 +295,7 @@ func (db *DB) importAgent(ctx context.Context, tx *bbolt.Tx, in *data.ExportAgen
 		// Numbering goes on after the highest imported version, never reusing one.
 		row.LastVersion = max(row.LastVersion, v.VersionNumber)
 	}
-	if err := db.putAgentRow(tx, row, ""); err != nil {
+	if err := db.putPlainAgentRow(tx, row, ""); err != nil {
 		return "", err
 	}
 	if err := indexPut(tx.Bucket(bucketAgentsByWS), plan.ws, id); err != nil {

@@ -64,3 +64,19 @@ func (t tx) CountUpTo(kind, workspaceID string, upTo int64) (int64, error) {
 func (t tx) EndedCallMillisInMonth(workspaceID string, at time.Time) (int64, error) {
 	return monthMS(t.b, workspaceID, at), nil
 }
+
+// RelinkEvent implements service.EventTx.
+func (t tx) RelinkEvent(id, prevHash, hash string) error {
+	var e data.Event
+	found, err := getJSON(t.b.Bucket(bucketEvents), []byte(id), &e)
+	if err != nil || !found {
+		return err
+	}
+	e.PrevHash, e.Hash = prevHash, hash
+	return putJSON(t.b.Bucket(bucketEvents), []byte(id), &e)
+}
+
+// SetEventHead implements service.EventTx.
+func (t tx) SetEventHead(workspaceID, hash string) error {
+	return t.b.Bucket(bucketEventHeads).Put([]byte(workspaceID), []byte(hash))
+}

@@ -24,7 +24,7 @@ func ServicesOn(db *bolt.DB, svc *service.Services) server.Services {
 		Workspaces:     svc.Workspaces,
 		WorkspaceUsers: svc.WorkspaceUsers,
 		Idempotency:    svc.Idempotency,
-		Agents:         db,
+		Agents:         svc.Agents,
 		KnowledgeBases: db,
 		Catalog:        db.Catalog(),
 		Webhooks:       svc.Webhooks,

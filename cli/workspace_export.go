@@ -10,7 +10,7 @@ import (
 	"github.com/voiceapi/voiceapi/bolt"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
+	"github.com/voiceapi/voiceapi/strictjson"
 )
 
 // secretsWarning is printed when an export holds credentials in the clear.
@@ -84,7 +84,7 @@ secret, printed once. URL sources are fetched when the server next starts.`,
 			bar := newSpinner(cmd.ErrOrStderr(), "checking and importing")
 			defer bar.Done()
 			var doc data.WorkspaceExport
-			if err := validate.Decode(raw, &doc); err != nil {
+			if err := strictjson.Decode(raw, &doc); err != nil {
 				return describe(err)
 			}
 			db, err := openForAdmin(dir)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/strictjson"
 )
 
 // ownerContext acts as the owner of ws, as an authenticated request would.
@@ -38,13 +38,17 @@ func seedStopped(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := db.CreateAgent(ctx, map[string]json.RawMessage{"name": json.RawMessage(`"Desk"`),
-		"llm_config": json.RawMessage(`{"api_key": "gsk_cli_secret_5555", "knowledge_base_ids": ["` + kb.ID + `"]}`)})
+	agents := Services(db).Agents
+	var in data.AgentCreate
+	if err := strictjson.Decode([]byte(`{"name": "Desk", "llm_config": {"api_key": "gsk_cli_secret_5555", "knowledge_base_ids": ["`+kb.ID+`"]}}`), &in); err != nil {
+		t.Fatal(err)
+	}
+	a, err := agents.CreateAgent(ctx, in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	desc := "v1"
-	if err := db.PublishAgent(ctx, a.ID, &desc); err != nil {
+	if err := agents.PublishAgent(ctx, a.ID, &desc); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+14155550177", Provider: "sip", InboundAgentID: &a.ID}); err != nil {
@@ -105,7 +109,7 @@ func TestWorkspaceExportImportCommands(t *testing.T) {
 	}
 	defer db.Close()
 	ctx := ownerContext(u.ID, u.PersonalWorkspaceID)
-	agents, _, err := db.ListAgents(ctx, data.AgentFilter{})
+	agents, _, err := Services(db).Agents.ListAgents(ctx, data.AgentFilter{})
 	if err != nil || len(agents) != 1 {
 		t.Fatalf("agents after import: %v, %v", agents, err)
 	}

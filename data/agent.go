@@ -379,15 +379,15 @@ type AgentService interface {
 	// ListAgents returns a page of agents, newest first. Errors: validation_failed (bad
 	// per_page, cursor or status).
 	ListAgents(ctx context.Context, f AgentFilter) ([]*Agent, Page, error)
-	// CreateAgent creates a draft agent from a decoded body merged into the defaults.
-	// Errors: validation_failed, forbidden (also for callers limited by agent_ids),
-	// quota_exceeded.
-	CreateAgent(ctx context.Context, body map[string]json.RawMessage) (*Agent, error)
+	// CreateAgent creates a draft agent from a body merged into the defaults. Errors:
+	// validation_failed (with the decoding faults of InputFaults(ctx) too), forbidden
+	// (also for callers limited by agent_ids), quota_exceeded.
+	CreateAgent(ctx context.Context, in AgentCreate) (*Agent, error)
 	// Agent returns one agent. Errors: not_found.
 	Agent(ctx context.Context, id string) (*Agent, error)
-	// UpdateAgent merges body into the agent; a change makes it a draft. Errors:
-	// not_found, validation_failed, precondition_failed (If-Match).
-	UpdateAgent(ctx context.Context, id string, body map[string]json.RawMessage) (*Agent, error)
+	// UpdateAgent merges in into the agent; a change makes it a draft. Errors:
+	// not_found, validation_failed (with the faults of InputFaults(ctx) too), precondition_failed (If-Match).
+	UpdateAgent(ctx context.Context, id string, in AgentUpdate) (*Agent, error)
 	// DeleteAgent removes the agent and its versions. Errors: not_found, precondition_failed.
 	DeleteAgent(ctx context.Context, id string) error
 	// PublishAgent stores the next version and marks the agent published. Errors:

@@ -35,6 +35,8 @@ type Error struct {
 	Code    string
 	Message string
 	Fields  map[string][]string
+
+	order []string // Fields' paths in the order found, when Invalid made the error
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
@@ -42,6 +44,37 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message)
 // Errorf returns an *Error with the given code and formatted message.
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns a validation_failed error carrying fields, whose paths order lists in
+// the order they were found: its message is the first fault, with a count of the others.
+func Invalid(fields map[string][]string, order []string) *Error {
+	first := fields[order[0]][0]
+	total := 0
+	for _, msgs := range fields {
+		total += len(msgs)
+	}
+	msg := first
+	if total > 1 {
+		msg = fmt.Sprintf("%s (and %d more error%s)", first, total-1, plural(total-1))
+	}
+	return &Error{Code: EINVALID, Message: msg, Fields: fields, order: order}
+}
+
+// FieldPaths returns the field paths of e in the order they were found, sorted when e
+// does not know it.
+func (e *Error) FieldPaths() []string {
+	if len(e.order) == len(e.Fields) {
+		return e.order
+	}
+	return e.SortedFieldPaths()
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // FieldError returns a validation error about one field.

@@ -9,7 +9,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
 )
 
 func (s *Server) agentRoutes() []route {
@@ -31,9 +30,9 @@ func (s *Server) agentRoutes() []route {
 	}
 }
 
-// agentJSONSource is what storage may offer besides data.AgentService: agents already
-// encoded as responses send them (bolt keeps them while a row is unchanged). Encoding
-// agents was most of the CPU of reading them.
+// agentJSONSource is what the agent service may offer besides data.AgentService: agents
+// already encoded as responses send them (the service caches them while a row is
+// unchanged). Encoding agents was most of the CPU of reading them.
 type agentJSONSource interface {
 	AgentJSON(ctx context.Context, id string) ([]byte, error)
 	ListAgentsJSON(ctx context.Context, f data.AgentFilter) ([]json.RawMessage, data.Page, error)
@@ -62,11 +61,12 @@ func (s *Server) handleAgentList(w http.ResponseWriter, r *http.Request) error {
 
 // handleAgentCreate: POST /api/v1/agents — 201; omitted groups get their defaults.
 func (s *Server) handleAgentCreate(w http.ResponseWriter, r *http.Request) error {
-	body, err := decodeObject(r)
+	var in data.AgentCreate
+	ctx, err := decodeInput(r, &in)
 	if err != nil {
 		return err
 	}
-	a, err := s.svc.Agents.CreateAgent(r.Context(), body)
+	a, err := s.svc.Agents.CreateAgent(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -91,11 +91,12 @@ func (s *Server) handleAgentShow(w http.ResponseWriter, r *http.Request) error {
 
 // handleAgentUpdate: PUT /api/v1/agents/{id} — given groups merge into the stored ones.
 func (s *Server) handleAgentUpdate(w http.ResponseWriter, r *http.Request) error {
-	body, err := decodeObject(r)
+	var in data.AgentUpdate
+	ctx, err := decodeInput(r, &in)
 	if err != nil {
 		return err
 	}
-	a, err := s.svc.Agents.UpdateAgent(r.Context(), mux.Vars(r)["id"], body)
+	a, err := s.svc.Agents.UpdateAgent(ctx, mux.Vars(r)["id"], in)
 	if err != nil {
 		return err
 	}
@@ -115,17 +116,14 @@ type publishBody struct {
 }
 
 // handleAgentPublish: POST /api/v1/agents/{agent_id}/publish — 204, as the spec says.
+// The service checks the description.
 func (s *Server) handleAgentPublish(w http.ResponseWriter, r *http.Request) error {
 	var in publishBody
-	err := decodeBody(r, &in, func() error {
-		var errs validate.Errors
-		validate.ValidatePublish(in.Description, &errs)
-		return errs.Err()
-	})
+	ctx, err := decodeInput(r, &in)
 	if err != nil {
 		return err
 	}
-	if err := s.svc.Agents.PublishAgent(r.Context(), mux.Vars(r)["agent_id"], in.Description); err != nil {
+	if err := s.svc.Agents.PublishAgent(ctx, mux.Vars(r)["agent_id"], in.Description); err != nil {
 		return err
 	}
 	return writeNoContent(w)

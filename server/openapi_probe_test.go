@@ -10,6 +10,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/netguard"
+	"github.com/voiceapi/voiceapi/strictjson"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -42,15 +43,13 @@ func TestOpenAPIBoundsAreEnforced(t *testing.T) {
 	probes := 0
 	check := func(path string, body map[string]any, want bool, v any) {
 		t.Helper()
-		raw := map[string]json.RawMessage{}
-		for k, m := range body {
-			b, _ := json.Marshal(m)
-			raw[k] = b
-		}
-		_, errs := validate.ApplyAgentBody(data.DefaultAgent(), raw, true, nil)
+		raw, _ := json.Marshal(body)
+		var in data.AgentUpdate
+		decodeErr := strictjson.Decode(raw, &in)
+		merged := in.Apply(data.DefaultAgent())
 		fields := map[string][]string{}
 		var e *data.Error
-		if errors.As(errs.Err(), &e) {
+		if errors.As(validate.Combine(decodeErr, validate.AgentChange(merged, &in, true, nil).Err()), &e) {
 			fields = e.Fields
 		}
 		_, faulted := fields[path]
@@ -154,7 +153,7 @@ func TestOpenAPIBodyBoundsAreEnforced(t *testing.T) {
 				Description *string `json:"description"`
 			}
 			var errs validate.Errors
-			if err := validate.Decode(body, &in); err != nil {
+			if err := strictjson.Decode(body, &in); err != nil {
 				return err
 			}
 			validate.ValidatePublish(in.Description, &errs)
@@ -195,6 +194,6 @@ func TestOpenAPIBodyBoundsAreEnforced(t *testing.T) {
 func decodeThen[T any](rules func(T) error) func([]byte) error {
 	return func(body []byte) error {
 		var in T
-		return validate.Combine(validate.Decode(body, &in), rules(in))
+		return validate.Combine(strictjson.Decode(body, &in), rules(in))
 	}
 }

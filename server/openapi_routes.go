@@ -75,8 +75,8 @@ func timeParam(name, desc string) queryParam {
 	return queryParam{name, desc + " RFC 3339 timestamp.", map[string]any{"type": "string", "format": "date-time"}}
 }
 
-// agentCreateBody documents the body of POST /api/v1/agents, which the handler reads as
-// raw members (validate.ApplyAgentBody merges them into the defaults).
+// agentCreateBody documents the body of POST /api/v1/agents (data.AgentCreate, merged
+// into the defaults).
 type agentCreateBody struct {
 	Name string `json:"name"`
 	agentGroupsBody
@@ -139,7 +139,7 @@ var opDocs = map[string]opDoc{
 	// Operations.
 	"GET /api/v1/audit-log/head": {Tag: "Audit Log", Summary: "The newest link of the audit chain",
 		Description: "Record the hash elsewhere (a ticket, a log shipper): a later chain that does not lead to it was rewritten, even by someone who holds the instance's key.",
-		Out: data.AuditHead{}, Shape: shapeData},
+		Out:         data.AuditHead{}, Shape: shapeData},
 	"GET /healthz": {Tag: "Operations", Summary: "Liveness: the process is up", Out: healthBody{}, Shape: shapeRaw},
 	"GET /readyz":  {Tag: "Operations", Summary: "Readiness: the database answers", Out: healthBody{}, Shape: shapeRaw, Errors: []int{http.StatusServiceUnavailable}},
 	"GET /metrics": {Tag: "Operations", Summary: "Prometheus metrics (instance admins)", Shape: shapeRaw, Media: "text/plain; version=0.0.4"},

@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/strictjson"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -146,7 +147,7 @@ func decodeBody(r *http.Request, dst any, check func() error) error {
 	if err != nil {
 		return err
 	}
-	decodeErr := validate.Decode(body, dst)
+	decodeErr := strictjson.Decode(body, dst)
 	if decodeErr != nil && data.ErrorCode(decodeErr) != data.EINVALID {
 		return decodeErr
 	}
@@ -166,20 +167,11 @@ func decodeInput(r *http.Request, dst any) (context.Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	decodeErr := validate.Decode(body, dst)
+	decodeErr := strictjson.Decode(body, dst)
 	if decodeErr != nil && data.ErrorCode(decodeErr) != data.EINVALID {
 		return nil, decodeErr
 	}
 	return data.WithInputFaults(r.Context(), decodeErr), nil
-}
-
-// decodeObject reads the body as a JSON object of raw members (merge-style updates).
-func decodeObject(r *http.Request) (map[string]json.RawMessage, error) {
-	body, err := readJSONBody(r)
-	if err != nil {
-		return nil, err
-	}
-	return validate.Object(body)
 }
 
 // MaxPerPage bounds per_page (spec: 1 to 100).

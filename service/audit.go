@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/validate"
@@ -156,4 +157,64 @@ func (s *AuditService) AuditHead(ctx context.Context) (*data.AuditHead, error) {
 		})
 	})
 	return head, err
+}
+
+// RekeyChains relinks, under the instance's key, the chains of workspaces that hold links
+// written before the chain was keyed (plain SHA-256): every workspace, or one. A chain
+// whose links do not all hold, in the form they were written in, is refused rather than
+// laundered. It returns how many events it relinked. Run once after upgrading, on a
+// stopped server (voiceapi audit rekey).
+func (s *AuditService) RekeyChains(ctx context.Context, workspaceID string) (int, error) {
+	relinked := 0
+	err := s.store.Update(ctx, func(tx Tx) error {
+		relinked = 0
+		scopes := []string{workspaceID}
+		if workspaceID == "" {
+			var err error
+			if scopes, err = tx.ChainWorkspaces(); err != nil {
+				return err
+			}
+		}
+		for _, ws := range scopes {
+			n, err := s.rekeyChain(tx, ws)
+			if err != nil {
+				return err
+			}
+			relinked += n
+		}
+		return nil
+	})
+	return relinked, err
+}
+
+// rekeyChain relinks one workspace's chain if it holds any unkeyed link.
+func (s *AuditService) rekeyChain(tx Tx, ws string) (int, error) {
+	var chain []*data.Event
+	legacy, prevHash := false, ""
+	err := tx.ChainEvents(ws, func(id string, e *data.Event, readErr error) error {
+		if readErr != nil || e == nil || e.PrevHash != prevHash {
+			return fmt.Errorf("workspace %s: event %s: the chain is broken there; run voiceapi audit verify", ws, id)
+		}
+		keyed := strings.HasPrefix(e.Hash, keyedHashPrefix)
+		if keyed && !s.linkHolds(e) || !keyed && e.Hash != LegacyEventHash(e) {
+			return fmt.Errorf("workspace %s: event %s: its hash does not match its content; run voiceapi audit verify", ws, id)
+		}
+		legacy = legacy || !keyed
+		prevHash = e.Hash
+		chain = append(chain, e)
+		return nil
+	})
+	if err != nil || !legacy {
+		return 0, err
+	}
+	prev := ""
+	for _, e := range chain {
+		e.PrevHash = prev
+		e.Hash = s.chainHash(e)
+		if err := tx.RelinkEvent(e.ID, e.PrevHash, e.Hash); err != nil {
+			return 0, err
+		}
+		prev = e.Hash
+	}
+	return len(chain), tx.SetEventHead(ws, prev)
 }

@@ -78,9 +78,9 @@ func (b *base) linkHolds(e *data.Event) bool {
 	return strings.HasPrefix(e.Hash, keyedHashPrefix) && hmac.Equal([]byte(e.Hash), []byte(b.chainHash(e)))
 }
 
-// unkeyedHash is the link events had before the chain was keyed: the SHA-256 of the
-// event's content and its predecessor's hash. Only rekey reads it.
-func unkeyedHash(e *data.Event) string {
+// LegacyEventHash is the link events had before the chain was keyed: the SHA-256 of the
+// event's content and its predecessor's hash. Only rekey accepts it, once.
+func LegacyEventHash(e *data.Event) string {
 	sum := sha256.Sum256(chainContent(e))
 	return hex.EncodeToString(sum[:])
 }

@@ -68,6 +68,8 @@ type Services struct {
 	Deliveries *DeliveryService
 	// Audit implements data.AuditService and verifies the audit chain.
 	Audit *AuditService
+	// Agents implements data.AgentService, with its cached JSON reads.
+	Agents *AgentService
 	// Exports implements data.WorkspaceExportService.
 	Exports *ExportService
 	// Backup implements data.BackupService over the store's snapshots.
@@ -118,6 +120,7 @@ func New(store Store, opts Options) (*Services, error) {
 		Webhooks:       &WebhookService{b},
 		Deliveries:     &DeliveryService{b},
 		Audit:          &AuditService{b},
+		Agents:         &AgentService{base: b},
 		Exports:        newExportService(b, store),
 		Backup:         newBackupService(b, store),
 	}, nil

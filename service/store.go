@@ -29,6 +29,7 @@ type Tx interface {
 	WebhookTx
 	DeliveryTx
 	EventReadTx
+	AgentTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.
@@ -39,6 +40,10 @@ type EventTx interface {
 	// head to e.Hash and queues e for webhook delivery; the dispatcher is woken once the
 	// transaction commits.
 	AppendEvent(e *data.Event) error
+	// RelinkEvent rewrites a stored event's prev_hash and hash (audit rekey), and
+	// SetEventHead the workspace's chain head.
+	RelinkEvent(id, prevHash, hash string) error
+	SetEventHead(workspaceID, hash string) error
 }
 
 // LimitTx reads what quota checks need (conventions §13).

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/strictjson"
 )
 
 // fields returns the failing paths of err, or nil.
@@ -124,14 +125,14 @@ func TestWorkspaceUserRules(t *testing.T) {
 
 func TestDecodeStrict(t *testing.T) {
 	var in data.WorkspaceUserUpdate
-	err := Decode([]byte(`{"role": null, "modules": "agents", "agent_ids": [1], "extra": 1}`), &in)
+	err := strictjson.Decode([]byte(`{"role": null, "modules": "agents", "agent_ids": [1], "extra": 1}`), &in)
 	expectPaths(t, "strict", err, "role", "modules", "agent_ids.0", "extra")
 	var c data.APIKeyCreate
-	if err := Decode([]byte(`{"name": "k", "expiration": null}`), &c); err != nil || c.Expiration != nil || c.Name != "k" {
+	if err := strictjson.Decode([]byte(`{"name": "k", "expiration": null}`), &c); err != nil || c.Expiration != nil || c.Name != "k" {
 		t.Errorf("nullable expiration: %v %+v", err, c)
 	}
 	for _, body := range []string{`[]`, `null`, `{`, `{} {}`, `"x"`} {
-		if err := Decode([]byte(body), &c); data.ErrorCode(err) != data.EMALFORMED {
+		if err := strictjson.Decode([]byte(body), &c); data.ErrorCode(err) != data.EMALFORMED {
 			t.Errorf("%s: %v", body, err)
 		}
 	}

@@ -131,13 +131,6 @@ func enum(errs *Errors, path, v string, allowed ...string) {
 	errs.OneOf(path, v, allowed...)
 }
 
-// optEnum checks an optional (nullable) enumeration.
-func optEnum(errs *Errors, path string, v *string, allowed ...string) {
-	if v != nil {
-		errs.OneOf(path, *v, allowed...)
-	}
-}
-
 // model checks group.model: required, and listed in the catalog for the provider. An
 // unknown provider is reported on provider alone.
 func model(errs *Errors, group, kind, provider, m string, cat *data.Catalog) {

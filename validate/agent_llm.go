@@ -256,18 +256,6 @@ func requiredString(errs *Errors, path, v string, max int) {
 	errs.MaxLen(path, v, max)
 }
 
-func optMaxLen(errs *Errors, path string, v *string, max int) {
-	if v != nil {
-		errs.MaxLen(path, *v, max)
-	}
-}
-
-func itemsMaxLen(errs *Errors, path string, items []string, max int) {
-	for i, s := range items {
-		errs.MaxLen(Index(path, i), s, max)
-	}
-}
-
 // tooLong reports whether s has more than max characters, as MaxLen counts them.
 func tooLong(s string, max int) bool {
 	return len(s) > max && utf8.RuneCountInString(s) > max

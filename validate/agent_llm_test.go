@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/strictjson"
 )
 
 // Complete llm_config bodies, one per provider.
@@ -19,7 +20,7 @@ var llmExamples = map[string]string{
 // withLLM returns a stored agent whose llm_config is the example of provider.
 func withLLM(provider string) func() *data.Agent {
 	return func() *data.Agent {
-		a, errs := ApplyAgentBody(stored(), mustObject(`{"llm_config":`+llmExamples[provider]+`}`), false, testCatalog)
+		a, errs := applyAgentBody(stored(), mustObject(`{"llm_config":`+llmExamples[provider]+`}`), false, testCatalog)
 		if errs.Err() != nil {
 			panic(errs.Err())
 		}
@@ -30,7 +31,7 @@ func withLLM(provider string) func() *data.Agent {
 func noTemperature() *data.Agent { a := stored(); a.LLMConfig.Temperature = nil; return a }
 
 func mustObject(s string) map[string]json.RawMessage {
-	obj, err := Object([]byte(s))
+	obj, err := strictjson.Object([]byte(s))
 	if err != nil {
 		panic(err)
 	}

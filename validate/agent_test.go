@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/strictjson"
 )
 
 var testCatalog = func() *data.Catalog {
@@ -17,16 +18,16 @@ var testCatalog = func() *data.Catalog {
 	return cat
 }()
 
-// apply runs ApplyAgentBody on body and returns the agent and its faults by path.
+// apply runs a body through applyAgentBody and returns the agent and its faults by path.
 func apply(t *testing.T, base *data.Agent, creating bool, body string) (*data.Agent, map[string][]string) {
 	t.Helper()
-	obj, err := Object([]byte(body))
+	obj, err := strictjson.Object([]byte(body))
 	if err != nil {
 		t.Fatalf("body %s: %v", body, err)
 	}
-	a, errs := ApplyAgentBody(base, obj, creating, testCatalog)
+	a, errs := applyAgentBody(base, obj, creating, testCatalog)
 	if a == nil {
-		t.Fatal("ApplyAgentBody returned no agent")
+		t.Fatal("applyAgentBody returned no agent")
 	}
 	if err := errs.Err(); err != nil {
 		return a, err.(*data.Error).Fields
@@ -280,7 +281,7 @@ func TestResponseSentBackIsAccepted(t *testing.T) {
 	for k := range readOnlyAgentFields {
 		delete(obj, k)
 	}
-	a, errs := ApplyAgentBody(base, obj, false, testCatalog)
+	a, errs := applyAgentBody(base, obj, false, testCatalog)
 	if errs.Err() != nil {
 		t.Fatal(errs.Err())
 	}

@@ -15,7 +15,7 @@ var ttsExamples = map[string]string{
 
 func withTTS(provider string) func() *data.Agent {
 	return func() *data.Agent {
-		a, errs := ApplyAgentBody(stored(), mustObject(`{"tts_config":`+ttsExamples[provider]+`}`), false, testCatalog)
+		a, errs := applyAgentBody(stored(), mustObject(`{"tts_config":`+ttsExamples[provider]+`}`), false, testCatalog)
 		if errs.Err() != nil {
 			panic(errs.Err())
 		}

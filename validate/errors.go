@@ -44,23 +44,7 @@ func (e *Errors) Err() error {
 	if len(e.order) == 0 {
 		return nil
 	}
-	first := e.fields[e.order[0]][0]
-	total := 0
-	for _, msgs := range e.fields {
-		total += len(msgs)
-	}
-	msg := first
-	if total > 1 {
-		msg = fmt.Sprintf("%s (and %d more error%s)", first, total-1, plural(total-1))
-	}
-	return &data.Error{Code: data.EINVALID, Message: msg, Fields: e.fields}
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+	return data.Invalid(e.fields, e.order)
 }
 
 // Join returns "parent.child", or child alone at the top level.

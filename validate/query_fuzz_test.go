@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/bodyfuzz"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -34,7 +35,7 @@ func FuzzCallQuery(f *testing.F) {
 
 		cf, err := validate.CallFilter(q)
 		cf2, err2 := validate.CallFilter(q)
-		if !reflect.DeepEqual(cf, cf2) || !sameError(err, err2) {
+		if !reflect.DeepEqual(cf, cf2) || !bodyfuzz.SameError(err, err2) {
 			t.Fatalf("CallFilter(%q) is not deterministic", raw)
 		}
 		if err != nil {
@@ -62,7 +63,7 @@ func FuzzCallQuery(f *testing.F) {
 
 		aq, err := validate.CallAnalytics(q, now)
 		aq2, err2 := validate.CallAnalytics(q, now)
-		if !reflect.DeepEqual(aq, aq2) || !sameError(err, err2) {
+		if !reflect.DeepEqual(aq, aq2) || !bodyfuzz.SameError(err, err2) {
 			t.Fatalf("CallAnalytics(%q) is not deterministic", raw)
 		}
 		if err != nil {

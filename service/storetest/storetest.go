@@ -25,6 +25,7 @@ var suites = []struct {
 	{"deliveries", testDeliveries},
 	{"outbox", testOutbox},
 	{"event reads", testEventReads},
+	{"agents", testAgents},
 }
 
 // Run runs every group of the suite against stores made by open.

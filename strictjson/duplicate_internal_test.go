@@ -1,4 +1,4 @@
-package validate
+package strictjson
 
 import (
 	"bytes"
@@ -100,12 +100,14 @@ func refDuplicate(b []byte) (string, bool) {
 		var p string
 		for _, f := range stack {
 			switch {
+			case f.object && p == "":
+				p = f.key
 			case f.object:
-				p = Join(p, f.key)
+				p += "." + f.key
 			case p == "":
 				p = strconv.Itoa(f.index)
 			default:
-				p = Index(p, f.index)
+				p += "." + strconv.Itoa(f.index)
 			}
 		}
 		return p

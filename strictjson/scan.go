@@ -1,8 +1,7 @@
-package validate
+package strictjson
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 	"strconv"
 	"unicode"
@@ -18,8 +17,8 @@ import (
 // encoding/json's own unquoting; numbers go to strconv), with fuzz tests holding both to
 // encoding/json.
 //
-// Every caller hands in JSON that encoding/json has already parsed whole (Object, or
-// Merge's output), so the splitter is not a validator; it still refuses anything it does
+// Every caller hands in JSON that encoding/json has already checked whole (Object, or
+// json.Valid in Decode), so the splitter is not a validator; it still refuses anything it does
 // not understand rather than guessing, and its callers then report the value as being of
 // the wrong type, as before.
 
@@ -208,42 +207,6 @@ func afterItem(b []byte, i int, closing byte) (next int, done, ok bool) {
 		return 0, true, i == len(b)-1
 	}
 	return 0, false, false
-}
-
-// splitObject returns the members of the JSON object raw; the last of duplicate keys wins,
-// as with encoding/json. ok is false when raw is not an object.
-func splitObject(raw []byte) (map[string]json.RawMessage, bool) {
-	ms, ok := scanObject(trim(raw), nil)
-	if !ok {
-		return nil, false
-	}
-	obj := make(map[string]json.RawMessage, len(ms))
-	for _, m := range ms {
-		obj[string(m.key)] = m.raw
-	}
-	return obj, true
-}
-
-// splitArray returns the items of the JSON array raw; ok is false when raw is not one.
-func splitArray(raw []byte) ([]json.RawMessage, bool) {
-	items, ok := scanArray(trim(raw), nil)
-	if !ok {
-		return nil, false
-	}
-	out := make([]json.RawMessage, len(items))
-	for i, item := range items {
-		out[i] = item
-	}
-	return out, true
-}
-
-// unquote decodes a JSON string literal, as encoding/json does.
-func unquote(lit []byte) (string, bool) {
-	b, ok := unquoteBytes(trim(lit))
-	if !ok {
-		return "", false
-	}
-	return string(b), true
 }
 
 // unquoteBytes decodes the JSON string literal lit (no surrounding space) exactly as
@@ -476,12 +439,14 @@ func dupPath(stack []dupFrame) string {
 	var p string
 	for _, f := range stack {
 		switch {
+		case f.object && p == "":
+			p = string(f.key)
 		case f.object:
-			p = Join(p, string(f.key))
+			p += "." + string(f.key)
 		case p == "":
 			p = strconv.Itoa(f.index)
 		default:
-			p = Index(p, f.index)
+			p += "." + strconv.Itoa(f.index)
 		}
 	}
 	return p

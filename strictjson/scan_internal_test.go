@@ -1,4 +1,4 @@
-package validate
+package strictjson
 
 import (
 	"bytes"
@@ -100,7 +100,7 @@ func FuzzStrictMatchesEncodingJSON(f *testing.F) {
 			return
 		}
 		var got leafTarget
-		var errs Errors
+		var errs faultList
 		d := newDecoder("", &errs)
 		d.src = b
 		decodeValue(d, b, reflect.ValueOf(&got).Elem())
@@ -108,7 +108,7 @@ func FuzzStrictMatchesEncodingJSON(f *testing.F) {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		jsonErr := dec.Decode(&want)
-		if errs.Len() == 0 {
+		if len(errs.order) == 0 {
 			if jsonErr != nil {
 				t.Fatalf("%q: strict accepts, encoding/json: %v", b, jsonErr)
 			}
@@ -142,7 +142,7 @@ func FuzzIntLeafRules(f *testing.F) {
 			return
 		}
 		var got int64
-		var errs Errors
+		var errs faultList
 		decodeValue(newDecoder("", &errs), b, reflect.ValueOf(&got).Elem())
 		var want int64
 		wantOK := json.Unmarshal(b, &want) == nil
@@ -152,8 +152,44 @@ func FuzzIntLeafRules(f *testing.F) {
 				want, wantOK = int64(fl), true
 			}
 		}
-		if (errs.Len() == 0) != wantOK || wantOK && got != want {
+		if (len(errs.order) == 0) != wantOK || wantOK && got != want {
 			t.Fatalf("%q: strict %d %v, want %d %v", b, got, errs.fields, want, wantOK)
 		}
 	})
+}
+
+// splitObject returns the members of the JSON object raw; the last of duplicate keys wins,
+// as with encoding/json. ok is false when raw is not an object.
+func splitObject(raw []byte) (map[string]json.RawMessage, bool) {
+	ms, ok := scanObject(trim(raw), nil)
+	if !ok {
+		return nil, false
+	}
+	obj := make(map[string]json.RawMessage, len(ms))
+	for _, m := range ms {
+		obj[string(m.key)] = m.raw
+	}
+	return obj, true
+}
+
+// splitArray returns the items of the JSON array raw; ok is false when raw is not one.
+func splitArray(raw []byte) ([]json.RawMessage, bool) {
+	items, ok := scanArray(trim(raw), nil)
+	if !ok {
+		return nil, false
+	}
+	out := make([]json.RawMessage, len(items))
+	for i, item := range items {
+		out[i] = item
+	}
+	return out, true
+}
+
+// unquote decodes a JSON string literal, as encoding/json does.
+func unquote(lit []byte) (string, bool) {
+	b, ok := unquoteBytes(trim(lit))
+	if !ok {
+		return "", false
+	}
+	return string(b), true
 }

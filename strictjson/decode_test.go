@@ -1,4 +1,4 @@
-package validate
+package strictjson
 
 import (
 	"encoding/json"
@@ -34,9 +34,9 @@ type decTarget struct {
 func strict(t *testing.T, body string) (decTarget, map[string][]string) {
 	t.Helper()
 	var v decTarget
-	var errs Errors
+	var errs faultList
 	Strict(json.RawMessage(body), &v, "", &errs)
-	if err := errs.Err(); err != nil {
+	if err := errs.err(); err != nil {
 		return v, err.(*data.Error).Fields
 	}
 	return v, nil
@@ -138,28 +138,6 @@ func TestDecode(t *testing.T) {
 	}
 }
 
-func TestMerge(t *testing.T) {
-	type group struct {
-		Int   int        `json:"int"`
-		Str   string     `json:"str"`
-		Items []decInner `json:"items"`
-	}
-	base := group{Int: 1, Str: "keep", Items: []decInner{{Name: "a"}, {Name: "b"}}}
-	merged, err := Merge(base, map[string]json.RawMessage{"int": json.RawMessage(`2`), "items": json.RawMessage(`[{"name":"c"}]`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out group
-	var errs Errors
-	StrictObject(merged, &out, "", &errs)
-	if errs.Err() != nil {
-		t.Fatal(errs.Err())
-	}
-	if out.Int != 2 || out.Str != "keep" || len(out.Items) != 1 || out.Items[0].Name != "c" {
-		t.Fatalf("merged %+v", out)
-	}
-}
-
 // An Opt refuses null unless its value is a pointer: Opt[*string] tells a given null
 // (Set, nil) from an absent member (not Set).
 func TestOptNullOnlyForPointers(t *testing.T) {
@@ -181,5 +159,18 @@ func TestOptNullOnlyForPointers(t *testing.T) {
 	err := Decode([]byte(`{"name": null}`), &body{})
 	if e, ok := err.(*data.Error); !ok || len(e.Fields["name"]) == 0 {
 		t.Fatalf("null for Opt[string] not refused on name: %v", err)
+	}
+}
+
+// A member tagged strict:"readonly" is refused whatever its value, naming it read-only.
+func TestStrictReadOnly(t *testing.T) {
+	var v struct {
+		ID   data.ReadOnly `json:"id" strict:"readonly"`
+		Name string        `json:"name"`
+	}
+	var errs faultList
+	StrictObject(map[string]json.RawMessage{"id": json.RawMessage(`null`), "name": json.RawMessage(`"n"`)}, &v, "", &errs)
+	if len(errs.order) != 1 || errs.fields["id"][0] != "The id field is read-only." || v.Name != "n" {
+		t.Fatalf("faults %v, name %q", errs.fields, v.Name)
 	}
 }

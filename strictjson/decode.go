@@ -1,4 +1,4 @@
-package validate
+package strictjson
 
 import (
 	"bytes"
@@ -50,24 +50,87 @@ func parseObject(body []byte) (obj map[string]json.RawMessage, dup, err error) {
 	// encoding/json keeps the last of a name given twice; I-JSON (RFC 7493 §2.3) forbids
 	// such objects, as two readers may take different ones.
 	if path, ok := duplicateMember(body); ok {
-		return obj, data.FieldError(path, fmt.Sprintf("The %s field is given more than once.", path)), nil
+		return obj, data.FieldError(path, duplicateMessage(path)), nil
 	}
 	return obj, nil, nil
 }
 
-// Decode reads body strictly into dst, a pointer to a struct: see Strict.
-func Decode(body []byte, dst any) error {
-	obj, dup, err := parseObject(body)
-	if err != nil {
-		return err
+// duplicateMessage is the fault of a member name given twice.
+func duplicateMessage(path string) string {
+	return fmt.Sprintf("The %s field is given more than once.", path)
+}
+
+// Faults receives what a decode finds wrong, each message under its dot path (as
+// validate.Errors does).
+type Faults interface {
+	Add(path, msg string)
+}
+
+// faultList is the Faults of Decode: the faults in the order found.
+type faultList struct {
+	fields map[string][]string
+	order  []string
+}
+
+func (f *faultList) Add(path, msg string) {
+	if f.fields == nil {
+		f.fields = map[string][]string{}
 	}
-	var errs Errors
-	StrictObject(obj, dst, "", &errs)
-	return Combine(dup, errs.Err())
+	if _, seen := f.fields[path]; !seen {
+		f.order = append(f.order, path)
+	}
+	f.fields[path] = append(f.fields[path], msg)
+}
+
+// err returns nil without faults, else one validation_failed error naming them all.
+func (f *faultList) err() error {
+	if len(f.order) == 0 {
+		return nil
+	}
+	return data.Invalid(f.fields, f.order)
+}
+
+// Decode reads body strictly into dst, a pointer to a struct: see Strict. Faults come
+// back as one validation_failed error naming every field.
+//
+// A well-formed object is split in place rather than through Object's map, and its
+// strings share one copy of the body (see decoder.src): a map of members and a string
+// per value were most of a full agent body's allocations.
+func Decode(body []byte, dst any) error {
+	var errs faultList
+	b := bytes.TrimSpace(body)
+	_, dup := duplicateMember(b)
+	if len(b) == 0 || b[0] != '{' || dup || !json.Valid(b) {
+		// The error says what is wrong (an empty body is {}). A duplicated name is named
+		// first and the rest decoded as encoding/json reads it (the last value of the
+		// name), so one 422 names every fault.
+		obj, dupErr, err := parseObject(body)
+		if err != nil {
+			return err
+		}
+		if e, ok := dupErr.(*data.Error); ok {
+			for _, p := range e.FieldPaths() {
+				for _, m := range e.Fields[p] {
+					errs.Add(p, m)
+				}
+			}
+		}
+		StrictObject(obj, dst, "", &errs)
+		return errs.err()
+	}
+	ms, ok := scanObject(b, make([]member, 0, 16))
+	if !ok {
+		return data.Errorf(data.EMALFORMED, "The request body must be a JSON object.")
+	}
+	d := newDecoder("", &errs)
+	d.src = b
+	v := reflect.ValueOf(dst).Elem()
+	decodeMembers(d, sortMembers(ms), v, fieldsOf(v.Type()), false)
+	return errs.err()
 }
 
 // StrictObject decodes the members of obj into the struct dst points to, as Strict does.
-func StrictObject(obj map[string]json.RawMessage, dst any, path string, errs *Errors) {
+func StrictObject(obj map[string]json.RawMessage, dst any, path string, errs Faults) {
 	ms := make([]member, 0, len(obj))
 	for k, raw := range obj {
 		ms = append(ms, member{[]byte(k), raw})
@@ -86,7 +149,7 @@ func StrictObject(obj map[string]json.RawMessage, dst any, path string, errs *Er
 //
 // raw must be valid JSON (as Object or encoding/json has checked it): the splitter skips
 // over values rather than validating them.
-func Strict(raw json.RawMessage, dst any, path string, errs *Errors) {
+func Strict(raw json.RawMessage, dst any, path string, errs Faults) {
 	decodeValue(newDecoder(path, errs), raw, reflect.ValueOf(dst).Elem())
 }
 
@@ -312,7 +375,7 @@ func decodeMap(d *decoder, b []byte, v reflect.Value) {
 // when a fault needs it (building every value's path up front was a large share of a
 // body's allocations).
 type decoder struct {
-	errs *Errors
+	errs Faults
 	base string // the path of the value decoded
 	path []pathElem
 
@@ -355,7 +418,7 @@ type pathElem struct {
 	item  bool
 }
 
-func newDecoder(path string, errs *Errors) *decoder {
+func newDecoder(path string, errs Faults) *decoder {
 	return &decoder{errs: errs, base: path, path: make([]pathElem, 0, 8)}
 }
 
@@ -368,9 +431,11 @@ func (d *decoder) at() string {
 	s := d.base
 	for _, e := range d.path {
 		if e.item {
-			s = Index(s, e.index)
+			s = s + "." + strconv.Itoa(e.index)
+		} else if s == "" {
+			s = string(e.key)
 		} else {
-			s = Join(s, string(e.key))
+			s = s + "." + string(e.key)
 		}
 	}
 	return s
@@ -379,7 +444,7 @@ func (d *decoder) at() string {
 // fault records a message whose first verb is the path itself.
 func (d *decoder) fault(format string, args ...any) {
 	s := d.at()
-	d.errs.Addf(s, format, append([]any{s}, args...)...)
+	d.errs.Add(s, fmt.Sprintf(format, append([]any{s}, args...)...))
 }
 
 // isNumber reports whether raw is a JSON number, by the grammar of RFC 8259: strconv
@@ -431,6 +496,8 @@ func decodeMembers(d *decoder, ms []member, v reflect.Value, fields map[string]f
 		switch {
 		case !ok:
 			d.fault("The %s field is not a known field.")
+		case f.readOnly:
+			d.fault("The %s field is read-only.")
 		case f.nonNull && string(trim(m.raw)) == "null":
 			if zeroFirst {
 				v.FieldByIndex(f.index).SetZero()
@@ -449,10 +516,12 @@ func decodeMembers(d *decoder, ms []member, v reflect.Value, fields map[string]f
 
 var fieldCache sync.Map // reflect.Type → map[string]fieldInfo
 
-// fieldInfo locates a struct field and says whether null is refused for it.
+// fieldInfo locates a struct field and says whether null is refused for it
+// (strict:"nonnull") or whether the member may not be given at all (strict:"readonly").
 type fieldInfo struct {
-	index   []int
-	nonNull bool
+	index    []int
+	nonNull  bool
+	readOnly bool
 }
 
 // fieldsOf maps JSON member names to struct fields, following embedded structs.
@@ -472,27 +541,9 @@ func fieldsOf(t reflect.Type) map[string]fieldInfo {
 		if name == "" {
 			name = f.Name
 		}
-		m[name] = fieldInfo{index: f.Index, nonNull: f.Tag.Get("strict") == "nonnull"}
+		tag := f.Tag.Get("strict")
+		m[name] = fieldInfo{index: f.Index, nonNull: tag == "nonnull", readOnly: tag == "readonly"}
 	}
 	fieldCache.Store(t, m)
 	return m
-}
-
-// Merge overlays the members of patch onto the JSON object of base, member by member (a
-// member given as null stays null; arrays and objects given are taken whole), and returns
-// the merged object. It is how an update merges a given config group into the stored one.
-func Merge(base any, patch map[string]json.RawMessage) (map[string]json.RawMessage, error) {
-	b, err := json.Marshal(base)
-	if err != nil {
-		return nil, err
-	}
-	// b is encoding/json's own output: split it, rather than parse it again.
-	merged, ok := splitObject(b)
-	if !ok {
-		return nil, fmt.Errorf("validate: merge base %T is not a JSON object", base)
-	}
-	for k, v := range patch {
-		merged[k] = v
-	}
-	return merged, nil
 }

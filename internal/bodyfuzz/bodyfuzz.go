@@ -1,4 +1,7 @@
-package validate_test
+// Package bodyfuzz is the harness the request body fuzz targets share (docs/reliability.md):
+// a body goes through the server's decodeBody steps and the outcome must have the
+// properties listed below.
+package bodyfuzz
 
 import (
 	"encoding/json"
@@ -7,12 +10,12 @@ import (
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/strictjson"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
-// The body fuzzers (docs/reliability.md) share one harness: a body goes through the same
-// steps as in the server's decodeBody (Object, strict decode, the body's rules, Combine), and
-// the outcome must have these properties:
+// A body goes through the same steps as in the server's decodeBody (Object, strict
+// decode, the body's rules, Combine), and the outcome must have these properties:
 //   - it is malformed_json (no fields to name) or validation_failed naming at least one
 //     field, each with a message, each rooted at a member of the body or a field of the type;
 //   - the same body gives the same result twice;
@@ -22,22 +25,22 @@ import (
 // decodeLike mirrors server.decodeBody, and decodeBodyObject's presence flags through set.
 func decodeLike[T any](body []byte, rules func(in *T, obj map[string]json.RawMessage) error) (*T, map[string]json.RawMessage, error) {
 	in := new(T)
-	obj, err := validate.Object(body)
+	obj, err := strictjson.Object(body)
 	if err != nil {
 		return in, nil, err
 	}
 	var errs validate.Errors
-	validate.StrictObject(obj, in, "", &errs)
+	strictjson.StrictObject(obj, in, "", &errs)
 	return in, obj, validate.Combine(errs.Err(), rules(in, obj))
 }
 
-// fuzzBody checks the properties above for one body; reencode turns an accepted value back
-// into a body (plainJSON when nil).
-func fuzzBody[T any](t *testing.T, body []byte, rules func(in *T, obj map[string]json.RawMessage) error, reencode func(*T) []byte) {
+// Check checks the properties above for one body; reencode turns an accepted value back
+// into a body (PlainJSON when nil).
+func Check[T any](t *testing.T, body []byte, rules func(in *T, obj map[string]json.RawMessage) error, reencode func(*T) []byte) {
 	t.Helper()
 	in, obj, err := decodeLike(body, rules)
 	again, _, err2 := decodeLike(body, rules)
-	if !reflect.DeepEqual(in, again) || !sameError(err, err2) {
+	if !reflect.DeepEqual(in, again) || !SameError(err, err2) {
 		t.Fatalf("two decodes of one body differ: %v / %v", err, err2)
 	}
 	if err != nil {
@@ -48,7 +51,7 @@ func fuzzBody[T any](t *testing.T, body []byte, rules func(in *T, obj map[string
 	if reencode != nil {
 		b = reencode(in)
 	} else {
-		b = plainJSON(in)
+		b = PlainJSON(in)
 	}
 	back, _, err := decodeLike(b, rules)
 	if err != nil {
@@ -59,7 +62,8 @@ func fuzzBody[T any](t *testing.T, body []byte, rules func(in *T, obj map[string
 	}
 }
 
-func sameError(a, b error) bool {
+// SameError reports whether two errors are the same to a client: message and fields.
+func SameError(a, b error) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -135,10 +139,10 @@ var (
 	optionalT  = reflect.TypeFor[interface{ Optional() }]()
 )
 
-// plainJSON encodes a decoded body the way a client would send it: an unset data.Opt is
+// PlainJSON encodes a decoded body the way a client would send it: an unset data.Opt is
 // left out, a set one is its value, and an absent (nil) slice or strict:"nonnull" field is
 // left out, since neither takes null.
-func plainJSON(v any) []byte {
+func PlainJSON(v any) []byte {
 	b, err := json.Marshal(plain(reflect.ValueOf(v)))
 	if err != nil {
 		panic(err)
@@ -202,8 +206,8 @@ func plain(v reflect.Value) any {
 	}
 }
 
-// addSeeds adds bodies as seeds in code; testdata/fuzz/<FuzzName>/ holds more.
-func addSeeds(f *testing.F, bodies ...string) {
+// AddSeeds adds bodies as seeds in code; testdata/fuzz/<FuzzName>/ holds more.
+func AddSeeds(f *testing.F, bodies ...string) {
 	for _, b := range bodies {
 		f.Add([]byte(b))
 	}

@@ -1,0 +1,143 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// UpdateAgent implements data.AgentService: the given groups merge into the stored ones
+// (data.AgentUpdate.Apply); a change makes the agent a draft, no change writes nothing.
+//
+// The work of an update (opening the stored key, merging, validating, sealing, encoding
+// the response and its event) is done outside any transaction, against the stored row
+// read first. Writers run their transaction functions one after another inside a shared
+// commit, so work done there is done on one core while the other writers wait, and a 422
+// found there would make the storage run the whole batch again. The write transaction
+// then only checks that the row's revision is still the one the update was computed
+// from, checks the knowledge base references, and stores the result. If another write
+// changed the row meanwhile, the update is computed again inside the transaction.
+func (s *AgentService) UpdateAgent(ctx context.Context, id string, in data.AgentUpdate) (*data.Agent, error) {
+	var before *data.StoredAgent
+	var rev uint64
+	if err := s.store.View(ctx, func(tx Tx) error {
+		var err error
+		if rev, err = tx.AgentRevision(id); err != nil || rev == 0 {
+			return err
+		}
+		before, err = tx.Agent(id)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	prep, err := s.prepareUpdate(ctx, id, before, &in)
+	if err != nil {
+		return nil, err
+	}
+	if prep.faults.Len() > 0 {
+		// Report every fault at once: the references too.
+		errs := prep.faults
+		if in.LLMConfig.Set {
+			if err := s.store.View(ctx, func(tx Tx) error {
+				errs, err = withReferences(tx, prep.row.WorkspaceID, prep.merged, prep.faults)
+				return err
+			}); err != nil {
+				return nil, err
+			}
+		}
+		return nil, errs.Err()
+	}
+	if prep.unchanged {
+		return prep.out, nil // nothing changed: no write, no event, status kept
+	}
+	var out *data.Agent
+	err = s.store.Update(ctx, func(tx Tx) error {
+		p := prep
+		cur, err := tx.AgentRevision(id)
+		if err != nil {
+			return err
+		}
+		if cur != rev { // changed since: compute again, here
+			row, err := tx.Agent(id)
+			if err != nil {
+				return err
+			}
+			if p, err = s.prepareUpdate(ctx, id, row, &in); err != nil {
+				return err
+			}
+		}
+		if in.LLMConfig.Set {
+			// Knowledge bases live in other rows: check them in this transaction.
+			errs, err := withReferences(tx, p.row.WorkspaceID, p.merged, p.faults)
+			if err != nil {
+				return err
+			}
+			if err := errs.Err(); err != nil {
+				return err
+			}
+		} else if err := p.faults.Err(); err != nil {
+			return err
+		}
+		if p.unchanged {
+			out = p.out
+			return nil
+		}
+		if err := tx.PutAgent(p.stored, p.oldStatus); err != nil {
+			return err
+		}
+		out = p.out
+		_, err = s.record(ctx, tx, data.EventAgentUpdated, p.row.WorkspaceID, p.outJSON)
+		return err
+	})
+	return out, err
+}
+
+// agentUpdate is an update computed against one revision of the stored row.
+type agentUpdate struct {
+	row       *data.StoredAgent // the new row, api_key plain (the stored one while faulty)
+	merged    *data.Agent       // the body applied, for the reference checks
+	faults    *validate.Errors  // every fault but the references'
+	oldStatus string
+	unchanged bool              // the body changes nothing
+	out       *data.Agent       // the response: the new row, masked
+	stored    *data.StoredAgent // the new row as stored (api_key sealed)
+	outJSON   json.RawMessage   // out, encoded for the event
+}
+
+// prepareUpdate applies in to row, the agent as stored, and checks every rule but the
+// references to other records; faults come back in the result (err is for anything else).
+func (s *AgentService) prepareUpdate(ctx context.Context, id string, row *data.StoredAgent, in *data.AgentUpdate) (*agentUpdate, error) {
+	sealedRow, plain, err := s.opened(ctx, id, row)
+	if err != nil {
+		return nil, err
+	}
+	if err := data.CheckIfMatch(data.IfMatch(ctx), masked(plain)); err != nil {
+		return nil, err
+	}
+	a := in.Apply(&plain.Agent)
+	u := &agentUpdate{row: plain, merged: a, oldStatus: plain.Status, faults: s.checkAgent(ctx, a, in, false)}
+	if u.faults.Len() > 0 {
+		return u, nil
+	}
+	if sameSnapshot(plain.Snapshot(), a.Snapshot()) {
+		u.unchanged, u.out = true, masked(plain)
+		return u, nil
+	}
+	next := *plain
+	next.Name, next.AgentConfig = a.Name, a.AgentConfig
+	next.Status, next.UpdatedAt = data.AgentStatusDraft, s.timeNow()
+	u.row, u.out = &next, masked(&next)
+	stored := next
+	if plain.LLMConfig.APIKey == next.LLMConfig.APIKey {
+		stored.LLMConfig.APIKey = sealedRow.LLMConfig.APIKey // the same key: no sealing again
+	} else if stored.AgentConfig, err = s.sealed(next.AgentConfig); err != nil {
+		return nil, err
+	}
+	u.stored = &stored
+	if u.outJSON, err = json.Marshal(u.out); err != nil {
+		return nil, err
+	}
+	return u, nil
+}

@@ -1,0 +1,210 @@
+package service
+
+import (
+	"context"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// DeleteAgent implements data.AgentService: the agent and its versions go, numbers bound
+// to it are unbound and members' agent_ids drop it (storage cascades); its calls stay.
+func (s *AgentService) DeleteAgent(ctx context.Context, id string) error {
+	return s.store.Update(ctx, func(tx Tx) error {
+		stored, plain, err := s.load(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if err := data.CheckIfMatch(data.IfMatch(ctx), masked(plain)); err != nil {
+			return err
+		}
+		if err := tx.DeleteAgent(stored); err != nil {
+			return err
+		}
+		_, err = s.record(ctx, tx, data.EventAgentDeleted, plain.WorkspaceID, masked(plain))
+		return err
+	})
+}
+
+// PublishAgent implements data.AgentService: version N+1 snapshots name and every group.
+func (s *AgentService) PublishAgent(ctx context.Context, id string, description *string) error {
+	var errs validate.Errors
+	validate.ValidatePublish(description, &errs)
+	if err := checkInput(ctx, errs.Err()); err != nil {
+		return err
+	}
+	p := data.PrincipalFrom(ctx)
+	return s.store.Update(ctx, func(tx Tx) error {
+		stored, plain, err := s.load(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if err := data.CheckIfMatch(data.IfMatch(ctx), masked(plain)); err != nil {
+			return err
+		}
+		now := s.timeNow()
+		n := stored.LastVersion + 1
+		// The version keeps the key as stored: sealed.
+		v := &data.AgentVersion{
+			AgentID: id, VersionNumber: n, Description: description, Name: stored.Name,
+			AgentConfig: stored.AgentConfig, CreatedAt: now, PublishedBy: p.UserID,
+		}
+		if err := tx.PutAgentVersion(v); err != nil {
+			return err
+		}
+		oldStatus := stored.Status
+		next := *stored
+		next.LastVersion, next.Status, next.PublishedVersion = n, data.AgentStatusPublished, &n
+		next.PublishedAt, next.UpdatedAt = &now, now
+		if err := tx.PutAgent(&next, oldStatus); err != nil {
+			return err
+		}
+		out := next
+		out.AgentConfig = plain.AgentConfig
+		_, err = s.record(ctx, tx, data.EventAgentPublished, out.WorkspaceID, masked(&out))
+		return err
+	})
+}
+
+// loadVersion reads version n of a visible agent, api_key opened.
+func (s *AgentService) loadVersion(ctx context.Context, tx Tx, agentID string, n int) (*data.AgentVersion, error) {
+	row, err := tx.Agent(agentID)
+	if err != nil {
+		return nil, err
+	}
+	if err := visible(ctx, agentID, row); err != nil {
+		return nil, err
+	}
+	v, err := tx.AgentVersion(agentID, n)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, data.NotFound("Agent version")
+	}
+	if v.AgentConfig, err = s.open(v.AgentConfig); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// ListAgentVersions implements data.AgentService.
+func (s *AgentService) ListAgentVersions(ctx context.Context, agentID string, req data.PageRequest) ([]*data.AgentVersion, data.Page, error) {
+	var list []*data.AgentVersion
+	var page data.Page
+	err := s.store.View(ctx, func(tx Tx) error {
+		row, err := tx.Agent(agentID)
+		if err != nil {
+			return err
+		}
+		if err := visible(ctx, agentID, row); err != nil {
+			return err
+		}
+		versions, pg, err := tx.AgentVersions(agentID, req)
+		if err != nil {
+			return err
+		}
+		page = pg
+		list = make([]*data.AgentVersion, 0, len(versions))
+		for _, v := range versions {
+			if v.AgentConfig, err = s.open(v.AgentConfig); err != nil {
+				return err
+			}
+			m := v.Masked()
+			list = append(list, &m)
+		}
+		return nil
+	})
+	return list, page, err
+}
+
+// AgentVersion implements data.AgentService.
+func (s *AgentService) AgentVersion(ctx context.Context, agentID string, n int) (*data.AgentVersion, error) {
+	var out *data.AgentVersion
+	err := s.store.View(ctx, func(tx Tx) error {
+		v, err := s.loadVersion(ctx, tx, agentID, n)
+		if err == nil {
+			m := v.Masked()
+			out = &m
+		}
+		return err
+	})
+	return out, err
+}
+
+// RestoreAgentVersion implements data.AgentService: the version's snapshot becomes the
+// live configuration, published, without creating a version.
+func (s *AgentService) RestoreAgentVersion(ctx context.Context, agentID string, n int) (*data.Agent, error) {
+	var out *data.Agent
+	err := s.store.Update(ctx, func(tx Tx) error {
+		stored, plain, err := s.load(ctx, tx, agentID)
+		if err != nil {
+			return err
+		}
+		if err := data.CheckIfMatch(data.IfMatch(ctx), masked(plain)); err != nil {
+			return err
+		}
+		v, err := tx.AgentVersion(agentID, n)
+		if err != nil {
+			return err
+		}
+		if v == nil {
+			return data.NotFound("Agent version")
+		}
+		now := s.timeNow()
+		next := *stored
+		next.Name, next.AgentConfig = v.Name, v.AgentConfig // the version's key, sealed as stored
+		next.Status, next.PublishedVersion, next.PublishedAt, next.UpdatedAt = data.AgentStatusPublished, &n, &now, now
+		// Knowledge bases deleted since the version was published stay out.
+		kept := make([]string, 0, len(v.LLMConfig.KnowledgeBaseIDs))
+		for _, id := range v.LLMConfig.KnowledgeBaseIDs {
+			ok, err := tx.KnowledgeBaseExists(next.WorkspaceID, id)
+			if err != nil {
+				return err
+			}
+			if ok {
+				kept = append(kept, id)
+			}
+		}
+		next.LLMConfig.KnowledgeBaseIDs = kept
+		if err := tx.PutAgent(&next, stored.Status); err != nil {
+			return err
+		}
+		shown := next
+		if shown.AgentConfig, err = s.open(next.AgentConfig); err != nil {
+			return err
+		}
+		out = masked(&shown)
+		_, err = s.record(ctx, tx, data.EventAgentRestored, next.WorkspaceID, out)
+		return err
+	})
+	return out, err
+}
+
+// DiffAgentVersions implements data.AgentService; credentials are masked by the diff.
+func (s *AgentService) DiffAgentVersions(ctx context.Context, agentID string, a int, b *int) ([]data.Change, error) {
+	var changes []data.Change
+	err := s.store.View(ctx, func(tx Tx) error {
+		from, err := s.loadVersion(ctx, tx, agentID, a)
+		if err != nil {
+			return err
+		}
+		var to data.AgentSnapshot
+		if b == nil {
+			_, plain, err := s.load(ctx, tx, agentID)
+			if err != nil {
+				return err
+			}
+			to = plain.Snapshot()
+		} else {
+			v, err := s.loadVersion(ctx, tx, agentID, *b)
+			if err != nil {
+				return err
+			}
+			to = v.Snapshot()
+		}
+		changes = data.DiffAgentConfig(from.Snapshot(), to)
+		return nil
+	})
+	return changes, err
+}

@@ -1,0 +1,259 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// AgentService implements data.AgentService: the agent rules (conventions §7) over AgentTx.
+type AgentService struct {
+	*base
+	cache agentCache
+}
+
+var _ data.AgentService = (*AgentService)(nil)
+
+// open returns c with its api_key opened (c as stored holds it sealed).
+func (s *AgentService) open(c data.AgentConfig) (data.AgentConfig, error) {
+	if c.LLMConfig.APIKey == nil {
+		return c, nil
+	}
+	plain, err := s.sealer.Open(*c.LLMConfig.APIKey)
+	if err != nil {
+		return c, fmt.Errorf("opening llm_config.api_key: %w", err)
+	}
+	c.LLMConfig.APIKey = &plain
+	return c, nil
+}
+
+// sealed returns c with its api_key sealed for storage.
+func (s *AgentService) sealed(c data.AgentConfig) (data.AgentConfig, error) {
+	if c.LLMConfig.APIKey == nil {
+		return c, nil
+	}
+	sealed, err := s.sealer.Seal(*c.LLMConfig.APIKey)
+	if err != nil {
+		return c, err
+	}
+	c.LLMConfig.APIKey = &sealed
+	return c, nil
+}
+
+// visible returns row when the caller may see it (its workspace, within its agent_ids),
+// else not found; row nil is not found too.
+func visible(ctx context.Context, id string, row *data.StoredAgent) error {
+	p := data.PrincipalFrom(ctx)
+	if row == nil || row.WorkspaceID != p.WorkspaceID || !p.CanSeeAgent(id) {
+		if faults := data.InputFaults(ctx); faults != nil {
+			return faults // a body that cannot be read is refused as such, whatever it targets
+		}
+		return data.NotFound("Agent")
+	}
+	return nil
+}
+
+// load reads an agent the caller may see; stored is the row as stored (api_key sealed),
+// plain the same with its api_key opened.
+func (s *AgentService) load(ctx context.Context, tx Tx, id string) (stored, plain *data.StoredAgent, err error) {
+	row, err := tx.Agent(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.opened(ctx, id, row)
+}
+
+// opened checks that the caller may see row and returns it with a copy whose api_key is
+// opened.
+func (s *AgentService) opened(ctx context.Context, id string, row *data.StoredAgent) (stored, plain *data.StoredAgent, err error) {
+	if err := visible(ctx, id, row); err != nil {
+		return nil, nil, err
+	}
+	c := *row
+	if c.AgentConfig, err = s.open(row.AgentConfig); err != nil {
+		return nil, nil, err
+	}
+	return row, &c, nil
+}
+
+func masked(row *data.StoredAgent) *data.Agent {
+	a := row.Agent.Masked()
+	return &a
+}
+
+// read returns a visible agent, masked, with its JSON, for a read-only caller that will
+// not modify it: from the cache when the stored row is unchanged (agentCache).
+func (s *AgentService) read(ctx context.Context, tx Tx, id string) (agentCacheEntry, error) {
+	p := data.PrincipalFrom(ctx)
+	if !p.CanSeeAgent(id) {
+		return agentCacheEntry{}, data.NotFound("Agent")
+	}
+	rev, err := tx.AgentRevision(id)
+	if err != nil {
+		return agentCacheEntry{}, err
+	}
+	if rev == 0 {
+		return agentCacheEntry{}, data.NotFound("Agent")
+	}
+	if e, ok := s.cache.get(id, rev); ok {
+		if e.agent.WorkspaceID != p.WorkspaceID {
+			return agentCacheEntry{}, data.NotFound("Agent")
+		}
+		return e, nil
+	}
+	_, plain, err := s.load(ctx, tx, id)
+	if err != nil {
+		return agentCacheEntry{}, err
+	}
+	return s.cache.put(id, rev, masked(plain))
+}
+
+// Agent implements data.AgentService.
+func (s *AgentService) Agent(ctx context.Context, id string) (*data.Agent, error) {
+	var out *data.Agent
+	err := s.store.View(ctx, func(tx Tx) error {
+		e, err := s.read(ctx, tx, id)
+		if err == nil {
+			c := *e.agent // a shallow copy: the caller may set top-level fields
+			out = &c
+		}
+		return err
+	})
+	return out, err
+}
+
+// AgentJSON returns the JSON of an agent as GET /api/v1/agents/{id} sends it (masked):
+// the bytes json.Marshal gives for the record Agent returns, without encoding it again
+// while the stored row is unchanged.
+func (s *AgentService) AgentJSON(ctx context.Context, id string) ([]byte, error) {
+	var out []byte
+	err := s.store.View(ctx, func(tx Tx) error {
+		e, err := s.read(ctx, tx, id)
+		out = e.json
+		return err
+	})
+	return out, err
+}
+
+// ListAgents implements data.AgentService.
+func (s *AgentService) ListAgents(ctx context.Context, f data.AgentFilter) ([]*data.Agent, data.Page, error) {
+	var list []*data.Agent
+	page, err := s.list(ctx, f, func(e agentCacheEntry) {
+		c := *e.agent // a shallow copy: the caller may set top-level fields
+		list = append(list, &c)
+	})
+	return list, page, err
+}
+
+// ListAgentsJSON is ListAgents with each agent as JSON, as AgentJSON gives it.
+func (s *AgentService) ListAgentsJSON(ctx context.Context, f data.AgentFilter) ([]json.RawMessage, data.Page, error) {
+	var list []json.RawMessage
+	page, err := s.list(ctx, f, func(e agentCacheEntry) { list = append(list, e.json) })
+	return list, page, err
+}
+
+// list reads a page of agents and hands each to add, in order.
+func (s *AgentService) list(ctx context.Context, f data.AgentFilter, add func(agentCacheEntry)) (data.Page, error) {
+	p := data.PrincipalFrom(ctx)
+	if f.Status != "" && f.Status != data.AgentStatusDraft && f.Status != data.AgentStatusPublished {
+		return data.Page{}, data.FieldError("status", "The selected status is invalid; it must be one of: draft, published.")
+	}
+	var page data.Page
+	err := s.store.View(ctx, func(tx Tx) error {
+		ids, pg, err := tx.AgentIDs(p.WorkspaceID, f.Status, p.AgentIDs, f.PageRequest)
+		if err != nil {
+			return err
+		}
+		page = pg
+		for _, id := range ids {
+			e, err := s.read(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			add(e)
+		}
+		return nil
+	})
+	return page, err
+}
+
+// inputFaults returns the faults the server found decoding the input (data.InputFaults),
+// as the start of a 422.
+func inputFaults(ctx context.Context) *validate.Errors {
+	errs := &validate.Errors{}
+	if e, ok := data.InputFaults(ctx).(*data.Error); ok {
+		for _, p := range e.FieldPaths() {
+			for _, m := range e.Fields[p] {
+				errs.Add(p, m)
+			}
+		}
+	}
+	return errs
+}
+
+// checkAgent returns the faults of merged, the result of in on a stored agent (on the
+// defaults when creating): the decoder's first, then the rules' that they do not cover
+// (a member that is not a number needs no "is required" beside it).
+func (s *AgentService) checkAgent(ctx context.Context, merged *data.Agent, in *data.AgentUpdate, creating bool) *validate.Errors {
+	errs := inputFaults(ctx)
+	errs.AddUncovered(validate.AgentChange(merged, in, creating, s.catalog))
+	return errs
+}
+
+// withReferences returns errs with a fault for each knowledge_base_ids entry of a that is
+// not a knowledge base of the workspace, read in tx. errs is not modified: a write
+// transaction's function may run twice.
+func withReferences(tx Tx, workspaceID string, a *data.Agent, errs *validate.Errors) (*validate.Errors, error) {
+	out := &validate.Errors{}
+	out.AddUncovered(errs)
+	var readErr error
+	validate.KnowledgeBaseRefs(a.LLMConfig.KnowledgeBaseIDs, func(id string) bool {
+		ok, err := tx.KnowledgeBaseExists(workspaceID, id)
+		if err != nil && readErr == nil {
+			readErr = err
+		}
+		return ok
+	}, out)
+	return out, readErr
+}
+
+// CreateAgent implements data.AgentService: the body merged into the defaults, a draft.
+func (s *AgentService) CreateAgent(ctx context.Context, in data.AgentCreate) (*data.Agent, error) {
+	p := data.PrincipalFrom(ctx)
+	u := (*data.AgentUpdate)(&in)
+	a := u.Apply(data.DefaultAgent())
+	faults := s.checkAgent(ctx, a, u, true)
+	cfg, err := s.sealed(a.AgentConfig)
+	if err != nil {
+		return nil, err
+	}
+	var out *data.Agent
+	err = s.store.Update(ctx, func(tx Tx) error {
+		errs, err := withReferences(tx, p.WorkspaceID, a, faults)
+		if err != nil {
+			return err
+		}
+		if err := errs.Err(); err != nil {
+			return err
+		}
+		if err := checkQuota(tx, p.WorkspaceID, data.LimitAgents); err != nil {
+			return err
+		}
+		now := s.timeNow()
+		row := &data.StoredAgent{Agent: *a}
+		row.ID, row.WorkspaceID, row.Status = s.ids.New(data.PrefixAgent), p.WorkspaceID, data.AgentStatusDraft
+		row.CreatedAt, row.UpdatedAt, row.PublishedVersion, row.PublishedAt = now, now, nil, nil
+		stored := *row
+		stored.AgentConfig = cfg
+		if err := tx.PutAgent(&stored, ""); err != nil {
+			return err
+		}
+		out = masked(row)
+		_, err = s.record(ctx, tx, data.EventAgentCreated, p.WorkspaceID, out)
+		return err
+	})
+	return out, err
+}

@@ -1,0 +1,33 @@
+package service
+
+import "github.com/voiceapi/voiceapi/data"
+
+// AgentTx stores agents and their versions (conventions §7). Records go in and come out
+// with llm_config.api_key as the service gives it (sealed); storage never opens it.
+type AgentTx interface {
+	// Agent returns the stored agent id, nil when there is none.
+	Agent(id string) (*data.StoredAgent, error)
+	// AgentRevision returns a number that differs whenever the stored agent id differs
+	// (a hash of the stored row, or a revision column), 0 when there is none. It reads no
+	// more than the row and decodes nothing, so a cache can be checked against it.
+	AgentRevision(id string) (uint64, error)
+	// PutAgent stores a, new or replacing the stored one, and keeps its index entries: by
+	// workspace, newest first, and by workspace and status, moved from oldStatus ("" for
+	// a new agent).
+	PutAgent(a *data.StoredAgent, oldStatus string) error
+	// DeleteAgent removes the agent, its versions and its index entries, and runs the
+	// cascades other resources registered: numbers bound to it are unbound, members'
+	// agent_ids drop it. Its calls stay.
+	DeleteAgent(a *data.StoredAgent) error
+	// AgentIDs returns a page of the ids of the workspace's agents, newest first: of one
+	// status unless status is "", and only those in only unless only is empty.
+	AgentIDs(workspaceID, status string, only []string, req data.PageRequest) ([]string, data.Page, error)
+	// PutAgentVersion stores a published version.
+	PutAgentVersion(v *data.AgentVersion) error
+	// AgentVersion returns version n of the agent, nil when there is none.
+	AgentVersion(agentID string, n int) (*data.AgentVersion, error)
+	// AgentVersions returns a page of the agent's versions, newest first.
+	AgentVersions(agentID string, req data.PageRequest) ([]*data.AgentVersion, data.Page, error)
+	// KnowledgeBaseExists reports whether id names a knowledge base of the workspace.
+	KnowledgeBaseExists(workspaceID, id string) (bool, error)
+}

@@ -1,0 +1,107 @@
+package storetest
+
+import (
+	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+func storedAgent(id, ws, status string) *data.StoredAgent {
+	a := &data.StoredAgent{Agent: *data.DefaultAgent()}
+	a.ID, a.WorkspaceID, a.Name, a.Status = id, ws, "Agent "+id, status
+	return a
+}
+
+func testAgents(t *testing.T, open Opener) {
+	s := open(t)
+	const ws = "ws_01JD6000000000000000000000"
+	ids := []string{"agt_01JD6000000000000000000001", "agt_01JD6000000000000000000002", "agt_01JD6000000000000000000003"}
+	var revs []uint64
+	view(t, s, func(tx service.Tx) error {
+		a, err := tx.Agent(ids[0])
+		rev, _ := tx.AgentRevision(ids[0])
+		if a != nil || rev != 0 {
+			t.Errorf("an absent agent: %+v, revision %d; want nil, 0", a, rev)
+		}
+		return err
+	})
+	for _, id := range ids {
+		update(t, s, func(tx service.Tx) error { return tx.PutAgent(storedAgent(id, ws, data.AgentStatusDraft), "") })
+	}
+	view(t, s, func(tx service.Tx) error {
+		a, err := tx.Agent(ids[0])
+		if err != nil || a == nil || a.Name != "Agent "+ids[0] || a.LLMConfig.Provider != data.LLMGroq {
+			t.Fatalf("stored agent: %+v, %v", a, err)
+		}
+		rev, _ := tx.AgentRevision(ids[0])
+		again, _ := tx.AgentRevision(ids[0])
+		if rev == 0 || rev != again {
+			t.Errorf("revision %d then %d; want one non-zero number", rev, again)
+		}
+		revs = append(revs, rev)
+		page, _, err := tx.AgentIDs(ws, "", nil, data.PageRequest{PerPage: 10})
+		if len(page) != 3 || page[0] != ids[2] {
+			t.Errorf("ids %v, want all three, newest first", page)
+		}
+		only, _, _ := tx.AgentIDs(ws, "", []string{ids[1]}, data.PageRequest{PerPage: 10})
+		if len(only) != 1 || only[0] != ids[1] {
+			t.Errorf("ids among one: %v", only)
+		}
+		other, _, _ := tx.AgentIDs("ws_01JD6000000000000000000009", "", nil, data.PageRequest{PerPage: 10})
+		if len(other) != 0 {
+			t.Errorf("another workspace's ids: %v", other)
+		}
+		kb, _ := tx.KnowledgeBaseExists(ws, "kb_01JD6000000000000000000000")
+		if kb {
+			t.Error("an absent knowledge base exists")
+		}
+		return err
+	})
+	// Publishing moves the status index entry and changes the revision.
+	update(t, s, func(tx service.Tx) error {
+		a := storedAgent(ids[0], ws, data.AgentStatusPublished)
+		a.LastVersion = 1
+		v := &data.AgentVersion{AgentID: ids[0], VersionNumber: 1, Name: a.Name, AgentConfig: a.AgentConfig}
+		if err := tx.PutAgentVersion(v); err != nil {
+			return err
+		}
+		return tx.PutAgent(a, data.AgentStatusDraft)
+	})
+	view(t, s, func(tx service.Tx) error {
+		rev, _ := tx.AgentRevision(ids[0])
+		if rev == revs[0] {
+			t.Error("the revision did not change with the row")
+		}
+		pub, _, err := tx.AgentIDs(ws, data.AgentStatusPublished, nil, data.PageRequest{PerPage: 10})
+		drafts, _, _ := tx.AgentIDs(ws, data.AgentStatusDraft, nil, data.PageRequest{PerPage: 10})
+		if len(pub) != 1 || pub[0] != ids[0] || len(drafts) != 2 {
+			t.Errorf("published %v, drafts %v", pub, drafts)
+		}
+		v, _ := tx.AgentVersion(ids[0], 1)
+		missing, _ := tx.AgentVersion(ids[0], 2)
+		list, _, _ := tx.AgentVersions(ids[0], data.PageRequest{PerPage: 10})
+		if v == nil || v.VersionNumber != 1 || missing != nil || len(list) != 1 {
+			t.Errorf("versions: %+v, %+v, %d listed", v, missing, len(list))
+		}
+		return err
+	})
+	// Deleting removes the row, its versions and its index entries.
+	update(t, s, func(tx service.Tx) error {
+		a, err := tx.Agent(ids[0])
+		if err != nil {
+			return err
+		}
+		return tx.DeleteAgent(a)
+	})
+	view(t, s, func(tx service.Tx) error {
+		a, err := tx.Agent(ids[0])
+		v, _ := tx.AgentVersion(ids[0], 1)
+		page, _, _ := tx.AgentIDs(ws, "", nil, data.PageRequest{PerPage: 10})
+		pub, _, _ := tx.AgentIDs(ws, data.AgentStatusPublished, nil, data.PageRequest{PerPage: 10})
+		if a != nil || v != nil || len(page) != 2 || len(pub) != 0 {
+			t.Errorf("after delete: %+v, %+v, ids %v, published %v", a, v, page, pub)
+		}
+		return err
+	})
+}
