@@ -6,6 +6,7 @@
 //	go run ./bench -mode groupcommit     # full-body PUT at 1 and at 32 clients, fsync on
 //	go run ./bench -mode seed -data DIR -calls 1000000   # build a large directory offline
 //	go run ./bench -data DIR             # table against that directory (start-up, RSS)
+//	go run ./bench -mode pocketbase -pocketbase PATH   # the same writes against PocketBase
 //
 // Every load is bounded by -duration; the harness only uses loopback addresses.
 package main
@@ -38,11 +39,14 @@ type options struct {
 	seeders     int
 	keepLogs    bool
 	profileDir  string
+	pocketbase  string
+	records     int
+	rounds      int
 }
 
 func main() {
 	var o options
-	flag.StringVar(&o.mode, "mode", "table", "table | groupcommit | seed")
+	flag.StringVar(&o.mode, "mode", "table", "table | groupcommit | seed | pocketbase")
 	flag.StringVar(&o.dataDir, "data", "", "data directory: one made by -mode seed, or empty for a fresh temporary one")
 	flag.StringVar(&o.bin, "bin", "", "voiceapi binary; built from the module when empty")
 	flag.IntVar(&o.agents, "agents", 100, "agents to seed (a list page is 100)")
@@ -54,6 +58,9 @@ func main() {
 	flag.IntVar(&o.seeders, "seeders", 64, "concurrent writers while seeding")
 	flag.BoolVar(&o.keepLogs, "keep-logs", false, "keep the server's request log (else it goes to /dev/null)")
 	flag.StringVar(&o.profileDir, "profile", "", "save a CPU profile of voiceapi during each of its runs into this directory")
+	flag.StringVar(&o.pocketbase, "pocketbase", "", "PocketBase binary for -mode pocketbase")
+	flag.IntVar(&o.records, "records", 1000, "-mode pocketbase: agents (records) created in each fresh database before its size is measured")
+	flag.IntVar(&o.rounds, "rounds", 3, "-mode pocketbase: rounds of the loads; the table shows each load's median round")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -94,6 +101,9 @@ func run(o options) error {
 		if o.bin, err = buildVoiceapi(work); err != nil {
 			return err
 		}
+	}
+	if o.mode == "pocketbase" {
+		return runPocketBase(o, work)
 	}
 	dir := o.dataDir
 	if dir == "" {

@@ -119,7 +119,7 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 				}
 				c := in
 				c.AgentID = st.Agents[i%int64(len(st.Agents))]
-				if _, err := db.RegisterCall(pctx, c); err != nil {
+				if _, err := svc.Calls.RegisterCall(pctx, c); err != nil {
 					errOnce.Do(func() { firstErr = err })
 					return
 				}

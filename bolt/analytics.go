@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"time"
@@ -11,8 +10,6 @@ import (
 
 	"github.com/voiceapi/voiceapi/data"
 )
-
-var _ data.AnalyticsService = (*DB)(nil)
 
 // Rollups hold, per workspace and per workspace and agent, the counts of the calls created
 // in each UTC hour: key "<scope>\x00<hour as 8 bytes>", scope "<ws>" or "<ws>/a/<agent>".
@@ -101,81 +98,63 @@ func adjustRollups(tx *bbolt.Tx, c *data.Call, sign int64) error {
 	return nil
 }
 
-// CallAnalytics implements data.AnalyticsService. A caller limited to some agents sees
-// the sum over those agents; an agent it may not see counts nothing.
-func (db *DB) CallAnalytics(ctx context.Context, q data.CallAnalyticsQuery) (*data.CallAnalytics, error) {
-	p := data.PrincipalFrom(ctx)
-	ws := p.WorkspaceID
-	var scopes []string
-	switch {
-	case q.AgentID != "" && p.CanSeeAgent(q.AgentID):
-		scopes = []string{callAgentScope(ws, q.AgentID)}
-	case q.AgentID != "":
-		scopes = nil
-	case len(p.AgentIDs) > 0:
-		for _, a := range p.AgentIDs {
-			scopes = append(scopes, callAgentScope(ws, a))
-		}
-	default:
-		scopes = []string{ws}
+// CallRollups implements service.CallTx: whole hours come from the rollups, the partial
+// hours at either edge of the range from their calls.
+func (t tx) CallRollups(ws, agentID string, from, to time.Time, step time.Duration) ([]data.CallBucket, error) {
+	scope := ws
+	if agentID != "" {
+		scope = callAgentScope(ws, agentID)
 	}
-	step := time.Hour
-	if q.Interval == data.IntervalDay {
-		step = 24 * time.Hour
+	from, to = from.UTC(), to.UTC()
+	if !from.Before(to) || step <= 0 {
+		return nil, nil
 	}
-	from, to := q.From.UTC(), q.To.UTC()
 	first := from.Truncate(step)
-	n := int((to.Sub(first) + step - 1) / step)
-	out := &data.CallAnalytics{Series: make([]data.CallSeriesPoint, n), DisconnectionReasons: map[string]int64{}}
-	for i := range out.Series {
-		out.Series[i].Start = data.NewTime(first.Add(time.Duration(i) * step))
-	}
-	var total rollup
-	addHour := func(hourStart time.Time, r rollup) {
+	sums := make([]rollup, (to.Sub(first)+step-1)/step) // one per bucket the range touches
+	add := func(hourStart time.Time, r rollup) {
 		i := int(hourStart.Sub(first) / step)
-		if i < 0 || i >= n {
+		if i < 0 || i >= len(sums) {
 			return
 		}
-		pt := &out.Series[i]
-		pt.Calls += r.Calls
-		pt.Ended += r.Ended
-		pt.Failed += r.Failed
-		pt.TotalDurationMS += r.DurationMS
-		total.add(r, 1)
+		if sums[i].Calls == 0 {
+			sums[i] = r // the first hour of a bucket is taken as decoded, reasons and all
+			return
+		}
+		sums[i].add(r, 1)
 	}
-	// Whole hours come from the rollups; the partial hours at either edge from their calls.
 	fullFrom := from.Truncate(time.Hour)
 	if fullFrom.Before(from) {
 		fullFrom = fullFrom.Add(time.Hour)
 	}
 	fullTo := to.Truncate(time.Hour)
-	err := db.view(func(tx *bbolt.Tx) error {
-		for _, scope := range scopes {
-			if fullFrom.Before(fullTo) {
-				if err := readRollups(tx, scope, fullFrom, fullTo, addHour); err != nil {
-					return err
-				}
-				if err := countCalls(tx, scope, from, fullFrom, addHour); err != nil {
-					return err
-				}
-				if err := countCalls(tx, scope, fullTo, to, addHour); err != nil {
-					return err
-				}
-			} else if err := countCalls(tx, scope, from, to, addHour); err != nil {
-				return err
-			}
+	if fullFrom.Before(fullTo) {
+		if err := readRollups(t.b, scope, fullFrom, fullTo, add); err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	if err != nil {
+		if err := countCalls(t.b, scope, from, fullFrom, add); err != nil {
+			return nil, err
+		}
+		if err := countCalls(t.b, scope, fullTo, to, add); err != nil {
+			return nil, err
+		}
+	} else if err := countCalls(t.b, scope, from, to, add); err != nil {
 		return nil, err
 	}
-	out.Totals = data.CallTotals{Calls: total.Calls, Ended: total.Ended, Failed: total.Failed, TotalDurationMS: total.DurationMS}
-	if total.WithDuration > 0 {
-		out.Totals.AverageDurationMS = total.DurationMS / total.WithDuration
+	n := 0
+	for i := range sums {
+		if sums[i].Calls > 0 {
+			n++
+		}
 	}
-	for k, v := range total.Reasons {
-		out.DisconnectionReasons[k] = v
+	out := make([]data.CallBucket, 0, n)
+	for i, r := range sums {
+		if r.Calls == 0 {
+			continue
+		}
+		out = append(out, data.CallBucket{
+			Start: first.Add(time.Duration(i) * step), Calls: r.Calls, Ended: r.Ended, Failed: r.Failed,
+			DurationMS: r.DurationMS, WithDuration: r.WithDuration, Reasons: r.Reasons,
+		})
 	}
 	return out, nil
 }

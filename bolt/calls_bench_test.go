@@ -141,7 +141,7 @@ func benchCall(ws, id string, at time.Time, agent, number string, rng *rand.Rand
 func BenchmarkCallPageByAgent(b *testing.B) {
 	benchSetup(b)
 	f := data.CallFilter{AgentID: benchAgent}
-	list, meta, err := benchDB.ListCalls(benchCtx, f, data.PageRequest{PerPage: 50})
+	list, meta, err := svcOf(benchDB).Calls.ListCalls(benchCtx, f, data.PageRequest{PerPage: 50})
 	if err != nil || len(list) != 50 || meta.NextCursor == nil {
 		b.Fatalf("first page: %d calls, %v", len(list), err)
 	}
@@ -152,7 +152,7 @@ func BenchmarkCallPageByAgent(b *testing.B) {
 		if i%2 == 1 {
 			req = second
 		}
-		if list, _, err := benchDB.ListCalls(benchCtx, f, req); err != nil || len(list) != 50 {
+		if list, _, err := svcOf(benchDB).Calls.ListCalls(benchCtx, f, req); err != nil || len(list) != 50 {
 			b.Fatalf("%d calls, %v", len(list), err)
 		}
 	}
@@ -162,7 +162,7 @@ func BenchmarkCallPageByAgent(b *testing.B) {
 // VOICEAPI_BENCH_CALLS=1000 with 1000000 (docs/performance.md).
 func BenchmarkCallPage100(b *testing.B) {
 	benchSetup(b)
-	first, meta, err := benchDB.ListCalls(benchCtx, data.CallFilter{}, data.PageRequest{PerPage: 100})
+	first, meta, err := svcOf(benchDB).Calls.ListCalls(benchCtx, data.CallFilter{}, data.PageRequest{PerPage: 100})
 	if err != nil || len(first) != 100 || meta.NextCursor == nil {
 		b.Fatalf("first page: %d calls, %v", len(first), err)
 	}
@@ -172,7 +172,7 @@ func BenchmarkCallPage100(b *testing.B) {
 		if i%2 == 1 {
 			req = second
 		}
-		if list, _, err := benchDB.ListCalls(benchCtx, data.CallFilter{}, req); err != nil || len(list) != 100 {
+		if list, _, err := svcOf(benchDB).Calls.ListCalls(benchCtx, data.CallFilter{}, req); err != nil || len(list) != 100 {
 			b.Fatalf("%d calls, %v", len(list), err)
 		}
 	}
@@ -182,7 +182,7 @@ func BenchmarkCallPageByStatusAndDirection(b *testing.B) {
 	benchSetup(b)
 	f := data.CallFilter{Status: data.CallFailed, Direction: data.DirectionInbound}
 	for b.Loop() {
-		if list, _, err := benchDB.ListCalls(benchCtx, f, data.PageRequest{PerPage: 50}); err != nil || len(list) != 50 {
+		if list, _, err := svcOf(benchDB).Calls.ListCalls(benchCtx, f, data.PageRequest{PerPage: 50}); err != nil || len(list) != 50 {
 			b.Fatalf("%d calls, %v", len(list), err)
 		}
 	}
@@ -203,7 +203,7 @@ func BenchmarkCallAnalytics30Days(b *testing.B) {
 			var got *data.CallAnalytics
 			for b.Loop() {
 				var err error
-				if got, err = benchDB.CallAnalytics(benchCtx, q); err != nil {
+				if got, err = svcOf(benchDB).Analytics.CallAnalytics(benchCtx, q); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -3,6 +3,7 @@ package bolt
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -139,15 +140,6 @@ func idBound(prefix string, t time.Time) string {
 }
 
 const crockfordDigits = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-
-// idTime returns the creation time an id carries in its first ten characters.
-func idTime(prefix, id string) time.Time {
-	var ms int64
-	for _, c := range []byte(id[len(prefix) : len(prefix)+10]) {
-		ms = ms<<5 | int64(strings.IndexByte(crockfordDigits, c))
-	}
-	return time.UnixMilli(ms).UTC()
-}
 
 // callQuery is one list request resolved against the indexes.
 type callQuery struct {
@@ -324,10 +316,10 @@ func (q *callQuery) page(db *DB, tx *bbolt.Tx, req data.PageRequest) ([]string, 
 	return ids, meta, nil
 }
 
-// newCallQuery resolves a filter for the caller: it picks the scope with the fewest
-// entries among those the filters name (or the caller's agents), and checks the rest of
-// the filters on each entry.
-func newCallQuery(tx *bbolt.Tx, ws string, p *data.Principal, f data.CallFilter) *callQuery {
+// newCallQuery resolves a filter: it picks the scope with the fewest entries among those
+// the filters name (or the agents the list is restricted to), and checks the rest of the
+// filters on each entry. agentIDs not nil restricts the list to those agents.
+func newCallQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilter) *callQuery {
 	counts := tx.Bucket(bucketCallScopeCounts)
 	q := &callQuery{scopes: []string{ws}}
 	best := scopeCountOf(counts, ws)
@@ -340,12 +332,12 @@ func newCallQuery(tx *bbolt.Tx, ws string, p *data.Principal, f data.CallFilter)
 			q.scopes, best = scopes, n
 		}
 	}
-	limited := p != nil && len(p.AgentIDs) > 0
+	limited := agentIDs != nil
 	if f.AgentID != "" {
 		consider(callAgentScope(ws, f.AgentID))
 	} else if limited {
-		scopes := make([]string, len(p.AgentIDs))
-		for i, a := range p.AgentIDs {
+		scopes := make([]string, len(agentIDs))
+		for i, a := range agentIDs {
 			scopes[i] = callAgentScope(ws, a)
 		}
 		consider(scopes...)
@@ -359,9 +351,12 @@ func newCallQuery(tx *bbolt.Tx, ws string, p *data.Principal, f data.CallFilter)
 	if f.Status != "" {
 		consider(ws + "/s/" + f.Status)
 	}
+	if f.AgentID != "" && limited && !slices.Contains(agentIDs, f.AgentID) {
+		q.scopes = nil // an agent outside the restriction has no calls to list
+	}
 	q.match = func(a callAttrs) bool {
 		return (f.AgentID == "" || a.agent == f.AgentID) &&
-			(!limited || p.CanSeeAgent(a.agent)) &&
+			(!limited || slices.Contains(agentIDs, a.agent)) &&
 			(f.NumberID == "" || a.number == f.NumberID) &&
 			(f.Direction == "" || a.direction == f.Direction) &&
 			(f.Status == "" || a.status == f.Status)

@@ -65,38 +65,41 @@ func newTestAgent(t testing.TB, db *DB, ws string) string {
 	return id
 }
 
-func TestAgentDeleteHookUnbindsNumbers(t *testing.T) {
+// Deleting an agent unbinds its numbers (the agent service's rule) and tells each change.
+func TestAgentDeleteUnbindsNumbers(t *testing.T) {
 	db := openInternal(t, &clock{time.Now()})
-	ctx, ws := ownerCtx(t, db, "a@example.com")
-	a, b := newTestAgent(t, db, ws), newTestAgent(t, db, ws)
-	n1, err := db.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+15550001", Provider: "sip", InboundAgentID: &a, OutboundAgentID: &b})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n2, err := db.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+15550002", Provider: "sip", InboundAgentID: &a, OutboundAgentID: &a})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.bolt.Update(func(tx *bbolt.Tx) error {
-		for _, hook := range agentDeleteHooks {
-			if err := hook(db, tx, ws, a); err != nil {
-				return err
-			}
+	ctx, _ := ownerCtx(t, db, "a@example.com")
+	mk := func(name string) string {
+		ag, err := svcOf(db).Agents.CreateAgent(ctx, data.AgentCreate{Name: data.Some(name)})
+		if err != nil {
+			t.Fatal(err)
 		}
-		return tx.Bucket(bucketAgents).Delete([]byte(a))
-	})
+		return ag.ID
+	}
+	a, b := mk("a"), mk("b")
+	n1, err := svcOf(db).Numbers.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+15550001", Provider: "sip", InboundAgentID: &a, OutboundAgentID: &b})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got1, _ := db.Number(ctx, n1.ID)
-	got2, _ := db.Number(ctx, n2.ID)
+	n2, err := svcOf(db).Numbers.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+15550002", Provider: "sip", InboundAgentID: &a, OutboundAgentID: &a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svcOf(db).Agents.DeleteAgent(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if updated, _, _ := svcOf(db).Audit.ListAuditLog(ctx, data.AuditFilter{Type: data.EventNumberUpdated}, data.PageRequest{}); len(updated) != 2 {
+		t.Errorf("%d number.updated events, want one per unbound number", len(updated))
+	}
+	got1, _ := svcOf(db).Numbers.Number(ctx, n1.ID)
+	got2, _ := svcOf(db).Numbers.Number(ctx, n2.ID)
 	if got1.InboundAgentID != nil || got1.OutboundAgentID == nil || *got1.OutboundAgentID != b || got2.InboundAgentID != nil || got2.OutboundAgentID != nil {
 		t.Fatalf("after the agent's delete: %+v %+v", got1, got2)
 	}
-	if list, _, _ := db.ListNumbers(ctx, data.NumberFilter{AgentID: a}, data.PageRequest{}); len(list) != 0 {
+	if list, _, _ := svcOf(db).Numbers.ListNumbers(ctx, data.NumberFilter{AgentID: a}, data.PageRequest{}); len(list) != 0 {
 		t.Errorf("the deleted agent still lists %d numbers", len(list))
 	}
-	if list, _, _ := db.ListNumbers(ctx, data.NumberFilter{AgentID: b}, data.PageRequest{}); len(list) != 1 {
+	if list, _, _ := svcOf(db).Numbers.ListNumbers(ctx, data.NumberFilter{AgentID: b}, data.PageRequest{}); len(list) != 1 {
 		t.Errorf("agent b lists %d numbers, want 1", len(list))
 	}
 }
@@ -111,15 +114,15 @@ func TestWorkspaceDeleteRemovesNumbersCallsAndRollups(t *testing.T) {
 	}
 	wctx := data.WithPrincipal(context.Background(), &data.Principal{UserID: data.PrincipalFrom(ctx).UserID, WorkspaceID: ws.ID, CurrentWorkspaceID: ws.ID, Role: data.RoleOwner, Modules: data.Modules})
 	agent := newTestAgent(t, db, ws.ID)
-	n, err := db.CreateNumber(wctx, data.NumberCreate{PhoneNumber: "+15550003", Provider: "sip", InboundAgentID: &agent})
+	n, err := svcOf(db).Numbers.CreateNumber(wctx, data.NumberCreate{PhoneNumber: "+15550003", Provider: "sip", InboundAgentID: &agent})
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := int64(60_000)
-	if _, err := db.RegisterCall(wctx, data.CallCreate{AgentID: agent, NumberID: &n.ID, Direction: "web", Status: ptr("ended"), DurationMS: &d}); err != nil {
+	if _, err := svcOf(db).Calls.RegisterCall(wctx, data.CallCreate{AgentID: agent, NumberID: &n.ID, Direction: "web", Status: ptr("ended"), DurationMS: &d}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.SetSubscription(ctx, ws.ID, data.SubscriptionSet{Limits: map[string]int64{data.LimitNumbers: 3}}); err != nil {
+	if _, err := svcOf(db).Subscriptions.SetSubscription(context.Background(), ws.ID, data.SubscriptionSet{Limits: map[string]int64{data.LimitNumbers: 3}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := servicesFor(t, db).Workspaces.DeleteWorkspace(wctx, ws.ID); err != nil {
@@ -137,7 +140,7 @@ func TestWorkspaceDeleteRemovesNumbersCallsAndRollups(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The other workspace is untouched and the number is free again.
-	if _, err := db.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+15550003", Provider: "sip"}); err != nil {
+	if _, err := svcOf(db).Numbers.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+15550003", Provider: "sip"}); err != nil {
 		t.Fatalf("number not freed: %v (personal %s)", err, personal)
 	}
 }
@@ -167,7 +170,7 @@ func TestAnalyticsExactAtHourEdges(t *testing.T) {
 		case 3:
 			in.Status = ptr("ongoing")
 		}
-		call, err := db.RegisterCall(ctx, in)
+		call, err := svcOf(db).Calls.RegisterCall(ctx, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,18 +180,18 @@ func TestAnalyticsExactAtHourEdges(t *testing.T) {
 	for i, call := range calls {
 		switch {
 		case i%4 == 3 && i%2 == 1:
-			if _, err := db.UpdateCall(ctx, call.ID, data.CallUpdate{Status: data.Some("ended"), DurationMS: data.Some(int64(500)), DisconnectionReason: data.Some("agent_hangup")}); err != nil {
+			if _, err := svcOf(db).Calls.UpdateCall(ctx, call.ID, data.CallUpdate{Status: data.Some("ended"), DurationMS: data.Some(int64(500)), DisconnectionReason: data.Some("agent_hangup")}); err != nil {
 				t.Fatal(err)
 			}
 		case i%5 == 0:
-			if err := db.DeleteCall(ctx, call.ID); err != nil {
+			if err := svcOf(db).Calls.DeleteCall(ctx, call.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	var stored []*data.Call
 	for _, call := range calls {
-		if got, err := db.Call(ctx, call.ID); err == nil {
+		if got, err := svcOf(db).Calls.Call(ctx, call.ID); err == nil {
 			stored = append(stored, got)
 		}
 	}
@@ -215,7 +218,7 @@ func TestAnalyticsExactAtHourEdges(t *testing.T) {
 	for _, rg := range ranges {
 		for _, agent := range []string{"", a, b} {
 			for _, interval := range []string{data.IntervalHour, data.IntervalDay} {
-				got, err := db.CallAnalytics(ctx, data.CallAnalyticsQuery{From: rg[0], To: rg[1], AgentID: agent, Interval: interval})
+				got, err := svcOf(db).Analytics.CallAnalytics(ctx, data.CallAnalyticsQuery{From: rg[0], To: rg[1], AgentID: agent, Interval: interval})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -233,7 +236,7 @@ func TestAnalyticsExactAtHourEdges(t *testing.T) {
 			}
 		}
 	}
-	full, _ := db.CallAnalytics(ctx, data.CallAnalyticsQuery{From: start, To: start.Add(24 * time.Hour), Interval: data.IntervalHour})
+	full, _ := svcOf(db).Analytics.CallAnalytics(ctx, data.CallAnalyticsQuery{From: start, To: start.Add(24 * time.Hour), Interval: data.IntervalHour})
 	reasons := map[string]int64{}
 	for _, call := range stored {
 		if call.DisconnectionReason != nil {
@@ -243,7 +246,7 @@ func TestAnalyticsExactAtHourEdges(t *testing.T) {
 	if fmt.Sprint(full.DisconnectionReasons) != fmt.Sprint(reasons) || len(full.Series) != 24 {
 		t.Errorf("reasons %v, want %v; %d buckets", full.DisconnectionReasons, reasons, len(full.Series))
 	}
-	empty, _ := db.CallAnalytics(ctx, data.CallAnalyticsQuery{From: start.Add(-48 * time.Hour), To: start.Add(-47 * time.Hour), Interval: data.IntervalHour})
+	empty, _ := svcOf(db).Analytics.CallAnalytics(ctx, data.CallAnalyticsQuery{From: start.Add(-48 * time.Hour), To: start.Add(-47 * time.Hour), Interval: data.IntervalHour})
 	raw, _ := json.Marshal(empty)
 	if string(raw) != `{"totals":{"calls":0,"ended":0,"failed":0,"total_duration_ms":0,"average_duration_ms":0},"series":[{"start":"2026-11-18T08:00:00.000Z","calls":0,"ended":0,"failed":0,"total_duration_ms":0}],"disconnection_reasons":{}}` {
 		t.Errorf("empty range: %s", raw)
@@ -255,27 +258,27 @@ func TestCallMinutesCountInTheMonthTheCallEnded(t *testing.T) {
 	db := openInternal(t, c)
 	ctx, ws := ownerCtx(t, db, "a@example.com")
 	agent := newTestAgent(t, db, ws)
-	call, err := db.RegisterCall(ctx, data.CallCreate{AgentID: agent, Direction: "web", Status: ptr("ongoing")})
+	call, err := svcOf(db).Calls.RegisterCall(ctx, data.CallCreate{AgentID: agent, Direction: "web", Status: ptr("ongoing")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.t = time.Date(2026, 11, 1, 0, 1, 0, 0, time.UTC)
-	if _, err := db.UpdateCall(ctx, call.ID, data.CallUpdate{Status: data.Some("ended")}); err != nil {
+	if _, err := svcOf(db).Calls.UpdateCall(ctx, call.ID, data.CallUpdate{Status: data.Some("ended")}); err != nil {
 		t.Fatal(err)
 	}
-	s, _ := db.Subscription(ctx, ws)
+	s, _ := svcOf(db).Subscriptions.Subscription(ctx, ws)
 	if s.Usage[data.LimitCallMinutes] != 2 || s.CurrentPeriodStart.Format(data.TimeLayout) != "2026-11-01T00:00:00.000Z" {
 		t.Errorf("usage %d, period %v", s.Usage[data.LimitCallMinutes], s.CurrentPeriodStart)
 	}
 	c.t = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	if s, _ := db.Subscription(ctx, ws); s.Usage[data.LimitCallMinutes] != 0 {
+	if s, _ := svcOf(db).Subscriptions.Subscription(ctx, ws); s.Usage[data.LimitCallMinutes] != 0 {
 		t.Errorf("a new month starts at %d minutes", s.Usage[data.LimitCallMinutes])
 	}
-	if err := db.DeleteCall(ctx, call.ID); err != nil {
+	if err := svcOf(db).Calls.DeleteCall(ctx, call.ID); err != nil {
 		t.Fatal(err)
 	}
 	c.t = time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
-	if s, _ := db.Subscription(ctx, ws); s.Usage[data.LimitCallMinutes] != 2 {
+	if s, _ := svcOf(db).Subscriptions.Subscription(ctx, ws); s.Usage[data.LimitCallMinutes] != 2 {
 		t.Errorf("deleting a call refunded minutes: %d", s.Usage[data.LimitCallMinutes])
 	}
 }
@@ -284,8 +287,8 @@ func TestIDBoundOrdersLikeCreation(t *testing.T) {
 	g := &data.IDGen{Now: func() time.Time { return time.UnixMilli(1_764_000_000_123) }, Rand: zeroRand{}}
 	id := g.New(data.PrefixCall)
 	at := time.UnixMilli(1_764_000_000_123)
-	if !idTime(data.PrefixCall, id).Equal(at) {
-		t.Fatalf("idTime = %v, want %v", idTime(data.PrefixCall, id), at)
+	if !data.IDTime(data.PrefixCall, id).Equal(at) {
+		t.Fatalf("idTime = %v, want %v", data.IDTime(data.PrefixCall, id), at)
 	}
 	if b := idBound(data.PrefixCall, at); !(b <= id) {
 		t.Errorf("bound %s sorts after an id of the same millisecond %s", b, id)

@@ -18,7 +18,7 @@ func walkCalls(t *testing.T, db *DB, c contextT, f data.CallFilter, perPage int)
 	var pages [][]string
 	var metas []data.Page
 	for range 1000 {
-		list, meta, err := db.ListCalls(c, f, req)
+		list, meta, err := svcOf(db).Calls.ListCalls(c, f, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +39,7 @@ func walkCalls(t *testing.T, db *DB, c contextT, f data.CallFilter, perPage int)
 		if meta.PrevCursor == nil {
 			break
 		}
-		list, m, err := db.ListCalls(c, f, data.PageRequest{PerPage: perPage, Cursor: *meta.PrevCursor})
+		list, m, err := svcOf(db).Calls.ListCalls(c, f, data.PageRequest{PerPage: perPage, Cursor: *meta.PrevCursor})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func TestCallPagesMergeAgentsAndBoundTheScan(t *testing.T) {
 		if i%2 == 0 || i%11 == 0 {
 			in.Status = ptr("ended")
 		}
-		call, err := db.RegisterCall(ctx, in)
+		call, err := svcOf(db).Calls.RegisterCall(ctx, in)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -83,7 +83,6 @@ var (
 	// from members' agent_ids, ...).
 	agentDeleteHooks = []func(db *DB, tx *bbolt.Tx, workspaceID, agentID string) error{
 		func(db *DB, tx *bbolt.Tx, ws, agentID string) error { return removeAgentFromMembers(tx, ws, agentID) },
-		func(db *DB, tx *bbolt.Tx, ws, agentID string) error { return db.unbindAgentNumbers(tx, ws, agentID) },
 	}
 	// knowledgeBaseDeleteHooks run inside a knowledge base's delete transaction (drop it
 	// from agents' knowledge_base_ids, ...).

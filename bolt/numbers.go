@@ -1,15 +1,10 @@
 package bolt
 
 import (
-	"context"
-
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
 )
-
-var _ data.NumberService = (*DB)(nil)
 
 // Buckets of numbers: the records, a unique index phone → id over every workspace, a
 // workspace index, and an index per bound agent, scope "<ws>/<agent>", holding a number
@@ -80,194 +75,81 @@ func deleteNumberTx(tx *bbolt.Tx, n *data.Number) error {
 	return tx.Bucket(bucketNumbers).Delete([]byte(n.ID))
 }
 
-// checkBindings reports bound agents that are not agents of the workspace or that the
-// caller may not see (existence is never revealed).
-func checkBindings(ctx context.Context, tx *bbolt.Tx, ws string, in, out *string) error {
-	p := data.PrincipalFrom(ctx)
-	var errs validate.Errors
-	for _, b := range []struct {
-		path string
-		id   *string
-	}{{"inbound_agent_id", in}, {"outbound_agent_id", out}} {
-		if b.id != nil && (!agentInWorkspace(tx, ws, *b.id) || p != nil && !p.CanSeeAgent(*b.id)) {
-			errs.Addf(b.path, "The %s field must be an agent of this workspace.", b.path)
-		}
-	}
-	return errs.Err()
-}
-
-// ListNumbers implements data.NumberService.
-func (db *DB) ListNumbers(ctx context.Context, f data.NumberFilter, req data.PageRequest) ([]*data.Number, data.Page, error) {
-	ws := data.PrincipalFrom(ctx).WorkspaceID
-	var list []*data.Number
-	var page data.Page
-	err := db.view(func(tx *bbolt.Tx) error {
-		index, scope := bucketNumbersByWS, ws
-		if f.AgentID != "" {
-			index, scope = bucketNumbersByAgent, numberAgentScope(ws, f.AgentID)
-		}
-		ids, pg, err := db.page(tx, index, scope, req)
-		if err != nil {
-			return err
-		}
-		page = pg
-		list = make([]*data.Number, 0, len(ids))
-		for _, id := range ids {
-			n, err := loadNumber(tx, ws, id)
-			if err != nil {
-				return err
-			}
-			list = append(list, n)
-		}
-		return nil
-	})
-	return list, page, err
-}
-
-// CreateNumber implements data.NumberService.
-func (db *DB) CreateNumber(ctx context.Context, in data.NumberCreate) (*data.Number, error) {
-	if err := validate.NumberCreate(in); err != nil {
+// Number implements service.NumberTx.
+func (t tx) Number(id string) (*data.Number, error) {
+	var n data.Number
+	found, err := getJSON(t.b.Bucket(bucketNumbers), []byte(id), &n)
+	if err != nil || !found {
 		return nil, err
 	}
-	ws := data.PrincipalFrom(ctx).WorkspaceID
-	var n *data.Number
-	err := db.update(func(tx *bbolt.Tx) error {
-		if err := checkBindings(ctx, tx, ws, in.InboundAgentID, in.OutboundAgentID); err != nil {
-			return err
-		}
-		phones := tx.Bucket(bucketNumbersByPhone)
-		if phones.Get([]byte(in.PhoneNumber)) != nil {
-			return data.Errorf(data.ECONFLICT, "The number %s is already registered.", in.PhoneNumber)
-		}
-		if err := db.checkQuota(tx, ws, quotaNumbers); err != nil {
-			return err
-		}
-		now := db.timeNow()
-		n = &data.Number{
-			ID: db.ids.New(data.PrefixNumber), WorkspaceID: ws, PhoneNumber: in.PhoneNumber,
-			Nickname: in.Nickname, Provider: in.Provider,
-			InboundAgentID: in.InboundAgentID, OutboundAgentID: in.OutboundAgentID,
-			CreatedAt: now, UpdatedAt: now,
-		}
-		if err := putNumber(tx, nil, n); err != nil {
-			return err
-		}
-		if err := phones.Put([]byte(n.PhoneNumber), []byte(n.ID)); err != nil {
-			return err
-		}
-		if err := indexPut(tx.Bucket(bucketNumbersByWS), ws, n.ID); err != nil {
-			return err
-		}
-		_, err := db.recordEvent(ctx, tx, data.EventNumberCreated, ws, n)
-		return err
-	})
+	return &n, nil
+}
+
+// Numbers implements service.NumberTx.
+func (t tx) Numbers(ws string, f data.NumberFilter, req data.PageRequest) ([]*data.Number, data.Page, error) {
+	index, scope := bucketNumbersByWS, ws
+	if f.AgentID != "" {
+		index, scope = bucketNumbersByAgent, numberAgentScope(ws, f.AgentID)
+	}
+	ids, page, err := t.db.page(t.b, index, scope, req)
 	if err != nil {
-		return nil, err
+		return nil, page, err
 	}
-	return n, nil
-}
-
-// Number implements data.NumberService.
-func (db *DB) Number(ctx context.Context, id string) (*data.Number, error) {
-	ws := data.PrincipalFrom(ctx).WorkspaceID
-	var n *data.Number
-	err := db.view(func(tx *bbolt.Tx) error {
-		var err error
-		n, err = loadNumber(tx, ws, id)
-		return err
-	})
-	return n, err
-}
-
-// UpdateNumber implements data.NumberService.
-func (db *DB) UpdateNumber(ctx context.Context, id string, in data.NumberUpdate) (*data.Number, error) {
-	if err := validate.NumberUpdate(in); err != nil {
-		return nil, err
-	}
-	ws := data.PrincipalFrom(ctx).WorkspaceID
-	var n *data.Number
-	err := db.update(func(tx *bbolt.Tx) error {
-		old, err := loadNumber(tx, ws, id)
+	list := make([]*data.Number, 0, len(ids))
+	for _, id := range ids {
+		n, err := loadNumber(t.b, ws, id)
 		if err != nil {
-			return err
+			return nil, page, err
 		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), old); err != nil {
-			return err
-		}
-		next := *old
-		if in.Nickname.Set {
-			next.Nickname = in.Nickname.V
-		}
-		if in.Provider.Set {
-			next.Provider = in.Provider.V
-		}
-		var inb, outb *string // only newly given bindings are checked: a kept one stays valid
-		if in.InboundAgentID.Set {
-			next.InboundAgentID, inb = in.InboundAgentID.V, in.InboundAgentID.V
-		}
-		if in.OutboundAgentID.Set {
-			next.OutboundAgentID, outb = in.OutboundAgentID.V, in.OutboundAgentID.V
-		}
-		if err := checkBindings(ctx, tx, ws, inb, outb); err != nil {
-			return err
-		}
-		next.UpdatedAt = db.timeNow()
-		if err := putNumber(tx, old, &next); err != nil {
-			return err
-		}
-		n = &next
-		_, err = db.recordEvent(ctx, tx, data.EventNumberUpdated, ws, n)
-		return err
-	})
+		list = append(list, n)
+	}
+	return list, page, nil
+}
+
+// InsertNumber implements service.NumberTx.
+func (t tx) InsertNumber(n *data.Number) (bool, error) {
+	phones := t.b.Bucket(bucketNumbersByPhone)
+	if phones.Get([]byte(n.PhoneNumber)) != nil {
+		return false, nil
+	}
+	if err := putNumber(t.b, nil, n); err != nil {
+		return false, err
+	}
+	if err := phones.Put([]byte(n.PhoneNumber), []byte(n.ID)); err != nil {
+		return false, err
+	}
+	return true, indexPut(t.b.Bucket(bucketNumbersByWS), n.WorkspaceID, n.ID)
+}
+
+// PutNumber implements service.NumberTx.
+func (t tx) PutNumber(n *data.Number) error {
+	old, err := loadNumber(t.b, n.WorkspaceID, n.ID)
 	if err != nil {
-		return nil, err
-	}
-	return n, nil
-}
-
-// DeleteNumber implements data.NumberService.
-func (db *DB) DeleteNumber(ctx context.Context, id string) error {
-	ws := data.PrincipalFrom(ctx).CurrentWorkspaceID
-	return db.update(func(tx *bbolt.Tx) error {
-		n, err := loadNumber(tx, ws, id)
-		if err != nil {
-			return err
-		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), n); err != nil {
-			return err
-		}
-		if err := deleteNumberTx(tx, n); err != nil {
-			return err
-		}
-		_, err = db.recordEvent(ctx, tx, data.EventNumberDeleted, ws, n)
 		return err
-	})
+	}
+	return putNumber(t.b, old, n)
 }
 
-// unbindAgentNumbers clears a deleted agent from the numbers bound to it (an agent delete
-// hook), telling each change as number.updated.
-func (db *DB) unbindAgentNumbers(tx *bbolt.Tx, ws, agentID string) error {
-	for _, id := range scopeIDs(tx.Bucket(bucketNumbersByAgent), numberAgentScope(ws, agentID)) {
-		old, err := loadNumber(tx, ws, id)
-		if err != nil {
-			return err
-		}
-		next := *old
-		if next.InboundAgentID != nil && *next.InboundAgentID == agentID {
-			next.InboundAgentID = nil
-		}
-		if next.OutboundAgentID != nil && *next.OutboundAgentID == agentID {
-			next.OutboundAgentID = nil
-		}
-		next.UpdatedAt = db.timeNow()
-		if err := putNumber(tx, old, &next); err != nil {
-			return err
-		}
-		if _, err := db.recordEvent(context.Background(), tx, data.EventNumberUpdated, ws, &next); err != nil {
-			return err
-		}
+// DeleteNumber implements service.NumberTx.
+func (t tx) DeleteNumber(id string) error {
+	n, err := t.Number(id)
+	if err != nil || n == nil {
+		return err
 	}
-	return nil
+	return deleteNumberTx(t.b, n)
+}
+
+// AgentRef implements service.NumberTx.
+func (t tx) AgentRef(ws, agentID string) (bool, *int, error) {
+	var row struct {
+		WorkspaceID      string `json:"workspace_id"`
+		PublishedVersion *int   `json:"published_version"`
+	}
+	found, err := getJSON(t.b.Bucket(bucketAgents), []byte(agentID), &row)
+	if err != nil || !found || row.WorkspaceID != ws {
+		return false, nil, err
+	}
+	return true, row.PublishedVersion, nil
 }
 
 // deleteWorkspaceNumbers removes every number of a deleted workspace (a cascade).

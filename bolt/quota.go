@@ -3,7 +3,6 @@ package bolt
 import (
 	"bytes"
 	"fmt"
-	"time"
 
 	"go.etcd.io/bbolt"
 
@@ -58,19 +57,6 @@ func (db *DB) checkQuota(tx *bbolt.Tx, workspaceID, kind string) error {
 	return nil
 }
 
-// checkCallMinutes refuses a call register once the calls that ended this month used up
-// the call_minutes_per_month limit, counted as the subscription shows it.
-func (db *DB) checkCallMinutes(tx *bbolt.Tx, workspaceID string) error {
-	limit, limited := loadSubscription(tx, workspaceID).Limits[data.LimitCallMinutes]
-	if !limited {
-		return nil
-	}
-	if usedMinutes(tx, workspaceID, db.now()) >= limit {
-		return data.Errorf(data.EQUOTA, "The workspace has used its %s limit of %d minutes this month.", data.LimitCallMinutes, limit)
-	}
-	return nil
-}
-
 // scopeCountUpTo counts the ids in scope, stopping at upTo when upTo >= 0.
 func scopeCountUpTo(b *bbolt.Bucket, scope string, upTo int64) int64 {
 	prefix := indexKey(scope, "")
@@ -80,10 +66,4 @@ func scopeCountUpTo(b *bbolt.Bucket, scope string, upTo int64) int64 {
 		n++
 	}
 	return n
-}
-
-// usedMinutes returns the minutes of ws's calls that ended in the month of t, rounded up:
-// a started minute counts.
-func usedMinutes(tx *bbolt.Tx, ws string, t time.Time) int64 {
-	return (monthMS(tx, ws, t) + 59_999) / 60_000
 }

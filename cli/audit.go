@@ -55,7 +55,7 @@ func NewAuditCommand() *cobra.Command {
 	}
 	dataFlag(verify.Flags(), &dir)
 	verify.Flags().StringVar(&workspace, "workspace", "", "check only this workspace (default: every workspace)")
-	cmd.AddCommand(verify)
+	cmd.AddCommand(verify, newAuditRekeyCommand())
 	return cmd
 }
 
@@ -72,4 +72,26 @@ func workspaceExists(ctx context.Context, db *bolt.DB, id string) (bool, error) 
 		}
 	}
 	return false, nil
+}
+
+// newAuditRekeyCommand builds `voiceapi audit rekey`: once, after upgrading from a version
+// whose chain was not keyed, relink the old links under the instance's key.
+func newAuditRekeyCommand() *cobra.Command {
+	var dir, workspace string
+	cmd := &cobra.Command{
+		Use:   "rekey",
+		Short: "Relink audit chains written before the chain was keyed, under the instance's secret key",
+		Args:  cobra.NoArgs,
+		RunE: withAdminDB(&dir, func(cmd *cobra.Command, db *bolt.DB) error {
+			n, err := NewServices(db).Audit.RekeyChains(cmd.Context(), workspace)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "ok: %d event(s) relinked under the key; record the new heads (GET /api/v1/audit-log/head)\n", n)
+			return nil
+		}),
+	}
+	dataFlag(cmd.Flags(), &dir)
+	cmd.Flags().StringVar(&workspace, "workspace", "", "rekey only this workspace (default: every workspace)")
+	return cmd
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // seedEvents makes a user and n workspace.updated events in dir and returns their ids,
@@ -121,5 +122,58 @@ func TestAuditVerifyNamesDeletedEvent(t *testing.T) {
 	})
 	if out, err = runVerify(dir); err == nil || !strings.Contains(out, "the chain head does not match") {
 		t.Fatalf("removal of the newest event not detected (err %v):\n%s", err, out)
+	}
+}
+
+// An installation upgraded from an unkeyed chain: verify names every old link as not
+// holding, rekey relinks them under the key once, and verify passes; an edited old chain
+// is refused by rekey rather than laundered.
+func TestAuditRekeyRelinksAnUnkeyedChain(t *testing.T) {
+	dir := t.TempDir()
+	ids, _ := seedEvents(t, dir, 3)
+	unkey := func(edit bool) {
+		tamper(t, dir, func(tx *bbolt.Tx) error {
+			b, prev := tx.Bucket([]byte("events")), ""
+			for i, id := range ids {
+				var e data.Event
+				if err := json.Unmarshal(b.Get([]byte(id)), &e); err != nil {
+					return err
+				}
+				e.PrevHash = prev
+				e.Hash = service.LegacyEventHash(&e)
+				if edit && i == 1 {
+					e.Data = json.RawMessage(`{"name":"forged"}`)
+				}
+				prev = e.Hash
+				raw, _ := json.Marshal(&e)
+				if err := b.Put([]byte(id), raw); err != nil {
+					return err
+				}
+			}
+			return tx.Bucket([]byte("event_heads")).ForEach(func(k, _ []byte) error {
+				return tx.Bucket([]byte("event_heads")).Put(k, []byte(prev))
+			})
+		})
+	}
+	unkey(false)
+	if out, err := runVerify(dir); err == nil {
+		t.Fatalf("verify accepted unkeyed links:\n%s", out)
+	}
+	var out bytes.Buffer
+	root := cli.NewRootCommand(&out, &out)
+	root.SetArgs([]string{"audit", "rekey", "--data", dir})
+	if err := root.Execute(); err != nil || !strings.Contains(out.String(), "ok: 3 event(s) relinked") {
+		t.Fatalf("rekey: %v\n%s", err, out.String())
+	}
+	if out, err := runVerify(dir); err != nil || !strings.Contains(out, "ok: 3 event(s)") {
+		t.Fatalf("verify after rekey: %v\n%s", err, out)
+	}
+
+	unkey(true) // an old chain with an edit that was never linked
+	out.Reset()
+	root = cli.NewRootCommand(&out, &out)
+	root.SetArgs([]string{"audit", "rekey", "--data", dir})
+	if err := root.Execute(); err == nil || !strings.Contains(err.Error(), "does not match its content") {
+		t.Fatalf("rekey of an edited chain: %v\n%s", err, out.String())
 	}
 }

@@ -14,7 +14,7 @@ import (
 // Execute runs the command line and exits non-zero on error.
 func Execute() {
 	if err := NewRootCommand(os.Stdout, os.Stderr).Execute(); err != nil {
-		os.Exit(1)
+		os.Exit(ExitCode(err)) // 2: plan found changes
 	}
 }
 
@@ -44,7 +44,9 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewRestoreCommand(),
 		NewSubscriptionCommand(),
 		NewCheckCommand(),
+		NewStatsCommand(), NewCompactCommand(),
 		NewVersionCommand(),
+		NewPlanCommand(), NewApplyCommand(), NewPullCommand(),
 	)
 	return root
 }

@@ -49,7 +49,7 @@ func newSubscriptionSetCommand() *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			sub, err := db.SetSubscription(cmd.Context(), workspace, in)
+			sub, err := NewServices(db).Subscriptions.SetSubscription(cmd.Context(), workspace, in)
 			if err != nil {
 				return describe(err)
 			}

@@ -50,7 +50,7 @@ func TestSubscriptionSetCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := db.Subscription(context.Background(), ws)
+	s, err := cli.Services(db).Subscriptions.Subscription(context.Background(), ws)
 	db.Close()
 	if err != nil {
 		t.Fatal(err)

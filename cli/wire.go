@@ -31,7 +31,7 @@ func ServicesOn(db *bolt.DB, svc *service.Services) server.Services {
 		Audit:          svc.Audit,
 		Backup:         svc.Backup,
 		Ready:          db.Ping,
-		Numbers:        db, Calls: db, Analytics: db, Subscriptions: db,
+		Numbers:        svc.Numbers, Calls: svc.Calls, Analytics: svc.Analytics, Subscriptions: svc.Subscriptions,
 		Exports: svc.Exports,
 	}
 }

@@ -51,7 +51,7 @@ func seedStopped(t *testing.T, dir string) string {
 	if err := agents.PublishAgent(ctx, a.ID, &desc); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+14155550177", Provider: "sip", InboundAgentID: &a.ID}); err != nil {
+	if _, err := NewServices(db).Numbers.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+14155550177", Provider: "sip", InboundAgentID: &a.ID}); err != nil {
 		t.Fatal(err)
 	}
 	return u.PersonalWorkspaceID

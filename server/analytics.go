@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/validate"
@@ -14,9 +13,10 @@ func (s *Server) analyticsRoutes() []route {
 	}
 }
 
-// handleCallAnalytics: GET /api/v1/analytics/calls?from&to&agent_id&interval=day|hour.
+// handleCallAnalytics: GET /api/v1/analytics/calls?from&to&agent_id&interval=day|hour. The
+// service defaults the range on its clock and checks it.
 func (s *Server) handleCallAnalytics(w http.ResponseWriter, r *http.Request) error {
-	q, err := validate.CallAnalytics(r.URL.Query(), time.Now())
+	q, err := validate.CallAnalyticsParams(r.URL.Query())
 	if err != nil {
 		return err
 	}

@@ -20,14 +20,13 @@ func (s *Server) callRoutes() []route {
 	}
 }
 
-// handleCallList: GET /api/v1/calls?agent_id&number_id&direction&status&from&to.
+// handleCallList: GET /api/v1/calls?agent_id&number_id&direction&status&from&to. The
+// parameters' faults go to the service, which adds the range's in one 422.
 func (s *Server) handleCallList(w http.ResponseWriter, r *http.Request) error {
 	req, pageErr := pageRequest(r)
-	f, filterErr := validate.CallFilter(r.URL.Query())
-	if err := validate.Combine(pageErr, filterErr); err != nil {
-		return err
-	}
-	list, page, err := s.svc.Calls.ListCalls(r.Context(), f, req)
+	f, filterErr := validate.CallFilterParams(r.URL.Query())
+	ctx := data.WithInputFaults(r.Context(), validate.Combine(pageErr, filterErr))
+	list, page, err := s.svc.Calls.ListCalls(ctx, f, req)
 	if err != nil {
 		return err
 	}
@@ -37,10 +36,11 @@ func (s *Server) handleCallList(w http.ResponseWriter, r *http.Request) error {
 // handleCallRegister: POST /api/v1/calls — the voice runtime registers a call; 201.
 func (s *Server) handleCallRegister(w http.ResponseWriter, r *http.Request) error {
 	var in data.CallCreate
-	if err := decodeBody(r, &in, func() error { return validate.CallCreate(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	c, err := s.svc.Calls.RegisterCall(r.Context(), in)
+	c, err := s.svc.Calls.RegisterCall(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -59,10 +59,11 @@ func (s *Server) handleCallShow(w http.ResponseWriter, r *http.Request) error {
 // handleCallUpdate: PUT /api/v1/calls/{id} — status moves forward only (409 otherwise).
 func (s *Server) handleCallUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.CallUpdate
-	if err := decodeBody(r, &in, func() error { return validate.CallUpdate(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	c, err := s.svc.Calls.UpdateCall(r.Context(), mux.Vars(r)["id"], in)
+	c, err := s.svc.Calls.UpdateCall(ctx, mux.Vars(r)["id"], in)
 	if err != nil {
 		return err
 	}

@@ -373,7 +373,7 @@ func TestCallAgentRestrictionAndDelete(t *testing.T) {
 
 func TestCallMinutesQuota(t *testing.T) {
 	c := newCallEnv(t)
-	if _, err := c.DB.SetSubscription(t.Context(), c.ws, data.SubscriptionSet{Limits: map[string]int64{data.LimitCallMinutes: 2}}); err != nil {
+	if _, err := c.setSubscription(t.Context(), c.ws, data.SubscriptionSet{Limits: map[string]int64{data.LimitCallMinutes: 2}}); err != nil {
 		t.Fatal(err)
 	}
 	c.register(t, map[string]any{"status": "ended", "duration_ms": 60_000})

@@ -116,7 +116,7 @@ func TestRefusedImportIsNotAudited(t *testing.T) {
 	exp := s.Do("GET", "/api/v1/workspaces/"+s.Owner.WorkspaceID+"/export", s.Owner.Token, nil)
 	testkit.Expect(t, exp, 200)
 	testkit.Expect(t, s.Do("DELETE", "/api/v1/agents/"+agent.Data()["id"].(string), s.Owner.Token, nil), 204)
-	if _, err := s.DB.SetSubscription(t.Context(), s.Owner.WorkspaceID, data.SubscriptionSet{Limits: map[string]int64{data.LimitWebhooks: 1}}); err != nil {
+	if _, err := s.Svc.Subscriptions.SetSubscription(t.Context(), s.Owner.WorkspaceID, data.SubscriptionSet{Limits: map[string]int64{data.LimitWebhooks: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	r := s.Do("POST", "/api/v1/workspaces/"+s.Owner.WorkspaceID+"/import", s.Owner.Token, json.RawMessage(exp.Body))

@@ -6,7 +6,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
 )
 
 func (s *Server) numberRoutes() []route {
@@ -43,10 +42,11 @@ func (s *Server) handleNumberList(w http.ResponseWriter, r *http.Request) error 
 // handleNumberCreate: POST /api/v1/numbers — 201.
 func (s *Server) handleNumberCreate(w http.ResponseWriter, r *http.Request) error {
 	var in data.NumberCreate
-	if err := decodeBody(r, &in, func() error { return validate.NumberCreate(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	n, err := s.svc.Numbers.CreateNumber(r.Context(), in)
+	n, err := s.svc.Numbers.CreateNumber(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -66,10 +66,11 @@ func (s *Server) handleNumberShow(w http.ResponseWriter, r *http.Request) error 
 // so the members' presence is read as well as their values.
 func (s *Server) handleNumberUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.NumberUpdate
-	if err := decodeBody(r, &in, func() error { return validate.NumberUpdate(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	n, err := s.svc.Numbers.UpdateNumber(r.Context(), mux.Vars(r)["id"], in)
+	n, err := s.svc.Numbers.UpdateNumber(ctx, mux.Vars(r)["id"], in)
 	if err != nil {
 		return err
 	}

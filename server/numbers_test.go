@@ -217,7 +217,7 @@ func TestNumberPermissions(t *testing.T) {
 func TestNumberQuotaUnderConcurrency(t *testing.T) {
 	e := newEnv(t)
 	ws := e.Owner.WorkspaceID
-	if _, err := e.DB.SetSubscription(t.Context(), ws, data.SubscriptionSet{Limits: map[string]int64{data.LimitNumbers: 10}}); err != nil {
+	if _, err := e.setSubscription(t.Context(), ws, data.SubscriptionSet{Limits: map[string]int64{data.LimitNumbers: 10}}); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup

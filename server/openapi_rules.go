@@ -113,17 +113,17 @@ var webhookEventNames = append(slices.Clone(data.EventTypes), data.WebhookAllEve
 var fieldRules = map[string]map[string]fieldRule{
 	// The spec's Agent tables (validate/agent_groups.go, validate/agent_llm.go).
 	"CallConfig": {
-		"max_call_duration_ms": between(60_000, 7_200_000).with(false, "Milliseconds."),
-		"ring_duration_ms":     between(5_000, 300_000).with(false, "Milliseconds before the call counts as unanswered."),
+		"max_call_duration_ms": between(validate.MinMaxCallDurationMS, validate.MaxMaxCallDurationMS).with(false, "Milliseconds."),
+		"ring_duration_ms":     between(validate.MinRingDurationMS, validate.MaxRingDurationMS).with(false, "Milliseconds before the call counts as unanswered."),
 	},
 	"KnowledgeBaseConfig": {
-		"chunks_to_retrieve":   between(1, 10),
-		"similarity_threshold": between(0.30, 0.95).with(false, "null: no threshold."),
+		"chunks_to_retrieve":   between(validate.MinChunksToRetrieve, validate.MaxChunksToRetrieve),
+		"similarity_threshold": between(validate.MinSimilarity, validate.MaxSimilarity).with(false, "null: no threshold."),
 	},
 	"LLMConfig": {
 		"provider":           oneOf(data.LLMProviders...).with(false, "azure is the spec's \"the service\": an Azure OpenAI-style deployment."),
 		"model":              maxLen(validate.MaxIdentifier).with(false, "A model of the provider (GET /api/v1/catalog); optional for azure; any name for internal and azure."),
-		"temperature":        between(0, 1).with(false, "Required when provider is bedrock_claude or internal."),
+		"temperature":        between(validate.MinTemperature, validate.MaxTemperature).with(false, "Required when provider is bedrock_claude or internal."),
 		"deployment":         maxLen(validate.MaxIdentifier).with(false, "Required when provider is azure; refused otherwise."),
 		"endpoint":           fieldRule{MaxLength: validate.MaxURL, Format: "uri", Description: "http or https URL; required when provider is azure; refused otherwise."},
 		"api_version":        maxLen(validate.MaxIdentifier).with(false, "Required when provider is azure; refused otherwise."),
@@ -147,7 +147,7 @@ var fieldRules = map[string]map[string]fieldRule{
 		"voicemail_response_action_type": oneOf("prompt", "hangup", "message"),
 		"voicemail_response_text":        maxLen(validate.MaxText),
 		"phone_directory":                {Description: "Required (non-empty) when type is transfer_call."},
-		"pause_detection_delay_ms":       between(1000, 6000),
+		"pause_detection_delay_ms":       between(validate.MinPauseDetectionMS, validate.MaxPauseDetectionMS),
 		"content_type":                   oneOf("prompt", "static").with(false, "Required when type is send_sms."),
 		"content":                        maxLen(validate.MaxText).with(false, "Required when type is send_sms."),
 		"http_method":                    oneOf("GET", "POST", "PUT", "PATCH", "DELETE"),
@@ -175,7 +175,7 @@ var fieldRules = map[string]map[string]fieldRule{
 	"PromptConfig": {
 		"prompt":               maxLen(validate.MaxPrompt),
 		"first_speaker":        oneOf("ai", "user"),
-		"ai_speak_wait_time":   between(0, 5).with(false, "Seconds; required when ai_speak_after_silence is true."),
+		"ai_speak_wait_time":   between(validate.MinAISpeakWaitTime, validate.MaxAISpeakWaitTime).with(false, "Seconds; required when ai_speak_after_silence is true."),
 		"welcome_message_type": oneOf("static", "dynamic").with(false, "dynamic derives the greeting from prompt."),
 		"welcome_message":      maxLen(validate.MaxText).with(false, "Required when welcome_message_type is static."),
 	},
@@ -188,10 +188,10 @@ var fieldRules = map[string]map[string]fieldRule{
 		"model":             maxLen(validate.MaxIdentifier).with(false, "A model of the provider (GET /api/v1/catalog)."),
 		"voice_id":          maxLen(validate.MaxIdentifier).with(false, "Required when provider is elevenlabs or cartesia; refused for rime."),
 		"speaker":           maxLen(validate.MaxIdentifier).with(false, "rime only, and required there."),
-		"streaming_latency": between(0, 4).with(false, "0 disables, 4 is the most latency optimization; required when provider is elevenlabs or rime."),
+		"streaming_latency": between(validate.MinStreamingLatency, validate.MaxStreamingLatency).with(false, "0 disables, 4 is the most latency optimization; required when provider is elevenlabs or rime."),
 		"speed":             oneOf("fastest", "fast", "normal", "slow", "slowest").with(false, "cartesia only."),
 		"emotion":           fieldRule{Pattern: emotionPattern, Description: "cartesia only: <emotion> or <emotion>:<level>."},
-		"speed_alpha":       between(0.1, 5).with(false, "rime only; 1 is normal, higher is slower."),
+		"speed_alpha":       between(validate.MinSpeedAlpha, validate.MaxSpeedAlpha).with(false, "rime only; 1 is normal, higher is slower."),
 	},
 	"Agent": {
 		"name":   maxLen(validate.MaxAgentName),

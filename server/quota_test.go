@@ -38,7 +38,7 @@ func TestQuotaPerResource(t *testing.T) {
 		t.Run(c.limit, func(t *testing.T) {
 			e := newEnv(t)
 			const limit = 3
-			if _, err := e.DB.SetSubscription(context.Background(), e.Owner.WorkspaceID, data.SubscriptionSet{Limits: map[string]int64{c.limit: limit}}); err != nil {
+			if _, err := e.setSubscription(context.Background(), e.Owner.WorkspaceID, data.SubscriptionSet{Limits: map[string]int64{c.limit: limit}}); err != nil {
 				t.Fatal(err)
 			}
 			list := strings.ReplaceAll(c.list, "{ws}", e.Owner.WorkspaceID)

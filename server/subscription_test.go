@@ -38,7 +38,7 @@ func TestSubscriptionDefaultAndLimits(t *testing.T) {
 	}
 
 	plan := "team"
-	if _, err := e.DB.SetSubscription(t.Context(), ws, data.SubscriptionSet{Plan: &plan, Limits: map[string]int64{data.LimitNumbers: 1, data.LimitWorkspaceUsers: 2}}); err != nil {
+	if _, err := e.setSubscription(t.Context(), ws, data.SubscriptionSet{Plan: &plan, Limits: map[string]int64{data.LimitNumbers: 1, data.LimitWorkspaceUsers: 2}}); err != nil {
 		t.Fatal(err)
 	}
 	expect(t, e.do("POST", "/api/v1/numbers", e.Owner.Token, map[string]any{"phone_number": "+15551110000", "provider": "sip"}), 201)
@@ -60,7 +60,7 @@ func TestSubscriptionDefaultAndLimits(t *testing.T) {
 		t.Errorf("after set: %v", s)
 	}
 	// -1 lifts a limit; any member, even one without modules, reads the plan.
-	if _, err := e.DB.SetSubscription(t.Context(), ws, data.SubscriptionSet{Limits: map[string]int64{data.LimitNumbers: -1, data.LimitWorkspaceUsers: -1}}); err != nil {
+	if _, err := e.setSubscription(t.Context(), ws, data.SubscriptionSet{Limits: map[string]int64{data.LimitNumbers: -1, data.LimitWorkspaceUsers: -1}}); err != nil {
 		t.Fatal(err)
 	}
 	expect(t, e.do("POST", "/api/v1/numbers", e.Owner.Token, map[string]any{"phone_number": "+15551110001", "provider": "sip"}), 201)
@@ -69,7 +69,7 @@ func TestSubscriptionDefaultAndLimits(t *testing.T) {
 	if s["plan"] != "team" || s["limits"].(map[string]any)["numbers"] != nil || s["usage"].(map[string]any)["numbers"] != float64(2) {
 		t.Errorf("member reads %v", s)
 	}
-	if _, err := e.DB.SetSubscription(t.Context(), ws, data.SubscriptionSet{Limits: map[string]int64{"seats": 1, data.LimitAgents: -2}}); data.ErrorCode(err) != data.EINVALID {
+	if _, err := e.setSubscription(t.Context(), ws, data.SubscriptionSet{Limits: map[string]int64{"seats": 1, data.LimitAgents: -2}}); data.ErrorCode(err) != data.EINVALID {
 		t.Errorf("bad limits: %v", err)
 	}
 }

@@ -18,12 +18,49 @@ func (s *AgentService) DeleteAgent(ctx context.Context, id string) error {
 		if err := data.CheckIfMatch(data.IfMatch(ctx), masked(plain)); err != nil {
 			return err
 		}
+		if err := s.unbindNumbers(ctx, tx, plain.WorkspaceID, id); err != nil {
+			return err
+		}
 		if err := tx.DeleteAgent(stored); err != nil {
 			return err
 		}
 		_, err = s.record(ctx, tx, data.EventAgentDeleted, plain.WorkspaceID, masked(plain))
 		return err
 	})
+}
+
+// unbindNumbers clears a deleted agent from the numbers bound to it, telling each change
+// as number.updated, in the agent's delete transaction.
+func (s *AgentService) unbindNumbers(ctx context.Context, tx Tx, ws, agentID string) error {
+	var bound []*data.Number
+	req := data.PageRequest{PerPage: 100}
+	for {
+		page, meta, err := tx.Numbers(ws, data.NumberFilter{AgentID: agentID}, req)
+		if err != nil {
+			return err
+		}
+		bound = append(bound, page...)
+		if meta.NextCursor == nil {
+			break
+		}
+		req.Cursor = *meta.NextCursor
+	}
+	for _, n := range bound {
+		if n.InboundAgentID != nil && *n.InboundAgentID == agentID {
+			n.InboundAgentID = nil
+		}
+		if n.OutboundAgentID != nil && *n.OutboundAgentID == agentID {
+			n.OutboundAgentID = nil
+		}
+		n.UpdatedAt = s.timeNow()
+		if err := tx.PutNumber(n); err != nil {
+			return err
+		}
+		if _, err := s.record(ctx, tx, data.EventNumberUpdated, ws, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // PublishAgent implements data.AgentService: version N+1 snapshots name and every group.

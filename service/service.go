@@ -70,6 +70,14 @@ type Services struct {
 	Audit *AuditService
 	// Agents implements data.AgentService, with its cached JSON reads.
 	Agents *AgentService
+	// Numbers implements data.NumberService.
+	Numbers *NumberService
+	// Calls implements data.CallService.
+	Calls *CallService
+	// Analytics implements data.AnalyticsService.
+	Analytics *AnalyticsService
+	// Subscriptions implements data.SubscriptionService.
+	Subscriptions *SubscriptionService
 	// Exports implements data.WorkspaceExportService.
 	Exports *ExportService
 	// Backup implements data.BackupService over the store's snapshots.
@@ -121,6 +129,10 @@ func New(store Store, opts Options) (*Services, error) {
 		Deliveries:     &DeliveryService{b},
 		Audit:          &AuditService{b},
 		Agents:         &AgentService{base: b},
+		Numbers:        &NumberService{b},
+		Calls:          &CallService{b},
+		Analytics:      &AnalyticsService{b},
+		Subscriptions:  &SubscriptionService{b},
 		Exports:        newExportService(b, store),
 		Backup:         newBackupService(b, store),
 	}, nil

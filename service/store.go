@@ -30,6 +30,9 @@ type Tx interface {
 	DeliveryTx
 	EventReadTx
 	AgentTx
+	NumberTx
+	CallTx
+	SubscriptionTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.

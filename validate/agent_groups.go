@@ -19,15 +19,15 @@ func validateAgentName(name string, errs *Errors) {
 
 // validateCallConfig: the call_config table.
 func validateCallConfig(c data.CallConfig, errs *Errors) {
-	errs.IntBetween("call_config.max_call_duration_ms", int64(c.MaxCallDurationMS), 60_000, 7_200_000)
-	errs.IntBetween("call_config.ring_duration_ms", int64(c.RingDurationMS), 5_000, 300_000)
+	errs.IntBetween("call_config.max_call_duration_ms", int64(c.MaxCallDurationMS), MinMaxCallDurationMS, MaxMaxCallDurationMS)
+	errs.IntBetween("call_config.ring_duration_ms", int64(c.RingDurationMS), MinRingDurationMS, MaxRingDurationMS)
 }
 
 // validateKnowledgeBaseConfig: the knowledge_base_config table.
 func validateKnowledgeBaseConfig(c data.KnowledgeBaseConfig, errs *Errors) {
-	errs.IntBetween("knowledge_base_config.chunks_to_retrieve", int64(c.ChunksToRetrieve), 1, 10)
+	errs.IntBetween("knowledge_base_config.chunks_to_retrieve", int64(c.ChunksToRetrieve), MinChunksToRetrieve, MaxChunksToRetrieve)
 	if c.SimilarityThreshold != nil { // nullable: null means no threshold
-		errs.FloatBetween("knowledge_base_config.similarity_threshold", *c.SimilarityThreshold, 0.30, 0.95)
+		errs.FloatBetween("knowledge_base_config.similarity_threshold", *c.SimilarityThreshold, MinSimilarity, MaxSimilarity)
 	}
 }
 
@@ -42,7 +42,7 @@ func validatePromptConfig(c data.PromptConfig, errs *Errors) {
 			errs.RequiredWhen(p+"ai_speak_wait_time", p+"ai_speak_after_silence is true")
 		}
 	} else {
-		errs.FloatBetween(p+"ai_speak_wait_time", *c.AISpeakWaitTime, 0, 5)
+		errs.FloatBetween(p+"ai_speak_wait_time", *c.AISpeakWaitTime, MinAISpeakWaitTime, MaxAISpeakWaitTime)
 	}
 	enum(errs, p+"welcome_message_type", c.WelcomeMessageType, "static", "dynamic")
 	if c.WelcomeMessageType == "static" && strings.TrimSpace(c.WelcomeMessage) == "" {
@@ -93,7 +93,7 @@ func validateTTSConfig(c data.TTSConfig, cat *data.Catalog, errs *Errors) {
 			errs.RequiredWhen(p+"streaming_latency", onProvider)
 		}
 	} else {
-		errs.IntBetween(p+"streaming_latency", int64(*c.StreamingLatency), 0, 4)
+		errs.IntBetween(p+"streaming_latency", int64(*c.StreamingLatency), MinStreamingLatency, MaxStreamingLatency)
 	}
 	// speed and emotion: cartesia only.
 	if c.Speed != nil {
@@ -115,7 +115,7 @@ func validateTTSConfig(c data.TTSConfig, cat *data.Catalog, errs *Errors) {
 	// (1 is normal, higher is slower), and 0.1 to 5 covers every usable pace.
 	if c.SpeedAlpha != nil {
 		if rime {
-			errs.FloatBetween(p+"speed_alpha", *c.SpeedAlpha, 0.1, 5)
+			errs.FloatBetween(p+"speed_alpha", *c.SpeedAlpha, MinSpeedAlpha, MaxSpeedAlpha)
 		} else {
 			errs.Prohibited(p+"speed_alpha", onProvider+" (speed_alpha is for rime)")
 		}

@@ -38,7 +38,7 @@ func validateLLMConfig(c data.LLMConfig, cat *data.Catalog, errs *Errors) {
 			errs.RequiredWhen(p+"temperature", onProvider)
 		}
 	} else {
-		errs.FloatBetween(p+"temperature", *c.Temperature, 0, 1)
+		errs.FloatBetween(p+"temperature", *c.Temperature, MinTemperature, MaxTemperature)
 	}
 	// deployment, endpoint, api_version: azure's, required there and refused elsewhere.
 	providerString(errs, p+"deployment", c.Deployment, azure, onProvider, notOn(data.LLMAzure), MaxIdentifier)
@@ -162,7 +162,7 @@ func validateTool(t *data.Tool, path func() string, errs *Errors) {
 		validatePhoneDirectoryEntry(e, func() string { return Index(p()+"phone_directory", i) }, errs)
 	}
 	if d := t.PauseDetectionDelayMS; d != nil && (*d < 1000 || *d > 6000) {
-		errs.IntBetween(p()+"pause_detection_delay_ms", int64(*d), 1000, 6000)
+		errs.IntBetween(p()+"pause_detection_delay_ms", int64(*d), MinPauseDetectionMS, MaxPauseDetectionMS)
 	}
 	sms := t.Type == data.ToolSendSMS
 	if t.ContentType == "" {

@@ -52,8 +52,15 @@ func enumParam(errs *Errors, q url.Values, name string, allowed []string) string
 	return s
 }
 
-// CallFilter reads the filters of GET /api/v1/calls; every bad parameter is named.
+// CallFilter reads the filters of GET /api/v1/calls and checks their range; every bad
+// parameter is named: CallFilterParams and CallFilterRange together.
 func CallFilter(q url.Values) (data.CallFilter, error) {
+	f, err := CallFilterParams(q)
+	return f, Combine(err, CallFilterRange(f))
+}
+
+// CallFilterParams reads the filters of GET /api/v1/calls, naming every bad parameter.
+func CallFilterParams(q url.Values) (data.CallFilter, error) {
 	var errs Errors
 	f := data.CallFilter{
 		AgentID:   idParam(&errs, q, "agent_id", data.PrefixAgent, "an agent"),
@@ -63,48 +70,75 @@ func CallFilter(q url.Values) (data.CallFilter, error) {
 		From:      TimeParam(&errs, q, "from"),
 		To:        TimeParam(&errs, q, "to"),
 	}
-	if !f.From.IsZero() && !f.To.IsZero() && !f.To.After(f.From) {
-		errs.Add("to", "The to parameter must be after from.")
-	}
 	return f, errs.Err()
 }
 
-// CallAnalytics reads the query of GET /api/v1/analytics/calls with its defaults: to is
-// now (inclusive), from is 30 days before to, interval is day. The range may hold at most
-// MaxAnalyticsBuckets buckets.
+// CallFilterRange checks a list filter's range: to, when given with from, is after it.
+func CallFilterRange(f data.CallFilter) error {
+	var errs Errors
+	if !f.From.IsZero() && !f.To.IsZero() && !f.To.After(f.From) {
+		errs.Add("to", "The to parameter must be after from.")
+	}
+	return errs.Err()
+}
+
+// CallAnalytics reads the query of GET /api/v1/analytics/calls with its defaults and
+// checks its range: CallAnalyticsParams, then CallAnalyticsRange on the clock's now.
 func CallAnalytics(q url.Values, now time.Time) (data.CallAnalyticsQuery, error) {
+	out, err := CallAnalyticsParams(q)
+	if err != nil {
+		return out, err
+	}
+	return out, CallAnalyticsRange(&out, now)
+}
+
+// CallAnalyticsParams reads the parameters of GET /api/v1/analytics/calls, naming every
+// bad one; an absent from or to stays zero and an absent interval empty, for
+// CallAnalyticsRange to default.
+func CallAnalyticsParams(q url.Values) (data.CallAnalyticsQuery, error) {
 	var errs Errors
 	out := data.CallAnalyticsQuery{
 		AgentID:  idParam(&errs, q, "agent_id", data.PrefixAgent, "an agent"),
-		Interval: enumParam(&errs, q, "interval", []string{data.IntervalHour, data.IntervalDay}),
+		Interval: enumParam(&errs, q, "interval", analyticsIntervals),
 		From:     TimeParam(&errs, q, "from"),
 		To:       TimeParam(&errs, q, "to"),
 	}
-	if out.Interval == "" {
-		out.Interval = data.IntervalDay
+	return out, errs.Err()
+}
+
+var analyticsIntervals = []string{data.IntervalHour, data.IntervalDay}
+
+// CallAnalyticsRange gives a parsed analytics query its defaults (to is now, inclusive;
+// from is 30 days before to; interval is day) and checks its range, which may hold at
+// most MaxAnalyticsBuckets buckets.
+func CallAnalyticsRange(q *data.CallAnalyticsQuery, now time.Time) error {
+	var errs Errors
+	if q.Interval == "" {
+		q.Interval = data.IntervalDay
 	}
-	if out.To.IsZero() && !errs.Has("to") {
+	errs.OneOf("interval", q.Interval, analyticsIntervals...) // callers other than the query string
+	if q.To.IsZero() {
 		// Up to and including the current millisecond, so a call registered just now counts.
-		out.To = now.UTC().Truncate(time.Millisecond).Add(time.Millisecond)
+		q.To = now.UTC().Truncate(time.Millisecond).Add(time.Millisecond)
 	}
-	if out.From.IsZero() && !errs.Has("from") {
-		out.From = out.To.Add(-DefaultAnalyticsRange)
+	if q.From.IsZero() {
+		q.From = q.To.Add(-DefaultAnalyticsRange)
 	}
 	if errs.Len() > 0 {
-		return out, errs.Err()
+		return errs.Err()
 	}
-	if !out.To.After(out.From) {
+	if !q.To.After(q.From) {
 		errs.Add("to", "The to parameter must be after from.")
-		return out, errs.Err()
+		return errs.Err()
 	}
 	step := time.Hour
-	if out.Interval == data.IntervalDay {
+	if q.Interval == data.IntervalDay {
 		step = 24 * time.Hour
 	}
-	if n := AnalyticsBuckets(out.From, out.To, step); n > MaxAnalyticsBuckets {
-		errs.Addf("to", "The range from from to to holds %d %s buckets; at most %d are allowed: narrow the range or use a longer interval.", n, out.Interval, MaxAnalyticsBuckets)
+	if n := AnalyticsBuckets(q.From, q.To, step); n > MaxAnalyticsBuckets {
+		errs.Addf("to", "The range from from to to holds %d %s buckets; at most %d are allowed: narrow the range or use a longer interval.", n, q.Interval, MaxAnalyticsBuckets)
 	}
-	return out, errs.Err()
+	return errs.Err()
 }
 
 // AnalyticsBuckets counts the UTC-aligned buckets of width step that [from, to) touches.

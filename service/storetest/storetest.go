@@ -26,6 +26,10 @@ var suites = []struct {
 	{"outbox", testOutbox},
 	{"event reads", testEventReads},
 	{"agents", testAgents},
+	{"numbers", testNumbers},
+	{"calls", testCalls},
+	{"call_rollups", testCallRollups},
+	{"subscriptions", testSubscriptions},
 }
 
 // Run runs every group of the suite against stores made by open.

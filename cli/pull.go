@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// PullFile is the name of the state file pull writes.
+const PullFile = "voiceapi.yaml"
+
+// NewPullCommand is `voiceapi pull`: write the server's state as state files.
+func NewPullCommand() *cobra.Command {
+	var flags remoteFlags
+	var dir string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "pull",
+		Short: "Write the server's agents, knowledge bases, numbers and webhooks as state files",
+		Long: "Writes " + PullFile + " (and the knowledge bases' files under files/) into --out, so that plan against " +
+			"the same server then shows no changes. Credentials are never written: each agent's api_key becomes an " +
+			"${env:NAME} reference, and pull lists the variables to set. See docs/agents-as-code.md.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := flags.client()
+			if err != nil {
+				return err
+			}
+			target := filepath.Join(dir, PullFile)
+			if _, err := os.Stat(target); err == nil && !force {
+				return fmt.Errorf("%s exists: pass --force to overwrite it", target)
+			}
+			cur, err := readCurrent(cmd.Context(), c, allKinds)
+			if err != nil {
+				return fmt.Errorf("reading the server's state: %w", err)
+			}
+			doc, envs, files, err := pullDocument(cur)
+			if err != nil {
+				return err
+			}
+			for rel, f := range files {
+				b, _, err := c.KnowledgeBases.FileContent(cmd.Context(), f[0], f[1])
+				if err != nil {
+					return fmt.Errorf("downloading %s: %w", rel, err)
+				}
+				full := filepath.Join(dir, rel)
+				if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+					return err
+				}
+				if err := os.WriteFile(full, b, 0o644); err != nil {
+					return err
+				}
+			}
+			js, err := json.Marshal(doc)
+			if err != nil {
+				return err
+			}
+			y, err := yaml.JSONToYAML(js)
+			if err != nil {
+				return err
+			}
+			header := "# Written by voiceapi pull. Edit, then `voiceapi plan -f " + dir + "` and `voiceapi apply -f " + dir + "`.\n"
+			if len(envs) > 0 {
+				header += "# Credentials are environment references; set before plan and apply: " + strings.Join(envs, ", ") + "\n"
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(target, append([]byte(header), y...), 0o644); err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "Wrote %s: %d agent(s), %d knowledge base(s), %d number(s), %d webhook(s).\n",
+				target, len(cur.agentOrder), len(cur.kbOrder), len(cur.numberOrder), len(cur.webhookOrder))
+			for _, e := range envs {
+				fmt.Fprintf(out, "Set %s to the agent's API key before plan or apply.\n", e)
+			}
+			return nil
+		},
+	}
+	flags.register(cmd.Flags())
+	cmd.Flags().StringVarP(&dir, "out", "o", ".", "directory to write "+PullFile+" and files/ into")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite an existing "+PullFile)
+	return cmd
+}
+
+// pullDocument turns the server's state into a state file, the env variables its secrets
+// name, and the files to download (relative path → knowledge base id, source id).
+func pullDocument(cur *current) (map[string]any, []string, map[string][2]string, error) {
+	var envs []string
+	files := map[string][2]string{}
+	var kbs, agents, numbers, hooks []any
+	for _, name := range cur.kbOrder {
+		if len(cur.kbs[name]) > 1 {
+			return nil, nil, nil, fmt.Errorf("the server has %d knowledge bases named %q: rename all but one before pulling", len(cur.kbs[name]), name)
+		}
+		kb := cur.kbs[name][0].rec
+		texts := []data.TextInput{}
+		for _, t := range kb.Texts {
+			texts = append(texts, data.TextInput{Title: t.Title, Content: t.Content})
+		}
+		urls := []string{}
+		for _, u := range kb.URLs {
+			urls = append(urls, u.URL)
+		}
+		paths := []string{}
+		for _, f := range kb.Files {
+			rel := filepath.ToSlash(filepath.Join("files", slug(kb.Name), filepath.Base(f.Filename)))
+			if _, dup := files[rel]; dup {
+				return nil, nil, nil, fmt.Errorf("knowledge base %q has two files named %q: pull cannot write both", kb.Name, f.Filename)
+			}
+			files[rel] = [2]string{kb.ID, f.ID}
+			paths = append(paths, rel)
+		}
+		kbs = append(kbs, map[string]any{"name": kb.Name, "texts": texts, "urls": urls, "files": paths})
+	}
+	for _, name := range cur.agentOrder {
+		if len(cur.agents[name]) > 1 {
+			return nil, nil, nil, fmt.Errorf("the server has %d agents named %q: rename all but one before pulling", len(cur.agents[name]), name)
+		}
+		a := cur.agents[name][0].rec
+		m, _ := toTree(a.AgentConfig).(map[string]any)
+		llm, _ := m["llm_config"].(map[string]any)
+		delete(llm, "knowledge_base_ids")
+		if llm["api_key"] != nil {
+			env := "VOICEAPI_" + strings.ToUpper(strings.ReplaceAll(slug(a.Name), "-", "_")) + "_API_KEY"
+			for i := 2; slices.Contains(envs, env); i++ { // names that slug alike
+				env = fmt.Sprintf("VOICEAPI_%s_%d_API_KEY", strings.ToUpper(strings.ReplaceAll(slug(a.Name), "-", "_")), i)
+			}
+			llm["api_key"] = "${env:" + env + "}"
+			envs = append(envs, env)
+		}
+		names := []string{}
+		for _, id := range a.LLMConfig.KnowledgeBaseIDs {
+			names = append(names, cur.kbName[id])
+		}
+		m["name"], m["knowledge_bases"] = a.Name, names
+		agents = append(agents, m)
+	}
+	agentName := func(id *string) any {
+		if id == nil {
+			return nil
+		}
+		return cur.agentName[*id]
+	}
+	for _, key := range cur.numberOrder {
+		n := cur.numbers[key].rec
+		numbers = append(numbers, map[string]any{"phone_number": n.PhoneNumber, "nickname": n.Nickname, "provider": n.Provider,
+			"inbound_agent": agentName(n.InboundAgentID), "outbound_agent": agentName(n.OutboundAgentID)})
+	}
+	for _, url := range cur.webhookOrder {
+		if len(cur.webhooks[url]) > 1 {
+			return nil, nil, nil, errors.New("the server has several webhooks for " + url + ": delete all but one before pulling")
+		}
+		w := cur.webhooks[url][0].rec
+		hooks = append(hooks, map[string]any{"url": w.URL, "events": w.Events, "description": w.Description, "enabled": w.Enabled})
+	}
+	doc := map[string]any{}
+	for k, v := range map[string][]any{"knowledge_bases": kbs, "agents": agents, "numbers": numbers, "webhooks": hooks} {
+		if len(v) > 0 {
+			doc[k] = v
+		}
+	}
+	return doc, envs, files, nil
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// slug is a name as a file or variable name part: lower case letters, digits and dashes.
+func slug(name string) string {
+	s := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	if s == "" {
+		s = "x"
+	}
+	return s
+}

@@ -1,0 +1,109 @@
+package client
+
+// operation is one route of the API as the client calls it.
+type operation struct {
+	Method string
+	Path   string
+	// Func is the client method that calls it, "Service.Method" (a field of Client and
+	// a method of its type); the coverage test checks that it exists.
+	Func string
+	// Idempotent routes honour Idempotency-Key, so a POST carrying one may be retried.
+	Idempotent bool
+}
+
+// operations is every call the client makes, by the operationId of docs/openapi.json.
+// TestClientCoversDocument holds it equal to the document's operations.
+var operations = map[string]operation{
+	// Operations.
+	"healthz": {"GET", "/healthz", "Operations.Health", false},
+	"readyz":  {"GET", "/readyz", "Operations.Ready", false},
+	"metrics": {"GET", "/metrics", "Operations.Metrics", false},
+	"openAPI": {"GET", "/api/v1/openapi.json", "Operations.OpenAPI", false},
+	"backup":  {"GET", "/api/v1/admin/backup", "Operations.Backup", false},
+
+	// Authentication and API keys.
+	"login":        {"POST", "/api/v1/auth/login", "Auth.Login", false},
+	"logout":       {"POST", "/api/v1/auth/logout", "Auth.Logout", false},
+	"aPIKeyList":   {"GET", "/api/v1/api-keys", "APIKeys.List", false},
+	"aPIKeyCreate": {"POST", "/api/v1/api-keys", "APIKeys.Create", true},
+	"aPIKeyDelete": {"DELETE", "/api/v1/api-keys/{id}", "APIKeys.Delete", false},
+
+	"workspaceAPIKeyList":   {"GET", "/api/v1/workspaces/{workspace_id}/api-keys", "Workspaces.ListAPIKeys", false},
+	"workspaceAPIKeyRevoke": {"DELETE", "/api/v1/workspaces/{workspace_id}/api-keys/{key_id}", "Workspaces.RevokeAPIKey", false},
+
+	// Users.
+	"me":         {"GET", "/api/v1/user", "Users.Me", false},
+	"meUpdate":   {"PUT", "/api/v1/user", "Users.UpdateMe", false},
+	"userList":   {"GET", "/api/v1/users", "Users.List", false},
+	"userCreate": {"POST", "/api/v1/users", "Users.Create", true},
+	"userShow":   {"GET", "/api/v1/users/{id}", "Users.Get", false},
+	"userDelete": {"DELETE", "/api/v1/users/{id}", "Users.Delete", false},
+
+	// Workspaces, their users, export and import.
+	"workspaceList":       {"GET", "/api/v1/workspaces", "Workspaces.List", false},
+	"workspaceCreate":     {"POST", "/api/v1/workspaces", "Workspaces.Create", true},
+	"workspaceShow":       {"GET", "/api/v1/workspaces/{workspace_id}", "Workspaces.Get", false},
+	"workspaceUpdate":     {"PUT", "/api/v1/workspaces/{workspace_id}", "Workspaces.Update", false},
+	"workspaceDelete":     {"DELETE", "/api/v1/workspaces/{workspace_id}", "Workspaces.Delete", false},
+	"workspaceExport":     {"GET", "/api/v1/workspaces/{workspace_id}/export", "Workspaces.Export", false},
+	"workspaceImport":     {"POST", "/api/v1/workspaces/{workspace_id}/import", "Workspaces.Import", true},
+	"workspaceUserList":   {"GET", "/api/v1/workspaces/{workspace_id}/users", "Workspaces.ListUsers", false},
+	"workspaceUserAdd":    {"POST", "/api/v1/workspaces/{workspace_id}/users", "Workspaces.AddUser", true},
+	"workspaceUserShow":   {"GET", "/api/v1/workspaces/{workspace_id}/users/{user_id}", "Workspaces.GetUser", false},
+	"workspaceUserUpdate": {"PUT", "/api/v1/workspaces/{workspace_id}/users/{user_id}", "Workspaces.UpdateUser", false},
+	"workspaceUserRemove": {"DELETE", "/api/v1/workspaces/{workspace_id}/users/{user_id}", "Workspaces.RemoveUser", false},
+
+	// Agents and their versions.
+	"agentList":           {"GET", "/api/v1/agents", "Agents.List", false},
+	"agentCreate":         {"POST", "/api/v1/agents", "Agents.Create", true},
+	"agentShow":           {"GET", "/api/v1/agents/{id}", "Agents.Get", false},
+	"agentUpdate":         {"PUT", "/api/v1/agents/{id}", "Agents.Update", false},
+	"agentDelete":         {"DELETE", "/api/v1/agents/{id}", "Agents.Delete", false},
+	"agentPublish":        {"POST", "/api/v1/agents/{agent_id}/publish", "Agents.Publish", false},
+	"agentVersionList":    {"GET", "/api/v1/agents/{agent_id}/versions", "Agents.ListVersions", false},
+	"agentVersionShow":    {"GET", "/api/v1/agents/{agent_id}/versions/{version_number}", "Agents.GetVersion", false},
+	"agentVersionRestore": {"POST", "/api/v1/agents/{agent_id}/versions/{version_number}/restore", "Agents.RestoreVersion", false},
+	"agentVersionDiff":    {"GET", "/api/v1/agents/{agent_id}/versions/{version_number}/diff/{other}", "Agents.DiffVersions", false},
+	"agentKnowledgeQuery": {"POST", "/api/v1/agents/{id}/knowledge/query", "Agents.QueryKnowledge", false},
+	"catalog":             {"GET", "/api/v1/catalog", "Agents.Catalog", false},
+
+	// Knowledge bases.
+	"knowledgeBaseList":   {"GET", "/api/v1/knowledge-bases", "KnowledgeBases.List", false},
+	"knowledgeBaseCreate": {"POST", "/api/v1/knowledge-bases", "KnowledgeBases.Create", true},
+	"knowledgeBaseShow":   {"GET", "/api/v1/knowledge-bases/{id}", "KnowledgeBases.Get", false},
+	"knowledgeBaseUpdate": {"PUT", "/api/v1/knowledge-bases/{id}", "KnowledgeBases.Update", false},
+	"knowledgeBaseDelete": {"DELETE", "/api/v1/knowledge-bases/{id}", "KnowledgeBases.Delete", false},
+	"knowledgeBaseQuery":  {"POST", "/api/v1/knowledge-bases/{id}/query", "KnowledgeBases.Query", false},
+	"sourcesAdd":          {"POST", "/api/v1/knowledge-bases/{knowledge_base_id}/sources/add", "KnowledgeBases.AddSources", true},
+	"sourceDelete":        {"DELETE", "/api/v1/knowledge-bases/{knowledge_base_id}/sources/delete/{source_type}/{id}", "KnowledgeBases.DeleteSource", false},
+	"sourceFileContent":   {"GET", "/api/v1/knowledge-bases/{id}/sources/files/{source_id}/content", "KnowledgeBases.FileContent", false},
+	"sourceURLRefetch":    {"POST", "/api/v1/knowledge-bases/{knowledge_base_id}/sources/urls/{id}/refetch", "KnowledgeBases.RefetchURL", false},
+
+	// Numbers, calls, analytics, subscription.
+	"numberList":       {"GET", "/api/v1/numbers", "Numbers.List", false},
+	"numberCreate":     {"POST", "/api/v1/numbers", "Numbers.Create", true},
+	"numberShow":       {"GET", "/api/v1/numbers/{id}", "Numbers.Get", false},
+	"numberUpdate":     {"PUT", "/api/v1/numbers/{id}", "Numbers.Update", false},
+	"numberDelete":     {"DELETE", "/api/v1/numbers/{id}", "Numbers.Delete", false},
+	"callList":         {"GET", "/api/v1/calls", "Calls.List", false},
+	"callRegister":     {"POST", "/api/v1/calls", "Calls.Register", true},
+	"callShow":         {"GET", "/api/v1/calls/{id}", "Calls.Get", false},
+	"callUpdate":       {"PUT", "/api/v1/calls/{id}", "Calls.Update", false},
+	"callDelete":       {"DELETE", "/api/v1/calls/{id}", "Calls.Delete", false},
+	"callAnalytics":    {"GET", "/api/v1/analytics/calls", "Analytics.Calls", false},
+	"subscriptionShow": {"GET", "/api/v1/subscription", "Subscription.Get", false},
+	"auditLog":         {"GET", "/api/v1/audit-log", "Audit.List", false},
+	"auditHead":        {"GET", "/api/v1/audit-log/head", "Audit.Head", false},
+
+	// Webhooks.
+	"webhookList":         {"GET", "/api/v1/webhooks", "Webhooks.List", false},
+	"webhookCreate":       {"POST", "/api/v1/webhooks", "Webhooks.Create", true},
+	"webhookShow":         {"GET", "/api/v1/webhooks/{id}", "Webhooks.Get", false},
+	"webhookUpdate":       {"PUT", "/api/v1/webhooks/{id}", "Webhooks.Update", false},
+	"webhookDelete":       {"DELETE", "/api/v1/webhooks/{id}", "Webhooks.Delete", false},
+	"webhookRotateSecret": {"POST", "/api/v1/webhooks/{id}/rotate-secret", "Webhooks.RotateSecret", false},
+	"webhookTest":         {"POST", "/api/v1/webhooks/{id}/test", "Webhooks.Test", true},
+	"webhookReplay":       {"POST", "/api/v1/webhooks/{id}/replay", "Webhooks.Replay", true},
+	"deliveryList":        {"GET", "/api/v1/webhooks/{id}/deliveries", "Webhooks.ListDeliveries", false},
+	"deliveryRetry":       {"POST", "/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry", "Webhooks.RetryDelivery", true},
+}

@@ -1,0 +1,93 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// AnalyticsService computes call analytics from the rollups storage keeps with the calls.
+type AnalyticsService struct{ *base }
+
+var _ data.AnalyticsService = (*AnalyticsService)(nil)
+
+// CallAnalytics implements data.AnalyticsService. The query's parameters arrive parsed;
+// here its defaults are taken on the service's clock (to: now, from: 30 days before to,
+// interval: day) and its range is checked. A caller limited to some agents sees the sum
+// over those agents; an agent it may not see counts nothing.
+func (s *AnalyticsService) CallAnalytics(ctx context.Context, q data.CallAnalyticsQuery) (*data.CallAnalytics, error) {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := validate.CallAnalyticsRange(&q, s.now()); err != nil {
+		return nil, err
+	}
+	var agents []string
+	switch restrict := visibleAgents(p, q.AgentID); {
+	case restrict == nil:
+		agents = []string{q.AgentID} // "" is the whole workspace
+	default:
+		agents = restrict // each visible agent, or none
+	}
+	step := time.Hour
+	if q.Interval == data.IntervalDay {
+		step = 24 * time.Hour
+	}
+	var buckets [][]data.CallBucket
+	err = s.store.View(ctx, func(tx Tx) error {
+		for _, a := range agents {
+			b, err := tx.CallRollups(p.WorkspaceID, a, q.From, q.To, step)
+			if err != nil {
+				return err
+			}
+			buckets = append(buckets, b)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return assemble(q.From, q.To, step, buckets), nil
+}
+
+// assemble lays the buckets of one or more agents out as a series with a point for every
+// bucket the range touches, and sums them into totals and reasons. The average duration
+// counts only the calls that have one.
+func assemble(from, to time.Time, step time.Duration, parts [][]data.CallBucket) *data.CallAnalytics {
+	first := from.UTC().Truncate(step)
+	n := int(validate.AnalyticsBuckets(from, to, step))
+	out := &data.CallAnalytics{Series: make([]data.CallSeriesPoint, n), DisconnectionReasons: map[string]int64{}}
+	for i := range out.Series {
+		out.Series[i].Start = data.NewTime(first.Add(time.Duration(i) * step))
+	}
+	var withDuration int64
+	t := &out.Totals
+	for _, part := range parts {
+		for _, b := range part {
+			i := int(b.Start.Sub(first) / step)
+			if i < 0 || i >= n {
+				continue
+			}
+			pt := &out.Series[i]
+			pt.Calls += b.Calls
+			pt.Ended += b.Ended
+			pt.Failed += b.Failed
+			pt.TotalDurationMS += b.DurationMS
+			t.Calls += b.Calls
+			t.Ended += b.Ended
+			t.Failed += b.Failed
+			t.TotalDurationMS += b.DurationMS
+			withDuration += b.WithDuration
+			for k, v := range b.Reasons {
+				out.DisconnectionReasons[k] += v
+			}
+		}
+	}
+	if withDuration > 0 {
+		t.AverageDurationMS = t.TotalDurationMS / withDuration
+	}
+	return out
+}

@@ -1,0 +1,96 @@
+package service_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+func TestCallAnalyticsQueryAndScope(t *testing.T) {
+	e := newCallsEnv(t)
+	start := e.now // 2026-11-20T08:00Z
+	reg := func(agent, status string, d int64, reason string) {
+		t.Helper()
+		in := data.CallCreate{AgentID: agent, Direction: data.DirectionWeb, Status: &status}
+		if d > 0 {
+			in.DurationMS = &d
+		}
+		if reason != "" {
+			in.DisconnectionReason = &reason
+		}
+		if _, err := e.svc.Calls.RegisterCall(e.owner, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reg(e.a, data.CallEnded, 60_000, "user_hangup")
+	e.now = start.Add(90 * time.Minute)
+	reg(e.a, data.CallEnded, 30_000, "user_hangup")
+	reg(e.b, data.CallFailed, 0, "dial_failed")
+	reg(e.b, data.CallRegistered, 0, "")
+
+	// Defaults on the service's clock: the last 30 days by day, ending now.
+	e.now = start.Add(2 * time.Hour)
+	def, err := e.svc.Analytics.CallAnalytics(e.owner, data.CallAnalyticsQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(def.Series) != 31 || def.Totals.Calls != 4 || def.Series[30].Calls != 4 || !def.Series[30].Start.Equal(start.Truncate(24*time.Hour)) {
+		t.Errorf("default range: %d buckets, totals %+v, last %+v", len(def.Series), def.Totals, def.Series[len(def.Series)-1])
+	}
+	want := data.CallTotals{Calls: 4, Ended: 2, Failed: 1, TotalDurationMS: 90_000, AverageDurationMS: 45_000}
+	if def.Totals != want {
+		t.Errorf("totals = %+v, want %+v", def.Totals, want)
+	}
+	if r := def.DisconnectionReasons; r["user_hangup"] != 2 || r["dial_failed"] != 1 || len(r) != 2 {
+		t.Errorf("reasons = %v", r)
+	}
+
+	hourly := data.CallAnalyticsQuery{From: start, To: start.Add(3 * time.Hour), Interval: data.IntervalHour}
+	h, err := e.svc.Analytics.CallAnalytics(e.owner, hourly)
+	if err != nil || len(h.Series) != 3 || h.Series[0].Calls != 1 || h.Series[1].Calls != 3 || h.Series[2].Calls != 0 {
+		t.Fatalf("hourly = %+v, %v", h, err)
+	}
+	// One agent; a limited caller sums its agents; a hidden agent counts nothing.
+	for _, tc := range []struct {
+		name  string
+		ctx   context.Context
+		agent string
+		calls int64
+	}{
+		{"agent b", e.owner, e.b, 2},
+		{"limited to a", e.limited(e.a), "", 2},
+		{"limited to a and b", e.limited(e.a, e.b), "", 4},
+		{"limited, hidden agent", e.limited(e.a), e.b, 0},
+		{"another workspace", e.otherCtx, "", 0},
+	} {
+		q := hourly
+		q.AgentID = tc.agent
+		got, err := e.svc.Analytics.CallAnalytics(tc.ctx, q)
+		if err != nil || got.Totals.Calls != tc.calls || len(got.Series) != 3 {
+			t.Errorf("%s: %+v, %v; want %d calls", tc.name, got, err, tc.calls)
+		}
+	}
+
+	// The range: to after from, at most MaxAnalyticsBuckets buckets (the bound is
+	// accepted, one more hour is not), a known interval.
+	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		q    data.CallAnalyticsQuery
+		want string // "" accepted, else the faulty field
+	}{
+		{data.CallAnalyticsQuery{From: from, To: from.Add(validate.MaxAnalyticsBuckets * time.Hour), Interval: data.IntervalHour}, ""},
+		{data.CallAnalyticsQuery{From: from, To: from.Add(validate.MaxAnalyticsBuckets*time.Hour + time.Millisecond), Interval: data.IntervalHour}, "to"},
+		{data.CallAnalyticsQuery{From: from, To: from, Interval: data.IntervalDay}, "to"},
+		{data.CallAnalyticsQuery{From: from, To: from.Add(time.Hour), Interval: "week"}, "interval"},
+	} {
+		_, err := e.svc.Analytics.CallAnalytics(e.owner, tc.q)
+		if tc.want == "" && err != nil {
+			t.Errorf("%v..%v by %s: %v", tc.q.From, tc.q.To, tc.q.Interval, err)
+		} else if tc.want != "" {
+			wantFields(t, err, tc.want)
+		}
+	}
+}

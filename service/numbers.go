@@ -1,0 +1,205 @@
+package service
+
+import (
+	"context"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// NumberService manages the phone numbers of the caller's workspace.
+type NumberService struct{ *base }
+
+var _ data.NumberService = (*NumberService)(nil)
+
+// workspaceCaller returns the principal of a request that acts in a workspace: numbers,
+// calls and analytics have no meaning without one.
+func workspaceCaller(ctx context.Context) (*data.Principal, error) {
+	p := data.PrincipalFrom(ctx)
+	if p == nil || p.WorkspaceID == "" {
+		return nil, data.Errorf(data.EUNAUTHORIZED, "A workspace to act in is required.")
+	}
+	return p, nil
+}
+
+// number returns a number of ws; another workspace's number is not found.
+func number(tx Tx, ws, id string) (*data.Number, error) {
+	n, err := tx.Number(id)
+	if err != nil {
+		return nil, err
+	}
+	if n == nil || n.WorkspaceID != ws {
+		return nil, data.NotFound("Number")
+	}
+	return n, nil
+}
+
+// checkBindings reports bound agents that are not agents of the workspace or that the
+// caller may not see; both read the same, so existence is never revealed.
+func checkBindings(tx Tx, p *data.Principal, in, out *string) error {
+	var errs validate.Errors
+	for _, b := range []struct {
+		path string
+		id   *string
+	}{{"inbound_agent_id", in}, {"outbound_agent_id", out}} {
+		if b.id == nil {
+			continue
+		}
+		found, _, err := tx.AgentRef(p.WorkspaceID, *b.id)
+		if err != nil {
+			return err
+		}
+		if !found || !p.CanSeeAgent(*b.id) {
+			errs.Addf(b.path, "The %s field must be an agent of this workspace.", b.path)
+		}
+	}
+	return errs.Err()
+}
+
+// ListNumbers implements data.NumberService.
+func (s *NumberService) ListNumbers(ctx context.Context, f data.NumberFilter, req data.PageRequest) ([]*data.Number, data.Page, error) {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return nil, data.Page{}, err
+	}
+	var list []*data.Number
+	var page data.Page
+	err = s.store.View(ctx, func(tx Tx) error {
+		var err error
+		list, page, err = tx.Numbers(p.WorkspaceID, f, req)
+		return err
+	})
+	return list, page, err
+}
+
+// CreateNumber implements data.NumberService.
+func (s *NumberService) CreateNumber(ctx context.Context, in data.NumberCreate) (*data.Number, error) {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkInput(ctx, validate.NumberCreate(in)); err != nil {
+		return nil, err
+	}
+	var n *data.Number
+	err = s.store.Update(ctx, func(tx Tx) error {
+		if err := checkBindings(tx, p, in.InboundAgentID, in.OutboundAgentID); err != nil {
+			return err
+		}
+		if err := checkQuota(tx, p.WorkspaceID, data.LimitNumbers); err != nil {
+			return err
+		}
+		now := s.timeNow()
+		n = &data.Number{
+			ID: s.ids.New(data.PrefixNumber), WorkspaceID: p.WorkspaceID, PhoneNumber: in.PhoneNumber,
+			Nickname: in.Nickname, Provider: in.Provider,
+			InboundAgentID: in.InboundAgentID, OutboundAgentID: in.OutboundAgentID,
+			CreatedAt: now, UpdatedAt: now,
+		}
+		stored, err := tx.InsertNumber(n)
+		if err != nil {
+			return err
+		}
+		if !stored {
+			return data.Errorf(data.ECONFLICT, "The number %s is already registered.", in.PhoneNumber)
+		}
+		_, err = s.record(ctx, tx, data.EventNumberCreated, p.WorkspaceID, n)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// Number implements data.NumberService.
+func (s *NumberService) Number(ctx context.Context, id string) (*data.Number, error) {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var n *data.Number
+	err = s.store.View(ctx, func(tx Tx) error {
+		n, err = number(tx, p.WorkspaceID, id)
+		return err
+	})
+	return n, err
+}
+
+// UpdateNumber implements data.NumberService. Only bindings the update gives are checked:
+// a kept one stays valid (an agent's delete unbinds it).
+func (s *NumberService) UpdateNumber(ctx context.Context, id string, in data.NumberUpdate) (*data.Number, error) {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkInput(ctx, validate.NumberUpdate(in)); err != nil {
+		return nil, err
+	}
+	var n *data.Number
+	err = s.store.Update(ctx, func(tx Tx) error {
+		old, err := number(tx, p.WorkspaceID, id)
+		if err != nil {
+			return err
+		}
+		if err := data.CheckIfMatch(data.IfMatch(ctx), old); err != nil {
+			return err
+		}
+		next := *old
+		setOpt(&next.Nickname, in.Nickname)
+		setOpt(&next.Provider, in.Provider)
+		setOpt(&next.InboundAgentID, in.InboundAgentID)
+		setOpt(&next.OutboundAgentID, in.OutboundAgentID)
+		var inb, outb *string
+		if in.InboundAgentID.Set {
+			inb = in.InboundAgentID.V
+		}
+		if in.OutboundAgentID.Set {
+			outb = in.OutboundAgentID.V
+		}
+		if err := checkBindings(tx, p, inb, outb); err != nil {
+			return err
+		}
+		next.UpdatedAt = s.timeNow()
+		if err := tx.PutNumber(&next); err != nil {
+			return err
+		}
+		n = &next
+		_, err = s.record(ctx, tx, data.EventNumberUpdated, p.WorkspaceID, n)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// DeleteNumber implements data.NumberService: only a number of the workspace the token
+// is bound to.
+func (s *NumberService) DeleteNumber(ctx context.Context, id string) error {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return err
+	}
+	return s.store.Update(ctx, func(tx Tx) error {
+		n, err := number(tx, p.CurrentWorkspaceID, id)
+		if err != nil {
+			return err
+		}
+		if err := data.CheckIfMatch(data.IfMatch(ctx), n); err != nil {
+			return err
+		}
+		if err := tx.DeleteNumber(id); err != nil {
+			return err
+		}
+		_, err = s.record(ctx, tx, data.EventNumberDeleted, n.WorkspaceID, n)
+		return err
+	})
+}
+
+// setOpt sets *dst to o's value when o was given.
+func setOpt[T any](dst *T, o data.Opt[T]) {
+	if o.Set {
+		*dst = o.V
+	}
+}

@@ -1,0 +1,27 @@
+package service
+
+import "github.com/voiceapi/voiceapi/data"
+
+// NumberTx stores phone numbers. A phone number is unique across the instance: storage
+// keeps an index phone → id over every workspace and refuses a second record for it.
+type NumberTx interface {
+	// Number returns the number with id in any workspace, nil when there is none.
+	Number(id string) (*data.Number, error)
+	// Numbers returns one newest-first page of the workspace's numbers; with f.AgentID,
+	// only those bound to that agent inbound or outbound (an index per bound agent).
+	Numbers(workspaceID string, f data.NumberFilter, p data.PageRequest) ([]*data.Number, data.Page, error)
+	// InsertNumber stores a new number with its indexes (phone, workspace, bound agents).
+	// It stores nothing and returns false when the phone number is already registered
+	// in any workspace.
+	InsertNumber(n *data.Number) (bool, error)
+	// PutNumber replaces a stored number (its phone number and workspace unchanged),
+	// moving its bound-agent index entries from the stored bindings to n's.
+	PutNumber(n *data.Number) error
+	// DeleteNumber removes the number with id and its index entries, freeing its phone
+	// number.
+	DeleteNumber(id string) error
+	// AgentRef reports whether agentID is an agent of workspaceID and, when it is, its
+	// published version (nil when never published): what a number's bindings and a
+	// call's agent need to know of an agent.
+	AgentRef(workspaceID, agentID string) (found bool, publishedVersion *int, err error)
+}

@@ -1,0 +1,31 @@
+package validate
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// MaxPlanLen bounds a plan name.
+const MaxPlanLen = 100
+
+// SubscriptionSet checks a change of a workspace's plan (the operator's CLI): a plan name
+// not blank and at most MaxPlanLen characters, known limits, each -1 (unlimited) or at
+// least 0.
+func SubscriptionSet(in data.SubscriptionSet) error {
+	var errs Errors
+	if in.Plan != nil {
+		errs.NotBlank("plan", *in.Plan)
+		errs.MaxLen("plan", *in.Plan, MaxPlanLen)
+	}
+	for _, name := range slices.Sorted(maps.Keys(in.Limits)) {
+		if !slices.Contains(data.LimitNames, name) {
+			errs.Addf(name, "The %s limit is unknown; limits are %s.", name, strings.Join(data.LimitNames, ", "))
+		} else if in.Limits[name] < -1 {
+			errs.Addf(name, "The %s limit must be -1 (unlimited) or at least 0.", name)
+		}
+	}
+	return errs.Err()
+}

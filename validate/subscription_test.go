@@ -1,0 +1,50 @@
+package validate_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+func TestSubscriptionSetRules(t *testing.T) {
+	plan := func(s string) *string { return &s }
+	for _, tc := range []struct {
+		name string
+		in   data.SubscriptionSet
+		want string // faulty paths, comma-joined and sorted; "" accepted
+	}{
+		{"nothing", data.SubscriptionSet{}, ""},
+		{"plan at the bound", data.SubscriptionSet{Plan: plan(strings.Repeat("p", validate.MaxPlanLen))}, ""},
+		{"plan past the bound", data.SubscriptionSet{Plan: plan(strings.Repeat("p", validate.MaxPlanLen+1))}, "plan"},
+		{"blank plan", data.SubscriptionSet{Plan: plan("  ")}, "plan"},
+		{"limit 0", data.SubscriptionSet{Limits: map[string]int64{data.LimitAgents: 0}}, ""},
+		{"limit -1 lifts", data.SubscriptionSet{Limits: map[string]int64{data.LimitCallMinutes: -1}}, ""},
+		{"limit -2", data.SubscriptionSet{Limits: map[string]int64{data.LimitNumbers: -2}}, data.LimitNumbers},
+		{"unknown limit", data.SubscriptionSet{Limits: map[string]int64{"seats": 1}}, "seats"},
+		{"every fault at once", data.SubscriptionSet{Plan: plan(""), Limits: map[string]int64{"seats": 1, data.LimitWebhooks: -5}}, "plan,seats,webhooks"},
+	} {
+		if got := fields(t, validate.SubscriptionSet(tc.in)); got != tc.want {
+			t.Errorf("%s: faults on %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestAnalyticsParamsLeaveDefaultsToTheRange: the query string's parameters are read
+// without a clock; CallAnalyticsRange fills the defaults on the one it is given.
+func TestAnalyticsParamsLeaveDefaultsToTheRange(t *testing.T) {
+	q, err := validate.CallAnalyticsParams(nil)
+	if err != nil || !q.From.IsZero() || !q.To.IsZero() || q.Interval != "" {
+		t.Fatalf("params of an empty query = %+v, %v", q, err)
+	}
+	now := time.Date(2026, 11, 21, 10, 4, 5, 0, time.UTC)
+	if err := validate.CallAnalyticsRange(&q, now); err != nil || q.Interval != data.IntervalDay || !q.To.Equal(now.Add(time.Millisecond)) || q.To.Sub(q.From) != validate.DefaultAnalyticsRange {
+		t.Errorf("defaults = %+v, %v", q, err)
+	}
+	bad := data.CallAnalyticsQuery{Interval: "minute"}
+	if got := fields(t, validate.CallAnalyticsRange(&bad, now)); got != "interval" {
+		t.Errorf("an interval the query string cannot carry: faults on %q", got)
+	}
+}
