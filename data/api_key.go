@@ -83,3 +83,13 @@ type APIKeyRecord struct {
 	Kind        string `json:"kind"`
 	SecretHash  []byte `json:"secret_hash"`
 }
+
+// LoginRequest is the body of POST /api/v1/auth/login.
+type LoginRequest struct {
+	Email       string `json:"email"`
+	Password    string `json:"password"`
+	WorkspaceID string `json:"workspace_id"`
+}
+
+// MaxIdempotencyKey bounds the Idempotency-Key header (conventions §17).
+const MaxIdempotencyKey = 255

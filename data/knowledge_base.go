@@ -107,7 +107,7 @@ type KnowledgeQuery struct {
 	SimilarityThreshold *float64 `json:"similarity_threshold"`
 }
 
-// AgentKnowledgeQuery is the body of POST /api/v1/agents/{id}/knowledge/query.
+// AgentKnowledgeQuery is the body of POST /api/v1/agents/{agent_id}/knowledge/query.
 type AgentKnowledgeQuery struct {
 	Query string `json:"query"`
 }

@@ -12,3 +12,6 @@ type Page struct {
 	NextCursor *string `json:"next_cursor"`
 	PrevCursor *string `json:"prev_cursor"`
 }
+
+// MaxPerPage bounds per_page (spec: 1 to 100).
+const MaxPerPage = 100

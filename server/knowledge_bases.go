@@ -50,7 +50,7 @@ func (s *Server) knowledgeBaseRoutes() []route {
 		{Method: "POST", Path: kb + "/{id}/query", Need: read, handle: s.handleKnowledgeBaseQuery},
 		// The agent's knowledge is Knowledge Base data; the agent itself must be visible too
 		// (agent_ids), which storage checks.
-		{Method: "POST", Path: "/api/v1/agents/{id}/knowledge/query", Need: read, handle: s.handleAgentKnowledgeQuery},
+		{Method: "POST", Path: "/api/v1/agents/{agent_id}/knowledge/query", Need: read, handle: s.handleAgentKnowledgeQuery},
 	}
 }
 
@@ -302,14 +302,14 @@ func (s *Server) handleKnowledgeBaseQuery(w http.ResponseWriter, r *http.Request
 	return writeChunks(w, chunks)
 }
 
-// handleAgentKnowledgeQuery: POST /api/v1/agents/{id}/knowledge/query — the agent's
+// handleAgentKnowledgeQuery: POST /api/v1/agents/{agent_id}/knowledge/query — the agent's
 // knowledge_base_config over its knowledge_base_ids.
 func (s *Server) handleAgentKnowledgeQuery(w http.ResponseWriter, r *http.Request) error {
 	var q data.AgentKnowledgeQuery
 	if err := decodeBody(r, &q, func() error { return validate.AgentKnowledgeQuery(q) }); err != nil {
 		return err
 	}
-	chunks, err := s.svc.KnowledgeBases.QueryAgentKnowledge(r.Context(), mux.Vars(r)["id"], q)
+	chunks, err := s.svc.KnowledgeBases.QueryAgentKnowledge(r.Context(), mux.Vars(r)["agent_id"], q)
 	if err != nil {
 		return err
 	}

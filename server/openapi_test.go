@@ -116,7 +116,7 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 	}
 	for key := range routes {
 		if !documented[key] {
-			t.Errorf("route %s is missing from the document (add it to opDocs in server/openapi_routes.go)", key)
+			t.Errorf("route %s is missing from the document (add it to opDocs in openapi/routes.go)", key)
 		}
 	}
 	if len(routes) == 0 {

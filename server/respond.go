@@ -175,7 +175,7 @@ func decodeInput(r *http.Request, dst any) (context.Context, error) {
 }
 
 // MaxPerPage bounds per_page (spec: 1 to 100).
-const MaxPerPage = 100
+const MaxPerPage = data.MaxPerPage
 
 // pageRequest reads per_page and cursor from the query.
 func pageRequest(r *http.Request) (data.PageRequest, error) {

@@ -12,11 +12,11 @@ import (
 // number, retrieve knowledge).
 var runtimeRoutes = map[string]bool{
 	"POST /api/v1/calls":                             true,
-	"PUT /api/v1/calls/{id}":                         true,
+	"PUT /api/v1/calls/{call_id}":                    true,
 	"GET /api/v1/agents":                             true,
-	"GET /api/v1/agents/{id}":                        true,
+	"GET /api/v1/agents/{agent_id}":                  true,
 	"GET /api/v1/numbers":                            true,
-	"GET /api/v1/numbers/{id}":                       true,
+	"GET /api/v1/numbers/{number_id}":                true,
 	"POST /api/v1/knowledge-bases/{id}/query":        true,
 	"POST /api/v1/agents/{agent_id}/knowledge/query": true,
 }

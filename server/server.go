@@ -173,6 +173,7 @@ func (s *Server) buildRouter() {
 		}
 		r.Handle(rt.Path, s.wrap(rt)).Methods(methods...)
 	}
+	s.mountConsole(r)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		s.writeError(w, req, data.Errorf(data.ENOTFOUND, "No route matches %s %s.", req.Method, req.URL.Path))
 	})
@@ -278,6 +279,9 @@ func (s *Server) wrap(rt route) http.Handler {
 // authenticate resolves the bearer token to its principal.
 func (s *Server) authenticate(r *http.Request) (*data.Principal, error) {
 	header := r.Header.Get("Authorization")
+	if header == "" && hasSession(r) {
+		return s.authenticateSession(r)
+	}
 	scheme, token, ok := strings.Cut(header, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 		return nil, data.Errorf(data.EUNAUTHORIZED, "Send a token as Authorization: Bearer <token>.")

@@ -1,7 +1,7 @@
 package validate
 
 // Numeric bounds of the agent configuration groups (the spec's tables). The rules below
-// and the OpenAPI document (server/openapi_rules.go) read these: each bound is written
+// and the OpenAPI document (openapi/rules.go) read these: each bound is written
 // once.
 const (
 	MinMaxCallDurationMS, MaxMaxCallDurationMS = 60_000, 7_200_000

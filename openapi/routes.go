@@ -1,4 +1,4 @@
-package server
+package openapi
 
 import (
 	"net/http"
@@ -82,7 +82,7 @@ type agentCreateBody struct {
 	agentGroupsBody
 }
 
-// agentUpdateBody documents the body of PUT /api/v1/agents/{id}.
+// agentUpdateBody documents the body of PUT /api/v1/agents/{agent_id}.
 type agentUpdateBody struct {
 	Name data.Opt[string] `json:"name"`
 	agentGroupsBody
@@ -154,14 +154,14 @@ var opDocs = map[string]opDoc{
 	// Authentication and API keys.
 	"POST /api/v1/auth/login": {Tag: "Authentication", Summary: "Log in: a token for an email and password",
 		Description: "Unknown email, wrong password and a workspace the user is not a member of all give the same 422 on email.",
-		Body:        loginBody{}, BodyRequired: true, Out: data.APIKey{}, Status: http.StatusOK,
+		Body:        data.LoginRequest{}, BodyRequired: true, Out: data.APIKey{}, Status: http.StatusOK,
 		Extra:  map[string]string{"token": "The token, `<key id>|<secret>`; shown once."},
 		Errors: []int{http.StatusTooManyRequests}},
 	"POST /api/v1/auth/logout": {Tag: "Authentication", Summary: "Revoke the calling token", Shape: shapeNone},
 	"GET /api/v1/api-keys":     {Tag: "API Keys", Summary: "List the caller's API keys", Out: data.APIKey{}, Shape: shapeList},
 	"POST /api/v1/api-keys": {Tag: "API Keys", Summary: "Create an API key", Body: data.APIKeyCreate{}, BodyRequired: true,
 		Out: data.APIKey{}, Status: http.StatusCreated, Extra: map[string]string{"token": "The token, `<key id>|<secret>`; shown once."}},
-	"DELETE /api/v1/api-keys/{id}": {Tag: "API Keys", Summary: "Revoke one of the caller's API keys", Shape: shapeNone},
+	"DELETE /api/v1/api-keys/{key_id}": {Tag: "API Keys", Summary: "Revoke one of the caller's API keys", Shape: shapeNone},
 	"GET /api/v1/workspaces/{workspace_id}/api-keys": {Tag: "API Keys", Summary: "List every member's API keys bound to the workspace",
 		Description: "Owners and admins; each key names its user.", Out: data.WorkspaceAPIKey{}, Shape: shapeList},
 	"DELETE /api/v1/workspaces/{workspace_id}/api-keys/{key_id}": {Tag: "API Keys", Summary: "Revoke a member's API key",
@@ -172,8 +172,8 @@ var opDocs = map[string]opDoc{
 	"PUT /api/v1/user":          {Tag: "User", Summary: "Change the caller's name, email or password", Body: data.UserUpdate{}, Out: data.User{}, Errors: []int{http.StatusConflict}},
 	"GET /api/v1/users":         {Tag: "User", Summary: "List every account (instance admins)", Out: data.User{}, Shape: shapeList},
 	"POST /api/v1/users":        {Tag: "User", Summary: "Create an account and its personal workspace (instance admins)", Body: data.UserCreate{}, BodyRequired: true, Out: data.User{}, Status: http.StatusCreated, Errors: []int{http.StatusConflict}},
-	"GET /api/v1/users/{id}":    {Tag: "User", Summary: "Show an account (instance admins)", Out: data.User{}},
-	"DELETE /api/v1/users/{id}": {Tag: "User", Summary: "Delete an account (instance admins)", Shape: shapeNone},
+	"GET /api/v1/users/{user_id}":    {Tag: "User", Summary: "Show an account (instance admins)", Out: data.User{}},
+	"DELETE /api/v1/users/{user_id}": {Tag: "User", Summary: "Delete an account (instance admins)", Shape: shapeNone},
 
 	// Workspaces and their users.
 	"GET /api/v1/workspaces":  {Tag: "Workspace", Summary: "List the caller's workspaces", Out: data.Workspace{}, Shape: shapeList},
@@ -203,12 +203,12 @@ var opDocs = map[string]opDoc{
 	"POST /api/v1/agents": {Tag: "Agent", Summary: "Create a draft agent",
 		Description: "Every omitted configuration group gets a complete, valid default, so the agent can be published at once.",
 		Body:        agentCreateBody{}, BodyRequired: true, Out: data.Agent{}, Status: http.StatusCreated},
-	"GET /api/v1/agents/{id}": {Tag: "Agent", Summary: "Show an agent", Out: data.Agent{}},
-	"PUT /api/v1/agents/{id}": {Tag: "Agent", Summary: "Update an agent; a change makes it a draft", Body: agentUpdateBody{}, Out: data.Agent{}},
-	"DELETE /api/v1/agents/{id}": {Tag: "Agent", Summary: "Delete an agent and its versions",
+	"GET /api/v1/agents/{agent_id}": {Tag: "Agent", Summary: "Show an agent", Out: data.Agent{}},
+	"PUT /api/v1/agents/{agent_id}": {Tag: "Agent", Summary: "Update an agent; a change makes it a draft", Body: agentUpdateBody{}, Out: data.Agent{}},
+	"DELETE /api/v1/agents/{agent_id}": {Tag: "Agent", Summary: "Delete an agent and its versions",
 		Description: "Numbers bound to it are unbound; its call history stays.", Shape: shapeNone},
 	"POST /api/v1/agents/{agent_id}/publish": {Tag: "Agent Versions", Summary: "Publish the agent as a new version",
-		Body: publishBody{}, Shape: shapeNone, IfMatch: true},
+		Body: data.PublishRequest{}, Shape: shapeNone, IfMatch: true},
 	"GET /api/v1/agents/{agent_id}/versions":                  {Tag: "Agent Versions", Summary: "List the agent's versions, newest first", Out: data.AgentVersion{}, Shape: shapeList},
 	"GET /api/v1/agents/{agent_id}/versions/{version_number}": {Tag: "Agent Versions", Summary: "Show a version", Out: data.AgentVersion{}},
 	"POST /api/v1/agents/{agent_id}/versions/{version_number}/restore": {Tag: "Agent Versions", Summary: "Make a version live again",
@@ -222,16 +222,16 @@ var opDocs = map[string]opDoc{
 	"GET /api/v1/webhooks": {Tag: "Webhook", Summary: "List webhooks", Out: data.Webhook{}, Shape: shapeList},
 	"POST /api/v1/webhooks": {Tag: "Webhook", Summary: "Create a webhook", Body: data.WebhookCreate{}, BodyRequired: true,
 		Out: data.Webhook{}, Status: http.StatusCreated, Extra: map[string]string{"secret": "The signing secret (whsec_…); shown once."}},
-	"GET /api/v1/webhooks/{id}":    {Tag: "Webhook", Summary: "Show a webhook", Out: data.Webhook{}},
-	"PUT /api/v1/webhooks/{id}":    {Tag: "Webhook", Summary: "Update a webhook", Body: data.WebhookUpdate{}, Out: data.Webhook{}},
-	"DELETE /api/v1/webhooks/{id}": {Tag: "Webhook", Summary: "Delete a webhook", Shape: shapeNone},
-	"POST /api/v1/webhooks/{id}/rotate-secret": {Tag: "Webhook", Summary: "Replace the signing secret", Out: data.Webhook{}, IfMatch: true,
+	"GET /api/v1/webhooks/{webhook_id}":    {Tag: "Webhook", Summary: "Show a webhook", Out: data.Webhook{}},
+	"PUT /api/v1/webhooks/{webhook_id}":    {Tag: "Webhook", Summary: "Update a webhook", Body: data.WebhookUpdate{}, Out: data.Webhook{}},
+	"DELETE /api/v1/webhooks/{webhook_id}": {Tag: "Webhook", Summary: "Delete a webhook", Shape: shapeNone},
+	"POST /api/v1/webhooks/{webhook_id}/rotate-secret": {Tag: "Webhook", Summary: "Replace the signing secret", Out: data.Webhook{}, IfMatch: true,
 		Extra: map[string]string{"secret": "The new signing secret (whsec_…); shown once."}},
-	"POST /api/v1/webhooks/{id}/test": {Tag: "Webhook", Summary: "Send a webhook.test event to this webhook", Out: data.Event{}, Shape: shapeData, Status: http.StatusAccepted},
-	"POST /api/v1/webhooks/{id}/replay": {Tag: "Webhook", Summary: "Queue every event of a time range again for this webhook",
+	"POST /api/v1/webhooks/{webhook_id}/test": {Tag: "Webhook", Summary: "Send a webhook.test event to this webhook", Out: data.Event{}, Shape: shapeData, Status: http.StatusAccepted},
+	"POST /api/v1/webhooks/{webhook_id}/replay": {Tag: "Webhook", Summary: "Queue every event of a time range again for this webhook",
 		Body: data.WebhookReplay{}, BodyRequired: true, Out: replayResult{}, Shape: shapeData, Status: http.StatusAccepted},
-	"GET /api/v1/webhooks/{id}/deliveries": {Tag: "Webhook", Summary: "List the webhook's delivery attempts, newest first", Out: data.Delivery{}, Shape: shapeList},
-	"POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/retry": {Tag: "Webhook", Summary: "Deliver an attempt's event again",
+	"GET /api/v1/webhooks/{webhook_id}/deliveries": {Tag: "Webhook", Summary: "List the webhook's delivery attempts, newest first", Out: data.Delivery{}, Shape: shapeList},
+	"POST /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry": {Tag: "Webhook", Summary: "Deliver an attempt's event again",
 		Out: data.Delivery{}, Shape: shapeData, Status: http.StatusAccepted, Errors: []int{http.StatusConflict}},
 	"GET /api/v1/audit-log": {Tag: "Audit Log", Summary: "The workspace's events with actors and hash chain (owners and admins)",
 		Out: data.Event{}, Shape: shapeList, Query: auditFilters},
@@ -241,16 +241,16 @@ var opDocs = map[string]opDoc{
 		Query: []queryParam{strParam("agent_id", "Only numbers bound to this agent, inbound or outbound.")}},
 	"POST /api/v1/numbers": {Tag: "Number", Summary: "Register a number", Body: data.NumberCreate{}, BodyRequired: true,
 		Out: data.Number{}, Status: http.StatusCreated, Errors: []int{http.StatusConflict}},
-	"GET /api/v1/numbers/{id}":    {Tag: "Number", Summary: "Show a number", Out: data.Number{}},
-	"PUT /api/v1/numbers/{id}":    {Tag: "Number", Summary: "Update a number; the phone number itself cannot change", Body: data.NumberUpdate{}, Out: data.Number{}},
-	"DELETE /api/v1/numbers/{id}": {Tag: "Number", Summary: "Delete a number of the current workspace", Shape: shapeNone},
+	"GET /api/v1/numbers/{number_id}":    {Tag: "Number", Summary: "Show a number", Out: data.Number{}},
+	"PUT /api/v1/numbers/{number_id}":    {Tag: "Number", Summary: "Update a number; the phone number itself cannot change", Body: data.NumberUpdate{}, Out: data.Number{}},
+	"DELETE /api/v1/numbers/{number_id}": {Tag: "Number", Summary: "Delete a number of the current workspace", Shape: shapeNone},
 	"GET /api/v1/calls":           {Tag: "Call History", Summary: "List calls", Out: data.Call{}, Shape: shapeList, Query: callFilters},
 	"POST /api/v1/calls": {Tag: "Call History", Summary: "Register a call (the voice runtime)", Body: data.CallCreate{}, BodyRequired: true,
 		Out: data.Call{}, Status: http.StatusCreated},
-	"GET /api/v1/calls/{id}": {Tag: "Call History", Summary: "Show a call", Out: data.Call{}},
-	"PUT /api/v1/calls/{id}": {Tag: "Call History", Summary: "Update a call; its status moves only forward",
+	"GET /api/v1/calls/{call_id}": {Tag: "Call History", Summary: "Show a call", Out: data.Call{}},
+	"PUT /api/v1/calls/{call_id}": {Tag: "Call History", Summary: "Update a call; its status moves only forward",
 		Body: data.CallUpdate{}, Out: data.Call{}, Errors: []int{http.StatusConflict}},
-	"DELETE /api/v1/calls/{id}": {Tag: "Call History", Summary: "Delete a call", Shape: shapeNone},
+	"DELETE /api/v1/calls/{call_id}": {Tag: "Call History", Summary: "Delete a call", Shape: shapeNone},
 	"GET /api/v1/analytics/calls": {Tag: "Analytics", Summary: "Call counts and durations by hour or day",
 		Out: data.CallAnalytics{}, Shape: shapeData, Query: analyticsQuery},
 	"GET /api/v1/subscription": {Tag: "Subscription", Summary: "The workspace's plan, limits and usage", Out: data.Subscription{}},
@@ -277,7 +277,7 @@ var opDocs = map[string]opDoc{
 	"POST /api/v1/knowledge-bases/{id}/query": {Tag: "Knowledge Base", Summary: "Retrieve the chunks best matching a query",
 		Description: "Chunks with a score in [0, 1], best first, at most chunks_to_retrieve, none under similarity_threshold.",
 		Body:        data.KnowledgeQuery{}, BodyRequired: true, Out: []data.KnowledgeChunk{}, Shape: shapeData},
-	"POST /api/v1/agents/{id}/knowledge/query": {Tag: "Knowledge Base", Summary: "Retrieve with an agent's knowledge_base_config over its knowledge bases",
+	"POST /api/v1/agents/{agent_id}/knowledge/query": {Tag: "Knowledge Base", Summary: "Retrieve with an agent's knowledge_base_config over its knowledge bases",
 		Body: data.AgentKnowledgeQuery{}, BodyRequired: true, Out: []data.KnowledgeChunk{}, Shape: shapeData},
 }
 
@@ -290,12 +290,4 @@ var sourcesMultipart = map[string]any{
 		"texts":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "Each part is a text source's content; its filename, if any, the title."},
 		"urls":    map[string]any{"type": "array", "items": map[string]any{"type": "string", "format": "uri"}, "description": "Each part is one URL."},
 	},
-}
-
-// documentedStatus is the status a route answers on success, as its description says.
-func documentedStatus(rt route) int {
-	if d, ok := opDocs[rt.Method+" "+rt.Path]; ok && d.Status != 0 {
-		return d.Status
-	}
-	return http.StatusOK
 }

@@ -1,4 +1,4 @@
-package server
+package openapi
 
 import (
 	"slices"

@@ -10,10 +10,11 @@ import (
 	"sync"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/openapi"
 )
 
 // MaxIdempotencyKey bounds the Idempotency-Key header.
-const MaxIdempotencyKey = 255
+const MaxIdempotencyKey = data.MaxIdempotencyKey
 
 // inFlight holds the (token, key) pairs whose first request is still running: a second
 // one is 409 (conventions §17). It lives in memory, so a crash cannot strand a key.
@@ -115,7 +116,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, rt route) {
 	// The request's first change keeps a claim in its own transaction; the full response
 	// replaces it below.
 	r = r.WithContext(data.WithIdempotencyClaim(r.Context(), &data.IdempotencyClaim{
-		TokenID: p.TokenID, Key: key, RequestHash: hash, Status: documentedStatus(rt),
+		TokenID: p.TokenID, Key: key, RequestHash: hash, Status: openapi.SuccessStatus(rt.Method, rt.Path),
 	}))
 	cw := &captureWriter{ResponseWriter: w}
 	if err := rt.handle(cw, r); err != nil {

@@ -1,6 +1,8 @@
-package server
+package openapi
 
 import (
+	"github.com/voiceapi/voiceapi/data"
+
 	"net/http"
 	"slices"
 )
@@ -43,7 +45,7 @@ var errorDescriptions = map[int]string{
 }
 
 // errorSchema is the one shape of every failure, with the codes of statusOf.
-func errorSchema() map[string]any {
+func errorSchema(statusOf map[string]int) map[string]any {
 	codes := make([]string, 0, len(statusOf))
 	for code := range statusOf {
 		codes = append(codes, code)
@@ -107,7 +109,7 @@ var commonHeaders = map[string]any{
 
 var commonParameters = map[string]any{
 	"PerPage": map[string]any{"name": "per_page", "in": "query", "description": "Page size.",
-		"schema": map[string]any{"type": "integer", "minimum": 1, "maximum": MaxPerPage, "default": 15}},
+		"schema": map[string]any{"type": "integer", "minimum": 1, "maximum": data.MaxPerPage, "default": 15}},
 	"Cursor": map[string]any{"name": "cursor", "in": "query",
 		"description": "Opaque cursor from meta.next_cursor or meta.prev_cursor of an earlier page.",
 		"schema":      map[string]any{"type": "string"}},
@@ -116,5 +118,5 @@ var commonParameters = map[string]any{
 		"schema":      map[string]any{"type": "string"}},
 	"IdempotencyKey": map[string]any{"name": "Idempotency-Key", "in": "header",
 		"description": "Replays the first successful response to the same key and body for 24 hours; another body with the key is 422; a key still in progress is 409. Scoped per token.",
-		"schema":      map[string]any{"type": "string", "maxLength": MaxIdempotencyKey}},
+		"schema":      map[string]any{"type": "string", "maxLength": data.MaxIdempotencyKey}},
 }

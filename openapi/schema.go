@@ -1,4 +1,4 @@
-package server
+package openapi
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ import (
 // and encode, so that a field added to a record or a body appears in the document without
 // anyone remembering to write it down. The rules the types cannot say (bounds, enums,
 // patterns, which request members are required) come from fieldRules in
-// openapi_rules.go.
+// rules.go.
 
 // schemaMode says which side of the wire a schema describes. A type may appear on both
 // (llm_config is in an agent record and in an agent body), and the two differ: a response
@@ -36,8 +36,6 @@ var (
 // schemaNames names the unexported body types of this package, whose Go names would make
 // poor schema names.
 var schemaNames = map[reflect.Type]string{
-	reflect.TypeFor[loginBody]():       "LoginRequest",
-	reflect.TypeFor[publishBody]():     "PublishRequest",
 	reflect.TypeFor[agentCreateBody](): "AgentCreate",
 	reflect.TypeFor[agentUpdateBody](): "AgentUpdate",
 	reflect.TypeFor[healthBody]():      "Health",
