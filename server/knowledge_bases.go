@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"io"
 	"mime"
@@ -12,7 +13,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -49,7 +49,7 @@ func (s *Server) knowledgeBaseRoutes() []route {
 		{Method: "POST", Path: kb + "/{knowledge_base_id}/sources/urls/{id}/refetch", Need: write, NoBody: true, handle: s.handleSourceURLRefetch},
 		{Method: "POST", Path: kb + "/{id}/query", Need: read, handle: s.handleKnowledgeBaseQuery},
 		// The agent's knowledge is Knowledge Base data; the agent itself must be visible too
-		// (agent_ids), which storage checks.
+		// (agent_ids), which the service checks.
 		{Method: "POST", Path: "/api/v1/agents/{agent_id}/knowledge/query", Need: read, handle: s.handleAgentKnowledgeQuery},
 	}
 }
@@ -71,10 +71,11 @@ func (s *Server) handleKnowledgeBaseList(w http.ResponseWriter, r *http.Request)
 // once, urls are fetched in the background.
 func (s *Server) handleKnowledgeBaseCreate(w http.ResponseWriter, r *http.Request) error {
 	var in data.KnowledgeBaseCreate
-	if err := decodeBody(r, &in, func() error { return validate.KnowledgeBaseCreate(in, netguard.CheckURL) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	kb, err := s.svc.KnowledgeBases.CreateKnowledgeBase(r.Context(), in)
+	kb, err := s.svc.KnowledgeBases.CreateKnowledgeBase(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -96,10 +97,11 @@ func (s *Server) handleKnowledgeBaseShow(w http.ResponseWriter, r *http.Request)
 // handleKnowledgeBaseUpdate: PUT /api/v1/knowledge-bases/{id} — renames.
 func (s *Server) handleKnowledgeBaseUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.KnowledgeBaseUpdate
-	if err := decodeBody(r, &in, func() error { return validate.KnowledgeBaseUpdate(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	kb, err := s.svc.KnowledgeBases.UpdateKnowledgeBase(r.Context(), mux.Vars(r)["id"], in)
+	kb, err := s.svc.KnowledgeBases.UpdateKnowledgeBase(ctx, mux.Vars(r)["id"], in)
 	if err != nil {
 		return err
 	}
@@ -121,26 +123,25 @@ func (s *Server) handleKnowledgeBaseDelete(w http.ResponseWriter, r *http.Reques
 func (s *Server) handleSourcesAdd(w http.ResponseWriter, r *http.Request) error {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	var in data.SourcesAdd
+	var ctx context.Context
 	switch mt {
 	case "multipart/form-data":
-		var partErrs error
-		var err error
+		var partErrs, err error
 		in, partErrs, err = s.readSourceParts(r)
 		if err != nil {
 			return err
 		}
-		if err := validate.Combine(partErrs, validate.SourcesAdd(in, netguard.CheckURL)); err != nil {
-			return err
-		}
+		ctx = data.WithInputFaults(r.Context(), partErrs)
 	case "application/json":
 		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxJSONBody)
-		if err := decodeBody(r, &in, func() error { return validate.SourcesAdd(in, netguard.CheckURL) }); err != nil {
+		var err error
+		if ctx, err = decodeInput(r, &in); err != nil {
 			return err
 		}
 	default:
 		return data.Errorf(data.EMEDIATYPE, "Send sources as multipart/form-data (files, texts, urls parts) or as application/json.")
 	}
-	kb, err := s.svc.KnowledgeBases.AddSources(r.Context(), mux.Vars(r)["knowledge_base_id"], in)
+	kb, err := s.svc.KnowledgeBases.AddSources(ctx, mux.Vars(r)["knowledge_base_id"], in)
 	if err != nil {
 		return err
 	}
@@ -292,10 +293,11 @@ func (s *Server) handleSourceFileContent(w http.ResponseWriter, r *http.Request)
 // best first.
 func (s *Server) handleKnowledgeBaseQuery(w http.ResponseWriter, r *http.Request) error {
 	var q data.KnowledgeQuery
-	if err := decodeBody(r, &q, func() error { return validate.KnowledgeQuery(q) }); err != nil {
+	ctx, err := decodeInput(r, &q)
+	if err != nil {
 		return err
 	}
-	chunks, err := s.svc.KnowledgeBases.QueryKnowledgeBase(r.Context(), mux.Vars(r)["id"], q)
+	chunks, err := s.svc.KnowledgeBases.QueryKnowledgeBase(ctx, mux.Vars(r)["id"], q)
 	if err != nil {
 		return err
 	}
@@ -306,10 +308,11 @@ func (s *Server) handleKnowledgeBaseQuery(w http.ResponseWriter, r *http.Request
 // knowledge_base_config over its knowledge_base_ids.
 func (s *Server) handleAgentKnowledgeQuery(w http.ResponseWriter, r *http.Request) error {
 	var q data.AgentKnowledgeQuery
-	if err := decodeBody(r, &q, func() error { return validate.AgentKnowledgeQuery(q) }); err != nil {
+	ctx, err := decodeInput(r, &q)
+	if err != nil {
 		return err
 	}
-	chunks, err := s.svc.KnowledgeBases.QueryAgentKnowledge(r.Context(), mux.Vars(r)["agent_id"], q)
+	chunks, err := s.svc.KnowledgeBases.QueryAgentKnowledge(ctx, mux.Vars(r)["agent_id"], q)
 	if err != nil {
 		return err
 	}

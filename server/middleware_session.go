@@ -1,7 +1,10 @@
 package server
 
 import (
+	"net"
 	"net/http"
+	"net/netip"
+	"strings"
 
 	"github.com/voiceapi/voiceapi/console"
 	"github.com/voiceapi/voiceapi/data"
@@ -26,6 +29,24 @@ func (s *Server) authenticateSession(r *http.Request) (*data.Principal, error) {
 	return p, nil
 }
 
-// requestIsTLS reports whether r reached this server over TLS, for the session cookie's
-// Secure flag.
-func requestIsTLS(r *http.Request) bool { return r.TLS != nil }
+// requestIsTLS reports whether r reached the client's side over TLS, for the session
+// cookie's Secure flag: this server's own TLS, or a trusted proxy (--trusted-proxies) that
+// says so with X-Forwarded-Proto: https or Forwarded proto=https. From any other peer those
+// headers are ignored.
+func (s *Server) requestIsTLS(r *http.Request) bool {
+	if r.TLS != nil {
+		return true
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	peer, err := netip.ParseAddr(host)
+	if err != nil || !s.trusts(peer) {
+		return false
+	}
+	if strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
+		return true
+	}
+	return strings.Contains(strings.ToLower(r.Header.Get("Forwarded")), "proto=https")
+}
