@@ -141,7 +141,7 @@ func New(store Store, opts Options) (*Services, error) {
 		Calls:          &CallService{b},
 		Analytics:      &AnalyticsService{b},
 		Subscriptions:  &SubscriptionService{b},
-		Exports:        newExportService(b, store),
+		Exports:        newExportService(b),
 		Backup:         newBackupService(b, store),
 	}, nil
 }
