@@ -70,14 +70,14 @@ var operations = map[string]operation{
 	// Knowledge bases.
 	"knowledgeBaseList":   {"GET", "/api/v1/knowledge-bases", "KnowledgeBases.List", false},
 	"knowledgeBaseCreate": {"POST", "/api/v1/knowledge-bases", "KnowledgeBases.Create", true},
-	"knowledgeBaseShow":   {"GET", "/api/v1/knowledge-bases/{id}", "KnowledgeBases.Get", false},
-	"knowledgeBaseUpdate": {"PUT", "/api/v1/knowledge-bases/{id}", "KnowledgeBases.Update", false},
-	"knowledgeBaseDelete": {"DELETE", "/api/v1/knowledge-bases/{id}", "KnowledgeBases.Delete", false},
-	"knowledgeBaseQuery":  {"POST", "/api/v1/knowledge-bases/{id}/query", "KnowledgeBases.Query", false},
+	"knowledgeBaseShow":   {"GET", "/api/v1/knowledge-bases/{knowledge_base_id}", "KnowledgeBases.Get", false},
+	"knowledgeBaseUpdate": {"PUT", "/api/v1/knowledge-bases/{knowledge_base_id}", "KnowledgeBases.Update", false},
+	"knowledgeBaseDelete": {"DELETE", "/api/v1/knowledge-bases/{knowledge_base_id}", "KnowledgeBases.Delete", false},
+	"knowledgeBaseQuery":  {"POST", "/api/v1/knowledge-bases/{knowledge_base_id}/query", "KnowledgeBases.Query", false},
 	"sourcesAdd":          {"POST", "/api/v1/knowledge-bases/{knowledge_base_id}/sources/add", "KnowledgeBases.AddSources", true},
-	"sourceDelete":        {"DELETE", "/api/v1/knowledge-bases/{knowledge_base_id}/sources/delete/{source_type}/{id}", "KnowledgeBases.DeleteSource", false},
-	"sourceFileContent":   {"GET", "/api/v1/knowledge-bases/{id}/sources/files/{source_id}/content", "KnowledgeBases.FileContent", false},
-	"sourceURLRefetch":    {"POST", "/api/v1/knowledge-bases/{knowledge_base_id}/sources/urls/{id}/refetch", "KnowledgeBases.RefetchURL", false},
+	"sourceDelete":        {"DELETE", "/api/v1/knowledge-bases/{knowledge_base_id}/sources/delete/{source_type}/{source_id}", "KnowledgeBases.DeleteSource", false},
+	"sourceFileContent":   {"GET", "/api/v1/knowledge-bases/{knowledge_base_id}/sources/files/{source_id}/content", "KnowledgeBases.FileContent", false},
+	"sourceURLRefetch":    {"POST", "/api/v1/knowledge-bases/{knowledge_base_id}/sources/urls/{source_id}/refetch", "KnowledgeBases.RefetchURL", false},
 
 	// Numbers, calls, analytics, subscription.
 	"numberList":       {"GET", "/api/v1/numbers", "Numbers.List", false},

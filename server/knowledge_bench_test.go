@@ -47,7 +47,7 @@ func benchKB(b *testing.B, e *env, n int) string {
 	return id
 }
 
-// BenchmarkKnowledgeQueryHTTP measures POST /api/v1/knowledge-bases/{id}/query over 10,000
+// BenchmarkKnowledgeQueryHTTP measures POST /api/v1/knowledge-bases/{knowledge_base_id}/query over 10,000
 // chunks end to end (HTTP on loopback, auth, JSON), after the index is built.
 func BenchmarkKnowledgeQueryHTTP(b *testing.B) {
 	e := newKBEnv(b, kbEnvOptions{bolt: bolt.Options{Knowledge: bolt.KnowledgeOptions{MaxSources: 20_000}}})
