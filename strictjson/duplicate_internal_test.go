@@ -98,16 +98,14 @@ func refDuplicate(b []byte) (string, bool) {
 	var stack []*frame
 	path := func() string {
 		var p string
-		for _, f := range stack {
-			switch {
-			case f.object && p == "":
-				p = f.key
-			case f.object:
-				p += "." + f.key
-			case p == "":
-				p = strconv.Itoa(f.index)
-			default:
-				p += "." + strconv.Itoa(f.index)
+		for i, f := range stack {
+			if i > 0 {
+				p += "."
+			}
+			if f.object {
+				p += f.key
+			} else {
+				p += strconv.Itoa(f.index)
 			}
 		}
 		return p

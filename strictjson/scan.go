@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -436,18 +437,16 @@ func dupSeen(f *dupFrame, names [][]byte, key []byte) bool {
 
 // dupPath joins the stack's member names and item indexes into a dot path.
 func dupPath(stack []dupFrame) string {
-	var p string
-	for _, f := range stack {
-		switch {
-		case f.object && p == "":
-			p = string(f.key)
-		case f.object:
-			p += "." + string(f.key)
-		case p == "":
-			p = strconv.Itoa(f.index)
-		default:
-			p += "." + strconv.Itoa(f.index)
+	var p strings.Builder
+	for i, f := range stack {
+		if i > 0 {
+			p.WriteByte('.') // even after an empty member name: "" then ".0", not "0"
+		}
+		if f.object {
+			p.Write(f.key)
+		} else {
+			p.WriteString(strconv.Itoa(f.index))
 		}
 	}
-	return p
+	return p.String()
 }
