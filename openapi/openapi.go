@@ -42,7 +42,20 @@ func Build(routes []Route, errorStatus map[string]int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marshalDocument(doc)
+	// Examples are derived from the finished document, read back as plain JSON values so
+	// that the derivation sees exactly what clients see.
+	body, err := marshalDocument(doc)
+	if err != nil {
+		return nil, err
+	}
+	var plain map[string]any
+	if err := json.Unmarshal(body, &plain); err != nil {
+		return nil, fmt.Errorf("openapi: reading back: %w", err)
+	}
+	if err := withExamples(plain); err != nil {
+		return nil, err
+	}
+	return marshalDocument(plain)
 }
 
 // SuccessStatus is the status a route answers on success, as its description says.
