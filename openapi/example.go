@@ -239,12 +239,14 @@ func addExamples(doc map[string]any) {
 	components, _ := doc["components"].(map[string]any)
 	schemas, _ := components["schemas"].(map[string]any)
 	paths, _ := doc["paths"].(map[string]any)
-	for _, ops := range paths {
+	hooks, _ := doc["webhooks"].(map[string]any)
+	for i, ops := range merged(paths, hooks) {
 		opsm, _ := ops.(map[string]any)
 		for _, o := range opsm {
 			op, _ := o.(map[string]any)
 			if rb, ok := op["requestBody"].(map[string]any); ok {
-				mediaExamples(rb, &exampleGen{schemas: schemas})
+				// A webhook's body is written by the server: shown whole, as responses are.
+				mediaExamples(rb, &exampleGen{schemas: schemas, full: i >= len(paths)})
 			}
 			responses, _ := op["responses"].(map[string]any)
 			for _, r := range responses {
@@ -287,4 +289,15 @@ func withExamples(doc map[string]any) (err error) {
 	}()
 	addExamples(doc)
 	return nil
+}
+
+// merged is the path items of the paths and then the webhooks sections.
+func merged(a, b map[string]any) []any {
+	out := make([]any, 0, len(a)+len(b))
+	for _, m := range []map[string]any{a, b} {
+		for _, v := range m {
+			out = append(out, v)
+		}
+	}
+	return out
 }

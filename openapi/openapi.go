@@ -109,6 +109,7 @@ func buildOpenAPI(routes []Route, errorStatus map[string]int) (doc map[string]an
 		}
 	}
 	g.markOutput(reflect.TypeFor[data.Page]())
+	markEventOutputs(g)
 	paths := map[string]map[string]any{}
 	var missing []string
 	for _, rt := range routes {
@@ -126,6 +127,7 @@ func buildOpenAPI(routes []Route, errorStatus map[string]int) (doc map[string]an
 		return nil, fmt.Errorf("openapi: no description in opDocs for %s", strings.Join(missing, ", "))
 	}
 	g.ref(reflect.TypeFor[data.Page](), modeOut)
+	hooks := webhooks(g)
 	components := map[string]any{
 		"schemas":         g.components,
 		"responses":       errorResponses(),
@@ -146,6 +148,7 @@ func buildOpenAPI(routes []Route, errorStatus map[string]int) (doc map[string]an
 		"security":   []any{map[string]any{"bearerAuth": []string{}}},
 		"tags":       tagList(),
 		"paths":      paths,
+		"webhooks":   hooks,
 		"components": components,
 	}, nil
 }
