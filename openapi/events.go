@@ -116,8 +116,7 @@ func EventTypesWithPayload() []string {
 	return out
 }
 
-// eventSchemaName is the component name of an event type's envelope: agent.created is
-// AgentCreatedEvent.
+// eventSchemaName names an event type's delivery: agent.created is AgentCreatedEvent.
 func eventSchemaName(typ string) string {
 	var b strings.Builder
 	for _, part := range strings.FieldsFunc(typ, func(r rune) bool { return r == '.' || r == '_' }) {
@@ -171,8 +170,8 @@ var webhookHeaders = []any{
 		"description": "`v1,` and the base64 of HMAC-SHA256 over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64-decoded part of the secret after `whsec_`; may hold several space-separated signatures."},
 }
 
-// webhooks builds the document's webhooks section, one entry per event type, and the
-// envelope schema of each event type in schemas.
+// webhooks builds the document's webhooks section, one entry per event type, each with
+// its envelope schema.
 func webhooks(g *schemaGen) map[string]any {
 	out := map[string]any{}
 	for _, typ := range data.EventTypes {
@@ -181,8 +180,12 @@ func webhooks(g *schemaGen) map[string]any {
 			panic(fmt.Sprintf("openapi: event type %s has no entry in eventPayloads", typ))
 		}
 		name := eventSchemaName(typ)
-		g.components[name] = map[string]any{
+		// The envelope is inline rather than a component: oapi-codegen prunes the
+		// components that no path refers to, webhooks' included, and then its webhook
+		// code names types it never declared.
+		envelope := map[string]any{
 			"type":        "object",
+			"title":       name,
 			"description": "The body of a " + typ + " delivery.",
 			"required":    []string{"id", "type", "created_at", "workspace_id", "actor", "data"},
 			"properties": map[string]any{
@@ -201,7 +204,7 @@ func webhooks(g *schemaGen) map[string]any {
 			"security":    []any{},
 			"parameters":  webhookHeaders,
 			"requestBody": map[string]any{"required": true, "content": map[string]any{
-				"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/" + name}},
+				"application/json": map[string]any{"schema": envelope},
 			}},
 			"responses": map[string]any{
 				"200": map[string]any{"description": "Any 2xx answer within 10 seconds is a success."},
