@@ -75,7 +75,8 @@ func (e *exampleGen) example(s map[string]any, name string) any {
 			}
 		}
 	}
-	if all := listOf(s["allOf"]); len(all) > 0 {
+	// An object's allOf holds its conditions (conditions.go), not its shape.
+	if all := listOf(s["allOf"]); len(all) > 0 && schemaType(s) == "" && s["properties"] == nil {
 		if m, ok := all[0].(map[string]any); ok {
 			return e.example(m, name)
 		}

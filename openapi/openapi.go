@@ -136,6 +136,7 @@ func buildOpenAPI(routes []Route, errorStatus map[string]int) (doc map[string]an
 		"securitySchemes": map[string]any{"bearerAuth": map[string]any{"type": "http", "scheme": "bearer", "description": "A token from POST /api/v1/auth/login or POST /api/v1/api-keys: `<key id>|<secret>`."}},
 	}
 	g.components["Error"] = errorSchema(errorStatus)
+	addConditions(g.components)
 	return map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{
