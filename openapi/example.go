@@ -15,11 +15,11 @@ import (
 var patternExamples = map[string]string{
 	`^([1-9][0-9]*|current)$`: "current",
 	`^(anger|positivity|surprise|sadness|curiosity)(:(lowest|low|high|highest))?$`: "positivity",
-	"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$":                                                "X-Example",
-	`^[a-zA-Z_-][a-zA-Z0-9_-]*$`:                                                    "example_name",
-	`^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$`:                                               "us-east-1",
-	`^\+[1-9]\d{1,14}$`:                                                             "+14155550100",
-	`^\d{4}-\d{2}-\d{2}$`:                                                           "2026-01-15",
+	"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$":   "X-Example",
+	`^[a-zA-Z_-][a-zA-Z0-9_-]*$`:      "example_name",
+	`^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$`: "us-east-1",
+	`^\+[1-9]\d{1,14}$`:               "+14155550100",
+	`^\d{4}-\d{2}-\d{2}$`:             "2026-01-15",
 }
 
 // formatExamples are strings of each format the document uses.
