@@ -132,9 +132,8 @@ type DB struct {
 	hookMu    sync.RWMutex
 	eventHook func()
 
-	kbIndexes *indexCache // in-memory retrieval indexes per knowledge base
-	touch     *toucher
-	commits   *committer // group commit of db.update
+	touch   *toucher
+	commits *committer // group commit of db.update
 
 }
 

@@ -30,10 +30,6 @@ func (db *DB) BulkWorkspaces(ownerID string, n int) error {
 	})
 }
 
-// SetTestHookBeforeSourceCommit lets the external tests stop a process between writing a
-// source's file and committing its metadata.
-func SetTestHookBeforeSourceCommit(fn func()) { testHookBeforeSourceCommit = fn }
-
 // servicesFor builds the service layer on db for the tests inside this package, which
 // cannot import internal/testkit (it imports this package).
 func servicesFor(t testing.TB, db *DB) *service.Services {

@@ -7,6 +7,7 @@ package bolt
 // crash left behind.
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -51,7 +52,7 @@ func (db *DB) writeSourceFiles(workspaceID, kbID string, prepared []*preparedSou
 			continue
 		}
 		p := db.sourceFilePath(workspaceID, kbID, ps.row.ID)
-		if err := db.writeFileDurably(p, ps.content); err != nil {
+		if err := db.writeFileDurably(p, bytes.NewReader(ps.content)); err != nil {
 			return written, fmt.Errorf("storing %s: %w", ps.row.Filename, err)
 		}
 		written = append(written, p)
@@ -62,7 +63,7 @@ func (db *DB) writeSourceFiles(workspaceID, kbID string, prepared []*preparedSou
 // writeFileDurably writes content to a temporary file in the target's directory, fsyncs
 // it, renames it into place and fsyncs the directory: after it returns the file survives
 // a crash under its final name, and before it returns only a temporary name can exist.
-func (db *DB) writeFileDurably(target string, content []byte) error {
+func (db *DB) writeFileDurably(target string, content io.Reader) error {
 	dir := filepath.Dir(target)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -77,7 +78,7 @@ func (db *DB) writeFileDurably(target string, content []byte) error {
 		os.Remove(tmp)
 		return err
 	}
-	if _, err := f.Write(content); err != nil {
+	if _, err := io.Copy(f, content); err != nil {
 		return fail(err)
 	}
 	if !db.opts.NoSync {
@@ -130,10 +131,8 @@ func (db *DB) removeWorkspaceFiles(workspaceID string) {
 	}
 }
 
-// openKnowledge prepares the knowledge bases at Open: the index cache, and a sweep of the
-// files directory.
+// openKnowledge prepares the knowledge bases at Open: a sweep of the files directory.
 func (db *DB) openKnowledge() error {
-	db.kbIndexes = newIndexCache()
 	n, err := db.sweepFiles()
 	if err != nil {
 		return fmt.Errorf("sweeping knowledge base files: %w", err)
@@ -186,12 +185,11 @@ func (db *DB) sweepFiles() (int, error) {
 				}
 				for _, f := range files {
 					name := f.Name()
-					var src sourceRow
-					found, err := getJSON(tx.Bucket(bucketKBSources), sourceKey(kb.Name(), name), &src)
+					src, err := getSource(tx, kb.Name(), name)
 					if err != nil {
 						return err
 					}
-					if strings.HasPrefix(name, tmpPrefix) || !found || src.Type != data.SourceFiles {
+					if strings.HasPrefix(name, tmpPrefix) || src == nil || src.Type != data.SourceFiles {
 						if err := remove(filepath.Join(kbPath, name)); err != nil {
 							return err
 						}
@@ -204,31 +202,36 @@ func (db *DB) sweepFiles() (int, error) {
 	return removed, err
 }
 
-// SourceFile implements data.KnowledgeBaseService.
-func (db *DB) SourceFile(ctx context.Context, kbID, sourceID string) (*data.FileSource, io.ReadSeekCloser, error) {
-	var item data.FileSource
-	var path string
-	err := db.view(func(tx *bbolt.Tx) error {
-		row, err := loadKB(ctx, tx, kbID)
-		if err != nil {
-			return err
-		}
-		src, err := loadSource(tx, kbID, data.SourceFiles, sourceID)
-		if err != nil {
-			return err
-		}
-		item, path = src.file(), db.sourceFilePath(row.WorkspaceID, kbID, sourceID)
-		return nil
-	})
-	if err != nil {
-		return nil, nil, err
+// PutSourceFile implements service.SourceFiles: the file is complete, fsynced and under
+// its final name when it returns; until its source row commits, the next Open's sweep
+// would remove it.
+func (db *DB) PutSourceFile(ctx context.Context, workspaceID, kbID, sourceID string, r io.Reader) error {
+	if !data.ValidID(data.PrefixWorkspace, workspaceID) || !data.ValidID(data.PrefixKnowledgeBase, kbID) || !data.ValidID(data.PrefixSource, sourceID) {
+		return fmt.Errorf("storing a source file: invalid id in %s/%s/%s", workspaceID, kbID, sourceID)
 	}
-	f, err := os.Open(path)
+	return db.writeFileDurably(db.sourceFilePath(workspaceID, kbID, sourceID), r)
+}
+
+// OpenSourceFile implements service.SourceFiles.
+func (db *DB) OpenSourceFile(ctx context.Context, workspaceID, kbID, sourceID string) (io.ReadSeekCloser, error) {
+	f, err := os.Open(db.sourceFilePath(workspaceID, kbID, sourceID))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, data.NotFound("Source") // deleted between the read and the open
+		return nil, data.NotFound("Source")
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return &item, f, nil
+	return f, nil
+}
+
+// DiscardSourceFiles implements service.SourceFiles.
+func (db *DB) DiscardSourceFiles(ctx context.Context, workspaceID, kbID string, sourceIDs []string) error {
+	var errs []error
+	for _, id := range sourceIDs {
+		err := os.Remove(db.sourceFilePath(workspaceID, kbID, id))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

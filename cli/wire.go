@@ -25,7 +25,7 @@ func ServicesOn(db *bolt.DB, svc *service.Services) server.Services {
 		WorkspaceUsers: svc.WorkspaceUsers,
 		Idempotency:    svc.Idempotency,
 		Agents:         svc.Agents,
-		KnowledgeBases: db,
+		KnowledgeBases: svc.KnowledgeBases,
 		Catalog:        db.Catalog(),
 		Webhooks:       svc.Webhooks,
 		Audit:          svc.Audit,
@@ -44,6 +44,7 @@ func NewServices(db *bolt.DB) *service.Services {
 	svc, err := service.New(db, service.Options{
 		Now: o.Now, Sealer: db.Sealer(), Catalog: o.Catalog, Logger: o.Logger,
 		PasswordCost: o.PasswordCost, LoginTTL: o.LoginTTL, IDs: db.IDs(), URLGuard: netguard.CheckURL,
+		Knowledge: o.Knowledge,
 	})
 	if err != nil {
 		panic(err) // only a missing sealer fails, and an open db always has one

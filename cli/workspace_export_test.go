@@ -34,7 +34,7 @@ func seedStopped(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	ctx := ownerContext(u.ID, u.PersonalWorkspaceID)
-	kb, err := db.CreateKnowledgeBase(ctx, data.KnowledgeBaseCreate{Name: "FAQ", Texts: []data.TextInput{{Content: "We ship worldwide."}}})
+	kb, err := Services(db).KnowledgeBases.CreateKnowledgeBase(ctx, data.KnowledgeBaseCreate{Name: "FAQ", Texts: []data.TextInput{{Content: "We ship worldwide."}}})
 	if err != nil {
 		t.Fatal(err)
 	}

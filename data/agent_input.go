@@ -2,7 +2,7 @@ package data
 
 import "strings"
 
-// AgentUpdate is the body of PUT /api/v1/agents/{id}: every member is optional. A given
+// AgentUpdate is the body of PUT /api/v1/agents/{agent_id}: every member is optional. A given
 // group is merged member by member into the stored one (see the patches' Apply); arrays
 // are replaced whole. The read-only members of the record are named so that a client
 // sending a record back learns which to drop.

@@ -95,7 +95,7 @@ type CallCreate struct {
 	Metadata            map[string]any   `json:"metadata"`
 }
 
-// CallUpdate is the body of PUT /api/v1/calls/{id}: every member optional, none nullable.
+// CallUpdate is the body of PUT /api/v1/calls/{call_id}: every member optional, none nullable.
 type CallUpdate struct {
 	Status              Opt[string]           `json:"status"`
 	StartedAt           Opt[Time]             `json:"started_at"`

@@ -80,7 +80,7 @@ type KnowledgeBaseCreate struct {
 	URLs  []string    `json:"urls"`
 }
 
-// KnowledgeBaseUpdate is the body of PUT /api/v1/knowledge-bases/{id}.
+// KnowledgeBaseUpdate is the body of PUT /api/v1/knowledge-bases/{knowledge_base_id}.
 type KnowledgeBaseUpdate struct {
 	Name Opt[string] `json:"name"`
 }
@@ -91,7 +91,7 @@ type FileUpload struct {
 	Content  []byte
 }
 
-// SourcesAdd is what POST /api/v1/knowledge-bases/{id}/sources/add adds; Files come only
+// SourcesAdd is what POST /api/v1/knowledge-bases/{knowledge_base_id}/sources/add adds; Files come only
 // from multipart parts.
 type SourcesAdd struct {
 	Texts []TextInput  `json:"texts"`
@@ -99,7 +99,7 @@ type SourcesAdd struct {
 	Files []FileUpload `json:"-"`
 }
 
-// KnowledgeQuery is the body of POST /api/v1/knowledge-bases/{id}/query. Nil fields take
+// KnowledgeQuery is the body of POST /api/v1/knowledge-bases/{knowledge_base_id}/query. Nil fields take
 // the defaults: 3 chunks, no threshold.
 type KnowledgeQuery struct {
 	Query               string   `json:"query"`
@@ -107,7 +107,7 @@ type KnowledgeQuery struct {
 	SimilarityThreshold *float64 `json:"similarity_threshold"`
 }
 
-// AgentKnowledgeQuery is the body of POST /api/v1/agents/{id}/knowledge/query.
+// AgentKnowledgeQuery is the body of POST /api/v1/agents/{agent_id}/knowledge/query.
 type AgentKnowledgeQuery struct {
 	Query string `json:"query"`
 }

@@ -37,7 +37,7 @@ type NumberCreate struct {
 	OutboundAgentID *string `json:"outbound_agent_id"`
 }
 
-// NumberUpdate is the body of PUT /api/v1/numbers/{id}. The agent ids are nullable: a
+// NumberUpdate is the body of PUT /api/v1/numbers/{number_id}. The agent ids are nullable: a
 // given null unbinds, an absent member keeps the binding.
 type NumberUpdate struct {
 	Nickname        Opt[string]  `json:"nickname"`

@@ -49,7 +49,7 @@ type WebhookCreate struct {
 	Enabled     *bool    `json:"enabled"` // true when omitted
 }
 
-// WebhookUpdate is the body of PUT /api/v1/webhooks/{id}: only the given fields change.
+// WebhookUpdate is the body of PUT /api/v1/webhooks/{webhook_id}: only the given fields change.
 type WebhookUpdate struct {
 	URL         Opt[string]   `json:"url"`
 	Events      Opt[[]string] `json:"events"`
@@ -57,7 +57,7 @@ type WebhookUpdate struct {
 	Enabled     Opt[bool]     `json:"enabled"`
 }
 
-// WebhookReplay is the body of POST /api/v1/webhooks/{id}/replay: the events created in
+// WebhookReplay is the body of POST /api/v1/webhooks/{webhook_id}/replay: the events created in
 // [From, To) are queued again for that webhook.
 type WebhookReplay struct {
 	From Time `json:"from"`

@@ -35,7 +35,7 @@ var eventPayloads = map[string]any{
 	data.EventCallEnded:      data.Call{},
 	data.EventCallAnalyzed:   data.Call{},
 
-	data.EventWebhookTest: objectPayload("A test delivery asked for with POST /api/v1/webhooks/{id}/test.",
+	data.EventWebhookTest: objectPayload("A test delivery asked for with POST /api/v1/webhooks/{webhook_id}/test.",
 		map[string]any{"webhook_id": idString("The webhook tested."), "message": map[string]any{"type": "string"}}),
 
 	data.EventWorkspaceUpdated:     data.Workspace{},

@@ -261,7 +261,7 @@ func pathParam(path, name string) map[string]any {
 		schema, desc = map[string]any{"type": "integer", "minimum": 1}, "Version number of the agent."
 	case name == "other":
 		schema, desc = map[string]any{"type": "string", "pattern": "^([1-9][0-9]*|current)$"}, "Version number to compare with, or current for the agent as it is now."
-	case strings.HasPrefix(path, "/api/v1/api-keys/") && name == "id":
+	case name == "key_id":
 		schema, desc = map[string]any{"type": "integer", "minimum": 1}, "API key id."
 	case name == "source_type":
 		schema, desc = map[string]any{"type": "string", "enum": []string{"texts", "urls", "files"}}, "Kind of source."

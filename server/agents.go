@@ -18,9 +18,9 @@ func (s *Server) agentRoutes() []route {
 	return []route{
 		{Method: "GET", Path: "/api/v1/agents", Need: read, handle: s.handleAgentList},
 		{Method: "POST", Path: "/api/v1/agents", Need: create, Idempotent: true, handle: s.handleAgentCreate},
-		{Method: "GET", Path: "/api/v1/agents/{id}", Need: read, handle: s.handleAgentShow},
-		{Method: "PUT", Path: "/api/v1/agents/{id}", Need: write, handle: s.handleAgentUpdate},
-		{Method: "DELETE", Path: "/api/v1/agents/{id}", Need: write, handle: s.handleAgentDelete},
+		{Method: "GET", Path: "/api/v1/agents/{agent_id}", Need: read, handle: s.handleAgentShow},
+		{Method: "PUT", Path: "/api/v1/agents/{agent_id}", Need: write, handle: s.handleAgentUpdate},
+		{Method: "DELETE", Path: "/api/v1/agents/{agent_id}", Need: write, handle: s.handleAgentDelete},
 		{Method: "POST", Path: "/api/v1/agents/{agent_id}/publish", Need: write, handle: s.handleAgentPublish},
 		{Method: "GET", Path: "/api/v1/agents/{agent_id}/versions", Need: read, handle: s.handleAgentVersionList},
 		{Method: "GET", Path: "/api/v1/agents/{agent_id}/versions/{version_number}", Need: read, handle: s.handleAgentVersionShow},
@@ -73,39 +73,39 @@ func (s *Server) handleAgentCreate(w http.ResponseWriter, r *http.Request) error
 	return writeRecord(w, http.StatusCreated, a, nil)
 }
 
-// handleAgentShow: GET /api/v1/agents/{id}.
+// handleAgentShow: GET /api/v1/agents/{agent_id}.
 func (s *Server) handleAgentShow(w http.ResponseWriter, r *http.Request) error {
 	if src, ok := s.svc.Agents.(agentJSONSource); ok {
-		raw, err := src.AgentJSON(r.Context(), mux.Vars(r)["id"])
+		raw, err := src.AgentJSON(r.Context(), mux.Vars(r)["agent_id"])
 		if err != nil {
 			return err
 		}
 		return writeRawRecord(w, http.StatusOK, raw, nil)
 	}
-	a, err := s.svc.Agents.Agent(r.Context(), mux.Vars(r)["id"])
+	a, err := s.svc.Agents.Agent(r.Context(), mux.Vars(r)["agent_id"])
 	if err != nil {
 		return err
 	}
 	return writeRecord(w, http.StatusOK, a, nil)
 }
 
-// handleAgentUpdate: PUT /api/v1/agents/{id} — given groups merge into the stored ones.
+// handleAgentUpdate: PUT /api/v1/agents/{agent_id} — given groups merge into the stored ones.
 func (s *Server) handleAgentUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.AgentUpdate
 	ctx, err := decodeInput(r, &in)
 	if err != nil {
 		return err
 	}
-	a, err := s.svc.Agents.UpdateAgent(ctx, mux.Vars(r)["id"], in)
+	a, err := s.svc.Agents.UpdateAgent(ctx, mux.Vars(r)["agent_id"], in)
 	if err != nil {
 		return err
 	}
 	return writeRecord(w, http.StatusOK, a, nil)
 }
 
-// handleAgentDelete: DELETE /api/v1/agents/{id} — 204.
+// handleAgentDelete: DELETE /api/v1/agents/{agent_id} — 204.
 func (s *Server) handleAgentDelete(w http.ResponseWriter, r *http.Request) error {
-	if err := s.svc.Agents.DeleteAgent(r.Context(), mux.Vars(r)["id"]); err != nil {
+	if err := s.svc.Agents.DeleteAgent(r.Context(), mux.Vars(r)["agent_id"]); err != nil {
 		return err
 	}
 	return writeNoContent(w)

@@ -60,7 +60,7 @@ func benchRequest(b *testing.B, c *http.Client, method, url, token string, body 
 	}
 }
 
-// BenchmarkAgentShow is GET /api/v1/agents/{id} through the whole HTTP stack with auth.
+// BenchmarkAgentShow is GET /api/v1/agents/{agent_id} through the whole HTTP stack with auth.
 func BenchmarkAgentShow(b *testing.B) {
 	e := newEnv(b)
 	id := e.createAgent(e.Owner.Token, benchBody())["id"].(string)
@@ -72,7 +72,7 @@ func BenchmarkAgentShow(b *testing.B) {
 	}
 }
 
-// BenchmarkAgentUpdateFull is a full-body PUT /api/v1/agents/{id} (every group, 20 tools)
+// BenchmarkAgentUpdateFull is a full-body PUT /api/v1/agents/{agent_id} (every group, 20 tools)
 // through the whole HTTP stack with auth; two bodies alternate so each request writes.
 func BenchmarkAgentUpdateFull(b *testing.B) {
 	e := newEnv(b)

@@ -15,7 +15,7 @@ func (s *Server) authRoutes() []route {
 		{Method: "POST", Path: "/api/v1/auth/logout", Need: data.AnyKey, NoBody: true, handle: s.handleLogout},
 		{Method: "GET", Path: "/api/v1/api-keys", Need: data.AnyKey, handle: s.handleAPIKeyList},
 		{Method: "POST", Path: "/api/v1/api-keys", Need: data.AnyKey, Idempotent: true, handle: s.handleAPIKeyCreate},
-		{Method: "DELETE", Path: "/api/v1/api-keys/{id}", Need: data.Self, handle: s.handleAPIKeyDelete},
+		{Method: "DELETE", Path: "/api/v1/api-keys/{key_id}", Need: data.Self, handle: s.handleAPIKeyDelete},
 		{Method: "GET", Path: "/api/v1/workspaces/{workspace_id}/api-keys", Need: workspaceAdmin, handle: s.handleWorkspaceAPIKeyList},
 		{Method: "DELETE", Path: "/api/v1/workspaces/{workspace_id}/api-keys/{key_id}", Need: workspaceAdmin, handle: s.handleWorkspaceAPIKeyRevoke},
 	}
@@ -77,9 +77,9 @@ func (s *Server) handleAPIKeyCreate(w http.ResponseWriter, r *http.Request) erro
 	return writeRecord(w, http.StatusCreated, key, map[string]any{"token": token})
 }
 
-// handleAPIKeyDelete: DELETE /api/v1/api-keys/{id} — revokes one of the caller's keys.
+// handleAPIKeyDelete: DELETE /api/v1/api-keys/{key_id} — revokes one of the caller's keys.
 func (s *Server) handleAPIKeyDelete(w http.ResponseWriter, r *http.Request) error {
-	id, err := strconv.ParseInt(mux.Vars(r)["id"], 10, 64)
+	id, err := strconv.ParseInt(mux.Vars(r)["key_id"], 10, 64)
 	if err != nil || id <= 0 {
 		return data.NotFound("API key")
 	}

@@ -82,7 +82,7 @@ func TestOnlineBackupUnderWriteLoadRestores(t *testing.T) {
 			}
 		}()
 	}
-	waitFor(t, 10*time.Second, "40 acknowledged writes", func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) >= 40 })
+	waitFor(t, 30*time.Second, "40 acknowledged writes", func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) >= 40 })
 
 	mu.Lock()
 	before := slices.Clone(acked)

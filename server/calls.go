@@ -14,9 +14,9 @@ func (s *Server) callRoutes() []route {
 	return []route{
 		{Method: "GET", Path: "/api/v1/calls", Need: read, handle: s.handleCallList},
 		{Method: "POST", Path: "/api/v1/calls", Need: write, Idempotent: true, handle: s.handleCallRegister},
-		{Method: "GET", Path: "/api/v1/calls/{id}", Need: read, handle: s.handleCallShow},
-		{Method: "PUT", Path: "/api/v1/calls/{id}", Need: write, handle: s.handleCallUpdate},
-		{Method: "DELETE", Path: "/api/v1/calls/{id}", Need: write, handle: s.handleCallDelete},
+		{Method: "GET", Path: "/api/v1/calls/{call_id}", Need: read, handle: s.handleCallShow},
+		{Method: "PUT", Path: "/api/v1/calls/{call_id}", Need: write, handle: s.handleCallUpdate},
+		{Method: "DELETE", Path: "/api/v1/calls/{call_id}", Need: write, handle: s.handleCallDelete},
 	}
 }
 
@@ -47,32 +47,32 @@ func (s *Server) handleCallRegister(w http.ResponseWriter, r *http.Request) erro
 	return writeRecord(w, http.StatusCreated, c, nil)
 }
 
-// handleCallShow: GET /api/v1/calls/{id}.
+// handleCallShow: GET /api/v1/calls/{call_id}.
 func (s *Server) handleCallShow(w http.ResponseWriter, r *http.Request) error {
-	c, err := s.svc.Calls.Call(r.Context(), mux.Vars(r)["id"])
+	c, err := s.svc.Calls.Call(r.Context(), mux.Vars(r)["call_id"])
 	if err != nil {
 		return err
 	}
 	return writeRecord(w, http.StatusOK, c, nil)
 }
 
-// handleCallUpdate: PUT /api/v1/calls/{id} — status moves forward only (409 otherwise).
+// handleCallUpdate: PUT /api/v1/calls/{call_id} — status moves forward only (409 otherwise).
 func (s *Server) handleCallUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.CallUpdate
 	ctx, err := decodeInput(r, &in)
 	if err != nil {
 		return err
 	}
-	c, err := s.svc.Calls.UpdateCall(ctx, mux.Vars(r)["id"], in)
+	c, err := s.svc.Calls.UpdateCall(ctx, mux.Vars(r)["call_id"], in)
 	if err != nil {
 		return err
 	}
 	return writeRecord(w, http.StatusOK, c, nil)
 }
 
-// handleCallDelete: DELETE /api/v1/calls/{id} — 204.
+// handleCallDelete: DELETE /api/v1/calls/{call_id} — 204.
 func (s *Server) handleCallDelete(w http.ResponseWriter, r *http.Request) error {
-	if err := s.svc.Calls.DeleteCall(r.Context(), mux.Vars(r)["id"]); err != nil {
+	if err := s.svc.Calls.DeleteCall(r.Context(), mux.Vars(r)["call_id"]); err != nil {
 		return err
 	}
 	return writeNoContent(w)

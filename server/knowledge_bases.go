@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"io"
 	"mime"
@@ -12,7 +13,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -39,18 +39,18 @@ func (s *Server) knowledgeBaseRoutes() []route {
 	return []route{
 		{Method: "GET", Path: kb, Need: read, handle: s.handleKnowledgeBaseList},
 		{Method: "POST", Path: kb, Need: write, Idempotent: true, handle: s.handleKnowledgeBaseCreate},
-		{Method: "GET", Path: kb + "/{id}", Need: read, handle: s.handleKnowledgeBaseShow},
-		{Method: "PUT", Path: kb + "/{id}", Need: write, handle: s.handleKnowledgeBaseUpdate},
-		{Method: "DELETE", Path: kb + "/{id}", Need: write, handle: s.handleKnowledgeBaseDelete},
+		{Method: "GET", Path: kb + "/{knowledge_base_id}", Need: read, handle: s.handleKnowledgeBaseShow},
+		{Method: "PUT", Path: kb + "/{knowledge_base_id}", Need: write, handle: s.handleKnowledgeBaseUpdate},
+		{Method: "DELETE", Path: kb + "/{knowledge_base_id}", Need: write, handle: s.handleKnowledgeBaseDelete},
 		{Method: "POST", Path: kb + "/{knowledge_base_id}/sources/add", Need: write, Idempotent: true, Long: true,
 			BodyLimit: s.cfg.MaxMultipartBody, handle: s.handleSourcesAdd},
-		{Method: "DELETE", Path: kb + "/{knowledge_base_id}/sources/delete/{source_type}/{id}", Need: write, handle: s.handleSourceDelete},
-		{Method: "GET", Path: kb + "/{id}/sources/files/{source_id}/content", Need: read, Long: true, handle: s.handleSourceFileContent},
-		{Method: "POST", Path: kb + "/{knowledge_base_id}/sources/urls/{id}/refetch", Need: write, NoBody: true, handle: s.handleSourceURLRefetch},
-		{Method: "POST", Path: kb + "/{id}/query", Need: read, handle: s.handleKnowledgeBaseQuery},
+		{Method: "DELETE", Path: kb + "/{knowledge_base_id}/sources/delete/{source_type}/{source_id}", Need: write, handle: s.handleSourceDelete},
+		{Method: "GET", Path: kb + "/{knowledge_base_id}/sources/files/{source_id}/content", Need: read, Long: true, handle: s.handleSourceFileContent},
+		{Method: "POST", Path: kb + "/{knowledge_base_id}/sources/urls/{source_id}/refetch", Need: write, NoBody: true, handle: s.handleSourceURLRefetch},
+		{Method: "POST", Path: kb + "/{knowledge_base_id}/query", Need: read, handle: s.handleKnowledgeBaseQuery},
 		// The agent's knowledge is Knowledge Base data; the agent itself must be visible too
-		// (agent_ids), which storage checks.
-		{Method: "POST", Path: "/api/v1/agents/{id}/knowledge/query", Need: read, handle: s.handleAgentKnowledgeQuery},
+		// (agent_ids), which the service checks.
+		{Method: "POST", Path: "/api/v1/agents/{agent_id}/knowledge/query", Need: read, handle: s.handleAgentKnowledgeQuery},
 	}
 }
 
@@ -71,10 +71,11 @@ func (s *Server) handleKnowledgeBaseList(w http.ResponseWriter, r *http.Request)
 // once, urls are fetched in the background.
 func (s *Server) handleKnowledgeBaseCreate(w http.ResponseWriter, r *http.Request) error {
 	var in data.KnowledgeBaseCreate
-	if err := decodeBody(r, &in, func() error { return validate.KnowledgeBaseCreate(in, netguard.CheckURL) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	kb, err := s.svc.KnowledgeBases.CreateKnowledgeBase(r.Context(), in)
+	kb, err := s.svc.KnowledgeBases.CreateKnowledgeBase(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -84,31 +85,32 @@ func (s *Server) handleKnowledgeBaseCreate(w http.ResponseWriter, r *http.Reques
 	return writeRecord(w, http.StatusCreated, kb, nil)
 }
 
-// handleKnowledgeBaseShow: GET /api/v1/knowledge-bases/{id}.
+// handleKnowledgeBaseShow: GET /api/v1/knowledge-bases/{knowledge_base_id}.
 func (s *Server) handleKnowledgeBaseShow(w http.ResponseWriter, r *http.Request) error {
-	kb, err := s.svc.KnowledgeBases.KnowledgeBase(r.Context(), mux.Vars(r)["id"])
+	kb, err := s.svc.KnowledgeBases.KnowledgeBase(r.Context(), mux.Vars(r)["knowledge_base_id"])
 	if err != nil {
 		return err
 	}
 	return writeRecord(w, http.StatusOK, kb, nil)
 }
 
-// handleKnowledgeBaseUpdate: PUT /api/v1/knowledge-bases/{id} — renames.
+// handleKnowledgeBaseUpdate: PUT /api/v1/knowledge-bases/{knowledge_base_id} — renames.
 func (s *Server) handleKnowledgeBaseUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.KnowledgeBaseUpdate
-	if err := decodeBody(r, &in, func() error { return validate.KnowledgeBaseUpdate(in) }); err != nil {
+	ctx, err := decodeInput(r, &in)
+	if err != nil {
 		return err
 	}
-	kb, err := s.svc.KnowledgeBases.UpdateKnowledgeBase(r.Context(), mux.Vars(r)["id"], in)
+	kb, err := s.svc.KnowledgeBases.UpdateKnowledgeBase(ctx, mux.Vars(r)["knowledge_base_id"], in)
 	if err != nil {
 		return err
 	}
 	return writeRecord(w, http.StatusOK, kb, nil)
 }
 
-// handleKnowledgeBaseDelete: DELETE /api/v1/knowledge-bases/{id} — 204.
+// handleKnowledgeBaseDelete: DELETE /api/v1/knowledge-bases/{knowledge_base_id} — 204.
 func (s *Server) handleKnowledgeBaseDelete(w http.ResponseWriter, r *http.Request) error {
-	if err := s.svc.KnowledgeBases.DeleteKnowledgeBase(r.Context(), mux.Vars(r)["id"]); err != nil {
+	if err := s.svc.KnowledgeBases.DeleteKnowledgeBase(r.Context(), mux.Vars(r)["knowledge_base_id"]); err != nil {
 		return err
 	}
 	return writeNoContent(w)
@@ -121,26 +123,25 @@ func (s *Server) handleKnowledgeBaseDelete(w http.ResponseWriter, r *http.Reques
 func (s *Server) handleSourcesAdd(w http.ResponseWriter, r *http.Request) error {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	var in data.SourcesAdd
+	var ctx context.Context
 	switch mt {
 	case "multipart/form-data":
-		var partErrs error
-		var err error
+		var partErrs, err error
 		in, partErrs, err = s.readSourceParts(r)
 		if err != nil {
 			return err
 		}
-		if err := validate.Combine(partErrs, validate.SourcesAdd(in, netguard.CheckURL)); err != nil {
-			return err
-		}
+		ctx = data.WithInputFaults(r.Context(), partErrs)
 	case "application/json":
 		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxJSONBody)
-		if err := decodeBody(r, &in, func() error { return validate.SourcesAdd(in, netguard.CheckURL) }); err != nil {
+		var err error
+		if ctx, err = decodeInput(r, &in); err != nil {
 			return err
 		}
 	default:
 		return data.Errorf(data.EMEDIATYPE, "Send sources as multipart/form-data (files, texts, urls parts) or as application/json.")
 	}
-	kb, err := s.svc.KnowledgeBases.AddSources(r.Context(), mux.Vars(r)["knowledge_base_id"], in)
+	kb, err := s.svc.KnowledgeBases.AddSources(ctx, mux.Vars(r)["knowledge_base_id"], in)
 	if err != nil {
 		return err
 	}
@@ -245,22 +246,22 @@ func humanBytes(n int64) string {
 	return strconv.FormatInt(n, 10) + " bytes"
 }
 
-// handleSourceDelete: DELETE /api/v1/knowledge-bases/{knowledge_base_id}/sources/delete/{source_type}/{id}
+// handleSourceDelete: DELETE /api/v1/knowledge-bases/{knowledge_base_id}/sources/delete/{source_type}/{source_id}
 // — 200 with the record.
 func (s *Server) handleSourceDelete(w http.ResponseWriter, r *http.Request) error {
 	v := mux.Vars(r)
-	kb, err := s.svc.KnowledgeBases.DeleteSource(r.Context(), v["knowledge_base_id"], v["source_type"], v["id"])
+	kb, err := s.svc.KnowledgeBases.DeleteSource(r.Context(), v["knowledge_base_id"], v["source_type"], v["source_id"])
 	if err != nil {
 		return err
 	}
 	return writeRecord(w, http.StatusOK, kb, nil)
 }
 
-// handleSourceURLRefetch: POST /api/v1/knowledge-bases/{knowledge_base_id}/sources/urls/{id}/refetch
+// handleSourceURLRefetch: POST /api/v1/knowledge-bases/{knowledge_base_id}/sources/urls/{source_id}/refetch
 // — 202 with the record, the source pending again.
 func (s *Server) handleSourceURLRefetch(w http.ResponseWriter, r *http.Request) error {
 	v := mux.Vars(r)
-	kb, err := s.svc.KnowledgeBases.RefetchURL(r.Context(), v["knowledge_base_id"], v["id"])
+	kb, err := s.svc.KnowledgeBases.RefetchURL(r.Context(), v["knowledge_base_id"], v["source_id"])
 	if err != nil {
 		return err
 	}
@@ -268,11 +269,11 @@ func (s *Server) handleSourceURLRefetch(w http.ResponseWriter, r *http.Request) 
 	return writeRecord(w, http.StatusAccepted, kb, nil)
 }
 
-// handleSourceFileContent: GET /api/v1/knowledge-bases/{id}/sources/files/{source_id}/content
+// handleSourceFileContent: GET /api/v1/knowledge-bases/{knowledge_base_id}/sources/files/{source_id}/content
 // — the original bytes, with their content type and the sanitized filename.
 func (s *Server) handleSourceFileContent(w http.ResponseWriter, r *http.Request) error {
 	v := mux.Vars(r)
-	item, f, err := s.svc.KnowledgeBases.SourceFile(r.Context(), v["id"], v["source_id"])
+	item, f, err := s.svc.KnowledgeBases.SourceFile(r.Context(), v["knowledge_base_id"], v["source_id"])
 	if err != nil {
 		return err
 	}
@@ -288,28 +289,30 @@ func (s *Server) handleSourceFileContent(w http.ResponseWriter, r *http.Request)
 	return nil
 }
 
-// handleKnowledgeBaseQuery: POST /api/v1/knowledge-bases/{id}/query — the best chunks,
+// handleKnowledgeBaseQuery: POST /api/v1/knowledge-bases/{knowledge_base_id}/query — the best chunks,
 // best first.
 func (s *Server) handleKnowledgeBaseQuery(w http.ResponseWriter, r *http.Request) error {
 	var q data.KnowledgeQuery
-	if err := decodeBody(r, &q, func() error { return validate.KnowledgeQuery(q) }); err != nil {
+	ctx, err := decodeInput(r, &q)
+	if err != nil {
 		return err
 	}
-	chunks, err := s.svc.KnowledgeBases.QueryKnowledgeBase(r.Context(), mux.Vars(r)["id"], q)
+	chunks, err := s.svc.KnowledgeBases.QueryKnowledgeBase(ctx, mux.Vars(r)["knowledge_base_id"], q)
 	if err != nil {
 		return err
 	}
 	return writeChunks(w, chunks)
 }
 
-// handleAgentKnowledgeQuery: POST /api/v1/agents/{id}/knowledge/query — the agent's
+// handleAgentKnowledgeQuery: POST /api/v1/agents/{agent_id}/knowledge/query — the agent's
 // knowledge_base_config over its knowledge_base_ids.
 func (s *Server) handleAgentKnowledgeQuery(w http.ResponseWriter, r *http.Request) error {
 	var q data.AgentKnowledgeQuery
-	if err := decodeBody(r, &q, func() error { return validate.AgentKnowledgeQuery(q) }); err != nil {
+	ctx, err := decodeInput(r, &q)
+	if err != nil {
 		return err
 	}
-	chunks, err := s.svc.KnowledgeBases.QueryAgentKnowledge(r.Context(), mux.Vars(r)["id"], q)
+	chunks, err := s.svc.KnowledgeBases.QueryAgentKnowledge(ctx, mux.Vars(r)["agent_id"], q)
 	if err != nil {
 		return err
 	}

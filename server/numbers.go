@@ -13,9 +13,9 @@ func (s *Server) numberRoutes() []route {
 	return []route{
 		{Method: "GET", Path: "/api/v1/numbers", Need: read, handle: s.handleNumberList},
 		{Method: "POST", Path: "/api/v1/numbers", Need: write, Idempotent: true, handle: s.handleNumberCreate},
-		{Method: "GET", Path: "/api/v1/numbers/{id}", Need: read, handle: s.handleNumberShow},
-		{Method: "PUT", Path: "/api/v1/numbers/{id}", Need: write, handle: s.handleNumberUpdate},
-		{Method: "DELETE", Path: "/api/v1/numbers/{id}", Need: write, handle: s.handleNumberDelete},
+		{Method: "GET", Path: "/api/v1/numbers/{number_id}", Need: read, handle: s.handleNumberShow},
+		{Method: "PUT", Path: "/api/v1/numbers/{number_id}", Need: write, handle: s.handleNumberUpdate},
+		{Method: "DELETE", Path: "/api/v1/numbers/{number_id}", Need: write, handle: s.handleNumberDelete},
 	}
 }
 
@@ -53,16 +53,16 @@ func (s *Server) handleNumberCreate(w http.ResponseWriter, r *http.Request) erro
 	return writeRecord(w, http.StatusCreated, n, nil)
 }
 
-// handleNumberShow: GET /api/v1/numbers/{id}.
+// handleNumberShow: GET /api/v1/numbers/{number_id}.
 func (s *Server) handleNumberShow(w http.ResponseWriter, r *http.Request) error {
-	n, err := s.svc.Numbers.Number(r.Context(), mux.Vars(r)["id"])
+	n, err := s.svc.Numbers.Number(r.Context(), mux.Vars(r)["number_id"])
 	if err != nil {
 		return err
 	}
 	return writeRecord(w, http.StatusOK, n, nil)
 }
 
-// handleNumberUpdate: PUT /api/v1/numbers/{id}. A bound agent given as null is unbound,
+// handleNumberUpdate: PUT /api/v1/numbers/{number_id}. A bound agent given as null is unbound,
 // so the members' presence is read as well as their values.
 func (s *Server) handleNumberUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.NumberUpdate
@@ -70,16 +70,16 @@ func (s *Server) handleNumberUpdate(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	n, err := s.svc.Numbers.UpdateNumber(ctx, mux.Vars(r)["id"], in)
+	n, err := s.svc.Numbers.UpdateNumber(ctx, mux.Vars(r)["number_id"], in)
 	if err != nil {
 		return err
 	}
 	return writeRecord(w, http.StatusOK, n, nil)
 }
 
-// handleNumberDelete: DELETE /api/v1/numbers/{id} — only a number of the current workspace.
+// handleNumberDelete: DELETE /api/v1/numbers/{number_id} — only a number of the current workspace.
 func (s *Server) handleNumberDelete(w http.ResponseWriter, r *http.Request) error {
-	if err := s.svc.Numbers.DeleteNumber(r.Context(), mux.Vars(r)["id"]); err != nil {
+	if err := s.svc.Numbers.DeleteNumber(r.Context(), mux.Vars(r)["number_id"]); err != nil {
 		return err
 	}
 	return writeNoContent(w)

@@ -11,14 +11,14 @@ import (
 // voice runtime needs to take calls (register and update them, read the agent and the
 // number, retrieve knowledge).
 var runtimeRoutes = map[string]bool{
-	"POST /api/v1/calls":                             true,
-	"PUT /api/v1/calls/{id}":                         true,
-	"GET /api/v1/agents":                             true,
-	"GET /api/v1/agents/{id}":                        true,
-	"GET /api/v1/numbers":                            true,
-	"GET /api/v1/numbers/{id}":                       true,
-	"POST /api/v1/knowledge-bases/{id}/query":        true,
-	"POST /api/v1/agents/{agent_id}/knowledge/query": true,
+	"POST /api/v1/calls":                                     true,
+	"PUT /api/v1/calls/{call_id}":                            true,
+	"GET /api/v1/agents":                                     true,
+	"GET /api/v1/agents/{agent_id}":                          true,
+	"GET /api/v1/numbers":                                    true,
+	"GET /api/v1/numbers/{number_id}":                        true,
+	"POST /api/v1/knowledge-bases/{knowledge_base_id}/query": true,
+	"POST /api/v1/agents/{agent_id}/knowledge/query":         true,
 }
 
 // prefixScopes give the routes outside the five modules their scope by path: reading

@@ -14,8 +14,8 @@ func (s *Server) userRoutes() []route {
 		{Method: "PUT", Path: "/api/v1/user", Need: data.Self, handle: s.handleMeUpdate},
 		{Method: "GET", Path: "/api/v1/users", Need: data.Admin, handle: s.handleUserList},
 		{Method: "POST", Path: "/api/v1/users", Need: data.Admin, Idempotent: true, handle: s.handleUserCreate},
-		{Method: "GET", Path: "/api/v1/users/{id}", Need: data.Admin, handle: s.handleUserShow},
-		{Method: "DELETE", Path: "/api/v1/users/{id}", Need: data.Admin, handle: s.handleUserDelete},
+		{Method: "GET", Path: "/api/v1/users/{user_id}", Need: data.Admin, handle: s.handleUserShow},
+		{Method: "DELETE", Path: "/api/v1/users/{user_id}", Need: data.Admin, handle: s.handleUserDelete},
 	}
 }
 
@@ -69,18 +69,18 @@ func (s *Server) handleUserCreate(w http.ResponseWriter, r *http.Request) error 
 	return writeRecord(w, http.StatusCreated, u, nil)
 }
 
-// handleUserShow: GET /api/v1/users/{id}.
+// handleUserShow: GET /api/v1/users/{user_id}.
 func (s *Server) handleUserShow(w http.ResponseWriter, r *http.Request) error {
-	u, err := s.svc.Users.User(r.Context(), mux.Vars(r)["id"])
+	u, err := s.svc.Users.User(r.Context(), mux.Vars(r)["user_id"])
 	if err != nil {
 		return err
 	}
 	return writeRecord(w, http.StatusOK, u, nil)
 }
 
-// handleUserDelete: DELETE /api/v1/users/{id}.
+// handleUserDelete: DELETE /api/v1/users/{user_id}.
 func (s *Server) handleUserDelete(w http.ResponseWriter, r *http.Request) error {
-	if err := s.svc.Users.DeleteUser(r.Context(), mux.Vars(r)["id"]); err != nil {
+	if err := s.svc.Users.DeleteUser(r.Context(), mux.Vars(r)["user_id"]); err != nil {
 		return err
 	}
 	return writeNoContent(w)

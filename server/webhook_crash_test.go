@@ -93,7 +93,7 @@ func TestDeliveryAfterSIGKILL(t *testing.T) {
 	for i := range 10 {
 		touchWorkspace(t, e, owner, fmt.Sprint("before ", i))
 	}
-	waitFor(t, 10*time.Second, "failed attempts while the receiver is down", func() bool { _, n, _ := rc.snapshot(); return n >= 10 })
+	waitFor(t, 30*time.Second, "failed attempts while the receiver is down", func() bool { _, n, _ := rc.snapshot(); return n >= 10 })
 	// A few more, killed right after commit: some are still in the outbox.
 	for i := range 5 {
 		touchWorkspace(t, e, owner, fmt.Sprint("just before the kill ", i))
@@ -133,7 +133,7 @@ func TestDeliveryAfterSIGKILL(t *testing.T) {
 	}
 	// The delivery list agrees (the record commits just after the receiver answers): one
 	// succeeded delivery per event.
-	waitFor(t, 5*time.Second, "a succeeded delivery record per event", func() bool {
+	waitFor(t, 30*time.Second, "a succeeded delivery record per event", func() bool {
 		return len(succeededEvents(t, e, token, id)) == 15
 	})
 }

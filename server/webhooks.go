@@ -16,14 +16,14 @@ func (s *Server) webhookRoutes() []route {
 	return []route{
 		{Method: "GET", Path: base, Need: need, handle: s.handleWebhookList},
 		{Method: "POST", Path: base, Need: need, Idempotent: true, handle: s.handleWebhookCreate},
-		{Method: "GET", Path: base + "/{id}", Need: need, handle: s.handleWebhookShow},
-		{Method: "PUT", Path: base + "/{id}", Need: need, handle: s.handleWebhookUpdate},
-		{Method: "DELETE", Path: base + "/{id}", Need: need, handle: s.handleWebhookDelete},
-		{Method: "POST", Path: base + "/{id}/rotate-secret", Need: need, NoBody: true, handle: s.handleWebhookRotateSecret},
-		{Method: "POST", Path: base + "/{id}/test", Need: need, NoBody: true, Idempotent: true, handle: s.handleWebhookTest},
-		{Method: "POST", Path: base + "/{id}/replay", Need: need, Idempotent: true, handle: s.handleWebhookReplay},
-		{Method: "GET", Path: base + "/{id}/deliveries", Need: need, handle: s.handleDeliveryList},
-		{Method: "POST", Path: base + "/{id}/deliveries/{delivery_id}/retry", Need: need, NoBody: true, Idempotent: true, handle: s.handleDeliveryRetry},
+		{Method: "GET", Path: base + "/{webhook_id}", Need: need, handle: s.handleWebhookShow},
+		{Method: "PUT", Path: base + "/{webhook_id}", Need: need, handle: s.handleWebhookUpdate},
+		{Method: "DELETE", Path: base + "/{webhook_id}", Need: need, handle: s.handleWebhookDelete},
+		{Method: "POST", Path: base + "/{webhook_id}/rotate-secret", Need: need, NoBody: true, handle: s.handleWebhookRotateSecret},
+		{Method: "POST", Path: base + "/{webhook_id}/test", Need: need, NoBody: true, Idempotent: true, handle: s.handleWebhookTest},
+		{Method: "POST", Path: base + "/{webhook_id}/replay", Need: need, Idempotent: true, handle: s.handleWebhookReplay},
+		{Method: "GET", Path: base + "/{webhook_id}/deliveries", Need: need, handle: s.handleDeliveryList},
+		{Method: "POST", Path: base + "/{webhook_id}/deliveries/{delivery_id}/retry", Need: need, NoBody: true, Idempotent: true, handle: s.handleDeliveryRetry},
 	}
 }
 
@@ -54,51 +54,51 @@ func (s *Server) handleWebhookCreate(w http.ResponseWriter, r *http.Request) err
 	return writeRecord(w, http.StatusCreated, wh, map[string]any{"secret": secret})
 }
 
-// handleWebhookShow: GET /api/v1/webhooks/{id}.
+// handleWebhookShow: GET /api/v1/webhooks/{webhook_id}.
 func (s *Server) handleWebhookShow(w http.ResponseWriter, r *http.Request) error {
-	wh, err := s.svc.Webhooks.Webhook(r.Context(), mux.Vars(r)["id"])
+	wh, err := s.svc.Webhooks.Webhook(r.Context(), mux.Vars(r)["webhook_id"])
 	if err != nil {
 		return err
 	}
 	return writeRecord(w, http.StatusOK, wh, nil)
 }
 
-// handleWebhookUpdate: PUT /api/v1/webhooks/{id} — url, events, description, enabled.
+// handleWebhookUpdate: PUT /api/v1/webhooks/{webhook_id} — url, events, description, enabled.
 func (s *Server) handleWebhookUpdate(w http.ResponseWriter, r *http.Request) error {
 	var in data.WebhookUpdate
 	ctx, err := decodeInput(r, &in)
 	if err != nil {
 		return err
 	}
-	wh, err := s.svc.Webhooks.UpdateWebhook(ctx, mux.Vars(r)["id"], in)
+	wh, err := s.svc.Webhooks.UpdateWebhook(ctx, mux.Vars(r)["webhook_id"], in)
 	if err != nil {
 		return err
 	}
 	return writeRecord(w, http.StatusOK, wh, nil)
 }
 
-// handleWebhookDelete: DELETE /api/v1/webhooks/{id} — 204; current workspace only.
+// handleWebhookDelete: DELETE /api/v1/webhooks/{webhook_id} — 204; current workspace only.
 func (s *Server) handleWebhookDelete(w http.ResponseWriter, r *http.Request) error {
-	if err := s.svc.Webhooks.DeleteWebhook(r.Context(), mux.Vars(r)["id"]); err != nil {
+	if err := s.svc.Webhooks.DeleteWebhook(r.Context(), mux.Vars(r)["webhook_id"]); err != nil {
 		return err
 	}
 	return writeNoContent(w)
 }
 
-// handleWebhookRotateSecret: POST /api/v1/webhooks/{id}/rotate-secret — 200 with the new
+// handleWebhookRotateSecret: POST /api/v1/webhooks/{webhook_id}/rotate-secret — 200 with the new
 // secret top-level.
 func (s *Server) handleWebhookRotateSecret(w http.ResponseWriter, r *http.Request) error {
-	wh, secret, err := s.svc.Webhooks.RotateWebhookSecret(r.Context(), mux.Vars(r)["id"])
+	wh, secret, err := s.svc.Webhooks.RotateWebhookSecret(r.Context(), mux.Vars(r)["webhook_id"])
 	if err != nil {
 		return err
 	}
 	return writeRecord(w, http.StatusOK, wh, map[string]any{"secret": secret})
 }
 
-// handleWebhookTest: POST /api/v1/webhooks/{id}/test — 202 with the webhook.test event,
+// handleWebhookTest: POST /api/v1/webhooks/{webhook_id}/test — 202 with the webhook.test event,
 // which is delivered to this webhook only.
 func (s *Server) handleWebhookTest(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.svc.Webhooks.SendTestEvent(r.Context(), mux.Vars(r)["id"])
+	e, err := s.svc.Webhooks.SendTestEvent(r.Context(), mux.Vars(r)["webhook_id"])
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (s *Server) handleWebhookTest(w http.ResponseWriter, r *http.Request) error
 	return nil
 }
 
-// handleWebhookReplay: POST /api/v1/webhooks/{id}/replay {"from", "to"} — 202 with how
+// handleWebhookReplay: POST /api/v1/webhooks/{webhook_id}/replay {"from", "to"} — 202 with how
 // many events were queued again.
 func (s *Server) handleWebhookReplay(w http.ResponseWriter, r *http.Request) error {
 	var in data.WebhookReplay
@@ -114,7 +114,7 @@ func (s *Server) handleWebhookReplay(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	n, err := s.svc.Webhooks.ReplayEvents(ctx, mux.Vars(r)["id"], in)
+	n, err := s.svc.Webhooks.ReplayEvents(ctx, mux.Vars(r)["webhook_id"], in)
 	if err != nil {
 		return err
 	}
@@ -122,24 +122,24 @@ func (s *Server) handleWebhookReplay(w http.ResponseWriter, r *http.Request) err
 	return nil
 }
 
-// handleDeliveryList: GET /api/v1/webhooks/{id}/deliveries — every attempt, newest first.
+// handleDeliveryList: GET /api/v1/webhooks/{webhook_id}/deliveries — every attempt, newest first.
 func (s *Server) handleDeliveryList(w http.ResponseWriter, r *http.Request) error {
 	req, err := pageRequest(r)
 	if err != nil {
 		return err
 	}
-	list, page, err := s.svc.Webhooks.ListDeliveries(r.Context(), mux.Vars(r)["id"], req)
+	list, page, err := s.svc.Webhooks.ListDeliveries(r.Context(), mux.Vars(r)["webhook_id"], req)
 	if err != nil {
 		return err
 	}
 	return writeList(w, list, page)
 }
 
-// handleDeliveryRetry: POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/retry — 202
+// handleDeliveryRetry: POST /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry — 202
 // with the new pending delivery.
 func (s *Server) handleDeliveryRetry(w http.ResponseWriter, r *http.Request) error {
 	v := mux.Vars(r)
-	d, err := s.svc.Webhooks.RetryDelivery(r.Context(), v["id"], v["delivery_id"])
+	d, err := s.svc.Webhooks.RetryDelivery(r.Context(), v["webhook_id"], v["delivery_id"])
 	if err != nil {
 		return err
 	}

@@ -125,7 +125,7 @@ func (s *AgentService) Agent(ctx context.Context, id string) (*data.Agent, error
 	return out, err
 }
 
-// AgentJSON returns the JSON of an agent as GET /api/v1/agents/{id} sends it (masked):
+// AgentJSON returns the JSON of an agent as GET /api/v1/agents/{agent_id} sends it (masked):
 // the bytes json.Marshal gives for the record Agent returns, without encoding it again
 // while the stored row is unchanged.
 func (s *AgentService) AgentJSON(ctx context.Context, id string) ([]byte, error) {

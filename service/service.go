@@ -30,12 +30,15 @@ type Options struct {
 	PasswordCost int
 	// LoginTTL is the lifetime of login tokens; 720h when 0.
 	LoginTTL time.Duration
+	// Knowledge configures knowledge bases: the source limit and the embedder.
+	Knowledge KnowledgeOptions
 	// IDs makes record ids; a generator on Now when nil. Event ids order the audit
 	// chain, so every writer of a store must share one generator.
 	IDs *data.IDGen
-	// URLGuard checks a client-supplied URL before it is stored (a webhook's url): nil
-	// when acceptable, else why not. netguard.CheckURL when nil. Where the URL's host
-	// resolves is checked later, when connecting, by netguard's client.
+	// URLGuard checks a client-supplied URL before it is stored (a webhook's url, a
+	// knowledge base's url source): nil when acceptable, else why not. netguard.CheckURL
+	// when nil. Where the URL's host resolves is checked later, when connecting, by
+	// netguard's client.
 	URLGuard func(rawURL string) error
 }
 
@@ -48,6 +51,9 @@ type base struct {
 	catalog *data.Catalog
 	log     *slog.Logger
 	opts    Options
+	// kbIndexes are the retrieval indexes of knowledge bases; a workspace's delete drops
+	// its own.
+	kbIndexes *indexCache
 	// chainKey keys the audit chain's links (chainHash).
 	chainKey []byte
 	// urlGuard is Options.URLGuard.
@@ -62,6 +68,7 @@ type Services struct {
 	Workspaces     *WorkspaceService
 	WorkspaceUsers *WorkspaceUserService
 	Idempotency    *IdempotencyService
+	KnowledgeBases *KnowledgeBaseService
 	// Webhooks implements data.WebhookService.
 	Webhooks *WebhookService
 	// Deliveries implements data.DeliveryQueue, the webhook dispatcher's side of storage.
@@ -112,7 +119,7 @@ func New(store Store, opts Options) (*Services, error) {
 	}
 	b := &base{
 		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
-		ids: opts.IDs, chainKey: ChainKey(opts.Sealer), urlGuard: opts.URLGuard,
+		ids: opts.IDs, chainKey: ChainKey(opts.Sealer), urlGuard: opts.URLGuard, kbIndexes: newIndexCache(),
 	}
 	b.store = claimingStore{Store: store, b: b}
 	return &Services{
@@ -121,6 +128,7 @@ func New(store Store, opts Options) (*Services, error) {
 		Workspaces:     &WorkspaceService{b},
 		WorkspaceUsers: &WorkspaceUserService{b},
 		Idempotency:    &IdempotencyService{b},
+		KnowledgeBases: newKnowledgeBases(b),
 		Webhooks:       &WebhookService{b},
 		Deliveries:     &DeliveryService{b},
 		Audit:          &AuditService{b},

@@ -17,6 +17,8 @@ type Store interface {
 	// durably (fsynced) before Update returns nil, or not at all. fn may run more than
 	// once (a shared commit retries a failed member alone), so it must only touch tx.
 	Update(ctx context.Context, fn func(tx Tx) error) error
+	// SourceFiles keeps the files of knowledge base sources, outside transactions.
+	SourceFiles
 	KeyUseRecorder
 }
 
@@ -25,6 +27,7 @@ type Store interface {
 type Tx interface {
 	EventTx
 	LimitTx
+	KnowledgeTx
 	AccountTx
 	WebhookTx
 	DeliveryTx

@@ -250,6 +250,7 @@ func (s *UserService) DeleteUser(ctx context.Context, id string) error {
 				return data.FieldError("id", "The user is the last owner of workspace "+wsID+"; make someone else an owner first.")
 			}
 		}
+		tx.OnCommit(func() { s.kbIndexes.dropWorkspace(u.PersonalWorkspaceID) })
 		if err := tx.DeleteWorkspace(u.PersonalWorkspaceID); err != nil {
 			return err
 		}

@@ -151,6 +151,7 @@ func (s *WorkspaceService) DeleteWorkspace(ctx context.Context, id string) error
 		if w.PersonalOf != "" {
 			return data.FieldError("workspace_id", "A personal workspace cannot be deleted; it goes with its user.")
 		}
+		tx.OnCommit(func() { s.kbIndexes.dropWorkspace(id) })
 		return tx.DeleteWorkspace(id)
 	})
 }

@@ -20,6 +20,11 @@ var suites = []struct {
 }{
 	{"events", testEvents},
 	{"limits", testLimits},
+	{"knowledge_bases", testKnowledgeBases},
+	{"knowledge_sources", testKnowledgeSources},
+	{"knowledge_chunks", testKnowledgeChunks},
+	{"knowledge_delete", testKnowledgeDelete},
+	{"knowledge_files", testKnowledgeFiles},
 	{"accounts", testAccounts},
 	{"webhooks", testWebhooks},
 	{"deliveries", testDeliveries},

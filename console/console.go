@@ -1,0 +1,275 @@
+// Package console is voiceapi's web dashboard: server-rendered html/template pages with
+// embedded static files, served by `voiceapi serve` at / on the API's own listener.
+//
+// The console holds no rule of its own. Its pages read and write through the REST API in
+// process, as the signed-in user (api.go); the agent editor's script sends JSON to the same
+// REST endpoints from the browser, with the session cookie and its CSRF token. What the
+// API refuses, the console shows refused.
+package console
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// Options configure the console.
+type Options struct {
+	// API serves the REST API; the console's pages call it in process.
+	API http.Handler
+	// Secure reports whether a request reached us over TLS, for the cookies' Secure flag;
+	// r.TLS != nil when nil.
+	Secure func(r *http.Request) bool
+}
+
+// Handler serves the console's pages and static files.
+type Handler struct {
+	api    http.Handler
+	secure func(*http.Request) bool
+	assets *assets
+	pages  map[string]*template.Template
+	mux    *http.ServeMux
+}
+
+// ContentSecurityPolicy is the policy of every console page: scripts and styles only from
+// this origin (no inline script), and no framing.
+const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'"
+
+// New builds the console.
+func New(o Options) *Handler {
+	h := &Handler{api: o.API, secure: o.Secure, assets: loadAssets()}
+	if h.secure == nil {
+		h.secure = func(r *http.Request) bool { return r.TLS != nil }
+	}
+	h.pages = h.parsePages()
+	h.mux = http.NewServeMux()
+	h.routes()
+	return h
+}
+
+// sections are the first path segments the console answers; every other path is the
+// API's (its JSON 404 included).
+var sections = []string{"static", "login", "logout", "workspace", "agents", "api-keys", "numbers", "calls", "analytics", "knowledge-bases", "webhooks"}
+
+// Owns reports whether path is one of the console's: / or a path in one of its sections.
+func Owns(path string) bool {
+	if path == "/" {
+		return true
+	}
+	first, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	return has(sections, first)
+}
+
+// ServeHTTP serves one console request.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", ContentSecurityPolicy)
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "same-origin")
+	h.mux.ServeHTTP(w, r)
+}
+
+// parsePages parses each page with the layout: every page defines "content".
+func (h *Handler) parsePages() map[string]*template.Template {
+	funcs := template.FuncMap{
+		"asset": h.assets.URL,
+		"str":   str,
+		"json":  toJSON,
+		"has":   has,
+		"query": func(kv ...string) template.URL {
+			q := url.Values{}
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i+1] != "" {
+					q.Set(kv[i], kv[i+1])
+				}
+			}
+			return template.URL("?" + q.Encode())
+		},
+		"get": lookup,
+		// short abbreviates a hash for a table cell; the whole is in its title.
+		"short": func(s string) string {
+			if len(s) > 16 {
+				return s[:16] + "…"
+			}
+			return s
+		},
+		// secs shows milliseconds as seconds.
+		"secs": func(v any) string {
+			f, ok := v.(float64)
+			if !ok {
+				return "—"
+			}
+			return trimNum(f / 1000)
+		},
+		// errs returns the messages of one field of a failed call.
+		"errs": func(e *apiError, field string) []string {
+			if e == nil {
+				return nil
+			}
+			return e.Errors[field]
+		},
+		"list": func(xs ...string) []string { return xs },
+		// strs reads a decoded JSON array of strings.
+		"strs": func(v any) []string {
+			l, _ := v.([]any)
+			out := make([]string, 0, len(l))
+			for _, x := range l {
+				out = append(out, str(x))
+			}
+			return out
+		},
+		"dict": func(kv ...any) map[string]any {
+			m := map[string]any{}
+			for i := 0; i+1 < len(kv); i += 2 {
+				m[kv[i].(string)] = kv[i+1]
+			}
+			return m
+		},
+		"join": func(v any) string {
+			l, _ := v.([]any)
+			parts := make([]string, len(l))
+			for i, x := range l {
+				parts[i] = str(x)
+			}
+			return strings.Join(parts, ", ")
+		},
+	}
+	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html"))
+	names, err := fs.Glob(files, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	out := map[string]*template.Template{}
+	for _, n := range names {
+		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if base == "layout" {
+			continue
+		}
+		out[base] = template.Must(template.Must(layout.Clone()).ParseFS(files, n))
+	}
+	return out
+}
+
+// view is what every page template gets.
+type view struct {
+	Title   string
+	P       *data.Principal
+	User    map[string]any
+	CSRF    string
+	Nav     []navItem
+	Active  string
+	Notice  string
+	Err     *apiError
+	D       any
+	Narrow  bool
+	Compact bool
+}
+
+type navItem struct{ Key, Label, Href string }
+
+// nav lists the sections p may open: a module's section only for a member holding it.
+func nav(p *data.Principal) []navItem {
+	if p == nil {
+		return nil
+	}
+	var out []navItem
+	add := func(module, key, label string) {
+		if module == "" || has(p.Modules, module) {
+			out = append(out, navItem{key, label, "/" + key})
+		}
+	}
+	add(data.ModuleAgents, "agents", "Agents")
+	add(data.ModuleKnowledgeBase, "knowledge-bases", "Knowledge bases")
+	add(data.ModulePhoneNumbers, "numbers", "Numbers")
+	add(data.ModuleCallHistory, "calls", "Calls")
+	add(data.ModuleAnalytics, "analytics", "Analytics")
+	if data.RoleAtLeast(p.Role, data.RoleDeveloper) { // webhooks are gated by role (conventions §6)
+		add("", "webhooks", "Webhooks")
+	}
+	add("", "api-keys", "API keys")
+	return out
+}
+
+// render writes a page, gzipped when the client takes it.
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, v *view) {
+	v.P = data.PrincipalFrom(r.Context())
+	if v.P != nil {
+		v.CSRF = CSRFToken(SessionToken(r))
+		v.Nav = nav(v.P)
+	}
+	var buf bytes.Buffer
+	if err := h.pages[name].ExecuteTemplate(&buf, "layout", v); err != nil {
+		panic(fmt.Errorf("console: page %s: %w", name, err)) // a template bug; observe masks it
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("Cache-Control", "no-store")
+	hd.Add("Vary", "Accept-Encoding")
+	if acceptsGzip(r) {
+		hd.Set("Content-Encoding", "gzip")
+		w.WriteHeader(status)
+		zw := gzip.NewWriter(w)
+		zw.Write(buf.Bytes())
+		zw.Close()
+		return
+	}
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// renderPart writes one named template of a page alone: a fragment a page's script
+// swaps in.
+func (h *Handler) renderPart(w http.ResponseWriter, r *http.Request, page, name string, d any) {
+	var buf bytes.Buffer
+	if err := h.pages[page].ExecuteTemplate(&buf, name, d); err != nil {
+		panic(fmt.Errorf("console: %s/%s: %w", page, name, err))
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(buf.Bytes())
+}
+
+// refuse writes a console failure in the API's error shape.
+func refuse(w http.ResponseWriter, status int, code, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"message": message, "code": code})
+}
+
+func str(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case float64:
+		return fmt.Sprint(x)
+	default:
+		b, _ := json.Marshal(x)
+		return string(b)
+	}
+}
+
+func toJSON(v any) string {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return string(b)
+}
+
+func has(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,220 @@
+// Package e2e drives the console in a real headless Chromium (Debian's chromium package)
+// against a real server on a real database.
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/voiceapi/voiceapi/console/internal/testenv"
+)
+
+// browser is one headless Chromium tab on a test's server.
+type browser struct {
+	t   *testing.T
+	ctx context.Context // the tab, bounded by the test's time limit
+	tab context.Context // the tab without the limit, for the failure screenshot
+	env *testenv.Env
+}
+
+// chromiumPath finds Debian's chromium; without it a test skips, except in CI.
+func chromiumPath(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	msg := "chromium not found: the browser tests need Debian's chromium package (apt-get install chromium)"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// newBrowser starts Chromium with a fresh profile for t, and a server. A failing test
+// leaves a screenshot of the page it was on (its path is logged).
+func newBrowser(t *testing.T) *browser {
+	path := chromiumPath(t)
+	env := testenv.Start(t)
+	// Not t.TempDir: Chromium may still write to its profile while the test's cleanup
+	// removes it, which TempDir reports as an error.
+	profile, err := os.MkdirTemp("", "voiceapi-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		// Phones draw scrollbars over the page; a desktop scrollbar would narrow a 375 px view.
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-default-browser-check", true),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1280, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	tab, cancelTab := chromedp.NewContext(actx)
+	// A generous bound for the whole test: a loaded CI machine is slow, never stuck.
+	limit := 3 * time.Minute
+	if d, err := time.ParseDuration(os.Getenv("E2E_TIMEOUT")); err == nil {
+		limit = d
+	}
+	ctx, cancelTime := context.WithTimeout(tab, limit)
+	b := &browser{t: t, ctx: ctx, tab: tab, env: env}
+	t.Cleanup(func() {
+		if t.Failed() {
+			b.failureShot()
+		}
+		chromedp.Cancel(tab) // closes the browser and waits for it
+		cancelTime()
+		cancelTab()
+		cancelAlloc()
+		os.RemoveAll(profile)
+	})
+	// The first Run starts the browser and ties its life to the context it is given: the
+	// tab's, so that a timed-out test can still take its screenshot.
+	if err := chromedp.Run(tab); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return b
+}
+
+// failureShot saves the page a failed test was on.
+func (b *browser) failureShot() {
+	var png []byte
+	ctx, cancel := context.WithTimeout(b.tab, 10*time.Second) // b.ctx may have run out
+	defer cancel()
+	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)); err != nil {
+		b.t.Logf("no failure screenshot: %v", err)
+		return
+	}
+	dir := os.Getenv("E2E_FAILURES")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "voiceapi-e2e-failures")
+	}
+	os.MkdirAll(dir, 0o755)
+	name := filepath.Join(dir, strings.NewReplacer("/", "_", " ", "_").Replace(b.t.Name())+".png")
+	if err := os.WriteFile(name, png, 0o644); err == nil {
+		b.t.Logf("failure screenshot: %s", name)
+	}
+}
+
+// run runs chromedp actions, failing the test on error.
+func (b *browser) run(what string, actions ...chromedp.Action) {
+	b.t.Helper()
+	if err := chromedp.Run(b.ctx, actions...); err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// open loads path and waits for the page's main landmark.
+func (b *browser) open(path string) {
+	b.t.Helper()
+	b.run("open "+path, chromedp.Navigate(b.env.URL+path), chromedp.WaitReady("#main", chromedp.ByQuery))
+}
+
+// text returns the text of the first element sel matches, once it is visible.
+func (b *browser) text(sel string) string {
+	b.t.Helper()
+	var s string
+	b.run("read "+sel, chromedp.WaitVisible(sel, chromedp.ByQuery), chromedp.Text(sel, &s, chromedp.ByQuery))
+	return s
+}
+
+// eval runs a script in the page.
+func (b *browser) eval(what, js string, out any) {
+	b.t.Helper()
+	b.run(what, chromedp.Evaluate(js, out, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }))
+}
+
+// signIn fills the sign-in form.
+func (b *browser) signIn(email, password, workspace string) {
+	b.t.Helper()
+	b.open("/login")
+	b.run("sign in",
+		chromedp.SendKeys("#email", email, chromedp.ByQuery),
+		chromedp.SendKeys("#password", password, chromedp.ByQuery),
+		chromedp.SendKeys("#workspace_id", workspace, chromedp.ByQuery),
+		chromedp.Click(`button[type="submit"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`form.signout button`, chromedp.ByQuery),
+	)
+}
+
+// setSelect chooses a value in a select as a user would, firing its change event.
+func (b *browser) setSelect(sel, value string) {
+	b.t.Helper()
+	b.run("choose "+value+" in "+sel, chromedp.SetValue(sel, value, chromedp.ByQuery),
+		chromedp.Evaluate(fmt.Sprintf(`document.querySelector(%q).dispatchEvent(new Event("change", {bubbles: true}))`, sel), nil))
+}
+
+var axeSource = func() string {
+	b, err := os.ReadFile(filepath.Join("testdata", "axe.min.js"))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
+
+// audit runs axe-core on the current page and fails on any serious or critical
+// violation; then checks that at 375 px wide nothing overflows sideways.
+func (b *browser) audit(page string) {
+	b.t.Helper()
+	var injected bool
+	b.eval("inject axe", axeSource+";true", &injected)
+	var found string
+	b.eval("run axe", `axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify({passes: r.passes.length,
+		violations: r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(" "))}))}))`, &found)
+	var res struct {
+		Passes     int
+		Violations []map[string]any
+	}
+	if err := json.Unmarshal([]byte(found), &res); err != nil || res.Passes == 0 {
+		b.t.Fatalf("%s: axe did not run: %v %q", page, err, found)
+	}
+	for _, v := range res.Violations {
+		if v["impact"] == "serious" || v["impact"] == "critical" {
+			b.t.Errorf("%s: axe %s (%s): %s at %v", page, v["id"], v["impact"], v["help"], v["nodes"])
+		} else {
+			b.t.Logf("%s: axe %s (%s): %s", page, v["id"], v["impact"], v["help"])
+		}
+	}
+	b.run("375 px", chromedp.EmulateViewport(375, 800))
+	var overflow int
+	b.eval("overflow", `document.documentElement.scrollWidth - document.documentElement.clientWidth`, &overflow)
+	if overflow > 0 {
+		var wide string
+		b.eval("wide elements", `Array.from(document.querySelectorAll("body, body *")).filter(e => e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).slice(0, 8).map(e => e.tagName + "." + e.className + "#" + e.id + ":" + e.scrollWidth + "/" + e.clientWidth + "/" + getComputedStyle(e).overflowX).join(" ")`, &wide)
+		b.t.Errorf("%s: at 375 px wide the page scrolls sideways by %d px: %s", page, overflow, wide)
+	}
+	b.shot(page)
+	b.run("desktop", chromedp.EmulateViewport(1280, 900))
+}
+
+// shot saves a screenshot of the page for docs/dashboard.md when DOCS_SCREENSHOTS names
+// a directory (the docs are refreshed with DOCS_SCREENSHOTS=../../docs/img).
+func (b *browser) shot(page string) {
+	dir := os.Getenv("DOCS_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	b.t.Helper()
+	var png []byte
+	b.run("docs screenshot", chromedp.EmulateViewport(960, 640), chromedp.CaptureScreenshot(&png))
+	if err := os.WriteFile(filepath.Join(dir, "console-"+page+".png"), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}

@@ -1,0 +1,147 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+func (h *Handler) routes() {
+	m := h.mux
+	m.Handle("GET /static/", h.assets)
+	m.HandleFunc("GET /login", h.loginPage)
+	m.HandleFunc("POST /login", h.loginSubmit)
+	m.HandleFunc("POST /logout", h.action(h.logout))
+	m.HandleFunc("GET /{$}", h.page(h.home))
+	h.workspaceRoutes()
+	m.HandleFunc("POST /workspace/switch", h.action(h.workspaceSwitch))
+	h.agentRoutes()
+	h.keyRoutes()
+	h.numberRoutes()
+	h.kbRoutes()
+	h.webhookRoutes()
+	h.callRoutes()
+	m.HandleFunc("/", h.page(func(w http.ResponseWriter, r *http.Request) {
+		h.render(w, r, http.StatusNotFound, "error", &view{Title: "Not found", Err: &apiError{Status: 404, Message: "No page at " + r.URL.Path + "."}})
+	}))
+}
+
+// page serves fn to a signed-in user and sends anyone else to the sign-in page.
+func (h *Handler) page(fn http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if data.PrincipalFrom(r.Context()) == nil {
+			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			return
+		}
+		fn(w, r)
+	}
+}
+
+// action serves a state-changing form post: a session and its CSRF token are required,
+// else 403 in the API's error shape.
+func (h *Handler) action(fn http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		tok := SessionToken(r)
+		if tok == "" || data.PrincipalFrom(r.Context()) == nil {
+			refuse(w, http.StatusUnauthorized, data.EUNAUTHORIZED, "Sign in first.")
+			return
+		}
+		if !ValidCSRF(r, tok) {
+			refuse(w, http.StatusForbidden, data.EFORBIDDEN, "The form's CSRF token is missing or wrong; reload the page and try again.")
+			return
+		}
+		fn(w, r)
+	}
+}
+
+// fail shows an API failure on the error page.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	e, ok := err.(*apiError)
+	if !ok {
+		panic(err) // not an API answer: a bug, which observe turns into a masked 500
+	}
+	h.render(w, r, e.Status, "error", &view{Title: "Error", Err: e})
+}
+
+type loginView struct {
+	Email, Workspace, Next, CSRF string
+}
+
+func (h *Handler) loginPage(w http.ResponseWriter, r *http.Request) {
+	v := loginView{Next: safeNext(r.URL.Query().Get("next")), CSRF: loginCSRF(w, r, h.secure)}
+	h.render(w, r, http.StatusOK, "login", &view{Title: "Sign in", D: v, Narrow: true})
+}
+
+// loginSubmit signs in through POST /api/v1/auth/login and keeps the login token in the
+// session cookie.
+func (h *Handler) loginSubmit(w http.ResponseWriter, r *http.Request) {
+	v := loginView{Email: r.PostFormValue("email"), Workspace: strings.TrimSpace(r.PostFormValue("workspace_id")),
+		Next: safeNext(r.PostFormValue("next"))}
+	if !validLoginCSRF(r) {
+		refuse(w, http.StatusForbidden, data.EFORBIDDEN, "The sign-in form's CSRF token is missing or wrong; reload the page and try again.")
+		return
+	}
+	res, err := h.call(r, "POST", "/api/v1/auth/login", nil, map[string]string{
+		"email": v.Email, "password": r.PostFormValue("password"), "workspace_id": v.Workspace,
+	})
+	if err != nil {
+		v.CSRF = loginCSRF(w, r, h.secure)
+		h.render(w, r, err.(*apiError).Status, "login", &view{Title: "Sign in", D: v, Err: err.(*apiError), Narrow: true})
+		return
+	}
+	tok, _ := res.Body["token"].(string)
+	setSession(w, r, h.secure, tok)
+	clearCookie(w, r, h.secure, loginCSRFCookie)
+	next := v.Next
+	if next == "" {
+		next = "/"
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// safeNext keeps a post-sign-in destination only when it is a path on this site.
+func safeNext(s string) string {
+	if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") || strings.Contains(s, `\`) {
+		return ""
+	}
+	return s
+}
+
+// logout revokes the session's login token and clears the cookie.
+func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
+	if _, err := h.call(r, "POST", "/api/v1/auth/logout", nil, nil); err != nil && err.(*apiError).Status != http.StatusUnauthorized {
+		h.fail(w, r, err)
+		return
+	}
+	clearCookie(w, r, h.secure, SessionCookie)
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+func (h *Handler) home(w http.ResponseWriter, r *http.Request) {
+	items := nav(data.PrincipalFrom(r.Context()))
+	http.Redirect(w, r, items[0].Href, http.StatusSeeOther)
+}
+
+// workspaceSwitch signs in again into another workspace (a login token is bound to one
+// workspace) and revokes the old token.
+func (h *Handler) workspaceSwitch(w http.ResponseWriter, r *http.Request) {
+	me, err := h.call(r, "GET", "/api/v1/user", nil, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	email, _ := me.Data()["email"].(string)
+	res, err := h.call(r, "POST", "/api/v1/auth/login", nil, map[string]string{
+		"email": email, "password": r.PostFormValue("password"), "workspace_id": r.PostFormValue("workspace_id"),
+	})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.call(r, "POST", "/api/v1/auth/logout", nil, nil) // the old token; a failure leaves it to expire
+	tok, _ := res.Body["token"].(string)
+	setSession(w, r, h.secure, tok)
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}

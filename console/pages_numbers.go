@@ -1,0 +1,113 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+func (h *Handler) numberRoutes() {
+	m := h.mux
+	m.HandleFunc("GET /numbers", h.page(h.numberList))
+	m.HandleFunc("POST /numbers", h.action(h.numberCreate))
+	m.HandleFunc("GET /numbers/{id}", h.page(h.numberEdit))
+	m.HandleFunc("POST /numbers/{id}", h.action(h.numberUpdate))
+	m.HandleFunc("POST /numbers/{id}/delete", h.action(h.numberDelete))
+}
+
+// agentChoices lists the agents the user may see, for pickers; none when the user lacks
+// the agents module (the picker then takes an id).
+func (h *Handler) agentChoices(r *http.Request) []any {
+	res, err := h.call(r, "GET", "/api/v1/agents", url.Values{"per_page": {"100"}}, nil)
+	if err != nil {
+		return nil
+	}
+	return res.List()
+}
+
+func (h *Handler) numberList(w http.ResponseWriter, r *http.Request) {
+	h.renderNumbers(w, r, http.StatusOK, nil)
+}
+
+func (h *Handler) renderNumbers(w http.ResponseWriter, r *http.Request, status int, fail *apiError) {
+	in := r.URL.Query()
+	q := url.Values{"per_page": {perPage}}
+	for _, k := range []string{"agent_id", "cursor"} {
+		if v := in.Get(k); v != "" {
+			q.Set(k, v)
+		}
+	}
+	res, err := h.call(r, "GET", "/api/v1/numbers", q, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	p := data.PrincipalFrom(r.Context())
+	h.render(w, r, status, "numbers", &view{Title: "Numbers", Active: "numbers", Err: fail, Notice: in.Get("notice"), D: map[string]any{
+		"Numbers": res.List(), "Next": res.NextCursor(), "Agents": h.agentChoices(r), "AgentID": in.Get("agent_id"),
+		"Providers": data.NumberProviders, "Form": r.PostForm,
+		"CanWrite": p.Allows(data.Write(data.ModulePhoneNumbers)) == nil,
+	}})
+}
+
+// optID is a picker's value for a nullable id: "" is null (unbound).
+func optID(s string) any {
+	if s = strings.TrimSpace(s); s == "" {
+		return nil
+	}
+	return s
+}
+
+func (h *Handler) numberCreate(w http.ResponseWriter, r *http.Request) {
+	body := map[string]any{
+		"phone_number": r.PostFormValue("phone_number"), "nickname": r.PostFormValue("nickname"),
+		"provider": r.PostFormValue("provider"), "inbound_agent_id": optID(r.PostFormValue("inbound_agent_id")),
+		"outbound_agent_id": optID(r.PostFormValue("outbound_agent_id")),
+	}
+	if _, err := h.call(r, "POST", "/api/v1/numbers", nil, body); err != nil {
+		h.renderNumbers(w, r, err.(*apiError).Status, err.(*apiError))
+		return
+	}
+	http.Redirect(w, r, "/numbers?notice=Number+added.", http.StatusSeeOther)
+}
+
+func (h *Handler) numberEdit(w http.ResponseWriter, r *http.Request) {
+	h.renderNumber(w, r, http.StatusOK, nil)
+}
+
+func (h *Handler) renderNumber(w http.ResponseWriter, r *http.Request, status int, fail *apiError) {
+	res, err := h.call(r, "GET", "/api/v1/numbers/"+url.PathEscape(r.PathValue("id")), nil, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	p := data.PrincipalFrom(r.Context())
+	n := res.Data()
+	h.render(w, r, status, "number", &view{Title: str(n["phone_number"]), Active: "numbers", Err: fail, D: map[string]any{
+		"N": n, "ETag": res.ETag, "Agents": h.agentChoices(r), "Providers": data.NumberProviders,
+		"CanWrite": p.Allows(data.Write(data.ModulePhoneNumbers)) == nil,
+	}})
+}
+
+func (h *Handler) numberUpdate(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	body := map[string]any{
+		"nickname": r.PostFormValue("nickname"), "provider": r.PostFormValue("provider"),
+		"inbound_agent_id": optID(r.PostFormValue("inbound_agent_id")), "outbound_agent_id": optID(r.PostFormValue("outbound_agent_id")),
+	}
+	if _, err := h.callIfMatch(r, "PUT", "/api/v1/numbers/"+url.PathEscape(id), r.PostFormValue("etag"), body); err != nil {
+		h.renderNumber(w, r, err.(*apiError).Status, err.(*apiError))
+		return
+	}
+	http.Redirect(w, r, "/numbers?notice=Number+saved.", http.StatusSeeOther)
+}
+
+func (h *Handler) numberDelete(w http.ResponseWriter, r *http.Request) {
+	if _, err := h.call(r, "DELETE", "/api/v1/numbers/"+url.PathEscape(r.PathValue("id")), nil, nil); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/numbers?notice=Number+deleted.", http.StatusSeeOther)
+}

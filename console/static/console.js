@@ -1,0 +1,321 @@
+// voiceapi console: the agent editor (JSON to the REST API), provider and tool-type
+// switches, repeatable lists, copy buttons. No inline script: the page's CSP forbids it.
+(function () {
+  "use strict";
+
+  function csrf() {
+    var m = document.querySelector('meta[name="csrf-token"]');
+    return m ? m.content : "";
+  }
+
+  // Sections that belong to another provider or tool type are hidden, and left out of
+  // the JSON the editor sends.
+  function applySwitch(sel) {
+    var scope = sel.closest("[data-scope]");
+    if (!scope) return;
+    scope.querySelectorAll('[data-case="' + sel.dataset.switch + '"]').forEach(function (sec) {
+      if (sec.closest("[data-scope]") !== scope) return;
+      sec.hidden = sec.dataset.is.split(" ").indexOf(sel.value) < 0;
+    });
+  }
+  function applySwitches(root) {
+    root.querySelectorAll("select[data-switch]").forEach(applySwitch);
+  }
+
+  // value reads one input by its kind; undefined leaves the field out (the stored value
+  // stays).
+  function value(el) {
+    var v = el.value, k = el.dataset.kind;
+    switch (k) {
+      case "bool": return el.checked;
+      case "int": return v.trim() === "" ? undefined : Number(v);
+      case "float": return v.trim() === "" ? undefined : Number(v);
+      case "nfloat": return v.trim() === "" ? null : Number(v);
+      case "nstr": return v === "" ? null : v;
+      case "list": return v.split(",").map(function (s) { return s.trim(); }).filter(Boolean);
+      case "secret":
+        if (v === el.dataset.orig) return undefined; // untouched: the masked value is kept
+        return v === "" ? null : v;
+      default: return v;
+    }
+  }
+
+  // walk builds the JSON of el's descendants into target, naming each input's dot path
+  // (data-path) on the way so that a 422's messages find their fields.
+  function walk(el, target, path) {
+    Array.prototype.forEach.call(el.children, function (c) {
+      if (c.tagName === "TEMPLATE") return;
+      if (c.hidden && c.dataset.case) {
+        clear(c, target);
+        return;
+      }
+      if (c.hidden) return;
+      if (c.dataset.obj) {
+        var o = target[c.dataset.obj] || (target[c.dataset.obj] = {});
+        c.dataset.path = path + c.dataset.obj;
+        walk(c, o, path + c.dataset.obj + ".");
+      } else if (c.dataset.list) {
+        var key = c.dataset.list, arr = [];
+        c.dataset.path = path + key;
+        target[key] = arr;
+        items(c).forEach(function (it, i) {
+          var base = it.dataset.base ? JSON.parse(it.dataset.base) : {};
+          arr.push(base);
+          it.dataset.path = path + key + "." + i;
+          walk(it, base, path + key + "." + i + ".");
+        });
+      } else if (c.dataset.key) {
+        c.dataset.path = path + c.dataset.key;
+        var v = value(c);
+        if (v !== undefined) target[c.dataset.key] = v;
+      } else {
+        walk(c, target, path);
+      }
+    });
+  }
+  // clear empties the fields of another provider's section, so that what the stored
+  // group holds for the old provider does not outlive the switch (a PUT merges the given
+  // fields into the stored group): nullable fields become null, plain strings "", unless
+  // the chosen provider's section gives the same field. Numbers that take no null are
+  // left for the API to judge.
+  function clear(sec, target) {
+    sec.querySelectorAll("[data-key]").forEach(function (c) {
+      // Only the section's own fields: not those of a list or section inside it.
+      var list = c.closest("[data-list]");
+      if (c.closest("[data-case]") !== sec || (list && sec.contains(list))) return;
+      var k = c.dataset.key, kind = c.dataset.kind;
+      if (kind === "nstr" || kind === "nfloat") {
+        if (!(k in target)) target[k] = null;
+      } else if (kind === "str") {
+        if (!(k in target)) target[k] = "";
+      }
+    });
+  }
+
+  function items(list) {
+    return Array.prototype.filter.call(list.querySelectorAll("[data-item]"), function (it) {
+      return it.closest("[data-list]") === list;
+    });
+  }
+
+  function clearErrors(form) {
+    form.querySelectorAll("[data-err]").forEach(function (p) { p.hidden = true; p.textContent = ""; });
+    form.querySelectorAll("[aria-invalid]").forEach(function (i) { i.removeAttribute("aria-invalid"); i.removeAttribute("aria-describedby"); });
+  }
+
+  var errSeq = 0;
+  // showErrors puts each message beside the field its dot path names (or the nearest
+  // enclosing item or group), all at once, and lists them all in the summary too.
+  function showErrors(form, errors, summary) {
+    var ul = document.createElement("ul");
+    Object.keys(errors).sort().forEach(function (path) {
+      var msgs = errors[path];
+      msgs.forEach(function (m) {
+        var li = document.createElement("li");
+        li.textContent = m;
+        ul.appendChild(li);
+      });
+      var p = path, el = null;
+      while (p && !el) {
+        el = form.querySelector('[data-path="' + CSS.escape(p) + '"]');
+        if (!el) p = p.indexOf(".") < 0 ? "" : p.slice(0, p.lastIndexOf("."));
+      }
+      if (!el) return;
+      var slot = el.matches("[data-key]") ? el.closest(".field").querySelector("[data-err]") :
+        Array.prototype.find.call(el.querySelectorAll("[data-err]"), function (e) {
+          return e.closest(".field, [data-item], [data-list], [data-obj]") === el;
+        });
+      if (!slot) return;
+      slot.id = slot.id || "err-" + (++errSeq);
+      slot.textContent = (slot.textContent ? slot.textContent + " " : "") + msgs.join(" ");
+      slot.hidden = false;
+      if (el.matches("[data-key]")) {
+        el.setAttribute("aria-invalid", "true");
+        el.setAttribute("aria-describedby", slot.id);
+      }
+    });
+    summary.textContent = "";
+    var h = document.createElement("p");
+    h.textContent = "The agent was not saved:";
+    summary.appendChild(h);
+    summary.appendChild(ul);
+    summary.hidden = false;
+  }
+
+  function saveAgent(form) {
+    var status = document.getElementById("save-status");
+    var summary = document.getElementById("save-errors");
+    var body = {};
+    walk(form, body, "");
+    clearErrors(form);
+    summary.hidden = true;
+    status.textContent = "Saving…";
+    fetch("/api/v1/agents/" + encodeURIComponent(form.dataset.agentId), {
+      method: "PUT",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "If-Match": form.dataset.etag, "X-CSRF-Token": csrf() },
+      body: JSON.stringify(body)
+    }).then(function (res) {
+      return res.json().then(function (j) { return { res: res, j: j }; });
+    }).then(function (x) {
+      if (x.res.ok) {
+        form.dataset.etag = x.res.headers.get("ETag") || form.dataset.etag;
+        var key = form.querySelector('[data-kind="secret"]');
+        if (key && x.j.data && x.j.data.llm_config) {
+          key.value = key.dataset.orig = x.j.data.llm_config.api_key || "";
+        }
+        status.textContent = "Saved.";
+        return;
+      }
+      status.textContent = "";
+      if (x.res.status === 412) {
+        summary.textContent = "";
+        var p = document.createElement("p");
+        p.textContent = "Someone else saved this agent after you opened it. Reload to see their changes (yours are not saved).";
+        var b = document.createElement("button");
+        b.type = "button";
+        b.textContent = "Reload";
+        b.addEventListener("click", function () { location.reload(); });
+        summary.appendChild(p);
+        summary.appendChild(b);
+        summary.hidden = false;
+        return;
+      }
+      if (x.res.status === 422 && x.j.errors) {
+        showErrors(form, x.j.errors, summary);
+        return;
+      }
+      summary.textContent = x.j.message || ("Error " + x.res.status);
+      summary.hidden = false;
+    }).catch(function (e) {
+      status.textContent = "";
+      summary.textContent = "The request failed: " + e.message;
+      summary.hidden = false;
+    });
+  }
+
+  document.addEventListener("change", function (e) {
+    if (e.target.matches("select[data-switch]")) applySwitch(e.target);
+  });
+
+  document.addEventListener("click", function (e) {
+    var b = e.target.closest("button[data-action], button[data-copy]");
+    if (!b) return;
+    if (b.dataset.copy) {
+      var src = document.getElementById(b.dataset.copy);
+      src.select();
+      (navigator.clipboard ? navigator.clipboard.writeText(src.value) : Promise.reject()).then(
+        function () { b.textContent = "Copied"; },
+        function () { document.execCommand("copy"); b.textContent = "Copied"; });
+      return;
+    }
+    var list = b.closest("[data-list]"), item = b.closest("[data-item]");
+    switch (b.dataset.action) {
+      case "add":
+        var tpl = Array.prototype.find.call(list.children, function (c) { return c.tagName === "TEMPLATE"; });
+        var node = tpl.content.firstElementChild.cloneNode(true);
+        list.querySelector(".items").appendChild(node);
+        applySwitches(node);
+        var first = node.querySelector("input, select, textarea");
+        if (first) first.focus();
+        break;
+      case "remove":
+        item.remove();
+        break;
+      case "up":
+        if (item.previousElementSibling) item.parentNode.insertBefore(item, item.previousElementSibling);
+        b.focus();
+        break;
+      case "down":
+        if (item.nextElementSibling) item.parentNode.insertBefore(item.nextElementSibling, item);
+        b.focus();
+        break;
+    }
+  });
+
+  document.addEventListener("submit", function (e) {
+    if (e.target.id === "agent-form") {
+      e.preventDefault();
+      saveAgent(e.target);
+    }
+  });
+
+  document.addEventListener("DOMContentLoaded", function () { applySwitches(document); });
+})();
+
+// Knowledge base uploads: each file is its own multipart request to the REST API, so that
+// each has its own progress bar and its own answer.
+(function () {
+  "use strict";
+  function csrf() {
+    var m = document.querySelector('meta[name="csrf-token"]');
+    return m ? m.content : "";
+  }
+  function upload(zone, file) {
+    var li = document.createElement("li");
+    var name = document.createElement("span");
+    name.textContent = file.name;
+    var bar = document.createElement("progress");
+    bar.max = 100;
+    bar.value = 0;
+    bar.setAttribute("aria-label", "Upload of " + file.name);
+    var state = document.createElement("span");
+    state.className = "upload-state";
+    state.textContent = "uploading";
+    li.appendChild(name);
+    li.appendChild(bar);
+    li.appendChild(state);
+    zone.querySelector(".uploads").appendChild(li);
+    var fd = new FormData();
+    fd.append("files", file, file.name);
+    var xhr = new XMLHttpRequest();
+    xhr.open("POST", zone.dataset.upload);
+    xhr.setRequestHeader("X-CSRF-Token", csrf());
+    xhr.upload.addEventListener("progress", function (e) {
+      if (e.lengthComputable) bar.value = Math.round(100 * e.loaded / e.total);
+    });
+    xhr.addEventListener("load", function () {
+      bar.value = 100;
+      if (xhr.status >= 200 && xhr.status < 300) {
+        state.textContent = "uploaded";
+      } else {
+        var msg = "failed";
+        try { msg = JSON.parse(xhr.responseText).message || msg; } catch (e) { /* not JSON */ }
+        state.textContent = msg;
+        state.className = "upload-state err-text";
+      }
+      if (window.htmx) window.htmx.ajax("GET", zone.dataset.refresh, { target: "#sources", swap: "outerHTML" });
+    });
+    xhr.addEventListener("error", function () { state.textContent = "the upload failed"; });
+    xhr.send(fd);
+  }
+  function files(zone, list) {
+    Array.prototype.forEach.call(list, function (f) { upload(zone, f); });
+  }
+  document.addEventListener("change", function (e) {
+    var zone = e.target.closest(".drop[data-upload]");
+    if (zone && e.target.type === "file") {
+      files(zone, e.target.files);
+      e.target.value = "";
+    }
+  });
+  ["dragenter", "dragover"].forEach(function (t) {
+    document.addEventListener(t, function (e) {
+      var zone = e.target.closest && e.target.closest(".drop[data-upload]");
+      if (!zone) return;
+      e.preventDefault();
+      zone.classList.add("over");
+    });
+  });
+  document.addEventListener("dragleave", function (e) {
+    var zone = e.target.closest && e.target.closest(".drop[data-upload]");
+    if (zone) zone.classList.remove("over");
+  });
+  document.addEventListener("drop", function (e) {
+    var zone = e.target.closest && e.target.closest(".drop[data-upload]");
+    if (!zone) return;
+    e.preventDefault();
+    zone.classList.remove("over");
+    files(zone, e.dataTransfer.files);
+  });
+})();

@@ -1,0 +1,100 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// wrap applies the per-route chain: body limit, authentication, rate limit,
+// authorization, If-Match, idempotency, then the handler; an error goes through
+// writeError. The rate limit comes before authorization so that a token's refused
+// requests count too and carry the X-RateLimit-* headers.
+func (s *Server) wrap(rt route) http.Handler {
+	limit := rt.BodyLimit
+	if limit == 0 {
+		limit = s.cfg.MaxJSONBody
+	}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rt.Long {
+			w, r = s.longTransfer(w, r)
+		}
+		info, _ := r.Context().Value(requestInfoKey).(*requestInfo)
+		if info != nil {
+			info.route = rt.Path
+		}
+		if !rt.Public {
+			p, err := s.authenticate(r)
+			if err == nil {
+				err = s.limitToken(w, p)
+			}
+			if err == nil {
+				err = s.authorize(r, p, rt.Need)
+			}
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			if info != nil {
+				info.userID = p.UserID
+			}
+			ctx := data.WithPrincipal(r.Context(), p)
+			if im := r.Header.Get("If-Match"); im != "" {
+				ctx = data.WithIfMatch(ctx, im)
+			}
+			r = r.WithContext(ctx)
+		}
+		if rt.NoBody {
+			if err := refuseBody(r); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+		}
+		if rt.Idempotent && r.Header.Get("Idempotency-Key") != "" {
+			s.idempotent(w, r, rt)
+			return
+		}
+		if err := rt.handle(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+	return limitBody(limit, h)
+}
+
+// authenticate resolves the bearer token to its principal.
+func (s *Server) authenticate(r *http.Request) (*data.Principal, error) {
+	header := r.Header.Get("Authorization")
+	if header == "" && hasSession(r) {
+		return s.authenticateSession(r)
+	}
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return nil, data.Errorf(data.EUNAUTHORIZED, "Send a token as Authorization: Bearer <token>.")
+	}
+	return s.svc.Auth.Authenticate(r.Context(), strings.TrimSpace(token))
+}
+
+// authorize checks the route's requirement against p, adjusting p in place. A route with
+// a {workspace_id} acts in that workspace, with the caller's membership there; one the
+// caller is not a member of is not found.
+func (s *Server) authorize(r *http.Request, p *data.Principal, need data.Requirement) error {
+	if need.Workspace {
+		if wsID := mux.Vars(r)["workspace_id"]; wsID != "" && wsID != p.WorkspaceID {
+			m, err := s.svc.WorkspaceUsers.Membership(r.Context(), wsID, p.UserID)
+			if err != nil {
+				if data.ErrorCode(err) == data.ENOTFOUND {
+					return data.NotFound("Workspace")
+				}
+				return err
+			}
+			p.WorkspaceID, p.Role, p.Modules, p.AgentIDs = wsID, m.Role, m.Modules, m.AgentIDs
+		}
+		if p.Role == "" {
+			return data.Errorf(data.EFORBIDDEN, "This token's user is no longer a member of its workspace.")
+		}
+	}
+	return p.Allows(need)
+}

@@ -1,0 +1,200 @@
+package service
+
+import (
+	"context"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/knowledge"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// DefaultMaxSourcesPerKnowledgeBase is KnowledgeOptions.MaxSources when unset.
+const DefaultMaxSourcesPerKnowledgeBase = 1000
+
+// KnowledgeOptions configures knowledge bases.
+type KnowledgeOptions struct {
+	// MaxSources bounds the sources (texts, urls and files together) of one knowledge
+	// base; DefaultMaxSourcesPerKnowledgeBase when 0.
+	MaxSources int
+	// Embedder, when set, computes a vector per chunk at indexing time and per query, and
+	// retrieval blends semantic and lexical scores. Nil means lexical retrieval only.
+	Embedder knowledge.Embedder
+}
+
+// SourceLimit is MaxSources with its default applied.
+func (o KnowledgeOptions) SourceLimit() int {
+	if o.MaxSources > 0 {
+		return o.MaxSources
+	}
+	return DefaultMaxSourcesPerKnowledgeBase
+}
+
+// KnowledgeBaseService implements data.KnowledgeBaseService: knowledge bases of the
+// caller's workspace, their sources (texts, urls, files), and retrieval over an in-memory
+// index per knowledge base built from the stored chunks.
+type KnowledgeBaseService struct {
+	*base
+}
+
+var _ data.KnowledgeBaseService = (*KnowledgeBaseService)(nil)
+
+func newKnowledgeBases(b *base) *KnowledgeBaseService {
+	return &KnowledgeBaseService{base: b}
+}
+
+// checkURL is the outbound check of source urls (conventions §14), Options.URLGuard.
+func (s *KnowledgeBaseService) checkURL() func(string) error { return s.urlGuard }
+
+// callerWorkspace is the workspace the caller acts in; without a caller there is none,
+// and knowledge bases, all workspace-scoped, are not found.
+func callerWorkspace(ctx context.Context) (string, error) {
+	if p := data.PrincipalFrom(ctx); p != nil {
+		return p.WorkspaceID, nil
+	}
+	return "", data.NotFound("Knowledge base")
+}
+
+// loadKB reads a knowledge base of the caller's workspace, without its sources; anything
+// else is not found.
+func loadKB(ctx context.Context, tx Tx, id string) (*data.KnowledgeBase, error) {
+	ws, err := callerWorkspace(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !data.ValidID(data.PrefixKnowledgeBase, id) {
+		return nil, data.NotFound("Knowledge base")
+	}
+	kb, err := tx.KnowledgeBase(id)
+	if err != nil {
+		return nil, err
+	}
+	if kb == nil || kb.WorkspaceID != ws {
+		return nil, data.NotFound("Knowledge base")
+	}
+	return kb, nil
+}
+
+// loadKBForChange loads a knowledge base about to change with its sources, as the caller
+// last saw it, refusing a stale If-Match.
+func loadKBForChange(ctx context.Context, tx Tx, id string) (*data.KnowledgeBase, error) {
+	kb, err := loadKB(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.KnowledgeBaseSources(kb); err != nil {
+		return nil, err
+	}
+	if err := data.CheckIfMatch(data.IfMatch(ctx), kb); err != nil {
+		return nil, err
+	}
+	return kb, nil
+}
+
+// ListKnowledgeBases implements data.KnowledgeBaseService.
+func (s *KnowledgeBaseService) ListKnowledgeBases(ctx context.Context, req data.PageRequest) ([]*data.KnowledgeBase, data.Page, error) {
+	ws, err := callerWorkspace(ctx)
+	if err != nil {
+		return nil, data.Page{}, err
+	}
+	var list []*data.KnowledgeBase
+	var page data.Page
+	err = s.store.View(ctx, func(tx Tx) error {
+		var err error
+		list, page, err = tx.KnowledgeBasePage(ws, req)
+		return err
+	})
+	return list, page, err
+}
+
+// CreateKnowledgeBase implements data.KnowledgeBaseService. Texts are chunked before the
+// transaction; urls are left pending for the fetcher.
+func (s *KnowledgeBaseService) CreateKnowledgeBase(ctx context.Context, in data.KnowledgeBaseCreate) (*data.KnowledgeBase, error) {
+	if err := checkInput(ctx, validate.KnowledgeBaseCreate(in, s.checkURL())); err != nil {
+		return nil, err
+	}
+	add := data.SourcesAdd{Texts: in.Texts, URLs: in.URLs}
+	if n := len(in.Texts) + len(in.URLs); n > s.opts.Knowledge.SourceLimit() {
+		return nil, tooManySources(sourcesField(add), s.opts.Knowledge.SourceLimit(), 0, n)
+	}
+	ws, err := callerWorkspace(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := s.timeNow()
+	kb := &data.KnowledgeBase{ID: s.ids.New(data.PrefixKnowledgeBase), Name: in.Name, WorkspaceID: ws, CreatedAt: now, UpdatedAt: now}
+	prepared := s.prepareSources(ctx, kb, add, nil)
+	var out *data.KnowledgeBase
+	err = s.store.Update(ctx, func(tx Tx) error {
+		if err := checkQuota(tx, ws, data.LimitKnowledgeBases); err != nil {
+			return err
+		}
+		if err := tx.InsertKnowledgeBase(kb); err != nil {
+			return err
+		}
+		if err := s.storeSources(ctx, tx, kb, prepared); err != nil {
+			return err
+		}
+		out = &data.KnowledgeBase{ID: kb.ID, Name: kb.Name, WorkspaceID: ws, CreatedAt: now, UpdatedAt: now}
+		if err := tx.KnowledgeBaseSources(out); err != nil {
+			return err
+		}
+		_, err := s.record(ctx, tx, data.EventKnowledgeBaseCreated, ws, out)
+		return err
+	})
+	return out, err
+}
+
+// KnowledgeBase implements data.KnowledgeBaseService.
+func (s *KnowledgeBaseService) KnowledgeBase(ctx context.Context, id string) (*data.KnowledgeBase, error) {
+	var out *data.KnowledgeBase
+	err := s.store.View(ctx, func(tx Tx) error {
+		kb, err := loadKB(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		out = kb
+		return tx.KnowledgeBaseSources(kb)
+	})
+	return out, err
+}
+
+// UpdateKnowledgeBase implements data.KnowledgeBaseService.
+func (s *KnowledgeBaseService) UpdateKnowledgeBase(ctx context.Context, id string, in data.KnowledgeBaseUpdate) (*data.KnowledgeBase, error) {
+	if err := checkInput(ctx, validate.KnowledgeBaseUpdate(in)); err != nil {
+		return nil, err
+	}
+	var out *data.KnowledgeBase
+	err := s.store.Update(ctx, func(tx Tx) error {
+		kb, err := loadKBForChange(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		out = kb
+		if !in.Name.Set || in.Name.V == kb.Name {
+			return nil // nothing changed: no write, no event
+		}
+		kb.Name, kb.UpdatedAt = in.Name.V, s.timeNow()
+		if err := tx.PutKnowledgeBase(kb); err != nil {
+			return err
+		}
+		_, err = s.record(ctx, tx, data.EventKnowledgeBaseUpdated, kb.WorkspaceID, kb)
+		return err
+	})
+	return out, err
+}
+
+// DeleteKnowledgeBase implements data.KnowledgeBaseService.
+func (s *KnowledgeBaseService) DeleteKnowledgeBase(ctx context.Context, id string) error {
+	return s.store.Update(ctx, func(tx Tx) error {
+		kb, err := loadKBForChange(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteKnowledgeBase(kb); err != nil {
+			return err
+		}
+		tx.OnCommit(func() { s.kbIndexes.drop(kb.ID) })
+		_, err = s.record(ctx, tx, data.EventKnowledgeBaseDeleted, kb.WorkspaceID, kb)
+		return err
+	})
+}

@@ -1,0 +1,235 @@
+package service
+
+// Retrieval runs on an in-memory knowledge.Index per knowledge base, built from the
+// stored chunks on the first query and kept in step by every commit of this process that
+// adds or removes chunks.
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/knowledge"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// indexCache holds the built indexes, with the workspace of each. gen counts the changes
+// of each knowledge base: a build that saw an older generation is used once but not kept,
+// since a commit may have landed between its read and its install.
+type indexCache struct {
+	mu  sync.Mutex
+	ix  map[string]*knowledge.Index
+	ws  map[string]string // knowledge base id → its workspace, for the built ones
+	gen map[string]uint64
+}
+
+func newIndexCache() *indexCache {
+	return &indexCache{ix: map[string]*knowledge.Index{}, ws: map[string]string{}, gen: map[string]uint64{}}
+}
+
+// apply runs fn on the cached index of kbID, if built, after a commit changed its chunks.
+func (c *indexCache) apply(kbID string, fn func(*knowledge.Index)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen[kbID]++
+	if ix := c.ix[kbID]; ix != nil {
+		fn(ix)
+	}
+}
+
+// drop forgets the index of a deleted knowledge base.
+func (c *indexCache) drop(kbID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen[kbID]++
+	delete(c.ix, kbID)
+	delete(c.ws, kbID)
+}
+
+// dropWorkspace forgets the indexes of a deleted workspace's knowledge bases, which the
+// storage deleted with it.
+func (c *indexCache) dropWorkspace(workspaceID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for kbID, ws := range c.ws {
+		if ws == workspaceID {
+			c.gen[kbID]++
+			delete(c.ix, kbID)
+			delete(c.ws, kbID)
+		}
+	}
+}
+
+// len is the number of built indexes held.
+func (c *indexCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.ix)
+}
+
+// kbIndex returns the index of kbID, of workspace ws, building it from the stored chunks
+// when needed.
+func (s *KnowledgeBaseService) kbIndex(ctx context.Context, ws, kbID string) (*knowledge.Index, error) {
+	c := s.kbIndexes
+	c.mu.Lock()
+	ix, gen := c.ix[kbID], c.gen[kbID]
+	c.mu.Unlock()
+	if ix != nil {
+		return ix, nil
+	}
+	ix = knowledge.NewIndex()
+	err := s.store.View(ctx, func(tx Tx) error {
+		return tx.EachSourceChunks(kbID, func(sourceID string, stored []data.SourceChunk) error {
+			chunks := make([]knowledge.Chunk, len(stored))
+			for i, sc := range stored {
+				chunks[i] = knowledge.Chunk{ID: knowledge.ChunkID(sourceID, i), SourceID: sourceID, Text: sc.Text, Vector: sc.Vector}
+			}
+			ix.Add(sourceID, chunks)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.gen[kbID] == gen && c.ix[kbID] == nil {
+		c.ix[kbID], c.ws[kbID] = ix, ws
+	}
+	c.mu.Unlock()
+	return ix, nil
+}
+
+// search runs one query over the given knowledge bases and returns the best k hits over
+// all of them, best first, ties by chunk id.
+func (s *KnowledgeBaseService) search(ctx context.Context, ws string, kbIDs []string, query string, k int, threshold float64) ([]data.KnowledgeChunk, error) {
+	var vec []float32
+	if e := s.opts.Knowledge.Embedder; e != nil {
+		vecs, err := e.Embed(ctx, []string{query})
+		if err == nil && len(vecs) == 1 {
+			vec = vecs[0]
+		} else {
+			s.log.Warn("embedding a query failed; searching lexically", "error", err)
+		}
+	}
+	var hits []knowledge.Hit
+	owner := map[string]string{} // source id → knowledge base id
+	for _, id := range kbIDs {
+		ix, err := s.kbIndex(ctx, ws, id)
+		if err != nil {
+			return nil, err
+		}
+		var found []knowledge.Hit
+		if vec != nil {
+			found = ix.SearchHybrid(query, vec, k, threshold, knowledge.DefaultVectorWeight)
+		} else {
+			found = ix.Search(query, k, threshold)
+		}
+		for _, h := range found {
+			owner[h.SourceID] = id
+		}
+		hits = append(hits, found...)
+	}
+	slices.SortStableFunc(hits, func(a, b knowledge.Hit) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.ChunkID, b.ChunkID)
+	})
+	out := make([]data.KnowledgeChunk, 0, min(k, len(hits)))
+	err := s.store.View(ctx, func(tx Tx) error {
+		for _, h := range hits {
+			if len(out) == k {
+				break
+			}
+			src, err := tx.KnowledgeSource(owner[h.SourceID], h.SourceID)
+			if err != nil {
+				return err
+			}
+			if src == nil {
+				continue // deleted since the search: never return a chunk of a gone source
+			}
+			score := math.Min(1, math.Max(0, h.Score))
+			out = append(out, data.KnowledgeChunk{ChunkID: h.ChunkID, SourceID: h.SourceID, SourceType: src.Type, Text: h.Text, Score: score})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// QueryKnowledgeBase implements data.KnowledgeBaseService.
+func (s *KnowledgeBaseService) QueryKnowledgeBase(ctx context.Context, kbID string, q data.KnowledgeQuery) ([]data.KnowledgeChunk, error) {
+	if err := checkInput(ctx, validate.KnowledgeQuery(q)); err != nil {
+		return nil, err
+	}
+	var kb *data.KnowledgeBase
+	err := s.store.View(ctx, func(tx Tx) error {
+		var err error
+		kb, err = loadKB(ctx, tx, kbID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	k := data.DefaultChunksToRetrieve
+	if q.ChunksToRetrieve != nil {
+		k = *q.ChunksToRetrieve
+	}
+	threshold := 0.0
+	if q.SimilarityThreshold != nil {
+		threshold = *q.SimilarityThreshold
+	}
+	return s.search(ctx, kb.WorkspaceID, []string{kbID}, q.Query, k, threshold)
+}
+
+// QueryAgentKnowledge implements data.KnowledgeBaseService: the agent must be of the
+// caller's workspace and within its agent_ids; its knowledge_base_ids that no longer name
+// a knowledge base of the workspace are skipped.
+func (s *KnowledgeBaseService) QueryAgentKnowledge(ctx context.Context, agentID string, q data.AgentKnowledgeQuery) ([]data.KnowledgeChunk, error) {
+	if err := checkInput(ctx, validate.AgentKnowledgeQuery(q)); err != nil {
+		return nil, err
+	}
+	p := data.PrincipalFrom(ctx)
+	var cfg data.KnowledgeBaseConfig
+	var kbIDs []string
+	err := s.store.View(ctx, func(tx Tx) error {
+		if p == nil || !p.CanSeeAgent(agentID) {
+			return data.NotFound("Agent")
+		}
+		agent, err := tx.Agent(agentID)
+		if err != nil {
+			return err
+		}
+		if agent == nil || agent.WorkspaceID != p.WorkspaceID {
+			return data.NotFound("Agent")
+		}
+		cfg = agent.KnowledgeBaseConfig
+		for _, id := range agent.LLMConfig.KnowledgeBaseIDs {
+			kb, err := tx.KnowledgeBase(id)
+			if err != nil {
+				return err
+			}
+			if kb != nil && kb.WorkspaceID == p.WorkspaceID {
+				kbIDs = append(kbIDs, id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	k := cfg.ChunksToRetrieve
+	if k < 1 {
+		k = data.DefaultChunksToRetrieve
+	}
+	threshold := 0.0
+	if cfg.SimilarityThreshold != nil {
+		threshold = *cfg.SimilarityThreshold
+	}
+	return s.search(ctx, p.WorkspaceID, kbIDs, q.Query, k, threshold)
+}
