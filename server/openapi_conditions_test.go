@@ -70,3 +70,27 @@ func TestOpenAPIConditionsAreEnforced(t *testing.T) {
 		t.Fatalf("only %d conditions probed", probed)
 	}
 }
+
+// TestOpenAPIToolConditionsAreEnforced probes the tool item conditions of the document: a
+// tool of each conditioned type without the members its condition requires is refused with
+// a 422 naming them.
+func TestOpenAPIToolConditionsAreEnforced(t *testing.T) {
+	_, doc := openapiDocument(t)
+	e := newEnv(t)
+	all, _ := dig(t, doc, "components", "schemas", "ToolInput").(map[string]any)["allOf"].([]any)
+	if len(all) == 0 {
+		t.Fatal("ToolInput has no conditions")
+	}
+	for _, c := range all {
+		typ := dig(t, c, "if", "properties", "type", "const")
+		tool := map[string]any{"name": "probe_tool", "type": typ, "description": "probe"}
+		r := e.do("POST", "/api/v1/agents", e.Owner.Token, map[string]any{"name": "probe", "llm_config": map[string]any{"tools": []any{tool}}})
+		expect(t, r, 422)
+		got := r.FieldErrors()
+		for _, m := range dig(t, c, "then", "required").([]any) {
+			if _, ok := got["llm_config.tools.0."+m.(string)]; !ok {
+				t.Errorf("type %v: the 422 does not name llm_config.tools.0.%s: %v", typ, m, got)
+			}
+		}
+	}
+}
