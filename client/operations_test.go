@@ -329,6 +329,11 @@ func (tr *tour) records(agent *data.Agent) {
 	if head == nil || reflect.ValueOf(*head).IsZero() {
 		t.Errorf("audit head: %+v", head)
 	}
+	verified, err := c.Audit.Verify(ctx)
+	check("audit verify", err)
+	if verified == nil || !verified.Intact || verified.Checked == 0 || len(verified.Problems) != 0 {
+		t.Errorf("audit verify: %+v", verified)
+	}
 }
 
 func (tr *tour) webhooks() *data.Webhook {

@@ -188,3 +188,12 @@ func (s *AuditService) Head(ctx context.Context, opts ...RequestOption) (*data.A
 	}
 	return &out, nil
 }
+
+// Verify recomputes the workspace's audit chain on the server and names every fault.
+func (s *AuditService) Verify(ctx context.Context, opts ...RequestOption) (*data.AuditVerification, error) {
+	var out data.AuditVerification
+	if err := s.c.dataOf(ctx, request{op: "auditVerify", opts: opts}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

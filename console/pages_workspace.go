@@ -185,7 +185,13 @@ func (h *Handler) auditPage(w http.ResponseWriter, r *http.Request) {
 	} else {
 		list, next = res.List(), res.NextCursor()
 	}
+	// The chain's verification, as the API recomputes it; a failure to ask is shown as
+	// no result rather than failing the page.
+	var verified map[string]any
+	if v, err := h.call(r, "GET", "/api/v1/audit-log/verify", nil, nil); err == nil {
+		verified = v.Data()
+	}
 	h.render(w, r, http.StatusOK, "audit", &view{Title: "Audit log", Active: "workspace", Err: fail, D: map[string]any{
-		"Events": list, "Next": next, "Q": in, "Types": data.EventTypes,
+		"Events": list, "Next": next, "Q": in, "Types": data.EventTypes, "Verified": verified,
 	}})
 }

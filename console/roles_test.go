@@ -145,3 +145,13 @@ func TestUsageBars(t *testing.T) {
 		t.Errorf("no usage bar for 1 of 4 agents in:\n%s", page)
 	}
 }
+
+// The audit page shows the chain's verification as the API recomputes it.
+func TestAuditPageShowsTheChainVerification(t *testing.T) {
+	e := testenv.Start(t)
+	s := e.SignIn(e.Owner, e.Owner.WorkspaceID)
+	page := string(e.Do(s.Client, "GET", "/workspace/audit", "", nil).Body)
+	if !strings.Contains(page, "every link intact") {
+		t.Fatalf("the audit page shows no verification:\n%s", page)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"io"
+	"strings"
 	"sync"
 	"time"
 )
@@ -98,4 +99,12 @@ func ValidID(prefix, id string) bool {
 		}
 	}
 	return id[len(prefix)] <= '7'
+}
+
+// MadeBefore reports whether id a was made before id b by the same IDGen, whatever their
+// prefixes: the part after the prefix orders ids by creation, within a millisecond too.
+func MadeBefore(a, b string) bool {
+	_, ra, _ := strings.Cut(a, "_")
+	_, rb, _ := strings.Cut(b, "_")
+	return ra < rb
 }

@@ -157,3 +157,13 @@ func TestErrors(t *testing.T) {
 		t.Errorf("%v", got)
 	}
 }
+
+// Ids of one generator order by creation across prefixes, within one millisecond too.
+func TestMadeBefore(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	g := &IDGen{Now: func() time.Time { return now }, Rand: rand.Reader}
+	a, b, c := g.New(PrefixEvent), g.New(PrefixWebhook), g.New(PrefixEvent)
+	if !MadeBefore(a, b) || !MadeBefore(b, c) || MadeBefore(c, a) || MadeBefore(b, b) {
+		t.Errorf("order of %s, %s, %s", a, b, c)
+	}
+}

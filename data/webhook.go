@@ -180,6 +180,16 @@ type AuditService interface {
 	// operator to record outside voiceapi: a later chain that does not lead to it was
 	// rewritten, even by someone holding the key.
 	AuditHead(ctx context.Context) (*AuditHead, error)
+	// VerifyAuditLog recomputes the current workspace's chain and names every fault.
+	VerifyAuditLog(ctx context.Context) (*AuditVerification, error)
+}
+
+// AuditVerification is the result of checking a workspace's audit chain.
+type AuditVerification struct {
+	WorkspaceID string         `json:"workspace_id"`
+	Checked     int            `json:"checked"`
+	Intact      bool           `json:"intact"`
+	Problems    []ChainProblem `json:"problems"`
 }
 
 // AuditHead is the newest link of a workspace's audit chain; EventID and CreatedAt are
@@ -193,9 +203,9 @@ type AuditHead struct {
 
 // ChainProblem is one fault found by verifying a workspace's hash chain.
 type ChainProblem struct {
-	WorkspaceID string
-	EventID     string
-	Problem     string
+	WorkspaceID string `json:"workspace_id"`
+	EventID     string `json:"event_id"` // "" for a fault of the chain's head
+	Problem     string `json:"problem"`
 }
 
 // WebhookRecord is a webhook as storage keeps it: with its signing secret, sealed

@@ -137,6 +137,9 @@ var (
 // A route added without an entry here fails TestOpenAPICoversEveryRoute.
 var opDocs = map[string]opDoc{
 	// Operations.
+	"GET /api/v1/audit-log/verify": {Tag: "Audit Log", Summary: "Verify the audit chain of the workspace",
+		Description: "Recomputes every link of the current workspace's chain under the instance's key and names each fault, as voiceapi audit verify does on a stopped server.",
+		Out:         data.AuditVerification{}, Shape: shapeData},
 	"GET /api/v1/audit-log/head": {Tag: "Audit Log", Summary: "The newest link of the audit chain",
 		Description: "Record the hash elsewhere (a ticket, a log shipper): a later chain that does not lead to it was rewritten, even by someone who holds the instance's key.",
 		Out:         data.AuditHead{}, Shape: shapeData},

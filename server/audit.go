@@ -12,6 +12,7 @@ func (s *Server) auditRoutes() []route {
 	return []route{
 		{Method: "GET", Path: "/api/v1/audit-log", Need: data.Member(data.RoleAdmin), handle: s.handleAuditLog},
 		{Method: "GET", Path: "/api/v1/audit-log/head", Need: data.Member(data.RoleAdmin), handle: s.handleAuditHead},
+		{Method: "GET", Path: "/api/v1/audit-log/verify", Need: data.Member(data.RoleAdmin), handle: s.handleAuditVerify},
 	}
 }
 
@@ -41,5 +42,16 @@ func (s *Server) handleAuditHead(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": head})
+	return nil
+}
+
+// handleAuditVerify: GET /api/v1/audit-log/verify — the chain of the current workspace
+// recomputed, with every fault named (what `voiceapi audit verify` says, online).
+func (s *Server) handleAuditVerify(w http.ResponseWriter, r *http.Request) error {
+	v, err := s.svc.Audit.VerifyAuditLog(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": v})
 	return nil
 }

@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"go.etcd.io/bbolt"
+
 	"fmt"
 	"strings"
 	"testing"
@@ -110,4 +112,31 @@ func TestAuditHead(t *testing.T) {
 	}
 	member := s.Member("m@example.com", s.Owner.WorkspaceID, data.RoleMember, nil, nil)
 	testkit.Expect(t, s.Do("GET", "/api/v1/audit-log/head", member.Token, nil), 403)
+}
+
+// GET /audit-log/verify recomputes the chain online: intact, then the edited event named.
+func TestAuditVerifyOnline(t *testing.T) {
+	s := testkit.NewServer(t, nil)
+	testkit.Expect(t, s.Do("PUT", "/api/v1/workspaces/"+s.Owner.WorkspaceID, s.Owner.Token, map[string]any{"name": "one"}), 200)
+	r := s.Do("GET", "/api/v1/audit-log/verify", s.Owner.Token, nil)
+	testkit.Expect(t, r, 200)
+	if r.Data()["intact"] != true || r.Data()["checked"] != 2.0 {
+		t.Fatalf("an untouched chain: %s", r.Body)
+	}
+	edited := s.Do("GET", "/api/v1/audit-log?per_page=1", s.Owner.Token, nil).List()[0].(map[string]any)["id"].(string)
+	err := s.DB.Bolt().Update(func(tx *bbolt.Tx) error {
+		b := tx.Bucket([]byte("events"))
+		raw := strings.Replace(string(b.Get([]byte(edited))), `"one"`, `"forged"`, 1)
+		return b.Put([]byte(edited), []byte(raw))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = s.Do("GET", "/api/v1/audit-log/verify", s.Owner.Token, nil)
+	testkit.Expect(t, r, 200)
+	if r.Data()["intact"] != false || !strings.Contains(string(r.Body), edited) {
+		t.Fatalf("an edited chain: %s", r.Body)
+	}
+	member := s.Member("m@example.com", s.Owner.WorkspaceID, data.RoleDeveloper, nil, nil)
+	testkit.Expect(t, s.Do("GET", "/api/v1/audit-log/verify", member.Token, nil), 403)
 }

@@ -218,3 +218,19 @@ func (s *AuditService) rekeyChain(tx Tx, ws string) (int, error) {
 	}
 	return len(chain), tx.SetEventHead(ws, prev)
 }
+
+// VerifyAuditLog implements data.AuditService: VerifyAuditChain for the caller's workspace.
+func (s *AuditService) VerifyAuditLog(ctx context.Context) (*data.AuditVerification, error) {
+	ws, err := currentWorkspace(ctx)
+	if err != nil {
+		return nil, err
+	}
+	problems, checked, err := s.VerifyAuditChain(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	if problems == nil {
+		problems = []data.ChainProblem{}
+	}
+	return &data.AuditVerification{WorkspaceID: ws, Checked: checked, Intact: len(problems) == 0, Problems: problems}, nil
+}
