@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"go.etcd.io/bbolt"
 
@@ -57,7 +58,10 @@ func (t tx) PutAgent(a *data.StoredAgent, oldStatus string) error {
 func (t tx) DeleteAgent(a *data.StoredAgent) error { return t.db.deleteAgentTx(t.b, a) }
 
 // AgentIDs implements service.AgentTx.
-func (t tx) AgentIDs(workspaceID, status string, only []string, req data.PageRequest) ([]string, data.Page, error) {
+//
+// A name filter reads each agent's row, so one page looks at no more than
+// maxAgentNameScan agents; a short page then carries a cursor to go on from.
+func (t tx) AgentIDs(workspaceID, status string, only []string, nameContains string, req data.PageRequest) ([]string, data.Page, error) {
 	index, scope := bucketAgentsByWS, workspaceID
 	if status != "" {
 		index, scope = bucketAgentsByState, statusScope(workspaceID, status)
@@ -66,8 +70,22 @@ func (t tx) AgentIDs(workspaceID, status string, only []string, req data.PageReq
 	if len(only) > 0 {
 		keep = func(id string) bool { return slices.Contains(only, id) }
 	}
-	return t.db.pageWhere(t.b, index, scope, req, keep)
+	if nameContains == "" {
+		return t.db.pageWhere(t.b, index, scope, req, keep)
+	}
+	want := strings.ToLower(nameContains)
+	byName := func(id string) bool {
+		var row struct {
+			Name string `json:"name"`
+		}
+		found, err := getJSON(t.b.Bucket(bucketAgents), []byte(id), &row)
+		return err == nil && found && strings.Contains(strings.ToLower(row.Name), want) && (keep == nil || keep(id))
+	}
+	return t.db.list(t.b, listSpec{index: index, scope: scope, filter: "name\x00" + nameContains, keep: byName, maxScan: maxAgentNameScan}, req)
 }
+
+// maxAgentNameScan bounds the agents one page of a name search looks at.
+const maxAgentNameScan = 5000
 
 // PutAgentVersion implements service.AgentTx.
 func (t tx) PutAgentVersion(v *data.AgentVersion) error {

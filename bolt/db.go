@@ -19,7 +19,6 @@ import (
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/seal"
-	"github.com/voiceapi/voiceapi/service"
 )
 
 // SecretKeyFile holds the key for credentials at rest when VOICEAPI_SECRET_KEY is unset.
@@ -122,9 +121,7 @@ type DB struct {
 	ids    *data.IDGen
 	opts   Options
 	sealer *seal.Sealer
-	// chainKey links the events this package still records (service.ChainHash).
-	chainKey []byte
-	log      *slog.Logger
+	log    *slog.Logger
 
 	cursorKey []byte // signs pagination cursors, so tampered or foreign ones are refused
 
@@ -187,7 +184,6 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	db.sealer = s
-	db.chainKey = service.ChainKey(s)
 	db.commits = newCommitter(bdb)
 	db.touch = newToucher(db)
 	if err := db.openKnowledge(); err != nil {
@@ -291,8 +287,6 @@ func (db *DB) SetEventHook(fn func()) {
 	db.eventHook = fn
 	db.hookMu.Unlock()
 }
-
-func (db *DB) timeNow() data.Time { return data.NewTime(db.now()) }
 
 // update runs fn in a write transaction. Concurrent callers share a commit and its
 // fsync (group commit, see committer); fn may be run more than once, so it must only

@@ -19,12 +19,8 @@ var (
 )
 
 // KnowledgeOptions configures knowledge bases; the services apply them (Options.Knowledge
-// is handed over by the wiring). The workspace import, which still runs in this package,
-// reads them too.
+// is handed over by the wiring).
 type KnowledgeOptions = service.KnowledgeOptions
-
-// maxSources is the per-knowledge-base source limit, for the workspace import.
-func (db *DB) maxSources() int { return db.opts.Knowledge.SourceLimit() }
 
 // kbRow is a knowledge base as stored: its sources live in bucketKBSources, so a rename
 // does not rewrite them and a source change does not rewrite the others.

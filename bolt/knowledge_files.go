@@ -7,10 +7,7 @@ package bolt
 // crash left behind.
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -30,34 +27,12 @@ const filesDir = "files"
 // tmpPrefix starts the name of a file still being written; a sweep deletes such files.
 const tmpPrefix = ".tmp-"
 
-func sha256Hex(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
 func (db *DB) kbDir(workspaceID, kbID string) string {
 	return filepath.Join(db.dir, filesDir, workspaceID, kbID)
 }
 
 func (db *DB) sourceFilePath(workspaceID, kbID, sourceID string) string {
 	return filepath.Join(db.kbDir(workspaceID, kbID), sourceID)
-}
-
-// writeSourceFiles writes the files among prepared and returns the paths written so far
-// (to remove them if anything later fails).
-func (db *DB) writeSourceFiles(workspaceID, kbID string, prepared []*preparedSource) ([]string, error) {
-	var written []string
-	for _, ps := range prepared {
-		if ps.row.Type != data.SourceFiles {
-			continue
-		}
-		p := db.sourceFilePath(workspaceID, kbID, ps.row.ID)
-		if err := db.writeFileDurably(p, bytes.NewReader(ps.content)); err != nil {
-			return written, fmt.Errorf("storing %s: %w", ps.row.Filename, err)
-		}
-		written = append(written, p)
-	}
-	return written, nil
 }
 
 // writeFileDurably writes content to a temporary file in the target's directory, fsyncs

@@ -106,6 +106,11 @@ func (t tx) Numbers(ws string, f data.NumberFilter, req data.PageRequest) ([]*da
 	return list, page, nil
 }
 
+// PhoneNumberTaken implements service.NumberTx.
+func (t tx) PhoneNumberTaken(phone string) (bool, error) {
+	return t.b.Bucket(bucketNumbersByPhone).Get([]byte(phone)) != nil, nil
+}
+
 // InsertNumber implements service.NumberTx.
 func (t tx) InsertNumber(n *data.Number) (bool, error) {
 	phones := t.b.Bucket(bucketNumbersByPhone)

@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"bytes"
-	"fmt"
 
 	"go.etcd.io/bbolt"
 
@@ -37,24 +36,6 @@ var quotaCounters = map[string]func(tx *bbolt.Tx, workspaceID string, upTo int64
 	quotaKnowledgeBases: func(tx *bbolt.Tx, ws string, upTo int64) int64 {
 		return scopeCountUpTo(tx.Bucket(bucketKBByWS), ws, upTo)
 	},
-}
-
-// checkQuota refuses a create that would pass the workspace's limit for kind. It runs
-// inside the create's write transaction, so concurrent creates cannot pass a limit
-// together: bbolt has one writer at a time.
-func (db *DB) checkQuota(tx *bbolt.Tx, workspaceID, kind string) error {
-	limit, limited := loadSubscription(tx, workspaceID).Limits[kind]
-	if !limited {
-		return nil
-	}
-	count, ok := quotaCounters[kind]
-	if !ok {
-		return fmt.Errorf("no quota counter registered for %q", kind)
-	}
-	if count(tx, workspaceID, limit) >= limit {
-		return data.Errorf(data.EQUOTA, "The workspace has reached its %s limit of %d; raise it with voiceapi subscription set.", kind, limit)
-	}
-	return nil
 }
 
 // scopeCountUpTo counts the ids in scope, stopping at upTo when upTo >= 0.

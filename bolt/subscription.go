@@ -10,15 +10,6 @@ import (
 // data.SubscriptionPlan as JSON); the others are on the default, unlimited plan.
 var bucketSubscriptions = []byte("subscriptions")
 
-// loadSubscription returns the workspace's plan, the default one when none is stored.
-func loadSubscription(b *bbolt.Tx, ws string) *data.SubscriptionPlan {
-	p, err := tx{b: b}.SubscriptionPlan(ws)
-	if err != nil || p == nil {
-		return data.DefaultSubscriptionPlan()
-	}
-	return p
-}
-
 // PutSubscriptionPlan implements service.SubscriptionTx.
 func (t tx) PutSubscriptionPlan(ws string, p *data.SubscriptionPlan) error {
 	return putJSON(t.b.Bucket(bucketSubscriptions), []byte(ws), p)

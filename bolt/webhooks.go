@@ -1,9 +1,6 @@
 package bolt
 
 import (
-	"crypto/rand"
-	"encoding/base64"
-
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -24,19 +21,6 @@ type webhookRow struct {
 	Secret string `json:"secret"`
 }
 
-// newWebhookSecret returns a Standard Webhooks secret and its sealed form, for the
-// workspace import, which has not moved to the service layer yet (the service's
-// WebhookService makes its own).
-func (db *DB) newWebhookSecret() (secret, sealed string, err error) {
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return "", "", err
-	}
-	secret = "whsec_" + base64.StdEncoding.EncodeToString(key)
-	sealed, err = db.Seal(secret)
-	return secret, sealed, err
-}
-
 // record is the row as the service layer sees it.
 func (r *webhookRow) record() *data.WebhookRecord {
 	return &data.WebhookRecord{Webhook: r.Webhook, SealedSecret: r.Secret}
@@ -52,8 +36,7 @@ func getWebhook(tx *bbolt.Tx, id string) (*webhookRow, error) {
 	return &row, nil
 }
 
-// loadWebhook returns a webhook of workspaceID; any other id is not found (the export
-// reads a workspace's webhooks through it).
+// loadWebhook returns a webhook of workspaceID; any other id is not found.
 func loadWebhook(tx *bbolt.Tx, workspaceID, id string) (*webhookRow, error) {
 	if !data.ValidID(data.PrefixWebhook, id) {
 		return nil, data.NotFound("Webhook")

@@ -79,13 +79,3 @@ func (db *DB) deleteWorkspaceTx(b *bbolt.Tx, id string) error {
 	}
 	return b.Bucket(bucketWorkspaces).Delete([]byte(id))
 }
-
-// loadWorkspace is getWorkspace with an absent workspace as not found, for the services
-// still in this package (subscriptions, export).
-func loadWorkspace(b *bbolt.Tx, id string) (*data.WorkspaceRecord, error) {
-	w, err := getWorkspace(b, id)
-	if err == nil && w == nil {
-		err = data.NotFound("Workspace")
-	}
-	return w, err
-}

@@ -29,10 +29,10 @@ func ServicesOn(db *bolt.DB, svc *service.Services) server.Services {
 		Catalog:        db.Catalog(),
 		Webhooks:       svc.Webhooks,
 		Audit:          svc.Audit,
-		Backup:         db,
+		Backup:         svc.Backup,
 		Ready:          db.Ping,
 		Numbers:        svc.Numbers, Calls: svc.Calls, Analytics: svc.Analytics, Subscriptions: svc.Subscriptions,
-		Exports: db,
+		Exports: svc.Exports,
 	}
 }
 

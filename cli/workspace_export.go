@@ -30,7 +30,7 @@ knowledge bases with their sources (files included), its numbers and its webhook
 Provider API keys are masked unless --include-secrets is given.`,
 		Args: cobra.NoArgs,
 		RunE: withAdminDB(&dir, func(cmd *cobra.Command, db *bolt.DB) error {
-			stream, err := db.ExportWorkspace(cmd.Context(), wsID, data.ExportOptions{IncludeSecrets: secrets})
+			stream, err := NewServices(db).Exports.ExportWorkspace(cmd.Context(), wsID, data.ExportOptions{IncludeSecrets: secrets})
 			if err != nil {
 				return err
 			}
@@ -92,7 +92,7 @@ secret, printed once. URL sources are fetched when the server next starts.`,
 				return err
 			}
 			defer db.Close()
-			res, err := db.ImportWorkspace(cmd.Context(), wsID, &doc, data.ImportOptions{})
+			res, err := NewServices(db).Exports.ImportWorkspace(cmd.Context(), wsID, &doc, data.ImportOptions{})
 			bar.Done()
 			if err != nil {
 				return describe(err)

@@ -120,7 +120,7 @@ func TestWorkspaceExportImportCommands(t *testing.T) {
 	if a.LLMConfig.APIKey == nil || *a.LLMConfig.APIKey != "****5555" {
 		t.Errorf("imported api_key shows %v, want the mask of the clear key", a.LLMConfig.APIKey)
 	}
-	stream, err := db.ExportWorkspace(context.Background(), u.PersonalWorkspaceID, data.ExportOptions{IncludeSecrets: true})
+	stream, err := Services(db).Exports.ExportWorkspace(context.Background(), u.PersonalWorkspaceID, data.ExportOptions{IncludeSecrets: true})
 	if err != nil {
 		t.Fatal(err)
 	}

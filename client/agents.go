@@ -69,15 +69,20 @@ func (in AgentInput) MarshalJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// AgentFilter narrows a list of agents; Status "" lists every status.
+// AgentFilter narrows a list of agents; Status "" lists every status, Name "" every name
+// (else the agents whose name contains it, ignoring case).
 type AgentFilter struct {
 	Status string
+	Name   string
 }
 
 func (f AgentFilter) query() url.Values {
 	q := url.Values{}
 	if f.Status != "" {
 		q.Set("status", f.Status)
+	}
+	if f.Name != "" {
+		q.Set("name", f.Name)
 	}
 	return q
 }

@@ -29,7 +29,7 @@ const perPage = "20"
 func (h *Handler) agentList(w http.ResponseWriter, r *http.Request) {
 	in := r.URL.Query()
 	q := url.Values{"per_page": {perPage}}
-	for _, k := range []string{"status", "cursor"} {
+	for _, k := range []string{"status", "name", "cursor"} {
 		if v := in.Get(k); v != "" {
 			q.Set(k, v)
 		}
@@ -41,7 +41,7 @@ func (h *Handler) agentList(w http.ResponseWriter, r *http.Request) {
 	}
 	p := data.PrincipalFrom(r.Context())
 	h.render(w, r, http.StatusOK, "agents", &view{Title: "Agents", Active: "agents", D: map[string]any{
-		"Agents": res.List(), "Next": res.NextCursor(), "Status": in.Get("status"),
+		"Agents": res.List(), "Next": res.NextCursor(), "Status": in.Get("status"), "Name": in.Get("name"),
 		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil,
 	}})
 }

@@ -155,3 +155,18 @@ func TestAuditPageShowsTheChainVerification(t *testing.T) {
 		t.Fatalf("the audit page shows no verification:\n%s", page)
 	}
 }
+
+// The agents list searches by name through the API's filter.
+func TestAgentsListSearchesByName(t *testing.T) {
+	e := testenv.Start(t)
+	for _, name := range []string{"Front desk", "Night shift"} {
+		if res := e.Do(nil, "POST", "/api/v1/agents", e.Owner.Token, map[string]any{"name": name}); res.Status != http.StatusCreated {
+			t.Fatalf("create %s: %d", name, res.Status)
+		}
+	}
+	s := e.SignIn(e.Owner, e.Owner.WorkspaceID)
+	page := string(e.Do(s.Client, "GET", "/agents?name=front", "", nil).Body)
+	if !strings.Contains(page, "Front desk") || strings.Contains(page, "Night shift") || !strings.Contains(page, `name="name"`) {
+		t.Fatalf("search by name:\n%s", page)
+	}
+}

@@ -369,6 +369,8 @@ func cloneJSON(src, dst any) {
 // AgentFilter selects agents to list; Status "" lists every status.
 type AgentFilter struct {
 	Status string
+	// Name keeps agents whose name contains it, ignoring case; "" keeps all.
+	Name string
 	PageRequest
 }
 

@@ -161,6 +161,36 @@ type ImportedSecret struct {
 type ExportStream interface {
 	io.WriterTo
 	io.Closer
+	// Counts tells how many records of each kind the document holds.
+	Counts() ExportCounts
+}
+
+// ExportCounts are how many records of each kind an export holds: the data of its
+// workspace.exported event, which names no record and carries no secret.
+type ExportCounts struct {
+	Agents         int `json:"agents"`
+	AgentVersions  int `json:"agent_versions"`
+	KnowledgeBases int `json:"knowledge_bases"`
+	Texts          int `json:"texts"`
+	URLs           int `json:"urls"`
+	Files          int `json:"files"`
+	Numbers        int `json:"numbers"`
+	Webhooks       int `json:"webhooks"`
+}
+
+// Counts counts the records of doc.
+func (doc *WorkspaceExport) Counts() ExportCounts {
+	c := ExportCounts{Agents: len(doc.Agents), KnowledgeBases: len(doc.KnowledgeBases),
+		Numbers: len(doc.Numbers), Webhooks: len(doc.Webhooks)}
+	for _, a := range doc.Agents {
+		c.AgentVersions += len(a.Versions)
+	}
+	for _, kb := range doc.KnowledgeBases {
+		c.Texts += len(kb.Texts)
+		c.URLs += len(kb.URLs)
+		c.Files += len(kb.Files)
+	}
+	return c
 }
 
 // WorkspaceExportService exports and imports whole workspaces. With a principal in ctx,

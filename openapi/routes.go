@@ -202,7 +202,8 @@ var opDocs = map[string]opDoc{
 
 	// Agents and their versions.
 	"GET /api/v1/agents": {Tag: "Agent", Summary: "List agents", Out: data.Agent{}, Shape: shapeList,
-		Query: []queryParam{enumParam("status", "Only agents in this status.", data.AgentStatusDraft, data.AgentStatusPublished)}},
+		Query: []queryParam{enumParam("status", "Only agents in this status.", data.AgentStatusDraft, data.AgentStatusPublished),
+			strParam("name", "Only agents whose name contains this, ignoring case (at most 255 characters). With it, one page looks at no more than 5,000 agents and may come back short with a next_cursor.")}},
 	"POST /api/v1/agents": {Tag: "Agent", Summary: "Create a draft agent",
 		Description: "Every omitted configuration group gets a complete, valid default, so the agent can be published at once.",
 		Body:        agentCreateBody{}, BodyRequired: true, Out: data.Agent{}, Status: http.StatusCreated},

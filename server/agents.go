@@ -38,13 +38,13 @@ type agentJSONSource interface {
 	ListAgentsJSON(ctx context.Context, f data.AgentFilter) ([]json.RawMessage, data.Page, error)
 }
 
-// handleAgentList: GET /api/v1/agents?status=draft|published.
+// handleAgentList: GET /api/v1/agents?status=draft|published&name=….
 func (s *Server) handleAgentList(w http.ResponseWriter, r *http.Request) error {
 	req, err := pageRequest(r)
 	if err != nil {
 		return err
 	}
-	f := data.AgentFilter{Status: r.URL.Query().Get("status"), PageRequest: req}
+	f := data.AgentFilter{Status: r.URL.Query().Get("status"), Name: r.URL.Query().Get("name"), PageRequest: req}
 	if src, ok := s.svc.Agents.(agentJSONSource); ok {
 		list, page, err := src.ListAgentsJSON(r.Context(), f)
 		if err != nil {

@@ -158,12 +158,12 @@ func (s *AgentService) ListAgentsJSON(ctx context.Context, f data.AgentFilter) (
 // list reads a page of agents and hands each to add, in order.
 func (s *AgentService) list(ctx context.Context, f data.AgentFilter, add func(agentCacheEntry)) (data.Page, error) {
 	p := data.PrincipalFrom(ctx)
-	if f.Status != "" && f.Status != data.AgentStatusDraft && f.Status != data.AgentStatusPublished {
-		return data.Page{}, data.FieldError("status", "The selected status is invalid; it must be one of: draft, published.")
+	if err := validate.AgentFilter(f.Status, f.Name); err != nil {
+		return data.Page{}, err
 	}
 	var page data.Page
 	err := s.store.View(ctx, func(tx Tx) error {
-		ids, pg, err := tx.AgentIDs(p.WorkspaceID, f.Status, p.AgentIDs, f.PageRequest)
+		ids, pg, err := tx.AgentIDs(p.WorkspaceID, f.Status, p.AgentIDs, f.Name, f.PageRequest)
 		if err != nil {
 			return err
 		}

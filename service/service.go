@@ -85,6 +85,10 @@ type Services struct {
 	Analytics *AnalyticsService
 	// Subscriptions implements data.SubscriptionService.
 	Subscriptions *SubscriptionService
+	// Exports implements data.WorkspaceExportService.
+	Exports *ExportService
+	// Backup implements data.BackupService over the store's snapshots.
+	Backup *BackupService
 }
 
 // New builds the services on store.
@@ -137,6 +141,8 @@ func New(store Store, opts Options) (*Services, error) {
 		Calls:          &CallService{b},
 		Analytics:      &AnalyticsService{b},
 		Subscriptions:  &SubscriptionService{b},
+		Exports:        newExportService(b),
+		Backup:         newBackupService(b, store),
 	}, nil
 }
 

@@ -21,7 +21,7 @@ type AgentTx interface {
 	DeleteAgent(a *data.StoredAgent) error
 	// AgentIDs returns a page of the ids of the workspace's agents, newest first: of one
 	// status unless status is "", and only those in only unless only is empty.
-	AgentIDs(workspaceID, status string, only []string, req data.PageRequest) ([]string, data.Page, error)
+	AgentIDs(workspaceID, status string, only []string, nameContains string, req data.PageRequest) ([]string, data.Page, error)
 	// PutAgentVersion stores a published version.
 	PutAgentVersion(v *data.AgentVersion) error
 	// AgentVersion returns version n of the agent, nil when there is none.

@@ -14,6 +14,8 @@ type NumberTx interface {
 	// It stores nothing and returns false when the phone number is already registered
 	// in any workspace.
 	InsertNumber(n *data.Number) (bool, error)
+	// PhoneNumberTaken reports whether the phone number is registered in any workspace.
+	PhoneNumberTaken(phone string) (bool, error)
 	// PutNumber replaces a stored number (its phone number and workspace unchanged),
 	// moving its bound-agent index entries from the stored bindings to n's.
 	PutNumber(n *data.Number) error

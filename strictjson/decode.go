@@ -44,7 +44,8 @@ func parseObject(body []byte) (obj map[string]json.RawMessage, dup, err error) {
 		}
 		return nil, nil, data.Errorf(data.EMALFORMED, "The request body is not valid JSON: %v.", err)
 	}
-	if dec.More() {
+	// More misses a stray closing bracket after the object; Valid does not.
+	if dec.More() || !json.Valid(body) {
 		return nil, nil, data.Errorf(data.EMALFORMED, "The request body must hold one JSON object and nothing after it.")
 	}
 	// encoding/json keeps the last of a name given twice; I-JSON (RFC 7493 §2.3) forbids

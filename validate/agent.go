@@ -128,3 +128,14 @@ func (e *Errors) covers(path string) bool {
 	}
 	return false
 }
+
+// AgentFilter checks the agents list's filters: a known status, and a name search no
+// longer than a name.
+func AgentFilter(status, name string) error {
+	var errs Errors
+	if status != "" {
+		errs.OneOf("status", status, data.AgentStatusDraft, data.AgentStatusPublished)
+	}
+	errs.MaxLen("name", name, MaxAgentName)
+	return errs.Err()
+}

@@ -27,6 +27,12 @@ func decodeLike[T any](body []byte, rules func(in *T, obj map[string]json.RawMes
 	in := new(T)
 	obj, err := strictjson.Object(body)
 	if err != nil {
+		// A member name given twice is refused by name: the members, read as
+		// encoding/json reads them, are what its path is rooted in.
+		var members map[string]json.RawMessage
+		if data.ErrorCode(err) == data.EINVALID && json.Unmarshal(body, &members) == nil {
+			return in, members, err
+		}
 		return in, nil, err
 	}
 	var errs validate.Errors

@@ -32,6 +32,7 @@ var suites = []struct {
 	{"event reads", testEventReads},
 	{"agents", testAgents},
 	{"numbers", testNumbers},
+	{"phone_number_taken", testPhoneNumberTaken},
 	{"calls", testCalls},
 	{"call_rollups", testCallRollups},
 	{"subscriptions", testSubscriptions},
