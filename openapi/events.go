@@ -56,11 +56,14 @@ var eventPayloads = map[string]any{
 	data.EventUserPasswordChanged: objectPayload("A user changed their password.", map[string]any{"user_id": idString("The user.")}),
 	data.EventSubscriptionUpdated: data.Subscription{},
 
-	// Recorded by the export, import and backup routes; their members are not fixed by
-	// this document yet.
-	data.EventWorkspaceExported: openPayload("The workspace was exported."),
-	data.EventWorkspaceImported: openPayload("A document was imported into the workspace."),
-	data.EventBackupDownloaded:  openPayload("A backup of the instance was downloaded."),
+	data.EventWorkspaceExported: objectPayload("The workspace was exported: counts only, never a record or an api_key.",
+		withCounts(map[string]any{"include_secrets": map[string]any{"type": "boolean"}})),
+	data.EventWorkspaceImported: data.ImportResult{},
+	data.EventBackupDownloaded: objectPayload("An instance admin downloaded a backup.", map[string]any{
+		"archive":             map[string]any{"type": "string", "description": "The archive's file name."},
+		"files_included":      map[string]any{"type": "boolean"},
+		"secret_key_included": map[string]any{"type": "boolean"},
+	}),
 }
 
 // sourceEventPayload is knowledge_base.source_indexed's and source_failed's data: the
@@ -80,6 +83,16 @@ var loginEventPayload = objectPayload("A login, or a failed one, of a known user
 	"workspace_id": idString("The workspace the login asked for."),
 })
 
+// withCounts adds data.ExportCounts' members (what workspace.exported embeds) to props.
+func withCounts(props map[string]any) map[string]any {
+	t := reflect.TypeFor[data.ExportCounts]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		props[name] = map[string]any{"type": "integer", "minimum": 0}
+	}
+	return props
+}
+
 // schemaRef marks a Go value inside a hand-written payload schema, replaced by its
 // component reference when the document is built.
 type schemaRef struct{ v any }
@@ -98,11 +111,6 @@ func objectPayload(desc string, props map[string]any) map[string]any {
 	}
 	slices.Sort(required)
 	return map[string]any{"type": "object", "description": desc, "required": required, "properties": props}
-}
-
-// openPayload is a payload whose members the document does not fix.
-func openPayload(desc string) map[string]any {
-	return map[string]any{"type": "object", "description": desc, "additionalProperties": true}
 }
 
 // EventTypesWithPayload lists the event types eventPayloads describes, for the test that

@@ -11,7 +11,7 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 )
 
-// TestOpenAPIWebhookPayloadsMatchRecordedEvents records events on a real server and checks
+// TestOpenAPIWebhookPayloadsMatchRecordedEvents records events (an export's too) on a real server and checks
 // each one's data against the webhooks section: every member the payload schema requires is
 // there, and every member there is one the schema defines.
 func TestOpenAPIWebhookPayloadsMatchRecordedEvents(t *testing.T) {
@@ -29,6 +29,9 @@ func TestOpenAPIWebhookPayloadsMatchRecordedEvents(t *testing.T) {
 	}
 	expect(t, e.do("POST", "/api/v1/knowledge-bases", tok, map[string]any{"name": "FAQ",
 		"texts": []any{map[string]any{"title": "Hours", "content": "We open at nine."}}}), 201)
+	if r := e.do("GET", "/api/v1/workspaces/"+e.Owner.WorkspaceID+"/export", tok, nil); r.Status != 200 {
+		t.Fatalf("export: %d %s", r.Status, r.Body)
+	}
 
 	seen := map[string]bool{}
 	err := e.DB.Bolt().View(func(tx *bbolt.Tx) error {
@@ -67,7 +70,7 @@ func TestOpenAPIWebhookPayloadsMatchRecordedEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, typ := range []string{data.EventAgentCreated, data.EventNumberCreated, data.EventWebhookCreated, data.EventWebhookTest, data.EventKnowledgeBaseCreated} {
+	for _, typ := range []string{data.EventAgentCreated, data.EventNumberCreated, data.EventWebhookCreated, data.EventWebhookTest, data.EventKnowledgeBaseCreated, data.EventWorkspaceExported} {
 		if !seen[typ] {
 			t.Errorf("no %s event was checked (checked: %v)", typ, slices.Sorted(func(yield func(string) bool) {
 				for k := range seen {
