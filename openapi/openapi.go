@@ -42,7 +42,20 @@ func Build(routes []Route, errorStatus map[string]int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marshalDocument(doc)
+	// Examples are derived from the finished document, read back as plain JSON values so
+	// that the derivation sees exactly what clients see.
+	body, err := marshalDocument(doc)
+	if err != nil {
+		return nil, err
+	}
+	var plain map[string]any
+	if err := json.Unmarshal(body, &plain); err != nil {
+		return nil, fmt.Errorf("openapi: reading back: %w", err)
+	}
+	if err := withExamples(plain); err != nil {
+		return nil, err
+	}
+	return marshalDocument(plain)
 }
 
 // SuccessStatus is the status a route answers on success, as its description says.
@@ -96,6 +109,7 @@ func buildOpenAPI(routes []Route, errorStatus map[string]int) (doc map[string]an
 		}
 	}
 	g.markOutput(reflect.TypeFor[data.Page]())
+	markEventOutputs(g)
 	paths := map[string]map[string]any{}
 	var missing []string
 	for _, rt := range routes {
@@ -113,6 +127,7 @@ func buildOpenAPI(routes []Route, errorStatus map[string]int) (doc map[string]an
 		return nil, fmt.Errorf("openapi: no description in opDocs for %s", strings.Join(missing, ", "))
 	}
 	g.ref(reflect.TypeFor[data.Page](), modeOut)
+	hooks := webhooks(g)
 	components := map[string]any{
 		"schemas":         g.components,
 		"responses":       errorResponses(),
@@ -121,6 +136,7 @@ func buildOpenAPI(routes []Route, errorStatus map[string]int) (doc map[string]an
 		"securitySchemes": map[string]any{"bearerAuth": map[string]any{"type": "http", "scheme": "bearer", "description": "A token from POST /api/v1/auth/login or POST /api/v1/api-keys: `<key id>|<secret>`."}},
 	}
 	g.components["Error"] = errorSchema(errorStatus)
+	addConditions(g.components)
 	return map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{
@@ -133,6 +149,7 @@ func buildOpenAPI(routes []Route, errorStatus map[string]int) (doc map[string]an
 		"security":   []any{map[string]any{"bearerAuth": []string{}}},
 		"tags":       tagList(),
 		"paths":      paths,
+		"webhooks":   hooks,
 		"components": components,
 	}, nil
 }

@@ -289,9 +289,12 @@ var opDocs = map[string]opDoc{
 var sourcesMultipart = map[string]any{
 	"type": "object",
 	"properties": map[string]any{
-		"files":   map[string]any{"type": "array", "items": map[string]any{"type": "string", "contentMediaType": "application/octet-stream"}, "description": "File parts (files[] is accepted too)."},
-		"files[]": map[string]any{"type": "array", "items": map[string]any{"type": "string", "contentMediaType": "application/octet-stream"}},
-		"texts":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "Each part is a text source's content; its filename, if any, the title."},
-		"urls":    map[string]any{"type": "array", "items": map[string]any{"type": "string", "format": "uri"}, "description": "Each part is one URL."},
+		// One property per part name: files[] and files.items parts are accepted as files
+		// too, but declaring them as properties gives generated clients two fields with
+		// the same identifier (oapi-codegen: "Files redeclared").
+		"files": map[string]any{"type": "array", "items": map[string]any{"type": "string", "contentMediaType": "application/octet-stream"},
+			"description": "File parts. Parts named files[] (or files.items) are accepted too and mean the same."},
+		"texts": map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "Each part is a text source's content; its filename, if any, the title."},
+		"urls":  map[string]any{"type": "array", "items": map[string]any{"type": "string", "format": "uri"}, "description": "Each part is one URL."},
 	},
 }
