@@ -175,3 +175,28 @@ func (b *browser) publish(id, description string) {
 		chromedp.Click(`form.inline-create button`, chromedp.ByQuery),
 		chromedp.WaitVisible(`//td[text()="`+description+`"]`, chromedp.BySearch))
 }
+
+// Changing a tool's type in the editor drops what the old type held: a tool is sent
+// whole, so its stored phone directory must not outlive a change to end_call.
+func TestToolTypeChangeDropsTheOldTypesFields(t *testing.T) {
+	b := newBrowser(t)
+	e := b.env
+	tool := map[string]any{"name": "desk", "type": "transfer_call", "phone_directory": []any{
+		map[string]any{"name": "Desk", "phone_number": "+14155550100", "description": "The desk", "transfer_type": "cold"}}}
+	res := e.Do(nil, "POST", "/api/v1/agents", e.Owner.Token, map[string]any{"name": "Switch", "llm_config": map[string]any{"tools": []any{tool}}})
+	if res.Status != 201 {
+		t.Fatalf("create: %d %s", res.Status, res.Body)
+	}
+	id := res.Data()["id"].(string)
+	b.signIn(e.Owner.Email, e.Owner.Password, "")
+	b.open("/agents/" + id)
+	b.run("editor", chromedp.WaitVisible(`li.tool select[data-key="type"]`, chromedp.ByQuery))
+	b.setSelect(`li.tool select[data-key="type"]`, "end_call")
+	b.run("save", chromedp.Click(`#agent-form .actions button`, chromedp.ByQuery),
+		chromedp.WaitVisible(`//div[@id="save-status"][text()="Saved."]`, chromedp.BySearch))
+	got := e.Do(nil, "GET", "/api/v1/agents/"+id, e.Owner.Token, nil).Data()
+	stored := got["llm_config"].(map[string]any)["tools"].([]any)[0].(map[string]any)
+	if stored["type"] != "end_call" || len(stored["phone_directory"].([]any)) != 0 {
+		t.Fatalf("the tool after a change to end_call: %v", stored)
+	}
+}

@@ -60,6 +60,7 @@
         target[key] = arr;
         items(c).forEach(function (it, i) {
           var base = it.dataset.base ? JSON.parse(it.dataset.base) : {};
+          dropHidden(it, base);
           arr.push(base);
           it.dataset.path = path + key + "." + i;
           walk(it, base, path + key + "." + i + ".");
@@ -89,6 +90,19 @@
       } else if (kind === "str") {
         if (!(k in target)) target[k] = "";
       }
+    });
+  }
+
+  // dropHidden removes from an item's stored base the fields of its hidden sections (a
+  // tool's former type): an item is sent whole, so what the old type held would outlive
+  // the change. The visible sections then write their own fields.
+  function dropHidden(item, base) {
+    item.querySelectorAll("[data-case]").forEach(function (sec) {
+      if (!sec.hidden || sec.closest("[data-item]") !== item) return;
+      sec.querySelectorAll("[data-key],[data-list]").forEach(function (c) {
+        if (c.closest("[data-item]") !== item) return; // a field of a nested item
+        delete base[c.dataset.key || c.dataset.list];
+      });
     });
   }
 
