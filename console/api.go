@@ -58,12 +58,15 @@ func (h *Handler) callIfMatch(r *http.Request, method, path, etag string, body a
 	return h.send(r, method, path, nil, body, etag)
 }
 
+// Every failure is an *apiError, so pages may take its status and message without a
+// check: a path that is not even a URL (an id with a stray character) is a 404, as the
+// API would answer it, and anything else that goes wrong here a 500.
 func (h *Handler) send(r *http.Request, method, path string, q url.Values, body any, etag string) (*reply, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return nil, err
+			return nil, internalError()
 		}
 		rd = bytes.NewReader(b)
 	}
@@ -72,7 +75,7 @@ func (h *Handler) send(r *http.Request, method, path string, q url.Values, body 
 	}
 	req, err := http.NewRequestWithContext(r.Context(), method, path, rd)
 	if err != nil {
-		return nil, err
+		return nil, &apiError{Status: http.StatusNotFound, Code: "not_found", Message: "No such page."}
 	}
 	req.RemoteAddr = r.RemoteAddr // the login rate limit counts per client address
 	if body != nil {
@@ -96,8 +99,47 @@ func (h *Handler) send(r *http.Request, method, path string, q url.Values, body 
 	}
 	if rec.Body.Len() > 0 {
 		if err := json.Unmarshal(rec.Body.Bytes(), &res.Body); err != nil {
-			return nil, err
+			return nil, internalError()
 		}
 	}
 	return res, nil
+}
+
+// filterQuery copies the parameters keys from a page's query for the API, and from and
+// to, which the forms take as dates, as the start of the first day and the end of the last.
+func filterQuery(in url.Values, keys ...string) url.Values {
+	q := url.Values{}
+	for _, k := range keys {
+		if v := in.Get(k); v != "" {
+			q.Set(k, v)
+		}
+	}
+	if v := in.Get("from"); v != "" {
+		q.Set("from", dayParam(v, false))
+	}
+	if v := in.Get("to"); v != "" {
+		q.Set("to", dayParam(v, true))
+	}
+	return q
+}
+
+func internalError() *apiError {
+	return &apiError{Status: http.StatusInternalServerError, Code: "internal_error", Message: "Internal error."}
+}
+
+// filteredList reads one page of a list with the query parameters keys copied from the
+// page's own URL, and from and to as whole days. A 422 (a bad filter) comes back as fail,
+// for the page to show on its form; any other failure has been rendered, and ok is false.
+func (h *Handler) filteredList(w http.ResponseWriter, r *http.Request, path string, keys ...string) (list []any, next string, fail *apiError, ok bool) {
+	q := filterQuery(r.URL.Query(), append(keys, "cursor")...)
+	q.Set("per_page", perPage)
+	res, err := h.call(r, "GET", path, q, nil)
+	if err == nil {
+		return res.List(), res.NextCursor(), nil, true
+	}
+	if fail = err.(*apiError); fail.Status != http.StatusUnprocessableEntity {
+		h.fail(w, r, err)
+		return nil, "", nil, false
+	}
+	return nil, "", fail, true
 }

@@ -30,30 +30,10 @@ func dayParam(s string, end bool) string {
 
 func (h *Handler) callList(w http.ResponseWriter, r *http.Request) {
 	in := r.URL.Query()
-	q := url.Values{"per_page": {perPage}}
-	for _, k := range []string{"agent_id", "number_id", "direction", "status", "cursor"} {
-		if v := in.Get(k); v != "" {
-			q.Set(k, v)
-		}
-	}
-	if v := in.Get("from"); v != "" {
-		q.Set("from", dayParam(v, false))
-	}
-	if v := in.Get("to"); v != "" {
-		q.Set("to", dayParam(v, true))
-	}
-	res, err := h.call(r, "GET", "/api/v1/calls", q, nil)
-	var fail *apiError
-	var list []any
-	next := ""
-	if err != nil {
-		// A bad filter is a 422: show it on the form rather than an error page.
-		if fail = err.(*apiError); fail.Status != http.StatusUnprocessableEntity {
-			h.fail(w, r, err)
-			return
-		}
-	} else {
-		list, next = res.List(), res.NextCursor()
+	// A bad filter is a 422: shown on the form rather than an error page.
+	list, next, fail, ok := h.filteredList(w, r, "/api/v1/calls", "agent_id", "number_id", "direction", "status")
+	if !ok {
+		return
 	}
 	h.render(w, r, http.StatusOK, "calls", &view{Title: "Calls", Active: "calls", Err: fail, D: map[string]any{
 		"Calls": list, "Next": next, "Q": in, "Agents": h.agentChoices(r),
@@ -73,19 +53,7 @@ func (h *Handler) callShow(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) analytics(w http.ResponseWriter, r *http.Request) {
 	in := r.URL.Query()
-	q := url.Values{}
-	for _, k := range []string{"agent_id", "interval"} {
-		if v := in.Get(k); v != "" {
-			q.Set(k, v)
-		}
-	}
-	if v := in.Get("from"); v != "" {
-		q.Set("from", dayParam(v, false))
-	}
-	if v := in.Get("to"); v != "" {
-		q.Set("to", dayParam(v, true))
-	}
-	res, err := h.call(r, "GET", "/api/v1/analytics/calls", q, nil)
+	res, err := h.call(r, "GET", "/api/v1/analytics/calls", filterQuery(in, "agent_id", "interval"), nil)
 	var fail *apiError
 	var charts []chart
 	var totals map[string]any
