@@ -89,7 +89,7 @@ func (t *tx) CountUpTo(kind, workspaceID string, upTo int64) (int64, error) {
 type toucher struct{}
 
 func newToucher(db *DB) *toucher { return &toucher{} }
-func (tk *toucher) stop()         {}
+func (tk *toucher) stop()        {}
 
 // MarkAPIKeyUsed implements service.KeyUseRecorder.
 func (db *DB) MarkAPIKeyUsed(id int64, at time.Time) {}
