@@ -138,8 +138,8 @@ func (r rollup) zero() bool {
 	return r.Calls == 0 && r.Ended == 0 && r.Failed == 0 && r.DurationMS == 0 && r.WithDuration == 0 && len(r.Reasons) == 0
 }
 
-// queueRollup adds d to the rollups of the hour holding at, for the workspace (agent_id
-// ”) and for the agent, and removes the rows left without calls.
+// queueRollup adds d to the rollups of the hour holding at, for the workspace (the row
+// whose agent_id is empty) and for the agent, and removes the rows left without calls.
 func queueRollup(b *pgx.Batch, ws, agent string, at time.Time, d rollup) {
 	if d.zero() {
 		return
