@@ -15,7 +15,7 @@ import (
 	"github.com/voiceapi/voiceapi/service"
 )
 
-func openTestDB(t *testing.T) *DB {
+func openCallsTestDB(t *testing.T) *DB {
 	t.Helper()
 	db, err := Open(context.Background(), Options{URL: pgtest.Database(t), SecretKey: make([]byte, 32), PasswordCost: 4})
 	if err != nil {
@@ -70,7 +70,7 @@ func (m *callModel) countMinutes(c *data.Call) {
 // rollup read answers what a brute-force reading of the calls answers, with a scan bound
 // small enough that pages end early.
 func TestCallsAgainstModel(t *testing.T) {
-	db := openTestDB(t)
+	db := openCallsTestDB(t)
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 2))
 	at := time.Date(2026, 11, 20, 7, 40, 0, 0, time.UTC)

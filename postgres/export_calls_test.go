@@ -47,8 +47,8 @@ const (
 		FROM calls WHERE status IN ('ended', 'failed') AND ended_at IS NOT NULL AND duration_ms <> 0 GROUP BY 1, 2`
 )
 
-// CopyCalls stores calls with COPY, then fills the scope counts, rollups and minutes from
-// every stored call (a bulk load for benchmarks, into an otherwise empty calls table).
+// CopyCalls stores calls with COPY, leaving the derived tables as they are (a bulk load
+// for benchmarks; DeriveCallTables then fills them).
 func CopyCalls(ctx context.Context, db *DB, calls []*data.Call) error {
 	rows := make([][]any, len(calls))
 	for i, c := range calls {
@@ -61,15 +61,21 @@ func CopyCalls(ctx context.Context, db *DB, calls []*data.Call) error {
 	cols := []string{"id", "workspace_id", "agent_id", "agent_version", "number_id", "direction", "from_number",
 		"to_number", "status", "started_at", "ended_at", "duration_ms", "disconnection_reason", "transcript",
 		"recording_url", "variables", "analysis", "metadata", "created_at", "updated_at"}
+	_, err := db.pool.CopyFrom(ctx, pgx.Identifier{"calls"}, cols, pgx.CopyFromRows(rows))
+	return err
+}
+
+// DeriveCallTables fills the scope counts, rollups and minutes from every stored call,
+// replacing what they held, and refreshes the planner's statistics.
+func DeriveCallTables(ctx context.Context, db *DB) error {
 	return pgx.BeginFunc(ctx, db.pool, func(q pgx.Tx) error {
-		if _, err := q.CopyFrom(ctx, pgx.Identifier{"calls"}, cols, pgx.CopyFromRows(rows)); err != nil {
-			return err
-		}
-		for table, sql := range map[string]string{"call_scope_counts": scopeCountsFromCalls, "call_rollups": rollupsFromCalls, "call_minutes": minutesFromCalls} {
-			if _, err := q.Exec(ctx, `DELETE FROM `+table); err != nil {
+		for _, d := range []struct{ table, sql string }{
+			{"call_scope_counts", scopeCountsFromCalls}, {"call_rollups", rollupsFromCalls}, {"call_minutes", minutesFromCalls},
+		} {
+			if _, err := q.Exec(ctx, `DELETE FROM `+d.table); err != nil {
 				return err
 			}
-			if _, err := q.Exec(ctx, `INSERT INTO `+table+` `+sql); err != nil {
+			if _, err := q.Exec(ctx, `INSERT INTO `+d.table+` `+d.sql); err != nil {
 				return err
 			}
 		}

@@ -31,6 +31,7 @@ var suites = []struct {
 	{"outbox", testOutbox},
 	{"event reads", testEventReads},
 	{"agents", testAgents},
+	{"agent_refs", testAgentRefs},
 	{"numbers", testNumbers},
 	{"phone_number_taken", testPhoneNumberTaken},
 	{"calls", testCalls},
