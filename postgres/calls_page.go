@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -148,11 +150,12 @@ func (t *tx) smallestScope(ws string, filters []callFilter) (int, error) {
 }
 
 // walkSQL selects cols, then whether the row matches (m) and its place in the walk (n),
-// for the rows of q strictly beyond from ("" = from the newest or the oldest end), newest
+// for the rows of q beyond from (or at it, when inclusive; "" = from the newest or the
+// oldest end), newest
 // first when desc: the matching rows among the first maxCallScan walked, and the
 // maxCallScan-th row walked, if there is one, so that the caller knows where a cut walk
 // stopped. Without residual filters every row walked matches and limit bounds the walk.
-func (q *callQuery) walkSQL(desc bool, from string, limit int, cols string) (string, []any) {
+func (q *callQuery) walkSQL(desc bool, from string, inclusive bool, limit int, cols string) (string, []any) {
 	args := append([]any(nil), q.args...)
 	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
 	op, order := "<", "DESC"
@@ -160,6 +163,9 @@ func (q *callQuery) walkSQL(desc bool, from string, limit int, cols string) (str
 		op, order = ">", "ASC"
 	}
 	var rng string
+	if inclusive {
+		op += "="
+	}
 	if from != "" {
 		rng += " AND id " + op + " " + arg(from)
 	}
@@ -185,42 +191,98 @@ func (q *callQuery) walkSQL(desc bool, from string, limit int, cols string) (str
 		cols, strings.Join(q.residual, " AND "), order, walk(maxCallScan), maxCallScan, order, limit), args
 }
 
-// walk returns up to want rows of q beyond from, whether more match beyond them (more),
-// and, when the walk reached maxCallScan rows first (truncated), the last row it examined.
-func (q *callQuery) walk(t *tx, desc bool, from string, want int) (calls []*data.Call, more, truncated bool, last string, err error) {
-	sql, args := q.walkSQL(desc, from, want+2, callCols)
+// walked is what a walk found: up to want matching calls, whether more match beyond them,
+// and, when the walk reached maxCallScan rows first (truncated), the last row examined.
+type walked struct {
+	calls           []*data.Call
+	more, truncated bool
+	last            string
+}
+
+// walk walks q from from, newest first when desc.
+func (q *callQuery) walk(t *tx, desc bool, from string, want int) (walked, error) {
+	sql, args := q.walkSQL(desc, from, false, want+2, callCols)
 	rows, err := t.query(sql, args...)
 	if err != nil {
-		return nil, false, false, "", err
+		return walked{}, err
 	}
+	return readWalk(rows, want)
+}
+
+func readWalk(rows pgx.Rows, want int) (walked, error) {
 	defer rows.Close()
+	var w walked
 	reached := false
 	for rows.Next() {
 		var match bool
 		var n int64
 		c, err := scanCall(rows, &match, &n)
 		if err != nil {
-			return nil, false, false, "", err
+			return walked{}, err
 		}
 		if match {
-			if len(calls) == want {
-				more = true
+			if len(w.calls) == want {
+				w.more = true
 				break
 			}
-			calls = append(calls, c)
+			w.calls = append(w.calls, c)
 		}
 		if n == int64(maxCallScan) {
-			reached, last = true, c.ID
+			reached, w.last = true, c.ID
 		}
 	}
 	rows.Close()
-	return calls, more, reached && !more, last, rows.Err()
+	w.truncated = reached && !w.more
+	return w, rows.Err()
+}
+
+// walkOlderWithNewer is walk older from a cursor, sent in one round trip with the two
+// oldest ids at or after the cursor, for a q without residual filters: every row of its
+// scope matches, so none lies between the cursor and the page's first call, and a row
+// newer than the page's first call (or than the cursor, when the page is empty) is among
+// those two when there is one.
+func (q *callQuery) walkOlderWithNewer(t *tx, from string, want int) (walked, []string, error) {
+	var b pgx.Batch
+	sql, args := q.walkSQL(true, from, false, want+2, callCols)
+	b.Queue(sql, args...)
+	sql, args = q.walkSQL(false, from, true, 2, "id")
+	b.Queue(sql, args...)
+	br := t.q.SendBatch(t.ctx, &b)
+	defer br.Close()
+	rows, err := br.Query()
+	if err != nil {
+		return walked{}, nil, err
+	}
+	w, err := readWalk(rows, want)
+	if err != nil {
+		return walked{}, nil, err
+	}
+	rows, err = br.Query()
+	if err != nil {
+		return walked{}, nil, err
+	}
+	var newer []string
+	for rows.Next() {
+		var id string
+		var m bool
+		var n int64
+		if err := rows.Scan(&id, &m, &n); err != nil {
+			rows.Close()
+			return walked{}, nil, err
+		}
+		newer = append(newer, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return walked{}, nil, err
+	}
+	return w, newer, br.Close()
 }
 
 // beyond reports whether a walk from edge in one direction finds a matching row, or
 // cannot tell within maxCallScan rows (a cursor is then offered).
 func (q *callQuery) beyond(t *tx, desc bool, edge string) (bool, error) {
-	sql, args := q.walkSQL(desc, edge, 1, "id")
+	sql, args := q.walkSQL(desc, edge, false, 1, "id")
 	rows, err := t.query(sql, args...)
 	if err != nil {
 		return false, err
@@ -251,10 +313,19 @@ func (q *callQuery) page(t *tx, req data.PageRequest) ([]*data.Call, data.Page, 
 		return nil, meta, nil
 	}
 	desc := dir == older
-	calls, more, truncated, last, err := q.walk(t, desc, from, perPage)
+	var w walked
+	var newerIDs []string // prefetched: the ids a previous page would start from
+	prefetched := desc && from != "" && len(q.residual) == 0
+	var err error
+	if prefetched {
+		w, newerIDs, err = q.walkOlderWithNewer(t, from, perPage)
+	} else {
+		w, err = q.walk(t, desc, from, perPage)
+	}
 	if err != nil {
 		return nil, meta, err
 	}
+	calls, more, truncated, last := w.calls, w.more, w.truncated, w.last
 	if !desc {
 		reverse(calls)
 	}
@@ -270,6 +341,12 @@ func (q *callQuery) page(t *tx, req data.PageRequest) ([]*data.Call, data.Page, 
 	}
 	// Behind the page: is there a matching row on the other side of its first record?
 	behind := func(edge string, d byte) (*string, error) {
+		if prefetched {
+			if slices.ContainsFunc(newerIDs, func(id string) bool { return id > edge }) {
+				return t.db.encodeCursor(d, q.binding, edge), nil
+			}
+			return nil, nil
+		}
 		found, err := q.beyond(t, d == older, edge)
 		if err != nil || !found {
 			return nil, err
