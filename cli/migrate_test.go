@@ -45,7 +45,10 @@ func TestMigrateCommand(t *testing.T) {
 // The commands that work on the bbolt file refuse a PostgreSQL location and say what to
 // use instead, rather than half-working.
 func TestBoltOnlyCommandsRefusePostgres(t *testing.T) {
-	for _, c := range []struct{ args []string; want string }{
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
 		{[]string{"backup", "--out", "x.tar.gz"}, "pg_dump"},
 		{[]string{"restore", "--in", "x.tar.gz"}, "pg_restore"},
 		{[]string{"check"}, "pg_amcheck"},
