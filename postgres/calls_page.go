@@ -17,11 +17,11 @@ import (
 // (the bbolt engine's bound, with its cursor semantics).
 var maxCallScan = 20000
 
-// callQuery is one list request resolved against the indexes: the scope walked, newest
+// callQuery is one list request resolved against the indexes: the scope callWalk, newest
 // first, through one index per arm (several arms, merged by id, for a caller limited to
-// some agents), and the filters the scope does not answer, checked on each row walked.
+// some agents), and the filters the scope does not answer, checked on each row callWalk.
 type callQuery struct {
-	arms     []string // conditions besides workspace_id = $1, one per index range walked
+	arms     []string // conditions besides workspace_id = $1, one per index range callWalk
 	residual []string // conditions the walk does not answer
 	args     []any    // $1 is the workspace
 	lo, hi   string   // id bounds: lo inclusive, hi exclusive; "" is unbounded
@@ -152,9 +152,9 @@ func (t *tx) smallestScope(ws string, filters []callFilter) (int, error) {
 // walkSQL selects cols, then whether the row matches (m) and its place in the walk (n),
 // for the rows of q beyond from (or at it, when inclusive; "" = from the newest or the
 // oldest end), newest
-// first when desc: the matching rows among the first maxCallScan walked, and the
-// maxCallScan-th row walked, if there is one, so that the caller knows where a cut walk
-// stopped. Without residual filters every row walked matches and limit bounds the walk.
+// first when desc: the matching rows among the first maxCallScan callWalk, and the
+// maxCallScan-th row callWalk, if there is one, so that the caller knows where a cut walk
+// stopped. Without residual filters every row callWalk matches and limit bounds the walk.
 func (q *callQuery) walkSQL(desc bool, from string, inclusive bool, limit int, cols string) (string, []any) {
 	args := append([]any(nil), q.args...)
 	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
@@ -191,34 +191,34 @@ func (q *callQuery) walkSQL(desc bool, from string, inclusive bool, limit int, c
 		cols, strings.Join(q.residual, " AND "), order, walk(maxCallScan), maxCallScan, order, limit), args
 }
 
-// walked is what a walk found: up to want matching calls, whether more match beyond them,
+// callWalk is what a walk found: up to want matching calls, whether more match beyond them,
 // and, when the walk reached maxCallScan rows first (truncated), the last row examined.
-type walked struct {
+type callWalk struct {
 	calls           []*data.Call
 	more, truncated bool
 	last            string
 }
 
 // walk walks q from from, newest first when desc.
-func (q *callQuery) walk(t *tx, desc bool, from string, want int) (walked, error) {
+func (q *callQuery) walk(t *tx, desc bool, from string, want int) (callWalk, error) {
 	sql, args := q.walkSQL(desc, from, false, want+2, callCols)
 	rows, err := t.query(sql, args...)
 	if err != nil {
-		return walked{}, err
+		return callWalk{}, err
 	}
 	return readWalk(rows, want)
 }
 
-func readWalk(rows pgx.Rows, want int) (walked, error) {
+func readWalk(rows pgx.Rows, want int) (callWalk, error) {
 	defer rows.Close()
-	var w walked
+	var w callWalk
 	reached := false
 	for rows.Next() {
 		var match bool
 		var n int64
 		c, err := scanCall(rows, &match, &n)
 		if err != nil {
-			return walked{}, err
+			return callWalk{}, err
 		}
 		if match {
 			if len(w.calls) == want {
@@ -241,7 +241,7 @@ func readWalk(rows pgx.Rows, want int) (walked, error) {
 // scope matches, so none lies between the cursor and the page's first call, and a row
 // newer than the page's first call (or than the cursor, when the page is empty) is among
 // those two when there is one.
-func (q *callQuery) walkOlderWithNewer(t *tx, from string, want int) (walked, []string, error) {
+func (q *callQuery) walkOlderWithNewer(t *tx, from string, want int) (callWalk, []string, error) {
 	var b pgx.Batch
 	sql, args := q.walkSQL(true, from, false, want+2, callCols)
 	b.Queue(sql, args...)
@@ -251,15 +251,15 @@ func (q *callQuery) walkOlderWithNewer(t *tx, from string, want int) (walked, []
 	defer br.Close()
 	rows, err := br.Query()
 	if err != nil {
-		return walked{}, nil, err
+		return callWalk{}, nil, err
 	}
 	w, err := readWalk(rows, want)
 	if err != nil {
-		return walked{}, nil, err
+		return callWalk{}, nil, err
 	}
 	rows, err = br.Query()
 	if err != nil {
-		return walked{}, nil, err
+		return callWalk{}, nil, err
 	}
 	var newer []string
 	for rows.Next() {
@@ -268,13 +268,13 @@ func (q *callQuery) walkOlderWithNewer(t *tx, from string, want int) (walked, []
 		var n int64
 		if err := rows.Scan(&id, &m, &n); err != nil {
 			rows.Close()
-			return walked{}, nil, err
+			return callWalk{}, nil, err
 		}
 		newer = append(newer, id)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return walked{}, nil, err
+		return callWalk{}, nil, err
 	}
 	return w, newer, br.Close()
 }
@@ -313,7 +313,7 @@ func (q *callQuery) page(t *tx, req data.PageRequest) ([]*data.Call, data.Page, 
 		return nil, meta, nil
 	}
 	desc := dir == older
-	var w walked
+	var w callWalk
 	var newerIDs []string // prefetched: the ids a previous page would start from
 	prefetched := desc && from != "" && len(q.residual) == 0
 	var err error
