@@ -93,7 +93,8 @@ func (t *tx) DeleteAgent(a *data.StoredAgent) error {
 
 // AgentIDs implements service.AgentTx. Every filter is a condition on the walk of
 // (workspace_id[, status], id); a name search compares lowercased names, as the bbolt
-// engine does.
+// engine does, though lower() follows the database's locale (under the C locale only
+// ASCII letters fold) where the bbolt engine folds all of Unicode.
 func (t *tx) AgentIDs(ws, status string, only []string, nameContains string, req data.PageRequest) ([]string, data.Page, error) {
 	args := []any{ws}
 	from := `agents WHERE workspace_id = $1`
