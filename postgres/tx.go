@@ -21,6 +21,7 @@ type tx struct {
 	db  *DB
 	q   pgx.Tx
 	st  *txState
+	ro  bool // a View: no row locks (FOR UPDATE is refused in a read-only transaction)
 }
 
 // txState is what a transaction leaves to do once it commits.
@@ -42,7 +43,7 @@ const retryLock int64 = 0x766f696365726574
 // View implements service.Store: a read-only snapshot (REPEATABLE READ).
 func (db *DB) View(ctx context.Context, fn func(service.Tx) error) error {
 	return pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(q pgx.Tx) error {
-		return fn(&tx{ctx: ctx, db: db, q: q, st: &txState{}})
+		return fn(&tx{ctx: ctx, db: db, q: q, st: &txState{}, ro: true})
 	})
 }
 
