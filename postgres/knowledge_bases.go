@@ -126,7 +126,7 @@ func (t *tx) deleteKB(workspaceID, kbID string) error {
 // sources, chunks and files, and the knowledge base delete hooks of each.
 func deleteWorkspaceKnowledgeBases(t *tx, workspaceID string) error {
 	for _, sql := range []string{
-		`DELETE FROM knowledge_chunks WHERE knowledge_base_id IN (SELECT id FROM knowledge_bases WHERE workspace_id = $1)`,
+		`DELETE FROM knowledge_chunks WHERE workspace_id = $1 OR knowledge_base_id IN (SELECT id FROM knowledge_bases WHERE workspace_id = $1)`,
 		`DELETE FROM knowledge_sources WHERE workspace_id = $1`,
 		`DELETE FROM source_files WHERE workspace_id = $1`,
 	} {

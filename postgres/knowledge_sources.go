@@ -89,13 +89,17 @@ func (t *tx) PutSourceChunks(kbID, sourceID string, chunks []data.SourceChunk) e
 		return nil
 	}
 	if len(chunks) > 0 {
-		_, err := t.q.CopyFrom(t.ctx, pgx.Identifier{"knowledge_chunks"}, []string{"knowledge_base_id", "source_id", "position", "text", "vector"},
+		var ws string
+		if err := noRows(t.queryRow(`SELECT workspace_id FROM knowledge_bases WHERE id = $1`, kbID).Scan(&ws)); err != nil {
+			return err
+		}
+		_, err := t.q.CopyFrom(t.ctx, pgx.Identifier{"knowledge_chunks"}, []string{"knowledge_base_id", "source_id", "workspace_id", "position", "text", "vector"},
 			pgx.CopyFromSlice(len(chunks), func(i int) ([]any, error) {
 				var vec any
 				if len(chunks[i].Vector) > 0 {
 					vec = chunks[i].Vector
 				}
-				return []any{kbID, sourceID, int32(i), chunks[i].Text, vec}, nil
+				return []any{kbID, sourceID, ws, int32(i), chunks[i].Text, vec}, nil
 			}))
 		if err != nil {
 			return err

@@ -110,15 +110,18 @@ CREATE INDEX knowledge_sources_pending_urls ON knowledge_sources (knowledge_base
 	WHERE type = 'urls' AND status = 'pending';
 
 -- knowledge_chunks: a source's text in pieces, in order, with its embedding when
--- embeddings are on. The service builds its retrieval index from them.
+-- embeddings are on. The service builds its retrieval index from them. workspace_id is
+-- the knowledge base's ('' for chunks stored before their knowledge base).
 CREATE TABLE knowledge_chunks (
 	knowledge_base_id text COLLATE "C" NOT NULL,
 	source_id         text COLLATE "C" NOT NULL,
+	workspace_id      text COLLATE "C" NOT NULL,
 	position          integer NOT NULL,
 	text              text NOT NULL,
 	vector            real[],
 	PRIMARY KEY (knowledge_base_id, source_id, position)
 );
+CREATE INDEX knowledge_chunks_by_workspace ON knowledge_chunks (workspace_id);
 
 -- source_files: the original bytes of file sources, in the database so that every
 -- replica serves them. A file is stored before its source row commits, so it has no
