@@ -21,7 +21,6 @@ CREATE TABLE events (
 	UNIQUE (seq)
 );
 CREATE INDEX events_by_workspace ON events (workspace_id, seq);
-CREATE INDEX events_by_type ON events (workspace_id, type, seq);
 
 -- event_heads: the hash of each workspace's newest event. A writer reads its workspace's
 -- row FOR UPDATE, so writers of one workspace take turns on the chain.
