@@ -27,6 +27,7 @@ var suites = []struct {
 	{"knowledge_files", testKnowledgeFiles},
 	{"knowledge_file_lifecycle", testKnowledgeFileLifecycle},
 	{"accounts", testAccounts},
+	{"put_api_key", testPutAPIKey},
 	{"webhooks", testWebhooks},
 	{"deliveries", testDeliveries},
 	{"deliveries_due_skips", testDueSkips},
