@@ -83,54 +83,88 @@ func (t *tx) PutDelivery(d *data.Delivery) error {
 }
 
 // DueDeliveries implements service.DeliveryTx: a walk of the due index in (due time, id)
-// order, at millisecond precision as the bbolt engine's due keys.
+// order, at millisecond precision as the bbolt engine's due keys. In a write transaction
+// (a claim) the due rows are read FOR UPDATE SKIP LOCKED: rows another replica is
+// claiming are passed over rather than waited for, and the rows returned stay locked
+// until this transaction ends. The next due time is read without locks, so rows not
+// yet due are never locked (another replica's claim must see when they fall due).
 func (t *tx) DueDeliveries(now time.Time, limit int, skip func(id string) bool) ([]string, time.Time, error) {
-	nowMS := max(now.UnixMilli(), 0)
+	cut := time.UnixMilli(max(now.UnixMilli(), 0) + 1) // due: next_attempt_at < cut
+	lock := ""
+	if !t.ro {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
 	var ids []string
-	var lastAt time.Time
-	lastID, first := "", true
-	batch := limit + 16
-	for {
-		args := []any{}
-		where := ""
-		if !first {
-			where, args = ` AND (next_attempt_at, id) > ($1, $2)`, []any{lastAt, lastID}
-		}
-		rows, err := t.query(`SELECT id, next_attempt_at FROM deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL`+where+`
-			ORDER BY next_attempt_at, id LIMIT `+strconv.Itoa(batch), args...)
+	var from *dueKey
+	if limit > 0 {
+		err := t.walkDue(nil, &cut, lock, limit, func(k dueKey) bool {
+			from = &k
+			if skip == nil || !skip(k.id) {
+				ids = append(ids, k.id)
+			}
+			return len(ids) < limit
+		})
 		if err != nil {
 			return nil, time.Time{}, err
 		}
-		n := 0
-		var next time.Time
-		stop := false
+	}
+	var next time.Time
+	err := t.walkDue(from, nil, "", 16, func(k dueKey) bool {
+		if skip != nil && skip(k.id) {
+			return true
+		}
+		next = time.UnixMilli(max(k.at.UnixMilli(), 0))
+		return false
+	})
+	return ids, next, err
+}
+
+// dueKey is a pending delivery's place in the due index.
+type dueKey struct {
+	at time.Time
+	id string
+}
+
+// walkDue calls fn with the pending deliveries after from (from the first when nil) and
+// due before until (no bound when nil), in due order, fetching batch rows a query with
+// the row lock clause lock, until fn returns false.
+func (t *tx) walkDue(from *dueKey, until *time.Time, lock string, batch int, fn func(dueKey) bool) error {
+	for {
+		where, args := "", []any{}
+		if from != nil {
+			args = append(args, from.at, from.id)
+			where += ` AND (next_attempt_at, id) > ($1, $2)`
+		}
+		if until != nil {
+			args = append(args, *until)
+			where += ` AND next_attempt_at < $` + strconv.Itoa(len(args))
+		}
+		rows, err := t.query(`SELECT next_attempt_at, id FROM deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL`+where+`
+			ORDER BY next_attempt_at, id LIMIT `+strconv.Itoa(batch)+lock, args...)
+		if err != nil {
+			return err
+		}
+		var keys []dueKey
 		for rows.Next() {
-			var id string
-			var at time.Time
-			if err := rows.Scan(&id, &at); err != nil {
+			var k dueKey
+			if err := rows.Scan(&k.at, &k.id); err != nil {
 				rows.Close()
-				return nil, time.Time{}, err
+				return err
 			}
-			n++
-			lastAt, lastID, first = at, id, false
-			if skip != nil && skip(id) {
-				continue
-			}
-			if dueMS := max(at.UnixMilli(), 0); dueMS > nowMS || len(ids) == limit {
-				next, stop = time.UnixMilli(dueMS), true
-				break
-			}
-			ids = append(ids, id)
+			keys = append(keys, k)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return nil, time.Time{}, err
+			return err
 		}
-		if stop {
-			return ids, next, nil
+		for _, k := range keys {
+			if !fn(k) {
+				return nil
+			}
+			from = &k
 		}
-		if n < batch {
-			return ids, time.Time{}, nil
+		if len(keys) < batch {
+			return nil
 		}
 	}
 }
