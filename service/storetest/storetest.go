@@ -23,6 +23,7 @@ var suites = []struct {
 	{"knowledge_bases", testKnowledgeBases},
 	{"knowledge_sources", testKnowledgeSources},
 	{"knowledge_chunks", testKnowledgeChunks},
+	{"chunks_revision", testChunksRevision},
 	{"knowledge_delete", testKnowledgeDelete},
 	{"knowledge_files", testKnowledgeFiles},
 	{"knowledge_file_lifecycle", testKnowledgeFileLifecycle},
