@@ -131,16 +131,6 @@ func (s *DeliveryService) FanOut(ctx context.Context, limit int) (int, error) {
 	return moved, err
 }
 
-// envelope is the body of a delivery (conventions §11).
-type envelope struct {
-	ID          string          `json:"id"`
-	Type        string          `json:"type"`
-	CreatedAt   data.Time       `json:"created_at"`
-	WorkspaceID string          `json:"workspace_id"`
-	Actor       data.Actor      `json:"actor"`
-	Data        json.RawMessage `json:"data"`
-}
-
 // DueDeliveries implements data.DeliveryQueue.
 func (s *DeliveryService) DueDeliveries(ctx context.Context, now time.Time, limit int, skip func(string) bool) ([]*data.DeliveryJob, time.Time, error) {
 	var jobs []*data.DeliveryJob
@@ -196,7 +186,7 @@ func (s *DeliveryService) loadJob(tx Tx, id string) (*data.DeliveryJob, error) {
 		return nil, fmt.Errorf("secret of webhook %s: %w", w.ID, err)
 	}
 	job.URL = w.URL
-	job.Body, err = json.Marshal(envelope{e.ID, e.Type, e.CreatedAt, e.WorkspaceID, e.Actor, e.Data})
+	job.Body, err = e.Envelope() // the body of a delivery (conventions §11)
 	return job, err
 }
 

@@ -30,6 +30,7 @@ var suites = []struct {
 	{"deliveries", testDeliveries},
 	{"outbox", testOutbox},
 	{"event reads", testEventReads},
+	{"events after", testEventsAfter},
 	{"agents", testAgents},
 	{"numbers", testNumbers},
 	{"phone_number_taken", testPhoneNumberTaken},

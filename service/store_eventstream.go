@@ -1,0 +1,23 @@
+package service
+
+import "github.com/voiceapi/voiceapi/data"
+
+// EventStreamTx reads a workspace's events forward from a position, for the live event
+// stream: a reader that saw an event and asks for what follows it must get every event
+// committed after it, once, in order.
+type EventStreamTx interface {
+	// EventsAfter returns up to limit of the workspace's events appended after the event
+	// afterID, oldest first, in append order: the order ChainEvents walks. afterID ""
+	// starts at the workspace's oldest event. When afterID names no event indexed under
+	// the workspace (never stored, another workspace's, or deleted with its workspace),
+	// EventsAfter returns no events and a nil error: the caller tells these apart with
+	// Event. An index entry without its event is passed over; limit < 1 returns none.
+	//
+	// Appends to one workspace are serialized by its chain head (EventHead is read and
+	// moved in the appending transaction), so append order is commit order there: an
+	// engine must keep EventsAfter's order equal to it (bolt: ids that grow with each
+	// append, under one writer; an engine with concurrent writers: the head's row lock
+	// and a per-workspace sequence), or a reader could pass over an event committed late
+	// with an earlier position.
+	EventsAfter(workspaceID, afterID string, limit int) ([]*data.Event, error)
+}
