@@ -3,7 +3,16 @@ package data
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
+
+// MaxEventStreamsPerToken bounds the live event streams one token holds open at once on
+// one server process; one more is refused (429 rate_limited with Retry-After).
+const MaxEventStreamsPerToken = 5
+
+// EventStreamHeartbeat is how often, by default, an idle event stream sends a comment
+// line, so that proxies keep the connection and the client knows it is alive.
+const EventStreamHeartbeat = 15 * time.Second
 
 // EventStreamer reads the durable event log for the live event stream
 // (GET /api/v1/events/stream): a position to start from, then the events appended after

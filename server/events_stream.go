@@ -19,10 +19,9 @@ import (
 const (
 	// MaxStreamsPerToken bounds the event streams one token holds open at once on one
 	// server process; one more is 429 rate_limited with Retry-After.
-	MaxStreamsPerToken = 5
-	// DefaultStreamHeartbeat is how often an idle stream sends a comment line, so that
-	// proxies keep the connection and the client knows it is alive.
-	DefaultStreamHeartbeat = 15 * time.Second
+	MaxStreamsPerToken = data.MaxEventStreamsPerToken
+	// DefaultStreamHeartbeat is how often an idle stream sends a comment line.
+	DefaultStreamHeartbeat = data.EventStreamHeartbeat
 	// DefaultStreamPoll bounds how long an event committed by another process (another
 	// replica of a shared database, an admin command) waits before a stream reads it;
 	// events of this process wake the streams at once (WakeStreams).
