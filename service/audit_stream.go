@@ -8,10 +8,14 @@ import (
 	"github.com/voiceapi/voiceapi/validate"
 )
 
-// MaxStreamBatch bounds the events one read of a live event stream returns (and so holds
-// in memory): a stream far behind catches up in reads of this size, each written out
-// before the next is made.
-const MaxStreamBatch = 64
+// MaxStreamBatch and MaxStreamBatchBytes bound the events one read of a live event
+// stream returns, and so what a stream holds in memory: a stream far behind catches up
+// in reads of this size, each written out before the next is made. The byte bound counts
+// the events' data; a read returns at least one event whatever its size.
+const (
+	MaxStreamBatch      = 64
+	MaxStreamBatchBytes = 256 << 10
+)
 
 // StreamStart implements data.EventStreamer.
 func (s *AuditService) StreamStart(ctx context.Context, lastEventID string, types []string) (string, error) {
@@ -51,8 +55,11 @@ func (s *AuditService) StreamStart(ctx context.Context, lastEventID string, type
 	return pos, nil
 }
 
-// StreamEvents implements data.EventStreamer. It reads at most min(limit,
-// MaxStreamBatch) events in one read transaction.
+// StreamEvents implements data.EventStreamer. It returns at most min(limit,
+// MaxStreamBatch) events, stopping early past MaxStreamBatchBytes, read in one read
+// transaction. Events of other types are passed over (the position moves past them), at
+// most MaxAuditScan events in all per read, so a filter that matches nothing in a long
+// log keeps each read transaction short.
 func (s *AuditService) StreamEvents(ctx context.Context, after string, types []string, limit int) ([]*data.Event, string, error) {
 	ws, err := currentWorkspace(ctx)
 	if err != nil {
@@ -77,17 +84,15 @@ func (s *AuditService) StreamEvents(ctx context.Context, after string, types []s
 				return data.NotFound("Event")
 			}
 		}
-		list, err := tx.EventsAfter(ws, after, limit)
-		if err != nil {
-			return err
-		}
-		for _, e := range list {
-			pos = e.ID
+		bytes, scanned := 0, 0
+		return tx.EventsAfter(ws, after, func(e *data.Event) (bool, error) {
+			pos, scanned = e.ID, scanned+1
 			if len(types) == 0 || slices.Contains(types, e.Type) {
 				out = append(out, e)
+				bytes += len(e.Data)
 			}
-		}
-		return nil
+			return len(out) < limit && bytes < MaxStreamBatchBytes && scanned < MaxAuditScan, nil
+		})
 	})
 	if err != nil {
 		return nil, after, err

@@ -6,12 +6,13 @@ import "github.com/voiceapi/voiceapi/data"
 // stream: a reader that saw an event and asks for what follows it must get every event
 // committed after it, once, in order.
 type EventStreamTx interface {
-	// EventsAfter returns up to limit of the workspace's events appended after the event
-	// afterID, oldest first, in append order: the order ChainEvents walks. afterID ""
-	// starts at the workspace's oldest event. When afterID names no event indexed under
-	// the workspace (never stored, another workspace's, or deleted with its workspace),
-	// EventsAfter returns no events and a nil error: the caller tells these apart with
-	// Event. An index entry without its event is passed over; limit < 1 returns none.
+	// EventsAfter calls fn with the workspace's events appended after the event afterID,
+	// oldest first, in append order (the order ChainEvents walks), until fn returns false
+	// or an error (which EventsAfter returns). afterID "" starts at the workspace's
+	// oldest event. When afterID names no event indexed under the workspace (never
+	// stored, another workspace's, or deleted with its workspace), fn is not called and
+	// the error is nil: the caller tells these apart with Event. An index entry without
+	// its event is passed over. One event at a time: the caller bounds what it keeps.
 	//
 	// Appends to one workspace are serialized by its chain head (EventHead is read and
 	// moved in the appending transaction), so append order is commit order there: an
@@ -19,5 +20,5 @@ type EventStreamTx interface {
 	// append, under one writer; an engine with concurrent writers: the head's row lock
 	// and a per-workspace sequence), or a reader could pass over an event committed late
 	// with an earlier position.
-	EventsAfter(workspaceID, afterID string, limit int) ([]*data.Event, error)
+	EventsAfter(workspaceID, afterID string, fn func(e *data.Event) (bool, error)) error
 }

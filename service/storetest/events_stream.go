@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -38,17 +39,20 @@ func testEventsAfter(t *testing.T, open Opener) {
 			{"after the first", ws1[0], 10, ws1[1:]},
 			{"after the third, across the other workspace's event", ws1[2], 2, ws1[3:5]},
 			{"after the newest", ws1[5], 10, nil},
-			{"limit 0", "", 0, nil},
 			{"another workspace's event", other, 10, nil},
 			{"an id never stored", ids.New(data.PrefixEvent), 10, nil},
 		}
 		for _, c := range cases {
-			got, err := tx.EventsAfter("ws_1", c.after, c.limit)
+			got, err := eventsAfter(tx, "ws_1", c.after, c.limit)
 			if err != nil || !slices.Equal(eventIDs(got), c.want) {
 				t.Errorf("%s: EventsAfter = %v, %v; want %v", c.name, eventIDs(got), err, c.want)
 			}
 		}
-		got, err := tx.EventsAfter("ws_2", "", 10)
+		stop := errors.New("stop")
+		if err := tx.EventsAfter("ws_1", "", func(*data.Event) (bool, error) { return true, stop }); err != stop {
+			t.Errorf("fn's error: EventsAfter returned %v, want it", err)
+		}
+		got, err := eventsAfter(tx, "ws_2", "", 10)
 		if err != nil || !slices.Equal(eventIDs(got), []string{other}) {
 			t.Errorf("ws_2 from the start = %v, %v; want only its own event", eventIDs(got), err)
 		}
@@ -61,10 +65,20 @@ func testEventsAfter(t *testing.T, open Opener) {
 	late := &data.Event{ID: ids.New(data.PrefixEvent), Type: data.EventCallEnded, WorkspaceID: "ws_1", Data: []byte(`{}`), Hash: "h7"}
 	update(t, s, func(tx service.Tx) error { return tx.AppendEvent(late) })
 	view(t, s, func(tx service.Tx) error {
-		got, err := tx.EventsAfter("ws_1", ws1[5], 10)
+		got, err := eventsAfter(tx, "ws_1", ws1[5], 10)
 		if err != nil || !slices.Equal(eventIDs(got), []string{late.ID}) {
 			t.Errorf("after the former newest = %v, %v; want the late event", eventIDs(got), err)
 		}
 		return nil
 	})
+}
+
+// eventsAfter collects up to limit events of EventsAfter, stopping it there.
+func eventsAfter(tx service.Tx, ws, after string, limit int) ([]*data.Event, error) {
+	var out []*data.Event
+	err := tx.EventsAfter(ws, after, func(e *data.Event) (bool, error) {
+		out = append(out, e)
+		return len(out) < limit, nil
+	})
+	return out, err
 }
