@@ -39,13 +39,14 @@ func (tr *tour) eventStream() {
 // connection that breaks mid-message.
 type cuttingTransport struct {
 	cuts  atomic.Int32
+	hits  atomic.Int32 // bodies actually cut
 	limit int64
 }
 
 func (c *cuttingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := http.DefaultTransport.RoundTrip(r)
 	if err == nil && resp.StatusCode == 200 && c.cuts.Add(-1) >= 0 {
-		resp.Body = &cutBody{ReadCloser: resp.Body, left: c.limit}
+		resp.Body = &cutBody{ReadCloser: resp.Body, left: c.limit, hits: &c.hits}
 	}
 	return resp, err
 }
@@ -53,10 +54,12 @@ func (c *cuttingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 type cutBody struct {
 	io.ReadCloser
 	left int64
+	hits *atomic.Int32
 }
 
 func (b *cutBody) Read(p []byte) (int, error) {
 	if b.left <= 0 {
+		b.hits.Add(1)
 		b.ReadCloser.Close()
 		return 0, errors.New("connection reset (test)")
 	}
@@ -72,8 +75,8 @@ func (b *cutBody) Read(p []byte) (int, error) {
 // time its connection breaks mid-message, and yields every event once, in order.
 func TestFollowResumesAfterBrokenConnections(t *testing.T) {
 	s := newServer(t, nil, func(c *server.Config) { c.Stream.Poll = 20 * time.Millisecond })
-	ct := &cuttingTransport{limit: 5000} // an agent.created message is a few KiB: cut inside the second
-	ct.cuts.Store(3)
+	ct := &cuttingTransport{limit: 3000} // an agent.created message is over 1 KiB: each connection delivers one or two
+	ct.cuts.Store(5)
 	c := s.client(t, client.WithHTTPClient(&http.Client{Transport: ct}))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -81,7 +84,7 @@ func TestFollowResumesAfterBrokenConnections(t *testing.T) {
 	if err != nil || len(start) == 0 {
 		t.Fatalf("audit log: %v, %v", start, err)
 	}
-	for _, name := range []string{"a", "b", "c", "d"} {
+	for _, name := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
 		if _, _, err := c.Agents.Create(ctx, client.AgentInput{Name: &name}); err != nil {
 			t.Fatal(err)
 		}
@@ -92,12 +95,12 @@ func TestFollowResumesAfterBrokenConnections(t *testing.T) {
 			t.Fatalf("follow: %v", err)
 		}
 		got = append(got, e.ID)
-		if len(got) == 4 {
+		if len(got) == 8 {
 			break
 		}
 	}
-	if ct.cuts.Load() >= 0 {
-		t.Fatalf("the connection was cut only %d times: the test proves nothing", 3-ct.cuts.Load())
+	if n := ct.hits.Load(); n < 3 {
+		t.Fatalf("the connection was cut %d times: the test proves nothing", n)
 	}
 	var want []string
 	for e, err := range c.Audit.All(ctx, data.AuditFilter{Type: data.EventAgentCreated}) {
