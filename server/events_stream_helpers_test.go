@@ -34,12 +34,12 @@ type streamEnv struct {
 func newStreamEnv(t *testing.T, configure func(*server.Config)) *streamEnv {
 	t.Helper()
 	env := testkit.New(t, nil)
-	srv := cli.NewServer(env.DB, slog.New(slog.NewJSONHandler(io.Discard, nil)), func(c *server.Config) {
+	srv := cli.NewServer(env.Store, slog.New(slog.NewJSONHandler(io.Discard, nil)), func(c *server.Config) {
 		if configure != nil {
 			configure(c)
 		}
 	})
-	env.DB.SetEventHook(srv.WakeStreams)
+	env.Store.SetEventHook(srv.WakeStreams)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func newStreamEnv(t *testing.T, configure func(*server.Config)) *streamEnv {
 		once.Do(func() { cancel(); result = <-served })
 		return result
 	}
-	t.Cleanup(func() { stop(); env.DB.SetEventHook(nil) })
+	t.Cleanup(func() { stop(); env.Store.SetEventHook(nil) })
 	return &streamEnv{Env: env, t: t, URL: "http://" + ln.Addr().String(), srv: srv, stop: stop,
 		Owner: testkit.NewAccount(t, env.Svc, "owner@example.com", true)}
 }
@@ -251,8 +251,8 @@ func (e *streamEnv) auditEvents(token string) []map[string]any {
 // its write transaction (for volumes the API would take long to make).
 func (e *streamEnv) appendEvent(ws, typ string, payload []byte) string {
 	e.t.Helper()
-	ev := &data.Event{ID: e.DB.IDs().New(data.PrefixEvent), Type: typ, WorkspaceID: ws, Data: payload, Actor: data.Actor{Type: "system"}}
-	if err := e.DB.Update(context.Background(), func(tx service.Tx) error { return tx.AppendEvent(ev) }); err != nil {
+	ev := &data.Event{ID: e.Store.ServiceOptions().IDs.New(data.PrefixEvent), Type: typ, WorkspaceID: ws, Data: payload, Actor: data.Actor{Type: "system"}}
+	if err := e.Store.Update(context.Background(), func(tx service.Tx) error { return tx.AppendEvent(ev) }); err != nil {
 		e.t.Fatal(err)
 	}
 	return ev.ID

@@ -293,7 +293,7 @@ func TestEventStreamOutlivesServerTimeouts(t *testing.T) {
 // poll.
 func TestEventStreamPollsForEventsOfOtherProcesses(t *testing.T) {
 	e := newStreamEnv(t, func(c *server.Config) { c.Stream.Poll = 50 * time.Millisecond })
-	e.DB.SetEventHook(nil) // as if the event came from elsewhere
+	e.Store.SetEventHook(nil) // as if the event came from elsewhere
 	c := e.openStream(e.Owner.Token, "")
 	id := e.appendEvent(e.Owner.WorkspaceID, data.EventCallStarted, []byte(`{"id":"call_x"}`))
 	if m := c.next(); m.id != id {
