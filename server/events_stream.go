@@ -151,7 +151,7 @@ func (s *Server) handleEventStream(w http.ResponseWriter, r *http.Request) error
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no") // nginx: pass each event on at once
-	sw := &sseWriter{w: w, rc: rc, stall: s.cfg.Timeouts.withDefaults().Write}
+	sw := &sseWriter{w: w, rc: rc, stall: s.cfg.Timeouts.withDefaults().Write, closing: s.streams.closing}
 	// At shutdown a stream blocked writing to a client that reads nothing gives up
 	// within the grace, instead of holding the drain for a whole write timeout.
 	stop := context.AfterFunc(s.streams.closing, func() { rc.SetWriteDeadline(time.Now().Add(streamCloseGrace)) })
@@ -279,21 +279,36 @@ var eventStreamNeed = data.Member(data.RoleAdmin).WithScope(data.ScopeAuditRead)
 // then, holding at most one read of the log and the connection's buffer meanwhile; it
 // resumes with Last-Event-ID.
 type sseWriter struct {
-	w     http.ResponseWriter
-	rc    *http.ResponseController
-	stall time.Duration
-	buf   bytes.Buffer
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	stall   time.Duration
+	closing context.Context // done when the server shuts down
+	buf     bytes.Buffer
 }
 
 // send pushes the write deadline to stall from now, runs fill and flushes.
 func (sw *sseWriter) send(fill func() error) error {
-	if err := sw.rc.SetWriteDeadline(time.Now().Add(sw.stall)); err != nil && err != http.ErrNotSupported {
+	if err := sw.extend(); err != nil {
 		return err
 	}
 	if err := fill(); err != nil {
 		return err
 	}
 	return sw.rc.Flush()
+}
+
+// extend moves the write deadline to stall from now, unless the server is shutting
+// down. It sets, then checks: a shutdown that begins after the check moves the deadline
+// to the grace after this one, so a stream never outlives the grace by extending it.
+func (sw *sseWriter) extend() error {
+	if err := sw.rc.SetWriteDeadline(time.Now().Add(sw.stall)); err != nil && err != http.ErrNotSupported {
+		return err
+	}
+	if sw.closing.Err() != nil {
+		sw.rc.SetWriteDeadline(time.Now().Add(streamCloseGrace))
+		return errShuttingDown
+	}
+	return nil
 }
 
 // comment writes a comment line, which clients ignore (heartbeats).
@@ -320,7 +335,7 @@ func (sw *sseWriter) events(list []*data.Event) error {
 		}
 		sw.buf.WriteByte('\n')
 		// Each event has the whole stall to go out: a slow reader keeps its stream.
-		if err := sw.rc.SetWriteDeadline(time.Now().Add(sw.stall)); err != nil && err != http.ErrNotSupported {
+		if err := sw.extend(); err != nil {
 			return err
 		}
 		if _, err := sw.w.Write(sw.buf.Bytes()); err != nil {
