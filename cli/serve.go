@@ -195,6 +195,8 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 		c.TrustedProxies, c.Timeouts = proxies, o.timeouts
 		c.MaxJSONBody, c.MaxFileSize, c.MaxMultipartBody = o.maxJSONBody, o.maxFileSize, o.maxMultipartBody
 	})
+	// A commit that recorded events wakes the dispatcher and the live event streams.
+	db.SetEventHook(func() { dispatcher.Wake(); srv.WakeStreams() })
 	if o.metricsAddr != "" {
 		stop, err := serveMetrics(o.metricsAddr, srv, logger)
 		if err != nil {

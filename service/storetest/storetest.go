@@ -34,6 +34,7 @@ var suites = []struct {
 	{"deliveries_due_skips", testDueSkips},
 	{"outbox", testOutbox},
 	{"event reads", testEventReads},
+	{"events after", testEventsAfter},
 	{"agents", testAgents},
 	{"numbers", testNumbers},
 	{"phone_number_taken", testPhoneNumberTaken},
