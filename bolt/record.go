@@ -106,3 +106,8 @@ func jsonUnmarshal(stored []byte, v any) error {
 	}
 	return json.Unmarshal(raw, v)
 }
+
+// StoredJSON returns the JSON of a value as stored in a bucket, deflated or not, for
+// whoever reads the file without this package's accessors (tests, forensics). A value
+// put back as plain JSON reads as well.
+func StoredJSON(v []byte) ([]byte, error) { return decodeValue(v) }

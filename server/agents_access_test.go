@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/voiceapi/voiceapi/bolt"
 )
 
 // storedAPIKey reads an agent's api_key from its row as stored and unseals it: "" when null.
@@ -22,11 +24,20 @@ func (e *env) storedAPIKey(id string) string {
 			LLMConfig struct {
 				APIKey *string `json:"api_key"`
 			} `json:"llm_config"`
+			Row          int     `json:"row"`
+			APIKeySealed *string `json:"api_key_sealed"` // rows since format 2 keep it here
 		}
-		if err := json.Unmarshal(tx.Bucket([]byte("agents")).Get([]byte(id)), &row); err != nil {
+		raw, err := bolt.StoredJSON(tx.Bucket([]byte("agents")).Get([]byte(id)))
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(raw, &row); err != nil {
 			return err
 		}
 		sealed = row.LLMConfig.APIKey
+		if row.Row >= 2 {
+			sealed = row.APIKeySealed
+		}
 		return nil
 	})
 	if err != nil {
@@ -138,6 +149,19 @@ func TestAgentAPIKeyNeverInPlaintext(t *testing.T) {
 	}
 	if len(raw) == 0 {
 		t.Fatal("empty database file")
+	}
+	// Long values are stored deflated: scan them inflated as well.
+	err = e.DB.Bolt().View(func(tx *bbolt.Tx) error {
+		return tx.ForEach(func(_ []byte, b *bbolt.Bucket) error {
+			return b.ForEach(func(_, v []byte) error {
+				plain, err := bolt.StoredJSON(v)
+				raw = append(raw, plain...)
+				return err
+			})
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, s := range []string{secret, secret2, "PLAINTEXT-SECRET", "SECOND-SECRET"} {
 		if bytes.Contains(raw, []byte(s)) {

@@ -8,6 +8,7 @@ import (
 
 	"go.etcd.io/bbolt"
 
+	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -37,7 +38,11 @@ func TestOpenAPIWebhookPayloadsMatchRecordedEvents(t *testing.T) {
 	err := e.DB.Bolt().View(func(tx *bbolt.Tx) error {
 		return tx.Bucket([]byte("events")).ForEach(func(_, v []byte) error {
 			var ev data.Event
-			if err := json.Unmarshal(v, &ev); err != nil {
+			raw, err := bolt.StoredJSON(v)
+			if err != nil {
+				return err
+			}
+			if err := json.Unmarshal(raw, &ev); err != nil {
 				return err
 			}
 			schema := dig(t, doc, "webhooks", ev.Type, "post", "requestBody", "content", "application/json", "schema", "properties", "data").(map[string]any)

@@ -6,6 +6,7 @@ import (
 
 	"go.etcd.io/bbolt"
 
+	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -31,7 +32,11 @@ func (e *env) eventTypes(ws string) []string {
 	err := e.DB.Bolt().View(func(tx *bbolt.Tx) error {
 		return tx.Bucket([]byte("events")).ForEach(func(k, v []byte) error {
 			var ev data.Event
-			if err := json.Unmarshal(v, &ev); err != nil {
+			raw, err := bolt.StoredJSON(v)
+			if err != nil {
+				return err
+			}
+			if err := json.Unmarshal(raw, &ev); err != nil {
 				return err
 			}
 			if ev.WorkspaceID == ws {

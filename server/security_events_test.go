@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 )
@@ -126,7 +127,11 @@ func TestAuditVerifyOnline(t *testing.T) {
 	edited := s.Do("GET", "/api/v1/audit-log?per_page=1", s.Owner.Token, nil).List()[0].(map[string]any)["id"].(string)
 	err := s.DB.Bolt().Update(func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte("events"))
-		raw := strings.Replace(string(b.Get([]byte(edited))), `"one"`, `"forged"`, 1)
+		stored, err := bolt.StoredJSON(b.Get([]byte(edited)))
+		if err != nil {
+			return err
+		}
+		raw := strings.Replace(string(stored), `"one"`, `"forged"`, 1)
 		return b.Put([]byte(edited), []byte(raw))
 	})
 	if err != nil {

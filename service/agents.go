@@ -245,10 +245,11 @@ func (s *AgentService) CreateAgentJSON(ctx context.Context, in data.AgentCreate)
 	row.ID, row.WorkspaceID, row.Status = s.ids.New(data.PrefixAgent), p.WorkspaceID, data.AgentStatusDraft
 	row.CreatedAt, row.UpdatedAt, row.PublishedVersion, row.PublishedAt = now, now, nil, nil
 	out := masked(row)
-	outJSON, err := out.AppendJSON(nil)
+	enc, err := out.AppendJSON(nil)
 	if err != nil {
 		return nil, nil, err
 	}
+	outJSON := json.RawMessage(enc) // record takes a RawMessage as is (a []byte would be base64)
 	stored := *row
 	stored.AgentConfig, stored.JSON = cfg, outJSON
 	err = s.store.Update(ctx, func(tx Tx) error {

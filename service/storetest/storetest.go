@@ -31,6 +31,7 @@ var suites = []struct {
 	{"outbox", testOutbox},
 	{"event reads", testEventReads},
 	{"agents", testAgents},
+	{"agent_json", testAgentJSON},
 	{"numbers", testNumbers},
 	{"phone_number_taken", testPhoneNumberTaken},
 	{"calls", testCalls},
