@@ -16,7 +16,8 @@ func (db *DB) appendEvent(tx *bbolt.Tx, e *data.Event) error {
 	// pages, not bbolt's default half-full ones.
 	events, byWS, outbox := tx.Bucket(bucketEvents), tx.Bucket(bucketEventsByWS), tx.Bucket(bucketOutbox)
 	events.FillPercent, byWS.FillPercent, outbox.FillPercent = appendOnlyFill, appendOnlyFill, appendOnlyFill
-	if err := putJSON(events, []byte(e.ID), e); err != nil {
+	// Encoded by hand: the payload is not scanned again (data.Event.AppendJSON).
+	if err := events.Put([]byte(e.ID), encodeValue(e.AppendJSON(make([]byte, 0, len(e.Data)+512), true))); err != nil {
 		return err
 	}
 	if err := indexPut(byWS, e.WorkspaceID, e.ID); err != nil {

@@ -175,3 +175,28 @@ func TestAgentJSONRefusesNaN(t *testing.T) {
 		t.Fatal("json.Marshal encoded NaN")
 	}
 }
+
+func TestEventJSONMatchesReflection(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 17))
+	for i := range 2000 {
+		a := randAgent(r)
+		payload, _ := json.Marshal(a)
+		if i%5 == 0 {
+			payload = nil // no payload: null
+		}
+		e := Event{ID: pick(r, awkward), Type: pick(r, awkward), WorkspaceID: pick(r, awkward), Data: payload,
+			PrevHash: pick(r, awkward), Hash: pick(r, awkward),
+			Actor: Actor{Type: pick(r, awkward), UserID: pick(r, awkward), TokenID: int64(r.IntN(3)) - 1, Address: pick(r, awkward)}}
+		if i%2 == 0 {
+			e.CreatedAt = a.CreatedAt
+		}
+		want, err := json.Marshal(&e)
+		if got := e.AppendJSON(nil, true); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("event:\n got %s\nwant %s (%v)", got, want, err)
+		}
+		noHash := e.AppendJSON(nil, false)
+		if !bytes.HasPrefix(want, noHash[:len(noHash)-1]) {
+			t.Fatalf("event without hash:\n got %s\nwant a prefix of %s", noHash, want)
+		}
+	}
+}
