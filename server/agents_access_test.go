@@ -2,7 +2,8 @@ package server_test
 
 import (
 	"bytes"
-	"encoding/json"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,31 +14,22 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // storedAPIKey reads an agent's api_key from its row as stored and unseals it: "" when null.
 func (e *env) storedAPIKey(id string) string {
 	e.t.Helper()
 	var sealed *string
-	err := e.DB.Bolt().View(func(tx *bbolt.Tx) error {
-		var row struct {
-			LLMConfig struct {
-				APIKey *string `json:"api_key"`
-			} `json:"llm_config"`
-			Row          int     `json:"row"`
-			APIKeySealed *string `json:"api_key_sealed"` // rows since format 2 keep it here
+	err := e.DB.View(context.Background(), func(tx service.Tx) error {
+		a, err := tx.Agent(id)
+		if err == nil && a == nil {
+			err = fmt.Errorf("agent %s is not stored", id)
 		}
-		raw, err := bolt.StoredJSON(tx.Bucket([]byte("agents")).Get([]byte(id)))
 		if err != nil {
 			return err
 		}
-		if err := json.Unmarshal(raw, &row); err != nil {
-			return err
-		}
-		sealed = row.LLMConfig.APIKey
-		if row.Row >= 2 {
-			sealed = row.APIKeySealed
-		}
+		sealed = a.LLMConfig.APIKey
 		return nil
 	})
 	if err != nil {
@@ -46,7 +38,7 @@ func (e *env) storedAPIKey(id string) string {
 	if sealed == nil {
 		return ""
 	}
-	plain, err := e.DB.Unseal(*sealed)
+	plain, err := e.DB.ServiceOptions().Sealer.Open(*sealed)
 	if err != nil {
 		e.t.Fatalf("unsealing the stored api_key: %v", err)
 	}
@@ -143,25 +135,27 @@ func TestAgentAPIKeyNeverInPlaintext(t *testing.T) {
 		t.Errorf("the log holds the key")
 	}
 	// The database file (agents, versions, events) holds no plaintext.
-	raw, err := os.ReadFile(filepath.Join(e.DB.Dir(), "voiceapi.db"))
+	raw, err := os.ReadFile(filepath.Join(e.Dir, "voiceapi.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(raw) == 0 {
 		t.Fatal("empty database file")
 	}
-	// Long values are stored deflated: scan them inflated as well.
-	err = e.DB.Bolt().View(func(tx *bbolt.Tx) error {
-		return tx.ForEach(func(_ []byte, b *bbolt.Bucket) error {
-			return b.ForEach(func(_, v []byte) error {
-				plain, err := bolt.StoredJSON(v)
-				raw = append(raw, plain...)
-				return err
+	if e.Bolt != nil {
+		// Long values are stored deflated: scan them inflated as well.
+		err = e.Bolt.Bolt().View(func(tx *bbolt.Tx) error {
+			return tx.ForEach(func(_ []byte, b *bbolt.Bucket) error {
+				return b.ForEach(func(_, v []byte) error {
+					plain, err := bolt.StoredJSON(v)
+					raw = append(raw, plain...)
+					return err
+				})
 			})
 		})
-	})
-	if err != nil {
-		t.Fatal(err)
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, s := range []string{secret, secret2, "PLAINTEXT-SECRET", "SECOND-SECRET"} {
 		if bytes.Contains(raw, []byte(s)) {
