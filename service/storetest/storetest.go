@@ -36,6 +36,7 @@ var suites = []struct {
 	{"event reads", testEventReads},
 	{"events after", testEventsAfter},
 	{"agents", testAgents},
+	{"agent_json", testAgentJSON},
 	{"numbers", testNumbers},
 	{"phone_number_taken", testPhoneNumberTaken},
 	{"calls", testCalls},
