@@ -55,6 +55,9 @@ func AgentChange(merged *data.Agent, in *data.AgentUpdate, creating bool, cat *d
 		validateAgentName(merged.Name, rules)
 	}
 	checkGroups(merged, cat, rules, func(group string) bool { return creating || in.Given(group) })
+	if in.Privacy.Set {
+		AgentPrivacy(rules, "privacy", in.Privacy.V)
+	}
 	out.AddUncovered(rules)
 	return out
 }
@@ -64,6 +67,7 @@ func AgentChange(merged *data.Agent, in *data.AgentUpdate, creating bool, cat *d
 func ValidateAgent(a *data.Agent, cat *data.Catalog, errs *Errors) {
 	validateAgentName(a.Name, errs)
 	checkGroups(a, cat, errs, func(string) bool { return true })
+	StoredAgentPrivacy(errs, "privacy", a.Privacy)
 }
 
 // ValidatePublish checks the body of a publish: description is optional, at most 1000
