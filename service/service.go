@@ -91,6 +91,8 @@ type Services struct {
 	Exports *ExportService
 	// Backup implements data.BackupService over the store's snapshots.
 	Backup *BackupService
+	// Retention sweeps what retention settings have expired.
+	Retention *RetentionService
 }
 
 // New builds the services on store.
@@ -146,6 +148,7 @@ func New(store Store, opts Options) (*Services, error) {
 		Subscriptions:  &SubscriptionService{b},
 		Exports:        newExportService(b),
 		Backup:         newBackupService(b, store),
+		Retention:      &RetentionService{b},
 	}, nil
 }
 
