@@ -15,10 +15,10 @@ const (
 	MaxPatternBytes   = 1000 // bytes of one pattern
 	MaxProgramSize    = 1000 // instructions of one compiled pattern (regexp/syntax.Prog)
 	MaxNameLen        = 32   // characters of a rule name (it is the marker)
-	namePatternString = `^[a-z][a-z0-9_]{0,31}$`
+	NamePattern = `^[a-z][a-z0-9_]{0,31}$`
 )
 
-var namePattern = regexp.MustCompile(namePatternString)
+var namePattern = regexp.MustCompile(NamePattern)
 
 // Fault is one validation failure: the dot path of the field (conventions §2, e.g.
 // "redaction.rules.2.pattern") and a message naming it. The service layer adds each to its
