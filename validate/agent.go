@@ -67,7 +67,6 @@ func AgentChange(merged *data.Agent, in *data.AgentUpdate, creating bool, cat *d
 func ValidateAgent(a *data.Agent, cat *data.Catalog, errs *Errors) {
 	validateAgentName(a.Name, errs)
 	checkGroups(a, cat, errs, func(string) bool { return true })
-	StoredAgentPrivacy(errs, "privacy", a.Privacy)
 }
 
 // ValidatePublish checks the body of a publish: description is optional, at most 1000
