@@ -11,11 +11,11 @@ import (
 // and analysis value of every call, so its cost is bounded: RE2 matching is linear in the
 // text, with a factor that grows with the compiled program, hence MaxProgramSize.
 const (
-	MaxRules          = 20   // custom rules per setting
-	MaxPatternBytes   = 1000 // bytes of one pattern
-	MaxProgramSize    = 1000 // instructions of one compiled pattern (regexp/syntax.Prog)
-	MaxNameLen        = 32   // characters of a rule name (it is the marker)
-	NamePattern = `^[a-z][a-z0-9_]{0,31}$`
+	MaxRules        = 20   // custom rules per setting
+	MaxPatternBytes = 1000 // bytes of one pattern
+	MaxProgramSize  = 1000 // instructions of one compiled pattern (regexp/syntax.Prog)
+	MaxNameLen      = 32   // characters of a rule name (it is the marker)
+	NamePattern     = `^[a-z][a-z0-9_]{0,31}$`
 )
 
 var namePattern = regexp.MustCompile(NamePattern)
