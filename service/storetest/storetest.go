@@ -26,6 +26,7 @@ var suites = []struct {
 	{"knowledge_delete", testKnowledgeDelete},
 	{"knowledge_files", testKnowledgeFiles},
 	{"accounts", testAccounts},
+	{"put_api_key", testPutAPIKey},
 	{"webhooks", testWebhooks},
 	{"deliveries", testDeliveries},
 	{"outbox", testOutbox},
