@@ -184,9 +184,7 @@ func TestRetentionAgentShorterAndNull(t *testing.T) {
 func TestRetentionBatches(t *testing.T) {
 	e := newCallsEnv(t)
 	maxDeletes := 0
-	o := e.db.Options()
-	svc, err := service.New(countingStore{Store: e.db, maxDeletes: &maxDeletes}, service.Options{
-		Now: o.Now, Sealer: e.db.Sealer(), Catalog: o.Catalog, IDs: e.db.IDs(), PasswordCost: 4})
+	svc, err := service.New(countingStore{Store: e.db, maxDeletes: &maxDeletes}, e.db.ServiceOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
