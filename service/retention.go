@@ -10,7 +10,7 @@ import (
 
 // RetentionBatch bounds the records one sweep transaction deletes: a writer waiting for
 // the database waits for at most one batch, never for a whole sweep.
-const RetentionBatch = 100
+const RetentionBatch = 50
 
 // day is the unit of retention_days.
 const day = 24 * time.Hour
