@@ -42,6 +42,7 @@ var suites = []struct {
 	{"calls", testCalls},
 	{"call_rollups", testCallRollups},
 	{"subscriptions", testSubscriptions},
+	{"privacy_fields", testPrivacyFields},
 }
 
 // Run runs every group of the suite against stores made by open.
