@@ -19,7 +19,7 @@ func init() {
 	knowledgeBaseDeleteHooks = append(knowledgeBaseDeleteHooks, removeKnowledgeBaseFromAgents)
 }
 
-const agentCols = `id, workspace_id, name, status, published_version, last_version, config, created_at, updated_at, published_at`
+const agentCols = `id, workspace_id, name, status, published_version, last_version, config, privacy, created_at, updated_at, published_at`
 
 // Agent implements service.AgentTx.
 func (t *tx) Agent(id string) (*data.StoredAgent, error) {
@@ -32,14 +32,17 @@ func (t *tx) Agent(id string) (*data.StoredAgent, error) {
 
 func scanAgent(row pgx.Row) (*data.StoredAgent, error) {
 	var a data.StoredAgent
-	var config []byte
+	var config, privacy []byte
 	var created, updated time.Time
 	var published *time.Time
 	if err := row.Scan(&a.ID, &a.WorkspaceID, &a.Name, &a.Status, &a.PublishedVersion, &a.LastVersion,
-		&config, &created, &updated, &published); err != nil {
+		&config, &privacy, &created, &updated, &published); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal(config, &a.AgentConfig); err != nil {
+		return nil, fmt.Errorf("decoding agent %s: %w", a.ID, err)
+	}
+	if err := json.Unmarshal(privacy, &a.Privacy); err != nil {
 		return nil, fmt.Errorf("decoding agent %s: %w", a.ID, err)
 	}
 	a.CreatedAt, a.UpdatedAt, a.PublishedAt = storedTime(created), storedTime(updated), storedTimePtr(published)
@@ -57,19 +60,23 @@ func (t *tx) AgentRevision(id string) (uint64, error) {
 }
 
 // PutAgent implements service.AgentTx. The status index is an index on the row, so
-// oldStatus has nothing to move.
+// oldStatus has nothing to move; a.JSON is not kept (the row is columns, encoded here).
 func (t *tx) PutAgent(a *data.StoredAgent, oldStatus string) error {
 	config, err := json.Marshal(a.AgentConfig)
 	if err != nil {
 		return fmt.Errorf("encoding agent %s: %w", a.ID, err)
 	}
-	_, err = t.exec(`INSERT INTO agents (`+agentCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+	privacy, err := json.Marshal(a.Privacy)
+	if err != nil {
+		return fmt.Errorf("encoding agent %s: %w", a.ID, err)
+	}
+	_, err = t.exec(`INSERT INTO agents (`+agentCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 		ON CONFLICT (id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, name = EXCLUDED.name,
 			status = EXCLUDED.status, published_version = EXCLUDED.published_version,
-			last_version = EXCLUDED.last_version, config = EXCLUDED.config, created_at = EXCLUDED.created_at,
-			updated_at = EXCLUDED.updated_at, published_at = EXCLUDED.published_at,
-			revision = nextval('agent_revisions')`,
-		a.ID, a.WorkspaceID, a.Name, a.Status, a.PublishedVersion, a.LastVersion, config,
+			last_version = EXCLUDED.last_version, config = EXCLUDED.config, privacy = EXCLUDED.privacy,
+			created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,
+			published_at = EXCLUDED.published_at, revision = nextval('agent_revisions')`,
+		a.ID, a.WorkspaceID, a.Name, a.Status, a.PublishedVersion, a.LastVersion, config, privacy,
 		a.CreatedAt.Time, a.UpdatedAt.Time, paramTime(a.PublishedAt))
 	return err
 }

@@ -23,7 +23,7 @@ func init() {
 
 const callCols = `id, workspace_id, agent_id, agent_version, number_id, direction, from_number, to_number,
 	status, started_at, ended_at, duration_ms, disconnection_reason, transcript, recording_url,
-	variables, analysis, metadata, created_at, updated_at`
+	variables, analysis, metadata, legal_hold, created_at, updated_at`
 
 // scanCall reads the callCols of a row, then extra.
 func scanCall(row pgx.Row, extra ...any) (*data.Call, error) {
@@ -33,7 +33,7 @@ func scanCall(row pgx.Row, extra ...any) (*data.Call, error) {
 	var transcript, variables, analysis, metadata []byte
 	dest := append([]any{&c.ID, &c.WorkspaceID, &c.AgentID, &c.AgentVersion, &c.NumberID, &c.Direction,
 		&c.FromNumber, &c.ToNumber, &c.Status, &started, &ended, &c.DurationMS, &c.DisconnectionReason,
-		&transcript, &c.RecordingURL, &variables, &analysis, &metadata, &created, &updated}, extra...)
+		&transcript, &c.RecordingURL, &variables, &analysis, &metadata, &c.LegalHold, &created, &updated}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -67,8 +67,8 @@ func callParams(c *data.Call) ([]any, error) {
 	}
 	return []any{c.ID, c.WorkspaceID, c.AgentID, c.AgentVersion, c.NumberID, c.Direction, c.FromNumber,
 		c.ToNumber, c.Status, paramTime(c.StartedAt), paramTime(c.EndedAt), c.DurationMS,
-		c.DisconnectionReason, docs[0], c.RecordingURL, docs[1], docs[2], docs[3], c.CreatedAt.Time,
-		c.UpdatedAt.Time}, nil
+		c.DisconnectionReason, docs[0], c.RecordingURL, docs[1], docs[2], docs[3], c.LegalHold,
+		c.CreatedAt.Time, c.UpdatedAt.Time}, nil
 }
 
 // Call implements service.CallTx.
@@ -89,7 +89,7 @@ func (t *tx) InsertCall(c *data.Call) error {
 	}
 	var b pgx.Batch
 	b.Queue(`INSERT INTO calls (`+callCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-		$13, $14, $15, $16, $17, $18, $19, $20)`, params...)
+		$13, $14, $15, $16, $17, $18, $19, $20, $21)`, params...)
 	a := attrsOf(c)
 	queueScopeCounts(&b, c.WorkspaceID, countDeltas(nil, &a))
 	queueRollup(&b, c.WorkspaceID, c.AgentID, c.CreatedAt.Time, contribution(c))
@@ -147,7 +147,8 @@ func (t *tx) PutCall(next *data.Call) error {
 	b.Queue(`UPDATE calls SET workspace_id = $2, agent_id = $3, agent_version = $4, number_id = $5,
 			direction = $6, from_number = $7, to_number = $8, status = $9, started_at = $10, ended_at = $11,
 			duration_ms = $12, disconnection_reason = $13, transcript = $14, recording_url = $15,
-			variables = $16, analysis = $17, metadata = $18, created_at = $19, updated_at = $20
+			variables = $16, analysis = $17, metadata = $18, legal_hold = $19, created_at = $20,
+			updated_at = $21
 		WHERE id = $1`, params...)
 	a := attrsOf(next)
 	queueScopeCounts(&b, next.WorkspaceID, countDeltas(&old.attrs, &a))

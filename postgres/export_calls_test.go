@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -58,9 +59,10 @@ func CopyCalls(ctx context.Context, db *DB, calls []*data.Call) error {
 		}
 		rows[i] = p
 	}
-	cols := []string{"id", "workspace_id", "agent_id", "agent_version", "number_id", "direction", "from_number",
-		"to_number", "status", "started_at", "ended_at", "duration_ms", "disconnection_reason", "transcript",
-		"recording_url", "variables", "analysis", "metadata", "created_at", "updated_at"}
+	var cols []string
+	for _, col := range strings.Split(callCols, ",") {
+		cols = append(cols, strings.TrimSpace(col))
+	}
 	_, err := db.pool.CopyFrom(ctx, pgx.Identifier{"calls"}, cols, pgx.CopyFromRows(rows))
 	return err
 }

@@ -20,6 +20,7 @@ CREATE TABLE agents (
 	-- The six configuration groups: call_config, knowledge_base_config, llm_config (its
 	-- api_key sealed), prompt_config, stt_config, tts_config.
 	config            jsonb NOT NULL,
+	privacy           jsonb NOT NULL, -- retention_days and redaction: policy, no part of a version
 	created_at        timestamptz NOT NULL,
 	updated_at        timestamptz NOT NULL,
 	published_at      timestamptz,
@@ -79,6 +80,7 @@ CREATE TABLE calls (
 	variables            jsonb,
 	analysis             jsonb,
 	metadata             jsonb,
+	legal_hold           boolean NOT NULL DEFAULT false, -- exempt from retention and deletion while true
 	created_at           timestamptz NOT NULL,
 	updated_at           timestamptz NOT NULL
 );
