@@ -29,6 +29,8 @@ var suites = []struct {
 	{"accounts_lists", testAccountLists},
 	{"accounts_revisions", testAccountRevisions},
 	{"accounts_deletes", testAccountDeletes},
+	{"workspace_delete", testWorkspaceDelete},
+	{"agent_delete_members", testAgentDeleteMembers},
 	{"webhooks", testWebhooks},
 	{"deliveries", testDeliveries},
 	{"outbox", testOutbox},
