@@ -19,7 +19,9 @@ func testWorkspaceDelete(t *testing.T, open Opener) {
 		}
 		for i, ws := range []string{gone, kept} {
 			steps := []func() error{
-				func() error { return tx.PutWorkspace(&data.WorkspaceRecord{Workspace: data.Workspace{ID: ws, Name: "W"}}) },
+				func() error {
+					return tx.PutWorkspace(&data.WorkspaceRecord{Workspace: data.Workspace{ID: ws, Name: "W"}})
+				},
 				func() error { return tx.PutMember(accountMember(ws, usrIDs[0], data.RoleOwner)) },
 				func() error {
 					keys[ws] = accountKey(usrIDs[0], ws, data.TokenAPIKey)
