@@ -17,7 +17,7 @@ import (
 func (e *env) storedAPIKey(id string) string {
 	e.t.Helper()
 	var sealed *string
-	err := e.DB.Bolt().View(func(tx *bbolt.Tx) error {
+	err := e.bolt().Bolt().View(func(tx *bbolt.Tx) error {
 		var row struct {
 			LLMConfig struct {
 				APIKey *string `json:"api_key"`
@@ -35,7 +35,7 @@ func (e *env) storedAPIKey(id string) string {
 	if sealed == nil {
 		return ""
 	}
-	plain, err := e.DB.Unseal(*sealed)
+	plain, err := e.DB.ServiceOptions().Sealer.Open(*sealed)
 	if err != nil {
 		e.t.Fatalf("unsealing the stored api_key: %v", err)
 	}
@@ -132,7 +132,7 @@ func TestAgentAPIKeyNeverInPlaintext(t *testing.T) {
 		t.Errorf("the log holds the key")
 	}
 	// The database file (agents, versions, events) holds no plaintext.
-	raw, err := os.ReadFile(filepath.Join(e.DB.Dir(), "voiceapi.db"))
+	raw, err := os.ReadFile(filepath.Join(e.Dir, "voiceapi.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -178,7 +178,7 @@ func TestRefusedRotateSecretDoesNotRotate(t *testing.T) {
 	id, _ := createWebhook(t, e, e.Owner.Token, "https://example.com/hook", "*")
 	row := func() string {
 		var v []byte
-		e.DB.Bolt().View(func(tx *bbolt.Tx) error {
+		e.bolt().Bolt().View(func(tx *bbolt.Tx) error {
 			v = append(v, tx.Bucket([]byte("webhooks")).Get([]byte(id))...)
 			return nil
 		})

@@ -34,7 +34,7 @@ func TestOpenAPIWebhookPayloadsMatchRecordedEvents(t *testing.T) {
 	}
 
 	seen := map[string]bool{}
-	err := e.DB.Bolt().View(func(tx *bbolt.Tx) error {
+	err := e.bolt().Bolt().View(func(tx *bbolt.Tx) error {
 		return tx.Bucket([]byte("events")).ForEach(func(_, v []byte) error {
 			var ev data.Event
 			if err := json.Unmarshal(v, &ev); err != nil {

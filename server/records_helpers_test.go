@@ -17,7 +17,7 @@ func (e *env) newAgent(ws string, published *int) string {
 	e.t.Helper()
 	id := testIDs.New(data.PrefixAgent)
 	row, _ := json.Marshal(map[string]any{"id": id, "workspace_id": ws, "name": "agent", "status": "draft", "published_version": published})
-	err := e.DB.Bolt().Update(func(tx *bbolt.Tx) error { return tx.Bucket([]byte("agents")).Put([]byte(id), row) })
+	err := e.bolt().Bolt().Update(func(tx *bbolt.Tx) error { return tx.Bucket([]byte("agents")).Put([]byte(id), row) })
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func (e *env) newAgent(ws string, published *int) string {
 func (e *env) eventTypes(ws string) []string {
 	e.t.Helper()
 	var types []string
-	err := e.DB.Bolt().View(func(tx *bbolt.Tx) error {
+	err := e.bolt().Bolt().View(func(tx *bbolt.Tx) error {
 		return tx.Bucket([]byte("events")).ForEach(func(k, v []byte) error {
 			var ev data.Event
 			if err := json.Unmarshal(v, &ev); err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/internal/pgtest"
 	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/service"
@@ -30,3 +31,13 @@ func OpenPostgres(t testing.TB, tune func(*postgres.Options)) *postgres.DB {
 
 // OpenPostgresStore is OpenPostgres as a service.Store, for the storage suite.
 func OpenPostgresStore(t testing.TB) service.Store { return OpenPostgres(t, nil) }
+
+// OpenEngine opens the engine the tests run on (see OnPostgres), with OpenDB's or
+// OpenPostgres's test settings.
+func OpenEngine(t testing.TB) cli.Backend {
+	t.Helper()
+	if OnPostgres() {
+		return OpenPostgres(t, nil)
+	}
+	return OpenDB(t, nil)
+}
