@@ -14,7 +14,7 @@ import (
 )
 
 // openInternal opens the engine on a new database of the package's cluster.
-func openInternal(t *testing.T) *DB {
+func openInternal(t testing.TB) *DB {
 	t.Helper()
 	db, err := Open(context.Background(), Options{URL: pgtest.Database(t), PasswordCost: bcrypt.MinCost, SecretKey: make([]byte, 32)})
 	if err != nil {
@@ -109,5 +109,41 @@ func TestToucherFlushesOnClose(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// BenchmarkAuthRevisions measures what authenticating a cached token reads per request:
+// the token's, its user's and its membership's revisions in one snapshot.
+func BenchmarkAuthRevisions(b *testing.B) {
+	db := openInternal(b)
+	ctx := context.Background()
+	k := &data.APIKeyRecord{APIKey: data.APIKey{Name: "k"}, UserID: "usr_1", WorkspaceID: "ws_1", Kind: data.TokenAPIKey, SecretHash: []byte("s")}
+	err := db.Update(ctx, func(tx service.Tx) error {
+		if err := tx.PutUser(&data.UserRecord{User: data.User{ID: "usr_1", Email: "a@example.com"}, PasswordHash: []byte("h")}); err != nil {
+			return err
+		}
+		if err := tx.PutMember(&data.MemberRecord{WorkspaceID: "ws_1", UserID: "usr_1", Role: data.RoleOwner}); err != nil {
+			return err
+		}
+		return tx.InsertAPIKey(k)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		err := db.View(ctx, func(tx service.Tx) error {
+			if _, err := tx.APIKeyRevision(k.ID); err != nil {
+				return err
+			}
+			if _, err := tx.UserRevision("usr_1"); err != nil {
+				return err
+			}
+			_, err := tx.MemberRevision("ws_1", "usr_1")
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 }
