@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/server"
 	"github.com/voiceapi/voiceapi/service"
@@ -62,6 +63,9 @@ func NewServerOn(db Backend, svc *service.Services, logger *slog.Logger, configu
 	cfg := server.Config{Logger: logger}
 	if b, ok := db.(*bolt.DB); ok {
 		cfg.DBStats = dbStats(b)
+	}
+	if rc, ok := db.(data.RateCounter); ok {
+		cfg.RateCounter = rc // the replicas' shared counts (PostgreSQL)
 	}
 	for _, f := range configure {
 		f(&cfg)

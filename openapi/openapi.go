@@ -204,6 +204,9 @@ func operation(g *schemaGen, rt Route, d opDoc) map[string]any {
 	for _, q := range d.Query {
 		params = append(params, map[string]any{"name": q.Name, "in": "query", "description": q.Description, "schema": q.Schema})
 	}
+	for _, h := range d.Headers {
+		params = append(params, map[string]any{"name": h.Name, "in": "header", "description": h.Description, "schema": h.Schema})
+	}
 	ifMatch := rt.Method == http.MethodPut || rt.Method == http.MethodDelete || d.IfMatch
 	if ifMatch {
 		params = append(params, paramRef("IfMatch"))
@@ -324,7 +327,11 @@ func successResponse(g *schemaGen, rt Route, d opDoc) (int, map[string]any) {
 		case d.Media == "application/json":
 			schema = map[string]any{"type": "object"}
 		default:
-			resp["content"] = map[string]any{d.Media: map[string]any{"schema": map[string]any{"type": "string", "contentMediaType": d.Media}}}
+			media := map[string]any{"schema": map[string]any{"type": "string", "contentMediaType": d.Media}}
+			if d.Example != "" {
+				media["example"] = d.Example
+			}
+			resp["content"] = map[string]any{d.Media: media}
 		}
 	}
 	if schema != nil {

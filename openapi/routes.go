@@ -39,8 +39,12 @@ type opDoc struct {
 	ExtraOut map[string]any
 	// Media is the response's media type when it is not JSON.
 	Media string
+	// Example is an example body of that media type.
+	Example string
 	// Query are the route's query parameters beyond per_page and cursor.
 	Query []queryParam
+	// Headers are request headers the route reads beyond the common ones.
+	Headers []queryParam
 	// Errors are statuses the route can answer beyond those the generator derives.
 	Errors []int
 	// IfMatch marks a POST that honours If-Match (PUT and DELETE always do).

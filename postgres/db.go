@@ -141,7 +141,10 @@ func (db *DB) setUp(ctx context.Context) error {
 	if err := db.pool.QueryRow(ctx, `SELECT value FROM meta WHERE name = 'cursor_key'`).Scan(&db.cursorKey); err != nil {
 		return fmt.Errorf("postgres: reading the cursor key: %w", err)
 	}
-	return db.checkSecretKey(ctx)
+	if err := db.checkSecretKey(ctx); err != nil {
+		return err
+	}
+	return db.sweepSourceFiles(ctx)
 }
 
 // keyCheck is a value derived from the secret key that reveals nothing of it; the

@@ -21,6 +21,7 @@ type tx struct {
 	db  *DB
 	q   pgx.Tx
 	st  *txState
+	ro  bool // a View: no row locks (FOR UPDATE is refused in a read-only transaction)
 }
 
 // txState is what a transaction leaves to do once it commits.
@@ -42,7 +43,7 @@ const retryLock int64 = 0x766f696365726574
 // View implements service.Store: a read-only snapshot (REPEATABLE READ).
 func (db *DB) View(ctx context.Context, fn func(service.Tx) error) error {
 	return pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(q pgx.Tx) error {
-		return fn(&tx{ctx: ctx, db: db, q: q, st: &txState{}})
+		return fn(&tx{ctx: ctx, db: db, q: q, st: &txState{}, ro: true})
 	})
 }
 
@@ -53,12 +54,7 @@ func (db *DB) View(ctx context.Context, fn func(service.Tx) error) error {
 func (db *DB) Update(ctx context.Context, fn func(service.Tx) error) error {
 	for attempt := 0; ; attempt++ {
 		st := &txState{}
-		err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.Serializable}, func(q pgx.Tx) error {
-			if attempt > 0 {
-				if _, err := q.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, retryLock); err != nil {
-					return err
-				}
-			}
+		err := db.attempt(ctx, attempt > 0, func(q pgx.Tx) error {
 			return fn(&tx{ctx: ctx, db: db, q: q, st: st})
 		})
 		if err == nil {
@@ -80,6 +76,33 @@ func (db *DB) Update(ctx context.Context, fn func(service.Tx) error) error {
 		case <-time.After(time.Duration(rand.IntN(1000*(attempt+1))) * time.Microsecond):
 		}
 	}
+}
+
+// attempt runs fn in one SERIALIZABLE transaction; a serialized one holds retryLock
+// around it. The lock is taken BEFORE the transaction begins: a transaction's snapshot is
+// taken at its first statement, so a lock taken inside it (pg_advisory_xact_lock) would
+// be waited for with a snapshot from before the previous holder's commit, and the retry
+// would meet the same conflict again.
+func (db *DB) attempt(ctx context.Context, serialized bool, fn func(pgx.Tx) error) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if serialized {
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, retryLock); err != nil {
+			return err
+		}
+		defer func() {
+			// A session lock outlives the transaction: a connection that cannot
+			// release it is closed, which releases it, rather than returned to the pool.
+			bg := context.WithoutCancel(ctx)
+			if _, err := conn.Exec(bg, `SELECT pg_advisory_unlock($1)`, retryLock); err != nil {
+				conn.Conn().Close(bg)
+			}
+		}()
+	}
+	return pgx.BeginTxFunc(ctx, conn, pgx.TxOptions{IsoLevel: pgx.Serializable}, fn)
 }
 
 // OnCommit implements service.KnowledgeTx.

@@ -2,7 +2,8 @@ package server_test
 
 import (
 	"bytes"
-	"encoding/json"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,22 +12,24 @@ import (
 	"testing"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // storedAPIKey reads an agent's api_key from its row as stored and unseals it: "" when null.
 func (e *env) storedAPIKey(id string) string {
 	e.t.Helper()
 	var sealed *string
-	err := e.bolt().Bolt().View(func(tx *bbolt.Tx) error {
-		var row struct {
-			LLMConfig struct {
-				APIKey *string `json:"api_key"`
-			} `json:"llm_config"`
+	err := e.DB.View(context.Background(), func(tx service.Tx) error {
+		a, err := tx.Agent(id)
+		if err == nil && a == nil {
+			err = fmt.Errorf("agent %s is not stored", id)
 		}
-		if err := json.Unmarshal(tx.Bucket([]byte("agents")).Get([]byte(id)), &row); err != nil {
+		if err != nil {
 			return err
 		}
-		sealed = row.LLMConfig.APIKey
+		sealed = a.LLMConfig.APIKey
 		return nil
 	})
 	if err != nil {
@@ -138,6 +141,21 @@ func TestAgentAPIKeyNeverInPlaintext(t *testing.T) {
 	}
 	if len(raw) == 0 {
 		t.Fatal("empty database file")
+	}
+	if e.Bolt != nil {
+		// Long values are stored deflated: scan them inflated as well.
+		err = e.Bolt.Bolt().View(func(tx *bbolt.Tx) error {
+			return tx.ForEach(func(_ []byte, b *bbolt.Bucket) error {
+				return b.ForEach(func(_, v []byte) error {
+					plain, err := bolt.StoredJSON(v)
+					raw = append(raw, plain...)
+					return err
+				})
+			})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, s := range []string{secret, secret2, "PLAINTEXT-SECRET", "SECOND-SECRET"} {
 		if bytes.Contains(raw, []byte(s)) {

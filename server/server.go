@@ -53,6 +53,9 @@ type Config struct {
 	// LoginRateLimit is the number of login attempts a minute per client address and
 	// email; 0 turns it off.
 	LoginRateLimit int
+	// RateCounter, when set, keeps both limits' counts where every replica sees them
+	// (PostgreSQL), so a limit is the cluster's; nil counts in this process.
+	RateCounter data.RateCounter
 	// Now is the rate limiters' clock; time.Now when nil. Tests move it by hand.
 	Now func() time.Time
 	// DBStats reads the storage figures for GET /metrics; none are reported when nil.
@@ -73,6 +76,8 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// Timeouts of the HTTP server (ListenAndServe); DefaultTimeouts' when zero.
 	Timeouts Timeouts
+	// Stream tunes the live event stream (events_stream.go).
+	Stream StreamConfig
 }
 
 // Server serves the API.
@@ -96,6 +101,8 @@ type Server struct {
 	kbFetcher *urlFetcher
 	// openapi caches the OpenAPI document, built on first request (openapi.go).
 	openapi openapiDoc
+	// streams are the open live event streams (events_stream.go).
+	streams *streamHub
 }
 
 // handlerFunc is a handler that returns its error instead of writing it, so that every
@@ -134,9 +141,14 @@ func New(svc Services, cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{svc: svc, cfg: cfg, log: cfg.Logger, inflight: &inFlight{keys: map[string]bool{}}}
+	s := &Server{svc: svc, cfg: cfg, log: cfg.Logger, inflight: &inFlight{keys: map[string]bool{}}, streams: newStreamHub()}
 	s.tokenLimit = newRateLimiter(cfg.RateLimit, cfg.Now)
 	s.loginLimit = newRateLimiter(cfg.LoginRateLimit, cfg.Now)
+	for _, l := range []*rateLimiter{s.tokenLimit, s.loginLimit} {
+		if l != nil {
+			l.shared, l.log = cfg.RateCounter, s.log
+		}
+	}
 	s.prom = newMetrics(cfg)
 	s.metrics = s.prom.observe
 	s.addRoutes(s.metricsRoutes())
@@ -150,6 +162,7 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(s.agentRoutes())
 	s.addRoutes(s.webhookRoutes())
 	s.addRoutes(s.auditRoutes())
+	s.addRoutes(s.eventStreamRoutes())
 	s.addRoutes(slices.Concat(s.numberRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes()))
 	s.addRoutes(s.knowledgeBaseRoutes())
 	s.addRoutes(s.exportRoutes())
@@ -233,6 +246,9 @@ func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener, drain time
 		IdleTimeout:       t.Idle,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	// Event streams never go idle: Shutdown ends them when it begins, and they resume
+	// elsewhere with Last-Event-ID.
+	s.http.RegisterOnShutdown(s.CloseStreams)
 	errc := make(chan error, 1)
 	go func() { errc <- s.http.Serve(ln) }()
 	select {
