@@ -76,6 +76,29 @@ func (t *tx) InsertAPIKey(k *data.APIKeyRecord) error {
 		Scan(&k.ID)
 }
 
+// PutAPIKey implements service.AccountTx: the token under its own id (a moved
+// installation's), then the identity sequence moved past it, so that InsertAPIKey's next
+// id is greater. setval is not undone by a rollback; a sequence ahead of the ids only
+// leaves a gap.
+func (t *tx) PutAPIKey(k *data.APIKeyRecord) error {
+	secret := k.SecretHash
+	if secret == nil {
+		secret = []byte{}
+	}
+	_, err := t.exec(`INSERT INTO api_keys (`+apiKeyCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+		ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id, workspace_id = excluded.workspace_id,
+			kind = excluded.kind, name = excluded.name, secret_hash = excluded.secret_hash,
+			created_at = excluded.created_at, expires_at = excluded.expires_at, last_used_at = excluded.last_used_at,
+			scopes = excluded.scopes, agent_ids = excluded.agent_ids, revision = nextval('account_revisions')`,
+		k.ID, k.UserID, k.WorkspaceID, k.Kind, k.Name, secret, k.CreatedAt.Time, keyTimeArg(k.ExpiresAt), keyTimeArg(k.LastUsedAt), k.Scopes, k.AgentIDs)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(`SELECT setval(seq, $1) FROM (SELECT pg_get_serial_sequence('api_keys', 'id')::regclass AS seq) AS s
+		WHERE coalesce(pg_sequence_last_value(seq), 0) < $1`, k.ID)
+	return err
+}
+
 // DeleteAPIKey implements service.AccountTx.
 func (t *tx) DeleteAPIKey(id int64) error {
 	_, err := t.exec(`DELETE FROM api_keys WHERE id = $1`, id)
