@@ -28,6 +28,8 @@ CREATE TABLE workspaces (
 	description text NOT NULL DEFAULT '',
 	-- The user whose personal workspace this is; NULL for a team workspace.
 	personal_of text COLLATE "C",
+	-- Retention and redaction (data.WorkspacePrivacy), as the API shows them.
+	privacy     jsonb NOT NULL DEFAULT '{}',
 	created_at  timestamptz NOT NULL,
 	updated_at  timestamptz NOT NULL
 );
