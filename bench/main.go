@@ -7,6 +7,8 @@
 //	go run ./bench -mode seed -data DIR -calls 1000000   # build a large directory offline
 //	go run ./bench -data DIR             # table against that directory (start-up, RSS)
 //	go run ./bench -mode pocketbase -pocketbase PATH   # the same writes against PocketBase
+//	go run ./bench -postgres -replicas 3  # bbolt, PostgreSQL x1 and x3 in one table
+//	go run ./bench -database-url URL     # the same on an empty database of yours
 //
 // Every load is bounded by -duration; the harness only uses loopback addresses.
 package main
@@ -42,6 +44,13 @@ type options struct {
 	pocketbase  string
 	records     int
 	rounds      int
+	// databaseURL and postgres select the backends table (runBackends): bbolt beside
+	// PostgreSQL with 1 and with replicas replicas, on the database at databaseURL or on
+	// a cluster the harness starts.
+	databaseURL string
+	postgres    bool
+	replicas    int
+	dbPoolSize  int
 }
 
 func main() {
@@ -61,6 +70,10 @@ func main() {
 	flag.StringVar(&o.pocketbase, "pocketbase", "", "PocketBase binary for -mode pocketbase")
 	flag.IntVar(&o.records, "records", 1000, "-mode pocketbase: agents (records) created in each fresh database before its size is measured")
 	flag.IntVar(&o.rounds, "rounds", 3, "-mode pocketbase: rounds of the loads; the table shows each load's median round")
+	flag.StringVar(&o.databaseURL, "database-url", "", "also run every load on PostgreSQL: an EMPTY database at this URL (the harness takes the first start's owner token)")
+	flag.BoolVar(&o.postgres, "postgres", false, "also run every load on PostgreSQL, in a throw-away cluster the harness starts (initdb in a temporary directory, fsync on)")
+	flag.IntVar(&o.replicas, "replicas", 3, "with -database-url or -postgres: the replicas of the last deployment (the one before is a single replica)")
+	flag.IntVar(&o.dbPoolSize, "db-pool-size", 0, "with -database-url or -postgres: each replica's --db-pool-size (0: its default)")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -105,15 +118,6 @@ func run(o options) error {
 	if o.mode == "pocketbase" {
 		return runPocketBase(o, work)
 	}
-	dir := o.dataDir
-	if dir == "" {
-		dir = filepath.Join(work, "data")
-	}
-	st, _ := loadState(dir) // nil for a fresh directory
-	logPath := os.DevNull
-	if o.keepLogs {
-		logPath = filepath.Join(dir, "bench-server.log")
-	}
 	var extra []string
 	if o.profileDir != "" {
 		if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
@@ -125,6 +129,21 @@ func run(o options) error {
 		}
 		extra = append(extra, "--metrics-addr", metricsAddr)
 		o.profileDir += "|" + metricsAddr // read back by profileDuring
+	}
+	if o.databaseURL != "" || o.postgres {
+		if o.mode != "table" || o.dataDir != "" {
+			return errors.New("-database-url and -postgres run the table on fresh data: without -mode and -data")
+		}
+		return runBackends(o, work)
+	}
+	dir := o.dataDir
+	if dir == "" {
+		dir = filepath.Join(work, "data")
+	}
+	st, _ := loadState(dir) // nil for a fresh directory
+	logPath := os.DevNull
+	if o.keepLogs {
+		logPath = filepath.Join(dir, "bench-server.log")
 	}
 	srv, err := startServer(o.bin, dir, logPath, extra...)
 	if err != nil {

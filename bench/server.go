@@ -37,8 +37,9 @@ func freeAddr() (string, error) {
 
 // serverProc is a running `voiceapi serve`.
 type serverProc struct {
-	cmd   *exec.Cmd
-	addr  string
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when the process has ended
+	addr   string
 	ready time.Duration // from process start to the first 200 on /readyz
 	// bootstrap holds the first-start credentials printed on stdout (fresh directory).
 	email, password, token string
@@ -65,11 +66,12 @@ func startServer(bin, dir, logPath string, extra ...string) (*serverProc, error)
 		defer f.Close() // the child keeps its own descriptor
 		cmd.Stderr = f
 	}
-	p := &serverProc{cmd: cmd, addr: addr}
+	p := &serverProc{cmd: cmd, addr: addr, exited: make(chan struct{})}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
+	go func() { cmd.Wait(); close(p.exited) }()
 	lines := make(chan string, 16)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -85,6 +87,11 @@ func startServer(bin, dir, logPath string, extra ...string) (*serverProc, error)
 		if time.Now().After(deadline) {
 			p.stop()
 			return nil, fmt.Errorf("voiceapi on %s was not ready within 2 minutes", dir)
+		}
+		select {
+		case <-p.exited:
+			return nil, fmt.Errorf("voiceapi serve %s exited before it was ready (%s; -keep-logs keeps its log)", strings.Join(args, " "), cmd.ProcessState)
+		default:
 		}
 		resp, err := hc.Get("http://" + addr + "/readyz")
 		if err == nil {
@@ -123,13 +130,11 @@ func (p *serverProc) url() string { return "http://" + p.addr }
 // stop sends SIGTERM and waits for the drain.
 func (p *serverProc) stop() {
 	p.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { p.cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-p.exited:
 	case <-time.After(30 * time.Second):
 		p.cmd.Process.Kill()
-		<-done
+		<-p.exited
 	}
 }
 
