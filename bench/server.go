@@ -40,7 +40,7 @@ type serverProc struct {
 	cmd    *exec.Cmd
 	exited chan struct{} // closed when the process has ended
 	addr   string
-	ready time.Duration // from process start to the first 200 on /readyz
+	ready  time.Duration // from process start to the first 200 on /readyz
 	// bootstrap holds the first-start credentials printed on stdout (fresh directory).
 	email, password, token string
 }
