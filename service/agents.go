@@ -129,6 +129,10 @@ func (s *AgentService) Agent(ctx context.Context, id string) (*data.Agent, error
 // the bytes json.Marshal gives for the record Agent returns, without encoding it again
 // while the stored row is unchanged.
 func (s *AgentService) AgentJSON(ctx context.Context, id string) ([]byte, error) {
+	// A cached agent confirmed in one statement (RevisionReader); else a transaction.
+	if e, found, err := s.cachedAgent(ctx, id); found {
+		return e.json, err
+	}
 	var out []byte
 	err := s.store.View(ctx, func(tx Tx) error {
 		e, err := s.read(ctx, tx, id)

@@ -154,13 +154,19 @@ func (s *AuthService) Authenticate(ctx context.Context, token string) (*data.Pri
 		return nil, refused
 	}
 	sum := sha256.Sum256([]byte(secret))
-	var e *tokenEntry
-	if err := s.store.View(ctx, func(tx Tx) error {
-		var err error
-		e, err = s.tokenEntry(tx, id)
-		return err
-	}); err != nil {
+	// A cached token confirmed in one statement (RevisionReader); else a transaction.
+	e, err := s.cachedToken(ctx, id)
+	if err != nil {
 		return nil, err
+	}
+	if e == nil {
+		if err := s.store.View(ctx, func(tx Tx) error {
+			var err error
+			e, err = s.tokenEntry(tx, id)
+			return err
+		}); err != nil {
+			return nil, err
+		}
 	}
 	if e == nil || subtle.ConstantTimeCompare(sum[:], e.hash) != 1 {
 		return nil, refused

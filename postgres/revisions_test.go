@@ -1,0 +1,92 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/cli"
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// The one-statement revision reads (service.RevisionReader) give what the same reads in
+// a transaction give, for present rows, after each row changes, and once they are gone.
+func TestRevisionReaderMatchesTransactions(t *testing.T) {
+	db := testkit.OpenPostgres(t, nil)
+	svc := cli.NewServices(db)
+	ctx := context.Background()
+	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Rev", Email: "rev@example.com", Password: "password-123456", IsAdmin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := u.PersonalWorkspaceID
+	key, _, err := svc.Auth.CreateAPIKeyFor(ctx, u.ID, ws, data.APIKeyCreate{Name: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pctx := data.WithPrincipal(ctx, &data.Principal{UserID: u.ID, IsAdmin: true, WorkspaceID: ws, CurrentWorkspaceID: ws, Role: data.RoleOwner, Modules: data.Modules})
+	agent, err := svc.Agents.CreateAgent(pctx, data.AgentCreate{Name: data.Some("A")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(stage string, wantKey, wantAgent bool) {
+		t.Helper()
+		var k, us, m, a uint64
+		err := db.View(ctx, func(tx service.Tx) error {
+			var err error
+			if k, err = tx.APIKeyRevision(key.ID); err != nil {
+				return err
+			}
+			if us, err = tx.UserRevision(u.ID); err != nil {
+				return err
+			}
+			if m, err = tx.MemberRevision(ws, u.ID); err != nil {
+				return err
+			}
+			a, err = tx.AgentRevision(agent.ID)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gk, gu, gm, err := db.TokenRevisions(ctx, key.ID, u.ID, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ga, err := db.AgentRevision(ctx, agent.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gk != k || gu != us || gm != m || ga != a {
+			t.Errorf("%s: one statement reads key %d user %d member %d agent %d; a transaction %d %d %d %d", stage, gk, gu, gm, ga, k, us, m, a)
+		}
+		if (gk != 0) != wantKey || (ga != 0) != wantAgent || gu == 0 || gm == 0 {
+			t.Errorf("%s: key %d, user %d, member %d, agent %d: a present row reads 0 or an absent one not", stage, gk, gu, gm, ga)
+		}
+	}
+	check("created", true, true)
+	before, _, _, _ := db.TokenRevisions(ctx, key.ID, u.ID, ws)
+	beforeAgent, _ := db.AgentRevision(ctx, agent.ID)
+	if _, err := svc.Agents.UpdateAgent(pctx, agent.ID, data.AgentUpdate{Name: data.Some("B")}); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := db.AgentRevision(ctx, agent.ID); after == beforeAgent {
+		t.Errorf("an updated agent keeps revision %d", after)
+	}
+	check("agent updated", true, true)
+	if err := svc.Auth.DeleteAPIKey(pctx, key.ID); err != nil {
+		t.Fatal(err)
+	}
+	if before == 0 {
+		t.Fatal("the key read 0 before it was revoked")
+	}
+	check("key revoked", false, true)
+	if err := svc.Agents.DeleteAgent(pctx, agent.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("agent deleted", false, false)
+	if k, us, m, err := db.TokenRevisions(ctx, 424242, "usr_none", "ws_none"); err != nil || k != 0 || us != 0 || m != 0 {
+		t.Errorf("absent rows: %d %d %d, %v", k, us, m, err)
+	}
+}

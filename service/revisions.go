@@ -1,0 +1,77 @@
+package service
+
+import (
+	"context"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// RevisionReader is an optional part of a Store for engines where a transaction costs
+// round trips (PostgreSQL: BEGIN, each statement and COMMIT are one each). It reads the
+// revisions the caches are checked by in ONE statement, outside any transaction: one
+// statement sees one snapshot, so the revisions it returns together are consistent with
+// each other, as the same reads in a View would be. The services use it only to confirm
+// a cache entry; on any difference they take the transactional path, which rebuilds the
+// entry, so every rule (a revoked key refused on the next request by every replica, an
+// updated agent read updated) holds as without it. bbolt, whose View costs no round
+// trip, does not implement it.
+type RevisionReader interface {
+	// TokenRevisions returns, as of one snapshot, the revisions AccountTx.APIKeyRevision,
+	// UserRevision and MemberRevision would give for the token id, the user userID and
+	// the membership (workspaceID, userID): 0 for an absent row.
+	TokenRevisions(ctx context.Context, id int64, userID, workspaceID string) (key, user, member uint64, err error)
+	// AgentRevision returns what AgentTx.AgentRevision would give for id (0: absent).
+	AgentRevision(ctx context.Context, id string) (uint64, error)
+}
+
+// cachedToken returns token id's cache entry when the store confirms, in one statement,
+// that the token, its user and its membership are unchanged; nil otherwise (the caller
+// then reads in a transaction).
+func (s *AuthService) cachedToken(ctx context.Context, id int64) (*tokenEntry, error) {
+	rr, ok := s.store.(RevisionReader)
+	if !ok {
+		return nil, nil
+	}
+	e, ok := s.cache.get(id)
+	if !ok {
+		return nil, nil
+	}
+	key, user, member, err := rr.TokenRevisions(ctx, id, e.principal.UserID, e.principal.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	if key == 0 || key != e.keyRev || user != e.userRev || member != e.memberRev {
+		return nil, nil
+	}
+	return e, nil
+}
+
+// cachedAgent is read's cache hit confirmed by one statement: the entry of agent id when
+// its stored revision is the cached one; found false when the caller must read in a
+// transaction. A missing agent, or one in another workspace, is the not-found error read
+// gives.
+func (s *AgentService) cachedAgent(ctx context.Context, id string) (e agentCacheEntry, found bool, err error) {
+	rr, ok := s.store.(RevisionReader)
+	if !ok {
+		return e, false, nil
+	}
+	p := data.PrincipalFrom(ctx)
+	if !p.CanSeeAgent(id) {
+		return e, true, data.NotFound("Agent")
+	}
+	rev, err := rr.AgentRevision(ctx, id)
+	if err != nil {
+		return e, true, err
+	}
+	if rev == 0 {
+		return e, true, data.NotFound("Agent")
+	}
+	e, ok = s.cache.get(id, rev)
+	if !ok {
+		return e, false, nil
+	}
+	if e.agent.WorkspaceID != p.WorkspaceID {
+		return agentCacheEntry{}, true, data.NotFound("Agent")
+	}
+	return e, true, nil
+}
