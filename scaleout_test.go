@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestHAProxyConfig runs deploy/haproxy.cfg, as docs/scale-out.md gives it, in front of
+// three real replicas on one PostgreSQL database: requests through it reach every
+// replica, a record written through one is read through all, and a replica killed
+// without warning is taken out while every request keeps an answer. It skips without
+// haproxy, except under CI=true (.ci/run installs it).
+func TestHAProxyConfig(t *testing.T) {
+	haproxy, err := exec.LookPath("haproxy")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("haproxy is not installed (CI=true: this test may not be skipped; apt-get install haproxy)")
+		}
+		t.Skip("haproxy is not installed: apt-get install haproxy")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "voiceapi")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	keyDir := filepath.Join(tmp, "key") // the replicas' shared secret key file
+	if err := os.Mkdir(keyDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	url := databaseOf(t, keyDir)
+	var replicas []*proc
+	token := ""
+	for i := range 3 {
+		p, stdout := startServer(t, bin, keyDir, "--database-url", url, "--trusted-proxies", "127.0.0.1/32")
+		replicas = append(replicas, p)
+		if i == 0 {
+			for _, line := range strings.Split(stdout, "\n") {
+				if v, ok := strings.CutPrefix(strings.TrimSpace(line), "api token:"); ok {
+					token = strings.TrimSpace(v)
+				}
+			}
+		}
+	}
+	if token == "" {
+		t.Fatal("the first replica printed no bootstrap token")
+	}
+	front := startHAProxy(t, haproxy, filepath.Join(tmp, "haproxy.cfg"), replicas)
+
+	status, body := call(t, "POST", front+"/api/v1/agents", token, `{"name":"Behind HAProxy"}`)
+	if status != 201 {
+		t.Fatalf("create through haproxy: %d %s", status, body)
+	}
+	var created struct{ Data struct{ ID string } }
+	json.Unmarshal(body, &created)
+	seen := map[string]int{}
+	for range 12 {
+		name, status := getAgent(t, front, token, created.Data.ID)
+		if status != 200 {
+			t.Fatalf("GET through haproxy: %d", status)
+		}
+		seen[name]++
+	}
+	if len(seen) != 3 {
+		t.Fatalf("round robin reached %v, want r1, r2 and r3", seen)
+	}
+
+	// SIGKILL r2: the health checks (inter 1s, fall 2) take it out; connection failures
+	// before that are retried on another replica, so no request goes unanswered.
+	replicas[1].cmd.Process.Signal(syscall.SIGKILL)
+	replicas[1].cmd.Wait()
+	deadline := time.Now().Add(5 * time.Second) // fall 2 at inter 1s, with room
+	for {
+		name, status := getAgent(t, front, token, created.Data.ID)
+		if status != 200 {
+			t.Fatalf("GET with r2 killed: %d from %s", status, name)
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	after := map[string]int{}
+	for range 12 {
+		name, status := getAgent(t, front, token, created.Data.ID)
+		if status != 200 {
+			t.Fatalf("GET after r2 was taken out: %d", status)
+		}
+		after[name]++
+	}
+	if after["r2"] != 0 || after["r1"] == 0 || after["r3"] == 0 {
+		t.Fatalf("after r2 was killed the answers came from %v, want r1 and r3 only", after)
+	}
+}
+
+// startHAProxy writes deploy/haproxy.cfg with the replicas' addresses and a free front
+// port, checks it, runs it in the foreground and returns the front URL once it serves.
+func startHAProxy(t *testing.T, haproxy, cfgPath string, replicas []*proc) string {
+	t.Helper()
+	cfg, err := os.ReadFile("deploy/haproxy.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := ln.Addr().String()
+	ln.Close()
+	text := strings.Replace(string(cfg), "bind 127.0.0.1:8080", "bind "+front, 1)
+	for i, r := range replicas {
+		from := fmt.Sprintf("server r%d 127.0.0.1:%d ", i+1, 8081+i)
+		if !strings.Contains(text, from) {
+			t.Fatalf("deploy/haproxy.cfg has no line %q", from)
+		}
+		text = strings.Replace(text, from, fmt.Sprintf("server r%d %s ", i+1, strings.TrimPrefix(r.url, "http://")), 1)
+	}
+	if err := os.WriteFile(cfgPath, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(haproxy, "-c", "-q", "-f", cfgPath).CombinedOutput(); err != nil {
+		t.Fatalf("haproxy -c: %v\n%s", err, out)
+	}
+	cmd := exec.Command(haproxy, "-db", "-f", cfgPath) // -db: foreground
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	url := "http://" + front
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get(url + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return url
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("haproxy on %s does not serve /readyz", front)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// getAgent reads agent id through url and returns the replica HAProxy names.
+func getAgent(t *testing.T, url, token, id string) (replica string, status int) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url+"/api/v1/agents/"+id, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.Header.Get("X-Voiceapi-Replica"), resp.StatusCode
+}
