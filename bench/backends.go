@@ -223,6 +223,9 @@ func runBackendTable(o options, deps []*deployment, ownCluster bool, work string
 		rows = append(rows, backendRow{scenario: "bare: " + bl.Name, deployment: "(ceiling)", res: res, conns: bl.Connections, threads: bl.Threads})
 	}
 	for i, sc := range backendScenarios(o, "") {
+		if !strings.Contains(sc.l.Name, o.only) {
+			continue
+		}
 		var boltRes *result
 		for _, d := range deps {
 			// Each deployment's own first agent: its register-call run gives it calls,

@@ -2,11 +2,13 @@ package postgres_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -88,5 +90,73 @@ func TestRevisionReaderMatchesTransactions(t *testing.T) {
 	check("agent deleted", false, false)
 	if k, us, m, err := db.TokenRevisions(ctx, 424242, "usr_none", "ws_none"); err != nil || k != 0 || us != 0 || m != 0 {
 		t.Errorf("absent rows: %d %d %d, %v", k, us, m, err)
+	}
+}
+
+// viewCounter is the engine with its View calls counted: what the services do with it is
+// the engine's own behaviour.
+type viewCounter struct {
+	*postgres.DB
+	views atomic.Int64
+}
+
+func (v *viewCounter) View(ctx context.Context, fn func(service.Tx) error) error {
+	v.views.Add(1)
+	return v.DB.View(ctx, fn)
+}
+
+// A cached token and a cached agent are confirmed without a transaction: the second
+// authentication and GET of an agent open no View; a revoked key still opens one (the
+// revisions differ) and is refused.
+func TestCachedReadsOpenNoTransaction(t *testing.T) {
+	db := testkit.OpenPostgres(t, nil)
+	counted := &viewCounter{DB: db}
+	svc, err := service.New(counted, db.ServiceOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Rev", Email: "rev@example.com", Password: "password-123456", IsAdmin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, token, err := svc.Auth.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() (*data.Principal, error) {
+		p, err := svc.Auth.Authenticate(ctx, token)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	p, err := read() // builds the cache entry in a View
+	if err != nil {
+		t.Fatal(err)
+	}
+	pctx := data.WithPrincipal(ctx, p)
+	a, err := svc.Agents.CreateAgent(pctx, data.AgentCreate{Name: data.Some("A")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Agents.AgentJSON(pctx, a.ID); err != nil { // caches the agent
+		t.Fatal(err)
+	}
+	before := counted.views.Load()
+	if _, err := read(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Agents.AgentJSON(pctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := counted.views.Load() - before; n != 0 {
+		t.Errorf("a cached token and agent opened %d transactions, want 0", n)
+	}
+	if err := svc.Auth.DeleteAPIKey(pctx, key.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := read(); data.ErrorCode(err) != data.EUNAUTHORIZED {
+		t.Errorf("a revoked key authenticates: %v", err)
 	}
 }

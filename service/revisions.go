@@ -24,11 +24,21 @@ type RevisionReader interface {
 	AgentRevision(ctx context.Context, id string) (uint64, error)
 }
 
+// revisionReader is the store's RevisionReader, if it has one, seen through the
+// services' own wrapper of it (claimingStore).
+func revisionReader(s Store) (RevisionReader, bool) {
+	if c, ok := s.(claimingStore); ok {
+		s = c.Store
+	}
+	rr, ok := s.(RevisionReader)
+	return rr, ok
+}
+
 // cachedToken returns token id's cache entry when the store confirms, in one statement,
 // that the token, its user and its membership are unchanged; nil otherwise (the caller
 // then reads in a transaction).
 func (s *AuthService) cachedToken(ctx context.Context, id int64) (*tokenEntry, error) {
-	rr, ok := s.store.(RevisionReader)
+	rr, ok := revisionReader(s.store)
 	if !ok {
 		return nil, nil
 	}
@@ -51,7 +61,7 @@ func (s *AuthService) cachedToken(ctx context.Context, id int64) (*tokenEntry, e
 // transaction. A missing agent, or one in another workspace, is the not-found error read
 // gives.
 func (s *AgentService) cachedAgent(ctx context.Context, id string) (e agentCacheEntry, found bool, err error) {
-	rr, ok := s.store.(RevisionReader)
+	rr, ok := revisionReader(s.store)
 	if !ok {
 		return e, false, nil
 	}
