@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -30,4 +31,32 @@ func (db *DB) AgentRevision(ctx context.Context, id string) (uint64, error) {
 		return 0, noRows(err)
 	}
 	return uint64(rev), nil
+}
+
+var _ service.AgentRevisionsTx = (*tx)(nil)
+
+// AgentRevisions implements service.AgentRevisionsTx: the revisions of ids in one
+// statement, in the order of ids (0 for an absent agent).
+func (t *tx) AgentRevisions(ids []string) ([]uint64, error) {
+	rows, err := t.query(`SELECT coalesce(a.revision, 0) FROM unnest($1::text[]) WITH ORDINALITY AS i(id, n)
+		LEFT JOIN agents a ON a.id = i.id COLLATE "C" ORDER BY i.n`, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]uint64, 0, len(ids))
+	for rows.Next() {
+		var rev int64
+		if err := rows.Scan(&rev); err != nil {
+			return nil, err
+		}
+		out = append(out, uint64(rev))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) != len(ids) {
+		return nil, fmt.Errorf("postgres: %d revisions for %d agents", len(out), len(ids))
+	}
+	return out, nil
 }

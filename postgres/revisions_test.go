@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -51,6 +52,18 @@ func TestRevisionReaderMatchesTransactions(t *testing.T) {
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+		var batch []uint64
+		err = db.View(ctx, func(tx service.Tx) error {
+			var err error
+			batch, err = tx.(service.AgentRevisionsTx).AgentRevisions([]string{agent.ID, "agt_none", agent.ID})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(batch) != 3 || batch[0] != a || batch[1] != 0 || batch[2] != a {
+			t.Errorf("%s: AgentRevisions = %v, want [%d 0 %d]", stage, batch, a, a)
 		}
 		gk, gu, gm, err := db.TokenRevisions(ctx, key.ID, u.ID, ws)
 		if err != nil {
@@ -152,6 +165,25 @@ func TestCachedReadsOpenNoTransaction(t *testing.T) {
 	}
 	if n := counted.views.Load() - before; n != 0 {
 		t.Errorf("a cached token and agent opened %d transactions, want 0", n)
+	}
+	// A page of agents, cached here, changed through other services on the same
+	// database (another replica): the page reads the change.
+	if _, _, err := svc.Agents.ListAgentsJSON(pctx, data.AgentFilter{PageRequest: data.PageRequest{PerPage: 100}}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := service.New(db, db.ServiceOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Agents.UpdateAgent(pctx, a.ID, data.AgentUpdate{Name: data.Some("Changed elsewhere")}); err != nil {
+		t.Fatal(err)
+	}
+	page, _, err := svc.Agents.ListAgentsJSON(pctx, data.AgentFilter{PageRequest: data.PageRequest{PerPage: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page) != 1 || !strings.Contains(string(page[0]), "Changed elsewhere") {
+		t.Errorf("the page after another replica's change: %s", page)
 	}
 	if err := svc.Auth.DeleteAPIKey(pctx, key.ID); err != nil {
 		t.Fatal(err)

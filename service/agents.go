@@ -172,7 +172,17 @@ func (s *AgentService) list(ctx context.Context, f data.AgentFilter, add func(ag
 			return err
 		}
 		page = pg
-		for _, id := range ids {
+		// The cached entries confirmed in one statement (AgentRevisionsTx); the rest
+		// one by one.
+		cached, hit, err := s.cachedAgents(ctx, tx, ids)
+		if err != nil {
+			return err
+		}
+		for i, id := range ids {
+			if hit != nil && hit[i] {
+				add(cached[i])
+				continue
+			}
 			e, err := s.read(ctx, tx, id)
 			if err != nil {
 				return err

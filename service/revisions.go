@@ -85,3 +85,37 @@ func (s *AgentService) cachedAgent(ctx context.Context, id string) (e agentCache
 	}
 	return e, true, nil
 }
+
+// AgentRevisionsTx is an optional part of a Tx for engines where each statement is a
+// round trip: the revisions of several agents in one statement. A page of agents then
+// confirms its cached entries with one read instead of one a row.
+type AgentRevisionsTx interface {
+	// AgentRevisions returns, for each of ids in order, what AgentTx.AgentRevision would
+	// give (0 for an absent agent).
+	AgentRevisions(ids []string) ([]uint64, error)
+}
+
+// cachedAgents returns the cached entries of ids that the transaction's revisions
+// confirm, by position (ok false where the caller must read the agent itself); nil when
+// the engine reads revisions one by one anyway.
+func (s *AgentService) cachedAgents(ctx context.Context, tx Tx, ids []string) ([]agentCacheEntry, []bool, error) {
+	rt, ok := tx.(AgentRevisionsTx)
+	if !ok || len(ids) == 0 {
+		return nil, nil, nil
+	}
+	revs, err := rt.AgentRevisions(ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := data.PrincipalFrom(ctx)
+	out, hit := make([]agentCacheEntry, len(ids)), make([]bool, len(ids))
+	for i, id := range ids {
+		if revs[i] == 0 || !p.CanSeeAgent(id) {
+			continue // read decides (not found)
+		}
+		if e, ok := s.cache.get(id, revs[i]); ok && e.agent.WorkspaceID == p.WorkspaceID {
+			out[i], hit[i] = e, true
+		}
+	}
+	return out, hit, nil
+}
