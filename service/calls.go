@@ -103,6 +103,9 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 		if err := tx.InsertCall(c); err != nil {
 			return err
 		}
+		if err := indexCall(tx, c); err != nil {
+			return err
+		}
 		return s.callEvents(ctx, tx, c, data.EventCallRegistered, "", c.Analysis != nil)
 	})
 	if err != nil {
@@ -249,6 +252,11 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 		next.UpdatedAt = now
 		if err := tx.PutCall(next); err != nil {
 			return err
+		}
+		if in.Transcript.Set || in.Analysis.Set || in.Variables.Set {
+			if err := indexCall(tx, next); err != nil {
+				return err
+			}
 		}
 		c = next
 		return s.callEvents(ctx, tx, c, "", old.Status, in.Analysis.Set && !sameJSON(old.Analysis, in.Analysis.V))

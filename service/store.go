@@ -35,6 +35,7 @@ type Tx interface {
 	AgentTx
 	NumberTx
 	CallTx
+	CallSearchTx
 	SubscriptionTx
 }
 
