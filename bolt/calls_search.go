@@ -60,6 +60,11 @@ func (t tx) SetCallTerms(ws, id string, terms map[string]int) error {
 }
 
 func setCallTerms(tx *bbolt.Tx, ws, id string, terms map[string]int) error {
+	for term, tf := range terms {
+		if tf < 1 || tf > 255 || term == "" || strings.IndexByte(term, 0) >= 0 {
+			return fmt.Errorf("call %s: bad index term %q (frequency %d)", id, term, tf)
+		}
+	}
 	fwd := tx.Bucket(bucketCallTerms)
 	fwd.FillPercent = appendFill
 	old := decodeTerms(fwd.Get([]byte(id)))
@@ -76,9 +81,6 @@ func setCallTerms(tx *bbolt.Tx, ws, id string, terms map[string]int) error {
 		}
 	}
 	for term, tf := range terms {
-		if tf < 1 || tf > 255 || term == "" || strings.IndexByte(term, 0) >= 0 {
-			return fmt.Errorf("call %s: bad index term %q (frequency %d)", id, term, tf)
-		}
 		was, had := old[term]
 		if had && was == tf {
 			continue
@@ -208,19 +210,39 @@ func (a ranked) before(b ranked) bool {
 	return a.score > b.score || a.score == b.score && a.id > b.id
 }
 
-// A relevance cursor's id is "<anchor>\x00<score>\x00<call id>": the window's newest
-// match, and the key of the page's edge call.
-func relevanceKey(anchor string, r ranked) string {
-	return anchor + "\x00" + strconv.FormatInt(r.score, 10) + "\x00" + r.id
+// A relevance cursor's id is "<anchor>\x00<calls>\x00<df,df…>\x00<score>\x00<call id>":
+// the window's newest match, the statistics the first page scored with (frozen, so that
+// calls added later change no score), and the key of the page's edge call.
+func (sq *searchQuery) relevanceKey(anchor string, r ranked) string {
+	dfs := make([]string, len(sq.df))
+	for i, n := range sq.df {
+		dfs[i] = strconv.FormatUint(n, 10)
+	}
+	return strings.Join([]string{anchor, strconv.FormatUint(sq.calls, 10), strings.Join(dfs, ","),
+		strconv.FormatInt(r.score, 10), r.id}, "\x00")
 }
 
-func parseRelevanceKey(s string) (string, ranked, bool) {
+// parseRelevanceKey reads a relevance cursor's id and puts its statistics in sq.
+func (sq *searchQuery) parseRelevanceKey(s string) (string, ranked, bool) {
 	parts := strings.Split(s, "\x00")
-	if len(parts) != 3 {
+	if len(parts) != 5 {
 		return "", ranked{}, false
 	}
-	n, err := strconv.ParseInt(parts[1], 10, 64)
-	return parts[0], ranked{n, parts[2]}, err == nil
+	calls, err1 := strconv.ParseUint(parts[1], 10, 64)
+	score, err2 := strconv.ParseInt(parts[3], 10, 64)
+	dfs := strings.Split(parts[2], ",")
+	if err1 != nil || err2 != nil || len(dfs) != len(sq.df) {
+		return "", ranked{}, false
+	}
+	for i, d := range dfs {
+		n, err := strconv.ParseUint(d, 10, 64)
+		if err != nil {
+			return "", ranked{}, false
+		}
+		sq.df[i] = n
+	}
+	sq.calls = calls
+	return parts[0], ranked{score, parts[4]}, true
 }
 
 // relevancePage ranks the window (the newest data.RelevanceWindow matches at or before
@@ -232,7 +254,7 @@ func (sq *searchQuery) relevancePage(db *DB, tx *bbolt.Tx, req data.PageRequest)
 	if req.Cursor != "" {
 		d, raw, ok := db.decodeCursor(req.Cursor, sq.binding)
 		var okKey bool
-		anchor, key, okKey = parseRelevanceKey(raw)
+		anchor, key, okKey = sq.parseRelevanceKey(raw)
 		if !ok || !okKey {
 			return nil, meta, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
 		}
@@ -287,10 +309,10 @@ func (sq *searchQuery) relevancePage(db *DB, tx *bbolt.Tx, req data.PageRequest)
 		ids = append(ids, r.id)
 	}
 	if hi < len(window) && hi > lo {
-		meta.NextCursor = db.encodeCursor(older, sq.binding, relevanceKey(anchor, window[hi-1]))
+		meta.NextCursor = db.encodeCursor(older, sq.binding, sq.relevanceKey(anchor, window[hi-1]))
 	}
 	if lo > 0 && hi > lo {
-		meta.PrevCursor = db.encodeCursor(newer, sq.binding, relevanceKey(anchor, window[lo]))
+		meta.PrevCursor = db.encodeCursor(newer, sq.binding, sq.relevanceKey(anchor, window[lo]))
 	}
 	return ids, meta, nil
 }

@@ -11,7 +11,8 @@ type CallSearchTx interface {
 	// SetCallTerms makes terms (term → its frequency in the call, 1 to 255) the indexed
 	// terms of the stored call id of workspaceID, replacing those it had: postings of terms
 	// no longer given are removed, the others added or their frequency updated. Nil or
-	// empty terms remove them all. Terms arrive normalized and are compared byte for byte.
+	// empty terms remove them all. Terms arrive normalized and are compared byte for byte;
+	// an empty term or a frequency outside 1 to 255 is an error, and nothing is written.
 	// DeleteCall, and the deletion of a workspace's calls, remove a call's terms as well.
 	SetCallTerms(workspaceID, id string, terms map[string]int) error
 	// SearchCalls returns one page of the workspace's calls that hold every term of
