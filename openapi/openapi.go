@@ -324,7 +324,11 @@ func successResponse(g *schemaGen, rt Route, d opDoc) (int, map[string]any) {
 		case d.Media == "application/json":
 			schema = map[string]any{"type": "object"}
 		default:
-			resp["content"] = map[string]any{d.Media: map[string]any{"schema": map[string]any{"type": "string", "contentMediaType": d.Media}}}
+			content := map[string]any{}
+			for _, m := range append([]string{d.Media}, d.AltMedia...) {
+				content[m] = map[string]any{"schema": map[string]any{"type": "string", "contentMediaType": m}}
+			}
+			resp["content"] = content
 		}
 	}
 	if schema != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/openapi"
 	"github.com/voiceapi/voiceapi/server"
 	"github.com/voiceapi/voiceapi/validate"
 )
@@ -220,4 +221,11 @@ func TestCallExportSlowReader(t *testing.T) {
 		t.Errorf("the export ended with %v after %d bytes", resp.Trailer, total)
 	}
 	t.Logf("heap before %d MB, while stalled %d MB", before>>20, during>>20)
+}
+
+// TestCallCSVColumnsDocumented holds the CSV header row to the OpenAPI document's.
+func TestCallCSVColumnsDocumented(t *testing.T) {
+	if !slices.Equal(server.CallCSVColumns, openapi.CSVColumns()) {
+		t.Errorf("CSV columns %v, documented %v", server.CallCSVColumns, openapi.CSVColumns())
+	}
 }
