@@ -157,4 +157,3 @@ func (s *skipFirstLine) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
-
