@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/voiceapi/voiceapi/internal/testkit"
 )
 
 // The crash loop (issue 8, item 4; docs/reliability.md). Each round runs a mixed write load
@@ -126,9 +128,12 @@ func TestCrashLoop(t *testing.T) {
 		wg.Wait()
 		hc.CloseIdleConnections()
 
-		// The file of a killed server must pass bbolt's consistency check as it is.
-		if out, err := exec.Command(bin, "check", "--data", dataDir).CombinedOutput(); err != nil || !strings.Contains(string(out), ": ok (") {
-			t.Fatalf("round %d: voiceapi check after SIGKILL: %v\n%s", round, err, out)
+		// The file of a killed server must pass bbolt's consistency check as it is
+		// (PostgreSQL recovers from its own log; the records are read back below).
+		if !testkit.OnPostgres() {
+			if out, err := exec.Command(bin, "check", "--data", dataDir).CombinedOutput(); err != nil || !strings.Contains(string(out), ": ok (") {
+				t.Fatalf("round %d: voiceapi check after SIGKILL: %v\n%s", round, err, out)
+			}
 		}
 		srv, stdout = startServer(t, bin, dataDir, flags...)
 		if strings.Contains(stdout, "api token") {

@@ -11,9 +11,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/voiceapi/voiceapi/internal/pgtest"
+	"github.com/voiceapi/voiceapi/internal/testkit"
 )
 
 // TestDurabilityAfterSIGKILL builds the real binary, makes acknowledged writes over HTTP,
@@ -92,6 +96,20 @@ type proc struct {
 	url string
 }
 
+// databases are the PostgreSQL databases of the data directories of the tests' servers,
+// when they run on PostgreSQL: a restarted server finds the records it had.
+var databases sync.Map
+
+// databaseOf returns the database of dataDir's installation, made on first use.
+func databaseOf(t *testing.T, dataDir string) string {
+	if url, ok := databases.Load(dataDir); ok {
+		return url.(string)
+	}
+	url := pgtest.Database(t)
+	databases.Store(dataDir, url)
+	return url
+}
+
 // startServer runs `voiceapi serve` on a free loopback port, with extra flags, and waits
 // for /readyz; it returns what the process printed on stdout by then.
 func startServer(t *testing.T, bin, dataDir string, extra ...string) (*proc, string) {
@@ -102,7 +120,11 @@ func startServer(t *testing.T, bin, dataDir string, extra ...string) (*proc, str
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(bin, append([]string{"serve", "--data", dataDir, "--addr", addr, "--log-level", "warn"}, extra...)...)
+	args := []string{"serve", "--data", dataDir, "--addr", addr, "--log-level", "warn"}
+	if testkit.OnPostgres() {
+		args = append(args, "--database-url", databaseOf(t, dataDir))
+	}
+	cmd := exec.Command(bin, append(args, extra...)...)
 	var stdout bytes.Buffer
 	pr, pw := io.Pipe()
 	cmd.Stdout = pw

@@ -49,6 +49,27 @@ func (t tx) InsertAPIKey(k *data.APIKeyRecord) error {
 	return indexPut(t.b.Bucket(bucketAPIKeysByWS), k.WorkspaceID, string(key))
 }
 
+// PutAPIKey implements service.AccountTx.
+func (t tx) PutAPIKey(k *data.APIKeyRecord) error {
+	b := t.b.Bucket(bucketAPIKeys)
+	if k.ID <= 0 {
+		return fmt.Errorf("bolt: token id %d", k.ID)
+	}
+	if uint64(k.ID) > b.Sequence() {
+		if err := b.SetSequence(uint64(k.ID)); err != nil {
+			return err
+		}
+	}
+	key := apiKeyKey(k.ID)
+	if err := putJSON(b, key, k); err != nil {
+		return err
+	}
+	if err := indexPut(t.b.Bucket(bucketAPIKeysByUser), keyScope(k.UserID, k.Kind), string(key)); err != nil {
+		return err
+	}
+	return indexPut(t.b.Bucket(bucketAPIKeysByWS), k.WorkspaceID, string(key))
+}
+
 // DeleteAPIKey implements service.AccountTx.
 func (t tx) DeleteAPIKey(id int64) error {
 	k, err := t.APIKey(id)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/seal"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // SecretKeyFile holds the key for credentials at rest when VOICEAPI_SECRET_KEY is unset.
@@ -309,6 +310,16 @@ func (db *DB) Unseal(sealed string) (string, error) { return db.sealer.Open(seal
 
 // Options returns the options the database was opened with, defaults filled in.
 func (db *DB) Options() Options { return db.opts }
+
+// ServiceOptions are the service layer's options for this database: its clock, sealer,
+// catalog, logger, bcrypt cost, login lifetime, knowledge options and id generator.
+func (db *DB) ServiceOptions() service.Options {
+	o := db.opts
+	return service.Options{
+		Now: o.Now, Sealer: db.sealer, Catalog: o.Catalog, Logger: o.Logger,
+		PasswordCost: o.PasswordCost, LoginTTL: o.LoginTTL, IDs: db.ids, Knowledge: o.Knowledge,
+	}
+}
 
 // Sealer returns the credential sealer under the instance's key.
 func (db *DB) Sealer() *seal.Sealer { return db.sealer }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"github.com/voiceapi/voiceapi/bolt"
 )
 
 // errChainBroken makes `audit verify` exit non-zero once it has named every fault.
@@ -16,12 +14,13 @@ var errChainBroken = errors.New("the audit log's hash chain is broken")
 // NewAuditCommand builds `voiceapi audit`.
 func NewAuditCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "audit", Short: "Check the audit log (on a stopped server's data)"}
-	var dir, workspace string
+	var workspace string
+	var loc location
 	verify := &cobra.Command{
 		Use:   "verify",
 		Short: "Recompute every workspace's event hash chain and name each event that was edited or removed",
 		Args:  cobra.NoArgs,
-		RunE: withAdminDB(&dir, func(cmd *cobra.Command, db *bolt.DB) error {
+		RunE: withAdminDB(&loc, func(cmd *cobra.Command, db Backend) error {
 			problems, checked, err := NewServices(db).Audit.VerifyAuditChain(cmd.Context(), workspace)
 			if err != nil {
 				return err
@@ -53,7 +52,7 @@ func NewAuditCommand() *cobra.Command {
 			return nil
 		}),
 	}
-	dataFlag(verify.Flags(), &dir)
+	loc.register(verify.Flags())
 	verify.Flags().StringVar(&workspace, "workspace", "", "check only this workspace (default: every workspace)")
 	cmd.AddCommand(verify, newAuditRekeyCommand())
 	return cmd
@@ -61,7 +60,7 @@ func NewAuditCommand() *cobra.Command {
 
 // workspaceExists looks id up among every workspace: an admin command acts for no member,
 // so the members-only lookup of the API does not apply.
-func workspaceExists(ctx context.Context, db *bolt.DB, id string) (bool, error) {
+func workspaceExists(ctx context.Context, db Backend, id string) (bool, error) {
 	all, err := NewServices(db).Workspaces.ListAllWorkspaces(ctx)
 	if err != nil {
 		return false, err
@@ -77,12 +76,13 @@ func workspaceExists(ctx context.Context, db *bolt.DB, id string) (bool, error) 
 // newAuditRekeyCommand builds `voiceapi audit rekey`: once, after upgrading from a version
 // whose chain was not keyed, relink the old links under the instance's key.
 func newAuditRekeyCommand() *cobra.Command {
-	var dir, workspace string
+	var workspace string
+	var loc location
 	cmd := &cobra.Command{
 		Use:   "rekey",
 		Short: "Relink audit chains written before the chain was keyed, under the instance's secret key",
 		Args:  cobra.NoArgs,
-		RunE: withAdminDB(&dir, func(cmd *cobra.Command, db *bolt.DB) error {
+		RunE: withAdminDB(&loc, func(cmd *cobra.Command, db Backend) error {
 			n, err := NewServices(db).Audit.RekeyChains(cmd.Context(), workspace)
 			if err != nil {
 				return err
@@ -91,7 +91,7 @@ func newAuditRekeyCommand() *cobra.Command {
 			return nil
 		}),
 	}
-	dataFlag(cmd.Flags(), &dir)
+	loc.register(cmd.Flags())
 	cmd.Flags().StringVar(&workspace, "workspace", "", "rekey only this workspace (default: every workspace)")
 	return cmd
 }

@@ -24,7 +24,8 @@ const noKeyWarning = `warning: the archive holds no secret.key. Credentials in t
 
 // NewBackupCommand builds `voiceapi backup`.
 func NewBackupCommand() *cobra.Command {
-	var dir, out string
+	var out string
+	var loc location
 	var excludeKey, force bool
 	cmd := &cobra.Command{
 		Use:   "backup",
@@ -34,6 +35,10 @@ stored file under files/ and secret.key, packed as tar.gz with a manifest of SHA
 checksums. For a running server, use GET /api/v1/admin/backup (instance admins).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := loc.boltOnly("backup", "back up PostgreSQL with its own tools: pg_dump (a logical copy) or continuous archiving for point-in-time recovery (docs/scale-out.md), and keep the secret key (VOICEAPI_SECRET_KEY) with them"); err != nil {
+				return err
+			}
+			dir := loc.dir
 			opts := data.BackupOptions{ExcludeSecretKey: excludeKey}
 			// The compressed size is known only at the end: a spinner counts the bytes.
 			bar := newProgress(cmd.ErrOrStderr(), -1, "writing the archive")
@@ -58,7 +63,7 @@ checksums. For a running server, use GET /api/v1/admin/backup (instance admins).
 			return nil
 		},
 	}
-	dataFlag(cmd.Flags(), &dir)
+	loc.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", `archive to write (mode 0600), or "-" for standard output (required)`)
 	f.BoolVar(&excludeKey, "exclude-secret-key", false, "leave secret.key out of the archive (keep it safe separately)")
@@ -82,7 +87,8 @@ func reportBackup(w io.Writer, where string, m *bolt.Manifest) {
 
 // NewRestoreCommand builds `voiceapi restore`.
 func NewRestoreCommand() *cobra.Command {
-	var dir, in string
+	var in string
+	var loc location
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "restore",
@@ -94,6 +100,10 @@ the manifest's SHA-256 and the database against bbolt's consistency check before
 anything is moved into place. Schema migrations run when the server next starts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := loc.boltOnly("restore", "restore PostgreSQL with pg_restore or point-in-time recovery (docs/scale-out.md)"); err != nil {
+				return err
+			}
+			dir := loc.dir
 			var r io.Reader = cmd.InOrStdin()
 			size := int64(-1)
 			if in != "-" {
@@ -118,7 +128,7 @@ anything is moved into place. Schema migrations run when the server next starts.
 			return nil
 		},
 	}
-	dataFlag(cmd.Flags(), &dir)
+	loc.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&in, "in", "", `archive to read, or "-" for standard input (required)`)
 	f.BoolVar(&force, "force", false, "restore into a non-empty data directory, replacing its data")

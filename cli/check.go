@@ -21,16 +21,20 @@ const maxCheckFaults = 20
 // NewCheckCommand builds `voiceapi check`: bbolt's consistency check over a stopped
 // server's database, for after a crash, a disk problem or a restore.
 func NewCheckCommand() *cobra.Command {
-	var dir string
+	var loc location
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Check the database file's consistency (run against a stopped server)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := loc.boltOnly("check", "PostgreSQL checks its own pages (pg_amcheck); the records' constraints are the schema's"); err != nil {
+				return err
+			}
+			dir := loc.dir
 			return runCheck(dir, cmd.OutOrStdout())
 		},
 	}
-	dataFlag(cmd.Flags(), &dir)
+	loc.register(cmd.Flags())
 	return cmd
 }
 

@@ -17,7 +17,7 @@ var compactSwapGrace time.Duration
 // database into a new file, swapped in atomically, to give back the space of large
 // deletes (the free pages `voiceapi stats` counts).
 func NewCompactCommand() *cobra.Command {
-	var dir string
+	var loc location
 	var keepOld bool
 	cmd := &cobra.Command{
 		Use:   "compact",
@@ -30,10 +30,14 @@ most the live data: see 'voiceapi stats'). --keep-old keeps the replaced file as
 voiceapi.db.old-<UTC time>.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := loc.boltOnly("compact", "PostgreSQL reclaims space with VACUUM (autovacuum runs by itself; VACUUM FULL rewrites a table)"); err != nil {
+				return err
+			}
+			dir := loc.dir
 			return runCompact(dir, keepOld, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	dataFlag(cmd.Flags(), &dir)
+	loc.register(cmd.Flags())
 	cmd.Flags().BoolVar(&keepOld, "keep-old", false, "keep the replaced file as voiceapi.db.old-<UTC time> instead of removing it")
 	return cmd
 }

@@ -5,8 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/voiceapi/voiceapi/bolt"
-
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -18,12 +16,13 @@ func NewKeyCommand() *cobra.Command {
 }
 
 func newKeyCreateCommand() *cobra.Command {
-	var dir, email, name, workspace, expiration string
+	var email, name, workspace, expiration string
+	var loc location
 	cmd := &cobra.Command{
 		Use:   "create",
 		Short: "Create an API key for a user; prints the token once",
 		Args:  cobra.NoArgs,
-		RunE: withAdminDB(&dir, func(cmd *cobra.Command, db *bolt.DB) error {
+		RunE: withAdminDB(&loc, func(cmd *cobra.Command, db Backend) error {
 			svc := NewServices(db)
 			u, err := svc.Users.UserByEmail(cmd.Context(), email)
 			if err != nil {
@@ -45,7 +44,7 @@ func newKeyCreateCommand() *cobra.Command {
 			return nil
 		}),
 	}
-	dataFlag(cmd.Flags(), &dir)
+	loc.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&email, "email", "", "the user's email (required)")
 	f.StringVar(&name, "name", "cli", "a name for the key")

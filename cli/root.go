@@ -44,7 +44,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewRestoreCommand(),
 		NewSubscriptionCommand(),
 		NewCheckCommand(),
-		NewStatsCommand(), NewCompactCommand(),
+		NewStatsCommand(), NewCompactCommand(), NewMigrateCommand(),
 		NewVersionCommand(),
 		NewPlanCommand(), NewApplyCommand(), NewPullCommand(),
 		NewCallsCommand(),

@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -24,18 +22,21 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/knowledge"
 	"github.com/voiceapi/voiceapi/netguard"
+	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/server"
 	"github.com/voiceapi/voiceapi/webhook"
 )
 
 // serveOptions are the flags of `voiceapi serve` (conventions §16).
 type serveOptions struct {
-	addr     string
-	dataDir  string
-	loginTTL time.Duration
-	drain    time.Duration
-	logLevel string
-	catalog  string
+	addr string
+	loc  location
+	// noMigrate refuses a PostgreSQL schema older than the binary instead of migrating.
+	noMigrate bool
+	loginTTL  time.Duration
+	drain     time.Duration
+	logLevel  string
+	catalog   string
 
 	allowPrivateURLs bool
 	webhookWorkers   int
@@ -82,7 +83,8 @@ func NewServeCommand() *cobra.Command {
 // register declares serve's flags on f, with their defaults, filling o.
 func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address HOST:PORT")
-	dataFlag(f, &o.dataDir)
+	o.loc.register(f)
+	f.BoolVar(&o.noMigrate, "no-migrate", false, "with --database-url: refuse to start on a schema older than this binary's instead of migrating it (deploys that run `voiceapi migrate` first)")
 	f.DurationVar(&o.loginTTL, "login-ttl", 720*time.Hour, "lifetime of login tokens (Go duration)")
 	f.DurationVar(&o.drain, "drain-timeout", 20*time.Second, "how long shutdown waits for in-flight requests")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
@@ -146,7 +148,7 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	if err != nil {
 		return err
 	}
-	db, err := bolt.Open(o.dataDir, bolt.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts, PasswordCost: o.passwordCost})
+	db, err := o.open(ctx, logger, cat, kopts)
 	if err != nil {
 		return err
 	}
@@ -180,12 +182,14 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	srv := NewServerOn(db, svc, logger, func(c *server.Config) {
 		c.RateLimit, c.LoginRateLimit = o.rateLimit, o.loginRateLimit
 		c.AllowPrivateURLs = o.allowPrivateURLs
-		c.QueueDepth = func() int {
-			n, err := db.WebhookQueueDepth(context.Background())
-			if err != nil {
-				logger.Warn("counting the webhook queue", "error", err)
+		if q, ok := db.(queueCounter); ok {
+			c.QueueDepth = func() int {
+				n, err := q.WebhookQueueDepth(context.Background())
+				if err != nil {
+					logger.Warn("counting the webhook queue", "error", err)
+				}
+				return n
 			}
-			return n
 		}
 		c.MaxImportBody = o.maxImportBody
 		c.TrustedProxies, c.Timeouts = proxies, o.timeouts
@@ -210,10 +214,23 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	defer func() { stopPurge(); <-purged }()
 	stopFetcher := srv.StartKnowledgeFetcher(ctx)
 	defer stopFetcher() // deferred after db.Close, so it runs first
-	logger.Info("listening", "addr", ln.Addr().String(), "data", o.dataDir)
+	logger.Info("listening", "addr", ln.Addr().String(), "data", o.loc.describe())
 	err = srv.ListenAndServe(ctx, ln, o.drain)
 	logger.Info("stopped", "error", err)
 	return err
+}
+
+// queueCounter is an engine that can count pending webhook deliveries (metrics).
+type queueCounter interface {
+	WebhookQueueDepth(ctx context.Context) (int, error)
+}
+
+// open opens the records where --data or --database-url says.
+func (o *serveOptions) open(ctx context.Context, logger *slog.Logger, cat *data.Catalog, kopts bolt.KnowledgeOptions) (Backend, error) {
+	if o.loc.postgres() {
+		return o.loc.openPostgres(ctx, postgres.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts, PasswordCost: o.passwordCost, NoMigrate: o.noMigrate})
+	}
+	return bolt.Open(o.loc.dir, bolt.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts, PasswordCost: o.passwordCost})
 }
 
 // serveMetrics serves the metrics alone, without authentication, on addr: for a
@@ -246,7 +263,7 @@ func serveMetrics(addr string, srv *server.Server, logger *slog.Logger) (func(),
 }
 
 // purgeIdempotency deletes expired kept responses now, then every interval until ctx is done.
-func purgeIdempotency(ctx context.Context, db *bolt.DB, logger *slog.Logger, every time.Duration) {
+func purgeIdempotency(ctx context.Context, db Backend, logger *slog.Logger, every time.Duration) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
@@ -282,7 +299,7 @@ func knowledgeOptions(o serveOptions) (bolt.KnowledgeOptions, error) {
 
 // bootstrap creates the first owner on an empty database and prints its credentials and
 // an API token, once.
-func bootstrap(ctx context.Context, db *bolt.DB, out io.Writer) error {
+func bootstrap(ctx context.Context, db Backend, out io.Writer) error {
 	svc := NewServices(db)
 	n, err := svc.Users.CountUsers(ctx)
 	if err != nil || n > 0 {
@@ -293,6 +310,9 @@ func bootstrap(ctx context.Context, db *bolt.DB, out io.Writer) error {
 		return err
 	}
 	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Owner", Email: "owner@voiceapi.local", Password: password, IsAdmin: true})
+	if data.ErrorCode(err) == data.ECONFLICT {
+		return nil // another replica starting at the same time created the owner
+	}
 	if err != nil {
 		return err
 	}
@@ -322,22 +342,11 @@ func randomPassword(n int) (string, error) {
 	return string(b), nil
 }
 
-// openForAdmin opens the database for a one-shot command: it fails within seconds with a
-// clear message when a server holds it.
-func openForAdmin(dir string) (*bolt.DB, error) {
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("data directory %s does not exist: name the server's data directory with --data DIR (or VOICEAPI_DATA); `voiceapi serve` creates it on its first start", dir)
-	} else if err != nil {
-		return nil, fmt.Errorf("data directory %s: %w", dir, err)
-	}
-	return bolt.Open(dir, adminOptions)
-}
-
-// withAdminDB is the RunE of a one-shot command on the data directory *dir: it opens the
-// database (failing fast when a server holds it), runs fn, and closes it.
-func withAdminDB(dir *string, fn func(cmd *cobra.Command, db *bolt.DB) error) func(*cobra.Command, []string) error {
+// withAdminDB is the RunE of a one-shot command on the location *loc: it opens the
+// records (a bbolt file fails fast when a server holds it), runs fn, and closes them.
+func withAdminDB(loc *location, fn func(cmd *cobra.Command, db Backend) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		db, err := openForAdmin(*dir)
+		db, err := loc.openAdmin(cmd.Context())
 		if err != nil {
 			return err
 		}
@@ -345,6 +354,3 @@ func withAdminDB(dir *string, fn func(cmd *cobra.Command, db *bolt.DB) error) fu
 		return fn(cmd, db)
 	}
 }
-
-// adminOptions open the database for one-shot commands; tests lower the bcrypt cost.
-var adminOptions = bolt.Options{LockTimeout: 2 * time.Second}

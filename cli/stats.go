@@ -43,7 +43,7 @@ func dbStats(db *bolt.DB) func() server.DBStats {
 // bytes, bucket by bucket, and how much of it is free pages that `voiceapi compact` gives
 // back. A running server reports its free pages on GET /metrics.
 func NewStatsCommand() *cobra.Command {
-	var dir string
+	var loc location
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "stats",
@@ -56,6 +56,10 @@ An inline bucket lives inside its parent's page and owns none. The file is opene
 read-only and not changed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := loc.boltOnly("stats", "ask PostgreSQL: pg_total_relation_size per table, or pg_stat_user_tables (docs/scale-out.md)"); err != nil {
+				return err
+			}
+			dir := loc.dir
 			st, err := bolt.Stats(dir, adminOptions.LockTimeout)
 			if err != nil {
 				return err
@@ -69,7 +73,7 @@ read-only and not changed.`,
 			return nil
 		},
 	}
-	dataFlag(cmd.Flags(), &dir)
+	loc.register(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the figures as one JSON object")
 	return cmd
 }

@@ -27,7 +27,8 @@ var limitFlags = []struct{ flag, limit string }{
 }
 
 func newSubscriptionSetCommand() *cobra.Command {
-	var dir, workspace, plan string
+	var workspace, plan string
+	var loc location
 	values := make([]int64, len(limitFlags))
 	cmd := &cobra.Command{
 		Use:   "set",
@@ -44,7 +45,7 @@ func newSubscriptionSetCommand() *cobra.Command {
 					in.Limits[lf.limit] = values[i]
 				}
 			}
-			db, err := openForAdmin(dir)
+			db, err := loc.openAdmin(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -61,7 +62,7 @@ func newSubscriptionSetCommand() *cobra.Command {
 			return nil
 		},
 	}
-	dataFlag(cmd.Flags(), &dir)
+	loc.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&workspace, "workspace", "", "workspace id (required)")
 	f.StringVar(&plan, "plan", "", "plan name")

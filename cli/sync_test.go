@@ -2,9 +2,10 @@ package cli
 
 import (
 	"bytes"
-	"os"
 	"sync"
 	"testing"
+
+	"github.com/voiceapi/voiceapi/internal/pgtest"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -28,5 +29,5 @@ func (w *syncWriter) String() string {
 
 func TestMain(m *testing.M) {
 	adminOptions.PasswordCost = bcrypt.MinCost // production cost 12 is slow under -race
-	os.Exit(m.Run())
+	pgtest.Main(m)
 }

@@ -11,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/voiceapi/voiceapi/bolt"
-
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -24,7 +22,8 @@ func NewUserCommand() *cobra.Command {
 }
 
 func newUserCreateCommand() *cobra.Command {
-	var dir, email, name, password string
+	var email, name, password string
+	var loc location
 	var admin, passwordStdin bool
 	cmd := &cobra.Command{
 		Use:   "create",
@@ -44,7 +43,7 @@ func newUserCreateCommand() *cobra.Command {
 					return errors.New("--password-stdin read an empty password: pipe one line holding the password, e.g. printf '%s\\n' \"$PASSWORD\" | voiceapi user create … --password-stdin")
 				}
 			}
-			db, err := openForAdmin(dir)
+			db, err := loc.openAdmin(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -57,7 +56,7 @@ func newUserCreateCommand() *cobra.Command {
 			return nil
 		},
 	}
-	dataFlag(cmd.Flags(), &dir)
+	loc.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&email, "email", "", "email address (required)")
 	f.StringVar(&name, "name", "", "display name (required)")
@@ -88,12 +87,12 @@ func missingUserFlags(f *pflag.FlagSet, passwordStdin bool) error {
 }
 
 func newUserListCommand() *cobra.Command {
-	var dir string
+	var loc location
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List users",
 		Args:  cobra.NoArgs,
-		RunE: withAdminDB(&dir, func(cmd *cobra.Command, db *bolt.DB) error {
+		RunE: withAdminDB(&loc, func(cmd *cobra.Command, db Backend) error {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tEMAIL\tNAME\tADMIN\tCREATED")
 			svc := NewServices(db)
@@ -114,7 +113,7 @@ func newUserListCommand() *cobra.Command {
 			return tw.Flush()
 		}),
 	}
-	dataFlag(cmd.Flags(), &dir)
+	loc.register(cmd.Flags())
 	return cmd
 }
 

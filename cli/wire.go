@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/server"
 	"github.com/voiceapi/voiceapi/service"
@@ -11,13 +12,13 @@ import (
 
 // Services wires the storage into the server's service interfaces: the service layer for
 // the resources that have moved there, the storage's own methods for the others.
-func Services(db *bolt.DB) server.Services {
+func Services(db Backend) server.Services {
 	return ServicesOn(db, NewServices(db))
 }
 
 // ServicesOn is Services with the service layer svc built on db (serve shares it with
 // the webhook dispatcher).
-func ServicesOn(db *bolt.DB, svc *service.Services) server.Services {
+func ServicesOn(db Backend, svc *service.Services) server.Services {
 	return server.Services{
 		Auth:           svc.Auth,
 		Users:          svc.Users,
@@ -39,13 +40,10 @@ func ServicesOn(db *bolt.DB, svc *service.Services) server.Services {
 // NewServices builds the service layer on db, with the clock, catalog, logger, bcrypt
 // cost and login lifetime db was opened with, and the SSRF guard's check for
 // client-supplied URLs.
-func NewServices(db *bolt.DB) *service.Services {
-	o := db.Options()
-	svc, err := service.New(db, service.Options{
-		Now: o.Now, Sealer: db.Sealer(), Catalog: o.Catalog, Logger: o.Logger,
-		PasswordCost: o.PasswordCost, LoginTTL: o.LoginTTL, IDs: db.IDs(), URLGuard: netguard.CheckURL,
-		Knowledge: o.Knowledge,
-	})
+func NewServices(db Backend) *service.Services {
+	o := db.ServiceOptions()
+	o.URLGuard = netguard.CheckURL
+	svc, err := service.New(db, o)
 	if err != nil {
 		panic(err) // only a missing sealer fails, and an open db always has one
 	}
@@ -55,14 +53,20 @@ func NewServices(db *bolt.DB) *service.Services {
 // NewServer builds the HTTP server on db. Each configure function, when given, adjusts
 // the configuration (rate limits, ...) before the server is built; without any, nothing
 // is rate-limited.
-func NewServer(db *bolt.DB, logger *slog.Logger, configure ...func(*server.Config)) *server.Server {
+func NewServer(db Backend, logger *slog.Logger, configure ...func(*server.Config)) *server.Server {
 	return NewServerOn(db, NewServices(db), logger, configure...)
 }
 
 // NewServerOn is NewServer over the service layer svc built on db, so that the server and
 // the webhook dispatcher share one.
-func NewServerOn(db *bolt.DB, svc *service.Services, logger *slog.Logger, configure ...func(*server.Config)) *server.Server {
-	cfg := server.Config{Logger: logger, DBStats: dbStats(db)}
+func NewServerOn(db Backend, svc *service.Services, logger *slog.Logger, configure ...func(*server.Config)) *server.Server {
+	cfg := server.Config{Logger: logger}
+	if b, ok := db.(*bolt.DB); ok {
+		cfg.DBStats = dbStats(b)
+	}
+	if rc, ok := db.(data.RateCounter); ok {
+		cfg.RateCounter = rc // the replicas' shared counts (PostgreSQL)
+	}
 	for _, f := range configure {
 		f(&cfg)
 	}

@@ -6,20 +6,18 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/voiceapi/voiceapi/bolt"
-
 	"github.com/voiceapi/voiceapi/data"
 )
 
 // NewWorkspaceCommand builds `voiceapi workspace`.
 func NewWorkspaceCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "workspace", Short: "Inspect, export and import workspaces (on a stopped server's data)"}
-	var dir string
+	var loc location
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List every workspace",
 		Args:  cobra.NoArgs,
-		RunE: withAdminDB(&dir, func(cmd *cobra.Command, db *bolt.DB) error {
+		RunE: withAdminDB(&loc, func(cmd *cobra.Command, db Backend) error {
 			all, err := NewServices(db).Workspaces.ListAllWorkspaces(cmd.Context())
 			if err != nil {
 				return err
@@ -32,7 +30,7 @@ func NewWorkspaceCommand() *cobra.Command {
 			return tw.Flush()
 		}),
 	}
-	dataFlag(list.Flags(), &dir)
+	loc.register(list.Flags())
 	cmd.AddCommand(list, newWorkspaceExportCommand(), newWorkspaceImportCommand())
 	return cmd
 }

@@ -7,8 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/voiceapi/voiceapi/bolt"
-
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/strictjson"
 )
@@ -19,7 +17,8 @@ const secretsWarning = `note: the export holds llm_config.api_key values in the 
 
 // newWorkspaceExportCommand builds `voiceapi workspace export`.
 func newWorkspaceExportCommand() *cobra.Command {
-	var dir, wsID, out string
+	var wsID, out string
+	var loc location
 	var secrets, force bool
 	cmd := &cobra.Command{
 		Use:   "export",
@@ -29,7 +28,7 @@ knowledge bases with their sources (files included), its numbers and its webhook
 (without their secrets), as the JSON document GET /api/v1/workspaces/{id}/export returns.
 Provider API keys are masked unless --include-secrets is given.`,
 		Args: cobra.NoArgs,
-		RunE: withAdminDB(&dir, func(cmd *cobra.Command, db *bolt.DB) error {
+		RunE: withAdminDB(&loc, func(cmd *cobra.Command, db Backend) error {
 			stream, err := NewServices(db).Exports.ExportWorkspace(cmd.Context(), wsID, data.ExportOptions{IncludeSecrets: secrets})
 			if err != nil {
 				return err
@@ -54,7 +53,7 @@ Provider API keys are masked unless --include-secrets is given.`,
 			return nil
 		}),
 	}
-	dataFlag(cmd.Flags(), &dir)
+	loc.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&wsID, "workspace", "", "id of the workspace to export (required)")
 	f.StringVar(&out, "out", "-", `file to write (mode 0600), or "-" for standard output`)
@@ -66,7 +65,8 @@ Provider API keys are masked unless --include-secrets is given.`,
 
 // newWorkspaceImportCommand builds `voiceapi workspace import`.
 func newWorkspaceImportCommand() *cobra.Command {
-	var dir, wsID, in string
+	var wsID, in string
+	var loc location
 	cmd := &cobra.Command{
 		Use:   "import",
 		Short: "Import a workspace document into an existing workspace (docs/export-import.md)",
@@ -87,7 +87,7 @@ secret, printed once. URL sources are fetched when the server next starts.`,
 			if err := strictjson.Decode(raw, &doc); err != nil {
 				return describe(err)
 			}
-			db, err := openForAdmin(dir)
+			db, err := loc.openAdmin(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -109,7 +109,7 @@ secret, printed once. URL sources are fetched when the server next starts.`,
 			return nil
 		},
 	}
-	dataFlag(cmd.Flags(), &dir)
+	loc.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&wsID, "workspace", "", "id of the workspace to import into (required)")
 	f.StringVar(&in, "in", "", `document to read, or "-" for standard input (required)`)

@@ -3,6 +3,7 @@ package data
 import (
 	"context"
 	"slices"
+	"time"
 )
 
 // Roles of a workspace member, strongest first (conventions §6).
@@ -221,4 +222,13 @@ func WithClientAddress(ctx context.Context, addr string) context.Context {
 func ClientAddress(ctx context.Context) string {
 	s, _ := ctx.Value(clientAddressKey).(string)
 	return s
+}
+
+// RateCounter counts requests in fixed windows that every replica of a cluster shares,
+// so that a rate limit is the cluster's and not one per replica.
+type RateCounter interface {
+	// CountRequest adds one request of key to the window that starts at start unless the
+	// window already holds limit, and returns the window's count and whether this request
+	// was added (a refused request is not counted).
+	CountRequest(ctx context.Context, key string, start time.Time, limit int) (count int, added bool, err error)
 }

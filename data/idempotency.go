@@ -9,6 +9,9 @@ type IdempotentResponse struct {
 	Header      map[string]string `json:"header"`
 	Body        []byte            `json:"body"`
 	CreatedAt   Time              `json:"created_at"`
+	// ClaimID names the request whose claim this is (IdempotencyClaim.ID); empty once
+	// the full response replaced the claim.
+	ClaimID string `json:"claim_id,omitempty"`
 }
 
 // IdempotencyStore keeps responses per token and key for 24 hours (conventions §17).
@@ -22,6 +25,10 @@ type IdempotencyStore interface {
 // crash between that commit and the saving of the response cannot let a retry make the
 // change twice.
 type IdempotencyClaim struct {
+	// ID is unique to the request: two requests sent with one key at once (to two
+	// replicas) claim it with different ids, and the one that finds the other's claim
+	// stored undoes its change.
+	ID          string
 	TokenID     int64
 	Key         string
 	RequestHash string

@@ -152,10 +152,13 @@ type DeliveryQueue interface {
 	// that match them, and removes those events from the outbox in the same transaction.
 	// It returns how many events it took from the outbox.
 	FanOut(ctx context.Context, limit int) (int, error)
-	// DueDeliveries returns up to limit pending deliveries due at now for which skip is
-	// false, oldest due first, and when the next other pending delivery falls due (zero
+	// ClaimDueDeliveries claims up to limit pending deliveries due at now for which skip
+	// is false, oldest due first, for one attempt each: in the claiming transaction their
+	// next attempt moves to now+lease, so no other dispatcher (another replica) sees them
+	// due while this one posts, and one that dies mid-post leaves them due again once the
+	// lease ends. It also returns when the next other pending delivery falls due (zero
 	// when there is none).
-	DueDeliveries(ctx context.Context, now time.Time, limit int, skip func(deliveryID string) bool) ([]*DeliveryJob, time.Time, error)
+	ClaimDueDeliveries(ctx context.Context, now time.Time, limit int, lease time.Duration, skip func(deliveryID string) bool) ([]*DeliveryJob, time.Time, error)
 	// FinishAttempt records the outcome of a pending delivery's attempt and, when
 	// out.RetryAt is set, queues the next attempt. A delivery that no longer exists (its
 	// webhook was deleted) is ignored.

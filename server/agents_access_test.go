@@ -2,7 +2,8 @@ package server_test
 
 import (
 	"bytes"
-	"encoding/json"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,23 +11,22 @@ import (
 	"strings"
 	"testing"
 
-	"go.etcd.io/bbolt"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // storedAPIKey reads an agent's api_key from its row as stored and unseals it: "" when null.
 func (e *env) storedAPIKey(id string) string {
 	e.t.Helper()
 	var sealed *string
-	err := e.DB.Bolt().View(func(tx *bbolt.Tx) error {
-		var row struct {
-			LLMConfig struct {
-				APIKey *string `json:"api_key"`
-			} `json:"llm_config"`
+	err := e.DB.View(context.Background(), func(tx service.Tx) error {
+		a, err := tx.Agent(id)
+		if err == nil && a == nil {
+			err = fmt.Errorf("agent %s is not stored", id)
 		}
-		if err := json.Unmarshal(tx.Bucket([]byte("agents")).Get([]byte(id)), &row); err != nil {
+		if err != nil {
 			return err
 		}
-		sealed = row.LLMConfig.APIKey
+		sealed = a.LLMConfig.APIKey
 		return nil
 	})
 	if err != nil {
@@ -35,7 +35,7 @@ func (e *env) storedAPIKey(id string) string {
 	if sealed == nil {
 		return ""
 	}
-	plain, err := e.DB.Unseal(*sealed)
+	plain, err := e.DB.ServiceOptions().Sealer.Open(*sealed)
 	if err != nil {
 		e.t.Fatalf("unsealing the stored api_key: %v", err)
 	}
@@ -132,7 +132,7 @@ func TestAgentAPIKeyNeverInPlaintext(t *testing.T) {
 		t.Errorf("the log holds the key")
 	}
 	// The database file (agents, versions, events) holds no plaintext.
-	raw, err := os.ReadFile(filepath.Join(e.DB.Dir(), "voiceapi.db"))
+	raw, err := os.ReadFile(filepath.Join(e.Dir, "voiceapi.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -328,7 +328,7 @@ func TestAgentDelete(t *testing.T) {
 		}
 	}
 	// Its versions are gone from storage.
-	e.DB.Bolt().View(func(tx *bbolt.Tx) error {
+	e.bolt().Bolt().View(func(tx *bbolt.Tx) error {
 		c := tx.Bucket([]byte("agent_versions")).Cursor()
 		for k, _ := c.Seek([]byte(id)); k != nil && strings.HasPrefix(string(k), id); k, _ = c.Next() {
 			t.Errorf("version key %q left after delete", k)

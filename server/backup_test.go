@@ -45,7 +45,7 @@ func createWorkspace(url, token, name string) (string, error) {
 
 func TestOnlineBackupUnderWriteLoadRestores(t *testing.T) {
 	e := newEnv(t)
-	stored := filepath.Join(e.DB.Dir(), bolt.FilesDir, "kb_1", "src_1.txt")
+	stored := filepath.Join(e.Dir, bolt.FilesDir, "kb_1", "src_1.txt")
 	if err := os.MkdirAll(filepath.Dir(stored), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestOnlineBackupAccess(t *testing.T) {
 func TestOnlineBackupIncludesOrExcludesTheKeyFile(t *testing.T) {
 	e := newEnv(t)
 	key := []byte(strings.Repeat("ab", 32) + "\n")
-	if err := os.WriteFile(filepath.Join(e.DB.Dir(), bolt.SecretKeyFile), key, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Dir, bolt.SecretKeyFile), key, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, exclude := range []bool{false, true} {

@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"slices"
@@ -8,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"go.etcd.io/bbolt"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // documentedOp is one operation of the OpenAPI document: the route table as the server
@@ -178,9 +180,12 @@ func TestRefusedRotateSecretDoesNotRotate(t *testing.T) {
 	id, _ := createWebhook(t, e, e.Owner.Token, "https://example.com/hook", "*")
 	row := func() string {
 		var v []byte
-		e.DB.Bolt().View(func(tx *bbolt.Tx) error {
-			v = append(v, tx.Bucket([]byte("webhooks")).Get([]byte(id))...)
-			return nil
+		e.DB.View(context.Background(), func(tx service.Tx) error {
+			w, err := tx.Webhook(id)
+			if w != nil {
+				v, err = json.Marshal(w)
+			}
+			return err
 		})
 		if len(v) == 0 {
 			t.Fatal("webhook row not found")

@@ -13,7 +13,7 @@ import (
 // describes what it finds ("" when nothing).
 func (e *env) countWorkspaceRecords(workspaceID string) string {
 	var found []string
-	err := e.DB.Bolt().View(func(tx *bbolt.Tx) error {
+	err := e.bolt().Bolt().View(func(tx *bbolt.Tx) error {
 		return tx.ForEach(func(name []byte, b *bbolt.Bucket) error {
 			return b.ForEach(func(k, v []byte) error {
 				if bytes.Contains(k, []byte(workspaceID)) || bytes.Contains(v, []byte(workspaceID)) {

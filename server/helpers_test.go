@@ -15,7 +15,8 @@ import (
 // and URL.
 type env struct {
 	t     testing.TB
-	DB    *bolt.DB
+	DB    cli.Backend
+	Bolt  *bolt.DB // nil when the tests run on PostgreSQL
 	URL   string
 	Owner *testUser // instance admin, owner of its personal workspace
 	Logs  *testkit.SyncBuffer
@@ -35,7 +36,15 @@ func newEnv(t testing.TB) *env { t.Helper(); return newEnvWith(t, nil) }
 func newEnvWith(t testing.TB, tune func(*bolt.Options), configure ...func(*server.Config)) *env {
 	t.Helper()
 	s := testkit.NewServer(t, tune, configure...)
-	return &env{t: t, DB: s.DB, URL: s.URL, Owner: s.Owner, Logs: s.Logs, Dir: s.Dir}
+	return &env{t: t, DB: s.Store, Bolt: s.DB, URL: s.URL, Owner: s.Owner, Logs: s.Logs, Dir: s.Dir}
+}
+
+// bolt returns the bbolt database for a test that inspects the file itself, skipping the
+// test when the suite runs on PostgreSQL.
+func (e *env) bolt() *bolt.DB {
+	e.t.Helper()
+	testkit.NeedBolt(e.t)
+	return e.Bolt
 }
 
 // newUser creates an account (and its personal workspace) with an API key.

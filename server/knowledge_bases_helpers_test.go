@@ -147,7 +147,7 @@ func items(kb map[string]any, typ string) []map[string]any {
 func (e *env) storedFiles() []string {
 	e.t.Helper()
 	var out []string
-	root := filepath.Join(e.DB.Dir(), "files")
+	root := filepath.Join(e.Dir, "files")
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			out = append(out, p)

@@ -29,7 +29,7 @@ func (s *Server) wrap(rt route) http.Handler {
 		if !rt.Public {
 			p, err := s.authenticate(r)
 			if err == nil {
-				err = s.limitToken(w, p)
+				err = s.limitToken(w, r, p)
 			}
 			if err == nil {
 				err = s.authorize(r, p, rt.Need)

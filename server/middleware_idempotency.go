@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
@@ -116,7 +117,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, rt route) {
 	// The request's first change keeps a claim in its own transaction; the full response
 	// replaces it below.
 	r = r.WithContext(data.WithIdempotencyClaim(r.Context(), &data.IdempotencyClaim{
-		TokenID: p.TokenID, Key: key, RequestHash: hash, Status: openapi.SuccessStatus(rt.Method, rt.Path),
+		ID: rand.Text(), TokenID: p.TokenID, Key: key, RequestHash: hash, Status: openapi.SuccessStatus(rt.Method, rt.Path),
 	}))
 	cw := &captureWriter{ResponseWriter: w}
 	if err := rt.handle(cw, r); err != nil {

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -24,6 +26,10 @@ const rateWindow = time.Minute
 type rateLimiter struct {
 	limit int
 	now   func() time.Time
+	// shared, when set, keeps the counts where every replica sees them (windows then
+	// start on the minute, so replicas agree on them); the map below is unused.
+	shared data.RateCounter
+	log    *slog.Logger
 
 	mu        sync.Mutex
 	windows   map[string]*window
@@ -54,8 +60,11 @@ func newRateLimiter(limit int, now func() time.Time) *rateLimiter {
 
 // allow counts one request for key. A refused request is not counted, so a client that
 // keeps retrying too early does not push its own reset further away.
-func (l *rateLimiter) allow(key string) rateDecision {
+func (l *rateLimiter) allow(ctx context.Context, key string) rateDecision {
 	now := l.now()
+	if l.shared != nil {
+		return l.allowShared(ctx, key, now)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if now.Sub(l.lastSweep) >= rateWindow {
@@ -78,6 +87,23 @@ func (l *rateLimiter) allow(key string) rateDecision {
 	w.count++
 	d.allowed = true
 	d.remaining = l.limit - w.count
+	return d
+}
+
+// allowShared is allow on the cluster's counts. When they cannot be read the request
+// goes through, logged: refusing every request while the database is away would turn
+// an outage of the counter into an outage of the API, and the request that follows
+// needs the database anyway.
+func (l *rateLimiter) allowShared(ctx context.Context, key string, now time.Time) rateDecision {
+	start := now.Truncate(rateWindow)
+	d := rateDecision{limit: l.limit, reset: start.Add(rateWindow).Sub(now)}
+	count, added, err := l.shared.CountRequest(ctx, key, start, l.limit)
+	if err != nil {
+		l.log.Warn("rate limit: counting in the database failed; the request is let through", "error", err)
+		d.allowed, d.remaining = true, l.limit
+		return d
+	}
+	d.allowed, d.remaining = added, max(l.limit-count, 0)
 	return d
 }
 
@@ -116,11 +142,11 @@ func (d rateDecision) apply(w http.ResponseWriter) error {
 }
 
 // limitToken counts a request of an authenticated token (conventions §15).
-func (s *Server) limitToken(w http.ResponseWriter, p *data.Principal) error {
+func (s *Server) limitToken(w http.ResponseWriter, r *http.Request, p *data.Principal) error {
 	if s.tokenLimit == nil {
 		return nil
 	}
-	return s.tokenLimit.allow("t" + strconv.FormatInt(p.TokenID, 10)).apply(w)
+	return s.tokenLimit.allow(r.Context(), "t"+strconv.FormatInt(p.TokenID, 10)).apply(w)
 }
 
 // limitLogin counts a login attempt for the pair of client address and email, so that
@@ -135,5 +161,5 @@ func (s *Server) limitLogin(w http.ResponseWriter, r *http.Request, email string
 	if host == "" {
 		host = s.clientAddr(r)
 	}
-	return s.loginLimit.allow(host + "|" + strings.ToLower(strings.TrimSpace(email))).apply(w)
+	return s.loginLimit.allow(r.Context(), "l"+host+"|"+strings.ToLower(strings.TrimSpace(email))).apply(w)
 }

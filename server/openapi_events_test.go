@@ -1,14 +1,14 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
-	"go.etcd.io/bbolt"
-
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // TestOpenAPIWebhookPayloadsMatchRecordedEvents records events (an export's too) on a real server and checks
@@ -34,24 +34,20 @@ func TestOpenAPIWebhookPayloadsMatchRecordedEvents(t *testing.T) {
 	}
 
 	seen := map[string]bool{}
-	err := e.DB.Bolt().View(func(tx *bbolt.Tx) error {
-		return tx.Bucket([]byte("events")).ForEach(func(_, v []byte) error {
-			var ev data.Event
-			if err := json.Unmarshal(v, &ev); err != nil {
-				return err
-			}
+	err := e.DB.View(context.Background(), func(tx service.Tx) error {
+		return tx.EventsNewestFirst(e.Owner.WorkspaceID, func(ev *data.Event) (bool, error) {
 			schema := dig(t, doc, "webhooks", ev.Type, "post", "requestBody", "content", "application/json", "schema", "properties", "data").(map[string]any)
 			if ref, ok := schema["$ref"].(string); ok {
 				schema = schemas[strings.TrimPrefix(ref, "#/components/schemas/")].(map[string]any)
 			}
 			props, ok := schema["properties"].(map[string]any)
 			if !ok {
-				return nil // an open payload
+				return true, nil // an open payload
 			}
 			var payload map[string]any
 			if err := json.Unmarshal(ev.Data, &payload); err != nil {
 				t.Errorf("%s: data is not an object: %s", ev.Type, ev.Data)
-				return nil
+				return true, nil
 			}
 			for _, r := range schema["required"].([]any) {
 				if _, ok := payload[r.(string)]; !ok {
@@ -64,7 +60,7 @@ func TestOpenAPIWebhookPayloadsMatchRecordedEvents(t *testing.T) {
 				}
 			}
 			seen[ev.Type] = true
-			return nil
+			return true, nil
 		})
 	})
 	if err != nil {

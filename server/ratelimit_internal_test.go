@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -10,13 +11,13 @@ func TestRateLimiterEvictsIdleKeys(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	l := newRateLimiter(5, func() time.Time { return now })
 	for i := 0; i < 1000; i++ {
-		l.allow(fmt.Sprint("key", i))
+		l.allow(context.Background(), fmt.Sprint("key", i))
 	}
 	if l.size() != 1000 {
 		t.Fatalf("size %d, want 1000", l.size())
 	}
 	now = now.Add(rateWindow)
-	d := l.allow("fresh")
+	d := l.allow(context.Background(), "fresh")
 	if !d.allowed || d.remaining != 4 {
 		t.Errorf("fresh key: %+v", d)
 	}

@@ -1,12 +1,12 @@
 package server_test
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
-
-	"go.etcd.io/bbolt"
+	"slices"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 var testIDs = data.NewIDGen()
@@ -16,9 +16,8 @@ var testIDs = data.NewIDGen()
 func (e *env) newAgent(ws string, published *int) string {
 	e.t.Helper()
 	id := testIDs.New(data.PrefixAgent)
-	row, _ := json.Marshal(map[string]any{"id": id, "workspace_id": ws, "name": "agent", "status": "draft", "published_version": published})
-	err := e.DB.Bolt().Update(func(tx *bbolt.Tx) error { return tx.Bucket([]byte("agents")).Put([]byte(id), row) })
-	if err != nil {
+	a := &data.StoredAgent{Agent: data.Agent{ID: id, WorkspaceID: ws, Name: "agent", Status: "draft", PublishedVersion: published}}
+	if err := e.DB.Update(context.Background(), func(tx service.Tx) error { return tx.PutAgent(a, "") }); err != nil {
 		e.t.Fatal(err)
 	}
 	return id
@@ -28,21 +27,16 @@ func (e *env) newAgent(ws string, published *int) string {
 func (e *env) eventTypes(ws string) []string {
 	e.t.Helper()
 	var types []string
-	err := e.DB.Bolt().View(func(tx *bbolt.Tx) error {
-		return tx.Bucket([]byte("events")).ForEach(func(k, v []byte) error {
-			var ev data.Event
-			if err := json.Unmarshal(v, &ev); err != nil {
-				return err
-			}
-			if ev.WorkspaceID == ws {
-				types = append(types, ev.Type)
-			}
-			return nil
+	err := e.DB.View(context.Background(), func(tx service.Tx) error {
+		return tx.EventsNewestFirst(ws, func(ev *data.Event) (bool, error) {
+			types = append(types, ev.Type)
+			return true, nil
 		})
 	})
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	slices.Reverse(types)
 	return types
 }
 

@@ -67,7 +67,7 @@ func TestNoPlaintextSecrets(t *testing.T) {
 		}
 	}
 	check("the logs", []byte(e.Logs.String()))
-	if err := e.DB.Bolt().Sync(); err != nil {
+	if err := e.bolt().Bolt().Sync(); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, bolt.FileName))
@@ -77,7 +77,7 @@ func TestNoPlaintextSecrets(t *testing.T) {
 	check("the database file", raw)
 	// JSON stores []byte as base64: decode every such string in every value too.
 	var decoded []byte
-	err = e.DB.Bolt().View(func(tx *bbolt.Tx) error {
+	err = e.bolt().Bolt().View(func(tx *bbolt.Tx) error {
 		return tx.ForEach(func(name []byte, b *bbolt.Bucket) error {
 			return b.ForEach(func(k, v []byte) error {
 				for _, m := range base64String.FindAllSubmatch(v, -1) {

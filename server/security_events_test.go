@@ -124,6 +124,7 @@ func TestAuditVerifyOnline(t *testing.T) {
 		t.Fatalf("an untouched chain: %s", r.Body)
 	}
 	edited := s.Do("GET", "/api/v1/audit-log?per_page=1", s.Owner.Token, nil).List()[0].(map[string]any)["id"].(string)
+	testkit.NeedBolt(t)
 	err := s.DB.Bolt().Update(func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte("events"))
 		raw := strings.Replace(string(b.Get([]byte(edited))), `"one"`, `"forged"`, 1)

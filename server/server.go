@@ -53,6 +53,9 @@ type Config struct {
 	// LoginRateLimit is the number of login attempts a minute per client address and
 	// email; 0 turns it off.
 	LoginRateLimit int
+	// RateCounter, when set, keeps both limits' counts where every replica sees them
+	// (PostgreSQL), so a limit is the cluster's; nil counts in this process.
+	RateCounter data.RateCounter
 	// Now is the rate limiters' clock; time.Now when nil. Tests move it by hand.
 	Now func() time.Time
 	// DBStats reads the storage figures for GET /metrics; none are reported when nil.
@@ -137,6 +140,11 @@ func New(svc Services, cfg Config) *Server {
 	s := &Server{svc: svc, cfg: cfg, log: cfg.Logger, inflight: &inFlight{keys: map[string]bool{}}}
 	s.tokenLimit = newRateLimiter(cfg.RateLimit, cfg.Now)
 	s.loginLimit = newRateLimiter(cfg.LoginRateLimit, cfg.Now)
+	for _, l := range []*rateLimiter{s.tokenLimit, s.loginLimit} {
+		if l != nil {
+			l.shared, l.log = cfg.RateCounter, s.log
+		}
+	}
 	s.prom = newMetrics(cfg)
 	s.metrics = s.prom.observe
 	s.addRoutes(s.metricsRoutes())

@@ -141,18 +141,33 @@ type envelope struct {
 	Data        json.RawMessage `json:"data"`
 }
 
-// DueDeliveries implements data.DeliveryQueue.
-func (s *DeliveryService) DueDeliveries(ctx context.Context, now time.Time, limit int, skip func(string) bool) ([]*data.DeliveryJob, time.Time, error) {
+// ClaimDueDeliveries implements data.DeliveryQueue. The lease is the delivery's own
+// next_attempt_at, moved forward in the claiming write: the engines' write isolation
+// (bbolt's single writer; PostgreSQL's SERIALIZABLE, with the due rows read FOR UPDATE
+// SKIP LOCKED) lets one claimer alone move it, so each attempt is posted by one replica.
+func (s *DeliveryService) ClaimDueDeliveries(ctx context.Context, now time.Time, limit int, lease time.Duration, skip func(string) bool) ([]*data.DeliveryJob, time.Time, error) {
 	var jobs []*data.DeliveryJob
 	var next time.Time
-	err := s.store.View(ctx, func(tx Tx) error {
+	err := s.store.Update(ctx, func(tx Tx) error {
+		jobs, next = nil, time.Time{}
 		ids, nxt, err := tx.DueDeliveries(now, limit, skip)
 		if err != nil {
 			return err
 		}
 		next = nxt
-		jobs = make([]*data.DeliveryJob, 0, len(ids))
+		leaseEnd := data.NewTime(now.Add(lease))
 		for _, id := range ids {
+			d, err := tx.Delivery(id)
+			if err != nil {
+				return err
+			}
+			if d == nil || d.Status != data.DeliveryPending {
+				continue
+			}
+			d.NextAttemptAt = &leaseEnd
+			if err := tx.PutDelivery(d); err != nil {
+				return err
+			}
 			job, err := s.loadJob(tx, id)
 			if err != nil {
 				return err

@@ -28,7 +28,7 @@ func drain(t *testing.T, svc *service.Services) {
 // due returns the jobs due at now, by webhook id.
 func due(t *testing.T, svc *service.Services, now time.Time) map[string][]*data.DeliveryJob {
 	t.Helper()
-	jobs, _, err := svc.Deliveries.DueDeliveries(context.Background(), now, 100, nil)
+	jobs, _, err := svc.Deliveries.ClaimDueDeliveries(context.Background(), now, 100, time.Minute, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestFinishAttemptRecordsAndQueuesTheRetry(t *testing.T) {
 	if jobs := due(t, svc, clock.t); len(jobs) != 0 {
 		t.Fatalf("the retry is due before its time: %v", jobs)
 	}
-	_, next, _ := svc.Deliveries.DueDeliveries(context.Background(), clock.t, 10, nil)
+	_, next, _ := svc.Deliveries.ClaimDueDeliveries(context.Background(), clock.t, 10, time.Minute, nil)
 	if !next.Equal(retryAt) {
 		t.Errorf("next due %v, want %v", next, retryAt)
 	}
@@ -182,5 +182,42 @@ func TestFinishAttemptRecordsAndQueuesTheRetry(t *testing.T) {
 	}
 	if jobs := due(t, svc, clock.t); len(jobs) != 0 {
 		t.Errorf("a deleted webhook's deliveries are queued: %v", jobs)
+	}
+}
+
+// A claimed delivery is not due for anyone else while its lease runs; a claimer that
+// never reports leaves it due again, for the same attempt, once the lease ends.
+func TestClaimedDeliveriesAreLeased(t *testing.T) {
+	clock := &fixedClock{time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	svc, _ := newServices(t, clock, nil)
+	ctx := as("ws_1")
+	w, _, _ := svc.Webhooks.CreateWebhook(ctx, data.WebhookCreate{URL: "https://a.example/", Events: []string{"*"}})
+	settle(t, svc, clock.t)
+	if _, err := svc.Webhooks.SendTestEvent(ctx, w.ID); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, svc)
+	claim := func(at time.Time) ([]*data.DeliveryJob, time.Time) {
+		t.Helper()
+		jobs, next, err := svc.Deliveries.ClaimDueDeliveries(context.Background(), at, 10, 30*time.Second, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return jobs, next
+	}
+	first, _ := claim(clock.t)
+	if len(first) != 1 || first[0].Attempt != 1 {
+		t.Fatalf("first claim: %+v", first)
+	}
+	again, next := claim(clock.t.Add(29 * time.Second))
+	if len(again) != 0 {
+		t.Fatalf("claimed twice within the lease: %+v", again)
+	}
+	if want := clock.t.Add(30 * time.Second); !next.Equal(want) {
+		t.Errorf("next due %v, want the lease's end %v", next, want)
+	}
+	after, _ := claim(clock.t.Add(30 * time.Second))
+	if len(after) != 1 || after[0].DeliveryID != first[0].DeliveryID || after[0].Attempt != 1 {
+		t.Fatalf("after the lease: %+v, want the same delivery's attempt 1", after)
 	}
 }

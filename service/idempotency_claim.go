@@ -32,12 +32,24 @@ func (s claimingStore) Update(ctx context.Context, fn func(tx Tx) error) error {
 		return s.Store.Update(ctx, fn)
 	}
 	return s.Store.Update(ctx, func(tx Tx) error {
+		prev, err := tx.IdempotentResponse(c.TokenID, c.Key)
+		if err != nil {
+			return err
+		}
+		if prev != nil && prev.ClaimID != c.ID {
+			// Another request with this key (sent to another replica at the same time)
+			// committed first: this one's change must not happen too.
+			return data.Errorf(data.ECONFLICT, "Another request with this Idempotency-Key was carried out at the same time; this one changed nothing. Retry it to get that request's response.")
+		}
 		w := &eventWatcher{Tx: tx}
 		if err := fn(w); err != nil {
 			return err
 		}
-		if prev, err := tx.IdempotentResponse(c.TokenID, c.Key); err != nil || prev != nil {
-			return err // an earlier change of this request holds the claim already
+		if prev != nil {
+			return nil // an earlier change of this request holds the claim already
+		}
+		if now, err := tx.IdempotentResponse(c.TokenID, c.Key); err != nil || now != nil {
+			return err // fn kept the full response itself
 		}
 		return tx.PutIdempotentResponse(c.TokenID, c.Key, s.b.claimResponse(c, w.created))
 	})
@@ -47,7 +59,7 @@ func (s claimingStore) Update(ctx context.Context, fn func(tx Tx) error) error {
 // (status, ETag and {"data": record}, the body sealed as every kept body), else only the
 // request's hash with status 0, which a retry reports as carried out (server/idempotency.go).
 func (b *base) claimResponse(c *data.IdempotencyClaim, created *data.Event) *data.IdempotentResponse {
-	r := &data.IdempotentResponse{RequestHash: c.RequestHash, CreatedAt: b.timeNow()}
+	r := &data.IdempotentResponse{RequestHash: c.RequestHash, CreatedAt: b.timeNow(), ClaimID: c.ID}
 	if created == nil || c.Status == 0 {
 		return r
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/service"
@@ -19,9 +19,9 @@ func ownerCtx(userID, ws string) context.Context {
 
 // servicesOn builds the services on db, sharing its id generator (event ids order the
 // audit chain); tune (may be nil) adjusts the options further.
-func servicesOn(t testing.TB, store service.Store, db *bolt.DB, tune func(*service.Options)) *service.Services {
+func servicesOn(t testing.TB, store service.Store, db cli.Backend, tune func(*service.Options)) *service.Services {
 	return testkit.Services(t, store, func(o *service.Options) {
-		o.IDs = db.IDs()
+		o.IDs = db.ServiceOptions().IDs
 		if tune != nil {
 			tune(o)
 		}

@@ -23,7 +23,7 @@ type kbEnv struct {
 
 func newKBEnv(t *testing.T, tune func(*service.Options)) *kbEnv {
 	t.Helper()
-	db := testkit.OpenDB(t, nil)
+	db := testkit.OpenEngine(t)
 	svc := servicesOn(t, db, db, tune)
 	u := mustUser(t, svc, "kb@example.com")
 	return &kbEnv{svc: svc.KnowledgeBases, ctx: ownerCtx(u.ID, u.PersonalWorkspaceID), ws: u.PersonalWorkspaceID}
@@ -218,7 +218,7 @@ func TestKnowledgeIfMatch(t *testing.T) {
 // The cached index follows this process's commits, and a fresh service builds the same
 // from storage.
 func TestKnowledgeIndexFollowsCommits(t *testing.T) {
-	db := testkit.OpenDB(t, nil)
+	db := testkit.OpenEngine(t)
 	all := servicesOn(t, db, db, nil)
 	u := mustUser(t, all, "ix@example.com")
 	ctx := ownerCtx(u.ID, u.PersonalWorkspaceID)

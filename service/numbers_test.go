@@ -15,7 +15,7 @@ import (
 // callsEnv is a database with one user's workspace and two of its agents, the services
 // on it, and a settable clock shared by both.
 type callsEnv struct {
-	db       *bolt.DB
+	db       cli.Backend
 	svc      *service.Services
 	now      time.Time
 	ws       string
@@ -29,7 +29,7 @@ func newCallsEnv(t *testing.T) *callsEnv {
 	t.Helper()
 	e := &callsEnv{now: time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)}
 	clock := func() time.Time { return e.now }
-	e.db = testkit.OpenDB(t, func(o *bolt.Options) { o.Now = clock })
+	e.db = testkit.New(t, func(o *bolt.Options) { o.Now = clock }).Store
 	e.svc = cli.NewServices(e.db) // on the database's clock and id generator
 	e.owner, e.ws = e.user(t, "owner@example.com")
 	e.a, e.b = e.agent(t, e.owner, "A"), e.agent(t, e.owner, "B")
@@ -41,7 +41,7 @@ func newCallsEnv(t *testing.T) *callsEnv {
 // user creates an account and returns a context acting as the owner of its workspace.
 func (e *callsEnv) user(t *testing.T, email string) (context.Context, string) {
 	t.Helper()
-	u := (&testkit.Env{DB: e.db, Svc: e.svc}).User(t, email)
+	u := (&testkit.Env{Store: e.db, Svc: e.svc}).User(t, email)
 	return testkit.As(u), u.PersonalWorkspaceID
 }
 

@@ -57,6 +57,9 @@ type AccountTx interface {
 	// InsertAPIKey stores k under the next token id, which it sets in k.ID, indexed by
 	// its user and kind and by its workspace.
 	InsertAPIKey(k *data.APIKeyRecord) error
+	// PutAPIKey stores k under k.ID as given, indexed like InsertAPIKey's, and makes
+	// sure InsertAPIKey's next id is greater (a moved installation keeps its token ids).
+	PutAPIKey(k *data.APIKeyRecord) error
 	// DeleteAPIKey removes a token and its index entries.
 	DeleteAPIKey(id int64) error
 	// APIKeyPage pages a user's API keys (not its login tokens), newest first.

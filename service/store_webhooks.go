@@ -39,7 +39,9 @@ type DeliveryTx interface {
 	PutDelivery(d *data.Delivery) error
 	// DueDeliveries returns the ids of up to limit pending deliveries due at now, oldest
 	// due first, passing over those for which skip (may be nil) reports true, and when the
-	// next pending delivery not returned falls due (zero when there is none).
+	// next pending delivery not returned falls due (zero when there is none). In a write
+	// transaction an engine shared by several processes passes over the deliveries that
+	// a concurrent transaction is claiming (PostgreSQL: FOR UPDATE SKIP LOCKED).
 	DueDeliveries(now time.Time, limit int, skip func(id string) bool) ([]string, time.Time, error)
 	// Outbox returns the ids of up to limit events waiting to be fanned out, oldest first.
 	Outbox(limit int) ([]string, error)

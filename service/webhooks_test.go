@@ -24,7 +24,7 @@ func (c *fixedClock) now() time.Time { return c.t }
 
 // newServices opens a database and the services on it with clock and the URL guard.
 func newServices(t *testing.T, clock *fixedClock, guard func(string) error) (*service.Services, service.Store) {
-	db := testkit.OpenDB(t, nil)
+	db := testkit.OpenEngine(t)
 	return testkit.Services(t, db, func(o *service.Options) {
 		o.Now, o.URLGuard = clock.now, guard
 	}), db

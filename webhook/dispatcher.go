@@ -64,6 +64,11 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Lease is how long a claimed delivery stays away from other dispatchers (replicas
+	// sharing the database) while this one posts it; three times Timeout when 0, so a
+	// post always ends well within it. A dispatcher that dies mid-post leaves the
+	// delivery due again once the lease ends.
+	Lease time.Duration
 }
 
 // Dispatcher delivers webhooks. Start it once; Stop it before the database closes.
@@ -101,6 +106,9 @@ func NewDispatcher(q data.DeliveryQueue, cfg Config) *Dispatcher {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = 3 * cfg.Timeout
 	}
 	client := cfg.Client
 	if client == nil {
@@ -177,7 +185,7 @@ func (d *Dispatcher) run(ctx context.Context) {
 	defer timer.Stop()
 	for ctx.Err() == nil {
 		wait := d.drainOutbox(ctx)
-		list, next, err := d.q.DueDeliveries(ctx, d.cfg.Now(), d.cfg.Workers, d.isInFlight)
+		list, next, err := d.q.ClaimDueDeliveries(ctx, d.cfg.Now(), d.cfg.Workers, d.cfg.Lease, d.isInFlight)
 		if err != nil {
 			d.log.Error("webhook dispatcher: reading due deliveries", "error", err)
 			wait = errorWait
@@ -255,7 +263,7 @@ func (d *Dispatcher) deliver(job *data.DeliveryJob) {
 	} else {
 		out = d.post(job)
 		if d.postCtx.Err() != nil && !out.Succeeded {
-			return // cut short by a hard stop: it stays pending and is sent after restart
+			return // cut short by a hard stop: it stays pending, due again when its lease ends
 		}
 		if !out.Succeeded && job.Attempt-1 < len(d.cfg.Schedule) {
 			out.RetryAt = d.cfg.Now().Add(d.cfg.Schedule[job.Attempt-1])

@@ -65,9 +65,13 @@ func NewServer(t testing.TB, tune func(*bolt.Options), configure ...func(*server
 			tune(o)
 		}
 	})
-	hs := httptest.NewServer(cli.NewServer(env.DB, logger, configure...).Handler())
+	hs := httptest.NewServer(cli.NewServer(env.Store, logger, configure...).Handler())
 	t.Cleanup(hs.Close) // runs before OpenDB's check and close: cleanups run last first
-	s := &Server{Env: env, T: t, URL: hs.URL, Dir: env.DB.Dir(), Logs: logs}
+	dir := t.TempDir()
+	if env.DB != nil {
+		dir = env.DB.Dir()
+	}
+	s := &Server{Env: env, T: t, URL: hs.URL, Dir: dir, Logs: logs}
 	s.Owner = s.NewUser("owner@example.com", true)
 	return s
 }

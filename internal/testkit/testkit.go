@@ -5,6 +5,7 @@ package testkit
 import (
 	"bytes"
 	"context"
+	"os"
 	"testing"
 
 	"go.etcd.io/bbolt"
@@ -13,6 +14,7 @@ import (
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/seal"
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -70,18 +72,54 @@ func Services(t testing.TB, store service.Store, tune func(*service.Options)) *s
 	return svc
 }
 
-// Env is a database in a temporary directory and the services on it.
+// Env is a database and the services on it.
 type Env struct {
+	// Store is the engine the test runs on (see OnPostgres).
+	Store cli.Backend
+	// DB is the bbolt database, nil when the tests run on PostgreSQL.
 	DB  *bolt.DB
 	Svc *service.Services
 }
 
-// New opens a database (see OpenDB; tune may be nil) and builds the services on it with
-// the same clock, catalog and bcrypt cost.
+// OnPostgres reports whether the tests run on PostgreSQL (VOICEAPI_TEST_BACKEND=postgres)
+// rather than bbolt, the default: one matrix of tests, two engines.
+func OnPostgres() bool { return os.Getenv("VOICEAPI_TEST_BACKEND") == "postgres" }
+
+// NeedBolt skips a test that inspects the bbolt file itself when the tests run on
+// PostgreSQL; what it proves through the API runs on both engines elsewhere.
+func NeedBolt(t testing.TB) {
+	t.Helper()
+	if OnPostgres() {
+		t.Skip("inspects the bbolt file itself (VOICEAPI_TEST_BACKEND=postgres)")
+	}
+}
+
+// New opens a database (see OpenDB and OpenPostgres; tune may be nil, and adjusts the
+// options both engines share) and builds the services on it with the same clock, catalog
+// and bcrypt cost.
 func New(t testing.TB, tune func(*bolt.Options)) *Env {
 	t.Helper()
+	if OnPostgres() {
+		var bo bolt.Options
+		if tune != nil {
+			tune(&bo)
+		}
+		db := OpenPostgres(t, func(o *postgres.Options) {
+			o.Now, o.Logger, o.Catalog, o.Knowledge = bo.Now, bo.Logger, bo.Catalog, bo.Knowledge
+			if bo.PasswordCost != 0 {
+				o.PasswordCost = bo.PasswordCost
+			}
+			if bo.LoginTTL != 0 {
+				o.LoginTTL = bo.LoginTTL
+			}
+			if bo.SecretKey != nil {
+				o.SecretKey = bo.SecretKey
+			}
+		})
+		return &Env{Store: db, Svc: cli.NewServices(db)}
+	}
 	db := OpenDB(t, tune)
-	return &Env{DB: db, Svc: cli.NewServices(db)}
+	return &Env{Store: db, DB: db, Svc: cli.NewServices(db)}
 }
 
 // User creates an account (with its personal workspace) whose password is

@@ -285,3 +285,69 @@ func testKnowledgeFiles(t *testing.T, open Opener) {
 		t.Errorf("opening a discarded file: %v, want not_found", err)
 	}
 }
+
+// testKnowledgeFileLifecycle: a source's or a knowledge base's file goes with the delete
+// that commits, and stays when the delete rolls back.
+func testKnowledgeFileLifecycle(t *testing.T, open Opener) {
+	s := open(t)
+	ctx := context.Background()
+	kb := &data.KnowledgeBase{ID: kbOne, Name: "One", WorkspaceID: kbWS}
+	file := &data.KnowledgeSource{ID: srcFile, Type: data.SourceFiles, KnowledgeBaseID: kbOne, WorkspaceID: kbWS, Filename: "a.txt", Status: data.SourceIndexed}
+	other := &data.KnowledgeSource{ID: srcText, Type: data.SourceFiles, KnowledgeBaseID: kbOne, WorkspaceID: kbWS, Filename: "b.txt", Status: data.SourceIndexed}
+	for _, src := range []*data.KnowledgeSource{file, other} {
+		if err := s.PutSourceFile(ctx, kbWS, kbOne, src.ID, strings.NewReader("content of "+src.ID)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	update(t, s, func(tx service.Tx) error {
+		if err := tx.InsertKnowledgeBase(kb); err != nil {
+			return err
+		}
+		if err := tx.PutKnowledgeSource(file); err != nil {
+			return err
+		}
+		return tx.PutKnowledgeSource(other)
+	})
+	present := func(id string) bool {
+		f, err := s.OpenSourceFile(ctx, kbWS, kbOne, id)
+		if err != nil {
+			if data.ErrorCode(err) != data.ENOTFOUND {
+				t.Fatalf("opening %s: %v", id, err)
+			}
+			return false
+		}
+		got, err := io.ReadAll(f)
+		f.Close()
+		if err != nil || string(got) != "content of "+id {
+			t.Errorf("file %s reads %q, %v", id, got, err)
+		}
+		return true
+	}
+	failed := errors.New("roll back")
+	err := s.Update(ctx, func(tx service.Tx) error {
+		if err := tx.DeleteKnowledgeSource(file); err != nil {
+			return err
+		}
+		return failed
+	})
+	if !errors.Is(err, failed) || !present(file.ID) {
+		t.Errorf("after a rolled-back source delete (%v) the file is gone", err)
+	}
+	update(t, s, func(tx service.Tx) error { return tx.DeleteKnowledgeSource(file) })
+	if present(file.ID) || !present(other.ID) {
+		t.Errorf("after the source delete: its file present %v, the other's %v; want gone, kept", present(file.ID), present(other.ID))
+	}
+	err = s.Update(ctx, func(tx service.Tx) error {
+		if err := tx.DeleteKnowledgeBase(kb); err != nil {
+			return err
+		}
+		return failed
+	})
+	if !errors.Is(err, failed) || !present(other.ID) {
+		t.Errorf("after a rolled-back knowledge base delete (%v) its file is gone", err)
+	}
+	update(t, s, func(tx service.Tx) error { return tx.DeleteKnowledgeBase(kb) })
+	if present(other.ID) {
+		t.Errorf("after the knowledge base delete its file is still there")
+	}
+}

@@ -261,3 +261,37 @@ func eventIDs(list []*data.Event) []string {
 	}
 	return out
 }
+
+// testDueSkips: the due walk passes over any number of skipped deliveries (the in-flight
+// ones) and still finds the due ones behind them, in order.
+func testDueSkips(t *testing.T, open Opener) {
+	s := open(t)
+	w := webhookRecord("ws_1")
+	now := time.Now()
+	var all []string
+	update(t, s, func(tx service.Tx) error {
+		if err := tx.PutWebhook(w); err != nil {
+			return err
+		}
+		for i := range 60 {
+			d := pendingDelivery(w.ID, now.Add(time.Duration(i-50)*time.Second))
+			all = append(all, d.ID)
+			if err := tx.PutDelivery(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	inFlight := func(id string) bool { return slices.Index(all, id) < 40 }
+	view(t, s, func(tx service.Tx) error {
+		due, next, err := tx.DueDeliveries(now, 5, inFlight)
+		if err != nil || !slices.Equal(due, all[40:45]) || !next.Equal(now.Add(-5*time.Second).Truncate(time.Millisecond)) {
+			t.Errorf("due past 40 skipped = %v, next %v, %v; want the 41st to 45th and the 46th's time", due, next, err)
+		}
+		due, next, _ = tx.DueDeliveries(now, 50, inFlight)
+		if !slices.Equal(due, all[40:51]) || !next.Equal(now.Add(time.Second).Truncate(time.Millisecond)) {
+			t.Errorf("every due one past the skipped = %v (%d), next %v; want the 41st to 51st and the first not due", due, len(due), next)
+		}
+		return nil
+	})
+}

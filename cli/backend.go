@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/postgres"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// Backend is an open storage engine (bbolt in a data directory, or PostgreSQL) and what
+// the commands need of it besides transactions.
+type Backend interface {
+	service.Store
+	// ServiceOptions are the service layer's options the engine was opened with: clock,
+	// sealer, catalog, logger, bcrypt cost, login lifetime, id generator.
+	ServiceOptions() service.Options
+	Catalog() *data.Catalog
+	// Ping reports whether the storage answers (readiness).
+	Ping(ctx context.Context) error
+	// SetEventHook sets what runs after a commit that queued events or deliveries.
+	SetEventHook(fn func())
+	Close() error
+}
+
+var (
+	_ Backend = (*bolt.DB)(nil)
+	_ Backend = (*postgres.DB)(nil)
+)
+
+// location says where the records are: a data directory (bbolt, the default) or a
+// PostgreSQL database, with the pool size for the latter.
+type location struct {
+	dir      string
+	url      string
+	poolSize int32
+}
+
+// register adds --data, --database-url and --db-pool-size to a command's flags.
+func (l *location) register(f *pflag.FlagSet) {
+	dataFlag(f, &l.dir)
+	f.StringVar(&l.url, "database-url", "", "PostgreSQL connection URL (postgres://user:password@host:5432/db); when set, records live there instead of in --data, which then only holds the secret key file unless VOICEAPI_SECRET_KEY is set")
+	f.Int32Var(&l.poolSize, "db-pool-size", 0, "most PostgreSQL connections this process opens (0: pgx's default, the larger of 4 and the number of CPUs)")
+}
+
+// postgres reports whether the location is a PostgreSQL database.
+func (l *location) postgres() bool { return l.url != "" }
+
+// describe names the location for logs.
+func (l *location) describe() string {
+	if l.postgres() {
+		return "postgresql"
+	}
+	return l.dir
+}
+
+// openPostgres opens the PostgreSQL engine with the options shared by every command.
+func (l *location) openPostgres(ctx context.Context, o postgres.Options) (*postgres.DB, error) {
+	if l.poolSize < 0 {
+		return nil, errors.New("--db-pool-size must be 0 (the default) or more")
+	}
+	o.URL, o.MaxConns, o.DataDir = l.url, l.poolSize, l.dir
+	if o.PasswordCost == 0 {
+		o.PasswordCost = adminOptions.PasswordCost
+	}
+	return postgres.Open(ctx, o)
+}
+
+// openAdmin opens the location for a one-shot command: bbolt fails within seconds with a
+// clear message when a server holds the file; PostgreSQL is shared with running servers.
+func (l *location) openAdmin(ctx context.Context) (Backend, error) {
+	if l.postgres() {
+		return l.openPostgres(ctx, postgres.Options{})
+	}
+	return openForAdmin(l.dir)
+}
+
+// boltOnly refuses a command that works on the bbolt file itself when the records are in
+// PostgreSQL, saying what to use instead.
+func (l *location) boltOnly(command, instead string) error {
+	if l.postgres() {
+		return fmt.Errorf("%s works on a bbolt data directory; with --database-url the records are in PostgreSQL: %s", command, instead)
+	}
+	return nil
+}
+
+// openForAdmin opens the bbolt database for a one-shot command: it fails within seconds
+// with a clear message when a server holds it.
+func openForAdmin(dir string) (*bolt.DB, error) {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("data directory %s does not exist: name the server's data directory with --data DIR (or VOICEAPI_DATA); `voiceapi serve` creates it on its first start", dir)
+	} else if err != nil {
+		return nil, fmt.Errorf("data directory %s: %w", dir, err)
+	}
+	return bolt.Open(dir, adminOptions)
+}
+
+// adminOptions open the database for one-shot commands; tests lower the bcrypt cost.
+var adminOptions = bolt.Options{LockTimeout: 2 * time.Second}

@@ -1,0 +1,227 @@
+// Package postgres implements voiceapi's storage interfaces on PostgreSQL: one table per
+// record kind with real columns, constraints and indexes, so operators can query them with
+// SQL, and any number of stateless replicas can share one database.
+package postgres
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/seal"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// Options tune a DB. The zero value is production except for URL, which is required.
+type Options struct {
+	// URL is the connection string (postgres://user:pass@host:port/db?sslmode=...).
+	URL string
+	// MaxConns bounds the connection pool; 0 leaves pgx's default (4, or the number
+	// of CPUs when larger).
+	MaxConns int32
+	// DataDir holds the secret key file when SecretKey and VOICEAPI_SECRET_KEY are unset.
+	DataDir string
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// PasswordCost is the bcrypt cost; 12 when 0. Tests lower it.
+	PasswordCost int
+	// LoginTTL is the lifetime of login tokens; 720h when 0.
+	LoginTTL time.Duration
+	// SecretKey is the 32-byte key for credentials at rest; when nil it comes from
+	// VOICEAPI_SECRET_KEY or the key file in DataDir.
+	SecretKey []byte
+	// Logger receives background errors; slog.Default when nil.
+	Logger *slog.Logger
+	// Catalog lists the models valid per provider; the embedded one when nil.
+	Catalog *data.Catalog
+	// Knowledge configures knowledge base sources, chunks and retrieval.
+	Knowledge service.KnowledgeOptions
+	// NoMigrate refuses to start on a schema older than this binary's instead of
+	// migrating it (replicas of an operator who runs `voiceapi migrate` on deploy).
+	NoMigrate bool
+}
+
+// DB is an open PostgreSQL database.
+type DB struct {
+	pool      *pgxpool.Pool
+	opts      Options
+	ids       *data.IDGen
+	sealer    *seal.Sealer
+	log       *slog.Logger
+	cursorKey []byte // signs pagination cursors; shared by every replica through meta
+
+	hookMu    sync.RWMutex
+	eventHook func()
+	touch     *toucher
+}
+
+var _ service.Store = (*DB)(nil)
+
+// ErrKeyMismatch is returned by Open when the secret key differs from the one the
+// database's credentials were sealed with.
+var ErrKeyMismatch = errors.New("the secret key differs from the one this database was set up with")
+
+// Open connects, migrates the schema (under an advisory lock, so replicas starting
+// together migrate once) and checks that the secret key is the database's.
+func Open(ctx context.Context, opts Options) (*DB, error) {
+	if opts.URL == "" {
+		return nil, errors.New("postgres: no database URL")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.PasswordCost == 0 {
+		opts.PasswordCost = 12
+	}
+	if opts.LoginTTL == 0 {
+		opts.LoginTTL = 720 * time.Hour
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Catalog == nil {
+		cat, err := data.LoadCatalog("")
+		if err != nil {
+			return nil, err
+		}
+		opts.Catalog = cat
+	}
+	cfg, err := pgxpool.ParseConfig(opts.URL)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: the database URL: %w", err)
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	sealer, err := seal.Load(opts.DataDir, opts.SecretKey)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	db := &DB{pool: pool, opts: opts, sealer: sealer, log: opts.Logger}
+	db.ids = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
+	if err := db.setUp(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	db.touch = newToucher(db)
+	return db, nil
+}
+
+// setUp migrates (or checks the schema), then reads the cursor key and checks the secret
+// key against the database's check value, each created by the first replica to start.
+func (db *DB) setUp(ctx context.Context) error {
+	if db.opts.NoMigrate {
+		if err := CheckSchema(ctx, db.pool); err != nil {
+			return err
+		}
+	} else if _, err := Migrate(ctx, db.pool); err != nil {
+		return err
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return err
+	}
+	if _, err := db.pool.Exec(ctx, `INSERT INTO meta (name, value) VALUES ('cursor_key', $1) ON CONFLICT (name) DO NOTHING`, key); err != nil {
+		return fmt.Errorf("postgres: storing the cursor key: %w", err)
+	}
+	if err := db.pool.QueryRow(ctx, `SELECT value FROM meta WHERE name = 'cursor_key'`).Scan(&db.cursorKey); err != nil {
+		return fmt.Errorf("postgres: reading the cursor key: %w", err)
+	}
+	if err := db.checkSecretKey(ctx); err != nil {
+		return err
+	}
+	return db.sweepSourceFiles(ctx)
+}
+
+// keyCheck is a value derived from the secret key that reveals nothing of it; the
+// database keeps the first replica's, and every later start must derive the same.
+func (db *DB) keyCheck() []byte {
+	m := hmac.New(sha256.New, db.sealer.DeriveKey("voiceapi key check"))
+	m.Write([]byte("voiceapi secret key check v1"))
+	return m.Sum(nil)
+}
+
+func (db *DB) checkSecretKey(ctx context.Context) error {
+	mine := db.keyCheck()
+	if _, err := db.pool.Exec(ctx, `INSERT INTO meta (name, value) VALUES ('secret_key_check', $1) ON CONFLICT (name) DO NOTHING`, mine); err != nil {
+		return fmt.Errorf("postgres: storing the key check: %w", err)
+	}
+	var stored []byte
+	if err := db.pool.QueryRow(ctx, `SELECT value FROM meta WHERE name = 'secret_key_check'`).Scan(&stored); err != nil {
+		return fmt.Errorf("postgres: reading the key check: %w", err)
+	}
+	if !hmac.Equal(stored, mine) {
+		return fmt.Errorf("%w (check value %s…, this replica's %s…): start every replica with the same VOICEAPI_SECRET_KEY or key file, or credentials sealed by one could not be opened by another",
+			ErrKeyMismatch, hex.EncodeToString(stored[:4]), hex.EncodeToString(mine[:4]))
+	}
+	return nil
+}
+
+// Close flushes pending bookkeeping and closes the pool.
+func (db *DB) Close() error {
+	db.touch.stop()
+	db.pool.Close()
+	return nil
+}
+
+// Pool is the connection pool (tools and tests).
+func (db *DB) Pool() *pgxpool.Pool { return db.pool }
+
+// Ping reports whether the database answers (readiness).
+func (db *DB) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	return db.pool.Ping(ctx)
+}
+
+// SetEventHook sets the function called after a commit that recorded events or queued a
+// delivery (the webhook dispatcher's wake-up).
+func (db *DB) SetEventHook(fn func()) {
+	db.hookMu.Lock()
+	db.eventHook = fn
+	db.hookMu.Unlock()
+}
+
+func (db *DB) wake() {
+	db.hookMu.RLock()
+	fn := db.eventHook
+	db.hookMu.RUnlock()
+	if fn != nil {
+		fn()
+	}
+}
+
+// Options returns the options db was opened with, defaults filled in.
+func (db *DB) Options() Options { return db.opts }
+
+// Catalog returns the model catalog.
+func (db *DB) Catalog() *data.Catalog { return db.opts.Catalog }
+
+// Sealer returns the sealer of credentials at rest.
+func (db *DB) Sealer() *seal.Sealer { return db.sealer }
+
+// IDs returns the id generator.
+func (db *DB) IDs() *data.IDGen { return db.ids }
+
+// ServiceOptions are the service layer's options for this database.
+func (db *DB) ServiceOptions() service.Options {
+	o := db.opts
+	return service.Options{
+		Now: o.Now, Sealer: db.sealer, Catalog: o.Catalog, Logger: o.Logger,
+		PasswordCost: o.PasswordCost, LoginTTL: o.LoginTTL, IDs: db.ids, Knowledge: o.Knowledge,
+	}
+}

@@ -1,0 +1,194 @@
+package postgres
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// deliveryCols are the columns a delivery is read from, in scanDelivery's order.
+const deliveryCols = `id, webhook_id, event_id, event_type, attempt, status, response_status, error, next_attempt_at, created_at`
+
+func scanDelivery(row pgx.Row) (*data.Delivery, error) {
+	var d data.Delivery
+	var next *time.Time
+	var created time.Time
+	err := row.Scan(&d.ID, &d.WebhookID, &d.EventID, &d.EventType, &d.Attempt, &d.Status, &d.ResponseStatus, &d.Error, &next, &created)
+	if err != nil {
+		return nil, err
+	}
+	d.NextAttemptAt, d.CreatedAt = timePtr(next), data.NewTime(created)
+	return &d, nil
+}
+
+// timePtr is a nullable timestamp as records hold it.
+func timePtr(t *time.Time) *data.Time {
+	if t == nil {
+		return nil
+	}
+	v := data.NewTime(*t)
+	return &v
+}
+
+// sqlTime is a nullable timestamp as a query argument.
+func sqlTime(t *data.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.Time
+}
+
+// Delivery implements service.DeliveryTx.
+func (t *tx) Delivery(id string) (*data.Delivery, error) {
+	d, err := scanDelivery(t.queryRow(`SELECT `+deliveryCols+` FROM deliveries WHERE id = $1`, id))
+	if err != nil {
+		return nil, noRows(err)
+	}
+	return d, nil
+}
+
+// Deliveries implements service.DeliveryTx.
+func (t *tx) Deliveries(webhookID string, req data.PageRequest) ([]*data.Delivery, data.Page, error) {
+	ks := keyset{binding: binding("deliveries", webhookID), cols: deliveryCols, from: `deliveries WHERE webhook_id = $1`, key: "id", args: []any{webhookID}}
+	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.Delivery, string, error) {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return nil, "", err
+		}
+		return d, d.ID, nil
+	})
+}
+
+// PutDelivery implements service.DeliveryTx. The due index is the partial index on
+// next_attempt_at of pending rows, kept by PostgreSQL. The workspace is the webhook's (a
+// delivery of an absent webhook is refused by the foreign key).
+func (t *tx) PutDelivery(d *data.Delivery) error {
+	_, err := t.exec(`INSERT INTO deliveries (id, webhook_id, workspace_id, event_id, event_type, attempt, status, response_status, error, next_attempt_at, created_at)
+		VALUES ($1, $2, coalesce((SELECT workspace_id FROM webhooks WHERE id = $2), ''), $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT (id) DO UPDATE SET event_id = excluded.event_id, event_type = excluded.event_type, attempt = excluded.attempt,
+			status = excluded.status, response_status = excluded.response_status, error = excluded.error,
+			next_attempt_at = excluded.next_attempt_at, created_at = excluded.created_at`,
+		d.ID, d.WebhookID, d.EventID, d.EventType, d.Attempt, d.Status, d.ResponseStatus, d.Error, sqlTime(d.NextAttemptAt), d.CreatedAt.Time)
+	if err != nil {
+		return err
+	}
+	if d.Status == data.DeliveryPending && d.NextAttemptAt != nil {
+		t.st.wake = true
+	}
+	return nil
+}
+
+// DueDeliveries implements service.DeliveryTx: a walk of the due index in (due time, id)
+// order, at millisecond precision as the bbolt engine's due keys. In a write transaction
+// (a claim) the due rows are read FOR UPDATE SKIP LOCKED: rows another replica is
+// claiming are passed over rather than waited for, and the rows returned stay locked
+// until this transaction ends. The next due time is read without locks, so rows not
+// yet due are never locked (another replica's claim must see when they fall due).
+func (t *tx) DueDeliveries(now time.Time, limit int, skip func(id string) bool) ([]string, time.Time, error) {
+	cut := time.UnixMilli(max(now.UnixMilli(), 0) + 1) // due: next_attempt_at < cut
+	lock := ""
+	if !t.ro {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	var ids []string
+	var from *dueKey
+	if limit > 0 {
+		err := t.walkDue(nil, &cut, lock, limit, func(k dueKey) bool {
+			from = &k
+			if skip == nil || !skip(k.id) {
+				ids = append(ids, k.id)
+			}
+			return len(ids) < limit
+		})
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+	}
+	var next time.Time
+	err := t.walkDue(from, nil, "", 16, func(k dueKey) bool {
+		if skip != nil && skip(k.id) {
+			return true
+		}
+		next = time.UnixMilli(max(k.at.UnixMilli(), 0))
+		return false
+	})
+	return ids, next, err
+}
+
+// dueKey is a pending delivery's place in the due index.
+type dueKey struct {
+	at time.Time
+	id string
+}
+
+// walkDue calls fn with the pending deliveries after from (from the first when nil) and
+// due before until (no bound when nil), in due order, fetching batch rows a query with
+// the row lock clause lock, until fn returns false.
+func (t *tx) walkDue(from *dueKey, until *time.Time, lock string, batch int, fn func(dueKey) bool) error {
+	for {
+		where, args := "", []any{}
+		if from != nil {
+			args = append(args, from.at, from.id)
+			where += ` AND (next_attempt_at, id) > ($1, $2)`
+		}
+		if until != nil {
+			args = append(args, *until)
+			where += ` AND next_attempt_at < $` + strconv.Itoa(len(args))
+		}
+		rows, err := t.query(`SELECT next_attempt_at, id FROM deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL`+where+`
+			ORDER BY next_attempt_at, id LIMIT `+strconv.Itoa(batch)+lock, args...)
+		if err != nil {
+			return err
+		}
+		var keys []dueKey
+		for rows.Next() {
+			var k dueKey
+			if err := rows.Scan(&k.at, &k.id); err != nil {
+				rows.Close()
+				return err
+			}
+			keys = append(keys, k)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if !fn(k) {
+				return nil
+			}
+			from = &k
+		}
+		if len(keys) < batch {
+			return nil
+		}
+	}
+}
+
+// Outbox implements service.DeliveryTx: oldest recorded first.
+func (t *tx) Outbox(limit int) ([]string, error) {
+	rows, err := t.query(`SELECT event_id FROM outbox ORDER BY seq LIMIT $1`, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// RemoveFromOutbox implements service.DeliveryTx.
+func (t *tx) RemoveFromOutbox(eventID string) error {
+	_, err := t.exec(`DELETE FROM outbox WHERE event_id = $1`, eventID)
+	return err
+}
+
+// WebhookQueueDepth counts what the dispatcher still has to do: events in the outbox not
+// yet fanned out, and pending deliveries (due now or waiting for a retry). It serves
+// GET /metrics.
+func (db *DB) WebhookQueueDepth(ctx context.Context) (int, error) {
+	var n int
+	err := db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM outbox) + (SELECT count(*) FROM deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL)`).Scan(&n)
+	return n, err
+}

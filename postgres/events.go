@@ -1,0 +1,141 @@
+package postgres
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// eventCols are the columns an event is read from, in scanEvent's order.
+const eventCols = `seq, id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash`
+
+// scanEvent reads one row of eventCols.
+func scanEvent(row pgx.Row) (*data.Event, int64, error) {
+	var e data.Event
+	var seq int64
+	var at time.Time
+	var body []byte
+	err := row.Scan(&seq, &e.ID, &e.WorkspaceID, &e.Type, &at, &e.Actor.Type, &e.Actor.UserID, &e.Actor.TokenID, &e.Actor.Address, &body, &e.PrevHash, &e.Hash)
+	if err != nil {
+		return nil, 0, err
+	}
+	e.CreatedAt = data.NewTime(at)
+	if body != nil {
+		e.Data = json.RawMessage(body)
+	}
+	return &e, seq, nil
+}
+
+// EventHead implements service.EventTx. In a write transaction the head row is read FOR
+// UPDATE: writers of one workspace's chain then take turns at this read (a second one
+// waits, and is retried when the first changed the head) instead of both linking to the
+// same predecessor.
+func (t *tx) EventHead(workspaceID string) (string, error) {
+	sql := `SELECT hash FROM event_heads WHERE workspace_id = $1`
+	if !t.ro {
+		sql += ` FOR UPDATE`
+	}
+	var hash string
+	err := t.queryRow(sql, workspaceID).Scan(&hash)
+	return hash, noRows(err)
+}
+
+// AppendEvent implements service.EventTx: the event, the workspace's new head and the
+// outbox entry, in the transaction; the dispatcher wakes after the commit.
+func (t *tx) AppendEvent(e *data.Event) error {
+	var body any
+	if e.Data != nil {
+		body = []byte(e.Data)
+	}
+	_, err := t.exec(`INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::json, $10, $11)`,
+		e.ID, e.WorkspaceID, e.Type, e.CreatedAt.Time, e.Actor.Type, e.Actor.UserID, e.Actor.TokenID, e.Actor.Address, body, e.PrevHash, e.Hash)
+	if err != nil {
+		return err
+	}
+	if err := t.SetEventHead(e.WorkspaceID, e.Hash); err != nil {
+		return err
+	}
+	if _, err := t.exec(`INSERT INTO outbox (event_id) VALUES ($1)`, e.ID); err != nil {
+		return err
+	}
+	t.st.wake = true
+	return nil
+}
+
+// RelinkEvent implements service.EventTx.
+func (t *tx) RelinkEvent(id, prevHash, hash string) error {
+	_, err := t.exec(`UPDATE events SET prev_hash = $2, hash = $3 WHERE id = $1`, id, prevHash, hash)
+	return err
+}
+
+// SetEventHead implements service.EventTx.
+func (t *tx) SetEventHead(workspaceID, hash string) error {
+	_, err := t.exec(`INSERT INTO event_heads (workspace_id, hash) VALUES ($1, $2)
+		ON CONFLICT (workspace_id) DO UPDATE SET hash = excluded.hash`, workspaceID, hash)
+	return err
+}
+
+// Event implements service.EventReadTx.
+func (t *tx) Event(id string) (*data.Event, error) {
+	e, _, err := scanEvent(t.queryRow(`SELECT `+eventCols+` FROM events WHERE id = $1`, id))
+	if err != nil {
+		return nil, noRows(err)
+	}
+	return e, nil
+}
+
+// EventsNewestFirst implements service.EventReadTx: the chain's order (seq), newest
+// first, read in batches so that a caller stopping early reads little.
+func (t *tx) EventsNewestFirst(workspaceID string, fn func(e *data.Event) (bool, error)) error {
+	w := eventWalk{t: t, workspaceID: workspaceID, from: maxSeq}
+	for {
+		e, ok, err := w.next()
+		if err != nil || !ok {
+			return err
+		}
+		if more, err := fn(e); err != nil || !more {
+			return err
+		}
+	}
+}
+
+// ChainWorkspaces implements service.EventReadTx.
+func (t *tx) ChainWorkspaces() ([]string, error) {
+	rows, err := t.query(`SELECT workspace_id FROM event_heads
+		UNION SELECT DISTINCT workspace_id FROM events ORDER BY 1`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// ChainEvents implements service.EventReadTx: the workspace's events oldest first, in the
+// order they were appended (seq).
+func (t *tx) ChainEvents(workspaceID string, fn func(id string, e *data.Event, readErr error) error) error {
+	w := eventWalk{t: t, workspaceID: workspaceID, forward: true}
+	for {
+		e, ok, err := w.next()
+		if err != nil || !ok {
+			return err
+		}
+		if err := fn(e.ID, e, nil); err != nil {
+			return err
+		}
+	}
+}
+
+// deleteWorkspaceEvents removes a deleted workspace's events, outbox entries (by the
+// foreign key) and chain head.
+func deleteWorkspaceEvents(t *tx, workspaceID string) error {
+	if _, err := t.exec(`DELETE FROM events WHERE workspace_id = $1`, workspaceID); err != nil {
+		return err
+	}
+	_, err := t.exec(`DELETE FROM event_heads WHERE workspace_id = $1`, workspaceID)
+	return err
+}
+
+func init() { workspaceCascades = append(workspaceCascades, deleteWorkspaceEvents) }
