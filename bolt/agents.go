@@ -1,7 +1,6 @@
 package bolt
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -27,15 +26,7 @@ func statusScope(workspaceID, status string) string { return workspaceID + "/" +
 
 // Agent implements service.AgentTx.
 func (t tx) Agent(id string) (*data.StoredAgent, error) {
-	var row data.StoredAgent
-	found, err := getJSON(t.b.Bucket(bucketAgents), []byte(id), &row)
-	if err != nil {
-		return nil, fmt.Errorf("decoding agent %s: %w", id, err)
-	}
-	if !found {
-		return nil, nil
-	}
-	return &row, nil
+	return getAgentRow(t.b.Bucket(bucketAgents), id)
 }
 
 // AgentRevision implements service.AgentTx: a fingerprint of the stored bytes.
@@ -49,7 +40,9 @@ func (t tx) PutAgent(a *data.StoredAgent, oldStatus string) error {
 		return err
 	}
 	if oldStatus == "" {
-		return indexPut(t.b.Bucket(bucketAgentsByWS), a.WorkspaceID, a.ID)
+		idx := t.b.Bucket(bucketAgentsByWS)
+		idx.FillPercent = appendFill
+		return indexPut(idx, a.WorkspaceID, a.ID)
 	}
 	return nil
 }
@@ -89,7 +82,9 @@ const maxAgentNameScan = 5000
 
 // PutAgentVersion implements service.AgentTx.
 func (t tx) PutAgentVersion(v *data.AgentVersion) error {
-	return putJSON(t.b.Bucket(bucketAgentVersions), versionKey(v.AgentID, v.VersionNumber), versionRow{*v})
+	b := t.b.Bucket(bucketAgentVersions)
+	b.FillPercent = appendFill // numbered in order within an agent
+	return putJSON(b, versionKey(v.AgentID, v.VersionNumber), versionRow{*v})
 }
 
 // AgentVersion implements service.AgentTx.
@@ -132,11 +127,13 @@ func (t tx) KnowledgeBaseExists(workspaceID, id string) (bool, error) {
 
 // putAgentRow stores row as given and moves its status index entry from oldStatus.
 func putAgentRow(tx *bbolt.Tx, row *agentRow, oldStatus string) error {
-	raw, err := json.Marshal(row)
+	raw, err := encodeAgentRow(row)
 	if err != nil {
 		return fmt.Errorf("encoding agent %s: %w", row.ID, err)
 	}
-	if err := tx.Bucket(bucketAgents).Put([]byte(row.ID), raw); err != nil {
+	b := tx.Bucket(bucketAgents)
+	b.FillPercent = appendFill // ids are time-ordered: new agents land at the end
+	if err := b.Put([]byte(row.ID), encodeValue(raw)); err != nil {
 		return err
 	}
 	return moveAgentStatus(tx, &row.Agent, oldStatus)
@@ -148,6 +145,7 @@ func moveAgentStatus(tx *bbolt.Tx, a *data.Agent, oldStatus string) error {
 		return nil
 	}
 	idx := tx.Bucket(bucketAgentsByState)
+	idx.FillPercent = appendFill // new agents (drafts) land at the end of their scope
 	if oldStatus != "" {
 		if err := indexDelete(idx, statusScope(a.WorkspaceID, oldStatus), a.ID); err != nil {
 			return err
@@ -185,13 +183,12 @@ func (db *DB) deleteAgentTx(tx *bbolt.Tx, row *agentRow) error {
 // deleteWorkspaceAgents is the agents' part of deleting a workspace.
 func deleteWorkspaceAgents(db *DB, tx *bbolt.Tx, workspaceID string) error {
 	for _, id := range scopeIDs(tx.Bucket(bucketAgentsByWS), workspaceID) {
-		var row agentRow
-		found, err := getJSON(tx.Bucket(bucketAgents), []byte(id), &row)
+		row, err := getAgentRow(tx.Bucket(bucketAgents), id)
 		if err != nil {
 			return err
 		}
-		if found {
-			if err := db.deleteAgentTx(tx, &row); err != nil {
+		if row != nil {
+			if err := db.deleteAgentTx(tx, row); err != nil {
 				return err
 			}
 		}
@@ -205,12 +202,11 @@ func deleteWorkspaceAgents(db *DB, tx *bbolt.Tx, workspaceID string) error {
 func removeKnowledgeBaseFromAgents(db *DB, tx *bbolt.Tx, workspaceID, kbID string) error {
 	b := tx.Bucket(bucketAgents)
 	for _, id := range scopeIDs(tx.Bucket(bucketAgentsByWS), workspaceID) {
-		var row agentRow
-		found, err := getJSON(b, []byte(id), &row)
+		row, err := getAgentRow(b, id)
 		if err != nil {
 			return err
 		}
-		if !found {
+		if row == nil {
 			continue
 		}
 		i := slices.Index(row.LLMConfig.KnowledgeBaseIDs, kbID)
@@ -219,7 +215,7 @@ func removeKnowledgeBaseFromAgents(db *DB, tx *bbolt.Tx, workspaceID, kbID strin
 		}
 		row.LLMConfig.KnowledgeBaseIDs = slices.Delete(row.LLMConfig.KnowledgeBaseIDs, i, i+1)
 		// The row is written as read: its api_key stays sealed.
-		if err := putJSON(b, []byte(id), row); err != nil {
+		if err := putAgentRow(tx, row, row.Status); err != nil {
 			return err
 		}
 	}

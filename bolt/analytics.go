@@ -3,7 +3,6 @@ package bolt
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -165,7 +164,7 @@ func readRollups(tx *bbolt.Tx, scope string, from, to time.Time, fn func(time.Ti
 	end := rollupKey(scope, hourOf(to))
 	for k, v := c.Seek(rollupKey(scope, hourOf(from))); k != nil && bytes.Compare(k, end) < 0; k, v = c.Next() {
 		var r rollup
-		if err := json.Unmarshal(v, &r); err != nil {
+		if err := jsonUnmarshal(v, &r); err != nil {
 			return err
 		}
 		hour := int64(binary.BigEndian.Uint64(k[len(k)-8:]))

@@ -3,7 +3,6 @@ package bolt
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -68,7 +67,7 @@ func (t tx) PutDelivery(d *data.Delivery) error {
 	b, due := t.b.Bucket(bucketDeliveries), t.b.Bucket(bucketDeliveriesDue)
 	if old := b.Get([]byte(d.ID)); old != nil {
 		var s dueState
-		if err := json.Unmarshal(old, &s); err != nil {
+		if err := jsonUnmarshal(old, &s); err != nil {
 			return err
 		}
 		if k := s.dueIndexKey(d.ID); k != nil {
@@ -132,7 +131,7 @@ func deleteWebhookDeliveries(tx *bbolt.Tx, webhookID string) error {
 	for _, id := range scopeIDs(idx, webhookID) {
 		if raw := tx.Bucket(bucketDeliveries).Get([]byte(id)); raw != nil {
 			var s dueState
-			if err := json.Unmarshal(raw, &s); err != nil {
+			if err := jsonUnmarshal(raw, &s); err != nil {
 				return err
 			}
 			if k := s.dueIndexKey(id); k != nil {

@@ -126,6 +126,9 @@ func (db *DB) deleteKBTx(tx *bbolt.Tx, row *kbRow) error {
 			return err
 		}
 	}
+	if err := tx.Bucket(bucketKBChunks).Delete(chunksRevisionKey(row.ID)); err != nil {
+		return err
+	}
 	if err := indexDelete(tx.Bucket(bucketKBByWS), row.WorkspaceID, row.ID); err != nil {
 		return err
 	}

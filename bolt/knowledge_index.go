@@ -64,7 +64,32 @@ func (t tx) PutSourceChunks(kbID, sourceID string, chunks []data.SourceChunk) er
 	if err := deletePrefix(t.b.Bucket(bucketKBChunks), chunkPrefix(kbID, sourceID)); err != nil {
 		return err
 	}
+	if err := bumpChunksRevision(t.b, kbID); err != nil {
+		return err
+	}
 	return putChunks(t.b, kbID, sourceID, chunks)
+}
+
+// chunksRevisionKey holds a knowledge base's chunk revision: "<kb>\x01" sorts after every
+// "<kb>\x00…" chunk key, so chunk walks never meet it.
+func chunksRevisionKey(kbID string) []byte { return append([]byte(kbID), 1) }
+
+// bumpChunksRevision moves the knowledge base's chunk revision on.
+func bumpChunksRevision(tx *bbolt.Tx, kbID string) error {
+	b := tx.Bucket(bucketKBChunks)
+	var rev uint64
+	if v := b.Get(chunksRevisionKey(kbID)); len(v) == 8 {
+		rev = binary.BigEndian.Uint64(v)
+	}
+	return b.Put(chunksRevisionKey(kbID), binary.BigEndian.AppendUint64(nil, rev+1))
+}
+
+// ChunksRevision implements service.KnowledgeTx.
+func (t tx) ChunksRevision(kbID string) (uint64, error) {
+	if v := t.b.Bucket(bucketKBChunks).Get(chunksRevisionKey(kbID)); len(v) == 8 {
+		return binary.BigEndian.Uint64(v), nil
+	}
+	return 0, nil
 }
 
 // EachSourceChunks implements service.KnowledgeTx: one cursor walk over the knowledge

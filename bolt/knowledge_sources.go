@@ -58,6 +58,9 @@ func (t tx) DeleteKnowledgeSource(s *data.KnowledgeSource) error {
 	if err := deletePrefix(t.b.Bucket(bucketKBChunks), chunkPrefix(s.KnowledgeBaseID, s.ID)); err != nil {
 		return err
 	}
+	if err := bumpChunksRevision(t.b, s.KnowledgeBaseID); err != nil {
+		return err
+	}
 	if s.Type == data.SourceFiles {
 		path := t.db.sourceFilePath(s.WorkspaceID, s.KnowledgeBaseID, s.ID)
 		t.b.OnCommit(func() { t.db.removeFiles([]string{path}) })

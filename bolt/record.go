@@ -1,11 +1,74 @@
 package bolt
 
 import (
+	"bytes"
+	"compress/flate"
 	"encoding/json"
 	"fmt"
+	"io"
+	"sync"
 
 	"go.etcd.io/bbolt"
 )
+
+// Stored values are JSON, and those of compressMin bytes or more are kept deflated
+// behind a one-byte mark (issue 17: an agent's row and each event's copy of it were 8 KB
+// of JSON apiece, mostly member names and nulls repeated tool after tool; deflated they
+// take a fifth of that, and the page writes of a commit shrink with them). JSON never
+// starts with the mark, so values written before stay readable as they are. Read every
+// value through decodeValue (getJSON and jsonUnmarshal do).
+const (
+	markDeflate = 0x01
+	compressMin = 512
+)
+
+var (
+	deflaters = sync.Pool{New: func() any {
+		w, _ := flate.NewWriter(nil, flate.BestSpeed)
+		return w
+	}}
+	inflaters = sync.Pool{New: func() any { return flate.NewReader(nil) }}
+)
+
+// encodeValue returns the bytes to store for the JSON raw: raw itself when it is short
+// or does not shrink, else markDeflate and raw deflated.
+func encodeValue(raw []byte) []byte {
+	if len(raw) < compressMin {
+		return raw
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(raw)/3 + 16)
+	buf.WriteByte(markDeflate)
+	w := deflaters.Get().(*flate.Writer)
+	w.Reset(&buf)
+	_, err := w.Write(raw)
+	if err == nil {
+		err = w.Close()
+	}
+	deflaters.Put(w)
+	if err != nil || buf.Len() >= len(raw) {
+		return raw
+	}
+	return buf.Bytes()
+}
+
+// decodeValue returns the JSON of a stored value (a new slice when it was deflated, else
+// v itself: valid only during the transaction).
+func decodeValue(v []byte) ([]byte, error) {
+	if len(v) == 0 || v[0] != markDeflate {
+		return v, nil
+	}
+	r := inflaters.Get().(io.ReadCloser)
+	defer inflaters.Put(r)
+	if err := r.(flate.Resetter).Reset(bytes.NewReader(v[1:]), nil); err != nil {
+		return nil, err
+	}
+	out := bytes.NewBuffer(make([]byte, 0, 4*len(v)))
+	if _, err := out.ReadFrom(r); err != nil {
+		return nil, fmt.Errorf("inflating a stored value: %w", err)
+	}
+	return out.Bytes(), nil
+}
 
 // getJSON decodes the record under key into v; it reports false when there is none.
 func getJSON(b *bbolt.Bucket, key []byte, v any) (bool, error) {
@@ -13,7 +76,7 @@ func getJSON(b *bbolt.Bucket, key []byte, v any) (bool, error) {
 	if raw == nil {
 		return false, nil
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	if err := jsonUnmarshal(raw, v); err != nil {
 		return false, fmt.Errorf("decoding %s/%s: %w", bucketName(b), key, err)
 	}
 	return true, nil
@@ -25,7 +88,7 @@ func putJSON(b *bbolt.Bucket, key []byte, v any) error {
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", key, err)
 	}
-	return b.Put(key, raw)
+	return b.Put(key, encodeValue(raw))
 }
 
 func bucketName(b *bbolt.Bucket) string {
@@ -35,4 +98,16 @@ func bucketName(b *bbolt.Bucket) string {
 	return fmt.Sprintf("bucket(root %d)", b.Root())
 }
 
-func jsonUnmarshal(raw []byte, v any) error { return json.Unmarshal(raw, v) }
+// jsonUnmarshal decodes a stored value, deflated or not, into v.
+func jsonUnmarshal(stored []byte, v any) error {
+	raw, err := decodeValue(stored)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// StoredJSON returns the JSON of a value as stored in a bucket, deflated or not, for
+// whoever reads the file without this package's accessors (tests, forensics). A value
+// put back as plain JSON reads as well.
+func StoredJSON(v []byte) ([]byte, error) { return decodeValue(v) }

@@ -74,7 +74,8 @@ func TestAuditVerifyNamesEditedEvent(t *testing.T) {
 	tamper(t, dir, func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte("events"))
 		var e map[string]any
-		json.Unmarshal(b.Get([]byte(ids[1])), &e)
+		stored, _ := bolt.StoredJSON(b.Get([]byte(ids[1])))
+		json.Unmarshal(stored, &e)
 		e["data"] = map[string]any{"name": "forged"}
 		raw, _ := json.Marshal(e)
 		return b.Put([]byte(ids[1]), raw)
@@ -136,7 +137,11 @@ func TestAuditRekeyRelinksAnUnkeyedChain(t *testing.T) {
 			b, prev := tx.Bucket([]byte("events")), ""
 			for i, id := range ids {
 				var e data.Event
-				if err := json.Unmarshal(b.Get([]byte(id)), &e); err != nil {
+				stored, err := bolt.StoredJSON(b.Get([]byte(id)))
+				if err != nil {
+					return err
+				}
+				if err := json.Unmarshal(stored, &e); err != nil {
 					return err
 				}
 				e.PrevHash = prev

@@ -95,6 +95,7 @@ var operations = map[string]operation{
 	"subscriptionShow": {"GET", "/api/v1/subscription", "Subscription.Get", false},
 	"auditLog":         {"GET", "/api/v1/audit-log", "Audit.List", false},
 	"auditHead":        {"GET", "/api/v1/audit-log/head", "Audit.Head", false},
+	"eventStream":      {"GET", "/api/v1/events/stream", "Audit.Stream", false},
 	"auditVerify":      {"GET", "/api/v1/audit-log/verify", "Audit.Verify", false},
 
 	// Webhooks.

@@ -65,9 +65,12 @@ type Agent struct {
 	Status           string `json:"status"`
 	PublishedVersion *int   `json:"published_version"`
 	AgentConfig
-	CreatedAt   Time  `json:"created_at"`
-	UpdatedAt   Time  `json:"updated_at"`
-	PublishedAt *Time `json:"published_at"`
+	// Privacy is the agent's retention and redaction: policy, not behaviour, so it is no
+	// part of a version and a restore or publish leaves it as it is.
+	Privacy     AgentPrivacy `json:"privacy"`
+	CreatedAt   Time         `json:"created_at"`
+	UpdatedAt   Time         `json:"updated_at"`
+	PublishedAt *Time        `json:"published_at"`
 }
 
 // AgentConfig is the six configuration groups of an agent: what a version snapshots.
@@ -139,13 +142,8 @@ type LLMConfig struct {
 
 // MarshalJSON writes arrays as [] rather than null: stored records are decoded strictly
 // again during merges, where null is not an array.
-func (c LLMConfig) MarshalJSON() ([]byte, error) {
-	type plain LLMConfig
-	p := plain(c)
-	p.KnowledgeBaseIDs = orEmpty(p.KnowledgeBaseIDs)
-	p.Tools = orEmpty(p.Tools)
-	return json.Marshal(p)
-}
+// Written by hand (agent_json.go): encoding/json would scan the result again.
+func (c LLMConfig) MarshalJSON() ([]byte, error) { return c.appendJSON(nil) }
 
 // Tool is an item of llm_config.tools.
 type Tool struct {
@@ -179,20 +177,7 @@ type Tool struct {
 }
 
 // MarshalJSON writes arrays as [] and custom_sip_headers as {}, never null.
-func (t Tool) MarshalJSON() ([]byte, error) {
-	type plain Tool
-	p := plain(t)
-	if p.CustomSIPHeaders == nil {
-		p.CustomSIPHeaders = map[string]string{}
-	}
-	p.PhoneDirectory = orEmpty(p.PhoneDirectory)
-	p.CustomFunctionHeaders = orEmpty(p.CustomFunctionHeaders)
-	p.CustomFunctionQuery = orEmpty(p.CustomFunctionQuery)
-	p.CustomFunctionVariables = orEmpty(p.CustomFunctionVariables)
-	p.SpeakDuringExecutionOptions = orEmpty(p.SpeakDuringExecutionOptions)
-	p.Variables = orEmpty(p.Variables)
-	return json.Marshal(p)
-}
+func (t Tool) MarshalJSON() ([]byte, error) { return t.appendJSON(nil) }
 
 // PhoneDirectoryEntry is an item of a transfer_call tool's phone_directory.
 type PhoneDirectoryEntry struct {
@@ -211,12 +196,7 @@ type ToolVariable struct {
 }
 
 // MarshalJSON writes choices as [], never null.
-func (v ToolVariable) MarshalJSON() ([]byte, error) {
-	type plain ToolVariable
-	p := plain(v)
-	p.Choices = orEmpty(p.Choices)
-	return json.Marshal(p)
-}
+func (v ToolVariable) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
 
 // PromptConfig is the prompt_config group.
 type PromptConfig struct {

@@ -1,6 +1,9 @@
 package data
 
-import "strings"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // AgentUpdate is the body of PUT /api/v1/agents/{agent_id}: every member is optional. A given
 // group is merged member by member into the stored one (see the patches' Apply); arrays
@@ -15,6 +18,7 @@ type AgentUpdate struct {
 	PromptConfig        Opt[PromptConfigPatch]        `json:"prompt_config"`
 	STTConfig           Opt[STTConfigPatch]           `json:"stt_config"`
 	TTSConfig           Opt[TTSConfigPatch]           `json:"tts_config"`
+	Privacy             Opt[AgentPrivacyPatch]        `json:"privacy"`
 }
 
 // AgentCreate is the body of POST /api/v1/agents: an update of the default agent (see
@@ -80,6 +84,9 @@ func (u *AgentUpdate) Apply(stored *Agent) *Agent {
 	}
 	if u.TTSConfig.Set {
 		out.TTSConfig = u.TTSConfig.V.Apply(out.TTSConfig)
+	}
+	if u.Privacy.Set {
+		out.Privacy = u.Privacy.V.Apply(out.Privacy)
 	}
 	return &out
 }
@@ -251,9 +258,16 @@ func setPtr[T any](dst **T, o Opt[T]) {
 
 // StoredAgent is an agent as storage keeps it: llm_config.api_key sealed, and the number
 // of the last version published (versions are never renumbered, even after a restore).
+//
+// JSON, when the service sets it, is the agent's response encoding: a.Agent masked
+// (Masked, then json.Marshal's bytes), which the service also sends, records in the
+// event and hashes for the ETag. Storage may keep these bytes rather than encoding the
+// row again (its api_key member is masked there: the sealed key is kept beside it); nil
+// means storage encodes the row itself. Storage never returns it set.
 type StoredAgent struct {
 	Agent
-	LastVersion int `json:"last_version"`
+	LastVersion int             `json:"last_version"`
+	JSON        json.RawMessage `json:"-"`
 }
 
 // PublishRequest is the body of POST /api/v1/agents/{agent_id}/publish.

@@ -185,6 +185,8 @@ type AuditService interface {
 	AuditHead(ctx context.Context) (*AuditHead, error)
 	// VerifyAuditLog recomputes the current workspace's chain and names every fault.
 	VerifyAuditLog(ctx context.Context) (*AuditVerification, error)
+	// EventStreamer reads the same events live (GET /api/v1/events/stream).
+	EventStreamer
 }
 
 // AuditVerification is the result of checking a workspace's audit chain.

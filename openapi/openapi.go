@@ -204,6 +204,9 @@ func operation(g *schemaGen, rt Route, d opDoc) map[string]any {
 	for _, q := range d.Query {
 		params = append(params, map[string]any{"name": q.Name, "in": "query", "description": q.Description, "schema": q.Schema})
 	}
+	for _, h := range d.Headers {
+		params = append(params, map[string]any{"name": h.Name, "in": "header", "description": h.Description, "schema": h.Schema})
+	}
 	ifMatch := rt.Method == http.MethodPut || rt.Method == http.MethodDelete || d.IfMatch
 	if ifMatch {
 		params = append(params, paramRef("IfMatch"))
@@ -326,7 +329,11 @@ func successResponse(g *schemaGen, rt Route, d opDoc) (int, map[string]any) {
 		default:
 			content := map[string]any{}
 			for _, m := range append([]string{d.Media}, d.AltMedia...) {
-				content[m] = map[string]any{"schema": map[string]any{"type": "string", "contentMediaType": m}}
+				media := map[string]any{"schema": map[string]any{"type": "string", "contentMediaType": m}}
+				if d.Example != "" && m == d.Media {
+					media["example"] = d.Example
+				}
+				content[m] = media
 			}
 			resp["content"] = content
 		}

@@ -41,8 +41,12 @@ type opDoc struct {
 	Media string
 	// AltMedia are other media types the same response may have (a format parameter).
 	AltMedia []string
+	// Example is an example body of that media type.
+	Example string
 	// Query are the route's query parameters beyond per_page and cursor.
 	Query []queryParam
+	// Headers are request headers the route reads beyond the common ones.
+	Headers []queryParam
 	// Errors are statuses the route can answer beyond those the generator derives.
 	Errors []int
 	// IfMatch marks a POST that honours If-Match (PUT and DELETE always do).

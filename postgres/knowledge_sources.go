@@ -143,3 +143,10 @@ func (t *tx) EachSourceChunks(kbID string, fn func(sourceID string, chunks []dat
 	}
 	return nil
 }
+
+// ChunksRevision implements service.KnowledgeTx.
+func (t *tx) ChunksRevision(kbID string) (uint64, error) {
+	var rev int64
+	err := t.queryRow(`SELECT chunks_revision FROM knowledge_bases WHERE id = $1`, kbID).Scan(&rev)
+	return uint64(rev), noRows(err)
+}

@@ -38,6 +38,13 @@ type agentJSONSource interface {
 	ListAgentsJSON(ctx context.Context, f data.AgentFilter) ([]json.RawMessage, data.Page, error)
 }
 
+// agentWriteJSON is what the agent service may offer for writes: the written agent with
+// its JSON, encoded once for the stored row, the event, the response and its ETag.
+type agentWriteJSON interface {
+	CreateAgentJSON(ctx context.Context, in data.AgentCreate) (*data.Agent, json.RawMessage, error)
+	UpdateAgentJSON(ctx context.Context, id string, in data.AgentUpdate) (*data.Agent, json.RawMessage, error)
+}
+
 // handleAgentList: GET /api/v1/agents?status=draft|published&name=….
 func (s *Server) handleAgentList(w http.ResponseWriter, r *http.Request) error {
 	req, err := pageRequest(r)
@@ -65,6 +72,13 @@ func (s *Server) handleAgentCreate(w http.ResponseWriter, r *http.Request) error
 	ctx, err := decodeInput(r, &in)
 	if err != nil {
 		return err
+	}
+	if src, ok := s.svc.Agents.(agentWriteJSON); ok {
+		_, raw, err := src.CreateAgentJSON(ctx, in)
+		if err != nil {
+			return err
+		}
+		return writeRawRecord(w, http.StatusCreated, raw, nil)
 	}
 	a, err := s.svc.Agents.CreateAgent(ctx, in)
 	if err != nil {
@@ -95,6 +109,13 @@ func (s *Server) handleAgentUpdate(w http.ResponseWriter, r *http.Request) error
 	ctx, err := decodeInput(r, &in)
 	if err != nil {
 		return err
+	}
+	if src, ok := s.svc.Agents.(agentWriteJSON); ok {
+		_, raw, err := src.UpdateAgentJSON(ctx, mux.Vars(r)["agent_id"], in)
+		if err != nil {
+			return err
+		}
+		return writeRawRecord(w, http.StatusOK, raw, nil)
 	}
 	a, err := s.svc.Agents.UpdateAgent(ctx, mux.Vars(r)["agent_id"], in)
 	if err != nil {

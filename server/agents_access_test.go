@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"go.etcd.io/bbolt"
+
+	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -138,6 +141,21 @@ func TestAgentAPIKeyNeverInPlaintext(t *testing.T) {
 	}
 	if len(raw) == 0 {
 		t.Fatal("empty database file")
+	}
+	if e.Bolt != nil {
+		// Long values are stored deflated: scan them inflated as well.
+		err = e.Bolt.Bolt().View(func(tx *bbolt.Tx) error {
+			return tx.ForEach(func(_ []byte, b *bbolt.Bucket) error {
+				return b.ForEach(func(_, v []byte) error {
+					plain, err := bolt.StoredJSON(v)
+					raw = append(raw, plain...)
+					return err
+				})
+			})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, s := range []string{secret, secret2, "PLAINTEXT-SECRET", "SECOND-SECRET"} {
 		if bytes.Contains(raw, []byte(s)) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/voiceapi/voiceapi/bolt"
 )
 
 // countWorkspaceRecords scans every bucket for a key or value naming workspaceID and
@@ -16,6 +18,10 @@ func (e *env) countWorkspaceRecords(workspaceID string) string {
 	err := e.bolt().Bolt().View(func(tx *bbolt.Tx) error {
 		return tx.ForEach(func(name []byte, b *bbolt.Bucket) error {
 			return b.ForEach(func(k, v []byte) error {
+				v, err := bolt.StoredJSON(v) // long values are stored deflated
+				if err != nil {
+					return err
+				}
 				if bytes.Contains(k, []byte(workspaceID)) || bytes.Contains(v, []byte(workspaceID)) {
 					found = append(found, fmt.Sprintf("%s/%q", name, k))
 				}

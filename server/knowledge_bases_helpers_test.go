@@ -74,7 +74,7 @@ func newKBEnvServer(t testing.TB, o kbEnvOptions) (*env, *server.Server) {
 		}
 		db.Close()
 	})
-	e := &env{t: t, DB: db, URL: hs.URL, Logs: logs}
+	e := &env{t: t, DB: db, Bolt: db, URL: hs.URL, Logs: logs, Dir: dir}
 	e.Owner = e.newUser("owner@example.com", true)
 	return e, srv
 }

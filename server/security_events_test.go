@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 )
@@ -127,7 +128,11 @@ func TestAuditVerifyOnline(t *testing.T) {
 	testkit.NeedBolt(t)
 	err := s.DB.Bolt().Update(func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte("events"))
-		raw := strings.Replace(string(b.Get([]byte(edited))), `"one"`, `"forged"`, 1)
+		stored, err := bolt.StoredJSON(b.Get([]byte(edited)))
+		if err != nil {
+			return err
+		}
+		raw := strings.Replace(string(stored), `"one"`, `"forged"`, 1)
 		return b.Put([]byte(edited), []byte(raw))
 	})
 	if err != nil {

@@ -76,6 +76,8 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// Timeouts of the HTTP server (ListenAndServe); DefaultTimeouts' when zero.
 	Timeouts Timeouts
+	// Stream tunes the live event stream (events_stream.go).
+	Stream StreamConfig
 }
 
 // Server serves the API.
@@ -99,6 +101,8 @@ type Server struct {
 	kbFetcher *urlFetcher
 	// openapi caches the OpenAPI document, built on first request (openapi.go).
 	openapi openapiDoc
+	// streams are the open live event streams (events_stream.go).
+	streams *streamHub
 }
 
 // handlerFunc is a handler that returns its error instead of writing it, so that every
@@ -137,7 +141,7 @@ func New(svc Services, cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{svc: svc, cfg: cfg, log: cfg.Logger, inflight: &inFlight{keys: map[string]bool{}}}
+	s := &Server{svc: svc, cfg: cfg, log: cfg.Logger, inflight: &inFlight{keys: map[string]bool{}}, streams: newStreamHub()}
 	s.tokenLimit = newRateLimiter(cfg.RateLimit, cfg.Now)
 	s.loginLimit = newRateLimiter(cfg.LoginRateLimit, cfg.Now)
 	for _, l := range []*rateLimiter{s.tokenLimit, s.loginLimit} {
@@ -158,6 +162,7 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(s.agentRoutes())
 	s.addRoutes(s.webhookRoutes())
 	s.addRoutes(s.auditRoutes())
+	s.addRoutes(s.eventStreamRoutes())
 	s.addRoutes(slices.Concat(s.numberRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes()))
 	s.addRoutes(s.knowledgeBaseRoutes())
 	s.addRoutes(s.exportRoutes())
@@ -241,6 +246,9 @@ func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener, drain time
 		IdleTimeout:       t.Idle,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	// Event streams never go idle: Shutdown ends them when it begins, and they resume
+	// elsewhere with Last-Event-ID.
+	s.http.RegisterOnShutdown(s.CloseStreams)
 	errc := make(chan error, 1)
 	go func() { errc <- s.http.Serve(ln) }()
 	select {

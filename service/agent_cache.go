@@ -1,7 +1,6 @@
 package service
 
 import (
-	"encoding/json"
 	"sync"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -22,7 +21,7 @@ type agentCache struct {
 type agentCacheEntry struct {
 	rev   uint64
 	agent *data.Agent // masked; shared by readers, never modified
-	json  []byte      // json.Marshal(agent): what a response sends, made once
+	json  []byte      // json.Marshal's bytes for agent (AppendJSON): what a response sends, made once
 }
 
 // agentCacheSize bounds the cache (a full agent is a few kB, twice: decoded and encoded).
@@ -38,7 +37,7 @@ func (c *agentCache) get(id string, rev uint64) (agentCacheEntry, bool) {
 
 // put remembers a (masked), read at revision rev.
 func (c *agentCache) put(id string, rev uint64, a *data.Agent) (agentCacheEntry, error) {
-	enc, err := json.Marshal(a)
+	enc, err := a.AppendJSON(nil)
 	if err != nil {
 		return agentCacheEntry{}, err
 	}

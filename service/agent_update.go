@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/validate"
@@ -20,6 +21,13 @@ import (
 // from, checks the knowledge base references, and stores the result. If another write
 // changed the row meanwhile, the update is computed again inside the transaction.
 func (s *AgentService) UpdateAgent(ctx context.Context, id string, in data.AgentUpdate) (*data.Agent, error) {
+	out, _, err := s.UpdateAgentJSON(ctx, id, in)
+	return out, err
+}
+
+// UpdateAgentJSON is UpdateAgent with the agent's JSON as the response sends it: the
+// bytes stored, recorded in the agent.updated event and hashed for the ETag, encoded once.
+func (s *AgentService) UpdateAgentJSON(ctx context.Context, id string, in data.AgentUpdate) (*data.Agent, json.RawMessage, error) {
 	var before *data.StoredAgent
 	var rev uint64
 	if err := s.store.View(ctx, func(tx Tx) error {
@@ -30,11 +38,11 @@ func (s *AgentService) UpdateAgent(ctx context.Context, id string, in data.Agent
 		before, err = tx.Agent(id)
 		return err
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	prep, err := s.prepareUpdate(ctx, id, before, &in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if prep.faults.Len() > 0 {
 		// Report every fault at once: the references too.
@@ -44,15 +52,16 @@ func (s *AgentService) UpdateAgent(ctx context.Context, id string, in data.Agent
 				errs, err = withReferences(tx, prep.row.WorkspaceID, prep.merged, prep.faults)
 				return err
 			}); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
-		return nil, errs.Err()
+		return nil, nil, errs.Err()
 	}
 	if prep.unchanged {
-		return prep.out, nil // nothing changed: no write, no event, status kept
+		return prep.out, prep.outJSON, nil // nothing changed: no write, no event, status kept
 	}
 	var out *data.Agent
+	var outJSON json.RawMessage
 	err = s.store.Update(ctx, func(tx Tx) error {
 		p := prep
 		cur, err := tx.AgentRevision(id)
@@ -80,18 +89,20 @@ func (s *AgentService) UpdateAgent(ctx context.Context, id string, in data.Agent
 		} else if err := p.faults.Err(); err != nil {
 			return err
 		}
+		out, outJSON = p.out, p.outJSON
 		if p.unchanged {
-			out = p.out
 			return nil
 		}
 		if err := tx.PutAgent(p.stored, p.oldStatus); err != nil {
 			return err
 		}
-		out = p.out
 		_, err = s.record(ctx, tx, data.EventAgentUpdated, p.row.WorkspaceID, p.outJSON)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, outJSON, nil
 }
 
 // agentUpdate is an update computed against one revision of the stored row.
@@ -103,7 +114,7 @@ type agentUpdate struct {
 	unchanged bool              // the body changes nothing
 	out       *data.Agent       // the response: the new row, masked
 	stored    *data.StoredAgent // the new row as stored (api_key sealed)
-	outJSON   json.RawMessage   // out, encoded for the event
+	outJSON   json.RawMessage   // out encoded: the response, the event, the stored row
 }
 
 // prepareUpdate applies in to row, the agent as stored, and checks every rule but the
@@ -121,13 +132,23 @@ func (s *AgentService) prepareUpdate(ctx context.Context, id string, row *data.S
 	if u.faults.Len() > 0 {
 		return u, nil
 	}
-	if sameSnapshot(plain.Snapshot(), a.Snapshot()) {
+	sameConfig := sameSnapshot(plain.Snapshot(), a.Snapshot())
+	samePolicy := reflect.DeepEqual(plain.Privacy.Normalized(), a.Privacy.Normalized())
+	if sameConfig && samePolicy {
 		u.unchanged, u.out = true, masked(plain)
+		if u.outJSON, err = u.out.AppendJSON(nil); err != nil {
+			return nil, err
+		}
 		return u, nil
 	}
 	next := *plain
-	next.Name, next.AgentConfig = a.Name, a.AgentConfig
-	next.Status, next.UpdatedAt = data.AgentStatusDraft, s.timeNow()
+	next.Privacy, next.UpdatedAt = a.Privacy, s.timeNow()
+	if !sameConfig {
+		// Privacy is policy, no part of a version: changing it alone leaves the agent
+		// published (docs/calls.md).
+		next.Name, next.AgentConfig = a.Name, a.AgentConfig
+		next.Status = data.AgentStatusDraft
+	}
 	u.row, u.out = &next, masked(&next)
 	stored := next
 	if plain.LLMConfig.APIKey == next.LLMConfig.APIKey {
@@ -135,9 +156,10 @@ func (s *AgentService) prepareUpdate(ctx context.Context, id string, row *data.S
 	} else if stored.AgentConfig, err = s.sealed(next.AgentConfig); err != nil {
 		return nil, err
 	}
-	u.stored = &stored
-	if u.outJSON, err = json.Marshal(u.out); err != nil {
+	if u.outJSON, err = u.out.AppendJSON(make([]byte, 0, 8192)); err != nil {
 		return nil, err
 	}
+	stored.JSON = u.outJSON // storage keeps these bytes (data.StoredAgent)
+	u.stored = &stored
 	return u, nil
 }

@@ -222,15 +222,36 @@ func withReferences(tx Tx, workspaceID string, a *data.Agent, errs *validate.Err
 
 // CreateAgent implements data.AgentService: the body merged into the defaults, a draft.
 func (s *AgentService) CreateAgent(ctx context.Context, in data.AgentCreate) (*data.Agent, error) {
+	out, _, err := s.CreateAgentJSON(ctx, in)
+	return out, err
+}
+
+// CreateAgentJSON is CreateAgent with the agent's JSON as the response sends it: the
+// bytes stored, recorded in the agent.created event and hashed for the ETag, encoded once.
+func (s *AgentService) CreateAgentJSON(ctx context.Context, in data.AgentCreate) (*data.Agent, json.RawMessage, error) {
 	p := data.PrincipalFrom(ctx)
 	u := (*data.AgentUpdate)(&in)
 	a := u.Apply(data.DefaultAgent())
 	faults := s.checkAgent(ctx, a, u, true)
 	cfg, err := s.sealed(a.AgentConfig)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out *data.Agent
+	// The row and its encoding are made before the transaction: writers run their
+	// transaction functions one after another inside a shared commit (see UpdateAgent).
+	// A function run again reuses them, id and times included.
+	now := s.timeNow()
+	row := &data.StoredAgent{Agent: *a}
+	row.ID, row.WorkspaceID, row.Status = s.ids.New(data.PrefixAgent), p.WorkspaceID, data.AgentStatusDraft
+	row.CreatedAt, row.UpdatedAt, row.PublishedVersion, row.PublishedAt = now, now, nil, nil
+	out := masked(row)
+	enc, err := out.AppendJSON(nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	outJSON := json.RawMessage(enc) // record takes a RawMessage as is (a []byte would be base64)
+	stored := *row
+	stored.AgentConfig, stored.JSON = cfg, outJSON
 	err = s.store.Update(ctx, func(tx Tx) error {
 		errs, err := withReferences(tx, p.WorkspaceID, a, faults)
 		if err != nil {
@@ -242,18 +263,14 @@ func (s *AgentService) CreateAgent(ctx context.Context, in data.AgentCreate) (*d
 		if err := checkQuota(tx, p.WorkspaceID, data.LimitAgents); err != nil {
 			return err
 		}
-		now := s.timeNow()
-		row := &data.StoredAgent{Agent: *a}
-		row.ID, row.WorkspaceID, row.Status = s.ids.New(data.PrefixAgent), p.WorkspaceID, data.AgentStatusDraft
-		row.CreatedAt, row.UpdatedAt, row.PublishedVersion, row.PublishedAt = now, now, nil, nil
-		stored := *row
-		stored.AgentConfig = cfg
 		if err := tx.PutAgent(&stored, ""); err != nil {
 			return err
 		}
-		out = masked(row)
-		_, err = s.record(ctx, tx, data.EventAgentCreated, p.WorkspaceID, out)
+		_, err = s.record(ctx, tx, data.EventAgentCreated, p.WorkspaceID, outJSON)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, outJSON, nil
 }

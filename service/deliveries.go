@@ -131,16 +131,6 @@ func (s *DeliveryService) FanOut(ctx context.Context, limit int) (int, error) {
 	return moved, err
 }
 
-// envelope is the body of a delivery (conventions §11).
-type envelope struct {
-	ID          string          `json:"id"`
-	Type        string          `json:"type"`
-	CreatedAt   data.Time       `json:"created_at"`
-	WorkspaceID string          `json:"workspace_id"`
-	Actor       data.Actor      `json:"actor"`
-	Data        json.RawMessage `json:"data"`
-}
-
 // ClaimDueDeliveries implements data.DeliveryQueue. The lease is the delivery's own
 // next_attempt_at, moved forward in the claiming write: the engines' write isolation
 // (bbolt's single writer; PostgreSQL's SERIALIZABLE, with the due rows read FOR UPDATE
@@ -211,7 +201,7 @@ func (s *DeliveryService) loadJob(tx Tx, id string) (*data.DeliveryJob, error) {
 		return nil, fmt.Errorf("secret of webhook %s: %w", w.ID, err)
 	}
 	job.URL = w.URL
-	job.Body, err = json.Marshal(envelope{e.ID, e.Type, e.CreatedAt, e.WorkspaceID, e.Actor, e.Data})
+	job.Body, err = e.Envelope() // the body of a delivery (conventions §11)
 	return job, err
 }
 

@@ -85,19 +85,9 @@ func LegacyEventHash(e *data.Event) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// chainContent is what a link covers: every member of the event but its own hash.
-func chainContent(e *data.Event) []byte {
-	body, _ := json.Marshal(struct {
-		ID          string          `json:"id"`
-		Type        string          `json:"type"`
-		CreatedAt   data.Time       `json:"created_at"`
-		WorkspaceID string          `json:"workspace_id"`
-		Actor       data.Actor      `json:"actor"`
-		Data        json.RawMessage `json:"data"`
-		PrevHash    string          `json:"prev_hash"`
-	}{e.ID, e.Type, e.CreatedAt, e.WorkspaceID, e.Actor, e.Data, e.PrevHash})
-	return body
-}
+// chainContent is what a link covers: every member of the event but its own hash, as
+// json.Marshal encodes them (data.Event.AppendJSON, which takes the payload as stored).
+func chainContent(e *data.Event) []byte { return e.AppendJSON(make([]byte, 0, len(e.Data)+512), false) }
 
 // actorFrom is who an event is attributed to: the caller, or the system (CLI, background
 // work).

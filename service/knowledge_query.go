@@ -1,8 +1,9 @@
 package service
 
 // Retrieval runs on an in-memory knowledge.Index per knowledge base, built from the
-// stored chunks on the first query and kept in step by every commit of this process that
-// adds or removes chunks.
+// stored chunks on the first query and kept with the chunks' revision it was built at:
+// a query whose stored revision differs (a commit of this process, or of another replica
+// sharing the store) builds it again.
 
 import (
 	"context"
@@ -24,10 +25,11 @@ type indexCache struct {
 	ix  map[string]*knowledge.Index
 	ws  map[string]string // knowledge base id → its workspace, for the built ones
 	gen map[string]uint64
+	rev map[string]uint64 // the stored chunks revision each built index reflects
 }
 
 func newIndexCache() *indexCache {
-	return &indexCache{ix: map[string]*knowledge.Index{}, ws: map[string]string{}, gen: map[string]uint64{}}
+	return &indexCache{ix: map[string]*knowledge.Index{}, ws: map[string]string{}, gen: map[string]uint64{}, rev: map[string]uint64{}}
 }
 
 // apply runs fn on the cached index of kbID, if built, after a commit changed its chunks.
@@ -74,14 +76,26 @@ func (c *indexCache) len() int {
 // when needed.
 func (s *KnowledgeBaseService) kbIndex(ctx context.Context, ws, kbID string) (*knowledge.Index, error) {
 	c := s.kbIndexes
+	var rev uint64
+	if err := s.store.View(ctx, func(tx Tx) error {
+		var err error
+		rev, err = tx.ChunksRevision(kbID)
+		return err
+	}); err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
-	ix, gen := c.ix[kbID], c.gen[kbID]
+	ix, gen, built := c.ix[kbID], c.gen[kbID], c.rev[kbID]
 	c.mu.Unlock()
-	if ix != nil {
+	if ix != nil && built == rev {
 		return ix, nil
 	}
 	ix = knowledge.NewIndex()
 	err := s.store.View(ctx, func(tx Tx) error {
+		var err error
+		if rev, err = tx.ChunksRevision(kbID); err != nil {
+			return err
+		}
 		return tx.EachSourceChunks(kbID, func(sourceID string, stored []data.SourceChunk) error {
 			chunks := make([]knowledge.Chunk, len(stored))
 			for i, sc := range stored {
@@ -95,8 +109,8 @@ func (s *KnowledgeBaseService) kbIndex(ctx context.Context, ws, kbID string) (*k
 		return nil, err
 	}
 	c.mu.Lock()
-	if c.gen[kbID] == gen && c.ix[kbID] == nil {
-		c.ix[kbID], c.ws[kbID] = ix, ws
+	if c.gen[kbID] == gen {
+		c.ix[kbID], c.ws[kbID], c.rev[kbID] = ix, ws, rev
 	}
 	c.mu.Unlock()
 	return ix, nil

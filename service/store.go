@@ -32,6 +32,7 @@ type Tx interface {
 	WebhookTx
 	DeliveryTx
 	EventReadTx
+	EventStreamTx
 	AgentTx
 	NumberTx
 	CallTx

@@ -13,7 +13,10 @@ type AgentTx interface {
 	AgentRevision(id string) (uint64, error)
 	// PutAgent stores a, new or replacing the stored one, and keeps its index entries: by
 	// workspace, newest first, and by workspace and status, moved from oldStatus ("" for
-	// a new agent).
+	// a new agent). a.JSON, when set, is a.Agent masked and encoded (the response's
+	// bytes): an engine may keep it rather than encode the row again, its api_key member
+	// aside (the sealed key is a.LLMConfig.APIKey); an engine may also ignore it. Agent
+	// returns the row with JSON nil either way.
 	PutAgent(a *data.StoredAgent, oldStatus string) error
 	// DeleteAgent removes the agent, its versions and its index entries, and runs the
 	// cascades other resources registered: numbers bound to it are unbound, members'

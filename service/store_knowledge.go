@@ -49,6 +49,11 @@ type KnowledgeTx interface {
 	// PutSourceChunks replaces the chunks of a source by chunks, in order (none: the
 	// source has no chunks).
 	PutSourceChunks(kbID, sourceID string, chunks []data.SourceChunk) error
+	// ChunksRevision returns a number that differs whenever the knowledge base's chunks
+	// differ (every PutSourceChunks and source delete moves it on), 0 when it has none:
+	// a cached retrieval index checks it, as another process sharing the store (a
+	// replica) may have changed them.
+	ChunksRevision(kbID string) (uint64, error)
 	// EachSourceChunks calls fn once per source of the knowledge base that has chunks,
 	// with its chunks in order; fn must not keep the slice.
 	EachSourceChunks(kbID string, fn func(sourceID string, chunks []data.SourceChunk) error) error

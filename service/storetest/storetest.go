@@ -23,6 +23,7 @@ var suites = []struct {
 	{"knowledge_bases", testKnowledgeBases},
 	{"knowledge_sources", testKnowledgeSources},
 	{"knowledge_chunks", testKnowledgeChunks},
+	{"chunks_revision", testChunksRevision},
 	{"knowledge_delete", testKnowledgeDelete},
 	{"knowledge_files", testKnowledgeFiles},
 	{"knowledge_file_lifecycle", testKnowledgeFileLifecycle},
@@ -33,13 +34,16 @@ var suites = []struct {
 	{"deliveries_due_skips", testDueSkips},
 	{"outbox", testOutbox},
 	{"event reads", testEventReads},
+	{"events after", testEventsAfter},
 	{"agents", testAgents},
+	{"agent_json", testAgentJSON},
 	{"numbers", testNumbers},
 	{"phone_number_taken", testPhoneNumberTaken},
 	{"calls", testCalls},
 	{"call_search", testCallSearch},
 	{"call_rollups", testCallRollups},
 	{"subscriptions", testSubscriptions},
+	{"privacy_fields", testPrivacyFields},
 }
 
 // Run runs every group of the suite against stores made by open.
