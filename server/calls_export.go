@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/validate"
@@ -48,6 +49,13 @@ func (s *Server) handleCallExport(w http.ResponseWriter, r *http.Request) error 
 
 	bw := bufio.NewWriterSize(w, 32<<10)
 	rc := http.NewResponseController(w)
+	// The request is read whole (a GET has no body), but the read deadline still runs: when
+	// it passes, the server's read behind the request fails and cancels the request's
+	// context, cutting an export of more than the read timeout. Only the write deadline,
+	// moved by each write (a Long route), should bound a long stream.
+	if err := rc.SetReadDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
 	var row func(*data.Call) error
 	pending := func() error { return nil } // what sits above bw
 	switch format {

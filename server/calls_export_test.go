@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"runtime"
 	"slices"
@@ -15,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/openapi"
 	"github.com/voiceapi/voiceapi/server"
@@ -227,5 +230,44 @@ func TestCallExportSlowReader(t *testing.T) {
 func TestCallCSVColumnsDocumented(t *testing.T) {
 	if !slices.Equal(server.CallCSVColumns, openapi.CSVColumns()) {
 		t.Errorf("CSV columns %v, documented %v", server.CallCSVColumns, openapi.CSVColumns())
+	}
+}
+
+// TestCallExportOutlastsReadTimeout: an export that streams for longer than the server's
+// read timeout is not cut (the read deadline, not moved by a GET, used to cancel the
+// request's context when it passed).
+func TestCallExportOutlastsReadTimeout(t *testing.T) {
+	e := newEnv(t)
+	ws := e.Owner.WorkspaceID
+	agent := e.newAgent(ws, nil)
+	const calls = 400 // 400 calls of 24 KB: more than the connection buffers, so the server waits on the reader
+	for range calls {
+		expect(t, e.do("POST", "/api/v1/calls", e.Owner.Token, map[string]any{"agent_id": agent, "direction": "web",
+			"transcript": said(strings.Repeat("word ", 2000), strings.Repeat("word ", 2000), strings.Repeat("word ", 800))}), 201)
+	}
+	timeouts := server.Timeouts{ReadHeader: time.Second, Read: 150 * time.Millisecond, Write: 5 * time.Second, Idle: time.Second}
+	h := cli.NewServer(e.DB, slog.New(slog.NewTextHandler(io.Discard, nil)), func(c *server.Config) { c.Timeouts = timeouts }).Handler()
+	hs := httptest.NewUnstartedServer(h)
+	hs.Config.ReadTimeout, hs.Config.WriteTimeout = timeouts.Read, timeouts.Write
+	hs.Start()
+	defer hs.Close()
+	resp := exportGet(t, hs.URL, e.Owner.Token, "format=ndjson")
+	defer resp.Body.Close()
+	buf := make([]byte, 64<<10)
+	for start := time.Now(); ; { // a slow reader: the export lasts well past the read timeout
+		_, err := resp.Body.Read(buf)
+		if err == io.EOF {
+			if time.Since(start) < 3*timeouts.Read {
+				t.Fatalf("the export took %s: too fast to outlast the read timeout", time.Since(start))
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := resp.Trailer.Get(server.TrailerExportCount); got != strconv.Itoa(calls) || resp.Trailer.Get(server.TrailerExportCursor) != "" {
+		t.Errorf("trailers %v: the export was cut", resp.Trailer)
 	}
 }

@@ -45,7 +45,7 @@ func seededServer(b *testing.B) (string, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	hs := httptest.NewServer(cli.NewServer(db, slog.New(slog.NewTextHandler(io.Discard, nil))).Handler())
+	hs := httptest.NewServer(cli.NewServer(db, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))).Handler())
 	b.Cleanup(hs.Close)
 	return hs.URL, token
 }
