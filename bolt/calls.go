@@ -145,6 +145,9 @@ func deleteCallTx(tx *bbolt.Tx, c *data.Call) error {
 	if err := adjustRollups(tx, c, -1); err != nil {
 		return err
 	}
+	if err := setCallTerms(tx, c.WorkspaceID, c.ID, nil); err != nil {
+		return err
+	}
 	return tx.Bucket(bucketCalls).Delete([]byte(c.ID))
 }
 
@@ -156,9 +159,12 @@ func deleteWorkspaceCalls(tx *bbolt.Tx, ws string) error {
 		if err := calls.Delete([]byte(id)); err != nil {
 			return err
 		}
+		if err := tx.Bucket(bucketCallTerms).Delete([]byte(id)); err != nil {
+			return err
+		}
 	}
 	// Every scope of the workspace starts with its id, followed by "\x00" or "/".
-	for _, b := range [][]byte{bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes} {
+	for _, b := range [][]byte{bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketCallPostings} {
 		if err := deleteScopePrefix(tx.Bucket(b), ws); err != nil {
 			return err
 		}
