@@ -1,7 +1,10 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -42,6 +45,49 @@ func TestLuaScriptSplitsTheBodyAtTheName(t *testing.T) {
 	for _, want := range []string{`local body_pre = [==[{"name":"]==]`, `local body_post = [==[","x":1}]==]`, `"agt_1", "agt_2"`, `"Bearer 1|abc"`} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("script lacks %s:\n%s", want, s)
+		}
+	}
+}
+
+func TestSpreadRoundsThreadsAndConnections(t *testing.T) {
+	base := load{Threads: 2, Connections: 32}
+	for _, tc := range []struct {
+		replicas             []string
+		threads, connections int
+	}{
+		{nil, 2, 32},
+		{[]string{"a:1"}, 2, 32},
+		{[]string{"a:1", "a:2"}, 2, 32},
+		{[]string{"a:1", "a:2", "a:3"}, 3, 33},
+		{[]string{"a:1", "a:2", "a:3", "a:4", "a:5"}, 5, 35},
+	} {
+		l := base.spread(tc.replicas)
+		if l.Threads != tc.threads || l.Connections != tc.connections {
+			t.Errorf("%d replicas: %d threads, %d connections; want %d, %d", len(tc.replicas), l.Threads, l.Connections, tc.threads, tc.connections)
+		}
+	}
+}
+
+// wrk's threads, pinned by the script's setup(), reach every replica.
+func TestWrkReachesEveryReplica(t *testing.T) {
+	if err := checkWrk(); err != nil {
+		t.Skip(err)
+	}
+	var hits [3]atomic.Int64
+	var addrs []string
+	for i := range hits {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits[i].Add(1) }))
+		defer srv.Close()
+		addrs = append(addrs, strings.TrimPrefix(srv.URL, "http://"))
+	}
+	l := load{Name: "spread", Method: "GET", Path: "/x/{id}", IDs: []string{"a"}, Token: "1|s", Threads: 2, Connections: 6, Duration: time.Second}.spread(addrs)
+	res, err := runWrk("http://"+addrs[0], l, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range hits {
+		if hits[i].Load() == 0 {
+			t.Errorf("replica %d got no request (%d in all)", i, res.Requests)
 		}
 	}
 }
