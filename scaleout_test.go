@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/voiceapi/voiceapi/internal/testkit"
 )
 
 // TestHAProxyConfig runs deploy/haproxy.cfg, as docs/scale-out.md gives it, in front of
@@ -20,6 +22,9 @@ import (
 // without warning is taken out while every request keeps an answer. It skips without
 // haproxy, except under CI=true (.ci/run installs it).
 func TestHAProxyConfig(t *testing.T) {
+	if testkit.OnPostgres() {
+		t.Skip("runs its replicas on PostgreSQL in the default run already (VOICEAPI_TEST_BACKEND=postgres would repeat it)")
+	}
 	haproxy, err := exec.LookPath("haproxy")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
