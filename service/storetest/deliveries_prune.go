@@ -31,7 +31,7 @@ func testPruneDeliveries(t *testing.T, open Opener) {
 	failed := deliveryAt(other.ID, data.DeliveryFailed, old.Add(time.Second))
 	retrying := deliveryAt(w.ID, data.DeliveryRetrying, old.Add(2*time.Second))
 	pending := deliveryAt(w.ID, data.DeliveryPending, old.Add(3*time.Second)) // never pruned, however old
-	edge := deliveryAt(w.ID, data.DeliverySucceeded, before)                    // made at before: kept
+	edge := deliveryAt(w.ID, data.DeliverySucceeded, before)                  // made at before: kept
 	justBefore := deliveryAt(w.ID, data.DeliveryFailed, before.Add(-time.Millisecond))
 	// An old id whose created_at is not old (written back by an import, say) is kept.
 	restamped := deliveryAt(w.ID, data.DeliverySucceeded, old.Add(4*time.Second))
