@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"os"
 	"net/http/pprof"
 	"os/signal"
 	"syscall"
@@ -148,6 +149,7 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 		return fmt.Errorf("--read-header-timeout, --read-timeout, --write-timeout and --idle-timeout must be more than 0")
 	}
 	logger := slog.New(slog.NewJSONHandler(errOut, &slog.HandlerOptions{Level: level}))
+	tuneGC(os.Getenv)
 	cat, err := data.LoadCatalog(o.catalog)
 	if err != nil {
 		return fmt.Errorf("--catalog: %w", err)

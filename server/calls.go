@@ -26,11 +26,22 @@ func (s *Server) handleCallList(w http.ResponseWriter, r *http.Request) error {
 	req, pageErr := pageRequest(r)
 	f, filterErr := validate.CallFilterParams(r.URL.Query())
 	ctx := data.WithInputFaults(r.Context(), validate.Combine(pageErr, filterErr))
-	list, page, err := s.svc.Calls.ListCalls(ctx, f, req)
+	release, err := s.pages.take(ctx)
 	if err != nil {
 		return err
 	}
-	return writeList(w, list, page)
+	list, page, err := s.svc.Calls.ListCalls(ctx, f, req)
+	if err != nil {
+		release()
+		return err
+	}
+	buf, err := encodeList(list, page)
+	release()
+	if err != nil {
+		return err
+	}
+	sendJSON(w, buf)
+	return nil
 }
 
 // handleCallRegister: POST /api/v1/calls — the voice runtime registers a call; 201.
