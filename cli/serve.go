@@ -63,6 +63,8 @@ type serveOptions struct {
 	trustedProxies []string
 	// timeouts are the HTTP server's read-header, read, write and idle timeouts.
 	timeouts server.Timeouts
+	// retentionInterval is the wait between two retention sweeps; 0 turns sweeping off.
+	retentionInterval time.Duration
 	// passwordCost is the bcrypt cost of the bootstrap owner's password; 0 means the
 	// production cost. Only tests set it (no flag): cost 12 takes seconds under -race.
 	passwordCost int
@@ -112,6 +114,7 @@ func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.DurationVar(&o.timeouts.Read, "read-timeout", server.DefaultTimeouts.Read, "longest a client may take to send a whole request (uploads and imports: between two reads)")
 	f.DurationVar(&o.timeouts.Write, "write-timeout", server.DefaultTimeouts.Write, "longest a response may take to write (backups, exports and downloads: between two writes)")
 	f.DurationVar(&o.timeouts.Idle, "idle-timeout", server.DefaultTimeouts.Idle, "longest a kept-alive connection waits for its next request")
+	f.DurationVar(&o.retentionInterval, "retention-interval", time.Hour, "wait between two sweeps deleting the calls and knowledge files that retention settings have expired (0 turns sweeping off)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "also serve GET /metrics and /debug/pprof/ without a token on this HOST:PORT (keep it private); off when empty")
 }
 
@@ -129,6 +132,9 @@ func (o *serveOptions) check() (slog.Level, error) {
 	}
 	if o.deliveryRetention < 0 {
 		return level, fmt.Errorf("--delivery-retention must be 0 (keep forever) or more")
+	}
+	if o.retentionInterval < 0 {
+		return level, fmt.Errorf("--retention-interval must be 0 (off) or more")
 	}
 	if o.webhookWorkers < 1 {
 		return level, fmt.Errorf("--webhook-workers must be at least 1")
@@ -230,6 +236,13 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	pruned := make(chan struct{})
 	go func() { defer close(pruned); pruneDeliveries(pruneCtx, svc.Deliveries, logger, o.deliveryRetention) }()
 	defer func() { stopPrune(); <-pruned }()
+	// The retention sweeper stops between two batches before the database closes.
+	if o.retentionInterval > 0 {
+		sweepCtx, stopSweep := context.WithCancel(ctx)
+		swept := make(chan struct{})
+		go func() { defer close(swept); svc.Retention.Run(sweepCtx, o.retentionInterval) }()
+		defer func() { stopSweep(); <-swept }()
+	}
 	stopFetcher := srv.StartKnowledgeFetcher(ctx)
 	defer stopFetcher() // deferred after db.Close, so it runs first
 	logger.Info("listening", "addr", ln.Addr().String(), "data", o.loc.describe())

@@ -65,9 +65,12 @@ type Agent struct {
 	Status           string `json:"status"`
 	PublishedVersion *int   `json:"published_version"`
 	AgentConfig
-	CreatedAt   Time  `json:"created_at"`
-	UpdatedAt   Time  `json:"updated_at"`
-	PublishedAt *Time `json:"published_at"`
+	// Privacy is the agent's retention and redaction: policy, not behaviour, so it is no
+	// part of a version and a restore or publish leaves it as it is.
+	Privacy     AgentPrivacy `json:"privacy"`
+	CreatedAt   Time         `json:"created_at"`
+	UpdatedAt   Time         `json:"updated_at"`
+	PublishedAt *Time        `json:"published_at"`
 }
 
 // AgentConfig is the six configuration groups of an agent: what a version snapshots.

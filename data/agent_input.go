@@ -18,6 +18,7 @@ type AgentUpdate struct {
 	PromptConfig        Opt[PromptConfigPatch]        `json:"prompt_config"`
 	STTConfig           Opt[STTConfigPatch]           `json:"stt_config"`
 	TTSConfig           Opt[TTSConfigPatch]           `json:"tts_config"`
+	Privacy             Opt[AgentPrivacyPatch]        `json:"privacy"`
 }
 
 // AgentCreate is the body of POST /api/v1/agents: an update of the default agent (see
@@ -83,6 +84,9 @@ func (u *AgentUpdate) Apply(stored *Agent) *Agent {
 	}
 	if u.TTSConfig.Set {
 		out.TTSConfig = u.TTSConfig.V.Apply(out.TTSConfig)
+	}
+	if u.Privacy.Set {
+		out.Privacy = u.Privacy.V.Apply(out.Privacy)
 	}
 	return &out
 }

@@ -33,6 +33,9 @@ func (a *Agent) AppendJSON(dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if dst, err = appendMarshal(appendKey(dst, ',', "privacy"), a.Privacy); err != nil {
+		return nil, err
+	}
 	dst = appendKey(dst, ',', "created_at")
 	dst = a.CreatedAt.appendJSON(dst)
 	dst = appendKey(dst, ',', "updated_at")

@@ -71,8 +71,10 @@ type Call struct {
 	Variables           map[string]any   `json:"variables"`
 	Analysis            map[string]any   `json:"analysis"`
 	Metadata            map[string]any   `json:"metadata"`
-	CreatedAt           Time             `json:"created_at"`
-	UpdatedAt           Time             `json:"updated_at"`
+	// LegalHold exempts the call from retention (and from deletion) while true.
+	LegalHold bool `json:"legal_hold"`
+	CreatedAt Time `json:"created_at"`
+	UpdatedAt Time `json:"updated_at"`
 }
 
 // CallCreate is the body of POST /api/v1/calls: the voice runtime registers a call.
@@ -107,6 +109,7 @@ type CallUpdate struct {
 	Variables           Opt[map[string]any]   `json:"variables"`
 	Analysis            Opt[map[string]any]   `json:"analysis"`
 	Metadata            Opt[map[string]any]   `json:"metadata"`
+	LegalHold           Opt[bool]             `json:"legal_hold"`
 }
 
 // CallFilter narrows a list of calls; zero fields keep everything.

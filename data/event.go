@@ -57,6 +57,7 @@ var EventTypes = []string{
 	EventWebhookCreated, EventWebhookUpdated, EventWebhookDeleted, EventWebhookSecretRotated,
 	EventUserLogin, EventUserLoginFailed, EventUserPasswordChanged, EventSubscriptionUpdated,
 	EventWorkspaceExported, EventWorkspaceImported, EventBackupDownloaded,
+	EventRetentionSwept,
 }
 
 // Actor is who caused an event: a user through a token, or the system.

@@ -47,6 +47,9 @@ type WorkspaceExport struct {
 type ExportWorkspace struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
+	// Privacy is the workspace's retention and redaction; an import sets the target's
+	// from it (a document without it leaves the target's as it is).
+	Privacy *WorkspacePrivacy `json:"privacy"`
 }
 
 // ExportAgent is an agent with its versions. Key is unique among the document's agents;
@@ -57,6 +60,8 @@ type ExportAgent struct {
 	Status           string `json:"status"`
 	PublishedVersion *int   `json:"published_version"`
 	AgentConfig
+	// Privacy is the agent's retention and redaction (none when absent).
+	Privacy  *AgentPrivacy        `json:"privacy"`
 	Versions []ExportAgentVersion `json:"versions"`
 }
 

@@ -7,8 +7,10 @@ type Workspace struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`
 	Description string `json:"description"`
-	CreatedAt   Time   `json:"created_at"`
-	UpdatedAt   Time   `json:"updated_at"`
+	// Privacy is the workspace's retention and redaction (docs/calls.md).
+	Privacy   WorkspacePrivacy `json:"privacy"`
+	CreatedAt Time             `json:"created_at"`
+	UpdatedAt Time             `json:"updated_at"`
 }
 
 // WorkspaceCreate is the body of POST /api/v1/workspaces.
@@ -19,8 +21,9 @@ type WorkspaceCreate struct {
 
 // WorkspaceUpdate is the body of PUT /api/v1/workspaces/{workspace_id}.
 type WorkspaceUpdate struct {
-	Name        Opt[string] `json:"name"`
-	Description Opt[string] `json:"description"`
+	Name        Opt[string]                `json:"name"`
+	Description Opt[string]                `json:"description"`
+	Privacy     Opt[WorkspacePrivacyPatch] `json:"privacy"`
 }
 
 // WorkspaceService manages workspaces.

@@ -59,6 +59,7 @@ var eventPayloads = map[string]any{
 	data.EventWorkspaceExported: objectPayload("The workspace was exported: counts only, never a record or an api_key.",
 		withCounts(map[string]any{"include_secrets": map[string]any{"type": "boolean"}})),
 	data.EventWorkspaceImported: data.ImportResult{},
+	data.EventRetentionSwept:    data.RetentionSwept{},
 	data.EventBackupDownloaded: objectPayload("An instance admin downloaded a backup.", map[string]any{
 		"archive":             map[string]any{"type": "string", "description": "The archive's file name."},
 		"files_included":      map[string]any{"type": "boolean"},

@@ -20,6 +20,7 @@ var patternExamples = map[string]string{
 	`^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$`: "us-east-1",
 	`^\+[1-9]\d{1,14}$`:               "+14155550100",
 	`^\d{4}-\d{2}-\d{2}$`:             "2026-01-15",
+	`^[a-z][a-z0-9_]{0,31}$`:          "order_id",
 }
 
 // formatExamples are strings of each format the document uses.

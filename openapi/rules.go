@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/redact"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -362,9 +363,36 @@ var fieldRules = map[string]map[string]fieldRule{
 		"score":       between(0, 1).with(false, "Similarity; higher is better."),
 		"source_type": oneOf(data.SourceTypes...),
 	},
+	// Privacy settings (validate/privacy.go, docs/calls.md).
+	"WorkspacePrivacy":      workspacePrivacyRules,
+	"WorkspacePrivacyPatch": workspacePrivacyRules,
+	"AgentPrivacy":          agentPrivacyRules,
+	"AgentPrivacyPatch":     agentPrivacyRules,
+	"Redaction": {
+		"detectors": {UniqueItems: true, Items: &fieldRule{Enum: validate.RedactionDetectors}, Description: "Built-in detectors that are on; [] redacts nothing."},
+		"rules":     {MaxItems: validate.MaxRedactionRules, Description: "Custom detectors, applied after the built-in ones."},
+	},
+	"RedactionRule": {
+		"name":    fieldRule{Pattern: redact.NamePattern, MaxLength: validate.MaxRedactionRuleName}.with(true, "The marker: a match becomes [name]. Not a built-in detector's name; unique in the setting."),
+		"pattern": fieldRule{MinLength: 1, MaxLength: validate.MaxRedactionPatternBytes}.with(true, "RE2 (Go regexp) syntax, compiling to at most 1000 instructions, not matching the empty string."),
+	},
 	"URLSource":  {"status": oneOf(data.SourcePending, data.SourceIndexed, data.SourceFailed)},
 	"FileSource": {"status": oneOf(data.SourcePending, data.SourceIndexed, data.SourceFailed)},
 }
+
+var (
+	retentionRule = between(validate.MinRetentionDays, validate.MaxRetentionDays)
+
+	workspacePrivacyRules = map[string]fieldRule{
+		"retention_days":           retentionRule.with(false, "Days a call is kept after it is created; null keeps calls forever. An agent's own retention_days replaces it for that agent's calls; a call on legal_hold is kept."),
+		"knowledge_retention_days": retentionRule.with(false, "Days a knowledge base file is kept after its upload; null keeps files forever. Texts and URLs are not affected."),
+		"redaction":                {Description: "Applied to every call's transcript, variables and analysis before they are stored; an agent's redaction adds to it."},
+	}
+	agentPrivacyRules = map[string]fieldRule{
+		"retention_days": retentionRule.with(false, "Days this agent's calls are kept; replaces the workspace's retention_days; null follows the workspace."),
+		"redaction":      {Description: "Added to the workspace's redaction for this agent's calls (it cannot remove any of it)."},
+	}
+)
 
 // typeDocs describe the component schemas.
 var typeDocs = map[string]string{
@@ -386,4 +414,6 @@ var typeDocs = map[string]string{
 	"Subscription":    "The workspace's plan, limits and usage.",
 	"Webhook":         "A webhook subscription; its signing secret is shown only on create and rotate.",
 	"WorkspaceUser":   "A user's membership of a workspace.",
+	"Redaction":       "A redaction setting: built-in detectors and custom RE2 rules; each match becomes a typed marker such as [card] (docs/calls.md).",
+	"RetentionSwept":  "Data of retention.swept: what one retention sweep deleted in the workspace, counts only.",
 }

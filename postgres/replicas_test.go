@@ -35,9 +35,9 @@ func agentBody(name string) map[string]any { return map[string]any{"name": name}
 func TestReplicasCachesNeverServeStale(t *testing.T) {
 	rs := threeReplicas(t, testkit.ReplicaOptions{})
 	owner := rs[0].Owner
-	key := rs[0].Do("POST", "/api/v1/auth/api-keys", owner.Token, map[string]any{"name": "ci"})
+	key := rs[0].Do("POST", "/api/v1/api-keys", owner.Token, map[string]any{"name": "ci"})
 	testkit.Expect(t, key, 201)
-	token, id := key.Data()["token"].(string), key.Data()["id"]
+	token, id := key.JSON()["token"].(string), key.Data()["id"]
 	created := rs[0].Do("POST", "/api/v1/agents", token, agentBody("Before"))
 	testkit.Expect(t, created, 201)
 	agentID := created.Data()["id"].(string)
@@ -50,7 +50,7 @@ func TestReplicasCachesNeverServeStale(t *testing.T) {
 			t.Errorf("replica %d reads the agent as %v after replica 1 changed it", i, got.Data()["name"])
 		}
 	}
-	testkit.Expect(t, rs[0].Do("DELETE", fmt.Sprintf("/api/v1/auth/api-keys/%v", id), owner.Token, nil), 204)
+	testkit.Expect(t, rs[0].Do("DELETE", fmt.Sprintf("/api/v1/api-keys/%v", id), owner.Token, nil), 204)
 	for i, r := range rs {
 		if got := r.Do("GET", "/api/v1/agents/"+agentID, token, nil); got.Status != 401 {
 			t.Errorf("replica %d answered %d to a key revoked through replica 0", i, got.Status)
@@ -62,7 +62,13 @@ func TestReplicasCachesNeverServeStale(t *testing.T) {
 // limit in all, not three times it.
 func TestReplicasShareRateLimits(t *testing.T) {
 	const limit = 10
-	rs := threeReplicas(t, testkit.ReplicaOptions{Configure: func(c *server.Config) { c.RateLimit, c.LoginRateLimit = limit, 3 }})
+	// Mid-minute on a still clock: a burst that crossed a window's end would start a new
+	// window and prove nothing.
+	now := time.Now().Truncate(time.Minute).Add(30 * time.Second)
+	rs := threeReplicas(t, testkit.ReplicaOptions{Configure: func(c *server.Config) {
+		c.RateLimit, c.LoginRateLimit = limit, 3
+		c.Now = func() time.Time { return now }
+	}})
 	token := rs[0].Owner.Token
 	var ok, limited atomic.Int32
 	var wg sync.WaitGroup

@@ -138,7 +138,12 @@ func acceptCard(t *tokens, w *window) bool {
 	if w.a == w.b && w.ascii {
 		return luhn(w.digits)
 	}
-	if !w.only(sepSpace, sepDash, sepComma) || !(w.spoken || w.ascii) {
+	if !w.only(sepSpace, sepDash, sepComma, sepDot) || !(w.spoken || w.ascii) {
+		return false
+	}
+	// Dots group a written card only when every separator is one ("4242.4242.4242.4242"),
+	// as they group a phone number.
+	if w.seps&(1<<sepDot) != 0 && (w.seps != 1<<sepDot || w.spoken) {
 		return false
 	}
 	if w.seps&(1<<sepComma) != 0 && !w.spoken {

@@ -11,14 +11,14 @@ import (
 // and analysis value of every call, so its cost is bounded: RE2 matching is linear in the
 // text, with a factor that grows with the compiled program, hence MaxProgramSize.
 const (
-	MaxRules          = 20   // custom rules per setting
-	MaxPatternBytes   = 1000 // bytes of one pattern
-	MaxProgramSize    = 1000 // instructions of one compiled pattern (regexp/syntax.Prog)
-	maxNameLen        = 32   // characters of a rule name
-	namePatternString = `^[a-z][a-z0-9_]{0,31}$`
+	MaxRules        = 20   // custom rules per setting
+	MaxPatternBytes = 1000 // bytes of one pattern
+	MaxProgramSize  = 1000 // instructions of one compiled pattern (regexp/syntax.Prog)
+	MaxNameLen      = 32   // characters of a rule name (it is the marker)
+	NamePattern     = `^[a-z][a-z0-9_]{0,31}$`
 )
 
-var namePattern = regexp.MustCompile(namePatternString)
+var namePattern = regexp.MustCompile(NamePattern)
 
 // Fault is one validation failure: the dot path of the field (conventions §2, e.g.
 // "redaction.rules.2.pattern") and a message naming it. The service layer adds each to its
@@ -57,7 +57,7 @@ func (c Config) Validate(path string) []Fault {
 		case rule.Name == "":
 			add(np, "The %s field is required.", np)
 		case !namePattern.MatchString(rule.Name):
-			add(np, "The %s field format is invalid: a lower-case letter, then up to %d lower-case letters, digits or underscores.", np, maxNameLen-1)
+			add(np, "The %s field format is invalid: a lower-case letter, then up to %d lower-case letters, digits or underscores.", np, MaxNameLen-1)
 		case isDetector(rule.Name):
 			add(np, "The %s field must not be the name of a built-in detector.", np)
 		case names[rule.Name]:

@@ -221,7 +221,7 @@ func scanTokens(text string, t *tokens, names map[string]bool) {
 // a card number from the detectors.
 func markerEnd(text string, i int, names map[string]bool) int {
 	j := i + 1
-	for j < len(text) && j-i <= maxNameLen+1 {
+	for j < len(text) && j-i <= MaxNameLen+1 {
 		c := text[j]
 		switch {
 		case c == ']':

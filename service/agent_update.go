@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/validate"
@@ -131,7 +132,9 @@ func (s *AgentService) prepareUpdate(ctx context.Context, id string, row *data.S
 	if u.faults.Len() > 0 {
 		return u, nil
 	}
-	if sameSnapshot(plain.Snapshot(), a.Snapshot()) {
+	sameConfig := sameSnapshot(plain.Snapshot(), a.Snapshot())
+	samePolicy := reflect.DeepEqual(plain.Privacy.Normalized(), a.Privacy.Normalized())
+	if sameConfig && samePolicy {
 		u.unchanged, u.out = true, masked(plain)
 		if u.outJSON, err = u.out.AppendJSON(nil); err != nil {
 			return nil, err
@@ -139,8 +142,13 @@ func (s *AgentService) prepareUpdate(ctx context.Context, id string, row *data.S
 		return u, nil
 	}
 	next := *plain
-	next.Name, next.AgentConfig = a.Name, a.AgentConfig
-	next.Status, next.UpdatedAt = data.AgentStatusDraft, s.timeNow()
+	next.Privacy, next.UpdatedAt = a.Privacy, s.timeNow()
+	if !sameConfig {
+		// Privacy is policy, no part of a version: changing it alone leaves the agent
+		// published (docs/calls.md).
+		next.Name, next.AgentConfig = a.Name, a.AgentConfig
+		next.Status = data.AgentStatusDraft
+	}
 	u.row, u.out = &next, masked(&next)
 	stored := next
 	if plain.LLMConfig.APIKey == next.LLMConfig.APIKey {

@@ -100,6 +100,11 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 		if err := fillCourse(c, now); err != nil {
 			return err
 		}
+		r, err := s.callRedactor(tx, c.WorkspaceID, c.AgentID)
+		if err != nil {
+			return err
+		}
+		redactCall(r, c, allCallFields)
 		if err := tx.InsertCall(c); err != nil {
 			return err
 		}
@@ -247,11 +252,17 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 			return err
 		}
 		next.UpdatedAt = now
+		// Only the members given are redacted: the stored ones were when they came.
+		r, err := s.callRedactor(tx, next.WorkspaceID, next.AgentID)
+		if err != nil {
+			return err
+		}
+		redactCall(r, next, callFields{in.Transcript.Set, in.Variables.Set, in.Analysis.Set})
 		if err := tx.PutCall(next); err != nil {
 			return err
 		}
 		c = next
-		return s.callEvents(ctx, tx, c, "", old.Status, in.Analysis.Set && !sameJSON(old.Analysis, in.Analysis.V))
+		return s.callEvents(ctx, tx, c, "", old.Status, in.Analysis.Set && !sameJSON(old.Analysis, next.Analysis))
 	})
 	if err != nil {
 		return nil, err
@@ -272,6 +283,7 @@ func merge(old *data.Call, in data.CallUpdate) *data.Call {
 	setOpt(&next.Variables, in.Variables)
 	setOpt(&next.Analysis, in.Analysis)
 	setOpt(&next.Metadata, in.Metadata)
+	setOpt(&next.LegalHold, in.LegalHold)
 	normalizeCall(&next)
 	return &next
 }
@@ -317,6 +329,9 @@ func (s *CallService) DeleteCall(ctx context.Context, id string) error {
 		}
 		if err := data.CheckIfMatch(data.IfMatch(ctx), c); err != nil {
 			return err
+		}
+		if c.LegalHold {
+			return data.Errorf(data.ECONFLICT, "The call is on legal hold: set legal_hold to false before deleting it.")
 		}
 		return tx.DeleteCall(id)
 	})

@@ -72,7 +72,7 @@ func (s *ExportService) ExportWorkspace(ctx context.Context, workspaceID string,
 		st.doc = data.WorkspaceExport{
 			Format: data.ExportFormat, Version: data.ExportVersion, ExportedAt: s.timeNow(),
 			Secrets:   data.ExportSecretsMasked,
-			Workspace: data.ExportWorkspace{Name: ws.Name, Description: ws.Description},
+			Workspace: data.ExportWorkspace{Name: ws.Name, Description: ws.Description, Privacy: ptrTo(ws.Privacy.Normalized())},
 			Agents:    []data.ExportAgent{}, KnowledgeBases: []data.ExportKnowledgeBase{},
 			Numbers: []data.ExportNumber{}, Webhooks: []data.ExportWebhook{},
 		}
@@ -232,6 +232,7 @@ func (s *ExportService) exportAgents(tx Tx, ws string, kbKeys map[string]string,
 		out := data.ExportAgent{
 			Key: km.key(row.Name, "agent"), Name: row.Name, Status: row.Status, PublishedVersion: row.PublishedVersion,
 			AgentConfig: exportConfig(cfg, kbKeys, opts), Versions: []data.ExportAgentVersion{},
+			Privacy: ptrTo(row.Privacy.Normalized()),
 		}
 		keys[id] = out.Key
 		versions, err := all(func(req data.PageRequest) ([]*data.AgentVersion, data.Page, error) { return tx.AgentVersions(id, req) })
@@ -395,3 +396,6 @@ func (st *exportStream) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// ptrTo returns a pointer to a copy of v.
+func ptrTo[T any](v T) *T { return &v }

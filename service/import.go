@@ -215,6 +215,19 @@ func (s *ExportService) importTx(ctx context.Context, tx Tx, doc *data.Workspace
 		return nil, err
 	}
 	now := s.timeNow()
+	if p := doc.Workspace.Privacy; p != nil {
+		w, err := tx.Workspace(ws)
+		if err != nil {
+			return nil, err
+		}
+		if w == nil {
+			return nil, data.NotFound("Workspace")
+		}
+		w.Privacy, w.UpdatedAt = p.Normalized(), now
+		if err := tx.PutWorkspace(w); err != nil {
+			return nil, err
+		}
+	}
 	for i, kb := range doc.KnowledgeBases {
 		if err := s.importKnowledgeBase(ctx, tx, plan.kbs[i], plan.prepared[i]); err != nil {
 			return nil, err
@@ -316,6 +329,9 @@ func (s *ExportService) importAgent(ctx context.Context, tx Tx, in *data.ExportA
 		ID: s.ids.New(data.PrefixAgent), WorkspaceID: plan.ws, Name: in.Name, Status: in.Status, PublishedVersion: in.PublishedVersion,
 		AgentConfig: plan.importConfig(in.AgentConfig, path), CreatedAt: now, UpdatedAt: now,
 	}}
+	if in.Privacy != nil {
+		row.Privacy = in.Privacy.Normalized()
+	}
 	if in.PublishedVersion != nil {
 		row.PublishedAt = &now // live on this instance since now
 	}

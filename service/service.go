@@ -58,6 +58,8 @@ type base struct {
 	chainKey []byte
 	// urlGuard is Options.URLGuard.
 	urlGuard func(rawURL string) error
+	// redactors caches compiled redaction settings (service/redaction.go).
+	redactors *redactors
 }
 
 // Services are the implementations of the data services, one per resource, built on one
@@ -89,6 +91,8 @@ type Services struct {
 	Exports *ExportService
 	// Backup implements data.BackupService over the store's snapshots.
 	Backup *BackupService
+	// Retention sweeps what retention settings have expired.
+	Retention *RetentionService
 }
 
 // New builds the services on store.
@@ -124,6 +128,7 @@ func New(store Store, opts Options) (*Services, error) {
 	b := &base{
 		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
 		ids: opts.IDs, chainKey: ChainKey(opts.Sealer), urlGuard: opts.URLGuard, kbIndexes: newIndexCache(),
+		redactors: &redactors{},
 	}
 	b.store = claimingStore{Store: store, b: b}
 	return &Services{
@@ -143,6 +148,7 @@ func New(store Store, opts Options) (*Services, error) {
 		Subscriptions:  &SubscriptionService{b},
 		Exports:        newExportService(b),
 		Backup:         newBackupService(b, store),
+		Retention:      &RetentionService{b},
 	}, nil
 }
 

@@ -127,6 +127,9 @@ func (s *WorkspaceService) UpdateWorkspace(ctx context.Context, id string, in da
 		if in.Description.Set {
 			w.Description = in.Description.V
 		}
+		if in.Privacy.Set {
+			w.Privacy = in.Privacy.V.Apply(w.Privacy)
+		}
 		w.UpdatedAt = s.timeNow()
 		if err := tx.PutWorkspace(w); err != nil {
 			return err

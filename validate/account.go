@@ -108,6 +108,9 @@ func WorkspaceUpdate(in data.WorkspaceUpdate) error {
 	if in.Description.Set {
 		errs.MaxLen("description", in.Description.V, MaxDescriptionLen)
 	}
+	if in.Privacy.Set {
+		WorkspacePrivacy(&errs, "privacy", in.Privacy.V)
+	}
 	return errs.Err()
 }
 

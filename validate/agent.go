@@ -55,6 +55,9 @@ func AgentChange(merged *data.Agent, in *data.AgentUpdate, creating bool, cat *d
 		validateAgentName(merged.Name, rules)
 	}
 	checkGroups(merged, cat, rules, func(group string) bool { return creating || in.Given(group) })
+	if in.Privacy.Set {
+		AgentPrivacy(rules, "privacy", in.Privacy.V)
+	}
 	out.AddUncovered(rules)
 	return out
 }

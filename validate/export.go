@@ -45,6 +45,9 @@ func WorkspaceImport(doc *data.WorkspaceExport, kbIDs map[string]string, cat *da
 	}
 	errs.MaxLen("workspace.name", doc.Workspace.Name, MaxNameLen)
 	errs.MaxLen("workspace.description", doc.Workspace.Description, MaxDescriptionLen)
+	if doc.Workspace.Privacy != nil {
+		StoredWorkspacePrivacy(errs, "workspace.privacy", *doc.Workspace.Privacy)
+	}
 
 	for _, list := range []struct {
 		path string
@@ -110,6 +113,9 @@ func importAgent(a *data.ExportAgent, path string, kbIDs map[string]string, cat 
 	keyForm(&inner, "key", a.Key)
 	checkAgentSnapshot(a.Name, a.AgentConfig, kbIDs, cat, &inner)
 	inner.OneOf("status", a.Status, data.AgentStatusDraft, data.AgentStatusPublished)
+	if a.Privacy != nil {
+		StoredAgentPrivacy(&inner, "privacy", *a.Privacy)
+	}
 	inner.MaxItems("versions", len(a.Versions), MaxImportItems)
 	numbers := map[int]bool{}
 	for j, v := range a.Versions {

@@ -28,6 +28,11 @@ var suites = []struct {
 	{"knowledge_files", testKnowledgeFiles},
 	{"knowledge_file_lifecycle", testKnowledgeFileLifecycle},
 	{"accounts", testAccounts},
+	{"accounts_lists", testAccountLists},
+	{"accounts_revisions", testAccountRevisions},
+	{"accounts_deletes", testAccountDeletes},
+	{"workspace_delete", testWorkspaceDelete},
+	{"agent_delete_members", testAgentDeleteMembers},
 	{"put_api_key", testPutAPIKey},
 	{"webhooks", testWebhooks},
 	{"deliveries", testDeliveries},
@@ -37,12 +42,14 @@ var suites = []struct {
 	{"event reads", testEventReads},
 	{"events after", testEventsAfter},
 	{"agents", testAgents},
+	{"agent_refs", testAgentRefs},
 	{"agent_json", testAgentJSON},
 	{"numbers", testNumbers},
 	{"phone_number_taken", testPhoneNumberTaken},
 	{"calls", testCalls},
 	{"call_rollups", testCallRollups},
 	{"subscriptions", testSubscriptions},
+	{"privacy_fields", testPrivacyFields},
 }
 
 // Run runs every group of the suite against stores made by open.

@@ -1,0 +1,158 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"mime/multipart"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
+	"github.com/voiceapi/voiceapi/internal/pgtest"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/postgres"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// A single-node installation moved into PostgreSQL serves the same answers: every
+// record, its version history, files, pending deliveries, tokens (the old ones still
+// work) and the audit chain (it still verifies, as long as it was).
+func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
+	dir := t.TempDir()
+	url := pgtest.Database(t)
+	quiet := slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))
+
+	// The installation, with its own key file in dir (as `serve` makes it).
+	src, err := bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(cli.NewServer(src, quiet).Handler())
+	owner := testkit.NewAccount(t, cli.NewServices(src), "owner@example.com", true)
+	do := func(method, path string, body any, headers ...string) *testkit.Response {
+		t.Helper()
+		return testkit.Request(t, hs.URL, method, path, owner.Token, body, headers...)
+	}
+	agent := do("POST", "/api/v1/agents", map[string]any{"name": "Support", "llm_config": map[string]any{"api_key": "sk-moved-secret-1234"}})
+	testkit.Expect(t, agent, 201)
+	agentID := agent.Data()["id"].(string)
+	testkit.Expect(t, do("POST", "/api/v1/agents/"+agentID+"/publish", map[string]any{"description": "first"}), 204)
+	testkit.Expect(t, do("PUT", "/api/v1/agents/"+agentID, map[string]any{"name": "Support v2"}), 200)
+	number := do("POST", "/api/v1/numbers", map[string]any{"phone_number": "+14155550123", "provider": "twilio", "inbound_agent_id": agentID})
+	testkit.Expect(t, number, 201)
+	for i := range 3 {
+		testkit.Expect(t, do("POST", "/api/v1/calls", map[string]any{"agent_id": agentID, "direction": "web",
+			"transcript": []map[string]any{{"role": "user", "content": fmt.Sprint("hello ", i), "start_ms": 0}}}), 201)
+	}
+	kb := do("POST", "/api/v1/knowledge-bases", map[string]any{"name": "FAQ", "texts": []any{map[string]any{"title": "Hours", "content": "We open at nine."}}})
+	testkit.Expect(t, kb, 201)
+	kbID := kb.Data()["id"].(string)
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	w, _ := mw.CreateFormFile("files", "refunds.txt")
+	w.Write([]byte("Refunds are paid within fourteen days."))
+	mw.Close()
+	up := do("POST", "/api/v1/knowledge-bases/"+kbID+"/sources/add", body.Bytes(), "Content-Type", mw.FormDataContentType())
+	testkit.Expect(t, up, 200)
+	fileID := up.Data()["files"].([]any)[0].(map[string]any)["id"].(string)
+	// A webhook to nowhere reachable: its deliveries stay pending (no dispatcher runs).
+	hook := do("POST", "/api/v1/webhooks", map[string]any{"url": "https://example.com/hook", "events": []string{"*"}})
+	testkit.Expect(t, hook, 201)
+	hookID := hook.Data()["id"].(string)
+	testkit.Expect(t, do("POST", "/api/v1/webhooks/"+hookID+"/test", nil), 202)
+	// Fanned out but not posted (no dispatcher runs): pending deliveries, an empty outbox.
+	if n, err := cli.NewServices(src).Deliveries.FanOut(context.Background(), 0); err != nil || n == 0 {
+		t.Fatalf("fan-out on the installation: %d, %v", n, err)
+	}
+	testkit.Expect(t, do("POST", "/api/v1/agents", map[string]any{"name": "Queued"}), 201) // its event stays outboxed
+
+	paths := []string{
+		"/api/v1/agents", "/api/v1/agents/" + agentID, "/api/v1/agents/" + agentID + "/versions",
+		"/api/v1/agents/" + agentID + "/versions/1", "/api/v1/numbers", "/api/v1/calls",
+		"/api/v1/knowledge-bases", "/api/v1/knowledge-bases/" + kbID,
+		"/api/v1/knowledge-bases/" + kbID + "/sources/files/" + fileID + "/content",
+		"/api/v1/webhooks", "/api/v1/webhooks/" + hookID, "/api/v1/webhooks/" + hookID + "/deliveries", "/api/v1/workspaces",
+		"/api/v1/subscription", "/api/v1/audit-log?per_page=100", "/api/v1/audit-log/verify",
+	}
+	before := map[string]*testkit.Response{}
+	for _, p := range paths {
+		before[p] = do("GET", p, nil)
+		testkit.Expect(t, before[p], 200)
+	}
+	hs.Close()
+	src.Close()
+
+	out, err := runMigrate(t, "migrate", "--from-data", dir, "--database-url", url)
+	if err != nil {
+		t.Fatalf("migrate --from-data: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "agent_versions 1") || !strings.Contains(out, "calls 3") || !strings.Contains(out, "files 1") {
+		t.Errorf("the move's summary: %s", out)
+	}
+	// Moving again into the now full database is refused, changing nothing.
+	if out, err := runMigrate(t, "migrate", "--from-data", dir, "--database-url", url); err == nil || !strings.Contains(err.Error(), "empty database") {
+		t.Errorf("a second move: %v\n%s", err, out)
+	}
+
+	dst, err := postgres.Open(context.Background(), postgres.Options{URL: url, DataDir: dir, PasswordCost: bcrypt.MinCost, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	moved := httptest.NewServer(cli.NewServer(dst, quiet).Handler())
+	defer moved.Close()
+	for _, p := range paths {
+		after := testkit.Request(t, moved.URL, "GET", p, owner.Token, nil)
+		if after.Status != 200 || !bytes.Equal(after.Body, before[p].Body) {
+			t.Errorf("GET %s after the move: %d\n%s\nbefore:\n%s", p, after.Status, after.Body, before[p].Body)
+		}
+		if a, b := after.Header.Get("ETag"), before[p].Header.Get("ETag"); a != b {
+			t.Errorf("GET %s: ETag %q after the move, %q before", p, a, b)
+		}
+	}
+	// The pending deliveries moved (compared above); of the outbox only the event that
+	// was still in it moved there: fanning out makes exactly its one delivery.
+	if !strings.Contains(string(before["/api/v1/webhooks/"+hookID+"/deliveries"].Body), `"status":"pending"`) {
+		t.Fatal("the installation had no pending delivery to move")
+	}
+	fanned, err := cli.NewServices(dst).Deliveries.FanOut(context.Background(), 0)
+	if err != nil || fanned != 1 {
+		t.Errorf("fanning out the moved outbox: %d events, %v; want the one still queued", fanned, err)
+	}
+	// The moved agent's key still opens under the installation's key.
+	var sealed string
+	if err := dst.View(context.Background(), func(tx service.Tx) error {
+		a, err := tx.Agent(agentID)
+		if err == nil && a != nil && a.LLMConfig.APIKey != nil {
+			sealed = *a.LLMConfig.APIKey
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if plain, err := dst.Sealer().Open(sealed); err != nil || plain != "sk-moved-secret-1234" {
+		t.Errorf("the moved agent's api key opens as %q, %v", plain, err)
+	}
+	// New writes after the move chain onto the moved audit log.
+	testkit.Expect(t, testkit.Request(t, moved.URL, "POST", "/api/v1/agents", owner.Token, map[string]any{"name": "After"}), 201)
+	v := testkit.Request(t, moved.URL, "GET", "/api/v1/audit-log/verify", owner.Token, nil)
+	if v.Data()["intact"] != true {
+		t.Errorf("the chain after a write on the moved installation: %s", v.Body)
+	}
+}
+
+// runMigrate runs the command line and returns its output.
+func runMigrate(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	root := cli.NewRootCommand(&out, &out)
+	root.SetArgs(args)
+	err := root.Execute()
+	return out.String(), err
+}

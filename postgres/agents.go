@@ -1,0 +1,256 @@
+package postgres
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+func init() {
+	quotaCounters[data.LimitAgents] = func(t *tx, ws string, upTo int64) (int64, error) {
+		return t.countWhereUpTo(`agents WHERE workspace_id = $1`, upTo, ws)
+	}
+	workspaceCascades = append(workspaceCascades, deleteWorkspaceAgents)
+	knowledgeBaseDeleteHooks = append(knowledgeBaseDeleteHooks, removeKnowledgeBaseFromAgents)
+}
+
+const agentCols = `id, workspace_id, name, status, published_version, last_version, config, privacy, created_at, updated_at, published_at`
+
+// Agent implements service.AgentTx.
+func (t *tx) Agent(id string) (*data.StoredAgent, error) {
+	a, err := scanAgent(t.queryRow(`SELECT `+agentCols+` FROM agents WHERE id = $1`, id))
+	if err != nil {
+		return nil, noRows(err)
+	}
+	return a, nil
+}
+
+func scanAgent(row pgx.Row) (*data.StoredAgent, error) {
+	var a data.StoredAgent
+	var config, privacy []byte
+	var created, updated time.Time
+	var published *time.Time
+	if err := row.Scan(&a.ID, &a.WorkspaceID, &a.Name, &a.Status, &a.PublishedVersion, &a.LastVersion,
+		&config, &privacy, &created, &updated, &published); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(config, &a.AgentConfig); err != nil {
+		return nil, fmt.Errorf("decoding agent %s: %w", a.ID, err)
+	}
+	if err := json.Unmarshal(privacy, &a.Privacy); err != nil {
+		return nil, fmt.Errorf("decoding agent %s: %w", a.ID, err)
+	}
+	a.CreatedAt, a.UpdatedAt, a.PublishedAt = storedTime(created), storedTime(updated), storedTimePtr(published)
+	return &a, nil
+}
+
+// AgentRevision implements service.AgentTx: the row's revision, drawn from a sequence on
+// every write.
+func (t *tx) AgentRevision(id string) (uint64, error) {
+	var rev int64
+	if err := t.queryRow(`SELECT revision FROM agents WHERE id = $1`, id).Scan(&rev); err != nil {
+		return 0, noRows(err)
+	}
+	return uint64(rev), nil
+}
+
+// PutAgent implements service.AgentTx. The status index is an index on the row, so
+// oldStatus has nothing to move; a.JSON is not kept (the row is columns, encoded here).
+func (t *tx) PutAgent(a *data.StoredAgent, oldStatus string) error {
+	config, err := json.Marshal(a.AgentConfig)
+	if err != nil {
+		return fmt.Errorf("encoding agent %s: %w", a.ID, err)
+	}
+	privacy, err := json.Marshal(a.Privacy)
+	if err != nil {
+		return fmt.Errorf("encoding agent %s: %w", a.ID, err)
+	}
+	_, err = t.exec(`INSERT INTO agents (`+agentCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+		ON CONFLICT (id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, name = EXCLUDED.name,
+			status = EXCLUDED.status, published_version = EXCLUDED.published_version,
+			last_version = EXCLUDED.last_version, config = EXCLUDED.config, privacy = EXCLUDED.privacy,
+			created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,
+			published_at = EXCLUDED.published_at, revision = nextval('agent_revisions')`,
+		a.ID, a.WorkspaceID, a.Name, a.Status, a.PublishedVersion, a.LastVersion, config, privacy,
+		a.CreatedAt.Time, a.UpdatedAt.Time, paramTime(a.PublishedAt))
+	return err
+}
+
+// DeleteAgent implements service.AgentTx: the row and its versions go, then the hooks
+// other resources registered run (numbers unbound, members' agent_ids); calls stay.
+func (t *tx) DeleteAgent(a *data.StoredAgent) error {
+	if _, err := t.exec(`DELETE FROM agent_versions WHERE agent_id = $1`, a.ID); err != nil {
+		return err
+	}
+	if _, err := t.exec(`DELETE FROM agents WHERE id = $1`, a.ID); err != nil {
+		return err
+	}
+	for _, hook := range agentDeleteHooks {
+		if err := hook(t, a.WorkspaceID, a.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AgentIDs implements service.AgentTx. Every filter is a condition on the walk of
+// (workspace_id[, status], id); a name search compares lowercased names, as the bbolt
+// engine does, though lower() follows the database's locale (under the C locale only
+// ASCII letters fold) where the bbolt engine folds all of Unicode.
+func (t *tx) AgentIDs(ws, status string, only []string, nameContains string, req data.PageRequest) ([]string, data.Page, error) {
+	args := []any{ws}
+	from := `agents WHERE workspace_id = $1`
+	if status != "" {
+		args = append(args, status)
+		from += fmt.Sprintf(` AND status = $%d`, len(args))
+	}
+	if len(only) > 0 {
+		args = append(args, only)
+		from += fmt.Sprintf(` AND id = ANY($%d::text[])`, len(args))
+	}
+	if nameContains != "" {
+		args = append(args, strings.ToLower(nameContains))
+		from += fmt.Sprintf(` AND strpos(lower(name), $%d) > 0`, len(args))
+	}
+	ks := keyset{
+		binding: binding("agents", ws, status, strings.Join(only, ","), nameContains),
+		cols:    "id", from: from, key: "id", args: args,
+	}
+	return pageRows(t, ks, req, func(rows pgx.Rows) (string, string, error) {
+		var id string
+		err := rows.Scan(&id)
+		return id, id, err
+	})
+}
+
+const versionCols = `agent_id, version_number, description, name, config, created_at, published_by`
+
+// PutAgentVersion implements service.AgentTx.
+func (t *tx) PutAgentVersion(v *data.AgentVersion) error {
+	config, err := json.Marshal(v.AgentConfig)
+	if err != nil {
+		return fmt.Errorf("encoding version %d of agent %s: %w", v.VersionNumber, v.AgentID, err)
+	}
+	_, err = t.exec(`INSERT INTO agent_versions (`+versionCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (agent_id, version_number) DO UPDATE SET description = EXCLUDED.description,
+			name = EXCLUDED.name, config = EXCLUDED.config, created_at = EXCLUDED.created_at,
+			published_by = EXCLUDED.published_by`,
+		v.AgentID, v.VersionNumber, v.Description, v.Name, config, v.CreatedAt.Time, v.PublishedBy)
+	return err
+}
+
+// scanVersion reads the versionCols of a row, then extra.
+func scanVersion(row pgx.Row, extra ...any) (*data.AgentVersion, error) {
+	var v data.AgentVersion
+	var config []byte
+	var created time.Time
+	dest := append([]any{&v.AgentID, &v.VersionNumber, &v.Description, &v.Name, &config, &created, &v.PublishedBy}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(config, &v.AgentConfig); err != nil {
+		return nil, fmt.Errorf("decoding version %d of agent %s: %w", v.VersionNumber, v.AgentID, err)
+	}
+	v.CreatedAt = storedTime(created)
+	return &v, nil
+}
+
+// AgentVersion implements service.AgentTx.
+func (t *tx) AgentVersion(agentID string, n int) (*data.AgentVersion, error) {
+	v, err := scanVersion(t.queryRow(`SELECT `+versionCols+` FROM agent_versions WHERE agent_id = $1 AND version_number = $2`, agentID, n))
+	if err != nil {
+		return nil, noRows(err)
+	}
+	return v, nil
+}
+
+// AgentVersions implements service.AgentTx: newest (highest number) first.
+func (t *tx) AgentVersions(agentID string, req data.PageRequest) ([]*data.AgentVersion, data.Page, error) {
+	ks := keyset{
+		binding: binding("agent_versions", agentID),
+		cols:    versionCols + ", version_key", from: `agent_versions WHERE agent_id = $1`, key: "version_key",
+		args: []any{agentID},
+	}
+	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.AgentVersion, string, error) {
+		var key string
+		v, err := scanVersion(rows, &key)
+		return v, key, err
+	})
+}
+
+// KnowledgeBaseExists implements service.AgentTx, over the knowledge bases' table.
+func (t *tx) KnowledgeBaseExists(ws, id string) (bool, error) {
+	var found bool
+	err := t.queryRow(`SELECT EXISTS (SELECT 1 FROM knowledge_bases WHERE id = $1 AND workspace_id = $2)`, id, ws).Scan(&found)
+	return found, err
+}
+
+// AgentRef implements service.NumberTx.
+func (t *tx) AgentRef(ws, agentID string) (bool, *int, error) {
+	var published *int
+	err := t.queryRow(`SELECT published_version FROM agents WHERE id = $1 AND workspace_id = $2`, agentID, ws).Scan(&published)
+	if err != nil {
+		return false, nil, noRows(err)
+	}
+	return true, published, nil
+}
+
+// deleteWorkspaceAgents is the agents' part of deleting a workspace: agents and their
+// versions (members and numbers go with the workspace, so no hook needs to run).
+func deleteWorkspaceAgents(t *tx, ws string) error {
+	if _, err := t.exec(`DELETE FROM agent_versions WHERE agent_id IN (SELECT id FROM agents WHERE workspace_id = $1)`, ws); err != nil {
+		return err
+	}
+	_, err := t.exec(`DELETE FROM agents WHERE workspace_id = $1`, ws)
+	return err
+}
+
+// removeKnowledgeBaseFromAgents drops a deleted knowledge base from the knowledge_base_ids
+// of the workspace's agents, in the knowledge base's delete transaction; each changed row
+// gets a new revision. Versions keep their snapshot as published.
+func removeKnowledgeBaseFromAgents(t *tx, ws, kbID string) error {
+	_, err := t.exec(`UPDATE agents SET
+			config = jsonb_set(config, '{llm_config,knowledge_base_ids}', (
+				SELECT coalesce(jsonb_agg(e ORDER BY i), '[]'::jsonb)
+				FROM jsonb_array_elements(config->'llm_config'->'knowledge_base_ids') WITH ORDINALITY AS ids(e, i)
+				WHERE e <> to_jsonb($2::text))),
+			revision = nextval('agent_revisions')
+		WHERE workspace_id = $1 AND config->'llm_config'->'knowledge_base_ids' ? $2`, ws, kbID)
+	return err
+}
+
+// countWhereUpTo counts the rows of from (a "table WHERE condition" using args), stopping at
+// upTo when upTo >= 0, so that a quota check reads no more rows than its limit.
+func (t *tx) countWhereUpTo(from string, upTo int64, args ...any) (int64, error) {
+	sql := `SELECT count(*) FROM ` + from
+	if upTo >= 0 {
+		sql = fmt.Sprintf(`SELECT count(*) FROM (SELECT 1 FROM %s LIMIT %d) AS limited`, from, upTo)
+	}
+	var n int64
+	err := t.queryRow(sql, args...).Scan(&n)
+	return n, err
+}
+
+// storedTime is a stored timestamp as the records carry it: UTC.
+func storedTime(t time.Time) data.Time { return data.Time{Time: t.UTC()} }
+
+func storedTimePtr(t *time.Time) *data.Time {
+	if t == nil {
+		return nil
+	}
+	d := storedTime(*t)
+	return &d
+}
+
+// paramTime is a nullable timestamp parameter.
+func paramTime(t *data.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	return &t.Time
+}

@@ -1,0 +1,289 @@
+package postgres
+
+import (
+	"encoding/json"
+	"sort"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// What is derived from calls in the same transaction as each call's write: the count of
+// every list scope, the hourly rollups and the month's ended-call minutes. The rows are
+// adjusted by upserts that add a delta, queued in the write's one batch.
+
+// callAttrs are what the list filters look at.
+type callAttrs struct {
+	agent, number, direction, status string
+}
+
+func attrsOf(c *data.Call) callAttrs {
+	a := callAttrs{agent: c.AgentID, direction: c.Direction, status: c.Status}
+	if c.NumberID != nil {
+		a.number = *c.NumberID
+	}
+	return a
+}
+
+// Scopes of call_scope_counts: every call of the workspace, and one per filter value.
+func scopeAgent(id string) string      { return "a/" + id }
+func scopeNumber(id string) string     { return "n/" + id }
+func scopeDirection(d string) string   { return "d/" + d }
+func scopeStatus(status string) string { return "s/" + status }
+
+// scopes returns every scope a call with these attributes is counted in.
+func (a callAttrs) scopes() []string {
+	s := []string{"", scopeAgent(a.agent), scopeDirection(a.direction), scopeStatus(a.status)}
+	if a.number != "" {
+		s = append(s, scopeNumber(a.number))
+	}
+	return s
+}
+
+// countDeltas is what moving a call from old's attributes (nil: a new call) to next's
+// (nil: a deleted call) changes in the scope counts.
+func countDeltas(old, next *callAttrs) map[string]int64 {
+	d := map[string]int64{}
+	if old != nil {
+		for _, s := range old.scopes() {
+			d[s]--
+		}
+	}
+	if next != nil {
+		for _, s := range next.scopes() {
+			d[s]++
+		}
+	}
+	return d
+}
+
+// queueScopeCounts adds the non-zero deltas to the workspace's scope counts, in scope
+// order (so that concurrent writers lock rows in one order), and removes the scopes left
+// empty.
+func queueScopeCounts(b *pgx.Batch, ws string, deltas map[string]int64) {
+	var scopes []string
+	var ns []int64
+	shrinks := false
+	for s, n := range deltas {
+		if n != 0 {
+			scopes = append(scopes, s)
+			shrinks = shrinks || n < 0
+		}
+	}
+	if len(scopes) == 0 {
+		return
+	}
+	sort.Strings(scopes)
+	for _, s := range scopes {
+		ns = append(ns, deltas[s])
+	}
+	b.Queue(`INSERT INTO call_scope_counts AS c (workspace_id, scope, calls)
+		SELECT $1, d.scope, d.n FROM unnest($2::text[], $3::bigint[]) AS d(scope, n)
+		ON CONFLICT (workspace_id, scope) DO UPDATE SET calls = c.calls + EXCLUDED.calls`, ws, scopes, ns)
+	if shrinks {
+		b.Queue(`DELETE FROM call_scope_counts WHERE workspace_id = $1 AND scope = ANY($2::text[]) AND calls <= 0`, ws, scopes)
+	}
+}
+
+// rollup is the contribution of some calls to one hour.
+type rollup struct {
+	Calls, Ended, Failed, DurationMS, WithDuration int64
+	Reasons                                        map[string]int64
+}
+
+func contribution(c *data.Call) rollup {
+	r := rollup{Calls: 1}
+	switch c.Status {
+	case data.CallEnded:
+		r.Ended = 1
+	case data.CallFailed:
+		r.Failed = 1
+	}
+	if c.DurationMS != nil {
+		r.DurationMS, r.WithDuration = *c.DurationMS, 1
+	}
+	if c.DisconnectionReason != nil {
+		r.Reasons = map[string]int64{*c.DisconnectionReason: 1}
+	}
+	return r
+}
+
+// add adds sign times o to r, dropping the reasons that reach 0.
+func (r *rollup) add(o rollup, sign int64) {
+	r.Calls += sign * o.Calls
+	r.Ended += sign * o.Ended
+	r.Failed += sign * o.Failed
+	r.DurationMS += sign * o.DurationMS
+	r.WithDuration += sign * o.WithDuration
+	for k, v := range o.Reasons {
+		if r.Reasons == nil {
+			r.Reasons = map[string]int64{}
+		}
+		r.Reasons[k] += sign * v
+		if r.Reasons[k] == 0 {
+			delete(r.Reasons, k)
+		}
+	}
+}
+
+func (r rollup) negated() rollup {
+	var n rollup
+	n.add(r, -1)
+	return n
+}
+
+func (r rollup) zero() bool {
+	return r.Calls == 0 && r.Ended == 0 && r.Failed == 0 && r.DurationMS == 0 && r.WithDuration == 0 && len(r.Reasons) == 0
+}
+
+// queueRollup adds d to the rollups of the hour holding at, for the workspace (the row
+// whose agent_id is empty) and for the agent, and removes the rows left without calls.
+func queueRollup(b *pgx.Batch, ws, agent string, at time.Time, d rollup) {
+	if d.zero() {
+		return
+	}
+	reasons, _ := json.Marshal(d.Reasons) // a map of strings to integers always encodes
+	if d.Reasons == nil {
+		reasons = []byte(`{}`)
+	}
+	hour := at.UTC().Truncate(time.Hour)
+	b.Queue(`INSERT INTO call_rollups AS r (workspace_id, agent_id, hour, calls, ended, failed, duration_ms, with_duration, reasons)
+		VALUES ($1, '', $3, $4, $5, $6, $7, $8, $9), ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		ON CONFLICT (workspace_id, agent_id, hour) DO UPDATE SET calls = r.calls + EXCLUDED.calls,
+			ended = r.ended + EXCLUDED.ended, failed = r.failed + EXCLUDED.failed,
+			duration_ms = r.duration_ms + EXCLUDED.duration_ms,
+			with_duration = r.with_duration + EXCLUDED.with_duration,
+			reasons = call_reasons_add(r.reasons, EXCLUDED.reasons)`,
+		ws, agent, hour, d.Calls, d.Ended, d.Failed, d.DurationMS, d.WithDuration, reasons)
+	if d.Calls < 0 {
+		b.Queue(`DELETE FROM call_rollups WHERE workspace_id = $1 AND agent_id IN ('', $2) AND hour = $3 AND calls <= 0`, ws, agent, hour)
+	}
+}
+
+// monthOf is the first day of the UTC month holding t, as a date literal.
+func monthOf(t time.Time) string { return t.UTC().Format("2006-01") + "-01" }
+
+// queueMinutes counts a final call's duration in the month it ended.
+func queueMinutes(b *pgx.Batch, c *data.Call) {
+	if c.DurationMS == nil || c.EndedAt == nil || *c.DurationMS == 0 {
+		return
+	}
+	b.Queue(`INSERT INTO call_minutes AS m (workspace_id, month, duration_ms) VALUES ($1, $2::date, $3)
+		ON CONFLICT (workspace_id, month) DO UPDATE SET duration_ms = m.duration_ms + EXCLUDED.duration_ms`,
+		c.WorkspaceID, monthOf(c.EndedAt.Time), *c.DurationMS)
+}
+
+// sendBatch runs the queued statements in one round trip.
+func (t *tx) sendBatch(b *pgx.Batch) error {
+	if b.Len() == 0 {
+		return nil
+	}
+	return t.q.SendBatch(t.ctx, b).Close()
+}
+
+// EndedCallMillisInMonth implements service.LimitTx.
+func (t *tx) EndedCallMillisInMonth(ws string, at time.Time) (int64, error) {
+	var ms int64
+	err := t.queryRow(`SELECT duration_ms FROM call_minutes WHERE workspace_id = $1 AND month = $2::date`, ws, monthOf(at)).Scan(&ms)
+	return ms, noRows(err)
+}
+
+// CallRollups implements service.CallTx: whole hours come from the rollups, the partial
+// hours at either edge of the range from their calls.
+func (t *tx) CallRollups(ws, agentID string, from, to time.Time, step time.Duration) ([]data.CallBucket, error) {
+	from, to = from.UTC(), to.UTC()
+	if !from.Before(to) || step <= 0 {
+		return nil, nil
+	}
+	first := from.Truncate(step)
+	sums := make([]rollup, (to.Sub(first)+step-1)/step) // one per bucket the range touches
+	add := func(hourStart time.Time, r rollup) {
+		i := int(hourStart.Sub(first) / step)
+		if i >= 0 && i < len(sums) {
+			sums[i].add(r, 1)
+		}
+	}
+	fullFrom := from.Truncate(time.Hour)
+	if fullFrom.Before(from) {
+		fullFrom = fullFrom.Add(time.Hour)
+	}
+	fullTo := to.Truncate(time.Hour)
+	spans := [][2]time.Time{{from, to}}
+	if fullFrom.Before(fullTo) {
+		if err := t.readRollups(ws, agentID, fullFrom, fullTo, add); err != nil {
+			return nil, err
+		}
+		spans = [][2]time.Time{{from, fullFrom}, {fullTo, to}}
+	}
+	for _, s := range spans {
+		if err := t.countCalls(ws, agentID, s[0], s[1], add); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]data.CallBucket, 0, len(sums)) // empty, not nil, as the bbolt engine's
+	for i, r := range sums {
+		if r.Calls == 0 {
+			continue
+		}
+		out = append(out, data.CallBucket{
+			Start: first.Add(time.Duration(i) * step), Calls: r.Calls, Ended: r.Ended, Failed: r.Failed,
+			DurationMS: r.DurationMS, WithDuration: r.WithDuration, Reasons: r.Reasons,
+		})
+	}
+	return out, nil
+}
+
+// readRollups feeds the rollups of the workspace (or its agent) for the hours in [from, to).
+func (t *tx) readRollups(ws, agentID string, from, to time.Time, fn func(time.Time, rollup)) error {
+	rows, err := t.query(`SELECT hour, calls, ended, failed, duration_ms, with_duration, reasons FROM call_rollups
+		WHERE workspace_id = $1 AND agent_id = $2 AND hour >= $3 AND hour < $4 ORDER BY hour`, ws, agentID, from, to)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var hour time.Time
+		var r rollup
+		var reasons []byte
+		if err := rows.Scan(&hour, &r.Calls, &r.Ended, &r.Failed, &r.DurationMS, &r.WithDuration, &reasons); err != nil {
+			return err
+		}
+		if err := json.Unmarshal(reasons, &r.Reasons); err != nil {
+			return err
+		}
+		if len(r.Reasons) == 0 {
+			r.Reasons = nil
+		}
+		fn(hour.UTC(), r)
+	}
+	return rows.Err()
+}
+
+// countCalls feeds the calls of the workspace (or its agent) created in [from, to), a span
+// within one hour at an edge of the range, each under the hour it was created in.
+func (t *tx) countCalls(ws, agentID string, from, to time.Time, fn func(time.Time, rollup)) error {
+	if !from.Before(to) {
+		return nil
+	}
+	sql := `SELECT ` + callCoreCols + ` FROM calls WHERE workspace_id = $1 AND id >= $2 AND id < $3`
+	args := []any{ws, idBound(data.PrefixCall, from), idBound(data.PrefixCall, to)}
+	if agentID != "" {
+		sql += ` AND agent_id = $4`
+		args = append(args, agentID)
+	}
+	rows, err := t.query(sql, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		c, err := scanCallCore(rows)
+		if err != nil {
+			return err
+		}
+		fn(c.CreatedAt.Truncate(time.Hour), contribution(c))
+	}
+	return rows.Err()
+}

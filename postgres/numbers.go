@@ -1,0 +1,106 @@
+package postgres
+
+import (
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+func init() {
+	quotaCounters[data.LimitNumbers] = func(t *tx, ws string, upTo int64) (int64, error) {
+		return t.countWhereUpTo(`numbers WHERE workspace_id = $1`, upTo, ws)
+	}
+	workspaceCascades = append(workspaceCascades, func(t *tx, ws string) error {
+		_, err := t.exec(`DELETE FROM numbers WHERE workspace_id = $1`, ws)
+		return err
+	})
+	agentDeleteHooks = append(agentDeleteHooks, unbindAgentNumbers)
+}
+
+const numberCols = `id, workspace_id, phone_number, nickname, provider, inbound_agent_id, outbound_agent_id, created_at, updated_at`
+
+func scanNumber(row pgx.Row) (*data.Number, error) {
+	var n data.Number
+	var created, updated time.Time
+	if err := row.Scan(&n.ID, &n.WorkspaceID, &n.PhoneNumber, &n.Nickname, &n.Provider,
+		&n.InboundAgentID, &n.OutboundAgentID, &created, &updated); err != nil {
+		return nil, err
+	}
+	n.CreatedAt, n.UpdatedAt = storedTime(created), storedTime(updated)
+	return &n, nil
+}
+
+// Number implements service.NumberTx.
+func (t *tx) Number(id string) (*data.Number, error) {
+	n, err := scanNumber(t.queryRow(`SELECT `+numberCols+` FROM numbers WHERE id = $1`, id))
+	if err != nil {
+		return nil, noRows(err)
+	}
+	return n, nil
+}
+
+// Numbers implements service.NumberTx. A number bound to an agent both ways is one row,
+// so it is listed once.
+func (t *tx) Numbers(ws string, f data.NumberFilter, req data.PageRequest) ([]*data.Number, data.Page, error) {
+	ks := keyset{binding: binding("numbers", ws, f.AgentID), cols: numberCols, key: "id",
+		from: `numbers WHERE workspace_id = $1`, args: []any{ws}}
+	if f.AgentID != "" {
+		ks.from += ` AND (inbound_agent_id = $2 OR outbound_agent_id = $2)`
+		ks.args = append(ks.args, f.AgentID)
+	}
+	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.Number, string, error) {
+		n, err := scanNumber(rows)
+		if err != nil {
+			return nil, "", err
+		}
+		return n, n.ID, nil
+	})
+}
+
+// InsertNumber implements service.NumberTx: the unique phone_number refuses a second
+// registration, from this transaction's snapshot or a concurrent one's commit.
+func (t *tx) InsertNumber(n *data.Number) (bool, error) {
+	tag, err := t.exec(`INSERT INTO numbers (`+numberCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		ON CONFLICT (phone_number) DO NOTHING`,
+		n.ID, n.WorkspaceID, n.PhoneNumber, n.Nickname, n.Provider, n.InboundAgentID, n.OutboundAgentID,
+		n.CreatedAt.Time, n.UpdatedAt.Time)
+	if err != nil {
+		return false, err
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// PhoneNumberTaken implements service.NumberTx.
+func (t *tx) PhoneNumberTaken(phone string) (bool, error) {
+	var taken bool
+	err := t.queryRow(`SELECT EXISTS (SELECT 1 FROM numbers WHERE phone_number = $1)`, phone).Scan(&taken)
+	return taken, err
+}
+
+// PutNumber implements service.NumberTx; the bound-agent indexes follow the row.
+func (t *tx) PutNumber(n *data.Number) error {
+	_, err := t.exec(`UPDATE numbers SET nickname = $2, provider = $3, inbound_agent_id = $4,
+			outbound_agent_id = $5, created_at = $6, updated_at = $7
+		WHERE id = $1`,
+		n.ID, n.Nickname, n.Provider, n.InboundAgentID, n.OutboundAgentID, n.CreatedAt.Time, n.UpdatedAt.Time)
+	return err
+}
+
+// DeleteNumber implements service.NumberTx.
+func (t *tx) DeleteNumber(id string) error {
+	_, err := t.exec(`DELETE FROM numbers WHERE id = $1`, id)
+	return err
+}
+
+// unbindAgentNumbers is the numbers' part of an agent's delete: a number still bound to
+// the agent is unbound (the service unbinds them first, telling each change as an event;
+// this keeps storage consistent whoever deletes).
+func unbindAgentNumbers(t *tx, ws, agentID string) error {
+	_, err := t.exec(`UPDATE numbers SET
+			inbound_agent_id = NULLIF(inbound_agent_id, $2),
+			outbound_agent_id = NULLIF(outbound_agent_id, $2)
+		WHERE workspace_id = $1 AND (inbound_agent_id = $2 OR outbound_agent_id = $2)`, ws, agentID)
+	return err
+}

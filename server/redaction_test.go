@@ -1,0 +1,204 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/webhook"
+)
+
+// bodies is a webhook receiver keeping every body it is sent.
+type bodies struct {
+	mu  sync.Mutex
+	all []string
+}
+
+func (b *bodies) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body)
+	b.mu.Lock()
+	b.all = append(b.all, string(raw))
+	b.mu.Unlock()
+}
+
+func (b *bodies) joined() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Join(b.all, "\n")
+}
+
+// TestRedactedCardIsWrittenNowhere registers and updates a call whose transcript, variables
+// and analysis hold a card number (grouped, dashed, unbroken and spoken) and an e-mail
+// address in a workspace that redacts them, with a webhook receiving every event. Then,
+// with the server stopped and the database closed, it reads every byte of the data
+// directory, the server's log and every webhook body: none holds the card or the address.
+// A call of a workspace without redaction, in the same database, is found in the bytes:
+// the search sees call content where there is some.
+func TestRedactedCardIsWrittenNowhere(t *testing.T) {
+	dir := t.TempDir()
+	logs := &testkit.SyncBuffer{}
+	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	db, err := bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, SecretKey: testkit.SecretKey, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := cli.NewServices(db)
+	hs := httptest.NewServer(cli.NewServerOn(db, svc, logger, func(c *server.Config) { c.AllowPrivateURLs = true }).Handler())
+	recv := &bodies{}
+	rs := httptest.NewServer(recv)
+	d := webhook.NewDispatcher(svc.Deliveries, webhook.Config{AllowPrivate: true, Workers: 2, Timeout: 2 * time.Second,
+		Schedule: []time.Duration{10 * time.Millisecond}, Logger: logger})
+	db.SetEventHook(d.Wake)
+	d.Start(context.Background())
+	closed := false
+	shutdown := func() {
+		if closed {
+			return
+		}
+		closed = true
+		db.SetEventHook(nil)
+		d.Stop(context.Background())
+		hs.Close()
+		rs.Close()
+		db.Close()
+	}
+	t.Cleanup(shutdown)
+
+	owner := testkit.NewAccount(t, svc, "owner@example.com", true)
+	plain := testkit.NewAccount(t, svc, "plain@example.com", false)
+	do := func(method, path, token string, body any, headers ...string) *response {
+		t.Helper()
+		return testkit.Request(t, hs.URL, method, path, token, body, headers...)
+	}
+	expect(t, do("POST", "/api/v1/webhooks", owner.Token, map[string]any{"url": rs.URL, "events": []string{"*"}}), 201)
+	expect(t, do("PUT", "/api/v1/workspaces/"+owner.WorkspaceID, owner.Token, map[string]any{"privacy": map[string]any{
+		"redaction": map[string]any{"detectors": []string{"card", "email"}}}}), 200)
+	agent := do("POST", "/api/v1/agents", owner.Token, map[string]any{"name": "Billing"})
+	expect(t, agent, 201)
+	agentID := agent.Data()["id"].(string)
+
+	const card, email = "4012888888881881", "caller.private@example.org"
+	spoken := "four zero one two eight eight eight eight eight eight eight eight one eight eight one"
+	reg := do("POST", "/api/v1/calls", owner.Token, map[string]any{
+		"agent_id": agentID, "direction": "web", "status": "ongoing",
+		"transcript": []map[string]any{{"role": "user", "content": "my card is 4012 8888 8888 1881 and mail " + email, "start_ms": 0}},
+		"variables":  map[string]any{"card": "4012-8888-8888-1881", "nested": []any{map[string]any{"pan": card}}},
+	}, "Idempotency-Key", "register-1")
+	expect(t, reg, 201)
+	callID := reg.Data()["id"].(string)
+	upd := do("PUT", "/api/v1/calls/"+callID, owner.Token, map[string]any{
+		"status":     "ended",
+		"transcript": []map[string]any{{"role": "user", "content": "again: " + spoken, "start_ms": 10}},
+		"analysis":   map[string]any{"summary": "paid with " + card},
+	})
+	expect(t, upd, 200)
+	got, _ := json.Marshal(upd.Data())
+	if !strings.Contains(string(got), "[card]") || !strings.Contains(string(reg.Body), "[email]") {
+		t.Fatalf("the answers show no markers: %s / %s", reg.Body, got)
+	}
+	// A workspace without redaction keeps what it is sent.
+	plainAgent := do("POST", "/api/v1/agents", plain.Token, map[string]any{"name": "Plain"})
+	expect(t, plainAgent, 201)
+	const control = "5555 5555 5555 4444"
+	expect(t, do("POST", "/api/v1/calls", plain.Token, map[string]any{"agent_id": plainAgent.Data()["id"], "direction": "web",
+		"transcript": []map[string]any{{"role": "user", "content": "card " + control, "start_ms": 0}}}), 201)
+
+	waitFor(t, 10*time.Second, "the call's events at the webhook", func() bool {
+		all := recv.joined()
+		return strings.Contains(all, `"call.analyzed"`) && strings.Contains(all, `"call.ended"`) && strings.Contains(all, `"call.registered"`)
+	})
+	shutdown()
+
+	forms := []string{card, "4012 8888 8888 1881", "4012-8888-8888-1881", spoken, email}
+	var files int
+	var everything strings.Builder
+	err = filepath.WalkDir(dir, func(path string, de fs.DirEntry, err error) error {
+		if err != nil || de.IsDir() {
+			return err
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files++
+		everything.Write(raw)
+		return nil
+	})
+	if err != nil || files == 0 {
+		t.Fatalf("reading %s: %d files, %v", dir, files, err)
+	}
+	// Values are stored deflated from 512 bytes on: the file's bytes would hide a raw
+	// card in a compressed value, so every value is read back decompressed too.
+	everything.WriteString(storedValues(t, filepath.Join(dir, bolt.FileName)))
+	stored := everything.String()
+	if !strings.Contains(stored, control) {
+		t.Fatal("the control card of the workspace without redaction is not in the database bytes: the search is blind")
+	}
+	if !strings.Contains(stored, "[card]") {
+		t.Fatal("no [card] marker in the database bytes")
+	}
+	for where, text := range map[string]string{"the database files": stored, "the server log": logs.String(), "the webhook bodies": recv.joined()} {
+		if text == "" {
+			t.Fatalf("%s are empty", where)
+		}
+		for _, f := range forms {
+			if strings.Contains(text, f) {
+				t.Errorf("%s hold %q", where, f)
+			}
+		}
+	}
+	if !strings.Contains(recv.joined(), "[card]") {
+		t.Error("the webhook bodies hold no [card] marker")
+	}
+}
+
+// storedValues returns every key and value of the bbolt file at path, values as stored
+// records read back (decompressed), nested buckets included.
+func storedValues(t *testing.T, path string) string {
+	t.Helper()
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var out strings.Builder
+	var walk func(b *bbolt.Bucket) error
+	walk = func(b *bbolt.Bucket) error {
+		return b.ForEach(func(k, v []byte) error {
+			out.Write(k)
+			if v == nil {
+				return walk(b.Bucket(k))
+			}
+			plain, err := bolt.StoredJSON(v)
+			if err != nil {
+				plain = v // not a stored record (an index value): as it is
+			}
+			out.Write(plain)
+			return nil
+		})
+	}
+	err = db.View(func(tx *bbolt.Tx) error {
+		return tx.ForEach(func(name []byte, b *bbolt.Bucket) error { return walk(b) })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}

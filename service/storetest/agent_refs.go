@@ -1,0 +1,106 @@
+package storetest
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// testAgentRefs: what other resources read of agents (AgentRef, the agents quota, pages of
+// ids) and what an agent's or a knowledge base's delete does to the records around it.
+func testAgentRefs(t *testing.T, open Opener) {
+	s := open(t)
+	g := stepIDs()
+	const ws = "ws_01JD6000000000000000000001"
+	pub, draft := storedAgent(g.New(data.PrefixAgent), ws, data.AgentStatusPublished), storedAgent(g.New(data.PrefixAgent), ws, data.AgentStatusDraft)
+	two := 2
+	pub.PublishedVersion, pub.LastVersion = &two, 2
+	kbGone, kbKept := g.New(data.PrefixKnowledgeBase), g.New(data.PrefixKnowledgeBase)
+	draft.LLMConfig.KnowledgeBaseIDs = []string{kbGone, kbKept}
+	call := newCall(g, ws, pub.ID, data.DirectionWeb, data.CallRegistered)
+	update(t, s, func(tx service.Tx) error {
+		for _, kb := range []string{kbGone, kbKept} {
+			if err := tx.InsertKnowledgeBase(&data.KnowledgeBase{ID: kb, Name: "KB", WorkspaceID: ws}); err != nil {
+				return err
+			}
+		}
+		for _, a := range []*data.StoredAgent{pub, draft} {
+			if err := tx.PutAgent(a, ""); err != nil {
+				return err
+			}
+		}
+		return tx.InsertCall(call)
+	})
+	view(t, s, func(tx service.Tx) error {
+		found, version, err := tx.AgentRef(ws, pub.ID)
+		if err != nil || !found || version == nil || *version != 2 {
+			t.Errorf("AgentRef of a published agent = %v, %v, %v; want true, 2", found, version, err)
+		}
+		if found, version, _ := tx.AgentRef(ws, draft.ID); !found || version != nil {
+			t.Errorf("AgentRef of a draft = %v, %v; want true, nil", found, version)
+		}
+		if found, _, _ := tx.AgentRef("ws_01JD6000000000000000000002", pub.ID); found {
+			t.Error("AgentRef found an agent in another workspace")
+		}
+		if n, err := tx.CountUpTo(data.LimitAgents, ws, -1); err != nil || n != 2 {
+			t.Errorf("agents counted = %d, %v; want 2", n, err)
+		}
+		if n, _ := tx.CountUpTo(data.LimitAgents, ws, 1); n != 1 {
+			t.Errorf("agents counted up to 1 = %d", n)
+		}
+		first, page, err := tx.AgentIDs(ws, "", nil, "", data.PageRequest{PerPage: 1})
+		if err != nil || len(first) != 1 || first[0] != draft.ID || page.NextCursor == nil {
+			t.Fatalf("first page of one id: %v %+v %v", first, page, err)
+		}
+		second, page, err := tx.AgentIDs(ws, "", nil, "", data.PageRequest{PerPage: 1, Cursor: *page.NextCursor})
+		if err != nil || len(second) != 1 || second[0] != pub.ID || page.NextCursor != nil || page.PrevCursor == nil {
+			t.Errorf("second page of one id: %v %+v %v", second, page, err)
+		}
+		return nil
+	})
+	var revision uint64
+	view(t, s, func(tx service.Tx) error {
+		var err error
+		revision, err = tx.AgentRevision(draft.ID)
+		return err
+	})
+	// A knowledge base's delete drops it from the agents' knowledge_base_ids, the others
+	// kept in order, and the agent's revision changes with its row.
+	update(t, s, func(tx service.Tx) error {
+		kb, err := tx.KnowledgeBase(kbGone)
+		if err != nil || kb == nil {
+			t.Fatalf("knowledge base: %+v, %v", kb, err)
+		}
+		return tx.DeleteKnowledgeBase(kb)
+	})
+	view(t, s, func(tx service.Tx) error {
+		a, err := tx.Agent(draft.ID)
+		if err != nil || a == nil || !slices.Equal(a.LLMConfig.KnowledgeBaseIDs, []string{kbKept}) {
+			t.Errorf("knowledge_base_ids after a knowledge base's delete: %+v, %v", a, err)
+		}
+		if rev, _ := tx.AgentRevision(draft.ID); rev == revision {
+			t.Error("the revision did not change with the knowledge_base_ids")
+		}
+		if p, _ := tx.Agent(pub.ID); p == nil || len(p.LLMConfig.KnowledgeBaseIDs) != 0 {
+			t.Errorf("an agent without knowledge bases: %+v", p)
+		}
+		return err
+	})
+	// An agent's delete leaves its calls.
+	update(t, s, func(tx service.Tx) error { return tx.DeleteAgent(pub) })
+	view(t, s, func(tx service.Tx) error {
+		if found, _, _ := tx.AgentRef(ws, pub.ID); found {
+			t.Error("AgentRef finds a deleted agent")
+		}
+		if n, _ := tx.CountUpTo(data.LimitAgents, ws, -1); n != 1 {
+			t.Errorf("agents counted after a delete = %d, want 1", n)
+		}
+		c, err := tx.Call(call.ID)
+		if c == nil {
+			t.Error("a deleted agent's call is gone")
+		}
+		return err
+	})
+}
