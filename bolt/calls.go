@@ -83,12 +83,12 @@ func (t tx) Calls(ws string, agentIDs []string, f data.CallFilter, req data.Page
 	list := make([]*data.Call, 0, len(ids))
 	for _, id := range ids {
 		var c data.Call
-		found, err := getJSON(calls, []byte(id), &c)
-		if err != nil {
-			return nil, page, err
-		}
-		if !found {
+		raw := calls.Get([]byte(id))
+		if raw == nil {
 			return nil, page, fmt.Errorf("call %s is indexed but not stored", id)
+		}
+		if err := unmarshalPooled(raw, &c); err != nil {
+			return nil, page, fmt.Errorf("decoding call %s: %w", id, err)
 		}
 		list = append(list, &c)
 	}

@@ -119,15 +119,29 @@ func bucketName(b *bbolt.Bucket) string {
 
 // jsonUnmarshal decodes a stored value, deflated or not, into v.
 func jsonUnmarshal(stored []byte, v any) error {
+	raw, err := decodeValue(stored)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// unmarshalPooled is jsonUnmarshal inflating into a pooled buffer: encoding/json copies
+// what it keeps (strings, RawMessage), so the buffer is free again once Unmarshal
+// returns. Pages of calls read through it: a page of 100 inflated 200 KB a request into
+// fresh buffers, a third of what it allocated, and the collections that allocation paid
+// for were a cause of its tail latency. Other reads keep jsonUnmarshal: a pooled buffer
+// grown for a rare large value (an event of megabytes) is dropped, not kept.
+func unmarshalPooled(stored []byte, v any) error {
 	if !deflated(stored) {
 		return json.Unmarshal(stored, v)
 	}
-	// Inflated into a pooled buffer: encoding/json copies what it keeps (strings,
-	// RawMessage), so the buffer is free again once Unmarshal returns. A page of 100
-	// calls inflated 200 KB a request into fresh buffers, a third of what it allocated,
-	// and the collections that allocation paid for were a cause of its tail latency.
 	buf := inflateBufs.Get().(*bytes.Buffer)
-	defer inflateBufs.Put(buf)
+	defer func() {
+		if buf.Cap() <= maxPooledInflate {
+			inflateBufs.Put(buf)
+		}
+	}()
 	buf.Reset()
 	if err := inflateInto(buf, stored); err != nil {
 		return err
@@ -137,6 +151,10 @@ func jsonUnmarshal(stored []byte, v any) error {
 
 // inflateBufs are the scratch buffers of jsonUnmarshal.
 var inflateBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledInflate is the largest scratch buffer kept for reuse: records are a few KB
+// (an agent with many tools some tens), events of megabytes are rare.
+const maxPooledInflate = 256 << 10
 
 // inflateInto appends the JSON of the deflated stored value v (mark byte first) to out.
 func inflateInto(out *bytes.Buffer, v []byte) error {
