@@ -47,7 +47,7 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.mode, "mode", "table", "table | groupcommit | seed | pocketbase")
+	flag.StringVar(&o.mode, "mode", "table", "table | groupcommit | seed | seedbulk (calls straight into storage, for read benchmarks) | pocketbase")
 	flag.StringVar(&o.dataDir, "data", "", "data directory: one made by -mode seed, or empty for a fresh temporary one")
 	flag.StringVar(&o.bin, "bin", "", "voiceapi binary; built from the module when empty")
 	flag.IntVar(&o.agents, "agents", 100, "agents to seed (a list page is 100)")
@@ -75,7 +75,7 @@ func logf(format string, args ...any) {
 }
 
 func run(o options) error {
-	if o.mode == "seed" {
+	if o.mode == "seed" || o.mode == "seedbulk" {
 		if o.dataDir == "" {
 			return errors.New("-mode seed needs -data DIR")
 		}
@@ -84,7 +84,11 @@ func run(o options) error {
 		}
 		logf("seeding %s offline: %d agents, %d calls, %d writers", o.dataDir, o.agents, o.calls, o.seeders)
 		start := time.Now()
-		if _, err := seedOffline(o.dataDir, o.agents, o.calls, o.tools, o.seeders, logf); err != nil {
+		seed := func() (*state, error) { return seedOffline(o.dataDir, o.agents, o.calls, o.tools, o.seeders, logf) }
+		if o.mode == "seedbulk" {
+			seed = func() (*state, error) { return seedBulk(o.dataDir, o.agents, o.calls, logf) }
+		}
+		if _, err := seed(); err != nil {
 			return err
 		}
 		logf("seeded in %s", time.Since(start).Round(time.Second))

@@ -119,6 +119,7 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 				}
 				c := in
 				c.AgentID = st.Agents[i%int64(len(st.Agents))]
+				c.Transcript = variedTranscript(i) // word variety for the search index
 				if _, err := svc.Calls.RegisterCall(pctx, c); err != nil {
 					errOnce.Do(func() { firstErr = err })
 					return

@@ -83,12 +83,12 @@ func (t tx) Calls(ws string, agentIDs []string, f data.CallFilter, req data.Page
 	list := make([]*data.Call, 0, len(ids))
 	for _, id := range ids {
 		var c data.Call
-		raw := calls.Get([]byte(id))
-		if raw == nil {
-			return nil, page, fmt.Errorf("call %s is indexed but not stored", id)
+		found, err := getJSON(calls, []byte(id), &c)
+		if err != nil {
+			return nil, page, err
 		}
-		if err := unmarshalPooled(raw, &c); err != nil {
-			return nil, page, fmt.Errorf("decoding call %s: %w", id, err)
+		if !found {
+			return nil, page, fmt.Errorf("call %s is indexed but not stored", id)
 		}
 		list = append(list, &c)
 	}
@@ -145,6 +145,9 @@ func deleteCallTx(tx *bbolt.Tx, c *data.Call) error {
 	if err := adjustRollups(tx, c, -1); err != nil {
 		return err
 	}
+	if err := setCallTerms(tx, c.WorkspaceID, c.ID, nil); err != nil {
+		return err
+	}
 	return tx.Bucket(bucketCalls).Delete([]byte(c.ID))
 }
 
@@ -156,9 +159,12 @@ func deleteWorkspaceCalls(tx *bbolt.Tx, ws string) error {
 		if err := calls.Delete([]byte(id)); err != nil {
 			return err
 		}
+		if err := tx.Bucket(bucketCallTerms).Delete([]byte(id)); err != nil {
+			return err
+		}
 	}
 	// Every scope of the workspace starts with its id, followed by "\x00" or "/".
-	for _, b := range [][]byte{bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes} {
+	for _, b := range [][]byte{bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketCallPostings} {
 		if err := deleteScopePrefix(tx.Bucket(b), ws); err != nil {
 			return err
 		}

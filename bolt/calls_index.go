@@ -147,6 +147,16 @@ type callQuery struct {
 	match   func(callAttrs) bool
 	lo, hi  string // id bounds: lo inclusive, hi exclusive; "" is unbounded
 	binding string // what a cursor is bound to
+	// bucket holds scopes (bucketCallsIndex when nil); attrs reads an entry's attributes
+	// (its value when nil); extra is one more test of an id (a search's other terms).
+	bucket []byte
+	attrs  func(id string, v []byte) callAttrs
+	extra  func(id string) bool
+}
+
+// ok reports whether the entry of id with attributes a is listed.
+func (q *callQuery) ok(id string, a callAttrs) bool {
+	return q.match(a) && (q.extra == nil || q.extra(id))
 }
 
 // maxCallScan bounds the index entries one page may examine. A page that reaches it ends
@@ -168,7 +178,11 @@ func (s *stream) valid(k []byte) bool { return k != nil && bytes.HasPrefix(k, s.
 // oldest end), newest first when desc, merging the scopes by id. fn returns false to stop.
 // walk returns how many entries it examined and the last id examined.
 func (q *callQuery) walk(tx *bbolt.Tx, desc bool, from string, limit int, fn func(id string, a callAttrs) bool) (int, string) {
-	idx := tx.Bucket(bucketCallsIndex)
+	bucket := q.bucket
+	if bucket == nil {
+		bucket = bucketCallsIndex
+	}
+	idx := tx.Bucket(bucket)
 	streams := make([]*stream, 0, len(q.scopes))
 	for _, scope := range q.scopes {
 		s := &stream{c: idx.Cursor(), prefix: indexKey(scope, "")}
@@ -216,7 +230,13 @@ func (q *callQuery) walk(tx *bbolt.Tx, desc bool, from string, limit int, fn fun
 		}
 		n++
 		last = id
-		if !fn(id, decodeAttrs(s.v)) {
+		var a callAttrs
+		if q.attrs != nil {
+			a = q.attrs(id, s.v)
+		} else {
+			a = decodeAttrs(s.v)
+		}
+		if !fn(id, a) {
 			break
 		}
 		if desc {
@@ -252,7 +272,7 @@ func (q *callQuery) page(db *DB, tx *bbolt.Tx, req data.PageRequest) ([]string, 
 	var ids []string
 	more := false
 	scanned, last := q.walk(tx, desc, from, maxCallScan, func(id string, a callAttrs) bool {
-		if !q.match(a) {
+		if !q.ok(id, a) {
 			return true
 		}
 		if len(ids) == perPage {
@@ -282,8 +302,8 @@ func (q *callQuery) page(db *DB, tx *bbolt.Tx, req data.PageRequest) ([]string, 
 	// A probe that reaches the scan bound cannot tell, so it offers the cursor.
 	behind := func(edge string, d byte) *string {
 		found := false
-		n, _ := q.walk(tx, d == older, edge, maxCallScan, func(_ string, a callAttrs) bool {
-			found = q.match(a)
+		n, _ := q.walk(tx, d == older, edge, maxCallScan, func(id string, a callAttrs) bool {
+			found = q.ok(id, a)
 			return !found
 		})
 		if found || n == maxCallScan {

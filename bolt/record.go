@@ -117,22 +117,12 @@ func bucketName(b *bbolt.Bucket) string {
 	return fmt.Sprintf("bucket(root %d)", b.Root())
 }
 
-// jsonUnmarshal decodes a stored value, deflated or not, into v.
+// jsonUnmarshal decodes a stored value, deflated or not, into v. A deflated one is
+// inflated into a pooled buffer: encoding/json copies what it keeps (strings,
+// RawMessage), so the buffer is free again once Unmarshal returns. A page of 100 calls
+// inflated 200 KB a request into fresh buffers, a third of what it allocated, and the
+// collections that allocation paid for were a cause of its tail latency.
 func jsonUnmarshal(stored []byte, v any) error {
-	raw, err := decodeValue(stored)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(raw, v)
-}
-
-// unmarshalPooled is jsonUnmarshal inflating into a pooled buffer: encoding/json copies
-// what it keeps (strings, RawMessage), so the buffer is free again once Unmarshal
-// returns. Pages of calls read through it: a page of 100 inflated 200 KB a request into
-// fresh buffers, a third of what it allocated, and the collections that allocation paid
-// for were a cause of its tail latency. Other reads keep jsonUnmarshal: a pooled buffer
-// grown for a rare large value (an event of megabytes) is dropped, not kept.
-func unmarshalPooled(stored []byte, v any) error {
 	if !deflated(stored) {
 		return json.Unmarshal(stored, v)
 	}

@@ -68,6 +68,12 @@ func (l *location) openPostgres(ctx context.Context, o postgres.Options) (*postg
 		return nil, errors.New("--db-pool-size must be 0 (the default) or more")
 	}
 	o.URL, o.MaxConns, o.DataDir = l.url, l.poolSize, l.dir
+	if o.SecretKey == nil && os.Getenv("VOICEAPI_SECRET_KEY") == "" {
+		// The key file lives in --data, made on the first start like bbolt's.
+		if err := os.MkdirAll(l.dir, 0o700); err != nil {
+			return nil, fmt.Errorf("creating data directory for the key file: %w", err)
+		}
+	}
 	if o.PasswordCost == 0 {
 		o.PasswordCost = adminOptions.PasswordCost
 	}

@@ -107,3 +107,40 @@ func fileSize(f *os.File) int64 {
 	}
 	return fi.Size()
 }
+
+// countProgress counts items (calls) rather than bytes: a spinner with the count.
+type countProgress struct{ bar *progressbar.ProgressBar }
+
+// newCountProgress starts an item counter on w described by what, when w is a terminal.
+func newCountProgress(w io.Writer, what string) *countProgress {
+	if !isTerminal(w) {
+		return &countProgress{}
+	}
+	return &countProgress{bar: progressbar.NewOptions64(-1,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("calls"),
+		progressbar.OptionSpinnerType(14),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetRenderBlankState(true),
+	)}
+}
+
+// Add counts n more items.
+func (p *countProgress) Add(n int) {
+	if p.bar != nil {
+		p.bar.Add(n)
+	}
+}
+
+// Done clears the counter; later calls do nothing.
+func (p *countProgress) Done() {
+	if p.bar != nil {
+		p.bar.Finish()
+		p.bar = nil
+	}
+}

@@ -209,9 +209,10 @@ type request struct {
 
 // response is a finished call with a status under 300 (or 304).
 type response struct {
-	status int
-	header http.Header
-	body   []byte
+	status  int
+	header  http.Header
+	trailer http.Header // a streamed body's trailers, read once it ended
+	body    []byte
 }
 
 // do sends r, retrying it as the retry policy and its method allow, and returns the
@@ -282,7 +283,7 @@ func (c *Client) send(ctx context.Context, method, u string, r request, o *reque
 		if _, err := io.Copy(r.sink, res.Body); err != nil {
 			return nil, fmt.Errorf("client: reading the response of %s %s: %w: %w", method, req.URL.Path, errPartialBody, err)
 		}
-		return &response{status: res.StatusCode, header: res.Header}, nil
+		return &response{status: res.StatusCode, header: res.Header, trailer: res.Trailer}, nil
 	}
 	raw, err := io.ReadAll(res.Body)
 	if err != nil {

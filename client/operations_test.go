@@ -294,8 +294,20 @@ func (tr *tour) records(agent *data.Agent) {
 	if len(nums) != 1 {
 		t.Errorf("numbers: %d", len(nums))
 	}
-	call, _, err := c.Calls.Register(ctx, data.CallCreate{AgentID: agent.ID, Direction: data.DirectionWeb})
+	call, _, err := c.Calls.Register(ctx, data.CallCreate{AgentID: agent.ID, Direction: data.DirectionWeb,
+		Transcript: []data.TranscriptItem{{Role: "user", Content: "Please cancel my order.", StartMS: 0}}})
 	check("call register", err)
+	hits, _, err := c.Calls.Search(ctx, data.CallFilter{}, "cancel order", data.SortRelevance, data.PageRequest{})
+	check("call search", err)
+	if len(hits) != 1 || hits[0].ID != call.ID || hits[0].Search == nil || hits[0].Search.Snippet != "Please cancel my order." {
+		t.Errorf("search hits: %+v", hits)
+	}
+	var exported bytes.Buffer
+	res, err := c.Calls.Export(ctx, client.CallExport{Q: "cancel", Format: "csv"}, &exported)
+	check("call export", err)
+	if res.Count != 1 || res.Cursor != "" || !strings.HasPrefix(exported.String(), "id,workspace_id,") || !strings.Contains(exported.String(), call.ID) {
+		t.Errorf("export %+v: %q", res, exported.String())
+	}
 	call, _, err = c.Calls.Update(ctx, call.ID, data.CallUpdate{Status: data.Some(data.CallEnded), DurationMS: data.Some[int64](61000)})
 	check("call update", err)
 	if call.Status != data.CallEnded {

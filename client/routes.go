@@ -86,6 +86,7 @@ var operations = map[string]operation{
 	"numberUpdate":     {"PUT", "/api/v1/numbers/{number_id}", "Numbers.Update", false},
 	"numberDelete":     {"DELETE", "/api/v1/numbers/{number_id}", "Numbers.Delete", false},
 	"callList":         {"GET", "/api/v1/calls", "Calls.List", false},
+	"callExport":       {"GET", "/api/v1/calls/export", "Calls.Export", false},
 	"callRegister":     {"POST", "/api/v1/calls", "Calls.Register", true},
 	"callShow":         {"GET", "/api/v1/calls/{call_id}", "Calls.Get", false},
 	"callUpdate":       {"PUT", "/api/v1/calls/{call_id}", "Calls.Update", false},

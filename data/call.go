@@ -137,6 +137,13 @@ type CallService interface {
 	UpdateCall(ctx context.Context, id string, in CallUpdate) (*Call, error)
 	// DeleteCall removes a call. Errors: not_found, precondition_failed.
 	DeleteCall(ctx context.Context, id string) error
+	// SearchCalls lists the calls holding every word of s (docs/calls.md, "Search"), with
+	// the filters of ListCalls. Errors: validation_failed (q, sort, cursor).
+	SearchCalls(ctx context.Context, f CallFilter, s CallSearch, p PageRequest) ([]*CallHit, Page, error)
+	// ExportCalls calls emit with every call x selects, newest first, in bounded batches,
+	// and returns the cursor resuming after what it emitted when it stopped early (nil at
+	// the end). Errors: validation_failed, before any emit.
+	ExportCalls(ctx context.Context, x CallExport, emit func(*Call) error) (*string, error)
 }
 
 // Analytics intervals.

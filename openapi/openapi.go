@@ -327,11 +327,15 @@ func successResponse(g *schemaGen, rt Route, d opDoc) (int, map[string]any) {
 		case d.Media == "application/json":
 			schema = map[string]any{"type": "object"}
 		default:
-			media := map[string]any{"schema": map[string]any{"type": "string", "contentMediaType": d.Media}}
-			if d.Example != "" {
-				media["example"] = d.Example
+			content := map[string]any{}
+			for _, m := range append([]string{d.Media}, d.AltMedia...) {
+				media := map[string]any{"schema": map[string]any{"type": "string", "contentMediaType": m}}
+				if d.Example != "" && m == d.Media {
+					media["example"] = d.Example
+				}
+				content[m] = media
 			}
-			resp["content"] = map[string]any{d.Media: media}
+			resp["content"] = content
 		}
 	}
 	if schema != nil {

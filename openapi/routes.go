@@ -39,6 +39,8 @@ type opDoc struct {
 	ExtraOut map[string]any
 	// Media is the response's media type when it is not JSON.
 	Media string
+	// AltMedia are other media types the same response may have (a format parameter).
+	AltMedia []string
 	// Example is an example body of that media type.
 	Example string
 	// Query are the route's query parameters beyond per_page and cursor.

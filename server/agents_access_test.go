@@ -14,6 +14,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -46,6 +47,7 @@ func (e *env) storedAPIKey(id string) string {
 }
 
 func TestAgentAPIKeyNeverInPlaintext(t *testing.T) {
+	testkit.NeedBolt(t) // reads the bbolt file's bytes
 	e := newEnv(t)
 	tok := e.Owner.Token
 	const secret = "sk-live-PLAINTEXT-SECRET-a1b2c3d4e5-9876"

@@ -19,6 +19,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
+	"github.com/voiceapi/voiceapi/internal/testkit"
 )
 
 // createWorkspace creates a workspace over HTTP without touching t (it runs in
@@ -44,6 +45,7 @@ func createWorkspace(url, token, name string) (string, error) {
 }
 
 func TestOnlineBackupUnderWriteLoadRestores(t *testing.T) {
+	testkit.NeedBolt(t) // PostgreSQL is backed up with its own tools (TestBackupRefusedOnPostgres)
 	e := newEnv(t)
 	stored := filepath.Join(e.Dir, bolt.FilesDir, "kb_1", "src_1.txt")
 	if err := os.MkdirAll(filepath.Dir(stored), 0o700); err != nil {
@@ -161,6 +163,7 @@ func TestOnlineBackupAccess(t *testing.T) {
 }
 
 func TestOnlineBackupIncludesOrExcludesTheKeyFile(t *testing.T) {
+	testkit.NeedBolt(t)
 	e := newEnv(t)
 	key := []byte(strings.Repeat("ab", 32) + "\n")
 	if err := os.WriteFile(filepath.Join(e.Dir, bolt.SecretKeyFile), key, 0o600); err != nil {

@@ -13,6 +13,7 @@ func (s *Server) callRoutes() []route {
 	read, write := data.Read(data.ModuleCallHistory), data.Write(data.ModuleCallHistory)
 	return []route{
 		{Method: "GET", Path: "/api/v1/calls", Need: read, handle: s.handleCallList},
+		{Method: "GET", Path: "/api/v1/calls/export", Need: read, Long: true, handle: s.handleCallExport},
 		{Method: "POST", Path: "/api/v1/calls", Need: write, Idempotent: true, handle: s.handleCallRegister},
 		{Method: "GET", Path: "/api/v1/calls/{call_id}", Need: read, handle: s.handleCallShow},
 		{Method: "PUT", Path: "/api/v1/calls/{call_id}", Need: write, handle: s.handleCallUpdate},
@@ -20,12 +21,21 @@ func (s *Server) callRoutes() []route {
 	}
 }
 
-// handleCallList: GET /api/v1/calls?agent_id&number_id&direction&status&from&to. The
-// parameters' faults go to the service, which adds the range's in one 422.
+// handleCallList: GET /api/v1/calls?agent_id&number_id&direction&status&from&to&q&sort.
+// The parameters' faults go to the service, which adds the range's in one 422. With q,
+// the list is a search: each call carries its "search" member.
 func (s *Server) handleCallList(w http.ResponseWriter, r *http.Request) error {
 	req, pageErr := pageRequest(r)
 	f, filterErr := validate.CallFilterParams(r.URL.Query())
-	ctx := data.WithInputFaults(r.Context(), validate.Combine(pageErr, filterErr))
+	search, searchErr := validate.CallSearchParams(r.URL.Query())
+	ctx := data.WithInputFaults(r.Context(), validate.Combine(pageErr, filterErr, searchErr))
+	if r.URL.Query().Has("q") {
+		hits, page, err := s.svc.Calls.SearchCalls(ctx, f, search, req)
+		if err != nil {
+			return err
+		}
+		return writeList(w, hits, page)
+	}
 	release, err := s.pages.take(ctx)
 	if err != nil {
 		return err

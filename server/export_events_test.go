@@ -136,6 +136,7 @@ func TestRefusedImportIsNotAudited(t *testing.T) {
 // A backup download is audited in the admin's current workspace, naming the archive, and
 // the event holds no part of the secret key it may carry.
 func TestBackupDownloadIsAudited(t *testing.T) {
+	testkit.NeedBolt(t)
 	s := testkit.NewServer(t, nil)
 	for _, exclude := range []bool{false, true} {
 		q := ""

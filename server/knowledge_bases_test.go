@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/server"
 )
 
@@ -83,7 +84,7 @@ func TestKnowledgeBaseFilesIndexedAndDownloadedByteForByte(t *testing.T) {
 	fileID := got[0]["id"].(string)
 	r = e.do("DELETE", "/api/v1/knowledge-bases/"+id+"/sources/delete/files/"+fileID, tok, nil)
 	expect(t, r, 200)
-	if len(items(r.Data(), "files")) != 2 || len(e.storedFiles()) != 2 {
+	if len(items(r.Data(), "files")) != 2 || !testkit.OnPostgres() && len(e.storedFiles()) != 2 {
 		t.Errorf("after delete: %d items, %d files on disk", len(items(r.Data(), "files")), len(e.storedFiles()))
 	}
 	expect(t, e.do("GET", "/api/v1/knowledge-bases/"+id+"/sources/files/"+fileID+"/content", tok, nil), 404)

@@ -88,7 +88,7 @@ func TestPublishAgentConcurrent(t *testing.T) {
 // sealed: it stores what the service gives it.
 func TestAgentServiceMasksAndSeals(t *testing.T) {
 	env := testkit.New(t, nil)
-	db, agents := env.DB, env.Svc.Agents
+	db, agents := env.Store, env.Svc.Agents
 	ctx := owner(t, env, "seal@example.com")
 	const secret = "sk-storage-secret-4321"
 	a := mustAgent(t, ctx, agents, `{"name":"Sealed","llm_config":{"api_key":"`+secret+`"}}`)
@@ -141,7 +141,7 @@ func TestAgentServiceMasksAndSeals(t *testing.T) {
 				t.Errorf("%s stores api_key %v, want it sealed", what, k)
 				continue
 			}
-			if plain, err := db.Unseal(*k); err != nil || plain != secret {
+			if plain, err := db.ServiceOptions().Sealer.Open(*k); err != nil || plain != secret {
 				t.Errorf("%s: the stored key opens to %q, %v", what, plain, err)
 			}
 		}
@@ -207,7 +207,7 @@ func TestAgentJSONMatchesTheRecord(t *testing.T) {
 func TestAgentCacheSeesOtherWriters(t *testing.T) {
 	env := testkit.New(t, nil)
 	mine := env.Svc.Agents
-	theirs := testkit.Services(t, env.DB, nil).Agents
+	theirs := testkit.Services(t, env.Store, nil).Agents
 	ctx := owner(t, env, "two@example.com")
 	a := mustAgent(t, ctx, mine, `{"name":"Before"}`)
 	if _, err := mine.AgentJSON(ctx, a.ID); err != nil { // cached

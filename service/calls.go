@@ -108,6 +108,9 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 		if err := tx.InsertCall(c); err != nil {
 			return err
 		}
+		if err := indexCall(tx, c); err != nil {
+			return err
+		}
 		return s.callEvents(ctx, tx, c, data.EventCallRegistered, "", c.Analysis != nil)
 	})
 	if err != nil {
@@ -260,6 +263,11 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 		redactCall(r, next, callFields{in.Transcript.Set, in.Variables.Set, in.Analysis.Set})
 		if err := tx.PutCall(next); err != nil {
 			return err
+		}
+		if in.Transcript.Set || in.Analysis.Set || in.Variables.Set {
+			if err := indexCall(tx, next); err != nil {
+				return err
+			}
 		}
 		c = next
 		return s.callEvents(ctx, tx, c, "", old.Status, in.Analysis.Set && !sameJSON(old.Analysis, next.Analysis))

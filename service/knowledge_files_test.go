@@ -102,6 +102,7 @@ func TestKnowledgeCrashBetweenFileAndCommitLeavesNothing(t *testing.T) {
 }
 
 func TestKnowledgeFilesGoWithTheirSourceKnowledgeBaseAndWorkspace(t *testing.T) {
+	testkit.NeedBolt(t) // counts the files under the data directory (storetest's knowledge_file_lifecycle covers every engine)
 	env := testkit.New(t, nil)
 	db, kbs := env.DB, env.Svc.KnowledgeBases
 	u := mustUser(t, env.Svc, "files@example.com")

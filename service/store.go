@@ -36,6 +36,7 @@ type Tx interface {
 	AgentTx
 	NumberTx
 	CallTx
+	CallSearchTx
 	SubscriptionTx
 }
 

@@ -86,6 +86,8 @@ CREATE TABLE idempotency_responses (
 	header       jsonb,
 	body         bytea,
 	created_at   timestamptz NOT NULL,
+	-- The request whose claim this is, until its full response replaces it.
+	claim_id     text NOT NULL DEFAULT '',
 	PRIMARY KEY (token_id, key)
 );
 

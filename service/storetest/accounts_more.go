@@ -207,11 +207,11 @@ func testAccountDeletes(t *testing.T, open Opener) {
 		}
 		return err
 	})
-	kept := &data.IdempotentResponse{RequestHash: "rh", Status: 201, Header: map[string]string{"Location": "/x"}, Body: []byte(`{"id":1}`), CreatedAt: data.NewTime(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))}
+	kept := &data.IdempotentResponse{RequestHash: "rh", Status: 201, Header: map[string]string{"Location": "/x"}, Body: []byte(`{"id":1}`), CreatedAt: data.NewTime(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)), ClaimID: "claim-1"}
 	update(t, s, func(tx service.Tx) error { return tx.PutIdempotentResponse(7, "k\xff", kept) })
 	view(t, s, func(tx service.Tx) error {
 		r, err := tx.IdempotentResponse(7, "k\xff")
-		if r == nil || r.RequestHash != "rh" || r.Status != 201 || r.Header["Location"] != "/x" || string(r.Body) != `{"id":1}` || !r.CreatedAt.Equal(kept.CreatedAt.Time) {
+		if r == nil || r.RequestHash != "rh" || r.Status != 201 || r.Header["Location"] != "/x" || string(r.Body) != `{"id":1}` || !r.CreatedAt.Equal(kept.CreatedAt.Time) || r.ClaimID != "claim-1" {
 			t.Errorf("kept response = %+v, %v", r, err)
 		}
 		if r, _ := tx.IdempotentResponse(8, "k\xff"); r != nil {

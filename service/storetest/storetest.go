@@ -47,6 +47,7 @@ var suites = []struct {
 	{"numbers", testNumbers},
 	{"phone_number_taken", testPhoneNumberTaken},
 	{"calls", testCalls},
+	{"call_search", testCallSearch},
 	{"call_rollups", testCallRollups},
 	{"subscriptions", testSubscriptions},
 	{"privacy_fields", testPrivacyFields},

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/fulltext"
+	"github.com/voiceapi/voiceapi/service"
+	"github.com/voiceapi/voiceapi/strictjson"
+)
+
+// bulkBatch is how many calls one write transaction of seedBulk stores.
+const bulkBatch = 2000
+
+// seedBulk builds a data directory for read benchmarks (search, export) faster than
+// seedOffline: the account and agents through the services, then the calls straight
+// through the storage interface, bulkBatch per transaction, with the same records and
+// the same stored derivations a registration writes (list indexes, rollups, minutes,
+// search postings from fulltext.CallTerms) but no events, no webhook outbox and no
+// per-call validation. Reads see the same indexes; the file is smaller by the events.
+func seedBulk(dir string, agents, calls int, logf func(string, ...any)) (*state, error) {
+	db, err := bolt.Open(dir, bolt.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	ctx := context.Background()
+	st := &state{Email: "bench@voiceapi.local", Password: "bench-password-1"}
+	svc := cli.NewServices(db)
+	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Bench", Email: st.Email, Password: st.Password, IsAdmin: true})
+	if err != nil {
+		return nil, err
+	}
+	ws := u.PersonalWorkspaceID
+	if _, st.Token, err = svc.Auth.CreateAPIKeyFor(ctx, u.ID, ws, data.APIKeyCreate{Name: "bench"}); err != nil {
+		return nil, err
+	}
+	pctx := data.WithPrincipal(ctx, &data.Principal{UserID: u.ID, IsAdmin: true, WorkspaceID: ws, CurrentWorkspaceID: ws, Role: data.RoleOwner, Modules: data.Modules})
+	for i := range agents {
+		var in data.AgentCreate
+		if err := strictjson.Decode(mustJSON(agentBody(fmt.Sprintf("Agent %d", i), 1)), &in); err != nil {
+			return nil, err
+		}
+		a, err := svc.Agents.CreateAgent(pctx, in)
+		if err != nil {
+			return nil, err
+		}
+		st.Agents = append(st.Agents, a.ID)
+	}
+	var tmpl data.CallCreate
+	if err := json.Unmarshal(mustJSON(callBody("")), &tmpl); err != nil {
+		return nil, err
+	}
+	ids := db.IDs()
+	start := time.Now()
+	for done := 0; done < calls; {
+		n := min(bulkBatch, calls-done)
+		err := db.Update(ctx, func(tx service.Tx) error {
+			for i := done; i < done+n; i++ {
+				id := ids.New(data.PrefixCall)
+				at := data.NewTime(data.IDTime(data.PrefixCall, id))
+				c := &data.Call{ID: id, WorkspaceID: ws, AgentID: st.Agents[i%len(st.Agents)],
+					Direction: tmpl.Direction, FromNumber: tmpl.FromNumber, ToNumber: tmpl.ToNumber,
+					Status: data.CallEnded, StartedAt: tmpl.StartedAt, EndedAt: tmpl.EndedAt, DurationMS: tmpl.DurationMS,
+					DisconnectionReason: tmpl.DisconnectionReason, Transcript: variedTranscript(int64(i)),
+					Variables: tmpl.Variables, Metadata: tmpl.Metadata, CreatedAt: at, UpdatedAt: at}
+				if err := tx.InsertCall(c); err != nil {
+					return err
+				}
+				if err := tx.SetCallTerms(ws, id, fulltext.CallTerms(c)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if done/100_000 != (done+n)/100_000 {
+			logf("  %d calls (%.0f/s)", done+n, float64(done+n)/time.Since(start).Seconds())
+		}
+		done += n
+	}
+	st.Calls = calls
+	return st, st.save(dir)
+}

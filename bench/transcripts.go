@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// vocabulary is the words seeded transcripts are drawn from, most frequent first: a
+// Zipf draw over it gives the skew of real speech (a few words everywhere, most rare),
+// and order numbers and names add a long tail of terms held by few calls.
+var vocabulary = strings.Fields(`
+the i to you a and my it is that for on can of have in be this me what with your
+we do at so just not are was but get like will would please yes no okay thanks thank
+help need want know call about could there if today order account time one now
+appointment book booking schedule reschedule cancel cancellation refund payment card
+charge bill billing invoice price plan subscription upgrade downgrade renew renewal
+delivery deliver shipping shipped package tracking number address street city postcode
+change update email phone password login reset access locked problem issue error broken
+working service support agent manager speak person human wait hold transfer back
+monday tuesday wednesday thursday friday saturday sunday morning afternoon evening week
+month tomorrow yesterday next last first second third minute hour late early soon
+insurance claim policy coverage doctor clinic prescription pharmacy dentist visit
+restaurant table reservation party dinner lunch menu allergy vegetarian
+car rental pickup return airport flight hotel room checkin checkout luggage
+internet router outage slow connection wifi modem technician install
+loan mortgage rate interest balance transfer statement fraud stolen dispute
+complaint unhappy disappointed great perfect wonderful sorry understand confirm
+confirmed confirmation correct wrong right sure maybe already still again also
+discount coupon promotion offer free trial premium basic family business
+warranty repair replacement damaged missing item size color exchange store online
+`)
+
+var names = strings.Fields(`ada grace alan linus margaret barbara ken dennis donald
+edsger john frances radia sophie hedy katherine dorothy mary tim vint bob`)
+
+// variedTranscript is the transcript of seeded call i: 4 to 12 utterances of 6 to 16
+// words each, the same for the same i.
+func variedTranscript(i int64) []data.TranscriptItem {
+	r := rand.New(rand.NewPCG(uint64(i), 0x5eed))
+	zipf := rand.NewZipf(rand.New(rand.NewPCG(uint64(i), 0x21bf)), 1.07, 2, uint64(len(vocabulary)-1))
+	n := 4 + r.IntN(9)
+	out := make([]data.TranscriptItem, n)
+	for k := range out {
+		words := make([]string, 6+r.IntN(11))
+		for w := range words {
+			switch x := r.IntN(100); {
+			case x < 2:
+				words[w] = fmt.Sprint(10000 + r.IntN(90000)) // an order or ticket number
+			case x < 4:
+				words[w] = names[r.IntN(len(names))]
+			default:
+				words[w] = vocabulary[zipf.Uint64()]
+			}
+		}
+		role := "user"
+		if k%2 == 0 {
+			role = "agent"
+		}
+		out[k] = data.TranscriptItem{Role: role, Content: strings.Join(words, " ") + ".", StartMS: int64(k) * 3000}
+	}
+	return out
+}

@@ -1,0 +1,174 @@
+package server
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// Trailers of a call export: the cursor that resumes it when it ended before the last
+// call (limit reached, or the server cut it), empty when it is complete, and how many
+// calls it holds.
+const (
+	TrailerExportCursor = "Export-Cursor"
+	TrailerExportCount  = "Export-Count"
+)
+
+// CallCSVColumns is the header row of a CSV export, in order. It is stable: columns are
+// only ever added at the end. transcript is the text of the utterances, one per line as
+// "role: content"; variables, analysis and metadata are JSON objects; absent values are
+// empty cells.
+var CallCSVColumns = []string{
+	"id", "workspace_id", "agent_id", "agent_version", "number_id", "direction",
+	"from_number", "to_number", "status", "started_at", "ended_at", "duration_ms",
+	"disconnection_reason", "recording_url", "created_at", "updated_at",
+	"transcript", "variables", "analysis", "metadata",
+}
+
+// exportFlushEvery is how many calls go out between explicit flushes: a consumer sees
+// calls as they come even when they are small.
+const exportFlushEvery = 64
+
+// handleCallExport: GET /api/v1/calls/export?format=ndjson|csv&limit&cursor and the list's
+// filters and q — every matching call, newest first, streamed as it is read.
+func (s *Server) handleCallExport(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	f, filterErr := validate.CallFilterParams(q)
+	search, searchErr := validate.CallSearchParams(q)
+	format, limit, exportErr := validate.ExportParams(q)
+	ctx := data.WithInputFaults(r.Context(), validate.Combine(filterErr, searchErr, exportErr))
+	x := data.CallExport{Filter: f, Search: search, Cursor: q.Get("cursor"), Limit: limit}
+
+	bw := bufio.NewWriterSize(w, 32<<10)
+	rc := http.NewResponseController(w)
+	// The request is read whole (a GET has no body), but the read deadline still runs: when
+	// it passes, the server's read behind the request fails and cancels the request's
+	// context, cutting an export of more than the read timeout. Only the write deadline,
+	// moved by each write (a Long route), should bound a long stream.
+	if err := rc.SetReadDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	var row func(*data.Call) error
+	pending := func() error { return nil } // what sits above bw
+	switch format {
+	case validate.ExportCSV:
+		cw := csv.NewWriter(bw)
+		row = func(c *data.Call) error { return cw.Write(csvRecord(c)) }
+		pending = func() error { cw.Flush(); return cw.Error() }
+	default:
+		enc := json.NewEncoder(bw)
+		row = func(c *data.Call) error { return enc.Encode(c) }
+	}
+	flush := func() error {
+		if err := pending(); err != nil {
+			return err
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return err
+		}
+		return nil
+	}
+	started, n := false, 0
+	start := func() {
+		started = true
+		h := w.Header()
+		if format == validate.ExportCSV {
+			h.Set("Content-Type", "text/csv; charset=utf-8")
+		} else {
+			h.Set("Content-Type", "application/x-ndjson")
+		}
+		h.Set("Content-Disposition", `attachment; filename="calls.`+format+`"`)
+		h.Set("Cache-Control", "no-store")
+		h.Set("Trailer", TrailerExportCursor+", "+TrailerExportCount)
+		w.WriteHeader(http.StatusOK)
+		if format == validate.ExportCSV {
+			bw.WriteString(strings.Join(CallCSVColumns, ",") + "\r\n")
+		}
+	}
+	next, err := s.svc.Calls.ExportCalls(ctx, x, func(c *data.Call) error {
+		if !started {
+			start()
+		}
+		if err := row(c); err != nil {
+			return err
+		}
+		if n++; n%exportFlushEvery == 0 {
+			return flush()
+		}
+		return nil
+	})
+	if !started {
+		if err != nil {
+			return err // nothing sent yet: the conventions' error body
+		}
+		start()
+	}
+	if err != nil {
+		s.log.Warn("call export cut", "error", err, "calls", n)
+	}
+	flush()
+	cursor := ""
+	if next != nil {
+		cursor = *next
+	}
+	w.Header().Set(TrailerExportCursor, cursor)
+	w.Header().Set(TrailerExportCount, strconv.Itoa(n))
+	return nil
+}
+
+// csvRecord is one call as a row of CallCSVColumns.
+func csvRecord(c *data.Call) []string {
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	num := func(p *int64) string {
+		if p == nil {
+			return ""
+		}
+		return strconv.FormatInt(*p, 10)
+	}
+	tm := func(t *data.Time) string {
+		if t == nil {
+			return ""
+		}
+		return t.UTC().Format(data.TimeLayout)
+	}
+	obj := func(m map[string]any) string {
+		if m == nil {
+			return ""
+		}
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	version := ""
+	if c.AgentVersion != nil {
+		version = strconv.Itoa(*c.AgentVersion)
+	}
+	var tr strings.Builder
+	for i, it := range c.Transcript {
+		if i > 0 {
+			tr.WriteByte('\n')
+		}
+		tr.WriteString(it.Role + ": " + it.Content)
+	}
+	return []string{
+		c.ID, c.WorkspaceID, c.AgentID, version, str(c.NumberID), c.Direction,
+		str(c.FromNumber), str(c.ToNumber), c.Status, tm(c.StartedAt), tm(c.EndedAt), num(c.DurationMS),
+		str(c.DisconnectionReason), str(c.RecordingURL), tm(&c.CreatedAt), tm(&c.UpdatedAt),
+		tr.String(), obj(c.Variables), obj(c.Analysis), obj(c.Metadata),
+	}
+}
