@@ -43,6 +43,7 @@ type options struct {
 	profileDir  string
 	pocketbase  string
 	records     int
+	updates     int
 	rounds      int
 	// databaseURL and postgres select the backends table (runBackends): bbolt beside
 	// PostgreSQL with 1 and with replicas replicas, on the database at databaseURL or on
@@ -71,6 +72,7 @@ func main() {
 	flag.StringVar(&o.profileDir, "profile", "", "save a CPU profile of voiceapi during each of its runs into this directory")
 	flag.StringVar(&o.pocketbase, "pocketbase", "", "PocketBase binary for -mode pocketbase")
 	flag.IntVar(&o.records, "records", 1000, "-mode pocketbase: agents (records) created in each fresh database before its size is measured")
+	flag.IntVar(&o.updates, "updates", 0, "-mode pocketbase: full-body updates (voiceapi PUT, PocketBase PATCH) spread over the created records, after which the sizes are measured again")
 	flag.IntVar(&o.rounds, "rounds", 3, "-mode pocketbase: rounds of the loads; the table shows each load's median round")
 	flag.StringVar(&o.databaseURL, "database-url", "", "also run every load on PostgreSQL: an EMPTY database at this URL (the harness takes the first start's owner token)")
 	flag.BoolVar(&o.postgres, "postgres", false, "also run every load on PostgreSQL, in a throw-away cluster the harness starts (initdb in a temporary directory, fsync on)")

@@ -273,7 +273,7 @@ func TestReplicasDeliverEachWebhookOnce(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	waitUntil(t, 20*time.Second, "30 events delivered", func() bool {
+	waitUntil(t, 60*time.Second, "30 events delivered", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(posts) == 30
@@ -284,7 +284,7 @@ func TestReplicasDeliverEachWebhookOnce(t *testing.T) {
 		r.Dispatcher.Stop(context.Background())
 	}
 	testkit.Expect(t, rs[1].Do("POST", "/api/v1/agents", tok, agentBody("Hang")), 201)
-	waitUntil(t, 10*time.Second, "the hanging post", hung.Load)
+	waitUntil(t, 30*time.Second, "the hanging post", hung.Load)
 	cut, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	rs[0].Dispatcher.Stop(cut)
 	cancel()
@@ -293,7 +293,7 @@ func TestReplicasDeliverEachWebhookOnce(t *testing.T) {
 	rs[2].PG.SetEventHook(d.Wake)
 	d.Start(context.Background())
 	defer d.Stop(context.Background())
-	waitUntil(t, 20*time.Second, "31 events delivered", func() bool {
+	waitUntil(t, 60*time.Second, "31 events delivered", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(posts) == 31
