@@ -19,7 +19,7 @@ type searchEnv struct {
 
 func newSearchEnv(t *testing.T) *searchEnv {
 	s := testkit.NewServer(t, nil)
-	e := &env{t: t, DB: s.DB, URL: s.URL, Owner: s.Owner, Logs: s.Logs, Dir: s.Dir}
+	e := &env{t: t, DB: s.Store, Bolt: s.DB, URL: s.URL, Owner: s.Owner, Logs: s.Logs, Dir: s.Dir}
 	ws := s.Owner.WorkspaceID
 	return &searchEnv{callEnv: &callEnv{env: e, ws: ws, agentA: e.newAgent(ws, intp(1)), agentB: e.newAgent(ws, nil)}, srv: s}
 }
