@@ -204,9 +204,9 @@ func (q *callQuery) walkSQL(desc bool, from string, inclusive bool, limit int, c
 		return fmt.Sprintf("SELECT %s, true, 0::bigint FROM (%s) w", cols, walk(limit)), args
 	}
 	return fmt.Sprintf(`SELECT %s, m, n FROM (
-			SELECT w.*, (%s) AS m, row_number() OVER (ORDER BY id %s) AS n FROM (%s) w
+			SELECT w.*, coalesce(%s, false) AS m, row_number() OVER (ORDER BY id %s) AS n FROM (%s) w
 		) x WHERE m OR n = %d ORDER BY id %s LIMIT %d`,
-		cols, strings.Join(q.residual, " AND "), order, walk(maxCallScan), maxCallScan, order, limit), args
+		cols, "("+strings.Join(q.residual, " AND ")+")", order, walk(maxCallScan), maxCallScan, order, limit), args
 }
 
 // callWalk is what a walk found: up to want matching calls, whether more match beyond them,
