@@ -91,6 +91,8 @@ type searchQuery struct {
 	terms []string
 	df    []int64
 	calls int64
+	// filtered: the walk checks filters on the calls it reaches (not only the terms).
+	filtered bool
 }
 
 // postingsSource walks the postings of one term (the arm's "p.term = $n") newest first,
@@ -103,6 +105,9 @@ var postingsSource = &walkSource{
 	key:  "p.call_id",
 	cols: "p.call_id AS id, " + strings.SplitN(qualified(callCols, "c"), ", ", 2)[1],
 }
+
+// bareSource walks the postings of one term alone, for a walk that needs only ids.
+var bareSource = &walkSource{from: "call_terms p WHERE p.workspace_id = $1", key: "p.call_id", cols: "p.call_id AS id"}
 
 // qualified prefixes each column of cols with table.
 func qualified(cols, table string) string {
@@ -148,6 +153,7 @@ func (t *tx) newSearchQuery(ws string, agentIDs []string, f data.CallFilter, s d
 	}
 	arg := func(v any) string { q.args = append(q.args, v); return fmt.Sprintf("$%d", len(q.args)) }
 	byPostings := q.cond == "" || sq.df[rarest] < filterN
+	sq.filtered = len(q.residual) > 0 || byPostings && q.cond != ""
 	if byPostings {
 		if q.cond != "" {
 			q.residual = append(q.residual, q.cond)
@@ -253,22 +259,24 @@ func (t *tx) SearchCalls(ws string, agentIDs []string, f data.CallFilter, s data
 		return nil, data.Page{}, err
 	}
 	var calls []*data.Call
+	var scores map[string]int64
 	var page data.Page
 	if s.Sort == data.SortRelevance {
-		calls, page, err = sq.relevancePage(t, req)
+		calls, scores, page, err = sq.relevancePage(t, req)
 	} else {
 		calls, page, err = sq.page(t, req)
 	}
 	if err != nil || len(calls) == 0 {
 		return nil, page, err
 	}
-	ids := make([]string, len(calls))
-	for i, c := range calls {
-		ids[i] = c.ID
-	}
-	scores, err := sq.scores(t, ids)
-	if err != nil {
-		return nil, page, err
+	if scores == nil {
+		ids := make([]string, len(calls))
+		for i, c := range calls {
+			ids[i] = c.ID
+		}
+		if scores, err = sq.scores(t, ids); err != nil {
+			return nil, page, err
+		}
 	}
 	hits := make([]*data.CallHit, len(calls))
 	for i, c := range calls {

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,37 +56,49 @@ func (sq *searchQuery) parseRelevanceKey(s string) (string, ranked, bool) {
 	return parts[0], ranked{score, parts[4]}, true
 }
 
-// window returns the ids of the newest data.RelevanceWindow matches at or before anchor
-// ("" = the newest), among the first maxCallScan rows the walk examines, newest first.
-func (sq *searchQuery) window(t *tx, anchor string) ([]string, error) {
+// window returns the newest data.RelevanceWindow matches at or before anchor ("" = the
+// newest), among the first maxCallScan rows the walk examines, newest first, scored.
+// The terms' frequencies come with each match (one lookup per term), and a walk of a
+// term's postings that no filter checks reads no call.
+func (sq *searchQuery) window(t *tx, anchor string) ([]ranked, error) {
 	limit := data.RelevanceWindow + 1 // the matches, and the row at the scan bound
 	if len(sq.residual) == 0 {
 		limit = min(data.RelevanceWindow, maxCallScan)
 	}
-	sql, args := sq.walkSQL(true, anchor, anchor != "", limit, "id")
-	rows, err := t.query(sql, args...)
+	if sq.src == postingsSource && !sq.filtered {
+		defer func(src *walkSource) { sq.src = src }(sq.src)
+		sq.src = bareSource
+	}
+	walk, args := sq.walkSQL(true, anchor, anchor != "", limit, "id")
+	tfs := make([]string, len(sq.terms))
+	for i, term := range sq.terms {
+		args = append(args, term)
+		tfs[i] = fmt.Sprintf("coalesce((SELECT tf FROM call_terms t WHERE t.workspace_id = $1 AND t.term = $%d AND t.call_id = x.id), 0)", len(args))
+	}
+	rows, err := t.query("SELECT x.*, ARRAY["+strings.Join(tfs, ", ")+"]::int[] FROM ("+walk+") x", args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var ids []string
+	var out []ranked
 	for rows.Next() {
 		var id string
 		var match bool
 		var n int64
-		if err := rows.Scan(&id, &match, &n); err != nil {
+		var tf []int
+		if err := rows.Scan(&id, &match, &n, &tf); err != nil {
 			return nil, err
 		}
-		if match && len(ids) < data.RelevanceWindow {
-			ids = append(ids, id)
+		if match && len(out) < data.RelevanceWindow {
+			out = append(out, ranked{sq.score(tf), id})
 		}
 	}
-	return ids, rows.Err()
+	return out, rows.Err()
 }
 
 // relevancePage ranks the window (the newest data.RelevanceWindow matches at or before
 // the anchor) and slices one page out of it before or after the cursor's key.
-func (sq *searchQuery) relevancePage(t *tx, req data.PageRequest) ([]*data.Call, data.Page, error) {
+func (sq *searchQuery) relevancePage(t *tx, req data.PageRequest) ([]*data.Call, map[string]int64, data.Page, error) {
 	perPage := req.PerPage
 	if perPage == 0 {
 		perPage = DefaultPerPage
@@ -97,27 +110,19 @@ func (sq *searchQuery) relevancePage(t *tx, req data.PageRequest) ([]*data.Call,
 		var okKey bool
 		anchor, key, okKey = sq.parseRelevanceKey(raw)
 		if !ok || !okKey {
-			return nil, meta, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
+			return nil, nil, meta, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
 		}
 		dir = d
 	}
 	if sq.empty {
-		return nil, meta, nil
+		return nil, nil, meta, nil
 	}
-	ids, err := sq.window(t, anchor)
-	if err != nil || len(ids) == 0 {
-		return nil, meta, err
+	window, err := sq.window(t, anchor)
+	if err != nil || len(window) == 0 {
+		return nil, nil, meta, err
 	}
 	if anchor == "" {
-		anchor = ids[0]
-	}
-	scores, err := sq.scores(t, ids)
-	if err != nil {
-		return nil, meta, err
-	}
-	window := make([]ranked, len(ids))
-	for i, id := range ids {
-		window[i] = ranked{scores[id], id}
+		anchor = window[0].id
 	}
 	slices.SortFunc(window, func(a, b ranked) int {
 		if a.before(b) {
@@ -152,8 +157,12 @@ func (sq *searchQuery) relevancePage(t *tx, req data.PageRequest) ([]*data.Call,
 	if hi > lo && lo > 0 {
 		meta.PrevCursor = t.db.encodeCursor(newer, sq.binding, sq.relevanceKey(anchor, window[lo]))
 	}
+	scores := make(map[string]int64, hi-lo)
+	for _, r := range window[lo:hi] {
+		scores[r.id] = r.score
+	}
 	calls, err := t.callsByID(window[lo:hi])
-	return calls, meta, err
+	return calls, scores, meta, err
 }
 
 // callsByID reads the calls of r, in r's order.
