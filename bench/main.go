@@ -41,6 +41,7 @@ type options struct {
 	profileDir  string
 	pocketbase  string
 	records     int
+	updates     int
 	rounds      int
 }
 
@@ -60,6 +61,7 @@ func main() {
 	flag.StringVar(&o.profileDir, "profile", "", "save a CPU profile of voiceapi during each of its runs into this directory")
 	flag.StringVar(&o.pocketbase, "pocketbase", "", "PocketBase binary for -mode pocketbase")
 	flag.IntVar(&o.records, "records", 1000, "-mode pocketbase: agents (records) created in each fresh database before its size is measured")
+	flag.IntVar(&o.updates, "updates", 0, "-mode pocketbase: full-body updates (voiceapi PUT, PocketBase PATCH) spread over the created records, after which the sizes are measured again")
 	flag.IntVar(&o.rounds, "rounds", 3, "-mode pocketbase: rounds of the loads; the table shows each load's median round")
 	flag.Parse()
 	if err := run(o); err != nil {

@@ -158,6 +158,9 @@ func voiceapiStats(bin, dir string) (*bolt.FileStats, error) {
 type sizes struct {
 	records             int
 	vEmpty, vFull       *bolt.FileStats
+	vUpdated            *bolt.FileStats // after o.updates updates (nil without)
+	pbUpdated           int64
+	updates             int
 	vTable              string // `voiceapi stats` of the full directory
 	pbEmpty, pbFull     int64
 	vAgents, pbIDs      []string
@@ -217,6 +220,9 @@ func measureSizes(o options, work string) (*sizes, error) {
 		return nil, err
 	}
 	s.pbFull = pbSize(s.pbDir)
+	if o.updates > 0 {
+		return s, measureUpdates(o, s)
+	}
 	return s, nil
 }
 
@@ -275,6 +281,10 @@ func runPocketBase(o options, work string) error {
 			l.Name, l.Method, l.Path, l.Token, l.Body = "pocketbase: create record", "POST", pbRecords, pb.token, pBody
 		}), pb.url()},
 	}
+	if o.rounds == 0 {
+		printSizes(s)
+		return nil
+	}
 	runs := make([][]result, len(loads))
 	for round := range o.rounds {
 		for i, x := range loads {
@@ -332,6 +342,7 @@ func printSizes(s *sizes) {
 	fmt.Printf("voiceapi / PocketBase, growth per record: %.1fx\n", float64(v1.FileSize-v0.FileSize)/float64(max(1, s.pbFull-s.pbEmpty)))
 	fmt.Printf("voiceapi file growth per agent: %d bytes (goal ≤ 8 KB)\n", (v1.FileSize-v0.FileSize)/n)
 	fmt.Printf("\nvoiceapi stats after the %d creates:\n%s", s.records, s.vTable)
+	printUpdatedSizes(s)
 }
 
 // median is the round with the median throughput.

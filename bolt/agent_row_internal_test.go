@@ -49,7 +49,7 @@ func TestStoredValuesDeflate(t *testing.T) {
 	long := []byte(`{"tools":[` + strings.Repeat(`{"name":"end","type":"end_call","description":null},`, 40) + `null]}`)
 	for _, raw := range [][]byte{[]byte(`{"a":1}`), long} {
 		stored := encodeValue(raw)
-		if deflated := stored[0] == markDeflate; deflated != (len(raw) >= compressMin) {
+		if deflated := stored[0] == markDeflateDict1; deflated != (len(raw) >= compressMin) {
 			t.Errorf("%d bytes stored deflated: %v", len(raw), deflated)
 		}
 		if len(raw) >= compressMin && len(stored)*4 > len(raw) {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -199,7 +200,7 @@ func TestRestoreRejectsDamagedOrHostileArchives(t *testing.T) {
 		"member not in the manifest":        rewrite(t, archive, same, [2]string{"files/extra.txt", "x"}),
 		"newer schema": rewrite(t, archive, func(hdr *tar.Header, b []byte) []byte {
 			if hdr.Name == bolt.ManifestName {
-				return bytes.Replace(b, []byte(`"schema_version": 1`), []byte(`"schema_version": 99`), 1)
+				return regexp.MustCompile(`"schema_version": \d+`).ReplaceAll(b, []byte(`"schema_version": 99`))
 			}
 			return b
 		}),

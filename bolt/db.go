@@ -29,7 +29,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -231,6 +231,11 @@ func (db *DB) init() error {
 // migrations[i] moves the schema from version i to i+1. Version 0 is a new file.
 var migrations = []func(tx *bbolt.Tx) error{
 	func(tx *bbolt.Tx) error { return nil }, // 0 → 1: the buckets above, created by init
+	// 1 → 2: values may be deflated against a dictionary (record.go, markDeflateDict1).
+	// Nothing is rewritten (earlier values read as they are); the version is raised so
+	// that an older binary, which could not read the new values, refuses the file at
+	// start instead of failing on the first such record.
+	func(tx *bbolt.Tx) error { return nil },
 }
 
 func migrate(tx *bbolt.Tx) error {

@@ -1,8 +1,10 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -165,4 +167,33 @@ func (db *DB) WebhookQueueDepth(ctx context.Context) (int, error) {
 		return nil
 	})
 	return n, err
+}
+
+// PruneDeliveries implements service.DeliveryTx: a walk of the deliveries bucket, whose
+// keys are the time-ordered ids, from the oldest up to before's first id.
+func (t tx) PruneDeliveries(before time.Time, limit int) (int, error) {
+	b := t.b.Bucket(bucketDeliveries)
+	end := []byte(data.IDFloor(data.PrefixDelivery, before))
+	var old []data.Delivery
+	c := b.Cursor()
+	for k, v := c.First(); k != nil && bytes.Compare(k, end) < 0 && len(old) < limit; k, v = c.Next() {
+		var d data.Delivery
+		if err := jsonUnmarshal(v, &d); err != nil {
+			return 0, fmt.Errorf("delivery %s: %w", k, err)
+		}
+		if d.Status != data.DeliveryPending && d.CreatedAt.Before(before) {
+			old = append(old, d)
+		}
+	}
+	// Deleted after the walk: a bbolt cursor may skip a key after a delete under it.
+	idx := t.b.Bucket(bucketDeliveriesByWebhook)
+	for _, d := range old {
+		if err := b.Delete([]byte(d.ID)); err != nil {
+			return 0, err
+		}
+		if err := indexDelete(idx, d.WebhookID, d.ID); err != nil {
+			return 0, err
+		}
+	}
+	return len(old), nil
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -24,6 +25,7 @@ import (
 	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/service"
 	"github.com/voiceapi/voiceapi/webhook"
 )
 
@@ -41,6 +43,9 @@ type serveOptions struct {
 	allowPrivateURLs bool
 	webhookWorkers   int
 	webhookRetries   []time.Duration
+	// deliveryRetention is how long finished webhook delivery records are kept; 0 keeps
+	// them forever.
+	deliveryRetention time.Duration
 	// rateLimit and loginRateLimit are requests a minute; 0 turns a limit off.
 	rateLimit      int
 	loginRateLimit int
@@ -94,6 +99,7 @@ func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.BoolVar(&o.allowPrivateURLs, "allow-private-urls", false, "let webhooks and fetched URLs reach loopback and private addresses (development, tests)")
 	f.IntVar(&o.webhookWorkers, "webhook-workers", webhook.DefaultWorkers, "webhook deliveries posted at once")
 	f.DurationSliceVar(&o.webhookRetries, "webhook-retry-schedule", webhook.DefaultRetrySchedule, "waits before each retry of a failed webhook delivery, comma-separated")
+	f.DurationVar(&o.deliveryRetention, "delivery-retention", service.DefaultDeliveryRetention, "how long finished webhook delivery records are kept before a background pass deletes them (0 keeps them forever; events and the audit log are never deleted by it)")
 	f.IntVar(&o.rateLimit, "rate-limit", 300, "requests a minute per token (0 turns it off)")
 	f.IntVar(&o.loginRateLimit, "login-rate-limit", 10, "login attempts a minute per client address and email (0 turns it off)")
 	f.StringVar(&o.embeddingsURL, "embeddings-url", "", "OpenAI-compatible API root for knowledge base embeddings, e.g. https://api.openai.com/v1 (off when empty)")
@@ -124,6 +130,9 @@ func (o *serveOptions) check() (slog.Level, error) {
 	if o.rateLimit < 0 || o.loginRateLimit < 0 {
 		return level, fmt.Errorf("--rate-limit and --login-rate-limit must be 0 (off) or more")
 	}
+	if o.deliveryRetention < 0 {
+		return level, fmt.Errorf("--delivery-retention must be 0 (keep forever) or more")
+	}
 	if o.retentionInterval < 0 {
 		return level, fmt.Errorf("--retention-interval must be 0 (off) or more")
 	}
@@ -146,6 +155,7 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 		return fmt.Errorf("--read-header-timeout, --read-timeout, --write-timeout and --idle-timeout must be more than 0")
 	}
 	logger := slog.New(slog.NewJSONHandler(errOut, &slog.HandlerOptions{Level: level}))
+	tuneGC(os.Getenv)
 	cat, err := data.LoadCatalog(o.catalog)
 	if err != nil {
 		return fmt.Errorf("--catalog: %w", err)
@@ -220,6 +230,12 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	purged := make(chan struct{})
 	go func() { defer close(purged); purgeIdempotency(purgeCtx, db, logger, time.Hour) }()
 	defer func() { stopPurge(); <-purged }()
+	// Finished delivery records past their retention are deleted now and then, in small
+	// transactions; the pass ends before the database closes.
+	pruneCtx, stopPrune := context.WithCancel(ctx)
+	pruned := make(chan struct{})
+	go func() { defer close(pruned); pruneDeliveries(pruneCtx, svc.Deliveries, logger, o.deliveryRetention) }()
+	defer func() { stopPrune(); <-pruned }()
 	// The retention sweeper stops between two batches before the database closes.
 	if o.retentionInterval > 0 {
 		sweepCtx, stopSweep := context.WithCancel(ctx)

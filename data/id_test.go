@@ -167,3 +167,22 @@ func TestMadeBefore(t *testing.T) {
 		t.Errorf("order of %s, %s, %s", a, b, c)
 	}
 }
+
+func TestIDFloorBoundsTheIDsOfItsMillisecond(t *testing.T) {
+	at := time.Date(2026, 11, 21, 10, 4, 5, 123e6, time.UTC)
+	floor := IDFloor(PrefixDelivery, at)
+	if !ValidID(PrefixDelivery, floor) || !IDTime(PrefixDelivery, floor).Equal(at) {
+		t.Fatalf("floor %s: valid %v, time %v", floor, ValidID(PrefixDelivery, floor), IDTime(PrefixDelivery, floor))
+	}
+	for _, c := range []struct {
+		made    time.Time
+		atLeast bool
+	}{{at.Add(-time.Millisecond), false}, {at, true}, {at.Add(999 * time.Microsecond), true}, {at.Add(time.Millisecond), true}} {
+		g := &IDGen{Now: func() time.Time { return c.made }, Rand: rand.Reader}
+		for range 100 {
+			if id := g.New(PrefixDelivery); (id >= floor) != c.atLeast {
+				t.Fatalf("id %s made at %v: at or after the floor %s = %v, want %v", id, c.made, floor, id >= floor, c.atLeast)
+			}
+		}
+	}
+}

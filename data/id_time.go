@@ -1,6 +1,7 @@
 package data
 
 import (
+	"encoding/binary"
 	"strings"
 	"time"
 )
@@ -14,4 +15,14 @@ func IDTime(prefix, id string) time.Time {
 		ms = ms<<5 | int64(strings.IndexByte(crockford, c))
 	}
 	return time.UnixMilli(ms).UTC()
+}
+
+// IDFloor returns the smallest id of prefix that IDGen can make at t's millisecond: every
+// id made earlier sorts before it, every id made at t or later sorts at or after it. A
+// storage engine walks time-ordered keys up to a time with it.
+func IDFloor(prefix string, t time.Time) string {
+	ms := uint64(max(t.UnixMilli(), 0))
+	var raw [16]byte
+	binary.BigEndian.PutUint64(raw[:8], ms<<16)
+	return prefix + encodeBase32(raw)
 }

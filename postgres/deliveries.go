@@ -192,3 +192,15 @@ func (db *DB) WebhookQueueDepth(ctx context.Context) (int, error) {
 	err := db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM outbox) + (SELECT count(*) FROM deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL)`).Scan(&n)
 	return n, err
 }
+
+// PruneDeliveries implements service.DeliveryTx: the oldest finished rows by id (a range
+// of the primary key up to before's first id), limit at a time.
+func (t *tx) PruneDeliveries(before time.Time, limit int) (int, error) {
+	tag, err := t.exec(`DELETE FROM deliveries WHERE id IN (
+		SELECT id FROM deliveries WHERE id < $1 AND status <> 'pending' AND created_at < $2 ORDER BY id LIMIT $3)`,
+		data.IDFloor(data.PrefixDelivery, before), before, limit)
+	if err != nil {
+		return 0, err
+	}
+	return int(tag.RowsAffected()), nil
+}

@@ -36,11 +36,22 @@ func (s *Server) handleCallList(w http.ResponseWriter, r *http.Request) error {
 		}
 		return writeList(w, hits, page)
 	}
-	list, page, err := s.svc.Calls.ListCalls(ctx, f, req)
+	release, err := s.pages.take(ctx)
 	if err != nil {
 		return err
 	}
-	return writeList(w, list, page)
+	list, page, err := s.svc.Calls.ListCalls(ctx, f, req)
+	if err != nil {
+		release()
+		return err
+	}
+	buf, err := encodeList(list, page)
+	release()
+	if err != nil {
+		return err
+	}
+	sendJSON(w, buf)
+	return nil
 }
 
 // handleCallRegister: POST /api/v1/calls — the voice runtime registers a call; 201.

@@ -47,8 +47,12 @@ func liveHeap() uint64 {
 // TestEventStreamNeverReadingClientIsBounded: streams whose clients never read hold at
 // most one bounded read of the log each while their writes block, and are dropped after
 // the write timeout, freeing their places; what they missed stays in the log for a
-// resumed stream. 5 streams × 40 MiB of events pass by; the server's live heap grows by
-// a few MiB, where buffering the events per stream would take 200 MiB.
+// resumed stream. 5 streams × 40 MiB of events pass by, where buffering the events per
+// stream would take 200 MiB. A blocked stream holds its current read (here one 1 MiB
+// event) in several forms at once: inflated from storage, in its envelope, framed as SSE,
+// in the connection's buffer; with the garbage of a loaded machine's writers that came to
+// 23 to 49 MiB for the five, so the bound is 64 MiB: far below what buffering would take,
+// and independent of how many events go by.
 func TestEventStreamNeverReadingClientIsBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 40 MiB of events")
@@ -82,7 +86,7 @@ func TestEventStreamNeverReadingClientIsBounded(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	const bound = 48 << 20
+	const bound = 64 << 20
 	if grew := int64(peak) - int64(base); grew > bound {
 		t.Errorf("live heap grew by %d MiB while %d MiB of events went by %d never-reading streams; bound %d MiB",
 			grew>>20, events*size>>20, server.MaxStreamsPerToken, bound>>20)

@@ -18,10 +18,9 @@ func (e *env) countWorkspaceRecords(workspaceID string) string {
 	err := e.bolt().Bolt().View(func(tx *bbolt.Tx) error {
 		return tx.ForEach(func(name []byte, b *bbolt.Bucket) error {
 			return b.ForEach(func(k, v []byte) error {
-				v, err := bolt.StoredJSON(v) // long values are stored deflated
-				if err != nil {
-					return err
-				}
+				if plain, err := bolt.StoredJSON(v); err == nil { // long values are stored deflated
+					v = plain
+				} // else not a stored record (a binary value that starts with a mark): as it is
 				if bytes.Contains(k, []byte(workspaceID)) || bytes.Contains(v, []byte(workspaceID)) {
 					found = append(found, fmt.Sprintf("%s/%q", name, k))
 				}

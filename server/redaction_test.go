@@ -144,7 +144,7 @@ func TestRedactedCardIsWrittenNowhere(t *testing.T) {
 	if err != nil || files == 0 {
 		t.Fatalf("reading %s: %d files, %v", dir, files, err)
 	}
-	// Values are stored deflated from 512 bytes on: the file's bytes would hide a raw
+	// Values are stored deflated from 256 bytes on: the file's bytes would hide a raw
 	// card in a compressed value, so every value is read back decompressed too.
 	everything.WriteString(storedValues(t, filepath.Join(dir, bolt.FileName)))
 	stored := everything.String()

@@ -103,6 +103,8 @@ type Server struct {
 	openapi openapiDoc
 	// streams are the open live event streams (events_stream.go).
 	streams *streamHub
+	// pages are the turns of heavy list pages (page_turns.go).
+	pages pageTurns
 }
 
 // handlerFunc is a handler that returns its error instead of writing it, so that every
@@ -141,7 +143,7 @@ func New(svc Services, cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{svc: svc, cfg: cfg, log: cfg.Logger, inflight: &inFlight{keys: map[string]bool{}}, streams: newStreamHub()}
+	s := &Server{svc: svc, cfg: cfg, log: cfg.Logger, inflight: &inFlight{keys: map[string]bool{}}, streams: newStreamHub(), pages: newPageTurns()}
 	s.tokenLimit = newRateLimiter(cfg.RateLimit, cfg.Now)
 	s.loginLimit = newRateLimiter(cfg.LoginRateLimit, cfg.Now)
 	for _, l := range []*rateLimiter{s.tokenLimit, s.loginLimit} {

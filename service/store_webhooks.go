@@ -47,6 +47,15 @@ type DeliveryTx interface {
 	Outbox(limit int) ([]string, error)
 	// RemoveFromOutbox takes an event off the outbox (the event itself stays).
 	RemoveFromOutbox(eventID string) error
+	// PruneDeliveries deletes up to limit finished delivery records made before before,
+	// oldest first, with their entries in the webhook's list, and returns how many it
+	// deleted (fewer than limit: nothing older is left to delete). Finished is any status
+	// but pending: succeeded, failed, and retrying (that attempt is over; its retry is a
+	// record of its own). Made before is both the time its id carries (data.IDTime) and
+	// its created_at before before: an engine walks the time-ordered ids up to
+	// data.IDFloor(data.PrefixDelivery, before) and stops there. A pending record is
+	// never deleted, however old. Events, the outbox and the audit chain are untouched.
+	PruneDeliveries(before time.Time, limit int) (int, error)
 }
 
 // EventReadTx reads stored events: the audit log, replay and the chain verification.

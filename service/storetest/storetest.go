@@ -37,6 +37,7 @@ var suites = []struct {
 	{"webhooks", testWebhooks},
 	{"deliveries", testDeliveries},
 	{"deliveries_due_skips", testDueSkips},
+	{"deliveries_prune", testPruneDeliveries},
 	{"outbox", testOutbox},
 	{"event reads", testEventReads},
 	{"events after", testEventsAfter},

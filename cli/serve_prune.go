@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// pruneBreather is the pause between two pruning transactions of one pass: the writes
+// queued meanwhile commit first, so a large backlog never holds them up for long.
+const pruneBreather = 20 * time.Millisecond
+
+// pruneEvery is how often the server looks for delivery records past their retention:
+// the retention itself when shorter than an hour, else hourly.
+func pruneEvery(retention time.Duration) time.Duration { return min(retention, time.Hour) }
+
+// pruneDeliveries deletes the finished delivery records older than retention now, then
+// every pruneEvery(retention), until ctx is done; a retention of 0 keeps them all. Each
+// pass is transactions of at most service.DeliveryPruneBatch deletions, a breather apart.
+func pruneDeliveries(ctx context.Context, d *service.DeliveryService, logger *slog.Logger, retention time.Duration) {
+	if retention <= 0 {
+		return
+	}
+	tick := time.NewTicker(pruneEvery(retention))
+	defer tick.Stop()
+	for {
+		total, err := prunePass(ctx, d, retention)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			logger.Error("pruning webhook delivery records", "error", err, "pruned", total)
+		case total > 0:
+			logger.Info("pruned webhook delivery records", "count", total, "retention", retention.String())
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// prunePass deletes every finished delivery record older than retention, a batch a
+// transaction, and returns how many it deleted.
+func prunePass(ctx context.Context, d *service.DeliveryService, retention time.Duration) (int, error) {
+	total := 0
+	for {
+		n, err := d.PruneDeliveries(ctx, retention)
+		total += n
+		if err != nil || n < service.DeliveryPruneBatch {
+			return total, err
+		}
+		select {
+		case <-ctx.Done():
+			return total, ctx.Err()
+		case <-time.After(pruneBreather):
+		}
+	}
+}

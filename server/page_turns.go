@@ -1,0 +1,62 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"runtime"
+	"strconv"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// pageTurns lets at most GOMAXPROCS heavy pages (a page of 100 calls: 100 records
+// inflated, decoded and encoded again, about 90 KB) be assembled at once; the others
+// wait for their turn in arrival order (a channel's senders queue first come, first
+// served). Assembled all at once, 32 such pages shared two cores in whatever order the
+// scheduler and the collector left them, and the slowest hundredth took 4-5 times the
+// median; taking turns, each page runs to its end and its latency is mostly the queue
+// ahead of it, alike for every request (docs/performance.md, "Tail latency").
+//
+// Only the assembly takes a turn: the encoded body is written after the turn is given
+// back, so a client that reads slowly holds up no one else.
+type pageTurns chan struct{}
+
+func newPageTurns() pageTurns { return make(pageTurns, runtime.GOMAXPROCS(0)) }
+
+// take waits for a turn; it returns a function that gives the turn back, or an error
+// when ctx ends first (the client left, or the request ran out of time).
+func (t pageTurns) take(ctx context.Context) (func(), error) {
+	select {
+	case t <- struct{}{}:
+		return func() { <-t }, nil
+	case <-ctx.Done():
+		return nil, data.Errorf(data.EUNAVAILABLE, "The server is busy; retry the request.")
+	}
+}
+
+// encodeList encodes a list response ({"data": items, "meta": page} and a newline, the
+// bytes writeList sends) into a pooled buffer, which sendJSON gives back.
+func encodeList[T any](items []T, page data.Page) (*bytes.Buffer, error) {
+	if items == nil {
+		items = []T{}
+	}
+	buf := responseBufs.Get().(*bytes.Buffer)
+	buf.Reset()
+	if err := json.NewEncoder(buf).Encode(listBody[T]{Data: items, Meta: page}); err != nil {
+		putResponseBuf(buf)
+		return nil, err
+	}
+	return buf, nil
+}
+
+// sendJSON writes a 200 with the encoded body buf and gives buf back to the pool.
+func sendJSON(w http.ResponseWriter, buf *bytes.Buffer) {
+	defer putResponseBuf(buf)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(http.StatusOK)
+	w.Write(buf.Bytes())
+}
