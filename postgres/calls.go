@@ -166,7 +166,8 @@ func (t *tx) PutCall(next *data.Call) error {
 	return t.sendBatch(&b)
 }
 
-// DeleteCall implements service.CallTx. The minutes the call used stay counted.
+// DeleteCall implements service.CallTx, removing the call's search postings too. The
+// minutes the call used stay counted.
 func (t *tx) DeleteCall(id string) error {
 	c, err := scanCallCore(t.queryRow(`DELETE FROM calls WHERE id = $1 RETURNING `+callCoreCols, id))
 	if err != nil {
@@ -176,5 +177,6 @@ func (t *tx) DeleteCall(id string) error {
 	var b pgx.Batch
 	queueScopeCounts(&b, c.WorkspaceID, countDeltas(&a, nil))
 	queueRollup(&b, c.WorkspaceID, c.AgentID, c.CreatedAt.Time, contribution(c).negated())
+	queueCallTerms(&b, c.WorkspaceID, id, nil) // its search postings (calls_search.go)
 	return t.sendBatch(&b)
 }

@@ -27,6 +27,20 @@ type callQuery struct {
 	lo, hi   string   // id bounds: lo inclusive, hi exclusive; "" is unbounded
 	binding  string
 	empty    bool // nothing can match (a restriction to no agents, or one the filter leaves)
+	// The filter the arms answer: its scopes (whose counts a search compares with its
+	// rarest term's) and its condition on a row ("" without a filter).
+	scopes []string
+	cond   string
+	// src, when set, is what the arms read instead of the calls table (a search walking
+	// the postings of a term).
+	src *walkSource
+}
+
+// walkSource is a relation the arms of a walk read: from is "relation WHERE condition"
+// using $1 (the workspace), key the column of call ids the walk is ordered and bounded by,
+// and cols the callCols as that relation names them.
+type walkSource struct {
+	from, key, cols string
 }
 
 // callFilter is one filter of a list: the scopes whose counts measure it, the index
@@ -98,7 +112,7 @@ func (t *tx) newCallQuery(ws string, agentIDs []string, f data.CallFilter) (*cal
 	}
 	q.arms = []string{"true"}
 	if best >= 0 {
-		q.arms = filters[best].arms
+		q.arms, q.scopes, q.cond = filters[best].arms, filters[best].scopes, filters[best].cond
 	}
 	for i, fl := range filters {
 		if i != best {
@@ -162,22 +176,26 @@ func (q *callQuery) walkSQL(desc bool, from string, inclusive bool, limit int, c
 	if !desc {
 		op, order = ">", "ASC"
 	}
+	src := walkSource{from: "calls WHERE workspace_id = $1", key: "id", cols: callCols}
+	if q.src != nil {
+		src = *q.src
+	}
 	var rng string
 	if inclusive {
 		op += "="
 	}
 	if from != "" {
-		rng += " AND id " + op + " " + arg(from)
+		rng += " AND " + src.key + " " + op + " " + arg(from)
 	}
 	if q.lo != "" {
-		rng += " AND id >= " + arg(q.lo)
+		rng += " AND " + src.key + " >= " + arg(q.lo)
 	}
 	if q.hi != "" {
-		rng += " AND id < " + arg(q.hi)
+		rng += " AND " + src.key + " < " + arg(q.hi)
 	}
 	arms := make([]string, len(q.arms))
 	for i, a := range q.arms {
-		arms[i] = fmt.Sprintf("SELECT %s FROM calls WHERE workspace_id = $1 AND %s%s", callCols, a, rng)
+		arms[i] = fmt.Sprintf("SELECT %s FROM %s AND %s%s", src.cols, src.from, a, rng)
 	}
 	walk := func(n int) string {
 		return fmt.Sprintf("SELECT * FROM (%s) u ORDER BY id %s LIMIT %d", strings.Join(arms, " UNION ALL "), order, n)
@@ -186,9 +204,9 @@ func (q *callQuery) walkSQL(desc bool, from string, inclusive bool, limit int, c
 		return fmt.Sprintf("SELECT %s, true, 0::bigint FROM (%s) w", cols, walk(limit)), args
 	}
 	return fmt.Sprintf(`SELECT %s, m, n FROM (
-			SELECT w.*, (%s) AS m, row_number() OVER (ORDER BY id %s) AS n FROM (%s) w
+			SELECT w.*, coalesce(%s, false) AS m, row_number() OVER (ORDER BY id %s) AS n FROM (%s) w
 		) x WHERE m OR n = %d ORDER BY id %s LIMIT %d`,
-		cols, strings.Join(q.residual, " AND "), order, walk(maxCallScan), maxCallScan, order, limit), args
+		cols, "("+strings.Join(q.residual, " AND ")+")", order, walk(maxCallScan), maxCallScan, order, limit), args
 }
 
 // callWalk is what a walk found: up to want matching calls, whether more match beyond them,

@@ -1,0 +1,233 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/fulltext"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/postgres"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// The search benchmarks have a database of their own: VOICEAPI_BENCH_CALLS calls
+// (default 100,000; the issue's figure is 1,000,000) like BenchmarkCallPages's, each with
+// a varied transcript and its postings, loaded with COPY once per process.
+var (
+	searchBenchOnce sync.Once
+	searchBenchDB   *postgres.DB
+	searchBenchGen  *benchGen
+)
+
+// The words of seeded transcripts (the bench seeder's: a Zipf draw over customer-service
+// speech, most frequent first, plus names and order numbers for a long tail).
+var searchVocabulary = strings.Fields(`
+the i to you a and my it is that for on can of have in be this me what with your
+we do at so just not are was but get like will would please yes no okay thanks thank
+help need want know call about could there if today order account time one now
+appointment book booking schedule reschedule cancel cancellation refund payment card
+charge bill billing invoice price plan subscription upgrade downgrade renew renewal
+delivery deliver shipping shipped package tracking number address street city postcode
+change update email phone password login reset access locked problem issue error broken
+working service support agent manager speak person human wait hold transfer back
+monday tuesday wednesday thursday friday saturday sunday morning afternoon evening week
+month tomorrow yesterday next last first second third minute hour late early soon
+insurance claim policy coverage doctor clinic prescription pharmacy dentist visit
+restaurant table reservation party dinner lunch menu allergy vegetarian
+car rental pickup return airport flight hotel room checkin checkout luggage
+internet router outage slow connection wifi modem technician install
+loan mortgage rate interest balance transfer statement fraud stolen dispute
+complaint unhappy disappointed great perfect wonderful sorry understand confirm
+confirmed confirmation correct wrong right sure maybe already still again also
+discount coupon promotion offer free trial premium basic family business
+warranty repair replacement damaged missing item size color exchange store online
+`)
+
+var searchNames = strings.Fields(`ada grace alan linus margaret barbara ken dennis donald
+edsger john frances radia sophie hedy katherine dorothy mary tim vint bob`)
+
+// variedTranscript is call i's transcript: 4 to 12 utterances of 6 to 16 words.
+func variedTranscript(i int64) []data.TranscriptItem {
+	r := rand.New(rand.NewPCG(uint64(i), 0x5eed))
+	zipf := rand.NewZipf(rand.New(rand.NewPCG(uint64(i), 0x21bf)), 1.07, 2, uint64(len(searchVocabulary)-1))
+	out := make([]data.TranscriptItem, 4+r.IntN(9))
+	for k := range out {
+		words := make([]string, 6+r.IntN(11))
+		for w := range words {
+			switch x := r.IntN(100); {
+			case x < 2:
+				words[w] = fmt.Sprint(10000 + r.IntN(90000))
+			case x < 4:
+				words[w] = searchNames[r.IntN(len(searchNames))]
+			default:
+				words[w] = searchVocabulary[zipf.Uint64()]
+			}
+		}
+		out[k] = data.TranscriptItem{Role: []string{"agent", "user"}[k%2], Content: strings.Join(words, " ") + ".", StartMS: int64(k) * 3000}
+	}
+	return out
+}
+
+func searchBenchSetup(b *testing.B) {
+	searchBenchOnce.Do(func() {
+		n := 100_000
+		if s := os.Getenv("VOICEAPI_BENCH_CALLS"); s != "" {
+			n, _ = strconv.Atoi(s)
+		}
+		db := testkit.OpenPostgres(b, nil)
+		ctx := context.Background()
+		start := time.Now()
+		g := newBenchGen(n)
+		postings := 0
+		for done := 0; done < n; done += 20_000 {
+			calls := g.next(min(20_000, n-done))
+			terms := map[string]map[string]int{}
+			for i, c := range calls {
+				c.Transcript = variedTranscript(int64(done + i))
+				terms[c.ID] = fulltext.CallTerms(c)
+				postings += len(terms[c.ID])
+			}
+			if err := postgres.CopyCalls(ctx, db, calls); err != nil {
+				b.Fatal(err)
+			}
+			if err := postgres.CopyCallTerms(ctx, db, benchWS, terms); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := postgres.DeriveCallTables(ctx, db); err != nil {
+			b.Fatal(err)
+		}
+		if err := postgres.DeriveCallTermCounts(ctx, db); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("loaded %d calls and %d postings in %v", n, postings, time.Since(start).Round(time.Millisecond))
+		searchBenchDB, searchBenchGen = db, g
+	})
+	if searchBenchDB == nil {
+		b.Fatal("bench setup failed")
+	}
+}
+
+// reportLatency reports the median and the 99th percentile of lat.
+func reportLatency(b *testing.B, lat []time.Duration) {
+	slices.Sort(lat)
+	at := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) }
+	b.ReportMetric(at(0.5), "p50-µs")
+	b.ReportMetric(at(0.99), "p99-µs")
+}
+
+// BenchmarkCallSearch reads the first page of 20 hits of a one-word and a three-word
+// query, newest first and by relevance, unfiltered and by agent, each request in its
+// own read transaction (the storage part of GET /calls?q=, without HTTP and snippets).
+func BenchmarkCallSearch(b *testing.B) {
+	searchBenchSetup(b)
+	agent := searchBenchGen.agents[7]
+	if os.Getenv("VOICEAPI_BENCH_EXPLAIN") != "" {
+		for _, q := range []string{"cancel", "cancel my subscription"} {
+			plan, err := postgres.ExplainSearch(context.Background(), searchBenchDB, benchWS, data.CallFilter{},
+				data.CallSearch{Q: q, Terms: fulltext.QueryTerms(q), Sort: data.SortCreatedAt})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("%s:\n%s", q, plan)
+		}
+	}
+	for _, tc := range []struct {
+		name, q, sort string
+		f             data.CallFilter
+	}{
+		{"one_word", "cancel", data.SortCreatedAt, data.CallFilter{}},
+		{"three_words", "cancel my subscription", data.SortCreatedAt, data.CallFilter{}},
+		{"one_word_relevance", "cancel", data.SortRelevance, data.CallFilter{}},
+		{"three_words_relevance", "cancel my subscription", data.SortRelevance, data.CallFilter{}},
+		{"three_words_agent", "cancel my subscription", data.SortCreatedAt, data.CallFilter{AgentID: agent}},
+		{"rare_word", "subscription", data.SortCreatedAt, data.CallFilter{}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := data.CallSearch{Q: tc.q, Terms: fulltext.QueryTerms(tc.q), Sort: tc.sort}
+			var lat []time.Duration
+			var page data.Page
+			for b.Loop() {
+				start := time.Now()
+				err := searchBenchDB.View(context.Background(), func(tx service.Tx) error {
+					hits, p, err := tx.SearchCalls(benchWS, nil, tc.f, s, data.PageRequest{PerPage: 20, Cursor: ""})
+					if err == nil && len(hits) != 20 {
+						return fmt.Errorf("%d hits", len(hits))
+					}
+					page = p
+					return err
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			if page.NextCursor == nil {
+				b.Fatal("no next page")
+			}
+			reportLatency(b, lat)
+		})
+	}
+	// The AND of three terms as the index walk does it (the rarest term's postings, the
+	// others checked by EXISTS) and as an INTERSECT of the three posting lists: the
+	// first 21 ids, newest first.
+	terms := fulltext.QueryTerms("cancel my subscription")
+	for name, sql := range map[string]string{
+		"and_exists": `SELECT p.call_id FROM call_terms p WHERE p.workspace_id = $1 AND p.term = $4
+			AND EXISTS (SELECT 1 FROM call_terms t WHERE t.workspace_id = $1 AND t.term = $2 AND t.call_id = p.call_id)
+			AND EXISTS (SELECT 1 FROM call_terms t WHERE t.workspace_id = $1 AND t.term = $3 AND t.call_id = p.call_id)
+			ORDER BY p.call_id DESC LIMIT 21`,
+		"and_intersect": `SELECT call_id FROM call_terms WHERE workspace_id = $1 AND term = $2
+			INTERSECT SELECT call_id FROM call_terms WHERE workspace_id = $1 AND term = $3
+			INTERSECT SELECT call_id FROM call_terms WHERE workspace_id = $1 AND term = $4
+			ORDER BY call_id DESC LIMIT 21`,
+	} {
+		b.Run(name, func(b *testing.B) {
+			var lat []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				n, err := postgres.CountRows(context.Background(), searchBenchDB, sql, benchWS, terms[0], terms[1], terms[2])
+				if err != nil || n != 21 {
+					b.Fatal(n, err)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			reportLatency(b, lat)
+		})
+	}
+	// Last, as they add calls: one call's write alone and with its postings (about 45).
+	for _, withTerms := range []bool{false, true} {
+		name := "insert_call"
+		if withTerms {
+			name = "insert_call+postings"
+		}
+		b.Run(name, func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(5, 6))
+			ids := data.NewIDGen()
+			i := int64(1 << 40)
+			for b.Loop() {
+				c := benchCall(ids.New(data.PrefixCall), time.Now(), agent, "num_01JD6BENCH00000000000000000", rng, []string{"user_hangup"})
+				c.Transcript = variedTranscript(i)
+				i++
+				err := searchBenchDB.Update(context.Background(), func(tx service.Tx) error {
+					if err := tx.InsertCall(c); err != nil || !withTerms {
+						return err
+					}
+					return tx.SetCallTerms(c.WorkspaceID, c.ID, fulltext.CallTerms(c))
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
