@@ -59,7 +59,13 @@ var eventPayloads = map[string]any{
 	data.EventWorkspaceExported: objectPayload("The workspace was exported: counts only, never a record or an api_key.",
 		withCounts(map[string]any{"include_secrets": map[string]any{"type": "boolean"}})),
 	data.EventWorkspaceImported: data.ImportResult{},
-	data.EventRetentionSwept:    data.RetentionSwept{},
+	// Inline like the other event-only payloads: a component that only the webhooks
+	// section names is pruned by generators that walk the paths (oapi-codegen).
+	data.EventRetentionSwept: objectPayload("What one retention sweep deleted in the workspace, counts only.", map[string]any{
+		"calls_deleted":           map[string]any{"type": "integer", "minimum": 0, "description": "Calls deleted for their workspace's or agent's retention."},
+		"knowledge_files_deleted": map[string]any{"type": "integer", "minimum": 0, "description": "Knowledge base files deleted."},
+		"calls_on_hold":           map[string]any{"type": "integer", "minimum": 0, "description": "Expired calls kept because they are on legal hold."},
+	}),
 	data.EventBackupDownloaded: objectPayload("An instance admin downloaded a backup.", map[string]any{
 		"archive":             map[string]any{"type": "string", "description": "The archive's file name."},
 		"files_included":      map[string]any{"type": "boolean"},

@@ -415,5 +415,4 @@ var typeDocs = map[string]string{
 	"Webhook":         "A webhook subscription; its signing secret is shown only on create and rotate.",
 	"WorkspaceUser":   "A user's membership of a workspace.",
 	"Redaction":       "A redaction setting: built-in detectors and custom RE2 rules; each match becomes a typed marker such as [card] (docs/calls.md).",
-	"RetentionSwept":  "Data of retention.swept: what one retention sweep deleted in the workspace, counts only.",
 }
