@@ -153,10 +153,11 @@ type DeliveryQueue interface {
 	// It returns how many events it took from the outbox.
 	FanOut(ctx context.Context, limit int) (int, error)
 	// ClaimDueDeliveries claims up to limit pending deliveries due at now for which skip
-	// is false, oldest due first, for one attempt each: in the claiming transaction their
-	// next attempt moves to now+lease, so no other dispatcher (another replica) sees them
-	// due while this one posts, and one that dies mid-post leaves them due again once the
-	// lease ends. It also returns when the next other pending delivery falls due (zero
+	// is false, oldest due first, for one attempt each. On a store several processes
+	// share, their next attempt moves to now+lease in the claiming transaction, so no
+	// other dispatcher (another replica) sees them due while this one posts, and one that
+	// dies mid-post leaves them due again once the lease ends; on a store one process
+	// owns, skip (the dispatcher's in-flight set) is the whole claim. It also returns when the next other pending delivery falls due (zero
 	// when there is none).
 	ClaimDueDeliveries(ctx context.Context, now time.Time, limit int, lease time.Duration, skip func(deliveryID string) bool) ([]*DeliveryJob, time.Time, error)
 	// FinishAttempt records the outcome of a pending delivery's attempt and, when

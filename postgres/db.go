@@ -225,3 +225,6 @@ func (db *DB) ServiceOptions() service.Options {
 		PasswordCost: o.PasswordCost, LoginTTL: o.LoginTTL, IDs: db.ids, Knowledge: o.Knowledge,
 	}
 }
+
+// SharedByProcesses implements service.SharedStore: replicas share the database.
+func (db *DB) SharedByProcesses() bool { return true }

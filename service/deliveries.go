@@ -131,13 +131,34 @@ func (s *DeliveryService) FanOut(ctx context.Context, limit int) (int, error) {
 	return moved, err
 }
 
-// ClaimDueDeliveries implements data.DeliveryQueue. The lease is the delivery's own
-// next_attempt_at, moved forward in the claiming write: the engines' write isolation
-// (bbolt's single writer; PostgreSQL's SERIALIZABLE, with the due rows read FOR UPDATE
-// SKIP LOCKED) lets one claimer alone move it, so each attempt is posted by one replica.
+// ClaimDueDeliveries implements data.DeliveryQueue. On a shared store (LeaseDeliveries)
+// the lease is the delivery's own next_attempt_at, moved forward in the claiming write:
+// PostgreSQL's SERIALIZABLE writes, with the due rows read FOR UPDATE SKIP LOCKED, let
+// one claimer alone move it, so each attempt is posted by one replica. A store one
+// process owns needs no lease: the dispatcher's in-flight set (skip) is the claim.
 func (s *DeliveryService) ClaimDueDeliveries(ctx context.Context, now time.Time, limit int, lease time.Duration, skip func(string) bool) ([]*data.DeliveryJob, time.Time, error) {
 	var jobs []*data.DeliveryJob
 	var next time.Time
+	if !s.opts.LeaseDeliveries {
+		// One process owns the store: the dispatcher's skip (its in-flight set) is the
+		// whole claim, and nothing needs writing.
+		err := s.store.View(ctx, func(tx Tx) error {
+			ids, nxt, err := tx.DueDeliveries(now, limit, skip)
+			if err != nil {
+				return err
+			}
+			next = nxt
+			for _, id := range ids {
+				job, err := s.loadJob(tx, id)
+				if err != nil {
+					return err
+				}
+				jobs = append(jobs, job)
+			}
+			return nil
+		})
+		return jobs, next, err
+	}
 	err := s.store.Update(ctx, func(tx Tx) error {
 		jobs, next = nil, time.Time{}
 		ids, nxt, err := tx.DueDeliveries(now, limit, skip)

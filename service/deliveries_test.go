@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -189,7 +190,9 @@ func TestFinishAttemptRecordsAndQueuesTheRetry(t *testing.T) {
 // never reports leaves it due again, for the same attempt, once the lease ends.
 func TestClaimedDeliveriesAreLeased(t *testing.T) {
 	clock := &fixedClock{time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	svc, _ := newServices(t, clock, nil)
+	svc := testkit.Services(t, testkit.OpenEngine(t), func(o *service.Options) {
+		o.Now, o.LeaseDeliveries = clock.now, true // as on a store replicas share
+	})
 	ctx := as("ws_1")
 	w, _, _ := svc.Webhooks.CreateWebhook(ctx, data.WebhookCreate{URL: "https://a.example/", Events: []string{"*"}})
 	settle(t, svc, clock.t)
@@ -219,5 +222,32 @@ func TestClaimedDeliveriesAreLeased(t *testing.T) {
 	after, _ := claim(clock.t.Add(30 * time.Second))
 	if len(after) != 1 || after[0].DeliveryID != first[0].DeliveryID || after[0].Attempt != 1 {
 		t.Fatalf("after the lease: %+v, want the same delivery's attempt 1", after)
+	}
+}
+
+// On a store one process owns, a claim writes nothing: what the dispatcher has in flight
+// (skip) is passed over, and after a crash the delivery is due at once, not after a lease.
+func TestClaimsOnAnOwnedStoreWriteNothing(t *testing.T) {
+	testkit.NeedBolt(t)
+	clock := &fixedClock{time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	svc, _ := newServices(t, clock, nil)
+	ctx := as("ws_1")
+	w, _, _ := svc.Webhooks.CreateWebhook(ctx, data.WebhookCreate{URL: "https://a.example/", Events: []string{"*"}})
+	settle(t, svc, clock.t)
+	if _, err := svc.Webhooks.SendTestEvent(ctx, w.ID); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, svc)
+	first, _, err := svc.Deliveries.ClaimDueDeliveries(context.Background(), clock.t, 10, 30*time.Second, nil)
+	if err != nil || len(first) != 1 {
+		t.Fatalf("first claim: %v, %v", first, err)
+	}
+	inFlight := func(id string) bool { return id == first[0].DeliveryID }
+	if again, _, _ := svc.Deliveries.ClaimDueDeliveries(context.Background(), clock.t, 10, 30*time.Second, inFlight); len(again) != 0 {
+		t.Errorf("the in-flight delivery was claimed again: %v", again)
+	}
+	// A restarted dispatcher (an empty in-flight set) gets it at once.
+	if again, _, _ := svc.Deliveries.ClaimDueDeliveries(context.Background(), clock.t, 10, 30*time.Second, nil); len(again) != 1 {
+		t.Errorf("after a restart the delivery is not due at once: %v", again)
 	}
 }

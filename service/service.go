@@ -35,6 +35,12 @@ type Options struct {
 	// IDs makes record ids; a generator on Now when nil. Event ids order the audit
 	// chain, so every writer of a store must share one generator.
 	IDs *data.IDGen
+	// LeaseDeliveries makes a claimed webhook delivery's lease durable (its next attempt
+	// moves forward in the claiming write), for a store that several processes share;
+	// New sets it when the store says it is shared (SharedStore). A store one process
+	// owns (bbolt's file lock) keeps claims in the dispatcher's memory instead, so a
+	// restart after a crash posts what was in flight at once, not after the lease.
+	LeaseDeliveries bool
 	// URLGuard checks a client-supplied URL before it is stored (a webhook's url, a
 	// knowledge base's url source): nil when acceptable, else why not. netguard.CheckURL
 	// when nil. Where the URL's host resolves is checked later, when connecting, by
@@ -124,6 +130,9 @@ func New(store Store, opts Options) (*Services, error) {
 	}
 	if opts.IDs == nil {
 		opts.IDs = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
+	}
+	if s, ok := store.(SharedStore); ok && s.SharedByProcesses() {
+		opts.LeaseDeliveries = true
 	}
 	b := &base{
 		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,

@@ -22,6 +22,12 @@ type Store interface {
 	KeyUseRecorder
 }
 
+// SharedStore is a store that several processes may write at once (PostgreSQL replicas),
+// which coordination then has to go through: webhook claims are leased in storage.
+type SharedStore interface {
+	SharedByProcesses() bool
+}
+
 // Tx is one transaction's view of the records. Absent records come back as nil with a
 // nil error; the services decide what that means (not found, a 422, nothing to do).
 type Tx interface {
