@@ -283,7 +283,7 @@ func TestReplicasDeliverEachWebhookOnce(t *testing.T) {
 	for _, r := range rs[1:] {
 		r.Dispatcher.Stop(context.Background())
 	}
-	testkit.Expect(t, rs[1].Do("POST", "/api/v1/agents", tok, agentBody("Hang")), 201)
+	testkit.Expect(t, rs[0].Do("POST", "/api/v1/agents", tok, agentBody("Hang")), 201) // its commit wakes replica 0's dispatcher
 	waitUntil(t, 30*time.Second, "the hanging post", hung.Load)
 	cut, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	rs[0].Dispatcher.Stop(cut)
