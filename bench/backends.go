@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/voiceapi/voiceapi/internal/pgtest"
 )
 
 // deployment is one way of running voiceapi that the same loads drive: one bbolt server,
@@ -65,12 +68,12 @@ func runBackends(o options, work string) error {
 	if url == "" {
 		// Every replica's pool (pgx's default is max(4, CPUs)), and room for the harness.
 		perReplica := max(o.dbPoolSize, 4, runtime.NumCPU())
-		cluster, err := startPGCluster(perReplica*o.replicas + 20)
+		cluster, err := pgtest.StartWith(pgtest.Options{Durable: true, MaxConnections: perReplica*o.replicas + 20})
 		if err != nil {
 			return err
 		}
-		defer cluster.stop()
-		if url, err = cluster.createDatabase("voiceapi_bench"); err != nil {
+		defer cluster.Stop()
+		if url, _, err = cluster.NewDatabase(context.Background()); err != nil {
 			return err
 		}
 		logf("PostgreSQL started on %s (fsync on)", strings.TrimPrefix(url, "postgres://"))

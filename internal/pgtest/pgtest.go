@@ -88,8 +88,21 @@ func binDir() (string, error) {
 	return "", ErrNotInstalled
 }
 
-// Start initializes and starts a cluster in a new temporary directory.
-func Start() (*Cluster, error) {
+// Options tune a cluster that StartWith starts.
+type Options struct {
+	// Durable keeps PostgreSQL's durable defaults (fsync, synchronous_commit,
+	// full_page_writes), for figures that stand beside bbolt's with fsync on (the bench
+	// harness); test clusters turn them off.
+	Durable bool
+	// MaxConnections is max_connections; 200 when 0.
+	MaxConnections int
+}
+
+// Start initializes and starts a test cluster in a new temporary directory.
+func Start() (*Cluster, error) { return StartWith(Options{}) }
+
+// StartWith is Start with o.
+func StartWith(o Options) (*Cluster, error) {
 	bin, err := binDir()
 	if err != nil {
 		return nil, err
@@ -99,14 +112,14 @@ func Start() (*Cluster, error) {
 		return nil, err
 	}
 	c := &Cluster{dir: dir}
-	if err := c.start(bin); err != nil {
+	if err := c.start(bin, o); err != nil {
 		c.Stop()
 		return nil, err
 	}
 	return c, nil
 }
 
-func (c *Cluster) start(bin string) error {
+func (c *Cluster) start(bin string, o Options) error {
 	data := filepath.Join(c.dir, "data")
 	if err := os.Mkdir(data, 0o700); err != nil {
 		return err
@@ -123,11 +136,17 @@ func (c *Cluster) start(bin string) error {
 	if c.port, err = freePort(); err != nil {
 		return err
 	}
-	// Durability settings are off: a test cluster is thrown away, and fsync would only make
-	// the suite slower. The kill tests turn it back on for their own cluster.
-	c.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(c.port),
-		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "fsync=off",
-		"-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200")
+	maxConns := o.MaxConnections
+	if maxConns == 0 {
+		maxConns = 200
+	}
+	args := []string{"-D", data, "-p", strconv.Itoa(c.port), "-c", "listen_addresses=127.0.0.1",
+		"-c", "unix_socket_directories=", "-c", "max_connections=" + strconv.Itoa(maxConns)}
+	if !o.Durable {
+		// A test cluster is thrown away, and fsync would only make the suite slower.
+		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	c.cmd = exec.Command(filepath.Join(bin, "postgres"), args...)
 	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL}
 	logFile, err := os.Create(filepath.Join(c.dir, "postgres.log"))
 	if err != nil {
