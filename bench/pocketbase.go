@@ -29,14 +29,29 @@ const (
 
 // pbProc is a running `pocketbase serve`.
 type pbProc struct {
-	cmd   *exec.Cmd
-	addr  string
-	token string // a superuser's token
+	cmd    *exec.Cmd
+	exited chan struct{} // closed once the process has ended and been reaped
+	addr   string
+	token  string // a superuser's token
 }
 
 func (p *pbProc) url() string { return "http://" + p.addr }
 
-func (p *pbProc) stop() { (&serverProc{cmd: p.cmd}).stop() }
+// stop sends SIGINT and waits for PocketBase to exit, killing it after stopGrace. It
+// needs the exited channel of startReaped: with none, stop waited on a nil channel
+// forever, and since nothing called Wait the exited PocketBase stayed a zombie.
+func (p *pbProc) stop() { (&serverProc{cmd: p.cmd, exited: p.exited}).stop() }
+
+// startReaped starts cmd and reaps it in the background; the channel it returns is
+// closed when the process has exited and Wait has returned.
+func startReaped(cmd *exec.Cmd) (chan struct{}, error) {
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	return exited, nil
+}
 
 // startPocketBase runs PocketBase on dir with a superuser (created on a fresh directory),
 // request logs off (voiceapi's go to /dev/null in this harness), and signs in.
@@ -49,7 +64,7 @@ func startPocketBase(bin, dir string) (*pbProc, error) {
 		return nil, err
 	}
 	p := &pbProc{addr: addr, cmd: exec.Command(bin, "serve", "--http", addr, "--dir", dir)}
-	if err := p.cmd.Start(); err != nil {
+	if p.exited, err = startReaped(p.cmd); err != nil {
 		return nil, err
 	}
 	hc := &http.Client{Timeout: time.Second}

@@ -2,7 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
 	"testing"
+	"time"
 )
 
 // TestPocketBaseBody: the record carries the agent body's name as its own field and the
@@ -40,5 +44,76 @@ func TestMedian(t *testing.T) {
 		if rs[0].RPS != tc.rps[0] {
 			t.Errorf("median reordered its input")
 		}
+	}
+}
+
+// stopWithin runs stop and fails the test if it has not returned within d: the harness
+// once waited forever stopping PocketBase.
+func stopWithin(t *testing.T, d time.Duration, stop func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { stop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("stop did not return within %s", d)
+	}
+}
+
+// TestPocketBaseStopReaps: stop returns once the process has exited, and the process is
+// reaped (no zombie left), both when it obeys the interrupt and when it must be killed.
+func TestPocketBaseStopReaps(t *testing.T) {
+	defer func(g time.Duration) { stopGrace = g }(stopGrace)
+	stopGrace = 200 * time.Millisecond
+	for name, args := range map[string][]string{
+		"interrupted": {"sleep", "60"},
+		"killed":      {"sh", "-c", `trap "" INT; while :; do sleep 0.05; done`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := &pbProc{cmd: exec.Command(args[0], args[1:]...)}
+			var err error
+			if p.exited, err = startReaped(p.cmd); err != nil {
+				t.Skipf("cannot run %s: %v", args[0], err)
+			}
+			time.Sleep(100 * time.Millisecond) // let sh install its trap
+			stopWithin(t, 10*time.Second, p.stop)
+			if p.cmd.ProcessState == nil {
+				t.Fatal("the process was not waited for")
+			}
+			if _, err := os.Stat(fmt.Sprintf("/proc/%d", p.cmd.Process.Pid)); err == nil {
+				t.Errorf("process %d is still in the process table (a zombie)", p.cmd.Process.Pid)
+			}
+		})
+	}
+}
+
+// TestPocketBaseStartStop runs what hung: a fresh PocketBase, its collection, stop, and
+// a second start on the same directory. It needs a PocketBase binary in
+// VOICEAPI_BENCH_POCKETBASE (docs/performance.md says how to build one).
+func TestPocketBaseStartStop(t *testing.T) {
+	bin := os.Getenv("VOICEAPI_BENCH_POCKETBASE")
+	if bin == "" {
+		t.Skip("VOICEAPI_BENCH_POCKETBASE is not set")
+	}
+	dir := t.TempDir()
+	pb, err := startPocketBase(bin, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pb.createCollection(); err != nil {
+		pb.stop()
+		t.Fatal(err)
+	}
+	stopWithin(t, time.Minute, pb.stop)
+	if pb.cmd.ProcessState == nil || pbSize(dir) == 0 {
+		t.Fatalf("after stop: state %v, data.db %d bytes", pb.cmd.ProcessState, pbSize(dir))
+	}
+	if pb, err = startPocketBase(bin, dir); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := pb.createRecords(3, 2, 2)
+	stopWithin(t, time.Minute, pb.stop)
+	if err != nil || len(ids) != 3 || ids[0] == "" {
+		t.Fatalf("records after a restart: %v, %v", ids, err)
 	}
 }

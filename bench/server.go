@@ -66,12 +66,11 @@ func startServer(bin, dir, logPath string, extra ...string) (*serverProc, error)
 		defer f.Close() // the child keeps its own descriptor
 		cmd.Stderr = f
 	}
-	p := &serverProc{cmd: cmd, addr: addr, exited: make(chan struct{})}
+	p := &serverProc{cmd: cmd, addr: addr}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	if p.exited, err = startReaped(cmd); err != nil {
 		return nil, err
 	}
-	go func() { cmd.Wait(); close(p.exited) }()
 	lines := make(chan string, 16)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -127,12 +126,15 @@ func startServer(bin, dir, logPath string, extra ...string) (*serverProc, error)
 
 func (p *serverProc) url() string { return "http://" + p.addr }
 
-// stop sends SIGTERM and waits for the drain.
+// stopGrace is how long stop waits after the interrupt before it kills the process.
+var stopGrace = 30 * time.Second
+
+// stop sends SIGINT and waits for the drain (p.exited, from startReaped).
 func (p *serverProc) stop() {
 	p.cmd.Process.Signal(os.Interrupt)
 	select {
 	case <-p.exited:
-	case <-time.After(30 * time.Second):
+	case <-time.After(stopGrace):
 		p.cmd.Process.Kill()
 		<-p.exited
 	}
