@@ -69,7 +69,7 @@ func main() {
 	flag.IntVar(&o.threads, "t", 2, "wrk threads")
 	flag.IntVar(&o.seeders, "seeders", 64, "concurrent writers while seeding")
 	flag.BoolVar(&o.keepLogs, "keep-logs", false, "keep the server's request log (else it goes to /dev/null)")
-	flag.StringVar(&o.profileDir, "profile", "", "save a CPU profile of voiceapi during each of its runs into this directory")
+	flag.StringVar(&o.profileDir, "profile", "", "save a CPU profile of voiceapi during each of its runs into this directory (-mode pocketbase: each round's)")
 	flag.StringVar(&o.pocketbase, "pocketbase", "", "PocketBase binary for -mode pocketbase")
 	flag.IntVar(&o.records, "records", 1000, "-mode pocketbase: agents (records) created in each fresh database before its size is measured")
 	flag.IntVar(&o.updates, "updates", 0, "-mode pocketbase: full-body updates (voiceapi PUT, PocketBase PATCH) spread over the created records, after which the sizes are measured again")
@@ -127,17 +127,9 @@ func run(o options) error {
 	if o.mode == "pocketbase" {
 		return runPocketBase(o, work)
 	}
-	var extra []string
-	if o.profileDir != "" {
-		if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
-			return err
-		}
-		metricsAddr, err := freeAddr()
-		if err != nil {
-			return err
-		}
-		extra = append(extra, "--metrics-addr", metricsAddr)
-		o.profileDir += "|" + metricsAddr // read back by profileDuring
+	extra, err := profileFlags(&o)
+	if err != nil {
+		return err
 	}
 	if o.databaseURL != "" || o.postgres {
 		if o.mode != "table" || o.dataDir != "" {
@@ -348,6 +340,23 @@ func runGroupCommit(o options, srv *serverProc, st *state, work string) error {
 	return nil
 }
 
+// profileFlags returns the serve flags that -profile needs (a --metrics-addr listener,
+// which serves the CPU profiles) and notes the address in o for profileDuring.
+func profileFlags(o *options) ([]string, error) {
+	if o.profileDir == "" {
+		return nil, nil
+	}
+	if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
+		return nil, err
+	}
+	metricsAddr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	o.profileDir += "|" + metricsAddr // read back by profileDuring
+	return []string{"--metrics-addr", metricsAddr}, nil
+}
+
 // profileDuring fetches a CPU profile of voiceapi over most of l's run from the
 // --metrics-addr listener and saves it as <scenario>.pprof; nil when -profile is off.
 func profileDuring(o options, l load) <-chan error {
@@ -364,7 +373,7 @@ func profileDuring(o options, l load) <-chan error {
 			return
 		}
 		defer resp.Body.Close()
-		f, err := os.Create(filepath.Join(dir, strings.NewReplacer(" ", "_", "(", "", ")", "").Replace(l.Name)+".pprof"))
+		f, err := os.Create(filepath.Join(dir, strings.NewReplacer(" ", "_", "(", "", ")", "", ":", "").Replace(l.Name)+".pprof"))
 		if err != nil {
 			done <- err
 			return

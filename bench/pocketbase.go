@@ -251,7 +251,11 @@ func runPocketBase(o options, work string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := startServer(o.bin, s.vDir, os.DevNull)
+	extra, err := profileFlags(&o)
+	if err != nil {
+		return err
+	}
+	srv, err := startServer(o.bin, s.vDir, os.DevNull, extra...)
 	if err != nil {
 		return err
 	}
@@ -304,7 +308,18 @@ func runPocketBase(o options, work string) error {
 	for round := range o.rounds {
 		for i, x := range loads {
 			logf("round %d/%d, wrk: %s (%d connections, %s)", round+1, o.rounds, x.l.Name, x.l.Connections, x.l.Duration)
+			var saved <-chan error
+			if x.url == srv.url() {
+				pl := x.l
+				pl.Name = fmt.Sprintf("%s round %d", x.l.Name, round+1)
+				saved = profileDuring(o, pl)
+			}
 			res, err := runWrk(x.url, x.l, work)
+			if saved != nil {
+				if perr := <-saved; perr != nil {
+					logf("profile of %s: %v", x.l.Name, perr)
+				}
+			}
 			if err != nil {
 				return err
 			}
