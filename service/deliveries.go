@@ -99,18 +99,11 @@ func (s *DeliveryService) FanOut(ctx context.Context, limit int) (int, error) {
 		hooks := map[string][]*data.WebhookRecord{} // per workspace, read once per transaction
 		now := s.now()
 		for _, id := range ids {
-			e, err := tx.Event(id)
+			e, list, err := fanOutEvent(tx, id, hooks)
 			if err != nil {
 				return err
 			}
 			if e != nil {
-				list, ok := hooks[e.WorkspaceID]
-				if !ok {
-					if list, err = tx.WorkspaceWebhooks(e.WorkspaceID); err != nil {
-						return err
-					}
-					hooks[e.WorkspaceID] = list
-				}
 				target := testTarget(e)
 				for _, w := range list {
 					if !delivers(w, e, target) {
@@ -129,6 +122,39 @@ func (s *DeliveryService) FanOut(ctx context.Context, limit int) (int, error) {
 		return nil
 	})
 	return moved, err
+}
+
+// fanOutEvent returns the outbox's event id and its workspace's webhooks (read once per
+// workspace into hooks), or a nil event when it is gone or when that workspace has no
+// webhook: then an engine that can tell the workspace alone (EventWorkspaceTx) never
+// decodes the payload.
+func fanOutEvent(tx Tx, id string, hooks map[string][]*data.WebhookRecord) (*data.Event, []*data.WebhookRecord, error) {
+	webhooks := func(ws string) ([]*data.WebhookRecord, error) {
+		list, ok := hooks[ws]
+		if !ok {
+			var err error
+			if list, err = tx.WorkspaceWebhooks(ws); err != nil {
+				return nil, err
+			}
+			hooks[ws] = list
+		}
+		return list, nil
+	}
+	if wt, ok := tx.(EventWorkspaceTx); ok {
+		ws, err := wt.EventWorkspace(id)
+		if err != nil || ws == "" {
+			return nil, nil, err
+		}
+		if list, err := webhooks(ws); err != nil || len(list) == 0 {
+			return nil, nil, err
+		}
+	}
+	e, err := tx.Event(id)
+	if err != nil || e == nil {
+		return nil, nil, err
+	}
+	list, err := webhooks(e.WorkspaceID)
+	return e, list, err
 }
 
 // ClaimDueDeliveries implements data.DeliveryQueue. On a shared store (LeaseDeliveries)

@@ -39,6 +39,7 @@ var suites = []struct {
 	{"deliveries_due_skips", testDueSkips},
 	{"deliveries_prune", testPruneDeliveries},
 	{"outbox", testOutbox},
+	{"event_workspace", testEventWorkspace},
 	{"event reads", testEventReads},
 	{"events after", testEventsAfter},
 	{"agents", testAgents},
