@@ -80,3 +80,7 @@ func (t tx) RelinkEvent(id, prevHash, hash string) error {
 func (t tx) SetEventHead(workspaceID, hash string) error {
 	return t.b.Bucket(bucketEventHeads).Put([]byte(workspaceID), []byte(hash))
 }
+
+// LocalRevisions implements service.LocalRevisionTx: AgentRevision fingerprints bytes
+// of the memory map.
+func (t tx) LocalRevisions() bool { return true }

@@ -35,6 +35,10 @@ func (s *AgentService) UpdateAgentJSON(ctx context.Context, id string, in data.A
 		if rev, err = tx.AgentRevision(id); err != nil || rev == 0 {
 			return err
 		}
+		if row, ok := s.rows.get(id, rev); ok {
+			before = row
+			return nil
+		}
 		before, err = tx.Agent(id)
 		return err
 	}); err != nil {
@@ -62,8 +66,11 @@ func (s *AgentService) UpdateAgentJSON(ctx context.Context, id string, in data.A
 	}
 	var out *data.Agent
 	var outJSON json.RawMessage
+	var stored *data.StoredAgent
+	var storedRev uint64
 	err = s.store.Update(ctx, func(tx Tx) error {
 		p := prep
+		stored, storedRev = nil, 0
 		cur, err := tx.AgentRevision(id)
 		if err != nil {
 			return err
@@ -96,12 +103,17 @@ func (s *AgentService) UpdateAgentJSON(ctx context.Context, id string, in data.A
 		if err := tx.PutAgent(p.stored, p.oldStatus); err != nil {
 			return err
 		}
+		if storedRev, err = storedRevision(tx, id); err != nil {
+			return err
+		}
+		stored = p.stored
 		_, err = s.record(ctx, tx, data.EventAgentUpdated, p.row.WorkspaceID, p.outJSON)
 		return err
 	})
 	if err != nil {
 		return nil, nil, err
 	}
+	s.rows.put(id, storedRev, stored) // committed: the next update merges into it
 	return out, outJSON, nil
 }
 

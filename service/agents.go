@@ -13,6 +13,7 @@ import (
 type AgentService struct {
 	*base
 	cache agentCache
+	rows  agentRowCache // rows as stored, for the next update (agent_row_cache.go)
 }
 
 var _ data.AgentService = (*AgentService)(nil)
@@ -266,6 +267,7 @@ func (s *AgentService) CreateAgentJSON(ctx context.Context, in data.AgentCreate)
 	outJSON := json.RawMessage(enc) // record takes a RawMessage as is (a []byte would be base64)
 	stored := *row
 	stored.AgentConfig, stored.JSON = cfg, outJSON
+	var storedRev uint64
 	err = s.store.Update(ctx, func(tx Tx) error {
 		errs, err := withReferences(tx, p.WorkspaceID, a, faults)
 		if err != nil {
@@ -280,11 +282,15 @@ func (s *AgentService) CreateAgentJSON(ctx context.Context, in data.AgentCreate)
 		if err := tx.PutAgent(&stored, ""); err != nil {
 			return err
 		}
+		if storedRev, err = storedRevision(tx, stored.ID); err != nil {
+			return err
+		}
 		_, err = s.record(ctx, tx, data.EventAgentCreated, p.WorkspaceID, outJSON)
 		return err
 	})
 	if err != nil {
 		return nil, nil, err
 	}
+	s.rows.put(stored.ID, storedRev, &stored)
 	return out, outJSON, nil
 }
