@@ -58,13 +58,18 @@ func encodeValue(raw []byte) []byte {
 	var buf bytes.Buffer
 	buf.Grow(len(raw)/3 + 16)
 	buf.WriteByte(markDeflateDict1)
-	w := deflaters.Get().(*flate.Writer)
-	w.Reset(&buf) // keeps the writer's dictionary
-	_, err := w.Write(raw)
-	if err == nil {
-		err = w.Close()
+	var err error
+	if len(raw) >= fastDeflateMin {
+		err = deflateFast(&buf, raw) // record_fast.go
+	} else {
+		w := deflaters.Get().(*flate.Writer)
+		w.Reset(&buf) // keeps the writer's dictionary
+		_, err = w.Write(raw)
+		if err == nil {
+			err = w.Close()
+		}
+		deflaters.Put(w)
 	}
-	deflaters.Put(w)
 	if err != nil || buf.Len() >= len(raw) {
 		return raw
 	}
