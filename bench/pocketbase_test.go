@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 )
@@ -115,5 +116,18 @@ func TestPocketBaseStartStop(t *testing.T) {
 	stopWithin(t, time.Minute, pb.stop)
 	if err != nil || len(ids) != 3 || ids[0] == "" {
 		t.Fatalf("records after a restart: %v, %v", ids, err)
+	}
+}
+
+// TestFailedRounds: a round with socket errors or non-2xx answers fails the run (after
+// the table is printed), naming the load and the round; clean rounds do not.
+func TestFailedRounds(t *testing.T) {
+	names := []string{"a", "b"}
+	if err := failedRounds(names, [][]result{{{RPS: 1}, {RPS: 2}}, {{RPS: 3}}}); err != nil {
+		t.Errorf("clean rounds: %v", err)
+	}
+	err := failedRounds(names, [][]result{{{RPS: 1}}, {{RPS: 3}, {RPS: 2, Errors: 28}, {Non2xx: 1}}})
+	if err == nil || !strings.Contains(err.Error(), "b, round 2: 0 non-2xx, 28 socket errors") || !strings.Contains(err.Error(), "b, round 3: 1 non-2xx") {
+		t.Errorf("failed rounds: %v", err)
 	}
 }
