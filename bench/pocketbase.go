@@ -314,7 +314,8 @@ func runPocketBase(o options, work string) error {
 				pl.Name = fmt.Sprintf("%s round %d", x.l.Name, round+1)
 				saved = profileDuring(o, pl)
 			}
-			res, err := runWrk(x.url, x.l, work)
+			pid := map[string]int{srv.url(): srv.cmd.Process.Pid, pb.url(): pb.cmd.Process.Pid}[x.url] // 0: the ceiling, in process
+			res, err := runWrkCPU(x.url, x.l, work, pid)
 			if saved != nil {
 				if perr := <-saved; perr != nil {
 					logf("profile of %s: %v", x.l.Name, perr)
@@ -340,6 +341,25 @@ func runPocketBase(o options, work string) error {
 	return failedRounds(names, runs)
 }
 
+// runWrkCPU is runWrk with the CPU time process pid used during the run (none when pid
+// is 0).
+func runWrkCPU(base string, l load, work string, pid int) (result, error) {
+	if pid == 0 {
+		return runWrk(base, l, work)
+	}
+	before, err := processCPU(pid)
+	if err != nil {
+		return result{}, err
+	}
+	res, err := runWrk(base, l, work)
+	if err != nil {
+		return res, err
+	}
+	after, err := processCPU(pid)
+	res.CPU = after - before
+	return res, err
+}
+
 // failedRounds names the loads that had non-2xx responses or socket errors in a round.
 func failedRounds(names []string, runs [][]result) error {
 	var failed []string
@@ -363,7 +383,7 @@ func printThroughput(o options, names []string, runs [][]result) {
 	fmt.Printf("agent body %d bytes (%d tools); wrk -t%d -c%d, %s a run, median of %d rounds, systems interleaved; voiceapi fsyncs each commit, PocketBase (SQLite WAL) does not\n\n",
 		len(mustJSON(agentBody("Agent 0-0", o.tools))), o.tools, o.threads, o.connections, o.duration, o.rounds)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\treq/s\tp50\tp99\trounds (req/s)\tto ceiling\tfailed requests\t")
+	fmt.Fprintln(tw, "scenario\treq/s\tp50\tp99\trounds (req/s)\tto ceiling\tCPU / request\tfailed requests\t")
 	med := make([]result, len(names))
 	for i := range names {
 		med[i] = median(runs[i])
@@ -373,10 +393,21 @@ func printThroughput(o options, names []string, runs [][]result) {
 			each = append(each, fmt.Sprintf("%.0f", r.RPS))
 			failed += r.Non2xx + r.Errors
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%.2f\t%d\t\n", names[i], med[i].RPS, fmtDur(med[i].P50), fmtDur(med[i].P99), strings.Join(each, ", "), med[i].RPS/med[0].RPS, failed)
+		cpu := "-"
+		if c := cpuPerRequest(runs[i]); c > 0 {
+			cpu = fmtDur(c)
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%.2f\t%s\t%d\t\n", names[i], med[i].RPS, fmtDur(med[i].P50), fmtDur(med[i].P99), strings.Join(each, ", "), med[i].RPS/med[0].RPS, cpu, failed)
 	}
 	tw.Flush()
 	fmt.Printf("\nvoiceapi / PocketBase: update %.2fx (goal ≥ 1.5x), create %.2fx (goal ≥ 1.5x)\n", med[1].RPS/med[2].RPS, med[3].RPS/med[4].RPS)
+	cpuRatio := func(v, p []result) float64 {
+		if c := cpuPerRequest(v); c > 0 {
+			return float64(cpuPerRequest(p)) / float64(c)
+		}
+		return 0
+	}
+	fmt.Printf("CPU per request, PocketBase / voiceapi (median rounds): update %.2fx, create %.2fx\n", cpuRatio(runs[1], runs[2]), cpuRatio(runs[3], runs[4]))
 }
 
 func printSizes(s *sizes) {

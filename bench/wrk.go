@@ -60,6 +60,9 @@ type result struct {
 	Requests int
 	Non2xx   int
 	Errors   int // socket errors: connect, read, write, timeout
+	// CPU is the server process's CPU time during the run, when the harness measured it
+	// (-mode pocketbase).
+	CPU time.Duration
 }
 
 // luaScript renders the wrk script of l. Each wrk thread has its own Lua state; setup
