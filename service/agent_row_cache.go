@@ -46,12 +46,14 @@ func (c *agentRowCache) put(id string, rev uint64, row *data.StoredAgent) {
 	if rev == 0 || row == nil {
 		return
 	}
+	kept := *row
+	kept.JSON = nil // the response's bytes: an update encodes its own, and they are as big again
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil || len(c.entries) >= agentCacheSize {
 		c.entries = make(map[string]agentRowEntry, 64) // as agentCache: crude, cheap, bounded
 	}
-	c.entries[id] = agentRowEntry{rev: rev, row: row}
+	c.entries[id] = agentRowEntry{rev: rev, row: &kept}
 }
 
 // storedRevision returns the revision of the agent id that tx has just stored, when the
