@@ -63,6 +63,7 @@ type DB struct {
 	hookMu    sync.RWMutex
 	eventHook func()
 	touch     *toucher
+	revisions revisionBatcher
 }
 
 var _ service.Store = (*DB)(nil)
@@ -113,6 +114,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	}
 	db := &DB{pool: pool, opts: opts, sealer: sealer, log: opts.Logger}
 	db.ids = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
+	db.revisions = revisionBatcher{read: db.readRevisions, maxInFlight: revisionStatementsInFlight}
 	if err := db.setUp(ctx); err != nil {
 		pool.Close()
 		return nil, err

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -232,5 +233,17 @@ func BenchmarkTokenRevisions(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+	// 32 goroutines checking at once share statements (revisionBatcher).
+	b.Run("shared_32", func(b *testing.B) {
+		b.SetParallelism(32 / runtime.GOMAXPROCS(0))
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, _, _, err := db.TokenRevisions(ctx, key.ID, u.ID, ws); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
 	})
 }
