@@ -196,10 +196,10 @@ func TestAnalyticsExactAtHourEdges(t *testing.T) {
 		}
 	}
 	direct := func(from, to time.Time, agent string) data.CallTotals {
-		var r rollup
+		var r data.CallRollup
 		for _, call := range stored {
 			if !call.CreatedAt.Before(from) && call.CreatedAt.Before(to) && (agent == "" || call.AgentID == agent) {
-				r.add(contribution(call), 1)
+				r.Add(data.RollupOf(call), 1)
 			}
 		}
 		tot := data.CallTotals{Calls: r.Calls, Ended: r.Ended, Failed: r.Failed, TotalDurationMS: r.DurationMS}
