@@ -16,6 +16,7 @@ import (
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/fakecalls"
 	"github.com/voiceapi/voiceapi/strictjson"
 )
 
@@ -119,7 +120,7 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 				}
 				c := in
 				c.AgentID = st.Agents[i%int64(len(st.Agents))]
-				c.Transcript = variedTranscript(i) // word variety for the search index
+				c.Transcript = fakecalls.Transcript(i) // word variety for the search index
 				if _, err := svc.Calls.RegisterCall(pctx, c); err != nil {
 					errOnce.Do(func() { firstErr = err })
 					return

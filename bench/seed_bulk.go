@@ -10,6 +10,7 @@ import (
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/fulltext"
+	"github.com/voiceapi/voiceapi/internal/fakecalls"
 	"github.com/voiceapi/voiceapi/service"
 	"github.com/voiceapi/voiceapi/strictjson"
 )
@@ -67,7 +68,7 @@ func seedBulk(dir string, agents, calls int, logf func(string, ...any)) (*state,
 				c := &data.Call{ID: id, WorkspaceID: ws, AgentID: st.Agents[i%len(st.Agents)],
 					Direction: tmpl.Direction, FromNumber: tmpl.FromNumber, ToNumber: tmpl.ToNumber,
 					Status: data.CallEnded, StartedAt: tmpl.StartedAt, EndedAt: tmpl.EndedAt, DurationMS: tmpl.DurationMS,
-					DisconnectionReason: tmpl.DisconnectionReason, Transcript: variedTranscript(int64(i)),
+					DisconnectionReason: tmpl.DisconnectionReason, Transcript: fakecalls.Transcript(int64(i)),
 					Variables: tmpl.Variables, Metadata: tmpl.Metadata, CreatedAt: at, UpdatedAt: at}
 				if err := tx.InsertCall(c); err != nil {
 					return err
