@@ -89,8 +89,8 @@ func countCalls(tx *bbolt.Tx, scope string, from, to time.Time, fn func(time.Tim
 	idx := tx.Bucket(bucketCallsIndex).Cursor()
 	calls := tx.Bucket(bucketCalls)
 	prefix := indexKey(scope, "")
-	end := indexKey(scope, idBound(data.PrefixCall, to))
-	for k, _ := idx.Seek(indexKey(scope, idBound(data.PrefixCall, from))); k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, end) < 0; k, _ = idx.Next() {
+	end := indexKey(scope, data.IDBound(data.PrefixCall, to))
+	for k, _ := idx.Seek(indexKey(scope, data.IDBound(data.PrefixCall, from))); k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, end) < 0; k, _ = idx.Next() {
 		var c data.Call
 		found, err := getJSON(calls, k[len(prefix):], &c)
 		if err != nil {

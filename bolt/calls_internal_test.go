@@ -290,13 +290,13 @@ func TestIDBoundOrdersLikeCreation(t *testing.T) {
 	if !data.IDTime(data.PrefixCall, id).Equal(at) {
 		t.Fatalf("idTime = %v, want %v", data.IDTime(data.PrefixCall, id), at)
 	}
-	if b := idBound(data.PrefixCall, at); !(b <= id) {
+	if b := data.IDBound(data.PrefixCall, at); !(b <= id) {
 		t.Errorf("bound %s sorts after an id of the same millisecond %s", b, id)
 	}
-	if b := idBound(data.PrefixCall, at.Add(time.Microsecond)); !(b > id) {
+	if b := data.IDBound(data.PrefixCall, at.Add(time.Microsecond)); !(b > id) {
 		t.Errorf("bound of a later instant %s does not sort after %s", b, id)
 	}
-	if b := idBound(data.PrefixCall, at.Add(-time.Millisecond)); !(b < id) {
+	if b := data.IDBound(data.PrefixCall, at.Add(-time.Millisecond)); !(b < id) {
 		t.Errorf("bound of an earlier millisecond %s does not sort before %s", b, id)
 	}
 }

@@ -181,7 +181,7 @@ func (t *tx) readRollups(ws, agentID string, from, to time.Time, fn func(time.Ti
 // within one hour at an edge of the range, each under the hour it was created in.
 func (t *tx) countCalls(ws, agentID string, from, to time.Time, fn func(time.Time, data.CallRollup)) error {
 	sql := `SELECT ` + callCoreCols + ` FROM calls WHERE workspace_id = $1 AND id >= $2 AND id < $3`
-	args := []any{ws, idBound(data.PrefixCall, from), idBound(data.PrefixCall, to)}
+	args := []any{ws, data.IDBound(data.PrefixCall, from), data.IDBound(data.PrefixCall, to)}
 	if agentID != "" {
 		sql += ` AND agent_id = $4`
 		args = append(args, agentID)
