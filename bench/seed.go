@@ -15,9 +15,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
-	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/fakecalls"
-	"github.com/voiceapi/voiceapi/strictjson"
 )
 
 // stateFile, in a data directory the harness seeded, says how to use it again.
@@ -56,33 +54,12 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 	}
 	defer db.Close()
 	ctx := context.Background()
-	st := &state{Email: "bench@voiceapi.local", Password: "bench-password-1"}
 	svc := cli.NewServices(db)
-	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Bench", Email: st.Email, Password: st.Password, IsAdmin: true})
+	seed, err := seedAccount(ctx, svc, agents, tools)
 	if err != nil {
 		return nil, err
 	}
-	ws := u.PersonalWorkspaceID
-	_, st.Token, err = svc.Auth.CreateAPIKeyFor(ctx, u.ID, ws, data.APIKeyCreate{Name: "bench"})
-	if err != nil {
-		return nil, err
-	}
-	pctx := data.WithPrincipal(ctx, &data.Principal{UserID: u.ID, IsAdmin: true, WorkspaceID: ws, CurrentWorkspaceID: ws, Role: data.RoleOwner, Modules: data.Modules})
-	for i := range agents {
-		var in data.AgentCreate
-		if err := strictjson.Decode(mustJSON(agentBody(fmt.Sprintf("Agent %d", i), tools)), &in); err != nil {
-			return nil, err
-		}
-		a, err := svc.Agents.CreateAgent(pctx, in)
-		if err != nil {
-			return nil, fmt.Errorf("agent %d: %w", i, err)
-		}
-		st.Agents = append(st.Agents, a.ID)
-	}
-	var in data.CallCreate
-	if err := json.Unmarshal(mustJSON(callBody("")), &in); err != nil {
-		return nil, err
-	}
+	st, pctx, in := seed.st, seed.pctx, seed.call
 	// The webhook dispatcher moves each event out of the outbox as a server does, so
 	// the directory does not start its life with a million-event backlog.
 	stopFan := make(chan struct{})
