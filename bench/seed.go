@@ -15,6 +15,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
+	"github.com/voiceapi/voiceapi/internal/fakeagents"
 	"github.com/voiceapi/voiceapi/internal/fakecalls"
 )
 
@@ -157,7 +158,7 @@ func (c *client) do(method, path string, body []byte, want int) ([]byte, error) 
 func seedAPI(c *client, st *state, agents, calls, tools, workers int) error {
 	ids := make([]string, agents)
 	err := parallel(agents, workers, func(i int) error {
-		out, err := c.do("POST", "/api/v1/agents", mustJSON(agentBody(fmt.Sprintf("Agent %d", i), tools)), http.StatusCreated)
+		out, err := c.do("POST", "/api/v1/agents", mustJSON(fakeagents.Body(fmt.Sprintf("Agent %d", i), tools)), http.StatusCreated)
 		if err != nil {
 			return err
 		}

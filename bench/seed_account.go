@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/fakeagents"
 	"github.com/voiceapi/voiceapi/service"
 	"github.com/voiceapi/voiceapi/strictjson"
 )
@@ -35,7 +36,7 @@ func seedAccount(ctx context.Context, svc *service.Services, agents, tools int) 
 	pctx := data.WithPrincipal(ctx, &data.Principal{UserID: u.ID, IsAdmin: true, WorkspaceID: ws, CurrentWorkspaceID: ws, Role: data.RoleOwner, Modules: data.Modules})
 	for i := range agents {
 		var in data.AgentCreate
-		if err := strictjson.Decode(mustJSON(agentBody(fmt.Sprintf("Agent %d", i), tools)), &in); err != nil {
+		if err := strictjson.Decode(mustJSON(fakeagents.Body(fmt.Sprintf("Agent %d", i), tools)), &in); err != nil {
 			return nil, err
 		}
 		a, err := svc.Agents.CreateAgent(pctx, in)
