@@ -13,7 +13,8 @@ import (
 
 // While other checks keep shared statements in flight, a check made after a commit reads
 // that commit's revision every time: shared statements never answer a check with a
-// snapshot older than the check.
+// snapshot older than the check, nor an agent's revision taken since a token's snapshot
+// with an older one.
 func TestSharedRevisionReadsSeeEveryEarlierCommit(t *testing.T) {
 	db := testkit.OpenPostgres(t, nil)
 	svc := cli.NewServices(db)
@@ -47,9 +48,9 @@ func TestSharedRevisionReadsSeeEveryEarlierCommit(t *testing.T) {
 				}
 				var err error
 				if i%2 == 0 {
-					_, err = db.AgentRevision(ctx, agent.ID)
+					_, err = db.AgentRevision(ctx, agent.ID, 0)
 				} else {
-					_, _, _, err = db.TokenRevisions(ctx, key.ID, u.ID, ws)
+					_, err = db.TokenRevisions(ctx, key.ID, u.ID, ws)
 				}
 				if err != nil {
 					t.Error(err)
@@ -72,15 +73,24 @@ func TestSharedRevisionReadsSeeEveryEarlierCommit(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := db.AgentRevision(ctx, agent.ID); err != nil || got != want {
+		if got, err := db.AgentRevision(ctx, agent.ID, 0); err != nil || got != want {
 			t.Fatalf("update %d: a check after the commit reads revision %d (%v), the committed one is %d", i, got, err, want)
+		}
+		// A request after the commit: its token check, then the agent since that check
+		// (from memory, the agent being hot).
+		tr, err := db.TokenRevisions(ctx, key.ID, u.ID, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := db.AgentRevision(ctx, agent.ID, tr.Read); err != nil || got != want {
+			t.Fatalf("update %d: the agent since the token's snapshot reads revision %d (%v), the committed one is %d", i, got, err, want)
 		}
 	}
 	// The key revoked: the next check reads it gone, though statements are in flight.
 	if err := svc.Auth.DeleteAPIKey(pctx, key.ID); err != nil {
 		t.Fatal(err)
 	}
-	if k, _, _, err := db.TokenRevisions(ctx, key.ID, u.ID, ws); err != nil || k != 0 {
-		t.Errorf("a revoked key reads revision %d (%v) on the next check", k, err)
+	if r, err := db.TokenRevisions(ctx, key.ID, u.ID, ws); err != nil || r.Key != 0 {
+		t.Errorf("a revoked key reads revision %d (%v) on the next check", r.Key, err)
 	}
 }

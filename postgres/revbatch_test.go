@@ -13,21 +13,42 @@ import (
 type gatedReads struct {
 	mu      sync.Mutex
 	batches [][]*revisionCheck
+	hot     [][]string
 	started chan int // the batch number, when a read starts
 	release chan error
 }
 
-func (g *gatedReads) read(_ context.Context, batch []*revisionCheck) error {
+// read answers every check and every agent with the statement's number as revision, so
+// that the test sees which statement answered.
+func (g *gatedReads) read(_ context.Context, batch []*revisionCheck, hot []string) (map[string]uint64, error) {
 	g.mu.Lock()
 	g.batches = append(g.batches, batch)
+	g.hot = append(g.hot, hot)
 	n := len(g.batches)
 	g.mu.Unlock()
-	g.started <- n
-	err := <-g.release
-	for _, c := range batch {
-		c.revs[0] = uint64(n) // which statement answered
+	if g.started != nil {
+		g.started <- n
+		if err := <-g.release; err != nil {
+			return nil, err
+		}
 	}
-	return err
+	agents := map[string]uint64{}
+	for _, c := range batch {
+		c.revs[0] = uint64(n)
+		if c.agent {
+			agents[c.agentID] = uint64(n)
+		}
+	}
+	for _, id := range hot {
+		agents[id] = uint64(n)
+	}
+	return agents, nil
+}
+
+func (g *gatedReads) statements() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.batches)
 }
 
 // waitQueued waits until n checks queue behind the statements in flight.
@@ -53,11 +74,11 @@ func TestRevisionBatcherNeverJoinsAStatementInFlight(t *testing.T) {
 	ctx := context.Background()
 	answers := make(chan uint64, 10)
 	ask := func() {
-		c := &revisionCheck{agent: true, agentID: "agt_x"}
-		if err := b.check(ctx, c); err != nil {
+		rev, err := b.agentSince(ctx, "agt_x", 0)
+		if err != nil {
 			t.Error(err)
 		}
-		answers <- c.revs[0]
+		answers <- rev
 	}
 	go ask()
 	if n := <-g.started; n != 1 {
@@ -131,4 +152,62 @@ func TestRevisionBatcherHonoursTheCallersContext(t *testing.T) {
 		t.Errorf("got %v, want context.Canceled", err)
 	}
 	g.release <- nil
+}
+
+// An agent asked about recently is read by every statement; a request whose token was
+// confirmed by statement n then takes the agent's revision from statement n or later
+// without a round trip, and one that asks for a later statement than any read waits
+// for it.
+func TestRevisionBatcherAnswersHotAgentsFromRecentStatements(t *testing.T) {
+	g := &gatedReads{}
+	b := &revisionBatcher{read: g.read, maxInFlight: 1}
+	ctx := context.Background()
+	if rev, err := b.agentSince(ctx, "agt_x", 0); err != nil || rev != 1 {
+		t.Fatalf("first read of agt_x: %d, %v; want statement 1's", rev, err)
+	}
+	token := &revisionCheck{keyID: 7, userID: "usr_a", workspaceID: "ws_a"}
+	if err := b.check(ctx, token); err != nil || token.read != 2 {
+		t.Fatalf("the token check was statement %d (%v), want 2", token.read, err)
+	}
+	if len(g.hot[1]) != 1 || g.hot[1][0] != "agt_x" {
+		t.Errorf("statement 2 read hot agents %v, want [agt_x]", g.hot[1])
+	}
+	if rev, err := b.agentSince(ctx, "agt_x", token.read); err != nil || rev != 2 || g.statements() != 2 {
+		t.Errorf("agt_x since statement 2: revision %d (%v) after %d statements; want statement 2's, no new statement", rev, err, g.statements())
+	}
+	if rev, _ := b.agentSince(ctx, "agt_x", 3); rev != 3 || g.statements() != 3 {
+		t.Errorf("agt_x since statement 3: revision %d after %d statements; want a statement of its own (3)", rev, g.statements())
+	}
+	if rev, _ := b.agentSince(ctx, "agt_y", 1); rev != 4 || g.statements() != 4 {
+		t.Errorf("agt_y, never read: revision %d after %d statements; want a statement of its own (4)", rev, g.statements())
+	}
+	// agt_y since 0: never answered from memory, however recent.
+	if rev, _ := b.agentSince(ctx, "agt_y", 0); rev != 5 {
+		t.Errorf("since 0 answered by statement %d, want a new one (5)", rev)
+	}
+}
+
+// An agent nobody asks about stops being read after hotStatements statements, and what
+// was read of it is forgotten.
+func TestRevisionBatcherForgetsColdAgents(t *testing.T) {
+	g := &gatedReads{}
+	b := &revisionBatcher{read: g.read, maxInFlight: 1}
+	ctx := context.Background()
+	if _, err := b.agentSince(ctx, "agt_cold", 0); err != nil {
+		t.Fatal(err)
+	}
+	for range hotStatements + 2 {
+		if err := b.check(ctx, &revisionCheck{keyID: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if last := g.hot[len(g.hot)-1]; len(last) != 0 {
+		t.Errorf("the last statement still read %v", last)
+	}
+	b.mu.Lock()
+	_, known := b.known["agt_cold"]
+	b.mu.Unlock()
+	if known {
+		t.Error("a cold agent's revision is still remembered")
+	}
 }

@@ -13,27 +13,25 @@ var _ service.RevisionReader = (*DB)(nil)
 // authentication checks its cached token by, read by one statement (one snapshot, so the
 // three are as consistent as in a transaction) that concurrent checks share
 // (revisionBatcher).
-func (db *DB) TokenRevisions(ctx context.Context, id int64, userID, workspaceID string) (key, user, member uint64, err error) {
+func (db *DB) TokenRevisions(ctx context.Context, id int64, userID, workspaceID string) (service.TokenRevisions, error) {
 	c := &revisionCheck{keyID: id, userID: userID, workspaceID: workspaceID}
 	if err := db.revisions.check(ctx, c); err != nil {
-		return 0, 0, 0, err
+		return service.TokenRevisions{}, err
 	}
-	return c.revs[0], c.revs[1], c.revs[2], nil
+	return service.TokenRevisions{Key: c.revs[0], User: c.revs[1], Member: c.revs[2], Read: c.read}, nil
 }
 
 // AgentRevision implements service.RevisionReader: tx.AgentRevision's lookup, outside a
-// transaction, in a statement concurrent checks share.
-func (db *DB) AgentRevision(ctx context.Context, id string) (uint64, error) {
-	c := &revisionCheck{agent: true, agentID: id}
-	if err := db.revisions.check(ctx, c); err != nil {
-		return 0, err
-	}
-	return c.revs[0], nil
+// transaction, taken from a shared statement numbered since or later when one read it,
+// else from the next.
+func (db *DB) AgentRevision(ctx context.Context, id string, since uint64) (uint64, error) {
+	return db.revisions.agentSince(ctx, id, since)
 }
 
-// readRevisions answers a batch of checks with one statement. Equal checks (every
-// request of one token, or of one hot agent) are asked once.
-func (db *DB) readRevisions(ctx context.Context, batch []*revisionCheck) error {
+// readRevisions answers a batch of checks with one statement, which also reads the
+// agents in hot and returns every agent revision it read. Equal checks (every request
+// of one token, or of one hot agent) are asked once.
+func (db *DB) readRevisions(ctx context.Context, batch []*revisionCheck, hot []string) (map[string]uint64, error) {
 	type tokenKey struct {
 		id       int64
 		user, ws string
@@ -41,12 +39,15 @@ func (db *DB) readRevisions(ctx context.Context, batch []*revisionCheck) error {
 	tokens, agents := map[tokenKey]int{}, map[string]int{}
 	var keyIDs []int64
 	var userIDs, wsIDs, agentIDs []string
+	addAgent := func(id string) {
+		if _, ok := agents[id]; !ok {
+			agents[id] = len(agentIDs)
+			agentIDs = append(agentIDs, id)
+		}
+	}
 	for _, c := range batch {
 		if c.agent {
-			if _, ok := agents[c.agentID]; !ok {
-				agents[c.agentID] = len(agentIDs)
-				agentIDs = append(agentIDs, c.agentID)
-			}
+			addAgent(c.agentID)
 			continue
 		}
 		k := tokenKey{c.keyID, c.userID, c.workspaceID}
@@ -55,30 +56,38 @@ func (db *DB) readRevisions(ctx context.Context, batch []*revisionCheck) error {
 			keyIDs, userIDs, wsIDs = append(keyIDs, c.keyID), append(userIDs, c.userID), append(wsIDs, c.workspaceID)
 		}
 	}
+	for _, id := range hot {
+		addAgent(id)
+	}
 	rows, err := db.pool.Query(ctx, revisionsSQL, keyIDs, userIDs, wsIDs, agentIDs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer rows.Close()
 	tokenRevs, agentRevs := make([][3]uint64, len(keyIDs)), make([]uint64, len(agentIDs))
+	seen := 0
 	for rows.Next() {
 		var agent bool
 		var n int
 		var a, b, c int64
 		if err := rows.Scan(&agent, &n, &a, &b, &c); err != nil {
-			return err
+			return nil, err
 		}
 		if n < 1 || (agent && n > len(agentRevs)) || (!agent && n > len(tokenRevs)) {
-			return fmt.Errorf("postgres: revision row %d out of range", n)
+			return nil, fmt.Errorf("postgres: revision row %d out of range", n)
 		}
 		if agent {
 			agentRevs[n-1] = uint64(a)
 		} else {
 			tokenRevs[n-1] = [3]uint64{uint64(a), uint64(b), uint64(c)}
 		}
+		seen++
 	}
 	if err := rows.Err(); err != nil {
-		return err
+		return nil, err
+	}
+	if seen != len(keyIDs)+len(agentIDs) {
+		return nil, fmt.Errorf("postgres: %d revision rows for %d checks", seen, len(keyIDs)+len(agentIDs))
 	}
 	for _, c := range batch {
 		if c.agent {
@@ -87,7 +96,11 @@ func (db *DB) readRevisions(ctx context.Context, batch []*revisionCheck) error {
 			c.revs = tokenRevs[tokens[tokenKey{c.keyID, c.userID, c.workspaceID}]]
 		}
 	}
-	return nil
+	read := make(map[string]uint64, len(agentIDs))
+	for i, id := range agentIDs {
+		read[id] = agentRevs[i]
+	}
+	return read, nil
 }
 
 // revisionsSQL reads, as of one snapshot, each token's (key, user, member) revisions and
