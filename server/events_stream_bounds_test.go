@@ -93,8 +93,16 @@ func TestEventStreamNeverReadingClientIsBounded(t *testing.T) {
 	} else {
 		t.Logf("live heap grew by at most %.1f MiB (%d MiB of events, %d never-reading streams)", float64(grew)/(1<<20), events*size>>20, server.MaxStreamsPerToken)
 	}
-	// The stream is resumable: a reader from before the burst gets all of it.
-	r := e.openStream(e.Owner.Token, "", "Last-Event-ID", before)
+	// The stream is resumable: a reader from before the burst gets all of it. The places
+	// free up one at a time (each never-reading stream at its own write timeout, the probe
+	// above once the server sees it closed), so the reader waits for one.
+	var r *sseClient
+	for deadline := time.Now().Add(10 * time.Second); r == nil; time.Sleep(50 * time.Millisecond) {
+		var resp *response
+		if r, resp = e.tryStream(e.Owner.Token, "", "Last-Event-ID", before); r == nil && (resp.Status != 429 || time.Now().After(deadline)) {
+			t.Fatalf("opening the resumed stream: %d %s", resp.Status, resp.Body)
+		}
+	}
 	for i := range events {
 		if m := r.next(); m.event != data.EventCallEnded || len(m.data) < size {
 			t.Fatalf("resumed event %d: %s of %d bytes", i, m.event, len(m.data))
