@@ -8,6 +8,7 @@ package service
 // without it gets Event, as before.
 type EventWorkspaceTx interface {
 	// EventWorkspace returns the WorkspaceID of the stored event id (what Event(id) would
-	// give), "" when there is no such event.
+	// give), "" when there is no such event (or its WorkspaceID is empty: no webhook can
+	// take it either way).
 	EventWorkspace(id string) (string, error)
 }
