@@ -35,8 +35,9 @@ func benchSetup(b *testing.B) {
 		if s := os.Getenv("VOICEAPI_BENCH_CALLS"); s != "" {
 			n, _ = strconv.Atoi(s)
 		}
-		// One top-level benchmark uses it: the database is dropped when that ends.
-		db := testkit.OpenPostgres(b, nil)
+		// Every benchmark of the run shares it: it lives until the cluster stops with
+		// the package (pgtest.Main), not until the first benchmark ends.
+		db := testkit.OpenPostgres(uncleaned{b}, nil)
 		start := time.Now()
 		g := newBenchGen(n)
 		for done := 0; done < n; done += 50_000 {
@@ -58,6 +59,11 @@ func benchSetup(b *testing.B) {
 		b.Fatal("bench setup failed")
 	}
 }
+
+// uncleaned is a benchmark whose cleanups are dropped, for what outlives it.
+type uncleaned struct{ testing.TB }
+
+func (uncleaned) Cleanup(func()) {}
 
 // benchGen makes n typical finished calls created evenly over the 30 days before a fixed
 // end, oldest first, a chunk at a time, keeping their ids.

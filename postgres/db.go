@@ -64,7 +64,8 @@ type DB struct {
 	hookMu    sync.RWMutex
 	eventHook func()
 	touch     *lastused.Batcher
-	revisions revisionBatcher
+	revisions *revisionBatcher
+	rates     *batcher[*rateCount]
 }
 
 var _ service.Store = (*DB)(nil)
@@ -115,7 +116,8 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	}
 	db := &DB{pool: pool, opts: opts, sealer: sealer, log: opts.Logger}
 	db.ids = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
-	db.revisions = revisionBatcher{read: db.readRevisions, maxInFlight: revisionStatementsInFlight}
+	db.revisions = newRevisionBatcher(db.readRevisions, revisionStatementsInFlight)
+	db.rates = &batcher[*rateCount]{run: db.countRequests, maxInFlight: rateStatementsInFlight}
 	if err := db.setUp(ctx); err != nil {
 		pool.Close()
 		return nil, err

@@ -55,9 +55,9 @@ func (g *gatedReads) statements() int {
 func waitQueued(t *testing.T, b *revisionBatcher, n int) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		b.mu.Lock()
+		b.batcher.mu.Lock()
 		queued := len(b.pending)
-		b.mu.Unlock()
+		b.batcher.mu.Unlock()
 		if queued == n {
 			return
 		}
@@ -70,7 +70,7 @@ func waitQueued(t *testing.T, b *revisionBatcher, n int) {
 // the next statement, which every check queued meanwhile shares.
 func TestRevisionBatcherNeverJoinsAStatementInFlight(t *testing.T) {
 	g := &gatedReads{started: make(chan int, 10), release: make(chan error)}
-	b := &revisionBatcher{read: g.read, maxInFlight: 1}
+	b := newRevisionBatcher(g.read, 1)
 	ctx := context.Background()
 	answers := make(chan uint64, 10)
 	ask := func() {
@@ -104,8 +104,8 @@ func TestRevisionBatcherNeverJoinsAStatementInFlight(t *testing.T) {
 	if len(g.batches[1]) != 5 {
 		t.Errorf("the five queued checks took %d in the second statement, want all 5", len(g.batches[1]))
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.batcher.mu.Lock()
+	defer b.batcher.mu.Unlock()
 	if b.inFlight != 0 || len(b.pending) != 0 {
 		t.Errorf("after the last answer: %d in flight, %d pending", b.inFlight, len(b.pending))
 	}
@@ -115,14 +115,14 @@ func TestRevisionBatcherNeverJoinsAStatementInFlight(t *testing.T) {
 // check waits for a slot.
 func TestRevisionBatcherRunsUpToMaxInFlight(t *testing.T) {
 	g := &gatedReads{started: make(chan int, 10), release: make(chan error)}
-	b := &revisionBatcher{read: g.read, maxInFlight: 2}
+	b := newRevisionBatcher(g.read, 2)
 	ctx := context.Background()
 	done := make(chan error, 3)
 	for range 2 {
-		go func() { done <- b.check(ctx, &revisionCheck{agent: true}) }()
+		go func() { _, err := b.check(ctx, &revisionCheck{agent: true}); done <- err }()
 		<-g.started
 	}
-	go func() { done <- b.check(ctx, &revisionCheck{agent: true}) }()
+	go func() { _, err := b.check(ctx, &revisionCheck{agent: true}); done <- err }()
 	waitQueued(t, b, 1)
 	failed := errors.New("connection reset")
 	g.release <- failed
@@ -142,10 +142,10 @@ func TestRevisionBatcherRunsUpToMaxInFlight(t *testing.T) {
 // A caller that gives up gets its context's error; the statement still answers the rest.
 func TestRevisionBatcherHonoursTheCallersContext(t *testing.T) {
 	g := &gatedReads{started: make(chan int, 10), release: make(chan error)}
-	b := &revisionBatcher{read: g.read, maxInFlight: 1}
+	b := newRevisionBatcher(g.read, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- b.check(ctx, &revisionCheck{agent: true}) }()
+	go func() { _, err := b.check(ctx, &revisionCheck{agent: true}); done <- err }()
 	<-g.started
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
@@ -160,19 +160,19 @@ func TestRevisionBatcherHonoursTheCallersContext(t *testing.T) {
 // for it.
 func TestRevisionBatcherAnswersHotAgentsFromRecentStatements(t *testing.T) {
 	g := &gatedReads{}
-	b := &revisionBatcher{read: g.read, maxInFlight: 1}
+	b := newRevisionBatcher(g.read, 1)
 	ctx := context.Background()
 	if rev, err := b.agentSince(ctx, "agt_x", 0); err != nil || rev != 1 {
 		t.Fatalf("first read of agt_x: %d, %v; want statement 1's", rev, err)
 	}
-	token := &revisionCheck{keyID: 7, userID: "usr_a", workspaceID: "ws_a"}
-	if err := b.check(ctx, token); err != nil || token.read != 2 {
-		t.Fatalf("the token check was statement %d (%v), want 2", token.read, err)
+	read, err := b.check(ctx, &revisionCheck{keyID: 7, userID: "usr_a", workspaceID: "ws_a"})
+	if err != nil || read != 2 {
+		t.Fatalf("the token check was statement %d (%v), want 2", read, err)
 	}
 	if len(g.hot[1]) != 1 || g.hot[1][0] != "agt_x" {
 		t.Errorf("statement 2 read hot agents %v, want [agt_x]", g.hot[1])
 	}
-	if rev, err := b.agentSince(ctx, "agt_x", token.read); err != nil || rev != 2 || g.statements() != 2 {
+	if rev, err := b.agentSince(ctx, "agt_x", read); err != nil || rev != 2 || g.statements() != 2 {
 		t.Errorf("agt_x since statement 2: revision %d (%v) after %d statements; want statement 2's, no new statement", rev, err, g.statements())
 	}
 	if rev, _ := b.agentSince(ctx, "agt_x", 3); rev != 3 || g.statements() != 3 {
@@ -191,13 +191,13 @@ func TestRevisionBatcherAnswersHotAgentsFromRecentStatements(t *testing.T) {
 // was read of it is forgotten.
 func TestRevisionBatcherForgetsColdAgents(t *testing.T) {
 	g := &gatedReads{}
-	b := &revisionBatcher{read: g.read, maxInFlight: 1}
+	b := newRevisionBatcher(g.read, 1)
 	ctx := context.Background()
 	if _, err := b.agentSince(ctx, "agt_cold", 0); err != nil {
 		t.Fatal(err)
 	}
 	for range hotStatements + 2 {
-		if err := b.check(ctx, &revisionCheck{keyID: 1}); err != nil {
+		if _, err := b.check(ctx, &revisionCheck{keyID: 1}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -15,10 +15,11 @@ var _ service.RevisionReader = (*DB)(nil)
 // (revisionBatcher).
 func (db *DB) TokenRevisions(ctx context.Context, id int64, userID, workspaceID string) (service.TokenRevisions, error) {
 	c := &revisionCheck{keyID: id, userID: userID, workspaceID: workspaceID}
-	if err := db.revisions.check(ctx, c); err != nil {
+	n, err := db.revisions.check(ctx, c)
+	if err != nil {
 		return service.TokenRevisions{}, err
 	}
-	return service.TokenRevisions{Key: c.revs[0], User: c.revs[1], Member: c.revs[2], Read: c.read}, nil
+	return service.TokenRevisions{Key: c.revs[0], User: c.revs[1], Member: c.revs[2], Read: n}, nil
 }
 
 // AgentRevision implements service.RevisionReader: tx.AgentRevision's lookup, outside a
