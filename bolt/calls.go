@@ -164,7 +164,7 @@ func deleteWorkspaceCalls(tx *bbolt.Tx, ws string) error {
 		}
 	}
 	// Every scope of the workspace starts with its id, followed by "\x00" or "/".
-	for _, b := range [][]byte{bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketCallPostings} {
+	for _, b := range [][]byte{bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketCallPostingBlocks} {
 		if err := deleteScopePrefix(tx.Bucket(b), ws); err != nil {
 			return err
 		}

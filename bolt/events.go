@@ -16,8 +16,16 @@ func (db *DB) appendEvent(tx *bbolt.Tx, e *data.Event) error {
 	// pages, not bbolt's default half-full ones.
 	events, byWS, outbox := tx.Bucket(bucketEvents), tx.Bucket(bucketEventsByWS), tx.Bucket(bucketOutbox)
 	events.FillPercent, byWS.FillPercent, outbox.FillPercent = appendOnlyFill, appendOnlyFill, appendOnlyFill
-	// Encoded by hand: the payload is not scanned again (data.Event.AppendJSON).
-	if err := events.Put([]byte(e.ID), encodeValue(e.AppendJSON(make([]byte, 0, len(e.Data)+512), true))); err != nil {
+	// Encoded by hand: the payload is not scanned again (data.Event.AppendJSON). The same
+	// payload as the workspace's previous event is a reference to it (events_ref.go).
+	holder, sum := db.refs.holderFor(byWS, e)
+	var stored []byte
+	if holder != "" {
+		stored = encodeEventRef(holder, e)
+	} else {
+		stored = encodeValue(e.AppendJSON(make([]byte, 0, len(e.Data)+512), true))
+	}
+	if err := events.Put([]byte(e.ID), stored); err != nil {
 		return err
 	}
 	if err := indexPut(byWS, e.WorkspaceID, e.ID); err != nil {
@@ -29,6 +37,7 @@ func (db *DB) appendEvent(tx *bbolt.Tx, e *data.Event) error {
 	if err := outbox.Put([]byte(e.ID), nil); err != nil {
 		return err
 	}
+	db.refs.remember(e, holder, sum)
 	tx.OnCommit(db.fireEventHook)
 	return nil
 }
