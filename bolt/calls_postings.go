@@ -173,6 +173,9 @@ func putPosting(b *bbolt.Bucket, scope, id string, tf byte) error {
 		}
 		return b.Put(indexKey(scope, id), encodeBlock([]posting{{id, tf}}))
 	}
+	if done, err := appendPosting(b, scope, k, v, id, tf); done || err != nil {
+		return err
+	}
 	oldKey := append([]byte(nil), k...)
 	list, err := decodeBlock(v)
 	if err != nil {
@@ -214,6 +217,49 @@ func putPosting(b *bbolt.Bucket, scope, id string, tf byte) error {
 		return err
 	}
 	return b.Put(indexKey(scope, list[cut].id), encodeBlock(list[cut:]))
+}
+
+// appendPosting is putPosting's fast path for the usual case, a call newer than every
+// call of its block (calls arrive in id order): the entry is appended to the block's bytes
+// (or starts a new block when the block is full) without decoding the block into postings.
+// It reports false, having written nothing, for any other case.
+func appendPosting(b *bbolt.Bucket, scope string, k, v []byte, id string, tf byte) (bool, error) {
+	if tf == 0 || len(v) == 0 || v[0] != blockFormat1 {
+		return false, nil
+	}
+	var last []byte
+	for rest := v[1:]; len(rest) > 0; {
+		shared, n := binary.Uvarint(rest)
+		if n <= 0 || shared > uint64(len(last)) {
+			return false, errBadBlock
+		}
+		rest = rest[n:]
+		size, n := binary.Uvarint(rest)
+		if n <= 0 || uint64(len(rest)-n) < size+1 {
+			return false, errBadBlock
+		}
+		rest = rest[n:]
+		last = append(last[:shared], rest[:size]...)
+		rest = rest[size+1:]
+	}
+	if id <= postingID(last) {
+		return false, nil
+	}
+	key := postingKey(id)
+	shared := 0
+	for shared < len(last) && shared < len(key) && last[shared] == key[shared] {
+		shared++
+	}
+	if len(v)+len(key)-shared+3 > maxBlockBytes {
+		return true, b.Put(indexKey(scope, id), encodeBlock([]posting{{id, tf}}))
+	}
+	out := make([]byte, 0, len(v)+len(key)-shared+4)
+	out = append(out, v...)
+	out = binary.AppendUvarint(out, uint64(shared))
+	out = binary.AppendUvarint(out, uint64(len(key)-shared))
+	out = append(out, key[shared:]...)
+	out = append(out, tf)
+	return true, b.Put(append([]byte(nil), k...), out)
 }
 
 func postingIDOfKey(k []byte, scope string) string { return string(k[len(scope)+1:]) }
