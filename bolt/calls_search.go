@@ -68,7 +68,10 @@ func setCallTerms(tx *bbolt.Tx, ws, id string, terms map[string]int) error {
 	}
 	fwd := tx.Bucket(bucketCallTerms)
 	fwd.FillPercent = appendFill
-	old := decodeTerms(fwd.Get([]byte(id)))
+	old, err := storedTerms(fwd.Get([]byte(id)))
+	if err != nil {
+		return fmt.Errorf("call %s: %w", id, err)
+	}
 	post := tx.Bucket(bucketCallPostingBlocks)
 	for term := range old {
 		if _, keep := terms[term]; keep {
@@ -98,7 +101,7 @@ func setCallTerms(tx *bbolt.Tx, ws, id string, terms map[string]int) error {
 	if len(terms) == 0 {
 		return fwd.Delete([]byte(id))
 	}
-	return fwd.Put([]byte(id), encodeTerms(terms))
+	return fwd.Put([]byte(id), packTerms(encodeTerms(terms)))
 }
 
 // searchQuery is a callQuery that also requires every term.
