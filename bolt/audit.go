@@ -10,7 +10,7 @@ import (
 
 // Event implements service.EventReadTx.
 func (t tx) Event(id string) (*data.Event, error) {
-	return readEvent(t.b.Bucket(bucketEvents), id)
+	return readEvent(t.b, id)
 }
 
 // EventPage implements service.EventReadTx. Each event looked at is decoded once: the

@@ -107,6 +107,9 @@ func (t tx) PutCall(next *data.Call) error {
 	if old == nil {
 		return fmt.Errorf("call %s is not stored", next.ID)
 	}
+	if err := materializeCallRefs(t.b, next.ID); err != nil {
+		return err
+	}
 	if err := putJSON(t.b.Bucket(bucketCalls), []byte(next.ID), next); err != nil {
 		return err
 	}
@@ -138,6 +141,9 @@ func (t tx) DeleteCall(id string) error {
 }
 
 func deleteCallTx(tx *bbolt.Tx, c *data.Call) error {
+	if err := materializeCallRefs(tx, c.ID); err != nil {
+		return err
+	}
 	a := attrsOf(c)
 	if err := moveCallIndexes(tx, c.WorkspaceID, c.ID, &a, nil); err != nil {
 		return err
@@ -160,6 +166,10 @@ func deleteWorkspaceCalls(tx *bbolt.Tx, ws string) error {
 			return err
 		}
 		if err := tx.Bucket(bucketCallTerms).Delete([]byte(id)); err != nil {
+			return err
+		}
+		// The workspace's events go in the same transaction: nothing to materialize.
+		if err := tx.Bucket(bucketCallEventRefs).Delete([]byte(id)); err != nil {
 			return err
 		}
 	}

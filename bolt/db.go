@@ -63,7 +63,7 @@ var allBuckets = [][]byte{
 	bucketAgents, bucketKnowledgeBase, bucketAgentsByWS, bucketAgentsByState, bucketAgentVersions,
 	bucketWebhooks, bucketWebhooksByWS, bucketDeliveries, bucketDeliveriesByWebhook, bucketDeliveriesDue,
 	bucketNumbers, bucketNumbersByPhone, bucketNumbersByWS, bucketNumbersByAgent, bucketCalls, bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketSubscriptions,
-	bucketCallPostingBlocks, bucketCallTerms,
+	bucketCallPostingBlocks, bucketCallTerms, bucketCallEventRefs,
 	bucketKBByWS, bucketKBSources, bucketKBChunks, bucketKBPendingURLs,
 }
 

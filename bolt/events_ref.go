@@ -85,15 +85,15 @@ func (rc *refCache) remember(e *data.Event, holder string, sum [32]byte) {
 	rc.mu.Unlock()
 }
 
-// encodeEventRef is the stored form of e referencing holder's payload.
-func encodeEventRef(holder string, e *data.Event) []byte {
-	env := *e
-	env.Data = nil
-	out := []byte{markEventRef}
-	out = binary.AppendUvarint(out, uint64(len(holder)))
-	out = append(out, holder...)
-	return append(out, encodeValue(env.AppendJSON(nil, true))...)
+// forget drops what rc knows of ws: its newest event holds no payload of its own.
+func (rc *refCache) forget(ws string) {
+	rc.mu.Lock()
+	delete(rc.byWS, ws)
+	rc.mu.Unlock()
 }
+
+// encodeEventRef is the stored form of e referencing holder's payload.
+func encodeEventRef(holder string, e *data.Event) []byte { return encodeRef(markEventRef, holder, e) }
 
 // splitEventRef returns the holder and the stored envelope of a reference.
 func splitEventRef(v []byte) (string, []byte, error) {
@@ -105,15 +105,16 @@ func splitEventRef(v []byte) (string, []byte, error) {
 	return string(v[at : at+int(n)]), v[at+int(n):], nil
 }
 
-// readEvent returns the stored event id of events, its payload read from its holder when
-// it is a reference; nil when there is none.
-func readEvent(events *bbolt.Bucket, id string) (*data.Event, error) {
+// readEvent returns the stored event id, its payload read from its holder or its call
+// when it is a reference; nil when there is none.
+func readEvent(tx *bbolt.Tx, id string) (*data.Event, error) {
+	events := tx.Bucket(bucketEvents)
 	v := events.Get([]byte(id))
 	if v == nil {
 		return nil, nil
 	}
 	var e data.Event
-	if len(v) == 0 || v[0] != markEventRef {
+	if len(v) == 0 || v[0] != markEventRef && v[0] != markCallRef {
 		if err := jsonUnmarshal(v, &e); err != nil {
 			return nil, fmt.Errorf("decoding event %s: %w", id, err)
 		}
@@ -126,8 +127,20 @@ func readEvent(events *bbolt.Bucket, id string) (*data.Event, error) {
 	if err := jsonUnmarshal(env, &e); err != nil {
 		return nil, fmt.Errorf("decoding event %s: %w", id, err)
 	}
+	if v[0] == markCallRef {
+		stored := tx.Bucket(bucketCalls).Get([]byte(holder))
+		if stored == nil {
+			return nil, fmt.Errorf("event %s references call %s, which is not stored", id, holder)
+		}
+		plain, err := decodeValue(stored)
+		if err != nil {
+			return nil, err
+		}
+		e.Data = append([]byte(nil), plain...)
+		return &e, nil
+	}
 	hv := events.Get([]byte(holder))
-	if len(hv) == 0 || hv[0] == markEventRef {
+	if len(hv) == 0 || hv[0] == markEventRef || hv[0] == markCallRef {
 		return nil, fmt.Errorf("event %s references %s, which holds no payload", id, holder)
 	}
 	var h data.Event
@@ -144,7 +157,7 @@ func relinkEvent(events *bbolt.Bucket, id, prevHash, hash string) error {
 	if v == nil {
 		return nil
 	}
-	if v[0] != markEventRef {
+	if v[0] != markEventRef && v[0] != markCallRef {
 		var e data.Event
 		if err := jsonUnmarshal(v, &e); err != nil {
 			return fmt.Errorf("decoding event %s: %w", id, err)
@@ -161,5 +174,5 @@ func relinkEvent(events *bbolt.Bucket, id, prevHash, hash string) error {
 		return fmt.Errorf("decoding event %s: %w", id, err)
 	}
 	e.PrevHash, e.Hash = prevHash, hash
-	return events.Put([]byte(id), encodeEventRef(holder, &e))
+	return events.Put([]byte(id), encodeRef(v[0], holder, &e))
 }

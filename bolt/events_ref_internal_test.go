@@ -57,7 +57,7 @@ func TestEventReferences(t *testing.T) {
 					t.Errorf("event %d references %s (%v), want %s", i, holder, err, ids[ev.holder])
 				}
 			}
-			e, err := readEvent(b, ids[i])
+			e, err := readEvent(tx, ids[i])
 			if err != nil || !bytes.Equal(e.Data, ev.data) || e.ID != ids[i] || e.WorkspaceID != ev.ws || e.Hash != "k1:hash" {
 				t.Fatalf("event %d reads %+v, %v", i, e, err)
 			}
@@ -68,7 +68,7 @@ func TestEventReferences(t *testing.T) {
 		if v := b.Get([]byte(ids[1])); v[0] != markEventRef {
 			t.Error("a relinked reference was stored whole")
 		}
-		e, err := readEvent(b, ids[1])
+		e, err := readEvent(tx, ids[1])
 		if err != nil || !bytes.Equal(e.Data, payload) || e.PrevHash != "k1:p2" || e.Hash != "k1:h2" {
 			t.Errorf("relinked reference reads %+v, %v", e, err)
 		}

@@ -38,9 +38,10 @@ func callEventPayloads(t *testing.T, c *callEnv, id string) map[string]json.RawM
 	return out
 }
 
-// A call registered finished records call.registered and call.ended with the same payload;
-// storage keeps the second as a reference to the first. Both read back as the call as
-// registered, byte for byte alike, and stay so after the call is changed and deleted.
+// A call registered finished records call.registered and call.ended with the same payload,
+// the call as stored; bbolt keeps both as references to the stored call. Both read back as
+// the call as registered, byte for byte alike, and stay so after the call is changed (the
+// change writes them whole first) and deleted.
 func TestCallEventsReferenceSameBytes(t *testing.T) {
 	c := newCallEnv(t)
 	r := c.do("POST", "/api/v1/calls", c.Owner.Token, map[string]any{"agent_id": c.agentA, "direction": "web",
@@ -63,14 +64,17 @@ func TestCallEventsReferenceSameBytes(t *testing.T) {
 	if json.Unmarshal(reg, &a) != nil || json.Unmarshal(created.Data, &b) != nil || !jsonEqual(a, b) {
 		t.Fatalf("the events' payload is not the call as registered:\n%s\n%s", reg, created.Data)
 	}
-	if refs := storedEventRefs(t, c); refs != 1 {
-		t.Errorf("%d events stored as references, want 1 (call.ended)", refs)
+	if refs := storedEventRefs(t, c, 2); refs != 2 {
+		t.Errorf("%d events stored as references, want 2", refs)
 	}
 	r = c.do("PUT", "/api/v1/calls/"+id, c.Owner.Token, map[string]any{"metadata": map[string]any{"crm": "changed"},
 		"transcript": said("Something else entirely.")})
 	expect(t, r, 200)
 	if r.Data()["metadata"].(map[string]any)["crm"] != "changed" {
 		t.Fatalf("the call was not changed: %s", r.Body)
+	}
+	if refs := storedEventRefs(t, c, 0); refs != 0 {
+		t.Errorf("%d events still reference the changed call", refs)
 	}
 	expect(t, c.do("DELETE", "/api/v1/calls/"+id, c.Owner.Token, nil), 204)
 	after := callEventPayloads(t, c, id)
@@ -79,6 +83,18 @@ func TestCallEventsReferenceSameBytes(t *testing.T) {
 			t.Errorf("%s changed after the call was updated and deleted:\n%s\n%s", typ, before[typ], after[typ])
 		}
 	}
+	// Deleted while its events still reference it: they are written whole first.
+	second := c.register(t, map[string]any{"status": "ended", "transcript": said("A second call, deleted at once, with enough words.")})
+	id2 := str(second, "id")
+	before2 := callEventPayloads(t, c, id2)
+	if storedEventRefs(t, c, 2) != 2 {
+		t.Error("the second call's events are not references")
+	}
+	expect(t, c.do("DELETE", "/api/v1/calls/"+id2, c.Owner.Token, nil), 204)
+	after2 := callEventPayloads(t, c, id2)
+	if len(before2["call.ended"]) == 0 || !bytes.Equal(before2["call.ended"], after2["call.ended"]) || !bytes.Equal(before2["call.registered"], after2["call.registered"]) {
+		t.Errorf("events of a deleted call changed:\n%v\n%v", before2, after2)
+	}
 	r = c.do("GET", "/api/v1/audit-log/verify", c.Owner.Token, nil)
 	expect(t, r, 200)
 	if r.Data()["intact"] != true {
@@ -86,16 +102,16 @@ func TestCallEventsReferenceSameBytes(t *testing.T) {
 	}
 }
 
-// storedEventRefs counts the events bbolt stores as references (first byte 0x03, bolt's
-// markEventRef); 1 on another engine, which has none.
-func storedEventRefs(t *testing.T, c *callEnv) int {
+// storedEventRefs counts the call events bbolt stores as references to their call (first
+// byte 0x04, bolt's markCallRef); on another engine, which has none, what the test wants.
+func storedEventRefs(t *testing.T, c *callEnv, want int) int {
 	if c.Bolt == nil {
-		return 1
+		return want
 	}
 	n := 0
 	err := c.Bolt.Bolt().View(func(tx *bbolt.Tx) error {
 		return tx.Bucket([]byte("events")).ForEach(func(_, v []byte) error {
-			if len(v) > 0 && v[0] == 0x03 {
+			if len(v) > 0 && v[0] == 0x04 {
 				n++
 			}
 			return nil
