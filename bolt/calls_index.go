@@ -15,8 +15,11 @@ import (
 
 // Call indexes live in one bucket with one scope per filter value: "<ws>" (every call),
 // "<ws>/a/<agent>", "<ws>/n/<number>", "<ws>/d/<direction>", "<ws>/s/<status>". Each entry's
-// value holds the call's filterable attributes, so that the filters a scope does not
-// answer are checked on the index entry alone, without decoding the call. A count per
+// "<ws>" entry's value holds the call's filterable attributes, so that the filters a scope
+// does not answer are checked on the index alone, without decoding the call; the other
+// scopes' entries are empty and a walk over them reads the attributes from the "<ws>"
+// entry (schema 3: each of the four entries carried a copy, 45 bytes of a seeded call's
+// 666 in the index; copies written before are still read where they are). A count per
 // scope lets a list walk the most selective scope its filters name. Ids are time-ordered
 // and their time part is created_at, so from/to become a seek to a synthetic id.
 var (
@@ -92,7 +95,11 @@ func moveCallIndexes(tx *bbolt.Tx, ws, id string, old, next *callAttrs) error {
 	}
 	v := next.encode()
 	for s := range keep {
-		if err := idx.Put(indexKey(s, id), v); err != nil {
+		var val []byte
+		if s == ws {
+			val = v
+		}
+		if err := idx.Put(indexKey(s, id), val); err != nil {
 			return err
 		}
 		if !had[s] {
@@ -145,8 +152,10 @@ const crockfordDigits = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 type callQuery struct {
 	scopes  []string // walked together, newest first (several for a caller limited to some agents)
 	match   func(callAttrs) bool
+	implied bool // every entry of scopes matches: match need not be asked
 	lo, hi  string // id bounds: lo inclusive, hi exclusive; "" is unbounded
 	binding string // what a cursor is bound to
+	ws      string // the workspace, whose scope holds each call's attributes
 	// bucket holds scopes (bucketCallsIndex when nil); attrs reads an entry's attributes
 	// (its value when nil); extra is one more test of an id (a search's other terms).
 	// blocks says the scopes are term posting blocks (bucketCallPostingBlocks).
@@ -158,7 +167,7 @@ type callQuery struct {
 
 // ok reports whether the entry of id with attributes a is listed.
 func (q *callQuery) ok(id string, a callAttrs) bool {
-	return q.match(a) && (q.extra == nil || q.extra(id))
+	return (q.implied || q.match(a)) && (q.extra == nil || q.extra(id))
 }
 
 // maxCallScan bounds the index entries one page may examine. A page that reaches it ends
@@ -284,8 +293,12 @@ func (q *callQuery) walk(tx *bbolt.Tx, desc bool, from string, limit int, fn fun
 		var a callAttrs
 		if q.attrs != nil {
 			a = q.attrs(id, s.c.value())
+		} else if q.implied {
+			// Every entry of the scopes matches: no attributes to read.
+		} else if v := s.c.value(); len(v) > 0 {
+			a = decodeAttrs(v)
 		} else {
-			a = decodeAttrs(s.c.value())
+			a = decodeAttrs(idx.Get(indexKey(q.ws, id)))
 		}
 		if !fn(id, a) {
 			break
@@ -393,7 +406,7 @@ func (q *callQuery) page(db *DB, tx *bbolt.Tx, req data.PageRequest) ([]string, 
 // filters on each entry. agentIDs not nil restricts the list to those agents.
 func newCallQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilter) *callQuery {
 	counts := tx.Bucket(bucketCallScopeCounts)
-	q := &callQuery{scopes: []string{ws}}
+	q := &callQuery{scopes: []string{ws}, ws: ws}
 	best := scopeCountOf(counts, ws)
 	consider := func(scopes ...string) {
 		var n uint64
@@ -432,6 +445,11 @@ func newCallQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilter)
 			(f.NumberID == "" || a.number == f.NumberID) &&
 			(f.Direction == "" || a.direction == f.Direction) &&
 			(f.Status == "" || a.status == f.Status)
+	}
+	if f.NumberID == "" && f.Direction == "" && f.Status == "" {
+		// The scopes answer the agent filter and the restriction themselves (an agent's
+		// scope, the allowed agents' scopes, or none): a walk need not read attributes.
+		q.implied = true
 	}
 	if !f.From.IsZero() {
 		q.lo = idBound(data.PrefixCall, f.From)

@@ -142,6 +142,7 @@ func newSearchQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilte
 		q.scopes = nil // a term no call holds: nothing matches
 	} else if len(q.scopes) == 1 && q.scopes[0] == ws || sq.df[rarest] < filterN {
 		q.scopes, q.bucket, q.blocks = []string{termScope(ws, s.Terms[rarest])}, bucketCallPostingBlocks, true
+		q.implied = false // a term's postings hold every agent's calls
 		idx := tx.Bucket(bucketCallsIndex)
 		q.attrs = func(id string, _ []byte) callAttrs { return decodeAttrs(idx.Get(indexKey(ws, id))) }
 	}
