@@ -72,6 +72,7 @@ func putCallRef(tx *bbolt.Tx, events *bbolt.Bucket, id string, e *data.Event) er
 		return err
 	}
 	refs := tx.Bucket(bucketCallEventRefs)
+	refs.FillPercent = appendFill // keyed by call id: new calls' lists land at the end
 	list := append([]byte(nil), refs.Get([]byte(id))...)
 	list = binary.AppendUvarint(list, uint64(len(e.ID)))
 	return refs.Put([]byte(id), append(list, e.ID...))
