@@ -17,8 +17,8 @@ var postingMoveBatch = 200_000
 // posting: "<ws>/t/<term>\x00<call id>" → frequency) into posting blocks, a batch a
 // transaction, each batch deleting what it moved: a start that stops halfway resumes where
 // it was, and a posting moved twice is set twice to the same frequency. The old bucket is
-// dropped once empty; the schema version is raised afterwards by migrate. It runs before
-// init, and does nothing to a file whose schema is newer than this code's (init refuses it).
+// dropped once empty. It runs before init, and does nothing to a file whose schema is
+// newer than this code's (init refuses it).
 func migratePostings(bdb *bbolt.DB) error {
 	for {
 		moved, err := movePostings(bdb)
@@ -39,10 +39,20 @@ func movePostings(bdb *bbolt.DB) (bool, error) {
 		if old == nil {
 			return nil
 		}
-		if meta := tx.Bucket(bucketMeta); meta != nil {
-			if v := meta.Get([]byte("schema_version")); len(v) == 8 && binary.BigEndian.Uint64(v) > schemaVersion {
-				return nil
-			}
+		meta := tx.Bucket(bucketMeta)
+		if meta == nil {
+			return fmt.Errorf("a file with call postings has no meta bucket")
+		}
+		if v := meta.Get([]byte("schema_version")); len(v) == 8 && binary.BigEndian.Uint64(v) > schemaVersion {
+			return nil
+		}
+		// The file is version 3 from the first batch on: a file half moved must not be
+		// opened by a version 2 binary, which would miss the moved postings. (The
+		// migrations below 3 rewrite nothing, so none is skipped.)
+		var ver [8]byte
+		binary.BigEndian.PutUint64(ver[:], schemaVersion)
+		if err := meta.Put([]byte("schema_version"), ver[:]); err != nil {
+			return err
 		}
 		blocks, err := tx.CreateBucketIfNotExists(bucketCallPostingBlocks)
 		if err != nil {

@@ -3,6 +3,7 @@ package bolt
 import (
 	"encoding/binary"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -127,6 +128,22 @@ func TestMigratePostingsFromSchema2(t *testing.T) {
 
 	defer func(n int) { postingMoveBatch = n }(postingMoveBatch)
 	postingMoveBatch = 25 // 150 postings: six transactions
+	// One batch, then a crash: the file is marked version 3, so a version 2 binary
+	// refuses it rather than missing the moved postings.
+	raw, err := bbolt.Open(filepath.Join(dir, FileName), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if more, err := movePostings(raw); err != nil || !more {
+		t.Fatalf("first batch: %v, %v", more, err)
+	}
+	raw.View(func(b *bbolt.Tx) error {
+		if v := b.Bucket(bucketMeta).Get([]byte("schema_version")); binary.BigEndian.Uint64(v) != 3 || b.Bucket(bucketCallPostings).Stats().KeyN != 125 {
+			t.Errorf("after one batch: version %x, %d old postings left", v, b.Bucket(bucketCallPostings).Stats().KeyN)
+		}
+		return nil
+	})
+	raw.Close()
 	db, err = Open(dir, opts)
 	if err != nil {
 		t.Fatal(err)
