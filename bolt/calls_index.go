@@ -152,7 +152,7 @@ const crockfordDigits = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 type callQuery struct {
 	scopes  []string // walked together, newest first (several for a caller limited to some agents)
 	match   func(callAttrs) bool
-	implied bool // every entry of scopes matches: match need not be asked
+	implied bool   // every entry of scopes matches: match need not be asked
 	lo, hi  string // id bounds: lo inclusive, hi exclusive; "" is unbounded
 	binding string // what a cursor is bound to
 	ws      string // the workspace, whose scope holds each call's attributes
