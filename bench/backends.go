@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/voiceapi/voiceapi/internal/fakeagents"
 	"github.com/voiceapi/voiceapi/internal/pgtest"
 )
 
@@ -167,7 +168,7 @@ func backendScenarios(o options, agentID string) []struct {
 	l    load
 	bare string
 } {
-	putBody := string(mustJSON(agentBody(nameMark, o.tools)))
+	putBody := string(mustJSON(fakeagents.Body(nameMark, o.tools)))
 	base := load{Threads: o.threads, Connections: o.connections, Duration: o.duration}
 	mk := func(name, method, path, body string, ids []string) load {
 		l := base

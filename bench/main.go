@@ -26,6 +26,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/voiceapi/voiceapi/internal/fakeagents"
 )
 
 type options struct {
@@ -221,7 +223,7 @@ func runTable(o options, c *client, srv *serverProc, st *state, work string) err
 
 	base := load{Token: st.Token, Connections: o.connections, Threads: o.threads, Duration: o.duration, IDs: st.Agents}
 	with := func(l load, f func(*load)) load { f(&l); return l }
-	putBody := string(mustJSON(agentBody(nameMark, o.tools)))
+	putBody := string(mustJSON(fakeagents.Body(nameMark, o.tools)))
 	loads := []struct {
 		l      load
 		target string // "bare" (the ceiling) or "voiceapi"
@@ -316,7 +318,7 @@ func runTable(o options, c *client, srv *serverProc, st *state, work string) err
 // runGroupCommit measures full-body PUT at 1 and at 32 connections: with fsync on, the
 // ratio shows how many writers share a commit.
 func runGroupCommit(o options, srv *serverProc, st *state, work string) error {
-	putBody := string(mustJSON(agentBody(nameMark, o.tools)))
+	putBody := string(mustJSON(fakeagents.Body(nameMark, o.tools)))
 	var res [2]result
 	for i, conns := range []int{1, 32} {
 		l := load{Name: fmt.Sprintf("PUT agent x%d", conns), Method: "PUT", Path: "/api/v1/agents/{id}", IDs: st.Agents, Body: putBody,

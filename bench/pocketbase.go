@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/internal/fakeagents"
 )
 
 // The PocketBase comparison (-mode pocketbase): the same agent body written to voiceapi and
@@ -106,7 +107,7 @@ func (p *pbProc) createCollection() error {
 
 // pbBody is agentBody as a PocketBase record: the name, and the rest as the JSON field.
 func pbBody(name string, tools int) map[string]any {
-	cfg := agentBody(name, tools)
+	cfg := fakeagents.Body(name, tools)
 	delete(cfg, "name")
 	return map[string]any{"name": name, "config": cfg}
 }
@@ -259,7 +260,7 @@ func runPocketBase(o options, work string) error {
 
 	base := load{Connections: o.connections, Threads: o.threads, Duration: o.duration}
 	with := func(f func(*load)) load { l := base; f(&l); return l }
-	vBody := string(mustJSON(agentBody(nameMark, o.tools)))
+	vBody := string(mustJSON(fakeagents.Body(nameMark, o.tools)))
 	pBody := string(mustJSON(pbBody(nameMark, o.tools)))
 	loads := []struct {
 		l   load
@@ -313,7 +314,7 @@ func runPocketBase(o options, work string) error {
 func printThroughput(o options, names []string, runs [][]result) {
 	fmt.Printf("\nvoiceapi vs PocketBase, %s, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), pocketBaseVersion(o.pocketbase), loadAverage())
 	fmt.Printf("agent body %d bytes (%d tools); wrk -t%d -c%d, %s a run, median of %d rounds, systems interleaved; voiceapi fsyncs each commit, PocketBase (SQLite WAL) does not\n\n",
-		len(mustJSON(agentBody("Agent 0-0", o.tools))), o.tools, o.threads, o.connections, o.duration, o.rounds)
+		len(mustJSON(fakeagents.Body("Agent 0-0", o.tools))), o.tools, o.threads, o.connections, o.duration, o.rounds)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\treq/s\tp50\tp99\trounds (req/s)\tto ceiling\t")
 	med := make([]result, len(names))

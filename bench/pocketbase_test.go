@@ -3,12 +3,14 @@ package main
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/voiceapi/voiceapi/internal/fakeagents"
 )
 
 // TestPocketBaseBody: the record carries the agent body's name as its own field and the
 // rest, unchanged, as its JSON field, so both systems store the same bytes.
 func TestPocketBaseBody(t *testing.T) {
-	agent := agentBody("Agent 1", 10)
+	agent := fakeagents.Body("Agent 1", 10)
 	rec := pbBody("Agent 1", 10)
 	if rec["name"] != "Agent 1" || len(rec) != 2 {
 		t.Fatalf("record fields: %v", rec)

@@ -15,8 +15,8 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
-	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/strictjson"
+	"github.com/voiceapi/voiceapi/internal/fakeagents"
+	"github.com/voiceapi/voiceapi/internal/fakecalls"
 )
 
 // stateFile, in a data directory the harness seeded, says how to use it again.
@@ -55,33 +55,12 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 	}
 	defer db.Close()
 	ctx := context.Background()
-	st := &state{Email: "bench@voiceapi.local", Password: "bench-password-1"}
 	svc := cli.NewServices(db)
-	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Bench", Email: st.Email, Password: st.Password, IsAdmin: true})
+	seed, err := seedAccount(ctx, svc, agents, tools)
 	if err != nil {
 		return nil, err
 	}
-	ws := u.PersonalWorkspaceID
-	_, st.Token, err = svc.Auth.CreateAPIKeyFor(ctx, u.ID, ws, data.APIKeyCreate{Name: "bench"})
-	if err != nil {
-		return nil, err
-	}
-	pctx := data.WithPrincipal(ctx, &data.Principal{UserID: u.ID, IsAdmin: true, WorkspaceID: ws, CurrentWorkspaceID: ws, Role: data.RoleOwner, Modules: data.Modules})
-	for i := range agents {
-		var in data.AgentCreate
-		if err := strictjson.Decode(mustJSON(agentBody(fmt.Sprintf("Agent %d", i), tools)), &in); err != nil {
-			return nil, err
-		}
-		a, err := svc.Agents.CreateAgent(pctx, in)
-		if err != nil {
-			return nil, fmt.Errorf("agent %d: %w", i, err)
-		}
-		st.Agents = append(st.Agents, a.ID)
-	}
-	var in data.CallCreate
-	if err := json.Unmarshal(mustJSON(callBody("")), &in); err != nil {
-		return nil, err
-	}
+	st, pctx, in := seed.st, seed.pctx, seed.call
 	// The webhook dispatcher moves each event out of the outbox as a server does, so
 	// the directory does not start its life with a million-event backlog.
 	stopFan := make(chan struct{})
@@ -119,7 +98,7 @@ func seedOffline(dir string, agents, calls, tools, workers int, logf func(string
 				}
 				c := in
 				c.AgentID = st.Agents[i%int64(len(st.Agents))]
-				c.Transcript = variedTranscript(i) // word variety for the search index
+				c.Transcript = fakecalls.Transcript(i) // word variety for the search index
 				if _, err := svc.Calls.RegisterCall(pctx, c); err != nil {
 					errOnce.Do(func() { firstErr = err })
 					return
@@ -179,7 +158,7 @@ func (c *client) do(method, path string, body []byte, want int) ([]byte, error) 
 func seedAPI(c *client, st *state, agents, calls, tools, workers int) error {
 	ids := make([]string, agents)
 	err := parallel(agents, workers, func(i int) error {
-		out, err := c.do("POST", "/api/v1/agents", mustJSON(agentBody(fmt.Sprintf("Agent %d", i), tools)), http.StatusCreated)
+		out, err := c.do("POST", "/api/v1/agents", mustJSON(fakeagents.Body(fmt.Sprintf("Agent %d", i), tools)), http.StatusCreated)
 		if err != nil {
 			return err
 		}

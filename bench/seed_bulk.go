@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/fulltext"
+	"github.com/voiceapi/voiceapi/internal/fakecalls"
 	"github.com/voiceapi/voiceapi/service"
-	"github.com/voiceapi/voiceapi/strictjson"
 )
 
 // bulkBatch is how many calls one write transaction of seedBulk stores.
@@ -30,32 +28,11 @@ func seedBulk(dir string, agents, calls int, logf func(string, ...any)) (*state,
 	}
 	defer db.Close()
 	ctx := context.Background()
-	st := &state{Email: "bench@voiceapi.local", Password: "bench-password-1"}
-	svc := cli.NewServices(db)
-	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Bench", Email: st.Email, Password: st.Password, IsAdmin: true})
+	seed, err := seedAccount(ctx, cli.NewServices(db), agents, 1)
 	if err != nil {
 		return nil, err
 	}
-	ws := u.PersonalWorkspaceID
-	if _, st.Token, err = svc.Auth.CreateAPIKeyFor(ctx, u.ID, ws, data.APIKeyCreate{Name: "bench"}); err != nil {
-		return nil, err
-	}
-	pctx := data.WithPrincipal(ctx, &data.Principal{UserID: u.ID, IsAdmin: true, WorkspaceID: ws, CurrentWorkspaceID: ws, Role: data.RoleOwner, Modules: data.Modules})
-	for i := range agents {
-		var in data.AgentCreate
-		if err := strictjson.Decode(mustJSON(agentBody(fmt.Sprintf("Agent %d", i), 1)), &in); err != nil {
-			return nil, err
-		}
-		a, err := svc.Agents.CreateAgent(pctx, in)
-		if err != nil {
-			return nil, err
-		}
-		st.Agents = append(st.Agents, a.ID)
-	}
-	var tmpl data.CallCreate
-	if err := json.Unmarshal(mustJSON(callBody("")), &tmpl); err != nil {
-		return nil, err
-	}
+	st, ws, tmpl := seed.st, seed.ws, seed.call
 	ids := db.IDs()
 	start := time.Now()
 	for done := 0; done < calls; {
@@ -67,7 +44,7 @@ func seedBulk(dir string, agents, calls int, logf func(string, ...any)) (*state,
 				c := &data.Call{ID: id, WorkspaceID: ws, AgentID: st.Agents[i%len(st.Agents)],
 					Direction: tmpl.Direction, FromNumber: tmpl.FromNumber, ToNumber: tmpl.ToNumber,
 					Status: data.CallEnded, StartedAt: tmpl.StartedAt, EndedAt: tmpl.EndedAt, DurationMS: tmpl.DurationMS,
-					DisconnectionReason: tmpl.DisconnectionReason, Transcript: variedTranscript(int64(i)),
+					DisconnectionReason: tmpl.DisconnectionReason, Transcript: fakecalls.Transcript(int64(i)),
 					Variables: tmpl.Variables, Metadata: tmpl.Metadata, CreatedAt: at, UpdatedAt: at}
 				if err := tx.InsertCall(c); err != nil {
 					return err

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/voiceapi/voiceapi/internal/fakeagents"
 )
 
 // measureUpdates sends o.updates full-body updates to each system, spread round-robin
@@ -19,7 +21,7 @@ func measureUpdates(o options, s *sizes) error {
 	}
 	logf("voiceapi: %d updates", o.updates)
 	c := &client{base: srv.url(), token: s.vToken, http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.seeders}}}
-	body := string(mustJSON(agentBody(nameMark, o.tools)))
+	body := string(mustJSON(fakeagents.Body(nameMark, o.tools)))
 	err = parallel(o.updates, o.seeders, func(i int) error {
 		b := strings.Replace(body, nameMark, fmt.Sprintf("Agent u%d", i), 1)
 		_, err := c.do("PUT", "/api/v1/agents/"+s.vAgents[i%len(s.vAgents)], []byte(b), http.StatusOK)

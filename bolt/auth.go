@@ -131,9 +131,9 @@ func (t tx) APIKeyRevision(id int64) (uint64, error) {
 	return revision(t.b.Bucket(bucketAPIKeys).Get(apiKeyKey(id))), nil
 }
 
-// MarkAPIKeyUsed implements service.KeyUseRecorder: the toucher writes last_used_at in
-// batches.
-func (db *DB) MarkAPIKeyUsed(id int64, at time.Time) { db.touch.mark(id, at) }
+// MarkAPIKeyUsed implements service.KeyUseRecorder: db.touch writes last_used_at in
+// batches (internal/lastused).
+func (db *DB) MarkAPIKeyUsed(id int64, at time.Time) { db.touch.Mark(id, at) }
 
 // touchAPIKey sets last_used_at; a key revoked meanwhile is skipped.
 func touchAPIKey(b *bbolt.Tx, id int64, at time.Time) error {

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/fakecalls"
 )
 
 // The benchmarks share one database of VOICEAPI_BENCH_CALLS calls (default 1,000,000) in
@@ -98,7 +99,7 @@ func bulkInsertCalls(db *DB, ws string, agents, numbers []string, n int, from, t
 		err := db.bolt.Update(func(tx *bbolt.Tx) error {
 			for i := done; i < min(done+batch, n); i++ {
 				at = from.Add(time.Duration(i) * step)
-				c := benchCall(ws, ids.New(data.PrefixCall), at, agents[rng.IntN(len(agents))], numbers[rng.IntN(len(numbers))], rng, reasons)
+				c := fakecalls.Finished(ws, ids.New(data.PrefixCall), at, agents[rng.IntN(len(agents))], numbers[rng.IntN(len(numbers))], rng, reasons)
 				if err := insertCall(tx, c); err != nil {
 					return err
 				}
@@ -110,32 +111,6 @@ func bulkInsertCalls(db *DB, ws string, agents, numbers []string, n int, from, t
 		}
 	}
 	return nil
-}
-
-// benchCall is a typical finished phone call: a short transcript, a few variables.
-func benchCall(ws, id string, at time.Time, agent, number string, rng *rand.Rand, reasons []string) *data.Call {
-	created := data.NewTime(at)
-	c := &data.Call{
-		ID: id, WorkspaceID: ws, AgentID: agent, AgentVersion: ptr(1), NumberID: &number,
-		Direction: []string{"inbound", "outbound"}[rng.IntN(2)], FromNumber: ptr("+14155550123"), ToNumber: ptr("+442071838750"),
-		Status: data.CallEnded, CreatedAt: created, UpdatedAt: created,
-		Transcript: []data.TranscriptItem{
-			{Role: "agent", Content: "Hello, thanks for calling. How can I help?", StartMS: 0},
-			{Role: "user", Content: "I'd like to move my appointment to Friday.", StartMS: 2100},
-			{Role: "agent", Content: "Done: Friday at 10. Anything else?", StartMS: 5200},
-			{Role: "user", Content: "No, thank you.", StartMS: 8000},
-		},
-		Variables: map[string]any{"customer": "Ada"}, Metadata: map[string]any{"crm_id": 42},
-	}
-	if rng.IntN(10) == 0 {
-		c.Status = data.CallFailed
-	}
-	started := data.NewTime(at.Add(2 * time.Second))
-	d := int64(30_000 + rng.IntN(300_000))
-	ended := data.NewTime(started.Add(time.Duration(d) * time.Millisecond))
-	c.StartedAt, c.EndedAt, c.DurationMS = &started, &ended, &d
-	c.DisconnectionReason = &reasons[rng.IntN(len(reasons))]
-	return c
 }
 
 func BenchmarkCallPageByAgent(b *testing.B) {

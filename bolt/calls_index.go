@@ -130,24 +130,6 @@ func scopeCountOf(b *bbolt.Bucket, scope string) uint64 {
 	return binary.BigEndian.Uint64(v)
 }
 
-// idBound returns the smallest id with prefix created at or after t: every id created at
-// or after t sorts at or after it, every id created before t sorts before it. Ids carry
-// milliseconds, so a t between two milliseconds rounds up.
-func idBound(prefix string, t time.Time) string {
-	ms := uint64(t.UnixMilli())
-	if t.Nanosecond()%int(time.Millisecond) != 0 {
-		ms++
-	}
-	var out [10]byte
-	for i := 9; i >= 0; i-- {
-		out[i] = crockfordDigits[ms&31]
-		ms >>= 5
-	}
-	return prefix + string(out[:]) + "0000000000000000"
-}
-
-const crockfordDigits = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-
 // callQuery is one list request resolved against the indexes.
 type callQuery struct {
 	scopes  []string // walked together, newest first (several for a caller limited to some agents)
@@ -452,10 +434,10 @@ func newCallQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilter)
 		q.implied = true
 	}
 	if !f.From.IsZero() {
-		q.lo = idBound(data.PrefixCall, f.From)
+		q.lo = data.IDBound(data.PrefixCall, f.From)
 	}
 	if !f.To.IsZero() {
-		q.hi = idBound(data.PrefixCall, f.To)
+		q.hi = data.IDBound(data.PrefixCall, f.To)
 	}
 	q.binding = strings.Join([]string{"calls", ws, f.AgentID, f.NumberID, f.Direction, f.Status,
 		strconv.FormatInt(unixMilliOrZero(f.From), 10), strconv.FormatInt(unixMilliOrZero(f.To), 10)}, "\x00")

@@ -196,10 +196,10 @@ func TestAnalyticsExactAtHourEdges(t *testing.T) {
 		}
 	}
 	direct := func(from, to time.Time, agent string) data.CallTotals {
-		var r rollup
+		var r data.CallRollup
 		for _, call := range stored {
 			if !call.CreatedAt.Before(from) && call.CreatedAt.Before(to) && (agent == "" || call.AgentID == agent) {
-				r.add(contribution(call), 1)
+				r.Add(data.RollupOf(call), 1)
 			}
 		}
 		tot := data.CallTotals{Calls: r.Calls, Ended: r.Ended, Failed: r.Failed, TotalDurationMS: r.DurationMS}
@@ -290,13 +290,13 @@ func TestIDBoundOrdersLikeCreation(t *testing.T) {
 	if !data.IDTime(data.PrefixCall, id).Equal(at) {
 		t.Fatalf("idTime = %v, want %v", data.IDTime(data.PrefixCall, id), at)
 	}
-	if b := idBound(data.PrefixCall, at); !(b <= id) {
+	if b := data.IDBound(data.PrefixCall, at); !(b <= id) {
 		t.Errorf("bound %s sorts after an id of the same millisecond %s", b, id)
 	}
-	if b := idBound(data.PrefixCall, at.Add(time.Microsecond)); !(b > id) {
+	if b := data.IDBound(data.PrefixCall, at.Add(time.Microsecond)); !(b > id) {
 		t.Errorf("bound of a later instant %s does not sort after %s", b, id)
 	}
-	if b := idBound(data.PrefixCall, at.Add(-time.Millisecond)); !(b < id) {
+	if b := data.IDBound(data.PrefixCall, at.Add(-time.Millisecond)); !(b < id) {
 		t.Errorf("bound of an earlier millisecond %s does not sort before %s", b, id)
 	}
 }

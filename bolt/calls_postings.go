@@ -34,6 +34,9 @@ const (
 	maxBlockBytes = 1024
 )
 
+// idDigits are the Crockford base32 digits of ids (data.IDGen), in byte order.
+const idDigits = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
 // posting is one call of a term's list.
 type posting struct {
 	id string
@@ -66,7 +69,7 @@ func callIDBytes(id string) ([16]byte, bool) {
 	}
 	var hi, lo uint64
 	for i := len(data.PrefixCall); i < len(id); i++ {
-		d := uint64(strings.IndexByte(crockfordDigits, id[i]))
+		d := uint64(strings.IndexByte(idDigits, id[i]))
 		hi = hi<<5 | lo>>59
 		lo = lo<<5 | d
 	}
@@ -80,7 +83,7 @@ func crockford16(raw []byte) string {
 	hi, lo := binary.BigEndian.Uint64(raw[:8]), binary.BigEndian.Uint64(raw[8:])
 	var out [26]byte
 	for i := 25; i >= 0; i-- {
-		out[i] = crockfordDigits[lo&31]
+		out[i] = idDigits[lo&31]
 		lo = lo>>5 | hi<<59
 		hi >>= 5
 	}

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/fulltext"
 )
 
 // The search index of calls. A term's postings in a workspace are the scope
@@ -109,8 +108,9 @@ type searchQuery struct {
 	*callQuery
 	ws     string
 	terms  []string
-	df     []uint64 // calls holding each term
-	calls  uint64   // calls of the workspace
+	df     []int64 // calls holding each term
+	calls  int64   // calls of the workspace
+	tfs    []int   // score's buffer
 	post   *bbolt.Bucket
 	search data.CallSearch
 }
@@ -120,7 +120,7 @@ type searchQuery struct {
 func newSearchQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilter, s data.CallSearch) *searchQuery {
 	q := newCallQuery(tx, ws, agentIDs, f)
 	counts := tx.Bucket(bucketCallScopeCounts)
-	sq := &searchQuery{callQuery: q, ws: ws, terms: s.Terms, calls: scopeCountOf(counts, ws),
+	sq := &searchQuery{callQuery: q, ws: ws, terms: s.Terms, calls: int64(scopeCountOf(counts, ws)),
 		post: tx.Bucket(bucketCallPostingBlocks), search: s}
 	q.binding += "\x00search\x00" + s.Sort + "\x00" + strings.Join(s.Terms, "\x00")
 	if len(s.Terms) == 0 {
@@ -129,14 +129,14 @@ func newSearchQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilte
 	}
 	rarest := 0
 	for i, term := range s.Terms {
-		sq.df = append(sq.df, scopeCountOf(counts, termScope(ws, term)))
+		sq.df = append(sq.df, int64(scopeCountOf(counts, termScope(ws, term))))
 		if sq.df[i] < sq.df[rarest] {
 			rarest = i
 		}
 	}
-	var filterN uint64
+	var filterN int64
 	for _, sc := range q.scopes {
-		filterN += scopeCountOf(counts, sc)
+		filterN += int64(scopeCountOf(counts, sc))
 	}
 	if sq.df[rarest] == 0 {
 		q.scopes = nil // a term no call holds: nothing matches
@@ -157,21 +157,14 @@ func newSearchQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilte
 	return sq
 }
 
-// score is a BM25 sum over the terms without length normalization, in thousandths.
+// score is the call's relevance (fulltext.Stats.Score), its term frequencies read from
+// the postings.
 func (sq *searchQuery) score(id string) int64 {
-	const k1 = 1.2
-	var s float64
-	n := float64(sq.calls)
-	for i, term := range sq.terms {
-		v := postingTF(sq.post, termScope(sq.ws, term), id)
-		if v == 0 {
-			continue
-		}
-		tf, df := float64(v), float64(sq.df[i])
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		s += idf * tf * (k1 + 1) / (tf + k1)
+	sq.tfs = sq.tfs[:0]
+	for _, term := range sq.terms {
+		sq.tfs = append(sq.tfs, int(postingTF(sq.post, termScope(sq.ws, term), id)))
 	}
-	return int64(math.Round(s * 1000))
+	return fulltext.Stats{Calls: sq.calls, DF: sq.df}.Score(sq.tfs)
 }
 
 // SearchCalls implements service.CallSearchTx.
@@ -204,75 +197,29 @@ func (t tx) SearchCalls(ws string, agentIDs []string, f data.CallFilter, s data.
 	return hits, page, nil
 }
 
-// ranked is one call of a relevance window.
-type ranked struct {
-	score int64
-	id    string
-}
-
-// before reports whether a ranks before b: a higher score, then a newer id.
-func (a ranked) before(b ranked) bool {
-	return a.score > b.score || a.score == b.score && a.id > b.id
-}
-
-// A relevance cursor's id is "<anchor>\x00<calls>\x00<df,df…>\x00<score>\x00<call id>":
-// the window's newest match, the statistics the first page scored with (frozen, so that
-// calls added later change no score), and the key of the page's edge call.
-func (sq *searchQuery) relevanceKey(anchor string, r ranked) string {
-	dfs := make([]string, len(sq.df))
-	for i, n := range sq.df {
-		dfs[i] = strconv.FormatUint(n, 10)
-	}
-	return strings.Join([]string{anchor, strconv.FormatUint(sq.calls, 10), strings.Join(dfs, ","),
-		strconv.FormatInt(r.score, 10), r.id}, "\x00")
-}
-
-// parseRelevanceKey reads a relevance cursor's id and puts its statistics in sq.
-func (sq *searchQuery) parseRelevanceKey(s string) (string, ranked, bool) {
-	parts := strings.Split(s, "\x00")
-	if len(parts) != 5 {
-		return "", ranked{}, false
-	}
-	calls, err1 := strconv.ParseUint(parts[1], 10, 64)
-	score, err2 := strconv.ParseInt(parts[3], 10, 64)
-	dfs := strings.Split(parts[2], ",")
-	if err1 != nil || err2 != nil || len(dfs) != len(sq.df) {
-		return "", ranked{}, false
-	}
-	for i, d := range dfs {
-		n, err := strconv.ParseUint(d, 10, 64)
-		if err != nil {
-			return "", ranked{}, false
-		}
-		sq.df[i] = n
-	}
-	sq.calls = calls
-	return parts[0], ranked{score, parts[4]}, true
-}
-
 // relevancePage ranks the window (the newest data.RelevanceWindow matches at or before
 // the anchor) and slices one page out of it before or after the cursor's key.
 func (sq *searchQuery) relevancePage(db *DB, tx *bbolt.Tx, req data.PageRequest) ([]string, data.Page, error) {
 	perPage := cmp.Or(req.PerPage, DefaultPerPage)
 	meta := data.Page{PerPage: perPage}
-	dir, anchor, key := byte(older), "", ranked{}
+	dir, anchor, key := byte(older), "", (*fulltext.Ranked)(nil)
 	if req.Cursor != "" {
 		d, raw, ok := db.decodeCursor(req.Cursor, sq.binding)
-		var okKey bool
-		anchor, key, okKey = sq.parseRelevanceKey(raw)
+		a, stats, r, okKey := fulltext.ParseCursorKey(raw, len(sq.terms))
 		if !ok || !okKey {
 			return nil, meta, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
 		}
-		dir = d
+		dir, anchor, key = d, a, &r
+		sq.calls, sq.df = stats.Calls, stats.DF // the first page's, frozen
 	}
 	from := ""
 	if anchor != "" {
 		from = anchor + "\x00" // at or before the anchor: the walk is exclusive
 	}
-	var window []ranked
+	var window []fulltext.Ranked
 	sq.walk(tx, true, from, maxCallScan, func(id string, a callAttrs) bool {
 		if sq.ok(id, a) {
-			window = append(window, ranked{sq.score(id), id})
+			window = append(window, fulltext.Ranked{Score: sq.score(id), ID: id})
 		}
 		return len(window) < data.RelevanceWindow
 	})
@@ -280,44 +227,19 @@ func (sq *searchQuery) relevancePage(db *DB, tx *bbolt.Tx, req data.PageRequest)
 		return nil, meta, nil
 	}
 	if anchor == "" {
-		anchor = window[0].id
+		anchor = window[0].ID
 	}
-	slices.SortFunc(window, func(a, b ranked) int {
-		if a.before(b) {
-			return -1
-		}
-		return 1
-	})
-	// [lo, hi) is the page's slice of the window.
-	lo, hi := 0, min(perPage, len(window))
-	if req.Cursor != "" {
-		at, _ := slices.BinarySearchFunc(window, key, func(e, k ranked) int {
-			if e.before(k) {
-				return -1
-			}
-			if e == k {
-				return 0
-			}
-			return 1
-		})
-		if dir == older {
-			if at < len(window) && window[at] == key {
-				at++
-			}
-			lo, hi = at, min(at+perPage, len(window))
-		} else {
-			lo, hi = max(0, at-perPage), at
-		}
-	}
+	lo, hi := fulltext.PageBounds(window, perPage, key, dir == older)
 	var ids []string
 	for _, r := range window[lo:hi] {
-		ids = append(ids, r.id)
+		ids = append(ids, r.ID)
 	}
+	stats := fulltext.Stats{Calls: sq.calls, DF: sq.df}
 	if hi < len(window) && hi > lo {
-		meta.NextCursor = db.encodeCursor(older, sq.binding, sq.relevanceKey(anchor, window[hi-1]))
+		meta.NextCursor = db.encodeCursor(older, sq.binding, stats.CursorKey(anchor, window[hi-1]))
 	}
 	if lo > 0 && hi > lo {
-		meta.PrevCursor = db.encodeCursor(newer, sq.binding, sq.relevanceKey(anchor, window[lo]))
+		meta.PrevCursor = db.encodeCursor(newer, sq.binding, stats.CursorKey(anchor, window[lo]))
 	}
 	return ids, meta, nil
 }

@@ -18,6 +18,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/lastused"
 	"github.com/voiceapi/voiceapi/seal"
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -131,7 +132,7 @@ type DB struct {
 	hookMu    sync.RWMutex
 	eventHook func()
 
-	touch   *toucher
+	touch   *lastused.Batcher
 	commits *committer // group commit of db.update
 	refs    refCache   // which event a new one may reference (events_ref.go)
 
@@ -197,9 +198,9 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	db.sealer = s
 	db.commits = newCommitter(bdb)
-	db.touch = newToucher(db)
+	db.touch = lastused.Start(db.writeUses, db.log)
 	if err := db.openKnowledge(); err != nil {
-		db.touch.stop()
+		db.touch.Stop()
 		db.commits.stop()
 		bdb.Close()
 		return nil, err
@@ -281,7 +282,7 @@ func (db *DB) SchemaVersion() (int, error) {
 
 // Close flushes pending bookkeeping and closes the file.
 func (db *DB) Close() error {
-	db.touch.stop()
+	db.touch.Stop()
 	db.commits.stop()
 	return db.bolt.Close()
 }

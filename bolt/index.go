@@ -2,13 +2,11 @@ package bolt
 
 import (
 	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/pagecursor"
 )
 
 // Index keys are "<scope>\x00<id>": a prefix scan over one scope (a workspace, an agent of
@@ -49,8 +47,8 @@ func scopeCount(b *bbolt.Bucket, scope string) int {
 
 // Cursor directions.
 const (
-	older = 'n' // next page: records older than the cursor's id
-	newer = 'p' // previous page: records newer than the cursor's id
+	older = pagecursor.Older
+	newer = pagecursor.Newer
 )
 
 // DefaultPerPage is the page size when per_page is not given (conventions §4).
@@ -239,36 +237,12 @@ func hasNeighbour(b *bbolt.Bucket, prefix, key []byte, after bool, keep func(str
 	return false
 }
 
-func (db *DB) cursorMAC(dir byte, scope, id string) []byte {
-	m := hmac.New(sha256.New, db.cursorKey)
-	m.Write([]byte{dir})
-	m.Write([]byte(scope))
-	m.Write([]byte{0})
-	m.Write([]byte(id))
-	return m.Sum(nil)[:12]
-}
-
+// encodeCursor signs a cursor for this database (internal/pagecursor).
 func (db *DB) encodeCursor(dir byte, scope, id string) *string {
-	raw := append([]byte{dir}, id...)
-	raw = append(raw, db.cursorMAC(dir, scope, id)...)
-	s := base64.RawURLEncoding.EncodeToString(raw)
-	return &s
+	return pagecursor.Encode(db.cursorKey, dir, scope, id)
 }
 
+// decodeCursor reads a cursor this database signed for scope.
 func (db *DB) decodeCursor(cursor, scope string) (byte, string, bool) {
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	// The decoder ignores line breaks and the unused low bits of the last character, so
-	// several strings decode alike: accept only the one encodeCursor wrote, as a tampered
-	// cursor must be refused (found by FuzzDecodeCursor).
-	if err != nil || len(raw) < 1+12 || base64.RawURLEncoding.EncodeToString(raw) != cursor {
-		return 0, "", false
-	}
-	dir, id, mac := raw[0], string(raw[1:len(raw)-12]), raw[len(raw)-12:]
-	if dir != older && dir != newer || id == "" && dir != newer {
-		return 0, "", false
-	}
-	if !hmac.Equal(mac, db.cursorMAC(dir, scope, id)) {
-		return 0, "", false
-	}
-	return dir, id, true
+	return pagecursor.Decode(db.cursorKey, cursor, scope)
 }

@@ -65,6 +65,11 @@ type Principal struct {
 	// Scopes limit an API key created with scopes; nil for a token with its user's full
 	// rights.
 	Scopes []string
+	// ReadSince names the storage snapshot that confirmed this request's cached token (0
+	// when none did). Later cache checks of the same request may rely on any snapshot at
+	// least as recent: it began after the request arrived, so it holds every change
+	// acknowledged before (PostgreSQL replicas then confirm a GET with one round trip).
+	ReadSince uint64
 }
 
 // Requirement is what an endpoint needs of its caller; each route declares one.

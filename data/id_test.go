@@ -186,3 +186,25 @@ func TestIDFloorBoundsTheIDsOfItsMillisecond(t *testing.T) {
 		}
 	}
 }
+
+func TestIDBoundRoundsAPartialMillisecondUp(t *testing.T) {
+	at := time.Date(2026, 11, 21, 10, 4, 5, 123e6, time.UTC)
+	if got := IDBound(PrefixCall, at); got != IDFloor(PrefixCall, at) {
+		t.Errorf("on a millisecond: IDBound %s, IDFloor %s", got, IDFloor(PrefixCall, at))
+	}
+	bound := IDBound(PrefixCall, at.Add(time.Microsecond))
+	if !IDTime(PrefixCall, bound).Equal(at.Add(time.Millisecond)) {
+		t.Fatalf("bound %s carries %v", bound, IDTime(PrefixCall, bound))
+	}
+	for _, c := range []struct {
+		made    time.Time
+		atLeast bool
+	}{{at, false}, {at.Add(999 * time.Microsecond), false}, {at.Add(time.Millisecond), true}} {
+		g := &IDGen{Now: func() time.Time { return c.made }, Rand: rand.Reader}
+		for range 100 {
+			if id := g.New(PrefixCall); (id >= bound) != c.atLeast {
+				t.Fatalf("id %s made at %v: at or after the bound %s = %v, want %v", id, c.made, bound, id >= bound, c.atLeast)
+			}
+		}
+	}
+}

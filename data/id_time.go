@@ -26,3 +26,20 @@ func IDFloor(prefix string, t time.Time) string {
 	binary.BigEndian.PutUint64(raw[:8], ms<<16)
 	return prefix + encodeBase32(raw)
 }
+
+// IDBound returns the smallest id with prefix created at or after t: every id created at
+// or after t sorts at or after it, every id created before t sorts before it. Ids carry
+// milliseconds, so a t between two milliseconds rounds up (where IDFloor rounds down).
+// The storage engines bound ranges of created_at with it.
+func IDBound(prefix string, t time.Time) string {
+	ms := uint64(t.UnixMilli())
+	if t.Nanosecond()%int(time.Millisecond) != 0 {
+		ms++
+	}
+	var out [10]byte
+	for i := 9; i >= 0; i-- {
+		out[i] = crockford[ms&31]
+		ms >>= 5
+	}
+	return prefix + string(out[:]) + "0000000000000000"
+}

@@ -87,61 +87,10 @@ func queueScopeCounts(b *pgx.Batch, ws string, deltas map[string]int64) {
 	}
 }
 
-// rollup is the contribution of some calls to one hour.
-type rollup struct {
-	Calls, Ended, Failed, DurationMS, WithDuration int64
-	Reasons                                        map[string]int64
-}
-
-func contribution(c *data.Call) rollup {
-	r := rollup{Calls: 1}
-	switch c.Status {
-	case data.CallEnded:
-		r.Ended = 1
-	case data.CallFailed:
-		r.Failed = 1
-	}
-	if c.DurationMS != nil {
-		r.DurationMS, r.WithDuration = *c.DurationMS, 1
-	}
-	if c.DisconnectionReason != nil {
-		r.Reasons = map[string]int64{*c.DisconnectionReason: 1}
-	}
-	return r
-}
-
-// add adds sign times o to r, dropping the reasons that reach 0.
-func (r *rollup) add(o rollup, sign int64) {
-	r.Calls += sign * o.Calls
-	r.Ended += sign * o.Ended
-	r.Failed += sign * o.Failed
-	r.DurationMS += sign * o.DurationMS
-	r.WithDuration += sign * o.WithDuration
-	for k, v := range o.Reasons {
-		if r.Reasons == nil {
-			r.Reasons = map[string]int64{}
-		}
-		r.Reasons[k] += sign * v
-		if r.Reasons[k] == 0 {
-			delete(r.Reasons, k)
-		}
-	}
-}
-
-func (r rollup) negated() rollup {
-	var n rollup
-	n.add(r, -1)
-	return n
-}
-
-func (r rollup) zero() bool {
-	return r.Calls == 0 && r.Ended == 0 && r.Failed == 0 && r.DurationMS == 0 && r.WithDuration == 0 && len(r.Reasons) == 0
-}
-
 // queueRollup adds d to the rollups of the hour holding at, for the workspace (the row
 // whose agent_id is empty) and for the agent, and removes the rows left without calls.
-func queueRollup(b *pgx.Batch, ws, agent string, at time.Time, d rollup) {
-	if d.zero() {
+func queueRollup(b *pgx.Batch, ws, agent string, at time.Time, d data.CallRollup) {
+	if d.IsZero() {
 		return
 	}
 	reasons, _ := json.Marshal(d.Reasons) // a map of strings to integers always encodes
@@ -191,52 +140,19 @@ func (t *tx) EndedCallMillisInMonth(ws string, at time.Time) (int64, error) {
 }
 
 // CallRollups implements service.CallTx: whole hours come from the rollups, the partial
-// hours at either edge of the range from their calls.
+// hours at either edge of the range from their calls (data.SumCallRollups).
 func (t *tx) CallRollups(ws, agentID string, from, to time.Time, step time.Duration) ([]data.CallBucket, error) {
-	from, to = from.UTC(), to.UTC()
-	if !from.Before(to) || step <= 0 {
-		return nil, nil
+	hours := func(from, to time.Time, fn func(time.Time, data.CallRollup)) error {
+		return t.readRollups(ws, agentID, from, to, fn)
 	}
-	first := from.Truncate(step)
-	sums := make([]rollup, (to.Sub(first)+step-1)/step) // one per bucket the range touches
-	add := func(hourStart time.Time, r rollup) {
-		i := int(hourStart.Sub(first) / step)
-		if i >= 0 && i < len(sums) {
-			sums[i].add(r, 1)
-		}
+	edges := func(from, to time.Time, fn func(time.Time, data.CallRollup)) error {
+		return t.countCalls(ws, agentID, from, to, fn)
 	}
-	fullFrom := from.Truncate(time.Hour)
-	if fullFrom.Before(from) {
-		fullFrom = fullFrom.Add(time.Hour)
-	}
-	fullTo := to.Truncate(time.Hour)
-	spans := [][2]time.Time{{from, to}}
-	if fullFrom.Before(fullTo) {
-		if err := t.readRollups(ws, agentID, fullFrom, fullTo, add); err != nil {
-			return nil, err
-		}
-		spans = [][2]time.Time{{from, fullFrom}, {fullTo, to}}
-	}
-	for _, s := range spans {
-		if err := t.countCalls(ws, agentID, s[0], s[1], add); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]data.CallBucket, 0, len(sums)) // empty, not nil, as the bbolt engine's
-	for i, r := range sums {
-		if r.Calls == 0 {
-			continue
-		}
-		out = append(out, data.CallBucket{
-			Start: first.Add(time.Duration(i) * step), Calls: r.Calls, Ended: r.Ended, Failed: r.Failed,
-			DurationMS: r.DurationMS, WithDuration: r.WithDuration, Reasons: r.Reasons,
-		})
-	}
-	return out, nil
+	return data.SumCallRollups(from, to, step, hours, edges)
 }
 
 // readRollups feeds the rollups of the workspace (or its agent) for the hours in [from, to).
-func (t *tx) readRollups(ws, agentID string, from, to time.Time, fn func(time.Time, rollup)) error {
+func (t *tx) readRollups(ws, agentID string, from, to time.Time, fn func(time.Time, data.CallRollup)) error {
 	rows, err := t.query(`SELECT hour, calls, ended, failed, duration_ms, with_duration, reasons FROM call_rollups
 		WHERE workspace_id = $1 AND agent_id = $2 AND hour >= $3 AND hour < $4 ORDER BY hour`, ws, agentID, from, to)
 	if err != nil {
@@ -245,7 +161,7 @@ func (t *tx) readRollups(ws, agentID string, from, to time.Time, fn func(time.Ti
 	defer rows.Close()
 	for rows.Next() {
 		var hour time.Time
-		var r rollup
+		var r data.CallRollup
 		var reasons []byte
 		if err := rows.Scan(&hour, &r.Calls, &r.Ended, &r.Failed, &r.DurationMS, &r.WithDuration, &reasons); err != nil {
 			return err
@@ -263,12 +179,9 @@ func (t *tx) readRollups(ws, agentID string, from, to time.Time, fn func(time.Ti
 
 // countCalls feeds the calls of the workspace (or its agent) created in [from, to), a span
 // within one hour at an edge of the range, each under the hour it was created in.
-func (t *tx) countCalls(ws, agentID string, from, to time.Time, fn func(time.Time, rollup)) error {
-	if !from.Before(to) {
-		return nil
-	}
+func (t *tx) countCalls(ws, agentID string, from, to time.Time, fn func(time.Time, data.CallRollup)) error {
 	sql := `SELECT ` + callCoreCols + ` FROM calls WHERE workspace_id = $1 AND id >= $2 AND id < $3`
-	args := []any{ws, idBound(data.PrefixCall, from), idBound(data.PrefixCall, to)}
+	args := []any{ws, data.IDBound(data.PrefixCall, from), data.IDBound(data.PrefixCall, to)}
 	if agentID != "" {
 		sql += ` AND agent_id = $4`
 		args = append(args, agentID)
@@ -283,7 +196,7 @@ func (t *tx) countCalls(ws, agentID string, from, to time.Time, fn func(time.Tim
 		if err != nil {
 			return err
 		}
-		fn(c.CreatedAt.Truncate(time.Hour), contribution(c))
+		fn(c.CreatedAt.Truncate(time.Hour), data.RollupOf(c))
 	}
 	return rows.Err()
 }

@@ -92,7 +92,7 @@ func (t *tx) InsertCall(c *data.Call) error {
 		$13, $14, $15, $16, $17, $18, $19, $20, $21)`, params...)
 	a := attrsOf(c)
 	queueScopeCounts(&b, c.WorkspaceID, countDeltas(nil, &a))
-	queueRollup(&b, c.WorkspaceID, c.AgentID, c.CreatedAt.Time, contribution(c))
+	queueRollup(&b, c.WorkspaceID, c.AgentID, c.CreatedAt.Time, data.RollupOf(c))
 	if data.CallFinal(c.Status) {
 		queueMinutes(&b, c)
 	}
@@ -102,7 +102,7 @@ func (t *tx) InsertCall(c *data.Call) error {
 // callBefore is what a write needs of the stored call it replaces or deletes.
 type callBefore struct {
 	attrs callAttrs
-	roll  rollup
+	roll  data.CallRollup
 	hour  time.Time
 	final bool
 }
@@ -113,7 +113,7 @@ func (t *tx) storedCall(id string) (*callBefore, error) {
 	if err != nil {
 		return nil, noRows(err)
 	}
-	return &callBefore{attrs: attrsOf(c), roll: contribution(c), hour: c.CreatedAt.Time, final: data.CallFinal(c.Status)}, nil
+	return &callBefore{attrs: attrsOf(c), roll: data.RollupOf(c), hour: c.CreatedAt.Time, final: data.CallFinal(c.Status)}, nil
 }
 
 // callCoreCols are the columns indexes, counts and rollups derive from.
@@ -153,12 +153,12 @@ func (t *tx) PutCall(next *data.Call) error {
 	a := attrsOf(next)
 	queueScopeCounts(&b, next.WorkspaceID, countDeltas(&old.attrs, &a))
 	if old.hour.Equal(next.CreatedAt.Time) && old.attrs.agent == next.AgentID {
-		d := contribution(next)
-		d.add(old.roll, -1)
+		d := data.RollupOf(next)
+		d.Add(old.roll, -1)
 		queueRollup(&b, next.WorkspaceID, next.AgentID, old.hour, d)
 	} else {
-		queueRollup(&b, next.WorkspaceID, old.attrs.agent, old.hour, old.roll.negated())
-		queueRollup(&b, next.WorkspaceID, next.AgentID, next.CreatedAt.Time, contribution(next))
+		queueRollup(&b, next.WorkspaceID, old.attrs.agent, old.hour, old.roll.Negated())
+		queueRollup(&b, next.WorkspaceID, next.AgentID, next.CreatedAt.Time, data.RollupOf(next))
 	}
 	if !old.final && data.CallFinal(next.Status) {
 		queueMinutes(&b, next)
@@ -176,7 +176,7 @@ func (t *tx) DeleteCall(id string) error {
 	a := attrsOf(c)
 	var b pgx.Batch
 	queueScopeCounts(&b, c.WorkspaceID, countDeltas(&a, nil))
-	queueRollup(&b, c.WorkspaceID, c.AgentID, c.CreatedAt.Time, contribution(c).negated())
+	queueRollup(&b, c.WorkspaceID, c.AgentID, c.CreatedAt.Time, data.RollupOf(c).Negated())
 	queueCallTerms(&b, c.WorkspaceID, id, nil) // its search postings (calls_search.go)
 	return t.sendBatch(&b)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/fakecalls"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/service"
@@ -34,8 +35,9 @@ func benchSetup(b *testing.B) {
 		if s := os.Getenv("VOICEAPI_BENCH_CALLS"); s != "" {
 			n, _ = strconv.Atoi(s)
 		}
-		// One top-level benchmark uses it: the database is dropped when that ends.
-		db := testkit.OpenPostgres(b, nil)
+		// Every benchmark of the run shares it: it lives until the cluster stops with
+		// the package (pgtest.Main), not until the first benchmark ends.
+		db := testkit.OpenPostgres(uncleaned{b}, nil)
 		start := time.Now()
 		g := newBenchGen(n)
 		for done := 0; done < n; done += 50_000 {
@@ -57,6 +59,11 @@ func benchSetup(b *testing.B) {
 		b.Fatal("bench setup failed")
 	}
 }
+
+// uncleaned is a benchmark whose cleanups are dropped, for what outlives it.
+type uncleaned struct{ testing.TB }
+
+func (uncleaned) Cleanup(func()) {}
 
 // benchGen makes n typical finished calls created evenly over the 30 days before a fixed
 // end, oldest first, a chunk at a time, keeping their ids.
@@ -94,37 +101,10 @@ func (g *benchGen) next(n int) []*data.Call {
 		g.at = g.from.Add(time.Duration(g.i) * g.step)
 		g.i++
 		id := g.idGen.New(data.PrefixCall)
-		calls[k] = benchCall(id, g.at, g.agents[g.rng.IntN(len(g.agents))], g.numbers[g.rng.IntN(len(g.numbers))], g.rng, benchReasons)
+		calls[k] = fakecalls.Finished(benchWS, id, g.at, g.agents[g.rng.IntN(len(g.agents))], g.numbers[g.rng.IntN(len(g.numbers))], g.rng, benchReasons)
 		g.ids = append(g.ids, id)
 	}
 	return calls
-}
-
-// benchCall is a typical finished phone call: a short transcript, a few variables.
-func benchCall(id string, at time.Time, agent, number string, rng *rand.Rand, reasons []string) *data.Call {
-	created := data.NewTime(at)
-	version, from, to := 1, "+14155550123", "+442071838750"
-	c := &data.Call{
-		ID: id, WorkspaceID: benchWS, AgentID: agent, AgentVersion: &version, NumberID: &number,
-		Direction: []string{"inbound", "outbound"}[rng.IntN(2)], FromNumber: &from, ToNumber: &to,
-		Status: data.CallEnded, CreatedAt: created, UpdatedAt: created,
-		Transcript: []data.TranscriptItem{
-			{Role: "agent", Content: "Hello, thanks for calling. How can I help?", StartMS: 0},
-			{Role: "user", Content: "I'd like to move my appointment to Friday.", StartMS: 2100},
-			{Role: "agent", Content: "Done: Friday at 10. Anything else?", StartMS: 5200},
-			{Role: "user", Content: "No, thank you.", StartMS: 8000},
-		},
-		Variables: map[string]any{"customer": "Ada"}, Metadata: map[string]any{"crm_id": 42},
-	}
-	if rng.IntN(10) == 0 {
-		c.Status = data.CallFailed
-	}
-	started := data.NewTime(at.Add(2 * time.Second))
-	d := int64(30_000 + rng.IntN(300_000))
-	ended := data.NewTime(started.Add(time.Duration(d) * time.Millisecond))
-	c.StartedAt, c.EndedAt, c.DurationMS = &started, &ended, &d
-	c.DisconnectionReason = &reasons[rng.IntN(len(reasons))]
-	return c
 }
 
 // benchPage reads one page of 100 calls of f from req in a read transaction.
@@ -183,7 +163,7 @@ func BenchmarkCallPages(b *testing.B) {
 		rng := rand.New(rand.NewPCG(5, 6))
 		ids := data.NewIDGen()
 		for b.Loop() {
-			c := benchCall(ids.New(data.PrefixCall), time.Now(), benchAgent, "num_01JD6BENCH00000000000000000", rng, []string{"user_hangup"})
+			c := fakecalls.Finished(benchWS, ids.New(data.PrefixCall), time.Now(), benchAgent, "num_01JD6BENCH00000000000000000", rng, []string{"user_hangup"})
 			if err := benchDB.Update(context.Background(), func(tx service.Tx) error { return tx.InsertCall(c) }); err != nil {
 				b.Fatal(err)
 			}

@@ -286,16 +286,16 @@ func checkCallRollups(t *testing.T, tx service.Tx, m *callModel) {
 
 func modelRollups(m *callModel, ws, agent string, from, to time.Time, step time.Duration) []data.CallBucket {
 	first := from.Truncate(step)
-	sums := map[int]*rollup{}
+	sums := map[int]*data.CallRollup{}
 	for _, c := range m.calls {
 		if c.WorkspaceID != ws || agent != "" && c.AgentID != agent || c.CreatedAt.Before(from) || !c.CreatedAt.Before(to) {
 			continue
 		}
 		i := int(c.CreatedAt.Sub(first) / step)
 		if sums[i] == nil {
-			sums[i] = &rollup{}
+			sums[i] = &data.CallRollup{}
 		}
-		sums[i].add(contribution(c), 1)
+		sums[i].Add(data.RollupOf(c), 1)
 	}
 	out := []data.CallBucket{}
 	for i := 0; i <= int(to.Sub(first)/step); i++ {

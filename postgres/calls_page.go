@@ -101,10 +101,10 @@ func (t *tx) newCallQuery(ws string, agentIDs []string, f data.CallFilter) (*cal
 		filters = append(filters, eq("status", scopeStatus(f.Status), f.Status))
 	}
 	if !f.From.IsZero() {
-		q.lo = idBound(data.PrefixCall, f.From)
+		q.lo = data.IDBound(data.PrefixCall, f.From)
 	}
 	if !f.To.IsZero() {
-		q.hi = idBound(data.PrefixCall, f.To)
+		q.hi = data.IDBound(data.PrefixCall, f.To)
 	}
 	best, err := t.smallestScope(ws, filters)
 	if err != nil {
@@ -394,24 +394,6 @@ func (q *callQuery) page(t *tx, req data.PageRequest) ([]*data.Call, data.Page, 
 	}
 	return calls, meta, err
 }
-
-// idBound returns the smallest id with prefix created at or after t: every id created at
-// or after t sorts at or after it, every id created before t sorts before it. Ids carry
-// milliseconds, so a t between two milliseconds rounds up.
-func idBound(prefix string, t time.Time) string {
-	ms := uint64(t.UnixMilli())
-	if t.Nanosecond()%int(time.Millisecond) != 0 {
-		ms++
-	}
-	var out [10]byte
-	for i := 9; i >= 0; i-- {
-		out[i] = crockfordDigits[ms&31]
-		ms >>= 5
-	}
-	return prefix + string(out[:]) + "0000000000000000"
-}
-
-const crockfordDigits = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 func unixMilliOrZero(t time.Time) int64 {
 	if t.IsZero() {

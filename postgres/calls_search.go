@@ -2,13 +2,13 @@ package postgres
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/fulltext"
 )
 
 // The search index of calls (migrations/0006_call_search.sql): call_terms holds a row per
@@ -205,21 +205,10 @@ func (t *tx) searchCounts(sq *searchQuery) (map[string]int64, error) {
 	return scopes, rows.Err()
 }
 
-// score is the bbolt engine's: a BM25 sum over the terms without length normalization,
-// in thousandths, from the term frequencies tfs (0 for a term the call lacks).
+// score is the call's relevance (fulltext.Stats.Score) from its term frequencies tfs
+// (0 for a term the call lacks).
 func (sq *searchQuery) score(tfs []int) int64 {
-	const k1 = 1.2
-	var s float64
-	n := float64(sq.calls)
-	for i, tf := range tfs {
-		if tf == 0 {
-			continue
-		}
-		f, df := float64(tf), float64(sq.df[i])
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		s += idf * f * (k1 + 1) / (f + k1)
-	}
-	return int64(math.Round(s * 1000))
+	return fulltext.Stats{Calls: sq.calls, DF: sq.df}.Score(tfs)
 }
 
 // scores returns the score of each call of ids.

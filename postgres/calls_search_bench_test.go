@@ -7,13 +7,13 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/fulltext"
+	"github.com/voiceapi/voiceapi/internal/fakecalls"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/service"
@@ -27,55 +27,6 @@ var (
 	searchBenchDB   *postgres.DB
 	searchBenchGen  *benchGen
 )
-
-// The words of seeded transcripts (the bench seeder's: a Zipf draw over customer-service
-// speech, most frequent first, plus names and order numbers for a long tail).
-var searchVocabulary = strings.Fields(`
-the i to you a and my it is that for on can of have in be this me what with your
-we do at so just not are was but get like will would please yes no okay thanks thank
-help need want know call about could there if today order account time one now
-appointment book booking schedule reschedule cancel cancellation refund payment card
-charge bill billing invoice price plan subscription upgrade downgrade renew renewal
-delivery deliver shipping shipped package tracking number address street city postcode
-change update email phone password login reset access locked problem issue error broken
-working service support agent manager speak person human wait hold transfer back
-monday tuesday wednesday thursday friday saturday sunday morning afternoon evening week
-month tomorrow yesterday next last first second third minute hour late early soon
-insurance claim policy coverage doctor clinic prescription pharmacy dentist visit
-restaurant table reservation party dinner lunch menu allergy vegetarian
-car rental pickup return airport flight hotel room checkin checkout luggage
-internet router outage slow connection wifi modem technician install
-loan mortgage rate interest balance transfer statement fraud stolen dispute
-complaint unhappy disappointed great perfect wonderful sorry understand confirm
-confirmed confirmation correct wrong right sure maybe already still again also
-discount coupon promotion offer free trial premium basic family business
-warranty repair replacement damaged missing item size color exchange store online
-`)
-
-var searchNames = strings.Fields(`ada grace alan linus margaret barbara ken dennis donald
-edsger john frances radia sophie hedy katherine dorothy mary tim vint bob`)
-
-// variedTranscript is call i's transcript: 4 to 12 utterances of 6 to 16 words.
-func variedTranscript(i int64) []data.TranscriptItem {
-	r := rand.New(rand.NewPCG(uint64(i), 0x5eed))
-	zipf := rand.NewZipf(rand.New(rand.NewPCG(uint64(i), 0x21bf)), 1.07, 2, uint64(len(searchVocabulary)-1))
-	out := make([]data.TranscriptItem, 4+r.IntN(9))
-	for k := range out {
-		words := make([]string, 6+r.IntN(11))
-		for w := range words {
-			switch x := r.IntN(100); {
-			case x < 2:
-				words[w] = fmt.Sprint(10000 + r.IntN(90000))
-			case x < 4:
-				words[w] = searchNames[r.IntN(len(searchNames))]
-			default:
-				words[w] = searchVocabulary[zipf.Uint64()]
-			}
-		}
-		out[k] = data.TranscriptItem{Role: []string{"agent", "user"}[k%2], Content: strings.Join(words, " ") + ".", StartMS: int64(k) * 3000}
-	}
-	return out
-}
 
 func searchBenchSetup(b *testing.B) {
 	searchBenchOnce.Do(func() {
@@ -92,7 +43,7 @@ func searchBenchSetup(b *testing.B) {
 			calls := g.next(min(20_000, n-done))
 			terms := map[string]map[string]int{}
 			for i, c := range calls {
-				c.Transcript = variedTranscript(int64(done + i))
+				c.Transcript = fakecalls.Transcript(int64(done + i))
 				terms[c.ID] = fulltext.CallTerms(c)
 				postings += len(terms[c.ID])
 			}
@@ -215,8 +166,8 @@ func BenchmarkCallSearch(b *testing.B) {
 			ids := data.NewIDGen()
 			i := int64(1 << 40)
 			for b.Loop() {
-				c := benchCall(ids.New(data.PrefixCall), time.Now(), agent, "num_01JD6BENCH00000000000000000", rng, []string{"user_hangup"})
-				c.Transcript = variedTranscript(i)
+				c := fakecalls.Finished(benchWS, ids.New(data.PrefixCall), time.Now(), agent, "num_01JD6BENCH00000000000000000", rng, []string{"user_hangup"})
+				c.Transcript = fakecalls.Transcript(i)
 				i++
 				err := searchBenchDB.Update(context.Background(), func(tx service.Tx) error {
 					if err := tx.InsertCall(c); err != nil || !withTerms {

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/lastused"
 	"github.com/voiceapi/voiceapi/seal"
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -62,7 +63,8 @@ type DB struct {
 
 	hookMu    sync.RWMutex
 	eventHook func()
-	touch     *toucher
+	touch     *lastused.Batcher
+	revisions *revisionBatcher
 }
 
 var _ service.Store = (*DB)(nil)
@@ -113,11 +115,12 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	}
 	db := &DB{pool: pool, opts: opts, sealer: sealer, log: opts.Logger}
 	db.ids = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
+	db.revisions = newRevisionBatcher(db.readRevisions, revisionStatementsInFlight)
 	if err := db.setUp(ctx); err != nil {
 		pool.Close()
 		return nil, err
 	}
-	db.touch = newToucher(db)
+	db.touch = lastused.Start(db.writeUses, db.log)
 	return db, nil
 }
 
@@ -173,7 +176,7 @@ func (db *DB) checkSecretKey(ctx context.Context) error {
 
 // Close flushes pending bookkeeping and closes the pool.
 func (db *DB) Close() error {
-	db.touch.stop()
+	db.touch.Stop()
 	db.pool.Close()
 	return nil
 }

@@ -96,7 +96,7 @@ func TestToucherFlushesOnClose(t *testing.T) {
 	db = open()
 	defer db.Close()
 	db.MarkAPIKeyUsed(k.ID, later.Add(-time.Minute)) // another replica's older use
-	db.touch.flush()
+	db.touch.Flush()
 	err := db.View(ctx, func(tx service.Tx) error {
 		got, err := tx.APIKey(k.ID)
 		if err != nil {

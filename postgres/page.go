@@ -1,24 +1,22 @@
 package postgres
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/pagecursor"
 )
 
 // DefaultPerPage is the page size when per_page is not given (conventions §4).
 const DefaultPerPage = 15
 
-// Cursor directions, as in the bbolt engine.
+// Cursor directions.
 const (
-	older = 'n' // next page: records older than the cursor's key
-	newer = 'p' // previous page: records newer than the cursor's key
+	older = pagecursor.Older
+	newer = pagecursor.Newer
 )
 
 // keyset describes a newest-first list: the rows of a table that a condition selects,
@@ -145,30 +143,12 @@ func reverse[T any](s []T) {
 // binding joins the parts that name a list.
 func binding(parts ...string) string { return strings.Join(parts, "\x00") }
 
-func (db *DB) cursorMAC(dir byte, scope, id string) []byte {
-	m := hmac.New(sha256.New, db.cursorKey)
-	m.Write([]byte{dir})
-	m.Write([]byte(scope))
-	m.Write([]byte{0})
-	m.Write([]byte(id))
-	return m.Sum(nil)[:12]
-}
-
+// encodeCursor signs a cursor for this database (internal/pagecursor).
 func (db *DB) encodeCursor(dir byte, scope, id string) *string {
-	raw := append([]byte{dir}, id...)
-	raw = append(raw, db.cursorMAC(dir, scope, id)...)
-	s := base64.RawURLEncoding.EncodeToString(raw)
-	return &s
+	return pagecursor.Encode(db.cursorKey, dir, scope, id)
 }
 
+// decodeCursor reads a cursor this database signed for scope.
 func (db *DB) decodeCursor(cursor, scope string) (byte, string, bool) {
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err != nil || len(raw) < 13 || base64.RawURLEncoding.EncodeToString(raw) != cursor {
-		return 0, "", false
-	}
-	dir, id, mac := raw[0], string(raw[1:len(raw)-12]), raw[len(raw)-12:]
-	if dir != older && dir != newer || id == "" && dir != newer || !hmac.Equal(mac, db.cursorMAC(dir, scope, id)) {
-		return 0, "", false
-	}
-	return dir, id, true
+	return pagecursor.Decode(db.cursorKey, cursor, scope)
 }

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -65,11 +66,12 @@ func TestRevisionReaderMatchesTransactions(t *testing.T) {
 		if len(batch) != 3 || batch[0] != a || batch[1] != 0 || batch[2] != a {
 			t.Errorf("%s: AgentRevisions = %v, want [%d 0 %d]", stage, batch, a, a)
 		}
-		gk, gu, gm, err := db.TokenRevisions(ctx, key.ID, u.ID, ws)
+		tr, err := db.TokenRevisions(ctx, key.ID, u.ID, ws)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ga, err := db.AgentRevision(ctx, agent.ID)
+		gk, gu, gm := tr.Key, tr.User, tr.Member
+		ga, err := db.AgentRevision(ctx, agent.ID, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,12 +83,13 @@ func TestRevisionReaderMatchesTransactions(t *testing.T) {
 		}
 	}
 	check("created", true, true)
-	before, _, _, _ := db.TokenRevisions(ctx, key.ID, u.ID, ws)
-	beforeAgent, _ := db.AgentRevision(ctx, agent.ID)
+	beforeRevs, _ := db.TokenRevisions(ctx, key.ID, u.ID, ws)
+	before := beforeRevs.Key
+	beforeAgent, _ := db.AgentRevision(ctx, agent.ID, 0)
 	if _, err := svc.Agents.UpdateAgent(pctx, agent.ID, data.AgentUpdate{Name: data.Some("B")}); err != nil {
 		t.Fatal(err)
 	}
-	if after, _ := db.AgentRevision(ctx, agent.ID); after == beforeAgent {
+	if after, _ := db.AgentRevision(ctx, agent.ID, 0); after == beforeAgent {
 		t.Errorf("an updated agent keeps revision %d", after)
 	}
 	check("agent updated", true, true)
@@ -101,8 +104,8 @@ func TestRevisionReaderMatchesTransactions(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("agent deleted", false, false)
-	if k, us, m, err := db.TokenRevisions(ctx, 424242, "usr_none", "ws_none"); err != nil || k != 0 || us != 0 || m != 0 {
-		t.Errorf("absent rows: %d %d %d, %v", k, us, m, err)
+	if r, err := db.TokenRevisions(ctx, 424242, "usr_none", "ws_none"); err != nil || r.Key != 0 || r.User != 0 || r.Member != 0 {
+		t.Errorf("absent rows: %+v, %v", r, err)
 	}
 }
 
@@ -228,9 +231,21 @@ func BenchmarkTokenRevisions(b *testing.B) {
 	})
 	b.Run("one_statement", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, _, err := db.TokenRevisions(ctx, key.ID, u.ID, ws); err != nil {
+			if _, err := db.TokenRevisions(ctx, key.ID, u.ID, ws); err != nil {
 				b.Fatal(err)
 			}
 		}
+	})
+	// 32 goroutines checking at once share statements (revisionBatcher).
+	b.Run("shared_32", func(b *testing.B) {
+		b.SetParallelism(32 / runtime.GOMAXPROCS(0))
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := db.TokenRevisions(ctx, key.ID, u.ID, ws); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
 	})
 }

@@ -137,8 +137,18 @@ func TestDeliverySignedAndOnlyWhenSubscribed(t *testing.T) {
 	if postsU != 3 || postsM != 1 || gotM[0].Type != data.EventWebhookTest || gotM[0].ID != testEventID {
 		t.Fatalf("posts: updates %d, members %d (%+v): an event went where it was not subscribed", postsU, postsM, gotM)
 	}
-	list := e.do("GET", "/api/v1/webhooks/"+idU+"/deliveries", e.Owner.Token, nil).List()
-	if len(list) != 3 || list[0].(map[string]any)["status"] != data.DeliverySucceeded || list[0].(map[string]any)["response_status"] != 200.0 {
+	// The dispatcher records an attempt's result after the receiver has answered it.
+	var list []any
+	waitFor(t, 10*time.Second, "3 deliveries recorded as succeeded", func() bool {
+		list = e.do("GET", "/api/v1/webhooks/"+idU+"/deliveries", e.Owner.Token, nil).List()
+		for _, d := range list {
+			if d.(map[string]any)["status"] != data.DeliverySucceeded {
+				return false
+			}
+		}
+		return len(list) == 3
+	})
+	if list[0].(map[string]any)["response_status"] != 200.0 {
 		t.Fatalf("deliveries: %v", list)
 	}
 }

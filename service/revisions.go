@@ -18,10 +18,21 @@ import (
 type RevisionReader interface {
 	// TokenRevisions returns, as of one snapshot, the revisions AccountTx.APIKeyRevision,
 	// UserRevision and MemberRevision would give for the token id, the user userID and
-	// the membership (workspaceID, userID): 0 for an absent row.
-	TokenRevisions(ctx context.Context, id int64, userID, workspaceID string) (key, user, member uint64, err error)
-	// AgentRevision returns what AgentTx.AgentRevision would give for id (0: absent).
-	AgentRevision(ctx context.Context, id string) (uint64, error)
+	// the membership (workspaceID, userID): 0 for an absent row; and Read, which names
+	// that snapshot for AgentRevision.
+	TokenRevisions(ctx context.Context, id int64, userID, workspaceID string) (TokenRevisions, error)
+	// AgentRevision returns what AgentTx.AgentRevision would give for id (0: absent), as
+	// of a snapshot begun no earlier than the one TokenRevisions named since (0: one
+	// begun after this call). A request passes what its own token check returned, so
+	// the revision is never older than the request.
+	AgentRevision(ctx context.Context, id string, since uint64) (uint64, error)
+}
+
+// TokenRevisions is what RevisionReader.TokenRevisions reads.
+type TokenRevisions struct {
+	Key, User, Member uint64
+	// Read names the snapshot the three were read in (never 0).
+	Read uint64
 }
 
 // revisionReader is the store's RevisionReader, if it has one, seen through the
@@ -46,14 +57,16 @@ func (s *AuthService) cachedToken(ctx context.Context, id int64) (*tokenEntry, e
 	if !ok {
 		return nil, nil
 	}
-	key, user, member, err := rr.TokenRevisions(ctx, id, e.principal.UserID, e.principal.WorkspaceID)
+	r, err := rr.TokenRevisions(ctx, id, e.principal.UserID, e.principal.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
-	if key == 0 || key != e.keyRev || user != e.userRev || member != e.memberRev {
+	if r.Key == 0 || r.Key != e.keyRev || r.User != e.userRev || r.Member != e.memberRev {
 		return nil, nil
 	}
-	return e, nil
+	hit := *e
+	hit.principal.ReadSince = r.Read
+	return &hit, nil
 }
 
 // cachedAgent is read's cache hit confirmed by one statement: the entry of agent id when
@@ -69,7 +82,7 @@ func (s *AgentService) cachedAgent(ctx context.Context, id string) (e agentCache
 	if !p.CanSeeAgent(id) {
 		return e, true, data.NotFound("Agent")
 	}
-	rev, err := rr.AgentRevision(ctx, id)
+	rev, err := rr.AgentRevision(ctx, id, p.ReadSince)
 	if err != nil {
 		return e, true, err
 	}

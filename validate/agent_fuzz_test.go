@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/fakeagents"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -24,7 +25,7 @@ func FuzzAgentUpdate(f *testing.F) {
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"name":"x","llm_config":{"temperature":2},"tts_config":{"provider":"rime"}}`))
 	for _, typ := range data.ToolTypes {
-		b, _ := json.Marshal(map[string]any{"llm_config": map[string]any{"tools": []any{toolOfType(typ, "t"), nil}}})
+		b, _ := json.Marshal(map[string]any{"llm_config": map[string]any{"tools": []any{fakeagents.ToolOfType(typ, "t"), nil}}})
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {

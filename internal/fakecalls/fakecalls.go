@@ -1,9 +1,12 @@
-package main
+// Package fakecalls makes the seeded calls that benchmarks and the bench tool load: the
+// same call for the same seed, with transcripts varied like customer-service speech.
+package fakecalls
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -36,9 +39,9 @@ warranty repair replacement damaged missing item size color exchange store onlin
 var names = strings.Fields(`ada grace alan linus margaret barbara ken dennis donald
 edsger john frances radia sophie hedy katherine dorothy mary tim vint bob`)
 
-// variedTranscript is the transcript of seeded call i: 4 to 12 utterances of 6 to 16
+// Transcript is the transcript of seeded call i: 4 to 12 utterances of 6 to 16
 // words each, the same for the same i.
-func variedTranscript(i int64) []data.TranscriptItem {
+func Transcript(i int64) []data.TranscriptItem {
 	r := rand.New(rand.NewPCG(uint64(i), 0x5eed))
 	zipf := rand.NewZipf(rand.New(rand.NewPCG(uint64(i), 0x21bf)), 1.07, 2, uint64(len(vocabulary)-1))
 	n := 4 + r.IntN(9)
@@ -62,4 +65,33 @@ func variedTranscript(i int64) []data.TranscriptItem {
 		out[k] = data.TranscriptItem{Role: role, Content: strings.Join(words, " ") + ".", StartMS: int64(k) * 3000}
 	}
 	return out
+}
+
+// Finished is a typical finished phone call of workspace ws, created at at: a short
+// transcript, a few variables, a tenth of them failed, each drawing its direction, its
+// duration and one of reasons from rng.
+func Finished(ws, id string, at time.Time, agent, number string, rng *rand.Rand, reasons []string) *data.Call {
+	created := data.NewTime(at)
+	version, from, to := 1, "+14155550123", "+442071838750"
+	c := &data.Call{
+		ID: id, WorkspaceID: ws, AgentID: agent, AgentVersion: &version, NumberID: &number,
+		Direction: []string{"inbound", "outbound"}[rng.IntN(2)], FromNumber: &from, ToNumber: &to,
+		Status: data.CallEnded, CreatedAt: created, UpdatedAt: created,
+		Transcript: []data.TranscriptItem{
+			{Role: "agent", Content: "Hello, thanks for calling. How can I help?", StartMS: 0},
+			{Role: "user", Content: "I'd like to move my appointment to Friday.", StartMS: 2100},
+			{Role: "agent", Content: "Done: Friday at 10. Anything else?", StartMS: 5200},
+			{Role: "user", Content: "No, thank you.", StartMS: 8000},
+		},
+		Variables: map[string]any{"customer": "Ada"}, Metadata: map[string]any{"crm_id": 42},
+	}
+	if rng.IntN(10) == 0 {
+		c.Status = data.CallFailed
+	}
+	started := data.NewTime(at.Add(2 * time.Second))
+	d := int64(30_000 + rng.IntN(300_000))
+	ended := data.NewTime(started.Add(time.Duration(d) * time.Millisecond))
+	c.StartedAt, c.EndedAt, c.DurationMS = &started, &ended, &d
+	c.DisconnectionReason = &reasons[rng.IntN(len(reasons))]
+	return c
 }

@@ -1,0 +1,128 @@
+package data
+
+import "time"
+
+// CallRollup is what some calls add up to in one hour of a workspace's (or an agent's)
+// analytics: the storage engines keep one per hour, adjusted in each call's write, and
+// answer analytics from them. The JSON names are the bbolt engine's stored encoding.
+type CallRollup struct {
+	Calls        int64            `json:"c"`
+	Ended        int64            `json:"e,omitempty"`
+	Failed       int64            `json:"f,omitempty"`
+	DurationMS   int64            `json:"d,omitempty"`
+	WithDuration int64            `json:"n,omitempty"` // calls that have a duration
+	Reasons      map[string]int64 `json:"r,omitempty"`
+}
+
+// RollupOf is one call's contribution to the hour it was created in.
+func RollupOf(c *Call) CallRollup {
+	r := CallRollup{Calls: 1}
+	switch c.Status {
+	case CallEnded:
+		r.Ended = 1
+	case CallFailed:
+		r.Failed = 1
+	}
+	if c.DurationMS != nil {
+		r.DurationMS, r.WithDuration = *c.DurationMS, 1
+	}
+	if c.DisconnectionReason != nil {
+		r.Reasons = map[string]int64{*c.DisconnectionReason: 1}
+	}
+	return r
+}
+
+// Add adds sign times o to r, dropping the reasons that reach 0.
+func (r *CallRollup) Add(o CallRollup, sign int64) {
+	r.Calls += sign * o.Calls
+	r.Ended += sign * o.Ended
+	r.Failed += sign * o.Failed
+	r.DurationMS += sign * o.DurationMS
+	r.WithDuration += sign * o.WithDuration
+	for k, v := range o.Reasons {
+		if r.Reasons == nil {
+			r.Reasons = map[string]int64{}
+		}
+		r.Reasons[k] += sign * v
+		if r.Reasons[k] == 0 {
+			delete(r.Reasons, k)
+		}
+	}
+}
+
+// Negated is -r.
+func (r CallRollup) Negated() CallRollup {
+	var n CallRollup
+	n.Add(r, -1)
+	return n
+}
+
+// IsZero reports whether r changes nothing.
+func (r CallRollup) IsZero() bool {
+	return r.Calls == 0 && r.Ended == 0 && r.Failed == 0 && r.DurationMS == 0 && r.WithDuration == 0 && len(r.Reasons) == 0
+}
+
+// RollupFeed feeds fn the rollups of [from, to), each under the UTC hour it belongs to.
+type RollupFeed func(from, to time.Time, fn func(hour time.Time, r CallRollup)) error
+
+// SumCallRollups answers an analytics series over [from, to) in buckets of step (whole
+// hours, aligned to step): the whole hours of the range from hours (the stored rollups),
+// the partial hours at either edge from edges (the calls created there, one each). The
+// buckets without calls are left out; the result is empty, not nil, when none has any.
+// Each rollup fed must be the caller's to keep: the first of a bucket is taken as is.
+func SumCallRollups(from, to time.Time, step time.Duration, hours, edges RollupFeed) ([]CallBucket, error) {
+	from, to = from.UTC(), to.UTC()
+	if !from.Before(to) || step <= 0 {
+		return nil, nil
+	}
+	first := from.Truncate(step)
+	sums := make([]CallRollup, (to.Sub(first)+step-1)/step) // one per bucket the range touches
+	add := func(hourStart time.Time, r CallRollup) {
+		i := int(hourStart.Sub(first) / step)
+		if i < 0 || i >= len(sums) {
+			return
+		}
+		if sums[i].Calls == 0 {
+			sums[i] = r // the first hour of a bucket is taken as decoded, reasons and all
+			return
+		}
+		sums[i].Add(r, 1)
+	}
+	fullFrom := from.Truncate(time.Hour)
+	if fullFrom.Before(from) {
+		fullFrom = fullFrom.Add(time.Hour)
+	}
+	fullTo := to.Truncate(time.Hour)
+	spans := [][2]time.Time{{from, to}}
+	if fullFrom.Before(fullTo) {
+		if err := hours(fullFrom, fullTo, add); err != nil {
+			return nil, err
+		}
+		spans = [][2]time.Time{{from, fullFrom}, {fullTo, to}}
+	}
+	for _, s := range spans {
+		if !s[0].Before(s[1]) {
+			continue
+		}
+		if err := edges(s[0], s[1], add); err != nil {
+			return nil, err
+		}
+	}
+	n := 0
+	for i := range sums {
+		if sums[i].Calls > 0 {
+			n++
+		}
+	}
+	out := make([]CallBucket, 0, n)
+	for i, r := range sums {
+		if r.Calls == 0 {
+			continue
+		}
+		out = append(out, CallBucket{
+			Start: first.Add(time.Duration(i) * step), Calls: r.Calls, Ended: r.Ended, Failed: r.Failed,
+			DurationMS: r.DurationMS, WithDuration: r.WithDuration, Reasons: r.Reasons,
+		})
+	}
+	return out, nil
+}

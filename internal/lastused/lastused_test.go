@@ -1,0 +1,61 @@
+package lastused
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// recorder is a write func that keeps every batch it was given.
+type recorder struct {
+	mu      sync.Mutex
+	batches []map[int64]time.Time
+	err     error
+}
+
+func (r *recorder) write(b map[int64]time.Time) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.batches = append(r.batches, b)
+	return r.err
+}
+
+func TestBatcherKeepsNewestUseAndFlushesOnStop(t *testing.T) {
+	var r recorder
+	b := Start(r.write, slog.Default())
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	b.Mark(1, t0)
+	b.Mark(1, t0.Add(-time.Hour)) // marked late: dropped
+	b.Mark(2, t0)
+	b.Mark(2, t0.Add(time.Minute))
+	b.Flush()
+	b.Flush() // nothing pending: write is not called
+	b.Mark(3, t0)
+	b.Stop()
+	b.Stop() // a second Stop returns at once
+	if len(r.batches) != 2 {
+		t.Fatalf("%d batches, want 2: %v", len(r.batches), r.batches)
+	}
+	first := r.batches[0]
+	if len(first) != 2 || !first[1].Equal(t0) || !first[2].Equal(t0.Add(time.Minute)) {
+		t.Errorf("first batch %v", first)
+	}
+	if second := r.batches[1]; len(second) != 1 || !second[3].Equal(t0) {
+		t.Errorf("batch written on Stop %v", second)
+	}
+}
+
+func TestBatcherLogsWriteError(t *testing.T) {
+	var buf bytes.Buffer
+	r := recorder{err: errors.New("disk full")}
+	b := Start(r.write, slog.New(slog.NewTextHandler(&buf, nil)))
+	b.Mark(1, time.Now())
+	b.Stop()
+	if !strings.Contains(buf.String(), "recording last_used_at") || !strings.Contains(buf.String(), "disk full") {
+		t.Errorf("log %q", buf.String())
+	}
+}
