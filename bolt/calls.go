@@ -28,6 +28,10 @@ const appendFill = 0.9
 func insertCall(tx *bbolt.Tx, c *data.Call) error {
 	b := tx.Bucket(bucketCalls)
 	b.FillPercent = appendFill
+	// A call stored again under its id keeps its events' payloads (none reference a new one).
+	if err := materializeCallRefs(tx, c.ID); err != nil {
+		return err
+	}
 	if err := putJSON(b, []byte(c.ID), c); err != nil {
 		return err
 	}
