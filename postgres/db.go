@@ -65,6 +65,7 @@ type DB struct {
 	eventHook func()
 	touch     *lastused.Batcher
 	revisions *revisionBatcher
+	rates     *batcher[*rateCount]
 }
 
 var _ service.Store = (*DB)(nil)
@@ -116,6 +117,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	db := &DB{pool: pool, opts: opts, sealer: sealer, log: opts.Logger}
 	db.ids = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
 	db.revisions = newRevisionBatcher(db.readRevisions, revisionStatementsInFlight)
+	db.rates = &batcher[*rateCount]{run: db.countRequests, maxInFlight: rateStatementsInFlight}
 	if err := db.setUp(ctx); err != nil {
 		pool.Close()
 		return nil, err

@@ -1,38 +1,126 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
-	"errors"
+	"fmt"
+	"slices"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/voiceapi/voiceapi/data"
 )
 
 var _ data.RateCounter = (*DB)(nil)
 
-// CountRequest implements data.RateCounter on an UNLOGGED table: one statement per
-// request, which writes no WAL and so waits for no disk flush; the counts are lost in a
-// database crash, which only resets the current minute's windows.
+// rateCount is one request to be counted, and its answer.
+type rateCount struct {
+	key   string
+	start time.Time
+	limit int
+
+	count int
+	added bool
+}
+
+// rateWindowKey is one row of rate_windows: a key's window.
+type rateWindowKey struct {
+	key   string
+	start int64 // Unix microseconds, as timestamptz keeps it
+}
+
+// rateStatementsInFlight is how many counting statements a replica runs at once: one,
+// so that concurrent requests queue into one statement.
+const rateStatementsInFlight = 1
+
+// CountRequest implements data.RateCounter on an UNLOGGED table (counting writes no WAL
+// and so waits for no disk flush; a database crash only resets the current minute's
+// windows). Concurrent requests are counted together, one statement a batch (batcher):
+// otherwise every request of a busy token waits its turn for the row's lock, and each
+// costs the database a statement.
 func (db *DB) CountRequest(ctx context.Context, key string, start time.Time, limit int) (int, bool, error) {
-	var count int
-	err := db.pool.QueryRow(ctx, `
-		INSERT INTO rate_windows AS w (key, window_start, count) VALUES ($1, $2, 1)
-		ON CONFLICT (key, window_start) DO UPDATE SET count = w.count + 1 WHERE w.count < $3
-		RETURNING count`, key, start, limit).Scan(&count)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return limit, false, nil // the window is full: refused, not counted
-	}
-	if err != nil {
+	c := &rateCount{key: key, start: start, limit: limit}
+	if _, err := db.rates.do(ctx, c); err != nil {
 		return 0, false, err
 	}
-	if count == 1 {
-		// The first request of a window clears the windows that ended before the last
-		// one, so the table holds about two minutes of keys.
-		if _, err := db.pool.Exec(ctx, `DELETE FROM rate_windows WHERE window_start < $1`, start.Add(-time.Minute)); err != nil {
+	return c.count, c.added, nil
+}
+
+// countRequests counts a batch: each window's requests added by one row update, up to
+// the limit (a refused request is not counted), and each request answered in batch
+// order as if counted alone. A key has one limit in a process (the token and login
+// limiters prefix their keys), so a window's requests share the first one's.
+func (db *DB) countRequests(ctx context.Context, batch []*rateCount, _ uint64) error {
+	groups := map[rateWindowKey][]*rateCount{}
+	var windows []rateWindowKey
+	for _, c := range batch {
+		w := rateWindowKey{c.key, c.start.UnixMicro()}
+		if _, ok := groups[w]; !ok {
+			windows = append(windows, w)
+		}
+		groups[w] = append(groups[w], c)
+	}
+	// One order for every replica's statements, so that two never wait for each
+	// other's rows (deadlock).
+	slices.SortFunc(windows, func(a, b rateWindowKey) int {
+		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.start, b.start))
+	})
+	keys, starts := make([]string, len(windows)), make([]time.Time, len(windows))
+	ns, limits := make([]int32, len(windows)), make([]int32, len(windows))
+	for i, w := range windows {
+		g := groups[w]
+		keys[i], starts[i], ns[i], limits[i] = w.key, g[0].start, int32(len(g)), int32(g[0].limit)
+	}
+	rows, err := db.pool.Query(ctx, countRequestsSQL, keys, starts, ns, limits)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	answered, oldest := 0, time.Time{}
+	for rows.Next() {
+		var key string
+		var start time.Time
+		var before int
+		if err := rows.Scan(&key, &start, &before); err != nil {
+			return err
+		}
+		g := groups[rateWindowKey{key, start.UnixMicro()}]
+		if g == nil {
+			return fmt.Errorf("postgres: counted a window nobody asked for (%s at %s)", key, start)
+		}
+		for i, c := range g {
+			n := before + i + 1
+			c.added, c.count = n <= c.limit, min(n, c.limit)
+		}
+		answered += len(g)
+		if before == 0 && (oldest.IsZero() || start.Before(oldest)) {
+			oldest = start
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if answered != len(batch) {
+		return fmt.Errorf("postgres: %d of %d requests counted", answered, len(batch))
+	}
+	if !oldest.IsZero() {
+		// A window's first requests clear the windows that ended before the last one,
+		// so the table holds about two minutes of keys.
+		if _, err := db.pool.Exec(ctx, `DELETE FROM rate_windows WHERE window_start < $1`, oldest.Add(-time.Minute)); err != nil {
 			db.log.Warn("rate limit: clearing old windows", "error", err)
 		}
 	}
-	return count, true, nil
+	return nil
 }
+
+// countRequestsSQL adds n requests to each window, up to its limit, and returns each
+// window's count before: a new window's row starts at min(n, limit) with prev 0.
+const countRequestsSQL = `
+WITH t AS (
+	SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[]) WITH ORDINALITY AS t(key, start, n, lim, i)
+)
+INSERT INTO rate_windows AS w (key, window_start, count, prev)
+SELECT t.key, t.start, LEAST(t.n, t.lim), 0 FROM t ORDER BY t.i
+ON CONFLICT (key, window_start) DO UPDATE SET prev = w.count, count = (
+	SELECT CASE WHEN w.count >= t.lim THEN w.count ELSE LEAST(w.count + t.n, t.lim) END
+	FROM t WHERE t.key = excluded.key AND t.start = excluded.window_start)
+RETURNING key, window_start, prev`

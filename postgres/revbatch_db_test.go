@@ -1,13 +1,10 @@
 package postgres_test
 
 import (
-	"context"
 	"sync"
 	"testing"
 
-	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -16,23 +13,8 @@ import (
 // snapshot older than the check, nor an agent's revision taken since a token's snapshot
 // with an older one.
 func TestSharedRevisionReadsSeeEveryEarlierCommit(t *testing.T) {
-	db := testkit.OpenPostgres(t, nil)
-	svc := cli.NewServices(db)
-	ctx := context.Background()
-	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Rev", Email: "rev@example.com", Password: "password-123456", IsAdmin: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws := u.PersonalWorkspaceID
-	key, _, err := svc.Auth.CreateAPIKeyFor(ctx, u.ID, ws, data.APIKeyCreate{Name: "k"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pctx := data.WithPrincipal(ctx, &data.Principal{UserID: u.ID, IsAdmin: true, WorkspaceID: ws, CurrentWorkspaceID: ws, Role: data.RoleOwner, Modules: data.Modules})
-	agent, err := svc.Agents.CreateAgent(pctx, data.AgentCreate{Name: data.Some("A")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := newRevisionFixture(t)
+	db, svc, ctx, u, ws, key, pctx, agent := f.db, f.svc, f.ctx, f.user, f.ws, f.key, f.pctx, f.agent
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup

@@ -14,26 +14,43 @@ import (
 	"github.com/voiceapi/voiceapi/service"
 )
 
+// revisionFixture is a database with an administrator, an API key of theirs and an agent
+// in their workspace, and the services over it.
+type revisionFixture struct {
+	db    *postgres.DB
+	svc   *service.Services
+	ctx   context.Context
+	pctx  context.Context // as the owner
+	user  *data.User
+	ws    string
+	key   *data.APIKey
+	agent *data.Agent
+}
+
+func newRevisionFixture(t testing.TB) revisionFixture {
+	t.Helper()
+	f := revisionFixture{db: testkit.OpenPostgres(t, nil), ctx: context.Background()}
+	f.svc = cli.NewServices(f.db)
+	u, err := f.svc.Users.CreateUser(f.ctx, data.UserCreate{Name: "Rev", Email: "rev@example.com", Password: "password-123456", IsAdmin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.user, f.ws = u, u.PersonalWorkspaceID
+	if f.key, _, err = f.svc.Auth.CreateAPIKeyFor(f.ctx, u.ID, f.ws, data.APIKeyCreate{Name: "k"}); err != nil {
+		t.Fatal(err)
+	}
+	f.pctx = data.WithPrincipal(f.ctx, &data.Principal{UserID: u.ID, IsAdmin: true, WorkspaceID: f.ws, CurrentWorkspaceID: f.ws, Role: data.RoleOwner, Modules: data.Modules})
+	if f.agent, err = f.svc.Agents.CreateAgent(f.pctx, data.AgentCreate{Name: data.Some("A")}); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // The one-statement revision reads (service.RevisionReader) give what the same reads in
 // a transaction give, for present rows, after each row changes, and once they are gone.
 func TestRevisionReaderMatchesTransactions(t *testing.T) {
-	db := testkit.OpenPostgres(t, nil)
-	svc := cli.NewServices(db)
-	ctx := context.Background()
-	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Rev", Email: "rev@example.com", Password: "password-123456", IsAdmin: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws := u.PersonalWorkspaceID
-	key, _, err := svc.Auth.CreateAPIKeyFor(ctx, u.ID, ws, data.APIKeyCreate{Name: "k"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pctx := data.WithPrincipal(ctx, &data.Principal{UserID: u.ID, IsAdmin: true, WorkspaceID: ws, CurrentWorkspaceID: ws, Role: data.RoleOwner, Modules: data.Modules})
-	agent, err := svc.Agents.CreateAgent(pctx, data.AgentCreate{Name: data.Some("A")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := newRevisionFixture(t)
+	db, svc, ctx, u, ws, key, pctx, agent := f.db, f.svc, f.ctx, f.user, f.ws, f.key, f.pctx, f.agent
 	check := func(stage string, wantKey, wantAgent bool) {
 		t.Helper()
 		var k, us, m, a uint64
@@ -200,18 +217,8 @@ func TestCachedReadsOpenNoTransaction(t *testing.T) {
 // revisions read in a View (BEGIN, three statements, COMMIT: five round trips) and in
 // one statement (TokenRevisions: one).
 func BenchmarkTokenRevisions(b *testing.B) {
-	db := testkit.OpenPostgres(b, nil)
-	svc := cli.NewServices(db)
-	ctx := context.Background()
-	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Rev", Email: "rev@example.com", Password: "password-123456", IsAdmin: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ws := u.PersonalWorkspaceID
-	key, _, err := svc.Auth.CreateAPIKeyFor(ctx, u.ID, ws, data.APIKeyCreate{Name: "k"})
-	if err != nil {
-		b.Fatal(err)
-	}
+	f := newRevisionFixture(b)
+	db, ctx, u, ws, key := f.db, f.ctx, f.user, f.ws, f.key
 	b.Run("view", func(b *testing.B) {
 		for b.Loop() {
 			err := db.View(ctx, func(tx service.Tx) error {

@@ -1,0 +1,100 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/internal/testkit"
+)
+
+// Counted one at a time, a window admits exactly limit requests, numbered 1..limit, and
+// refuses the rest without counting them.
+func TestCountRequestOneAtATime(t *testing.T) {
+	db := testkit.OpenPostgres(t, nil)
+	ctx := context.Background()
+	start := time.Date(2026, 11, 25, 3, 0, 0, 0, time.UTC)
+	var got []string
+	for range 5 {
+		n, added, err := db.CountRequest(ctx, "t1", start, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprint(n, added))
+	}
+	want := []string{"1 true", "2 true", "3 true", "3 false", "3 false"}
+	if !slices.Equal(got, want) {
+		t.Errorf("counts %v, want %v", got, want)
+	}
+	// The next window starts again; another key has its own count.
+	if n, added, _ := db.CountRequest(ctx, "t1", start.Add(time.Minute), 3); n != 1 || !added {
+		t.Errorf("next window: %d %v, want 1 true", n, added)
+	}
+	if n, added, _ := db.CountRequest(ctx, "t2", start, 3); n != 1 || !added {
+		t.Errorf("another key: %d %v, want 1 true", n, added)
+	}
+}
+
+// Requests counted at once, in shared statements, get what one-at-a-time counting would
+// give them: per window exactly limit admitted, numbered 1..limit once each, the rest
+// refused with the limit as count.
+func TestCountRequestConcurrently(t *testing.T) {
+	db := testkit.OpenPostgres(t, nil)
+	ctx := context.Background()
+	start := time.Date(2026, 11, 25, 3, 0, 0, 0, time.UTC)
+	const limit, perKey = 50, 120
+	keys := []string{"ta", "tb", "tc"}
+	type answer struct {
+		n     int
+		added bool
+	}
+	answers := make(map[string][]answer)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, key := range keys {
+		for range perKey {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				n, added, err := db.CountRequest(ctx, key, start, limit)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				answers[key] = append(answers[key], answer{n, added})
+				mu.Unlock()
+			}()
+		}
+	}
+	wg.Wait()
+	for _, key := range keys {
+		var admitted []int
+		refused := 0
+		for _, a := range answers[key] {
+			switch {
+			case a.added:
+				admitted = append(admitted, a.n)
+			case a.n == limit:
+				refused++
+			default:
+				t.Errorf("%s: refused with count %d, want %d", key, a.n, limit)
+			}
+		}
+		slices.Sort(admitted)
+		want := make([]int, limit)
+		for i := range want {
+			want[i] = i + 1
+		}
+		if !slices.Equal(admitted, want) || refused != perKey-limit {
+			t.Errorf("%s: admitted %v (%d), refused %d; want 1..%d and %d refused", key, admitted, len(admitted), refused, limit, perKey-limit)
+		}
+		var stored int
+		if err := db.Pool().QueryRow(ctx, `SELECT count FROM rate_windows WHERE key = $1 AND window_start = $2`, key, start).Scan(&stored); err != nil || stored != limit {
+			t.Errorf("%s: the row holds %d (%v), want %d: refused requests are not counted", key, stored, err, limit)
+		}
+	}
+}
