@@ -10,12 +10,7 @@ import (
 
 // Event implements service.EventReadTx.
 func (t tx) Event(id string) (*data.Event, error) {
-	var e data.Event
-	found, err := getJSON(t.b.Bucket(bucketEvents), []byte(id), &e)
-	if err != nil || !found {
-		return nil, err
-	}
-	return &e, nil
+	return readEvent(t.b, id)
 }
 
 // EventPage implements service.EventReadTx. Each event looked at is decoded once: the

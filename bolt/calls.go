@@ -28,6 +28,10 @@ const appendFill = 0.9
 func insertCall(tx *bbolt.Tx, c *data.Call) error {
 	b := tx.Bucket(bucketCalls)
 	b.FillPercent = appendFill
+	// A call stored again under its id keeps its events' payloads (none reference a new one).
+	if err := materializeCallRefs(tx, c.ID); err != nil {
+		return err
+	}
 	if err := putJSON(b, []byte(c.ID), c); err != nil {
 		return err
 	}
@@ -107,6 +111,9 @@ func (t tx) PutCall(next *data.Call) error {
 	if old == nil {
 		return fmt.Errorf("call %s is not stored", next.ID)
 	}
+	if err := materializeCallRefs(t.b, next.ID); err != nil {
+		return err
+	}
 	if err := putJSON(t.b.Bucket(bucketCalls), []byte(next.ID), next); err != nil {
 		return err
 	}
@@ -138,6 +145,9 @@ func (t tx) DeleteCall(id string) error {
 }
 
 func deleteCallTx(tx *bbolt.Tx, c *data.Call) error {
+	if err := materializeCallRefs(tx, c.ID); err != nil {
+		return err
+	}
 	a := attrsOf(c)
 	if err := moveCallIndexes(tx, c.WorkspaceID, c.ID, &a, nil); err != nil {
 		return err
@@ -162,9 +172,13 @@ func deleteWorkspaceCalls(tx *bbolt.Tx, ws string) error {
 		if err := tx.Bucket(bucketCallTerms).Delete([]byte(id)); err != nil {
 			return err
 		}
+		// The workspace's events go in the same transaction: nothing to materialize.
+		if err := tx.Bucket(bucketCallEventRefs).Delete([]byte(id)); err != nil {
+			return err
+		}
 	}
 	// Every scope of the workspace starts with its id, followed by "\x00" or "/".
-	for _, b := range [][]byte{bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketCallPostings} {
+	for _, b := range [][]byte{bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketCallPostingBlocks} {
 		if err := deleteScopePrefix(tx.Bucket(b), ws); err != nil {
 			return err
 		}

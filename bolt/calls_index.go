@@ -15,8 +15,11 @@ import (
 
 // Call indexes live in one bucket with one scope per filter value: "<ws>" (every call),
 // "<ws>/a/<agent>", "<ws>/n/<number>", "<ws>/d/<direction>", "<ws>/s/<status>". Each entry's
-// value holds the call's filterable attributes, so that the filters a scope does not
-// answer are checked on the index entry alone, without decoding the call. A count per
+// "<ws>" entry's value holds the call's filterable attributes, so that the filters a scope
+// does not answer are checked on the index alone, without decoding the call; the other
+// scopes' entries are empty and a walk over them reads the attributes from the "<ws>"
+// entry (schema 3: each of the four entries carried a copy, 45 bytes of a seeded call's
+// 666 in the index; copies written before are still read where they are). A count per
 // scope lets a list walk the most selective scope its filters name. Ids are time-ordered
 // and their time part is created_at, so from/to become a seek to a synthetic id.
 var (
@@ -92,7 +95,11 @@ func moveCallIndexes(tx *bbolt.Tx, ws, id string, old, next *callAttrs) error {
 	}
 	v := next.encode()
 	for s := range keep {
-		if err := idx.Put(indexKey(s, id), v); err != nil {
+		var val []byte
+		if s == ws {
+			val = v
+		}
+		if err := idx.Put(indexKey(s, id), val); err != nil {
 			return err
 		}
 		if !had[s] {
@@ -127,34 +134,85 @@ func scopeCountOf(b *bbolt.Bucket, scope string) uint64 {
 type callQuery struct {
 	scopes  []string // walked together, newest first (several for a caller limited to some agents)
 	match   func(callAttrs) bool
+	implied bool   // every entry of scopes matches: match need not be asked
 	lo, hi  string // id bounds: lo inclusive, hi exclusive; "" is unbounded
 	binding string // what a cursor is bound to
+	ws      string // the workspace, whose scope holds each call's attributes
 	// bucket holds scopes (bucketCallsIndex when nil); attrs reads an entry's attributes
 	// (its value when nil); extra is one more test of an id (a search's other terms).
+	// blocks says the scopes are term posting blocks (bucketCallPostingBlocks).
 	bucket []byte
+	blocks bool
 	attrs  func(id string, v []byte) callAttrs
 	extra  func(id string) bool
 }
 
 // ok reports whether the entry of id with attributes a is listed.
 func (q *callQuery) ok(id string, a callAttrs) bool {
-	return q.match(a) && (q.extra == nil || q.extra(id))
+	return (q.implied || q.match(a)) && (q.extra == nil || q.extra(id))
 }
 
 // maxCallScan bounds the index entries one page may examine. A page that reaches it ends
 // early with a next_cursor, so a rare filter combination costs bounded time per request.
 var maxCallScan = 20000
 
-// stream walks one scope of the index.
-type stream struct {
+// entryCursor walks one scope in id order: an index scope's keys (indexCursor) or a
+// term's posting blocks (blockCursor). Each move returns the id it lands on, false past
+// the scope's ends.
+type entryCursor interface {
+	last() (string, bool)
+	before(id string) (string, bool) // the greatest id less than id
+	atOrAfter(id string) (string, bool)
+	next() (string, bool)
+	prev() (string, bool)
+	value() []byte // the entry's value (an index entry's attributes), nil for a posting
+}
+
+// indexCursor is an entryCursor over the keys "<scope>\x00<id>" of an index bucket.
+type indexCursor struct {
 	c      *bbolt.Cursor
 	prefix []byte
 	k, v   []byte
 }
 
-func (s *stream) id() string { return string(s.k[len(s.prefix):]) }
+func (ic *indexCursor) at(k, v []byte) (string, bool) {
+	if k == nil || !bytes.HasPrefix(k, ic.prefix) {
+		ic.k, ic.v = nil, nil
+		return "", false
+	}
+	ic.k, ic.v = k, v
+	return string(k[len(ic.prefix):]), true
+}
 
-func (s *stream) valid(k []byte) bool { return k != nil && bytes.HasPrefix(k, s.prefix) }
+func (ic *indexCursor) last() (string, bool) {
+	k := seekLastWithPrefix(ic.c, ic.prefix)
+	if k == nil {
+		return ic.at(nil, nil)
+	}
+	return ic.at(ic.c.Seek(k)) // re-read to obtain the value
+}
+
+func (ic *indexCursor) before(id string) (string, bool) {
+	k := seekBefore(ic.c, append(append([]byte(nil), ic.prefix...), id...))
+	if k == nil {
+		return ic.at(nil, nil)
+	}
+	return ic.at(ic.c.Seek(k))
+}
+
+func (ic *indexCursor) atOrAfter(id string) (string, bool) {
+	return ic.at(ic.c.Seek(append(append([]byte(nil), ic.prefix...), id...)))
+}
+
+func (ic *indexCursor) next() (string, bool) { return ic.at(ic.c.Next()) }
+func (ic *indexCursor) prev() (string, bool) { return ic.at(ic.c.Prev()) }
+func (ic *indexCursor) value() []byte        { return ic.v }
+
+// stream is one scope's cursor and the id it is on.
+type stream struct {
+	c  entryCursor
+	id string
+}
 
 // walk visits the entries of q's scopes strictly beyond from ("" = from the newest or the
 // oldest end), newest first when desc, merging the scopes by id. fn returns false to stop.
@@ -167,46 +225,48 @@ func (q *callQuery) walk(tx *bbolt.Tx, desc bool, from string, limit int, fn fun
 	idx := tx.Bucket(bucket)
 	streams := make([]*stream, 0, len(q.scopes))
 	for _, scope := range q.scopes {
-		s := &stream{c: idx.Cursor(), prefix: indexKey(scope, "")}
-		var k, v []byte
+		var c entryCursor
+		if q.blocks {
+			c = newBlockCursor(idx, scope)
+		} else {
+			c = &indexCursor{c: idx.Cursor(), prefix: indexKey(scope, "")}
+		}
+		var id string
+		var ok bool
 		if desc {
 			bound := from
 			if q.hi != "" && (bound == "" || q.hi < bound) {
 				bound = q.hi
 			}
 			if bound == "" {
-				k = seekLastWithPrefix(s.c, s.prefix)
+				id, ok = c.last()
 			} else {
-				k = seekBefore(s.c, indexKey(scope, bound))
-			}
-			if k != nil {
-				k, v = s.c.Seek(k) // re-read to obtain the value
+				id, ok = c.before(bound)
 			}
 		} else {
 			start, exclusive := from, true
 			if q.lo != "" && (start == "" || start < q.lo) {
 				start, exclusive = q.lo, false
 			}
-			k, v = s.c.Seek(indexKey(scope, start))
-			if exclusive && k != nil && string(k) == string(indexKey(scope, start)) {
-				k, v = s.c.Next()
+			id, ok = c.atOrAfter(start)
+			if exclusive && ok && id == start {
+				id, ok = c.next()
 			}
 		}
-		if s.valid(k) {
-			s.k, s.v = k, v
-			streams = append(streams, s)
+		if ok {
+			streams = append(streams, &stream{c: c, id: id})
 		}
 	}
 	n, last := 0, ""
 	for len(streams) > 0 && n < limit {
 		best := 0
 		for i := 1; i < len(streams); i++ {
-			if (desc && streams[i].id() > streams[best].id()) || (!desc && streams[i].id() < streams[best].id()) {
+			if (desc && streams[i].id > streams[best].id) || (!desc && streams[i].id < streams[best].id) {
 				best = i
 			}
 		}
 		s := streams[best]
-		id := s.id()
+		id := s.id
 		if desc && q.lo != "" && id < q.lo || !desc && q.hi != "" && id >= q.hi {
 			break // every other stream is further out of range
 		}
@@ -214,19 +274,24 @@ func (q *callQuery) walk(tx *bbolt.Tx, desc bool, from string, limit int, fn fun
 		last = id
 		var a callAttrs
 		if q.attrs != nil {
-			a = q.attrs(id, s.v)
+			a = q.attrs(id, s.c.value())
+		} else if q.implied {
+			// Every entry of the scopes matches: no attributes to read.
+		} else if v := s.c.value(); len(v) > 0 {
+			a = decodeAttrs(v)
 		} else {
-			a = decodeAttrs(s.v)
+			a = decodeAttrs(idx.Get(indexKey(q.ws, id)))
 		}
 		if !fn(id, a) {
 			break
 		}
+		var ok bool
 		if desc {
-			s.k, s.v = s.c.Prev()
+			s.id, ok = s.c.prev()
 		} else {
-			s.k, s.v = s.c.Next()
+			s.id, ok = s.c.next()
 		}
-		if !s.valid(s.k) {
+		if !ok {
 			streams = append(streams[:best], streams[best+1:]...)
 		}
 	}
@@ -323,7 +388,7 @@ func (q *callQuery) page(db *DB, tx *bbolt.Tx, req data.PageRequest) ([]string, 
 // filters on each entry. agentIDs not nil restricts the list to those agents.
 func newCallQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilter) *callQuery {
 	counts := tx.Bucket(bucketCallScopeCounts)
-	q := &callQuery{scopes: []string{ws}}
+	q := &callQuery{scopes: []string{ws}, ws: ws}
 	best := scopeCountOf(counts, ws)
 	consider := func(scopes ...string) {
 		var n uint64
@@ -362,6 +427,11 @@ func newCallQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilter)
 			(f.NumberID == "" || a.number == f.NumberID) &&
 			(f.Direction == "" || a.direction == f.Direction) &&
 			(f.Status == "" || a.status == f.Status)
+	}
+	if f.NumberID == "" && f.Direction == "" && f.Status == "" {
+		// The scopes answer the agent filter and the restriction themselves (an agent's
+		// scope, the allowed agents' scopes, or none): a walk need not read attributes.
+		q.implied = true
 	}
 	if !f.From.IsZero() {
 		q.lo = data.IDBound(data.PrefixCall, f.From)

@@ -13,12 +13,13 @@ import (
 	"github.com/voiceapi/voiceapi/fulltext"
 )
 
-// The search index of calls. Postings live in bucketCallPostings under the scope
-// "<ws>/t/<term>", keys "<ws>/t/<term>\x00<call id>" (so a term's calls are walked newest
-// first like any call index scope), each valued with the term's frequency in the call (one
-// byte). The number of calls holding a term is the scope's count in
-// bucketCallScopeCounts. bucketCallTerms keeps each call's terms ("<term>\x00<tf>"…),
-// so a replacement or a deletion touches exactly the postings the call has.
+// The search index of calls. A term's postings in a workspace are the scope
+// "<ws>/t/<term>" of bucketCallPostingBlocks, packed in blocks (calls_postings.go) and
+// walked newest first like any call index scope, each call with the term's frequency in
+// it. The number of calls holding a term is the scope's count in bucketCallScopeCounts.
+// bucketCallTerms keeps each call's terms, so a replacement or a deletion touches exactly
+// the postings the call has. bucketCallPostings held one key a posting before schema 3;
+// opening such a file moves them into blocks (migratePostings).
 var (
 	bucketCallPostings = []byte("call_postings")
 	bucketCallTerms    = []byte("call_terms")
@@ -66,13 +67,16 @@ func setCallTerms(tx *bbolt.Tx, ws, id string, terms map[string]int) error {
 	}
 	fwd := tx.Bucket(bucketCallTerms)
 	fwd.FillPercent = appendFill
-	old := decodeTerms(fwd.Get([]byte(id)))
-	post := tx.Bucket(bucketCallPostings)
+	old, err := storedTerms(fwd.Get([]byte(id)))
+	if err != nil {
+		return fmt.Errorf("call %s: %w", id, err)
+	}
+	post := tx.Bucket(bucketCallPostingBlocks)
 	for term := range old {
 		if _, keep := terms[term]; keep {
 			continue
 		}
-		if err := post.Delete(indexKey(termScope(ws, term), id)); err != nil {
+		if err := putPosting(post, termScope(ws, term), id, 0); err != nil {
 			return err
 		}
 		if err := addScopeCount(tx, termScope(ws, term), -1); err != nil {
@@ -84,7 +88,7 @@ func setCallTerms(tx *bbolt.Tx, ws, id string, terms map[string]int) error {
 		if had && was == tf {
 			continue
 		}
-		if err := post.Put(indexKey(termScope(ws, term), id), []byte{byte(tf)}); err != nil {
+		if err := putPosting(post, termScope(ws, term), id, byte(tf)); err != nil {
 			return err
 		}
 		if !had {
@@ -96,7 +100,7 @@ func setCallTerms(tx *bbolt.Tx, ws, id string, terms map[string]int) error {
 	if len(terms) == 0 {
 		return fwd.Delete([]byte(id))
 	}
-	return fwd.Put([]byte(id), encodeTerms(terms))
+	return fwd.Put([]byte(id), packTerms(encodeTerms(terms)))
 }
 
 // searchQuery is a callQuery that also requires every term.
@@ -117,7 +121,7 @@ func newSearchQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilte
 	q := newCallQuery(tx, ws, agentIDs, f)
 	counts := tx.Bucket(bucketCallScopeCounts)
 	sq := &searchQuery{callQuery: q, ws: ws, terms: s.Terms, calls: int64(scopeCountOf(counts, ws)),
-		post: tx.Bucket(bucketCallPostings), search: s}
+		post: tx.Bucket(bucketCallPostingBlocks), search: s}
 	q.binding += "\x00search\x00" + s.Sort + "\x00" + strings.Join(s.Terms, "\x00")
 	if len(s.Terms) == 0 {
 		q.scopes = nil
@@ -137,13 +141,14 @@ func newSearchQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilte
 	if sq.df[rarest] == 0 {
 		q.scopes = nil // a term no call holds: nothing matches
 	} else if len(q.scopes) == 1 && q.scopes[0] == ws || sq.df[rarest] < filterN {
-		q.scopes, q.bucket = []string{termScope(ws, s.Terms[rarest])}, bucketCallPostings
+		q.scopes, q.bucket, q.blocks = []string{termScope(ws, s.Terms[rarest])}, bucketCallPostingBlocks, true
+		q.implied = false // a term's postings hold every agent's calls
 		idx := tx.Bucket(bucketCallsIndex)
 		q.attrs = func(id string, _ []byte) callAttrs { return decodeAttrs(idx.Get(indexKey(ws, id))) }
 	}
 	q.extra = func(id string) bool {
 		for _, term := range s.Terms {
-			if sq.post.Get(indexKey(termScope(ws, term), id)) == nil {
+			if postingTF(sq.post, termScope(ws, term), id) == 0 {
 				return false
 			}
 		}
@@ -157,11 +162,7 @@ func newSearchQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilte
 func (sq *searchQuery) score(id string) int64 {
 	sq.tfs = sq.tfs[:0]
 	for _, term := range sq.terms {
-		tf := 0
-		if v := sq.post.Get(indexKey(termScope(sq.ws, term), id)); len(v) == 1 {
-			tf = int(v[0])
-		}
-		sq.tfs = append(sq.tfs, tf)
+		sq.tfs = append(sq.tfs, int(postingTF(sq.post, termScope(sq.ws, term), id)))
 	}
 	return fulltext.Stats{Calls: sq.calls, DF: sq.df}.Score(sq.tfs)
 }

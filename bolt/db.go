@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -64,7 +64,7 @@ var allBuckets = [][]byte{
 	bucketAgents, bucketKnowledgeBase, bucketAgentsByWS, bucketAgentsByState, bucketAgentVersions,
 	bucketWebhooks, bucketWebhooksByWS, bucketDeliveries, bucketDeliveriesByWebhook, bucketDeliveriesDue,
 	bucketNumbers, bucketNumbersByPhone, bucketNumbersByWS, bucketNumbersByAgent, bucketCalls, bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketSubscriptions,
-	bucketCallPostings, bucketCallTerms,
+	bucketCallPostingBlocks, bucketCallTerms, bucketCallEventRefs,
 	bucketKBByWS, bucketKBSources, bucketKBChunks, bucketKBPendingURLs,
 }
 
@@ -134,6 +134,7 @@ type DB struct {
 
 	touch   *lastused.Batcher
 	commits *committer // group commit of db.update
+	refs    refCache   // which event a new one may reference (events_ref.go)
 
 }
 
@@ -180,6 +181,10 @@ func Open(dir string, opts Options) (*DB, error) {
 	// growth costs a truncate and an fsync, so 1 MiB steps cost one more fsync every
 	// megabyte written.
 	bdb.AllocSize = allocSize
+	if err := migratePostings(bdb); err != nil {
+		bdb.Close()
+		return nil, err
+	}
 	db := &DB{bolt: bdb, dir: dir, now: opts.Now, opts: opts, log: opts.Logger}
 	db.ids = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
 	if err := db.init(); err != nil {
@@ -236,6 +241,10 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// Nothing is rewritten (earlier values read as they are); the version is raised so
 	// that an older binary, which could not read the new values, refuses the file at
 	// start instead of failing on the first such record.
+	func(tx *bbolt.Tx) error { return nil },
+	// 2 → 3: a term's postings are packed in blocks (calls_postings.go), moved there by
+	// migratePostings before this runs; and a call event may reference an earlier event's
+	// payload instead of copying it (events_ref.go). Old events read as they are.
 	func(tx *bbolt.Tx) error { return nil },
 }
 

@@ -16,17 +16,44 @@ func (db *DB) appendEvent(tx *bbolt.Tx, e *data.Event) error {
 	// pages, not bbolt's default half-full ones.
 	events, byWS, outbox := tx.Bucket(bucketEvents), tx.Bucket(bucketEventsByWS), tx.Bucket(bucketOutbox)
 	events.FillPercent, byWS.FillPercent, outbox.FillPercent = appendOnlyFill, appendOnlyFill, appendOnlyFill
-	// Encoded by hand: the payload is not scanned again (data.Event.AppendJSON).
-	if err := events.Put([]byte(e.ID), encodeValue(e.AppendJSON(make([]byte, 0, len(e.Data)+512), true))); err != nil {
+	// Encoded by hand: the payload is not scanned again (data.Event.AppendJSON). A payload
+	// that is the stored call references the call (events_callref.go); the same payload as
+	// the workspace's previous event references that event (events_ref.go).
+	call, err := callRefFor(tx, e)
+	if err != nil {
 		return err
 	}
-	if err := indexPut(byWS, e.WorkspaceID, e.ID); err != nil {
+	if call != "" {
+		if err := putCallRef(tx, events, call, e); err != nil {
+			return err
+		}
+		db.refs.forget(e.WorkspaceID)
+		return db.indexEvent(tx, e)
+	}
+	holder, sum := db.refs.holderFor(byWS, e)
+	var stored []byte
+	if holder != "" {
+		stored = encodeEventRef(holder, e)
+	} else {
+		stored = encodeValue(e.AppendJSON(make([]byte, 0, len(e.Data)+512), true))
+	}
+	if err := events.Put([]byte(e.ID), stored); err != nil {
+		return err
+	}
+	db.refs.remember(e, holder, sum)
+	return db.indexEvent(tx, e)
+}
+
+// indexEvent writes a stored event's index entry, its workspace's new chain head and its
+// outbox entry, and wakes the dispatcher after the commit.
+func (db *DB) indexEvent(tx *bbolt.Tx, e *data.Event) error {
+	if err := indexPut(tx.Bucket(bucketEventsByWS), e.WorkspaceID, e.ID); err != nil {
 		return err
 	}
 	if err := tx.Bucket(bucketEventHeads).Put([]byte(e.WorkspaceID), []byte(e.Hash)); err != nil {
 		return err
 	}
-	if err := outbox.Put([]byte(e.ID), nil); err != nil {
+	if err := tx.Bucket(bucketOutbox).Put([]byte(e.ID), nil); err != nil {
 		return err
 	}
 	tx.OnCommit(db.fireEventHook)

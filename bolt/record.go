@@ -170,5 +170,7 @@ func inflateInto(out *bytes.Buffer, v []byte) error {
 
 // StoredJSON returns the JSON of a value as stored in a bucket, deflated or not, for
 // whoever reads the file without this package's accessors (tests, forensics). A value
-// put back as plain JSON reads as well.
+// put back as plain JSON reads as well. An event stored as a reference (events_ref.go,
+// events_callref.go: first byte 0x03 or 0x04) is returned as stored, not as JSON: its
+// payload is in another record, so read events through the store's Event.
 func StoredJSON(v []byte) ([]byte, error) { return decodeValue(v) }

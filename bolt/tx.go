@@ -67,13 +67,7 @@ func (t tx) EndedCallMillisInMonth(workspaceID string, at time.Time) (int64, err
 
 // RelinkEvent implements service.EventTx.
 func (t tx) RelinkEvent(id, prevHash, hash string) error {
-	var e data.Event
-	found, err := getJSON(t.b.Bucket(bucketEvents), []byte(id), &e)
-	if err != nil || !found {
-		return err
-	}
-	e.PrevHash, e.Hash = prevHash, hash
-	return putJSON(t.b.Bucket(bucketEvents), []byte(id), &e)
+	return relinkEvent(t.b.Bucket(bucketEvents), id, prevHash, hash)
 }
 
 // SetEventHead implements service.EventTx.
