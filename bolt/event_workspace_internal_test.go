@@ -6,11 +6,14 @@ import (
 	"testing"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 // TestEventWorkspaceStoredForms: the workspace of an event reads from every form a
-// stored event can have: plain JSON, deflated without and with the dictionary, and with
-// its members in another order (the payload first: read through, not guessed).
+// stored event can have: plain JSON, deflated without and with the dictionary, with its
+// members in another order (the payload first: read through, not guessed), and a
+// reference to a call or to an earlier event (its envelope holds the workspace).
 func TestEventWorkspaceStoredForms(t *testing.T) {
 	db := openInternal(t, &clock{})
 	inOrder := []byte(`{"id":"evt_1","type":"agent.updated","created_at":"2026-01-01T00:00:00Z","workspace_id":"ws_a","actor":{"type":"user"},"data":{"workspace_id":"ws_payload","n":[1,2,{"x":"}"}]},"prev_hash":"","hash":"h"}`)
@@ -31,6 +34,8 @@ func TestEventWorkspaceStoredForms(t *testing.T) {
 		{"deflated without a dictionary", oldDeflate.Bytes(), "ws_a"},
 		{"deflated with the dictionary", withDict, "ws_a"},
 		{"no workspace", []byte(`{"id":"evt_3","data":null}`), ""},
+		{"a call reference", encodeRef(markCallRef, "call_x", &data.Event{ID: "evt_4", Type: "call.ended", WorkspaceID: "ws_c"}), "ws_c"},
+		{"an event reference", encodeRef(markEventRef, "evt_1", &data.Event{ID: "evt_5", Type: "call.started", WorkspaceID: "ws_d"}), "ws_d"},
 	}
 	err := db.bolt.Update(func(b *bbolt.Tx) error {
 		for _, c := range cases {
