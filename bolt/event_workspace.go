@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"bytes"
-	"compress/flate"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,15 +35,11 @@ func (t tx) EventWorkspace(id string) (string, error) {
 		ws, _, err := topLevelString(v, "workspace_id", true)
 		return ws, err
 	}
-	var dict []byte
-	if v[0] == markDeflateDict1 {
-		dict = deflateDictV1
-	}
-	r := inflaters.Get().(io.ReadCloser)
-	defer inflaters.Put(r)
-	if err := r.(flate.Resetter).Reset(bytes.NewReader(v[1:]), dict); err != nil {
+	r, release, err := inflating(v)
+	if err != nil {
 		return "", err
 	}
+	defer release()
 	buf := inflateBufs.Get().(*bytes.Buffer)
 	defer func() {
 		if buf.Cap() <= maxPooledInflate {

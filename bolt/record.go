@@ -151,17 +151,29 @@ var inflateBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // (an agent with many tools some tens), events of megabytes are rare.
 const maxPooledInflate = 256 << 10
 
-// inflateInto appends the JSON of the deflated stored value v (mark byte first) to out.
-func inflateInto(out *bytes.Buffer, v []byte) error {
+// inflating returns a pooled reader of the JSON of the deflated stored value v (mark
+// byte first); release returns it to the pool.
+func inflating(v []byte) (r io.ReadCloser, release func(), err error) {
 	var dict []byte
 	if v[0] == markDeflateDict1 {
 		dict = deflateDictV1
 	}
-	r := inflaters.Get().(io.ReadCloser)
-	defer inflaters.Put(r)
+	r = inflaters.Get().(io.ReadCloser)
+	release = func() { inflaters.Put(r) }
 	if err := r.(flate.Resetter).Reset(bytes.NewReader(v[1:]), dict); err != nil {
+		release()
+		return nil, nil, err
+	}
+	return r, release, nil
+}
+
+// inflateInto appends the JSON of the deflated stored value v (mark byte first) to out.
+func inflateInto(out *bytes.Buffer, v []byte) error {
+	r, release, err := inflating(v)
+	if err != nil {
 		return err
 	}
+	defer release()
 	if _, err := out.ReadFrom(r); err != nil {
 		return fmt.Errorf("inflating a stored value: %w", err)
 	}
