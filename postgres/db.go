@@ -54,7 +54,10 @@ type Options struct {
 
 // DB is an open PostgreSQL database.
 type DB struct {
-	pool      *pgxpool.Pool
+	pool *pgxpool.Pool
+	// shared runs the statements concurrent requests share (cache checks, rate counts),
+	// one connection each, apart from the requests' pool: see sharedPoolConfig.
+	shared    *pgxpool.Pool
 	opts      Options
 	ids       *data.IDGen
 	sealer    *seal.Sealer
@@ -114,16 +117,41 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	db := &DB{pool: pool, opts: opts, sealer: sealer, log: opts.Logger}
+	shared, err := pgxpool.NewWithConfig(ctx, sharedPoolConfig(cfg))
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	db := &DB{pool: pool, shared: shared, opts: opts, sealer: sealer, log: opts.Logger}
 	db.ids = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
 	db.revisions = newRevisionBatcher(db.readRevisions, revisionStatementsInFlight)
 	db.rates = &batcher[*rateCount]{run: db.countRequests, maxInFlight: rateStatementsInFlight}
 	if err := db.setUp(ctx); err != nil {
 		pool.Close()
+		shared.Close()
 		return nil, err
 	}
 	db.touch = lastused.Start(db.writeUses, db.log)
 	return db, nil
+}
+
+// sharedPoolConfig is the requests' pool configuration for the shared statements'
+// connections: one for each batcher (each runs one statement at a time), so a shared
+// statement never waits behind requests for a pooled connection; and generic plans. The
+// statements take arrays whose lengths vary with the batch, so PostgreSQL's default
+// would plan each execution anew for its array sizes (a custom plan looks cheaper than
+// the generic one): 243-268 µs a cache check, 140 µs with the plan kept.
+func sharedPoolConfig(cfg *pgxpool.Config) *pgxpool.Config {
+	c := cfg.Copy()
+	c.MaxConns = revisionStatementsInFlight + rateStatementsInFlight
+	c.MinConns = 0
+	params := make(map[string]string, len(c.ConnConfig.RuntimeParams)+1)
+	for k, v := range c.ConnConfig.RuntimeParams {
+		params[k] = v
+	}
+	params["plan_cache_mode"] = "force_generic_plan"
+	c.ConnConfig.RuntimeParams = params
+	return c
 }
 
 // setUp migrates (or checks the schema), then reads the cursor key and checks the secret

@@ -70,7 +70,7 @@ func (db *DB) countRequests(ctx context.Context, batch []*rateCount, _ uint64) e
 		g := groups[w]
 		keys[i], starts[i], ns[i], limits[i] = w.key, g[0].start, int32(len(g)), int32(g[0].limit)
 	}
-	rows, err := db.pool.Query(ctx, countRequestsSQL, keys, starts, ns, limits)
+	rows, err := db.shared.Query(ctx, countRequestsSQL, keys, starts, ns, limits)
 	if err != nil {
 		return err
 	}

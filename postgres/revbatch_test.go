@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/voiceapi/voiceapi/internal/pgtest"
 )
 
 // gatedReads is a batcher's read function that records each batch and holds it until
@@ -209,5 +211,29 @@ func TestRevisionBatcherForgetsColdAgents(t *testing.T) {
 	b.mu.Unlock()
 	if known {
 		t.Error("a cold agent's revision is still remembered")
+	}
+}
+
+// The shared statements run on their own connections (one a batcher), with generic
+// plans; the requests' connections keep PostgreSQL's default planning.
+func TestSharedStatementsKeepTheirPlans(t *testing.T) {
+	db, err := Open(context.Background(), Options{URL: pgtest.Database(t), SecretKey: make([]byte, 32), PasswordCost: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	var shared, requests string
+	if err := db.shared.QueryRow(ctx, `SHOW plan_cache_mode`).Scan(&shared); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.pool.QueryRow(ctx, `SHOW plan_cache_mode`).Scan(&requests); err != nil {
+		t.Fatal(err)
+	}
+	if shared != "force_generic_plan" || requests != "auto" {
+		t.Errorf("plan_cache_mode: shared statements %q, requests %q; want force_generic_plan and auto", shared, requests)
+	}
+	if n := db.shared.Config().MaxConns; n != revisionStatementsInFlight+rateStatementsInFlight {
+		t.Errorf("the shared statements' pool holds up to %d connections, want one a batcher (%d)", n, revisionStatementsInFlight+rateStatementsInFlight)
 	}
 }

@@ -60,7 +60,7 @@ func (db *DB) readRevisions(ctx context.Context, batch []*revisionCheck, hot []s
 	for _, id := range hot {
 		addAgent(id)
 	}
-	rows, err := db.pool.Query(ctx, revisionsSQL, keyIDs, userIDs, wsIDs, agentIDs)
+	rows, err := db.shared.Query(ctx, revisionsSQL, keyIDs, userIDs, wsIDs, agentIDs)
 	if err != nil {
 		return nil, err
 	}
