@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -191,21 +190,7 @@ func backendScenarios(o options, agentID string) []struct {
 func runBackendTable(o options, deps []*deployment, ownCluster bool, work string) error {
 	ref := deps[0] // bbolt: the bare baseline serves its bytes
 	c := &client{base: ref.procs[0].url(), token: ref.st.Token, http: http.DefaultClient}
-	agentJSON, err := c.do("GET", "/api/v1/agents/"+ref.st.Agents[0], nil, http.StatusOK)
-	if err != nil {
-		return err
-	}
-	pageJSON, err := c.do("GET", "/api/v1/agents?per_page=100", nil, http.StatusOK)
-	if err != nil {
-		return err
-	}
-	var page struct {
-		Data []json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(pageJSON, &page); err != nil {
-		return err
-	}
-	bare, err := newBaseline(ref.st.Token, agentJSON, pageJSON)
+	bare, err := baselineOf(c, ref.st.Token, ref.st.Agents[0])
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"strconv"
@@ -21,6 +23,26 @@ type baseline struct {
 	page   []byte // GET /api/v1/agents?per_page=100
 	server *http.Server
 	addr   string
+}
+
+// baselineOf starts the bare server on the bytes voiceapi serves (through c) for agent
+// agentID and for the first page of 100 agents.
+func baselineOf(c *client, token, agentID string) (*baseline, error) {
+	agentJSON, err := c.do("GET", "/api/v1/agents/"+agentID, nil, http.StatusOK)
+	if err != nil {
+		return nil, err
+	}
+	pageJSON, err := c.do("GET", "/api/v1/agents?per_page=100", nil, http.StatusOK)
+	if err != nil {
+		return nil, err
+	}
+	var page struct {
+		Data []json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(pageJSON, &page); err != nil {
+		return nil, fmt.Errorf("the page of agents: %w", err)
+	}
+	return newBaseline(token, agentJSON, pageJSON)
 }
 
 func newBaseline(token string, agent, page []byte) (*baseline, error) {

@@ -14,7 +14,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -193,21 +192,7 @@ type row struct {
 
 func runTable(o options, c *client, srv *serverProc, st *state, work string) error {
 	agentID := st.Agents[0]
-	agentJSON, err := c.do("GET", "/api/v1/agents/"+agentID, nil, http.StatusOK)
-	if err != nil {
-		return err
-	}
-	pageJSON, err := c.do("GET", "/api/v1/agents?per_page=100", nil, http.StatusOK)
-	if err != nil {
-		return err
-	}
-	var page struct {
-		Data []json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(pageJSON, &page); err != nil {
-		return err
-	}
-	bare, err := newBaseline(st.Token, agentJSON, pageJSON)
+	bare, err := baselineOf(c, st.Token, agentID)
 	if err != nil {
 		return err
 	}
