@@ -165,27 +165,9 @@ func fanOutEvent(tx Tx, id string, hooks map[string][]*data.WebhookRecord) (*dat
 func (s *DeliveryService) ClaimDueDeliveries(ctx context.Context, now time.Time, limit int, lease time.Duration, skip func(string) bool) ([]*data.DeliveryJob, time.Time, error) {
 	var jobs []*data.DeliveryJob
 	var next time.Time
-	if !s.opts.LeaseDeliveries {
-		// One process owns the store: the dispatcher's skip (its in-flight set) is the
-		// whole claim, and nothing needs writing.
-		err := s.store.View(ctx, func(tx Tx) error {
-			ids, nxt, err := tx.DueDeliveries(now, limit, skip)
-			if err != nil {
-				return err
-			}
-			next = nxt
-			for _, id := range ids {
-				job, err := s.loadJob(tx, id)
-				if err != nil {
-					return err
-				}
-				jobs = append(jobs, job)
-			}
-			return nil
-		})
-		return jobs, next, err
-	}
-	err := s.store.Update(ctx, func(tx Tx) error {
+	// claim reads the due deliveries and, on a store several processes share, leases
+	// each pending one by moving its next attempt to the lease's end.
+	claim := func(tx Tx, leased bool) error {
 		jobs, next = nil, time.Time{}
 		ids, nxt, err := tx.DueDeliveries(now, limit, skip)
 		if err != nil {
@@ -194,16 +176,18 @@ func (s *DeliveryService) ClaimDueDeliveries(ctx context.Context, now time.Time,
 		next = nxt
 		leaseEnd := data.NewTime(now.Add(lease))
 		for _, id := range ids {
-			d, err := tx.Delivery(id)
-			if err != nil {
-				return err
-			}
-			if d == nil || d.Status != data.DeliveryPending {
-				continue
-			}
-			d.NextAttemptAt = &leaseEnd
-			if err := tx.PutDelivery(d); err != nil {
-				return err
+			if leased {
+				d, err := tx.Delivery(id)
+				if err != nil {
+					return err
+				}
+				if d == nil || d.Status != data.DeliveryPending {
+					continue
+				}
+				d.NextAttemptAt = &leaseEnd
+				if err := tx.PutDelivery(d); err != nil {
+					return err
+				}
 			}
 			job, err := s.loadJob(tx, id)
 			if err != nil {
@@ -212,7 +196,14 @@ func (s *DeliveryService) ClaimDueDeliveries(ctx context.Context, now time.Time,
 			jobs = append(jobs, job)
 		}
 		return nil
-	})
+	}
+	if !s.opts.LeaseDeliveries {
+		// One process owns the store: the dispatcher's skip (its in-flight set) is the
+		// whole claim, and nothing needs writing.
+		err := s.store.View(ctx, func(tx Tx) error { return claim(tx, false) })
+		return jobs, next, err
+	}
+	err := s.store.Update(ctx, func(tx Tx) error { return claim(tx, true) })
 	return jobs, next, err
 }
 
