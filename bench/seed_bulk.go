@@ -49,7 +49,7 @@ func seedBulk(dir string, agents, calls int, logf func(string, ...any)) (*state,
 				if err := tx.InsertCall(c); err != nil {
 					return err
 				}
-				if err := tx.SetCallTerms(ws, id, fulltext.CallTerms(c)); err != nil {
+				if err := tx.SetCallTerms(ws, id, nil, fulltext.CallTerms(c)); err != nil {
 					return err
 				}
 			}

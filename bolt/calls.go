@@ -136,16 +136,21 @@ func (t tx) PutCall(next *data.Call) error {
 }
 
 // DeleteCall implements service.CallTx.
-func (t tx) DeleteCall(id string) error {
+func (t tx) DeleteCall(id string, terms map[string]int) error {
 	c, err := t.Call(id)
 	if err != nil || c == nil {
 		return err
 	}
-	return deleteCallTx(t.b, c)
+	return deleteCallTx(t.b, c, terms)
 }
 
-func deleteCallTx(tx *bbolt.Tx, c *data.Call) error {
+// deleteCallTx deletes c with the postings of terms, those it is indexed with.
+func deleteCallTx(tx *bbolt.Tx, c *data.Call, terms map[string]int) error {
 	if err := materializeCallRefs(tx, c.ID); err != nil {
+		return err
+	}
+	// Before its index entries go: a posting names the call through them.
+	if err := setCallTerms(tx, c.WorkspaceID, c.ID, terms, nil); err != nil {
 		return err
 	}
 	a := attrsOf(c)
@@ -153,9 +158,6 @@ func deleteCallTx(tx *bbolt.Tx, c *data.Call) error {
 		return err
 	}
 	if err := adjustRollups(tx, c, -1); err != nil {
-		return err
-	}
-	if err := setCallTerms(tx, c.WorkspaceID, c.ID, nil); err != nil {
 		return err
 	}
 	return tx.Bucket(bucketCalls).Delete([]byte(c.ID))
@@ -169,16 +171,13 @@ func deleteWorkspaceCalls(tx *bbolt.Tx, ws string) error {
 		if err := calls.Delete([]byte(id)); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketCallTerms).Delete([]byte(id)); err != nil {
-			return err
-		}
 		// The workspace's events go in the same transaction: nothing to materialize.
 		if err := tx.Bucket(bucketCallEventRefs).Delete([]byte(id)); err != nil {
 			return err
 		}
 	}
 	// Every scope of the workspace starts with its id, followed by "\x00" or "/".
-	for _, b := range [][]byte{bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketCallPostingBlocks} {
+	for _, b := range [][]byte{bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketCallPostingDocs} {
 		if err := deleteScopePrefix(tx.Bucket(b), ws); err != nil {
 			return err
 		}

@@ -14,14 +14,15 @@ import (
 )
 
 // Call indexes live in one bucket with one scope per filter value: "<ws>" (every call),
-// "<ws>/a/<agent>", "<ws>/n/<number>", "<ws>/d/<direction>", "<ws>/s/<status>". Each entry's
-// "<ws>" entry's value holds the call's filterable attributes, so that the filters a scope
-// does not answer are checked on the index alone, without decoding the call; the other
-// scopes' entries are empty and a walk over them reads the attributes from the "<ws>"
-// entry (schema 3: each of the four entries carried a copy, 45 bytes of a seeded call's
-// 666 in the index; copies written before are still read where they are). A count per
-// scope lets a list walk the most selective scope its filters name. Ids are time-ordered
-// and their time part is created_at, so from/to become a seek to a synthetic id.
+// "<ws>/a/<agent>", "<ws>/n/<number>", "<ws>/d/<direction>", "<ws>/s/<status>". Each
+// call's "<ws>" entry holds its filterable attributes (and its slot, calls_slots.go), so
+// that the filters a scope does not answer are checked on the index alone, without
+// decoding the call; the other scopes' entries are empty and a walk over them reads the
+// attributes from the "<ws>" entry (schema 3: each of the four entries carried a copy, 45
+// bytes of a seeded call's 666 in the index; copies written before are still read where
+// they are). A count per scope lets a list walk the most selective scope its filters
+// name. Ids are time-ordered and their time part is created_at, so from/to become a seek
+// to a synthetic id.
 var (
 	bucketCalls           = []byte("calls")
 	bucketCallsIndex      = []byte("calls_index")
@@ -46,7 +47,7 @@ func (a callAttrs) encode() []byte {
 }
 
 func decodeAttrs(v []byte) callAttrs {
-	parts := strings.SplitN(string(v), "\x00", 4)
+	parts := strings.SplitN(string(v), "\x00", 5) // a fifth part is the slot (calls_slots.go)
 	for len(parts) < 4 {
 		parts = append(parts, "")
 	}
@@ -93,7 +94,11 @@ func moveCallIndexes(tx *bbolt.Tx, ws, id string, old, next *callAttrs) error {
 	if next == nil {
 		return nil
 	}
-	v := next.encode()
+	slot, err := entrySlotFor(idx, ws, id)
+	if err != nil {
+		return err
+	}
+	v := withSlot(next.encode(), slot)
 	for s := range keep {
 		var val []byte
 		if s == ws {
@@ -109,6 +114,19 @@ func moveCallIndexes(tx *bbolt.Tx, ws, id string, old, next *callAttrs) error {
 		}
 	}
 	return nil
+}
+
+// entrySlotFor returns the slot of call id in ws's scope: the one its entry holds when it
+// has one (an update, or a call stored again under its id), a new one otherwise.
+func entrySlotFor(idx *bbolt.Bucket, ws, id string) (uint32, error) {
+	if v := idx.Get(indexKey(ws, id)); v != nil {
+		return entrySlot(v), nil
+	}
+	ms, ok := idMS(id)
+	if !ok {
+		return 0, nil // an id without a time is never posted (setCallTerms refuses it)
+	}
+	return newSlot(idx, ws, ms)
 }
 
 func addScopeCount(tx *bbolt.Tx, scope string, delta int64) error {
@@ -138,12 +156,11 @@ type callQuery struct {
 	lo, hi  string // id bounds: lo inclusive, hi exclusive; "" is unbounded
 	binding string // what a cursor is bound to
 	ws      string // the workspace, whose scope holds each call's attributes
-	// bucket holds scopes (bucketCallsIndex when nil); attrs reads an entry's attributes
-	// (its value when nil); extra is one more test of an id (a search's other terms).
-	// blocks says the scopes are term posting blocks (bucketCallPostingBlocks).
+	// bucket holds scopes (bucketCallsIndex when nil); extra is one more test of an id (a
+	// search's other terms). blocks says the scopes are term posting blocks
+	// (bucketCallPostingDocs), whose cursor offers each call's index entry as its value.
 	bucket []byte
 	blocks bool
-	attrs  func(id string, v []byte) callAttrs
 	extra  func(id string) bool
 }
 
@@ -165,7 +182,7 @@ type entryCursor interface {
 	atOrAfter(id string) (string, bool)
 	next() (string, bool)
 	prev() (string, bool)
-	value() []byte // the entry's value (an index entry's attributes), nil for a posting
+	value() []byte // the entry's value: the call's attributes, or nil when read elsewhere
 }
 
 // indexCursor is an entryCursor over the keys "<scope>\x00<id>" of an index bucket.
@@ -227,7 +244,7 @@ func (q *callQuery) walk(tx *bbolt.Tx, desc bool, from string, limit int, fn fun
 	for _, scope := range q.scopes {
 		var c entryCursor
 		if q.blocks {
-			c = newBlockCursor(idx, scope)
+			c = newBlockCursor(idx, tx.Bucket(bucketCallsIndex), q.ws, scope)
 		} else {
 			c = &indexCursor{c: idx.Cursor(), prefix: indexKey(scope, "")}
 		}
@@ -273,9 +290,7 @@ func (q *callQuery) walk(tx *bbolt.Tx, desc bool, from string, limit int, fn fun
 		n++
 		last = id
 		var a callAttrs
-		if q.attrs != nil {
-			a = q.attrs(id, s.c.value())
-		} else if q.implied {
+		if q.implied {
 			// Every entry of the scopes matches: no attributes to read.
 		} else if v := s.c.value(); len(v) > 0 {
 			a = decodeAttrs(v)

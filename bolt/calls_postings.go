@@ -5,144 +5,152 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
-	"strings"
+	"sort"
 
 	"go.etcd.io/bbolt"
-
-	"github.com/voiceapi/voiceapi/data"
 )
 
-// Posting blocks (schema 3). A term's postings in a workspace are packed into blocks of
-// bucketCallPostingBlocks, keys "<ws>/t/<term>\x00<id of the block's first call>", each
-// value a run of calls in id order with their frequencies. One posting was a key of its
-// own before (about 70 bytes of key, a 16-byte element header and the half-empty pages of
-// keys inserted all over the bucket: 180 bytes of file a posting, 9 KB a call of the bench
-// seeder); in a block it is about 15 bytes. Blocks are ordered by id like the index scopes
-// they replace, whatever order calls arrive in, so a walk and its cursors are unchanged.
+// Posting blocks (schema 4). A term's postings in a workspace are packed into blocks of
+// bucketCallPostingDocs, keyed "<ws>/t/<term>\x00" and the millisecond of the block's
+// first entry as 6 bytes big-endian. An entry names its call by docID (calls_slots.go).
 //
-// A block's value: blockFormat1, then each entry as <shared uvarint><suffix length
-// uvarint><suffix><tf byte>, where the entry's key is front-coded against the previous
-// entry's (the first against nothing). An entry's key is 0x00 and the 16 bytes of a call
-// id ("call_" and 26 Crockford characters, whose byte order is their text order) or 0x01
-// and the id's text for any other id.
-var bucketCallPostingBlocks = []byte("call_posting_blocks")
+// A block's value: blockFormat2, uvarint(the first entry's millisecond), then each entry
+// as uvarint(Δms<<2 | hasSlot<<1 | tfNot1) [uvarint(slot)] [tf byte], Δms against the
+// entry before (0 for the first). A seeded call's 51 postings take about 80 bytes this
+// way; as call ids (schema 3) they took about 770, and as one key each (schema 2) 9 KB.
+//
+// Entries are in call id order: by millisecond, and within one millisecond by id (an
+// entry joining a millisecond that already has one is placed by resolving their ids).
+// The entries of one millisecond never span two blocks, so a block's key orders it among
+// its term's blocks, and a call's entry can only be in the last block keyed at or before
+// its millisecond. A walk over a term is thus in id order like an index scope's, and its
+// cursors are unchanged.
+var bucketCallPostingDocs = []byte("call_posting_docs")
 
 const (
-	blockFormat1 = 0x01
-	// maxBlockBytes bounds a block's value: a posting's insert rewrites its block, and a
-	// lookup decodes it.
+	blockFormat2 = 0x02
+	// maxBlockBytes bounds a block's value (a millisecond's entries may exceed it): an
+	// insert rewrites its block, and a lookup decodes it.
 	maxBlockBytes = 1024
 )
 
-// idDigits are the Crockford base32 digits of ids (data.IDGen), in byte order.
-const idDigits = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-
 // posting is one call of a term's list.
 type posting struct {
-	id string
-	tf byte
+	doc docID
+	tf  byte
 }
 
-// postingKey is the sortable byte form of a call id inside a block.
-func postingKey(id string) []byte {
-	if raw, ok := callIDBytes(id); ok {
-		return append([]byte{0}, raw[:]...)
-	}
-	return append([]byte{1}, id...)
+// blockKey is the key of scope's block whose first entry is of millisecond ms.
+func blockKey(scope string, ms uint64) []byte {
+	k := make([]byte, 0, len(scope)+7)
+	k = append(append(k, scope...), 0)
+	return append(k, byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms))
 }
 
-func postingID(key []byte) string {
-	if len(key) == 17 && key[0] == 0 {
-		return data.PrefixCall + crockford16(key[1:])
+func appendEntry(dst []byte, prevMS uint64, p posting) []byte {
+	head := (p.doc.ms - prevMS) << 2
+	if p.doc.slot != 0 {
+		head |= 2
 	}
-	if len(key) > 0 {
-		return string(key[1:])
+	if p.tf != 1 {
+		head |= 1
 	}
-	return ""
+	dst = binary.AppendUvarint(dst, head)
+	if p.doc.slot != 0 {
+		dst = binary.AppendUvarint(dst, uint64(p.doc.slot))
+	}
+	if p.tf != 1 {
+		dst = append(dst, p.tf)
+	}
+	return dst
 }
 
-// callIDBytes decodes a well-formed call id's 26 characters into their 128 bits.
-func callIDBytes(id string) ([16]byte, bool) {
-	var raw [16]byte
-	if !data.ValidID(data.PrefixCall, id) {
-		return raw, false
-	}
-	var hi, lo uint64
-	for i := len(data.PrefixCall); i < len(id); i++ {
-		d := uint64(strings.IndexByte(idDigits, id[i]))
-		hi = hi<<5 | lo>>59
-		lo = lo<<5 | d
-	}
-	binary.BigEndian.PutUint64(raw[:8], hi)
-	binary.BigEndian.PutUint64(raw[8:], lo)
-	return raw, true
-}
-
-// crockford16 is the inverse of callIDBytes: 128 bits as 26 Crockford characters.
-func crockford16(raw []byte) string {
-	hi, lo := binary.BigEndian.Uint64(raw[:8]), binary.BigEndian.Uint64(raw[8:])
-	var out [26]byte
-	for i := 25; i >= 0; i-- {
-		out[i] = idDigits[lo&31]
-		lo = lo>>5 | hi<<59
-		hi >>= 5
-	}
-	return string(out[:])
-}
-
+// encodeBlock encodes a non-empty list in id order.
 func encodeBlock(list []posting) []byte {
-	out := make([]byte, 1, 16*len(list)+1)
-	out[0] = blockFormat1
-	var prev []byte
+	out := make([]byte, 0, 8+2*len(list))
+	out = binary.AppendUvarint(append(out, blockFormat2), list[0].doc.ms)
+	prev := list[0].doc.ms
 	for _, p := range list {
-		k := postingKey(p.id)
-		shared := 0
-		for shared < len(prev) && shared < len(k) && prev[shared] == k[shared] {
-			shared++
-		}
-		out = binary.AppendUvarint(out, uint64(shared))
-		out = binary.AppendUvarint(out, uint64(len(k)-shared))
-		out = append(out, k[shared:]...)
-		out = append(out, p.tf)
-		prev = k
+		out = appendEntry(out, prev, p)
+		prev = p.doc.ms
 	}
 	return out
 }
 
 var errBadBlock = errors.New("a posting block is malformed")
 
-func decodeBlock(v []byte) ([]posting, error) {
-	if len(v) == 0 || v[0] != blockFormat1 {
-		return nil, errBadBlock
-	}
-	v = v[1:]
-	var list []posting
-	var key []byte
-	for len(v) > 0 {
-		shared, n := binary.Uvarint(v)
-		if n <= 0 || shared > uint64(len(key)) {
-			return nil, errBadBlock
-		}
-		v = v[n:]
-		size, n := binary.Uvarint(v)
-		if n <= 0 || uint64(len(v)-n) < size+1 {
-			return nil, errBadBlock
-		}
-		v = v[n:]
-		key = append(key[:shared], v[:size]...)
-		list = append(list, posting{id: postingID(key), tf: v[size]})
-		v = v[size+1:]
-	}
-	return list, nil
+// blockReader reads a block's entries in order without allocating.
+type blockReader struct {
+	rest []byte
+	ms   uint64
 }
 
-// blockFor positions c on the block of scope whose entries id falls among: the last block
-// whose first id is at or before id, else the scope's first block. It returns nil when the
-// scope has no block.
-func blockFor(c *bbolt.Cursor, scope, id string) (k, v []byte) {
+func newBlockReader(v []byte) (blockReader, error) {
+	if len(v) == 0 || v[0] != blockFormat2 {
+		return blockReader{}, errBadBlock
+	}
+	ms, n := binary.Uvarint(v[1:])
+	if n <= 0 {
+		return blockReader{}, errBadBlock
+	}
+	return blockReader{rest: v[1+n:], ms: ms}, nil
+}
+
+// next returns the next entry; false at the end. A malformed entry is an error.
+func (r *blockReader) next() (posting, bool, error) {
+	if len(r.rest) == 0 {
+		return posting{}, false, nil
+	}
+	head, n := binary.Uvarint(r.rest)
+	if n <= 0 || head>>2 > 1<<48 {
+		return posting{}, false, errBadBlock
+	}
+	r.rest = r.rest[n:]
+	r.ms += head >> 2
+	p := posting{doc: docID{ms: r.ms}, tf: 1}
+	if head&2 != 0 {
+		slot, n := binary.Uvarint(r.rest)
+		if n <= 0 || slot == 0 || slot >= maxSlot {
+			return posting{}, false, errBadBlock
+		}
+		p.doc.slot = uint32(slot)
+		r.rest = r.rest[n:]
+	}
+	if head&1 != 0 {
+		if len(r.rest) == 0 || r.rest[0] <= 1 {
+			return posting{}, false, errBadBlock
+		}
+		p.tf = r.rest[0]
+		r.rest = r.rest[1:]
+	}
+	return p, true, nil
+}
+
+func decodeBlock(v []byte) ([]posting, error) {
+	r, err := newBlockReader(v)
+	if err != nil {
+		return nil, err
+	}
+	list := make([]posting, 0, len(v)/2)
+	for {
+		p, ok, err := r.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return list, nil
+		}
+		list = append(list, p)
+	}
+}
+
+// blockFor positions c on the block of scope that holds millisecond ms if any block does:
+// the last block keyed at or before ms, else the scope's first block. It returns nil when
+// the scope has no block.
+func blockFor(c *bbolt.Cursor, scope string, ms uint64) (k, v []byte) {
 	prefix := indexKey(scope, "")
-	// "<scope>\x00<id>\x00" sorts after the key of a block that starts with id.
-	if k = seekBefore(c, append(indexKey(scope, id), 0)); k != nil && bytes.HasPrefix(k, prefix) {
+	// Every key "<scope>\x00<ms>" sorts before "<scope>\x00<ms>\x00".
+	if k = seekBefore(c, append(blockKey(scope, ms), 0)); k != nil && bytes.HasPrefix(k, prefix) {
 		return c.Seek(k)
 	}
 	if k, v = c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) {
@@ -151,132 +159,170 @@ func blockFor(c *bbolt.Cursor, scope, id string) (k, v []byte) {
 	return nil, nil
 }
 
-// postingTF returns id's frequency in term scope's list, 0 when it is not there.
-func postingTF(b *bbolt.Bucket, scope, id string) byte {
-	_, v := blockFor(b.Cursor(), scope, id)
+// msRange returns the bounds of list's entries of millisecond ms.
+func msRange(list []posting, ms uint64) (lo, hi int) {
+	lo = sort.Search(len(list), func(i int) bool { return list[i].doc.ms >= ms })
+	hi = lo
+	for hi < len(list) && list[hi].doc.ms == ms {
+		hi++
+	}
+	return lo, hi
+}
+
+// postingTF returns d's frequency in term scope's list, 0 when it is not there.
+func postingTF(b *bbolt.Bucket, scope string, d docID) byte {
+	_, v := blockFor(b.Cursor(), scope, d.ms)
 	if v == nil {
 		return 0
 	}
-	list, err := decodeBlock(v)
+	r, err := newBlockReader(v)
 	if err != nil {
 		return 0
 	}
-	if i, ok := slices.BinarySearchFunc(list, id, func(p posting, id string) int { return strings.Compare(p.id, id) }); ok {
-		return list[i].tf
+	for {
+		p, ok, err := r.next()
+		if !ok || err != nil || p.doc.ms > d.ms {
+			return 0
+		}
+		if p.doc == d {
+			return p.tf
+		}
 	}
-	return 0
 }
 
-// putPosting sets id's frequency in scope's list (tf 0 removes it).
-func putPosting(b *bbolt.Bucket, scope, id string, tf byte) error {
-	k, v := blockFor(b.Cursor(), scope, id)
+// putPosting sets the frequency of call id (whose docID in ws is d) in term scope's list;
+// tf 0 removes it. idx resolves the calls of a millisecond that already has an entry. It
+// returns +1 when the call joined the list, -1 when it left it, 0 otherwise.
+func putPosting(b, idx *bbolt.Bucket, ws, scope string, d docID, id string, tf byte) (int, error) {
+	k, v := blockFor(b.Cursor(), scope, d.ms)
 	if k == nil {
 		if tf == 0 {
-			return nil
+			return 0, nil
 		}
-		return b.Put(indexKey(scope, id), encodeBlock([]posting{{id, tf}}))
+		return 1, b.Put(blockKey(scope, d.ms), encodeBlock([]posting{{d, tf}}))
 	}
-	if done, err := appendPosting(b, scope, k, v, id, tf); done || err != nil {
-		return err
+	k = append([]byte(nil), k...)
+	if tf != 0 {
+		if done, err := appendPosting(b, scope, k, v, posting{d, tf}); done || err != nil {
+			return 1, err
+		}
 	}
-	oldKey := append([]byte(nil), k...)
 	list, err := decodeBlock(v)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	i, found := slices.BinarySearchFunc(list, id, func(p posting, id string) int { return strings.Compare(p.id, id) })
+	lo, hi := msRange(list, d.ms)
+	at := slices.IndexFunc(list[lo:hi], func(p posting) bool { return p.doc.slot == d.slot })
+	delta := 0
 	switch {
-	case found && tf == 0:
-		list = slices.Delete(list, i, i+1)
-	case found:
-		if list[i].tf == tf {
-			return nil
+	case at >= 0 && tf == 0:
+		list = slices.Delete(list, lo+at, lo+at+1)
+		delta = -1
+	case at >= 0:
+		if list[lo+at].tf == tf {
+			return 0, nil
 		}
-		list[i].tf = tf
+		list[lo+at].tf = tf
 	case tf == 0:
-		return nil
+		return 0, nil
 	default:
-		list = slices.Insert(list, i, posting{id, tf})
+		// Within its millisecond the entry goes after the calls with smaller ids.
+		pos := lo
+		for ; pos < hi; pos++ {
+			if other, _, ok := resolve(idx, ws, list[pos].doc); ok && other > id {
+				break
+			}
+		}
+		list = slices.Insert(list, pos, posting{d, tf})
+		delta = 1
 	}
-	if len(list) == 0 || list[0].id != postingIDOfKey(oldKey, scope) {
+	return delta, writeBlock(b, scope, k, list)
+}
+
+// writeBlock stores list in place of the block at oldKey: under its first entry's key,
+// split at a millisecond's edge when too big.
+func writeBlock(b *bbolt.Bucket, scope string, oldKey []byte, list []posting) error {
+	if len(list) == 0 {
+		return b.Delete(oldKey)
+	}
+	key := blockKey(scope, list[0].doc.ms)
+	if !bytes.Equal(key, oldKey) {
 		if err := b.Delete(oldKey); err != nil {
 			return err
 		}
 	}
-	if len(list) == 0 {
-		return nil
-	}
 	enc := encodeBlock(list)
 	if len(enc) <= maxBlockBytes {
-		return b.Put(indexKey(scope, list[0].id), enc)
+		return b.Put(key, enc)
 	}
-	// Too big: a call appended after the block's last starts a new block (calls arrive in
-	// id order, so blocks fill up); one inserted inside splits it in halves.
-	cut := len(list) / 2
-	if !found && i == len(list)-1 {
-		cut = i
+	cut := msEdgeNear(list, len(list)/2)
+	if cut == 0 {
+		return b.Put(key, enc) // one millisecond's entries stay together
 	}
-	if err := b.Put(indexKey(scope, list[0].id), encodeBlock(list[:cut])); err != nil {
+	if err := b.Put(key, encodeBlock(list[:cut])); err != nil {
 		return err
 	}
-	return b.Put(indexKey(scope, list[cut].id), encodeBlock(list[cut:]))
+	return b.Put(blockKey(scope, list[cut].doc.ms), encodeBlock(list[cut:]))
 }
 
-// appendPosting is putPosting's fast path for the usual case, a call newer than every
-// call of its block (calls arrive in id order): the entry is appended to the block's bytes
-// (or starts a new block when the block is full) without decoding the block into postings.
-// It reports false, having written nothing, for any other case.
-func appendPosting(b *bbolt.Bucket, scope string, k, v []byte, id string, tf byte) (bool, error) {
-	if tf == 0 || len(v) == 0 || v[0] != blockFormat1 {
-		return false, nil
-	}
-	var last []byte
-	for rest := v[1:]; len(rest) > 0; {
-		shared, n := binary.Uvarint(rest)
-		if n <= 0 || shared > uint64(len(last)) {
-			return false, errBadBlock
+// msEdgeNear returns the index nearest i at which a new millisecond starts (0: none).
+func msEdgeNear(list []posting, i int) int {
+	for d := 0; d < len(list); d++ {
+		for _, j := range []int{i + d, i - d} {
+			if j > 0 && j < len(list) && list[j].doc.ms != list[j-1].doc.ms {
+				return j
+			}
 		}
-		rest = rest[n:]
-		size, n := binary.Uvarint(rest)
-		if n <= 0 || uint64(len(rest)-n) < size+1 {
-			return false, errBadBlock
-		}
-		rest = rest[n:]
-		last = append(last[:shared], rest[:size]...)
-		rest = rest[size+1:]
 	}
-	if id <= postingID(last) {
-		return false, nil
-	}
-	key := postingKey(id)
-	shared := 0
-	for shared < len(last) && shared < len(key) && last[shared] == key[shared] {
-		shared++
-	}
-	if len(v)+len(key)-shared+3 > maxBlockBytes {
-		return true, b.Put(indexKey(scope, id), encodeBlock([]posting{{id, tf}}))
-	}
-	out := make([]byte, 0, len(v)+len(key)-shared+4)
-	out = append(out, v...)
-	out = binary.AppendUvarint(out, uint64(shared))
-	out = binary.AppendUvarint(out, uint64(len(key)-shared))
-	out = append(out, key[shared:]...)
-	out = append(out, tf)
-	return true, b.Put(append([]byte(nil), k...), out)
+	return 0
 }
 
-func postingIDOfKey(k []byte, scope string) string { return string(k[len(scope)+1:]) }
+// appendPosting is putPosting's fast path for the usual case, a call of a later
+// millisecond than every entry of its block (calls arrive in id order): the entry is
+// appended to the block's bytes, or starts a new block when the block is full. It reports
+// false, having written nothing, for any other case.
+func appendPosting(b *bbolt.Bucket, scope string, k, v []byte, p posting) (bool, error) {
+	r, err := newBlockReader(v)
+	if err != nil {
+		return false, err
+	}
+	last := r.ms
+	for {
+		q, ok, err := r.next()
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			break
+		}
+		last = q.doc.ms
+	}
+	if p.doc.ms <= last {
+		return false, nil
+	}
+	entry := appendEntry(nil, last, p)
+	if len(v)+len(entry) > maxBlockBytes {
+		return true, b.Put(blockKey(scope, p.doc.ms), encodeBlock([]posting{p}))
+	}
+	return true, b.Put(k, append(append(make([]byte, 0, len(v)+len(entry)), v...), entry...))
+}
 
-// blockCursor walks one term scope's postings in id order, across its blocks.
+// blockCursor walks one term scope's postings in id order, across its blocks, resolving
+// each entry to its call through the workspace's index entries (whose values it offers:
+// a search reads the call's attributes from them).
 type blockCursor struct {
 	c      *bbolt.Cursor
+	idx    *bbolt.Bucket
+	ws     string
+	scope  string
 	prefix []byte
 	list   []posting
 	i      int
+	v      []byte // the current entry's index value
 }
 
-func newBlockCursor(b *bbolt.Bucket, scope string) *blockCursor {
-	return &blockCursor{c: b.Cursor(), prefix: indexKey(scope, "")}
+func newBlockCursor(b, idx *bbolt.Bucket, ws, scope string) *blockCursor {
+	return &blockCursor{c: b.Cursor(), idx: idx, ws: ws, scope: scope, prefix: indexKey(scope, "")}
 }
 
 // load decodes the block at k (when it is in scope) and reports whether it holds entries.
@@ -293,79 +339,100 @@ func (bc *blockCursor) load(k, v []byte) bool {
 	return true
 }
 
-func (bc *blockCursor) at() (string, bool) {
-	if bc.i < 0 || bc.i >= len(bc.list) {
-		return "", false
+// settle returns the call at the current position, moving by step (+1 or -1) past
+// entries that name no stored call, and across blocks.
+func (bc *blockCursor) settle(step int) (string, bool) {
+	for {
+		switch {
+		case bc.i < 0:
+			if !bc.load(bc.c.Prev()) {
+				return "", false
+			}
+			bc.i = len(bc.list) - 1
+		case bc.i >= len(bc.list):
+			if !bc.load(bc.c.Next()) {
+				return "", false
+			}
+		default:
+			if id, v, ok := resolve(bc.idx, bc.ws, bc.list[bc.i].doc); ok {
+				bc.v = v
+				return id, true
+			}
+			bc.i += step
+		}
 	}
-	return bc.list[bc.i].id, true
+}
+
+// seek loads the block that may hold id's millisecond and returns the position of the
+// first entry at or after id in it (possibly its end).
+func (bc *blockCursor) seek(id string) (int, bool) {
+	ms := msOfBound(id)
+	if !bc.load(blockFor(bc.c, bc.scope, ms)) {
+		return 0, false
+	}
+	lo, hi := msRange(bc.list, ms)
+	for ; lo < hi; lo++ {
+		if other, _, ok := resolve(bc.idx, bc.ws, bc.list[lo].doc); ok && other >= id {
+			break
+		}
+	}
+	return lo, true
 }
 
 // last positions on the scope's newest entry.
 func (bc *blockCursor) last() (string, bool) {
 	k := seekLastWithPrefix(bc.c, bc.prefix)
-	if k == nil {
-		return "", false
-	}
-	k, v := bc.c.Seek(k)
-	if !bc.load(k, v) {
+	if k == nil || !bc.load(bc.c.Seek(k)) {
 		return "", false
 	}
 	bc.i = len(bc.list) - 1
-	return bc.at()
+	return bc.settle(-1)
 }
 
 // before positions on the greatest entry less than id.
 func (bc *blockCursor) before(id string) (string, bool) {
-	k := seekBefore(bc.c, indexKey(string(bc.prefix[:len(bc.prefix)-1]), id))
-	if k == nil {
+	at, ok := bc.seek(id)
+	if !ok {
 		return "", false
 	}
-	k, v := bc.c.Seek(k)
-	if !bc.load(k, v) {
-		return "", false
-	}
-	// The block starts before id, so one of its entries is less than id.
-	bc.i, _ = slices.BinarySearchFunc(bc.list, id, func(p posting, id string) int { return strings.Compare(p.id, id) })
-	bc.i--
-	return bc.at()
+	bc.i = at - 1
+	return bc.settle(-1)
 }
 
 // atOrAfter positions on the least entry at or after id.
 func (bc *blockCursor) atOrAfter(id string) (string, bool) {
-	scope := string(bc.prefix[:len(bc.prefix)-1])
-	k, v := blockFor(bc.c, scope, id)
-	if !bc.load(k, v) {
+	at, ok := bc.seek(id)
+	if !ok {
 		return "", false
 	}
-	bc.i, _ = slices.BinarySearchFunc(bc.list, id, func(p posting, id string) int { return strings.Compare(p.id, id) })
-	if bc.i == len(bc.list) {
-		return bc.next()
-	}
-	return bc.at()
+	bc.i = at
+	return bc.settle(1)
 }
 
 func (bc *blockCursor) next() (string, bool) {
 	bc.i++
-	if bc.i < len(bc.list) {
-		return bc.at()
-	}
-	if !bc.load(bc.c.Next()) {
-		return "", false
-	}
-	return bc.at()
+	return bc.settle(1)
 }
 
 func (bc *blockCursor) prev() (string, bool) {
 	bc.i--
-	if bc.i >= 0 {
-		return bc.at()
-	}
-	if !bc.load(bc.c.Prev()) {
-		return "", false
-	}
-	bc.i = len(bc.list) - 1
-	return bc.at()
+	return bc.settle(-1)
 }
 
-// value is nil: a posting has no attributes (the search reads them from the index).
-func (bc *blockCursor) value() []byte { return nil }
+// value is the current call's workspace index entry (its attributes).
+func (bc *blockCursor) value() []byte { return bc.v }
+
+// msOfBound is the millisecond a walk bound falls in: a call id's, or that of a bound
+// made from one (a synthetic id, an id with a suffix); a string that does not start like a
+// call id is before (0) or after every millisecond, as it sorts.
+func msOfBound(id string) uint64 {
+	if len(id) >= len(msPrefix(0)) {
+		if ms, ok := prefixMS(id); ok {
+			return ms
+		}
+	}
+	if id < msPrefix(0) {
+		return 0
+	}
+	return 1<<48 - 1
+}

@@ -1,7 +1,9 @@
 package bolt
 
 import (
-	"fmt"
+	"bytes"
+	crand "crypto/rand"
+	"encoding/binary"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -12,43 +14,61 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 )
 
-func TestCallIDBytesRoundTrip(t *testing.T) {
-	g := data.NewIDGen()
-	for range 1000 {
-		id := g.New(data.PrefixCall)
-		raw, ok := callIDBytes(id)
-		if !ok || data.PrefixCall+crockford16(raw[:]) != id {
-			t.Fatalf("%s: %v %x", id, ok, raw)
+// crowdedIDs makes n call ids on a clock that moves one millisecond every few ids, so
+// that many milliseconds hold several calls.
+func crowdedIDs(r *rand.Rand, n int) []string {
+	now := time.UnixMilli(1_790_000_000_000)
+	g := &data.IDGen{Now: func() time.Time {
+		if r.IntN(4) == 0 {
+			now = now.Add(time.Millisecond)
 		}
+		return now
+	}, Rand: crand.Reader}
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = g.New(data.PrefixCall)
 	}
-	for _, id := range []string{"call_x", "agt_01ARZ3NDEKTSV4RRFFQ69G5FAV", "call_81ARZ3NDEKTSV4RRFFQ69G5FAV", "c"} {
-		if _, ok := callIDBytes(id); ok {
-			t.Errorf("%q decoded as a call id", id)
-		}
-	}
+	return ids
 }
 
-// Random inserts, frequency changes and deletes, in any id order, of well-formed call ids
-// and other strings, keep every term's blocks equal to a plain sorted model: lookups,
-// walks both ways from any point, and blocks within their size bound and keyed by their
-// first id.
+var testAttrs = callAttrs{agent: "agt_1", direction: data.DirectionWeb, status: data.CallEnded}
+
+// Calls of crowded milliseconds enter the index in a shuffled order (so a millisecond's
+// slots are not in id order); random inserts, frequency changes and deletes of their
+// postings, in any order, keep every term's blocks equal to a sorted model: lookups,
+// walks both ways from any point, blocks keyed by their first millisecond, within their
+// size bound, in id order, a millisecond never split. Calls that leave the index without
+// their postings are skipped by walks.
 func TestPostingBlocksMatchModel(t *testing.T) {
 	db := openInternal(t, &clock{time.Now()})
 	r := rand.New(rand.NewPCG(1, 2))
-	g := data.NewIDGen()
-	var ids []string
-	for i := range 3000 {
-		if i%50 == 0 {
-			ids = append(ids, fmt.Sprintf("x-%04d", r.IntN(10000))) // not a call id: stored as text
-		} else {
-			ids = append(ids, g.New(data.PrefixCall))
+	const ws = "ws_1"
+	ids := crowdedIDs(r, 3000)
+	stored := slices.Clone(ids)
+	r.Shuffle(len(stored), func(i, j int) { stored[i], stored[j] = stored[j], stored[i] })
+	err := db.bolt.Update(func(tx *bbolt.Tx) error {
+		for _, id := range stored {
+			if err := moveCallIndexes(tx, ws, id, nil, &testAttrs); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	model := map[string]map[string]byte{"ws_1/t/a": {}, "ws_1/t/b": {}, "ws_2/t/a": {}}
-	scopes := []string{"ws_1/t/a", "ws_1/t/b", "ws_2/t/a"}
+	if n := slotsOutOfIDOrder(t, db, ws); n < 50 {
+		t.Fatalf("only %d milliseconds have slots out of id order: the test does not cover them", n)
+	}
+	scopes := []string{"ws_1/t/a", "ws_1/t/b", "ws_1/t/c"}
+	model := map[string]map[string]byte{}
+	for _, s := range scopes {
+		model[s] = map[string]byte{}
+	}
+	gone := map[string]bool{}
 	for round := range 6 {
 		err := db.bolt.Update(func(tx *bbolt.Tx) error {
-			b := tx.Bucket(bucketCallPostingBlocks)
+			b, idx := tx.Bucket(bucketCallPostingDocs), tx.Bucket(bucketCallsIndex)
 			for range 2000 {
 				scope := scopes[r.IntN(len(scopes))]
 				// Early rounds append mostly in id order, later ones anywhere.
@@ -58,12 +78,24 @@ func TestPostingBlocksMatchModel(t *testing.T) {
 				} else {
 					id = ids[r.IntN(len(ids))]
 				}
+				if gone[id] {
+					continue
+				}
 				tf := byte(r.IntN(4)) // 0 deletes
 				if round == 5 {
 					tf = 0
 				}
-				if err := putPosting(b, scope, id, tf); err != nil {
+				d, ok := docOf(idx, ws, id)
+				if !ok {
+					t.Fatalf("%s has no docID", id)
+				}
+				delta, err := putPosting(b, idx, ws, scope, d, id, tf)
+				if err != nil {
 					return err
+				}
+				_, had := model[scope][id]
+				if want := map[[2]bool]int{{false, true}: 1, {true, false}: -1}[[2]bool{had, tf != 0}]; delta != want {
+					t.Fatalf("put %s %d (had %v): delta %d, want %d", id, tf, had, delta, want)
 				}
 				if tf == 0 {
 					delete(model[scope], id)
@@ -71,43 +103,107 @@ func TestPostingBlocksMatchModel(t *testing.T) {
 					model[scope][id] = tf
 				}
 			}
+			if round == 3 {
+				// Calls leave the index with their postings left behind.
+				for range 100 {
+					id := ids[r.IntN(len(ids))]
+					if !gone[id] {
+						gone[id] = true
+						if err := moveCallIndexes(tx, ws, id, &testAttrs, nil); err != nil {
+							return err
+						}
+					}
+				}
+			}
 			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkPostings(t, db, scopes, model, ids, r)
+		checkPostings(t, db, ws, scopes, model, ids, gone, r)
 	}
 }
 
-func checkPostings(t *testing.T, db *DB, scopes []string, model map[string]map[string]byte, ids []string, r *rand.Rand) {
+// slotsOutOfIDOrder counts the milliseconds of ws whose slots do not grow with the ids.
+func slotsOutOfIDOrder(t *testing.T, db *DB, ws string) int {
+	n := 0
+	db.bolt.View(func(tx *bbolt.Tx) error {
+		prefix := indexKey(ws, "")
+		lastMS, lastSlot, counted := uint64(0), uint32(0), false
+		c := tx.Bucket(bucketCallsIndex).Cursor()
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			ms, _ := idMS(string(k[len(prefix):]))
+			slot := entrySlot(v)
+			if ms == lastMS && slot < lastSlot && !counted {
+				n++
+				counted = true
+			}
+			if ms != lastMS {
+				counted = false
+			}
+			lastMS, lastSlot = ms, slot
+		}
+		return nil
+	})
+	return n
+}
+
+func checkPostings(t *testing.T, db *DB, ws string, scopes []string, model map[string]map[string]byte, ids []string, gone map[string]bool, r *rand.Rand) {
 	t.Helper()
 	db.bolt.View(func(tx *bbolt.Tx) error {
-		b := tx.Bucket(bucketCallPostingBlocks)
+		b, idx := tx.Bucket(bucketCallPostingDocs), tx.Bucket(bucketCallsIndex)
+		lastMS := map[string]uint64{}
 		b.ForEach(func(k, v []byte) error {
 			list, err := decodeBlock(v)
-			if err != nil || len(list) == 0 || len(v) > maxBlockBytes && len(list) > 1 {
-				t.Fatalf("block %q: %d entries, %d bytes, %v", k, len(list), len(v), err)
+			if err != nil || len(list) == 0 {
+				t.Fatalf("block %q: %d entries, %v", k, len(list), err)
 			}
-			if i := len(k) - len(list[0].id); string(k[i:]) != list[0].id {
-				t.Fatalf("block %q starts with %s", k, list[0].id)
+			scope := string(k[:len(k)-7])
+			if !bytes.Equal(k, blockKey(scope, list[0].doc.ms)) {
+				t.Fatalf("block %q starts with millisecond %d", k, list[0].doc.ms)
+			}
+			if len(v) > maxBlockBytes && list[0].doc.ms != list[len(list)-1].doc.ms {
+				t.Fatalf("block %q: %d bytes over several milliseconds", k, len(v))
+			}
+			if prev, ok := lastMS[scope]; ok && prev >= list[0].doc.ms {
+				t.Fatalf("block %q: millisecond %d follows %d", k, list[0].doc.ms, prev)
+			}
+			lastMS[scope] = list[len(list)-1].doc.ms
+			prevID := ""
+			for _, p := range list {
+				if id, _, ok := resolve(idx, ws, p.doc); ok {
+					if id <= prevID {
+						t.Fatalf("block %q: %s after %s", k, id, prevID)
+					}
+					prevID = id
+				}
 			}
 			return nil
 		})
 		for _, scope := range scopes {
 			var want []string
 			for id := range model[scope] {
-				want = append(want, id)
+				if !gone[id] {
+					want = append(want, id)
+				}
 			}
 			slices.Sort(want)
-			for _, id := range ids[:200] {
-				if got := postingTF(b, scope, id); got != model[scope][id] {
+			for range 300 {
+				id := ids[r.IntN(len(ids))]
+				d, ok := docOf(idx, ws, id)
+				if gone[id] != !ok {
+					t.Fatalf("%s: docID %v, gone %v", id, ok, gone[id])
+				}
+				if got := postingTF(b, scope, d); ok && got != model[scope][id] {
 					t.Fatalf("%s %s: tf %d, want %d", scope, id, got, model[scope][id])
 				}
 			}
 			var got []string
-			c := newBlockCursor(b, scope)
+			c := newBlockCursor(b, idx, ws, scope)
 			for id, ok := c.atOrAfter(""); ok; id, ok = c.next() {
+				if !bytes.Equal(c.value(), idx.Get(indexKey(ws, id))) {
+					t.Fatalf("%s: the cursor's value is not the call's entry", id)
+				}
 				got = append(got, id)
 			}
 			if !slices.Equal(got, want) {
@@ -121,19 +217,55 @@ func checkPostings(t *testing.T, db *DB, scopes []string, model map[string]map[s
 			if !slices.Equal(got, want) {
 				t.Fatalf("%s descending: %d ids, want %d", scope, len(got), len(want))
 			}
-			for range 50 {
+			for i := range 80 {
 				from := ids[r.IntN(len(ids))]
-				i, _ := slices.BinarySearch(want, from)
+				switch i % 4 {
+				case 1: // a bound made from a time, as from/to filters make them
+					from = data.IDFloor(data.PrefixCall, data.IDTime(data.PrefixCall, from))
+				case 2: // at or before an id, as a relevance anchor makes it
+					from += "\x00"
+				}
+				at, _ := slices.BinarySearch(want, from)
 				id, ok := c.atOrAfter(from)
-				if wantOK := i < len(want); ok != wantOK || ok && id != want[i] {
-					t.Fatalf("%s atOrAfter %s: %s %v", scope, from, id, ok)
+				if wantOK := at < len(want); ok != wantOK || ok && id != want[at] {
+					t.Fatalf("%s atOrAfter %q: %s %v", scope, from, id, ok)
 				}
 				id, ok = c.before(from)
-				if wantOK := i > 0; ok != wantOK || ok && id != want[i-1] {
-					t.Fatalf("%s before %s: %s %v", scope, from, id, ok)
+				if wantOK := at > 0; ok != wantOK || ok && id != want[at-1] {
+					t.Fatalf("%s before %q: %s %v", scope, from, id, ok)
+				}
+			}
+			for _, edge := range []string{"", "call_", "zzz"} {
+				at, _ := slices.BinarySearch(want, edge)
+				if id, ok := c.atOrAfter(edge); ok != (at < len(want)) || ok && id != want[at] {
+					t.Fatalf("%s atOrAfter %q: %s %v", scope, edge, id, ok)
 				}
 			}
 		}
 		return nil
 	})
+}
+
+// Entries round-trip through a block's bytes: every flag, big gaps, and slots.
+func TestBlockEncoding(t *testing.T) {
+	list := []posting{
+		{docID{1_790_000_000_000, 0}, 1},
+		{docID{1_790_000_000_000, 3}, 255},
+		{docID{1_790_000_000_001, 0}, 2},
+		{docID{1_790_000_000_001, maxSlot - 1}, 1},
+		{docID{1<<48 - 1, 0}, 7},
+	}
+	enc := encodeBlock(list)
+	got, err := decodeBlock(enc)
+	if err != nil || !slices.Equal(got, list) {
+		t.Fatalf("round trip: %v, %v", got, err)
+	}
+	if one := encodeBlock(list[:1]); len(one) != 1+binary.PutUvarint(make([]byte, 10), list[0].doc.ms)+1 {
+		t.Errorf("a lone entry of frequency 1 takes %d bytes", len(one))
+	}
+	for _, bad := range [][]byte{nil, {0x01}, {blockFormat2}, append(slices.Clone(enc), 0x80), append(slices.Clone(enc), 0x02), append(slices.Clone(enc), 0x03, 0x01)} {
+		if _, err := decodeBlock(bad); err == nil {
+			t.Errorf("%x decoded", bad)
+		}
+	}
 }

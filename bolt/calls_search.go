@@ -1,10 +1,8 @@
 package bolt
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 
 	"go.etcd.io/bbolt"
@@ -14,93 +12,64 @@ import (
 )
 
 // The search index of calls. A term's postings in a workspace are the scope
-// "<ws>/t/<term>" of bucketCallPostingBlocks, packed in blocks (calls_postings.go) and
+// "<ws>/t/<term>" of bucketCallPostingDocs, packed in blocks (calls_postings.go) and
 // walked newest first like any call index scope, each call with the term's frequency in
 // it. The number of calls holding a term is the scope's count in bucketCallScopeCounts.
-// bucketCallTerms keeps each call's terms, so a replacement or a deletion touches exactly
-// the postings the call has. bucketCallPostings held one key a posting before schema 3;
-// opening such a file moves them into blocks (migratePostings).
+// The service hands the terms a call was indexed with along with its new ones, so a
+// replacement or a deletion touches exactly the postings the call has; storage keeps no
+// list of its own (bucketCallTerms, 310 bytes a seeded call, held one until schema 4).
+// Older layouts are moved at open (migrate_docs.go).
 var (
-	bucketCallPostings = []byte("call_postings")
-	bucketCallTerms    = []byte("call_terms")
+	bucketCallPostings      = []byte("call_postings")       // schema 2: one key a posting
+	bucketCallPostingBlocks = []byte("call_posting_blocks") // schema 3: blocks of call ids
+	bucketCallTerms         = []byte("call_terms")          // schema 3: each call's terms
 )
 
 func termScope(ws, term string) string { return ws + "/t/" + term }
 
-func encodeTerms(terms map[string]int) []byte {
-	keys := make([]string, 0, len(terms))
-	for t := range terms {
-		keys = append(keys, t)
-	}
-	slices.Sort(keys)
-	var b []byte
-	for _, t := range keys {
-		b = append(b, t...)
-		b = append(b, 0, byte(terms[t]))
-	}
-	return b
-}
-
-func decodeTerms(v []byte) map[string]int {
-	out := map[string]int{}
-	for len(v) > 0 {
-		i := bytes.IndexByte(v, 0)
-		if i < 0 || i+1 >= len(v) {
-			break
-		}
-		out[string(v[:i])] = int(v[i+1])
-		v = v[i+2:]
-	}
-	return out
-}
-
 // SetCallTerms implements service.CallSearchTx.
-func (t tx) SetCallTerms(ws, id string, terms map[string]int) error {
-	return setCallTerms(t.b, ws, id, terms)
+func (t tx) SetCallTerms(ws, id string, old, next map[string]int) error {
+	return setCallTerms(t.b, ws, id, old, next)
 }
 
-func setCallTerms(tx *bbolt.Tx, ws, id string, terms map[string]int) error {
-	for term, tf := range terms {
+// setCallTerms removes the postings of the terms of old that next lacks and sets those of
+// next. A posting old names but the index lacks is no error (a call stored before the
+// index was built has none).
+func setCallTerms(tx *bbolt.Tx, ws, id string, old, next map[string]int) error {
+	for term, tf := range next {
 		if tf < 1 || tf > 255 || term == "" || strings.IndexByte(term, 0) >= 0 {
 			return fmt.Errorf("call %s: bad index term %q (frequency %d)", id, term, tf)
 		}
 	}
-	fwd := tx.Bucket(bucketCallTerms)
-	fwd.FillPercent = appendFill
-	old, err := storedTerms(fwd.Get([]byte(id)))
-	if err != nil {
-		return fmt.Errorf("call %s: %w", id, err)
+	if len(old) == 0 && len(next) == 0 {
+		return nil
 	}
-	post := tx.Bucket(bucketCallPostingBlocks)
+	idx := tx.Bucket(bucketCallsIndex)
+	d, ok := docOf(idx, ws, id)
+	if !ok {
+		return fmt.Errorf("call %s is not a stored call of workspace %s with a well-formed id: it cannot be indexed", id, ws)
+	}
+	post := tx.Bucket(bucketCallPostingDocs)
+	set := func(term string, tf int) error {
+		delta, err := putPosting(post, idx, ws, termScope(ws, term), d, id, byte(tf))
+		if err != nil || delta == 0 {
+			return err
+		}
+		return addScopeCount(tx, termScope(ws, term), int64(delta))
+	}
 	for term := range old {
-		if _, keep := terms[term]; keep {
-			continue
-		}
-		if err := putPosting(post, termScope(ws, term), id, 0); err != nil {
-			return err
-		}
-		if err := addScopeCount(tx, termScope(ws, term), -1); err != nil {
-			return err
-		}
-	}
-	for term, tf := range terms {
-		was, had := old[term]
-		if had && was == tf {
-			continue
-		}
-		if err := putPosting(post, termScope(ws, term), id, byte(tf)); err != nil {
-			return err
-		}
-		if !had {
-			if err := addScopeCount(tx, termScope(ws, term), 1); err != nil {
+		if _, keep := next[term]; !keep {
+			if err := set(term, 0); err != nil {
 				return err
 			}
 		}
 	}
-	if len(terms) == 0 {
-		return fwd.Delete([]byte(id))
+	for term, tf := range next {
+		if err := set(term, tf); err != nil {
+			return err
+		}
 	}
-	return fwd.Put([]byte(id), packTerms(encodeTerms(terms)))
+	return nil
 }
 
 // searchQuery is a callQuery that also requires every term.
@@ -112,7 +81,21 @@ type searchQuery struct {
 	calls  int64   // calls of the workspace
 	tfs    []int   // score's buffer
 	post   *bbolt.Bucket
+	idx    *bbolt.Bucket
 	search data.CallSearch
+	// lastID's docID, kept for the term checks and the score of the same call.
+	lastID  string
+	lastDoc docID
+	lastOK  bool
+}
+
+// doc returns id's docID (false: the call is not in the workspace's index).
+func (sq *searchQuery) doc(id string) (docID, bool) {
+	if id != sq.lastID {
+		sq.lastID = id
+		sq.lastDoc, sq.lastOK = docOf(sq.idx, sq.ws, id)
+	}
+	return sq.lastDoc, sq.lastOK
 }
 
 // newSearchQuery drives the walk by the smallest of the filter's scope and the rarest
@@ -121,7 +104,7 @@ func newSearchQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilte
 	q := newCallQuery(tx, ws, agentIDs, f)
 	counts := tx.Bucket(bucketCallScopeCounts)
 	sq := &searchQuery{callQuery: q, ws: ws, terms: s.Terms, calls: int64(scopeCountOf(counts, ws)),
-		post: tx.Bucket(bucketCallPostingBlocks), search: s}
+		post: tx.Bucket(bucketCallPostingDocs), idx: tx.Bucket(bucketCallsIndex), search: s}
 	q.binding += "\x00search\x00" + s.Sort + "\x00" + strings.Join(s.Terms, "\x00")
 	if len(s.Terms) == 0 {
 		q.scopes = nil
@@ -141,14 +124,18 @@ func newSearchQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilte
 	if sq.df[rarest] == 0 {
 		q.scopes = nil // a term no call holds: nothing matches
 	} else if len(q.scopes) == 1 && q.scopes[0] == ws || sq.df[rarest] < filterN {
-		q.scopes, q.bucket, q.blocks = []string{termScope(ws, s.Terms[rarest])}, bucketCallPostingBlocks, true
-		q.implied = false // a term's postings hold every agent's calls
-		idx := tx.Bucket(bucketCallsIndex)
-		q.attrs = func(id string, _ []byte) callAttrs { return decodeAttrs(idx.Get(indexKey(ws, id))) }
+		// A term's postings hold every agent's calls; their cursor reads each call's
+		// attributes from its index entry.
+		q.scopes, q.bucket, q.blocks = []string{termScope(ws, s.Terms[rarest])}, bucketCallPostingDocs, true
+		q.implied = false
 	}
 	q.extra = func(id string) bool {
+		d, ok := sq.doc(id)
+		if !ok {
+			return false
+		}
 		for _, term := range s.Terms {
-			if postingTF(sq.post, termScope(ws, term), id) == 0 {
+			if postingTF(sq.post, termScope(ws, term), d) == 0 {
 				return false
 			}
 		}
@@ -161,8 +148,13 @@ func newSearchQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilte
 // the postings.
 func (sq *searchQuery) score(id string) int64 {
 	sq.tfs = sq.tfs[:0]
+	d, ok := sq.doc(id)
 	for _, term := range sq.terms {
-		sq.tfs = append(sq.tfs, int(postingTF(sq.post, termScope(sq.ws, term), id)))
+		tf := 0
+		if ok {
+			tf = int(postingTF(sq.post, termScope(sq.ws, term), d))
+		}
+		sq.tfs = append(sq.tfs, tf)
 	}
 	return fulltext.Stats{Calls: sq.calls, DF: sq.df}.Score(sq.tfs)
 }

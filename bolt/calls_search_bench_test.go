@@ -58,7 +58,7 @@ func BenchmarkCallInsertSearchIndex(b *testing.B) {
 			return err
 		}
 		if terms {
-			return setCallTerms(tx, c.WorkspaceID, c.ID, fulltext.CallTerms(c))
+			return setCallTerms(tx, c.WorkspaceID, c.ID, nil, fulltext.CallTerms(c))
 		}
 		return nil
 	}

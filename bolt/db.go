@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -64,7 +64,7 @@ var allBuckets = [][]byte{
 	bucketAgents, bucketKnowledgeBase, bucketAgentsByWS, bucketAgentsByState, bucketAgentVersions,
 	bucketWebhooks, bucketWebhooksByWS, bucketDeliveries, bucketDeliveriesByWebhook, bucketDeliveriesDue,
 	bucketNumbers, bucketNumbersByPhone, bucketNumbersByWS, bucketNumbersByAgent, bucketCalls, bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketSubscriptions,
-	bucketCallPostingBlocks, bucketCallTerms, bucketCallEventRefs,
+	bucketCallPostingDocs, bucketCallEventRefs,
 	bucketKBByWS, bucketKBSources, bucketKBChunks, bucketKBPendingURLs,
 }
 
@@ -181,7 +181,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	// growth costs a truncate and an fsync, so 1 MiB steps cost one more fsync every
 	// megabyte written.
 	bdb.AllocSize = allocSize
-	if err := migratePostings(bdb); err != nil {
+	if err := migrateDocs(bdb, opts.Logger); err != nil {
 		bdb.Close()
 		return nil, err
 	}
@@ -242,9 +242,12 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// that an older binary, which could not read the new values, refuses the file at
 	// start instead of failing on the first such record.
 	func(tx *bbolt.Tx) error { return nil },
-	// 2 → 3: a term's postings are packed in blocks (calls_postings.go), moved there by
-	// migratePostings before this runs; and a call event may reference an earlier event's
-	// payload instead of copying it (events_ref.go). Old events read as they are.
+	// 2 → 3: a term's postings were packed in blocks of call ids; and a call event may
+	// reference an earlier event's payload instead of copying it (events_ref.go). Old
+	// events read as they are.
+	func(tx *bbolt.Tx) error { return nil },
+	// 3 → 4: postings name calls by docID (calls_slots.go, calls_postings.go) and storage
+	// keeps no term lists; migrateDocs moved a schema 2 or 3 index before this runs.
 	func(tx *bbolt.Tx) error { return nil },
 }
 

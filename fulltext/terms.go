@@ -79,6 +79,10 @@ func QueryTerms(q string) []string {
 // CallTerms returns the terms of a call with their frequencies (capped at
 // MaxTermFrequency): the words of its transcript contents and of the values (not the
 // keys) of its analysis and variables, strings and numbers alike, at any depth.
+//
+// What it returns for a stored call must not change between versions without a reindex:
+// the service removes a call's postings by the terms this gives for the call as stored
+// (service.CallSearchTx), and a term it no longer gives would leave its posting behind.
 func CallTerms(c *data.Call) map[string]int {
 	terms := map[string]int{}
 	add := func(s string) {

@@ -166,9 +166,9 @@ func (t *tx) PutCall(next *data.Call) error {
 	return t.sendBatch(&b)
 }
 
-// DeleteCall implements service.CallTx, removing the call's search postings too. The
-// minutes the call used stay counted.
-func (t *tx) DeleteCall(id string) error {
+// DeleteCall implements service.CallTx, removing the call's search postings too (found by
+// its id: terms is not needed). The minutes the call used stay counted.
+func (t *tx) DeleteCall(id string, _ map[string]int) error {
 	c, err := scanCallCore(t.queryRow(`DELETE FROM calls WHERE id = $1 RETURNING `+callCoreCols, id))
 	if err != nil {
 		return noRows(err)

@@ -122,7 +122,7 @@ func TestCallsAgainstModel(t *testing.T) {
 		}
 		for range 60 {
 			id := all[rng.IntN(len(all))]
-			if err := tx.DeleteCall(id); err != nil {
+			if err := tx.DeleteCall(id, nil); err != nil {
 				return err
 			}
 			delete(m.calls, id)

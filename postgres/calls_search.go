@@ -71,8 +71,9 @@ func queueCallTerms(b *pgx.Batch, ws, id string, terms map[string]int) {
 	b.Queue(setCallTermsSQL, ws, id, names, tfs)
 }
 
-// SetCallTerms implements service.CallSearchTx.
-func (t *tx) SetCallTerms(ws, id string, terms map[string]int) error {
+// SetCallTerms implements service.CallSearchTx. The call's postings are found by its id:
+// old is not needed.
+func (t *tx) SetCallTerms(ws, id string, _, terms map[string]int) error {
 	for term, tf := range terms {
 		if tf < 1 || tf > 255 || term == "" || strings.IndexByte(term, 0) >= 0 {
 			return fmt.Errorf("call %s: bad index term %q (frequency %d)", id, term, tf)

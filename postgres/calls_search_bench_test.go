@@ -173,7 +173,7 @@ func BenchmarkCallSearch(b *testing.B) {
 					if err := tx.InsertCall(c); err != nil || !withTerms {
 						return err
 					}
-					return tx.SetCallTerms(c.WorkspaceID, c.ID, fulltext.CallTerms(c))
+					return tx.SetCallTerms(c.WorkspaceID, c.ID, nil, fulltext.CallTerms(c))
 				})
 				if err != nil {
 					b.Fatal(err)

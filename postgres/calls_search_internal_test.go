@@ -153,7 +153,7 @@ func TestCallSearchAgainstModel(t *testing.T) {
 			if err := tx.InsertCall(c); err != nil {
 				return err
 			}
-			if err := tx.SetCallTerms(c.WorkspaceID, c.ID, terms); err != nil {
+			if err := tx.SetCallTerms(c.WorkspaceID, c.ID, nil, terms); err != nil {
 				return err
 			}
 			m.calls[c.ID], m.terms[c.ID] = c, terms
@@ -174,7 +174,7 @@ func TestCallSearchAgainstModel(t *testing.T) {
 			if rng.IntN(5) == 0 {
 				terms = m.terms[id]
 			}
-			if err := tx.SetCallTerms(m.calls[id].WorkspaceID, id, terms); err != nil {
+			if err := tx.SetCallTerms(m.calls[id].WorkspaceID, id, m.terms[id], terms); err != nil {
 				return err
 			}
 			m.terms[id] = terms
@@ -184,7 +184,7 @@ func TestCallSearchAgainstModel(t *testing.T) {
 			if m.calls[id] == nil {
 				continue
 			}
-			if err := tx.DeleteCall(id); err != nil {
+			if err := tx.DeleteCall(id, m.terms[id]); err != nil {
 				return err
 			}
 			delete(m.calls, id)

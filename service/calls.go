@@ -108,7 +108,7 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 		if err := tx.InsertCall(c); err != nil {
 			return err
 		}
-		if err := indexCall(tx, c); err != nil {
+		if err := indexCall(tx, nil, c); err != nil {
 			return err
 		}
 		return s.callEvents(ctx, tx, c, data.EventCallRegistered, "", c.Analysis != nil)
@@ -265,7 +265,7 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 			return err
 		}
 		if in.Transcript.Set || in.Analysis.Set || in.Variables.Set {
-			if err := indexCall(tx, next); err != nil {
+			if err := indexCall(tx, old, next); err != nil {
 				return err
 			}
 		}
@@ -341,6 +341,6 @@ func (s *CallService) DeleteCall(ctx context.Context, id string) error {
 		if c.LegalHold {
 			return data.Errorf(data.ECONFLICT, "The call is on legal hold: set legal_hold to false before deleting it.")
 		}
-		return tx.DeleteCall(id)
+		return deleteCall(tx, c)
 	})
 }

@@ -8,11 +8,19 @@ import (
 	"github.com/voiceapi/voiceapi/validate"
 )
 
-// indexCall hands storage the search terms of c, in the transaction that stores c: the
-// index is never behind the calls. Every path that stores a call's text calls it.
-func indexCall(tx Tx, c *data.Call) error {
-	return tx.SetCallTerms(c.WorkspaceID, c.ID, fulltext.CallTerms(c))
+// indexCall hands storage the search terms of next, in the transaction that stores it,
+// with those of old, the call as it was stored before (nil for a new call): the index is
+// never behind the calls. Every path that stores a call's text calls it.
+func indexCall(tx Tx, old, next *data.Call) error {
+	var was map[string]int
+	if old != nil {
+		was = fulltext.CallTerms(old)
+	}
+	return tx.SetCallTerms(next.WorkspaceID, next.ID, was, fulltext.CallTerms(next))
 }
+
+// deleteCall deletes c with its postings.
+func deleteCall(tx Tx, c *data.Call) error { return tx.DeleteCall(c.ID, fulltext.CallTerms(c)) }
 
 // SearchCalls lists the calls holding every word of s.Terms, with the filters of
 // ListCalls, each hit with its score and a snippet around the first match. Errors:

@@ -231,7 +231,7 @@ func (s *RetentionService) deleteExpiredCalls(ctx context.Context, wsID string, 
 			if days == nil || !c.CreatedAt.Before(now.Add(-time.Duration(*days)*day)) {
 				continue
 			}
-			if err := tx.DeleteCall(id); err != nil {
+			if err := deleteCall(tx, c); err != nil {
 				return err
 			}
 			deleted++

@@ -33,7 +33,10 @@ type countingTx struct {
 	n *int
 }
 
-func (t countingTx) DeleteCall(id string) error { *t.n++; return t.Tx.DeleteCall(id) }
+func (t countingTx) DeleteCall(id string, terms map[string]int) error {
+	*t.n++
+	return t.Tx.DeleteCall(id, terms)
+}
 
 func days(n int) *int { return &n }
 

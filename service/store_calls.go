@@ -25,9 +25,11 @@ type CallTx interface {
 	// PutCall replaces a stored call, moving its index entries and rollup contribution
 	// from the stored record to c, and counts its duration when c reaches a final status.
 	PutCall(c *data.Call) error
-	// DeleteCall removes the call with id, its index entries and its rollup contribution.
-	// The minutes it used stay counted: they were consumed.
-	DeleteCall(id string) error
+	// DeleteCall removes the call with id, its index entries, its rollup contribution and
+	// its search postings: terms are those it is indexed with (what SetCallTerms was last
+	// given for it as next; fulltext.CallTerms of the stored call). The minutes it used
+	// stay counted: they were consumed.
+	DeleteCall(id string, terms map[string]int) error
 	// CallRollups returns what the workspace's calls created in [from, to) add up to per
 	// bucket of width step (an hour or a day, aligned in UTC), oldest first, empty
 	// buckets left out; with agentID, only that agent's calls. It reads the hourly

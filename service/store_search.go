@@ -8,13 +8,17 @@ import "github.com/voiceapi/voiceapi/data"
 // storage in the same write transaction as the call's insert or update, so the index is
 // never behind the calls.
 type CallSearchTx interface {
-	// SetCallTerms makes terms (term → its frequency in the call, 1 to 255) the indexed
-	// terms of the stored call id of workspaceID, replacing those it had: postings of terms
-	// no longer given are removed, the others added or their frequency updated. Nil or
-	// empty terms remove them all. Terms arrive normalized and are compared byte for byte;
-	// an empty term or a frequency outside 1 to 255 is an error, and nothing is written.
-	// DeleteCall, and the deletion of a workspace's calls, remove a call's terms as well.
-	SetCallTerms(workspaceID, id string, terms map[string]int) error
+	// SetCallTerms makes next (term → its frequency in the call, 1 to 255) the indexed
+	// terms of the stored call id of workspaceID, replacing old, the terms it is indexed
+	// with now (what the last SetCallTerms for it was given as next; nil for a new call):
+	// postings of terms no longer given are removed, the others added or their frequency
+	// updated. Nil or empty next removes them all. A term of old that has no posting is
+	// not an error (a call stored before the index existed has none), and an engine may
+	// find a call's postings without old. Terms arrive normalized and are compared byte
+	// for byte; an empty term or a frequency outside 1 to 255 in next is an error, and
+	// nothing is written. DeleteCall, and the deletion of a workspace's calls, remove a
+	// call's terms as well.
+	SetCallTerms(workspaceID, id string, old, next map[string]int) error
 	// SearchCalls returns one page of the workspace's calls that hold every term of
 	// s.Terms (AND; none given is an empty page) and match f and agentIDs as Calls does.
 	// Each hit carries Search.Score, the call's relevance to the terms (greater is better;

@@ -67,14 +67,14 @@ func testCallSearch(t *testing.T, open Opener) {
 			if err := tx.InsertCall(call); err != nil {
 				return err
 			}
-			if err := tx.SetCallTerms("ws_1", call.ID, idx[i]); err != nil {
+			if err := tx.SetCallTerms("ws_1", call.ID, nil, idx[i]); err != nil {
 				return err
 			}
 		}
 		if err := tx.InsertCall(other); err != nil {
 			return err
 		}
-		return tx.SetCallTerms("ws_2", other.ID, map[string]int{"cancel": 1})
+		return tx.SetCallTerms("ws_2", other.ID, nil, map[string]int{"cancel": 1})
 	})
 	ids := func(is ...int) []string {
 		var out []string
@@ -153,7 +153,7 @@ func testCallSearch(t *testing.T, open Opener) {
 		if err := tx.InsertCall(late); err != nil {
 			return err
 		}
-		return tx.SetCallTerms("ws_1", late.ID, map[string]int{"cancel": 9})
+		return tx.SetCallTerms("ws_1", late.ID, nil, map[string]int{"cancel": 9})
 	})
 	view(t, s, func(tx service.Tx) error {
 		rest, _, err := tx.SearchCalls("ws_1", nil, data.CallFilter{}, terms(data.SortRelevance, "cancel"), data.PageRequest{PerPage: 2, Cursor: *p1.NextCursor})
@@ -165,18 +165,18 @@ func testCallSearch(t *testing.T, open Opener) {
 
 	// Replacing terms moves the postings; bad terms write nothing; deletes remove them.
 	update(t, s, func(tx service.Tx) error {
-		if err := tx.SetCallTerms("ws_1", c[1].ID, map[string]int{"refund": 1, "hello": 4}); err != nil {
+		if err := tx.SetCallTerms("ws_1", c[1].ID, idx[1], map[string]int{"refund": 1, "hello": 4}); err != nil {
 			return err
 		}
 		for _, bad := range []map[string]int{{"x": 0}, {"x": 256}, {"": 1}} {
-			if err := tx.SetCallTerms("ws_1", c[2].ID, bad); err == nil {
+			if err := tx.SetCallTerms("ws_1", c[2].ID, idx[2], bad); err == nil {
 				t.Errorf("SetCallTerms(%v) = nil", bad)
 			}
 		}
-		if err := tx.DeleteCall(c[3].ID); err != nil {
+		if err := tx.DeleteCall(c[3].ID, idx[3]); err != nil {
 			return err
 		}
-		return tx.SetCallTerms("ws_1", late.ID, nil)
+		return tx.SetCallTerms("ws_1", late.ID, map[string]int{"cancel": 9}, nil)
 	})
 	view(t, s, func(tx service.Tx) error {
 		if got := searchAll(t, tx, "ws_1", nil, data.CallFilter{}, terms(data.SortCreatedAt, "cancel")); !slices.Equal(got, ids(5, 0)) {

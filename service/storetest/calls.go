@@ -118,7 +118,7 @@ func testCalls(t *testing.T, open Opener) {
 	})
 
 	// A delete leaves the lists; the minutes it used stay counted.
-	update(t, s, func(tx service.Tx) error { return tx.DeleteCall(c3.ID) })
+	update(t, s, func(tx service.Tx) error { return tx.DeleteCall(c3.ID, nil) })
 	view(t, s, func(tx service.Tx) error {
 		if got := listAll(t, tx, "ws_1", nil, data.CallFilter{AgentID: a}); !slices.Equal(got, []string{c1.ID}) {
 			t.Errorf("agent a after the delete: %v", got)
@@ -197,7 +197,7 @@ func testCallRollups(t *testing.T, open Opener) {
 		return nil
 	})
 	// A delete takes the call out of its hour.
-	update(t, s, func(tx service.Tx) error { return tx.DeleteCall(calls[0].ID) })
+	update(t, s, func(tx service.Tx) error { return tx.DeleteCall(calls[0].ID, nil) })
 	view(t, s, func(tx service.Tx) error {
 		days, err := tx.CallRollups("ws_1", "", day, day.Add(24*time.Hour), 24*time.Hour)
 		if len(days) != 1 || days[0].Calls != 2 || days[0].Reasons[reason] != 1 {

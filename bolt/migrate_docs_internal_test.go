@@ -1,0 +1,295 @@
+package bolt
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.etcd.io/bbolt"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/fulltext"
+)
+
+// searchIDs lists, newest first, the ids of the calls of ws holding every term.
+func searchIDs(t *testing.T, db *DB, ws string, terms ...string) []string {
+	t.Helper()
+	var ids []string
+	err := db.view(func(b *bbolt.Tx) error {
+		hits, _, err := tx{db: db, b: b}.SearchCalls(ws, nil, data.CallFilter{}, data.CallSearch{Terms: terms, Sort: data.SortCreatedAt}, data.PageRequest{PerPage: 100})
+		for _, h := range hits {
+			ids = append(ids, h.Call.ID)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// encodeOldBlock is schema 3's block encoder (decodeOldBlock reads it).
+func encodeOldBlock(list []oldPosting) []byte {
+	out := []byte{0x01}
+	var prev []byte
+	for _, p := range list {
+		k := append([]byte{1}, p.id...)
+		if data.ValidID(data.PrefixCall, p.id) {
+			var hi, lo uint64
+			for i := len(data.PrefixCall); i < len(p.id); i++ {
+				d := uint64(strings.IndexByte(idDigits, p.id[i]))
+				hi = hi<<5 | lo>>59
+				lo = lo<<5 | d
+			}
+			k = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64([]byte{0}, hi), lo)
+		}
+		shared := 0
+		for shared < len(prev) && shared < len(k) && prev[shared] == k[shared] {
+			shared++
+		}
+		out = binary.AppendUvarint(out, uint64(shared))
+		out = binary.AppendUvarint(out, uint64(len(k)-shared))
+		out = append(append(out, k[shared:]...), p.tf)
+		prev = k
+	}
+	return out
+}
+
+// toOldSchema rewrites a database's search index in the form schema 3 (or 2) stored it:
+// postings by call id in blocks of call_posting_blocks (one key a posting in
+// call_postings), a term list per indexed call in call_terms, no slots. The calls of
+// unindexed lose their postings and have no term list, as calls stored before the index.
+func toOldSchema(t *testing.T, db *DB, version uint64, unindexed map[string]bool) {
+	t.Helper()
+	err := db.bolt.Update(func(b *bbolt.Tx) error {
+		idx := b.Bucket(bucketCallsIndex)
+		lists := map[string][]oldPosting{}
+		indexed := map[string]bool{}
+		err := b.Bucket(bucketCallPostingDocs).ForEach(func(k, v []byte) error {
+			scope := string(k[:len(k)-7])
+			ws, _, _ := strings.Cut(scope, "/t/")
+			list, err := decodeBlock(v)
+			for _, p := range list {
+				id, _, ok := resolve(idx, ws, p.doc)
+				if !ok {
+					return fmt.Errorf("%s: %v names no call", scope, p.doc)
+				}
+				if unindexed[id] {
+					if err := addScopeCount(b, scope, -1); err != nil {
+						return err
+					}
+					continue
+				}
+				lists[scope] = append(lists[scope], oldPosting{id, p.tf})
+				indexed[id] = true
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if err := b.DeleteBucket(bucketCallPostingDocs); err != nil {
+			return err
+		}
+		name := map[uint64][]byte{2: bucketCallPostings, 3: bucketCallPostingBlocks}[version]
+		old, err := b.CreateBucket(name)
+		if err != nil {
+			return err
+		}
+		for scope, list := range lists {
+			for len(list) > 0 {
+				if version == 2 {
+					if err := old.Put(indexKey(scope, list[0].id), []byte{list[0].tf}); err != nil {
+						return err
+					}
+					list = list[1:]
+					continue
+				}
+				n := min(len(list), 7)
+				if err := old.Put(indexKey(scope, list[0].id), encodeOldBlock(list[:n])); err != nil {
+					return err
+				}
+				list = list[n:]
+			}
+		}
+		terms, err := b.CreateBucket(bucketCallTerms)
+		if err != nil {
+			return err
+		}
+		for id := range indexed {
+			if err := terms.Put([]byte(id), []byte("a term\x00\x01")); err != nil {
+				return err
+			}
+		}
+		var slotted [][2][]byte
+		idx.ForEach(func(k, v []byte) error {
+			if entrySlot(v) != 0 {
+				plain := decodeAttrs(v).encode()
+				slotted = append(slotted, [2][]byte{append([]byte(nil), k...), plain})
+			}
+			return nil
+		})
+		for _, kv := range slotted {
+			if err := idx.Put(kv[0], kv[1]); err != nil {
+				return err
+			}
+		}
+		var ver [8]byte
+		binary.BigEndian.PutUint64(ver[:], version)
+		return b.Bucket(bucketMeta).Put([]byte("schema_version"), ver[:])
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A file of schema 2 or 3 opens as schema 4: slots given to the calls that share a
+// millisecond, the postings moved over several transactions and after a crash following
+// the first, the calls stored before the index indexed, the old buckets gone; every
+// search answers as before, the term counts match the postings, and a deletion removes a
+// call's postings.
+func TestMigrateSearchIndexToSchema4(t *testing.T) {
+	for _, version := range []uint64{2, 3} {
+		t.Run(fmt.Sprint("schema ", version), func(t *testing.T) { testMigrateSearchIndex(t, version) })
+	}
+}
+
+func testMigrateSearchIndex(t *testing.T, version uint64) {
+	dir := t.TempDir()
+	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
+	db, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(version, 9))
+	ids := crowdedIDs(r, 80)
+	order := slices.Clone(ids)
+	r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	calls := map[string]*data.Call{}
+	err = db.bolt.Update(func(b *bbolt.Tx) error {
+		for i, id := range order {
+			ws := []string{"ws_1", "ws_1", "ws_2"}[i%3]
+			words := fmt.Sprintf("every n%d", i%7)
+			if i%2 == 0 {
+				words += " even even"
+			}
+			c := &data.Call{ID: id, WorkspaceID: ws, AgentID: "agt_1", Direction: data.DirectionWeb, Status: data.CallEnded,
+				CreatedAt: data.NewTime(data.IDTime(data.PrefixCall, id)), Transcript: []data.TranscriptItem{{Role: "user", Content: words}}}
+			calls[id] = c
+			if err := insertCall(b, c); err != nil {
+				return err
+			}
+			if err := setCallTerms(b, ws, id, nil, fulltext.CallTerms(c)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries := [][]string{{"every"}, {"even"}, {"n3"}, {"even", "n4"}, {"missing"}}
+	want := map[string][]string{}
+	for _, ws := range []string{"ws_1", "ws_2"} {
+		for _, q := range queries {
+			want[ws+fmt.Sprint(q)] = searchIDs(t, db, ws, q...)
+		}
+	}
+	if len(want["ws_1[every]"]) < 50 || len(want["ws_1[even n4]"]) == 0 {
+		t.Fatalf("before: %v", want)
+	}
+	unindexed := map[string]bool{ids[3]: true, ids[40]: true, ids[41]: true}
+	toOldSchema(t, db, version, unindexed)
+	db.Close()
+
+	defer func(n int) { migrateBatch = n }(migrateBatch)
+	migrateBatch = 25
+	// The first steps, then a crash: the file is marked version 4, so a version 3 binary
+	// refuses it rather than missing what was moved.
+	raw, err := bbolt.Open(filepath.Join(dir, FileName), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []func(*bbolt.DB) (bool, error){markVersion4, assignSlots, movePostingsToDocs} {
+		if _, err := step(raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.View(func(b *bbolt.Tx) error {
+		old := b.Bucket(map[uint64][]byte{2: bucketCallPostings, 3: bucketCallPostingBlocks}[version])
+		if v := b.Bucket(bucketMeta).Get([]byte("schema_version")); binary.BigEndian.Uint64(v) != 4 || old.Stats().KeyN == 0 {
+			t.Errorf("after one batch: version %x, %d old keys left", v, old.Stats().KeyN)
+		}
+		return nil
+	})
+	raw.Close()
+	db, err = Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if v, err := db.SchemaVersion(); err != nil || v != 4 {
+		t.Fatalf("schema version %d, %v", v, err)
+	}
+	db.view(func(b *bbolt.Tx) error {
+		for _, name := range [][]byte{bucketCallPostings, bucketCallPostingBlocks, bucketCallTerms} {
+			if b.Bucket(name) != nil {
+				t.Errorf("bucket %s is still there", name)
+			}
+		}
+		idx := b.Bucket(bucketCallsIndex)
+		for id, c := range calls {
+			d, ok := docOf(idx, c.WorkspaceID, id)
+			if back, _, found := resolve(idx, c.WorkspaceID, d); !ok || !found || back != id {
+				t.Errorf("%s: docID %v resolves to %s", id, d, back)
+			}
+		}
+		checkTermCounts(t, b)
+		return nil
+	})
+	for key, ids := range want {
+		ws, q, _ := strings.Cut(key, "[")
+		if got := searchIDs(t, db, ws, strings.Fields(strings.TrimSuffix(q, "]"))...); !slices.Equal(got, ids) {
+			t.Errorf("search %s after the migration: %v, want %v", key, got, ids)
+		}
+	}
+	first := ids[3] // one of the calls indexed by the migration
+	err = db.bolt.Update(func(b *bbolt.Tx) error {
+		return tx{db: db, b: b}.DeleteCall(first, fulltext.CallTerms(calls[first]))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := calls[first].WorkspaceID
+	if got := searchIDs(t, db, ws, "every"); len(got) != len(want[ws+"[every]"])-1 || slices.Contains(got, first) {
+		t.Errorf("after deleting %s: %d calls hold \"every\"", first, len(got))
+	}
+	db.view(func(b *bbolt.Tx) error { checkTermCounts(t, b); return nil })
+}
+
+// checkTermCounts holds every term scope's count to its postings.
+func checkTermCounts(t *testing.T, b *bbolt.Tx) {
+	t.Helper()
+	postings := map[string]uint64{}
+	b.Bucket(bucketCallPostingDocs).ForEach(func(k, v []byte) error {
+		list, _ := decodeBlock(v)
+		postings[string(k[:len(k)-7])] += uint64(len(list))
+		return nil
+	})
+	b.Bucket(bucketCallScopeCounts).ForEach(func(k, v []byte) error {
+		if bytes.Contains(k, []byte("/t/")) && postings[string(k)] != binary.BigEndian.Uint64(v) {
+			t.Errorf("%s: count %d, %d postings", k, binary.BigEndian.Uint64(v), postings[string(k)])
+		}
+		delete(postings, string(k))
+		return nil
+	})
+	for scope, n := range postings {
+		t.Errorf("%s: %d postings, no count", scope, n)
+	}
+}
