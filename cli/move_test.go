@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"mime/multipart"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,6 +86,10 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 		before[p] = do("GET", p, nil)
 		testkit.Expect(t, before[p], 200)
 	}
+	var searchIDsBefore []string
+	for _, h := range do("GET", "/api/v1/calls?q=hello", nil).List() {
+		searchIDsBefore = append(searchIDsBefore, h.(map[string]any)["id"].(string))
+	}
 	hs.Close()
 	src.Close()
 
@@ -115,6 +120,18 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 		if a, b := after.Header.Get("ETag"), before[p].Header.Get("ETag"); a != b {
 			t.Errorf("GET %s: ETag %q after the move, %q before", p, a, b)
 		}
+	}
+	// The moved calls are searchable where they landed (scores may differ between the
+	// engines, so the ids are compared).
+	searchIDs := func(base string) []string {
+		var ids []string
+		for _, h := range testkit.Request(t, base, "GET", "/api/v1/calls?q=hello", owner.Token, nil).List() {
+			ids = append(ids, h.(map[string]any)["id"].(string))
+		}
+		return ids
+	}
+	if got, want := searchIDs(moved.URL), searchIDsBefore; len(want) != 3 || !slices.Equal(got, want) {
+		t.Errorf("search after the move: %v, want %v", got, want)
 	}
 	// The pending deliveries moved (compared above); of the outbox only the event that
 	// was still in it moved there: fanning out makes exactly its one delivery.

@@ -270,7 +270,13 @@ func (m *mover) calls(tx Tx, ws string) error {
 		return tx.Calls(ws, nil, data.CallFilter{}, req)
 	}
 	return each(page, func(c *data.Call) error {
-		return m.put("calls", func(d Tx) error { return d.InsertCall(c) })
+		// Indexed where it lands: the destination keeps its own postings.
+		return m.put("calls", func(d Tx) error {
+			if err := d.InsertCall(c); err != nil {
+				return err
+			}
+			return indexCall(d, nil, c)
+		})
 	})
 }
 
