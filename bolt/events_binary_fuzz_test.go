@@ -29,6 +29,7 @@ func FuzzStoredEvent(f *testing.F) {
 		if isBinaryEvent(stored) {
 			binaryEventWorkspace(stored)
 		}
+		parseRefList(stored)
 
 		idMS, _ := idMillis(data.PrefixEvent, id)
 		at := time.UnixMilli(idMS + deltaMS).Add(time.Duration(subNS % int64(time.Millisecond)))

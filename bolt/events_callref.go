@@ -74,9 +74,11 @@ func putCallRef(tx *bbolt.Tx, events *bbolt.Bucket, id string, e *data.Event) er
 	}
 	refs := tx.Bucket(bucketCallEventRefs)
 	refs.FillPercent = appendFill // keyed by call id: new calls' lists land at the end
-	list := append([]byte(nil), refs.Get([]byte(id))...)
-	list = binary.AppendUvarint(list, uint64(len(e.ID)))
-	return refs.Put([]byte(id), append(list, e.ID...))
+	list, err := appendRefList(refs.Get([]byte(id)), e.ID)
+	if err != nil {
+		return fmt.Errorf("call %s: %w", id, err)
+	}
+	return refs.Put([]byte(id), list)
 }
 
 // encodeRef is the schema 3 stored form of e referencing target's bytes: mark, target's
@@ -108,14 +110,9 @@ func materializeCallRefs(tx *bbolt.Tx, id string) error {
 		return err
 	}
 	payload = append([]byte(nil), payload...)
-	var ids []string
-	for rest := list; len(rest) > 0; {
-		n, size := binary.Uvarint(rest)
-		if size <= 0 || uint64(len(rest)-size) < n {
-			return fmt.Errorf("call %s: its list of referencing events is malformed", id)
-		}
-		ids = append(ids, string(rest[size:size+int(n)]))
-		rest = rest[size+int(n):]
+	ids, err := parseRefList(list)
+	if err != nil {
+		return fmt.Errorf("call %s: %w", id, err)
 	}
 	events := tx.Bucket(bucketEvents)
 	for _, eid := range ids {

@@ -90,7 +90,7 @@ func TestOldEventFormsStillRead(t *testing.T) {
 }
 
 // TestMaterializeCallRefsEveryForm: a call's referencing events, one in each reference
-// form, are written whole with the call's bytes before it
+// form and listed in either list form, are written whole with the call's bytes before it
 // changes, and read as before.
 func TestMaterializeCallRefsEveryForm(t *testing.T) {
 	db := openInternal(t, &clock{time.Now()})
@@ -105,9 +105,14 @@ func TestMaterializeCallRefsEveryForm(t *testing.T) {
 			return err
 		}
 		events.Put([]byte(oldRef.ID), encodeRef(markCallRef, callID, oldRef))
-		refs.Put([]byte(callID), append([]byte{byte(len(oldRef.ID))}, oldRef.ID...))
+		// The list of schema 3 (uvarint length, text), then one more: rewritten raw.
+		refs.Put([]byte(callID), appendRefListText(nil, []string{oldRef.ID}))
 		if err := putCallRef(b, events, callID, binaryRef); err != nil {
 			return err
+		}
+		list := refs.Get([]byte(callID))
+		if got, err := parseRefList(list); err != nil || len(list) != 33 || list[0] != refListRaw || len(got) != 2 || got[0] != oldRef.ID || got[1] != binaryRef.ID {
+			t.Errorf("the list %x reads %v, %v", list, got, err)
 		}
 		if v := events.Get([]byte(binaryRef.ID)); v[0] != markCallRefBinary {
 			t.Errorf("a call reference stored with 0x%02x", v[0])
@@ -129,6 +134,42 @@ func TestMaterializeCallRefsEveryForm(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRefListForms: lists of both forms read; one holding an id the raw form cannot hold
+// is kept as text.
+func TestRefListForms(t *testing.T) {
+	ids := testIDs()
+	a, b := ids.New(data.PrefixEvent), ids.New(data.PrefixEvent)
+	raw, err := appendRefList(nil, a)
+	if err != nil || len(raw) != 17 || raw[0] != refListRaw {
+		t.Fatalf("a new list: %x, %v", raw, err)
+	}
+	raw, _ = appendRefList(raw, b)
+	text, err := appendRefList(raw, "evt_1")
+	if err != nil || text[0] == refListRaw {
+		t.Fatalf("a list with a non-canonical id: %x, %v", text, err)
+	}
+	for _, c := range []struct {
+		list []byte
+		want []string
+	}{{raw, []string{a, b}}, {text, []string{a, b, "evt_1"}}, {appendRefListText(nil, []string{a}), []string{a}}} {
+		got, err := parseRefList(c.list)
+		if err != nil || len(got) != len(c.want) {
+			t.Errorf("%x: %v, %v; want %v", c.list, got, err, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("%x: %v; want %v", c.list, got, c.want)
+			}
+		}
+	}
+	for _, bad := range [][]byte{{refListRaw, 1, 2}, {30, 'e'}, {0x80}} {
+		if _, err := parseRefList(bad); err == nil {
+			t.Errorf("%x read as a list", bad)
+		}
 	}
 }
 
