@@ -49,18 +49,18 @@ func readToday(t *testing.T, e *data.Event) (data.Event, error) {
 	return out, err
 }
 
-// eventCases are the shapes of an event, each with the form it must be stored in.
-func eventCases(t *testing.T) []struct {
+// eventCase is a shape of an event: an edit of baseEvent, and whether the binary form
+// holds it (else the form of before is written).
+type eventCase struct {
 	name   string
 	edit   func(e *data.Event)
 	binary bool
-} {
+}
+
+// eventCases are the shapes of an event.
+func eventCases() []eventCase {
 	ids := testIDs()
-	type c = struct {
-		name   string
-		edit   func(e *data.Event)
-		binary bool
-	}
+	type c = eventCase
 	at := func(e *data.Event) time.Time { return data.IDTime(data.PrefixEvent, e.ID) }
 	cases := []c{
 		{"every member", func(e *data.Event) {}, true},
@@ -128,7 +128,7 @@ func TestStoredEventForms(t *testing.T) {
 		binary, old   byte // first byte of the binary form and of the fallback
 		oldIsJSONForm bool
 	}{{"whole", markEventBinary, 0, true}, {"event reference", markEventRefBinary, markEventRef, false}, {"call reference", markCallRefBinary, markCallRef, false}}
-	for _, c := range eventCases(t) {
+	for _, c := range eventCases() {
 		for _, kind := range kinds {
 			e := baseEvent(ids, payload)
 			c.edit(e)
