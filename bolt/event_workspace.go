@@ -16,11 +16,19 @@ var _ service.EventWorkspaceTx = tx{}
 // data.Event's order, workspace_id before the payload (data.Event.AppendJSON, and
 // encoding/json for events written before it), so the value is inflated only up to that
 // member, a few hundred bytes of a payload of kilobytes. A value in another order still
-// reads, in full. An event stored as a reference is read from its envelope.
+// reads, in full. An event stored as a reference is read from its envelope; one in the
+// binary form (events_binary.go) holds the workspace at a fixed offset.
 func (t tx) EventWorkspace(id string) (string, error) {
 	v := t.b.Bucket(bucketEvents).Get([]byte(id))
 	if v == nil {
 		return "", nil
+	}
+	if isBinaryEvent(v) {
+		ws, err := binaryEventWorkspace(v)
+		if err != nil {
+			return "", fmt.Errorf("event %s: %w", id, err)
+		}
+		return ws, nil
 	}
 	if len(v) > 0 && (v[0] == markEventRef || v[0] == markCallRef) {
 		// A reference (events_ref.go): its envelope, stored as any value, holds the

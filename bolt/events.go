@@ -16,9 +16,10 @@ func (db *DB) appendEvent(tx *bbolt.Tx, e *data.Event) error {
 	// pages, not bbolt's default half-full ones.
 	events, byWS, outbox := tx.Bucket(bucketEvents), tx.Bucket(bucketEventsByWS), tx.Bucket(bucketOutbox)
 	events.FillPercent, byWS.FillPercent, outbox.FillPercent = appendOnlyFill, appendOnlyFill, appendOnlyFill
-	// Encoded by hand: the payload is not scanned again (data.Event.AppendJSON). A payload
-	// that is the stored call references the call (events_callref.go); the same payload as
-	// the workspace's previous event references that event (events_ref.go).
+	// Encoded by hand, in the binary form when it can (events_binary.go): the payload is
+	// not scanned again. A payload that is the stored call references the call
+	// (events_callref.go); the same payload as the workspace's previous event references
+	// that event (events_ref.go).
 	call, err := callRefFor(tx, e)
 	if err != nil {
 		return err
@@ -35,7 +36,7 @@ func (db *DB) appendEvent(tx *bbolt.Tx, e *data.Event) error {
 	if holder != "" {
 		stored = encodeEventRef(holder, e)
 	} else {
-		stored = encodeValue(e.AppendJSON(make([]byte, 0, len(e.Data)+512), true))
+		stored = storeEvent(e)
 	}
 	if err := events.Put([]byte(e.ID), stored); err != nil {
 		return err

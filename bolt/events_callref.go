@@ -13,7 +13,8 @@ import (
 // Call events that reference the stored call (schema 3). A call's events carry the call
 // as it was when each was recorded, and most of them (call.registered, call.ended of a
 // call registered finished) record exactly the call as stored: such an event is stored as
-// markCallRef, the call's id and the event without its payload, and reads the call's
+// markCallRef, the call's id and the event without its payload (from schema 4,
+// markCallRefBinary and the binary form: events_binary.go), and reads the call's
 // stored JSON back as its payload. bucketCallEventRefs lists, per call, the events that
 // reference it; before the call's stored bytes change or go (PutCall, DeleteCall, a
 // retention sweep, a move to another workspace), each of them is written whole with the
@@ -68,18 +69,20 @@ func callRefFor(tx *bbolt.Tx, e *data.Event) (string, error) {
 
 // putCallRef stores e as a reference to call id and lists it under the call.
 func putCallRef(tx *bbolt.Tx, events *bbolt.Bucket, id string, e *data.Event) error {
-	if err := events.Put([]byte(e.ID), encodeRef(markCallRef, id, e)); err != nil {
+	if err := events.Put([]byte(e.ID), storeRef(markCallRef, id, e)); err != nil {
 		return err
 	}
 	refs := tx.Bucket(bucketCallEventRefs)
 	refs.FillPercent = appendFill // keyed by call id: new calls' lists land at the end
-	list := append([]byte(nil), refs.Get([]byte(id))...)
-	list = binary.AppendUvarint(list, uint64(len(e.ID)))
-	return refs.Put([]byte(id), append(list, e.ID...))
+	list, err := appendRefList(refs.Get([]byte(id)), e.ID)
+	if err != nil {
+		return fmt.Errorf("call %s: %w", id, err)
+	}
+	return refs.Put([]byte(id), list)
 }
 
-// encodeRef is the stored form of e referencing target's bytes: mark, target's id, and e
-// without its payload.
+// encodeRef is the schema 3 stored form of e referencing target's bytes: mark, target's
+// id, and e without its payload (storeRef writes it when the binary form cannot hold e).
 func encodeRef(mark byte, target string, e *data.Event) []byte {
 	env := *e
 	env.Data = nil
@@ -107,31 +110,22 @@ func materializeCallRefs(tx *bbolt.Tx, id string) error {
 		return err
 	}
 	payload = append([]byte(nil), payload...)
-	var ids []string
-	for rest := list; len(rest) > 0; {
-		n, size := binary.Uvarint(rest)
-		if size <= 0 || uint64(len(rest)-size) < n {
-			return fmt.Errorf("call %s: its list of referencing events is malformed", id)
-		}
-		ids = append(ids, string(rest[size:size+int(n)]))
-		rest = rest[size+int(n):]
+	ids, err := parseRefList(list)
+	if err != nil {
+		return fmt.Errorf("call %s: %w", id, err)
 	}
 	events := tx.Bucket(bucketEvents)
 	for _, eid := range ids {
 		v := events.Get([]byte(eid))
-		if len(v) == 0 || v[0] != markCallRef {
+		if len(v) == 0 || v[0] != markCallRef && v[0] != markCallRefBinary {
 			continue // relinked whole, or gone with its workspace
 		}
-		_, env, err := splitEventRef(v)
+		s, err := parseEvent(eid, v)
 		if err != nil {
-			return fmt.Errorf("event %s: %w", eid, err)
+			return err
 		}
-		var e data.Event
-		if err := jsonUnmarshal(env, &e); err != nil {
-			return fmt.Errorf("decoding event %s: %w", eid, err)
-		}
-		e.Data = payload
-		if err := events.Put([]byte(eid), encodeValue(e.AppendJSON(make([]byte, 0, len(payload)+512), true))); err != nil {
+		s.e.Data = payload
+		if err := events.Put([]byte(eid), storeEvent(&s.e)); err != nil {
 			return err
 		}
 	}

@@ -17,7 +17,8 @@ import (
 // call.registered and call.ended, each a copy of the call). An event whose payload is
 // byte for byte the payload of the workspace's previous event is stored as a reference to
 // the event that holds it: markEventRef, the holder's id, and the event without its
-// payload ("data":null), deflated. Reading it puts the holder's payload back, so every
+// payload ("data":null), deflated (from schema 4, markEventRefBinary and the event in
+// the binary form when it holds it: events_binary.go). Reading it puts the holder's payload back, so every
 // reader (the event API, SSE, webhooks, export, the audit chain) gets the same bytes as
 // from a copy. The holder is another event of the same workspace, never itself a
 // reference, and events are never rewritten but by a rekey (which keeps their payloads) and
@@ -93,7 +94,7 @@ func (rc *refCache) forget(ws string) {
 }
 
 // encodeEventRef is the stored form of e referencing holder's payload.
-func encodeEventRef(holder string, e *data.Event) []byte { return encodeRef(markEventRef, holder, e) }
+func encodeEventRef(holder string, e *data.Event) []byte { return storeRef(markEventRef, holder, e) }
 
 // splitEventRef returns the holder and the stored envelope of a reference.
 func splitEventRef(v []byte) (string, []byte, error) {
@@ -113,66 +114,52 @@ func readEvent(tx *bbolt.Tx, id string) (*data.Event, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var e data.Event
-	if len(v) == 0 || v[0] != markEventRef && v[0] != markCallRef {
-		if err := jsonUnmarshal(v, &e); err != nil {
-			return nil, fmt.Errorf("decoding event %s: %w", id, err)
-		}
-		return &e, nil
-	}
-	holder, env, err := splitEventRef(v)
+	s, err := parseEvent(id, v)
 	if err != nil {
-		return nil, fmt.Errorf("event %s: %w", id, err)
+		return nil, err
 	}
-	if err := jsonUnmarshal(env, &e); err != nil {
-		return nil, fmt.Errorf("decoding event %s: %w", id, err)
-	}
-	if v[0] == markCallRef {
-		stored := tx.Bucket(bucketCalls).Get([]byte(holder))
+	switch s.ref {
+	case markCallRef:
+		stored := tx.Bucket(bucketCalls).Get([]byte(s.target))
 		if stored == nil {
-			return nil, fmt.Errorf("event %s references call %s, which is not stored", id, holder)
+			return nil, fmt.Errorf("event %s references call %s, which is not stored", id, s.target)
 		}
 		plain, err := decodeValue(stored)
 		if err != nil {
 			return nil, err
 		}
-		e.Data = append([]byte(nil), plain...)
-		return &e, nil
+		s.e.Data = append([]byte(nil), plain...)
+	case markEventRef:
+		hv := events.Get([]byte(s.target))
+		if len(hv) == 0 {
+			return nil, fmt.Errorf("event %s references %s, which holds no payload", id, s.target)
+		}
+		h, err := parseEvent(s.target, hv)
+		if err != nil {
+			return nil, err
+		}
+		if h.ref != 0 {
+			return nil, fmt.Errorf("event %s references %s, which holds no payload", id, s.target)
+		}
+		s.e.Data = h.e.Data
 	}
-	hv := events.Get([]byte(holder))
-	if len(hv) == 0 || hv[0] == markEventRef || hv[0] == markCallRef {
-		return nil, fmt.Errorf("event %s references %s, which holds no payload", id, holder)
-	}
-	var h data.Event
-	if err := jsonUnmarshal(hv, &h); err != nil {
-		return nil, fmt.Errorf("decoding event %s: %w", holder, err)
-	}
-	e.Data = h.Data
-	return &e, nil
+	return &s.e, nil
 }
 
-// relinkEvent sets an event's chain links, keeping its stored form (a reference stays one).
+// relinkEvent sets an event's chain links, keeping its stored form (a reference stays one;
+// the binary form is written when it can hold the new links).
 func relinkEvent(events *bbolt.Bucket, id, prevHash, hash string) error {
 	v := events.Get([]byte(id))
 	if v == nil {
 		return nil
 	}
-	if v[0] != markEventRef && v[0] != markCallRef {
-		var e data.Event
-		if err := jsonUnmarshal(v, &e); err != nil {
-			return fmt.Errorf("decoding event %s: %w", id, err)
-		}
-		e.PrevHash, e.Hash = prevHash, hash
-		return events.Put([]byte(id), encodeValue(e.AppendJSON(nil, true)))
-	}
-	holder, env, err := splitEventRef(v)
+	s, err := parseEvent(id, v)
 	if err != nil {
-		return fmt.Errorf("event %s: %w", id, err)
+		return err
 	}
-	var e data.Event
-	if err := jsonUnmarshal(env, &e); err != nil {
-		return fmt.Errorf("decoding event %s: %w", id, err)
+	s.e.PrevHash, s.e.Hash = prevHash, hash
+	if s.ref != 0 {
+		return events.Put([]byte(id), storeRef(s.ref, s.target, &s.e))
 	}
-	e.PrevHash, e.Hash = prevHash, hash
-	return events.Put([]byte(id), encodeRef(v[0], holder, &e))
+	return events.Put([]byte(id), storeEvent(&s.e))
 }

@@ -183,6 +183,6 @@ func inflateInto(out *bytes.Buffer, v []byte) error {
 // StoredJSON returns the JSON of a value as stored in a bucket, deflated or not, for
 // whoever reads the file without this package's accessors (tests, forensics). A value
 // put back as plain JSON reads as well. An event stored as a reference (events_ref.go,
-// events_callref.go: first byte 0x03 or 0x04) is returned as stored, not as JSON: its
-// payload is in another record, so read events through the store's Event.
+// events_callref.go: first byte 0x03 or 0x04) or in the binary form (events_binary.go:
+// 0x05 to 0x07) is returned as stored, not as JSON: StoredEventJSON reads those.
 func StoredJSON(v []byte) ([]byte, error) { return decodeValue(v) }

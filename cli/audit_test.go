@@ -74,7 +74,7 @@ func TestAuditVerifyNamesEditedEvent(t *testing.T) {
 	tamper(t, dir, func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte("events"))
 		var e map[string]any
-		stored, _ := bolt.StoredJSON(b.Get([]byte(ids[1])))
+		stored, _ := bolt.StoredEventJSON(ids[1], b.Get([]byte(ids[1])))
 		json.Unmarshal(stored, &e)
 		e["data"] = map[string]any{"name": "forged"}
 		raw, _ := json.Marshal(e)
@@ -137,7 +137,7 @@ func TestAuditRekeyRelinksAnUnkeyedChain(t *testing.T) {
 			b, prev := tx.Bucket([]byte("events")), ""
 			for i, id := range ids {
 				var e data.Event
-				stored, err := bolt.StoredJSON(b.Get([]byte(id)))
+				stored, err := bolt.StoredEventJSON(id, b.Get([]byte(id)))
 				if err != nil {
 					return err
 				}

@@ -147,9 +147,12 @@ func TestAgentAPIKeyNeverInPlaintext(t *testing.T) {
 	if e.Bolt != nil {
 		// Long values are stored deflated: scan them inflated as well.
 		err = e.Bolt.Bolt().View(func(tx *bbolt.Tx) error {
-			return tx.ForEach(func(_ []byte, b *bbolt.Bucket) error {
-				return b.ForEach(func(_, v []byte) error {
+			return tx.ForEach(func(name []byte, b *bbolt.Bucket) error {
+				return b.ForEach(func(k, v []byte) error {
 					plain, err := bolt.StoredJSON(v)
+					if string(name) == "events" {
+						plain, err = bolt.StoredEventJSON(string(k), v) // binary events too
+					}
 					if err != nil {
 						plain = v // not a stored record (a binary value that starts with a mark): as it is
 					}

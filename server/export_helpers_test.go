@@ -18,7 +18,11 @@ func (e *env) countWorkspaceRecords(workspaceID string) string {
 	err := e.bolt().Bolt().View(func(tx *bbolt.Tx) error {
 		return tx.ForEach(func(name []byte, b *bbolt.Bucket) error {
 			return b.ForEach(func(k, v []byte) error {
-				if plain, err := bolt.StoredJSON(v); err == nil { // long values are stored deflated
+				plain, err := bolt.StoredJSON(v) // long values are stored deflated
+				if string(name) == "events" {
+					plain, err = bolt.StoredEventJSON(string(k), v) // binary events too
+				}
+				if err == nil {
 					v = plain
 				} // else not a stored record (a binary value that starts with a mark): as it is
 				if bytes.Contains(k, []byte(workspaceID)) || bytes.Contains(v, []byte(workspaceID)) {

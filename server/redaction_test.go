@@ -179,14 +179,17 @@ func storedValues(t *testing.T, path string) string {
 	}
 	defer db.Close()
 	var out strings.Builder
-	var walk func(b *bbolt.Bucket) error
-	walk = func(b *bbolt.Bucket) error {
+	var walk func(name []byte, b *bbolt.Bucket) error
+	walk = func(name []byte, b *bbolt.Bucket) error {
 		return b.ForEach(func(k, v []byte) error {
 			out.Write(k)
 			if v == nil {
-				return walk(b.Bucket(k))
+				return walk(k, b.Bucket(k))
 			}
 			plain, err := bolt.StoredJSON(v)
+			if string(name) == "events" {
+				plain, err = bolt.StoredEventJSON(string(k), v) // binary events too
+			}
 			if err != nil {
 				plain = v // not a stored record (an index value): as it is
 			}
@@ -195,7 +198,7 @@ func storedValues(t *testing.T, path string) string {
 		})
 	}
 	err = db.View(func(tx *bbolt.Tx) error {
-		return tx.ForEach(func(name []byte, b *bbolt.Bucket) error { return walk(b) })
+		return tx.ForEach(func(name []byte, b *bbolt.Bucket) error { return walk(name, b) })
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -128,7 +128,7 @@ func TestAuditVerifyOnline(t *testing.T) {
 	testkit.NeedBolt(t)
 	err := s.DB.Bolt().Update(func(tx *bbolt.Tx) error {
 		b := tx.Bucket([]byte("events"))
-		stored, err := bolt.StoredJSON(b.Get([]byte(edited)))
+		stored, err := bolt.StoredEventJSON(edited, b.Get([]byte(edited)))
 		if err != nil {
 			return err
 		}
