@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"go.etcd.io/bbolt"
 
@@ -36,14 +35,12 @@ const maxSlot = 1 << 20
 
 // idMS returns the millisecond of a well-formed call id.
 func idMS(id string) (uint64, bool) {
-	if !data.ValidID(data.PrefixCall, id) {
-		return 0, false
-	}
-	return prefixMS(id)
+	ms, ok := idMillis(data.PrefixCall, id)
+	return uint64(ms), ok
 }
 
 // prefixMS reads the millisecond from the first characters of s, which must be those of
-// a call id.
+// a call id (s may go on with anything: a walk's bounds are made from ids).
 func prefixMS(s string) (uint64, bool) {
 	n := len(data.PrefixCall) + 10
 	if len(s) < n || s[:len(data.PrefixCall)] != data.PrefixCall || s[len(data.PrefixCall)] > '7' {
@@ -51,8 +48,8 @@ func prefixMS(s string) (uint64, bool) {
 	}
 	var ms uint64
 	for i := len(data.PrefixCall); i < n; i++ {
-		d := strings.IndexByte(idDigits, s[i])
-		if d < 0 {
+		d := crockfordValues[s[i]]
+		if d == 0xFF {
 			return 0, false
 		}
 		ms = ms<<5 | uint64(d)
@@ -60,14 +57,11 @@ func prefixMS(s string) (uint64, bool) {
 	return ms, true
 }
 
-// idDigits are the Crockford base32 digits of ids (data.IDGen), in byte order.
-const idDigits = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-
 // msPrefix is the text every call id of millisecond ms starts with.
 func msPrefix(ms uint64) string {
 	var out [10]byte
 	for i := 9; i >= 0; i-- {
-		out[i] = idDigits[ms&31]
+		out[i] = crockfordDigits[ms&31]
 		ms >>= 5
 	}
 	return data.PrefixCall + string(out[:])

@@ -313,7 +313,7 @@ func decodeOldBlock(v []byte) ([]oldPosting, error) {
 		var id string
 		switch {
 		case len(key) == 17 && key[0] == 0:
-			id = data.PrefixCall + crockford16(key[1:])
+			id = idText(data.PrefixCall, key[1:])
 		case len(key) > 0:
 			id = string(key[1:])
 		}
@@ -321,16 +321,4 @@ func decodeOldBlock(v []byte) ([]oldPosting, error) {
 		v = v[size+1:]
 	}
 	return list, nil
-}
-
-// crockford16 writes 128 bits as the 26 Crockford characters of an id.
-func crockford16(raw []byte) string {
-	hi, lo := binary.BigEndian.Uint64(raw[:8]), binary.BigEndian.Uint64(raw[8:])
-	var out [26]byte
-	for i := 25; i >= 0; i-- {
-		out[i] = idDigits[lo&31]
-		lo = lo>>5 | hi<<59
-		hi >>= 5
-	}
-	return string(out[:])
 }

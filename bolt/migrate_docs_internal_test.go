@@ -40,14 +40,8 @@ func encodeOldBlock(list []oldPosting) []byte {
 	var prev []byte
 	for _, p := range list {
 		k := append([]byte{1}, p.id...)
-		if data.ValidID(data.PrefixCall, p.id) {
-			var hi, lo uint64
-			for i := len(data.PrefixCall); i < len(p.id); i++ {
-				d := uint64(strings.IndexByte(idDigits, p.id[i]))
-				hi = hi<<5 | lo>>59
-				lo = lo<<5 | d
-			}
-			k = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64([]byte{0}, hi), lo)
+		if raw, ok := idRaw(data.PrefixCall, p.id); ok {
+			k = append([]byte{0}, raw[:]...)
 		}
 		shared := 0
 		for shared < len(prev) && shared < len(k) && prev[shared] == k[shared] {
