@@ -86,18 +86,20 @@ func readRollups(tx *bbolt.Tx, scope string, from, to time.Time, fn func(time.Ti
 // countCalls feeds the calls of scope created in [from, to), a span within one hour at an
 // edge of the range, each under the hour it was created in.
 func countCalls(tx *bbolt.Tx, scope string, from, to time.Time, fn func(time.Time, data.CallRollup)) error {
-	idx := tx.Bucket(bucketCallsIndex).Cursor()
+	c := callIndexOf(tx).cursor(scope)
+	if c == nil {
+		return nil // no call was ever in scope
+	}
 	calls := tx.Bucket(bucketCalls)
-	prefix := indexKey(scope, "")
-	end := indexKey(scope, data.IDBound(data.PrefixCall, to))
-	for k, _ := idx.Seek(indexKey(scope, data.IDBound(data.PrefixCall, from))); k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, end) < 0; k, _ = idx.Next() {
-		var c data.Call
-		found, err := getJSON(calls, k[len(prefix):], &c)
+	end := data.IDBound(data.PrefixCall, to)
+	for id, ok := c.atOrAfter(data.IDBound(data.PrefixCall, from)); ok && id < end; id, ok = c.next() {
+		var call data.Call
+		found, err := getJSON(calls, []byte(id), &call)
 		if err != nil {
 			return err
 		}
 		if found {
-			fn(c.CreatedAt.Truncate(time.Hour), data.RollupOf(&c))
+			fn(call.CreatedAt.Truncate(time.Hour), data.RollupOf(&call))
 		}
 	}
 	return nil

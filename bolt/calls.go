@@ -27,7 +27,9 @@ const appendFill = 0.9
 // every stored call takes (the API and the benchmarks' bulk load).
 func insertCall(tx *bbolt.Tx, c *data.Call) error {
 	b := tx.Bucket(bucketCalls)
-	b.FillPercent = appendFill
+	// Calls arrive in id order, at the bucket's end: its pages fill whole. (A call that
+	// grows when it is updated splits its page whatever the fill.)
+	b.FillPercent = appendOnlyFill
 	// A call stored again under its id keeps its events' payloads (none reference a new one).
 	if err := materializeCallRefs(tx, c.ID); err != nil {
 		return err
@@ -167,7 +169,8 @@ func deleteCallTx(tx *bbolt.Tx, c *data.Call, terms map[string]int) error {
 // counts, rollups and minutes (a cascade).
 func deleteWorkspaceCalls(tx *bbolt.Tx, ws string) error {
 	calls := tx.Bucket(bucketCalls)
-	for _, id := range scopeIDs(tx.Bucket(bucketCallsIndex), ws) {
+	ix := callIndexOf(tx)
+	for _, id := range ix.ids(ws) {
 		if err := calls.Delete([]byte(id)); err != nil {
 			return err
 		}
@@ -176,8 +179,11 @@ func deleteWorkspaceCalls(tx *bbolt.Tx, ws string) error {
 			return err
 		}
 	}
+	if err := ix.dropWorkspace(ws); err != nil {
+		return err
+	}
 	// Every scope of the workspace starts with its id, followed by "\x00" or "/".
-	for _, b := range [][]byte{bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketCallPostingDocs} {
+	for _, b := range [][]byte{bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketCallPostingDocs} {
 		if err := deleteScopePrefix(tx.Bucket(b), ws); err != nil {
 			return err
 		}

@@ -197,7 +197,7 @@ func BenchmarkCallStorage(b *testing.B) {
 	}
 	var used int64
 	benchDB.bolt.View(func(tx *bbolt.Tx) error {
-		for _, name := range [][]byte{bucketCalls, bucketCallsIndex, bucketCallRollups, bucketCallScopeCounts} {
+		for _, name := range [][]byte{bucketCalls, bucketCallEntries, bucketCallScopes, bucketCallRollups, bucketCallScopeCounts} {
 			bs := tx.Bucket(name).Stats()
 			used += int64(bs.BranchInuse + bs.LeafInuse)
 		}

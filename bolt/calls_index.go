@@ -3,6 +3,7 @@ package bolt
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,18 +15,16 @@ import (
 )
 
 // Call indexes live in one bucket with one scope per filter value: "<ws>" (every call),
-// "<ws>/a/<agent>", "<ws>/n/<number>", "<ws>/d/<direction>", "<ws>/s/<status>". Each
-// call's "<ws>" entry holds its filterable attributes (and its slot, calls_slots.go), so
-// that the filters a scope does not answer are checked on the index alone, without
-// decoding the call; the other scopes' entries are empty and a walk over them reads the
-// attributes from the "<ws>" entry (schema 3: each of the four entries carried a copy, 45
-// bytes of a seeded call's 666 in the index; copies written before are still read where
-// they are). A count per scope lets a list walk the most selective scope its filters
-// name. Ids are time-ordered and their time part is created_at, so from/to become a seek
-// to a synthetic id.
+// "<ws>/a/<agent>", "<ws>/n/<number>", "<ws>/d/<direction>", "<ws>/s/<status>"; entries
+// are keyed by a scope's number and the call id's bytes (calls_entries.go). Each call's
+// "<ws>" entry holds its filterable attributes (and its slot, calls_slots.go), so that
+// the filters a scope does not answer are checked on the index alone, without decoding
+// the call; the other scopes' entries are empty and a walk over them reads the
+// attributes from the "<ws>" entry. A count per scope lets a list walk the most selective
+// scope its filters name. Ids are time-ordered and their time part is created_at, so
+// from/to become a seek to a synthetic id.
 var (
 	bucketCalls           = []byte("calls")
-	bucketCallsIndex      = []byte("calls_index")
 	bucketCallScopeCounts = []byte("call_scope_counts") // scope → uint64 entries
 )
 
@@ -68,8 +67,8 @@ func (a callAttrs) scopes(ws string) []string {
 // moveCallIndexes rewrites a call's index entries from old's attributes (nil for a new
 // call) to next's (nil for a deleted call), keeping the scope counts exact.
 func moveCallIndexes(tx *bbolt.Tx, ws, id string, old, next *callAttrs) error {
-	idx := tx.Bucket(bucketCallsIndex)
-	idx.FillPercent = appendFill
+	ix := callIndexOf(tx)
+	ix.entries.FillPercent = appendFill
 	keep := map[string]bool{}
 	if next != nil {
 		for _, s := range next.scopes(ws) {
@@ -83,7 +82,7 @@ func moveCallIndexes(tx *bbolt.Tx, ws, id string, old, next *callAttrs) error {
 			if keep[s] {
 				continue
 			}
-			if err := indexDelete(idx, s, id); err != nil {
+			if err := ix.delete(s, id); err != nil {
 				return err
 			}
 			if err := addScopeCount(tx, s, -1); err != nil {
@@ -94,7 +93,7 @@ func moveCallIndexes(tx *bbolt.Tx, ws, id string, old, next *callAttrs) error {
 	if next == nil {
 		return nil
 	}
-	slot, err := entrySlotFor(idx, ws, id)
+	slot, err := entrySlotFor(ix, ws, id)
 	if err != nil {
 		return err
 	}
@@ -104,7 +103,7 @@ func moveCallIndexes(tx *bbolt.Tx, ws, id string, old, next *callAttrs) error {
 		if s == ws {
 			val = v
 		}
-		if err := idx.Put(indexKey(s, id), val); err != nil {
+		if err := ix.put(s, id, val); err != nil {
 			return err
 		}
 		if !had[s] {
@@ -118,15 +117,15 @@ func moveCallIndexes(tx *bbolt.Tx, ws, id string, old, next *callAttrs) error {
 
 // entrySlotFor returns the slot of call id in ws's scope: the one its entry holds when it
 // has one (an update, or a call stored again under its id), a new one otherwise.
-func entrySlotFor(idx *bbolt.Bucket, ws, id string) (uint32, error) {
-	if v := idx.Get(indexKey(ws, id)); v != nil {
+func entrySlotFor(ix callIndex, ws, id string) (uint32, error) {
+	if v := ix.get(ws, id); v != nil {
 		return entrySlot(v), nil
 	}
 	ms, ok := idMS(id)
 	if !ok {
-		return 0, nil // an id without a time is never posted (setCallTerms refuses it)
+		return 0, fmt.Errorf("%q is not a well-formed call id", id)
 	}
-	return newSlot(idx, ws, ms)
+	return newSlot(ix, ws, ms)
 }
 
 func addScopeCount(tx *bbolt.Tx, scope string, delta int64) error {
@@ -156,10 +155,9 @@ type callQuery struct {
 	lo, hi  string // id bounds: lo inclusive, hi exclusive; "" is unbounded
 	binding string // what a cursor is bound to
 	ws      string // the workspace, whose scope holds each call's attributes
-	// bucket holds scopes (bucketCallsIndex when nil); extra is one more test of an id (a
-	// search's other terms). blocks says the scopes are term posting blocks
-	// (bucketCallPostingDocs), whose cursor offers each call's index entry as its value.
-	bucket []byte
+	// extra is one more test of an id (a search's other terms). blocks says the scopes
+	// are term posting blocks (bucketCallPostingDocs), whose cursor offers each call's
+	// index entry as its value.
 	blocks bool
 	extra  func(id string) bool
 }
@@ -185,7 +183,8 @@ type entryCursor interface {
 	value() []byte // the entry's value: the call's attributes, or nil when read elsewhere
 }
 
-// indexCursor is an entryCursor over the keys "<scope>\x00<id>" of an index bucket.
+// indexCursor is an entryCursor over one scope's entries in bucketCallEntries, keyed by
+// the scope's prefix and a call id's 16 bytes.
 type indexCursor struct {
 	c      *bbolt.Cursor
 	prefix []byte
@@ -193,12 +192,12 @@ type indexCursor struct {
 }
 
 func (ic *indexCursor) at(k, v []byte) (string, bool) {
-	if k == nil || !bytes.HasPrefix(k, ic.prefix) {
+	if k == nil || !bytes.HasPrefix(k, ic.prefix) || len(k) != len(ic.prefix)+16 {
 		ic.k, ic.v = nil, nil
 		return "", false
 	}
 	ic.k, ic.v = k, v
-	return string(k[len(ic.prefix):]), true
+	return entryID(ic.prefix, k), true
 }
 
 func (ic *indexCursor) last() (string, bool) {
@@ -210,7 +209,7 @@ func (ic *indexCursor) last() (string, bool) {
 }
 
 func (ic *indexCursor) before(id string) (string, bool) {
-	k := seekBefore(ic.c, append(append([]byte(nil), ic.prefix...), id...))
+	k := seekBefore(ic.c, boundKey(ic.prefix, id))
 	if k == nil {
 		return ic.at(nil, nil)
 	}
@@ -218,7 +217,7 @@ func (ic *indexCursor) before(id string) (string, bool) {
 }
 
 func (ic *indexCursor) atOrAfter(id string) (string, bool) {
-	return ic.at(ic.c.Seek(append(append([]byte(nil), ic.prefix...), id...)))
+	return ic.at(ic.c.Seek(boundKey(ic.prefix, id)))
 }
 
 func (ic *indexCursor) next() (string, bool) { return ic.at(ic.c.Next()) }
@@ -235,18 +234,16 @@ type stream struct {
 // oldest end), newest first when desc, merging the scopes by id. fn returns false to stop.
 // walk returns how many entries it examined and the last id examined.
 func (q *callQuery) walk(tx *bbolt.Tx, desc bool, from string, limit int, fn func(id string, a callAttrs) bool) (int, string) {
-	bucket := q.bucket
-	if bucket == nil {
-		bucket = bucketCallsIndex
-	}
-	idx := tx.Bucket(bucket)
+	ix := callIndexOf(tx)
 	streams := make([]*stream, 0, len(q.scopes))
 	for _, scope := range q.scopes {
 		var c entryCursor
 		if q.blocks {
-			c = newBlockCursor(idx, tx.Bucket(bucketCallsIndex), q.ws, scope)
+			c = newBlockCursor(tx.Bucket(bucketCallPostingDocs), ix, q.ws, scope)
+		} else if ic := ix.cursor(scope); ic != nil {
+			c = ic
 		} else {
-			c = &indexCursor{c: idx.Cursor(), prefix: indexKey(scope, "")}
+			continue // no call was ever in scope
 		}
 		var id string
 		var ok bool
@@ -295,7 +292,7 @@ func (q *callQuery) walk(tx *bbolt.Tx, desc bool, from string, limit int, fn fun
 		} else if v := s.c.value(); len(v) > 0 {
 			a = decodeAttrs(v)
 		} else {
-			a = decodeAttrs(idx.Get(indexKey(q.ws, id)))
+			a = decodeAttrs(ix.get(q.ws, id))
 		}
 		if !fn(id, a) {
 			break

@@ -129,7 +129,7 @@ func TestWorkspaceDeleteRemovesNumbersCallsAndRollups(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = db.bolt.View(func(tx *bbolt.Tx) error {
-		for _, name := range [][]byte{bucketNumbers, bucketNumbersByPhone, bucketNumbersByWS, bucketNumbersByAgent, bucketCalls, bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketSubscriptions} {
+		for _, name := range [][]byte{bucketNumbers, bucketNumbersByPhone, bucketNumbersByWS, bucketNumbersByAgent, bucketCalls, bucketCallEntries, bucketCallScopes, bucketCallPostingDocs, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketSubscriptions} {
 			if k, _ := tx.Bucket(name).Cursor().First(); k != nil {
 				return fmt.Errorf("bucket %s keeps %q", name, k)
 			}

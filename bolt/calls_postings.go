@@ -191,9 +191,9 @@ func postingTF(b *bbolt.Bucket, scope string, d docID) byte {
 }
 
 // putPosting sets the frequency of call id (whose docID in ws is d) in term scope's list;
-// tf 0 removes it. idx resolves the calls of a millisecond that already has an entry. It
+// tf 0 removes it. ix resolves the calls of a millisecond that already has an entry. It
 // returns +1 when the call joined the list, -1 when it left it, 0 otherwise.
-func putPosting(b, idx *bbolt.Bucket, ws, scope string, d docID, id string, tf byte) (int, error) {
+func putPosting(b *bbolt.Bucket, ix callIndex, ws, scope string, d docID, id string, tf byte) (int, error) {
 	k, v := blockFor(b.Cursor(), scope, d.ms)
 	if k == nil {
 		if tf == 0 {
@@ -229,7 +229,7 @@ func putPosting(b, idx *bbolt.Bucket, ws, scope string, d docID, id string, tf b
 		// Within its millisecond the entry goes after the calls with smaller ids.
 		pos := lo
 		for ; pos < hi; pos++ {
-			if other, _, ok := resolve(idx, ws, list[pos].doc); ok && other > id {
+			if other, _, ok := resolve(ix, ws, list[pos].doc); ok && other > id {
 				break
 			}
 		}
@@ -312,7 +312,7 @@ func appendPosting(b *bbolt.Bucket, scope string, k, v []byte, p posting) (bool,
 // a search reads the call's attributes from them).
 type blockCursor struct {
 	c      *bbolt.Cursor
-	idx    *bbolt.Bucket
+	ix     callIndex
 	ws     string
 	scope  string
 	prefix []byte
@@ -321,8 +321,8 @@ type blockCursor struct {
 	v      []byte // the current entry's index value
 }
 
-func newBlockCursor(b, idx *bbolt.Bucket, ws, scope string) *blockCursor {
-	return &blockCursor{c: b.Cursor(), idx: idx, ws: ws, scope: scope, prefix: indexKey(scope, "")}
+func newBlockCursor(b *bbolt.Bucket, ix callIndex, ws, scope string) *blockCursor {
+	return &blockCursor{c: b.Cursor(), ix: ix, ws: ws, scope: scope, prefix: indexKey(scope, "")}
 }
 
 // load decodes the block at k (when it is in scope) and reports whether it holds entries.
@@ -354,7 +354,7 @@ func (bc *blockCursor) settle(step int) (string, bool) {
 				return "", false
 			}
 		default:
-			if id, v, ok := resolve(bc.idx, bc.ws, bc.list[bc.i].doc); ok {
+			if id, v, ok := resolve(bc.ix, bc.ws, bc.list[bc.i].doc); ok {
 				bc.v = v
 				return id, true
 			}
@@ -372,7 +372,7 @@ func (bc *blockCursor) seek(id string) (int, bool) {
 	}
 	lo, hi := msRange(bc.list, ms)
 	for ; lo < hi; lo++ {
-		if other, _, ok := resolve(bc.idx, bc.ws, bc.list[lo].doc); ok && other >= id {
+		if other, _, ok := resolve(bc.ix, bc.ws, bc.list[lo].doc); ok && other >= id {
 			break
 		}
 	}

@@ -68,7 +68,7 @@ func TestPostingBlocksMatchModel(t *testing.T) {
 	gone := map[string]bool{}
 	for round := range 6 {
 		err := db.bolt.Update(func(tx *bbolt.Tx) error {
-			b, idx := tx.Bucket(bucketCallPostingDocs), tx.Bucket(bucketCallsIndex)
+			b, ix := tx.Bucket(bucketCallPostingDocs), callIndexOf(tx)
 			for range 2000 {
 				scope := scopes[r.IntN(len(scopes))]
 				// Early rounds append mostly in id order, later ones anywhere.
@@ -85,11 +85,11 @@ func TestPostingBlocksMatchModel(t *testing.T) {
 				if round == 5 {
 					tf = 0
 				}
-				d, ok := docOf(idx, ws, id)
+				d, ok := docOf(ix, ws, id)
 				if !ok {
 					t.Fatalf("%s has no docID", id)
 				}
-				delta, err := putPosting(b, idx, ws, scope, d, id, tf)
+				delta, err := putPosting(b, ix, ws, scope, d, id, tf)
 				if err != nil {
 					return err
 				}
@@ -128,12 +128,11 @@ func TestPostingBlocksMatchModel(t *testing.T) {
 func slotsOutOfIDOrder(t *testing.T, db *DB, ws string) int {
 	n := 0
 	db.bolt.View(func(tx *bbolt.Tx) error {
-		prefix := indexKey(ws, "")
 		lastMS, lastSlot, counted := uint64(0), uint32(0), false
-		c := tx.Bucket(bucketCallsIndex).Cursor()
-		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			ms, _ := idMS(string(k[len(prefix):]))
-			slot := entrySlot(v)
+		c := callIndexOf(tx).cursor(ws)
+		for id, ok := c.atOrAfter(""); ok; id, ok = c.next() {
+			ms, _ := idMS(id)
+			slot := entrySlot(c.value())
 			if ms == lastMS && slot < lastSlot && !counted {
 				n++
 				counted = true
@@ -151,7 +150,7 @@ func slotsOutOfIDOrder(t *testing.T, db *DB, ws string) int {
 func checkPostings(t *testing.T, db *DB, ws string, scopes []string, model map[string]map[string]byte, ids []string, gone map[string]bool, r *rand.Rand) {
 	t.Helper()
 	db.bolt.View(func(tx *bbolt.Tx) error {
-		b, idx := tx.Bucket(bucketCallPostingDocs), tx.Bucket(bucketCallsIndex)
+		b, ix := tx.Bucket(bucketCallPostingDocs), callIndexOf(tx)
 		lastMS := map[string]uint64{}
 		b.ForEach(func(k, v []byte) error {
 			list, err := decodeBlock(v)
@@ -171,7 +170,7 @@ func checkPostings(t *testing.T, db *DB, ws string, scopes []string, model map[s
 			lastMS[scope] = list[len(list)-1].doc.ms
 			prevID := ""
 			for _, p := range list {
-				if id, _, ok := resolve(idx, ws, p.doc); ok {
+				if id, _, ok := resolve(ix, ws, p.doc); ok {
 					if id <= prevID {
 						t.Fatalf("block %q: %s after %s", k, id, prevID)
 					}
@@ -190,7 +189,7 @@ func checkPostings(t *testing.T, db *DB, ws string, scopes []string, model map[s
 			slices.Sort(want)
 			for range 300 {
 				id := ids[r.IntN(len(ids))]
-				d, ok := docOf(idx, ws, id)
+				d, ok := docOf(ix, ws, id)
 				if gone[id] != !ok {
 					t.Fatalf("%s: docID %v, gone %v", id, ok, gone[id])
 				}
@@ -199,9 +198,9 @@ func checkPostings(t *testing.T, db *DB, ws string, scopes []string, model map[s
 				}
 			}
 			var got []string
-			c := newBlockCursor(b, idx, ws, scope)
+			c := newBlockCursor(b, ix, ws, scope)
 			for id, ok := c.atOrAfter(""); ok; id, ok = c.next() {
-				if !bytes.Equal(c.value(), idx.Get(indexKey(ws, id))) {
+				if !bytes.Equal(c.value(), ix.get(ws, id)) {
 					t.Fatalf("%s: the cursor's value is not the call's entry", id)
 				}
 				got = append(got, id)

@@ -44,14 +44,14 @@ func setCallTerms(tx *bbolt.Tx, ws, id string, old, next map[string]int) error {
 	if len(old) == 0 && len(next) == 0 {
 		return nil
 	}
-	idx := tx.Bucket(bucketCallsIndex)
-	d, ok := docOf(idx, ws, id)
+	ix := callIndexOf(tx)
+	d, ok := docOf(ix, ws, id)
 	if !ok {
 		return fmt.Errorf("call %s is not a stored call of workspace %s with a well-formed id: it cannot be indexed", id, ws)
 	}
 	post := tx.Bucket(bucketCallPostingDocs)
 	set := func(term string, tf int) error {
-		delta, err := putPosting(post, idx, ws, termScope(ws, term), d, id, byte(tf))
+		delta, err := putPosting(post, ix, ws, termScope(ws, term), d, id, byte(tf))
 		if err != nil || delta == 0 {
 			return err
 		}
@@ -81,7 +81,7 @@ type searchQuery struct {
 	calls  int64   // calls of the workspace
 	tfs    []int   // score's buffer
 	post   *bbolt.Bucket
-	idx    *bbolt.Bucket
+	ix     callIndex
 	search data.CallSearch
 	// lastID's docID, kept for the term checks and the score of the same call.
 	lastID  string
@@ -93,7 +93,7 @@ type searchQuery struct {
 func (sq *searchQuery) doc(id string) (docID, bool) {
 	if id != sq.lastID {
 		sq.lastID = id
-		sq.lastDoc, sq.lastOK = docOf(sq.idx, sq.ws, id)
+		sq.lastDoc, sq.lastOK = docOf(sq.ix, sq.ws, id)
 	}
 	return sq.lastDoc, sq.lastOK
 }
@@ -104,7 +104,7 @@ func newSearchQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilte
 	q := newCallQuery(tx, ws, agentIDs, f)
 	counts := tx.Bucket(bucketCallScopeCounts)
 	sq := &searchQuery{callQuery: q, ws: ws, terms: s.Terms, calls: int64(scopeCountOf(counts, ws)),
-		post: tx.Bucket(bucketCallPostingDocs), idx: tx.Bucket(bucketCallsIndex), search: s}
+		post: tx.Bucket(bucketCallPostingDocs), ix: callIndexOf(tx), search: s}
 	q.binding += "\x00search\x00" + s.Sort + "\x00" + strings.Join(s.Terms, "\x00")
 	if len(s.Terms) == 0 {
 		q.scopes = nil
@@ -126,7 +126,7 @@ func newSearchQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilte
 	} else if len(q.scopes) == 1 && q.scopes[0] == ws || sq.df[rarest] < filterN {
 		// A term's postings hold every agent's calls; their cursor reads each call's
 		// attributes from its index entry.
-		q.scopes, q.bucket, q.blocks = []string{termScope(ws, s.Terms[rarest])}, bucketCallPostingDocs, true
+		q.scopes, q.blocks = []string{termScope(ws, s.Terms[rarest])}, true
 		q.implied = false
 	}
 	q.extra = func(id string) bool {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"go.etcd.io/bbolt"
-
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -15,7 +13,7 @@ import (
 // the same millisecond (0 for the first, and for nearly every call). Postings delta-code
 // it in one or two bytes, where the call id's 80 random bits took about fifteen (1.5 KB
 // of the 3.8 KB a seeded call cost). The slot is kept in the call's entry of its
-// workspace scope in bucketCallsIndex, after the attributes ("\x00" and the slot in
+// workspace scope's entry (calls_entries.go), after the attributes ("\x00" and the slot in
 // decimal, absent for 0), so a docID is resolved to its call by a seek to that
 // millisecond among the workspace's entries, and a call's docID read from its entry.
 //
@@ -95,23 +93,27 @@ func withSlot(attrs []byte, slot uint32) []byte {
 }
 
 // msEntries calls fn with each entry of workspace ws's scope whose call was created in
-// millisecond ms, in id order, until fn returns false.
-func msEntries(idx *bbolt.Bucket, ws string, ms uint64, fn func(id string, v []byte) bool) {
-	scope := indexKey(ws, "")
-	prefix := indexKey(ws, msPrefix(ms))
-	c := idx.Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		if !fn(string(k[len(scope):]), v) {
+// millisecond ms, in id order, until fn returns false. An id's first 6 bytes are its
+// millisecond, so they are one key range.
+func msEntries(ix callIndex, ws string, ms uint64, fn func(id string, v []byte) bool) {
+	p, ok := ix.prefix(ws)
+	if !ok {
+		return
+	}
+	at := append(append([]byte(nil), p...), byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms))
+	c := ix.entries.Cursor()
+	for k, v := c.Seek(at); k != nil && bytes.HasPrefix(k, at) && len(k) == len(p)+16; k, v = c.Next() {
+		if !fn(entryID(p, k), v) {
 			return
 		}
 	}
 }
 
 // newSlot returns the slot for a call of ws not yet in its scope, created in ms.
-func newSlot(idx *bbolt.Bucket, ws string, ms uint64) (uint32, error) {
+func newSlot(ix callIndex, ws string, ms uint64) (uint32, error) {
 	var slot uint32
 	n := 0
-	msEntries(idx, ws, ms, func(_ string, v []byte) bool {
+	msEntries(ix, ws, ms, func(_ string, v []byte) bool {
 		n++
 		slot = max(slot, entrySlot(v)+1)
 		return true
@@ -124,12 +126,12 @@ func newSlot(idx *bbolt.Bucket, ws string, ms uint64) (uint32, error) {
 
 // docOf returns the docID of call id of ws, false when the call is not in ws's scope or
 // its id is not well formed.
-func docOf(idx *bbolt.Bucket, ws, id string) (docID, bool) {
+func docOf(ix callIndex, ws, id string) (docID, bool) {
 	ms, ok := idMS(id)
 	if !ok {
 		return docID{}, false
 	}
-	v := idx.Get(indexKey(ws, id))
+	v := ix.get(ws, id)
 	if v == nil {
 		return docID{}, false
 	}
@@ -138,8 +140,8 @@ func docOf(idx *bbolt.Bucket, ws, id string) (docID, bool) {
 
 // resolve returns the call of ws that d names with its scope entry's value, false when
 // there is none.
-func resolve(idx *bbolt.Bucket, ws string, d docID) (id string, value []byte, ok bool) {
-	msEntries(idx, ws, d.ms, func(eid string, v []byte) bool {
+func resolve(ix callIndex, ws string, d docID) (id string, value []byte, ok bool) {
+	msEntries(ix, ws, d.ms, func(eid string, v []byte) bool {
 		if entrySlot(v) == d.slot {
 			id, value, ok = eid, v, true
 			return false

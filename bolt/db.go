@@ -63,7 +63,7 @@ var allBuckets = [][]byte{
 	bucketEvents, bucketEventsByWS, bucketEventHeads, bucketOutbox, bucketIdempotency,
 	bucketAgents, bucketKnowledgeBase, bucketAgentsByWS, bucketAgentsByState, bucketAgentVersions,
 	bucketWebhooks, bucketWebhooksByWS, bucketDeliveries, bucketDeliveriesByWebhook, bucketDeliveriesDue,
-	bucketNumbers, bucketNumbersByPhone, bucketNumbersByWS, bucketNumbersByAgent, bucketCalls, bucketCallsIndex, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketSubscriptions,
+	bucketNumbers, bucketNumbersByPhone, bucketNumbersByWS, bucketNumbersByAgent, bucketCalls, bucketCallScopes, bucketCallEntries, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketSubscriptions,
 	bucketCallPostingDocs, bucketCallEventRefs,
 	bucketKBByWS, bucketKBSources, bucketKBChunks, bucketKBPendingURLs,
 }

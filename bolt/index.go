@@ -186,7 +186,14 @@ func (db *DB) list(tx *bbolt.Tx, spec listSpec, req data.PageRequest) ([]string,
 
 // seekLastWithPrefix positions c on the greatest key with prefix.
 func seekLastWithPrefix(c *bbolt.Cursor, prefix []byte) []byte {
-	end := append(append([]byte(nil), prefix[:len(prefix)-1]...), 1) // "<scope>\x01" sorts after every "<scope>\x00…"
+	// The least key after every key with prefix: prefix with its last byte below 0xFF
+	// incremented ("<scope>\x01" for "<scope>\x00"), past the bytes that cannot be.
+	end := bytes.TrimRight(prefix, "\xff")
+	if len(end) == 0 {
+		k, _ := c.Last()
+		return k
+	}
+	end = append(append([]byte(nil), end[:len(end)-1]...), end[len(end)-1]+1)
 	k, _ := c.Seek(end)
 	if k == nil {
 		k, _ = c.Last()

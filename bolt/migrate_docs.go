@@ -18,45 +18,51 @@ import (
 // pages for one transaction.
 var migrateBatch = 200_000
 
-// migrateDocs moves a schema 2 or 3 file's search index to schema 4 before init runs:
+// migrateDocs moves a schema 2 or 3 file's call index and search index to schema 4 before
+// init runs:
 //
 //  1. the file is marked version 4 first, so that an older binary refuses it from the
 //     first batch on (it would miss what was moved);
-//  2. each call that shares its workspace and millisecond with an earlier one gets its
+//  2. the call index's entries move from bucketCallsIndex ("<scope>\x00<call id>") to
+//     bucketCallEntries (calls_entries.go), a batch a transaction;
+//  3. each call that shares its workspace and millisecond with an earlier one gets its
 //     slot (calls_slots.go), by id order;
-//  3. the postings of bucketCallPostings (schema 2) and bucketCallPostingBlocks (schema 3)
-//     move into bucketCallPostingDocs, a batch a transaction, each batch deleting what it
-//     moved;
-//  4. calls that were never indexed (stored before the search index existed: they have
+//  4. the postings of bucketCallPostings (schema 2) and bucketCallPostingBlocks (schema 3)
+//     move into bucketCallPostingDocs, a batch a transaction;
+//  5. calls that were never indexed (stored before the search index existed: they have
 //     no term list) are indexed, each then given an empty term list as a mark;
-//  5. the old buckets and the term lists are dropped.
+//  6. the old buckets and the term lists are dropped.
 //
-// A start that stops halfway resumes where it was: steps 2 and 3 give the same result
-// when run again, and the old buckets' presence says the move is not finished. A file
-// whose schema is newer than this code's is left alone (init refuses it).
+// Each batch deletes what it moved, so a start that stops halfway resumes where it was,
+// and step 3 gives the same result when run again; the old buckets' presence says the
+// move is not finished. A file whose schema is newer than this code's is left alone
+// (init refuses it).
 func migrateDocs(bdb *bbolt.DB, log *slog.Logger) error {
 	pending, err := needsDocMove(bdb)
 	if err != nil || !pending {
 		return err
 	}
-	log.Info("moving the call search index to schema 4 (a one-time step; a large file takes minutes)")
-	steps := []func(*bbolt.DB) (bool, error){markVersion4, assignSlots, movePostingsToDocs, indexUnindexedCalls(), dropOldIndex}
+	log.Info("moving the call indexes to schema 4 (a one-time step; a large file takes minutes)")
+	steps := []func(*bbolt.DB) (bool, error){markVersion4, moveCallIndex, assignSlots, movePostingsToDocs, indexUnindexedCalls(), dropOldIndex}
 	for _, step := range steps {
 		for {
 			more, err := step(bdb)
 			if err != nil {
-				return fmt.Errorf("migrating schema 3 → 4 (call search index): %w", err)
+				return fmt.Errorf("migrating schema 3 → 4 (call indexes): %w", err)
 			}
 			if !more {
 				break
 			}
 		}
 	}
-	log.Info("the call search index is on schema 4")
+	log.Info("the call indexes are on schema 4")
 	return nil
 }
 
-// needsDocMove reports whether the file holds an index of schema 2 or 3 to move.
+// oldIndexBuckets are the buckets of schema 2 and 3 that schema 4 replaces.
+var oldIndexBuckets = [][]byte{bucketCallsIndex, bucketCallPostings, bucketCallPostingBlocks, bucketCallTerms}
+
+// needsDocMove reports whether the file holds indexes of schema 2 or 3 to move.
 func needsDocMove(bdb *bbolt.DB) (bool, error) {
 	pending := false
 	err := bdb.View(func(tx *bbolt.Tx) error {
@@ -67,7 +73,7 @@ func needsDocMove(bdb *bbolt.DB) (bool, error) {
 		if v := meta.Get([]byte("schema_version")); len(v) == 8 && binary.BigEndian.Uint64(v) > schemaVersion {
 			return nil
 		}
-		for _, name := range [][]byte{bucketCallPostings, bucketCallPostingBlocks, bucketCallTerms} {
+		for _, name := range oldIndexBuckets {
 			if tx.Bucket(name) != nil {
 				pending = true
 			}
@@ -79,13 +85,57 @@ func needsDocMove(bdb *bbolt.DB) (bool, error) {
 
 func markVersion4(bdb *bbolt.DB) (bool, error) {
 	return false, bdb.Update(func(tx *bbolt.Tx) error {
-		if _, err := tx.CreateBucketIfNotExists(bucketCallPostingDocs); err != nil {
-			return err
+		for _, name := range [][]byte{bucketCallScopes, bucketCallEntries, bucketCallPostingDocs} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
 		}
 		var ver [8]byte
 		binary.BigEndian.PutUint64(ver[:], schemaVersion)
 		return tx.Bucket(bucketMeta).Put([]byte("schema_version"), ver[:])
 	})
+}
+
+// moveCallIndex moves one batch of schema 3's call index entries and reports whether
+// there may be more. Only a workspace scope's entry keeps its value (the attributes; schema
+// 2 wrote a copy into every entry).
+func moveCallIndex(bdb *bbolt.DB) (bool, error) {
+	more := false
+	err := bdb.Update(func(tx *bbolt.Tx) error {
+		old := tx.Bucket(bucketCallsIndex)
+		if old == nil {
+			return nil
+		}
+		ix := callIndexOf(tx)
+		ix.entries.FillPercent = appendFill
+		var done [][]byte
+		c := old.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if len(done) == migrateBatch {
+				more = true
+				break
+			}
+			i := bytes.LastIndexByte(k, 0)
+			if i < 0 {
+				return fmt.Errorf("a call index key %q is malformed", k)
+			}
+			scope := string(k[:i])
+			if strings.IndexByte(scope, '/') >= 0 {
+				v = nil
+			}
+			if err := ix.put(scope, string(k[i+1:]), v); err != nil {
+				return err
+			}
+			done = append(done, append([]byte(nil), k...))
+		}
+		for _, k := range done {
+			if err := old.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return more, err
 }
 
 // assignSlots gives each call the slot of its place among its workspace's calls of the
@@ -94,29 +144,23 @@ func assignSlots(bdb *bbolt.DB) (bool, error) {
 	type write struct{ key, value []byte }
 	var writes []write
 	err := bdb.View(func(tx *bbolt.Tx) error {
-		idx := tx.Bucket(bucketCallsIndex)
-		if idx == nil {
-			return nil
-		}
-		var group []byte // "<ws>\x00call_<ms>" of the last workspace entry
-		var place uint32
-		return idx.ForEach(func(k, v []byte) error {
-			i := bytes.IndexByte(k, 0)
-			if i < 0 || bytes.IndexByte(k[:i], '/') >= 0 {
+		ix := callIndexOf(tx)
+		return ix.scopes.ForEach(func(scope, p []byte) error {
+			if bytes.IndexByte(scope, '/') >= 0 {
 				return nil // another scope than a workspace's
 			}
-			n := i + 1 + len(msPrefix(0))
-			if len(k) < n {
-				return nil // not a call id: never posted
-			}
-			if bytes.Equal(k[:n], group) {
-				place++
-			} else {
-				group, place = append(group[:0], k[:n]...), 0
-			}
-			if entrySlot(v) != place {
-				attrs := decodeAttrs(v)
-				writes = append(writes, write{append([]byte(nil), k...), withSlot(attrs.encode(), place)})
+			var group []byte // the scope's prefix and the last entry's millisecond
+			var place uint32
+			c := ix.entries.Cursor()
+			for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
+				if n := len(p) + 6; bytes.Equal(k[:n], group) {
+					place++
+				} else {
+					group, place = append(group[:0], k[:n]...), 0
+				}
+				if entrySlot(v) != place {
+					writes = append(writes, write{append([]byte(nil), k...), withSlot(decodeAttrs(v).encode(), place)})
+				}
 			}
 			return nil
 		})
@@ -124,9 +168,9 @@ func assignSlots(bdb *bbolt.DB) (bool, error) {
 	for len(writes) > 0 && err == nil {
 		n := min(len(writes), migrateBatch)
 		err = bdb.Update(func(tx *bbolt.Tx) error {
-			idx := tx.Bucket(bucketCallsIndex)
+			entries := tx.Bucket(bucketCallEntries)
 			for _, w := range writes[:n] {
-				if err := idx.Put(w.key, w.value); err != nil {
+				if err := entries.Put(w.key, w.value); err != nil {
 					return err
 				}
 			}
@@ -206,12 +250,14 @@ func moveOldPosting(tx *bbolt.Tx, scope string, p oldPosting) error {
 	if !ok {
 		return fmt.Errorf("an old posting's scope %q is malformed", scope)
 	}
-	idx := tx.Bucket(bucketCallsIndex)
-	d, ok := docOf(idx, ws, p.id)
+	ix := callIndexOf(tx)
+	d, ok := docOf(ix, ws, p.id)
 	if !ok {
 		return addScopeCount(tx, scope, -1)
 	}
-	_, err := putPosting(tx.Bucket(bucketCallPostingDocs), idx, ws, scope, d, p.id, p.tf)
+	b := tx.Bucket(bucketCallPostingDocs)
+	b.FillPercent = appendFill // a term's postings arrive in id order, term after term
+	_, err := putPosting(b, ix, ws, scope, d, p.id, p.tf)
 	return err
 }
 
@@ -270,7 +316,7 @@ func indexUnindexedCalls() func(*bbolt.DB) (bool, error) {
 
 func dropOldIndex(bdb *bbolt.DB) (bool, error) {
 	return false, bdb.Update(func(tx *bbolt.Tx) error {
-		for _, name := range [][]byte{bucketCallPostings, bucketCallPostingBlocks, bucketCallTerms} {
+		for _, name := range oldIndexBuckets {
 			if tx.Bucket(name) == nil {
 				continue
 			}

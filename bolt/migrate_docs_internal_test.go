@@ -34,6 +34,23 @@ func searchIDs(t *testing.T, db *DB, ws string, terms ...string) []string {
 	return ids
 }
 
+// listIDs lists, newest first, the ids of the calls of ws that f selects.
+func listIDs(t *testing.T, db *DB, ws string, f data.CallFilter) []string {
+	t.Helper()
+	var ids []string
+	err := db.view(func(b *bbolt.Tx) error {
+		list, _, err := tx{db: db, b: b}.Calls(ws, nil, f, data.PageRequest{PerPage: 100})
+		for _, c := range list {
+			ids = append(ids, c.ID)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
 // encodeOldBlock is schema 3's block encoder (decodeOldBlock reads it).
 func encodeOldBlock(list []oldPosting) []byte {
 	out := []byte{0x01}
@@ -62,7 +79,7 @@ func encodeOldBlock(list []oldPosting) []byte {
 func toOldSchema(t *testing.T, db *DB, version uint64, unindexed map[string]bool) {
 	t.Helper()
 	err := db.bolt.Update(func(b *bbolt.Tx) error {
-		idx := b.Bucket(bucketCallsIndex)
+		ix := callIndexOf(b)
 		lists := map[string][]oldPosting{}
 		indexed := map[string]bool{}
 		err := b.Bucket(bucketCallPostingDocs).ForEach(func(k, v []byte) error {
@@ -70,7 +87,7 @@ func toOldSchema(t *testing.T, db *DB, version uint64, unindexed map[string]bool
 			ws, _, _ := strings.Cut(scope, "/t/")
 			list, err := decodeBlock(v)
 			for _, p := range list {
-				id, _, ok := resolve(idx, ws, p.doc)
+				id, _, ok := resolve(ix, ws, p.doc)
 				if !ok {
 					return fmt.Errorf("%s: %v names no call", scope, p.doc)
 				}
@@ -121,16 +138,29 @@ func toOldSchema(t *testing.T, db *DB, version uint64, unindexed map[string]bool
 				return err
 			}
 		}
-		var slotted [][2][]byte
-		idx.ForEach(func(k, v []byte) error {
-			if entrySlot(v) != 0 {
-				plain := decodeAttrs(v).encode()
-				slotted = append(slotted, [2][]byte{append([]byte(nil), k...), plain})
+		// The call index as schema 3 kept it: "<scope>\x00<call id>", no slots.
+		oldIndex, err := b.CreateBucket(bucketCallsIndex)
+		if err != nil {
+			return err
+		}
+		err = ix.scopes.ForEach(func(scope, _ []byte) error {
+			c := ix.cursor(string(scope))
+			for id, ok := c.atOrAfter(""); ok; id, ok = c.next() {
+				var v []byte
+				if len(c.value()) > 0 {
+					v = decodeAttrs(c.value()).encode()
+				}
+				if err := oldIndex.Put(indexKey(string(scope), id), v); err != nil {
+					return err
+				}
 			}
 			return nil
 		})
-		for _, kv := range slotted {
-			if err := idx.Put(kv[0], kv[1]); err != nil {
+		if err != nil {
+			return err
+		}
+		for _, name := range [][]byte{bucketCallEntries, bucketCallScopes} {
+			if err := b.DeleteBucket(name); err != nil {
 				return err
 			}
 		}
@@ -143,18 +173,31 @@ func toOldSchema(t *testing.T, db *DB, version uint64, unindexed map[string]bool
 	}
 }
 
-// A file of schema 2 or 3 opens as schema 4: slots given to the calls that share a
-// millisecond, the postings moved over several transactions and after a crash following
-// the first, the calls stored before the index indexed, the old buckets gone; every
-// search answers as before, the term counts match the postings, and a deletion removes a
-// call's postings.
+// A file of schema 2 or 3 opens as schema 4: the call index moved to numbered scopes,
+// slots given to the calls that share a millisecond, the postings moved, over several
+// transactions and after a crash in the middle of either move, the calls stored before
+// the search index indexed, the old buckets gone; every search answers as before, the
+// term counts match the postings, and a deletion removes a call's postings.
 func TestMigrateSearchIndexToSchema4(t *testing.T) {
 	for _, version := range []uint64{2, 3} {
-		t.Run(fmt.Sprint("schema ", version), func(t *testing.T) { testMigrateSearchIndex(t, version) })
+		for _, crash := range []string{"index", "postings"} {
+			t.Run(fmt.Sprintf("schema %d, crash moving the %s", version, crash), func(t *testing.T) { testMigrateSearchIndex(t, version, crash) })
+		}
 	}
 }
 
-func testMigrateSearchIndex(t *testing.T, version uint64) {
+// allOf runs a migration step until it has nothing more to do.
+func allOf(step func(*bbolt.DB) (bool, error)) func(*bbolt.DB) (bool, error) {
+	return func(bdb *bbolt.DB) (bool, error) {
+		for {
+			if more, err := step(bdb); err != nil || !more {
+				return false, err
+			}
+		}
+	}
+}
+
+func testMigrateSearchIndex(t *testing.T, version uint64, crash string) {
 	dir := t.TempDir()
 	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
 	db, err := Open(dir, opts)
@@ -195,7 +238,14 @@ func testMigrateSearchIndex(t *testing.T, version uint64) {
 			want[ws+fmt.Sprint(q)] = searchIDs(t, db, ws, q...)
 		}
 	}
-	if len(want["ws_1[every]"]) < 50 || len(want["ws_1[even n4]"]) == 0 {
+	filters := []data.CallFilter{{}, {AgentID: "agt_1"}, {Direction: data.DirectionWeb}, {Status: data.CallEnded}, {AgentID: "agt_2"}}
+	lists := map[string][]string{}
+	for _, ws := range []string{"ws_1", "ws_2"} {
+		for _, f := range filters {
+			lists[ws+fmt.Sprint(f)] = listIDs(t, db, ws, f)
+		}
+	}
+	if len(want["ws_1[every]"]) < 50 || len(want["ws_1[even n4]"]) == 0 || len(lists["ws_1"+fmt.Sprint(filters[1])]) < 50 {
 		t.Fatalf("before: %v", want)
 	}
 	unindexed := map[string]bool{ids[3]: true, ids[40]: true, ids[41]: true}
@@ -210,15 +260,19 @@ func testMigrateSearchIndex(t *testing.T, version uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, step := range []func(*bbolt.DB) (bool, error){markVersion4, assignSlots, movePostingsToDocs} {
+	steps, left := []func(*bbolt.DB) (bool, error){markVersion4, moveCallIndex}, bucketCallsIndex
+	if crash == "postings" {
+		steps = []func(*bbolt.DB) (bool, error){markVersion4, allOf(moveCallIndex), assignSlots, movePostingsToDocs}
+		left = map[uint64][]byte{2: bucketCallPostings, 3: bucketCallPostingBlocks}[version]
+	}
+	for _, step := range steps {
 		if _, err := step(raw); err != nil {
 			t.Fatal(err)
 		}
 	}
 	raw.View(func(b *bbolt.Tx) error {
-		old := b.Bucket(map[uint64][]byte{2: bucketCallPostings, 3: bucketCallPostingBlocks}[version])
-		if v := b.Bucket(bucketMeta).Get([]byte("schema_version")); binary.BigEndian.Uint64(v) != 4 || old.Stats().KeyN == 0 {
-			t.Errorf("after one batch: version %x, %d old keys left", v, old.Stats().KeyN)
+		if v := b.Bucket(bucketMeta).Get([]byte("schema_version")); binary.BigEndian.Uint64(v) != 4 || b.Bucket(left).Stats().KeyN == 0 {
+			t.Errorf("at the crash: version %x, %d keys left in %s", v, b.Bucket(left).Stats().KeyN, left)
 		}
 		return nil
 	})
@@ -232,15 +286,15 @@ func testMigrateSearchIndex(t *testing.T, version uint64) {
 		t.Fatalf("schema version %d, %v", v, err)
 	}
 	db.view(func(b *bbolt.Tx) error {
-		for _, name := range [][]byte{bucketCallPostings, bucketCallPostingBlocks, bucketCallTerms} {
+		for _, name := range oldIndexBuckets {
 			if b.Bucket(name) != nil {
 				t.Errorf("bucket %s is still there", name)
 			}
 		}
-		idx := b.Bucket(bucketCallsIndex)
+		ix := callIndexOf(b)
 		for id, c := range calls {
-			d, ok := docOf(idx, c.WorkspaceID, id)
-			if back, _, found := resolve(idx, c.WorkspaceID, d); !ok || !found || back != id {
+			d, ok := docOf(ix, c.WorkspaceID, id)
+			if back, _, found := resolve(ix, c.WorkspaceID, d); !ok || !found || back != id {
 				t.Errorf("%s: docID %v resolves to %s", id, d, back)
 			}
 		}
@@ -251,6 +305,13 @@ func testMigrateSearchIndex(t *testing.T, version uint64) {
 		ws, q, _ := strings.Cut(key, "[")
 		if got := searchIDs(t, db, ws, strings.Fields(strings.TrimSuffix(q, "]"))...); !slices.Equal(got, ids) {
 			t.Errorf("search %s after the migration: %v, want %v", key, got, ids)
+		}
+	}
+	for _, ws := range []string{"ws_1", "ws_2"} {
+		for _, f := range filters {
+			if got := listIDs(t, db, ws, f); !slices.Equal(got, lists[ws+fmt.Sprint(f)]) {
+				t.Errorf("list %s %+v after the migration: %v, want %v", ws, f, got, lists[ws+fmt.Sprint(f)])
+			}
 		}
 	}
 	first := ids[3] // one of the calls indexed by the migration
