@@ -16,8 +16,10 @@ import (
 //
 // A block's value: blockFormat2, uvarint(the first entry's millisecond), then each entry
 // as uvarint(Δms<<2 | hasSlot<<1 | tfNot1) [uvarint(slot)] [tf byte], Δms against the
-// entry before (0 for the first). A seeded call's 51 postings take about 80 bytes this
-// way; as call ids (schema 3) they took about 770, and as one key each (schema 2) 9 KB.
+// entry before (0 for the first), and last the last entry's docID in 9 bytes (6 of
+// millisecond, 3 of slot), so that a newer call is appended without reading the block. A seeded
+// call's 51 postings take about 80 bytes this way; as call ids (schema 3) they took
+// about 770, and as one key each (schema 2) 9 KB.
 //
 // Entries are in call id order: by millisecond, and within one millisecond by id (an
 // entry joining a millisecond that already has one is placed by resolving their ids).
@@ -44,7 +46,7 @@ type posting struct {
 func blockKey(scope string, ms uint64) []byte {
 	k := make([]byte, 0, len(scope)+7)
 	k = append(append(k, scope...), 0)
-	return append(k, byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms))
+	return appendMS6(k, ms)
 }
 
 func appendEntry(dst []byte, prevMS uint64, p posting) []byte {
@@ -67,14 +69,34 @@ func appendEntry(dst []byte, prevMS uint64, p posting) []byte {
 
 // encodeBlock encodes a non-empty list in id order.
 func encodeBlock(list []posting) []byte {
-	out := make([]byte, 0, 8+2*len(list))
+	out := make([]byte, 0, 16+2*len(list))
 	out = binary.AppendUvarint(append(out, blockFormat2), list[0].doc.ms)
 	prev := list[0].doc.ms
 	for _, p := range list {
 		out = appendEntry(out, prev, p)
 		prev = p.doc.ms
 	}
-	return out
+	return appendTrailer(out, list[len(list)-1].doc)
+}
+
+// blockTrailer is the size of the last entry's docID at a block's end.
+const blockTrailer = 9
+
+func appendTrailer(dst []byte, d docID) []byte {
+	return append(appendMS6(dst, d.ms), byte(d.slot>>16), byte(d.slot>>8), byte(d.slot))
+}
+
+func readTrailer(v []byte) docID {
+	t := v[len(v)-blockTrailer:]
+	return docID{readMS6(t), uint32(t[6])<<16 | uint32(t[7])<<8 | uint32(t[8])}
+}
+
+func appendMS6(dst []byte, ms uint64) []byte {
+	return append(dst, byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms))
+}
+
+func readMS6(b []byte) uint64 {
+	return uint64(b[0])<<40 | uint64(b[1])<<32 | uint64(b[2])<<24 | uint64(b[3])<<16 | uint64(b[4])<<8 | uint64(b[5])
 }
 
 var errBadBlock = errors.New("a posting block is malformed")
@@ -86,14 +108,14 @@ type blockReader struct {
 }
 
 func newBlockReader(v []byte) (blockReader, error) {
-	if len(v) == 0 || v[0] != blockFormat2 {
+	if len(v) < 1+blockTrailer || v[0] != blockFormat2 {
 		return blockReader{}, errBadBlock
 	}
-	ms, n := binary.Uvarint(v[1:])
+	ms, n := binary.Uvarint(v[1 : len(v)-blockTrailer])
 	if n <= 0 {
 		return blockReader{}, errBadBlock
 	}
-	return blockReader{rest: v[1+n:], ms: ms}, nil
+	return blockReader{rest: v[1+n : len(v)-blockTrailer], ms: ms}, nil
 }
 
 // next returns the next entry; false at the end. A malformed entry is an error.
@@ -138,10 +160,14 @@ func decodeBlock(v []byte) ([]posting, error) {
 			return nil, err
 		}
 		if !ok {
-			return list, nil
+			break
 		}
 		list = append(list, p)
 	}
+	if len(list) == 0 || list[len(list)-1].doc != readTrailer(v) {
+		return nil, errBadBlock
+	}
+	return list, nil
 }
 
 // blockFor positions c on the block of scope that holds millisecond ms if any block does:
@@ -172,8 +198,8 @@ func msRange(list []posting, ms uint64) (lo, hi int) {
 // postingTF returns d's frequency in term scope's list, 0 when it is not there.
 func postingTF(b *bbolt.Bucket, scope string, d docID) byte {
 	_, v := blockFor(b.Cursor(), scope, d.ms)
-	if v == nil {
-		return 0
+	if len(v) < 1+blockTrailer || readTrailer(v).ms < d.ms {
+		return 0 // no block, or d is past the block's last entry
 	}
 	r, err := newBlockReader(v)
 	if err != nil {
@@ -190,10 +216,11 @@ func postingTF(b *bbolt.Bucket, scope string, d docID) byte {
 	}
 }
 
-// putPosting sets the frequency of call id (whose docID in ws is d) in term scope's list;
-// tf 0 removes it. ix resolves the calls of a millisecond that already has an entry. It
-// returns +1 when the call joined the list, -1 when it left it, 0 otherwise.
-func putPosting(b *bbolt.Bucket, ix callIndex, ws, scope string, d docID, id string, tf byte) (int, error) {
+// putPosting sets the frequency of call pc in term scope's list; tf 0 removes it. ix
+// resolves the calls of a millisecond that already has an entry. It returns +1 when the
+// call joined the list, -1 when it left it, 0 otherwise.
+func putPosting(b *bbolt.Bucket, ix callIndex, scope string, pc postedCall, tf byte) (int, error) {
+	d := pc.doc
 	k, v := blockFor(b.Cursor(), scope, d.ms)
 	if k == nil {
 		if tf == 0 {
@@ -203,7 +230,7 @@ func putPosting(b *bbolt.Bucket, ix callIndex, ws, scope string, d docID, id str
 	}
 	k = append([]byte(nil), k...)
 	if tf != 0 {
-		if done, err := appendPosting(b, scope, k, v, posting{d, tf}); done || err != nil {
+		if done, err := appendPosting(b, scope, k, v, posting{d, tf}, pc.newest); done || err != nil {
 			return 1, err
 		}
 	}
@@ -228,9 +255,13 @@ func putPosting(b *bbolt.Bucket, ix callIndex, ws, scope string, d docID, id str
 	default:
 		// Within its millisecond the entry goes after the calls with smaller ids.
 		pos := lo
-		for ; pos < hi; pos++ {
-			if other, _, ok := resolve(ix, ws, list[pos].doc); ok && other > id {
-				break
+		if lo < hi {
+			var g msGroup
+			g.load(ix, pc.ws, d.ms)
+			for ; pos < hi; pos++ {
+				if other, _, ok := g.find(list[pos].doc.slot); ok && other > pc.id {
+					break
+				}
 			}
 		}
 		list = slices.Insert(list, pos, posting{d, tf})
@@ -277,34 +308,27 @@ func msEdgeNear(list []posting, i int) int {
 	return 0
 }
 
-// appendPosting is putPosting's fast path for the usual case, a call of a later
-// millisecond than every entry of its block (calls arrive in id order): the entry is
-// appended to the block's bytes, or starts a new block when the block is full. It reports
+// appendPosting is putPosting's fast path for the usual case, a call newer than every
+// entry of its block (calls arrive in id order): the entry is appended to the block's
+// bytes, or starts a new block when the block is full. A call of the block's last
+// millisecond is appended when newest says no call of that millisecond sorts after it
+// (and stays in the block whatever its size: a millisecond is never split). It reports
 // false, having written nothing, for any other case.
-func appendPosting(b *bbolt.Bucket, scope string, k, v []byte, p posting) (bool, error) {
-	r, err := newBlockReader(v)
-	if err != nil {
-		return false, err
+func appendPosting(b *bbolt.Bucket, scope string, k, v []byte, p posting, newest bool) (bool, error) {
+	if len(v) < 1+blockTrailer || v[0] != blockFormat2 {
+		return false, errBadBlock
 	}
-	last := r.ms
-	for {
-		q, ok, err := r.next()
-		if err != nil {
-			return false, err
-		}
-		if !ok {
-			break
-		}
-		last = q.doc.ms
-	}
-	if p.doc.ms <= last {
+	last := readTrailer(v)
+	if p.doc.ms < last.ms || p.doc.ms == last.ms && (!newest || p.doc == last) {
 		return false, nil
 	}
-	entry := appendEntry(nil, last, p)
-	if len(v)+len(entry) > maxBlockBytes {
+	entry := appendEntry(nil, last.ms, p)
+	if p.doc.ms > last.ms && len(v)+len(entry) > maxBlockBytes {
 		return true, b.Put(blockKey(scope, p.doc.ms), encodeBlock([]posting{p}))
 	}
-	return true, b.Put(k, append(append(make([]byte, 0, len(v)+len(entry)), v...), entry...))
+	out := make([]byte, 0, len(v)+len(entry))
+	out = append(append(out, v[:len(v)-blockTrailer]...), entry...)
+	return true, b.Put(k, appendTrailer(out, p.doc))
 }
 
 // blockCursor walks one term scope's postings in id order, across its blocks, resolving
@@ -318,7 +342,14 @@ type blockCursor struct {
 	prefix []byte
 	list   []posting
 	i      int
-	v      []byte // the current entry's index value
+	v      []byte  // the current entry's index value
+	group  msGroup // the calls of the millisecond last resolved
+}
+
+// resolve returns the call entry d names, through the millisecond's calls.
+func (bc *blockCursor) resolve(d docID) (string, []byte, bool) {
+	bc.group.load(bc.ix, bc.ws, d.ms)
+	return bc.group.find(d.slot)
 }
 
 func newBlockCursor(b *bbolt.Bucket, ix callIndex, ws, scope string) *blockCursor {
@@ -354,7 +385,7 @@ func (bc *blockCursor) settle(step int) (string, bool) {
 				return "", false
 			}
 		default:
-			if id, v, ok := resolve(bc.ix, bc.ws, bc.list[bc.i].doc); ok {
+			if id, v, ok := bc.resolve(bc.list[bc.i].doc); ok {
 				bc.v = v
 				return id, true
 			}
@@ -372,7 +403,7 @@ func (bc *blockCursor) seek(id string) (int, bool) {
 	}
 	lo, hi := msRange(bc.list, ms)
 	for ; lo < hi; lo++ {
-		if other, _, ok := resolve(bc.ix, bc.ws, bc.list[lo].doc); ok && other >= id {
+		if other, _, ok := bc.resolve(bc.list[lo].doc); ok && other >= id {
 			break
 		}
 	}

@@ -85,11 +85,11 @@ func TestPostingBlocksMatchModel(t *testing.T) {
 				if round == 5 {
 					tf = 0
 				}
-				d, ok := docOf(ix, ws, id)
+				pc, ok := postedCallOf(ix, ws, id)
 				if !ok {
 					t.Fatalf("%s has no docID", id)
 				}
-				delta, err := putPosting(b, ix, ws, scope, d, id, tf)
+				delta, err := putPosting(b, ix, scope, pc, tf)
 				if err != nil {
 					return err
 				}
@@ -259,10 +259,14 @@ func TestBlockEncoding(t *testing.T) {
 	if err != nil || !slices.Equal(got, list) {
 		t.Fatalf("round trip: %v, %v", got, err)
 	}
-	if one := encodeBlock(list[:1]); len(one) != 1+binary.PutUvarint(make([]byte, 10), list[0].doc.ms)+1 {
+	if one := encodeBlock(list[:1]); len(one) != 1+binary.PutUvarint(make([]byte, 10), list[0].doc.ms)+1+blockTrailer {
 		t.Errorf("a lone entry of frequency 1 takes %d bytes", len(one))
 	}
-	for _, bad := range [][]byte{nil, {0x01}, {blockFormat2}, append(slices.Clone(enc), 0x80), append(slices.Clone(enc), 0x02), append(slices.Clone(enc), 0x03, 0x01)} {
+	body := enc[:len(enc)-blockTrailer]
+	withEntry := func(extra ...byte) []byte {
+		return append(append(slices.Clone(body), extra...), enc[len(enc)-blockTrailer:]...)
+	}
+	for _, bad := range [][]byte{nil, {0x01}, {blockFormat2}, body, withEntry(0x80), withEntry(0x02), withEntry(0x03, 0x01), withEntry(0x04)} {
 		if _, err := decodeBlock(bad); err == nil {
 			t.Errorf("%x decoded", bad)
 		}

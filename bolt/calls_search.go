@@ -45,13 +45,13 @@ func setCallTerms(tx *bbolt.Tx, ws, id string, old, next map[string]int) error {
 		return nil
 	}
 	ix := callIndexOf(tx)
-	d, ok := docOf(ix, ws, id)
+	pc, ok := postedCallOf(ix, ws, id)
 	if !ok {
 		return fmt.Errorf("call %s is not a stored call of workspace %s with a well-formed id: it cannot be indexed", id, ws)
 	}
 	post := tx.Bucket(bucketCallPostingDocs)
 	set := func(term string, tf int) error {
-		delta, err := putPosting(post, ix, ws, termScope(ws, term), d, id, byte(tf))
+		delta, err := putPosting(post, ix, termScope(ws, term), pc, byte(tf))
 		if err != nil || delta == 0 {
 			return err
 		}

@@ -124,6 +124,34 @@ func newSlot(ix callIndex, ws string, ms uint64) (uint32, error) {
 	return slot, nil
 }
 
+// postedCall is a call as its postings name it.
+type postedCall struct {
+	ws, id string
+	doc    docID
+	// newest: no call of ws created in the same millisecond has a greater id, so the
+	// call's entries go after every entry of its millisecond (ids made by this process
+	// grow as calls are stored: the usual case).
+	newest bool
+}
+
+// postedCallOf returns call id of ws as its postings name it, false when the call is not
+// in ws's scope or its id is not well formed.
+func postedCallOf(ix callIndex, ws, id string) (postedCall, bool) {
+	d, ok := docOf(ix, ws, id)
+	if !ok {
+		return postedCall{}, false
+	}
+	pc := postedCall{ws: ws, id: id, doc: d, newest: true}
+	p, _ := ix.prefix(ws)
+	k, _ := entryKey(p, id)
+	c := ix.entries.Cursor()
+	c.Seek(k)
+	if next, _ := c.Next(); next != nil && len(next) == len(k) && bytes.HasPrefix(next, k[:len(p)+6]) {
+		pc.newest = false // a call of the same millisecond sorts after it
+	}
+	return pc, true
+}
+
 // docOf returns the docID of call id of ws, false when the call is not in ws's scope or
 // its id is not well formed.
 func docOf(ix callIndex, ws, id string) (docID, bool) {
@@ -138,15 +166,43 @@ func docOf(ix callIndex, ws, id string) (docID, bool) {
 	return docID{ms, entrySlot(v)}, true
 }
 
+// msGroup is the calls of one workspace created in one millisecond, in id order, with
+// their slots and entry values: what resolves a posting of that millisecond.
+type msGroup struct {
+	ms     uint64
+	loaded bool
+	slots  []uint32
+	ids    []string
+	values [][]byte
+}
+
+// load reads ws's calls of millisecond ms into g (one seek), unless g holds them.
+func (g *msGroup) load(ix callIndex, ws string, ms uint64) {
+	if g.loaded && g.ms == ms {
+		return
+	}
+	g.ms, g.loaded = ms, true
+	g.slots, g.ids, g.values = g.slots[:0], g.ids[:0], g.values[:0]
+	msEntries(ix, ws, ms, func(id string, v []byte) bool {
+		g.slots, g.ids, g.values = append(g.slots, entrySlot(v)), append(g.ids, id), append(g.values, v)
+		return true
+	})
+}
+
+// find returns the call of g with slot.
+func (g *msGroup) find(slot uint32) (id string, value []byte, ok bool) {
+	for i, s := range g.slots {
+		if s == slot {
+			return g.ids[i], g.values[i], true
+		}
+	}
+	return "", nil, false
+}
+
 // resolve returns the call of ws that d names with its scope entry's value, false when
 // there is none.
 func resolve(ix callIndex, ws string, d docID) (id string, value []byte, ok bool) {
-	msEntries(ix, ws, d.ms, func(eid string, v []byte) bool {
-		if entrySlot(v) == d.slot {
-			id, value, ok = eid, v, true
-			return false
-		}
-		return true
-	})
-	return id, value, ok
+	var g msGroup
+	g.load(ix, ws, d.ms)
+	return g.find(d.slot)
 }

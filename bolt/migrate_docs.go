@@ -251,13 +251,13 @@ func moveOldPosting(tx *bbolt.Tx, scope string, p oldPosting) error {
 		return fmt.Errorf("an old posting's scope %q is malformed", scope)
 	}
 	ix := callIndexOf(tx)
-	d, ok := docOf(ix, ws, p.id)
+	pc, ok := postedCallOf(ix, ws, p.id)
 	if !ok {
 		return addScopeCount(tx, scope, -1)
 	}
 	b := tx.Bucket(bucketCallPostingDocs)
 	b.FillPercent = appendFill // a term's postings arrive in id order, term after term
-	_, err := putPosting(b, ix, ws, scope, d, p.id, p.tf)
+	_, err := putPosting(b, ix, scope, pc, p.tf)
 	return err
 }
 
