@@ -180,6 +180,19 @@ func run(o options) error {
 	return fmt.Errorf("unknown -mode %q", o.mode)
 }
 
+// callsPage is the table's "list calls by agent (page of 100)": the first page of one
+// agent's calls.
+func callsPage(l load, agentID string) load {
+	l.Name, l.Method, l.Path, l.IDs = "list calls by agent (page of 100)", "GET", "/api/v1/calls?per_page=100&agent_id={id}", []string{agentID}
+	return l
+}
+
+// barePage is the ceiling pages are compared with: the bare server's page of 100 agents.
+func barePage(l load) load {
+	l.Name, l.Method, l.Path = "bare: page of 100 agents", "GET", "/api/v1/agents?per_page=100"
+	return l
+}
+
 // row is one line of the table.
 type row struct {
 	name   string
@@ -208,9 +221,7 @@ func runTable(o options, c *client, srv *serverProc, st *state, work string) err
 	}{
 		{with(base, func(l *load) { l.Name, l.Method, l.Path = "bare: GET agent", "GET", "/api/v1/agents/{id}" }), "bare", ""},
 		{with(base, func(l *load) { l.Name, l.Method, l.Path = "GET agent", "GET", "/api/v1/agents/{id}" }), "voiceapi", "bare: GET agent"},
-		{with(base, func(l *load) {
-			l.Name, l.Method, l.Path = "bare: page of 100 agents", "GET", "/api/v1/agents?per_page=100"
-		}), "bare", ""},
+		{barePage(base), "bare", ""},
 		{with(base, func(l *load) {
 			l.Name, l.Method, l.Path = "list agents (page of 100)", "GET", "/api/v1/agents?per_page=100"
 		}), "voiceapi", "bare: page of 100 agents"},
@@ -220,10 +231,8 @@ func runTable(o options, c *client, srv *serverProc, st *state, work string) err
 		{with(base, func(l *load) {
 			l.Name, l.Method, l.Path, l.IDs, l.Body = "register call", "POST", "/api/v1/calls", []string{""}, string(mustJSON(callBody(agentID)))
 		}), "voiceapi", "bare: GET agent"},
-		{with(base, func(l *load) {
-			// The agent the register-call run above gave thousands of calls: full pages.
-			l.Name, l.Method, l.Path, l.IDs = "list calls by agent (page of 100)", "GET", "/api/v1/calls?per_page=100&agent_id={id}", []string{agentID}
-		}), "voiceapi", "bare: page of 100 agents"},
+		// The agent the register-call run above gave thousands of calls: full pages.
+		{callsPage(base, agentID), "voiceapi", "bare: page of 100 agents"},
 		// Login is bcrypt at cost 12 by design: a few connections saturate the CPU.
 		{with(base, func(l *load) {
 			l.Name, l.Method, l.Path, l.IDs, l.Connections = "login", "POST", "/api/v1/auth/login", []string{""}, 4
@@ -266,7 +275,7 @@ func runTable(o options, c *client, srv *serverProc, st *state, work string) err
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\nvoiceapi load harness, %s, %s/%s, %d CPUs, load average %s\n", time.Now().UTC().Format(time.RFC3339), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), loadAverage())
+	fmt.Printf("\nvoiceapi load harness, %s, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), machine(), loadAverage())
 	fmt.Printf("data: %d agents (%d tools each), %d calls seeded; wrk -t%d, %s a run; fsync on\n\n", len(st.Agents), o.tools, st.Calls, o.threads, o.duration)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\tconns\treq/s\tp50\tp99\tnon-2xx\tratio\tto\tRSS after (anon+file) MiB\t")
@@ -382,6 +391,11 @@ func fmtDur(d time.Duration) string {
 		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
 	}
 	return fmt.Sprintf("%.0fµs", float64(d)/float64(time.Microsecond))
+}
+
+// machine names the platform and its CPUs, for the report's first line.
+func machine() string {
+	return fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
 }
 
 func loadAverage() string {
