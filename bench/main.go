@@ -7,6 +7,7 @@
 //	go run ./bench -mode seed -data DIR -calls 1000000   # build a large directory offline
 //	go run ./bench -data DIR             # table against that directory (start-up, RSS)
 //	go run ./bench -mode pocketbase -pocketbase PATH   # the same writes against PocketBase
+//	go run ./bench -mode targets -pocketbase PATH      # issue 17's figures against their goals
 //	go run ./bench -postgres -replicas 3  # bbolt, PostgreSQL x1 and x3 in one table
 //	go run ./bench -database-url URL     # the same on an empty database of yours
 //
@@ -46,6 +47,8 @@ type options struct {
 	records     int
 	updates     int
 	rounds      int
+	// bigRecords are -mode targets' agents before the updates (the issue's fourth figure).
+	bigRecords int
 	// databaseURL and postgres select the backends table (runBackends): bbolt beside
 	// PostgreSQL with 1 and with replicas replicas, on the database at databaseURL or on
 	// a cluster the harness starts.
@@ -59,11 +62,11 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.mode, "mode", "table", "table | groupcommit | seed | seedbulk (calls straight into storage, for read benchmarks) | pocketbase")
-	flag.StringVar(&o.dataDir, "data", "", "data directory: one made by -mode seed, or empty for a fresh temporary one")
+	flag.StringVar(&o.mode, "mode", "table", "table | groupcommit | seed | seedbulk (calls straight into storage, for read benchmarks) | pocketbase | targets (issue 17's figures, one summary)")
+	flag.StringVar(&o.dataDir, "data", "", "data directory: one made by -mode seed, or empty for a fresh temporary one (-mode targets: the calls directory, seeded there unless it holds -calls calls already)")
 	flag.StringVar(&o.bin, "bin", "", "voiceapi binary; built from the module when empty")
 	flag.IntVar(&o.agents, "agents", 100, "agents to seed (a list page is 100)")
-	flag.IntVar(&o.calls, "calls", 2000, "calls to seed")
+	flag.IntVar(&o.calls, "calls", 2000, "calls to seed (-mode targets: 1000000 unless set)")
 	flag.IntVar(&o.tools, "tools", 10, "tools in each seeded agent and PUT body")
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "length of each wrk run")
 	flag.IntVar(&o.connections, "c", 32, "concurrent connections")
@@ -73,14 +76,20 @@ func main() {
 	flag.StringVar(&o.profileDir, "profile", "", "save a CPU profile of voiceapi during each of its runs into this directory (-mode pocketbase: each round's)")
 	flag.StringVar(&o.pocketbase, "pocketbase", "", "PocketBase binary for -mode pocketbase")
 	flag.IntVar(&o.records, "records", 1000, "-mode pocketbase: agents (records) created in each fresh database before its size is measured")
-	flag.IntVar(&o.updates, "updates", 0, "-mode pocketbase: full-body updates (voiceapi PUT, PocketBase PATCH) spread over the created records, after which the sizes are measured again")
-	flag.IntVar(&o.rounds, "rounds", 3, "-mode pocketbase: rounds of the loads; the table shows each load's median round")
+	flag.IntVar(&o.updates, "updates", 0, "-mode pocketbase: full-body updates (voiceapi PUT, PocketBase PATCH) spread over the created records, after which the sizes are measured again (-mode targets: over the -big-records records; 58000 unless set)")
+	flag.IntVar(&o.rounds, "rounds", 3, "-mode pocketbase and targets: rounds of the write loads; the table shows each load's median round")
+	flag.IntVar(&o.bigRecords, "big-records", 100_000, "-mode targets: agents (records) created before the -updates, for the size after both")
 	flag.StringVar(&o.databaseURL, "database-url", "", "also run every load on PostgreSQL: an EMPTY database at this URL (the harness takes the first start's owner token)")
 	flag.BoolVar(&o.postgres, "postgres", false, "also run every load on PostgreSQL, in a throw-away cluster the harness starts (initdb in a temporary directory, fsync on)")
 	flag.IntVar(&o.replicas, "replicas", 3, "with -database-url or -postgres: the replicas of the last deployment (the one before is a single replica)")
 	flag.IntVar(&o.dbPoolSize, "db-pool-size", 0, "with -database-url or -postgres: each replica's --db-pool-size (0: its default)")
 	flag.StringVar(&o.only, "only", "", "with -database-url or -postgres: run only the scenarios whose name contains this")
 	flag.Parse()
+	if o.mode == "targets" {
+		set := map[string]bool{}
+		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		targetDefaults(&o, set)
+	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -125,8 +134,11 @@ func run(o options) error {
 			return err
 		}
 	}
-	if o.mode == "pocketbase" {
+	switch o.mode {
+	case "pocketbase":
 		return runPocketBase(o, work)
+	case "targets":
+		return runTargets(o, work)
 	}
 	extra, err := profileFlags(&o)
 	if err != nil {
