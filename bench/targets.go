@@ -189,7 +189,11 @@ func seededCalls(o options, work string) (dir string, st *state, seeding string,
 	}
 	took := time.Since(began).Round(time.Second)
 	logf("seeded in %s", took)
-	return dir, st, fmt.Sprintf("%s, seeded by this run: %d agents, %d calls, %d writers, in %s", dir, o.agents, o.calls, o.seeders, took), nil
+	seeding = fmt.Sprintf("%s, seeded by this run: %d agents, %d calls, %d writers, in %s", dir, o.agents, o.calls, o.seeders, took)
+	if o.dataDir == "" {
+		seeding += " (removed at the end: -data DIR keeps it for the next run)"
+	}
+	return dir, st, seeding, nil
 }
 
 // callsSize is figure 5: the file as `voiceapi stats --json` reads it, with no process
