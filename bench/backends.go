@@ -183,7 +183,7 @@ func backendScenarios(o options, agentID string) []struct {
 		{mk("create agent", "POST", "/api/v1/agents", putBody, []string{""}), "GET agent"},
 		{mk("PUT agent (full body)", "PUT", "/api/v1/agents/{id}", putBody, nil), "GET agent"},
 		{mk("register call", "POST", "/api/v1/calls", string(mustJSON(callBody(agentID))), []string{""}), "GET agent"},
-		{mk("list calls by agent (page of 100)", "GET", "/api/v1/calls?per_page=100&agent_id={id}", "", []string{agentID}), "page of 100 agents"},
+		{callsPage(base, agentID), "page of 100 agents"},
 	}
 }
 
@@ -264,7 +264,7 @@ func runBackendTable(o options, deps []*deployment, ownCluster bool, work string
 }
 
 func printBackendTable(o options, deps []*deployment, rows []backendRow, ownCluster bool) {
-	fmt.Printf("\nvoiceapi load harness, bbolt and PostgreSQL, %s, %s/%s, %d CPUs, load average %s\n", time.Now().UTC().Format(time.RFC3339), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), loadAverage())
+	fmt.Printf("\nvoiceapi load harness, bbolt and PostgreSQL, %s, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), machine(), loadAverage())
 	where := "-database-url"
 	if ownCluster {
 		where = "a cluster the harness started (fsync on, PostgreSQL's defaults)"

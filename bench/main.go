@@ -7,6 +7,7 @@
 //	go run ./bench -mode seed -data DIR -calls 1000000   # build a large directory offline
 //	go run ./bench -data DIR             # table against that directory (start-up, RSS)
 //	go run ./bench -mode pocketbase -pocketbase PATH   # the same writes against PocketBase
+//	go run ./bench -mode targets -pocketbase PATH      # issue 17's figures against their goals
 //	go run ./bench -postgres -replicas 3  # bbolt, PostgreSQL x1 and x3 in one table
 //	go run ./bench -database-url URL     # the same on an empty database of yours
 //
@@ -46,6 +47,8 @@ type options struct {
 	records     int
 	updates     int
 	rounds      int
+	// bigRecords are -mode targets' agents before the updates (the issue's fourth figure).
+	bigRecords int
 	// databaseURL and postgres select the backends table (runBackends): bbolt beside
 	// PostgreSQL with 1 and with replicas replicas, on the database at databaseURL or on
 	// a cluster the harness starts.
@@ -59,11 +62,11 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.mode, "mode", "table", "table | groupcommit | seed | seedbulk (calls straight into storage, for read benchmarks) | pocketbase")
-	flag.StringVar(&o.dataDir, "data", "", "data directory: one made by -mode seed, or empty for a fresh temporary one")
+	flag.StringVar(&o.mode, "mode", "table", "table | groupcommit | seed | seedbulk (calls straight into storage, for read benchmarks) | pocketbase | targets (issue 17's figures, one summary)")
+	flag.StringVar(&o.dataDir, "data", "", "data directory: one made by -mode seed, or empty for a fresh temporary one (-mode targets: the calls directory, seeded there unless it holds -calls calls already)")
 	flag.StringVar(&o.bin, "bin", "", "voiceapi binary; built from the module when empty")
 	flag.IntVar(&o.agents, "agents", 100, "agents to seed (a list page is 100)")
-	flag.IntVar(&o.calls, "calls", 2000, "calls to seed")
+	flag.IntVar(&o.calls, "calls", 2000, "calls to seed (-mode targets: 1000000 unless set)")
 	flag.IntVar(&o.tools, "tools", 10, "tools in each seeded agent and PUT body")
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "length of each wrk run")
 	flag.IntVar(&o.connections, "c", 32, "concurrent connections")
@@ -71,16 +74,22 @@ func main() {
 	flag.IntVar(&o.seeders, "seeders", 64, "concurrent writers while seeding")
 	flag.BoolVar(&o.keepLogs, "keep-logs", false, "keep the server's request log (else it goes to /dev/null)")
 	flag.StringVar(&o.profileDir, "profile", "", "save a CPU profile of voiceapi during each of its runs into this directory (-mode pocketbase: each round's)")
-	flag.StringVar(&o.pocketbase, "pocketbase", "", "PocketBase binary for -mode pocketbase")
-	flag.IntVar(&o.records, "records", 1000, "-mode pocketbase: agents (records) created in each fresh database before its size is measured")
-	flag.IntVar(&o.updates, "updates", 0, "-mode pocketbase: full-body updates (voiceapi PUT, PocketBase PATCH) spread over the created records, after which the sizes are measured again")
-	flag.IntVar(&o.rounds, "rounds", 3, "-mode pocketbase: rounds of the loads; the table shows each load's median round")
+	flag.StringVar(&o.pocketbase, "pocketbase", "", "PocketBase binary for -mode pocketbase, and for -mode targets' figures 1, 2 and 4")
+	flag.IntVar(&o.records, "records", 1000, "-mode pocketbase and targets: agents (records) created in each fresh database before its size is measured")
+	flag.IntVar(&o.updates, "updates", 0, "-mode pocketbase: full-body updates (voiceapi PUT, PocketBase PATCH) spread over the created records, after which the sizes are measured again (-mode targets: over the -big-records records; 58000 unless set)")
+	flag.IntVar(&o.rounds, "rounds", 3, "-mode pocketbase and targets: rounds of the write loads; the table shows each load's median round")
+	flag.IntVar(&o.bigRecords, "big-records", 100_000, "-mode targets: agents (records) created before the -updates, for the size after both")
 	flag.StringVar(&o.databaseURL, "database-url", "", "also run every load on PostgreSQL: an EMPTY database at this URL (the harness takes the first start's owner token)")
 	flag.BoolVar(&o.postgres, "postgres", false, "also run every load on PostgreSQL, in a throw-away cluster the harness starts (initdb in a temporary directory, fsync on)")
 	flag.IntVar(&o.replicas, "replicas", 3, "with -database-url or -postgres: the replicas of the last deployment (the one before is a single replica)")
 	flag.IntVar(&o.dbPoolSize, "db-pool-size", 0, "with -database-url or -postgres: each replica's --db-pool-size (0: its default)")
 	flag.StringVar(&o.only, "only", "", "with -database-url or -postgres: run only the scenarios whose name contains this")
 	flag.Parse()
+	if o.mode == "targets" {
+		set := map[string]bool{}
+		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		targetDefaults(&o, set)
+	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -125,8 +134,11 @@ func run(o options) error {
 			return err
 		}
 	}
-	if o.mode == "pocketbase" {
+	switch o.mode {
+	case "pocketbase":
 		return runPocketBase(o, work)
+	case "targets":
+		return runTargets(o, work)
 	}
 	extra, err := profileFlags(&o)
 	if err != nil {
@@ -180,6 +192,19 @@ func run(o options) error {
 	return fmt.Errorf("unknown -mode %q", o.mode)
 }
 
+// callsPage is the table's "list calls by agent (page of 100)": the first page of one
+// agent's calls.
+func callsPage(l load, agentID string) load {
+	l.Name, l.Method, l.Path, l.IDs = "list calls by agent (page of 100)", "GET", "/api/v1/calls?per_page=100&agent_id={id}", []string{agentID}
+	return l
+}
+
+// barePage is the ceiling pages are compared with: the bare server's page of 100 agents.
+func barePage(l load) load {
+	l.Name, l.Method, l.Path = "bare: page of 100 agents", "GET", "/api/v1/agents?per_page=100"
+	return l
+}
+
 // row is one line of the table.
 type row struct {
 	name   string
@@ -208,9 +233,7 @@ func runTable(o options, c *client, srv *serverProc, st *state, work string) err
 	}{
 		{with(base, func(l *load) { l.Name, l.Method, l.Path = "bare: GET agent", "GET", "/api/v1/agents/{id}" }), "bare", ""},
 		{with(base, func(l *load) { l.Name, l.Method, l.Path = "GET agent", "GET", "/api/v1/agents/{id}" }), "voiceapi", "bare: GET agent"},
-		{with(base, func(l *load) {
-			l.Name, l.Method, l.Path = "bare: page of 100 agents", "GET", "/api/v1/agents?per_page=100"
-		}), "bare", ""},
+		{barePage(base), "bare", ""},
 		{with(base, func(l *load) {
 			l.Name, l.Method, l.Path = "list agents (page of 100)", "GET", "/api/v1/agents?per_page=100"
 		}), "voiceapi", "bare: page of 100 agents"},
@@ -220,10 +243,8 @@ func runTable(o options, c *client, srv *serverProc, st *state, work string) err
 		{with(base, func(l *load) {
 			l.Name, l.Method, l.Path, l.IDs, l.Body = "register call", "POST", "/api/v1/calls", []string{""}, string(mustJSON(callBody(agentID)))
 		}), "voiceapi", "bare: GET agent"},
-		{with(base, func(l *load) {
-			// The agent the register-call run above gave thousands of calls: full pages.
-			l.Name, l.Method, l.Path, l.IDs = "list calls by agent (page of 100)", "GET", "/api/v1/calls?per_page=100&agent_id={id}", []string{agentID}
-		}), "voiceapi", "bare: page of 100 agents"},
+		// The agent the register-call run above gave thousands of calls: full pages.
+		{callsPage(base, agentID), "voiceapi", "bare: page of 100 agents"},
 		// Login is bcrypt at cost 12 by design: a few connections saturate the CPU.
 		{with(base, func(l *load) {
 			l.Name, l.Method, l.Path, l.IDs, l.Connections = "login", "POST", "/api/v1/auth/login", []string{""}, 4
@@ -266,7 +287,7 @@ func runTable(o options, c *client, srv *serverProc, st *state, work string) err
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\nvoiceapi load harness, %s, %s/%s, %d CPUs, load average %s\n", time.Now().UTC().Format(time.RFC3339), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), loadAverage())
+	fmt.Printf("\nvoiceapi load harness, %s, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), machine(), loadAverage())
 	fmt.Printf("data: %d agents (%d tools each), %d calls seeded; wrk -t%d, %s a run; fsync on\n\n", len(st.Agents), o.tools, st.Calls, o.threads, o.duration)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\tconns\treq/s\tp50\tp99\tnon-2xx\tratio\tto\tRSS after (anon+file) MiB\t")
@@ -382,6 +403,11 @@ func fmtDur(d time.Duration) string {
 		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
 	}
 	return fmt.Sprintf("%.0fµs", float64(d)/float64(time.Microsecond))
+}
+
+// machine names the platform and its CPUs, for the report's first line.
+func machine() string {
+	return fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
 }
 
 func loadAverage() string {

@@ -183,10 +183,27 @@ type sizes struct {
 	vToken, vDir, pbDir string
 }
 
-// measureSizes creates o.records agents in a fresh directory of each system, stopping
-// each server before and after so that the files are measured at rest.
-func measureSizes(o options, work string) (*sizes, error) {
-	s := &sizes{records: o.records, vDir: filepath.Join(work, "voiceapi-data"), pbDir: filepath.Join(work, "pb-data")}
+// measureSizes creates o.records agents in a fresh directory of each system under dir,
+// stopping each server before and after so that the files are measured at rest, then
+// makes o.updates updates (none when 0).
+func measureSizes(o options, dir string) (*sizes, error) {
+	s, err := measureVoiceapiCreates(o, dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.measurePocketBaseCreates(o, dir); err != nil {
+		return nil, err
+	}
+	if o.updates > 0 {
+		return s, measureUpdates(o, s)
+	}
+	return s, nil
+}
+
+// measureVoiceapiCreates is measureSizes' voiceapi half: the file empty, then after
+// o.records creates through the API, in dir/voiceapi-data.
+func measureVoiceapiCreates(o options, dir string) (*sizes, error) {
+	s := &sizes{records: o.records, vDir: filepath.Join(dir, "voiceapi-data")}
 	srv, err := startServer(o.bin, s.vDir, os.DevNull)
 	if err != nil {
 		return nil, err
@@ -215,31 +232,33 @@ func measureSizes(o options, work string) (*sizes, error) {
 		return nil, err
 	}
 	s.vTable = string(table)
+	return s, nil
+}
 
+// measurePocketBaseCreates is measureSizes' PocketBase half, in dir/pb-data.
+func (s *sizes) measurePocketBaseCreates(o options, dir string) error {
+	s.pbDir = filepath.Join(dir, "pb-data")
 	pb, err := startPocketBase(o.pocketbase, s.pbDir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	err = pb.createCollection()
 	pb.stop()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.pbEmpty = pbSize(s.pbDir)
 	if pb, err = startPocketBase(o.pocketbase, s.pbDir); err != nil {
-		return nil, err
+		return err
 	}
 	logf("pocketbase: creating %d records", o.records)
 	s.pbIDs, err = pb.createRecords(o.records, o.tools, o.seeders)
 	pb.stop()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.pbFull = pbSize(s.pbDir)
-	if o.updates > 0 {
-		return s, measureUpdates(o, s)
-	}
-	return s, nil
+	return nil
 }
 
 // runPocketBase measures the sizes, then restarts both systems on their directories and
@@ -252,28 +271,56 @@ func runPocketBase(o options, work string) error {
 	if err != nil {
 		return err
 	}
-	extra, err := profileFlags(&o)
+	if o.rounds == 0 {
+		printSizes(s)
+		return nil
+	}
+	names, runs, err := writeRounds(o, s, work)
 	if err != nil {
 		return err
 	}
+	printThroughput(o, names, runs)
+	printSizes(s)
+	return failedRounds(names, runs)
+}
+
+// The loads of writeRounds, in their order: the ceiling, then each write on voiceapi
+// and on PocketBase.
+const (
+	loadCeiling = iota
+	loadVoiceapiPut
+	loadPocketBasePatch
+	loadVoiceapiCreate
+	loadPocketBaseCreate
+)
+
+// writeRounds starts both systems on the directories of s and the bare ceiling on
+// voiceapi's bytes of an agent, and runs the write loads o.rounds times, interleaved.
+// It returns the loads' names and each load's rounds, failed requests included (the
+// caller shows them, then fails).
+func writeRounds(o options, s *sizes, work string) ([]string, [][]result, error) {
+	extra, err := profileFlags(&o)
+	if err != nil {
+		return nil, nil, err
+	}
 	srv, err := startServer(o.bin, s.vDir, os.DevNull, extra...)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	defer srv.stop()
 	pb, err := startPocketBase(o.pocketbase, s.pbDir)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	defer pb.stop()
 	c := &client{base: srv.url(), token: s.vToken, http: &http.Client{}}
 	agentJSON, err := c.do("GET", "/api/v1/agents/"+s.vAgents[0], nil, http.StatusOK)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	bare, err := newBaseline(s.vToken, agentJSON, agentJSON)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	defer bare.close()
 
@@ -285,25 +332,25 @@ func runPocketBase(o options, work string) error {
 		l   load
 		url string
 	}{
-		{with(func(l *load) {
+		loadCeiling: {with(func(l *load) {
 			l.Name, l.Method, l.Path, l.IDs, l.Token = "bare: GET agent", "GET", "/api/v1/agents/{id}", s.vAgents, s.vToken
 		}), bare.url()},
-		{with(func(l *load) {
+		loadVoiceapiPut: {with(func(l *load) {
 			l.Name, l.Method, l.Path, l.IDs, l.Token, l.Body = "voiceapi: PUT agent (full body)", "PUT", "/api/v1/agents/{id}", s.vAgents, s.vToken, vBody
 		}), srv.url()},
-		{with(func(l *load) {
+		loadPocketBasePatch: {with(func(l *load) {
 			l.Name, l.Method, l.Path, l.IDs, l.Token, l.Body = "pocketbase: PATCH record", "PATCH", pbRecords+"/{id}", s.pbIDs, pb.token, pBody
 		}), pb.url()},
-		{with(func(l *load) {
+		loadVoiceapiCreate: {with(func(l *load) {
 			l.Name, l.Method, l.Path, l.Token, l.Body = "voiceapi: create agent", "POST", "/api/v1/agents", s.vToken, vBody
 		}), srv.url()},
-		{with(func(l *load) {
+		loadPocketBaseCreate: {with(func(l *load) {
 			l.Name, l.Method, l.Path, l.Token, l.Body = "pocketbase: create record", "POST", pbRecords, pb.token, pBody
 		}), pb.url()},
 	}
-	if o.rounds == 0 {
-		printSizes(s)
-		return nil
+	names := make([]string, len(loads))
+	for i, x := range loads {
+		names[i] = x.l.Name
 	}
 	runs := make([][]result, len(loads))
 	for round := range o.rounds {
@@ -323,7 +370,7 @@ func runPocketBase(o options, work string) error {
 				}
 			}
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
 			if res.Non2xx+res.Errors > 0 {
 				// Kept and shown (the table's last column), and the run fails at its end:
@@ -333,13 +380,7 @@ func runPocketBase(o options, work string) error {
 			runs[i] = append(runs[i], res)
 		}
 	}
-	names := make([]string, len(loads))
-	for i, x := range loads {
-		names[i] = x.l.Name
-	}
-	printThroughput(o, names, runs)
-	printSizes(s)
-	return failedRounds(names, runs)
+	return names, runs, nil
 }
 
 // runWrkCPU is runWrk with the CPU time process pid used during the run (none when pid
@@ -398,17 +439,18 @@ func printThroughput(o options, names []string, runs [][]result) {
 		if c := cpuPerRequest(runs[i]); c > 0 {
 			cpu = fmtDur(c)
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%.2f\t%s\t%d\t\n", names[i], med[i].RPS, fmtDur(med[i].P50), fmtDur(med[i].P99), strings.Join(each, ", "), med[i].RPS/med[0].RPS, cpu, failed)
+		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%s\t%s\t%.2f\t%s\t%d\t\n", names[i], med[i].RPS, fmtDur(med[i].P50), fmtDur(med[i].P99), strings.Join(each, ", "), med[i].RPS/med[loadCeiling].RPS, cpu, failed)
 	}
 	tw.Flush()
-	fmt.Printf("\nvoiceapi / PocketBase: update %.2fx (goal ≥ 1.5x), create %.2fx (goal ≥ 1.5x)\n", med[1].RPS/med[2].RPS, med[3].RPS/med[4].RPS)
+	fmt.Printf("\nvoiceapi / PocketBase: update %.2fx (goal ≥ 1.5x), create %.2fx (goal ≥ 1.5x)\n",
+		med[loadVoiceapiPut].RPS/med[loadPocketBasePatch].RPS, med[loadVoiceapiCreate].RPS/med[loadPocketBaseCreate].RPS)
 	cpuRatio := func(v, p []result) float64 {
 		if c := cpuPerRequest(v); c > 0 {
 			return float64(cpuPerRequest(p)) / float64(c)
 		}
 		return 0
 	}
-	fmt.Printf("CPU per request, PocketBase / voiceapi (median rounds): update %.2fx, create %.2fx\n", cpuRatio(runs[1], runs[2]), cpuRatio(runs[3], runs[4]))
+	fmt.Printf("CPU per request, PocketBase / voiceapi (median rounds): update %.2fx, create %.2fx\n", cpuRatio(runs[loadVoiceapiPut], runs[loadPocketBasePatch]), cpuRatio(runs[loadVoiceapiCreate], runs[loadPocketBaseCreate]))
 }
 
 func printSizes(s *sizes) {
