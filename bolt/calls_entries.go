@@ -14,7 +14,7 @@ import (
 // and never reused (bucketCallScopes: scope → uvarint), and an entry is keyed by the
 // scope's number and the call id's 16 bytes: 18 bytes, where "<ws>/a/<agent>\x00<call
 // id>" took 94 (schema 3's bucketCallsIndex: 466 bytes of file a seeded call in four
-// entries, 190 now). A uvarint is prefix-free, so a scope's entries are one key range,
+// entries, about 200 now). A uvarint is prefix-free, so a scope's entries are one key range,
 // ordered by id; the first 6 bytes of an id are its millisecond, so a millisecond's calls
 // are one range too (calls_slots.go).
 var (

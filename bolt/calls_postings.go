@@ -17,9 +17,9 @@ import (
 // A block's value: blockFormat2, uvarint(the first entry's millisecond), then each entry
 // as uvarint(Δms<<2 | hasSlot<<1 | tfNot1) [uvarint(slot)] [tf byte], Δms against the
 // entry before (0 for the first), and last the last entry's docID in 9 bytes (6 of
-// millisecond, 3 of slot), so that a newer call is appended without reading the block. A seeded
-// call's 51 postings take about 80 bytes this way; as call ids (schema 3) they took
-// about 770, and as one key each (schema 2) 9 KB.
+// millisecond, 3 of slot), so that a newer call is appended without reading the block.
+// A seeded call's 51 postings take about 100 bytes of pages this way; as call ids
+// (schema 3) they took about 770 bytes of data, and as one key each (schema 2) 9 KB.
 //
 // Entries are in call id order: by millisecond, and within one millisecond by id (an
 // entry joining a millisecond that already has one is placed by resolving their ids).

@@ -12,8 +12,8 @@ import (
 // call's id carries and a slot that tells apart the calls of one workspace created in
 // the same millisecond (0 for the first, and for nearly every call). Postings delta-code
 // it in one or two bytes, where the call id's 80 random bits took about fifteen (1.5 KB
-// of the 3.8 KB a seeded call cost). The slot is kept in the call's entry of its
-// workspace scope's entry (calls_entries.go), after the attributes ("\x00" and the slot in
+// of the 3.8 KB a seeded call cost). The slot is kept in the value of the call's entry
+// in its workspace scope (calls_entries.go), after the attributes ("\x00" and the slot in
 // decimal, absent for 0), so a docID is resolved to its call by a seek to that
 // millisecond among the workspace's entries, and a call's docID read from its entry.
 //
