@@ -272,3 +272,33 @@ func TestBlockEncoding(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPostingBlock: any bytes as a stored block decode or fail without panicking, and
+// any list of postings in docID order encodes into a block that decodes to it.
+func FuzzPostingBlock(f *testing.F) {
+	f.Add(encodeBlock([]posting{{docID{1_790_000_000_000, 0}, 1}, {docID{1_790_000_000_000, 2}, 3}}), uint64(1_790_000_000_000), []byte{0, 1, 2, 0, 1, 0})
+	f.Add([]byte{blockFormat2, 0x80}, uint64(0), []byte{})
+	f.Fuzz(func(t *testing.T, stored []byte, start uint64, steps []byte) {
+		if list, err := decodeBlock(stored); err == nil && len(list) == 0 {
+			t.Fatalf("%x: no entries and no error", stored)
+		}
+		// steps: triples of (milliseconds forward, slot, frequency).
+		list := []posting{}
+		ms := start % (1 << 47)
+		for i := 0; i+2 < len(steps); i += 3 {
+			ms += uint64(steps[i])
+			if len(list) > 0 && list[len(list)-1].doc.ms == ms && steps[i+1] == 0 {
+				continue // a millisecond's second entry needs another slot
+			}
+			tf := max(steps[i+2], 1)
+			list = append(list, posting{docID{ms, uint32(steps[i+1])}, tf})
+		}
+		if len(list) == 0 {
+			return
+		}
+		got, err := decodeBlock(encodeBlock(list))
+		if err != nil || !slices.Equal(got, list) {
+			t.Fatalf("round trip of %v: %v, %v", list, got, err)
+		}
+	})
+}
