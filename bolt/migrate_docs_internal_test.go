@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.etcd.io/bbolt"
 	"golang.org/x/crypto/bcrypt"
@@ -346,5 +347,81 @@ func checkTermCounts(t *testing.T, b *bbolt.Tx) {
 	})
 	for scope, n := range postings {
 		t.Errorf("%s: %d postings, no count", scope, n)
+	}
+}
+
+// Calls registered, updated and deleted through the services keep the postings exact on
+// bbolt: the service hands storage the terms a call was indexed with, storage keeps no
+// copy, and no posting is left naming a call that is gone (a term count would be off and
+// a slot reused later could inherit it).
+func TestServicePathsKeepPostingsExact(t *testing.T) {
+	c := &clock{time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)}
+	db := openInternal(t, c)
+	ctx, ws := ownerCtx(t, db, "a@example.com")
+	agent := newTestAgent(t, db, ws)
+	said := func(words string) []data.TranscriptItem { return []data.TranscriptItem{{Role: "user", Content: words}} }
+	var ids []string
+	for i := range 30 {
+		in := data.CallCreate{AgentID: agent, Direction: "web", Transcript: said(fmt.Sprintf("hello caller %d about order %d", i, i%4))}
+		if i%3 == 0 {
+			in.Analysis = map[string]any{"summary": "refund asked"}
+		}
+		call, err := svcOf(db).Calls.RegisterCall(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, call.ID)
+		if i%4 == 0 {
+			c.t = c.t.Add(time.Millisecond) // some share a millisecond, some not
+		}
+	}
+	for i, id := range ids {
+		switch i % 5 {
+		case 1:
+			if _, err := svcOf(db).Calls.UpdateCall(ctx, id, data.CallUpdate{Transcript: data.Some(said("goodbye now"))}); err != nil {
+				t.Fatal(err)
+			}
+		case 2:
+			if err := svcOf(db).Calls.DeleteCall(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		case 3:
+			if _, err := svcOf(db).Calls.UpdateCall(ctx, id, data.CallUpdate{Analysis: data.Some(map[string]any{"summary": "refund given"})}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	db.view(func(b *bbolt.Tx) error {
+		checkTermCounts(t, b)
+		ix := callIndexOf(b)
+		return b.Bucket(bucketCallPostingDocs).ForEach(func(k, v []byte) error {
+			list, err := decodeBlock(v)
+			for _, p := range list {
+				if _, _, ok := resolve(ix, ws, p.doc); !ok {
+					t.Errorf("%s: a posting of %v names no call", k[:len(k)-7], p.doc)
+				}
+			}
+			return err
+		})
+	})
+	want := func(keep func(i int) bool) []string {
+		var out []string
+		for i := len(ids) - 1; i >= 0; i-- {
+			if keep(i) {
+				out = append(out, ids[i])
+			}
+		}
+		return out
+	}
+	for q, keep := range map[string]func(int) bool{
+		"hello":   func(i int) bool { return i%5 != 1 && i%5 != 2 },
+		"goodbye": func(i int) bool { return i%5 == 1 },
+		"refund":  func(i int) bool { return i%5 == 3 || i%3 == 0 && i%5 != 2 },
+		"given":   func(i int) bool { return i%5 == 3 },
+		"asked":   func(i int) bool { return i%3 == 0 && i%5 != 2 && i%5 != 3 },
+	} {
+		if got := searchIDs(t, db, ws, q); !slices.Equal(got, want(keep)) {
+			t.Errorf("%s: %v, want %v", q, got, want(keep))
+		}
 	}
 }
