@@ -302,3 +302,36 @@ func FuzzPostingBlock(f *testing.F) {
 		}
 	})
 }
+
+// seekLastWithPrefix finds a prefix's last key whatever the prefix's last bytes: the
+// zero of "<scope>\x00", a uvarint's, bytes past 0x7F and 0xFF.
+func TestSeekLastWithPrefix(t *testing.T) {
+	db := openInternal(t, &clock{time.Now()})
+	keys := [][]byte{{0x01, 0x01}, {0x01, 0x80}, {0x01, 0x80, 0x05}, {0x01, 0x81}, {0x01, 0xFF}, {0x01, 0xFF, 0x07}, {0x02}, {0x02, 0x00, 0x09}}
+	err := db.bolt.Update(func(tx *bbolt.Tx) error {
+		b, err := tx.CreateBucket([]byte("seek_last_test"))
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := b.Put(k, nil); err != nil {
+				return err
+			}
+		}
+		for _, tc := range []struct{ prefix, want []byte }{
+			{[]byte{0x01, 0x80}, []byte{0x01, 0x80, 0x05}},
+			{[]byte{0x01, 0xFF}, []byte{0x01, 0xFF, 0x07}},
+			{[]byte{0x01}, []byte{0x01, 0xFF, 0x07}},
+			{[]byte{0x02, 0x00}, []byte{0x02, 0x00, 0x09}},
+			{[]byte{0xFF}, []byte{0x02, 0x00, 0x09}}, // past every key: the last one
+		} {
+			if got := seekLastWithPrefix(b.Cursor(), tc.prefix); !bytes.Equal(got, tc.want) {
+				t.Errorf("prefix %x: %x, want %x", tc.prefix, got, tc.want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -188,12 +188,15 @@ func (db *DB) list(tx *bbolt.Tx, spec listSpec, req data.PageRequest) ([]string,
 func seekLastWithPrefix(c *bbolt.Cursor, prefix []byte) []byte {
 	// The least key after every key with prefix: prefix with its last byte below 0xFF
 	// incremented ("<scope>\x01" for "<scope>\x00"), past the bytes that cannot be.
-	end := bytes.TrimRight(prefix, "\xff")
-	if len(end) == 0 {
+	n := len(prefix)
+	for n > 0 && prefix[n-1] == 0xFF {
+		n--
+	}
+	if n == 0 {
 		k, _ := c.Last()
 		return k
 	}
-	end = append(append([]byte(nil), end[:len(end)-1]...), end[len(end)-1]+1)
+	end := append(append([]byte(nil), prefix[:n-1]...), prefix[n-1]+1)
 	k, _ := c.Seek(end)
 	if k == nil {
 		k, _ = c.Last()
