@@ -201,10 +201,5 @@ func deleteScopePrefix(b *bbolt.Bucket, ws string) error {
 			keys = append(keys, append([]byte(nil), k...))
 		}
 	}
-	for _, k := range keys {
-		if err := b.Delete(k); err != nil {
-			return err
-		}
-	}
-	return nil
+	return deleteKeys(b, keys)
 }

@@ -153,19 +153,9 @@ func (ix callIndex) dropWorkspace(ws string) error {
 	}
 	for _, scope := range scopes {
 		p, _ := ix.prefix(string(scope))
-		var keys [][]byte
-		ec := ix.entries.Cursor()
-		for k, _ := ec.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = ec.Next() {
-			keys = append(keys, append([]byte(nil), k...))
-		}
-		for _, k := range keys {
-			if err := ix.entries.Delete(k); err != nil {
-				return err
-			}
-		}
-		if err := ix.scopes.Delete(scope); err != nil {
+		if err := deletePrefix(ix.entries, p); err != nil {
 			return err
 		}
 	}
-	return nil
+	return deleteKeys(ix.scopes, scopes)
 }

@@ -171,6 +171,11 @@ func deletePrefix(b *bbolt.Bucket, prefix []byte) error {
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 		keys = append(keys, append([]byte(nil), k...))
 	}
+	return deleteKeys(b, keys)
+}
+
+// deleteKeys deletes keys (collected beforehand, not under a live cursor) from b.
+func deleteKeys(b *bbolt.Bucket, keys [][]byte) error {
 	for _, k := range keys {
 		if err := b.Delete(k); err != nil {
 			return err

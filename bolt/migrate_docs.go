@@ -128,12 +128,7 @@ func moveCallIndex(bdb *bbolt.DB) (bool, error) {
 			}
 			done = append(done, append([]byte(nil), k...))
 		}
-		for _, k := range done {
-			if err := old.Delete(k); err != nil {
-				return err
-			}
-		}
-		return nil
+		return deleteKeys(old, done)
 	})
 	return more, err
 }
@@ -208,10 +203,8 @@ func movePostingsToDocs(bdb *bbolt.DB) (bool, error) {
 				moved += len(list)
 				done = append(done, append([]byte(nil), k...))
 			}
-			for _, k := range done {
-				if err := old.Delete(k); err != nil {
-					return err
-				}
+			if err := deleteKeys(old, done); err != nil {
+				return err
 			}
 			if moved >= migrateBatch {
 				more = true
@@ -295,8 +288,11 @@ func indexUnindexedCalls() func(*bbolt.DB) (bool, error) {
 				}
 				todo = append(todo, &call)
 			}
+			ix := callIndexOf(tx)
 			for _, call := range todo {
-				if _, ok := idMS(call.ID); ok {
+				// A call the list index does not hold (an id without a time) cannot be
+				// posted: it stays unsearchable, as it was, rather than stop the start.
+				if _, ok := docOf(ix, call.WorkspaceID, call.ID); ok {
 					if err := setCallTerms(tx, call.WorkspaceID, call.ID, nil, fulltext.CallTerms(call)); err != nil {
 						return err
 					}
