@@ -137,15 +137,18 @@ type postedCall struct {
 // postedCallOf returns call id of ws as its postings name it, false when the call is not
 // in ws's scope or its id is not well formed.
 func postedCallOf(ix callIndex, ws, id string) (postedCall, bool) {
-	d, ok := docOf(ix, ws, id)
-	if !ok {
+	ms, ok := idMS(id)
+	p, found := ix.prefix(ws)
+	if !ok || !found {
 		return postedCall{}, false
 	}
-	pc := postedCall{ws: ws, id: id, doc: d, newest: true}
-	p, _ := ix.prefix(ws)
 	k, _ := entryKey(p, id)
 	c := ix.entries.Cursor()
-	c.Seek(k)
+	at, v := c.Seek(k) // the entry (its slot), then the one after it
+	if !bytes.Equal(at, k) {
+		return postedCall{}, false
+	}
+	pc := postedCall{ws: ws, id: id, doc: docID{ms, entrySlot(v)}, newest: true}
 	if next, _ := c.Next(); next != nil && len(next) == len(k) && bytes.HasPrefix(next, k[:len(p)+6]) {
 		pc.newest = false // a call of the same millisecond sorts after it
 	}

@@ -246,8 +246,10 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// reference an earlier event's payload instead of copying it (events_ref.go). Old
 	// events read as they are.
 	func(tx *bbolt.Tx) error { return nil },
-	// 3 → 4: postings name calls by docID (calls_slots.go, calls_postings.go) and storage
-	// keeps no term lists; migrateDocs moved a schema 2 or 3 index before this runs.
+	// 3 → 4: the call list index is keyed by scope numbers (calls_entries.go), postings
+	// name calls by docID (calls_slots.go, calls_postings.go), storage keeps no term lists
+	// (migrateDocs moved a schema 2 or 3 file's indexes before this runs), and events are
+	// written in a binary form (events_binary.go; old forms read as they are).
 	func(tx *bbolt.Tx) error { return nil },
 }
 

@@ -18,12 +18,12 @@ import (
 // byte for byte the payload of the workspace's previous event is stored as a reference to
 // the event that holds it: markEventRef, the holder's id, and the event without its
 // payload ("data":null), deflated (from schema 4, markEventRefBinary and the event in
-// the binary form when it holds it: events_binary.go). Reading it puts the holder's payload back, so every
-// reader (the event API, SSE, webhooks, export, the audit chain) gets the same bytes as
-// from a copy. The holder is another event of the same workspace, never itself a
-// reference, and events are never rewritten but by a rekey (which keeps their payloads) and
-// never deleted but with their whole workspace: what a reference points to cannot change
-// or go away before it does. Records (a call, an agent) are not referenced: they change
+// the binary form when it holds it: events_binary.go). Reading it puts the holder's
+// payload back, so every reader (the event API, SSE, webhooks, export, the audit chain)
+// gets the same bytes as from a copy. The holder is another event of the same workspace,
+// never itself a reference, and events are never rewritten but by a rekey (which keeps
+// their payloads) and never deleted but with their whole workspace: what a reference
+// points to cannot change or go away before it does. Records (a call, an agent) are not referenced: they change
 // and are deleted (retention) while their events must not.
 const (
 	markEventRef = 0x03
