@@ -83,17 +83,23 @@ func boundKey(p []byte, bound string) []byte {
 // entryID is the call id of an entry key of the scope whose prefix is p.
 func entryID(p, k []byte) string { return idText(data.PrefixCall, k[len(p):len(p)+16]) }
 
-// get returns the value of call id's entry in scope (nil: none).
-func (ix callIndex) get(scope, id string) []byte {
+// keyOf returns call id's key in scope, false when no call was ever in scope or id is
+// not a call id (either way there is no such entry).
+func (ix callIndex) keyOf(scope, id string) ([]byte, bool) {
 	p, ok := ix.prefix(scope)
 	if !ok {
-		return nil
+		return nil, false
 	}
 	k, err := entryKey(p, id)
-	if err != nil {
-		return nil
+	return k, err == nil
+}
+
+// get returns the value of call id's entry in scope (nil: none).
+func (ix callIndex) get(scope, id string) []byte {
+	if k, ok := ix.keyOf(scope, id); ok {
+		return ix.entries.Get(k)
 	}
-	return ix.entries.Get(k)
+	return nil
 }
 
 func (ix callIndex) put(scope, id string, v []byte) error {
@@ -109,15 +115,10 @@ func (ix callIndex) put(scope, id string, v []byte) error {
 }
 
 func (ix callIndex) delete(scope, id string) error {
-	p, ok := ix.prefix(scope)
-	if !ok {
-		return nil
+	if k, ok := ix.keyOf(scope, id); ok {
+		return ix.entries.Delete(k)
 	}
-	k, err := entryKey(p, id)
-	if err != nil {
-		return err
-	}
-	return ix.entries.Delete(k)
+	return nil
 }
 
 // cursor returns a cursor over scope's entries (nil: the scope never had one).

@@ -137,19 +137,19 @@ type postedCall struct {
 // postedCallOf returns call id of ws as its postings name it, false when the call is not
 // in ws's scope or its id is not well formed.
 func postedCallOf(ix callIndex, ws, id string) (postedCall, bool) {
-	ms, ok := idMS(id)
-	p, found := ix.prefix(ws)
-	if !ok || !found {
+	ms, _ := idMS(id)
+	k, ok := ix.keyOf(ws, id)
+	if !ok {
 		return postedCall{}, false
 	}
-	k, _ := entryKey(p, id)
 	c := ix.entries.Cursor()
 	at, v := c.Seek(k) // the entry (its slot), then the one after it
 	if !bytes.Equal(at, k) {
 		return postedCall{}, false
 	}
 	pc := postedCall{ws: ws, id: id, doc: docID{ms, entrySlot(v)}, newest: true}
-	if next, _ := c.Next(); next != nil && len(next) == len(k) && bytes.HasPrefix(next, k[:len(p)+6]) {
+	// The key ends with the id's 6 bytes of millisecond and 10 of randomness.
+	if next, _ := c.Next(); next != nil && len(next) == len(k) && bytes.HasPrefix(next, k[:len(k)-10]) {
 		pc.newest = false // a call of the same millisecond sorts after it
 	}
 	return pc, true
