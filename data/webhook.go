@@ -157,8 +157,9 @@ type DeliveryQueue interface {
 	// share, their next attempt moves to now+lease in the claiming transaction, so no
 	// other dispatcher (another replica) sees them due while this one posts, and one that
 	// dies mid-post leaves them due again once the lease ends; on a store one process
-	// owns, skip (the dispatcher's in-flight set) is the whole claim. It also returns when the next other pending delivery falls due (zero
-	// when there is none).
+	// owns, skip (the dispatcher's in-flight set) is the whole claim. It also returns
+	// when the next other pending delivery falls due (zero when there is none). With an
+	// error it returns no jobs: a claim that did not commit holds no lease.
 	ClaimDueDeliveries(ctx context.Context, now time.Time, limit int, lease time.Duration, skip func(deliveryID string) bool) ([]*DeliveryJob, time.Time, error)
 	// FinishAttempt records the outcome of a pending delivery's attempt and, when
 	// out.RetryAt is set, queues the next attempt. A delivery that no longer exists (its

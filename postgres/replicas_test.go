@@ -302,9 +302,35 @@ func TestReplicasDeliverEachWebhookOnce(t *testing.T) {
 	defer mu.Unlock()
 	for id, n := range posts {
 		if n != 1 {
-			t.Errorf("event %s posted %d times", id, n)
+			t.Errorf("event %s posted %d times; its deliveries:\n%s", id, n, deliveryRows(t, rs[0], id))
 		}
 	}
+	if t.Failed() {
+		for i, r := range rs {
+			t.Logf("replica %d log:\n%s", i, r.Logs.String())
+		}
+	}
+}
+
+// deliveryRows lists event id's delivery rows, for a failure's message.
+func deliveryRows(t *testing.T, r *testkit.Replica, eventID string) string {
+	rows, err := r.PG.Pool().Query(context.Background(), `SELECT id, attempt, status, coalesce(error, ''), next_attempt_at, created_at FROM deliveries WHERE event_id = $1 ORDER BY id`, eventID)
+	if err != nil {
+		return err.Error()
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var id, status, msg string
+		var attempt int
+		var next *time.Time
+		var created time.Time
+		if err := rows.Scan(&id, &attempt, &status, &msg, &next, &created); err != nil {
+			return err.Error()
+		}
+		fmt.Fprintf(&b, "  %s attempt %d %s %q next %v created %v\n", id, attempt, status, msg, next, created)
+	}
+	return b.String()
 }
 
 func readAll(r *http.Request) string {

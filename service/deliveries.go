@@ -197,14 +197,20 @@ func (s *DeliveryService) ClaimDueDeliveries(ctx context.Context, now time.Time,
 		}
 		return nil
 	}
-	if !s.opts.LeaseDeliveries {
+	var err error
+	if s.opts.LeaseDeliveries {
+		err = s.store.Update(ctx, func(tx Tx) error { return claim(tx, true) })
+	} else {
 		// One process owns the store: the dispatcher's skip (its in-flight set) is the
 		// whole claim, and nothing needs writing.
-		err := s.store.View(ctx, func(tx Tx) error { return claim(tx, false) })
-		return jobs, next, err
+		err = s.store.View(ctx, func(tx Tx) error { return claim(tx, false) })
 	}
-	err := s.store.Update(ctx, func(tx Tx) error { return claim(tx, true) })
-	return jobs, next, err
+	if err != nil {
+		// The jobs are those of an attempt that did not commit: their leases were never
+		// taken, so another replica may be posting them already.
+		return nil, time.Time{}, err
+	}
+	return jobs, next, nil
 }
 
 // loadJob copies out everything needed to post delivery id, the secret opened.

@@ -3,7 +3,10 @@ package service_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -249,5 +252,68 @@ func TestClaimsOnAnOwnedStoreWriteNothing(t *testing.T) {
 	// A restarted dispatcher (an empty in-flight set) gets it at once.
 	if again, _, _ := svc.Deliveries.ClaimDueDeliveries(context.Background(), clock.t, 10, 30*time.Second, nil); len(again) != 1 {
 		t.Errorf("after a restart the delivery is not due at once: %v", again)
+	}
+}
+
+// abortingStore runs every transaction on the real store and, while abort is set, fails
+// it after fn succeeded, as a commit that fails (a lost serialization conflict, a
+// cancelled context) does: nothing fn wrote is kept and the caller gets an error.
+type abortingStore struct {
+	service.Store
+	abort atomic.Bool
+}
+
+var errCommitFailed = errors.New("the commit failed")
+
+func (s *abortingStore) wrap(fn func(service.Tx) error) func(service.Tx) error {
+	return func(tx service.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		if s.abort.Load() {
+			return errCommitFailed
+		}
+		return nil
+	}
+}
+
+func (s *abortingStore) Update(ctx context.Context, fn func(service.Tx) error) error {
+	return s.Store.Update(ctx, s.wrap(fn))
+}
+
+func (s *abortingStore) View(ctx context.Context, fn func(service.Tx) error) error {
+	return s.Store.View(ctx, s.wrap(fn))
+}
+
+// A claim whose transaction fails hands out no job: on a shared store its lease was
+// rolled back, so posting would race whichever replica claims the delivery next (the
+// double posts TestReplicasDeliverEachWebhookOnce caught when a replica stopped mid-claim).
+func TestAFailedClaimHandsOutNothing(t *testing.T) {
+	for _, leased := range []bool{true, false} {
+		t.Run(fmt.Sprint("leased=", leased), func(t *testing.T) {
+			clock := &fixedClock{time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+			store := &abortingStore{Store: testkit.OpenEngine(t)}
+			svc := testkit.Services(t, store, func(o *service.Options) {
+				o.Now, o.LeaseDeliveries = clock.now, leased
+			})
+			ctx := as("ws_1")
+			w, _, _ := svc.Webhooks.CreateWebhook(ctx, data.WebhookCreate{URL: "https://a.example/", Events: []string{"*"}})
+			settle(t, svc, clock.t)
+			if _, err := svc.Webhooks.SendTestEvent(ctx, w.ID); err != nil {
+				t.Fatal(err)
+			}
+			drain(t, svc)
+			store.abort.Store(true)
+			jobs, next, err := svc.Deliveries.ClaimDueDeliveries(context.Background(), clock.t, 10, 30*time.Second, nil)
+			store.abort.Store(false)
+			if !errors.Is(err, errCommitFailed) || len(jobs) != 0 || !next.IsZero() {
+				t.Fatalf("failed claim: jobs %v, next %v, error %v; want none, zero, %v", jobs, next, err, errCommitFailed)
+			}
+			// Nothing was leased: the delivery is due at once for the next claimer.
+			again, _, err := svc.Deliveries.ClaimDueDeliveries(context.Background(), clock.t, 10, 30*time.Second, nil)
+			if err != nil || len(again) != 1 || again[0].Attempt != 1 {
+				t.Fatalf("claim after the failed one: %v, %v; want the delivery's attempt 1", again, err)
+			}
+		})
 	}
 }
