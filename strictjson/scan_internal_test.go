@@ -91,12 +91,18 @@ func FuzzStrictMatchesEncodingJSON(f *testing.F) {
 	for _, s := range []string{
 		`{"s":"plain","f":1.5e3,"b":true,"ps":"caf\u00e9","pf":-0,"pb":false,"ss":["a","\ud83d\ude00","\ud800x"]}`,
 		`{"m":{"k\"ey":"v\\al","":"\/"},"in":{"s":"\t\n"},"arr":[null,{"b":false},{"ss":[]}],"val":[{}],"raw":{"x":[1]},"any":[1,"a",null]}`,
-		"{\"s\":\"\xff\xfe\",\"ps\":\"\\udc00\\ud800\\udc00\"}", `{"s":null}`, `{"f":"1"}`, `{"nope":1}`, `[]`, `{"s":"a","s":"b"}`,
+		"{\"s\":\"\xff\xfe\",\"ps\":\"\\udc00\\ud800\\udc00\"}", `{"s":null}`, `{"f":"1"}`, `{"nope":1}`, `[]`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if !json.Valid(b) {
+			return
+		}
+		if _, dup := duplicateMember(b); dup {
+			// Decode refuses a name given twice before this decoder sees the body
+			// (TestObjectRefusesDuplicates), and the two disagree on such a body:
+			// encoding/json reports a wrong type in any copy, this decoder reads the last.
 			return
 		}
 		var got leafTarget
