@@ -53,11 +53,23 @@ func (s *Server) handleAgentList(w http.ResponseWriter, r *http.Request) error {
 	}
 	f := data.AgentFilter{Status: r.URL.Query().Get("status"), Name: r.URL.Query().Get("name"), PageRequest: req}
 	if src, ok := s.svc.Agents.(agentJSONSource); ok {
-		list, page, err := src.ListAgentsJSON(r.Context(), f)
+		// A page of up to 100 agents, each with its whole configuration, is a heavy page:
+		// it takes a turn as the calls page does, for the same tail (see pageTurns).
+		release, err := s.pages.take(r.Context())
 		if err != nil {
 			return err
 		}
-		return writeRawList(w, list, page)
+		list, page, err := src.ListAgentsJSON(r.Context(), f)
+		var body []byte
+		if err == nil {
+			body, err = rawListBody(list, page)
+		}
+		release()
+		if err != nil {
+			return err
+		}
+		sendBody(w, body)
+		return nil
 	}
 	list, page, err := s.svc.Agents.ListAgents(r.Context(), f)
 	if err != nil {

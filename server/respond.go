@@ -103,12 +103,12 @@ func writeList[T any](w http.ResponseWriter, items []T, page data.Page) error {
 	return nil
 }
 
-// writeRawList is writeList for items already encoded: the same bytes, joined rather
-// than encoded (and, by encoding/json, validated) again.
-func writeRawList(w http.ResponseWriter, items []json.RawMessage, page data.Page) error {
+// rawListBody joins items already encoded into the body writeList would send for them:
+// the same bytes, joined rather than encoded (and, by encoding/json, validated) again.
+func rawListBody(items []json.RawMessage, page data.Page) ([]byte, error) {
 	meta, err := json.Marshal(page)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	n := len(meta) + 32
 	for _, it := range items {
@@ -124,12 +124,15 @@ func writeRawList(w http.ResponseWriter, items []json.RawMessage, page data.Page
 	}
 	body = append(body, `],"meta":`...)
 	body = append(body, meta...)
-	body = append(body, "}\n"...)
+	return append(body, "}\n"...), nil
+}
+
+// sendBody writes a 200 with the JSON body.
+func sendBody(w http.ResponseWriter, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
 	w.Write(body)
-	return nil
 }
 
 func writeNoContent(w http.ResponseWriter) error {
