@@ -13,12 +13,12 @@ import (
 
 // pageTurns lets at most GOMAXPROCS heavy pages (a page of 100 calls: 100 records
 // inflated, decoded and encoded again, about 90 KB; a page of 100 agents, each with its
-// whole configuration) be assembled at once; the others
-// wait for their turn in arrival order (a channel's senders queue first come, first
-// served). Assembled all at once, 32 such pages shared two cores in whatever order the
-// scheduler and the collector left them, and the slowest hundredth took 4-5 times the
-// median; taking turns, each page runs to its end and its latency is mostly the queue
-// ahead of it, alike for every request (docs/performance.md, "Tail latency").
+// whole configuration) be assembled at once; the others wait for their turn in arrival
+// order (a channel's senders queue first come, first served). Assembled all at once, 32
+// such pages shared two cores in whatever order the scheduler and the collector left
+// them, and the slowest hundredth took 4-5 times the median; taking turns, each page runs
+// to its end and its latency is mostly the queue ahead of it, alike for every request
+// (docs/performance.md, "Tail latency").
 //
 // Only the assembly takes a turn: the encoded body is written after the turn is given
 // back, so a client that reads slowly holds up no one else.
