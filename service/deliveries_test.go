@@ -57,6 +57,22 @@ func settle(t *testing.T, svc *service.Services, now time.Time) {
 	}
 }
 
+// pendingTestDelivery creates a webhook of every event, settles what its creation
+// caused, and leaves one delivery pending: its test event's, due at now.
+func pendingTestDelivery(t *testing.T, svc *service.Services, ctx context.Context, now time.Time) *data.Webhook {
+	t.Helper()
+	w, _, err := svc.Webhooks.CreateWebhook(ctx, data.WebhookCreate{URL: "https://a.example/", Events: []string{"*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	settle(t, svc, now)
+	if _, err := svc.Webhooks.SendTestEvent(ctx, w.ID); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, svc)
+	return w
+}
+
 func TestFanOutFollowsFiltersAndTestTargets(t *testing.T) {
 	clock := &fixedClock{time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	svc, store := newServices(t, clock, nil)
@@ -119,12 +135,7 @@ func TestFinishAttemptRecordsAndQueuesTheRetry(t *testing.T) {
 	clock := &fixedClock{time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	svc, _ := newServices(t, clock, nil)
 	ctx := as("ws_1")
-	w, _, _ := svc.Webhooks.CreateWebhook(ctx, data.WebhookCreate{URL: "https://a.example/", Events: []string{"*"}})
-	settle(t, svc, clock.t)
-	if _, err := svc.Webhooks.SendTestEvent(ctx, w.ID); err != nil {
-		t.Fatal(err)
-	}
-	drain(t, svc)
+	w := pendingTestDelivery(t, svc, ctx, clock.t)
 	first := due(t, svc, clock.t)[w.ID][0]
 
 	retryAt := clock.t.Add(5 * time.Second)
@@ -197,12 +208,7 @@ func TestClaimedDeliveriesAreLeased(t *testing.T) {
 		o.Now, o.LeaseDeliveries = clock.now, true // as on a store replicas share
 	})
 	ctx := as("ws_1")
-	w, _, _ := svc.Webhooks.CreateWebhook(ctx, data.WebhookCreate{URL: "https://a.example/", Events: []string{"*"}})
-	settle(t, svc, clock.t)
-	if _, err := svc.Webhooks.SendTestEvent(ctx, w.ID); err != nil {
-		t.Fatal(err)
-	}
-	drain(t, svc)
+	pendingTestDelivery(t, svc, ctx, clock.t)
 	claim := func(at time.Time) ([]*data.DeliveryJob, time.Time) {
 		t.Helper()
 		jobs, next, err := svc.Deliveries.ClaimDueDeliveries(context.Background(), at, 10, 30*time.Second, nil)
@@ -235,12 +241,7 @@ func TestClaimsOnAnOwnedStoreWriteNothing(t *testing.T) {
 	clock := &fixedClock{time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	svc, _ := newServices(t, clock, nil)
 	ctx := as("ws_1")
-	w, _, _ := svc.Webhooks.CreateWebhook(ctx, data.WebhookCreate{URL: "https://a.example/", Events: []string{"*"}})
-	settle(t, svc, clock.t)
-	if _, err := svc.Webhooks.SendTestEvent(ctx, w.ID); err != nil {
-		t.Fatal(err)
-	}
-	drain(t, svc)
+	pendingTestDelivery(t, svc, ctx, clock.t)
 	first, _, err := svc.Deliveries.ClaimDueDeliveries(context.Background(), clock.t, 10, 30*time.Second, nil)
 	if err != nil || len(first) != 1 {
 		t.Fatalf("first claim: %v, %v", first, err)
@@ -297,12 +298,7 @@ func TestAFailedClaimHandsOutNothing(t *testing.T) {
 				o.Now, o.LeaseDeliveries = clock.now, leased
 			})
 			ctx := as("ws_1")
-			w, _, _ := svc.Webhooks.CreateWebhook(ctx, data.WebhookCreate{URL: "https://a.example/", Events: []string{"*"}})
-			settle(t, svc, clock.t)
-			if _, err := svc.Webhooks.SendTestEvent(ctx, w.ID); err != nil {
-				t.Fatal(err)
-			}
-			drain(t, svc)
+			pendingTestDelivery(t, svc, ctx, clock.t)
 			store.abort.Store(true)
 			jobs, next, err := svc.Deliveries.ClaimDueDeliveries(context.Background(), clock.t, 10, 30*time.Second, nil)
 			store.abort.Store(false)
