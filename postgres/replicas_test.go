@@ -302,7 +302,7 @@ func TestReplicasDeliverEachWebhookOnce(t *testing.T) {
 	defer mu.Unlock()
 	for id, n := range posts {
 		if n != 1 {
-			t.Errorf("event %s posted %d times; its deliveries:\n%s", id, n, deliveryRows(t, rs[0], id))
+			t.Errorf("event %s posted %d times; its deliveries:\n%s", id, n, deliveryRows(rs[0], id))
 		}
 	}
 	if t.Failed() {
@@ -313,7 +313,7 @@ func TestReplicasDeliverEachWebhookOnce(t *testing.T) {
 }
 
 // deliveryRows lists event id's delivery rows, for a failure's message.
-func deliveryRows(t *testing.T, r *testkit.Replica, eventID string) string {
+func deliveryRows(r *testkit.Replica, eventID string) string {
 	rows, err := r.PG.Pool().Query(context.Background(), `SELECT id, attempt, status, coalesce(error, ''), next_attempt_at, created_at FROM deliveries WHERE event_id = $1 ORDER BY id`, eventID)
 	if err != nil {
 		return err.Error()
