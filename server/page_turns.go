@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"runtime"
-	"strconv"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -64,9 +63,5 @@ func encodeList[T any](items []T, page data.Page) (*bytes.Buffer, error) {
 // sendJSON writes a 200 with the encoded body buf and gives buf back to the pool.
 func sendJSON(w http.ResponseWriter, buf *bytes.Buffer) {
 	defer putResponseBuf(buf)
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	w.WriteHeader(http.StatusOK)
-	w.Write(buf.Bytes())
+	sendBody(w, buf.Bytes())
 }
