@@ -188,7 +188,7 @@ func (d *Dispatcher) run(ctx context.Context) {
 		list, next, err := d.q.ClaimDueDeliveries(ctx, d.cfg.Now(), d.cfg.Workers, d.cfg.Lease, d.isInFlight)
 		if err != nil {
 			d.log.Error("webhook dispatcher: reading due deliveries", "error", err)
-			wait, list = errorWait, nil // an uncommitted claim holds no lease: post none of it
+			wait = errorWait // with an error the claim returns no jobs (it holds no lease)
 		}
 		for i, job := range list {
 			d.setInFlight(job.DeliveryID, true)
