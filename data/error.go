@@ -27,6 +27,11 @@ const (
 	// ESTORAGEFULL is a write refused because the data directory's filesystem is full
 	// (ENOSPC); reads keep working and the write can be retried once space is freed.
 	ESTORAGEFULL = "insufficient_storage"
+	// EPROVIDER is a language model (or other outside) provider's failure: 502 naming the
+	// provider, its status and message, never a credential (conventions §21).
+	EPROVIDER = "provider_error"
+	// EPROVIDERTIMEOUT is a provider that did not answer in time: 504.
+	EPROVIDERTIMEOUT = "provider_timeout"
 )
 
 // Error is an application error: a code, a message safe to show to the client and, for

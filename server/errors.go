@@ -12,21 +12,23 @@ import (
 // statusOf is the one table from error code to HTTP status (conventions §2). Anything not
 // in it is a bug: a masked 500.
 var statusOf = map[string]int{
-	data.EMALFORMED:    http.StatusBadRequest,
-	data.EUNAUTHORIZED: http.StatusUnauthorized,
-	data.EFORBIDDEN:    http.StatusForbidden,
-	data.EQUOTA:        http.StatusForbidden,
-	data.ENOTFOUND:     http.StatusNotFound,
-	data.EMETHOD:       http.StatusMethodNotAllowed,
-	data.ECONFLICT:     http.StatusConflict,
-	data.EPRECONDITION: http.StatusPreconditionFailed,
-	data.ETOOLARGE:     http.StatusRequestEntityTooLarge,
-	data.EMEDIATYPE:    http.StatusUnsupportedMediaType,
-	data.EINVALID:      http.StatusUnprocessableEntity,
-	data.ERATELIMITED:  http.StatusTooManyRequests,
-	data.EUNAVAILABLE:  http.StatusServiceUnavailable,
-	data.ESTORAGEFULL:  http.StatusInsufficientStorage,
-	data.EINTERNAL:     http.StatusInternalServerError,
+	data.EMALFORMED:       http.StatusBadRequest,
+	data.EUNAUTHORIZED:    http.StatusUnauthorized,
+	data.EFORBIDDEN:       http.StatusForbidden,
+	data.EQUOTA:           http.StatusForbidden,
+	data.ENOTFOUND:        http.StatusNotFound,
+	data.EMETHOD:          http.StatusMethodNotAllowed,
+	data.ECONFLICT:        http.StatusConflict,
+	data.EPRECONDITION:    http.StatusPreconditionFailed,
+	data.ETOOLARGE:        http.StatusRequestEntityTooLarge,
+	data.EMEDIATYPE:       http.StatusUnsupportedMediaType,
+	data.EINVALID:         http.StatusUnprocessableEntity,
+	data.ERATELIMITED:     http.StatusTooManyRequests,
+	data.EUNAVAILABLE:     http.StatusServiceUnavailable,
+	data.ESTORAGEFULL:     http.StatusInsufficientStorage,
+	data.EINTERNAL:        http.StatusInternalServerError,
+	data.EPROVIDER:        http.StatusBadGateway,
+	data.EPROVIDERTIMEOUT: http.StatusGatewayTimeout,
 }
 
 // StatusOf returns the HTTP status for an error code.
