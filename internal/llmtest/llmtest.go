@@ -115,6 +115,9 @@ func WithModel(model string) Option { return func(s *Server) { s.Model = model }
 // WithAPIVersion sets the api-version the Azure stand-in expects.
 func WithAPIVersion(v string) Option { return func(s *Server) { s.APIVersion = v } }
 
+// WithRegion sets the AWS region the Bedrock stand-in expects requests signed for.
+func WithRegion(region string) Option { return func(s *Server) { s.Region = region } }
+
 // WithSessionToken makes the Bedrock stand-in expect temporary credentials' token.
 func WithSessionToken(token string) Option { return func(s *Server) { s.SessionToken = token } }
 
@@ -136,6 +139,9 @@ func New(t testing.TB, provider string, opts ...Option) *Server {
 	case data.LLMAzure:
 		s.Deployment, s.APIVersion = DefaultDeployment, DefaultAPIVersion
 		s.proto = &openAIProtocol{dialect: provider}
+	case data.LLMBedrockClaude:
+		s.APIKey, s.Region = DefaultAccessKey+":"+DefaultSecretKey, DefaultRegion
+		s.proto = &bedrockProtocol{}
 	default:
 		t.Fatalf("llmtest: no stand-in for provider %q", provider)
 	}
@@ -307,7 +313,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		w.WriteHeader(reply.Status)
 		io.WriteString(w, reply.Body)
-	case reply.Status != 0:
+	case reply.Status != 0 && !(reply.MidStream && req.Stream):
 		s.proto.refuse(w, refusal{status: reply.Status, kind: reply.ErrorType, message: reply.Message})
 	default:
 		s.proto.answer(s, w, req, reply)
