@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -374,7 +375,7 @@ var fieldRules = map[string]map[string]fieldRule{
 	},
 	"RedactionRule": {
 		"name":    fieldRule{Pattern: redact.NamePattern, MaxLength: validate.MaxRedactionRuleName}.with(true, "The marker: a match becomes [name]. Not a built-in detector's name; unique in the setting."),
-		"pattern": fieldRule{MinLength: 1, MaxLength: validate.MaxRedactionPatternBytes}.with(true, "RE2 (Go regexp) syntax, compiling to at most 1000 instructions, not matching the empty string."),
+		"pattern": fieldRule{MinLength: 1, MaxLength: validate.MaxRedactionPatternBytes}.with(true, fmt.Sprintf("RE2 (Go regexp) syntax, compiling to at most %d instructions (and the setting's patterns to at most %d together), not matching the empty string.", validate.MaxRedactionProgramSize, validate.MaxRedactionRulesProgram)),
 	},
 	"URLSource":  {"status": oneOf(data.SourcePending, data.SourceIndexed, data.SourceFailed)},
 	"FileSource": {"status": oneOf(data.SourcePending, data.SourceIndexed, data.SourceFailed)},
