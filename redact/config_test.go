@@ -241,3 +241,25 @@ func TestConfigJSON(t *testing.T) {
 		t.Errorf("encoded %s", out)
 	}
 }
+
+// Work is the text's bytes times the rules' instructions, merged rules included; the
+// built-in detectors and a nil redactor cost nothing in its unit.
+func TestWork(t *testing.T) {
+	var none *Redactor
+	if none.Work(1 << 20) != 0 {
+		t.Error("a nil redactor works")
+	}
+	builtins, _ := New(Config{Detectors: Detectors})
+	if builtins.Work(1<<20) != 0 {
+		t.Error("the built-in detectors count as rules' work")
+	}
+	ws := Config{Rules: []Rule{{"a", "a{98}"}, {"b", "b{48}"}}} // 100 + 50 instructions
+	agent := Config{Rules: []Rule{{"a", "c{8}"}}}               // 10, under a repeated name
+	r, err := New(Merge(ws, agent))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Work(1000); got != 160_000 {
+		t.Errorf("Work(1000) = %d, want 160000", got)
+	}
+}

@@ -171,7 +171,7 @@ func checkRedactionWork(r *redact.Redactor, c *data.Call, fields callFields) err
 		}
 	}
 	for name, obj := range map[string]map[string]any{"variables": c.Variables, "analysis": c.Analysis} {
-		if obj != nil && (name == "variables" && fields.variables || name == "analysis" && fields.analysis) {
+		if len(obj) > 0 && (name == "variables" && fields.variables || name == "analysis" && fields.analysis) {
 			raw, _ := json.Marshal(obj)
 			sizes[name] = len(raw)
 		}
