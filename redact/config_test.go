@@ -246,7 +246,7 @@ func TestConfigJSON(t *testing.T) {
 // built-in detectors and a nil redactor cost nothing in its unit.
 func TestWork(t *testing.T) {
 	var none *Redactor
-	if none.Work(1 << 20) != 0 {
+	if none.Work(1<<20) != 0 {
 		t.Error("a nil redactor works")
 	}
 	builtins, _ := New(Config{Detectors: Detectors})

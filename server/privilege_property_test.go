@@ -63,10 +63,14 @@ func (r reader) agents() []string {
 	return out
 }
 
-func (r reader) seesAgent(id string) bool { return len(r.agents()) == 0 || slices.Contains(r.agents(), id) }
+func (r reader) seesAgent(id string) bool {
+	return len(r.agents()) == 0 || slices.Contains(r.agents(), id)
+}
 func (r reader) reads(module string) bool { return r.holds(module) && r.scope(data.ReadScope(module)) }
 func (r reader) admin() bool              { return r.role == data.RoleOwner || r.role == data.RoleAdmin }
-func (r reader) audits() bool             { return r.admin() && len(r.agents()) == 0 && r.scope(data.ScopeAuditRead) }
+func (r reader) audits() bool {
+	return r.admin() && len(r.agents()) == 0 && r.scope(data.ScopeAuditRead)
+}
 
 // seesEvent is the rule for an event: its record's, or the audit log's for the rest.
 func (r reader) seesEvent(e loggedEvent) bool {
@@ -392,4 +396,3 @@ func sameSet(a, b []string) bool {
 	sort.Strings(y)
 	return slices.Equal(x, y) && (len(x) > 0 || len(y) == 0)
 }
-

@@ -218,4 +218,6 @@ func TestPrivilegeSmallerOnes(t *testing.T) {
 }
 
 // tok is a Scenario token function for a fixed token.
-func tok(token string) func(*testkit.Server) string { return func(*testkit.Server) string { return token } }
+func tok(token string) func(*testkit.Server) string {
+	return func(*testkit.Server) string { return token }
+}
