@@ -9,6 +9,13 @@ import (
 	"github.com/voiceapi/voiceapi/validate"
 )
 
+// recordingURLRule and nestedObjectRule describe a call's recording_url and its objects.
+var (
+	recordingURLRule = fieldRule{MaxLength: validate.MaxURLLen, Format: "uri",
+		Description: "An http or https URL of RFC 3986 characters only (spaces, quotes and angle brackets percent-encoded), without user info."}
+	nestedObjectRule = fieldRule{Description: fmt.Sprintf("At most %d KiB encoded, nested at most %d levels (the object itself is the first).", validate.MaxObjectBytes>>10, validate.MaxObjectDepth)}
+)
+
 // fieldRule is what the OpenAPI document says of one member beyond its Go type: the
 // validation rules of the spec's tables (validate/*.go enforces them; the tests in
 // openapi_test.go probe validate with the document's bounds so the two cannot drift).
@@ -280,14 +287,20 @@ var fieldRules = map[string]map[string]fieldRule{
 		"duration_ms":          between(0, validate.MaxCallDurationMS),
 		"disconnection_reason": fieldRule{MinLength: 1, MaxLength: validate.MaxReasonLen},
 		"transcript":           {MaxItems: validate.MaxTranscriptItems},
-		"recording_url":        {MaxLength: validate.MaxURLLen, Format: "uri"},
+		"recording_url":        recordingURLRule,
+		"variables":            nestedObjectRule,
+		"analysis":             nestedObjectRule,
+		"metadata":             nestedObjectRule,
 	},
 	"CallUpdate": {
 		"status":               oneOf(data.CallStatuses...).with(false, "Moves only forward; ended and failed are final (409 otherwise)."),
 		"duration_ms":          between(0, validate.MaxCallDurationMS),
 		"disconnection_reason": fieldRule{MinLength: 1, MaxLength: validate.MaxReasonLen},
 		"transcript":           {MaxItems: validate.MaxTranscriptItems},
-		"recording_url":        {MaxLength: validate.MaxURLLen, Format: "uri"},
+		"recording_url":        recordingURLRule,
+		"variables":            nestedObjectRule,
+		"analysis":             nestedObjectRule,
+		"metadata":             nestedObjectRule,
 	},
 	"TranscriptItem": {
 		"role":     oneOf(data.TranscriptRoles...).with(true, ""),
