@@ -149,6 +149,19 @@ func TestPrivilegeWebhooksAreForOwnersAndAdmins(t *testing.T) {
 		{Name: "a key reading everything carries everything", Method: "POST", Path: "/api/v1/webhooks", Token: tok(every), Body: body, Status: 201},
 		{Name: "an admin replays", Method: "POST", Path: "/api/v1/webhooks/" + id + "/replay", Token: tok(admin.Token), Body: replay, Status: 202},
 	})
+	// An import creates webhooks too: a workspace:admin key alone may not bring one in.
+	exported := w.s.Do("GET", "/api/v1/workspaces/"+w.ws+"/export", w.s.Owner.Token, nil)
+	testkit.Expect(t, exported, 200)
+	before := len(w.s.Do("GET", "/api/v1/webhooks?per_page=100", w.s.Owner.Token, nil).List())
+	importer := w.key(t, w.s.Owner.Token, map[string]any{"scopes": []string{data.ScopeWorkspaceAdmin}})
+	r := w.s.Do("POST", "/api/v1/workspaces/"+w.ws+"/import", importer, string(exported.Body))
+	testkit.Expect(t, r, 403)
+	if !strings.Contains(string(r.Body), "every event the webhook carries") {
+		t.Errorf("the import is refused for another reason: %s", r.Body)
+	}
+	if after := len(w.s.Do("GET", "/api/v1/webhooks?per_page=100", w.s.Owner.Token, nil).List()); after != before {
+		t.Errorf("a refused import left %d webhooks, %d before", after, before)
+	}
 }
 
 // 23.6: a text cell a spreadsheet would read as a formula is neutralized in the CSV export.
