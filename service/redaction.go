@@ -19,10 +19,34 @@ import (
 const maxCachedRedactors = 1024
 
 // redactors caches compiled redaction settings by their content, so a setting's change is
-// seen at once (a new key) and no entry is ever stale.
+// seen at once (a new key) and no entry is ever stale; and, per workspace and agent, the
+// setting last written with, which a write tries first (the write transaction checks it).
 type redactors struct {
-	mu sync.Mutex
-	m  map[string]*redact.Redactor
+	mu   sync.Mutex
+	m    map[string]*redact.Redactor
+	last map[string]seenSetting
+}
+
+// seenSetting is a merged setting as writeRedacted used it: its encoding and compiled form.
+type seenSetting struct {
+	key string
+	r   *redact.Redactor
+}
+
+func (c *redactors) lastSeen(workspaceID, agentID string) (seenSetting, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.last[workspaceID+"\x00"+agentID]
+	return s, ok
+}
+
+func (c *redactors) remember(workspaceID, agentID string, s seenSetting) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.last == nil || len(c.last) >= maxCachedRedactors {
+		c.last = map[string]seenSetting{}
+	}
+	c.last[workspaceID+"\x00"+agentID] = s
 }
 
 func (c *redactors) get(cfg redact.Config, key string) (*redact.Redactor, error) {
@@ -81,49 +105,62 @@ var errRedactionMoved = errors.New("the redaction setting changed while redactin
 // retry.
 const maxRedactionRounds = 3
 
-// writeRedacted redacts a call before its write transaction and writes it: the setting for
-// agentID's calls in workspaceID is read, apply redacts the request's values with it
-// outside any transaction (its cost never holds the store's writer, so no other write of
-// any workspace waits for it), then write runs in Store.Update once the setting is seen
-// unchanged there; a setting changed in between makes it redact again. apply must work
-// from the request's values each time, not from an earlier round's output.
+// writeRedacted redacts a call before its write transaction and writes it: apply redacts
+// the request's values with the setting for agentID's calls in workspaceID outside any
+// transaction (its cost never holds the store's writer, so no other write of any
+// workspace waits for it), then write runs in Store.Update once the setting is seen
+// unchanged there. The setting tried first is the one this pair's last write used (no
+// extra read in the common case); when the write finds another, the setting is read and
+// the values redacted again. apply must work from the request's values each time, not
+// from an earlier round's output.
 func (b *base) writeRedacted(ctx context.Context, workspaceID, agentID string, apply func(*redact.Redactor) error, write func(tx Tx) error) error {
+	seen, known := b.redactors.lastSeen(workspaceID, agentID)
 	for round := 1; ; round++ {
-		var cfg redact.Config
-		var key string
-		err := b.store.View(ctx, func(tx Tx) error {
+		if !known {
 			var err error
-			cfg, key, err = redactionSetting(tx, workspaceID, agentID)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		var r *redact.Redactor
-		if key != "" {
-			if r, err = b.redactors.get(cfg, key); err != nil {
+			if seen, err = b.readSetting(ctx, workspaceID, agentID); err != nil {
 				return err
 			}
 		}
 		if b.redactHook != nil {
 			b.redactHook(workspaceID)
 		}
-		if err := apply(r); err != nil {
+		if err := apply(seen.r); err != nil {
 			return err
 		}
-		err = b.store.Update(ctx, func(tx Tx) error {
-			if _, now, err := redactionSetting(tx, workspaceID, agentID); err != nil || now != key {
+		err := b.store.Update(ctx, func(tx Tx) error {
+			if _, now, err := redactionSetting(tx, workspaceID, agentID); err != nil || now != seen.key {
 				return cmp.Or(err, errRedactionMoved)
 			}
 			return write(tx)
 		})
+		if err == nil {
+			b.redactors.remember(workspaceID, agentID, seen)
+		}
 		if !errors.Is(err, errRedactionMoved) {
 			return err
 		}
 		if round == maxRedactionRounds {
 			return data.Errorf(data.EUNAVAILABLE, "The redaction setting of this call's workspace or agent changed while the call was being redacted, %d times; retry the request.", round)
 		}
+		known = false
 	}
+}
+
+// readSetting reads and compiles the setting for agentID's calls in workspaceID.
+func (b *base) readSetting(ctx context.Context, workspaceID, agentID string) (seenSetting, error) {
+	var cfg redact.Config
+	var out seenSetting
+	err := b.store.View(ctx, func(tx Tx) error {
+		var err error
+		cfg, out.key, err = redactionSetting(tx, workspaceID, agentID)
+		return err
+	})
+	if err != nil || out.key == "" {
+		return out, err
+	}
+	out.r, err = b.redactors.get(cfg, out.key)
+	return out, err
 }
 
 // callFields names the members of a call that redaction covers.
