@@ -96,6 +96,13 @@ func TestPrivilegeLimitedKeyMintsNothingWider(t *testing.T) {
 			Body: `{"id":"` + other.ID + `","role":"member"}`, Status: 403},
 		{Name: "nobody was added", Method: "GET", Path: "/api/v1/workspaces/" + w.ws + "/users/" + other.ID, Token: testkit.AsOwner, Status: 404},
 	})
+	// In another workspace of its user, the narrow key's agent_ids name no agent there:
+	// it sees none, never every one.
+	second := w.s.Do("POST", "/api/v1/workspaces", w.s.Owner.Token, map[string]any{"name": "Second"})
+	testkit.Expect(t, second, 201)
+	ws2 := second.Data()["id"].(string)
+	testkit.Expect(t, w.s.Do("GET", "/api/v1/workspaces/"+ws2+"/export", narrow, nil), 403)
+	testkit.Expect(t, w.s.Do("POST", "/api/v1/workspaces/"+ws2+"/users", narrow, map[string]any{"id": other.ID, "role": "admin"}), 403)
 }
 
 // 23.3: owners and admins are never limited to some agents.
