@@ -129,10 +129,6 @@ var eventSubjects = func() map[string]eventSubject {
 	return m
 }()
 
-// SecurityEvent reports whether events of type typ are security events, shown only to
-// those who may read the audit log.
-func SecurityEvent(typ string) bool { return eventSubjects[typ].module == "" }
-
 // event is the rule for one event: the record it is about, or the audit log for a
 // security event. An agent's event whose data names no agent is shown only to callers
 // who see every agent.
