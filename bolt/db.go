@@ -230,7 +230,10 @@ func (db *DB) init() error {
 			}
 		}
 		db.cursorKey = append([]byte(nil), meta.Get([]byte("cursor_key"))...)
-		return migrate(tx)
+		if err := migrate(tx); err != nil {
+			return err
+		}
+		return unlimitOwnersAndAdmins(tx)
 	})
 }
 

@@ -39,8 +39,10 @@ type EventStream struct {
 	lastID string
 }
 
-// Stream opens the workspace's live event stream: the events of the audit log as they
-// happen (owners and admins, or a key with audit:read). It returns once the server
+// Stream opens the workspace's live event stream: the events of the audit log the caller
+// may read, as they happen (any member; a key with scopes needs audit:read; each event
+// only if the caller may read its record, security events only for owners and admins
+// who see every agent, docs/api.md "What a caller sees"). It returns once the server
 // accepted the stream; a refusal is an *Error (422 for an unknown type or Last-Event-ID,
 // 429 over the streams a token may hold). The stream lasts until ctx ends, Close, or the
 // server ends it (Next then returns io.EOF): open it again with LastEventID set to

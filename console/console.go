@@ -193,7 +193,7 @@ func nav(p *data.Principal) []navItem {
 	add(data.ModulePhoneNumbers, "numbers", "Numbers")
 	add(data.ModuleCallHistory, "calls", "Calls")
 	add(data.ModuleAnalytics, "analytics", "Analytics")
-	if data.RoleAtLeast(p.Role, data.RoleDeveloper) { // webhooks are gated by role (conventions §6)
+	if data.RoleAtLeast(p.Role, data.RoleAdmin) && len(p.AgentIDs) == 0 { // owners and admins (conventions §6)
 		add("", "webhooks", "Webhooks")
 	}
 	add("", "api-keys", "API keys")

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -101,9 +102,22 @@ func (h *Handler) loginSubmit(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
-// safeNext keeps a post-sign-in destination only when it is a path on this site.
+// safeNext keeps a post-sign-in destination only when it is a path on this site, as a
+// browser will read it: browsers drop tabs and newlines from a URL and read a backslash
+// as a slash, so "/\t/evil.example" or "/\\evil.example" would reach another host as
+// "//evil.example". Refused: anything not starting with one slash, any control or white
+// space character, a backslash, and anything a URL parser reads with a scheme or a host.
 func safeNext(s string) string {
-	if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") || strings.Contains(s, `\`) {
+	if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") {
+		return ""
+	}
+	for _, r := range s {
+		if r == '\\' || unicode.IsControl(r) || unicode.IsSpace(r) {
+			return ""
+		}
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
 		return ""
 	}
 	return s

@@ -29,9 +29,11 @@ func (k APIKey) Public() *APIKey {
 type APIKeyCreate struct {
 	Name       string  `json:"name"`
 	Expiration *string `json:"expiration"` // YYYY-MM-DD, a future date
-	// Scopes limit the key; absent or null for its user's full rights.
+	// Scopes limit the key; absent or null for its user's full rights, or for a key made
+	// by a key with scopes, that key's scopes.
 	Scopes []string `json:"scopes"`
-	// AgentIDs narrow the key to some of its user's agents; absent, null or [] for all.
+	// AgentIDs narrow the key to some of its user's agents; absent, null or [] for all, or
+	// for a key made by a key with agent_ids, absent or null for that key's agents.
 	AgentIDs []string `json:"agent_ids"`
 }
 
@@ -53,8 +55,8 @@ type AuthService interface {
 	// Logout revokes the calling token.
 	Logout(ctx context.Context) error
 	// CreateAPIKey makes a token for the caller in the caller's current workspace. A key
-	// with scopes can only make keys within its own scopes and agents. Errors:
-	// validation_failed.
+	// with scopes or agent_ids makes keys within its own: omitted ones are inherited.
+	// Errors: validation_failed, forbidden (a scope or agent the calling token lacks).
 	CreateAPIKey(ctx context.Context, in APIKeyCreate) (*APIKey, string, error)
 	// ListAPIKeys lists the caller's own API keys, newest first.
 	ListAPIKeys(ctx context.Context, p PageRequest) ([]*APIKey, Page, error)

@@ -132,8 +132,10 @@ type CallService interface {
 	RegisterCall(ctx context.Context, in CallCreate) (*Call, error)
 	// Call returns one call. Errors: not_found.
 	Call(ctx context.Context, id string) (*Call, error)
-	// UpdateCall moves a call forward. Errors: not_found, validation_failed, conflict (a
-	// status moving back, or the course of a finished call changing), precondition_failed.
+	// UpdateCall moves a call forward and returns it, or nil when the caller may change
+	// calls but not read them (a calls:runtime key): the answer then carries nothing the
+	// caller could not read otherwise. Errors: not_found, validation_failed, conflict (a
+	// status that does not move forward, or a finished call's course), precondition_failed.
 	UpdateCall(ctx context.Context, id string, in CallUpdate) (*Call, error)
 	// DeleteCall removes a call. Errors: not_found, precondition_failed.
 	DeleteCall(ctx context.Context, id string) error

@@ -65,6 +65,10 @@ type Principal struct {
 	// Scopes limit an API key created with scopes; nil for a token with its user's full
 	// rights.
 	Scopes []string
+	// KeyAgentIDs are the token's own agent_ids (an API key made with them), which
+	// AgentIDs already intersects with the membership's; empty when the token has none.
+	// A route acting in another workspace intersects that membership with them again.
+	KeyAgentIDs []string
 	// ReadSince names the storage snapshot that confirmed this request's cached token (0
 	// when none did). Later cache checks of the same request may rely on any snapshot at
 	// least as recent: it began after the request arrived, so it holds every change
@@ -161,6 +165,18 @@ const NoAgent = "agt_00000000000000000000000000"
 // Agents outside the list are reported as not found by the storage layer.
 func (p *Principal) CanSeeAgent(id string) bool {
 	return len(p.AgentIDs) == 0 || slices.Contains(p.AgentIDs, id)
+}
+
+// Limited reports whether the token itself is narrower than its user: an API key with
+// scopes or with agent_ids. Such a token cannot manage members (conventions §20).
+func (p *Principal) Limited() bool { return p.Scopes != nil || len(p.KeyAgentIDs) > 0 }
+
+// SameAccess reports whether p and q hold the same rights in the same workspace: what a
+// reader of the event stream was allowed when a batch was read still holds.
+func (p *Principal) SameAccess(q *Principal) bool {
+	return p.UserID == q.UserID && p.WorkspaceID == q.WorkspaceID && p.Role == q.Role &&
+		slices.Equal(p.Modules, q.Modules) && slices.Equal(p.AgentIDs, q.AgentIDs) &&
+		(p.Scopes == nil) == (q.Scopes == nil) && slices.Equal(p.Scopes, q.Scopes)
 }
 
 // EffectiveModules returns the modules a member holds: owners and admins hold all five.

@@ -26,10 +26,11 @@ type EventStreamer interface {
 	// last_event_id that names no event of the workspace).
 	StreamStart(ctx context.Context, lastEventID string, types []string) (string, error)
 	// StreamEvents returns, oldest first, the current workspace's events of the types
-	// (all when types is empty) among at most limit events appended after position after,
-	// and the position after the last event looked at: the next call's after. Errors:
-	// validation_failed (an unknown type), not_found (after no longer names an event of
-	// the workspace: the workspace was deleted).
+	// (all when types is empty) that the caller may see (docs/api.md, "What a caller
+	// sees") among at most limit events appended after position after, and the position
+	// after the last event looked at: the next call's after. Errors: validation_failed
+	// (an unknown type), not_found (after no longer names an event of the workspace: the
+	// workspace was deleted).
 	StreamEvents(ctx context.Context, after string, types []string, limit int) ([]*Event, string, error)
 }
 

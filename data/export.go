@@ -206,7 +206,8 @@ type WorkspaceExportService interface {
 	ExportWorkspace(ctx context.Context, workspaceID string, opts ExportOptions) (ExportStream, error)
 	// ImportWorkspace creates everything doc describes in the workspace, all or nothing.
 	// Errors: not_found, validation_failed (every fault of the document at once),
-	// conflict (a phone number registered anywhere), quota_exceeded.
+	// conflict (a phone number registered anywhere), quota_exceeded, forbidden (a webhook
+	// carrying events the caller may not read).
 	ImportWorkspace(ctx context.Context, workspaceID string, doc *WorkspaceExport, opts ImportOptions) (*ImportResult, error)
 }
 

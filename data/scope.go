@@ -41,6 +41,12 @@ func hasScope(scopes []string, want string) bool {
 	return false
 }
 
+// HoldsScope reports whether the token grants scope: every scope for a token without
+// scopes; for a key with scopes, the scope itself or, for a read scope, its write scope.
+func (p *Principal) HoldsScope(scope string) bool {
+	return p.Scopes == nil || hasScope(p.Scopes, scope)
+}
+
 // allowsScope checks r's scope against a scoped key's scopes (nil: a full-rights token).
 func (p *Principal) allowsScope(r Requirement) error {
 	switch {

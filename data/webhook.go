@@ -178,8 +178,9 @@ type AuditFilter struct {
 // AuditService reads the workspace's audit log: its events with their actors and hash
 // chain (conventions §17).
 type AuditService interface {
-	// ListAuditLog lists the current workspace's events, newest first. Errors:
-	// validation_failed (a filter or the cursor).
+	// ListAuditLog lists the current workspace's events that the caller may see
+	// (docs/api.md, "What a caller sees"), newest first. Errors: validation_failed (a
+	// filter or the cursor).
 	ListAuditLog(ctx context.Context, f AuditFilter, p PageRequest) ([]*Event, Page, error)
 	// AuditHead returns the newest link of the current workspace's chain, for an
 	// operator to record outside voiceapi: a later chain that does not lead to it was

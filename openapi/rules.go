@@ -1,11 +1,19 @@
 package openapi
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/redact"
 	"github.com/voiceapi/voiceapi/validate"
+)
+
+// recordingURLRule and nestedObjectRule describe a call's recording_url and its objects.
+var (
+	recordingURLRule = fieldRule{MaxLength: validate.MaxURLLen, Format: "uri",
+		Description: "An http or https URL of RFC 3986 characters only (spaces, quotes and angle brackets percent-encoded), without user info."}
+	nestedObjectRule = fieldRule{Description: fmt.Sprintf("At most %d KiB encoded, nested at most %d levels (the object itself is the first).", validate.MaxObjectBytes>>10, validate.MaxObjectDepth)}
 )
 
 // fieldRule is what the OpenAPI document says of one member beyond its Go type: the
@@ -279,14 +287,20 @@ var fieldRules = map[string]map[string]fieldRule{
 		"duration_ms":          between(0, validate.MaxCallDurationMS),
 		"disconnection_reason": fieldRule{MinLength: 1, MaxLength: validate.MaxReasonLen},
 		"transcript":           {MaxItems: validate.MaxTranscriptItems},
-		"recording_url":        {MaxLength: validate.MaxURLLen, Format: "uri"},
+		"recording_url":        recordingURLRule,
+		"variables":            nestedObjectRule,
+		"analysis":             nestedObjectRule,
+		"metadata":             nestedObjectRule,
 	},
 	"CallUpdate": {
 		"status":               oneOf(data.CallStatuses...).with(false, "Moves only forward; ended and failed are final (409 otherwise)."),
 		"duration_ms":          between(0, validate.MaxCallDurationMS),
 		"disconnection_reason": fieldRule{MinLength: 1, MaxLength: validate.MaxReasonLen},
 		"transcript":           {MaxItems: validate.MaxTranscriptItems},
-		"recording_url":        {MaxLength: validate.MaxURLLen, Format: "uri"},
+		"recording_url":        recordingURLRule,
+		"variables":            nestedObjectRule,
+		"analysis":             nestedObjectRule,
+		"metadata":             nestedObjectRule,
 	},
 	"TranscriptItem": {
 		"role":     oneOf(data.TranscriptRoles...).with(true, ""),
@@ -374,7 +388,7 @@ var fieldRules = map[string]map[string]fieldRule{
 	},
 	"RedactionRule": {
 		"name":    fieldRule{Pattern: redact.NamePattern, MaxLength: validate.MaxRedactionRuleName}.with(true, "The marker: a match becomes [name]. Not a built-in detector's name; unique in the setting."),
-		"pattern": fieldRule{MinLength: 1, MaxLength: validate.MaxRedactionPatternBytes}.with(true, "RE2 (Go regexp) syntax, compiling to at most 1000 instructions, not matching the empty string."),
+		"pattern": fieldRule{MinLength: 1, MaxLength: validate.MaxRedactionPatternBytes}.with(true, fmt.Sprintf("RE2 (Go regexp) syntax, compiling to at most %d instructions (and the setting's patterns to at most %d together), not matching the empty string.", validate.MaxRedactionProgramSize, validate.MaxRedactionRulesProgram)),
 	},
 	"URLSource":  {"status": oneOf(data.SourcePending, data.SourceIndexed, data.SourceFailed)},
 	"FileSource": {"status": oneOf(data.SourcePending, data.SourceIndexed, data.SourceFailed)},

@@ -81,3 +81,34 @@ func BenchmarkApply10KBMaxRules(b *testing.B) {
 	}
 	benchApply(b, r, transcript10KB())
 }
+
+// BenchmarkApplyAtMaxWork: one call's text at the work budget (MaxWork), in the shape
+// that costs the most per unit of work found so far: many short rules with no literal
+// prefix (RE2's backtracker runs them over items of up to 10,000 characters, trying every
+// start), a match in each item so that a second round runs, every built-in detector on.
+// ns/unit is the time per unit of Work (bytes times rule instructions) of one round.
+func BenchmarkApplyAtMaxWork(b *testing.B) {
+	cfg := Config{Detectors: Detectors}
+	for i := range 2 * MaxRules { // a workspace's rules and an agent's, merged
+		cfg.Rules = append(cfg.Rules, Rule{Name: fmt.Sprintf("r%d", i), Pattern: fmt.Sprintf(`[a-z ]{1,11}Q%d`, i%10)})
+	}
+	r, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := "so i was saying that the parcel never came and the driver did not call "
+	item := strings.Repeat(line, 9900/len(line)) + "xyzQ3"
+	var items []string
+	for total := 0; r.Work(total+len(item)) <= MaxWork; total += len(item) {
+		items = append(items, item)
+	}
+	bytes := len(items) * len(item)
+	b.SetBytes(int64(bytes))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, it := range items {
+			r.Apply(it)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(r.Work(bytes)), "ns/unit")
+}

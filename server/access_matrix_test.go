@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -67,15 +68,13 @@ func writeOf(scope string) string {
 	return ""
 }
 
-// TestAccessMatrix calls every operation of the OpenAPI document as callers of every
-// role, with and without the module, limited to some agents or not, and with keys of
-// every scope, and checks each answer against the requirement the document states: 403
-// where the rule refuses, anything but 401 and 403 where it allows (the handler may
-// then say 404 or 422 for the placeholder ids and empty bodies).
+// TestAccessMatrix holds docs/api.md's access tables to the requirement each operation of
+// the OpenAPI document states (checkAccessDocs), then calls every operation as callers of
+// every role, with and without the module, limited to some agents or not, and with keys
+// of every scope, and checks each answer against that requirement: 403 where the rule
+// refuses, anything but 401 and 403 where it allows (the handler may then say 404 or 422
+// for the placeholder ids and empty bodies).
 func TestAccessMatrix(t *testing.T) {
-	if testing.Short() {
-		t.Skip("calls every route dozens of times")
-	}
 	s := testkit.NewServer(t, nil)
 	ws := s.Owner.WorkspaceID
 	agent := s.Do("POST", "/api/v1/agents", s.Owner.Token, map[string]any{"name": "A"}).Data()["id"].(string)
@@ -113,6 +112,21 @@ func TestAccessMatrix(t *testing.T) {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
+	var ops []operation
+	for _, path := range paths {
+		for method, raw := range spec.Paths[path] {
+			var op struct {
+				Requires *requires `json:"x-voiceapi-requires"`
+			}
+			if json.Unmarshal(raw, &op) == nil && op.Requires != nil {
+				ops = append(ops, operation{methodName(method), strings.TrimPrefix(path, "/api/v1"), *op.Requires})
+			}
+		}
+	}
+	checkAccessDocs(t, ops)
+	if testing.Short() {
+		t.Skip("calls every route dozens of times")
+	}
 	checked := 0
 	for _, path := range paths {
 		for method, raw := range spec.Paths[path] {

@@ -26,7 +26,8 @@ func (s *Server) agentRoutes() []route {
 		{Method: "GET", Path: "/api/v1/agents/{agent_id}/versions/{version_number}", Need: read, handle: s.handleAgentVersionShow},
 		{Method: "POST", Path: "/api/v1/agents/{agent_id}/versions/{version_number}/restore", Need: write, NoBody: true, handle: s.handleAgentVersionRestore},
 		{Method: "GET", Path: "/api/v1/agents/{agent_id}/versions/{version_number}/diff/{other}", Need: read, handle: s.handleAgentVersionDiff},
-		{Method: "GET", Path: "/api/v1/catalog", Need: data.Self, handle: s.handleCatalog},
+		// The catalog describes no workspace's data: any token, and a key with agents:read.
+		{Method: "GET", Path: "/api/v1/catalog", Need: data.Self.WithScope(data.ReadScope(data.ModuleAgents)), handle: s.handleCatalog},
 	}
 }
 

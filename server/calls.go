@@ -88,6 +88,9 @@ func (s *Server) handleCallUpdate(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	if c == nil {
+		return writeNoContent(w) // changed; the caller may not read calls (calls:runtime)
+	}
 	return writeRecord(w, http.StatusOK, c, nil)
 }
 

@@ -165,10 +165,39 @@ func csvRecord(c *data.Call) []string {
 		}
 		tr.WriteString(it.Role + ": " + it.Content)
 	}
-	return []string{
+	row := []string{
 		c.ID, c.WorkspaceID, c.AgentID, version, str(c.NumberID), c.Direction,
 		str(c.FromNumber), str(c.ToNumber), c.Status, tm(c.StartedAt), tm(c.EndedAt), num(c.DurationMS),
 		str(c.DisconnectionReason), str(c.RecordingURL), tm(&c.CreatedAt), tm(&c.UpdatedAt),
 		tr.String(), obj(c.Variables), obj(c.Analysis), obj(c.Metadata),
 	}
+	for i, cell := range row {
+		row[i] = inertCell(cell)
+	}
+	return row
+}
+
+// inertCell keeps a spreadsheet from reading a cell as a formula (CSV injection, the
+// OWASP rule): a cell starting with =, +, -, @, a tab or a carriage return gets a single
+// quote in front, which spreadsheets show as text and do not evaluate. A phone number in
+// E.164 form (+ and digits only) is left as it is: it holds no formula, and the quote would
+// spoil the most common value of from_number and to_number.
+func inertCell(s string) string {
+	if s == "" || !strings.ContainsRune("=+-@\t\r", rune(s[0])) || e164Cell(s) {
+		return s
+	}
+	return "'" + s
+}
+
+// e164Cell reports whether s is + and one or more digits.
+func e164Cell(s string) bool {
+	if len(s) < 2 || s[0] != '+' {
+		return false
+	}
+	for _, r := range s[1:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }

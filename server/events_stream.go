@@ -112,8 +112,10 @@ func (s *Server) WakeStreams() { s.streams.Wake() }
 // never goes idle by itself.
 func (s *Server) CloseStreams() { s.streams.close() }
 
-// eventStreamRoutes: the stream reads the audit log live, so it needs what the audit log
-// needs (owners and admins; an API key with audit:read).
+// eventStreamRoutes: the stream is open to every member of the workspace (an API key
+// with scopes needs audit:read) and carries the events the caller may see: those of the
+// records it may read, security events only to those who may read the audit log
+// (service/visibility.go).
 func (s *Server) eventStreamRoutes() []route {
 	return []route{{Method: "GET", Path: "/api/v1/events/stream", Need: eventStreamNeed, handle: s.handleEventStream}}
 }
@@ -188,6 +190,9 @@ type eventStream struct {
 	types []string
 	pos   string
 	cfg   StreamConfig
+	// reader is the context the log is read with: the request's, carrying the caller as
+	// last authorized.
+	reader context.Context
 }
 
 // run sends what the log holds after the position, then waits for a wake-up, the poll
@@ -195,6 +200,7 @@ type eventStream struct {
 // loses the right to read, or a write stalls. The error says why it ended.
 func (st *eventStream) run() error {
 	ctx := st.r.Context()
+	st.reader = ctx
 	if err := st.sw.send(func() error { return st.sw.comment("voiceapi event stream") }); err != nil {
 		return err
 	}
@@ -204,7 +210,7 @@ func (st *eventStream) run() error {
 	defer heartbeat.Stop()
 	for {
 		wake := st.s.streams.signal()
-		sent, err := st.catchUp(ctx)
+		sent, err := st.catchUp()
 		if err != nil {
 			return err
 		}
@@ -219,7 +225,7 @@ func (st *eventStream) run() error {
 		case <-wake:
 		case <-poll.C:
 		case <-heartbeat.C:
-			if ctx, err = st.reauthorize(); err != nil {
+			if st.reader, err = st.reauthorize(); err != nil {
 				return err
 			}
 			if err := st.sw.send(func() error { return st.sw.comment("heartbeat") }); err != nil {
@@ -232,18 +238,26 @@ func (st *eventStream) run() error {
 var errShuttingDown = data.Errorf(data.EUNAVAILABLE, "the server is shutting down")
 
 // catchUp writes every event after the position, one bounded read at a time, and reports
-// whether it wrote any. The token's right to read is checked again before events go out:
-// a revoked key or a demoted member stops receiving at once.
-func (st *eventStream) catchUp(ctx context.Context) (bool, error) {
+// whether it wrote any. The token's rights are checked again before events go out: a
+// revoked key or a demoted member stops receiving at once, and when the rights changed
+// since the read (modules, agent_ids, scopes), the batch is read again under the new ones,
+// so no event goes out that the reader may no longer see.
+func (st *eventStream) catchUp() (bool, error) {
 	sent := false
 	for {
-		list, next, err := st.s.svc.Audit.StreamEvents(ctx, st.pos, st.types, streamBatch)
+		list, next, err := st.s.svc.Audit.StreamEvents(st.reader, st.pos, st.types, streamBatch)
 		if err != nil {
 			return sent, err
 		}
 		if len(list) > 0 {
-			if ctx, err = st.reauthorize(); err != nil {
+			fresh, err := st.reauthorize()
+			if err != nil {
 				return sent, err
+			}
+			same := data.PrincipalFrom(fresh).SameAccess(data.PrincipalFrom(st.reader))
+			st.reader = fresh
+			if !same {
+				continue
 			}
 			if err := st.sw.send(func() error { return st.sw.events(list) }); err != nil {
 				return sent, err
@@ -272,7 +286,7 @@ func (st *eventStream) reauthorize() (context.Context, error) {
 }
 
 // eventStreamNeed is the stream route's requirement, checked again while it runs.
-var eventStreamNeed = data.Member(data.RoleAdmin).WithScope(data.ScopeAuditRead)
+var eventStreamNeed = data.Member("").WithScope(data.ScopeAuditRead)
 
 // sseWriter writes the text/event-stream format. Each send must reach the connection
 // within stall (the server's write timeout): a client that stops reading is dropped

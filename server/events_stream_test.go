@@ -143,9 +143,10 @@ func TestEventStreamRefusals(t *testing.T) {
 	own.quiet(100 * time.Millisecond)
 }
 
-// TestEventStreamAccess: the stream needs what the audit log needs (owners and admins,
-// or a key with audit:read), is read in the token's workspace only, and stops as soon as
-// the token may no longer read it.
+// TestEventStreamAccess: the stream is open to every member of the workspace (a key with
+// scopes needs audit:read), carries each reader the events it may read (an agent's to
+// whoever reads agents; a security event to those who read the audit log), is read in the
+// token's workspace only, and stops as soon as the token may no longer read it.
 func TestEventStreamAccess(t *testing.T) {
 	e := newStreamEnv(t, nil)
 	ws := e.Owner.WorkspaceID
@@ -169,8 +170,6 @@ func TestEventStreamAccess(t *testing.T) {
 	}{
 		{"no token", "", 401},
 		{"a wrong token", "1|nope", 401},
-		{"member", member("member@example.com", data.RoleMember), 403},
-		{"developer", member("dev@example.com", data.RoleDeveloper), 403},
 		{"key with webhooks:read", scoped(data.ScopeWebhooksRead), 403},
 		{"key with call_history:read", scoped(data.ReadScope(data.ModuleCallHistory)), 403},
 	} {
@@ -181,8 +180,11 @@ func TestEventStreamAccess(t *testing.T) {
 		}
 		expect(t, r, c.status)
 	}
-	auditKey := scoped(data.ScopeAuditRead)
-	streams := map[string]*sseClient{"owner": e.openStream(e.Owner.Token, ""), "admin": e.openStream(admin, ""), "audit:read key": e.openStream(auditKey, "")}
+	auditKey := scoped(data.ScopeAuditRead, data.ReadScope(data.ModuleAgents))
+	memberToken, devToken, auditOnlyKey := member("member@example.com", data.RoleMember), member("dev@example.com", data.RoleDeveloper), scoped(data.ScopeAuditRead)
+	streams := map[string]*sseClient{"owner": e.openStream(e.Owner.Token, ""), "admin": e.openStream(admin, ""), "audit:read key": e.openStream(auditKey, ""),
+		"member": e.openStream(memberToken, ""), "developer": e.openStream(devToken, "")}
+	securityOnly := e.openStream(auditOnlyKey, "")
 
 	// Another workspace's events never reach this workspace's streams.
 	other := e.User(t, "other@example.com")
@@ -215,6 +217,16 @@ func TestEventStreamAccess(t *testing.T) {
 	}
 	if m := streams["owner"].next(); m.event != data.EventAPIKeyRevoked {
 		t.Errorf("the owner's stream: %s, want the revocation", m.event)
+	}
+	// A key with audit:read alone reads the security events, not the agents; members read
+	// the agents, not the security events.
+	if m := securityOnly.next(); m.event != data.EventAPIKeyRevoked {
+		t.Errorf("the audit:read key's stream: first event %s %s, want the revocation", m.event, m.data)
+	}
+	for _, name := range []string{"member", "developer"} {
+		if m := streams[name].next(); !strings.Contains(m.data, "after the revocation") {
+			t.Errorf("%s's stream: %s %s, want the agent made after the revocation", name, m.event, m.data)
+		}
 	}
 	if m := streams["owner"].next(); !strings.Contains(m.data, "after the revocation") {
 		t.Errorf("the owner's stream: %s, want the agent made after the revocation", m.data)

@@ -15,13 +15,13 @@ import (
 const DefaultMaxImportBody = 100 << 20
 
 // exportRoutes: export and import of a whole workspace (conventions §17). Both are for
-// owners and admins who see every agent: an export holds the whole workspace, and an
-// import creates agents.
+// owners and admins who see every agent (a key with scopes: workspace:admin): an export
+// holds the whole workspace, and an import creates agents.
 func (s *Server) exportRoutes() []route {
 	if s.cfg.MaxImportBody == 0 {
 		s.cfg.MaxImportBody = DefaultMaxImportBody
 	}
-	need := data.Member(data.RoleAdmin)
+	need := data.Member(data.RoleAdmin).WithScope(data.ScopeWorkspaceAdmin)
 	need.AllAgents = true
 	const ws = "/api/v1/workspaces/{workspace_id}"
 	return []route{

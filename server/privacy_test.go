@@ -17,6 +17,20 @@ func ruleList(n int) []map[string]any {
 	return out
 }
 
+// programRules are five rules whose programs compile to total instructions together
+// (a{n} compiles to n+2).
+func programRules(total int) []map[string]any {
+	out := make([]map[string]any, 5)
+	for i := range out {
+		n := total / 5
+		if i == 4 {
+			n = total - 4*(total/5)
+		}
+		out[i] = map[string]any{"name": fmt.Sprintf("r%d", i), "pattern": fmt.Sprintf("a{%d}", n-2)}
+	}
+	return out
+}
+
 // privacyCases are bodies of a privacy member at every bound and just past it; fault is
 // the path (under privacy.) a 422 names, "" for a body that is accepted.
 func privacyCases(workspace bool) []struct {
@@ -47,8 +61,11 @@ func privacyCases(workspace bool) []struct {
 		{"look-ahead is not RE2", red(map[string]any{"rules": []map[string]any{{"name": "x", "pattern": "a(?=b)"}}}), "redaction.rules.0.pattern"},
 		{"pattern at the size limit", red(map[string]any{"rules": []map[string]any{{"name": "x", "pattern": "[" + strings.Repeat("a", validate.MaxRedactionPatternBytes-2) + "]"}}}), ""},
 		{"pattern over the size limit", red(map[string]any{"rules": []map[string]any{{"name": "x", "pattern": strings.Repeat("a", validate.MaxRedactionPatternBytes+1)}}}), "redaction.rules.0.pattern"},
-		{"program at the limit", red(map[string]any{"rules": []map[string]any{{"name": "x", "pattern": "a{998}"}}}), ""},
-		{"program over the limit", red(map[string]any{"rules": []map[string]any{{"name": "x", "pattern": "a{999}"}}}), "redaction.rules.0.pattern"},
+		// a{n} compiles to n+2 instructions.
+		{"program at the limit", red(map[string]any{"rules": []map[string]any{{"name": "x", "pattern": fmt.Sprintf("a{%d}", validate.MaxRedactionProgramSize-2)}}}), ""},
+		{"program over the limit", red(map[string]any{"rules": []map[string]any{{"name": "x", "pattern": fmt.Sprintf("a{%d}", validate.MaxRedactionProgramSize-1)}}}), "redaction.rules.0.pattern"},
+		{"rules' programs at the limit", red(map[string]any{"rules": programRules(validate.MaxRedactionRulesProgram)}), ""},
+		{"rules' programs over the limit", red(map[string]any{"rules": programRules(validate.MaxRedactionRulesProgram + 1)}), "redaction.rules"},
 		{"pattern matching empty", red(map[string]any{"rules": []map[string]any{{"name": "x", "pattern": "a*"}}}), "redaction.rules.0.pattern"},
 		{"pattern empty", red(map[string]any{"rules": []map[string]any{{"name": "x", "pattern": ""}}}), "redaction.rules.0.pattern"},
 		{"name at the limit", red(map[string]any{"rules": []map[string]any{{"name": "a" + strings.Repeat("b", validate.MaxRedactionRuleName-1), "pattern": "x"}}}), ""},

@@ -8,11 +8,14 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 )
 
-// webhookRoutes are gated by role, not by a module (conventions §6, §14): developers and
-// up, reading and writing alike.
+// webhookRoutes are gated by role, not by a module (conventions §6, §14): a webhook
+// carries every event of the workspace, security events included, so only owners and
+// admins whose token sees every agent manage them, reading and writing alike. The
+// service also refuses a key with scopes that may not read every event a webhook carries.
 func (s *Server) webhookRoutes() []route {
 	const base = "/api/v1/webhooks"
-	need := data.Member(data.RoleDeveloper)
+	need := data.Member(data.RoleAdmin)
+	need.AllAgents = true
 	return []route{
 		{Method: "GET", Path: base, Need: need, handle: s.handleWebhookList},
 		{Method: "POST", Path: base, Need: need, Idempotent: true, handle: s.handleWebhookCreate},

@@ -8,9 +8,15 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 )
 
+// workspaceUserRoutes: adding, changing and removing members needs an admin's token that
+// is not limited itself (conventions §20): a key with scopes (Scope "" admits none) or
+// with agent_ids (AllAgents) could otherwise add a member, or change its own membership,
+// with more than it holds.
 func (s *Server) workspaceUserRoutes() []route {
 	const base = "/api/v1/workspaces/{workspace_id}/users"
-	read, admin := data.Member("").WithScope(data.ScopeWorkspaceAdmin), workspaceAdmin
+	read := data.Member("").WithScope(data.ScopeWorkspaceAdmin)
+	admin := data.Member(data.RoleAdmin)
+	admin.AllAgents = true
 	return []route{
 		{Method: "GET", Path: base, Need: read, handle: s.handleWorkspaceUserList},
 		{Method: "POST", Path: base, Need: admin, Idempotent: true, handle: s.handleWorkspaceUserAdd},

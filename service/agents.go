@@ -48,7 +48,7 @@ func (s *AgentService) sealed(c data.AgentConfig) (data.AgentConfig, error) {
 // else not found; row nil is not found too.
 func visible(ctx context.Context, id string, row *data.StoredAgent) error {
 	p := data.PrincipalFrom(ctx)
-	if row == nil || row.WorkspaceID != p.WorkspaceID || !p.CanSeeAgent(id) {
+	if row == nil || row.WorkspaceID != p.WorkspaceID || !visibilityOf(p).agent(id) {
 		if faults := data.InputFaults(ctx); faults != nil {
 			return faults // a body that cannot be read is refused as such, whatever it targets
 		}
@@ -89,7 +89,7 @@ func masked(row *data.StoredAgent) *data.Agent {
 // not modify it: from the cache when the stored row is unchanged (agentCache).
 func (s *AgentService) read(ctx context.Context, tx Tx, id string) (agentCacheEntry, error) {
 	p := data.PrincipalFrom(ctx)
-	if !p.CanSeeAgent(id) {
+	if !visibilityOf(p).agent(id) {
 		return agentCacheEntry{}, data.NotFound("Agent")
 	}
 	rev, err := tx.AgentRevision(id)
@@ -168,7 +168,7 @@ func (s *AgentService) list(ctx context.Context, f data.AgentFilter, add func(ag
 	}
 	var page data.Page
 	err := s.store.View(ctx, func(tx Tx) error {
-		ids, pg, err := tx.AgentIDs(p.WorkspaceID, f.Status, p.AgentIDs, f.Name, f.PageRequest)
+		ids, pg, err := tx.AgentIDs(p.WorkspaceID, f.Status, visibilityOf(p).agents(""), f.Name, f.PageRequest)
 		if err != nil {
 			return err
 		}

@@ -26,7 +26,7 @@ func (s *AnalyticsService) CallAnalytics(ctx context.Context, q data.CallAnalyti
 		return nil, err
 	}
 	var agents []string
-	switch restrict := visibleAgents(p, q.AgentID); {
+	switch restrict := visibilityOf(p).agents(q.AgentID); {
 	case restrict == nil:
 		agents = []string{q.AgentID} // "" is the whole workspace
 	default:

@@ -57,9 +57,9 @@ func (s *AuditService) StreamStart(ctx context.Context, lastEventID string, type
 
 // StreamEvents implements data.EventStreamer. It returns at most min(limit,
 // MaxStreamBatch) events, stopping early past MaxStreamBatchBytes, read in one read
-// transaction. Events of other types are passed over (the position moves past them), at
-// most MaxAuditScan events in all per read, so a filter that matches nothing in a long
-// log keeps each read transaction short.
+// transaction. Events of other types, and those the caller may not see (visibility.go),
+// are passed over (the position moves past them), at most MaxAuditScan events in all per
+// read, so a filter that matches nothing in a long log keeps each read transaction short.
 func (s *AuditService) StreamEvents(ctx context.Context, after string, types []string, limit int) ([]*data.Event, string, error) {
 	ws, err := currentWorkspace(ctx)
 	if err != nil {
@@ -69,6 +69,7 @@ func (s *AuditService) StreamEvents(ctx context.Context, after string, types []s
 		return nil, "", err
 	}
 	limit = min(max(limit, 1), MaxStreamBatch)
+	v := visibilityOf(data.PrincipalFrom(ctx))
 	var out []*data.Event
 	pos := after
 	err = s.store.View(ctx, func(tx Tx) error {
@@ -87,7 +88,7 @@ func (s *AuditService) StreamEvents(ctx context.Context, after string, types []s
 		bytes, scanned := 0, 0
 		return tx.EventsAfter(ws, after, func(e *data.Event) (bool, error) {
 			pos, scanned = e.ID, scanned+1
-			if len(types) == 0 || slices.Contains(types, e.Type) {
+			if (len(types) == 0 || slices.Contains(types, e.Type)) && v.event(e) {
 				out = append(out, e)
 				bytes += len(e.Data)
 			}

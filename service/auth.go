@@ -224,6 +224,9 @@ func (s *AuthService) tokenEntry(tx Tx, id int64) (*tokenEntry, error) {
 	}
 	// A key's scopes and agent_ids narrow its user's rights as they are now.
 	e.principal.Scopes = k.Scopes
+	if len(k.AgentIDs) > 0 {
+		e.principal.KeyAgentIDs = k.AgentIDs
+	}
 	if e.principal.Role != "" {
 		e.principal.AgentIDs = data.IntersectAgentIDs(e.principal.AgentIDs, k.AgentIDs)
 	}
@@ -271,34 +274,47 @@ func (s *AuthService) CreateAPIKey(ctx context.Context, in data.APIKeyCreate) (*
 	return s.CreateAPIKeyFor(ctx, p.UserID, p.CurrentWorkspaceID, in)
 }
 
-// withinCaller refuses scopes or agents beyond what the caller holds: a key never
-// exceeds the token that made it, nor its user's agent_ids.
-func withinCaller(p *data.Principal, member *data.MemberRecord, in data.APIKeyCreate) error {
-	var errs validate.Errors
-	if p != nil && p.Scopes != nil {
-		if in.Scopes == nil {
-			errs.Add("scopes", "A key with scopes can only make keys with scopes: name some of its own.")
-		}
-		for i, sc := range in.Scopes {
-			if !slices.Contains(p.Scopes, sc) {
-				errs.Addf(validate.Index("scopes", i), "The calling key does not hold the %s scope.", sc)
-			}
-		}
-	}
+// withinCaller holds a new key to the token that makes it (conventions §20): no token
+// grants more than it holds. Scopes or agent_ids left out are the calling token's own
+// (never "all"); asking for a scope the token lacks, or for agents beyond those it sees
+// (an explicit [] from a key limited to some agents asks for every agent), is forbidden.
+// The agents are compared as lists, before any lookup, so the answer says nothing of
+// which agents exist. The CLI (no caller) is bounded by the membership alone.
+func withinCaller(p *data.Principal, member *data.MemberRecord, in *data.APIKeyCreate) error {
 	limit := member.AgentIDs
 	if p != nil && p.CurrentWorkspaceID == member.WorkspaceID && p.WorkspaceID == member.WorkspaceID {
 		limit = p.AgentIDs // the caller's own key may be narrower than its membership
 	}
-	for i, id := range in.AgentIDs {
-		if len(limit) > 0 && !slices.Contains(limit, id) {
-			errs.Addf(validate.Index("agent_ids", i), "The %s field must be an agent you can access.", validate.Index("agent_ids", i))
+	if p != nil && p.Scopes != nil {
+		if in.Scopes == nil {
+			in.Scopes = slices.Clone(p.Scopes)
+		}
+		for _, sc := range in.Scopes {
+			if !p.HoldsScope(sc) {
+				return data.Errorf(data.EFORBIDDEN, "This API key does not hold the %s scope, so it cannot give it to a new key.", sc)
+			}
 		}
 	}
-	return errs.Err()
+	if p != nil && len(p.KeyAgentIDs) > 0 {
+		// A membership's limit narrows every key of the member anyway; a key's own
+		// narrowing holds only if the new key carries it too.
+		if in.AgentIDs == nil {
+			in.AgentIDs = slices.Clone(limit)
+		} else if len(in.AgentIDs) == 0 {
+			return data.Errorf(data.EFORBIDDEN, "This API key is limited to some agents; a key for every agent (agent_ids []) would hold more.")
+		}
+	}
+	for _, id := range in.AgentIDs {
+		if len(limit) > 0 && !slices.Contains(limit, id) {
+			return data.Errorf(data.EFORBIDDEN, "This token is limited to some agents; agent_ids may name only those (%s is not one of them).", id)
+		}
+	}
+	return nil
 }
 
 // CreateAPIKeyFor makes an API key for a user in a workspace it belongs to (the CLI, and
-// CreateAPIKey for the caller). Errors: validation_failed.
+// CreateAPIKey for the caller). Errors: validation_failed, forbidden (more than the
+// calling token holds).
 func (s *AuthService) CreateAPIKeyFor(ctx context.Context, userID, workspaceID string, in data.APIKeyCreate) (*data.APIKey, string, error) {
 	expires, err := validate.APIKeyCreate(in, s.now())
 	if err := checkInput(ctx, err); err != nil {
@@ -314,7 +330,7 @@ func (s *AuthService) CreateAPIKeyFor(ctx context.Context, userID, workspaceID s
 		if m == nil {
 			return data.FieldError("workspace", "The user is not a member of that workspace.")
 		}
-		if err := withinCaller(data.PrincipalFrom(ctx), m, in); err != nil {
+		if err := withinCaller(data.PrincipalFrom(ctx), m, &in); err != nil {
 			return err
 		}
 		if err := checkAgentIDs(tx, workspaceID, in.AgentIDs); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/redact"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -14,32 +15,17 @@ type CallService struct{ *base }
 
 var _ data.CallService = (*CallService)(nil)
 
-// call returns a call of ws the caller may see; others are not found.
+// call returns a call of ws the caller may see (visibility: its agent); others are not
+// found.
 func call(tx Tx, p *data.Principal, id string) (*data.Call, error) {
 	c, err := tx.Call(id)
 	if err != nil {
 		return nil, err
 	}
-	if c == nil || c.WorkspaceID != p.WorkspaceID || !p.CanSeeAgent(c.AgentID) {
+	if c == nil || c.WorkspaceID != p.WorkspaceID || !visibilityOf(p).agent(c.AgentID) {
 		return nil, data.NotFound("Call")
 	}
 	return c, nil
-}
-
-// visibleAgents is the agent restriction a list or a rollup read applies for p: nil for
-// a caller who sees every agent; the filter's agent alone when p may see it; none when
-// it may not (a hidden agent has no calls, as an unknown one has none).
-func visibleAgents(p *data.Principal, agentID string) []string {
-	if len(p.AgentIDs) == 0 {
-		return nil
-	}
-	if agentID != "" {
-		if p.CanSeeAgent(agentID) {
-			return nil // the filter alone narrows the list to a visible agent
-		}
-		return []string{}
-	}
-	return p.AgentIDs
 }
 
 // ListCalls implements data.CallService.
@@ -55,7 +41,7 @@ func (s *CallService) ListCalls(ctx context.Context, f data.CallFilter, req data
 	var page data.Page
 	err = s.store.View(ctx, func(tx Tx) error {
 		var err error
-		list, page, err = tx.Calls(p.WorkspaceID, visibleAgents(p, f.AgentID), f, req)
+		list, page, err = tx.Calls(p.WorkspaceID, visibilityOf(p).agents(f.AgentID), f, req)
 		return err
 	})
 	return list, page, err
@@ -70,8 +56,31 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 	if err := checkInput(ctx, validate.CallCreate(in)); err != nil {
 		return nil, err
 	}
+	now := s.timeNow()
+	id := s.ids.New(data.PrefixCall)
+	raw := &data.Call{
+		ID: id, WorkspaceID: p.WorkspaceID, AgentID: in.AgentID, AgentVersion: in.AgentVersion,
+		NumberID: in.NumberID, Direction: in.Direction, FromNumber: in.FromNumber, ToNumber: in.ToNumber,
+		Status: data.CallRegistered, StartedAt: in.StartedAt, EndedAt: in.EndedAt, DurationMS: in.DurationMS,
+		DisconnectionReason: in.DisconnectionReason, Transcript: in.Transcript, RecordingURL: in.RecordingURL,
+		Variables: in.Variables, Analysis: in.Analysis, Metadata: in.Metadata,
+		// created_at is the time the id carries: lists and rollups order by it.
+		CreatedAt: data.NewTime(data.IDTime(data.PrefixCall, id)), UpdatedAt: now,
+	}
+	if in.Status != nil {
+		raw.Status = *in.Status
+	}
+	normalizeCall(raw)
+	if err := fillCourse(raw, now); err != nil {
+		return nil, err
+	}
 	var c *data.Call
-	err = s.store.Update(ctx, func(tx Tx) error {
+	redactIt := func(r *redact.Redactor) error {
+		red := *raw
+		c = &red
+		return redactCall(r, c, allCallFields)
+	}
+	err = s.writeRedacted(ctx, p.WorkspaceID, in.AgentID, redactIt, func(tx Tx) error {
 		published, err := s.checkCallRefs(tx, p, in)
 		if err != nil {
 			return err
@@ -79,32 +88,9 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 		if err := checkCallMinutes(tx, p.WorkspaceID, s.now()); err != nil {
 			return err
 		}
-		now := s.timeNow()
-		id := s.ids.New(data.PrefixCall)
-		c = &data.Call{
-			ID: id, WorkspaceID: p.WorkspaceID, AgentID: in.AgentID, AgentVersion: in.AgentVersion,
-			NumberID: in.NumberID, Direction: in.Direction, FromNumber: in.FromNumber, ToNumber: in.ToNumber,
-			Status: data.CallRegistered, StartedAt: in.StartedAt, EndedAt: in.EndedAt, DurationMS: in.DurationMS,
-			DisconnectionReason: in.DisconnectionReason, Transcript: in.Transcript, RecordingURL: in.RecordingURL,
-			Variables: in.Variables, Analysis: in.Analysis, Metadata: in.Metadata,
-			// created_at is the time the id carries: lists and rollups order by it.
-			CreatedAt: data.NewTime(data.IDTime(data.PrefixCall, id)), UpdatedAt: now,
-		}
-		if in.Status != nil {
-			c.Status = *in.Status
-		}
 		if c.AgentVersion == nil {
 			c.AgentVersion = published
 		}
-		normalizeCall(c)
-		if err := fillCourse(c, now); err != nil {
-			return err
-		}
-		r, err := s.callRedactor(tx, c.WorkspaceID, c.AgentID)
-		if err != nil {
-			return err
-		}
-		redactCall(r, c, allCallFields)
 		if err := tx.InsertCall(c); err != nil {
 			return err
 		}
@@ -127,7 +113,7 @@ func (s *CallService) checkCallRefs(tx Tx, p *data.Principal, in data.CallCreate
 	if err != nil {
 		return nil, err
 	}
-	if !found || !p.CanSeeAgent(in.AgentID) {
+	if !found || !visibilityOf(p).agent(in.AgentID) {
 		errs.Add("agent_id", "The agent_id field must be an agent of this workspace.")
 	}
 	if in.NumberID != nil {
@@ -225,7 +211,7 @@ func (s *CallService) Call(ctx context.Context, id string) (*data.Call, error) {
 }
 
 // UpdateCall implements data.CallService: the status moves forward only, and a finished
-// call's course is final.
+// call's course is final. A caller who may change calls but not read them gets nil.
 func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpdate) (*data.Call, error) {
 	p, err := workspaceCaller(ctx)
 	if err != nil {
@@ -234,46 +220,68 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 	if err := checkInput(ctx, validate.CallUpdate(in)); err != nil {
 		return nil, err
 	}
+	// The members given are redacted before the write transaction (the stored ones were
+	// when they came), with the setting of the call's agent, read first.
+	var agentID string
+	if err := s.store.View(ctx, func(tx Tx) error {
+		c, err := call(tx, p, id)
+		if err == nil {
+			agentID = c.AgentID
+		}
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	var given data.CallUpdate
+	redactIt := func(r *redact.Redactor) error {
+		given = in
+		red := data.Call{Transcript: in.Transcript.V, Variables: in.Variables.V, Analysis: in.Analysis.V}
+		if err := redactCall(r, &red, callFields{in.Transcript.Set, in.Variables.Set, in.Analysis.Set}); err != nil {
+			return err
+		}
+		given.Transcript.V, given.Variables.V, given.Analysis.V = red.Transcript, red.Variables, red.Analysis
+		return nil
+	}
 	var c *data.Call
-	err = s.store.Update(ctx, func(tx Tx) error {
+	err = s.writeRedacted(ctx, p.WorkspaceID, agentID, redactIt, func(tx Tx) error {
 		old, err := call(tx, p, id)
 		if err != nil {
 			return err
 		}
+		if old.AgentID != agentID {
+			return errRedactionMoved // not the call read before: redact again
+		}
 		if err := data.CheckIfMatch(data.IfMatch(ctx), old); err != nil {
 			return err
 		}
-		if in.Status.Set && !data.CallMoveAllowed(old.Status, in.Status.V) {
-			return data.Errorf(data.ECONFLICT, "A call's status moves only forward: it cannot go from %s to %s.", old.Status, in.Status.V)
+		if given.Status.Set && !data.CallMoveAllowed(old.Status, given.Status.V) {
+			return data.Errorf(data.ECONFLICT, "A call's status moves only forward: it cannot go from %s to %s.", old.Status, given.Status.V)
 		}
-		if data.CallFinal(old.Status) && frozen(old, in) {
+		if data.CallFinal(old.Status) && frozen(old, given) {
 			return data.Errorf(data.ECONFLICT, "The call has %s: its started_at, ended_at, duration_ms and disconnection_reason are final; analysis, variables, metadata, transcript and recording_url may still be added.", old.Status)
 		}
-		next := merge(old, in)
+		next := merge(old, given)
 		now := s.timeNow()
 		if err := fillCourse(next, now); err != nil {
 			return err
 		}
 		next.UpdatedAt = now
-		// Only the members given are redacted: the stored ones were when they came.
-		r, err := s.callRedactor(tx, next.WorkspaceID, next.AgentID)
-		if err != nil {
-			return err
-		}
-		redactCall(r, next, callFields{in.Transcript.Set, in.Variables.Set, in.Analysis.Set})
 		if err := tx.PutCall(next); err != nil {
 			return err
 		}
-		if in.Transcript.Set || in.Analysis.Set || in.Variables.Set {
+		if given.Transcript.Set || given.Analysis.Set || given.Variables.Set {
 			if err := indexCall(tx, old, next); err != nil {
 				return err
 			}
 		}
 		c = next
-		return s.callEvents(ctx, tx, c, "", old.Status, in.Analysis.Set && !sameJSON(old.Analysis, next.Analysis))
+		return s.callEvents(ctx, tx, c, "", old.Status, given.Analysis.Set && !sameJSON(old.Analysis, next.Analysis))
 	})
 	if err != nil {
 		return nil, err
+	}
+	if !visibilityOf(p).record(data.ModuleCallHistory, c.AgentID) {
+		return nil, nil // changed, but not the caller's to read (a calls:runtime key)
 	}
 	return c, nil
 }

@@ -37,7 +37,7 @@ func (s *CallService) SearchCalls(ctx context.Context, f data.CallFilter, q data
 	var page data.Page
 	err = s.store.View(ctx, func(tx Tx) error {
 		var err error
-		hits, page, err = tx.SearchCalls(p.WorkspaceID, visibleAgents(p, f.AgentID), f, q, req)
+		hits, page, err = tx.SearchCalls(p.WorkspaceID, visibilityOf(p).agents(f.AgentID), f, q, req)
 		return err
 	})
 	if err != nil {
@@ -73,7 +73,7 @@ func (s *CallService) ExportCalls(ctx context.Context, x data.CallExport, emit f
 		return nil, err
 	}
 	x.Search.Sort = data.SortCreatedAt
-	agents := visibleAgents(p, x.Filter.AgentID)
+	agents := visibilityOf(p).agents(x.Filter.AgentID)
 	var resume *string // where the calls emitted so far end
 	if x.Cursor != "" {
 		resume = &x.Cursor

@@ -336,6 +336,9 @@ func (s *WebhookService) RetryDelivery(ctx context.Context, webhookID, deliveryI
 		if d == nil || d.WebhookID != webhookID {
 			return data.NotFound("Delivery")
 		}
+		if err := mayCarry(ctx, &data.Webhook{Events: []string{d.EventType}}); err != nil {
+			return err
+		}
 		if d.Status == data.DeliveryPending {
 			return data.Errorf(data.ECONFLICT, "The delivery is still pending; it will be attempted at its next_attempt_at.")
 		}
@@ -366,6 +369,9 @@ func (s *WebhookService) ReplayEvents(ctx context.Context, webhookID string, in 
 		count = 0
 		w, err := loadWebhook(tx, ws, webhookID)
 		if err != nil {
+			return err
+		}
+		if err := mayCarry(ctx, &w.Webhook); err != nil {
 			return err
 		}
 		var matched []*data.Event

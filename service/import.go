@@ -58,6 +58,13 @@ func (s *ExportService) ImportWorkspace(ctx context.Context, workspaceID string,
 	if err := checkInput(ctx, errs.Err()); err != nil {
 		return nil, err
 	}
+	// An imported webhook carries events as a created one does: the importer must be
+	// allowed to read them all (a workspace:admin key alone is not).
+	for _, in := range doc.Webhooks {
+		if err := mayCarry(ctx, &data.Webhook{Events: in.Events}); err != nil {
+			return nil, err
+		}
+	}
 
 	for i, kb := range doc.KnowledgeBases {
 		in := data.SourcesAdd{Texts: kb.Texts, URLs: kb.URLs, Files: files[i]}

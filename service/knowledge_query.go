@@ -212,7 +212,7 @@ func (s *KnowledgeBaseService) QueryAgentKnowledge(ctx context.Context, agentID 
 	var cfg data.KnowledgeBaseConfig
 	var kbIDs []string
 	err := s.store.View(ctx, func(tx Tx) error {
-		if p == nil || !p.CanSeeAgent(agentID) {
+		if p == nil || !visibilityOf(p).agent(agentID) {
 			return data.NotFound("Agent")
 		}
 		agent, err := tx.Agent(agentID)

@@ -95,12 +95,25 @@ func checkAgentIDs(tx Tx, workspaceID string, ids []string) error {
 	return errs.Err()
 }
 
+// refuseLimitedToken refuses a token narrower than its user (a key with scopes or
+// agent_ids) and one limited to some agents: managing members with it could grant more
+// than it holds (conventions §20). The route refuses them first; nil is the CLI.
+func refuseLimitedToken(p *data.Principal) error {
+	if p != nil && (p.Limited() || !visibilityOf(p).allAgents()) {
+		return data.Errorf(data.EFORBIDDEN, "Adding, changing or removing workspace users needs a token that is not limited to some scopes or agents.")
+	}
+	return nil
+}
+
 // AddWorkspaceUser implements data.WorkspaceUserService.
 func (s *WorkspaceUserService) AddWorkspaceUser(ctx context.Context, workspaceID string, in data.WorkspaceUserAdd) (*data.WorkspaceUser, error) {
 	if err := checkInput(ctx, validate.WorkspaceUserAdd(in)); err != nil {
 		return nil, err
 	}
 	p := data.PrincipalFrom(ctx)
+	if err := refuseLimitedToken(p); err != nil {
+		return nil, err
+	}
 	var out *data.WorkspaceUser
 	err := s.store.Update(ctx, func(tx Tx) error {
 		if _, err := memberWorkspace(ctx, tx, workspaceID); err != nil {
@@ -210,6 +223,9 @@ func (s *WorkspaceUserService) UpdateWorkspaceUser(ctx context.Context, workspac
 		return nil, err
 	}
 	p := data.PrincipalFrom(ctx)
+	if err := refuseLimitedToken(p); err != nil {
+		return nil, err
+	}
 	var out *data.WorkspaceUser
 	err := s.store.Update(ctx, func(tx Tx) error {
 		_, m, _, err := loadMemberForChange(ctx, tx, workspaceID, userID)
@@ -223,6 +239,13 @@ func (s *WorkspaceUserService) UpdateWorkspaceUser(ctx context.Context, workspac
 		if err := guardOwner(tx, p, m, newRole, false); err != nil {
 			return err
 		}
+		if in.AgentIDs.Set && !in.Role.Set {
+			var errs validate.Errors
+			validate.MemberAgentLimit(&errs, newRole, in.AgentIDs.V)
+			if err := errs.Err(); err != nil {
+				return err
+			}
+		}
 		m.Role = newRole
 		if in.Modules.Set {
 			m.Modules = in.Modules.V
@@ -232,6 +255,9 @@ func (s *WorkspaceUserService) UpdateWorkspaceUser(ctx context.Context, workspac
 				return err
 			}
 			m.AgentIDs = in.AgentIDs.V
+		}
+		if newRole == data.RoleOwner || newRole == data.RoleAdmin {
+			m.AgentIDs = []string{} // a promotion lifts the limit: they see every agent
 		}
 		m.UpdatedAt = s.timeNow()
 		if err := tx.PutMember(m); err != nil {
@@ -249,6 +275,9 @@ func (s *WorkspaceUserService) UpdateWorkspaceUser(ctx context.Context, workspac
 // RemoveWorkspaceUser implements data.WorkspaceUserService.
 func (s *WorkspaceUserService) RemoveWorkspaceUser(ctx context.Context, workspaceID, userID string) error {
 	p := data.PrincipalFrom(ctx)
+	if err := refuseLimitedToken(p); err != nil {
+		return err
+	}
 	return s.store.Update(ctx, func(tx Tx) error {
 		w, m, current, err := loadMemberForChange(ctx, tx, workspaceID, userID)
 		if err != nil {

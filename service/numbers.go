@@ -49,7 +49,7 @@ func checkBindings(tx Tx, p *data.Principal, in, out *string) error {
 		if err != nil {
 			return err
 		}
-		if !found || !p.CanSeeAgent(*b.id) {
+		if !found || !visibilityOf(p).agent(*b.id) {
 			errs.Addf(b.path, "The %s field must be an agent of this workspace.", b.path)
 		}
 	}

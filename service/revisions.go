@@ -79,7 +79,7 @@ func (s *AgentService) cachedAgent(ctx context.Context, id string) (e agentCache
 		return e, false, nil
 	}
 	p := data.PrincipalFrom(ctx)
-	if !p.CanSeeAgent(id) {
+	if !visibilityOf(p).agent(id) {
 		return e, true, data.NotFound("Agent")
 	}
 	rev, err := rr.AgentRevision(ctx, id, p.ReadSince)
@@ -123,7 +123,7 @@ func (s *AgentService) cachedAgents(ctx context.Context, tx Tx, ids []string) ([
 	p := data.PrincipalFrom(ctx)
 	out, hit := make([]agentCacheEntry, len(ids)), make([]bool, len(ids))
 	for i, id := range ids {
-		if revs[i] == 0 || !p.CanSeeAgent(id) {
+		if revs[i] == 0 || !visibilityOf(p).agent(id) {
 			continue // read decides (not found)
 		}
 		if e, ok := s.cache.get(id, revs[i]); ok && e.agent.WorkspaceID == p.WorkspaceID {

@@ -66,6 +66,9 @@ type base struct {
 	urlGuard func(rawURL string) error
 	// redactors caches compiled redaction settings (service/redaction.go).
 	redactors *redactors
+	// redactHook, when set (tests), runs just before a call is redacted, outside any
+	// transaction.
+	redactHook func(workspaceID string)
 }
 
 // Services are the implementations of the data services, one per resource, built on one

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"strings"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/validate"
@@ -39,6 +40,29 @@ func currentWorkspace(ctx context.Context) (string, error) {
 		return "", data.Errorf(data.EFORBIDDEN, "Webhooks need a workspace to act in.")
 	}
 	return p.WorkspaceID, nil
+}
+
+// mayCarry refuses a caller who may not read every event of the types a webhook carries
+// (visibility.go): a webhook sends every event of its types, of every agent, to its
+// receiver, so only who may read them all configures, replays or retries it
+// (conventions §6). The route admits owners and admins whose token sees every agent; a
+// key with scopes must also hold the read scope of each module the types belong to, and
+// audit:read for security events.
+func mayCarry(ctx context.Context, w *data.Webhook) error {
+	v := visibilityOf(data.PrincipalFrom(ctx))
+	if !v.allAgents() {
+		return data.Errorf(data.EFORBIDDEN, "A webhook carries the events of every agent; this token is limited to some agents.")
+	}
+	var hidden []string
+	for _, t := range data.EventTypes {
+		if w.Subscribes(t) && !v.eventType(t) {
+			hidden = append(hidden, t)
+		}
+	}
+	if len(hidden) > 0 {
+		return data.Errorf(data.EFORBIDDEN, "This token may not read every event the webhook carries (%s): a key with scopes needs the read scope of their module, and audit:read for security events.", strings.Join(hidden, ", "))
+	}
+	return nil
 }
 
 // loadWebhook returns a webhook of workspaceID; any other id is not found.
@@ -91,6 +115,9 @@ func (s *WebhookService) CreateWebhook(ctx context.Context, in data.WebhookCreat
 	if err != nil {
 		return nil, "", err
 	}
+	if err := mayCarry(ctx, &data.Webhook{Events: in.Events}); err != nil {
+		return nil, "", err
+	}
 	secret, sealed, err := s.newWebhookSecret()
 	if err != nil {
 		return nil, "", err
@@ -141,7 +168,8 @@ func (s *WebhookService) Webhook(ctx context.Context, id string) (*data.Webhook,
 }
 
 // change loads the caller's webhook id for a write, checks If-Match, lets apply change
-// it, stamps updated_at and stores it.
+// it, checks that the caller may read every event it then carries, stamps updated_at and
+// stores it.
 func (s *WebhookService) change(ctx context.Context, id, event string, apply func(w *data.WebhookRecord)) (*data.Webhook, error) {
 	ws, err := currentWorkspace(ctx)
 	if err != nil {
@@ -157,6 +185,9 @@ func (s *WebhookService) change(ctx context.Context, id, event string, apply fun
 			return err
 		}
 		apply(w)
+		if err := mayCarry(ctx, &w.Webhook); err != nil {
+			return err
+		}
 		w.UpdatedAt = s.timeNow()
 		out = publicWebhook(w)
 		if err := tx.PutWebhook(w); err != nil {

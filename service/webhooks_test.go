@@ -12,9 +12,10 @@ import (
 	"github.com/voiceapi/voiceapi/service"
 )
 
-// as is a developer of ws calling through the API.
+// as is an admin of ws calling through the API: webhooks and the audit log are theirs.
 func as(ws string) context.Context {
-	return data.WithPrincipal(context.Background(), &data.Principal{UserID: "usr_01JD6ZJ7Q8W9X0Y1Z2A3B4C5D6", WorkspaceID: ws, Role: data.RoleDeveloper})
+	return data.WithPrincipal(context.Background(), &data.Principal{UserID: "usr_01JD6ZJ7Q8W9X0Y1Z2A3B4C5D6", WorkspaceID: ws,
+		Role: data.RoleAdmin, Modules: data.EffectiveModules(data.RoleAdmin, nil)})
 }
 
 // fixedClock is a settable clock.

@@ -183,6 +183,14 @@ func agentIDs(errs *Errors, path string, list []string) {
 	}
 }
 
+// MemberAgentLimit checks agent_ids against the member's role: owners and admins are
+// never limited to some agents (conventions §6), so a non-empty list on them is a fault.
+func MemberAgentLimit(errs *Errors, role string, ids []string) {
+	if len(ids) > 0 && (role == data.RoleOwner || role == data.RoleAdmin) {
+		errs.Addf("agent_ids", "The agent_ids field must be empty when role is %s: owners and admins see every agent.", role)
+	}
+}
+
 // WorkspaceUserAdd checks the body of adding a member; existence of the user and the
 // agents is checked by storage.
 func WorkspaceUserAdd(in data.WorkspaceUserAdd) error {
@@ -200,11 +208,13 @@ func WorkspaceUserAdd(in data.WorkspaceUserAdd) error {
 	}
 	if in.AgentIDs.Set {
 		agentIDs(&errs, "agent_ids", in.AgentIDs.V)
+		MemberAgentLimit(&errs, in.Role, in.AgentIDs.V)
 	}
 	return errs.Err()
 }
 
-// WorkspaceUserUpdate checks the body of changing a member.
+// WorkspaceUserUpdate checks the body of changing a member; agent_ids against a role the
+// body does not give is checked with the stored one.
 func WorkspaceUserUpdate(in data.WorkspaceUserUpdate) error {
 	var errs Errors
 	if in.Role.Set {
@@ -215,6 +225,9 @@ func WorkspaceUserUpdate(in data.WorkspaceUserUpdate) error {
 	}
 	if in.AgentIDs.Set {
 		agentIDs(&errs, "agent_ids", in.AgentIDs.V)
+		if in.Role.Set {
+			MemberAgentLimit(&errs, in.Role.V, in.AgentIDs.V)
+		}
 	}
 	return errs.Err()
 }

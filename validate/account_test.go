@@ -121,6 +121,24 @@ func TestWorkspaceUserRules(t *testing.T) {
 		expectPaths(t, role, WorkspaceUserUpdate(data.WorkspaceUserUpdate{Role: data.Some(role)}))
 	}
 	expectPaths(t, "update bad", WorkspaceUserUpdate(data.WorkspaceUserUpdate{Role: data.Some(""), Modules: data.Some([]string{"x"})}), "role", "modules.0")
+	// Owners and admins are never limited to some agents: agent_ids on them is a fault
+	// (an empty list is none; the "no agent at all" id is a limit too).
+	for _, c := range []struct {
+		role  string
+		ids   []string
+		fault bool
+	}{
+		{data.RoleOwner, []string{agent}, true}, {data.RoleAdmin, []string{agent}, true}, {data.RoleAdmin, []string{data.NoAgent}, true},
+		{data.RoleOwner, []string{}, false}, {data.RoleAdmin, []string{}, false},
+		{data.RoleDeveloper, []string{agent}, false}, {data.RoleMember, []string{data.NoAgent}, false},
+	} {
+		want := []string{}
+		if c.fault {
+			want = []string{"agent_ids"}
+		}
+		expectPaths(t, "add "+c.role, WorkspaceUserAdd(data.WorkspaceUserAdd{ID: "u", Role: c.role, AgentIDs: data.Some(c.ids)}), want...)
+		expectPaths(t, "update "+c.role, WorkspaceUserUpdate(data.WorkspaceUserUpdate{Role: data.Some(c.role), AgentIDs: data.Some(c.ids)}), want...)
+	}
 }
 
 func TestDecodeStrict(t *testing.T) {

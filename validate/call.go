@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"regexp"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -18,6 +19,7 @@ const (
 	MaxTranscriptStartMS = 86_400_000
 	MaxCallDurationMS    = 86_400_000
 	MaxObjectBytes       = 64 << 10 // variables, analysis, metadata, each encoded
+	MaxObjectDepth       = 32       // levels of nesting of those objects, the object itself the first
 	MaxReasonLen         = 100
 	MaxURLLen            = 2048
 	MaxSIPLen            = 255
@@ -62,10 +64,41 @@ func object(errs *Errors, path string, m map[string]any) {
 	if m == nil {
 		return
 	}
+	if deeperThan(m, MaxObjectDepth) {
+		errs.Addf(path, "The %s field must not be nested more than %d levels deep.", path, MaxObjectDepth)
+		return
+	}
 	b, _ := json.Marshal(m)
 	if len(b) > MaxObjectBytes {
 		errs.Addf(path, "The %s field must not be greater than %d bytes encoded.", path, MaxObjectBytes)
 	}
+}
+
+// deeperThan reports whether v, a decoded JSON value, nests objects and arrays more than
+// levels deep (an object or array is one level, a scalar none). It stops looking below
+// levels, so a value nested thousands deep costs no more than one at the bound.
+func deeperThan(v any, levels int) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if levels == 0 {
+			return true
+		}
+		for _, e := range x {
+			if deeperThan(e, levels-1) {
+				return true
+			}
+		}
+	case []any:
+		if levels == 0 {
+			return true
+		}
+		for _, e := range x {
+			if deeperThan(e, levels-1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func reason(errs *Errors, s string) {
@@ -75,9 +108,33 @@ func reason(errs *Errors, s string) {
 
 func recordingURL(errs *Errors, s string) {
 	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || utf8.RuneCountInString(s) > MaxURLLen {
-		errs.Addf("recording_url", "The recording_url field must be an http or https URL of at most %d characters.", MaxURLLen)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil ||
+		!uriChars(s) || utf8.RuneCountInString(s) > MaxURLLen {
+		errs.Addf("recording_url", "The recording_url field must be an http or https URL of at most %d characters (RFC 3986: no spaces or markup; escape other characters with %%XX).", MaxURLLen)
 	}
+}
+
+// uriChars reports whether s holds only what RFC 3986 allows in a URI: unreserved and
+// reserved characters, and % followed by two hex digits. Spaces, quotes, angle brackets
+// and every other character must arrive percent-encoded, so the URL is safe to print in a
+// page or a CSV cell as it is.
+func uriChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-._~:/?#[]@!$&'()*+,;=", c) >= 0:
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			i += 2
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // CallCreate checks a call the voice runtime registers. The agent and number are looked up

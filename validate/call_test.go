@@ -201,3 +201,77 @@ func TestAnalyticsQuery(t *testing.T) {
 		t.Errorf("interval: %q", got)
 	}
 }
+
+// nested is an object nested levels deep ({"a": {"a": … {}}}): the object itself is the
+// first level.
+func nested(levels int) map[string]any {
+	m := map[string]any{}
+	for range levels - 1 {
+		m = map[string]any{"a": m}
+	}
+	return m
+}
+
+// Variables, analysis and metadata nest at most MaxObjectDepth levels, arrays counting as
+// objects do; a value thousands deep is refused as cheaply.
+func TestCallObjectDepth(t *testing.T) {
+	agent := "agt_01JD6ZZZZZZZZZZZZZZZZZZZZZ"
+	inArray := map[string]any{"list": []any{nested(validate.MaxObjectDepth - 1)}} // 1 + the array + 31
+	cases := []struct {
+		name string
+		obj  map[string]any
+		want bool // refused
+	}{
+		{"flat", map[string]any{"a": 1}, false},
+		{"at the bound", nested(validate.MaxObjectDepth), false},
+		{"one past", nested(validate.MaxObjectDepth + 1), true},
+		{"through an array, one past", inArray, true},
+		{"3000 deep", nested(3000), true},
+	}
+	for _, c := range cases {
+		want := ""
+		if c.want {
+			want = "analysis,metadata,variables"
+		}
+		in := data.CallCreate{AgentID: agent, Direction: "web", Variables: c.obj, Analysis: c.obj, Metadata: c.obj}
+		if got := fields(t, validate.CallCreate(in)); got != want {
+			t.Errorf("%s: %q, want %q", c.name, got, want)
+		}
+		up := data.CallUpdate{Variables: data.Some(c.obj), Analysis: data.Some(c.obj), Metadata: data.Some(c.obj)}
+		if got := fields(t, validate.CallUpdate(up)); got != want {
+			t.Errorf("%s (update): %q, want %q", c.name, got, want)
+		}
+	}
+}
+
+// A recording_url is an http or https URL of RFC 3986 characters, at most MaxURLLen.
+func TestRecordingURL(t *testing.T) {
+	long := "https://rec.example.com/" + strings.Repeat("a", validate.MaxURLLen-len("https://rec.example.com/"))
+	cases := []struct {
+		url string
+		ok  bool
+	}{
+		{"https://rec.example.com/calls/1.wav", true},
+		{"http://10.0.0.1:8080/r?id=1&sig=a%2Fb#t=3", true},
+		{"https://rec.example.com/a%20b", true},
+		{long, true},
+		{long + "a", false},
+		{"https://rec.example.com/a b", false},
+		{"https://rec.example.com/<script>alert(1)</script>", false},
+		{`https://rec.example.com/"onmouseover="x`, false},
+		{"https://rec.example.com/a\tb", false},
+		{"https://rec.example.com/%zz", false},
+		{"https://rec.example.com/%2", false},
+		{"https://rec.example.com/é", false},
+		{"https://user:pw@rec.example.com/", false},
+		{"ftp://rec.example.com/a", false},
+		{"https:///a", false},
+		{"javascript:alert(1)", false},
+	}
+	for _, c := range cases {
+		got := fields(t, validate.CallUpdate(data.CallUpdate{RecordingURL: data.Some(c.url)}))
+		if (got == "") != c.ok {
+			t.Errorf("%.60q: %q, want accepted %v", c.url, got, c.ok)
+		}
+	}
+}

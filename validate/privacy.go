@@ -19,6 +19,9 @@ const (
 	// MaxRedactionProgramSize bounds one pattern's compiled RE2 program, in instructions:
 	// the cost of matching grows with it.
 	MaxRedactionProgramSize = redact.MaxProgramSize
+	// MaxRedactionRulesProgram bounds a setting's patterns' programs together: what one
+	// call's redaction costs grows with it (docs/redaction.md, "What redaction costs").
+	MaxRedactionRulesProgram = redact.MaxRulesProgram
 	// MaxRedactionRuleName bounds a rule's name, which is its marker.
 	MaxRedactionRuleName = redact.MaxNameLen
 )

@@ -1,0 +1,197 @@
+package service
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// The one rule of what a caller may read (conventions §6 and §20, docs/api.md "What a
+// caller sees"). Every channel that shows records or events applies it: the lists and
+// shows, search, the CSV and NDJSON export, analytics, the audit log, the live event
+// stream, and webhooks (whose managers must see every event they subscribe to).
+//
+//   - A record of a module (an agent, a knowledge base, a number, a call) is readable when
+//     the caller's role holds the module and, on an API key with scopes, the key holds the
+//     module's read scope; an agent, and a call, also needs its agent within the caller's
+//     agent_ids.
+//   - An event is readable when the record it is about is.
+//   - An event about no such record (a security event: keys, members, webhooks, logins,
+//     the workspace, its subscription, exports, backups, retention) is readable by those
+//     who may read the audit log: owners and admins whose token sees every agent and, on
+//     a key with scopes, holds audit:read.
+type visibility struct{ p *data.Principal }
+
+// visibilityOf is the rule for p; a nil principal (the CLI, background work) sees all.
+func visibilityOf(p *data.Principal) visibility { return visibility{p} }
+
+// module reports whether the caller may read records of module.
+func (v visibility) module(module string) bool {
+	return v.p == nil || slices.Contains(v.p.Modules, module) && v.p.HoldsScope(data.ReadScope(module))
+}
+
+// allAgents reports whether the caller sees every agent of the workspace.
+func (v visibility) allAgents() bool { return v.p == nil || len(v.p.AgentIDs) == 0 }
+
+// agent reports whether the caller sees agent id (an agent, its calls, their events).
+func (v visibility) agent(id string) bool { return v.p == nil || v.p.CanSeeAgent(id) }
+
+// record is the rule for one record of module; agentID is the agent it belongs to, ""
+// for a record that belongs to no agent (a knowledge base, a number).
+func (v visibility) record(module, agentID string) bool {
+	if !v.module(module) {
+		return false
+	}
+	return !agentBound(module) || v.agent(agentID)
+}
+
+// agentBound reports whether module's records belong to an agent.
+func agentBound(module string) bool {
+	return module == data.ModuleAgents || module == data.ModuleCallHistory || module == data.ModuleAnalytics
+}
+
+// audit reports whether the caller may read the audit log, and so security events.
+func (v visibility) audit() bool {
+	if v.p == nil {
+		return true
+	}
+	return data.RoleAtLeast(v.p.Role, data.RoleAdmin) && v.allAgents() && v.p.HoldsScope(data.ScopeAuditRead)
+}
+
+// everything reports whether the rule hides nothing from the caller: a page of events
+// then needs no filter.
+func (v visibility) everything() bool {
+	if !v.audit() {
+		return false
+	}
+	for _, m := range data.Modules {
+		if !v.module(m) {
+			return false
+		}
+	}
+	return true
+}
+
+// agents is the agent restriction a list, search, export or rollup applies for an
+// optional filter agent: nil for no restriction (every agent, or the filter's agent when
+// the caller sees it); the caller's agents; or none ([]: a hidden agent has no calls, as
+// an unknown one has none).
+func (v visibility) agents(filter string) []string {
+	if v.allAgents() {
+		return nil
+	}
+	if filter != "" {
+		if v.agent(filter) {
+			return nil // the filter alone narrows the read to a visible agent
+		}
+		return []string{}
+	}
+	return v.p.AgentIDs
+}
+
+// eventSubject is what an event is about: the module of its record and the member of its
+// data naming the record's agent ("" when the record belongs to no agent). A zero
+// subject is a security event.
+type eventSubject struct {
+	module     string
+	agentField string
+}
+
+// eventSubjects gives each event type its subject. A type missing here is treated as a
+// security event (audit log readers only), so a new type is never shown more widely than
+// intended; TestEveryEventTypeHasASubject names the types missing.
+var eventSubjects = func() map[string]eventSubject {
+	m := map[string]eventSubject{}
+	for _, t := range []string{data.EventAgentCreated, data.EventAgentUpdated, data.EventAgentDeleted, data.EventAgentPublished, data.EventAgentRestored} {
+		m[t] = eventSubject{data.ModuleAgents, "id"}
+	}
+	for _, t := range []string{data.EventCallRegistered, data.EventCallStarted, data.EventCallEnded, data.EventCallAnalyzed} {
+		m[t] = eventSubject{data.ModuleCallHistory, "agent_id"}
+	}
+	for _, t := range []string{data.EventKnowledgeBaseCreated, data.EventKnowledgeBaseUpdated, data.EventKnowledgeBaseDeleted, data.EventKnowledgeSourceIndexed, data.EventKnowledgeSourceFailed} {
+		m[t] = eventSubject{module: data.ModuleKnowledgeBase}
+	}
+	for _, t := range []string{data.EventNumberCreated, data.EventNumberUpdated, data.EventNumberDeleted} {
+		m[t] = eventSubject{module: data.ModulePhoneNumbers}
+	}
+	for _, t := range []string{
+		data.EventWebhookTest, data.EventWorkspaceUpdated, data.EventWorkspaceUserAdded, data.EventWorkspaceUserUpdated,
+		data.EventWorkspaceUserRemoved, data.EventAPIKeyCreated, data.EventAPIKeyRevoked, data.EventWebhookCreated,
+		data.EventWebhookUpdated, data.EventWebhookDeleted, data.EventWebhookSecretRotated, data.EventUserLogin,
+		data.EventUserLoginFailed, data.EventUserPasswordChanged, data.EventSubscriptionUpdated, data.EventWorkspaceExported,
+		data.EventWorkspaceImported, data.EventBackupDownloaded, data.EventRetentionSwept,
+	} {
+		m[t] = eventSubject{}
+	}
+	return m
+}()
+
+// event is the rule for one event: the record it is about, or the audit log for a
+// security event. An agent's event whose data names no agent is shown only to callers
+// who see every agent.
+func (v visibility) event(e *data.Event) bool {
+	s := eventSubjects[e.Type]
+	if s.module == "" {
+		return v.audit()
+	}
+	if !v.module(s.module) {
+		return false
+	}
+	if s.agentField == "" || v.allAgents() {
+		return true
+	}
+	id := topLevelString(e.Data, s.agentField)
+	return id != "" && v.agent(id)
+}
+
+// eventType reports whether the caller may read every event of type typ (a webhook
+// subscribed to it receives them all).
+func (v visibility) eventType(typ string) bool {
+	s := eventSubjects[typ]
+	if s.module == "" {
+		return v.audit()
+	}
+	return v.module(s.module) && (s.agentField == "" || v.allAgents())
+}
+
+// key names what the rule lets the caller see, for binding cursors of filtered pages:
+// "" when it hides nothing.
+func (v visibility) key() string {
+	if v.everything() {
+		return ""
+	}
+	p := v.p
+	return strings.Join([]string{p.Role, strings.Join(p.Modules, ","), strings.Join(p.Scopes, ","), strings.Join(p.AgentIDs, ",")}, "|")
+}
+
+// topLevelString returns the string member name of the JSON object raw, "" when it has
+// none. It reads members until it finds name, so a call's agent_id (its third member) is
+// found without reading the transcript after it.
+func topLevelString(raw json.RawMessage, name string) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		key, _ := t.(string)
+		if key == name {
+			var s string
+			if dec.Decode(&s) != nil {
+				return ""
+			}
+			return s
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return ""
+		}
+	}
+	return ""
+}
