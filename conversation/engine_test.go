@@ -56,7 +56,9 @@ func calls(s string, tcs ...llm.ToolCall) *llm.Reply {
 	return r
 }
 
-func call(id, name, args string) llm.ToolCall { return llm.ToolCall{ID: id, Name: name, Arguments: args} }
+func call(id, name, args string) llm.ToolCall {
+	return llm.ToolCall{ID: id, Name: name, Arguments: args}
+}
 
 var clock = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 
