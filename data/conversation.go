@@ -39,9 +39,6 @@ const (
 	ConversationMaxAgentTurns = 100
 )
 
-// PrefixConversation prefixes conversation ids.
-const PrefixConversation = "conv_"
-
 // Conversation is a text conversation with an agent (conventions §21). AgentVersion is
 // nil for a conversation with the draft.
 type Conversation struct {
