@@ -37,6 +37,9 @@ const (
 	// ConversationMaxAgentTurns is how many user messages the agent answers; the last
 	// answer ends the conversation (max_turns).
 	ConversationMaxAgentTurns = 100
+	// ConversationAnswerLimit bounds the answer to one message (model calls and tools
+	// together) unless the operator sets another: the lease a message holds.
+	ConversationAnswerLimit = 5 * time.Minute
 )
 
 // Conversation is a text conversation with an agent (conventions §21). AgentVersion is
@@ -157,6 +160,18 @@ type ConversationMessage struct {
 	Content string `json:"content"`
 }
 
+// ConversationTurn is what a message added: its items, the turn's usage, and the
+// conversation's status after it (a tool or the turn limit may have ended it, and then
+// CallID names the call it became).
+type ConversationTurn struct {
+	ConversationID      string             `json:"conversation_id"`
+	Items               []ConversationItem `json:"items"`
+	Usage               TokenUsage         `json:"usage"`
+	Status              string             `json:"status"`
+	DisconnectionReason *string            `json:"disconnection_reason"`
+	CallID              *string            `json:"call_id"`
+}
+
 // ConversationObserver receives a reply as it is made: Text each piece of the agent's
 // text, Item each item once complete (a user's message, each agent reply, each tool's
 // result). An error from either stops the reply. Either may be nil.
@@ -177,11 +192,12 @@ type ConversationService interface {
 	StartConversation(ctx context.Context, agentID string, in ConversationStart, obs ConversationObserver) (*Conversation, error)
 	// Conversation returns one conversation with its messages. Errors: not_found.
 	Conversation(ctx context.Context, id string) (*Conversation, error)
-	// SendMessage adds a user message and returns the items it added (the message, the
-	// agent's replies, the tools' results). Nothing is stored when it fails. Errors:
+	// SendMessage adds a user message and returns the turn: the items it added (the
+	// message, the agent's replies, the tools' results) and whether it ended the
+	// conversation. Nothing is stored when it fails. Errors:
 	// not_found, validation_failed (content), conflict (the conversation has ended, or
 	// another message is being answered), provider_error, provider_timeout.
-	SendMessage(ctx context.Context, id string, in ConversationMessage, obs ConversationObserver) ([]ConversationItem, *Conversation, error)
+	SendMessage(ctx context.Context, id string, in ConversationMessage, obs ConversationObserver) (*ConversationTurn, error)
 	// EndConversation ends the conversation (user_ended) and returns the call it became;
 	// a conversation already ended returns its call. Errors: not_found, conflict (another
 	// message is being answered).
