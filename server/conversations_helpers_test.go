@@ -3,101 +3,64 @@ package server_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/llmtest"
 	"github.com/voiceapi/voiceapi/internal/testkit"
-	"github.com/voiceapi/voiceapi/llm"
 	"github.com/voiceapi/voiceapi/service"
 )
 
-// convEnv is a server whose conversations talk to model, and the owner's token.
+// convEnv is a server whose conversations reach a language model stand-in (the
+// internal, OpenAI-compatible protocol) through the SSRF guard, with the stand-in's
+// prefix allowed as an operator would allow Ollama's; tok is the owner's token.
 type convEnv struct {
 	*testkit.Server
-	tok string
+	tok   string
+	stand *llmtest.Server
 }
 
-// newConvEnv starts a server whose conversations use models (how an agent's llm_config
-// becomes a client) and functions (custom_function requests); tune adjusts the database
-// options (a clock).
-func newConvEnv(t *testing.T, tune func(*bolt.Options), opts service.ConversationOptions) *convEnv {
+// newConvEnv starts a stand-in and a server; tune adjusts the database options (a clock),
+// settings the language model settings (the stand-in's are added).
+func newConvEnv(t *testing.T, tune func(*bolt.Options), settings ...func(*cli.LLMSettings)) *convEnv {
 	t.Helper()
-	s := testkit.NewServerWith(t, tune, func(svc *service.Services) { svc.Conversations.Configure(opts) })
-	return &convEnv{Server: s, tok: s.Owner.Token}
+	return newConvEnvWith(t, tune, nil, settings...)
 }
 
-// scriptModel is a test double of llm.Client whose answers a function decides; text is
-// streamed word by word.
-type scriptModel struct {
-	mu      sync.Mutex
-	reqs    []llm.Request
-	respond func(req llm.Request) (*llm.Reply, error)
-}
-
-func (m *scriptModel) Provider() string { return data.LLMInternal }
-
-func (m *scriptModel) Complete(ctx context.Context, req llm.Request, onText func(string) error) (*llm.Reply, error) {
-	m.mu.Lock()
-	m.reqs = append(m.reqs, req)
-	respond := m.respond
-	m.mu.Unlock()
-	r, err := respond(req)
-	if err != nil {
-		return nil, err
+// newConvEnvWith is newConvEnv with the stand-in's options (the key it expects).
+func newConvEnvWith(t *testing.T, tune func(*bolt.Options), standOpts []llmtest.Option, settings ...func(*cli.LLMSettings)) *convEnv {
+	t.Helper()
+	stand := llmtest.New(t, data.LLMInternal, standOpts...)
+	ls := cli.LLMSettings{BaseURLs: stand.Options().BaseURLs, AllowURLPrefixes: []string{stand.URL + "/"}}
+	for _, f := range settings {
+		f(&ls)
 	}
-	if onText != nil {
-		for _, w := range strings.SplitAfter(r.Text, " ") {
-			if w != "" {
-				if err := onText(w); err != nil {
-					return nil, err
-				}
-			}
-		}
+	s := testkit.NewServerWith(t, tune, func(svc *service.Services) { svc.Conversations.Configure(cli.ConversationOptions(ls)) })
+	return &convEnv{Server: s, tok: s.Owner.Token, stand: stand}
+}
+
+// llmConfig is an llm_config pointed at the stand-in, with extra members.
+func (e *convEnv) llmConfig(extra map[string]any) map[string]any {
+	raw, _ := json.Marshal(e.stand.LLMConfig())
+	var m map[string]any
+	json.Unmarshal(raw, &m)
+	for k, v := range extra {
+		m[k] = v
 	}
-	return r, nil
-}
-
-func (m *scriptModel) requests() []llm.Request {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]llm.Request(nil), m.reqs...)
-}
-
-func (m *scriptModel) options() service.ConversationOptions {
-	return service.ConversationOptions{Models: func(data.LLMConfig) (llm.Client, error) { return m, nil }}
-}
-
-func replyText(s string) *llm.Reply {
-	return &llm.Reply{Text: s, StopReason: "stop", Usage: llm.Usage{InputTokens: 12, OutputTokens: 3}}
-}
-
-func replyCalls(calls ...llm.ToolCall) *llm.Reply {
-	return &llm.Reply{ToolCalls: calls, StopReason: "tool_calls", Usage: llm.Usage{InputTokens: 12, OutputTokens: 3}}
-}
-
-func lastUser(req llm.Request) string {
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		if req.Messages[i].Role == llm.RoleUser {
-			return req.Messages[i].Content
-		}
-	}
-	return ""
-}
-
-// lastIsTool reports whether the model is being given tool results.
-func lastIsTool(req llm.Request) bool {
-	return len(req.Messages) > 0 && req.Messages[len(req.Messages)-1].Role == llm.RoleTool
+	return m
 }
 
 // createAgent creates an agent from body and returns its id.
 func (e *convEnv) createAgent(t *testing.T, body map[string]any) string {
 	t.Helper()
+	if _, ok := body["llm_config"]; !ok {
+		body["llm_config"] = e.llmConfig(nil)
+	}
 	r := e.Do("POST", "/api/v1/agents", e.tok, body)
 	testkit.Expect(t, r, 201)
 	return r.Data()["id"].(string)

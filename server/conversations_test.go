@@ -10,6 +10,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/llmtest"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/llm"
 )
@@ -23,35 +24,31 @@ func shopAgent(t *testing.T, e *convEnv) string {
 	testkit.Expect(t, kb, 201)
 	return e.createAgent(t, map[string]any{
 		"name": "Shop",
-		"llm_config": map[string]any{"knowledge_base_ids": []string{kb.Data()["id"].(string)}, "tools": []map[string]any{
+		"llm_config": e.llmConfig(map[string]any{"knowledge_base_ids": []string{kb.Data()["id"].(string)}, "tools": []map[string]any{
 			{"name": "note_plan", "type": "extract_dynamic_variable", "variables": []map[string]any{
 				{"type": "enum", "name": "plan", "description": "The plan asked about", "choices": []string{"basic", "pro"}}}},
 			{"name": "hang_up", "type": "end_call"},
-		}},
+		}}),
 		"prompt_config": map[string]any{"prompt": "You answer for {{shop}}.", "welcome_message": "Hi, {{shop}} here!"},
 	})
 }
 
 // shopModel notes the plan, then answers from the knowledge in its prompt; "bye" ends.
-func shopModel() *scriptModel {
-	return &scriptModel{respond: func(req llm.Request) (*llm.Reply, error) {
-		switch u := lastUser(req); {
-		case strings.Contains(u, "bye"):
-			r := replyText("Goodbye!")
-			r.ToolCalls = []llm.ToolCall{{ID: "end1", Name: "hang_up", Arguments: "{}"}}
-			return r, nil
-		case strings.Contains(u, "pro") && !lastIsTool(req):
-			return replyCalls(llm.ToolCall{ID: "x1", Name: "note_plan", Arguments: `{"plan":"pro"}`}), nil
-		case strings.Contains(req.System, "20 euros"):
-			return replyText("The pro plan costs 20 euros a month."), nil
-		}
-		return replyText("How can I help?"), nil
-	}}
+func shopModel(r llmtest.Request) llmtest.Reply {
+	switch u := r.LastUserText(); {
+	case strings.Contains(u, "bye"):
+		return llmtest.Reply{Text: "Goodbye!", ToolCalls: []llm.ToolCall{{ID: "call_end1", Name: "hang_up", Arguments: "{}"}}}
+	case strings.Contains(u, "pro") && len(r.ToolResults()) == 0:
+		return llmtest.Calls(llm.ToolCall{ID: "call_x1", Name: "note_plan", Arguments: `{"plan":"pro"}`})
+	case strings.Contains(r.System, "20 euros"):
+		return llmtest.Text("The pro plan costs 20 euros a month.")
+	}
+	return llmtest.Text("How can I help?")
 }
 
 func TestConversationWholeFlow(t *testing.T) {
-	m := shopModel()
-	e := newConvEnv(t, nil, m.options())
+	e := newConvEnv(t, nil)
+	e.stand.Respond(shopModel)
 	agent := shopAgent(t, e)
 
 	r := e.start(t, agent, map[string]any{"version": "draft", "variables": map[string]any{"shop": "Acme"}}, 201)
@@ -114,7 +111,7 @@ func TestConversationWholeFlow(t *testing.T) {
 	if v := got.Data()["variables"].(map[string]any); v["plan"] != "pro" || v["shop"] != "Acme" {
 		t.Errorf("variables = %v", v)
 	}
-	if u := got.Data()["usage"].(map[string]any); u["input_tokens"].(float64) != 24 {
+	if u := got.Data()["usage"].(map[string]any); u["input_tokens"].(float64) <= 0 || u["output_tokens"].(float64) <= 0 {
 		t.Errorf("usage = %v", u)
 	}
 
@@ -163,8 +160,8 @@ func TestConversationWholeFlow(t *testing.T) {
 }
 
 func TestConversationEndCallEndsItAndTheCallSaysWhy(t *testing.T) {
-	m := shopModel()
-	e := newConvEnv(t, nil, m.options())
+	e := newConvEnv(t, nil)
+	e.stand.Respond(shopModel)
 	agent := shopAgent(t, e)
 	id := e.start(t, agent, map[string]any{"version": "draft", "variables": map[string]any{"shop": "Acme"}}, 201).Data()["id"].(string)
 	r := e.Do("POST", "/api/v1/conversations/"+id+"/messages", e.tok, map[string]any{"content": "ok bye"})
@@ -181,8 +178,8 @@ func TestConversationEndCallEndsItAndTheCallSaysWhy(t *testing.T) {
 }
 
 func TestConversationStartRules(t *testing.T) {
-	m := shopModel()
-	e := newConvEnv(t, nil, m.options())
+	e := newConvEnv(t, nil)
+	e.stand.Respond(shopModel)
 	agent := shopAgent(t, e)
 	// live on an agent never published: 409.
 	if r := e.start(t, agent, map[string]any{"variables": map[string]any{"shop": "A"}}, 409); !strings.Contains(r.JSON()["message"].(string), "published") {
@@ -204,14 +201,14 @@ func TestConversationStartRules(t *testing.T) {
 		t.Errorf("live conversation's version = %v", live["agent_version"])
 	}
 	e.start(t, agent, map[string]any{"version": 1, "variables": map[string]any{"shop": "A"}}, 201)
-	if n := len(m.requests()); n != 0 {
+	if n := len(e.stand.Requests()); n != 0 {
 		t.Errorf("a static welcome asked the model %d times", n)
 	}
 }
 
 func TestConversationAccess(t *testing.T) {
-	m := shopModel()
-	e := newConvEnv(t, nil, m.options())
+	e := newConvEnv(t, nil)
+	e.stand.Respond(shopModel)
 	agent := shopAgent(t, e)
 	other := e.createAgent(t, map[string]any{"name": "Other"})
 	testkit.Expect(t, e.Do("POST", "/api/v1/agents/"+agent+"/publish", e.tok, nil), 204)
@@ -252,8 +249,8 @@ func TestConversationAccess(t *testing.T) {
 }
 
 func TestConversationMessageBounds(t *testing.T) {
-	m := shopModel()
-	e := newConvEnv(t, nil, m.options())
+	e := newConvEnv(t, nil)
+	e.stand.Respond(shopModel)
 	agent := shopAgent(t, e)
 	id := e.start(t, agent, map[string]any{"version": "draft", "variables": map[string]any{"shop": "A"}}, 201).Data()["id"].(string)
 	path := "/api/v1/conversations/" + id + "/messages"
@@ -284,41 +281,14 @@ func TestConversationMessageBounds(t *testing.T) {
 	}
 }
 
-func TestConversationProviderFailureStoresNothing(t *testing.T) {
-	fail := &llm.Error{Provider: "groq", Status: 429, Message: "Rate limit reached"}
-	m := &scriptModel{respond: func(llm.Request) (*llm.Reply, error) { return nil, fail }}
-	e := newConvEnv(t, nil, m.options())
-	agent := e.createAgent(t, map[string]any{"name": "A"})
-	id := e.start(t, agent, map[string]any{"version": "draft"}, 201).Data()["id"].(string)
-	r := e.Do("POST", "/api/v1/conversations/"+id+"/messages", e.tok, map[string]any{"content": "hi"})
-	testkit.Expect(t, r, 502)
-	if r.Code() != "provider_error" || !strings.Contains(r.JSON()["message"].(string), "groq") {
-		t.Errorf("502 body: %s", r.Body)
-	}
-	_, frames, raw := stream(t, e.URL, "/api/v1/conversations/"+id+"/messages", e.tok, map[string]any{"content": "hi"})
-	if len(frames) != 0 || !strings.Contains(string(raw), "provider_error") {
-		t.Errorf("a stream whose provider fails before answering is a plain 502: %s", raw)
-	}
-	fail.Timeout = true
-	testkit.Expect(t, e.Do("POST", "/api/v1/conversations/"+id+"/messages", e.tok, map[string]any{"content": "hi"}), 504)
-	// Nothing was stored and the lease is free: the next message is taken.
-	m.mu.Lock()
-	m.respond = func(llm.Request) (*llm.Reply, error) { return replyText("Hello."), nil }
-	m.mu.Unlock()
-	testkit.Expect(t, e.Do("POST", "/api/v1/conversations/"+id+"/messages", e.tok, map[string]any{"content": "hi"}), 200)
-	if n := len(e.Do("GET", "/api/v1/conversations/"+id, e.tok, nil).Data()["messages"].([]any)); n != 3 {
-		t.Errorf("messages = %d, want the opening and one turn", n)
-	}
-}
-
 func TestConversationTwoMessagesAtOnceDoNotInterleave(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	m := &scriptModel{respond: func(llm.Request) (*llm.Reply, error) {
+	e := newConvEnv(t, nil)
+	e.stand.Respond(func(llmtest.Request) llmtest.Reply {
 		once.Do(func() { close(entered); <-release })
-		return replyText("Done."), nil
-	}}
-	e := newConvEnv(t, nil, m.options())
+		return llmtest.Text("Done.")
+	})
 	agent := e.createAgent(t, map[string]any{"name": "A"})
 	id := e.start(t, agent, map[string]any{"version": "draft"}, 201).Data()["id"].(string)
 	path := "/api/v1/conversations/" + id + "/messages"
@@ -341,8 +311,8 @@ func TestConversationTwoMessagesAtOnceDoNotInterleave(t *testing.T) {
 }
 
 func TestConversationMaxTurns(t *testing.T) {
-	m := &scriptModel{respond: func(llm.Request) (*llm.Reply, error) { return replyText("ok"), nil }}
-	e := newConvEnv(t, nil, m.options())
+	e := newConvEnv(t, nil)
+	e.stand.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Text("ok") })
 	agent := e.createAgent(t, map[string]any{"name": "A"})
 	id := e.start(t, agent, map[string]any{"version": "draft"}, 201).Data()["id"].(string)
 	path := "/api/v1/conversations/" + id + "/messages"
@@ -369,8 +339,8 @@ func TestConversationIdleExpiry(t *testing.T) {
 	now := time.Now().UTC()
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	m := &scriptModel{respond: func(llm.Request) (*llm.Reply, error) { return replyText("ok"), nil }}
-	e := newConvEnv(t, func(o *bolt.Options) { o.Now = clock }, m.options())
+	e := newConvEnv(t, func(o *bolt.Options) { o.Now = clock })
+	e.stand.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Text("ok") })
 	agent := e.createAgent(t, map[string]any{"name": "A"})
 	a := e.start(t, agent, map[string]any{"version": "draft"}, 201).Data()["id"].(string)
 	b := e.start(t, agent, map[string]any{"version": "draft"}, 201).Data()["id"].(string)
