@@ -114,3 +114,13 @@ func stream(t *testing.T, baseURL, path, token string, body any) (*http.Response
 	}
 	return resp, frames, all.Bytes()
 }
+
+// structToMap encodes v and decodes it as a JSON object.
+func structToMap(v any) (map[string]any, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	return m, json.Unmarshal(raw, &m)
+}
