@@ -1,8 +1,10 @@
 package postgres
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -43,9 +45,42 @@ func scanConversation(row pgx.Row) (*data.StoredConversation, error) {
 	return &c, nil
 }
 
+// jsonbSafe encodes v for a jsonb column: PostgreSQL refuses the NUL character in jsonb
+// text, which a model's reply or a custom function's answer may hold, so NULs become
+// U+FFFD (the replacement character) there, as bbolt keeps them.
+func jsonbSafe(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil || !bytes.Contains(raw, []byte(`\u0000`)) {
+		return raw, err
+	}
+	var doc any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, err
+	}
+	var clean func(any) any
+	clean = func(x any) any {
+		switch y := x.(type) {
+		case string:
+			return strings.ReplaceAll(y, "\x00", "\uFFFD")
+		case []any:
+			for i := range y {
+				y[i] = clean(y[i])
+			}
+		case map[string]any:
+			m := make(map[string]any, len(y))
+			for k, item := range y {
+				m[clean(k).(string)] = clean(item)
+			}
+			return m
+		}
+		return x
+	}
+	return json.Marshal(clean(doc))
+}
+
 // conversationParams are c's values for the conversationCols, in order.
 func conversationParams(c *data.StoredConversation) ([]any, error) {
-	variables, err := json.Marshal(c.Variables)
+	variables, err := jsonbSafe(c.Variables)
 	if err != nil {
 		return nil, fmt.Errorf("encoding conversation %s: %w", c.ID, err)
 	}
@@ -133,7 +168,7 @@ func (t *tx) appendConversationItems(c *data.StoredConversation, items []data.Co
 	seqs := make([]int, len(items))
 	docs := make([]string, len(items))
 	for i := range items {
-		raw, err := json.Marshal(&items[i])
+		raw, err := jsonbSafe(&items[i])
 		if err != nil {
 			return fmt.Errorf("encoding an item of conversation %s: %w", c.ID, err)
 		}
