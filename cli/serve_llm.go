@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,7 +52,7 @@ func (l *llmFlags) settings(allowPrivate bool) (LLMSettings, error) {
 	}
 	for _, kv := range l.baseURLs {
 		provider, u, ok := strings.Cut(kv, "=")
-		if !ok || !oneOfProviders(provider) {
+		if !ok || !slices.Contains(data.LLMProviders, provider) {
 			return s, fmt.Errorf("--llm-base-url %q: want PROVIDER=URL with PROVIDER one of %s", kv, strings.Join(data.LLMProviders, ", "))
 		}
 		if err := netguard.CheckURL(u); err != nil {
@@ -65,15 +66,6 @@ func (l *llmFlags) settings(allowPrivate bool) (LLMSettings, error) {
 		}
 	}
 	return s, nil
-}
-
-func oneOfProviders(p string) bool {
-	for _, q := range data.LLMProviders {
-		if p == q {
-			return true
-		}
-	}
-	return false
 }
 
 // ConversationOptions builds what conversations need from s: model clients of each
