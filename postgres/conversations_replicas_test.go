@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/cli"
@@ -18,10 +19,13 @@ import (
 func TestConversationAcrossReplicas(t *testing.T) {
 	stand := llmtest.New(t, data.LLMInternal)
 	entered, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
+	free := sync.OnceFunc(func() { close(release) })
+	defer free() // a failure must not leave the first answer waiting
+	var slow atomic.Int32
 	stand.Respond(func(r llmtest.Request) llmtest.Reply {
-		if r.LastUserText() == "slow" {
-			once.Do(func() { close(entered); <-release })
+		if r.LastUserText() == "slow" && slow.Add(1) == 1 { // it waits; any other goes through
+			close(entered)
+			<-release
 		}
 		return llmtest.Text("You said: " + r.LastUserText())
 	})
@@ -51,7 +55,7 @@ func TestConversationAcrossReplicas(t *testing.T) {
 	go func() { first <- testkit.Request(t, a.URL, "POST", path, tok, map[string]any{"content": "slow"}) }()
 	<-entered
 	testkit.Expect(t, b.Do("POST", path, tok, map[string]any{"content": "meanwhile"}), 409)
-	close(release)
+	free()
 	testkit.Expect(t, <-first, 200)
 	end := b.Do("POST", "/api/v1/conversations/"+id+"/end", tok, nil)
 	testkit.Expect(t, end, 200)

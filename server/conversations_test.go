@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -286,10 +287,15 @@ func TestConversationMessageBounds(t *testing.T) {
 
 func TestConversationTwoMessagesAtOnceDoNotInterleave(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
+	free := sync.OnceFunc(func() { close(release) })
+	defer free() // a failure must not leave the first answer waiting
+	var calls atomic.Int32
 	e := newConvEnv(t, nil)
 	e.stand.Respond(func(llmtest.Request) llmtest.Reply {
-		once.Do(func() { close(entered); <-release })
+		if calls.Add(1) == 1 { // the first answer waits; any other goes through at once
+			close(entered)
+			<-release
+		}
 		return llmtest.Text("Done.")
 	})
 	agent := e.createAgent(t, map[string]any{"name": "A"})
@@ -301,7 +307,7 @@ func TestConversationTwoMessagesAtOnceDoNotInterleave(t *testing.T) {
 	second := e.Do("POST", path, e.tok, map[string]any{"content": "two"})
 	testkit.Expect(t, second, 409)
 	testkit.Expect(t, e.Do("POST", "/api/v1/conversations/"+id+"/end", e.tok, nil), 409)
-	close(release)
+	free()
 	testkit.Expect(t, <-first, 200)
 	testkit.Expect(t, e.Do("POST", path, e.tok, map[string]any{"content": "three"}), 200)
 	var contents []string
