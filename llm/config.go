@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -66,6 +68,10 @@ type Options struct {
 	BaseURLs map[string]string
 	// Timeout bounds a whole completion; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// AWSCredentials signs the requests of a bedrock_claude agent that has no api_key of
+	// its own; nil means the standard AWS credential chain (environment, shared files, SSO,
+	// web identity, container and instance roles), loaded once per process.
+	AWSCredentials aws.CredentialsProvider
 }
 
 // New returns the client of cfg's provider. A configuration it cannot use (an unknown
@@ -79,6 +85,8 @@ func New(cfg Config, opts Options) (Client, error) {
 	switch cfg.Provider {
 	case data.LLMInternal, data.LLMGroq, data.LLMMistral, data.LLMAzure:
 		return newOpenAI(b, cfg, opts)
+	case data.LLMBedrockClaude:
+		return newBedrock(b, cfg, opts)
 	}
 	return nil, &Error{Provider: cfg.Provider, Message: fmt.Sprintf("unknown language model provider %q", cfg.Provider)}
 }
@@ -106,9 +114,9 @@ func newBase(cfg Config, opts Options) (*base, error) {
 	}
 	if cfg.APIKey != "" {
 		b.secrets = append(b.secrets, cfg.APIKey)
-		// Bedrock's key is two parts; either may be echoed alone.
-		if id, secret, ok := strings.Cut(cfg.APIKey, ":"); ok {
-			b.secrets = append(b.secrets, id, secret)
+		// Bedrock's key is two or three parts; each may be echoed alone.
+		if cfg.Provider == data.LLMBedrockClaude {
+			b.secrets = append(b.secrets, strings.SplitN(cfg.APIKey, ":", 3)...)
 		}
 	}
 	return b, nil

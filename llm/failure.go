@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"unicode/utf8"
@@ -22,6 +24,11 @@ var errTimedOut = errors.New("the provider did not answer in time")
 type statusError struct {
 	status int
 	body   []byte
+	// code is the provider's error code where it sends one apart from the body (AWS's
+	// X-Amzn-ErrorType, an event stream's exception type); message, when set, is the
+	// message already read.
+	code    string
+	message string
 }
 
 func (e *statusError) Error() string { return fmt.Sprintf("answered %d", e.status) }
@@ -37,8 +44,13 @@ type malformedError struct{ msg string }
 
 func (e *malformedError) Error() string { return e.msg }
 
-// cutError is a reply that stopped before its end: worth retrying.
-type cutError struct{ msg string }
+// cutError is a reply that stopped before its end: cut, or ended by an error the provider
+// sent in the stream. Worth retrying unless permanent (an exception such as a validation
+// failure, which would come again).
+type cutError struct {
+	msg       string
+	permanent bool
+}
 
 func (e *cutError) Error() string { return e.msg }
 
@@ -54,8 +66,8 @@ func readStatusError(res *http.Response) *statusError {
 
 // fail turns what went wrong during a completion into the error Complete returns: onText's
 // own error as it is, the caller's cancellation as the context's error, anything else an
-// *Error whose message holds no credential.
-func (b *base) fail(ctx context.Context, err error) error {
+// *Error whose message holds no credential (b's, nor those in more).
+func (b *base) fail(ctx context.Context, err error, more ...string) error {
 	var cb *callbackError
 	if errors.As(err, &cb) {
 		return cb.err
@@ -73,20 +85,26 @@ func (b *base) fail(ctx context.Context, err error) error {
 	switch {
 	case errors.As(err, &se):
 		e.Status = se.status
-		e.Message = providerMessage(se.body, se.status)
+		e.Message = se.message
+		if e.Message == "" {
+			e.Message = providerMessage(se.body, se.status)
+		}
+		if se.code != "" {
+			e.Message = se.code + ": " + e.Message
+		}
 		e.Retryable = retryableStatus(se.status)
 	case errors.As(err, &me):
 		e.Message = "the answer could not be read: " + me.msg
 	case errors.As(err, &ce):
 		e.Message = ce.msg
-		e.Retryable = true
+		e.Retryable = !ce.permanent
 	case cutConnection(err):
 		e.Message = "the connection was cut before the reply was complete"
 		e.Retryable = true
 	default:
 		e.Message = connectionMessage(err)
 	}
-	e.Message = b.scrub(clip(e.Message))
+	e.Message = b.scrub(clip(e.Message), more...)
 	return e
 }
 
@@ -98,7 +116,7 @@ func retryableStatus(status int) bool {
 
 // cutConnection reports whether err is a connection closed under a request or reply.
 func cutConnection(err error) bool {
-	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
@@ -196,12 +214,15 @@ var keyLike = regexp.MustCompile(`[A-Za-z0-9_\-+/=.*:]{6,}`)
 // whole ("Incorrect API key provided: sk-...") or masked in the middle ("sk-ab***wxyz"):
 // a run of key characters that holds any six characters of a secret in a row, or a
 // masked run that starts or ends like one, goes too.
-func (b *base) scrub(msg string) string {
-	for _, s := range b.secrets {
-		msg = strings.ReplaceAll(msg, s, redacted)
+func (b *base) scrub(msg string, more ...string) string {
+	secrets := append(slices.Clone(b.secrets), more...)
+	for _, s := range secrets {
+		if s != "" {
+			msg = strings.ReplaceAll(msg, s, redacted)
+		}
 	}
 	return keyLike.ReplaceAllStringFunc(msg, func(run string) string {
-		for _, s := range b.secrets {
+		for _, s := range secrets {
 			if revealsPart(run, s) {
 				return redacted
 			}

@@ -13,7 +13,7 @@ import (
 )
 
 // allProviders are the providers every adapter test runs against.
-var allProviders = openAIProviders
+var allProviders = append(openAIProviders[:len(openAIProviders):len(openAIProviders)], data.LLMBedrockClaude)
 
 // failureCase is one way a provider fails and the *llm.Error it must become.
 type failureCase struct {
@@ -28,6 +28,8 @@ type failureCase struct {
 }
 
 var failureCases = []failureCase{
+	{name: "401", reply: llmtest.Fail(401, "Invalid authentication credentials"), status: 401, says: "Invalid authentication"},
+	{name: "401 streamed", reply: llmtest.Fail(401, "Invalid authentication credentials"), stream: true, status: 401, says: "Invalid authentication"},
 	{name: "403", reply: llmtest.Fail(403, "Project does not have access to model"), status: 403, says: "does not have access"},
 	{name: "404", reply: llmtest.Fail(404, "The model does not exist"), status: 404, says: "does not exist"},
 	{name: "408", reply: llmtest.Fail(408, "Request timed out"), status: 408, retryable: true, says: "timed out"},
@@ -40,6 +42,7 @@ var failureCases = []failureCase{
 	{name: "malformed streamed", reply: llmtest.Malformed(), stream: true, says: "could not be read"},
 	{name: "cut", reply: llmtest.Cut(llmtest.Text("a reply that will not arrive whole")), retryable: true, says: "cut"},
 	{name: "cut streamed", reply: llmtest.Cut(llmtest.Text("a reply that will not arrive whole")), stream: true, retryable: true, says: "cut"},
+	{name: "error mid-stream", reply: llmtest.FailMidStream(503, "The model is overloaded"), stream: true, retryable: true, says: "overloaded"},
 	{name: "no answer", reply: llmtest.Hang(), timeout: true, retryable: true, says: "in time"},
 	{name: "no answer streamed", reply: llmtest.Hang(), stream: true, timeout: true, retryable: true, says: "in time"},
 }
@@ -95,17 +98,23 @@ func checkFailure(t *testing.T, tc failureCase, provider string, err error) {
 // TestWrongKey: a key the provider does not accept is its 401, in each provider's error
 // shape, read into a message that names the failure.
 func TestWrongKey(t *testing.T) {
-	eachProvider(t, []string{data.LLMGroq, data.LLMMistral, data.LLMAzure}, func(t *testing.T, p string) {
+	eachProvider(t, []string{data.LLMGroq, data.LLMMistral, data.LLMAzure, data.LLMBedrockClaude}, func(t *testing.T, p string) {
 		s := llmtest.New(t, p)
 		cfg := s.Config()
 		cfg.APIKey = "not-the-key-0000000000"
+		status := 401
+		if p == data.LLMBedrockClaude {
+			cfg.APIKey = llmtest.DefaultAccessKey + ":not-the-secret-000000000"
+			status = 403
+		}
 		c, err := llm.New(cfg, s.Options())
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = c.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}, nil)
-		says := map[string]string{data.LLMGroq: "Invalid API Key", data.LLMMistral: "Unauthorized", data.LLMAzure: "Access denied"}[p]
-		checkFailure(t, failureCase{name: "401", status: 401, says: says}, p, err)
+		says := map[string]string{data.LLMGroq: "Invalid API Key", data.LLMMistral: "Unauthorized", data.LLMAzure: "Access denied",
+			data.LLMBedrockClaude: "InvalidSignatureException: The request signature we calculated does not match"}[p]
+		checkFailure(t, failureCase{name: "wrong key", status: status, says: says}, p, err)
 	})
 }
 
@@ -114,7 +123,11 @@ func TestWrongKey(t *testing.T) {
 func TestNoCredentialInErrors(t *testing.T) {
 	eachProvider(t, allProviders, func(t *testing.T, p string) {
 		const key = "sk-proj-Zq8RmT4vXw2Ny7Lp0Kd3"
-		s := llmtest.New(t, p, llmtest.WithAPIKey(key))
+		apiKey := key
+		if p == data.LLMBedrockClaude { // the secret access key is what must not show
+			apiKey = "AKIAEXAMPLE0000:" + key
+		}
+		s := llmtest.New(t, p, llmtest.WithAPIKey(apiKey))
 		c, err := llm.New(s.Config(), s.Options())
 		if err != nil {
 			t.Fatal(err)

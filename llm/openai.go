@@ -106,7 +106,7 @@ func failedAnswers(req *http.Request, next option.MiddlewareNext) (*http.Respons
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer))
 	res.Body.Close()
 	if err != nil {
-		return nil, &cutError{"the connection was cut before the reply was complete"}
+		return nil, &cutError{msg: "the connection was cut before the reply was complete"}
 	}
 	res.Body = io.NopCloser(bytes.NewReader(body))
 	return res, nil

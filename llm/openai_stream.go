@@ -58,7 +58,7 @@ func (c *openAIClient) stream(ctx context.Context, params openai.ChatCompletionN
 	// A stream that ends without a finish_reason was cut (the server or a proxy closed it
 	// between events): its reply may be missing words or a tool call's arguments.
 	if finish == "" {
-		return nil, &cutError{"the stream ended before the reply was complete"}
+		return nil, &cutError{msg: "the stream was cut before the reply was complete"}
 	}
 	reply.Text = text.String()
 	reply.ToolCalls = calls.calls()
@@ -72,7 +72,7 @@ func (c *openAIClient) stream(ctx context.Context, params openai.ChatCompletionN
 func streamError(err error) error {
 	var se *ssestream.StreamError
 	if errors.As(err, &se) {
-		return &cutError{"the stream ended with an error: " + providerMessage(se.Event.Data, 0)}
+		return &cutError{msg: "the stream ended with an error: " + providerMessage(se.Event.Data, 0)}
 	}
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError

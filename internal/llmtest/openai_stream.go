@@ -57,6 +57,11 @@ func (p *openAIProtocol) stream(s *Server, w http.ResponseWriter, req Request, r
 		if reply.Cut && i == max(len(events)/2, 1) {
 			cut()
 		}
+		if reply.MidStream && reply.Status != 0 && i == max(len(events)/2, 1) {
+			b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": reply.Message, "type": orDefault(reply.ErrorType, openAIErrorType(reply.Status)), "code": reply.Status}})
+			flushed(w, append(append([]byte("data: "), b...), '\n', '\n'))
+			return
+		}
 		if reply.Malformed && i == 1 {
 			flushed(w, []byte("data: {\"id\":\"chatcmpl-broken\",\"choices\":[{\"delta\":{\"content\":\"oops\n\n"))
 			continue

@@ -74,6 +74,10 @@ type Reply struct {
 	Status    int
 	Message   string
 	ErrorType string
+	// MidStream sends the failure inside a streamed answer, halfway: an error event
+	// (OpenAI-compatible servers) or an exception message (Bedrock). A request that does
+	// not stream gets it as an error answer.
+	MidStream bool
 	// Raw sends Status, ContentType and Body exactly as given.
 	Raw         bool
 	ContentType string
@@ -99,6 +103,11 @@ func Calls(calls ...llm.ToolCall) Reply { return Reply{ToolCalls: calls} }
 
 // Fail is a failure: status and message in the provider's error shape.
 func Fail(status int, message string) Reply { return Reply{Status: status, Message: message} }
+
+// FailMidStream is a failure that comes halfway through a streamed answer.
+func FailMidStream(status int, message string) Reply {
+	return Reply{Status: status, Message: message, MidStream: true, Text: "the start of a reply that fails"}
+}
 
 // Raw is an answer of exactly these bytes.
 func Raw(status int, contentType, body string) Reply {
