@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/cli"
+	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/llmtest"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/llm"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // Every provider fault of issue 25 is a 502 provider_error or a 504 provider_timeout
@@ -170,5 +172,31 @@ func TestConversationBadToolCallsGoBackToTheModel(t *testing.T) {
 	}
 	if v := e.Do("GET", "/api/v1/conversations/"+id, e.tok, nil).Data()["variables"].(map[string]any); len(v) != 0 {
 		t.Errorf("a refused extraction set variables: %v", v)
+	}
+}
+
+// A public provider reached through --llm-base-url (a gateway, here Groq's stand-in on
+// loopback, allowed by its prefix): the agent's key goes with each request, and the
+// conversation works as with any provider.
+func TestConversationThroughLLMBaseURL(t *testing.T) {
+	for _, provider := range []string{data.LLMGroq, data.LLMMistral, data.LLMAzure, data.LLMBedrockClaude} {
+		t.Run(provider, func(t *testing.T) {
+			stand := llmtest.New(t, provider)
+			stand.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Text("Hi from " + r.Provider) })
+			ls := cli.LLMSettings{BaseURLs: stand.Options().BaseURLs, AllowURLPrefixes: []string{stand.URL + "/"}}
+			s := testkit.NewServerWith(t, nil, func(svc *service.Services) { svc.Conversations.Configure(cli.ConversationOptions(ls)) })
+			cfg, _ := structToMap(stand.LLMConfig())
+			a := s.Do("POST", "/api/v1/agents", s.Owner.Token, map[string]any{"name": "P", "llm_config": cfg})
+			testkit.Expect(t, a, 201)
+			c := s.Do("POST", "/api/v1/agents/"+a.Data()["id"].(string)+"/conversations", s.Owner.Token, map[string]any{"version": "draft"})
+			testkit.Expect(t, c, 201)
+			_, frames, raw := stream(t, s.URL, "/api/v1/conversations/"+c.Data()["id"].(string)+"/messages", s.Owner.Token, map[string]any{"content": "hello"})
+			if len(frames) == 0 || frames[len(frames)-1].Event != "done" || !strings.Contains(string(raw), "Hi from "+provider) {
+				t.Errorf("%s: %s", provider, raw)
+			}
+			if n := len(stand.Requests()); n != 1 {
+				t.Errorf("%s: the stand-in got %d requests", provider, n)
+			}
+		})
 	}
 }
