@@ -105,6 +105,39 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 	return c, nil
 }
 
+// insertCall stores a call made inside another write (a conversation's end) as
+// RegisterCall stores one: absent collections made empty, the course completed and
+// checked, the agent's redaction applied, its search postings, and call.registered with
+// the events its status implies (call.ended for a finished one).
+func (b *base) insertCall(ctx context.Context, tx Tx, c *data.Call, now data.Time) error {
+	normalizeCall(c)
+	if err := fillCourse(c, now); err != nil {
+		return err
+	}
+	// A conversation's end is written with its last turn, so its redaction runs in that
+	// transaction; the transcript's bounds and redact.MaxWork bound what that costs.
+	cfg, key, err := redactionSetting(tx, c.WorkspaceID, c.AgentID)
+	if err != nil {
+		return err
+	}
+	if key != "" {
+		r, err := b.redactors.get(cfg, key)
+		if err != nil {
+			return err
+		}
+		if err := redactCall(r, c, allCallFields); err != nil {
+			return err
+		}
+	}
+	if err := tx.InsertCall(c); err != nil {
+		return err
+	}
+	if err := indexCall(tx, nil, c); err != nil {
+		return err
+	}
+	return b.callEvents(ctx, tx, c, data.EventCallRegistered, "", c.Analysis != nil)
+}
+
 // checkCallRefs reports an agent or number outside the workspace (or an agent the caller
 // may not see) and returns the agent's published version.
 func (s *CallService) checkCallRefs(tx Tx, p *data.Principal, in data.CallCreate) (*int, error) {
@@ -165,7 +198,7 @@ func fillCourse(c *data.Call, now data.Time) error {
 
 // callEvents records first (if any), then call.started or call.ended for a status reached
 // from prev, then call.analyzed. The call is encoded once for all of them.
-func (s *CallService) callEvents(ctx context.Context, tx Tx, c *data.Call, first, prev string, analyzed bool) error {
+func (b *base) callEvents(ctx context.Context, tx Tx, c *data.Call, first, prev string, analyzed bool) error {
 	var types []string
 	if first != "" {
 		types = append(types, first)
@@ -189,7 +222,7 @@ func (s *CallService) callEvents(ctx context.Context, tx Tx, c *data.Call, first
 		return err
 	}
 	for _, t := range types {
-		if _, err := s.record(ctx, tx, t, c.WorkspaceID, json.RawMessage(raw)); err != nil {
+		if _, err := b.record(ctx, tx, t, c.WorkspaceID, json.RawMessage(raw)); err != nil {
 			return err
 		}
 	}
