@@ -24,9 +24,9 @@ func newJobClock() *jobClock {
 	return c
 }
 
-func (c *jobClock) now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *jobClock) set(t time.Time)         { c.ns.Store(t.UnixNano()) }
-func (c *jobClock) move(d time.Duration)    { c.ns.Add(int64(d)) }
+func (c *jobClock) now() time.Time         { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *jobClock) set(t time.Time)        { c.ns.Store(t.UnixNano()) }
+func (c *jobClock) move(d time.Duration)   { c.ns.Add(int64(d)) }
 func noJitter(time.Duration) time.Duration { return 0 }
 
 // jobEnv is the services on the engine the tests run on, with a clock the test moves.
