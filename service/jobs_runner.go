@@ -255,10 +255,15 @@ func (r *JobRunner) claim(ctx context.Context, limit int) ([]*data.JobRecord, ti
 	c := data.JobClaim{Kinds: r.kindNames(), Owner: r.opts.Owner, Now: now, LeaseUntil: now.Add(r.opts.Lease), Limit: limit}
 	var jobs []*data.JobRecord
 	var next time.Time
-	err := r.s.store.Update(ctx, func(tx Tx) (err error) {
-		jobs, next, err = tx.ClaimJobs(c)
-		return err
-	})
+	var err error
+	if cs, ok := jobClaimStore(r.s.store); ok {
+		jobs, next, err = cs.ClaimJobs(ctx, c)
+	} else {
+		err = r.s.store.Update(ctx, func(tx Tx) (err error) {
+			jobs, next, err = tx.ClaimJobs(c)
+			return err
+		})
+	}
 	if err != nil {
 		return nil, time.Time{}, err
 	}

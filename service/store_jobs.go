@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -50,4 +51,23 @@ type JobTx interface {
 	// first, and returns how many it deleted (fewer than limit: none older is left).
 	// Pending jobs are never deleted.
 	PruneJobs(before time.Time, limit int) (int, error)
+}
+
+// JobClaimStore is an optional part of a Store whose write transactions claim badly: a
+// claim there runs in a transaction of its own, with JobTx.ClaimJobs's contract, and a
+// returned error means nothing was claimed. PostgreSQL's SERIALIZABLE writes fail a claim
+// whenever another replica's claim commits a row it read; its READ COMMITTED claim passes
+// over such rows instead (postgres/jobs.go).
+type JobClaimStore interface {
+	ClaimJobs(ctx context.Context, c data.JobClaim) ([]*data.JobRecord, time.Time, error)
+}
+
+// jobClaimStore is the store's JobClaimStore, if it has one, seen through the services'
+// own wrapper of it (claimingStore).
+func jobClaimStore(s Store) (JobClaimStore, bool) {
+	if c, ok := s.(claimingStore); ok {
+		s = c.Store
+	}
+	cs, ok := s.(JobClaimStore)
+	return cs, ok
 }
