@@ -238,11 +238,8 @@ func (s *JobService) Cancel(tx Tx, id string) (bool, error) {
 
 // Job implements data.JobService.
 func (s *JobService) Job(ctx context.Context, id string) (*data.Job, error) {
-	ws, err := currentWorkspace(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !data.ValidID(data.PrefixJob, id) {
+	p := data.PrincipalFrom(ctx)
+	if p == nil || p.WorkspaceID == "" || !data.ValidID(data.PrefixJob, id) {
 		return nil, data.NotFound("Job")
 	}
 	var j *data.JobRecord
@@ -252,7 +249,7 @@ func (s *JobService) Job(ctx context.Context, id string) (*data.Job, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if j == nil || j.WorkspaceID != ws || !s.mayRead(data.PrincipalFrom(ctx), j) {
+	if j == nil || j.WorkspaceID != p.WorkspaceID || !s.mayRead(p, j) {
 		return nil, data.NotFound("Job")
 	}
 	return &j.Job, nil
@@ -263,7 +260,7 @@ func (s *JobService) Job(ctx context.Context, id string) (*data.Job, error) {
 // read by nobody.
 func (s *JobService) mayRead(p *data.Principal, j *data.JobRecord) bool {
 	k := s.jobs.kind(j.Kind)
-	if p == nil || k == nil || p.Allows(data.Read(k.Module)) != nil {
+	if k == nil || p.Allows(data.Read(k.Module)) != nil {
 		return false
 	}
 	return j.AgentID == nil || p.CanSeeAgent(*j.AgentID)

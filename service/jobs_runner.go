@@ -143,8 +143,11 @@ func (r *JobRunner) kindNames() []string {
 
 // Start runs the kinds' AtStart hooks, then claims and runs due jobs in the background
 // until Stop. Enqueues in this process wake it at once; other processes' jobs are found
-// by polling.
+// by polling. A runner starts once.
 func (r *JobRunner) Start(ctx context.Context) {
+	if r.loopDone != nil {
+		panic("service: the job runner " + r.opts.Owner + " is already started")
+	}
 	for _, k := range r.kinds {
 		if k.AtStart == nil {
 			continue
@@ -209,7 +212,10 @@ func (r *JobRunner) loop(ctx context.Context) {
 	for {
 		wait := r.opts.Poll
 		if free := r.opts.Workers - r.active(); free > 0 {
-			jobs, next, err := r.claim(ctx, free)
+			// A claim under way ends even if Stop comes meanwhile: cut short, it could
+			// commit while reporting a failure, leaving its jobs leased and unrun until
+			// their leases end. Its jobs are then drained with the others.
+			jobs, next, err := r.claim(context.WithoutCancel(ctx), free)
 			switch {
 			case err != nil && ctx.Err() == nil:
 				r.s.log.Error("jobs: claiming due jobs", "error", err)
