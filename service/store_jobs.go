@@ -13,10 +13,11 @@ import (
 // (heartbeat, progress, outcome) takes the run's lease and does nothing when the job no
 // longer carries it, so a worker that lost its lease cannot overwrite the new holder.
 type JobTx interface {
-	// EnqueueJob stores j, a new queued job, and returns it; when j has a UniqueKey and
-	// its workspace already has a pending (queued or running) job of its kind with that
-	// key, it stores nothing and returns that job instead. The job commits (or not) with
-	// the rest of the transaction.
+	// EnqueueJob stores j, a new job (queued; or as it stood, when an installation is
+	// moved), and returns it; when j is pending (queued or running) with a UniqueKey and
+	// its workspace already has a pending job of its kind with that key, it stores
+	// nothing and returns that job instead. The job commits (or not) with the rest of the
+	// transaction.
 	EnqueueJob(j *data.JobRecord) (*data.JobRecord, error)
 	// ClaimJobs leases up to c.Limit due jobs of c.Kinds (queued with run_at at or before
 	// c.Now, or running with a lease that ended by then), oldest due first, to c.Owner
