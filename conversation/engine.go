@@ -37,6 +37,9 @@ type Engine struct {
 	Retriever Retriever
 	// Functions makes custom_function requests; nil refuses them (the model is told).
 	Functions Doer
+	// Mocks, when not nil, answer custom functions by tool name instead of Functions (an
+	// agent test's mocks): no request is made, and a function without a mock is refused.
+	Mocks map[string]FunctionAnswer
 	// Facts are the built-in variables' values (Now is replaced by the clock each turn).
 	Facts CallFacts
 	// Now is the clock; time.Now when nil.
