@@ -372,9 +372,11 @@ type AgentService interface {
 	UpdateAgent(ctx context.Context, id string, in AgentUpdate) (*Agent, error)
 	// DeleteAgent removes the agent and its versions. Errors: not_found, precondition_failed.
 	DeleteAgent(ctx context.Context, id string) error
-	// PublishAgent stores the next version and marks the agent published. Errors:
-	// not_found, validation_failed (description), precondition_failed.
-	PublishAgent(ctx context.Context, id string, description *string) error
+	// PublishAgent stores the next version and marks the agent published, when its
+	// required tests passed on the draft (or in.Force, for owners and admins). Errors:
+	// not_found, validation_failed (description), precondition_failed, tests_required and
+	// tests_failed (409, the publish gate), forbidden (force without the role).
+	PublishAgent(ctx context.Context, id string, in PublishRequest) error
 	// ListAgentVersions returns a page of versions, newest first. Errors: not_found,
 	// validation_failed (per_page, cursor).
 	ListAgentVersions(ctx context.Context, agentID string, p PageRequest) ([]*AgentVersion, Page, error)

@@ -270,7 +270,9 @@ type StoredAgent struct {
 	JSON        json.RawMessage `json:"-"`
 }
 
-// PublishRequest is the body of POST /api/v1/agents/{agent_id}/publish.
+// PublishRequest is the body of POST /api/v1/agents/{agent_id}/publish. Force publishes
+// past the publish gate (conventions §22): owners and admins only, audited.
 type PublishRequest struct {
 	Description *string `json:"description"`
+	Force       bool    `json:"force"`
 }

@@ -58,6 +58,8 @@ var EventTypes = []string{
 	EventUserLogin, EventUserLoginFailed, EventUserPasswordChanged, EventSubscriptionUpdated,
 	EventWorkspaceExported, EventWorkspaceImported, EventBackupDownloaded,
 	EventRetentionSwept,
+	EventAgentTestCreated, EventAgentTestUpdated, EventAgentTestDeleted, EventAgentPublishedUntested,
+	EventTestRunQueued, EventTestRunStarted, EventTestRunProgress, EventTestRunCompleted,
 }
 
 // Actor is who caused an event: a user through a token, or the system.
