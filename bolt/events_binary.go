@@ -59,6 +59,8 @@ var eventTypeCodes = [...]string{
 	"user.login", "user.login_failed", "user.password_changed", "subscription.updated",
 	"workspace.exported", "workspace.imported", "backup.downloaded",
 	"retention.swept",
+	"agent_test.created", "agent_test.updated", "agent_test.deleted", "agent.published_untested",
+	"test_run.queued", "test_run.started", "test_run.progress", "test_run.completed",
 }
 
 // actorTypeCodes is FROZEN as eventTypeCodes is (data.Actor's three types).

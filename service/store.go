@@ -46,6 +46,7 @@ type Tx interface {
 	SubscriptionTx
 	ConversationTx
 	JobTx
+	AgentTestTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.
