@@ -124,8 +124,16 @@ func (s *AgentsService) Delete(ctx context.Context, id string, opts ...RequestOp
 }
 
 // Publish stores the agent's configuration as its next version; description may be nil.
+// An agent with required tests publishes only once a run of its draft passed them (409
+// tests_required or tests_failed otherwise).
 func (s *AgentsService) Publish(ctx context.Context, id string, description *string, opts ...RequestOption) error {
 	return s.c.noContent(ctx, "agentPublish", []string{id}, map[string]*string{"description": description}, opts)
+}
+
+// PublishForce publishes past the agent's required tests: owners and admins only,
+// audited as agent.published_untested.
+func (s *AgentsService) PublishForce(ctx context.Context, id string, description *string, opts ...RequestOption) error {
+	return s.c.noContent(ctx, "agentPublish", []string{id}, map[string]any{"description": description, "force": true}, opts)
 }
 
 // ListVersions returns one page of the agent's versions, newest first.

@@ -81,11 +81,23 @@ var operations = map[string]operation{
 	"sourceURLRefetch":    {"POST", "/api/v1/knowledge-bases/{knowledge_base_id}/sources/urls/{source_id}/refetch", "KnowledgeBases.RefetchURL", false},
 
 	// Numbers, calls, analytics, subscription.
-	"numberList":          {"GET", "/api/v1/numbers", "Numbers.List", false},
-	"numberCreate":        {"POST", "/api/v1/numbers", "Numbers.Create", true},
-	"numberShow":          {"GET", "/api/v1/numbers/{number_id}", "Numbers.Get", false},
-	"numberUpdate":        {"PUT", "/api/v1/numbers/{number_id}", "Numbers.Update", false},
-	"numberDelete":        {"DELETE", "/api/v1/numbers/{number_id}", "Numbers.Delete", false},
+	"numberList":   {"GET", "/api/v1/numbers", "Numbers.List", false},
+	"numberCreate": {"POST", "/api/v1/numbers", "Numbers.Create", true},
+	"numberShow":   {"GET", "/api/v1/numbers/{number_id}", "Numbers.Get", false},
+	"numberUpdate": {"PUT", "/api/v1/numbers/{number_id}", "Numbers.Update", false},
+	"numberDelete": {"DELETE", "/api/v1/numbers/{number_id}", "Numbers.Delete", false},
+	// Agent tests, their runs and the publish gate.
+	"agentTestList":     {"GET", "/api/v1/agents/{agent_id}/tests", "AgentTests.List", false},
+	"agentTestCreate":   {"POST", "/api/v1/agents/{agent_id}/tests", "AgentTests.Create", true},
+	"agentTestFromCall": {"POST", "/api/v1/agents/{agent_id}/tests/from-call/{call_id}", "AgentTests.FromCall", true},
+	"agentTestShow":     {"GET", "/api/v1/agents/{agent_id}/tests/{test_id}", "AgentTests.Get", false},
+	"agentTestUpdate":   {"PUT", "/api/v1/agents/{agent_id}/tests/{test_id}", "AgentTests.Update", false},
+	"agentTestDelete":   {"DELETE", "/api/v1/agents/{agent_id}/tests/{test_id}", "AgentTests.Delete", false},
+	"testRunList":       {"GET", "/api/v1/agents/{agent_id}/test-runs", "TestRuns.List", false},
+	"testRunCreate":     {"POST", "/api/v1/agents/{agent_id}/test-runs", "TestRuns.Start", true},
+	"testRunShow":       {"GET", "/api/v1/agents/{agent_id}/test-runs/{run_id}", "TestRuns.Get", false},
+	"publishGate":       {"GET", "/api/v1/agents/{agent_id}/publish-gate", "TestRuns.PublishGate", false},
+
 	"conversationStart":   {"POST", "/api/v1/agents/{agent_id}/conversations", "Conversations.Start", true},
 	"conversationShow":    {"GET", "/api/v1/conversations/{conversation_id}", "Conversations.Get", false},
 	"conversationMessage": {"POST", "/api/v1/conversations/{conversation_id}/messages", "Conversations.Send", false},

@@ -213,6 +213,8 @@ func (g *schemaGen) schema(t reflect.Type, mode schemaMode) map[string]any {
 		return map[string]any{} // any JSON value
 	case t == conversationVersionType:
 		return conversationVersionSchema()
+	case t == testRunVersionType:
+		return testRunVersionSchema()
 	case isOpt(t):
 		return g.schema(t.Field(1).Type, mode)
 	}

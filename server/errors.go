@@ -31,6 +31,9 @@ var statusOf = map[string]int{
 	data.EPROVIDERTIMEOUT: http.StatusGatewayTimeout,
 	// missing_variables is a 422 with errors per variable (conventions §23).
 	data.EMISSINGVARIABLES: http.StatusUnprocessableEntity,
+	// The publish gate's refusals (conventions §22).
+	data.ETESTSREQUIRED: http.StatusConflict,
+	data.ETESTSFAILED:   http.StatusConflict,
 }
 
 // StatusOf returns the HTTP status for an error code.

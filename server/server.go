@@ -44,6 +44,9 @@ type Services struct {
 	// Jobs reads background jobs (GET /api/v1/jobs/{job_id}) and their queues for
 	// /metrics; without it the route finds no job and /metrics reports none.
 	Jobs data.JobService
+	// AgentTests and TestRuns are agents' tests and their runs (conventions §22).
+	AgentTests data.AgentTestService
+	TestRuns   data.TestRunService
 	// Ready reports whether storage answers (GET /readyz).
 	Ready func(ctx context.Context) error
 }
@@ -176,6 +179,7 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(s.exportRoutes())
 	s.addRoutes(s.conversationRoutes())
 	s.addRoutes(s.jobRoutes())
+	s.addRoutes(s.agentTestRoutes())
 	s.buildRouter()
 	return s
 }

@@ -111,6 +111,9 @@ type Services struct {
 	Conversations *ConversationService
 	// Jobs registers job kinds, enqueues and reads jobs, and builds their runners.
 	Jobs *JobService
+	// AgentTests implements data.AgentTestService; TestRuns data.TestRunService.
+	AgentTests *AgentTestService
+	TestRuns   *TestRunService
 }
 
 // New builds the services on store.
@@ -173,8 +176,11 @@ func New(store Store, opts Options) (*Services, error) {
 		Retention:      &RetentionService{b},
 		Conversations:  newConversations(b, kbs),
 		Jobs:           &JobService{b},
+		AgentTests:     &AgentTestService{base: b, agents: &AgentService{base: b}},
 	}
+	svc.TestRuns = newTestRuns(b, svc.Conversations, kbs)
 	svc.Jobs.Register(svc.KnowledgeBases.urlFetchKind())
+	svc.Jobs.Register(svc.TestRuns.jobKind())
 	return svc, nil
 }
 

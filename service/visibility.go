@@ -108,6 +108,12 @@ var eventSubjects = func() map[string]eventSubject {
 	for _, t := range []string{data.EventAgentCreated, data.EventAgentUpdated, data.EventAgentDeleted, data.EventAgentPublished, data.EventAgentRestored} {
 		m[t] = eventSubject{data.ModuleAgents, "id"}
 	}
+	// A test's and a run's data name their agent as agent_id.
+	for _, t := range []string{data.EventAgentTestCreated, data.EventAgentTestUpdated, data.EventAgentTestDeleted,
+		data.EventAgentPublishedUntested, data.EventTestRunQueued, data.EventTestRunStarted, data.EventTestRunProgress,
+		data.EventTestRunCompleted} {
+		m[t] = eventSubject{data.ModuleAgents, "agent_id"}
+	}
 	for _, t := range []string{data.EventCallRegistered, data.EventCallStarted, data.EventCallEnded, data.EventCallAnalyzed} {
 		m[t] = eventSubject{data.ModuleCallHistory, "agent_id"}
 	}
