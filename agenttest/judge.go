@@ -23,6 +23,7 @@ var verdictSchema = map[string]any{
 	"properties": map[string]any{
 		"passed": map[string]any{"type": "boolean", "description": "Whether the conversation meets the criterion."},
 		"reason": map[string]any{"type": "string", "description": "Why, in one or two sentences, quoting the conversation."},
+		"item":   map[string]any{"type": "integer", "description": "The number in brackets of the transcript line the verdict rests on, when one does."},
 	},
 	"required": []string{"passed", "reason"},
 }
@@ -50,7 +51,8 @@ func (r *Runner) judgeAll(ctx context.Context, criteria []data.Criterion, conv *
 }
 
 // judge asks the simulation model whether the transcript meets c, forcing a call of the
-// verdict tool. A reply without a readable verdict is not a verdict: its reason is
+// verdict tool; the line it names, if any, is the evidence. A reply without a readable
+// verdict is not a verdict: its reason is
 // noVerdict, and the repeat cannot be judged.
 func (r *Runner) judge(ctx context.Context, c data.Criterion, conv *conversationRecord) (data.CriterionVerdict, data.TokenUsage, error) {
 	v := data.CriterionVerdict{Criterion: c}
@@ -76,11 +78,15 @@ func (r *Runner) judge(ctx context.Context, c data.Criterion, conv *conversation
 		var verdict struct {
 			Passed *bool  `json:"passed"`
 			Reason string `json:"reason"`
+			Item   *int   `json:"item"`
 		}
 		if err := json.Unmarshal([]byte(tc.Arguments), &verdict); err != nil || verdict.Passed == nil {
 			break
 		}
 		v.Passed, v.Reason = *verdict.Passed, strings.TrimSpace(verdict.Reason)
+		if i := verdict.Item; i != nil && *i >= 0 && *i < len(conv.items) {
+			v.Evidence = evidence(conv.items, *i)
+		}
 		if v.Reason == "" {
 			v.Reason = "The judge gave no reason."
 		}

@@ -21,7 +21,7 @@ import (
 //     calls the hang_up tool (an unknown persona hangs up at once);
 //   - a judge: a verdict that passes when the transcript holds the phrase the criterion
 //     quotes in double quotes (ignoring case), or always when it quotes none; its reason
-//     says which.
+//     says which, and the first line holding the phrase is the item it names.
 type Fixture struct {
 	Agent        []Rule
 	AgentDefault Reply
@@ -86,14 +86,18 @@ func judgeReply(r Request) Reply {
 		text += m.Content
 	}
 	transcript, criterion, _ := strings.Cut(text, "\nCriterion: ")
-	passed, reason := true, "The criterion quotes nothing to look for."
+	verdict := map[string]any{"passed": true, "reason": "The criterion quotes nothing to look for."}
 	if m := quotedRe.FindStringSubmatch(criterion); m != nil {
-		passed = strings.Contains(strings.ToLower(transcript), strings.ToLower(m[1]))
-		reason = fmt.Sprintf("The transcript does not mention %q.", m[1])
-		if passed {
-			reason = fmt.Sprintf("The transcript mentions %q.", m[1])
+		phrase := strings.ToLower(m[1])
+		verdict["passed"], verdict["reason"] = false, fmt.Sprintf("The transcript does not mention %q.", m[1])
+		for _, line := range strings.Split(transcript, "\n") {
+			var item int
+			if _, err := fmt.Sscanf(line, "[%d]", &item); err == nil && strings.Contains(strings.ToLower(line), phrase) {
+				verdict["passed"], verdict["reason"], verdict["item"] = true, fmt.Sprintf("The transcript mentions %q.", m[1]), item
+				break
+			}
 		}
 	}
-	args, _ := json.Marshal(map[string]any{"passed": passed, "reason": reason})
+	args, _ := json.Marshal(verdict)
 	return Calls(llm.ToolCall{Name: agenttest.VerdictTool, Arguments: string(args)})
 }
