@@ -22,7 +22,7 @@ func conversationItems() []data.ConversationItem {
 		{Role: data.ItemAgent, LatencyMS: lat(250)},
 		{Role: data.ItemTool, Content: `book({"people":2,"time":"20:00"}) → {"status":200}`, ToolCall: &data.ToolCallItem{Name: "book",
 			Arguments: map[string]any{"people": 2.0, "time": "20:00", "extra": map[string]any{"high_chair": true}},
-			Result: map[string]any{"status": 200, "body": `{"booking_id":"B7"}`}}},
+			Result:    map[string]any{"status": 200, "body": `{"booking_id":"B7"}`}}},
 		{Role: data.ItemTool, Content: `note({"vip":true}) → {"set":{"vip":true}}`, ToolCall: &data.ToolCallItem{Name: "note",
 			Arguments: map[string]any{"vip": true}, Result: map[string]any{"set": map[string]any{"vip": true}}}},
 		{Role: data.ItemAgent, Content: "You're booked for two at 20:00. Anything else?", LatencyMS: lat(900)},

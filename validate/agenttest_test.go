@@ -84,9 +84,13 @@ func TestAgentTestBounds(t *testing.T) {
 		{"tool_not_called with arguments", func(x *data.AgentTest) {
 			x.Criteria = []data.Criterion{{Type: data.CriterionToolNotCalled, Name: "hang_up", Arguments: map[string]any{}}}
 		}, []string{"criteria.0.arguments"}},
-		{"says", func(x *data.AgentTest) { x.Criteria = []data.Criterion{{Type: data.CriterionSays, Pattern: `(?i)\bbooked\b`}} }, nil},
+		{"says", func(x *data.AgentTest) {
+			x.Criteria = []data.Criterion{{Type: data.CriterionSays, Pattern: `(?i)\bbooked\b`}}
+		}, nil},
 		{"says without a pattern", func(x *data.AgentTest) { x.Criteria = []data.Criterion{{Type: data.CriterionSays}} }, []string{"criteria.0.pattern"}},
-		{"says an invalid RE2 pattern", func(x *data.AgentTest) { x.Criteria = []data.Criterion{{Type: data.CriterionSays, Pattern: `(unclosed`}} }, []string{"criteria.0.pattern"}},
+		{"says an invalid RE2 pattern", func(x *data.AgentTest) {
+			x.Criteria = []data.Criterion{{Type: data.CriterionSays, Pattern: `(unclosed`}}
+		}, []string{"criteria.0.pattern"}},
 		{"not_says a lookahead (not RE2)", func(x *data.AgentTest) {
 			x.Criteria = []data.Criterion{{Type: data.CriterionNotSays, Pattern: `sorry(?!x)`}}
 		}, []string{"criteria.0.pattern"}},
@@ -96,7 +100,9 @@ func TestAgentTestBounds(t *testing.T) {
 		{"a pattern past it", func(x *data.AgentTest) {
 			x.Criteria = []data.Criterion{{Type: data.CriterionSays, Pattern: strings.Repeat("a", MaxTestPattern+1)}}
 		}, []string{"criteria.0.pattern"}},
-		{"variable_equals", func(x *data.AgentTest) { x.Criteria = []data.Criterion{{Type: data.CriterionVariableEquals, Name: "vip", Value: false}} }, nil},
+		{"variable_equals", func(x *data.AgentTest) {
+			x.Criteria = []data.Criterion{{Type: data.CriterionVariableEquals, Name: "vip", Value: false}}
+		}, nil},
 		{"variable_equals without a value", func(x *data.AgentTest) {
 			x.Criteria = []data.Criterion{{Type: data.CriterionVariableEquals, Name: "vip"}}
 		}, []string{"criteria.0.value"}},
@@ -106,17 +112,29 @@ func TestAgentTestBounds(t *testing.T) {
 		{"variable_equals a bad name", func(x *data.AgentTest) {
 			x.Criteria = []data.Criterion{{Type: data.CriterionVariableEquals, Name: "a b", Value: "x"}}
 		}, []string{"criteria.0.name"}},
-		{"ends_with", func(x *data.AgentTest) { x.Criteria = []data.Criterion{{Type: data.CriterionEndsWith, Reason: data.EndTransferred}} }, nil},
-		{"ends_with expired", func(x *data.AgentTest) { x.Criteria = []data.Criterion{{Type: data.CriterionEndsWith, Reason: data.EndExpired}} }, []string{"criteria.0.reason"}},
-		{"max_latency_ms 1", func(x *data.AgentTest) { x.Criteria = []data.Criterion{{Type: data.CriterionMaxLatencyMS, Value: n(MinTestLatencyMS)}} }, nil},
-		{"max_latency_ms 0", func(x *data.AgentTest) { x.Criteria = []data.Criterion{{Type: data.CriterionMaxLatencyMS, Value: n(MinTestLatencyMS - 1)}} }, []string{"criteria.0.value"}},
-		{"max_latency_ms 600000", func(x *data.AgentTest) { x.Criteria = []data.Criterion{{Type: data.CriterionMaxLatencyMS, Value: n(MaxTestLatencyMS)}} }, nil},
+		{"ends_with", func(x *data.AgentTest) {
+			x.Criteria = []data.Criterion{{Type: data.CriterionEndsWith, Reason: data.EndTransferred}}
+		}, nil},
+		{"ends_with expired", func(x *data.AgentTest) {
+			x.Criteria = []data.Criterion{{Type: data.CriterionEndsWith, Reason: data.EndExpired}}
+		}, []string{"criteria.0.reason"}},
+		{"max_latency_ms 1", func(x *data.AgentTest) {
+			x.Criteria = []data.Criterion{{Type: data.CriterionMaxLatencyMS, Value: n(MinTestLatencyMS)}}
+		}, nil},
+		{"max_latency_ms 0", func(x *data.AgentTest) {
+			x.Criteria = []data.Criterion{{Type: data.CriterionMaxLatencyMS, Value: n(MinTestLatencyMS - 1)}}
+		}, []string{"criteria.0.value"}},
+		{"max_latency_ms 600000", func(x *data.AgentTest) {
+			x.Criteria = []data.Criterion{{Type: data.CriterionMaxLatencyMS, Value: n(MaxTestLatencyMS)}}
+		}, nil},
 		{"max_latency_ms 600001", func(x *data.AgentTest) {
 			x.Criteria = []data.Criterion{{Type: data.CriterionMaxLatencyMS, Value: n(MaxTestLatencyMS + 1)}}
 		}, []string{"criteria.0.value"}},
 		{"max_latency_ms 1.5", func(x *data.AgentTest) { x.Criteria = []data.Criterion{{Type: data.CriterionMaxLatencyMS, Value: 1.5}} }, []string{"criteria.0.value"}},
 		{"max_latency_ms a string", func(x *data.AgentTest) { x.Criteria = []data.Criterion{{Type: data.CriterionMaxLatencyMS, Value: "5"}} }, []string{"criteria.0.value"}},
-		{"judge", func(x *data.AgentTest) { x.Criteria = []data.Criterion{{Type: data.CriterionJudge, Criterion: "Polite."}} }, nil},
+		{"judge", func(x *data.AgentTest) {
+			x.Criteria = []data.Criterion{{Type: data.CriterionJudge, Criterion: "Polite."}}
+		}, nil},
 		{"judge blank", func(x *data.AgentTest) { x.Criteria = []data.Criterion{{Type: data.CriterionJudge, Criterion: " "}} }, []string{"criteria.0.criterion"}},
 		{"judge past its bound", func(x *data.AgentTest) {
 			x.Criteria = []data.Criterion{{Type: data.CriterionJudge, Criterion: strings.Repeat("j", MaxTestJudgeCriterion+1)}}
