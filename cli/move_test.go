@@ -72,6 +72,12 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 	}); err != nil || len(jobs) != 1 {
 		t.Fatalf("the installation's jobs: %v, %v", jobs, err)
 	}
+	// A test of the agent and a run of it, queued with its job (no runner runs).
+	test := do("POST", "/api/v1/agents/"+agentID+"/tests", map[string]any{"name": "greets", "user": map[string]any{"script": []string{"hi"}},
+		"criteria": []map[string]any{{"type": "says", "pattern": "Hello"}}})
+	testkit.Expect(t, test, 201)
+	run := do("POST", "/api/v1/agents/"+agentID+"/test-runs", map[string]any{})
+	testkit.Expect(t, run, 202)
 	// A webhook to nowhere reachable: its deliveries stay pending (no dispatcher runs).
 	hook := do("POST", "/api/v1/webhooks", map[string]any{"url": "https://example.com/hook", "events": []string{"*"}})
 	testkit.Expect(t, hook, 201)
@@ -90,7 +96,10 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 		"/api/v1/knowledge-bases/" + kbID + "/sources/files/" + fileID + "/content",
 		"/api/v1/webhooks", "/api/v1/webhooks/" + hookID, "/api/v1/webhooks/" + hookID + "/deliveries", "/api/v1/workspaces",
 		"/api/v1/subscription", "/api/v1/audit-log?per_page=100", "/api/v1/audit-log/verify",
-		"/api/v1/jobs/" + jobs[0].ID,
+		"/api/v1/jobs/" + jobs[0].ID, "/api/v1/jobs/" + run.Data()["job_id"].(string),
+		"/api/v1/agents/" + agentID + "/tests", "/api/v1/agents/" + agentID + "/tests/" + test.Data()["id"].(string),
+		"/api/v1/agents/" + agentID + "/test-runs", "/api/v1/agents/" + agentID + "/test-runs/" + run.Data()["id"].(string),
+		"/api/v1/agents/" + agentID + "/publish-gate",
 	}
 	before := map[string]*testkit.Response{}
 	for _, p := range paths {
@@ -108,7 +117,8 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("migrate --from-data: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "agent_versions 1") || !strings.Contains(out, "calls 3") || !strings.Contains(out, "files 1") || !strings.Contains(out, "jobs 1") {
+	if !strings.Contains(out, "agent_versions 1") || !strings.Contains(out, "calls 3") || !strings.Contains(out, "files 1") || !strings.Contains(out, "jobs 2") ||
+		!strings.Contains(out, "agent_tests 1") || !strings.Contains(out, "test_runs 1") {
 		t.Errorf("the move's summary: %s", out)
 	}
 	// Moving again into the now full database is refused, changing nothing.

@@ -18,7 +18,7 @@ type MoveCounts map[string]int
 
 // MoveInstallation copies every record of src into dst, which must hold no accounts yet:
 // accounts, workspaces, members, tokens (their ids kept, so every issued token keeps
-// working), plans, agents and their versions, knowledge bases with their sources, chunks
+// working), plans, agents with their versions, tests and test runs, knowledge bases with their sources, chunks
 // and files, numbers, calls (whose rollups and minutes dst derives as it stores them),
 // webhooks and their deliveries, background jobs, and each workspace's events in chain
 // order with their hashes, so the audit chain verifies unchanged; only the events src had not yet fanned
@@ -218,9 +218,42 @@ func (m *mover) agents(tx Tx, ws string) error {
 			return err
 		}
 		versions := func(req data.PageRequest) ([]*data.AgentVersion, data.Page, error) { return tx.AgentVersions(id, req) }
-		return each(versions, func(v *data.AgentVersion) error {
+		if err := each(versions, func(v *data.AgentVersion) error {
 			return m.put("agent_versions", func(d Tx) error { return d.PutAgentVersion(v) })
-		})
+		}); err != nil {
+			return err
+		}
+		return m.agentTests(tx, id)
+	})
+}
+
+// agentTests copies an agent's tests, and its test runs with their results (a run not
+// ended goes on on the destination: its job is copied with the workspace's jobs).
+func (m *mover) agentTests(tx Tx, agentID string) error {
+	tests, err := tx.AgentTests(agentID)
+	if err != nil {
+		return err
+	}
+	for _, t := range tests {
+		if err := m.put("agent_tests", func(d Tx) error { return d.PutAgentTest(t) }); err != nil {
+			return err
+		}
+	}
+	runs := func(req data.PageRequest) ([]*data.StoredTestRun, data.Page, error) { return tx.TestRunPage(agentID, req) }
+	return each(runs, func(r *data.StoredTestRun) error {
+		if err := m.put("test_runs", func(d Tx) error { return d.PutTestRun(r) }); err != nil {
+			return err
+		}
+		results, err := tx.TestResults(r.ID)
+		if err != nil {
+			return err
+		}
+		for _, res := range results {
+			if err := m.put("test_results", func(d Tx) error { return d.PutTestResult(r.ID, res) }); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
