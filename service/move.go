@@ -239,7 +239,9 @@ func (m *mover) agentTests(tx Tx, agentID string) error {
 			return err
 		}
 	}
-	runs := func(req data.PageRequest) ([]*data.StoredTestRun, data.Page, error) { return tx.TestRunPage(agentID, req) }
+	runs := func(req data.PageRequest) ([]*data.StoredTestRun, data.Page, error) {
+		return tx.TestRunPage(agentID, req)
+	}
 	return each(runs, func(r *data.StoredTestRun) error {
 		if err := m.put("test_runs", func(d Tx) error { return d.PutTestRun(r) }); err != nil {
 			return err
