@@ -24,9 +24,9 @@ type testResultView struct {
 // repeatView is one repeat: its verdicts, and its transcript with each item a verdict
 // rests on highlighted (failed over passed when both).
 type repeatView struct {
-	ID, Status, Error, EndReason, Latency string
-	Verdicts                              []verdictView
-	Items                                 []itemView
+	ID, Repeat, Status, Error, EndReason, Latency string
+	Verdicts                                      []verdictView
+	Items                                         []itemView
 }
 
 type verdictView struct {
@@ -90,7 +90,7 @@ func viewOfRun(run map[string]any) runView {
 
 func viewOfRepeat(test int, rep map[string]any) repeatView {
 	id := fmt.Sprintf("t%d-r%s", test, str(rep["repeat"]))
-	rv := repeatView{ID: id, Status: str(rep["status"]), Error: str(rep["error"]), EndReason: str(rep["end_reason"])}
+	rv := repeatView{ID: id, Repeat: str(rep["repeat"]), Status: str(rep["status"]), Error: str(rep["error"]), EndReason: str(rep["end_reason"])}
 	if l, ok := rep["latency_ms"].(map[string]any); ok {
 		rv.Latency = fmt.Sprintf("median %s ms, slowest %s ms", str(l["total_p50"]), str(l["total_max"]))
 	}
