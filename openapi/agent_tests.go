@@ -120,9 +120,16 @@ func init() {
 	eventPayloads[data.EventAgentTestDeleted] = data.AgentTest{}
 	eventPayloads[data.EventTestRunQueued] = data.TestRun{}
 	eventPayloads[data.EventTestRunStarted] = data.TestRun{}
-	eventPayloads[data.EventTestRunProgress] = data.TestRun{}
+	// Inline, as the other event-only payloads: the run's component and what the event adds.
+	eventPayloads[data.EventTestRunProgress] = map[string]any{"description": "The run, and the case that just ended.", "allOf": []any{
+		schemaOf(data.TestRun{}), objectPayload("The case that just ended.", map[string]any{"result": objectPayload("A test's repeat.", map[string]any{
+			"test_id": idString("The test."), "repeat": map[string]any{"type": "integer", "minimum": 1},
+			"status": map[string]any{"type": "string", "enum": repeatStatuses}})}),
+	}}
 	eventPayloads[data.EventTestRunCompleted] = data.TestRun{}
-	eventPayloads[data.EventAgentPublishedUntested] = data.PublishGate{}
+	eventPayloads[data.EventAgentPublishedUntested] = map[string]any{"description": "The gate a forced publish went past, and the version it made.", "allOf": []any{
+		schemaOf(data.PublishGate{}), objectPayload("The version.", map[string]any{"version": map[string]any{"type": "integer", "minimum": 1}}),
+	}}
 }
 
 var agentTestRules = map[string]fieldRule{

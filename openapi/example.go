@@ -76,10 +76,30 @@ func (e *exampleGen) example(s map[string]any, name string) any {
 			}
 		}
 	}
-	// An object's allOf holds its conditions (conditions.go), not its shape.
+	// An object's allOf holds its conditions (conditions.go), not its shape; an event's
+	// holds a record and what the event adds to it (agent_tests.go): the objects' examples
+	// are merged.
 	if all := listOf(s["allOf"]); len(all) > 0 && schemaType(s) == "" && s["properties"] == nil {
-		if m, ok := all[0].(map[string]any); ok {
-			return e.example(m, name)
+		var merged map[string]any
+		for i, part := range all {
+			m, ok := part.(map[string]any)
+			if !ok {
+				continue
+			}
+			ex := e.example(m, name)
+			obj, isObj := ex.(map[string]any)
+			if i == 0 && !isObj {
+				return ex
+			}
+			if merged == nil {
+				merged = map[string]any{}
+			}
+			for k, v := range obj {
+				merged[k] = v
+			}
+		}
+		if merged != nil {
+			return merged
 		}
 	}
 	switch schemaType(s) {

@@ -53,6 +53,9 @@ func (s *TestRunService) runJob(ctx context.Context, run *JobRun) error {
 		}
 	}
 	runner, buildErr := s.runner(ctx, r)
+	if buildErr != nil && transientCase(buildErr) {
+		return Transient(buildErr) // storage unreachable: not the cases' fault
+	}
 	c := &caseRecorder{s: s, run: run, r: r, done: len(done)}
 	transient := s.runCases(ctx, run, pending, func(ctx context.Context, tc testCase) error {
 		if s.onCase != nil {
