@@ -299,8 +299,17 @@ func bodyOfForm(f testForm) (map[string]any, *apiError) {
 		mocks[strings.TrimSpace(m.Tool)] = map[string]any{"status": status, "body": m.Body}
 	}
 	body["mocks"] = mocks
+	body["criteria"] = criteriaOfForm(f.Criteria, faults)
+	if len(faults) > 0 {
+		return nil, &apiError{Status: http.StatusUnprocessableEntity, Code: data.EINVALID, Message: "Some fields are not in the form the test needs.", Errors: faults}
+	}
+	return body, nil
+}
+
+// criteriaOfForm is the criteria of the editor's rows, a fault of their own into faults.
+func criteriaOfForm(rows []criterionRow, faults map[string][]string) []any {
 	criteria := []any{}
-	for _, c := range f.Criteria {
+	for _, c := range rows {
 		if c.Type == "" {
 			continue
 		}
@@ -323,11 +332,7 @@ func bodyOfForm(f testForm) (map[string]any, *apiError) {
 		}
 		criteria = append(criteria, m)
 	}
-	body["criteria"] = criteria
-	if len(faults) > 0 {
-		return nil, &apiError{Status: http.StatusUnprocessableEntity, Code: data.EINVALID, Message: "Some fields are not in the form the test needs.", Errors: faults}
-	}
-	return body, nil
+	return criteria
 }
 
 // scalar reads a form value as a variable does: true, false and numbers as such.

@@ -29,6 +29,13 @@ var (
 )
 
 func init() {
+	agentTestRoutes()
+	agentTestFields()
+	agentTestEvents()
+}
+
+// agentTestRoutes documents the routes of tests, runs and the publish gate.
+func agentTestRoutes() {
 	const tag = "Agent Tests"
 	opDocs["GET /api/v1/agents/{agent_id}/tests"] = opDoc{Tag: tag, Summary: "List an agent's tests", Out: data.AgentTest{}, Shape: shapeList}
 	opDocs["POST /api/v1/agents/{agent_id}/tests"] = opDoc{Tag: tag, Summary: "Add a test to an agent",
@@ -62,7 +69,10 @@ func init() {
 		Description: "open, or tests_required (a required test has no passing result on the draft's current revision) or tests_failed (one " +
 			"failed), with each required test's latest status on that revision: the 409 a publish would get, before asking for it.",
 		Out: data.PublishGate{}, Shape: shapeData}
+}
 
+// agentTestFields documents the members' rules and the types.
+func agentTestFields() {
 	fieldRules["AgentTest"] = agentTestRules
 	fieldRules["AgentTestCreate"] = agentTestRules
 	fieldRules["AgentTestUpdate"] = agentTestRules
@@ -114,7 +124,10 @@ func init() {
 	typeDocs["TestCaseResult"] = "One repeat of a test: its conversation, each criterion's verdict, usage and latencies."
 	typeDocs["PublishGate"] = "What a publish of the agent's draft would meet now."
 	typeDocs["SimulationModel"] = "The workspace's model of simulated callers and judges: llm_config's provider members; null means each agent's own model."
+}
 
+// agentTestEvents documents the events' data.
+func agentTestEvents() {
 	eventPayloads[data.EventAgentTestCreated] = data.AgentTest{}
 	eventPayloads[data.EventAgentTestUpdated] = data.AgentTest{}
 	eventPayloads[data.EventAgentTestDeleted] = data.AgentTest{}
