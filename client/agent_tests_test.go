@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/voiceapi/voiceapi/client"
@@ -60,8 +61,24 @@ func (tr *tour) agentTests() {
 	if e := mustErr(t, c.Agents.Publish(ctx, agent.ID, nil), 409); e.Code != data.ETESTSREQUIRED {
 		t.Errorf("publish before a run: %+v", e)
 	}
+	streamCtx, stop := context.WithTimeout(ctx, 30*time.Second)
+	defer stop()
+	stream, err := c.Audit.Stream(streamCtx, client.StreamOptions{Types: []string{data.EventTestRunQueued, data.EventTestRunStarted,
+		data.EventTestRunProgress, data.EventTestRunCompleted}})
+	check("event stream", err)
+	defer stream.Close()
 	run, err := c.TestRuns.Start(ctx, agent.ID, data.TestRunCreate{})
 	check("run start", err)
+	// The run's course, live on the event stream.
+	var seen []string
+	for len(seen) == 0 || seen[len(seen)-1] != data.EventTestRunCompleted {
+		e, err := stream.Next()
+		check("stream read", err)
+		seen = append(seen, e.Type)
+	}
+	if strings.Join(seen, " ") != "test_run.queued test_run.started test_run.progress test_run.completed" {
+		t.Errorf("the run on the event stream: %v", seen)
+	}
 	run, err = c.TestRuns.Wait(ctx, agent.ID, run.ID, 20*time.Millisecond)
 	check("run wait", err)
 	if run.Status != data.TestPassed || len(run.Results) != 1 || run.Results[0].Repeats[0].Status != data.TestPassed {
