@@ -148,10 +148,18 @@ func TestTestRunResumesAfterKill(t *testing.T) {
 	if status != 200 || events["test_run.started"] != 1 || events["test_run.completed"] != 1 || events["test_run.progress"] != 3 {
 		t.Errorf("events: %v", events)
 	}
+	found := false
 	for _, j := range storedJobs(t, dataDir) {
-		if j.ID == run.Data.JobID && (j.Status != data.JobSucceeded || j.Attempt != 2) {
+		if j.ID != run.Data.JobID {
+			continue
+		}
+		found = true
+		if j.Status != data.JobSucceeded || j.Attempt != 2 {
 			t.Errorf("the run's job: %s on attempt %d, want succeeded on attempt 2", j.Status, j.Attempt)
 		}
+	}
+	if !found {
+		t.Errorf("the run's job %q is not stored", run.Data.JobID)
 	}
 }
 

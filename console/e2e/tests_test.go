@@ -113,6 +113,18 @@ func TestTestsTab(t *testing.T) {
 	}
 	b.audit("test-run")
 
+	// Run one: the selected test alone, its run holding that test's result only.
+	b.open("/agents/" + id + "/tests")
+	b.run("run the selected test", chromedp.Click(`input[aria-label="Select offers dessert"]`, chromedp.ByQuery),
+		chromedp.Click(`[data-run-selected]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`//span[@data-run-status][text()="passed" or text()="failed" or text()="error"]`, chromedp.BySearch),
+		chromedp.WaitVisible(`li.verdict`, chromedp.ByQuery))
+	var names string
+	b.eval("the run's tests", `Array.from(document.querySelectorAll("[data-test-result]"), e => e.textContent).join("|")`, &names)
+	if n := strings.Count(names, "|") + 1; n != 1 || !strings.Contains(names, "offers dessert") {
+		t.Errorf("the run of the selected test holds %d result(s): %q", n, names)
+	}
+
 	// The required test passed on this draft: the gate opens and the draft publishes.
 	b.open("/agents/" + id + "/tests")
 	b.eval("gate", `document.querySelector("[data-gate]").dataset.gate`, &gate)
