@@ -149,7 +149,12 @@ func testTestRuns(t *testing.T, open Opener) {
 		}
 		return nil
 	})
-	// The run moves on; results come, one replaced; a NUL in a transcript survives.
+	checkTestResults(t, s, r1, r2, test, t0)
+}
+
+// checkTestResults moves r1 on and stores its results, one of them twice (the second
+// replaces it) and one with a NUL in its transcript, which survives.
+func checkTestResults(t *testing.T, s service.Store, r1, r2 *data.StoredTestRun, test data.AgentTest, t0 time.Time) {
 	now := data.NewTime(t0.Add(time.Minute))
 	r1.Status, r1.StartedAt = data.TestRunning, &now
 	reason := "stop\x00here"
