@@ -15,7 +15,8 @@ import (
 // TestTestsTab: sign in, open an agent's Tests tab, write a required test with two
 // criteria and a mock (and see a bad pattern refused beside its field), and a failing
 // one; the publish button is held back; run all, watch the run end, read each verdict
-// highlighted with the turn it rests on; then the gate opens and the draft publishes.
+// highlighted with the turn it rests on; run one selected test alone; then the gate opens
+// and the draft publishes.
 func TestTestsTab(t *testing.T) {
 	b := newBrowser(t)
 	e := b.env
@@ -113,17 +114,7 @@ func TestTestsTab(t *testing.T) {
 	}
 	b.audit("test-run")
 
-	// Run one: the selected test alone, its run holding that test's result only.
-	b.open("/agents/" + id + "/tests")
-	b.run("run the selected test", chromedp.Click(`input[aria-label="Select offers dessert"]`, chromedp.ByQuery),
-		chromedp.Click(`[data-run-selected]`, chromedp.ByQuery),
-		chromedp.WaitVisible(`//span[@data-run-status][text()="passed" or text()="failed" or text()="error"]`, chromedp.BySearch),
-		chromedp.WaitVisible(`li.verdict`, chromedp.ByQuery))
-	var names string
-	b.eval("the run's tests", `Array.from(document.querySelectorAll("[data-test-result]"), e => e.textContent).join("|")`, &names)
-	if n := strings.Count(names, "|") + 1; n != 1 || !strings.Contains(names, "offers dessert") {
-		t.Errorf("the run of the selected test holds %d result(s): %q", n, names)
-	}
+	b.runSelected(t, id, "offers dessert")
 
 	// The required test passed on this draft: the gate opens and the draft publishes.
 	b.open("/agents/" + id + "/tests")
@@ -133,4 +124,20 @@ func TestTestsTab(t *testing.T) {
 	}
 	b.run("publish", chromedp.SendKeys("#pub-desc", "tested", chromedp.ByQuery), chromedp.Click(`[data-publish]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`//td[text()="tested"]`, chromedp.BySearch))
+}
+
+// runSelected runs one test from the agent's Tests tab, selected by name, and checks that
+// its run holds that test's result alone.
+func (b *browser) runSelected(t *testing.T, agentID, name string) {
+	t.Helper()
+	b.open("/agents/" + agentID + "/tests")
+	b.run("run the selected test", chromedp.Click(`input[aria-label="Select `+name+`"]`, chromedp.ByQuery),
+		chromedp.Click(`[data-run-selected]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`//span[@data-run-status][text()="passed" or text()="failed" or text()="error"]`, chromedp.BySearch),
+		chromedp.WaitVisible(`li.verdict`, chromedp.ByQuery))
+	var names string
+	b.eval("the run's tests", `Array.from(document.querySelectorAll("[data-test-result]"), e => e.textContent).join("|")`, &names)
+	if n := strings.Count(names, "|") + 1; n != 1 || !strings.Contains(names, name) {
+		t.Errorf("the run of the selected test holds %d result(s): %q", n, names)
+	}
 }
