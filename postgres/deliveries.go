@@ -92,6 +92,7 @@ func (t *tx) DueDeliveries(now time.Time, limit int, skip func(id string) bool) 
 	cut := time.UnixMilli(max(now.UnixMilli(), 0) + 1) // due: next_attempt_at < cut
 	lock := ""
 	if !t.ro {
+		t.claimQueue()
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
 	var ids []string
@@ -169,9 +170,19 @@ func (t *tx) walkDue(from *dueKey, until *time.Time, lock string, batch int, fn 
 	}
 }
 
-// Outbox implements service.DeliveryTx: oldest recorded first.
+// Outbox implements service.DeliveryTx: oldest recorded first. In a write transaction
+// (a fan-out) the rows are claimed FOR UPDATE SKIP LOCKED: each replica's dispatcher
+// takes the oldest rows no other is fanning out and holds them until its transaction
+// ends, when it has deleted them; the row lock is the lease, so a dispatcher that dies
+// mid-fan-out gives its rows back with its session. Before, every dispatcher read the
+// same oldest rows, and all but one failed to serialize on their deletes.
 func (t *tx) Outbox(limit int) ([]string, error) {
-	rows, err := t.query(`SELECT event_id FROM outbox ORDER BY seq LIMIT $1`, limit)
+	sql := `SELECT event_id FROM outbox ORDER BY seq LIMIT $1`
+	if !t.ro {
+		t.claimQueue()
+		sql += ` FOR UPDATE SKIP LOCKED`
+	}
+	rows, err := t.query(sql, limit)
 	if err != nil {
 		return nil, err
 	}

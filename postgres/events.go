@@ -29,13 +29,17 @@ func scanEvent(row pgx.Row) (*data.Event, int64, error) {
 	return &e, seq, nil
 }
 
-// EventHead implements service.EventTx. In a write transaction the head row is read FOR
-// UPDATE: writers of one workspace's chain then take turns at this read (a second one
-// waits, and is retried when the first changed the head) instead of both linking to the
-// same predecessor.
+// EventHead implements service.EventTx. In a write transaction the workspace is locked
+// first (locks.go): writers of one chain take turns from the snapshot on, so the head
+// read is the one the next link must name. The row is still read FOR UPDATE: should a
+// writer ever reach the head without the lock, it fails to serialize rather than fork
+// the chain.
 func (t *tx) EventHead(workspaceID string) (string, error) {
 	sql := `SELECT hash FROM event_heads WHERE workspace_id = $1`
 	if !t.ro {
+		if err := t.lockWorkspace(workspaceID); err != nil {
+			return "", err
+		}
 		sql += ` FOR UPDATE`
 	}
 	var hash string
@@ -68,12 +72,22 @@ func (t *tx) AppendEvent(e *data.Event) error {
 
 // RelinkEvent implements service.EventTx.
 func (t *tx) RelinkEvent(id, prevHash, hash string) error {
+	var ws string
+	if err := t.queryRow(`SELECT workspace_id FROM events WHERE id = $1`, id).Scan(&ws); err != nil {
+		return noRows(err)
+	}
+	if err := t.lockWorkspace(ws); err != nil {
+		return err
+	}
 	_, err := t.exec(`UPDATE events SET prev_hash = $2, hash = $3 WHERE id = $1`, id, prevHash, hash)
 	return err
 }
 
 // SetEventHead implements service.EventTx.
 func (t *tx) SetEventHead(workspaceID, hash string) error {
+	if err := t.lockWorkspace(workspaceID); err != nil {
+		return err
+	}
 	_, err := t.exec(`INSERT INTO event_heads (workspace_id, hash) VALUES ($1, $2)
 		ON CONFLICT (workspace_id) DO UPDATE SET hash = excluded.hash`, workspaceID, hash)
 	return err
@@ -131,6 +145,9 @@ func (t *tx) ChainEvents(workspaceID string, fn func(id string, e *data.Event, r
 // deleteWorkspaceEvents removes a deleted workspace's events, outbox entries (by the
 // foreign key) and chain head.
 func deleteWorkspaceEvents(t *tx, workspaceID string) error {
+	if err := t.lockWorkspace(workspaceID); err != nil {
+		return err
+	}
 	if _, err := t.exec(`DELETE FROM events WHERE workspace_id = $1`, workspaceID); err != nil {
 		return err
 	}

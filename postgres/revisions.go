@@ -17,7 +17,7 @@ func (db *DB) TokenRevisions(ctx context.Context, id int64, userID, workspaceID 
 	c := &revisionCheck{keyID: id, userID: userID, workspaceID: workspaceID}
 	n, err := db.revisions.check(ctx, c)
 	if err != nil {
-		return service.TokenRevisions{}, err
+		return service.TokenRevisions{}, unavailableError(err)
 	}
 	return service.TokenRevisions{Key: c.revs[0], User: c.revs[1], Member: c.revs[2], Read: n}, nil
 }
@@ -26,7 +26,8 @@ func (db *DB) TokenRevisions(ctx context.Context, id int64, userID, workspaceID 
 // transaction, taken from a shared statement numbered since or later when one read it,
 // else from the next.
 func (db *DB) AgentRevision(ctx context.Context, id string, since uint64) (uint64, error) {
-	return db.revisions.agentSince(ctx, id, since)
+	rev, err := db.revisions.agentSince(ctx, id, since)
+	return rev, unavailableError(err)
 }
 
 // readRevisions answers a batch of checks with one statement, which also reads the
