@@ -68,7 +68,7 @@ func TestIdempotencyClaimKeepsEveryCreatesAnswer(t *testing.T) {
 	enabled := true
 	for _, c := range []struct {
 		path, body, once string // once: the top-level member shown only once
-		do                   func(ctx context.Context) error
+		do               func(ctx context.Context) error
 	}{
 		{"/api/v1/api-keys", `{"name":"ci"}`, "token", func(ctx context.Context) error {
 			_, _, err := s.Svc.Auth.CreateAPIKey(ctx, data.APIKeyCreate{Name: "ci"})
