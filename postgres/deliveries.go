@@ -42,9 +42,18 @@ func sqlTime(t *data.Time) any {
 	return t.Time
 }
 
-// Delivery implements service.DeliveryTx.
+// Delivery implements service.DeliveryTx. In a write transaction the row is locked: a
+// write that begins with it is a dispatcher finishing an attempt it leased (queue work,
+// claimQueue), and of two replicas finishing one attempt (a lease that ran out
+// mid-post) the second waits and then reads it finished, instead of queueing a second
+// retry.
 func (t *tx) Delivery(id string) (*data.Delivery, error) {
-	d, err := scanDelivery(t.queryRow(`SELECT `+deliveryCols+` FROM deliveries WHERE id = $1`, id))
+	sql := `SELECT ` + deliveryCols + ` FROM deliveries WHERE id = $1`
+	if !t.ro {
+		t.claimQueue()
+		sql += ` FOR UPDATE`
+	}
+	d, err := scanDelivery(t.queryRow(sql, id))
 	if err != nil {
 		return nil, noRows(err)
 	}

@@ -249,10 +249,12 @@ func (w *writeTx) finish(ctx context.Context, fnErr error) error {
 func (t *tx) OnCommit(fn func()) { t.st.onCommit = append(t.st.onCommit, fn) }
 
 // claimQueue makes a write transaction that has not begun READ COMMITTED: its first act
-// claims rows of a queue (the outbox, due deliveries) with FOR UPDATE SKIP LOCKED, and
-// the row locks are the whole claim. At SERIALIZABLE two claimers scanning the same
-// index pages abort each other (PostgreSQL's predicate locks cover pages), although
-// each took rows the other skipped.
+// locks the rows of a queue it works on (the outbox, due deliveries: FOR UPDATE SKIP
+// LOCKED; the delivery whose attempt it finishes: FOR UPDATE), and those row locks are
+// what keeps two dispatchers apart. At SERIALIZABLE the dispatchers of several replicas
+// aborted each other although each held rows the other did not touch: PostgreSQL's
+// predicate locks cover index pages, and their rows share pages. The service reads no
+// rule's data in these transactions.
 func (t *tx) claimQueue() {
 	if t.w != nil && !t.w.begun {
 		t.w.level = pgx.ReadCommitted
