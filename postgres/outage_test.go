@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -185,4 +186,29 @@ func consoleSession(t *testing.T, base string, a *testkit.Account) *http.Client 
 		t.Fatalf("console sign-in: %d", resp.StatusCode)
 	}
 	return c
+}
+
+// Every session of the database ended at once, as a PostgreSQL restart does, between two
+// requests: the next requests find the pooled connections dead before any of their
+// statements ran, and are served on fresh ones instead of answered 503.
+func TestRequestsSurviveTerminatedConnections(t *testing.T) {
+	rs := testkit.NewReplicas(t, 1, testkit.ReplicaOptions{})
+	r, tok := rs[0], rs[0].Owner.Token
+	for i := range 8 { // fill the pools: requests' and shared statements'
+		testkit.Expect(t, r.Do("POST", "/api/v1/agents", tok, agentBody(fmt.Sprint("warm ", i))), 201)
+		testkit.Expect(t, r.Do("GET", "/api/v1/agents", tok, nil), 200)
+	}
+	for round := range 3 {
+		var ended int
+		err := r.PG.Pool().QueryRow(context.Background(), `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&ended)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ended == 0 {
+			t.Fatal("no session to end")
+		}
+		testkit.Expect(t, r.Do("POST", "/api/v1/agents", tok, agentBody(fmt.Sprint("after ", round))), 201)
+		testkit.Expect(t, r.Do("GET", "/api/v1/agents", tok, nil), 200)
+	}
 }

@@ -32,8 +32,18 @@ func (db *DB) AgentRevision(ctx context.Context, id string, since uint64) (uint6
 
 // readRevisions answers a batch of checks with one statement, which also reads the
 // agents in hot and returns every agent revision it read. Equal checks (every request
-// of one token, or of one hot agent) are asked once.
+// of one token, or of one hot agent) are asked once. A read that met a dead connection
+// (a PostgreSQL restart ends every session) is read again on a fresh one.
 func (db *DB) readRevisions(ctx context.Context, batch []*revisionCheck, hot []string) (map[string]uint64, error) {
+	for reconnect := 0; ; reconnect++ {
+		revs, err := db.readRevisionsOnce(ctx, batch, hot)
+		if err == nil || reconnect == maxReconnects || !unavailable(err) || ctx.Err() != nil {
+			return revs, err
+		}
+	}
+}
+
+func (db *DB) readRevisionsOnce(ctx context.Context, batch []*revisionCheck, hot []string) (map[string]uint64, error) {
 	type tokenKey struct {
 		id       int64
 		user, ws string
