@@ -212,3 +212,53 @@ func TestRequestsSurviveTerminatedConnections(t *testing.T) {
 		testkit.Expect(t, r.Do("GET", "/api/v1/agents", tok, nil), 200)
 	}
 }
+
+// The connection to PostgreSQL is lost right after an API key's create committed and
+// before its response was kept: the client got its 201, the keeping failed. Once the
+// database is back, the retry under the same Idempotency-Key gets that 201 again, with
+// the same key and token, from the claim the create's transaction wrote (issue 24).
+func TestAPIKeyReplayAfterConnectionLostBetweenCommitAndAnswer(t *testing.T) {
+	cluster, url := ownCluster(t)
+	r := testkit.NewReplicas(t, 1, testkit.ReplicaOptions{URL: url})[0]
+	tok := r.Owner.Token
+	var armed atomic.Bool
+	r.PG.SetEventHook(func() { // called after a commit that recorded events
+		if armed.CompareAndSwap(true, false) {
+			if err := cluster.Halt(); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	armed.Store(true)
+	first := r.Do("POST", "/api/v1/api-keys", tok, map[string]any{"name": "runtime"}, "Idempotency-Key", "lost-answer")
+	testkit.Expect(t, first, 201)
+	if armed.Load() {
+		t.Fatal("the create committed no event: the database was never stopped")
+	}
+	if !strings.Contains(r.Logs.String(), "saving idempotent response") {
+		t.Fatalf("the response was kept although the database was down; logs:\n%s", r.Logs.String())
+	}
+	if down := r.Do("POST", "/api/v1/api-keys", tok, map[string]any{"name": "runtime"}, "Idempotency-Key", "lost-answer"); down.Status != 503 {
+		t.Errorf("a retry while the database is down: %d %s", down.Status, down.Body)
+	} else {
+		checkUnavailable(t, down.Status, down.Header, down.Body)
+	}
+	if err := cluster.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	again := r.Do("POST", "/api/v1/api-keys", tok, map[string]any{"name": "runtime"}, "Idempotency-Key", "lost-answer")
+	testkit.Expect(t, again, 201)
+	if again.Header.Get("Idempotent-Replayed") != "true" || string(again.Body) != string(first.Body) {
+		t.Fatalf("the retry answered %s (%v), the first %s", again.Body, again.Header, first.Body)
+	}
+	testkit.Expect(t, r.Do("GET", "/api/v1/user", first.JSON()["token"].(string), nil), 200)
+	n := 0
+	for _, k := range listAll(t, r, "/api/v1/api-keys", tok) {
+		if k["name"] == "runtime" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d keys named runtime, want the one the first request made", n)
+	}
+}
