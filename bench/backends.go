@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -218,7 +219,7 @@ func runBackendTable(o options, deps []*deployment, failures func() (int, error)
 		rows = append(rows, backendRow{scenario: "bare: " + bl.Name, deployment: "(ceiling)", res: res, conns: bl.Connections, threads: bl.Threads, serialization: -1})
 	}
 	for i, sc := range backendScenarios(o, "") {
-		if !strings.Contains(sc.l.Name, o.only) {
+		if !slices.ContainsFunc(strings.Split(o.only, ","), func(part string) bool { return strings.Contains(sc.l.Name, part) }) {
 			continue
 		}
 		var boltRes *result

@@ -69,6 +69,10 @@ const retryLock int64 = 0x766f696365726574
 // pool's connections are dead, and each would otherwise fail one request with 503.
 const maxReconnects = 3
 
+// finishTimeout bounds the COMMIT or ROLLBACK of a write (a COMMIT waits for its WAL
+// flush, seconds at worst on a loaded disk).
+const finishTimeout = 30 * time.Second
+
 // View implements service.Store: a read-only snapshot (REPEATABLE READ).
 func (db *DB) View(ctx context.Context, fn func(service.Tx) error) error {
 	for reconnect := 0; ; reconnect++ {
@@ -231,12 +235,16 @@ func (w *writeTx) finish(ctx context.Context, fnErr error) error {
 	if fnErr != nil {
 		end = "ROLLBACK"
 	}
-	bg := context.WithoutCancel(ctx)
+	// The end is sent whatever became of the request (a client gone still leaves the
+	// transaction to end and the locks to give back), within a bound: a connection that
+	// does not answer is closed, which ends both.
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
+	defer cancel()
 	results, err := w.conn.Conn().PgConn().Exec(bg, end+";"+w.sessionSQL).ReadAll()
 	if err == nil && len(results) > 0 && fnErr == nil && results[0].CommandTag.String() == "ROLLBACK" {
 		err = pgx.ErrTxCommitRollback // the transaction had failed: COMMIT rolled it back
 	}
-	if err != nil && w.sessionSQL != "" {
+	if err != nil && (w.sessionSQL != "" || unavailable(err)) {
 		w.conn.Conn().Close(bg) // the unlock after a failed COMMIT did not run
 	}
 	if fnErr != nil {
