@@ -20,7 +20,7 @@ import (
 type tx struct {
 	ctx context.Context
 	db  *DB
-	q   querier
+	q   querier // nil in an Update until it begins: statements go through exec, query… (begin)
 	st  *txState
 	ro  bool      // a View: no row locks (FOR UPDATE is refused in a read-only transaction)
 	w   *writeTx  // an Update's connection and what it holds; nil in a View
@@ -151,7 +151,7 @@ func (db *DB) attempt(ctx context.Context, locks lockSet, serialized bool, st *t
 		return &txFailed{err}
 	}
 	w := &writeTx{conn: conn, level: pgx.Serializable, locks: locks, serialized: serialized}
-	t := &tx{ctx: ctx, db: db, q: conn, st: st, w: w}
+	t := &tx{ctx: ctx, db: db, st: st, w: w} // q is set once the transaction has begun
 	err = fn(t)
 	if t.err != nil {
 		err = t.err // BEGIN failed: whatever fn made of it, nothing ran
@@ -212,6 +212,7 @@ func (t *tx) begin() error {
 		t.err = &txFailed{err}
 		return t.err
 	}
+	t.q = w.conn
 	return nil
 }
 
