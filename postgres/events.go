@@ -48,22 +48,24 @@ func (t *tx) EventHead(workspaceID string) (string, error) {
 }
 
 // AppendEvent implements service.EventTx: the event, the workspace's new head and the
-// outbox entry, in the transaction; the dispatcher wakes after the commit.
+// outbox entry, in the transaction and in one round trip (the workspace's writers wait
+// for each other's whole transactions, so every round trip in one is paid by all of
+// them); the dispatcher wakes after the commit.
 func (t *tx) AppendEvent(e *data.Event) error {
+	if err := t.lockWorkspace(e.WorkspaceID); err != nil {
+		return err
+	}
 	var body any
 	if e.Data != nil {
 		body = []byte(e.Data)
 	}
-	_, err := t.exec(`INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash)
+	var b pgx.Batch
+	b.Queue(`INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::json, $10, $11)`,
 		e.ID, e.WorkspaceID, e.Type, e.CreatedAt.Time, e.Actor.Type, e.Actor.UserID, e.Actor.TokenID, e.Actor.Address, body, e.PrevHash, e.Hash)
-	if err != nil {
-		return err
-	}
-	if err := t.SetEventHead(e.WorkspaceID, e.Hash); err != nil {
-		return err
-	}
-	if _, err := t.exec(`INSERT INTO outbox (event_id) VALUES ($1)`, e.ID); err != nil {
+	b.Queue(setEventHeadSQL, e.WorkspaceID, e.Hash)
+	b.Queue(`INSERT INTO outbox (event_id) VALUES ($1)`, e.ID)
+	if err := t.sendBatch(&b); err != nil {
 		return err
 	}
 	t.st.wake = true
@@ -88,10 +90,13 @@ func (t *tx) SetEventHead(workspaceID, hash string) error {
 	if err := t.lockWorkspace(workspaceID); err != nil {
 		return err
 	}
-	_, err := t.exec(`INSERT INTO event_heads (workspace_id, hash) VALUES ($1, $2)
-		ON CONFLICT (workspace_id) DO UPDATE SET hash = excluded.hash`, workspaceID, hash)
+	_, err := t.exec(setEventHeadSQL, workspaceID, hash)
 	return err
 }
+
+// setEventHeadSQL stores a workspace's chain head ($1, $2).
+const setEventHeadSQL = `INSERT INTO event_heads (workspace_id, hash) VALUES ($1, $2)
+	ON CONFLICT (workspace_id) DO UPDATE SET hash = excluded.hash`
 
 // Event implements service.EventReadTx.
 func (t *tx) Event(id string) (*data.Event, error) {
