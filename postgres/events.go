@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // eventCols are the columns an event is read from, in scanEvent's order.
@@ -106,6 +107,17 @@ func (t *tx) Event(id string) (*data.Event, error) {
 	}
 	return e, nil
 }
+
+// EventWorkspace implements service.EventWorkspaceTx: the fan-out of an event of a
+// workspace without webhooks (most of them) reads its workspace, not its payload (an
+// agent's whole record).
+func (t *tx) EventWorkspace(id string) (string, error) {
+	var ws string
+	err := t.queryRow(`SELECT workspace_id FROM events WHERE id = $1`, id).Scan(&ws)
+	return ws, noRows(err)
+}
+
+var _ service.EventWorkspaceTx = (*tx)(nil)
 
 // EventsNewestFirst implements service.EventReadTx: the chain's order (seq), newest
 // first, read in batches so that a caller stopping early reads little.
