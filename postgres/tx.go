@@ -285,7 +285,7 @@ func storageError(err error) error {
 	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "53100" {
-		return fmt.Errorf("%w: %v", syscall.ENOSPC, err)
+		return fmt.Errorf("%w: %w", syscall.ENOSPC, err)
 	}
 	return unavailableError(err)
 }
