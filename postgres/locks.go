@@ -23,9 +23,9 @@ import (
 // Which workspace a write will touch is known before it begins only from its caller: the
 // principal's current workspace (lockHint), where nearly every request writes. A write
 // that touches another workspace's hot rows locks it inside the transaction
-// (lockWorkspace): uncontended that costs nothing more; contended it may fail once, and
-// its retry takes that workspace's lock before its snapshot too, so it cannot fail on
-// those rows again.
+// (lockWorkspace): uncontended that costs one statement more; contended it may fail
+// once, and its retry takes that workspace's lock before its snapshot too, so it cannot
+// fail on those rows again.
 
 // lockSpace is the first key of the workspaces' advisory locks (the two-key form, apart
 // from the one-key locks of migrations and retries).
