@@ -41,6 +41,9 @@ func (t *tx) EventHead(workspaceID string) (string, error) {
 		if err := t.lockWorkspace(workspaceID); err != nil {
 			return "", err
 		}
+		if h, ok := t.knownHead(workspaceID); ok {
+			return h, nil // read with BEGIN, under the lock (lockAndBegin)
+		}
 		sql += ` FOR UPDATE`
 	}
 	var hash string
@@ -69,6 +72,7 @@ func (t *tx) AppendEvent(e *data.Event) error {
 	if err := t.sendBatch(&b); err != nil {
 		return err
 	}
+	t.movedHead(e.WorkspaceID, e.Hash, false)
 	t.st.wake = true
 	return nil
 }
@@ -91,8 +95,11 @@ func (t *tx) SetEventHead(workspaceID, hash string) error {
 	if err := t.lockWorkspace(workspaceID); err != nil {
 		return err
 	}
-	_, err := t.exec(setEventHeadSQL, workspaceID, hash)
-	return err
+	if _, err := t.exec(setEventHeadSQL, workspaceID, hash); err != nil {
+		return err
+	}
+	t.movedHead(workspaceID, hash, false)
+	return nil
 }
 
 // setEventHeadSQL stores a workspace's chain head ($1, $2).
@@ -169,6 +176,7 @@ func deleteWorkspaceEvents(t *tx, workspaceID string) error {
 		return err
 	}
 	_, err := t.exec(`DELETE FROM event_heads WHERE workspace_id = $1`, workspaceID)
+	t.movedHead(workspaceID, "", true)
 	return err
 }
 

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -99,6 +102,102 @@ func (s lockSet) held() map[string]bool {
 		m[ws] = true
 	}
 	return m
+}
+
+// lockAndBegin sends the locks, BEGIN and the locked workspaces' chain heads in one
+// round trip: the locks in a message of their own (session locks, held past its end),
+// then BEGIN and the heads' read, the transaction's first statement, so its snapshot is
+// taken once the locks are held. The heads cannot move but by this transaction until it
+// ends, so EventHead answers from them: most writes record an event, and the head's read
+// was one more round trip inside the workspace's turn.
+func (w *writeTx) lockAndBegin(ctx context.Context, lockSQL, beginSQL string) error {
+	readHeads := w.level == pgx.Serializable
+	p := w.conn.Conn().PgConn().StartPipeline(ctx)
+	p.SendQueryParams(lockSQL, nil, nil, nil, nil)
+	p.SendPipelineSync()
+	p.SendQueryParams(beginSQL, nil, nil, nil, nil)
+	if readHeads {
+		p.SendQueryParams(`SELECT workspace_id, hash FROM event_heads WHERE workspace_id = ANY($1::text[])`,
+			[][]byte{textArray(w.locks)}, nil, nil, nil)
+	}
+	p.SendPipelineSync()
+	if err := p.Flush(); err != nil {
+		p.Close()
+		return err
+	}
+	heads := map[string]string{}
+	for results, syncs := 0, 0; syncs < 2; {
+		res, err := p.GetResults()
+		if err != nil {
+			p.Close()
+			return err
+		}
+		switch r := res.(type) {
+		case *pgconn.ResultReader:
+			for r.NextRow() {
+				if readHeads && results == 2 {
+					heads[string(r.Values()[0])] = string(r.Values()[1])
+				}
+			}
+			if _, err := r.Close(); err != nil {
+				p.Close()
+				return err
+			}
+			results++
+		case *pgconn.PipelineSync:
+			syncs++
+		case nil:
+			syncs = 2
+		}
+	}
+	if err := p.Close(); err != nil {
+		return err
+	}
+	if readHeads {
+		w.heads = make(map[string]string, len(w.locks))
+		for _, ws := range w.locks {
+			w.heads[ws] = heads[ws] // "" for a workspace with no chain yet
+		}
+	}
+	return nil
+}
+
+// textArray is ids as a text[] parameter in text format.
+func textArray(ids []string) []byte {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(id))
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return []byte(b.String())
+}
+
+// knownHead is ws's chain head as this transaction read or moved it with its lock held,
+// if it did.
+func (t *tx) knownHead(ws string) (string, bool) {
+	if t.w == nil || t.w.heads == nil {
+		return "", false
+	}
+	h, ok := t.w.heads[ws]
+	return h, ok
+}
+
+// movedHead notes the transaction's change of ws's head ("" and gone: deleted).
+func (t *tx) movedHead(ws, hash string, gone bool) {
+	if t.w == nil || t.w.heads == nil {
+		return
+	}
+	if gone {
+		delete(t.w.heads, ws)
+		return
+	}
+	t.w.heads[ws] = hash
 }
 
 // lockWorkspace is called before a write transaction changes ws's hot rows: when the

@@ -170,6 +170,9 @@ type writeTx struct {
 	held       map[string]bool
 	begun      bool
 	sessionSQL string // the session locks taken at BEGIN, released after COMMIT
+	// heads are the chain heads of the locked workspaces, read with BEGIN ("" for none),
+	// kept as the transaction moves them; nil when none were read.
+	heads map[string]string
 }
 
 // begin starts the transaction before its first statement: the locks first, then BEGIN,
@@ -195,16 +198,7 @@ func (t *tx) begin() error {
 		_, err = w.conn.Exec(t.ctx, beginSQL)
 	} else {
 		w.sessionSQL = w.locks.unlockSQL(w.serialized)
-		p := w.conn.Conn().PgConn().StartPipeline(t.ctx)
-		p.SendQueryParams(lockSQL, nil, nil, nil, nil)
-		p.SendPipelineSync()
-		p.SendQueryParams(beginSQL, nil, nil, nil, nil)
-		p.SendPipelineSync()
-		if err = p.Flush(); err == nil {
-			err = p.Close()
-		} else {
-			p.Close()
-		}
+		err = w.lockAndBegin(t.ctx, lockSQL, beginSQL)
 	}
 	if err != nil {
 		// The connection's state is unknown (a lock held, a transaction open): close it.

@@ -77,6 +77,7 @@ func (t *tx) DeleteWorkspace(id string) error {
 			return err
 		}
 	}
+	t.movedHead(id, "", true)
 	return nil
 }
 
