@@ -105,8 +105,8 @@ func (s lockSet) held() map[string]bool {
 }
 
 // lockAndBegin sends the locks, BEGIN and the locked workspaces' chain heads in one
-// round trip: the locks in a message of their own (session locks, held past its end),
-// then BEGIN and the heads' read, the transaction's first statement, so its snapshot is
+// round trip (a pipeline): the locks in an implicit transaction of their own (session
+// locks outlive it), then BEGIN and the heads' read, the transaction's first statement, so its snapshot is
 // taken once the locks are held. The heads cannot move but by this transaction until it
 // ends, so EventHead answers from them: most writes record an event, and the head's read
 // was one more round trip inside the workspace's turn.
@@ -188,7 +188,7 @@ func (t *tx) knownHead(ws string) (string, bool) {
 	return h, ok
 }
 
-// movedHead notes the transaction's change of ws's head ("" and gone: deleted).
+// movedHead notes the transaction's change of ws's head (gone: the head was deleted).
 func (t *tx) movedHead(ws, hash string, gone bool) {
 	if t.w == nil || t.w.heads == nil {
 		return
