@@ -227,6 +227,12 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	w.Write(buf.Bytes())
 }
 
+// Unavailable shows the error page with 503 and Retry-After: the page cannot be served
+// now (the database is unreachable), and message says so.
+func (h *Handler) Unavailable(w http.ResponseWriter, r *http.Request, message string) {
+	h.fail(w, r, &apiError{Status: http.StatusServiceUnavailable, Code: data.EUNAVAILABLE, Message: message})
+}
+
 // renderPart writes one named template of a page alone: a fragment a page's script
 // swaps in.
 func (h *Handler) renderPart(w http.ResponseWriter, r *http.Request, page, name string, d any) {

@@ -57,11 +57,18 @@ func (h *Handler) action(fn http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// unavailableRetryAfter is the Retry-After, in seconds, of a page answered 503, as the
+// API's.
+const unavailableRetryAfter = "2"
+
 // fail shows an API failure on the error page.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	e, ok := err.(*apiError)
 	if !ok {
 		panic(err) // not an API answer: a bug, which observe turns into a masked 500
+	}
+	if e.Status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", unavailableRetryAfter)
 	}
 	h.render(w, r, e.Status, "error", &view{Title: "Error", Err: e})
 }

@@ -165,7 +165,7 @@ var opDocs = map[string]opDoc{
 		Description: "Unknown email, wrong password and a workspace the user is not a member of all give the same 422 on email.",
 		Body:        data.LoginRequest{}, BodyRequired: true, Out: data.APIKey{}, Status: http.StatusOK,
 		Extra:  map[string]string{"token": "The token, `<key id>|<secret>`; shown once."},
-		Errors: []int{http.StatusTooManyRequests}},
+		Errors: []int{http.StatusTooManyRequests, http.StatusServiceUnavailable}},
 	"POST /api/v1/auth/logout": {Tag: "Authentication", Summary: "Revoke the calling token", Shape: shapeNone},
 	"GET /api/v1/api-keys":     {Tag: "API Keys", Summary: "List the caller's API keys", Out: data.APIKey{}, Shape: shapeList},
 	"POST /api/v1/api-keys": {Tag: "API Keys", Summary: "Create an API key", Body: data.APIKeyCreate{}, BodyRequired: true,

@@ -124,14 +124,6 @@ func queueMinutes(b *pgx.Batch, c *data.Call) {
 		c.WorkspaceID, monthOf(c.EndedAt.Time), *c.DurationMS)
 }
 
-// sendBatch runs the queued statements in one round trip.
-func (t *tx) sendBatch(b *pgx.Batch) error {
-	if b.Len() == 0 {
-		return nil
-	}
-	return t.q.SendBatch(t.ctx, b).Close()
-}
-
 // EndedCallMillisInMonth implements service.LimitTx.
 func (t *tx) EndedCallMillisInMonth(ws string, at time.Time) (int64, error) {
 	var ms int64

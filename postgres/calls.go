@@ -83,6 +83,9 @@ func (t *tx) Call(id string) (*data.Call, error) {
 // InsertCall implements service.CallTx: the row, its scope counts, its hour's rollups and,
 // for a final call, its month's minutes, sent together in one round trip.
 func (t *tx) InsertCall(c *data.Call) error {
+	if err := t.lockWorkspace(c.WorkspaceID); err != nil {
+		return err
+	}
 	params, err := callParams(c)
 	if err != nil {
 		return err
@@ -132,6 +135,9 @@ func scanCallCore(row pgx.Row) (*data.Call, error) {
 // PutCall implements service.CallTx: the row, then the differences it makes to the scope
 // counts and its hour's rollups; minutes are counted when the call becomes final.
 func (t *tx) PutCall(next *data.Call) error {
+	if err := t.lockWorkspace(next.WorkspaceID); err != nil {
+		return err
+	}
 	old, err := t.storedCall(next.ID)
 	if err != nil {
 		return err
@@ -169,6 +175,13 @@ func (t *tx) PutCall(next *data.Call) error {
 // DeleteCall implements service.CallTx, removing the call's search postings too (found by
 // its id: terms is not needed). The minutes the call used stay counted.
 func (t *tx) DeleteCall(id string, _ map[string]int) error {
+	var ws string
+	if err := t.queryRow(`SELECT workspace_id FROM calls WHERE id = $1`, id).Scan(&ws); err != nil {
+		return noRows(err)
+	}
+	if err := t.lockWorkspace(ws); err != nil {
+		return err
+	}
 	c, err := scanCallCore(t.queryRow(`DELETE FROM calls WHERE id = $1 RETURNING `+callCoreCols, id))
 	if err != nil {
 		return noRows(err)

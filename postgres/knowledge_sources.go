@@ -93,7 +93,7 @@ func (t *tx) PutSourceChunks(kbID, sourceID string, chunks []data.SourceChunk) e
 		if err := noRows(t.queryRow(`SELECT workspace_id FROM knowledge_bases WHERE id = $1`, kbID).Scan(&ws)); err != nil {
 			return err
 		}
-		_, err := t.q.CopyFrom(t.ctx, pgx.Identifier{"knowledge_chunks"}, []string{"knowledge_base_id", "source_id", "workspace_id", "position", "text", "vector"},
+		_, err := t.copyFrom(pgx.Identifier{"knowledge_chunks"}, []string{"knowledge_base_id", "source_id", "workspace_id", "position", "text", "vector"},
 			pgx.CopyFromSlice(len(chunks), func(i int) ([]any, error) {
 				var vec any
 				if len(chunks[i].Vector) > 0 {

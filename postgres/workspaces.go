@@ -58,6 +58,9 @@ func (t *tx) PutWorkspace(w *data.WorkspaceRecord) error {
 // the resources registered), then the members, the tokens bound to the workspace, its
 // events and chain head, and the workspace.
 func (t *tx) DeleteWorkspace(id string) error {
+	if err := t.lockWorkspace(id); err != nil {
+		return err
+	}
 	for _, cascade := range workspaceCascades {
 		if err := cascade(t, id); err != nil {
 			return err
@@ -74,6 +77,7 @@ func (t *tx) DeleteWorkspace(id string) error {
 			return err
 		}
 	}
+	t.movedHead(id, "", true)
 	return nil
 }
 

@@ -179,6 +179,7 @@ func (s *UserService) CreateUser(ctx context.Context, in data.UserCreate) (*data
 			return err
 		}
 		out = publicUser(u)
+		answerClaim(ctx, out, nil)
 		return nil
 	})
 	return out, err

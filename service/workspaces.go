@@ -88,7 +88,9 @@ func (s *WorkspaceService) CreateWorkspace(ctx context.Context, in data.Workspac
 	var out *data.Workspace
 	err := s.store.Update(ctx, func(tx Tx) error {
 		var err error
-		out, err = s.insertWorkspace(tx, p.UserID, in, "")
+		if out, err = s.insertWorkspace(tx, p.UserID, in, ""); err == nil {
+			answerClaim(ctx, out, nil)
+		}
 		return err
 	})
 	return out, err

@@ -32,13 +32,19 @@ type ReplicaOptions struct {
 	Lease time.Duration
 	// Now is every replica's clock; time.Now when nil.
 	Now func() time.Time
+	// URL is the database the replicas share (an empty one, on a cluster the test
+	// controls); a new database of the package's shared cluster when empty.
+	URL string
 }
 
 // NewReplicas starts n replicas on one new database. The owner account is created
 // through the first; every replica's Owner is the same account.
 func NewReplicas(t testing.TB, n int, o ReplicaOptions) []*Replica {
 	t.Helper()
-	url := pgtest.Database(t)
+	url := o.URL
+	if url == "" {
+		url = pgtest.Database(t)
+	}
 	var out []*Replica
 	for i := range n {
 		logs := &SyncBuffer{}
