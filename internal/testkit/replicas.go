@@ -11,6 +11,7 @@ import (
 	"github.com/voiceapi/voiceapi/internal/pgtest"
 	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/service"
 	"github.com/voiceapi/voiceapi/webhook"
 )
 
@@ -35,6 +36,9 @@ type ReplicaOptions struct {
 	// URL is the database the replicas share (an empty one, on a cluster the test
 	// controls); a new database of the package's shared cluster when empty.
 	URL string
+	// Prepare adjusts each replica's services before its server starts (a conversation's
+	// model clients, say).
+	Prepare func(*service.Services)
 }
 
 // NewReplicas starts n replicas on one new database. The owner account is created
@@ -51,6 +55,9 @@ func NewReplicas(t testing.TB, n int, o ReplicaOptions) []*Replica {
 		logger := slog.New(slog.NewJSONHandler(logs, nil))
 		db := OpenPostgres(t, func(po *postgres.Options) { po.URL, po.Logger, po.Now = url, logger, o.Now })
 		svc := cli.NewServices(db)
+		if o.Prepare != nil {
+			o.Prepare(svc)
+		}
 		d := webhook.NewDispatcher(svc.Deliveries, webhook.Config{AllowPrivate: true, Logger: logger, Lease: o.Lease, Now: o.Now})
 		db.SetEventHook(d.Wake)
 		d.Start(context.Background())
