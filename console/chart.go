@@ -116,7 +116,12 @@ func durationAxis(max float64) axis {
 			break
 		}
 	}
-	return axis{top: step * math.Max(1, math.Ceil(max/step)), step: step, format: func(v float64) string { return duration(v) }}
+	return axis{top: step * math.Max(1, math.Ceil(max/step)), step: step, format: func(v float64) string {
+		if v == 0 {
+			return "0"
+		}
+		return duration(v)
+	}}
 }
 
 // niceStep rounds a step up to 1, 2 or 5 times a power of ten.

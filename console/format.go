@@ -104,6 +104,9 @@ func duration(v any) string {
 	if !ok || ms < 0 {
 		return "—"
 	}
+	if ms == 0 {
+		return "0 s"
+	}
 	if ms < 1000 {
 		return strconv.FormatFloat(math.Round(ms), 'f', 0, 64) + " ms"
 	}

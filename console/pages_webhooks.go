@@ -54,6 +54,13 @@ type eventGroup struct {
 	Types []string
 }
 
+// eventResources name the resources of the event types, for the picker's groups.
+var eventResources = map[string]string{
+	"agent": "Agents", "knowledge_base": "Knowledge bases", "number": "Numbers", "call": "Calls",
+	"webhook": "Webhooks", "workspace": "Workspace", "member": "Members", "api_key": "API keys",
+	"user": "Accounts", "subscription": "Subscription", "backup": "Backups", "retention": "Retention",
+}
+
 // eventGroups groups data.EventTypes by their resource (the part before the dot), in
 // the order the list first names each.
 func eventGroups() []eventGroup {
@@ -65,7 +72,11 @@ func eventGroups() []eventGroup {
 		if !ok {
 			i = len(out)
 			at[res] = i
-			out = append(out, eventGroup{Label: label(res)})
+			name, ok := eventResources[res]
+			if !ok {
+				name = humanize(res)
+			}
+			out = append(out, eventGroup{Label: name})
 		}
 		out[i].Types = append(out[i].Types, t)
 	}

@@ -44,6 +44,7 @@
   // duration reads milliseconds as "3 min 30 s", as the server's duration does.
   function duration(ms) {
     if (!(ms >= 0)) return "";
+    if (ms === 0) return "0 s";
     if (ms < 1000) return Math.round(ms) + " ms";
     var total = Math.round(ms / 1000), h = Math.floor(total / 3600), m = Math.floor(total % 3600 / 60), s = total % 60;
     var parts = [];
