@@ -61,7 +61,7 @@ func seed(t *testing.T, e *testenv.Env) seeded {
 		ms             int64
 		ago            time.Duration
 	}{
-		{"ended", "user_hangup", 210_000, 2 * time.Minute}, {"ended", "agent_hangup", 95_000, 3 * time.Hour},
+		{"ended", "user_hangup", 210_000, 5 * time.Minute}, {"ended", "agent_hangup", 95_000, 3 * time.Hour},
 		{"failed", "dial_failed", 0, 26 * time.Hour}, {"ended", "user_hangup", 330_000, 50 * time.Hour},
 	} {
 		body := map[string]any{"agent_id": s.Agent, "number_id": s.Number, "direction": "inbound", "from_number": "+14155550999",
