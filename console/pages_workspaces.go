@@ -145,11 +145,10 @@ func (h *Handler) workspaceImport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fields := map[string]string{}
-	for {
+	for range maxImportFields + 1 {
 		part, err := mr.NextPart()
 		if err != nil {
-			refuse(w, http.StatusUnprocessableEntity, data.EINVALID, "The import form has no document.")
-			return
+			break
 		}
 		if part.FormName() != "document" {
 			b, _ := io.ReadAll(io.LimitReader(part, 256))
@@ -169,6 +168,17 @@ func (h *Handler) workspaceImport(w http.ResponseWriter, r *http.Request) {
 		h.importDone(w, r, res)
 		return
 	}
+	refuse(w, http.StatusUnprocessableEntity, data.EINVALID, "The import form has no document.")
+}
+
+// maxImportFields bounds the small fields read before an import form's document.
+const maxImportFields = 4
+
+// LongRequest reports whether r may take longer than the server's read and write timeouts
+// (as the API's long routes may): the import form, which carries a whole workspace
+// document.
+func LongRequest(r *http.Request) bool {
+	return r.Method == http.MethodPost && r.URL.Path == "/workspace/import"
 }
 
 // importDone tells what an import created, with each new webhook's secret shown once.
