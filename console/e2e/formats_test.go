@@ -54,3 +54,14 @@ func TestHumanFormats(t *testing.T) {
 		t.Errorf("the refusal of a bad phone number: %q, want the form's label, not phone_number", s)
 	}
 }
+
+// A refused form far down a page (adding a member, at the end of the workspace page)
+// shows its refusal beside the form, in view, in the form's words.
+func TestRefusalBesideTheForm(t *testing.T) {
+	b := signedIn(t)
+	b.open("/workspace")
+	b.clickText("Add a member")
+	b.run("unknown email", chromedp.WaitVisible("#new-member", chromedp.ByQuery), chromedp.SendKeys("#new-member", "nobody@example.com", chromedp.ByQuery))
+	b.submit("#new-member")
+	b.waitInView("Email must be the email of an existing user")
+}

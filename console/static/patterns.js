@@ -103,6 +103,15 @@
   }
   window.addEventListener("hashchange", openTarget);
 
+  // A page that answers a refused form shows the refusal beside the form, which may be far
+  // down the page: it is brought into view, with the focus, as a screen reader expects.
+  function showRefusal() {
+    var alert = document.querySelector('main [role="alert"]:not([hidden])');
+    if (!alert) return;
+    alert.tabIndex = -1;
+    alert.focus();
+  }
+
   function init(root) {
     showTimes(root);
     root.querySelectorAll("input[data-all]").forEach(function (b) { b.closest("label").hidden = false; });
@@ -112,6 +121,7 @@
   document.addEventListener("DOMContentLoaded", function () {
     init(document);
     openTarget();
+    showRefusal();
     setInterval(function () { showTimes(document); }, 30000);
   });
   // Fragments htmx swaps in (a knowledge base's sources) get the same treatment.
