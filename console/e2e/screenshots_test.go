@@ -13,7 +13,7 @@ type consolePage struct {
 
 // consolePages lists every page of the console on a seeded workspace; a new page adds
 // its line here, so that the accessibility check and the screenshots cover it.
-func consolePages(s seeded, ownerWorkspace string) []consolePage {
+func consolePages(s seeded) []consolePage {
 	return []consolePage{
 		{"agents", "/agents"},
 		{"agent", "/agents/" + s.Agent},
@@ -47,6 +47,7 @@ func consolePages(s seeded, ownerWorkspace string) []consolePage {
 		{"users", "/users"},
 		{"user-delete", "/users/" + s.Member + "/delete"},
 		{"not-found", "/no-such-page"},
+		{"error", "/agents/agt_01JD6000000000000000000000"}, // the API's 404, on the error page
 	}
 }
 
@@ -72,7 +73,7 @@ func TestScreenshots(t *testing.T) {
 	}
 
 	s := seed(t, e)
-	for _, p := range consolePages(s, e.Owner.WorkspaceID) {
+	for _, p := range consolePages(s) {
 		b.open(p.path)
 		b.audit(p.name)
 	}
