@@ -177,6 +177,9 @@ type CallSeriesPoint struct {
 	Ended           int64 `json:"ended"`
 	Failed          int64 `json:"failed"`
 	TotalDurationMS int64 `json:"total_duration_ms"`
+	// AverageDurationMS is the bucket's total_duration_ms over its calls that have a
+	// duration, as the totals' average is: a chart of it agrees with the totals.
+	AverageDurationMS int64 `json:"average_duration_ms"`
 }
 
 // CallAnalytics is the body of GET /api/v1/analytics/calls (conventions §12).

@@ -53,9 +53,11 @@ type WorkspaceUser struct {
 	AgentIDs []string `json:"agent_ids"`
 }
 
-// WorkspaceUserAdd is the body of POST /api/v1/workspaces/{workspace_id}/users.
+// WorkspaceUserAdd is the body of POST /api/v1/workspaces/{workspace_id}/users. The user
+// is named by id or by email, one of the two.
 type WorkspaceUserAdd struct {
 	ID       string        `json:"id"`
+	Email    string        `json:"email"`
 	Role     string        `json:"role"`
 	Modules  Opt[[]string] `json:"modules"`   // optional, not nullable: all five when absent
 	AgentIDs Opt[[]string] `json:"agent_ids"` // optional, not nullable: [] when absent
@@ -79,8 +81,9 @@ type Membership struct {
 type WorkspaceUserService interface {
 	// ListWorkspaceUsers lists members, newest first. Errors: not_found.
 	ListWorkspaceUsers(ctx context.Context, workspaceID string, p PageRequest) ([]*WorkspaceUser, Page, error)
-	// AddWorkspaceUser adds a member. Errors: validation_failed (unknown user or agent),
-	// conflict (already a member), forbidden (an admin granting owner).
+	// AddWorkspaceUser adds a member, named by id or by email. Errors: validation_failed
+	// (unknown user or agent), conflict (already a member), forbidden (an admin granting
+	// owner).
 	AddWorkspaceUser(ctx context.Context, workspaceID string, in WorkspaceUserAdd) (*WorkspaceUser, error)
 	// WorkspaceUser returns one member. Errors: not_found.
 	WorkspaceUser(ctx context.Context, workspaceID, userID string) (*WorkspaceUser, error)

@@ -249,7 +249,8 @@ var fieldRules = map[string]map[string]fieldRule{
 		"modules": {Items: &fieldRule{Enum: data.Modules}},
 	},
 	"WorkspaceUserAdd": {
-		"id":        fieldRule{MinLength: 1}.with(true, "Id of an existing user."),
+		"id":        {MinLength: 1, Description: "Id of an existing user; required when email is absent."},
+		"email":     {MaxLength: validate.MaxEmailLen, Format: "email", Description: "Email of an existing user, instead of id (not both)."},
 		"role":      oneOf(data.Roles...).with(true, ""),
 		"modules":   {MaxItems: len(data.Modules), UniqueItems: true, Items: &fieldRule{Enum: data.Modules}, Description: "All five when omitted."},
 		"agent_ids": {MaxItems: validate.MaxIDListItems, UniqueItems: true, Description: "Agents of the workspace the user is limited to; [] (the default) means all."},

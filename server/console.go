@@ -21,6 +21,9 @@ func (s *Server) mountConsole(r *mux.Router) {
 		if info, ok := req.Context().Value(requestInfoKey).(*requestInfo); ok {
 			info.route = "console"
 		}
+		if console.LongRequest(req) { // a workspace document, as the API's import route
+			w, req = s.longTransfer(w, req)
+		}
 		// A page knows its user (for the sections it offers) from the session's principal;
 		// a session that no longer authenticates is no session.
 		// A session that cannot be checked now (the database is unreachable) is not

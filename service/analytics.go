@@ -54,8 +54,8 @@ func (s *AnalyticsService) CallAnalytics(ctx context.Context, q data.CallAnalyti
 }
 
 // assemble lays the buckets of one or more agents out as a series with a point for every
-// bucket the range touches, and sums them into totals and reasons. The average duration
-// counts only the calls that have one.
+// bucket the range touches, and sums them into totals and reasons. The average duration,
+// of the totals and of each bucket alike, counts only the calls that have one.
 func assemble(from, to time.Time, step time.Duration, parts [][]data.CallBucket) *data.CallAnalytics {
 	first := from.UTC().Truncate(step)
 	n := int(validate.AnalyticsBuckets(from, to, step))
@@ -64,6 +64,7 @@ func assemble(from, to time.Time, step time.Duration, parts [][]data.CallBucket)
 		out.Series[i].Start = data.NewTime(first.Add(time.Duration(i) * step))
 	}
 	var withDuration int64
+	pointsWith := make([]int64, n) // each bucket's calls with a duration
 	t := &out.Totals
 	for _, part := range parts {
 		for _, b := range part {
@@ -76,6 +77,7 @@ func assemble(from, to time.Time, step time.Duration, parts [][]data.CallBucket)
 			pt.Ended += b.Ended
 			pt.Failed += b.Failed
 			pt.TotalDurationMS += b.DurationMS
+			pointsWith[i] += b.WithDuration
 			t.Calls += b.Calls
 			t.Ended += b.Ended
 			t.Failed += b.Failed
@@ -88,6 +90,11 @@ func assemble(from, to time.Time, step time.Duration, parts [][]data.CallBucket)
 	}
 	if withDuration > 0 {
 		t.AverageDurationMS = t.TotalDurationMS / withDuration
+	}
+	for i, w := range pointsWith {
+		if w > 0 {
+			out.Series[i].AverageDurationMS = out.Series[i].TotalDurationMS / w
+		}
 	}
 	return out
 }

@@ -53,6 +53,15 @@ func TestCallAnalyticsQueryAndScope(t *testing.T) {
 	if err != nil || len(h.Series) != 3 || h.Series[0].Calls != 1 || h.Series[1].Calls != 3 || h.Series[2].Calls != 0 {
 		t.Fatalf("hourly = %+v, %v", h, err)
 	}
+	// Each bucket's average divides by the calls that have a duration, as the totals'
+	// does: the second hour's failed and registered calls have none, so 30 s, not 10 s;
+	// and the one day's average is the totals' own.
+	if a0, a1, a2 := h.Series[0].AverageDurationMS, h.Series[1].AverageDurationMS, h.Series[2].AverageDurationMS; a0 != 60_000 || a1 != 30_000 || a2 != 0 {
+		t.Errorf("hourly averages = %d, %d, %d; want 60000, 30000, 0", a0, a1, a2)
+	}
+	if got := def.Series[30].AverageDurationMS; got != def.Totals.AverageDurationMS {
+		t.Errorf("the day's average %d differs from the totals' %d for the same calls", got, def.Totals.AverageDurationMS)
+	}
 	// One agent; a limited caller sums its agents; a hidden agent counts nothing.
 	for _, tc := range []struct {
 		name  string
