@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -269,5 +270,32 @@ func TestJobRunnerWakesOnEnqueueAndDrainsOnStop(t *testing.T) {
 	}
 	if runs := e.runs("test.drain"); runs[service.JobOutcomeStopped] != 1 {
 		t.Errorf("run counts %v, want one stopped", runs)
+	}
+}
+
+// TestJobAFailedClaimHandsOutNothing: a claim whose transaction did not commit leased
+// nothing, so the runner runs none of the jobs it read (another runner may hold them).
+func TestJobAFailedClaimHandsOutNothing(t *testing.T) {
+	db := testkit.OpenEngine(t)
+	store := &failingCommits{Store: db}
+	clock := newJobClock()
+	svc := servicesOn(t, store, db, func(o *service.Options) { o.Now = clock.now })
+	e := &jobEnv{t: t, svc: svc, store: db, clock: clock}
+	ran := make(chan string, 1)
+	e.svc.Jobs.Register(service.JobKind{Name: "test.claimed", Module: data.ModuleAgents,
+		Handle: func(ctx context.Context, run *service.JobRun) error { ran <- run.Job.ID; return nil }})
+	j := e.enqueue(data.JobEnqueue{Kind: "test.claimed"})
+	store.fail.Store(true)
+	n, err := e.runner("r").RunDue(context.Background())
+	if !errors.Is(err, errJobCommitFailed) || n != 0 {
+		t.Errorf("RunDue with a failing commit = %d, %v; want nothing run and the error", n, err)
+	}
+	select {
+	case id := <-ran:
+		t.Errorf("the handler ran job %s of a claim that did not commit", id)
+	default:
+	}
+	if got := e.job(j.ID); got.Status != data.JobQueued || got.Attempt != 0 {
+		t.Errorf("the job after the failed claim: %+v", got)
 	}
 }
