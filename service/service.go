@@ -164,6 +164,7 @@ func New(store Store, opts Options) (*Services, error) {
 		Retention:      &RetentionService{b},
 		Jobs:           &JobService{b},
 	}
+	// Every kind of background job is registered here, so every process knows it.
 	svc.Jobs.Register(svc.KnowledgeBases.urlFetchKind())
 	return svc, nil
 }
