@@ -30,6 +30,18 @@ type SourceChunk struct {
 	Vector []float32
 }
 
+// Heading is what the source is known by: a text's title, a file's name, a url. Retrieval
+// weighs its words as a heading of every chunk of the source.
+func (s *KnowledgeSource) Heading() string {
+	switch s.Type {
+	case SourceTexts:
+		return s.Title
+	case SourceURLs:
+		return s.URL
+	}
+	return s.Filename
+}
+
 // AppendTo adds the source's item to the list of its type in kb.
 func (s *KnowledgeSource) AppendTo(kb *KnowledgeBase) {
 	switch s.Type {

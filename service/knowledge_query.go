@@ -96,10 +96,14 @@ func (s *KnowledgeBaseService) kbIndex(ctx context.Context, ws, kbID string) (*k
 		if rev, err = tx.ChunksRevision(kbID); err != nil {
 			return err
 		}
+		headings, err := sourceHeadings(tx, kbID)
+		if err != nil {
+			return err
+		}
 		return tx.EachSourceChunks(kbID, func(sourceID string, stored []data.SourceChunk) error {
 			chunks := make([]knowledge.Chunk, len(stored))
 			for i, sc := range stored {
-				chunks[i] = knowledge.Chunk{ID: knowledge.ChunkID(sourceID, i), SourceID: sourceID, Text: sc.Text, Vector: sc.Vector}
+				chunks[i] = knowledge.Chunk{ID: knowledge.ChunkID(sourceID, i), SourceID: sourceID, Title: headings[sourceID], Text: sc.Text, Vector: sc.Vector}
 			}
 			ix.Add(sourceID, chunks)
 			return nil
@@ -114,6 +118,29 @@ func (s *KnowledgeBaseService) kbIndex(ctx context.Context, ws, kbID string) (*k
 	}
 	c.mu.Unlock()
 	return ix, nil
+}
+
+// sourceHeadings maps each source of a knowledge base to its Heading, which the index
+// weighs with its chunks; chunks are stored without it.
+func sourceHeadings(tx Tx, kbID string) (map[string]string, error) {
+	kb, err := tx.KnowledgeBase(kbID)
+	if err != nil || kb == nil {
+		return nil, err
+	}
+	if err := tx.KnowledgeBaseSources(kb); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, t := range kb.Texts {
+		out[t.ID] = t.Title
+	}
+	for _, u := range kb.URLs {
+		out[u.ID] = u.URL
+	}
+	for _, f := range kb.Files {
+		out[f.ID] = f.Filename
+	}
+	return out, nil
 }
 
 // search runs one query over the given knowledge bases and returns the best k hits over

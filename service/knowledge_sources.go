@@ -61,6 +61,9 @@ func (s *KnowledgeBaseService) index(ctx context.Context, src *data.KnowledgeSou
 	if err == nil {
 		*chunks, err = knowledge.ChunkSource(src.ID, text)
 	}
+	for i := range *chunks {
+		(*chunks)[i].Title = src.Heading()
+	}
 	if err != nil {
 		reason := knowledge.Reason(err)
 		src.Status, src.Error, src.IndexedAt, *chunks = data.SourceFailed, &reason, nil, nil

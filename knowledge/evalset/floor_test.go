@@ -2,4 +2,4 @@ package evalset
 
 // lexicalRecall3Floor is the lexical recall@3 on the built-in set recorded in
 // docs/knowledge-bases.md; a change that lowers it fails TestRetrievalQuality.
-const lexicalRecall3Floor = 0.825
+const lexicalRecall3Floor = 0.857

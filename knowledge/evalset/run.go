@@ -90,6 +90,9 @@ func runBase(ctx context.Context, b Base, modes []string, opts Options, rep *Rep
 		if err != nil {
 			return nil, fmt.Errorf("source %q: %w", src.Title, err)
 		}
+		for i := range chunks {
+			chunks[i].Title = src.Title // as the service does for a text's title
+		}
 		if err := knowledge.EmbedChunks(ctx, opts.Embedder, chunks); err != nil {
 			return nil, fmt.Errorf("embedding: %w", err)
 		}
