@@ -112,14 +112,23 @@ type AgentKnowledgeQuery struct {
 	Query string `json:"query"`
 }
 
-// KnowledgeChunk is a retrieved chunk with its score in [0, 1].
+// KnowledgeChunk is a retrieved chunk with its score in [0, 1] and the evidence that found
+// it (EvidenceLexical, EvidenceVector or EvidenceBoth).
 type KnowledgeChunk struct {
 	ChunkID    string  `json:"chunk_id"`
 	SourceID   string  `json:"source_id"`
 	SourceType string  `json:"source_type"`
 	Text       string  `json:"text"`
 	Score      float64 `json:"score"`
+	Evidence   string  `json:"evidence"`
 }
+
+// What found a retrieved chunk: its words, its embedding, or both.
+const (
+	EvidenceLexical = "lexical"
+	EvidenceVector  = "vector"
+	EvidenceBoth    = "both"
+)
 
 // URLFetch is a pending url source waiting for the fetcher. Attempt tells one request to
 // fetch it from the next, so a result that arrives after a refetch or a delete is dropped.

@@ -4,7 +4,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 )
 
@@ -21,12 +20,13 @@ type Chunk struct {
 	Vector   []float32
 }
 
-// Hit is a chunk that matched a query, with its score in [0, 1].
+// Hit is a chunk that matched a query, with its score in [0, 1] and what found it.
 type Hit struct {
 	ChunkID  string
 	SourceID string
 	Text     string
 	Score    float64
+	Evidence Evidence
 }
 
 // BM25 parameters: the usual values from the literature, fine for paragraph-sized chunks.
@@ -61,7 +61,8 @@ type doc struct {
 	len   float32 // weighted number of terms, for BM25's length normalization
 	terms []termCount
 	lang  language
-	src   int32 // the source's number
+	src   int32     // the source's number
+	unit  []float32 // the chunk's vector scaled to length 1, nil without one
 	dead  bool
 }
 
@@ -128,7 +129,8 @@ func prepareDocs(sourceID string, chunks []Chunk) []doc {
 		for i := lo; i < hi; i++ {
 			c := chunks[i]
 			c.SourceID = sourceID
-			prepared[i] = doc{chunk: c}
+			prepared[i] = doc{chunk: c, unit: unitVector(c.Vector)}
+			prepared[i].chunk.Vector = nil // the unit copy is what searches use
 			prepared[i].terms, prepared[i].len, prepared[i].lang = countTerms(c.Text, c.Title+"\n"+headings[i], scratch)
 		}
 	}
@@ -182,7 +184,7 @@ func (ix *Index) dropDocLocked(n int32) {
 			delete(ix.bySource, d.chunk.SourceID)
 		}
 	}
-	d.chunk, d.terms = Chunk{ID: d.chunk.ID}, nil // free the text now
+	d.chunk, d.terms, d.unit = Chunk{ID: d.chunk.ID}, nil, nil // free the text now
 }
 
 // maybeCompactLocked rebuilds the tables once dead entries outnumber live ones, which keeps
@@ -388,24 +390,4 @@ func normalizeScore(raw, ideal float64) float64 {
 		return 0
 	}
 	return 1 - math.Exp(-scoreSteepness*raw/ideal)
-}
-
-// topK sorts hits best first (ties by chunk ID) and keeps the first k.
-func topK(hits []Hit, k int) []Hit {
-	slices.SortFunc(hits, func(a, b Hit) int {
-		if a.Score != b.Score {
-			if a.Score > b.Score {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.ChunkID, b.ChunkID)
-	})
-	if len(hits) > k {
-		hits = hits[:k]
-	}
-	if len(hits) == 0 {
-		return nil
-	}
-	return hits
 }

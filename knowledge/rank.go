@@ -53,7 +53,7 @@ func (b *best) hits() []Hit {
 	out := make([]Hit, len(b.items))
 	for i, it := range b.items {
 		c := &b.ix.docs[it.n].chunk
-		out[i] = Hit{ChunkID: c.ID, SourceID: c.SourceID, Text: c.Text, Score: it.score}
+		out[i] = Hit{ChunkID: c.ID, SourceID: c.SourceID, Text: c.Text, Score: it.score, Evidence: EvidenceLexical}
 	}
 	return out
 }

@@ -360,8 +360,9 @@ var fieldRules = map[string]map[string]fieldRule{
 	},
 	"AgentKnowledgeQuery": {"query": fieldRule{MinLength: 1, MaxLength: validate.MaxQuery}.with(true, "")},
 	"KnowledgeChunk": {
-		"score":       between(0, 1).with(false, "Similarity; higher is better."),
+		"score":       between(0, 1).with(false, "Similarity; higher is better. With embeddings, the blend of the lexical score and the cosine similarity (docs/knowledge-bases.md)."),
 		"source_type": oneOf(data.SourceTypes...),
+		"evidence":    oneOf(data.EvidenceLexical, data.EvidenceVector, data.EvidenceBoth).with(false, "What found the chunk: its words (lexical), its embedding's closeness to the query's (vector), or both."),
 	},
 	// Privacy settings (validate/privacy.go, docs/calls.md).
 	"WorkspacePrivacy":      workspacePrivacyRules,

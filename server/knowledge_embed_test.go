@@ -69,6 +69,19 @@ func TestKnowledgeQueryWithEmbeddings(t *testing.T) {
 	if s := path(r.JSON(), "data.0.score").(float64); s <= 0 || s > 1 {
 		t.Errorf("score %v", s)
 	}
+	if ev := path(r.JSON(), "data.0.evidence"); ev != "vector" {
+		t.Errorf("a chunk found only by its embedding has evidence %v, want vector", ev)
+	}
+	r = e.do("POST", "/api/v1/knowledge-bases/"+id+"/query", e.Owner.Token, map[string]any{"query": "is the canine garden open"})
+	expect(t, r, 200)
+	if ev := path(r.JSON(), "data.0.evidence"); ev != "both" {
+		t.Errorf("a chunk sharing words and meaning has evidence %v, want both: %s", ev, r.Body)
+	}
+	r = e.do("POST", "/api/v1/knowledge-bases/"+id+"/query", e.Owner.Token, map[string]any{"query": "when does the shop open", "chunks_to_retrieve": 1})
+	expect(t, r, 200)
+	if ev := path(r.JSON(), "data.0.evidence"); ev != "both" && ev != "lexical" {
+		t.Errorf("evidence %v for a lexical match", ev)
+	}
 
 	// Without embeddings the same query shares no word with the text and finds nothing.
 	plain := newEnv(t)
@@ -76,5 +89,9 @@ func TestKnowledgeQueryWithEmbeddings(t *testing.T) {
 	r = plain.do("POST", "/api/v1/knowledge-bases/"+id+"/query", plain.Owner.Token, map[string]any{"query": "are dogs allowed"})
 	if len(r.List()) != 0 {
 		t.Errorf("lexical search matched without a shared word: %s", r.Body)
+	}
+	r = plain.do("POST", "/api/v1/knowledge-bases/"+id+"/query", plain.Owner.Token, map[string]any{"query": "canine companions"})
+	if ev := path(r.JSON(), "data.0.evidence"); ev != "lexical" {
+		t.Errorf("without embeddings evidence is %v, want lexical: %s", ev, r.Body)
 	}
 }

@@ -164,7 +164,7 @@ func (s *KnowledgeBaseService) search(ctx context.Context, ws string, kbIDs []st
 		}
 		var found []knowledge.Hit
 		if vec != nil {
-			found = ix.SearchHybrid(query, vec, k, threshold, knowledge.DefaultVectorWeight)
+			found = ix.SearchHybrid(query, vec, k, threshold, knowledge.DefaultFusion)
 		} else {
 			found = ix.Search(query, k, threshold)
 		}
@@ -196,7 +196,7 @@ func (s *KnowledgeBaseService) search(ctx context.Context, ws string, kbIDs []st
 				continue // deleted since the search: never return a chunk of a gone source
 			}
 			score := math.Min(1, math.Max(0, h.Score))
-			out = append(out, data.KnowledgeChunk{ChunkID: h.ChunkID, SourceID: h.SourceID, SourceType: src.Type, Text: h.Text, Score: score})
+			out = append(out, data.KnowledgeChunk{ChunkID: h.ChunkID, SourceID: h.SourceID, SourceType: src.Type, Text: h.Text, Score: score, Evidence: string(h.Evidence)})
 		}
 		return nil
 	})

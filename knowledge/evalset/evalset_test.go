@@ -96,3 +96,33 @@ func TestRetrievalQuality(t *testing.T) {
 		t.Errorf("lexical recall@3 = %.3f, below its recorded %.3f", got, lexicalRecall3Floor)
 	}
 }
+
+// TestFusionComparison prints hybrid figures for each fusion considered (run with -v;
+// docs/knowledge-bases.md records them), on embedtest's stand-in vectors.
+func TestFusionComparison(t *testing.T) {
+	bases, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stand := embedtest.Start()
+	defer stand.Close()
+	emb := knowledge.NewOpenAIEmbedder(knowledge.OpenAIEmbedderConfig{BaseURL: stand.BaseURL(), Model: "stand-in"})
+	for _, f := range []knowledge.Fusion{
+		{Method: knowledge.FuseLinear, VectorWeight: 0.3},
+		{Method: knowledge.FuseLinear, VectorWeight: 0.5},
+		{Method: knowledge.FuseLinear, VectorWeight: 0.7},
+		{Method: knowledge.FuseRRF, VectorWeight: 0.5, RRFK: 60},
+		{Method: knowledge.FuseRRF, VectorWeight: 0.5, RRFK: 10},
+		{Method: knowledge.FuseRRF, VectorWeight: 0.3, RRFK: 60},
+	} {
+		rep, err := Run(context.Background(), bases, Options{Embedder: emb, Fusion: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := rep.All[ModeHybrid]
+		t.Logf("%s w=%.1f k=%d: recall@1 %.3f recall@3 %.3f recall@5 %.3f MRR %.3f", f.Method, f.VectorWeight, f.RRFK, h.Recall1, h.Recall3, h.Recall5, h.MRR)
+		if h.Recall3 < rep.All[ModeVector].Recall3 {
+			t.Errorf("%+v: hybrid recall@3 %.3f below vector alone %.3f", f, h.Recall3, rep.All[ModeVector].Recall3)
+		}
+	}
+}

@@ -28,6 +28,15 @@ const depth = 10
 // vector and hybrid modes are measured too.
 type Options struct {
 	Embedder knowledge.Embedder
+	// Fusion is the hybrid mode's fusion; knowledge.DefaultFusion when its Method is empty.
+	Fusion knowledge.Fusion
+}
+
+func (o Options) fusion() knowledge.Fusion {
+	if o.Fusion.Method == "" {
+		return knowledge.DefaultFusion
+	}
+	return o.Fusion
 }
 
 // Figures are one mode's results over a set of questions.
@@ -124,7 +133,7 @@ func runBase(ctx context.Context, b Base, modes []string, opts Options, rep *Rep
 			case ModeVector:
 				hits = vectorSearch(all, qvecs[qi], depth)
 			case ModeHybrid:
-				hits = ix.SearchHybrid(q.Text, qvecs[qi], depth, 0, knowledge.DefaultVectorWeight)
+				hits = ix.SearchHybrid(q.Text, qvecs[qi], depth, 0, opts.fusion())
 			}
 			rank := 0
 			for i, h := range hits {
