@@ -315,26 +315,18 @@ func (s *JobService) JobRuns() []data.JobRunCount {
 // DefaultJobRetention is how long finished jobs are kept before PruneJobs deletes them.
 const DefaultJobRetention = 7 * 24 * time.Hour
 
-// pruneJobsBatch bounds the jobs one pruning transaction deletes.
-const pruneJobsBatch = 500
+// JobPruneBatch bounds the jobs one PruneJobs transaction deletes.
+const JobPruneBatch = 500
 
-// PruneJobs deletes the jobs that finished more than retention ago, in transactions of
-// bounded size, and returns how many it deleted. Pending jobs are never deleted.
+// PruneJobs deletes up to JobPruneBatch jobs that finished more than retention ago, in
+// one transaction, and returns how many it deleted (fewer than JobPruneBatch: none older
+// is left). Pending jobs are never deleted.
 func (s *JobService) PruneJobs(ctx context.Context, retention time.Duration) (int, error) {
 	before := s.now().Add(-retention)
-	total := 0
-	for ctx.Err() == nil {
-		var n int
-		if err := s.store.Update(ctx, func(tx Tx) (err error) {
-			n, err = tx.PruneJobs(before, pruneJobsBatch)
-			return err
-		}); err != nil {
-			return total, err
-		}
-		total += n
-		if n < pruneJobsBatch {
-			return total, nil
-		}
-	}
-	return total, ctx.Err()
+	var n int
+	err := s.store.Update(ctx, func(tx Tx) (err error) {
+		n, err = tx.PruneJobs(before, JobPruneBatch)
+		return err
+	})
+	return n, err
 }

@@ -144,7 +144,7 @@ func New(store Store, opts Options) (*Services, error) {
 		redactors: &redactors{}, jobs: newJobRegistry(),
 	}
 	b.store = claimingStore{Store: store, b: b}
-	return &Services{
+	svc := &Services{
 		Auth:           &AuthService{base: b, cache: &tokenCache{}},
 		Users:          &UserService{b},
 		Workspaces:     &WorkspaceService{b},
@@ -163,7 +163,9 @@ func New(store Store, opts Options) (*Services, error) {
 		Backup:         newBackupService(b, store),
 		Retention:      &RetentionService{b},
 		Jobs:           &JobService{b},
-	}, nil
+	}
+	svc.Jobs.Register(svc.KnowledgeBases.urlFetchKind())
+	return svc, nil
 }
 
 // timeNow is the clock as the records' time type.
