@@ -33,6 +33,10 @@ type KnowledgeBase struct {
 	CreatedAt   Time         `json:"created_at"`
 	UpdatedAt   Time         `json:"updated_at"`
 	WorkspaceID string       `json:"workspace_id"`
+	// Embeddings is where its vectors stand (the service fills it in responses).
+	Embeddings KnowledgeEmbeddings `json:"embeddings"`
+	// EmbeddingError is the last embedding failure, stored; nil once embedding succeeds.
+	EmbeddingError *string `json:"-"`
 }
 
 // TextSource is an item of a knowledge base's texts. Title is "" when none was given.

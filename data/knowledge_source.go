@@ -21,6 +21,10 @@ type KnowledgeSource struct {
 	Error           *string `json:"error"`
 	CreatedAt       Time    `json:"created_at"`
 	IndexedAt       *Time   `json:"indexed_at"`
+	// EmbeddingSpace names the embedding model its chunks' vectors come from ("" when
+	// they have none): vectors of another model are not comparable, so retrieval uses a
+	// source's vectors only while its space is the workspace's current one.
+	EmbeddingSpace string `json:"embedding_space,omitempty"`
 }
 
 // SourceChunk is a piece of a source's text as storage keeps it: the text and, when
