@@ -34,7 +34,7 @@ type KnowledgeBase struct {
 	UpdatedAt   Time         `json:"updated_at"`
 	WorkspaceID string       `json:"workspace_id"`
 	// Embeddings is where its vectors stand (the service fills it in responses).
-	Embeddings KnowledgeEmbeddings `json:"embeddings"`
+	Embeddings *KnowledgeEmbeddings `json:"embeddings,omitempty"`
 	// EmbeddingError is the last embedding failure, stored; nil once embedding succeeds.
 	EmbeddingError *string `json:"-"`
 }

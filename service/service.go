@@ -68,6 +68,8 @@ type base struct {
 	redactors *redactors
 	// jobs are the registered job kinds and the runners to wake (service/jobs.go).
 	jobs *jobRegistry
+	// providers caches workspaces' embedding providers (service/knowledge_embeddings.go).
+	providers providers
 }
 
 // Services are the implementations of the data services, one per resource, built on one
@@ -165,6 +167,7 @@ func New(store Store, opts Options) (*Services, error) {
 		Jobs:           &JobService{b},
 	}
 	svc.Jobs.Register(svc.KnowledgeBases.urlFetchKind())
+	svc.Jobs.Register(svc.KnowledgeBases.embedKind())
 	return svc, nil
 }
 
