@@ -32,7 +32,60 @@ type embedPayload struct {
 // embedKind is the job kind of embeddings, run by s.
 func (s *KnowledgeBaseService) embedKind() JobKind {
 	return JobKind{Name: JobKindEmbed, Module: data.ModuleKnowledgeBase, MaxAttempts: embedAttempts,
-		Backoff: ExponentialBackoff(DefaultJobBackoffBase, embedBackoffMax), Handle: s.runEmbed}
+		Backoff: ExponentialBackoff(DefaultJobBackoffBase, embedBackoffMax), Handle: s.runEmbed, AtStart: s.enqueueStaleEmbeds}
+}
+
+// enqueueStaleEmbeds queues the embed job of every knowledge base with sources lacking
+// vectors of its workspace's provider: those a version before embeddings were jobs
+// indexed, and those of a provider the operator changed (--embeddings-url or -model) while
+// the server was stopped. Knowledge bases with a pending job keep it (the unique key).
+func (s *KnowledgeBaseService) enqueueStaleEmbeds(ctx context.Context) error {
+	return s.store.Update(ctx, func(tx Tx) error {
+		workspaces, err := tx.AllWorkspaces()
+		if err != nil {
+			return err
+		}
+		for _, w := range workspaces {
+			p, err := s.providerFor(w)
+			if err != nil || p == nil {
+				if err != nil {
+					s.log.Warn("embeddings: the workspace's provider cannot be used", "workspace_id", w.ID, "error", err)
+				}
+				continue
+			}
+			if err := s.enqueueStaleIn(tx, w.ID, p.space); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// enqueueStaleIn queues the embed job of each knowledge base of a workspace with sources
+// lacking vectors of space.
+func (s *KnowledgeBaseService) enqueueStaleIn(tx Tx, wsID, space string) error {
+	req := data.PageRequest{PerPage: data.MaxPerPage}
+	for {
+		list, page, err := tx.KnowledgeBasePage(wsID, req)
+		if err != nil {
+			return err
+		}
+		for _, kb := range list {
+			stale, _, err := staleSources(tx, kb.ID, space)
+			if err != nil {
+				return err
+			}
+			if len(stale) > 0 {
+				if err := s.enqueueEmbed(tx, wsID, kb.ID); err != nil {
+					return err
+				}
+			}
+		}
+		if page.NextCursor == nil {
+			return nil
+		}
+		req.Cursor = *page.NextCursor
+	}
 }
 
 // enqueueEmbed queues, in tx, the embed job of knowledge base kbID when its workspace has

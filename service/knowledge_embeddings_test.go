@@ -7,9 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/embedtest"
 	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/knowledge"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -18,7 +20,7 @@ import (
 type embedEnv struct {
 	t      *testing.T
 	svc    *service.Services
-	store  service.Store
+	store  cli.Backend
 	clock  *jobClock
 	stand  *embedtest.Server
 	ctx    context.Context
@@ -234,5 +236,38 @@ func TestWorkspaceEmbeddingsRules(t *testing.T) {
 	w, err := e.svc.Workspaces.Workspace(e.ctx, e.ws)
 	if err != nil || w.Embeddings.APIKey == nil || *w.Embeddings.APIKey != "****kkkk" {
 		t.Errorf("after the refusals the setting is %+v (%v)", w.Embeddings, err)
+	}
+}
+
+// TestEmbeddingsAfterUpgrade: sources indexed before embeddings were jobs (no embedding
+// space) are embedded when a runner starts, with the operator's provider.
+func TestEmbeddingsAfterUpgrade(t *testing.T) {
+	e := newEmbedEnv(t)
+	kb, err := e.svc.KnowledgeBases.CreateKnowledgeBase(e.ctx, data.KnowledgeBaseCreate{Name: "Old", Texts: []data.TextInput{
+		{Content: "Parcels can be sent back within thirty days for a refund."}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same database served by a version whose operator turned embeddings on.
+	emb := knowledge.NewOpenAIEmbedder(knowledge.OpenAIEmbedderConfig{BaseURL: e.stand.BaseURL(), Model: "operator-model", APIKey: e.stand.Key})
+	svc := servicesOn(t, e.store, e.store, func(o *service.Options) {
+		o.Now = e.clock.now
+		o.Knowledge.Embedder, o.Knowledge.EmbeddingModel = emb, "operator-model"
+		o.Knowledge.EmbeddingSpace = service.EmbeddingSpace(e.stand.BaseURL(), "operator-model")
+	})
+	e.svc = svc
+	e.wantStatus(kb.ID, data.EmbeddingsInProgress, 0, 1)
+	r := svc.Jobs.NewRunner(service.RunnerOptions{Owner: "upgraded", Lease: time.Minute, Heartbeat: time.Hour, Poll: time.Hour, Now: e.clock.now, Jitter: noJitter})
+	r.Start(context.Background()) // its start queues what the older version left
+	defer r.Stop(context.Background())
+	deadline := time.Now().Add(10 * time.Second)
+	for e.kb(kb.ID).Embeddings.Status != data.EmbeddingsReady {
+		if time.Now().After(deadline) {
+			t.Fatalf("not embedded after the runner started: %+v", e.kb(kb.ID).Embeddings)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if m := e.stand.Models(); len(m) == 0 || m[0] != "operator-model" {
+		t.Errorf("models asked %v, want the operator's", m)
 	}
 }
