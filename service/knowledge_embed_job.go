@@ -176,21 +176,29 @@ func (s *KnowledgeBaseService) runEmbed(ctx context.Context, run *JobRun) error 
 		if kb == nil || p == nil {
 			return nil // deleted, or embeddings turned off: nothing to do
 		}
-		if err := run.Progress(ctx, data.JobProgress{Done: int64(total - len(stale)), Total: int64(total)}, ""); err != nil {
-			return err
-		}
 		if len(stale) == 0 {
+			if err := run.Progress(ctx, data.JobProgress{Done: int64(total), Total: int64(total)}, ""); err != nil {
+				return err
+			}
 			return s.setEmbeddingError(ctx, kb.ID, nil)
 		}
-		if err := s.embedSource(ctx, p, stale[0]); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
+		// The sources found stale now, one by one; then a new look for sources indexed
+		// meanwhile.
+		for i, src := range stale {
+			done := int64(total - len(stale) + i)
+			if err := run.Progress(ctx, data.JobProgress{Done: done, Total: int64(total)}, ""); err != nil {
+				return err
 			}
-			reason := knowledge.Reason(err)
-			if serr := s.setEmbeddingError(ctx, kb.ID, &reason); serr != nil {
-				s.log.Warn("recording an embedding failure", "knowledge_base_id", kb.ID, "error", serr)
+			if err := s.embedSource(ctx, p, src); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				reason := knowledge.Reason(err)
+				if serr := s.setEmbeddingError(ctx, kb.ID, &reason); serr != nil {
+					s.log.Warn("recording an embedding failure", "knowledge_base_id", kb.ID, "error", serr)
+				}
+				return Transient(err)
 			}
-			return Transient(err)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/knowledge"
@@ -136,6 +137,9 @@ func (s *KnowledgeBaseService) fillEmbeddings(tx Tx, kb *data.KnowledgeBase) err
 	return nil
 }
 
+// queryEmbedTimeout bounds the embedding of a query.
+const queryEmbedTimeout = 3 * time.Second
+
 // embedQuery embeds a query once with provider p (nil: none) and returns its vector and
 // the space the index's vectors must be of; a provider that fails leaves the query
 // lexical (nil, "").
@@ -143,6 +147,10 @@ func (s *KnowledgeBaseService) embedQuery(ctx context.Context, p *embedProvider,
 	if p == nil {
 		return nil, ""
 	}
+	// A caller is waiting (a voice runtime, mid-call): a provider that hangs costs it
+	// queryEmbedTimeout at most, then the answer is lexical.
+	ctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
+	defer cancel()
 	vecs, err := p.embedder.Embed(ctx, []string{query})
 	if err != nil || len(vecs) != 1 {
 		s.log.Warn("embedding a query failed; searching lexically", "error", err)
