@@ -119,8 +119,12 @@ func (s *KnowledgeBaseService) ListKnowledgeBases(ctx context.Context, req data.
 		if list, page, err = tx.KnowledgeBasePage(ws, req); err != nil {
 			return err
 		}
+		p, err := s.workspaceProvider(tx, ws)
+		if err != nil {
+			return err
+		}
 		for _, kb := range list {
-			if err := s.fillEmbeddings(tx, kb); err != nil {
+			if err := fillEmbeddingsWith(tx, kb, p); err != nil {
 				return err
 			}
 		}

@@ -105,6 +105,12 @@ func (s *KnowledgeBaseService) fillEmbeddings(tx Tx, kb *data.KnowledgeBase) err
 	if err != nil {
 		return err
 	}
+	return fillEmbeddingsWith(tx, kb, p)
+}
+
+// fillEmbeddingsWith is fillEmbeddings with the workspace's provider p already read (a
+// page of knowledge bases shares one).
+func fillEmbeddingsWith(tx Tx, kb *data.KnowledgeBase, p *embedProvider) error {
 	e := &data.KnowledgeEmbeddings{Status: data.EmbeddingsOff, Error: kb.EmbeddingError}
 	kb.Embeddings = e
 	if p == nil {
