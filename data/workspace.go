@@ -8,9 +8,12 @@ type Workspace struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	// Privacy is the workspace's retention and redaction (docs/calls.md).
-	Privacy   WorkspacePrivacy `json:"privacy"`
-	CreatedAt Time             `json:"created_at"`
-	UpdatedAt Time             `json:"updated_at"`
+	Privacy WorkspacePrivacy `json:"privacy"`
+	// Embeddings is the workspace's embedding provider for knowledge bases
+	// (docs/knowledge-bases.md); its api_key is masked.
+	Embeddings WorkspaceEmbeddings `json:"embeddings"`
+	CreatedAt  Time                `json:"created_at"`
+	UpdatedAt  Time                `json:"updated_at"`
 }
 
 // WorkspaceCreate is the body of POST /api/v1/workspaces.
@@ -21,9 +24,10 @@ type WorkspaceCreate struct {
 
 // WorkspaceUpdate is the body of PUT /api/v1/workspaces/{workspace_id}.
 type WorkspaceUpdate struct {
-	Name        Opt[string]                `json:"name"`
-	Description Opt[string]                `json:"description"`
-	Privacy     Opt[WorkspacePrivacyPatch] `json:"privacy"`
+	Name        Opt[string]                   `json:"name"`
+	Description Opt[string]                   `json:"description"`
+	Privacy     Opt[WorkspacePrivacyPatch]    `json:"privacy"`
+	Embeddings  Opt[WorkspaceEmbeddingsPatch] `json:"embeddings"`
 }
 
 // WorkspaceService manages workspaces.
@@ -102,6 +106,9 @@ type WorkspaceUserService interface {
 type WorkspaceRecord struct {
 	Workspace
 	PersonalOf string `json:"personal_of,omitempty"`
+	// EmbeddingsKey is the embedding provider's api_key, sealed; Embeddings.APIKey holds
+	// its mask.
+	EmbeddingsKey string `json:"embeddings_key,omitempty"`
 }
 
 // MemberRecord is a membership as stored.

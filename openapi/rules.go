@@ -390,8 +390,16 @@ var fieldRules = map[string]map[string]fieldRule{
 	},
 	"AgentKnowledgeQuery": {"query": fieldRule{MinLength: 1, MaxLength: validate.MaxQuery}.with(true, "")},
 	"KnowledgeChunk": {
-		"score":       between(0, 1).with(false, "Similarity; higher is better."),
+		"score":       between(0, 1).with(false, "Similarity; higher is better. With embeddings, the blend of the lexical score and the cosine similarity (docs/knowledge-bases.md)."),
 		"source_type": oneOf(data.SourceTypes...),
+		"evidence":    oneOf(data.EvidenceLexical, data.EvidenceVector, data.EvidenceBoth).with(false, "What found the chunk: its words (lexical), its embedding's closeness to the query's (vector), or both."),
+	},
+	// Embedding provider of a workspace (validate/knowledge_base.go, docs/knowledge-bases.md).
+	"WorkspaceEmbeddings":      workspaceEmbeddingsRules,
+	"WorkspaceEmbeddingsPatch": workspaceEmbeddingsRules,
+	"KnowledgeEmbeddings": {
+		"status": oneOf(data.EmbeddingsOff, data.EmbeddingsInProgress, data.EmbeddingsReady, data.EmbeddingsFailing),
+		"error":  fieldRule{Description: "The last embedding failure; null once embedding succeeds."},
 	},
 	// Privacy settings (validate/privacy.go, docs/calls.md).
 	"WorkspacePrivacy":      workspacePrivacyRules,
@@ -445,4 +453,11 @@ var typeDocs = map[string]string{
 	"Webhook":         "A webhook subscription; its signing secret is shown only on create and rotate.",
 	"WorkspaceUser":   "A user's membership of a workspace.",
 	"Redaction":       "A redaction setting: built-in detectors and custom RE2 rules; each match becomes a typed marker such as [card] (docs/calls.md).",
+}
+
+// workspaceEmbeddingsRules are the bounds of a workspace's embedding provider.
+var workspaceEmbeddingsRules = map[string]fieldRule{
+	"base_url": fieldRule{MaxLength: validate.MaxURL, Format: "uri"}.with(false, "OpenAI-compatible API root (POST {base_url}/embeddings); null with model null: the operator's default provider. Through the SSRF guard."),
+	"model":    fieldRule{MinLength: 1, MaxLength: validate.MaxEmbeddingModel}.with(false, "Embedding model name; set together with base_url."),
+	"api_key":  fieldRule{MaxLength: validate.MaxEmbeddingAPIKey}.with(false, "Bearer token; shown masked, the masked value sent back keeps it, null clears it."),
 }

@@ -74,6 +74,8 @@ type base struct {
 	redactHook func(workspaceID string)
 	// jobs are the registered job kinds and the runners to wake (service/jobs.go).
 	jobs *jobRegistry
+	// providers caches workspaces' embedding providers (service/knowledge_embeddings.go).
+	providers providers
 }
 
 // Services are the implementations of the data services, one per resource, built on one
@@ -176,6 +178,7 @@ func New(store Store, opts Options) (*Services, error) {
 	}
 	// Every kind of background job is registered here, so every process knows it.
 	svc.Jobs.Register(svc.KnowledgeBases.urlFetchKind())
+	svc.Jobs.Register(svc.KnowledgeBases.embedKind())
 	return svc, nil
 }
 

@@ -132,9 +132,20 @@ func (s *WorkspaceService) UpdateWorkspace(ctx context.Context, id string, in da
 		if in.Privacy.Set {
 			w.Privacy = in.Privacy.V.Apply(w.Privacy)
 		}
+		reembed := false
+		if in.Embeddings.Set {
+			if reembed, err = s.applyEmbeddings(tx, w, in.Embeddings.V); err != nil {
+				return err
+			}
+		}
 		w.UpdatedAt = s.timeNow()
 		if err := tx.PutWorkspace(w); err != nil {
 			return err
+		}
+		if reembed {
+			if err := s.enqueueWorkspaceEmbeds(tx, id); err != nil {
+				return err
+			}
 		}
 		out = &w.Workspace
 		_, err = s.record(ctx, tx, data.EventWorkspaceUpdated, id, out)

@@ -27,6 +27,7 @@ var suites = []struct {
 	{"knowledge_delete", testKnowledgeDelete},
 	{"knowledge_files", testKnowledgeFiles},
 	{"knowledge_file_lifecycle", testKnowledgeFileLifecycle},
+	{"knowledge_embeddings", testKnowledgeEmbeddings},
 	{"accounts", testAccounts},
 	{"accounts_lists", testAccountLists},
 	{"accounts_revisions", testAccountRevisions},
