@@ -94,7 +94,7 @@ type agentUpdateBody struct {
 	agentGroupsBody
 }
 
-// agentGroupsBody are the six groups of an agent body, each optional and not nullable.
+// agentGroupsBody are the seven groups of an agent body, each optional and not nullable.
 type agentGroupsBody struct {
 	CallConfig          data.Opt[data.CallConfig]          `json:"call_config"`
 	KnowledgeBaseConfig data.Opt[data.KnowledgeBaseConfig] `json:"knowledge_base_config"`
@@ -102,6 +102,7 @@ type agentGroupsBody struct {
 	PromptConfig        data.Opt[data.PromptConfig]        `json:"prompt_config"`
 	STTConfig           data.Opt[data.STTConfig]           `json:"stt_config"`
 	TTSConfig           data.Opt[data.TTSConfig]           `json:"tts_config"`
+	AnalysisConfig      data.Opt[data.AnalysisConfig]      `json:"analysis_config"`
 }
 
 // healthBody is what /healthz and /readyz answer.

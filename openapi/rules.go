@@ -194,6 +194,23 @@ var fieldRules = map[string]map[string]fieldRule{
 		"emotion":           fieldRule{Pattern: emotionPattern, Description: "cartesia only: <emotion> or <emotion>:<level>."},
 		"speed_alpha":       between(validate.MinSpeedAlpha, validate.MaxSpeedAlpha).with(false, "rime only; 1 is normal, higher is slower."),
 	},
+	// analysis_config (validate/agent_analysis.go, docs/analysis.md).
+	"AnalysisConfig": {
+		"fields": {MaxItems: validate.MaxAnalysisFields, Description: "The values post-call analysis extracts; names unique."},
+		"success_criterion": fieldRule{MinLength: 1, MaxLength: validate.MaxSuccessCriterion}.with(false,
+			"When set, analysis says whether the call met it (analysis.call_successful); null: not asked."),
+		"summary": {Description: "Analysis writes a summary of the call (analysis.summary)."},
+		"auto":    {Description: "Analyze every call of the agent when it ends (a durable job)."},
+	},
+	"AnalysisField": {
+		"name": fieldRule{MaxLength: validate.MaxAnalysisFieldName, Pattern: namePattern}.with(true,
+			"Not call_successful or summary, which analysis writes itself."),
+		"type":        oneOf(data.AnalysisFieldTypes...).with(true, "date: YYYY-MM-DD."),
+		"description": fieldRule{MinLength: 1, MaxLength: validate.MaxAnalysisFieldDescription}.with(true, "What the model is asked for."),
+		"choices": {MaxItems: validate.MaxAnalysisChoices, UniqueItems: true, Items: &fieldRule{MinLength: 1, MaxLength: validate.MaxIdentifier},
+			Description: "The values of an enum field: required (non-empty) when type is enum; refused otherwise."},
+		"required": {Description: "An analysis without this field (or with null) is refused; the model must give it."},
+	},
 	"Agent": {
 		"name":   maxLen(validate.MaxAgentName),
 		"status": oneOf(data.AgentStatusDraft, data.AgentStatusPublished),
