@@ -52,6 +52,9 @@ var suites = []struct {
 	{"call_rollups", testCallRollups},
 	{"subscriptions", testSubscriptions},
 	{"privacy_fields", testPrivacyFields},
+	{"price_tables", testPriceTables},
+	{"field_rollups", testFieldRollups},
+	{"call_cost_rollups", testCallCostRollups},
 }
 
 // Run runs every group of the suite against stores made by open.
