@@ -86,7 +86,7 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 			NumberID: in.NumberID, Direction: in.Direction, FromNumber: in.FromNumber, ToNumber: in.ToNumber,
 			Status: data.CallRegistered, StartedAt: in.StartedAt, EndedAt: in.EndedAt, DurationMS: in.DurationMS,
 			DisconnectionReason: in.DisconnectionReason, Transcript: in.Transcript, RecordingURL: in.RecordingURL,
-			Variables: in.Variables, Analysis: in.Analysis, Metadata: in.Metadata,
+			Variables: in.Variables, Metadata: in.Metadata,
 			// created_at is the time the id carries: lists and rollups order by it.
 			CreatedAt: data.NewTime(data.IDTime(data.PrefixCall, id)), UpdatedAt: now,
 		}
@@ -100,6 +100,21 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 		if err := fillCourse(c, now); err != nil {
 			return err
 		}
+		var cfg *data.AnalysisConfig
+		if in.Analysis != nil {
+			if cfg, err = callAnalysisConfig(tx, c); err != nil {
+				return err
+			}
+			if err := setAnalysis(c, in.Analysis, cfg, data.AnalysisRuntime, now); err != nil {
+				return err
+			}
+		}
+		if in.Usage != nil {
+			c.Usage = in.Usage.Usage(nil)
+			if err := priceUsage(tx, c); err != nil {
+				return err
+			}
+		}
 		r, err := s.callRedactor(tx, c.WorkspaceID, c.AgentID)
 		if err != nil {
 			return err
@@ -110,6 +125,11 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 		}
 		if err := indexCall(tx, nil, c); err != nil {
 			return err
+		}
+		if cfg != nil {
+			if err := storeAnalysisValues(tx, c, cfg); err != nil {
+				return err
+			}
 		}
 		return s.callEvents(ctx, tx, c, data.EventCallRegistered, "", c.Analysis != nil)
 	})
@@ -255,6 +275,26 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 			return err
 		}
 		next.UpdatedAt = now
+		analyzed := in.Analysis.Set && !sameJSON(old.Analysis, next.Analysis)
+		var cfg *data.AnalysisConfig
+		if analyzed {
+			if cfg, err = callAnalysisConfig(tx, next); err != nil {
+				return err
+			}
+			if err := setAnalysis(next, next.Analysis, cfg, data.AnalysisRuntime, now); err != nil {
+				return err
+			}
+		}
+		if in.Usage.Set {
+			given := in.Usage.V
+			if given == nil {
+				given = &data.CallUsageInput{} // null empties the runtime's usage
+			}
+			next.Usage = given.Usage(old.Usage)
+			if err := priceUsage(tx, next); err != nil {
+				return err
+			}
+		}
 		// Only the members given are redacted: the stored ones were when they came.
 		r, err := s.callRedactor(tx, next.WorkspaceID, next.AgentID)
 		if err != nil {
@@ -269,8 +309,13 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 				return err
 			}
 		}
+		if analyzed {
+			if err := storeAnalysisValues(tx, next, cfg); err != nil {
+				return err
+			}
+		}
 		c = next
-		return s.callEvents(ctx, tx, c, "", old.Status, in.Analysis.Set && !sameJSON(old.Analysis, next.Analysis))
+		return s.callEvents(ctx, tx, c, "", old.Status, analyzed)
 	})
 	if err != nil {
 		return nil, err

@@ -89,8 +89,10 @@ type Services struct {
 	Numbers *NumberService
 	// Calls implements data.CallService.
 	Calls *CallService
-	// Analytics implements data.AnalyticsService.
+	// Analytics implements data.AnalyticsService and data.AnalysisService.
 	Analytics *AnalyticsService
+	// Prices implements data.PriceTableService.
+	Prices *PriceTableService
 	// Subscriptions implements data.SubscriptionService.
 	Subscriptions *SubscriptionService
 	// Exports implements data.WorkspaceExportService.
@@ -154,6 +156,7 @@ func New(store Store, opts Options) (*Services, error) {
 		Numbers:        &NumberService{b},
 		Calls:          &CallService{b},
 		Analytics:      &AnalyticsService{b},
+		Prices:         &PriceTableService{b},
 		Subscriptions:  &SubscriptionService{b},
 		Exports:        newExportService(b),
 		Backup:         newBackupService(b, store),
