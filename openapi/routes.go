@@ -132,6 +132,14 @@ var (
 		strParam("agent_id", "Only calls of this agent."),
 		enumParam("interval", "Bucket width; day by default.", data.IntervalHour, data.IntervalDay),
 	}
+	analysisQuery = []queryParam{
+		strParam("agent_id", "The agent (required)."),
+		strParam("field", "A field of the agent's analysis_config.fields, or call_successful (required)."),
+		{"agent_version", "Only calls of this agent version; the field's type is that version's.", map[string]any{"type": "integer", "minimum": 1}},
+		timeParam("from", "Start of the range (inclusive); 30 days before to by default."),
+		timeParam("to", "End of the range (exclusive); now by default."),
+		enumParam("interval", "Bucket width; day by default.", data.IntervalHour, data.IntervalDay),
+	}
 	auditFilters = []queryParam{
 		enumParam("type", "Only events of this type.", data.EventTypes...),
 		strParam("actor", "Only events by this user id."),
@@ -264,7 +272,17 @@ var opDocs = map[string]opDoc{
 	"DELETE /api/v1/calls/{call_id}": {Tag: "Call History", Summary: "Delete a call", Shape: shapeNone},
 	"GET /api/v1/analytics/calls": {Tag: "Analytics", Summary: "Call counts and durations by hour or day",
 		Out: data.CallAnalytics{}, Shape: shapeData, Query: analyticsQuery},
+	"GET /api/v1/analytics/analysis": {Tag: "Analytics", Summary: "One post-call analysis field's figures: counts per value, number statistics, success rate",
+		Description: "From per-field rollups kept with each analyzed call: counts per value (enum, boolean), count, mean, p50 and p90 within 1% (number), " +
+			"the success rate of analysis.call_successful per bucket, and the same per agent version.",
+		Out: data.AnalysisFigures{}, Shape: shapeData, Query: analysisQuery},
 	"GET /api/v1/subscription": {Tag: "Subscription", Summary: "The workspace's plan, limits and usage", Out: data.Subscription{}},
+	"GET /api/v1/price-table": {Tag: "Subscription", Summary: "The workspace's price table (owners and admins)",
+		Description: "Prices per provider, model and unit, in the table's currency; calls' cost is priced from it when their usage is set.",
+		Out:         data.PriceTable{}},
+	"PUT /api/v1/price-table": {Tag: "Subscription", Summary: "Replace the workspace's price table (owners and admins)",
+		Description: "Prices are decimal strings (at most 6 decimals, never negative); calls already priced keep their cost.",
+		Body:        data.PriceTableSet{}, BodyRequired: true, Out: data.PriceTable{}},
 
 	// Knowledge bases.
 	"GET /api/v1/knowledge-bases": {Tag: "Knowledge Base", Summary: "List knowledge bases", Out: data.KnowledgeBase{}, Shape: shapeList},
