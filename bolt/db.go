@@ -67,6 +67,7 @@ var allBuckets = [][]byte{
 	bucketCallPostingDocs, bucketCallEventRefs,
 	bucketKBByWS, bucketKBSources, bucketKBChunks, bucketKBPendingURLs,
 	bucketPriceTables, bucketCallAnalysisValues, bucketCallFieldRollups,
+	bucketJobs, bucketJobsDue, bucketJobsByWS, bucketJobsUnique,
 }
 
 // Registration points: each resource adds its function here (one line each), so that a
@@ -82,6 +83,7 @@ var (
 		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceAnalysis(tx, ws) },
 		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceSubscription(tx, ws) },
 		deleteWorkspaceKnowledgeBases,
+		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceJobs(tx, ws) },
 	}
 	// agentDeleteHooks run inside an agent's delete transaction (unbind numbers, drop it
 	// from members' agent_ids, ...).

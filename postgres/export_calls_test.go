@@ -33,7 +33,10 @@ const (
 			UNION ALL SELECT workspace_id, 'd/' || direction FROM calls
 			UNION ALL SELECT workspace_id, 's/' || status FROM calls
 		) s GROUP BY 1, 2`
-	rollupsFromCalls = `SELECT workspace_id, agent_id, hour, sum(calls)::bigint AS calls, sum(ended)::bigint AS ended,
+	rollupsFromCalls = `SELECT r.*,
+			coalesce((SELECT jsonb_object_agg(k, m) FROM (` + costOfHour + `) x), '{}') AS cost,
+			coalesce((SELECT jsonb_object_agg(coalesce(v::text, '') || ' ' || k, m) FROM (` + versionCostOfHour + `) x), '{}') AS version_cost
+		FROM (SELECT workspace_id, agent_id, hour, sum(calls)::bigint AS calls, sum(ended)::bigint AS ended,
 			sum(failed)::bigint AS failed, sum(duration_ms)::bigint AS duration_ms, sum(with_duration)::bigint AS with_duration,
 			coalesce(jsonb_object_agg(reason, calls) FILTER (WHERE reason IS NOT NULL), '{}') AS reasons
 		FROM (
@@ -43,7 +46,17 @@ const (
 				coalesce(sum(duration_ms), 0) AS duration_ms, count(duration_ms) AS with_duration
 			FROM calls CROSS JOIN LATERAL (VALUES (''), (agent_id)) AS s(agent)
 			GROUP BY 1, 2, 3, 4
-		) g GROUP BY 1, 2, 3`
+		) g GROUP BY 1, 2, 3) r`
+	// costOfHour and versionCostOfHour sum the cost of a rollup row r's calls per
+	// currency, and per version and currency.
+	costOfHour = `SELECT c.cost->>'currency' AS k, sum((c.cost->>'total_micros')::bigint) AS m FROM calls c
+		WHERE c.workspace_id = r.workspace_id AND (r.agent_id = '' OR c.agent_id = r.agent_id)
+			AND date_trunc('hour', c.created_at, 'UTC') = r.hour AND c.cost IS NOT NULL
+		GROUP BY 1 HAVING sum((c.cost->>'total_micros')::bigint) <> 0`
+	versionCostOfHour = `SELECT c.agent_version AS v, c.cost->>'currency' AS k, sum((c.cost->>'total_micros')::bigint) AS m FROM calls c
+		WHERE c.workspace_id = r.workspace_id AND (r.agent_id = '' OR c.agent_id = r.agent_id)
+			AND date_trunc('hour', c.created_at, 'UTC') = r.hour AND c.cost IS NOT NULL
+		GROUP BY 1, 2 HAVING sum((c.cost->>'total_micros')::bigint) <> 0`
 	minutesFromCalls = `SELECT workspace_id, date_trunc('month', ended_at, 'UTC')::date, sum(duration_ms)
 		FROM calls WHERE status IN ('ended', 'failed') AND ended_at IS NOT NULL AND duration_ms <> 0 GROUP BY 1, 2`
 )

@@ -43,6 +43,9 @@ type Services struct {
 	Subscriptions data.SubscriptionService
 	// Exports exports and imports whole workspaces (conventions §17).
 	Exports data.WorkspaceExportService
+	// Jobs reads background jobs (GET /api/v1/jobs/{job_id}) and their queues for
+	// /metrics; without it the route finds no job and /metrics reports none.
+	Jobs data.JobService
 	// Ready reports whether storage answers (GET /readyz).
 	Ready func(ctx context.Context) error
 }
@@ -101,8 +104,6 @@ type Server struct {
 	loginLimit *rateLimiter
 	// prom is the private Prometheus registry behind GET /metrics.
 	prom *metrics
-	// kbFetcher fetches url sources in the background (StartKnowledgeFetcher).
-	kbFetcher *urlFetcher
 	// openapi caches the OpenAPI document, built on first request (openapi.go).
 	openapi openapiDoc
 	// streams are the open live event streams (events_stream.go).
@@ -156,6 +157,9 @@ func New(svc Services, cfg Config) *Server {
 		}
 	}
 	s.prom = newMetrics(cfg)
+	if svc.Jobs != nil {
+		s.prom.registry.MustRegister(&jobCollector{jobs: svc.Jobs, log: s.log})
+	}
 	s.metrics = s.prom.observe
 	s.addRoutes(s.metricsRoutes())
 	s.addRoutes(s.backupRoutes())
@@ -172,6 +176,7 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(slices.Concat(s.numberRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes(), s.priceRoutes()))
 	s.addRoutes(s.knowledgeBaseRoutes())
 	s.addRoutes(s.exportRoutes())
+	s.addRoutes(s.jobRoutes())
 	s.buildRouter()
 	return s
 }

@@ -66,6 +66,8 @@ type base struct {
 	urlGuard func(rawURL string) error
 	// redactors caches compiled redaction settings (service/redaction.go).
 	redactors *redactors
+	// jobs are the registered job kinds and the runners to wake (service/jobs.go).
+	jobs *jobRegistry
 }
 
 // Services are the implementations of the data services, one per resource, built on one
@@ -101,6 +103,8 @@ type Services struct {
 	Backup *BackupService
 	// Retention sweeps what retention settings have expired.
 	Retention *RetentionService
+	// Jobs registers job kinds, enqueues and reads jobs, and builds their runners.
+	Jobs *JobService
 }
 
 // New builds the services on store.
@@ -139,10 +143,10 @@ func New(store Store, opts Options) (*Services, error) {
 	b := &base{
 		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
 		ids: opts.IDs, chainKey: ChainKey(opts.Sealer), urlGuard: opts.URLGuard, kbIndexes: newIndexCache(),
-		redactors: &redactors{},
+		redactors: &redactors{}, jobs: newJobRegistry(),
 	}
 	b.store = claimingStore{Store: store, b: b}
-	return &Services{
+	svc := &Services{
 		Auth:           &AuthService{base: b, cache: &tokenCache{}},
 		Users:          &UserService{b},
 		Workspaces:     &WorkspaceService{b},
@@ -161,7 +165,10 @@ func New(store Store, opts Options) (*Services, error) {
 		Exports:        newExportService(b),
 		Backup:         newBackupService(b, store),
 		Retention:      &RetentionService{b},
-	}, nil
+		Jobs:           &JobService{b},
+	}
+	svc.Jobs.Register(svc.KnowledgeBases.urlFetchKind())
+	return svc, nil
 }
 
 // timeNow is the clock as the records' time type.

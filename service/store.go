@@ -45,6 +45,7 @@ type Tx interface {
 	CallSearchTx
 	SubscriptionTx
 	AnalysisTx
+	JobTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.

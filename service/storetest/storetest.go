@@ -55,6 +55,14 @@ var suites = []struct {
 	{"price_tables", testPriceTables},
 	{"field_rollups", testFieldRollups},
 	{"call_cost_rollups", testCallCostRollups},
+	{"jobs_enqueue_in_transaction", testJobsEnqueueInTransaction},
+	{"jobs_unique_keys", testJobsUniqueKeys},
+	{"jobs_due_order", testJobsDueOrder},
+	{"jobs_leases", testJobsLeases},
+	{"jobs_reschedule", testJobsReschedule},
+	{"jobs_queue_stats", testJobsQueueStats},
+	{"jobs_list_and_delete", testJobsListAndDelete},
+	{"jobs_prune", testJobsPrune},
 }
 
 // Run runs every group of the suite against stores made by open.
