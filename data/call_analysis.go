@@ -364,8 +364,8 @@ type FieldVersionPoint struct {
 	Rate       *float64 `json:"rate"`
 }
 
-// AnalysisService answers post-call analysis figures.
-type AnalysisService interface {
+// AnalysisFiguresService answers post-call analysis figures.
+type AnalysisFiguresService interface {
 	// AnalysisFigures returns one field's figures. Errors: validation_failed (a missing
 	// agent_id or field, a field the agent does not declare, a bad range), not_found
 	// (an agent the caller may not see).

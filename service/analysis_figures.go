@@ -10,9 +10,9 @@ import (
 	"github.com/voiceapi/voiceapi/validate"
 )
 
-var _ data.AnalysisService = (*AnalyticsService)(nil)
+var _ data.AnalysisFiguresService = (*AnalyticsService)(nil)
 
-// AnalysisFigures implements data.AnalysisService: one field's figures from the
+// AnalysisFigures implements data.AnalysisFiguresService: one field's figures from the
 // per-field rollups storage keeps (docs/analysis.md, "Figures"). The field's type is
 // the one agent_version declares, else the agent's current configuration's;
 // call_successful is a boolean of every agent.
@@ -199,7 +199,7 @@ func valueOr(r *data.FieldRollup) data.FieldRollup {
 	return *r
 }
 
-// ExportFields implements data.AnalysisService: the current configuration's fields of
+// ExportFields implements data.AnalysisFiguresService: the current configuration's fields of
 // each agent in scope, oldest agent first, each name once.
 func (s *AnalyticsService) ExportFields(ctx context.Context, agentID string) ([]string, error) {
 	p, err := workspaceCaller(ctx)

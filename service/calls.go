@@ -131,6 +131,9 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 				return err
 			}
 		}
+		if err := s.autoAnalysis(tx, c, ""); err != nil {
+			return err
+		}
 		return s.callEvents(ctx, tx, c, data.EventCallRegistered, "", c.Analysis != nil)
 	})
 	if err != nil {
@@ -313,6 +316,9 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 			if err := storeAnalysisValues(tx, next, cfg); err != nil {
 				return err
 			}
+		}
+		if err := s.autoAnalysis(tx, next, old.Status); err != nil {
+			return err
 		}
 		c = next
 		return s.callEvents(ctx, tx, c, "", old.Status, analyzed)

@@ -46,6 +46,8 @@ type Options struct {
 	// when nil. Where the URL's host resolves is checked later, when connecting, by
 	// netguard's client.
 	URLGuard func(rawURL string) error
+	// Analysis configures post-call analysis: the model clients (AnalysisOptions).
+	Analysis AnalysisOptions
 }
 
 // base is what every resource's service shares.
@@ -91,10 +93,12 @@ type Services struct {
 	Numbers *NumberService
 	// Calls implements data.CallService.
 	Calls *CallService
-	// Analytics implements data.AnalyticsService and data.AnalysisService.
+	// Analytics implements data.AnalyticsService and data.AnalysisFiguresService.
 	Analytics *AnalyticsService
 	// Prices implements data.PriceTableService.
 	Prices *PriceTableService
+	// Analysis implements data.AnalysisService: post-call analysis by the agent's model.
+	Analysis *AnalysisService
 	// Subscriptions implements data.SubscriptionService.
 	Subscriptions *SubscriptionService
 	// Exports implements data.WorkspaceExportService.
@@ -161,6 +165,7 @@ func New(store Store, opts Options) (*Services, error) {
 		Calls:          &CallService{b},
 		Analytics:      &AnalyticsService{b},
 		Prices:         &PriceTableService{b},
+		Analysis:       newAnalysisService(b),
 		Subscriptions:  &SubscriptionService{b},
 		Exports:        newExportService(b),
 		Backup:         newBackupService(b, store),
@@ -168,6 +173,9 @@ func New(store Store, opts Options) (*Services, error) {
 		Jobs:           &JobService{b},
 	}
 	svc.Jobs.Register(svc.KnowledgeBases.urlFetchKind())
+	for _, k := range svc.Analysis.kinds() {
+		svc.Jobs.Register(k)
+	}
 	return svc, nil
 }
 

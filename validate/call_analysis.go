@@ -171,3 +171,22 @@ func PriceTable(in data.PriceTableSet) error {
 	}
 	return errs.Err()
 }
+
+// AnalysisBackfill checks a backfill's body: both bounds of the range, from before to,
+// and a version number when one is named.
+func AnalysisBackfill(in data.AnalysisBackfill) error {
+	var errs Errors
+	if in.From.IsZero() {
+		errs.Required("from")
+	}
+	if in.To.IsZero() {
+		errs.Required("to")
+	}
+	if !in.From.IsZero() && !in.To.IsZero() && !in.To.After(in.From.Time) {
+		errs.Add("to", "The to field must be after from.")
+	}
+	if in.AgentVersion != nil {
+		errs.IntMin("agent_version", int64(*in.AgentVersion), 1)
+	}
+	return errs.Err()
+}
