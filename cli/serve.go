@@ -185,6 +185,7 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	// The dispatcher starts after the database opens and stops (in-flight posts drained)
 	// before it closes: the deferred Stop runs before the deferred Close.
 	svc := NewServices(db)
+	svc.Analysis.Configure(AnalysisOptions(o.allowPrivateURLs))
 	dispatcher := webhook.NewDispatcher(svc.Deliveries, webhook.Config{
 		Workers: o.webhookWorkers, Schedule: o.webhookRetries, AllowPrivate: o.allowPrivateURLs, Logger: logger,
 	})

@@ -33,8 +33,8 @@ func ServicesOn(db Backend, svc *service.Services) server.Services {
 		Backup:         svc.Backup,
 		Ready:          db.Ping,
 		Numbers:        svc.Numbers, Calls: svc.Calls, Analytics: svc.Analytics, Subscriptions: svc.Subscriptions,
-		Exports:  svc.Exports,
-		Analysis: svc.Analytics, Prices: svc.Prices,
+		Exports:         svc.Exports,
+		AnalysisFigures: svc.Analytics, Prices: svc.Prices, Analysis: svc.Analysis,
 		Jobs: svc.Jobs,
 	}
 }

@@ -40,3 +40,38 @@ func (s *PricesService) Get(ctx context.Context, opts ...RequestOption) (*data.P
 func (s *PricesService) Set(ctx context.Context, in data.PriceTableSet, opts ...RequestOption) (*data.PriceTable, string, error) {
 	return sendRecord[data.PriceTable](ctx, s.c, "priceTableSet", nil, in, opts)
 }
+
+// Analyze queues the analysis of a call by its agent's model and returns the job (202).
+func (s *CallsService) Analyze(ctx context.Context, callID string, opts ...RequestOption) (*data.Job, error) {
+	var out data.Job
+	if err := s.c.dataOf(ctx, request{op: "callAnalyze", pathArgs: []string{callID}, opts: opts}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// BackfillAnalysis queues one job that analyzes the agent's calls of a range again.
+func (s *AgentsService) BackfillAnalysis(ctx context.Context, agentID string, in data.AnalysisBackfill, opts ...RequestOption) (*data.Job, error) {
+	b, err := jsonBody(in)
+	if err != nil {
+		return nil, err
+	}
+	var out data.Job
+	r := request{op: "analysisBackfill", pathArgs: []string{agentID}, opts: opts, body: b, contentType: "application/json"}
+	if err := s.c.dataOf(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// JobsService calls the background job route.
+type JobsService struct{ c *Client }
+
+// Get returns a background job: its status, attempt, progress and error.
+func (s *JobsService) Get(ctx context.Context, id string, opts ...RequestOption) (*data.Job, error) {
+	var out data.Job
+	if err := s.c.dataOf(ctx, request{op: "jobShow", pathArgs: []string{id}, opts: opts}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

@@ -69,6 +69,7 @@ type Client struct {
 	Analytics      *AnalyticsService
 	Subscription   *SubscriptionService
 	Prices         *PricesService
+	Jobs           *JobsService
 	Operations     *OperationsService
 }
 
@@ -122,7 +123,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	c.Workspaces, c.Agents, c.KnowledgeBases = &WorkspacesService{c}, &AgentsService{c}, &KnowledgeBasesService{c}
 	c.Numbers, c.Calls, c.Webhooks = &NumbersService{c}, &CallsService{c}, &WebhooksService{c}
 	c.Audit, c.Analytics, c.Subscription = &AuditService{c}, &AnalyticsService{c}, &SubscriptionService{c}
-	c.Prices = &PricesService{c}
+	c.Prices, c.Jobs = &PricesService{c}, &JobsService{c}
 	c.Operations = &OperationsService{c}
 	return c, nil
 }

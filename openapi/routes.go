@@ -275,6 +275,14 @@ var opDocs = map[string]opDoc{
 	"DELETE /api/v1/calls/{call_id}": {Tag: "Call History", Summary: "Delete a call", Shape: shapeNone},
 	"GET /api/v1/analytics/calls": {Tag: "Analytics", Summary: "Call counts and durations by hour or day",
 		Out: data.CallAnalytics{}, Shape: shapeData, Query: analyticsQuery},
+	"POST /api/v1/calls/{call_id}/analyze": {Tag: "Call History", Summary: "Have the agent's model analyze the call (a job)",
+		Description: "202 with the job (GET /api/v1/jobs/{job_id}); a call with an analysis pending gets that job. The model of the call's agent version fills " +
+			"its analysis_config's fields through a forced tool call; an answer that does not fit is retried once, then recorded as analysis_error. Event call.analyzed.",
+		Out: data.Job{}, Shape: shapeData, Status: http.StatusAccepted},
+	"POST /api/v1/agents/{agent_id}/analysis/backfill": {Tag: "Call History", Summary: "Analyze the agent's calls of a range again, as one job with progress",
+		Description: "The calls created in [from, to) are analyzed with the analysis_config of agent_version (else the published version, else the current configuration), " +
+			"each by its own version's model; the job's progress counts the calls. A job stopped midway resumes after the last call stored: each call is analyzed once.",
+		Body: data.AnalysisBackfill{}, BodyRequired: true, Out: data.Job{}, Shape: shapeData, Status: http.StatusAccepted},
 	"GET /api/v1/analytics/analysis": {Tag: "Analytics", Summary: "One post-call analysis field's figures: counts per value, number statistics, success rate",
 		Description: "From per-field rollups kept with each analyzed call: counts per value (enum, boolean), count, mean, p50 and p90 within 1% (number), " +
 			"the success rate of analysis.call_successful per bucket, and the same per agent version.",

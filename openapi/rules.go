@@ -219,8 +219,13 @@ var fieldRules = map[string]map[string]fieldRule{
 		"prices":   fieldRule{MaxItems: validate.MaxPrices}.with(true, "A provider, model and unit at most once."),
 	},
 	"PriceTable": {"currency": {Pattern: currencyPattern}},
-	"PriceSet":   priceRules,
-	"Price":      priceRules,
+	"AnalysisBackfill": {
+		"from":          fieldRule{}.with(true, "Calls created at or after this time."),
+		"to":            fieldRule{}.with(true, "Calls created before this time; after from."),
+		"agent_version": atLeast(1).with(false, "The version whose analysis_config is used; the published version when omitted."),
+	},
+	"PriceSet": priceRules,
+	"Price":    priceRules,
 	"CallUsageInput": {
 		"llm":       {MaxItems: validate.MaxUsageLines},
 		"tts":       {MaxItems: validate.MaxUsageLines},

@@ -34,7 +34,7 @@ func (s *Server) handleCallAnalytics(w http.ResponseWriter, r *http.Request) err
 // service, which adds the range's in one 422.
 func (s *Server) handleAnalysisFigures(w http.ResponseWriter, r *http.Request) error {
 	q, err := validate.AnalysisParams(r.URL.Query())
-	f, err := s.svc.Analysis.AnalysisFigures(data.WithInputFaults(r.Context(), err), q)
+	f, err := s.svc.AnalysisFigures.AnalysisFigures(data.WithInputFaults(r.Context(), err), q)
 	if err != nil {
 		return err
 	}

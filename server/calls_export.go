@@ -66,7 +66,7 @@ func (s *Server) handleCallExport(w http.ResponseWriter, r *http.Request) error 
 	switch format {
 	case validate.ExportCSV:
 		var err error
-		if fields, err = s.svc.Analysis.ExportFields(ctx, f.AgentID); err != nil {
+		if fields, err = s.svc.AnalysisFigures.ExportFields(ctx, f.AgentID); err != nil {
 			return err
 		}
 		cw := csv.NewWriter(bw)

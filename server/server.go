@@ -36,7 +36,10 @@ type Services struct {
 	Numbers   data.NumberService
 	Calls     data.CallService
 	Analytics data.AnalyticsService
-	// Analysis answers the post-call analysis figures and the export's analysis columns.
+	// AnalysisFigures answers the post-call analysis figures and the export's analysis
+	// columns.
+	AnalysisFigures data.AnalysisFiguresService
+	// Analysis runs post-call analysis by the agent's model, as jobs.
 	Analysis data.AnalysisService
 	// Prices keeps each workspace's price table.
 	Prices        data.PriceTableService
@@ -173,7 +176,7 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(s.webhookRoutes())
 	s.addRoutes(s.auditRoutes())
 	s.addRoutes(s.eventStreamRoutes())
-	s.addRoutes(slices.Concat(s.numberRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes(), s.priceRoutes()))
+	s.addRoutes(slices.Concat(s.numberRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes(), s.priceRoutes(), s.analysisRoutes()))
 	s.addRoutes(s.knowledgeBaseRoutes())
 	s.addRoutes(s.exportRoutes())
 	s.addRoutes(s.jobRoutes())
