@@ -18,6 +18,7 @@ func (h *Handler) routes() {
 	h.workspaceRoutes()
 	m.HandleFunc("POST /workspace/switch", h.action(h.workspaceSwitch))
 	h.agentRoutes()
+	h.analysisRoutes()
 	h.keyRoutes()
 	h.numberRoutes()
 	h.kbRoutes()
