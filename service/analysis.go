@@ -256,7 +256,7 @@ func (s *AnalysisService) storeResult(ctx context.Context, run *JobRun, callID s
 			run.lose()
 			return ErrJobLeaseLost
 		}
-		run.Job.Progress, run.Job.Checkpoint = p, checkpoint
+		tx.OnCommit(func() { run.Job.Progress, run.Job.Checkpoint = p, checkpoint })
 		old, err := tx.Call(callID)
 		if err != nil || old == nil {
 			return err
