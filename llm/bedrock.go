@@ -118,6 +118,20 @@ func defaultAWSCredentials() (aws.CredentialsProvider, error) {
 type bedrockHTTP struct{ c *http.Client }
 
 func (h *bedrockHTTP) Do(req *http.Request) (*http.Response, error) {
+	// The SDK closes the request's body as soon as Do returns, while net/http may still be
+	// reading it (to check it holds no more than its Content-Length): a server that answers
+	// at once then sees the connection closed under its stream. The transport gets a body
+	// of its own, the same bytes, that nothing closes early.
+	if req.Body != nil && req.Body != http.NoBody {
+		payload, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		req = req.Clone(req.Context())
+		req.Body = io.NopCloser(bytes.NewReader(payload))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(payload)), nil }
+	}
 	res, err := h.c.Do(req)
 	if err != nil {
 		return res, err
@@ -231,7 +245,7 @@ func bedrockStreamError(err error) error {
 		code := ae.ErrorCode()
 		return &cutError{msg: code + ": " + ae.ErrorMessage(), permanent: !retryableException(code)}
 	}
-	return &malformedError{"an event of the stream could not be read"}
+	return &malformedError{"an event of the stream could not be read: " + err.Error()}
 }
 
 // retryableException: the stream exceptions that say "try again".

@@ -65,8 +65,13 @@ func TestBaseURLOverride(t *testing.T) {
 	for _, p := range openAIProviders {
 		s := llmtest.New(t, p)
 		cfg := s.Config()
-		cfg.BaseURL = strings.Replace(cfg.BaseURL, "127.0.0.1", "192.0.2.1", 1) // unreachable, replaced
-		cfg.Endpoint = strings.Replace(cfg.Endpoint, "127.0.0.1", "192.0.2.1", 1)
+		// Where nothing listens: the override must replace them.
+		if cfg.BaseURL != "" {
+			cfg.BaseURL = "http://127.0.0.1:1/v1"
+		}
+		if cfg.Endpoint != "" {
+			cfg.Endpoint = "http://127.0.0.1:1"
+		}
 		opts := s.Options()
 		opts.BaseURLs = map[string]string{p: s.BaseURL() + "/"}
 		c, err := llm.New(cfg, opts)

@@ -28,6 +28,8 @@ type failureCase struct {
 }
 
 var failureCases = []failureCase{
+	{name: "401", reply: llmtest.Fail(401, "Invalid authentication credentials"), status: 401, says: "Invalid authentication"},
+	{name: "401 streamed", reply: llmtest.Fail(401, "Invalid authentication credentials"), stream: true, status: 401, says: "Invalid authentication"},
 	{name: "403", reply: llmtest.Fail(403, "Project does not have access to model"), status: 403, says: "does not have access"},
 	{name: "404", reply: llmtest.Fail(404, "The model does not exist"), status: 404, says: "does not exist"},
 	{name: "408", reply: llmtest.Fail(408, "Request timed out"), status: 408, retryable: true, says: "timed out"},

@@ -20,23 +20,37 @@
 // is not a deviation but a scenario: it is answered 401 (403 for Bedrock) in the
 // provider's shape, as tests of failures want.
 //
-// The answers are scripted. Queue replies (Text, Calls, Fail, Raw, Hang, Cut, Malformed,
-// or a Reply built by hand) and each request takes the next one; or install a Responder
-// that sees each request already parsed (system prompt, messages, tools, tool choice) in
-// the llm package's own types, whatever the protocol, and decides. A responder is how a
-// deterministic fixture model plays an agent, a simulated caller or a judge:
+// The answers are scripted. Queue replies and each request takes the next one: Text,
+// Calls (tool calls; an empty ID gets one in the provider's form), Fail (a status and
+// message in the provider's error shape), FailMidStream (an error event or exception
+// halfway through a stream), Raw (exact bytes), Hang (no answer: the client's timeout ends
+// it), Cut (the connection closed halfway), Malformed (bytes not of the protocol), or a
+// Reply built by hand (usage, stop reason, delays between chunks). Or install a responder,
+// which sees each request already parsed (system prompt, messages, tools, tool choice) in
+// the llm package's own types, the same whatever the protocol, and decides. A responder is
+// how a deterministic fixture model plays an agent, a simulated caller or a judge:
 //
 //	s := llmtest.New(t, data.LLMGroq)
 //	s.Respond(func(r llmtest.Request) llmtest.Reply {
-//		if r.LastUserText() == "book a table" {
+//		if len(r.ToolResults()) > 0 {
+//			return llmtest.Text("Booked!")
+//		}
+//		if strings.Contains(r.LastUserText(), "table") {
 //			return llmtest.Calls(llm.ToolCall{Name: "book", Arguments: `{"people":2}`})
 //		}
 //		return llmtest.Text("How can I help?")
 //	})
-//	client, _ := llm.New(s.Config(), s.Options())
+//	client, err := llm.New(s.Config(), s.Options())
 //
-// Requests() records every request, parsed, for assertions. A request with nothing
-// scripted for it fails the test and is answered 500.
+// Requests() and Last() give every request received, parsed, for assertions. A request
+// with nothing scripted for it fails the test and is answered 500.
+//
+// Tests through the API or the command line point an agent at a stand-in with
+// LLMConfig() (an llm_config that passes the agent rules) and start the server so that it
+// reaches the stand-in: private URLs allowed (--allow-private-urls, or --allow-url-prefix
+// with the stand-in's URL), since it listens on loopback; and for groq, mistral and
+// bedrock_claude, whose addresses are not in the agent's configuration,
+// --llm-base-url PROVIDER=BaseURL().
 package llmtest
 
 import (

@@ -11,6 +11,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/llm"
+	"github.com/voiceapi/voiceapi/validate"
 )
 
 // recorder is a testing.TB that records the failures a stand-in reports instead of
@@ -300,5 +301,25 @@ func TestToolResults(t *testing.T) {
 	}
 	if got := (Request{}).LastUserText(); got != "" {
 		t.Errorf("%q", got)
+	}
+}
+
+// TestLLMConfigIsValid: each stand-in's LLMConfig passes the agent rules, so tests through
+// the API can use it as it is; its model is one the catalog lists.
+func TestLLMConfigIsValid(t *testing.T) {
+	cat, err := data.LoadCatalog("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range data.LLMProviders {
+		s := New(t, p)
+		a := data.DefaultAgent()
+		a.Name = "Front desk"
+		a.LLMConfig = s.LLMConfig()
+		errs := &validate.Errors{}
+		validate.ValidateAgent(a, cat, errs)
+		if err := errs.Err(); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
 	}
 }
