@@ -80,7 +80,7 @@ func writeJob(tx *bbolt.Tx, old, j *data.JobRecord) error {
 
 // EnqueueJob implements service.JobTx.
 func (t tx) EnqueueJob(j *data.JobRecord) (*data.JobRecord, error) {
-	if j.UniqueKey != "" {
+	if j.UniqueKey != "" && !data.JobFinished(j.Status) {
 		unique := t.b.Bucket(bucketJobsUnique)
 		if id := unique.Get(jobUniqueKey(j)); id != nil {
 			existing, err := readJob(t.b, string(id))

@@ -63,15 +63,3 @@ func (s *AgentsService) BackfillAnalysis(ctx context.Context, agentID string, in
 	}
 	return &out, nil
 }
-
-// JobsService calls the background job route.
-type JobsService struct{ c *Client }
-
-// Get returns a background job: its status, attempt, progress and error.
-func (s *JobsService) Get(ctx context.Context, id string, opts ...RequestOption) (*data.Job, error) {
-	var out data.Job
-	if err := s.c.dataOf(ctx, request{op: "jobShow", pathArgs: []string{id}, opts: opts}, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
-}

@@ -69,8 +69,8 @@ type Client struct {
 	Analytics      *AnalyticsService
 	Subscription   *SubscriptionService
 	Prices         *PricesService
-	Jobs           *JobsService
 	Operations     *OperationsService
+	Jobs           *JobsService
 }
 
 // RetryPolicy says how often and how long failed requests are retried.
@@ -123,8 +123,8 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	c.Workspaces, c.Agents, c.KnowledgeBases = &WorkspacesService{c}, &AgentsService{c}, &KnowledgeBasesService{c}
 	c.Numbers, c.Calls, c.Webhooks = &NumbersService{c}, &CallsService{c}, &WebhooksService{c}
 	c.Audit, c.Analytics, c.Subscription = &AuditService{c}, &AnalyticsService{c}, &SubscriptionService{c}
-	c.Prices, c.Jobs = &PricesService{c}, &JobsService{c}
-	c.Operations = &OperationsService{c}
+	c.Prices = &PricesService{c}
+	c.Operations, c.Jobs = &OperationsService{c}, &JobsService{c}
 	return c, nil
 }
 

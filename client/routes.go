@@ -20,6 +20,7 @@ var operations = map[string]operation{
 	"metrics": {"GET", "/metrics", "Operations.Metrics", false},
 	"openAPI": {"GET", "/api/v1/openapi.json", "Operations.OpenAPI", false},
 	"backup":  {"GET", "/api/v1/admin/backup", "Operations.Backup", false},
+	"jobShow": {"GET", "/api/v1/jobs/{job_id}", "Jobs.Get", false},
 
 	// Authentication and API keys.
 	"login":        {"POST", "/api/v1/auth/login", "Auth.Login", false},
@@ -95,7 +96,6 @@ var operations = map[string]operation{
 	"analysisFigures":  {"GET", "/api/v1/analytics/analysis", "Analytics.Analysis", false},
 	"callAnalyze":      {"POST", "/api/v1/calls/{call_id}/analyze", "Calls.Analyze", true},
 	"analysisBackfill": {"POST", "/api/v1/agents/{agent_id}/analysis/backfill", "Agents.BackfillAnalysis", true},
-	"jobShow":          {"GET", "/api/v1/jobs/{job_id}", "Jobs.Get", false},
 	"subscriptionShow": {"GET", "/api/v1/subscription", "Subscription.Get", false},
 	"priceTableShow":   {"GET", "/api/v1/price-table", "Prices.Get", false},
 	"priceTableSet":    {"PUT", "/api/v1/price-table", "Prices.Set", false},

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"time"
@@ -264,4 +265,24 @@ func deleteWorkspaceJobs(t *tx, workspaceID string) error {
 
 func init() {
 	workspaceCascades = append(workspaceCascades, deleteWorkspaceJobs)
+}
+
+// ClaimJobs implements service.JobClaimStore: the claim of ClaimJobs in a READ COMMITTED
+// transaction of its own. There FOR UPDATE SKIP LOCKED passes over the rows other
+// replicas are claiming and re-reads a row another claim committed meanwhile (it is no
+// longer due, so it is passed over too); in a SERIALIZABLE transaction the latter is a
+// serialization failure, and replicas claiming at once kept failing each other's claims.
+// The statement is atomic on its own: each row it leases was due and unlocked when it
+// took it.
+func (db *DB) ClaimJobs(ctx context.Context, c data.JobClaim) ([]*data.JobRecord, time.Time, error) {
+	var jobs []*data.JobRecord
+	var next time.Time
+	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(q pgx.Tx) (err error) {
+		jobs, next, err = (&tx{ctx: ctx, db: db, q: q, st: &txState{}}).ClaimJobs(c)
+		return err
+	})
+	if err != nil {
+		return nil, time.Time{}, storageError(err)
+	}
+	return jobs, next, nil
 }

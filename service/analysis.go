@@ -248,15 +248,9 @@ func isTransientProvider(err error) bool {
 func (s *AnalysisService) storeResult(ctx context.Context, run *JobRun, callID string, cfg *data.AnalysisConfig,
 	res analysisResult, failure error, p data.JobProgress, checkpoint string) error {
 	return s.store.Update(ctx, func(tx Tx) error {
-		held, err := tx.SetJobProgress(run.Job.ID, run.Job.Lease(), p, checkpoint)
-		if err != nil {
+		if err := run.ProgressIn(tx, p, checkpoint); err != nil {
 			return err
 		}
-		if !held {
-			run.lose()
-			return ErrJobLeaseLost
-		}
-		tx.OnCommit(func() { run.Job.Progress, run.Job.Checkpoint = p, checkpoint })
 		old, err := tx.Call(callID)
 		if err != nil || old == nil {
 			return err

@@ -41,9 +41,10 @@ const (
 // check whether the work is already done before doing it (a feature's own record says
 // so: a url source no longer pending, an analysis already stored for this call
 // revision), write each piece of work in one transaction with what marks it done, and
-// record long work's position with JobRun.Progress so a later run resumes there. A run
-// whose ctx ends must stop soon and return ctx's error: its lease is lost (another runner
-// holds the job) or its server is stopping (the job is queued again).
+// record long work's position in that transaction (JobRun.ProgressIn) so a later run
+// resumes there. A run whose ctx ends must stop soon and return ctx's error: its lease is
+// lost (another runner holds the job) or its server is stopping (the job is queued
+// again).
 type JobHandler func(ctx context.Context, run *JobRun) error
 
 // JobKind is a kind of background job: what runs it, who may read its jobs, how often and
@@ -238,11 +239,8 @@ func (s *JobService) Cancel(tx Tx, id string) (bool, error) {
 
 // Job implements data.JobService.
 func (s *JobService) Job(ctx context.Context, id string) (*data.Job, error) {
-	ws, err := currentWorkspace(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !data.ValidID(data.PrefixJob, id) {
+	p := data.PrincipalFrom(ctx)
+	if p == nil || p.WorkspaceID == "" || !data.ValidID(data.PrefixJob, id) {
 		return nil, data.NotFound("Job")
 	}
 	var j *data.JobRecord
@@ -252,7 +250,7 @@ func (s *JobService) Job(ctx context.Context, id string) (*data.Job, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if j == nil || j.WorkspaceID != ws || !s.mayRead(data.PrincipalFrom(ctx), j) {
+	if j == nil || j.WorkspaceID != p.WorkspaceID || !s.mayRead(p, j) {
 		return nil, data.NotFound("Job")
 	}
 	return &j.Job, nil
@@ -263,7 +261,7 @@ func (s *JobService) Job(ctx context.Context, id string) (*data.Job, error) {
 // read by nobody.
 func (s *JobService) mayRead(p *data.Principal, j *data.JobRecord) bool {
 	k := s.jobs.kind(j.Kind)
-	if p == nil || k == nil || p.Allows(data.Read(k.Module)) != nil {
+	if k == nil || p.Allows(data.Read(k.Module)) != nil {
 		return false
 	}
 	return j.AgentID == nil || p.CanSeeAgent(*j.AgentID)

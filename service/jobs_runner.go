@@ -143,8 +143,11 @@ func (r *JobRunner) kindNames() []string {
 
 // Start runs the kinds' AtStart hooks, then claims and runs due jobs in the background
 // until Stop. Enqueues in this process wake it at once; other processes' jobs are found
-// by polling.
+// by polling. A runner starts once.
 func (r *JobRunner) Start(ctx context.Context) {
+	if r.loopDone != nil {
+		panic("service: the job runner " + r.opts.Owner + " is already started")
+	}
 	for _, k := range r.kinds {
 		if k.AtStart == nil {
 			continue
@@ -209,7 +212,10 @@ func (r *JobRunner) loop(ctx context.Context) {
 	for {
 		wait := r.opts.Poll
 		if free := r.opts.Workers - r.active(); free > 0 {
-			jobs, next, err := r.claim(ctx, free)
+			// A claim under way ends even if Stop comes meanwhile: cut short, it could
+			// commit while reporting a failure, leaving its jobs leased and unrun until
+			// their leases end. Its jobs are then drained with the others.
+			jobs, next, err := r.claim(context.WithoutCancel(ctx), free)
 			switch {
 			case err != nil && ctx.Err() == nil:
 				r.s.log.Error("jobs: claiming due jobs", "error", err)
@@ -255,10 +261,15 @@ func (r *JobRunner) claim(ctx context.Context, limit int) ([]*data.JobRecord, ti
 	c := data.JobClaim{Kinds: r.kindNames(), Owner: r.opts.Owner, Now: now, LeaseUntil: now.Add(r.opts.Lease), Limit: limit}
 	var jobs []*data.JobRecord
 	var next time.Time
-	err := r.s.store.Update(ctx, func(tx Tx) (err error) {
-		jobs, next, err = tx.ClaimJobs(c)
-		return err
-	})
+	var err error
+	if cs, ok := jobClaimStore(r.s.store); ok {
+		jobs, next, err = cs.ClaimJobs(ctx, c)
+	} else {
+		err = r.s.store.Update(ctx, func(tx Tx) (err error) {
+			jobs, next, err = tx.ClaimJobs(c)
+			return err
+		})
+	}
 	if err != nil {
 		return nil, time.Time{}, err
 	}
@@ -270,14 +281,11 @@ func (r *JobRunner) claim(ctx context.Context, limit int) ([]*data.JobRecord, ti
 // started: tests drive retries and leases with an injected clock through it.
 func (r *JobRunner) RunDue(ctx context.Context) (int, error) {
 	jobs, _, err := r.claim(ctx, r.opts.Workers)
-	if err != nil {
-		return 0, err
-	}
-	for _, j := range jobs {
+	for _, j := range jobs { // as the loop does: claim's contract is that an error leased none
 		r.start(j)
 	}
 	r.workers.Wait()
-	return len(jobs), nil
+	return len(jobs), err
 }
 
 // heartbeats extends the running jobs' leases every Heartbeat until the runner has

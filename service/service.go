@@ -172,6 +172,7 @@ func New(store Store, opts Options) (*Services, error) {
 		Retention:      &RetentionService{b},
 		Jobs:           &JobService{b},
 	}
+	// Every kind of background job is registered here, so every process knows it.
 	svc.Jobs.Register(svc.KnowledgeBases.urlFetchKind())
 	for _, k := range svc.Analysis.kinds() {
 		svc.Jobs.Register(k)

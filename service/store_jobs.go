@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -12,10 +13,11 @@ import (
 // (heartbeat, progress, outcome) takes the run's lease and does nothing when the job no
 // longer carries it, so a worker that lost its lease cannot overwrite the new holder.
 type JobTx interface {
-	// EnqueueJob stores j, a new queued job, and returns it; when j has a UniqueKey and
-	// its workspace already has a pending (queued or running) job of its kind with that
-	// key, it stores nothing and returns that job instead. The job commits (or not) with
-	// the rest of the transaction.
+	// EnqueueJob stores j, a new job (queued; or as it stood, when an installation is
+	// moved), and returns it; when j is pending (queued or running) with a UniqueKey and
+	// its workspace already has a pending job of its kind with that key, it stores
+	// nothing and returns that job instead. The job commits (or not) with the rest of the
+	// transaction.
 	EnqueueJob(j *data.JobRecord) (*data.JobRecord, error)
 	// ClaimJobs leases up to c.Limit due jobs of c.Kinds (queued with run_at at or before
 	// c.Now, or running with a lease that ended by then), oldest due first, to c.Owner
@@ -50,4 +52,23 @@ type JobTx interface {
 	// first, and returns how many it deleted (fewer than limit: none older is left).
 	// Pending jobs are never deleted.
 	PruneJobs(before time.Time, limit int) (int, error)
+}
+
+// JobClaimStore is an optional part of a Store whose write transactions claim badly: a
+// claim there runs in a transaction of its own, with JobTx.ClaimJobs's contract, and a
+// returned error means nothing was claimed. PostgreSQL's SERIALIZABLE writes fail a claim
+// whenever another replica's claim commits a row it read; its READ COMMITTED claim passes
+// over such rows instead (postgres/jobs.go).
+type JobClaimStore interface {
+	ClaimJobs(ctx context.Context, c data.JobClaim) ([]*data.JobRecord, time.Time, error)
+}
+
+// jobClaimStore is the store's JobClaimStore, if it has one, seen through the services'
+// own wrapper of it (claimingStore).
+func jobClaimStore(s Store) (JobClaimStore, bool) {
+	if c, ok := s.(claimingStore); ok {
+		s = c.Store
+	}
+	cs, ok := s.(JobClaimStore)
+	return cs, ok
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/voiceapi/voiceapi/internal/pgtest"
 	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/service"
 	"github.com/voiceapi/voiceapi/webhook"
 )
 
@@ -22,6 +23,8 @@ type Replica struct {
 	PG *postgres.DB
 	// Dispatcher posts this replica's claimed webhook deliveries; StopDispatcher cuts it.
 	Dispatcher *webhook.Dispatcher
+	// Jobs is this replica's job runner, started as serve starts it (url fetches).
+	Jobs *service.JobRunner
 }
 
 // ReplicaOptions tune NewReplicas.
@@ -32,6 +35,8 @@ type ReplicaOptions struct {
 	Lease time.Duration
 	// Now is every replica's clock; time.Now when nil.
 	Now func() time.Time
+	// JobPoll is the job runners' poll; service's default when 0.
+	JobPoll time.Duration
 }
 
 // NewReplicas starts n replicas on one new database. The owner account is created
@@ -60,6 +65,9 @@ func NewReplicas(t testing.TB, n int, o ReplicaOptions) []*Replica {
 				o.Configure(c)
 			}
 		})
+		jobs := svc.Jobs.NewRunner(service.RunnerOptions{Poll: o.JobPoll, Now: o.Now})
+		jobs.Start(context.Background())
+		t.Cleanup(func() { jobs.Stop(context.Background()) })
 		hs := httptest.NewServer(srv.Handler())
 		t.Cleanup(hs.Close)
 		s := &Server{Env: &Env{Store: db, Svc: svc}, T: t, URL: hs.URL, Dir: t.TempDir(), Logs: logs}
@@ -68,7 +76,7 @@ func NewReplicas(t testing.TB, n int, o ReplicaOptions) []*Replica {
 		} else {
 			s.Owner = out[0].Owner
 		}
-		out = append(out, &Replica{Server: s, PG: db, Dispatcher: d})
+		out = append(out, &Replica{Server: s, PG: db, Dispatcher: d, Jobs: jobs})
 	}
 	return out
 }

@@ -151,6 +151,18 @@ func testJobsUniqueKeys(t *testing.T, open Opener) {
 	if got := enqueue(t, s, after)[0]; got.ID != after.ID {
 		t.Errorf("enqueue after the first succeeded returned %s, want a new job", got.ID)
 	}
+	// A finished job stored as it stands (a moved installation's) takes no key: it is
+	// stored beside the pending one, which keeps the key.
+	moved := queuedJob(wsIDs[0], "k", jobEpoch)
+	moved.UniqueKey, moved.Status, moved.Attempt, moved.FinishedAt = "src_1/1", data.JobSucceeded, 1, data.NewTime(jobEpoch).Ptr()
+	if got := enqueue(t, s, moved)[0]; got.ID != moved.ID || storedJob(t, s, moved.ID) == nil {
+		t.Errorf("storing a finished job under a pending key returned %s, want it stored", got.ID)
+	}
+	again := queuedJob(wsIDs[0], "k", jobEpoch)
+	again.UniqueKey = "src_1/1"
+	if got := enqueue(t, s, again)[0]; got.ID != after.ID {
+		t.Errorf("enqueue after the finished job was stored returned %s, want the pending %s", got.ID, after.ID)
+	}
 }
 
 // finish runs FinishJob and fails the test unless the lease still held.

@@ -59,6 +59,7 @@ var suites = []struct {
 	{"jobs_unique_keys", testJobsUniqueKeys},
 	{"jobs_due_order", testJobsDueOrder},
 	{"jobs_leases", testJobsLeases},
+	{"jobs_concurrent_claims", testJobsConcurrentClaims},
 	{"jobs_reschedule", testJobsReschedule},
 	{"jobs_queue_stats", testJobsQueueStats},
 	{"jobs_list_and_delete", testJobsListAndDelete},
