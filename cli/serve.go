@@ -193,6 +193,7 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	// before it closes: the deferred Stop runs before the deferred Close.
 	svc := NewServices(db)
 	svc.Conversations.Configure(ConversationOptions(llmSettings))
+	svc.Analysis.Configure(AnalysisOptions(llmSettings))
 	dispatcher := webhook.NewDispatcher(svc.Deliveries, webhook.Config{
 		Workers: o.webhookWorkers, Schedule: o.webhookRetries, AllowPrivate: o.allowPrivateURLs, Logger: logger,
 	})
