@@ -49,7 +49,7 @@ func TestCallAnalyticsShapeAndCounts(t *testing.T) {
 	var sum float64
 	for _, p := range series {
 		pt := p.(map[string]any)
-		if len(pt) != 6 || !strings.HasSuffix(pt["start"].(string), ":00:00.000Z") {
+		if len(pt) != 7 || !strings.HasSuffix(pt["start"].(string), ":00:00.000Z") {
 			t.Errorf("series point %v", pt)
 		}
 		sum += pt["calls"].(float64)
