@@ -59,6 +59,7 @@ var eventTypeCodes = [...]string{
 	"user.login", "user.login_failed", "user.password_changed", "subscription.updated",
 	"workspace.exported", "workspace.imported", "backup.downloaded",
 	"retention.swept",
+	"price_table.updated",
 	"agent_test.created", "agent_test.updated", "agent_test.deleted", "agent.published_untested",
 	"test_run.queued", "test_run.started", "test_run.progress", "test_run.completed",
 }

@@ -2,8 +2,10 @@ package console
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -115,7 +117,7 @@ func (h *Handler) renderTestForm(w http.ResponseWriter, r *http.Request, status 
 	}
 	var mockErrs []string // mocks are keyed by tool name: their faults are listed together
 	if fail != nil {
-		for _, path := range sortedKeys(toAny(fail.Errors)) {
+		for _, path := range slices.Sorted(maps.Keys(fail.Errors)) {
 			if strings.HasPrefix(path, "mocks") {
 				mockErrs = append(mockErrs, strings.Join(fail.Errors[path], " "))
 			}
@@ -196,12 +198,12 @@ func formOfTest(t map[string]any) testForm {
 	}
 	vars, _ := t["variables"].(map[string]any)
 	var lines []string
-	for _, k := range sortedKeys(vars) {
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		lines = append(lines, k+"="+str(vars[k]))
 	}
 	f.Variables = strings.Join(lines, "\n")
 	mocks, _ := t["mocks"].(map[string]any)
-	for _, k := range sortedKeys(mocks) {
+	for _, k := range slices.Sorted(maps.Keys(mocks)) {
 		m, _ := mocks[k].(map[string]any)
 		body := m["body"]
 		if _, isStr := body.(string); !isStr && body != nil {
@@ -345,13 +347,4 @@ func scalar(s string) any {
 		return n
 	}
 	return s
-}
-
-// toAny gives a field-error map the shape sortedKeys reads.
-func toAny(m map[string][]string) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

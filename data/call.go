@@ -70,7 +70,17 @@ type Call struct {
 	RecordingURL        *string          `json:"recording_url"`
 	Variables           map[string]any   `json:"variables"`
 	Analysis            map[string]any   `json:"analysis"`
-	Metadata            map[string]any   `json:"metadata"`
+	// AnalysisSource says where analysis came from (AnalysisRuntime, AnalysisLLM); nil
+	// while the call has none.
+	AnalysisSource *string `json:"analysis_source"`
+	// AnalyzedAt is when analysis was last set.
+	AnalyzedAt *Time `json:"analyzed_at"`
+	// AnalysisError is why the last post-call analysis failed; nil once one succeeds.
+	AnalysisError *AnalysisError `json:"analysis_error"`
+	Metadata      map[string]any `json:"metadata"`
+	Usage         *CallUsage     `json:"usage"`
+	// Cost prices Usage under the workspace's price table when the usage was set.
+	Cost *CallCost `json:"cost"`
 	// LegalHold exempts the call from retention (and from deletion) while true.
 	LegalHold bool `json:"legal_hold"`
 	CreatedAt Time `json:"created_at"`
@@ -95,6 +105,7 @@ type CallCreate struct {
 	Variables           map[string]any   `json:"variables"`
 	Analysis            map[string]any   `json:"analysis"`
 	Metadata            map[string]any   `json:"metadata"`
+	Usage               *CallUsageInput  `json:"usage"`
 }
 
 // CallUpdate is the body of PUT /api/v1/calls/{call_id}: every member optional, none nullable.
@@ -109,7 +120,10 @@ type CallUpdate struct {
 	Variables           Opt[map[string]any]   `json:"variables"`
 	Analysis            Opt[map[string]any]   `json:"analysis"`
 	Metadata            Opt[map[string]any]   `json:"metadata"`
-	LegalHold           Opt[bool]             `json:"legal_hold"`
+	// Usage replaces the runtime's usage (llm, tts, stt, telephony); null empties it.
+	// Analysis's own usage stays.
+	Usage     Opt[*CallUsageInput] `json:"usage"`
+	LegalHold Opt[bool]            `json:"legal_hold"`
 }
 
 // CallFilter narrows a list of calls; zero fields keep everything.
@@ -168,6 +182,8 @@ type CallTotals struct {
 	Failed            int64 `json:"failed"`
 	TotalDurationMS   int64 `json:"total_duration_ms"`
 	AverageDurationMS int64 `json:"average_duration_ms"`
+	// CostMicros sums the calls' cost in micro-units per currency ({} when none).
+	CostMicros map[string]int64 `json:"cost_micros"`
 }
 
 // CallSeriesPoint is one bucket of the series.
@@ -177,6 +193,11 @@ type CallSeriesPoint struct {
 	Ended           int64 `json:"ended"`
 	Failed          int64 `json:"failed"`
 	TotalDurationMS int64 `json:"total_duration_ms"`
+	// AverageDurationMS is the bucket's total_duration_ms over its calls that have a
+	// duration, as the totals' average is: a chart of it agrees with the totals.
+	AverageDurationMS int64 `json:"average_duration_ms"`
+	// CostMicros sums the bucket's calls' cost per currency.
+	CostMicros map[string]int64 `json:"cost_micros"`
 }
 
 // CallAnalytics is the body of GET /api/v1/analytics/calls (conventions §12).
@@ -184,6 +205,22 @@ type CallAnalytics struct {
 	Totals               CallTotals        `json:"totals"`
 	Series               []CallSeriesPoint `json:"series"`
 	DisconnectionReasons map[string]int64  `json:"disconnection_reasons"`
+	// Versions is the cost per agent_version: its total and its series (the versions of
+	// calls that had a cost, oldest first; null for calls without a version).
+	Versions []VersionCost `json:"versions"`
+}
+
+// VersionCost is what one agent version's calls cost.
+type VersionCost struct {
+	AgentVersion *int               `json:"agent_version"`
+	CostMicros   map[string]int64   `json:"cost_micros"`
+	Series       []VersionCostPoint `json:"series"`
+}
+
+// VersionCostPoint is one bucket of a version's cost series.
+type VersionCostPoint struct {
+	Start      Time             `json:"start"`
+	CostMicros map[string]int64 `json:"cost_micros"`
 }
 
 // AnalyticsService computes call analytics from maintained rollups.

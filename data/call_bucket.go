@@ -14,4 +14,6 @@ type CallBucket struct {
 	DurationMS, WithDuration int64
 	// Reasons counts the calls per disconnection_reason.
 	Reasons map[string]int64
+	// Cost and VersionCost are CallRollup's.
+	Cost, VersionCost map[string]int64
 }

@@ -9,6 +9,9 @@ type Workspace struct {
 	Description string `json:"description"`
 	// Privacy is the workspace's retention and redaction (docs/calls.md).
 	Privacy WorkspacePrivacy `json:"privacy"`
+	// Embeddings is the workspace's embedding provider for knowledge bases
+	// (docs/knowledge-bases.md); its api_key is masked.
+	Embeddings WorkspaceEmbeddings `json:"embeddings"`
 	// Simulation is the model of agent tests' simulated callers and judges (conventions
 	// §22); nil: each agent's own model.
 	Simulation *SimulationModel `json:"simulation"`
@@ -24,9 +27,10 @@ type WorkspaceCreate struct {
 
 // WorkspaceUpdate is the body of PUT /api/v1/workspaces/{workspace_id}.
 type WorkspaceUpdate struct {
-	Name        Opt[string]                `json:"name"`
-	Description Opt[string]                `json:"description"`
-	Privacy     Opt[WorkspacePrivacyPatch] `json:"privacy"`
+	Name        Opt[string]                   `json:"name"`
+	Description Opt[string]                   `json:"description"`
+	Privacy     Opt[WorkspacePrivacyPatch]    `json:"privacy"`
+	Embeddings  Opt[WorkspaceEmbeddingsPatch] `json:"embeddings"`
 	// Simulation replaces the simulation setting whole; null returns to each agent's own
 	// model. An api_key sent back masked keeps the stored key.
 	Simulation Opt[*SimulationModel] `json:"simulation"`
@@ -60,9 +64,11 @@ type WorkspaceUser struct {
 	AgentIDs []string `json:"agent_ids"`
 }
 
-// WorkspaceUserAdd is the body of POST /api/v1/workspaces/{workspace_id}/users.
+// WorkspaceUserAdd is the body of POST /api/v1/workspaces/{workspace_id}/users. The user
+// is named by id or by email, one of the two.
 type WorkspaceUserAdd struct {
 	ID       string        `json:"id"`
+	Email    string        `json:"email"`
 	Role     string        `json:"role"`
 	Modules  Opt[[]string] `json:"modules"`   // optional, not nullable: all five when absent
 	AgentIDs Opt[[]string] `json:"agent_ids"` // optional, not nullable: [] when absent
@@ -86,8 +92,9 @@ type Membership struct {
 type WorkspaceUserService interface {
 	// ListWorkspaceUsers lists members, newest first. Errors: not_found.
 	ListWorkspaceUsers(ctx context.Context, workspaceID string, p PageRequest) ([]*WorkspaceUser, Page, error)
-	// AddWorkspaceUser adds a member. Errors: validation_failed (unknown user or agent),
-	// conflict (already a member), forbidden (an admin granting owner).
+	// AddWorkspaceUser adds a member, named by id or by email. Errors: validation_failed
+	// (unknown user or agent), conflict (already a member), forbidden (an admin granting
+	// owner).
 	AddWorkspaceUser(ctx context.Context, workspaceID string, in WorkspaceUserAdd) (*WorkspaceUser, error)
 	// WorkspaceUser returns one member. Errors: not_found.
 	WorkspaceUser(ctx context.Context, workspaceID, userID string) (*WorkspaceUser, error)
@@ -106,6 +113,9 @@ type WorkspaceUserService interface {
 type WorkspaceRecord struct {
 	Workspace
 	PersonalOf string `json:"personal_of,omitempty"`
+	// EmbeddingsKey is the embedding provider's api_key, sealed; Embeddings.APIKey holds
+	// its mask.
+	EmbeddingsKey string `json:"embeddings_key,omitempty"`
 }
 
 // MemberRecord is a membership as stored.

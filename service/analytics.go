@@ -2,6 +2,10 @@ package service
 
 import (
 	"context"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -54,17 +58,21 @@ func (s *AnalyticsService) CallAnalytics(ctx context.Context, q data.CallAnalyti
 }
 
 // assemble lays the buckets of one or more agents out as a series with a point for every
-// bucket the range touches, and sums them into totals and reasons. The average duration
-// counts only the calls that have one.
+// bucket the range touches, and sums them into totals and reasons. The average duration,
+// of the totals and of each bucket alike, counts only the calls that have one.
 func assemble(from, to time.Time, step time.Duration, parts [][]data.CallBucket) *data.CallAnalytics {
 	first := from.UTC().Truncate(step)
 	n := int(validate.AnalyticsBuckets(from, to, step))
 	out := &data.CallAnalytics{Series: make([]data.CallSeriesPoint, n), DisconnectionReasons: map[string]int64{}}
 	for i := range out.Series {
 		out.Series[i].Start = data.NewTime(first.Add(time.Duration(i) * step))
+		out.Series[i].CostMicros = map[string]int64{}
 	}
 	var withDuration int64
+	pointsWith := make([]int64, n) // each bucket's calls with a duration
 	t := &out.Totals
+	t.CostMicros = map[string]int64{}
+	versions := versionCosts{}
 	for _, part := range parts {
 		for _, b := range part {
 			i := int(b.Start.Sub(first) / step)
@@ -76,6 +84,7 @@ func assemble(from, to time.Time, step time.Duration, parts [][]data.CallBucket)
 			pt.Ended += b.Ended
 			pt.Failed += b.Failed
 			pt.TotalDurationMS += b.DurationMS
+			pointsWith[i] += b.WithDuration
 			t.Calls += b.Calls
 			t.Ended += b.Ended
 			t.Failed += b.Failed
@@ -84,10 +93,63 @@ func assemble(from, to time.Time, step time.Duration, parts [][]data.CallBucket)
 			for k, v := range b.Reasons {
 				out.DisconnectionReasons[k] += v
 			}
+			for cur, v := range b.Cost {
+				pt.CostMicros[cur] += v
+				t.CostMicros[cur] += v
+			}
+			versions.add(b.VersionCost, i)
 		}
 	}
+	out.Versions = versions.list(out.Series)
 	if withDuration > 0 {
 		t.AverageDurationMS = t.TotalDurationMS / withDuration
+	}
+	for i, w := range pointsWith {
+		if w > 0 {
+			out.Series[i].AverageDurationMS = out.Series[i].TotalDurationMS / w
+		}
+	}
+	return out
+}
+
+// versionCosts gathers CallRollup.VersionCost keys ("<version> <currency>") per version
+// and bucket.
+type versionCosts map[string]map[int]map[string]int64
+
+func (vc versionCosts) add(costs map[string]int64, bucket int) {
+	for k, v := range costs {
+		version, currency, _ := strings.Cut(k, " ")
+		if vc[version] == nil {
+			vc[version] = map[int]map[string]int64{}
+		}
+		if vc[version][bucket] == nil {
+			vc[version][bucket] = map[string]int64{}
+		}
+		vc[version][bucket][currency] += v
+	}
+}
+
+// list is the versions oldest first (calls without a version first), each with a point
+// for every bucket of the series.
+func (vc versionCosts) list(series []data.CallSeriesPoint) []data.VersionCost {
+	out := []data.VersionCost{}
+	for _, version := range slices.SortedFunc(maps.Keys(vc), func(a, b string) int {
+		x, _ := strconv.Atoi(a)
+		y, _ := strconv.Atoi(b)
+		return x - y
+	}) {
+		v := data.VersionCost{CostMicros: map[string]int64{}, Series: make([]data.VersionCostPoint, len(series))}
+		if n, err := strconv.Atoi(version); err == nil {
+			v.AgentVersion = &n
+		}
+		for i := range v.Series {
+			v.Series[i] = data.VersionCostPoint{Start: series[i].Start, CostMicros: map[string]int64{}}
+			for cur, m := range vc[version][i] {
+				v.Series[i].CostMicros[cur] += m
+				v.CostMicros[cur] += m
+			}
+		}
+		out = append(out, v)
 	}
 	return out
 }

@@ -91,13 +91,24 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 		if c.AgentVersion == nil {
 			c.AgentVersion = published
 		}
-		if err := tx.InsertCall(c); err != nil {
-			return err
+		var cfg *data.AnalysisConfig
+		if c.Analysis != nil {
+			// Checked as stored (redacted before the transaction): redaction leaves
+			// numbers, booleans and a field's type as they are.
+			if cfg, err = callAnalysisConfig(tx, c); err != nil {
+				return err
+			}
+			if err := setAnalysis(c, c.Analysis, cfg, data.AnalysisRuntime, s.timeNow()); err != nil {
+				return err
+			}
 		}
-		if err := indexCall(tx, nil, c); err != nil {
-			return err
+		if in.Usage != nil {
+			c.Usage = in.Usage.Usage(nil)
+			if err := priceUsage(tx, c); err != nil {
+				return err
+			}
 		}
-		return s.callEvents(ctx, tx, c, data.EventCallRegistered, "", c.Analysis != nil)
+		return s.storeNewCall(ctx, tx, c, cfg)
 	})
 	if err != nil {
 		return nil, err
@@ -105,34 +116,48 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 	return c, nil
 }
 
-// insertCall stores a call made inside another write (a conversation's end) as
-// RegisterCall stores one: absent collections made empty, the course completed and
-// checked, the agent's redaction applied, its search postings, and call.registered with
-// the events its status implies (call.ended for a finished one).
+// insertCall stores a new call made on the server (a conversation's end): absent
+// collections made empty, the course completed and checked, the agent's redaction applied
+// (inside the transaction: a conversation's transcript is bounded by its turns and
+// redaction's work by redact.MaxWork), then stored as every call is.
 func (b *base) insertCall(ctx context.Context, tx Tx, c *data.Call, now data.Time) error {
 	normalizeCall(c)
 	if err := fillCourse(c, now); err != nil {
 		return err
 	}
-	// A conversation's end is written with its last turn, so its redaction runs in that
-	// transaction; the transcript's bounds and redact.MaxWork bound what that costs.
 	cfg, key, err := redactionSetting(tx, c.WorkspaceID, c.AgentID)
 	if err != nil {
 		return err
 	}
+	var r *redact.Redactor
 	if key != "" {
-		r, err := b.redactors.get(cfg, key)
-		if err != nil {
-			return err
-		}
-		if err := redactCall(r, c, allCallFields); err != nil {
+		if r, err = b.redactors.get(cfg, key); err != nil {
 			return err
 		}
 	}
+	if err := redactCall(r, c, allCallFields); err != nil {
+		return err
+	}
+	return b.storeNewCall(ctx, tx, c, nil)
+}
+
+// storeNewCall writes a new, complete and redacted call the way every channel does: the
+// record, its search postings, its analysis values typed by cfg (nil: no analysis), the
+// analysis job of an agent version with auto when it is born ended, and call.registered
+// with the events its status implies (call.ended for a finished one).
+func (b *base) storeNewCall(ctx context.Context, tx Tx, c *data.Call, cfg *data.AnalysisConfig) error {
 	if err := tx.InsertCall(c); err != nil {
 		return err
 	}
 	if err := indexCall(tx, nil, c); err != nil {
+		return err
+	}
+	if cfg != nil {
+		if err := storeAnalysisValues(tx, c, cfg); err != nil {
+			return err
+		}
+	}
+	if err := b.autoAnalysis(tx, c, ""); err != nil {
 		return err
 	}
 	return b.callEvents(ctx, tx, c, data.EventCallRegistered, "", c.Analysis != nil)
@@ -299,6 +324,28 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 			return err
 		}
 		next.UpdatedAt = now
+		analyzed := given.Analysis.Set && !sameJSON(old.Analysis, next.Analysis)
+		var cfg *data.AnalysisConfig
+		if analyzed {
+			// Checked as stored (redacted): redaction leaves numbers, booleans and a
+			// field's type as they are.
+			if cfg, err = callAnalysisConfig(tx, next); err != nil {
+				return err
+			}
+			if err := setAnalysis(next, next.Analysis, cfg, data.AnalysisRuntime, now); err != nil {
+				return err
+			}
+		}
+		if given.Usage.Set {
+			usage := given.Usage.V
+			if usage == nil {
+				usage = &data.CallUsageInput{} // null empties the runtime's usage
+			}
+			next.Usage = usage.Usage(old.Usage)
+			if err := priceUsage(tx, next); err != nil {
+				return err
+			}
+		}
 		if err := tx.PutCall(next); err != nil {
 			return err
 		}
@@ -307,8 +354,16 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 				return err
 			}
 		}
+		if analyzed {
+			if err := storeAnalysisValues(tx, next, cfg); err != nil {
+				return err
+			}
+		}
+		if err := s.autoAnalysis(tx, next, old.Status); err != nil {
+			return err
+		}
 		c = next
-		return s.callEvents(ctx, tx, c, "", old.Status, given.Analysis.Set && !sameJSON(old.Analysis, next.Analysis))
+		return s.callEvents(ctx, tx, c, "", old.Status, analyzed)
 	})
 	if err != nil {
 		return nil, err

@@ -49,6 +49,8 @@ type Options struct {
 	// Conversations configure conversations with agents: the model clients, the custom
 	// function caller, the lease of a message.
 	Conversations ConversationOptions
+	// Analysis configures post-call analysis: the model clients (AnalysisOptions).
+	Analysis AnalysisOptions
 }
 
 // base is what every resource's service shares.
@@ -74,6 +76,8 @@ type base struct {
 	redactHook func(workspaceID string)
 	// jobs are the registered job kinds and the runners to wake (service/jobs.go).
 	jobs *jobRegistry
+	// providers caches workspaces' embedding providers (service/knowledge_embeddings.go).
+	providers providers
 }
 
 // Services are the implementations of the data services, one per resource, built on one
@@ -97,8 +101,12 @@ type Services struct {
 	Numbers *NumberService
 	// Calls implements data.CallService.
 	Calls *CallService
-	// Analytics implements data.AnalyticsService.
+	// Analytics implements data.AnalyticsService and data.AnalysisFiguresService.
 	Analytics *AnalyticsService
+	// Prices implements data.PriceTableService.
+	Prices *PriceTableService
+	// Analysis implements data.AnalysisService: post-call analysis by the agent's model.
+	Analysis *AnalysisService
 	// Subscriptions implements data.SubscriptionService.
 	Subscriptions *SubscriptionService
 	// Exports implements data.WorkspaceExportService.
@@ -170,6 +178,8 @@ func New(store Store, opts Options) (*Services, error) {
 		Numbers:        &NumberService{b},
 		Calls:          &CallService{b},
 		Analytics:      &AnalyticsService{b},
+		Prices:         &PriceTableService{b},
+		Analysis:       newAnalysisService(b),
 		Subscriptions:  &SubscriptionService{b},
 		Exports:        newExportService(b),
 		Backup:         newBackupService(b, store),
@@ -179,7 +189,12 @@ func New(store Store, opts Options) (*Services, error) {
 		AgentTests:     &AgentTestService{base: b, agents: &AgentService{base: b}},
 	}
 	svc.TestRuns = newTestRuns(b, svc.Conversations, kbs)
+	// Every kind of background job is registered here, so every process knows it.
 	svc.Jobs.Register(svc.KnowledgeBases.urlFetchKind())
+	svc.Jobs.Register(svc.KnowledgeBases.embedKind())
+	for _, k := range svc.Analysis.kinds() {
+		svc.Jobs.Register(k)
+	}
 	svc.Jobs.Register(svc.TestRuns.jobKind())
 	return svc, nil
 }
