@@ -24,6 +24,7 @@ func (h *Handler) testRoutes() {
 	m.HandleFunc("POST /agents/{id}/tests", h.action(h.testCreate))
 	m.HandleFunc("GET /agents/{id}/tests/{tid}", h.page(h.testEdit))
 	m.HandleFunc("POST /agents/{id}/tests/{tid}", h.action(h.testUpdate))
+	m.HandleFunc("GET /agents/{id}/tests/{tid}/delete", h.page(h.testDeleteConfirm))
 	m.HandleFunc("POST /agents/{id}/tests/{tid}/delete", h.action(h.testDelete))
 	m.HandleFunc("POST /agents/{id}/test-runs", h.action(h.testRunStart))
 	m.HandleFunc("GET /agents/{id}/test-runs/{rid}", h.page(h.testRunPage))
@@ -58,7 +59,7 @@ func (h *Handler) testsTab(w http.ResponseWriter, r *http.Request) {
 	}
 	p := data.PrincipalFrom(r.Context())
 	name := str(a.Data()["name"])
-	h.render(w, r, http.StatusOK, "tests", &view{Title: name + " · tests", Active: "agents", Notice: r.URL.Query().Get("notice"), D: map[string]any{
+	h.render(w, r, http.StatusOK, "tests", &view{Title: name + " · tests", Active: "agents", D: map[string]any{
 		"Agent": a.Data(), "Tests": tests.List(), "Runs": runs.List(), "Gate": gate.Data(),
 		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil, "CanForce": data.RoleAtLeast(p.Role, data.RoleAdmin),
 	}})
@@ -124,7 +125,7 @@ func (h *Handler) renderTestForm(w http.ResponseWriter, r *http.Request, status 
 		}
 	}
 	p := data.PrincipalFrom(r.Context())
-	h.render(w, r, status, "test", &view{Title: title, Active: "agents", Err: fail, D: map[string]any{
+	h.render(w, r, status, "test", &view{Title: title, Active: "agents", Err: relabel(fail, testLabels), D: map[string]any{
 		"Agent": a.Data(), "F": f, "Tools": tools, "Types": data.CriterionTypes, "Reasons": endReasons,
 		"NoMock": mockRow{}, "NoCriterion": criterionRow{}, "MockErrs": mockErrs,
 		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil,
@@ -135,9 +136,9 @@ func (h *Handler) testCreate(w http.ResponseWriter, r *http.Request) {
 	f := formOfPost(r)
 	body, fail := bodyOfForm(f)
 	if fail == nil {
-		_, err := h.call(r, "POST", agentPath(r, "/tests"), nil, body)
+		_, err := h.create(r, agentPath(r, "/tests"), body)
 		if err == nil {
-			http.Redirect(w, r, "/agents/"+url.PathEscape(r.PathValue("id"))+"/tests?notice=Test+added.", http.StatusSeeOther)
+			h.done(w, r, testsTabPath(r), flash{Notice: "Test added.", At: "tests-list"})
 			return
 		}
 		fail = err.(*apiError)
@@ -152,7 +153,7 @@ func (h *Handler) testUpdate(w http.ResponseWriter, r *http.Request) {
 	if fail == nil {
 		_, err := h.callIfMatch(r, "PUT", agentPath(r, "/tests/", url.PathEscape(f.ID)), f.ETag, body)
 		if err == nil {
-			http.Redirect(w, r, "/agents/"+url.PathEscape(r.PathValue("id"))+"/tests?notice=Test+saved.", http.StatusSeeOther)
+			h.done(w, r, testsTabPath(r), flash{Notice: "Test saved.", At: "tests-list"})
 			return
 		}
 		fail = err.(*apiError)
@@ -160,12 +161,47 @@ func (h *Handler) testUpdate(w http.ResponseWriter, r *http.Request) {
 	h.renderTestForm(w, r, fail.Status, f, fail)
 }
 
+// testDeleteConfirm names what deleting a test takes with it: its place in the publish
+// gate; the runs that ran it keep their results.
+func (h *Handler) testDeleteConfirm(w http.ResponseWriter, r *http.Request) {
+	res, err := h.call(r, "GET", agentPath(r, "/tests/", url.PathEscape(r.PathValue("tid"))), nil, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	t := res.Data()
+	lost := []string{"The test " + str(t["name"]) + ": its caller, criteria and mocks."}
+	if required, _ := t["required_for_publish"].(bool); required {
+		lost = append(lost, "Its place in the publish gate: publishing no longer waits for it to pass.")
+	}
+	h.confirmPage(w, r, "agents", confirmation{
+		Title: "Delete the test " + str(t["name"]) + "?", Lost: lost,
+		Kept:   []string{"Earlier runs and their results, this test's included."},
+		Button: "Delete test", Cancel: "/agents/" + url.PathEscape(r.PathValue("id")) + "/tests/" + url.PathEscape(r.PathValue("tid")),
+		Crumb: "Agents", CrumbHref: "/agents",
+	}, http.StatusOK, nil)
+}
+
 func (h *Handler) testDelete(w http.ResponseWriter, r *http.Request) {
 	if _, err := h.call(r, "DELETE", agentPath(r, "/tests/", url.PathEscape(r.PathValue("tid"))), nil, nil); err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/agents/"+url.PathEscape(r.PathValue("id"))+"/tests?notice=Test+deleted.", http.StatusSeeOther)
+	h.done(w, r, testsTabPath(r), flash{Notice: "Test deleted.", At: "tests-list"})
+}
+
+// testsTabPath is the agent's Tests tab, where the tests' forms lead back.
+func testsTabPath(r *http.Request) string {
+	return "/agents/" + url.PathEscape(r.PathValue("id")) + "/tests"
+}
+
+// testLabels names the editor's fields as its labels do, for the API's messages.
+var testLabels = fieldLabels{
+	"name": "Name", "max_turns": "Max turns", "repeat": "Repeat", "user": "Caller", "user.script": "Script",
+	"user.persona": "Persona", "user.goal": "Goal", "variables": "Variables", "criteria": "Criteria",
+	"criteria.#.type": "Criterion # type", "criteria.#.name": "Criterion # name", "criteria.#.arguments": "Criterion # arguments",
+	"criteria.#.pattern": "Criterion # pattern", "criteria.#.value": "Criterion # value", "criteria.#.reason": "Criterion # reason",
+	"criteria.#.criterion": "Criterion # criterion",
 }
 
 // testRunStart runs every test on the draft, or (selected) those the form checks.
@@ -174,12 +210,12 @@ func (h *Handler) testRunStart(w http.ResponseWriter, r *http.Request) {
 	if r.PostFormValue("selected") != "" {
 		body["test_ids"] = append([]string{}, r.PostForm["test_id"]...)
 	}
-	res, err := h.call(r, "POST", agentPath(r, "/test-runs"), nil, body)
+	res, err := h.create(r, agentPath(r, "/test-runs"), body)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/agents/"+url.PathEscape(r.PathValue("id"))+"/test-runs/"+url.PathEscape(str(res.Data()["id"])), http.StatusSeeOther)
+	h.done(w, r, "/agents/"+url.PathEscape(r.PathValue("id"))+"/test-runs/"+url.PathEscape(str(res.Data()["id"])), flash{})
 }
 
 // formOfTest is a stored test as the editor shows it.

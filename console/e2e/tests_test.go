@@ -124,6 +124,21 @@ func TestTestsTab(t *testing.T) {
 	}
 	b.run("publish", chromedp.SendKeys("#pub-desc", "tested", chromedp.ByQuery), chromedp.Click(`[data-publish]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`//td[text()="tested"]`, chromedp.BySearch))
+
+	// Deleting a test asks first (the console's confirmation step), then returns to the tab.
+	b.open("/agents/" + id + "/tests")
+	b.run("open the failing test", chromedp.Click(`//a[text()="offers dessert"]`, chromedp.BySearch), chromedp.WaitVisible(`#test-form`, chromedp.ByQuery))
+	b.run("ask to delete it", chromedp.Click(`a[href$="/delete"]`, chromedp.ByQuery), chromedp.WaitVisible(`.confirm`, chromedp.ByQuery))
+	if s := b.text(`.confirm`); !strings.Contains(s, "Earlier runs") {
+		t.Errorf("the confirmation says what stays: %q", s)
+	}
+	b.audit("test-delete")
+	b.run("delete it", chromedp.Click(`.confirm button[type="submit"]`, chromedp.ByQuery), chromedp.WaitVisible(`#tests-list p.notice`, chromedp.ByQuery))
+	var left string
+	b.eval("the tests left", `document.querySelector("#tests-list").textContent`, &left)
+	if strings.Contains(left, "offers dessert") || !strings.Contains(left, "Test deleted.") {
+		t.Errorf("after the deletion the tests list reads %q", left)
+	}
 }
 
 // runSelected runs one test from the agent's Tests tab, selected by name, and checks that
