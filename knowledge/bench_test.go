@@ -151,7 +151,6 @@ func reportLatency(b *testing.B, query func(i int)) {
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(lat)), "cpu-ms/op")
 }
 
-
 func randomVector(rng *rand.Rand, dim int) []float32 {
 	v := make([]float32, dim)
 	for i := range v {
