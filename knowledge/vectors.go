@@ -257,15 +257,20 @@ func (vs *vectorScratch) similarities(ix *Index, m *vectorMatrix, q []float32, p
 	if parts <= 1 {
 		m.scan(q, vs.sims, &vs.near, 0, rows)
 	} else {
-		// Each part keeps its own nearest rows, merged once all are done.
+		// Each part keeps its own nearest rows, merged once all are done. The first part
+		// runs on the calling goroutine, which would otherwise only wait: one goroutine
+		// fewer to start and to be scheduled.
 		vs.parts = slices.Grow(vs.parts[:0], parts)[:parts]
 		per := (rows + parts - 1) / parts
 		var wg sync.WaitGroup
 		for p := range vs.parts {
 			vs.parts[p] = nearest{k: vectorCandidates, items: vs.parts[p].items[:0], ix: ix, m: m}
-			lo, hi := p*per, min(rows, (p+1)*per)
-			wg.Go(func() { m.scan(q, vs.sims, &vs.parts[p], lo, hi) })
+			if p > 0 {
+				lo, hi := p*per, min(rows, (p+1)*per)
+				wg.Go(func() { m.scan(q, vs.sims, &vs.parts[p], lo, hi) })
+			}
 		}
+		m.scan(q, vs.sims, &vs.parts[0], 0, min(rows, per))
 		wg.Wait()
 		for p := range vs.parts {
 			for _, it := range vs.parts[p].items {
