@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"sync/atomic"
 	"time"
@@ -232,27 +233,24 @@ func (s *ConversationService) EndConversation(ctx context.Context, id string) (*
 	if err != nil {
 		return nil, err
 	}
-	var call *data.Call
-	err = s.store.Update(ctx, func(tx Tx) error {
+	var before *data.Call
+	call, err := s.endAsRead(ctx, id, func(tx Tx) (*data.StoredConversation, string, error) {
+		before = nil
 		c, err := loadConversation(tx, p, id)
-		if err != nil {
-			return err
+		switch {
+		case err != nil:
+			return nil, "", err
+		case c.Status == data.ConversationEnded:
+			before, err = endedCall(tx, c)
+			return nil, "", err
+		case s.answering(c):
+			return nil, "", errMessageInFlight
+		case s.idle(c):
+			return c, data.EndExpired, nil
 		}
-		if c.Status == data.ConversationEnded {
-			call, err = endedCall(tx, c)
-			return err
-		}
-		if c.Lease != nil && c.Lease.Until.After(s.now()) {
-			return errMessageInFlight
-		}
-		reason := data.EndUserEnded
-		if s.idle(c) {
-			reason = data.EndExpired
-		}
-		call, err = s.end(ctx, tx, c, reason, nil)
-		return err
+		return c, data.EndUserEnded, nil
 	})
-	return call, err
+	return cmp.Or(call, before), err
 }
 
 var errMessageInFlight = data.Errorf(data.ECONFLICT, "A message of this conversation is being answered: wait for its reply.")
@@ -292,22 +290,11 @@ func (s *ConversationService) ExpireIdle(ctx context.Context, limit int) (int, e
 	}
 	ended := 0
 	for _, id := range ids {
-		done := false
-		err := s.store.Update(ctx, func(tx Tx) error {
-			done = false
-			c, err := tx.Conversation(id)
-			if err != nil || c == nil || c.Status != data.ConversationActive || !s.idle(c) ||
-				(c.Lease != nil && c.Lease.Until.After(s.now())) {
-				return err
-			}
-			done = true
-			_, err = s.end(ctx, tx, c, data.EndExpired, nil)
-			return err
-		})
+		call, err := s.expireIfIdle(ctx, id)
 		if err != nil {
 			return ended, err
 		}
-		if done {
+		if call != nil {
 			ended++
 		}
 	}
