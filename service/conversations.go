@@ -189,11 +189,19 @@ func (s *ConversationService) StartConversation(ctx context.Context, agentID str
 		},
 		Items: len(out.Items), StartedBy: p.UserID,
 	}
-	if err := s.store.Update(ctx, func(tx Tx) error { return tx.InsertConversation(c, out.Items) }); err != nil {
+	var res data.Conversation
+	err = s.store.Update(ctx, func(tx Tx) error {
+		if err := tx.InsertConversation(c, out.Items); err != nil {
+			return err
+		}
+		res = c.Conversation
+		res.Messages = orEmptyItems(out.Items)
+		answerClaim(ctx, &res, nil)
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	res := c.Conversation
-	res.Messages = orEmptyItems(out.Items)
 	return &res, nil
 }
 
