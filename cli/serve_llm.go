@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/voiceapi/voiceapi/conversation"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/llm"
 	"github.com/voiceapi/voiceapi/netguard"
@@ -74,13 +75,14 @@ func ConversationOptions(s LLMSettings) service.ConversationOptions {
 		timeout = llm.DefaultTimeout
 	}
 	models := s.guard().Client(netguard.Options{Timeout: timeout})
-	// A custom function's own timeout bounds each call (its context); the client's is the
-	// most any answer may take.
-	functions := s.guard().Client(netguard.Options{Timeout: data.ConversationAnswerLimit})
+	// A custom function's own timeout bounds each call (its context), capped at
+	// conversation.MaxFunctionTimeout: the client's.
+	functions := s.guard().Client(netguard.Options{Timeout: conversation.MaxFunctionTimeout})
 	opts := llm.Options{HTTPClient: models, BaseURLs: s.BaseURLs, Timeout: timeout}
 	return service.ConversationOptions{
-		Models:    func(cfg data.LLMConfig) (llm.Client, error) { return llm.New(llm.ConfigOf(cfg), opts) },
-		Functions: functions,
+		Models:       func(cfg data.LLMConfig) (llm.Client, error) { return llm.New(llm.ConfigOf(cfg), opts) },
+		Functions:    functions,
+		ModelTimeout: timeout,
 	}
 }
 

@@ -49,7 +49,7 @@ func (s *ConversationService) SendMessage(ctx context.Context, id string, in dat
 		if history, err = tx.ConversationItems(id); err != nil {
 			return err
 		}
-		c.Lease = &data.ConversationLease{Token: token, Until: data.NewTime(s.now().Add(s.lease()))}
+		c.Lease = &data.ConversationLease{Token: token, Until: data.NewTime(s.now().Add(s.leaseSpan()))}
 		return tx.PutConversation(c, nil)
 	})
 	if errors.Is(err, errConversationIdle) {
@@ -61,7 +61,7 @@ func (s *ConversationService) SendMessage(ctx context.Context, id string, in dat
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.answer(ctx, p, c, cfg, history, in.Content, obs)
+	out, err := s.answer(ctx, p, c, cfg, history, in.Content, token, obs)
 	if err != nil {
 		s.release(ctx, id, token)
 		return nil, err
@@ -73,16 +73,39 @@ func (s *ConversationService) SendMessage(ctx context.Context, id string, in dat
 // (expired) instead of answered.
 var errConversationIdle = errors.New("the conversation is idle")
 
-// answer runs the engine within the lease: an answer that outlives it would race the
-// next holder.
-func (s *ConversationService) answer(ctx context.Context, p *data.Principal, c *data.StoredConversation, cfg *data.AgentConfig, history []data.ConversationItem, text string, obs data.ConversationObserver) (*conversation.Outcome, error) {
+// answer runs the engine under the lease token, renewed before each step: an answer whose
+// lease was taken over stops there rather than race the next holder. The whole answer
+// takes ConversationAnswerLimit at most.
+func (s *ConversationService) answer(ctx context.Context, p *data.Principal, c *data.StoredConversation, cfg *data.AgentConfig, history []data.ConversationItem, text, token string, obs data.ConversationObserver) (*conversation.Outcome, error) {
 	e, err := s.engine(p, c.ID, cfg)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithDeadline(ctx, c.Lease.Until.Time)
+	e.Renew = func(ctx context.Context) error { return s.renewLease(ctx, c.ID, token) }
+	ctx, cancel := context.WithTimeout(ctx, data.ConversationAnswerLimit)
 	defer cancel()
 	return e.Reply(ctx, conversation.State{Variables: c.Variables, Items: history}, text, obs)
+}
+
+// renewLease extends the lease token holds on conversation id by a span from now; a
+// lease no longer token's (it lapsed and another message took it) is a conflict.
+func (s *ConversationService) renewLease(ctx context.Context, id, token string) error {
+	return s.store.Update(ctx, func(tx Tx) error {
+		c, err := tx.Conversation(id)
+		if err != nil {
+			return err
+		}
+		if c == nil || c.Lease == nil || c.Lease.Token != token {
+			return s.errLeaseLost()
+		}
+		c.Lease.Until = data.NewTime(s.now().Add(s.leaseSpan()))
+		return tx.PutConversation(c, nil)
+	})
+}
+
+// errLeaseLost answers a message whose lease another message took meanwhile.
+func (s *ConversationService) errLeaseLost() error {
+	return data.Errorf(data.ECONFLICT, "The answer outlasted the conversation's lease (%s without a step ending) and was dropped: send the message again.", s.leaseSpan())
 }
 
 func deref(s *string) string {
@@ -128,7 +151,7 @@ func (s *ConversationService) storeTurn(ctx context.Context, leased *data.Stored
 			return nil, err
 		}
 		if c == nil || c.Lease == nil || c.Lease.Token != token {
-			return nil, data.Errorf(data.ECONFLICT, "The answer took longer than the conversation's lease (%s) and was dropped: send the message again.", s.lease())
+			return nil, s.errLeaseLost()
 		}
 		s.applyTurn(c, out)
 		return c, tx.PutConversation(c, out.Items)

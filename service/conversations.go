@@ -20,13 +20,14 @@ type ConversationOptions struct {
 	// Functions makes custom_function requests: the server's SSRF-guarded client. A
 	// custom function is refused (the model is told) when it is nil.
 	Functions conversation.Doer
-	// Lease bounds the answer to one message, model calls and tools together; while it
-	// runs no other message of the conversation is taken, on any replica. 5 minutes when 0.
-	Lease time.Duration
+	// ModelTimeout is the most one model request may take (--llm-timeout);
+	// llm.DefaultTimeout when 0. A message's lease is derived from it (leaseSpan).
+	ModelTimeout time.Duration
 }
 
-// DefaultConversationLease is ConversationOptions.Lease's default.
-const DefaultConversationLease = data.ConversationAnswerLimit
+// conversationLeaseMargin is a message lease's slack past its step's longest bounds: the
+// query's embedding (3 s at most), the lease's own writes, replicas' clock skew.
+const conversationLeaseMargin = 15 * time.Second
 
 // ConversationService implements data.ConversationService. It keeps no state in the
 // process: each message reads the conversation from storage and takes its lease there, so
@@ -51,11 +52,13 @@ func (s *ConversationService) Configure(o ConversationOptions) { s.cfg.Store(&o)
 
 func (s *ConversationService) options() *ConversationOptions { return s.cfg.Load() }
 
-func (s *ConversationService) lease() time.Duration {
-	if l := s.options().Lease; l > 0 {
-		return l
-	}
-	return DefaultConversationLease
+// leaseSpan is how long a message's lease holds unless renewed: one step of the answer at
+// its longest (a model request, then a custom function's call) and a margin. The answer
+// renews it before each step after the first (renewLease), so a long answer keeps it
+// while a replica that dies mid-answer blocks its conversation for this long at most.
+// While the lease holds, no other message of the conversation is taken, on any replica.
+func (s *ConversationService) leaseSpan() time.Duration {
+	return cmp.Or(s.options().ModelTimeout, llm.DefaultTimeout) + conversation.MaxFunctionTimeout + conversationLeaseMargin
 }
 
 // loadConversation returns a conversation the caller may see: of its workspace, of an
