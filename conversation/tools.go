@@ -20,6 +20,9 @@ import (
 const (
 	// DefaultFunctionTimeout applies when a custom_function has no timeout (or 0).
 	DefaultFunctionTimeout = 10 * time.Second
+	// MaxFunctionTimeout caps a custom_function's timeout: one step of an answer, which a
+	// conversation's lease must outlast (service.ConversationService's lease span).
+	MaxFunctionTimeout = 30 * time.Second
 	// MaxFunctionAnswer is how much of a custom function's answer the model reads.
 	MaxFunctionAnswer = 16 << 10
 )
@@ -120,7 +123,7 @@ func (e *Engine) callFunction(ctx context.Context, t *data.Tool, args map[string
 	}
 	timeout := DefaultFunctionTimeout
 	if t.Timeout != nil && *t.Timeout > 0 {
-		timeout = time.Duration(*t.Timeout) * time.Millisecond
+		timeout = min(time.Duration(*t.Timeout)*time.Millisecond, MaxFunctionTimeout)
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -82,6 +82,8 @@ type Config struct {
 	MaxFileSize      int64 // one uploaded file: 20 MiB
 	MaxMultipartBody int64 // a whole multipart request: 50 MiB
 	AllowPrivateURLs bool  // --allow-private-urls: lifts the SSRF guard
+	// AllowURLPrefixes lift the SSRF guard for url sources under them (--allow-url-prefix).
+	AllowURLPrefixes []string
 	URLFetchTimeout  time.Duration
 	URLFetchMaxBytes int64
 	// MaxImportBody bounds a workspace import document; DefaultMaxImportBody when 0.

@@ -116,29 +116,11 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 	return c, nil
 }
 
-// insertCall stores a new call made on the server (a conversation's end): absent
-// collections made empty, the course completed and checked, the agent's redaction applied
-// (inside the transaction: a conversation's transcript is bounded by its turns and
-// redaction's work by redact.MaxWork), then stored as every call is.
-func (b *base) insertCall(ctx context.Context, tx Tx, c *data.Call, now data.Time) error {
+// completeCall readies a call made on the server (a conversation's end) for redaction and
+// storeNewCall: absent collections made empty, the course completed and checked.
+func completeCall(c *data.Call, now data.Time) error {
 	normalizeCall(c)
-	if err := fillCourse(c, now); err != nil {
-		return err
-	}
-	cfg, key, err := redactionSetting(tx, c.WorkspaceID, c.AgentID)
-	if err != nil {
-		return err
-	}
-	var r *redact.Redactor
-	if key != "" {
-		if r, err = b.redactors.get(cfg, key); err != nil {
-			return err
-		}
-	}
-	if err := redactCall(r, c, allCallFields); err != nil {
-		return err
-	}
-	return b.storeNewCall(ctx, tx, c, nil)
+	return fillCourse(c, now)
 }
 
 // storeNewCall writes a new, complete and redacted call the way every channel does: the

@@ -78,6 +78,9 @@ type base struct {
 	jobs *jobRegistry
 	// providers caches workspaces' embedding providers (service/knowledge_embeddings.go).
 	providers providers
+	// shared says several processes may use the store at once (SharedStore: PostgreSQL
+	// replicas); else one process alone opens it (bbolt's file lock).
+	shared bool
 }
 
 // Services are the implementations of the data services, one per resource, built on one
@@ -154,13 +157,14 @@ func New(store Store, opts Options) (*Services, error) {
 	if opts.IDs == nil {
 		opts.IDs = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
 	}
+	shared := false
 	if s, ok := store.(SharedStore); ok && s.SharedByProcesses() {
-		opts.LeaseDeliveries = true
+		opts.LeaseDeliveries, shared = true, true
 	}
 	b := &base{
 		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
 		ids: opts.IDs, chainKey: ChainKey(opts.Sealer), urlGuard: opts.URLGuard, kbIndexes: newIndexCache(),
-		redactors: &redactors{}, jobs: newJobRegistry(),
+		redactors: &redactors{}, jobs: newJobRegistry(), shared: shared,
 	}
 	b.store = claimingStore{Store: store, b: b}
 	kbs := newKnowledgeBases(b)

@@ -19,20 +19,21 @@ func TestAnalysisConfigAndCharts(t *testing.T) {
 	b.signIn(e.Owner.Email, e.Owner.Password, "")
 	b.open("/agents/" + agent)
 
-	// An enum field without choices is refused, the message beside the field.
+	// An enum field without choices is refused, the message beside the field in the words
+	// of its label.
 	b.run("add field", chromedp.Click(`[data-list="fields"] > button[data-action="add"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`[data-list="fields"] li input[data-key="name"]`, chromedp.ByQuery),
 		chromedp.SendKeys(`[data-list="fields"] li input[data-key="name"]`, "outcome", chromedp.ByQuery),
 		chromedp.SendKeys(`[data-list="fields"] li input[data-key="description"]`, "How the call ended", chromedp.ByQuery))
 	b.setSelect(`[data-list="fields"] li select[data-key="type"]`, "enum")
 	b.run("save", chromedp.Click(`#agent-form .actions button`, chromedp.ByQuery), chromedp.WaitVisible(`#save-errors`, chromedp.ByQuery))
-	if msg := b.text(`[data-list="fields"] li .field:has(> label > input[data-key="choices"]) [data-err]`); !strings.Contains(msg, "analysis_config.fields.0.choices") {
+	if msg := b.text(`[data-list="fields"] li .field:has(> label > input[data-key="choices"]) [data-err]`); !strings.HasPrefix(msg, "Choices is required") {
 		t.Errorf("the choices' error beside them: %q", msg)
 	}
 	b.run("fix", chromedp.SendKeys(`[data-list="fields"] li input[data-key="choices"]`, "booked, declined", chromedp.ByQuery),
 		chromedp.SendKeys(`[data-obj="analysis_config"] input[data-key="success_criterion"]`, "A table was booked.", chromedp.ByQuery),
 		chromedp.Click(`#agent-form .actions button`, chromedp.ByQuery),
-		chromedp.WaitVisible(`//div[@id="save-status"][text()="Saved."]`, chromedp.BySearch))
+		chromedp.WaitVisible(`//*[@id="save-status"][text()="Saved."]`, chromedp.BySearch))
 	got := e.Do(nil, "GET", "/api/v1/agents/"+agent, tok, nil).Data()
 	cfg := got["analysis_config"].(map[string]any)
 	if f := cfg["fields"].([]any); len(f) != 1 || f[0].(map[string]any)["type"] != "enum" || len(f[0].(map[string]any)["choices"].([]any)) != 2 || cfg["success_criterion"] != "A table was booked." {

@@ -62,6 +62,7 @@ var suites = []struct {
 	{"jobs_leases", testJobsLeases},
 	{"jobs_concurrent_claims", testJobsConcurrentClaims},
 	{"jobs_reschedule", testJobsReschedule},
+	{"jobs_end_leases", testJobsEndLeases},
 	{"jobs_queue_stats", testJobsQueueStats},
 	{"jobs_list_and_delete", testJobsListAndDelete},
 	{"jobs_prune", testJobsPrune},
