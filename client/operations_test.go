@@ -44,6 +44,7 @@ func TestEveryOperationAgainstServer(t *testing.T) {
 	tr.records(agent)
 	hook := tr.webhooks()
 	tr.eventStream()
+	tr.conversations()
 	c, ctx, check := tr.c, tr.ctx, tr.check
 	check("webhook delete", c.Webhooks.Delete(ctx, hook.ID))
 	check("kb delete", c.KnowledgeBases.Delete(ctx, kb.ID))

@@ -39,6 +39,8 @@ type Services struct {
 	Subscriptions data.SubscriptionService
 	// Exports exports and imports whole workspaces (conventions §17).
 	Exports data.WorkspaceExportService
+	// Conversations runs conversations with agents (conventions §21).
+	Conversations data.ConversationService
 	// Ready reports whether storage answers (GET /readyz).
 	Ready func(ctx context.Context) error
 }
@@ -168,6 +170,7 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(slices.Concat(s.numberRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes()))
 	s.addRoutes(s.knowledgeBaseRoutes())
 	s.addRoutes(s.exportRoutes())
+	s.addRoutes(s.conversationRoutes())
 	s.buildRouter()
 	return s
 }

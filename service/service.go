@@ -46,6 +46,9 @@ type Options struct {
 	// when nil. Where the URL's host resolves is checked later, when connecting, by
 	// netguard's client.
 	URLGuard func(rawURL string) error
+	// Conversations configure conversations with agents: the model clients, the custom
+	// function caller, the lease of a message.
+	Conversations ConversationOptions
 }
 
 // base is what every resource's service shares.
@@ -102,6 +105,8 @@ type Services struct {
 	Backup *BackupService
 	// Retention sweeps what retention settings have expired.
 	Retention *RetentionService
+	// Conversations implements data.ConversationService.
+	Conversations *ConversationService
 }
 
 // New builds the services on store.
@@ -143,13 +148,14 @@ func New(store Store, opts Options) (*Services, error) {
 		redactors: &redactors{},
 	}
 	b.store = claimingStore{Store: store, b: b}
+	kbs := newKnowledgeBases(b)
 	return &Services{
 		Auth:           &AuthService{base: b, cache: &tokenCache{}},
 		Users:          &UserService{b},
 		Workspaces:     &WorkspaceService{b},
 		WorkspaceUsers: &WorkspaceUserService{b},
 		Idempotency:    &IdempotencyService{b},
-		KnowledgeBases: newKnowledgeBases(b),
+		KnowledgeBases: kbs,
 		Webhooks:       &WebhookService{b},
 		Deliveries:     &DeliveryService{b},
 		Audit:          &AuditService{b},
@@ -161,6 +167,7 @@ func New(store Store, opts Options) (*Services, error) {
 		Exports:        newExportService(b),
 		Backup:         newBackupService(b, store),
 		Retention:      &RetentionService{b},
+		Conversations:  newConversations(b, kbs),
 	}, nil
 }
 

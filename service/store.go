@@ -44,6 +44,7 @@ type Tx interface {
 	CallTx
 	CallSearchTx
 	SubscriptionTx
+	ConversationTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.

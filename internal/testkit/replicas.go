@@ -11,6 +11,7 @@ import (
 	"github.com/voiceapi/voiceapi/internal/pgtest"
 	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/service"
 	"github.com/voiceapi/voiceapi/webhook"
 )
 
@@ -32,6 +33,9 @@ type ReplicaOptions struct {
 	Lease time.Duration
 	// Now is every replica's clock; time.Now when nil.
 	Now func() time.Time
+	// Prepare adjusts each replica's services before its server starts (a conversation's
+	// model clients, say).
+	Prepare func(*service.Services)
 }
 
 // NewReplicas starts n replicas on one new database. The owner account is created
@@ -45,6 +49,9 @@ func NewReplicas(t testing.TB, n int, o ReplicaOptions) []*Replica {
 		logger := slog.New(slog.NewJSONHandler(logs, nil))
 		db := OpenPostgres(t, func(po *postgres.Options) { po.URL, po.Logger, po.Now = url, logger, o.Now })
 		svc := cli.NewServices(db)
+		if o.Prepare != nil {
+			o.Prepare(svc)
+		}
 		d := webhook.NewDispatcher(svc.Deliveries, webhook.Config{AllowPrivate: true, Logger: logger, Lease: o.Lease, Now: o.Now})
 		db.SetEventHook(d.Wake)
 		d.Start(context.Background())

@@ -68,8 +68,11 @@ func StartIn(t testing.TB, dir string) *Env {
 
 func serve(t testing.TB, db *bolt.DB, logger *slog.Logger) *Env {
 	// As serve runs it: the url fetcher and the webhook dispatcher in the background, both
-	// allowed to reach this machine (the tests' receivers are on loopback).
-	api := cli.NewServer(db, logger, func(c *server.Config) { c.AllowPrivateURLs = true })
+	// allowed to reach this machine (the tests' receivers are on loopback), and so are
+	// conversations (a model stand-in on loopback, as --allow-private-urls lets them).
+	svc := cli.NewServices(db)
+	svc.Conversations.Configure(cli.ConversationOptions(cli.LLMSettings{AllowPrivate: true}))
+	api := cli.NewServerOn(db, svc, logger, func(c *server.Config) { c.AllowPrivateURLs = true })
 	srv := httptest.NewServer(api.Handler())
 	stopFetcher := api.StartKnowledgeFetcher(context.Background())
 	dispatcher := webhook.NewDispatcher(cli.NewServices(db).Deliveries, webhook.Config{Workers: 2, AllowPrivate: true, Logger: logger,
