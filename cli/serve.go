@@ -67,6 +67,8 @@ type serveOptions struct {
 	retentionInterval time.Duration
 	// llm are the language model settings of conversations.
 	llm llmFlags
+	// jobs are the background job runner's flags (cli/serve_jobs.go).
+	jobs jobOptions
 	// passwordCost is the bcrypt cost of the bootstrap owner's password; 0 means the
 	// production cost. Only tests set it (no flag): cost 12 takes seconds under -race.
 	passwordCost int
@@ -118,6 +120,7 @@ func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.DurationVar(&o.timeouts.Idle, "idle-timeout", server.DefaultTimeouts.Idle, "longest a kept-alive connection waits for its next request")
 	f.DurationVar(&o.retentionInterval, "retention-interval", time.Hour, "wait between two sweeps deleting the calls and knowledge files that retention settings have expired (0 turns sweeping off)")
 	o.llm.register(f)
+	o.jobs.register(f)
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "also serve GET /metrics and /debug/pprof/ without a token on this HOST:PORT (keep it private); off when empty")
 }
 
@@ -142,7 +145,7 @@ func (o *serveOptions) check() (slog.Level, error) {
 	if o.webhookWorkers < 1 {
 		return level, fmt.Errorf("--webhook-workers must be at least 1")
 	}
-	return level, nil
+	return level, o.jobs.check()
 }
 
 func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error {
@@ -257,8 +260,10 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	expired := make(chan struct{})
 	go func() { defer close(expired); expireConversations(expireCtx, svc.Conversations, logger, time.Minute) }()
 	defer func() { stopExpire(); <-expired }()
-	stopFetcher := srv.StartKnowledgeFetcher(ctx)
-	defer stopFetcher() // deferred after db.Close, so it runs first
+	// The job runner starts once the server has given the services its url fetcher, and
+	// drains before the database closes (deferred after db.Close, so it runs first).
+	stopJobs := startJobs(svc, o.jobs, logger)
+	defer stopJobs(o.drain)
 	logger.Info("listening", "addr", ln.Addr().String(), "data", o.loc.describe())
 	err = srv.ListenAndServe(ctx, ln, o.drain)
 	logger.Info("stopped", "error", err)

@@ -20,6 +20,7 @@ var operations = map[string]operation{
 	"metrics": {"GET", "/metrics", "Operations.Metrics", false},
 	"openAPI": {"GET", "/api/v1/openapi.json", "Operations.OpenAPI", false},
 	"backup":  {"GET", "/api/v1/admin/backup", "Operations.Backup", false},
+	"jobShow": {"GET", "/api/v1/jobs/{job_id}", "Jobs.Get", false},
 
 	// Authentication and API keys.
 	"login":        {"POST", "/api/v1/auth/login", "Auth.Login", false},

@@ -72,6 +72,8 @@ type base struct {
 	// redactHook, when set (tests), runs just before a call is redacted, outside any
 	// transaction.
 	redactHook func(workspaceID string)
+	// jobs are the registered job kinds and the runners to wake (service/jobs.go).
+	jobs *jobRegistry
 }
 
 // Services are the implementations of the data services, one per resource, built on one
@@ -107,6 +109,8 @@ type Services struct {
 	Retention *RetentionService
 	// Conversations implements data.ConversationService.
 	Conversations *ConversationService
+	// Jobs registers job kinds, enqueues and reads jobs, and builds their runners.
+	Jobs *JobService
 }
 
 // New builds the services on store.
@@ -145,11 +149,11 @@ func New(store Store, opts Options) (*Services, error) {
 	b := &base{
 		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
 		ids: opts.IDs, chainKey: ChainKey(opts.Sealer), urlGuard: opts.URLGuard, kbIndexes: newIndexCache(),
-		redactors: &redactors{},
+		redactors: &redactors{}, jobs: newJobRegistry(),
 	}
 	b.store = claimingStore{Store: store, b: b}
 	kbs := newKnowledgeBases(b)
-	return &Services{
+	svc := &Services{
 		Auth:           &AuthService{base: b, cache: &tokenCache{}},
 		Users:          &UserService{b},
 		Workspaces:     &WorkspaceService{b},
@@ -168,7 +172,10 @@ func New(store Store, opts Options) (*Services, error) {
 		Backup:         newBackupService(b, store),
 		Retention:      &RetentionService{b},
 		Conversations:  newConversations(b, kbs),
-	}, nil
+		Jobs:           &JobService{b},
+	}
+	svc.Jobs.Register(svc.KnowledgeBases.urlFetchKind())
+	return svc, nil
 }
 
 // timeNow is the clock as the records' time type.

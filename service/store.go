@@ -45,6 +45,7 @@ type Tx interface {
 	CallSearchTx
 	SubscriptionTx
 	ConversationTx
+	JobTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.

@@ -23,6 +23,8 @@ type Replica struct {
 	PG *postgres.DB
 	// Dispatcher posts this replica's claimed webhook deliveries; StopDispatcher cuts it.
 	Dispatcher *webhook.Dispatcher
+	// Jobs is this replica's job runner, started as serve starts it (url fetches).
+	Jobs *service.JobRunner
 }
 
 // ReplicaOptions tune NewReplicas.
@@ -36,6 +38,8 @@ type ReplicaOptions struct {
 	// Prepare adjusts each replica's services before its server starts (a conversation's
 	// model clients, say).
 	Prepare func(*service.Services)
+	// JobPoll is the job runners' poll; service's default when 0.
+	JobPoll time.Duration
 }
 
 // NewReplicas starts n replicas on one new database. The owner account is created
@@ -67,6 +71,9 @@ func NewReplicas(t testing.TB, n int, o ReplicaOptions) []*Replica {
 				o.Configure(c)
 			}
 		})
+		jobs := svc.Jobs.NewRunner(service.RunnerOptions{Poll: o.JobPoll, Now: o.Now})
+		jobs.Start(context.Background())
+		t.Cleanup(func() { jobs.Stop(context.Background()) })
 		hs := httptest.NewServer(srv.Handler())
 		t.Cleanup(hs.Close)
 		s := &Server{Env: &Env{Store: db, Svc: svc}, T: t, URL: hs.URL, Dir: t.TempDir(), Logs: logs}
@@ -75,7 +82,7 @@ func NewReplicas(t testing.TB, n int, o ReplicaOptions) []*Replica {
 		} else {
 			s.Owner = out[0].Owner
 		}
-		out = append(out, &Replica{Server: s, PG: db, Dispatcher: d})
+		out = append(out, &Replica{Server: s, PG: db, Dispatcher: d, Jobs: jobs})
 	}
 	return out
 }
