@@ -3,6 +3,7 @@ package openapi
 import (
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/validate"
@@ -103,6 +104,15 @@ func init() {
 
 	fieldRules["AgentKnowledgeQuery"]["agent_version"] = atLeast(1).with(false,
 		"Search with that published version's knowledge_base_ids and knowledge_base_config (the version a call runs); the agent's current ones when omitted.")
+
+	analytics := opDocs["GET /api/v1/analytics/calls"]
+	analytics.Query = append(slices.Clone(analytics.Query), queryParam{"agent_version",
+		"Only calls of this version of agent_id (which it needs: versions are numbered per agent). Calls stored before per-version counting count in no version.",
+		map[string]any{"type": "integer", "minimum": 1}})
+	opDocs["GET /api/v1/analytics/calls"] = analytics
+	fieldRules["CallAnalytics"]["versions"] = fieldRule{NotNull: true,
+		Description: "With agent_id: the totals per agent_version, oldest first, calls without a version last; [] otherwise."}
+	fieldRules["VersionTotals"] = map[string]fieldRule{"agent_version": {Description: "null for calls registered without a version."}}
 
 	typeDocs["CallStart"] = "Body of a call start: the direction, the numbers, the agent for an outbound call, the call's variables (docs/runtime.md)."
 	typeDocs["CallStartAnswer"] = "What a call runs: the registered call, the configuration, the variant."

@@ -18,3 +18,7 @@ CREATE TABLE agent_rollouts (
 	body         jsonb NOT NULL
 );
 CREATE INDEX agent_rollouts_by_workspace ON agent_rollouts (workspace_id);
+
+-- An agent's hourly rollups count per agent_version too (data/call_rollup_versions.go):
+-- analytics split by version. Calls stored before count in the totals only.
+ALTER TABLE call_rollups ADD COLUMN versions jsonb NOT NULL DEFAULT '{}';
