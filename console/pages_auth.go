@@ -19,6 +19,7 @@ func (h *Handler) routes() {
 	h.workspaceRoutes()
 	m.HandleFunc("POST /workspace/switch", h.action(h.workspaceSwitch))
 	h.agentRoutes()
+	h.rolloutRoutes()
 	h.keyRoutes()
 	h.numberRoutes()
 	h.kbRoutes()
