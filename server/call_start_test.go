@@ -214,3 +214,30 @@ func TestCallStartLimits(t *testing.T) {
 		t.Errorf("minutes used up: %s", r.Body)
 	}
 }
+
+// A workspace's export carries what the call start reads (an agent's default_variables,
+// timezone and max_concurrent_calls, a number's variables), and an import restores them.
+func TestCallStartSettingsTravelInExports(t *testing.T) {
+	e := newStartEnv(t)
+	testkit.Expect(t, e.Do("PUT", "/api/v1/agents/"+e.agent, e.Owner.Token, map[string]any{"max_concurrent_calls": 5}), 200)
+	testkit.Expect(t, e.Do("PUT", "/api/v1/numbers/"+e.number, e.Owner.Token, map[string]any{"variables": map[string]any{"plan": "gold", "seats": 3}}), 200)
+	doc := e.Do("GET", "/api/v1/workspaces/"+e.ws+"/export", e.Owner.Token, nil)
+	testkit.Expect(t, doc, 200)
+
+	dst := testkit.NewServer(t, nil)
+	imp := dst.Do("POST", "/api/v1/workspaces/"+dst.Owner.WorkspaceID+"/import", dst.Owner.Token, doc.Body)
+	testkit.Expect(t, imp, 201)
+	agents := dst.Do("GET", "/api/v1/agents", dst.Owner.Token, nil).List()
+	numbers := dst.Do("GET", "/api/v1/numbers", dst.Owner.Token, nil).List()
+	if len(agents) != 1 || len(numbers) != 1 {
+		t.Fatalf("imported %d agents, %d numbers", len(agents), len(numbers))
+	}
+	a, n := agents[0].(map[string]any), numbers[0].(map[string]any)
+	pc := a["prompt_config"].(map[string]any)
+	if a["max_concurrent_calls"] != float64(5) || pc["timezone"] != "Europe/Paris" || pc["default_variables"].(map[string]any)["plan"] != "basic" {
+		t.Errorf("imported agent: max_concurrent_calls %v, prompt_config %v", a["max_concurrent_calls"], pc)
+	}
+	if v := n["variables"].(map[string]any); v["plan"] != "gold" || v["seats"] != float64(3) {
+		t.Errorf("imported number's variables: %v", v)
+	}
+}
