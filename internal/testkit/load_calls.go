@@ -60,18 +60,7 @@ func envInt(name string, def int) int {
 // number. Before each registration or start a client ends the call its previous one made,
 // untimed, so the open calls stay as many as the clients, as a runtime's would.
 func CallStartBench(b *testing.B, servers []*Server, agent map[string]any, setLimits func(map[string]int64)) {
-	s0 := servers[0]
-	owner := s0.Owner.Token
-	raw, _ := json.Marshal(agent)
-	a := s0.Do("POST", "/api/v1/agents", owner, raw)
-	Expect(b, a, 201)
-	agentID := a.Data()["id"].(string)
-	Expect(b, s0.Do("POST", "/api/v1/agents/"+agentID+"/publish", owner, nil), 204)
-	Expect(b, s0.Do("POST", "/api/v1/numbers", owner, map[string]any{"phone_number": "+14155550123", "provider": "sip",
-		"inbound_agent_id": agentID, "variables": map[string]any{"shop": "Acme West"}}), 201)
-	k := s0.Do("POST", "/api/v1/api-keys", owner, map[string]any{"name": "runtime", "scopes": []string{data.ScopeCallsRuntime}})
-	Expect(b, k, 201)
-	runtime := k.JSON()["token"].(string)
+	agentID, runtime := callStartSetup(b, servers[0], agent)
 	url := func(c int, path string) string { return servers[c%len(servers)].URL + path }
 	register, _ := json.Marshal(map[string]any{"agent_id": agentID, "direction": "inbound", "from_number": "+15551230000",
 		"to_number": "+14155550123", "variables": map[string]any{"customer_name": "Ada"}})
@@ -81,34 +70,9 @@ func CallStartBench(b *testing.B, servers []*Server, agent map[string]any, setLi
 		return body
 	}
 	clients := BenchClients()
-	var mu sync.Mutex
-	last := map[int]string{} // each client's open call
-	keep := func(c int, resp []byte, path string) error {
-		var env struct {
-			Data json.RawMessage `json:"data"`
-		}
-		if err := json.Unmarshal(resp, &env); err != nil {
-			return err
-		}
-		var id struct {
-			ID   string `json:"id"`
-			Call struct {
-				ID string `json:"id"`
-			} `json:"call"`
-		}
-		if err := json.Unmarshal(env.Data, &id); err != nil {
-			return err
-		}
-		mu.Lock()
-		last[c] = id.ID + id.Call.ID
-		mu.Unlock()
-		return nil
-	}
+	open := &openCalls{last: map[int]string{}}
 	endLast := func(c, _ int) error {
-		mu.Lock()
-		id := last[c]
-		delete(last, c)
-		mu.Unlock()
+		id := open.take(c)
 		if id == "" {
 			return nil
 		}
@@ -127,6 +91,7 @@ func CallStartBench(b *testing.B, servers []*Server, agent map[string]any, setLi
 		}
 		res.Report(b)
 	}
+	keep := open.keep
 	b.Run("get-agent", func(b *testing.B) {
 		run(b, func(c, _ int) error {
 			_, err := Send("GET", url(c, "/api/v1/agents/"+agentID), runtime, nil, 200)
@@ -139,7 +104,7 @@ func CallStartBench(b *testing.B, servers []*Server, agent map[string]any, setLi
 			if err != nil {
 				return err
 			}
-			return keep(c, resp, "call")
+			return keep(c, resp)
 		}, endLast)
 	})
 	startLoad := func(offset int) func(b *testing.B) {
@@ -149,11 +114,61 @@ func CallStartBench(b *testing.B, servers []*Server, agent map[string]any, setLi
 				if err != nil {
 					return err
 				}
-				return keep(c, resp, "start")
+				return keep(c, resp)
 			}, endLast)
 		}
 	}
 	b.Run("start", startLoad(0))
 	setLimits(map[string]int64{data.LimitConcurrentCalls: 1000})
 	b.Run("start-limited", startLoad(5_000_000))
+}
+
+// callStartSetup makes, through s, a published agent from body bound to a number, and a
+// calls:runtime key; it returns the agent's id and the key.
+func callStartSetup(b *testing.B, s *Server, body map[string]any) (agentID, runtime string) {
+	owner := s.Owner.Token
+	raw, _ := json.Marshal(body)
+	a := s.Do("POST", "/api/v1/agents", owner, raw)
+	Expect(b, a, 201)
+	agentID = a.Data()["id"].(string)
+	Expect(b, s.Do("POST", "/api/v1/agents/"+agentID+"/publish", owner, nil), 204)
+	Expect(b, s.Do("POST", "/api/v1/numbers", owner, map[string]any{"phone_number": "+14155550123", "provider": "sip",
+		"inbound_agent_id": agentID, "variables": map[string]any{"shop": "Acme West"}}), 201)
+	k := s.Do("POST", "/api/v1/api-keys", owner, map[string]any{"name": "runtime", "scopes": []string{data.ScopeCallsRuntime}})
+	Expect(b, k, 201)
+	return agentID, k.JSON()["token"].(string)
+}
+
+// openCalls is the call each load client has open.
+type openCalls struct {
+	mu   sync.Mutex
+	last map[int]string
+}
+
+// keep notes the call a registration's or a start's answer names as client c's.
+func (o *openCalls) keep(c int, resp []byte) error {
+	var env struct {
+		Data struct {
+			ID   string `json:"id"` // a registration's call
+			Call struct {
+				ID string `json:"id"`
+			} `json:"call"` // a start's
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(resp, &env); err != nil {
+		return err
+	}
+	o.mu.Lock()
+	o.last[c] = env.Data.ID + env.Data.Call.ID
+	o.mu.Unlock()
+	return nil
+}
+
+// take returns client c's open call, "" for none, and forgets it.
+func (o *openCalls) take(c int) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	id := o.last[c]
+	delete(o.last, c)
+	return id
 }
