@@ -209,7 +209,11 @@ func (t *tx) countCalls(ws, agentID string, from, to time.Time, fn func(time.Tim
 		if err != nil {
 			return err
 		}
-		fn(c.CreatedAt.Truncate(time.Hour), data.RollupOf(c))
+		r := data.RollupOf(c)
+		if agentID == "" {
+			r = r.WithoutVersions() // as the workspace's hourly rows: versions are numbered per agent
+		}
+		fn(c.CreatedAt.Truncate(time.Hour), r)
 	}
 	return rows.Err()
 }
