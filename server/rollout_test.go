@@ -60,8 +60,11 @@ func TestRolloutThroughCallStart(t *testing.T) {
 		}
 		counts[v]++
 	}
-	// 150 callers: a weight of 30 gives 45 ± 15 (over 2.6 standard deviations).
-	if counts[2] < 30 || counts[2] > 60 || counts[1]+counts[2] != n {
+	// 150 callers: a weight of 30 gives 45, one standard deviation 5.6; the hash's seed is
+	// the rollout's start, so the bound is 4 deviations (±22: a false failure in 16,000
+	// runs, where 2.6 failed about one run in 100). TestVariantWeightsAndStickiness
+	// (service) proves the split's precision over 10,000 callers.
+	if counts[2] < 23 || counts[2] > 67 || counts[1]+counts[2] != n {
 		t.Errorf("split %v for weights 70/30", counts)
 	}
 }
