@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -65,6 +66,7 @@ func runBackends(o options, work string) error {
 		extra = append(extra, "--db-pool-size", fmt.Sprint(o.dbPoolSize))
 	}
 	url := o.databaseURL
+	var failures func() (int, error) // serialization failures so far; nil on -database-url
 	if url == "" {
 		// Every replica's pool (pgx's default is max(4, CPUs)), and room for the harness.
 		perReplica := max(o.dbPoolSize, 4, runtime.NumCPU())
@@ -73,6 +75,7 @@ func runBackends(o options, work string) error {
 			return err
 		}
 		defer cluster.Stop()
+		failures = cluster.SerializationFailures
 		if url, _, err = cluster.NewDatabase(context.Background()); err != nil {
 			return err
 		}
@@ -111,7 +114,7 @@ func runBackends(o options, work string) error {
 	if o.replicas > 1 {
 		deps = append(deps, pgN)
 	}
-	return runBackendTable(o, deps, url != o.databaseURL, work)
+	return runBackendTable(o, deps, failures, work)
 }
 
 // logPath is where a server's request log goes: nowhere, unless -keep-logs.
@@ -159,6 +162,9 @@ type backendRow struct {
 	conns, threads       int
 	bare, bbolt          *result // what the ratios are to (nil: none)
 	rss                  float64 // voiceapi's resident memory after the run (0: bare)
+	// serialization is the serialization failures PostgreSQL logged during the run (-1:
+	// not counted: bbolt, or a database the harness did not start).
+	serialization int
 }
 
 // backendScenarios are the loads of the backends table; bare names the ceiling each
@@ -187,7 +193,8 @@ func backendScenarios(o options, agentID string) []struct {
 	}
 }
 
-func runBackendTable(o options, deps []*deployment, ownCluster bool, work string) error {
+func runBackendTable(o options, deps []*deployment, failures func() (int, error), work string) error {
+	ownCluster := failures != nil
 	ref := deps[0] // bbolt: the bare baseline serves its bytes
 	c := &client{base: ref.procs[0].url(), token: ref.st.Token, http: http.DefaultClient}
 	bare, err := baselineOf(c, ref.st.Token, ref.st.Agents[0])
@@ -209,10 +216,10 @@ func runBackendTable(o options, deps []*deployment, ownCluster bool, work string
 			return err
 		}
 		bares[bl.Name] = &res
-		rows = append(rows, backendRow{scenario: "bare: " + bl.Name, deployment: "(ceiling)", res: res, conns: bl.Connections, threads: bl.Threads})
+		rows = append(rows, backendRow{scenario: "bare: " + bl.Name, deployment: "(ceiling)", res: res, conns: bl.Connections, threads: bl.Threads, serialization: -1})
 	}
 	for i, sc := range backendScenarios(o, "") {
-		if !strings.Contains(sc.l.Name, o.only) {
+		if !slices.ContainsFunc(strings.Split(o.only, ","), func(part string) bool { return strings.Contains(sc.l.Name, part) }) {
 			continue
 		}
 		var boltRes *result
@@ -232,7 +239,21 @@ func runBackendTable(o options, deps []*deployment, ownCluster bool, work string
 				pl.Name = l.Name + " " + d.name
 				saved = profileDuring(o, pl)
 			}
+			before := -1
+			if failures != nil && d != deps[0] {
+				if before, err = failures(); err != nil {
+					return err
+				}
+			}
 			res, err := runWrk(d.procs[0].url(), l, work)
+			serialization := -1
+			if before >= 0 {
+				after, ferr := failures()
+				if ferr != nil {
+					return ferr
+				}
+				serialization = after - before
+			}
 			if saved != nil {
 				if perr := <-saved; perr != nil {
 					logf("profile of %s: %v", l.Name, perr)
@@ -245,7 +266,7 @@ func runBackendTable(o options, deps []*deployment, ownCluster bool, work string
 			if err != nil {
 				return err
 			}
-			r := backendRow{scenario: l.Name, deployment: d.name, res: res, conns: l.Connections, threads: l.Threads, bare: bares[sc.bare], rss: rss}
+			r := backendRow{scenario: l.Name, deployment: d.name, res: res, conns: l.Connections, threads: l.Threads, bare: bares[sc.bare], rss: rss, serialization: serialization}
 			if boltRes == nil {
 				boltRes = &res
 			} else {
@@ -276,9 +297,12 @@ func printBackendTable(o options, deps []*deployment, rows []backendRow, ownClus
 	fmt.Printf("data: %d agents (%d tools each), %d calls seeded in each; %s a run; bbolt fsync on; PostgreSQL: %s, pool %s a replica\n", len(deps[0].st.Agents), o.tools, deps[0].st.Calls, o.duration, where, pool)
 	fmt.Printf("replicas: wrk's threads take them in turn, one replica a thread (no proxy in between)\n\n")
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tdeployment\tthreads\tconns\treq/s\tp50\tp99\tnon-2xx\tto bare\tto bbolt\tRSS MiB\t")
+	fmt.Fprintln(tw, "scenario\tdeployment\tthreads\tconns\treq/s\tp50\tp99\tnon-2xx\t40001 per 1k\tto bare\tto bbolt\tRSS MiB\t")
 	for _, r := range rows {
-		toBare, toBolt, rss := "-", "-", "-"
+		toBare, toBolt, rss, ser := "-", "-", "-", "-"
+		if r.serialization >= 0 && r.res.Requests > 0 {
+			ser = fmt.Sprintf("%.1f", float64(r.serialization)*1000/float64(r.res.Requests))
+		}
 		if r.bare != nil {
 			toBare = fmt.Sprintf("%.2f", r.res.RPS/r.bare.RPS)
 		}
@@ -288,8 +312,8 @@ func printBackendTable(o options, deps []*deployment, rows []backendRow, ownClus
 		if r.rss > 0 {
 			rss = fmt.Sprintf("%.0f", r.rss)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f\t%s\t%s\t%d\t%s\t%s\t%s\t\n", r.scenario, r.deployment, r.threads, r.conns, r.res.RPS, fmtDur(r.res.P50), fmtDur(r.res.P99), r.res.Non2xx+r.res.Errors, toBare, toBolt, rss)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", r.scenario, r.deployment, r.threads, r.conns, r.res.RPS, fmtDur(r.res.P50), fmtDur(r.res.P99), r.res.Non2xx+r.res.Errors, ser, toBare, toBolt, rss)
 	}
 	tw.Flush()
-	fmt.Println("\nto bare: to the bare ceiling (single records to the bare GET, pages to the bare page of 100 agents); to bbolt: to the bbolt row of the same scenario; RSS: the deployment's voiceapi processes together")
+	fmt.Println("\nto bare: to the bare ceiling (single records to the bare GET, pages to the bare page of 100 agents); to bbolt: to the bbolt row of the same scenario; RSS: the deployment's voiceapi processes together; 40001 per 1k: serialization failures in PostgreSQL's log during the run per 1,000 requests (the dispatchers' and seeding's included; - when not counted)")
 }

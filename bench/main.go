@@ -83,7 +83,7 @@ func main() {
 	flag.BoolVar(&o.postgres, "postgres", false, "also run every load on PostgreSQL, in a throw-away cluster the harness starts (initdb in a temporary directory, fsync on)")
 	flag.IntVar(&o.replicas, "replicas", 3, "with -database-url or -postgres: the replicas of the last deployment (the one before is a single replica)")
 	flag.IntVar(&o.dbPoolSize, "db-pool-size", 0, "with -database-url or -postgres: each replica's --db-pool-size (0: its default)")
-	flag.StringVar(&o.only, "only", "", "with -database-url or -postgres: run only the scenarios whose name contains this")
+	flag.StringVar(&o.only, "only", "", "with -database-url or -postgres: run only the scenarios whose name contains this (or one of these, comma-separated)")
 	flag.Parse()
 	if o.mode == "targets" {
 		set := map[string]bool{}

@@ -59,6 +59,7 @@ var eventTypeCodes = [...]string{
 	"user.login", "user.login_failed", "user.password_changed", "subscription.updated",
 	"workspace.exported", "workspace.imported", "backup.downloaded",
 	"retention.swept",
+	"price_table.updated",
 	"agent.rollout_updated", "agent.rollout_ended", "agent.rollout_rolled_back",
 }
 

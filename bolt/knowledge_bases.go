@@ -25,19 +25,22 @@ type KnowledgeOptions = service.KnowledgeOptions
 // kbRow is a knowledge base as stored: its sources live in bucketKBSources, so a rename
 // does not rewrite them and a source change does not rewrite the others.
 type kbRow struct {
-	ID          string    `json:"id"`
-	Name        string    `json:"name"`
-	WorkspaceID string    `json:"workspace_id"`
-	CreatedAt   data.Time `json:"created_at"`
-	UpdatedAt   data.Time `json:"updated_at"`
+	ID             string    `json:"id"`
+	Name           string    `json:"name"`
+	WorkspaceID    string    `json:"workspace_id"`
+	CreatedAt      data.Time `json:"created_at"`
+	UpdatedAt      data.Time `json:"updated_at"`
+	EmbeddingError *string   `json:"embedding_error,omitempty"`
 }
 
 func rowOf(kb *data.KnowledgeBase) *kbRow {
-	return &kbRow{ID: kb.ID, Name: kb.Name, WorkspaceID: kb.WorkspaceID, CreatedAt: kb.CreatedAt, UpdatedAt: kb.UpdatedAt}
+	return &kbRow{ID: kb.ID, Name: kb.Name, WorkspaceID: kb.WorkspaceID, CreatedAt: kb.CreatedAt, UpdatedAt: kb.UpdatedAt,
+		EmbeddingError: kb.EmbeddingError}
 }
 
 func (row *kbRow) record() *data.KnowledgeBase {
-	return &data.KnowledgeBase{ID: row.ID, Name: row.Name, WorkspaceID: row.WorkspaceID, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt}
+	return &data.KnowledgeBase{ID: row.ID, Name: row.Name, WorkspaceID: row.WorkspaceID, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
+		EmbeddingError: row.EmbeddingError}
 }
 
 // fillSources sets kb's source lists from its stored sources, oldest first in each list.

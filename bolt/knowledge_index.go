@@ -70,6 +70,21 @@ func (t tx) PutSourceChunks(kbID, sourceID string, chunks []data.SourceChunk) er
 	return putChunks(t.b, kbID, sourceID, chunks)
 }
 
+// SourceChunks implements service.KnowledgeTx.
+func (t tx) SourceChunks(kbID, sourceID string) ([]data.SourceChunk, error) {
+	prefix := chunkPrefix(kbID, sourceID)
+	var out []data.SourceChunk
+	c := t.b.Bucket(bucketKBChunks).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		sc, err := decodeChunk(v)
+		if err != nil {
+			return nil, fmt.Errorf("chunk %q: %w", k, err)
+		}
+		out = append(out, sc)
+	}
+	return out, nil
+}
+
 // chunksRevisionKey holds a knowledge base's chunk revision: "<kb>\x01" sorts after every
 // "<kb>\x00…" chunk key, so chunk walks never meet it.
 func chunksRevisionKey(kbID string) []byte { return append([]byte(kbID), 1) }

@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"strings"
 
 	"go.etcd.io/bbolt"
@@ -41,6 +42,21 @@ func (t tx) KnowledgeSource(kbID, sourceID string) (*data.KnowledgeSource, error
 // CountKnowledgeSources implements service.KnowledgeTx.
 func (t tx) CountKnowledgeSources(kbID string) (int, error) {
 	return scopeCount(t.b.Bucket(bucketKBSources), kbID), nil
+}
+
+// KnowledgeSources implements service.KnowledgeTx.
+func (t tx) KnowledgeSources(kbID string) ([]*data.KnowledgeSource, error) {
+	var out []*data.KnowledgeSource
+	prefix := indexKey(kbID, "")
+	c := t.b.Bucket(bucketKBSources).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		var s data.KnowledgeSource
+		if err := jsonUnmarshal(v, &s); err != nil {
+			return nil, err
+		}
+		out = append(out, &s)
+	}
+	return out, nil
 }
 
 // PutKnowledgeSource implements service.KnowledgeTx.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -49,10 +50,18 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 	testkit.Expect(t, do("PUT", "/api/v1/agents/"+agentID+"/rollout", map[string]any{"variants": []any{map[string]any{"version": 1, "weight": 100}}}), 200)
 	number := do("POST", "/api/v1/numbers", map[string]any{"phone_number": "+14155550123", "provider": "twilio", "inbound_agent_id": agentID})
 	testkit.Expect(t, number, 201)
+	testkit.Expect(t, do("PUT", "/api/v1/price-table", map[string]any{"currency": "EUR", "prices": []any{
+		map[string]any{"provider": "groq", "model": "*", "unit": "llm_input_1m_tokens", "price": "0.5"}}}), 200)
 	for i := range 3 {
 		testkit.Expect(t, do("POST", "/api/v1/calls", map[string]any{"agent_id": agentID, "direction": "web",
-			"transcript": []map[string]any{{"role": "user", "content": fmt.Sprint("hello ", i), "start_ms": 0}}}), 201)
+			"transcript": []map[string]any{{"role": "user", "content": fmt.Sprint("hello ", i), "start_ms": 0}},
+			"analysis":   map[string]any{"call_successful": i > 0},
+			"usage":      map[string]any{"llm": []any{map[string]any{"provider": "groq", "model": "m", "input_tokens": 1000 * (i + 1)}}}}), 201)
 	}
+	figures := "/api/v1/analytics/analysis?field=call_successful&interval=hour&agent_id=" + agentID + "&from=" + time.Now().UTC().Add(-2*time.Hour).Format(time.RFC3339) +
+		"&to=" + time.Now().UTC().Add(2*time.Hour).Format(time.RFC3339)
+	analytics := "/api/v1/analytics/calls?interval=hour&from=" + time.Now().UTC().Add(-2*time.Hour).Format(time.RFC3339) +
+		"&to=" + time.Now().UTC().Add(2*time.Hour).Format(time.RFC3339)
 	kb := do("POST", "/api/v1/knowledge-bases", map[string]any{"name": "FAQ", "texts": []any{map[string]any{"title": "Hours", "content": "We open at nine."}}})
 	testkit.Expect(t, kb, 201)
 	kbID := kb.Data()["id"].(string)
@@ -91,7 +100,7 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 		"/api/v1/knowledge-bases/" + kbID + "/sources/files/" + fileID + "/content",
 		"/api/v1/webhooks", "/api/v1/webhooks/" + hookID, "/api/v1/webhooks/" + hookID + "/deliveries", "/api/v1/workspaces",
 		"/api/v1/subscription", "/api/v1/audit-log?per_page=100", "/api/v1/audit-log/verify",
-		"/api/v1/jobs/" + jobs[0].ID,
+		"/api/v1/price-table", figures, analytics, "/api/v1/jobs/" + jobs[0].ID,
 	}
 	before := map[string]*testkit.Response{}
 	for _, p := range paths {

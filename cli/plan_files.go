@@ -117,6 +117,7 @@ var groupTypes = map[string]reflect.Type{
 	"prompt_config":         reflect.TypeFor[data.PromptConfig](),
 	"stt_config":            reflect.TypeFor[data.STTConfig](),
 	"tts_config":            reflect.TypeFor[data.TTSConfig](),
+	"analysis_config":       reflect.TypeFor[data.AnalysisConfig](),
 }
 
 // loadDesired reads a file, or every .yaml, .yml and .json file under a directory.

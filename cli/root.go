@@ -48,6 +48,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewVersionCommand(),
 		NewPlanCommand(), NewApplyCommand(), NewPullCommand(),
 		NewCallsCommand(), NewChatCommand(),
+		NewKBCommand(),
 	)
 	return root
 }

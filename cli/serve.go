@@ -193,6 +193,7 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	// before it closes: the deferred Stop runs before the deferred Close.
 	svc := NewServices(db)
 	svc.Conversations.Configure(ConversationOptions(llmSettings))
+	svc.Analysis.Configure(AnalysisOptions(llmSettings))
 	dispatcher := webhook.NewDispatcher(svc.Deliveries, webhook.Config{
 		Workers: o.webhookWorkers, Schedule: o.webhookRetries, AllowPrivate: o.allowPrivateURLs, Logger: logger,
 	})
@@ -333,7 +334,8 @@ func purgeIdempotency(ctx context.Context, db Backend, logger *slog.Logger, ever
 // knowledgeOptions configures knowledge bases from the embeddings flags: both the url and
 // the model, or neither.
 func knowledgeOptions(o serveOptions) (bolt.KnowledgeOptions, error) {
-	var k bolt.KnowledgeOptions
+	// Workspaces' own providers are client-supplied urls: the SSRF guard applies (§14).
+	k := bolt.KnowledgeOptions{EmbedClient: netguard.NewClient(netguard.Options{AllowPrivate: o.allowPrivateURLs, Timeout: knowledge.DefaultEmbedTimeout})}
 	if o.embeddingsURL == "" && o.embeddingsModel == "" {
 		return k, nil
 	}
@@ -344,6 +346,7 @@ func knowledgeOptions(o serveOptions) (bolt.KnowledgeOptions, error) {
 		return k, fmt.Errorf("--embeddings-url: %w", err)
 	}
 	k.Embedder = knowledge.NewOpenAIEmbedder(knowledge.OpenAIEmbedderConfig{BaseURL: o.embeddingsURL, Model: o.embeddingsModel, APIKey: o.embeddingsAPIKey})
+	k.EmbeddingSpace, k.EmbeddingModel = service.EmbeddingSpace(o.embeddingsURL, o.embeddingsModel), o.embeddingsModel
 	return k, nil
 }
 

@@ -17,7 +17,7 @@ import (
 // NewUserCommand builds `voiceapi user`.
 func NewUserCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "user", Short: "Manage user accounts (on a stopped server's data)"}
-	cmd.AddCommand(newUserCreateCommand(), newUserListCommand())
+	cmd.AddCommand(newUserCreateCommand(), newUserListCommand(), newUserResetPasswordCommand())
 	return cmd
 }
 
@@ -34,13 +34,9 @@ func newUserCreateCommand() *cobra.Command {
 				return err
 			}
 			if passwordStdin {
-				line, err := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
-				if err != nil && err != io.EOF {
-					return fmt.Errorf("reading the password from standard input: %w", err)
-				}
-				password = strings.TrimRight(line, "\r\n")
-				if password == "" {
-					return errors.New("--password-stdin read an empty password: pipe one line holding the password, e.g. printf '%s\\n' \"$PASSWORD\" | voiceapi user create … --password-stdin")
+				var err error
+				if password, err = readPasswordLine(cmd, "user create"); err != nil {
+					return err
 				}
 			}
 			db, err := loc.openAdmin(cmd.Context())
@@ -84,6 +80,20 @@ func missingUserFlags(f *pflag.FlagSet, passwordStdin bool) error {
 		return nil
 	}
 	return fmt.Errorf("user create needs %s", strings.Join(missing, "; "))
+}
+
+// readPasswordLine reads one line holding a password from standard input (the
+// --password-stdin of command, which the message names).
+func readPasswordLine(cmd *cobra.Command, command string) (string, error) {
+	line, err := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
+	if err != nil && err != io.EOF {
+		return "", fmt.Errorf("reading the password from standard input: %w", err)
+	}
+	password := strings.TrimRight(line, "\r\n")
+	if password == "" {
+		return "", fmt.Errorf("--password-stdin read an empty password: pipe one line holding the password, e.g. printf '%%s\\n' \"$PASSWORD\" | voiceapi %s … --password-stdin", command)
+	}
+	return password, nil
 }
 
 func newUserListCommand() *cobra.Command {

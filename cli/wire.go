@@ -34,6 +34,7 @@ func ServicesOn(db Backend, svc *service.Services) server.Services {
 		Ready:          db.Ping,
 		Numbers:        svc.Numbers, Calls: svc.Calls, Analytics: svc.Analytics, Subscriptions: svc.Subscriptions,
 		Exports: svc.Exports, Conversations: svc.Conversations,
+		AnalysisFigures: svc.Analytics, Prices: svc.Prices, Analysis: svc.Analysis,
 		Jobs: svc.Jobs, CallStart: svc.CallStart, Rollouts: svc.Rollouts,
 	}
 }

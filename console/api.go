@@ -49,42 +49,70 @@ func (r *reply) NextCursor() string {
 // session's token as the bearer token): the console holds no rule of its own, every
 // check is the API's. A status of 400 or more comes back as *apiError.
 func (h *Handler) call(r *http.Request, method, path string, q url.Values, body any) (*reply, error) {
-	return h.send(r, method, path, q, body, "")
+	return h.send(r, apiCall{Method: method, Path: path, Query: q, Body: body})
 }
 
 // callIfMatch is call with If-Match: the edit fails with 412 when the record changed since
 // the form showed it.
 func (h *Handler) callIfMatch(r *http.Request, method, path, etag string, body any) (*reply, error) {
-	return h.send(r, method, path, nil, body, etag)
+	return h.send(r, apiCall{Method: method, Path: path, Body: body, IfMatch: etag})
 }
 
-// Every failure is an *apiError, so pages may take its status and message without a
-// check: a path that is not even a URL (an id with a stray character) is a 404, as the
-// API would answer it, and anything else that goes wrong here a 500.
-func (h *Handler) send(r *http.Request, method, path string, q url.Values, body any, etag string) (*reply, error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
+// create is a creating POST with the form's idempotency key (a hidden field each form
+// carries): a second submission of the same form, a double click or a resent page,
+// replays the first answer instead of creating twice.
+func (h *Handler) create(r *http.Request, path string, body any) (*reply, error) {
+	return h.send(r, apiCall{Method: "POST", Path: path, Body: body, IdempotencyKey: r.PostFormValue(idempotencyField)})
+}
+
+// apiCall is one request to the API.
+type apiCall struct {
+	Method, Path string
+	Query        url.Values
+	// Body is sent as JSON; Raw, when set, as it is with ContentType.
+	Body           any
+	Raw            io.Reader
+	ContentType    string
+	IfMatch        string
+	IdempotencyKey string
+	// Token is the bearer token when not the session's (a token just signed in with).
+	Token string
+}
+
+// send runs c. Every failure is an *apiError, so pages may take its status and message
+// without a check: a path that is not even a URL (an id with a stray character) is a 404,
+// as the API would answer it, and anything else that goes wrong here a 500.
+func (h *Handler) send(r *http.Request, c apiCall) (*reply, error) {
+	rd, ctype := c.Raw, c.ContentType
+	if rd == nil && c.Body != nil {
+		b, err := json.Marshal(c.Body)
 		if err != nil {
 			return nil, internalError()
 		}
-		rd = bytes.NewReader(b)
+		rd, ctype = bytes.NewReader(b), "application/json"
 	}
-	if len(q) > 0 {
-		path += "?" + q.Encode()
+	path := c.Path
+	if len(c.Query) > 0 {
+		path += "?" + c.Query.Encode()
 	}
-	req, err := http.NewRequestWithContext(r.Context(), method, path, rd)
+	req, err := http.NewRequestWithContext(r.Context(), c.Method, path, rd)
 	if err != nil {
 		return nil, &apiError{Status: http.StatusNotFound, Code: "not_found", Message: "No such page."}
 	}
+	if rd == nil {
+		req.Body = http.NoBody // as a server's request has: handlers may read it
+	}
 	req.RemoteAddr = r.RemoteAddr // the login rate limit counts per client address
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+	for k, v := range map[string]string{"Content-Type": ctype, "If-Match": c.IfMatch, "Idempotency-Key": c.IdempotencyKey} {
+		if v != "" {
+			req.Header.Set(k, v)
+		}
 	}
-	if etag != "" {
-		req.Header.Set("If-Match", etag)
+	tok := c.Token
+	if tok == "" {
+		tok = SessionToken(r)
 	}
-	if tok := SessionToken(r); tok != "" {
+	if tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
 	rec := httptest.NewRecorder()

@@ -18,16 +18,27 @@ type chart struct {
 // Chart geometry, in SVG user units; the SVG scales to its container.
 const (
 	chartW, chartH         = 720, 260
-	padL, padR, padT, padB = 48, 12, 12, 40
+	padL, padR, padT, padB = 64, 12, 12, 40
+	// maxBars is the most buckets drawn as bars: beyond it (30 days by the hour) a bar
+	// would be a hairline, so the series is drawn as stacked areas.
+	maxBars = 62
 )
 
-// barSeries is one stacked segment of a bar chart.
+// barSeries is one stacked segment of a chart.
 type barSeries struct {
 	name, color string
 	values      []float64
 }
 
+// axis is a y axis: its top and the value between two ticks, and how a value reads.
+type axis struct {
+	top, step float64
+	format    func(float64) string
+}
+
 // analyticsCharts draws the analytics page's charts from GET /api/v1/analytics/calls.
+// The average duration per bucket is the API's, which divides by the calls that have a
+// duration, as the totals' average does: the card and the chart agree.
 func analyticsCharts(a map[string]any, interval string) []chart {
 	series, _ := a["series"].([]any)
 	labels := make([]string, len(series))
@@ -41,18 +52,16 @@ func analyticsCharts(a map[string]any, interval string) []chart {
 		labels[i] = bucketLabel(start, interval)
 		calls, e, f := num(m["calls"]), num(m["ended"]), num(m["failed"])
 		ended[i], failed[i], other[i] = e, f, math.Max(0, calls-e-f)
-		if calls > 0 {
-			avg[i] = num(m["total_duration_ms"]) / calls / 1000
-		}
+		avg[i] = num(m["average_duration_ms"])
 	}
 	per := "day"
 	if interval == "hour" {
 		per = "hour"
 	}
-	t1, t2, t3 := "Calls per "+per+": ended and failed", "Average duration per "+per+" (seconds)", "Disconnection reasons"
+	t1, t2, t3 := "Calls per "+per+": ended, failed and other", "Average duration per "+per, "How calls ended"
 	out := []chart{
-		{Title: t1, SVG: bars(t1, labels, []barSeries{{"ended", "#15803d", ended}, {"failed", "#b91c1c", failed}, {"other", "#64748b", other}}, "calls")},
-		{Title: t2, SVG: bars(t2, labels, []barSeries{{"average duration", "#1d4ed8", avg}}, "s")},
+		{Title: t1, SVG: stacked(t1, labels, []barSeries{{"Ended", "#15803d", ended}, {"Failed", "#b91c1c", failed}, {"Other", "#64748b", other}}, countAxis)},
+		{Title: t2, SVG: stacked(t2, labels, []barSeries{{"Average duration", "#1d4ed8", avg}}, durationAxis)},
 	}
 	reasons, _ := a["disconnection_reasons"].(map[string]any)
 	keys := make([]string, 0, len(reasons))
@@ -62,11 +71,12 @@ func analyticsCharts(a map[string]any, interval string) []chart {
 	sort.Slice(keys, func(i, j int) bool {
 		return num(reasons[keys[i]]) > num(reasons[keys[j]]) || num(reasons[keys[i]]) == num(reasons[keys[j]]) && keys[i] < keys[j]
 	})
+	names := make([]string, len(keys))
 	vals := make([]float64, len(keys))
 	for i, k := range keys {
-		vals[i] = num(reasons[k])
+		names[i], vals[i] = label(k), num(reasons[k])
 	}
-	out = append(out, chart{Title: t3, SVG: hbars(t3, keys, vals)})
+	out = append(out, chart{Title: t3, SVG: hbars(t3, names, vals)})
 	return out
 }
 
@@ -81,13 +91,41 @@ func bucketLabel(start, interval string) string {
 		return start
 	}
 	if interval == "hour" {
-		return t.Format("02 15h")
+		return t.Format("Jan 2 15h")
 	}
-	return t.Format("Jan 02")
+	return t.Format("Jan 2")
 }
 
-// niceMax rounds a maximum up to 1, 2 or 5 times a power of ten, for the axis.
-func niceMax(m float64) float64 {
+// countAxis is the axis of whole numbers (calls): its ticks are whole numbers too, so
+// that a maximum of 2 draws 0, 1, 2 and never 0.5.
+func countAxis(max float64) axis {
+	step := niceStep(max / 4)
+	if step < 1 {
+		step = 1
+	}
+	return axis{top: step * math.Max(1, math.Ceil(max/step)), step: step, format: trimNum}
+}
+
+// durationAxis is the axis of milliseconds, with ticks on round seconds or minutes and
+// read as durations ("1 min 30 s").
+func durationAxis(max float64) axis {
+	step := 1000.0
+	for _, s := range []float64{1e3, 2e3, 5e3, 10e3, 15e3, 30e3, 60e3, 120e3, 300e3, 600e3, 900e3, 1800e3, 3600e3} {
+		step = s
+		if s*4 >= max {
+			break
+		}
+	}
+	return axis{top: step * math.Max(1, math.Ceil(max/step)), step: step, format: func(v float64) string {
+		if v == 0 {
+			return "0"
+		}
+		return duration(v)
+	}}
+}
+
+// niceStep rounds a step up to 1, 2 or 5 times a power of ten.
+func niceStep(m float64) float64 {
 	if m <= 0 {
 		return 1
 	}
@@ -100,8 +138,9 @@ func niceMax(m float64) float64 {
 	return 10 * p
 }
 
-// bars draws stacked vertical bars with a y axis, labels and a legend.
-func bars(title string, labels []string, ss []barSeries, unit string) template.HTML {
+// stacked draws the series stacked, as bars, or as areas when there are more buckets
+// than maxBars, with a y axis, labels and a legend.
+func stacked(title string, labels []string, ss []barSeries, scale func(float64) axis) template.HTML {
 	var b strings.Builder
 	max := 0.0
 	for i := range labels {
@@ -111,33 +150,26 @@ func bars(title string, labels []string, ss []barSeries, unit string) template.H
 		}
 		max = math.Max(max, sum)
 	}
-	top := niceMax(max)
+	ax := scale(max)
 	fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" role="img" aria-label="%s" class="chart" xmlns="http://www.w3.org/2000/svg">`, chartW, chartH+24, template.HTMLEscapeString(title))
 	plotH := float64(chartH - padT - padB)
-	for i := 0; i <= 4; i++ {
-		y := float64(padT) + plotH*float64(i)/4
+	for v := 0.0; v <= ax.top+ax.step/2; v += ax.step {
+		y := float64(padT) + plotH*(1-v/ax.top)
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#d5dbe1"/>`, padL, chartW-padR, y, y)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" font-size="12" fill="#374151">%s</text>`, padL-6, y+4, trimNum(top*float64(4-i)/4))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" font-size="12" fill="#374151">%s</text>`, padL-6, y+4, ax.format(v))
 	}
 	n := len(labels)
 	if n > 0 {
 		slot := float64(chartW-padL-padR) / float64(n)
-		w := math.Max(1, slot*0.7)
-		every := int(math.Ceil(float64(n) / 12)) // at most about 12 labels
-		for i, l := range labels {
-			x := float64(padL) + slot*float64(i) + (slot-w)/2
-			y := float64(padT) + plotH
-			for _, s := range ss {
-				h := plotH * s.values[i] / top
-				if h > 0 {
-					y -= h
-					fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %s %s</title></rect>`,
-						x, y, w, h, s.color, template.HTMLEscapeString(l), s.name, trimNum(s.values[i]), unit)
-				}
-			}
-			if i%every == 0 {
-				fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" font-size="12" fill="#374151">%s</text>`, x+w/2, chartH-padB+16, template.HTMLEscapeString(l))
-			}
+		if n > maxBars {
+			areas(&b, slot, plotH, ax.top, ss)
+		} else {
+			bars(&b, labels, slot, plotH, ax, ss)
+		}
+		every := int(math.Ceil(float64(n) / 8)) // at most about 8 labels: they are wide
+		for i := 0; i < n; i += every {
+			x := float64(padL) + slot*(float64(i)+0.5)
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" font-size="12" fill="#374151">%s</text>`, x, chartH-padB+16, template.HTMLEscapeString(labels[i]))
 		}
 	}
 	x := padL
@@ -150,6 +182,42 @@ func bars(title string, labels []string, ss []barSeries, unit string) template.H
 	return template.HTML(b.String())
 }
 
+// bars draws one stacked bar per bucket, each segment titled with its value.
+func bars(b *strings.Builder, labels []string, slot, plotH float64, ax axis, ss []barSeries) {
+	w := math.Max(1, slot*0.7)
+	for i, l := range labels {
+		x := float64(padL) + slot*float64(i) + (slot-w)/2
+		y := float64(padT) + plotH
+		for _, s := range ss {
+			h := plotH * s.values[i] / ax.top
+			if h > 0 {
+				y -= h
+				fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %s</title></rect>`,
+					x, y, w, h, s.color, template.HTMLEscapeString(l), s.name, ax.format(s.values[i]))
+			}
+		}
+	}
+}
+
+// areas draws the series as stacked areas through the buckets' middles.
+func areas(b *strings.Builder, slot, plotH, top float64, ss []barSeries) {
+	n := len(ss[0].values)
+	base := make([]float64, n) // the stack's height below the current series
+	for _, s := range ss {
+		var upper, lower []string
+		for i := range n {
+			x := float64(padL) + slot*(float64(i)+0.5)
+			y0 := float64(padT) + plotH*(1-base[i]/top)
+			base[i] += s.values[i]
+			y1 := float64(padT) + plotH*(1-base[i]/top)
+			upper = append(upper, fmt.Sprintf("%.1f,%.1f", x, y1))
+			lower = append([]string{fmt.Sprintf("%.1f,%.1f", x, y0)}, lower...)
+		}
+		fmt.Fprintf(b, `<polygon class="area" points="%s %s" fill="%s"><title>%s</title></polygon>`,
+			strings.Join(upper, " "), strings.Join(lower, " "), s.color, s.name)
+	}
+}
+
 // hbars draws one horizontal bar per label, with its count.
 func hbars(title string, labels []string, values []float64) template.HTML {
 	var b strings.Builder
@@ -160,7 +228,7 @@ func hbars(title string, labels []string, values []float64) template.HTML {
 	}
 	fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" role="img" aria-label="%s" class="chart" xmlns="http://www.w3.org/2000/svg">`, chartW, h, template.HTMLEscapeString(title))
 	if len(labels) == 0 {
-		b.WriteString(`<text x="8" y="24" font-size="14" fill="#374151">No disconnections in this range.</text></svg>`)
+		b.WriteString(`<text x="8" y="24" font-size="14" fill="#374151">No call ended in this range.</text></svg>`)
 		return template.HTML(b.String())
 	}
 	max := 0.0

@@ -15,7 +15,6 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -56,17 +55,18 @@ func New(o Options) *Handler {
 	return h
 }
 
-// sections are the first path segments the console answers; every other path is the
-// API's (its JSON 404 included).
-var sections = []string{"static", "login", "logout", "workspace", "agents", "api-keys", "numbers", "calls", "analytics", "knowledge-bases", "webhooks"}
+// apiRootPaths are the server's own paths outside /api: they keep their meaning (and
+// their JSON 404 and 405) whatever the console serves.
+var apiRootPaths = []string{"/healthz", "/readyz", "/metrics"}
 
-// Owns reports whether path is one of the console's: / or a path in one of its sections.
+// Owns reports whether path is the console's: every path but the API's (/api and below,
+// and apiRootPaths). So an unknown URL outside the API gets the console's HTML 404 page,
+// while the API keeps its JSON one.
 func Owns(path string) bool {
-	if path == "/" {
-		return true
+	if path == "/api" || strings.HasPrefix(path, "/api/") {
+		return false
 	}
-	first, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
-	return has(sections, first)
+	return !has(apiRootPaths, path)
 }
 
 // ServeHTTP serves one console request.
@@ -81,70 +81,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // parsePages parses each page with the layout: every page defines "content".
 func (h *Handler) parsePages() map[string]*template.Template {
-	funcs := template.FuncMap{
-		"asset": h.assets.URL,
-		"str":   str,
-		"json":  toJSON,
-		"has":   has,
-		"query": func(kv ...string) template.URL {
-			q := url.Values{}
-			for i := 0; i+1 < len(kv); i += 2 {
-				if kv[i+1] != "" {
-					q.Set(kv[i], kv[i+1])
-				}
-			}
-			return template.URL("?" + q.Encode())
-		},
-		"get": lookup,
-		// short abbreviates a hash for a table cell; the whole is in its title.
-		"short": func(s string) string {
-			if len(s) > 16 {
-				return s[:16] + "…"
-			}
-			return s
-		},
-		// secs shows milliseconds as seconds.
-		"secs": func(v any) string {
-			f, ok := v.(float64)
-			if !ok {
-				return "—"
-			}
-			return trimNum(f / 1000)
-		},
-		// errs returns the messages of one field of a failed call.
-		"errs": func(e *apiError, field string) []string {
-			if e == nil {
-				return nil
-			}
-			return e.Errors[field]
-		},
-		"list": func(xs ...string) []string { return xs },
-		// strs reads a decoded JSON array of strings.
-		"strs": func(v any) []string {
-			l, _ := v.([]any)
-			out := make([]string, 0, len(l))
-			for _, x := range l {
-				out = append(out, str(x))
-			}
-			return out
-		},
-		"dict": func(kv ...any) map[string]any {
-			m := map[string]any{}
-			for i := 0; i+1 < len(kv); i += 2 {
-				m[kv[i].(string)] = kv[i+1]
-			}
-			return m
-		},
-		"join": func(v any) string {
-			l, _ := v.([]any)
-			parts := make([]string, len(l))
-			for i, x := range l {
-				parts[i] = str(x)
-			}
-			return strings.Join(parts, ", ")
-		},
-	}
-	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html"))
+	layout := template.Must(template.New("layout.html").Funcs(h.templateFuncs()).ParseFS(files, "templates/layout.html"))
 	names, err := fs.Glob(files, "templates/*.html")
 	if err != nil {
 		panic(err)
@@ -162,13 +99,15 @@ func (h *Handler) parsePages() map[string]*template.Template {
 
 // view is what every page template gets.
 type view struct {
-	Title   string
-	P       *data.Principal
-	User    map[string]any
-	CSRF    string
-	Nav     []navItem
-	Active  string
-	Notice  string
+	Title  string
+	P      *data.Principal
+	User   map[string]any
+	CSRF   string
+	Nav    []navItem
+	Active string
+	Notice string
+	// Flash is what the POST before this page's redirect left for it (flash.go).
+	Flash   *flash
 	Err     *apiError
 	D       any
 	Narrow  bool
@@ -207,6 +146,12 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 		v.CSRF = CSRFToken(SessionToken(r))
 		v.Nav = nav(v.P)
 	}
+	if v.Flash == nil {
+		v.Flash = h.takeFlash(w, r)
+	}
+	if f := v.Flash; f != nil && v.Notice == "" && f.At == "" {
+		v.Notice = f.Notice
+	}
 	var buf bytes.Buffer
 	if err := h.pages[name].ExecuteTemplate(&buf, "layout", v); err != nil {
 		panic(fmt.Errorf("console: page %s: %w", name, err)) // a template bug; observe masks it
@@ -227,6 +172,12 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	w.Write(buf.Bytes())
 }
 
+// Unavailable shows the error page with 503 and Retry-After: the page cannot be served
+// now (the database is unreachable), and message says so.
+func (h *Handler) Unavailable(w http.ResponseWriter, r *http.Request, message string) {
+	h.fail(w, r, &apiError{Status: http.StatusServiceUnavailable, Code: data.EUNAVAILABLE, Message: message})
+}
+
 // renderPart writes one named template of a page alone: a fragment a page's script
 // swaps in.
 func (h *Handler) renderPart(w http.ResponseWriter, r *http.Request, page, name string, d any) {
@@ -244,25 +195,6 @@ func refuse(w http.ResponseWriter, status int, code, message string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]string{"message": message, "code": code})
-}
-
-func str(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case float64:
-		return fmt.Sprint(x)
-	default:
-		b, _ := json.Marshal(x)
-		return string(b)
-	}
-}
-
-func toJSON(v any) string {
-	b, _ := json.MarshalIndent(v, "", "  ")
-	return string(b)
 }
 
 func has(list []string, s string) bool {

@@ -17,6 +17,7 @@ func (h *Handler) agentRoutes() {
 	m.HandleFunc("GET /agents/{id}", h.page(h.agentEditor))
 	m.HandleFunc("GET /agents/{id}/versions", h.page(h.agentVersions))
 	m.HandleFunc("POST /agents/{id}/publish", h.action(h.agentPublish))
+	m.HandleFunc("GET /agents/{id}/delete", h.page(h.agentDeleteConfirm))
 	m.HandleFunc("POST /agents/{id}/delete", h.action(h.agentDelete))
 	m.HandleFunc("GET /agents/{id}/diff", h.page(h.agentDiff))
 	m.HandleFunc("GET /agents/{id}/versions/{n}/restore", h.page(h.agentRestoreConfirm))
@@ -28,6 +29,10 @@ func (h *Handler) agentRoutes() {
 const perPage = "20"
 
 func (h *Handler) agentList(w http.ResponseWriter, r *http.Request) {
+	h.renderAgents(w, r, http.StatusOK, nil)
+}
+
+func (h *Handler) renderAgents(w http.ResponseWriter, r *http.Request, status int, fail *apiError) {
 	in := r.URL.Query()
 	q := url.Values{"per_page": {perPage}}
 	for _, k := range []string{"status", "name", "cursor"} {
@@ -41,20 +46,20 @@ func (h *Handler) agentList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := data.PrincipalFrom(r.Context())
-	h.render(w, r, http.StatusOK, "agents", &view{Title: "Agents", Active: "agents", D: map[string]any{
+	h.render(w, r, status, "agents", &view{Title: "Agents", Active: "agents", Err: relabel(fail, fieldLabels{"name": "Name"}), D: map[string]any{
 		"Agents": res.List(), "Next": res.NextCursor(), "Status": in.Get("status"), "Name": in.Get("name"),
 		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil,
 	}})
 }
 
 func (h *Handler) agentCreate(w http.ResponseWriter, r *http.Request) {
-	res, err := h.call(r, "POST", "/api/v1/agents", nil, map[string]any{"name": r.PostFormValue("name")})
+	res, err := h.create(r, "/api/v1/agents", map[string]any{"name": r.PostFormValue("name")})
 	if err != nil {
-		h.fail(w, r, err)
+		h.renderAgents(w, r, err.(*apiError).Status, err.(*apiError))
 		return
 	}
 	id, _ := res.Data()["id"].(string)
-	http.Redirect(w, r, "/agents/"+url.PathEscape(id), http.StatusSeeOther)
+	h.done(w, r, "/agents/"+url.PathEscape(id), flash{Notice: "Agent created. It is a draft: try it, then publish it from Versions."})
 }
 
 // editorData is what the agent editor template needs.
@@ -68,6 +73,11 @@ type editorData struct {
 	STT      []string
 	TTS      []string
 	Types    []string
+	// KBs are the knowledge bases the picker offers; KBsOK is false when the user may
+	// not list them (the picker then takes ids).
+	KBs     []any
+	KBNames names
+	KBsOK   bool
 }
 
 func (h *Handler) agentEditor(w http.ResponseWriter, r *http.Request) {
@@ -88,6 +98,10 @@ func (h *Handler) agentEditor(w http.ResponseWriter, r *http.Request) {
 	d := editorData{A: a, ETag: res.ETag, Catalog: cat.Data(), Tools: tools,
 		CanWrite: p.Allows(data.Write(data.ModuleAgents)) == nil,
 		LLM:      data.LLMProviders, STT: data.STTProviders, TTS: data.TTSProviders, Types: data.ToolTypes}
+	if kbs, err := h.call(r, "GET", "/api/v1/knowledge-bases", url.Values{"per_page": {"100"}}, nil); err == nil {
+		d.KBs, d.KBsOK = kbs.List(), true
+		d.KBNames = recordNames(d.KBs, "name")
+	}
 	name, _ := a["name"].(string)
 	h.render(w, r, http.StatusOK, "agent", &view{Title: name, Active: "agents", D: d})
 }
@@ -110,10 +124,37 @@ func (h *Handler) agentVersions(w http.ResponseWriter, r *http.Request) {
 	}
 	p := data.PrincipalFrom(r.Context())
 	name, _ := a.Data()["name"].(string)
-	h.render(w, r, http.StatusOK, "versions", &view{Title: name + " · versions", Active: "agents", Notice: r.URL.Query().Get("notice"), D: map[string]any{
+	h.render(w, r, http.StatusOK, "versions", &view{Title: name + " · versions", Active: "agents", D: map[string]any{
 		"Agent": a.Data(), "Versions": vs.List(), "Next": vs.NextCursor(),
 		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil,
 	}})
+}
+
+// agentDeleteConfirm names what deleting the agent takes with it: its versions and its
+// place on numbers and in members' agent lists; its calls stay.
+func (h *Handler) agentDeleteConfirm(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	res, err := h.call(r, "GET", "/api/v1/agents/"+url.PathEscape(id), nil, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	a := res.Data()
+	name := str(a["name"])
+	lost := []string{"Its draft and every published version (" + plural(num(a["published_version"]), "version", "versions") + ")."}
+	if nums, err := h.call(r, "GET", "/api/v1/numbers", url.Values{"agent_id": {id}, "per_page": {"100"}}, nil); err == nil && len(nums.List()) > 0 {
+		var phones []string
+		for _, n := range nums.List() {
+			m, _ := n.(map[string]any)
+			phones = append(phones, numberLabel(m))
+		}
+		lost = append(lost, "Calls to "+strings.Join(phones, ", ")+" stop reaching it: those numbers are left without this agent.")
+	}
+	h.confirmPage(w, r, "agents", confirmation{
+		Title: "Delete the agent " + name + "?", Lost: lost,
+		Kept:   []string{"Its call history: calls keep their transcripts and analysis."},
+		Button: "Delete agent", Cancel: "/agents/" + url.PathEscape(id), Crumb: "Agents", CrumbHref: "/agents",
+	}, http.StatusOK, nil)
 }
 
 func (h *Handler) agentDelete(w http.ResponseWriter, r *http.Request) {
@@ -121,22 +162,20 @@ func (h *Handler) agentDelete(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/agents", http.StatusSeeOther)
+	h.done(w, r, "/agents", flash{Notice: "Agent deleted."})
 }
 
 func (h *Handler) agentPublish(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	var body map[string]any
+	body := map[string]any{}
 	if d := strings.TrimSpace(r.PostFormValue("description")); d != "" {
-		body = map[string]any{"description": d}
-	} else {
-		body = map[string]any{}
+		body["description"] = d
 	}
 	if _, err := h.call(r, "POST", "/api/v1/agents/"+url.PathEscape(id)+"/publish", nil, body); err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/agents/"+url.PathEscape(id)+"/versions?notice=Published.", http.StatusSeeOther)
+	h.done(w, r, "/agents/"+url.PathEscape(id)+"/versions", flash{Notice: "Published: this version is what calls run now."})
 }
 
 // diffRow is one changed field, side by side.
@@ -182,9 +221,24 @@ func (h *Handler) agentDiff(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) agentRestoreConfirm(w http.ResponseWriter, r *http.Request) {
-	h.render(w, r, http.StatusOK, "restore", &view{Title: "Restore version", Active: "agents", D: map[string]any{
-		"ID": r.PathValue("id"), "N": r.PathValue("n"),
-	}})
+	id, n := r.PathValue("id"), r.PathValue("n")
+	a, err := h.call(r, "GET", "/api/v1/agents/"+url.PathEscape(id), nil, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	lost := []string{"Changes to the draft that are not published."}
+	if str(a.Data()["status"]) == data.AgentStatusPublished {
+		lost = nil // the draft is the published version: nothing unpublished to lose
+	}
+	h.confirmPage(w, r, "agents", confirmation{
+		Title: "Restore version " + n + " of " + str(a.Data()["name"]) + "?",
+		Lost:  lost,
+		Kept: []string{"Every version: restoring creates none and deletes none.",
+			"Calls from now on run version " + n + "; the draft becomes version " + n + "'s configuration."},
+		Button: "Restore version " + n, Cancel: "/agents/" + url.PathEscape(id) + "/versions",
+		Crumb: "Agents", CrumbHref: "/agents", Undoable: true,
+	}, http.StatusOK, nil)
 }
 
 func (h *Handler) agentRestore(w http.ResponseWriter, r *http.Request) {
@@ -193,7 +247,15 @@ func (h *Handler) agentRestore(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/agents/"+url.PathEscape(id)+"/versions?notice="+url.QueryEscape("Restored version "+n+"."), http.StatusSeeOther)
+	h.done(w, r, "/agents/"+url.PathEscape(id)+"/versions", flash{Notice: "Restored version " + n + "."})
+}
+
+// plural writes a count with its noun: "1 version", "3 versions".
+func plural(n float64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return count(n) + " " + many
 }
 
 // lookup walks a dot path through decoded JSON; nil when a step is missing.

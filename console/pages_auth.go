@@ -15,19 +15,31 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET /login", h.loginPage)
 	m.HandleFunc("POST /login", h.loginSubmit)
 	m.HandleFunc("POST /logout", h.action(h.logout))
+	m.HandleFunc("GET /favicon.ico", h.favicon)
 	m.HandleFunc("GET /{$}", h.page(h.home))
 	h.workspaceRoutes()
-	m.HandleFunc("POST /workspace/switch", h.action(h.workspaceSwitch))
 	h.agentRoutes()
 	h.rolloutRoutes()
+	h.analysisRoutes()
 	h.keyRoutes()
 	h.numberRoutes()
 	h.kbRoutes()
 	h.webhookRoutes()
 	h.callRoutes()
-	m.HandleFunc("/", h.page(func(w http.ResponseWriter, r *http.Request) {
-		h.render(w, r, http.StatusNotFound, "error", &view{Title: "Not found", Err: &apiError{Status: 404, Message: "No page at " + r.URL.Path + "."}})
-	}))
+	h.accountRoutes()
+	h.userRoutes()
+	// Any other URL: the HTML 404 page, signed in or not (the API keeps its JSON 404).
+	m.HandleFunc("/", h.notFound)
+}
+
+// notFound is the console's 404 page.
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	h.render(w, r, http.StatusNotFound, "notfound", &view{Title: "Page not found", Narrow: data.PrincipalFrom(r.Context()) == nil})
+}
+
+// favicon answers browsers that ask for /favicon.ico before reading the page's icon link.
+func (h *Handler) favicon(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, h.assets.URL("favicon.svg"), http.StatusMovedPermanently)
 }
 
 // page serves fn to a signed-in user and sends anyone else to the sign-in page.
@@ -58,11 +70,18 @@ func (h *Handler) action(fn http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// unavailableRetryAfter is the Retry-After, in seconds, of a page answered 503, as the
+// API's.
+const unavailableRetryAfter = "2"
+
 // fail shows an API failure on the error page.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	e, ok := err.(*apiError)
 	if !ok {
 		panic(err) // not an API answer: a bug, which observe turns into a masked 500
+	}
+	if e.Status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", unavailableRetryAfter)
 	}
 	h.render(w, r, e.Status, "error", &view{Title: "Error", Err: e})
 }
@@ -132,31 +151,4 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	clearCookie(w, r, h.secure, SessionCookie)
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
-}
-
-func (h *Handler) home(w http.ResponseWriter, r *http.Request) {
-	items := nav(data.PrincipalFrom(r.Context()))
-	http.Redirect(w, r, items[0].Href, http.StatusSeeOther)
-}
-
-// workspaceSwitch signs in again into another workspace (a login token is bound to one
-// workspace) and revokes the old token.
-func (h *Handler) workspaceSwitch(w http.ResponseWriter, r *http.Request) {
-	me, err := h.call(r, "GET", "/api/v1/user", nil, nil)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	email, _ := me.Data()["email"].(string)
-	res, err := h.call(r, "POST", "/api/v1/auth/login", nil, map[string]string{
-		"email": email, "password": r.PostFormValue("password"), "workspace_id": r.PostFormValue("workspace_id"),
-	})
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	h.call(r, "POST", "/api/v1/auth/logout", nil, nil) // the old token; a failure leaves it to expire
-	tok, _ := res.Body["token"].(string)
-	setSession(w, r, h.secure, tok)
-	http.Redirect(w, r, "/", http.StatusSeeOther)
 }

@@ -16,10 +16,13 @@ func (h *Handler) kbRoutes() {
 	m.HandleFunc("GET /knowledge-bases/{id}", h.page(h.kbShow))
 	m.HandleFunc("GET /knowledge-bases/{id}/sources", h.page(h.kbSources))
 	m.HandleFunc("POST /knowledge-bases/{id}/rename", h.action(h.kbRename))
+	m.HandleFunc("GET /knowledge-bases/{id}/delete", h.page(h.kbDeleteConfirm))
 	m.HandleFunc("POST /knowledge-bases/{id}/delete", h.action(h.kbDelete))
 	m.HandleFunc("POST /knowledge-bases/{id}/texts", h.action(h.kbAddText))
 	m.HandleFunc("POST /knowledge-bases/{id}/urls", h.action(h.kbAddURL))
-	m.HandleFunc("POST /knowledge-bases/{id}/query", h.action(h.kbQuery))
+	m.HandleFunc("GET /knowledge-bases/{id}/sources/{type}/{sid}/delete", h.page(h.sourceDeleteConfirm))
+	m.HandleFunc("POST /knowledge-bases/{id}/sources/{type}/{sid}/delete", h.action(h.sourceDelete))
+	m.HandleFunc("POST /knowledge-bases/{id}/sources/urls/{sid}/refetch", h.action(h.sourceRefetch))
 }
 
 func (h *Handler) kbList(w http.ResponseWriter, r *http.Request) {
@@ -37,18 +40,18 @@ func (h *Handler) renderKBList(w http.ResponseWriter, r *http.Request, status in
 		return
 	}
 	p := data.PrincipalFrom(r.Context())
-	h.render(w, r, status, "kbs", &view{Title: "Knowledge bases", Active: "knowledge-bases", Err: fail, Notice: r.URL.Query().Get("notice"), D: map[string]any{
+	h.render(w, r, status, "kbs", &view{Title: "Knowledge bases", Active: "knowledge-bases", Err: relabel(fail, fieldLabels{"name": "Name"}), D: map[string]any{
 		"KBs": res.List(), "Next": res.NextCursor(), "CanWrite": p.Allows(data.Write(data.ModuleKnowledgeBase)) == nil,
 	}})
 }
 
 func (h *Handler) kbCreate(w http.ResponseWriter, r *http.Request) {
-	res, err := h.call(r, "POST", "/api/v1/knowledge-bases", nil, map[string]any{"name": r.PostFormValue("name")})
+	res, err := h.create(r, "/api/v1/knowledge-bases", map[string]any{"name": r.PostFormValue("name")})
 	if err != nil {
 		h.renderKBList(w, r, err.(*apiError).Status, err.(*apiError))
 		return
 	}
-	http.Redirect(w, r, "/knowledge-bases/"+url.PathEscape(str(res.Data()["id"])), http.StatusSeeOther)
+	h.done(w, r, "/knowledge-bases/"+url.PathEscape(str(res.Data()["id"])), flash{Notice: "Knowledge base created. Add texts, URLs or files to it."})
 }
 
 // kbView is the knowledge base page's data.
@@ -58,15 +61,22 @@ type kbView struct {
 	Sources  []source
 	Pending  bool
 	CanWrite bool
-	Query    string
-	Chunks   []any
-	Tried    bool
+	// The test-retrieval box: the question asked, the chunks found, each with the name
+	// of the source it came from.
+	Query  string
+	Chunks []any
+	Tried  bool
+	Titles names
+	// CSRF is the session's token for the forms of the sources table, which is also
+	// rendered alone (kbSources).
+	CSRF string
 }
 
 // source is one row of the sources table, whatever its type.
 type source struct {
 	Type, ID, Name, Status, Error string
 	Download                      string
+	Added, Indexed                any
 }
 
 func (h *Handler) loadKB(r *http.Request) (*kbView, error) {
@@ -76,33 +86,53 @@ func (h *Handler) loadKB(r *http.Request) (*kbView, error) {
 	}
 	kb := res.Data()
 	p := data.PrincipalFrom(r.Context())
-	v := &kbView{KB: kb, ETag: res.ETag, CanWrite: p.Allows(data.Write(data.ModuleKnowledgeBase)) == nil}
-	add := func(typ, list, nameKey string) {
-		items, _ := kb[list].([]any)
-		for _, it := range items {
+	v := &kbView{KB: kb, ETag: res.ETag, CanWrite: p.Allows(data.Write(data.ModuleKnowledgeBase)) == nil, Titles: names{},
+		CSRF: CSRFToken(SessionToken(r))}
+	add := func(typ, nameKey string) {
+		for _, it := range asList(kb[typ]) {
 			m, _ := it.(map[string]any)
-			s := source{Type: typ, ID: str(m["id"]), Name: str(m[nameKey]), Status: str(m["status"]), Error: str(m["error"])}
+			s := source{Type: typ, ID: str(m["id"]), Name: str(m[nameKey]), Status: str(m["status"]), Error: str(m["error"]),
+				Added: m["created_at"], Indexed: m["indexed_at"]}
 			if s.Status == "" {
 				s.Status = data.SourceIndexed // texts are indexed as they are added
 			}
 			if s.Name == "" {
 				s.Name = "(untitled)"
 			}
-			if typ == "file" {
+			if typ == data.SourceFiles {
 				s.Download = "/api/v1/knowledge-bases/" + url.PathEscape(str(kb["id"])) + "/sources/files/" + url.PathEscape(s.ID) + "/content"
 			}
 			v.Pending = v.Pending || s.Status == data.SourcePending
 			v.Sources = append(v.Sources, s)
+			v.Titles[s.ID] = s.Name
 		}
 	}
-	add("text", "texts", "title")
-	add("url", "urls", "url")
-	add("file", "files", "filename")
+	add(data.SourceTexts, "title")
+	add(data.SourceURLs, "url")
+	add(data.SourceFiles, "filename")
 	return v, nil
 }
 
+// kbShow is a knowledge base's page; with ?q= it also runs the test-retrieval box (a GET,
+// so that the question is in the URL and a reload asks again without a POST).
 func (h *Handler) kbShow(w http.ResponseWriter, r *http.Request) {
-	h.renderKB(w, r, http.StatusOK, nil, nil)
+	in := r.URL.Query()
+	query := strings.TrimSpace(in.Get("q"))
+	if query == "" {
+		h.renderKB(w, r, http.StatusOK, nil, nil)
+		return
+	}
+	body := map[string]any{"query": query}
+	if n, err := strconv.Atoi(in.Get("n")); err == nil {
+		body["chunks_to_retrieve"] = n
+	}
+	res, err := h.call(r, "POST", "/api/v1/knowledge-bases/"+url.PathEscape(r.PathValue("id"))+"/query", nil, body)
+	if err != nil {
+		fail := relabel(err.(*apiError), fieldLabels{"query": "Question", "chunks_to_retrieve": "Chunks"})
+		h.renderKB(w, r, fail.Status, fail, func(v *kbView) { v.Query = query })
+		return
+	}
+	h.renderKB(w, r, http.StatusOK, nil, func(v *kbView) { v.Query, v.Chunks, v.Tried = query, res.List(), true })
 }
 
 func (h *Handler) renderKB(w http.ResponseWriter, r *http.Request, status int, fail *apiError, with func(*kbView)) {
@@ -114,7 +144,7 @@ func (h *Handler) renderKB(w http.ResponseWriter, r *http.Request, status int, f
 	if with != nil {
 		with(v)
 	}
-	h.render(w, r, status, "kb", &view{Title: str(v.KB["name"]), Active: "knowledge-bases", Err: fail, Notice: r.URL.Query().Get("notice"), D: v})
+	h.render(w, r, status, "kb", &view{Title: str(v.KB["name"]), Active: "knowledge-bases", Err: fail, D: v})
 }
 
 // kbSources is the sources table alone, which the page polls while a source is pending.
@@ -127,17 +157,52 @@ func (h *Handler) kbSources(w http.ResponseWriter, r *http.Request) {
 	h.renderPart(w, r, "kb", "sources", v)
 }
 
-func (h *Handler) kbBack(w http.ResponseWriter, r *http.Request, notice string) {
-	http.Redirect(w, r, "/knowledge-bases/"+url.PathEscape(r.PathValue("id"))+"?notice="+url.QueryEscape(notice), http.StatusSeeOther)
+// kbBack ends a knowledge base form's POST on the knowledge base's page, with notice
+// beside the form at (an element id).
+func (h *Handler) kbBack(w http.ResponseWriter, r *http.Request, at, notice string) {
+	h.done(w, r, "/knowledge-bases/"+url.PathEscape(r.PathValue("id")), flash{Notice: notice, At: at})
+}
+
+// kbFormFailed shows the page again with a form's refusal in the words of its labels.
+func (h *Handler) kbFormFailed(w http.ResponseWriter, r *http.Request, err error, labels fieldLabels) {
+	fail := relabel(err.(*apiError), labels)
+	h.renderKB(w, r, fail.Status, fail, nil)
 }
 
 func (h *Handler) kbRename(w http.ResponseWriter, r *http.Request) {
 	_, err := h.callIfMatch(r, "PUT", "/api/v1/knowledge-bases/"+url.PathEscape(r.PathValue("id")), r.PostFormValue("etag"), map[string]any{"name": r.PostFormValue("name")})
 	if err != nil {
-		h.renderKB(w, r, err.(*apiError).Status, err.(*apiError), nil)
+		h.kbFormFailed(w, r, err, fieldLabels{"name": "Name"})
 		return
 	}
-	h.kbBack(w, r, "Renamed.")
+	h.kbBack(w, r, "kb-settings", "Renamed.")
+}
+
+// kbDeleteConfirm names what deleting the knowledge base loses: its sources, and the
+// retrieval of the agents that use it.
+func (h *Handler) kbDeleteConfirm(w http.ResponseWriter, r *http.Request) {
+	v, err := h.loadKB(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	id, name := str(v.KB["id"]), str(v.KB["name"])
+	lost := []string{"Its " + plural(float64(len(v.Sources)), "source", "sources") + ", with their extracted text, chunks and uploaded files."}
+	var users []string
+	for _, a := range h.agentChoices(r) {
+		m, _ := a.(map[string]any)
+		if has(strs(lookup(m, "llm_config.knowledge_base_ids")), id) {
+			users = append(users, str(m["name"]))
+		}
+	}
+	if len(users) > 0 {
+		lost = append(lost, "Retrieval from it for "+strings.Join(users, ", ")+": the knowledge base is taken off those agents.")
+	}
+	h.confirmPage(w, r, "knowledge-bases", confirmation{
+		Title: "Delete the knowledge base " + name + "?", Lost: lost,
+		Button: "Delete knowledge base", Cancel: "/knowledge-bases/" + url.PathEscape(id),
+		Crumb: "Knowledge bases", CrumbHref: "/knowledge-bases",
+	}, http.StatusOK, nil)
 }
 
 func (h *Handler) kbDelete(w http.ResponseWriter, r *http.Request) {
@@ -145,38 +210,76 @@ func (h *Handler) kbDelete(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/knowledge-bases?notice=Knowledge+base+deleted.", http.StatusSeeOther)
+	h.done(w, r, "/knowledge-bases", flash{Notice: "Knowledge base deleted."})
 }
 
 func (h *Handler) kbAddText(w http.ResponseWriter, r *http.Request) {
 	body := map[string]any{"texts": []map[string]string{{"title": r.PostFormValue("title"), "content": r.PostFormValue("content")}}}
-	if _, err := h.call(r, "POST", "/api/v1/knowledge-bases/"+url.PathEscape(r.PathValue("id"))+"/sources/add", nil, body); err != nil {
-		h.renderKB(w, r, err.(*apiError).Status, err.(*apiError), nil)
+	if _, err := h.create(r, "/api/v1/knowledge-bases/"+url.PathEscape(r.PathValue("id"))+"/sources/add", body); err != nil {
+		h.kbFormFailed(w, r, err, fieldLabels{"texts.#.title": "Title", "texts.#.content": "Content"})
 		return
 	}
-	h.kbBack(w, r, "Text added.")
+	h.kbBack(w, r, "sources-box", "Text added.")
 }
 
 func (h *Handler) kbAddURL(w http.ResponseWriter, r *http.Request) {
 	body := map[string]any{"urls": []string{strings.TrimSpace(r.PostFormValue("url"))}}
-	if _, err := h.call(r, "POST", "/api/v1/knowledge-bases/"+url.PathEscape(r.PathValue("id"))+"/sources/add", nil, body); err != nil {
-		h.renderKB(w, r, err.(*apiError).Status, err.(*apiError), nil)
+	if _, err := h.create(r, "/api/v1/knowledge-bases/"+url.PathEscape(r.PathValue("id"))+"/sources/add", body); err != nil {
+		h.kbFormFailed(w, r, err, fieldLabels{"urls.#": "URL"})
 		return
 	}
-	h.kbBack(w, r, "URL added; it is fetched in the background.")
+	h.kbBack(w, r, "sources-box", "URL added; it is fetched in the background.")
 }
 
-// kbQuery is the test-retrieval box: the chunks and scores the query endpoint returns.
-func (h *Handler) kbQuery(w http.ResponseWriter, r *http.Request) {
-	query := r.PostFormValue("query")
-	body := map[string]any{"query": query}
-	if n, err := strconv.Atoi(r.PostFormValue("chunks_to_retrieve")); err == nil {
-		body["chunks_to_retrieve"] = n
-	}
-	res, err := h.call(r, "POST", "/api/v1/knowledge-bases/"+url.PathEscape(r.PathValue("id"))+"/query", nil, body)
+// sourceDeleteConfirm names the source a deletion removes.
+func (h *Handler) sourceDeleteConfirm(w http.ResponseWriter, r *http.Request) {
+	v, err := h.loadKB(r)
 	if err != nil {
-		h.renderKB(w, r, err.(*apiError).Status, err.(*apiError), func(v *kbView) { v.Query = query })
+		h.fail(w, r, err)
 		return
 	}
-	h.renderKB(w, r, http.StatusOK, nil, func(v *kbView) { v.Query, v.Chunks, v.Tried = query, res.List(), true })
+	sid := r.PathValue("sid")
+	name, ok := v.Titles[sid]
+	if !ok {
+		h.fail(w, r, &apiError{Status: http.StatusNotFound, Code: data.ENOTFOUND, Message: "No such source."})
+		return
+	}
+	lost := []string{"Its extracted text and chunks: retrieval stops returning them at once."}
+	if r.PathValue("type") == data.SourceFiles {
+		lost = append(lost, "The uploaded file itself.")
+	}
+	h.confirmPage(w, r, "knowledge-bases", confirmation{
+		Title: "Remove " + name + " from " + str(v.KB["name"]) + "?", Lost: lost,
+		Button: "Remove source", Cancel: "/knowledge-bases/" + url.PathEscape(str(v.KB["id"])),
+		Crumb: "Knowledge bases", CrumbHref: "/knowledge-bases",
+	}, http.StatusOK, nil)
+}
+
+func (h *Handler) sourceDelete(w http.ResponseWriter, r *http.Request) {
+	path := "/api/v1/knowledge-bases/" + url.PathEscape(r.PathValue("id")) + "/sources/delete/" + url.PathEscape(r.PathValue("type")) + "/" + url.PathEscape(r.PathValue("sid"))
+	if _, err := h.call(r, "DELETE", path, nil, nil); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.kbBack(w, r, "sources-box", "Source removed.")
+}
+
+// sourceRefetch fetches a URL source again (its page changed, or the fetch failed).
+func (h *Handler) sourceRefetch(w http.ResponseWriter, r *http.Request) {
+	path := "/api/v1/knowledge-bases/" + url.PathEscape(r.PathValue("id")) + "/sources/urls/" + url.PathEscape(r.PathValue("sid")) + "/refetch"
+	if _, err := h.call(r, "POST", path, nil, nil); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.kbBack(w, r, "sources-box", "The URL is fetched again in the background.")
+}
+
+// strs reads a decoded JSON array of strings.
+func strs(v any) []string {
+	l, _ := v.([]any)
+	out := make([]string, 0, len(l))
+	for _, x := range l {
+		out = append(out, str(x))
+	}
+	return out
 }

@@ -4,20 +4,29 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 func (h *Handler) keyRoutes() {
 	h.mux.HandleFunc("GET /api-keys", h.page(h.keyList))
 	h.mux.HandleFunc("POST /api-keys", h.action(h.keyCreate))
+	h.mux.HandleFunc("GET /api-keys/{id}/revoke", h.page(h.keyRevokeConfirm))
 	h.mux.HandleFunc("POST /api-keys/{id}/revoke", h.action(h.keyRevoke))
 }
 
 func (h *Handler) keyList(w http.ResponseWriter, r *http.Request) {
-	h.renderKeys(w, r, http.StatusOK, "", nil, r.URL.Query().Get("notice"))
+	h.renderKeys(w, r, http.StatusOK, nil)
 }
 
-// renderKeys shows the caller's keys; token is a just-created key's secret, shown once.
-func (h *Handler) renderKeys(w http.ResponseWriter, r *http.Request, status int, token string, fail *apiError, notice string) {
+// keyLabels are the key form's labels, for the API's messages.
+var keyLabels = fieldLabels{"name": "Name", "expiration": "Expires on", "scopes": "Scopes", "scopes.#": "Scope #",
+	"agent_ids": "Agents", "agent_ids.#": "Agent #"}
+
+// renderKeys shows the caller's keys and the form for a new one; a refused form keeps
+// what was typed and checked.
+func (h *Handler) renderKeys(w http.ResponseWriter, r *http.Request, status int, fail *apiError) {
 	q := url.Values{"per_page": {perPage}}
 	if c := r.URL.Query().Get("cursor"); c != "" {
 		q.Set("cursor", c)
@@ -27,24 +36,92 @@ func (h *Handler) renderKeys(w http.ResponseWriter, r *http.Request, status int,
 		h.fail(w, r, err)
 		return
 	}
-	h.render(w, r, status, "keys", &view{Title: "API keys", Active: "api-keys", Err: fail, Notice: notice, D: map[string]any{
-		"Keys": res.List(), "Next": res.NextCursor(), "Token": token,
-		"Name": r.PostFormValue("name"), "Expiration": r.PostFormValue("expiration"),
+	agents := h.agentChoices(r)
+	r.ParseForm()
+	h.render(w, r, status, "keys", &view{Title: "API keys", Active: "api-keys", Err: relabel(fail, keyLabels), D: map[string]any{
+		"Keys": res.List(), "Next": res.NextCursor(), "Form": r.PostForm,
+		"Scopes": scopeGroups(), "Agents": agents, "AgentNames": h.agentNames(r, agents),
 	}})
 }
 
+// scopeGroup is one row of the scopes picker: a module's read and write, or the others.
+type scopeGroup struct {
+	Label  string
+	Scopes []string
+}
+
+// scopeGroups lays data.Scopes out by what they are about.
+func scopeGroups() []scopeGroup {
+	var out []scopeGroup
+	for _, m := range data.Modules {
+		out = append(out, scopeGroup{label(m), []string{data.ReadScope(m), data.WriteScope(m)}})
+	}
+	return append(out,
+		scopeGroup{"Webhooks", []string{data.ScopeWebhooksRead, data.ScopeWebhooksWrite}},
+		scopeGroup{"Workspace", []string{data.ScopeAuditRead, data.ScopeWorkspaceAdmin}},
+		scopeGroup{"Voice runtime", []string{data.ScopeCallsRuntime}})
+}
+
 func (h *Handler) keyCreate(w http.ResponseWriter, r *http.Request) {
-	body := map[string]any{"name": r.PostFormValue("name")}
+	r.ParseForm()
+	name := r.PostFormValue("name")
+	body := map[string]any{"name": name}
 	if e := strings.TrimSpace(r.PostFormValue("expiration")); e != "" {
 		body["expiration"] = e
 	}
-	res, err := h.call(r, "POST", "/api/v1/api-keys", nil, body)
+	// No scope checked is a key with the user's full rights: the field is left out.
+	if scopes := r.PostForm["scopes"]; len(scopes) > 0 {
+		body["scopes"] = scopes
+	}
+	if ids := r.PostForm["agent_ids"]; len(ids) > 0 {
+		body["agent_ids"] = ids
+	}
+	res, err := h.create(r, "/api/v1/api-keys", body)
 	if err != nil {
-		h.renderKeys(w, r, err.(*apiError).Status, "", err.(*apiError), "")
+		h.renderKeys(w, r, err.(*apiError).Status, err.(*apiError))
 		return
 	}
 	tok, _ := res.Body["token"].(string)
-	h.renderKeys(w, r, http.StatusCreated, tok, nil, "")
+	h.done(w, r, "/api-keys", flash{Notice: "Key " + name + " created.", Secrets: []secret{{Label: "The token of " + name, Value: tok}}})
+}
+
+// findKey walks the caller's keys for id (a few pages: a person's keys are few).
+func (h *Handler) findKey(r *http.Request, id string) (map[string]any, error) {
+	q := url.Values{"per_page": {"100"}}
+	for range 10 {
+		res, err := h.call(r, "GET", "/api/v1/api-keys", q, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range res.List() {
+			if m, _ := k.(map[string]any); str(m["id"]) == id {
+				return m, nil
+			}
+		}
+		if res.NextCursor() == "" {
+			break
+		}
+		q.Set("cursor", res.NextCursor())
+	}
+	return nil, &apiError{Status: http.StatusNotFound, Code: data.ENOTFOUND, Message: "No such API key."}
+}
+
+// keyRevokeConfirm names the key and what stops working with it.
+func (h *Handler) keyRevokeConfirm(w http.ResponseWriter, r *http.Request) {
+	k, err := h.findKey(r, r.PathValue("id"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	used := "It has never been used."
+	if t, err := time.Parse(time.RFC3339Nano, str(k["last_used_at"])); err == nil {
+		used = "It was last used on " + t.UTC().Format(whenLayout) + "."
+	}
+	h.confirmPage(w, r, "api-keys", confirmation{
+		Title:  "Revoke the API key " + str(k["name"]) + "?",
+		Lost:   []string{"Every program using this key gets 401 Unauthenticated from the next request on. " + used},
+		Button: "Revoke key", Cancel: "/api-keys", Crumb: "API keys", CrumbHref: "/api-keys",
+	}, http.StatusOK, nil)
 }
 
 func (h *Handler) keyRevoke(w http.ResponseWriter, r *http.Request) {
@@ -52,5 +129,5 @@ func (h *Handler) keyRevoke(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/api-keys?notice=Revoked.", http.StatusSeeOther)
+	h.done(w, r, "/api-keys", flash{Notice: "Revoked."})
 }

@@ -15,17 +15,8 @@ func (h *Handler) numberRoutes() {
 	m.HandleFunc("POST /numbers", h.action(h.numberCreate))
 	m.HandleFunc("GET /numbers/{id}", h.page(h.numberEdit))
 	m.HandleFunc("POST /numbers/{id}", h.action(h.numberUpdate))
+	m.HandleFunc("GET /numbers/{id}/delete", h.page(h.numberDeleteConfirm))
 	m.HandleFunc("POST /numbers/{id}/delete", h.action(h.numberDelete))
-}
-
-// agentChoices lists the agents the user may see, for pickers; none when the user lacks
-// the agents module (the picker then takes an id).
-func (h *Handler) agentChoices(r *http.Request) []any {
-	res, err := h.call(r, "GET", "/api/v1/agents", url.Values{"per_page": {"100"}}, nil)
-	if err != nil {
-		return nil
-	}
-	return res.List()
 }
 
 func (h *Handler) numberList(w http.ResponseWriter, r *http.Request) {
@@ -46,9 +37,11 @@ func (h *Handler) renderNumbers(w http.ResponseWriter, r *http.Request, status i
 		return
 	}
 	p := data.PrincipalFrom(r.Context())
-	h.render(w, r, status, "numbers", &view{Title: "Numbers", Active: "numbers", Err: fail, Notice: in.Get("notice"), D: map[string]any{
-		"Numbers": res.List(), "Next": res.NextCursor(), "Agents": h.agentChoices(r), "AgentID": in.Get("agent_id"),
-		"Providers": data.NumberProviders, "Form": r.PostForm,
+	agents := h.agentChoices(r)
+	h.render(w, r, status, "numbers", &view{Title: "Numbers", Active: "numbers", Err: relabel(fail, numberLabels), D: map[string]any{
+		"Numbers": res.List(), "Next": res.NextCursor(), "Agents": agents, "AgentID": in.Get("agent_id"),
+		"AgentNames": h.agentNames(r, agents, listIDs(res.List(), "inbound_agent_id", "outbound_agent_id")...),
+		"Providers":  data.NumberProviders, "Form": r.PostForm,
 		"CanWrite": p.Allows(data.Write(data.ModulePhoneNumbers)) == nil,
 	}})
 }
@@ -67,12 +60,16 @@ func (h *Handler) numberCreate(w http.ResponseWriter, r *http.Request) {
 		"provider": r.PostFormValue("provider"), "inbound_agent_id": optID(r.PostFormValue("inbound_agent_id")),
 		"outbound_agent_id": optID(r.PostFormValue("outbound_agent_id")),
 	}
-	if _, err := h.call(r, "POST", "/api/v1/numbers", nil, body); err != nil {
+	if _, err := h.create(r, "/api/v1/numbers", body); err != nil {
 		h.renderNumbers(w, r, err.(*apiError).Status, err.(*apiError))
 		return
 	}
-	http.Redirect(w, r, "/numbers?notice=Number+added.", http.StatusSeeOther)
+	h.done(w, r, "/numbers", flash{Notice: "Number " + str(body["phone_number"]) + " added."})
 }
+
+// numberLabels are the number forms' labels, for the API's messages.
+var numberLabels = fieldLabels{"phone_number": "Phone number", "nickname": "Nickname", "provider": "Provider",
+	"inbound_agent_id": "Inbound agent", "outbound_agent_id": "Outbound agent"}
 
 func (h *Handler) numberEdit(w http.ResponseWriter, r *http.Request) {
 	h.renderNumber(w, r, http.StatusOK, nil)
@@ -86,7 +83,7 @@ func (h *Handler) renderNumber(w http.ResponseWriter, r *http.Request, status in
 	}
 	p := data.PrincipalFrom(r.Context())
 	n := res.Data()
-	h.render(w, r, status, "number", &view{Title: str(n["phone_number"]), Active: "numbers", Err: fail, D: map[string]any{
+	h.render(w, r, status, "number", &view{Title: str(n["phone_number"]), Active: "numbers", Err: relabel(fail, numberLabels), D: map[string]any{
 		"N": n, "ETag": res.ETag, "Agents": h.agentChoices(r), "Providers": data.NumberProviders,
 		"CanWrite": p.Allows(data.Write(data.ModulePhoneNumbers)) == nil,
 	}})
@@ -105,7 +102,30 @@ func (h *Handler) numberUpdate(w http.ResponseWriter, r *http.Request) {
 		h.renderNumber(w, r, err.(*apiError).Status, err.(*apiError))
 		return
 	}
-	http.Redirect(w, r, "/numbers?notice=Number+saved.", http.StatusSeeOther)
+	h.done(w, r, "/numbers", flash{Notice: "Number saved."})
+}
+
+// numberDeleteConfirm names the number and the agents that stop answering it.
+func (h *Handler) numberDeleteConfirm(w http.ResponseWriter, r *http.Request) {
+	res, err := h.call(r, "GET", "/api/v1/numbers/"+url.PathEscape(r.PathValue("id")), nil, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	n := res.Data()
+	agents := h.agentNames(r, nil, listIDs([]any{n}, "inbound_agent_id", "outbound_agent_id")...)
+	lost := []string{"Its settings: nickname, provider and agents."}
+	if id := str(n["inbound_agent_id"]); id != "" {
+		lost = append(lost, "Calls to "+str(n["phone_number"])+" are no longer answered by "+agents.Of(id)+".")
+	}
+	if id := str(n["outbound_agent_id"]); id != "" {
+		lost = append(lost, agents.Of(id)+" no longer calls out from this number.")
+	}
+	h.confirmPage(w, r, "numbers", confirmation{
+		Title: "Delete the number " + numberLabel(n) + "?", Lost: lost,
+		Kept:   []string{"The history of its calls.", "The number at your telephony provider: only voiceapi forgets it."},
+		Button: "Delete number", Cancel: "/numbers/" + url.PathEscape(str(n["id"])), Crumb: "Numbers", CrumbHref: "/numbers",
+	}, http.StatusOK, nil)
 }
 
 func (h *Handler) numberDelete(w http.ResponseWriter, r *http.Request) {
@@ -113,7 +133,7 @@ func (h *Handler) numberDelete(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/numbers?notice=Number+deleted.", http.StatusSeeOther)
+	h.done(w, r, "/numbers", flash{Notice: "Number deleted."})
 }
 
 // formObject is a form field holding a JSON object: the object, {} when blank, or the text

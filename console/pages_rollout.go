@@ -122,16 +122,6 @@ func (h *Handler) rolloutPanelData(r *http.Request) (*rolloutPanel, error) {
 	return d, nil
 }
 
-// strs reads a decoded JSON array of strings.
-func strs(v any) []string {
-	l, _ := v.([]any)
-	out := make([]string, 0, len(l))
-	for _, x := range l {
-		out = append(out, str(x))
-	}
-	return out
-}
-
 func variantRows(ro map[string]any) []variantRow {
 	var out []variantRow
 	list, _ := ro["variants"].([]any)

@@ -15,12 +15,18 @@ func (h *Handler) webhookRoutes() {
 	m.HandleFunc("POST /webhooks", h.action(h.webhookCreate))
 	m.HandleFunc("GET /webhooks/{id}", h.page(h.webhookShow))
 	m.HandleFunc("POST /webhooks/{id}", h.action(h.webhookUpdate))
+	m.HandleFunc("GET /webhooks/{id}/delete", h.page(h.webhookDeleteConfirm))
 	m.HandleFunc("POST /webhooks/{id}/delete", h.action(h.webhookDelete))
 	m.HandleFunc("POST /webhooks/{id}/test", h.action(h.webhookTest))
+	m.HandleFunc("GET /webhooks/{id}/rotate", h.page(h.webhookRotateConfirm))
 	m.HandleFunc("POST /webhooks/{id}/rotate", h.action(h.webhookRotate))
 	m.HandleFunc("POST /webhooks/{id}/replay", h.action(h.webhookReplay))
 	m.HandleFunc("POST /webhooks/{id}/deliveries/{did}/retry", h.action(h.webhookRetry))
 }
+
+// webhookLabels are the webhook forms' labels, for the API's messages.
+var webhookLabels = fieldLabels{"url": "URL", "description": "Description", "events": "Events", "events.#": "Event #",
+	"from": "From", "to": "To"}
 
 func (h *Handler) webhookList(w http.ResponseWriter, r *http.Request) {
 	h.renderWebhooks(w, r, http.StatusOK, nil)
@@ -36,14 +42,61 @@ func (h *Handler) renderWebhooks(w http.ResponseWriter, r *http.Request, status 
 		h.fail(w, r, err)
 		return
 	}
-	h.render(w, r, status, "webhooks", &view{Title: "Webhooks", Active: "webhooks", Err: fail, Notice: r.URL.Query().Get("notice"), D: map[string]any{
-		"Webhooks": res.List(), "Next": res.NextCursor(), "Events": data.EventTypes, "Form": r.PostForm,
+	r.ParseForm()
+	h.render(w, r, status, "webhooks", &view{Title: "Webhooks", Active: "webhooks", Err: relabel(fail, webhookLabels), D: map[string]any{
+		"Webhooks": res.List(), "Next": res.NextCursor(), "Groups": eventGroups(), "Form": r.PostForm, "Subscribed": checked(r.PostForm["events"]),
 	}})
+}
+
+// eventGroup is the event types of one resource, for the grouped picker.
+type eventGroup struct {
+	Label string
+	Types []string
+}
+
+// eventResources name the resources of the event types, for the picker's groups.
+var eventResources = map[string]string{
+	"agent": "Agents", "knowledge_base": "Knowledge bases", "number": "Numbers", "call": "Calls",
+	"webhook": "Webhooks", "workspace": "Workspace", "member": "Members", "api_key": "API keys",
+	"user": "Accounts", "subscription": "Subscription", "backup": "Backups", "retention": "Retention",
+}
+
+// eventGroups groups data.EventTypes by their resource (the part before the dot), in
+// the order the list first names each.
+func eventGroups() []eventGroup {
+	var out []eventGroup
+	at := map[string]int{}
+	for _, t := range data.EventTypes {
+		res, _, _ := strings.Cut(t, ".")
+		i, ok := at[res]
+		if !ok {
+			i = len(out)
+			at[res] = i
+			name, ok := eventResources[res]
+			if !ok {
+				name = humanize(res)
+			}
+			out = append(out, eventGroup{Label: name})
+		}
+		out[i].Types = append(out[i].Types, t)
+	}
+	return out
+}
+
+func checked(values []string) map[string]bool {
+	out := map[string]bool{}
+	for _, v := range values {
+		out[v] = true
+	}
+	return out
 }
 
 // webhookBody reads the create and edit forms.
 func webhookBody(r *http.Request) map[string]any {
 	events := r.PostForm["events"]
+	if has(events, "*") {
+		events = []string{"*"} // every event, those added later included
+	}
 	if events == nil {
 		events = []string{}
 	}
@@ -52,20 +105,22 @@ func webhookBody(r *http.Request) map[string]any {
 
 func (h *Handler) webhookCreate(w http.ResponseWriter, r *http.Request) {
 	r.ParseForm()
-	res, err := h.call(r, "POST", "/api/v1/webhooks", nil, webhookBody(r))
+	res, err := h.create(r, "/api/v1/webhooks", webhookBody(r))
 	if err != nil {
 		h.renderWebhooks(w, r, err.(*apiError).Status, err.(*apiError))
 		return
 	}
-	// The secret is in this answer only: shown now, never again.
-	h.renderWebhook(w, r, http.StatusCreated, str(res.Data()["id"]), str(res.Body["secret"]), nil, "Webhook created.")
+	// The secret is in this answer only: the next page shows it once.
+	h.done(w, r, "/webhooks/"+url.PathEscape(str(res.Data()["id"])), flash{Notice: "Webhook created.",
+		Secrets: []secret{{Label: "The signing secret", Value: str(res.Body["secret"])}}})
 }
 
 func (h *Handler) webhookShow(w http.ResponseWriter, r *http.Request) {
-	h.renderWebhook(w, r, http.StatusOK, r.PathValue("id"), "", nil, r.URL.Query().Get("notice"))
+	h.renderWebhook(w, r, http.StatusOK, nil)
 }
 
-func (h *Handler) renderWebhook(w http.ResponseWriter, r *http.Request, status int, id, secret string, fail *apiError, notice string) {
+func (h *Handler) renderWebhook(w http.ResponseWriter, r *http.Request, status int, fail *apiError) {
+	id := r.PathValue("id")
 	res, err := h.call(r, "GET", "/api/v1/webhooks/"+url.PathEscape(id), nil, nil)
 	if err != nil {
 		h.fail(w, r, err)
@@ -81,13 +136,9 @@ func (h *Handler) renderWebhook(w http.ResponseWriter, r *http.Request, status i
 		return
 	}
 	wh := res.Data()
-	subscribed := map[string]bool{}
-	for _, e := range asList(wh["events"]) {
-		subscribed[str(e)] = true
-	}
 	now := time.Now().UTC()
-	h.render(w, r, status, "webhook", &view{Title: "Webhook", Active: "webhooks", Err: fail, Notice: notice, D: map[string]any{
-		"W": wh, "ETag": res.ETag, "Secret": secret, "Events": data.EventTypes, "Subscribed": subscribed,
+	h.render(w, r, status, "webhook", &view{Title: "Webhook", Active: "webhooks", Err: relabel(fail, webhookLabels), D: map[string]any{
+		"W": wh, "ETag": res.ETag, "Groups": eventGroups(), "Subscribed": checked(strs(wh["events"])),
 		"Deliveries": dl.List(), "Next": dl.NextCursor(),
 		"From": now.Add(-24 * time.Hour).Format("2006-01-02T15:04"), "To": now.Add(time.Minute).Format("2006-01-02T15:04"),
 	}})
@@ -98,8 +149,14 @@ func asList(v any) []any {
 	return l
 }
 
-func (h *Handler) webhookBack(w http.ResponseWriter, r *http.Request, notice string) {
-	http.Redirect(w, r, "/webhooks/"+url.PathEscape(r.PathValue("id"))+"?notice="+url.QueryEscape(notice), http.StatusSeeOther)
+// webhookBack ends a webhook form's POST on its page, with notice beside the form at.
+func (h *Handler) webhookBack(w http.ResponseWriter, r *http.Request, at, notice string) {
+	h.done(w, r, "/webhooks/"+url.PathEscape(r.PathValue("id")), flash{Notice: notice, At: at})
+}
+
+// webhookFailed shows the webhook's page again with a form's refusal.
+func (h *Handler) webhookFailed(w http.ResponseWriter, r *http.Request, err error) {
+	h.renderWebhook(w, r, err.(*apiError).Status, err.(*apiError))
 }
 
 func (h *Handler) webhookUpdate(w http.ResponseWriter, r *http.Request) {
@@ -107,10 +164,33 @@ func (h *Handler) webhookUpdate(w http.ResponseWriter, r *http.Request) {
 	body := webhookBody(r)
 	body["enabled"] = r.PostFormValue("enabled") == "on"
 	if _, err := h.callIfMatch(r, "PUT", "/api/v1/webhooks/"+url.PathEscape(r.PathValue("id")), r.PostFormValue("etag"), body); err != nil {
-		h.renderWebhook(w, r, err.(*apiError).Status, r.PathValue("id"), "", err.(*apiError), "")
+		h.webhookFailed(w, r, err)
 		return
 	}
-	h.webhookBack(w, r, "Saved.")
+	h.webhookBack(w, r, "wh-settings", "Saved.")
+}
+
+// webhookConfirmed loads the webhook a confirmation names; nil when it has failed.
+func (h *Handler) webhookConfirmed(w http.ResponseWriter, r *http.Request) map[string]any {
+	res, err := h.call(r, "GET", "/api/v1/webhooks/"+url.PathEscape(r.PathValue("id")), nil, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return nil
+	}
+	return res.Data()
+}
+
+func (h *Handler) webhookDeleteConfirm(w http.ResponseWriter, r *http.Request) {
+	wh := h.webhookConfirmed(w, r)
+	if wh == nil {
+		return
+	}
+	h.confirmPage(w, r, "webhooks", confirmation{
+		Title: "Delete the webhook to " + str(wh["url"]) + "?",
+		Lost: []string{"Deliveries to " + str(wh["url"]) + " stop, those waiting for a retry included.",
+			"Its delivery log and its signing secret."},
+		Button: "Delete webhook", Cancel: "/webhooks/" + url.PathEscape(str(wh["id"])), Crumb: "Webhooks", CrumbHref: "/webhooks",
+	}, http.StatusOK, nil)
 }
 
 func (h *Handler) webhookDelete(w http.ResponseWriter, r *http.Request) {
@@ -118,24 +198,39 @@ func (h *Handler) webhookDelete(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/webhooks?notice=Webhook+deleted.", http.StatusSeeOther)
+	h.done(w, r, "/webhooks", flash{Notice: "Webhook deleted."})
 }
 
 func (h *Handler) webhookTest(w http.ResponseWriter, r *http.Request) {
-	if _, err := h.call(r, "POST", "/api/v1/webhooks/"+url.PathEscape(r.PathValue("id"))+"/test", nil, map[string]any{}); err != nil {
+	if _, err := h.send(r, apiCall{Method: "POST", Path: "/api/v1/webhooks/" + url.PathEscape(r.PathValue("id")) + "/test",
+		IdempotencyKey: r.PostFormValue(idempotencyField)}); err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	h.webhookBack(w, r, "Test event queued; its delivery shows below.")
+	h.webhookBack(w, r, "deliveries", "Test event queued; its delivery shows below.")
+}
+
+func (h *Handler) webhookRotateConfirm(w http.ResponseWriter, r *http.Request) {
+	wh := h.webhookConfirmed(w, r)
+	if wh == nil {
+		return
+	}
+	h.confirmPage(w, r, "webhooks", confirmation{
+		Title: "Rotate the signing secret of " + str(wh["url"]) + "?",
+		Lost: []string{"The current secret stops signing at once: the receiver rejects every delivery until it has the new one.",
+			"The new secret is shown once, on the next page."},
+		Button: "Rotate secret", Cancel: "/webhooks/" + url.PathEscape(str(wh["id"])), Crumb: "Webhooks", CrumbHref: "/webhooks",
+	}, http.StatusOK, nil)
 }
 
 func (h *Handler) webhookRotate(w http.ResponseWriter, r *http.Request) {
-	res, err := h.call(r, "POST", "/api/v1/webhooks/"+url.PathEscape(r.PathValue("id"))+"/rotate-secret", nil, map[string]any{})
+	res, err := h.call(r, "POST", "/api/v1/webhooks/"+url.PathEscape(r.PathValue("id"))+"/rotate-secret", nil, nil)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	h.renderWebhook(w, r, http.StatusOK, r.PathValue("id"), str(res.Body["secret"]), nil, "Secret rotated.")
+	h.done(w, r, "/webhooks/"+url.PathEscape(r.PathValue("id")), flash{Notice: "Secret rotated.",
+		Secrets: []secret{{Label: "The new signing secret", Value: str(res.Body["secret"])}}})
 }
 
 // localTime reads a datetime-local field as UTC.
@@ -149,18 +244,18 @@ func localTime(s string) string {
 
 func (h *Handler) webhookReplay(w http.ResponseWriter, r *http.Request) {
 	body := map[string]any{"from": localTime(r.PostFormValue("from")), "to": localTime(r.PostFormValue("to"))}
-	if _, err := h.call(r, "POST", "/api/v1/webhooks/"+url.PathEscape(r.PathValue("id"))+"/replay", nil, body); err != nil {
-		h.renderWebhook(w, r, err.(*apiError).Status, r.PathValue("id"), "", err.(*apiError), "")
+	if _, err := h.create(r, "/api/v1/webhooks/"+url.PathEscape(r.PathValue("id"))+"/replay", body); err != nil {
+		h.webhookFailed(w, r, err)
 		return
 	}
-	h.webhookBack(w, r, "Replay queued.")
+	h.webhookBack(w, r, "replay", "Replay queued.")
 }
 
 func (h *Handler) webhookRetry(w http.ResponseWriter, r *http.Request) {
 	path := "/api/v1/webhooks/" + url.PathEscape(r.PathValue("id")) + "/deliveries/" + url.PathEscape(r.PathValue("did")) + "/retry"
-	if _, err := h.call(r, "POST", path, nil, map[string]any{}); err != nil {
+	if _, err := h.call(r, "POST", path, nil, nil); err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	h.webhookBack(w, r, "Retry queued.")
+	h.webhookBack(w, r, "deliveries", "Retry queued.")
 }

@@ -14,8 +14,11 @@ func (h *Handler) workspaceRoutes() {
 	m.HandleFunc("POST /workspace/settings", h.action(h.workspaceSettings))
 	m.HandleFunc("POST /workspace/members", h.action(h.memberAdd))
 	m.HandleFunc("POST /workspace/members/{user}", h.action(h.memberUpdate))
+	m.HandleFunc("GET /workspace/members/{user}/remove", h.page(h.memberRemoveConfirm))
 	m.HandleFunc("POST /workspace/members/{user}/remove", h.action(h.memberRemove))
 	m.HandleFunc("GET /workspace/audit", h.page(h.auditPage))
+	h.workspacesRoutes()
+	h.privacyRoutes()
 }
 
 // usageBar is one subscription limit with its use.
@@ -26,13 +29,20 @@ type usageBar struct {
 	Percent     int
 }
 
+// workspaceLabels are the workspace page's form labels, for the API's messages.
+var workspaceLabels = fieldLabels{"name": "Name", "description": "Description", "id": "User", "email": "Email",
+	"role": "Role", "modules": "Modules", "modules.#": "Module #", "agent_ids": "Agents", "agent_ids.#": "Agent #",
+	"password": "Your password", "workspace_id": "Workspace"}
+
 func (h *Handler) workspacePage(w http.ResponseWriter, r *http.Request) {
-	h.renderWorkspace(w, r, http.StatusOK, nil)
+	h.renderWorkspace(w, r, http.StatusOK, "", nil)
 }
 
-func (h *Handler) renderWorkspace(w http.ResponseWriter, r *http.Request, status int, fail *apiError) {
+// renderWorkspace shows the workspace page; form names the form a refusal belongs to,
+// which shows it beside that form.
+func (h *Handler) renderWorkspace(w http.ResponseWriter, r *http.Request, status int, form string, fail *apiError) {
 	p := data.PrincipalFrom(r.Context())
-	ws := "/api/v1/workspaces/" + url.PathEscape(p.WorkspaceID)
+	ws := h.wsPath(r)
 	mine, err := h.call(r, "GET", "/api/v1/workspaces", url.Values{"per_page": {"100"}}, nil)
 	if err != nil {
 		h.fail(w, r, err)
@@ -57,61 +67,64 @@ func (h *Handler) renderWorkspace(w http.ResponseWriter, r *http.Request, status
 		h.fail(w, r, err)
 		return
 	}
-	var bars []usageBar
-	if sub, err := h.call(r, "GET", "/api/v1/subscription", nil, nil); err == nil {
-		d := sub.Data()
-		limits, _ := d["limits"].(map[string]any)
-		usage, _ := d["usage"].(map[string]any)
-		for _, k := range sortedKeys(limits) {
-			b := usageBar{Name: k, Used: int64(num(usage[k]))}
-			if l, ok := limits[k].(float64); ok {
-				b.Limit = int64(l)
-				if l > 0 {
-					b.Percent = min(100, int(100*float64(b.Used)/l))
-				}
-			} else {
-				b.Unlimited = true
-			}
-			bars = append(bars, b)
-		}
-	}
-	admin := data.RoleAtLeast(p.Role, data.RoleAdmin)
-	h.render(w, r, status, "workspace", &view{Title: "Workspace", Active: "workspace", Err: fail, Notice: r.URL.Query().Get("notice"), D: map[string]any{
+	agents := h.agentChoices(r)
+	r.ParseForm()
+	h.render(w, r, status, "workspace", &view{Title: "Workspace", Active: "workspace", Err: relabel(fail, workspaceLabels), D: map[string]any{
 		"Workspaces": mine.List(), "Current": p.WorkspaceID, "WS": cur.Data(), "WSETag": cur.ETag, "Me": me.Data(),
-		"Role": p.Role, "Modules": p.Modules, "Members": members.List(), "Next": members.NextCursor(),
-		"Usage": bars, "Admin": admin, "Owner": p.Role == data.RoleOwner,
-		"Roles": data.Roles, "AllModules": data.Modules, "Agents": h.agentChoices(r),
+		"Personal": str(me.Data()["personal_workspace_id"]) == p.WorkspaceID,
+		"Role":     p.Role, "Modules": p.Modules, "Members": members.List(), "Next": members.NextCursor(),
+		"Usage": h.usage(r), "Admin": data.RoleAtLeast(p.Role, data.RoleAdmin), "Owner": p.Role == data.RoleOwner,
+		"AllAgents": len(p.AgentIDs) == 0, "Roles": data.Roles, "AllModules": data.Modules,
+		"Agents": agents, "AgentNames": h.agentNames(r, agents, listIDs(members.List(), "agent_ids")...),
+		"Form": form, "Values": r.PostForm,
 	}})
 }
 
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// usage reads the subscription's limits with their use, one bar each; none when the
+// subscription cannot be read.
+func (h *Handler) usage(r *http.Request) []usageBar {
+	sub, err := h.call(r, "GET", "/api/v1/subscription", nil, nil)
+	if err != nil {
+		return nil
 	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
+	d := sub.Data()
+	limits, _ := d["limits"].(map[string]any)
+	used, _ := d["usage"].(map[string]any)
+	var bars []usageBar
+	for _, k := range data.LimitNames {
+		if _, ok := limits[k]; !ok {
+			continue
 		}
+		b := usageBar{Name: k, Used: int64(num(used[k]))}
+		if l, ok := limits[k].(float64); ok {
+			b.Limit = int64(l)
+			if l > 0 {
+				b.Percent = min(100, int(100*float64(b.Used)/l))
+			}
+		} else {
+			b.Unlimited = true
+		}
+		bars = append(bars, b)
 	}
-	return out
+	return bars
 }
 
 func (h *Handler) wsPath(r *http.Request) string {
 	return "/api/v1/workspaces/" + url.PathEscape(data.PrincipalFrom(r.Context()).WorkspaceID)
 }
 
-func (h *Handler) workspaceBack(w http.ResponseWriter, r *http.Request, notice string) {
-	http.Redirect(w, r, "/workspace?notice="+url.QueryEscape(notice), http.StatusSeeOther)
+// workspaceBack ends a workspace form's POST on the workspace page, beside the form at.
+func (h *Handler) workspaceBack(w http.ResponseWriter, r *http.Request, at, notice string) {
+	h.done(w, r, "/workspace", flash{Notice: notice, At: at})
 }
 
 func (h *Handler) workspaceSettings(w http.ResponseWriter, r *http.Request) {
 	body := map[string]any{"name": r.PostFormValue("name"), "description": r.PostFormValue("description")}
 	if _, err := h.callIfMatch(r, "PUT", h.wsPath(r), r.PostFormValue("etag"), body); err != nil {
-		h.renderWorkspace(w, r, err.(*apiError).Status, err.(*apiError))
+		h.renderWorkspace(w, r, err.(*apiError).Status, "settings", err.(*apiError))
 		return
 	}
-	h.workspaceBack(w, r, "Workspace saved.")
+	h.workspaceBack(w, r, "ws-settings", "Workspace saved.")
 }
 
 // memberBody reads a member form: role, the modules checked, the agents chosen.
@@ -130,35 +143,63 @@ func memberBody(r *http.Request) map[string]any {
 	return map[string]any{"role": r.PostFormValue("role"), "modules": mods, "agent_ids": agents}
 }
 
+// memberAdd adds a member by email (or by user id, for those who have one at hand).
 func (h *Handler) memberAdd(w http.ResponseWriter, r *http.Request) {
 	body := memberBody(r)
-	body["id"] = strings.TrimSpace(r.PostFormValue("id"))
-	if _, err := h.call(r, "POST", h.wsPath(r)+"/users", nil, body); err != nil {
-		h.renderWorkspace(w, r, err.(*apiError).Status, err.(*apiError))
+	who := strings.TrimSpace(r.PostFormValue("email"))
+	if strings.HasPrefix(who, data.PrefixUser+"_") {
+		body["id"] = who
+	} else {
+		body["email"] = who
+	}
+	if _, err := h.create(r, h.wsPath(r)+"/users", body); err != nil {
+		h.renderWorkspace(w, r, err.(*apiError).Status, "add-member", err.(*apiError))
 		return
 	}
-	h.workspaceBack(w, r, "Member added.")
+	h.workspaceBack(w, r, "members", "Member "+who+" added.")
 }
 
 func (h *Handler) memberUpdate(w http.ResponseWriter, r *http.Request) {
 	if _, err := h.call(r, "PUT", h.wsPath(r)+"/users/"+url.PathEscape(r.PathValue("user")), nil, memberBody(r)); err != nil {
-		h.renderWorkspace(w, r, err.(*apiError).Status, err.(*apiError))
+		h.renderWorkspace(w, r, err.(*apiError).Status, "members", err.(*apiError))
 		return
 	}
-	h.workspaceBack(w, r, "Member saved.")
+	h.workspaceBack(w, r, "members", "Member saved.")
+}
+
+// memberRemoveConfirm names the member and what they lose.
+func (h *Handler) memberRemoveConfirm(w http.ResponseWriter, r *http.Request) {
+	res, err := h.call(r, "GET", h.wsPath(r)+"/users/"+url.PathEscape(r.PathValue("user")), nil, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	m := res.Data()
+	ws, _ := h.call(r, "GET", h.wsPath(r), nil, nil)
+	wsName := "this workspace"
+	if ws != nil {
+		wsName = str(ws.Data()["name"])
+	}
+	h.confirmPage(w, r, "workspace", confirmation{
+		Title: "Remove " + str(m["name"]) + " <" + str(m["email"]) + "> from " + wsName + "?",
+		Lost: []string{"Their access to " + wsName + ": their sessions and API keys in it stop working.",
+			"Their role (" + label(m["role"]) + ") and modules here: adding them again starts afresh."},
+		Kept:   []string{"Their account, their personal workspace, and what they made here."},
+		Button: "Remove member", Cancel: "/workspace#members", Crumb: "Workspace", CrumbHref: "/workspace",
+	}, http.StatusOK, nil)
 }
 
 func (h *Handler) memberRemove(w http.ResponseWriter, r *http.Request) {
 	if _, err := h.call(r, "DELETE", h.wsPath(r)+"/users/"+url.PathEscape(r.PathValue("user")), nil, nil); err != nil {
 		// The last owner's removal is refused with the API's own message.
-		h.renderWorkspace(w, r, err.(*apiError).Status, err.(*apiError))
+		h.renderWorkspace(w, r, err.(*apiError).Status, "members", err.(*apiError))
 		return
 	}
-	h.workspaceBack(w, r, "Member removed.")
+	h.workspaceBack(w, r, "members", "Member removed.")
 }
 
 // auditPage is the audit log with the API's filters (owners and admins; the API refuses
-// others).
+// others). Actors are named: members by name, the rest by what they are.
 func (h *Handler) auditPage(w http.ResponseWriter, r *http.Request) {
 	in := r.URL.Query()
 	list, next, fail, ok := h.filteredList(w, r, "/api/v1/audit-log", "type", "actor")
@@ -171,7 +212,10 @@ func (h *Handler) auditPage(w http.ResponseWriter, r *http.Request) {
 	if v, err := h.call(r, "GET", "/api/v1/audit-log/verify", nil, nil); err == nil {
 		verified = v.Data()
 	}
-	h.render(w, r, http.StatusOK, "audit", &view{Title: "Audit log", Active: "workspace", Err: fail, D: map[string]any{
-		"Events": list, "Next": next, "Q": in, "Types": data.EventTypes, "Verified": verified,
-	}})
+	members, emails := h.memberNames(r)
+	h.render(w, r, http.StatusOK, "audit", &view{Title: "Audit log", Active: "workspace",
+		Err: relabel(fail, fieldLabels{"type": "Event", "actor": "Who", "from": "From", "to": "To"}), D: map[string]any{
+			"Events": list, "Next": next, "Q": in, "Types": data.EventTypes, "Verified": verified,
+			"Members": members, "Emails": emails,
+		}})
 }

@@ -112,13 +112,18 @@ func TestWorkspaceSwitch(t *testing.T) {
 	}
 }
 
-// TestAgentDelete: the editor's delete goes through the API; a refused CSRF deletes nothing.
+// TestAgentDelete: the editor's delete leads to a confirmation that names the agent, whose
+// form goes through the API; a refused CSRF deletes nothing.
 func TestAgentDelete(t *testing.T) {
 	e := testenv.Start(t)
 	id := createAgent(t, e, e.Owner.Token, "Doomed")
 	s := e.SignIn(e.Owner, "")
-	if !strings.Contains(string(e.Do(s.Client, "GET", "/agents/"+id, "", nil).Body), `action="/agents/`+id+`/delete"`) {
+	if !strings.Contains(string(e.Do(s.Client, "GET", "/agents/"+id, "", nil).Body), `href="/agents/`+id+`/delete"`) {
 		t.Fatalf("the editor offers no delete")
+	}
+	confirm := string(e.Do(s.Client, "GET", "/agents/"+id+"/delete", "", nil).Body)
+	if !strings.Contains(confirm, "Delete the agent Doomed?") || !strings.Contains(confirm, `action="/agents/`+id+`/delete"`) {
+		t.Fatalf("the confirmation does not name the agent or offers no form:\n%s", confirm)
 	}
 	if res := e.Do(s.Client, "POST", "/agents/"+id+"/delete", "", url.Values{}); res.Status != http.StatusForbidden {
 		t.Errorf("delete without csrf_token: %d", res.Status)
@@ -146,7 +151,7 @@ func TestUsageBars(t *testing.T) {
 	}
 	s := e.SignIn(e.Owner, "")
 	page := string(e.Do(s.Client, "GET", "/workspace", "", nil).Body)
-	if !strings.Contains(page, `<progress max="100" value="25" aria-label="agents: 1 of 4">`) {
+	if !strings.Contains(page, `<progress max="100" value="25" aria-label="Agents: 1 of 4">`) {
 		t.Errorf("no usage bar for 1 of 4 agents in:\n%s", page)
 	}
 	if !strings.Contains(page, `<progress max="100" value="50" aria-label="concurrent_calls: 1 of 2">`) {

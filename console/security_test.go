@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"io"
 	"log/slog"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -159,7 +160,8 @@ func TestContentSecurityPolicy(t *testing.T) {
 	e := testenv.Start(t)
 	id := createAgent(t, e, e.Owner.Token, "CSP")
 	s := e.SignIn(e.Owner, "")
-	for _, path := range []string{"/login", "/agents", "/agents/" + id, "/agents/" + id + "/versions", "/api-keys", "/workspace", "/agents/x/nope"} {
+	for _, path := range []string{"/login", "/", "/agents", "/agents/" + id, "/agents/" + id + "/versions", "/agents/" + id + "/delete", "/api-keys",
+		"/workspace", "/workspace/privacy", "/workspace/delete", "/account", "/users", "/agents/x/nope", "/no-such-page"} {
 		client := s.Client
 		if path == "/login" {
 			client = nil
@@ -229,5 +231,77 @@ func TestBearerAPIUnchanged(t *testing.T) {
 	}
 	if res := e.Do(nil, "PATCH", "/api/v1/agents", e.Owner.Token, nil); res.Status != 405 {
 		t.Errorf("wrong method on an API path: %d", res.Status)
+	}
+}
+
+// A confirmation is a GET of the action's URL: it changes nothing, whatever it names.
+func TestConfirmationPagesChangeNothing(t *testing.T) {
+	e := testenv.Start(t)
+	id := createAgent(t, e, e.Owner.Token, "Kept")
+	wh := e.Do(nil, "POST", "/api/v1/webhooks", e.Owner.Token, map[string]any{"url": "https://hooks.example.com/x", "events": []string{"*"}})
+	whID := wh.Data()["id"].(string)
+	s := e.SignIn(e.Owner, "")
+	for _, p := range []string{"/agents/" + id + "/delete", "/webhooks/" + whID + "/delete", "/webhooks/" + whID + "/rotate", "/workspace/delete"} {
+		res := e.Do(s.Client, "GET", p, "", nil)
+		if res.Status != http.StatusOK || !strings.Contains(string(res.Body), `<form method="post" action="`+p+`"`) {
+			t.Errorf("GET %s: %d, want a confirmation posting to itself", p, res.Status)
+		}
+	}
+	if res := e.Do(nil, "GET", "/api/v1/agents/"+id, e.Owner.Token, nil); res.Status != http.StatusOK {
+		t.Errorf("the agent after its confirmation page: %d", res.Status)
+	}
+	if res := e.Do(nil, "GET", "/api/v1/webhooks/"+whID, e.Owner.Token, nil); res.Status != http.StatusOK {
+		t.Errorf("the webhook after its confirmation pages: %d", res.Status)
+	}
+	if got := e.Do(nil, "GET", "/api/v1/audit-log?type=webhook.secret_rotated", e.Owner.Token, nil).JSON()["data"].([]any); len(got) != 0 {
+		t.Errorf("a confirmation page rotated the secret")
+	}
+	// The workspace's deletion needs its name typed: a wrong one deletes nothing.
+	res := e.Do(s.Client, "POST", "/workspace/delete", "", url.Values{"csrf_token": {e.CSRF(s)}, "confirm_name": {"not it"}, "password": {e.Owner.Password}})
+	if res.Status != http.StatusUnprocessableEntity {
+		t.Errorf("a deletion with the wrong name typed: %d", res.Status)
+	}
+	if res := e.Do(nil, "GET", "/api/v1/workspaces/"+e.Owner.WorkspaceID, e.Owner.Token, nil); res.Status != http.StatusOK {
+		t.Errorf("the workspace after a refused deletion: %d", res.Status)
+	}
+}
+
+// The import form is multipart, which ValidCSRF does not parse: its CSRF field is checked
+// before the document is read, and without it nothing is imported.
+func TestImportNeedsCSRF(t *testing.T) {
+	e := testenv.Start(t)
+	id := createAgent(t, e, e.Owner.Token, "Smuggled")
+	doc := string(e.Do(nil, "GET", "/api/v1/workspaces/"+e.Owner.WorkspaceID+"/export", e.Owner.Token, nil).Body)
+	if res := e.Do(nil, "DELETE", "/api/v1/agents/"+id, e.Owner.Token, nil); res.Status != http.StatusNoContent {
+		t.Fatalf("delete: %d", res.Status)
+	}
+	s := e.SignIn(e.Owner, "")
+	for _, c := range []struct {
+		name, token string
+		status      int
+	}{{"no token", "", http.StatusForbidden}, {"a wrong token", strings.Repeat("x", 43), http.StatusForbidden}, {"the session's token", e.CSRF(s), http.StatusSeeOther}} {
+		name, token := c.name, c.token
+		var body strings.Builder
+		w := multipart.NewWriter(&body)
+		if token != "" {
+			w.WriteField("csrf_token", token)
+		}
+		fw, _ := w.CreateFormFile("document", "doc.json")
+		fw.Write([]byte(doc))
+		w.Close()
+		req, _ := http.NewRequest("POST", e.URL+"/workspace/import", strings.NewReader(body.String()))
+		req.Header.Set("Content-Type", w.FormDataContentType())
+		res, err := s.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != c.status {
+			t.Errorf("%s: %d, want %d", name, res.StatusCode, c.status)
+		}
+		list := e.Do(nil, "GET", "/api/v1/agents", e.Owner.Token, nil)
+		if imported := strings.Contains(string(list.Body), "Smuggled"); imported != (c.status == http.StatusSeeOther) {
+			t.Errorf("%s: the document's agent imported: %v", name, imported)
+		}
 	}
 }

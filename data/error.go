@@ -38,6 +38,12 @@ const (
 	EMISSINGVARIABLES = "missing_variables"
 )
 
+// ErrStorageUnavailable is the cause a storage engine wraps a failure in when its
+// database cannot be reached (restarting, refusing connections, a connection broken
+// mid-request): the server answers 503 with Retry-After. A write that met it may or may
+// not have committed; a retry with the same Idempotency-Key is answered either way.
+var ErrStorageUnavailable = errors.New("the database is unavailable")
+
 // Error is an application error: a code, a message safe to show to the client and, for
 // validation failures, the messages per field keyed by dot path.
 type Error struct {

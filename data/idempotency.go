@@ -1,6 +1,11 @@
 package data
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+)
 
 // IdempotentResponse is a successful response kept for replay under an Idempotency-Key.
 type IdempotentResponse struct {
@@ -35,6 +40,43 @@ type IdempotencyClaim struct {
 	// Status is the status the route answers on success, kept with the record a create
 	// made so that a retry after a crash can be answered in full.
 	Status int
+
+	answer *ClaimAnswer
+}
+
+// ClaimAnswer is what a create answers: {"data": Record} and the top-level Extra members
+// (an API key's token, a webhook's secret), as RecordBody writes them.
+type ClaimAnswer struct {
+	Record any
+	Extra  map[string]any
+}
+
+// SetAnswer keeps what the request will answer if its change commits, for the claim
+// written in that change's transaction (a write that runs again sets it again).
+func (c *IdempotencyClaim) SetAnswer(record any, extra map[string]any) {
+	c.answer = &ClaimAnswer{Record: record, Extra: extra}
+}
+
+// Answer is what SetAnswer kept, nil when nothing was.
+func (c *IdempotencyClaim) Answer() *ClaimAnswer { return c.answer }
+
+// RecordBody is the body of a single-record response (conventions §1): {"data": raw}
+// with the extra members after it in sorted order, and a newline; raw is json.Marshal's
+// encoding of the record. The envelope is written around raw rather than marshalled with
+// it: encoding/json would validate and compact raw all over again.
+func RecordBody(raw []byte, extra map[string]any) ([]byte, error) {
+	body := make([]byte, 0, len(raw)+64)
+	body = append(body, `{"data":`...)
+	body = append(body, raw...)
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		kv, err := json.Marshal(map[string]any{k: extra[k]})
+		if err != nil {
+			return nil, err
+		}
+		body = append(body, ',')
+		body = append(body, kv[1:len(kv)-1]...)
+	}
+	return append(body, "}\n"...), nil
 }
 
 // WithIdempotencyClaim returns ctx carrying the request's claim.

@@ -33,6 +33,10 @@ type KnowledgeBase struct {
 	CreatedAt   Time         `json:"created_at"`
 	UpdatedAt   Time         `json:"updated_at"`
 	WorkspaceID string       `json:"workspace_id"`
+	// Embeddings is where its vectors stand (the service fills it in responses).
+	Embeddings *KnowledgeEmbeddings `json:"embeddings,omitempty"`
+	// EmbeddingError is the last embedding failure, stored; nil once embedding succeeds.
+	EmbeddingError *string `json:"-"`
 }
 
 // TextSource is an item of a knowledge base's texts. Title is "" when none was given.
@@ -115,14 +119,23 @@ type AgentKnowledgeQuery struct {
 	AgentVersion *int `json:"agent_version" strict:"nonnull"`
 }
 
-// KnowledgeChunk is a retrieved chunk with its score in [0, 1].
+// KnowledgeChunk is a retrieved chunk with its score in [0, 1] and the evidence that found
+// it (EvidenceLexical, EvidenceVector or EvidenceBoth).
 type KnowledgeChunk struct {
 	ChunkID    string  `json:"chunk_id"`
 	SourceID   string  `json:"source_id"`
 	SourceType string  `json:"source_type"`
 	Text       string  `json:"text"`
 	Score      float64 `json:"score"`
+	Evidence   string  `json:"evidence"`
 }
+
+// What found a retrieved chunk: its words, its embedding, or both.
+const (
+	EvidenceLexical = "lexical"
+	EvidenceVector  = "vector"
+	EvidenceBoth    = "both"
+)
 
 // URLFetcher fetches the url of a url source (knowledge.Fetcher, through the SSRF guard).
 type URLFetcher interface {

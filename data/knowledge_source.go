@@ -21,6 +21,10 @@ type KnowledgeSource struct {
 	Error           *string `json:"error"`
 	CreatedAt       Time    `json:"created_at"`
 	IndexedAt       *Time   `json:"indexed_at"`
+	// EmbeddingSpace names the embedding model its chunks' vectors come from ("" when
+	// they have none): vectors of another model are not comparable, so retrieval uses a
+	// source's vectors only while its space is the workspace's current one.
+	EmbeddingSpace string `json:"embedding_space,omitempty"`
 }
 
 // SourceChunk is a piece of a source's text as storage keeps it: the text and, when
@@ -28,6 +32,18 @@ type KnowledgeSource struct {
 type SourceChunk struct {
 	Text   string
 	Vector []float32
+}
+
+// Heading is what the source is known by: a text's title, a file's name, a url. Retrieval
+// weighs its words as a heading of every chunk of the source.
+func (s *KnowledgeSource) Heading() string {
+	switch s.Type {
+	case SourceTexts:
+		return s.Title
+	case SourceURLs:
+		return s.URL
+	}
+	return s.Filename
 }
 
 // AppendTo adds the source's item to the list of its type in kb.

@@ -8,9 +8,12 @@ type Workspace struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	// Privacy is the workspace's retention and redaction (docs/calls.md).
-	Privacy   WorkspacePrivacy `json:"privacy"`
-	CreatedAt Time             `json:"created_at"`
-	UpdatedAt Time             `json:"updated_at"`
+	Privacy WorkspacePrivacy `json:"privacy"`
+	// Embeddings is the workspace's embedding provider for knowledge bases
+	// (docs/knowledge-bases.md); its api_key is masked.
+	Embeddings WorkspaceEmbeddings `json:"embeddings"`
+	CreatedAt  Time                `json:"created_at"`
+	UpdatedAt  Time                `json:"updated_at"`
 }
 
 // WorkspaceCreate is the body of POST /api/v1/workspaces.
@@ -21,9 +24,10 @@ type WorkspaceCreate struct {
 
 // WorkspaceUpdate is the body of PUT /api/v1/workspaces/{workspace_id}.
 type WorkspaceUpdate struct {
-	Name        Opt[string]                `json:"name"`
-	Description Opt[string]                `json:"description"`
-	Privacy     Opt[WorkspacePrivacyPatch] `json:"privacy"`
+	Name        Opt[string]                   `json:"name"`
+	Description Opt[string]                   `json:"description"`
+	Privacy     Opt[WorkspacePrivacyPatch]    `json:"privacy"`
+	Embeddings  Opt[WorkspaceEmbeddingsPatch] `json:"embeddings"`
 }
 
 // WorkspaceService manages workspaces.
@@ -53,9 +57,11 @@ type WorkspaceUser struct {
 	AgentIDs []string `json:"agent_ids"`
 }
 
-// WorkspaceUserAdd is the body of POST /api/v1/workspaces/{workspace_id}/users.
+// WorkspaceUserAdd is the body of POST /api/v1/workspaces/{workspace_id}/users. The user
+// is named by id or by email, one of the two.
 type WorkspaceUserAdd struct {
 	ID       string        `json:"id"`
+	Email    string        `json:"email"`
 	Role     string        `json:"role"`
 	Modules  Opt[[]string] `json:"modules"`   // optional, not nullable: all five when absent
 	AgentIDs Opt[[]string] `json:"agent_ids"` // optional, not nullable: [] when absent
@@ -79,8 +85,9 @@ type Membership struct {
 type WorkspaceUserService interface {
 	// ListWorkspaceUsers lists members, newest first. Errors: not_found.
 	ListWorkspaceUsers(ctx context.Context, workspaceID string, p PageRequest) ([]*WorkspaceUser, Page, error)
-	// AddWorkspaceUser adds a member. Errors: validation_failed (unknown user or agent),
-	// conflict (already a member), forbidden (an admin granting owner).
+	// AddWorkspaceUser adds a member, named by id or by email. Errors: validation_failed
+	// (unknown user or agent), conflict (already a member), forbidden (an admin granting
+	// owner).
 	AddWorkspaceUser(ctx context.Context, workspaceID string, in WorkspaceUserAdd) (*WorkspaceUser, error)
 	// WorkspaceUser returns one member. Errors: not_found.
 	WorkspaceUser(ctx context.Context, workspaceID, userID string) (*WorkspaceUser, error)
@@ -99,6 +106,9 @@ type WorkspaceUserService interface {
 type WorkspaceRecord struct {
 	Workspace
 	PersonalOf string `json:"personal_of,omitempty"`
+	// EmbeddingsKey is the embedding provider's api_key, sealed; Embeddings.APIKey holds
+	// its mask.
+	EmbeddingsKey string `json:"embeddings_key,omitempty"`
 }
 
 // MemberRecord is a membership as stored.

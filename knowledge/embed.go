@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"strings"
 	"time"
@@ -166,64 +165,4 @@ func truncateRunes(s string, n int) string {
 		i++
 	}
 	return s
-}
-
-// DefaultVectorWeight is the share of the semantic score in a hybrid score.
-const DefaultVectorWeight = 0.5
-
-// SearchHybrid ranks chunks by a blend of the lexical score and the semantic similarity
-// between queryVec and each chunk's Vector: weight·sim + (1−weight)·lexical, with weight in
-// [0, 1] (DefaultVectorWeight when outside). sim is the cosine similarity clamped at 0: a
-// negative cosine means unrelated, not "less than unrelated", so [−1, 0] all map to 0 and the
-// blend stays in [0, 1]. Chunks without a vector, or with one of another dimension, count
-// only lexically. Results follow Search's rules: at most k, none below threshold, best first,
-// ties by chunk ID.
-func (ix *Index) SearchHybrid(query string, queryVec []float32, k int, threshold, weight float64) []Hit {
-	if k < 1 {
-		return nil
-	}
-	if weight < 0 || weight > 1 || math.IsNaN(weight) {
-		weight = DefaultVectorWeight
-	}
-	qnorm := norm(queryVec)
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	lex := ix.lexicalLocked(query)
-	defer lex.release()
-	var hits []Hit
-	for n := range ix.docs {
-		d := &ix.docs[n]
-		if d.dead {
-			continue
-		}
-		sim := 0.0
-		if qnorm > 0 && len(d.chunk.Vector) == len(queryVec) {
-			sim = max(0, cosine(queryVec, d.chunk.Vector, qnorm))
-		}
-		s := weight*sim + (1-weight)*lex.get(n)
-		if s > 0 && s >= threshold {
-			hits = append(hits, Hit{ChunkID: d.chunk.ID, SourceID: d.chunk.SourceID, Text: d.chunk.Text, Score: min(1, s)})
-		}
-	}
-	return topK(hits, k)
-}
-
-func norm(v []float32) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	return math.Sqrt(s)
-}
-
-func cosine(q, v []float32, qnorm float64) float64 {
-	dot, vv := 0.0, 0.0
-	for i, x := range v {
-		dot += float64(q[i]) * float64(x)
-		vv += float64(x) * float64(x)
-	}
-	if vv == 0 {
-		return 0
-	}
-	return dot / (qnorm * math.Sqrt(vv))
 }

@@ -138,13 +138,13 @@ func TestSearchHybrid(t *testing.T) {
 		t.Fatalf("lexical search found %+v", hits)
 	}
 	qv, _ := e.Embed(context.Background(), []string{q})
-	hits := ix.SearchHybrid(q, qv[0], 3, 0.3, 0.5)
+	hits := ix.SearchHybrid(q, qv[0], 3, 0.3, Fusion{Method: FuseLinear, VectorWeight: 0.5})
 	if len(hits) != 1 || hits[0].ChunkID != "refund" || hits[0].Score < 0.3 || hits[0].Score > 1 {
 		t.Fatalf("hybrid hits %+v, want only refund", hits)
 	}
 	// Weight 0 is lexical search; a query vector of another dimension counts for nothing.
 	lex := ix.Search("parcel delivery", 3, 0)
-	hyb := ix.SearchHybrid("parcel delivery", []float32{1, 2}, 3, 0, 0)
+	hyb := ix.SearchHybrid("parcel delivery", []float32{1, 2}, 3, 0, Fusion{Method: FuseLinear, VectorWeight: 0})
 	if fmt.Sprint(lex) != fmt.Sprint(hyb) {
 		t.Errorf("weight 0: %+v vs lexical %+v", hyb, lex)
 	}

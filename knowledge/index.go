@@ -4,25 +4,29 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 )
 
-// Chunk is one retrievable piece of a source, as stored by the storage layer. Vector, when
-// embeddings are configured, is the chunk's embedding; lexical search ignores it.
+// Chunk is one retrievable piece of a source, as stored by the storage layer. Title is its
+// source's title (a text's title, a file's name, a page's address), which the index weighs
+// as heading evidence together with the Markdown headings the chunk falls under; it is not
+// stored with the chunk. Vector, when embeddings are configured, is the chunk's embedding;
+// lexical search ignores it.
 type Chunk struct {
 	ID       string
 	SourceID string
+	Title    string
 	Text     string
 	Vector   []float32
 }
 
-// Hit is a chunk that matched a query, with its score in [0, 1].
+// Hit is a chunk that matched a query, with its score in [0, 1] and what found it.
 type Hit struct {
 	ChunkID  string
 	SourceID string
 	Text     string
 	Score    float64
+	Evidence Evidence
 }
 
 // BM25 parameters: the usual values from the literature, fine for paragraph-sized chunks.
@@ -44,31 +48,39 @@ type Index struct {
 	byID     map[string]int32   // chunk ID → internal number
 	bySource map[string][]int32 // source ID → internal numbers
 	postings map[string][]posting
-	totalLen int64 // sum of live document lengths, for the average length
+	totalLen float64          // sum of live document lengths, for the average length
+	srcNum   map[string]int32 // source ID → its number, for dense per-source arrays
+	srcLen   []float64        // by source number: the sum of its live documents' lengths
 	live     int
 	dead     int
+	langs    [numLanguages]int // live documents per language
 }
 
 type doc struct {
 	chunk Chunk
-	len   int32
+	len   float32 // weighted number of terms, for BM25's length normalization
 	terms []termCount
+	lang  language
+	src   int32     // the source's number
+	unit  []float32 // the chunk's vector scaled to length 1, nil without one
 	dead  bool
 }
 
+// termCount is a term of a document with its weighted frequency: an occurrence in the
+// text counts 1, one in the title or a heading above the text headingWeight.
 type termCount struct {
 	term  string
-	count int32
+	count float32
 }
 
 type posting struct {
 	doc int32
-	tf  int32
+	tf  float32
 }
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{byID: map[string]int32{}, bySource: map[string][]int32{}, postings: map[string][]posting{}}
+	return &Index{byID: map[string]int32{}, bySource: map[string][]int32{}, postings: map[string][]posting{}, srcNum: map[string]int32{}}
 }
 
 // Len is the number of chunks in the index.
@@ -97,8 +109,11 @@ func (ix *Index) Add(sourceID string, chunks []Chunk) {
 		for _, tc := range d.terms {
 			ix.postings[tc.term] = append(ix.postings[tc.term], posting{doc: n, tf: tc.count})
 		}
-		ix.totalLen += int64(d.len)
+		ix.totalLen += float64(d.len)
+		ix.docs[n].src = ix.sourceNumLocked(sourceID)
+		ix.srcLen[ix.docs[n].src] += float64(d.len)
 		ix.live++
+		ix.langs[d.lang]++
 	}
 	ix.maybeCompactLocked()
 }
@@ -108,13 +123,15 @@ func (ix *Index) Add(sourceID string, chunks []Chunk) {
 // spread over the available CPUs.
 func prepareDocs(sourceID string, chunks []Chunk) []doc {
 	prepared := make([]doc, len(chunks))
+	headings := headingsAbove(chunks)
 	work := func(lo, hi int) {
 		scratch := map[string]int{}
 		for i := lo; i < hi; i++ {
 			c := chunks[i]
 			c.SourceID = sourceID
-			prepared[i] = doc{chunk: c}
-			prepared[i].terms, prepared[i].len = countTerms(c.Text, scratch)
+			prepared[i] = doc{chunk: c, unit: unitVector(c.Vector)}
+			prepared[i].chunk.Vector = nil // the unit copy is what searches use
+			prepared[i].terms, prepared[i].len, prepared[i].lang = countTerms(c.Text, c.Title+"\n"+headings[i], scratch)
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(chunks)/128)
@@ -155,8 +172,10 @@ func (ix *Index) dropDocLocked(n int32) {
 		return
 	}
 	d.dead = true
-	ix.totalLen -= int64(d.len)
+	ix.totalLen -= float64(d.len)
+	ix.srcLen[d.src] -= float64(d.len)
 	ix.live--
+	ix.langs[d.lang]--
 	ix.dead++
 	delete(ix.byID, d.chunk.ID)
 	if ids := ix.bySource[d.chunk.SourceID]; ids != nil {
@@ -165,7 +184,7 @@ func (ix *Index) dropDocLocked(n int32) {
 			delete(ix.bySource, d.chunk.SourceID)
 		}
 	}
-	d.chunk, d.terms = Chunk{ID: d.chunk.ID}, nil // free the text now
+	d.chunk, d.terms, d.unit = Chunk{ID: d.chunk.ID}, nil, nil // free the text now
 }
 
 // maybeCompactLocked rebuilds the tables once dead entries outnumber live ones, which keeps
@@ -179,11 +198,14 @@ func (ix *Index) maybeCompactLocked() {
 	ix.byID = make(map[string]int32, ix.live)
 	ix.bySource = map[string][]int32{}
 	ix.postings = map[string][]posting{}
+	ix.srcNum, ix.srcLen = map[string]int32{}, nil
 	for _, d := range old {
 		if d.dead {
 			continue
 		}
 		n := int32(len(ix.docs))
+		d.src = ix.sourceNumLocked(d.chunk.SourceID)
+		ix.srcLen[d.src] += float64(d.len)
 		ix.docs = append(ix.docs, d)
 		ix.byID[d.chunk.ID] = n
 		ix.bySource[d.chunk.SourceID] = append(ix.bySource[d.chunk.SourceID], n)
@@ -194,21 +216,43 @@ func (ix *Index) maybeCompactLocked() {
 	ix.dead = 0
 }
 
-// countTerms returns the distinct terms of a text with their counts, in first-seen order
-// (deterministic), and the number of terms. pos is scratch space, reused across chunks.
-func countTerms(text string, pos map[string]int) ([]termCount, int32) {
-	toks := tokenize(text)
+// sourceNumLocked returns the number of a source, giving it one if it has none. Numbers of
+// removed sources are reused only after a compaction renumbers them all.
+func (ix *Index) sourceNumLocked(sourceID string) int32 {
+	if n, ok := ix.srcNum[sourceID]; ok {
+		return n
+	}
+	n := int32(len(ix.srcLen))
+	ix.srcNum[sourceID] = n
+	ix.srcLen = append(ix.srcLen, 0)
+	return n
+}
+
+// countTerms returns the distinct terms of a chunk's text and heading (its source's title
+// and the headings above it) with their weighted counts, in first-seen order
+// (deterministic), the weighted number of terms, and the text's language, which the heading
+// is analyzed in too. pos is scratch space, reused across chunks.
+func countTerms(text, heading string, pos map[string]int) ([]termCount, float32, language) {
+	toks, lang := analyze(text)
 	clear(pos)
 	out := make([]termCount, 0, len(toks)/2)
-	for _, t := range toks {
-		if i, ok := pos[t]; ok {
-			out[i].count++
-			continue
+	var n float32
+	add := func(terms []string, weight float32) {
+		for _, t := range terms {
+			n += weight
+			if i, ok := pos[t]; ok {
+				out[i].count += weight
+				continue
+			}
+			pos[t] = len(out)
+			out = append(out, termCount{term: t, count: weight})
 		}
-		pos[t] = len(out)
-		out = append(out, termCount{term: t, count: 1})
 	}
-	return out, int32(len(toks))
+	add(toks, 1)
+	if headingWeight > 0 {
+		add(analyzeAs(heading, lang), headingWeight)
+	}
+	return out, n, lang
 }
 
 // Search returns at most k chunks whose score for query is at least threshold, best first;
@@ -222,14 +266,13 @@ func (ix *Index) Search(query string, k int, threshold float64) []Hit {
 	defer ix.mu.RUnlock()
 	sc := ix.lexicalLocked(query)
 	defer sc.release()
-	var hits []Hit
+	top := newBest(ix, k)
 	for _, n := range sc.touched {
 		if s := sc.score[n]; s >= threshold {
-			c := &ix.docs[n].chunk
-			hits = append(hits, Hit{ChunkID: c.ID, SourceID: c.SourceID, Text: c.Text, Score: s})
+			top.offer(n, s)
 		}
 	}
-	return topK(hits, k)
+	return top.hits()
 }
 
 // scores holds one query's scores, dense by internal document number, with the list of
@@ -276,7 +319,7 @@ func (ix *Index) lexicalLocked(query string) *scores {
 		return sc
 	}
 	var terms []string
-	for _, t := range tokenize(query) {
+	for _, t := range ix.queryTerms(query) {
 		if !slices.Contains(terms, t) { // a repeated word does not count twice
 			terms = append(terms, t)
 		}
@@ -285,19 +328,22 @@ func (ix *Index) lexicalLocked(query string) *scores {
 		return sc
 	}
 	n := float64(ix.live)
-	avgLen := float64(ix.totalLen) / n
+	avgLen := ix.totalLen / n
 	if avgLen == 0 {
 		avgLen = 1
 	}
 	ideal := 0.0
+	src := newSourceScores(ix)
 	for _, t := range terms {
 		ps := ix.postings[t]
 		df := 0
 		for _, p := range ps {
-			if !ix.docs[p.doc].dead {
+			if d := &ix.docs[p.doc]; !d.dead {
 				df++
+				src.count(d.src, float64(p.tf))
 			}
 		}
+		src.endTerm()
 		idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
 		ideal += idf
 		for _, p := range ps {
@@ -312,9 +358,11 @@ func (ix *Index) lexicalLocked(query string) *scores {
 			sc.score[p.doc] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(d.len)/avgLen))
 		}
 	}
-	for _, d := range sc.touched {
-		sc.score[d] = normalizeScore(sc.score[d], ideal)
+	for _, n := range sc.touched {
+		chunk := normalizeScore(sc.score[n], ideal)
+		sc.score[n] = (1-sourceWeight)*chunk + sourceWeight*src.score(ix.docs[n].src)
 	}
+	src.release()
 	return sc
 }
 
@@ -342,24 +390,4 @@ func normalizeScore(raw, ideal float64) float64 {
 		return 0
 	}
 	return 1 - math.Exp(-scoreSteepness*raw/ideal)
-}
-
-// topK sorts hits best first (ties by chunk ID) and keeps the first k.
-func topK(hits []Hit, k int) []Hit {
-	slices.SortFunc(hits, func(a, b Hit) int {
-		if a.Score != b.Score {
-			if a.Score > b.Score {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.ChunkID, b.ChunkID)
-	})
-	if len(hits) > k {
-		hits = hits[:k]
-	}
-	if len(hits) == 0 {
-		return nil
-	}
-	return hits
 }

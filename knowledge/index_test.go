@@ -22,15 +22,59 @@ func smallIndex() *Index {
 }
 
 func TestTokenizeAndStem(t *testing.T) {
-	got := tokenize("How do I get my REFUNDS? Shipping, shipped & ship! Customer's policies 30 days. Café")
-	want := []string{"refund", "ship", "ship", "ship", "customer", "policy", "30", "day", "café"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("tokenize = %q, want %q", got, want)
+	got, lang := analyze("How do I get my REFUNDS? Shipping, shipped & ship! Customer's policies 30 days. Café")
+	want := []string{"refund", "ship", "ship", "ship", "custom", "polici", "30", "day", "café"}
+	if !reflect.DeepEqual(got, want) || lang != english_ {
+		t.Errorf("analyze = %q (%d), want %q in English", got, lang, want)
 	}
 	for a, b := range map[string]string{"charged": "charge", "opening": "opens", "booking": "booked", "billing": "bills", "hours": "hour"} {
-		if stem(a) != stem(b) {
-			t.Errorf("stem(%q) = %q, stem(%q) = %q: want equal", a, stem(a), b, stem(b))
+		if stem(english_, a) != stem(english_, b) {
+			t.Errorf("stem(%q) = %q, stem(%q) = %q: want equal", a, stem(english_, a), b, stem(english_, b))
 		}
+	}
+}
+
+func TestLanguages(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want language
+	}{
+		{"¿Dónde está la oficina de correos más cercana?", spanish_},
+		{"Je ne reçois pas le code sur mon téléphone", french_},
+		{"Where is the nearest post office?", english_},
+		{"GOMAXPROCS", english_},
+	} {
+		if got := detectLanguage(splitWords(c.text)); got != c.want {
+			t.Errorf("detectLanguage(%q) = %d, want %d", c.text, got, c.want)
+		}
+	}
+	// Spanish forms of one word meet at one stem, and Spanish stop words are dropped.
+	if a, b := analyzeAs("contraseñas bloqueadas", spanish_), analyzeAs("contraseña bloqueada", spanish_); !reflect.DeepEqual(a, b) {
+		t.Errorf("Spanish stems differ: %q vs %q", a, b)
+	}
+	if got := analyzeAs("la cuenta de su correo", spanish_); !reflect.DeepEqual(got, []string{"cuent", "corre"}) {
+		t.Errorf("Spanish terms %q", got)
+	}
+	// A query with no language of its own is analyzed in the index's language.
+	ix := NewIndex()
+	ix.Add("es", []Chunk{{ID: "a", Text: "Su cuenta quedó bloqueada durante la verificación de identidad."}})
+	if hits := ix.Search("verificaciones", 1, 0); len(hits) != 1 {
+		t.Errorf("a bare Spanish word did not find the Spanish chunk: %+v", hits)
+	}
+}
+
+func TestHeadingsWeigh(t *testing.T) {
+	ix := NewIndex()
+	ix.Add("returns", []Chunk{{ID: "r", Title: "Returns policy", Text: "Items may be sent back within 30 days."}})
+	ix.Add("other", []Chunk{{ID: "o", Title: "Shipping", Text: "Returns are rare; most parcels arrive within 3 days."}})
+	hits := ix.Search("returns", 2, 0)
+	if len(hits) != 2 || hits[0].ChunkID != "r" {
+		t.Fatalf("the chunk under the title \"Returns policy\" did not come first: %+v", hits)
+	}
+	got := headingsAbove([]Chunk{{Text: "# Guide\n\n## Setup\nInstall it."}, {Text: "More setup text."}, {Text: "## Usage\nRun it."}})
+	want := []string{"Guide\nSetup\n", "Guide\nSetup\n", "Guide\nSetup\nUsage\n"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("headingsAbove = %q, want %q", got, want)
 	}
 }
 

@@ -2,8 +2,25 @@ package knowledge
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+	"github.com/kljensen/snowball/french"
+	"github.com/kljensen/snowball/spanish"
+)
+
+// language is the language a text is analyzed in: it picks the stop words and the stemmer.
+type language uint8
+
+// The languages with a stemmer. English is the default: a text with no evidence of another
+// language (too short, or words no list knows) is analyzed as English.
+const (
+	english_ language = iota
+	spanish_
+	french_
+	numLanguages
 )
 
 // stopWords are English function words, question words included: they appear in almost every
@@ -25,13 +42,76 @@ var stopWords = func() map[string]bool {
 	return m
 }()
 
-// tokenize lowercases text and returns its index terms: runs of letters and digits (an
-// apostrophe inside a word is dropped, so "customer's" is one word), without stop words or
-// one-letter words, each reduced by stem. Digits are kept: "30 days" and "plan 2" matter.
-// It is the hot path of indexing, so a word that is already lowercase ASCII is sliced from
-// the text rather than copied.
-func tokenize(text string) []string {
-	terms := make([]string, 0, len(text)/8)
+// isStop reports whether w is a stop word of l.
+func isStop(l language, w string) bool {
+	switch l {
+	case spanish_:
+		return spanish.IsStopWord(w)
+	case french_:
+		return french.IsStopWord(w)
+	}
+	return stopWords[w]
+}
+
+// detectLanguage picks the language whose stop words the text uses most; English unless
+// another scores at least two and more than English. A word that is a stop word of several
+// languages ("de", "la") counts for each a share. Stop words are a reliable signal even in a
+// short question ("¿dónde está la oficina?" has three Spanish ones).
+func detectLanguage(words []string) language {
+	var score [numLanguages]float64
+	var in [numLanguages]bool
+	for _, w := range words {
+		n := 0
+		for l := range numLanguages {
+			in[l] = isStop(l, w)
+			if in[l] {
+				n++
+			}
+		}
+		for l := range numLanguages {
+			if in[l] {
+				score[l] += 1 / float64(n)
+			}
+		}
+	}
+	best := english_
+	for l := spanish_; l < numLanguages; l++ {
+		if score[l] >= 2 && score[l] > score[best] {
+			best = l
+		}
+	}
+	return best
+}
+
+// analyze returns the index terms of text in its detected language, and that language.
+func analyze(text string) ([]string, language) {
+	words := splitWords(text)
+	l := detectLanguage(words)
+	return termsOf(words, l), l
+}
+
+// analyzeAs returns the index terms of text analyzed in language l.
+func analyzeAs(text string, l language) []string { return termsOf(splitWords(text), l) }
+
+// termsOf drops stop words and one-letter words from words and stems the rest in l. Digits
+// are kept: "30 days" and "plan 2" matter. words is reused for the result.
+func termsOf(words []string, l language) []string {
+	out := words[:0]
+	for _, w := range words {
+		if len(w) == 1 && !(w[0] >= '0' && w[0] <= '9') || isStop(l, w) {
+			continue
+		}
+		out = append(out, stem(l, w))
+	}
+	return out
+}
+
+// splitWords lowercases text and returns its words: runs of letters and digits, an
+// apostrophe inside a word dropped ("customer's" is one word, "don't" is "dont"). It is the
+// hot path of indexing, so a word that is already lowercase ASCII is sliced from the text
+// rather than copied.
+func splitWords(text string) []string {
+	words := make([]string, 0, len(text)/6)
 	var buf []byte
 	for i := 0; i < len(text); {
 		r, w := decodeRune(text, i)
@@ -64,16 +144,13 @@ func tokenize(text string) []string {
 			}
 			break
 		}
-		word := text[start:i]
-		if !simple {
-			word = string(buf)
+		if simple {
+			words = append(words, text[start:i])
+		} else {
+			words = append(words, string(buf))
 		}
-		if len(word) == 1 && !(word[0] >= '0' && word[0] <= '9') || stopWords[word] {
-			continue
-		}
-		terms = append(terms, stem(word))
 	}
-	return terms
+	return words
 }
 
 func decodeRune(s string, i int) (rune, int) {
@@ -93,47 +170,79 @@ func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
-// stem is a deliberately light English stemmer: it folds plurals and the -ing and -ed
-// forms onto one term ("refunds", "refunded", "refunding" → "refund"), and drops a final "e"
-// so that "charge" and "charged" meet at "charg". It never produces a term shorter than three
-// letters, which keeps short words intact. Both the index and the query use it, so only
-// consistency matters, not linguistic accuracy.
-func stem(w string) string {
-	if len(w) <= 3 || !isASCIILetters(w) {
-		return w
-	}
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
-	case strings.HasSuffix(w, "s"):
-		w = w[:len(w)-1]
-	}
-	for _, suf := range []string{"ing", "ed"} {
-		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 3 {
-			w = w[:len(w)-len(suf)]
-			// "shipping" → "shipp" → "ship", but "billing" keeps "bill".
-			if n := len(w); n >= 4 && w[n-1] == w[n-2] && !strings.ContainsRune("lsz", rune(w[n-1])) && !isVowel(w[n-1]) {
-				w = w[:n-1]
-			}
-			break
-		}
-	}
-	if strings.HasSuffix(w, "e") && len(w) > 3 {
-		w = w[:len(w)-1]
-	}
-	return w
+// stemCache remembers stems: words follow Zipf's law, so a few thousand entries answer
+// most lookups, and the Snowball stemmers allocate. It stops growing at maxStemCache words
+// per language, which bounds its memory (a few MB) whatever is indexed.
+var stemCache [numLanguages]sync.Map
+
+const maxStemCache = 100_000
+
+var stemCacheLen [numLanguages]struct {
+	sync.Mutex
+	n int
 }
 
-func isVowel(c byte) bool { return strings.IndexByte("aeiou", c) >= 0 }
+// stem reduces a word to its stem with the Snowball stemmer of l ("refunds", "refunded",
+// "refunding" → "refund"; "contraseñas" → "contraseñ"). Words with digits are kept as they
+// are. Index and query use the same function, so only consistency matters.
+func stem(l language, w string) string {
+	if len(w) <= 3 || hasDigit(w) {
+		return w
+	}
+	if s, ok := stemCache[l].Load(w); ok {
+		return s.(string)
+	}
+	var s string
+	switch l {
+	case spanish_:
+		s = spanish.Stem(w, true)
+	case french_:
+		s = french.Stem(w, true)
+	default:
+		s = english.Stem(w, true)
+	}
+	c := &stemCacheLen[l]
+	c.Lock()
+	if c.n < maxStemCache {
+		c.n++
+		c.Unlock()
+		stemCache[l].Store(strings.Clone(w), s)
+	} else {
+		c.Unlock()
+	}
+	return s
+}
 
-func isASCIILetters(w string) bool {
+func hasDigit(w string) bool {
 	for i := 0; i < len(w); i++ {
-		if w[i] < 'a' || w[i] > 'z' {
-			return false
+		if w[i] >= '0' && w[i] <= '9' {
+			return true
 		}
 	}
-	return true
+	return false
+}
+
+// queryTerms analyzes a query in its own language when its words show one, else in the
+// language most of the index is in: "GOMAXPROCS" alone says nothing, and a Spanish
+// knowledge base should stem it as Spanish.
+func (ix *Index) queryTerms(query string) []string {
+	words := splitWords(query)
+	l := detectLanguage(words)
+	if l == english_ && !hasStopWord(words, english_) {
+		for m := range numLanguages {
+			if ix.langs[m] > ix.langs[l] {
+				l = m
+			}
+		}
+	}
+	return termsOf(words, l)
+}
+
+func hasStopWord(words []string, l language) bool {
+	for _, w := range words {
+		if isStop(l, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -21,6 +21,9 @@ var patternExamples = map[string]string{
 	`^\+[1-9]\d{1,14}$`:               "+14155550100",
 	`^\d{4}-\d{2}-\d{2}$`:             "2026-01-15",
 	`^[a-z][a-z0-9_]{0,31}$`:          "order_id",
+	`^-?\d{1,12}(\.\d{1,6})?$`:        "0.59",
+	`^\d{1,7}(\.\d{1,6})?$`:           "0.59",
+	`^[A-Z]{3}$`:                      "USD",
 }
 
 // formatExamples are strings of each format the document uses.

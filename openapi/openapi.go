@@ -380,6 +380,9 @@ func errorStatuses(rt Route, d opDoc, ifMatch bool) []int {
 	if rt.Method != http.MethodGet {
 		set[http.StatusInsufficientStorage] = true // a write on a full disk
 	}
+	if !rt.Public {
+		set[http.StatusServiceUnavailable] = true // the database unreachable (the token is checked in it)
+	}
 	for _, c := range d.Errors {
 		set[c] = true
 	}

@@ -265,7 +265,10 @@ func (q *callQuery) walkOlderWithNewer(t *tx, from string, want int) (callWalk, 
 	b.Queue(sql, args...)
 	sql, args = q.walkSQL(false, from, true, 2, "id")
 	b.Queue(sql, args...)
-	br := t.q.SendBatch(t.ctx, &b)
+	br, err := t.batch(&b)
+	if err != nil {
+		return callWalk{}, nil, err
+	}
 	defer br.Close()
 	rows, err := br.Query()
 	if err != nil {

@@ -42,9 +42,18 @@ func sqlTime(t *data.Time) any {
 	return t.Time
 }
 
-// Delivery implements service.DeliveryTx.
+// Delivery implements service.DeliveryTx. In a write transaction the row is locked: a
+// write that begins with it is a dispatcher finishing an attempt it leased (queue work,
+// claimQueue), and of two replicas finishing one attempt (a lease that ran out
+// mid-post) the second waits and then reads it finished, instead of queueing a second
+// retry.
 func (t *tx) Delivery(id string) (*data.Delivery, error) {
-	d, err := scanDelivery(t.queryRow(`SELECT `+deliveryCols+` FROM deliveries WHERE id = $1`, id))
+	sql := `SELECT ` + deliveryCols + ` FROM deliveries WHERE id = $1`
+	if !t.ro {
+		t.claimQueue()
+		sql += ` FOR UPDATE`
+	}
+	d, err := scanDelivery(t.queryRow(sql, id))
 	if err != nil {
 		return nil, noRows(err)
 	}
@@ -92,6 +101,7 @@ func (t *tx) DueDeliveries(now time.Time, limit int, skip func(id string) bool) 
 	cut := time.UnixMilli(max(now.UnixMilli(), 0) + 1) // due: next_attempt_at < cut
 	lock := ""
 	if !t.ro {
+		t.claimQueue()
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
 	var ids []string
@@ -169,9 +179,19 @@ func (t *tx) walkDue(from *dueKey, until *time.Time, lock string, batch int, fn 
 	}
 }
 
-// Outbox implements service.DeliveryTx: oldest recorded first.
+// Outbox implements service.DeliveryTx: oldest recorded first. In a write transaction
+// (a fan-out) the rows are claimed FOR UPDATE SKIP LOCKED: each replica's dispatcher
+// takes the oldest rows no other is fanning out and holds them until its transaction
+// ends, when it has deleted them; the row lock is the lease, so a dispatcher that dies
+// mid-fan-out gives its rows back with its session. Before, every dispatcher read the
+// same oldest rows, and all but one failed to serialize on their deletes.
 func (t *tx) Outbox(limit int) ([]string, error) {
-	rows, err := t.query(`SELECT event_id FROM outbox ORDER BY seq LIMIT $1`, limit)
+	sql := `SELECT event_id FROM outbox ORDER BY seq LIMIT $1`
+	if !t.ro {
+		t.claimQueue()
+		sql += ` FOR UPDATE SKIP LOCKED`
+	}
+	rows, err := t.query(sql, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // eventCols are the columns an event is read from, in scanEvent's order.
@@ -29,13 +30,20 @@ func scanEvent(row pgx.Row) (*data.Event, int64, error) {
 	return &e, seq, nil
 }
 
-// EventHead implements service.EventTx. In a write transaction the head row is read FOR
-// UPDATE: writers of one workspace's chain then take turns at this read (a second one
-// waits, and is retried when the first changed the head) instead of both linking to the
-// same predecessor.
+// EventHead implements service.EventTx. In a write transaction the workspace is locked
+// first (locks.go): writers of one chain take turns from the snapshot on, so the head
+// read is the one the next link must name. The row is still read FOR UPDATE: should a
+// writer ever reach the head without the lock, it fails to serialize rather than fork
+// the chain.
 func (t *tx) EventHead(workspaceID string) (string, error) {
 	sql := `SELECT hash FROM event_heads WHERE workspace_id = $1`
 	if !t.ro {
+		if err := t.lockWorkspace(workspaceID); err != nil {
+			return "", err
+		}
+		if h, ok := t.knownHead(workspaceID); ok {
+			return h, nil // read with BEGIN, under the lock (lockAndBegin)
+		}
 		sql += ` FOR UPDATE`
 	}
 	var hash string
@@ -44,40 +52,59 @@ func (t *tx) EventHead(workspaceID string) (string, error) {
 }
 
 // AppendEvent implements service.EventTx: the event, the workspace's new head and the
-// outbox entry, in the transaction; the dispatcher wakes after the commit.
+// outbox entry, in the transaction and in one round trip (the workspace's writers wait
+// for each other's whole transactions, so every round trip in one is paid by all of
+// them); the dispatcher wakes after the commit.
 func (t *tx) AppendEvent(e *data.Event) error {
+	if err := t.lockWorkspace(e.WorkspaceID); err != nil {
+		return err
+	}
 	var body any
 	if e.Data != nil {
 		body = []byte(e.Data)
 	}
-	_, err := t.exec(`INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash)
+	var b pgx.Batch
+	b.Queue(`INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::json, $10, $11)`,
 		e.ID, e.WorkspaceID, e.Type, e.CreatedAt.Time, e.Actor.Type, e.Actor.UserID, e.Actor.TokenID, e.Actor.Address, body, e.PrevHash, e.Hash)
-	if err != nil {
+	b.Queue(setEventHeadSQL, e.WorkspaceID, e.Hash)
+	b.Queue(`INSERT INTO outbox (event_id) VALUES ($1)`, e.ID)
+	if err := t.sendBatch(&b); err != nil {
 		return err
 	}
-	if err := t.SetEventHead(e.WorkspaceID, e.Hash); err != nil {
-		return err
-	}
-	if _, err := t.exec(`INSERT INTO outbox (event_id) VALUES ($1)`, e.ID); err != nil {
-		return err
-	}
+	t.movedHead(e.WorkspaceID, e.Hash, false)
 	t.st.wake = true
 	return nil
 }
 
 // RelinkEvent implements service.EventTx.
 func (t *tx) RelinkEvent(id, prevHash, hash string) error {
+	var ws string
+	if err := t.queryRow(`SELECT workspace_id FROM events WHERE id = $1`, id).Scan(&ws); err != nil {
+		return noRows(err)
+	}
+	if err := t.lockWorkspace(ws); err != nil {
+		return err
+	}
 	_, err := t.exec(`UPDATE events SET prev_hash = $2, hash = $3 WHERE id = $1`, id, prevHash, hash)
 	return err
 }
 
 // SetEventHead implements service.EventTx.
 func (t *tx) SetEventHead(workspaceID, hash string) error {
-	_, err := t.exec(`INSERT INTO event_heads (workspace_id, hash) VALUES ($1, $2)
-		ON CONFLICT (workspace_id) DO UPDATE SET hash = excluded.hash`, workspaceID, hash)
-	return err
+	if err := t.lockWorkspace(workspaceID); err != nil {
+		return err
+	}
+	if _, err := t.exec(setEventHeadSQL, workspaceID, hash); err != nil {
+		return err
+	}
+	t.movedHead(workspaceID, hash, false)
+	return nil
 }
+
+// setEventHeadSQL stores a workspace's chain head ($1, $2).
+const setEventHeadSQL = `INSERT INTO event_heads (workspace_id, hash) VALUES ($1, $2)
+	ON CONFLICT (workspace_id) DO UPDATE SET hash = excluded.hash`
 
 // Event implements service.EventReadTx.
 func (t *tx) Event(id string) (*data.Event, error) {
@@ -87,6 +114,17 @@ func (t *tx) Event(id string) (*data.Event, error) {
 	}
 	return e, nil
 }
+
+// EventWorkspace implements service.EventWorkspaceTx: the fan-out of an event of a
+// workspace without webhooks (most of them) reads its workspace, not its payload (an
+// agent's whole record).
+func (t *tx) EventWorkspace(id string) (string, error) {
+	var ws string
+	err := t.queryRow(`SELECT workspace_id FROM events WHERE id = $1`, id).Scan(&ws)
+	return ws, noRows(err)
+}
+
+var _ service.EventWorkspaceTx = (*tx)(nil)
 
 // EventsNewestFirst implements service.EventReadTx: the chain's order (seq), newest
 // first, read in batches so that a caller stopping early reads little.
@@ -131,10 +169,14 @@ func (t *tx) ChainEvents(workspaceID string, fn func(id string, e *data.Event, r
 // deleteWorkspaceEvents removes a deleted workspace's events, outbox entries (by the
 // foreign key) and chain head.
 func deleteWorkspaceEvents(t *tx, workspaceID string) error {
+	if err := t.lockWorkspace(workspaceID); err != nil {
+		return err
+	}
 	if _, err := t.exec(`DELETE FROM events WHERE workspace_id = $1`, workspaceID); err != nil {
 		return err
 	}
 	_, err := t.exec(`DELETE FROM event_heads WHERE workspace_id = $1`, workspaceID)
+	t.movedHead(workspaceID, "", true)
 	return err
 }
 

@@ -9,12 +9,12 @@ import (
 )
 
 // kbCols are the columns of a knowledge base's own fields, in scanKB's order.
-const kbCols = `id, name, workspace_id, created_at, updated_at`
+const kbCols = `id, name, workspace_id, created_at, updated_at, embedding_error`
 
 func scanKB(row pgx.Row) (*data.KnowledgeBase, error) {
 	var kb data.KnowledgeBase
 	var created, updated time.Time
-	if err := row.Scan(&kb.ID, &kb.Name, &kb.WorkspaceID, &created, &updated); err != nil {
+	if err := row.Scan(&kb.ID, &kb.Name, &kb.WorkspaceID, &created, &updated, &kb.EmbeddingError); err != nil {
 		return nil, err
 	}
 	kb.CreatedAt, kb.UpdatedAt = data.NewTime(created), data.NewTime(updated)
@@ -84,15 +84,16 @@ func (t *tx) KnowledgeBasePage(workspaceID string, req data.PageRequest) ([]*dat
 
 // InsertKnowledgeBase implements service.KnowledgeTx.
 func (t *tx) InsertKnowledgeBase(kb *data.KnowledgeBase) error {
-	_, err := t.exec(`INSERT INTO knowledge_bases (`+kbCols+`) VALUES ($1, $2, $3, $4, $5)`,
-		kb.ID, kb.Name, kb.WorkspaceID, kb.CreatedAt.Time, kb.UpdatedAt.Time)
+	_, err := t.exec(`INSERT INTO knowledge_bases (`+kbCols+`) VALUES ($1, $2, $3, $4, $5, $6)`,
+		kb.ID, kb.Name, kb.WorkspaceID, kb.CreatedAt.Time, kb.UpdatedAt.Time, kb.EmbeddingError)
 	return err
 }
 
 // PutKnowledgeBase implements service.KnowledgeTx: its own fields; the workspace and
 // creation time stay as stored (a knowledge base does not move).
 func (t *tx) PutKnowledgeBase(kb *data.KnowledgeBase) error {
-	_, err := t.exec(`UPDATE knowledge_bases SET name = $2, updated_at = $3 WHERE id = $1`, kb.ID, kb.Name, kb.UpdatedAt.Time)
+	_, err := t.exec(`UPDATE knowledge_bases SET name = $2, updated_at = $3, embedding_error = $4 WHERE id = $1`,
+		kb.ID, kb.Name, kb.UpdatedAt.Time, kb.EmbeddingError)
 	return err
 }
 

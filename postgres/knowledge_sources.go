@@ -9,14 +9,14 @@ import (
 )
 
 // sourceCols are the columns of a source, in scanSource's order.
-const sourceCols = `id, type, knowledge_base_id, workspace_id, title, content, url, attempt, filename, content_type, size_bytes, sha256, status, error, created_at, indexed_at`
+const sourceCols = `id, type, knowledge_base_id, workspace_id, title, content, url, attempt, filename, content_type, size_bytes, sha256, status, error, created_at, indexed_at, embedding_space`
 
 func scanSource(row pgx.Row) (*data.KnowledgeSource, error) {
 	var s data.KnowledgeSource
 	var created time.Time
 	var indexed *time.Time
 	err := row.Scan(&s.ID, &s.Type, &s.KnowledgeBaseID, &s.WorkspaceID, &s.Title, &s.Content, &s.URL, &s.Attempt,
-		&s.Filename, &s.ContentType, &s.SizeBytes, &s.SHA256, &s.Status, &s.Error, &created, &indexed)
+		&s.Filename, &s.ContentType, &s.SizeBytes, &s.SHA256, &s.Status, &s.Error, &created, &indexed, &s.EmbeddingSpace)
 	if err != nil {
 		return nil, err
 	}
@@ -44,14 +44,14 @@ func (t *tx) CountKnowledgeSources(kbID string) (int, error) {
 // index of url rows whose status is pending, kept by PostgreSQL.
 func (t *tx) PutKnowledgeSource(s *data.KnowledgeSource) error {
 	_, err := t.exec(`INSERT INTO knowledge_sources (`+sourceCols+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
 		ON CONFLICT (knowledge_base_id, id) DO UPDATE SET type = excluded.type, workspace_id = excluded.workspace_id,
 			title = excluded.title, content = excluded.content, url = excluded.url, attempt = excluded.attempt,
 			filename = excluded.filename, content_type = excluded.content_type, size_bytes = excluded.size_bytes,
 			sha256 = excluded.sha256, status = excluded.status, error = excluded.error,
-			created_at = excluded.created_at, indexed_at = excluded.indexed_at`,
+			created_at = excluded.created_at, indexed_at = excluded.indexed_at, embedding_space = excluded.embedding_space`,
 		s.ID, s.Type, s.KnowledgeBaseID, s.WorkspaceID, s.Title, s.Content, s.URL, s.Attempt, s.Filename, s.ContentType,
-		s.SizeBytes, s.SHA256, s.Status, s.Error, s.CreatedAt.Time, sqlTime(s.IndexedAt))
+		s.SizeBytes, s.SHA256, s.Status, s.Error, s.CreatedAt.Time, sqlTime(s.IndexedAt), s.EmbeddingSpace)
 	return err
 }
 
@@ -67,6 +67,28 @@ func (t *tx) DeleteKnowledgeSource(s *data.KnowledgeSource) error {
 		}
 	}
 	return t.PutSourceChunks(s.KnowledgeBaseID, s.ID, nil)
+}
+
+// KnowledgeSources implements service.KnowledgeTx.
+func (t *tx) KnowledgeSources(kbID string) ([]*data.KnowledgeSource, error) {
+	rows, err := t.query(`SELECT `+sourceCols+` FROM knowledge_sources WHERE knowledge_base_id = $1 ORDER BY id`, kbID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (*data.KnowledgeSource, error) { return scanSource(row) })
+}
+
+// SourceChunks implements service.KnowledgeTx.
+func (t *tx) SourceChunks(kbID, sourceID string) ([]data.SourceChunk, error) {
+	rows, err := t.query(`SELECT text, vector FROM knowledge_chunks WHERE knowledge_base_id = $1 AND source_id = $2 ORDER BY position`, kbID, sourceID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (data.SourceChunk, error) {
+		var c data.SourceChunk
+		err := row.Scan(&c.Text, &c.Vector)
+		return c, err
+	})
 }
 
 // PendingURLSources implements service.KnowledgeTx.
@@ -93,7 +115,7 @@ func (t *tx) PutSourceChunks(kbID, sourceID string, chunks []data.SourceChunk) e
 		if err := noRows(t.queryRow(`SELECT workspace_id FROM knowledge_bases WHERE id = $1`, kbID).Scan(&ws)); err != nil {
 			return err
 		}
-		_, err := t.q.CopyFrom(t.ctx, pgx.Identifier{"knowledge_chunks"}, []string{"knowledge_base_id", "source_id", "workspace_id", "position", "text", "vector"},
+		_, err := t.copyFrom(pgx.Identifier{"knowledge_chunks"}, []string{"knowledge_base_id", "source_id", "workspace_id", "position", "text", "vector"},
 			pgx.CopyFromSlice(len(chunks), func(i int) ([]any, error) {
 				var vec any
 				if len(chunks[i].Vector) > 0 {

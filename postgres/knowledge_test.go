@@ -123,7 +123,7 @@ func TestKnowledgeRetrievalEqualsBolt(t *testing.T) {
 	for _, q := range qs {
 		lexPG, lexBo := pgIx.Search(q.Question, 3, 0), boIx.Search(q.Question, 3, 0)
 		vec := toyVector(q.Question)
-		hybPG, hybBo := pgIx.SearchHybrid(q.Question, vec, 3, 0, knowledge.DefaultVectorWeight), boIx.SearchHybrid(q.Question, vec, 3, 0, knowledge.DefaultVectorWeight)
+		hybPG, hybBo := pgIx.SearchHybrid(q.Question, vec, 3, 0, knowledge.DefaultFusion), boIx.SearchHybrid(q.Question, vec, 3, 0, knowledge.DefaultFusion)
 		if !reflect.DeepEqual(lexPG, lexBo) || !reflect.DeepEqual(hybPG, hybBo) {
 			t.Errorf("%q: postgres %v / %v, bbolt %v / %v", q.Question, lexPG, hybPG, lexBo, hybBo)
 		}

@@ -17,7 +17,7 @@ func (db *DB) TokenRevisions(ctx context.Context, id int64, userID, workspaceID 
 	c := &revisionCheck{keyID: id, userID: userID, workspaceID: workspaceID}
 	n, err := db.revisions.check(ctx, c)
 	if err != nil {
-		return service.TokenRevisions{}, err
+		return service.TokenRevisions{}, unavailableError(err)
 	}
 	return service.TokenRevisions{Key: c.revs[0], User: c.revs[1], Member: c.revs[2], Read: n}, nil
 }
@@ -26,13 +26,24 @@ func (db *DB) TokenRevisions(ctx context.Context, id int64, userID, workspaceID 
 // transaction, taken from a shared statement numbered since or later when one read it,
 // else from the next.
 func (db *DB) AgentRevision(ctx context.Context, id string, since uint64) (uint64, error) {
-	return db.revisions.agentSince(ctx, id, since)
+	rev, err := db.revisions.agentSince(ctx, id, since)
+	return rev, unavailableError(err)
 }
 
 // readRevisions answers a batch of checks with one statement, which also reads the
 // agents in hot and returns every agent revision it read. Equal checks (every request
-// of one token, or of one hot agent) are asked once.
+// of one token, or of one hot agent) are asked once. A read that met a dead connection
+// (a PostgreSQL restart ends every session) is read again on a fresh one.
 func (db *DB) readRevisions(ctx context.Context, batch []*revisionCheck, hot []string) (map[string]uint64, error) {
+	for reconnect := 0; ; reconnect++ {
+		revs, err := db.readRevisionsOnce(ctx, batch, hot)
+		if err == nil || reconnect == maxReconnects || !unavailable(err) || ctx.Err() != nil {
+			return revs, err
+		}
+	}
+}
+
+func (db *DB) readRevisionsOnce(ctx context.Context, batch []*revisionCheck, hot []string) (map[string]uint64, error) {
 	type tokenKey struct {
 		id       int64
 		user, ws string

@@ -44,7 +44,7 @@ func (db *DB) OpenSourceFile(ctx context.Context, workspaceID, kbID, sourceID st
 	err := db.pool.QueryRow(ctx, `SELECT content FROM source_files WHERE workspace_id = $1 AND knowledge_base_id = $2 AND source_id = $3`,
 		workspaceID, kbID, sourceID).Scan(&content)
 	if err := noRows(err); err != nil {
-		return nil, err
+		return nil, unavailableError(err)
 	}
 	if err != nil {
 		return nil, data.NotFound("Source")
@@ -63,7 +63,7 @@ func (db *DB) DiscardSourceFiles(ctx context.Context, workspaceID, kbID string, 
 	}
 	_, err := db.pool.Exec(ctx, `DELETE FROM source_files WHERE workspace_id = $1 AND knowledge_base_id = $2 AND source_id = ANY($3)`,
 		workspaceID, kbID, sourceIDs)
-	return err
+	return unavailableError(err)
 }
 
 // sweepSourceFiles removes, at start, the files whose file source row is absent (a crash

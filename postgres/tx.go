@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -19,44 +20,101 @@ import (
 type tx struct {
 	ctx context.Context
 	db  *DB
-	q   pgx.Tx
+	q   querier // nil in an Update until it begins: statements go through exec, query… (begin)
 	st  *txState
-	ro  bool // a View: no row locks (FOR UPDATE is refused in a read-only transaction)
+	ro  bool      // a View: no row locks (FOR UPDATE is refused in a read-only transaction)
+	w   *writeTx  // an Update's connection and what it holds; nil in a View
+	err *txFailed // set when BEGIN failed: every later statement returns it
+}
+
+// querier is what the resource files run statements on: the View's pgx.Tx, or the
+// Update's connection once its transaction has begun.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+	CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, rows pgx.CopyFromSource) (int64, error)
 }
 
 // txState is what a transaction leaves to do once it commits.
 type txState struct {
 	onCommit []func()
 	wake     bool // events or deliveries were queued: wake the dispatcher
+	// touched are the workspaces whose hot rows (locks.go) the attempt used: a retry
+	// locks them before its snapshot.
+	touched []string
 }
 
+// txFailed is a failure of BEGIN (or of the locks taken with it): nothing of the
+// attempt ran, so it may run again on another connection whatever the failure.
+type txFailed struct{ err error }
+
+func (e *txFailed) Error() string { return e.err.Error() }
+func (e *txFailed) Unwrap() error { return e.err }
+
 // maxAttempts bounds how often Update runs a function that keeps meeting serialization
-// failures; past the first attempt it runs under retryLock, so it is bound to win.
+// failures. The first retry holds the locks of every workspace the failed attempt
+// touched from before its snapshot, so it cannot lose on their hot rows again; later
+// ones also hold retryLock.
 const maxAttempts = 20
 
-// retryLock is the advisory lock a retried transaction holds: the first attempt of every
-// write runs optimistically in parallel; one that lost a conflict retries serialized
-// with the other losers, so heavy contention on one row (a workspace's chain head) costs
-// one retry per writer rather than a storm of them.
+// retryLock is the advisory lock an attempt past the second holds: writes that lost a
+// conflict on rows no workspace lock covers (two requests for one phone number, one
+// Idempotency-Key) retry one at a time instead of meeting again.
 const retryLock int64 = 0x766f696365726574
+
+// maxReconnects bounds how often an Update or View whose connection failed before any
+// of its statements ran is tried again on a fresh one: after a PostgreSQL restart the
+// pool's connections are dead, and each would otherwise fail one request with 503.
+const maxReconnects = 3
+
+// finishTimeout bounds the COMMIT or ROLLBACK of a write (a COMMIT waits for its WAL
+// flush, seconds at worst on a loaded disk).
+const finishTimeout = 30 * time.Second
 
 // View implements service.Store: a read-only snapshot (REPEATABLE READ).
 func (db *DB) View(ctx context.Context, fn func(service.Tx) error) error {
-	return pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(q pgx.Tx) error {
-		return fn(&tx{ctx: ctx, db: db, q: q, st: &txState{}, ro: true})
-	})
+	for reconnect := 0; ; reconnect++ {
+		err := db.view(ctx, fn)
+		var failed *txFailed
+		if errors.As(err, &failed) && reconnect < maxReconnects && unavailable(err) && ctx.Err() == nil {
+			continue
+		}
+		return storageError(err)
+	}
+}
+
+func (db *DB) view(ctx context.Context, fn func(service.Tx) error) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return &txFailed{err}
+	}
+	defer conn.Release()
+	q, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return &txFailed{err}
+	}
+	defer q.Rollback(context.WithoutCancel(ctx))
+	if err := fn(&tx{ctx: ctx, db: db, q: q, st: &txState{}, ro: true}); err != nil {
+		return err
+	}
+	return q.Commit(ctx)
 }
 
 // Update implements service.Store. Every write transaction is SERIALIZABLE, so the
-// service's read-then-write rules (quotas, unique phone numbers, idempotency claims, the
-// audit chain's head) hold across replicas as they do in bbolt's single writer; a
-// transaction that loses a conflict runs again, as the interface allows.
+// service's read-then-write rules (quotas, unique phone numbers, idempotency claims) hold
+// across replicas as they do in bbolt's single writer. The rows every write of a
+// workspace changes (the audit chain's head, the call counters) are taken in turns
+// under the workspace's lock before the snapshot (locks.go), so writers of one
+// workspace wait for each other instead of failing; a transaction that loses another
+// conflict runs again, as the interface allows, a bounded number of times.
 func (db *DB) Update(ctx context.Context, fn func(service.Tx) error) error {
-	for attempt := 0; ; attempt++ {
+	locks := lockHint(ctx)
+	reconnects := 0
+	for attempt := 0; ; {
 		st := &txState{}
-		err := db.attempt(ctx, attempt > 0, func(q pgx.Tx) error {
-			return fn(&tx{ctx: ctx, db: db, q: q, st: st})
-		})
+		err := db.attempt(ctx, locks, attempt > 1, st, fn)
 		if err == nil {
 			for _, f := range st.onCommit {
 				f()
@@ -66,47 +124,145 @@ func (db *DB) Update(ctx context.Context, fn func(service.Tx) error) error {
 			}
 			return nil
 		}
-		if !retryable(err) || attempt+1 == maxAttempts {
+		var failed *txFailed
+		switch {
+		case errors.As(err, &failed) && unavailable(err) && reconnects < maxReconnects && ctx.Err() == nil:
+			reconnects++ // nothing ran: the same attempt on a fresh connection
+			continue
+		case !retryable(err) || attempt+1 == maxAttempts:
 			return storageError(err)
 		}
+		attempt++
+		locks = locks.with(st.touched)
 		// A short random pause keeps losers from meeting again at once.
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(time.Duration(rand.IntN(1000*(attempt+1))) * time.Microsecond):
+		case <-time.After(time.Duration(rand.IntN(1000*attempt)) * time.Microsecond):
 		}
 	}
 }
 
-// attempt runs fn in one SERIALIZABLE transaction; a serialized one holds retryLock
-// around it. The lock is taken BEFORE the transaction begins: a transaction's snapshot is
-// taken at its first statement, so a lock taken inside it (pg_advisory_xact_lock) would
-// be waited for with a snapshot from before the previous holder's commit, and the retry
-// would meet the same conflict again.
-func (db *DB) attempt(ctx context.Context, serialized bool, fn func(pgx.Tx) error) error {
+// attempt runs fn in one transaction on one connection. The transaction begins at its
+// first statement (begin), so an Update that reads nothing costs no round trip.
+func (db *DB) attempt(ctx context.Context, locks lockSet, serialized bool, st *txState, fn func(service.Tx) error) error {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
-		return err
+		return &txFailed{err}
 	}
-	defer conn.Release()
-	if serialized {
-		if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, retryLock); err != nil {
-			return err
-		}
-		defer func() {
-			// A session lock outlives the transaction: a connection that cannot
-			// release it is closed, which releases it, rather than returned to the pool.
-			bg := context.WithoutCancel(ctx)
-			if _, err := conn.Exec(bg, `SELECT pg_advisory_unlock($1)`, retryLock); err != nil {
-				conn.Conn().Close(bg)
-			}
-		}()
+	w := &writeTx{conn: conn, level: pgx.Serializable, locks: locks, serialized: serialized}
+	t := &tx{ctx: ctx, db: db, st: st, w: w} // q is set once the transaction has begun
+	err = fn(t)
+	if t.err != nil {
+		err = t.err // BEGIN failed: whatever fn made of it, nothing ran
 	}
-	return pgx.BeginTxFunc(ctx, conn, pgx.TxOptions{IsoLevel: pgx.Serializable}, fn)
+	return w.finish(ctx, err)
+}
+
+// writeTx is an Update's connection and the transaction on it.
+type writeTx struct {
+	conn  *pgxpool.Conn
+	level pgx.TxIsoLevel
+	// locks are the workspaces locked before the snapshot (with retryLock when
+	// serialized); held the workspaces locked so far, inside the transaction included.
+	locks      lockSet
+	serialized bool
+	held       map[string]bool
+	begun      bool
+	sessionSQL string // the session locks taken at BEGIN, released after COMMIT
+	// heads are the chain heads of the locked workspaces, read with BEGIN ("" for none),
+	// kept as the transaction moves them; nil when none were read.
+	heads map[string]string
+}
+
+// begin starts the transaction before its first statement: the locks first, then BEGIN,
+// sent together (one round trip). PostgreSQL takes a SERIALIZABLE transaction's snapshot
+// at its first statement, so a lock taken inside the transaction (pg_advisory_xact_lock)
+// would be waited for with a snapshot from before the previous holder committed, and the
+// rows it guards would fail to serialize all the same: these are session locks, taken
+// before BEGIN and given back after COMMIT.
+func (t *tx) begin() error {
+	if t.err != nil {
+		return t.err
+	}
+	w := t.w
+	if w == nil || w.begun {
+		return nil
+	}
+	w.begun = true
+	lockSQL := w.locks.lockSQL(w.serialized)
+	w.held = w.locks.held()
+	beginSQL := "BEGIN ISOLATION LEVEL " + isolation(w.level)
+	var err error
+	if lockSQL == "" {
+		_, err = w.conn.Exec(t.ctx, beginSQL)
+	} else {
+		w.sessionSQL = w.locks.unlockSQL(w.serialized)
+		err = w.lockAndBegin(t.ctx, lockSQL, beginSQL)
+	}
+	if err != nil {
+		// The connection's state is unknown (a lock held, a transaction open): close it.
+		w.conn.Conn().Close(context.WithoutCancel(t.ctx))
+		t.err = &txFailed{err}
+		return t.err
+	}
+	t.q = w.conn
+	return nil
+}
+
+// isolation is level as BEGIN spells it.
+func isolation(level pgx.TxIsoLevel) string {
+	if level == pgx.ReadCommitted {
+		return "READ COMMITTED"
+	}
+	return "SERIALIZABLE"
+}
+
+// finish commits (fnErr nil) or rolls back the transaction, gives back the session
+// locks in the same message, and releases the connection: closed when its state is not
+// known, which ends its session and so its locks.
+func (w *writeTx) finish(ctx context.Context, fnErr error) error {
+	defer w.conn.Release()
+	if !w.begun {
+		return fnErr
+	}
+	end := "COMMIT"
+	if fnErr != nil {
+		end = "ROLLBACK"
+	}
+	// The end is sent whatever became of the request (a client gone still leaves the
+	// transaction to end and the locks to give back), within a bound: a connection that
+	// does not answer is closed, which ends both.
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
+	defer cancel()
+	results, err := w.conn.Conn().PgConn().Exec(bg, end+";"+w.sessionSQL).ReadAll()
+	if err == nil && len(results) > 0 && fnErr == nil && results[0].CommandTag.String() == "ROLLBACK" {
+		err = pgx.ErrTxCommitRollback // the transaction had failed: COMMIT rolled it back
+	}
+	if err != nil && (w.sessionSQL != "" || unavailable(err)) {
+		w.conn.Conn().Close(bg) // the unlock after a failed COMMIT did not run
+	}
+	if fnErr != nil {
+		return fnErr
+	}
+	return err
 }
 
 // OnCommit implements service.KnowledgeTx.
 func (t *tx) OnCommit(fn func()) { t.st.onCommit = append(t.st.onCommit, fn) }
+
+// claimQueue makes a write transaction that has not begun READ COMMITTED: its first act
+// locks the rows of a queue it works on (the outbox, due deliveries: FOR UPDATE SKIP
+// LOCKED; the delivery whose attempt it finishes: FOR UPDATE), and those row locks are
+// what keeps two dispatchers apart. At SERIALIZABLE the dispatchers of several replicas
+// aborted each other although each held rows the other did not touch: PostgreSQL's
+// predicate locks cover index pages, and their rows share pages. The service reads no
+// rule's data in these transactions.
+func (t *tx) claimQueue() {
+	if t.w != nil && !t.w.begun {
+		t.w.level = pgx.ReadCommitted
+	}
+}
 
 // retryable reports a serialization failure or a deadlock: the transaction did nothing
 // and may run again.
@@ -116,29 +272,73 @@ func retryable(err error) bool {
 }
 
 // storageError makes a full disk findable as syscall.ENOSPC (the server answers 507), as
-// bbolt's is.
+// bbolt's is, and an unreachable database as data.ErrStorageUnavailable (503).
 func storageError(err error) error {
+	if err == nil {
+		return nil
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "53100" {
-		return fmt.Errorf("%w: %v", syscall.ENOSPC, err)
+		return fmt.Errorf("%w: %w", syscall.ENOSPC, err)
 	}
-	return err
+	return unavailableError(err)
 }
 
 // exec runs a statement in the transaction.
 func (t *tx) exec(sql string, args ...any) (pgconn.CommandTag, error) {
+	if err := t.begin(); err != nil {
+		return pgconn.CommandTag{}, err
+	}
 	return t.q.Exec(t.ctx, sql, args...)
 }
 
 // query runs a query in the transaction.
 func (t *tx) query(sql string, args ...any) (pgx.Rows, error) {
+	if err := t.begin(); err != nil {
+		return nil, err
+	}
 	return t.q.Query(t.ctx, sql, args...)
 }
 
 // queryRow runs a one-row query in the transaction.
 func (t *tx) queryRow(sql string, args ...any) pgx.Row {
+	if err := t.begin(); err != nil {
+		return errRow{err}
+	}
 	return t.q.QueryRow(t.ctx, sql, args...)
 }
+
+// sendBatch runs the queued statements in one round trip.
+func (t *tx) sendBatch(b *pgx.Batch) error {
+	if b.Len() == 0 {
+		return nil
+	}
+	if err := t.begin(); err != nil {
+		return err
+	}
+	return t.q.SendBatch(t.ctx, b).Close()
+}
+
+// batch sends the queued statements in one round trip for the caller to read.
+func (t *tx) batch(b *pgx.Batch) (pgx.BatchResults, error) {
+	if err := t.begin(); err != nil {
+		return nil, err
+	}
+	return t.q.SendBatch(t.ctx, b), nil
+}
+
+// copyFrom bulk-inserts rows (COPY).
+func (t *tx) copyFrom(table pgx.Identifier, columns []string, rows pgx.CopyFromSource) (int64, error) {
+	if err := t.begin(); err != nil {
+		return 0, err
+	}
+	return t.q.CopyFrom(t.ctx, table, columns, rows)
+}
+
+// errRow is a row whose query could not be sent.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
 
 // noRows turns "no row" into a nil error: absent records are nil, nil (service.Tx).
 func noRows(err error) error {

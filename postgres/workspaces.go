@@ -15,17 +15,20 @@ func init() {
 }
 
 // workspaceCols are the columns scanWorkspace reads, in its order.
-const workspaceCols = `id, name, description, coalesce(personal_of, ''), privacy, created_at, updated_at`
+const workspaceCols = `id, name, description, coalesce(personal_of, ''), privacy, embeddings, embeddings_key, created_at, updated_at`
 
 func scanWorkspace(row pgx.Row) (*data.WorkspaceRecord, error) {
 	var w data.WorkspaceRecord
 	var created, updated time.Time
-	var privacy []byte
-	if err := row.Scan(&w.ID, &w.Name, &w.Description, &w.PersonalOf, &privacy, &created, &updated); err != nil {
+	var privacy, embeddings []byte
+	if err := row.Scan(&w.ID, &w.Name, &w.Description, &w.PersonalOf, &privacy, &embeddings, &w.EmbeddingsKey, &created, &updated); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal(privacy, &w.Privacy); err != nil {
 		return nil, fmt.Errorf("workspace %s: privacy: %w", w.ID, err)
+	}
+	if err := json.Unmarshal(embeddings, &w.Embeddings); err != nil {
+		return nil, fmt.Errorf("workspace %s: embeddings: %w", w.ID, err)
 	}
 	w.CreatedAt, w.UpdatedAt = data.NewTime(created), data.NewTime(updated)
 	return &w, nil
@@ -46,11 +49,16 @@ func (t *tx) PutWorkspace(w *data.WorkspaceRecord) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(`INSERT INTO workspaces (id, name, description, personal_of, privacy, created_at, updated_at)
-		VALUES ($1, $2, $3, NULLIF($4, ''), $5, $6, $7)
+	embeddings, err := json.Marshal(w.Embeddings)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(`INSERT INTO workspaces (id, name, description, personal_of, privacy, embeddings, embeddings_key, created_at, updated_at)
+		VALUES ($1, $2, $3, NULLIF($4, ''), $5, $6, $7, $8, $9)
 		ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description,
-			personal_of = excluded.personal_of, privacy = excluded.privacy, created_at = excluded.created_at, updated_at = excluded.updated_at`,
-		w.ID, w.Name, w.Description, w.PersonalOf, privacy, w.CreatedAt.Time, w.UpdatedAt.Time)
+			personal_of = excluded.personal_of, privacy = excluded.privacy, embeddings = excluded.embeddings,
+			embeddings_key = excluded.embeddings_key, created_at = excluded.created_at, updated_at = excluded.updated_at`,
+		w.ID, w.Name, w.Description, w.PersonalOf, privacy, embeddings, w.EmbeddingsKey, w.CreatedAt.Time, w.UpdatedAt.Time)
 	return err
 }
 
@@ -58,6 +66,9 @@ func (t *tx) PutWorkspace(w *data.WorkspaceRecord) error {
 // the resources registered), then the members, the tokens bound to the workspace, its
 // events and chain head, and the workspace.
 func (t *tx) DeleteWorkspace(id string) error {
+	if err := t.lockWorkspace(id); err != nil {
+		return err
+	}
 	for _, cascade := range workspaceCascades {
 		if err := cascade(t, id); err != nil {
 			return err
@@ -74,6 +85,7 @@ func (t *tx) DeleteWorkspace(id string) error {
 			return err
 		}
 	}
+	t.movedHead(id, "", true)
 	return nil
 }
 
@@ -82,7 +94,7 @@ func (t *tx) DeleteWorkspace(id string) error {
 func (t *tx) WorkspacePage(userID string, req data.PageRequest) ([]*data.WorkspaceRecord, data.Page, error) {
 	ks := keyset{
 		binding: binding("workspaces", userID),
-		cols:    `w.id, w.name, w.description, coalesce(w.personal_of, ''), w.privacy, w.created_at, w.updated_at`,
+		cols:    `w.id, w.name, w.description, coalesce(w.personal_of, ''), w.privacy, w.embeddings, w.embeddings_key, w.created_at, w.updated_at`,
 		from:    `members m JOIN workspaces w ON w.id = m.workspace_id WHERE m.user_id = $1`,
 		key:     "m.workspace_id",
 		args:    []any{userID},

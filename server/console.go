@@ -21,10 +21,21 @@ func (s *Server) mountConsole(r *mux.Router) {
 		if info, ok := req.Context().Value(requestInfoKey).(*requestInfo); ok {
 			info.route = "console"
 		}
+		if console.LongRequest(req) { // a workspace document, as the API's import route
+			w, req = s.longTransfer(w, req)
+		}
 		// A page knows its user (for the sections it offers) from the session's principal;
 		// a session that no longer authenticates is no session.
+		// A session that cannot be checked now (the database is unreachable) is not
+		// taken for a signed-out one: the page says why it cannot be served.
 		if tok := console.SessionToken(req); tok != "" {
-			if p, err := s.svc.Auth.Authenticate(req.Context(), tok); err == nil && p.Role != "" {
+			p, err := s.svc.Auth.Authenticate(req.Context(), tok)
+			if known := classify(err); data.ErrorCode(known) == data.EUNAVAILABLE {
+				s.log.ErrorContext(req.Context(), "console page refused: the database is unavailable", "error", err)
+				c.Unavailable(w, req, data.ErrorMessage(known))
+				return
+			}
+			if err == nil && p.Role != "" {
 				p.Modules = data.EffectiveModules(p.Role, p.Modules)
 				req = req.WithContext(data.WithPrincipal(req.Context(), p))
 			}

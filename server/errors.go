@@ -51,7 +51,12 @@ var causes = []struct {
 	msg   string
 }{
 	{syscall.ENOSPC, data.ESTORAGEFULL, "The server's storage is full: nothing was written. Retry once the operator has freed space; reads keep working."},
+	{data.ErrStorageUnavailable, data.EUNAVAILABLE, "The database is unavailable (restarting or unreachable). Retry the request in a few seconds; a create retried with the same Idempotency-Key is made only once."},
 }
+
+// unavailableRetryAfter is the Retry-After, in seconds, of a 503 that sets none itself:
+// about the time a database restart or a load balancer's health check takes.
+const unavailableRetryAfter = "2"
 
 // classify turns an error with a known cause into its application error.
 func classify(err error) error {
@@ -103,6 +108,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if code == data.ECONCURRENCY {
 		w.Header().Set("Retry-After", concurrencyRetryAfter)
+	}
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", unavailableRetryAfter)
 	}
 	writeJSON(w, status, body)
 }

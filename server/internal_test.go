@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -77,5 +78,33 @@ func TestStatusTable(t *testing.T) {
 	s.writeError(rec, httptest.NewRequest("GET", "/", nil), wrapped)
 	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), `"errors":{"name":["bad"]}`) {
 		t.Errorf("wrapped 422: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// unavailableAuth fails as storage does while its database cannot be reached.
+type unavailableAuth struct{ data.AuthService }
+
+func (unavailableAuth) Authenticate(ctx context.Context, token string) (*data.Principal, error) {
+	return nil, fmt.Errorf("%w: dial tcp 127.0.0.1:5432: connect: connection refused", data.ErrStorageUnavailable)
+}
+
+// A database that cannot be reached is a 503 service_unavailable with Retry-After, in the
+// error shape, its cause logged and not shown.
+func TestUnavailableStorageIs503(t *testing.T) {
+	var logs bytes.Buffer
+	s := New(Services{Auth: unavailableAuth{}}, Config{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("GET", "/api/v1/user", nil)
+	req.Header.Set("Authorization", "Bearer 1|abc")
+	s.Handler().ServeHTTP(rec, req)
+	var body map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Code != 503 || body["code"] != data.EUNAVAILABLE || rec.Header().Get("Retry-After") == "" {
+		t.Fatalf("%d %v %s", rec.Code, rec.Header(), rec.Body)
+	}
+	if strings.Contains(rec.Body.String(), "5432") || !strings.Contains(logs.String(), "connection refused") {
+		t.Errorf("body %s, logs %s: the cause belongs in the log only", rec.Body, logs.String())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/knowledge"
@@ -50,24 +51,46 @@ func TestKnowledgeQueryWithEmbeddings(t *testing.T) {
 	var inputs atomic.Int64
 	emb := conceptEmbedder(t, &inputs)
 	embedder := knowledge.NewOpenAIEmbedder(knowledge.OpenAIEmbedderConfig{BaseURL: emb.URL + "/v1", Model: "fake-embed"})
-	e := newKBEnv(t, kbEnvOptions{bolt: bolt.Options{Knowledge: bolt.KnowledgeOptions{Embedder: embedder}}})
-	id := e.createKB(e.Owner.Token, map[string]any{"name": "Pets", "texts": []map[string]any{
+	e := newKBEnv(t, kbEnvOptions{bolt: bolt.Options{Knowledge: bolt.KnowledgeOptions{Embedder: embedder, EmbeddingModel: "fake-embed"}}, fetcher: true})
+	created := e.createKB(e.Owner.Token, map[string]any{"name": "Pets", "texts": []map[string]any{
 		{"content": "Canine companions are welcome in the garden."},
 		{"content": "The shop opens at nine."},
-	}})["id"].(string)
+	}})
+	id := created["id"].(string)
+	if st := path(created, "embeddings.status"); st != "embedding" && st != "ready" {
+		t.Errorf("a new knowledge base's embeddings status %v", st)
+	}
+	// The operator's provider embeds the two chunks in the background, as a job.
+	waitFor(t, 10*time.Second, "the embeddings to be ready", func() bool {
+		r := e.do("GET", "/api/v1/knowledge-bases/"+id, e.Owner.Token, nil)
+		return path(r.JSON(), "data.embeddings.status") == "ready"
+	})
 	if n := inputs.Load(); n != 2 {
-		t.Fatalf("%d chunks embedded at indexing time, want 2", n)
+		t.Fatalf("%d chunks embedded, want 2", n)
 	}
 	r := e.do("POST", "/api/v1/knowledge-bases/"+id+"/query", e.Owner.Token, map[string]any{"query": "are dogs allowed"})
 	expect(t, r, 200)
 	if inputs.Load() != 3 {
-		t.Errorf("the query was not embedded")
+		t.Errorf("the query was not embedded once")
 	}
 	if len(r.List()) != 1 || !strings.Contains(path(r.JSON(), "data.0.text").(string), "Canine") {
 		t.Fatalf("a semantic match without shared words was not found: %s", r.Body)
 	}
 	if s := path(r.JSON(), "data.0.score").(float64); s <= 0 || s > 1 {
 		t.Errorf("score %v", s)
+	}
+	if ev := path(r.JSON(), "data.0.evidence"); ev != "vector" {
+		t.Errorf("a chunk found only by its embedding has evidence %v, want vector", ev)
+	}
+	r = e.do("POST", "/api/v1/knowledge-bases/"+id+"/query", e.Owner.Token, map[string]any{"query": "is the canine garden open"})
+	expect(t, r, 200)
+	if ev := path(r.JSON(), "data.0.evidence"); ev != "both" {
+		t.Errorf("a chunk sharing words and meaning has evidence %v, want both: %s", ev, r.Body)
+	}
+	r = e.do("POST", "/api/v1/knowledge-bases/"+id+"/query", e.Owner.Token, map[string]any{"query": "when does the shop open", "chunks_to_retrieve": 1})
+	expect(t, r, 200)
+	if ev := path(r.JSON(), "data.0.evidence"); ev != "both" && ev != "lexical" {
+		t.Errorf("evidence %v for a lexical match", ev)
 	}
 
 	// Without embeddings the same query shares no word with the text and finds nothing.
@@ -76,5 +99,9 @@ func TestKnowledgeQueryWithEmbeddings(t *testing.T) {
 	r = plain.do("POST", "/api/v1/knowledge-bases/"+id+"/query", plain.Owner.Token, map[string]any{"query": "are dogs allowed"})
 	if len(r.List()) != 0 {
 		t.Errorf("lexical search matched without a shared word: %s", r.Body)
+	}
+	r = plain.do("POST", "/api/v1/knowledge-bases/"+id+"/query", plain.Owner.Token, map[string]any{"query": "canine companions"})
+	if ev := path(r.JSON(), "data.0.evidence"); ev != "lexical" {
+		t.Errorf("without embeddings evidence is %v, want lexical: %s", ev, r.Body)
 	}
 }

@@ -32,10 +32,17 @@ type Services struct {
 	Webhooks       data.WebhookService
 	Audit          data.AuditService
 	// Backup takes online backups (GET /api/v1/admin/backup); the route is 404 when nil.
-	Backup        data.BackupService
-	Numbers       data.NumberService
-	Calls         data.CallService
-	Analytics     data.AnalyticsService
+	Backup    data.BackupService
+	Numbers   data.NumberService
+	Calls     data.CallService
+	Analytics data.AnalyticsService
+	// AnalysisFigures answers the post-call analysis figures and the export's analysis
+	// columns.
+	AnalysisFigures data.AnalysisFiguresService
+	// Analysis runs post-call analysis by the agent's model, as jobs.
+	Analysis data.AnalysisService
+	// Prices keeps each workspace's price table.
+	Prices        data.PriceTableService
 	Subscriptions data.SubscriptionService
 	// Exports exports and imports whole workspaces (conventions §17).
 	Exports data.WorkspaceExportService
@@ -175,7 +182,8 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(s.webhookRoutes())
 	s.addRoutes(s.auditRoutes())
 	s.addRoutes(s.eventStreamRoutes())
-	s.addRoutes(slices.Concat(s.numberRoutes(), s.callStartRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes()))
+	s.addRoutes(slices.Concat(s.numberRoutes(), s.callStartRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes(),
+		s.priceRoutes(), s.analysisRoutes()))
 	s.addRoutes(s.knowledgeBaseRoutes())
 	s.addRoutes(s.exportRoutes())
 	s.addRoutes(s.conversationRoutes())

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
@@ -40,8 +41,8 @@ func TestCallAnalyticsQueryAndScope(t *testing.T) {
 	if len(def.Series) != 31 || def.Totals.Calls != 4 || def.Series[30].Calls != 4 || !def.Series[30].Start.Equal(start.Truncate(24*time.Hour)) {
 		t.Errorf("default range: %d buckets, totals %+v, last %+v", len(def.Series), def.Totals, def.Series[len(def.Series)-1])
 	}
-	want := data.CallTotals{Calls: 4, Ended: 2, Failed: 1, TotalDurationMS: 90_000, AverageDurationMS: 45_000}
-	if def.Totals != want {
+	want := data.CallTotals{Calls: 4, Ended: 2, Failed: 1, TotalDurationMS: 90_000, AverageDurationMS: 45_000, CostMicros: map[string]int64{}}
+	if !reflect.DeepEqual(def.Totals, want) {
 		t.Errorf("totals = %+v, want %+v", def.Totals, want)
 	}
 	if r := def.DisconnectionReasons; r["user_hangup"] != 2 || r["dial_failed"] != 1 || len(r) != 2 {
@@ -52,6 +53,15 @@ func TestCallAnalyticsQueryAndScope(t *testing.T) {
 	h, err := e.svc.Analytics.CallAnalytics(e.owner, hourly)
 	if err != nil || len(h.Series) != 3 || h.Series[0].Calls != 1 || h.Series[1].Calls != 3 || h.Series[2].Calls != 0 {
 		t.Fatalf("hourly = %+v, %v", h, err)
+	}
+	// Each bucket's average divides by the calls that have a duration, as the totals'
+	// does: the second hour's failed and registered calls have none, so 30 s, not 10 s;
+	// and the one day's average is the totals' own.
+	if a0, a1, a2 := h.Series[0].AverageDurationMS, h.Series[1].AverageDurationMS, h.Series[2].AverageDurationMS; a0 != 60_000 || a1 != 30_000 || a2 != 0 {
+		t.Errorf("hourly averages = %d, %d, %d; want 60000, 30000, 0", a0, a1, a2)
+	}
+	if got := def.Series[30].AverageDurationMS; got != def.Totals.AverageDurationMS {
+		t.Errorf("the day's average %d differs from the totals' %d for the same calls", got, def.Totals.AverageDurationMS)
 	}
 	// One agent; a limited caller sums its agents; a hidden agent counts nothing.
 	for _, tc := range []struct {

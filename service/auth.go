@@ -342,6 +342,7 @@ func (s *AuthService) CreateAPIKeyFor(ctx context.Context, userID, workspaceID s
 		if key, token, err = s.issueToken(tx, userID, workspaceID, data.TokenAPIKey, in, expires); err != nil {
 			return err
 		}
+		answerClaim(ctx, key, map[string]any{"token": token})
 		_, err = s.record(ctx, tx, data.EventAPIKeyCreated, workspaceID, &data.WorkspaceAPIKey{APIKey: *key, UserID: userID})
 		return err
 	})

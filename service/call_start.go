@@ -135,7 +135,7 @@ func (s *CallStartService) register(ctx context.Context, tx Tx, p *data.Principa
 	if r.number != nil {
 		c.NumberID = &r.number.ID
 	}
-	return r, vals, s.storeCall(ctx, tx, c)
+	return r, vals, s.storeNewCall(ctx, tx, c, nil)
 }
 
 // route decides, in tx, what the call runs: the number (inbound: to_number's inbound

@@ -64,7 +64,7 @@ func loadConversation(tx Tx, p *data.Principal, id string) (*data.StoredConversa
 	if err != nil {
 		return nil, err
 	}
-	if c == nil || c.WorkspaceID != p.WorkspaceID || !p.CanSeeAgent(c.AgentID) {
+	if c == nil || c.WorkspaceID != p.WorkspaceID || !visibilityOf(p).agent(c.AgentID) {
 		return nil, data.NotFound("Conversation")
 	}
 	return c, nil
@@ -78,7 +78,7 @@ func (s *ConversationService) configOf(tx Tx, p *data.Principal, agentID string,
 	if err != nil {
 		return nil, err
 	}
-	if agent == nil || agent.WorkspaceID != p.WorkspaceID || !p.CanSeeAgent(agentID) {
+	if agent == nil || agent.WorkspaceID != p.WorkspaceID || !visibilityOf(p).agent(agentID) {
 		return nil, data.NotFound("Agent")
 	}
 	cfg := agent.AgentConfig
@@ -144,7 +144,7 @@ func (s *ConversationService) StartConversation(ctx context.Context, agentID str
 		if err != nil {
 			return err
 		}
-		if agent == nil || agent.WorkspaceID != p.WorkspaceID || !p.CanSeeAgent(agentID) {
+		if agent == nil || agent.WorkspaceID != p.WorkspaceID || !visibilityOf(p).agent(agentID) {
 			return data.NotFound("Agent")
 		}
 		switch {

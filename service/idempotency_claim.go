@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -45,31 +46,62 @@ func (s claimingStore) Update(ctx context.Context, fn func(tx Tx) error) error {
 		if err := fn(w); err != nil {
 			return err
 		}
-		if prev != nil {
+		if prev != nil && (prev.Status != 0 || c.Answer() == nil) {
 			return nil // an earlier change of this request holds the claim already
 		}
-		if now, err := tx.IdempotentResponse(c.TokenID, c.Key); err != nil || now != nil {
+		now, err := tx.IdempotentResponse(c.TokenID, c.Key)
+		if err != nil || now != nil && (prev == nil || now.Status != 0) {
 			return err // fn kept the full response itself
 		}
+		// The first change, or a later one that knows the answer the claim lacked.
 		return tx.PutIdempotentResponse(c.TokenID, c.Key, s.b.claimResponse(c, w.created))
 	})
 }
 
-// claimResponse is what a claim keeps: the response of a create whose record is known
-// (status, ETag and {"data": record}, the body sealed as every kept body), else only the
-// request's hash with status 0, which a retry reports as carried out (server/idempotency.go).
+// answerClaim keeps what a create answers with its Idempotency-Key's claim, when the
+// request has one: called in the write transaction, so a retry after a lost answer is
+// answered in full, the token or secret shown once included (sealed at rest, as every
+// kept body).
+func answerClaim(ctx context.Context, record any, extra map[string]any) {
+	if c := data.IdempotencyClaimFrom(ctx); c != nil {
+		c.SetAnswer(record, extra)
+	}
+}
+
+// claimResponse is what a claim keeps: the response of a create whose answer is known
+// (status, ETag and the body the server writes, sealed as every kept body), from the
+// answer the create set (answerClaim) or else from the created record's event; otherwise
+// only the request's hash with status 0, which a retry reports as carried out
+// (server/middleware_idempotency.go).
 func (b *base) claimResponse(c *data.IdempotencyClaim, created *data.Event) *data.IdempotentResponse {
 	r := &data.IdempotentResponse{RequestHash: c.RequestHash, CreatedAt: b.timeNow(), ClaimID: c.ID}
-	if created == nil || c.Status == 0 {
+	if c.Status == 0 {
 		return r
 	}
-	body := append(append([]byte(`{"data":`), created.Data...), "}\n"...)
+	var raw []byte
+	var extra map[string]any
+	switch a := c.Answer(); {
+	case a != nil:
+		var err error
+		if raw, err = json.Marshal(a.Record); err != nil {
+			return r
+		}
+		extra = a.Extra
+	case created != nil:
+		raw = created.Data
+	default:
+		return r
+	}
+	body, err := data.RecordBody(raw, extra)
+	if err != nil {
+		return r
+	}
 	sealed, err := b.sealer.Seal(string(body))
 	if err != nil {
 		return r // keep the claim without the body rather than fail the change
 	}
 	r.Status, r.Body = c.Status, []byte(sealed)
-	r.Header = map[string]string{"Content-Type": "application/json", "ETag": data.ETagOfBytes(created.Data)}
+	r.Header = map[string]string{"Content-Type": "application/json", "ETag": data.ETagOfBytes(raw)}
 	return r
 }
 

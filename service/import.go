@@ -86,6 +86,11 @@ func (s *ExportService) ImportWorkspace(ctx context.Context, workspaceID string,
 		if out, err = s.importTx(ctx, tx, doc, plan); err != nil {
 			return err
 		}
+		secrets := out.WebhookSecrets
+		if secrets == nil {
+			secrets = []data.ImportedSecret{}
+		}
+		answerClaim(ctx, out, map[string]any{"webhook_secrets": secrets})
 		_, err = s.record(ctx, tx, data.EventWorkspaceImported, workspaceID, out)
 		return err
 	})

@@ -41,9 +41,10 @@ const (
 // check whether the work is already done before doing it (a feature's own record says
 // so: a url source no longer pending, an analysis already stored for this call
 // revision), write each piece of work in one transaction with what marks it done, and
-// record long work's position with JobRun.Progress so a later run resumes there. A run
-// whose ctx ends must stop soon and return ctx's error: its lease is lost (another runner
-// holds the job) or its server is stopping (the job is queued again).
+// record long work's position in that transaction (JobRun.ProgressIn) so a later run
+// resumes there. A run whose ctx ends must stop soon and return ctx's error: its lease is
+// lost (another runner holds the job) or its server is stopping (the job is queued
+// again).
 type JobHandler func(ctx context.Context, run *JobRun) error
 
 // JobKind is a kind of background job: what runs it, who may read its jobs, how often and

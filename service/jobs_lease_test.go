@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -269,5 +270,86 @@ func TestJobRunnerWakesOnEnqueueAndDrainsOnStop(t *testing.T) {
 	}
 	if runs := e.runs("test.drain"); runs[service.JobOutcomeStopped] != 1 {
 		t.Errorf("run counts %v, want one stopped", runs)
+	}
+}
+
+// TestJobAFailedClaimHandsOutNothing: a claim whose transaction did not commit leased
+// nothing, so the runner runs none of the jobs it read (another runner may hold them).
+func TestJobAFailedClaimHandsOutNothing(t *testing.T) {
+	db := testkit.OpenEngine(t)
+	store := &failingCommits{Store: db}
+	clock := newJobClock()
+	svc := servicesOn(t, store, db, func(o *service.Options) { o.Now = clock.now })
+	e := &jobEnv{t: t, svc: svc, store: db, clock: clock}
+	ran := make(chan string, 1)
+	e.svc.Jobs.Register(service.JobKind{Name: "test.claimed", Module: data.ModuleAgents,
+		Handle: func(ctx context.Context, run *service.JobRun) error { ran <- run.Job.ID; return nil }})
+	j := e.enqueue(data.JobEnqueue{Kind: "test.claimed"})
+	store.fail.Store(true)
+	n, err := e.runner("r").RunDue(context.Background())
+	if !errors.Is(err, errJobCommitFailed) || n != 0 {
+		t.Errorf("RunDue with a failing commit = %d, %v; want nothing run and the error", n, err)
+	}
+	select {
+	case id := <-ran:
+		t.Errorf("the handler ran job %s of a claim that did not commit", id)
+	default:
+	}
+	if got := e.job(j.ID); got.Status != data.JobQueued || got.Attempt != 0 {
+		t.Errorf("the job after the failed claim: %+v", got)
+	}
+}
+
+// TestJobProgressInFencesTheWork: work written in the transaction that stores the run's
+// progress commits only while the run holds the job: runner A, whose lease ended and was
+// taken over by B, has its work rolled back with ErrJobLeaseLost; B's commits.
+func TestJobProgressInFencesTheWork(t *testing.T) {
+	e := newJobEnv(t)
+	e.svc.Jobs.Register(service.JobKind{Name: "test.marker", Module: data.ModuleAgents, Handle: func(context.Context, *service.JobRun) error { return nil }})
+	aStarted, bDone := make(chan struct{}), make(chan struct{})
+	aErr := make(chan error, 1)
+	e.svc.Jobs.Register(service.JobKind{Name: "test.fenced", Module: data.ModuleAgents,
+		Handle: func(ctx context.Context, run *service.JobRun) error {
+			if run.Job.LeaseOwner == "runner-a" {
+				close(aStarted)
+				<-bDone // paused past its lease while B took the job over and finished it
+			}
+			err := e.store.Update(context.Background(), func(tx service.Tx) error {
+				// The work: here, a marker naming the runner that did it.
+				if _, err := e.svc.Jobs.Enqueue(tx, data.JobEnqueue{WorkspaceID: "ws_1", Kind: "test.marker", UniqueKey: run.Job.LeaseOwner}); err != nil {
+					return err
+				}
+				return run.ProgressIn(tx, data.JobProgress{Done: 1, Total: 1}, run.Job.LeaseOwner)
+			})
+			if run.Job.LeaseOwner == "runner-a" {
+				aErr <- err
+			}
+			return err
+		}})
+	j := e.enqueue(data.JobEnqueue{Kind: "test.fenced"})
+	aDone := make(chan int)
+	go func() { n, _ := e.runner("runner-a").RunDue(context.Background()); aDone <- n }()
+	recv(t, aStarted, "start of A's run") // A holds the job before its lease runs out
+	e.clock.move(time.Minute)
+	e.runDue(e.runner("runner-b"))
+	close(bDone)
+	if err := recv(t, aErr, "A's work"); !errors.Is(err, service.ErrJobLeaseLost) {
+		t.Errorf("A's work after the takeover: %v, want ErrJobLeaseLost", err)
+	}
+	recv(t, aDone, "end of A's pass")
+	var markers []string
+	if err := e.store.View(context.Background(), func(tx service.Tx) error {
+		list, _, err := tx.Jobs("ws_1", data.PageRequest{PerPage: 100})
+		for _, m := range list {
+			if m.Kind == "test.marker" {
+				markers = append(markers, m.UniqueKey)
+			}
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.job(j.ID); len(markers) != 1 || markers[0] != "runner-b" || got.Status != data.JobSucceeded || got.Checkpoint != "runner-b" {
+		t.Errorf("work committed by %v, job %+v; want only B's work and B's checkpoint", markers, got)
 	}
 }

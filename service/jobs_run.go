@@ -57,6 +57,23 @@ func (run *JobRun) Progress(ctx context.Context, p data.JobProgress, checkpoint 
 	return nil
 }
 
+// ProgressIn is Progress inside tx, a transaction of the handler's own work: the work and
+// the position it reached commit together, and while the run no longer holds the job it
+// returns ErrJobLeaseLost, so tx rolls back and a worker that lost its lease commits no
+// work at all (a fence). The run's copy of the job is updated once tx commits.
+func (run *JobRun) ProgressIn(tx Tx, p data.JobProgress, checkpoint string) error {
+	held, err := tx.SetJobProgress(run.Job.ID, run.lease, p, checkpoint)
+	if err != nil {
+		return err
+	}
+	if !held {
+		run.lose()
+		return ErrJobLeaseLost
+	}
+	tx.OnCommit(func() { run.Job.Progress, run.Job.Checkpoint = p, checkpoint })
+	return nil
+}
+
 func (run *JobRun) lose() { run.cancel(ErrJobLeaseLost) }
 
 func (run *JobRun) leaseEnd() time.Time {

@@ -281,14 +281,11 @@ func (r *JobRunner) claim(ctx context.Context, limit int) ([]*data.JobRecord, ti
 // started: tests drive retries and leases with an injected clock through it.
 func (r *JobRunner) RunDue(ctx context.Context) (int, error) {
 	jobs, _, err := r.claim(ctx, r.opts.Workers)
-	if err != nil {
-		return 0, err
-	}
-	for _, j := range jobs {
+	for _, j := range jobs { // as the loop does: claim's contract is that an error leased none
 		r.start(j)
 	}
 	r.workers.Wait()
-	return len(jobs), nil
+	return len(jobs), err
 }
 
 // heartbeats extends the running jobs' leases every Heartbeat until the runner has

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"net/http"
 	"sync/atomic"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -17,9 +18,18 @@ type KnowledgeOptions struct {
 	// MaxSources bounds the sources (texts, urls and files together) of one knowledge
 	// base; DefaultMaxSourcesPerKnowledgeBase when 0.
 	MaxSources int
-	// Embedder, when set, computes a vector per chunk at indexing time and per query, and
-	// retrieval blends semantic and lexical scores. Nil means lexical retrieval only.
+	// Embedder, when set, is the operator's embedding provider: the default of every
+	// workspace that names none (docs/knowledge-bases.md). Nil means lexical retrieval
+	// only, unless a workspace names its own.
 	Embedder knowledge.Embedder
+	// EmbeddingSpace names the vectors Embedder makes (EmbeddingSpace of its url and
+	// model); a change re-embeds what the operator's provider embedded. "operator" when "".
+	EmbeddingSpace string
+	// EmbeddingModel is Embedder's model, shown on knowledge bases.
+	EmbeddingModel string
+	// EmbedClient sends workspaces' embedding requests: the SSRF-guarded client (serve
+	// builds it with --allow-private-urls); a plain one when nil (tests).
+	EmbedClient *http.Client
 }
 
 // SourceLimit is MaxSources with its default applied.
@@ -77,14 +87,17 @@ func loadKB(ctx context.Context, tx Tx, id string) (*data.KnowledgeBase, error) 
 	return kb, nil
 }
 
-// loadKBForChange loads a knowledge base about to change with its sources, as the caller
-// last saw it, refusing a stale If-Match.
-func loadKBForChange(ctx context.Context, tx Tx, id string) (*data.KnowledgeBase, error) {
+// loadKBForChange loads a knowledge base about to change with its sources and embeddings,
+// as the caller last saw it, refusing a stale If-Match.
+func (s *KnowledgeBaseService) loadKBForChange(ctx context.Context, tx Tx, id string) (*data.KnowledgeBase, error) {
 	kb, err := loadKB(ctx, tx, id)
 	if err != nil {
 		return nil, err
 	}
 	if err := tx.KnowledgeBaseSources(kb); err != nil {
+		return nil, err
+	}
+	if err := s.fillEmbeddings(tx, kb); err != nil {
 		return nil, err
 	}
 	if err := data.CheckIfMatch(data.IfMatch(ctx), kb); err != nil {
@@ -103,8 +116,19 @@ func (s *KnowledgeBaseService) ListKnowledgeBases(ctx context.Context, req data.
 	var page data.Page
 	err = s.store.View(ctx, func(tx Tx) error {
 		var err error
-		list, page, err = tx.KnowledgeBasePage(ws, req)
-		return err
+		if list, page, err = tx.KnowledgeBasePage(ws, req); err != nil {
+			return err
+		}
+		p, err := s.workspaceProvider(tx, ws)
+		if err != nil {
+			return err
+		}
+		for _, kb := range list {
+			if err := fillEmbeddingsWith(tx, kb, p); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	return list, page, err
 }
@@ -141,6 +165,9 @@ func (s *KnowledgeBaseService) CreateKnowledgeBase(ctx context.Context, in data.
 		if err := tx.KnowledgeBaseSources(out); err != nil {
 			return err
 		}
+		if err := s.fillEmbeddings(tx, out); err != nil {
+			return err
+		}
 		_, err := s.record(ctx, tx, data.EventKnowledgeBaseCreated, ws, out)
 		return err
 	})
@@ -156,7 +183,10 @@ func (s *KnowledgeBaseService) KnowledgeBase(ctx context.Context, id string) (*d
 			return err
 		}
 		out = kb
-		return tx.KnowledgeBaseSources(kb)
+		if err := tx.KnowledgeBaseSources(kb); err != nil {
+			return err
+		}
+		return s.fillEmbeddings(tx, kb)
 	})
 	return out, err
 }
@@ -168,7 +198,7 @@ func (s *KnowledgeBaseService) UpdateKnowledgeBase(ctx context.Context, id strin
 	}
 	var out *data.KnowledgeBase
 	err := s.store.Update(ctx, func(tx Tx) error {
-		kb, err := loadKBForChange(ctx, tx, id)
+		kb, err := s.loadKBForChange(ctx, tx, id)
 		if err != nil {
 			return err
 		}
@@ -189,7 +219,7 @@ func (s *KnowledgeBaseService) UpdateKnowledgeBase(ctx context.Context, id strin
 // DeleteKnowledgeBase implements data.KnowledgeBaseService.
 func (s *KnowledgeBaseService) DeleteKnowledgeBase(ctx context.Context, id string) error {
 	return s.store.Update(ctx, func(tx Tx) error {
-		kb, err := loadKBForChange(ctx, tx, id)
+		kb, err := s.loadKBForChange(ctx, tx, id)
 		if err != nil {
 			return err
 		}

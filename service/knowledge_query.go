@@ -21,15 +21,17 @@ import (
 // of each knowledge base: a build that saw an older generation is used once but not kept,
 // since a commit may have landed between its read and its install.
 type indexCache struct {
-	mu  sync.Mutex
-	ix  map[string]*knowledge.Index
-	ws  map[string]string // knowledge base id → its workspace, for the built ones
-	gen map[string]uint64
-	rev map[string]uint64 // the stored chunks revision each built index reflects
+	mu    sync.Mutex
+	ix    map[string]*knowledge.Index
+	ws    map[string]string // knowledge base id → its workspace, for the built ones
+	gen   map[string]uint64
+	rev   map[string]uint64 // the stored chunks revision each built index reflects
+	space map[string]string // the embedding space whose vectors each built index holds
 }
 
 func newIndexCache() *indexCache {
-	return &indexCache{ix: map[string]*knowledge.Index{}, ws: map[string]string{}, gen: map[string]uint64{}, rev: map[string]uint64{}}
+	return &indexCache{ix: map[string]*knowledge.Index{}, ws: map[string]string{}, gen: map[string]uint64{}, rev: map[string]uint64{},
+		space: map[string]string{}}
 }
 
 // apply runs fn on the cached index of kbID, if built, after a commit changed its chunks.
@@ -73,8 +75,8 @@ func (c *indexCache) len() int {
 }
 
 // kbIndex returns the index of kbID, of workspace ws, building it from the stored chunks
-// when needed.
-func (s *KnowledgeBaseService) kbIndex(ctx context.Context, ws, kbID string) (*knowledge.Index, error) {
+// when needed, with the vectors of embedding space space only ("" for none).
+func (s *KnowledgeBaseService) kbIndex(ctx context.Context, ws, kbID, space string) (*knowledge.Index, error) {
 	c := s.kbIndexes
 	var rev uint64
 	if err := s.store.View(ctx, func(tx Tx) error {
@@ -85,9 +87,9 @@ func (s *KnowledgeBaseService) kbIndex(ctx context.Context, ws, kbID string) (*k
 		return nil, err
 	}
 	c.mu.Lock()
-	ix, gen, built := c.ix[kbID], c.gen[kbID], c.rev[kbID]
+	ix, gen, built, builtSpace := c.ix[kbID], c.gen[kbID], c.rev[kbID], c.space[kbID]
 	c.mu.Unlock()
-	if ix != nil && built == rev {
+	if ix != nil && built == rev && builtSpace == space {
 		return ix, nil
 	}
 	ix = knowledge.NewIndex()
@@ -96,10 +98,26 @@ func (s *KnowledgeBaseService) kbIndex(ctx context.Context, ws, kbID string) (*k
 		if rev, err = tx.ChunksRevision(kbID); err != nil {
 			return err
 		}
+		sources, err := tx.KnowledgeSources(kbID)
+		if err != nil {
+			return err
+		}
+		bySource := make(map[string]*data.KnowledgeSource, len(sources))
+		for _, src := range sources {
+			bySource[src.ID] = src
+		}
 		return tx.EachSourceChunks(kbID, func(sourceID string, stored []data.SourceChunk) error {
+			src := bySource[sourceID]
+			heading, vectors := "", false
+			if src != nil {
+				heading, vectors = src.Heading(), space != "" && src.EmbeddingSpace == space
+			}
 			chunks := make([]knowledge.Chunk, len(stored))
 			for i, sc := range stored {
-				chunks[i] = knowledge.Chunk{ID: knowledge.ChunkID(sourceID, i), SourceID: sourceID, Text: sc.Text, Vector: sc.Vector}
+				chunks[i] = knowledge.Chunk{ID: knowledge.ChunkID(sourceID, i), SourceID: sourceID, Title: heading, Text: sc.Text}
+				if vectors {
+					chunks[i].Vector = sc.Vector // another model's vectors are not comparable
+				}
 			}
 			ix.Add(sourceID, chunks)
 			return nil
@@ -110,7 +128,7 @@ func (s *KnowledgeBaseService) kbIndex(ctx context.Context, ws, kbID string) (*k
 	}
 	c.mu.Lock()
 	if c.gen[kbID] == gen {
-		c.ix[kbID], c.ws[kbID], c.rev[kbID] = ix, ws, rev
+		c.ix[kbID], c.ws[kbID], c.rev[kbID], c.space[kbID] = ix, ws, rev, space
 	}
 	c.mu.Unlock()
 	return ix, nil
@@ -119,25 +137,24 @@ func (s *KnowledgeBaseService) kbIndex(ctx context.Context, ws, kbID string) (*k
 // search runs one query over the given knowledge bases and returns the best k hits over
 // all of them, best first, ties by chunk id.
 func (s *KnowledgeBaseService) search(ctx context.Context, ws string, kbIDs []string, query string, k int, threshold float64) ([]data.KnowledgeChunk, error) {
-	var vec []float32
-	if e := s.opts.Knowledge.Embedder; e != nil {
-		vecs, err := e.Embed(ctx, []string{query})
-		if err == nil && len(vecs) == 1 {
-			vec = vecs[0]
-		} else {
-			s.log.Warn("embedding a query failed; searching lexically", "error", err)
-		}
+	var p *embedProvider
+	if err := s.store.View(ctx, func(tx Tx) (err error) { p, err = s.workspaceProvider(tx, ws); return err }); err != nil {
+		return nil, err
+	}
+	vec, space := s.embedQuery(ctx, p, query)
+	if vec != nil {
+		s.resumeEmbeddings(ctx, ws, kbIDs)
 	}
 	var hits []knowledge.Hit
 	owner := map[string]string{} // source id → knowledge base id
 	for _, id := range kbIDs {
-		ix, err := s.kbIndex(ctx, ws, id)
+		ix, err := s.kbIndex(ctx, ws, id, space)
 		if err != nil {
 			return nil, err
 		}
 		var found []knowledge.Hit
 		if vec != nil {
-			found = ix.SearchHybrid(query, vec, k, threshold, knowledge.DefaultVectorWeight)
+			found = ix.SearchHybrid(query, vec, k, threshold, knowledge.DefaultFusion)
 		} else {
 			found = ix.Search(query, k, threshold)
 		}
@@ -169,7 +186,7 @@ func (s *KnowledgeBaseService) search(ctx context.Context, ws string, kbIDs []st
 				continue // deleted since the search: never return a chunk of a gone source
 			}
 			score := math.Min(1, math.Max(0, h.Score))
-			out = append(out, data.KnowledgeChunk{ChunkID: h.ChunkID, SourceID: h.SourceID, SourceType: src.Type, Text: h.Text, Score: score})
+			out = append(out, data.KnowledgeChunk{ChunkID: h.ChunkID, SourceID: h.SourceID, SourceType: src.Type, Text: h.Text, Score: score, Evidence: string(h.Evidence)})
 		}
 		return nil
 	})

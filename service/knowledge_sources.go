@@ -61,15 +61,15 @@ func (s *KnowledgeBaseService) index(ctx context.Context, src *data.KnowledgeSou
 	if err == nil {
 		*chunks, err = knowledge.ChunkSource(src.ID, text)
 	}
+	for i := range *chunks {
+		(*chunks)[i].Title = src.Heading()
+	}
 	if err != nil {
 		reason := knowledge.Reason(err)
 		src.Status, src.Error, src.IndexedAt, *chunks = data.SourceFailed, &reason, nil, nil
 		return
 	}
-	// A request cut short must not leave its sources without vectors for no reason.
-	if err := knowledge.EmbedChunks(context.WithoutCancel(ctx), s.opts.Knowledge.Embedder, *chunks); err != nil {
-		s.log.Warn("embedding chunks failed; they are indexed lexically only", "error", err)
-	}
+	// Vectors come later, from the knowledge base's embed job (recordSourceEvent queues it).
 	src.Status, src.Error, src.IndexedAt = data.SourceIndexed, nil, s.timeNow().Ptr()
 }
 
@@ -114,11 +114,21 @@ func toStored(chunks []knowledge.Chunk) []data.SourceChunk {
 	return out
 }
 
-// recordSourceEvent records knowledge_base.source_indexed or source_failed.
+// recordSourceEvent records knowledge_base.source_indexed or source_failed, in the
+// transaction that stored the source's new chunks. Those have no vectors yet: the source
+// loses its embedding space, and an indexed one queues the knowledge base's embed job.
 func (s *KnowledgeBaseService) recordSourceEvent(ctx context.Context, tx Tx, src *data.KnowledgeSource) error {
+	if src.EmbeddingSpace != "" {
+		src.EmbeddingSpace = ""
+		if err := tx.PutKnowledgeSource(src); err != nil {
+			return err
+		}
+	}
 	typ := data.EventKnowledgeSourceIndexed
 	if src.Status == data.SourceFailed {
 		typ = data.EventKnowledgeSourceFailed
+	} else if err := s.enqueueEmbed(tx, src.WorkspaceID, src.KnowledgeBaseID); err != nil {
+		return err
 	}
 	_, err := s.record(ctx, tx, typ, src.WorkspaceID, map[string]any{
 		"knowledge_base_id": src.KnowledgeBaseID, "source_type": src.Type, "source": src.Item(),
@@ -227,7 +237,10 @@ func (s *KnowledgeBaseService) AddSources(ctx context.Context, kbID string, in d
 			return err
 		}
 		out = kb
-		return tx.KnowledgeBaseSources(kb)
+		if err := tx.KnowledgeBaseSources(kb); err != nil {
+			return err
+		}
+		return s.fillEmbeddings(tx, kb)
 	})
 	if err != nil {
 		discard() // the rows never committed: no file may outlive them
@@ -255,7 +268,7 @@ func (s *KnowledgeBaseService) DeleteSource(ctx context.Context, kbID, sourceTyp
 	}
 	var out *data.KnowledgeBase
 	err := s.store.Update(ctx, func(tx Tx) error {
-		kb, err := loadKBForChange(ctx, tx, kbID)
+		kb, err := s.loadKBForChange(ctx, tx, kbID)
 		if err != nil {
 			return err
 		}
@@ -271,6 +284,9 @@ func (s *KnowledgeBaseService) DeleteSource(ctx context.Context, kbID, sourceTyp
 			return err
 		}
 		if err := tx.KnowledgeBaseSources(kb); err != nil {
+			return err
+		}
+		if err := s.fillEmbeddings(tx, kb); err != nil {
 			return err
 		}
 		out = kb
@@ -307,7 +323,10 @@ func (s *KnowledgeBaseService) RefetchURL(ctx context.Context, kbID, sourceID st
 			return err
 		}
 		out = kb
-		return tx.KnowledgeBaseSources(kb)
+		if err := tx.KnowledgeBaseSources(kb); err != nil {
+			return err
+		}
+		return s.fillEmbeddings(tx, kb)
 	})
 	return out, err
 }

@@ -122,6 +122,17 @@ func (s *WorkspaceUserService) AddWorkspaceUser(ctx context.Context, workspaceID
 		if in.Role == data.RoleOwner && p.Role != data.RoleOwner {
 			return data.Errorf(data.EFORBIDDEN, "Only an owner can grant the owner role.")
 		}
+		if in.Email != "" {
+			// Named by email, as people invite each other; the same answer as an unknown id.
+			u, err := tx.UserByEmail(validate.NormalizeEmail(in.Email))
+			if err != nil {
+				return err
+			}
+			if u == nil {
+				return data.FieldError("email", "The email field must be the email of an existing user.")
+			}
+			in.ID = u.ID
+		}
 		if u, err := tx.User(in.ID); err != nil {
 			return err
 		} else if u == nil {

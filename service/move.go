@@ -18,8 +18,8 @@ type MoveCounts map[string]int
 
 // MoveInstallation copies every record of src into dst, which must hold no accounts yet:
 // accounts, workspaces, members, tokens (their ids kept, so every issued token keeps
-// working), plans, agents with their versions and rollouts, knowledge bases with their sources, chunks
-// and files, numbers, calls (whose rollups and minutes dst derives as it stores them),
+// working), plans, price tables, agents with their versions and rollouts, knowledge bases
+// with their sources, chunks and files, numbers, calls (whose rollups and minutes dst derives as it stores them),
 // webhooks and their deliveries, background jobs, and each workspace's events in chain
 // order with their hashes, so the audit chain verifies unchanged; only the events src had not yet fanned
 // out stay in dst's outbox. Ids are kept everywhere. Kept Idempotency-Key responses are
@@ -160,7 +160,7 @@ func (m *mover) workspaces(tx Tx) error {
 		if err := m.put("workspaces", func(d Tx) error { return d.PutWorkspace(w) }); err != nil {
 			return err
 		}
-		steps := []func(Tx, string) error{m.members, m.plan, m.agents, m.knowledge, m.numbers, m.calls, m.webhooks, m.jobs}
+		steps := []func(Tx, string) error{m.members, m.plan, m.prices, m.agents, m.knowledge, m.numbers, m.calls, m.webhooks, m.jobs}
 		for _, step := range steps {
 			if err := step(tx, w.ID); err != nil {
 				return fmt.Errorf("workspace %s: %w", w.ID, err)
@@ -205,6 +205,14 @@ func (m *mover) plan(tx Tx, ws string) error {
 		return err
 	}
 	return m.put("subscription_plans", func(d Tx) error { return d.PutSubscriptionPlan(ws, p) })
+}
+
+func (m *mover) prices(tx Tx, ws string) error {
+	p, err := tx.PriceTable(ws)
+	if err != nil || p == nil {
+		return err
+	}
+	return m.put("price_tables", func(d Tx) error { return d.PutPriceTable(ws, p) })
 }
 
 func (m *mover) agents(tx Tx, ws string) error {
@@ -290,12 +298,23 @@ func (m *mover) calls(tx Tx, ws string) error {
 		return tx.Calls(ws, nil, data.CallFilter{}, req)
 	}
 	return each(page, func(c *data.Call) error {
-		// Indexed where it lands: the destination keeps its own postings.
+		// Indexed where it lands: the destination keeps its own postings, and the
+		// analysis values its figures count, typed by the version's fields there.
 		return m.put("calls", func(d Tx) error {
 			if err := d.InsertCall(c); err != nil {
 				return err
 			}
-			return indexCall(d, nil, c)
+			if err := indexCall(d, nil, c); err != nil {
+				return err
+			}
+			if c.Analysis == nil {
+				return nil
+			}
+			cfg, err := callAnalysisConfig(d, c)
+			if err != nil {
+				return err
+			}
+			return storeAnalysisValues(d, c, cfg)
 		})
 	})
 }

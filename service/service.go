@@ -49,6 +49,8 @@ type Options struct {
 	// Conversations configure conversations with agents: the model clients, the custom
 	// function caller, the lease of a message.
 	Conversations ConversationOptions
+	// Analysis configures post-call analysis: the model clients (AnalysisOptions).
+	Analysis AnalysisOptions
 }
 
 // base is what every resource's service shares.
@@ -77,6 +79,8 @@ type base struct {
 	// versions caches published versions for call starts and concurrency counts
 	// (service/call_start_versions.go).
 	versions *versionCache
+	// providers caches workspaces' embedding providers (service/knowledge_embeddings.go).
+	providers providers
 }
 
 // Services are the implementations of the data services, one per resource, built on one
@@ -100,8 +104,12 @@ type Services struct {
 	Numbers *NumberService
 	// Calls implements data.CallService.
 	Calls *CallService
-	// Analytics implements data.AnalyticsService.
+	// Analytics implements data.AnalyticsService and data.AnalysisFiguresService.
 	Analytics *AnalyticsService
+	// Prices implements data.PriceTableService.
+	Prices *PriceTableService
+	// Analysis implements data.AnalysisService: post-call analysis by the agent's model.
+	Analysis *AnalysisService
 	// Subscriptions implements data.SubscriptionService.
 	Subscriptions *SubscriptionService
 	// Exports implements data.WorkspaceExportService.
@@ -174,6 +182,8 @@ func New(store Store, opts Options) (*Services, error) {
 		Numbers:        &NumberService{b},
 		Calls:          &CallService{b},
 		Analytics:      &AnalyticsService{b},
+		Prices:         &PriceTableService{b},
+		Analysis:       newAnalysisService(b),
 		Subscriptions:  &SubscriptionService{b},
 		Exports:        newExportService(b),
 		Backup:         newBackupService(b, store),
@@ -183,7 +193,12 @@ func New(store Store, opts Options) (*Services, error) {
 		CallStart:      &CallStartService{base: b},
 		Rollouts:       &RolloutService{b},
 	}
+	// Every kind of background job is registered here, so every process knows it.
 	svc.Jobs.Register(svc.KnowledgeBases.urlFetchKind())
+	svc.Jobs.Register(svc.KnowledgeBases.embedKind())
+	for _, k := range svc.Analysis.kinds() {
+		svc.Jobs.Register(k)
+	}
 	return svc, nil
 }
 

@@ -45,6 +45,7 @@ type Tx interface {
 	CallSearchTx
 	SubscriptionTx
 	ConversationTx
+	AnalysisTx
 	JobTx
 	CallStartTx
 }

@@ -34,6 +34,8 @@ type KnowledgeTx interface {
 
 	// KnowledgeSource returns one source of a knowledge base, nil when absent.
 	KnowledgeSource(kbID, sourceID string) (*data.KnowledgeSource, error)
+	// KnowledgeSources returns every source of a knowledge base as stored, in id order.
+	KnowledgeSources(kbID string) ([]*data.KnowledgeSource, error)
 	// CountKnowledgeSources counts the sources of a knowledge base, every type together.
 	CountKnowledgeSources(kbID string) (int, error)
 	// PutKnowledgeSource stores a source, new or changed. A url source whose status is
@@ -49,6 +51,8 @@ type KnowledgeTx interface {
 	// PutSourceChunks replaces the chunks of a source by chunks, in order (none: the
 	// source has no chunks).
 	PutSourceChunks(kbID, sourceID string, chunks []data.SourceChunk) error
+	// SourceChunks returns the chunks of one source in order, none when it has none.
+	SourceChunks(kbID, sourceID string) ([]data.SourceChunk, error)
 	// ChunksRevision returns a number that differs whenever the knowledge base's chunks
 	// differ (every PutSourceChunks and source delete moves it on), 0 when it has none:
 	// a cached retrieval index checks it, as another process sharing the store (a

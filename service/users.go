@@ -105,9 +105,49 @@ func (s *UserService) UpdateMe(ctx context.Context, in data.UserUpdate) (*data.U
 	return out, err
 }
 
-// revokeOtherLogins ends every login session of the user but the one making the change,
-// so that a new password locks out whoever knew the old one. API keys stay: they are
-// revoked one by one (docs/api.md).
+// ResetPassword sets the password of the account with email without the current one:
+// the way back in for an operator who lost it (`voiceapi user reset-password`, on a
+// stopped server's data). Every login session of the account ends, as whoever knew the
+// old password may hold one; API keys stay, revoked one by one. The reset is recorded as
+// user.password_changed, by the system, in the account's personal workspace. Errors:
+// not_found, validation_failed.
+func (s *UserService) ResetPassword(ctx context.Context, email, password string) (*data.User, error) {
+	if err := checkInput(ctx, validate.NewPassword(password)); err != nil {
+		return nil, err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), s.opts.PasswordCost)
+	if err != nil {
+		return nil, err
+	}
+	var out *data.User
+	err = s.store.Update(ctx, func(tx Tx) error {
+		u, err := tx.UserByEmail(validate.NormalizeEmail(email))
+		if err != nil {
+			return err
+		}
+		if u == nil {
+			return data.NotFound("User")
+		}
+		u.PasswordHash = hash
+		u.UpdatedAt = s.timeNow()
+		if err := revokeOtherLogins(tx, u.ID, 0); err != nil {
+			return err
+		}
+		if _, err := s.record(ctx, tx, data.EventUserPasswordChanged, u.PersonalWorkspaceID, map[string]string{"user_id": u.ID}); err != nil {
+			return err
+		}
+		if err := tx.PutUser(u); err != nil {
+			return err
+		}
+		out = publicUser(u)
+		return nil
+	})
+	return out, err
+}
+
+// revokeOtherLogins ends every login session of the user but the one making the change
+// (keep; 0 keeps none), so that a new password locks out whoever knew the old one. API
+// keys stay: they are revoked one by one (docs/api.md).
 func revokeOtherLogins(tx Tx, userID string, keep int64) error {
 	logins, err := tx.UserTokens(userID, data.TokenLogin)
 	if err != nil {
@@ -179,6 +219,7 @@ func (s *UserService) CreateUser(ctx context.Context, in data.UserCreate) (*data
 			return err
 		}
 		out = publicUser(u)
+		answerClaim(ctx, out, nil)
 		return nil
 	})
 	return out, err

@@ -125,7 +125,7 @@ var eventSubjects = func() map[string]eventSubject {
 		data.EventWorkspaceUserRemoved, data.EventAPIKeyCreated, data.EventAPIKeyRevoked, data.EventWebhookCreated,
 		data.EventWebhookUpdated, data.EventWebhookDeleted, data.EventWebhookSecretRotated, data.EventUserLogin,
 		data.EventUserLoginFailed, data.EventUserPasswordChanged, data.EventSubscriptionUpdated, data.EventWorkspaceExported,
-		data.EventWorkspaceImported, data.EventBackupDownloaded, data.EventRetentionSwept,
+		data.EventWorkspaceImported, data.EventBackupDownloaded, data.EventRetentionSwept, data.EventPriceTableUpdated,
 	} {
 		m[t] = eventSubject{}
 	}

@@ -141,6 +141,7 @@ func (s *WebhookService) CreateWebhook(ctx context.Context, in data.WebhookCreat
 		if err := tx.PutWebhook(w); err != nil {
 			return err
 		}
+		answerClaim(ctx, out, map[string]any{"secret": secret})
 		_, err := s.record(ctx, tx, data.EventWebhookCreated, ws, out)
 		return err
 	})

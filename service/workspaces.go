@@ -88,7 +88,9 @@ func (s *WorkspaceService) CreateWorkspace(ctx context.Context, in data.Workspac
 	var out *data.Workspace
 	err := s.store.Update(ctx, func(tx Tx) error {
 		var err error
-		out, err = s.insertWorkspace(tx, p.UserID, in, "")
+		if out, err = s.insertWorkspace(tx, p.UserID, in, ""); err == nil {
+			answerClaim(ctx, out, nil)
+		}
 		return err
 	})
 	return out, err
@@ -130,9 +132,20 @@ func (s *WorkspaceService) UpdateWorkspace(ctx context.Context, id string, in da
 		if in.Privacy.Set {
 			w.Privacy = in.Privacy.V.Apply(w.Privacy)
 		}
+		reembed := false
+		if in.Embeddings.Set {
+			if reembed, err = s.applyEmbeddings(tx, w, in.Embeddings.V); err != nil {
+				return err
+			}
+		}
 		w.UpdatedAt = s.timeNow()
 		if err := tx.PutWorkspace(w); err != nil {
 			return err
+		}
+		if reembed {
+			if err := s.enqueueWorkspaceEmbeds(tx, id); err != nil {
+				return err
+			}
 		}
 		out = &w.Workspace
 		_, err = s.record(ctx, tx, data.EventWorkspaceUpdated, id, out)

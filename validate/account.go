@@ -79,6 +79,13 @@ func UserUpdate(in data.UserUpdate) error {
 	return errs.Err()
 }
 
+// NewPassword checks a password set without the current one (an operator's reset).
+func NewPassword(pw string) error {
+	var errs Errors
+	password(&errs, "password", pw)
+	return errs.Err()
+}
+
 // Login checks that both credentials are present.
 func Login(emailAddr, pw string) error {
 	var errs Errors
@@ -195,8 +202,13 @@ func MemberAgentLimit(errs *Errors, role string, ids []string) {
 // agents is checked by storage.
 func WorkspaceUserAdd(in data.WorkspaceUserAdd) error {
 	var errs Errors
-	if strings.TrimSpace(in.ID) == "" {
-		errs.Required("id")
+	switch id, mail := strings.TrimSpace(in.ID) != "", in.Email != ""; {
+	case id && mail:
+		errs.Add("email", "The email field is not allowed when id is present: name the user by one of the two.")
+	case mail:
+		email(&errs, "email", in.Email)
+	case !id:
+		errs.RequiredWhen("id", "email is not present")
 	}
 	if in.Role == "" {
 		errs.Required("role")

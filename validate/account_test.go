@@ -112,6 +112,11 @@ func TestWorkspaceUserRules(t *testing.T) {
 	agent := "agt_01JD6000000000000000000000"
 	expectPaths(t, "ok", WorkspaceUserAdd(data.WorkspaceUserAdd{ID: "usr_x", Role: "member", Modules: data.Some([]string{"agents"}), AgentIDs: data.Some([]string{agent})}))
 	expectPaths(t, "empty", WorkspaceUserAdd(data.WorkspaceUserAdd{}), "id", "role")
+	expectPaths(t, "by email", WorkspaceUserAdd(data.WorkspaceUserAdd{Email: "ada@example.com", Role: "member"}))
+	expectPaths(t, "id and email", WorkspaceUserAdd(data.WorkspaceUserAdd{ID: "usr_x", Email: "ada@example.com", Role: "member"}), "email")
+	expectPaths(t, "not an email", WorkspaceUserAdd(data.WorkspaceUserAdd{Email: "ada", Role: "member"}), "email")
+	expectPaths(t, "email at its bound", WorkspaceUserAdd(data.WorkspaceUserAdd{Email: strings.Repeat("a", MaxEmailLen-12) + "@example.com", Role: "member"}))
+	expectPaths(t, "email past its bound", WorkspaceUserAdd(data.WorkspaceUserAdd{Email: strings.Repeat("a", MaxEmailLen-11) + "@example.com", Role: "member"}), "email")
 	expectPaths(t, "bad", WorkspaceUserAdd(data.WorkspaceUserAdd{ID: "u", Role: "god",
 		Modules: data.Some([]string{"agents", "billing", "agents"}), AgentIDs: data.Some([]string{agent, agent, "x"})}),
 		"role", "modules.1", "modules.2", "agent_ids.1", "agent_ids.2")

@@ -134,3 +134,38 @@ func query(errs *Errors, s string) {
 	errs.NotBlank("query", s)
 	errs.MaxLen("query", s, MaxQuery)
 }
+
+// Bounds of a workspace's embedding provider (docs/knowledge-bases.md, "Embeddings").
+const (
+	MaxEmbeddingModel  = 255
+	MaxEmbeddingAPIKey = 4096
+)
+
+// WorkspaceEmbeddings checks a workspace's embedding provider as it will be stored (the
+// patch merged in): base_url and model both set or both null; base_url an absolute http(s)
+// url of at most MaxURL characters that the outbound check accepts; model at most
+// MaxEmbeddingModel characters, not blank; api_key at most MaxEmbeddingAPIKey characters,
+// and only with a base_url.
+func WorkspaceEmbeddings(e data.WorkspaceEmbeddings, outbound func(string) error) error {
+	var errs Errors
+	switch {
+	case e.BaseURL == nil && e.Model != nil:
+		errs.RequiredWhen("embeddings.base_url", "embeddings.model is set")
+	case e.BaseURL != nil && e.Model == nil:
+		errs.RequiredWhen("embeddings.model", "embeddings.base_url is set")
+	}
+	if e.BaseURL != nil {
+		sourceURL(&errs, "embeddings.base_url", *e.BaseURL, outbound)
+	}
+	if e.Model != nil {
+		errs.NotBlank("embeddings.model", *e.Model)
+		errs.MaxLen("embeddings.model", *e.Model, MaxEmbeddingModel)
+	}
+	if e.APIKey != nil {
+		errs.MaxLen("embeddings.api_key", *e.APIKey, MaxEmbeddingAPIKey)
+		if e.BaseURL == nil {
+			errs.Prohibited("embeddings.api_key", "embeddings.base_url is null")
+		}
+	}
+	return errs.Err()
+}

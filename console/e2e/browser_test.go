@@ -170,9 +170,11 @@ var axeSource = func() string {
 }()
 
 // audit runs axe-core on the current page and fails on any serious or critical
-// violation; then checks that at 375 px wide nothing overflows sideways.
+// violation; then checks that at 375 px wide nothing overflows sideways. With
+// CONSOLE_SCREENSHOTS naming a directory it saves the whole page there at both widths.
 func (b *browser) audit(page string) {
 	b.t.Helper()
+	b.screenshot(page, 1280)
 	var injected bool
 	b.eval("inject axe", axeSource+";true", &injected)
 	var found string
@@ -200,15 +202,48 @@ func (b *browser) audit(page string) {
 		b.eval("wide elements", `Array.from(document.querySelectorAll("body, body *")).filter(e => e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).slice(0, 8).map(e => e.tagName + "." + e.className + "#" + e.id + ":" + e.scrollWidth + "/" + e.clientWidth + "/" + getComputedStyle(e).overflowX).join(" ")`, &wide)
 		b.t.Errorf("%s: at 375 px wide the page scrolls sideways by %d px: %s", page, overflow, wide)
 	}
+	b.screenshot(page, 375)
 	b.shot(page)
 	b.run("desktop", chromedp.EmulateViewport(1280, 900))
 }
 
-// shot saves a screenshot of the page for docs/dashboard.md when DOCS_SCREENSHOTS names
-// a directory (the docs are refreshed with DOCS_SCREENSHOTS=../../docs/img).
+// screenshot saves the whole page, as wide as the viewport now is (width names it), as
+// $CONSOLE_SCREENSHOTS/<page>-<width>.png; nothing without the variable.
+func (b *browser) screenshot(page string, width int) {
+	dir := os.Getenv("CONSOLE_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	b.t.Helper()
+	// The viewport made as tall as the page, so that what sticks to the viewport's bottom
+	// (the editor's Save bar) is drawn where a reader scrolled to the end would see it.
+	var height int64
+	b.eval("page height", `document.documentElement.scrollHeight`, &height)
+	var png []byte
+	b.run("screenshot "+page, chromedp.EmulateViewport(int64(width), height), chromedp.CaptureScreenshot(&png))
+	b.run("viewport back", chromedp.EmulateViewport(int64(width), 900))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%d.png", page, width)), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// docsPages are the pages docs/dashboard.md shows.
+var docsPages = map[string]bool{
+	"login": true, "home": true, "agents": true, "agent-errors": true, "versions": true, "diff": true, "restore": true,
+	"knowledge-bases": true, "knowledge-base": true, "knowledge-base-delete": true, "numbers": true, "number": true,
+	"calls": true, "call": true, "analytics": true, "webhooks": true, "webhook": true, "api-keys": true,
+	"workspace": true, "privacy": true, "audit": true, "account": true, "users": true,
+}
+
+// shot saves a screenshot of a page of docsPages for docs/dashboard.md when
+// DOCS_SCREENSHOTS names a directory (the docs are refreshed with
+// DOCS_SCREENSHOTS=$PWD/docs/img go test ./console/e2e -run 'AgentJourney|Screenshots').
 func (b *browser) shot(page string) {
 	dir := os.Getenv("DOCS_SCREENSHOTS")
-	if dir == "" {
+	if dir == "" || !docsPages[page] {
 		return
 	}
 	b.t.Helper()

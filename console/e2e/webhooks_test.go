@@ -31,9 +31,9 @@ func TestWebhookDelivery(t *testing.T) {
 		chromedp.SendKeys("#wh-desc", "Local receiver", chromedp.ByQuery),
 		chromedp.Click(`input[value="agent.created"]`, chromedp.ByQuery),
 		chromedp.Click(`details.create button[type="submit"]`, chromedp.ByQuery),
-		chromedp.WaitVisible("#wh-secret", chromedp.ByQuery))
+		chromedp.WaitVisible("#secret-0", chromedp.ByQuery))
 	var secret string
-	b.run("secret", chromedp.Value("#wh-secret", &secret, chromedp.ByQuery))
+	b.run("secret", chromedp.Value("#secret-0", &secret, chromedp.ByQuery))
 	if !strings.HasPrefix(secret, "whsec_") {
 		t.Errorf("secret %q", secret)
 	}
@@ -44,7 +44,7 @@ func TestWebhookDelivery(t *testing.T) {
 	b.eval("url", `document.querySelector('form[action$="/test"]').getAttribute("action").replace(/\/test$/, "")`, &url)
 	b.open(url)
 	var n int
-	b.eval("no secret", `document.querySelectorAll("#wh-secret").length`, &n)
+	b.eval("no secret", `document.querySelectorAll("#secret-0").length`, &n)
 	if n != 0 {
 		t.Errorf("the secret is shown again")
 	}

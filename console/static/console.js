@@ -9,13 +9,24 @@
   }
 
   // Sections that belong to another provider or tool type are hidden, and left out of
-  // the JSON the editor sends.
-  function applySwitch(sel) {
+  // the JSON the editor sends. When the user switches provider, the fields of the new
+  // provider's sections start empty: a field two providers share (a voice id) must not
+  // carry the old provider's value over, which the API would take as given. Switching
+  // back to the stored provider brings its stored values back.
+  function applySwitch(sel, byUser) {
     var scope = sel.closest("[data-scope]");
     if (!scope) return;
     scope.querySelectorAll('[data-case="' + sel.dataset.switch + '"]').forEach(function (sec) {
       if (sec.closest("[data-scope]") !== scope) return;
       sec.hidden = sec.dataset.is.split(" ").indexOf(sel.value) < 0;
+      if (!byUser || sec.hidden || sel.dataset.stored === undefined) return;
+      var back = sel.value === sel.dataset.stored;
+      sec.querySelectorAll("input[data-key], select[data-key]").forEach(function (f) {
+        if (f.closest("[data-case]") !== sec || f.dataset.kind === "secret") return;
+        if (f.type === "checkbox") return;
+        f.value = back ? (f.dataset.initial || "") : (f.tagName === "SELECT" ? f.options[0].value : "");
+        f.dispatchEvent(new Event("input", { bubbles: true }));
+      });
     });
   }
   function applySwitches(root) {
@@ -27,6 +38,8 @@
   function value(el) {
     var v = el.value, k = el.dataset.kind;
     switch (k) {
+      case "checks": // a fieldset of checkboxes: the values checked
+        return Array.prototype.map.call(el.querySelectorAll('input[type="checkbox"]:checked'), function (b) { return b.value; });
       case "bool": return el.checked;
       case "int": return v.trim() === "" ? undefined : Number(v);
       case "float": return v.trim() === "" ? undefined : Number(v);
@@ -122,13 +135,31 @@
     form.querySelectorAll("[aria-invalid]").forEach(function (i) { i.removeAttribute("aria-invalid"); i.removeAttribute("aria-describedby"); });
   }
 
+  // labelOf is the words of a field's label, without its hints.
+  function labelOf(el) {
+    var l = el.closest("label") || (el.matches("fieldset") && el.querySelector("legend"));
+    if (!l) return "";
+    var t = "";
+    l.childNodes.forEach(function (n) { if (n.nodeType === 3) t += n.textContent; });
+    return t.trim();
+  }
+
+  // relabel writes a field's label into the API's message about it: "The
+  // call_config.max_call_duration_ms field must be…" becomes "Max call duration (ms) must be…".
+  function relabel(form, path, msg) {
+    var el = form.querySelector('[data-path="' + CSS.escape(path) + '"]');
+    var l = el && el.matches("[data-key]") ? labelOf(el) : "";
+    return l ? msg.split("The " + path + " field").join(l) : msg;
+  }
+
   var errSeq = 0;
   // showErrors puts each message beside the field its dot path names (or the nearest
-  // enclosing item or group), all at once, and lists them all in the summary too.
+  // enclosing item or group), all at once, and lists them all in the summary too. It
+  // returns the first field in error, for the focus.
   function showErrors(form, errors, summary) {
-    var ul = document.createElement("ul");
+    var ul = document.createElement("ul"), first = null;
     Object.keys(errors).sort().forEach(function (path) {
-      var msgs = errors[path];
+      var msgs = errors[path].map(function (m) { return relabel(form, path, m); });
       msgs.forEach(function (m) {
         var li = document.createElement("li");
         li.textContent = m;
@@ -152,6 +183,7 @@
         el.setAttribute("aria-invalid", "true");
         el.setAttribute("aria-describedby", slot.id);
       }
+      if (!first || (first.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_PRECEDING)) first = el;
     });
     summary.textContent = "";
     var h = document.createElement("p");
@@ -159,6 +191,22 @@
     summary.appendChild(h);
     summary.appendChild(ul);
     summary.hidden = false;
+    return first;
+  }
+
+  // saved shows what the last save did beside the Save button, which stays in view.
+  function saved(status, text, good) {
+    status.textContent = text;
+    status.className = "save-state" + (good === true ? " good" : good === false ? " bad" : "");
+  }
+
+  // showStatus updates the badge from the agent the API answered with: a save makes a
+  // published agent a draft, and the badge must say so.
+  function showStatus(agent) {
+    var badge = document.getElementById("agent-status");
+    if (!badge || !agent || !agent.status) return;
+    badge.className = "badge " + agent.status;
+    badge.textContent = agent.status === "published" ? "Published" : "Draft";
   }
 
   function saveAgent(form) {
@@ -168,7 +216,7 @@
     walk(form, body, "");
     clearErrors(form);
     summary.hidden = true;
-    status.textContent = "Saving…";
+    saved(status, "Saving…");
     fetch("/api/v1/agents/" + encodeURIComponent(form.dataset.agentId), {
       method: "PUT",
       credentials: "same-origin",
@@ -183,11 +231,12 @@
         if (key && x.j.data && x.j.data.llm_config) {
           key.value = key.dataset.orig = x.j.data.llm_config.api_key || "";
         }
-        status.textContent = "Saved.";
+        showStatus(x.j.data);
+        saved(status, "Saved.", true);
         return;
       }
-      status.textContent = "";
       if (x.res.status === 412) {
+        saved(status, "Not saved: someone else saved first.", false);
         summary.textContent = "";
         var p = document.createElement("p");
         p.textContent = "Someone else saved this agent after you opened it. Reload to see their changes (yours are not saved).";
@@ -198,23 +247,32 @@
         summary.appendChild(p);
         summary.appendChild(b);
         summary.hidden = false;
+        summary.focus();
         return;
       }
       if (x.res.status === 422 && x.j.errors) {
-        showErrors(form, x.j.errors, summary);
+        var n = Object.keys(x.j.errors).length;
+        saved(status, "Not saved: " + n + (n === 1 ? " field needs" : " fields need") + " a change.", false);
+        var first = showErrors(form, x.j.errors, summary);
+        if (first) {
+          first.scrollIntoView({ block: "center" });
+          (first.matches("[data-key]") ? first : first.querySelector("input, select, textarea") || first).focus({ preventScroll: true });
+        }
         return;
       }
+      saved(status, "Not saved: " + (x.j.message || ("error " + x.res.status)), false);
       summary.textContent = x.j.message || ("Error " + x.res.status);
       summary.hidden = false;
+      summary.focus();
     }).catch(function (e) {
-      status.textContent = "";
+      saved(status, "Not saved: the request failed.", false);
       summary.textContent = "The request failed: " + e.message;
       summary.hidden = false;
     });
   }
 
   document.addEventListener("change", function (e) {
-    if (e.target.matches("select[data-switch]")) applySwitch(e.target);
+    if (e.target.matches("select[data-switch]")) applySwitch(e.target, true);
   });
 
   document.addEventListener("click", function (e) {

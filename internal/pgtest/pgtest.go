@@ -5,6 +5,7 @@
 package pgtest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +31,10 @@ type Cluster struct {
 	port int
 	cmd  *exec.Cmd
 	next atomic.Int64
+	// bin and args start the server again after Halt (Resume).
+	bin  string
+	args []string
+	cred *syscall.Credential
 }
 
 var (
@@ -158,17 +163,68 @@ func (c *Cluster) start(bin string, o Options) error {
 		// A test cluster is thrown away, and fsync would only make the suite slower.
 		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	}
-	c.cmd = exec.Command(filepath.Join(bin, "postgres"), args...)
-	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL}
-	logFile, err := os.Create(filepath.Join(c.dir, "postgres.log"))
+	c.bin, c.args, c.cred = bin, args, cred
+	return c.run()
+}
+
+// run starts the postgres server on the initialized data directory, its output appended
+// to the cluster's log, and waits until it accepts connections.
+func (c *Cluster) run() error {
+	c.cmd = exec.Command(filepath.Join(c.bin, "postgres"), c.args...)
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred, Pdeathsig: syscall.SIGKILL}
+	logFile, err := os.OpenFile(c.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
+	defer logFile.Close() // the child holds its own descriptor
 	c.cmd.Stdout, c.cmd.Stderr = logFile, logFile
 	if err := c.cmd.Start(); err != nil {
 		return fmt.Errorf("starting postgres: %w", err)
 	}
 	return c.waitReady(30 * time.Second)
+}
+
+// LogPath is the server's log file: every error it reported, serialization failures
+// included, with the statement that met it.
+func (c *Cluster) LogPath() string { return filepath.Join(c.dir, "postgres.log") }
+
+// SerializationFailures counts the serialization failures (SQLSTATE 40001) the server
+// has logged since it was initialized. PostgreSQL counts them nowhere else
+// (pg_stat_database has no column for them); each is one line of its log.
+func (c *Cluster) SerializationFailures() (int, error) {
+	log, err := os.ReadFile(c.LogPath())
+	if err != nil {
+		return 0, err
+	}
+	return bytes.Count(log, []byte("could not serialize access")), nil
+}
+
+// Halt stops the server the way an operator's restart does (a fast shutdown: open
+// sessions are ended with SQLSTATE 57P01), keeping its data; Resume starts it again on
+// the same port. Connections meanwhile are refused.
+func (c *Cluster) Halt() error {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return errors.New("pgtest: the cluster is not running")
+	}
+	c.cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- c.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		c.cmd.Process.Kill()
+		<-done
+	}
+	c.cmd = nil
+	return nil
+}
+
+// Resume starts a cluster that Halt stopped.
+func (c *Cluster) Resume() error {
+	if c.cmd != nil {
+		return errors.New("pgtest: the cluster is running")
+	}
+	return c.run()
 }
 
 // unprivileged returns the credential to run PostgreSQL with: postgres refuses to run as
@@ -216,7 +272,7 @@ func (c *Cluster) waitReady(within time.Duration) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(filepath.Join(c.dir, "postgres.log"))
+			log, _ := os.ReadFile(c.LogPath())
 			return fmt.Errorf("postgres did not accept connections within %s: %v\n%s", within, err, log)
 		}
 		time.Sleep(50 * time.Millisecond)

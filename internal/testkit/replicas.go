@@ -35,6 +35,9 @@ type ReplicaOptions struct {
 	Lease time.Duration
 	// Now is every replica's clock; time.Now when nil.
 	Now func() time.Time
+	// URL is the database the replicas share (an empty one, on a cluster the test
+	// controls); a new database of the package's shared cluster when empty.
+	URL string
 	// Prepare adjusts each replica's services before its server starts (a conversation's
 	// model clients, say).
 	Prepare func(*service.Services)
@@ -46,7 +49,10 @@ type ReplicaOptions struct {
 // through the first; every replica's Owner is the same account.
 func NewReplicas(t testing.TB, n int, o ReplicaOptions) []*Replica {
 	t.Helper()
-	url := pgtest.Database(t)
+	url := o.URL
+	if url == "" {
+		url = pgtest.Database(t)
+	}
 	var out []*Replica
 	for i := range n {
 		logs := &SyncBuffer{}

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/voiceapi/voiceapi/knowledge"
+	"github.com/voiceapi/voiceapi/knowledge/evalset"
+)
+
+// NewKBCommand is `voiceapi kb`: knowledge base tools that need no server.
+func NewKBCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "kb", Short: "Knowledge base tools"}
+	cmd.AddCommand(newKBEvalCommand())
+	return cmd
+}
+
+// newKBEvalCommand is `voiceapi kb eval`: retrieval quality on an evaluation set.
+func newKBEvalCommand() *cobra.Command {
+	var setDir, url, model, key string
+	var misses bool
+	cmd := &cobra.Command{
+		Use:   "eval",
+		Short: "Measure retrieval quality (recall@1/3/5, MRR) on an evaluation set",
+		Long: `Indexes each knowledge base of an evaluation set the way the server does and asks its
+questions: recall@k is the share of questions whose answer is among the first k chunks,
+MRR the mean of 1/rank of the first answering chunk (0 past rank 10). Lexical ranking is
+always measured; with --embeddings-url and --embeddings-model, vector and hybrid too.
+Without --set, the set built into voiceapi (docs/knowledge-bases.md names its sources).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			bases, err := loadEvalSet(setDir)
+			if err != nil {
+				return err
+			}
+			var opts evalset.Options
+			if url != "" || model != "" {
+				if url == "" || model == "" {
+					return fmt.Errorf("--embeddings-url and --embeddings-model go together")
+				}
+				opts.Embedder = knowledge.NewOpenAIEmbedder(knowledge.OpenAIEmbedderConfig{BaseURL: url, Model: model, APIKey: key})
+			}
+			rep, err := evalset.Run(cmd.Context(), bases, opts)
+			if err != nil {
+				return err
+			}
+			rep.Print(cmd.OutOrStdout())
+			if misses {
+				for _, m := range rep.Modes {
+					for _, q := range rep.Misses[m] {
+						fmt.Fprintf(cmd.OutOrStdout(), "%s miss: %s\n", m, q)
+					}
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&setDir, "set", "", "directory of an evaluation set (*.md, the format of knowledge/evalset/data); the built-in set when empty")
+	f.StringVar(&url, "embeddings-url", "", "OpenAI-compatible API root to measure vector and hybrid retrieval with")
+	f.StringVar(&model, "embeddings-model", "", "embeddings model name")
+	f.StringVar(&key, "embeddings-api-key", "", "bearer token of the embeddings endpoint")
+	f.BoolVar(&misses, "misses", false, "also list the questions whose answer was not in the top 5")
+	return cmd
+}
+
+func loadEvalSet(dir string) ([]evalset.Base, error) {
+	if dir == "" {
+		return evalset.Builtin()
+	}
+	return evalset.Load(os.DirFS(dir))
+}

@@ -1,0 +1,44 @@
+package console
+
+import (
+	"net/http"
+)
+
+// confirmation is a destructive action's confirmation step (docs/dashboard.md, "Shared
+// patterns"). The action's link ("Delete…") opens a page at the action's own URL that
+// names what the action does, what is lost and what stays; its form posts back to that
+// URL, which acts. Nothing destructive happens on one click, and nothing needs script.
+type confirmation struct {
+	// Title is the question: "Delete the webhook https://example.com/hook?"
+	Title string
+	// Lost and Kept say what goes and what stays, a sentence each.
+	Lost, Kept []string
+	// Button is the action in words: "Delete webhook".
+	Button string
+	// Cancel is where the Cancel link leads: the record's page.
+	Cancel string
+	// Crumb names the section the record is in, for the breadcrumb: "Webhooks".
+	Crumb, CrumbHref string
+	// TypeName, when set, must be typed into the form to confirm (the deletion of a whole
+	// workspace).
+	TypeName string
+	// Password asks for the user's password (an action after which the console signs in
+	// again).
+	Password bool
+	// Undoable says the action can be reversed (a restore): no "cannot be undone" line.
+	Undoable bool
+}
+
+// confirmPage renders c for the action at r's path; status and fail carry a refusal
+// when the page is shown again after its POST failed.
+func (h *Handler) confirmPage(w http.ResponseWriter, r *http.Request, active string, c confirmation, status int, fail *apiError) {
+	h.render(w, r, status, "confirm", &view{Title: c.Title, Active: active, Err: fail, D: map[string]any{
+		"C": c, "Action": r.URL.Path,
+	}})
+}
+
+// typedNameMatches checks the name a confirmation asked to be typed; the comparison is
+// the console's own safeguard against a slip of the hand, not a rule of the API.
+func typedNameMatches(r *http.Request, want string) bool {
+	return want == "" || r.PostFormValue("confirm_name") == want
+}

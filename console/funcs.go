@@ -1,0 +1,76 @@
+package console
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"html/template"
+	"net/url"
+	"strings"
+)
+
+// idempotencyField is the hidden field of a creating form that carries its
+// Idempotency-Key (api.go, create).
+const idempotencyField = "idempotency_key"
+
+// templateFuncs are the functions every page template may call.
+func (h *Handler) templateFuncs() template.FuncMap {
+	return template.FuncMap{
+		"asset": h.assets.URL,
+		// Human formats (format.go, labels.go).
+		"str": str, "count": count, "when": when, "whenDay": whenDay, "duration": duration,
+		"label": label, "scopeLabel": scopeLabel, "json": toJSON, "clock": clock,
+		"has":   has,
+		"query": queryString,
+		"get":   lookup,
+		// short abbreviates a hash for a table cell; the whole is in its title.
+		"short": func(s string) string {
+			if len(s) > 16 {
+				return s[:16] + "…"
+			}
+			return s
+		},
+		// errs returns the messages of one field of a failed call.
+		"errs": func(e *apiError, field string) []string {
+			if e == nil {
+				return nil
+			}
+			return e.Errors[field]
+		},
+		"list": func(xs ...string) []string { return xs },
+		"strs": strs,
+		"dict": func(kv ...any) map[string]any {
+			m := map[string]any{}
+			for i := 0; i+1 < len(kv); i += 2 {
+				m[kv[i].(string)] = kv[i+1]
+			}
+			return m
+		},
+		"join": func(v any) string {
+			l, _ := v.([]any)
+			parts := make([]string, len(l))
+			for i, x := range l {
+				parts[i] = str(x)
+			}
+			return strings.Join(parts, ", ")
+		},
+		// newKey is a fresh Idempotency-Key for a creating form.
+		"newKey": func() string {
+			var b [18]byte
+			rand.Read(b[:])
+			return base64.RawURLEncoding.EncodeToString(b[:])
+		},
+		"idemField": func() string { return idempotencyField },
+		"add":       func(a, b int) int { return a + b },
+	}
+}
+
+// queryString builds "?k=v&…" from name, value pairs, leaving out empty values.
+func queryString(kv ...string) template.URL {
+	q := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] != "" {
+			q.Set(kv[i], kv[i+1])
+		}
+	}
+	return template.URL("?" + q.Encode())
+}

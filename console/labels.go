@@ -1,0 +1,69 @@
+package console
+
+import "strings"
+
+// labelOverrides are the API values whose label is not their words capitalized: brand
+// names, and names that read better otherwise. Everything else goes through humanize.
+var labelOverrides = map[string]string{
+	// Providers.
+	"elevenlabs": "ElevenLabs", "assemblyai": "AssemblyAI", "bedrock_claude": "Bedrock (Claude)",
+	"azure": "Azure OpenAI", "internal": "Self-hosted (OpenAI-compatible)", "openai": "OpenAI",
+	"sip": "SIP", "groq": "Groq", "mistral": "Mistral", "deepgram": "Deepgram",
+	"cartesia": "Cartesia", "rime": "Rime", "twilio": "Twilio", "telnyx": "Telnyx", "vonage": "Vonage",
+	// Agent and prompt settings.
+	"ai": "The agent", "user": "The caller",
+	// Subscription limits.
+	"workspace_users": "Members", "call_minutes_per_month": "Call minutes this month",
+	// Sources and scopes.
+	"texts": "Text", "urls": "URL", "files": "File",
+	"calls:runtime":   "Voice runtime (register calls, read agents and numbers)",
+	"workspace:admin": "Workspace administration",
+	// Redaction detectors.
+	"card": "Card numbers", "email": "Email addresses", "phone": "Phone numbers",
+	"iban": "IBANs", "ssn": "US social security numbers",
+}
+
+// acronyms keep their capitals inside a humanized label.
+var acronyms = map[string]string{
+	"api": "API", "url": "URL", "urls": "URLs", "id": "ID", "ids": "IDs", "ivr": "IVR", "sms": "SMS",
+	"llm": "LLM", "stt": "STT", "tts": "TTS", "http": "HTTP", "ai": "AI",
+}
+
+// label turns an API value (an enum, an event type, a limit's name) into words for
+// people: "call_minutes_per_month" → "Call minutes this month", "agent.published" →
+// "Agent published", "user_hangup" → "User hangup".
+func label(v any) string {
+	s := str(v)
+	if l, ok := labelOverrides[s]; ok {
+		return l
+	}
+	return humanize(s)
+}
+
+// humanize splits snake_case, dots and colons into capitalized words.
+func humanize(s string) string {
+	if s == "" {
+		return ""
+	}
+	words := strings.FieldsFunc(s, func(r rune) bool { return r == '_' || r == '.' || r == ':' || r == '-' })
+	for i, w := range words {
+		if a, ok := acronyms[w]; ok {
+			words[i] = a
+		} else if i == 0 {
+			words[i] = strings.ToUpper(w[:1]) + w[1:]
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// scopeLabel names an API key scope: its module's words and the access ("Agents: read").
+func scopeLabel(scope string) string {
+	if l, ok := labelOverrides[scope]; ok {
+		return l
+	}
+	module, access, ok := strings.Cut(scope, ":")
+	if !ok {
+		return humanize(scope)
+	}
+	return humanize(module) + ": " + access
+}

@@ -1,0 +1,129 @@
+// voiceapi console: the shared patterns of every page (docs/dashboard.md, "Shared
+// patterns"). Times in the browser's time zone with a relative form, select-all boxes for
+// groups of checkboxes, durations beside millisecond fields. Every page works without
+// this script; it only makes what the server rendered easier to read.
+(function () {
+  "use strict";
+
+  var absolute = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+  var full = new Intl.DateTimeFormat(undefined, { dateStyle: "full", timeStyle: "long" });
+  var utcDay = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeZone: "UTC" });
+  var relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+  var units = [["year", 31536000], ["month", 2592000], ["week", 604800], ["day", 86400],
+    ["hour", 3600], ["minute", 60]];
+
+  // ago says how far t is from now in the largest unit that fits: "3 minutes ago",
+  // "in 2 days", "now" within a minute.
+  function ago(t, now) {
+    var s = (t - now) / 1000, a = Math.abs(s);
+    for (var i = 0; i < units.length; i++) {
+      if (a >= units[i][1]) return relative.format(Math.round(s / units[i][1]), units[i][0]);
+    }
+    return relative.format(0, "second");
+  }
+
+  // showTime rewrites a <time data-when> the server wrote in UTC: recent times (within a
+  // week) relative, older ones in the browser's time zone; the full local time is its
+  // title. data-when="day" is a date the API means in UTC (an expiry): shown as that day.
+  function showTime(el, now) {
+    var t = new Date(el.getAttribute("datetime"));
+    if (isNaN(t)) return;
+    if (el.dataset.when === "day") {
+      el.textContent = utcDay.format(t);
+      el.title = ago(t, now);
+      return;
+    }
+    el.textContent = Math.abs(now - t) < 7 * 86400 * 1000 ? ago(t, now) : absolute.format(t);
+    el.title = full.format(t);
+  }
+  function showTimes(root) {
+    var now = Date.now();
+    root.querySelectorAll("time[data-when]").forEach(function (el) { showTime(el, now); });
+  }
+
+  // duration reads milliseconds as "3 min 30 s", as the server's duration does.
+  function duration(ms) {
+    if (!(ms >= 0)) return "";
+    if (ms === 0) return "0 s";
+    if (ms < 1000) return Math.round(ms) + " ms";
+    var total = Math.round(ms / 1000), h = Math.floor(total / 3600), m = Math.floor(total % 3600 / 60), s = total % 60;
+    var parts = [];
+    if (h) parts.push(h + " h");
+    if (m) parts.push(m + " min");
+    if (s && !h) parts.push(s + " s");
+    return parts.join(" ") || "0 s";
+  }
+  window.voiceapiDuration = duration;
+
+  // A field with data-unit="ms" shows its value as a duration in the hint beside it.
+  function showDuration(input) {
+    var hint = input.parentNode.querySelector(".unit-hint");
+    if (!hint) return;
+    var v = input.value.trim();
+    hint.textContent = v === "" || isNaN(Number(v)) ? "" : "= " + duration(Number(v));
+  }
+
+  // A fieldset with data-select-all has a box (data-all, hidden until this script runs)
+  // that checks or clears every other box in it, and shows whether some are checked.
+  function syncAll(group) {
+    var all = group.querySelector("input[data-all]");
+    if (!all) return;
+    var boxes = Array.prototype.filter.call(group.querySelectorAll('input[type="checkbox"]'), function (b) { return b !== all; });
+    var on = boxes.filter(function (b) { return b.checked; }).length;
+    all.checked = on > 0 && on === boxes.length;
+    all.indeterminate = on > 0 && on < boxes.length;
+  }
+
+  document.addEventListener("change", function (e) {
+    var t = e.target;
+    if (t.matches("input[data-all]")) {
+      var group = t.closest("[data-select-all]");
+      group.querySelectorAll('input[type="checkbox"]').forEach(function (b) {
+        if (b !== t && !b.disabled) b.checked = t.checked;
+      });
+      // The groups inside a larger group follow too.
+      group.querySelectorAll("[data-select-all]").forEach(syncAll);
+    }
+    var outer = t.closest("[data-select-all]");
+    while (outer) {
+      syncAll(outer);
+      outer = outer.parentNode.closest("[data-select-all]");
+    }
+  });
+  document.addEventListener("input", function (e) {
+    if (e.target.matches('input[data-unit="ms"]')) showDuration(e.target);
+  });
+
+  // A link to a section inside a closed <details> ("#add-number") opens it.
+  function openTarget() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var el = id && document.getElementById(id);
+    var d = el && el.closest("details");
+    if (d) d.open = true;
+  }
+  window.addEventListener("hashchange", openTarget);
+
+  // A page that answers a refused form shows the refusal beside the form, which may be far
+  // down the page: it is brought into view, with the focus, as a screen reader expects.
+  function showRefusal() {
+    var alert = document.querySelector('main [role="alert"]:not([hidden])');
+    if (!alert) return;
+    alert.tabIndex = -1;
+    alert.focus();
+  }
+
+  function init(root) {
+    showTimes(root);
+    root.querySelectorAll("input[data-all]").forEach(function (b) { b.closest("label").hidden = false; });
+    root.querySelectorAll("[data-select-all]").forEach(syncAll);
+    root.querySelectorAll('input[data-unit="ms"]').forEach(showDuration);
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    init(document);
+    openTarget();
+    showRefusal();
+    setInterval(function () { showTimes(document); }, 30000);
+  });
+  // Fragments htmx swaps in (a knowledge base's sources) get the same treatment.
+  document.addEventListener("htmx:afterSwap", function (e) { init(e.target); });
+})();

@@ -1,0 +1,301 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/knowledge"
+)
+
+// JobKindEmbed is the job that gives a knowledge base's sources vectors of its workspace's
+// current embedding provider: one pending per knowledge base, enqueued when a source is
+// indexed and when the workspace's provider or model changes.
+const JobKindEmbed = "knowledge_base.embed"
+
+// Retries of an embed job: a provider that is down is tried again for about a day
+// (backoff doubling from 10 s to 30 min), then the job fails and the knowledge base shows
+// why; the next source indexed, setting changed or query answered while the provider is
+// back queues it again.
+const (
+	embedAttempts   = 60
+	embedBackoffMax = 30 * time.Minute
+)
+
+type embedPayload struct {
+	KnowledgeBaseID string `json:"knowledge_base_id"`
+}
+
+// embedKind is the job kind of embeddings, run by s.
+func (s *KnowledgeBaseService) embedKind() JobKind {
+	return JobKind{Name: JobKindEmbed, Module: data.ModuleKnowledgeBase, MaxAttempts: embedAttempts,
+		Backoff: ExponentialBackoff(DefaultJobBackoffBase, embedBackoffMax), Handle: s.runEmbed, AtStart: s.enqueueStaleEmbeds}
+}
+
+// enqueueStaleEmbeds queues the embed job of every knowledge base with sources lacking
+// vectors of its workspace's provider: those a version before embeddings were jobs
+// indexed, and those of a provider the operator changed (--embeddings-url or -model) while
+// the server was stopped. Knowledge bases with a pending job keep it (the unique key).
+func (s *KnowledgeBaseService) enqueueStaleEmbeds(ctx context.Context) error {
+	return s.store.Update(ctx, func(tx Tx) error {
+		workspaces, err := tx.AllWorkspaces()
+		if err != nil {
+			return err
+		}
+		for _, w := range workspaces {
+			p, err := s.providerFor(w)
+			if err != nil || p == nil {
+				if err != nil {
+					s.log.Warn("embeddings: the workspace's provider cannot be used", "workspace_id", w.ID, "error", err)
+				}
+				continue
+			}
+			if err := s.enqueueStaleIn(tx, w.ID, p.space); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// enqueueStaleIn queues the embed job of each knowledge base of a workspace with sources
+// lacking vectors of space.
+func (s *KnowledgeBaseService) enqueueStaleIn(tx Tx, wsID, space string) error {
+	req := data.PageRequest{PerPage: data.MaxPerPage}
+	for {
+		list, page, err := tx.KnowledgeBasePage(wsID, req)
+		if err != nil {
+			return err
+		}
+		for _, kb := range list {
+			stale, _, err := staleSources(tx, kb.ID, space)
+			if err != nil {
+				return err
+			}
+			if len(stale) > 0 {
+				if err := s.enqueueEmbed(tx, wsID, kb.ID); err != nil {
+					return err
+				}
+			}
+		}
+		if page.NextCursor == nil {
+			return nil
+		}
+		req.Cursor = *page.NextCursor
+	}
+}
+
+// enqueueEmbed queues, in tx, the embed job of knowledge base kbID when its workspace has
+// a provider; a knowledge base with one pending keeps it.
+func (b *base) enqueueEmbed(tx Tx, wsID, kbID string) error {
+	p, err := b.workspaceProvider(tx, wsID)
+	if err != nil || p == nil {
+		return err
+	}
+	payload, err := json.Marshal(embedPayload{KnowledgeBaseID: kbID})
+	if err != nil {
+		return err
+	}
+	_, err = b.enqueueJob(tx, data.JobEnqueue{WorkspaceID: wsID, Kind: JobKindEmbed, Payload: payload, UniqueKey: kbID})
+	return err
+}
+
+// enqueueWorkspaceEmbeds queues the embed job of every knowledge base of a workspace: its
+// provider or model changed.
+func (b *base) enqueueWorkspaceEmbeds(tx Tx, wsID string) error {
+	req := data.PageRequest{PerPage: data.MaxPerPage}
+	for {
+		list, page, err := tx.KnowledgeBasePage(wsID, req)
+		if err != nil {
+			return err
+		}
+		for _, kb := range list {
+			if err := b.enqueueEmbed(tx, wsID, kb.ID); err != nil {
+				return err
+			}
+		}
+		if page.NextCursor == nil {
+			return nil
+		}
+		req.Cursor = *page.NextCursor
+	}
+}
+
+// staleSources lists the indexed sources of kbID without vectors of space, and counts the
+// indexed ones.
+func staleSources(tx Tx, kbID, space string) (stale []*data.KnowledgeSource, total int, err error) {
+	sources, err := tx.KnowledgeSources(kbID)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, src := range sources {
+		if src.Status != data.SourceIndexed && src.EmbeddingSpace == "" {
+			continue
+		}
+		total++
+		if src.EmbeddingSpace != space {
+			stale = append(stale, src)
+		}
+	}
+	return stale, total, nil
+}
+
+// runEmbed is the handler of JobKindEmbed: source by source, it embeds the chunks of the
+// sources whose vectors are not of the workspace's current provider and stores them with
+// the source's new space, each source in one transaction, until none is left (sources
+// indexed meanwhile included). Run again after a crash it finds the sources already done
+// by their space. A provider that fails leaves the sources searchable lexically, records
+// the failure on the knowledge base and retries later.
+func (s *KnowledgeBaseService) runEmbed(ctx context.Context, run *JobRun) error {
+	var pl embedPayload
+	if err := json.Unmarshal(run.Job.Payload, &pl); err != nil {
+		return fmt.Errorf("the job's payload: %w", err)
+	}
+	for {
+		var kb *data.KnowledgeBase
+		var p *embedProvider
+		var stale []*data.KnowledgeSource
+		var total int
+		err := s.store.View(ctx, func(tx Tx) error {
+			var err error
+			if kb, err = tx.KnowledgeBase(pl.KnowledgeBaseID); err != nil || kb == nil {
+				return err
+			}
+			if p, err = s.workspaceProvider(tx, kb.WorkspaceID); err != nil || p == nil {
+				return err
+			}
+			stale, total, err = staleSources(tx, kb.ID, p.space)
+			return err
+		})
+		if err != nil {
+			return Transient(err)
+		}
+		if kb == nil || p == nil {
+			return nil // deleted, or embeddings turned off: nothing to do
+		}
+		if len(stale) == 0 {
+			if err := run.Progress(ctx, data.JobProgress{Done: int64(total), Total: int64(total)}, ""); err != nil {
+				return err
+			}
+			return s.setEmbeddingError(ctx, kb.ID, nil)
+		}
+		// The sources found stale now, one by one; then a new look for sources indexed
+		// meanwhile.
+		for i, src := range stale {
+			done := int64(total - len(stale) + i)
+			if err := run.Progress(ctx, data.JobProgress{Done: done, Total: int64(total)}, ""); err != nil {
+				return err
+			}
+			if err := s.embedSource(ctx, p, src); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				reason := knowledge.Reason(err)
+				if serr := s.setEmbeddingError(ctx, kb.ID, &reason); serr != nil {
+					s.log.Warn("recording an embedding failure", "knowledge_base_id", kb.ID, "error", serr)
+				}
+				return Transient(err)
+			}
+		}
+	}
+}
+
+// embedSource computes the vectors of one source's chunks and stores them with the
+// provider's space, unless the source changed meanwhile (deleted, its chunks replaced: its
+// next embedding does it). A provider that answers vectors of another dimension than the
+// knowledge base's vectors of the same model is a failure, not data.
+func (s *KnowledgeBaseService) embedSource(ctx context.Context, p *embedProvider, src *data.KnowledgeSource) error {
+	var chunks []data.SourceChunk
+	var dim int
+	err := s.store.View(ctx, func(tx Tx) error {
+		var err error
+		if chunks, err = tx.SourceChunks(src.KnowledgeBaseID, src.ID); err != nil {
+			return err
+		}
+		dim, err = spaceDimension(tx, src.KnowledgeBaseID, p.space)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	texts := make([]string, len(chunks))
+	for i, c := range chunks {
+		texts[i] = c.Text
+	}
+	var vecs [][]float32
+	if len(texts) > 0 {
+		if vecs, err = p.embedder.Embed(ctx, texts); err != nil {
+			return err
+		}
+		if len(vecs) != len(texts) {
+			return fmt.Errorf("embeddings: %d vectors for %d chunks", len(vecs), len(texts))
+		}
+		if dim > 0 && len(vecs[0]) != dim {
+			return fmt.Errorf("embeddings: the provider answered vectors of %d dimensions, where this knowledge base's vectors of model %s have %d", len(vecs[0]), p.model, dim)
+		}
+	}
+	return s.store.Update(ctx, func(tx Tx) error {
+		cur, err := tx.KnowledgeSource(src.KnowledgeBaseID, src.ID)
+		if err != nil || cur == nil || cur.EmbeddingSpace == p.space {
+			return err
+		}
+		now, err := tx.SourceChunks(src.KnowledgeBaseID, src.ID)
+		if err != nil {
+			return err
+		}
+		if !slices.EqualFunc(now, chunks, func(a, b data.SourceChunk) bool { return a.Text == b.Text }) {
+			return nil // re-indexed meanwhile: its vectors are for text that is gone
+		}
+		for i := range now {
+			now[i].Vector = vecs[i]
+		}
+		if err := tx.PutSourceChunks(src.KnowledgeBaseID, src.ID, now); err != nil {
+			return err
+		}
+		cur.EmbeddingSpace = p.space
+		return tx.PutKnowledgeSource(cur)
+	})
+}
+
+// spaceDimension is the dimension of the knowledge base's vectors of space, 0 when it has
+// none yet.
+func spaceDimension(tx Tx, kbID, space string) (int, error) {
+	sources, err := tx.KnowledgeSources(kbID)
+	if err != nil {
+		return 0, err
+	}
+	for _, src := range sources {
+		if src.EmbeddingSpace != space {
+			continue
+		}
+		chunks, err := tx.SourceChunks(kbID, src.ID)
+		if err != nil {
+			return 0, err
+		}
+		for _, c := range chunks {
+			if len(c.Vector) > 0 {
+				return len(c.Vector), nil
+			}
+		}
+	}
+	return 0, nil
+}
+
+// setEmbeddingError records (or clears, with nil) a knowledge base's embedding failure;
+// nothing is written when it already says so.
+func (s *KnowledgeBaseService) setEmbeddingError(ctx context.Context, kbID string, reason *string) error {
+	return s.store.Update(ctx, func(tx Tx) error {
+		kb, err := tx.KnowledgeBase(kbID)
+		if err != nil || kb == nil {
+			return err
+		}
+		if (kb.EmbeddingError == nil) == (reason == nil) && (reason == nil || *kb.EmbeddingError == *reason) {
+			return nil
+		}
+		kb.EmbeddingError = reason
+		return tx.PutKnowledgeBase(kb)
+	})
+}
