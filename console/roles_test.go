@@ -154,7 +154,7 @@ func TestUsageBars(t *testing.T) {
 	if !strings.Contains(page, `<progress max="100" value="25" aria-label="Agents: 1 of 4">`) {
 		t.Errorf("no usage bar for 1 of 4 agents in:\n%s", page)
 	}
-	if !strings.Contains(page, `<progress max="100" value="50" aria-label="concurrent_calls: 1 of 2">`) {
+	if !strings.Contains(page, `<progress max="100" value="50" aria-label="Concurrent calls (open now): 1 of 2">`) {
 		t.Errorf("no usage bar for 1 of 2 concurrent calls in:\n%s", page)
 	}
 }
