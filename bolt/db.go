@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -264,6 +264,11 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// version is raised so that an older binary, which would write calls without keeping
 	// these, refuses the file.
 	func(tx *bbolt.Tx) error { return nil },
+	// 5 → 6: the call-start contract (call_start.go): the open calls of each workspace are
+	// indexed (filled here from the calls' status scopes) and agents have rollouts (a new
+	// bucket, empty). An older binary would end calls without unindexing them, so the
+	// version keeps it out.
+	fillOpenCalls,
 }
 
 func migrate(tx *bbolt.Tx) error {

@@ -62,6 +62,7 @@ var eventTypeCodes = [...]string{
 	"price_table.updated",
 	"agent_test.created", "agent_test.updated", "agent_test.deleted", "agent.published_untested",
 	"test_run.queued", "test_run.started", "test_run.progress", "test_run.completed",
+	"agent.rollout_updated", "agent.rollout_ended", "agent.rollout_rolled_back",
 }
 
 // actorTypeCodes is FROZEN as eventTypeCodes is (data.Actor's three types).

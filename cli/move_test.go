@@ -47,6 +47,7 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 	agentID := agent.Data()["id"].(string)
 	testkit.Expect(t, do("POST", "/api/v1/agents/"+agentID+"/publish", map[string]any{"description": "first"}), 204)
 	testkit.Expect(t, do("PUT", "/api/v1/agents/"+agentID, map[string]any{"name": "Support v2"}), 200)
+	testkit.Expect(t, do("PUT", "/api/v1/agents/"+agentID+"/rollout", map[string]any{"variants": []any{map[string]any{"version": 1, "weight": 100}}}), 200)
 	number := do("POST", "/api/v1/numbers", map[string]any{"phone_number": "+14155550123", "provider": "twilio", "inbound_agent_id": agentID})
 	testkit.Expect(t, number, 201)
 	testkit.Expect(t, do("PUT", "/api/v1/price-table", map[string]any{"currency": "EUR", "prices": []any{
@@ -100,7 +101,7 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 
 	paths := []string{
 		"/api/v1/agents", "/api/v1/agents/" + agentID, "/api/v1/agents/" + agentID + "/versions",
-		"/api/v1/agents/" + agentID + "/versions/1", "/api/v1/numbers", "/api/v1/calls",
+		"/api/v1/agents/" + agentID + "/versions/1", "/api/v1/agents/" + agentID + "/rollout", "/api/v1/numbers", "/api/v1/calls",
 		"/api/v1/knowledge-bases", "/api/v1/knowledge-bases/" + kbID,
 		"/api/v1/knowledge-bases/" + kbID + "/sources/files/" + fileID + "/content",
 		"/api/v1/webhooks", "/api/v1/webhooks/" + hookID, "/api/v1/webhooks/" + hookID + "/deliveries", "/api/v1/workspaces",
@@ -127,7 +128,7 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("migrate --from-data: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "agent_versions 1") || !strings.Contains(out, "calls 3") || !strings.Contains(out, "files 1") || !strings.Contains(out, "jobs 2") ||
+	if !strings.Contains(out, "agent_versions 1") || !strings.Contains(out, "rollouts 1") || !strings.Contains(out, "calls 3") || !strings.Contains(out, "files 1") || !strings.Contains(out, "jobs 2") ||
 		!strings.Contains(out, "agent_tests 1") || !strings.Contains(out, "test_runs 1") {
 		t.Errorf("the move's summary: %s", out)
 	}

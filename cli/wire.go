@@ -36,6 +36,7 @@ func ServicesOn(db Backend, svc *service.Services) server.Services {
 		Exports: svc.Exports, Conversations: svc.Conversations,
 		AnalysisFigures: svc.Analytics, Prices: svc.Prices, Analysis: svc.Analysis,
 		Jobs: svc.Jobs, AgentTests: svc.AgentTests, TestRuns: svc.TestRuns,
+		CallStart: svc.CallStart, Rollouts: svc.Rollouts,
 	}
 }
 

@@ -20,6 +20,7 @@ func (h *Handler) routes() {
 	h.workspaceRoutes()
 	h.agentRoutes()
 	h.testRoutes()
+	h.rolloutRoutes()
 	h.analysisRoutes()
 	h.keyRoutes()
 	h.numberRoutes()

@@ -173,6 +173,8 @@ type CallAnalyticsQuery struct {
 	From, To time.Time
 	AgentID  string
 	Interval string
+	// AgentVersion keeps the calls of that version of AgentID only.
+	AgentVersion *int
 }
 
 // CallTotals are the counts of calls over a range.
@@ -205,16 +207,19 @@ type CallAnalytics struct {
 	Totals               CallTotals        `json:"totals"`
 	Series               []CallSeriesPoint `json:"series"`
 	DisconnectionReasons map[string]int64  `json:"disconnection_reasons"`
-	// Versions is the cost per agent_version: its total and its series (the versions of
-	// calls that had a cost, oldest first; null for calls without a version).
-	Versions []VersionCost `json:"versions"`
+	// Versions are an agent's figures per agent_version (agent_id given; [] for a
+	// workspace's, whose version numbers belong to different agents): each version's
+	// counts and cost, and its cost per bucket; oldest version first, calls without a
+	// version last.
+	Versions []VersionTotals `json:"versions"`
 }
 
-// VersionCost is what one agent version's calls cost.
-type VersionCost struct {
-	AgentVersion *int               `json:"agent_version"`
-	CostMicros   map[string]int64   `json:"cost_micros"`
-	Series       []VersionCostPoint `json:"series"`
+// VersionTotals are the figures of one agent version's calls: the totals' counts and
+// cost_micros, and Series, the version's cost in each bucket of the answer's series.
+type VersionTotals struct {
+	AgentVersion *int `json:"agent_version"`
+	CallTotals
+	Series []VersionCostPoint `json:"series"`
 }
 
 // VersionCostPoint is one bucket of a version's cost series.

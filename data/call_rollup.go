@@ -1,9 +1,6 @@
 package data
 
-import (
-	"strconv"
-	"time"
-)
+import "time"
 
 // CallRollup is what some calls add up to in one hour of a workspace's (or an agent's)
 // analytics: the storage engines keep one per hour, adjusted in each call's write, and
@@ -15,6 +12,9 @@ type CallRollup struct {
 	DurationMS   int64            `json:"d,omitempty"`
 	WithDuration int64            `json:"n,omitempty"` // calls that have a duration
 	Reasons      map[string]int64 `json:"r,omitempty"`
+	// Versions are the same counts per agent_version (call_rollup_versions.go); only an
+	// agent's rollups carry them.
+	Versions map[string]int64 `json:"v,omitempty"`
 	// Cost sums the calls' cost in micro-units per currency, VersionCost per agent_version
 	// and currency ("3 USD"; " USD" for calls without a version). Calls stored before
 	// cost existed have none, so their contributions stay exact without a migration.
@@ -37,13 +37,10 @@ func RollupOf(c *Call) CallRollup {
 	if c.DisconnectionReason != nil {
 		r.Reasons = map[string]int64{*c.DisconnectionReason: 1}
 	}
+	r.Versions = versionCounts(VersionKey(c.AgentVersion), r)
 	if c.Cost != nil && c.Cost.TotalMicros != 0 {
-		version := ""
-		if c.AgentVersion != nil {
-			version = strconv.Itoa(*c.AgentVersion)
-		}
 		r.Cost = map[string]int64{c.Cost.Currency: c.Cost.TotalMicros}
-		r.VersionCost = map[string]int64{VersionCostKey(version, c.Cost.Currency): c.Cost.TotalMicros}
+		r.VersionCost = map[string]int64{VersionCostKey(VersionKey(c.AgentVersion), c.Cost.Currency): c.Cost.TotalMicros}
 	}
 	return r
 }
@@ -62,6 +59,7 @@ func (r *CallRollup) Add(o CallRollup, sign int64) {
 	r.Reasons = addCounts(r.Reasons, o.Reasons, sign)
 	r.Cost = addCounts(r.Cost, o.Cost, sign)
 	r.VersionCost = addCounts(r.VersionCost, o.VersionCost, sign)
+	r.Versions = addCounts(r.Versions, o.Versions, sign)
 }
 
 // Negated is -r.
@@ -74,7 +72,7 @@ func (r CallRollup) Negated() CallRollup {
 // IsZero reports whether r changes nothing.
 func (r CallRollup) IsZero() bool {
 	return r.Calls == 0 && r.Ended == 0 && r.Failed == 0 && r.DurationMS == 0 && r.WithDuration == 0 && len(r.Reasons) == 0 &&
-		len(r.Cost) == 0 && len(r.VersionCost) == 0
+		len(r.Cost) == 0 && len(r.VersionCost) == 0 && len(r.Versions) == 0
 }
 
 // RollupFeed feeds fn the rollups of [from, to), each under the UTC hour it belongs to.
@@ -128,7 +126,7 @@ func SumCallRollups(from, to time.Time, step time.Duration, hours, edges RollupF
 		out = append(out, CallBucket{
 			Start: first.Add(time.Duration(i) * step), Calls: r.Calls, Ended: r.Ended, Failed: r.Failed,
 			DurationMS: r.DurationMS, WithDuration: r.WithDuration, Reasons: r.Reasons,
-			Cost: r.Cost, VersionCost: r.VersionCost,
+			Cost: r.Cost, VersionCost: r.VersionCost, Versions: r.Versions,
 		})
 	}
 	return out, nil

@@ -61,6 +61,7 @@ var EventTypes = []string{
 	EventRetentionSwept, EventPriceTableUpdated,
 	EventAgentTestCreated, EventAgentTestUpdated, EventAgentTestDeleted, EventAgentPublishedUntested,
 	EventTestRunQueued, EventTestRunStarted, EventTestRunProgress, EventTestRunCompleted,
+	EventRolloutUpdated, EventRolloutEnded, EventRolloutRolledBack,
 }
 
 // Actor is who caused an event: a user through a token, or the system.

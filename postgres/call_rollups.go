@@ -94,17 +94,20 @@ func queueRollup(b *pgx.Batch, ws, agent string, at time.Time, d data.CallRollup
 		return
 	}
 	hour := at.UTC().Truncate(time.Hour)
-	// call_reasons_add adds any two {"key": count} objects: the cost maps' too.
-	b.Queue(`INSERT INTO call_rollups AS r (workspace_id, agent_id, hour, calls, ended, failed, duration_ms, with_duration, reasons, cost, version_cost)
-		VALUES ($1, '', $3, $4, $5, $6, $7, $8, $9, $10, $11), ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+	// call_reasons_add adds any two {"key": count} objects: the cost maps' too. The agent's
+	// row alone counts per version (versions are numbered per agent).
+	b.Queue(`INSERT INTO call_rollups AS r (workspace_id, agent_id, hour, calls, ended, failed, duration_ms, with_duration, reasons, cost, version_cost, versions)
+		VALUES ($1, '', $3, $4, $5, $6, $7, $8, $9, $10, $11, '{}'), ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		ON CONFLICT (workspace_id, agent_id, hour) DO UPDATE SET calls = r.calls + EXCLUDED.calls,
 			ended = r.ended + EXCLUDED.ended, failed = r.failed + EXCLUDED.failed,
 			duration_ms = r.duration_ms + EXCLUDED.duration_ms,
 			with_duration = r.with_duration + EXCLUDED.with_duration,
 			reasons = call_reasons_add(r.reasons, EXCLUDED.reasons),
 			cost = call_reasons_add(r.cost, EXCLUDED.cost),
-			version_cost = call_reasons_add(r.version_cost, EXCLUDED.version_cost)`,
-		ws, agent, hour, d.Calls, d.Ended, d.Failed, d.DurationMS, d.WithDuration, countsJSON(d.Reasons), countsJSON(d.Cost), countsJSON(d.VersionCost))
+			version_cost = call_reasons_add(r.version_cost, EXCLUDED.version_cost),
+			versions = call_reasons_add(r.versions, EXCLUDED.versions)`,
+		ws, agent, hour, d.Calls, d.Ended, d.Failed, d.DurationMS, d.WithDuration, countsJSON(d.Reasons), countsJSON(d.Cost), countsJSON(d.VersionCost),
+		countsJSON(d.Versions))
 	if d.Calls < 0 {
 		b.Queue(`DELETE FROM call_rollups WHERE workspace_id = $1 AND agent_id IN ('', $2) AND hour = $3 AND calls <= 0`, ws, agent, hour)
 	}
@@ -153,7 +156,7 @@ func (t *tx) CallRollups(ws, agentID string, from, to time.Time, step time.Durat
 
 // readRollups feeds the rollups of the workspace (or its agent) for the hours in [from, to).
 func (t *tx) readRollups(ws, agentID string, from, to time.Time, fn func(time.Time, data.CallRollup)) error {
-	rows, err := t.query(`SELECT hour, calls, ended, failed, duration_ms, with_duration, reasons, cost, version_cost FROM call_rollups
+	rows, err := t.query(`SELECT hour, calls, ended, failed, duration_ms, with_duration, reasons, cost, version_cost, versions FROM call_rollups
 		WHERE workspace_id = $1 AND agent_id = $2 AND hour >= $3 AND hour < $4 ORDER BY hour`, ws, agentID, from, to)
 	if err != nil {
 		return err
@@ -162,14 +165,14 @@ func (t *tx) readRollups(ws, agentID string, from, to time.Time, fn func(time.Ti
 	for rows.Next() {
 		var hour time.Time
 		var r data.CallRollup
-		var reasons, cost, versionCost []byte
-		if err := rows.Scan(&hour, &r.Calls, &r.Ended, &r.Failed, &r.DurationMS, &r.WithDuration, &reasons, &cost, &versionCost); err != nil {
+		var reasons, cost, versionCost, versions []byte
+		if err := rows.Scan(&hour, &r.Calls, &r.Ended, &r.Failed, &r.DurationMS, &r.WithDuration, &reasons, &cost, &versionCost, &versions); err != nil {
 			return err
 		}
 		for _, m := range []struct {
 			raw []byte
 			to  *map[string]int64
-		}{{reasons, &r.Reasons}, {cost, &r.Cost}, {versionCost, &r.VersionCost}} {
+		}{{reasons, &r.Reasons}, {cost, &r.Cost}, {versionCost, &r.VersionCost}, {versions, &r.Versions}} {
 			if err := json.Unmarshal(m.raw, m.to); err != nil {
 				return err
 			}
@@ -201,7 +204,11 @@ func (t *tx) countCalls(ws, agentID string, from, to time.Time, fn func(time.Tim
 		if err != nil {
 			return err
 		}
-		fn(c.CreatedAt.Truncate(time.Hour), data.RollupOf(c))
+		r := data.RollupOf(c)
+		if agentID == "" {
+			r = r.WithoutVersions() // as the workspace's hourly rows: versions are numbered per agent
+		}
+		fn(c.CreatedAt.Truncate(time.Hour), r)
 	}
 	return rows.Err()
 }

@@ -311,14 +311,18 @@ func modelRollups(m *callModel, ws, agent string, from, to time.Time, step time.
 		if sums[i] == nil {
 			sums[i] = &data.CallRollup{}
 		}
-		sums[i].Add(data.RollupOf(c), 1)
+		r := data.RollupOf(c)
+		if agent == "" {
+			r = r.WithoutVersions() // per-version counts are an agent's only
+		}
+		sums[i].Add(r, 1)
 	}
 	out := []data.CallBucket{}
 	for i := 0; i <= int(to.Sub(first)/step); i++ {
 		if r := sums[i]; r != nil {
 			out = append(out, data.CallBucket{Start: first.Add(time.Duration(i) * step), Calls: r.Calls, Ended: r.Ended,
 				Failed: r.Failed, DurationMS: r.DurationMS, WithDuration: r.WithDuration, Reasons: r.Reasons,
-				Cost: r.Cost, VersionCost: r.VersionCost})
+				Cost: r.Cost, VersionCost: r.VersionCost, Versions: r.Versions})
 		}
 	}
 	return out

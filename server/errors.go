@@ -34,6 +34,8 @@ var statusOf = map[string]int{
 	// The publish gate's refusals (conventions §22).
 	data.ETESTSREQUIRED: http.StatusConflict,
 	data.ETESTSFAILED:   http.StatusConflict,
+	data.ENOTPUBLISHED:  http.StatusConflict,
+	data.ECONCURRENCY:   http.StatusTooManyRequests,
 }
 
 // StatusOf returns the HTTP status for an error code.
@@ -106,6 +108,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="voiceapi"`)
+	}
+	if code == data.ECONCURRENCY {
+		w.Header().Set("Retry-After", concurrencyRetryAfter)
 	}
 	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", unavailableRetryAfter)

@@ -54,6 +54,10 @@ type Services struct {
 	// AgentTests and TestRuns are agents' tests and their runs (conventions §22).
 	AgentTests data.AgentTestService
 	TestRuns   data.TestRunService
+	// CallStart answers POST /api/v1/calls/start (conventions §23).
+	CallStart data.CallStartService
+	// Rollouts manages agents' rollouts (conventions §23).
+	Rollouts data.RolloutService
 	// Ready reports whether storage answers (GET /readyz).
 	Ready func(ctx context.Context) error
 }
@@ -183,7 +187,8 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(s.webhookRoutes())
 	s.addRoutes(s.auditRoutes())
 	s.addRoutes(s.eventStreamRoutes())
-	s.addRoutes(slices.Concat(s.numberRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes(), s.priceRoutes(), s.analysisRoutes()))
+	s.addRoutes(slices.Concat(s.numberRoutes(), s.callStartRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes(),
+		s.priceRoutes(), s.analysisRoutes()))
 	s.addRoutes(s.knowledgeBaseRoutes())
 	s.addRoutes(s.exportRoutes())
 	s.addRoutes(s.conversationRoutes())

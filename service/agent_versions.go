@@ -112,7 +112,11 @@ func (s *AgentService) PublishAgent(ctx context.Context, id string, in data.Publ
 		}
 		out := next
 		out.AgentConfig = plain.AgentConfig
-		if _, err = s.record(ctx, tx, data.EventAgentPublished, out.WorkspaceID, masked(&out)); err != nil || !untested {
+		if _, err = s.record(ctx, tx, data.EventAgentPublished, out.WorkspaceID, masked(&out)); err != nil {
+			return err
+		}
+		// What is published is live: a rollout ends.
+		if _, err = s.endRollout(ctx, tx, id); err != nil || !untested {
 			return err
 		}
 		_, err = s.record(ctx, tx, data.EventAgentPublishedUntested, out.WorkspaceID, publishedUntested{PublishGate: *gate, Version: n})
@@ -236,7 +240,10 @@ func (s *AgentService) RestoreAgentVersion(ctx context.Context, agentID string, 
 			return err
 		}
 		out = masked(&shown)
-		_, err = s.record(ctx, tx, data.EventAgentRestored, next.WorkspaceID, out)
+		if _, err = s.record(ctx, tx, data.EventAgentRestored, next.WorkspaceID, out); err != nil {
+			return err
+		}
+		_, err = s.endRollout(ctx, tx, agentID) // what is restored is live: a rollout ends
 		return err
 	})
 	return out, err

@@ -305,7 +305,11 @@ func (s *AnalysisService) storeResult(ctx context.Context, run *JobRun, c *data.
 		if err := storeAnalysisValues(tx, &next, cfg); err != nil {
 			return err
 		}
-		return s.callEventsAs(ctx, tx, &next, data.EventCallAnalyzed)
+		if err := s.callEventsAs(ctx, tx, &next, data.EventCallAnalyzed); err != nil {
+			return err
+		}
+		// The model's call_successful counts in a rollout's success_rate as a runtime's does.
+		return s.observeRollout(ctx, tx, old, &next)
 	})
 }
 

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,7 +53,95 @@ func (s *AnalyticsService) CallAnalytics(ctx context.Context, q data.CallAnalyti
 	if err != nil {
 		return nil, err
 	}
-	return assemble(q.From, q.To, step, buckets), nil
+	if q.AgentVersion != nil {
+		buckets = onlyVersion(buckets, data.VersionKey(q.AgentVersion))
+	}
+	out := assemble(q.From, q.To, step, buckets)
+	out.Versions = []data.VersionTotals{}
+	if q.AgentID != "" {
+		out.Versions = versionTotals(q.From, step, buckets, out.Series)
+	}
+	return out, nil
+}
+
+// onlyVersion returns the buckets with the counts and cost of one version (a key of
+// data.CallBucket.Versions) in place of all calls'.
+func onlyVersion(parts [][]data.CallBucket, version string) [][]data.CallBucket {
+	out := make([][]data.CallBucket, len(parts))
+	for i, part := range parts {
+		for _, b := range part {
+			r, ok := data.ForVersions(b.Versions)[version]
+			if !ok {
+				continue
+			}
+			vb := data.CallBucket{Start: b.Start, Calls: r.Calls, Ended: r.Ended, Failed: r.Failed,
+				DurationMS: r.DurationMS, WithDuration: r.WithDuration, Reasons: r.Reasons,
+				Versions: map[string]int64{}, Cost: map[string]int64{}, VersionCost: map[string]int64{}}
+			for k, n := range b.Versions {
+				if strings.HasPrefix(k, version+"|") {
+					vb.Versions[k] = n
+				}
+			}
+			for k, n := range b.VersionCost {
+				if v, currency, _ := strings.Cut(k, " "); v == version {
+					vb.VersionCost[k] = n
+					vb.Cost[currency] += n
+				}
+			}
+			out[i] = append(out[i], vb)
+		}
+	}
+	return out
+}
+
+// versionTotals sums the buckets' per-version counts and cost: one entry per version,
+// oldest first, the calls without a version last, each with its cost in every bucket of
+// series (the answer's, laid out from `from` in steps of step).
+func versionTotals(from time.Time, step time.Duration, parts [][]data.CallBucket, series []data.CallSeriesPoint) []data.VersionTotals {
+	first := from.UTC().Truncate(step)
+	sums := map[string]data.CallRollup{}
+	costs := versionCosts{}
+	for _, part := range parts {
+		for _, b := range part {
+			for v, r := range data.ForVersions(b.Versions) {
+				s := sums[v]
+				s.Add(r, 1)
+				sums[v] = s
+			}
+			if i := int(b.Start.Sub(first) / step); i >= 0 && i < len(series) {
+				costs.add(b.VersionCost, i)
+			}
+		}
+	}
+	for v := range costs {
+		if _, ok := sums[v]; !ok {
+			sums[v] = data.CallRollup{} // a version known by its cost only (rollups stored before the counts)
+		}
+	}
+	out := make([]data.VersionTotals, 0, len(sums))
+	for v, r := range sums {
+		t := data.VersionTotals{CallTotals: data.CallTotals{Calls: r.Calls, Ended: r.Ended, Failed: r.Failed, TotalDurationMS: r.DurationMS}}
+		if r.WithDuration > 0 {
+			t.AverageDurationMS = r.DurationMS / r.WithDuration
+		}
+		if n, err := strconv.Atoi(v); err == nil {
+			t.AgentVersion = &n
+		}
+		t.CostMicros, t.Series = costs.series(v, series)
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b data.VersionTotals) int {
+		switch {
+		case a.AgentVersion == nil && b.AgentVersion == nil:
+			return 0
+		case a.AgentVersion == nil:
+			return 1
+		case b.AgentVersion == nil:
+			return -1
+		}
+		return *a.AgentVersion - *b.AgentVersion
+	})
+	return out
 }
 
 // assemble lays the buckets of one or more agents out as a series with a point for every
@@ -72,7 +159,6 @@ func assemble(from, to time.Time, step time.Duration, parts [][]data.CallBucket)
 	pointsWith := make([]int64, n) // each bucket's calls with a duration
 	t := &out.Totals
 	t.CostMicros = map[string]int64{}
-	versions := versionCosts{}
 	for _, part := range parts {
 		for _, b := range part {
 			i := int(b.Start.Sub(first) / step)
@@ -97,10 +183,8 @@ func assemble(from, to time.Time, step time.Duration, parts [][]data.CallBucket)
 				pt.CostMicros[cur] += v
 				t.CostMicros[cur] += v
 			}
-			versions.add(b.VersionCost, i)
 		}
 	}
-	out.Versions = versions.list(out.Series)
 	if withDuration > 0 {
 		t.AverageDurationMS = t.TotalDurationMS / withDuration
 	}
@@ -129,27 +213,16 @@ func (vc versionCosts) add(costs map[string]int64, bucket int) {
 	}
 }
 
-// list is the versions oldest first (calls without a version first), each with a point
-// for every bucket of the series.
-func (vc versionCosts) list(series []data.CallSeriesPoint) []data.VersionCost {
-	out := []data.VersionCost{}
-	for _, version := range slices.SortedFunc(maps.Keys(vc), func(a, b string) int {
-		x, _ := strconv.Atoi(a)
-		y, _ := strconv.Atoi(b)
-		return x - y
-	}) {
-		v := data.VersionCost{CostMicros: map[string]int64{}, Series: make([]data.VersionCostPoint, len(series))}
-		if n, err := strconv.Atoi(version); err == nil {
-			v.AgentVersion = &n
+// series is version's total cost and its cost in each bucket of series.
+func (vc versionCosts) series(version string, series []data.CallSeriesPoint) (map[string]int64, []data.VersionCostPoint) {
+	total := map[string]int64{}
+	points := make([]data.VersionCostPoint, len(series))
+	for i := range points {
+		points[i] = data.VersionCostPoint{Start: series[i].Start, CostMicros: map[string]int64{}}
+		for cur, m := range vc[version][i] {
+			points[i].CostMicros[cur] += m
+			total[cur] += m
 		}
-		for i := range v.Series {
-			v.Series[i] = data.VersionCostPoint{Start: series[i].Start, CostMicros: map[string]int64{}}
-			for cur, m := range vc[version][i] {
-				v.Series[i].CostMicros[cur] += m
-				v.CostMicros[cur] += m
-			}
-		}
-		out = append(out, v)
 	}
-	return out
+	return total, points
 }

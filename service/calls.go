@@ -88,6 +88,9 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 		if err := checkCallMinutes(tx, p.WorkspaceID, s.now()); err != nil {
 			return err
 		}
+		if err := s.checkRegisterConcurrency(ctx, tx, c); err != nil {
+			return err
+		}
 		if c.AgentVersion == nil {
 			c.AgentVersion = published
 		}
@@ -123,10 +126,11 @@ func completeCall(c *data.Call, now data.Time) error {
 	return fillCourse(c, now)
 }
 
-// storeNewCall writes a new, complete and redacted call the way every channel does: the
-// record, its search postings, its analysis values typed by cfg (nil: no analysis), the
-// analysis job of an agent version with auto when it is born ended, and call.registered
-// with the events its status implies (call.ended for a finished one).
+// storeNewCall writes a new, complete and redacted call the way every channel does (a
+// registration, a call start, a conversation's end): the record, its search postings, its
+// analysis values typed by cfg (nil: no analysis), the analysis job of an agent version
+// with auto when it is born ended, call.registered with the events its status implies
+// (call.ended for a finished one), and its part in its agent's rollout figures.
 func (b *base) storeNewCall(ctx context.Context, tx Tx, c *data.Call, cfg *data.AnalysisConfig) error {
 	if err := tx.InsertCall(c); err != nil {
 		return err
@@ -142,7 +146,23 @@ func (b *base) storeNewCall(ctx context.Context, tx Tx, c *data.Call, cfg *data.
 	if err := b.autoAnalysis(tx, c, ""); err != nil {
 		return err
 	}
-	return b.callEvents(ctx, tx, c, data.EventCallRegistered, "", c.Analysis != nil)
+	if err := b.callEvents(ctx, tx, c, data.EventCallRegistered, "", c.Analysis != nil); err != nil {
+		return err
+	}
+	return b.observeRollout(ctx, tx, nil, c)
+}
+
+// checkRegisterConcurrency holds a registered call that is open (registered or ongoing)
+// to the same concurrency limits as a call start: a limit holds on every channel.
+func (s *CallService) checkRegisterConcurrency(ctx context.Context, tx Tx, c *data.Call) error {
+	if data.CallFinal(c.Status) {
+		return nil
+	}
+	a, err := tx.Agent(c.AgentID)
+	if err != nil || a == nil {
+		return err // an unknown agent was refused by checkCallRefs
+	}
+	return s.checkConcurrency(ctx, tx, c.WorkspaceID, a, s.now())
 }
 
 // checkCallRefs reports an agent or number outside the workspace (or an agent the caller
@@ -345,7 +365,10 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 			return err
 		}
 		c = next
-		return s.callEvents(ctx, tx, c, "", old.Status, analyzed)
+		if err := s.callEvents(ctx, tx, c, "", old.Status, analyzed); err != nil {
+			return err
+		}
+		return s.observeRollout(ctx, tx, old, c)
 	})
 	if err != nil {
 		return nil, err

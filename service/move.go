@@ -18,7 +18,7 @@ type MoveCounts map[string]int
 
 // MoveInstallation copies every record of src into dst, which must hold no accounts yet:
 // accounts, workspaces, members, tokens (their ids kept, so every issued token keeps
-// working), plans, price tables, agents with their versions, tests and test runs, knowledge bases with their sources, chunks
+// working), plans, price tables, agents with their versions, rollouts, tests and test runs, knowledge bases with their sources, chunks
 // and files, numbers, calls (whose rollups and minutes dst derives as it stores them),
 // webhooks and their deliveries, background jobs, and each workspace's events in chain
 // order with their hashes, so the audit chain verifies unchanged; only the events src had not yet fanned
@@ -224,6 +224,13 @@ func (m *mover) agents(tx Tx, ws string) error {
 		}
 		if err := m.put("agents", func(d Tx) error { return d.PutAgent(a, "") }); err != nil {
 			return err
+		}
+		if r, err := tx.Rollout(id); err != nil {
+			return err
+		} else if r != nil {
+			if err := m.put("rollouts", func(d Tx) error { return d.PutRollout(r) }); err != nil {
+				return err
+			}
 		}
 		versions := func(req data.PageRequest) ([]*data.AgentVersion, data.Page, error) { return tx.AgentVersions(id, req) }
 		if err := each(versions, func(v *data.AgentVersion) error {

@@ -76,6 +76,9 @@ type base struct {
 	redactHook func(workspaceID string)
 	// jobs are the registered job kinds and the runners to wake (service/jobs.go).
 	jobs *jobRegistry
+	// versions caches published versions for call starts and concurrency counts
+	// (service/call_start_versions.go).
+	versions *versionCache
 	// providers caches workspaces' embedding providers (service/knowledge_embeddings.go).
 	providers providers
 	// shared says several processes may use the store at once (SharedStore: PostgreSQL
@@ -125,6 +128,10 @@ type Services struct {
 	// AgentTests implements data.AgentTestService; TestRuns data.TestRunService.
 	AgentTests *AgentTestService
 	TestRuns   *TestRunService
+	// CallStart implements data.CallStartService (conventions §23).
+	CallStart *CallStartService
+	// Rollouts implements data.RolloutService.
+	Rollouts *RolloutService
 }
 
 // New builds the services on store.
@@ -164,7 +171,7 @@ func New(store Store, opts Options) (*Services, error) {
 	b := &base{
 		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
 		ids: opts.IDs, chainKey: ChainKey(opts.Sealer), urlGuard: opts.URLGuard, kbIndexes: newIndexCache(),
-		redactors: &redactors{}, jobs: newJobRegistry(), shared: shared,
+		redactors: &redactors{}, jobs: newJobRegistry(), shared: shared, versions: &versionCache{},
 	}
 	b.store = claimingStore{Store: store, b: b}
 	kbs := newKnowledgeBases(b)
@@ -191,6 +198,8 @@ func New(store Store, opts Options) (*Services, error) {
 		Conversations:  newConversations(b, kbs),
 		Jobs:           &JobService{b},
 		AgentTests:     &AgentTestService{base: b, agents: &AgentService{base: b}},
+		CallStart:      &CallStartService{base: b},
+		Rollouts:       &RolloutService{b},
 	}
 	svc.TestRuns = newTestRuns(b, svc.Conversations, kbs)
 	// Every kind of background job is registered here, so every process knows it.

@@ -48,6 +48,7 @@ type Tx interface {
 	AnalysisTx
 	JobTx
 	AgentTestTx
+	CallStartTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.

@@ -108,10 +108,10 @@ var eventSubjects = func() map[string]eventSubject {
 	for _, t := range []string{data.EventAgentCreated, data.EventAgentUpdated, data.EventAgentDeleted, data.EventAgentPublished, data.EventAgentRestored} {
 		m[t] = eventSubject{data.ModuleAgents, "id"}
 	}
-	// A test's and a run's data name their agent as agent_id.
+	// A test's and a run's data, and a rollout's, name their agent as agent_id.
 	for _, t := range []string{data.EventAgentTestCreated, data.EventAgentTestUpdated, data.EventAgentTestDeleted,
 		data.EventAgentPublishedUntested, data.EventTestRunQueued, data.EventTestRunStarted, data.EventTestRunProgress,
-		data.EventTestRunCompleted} {
+		data.EventTestRunCompleted, data.EventRolloutUpdated, data.EventRolloutEnded, data.EventRolloutRolledBack} {
 		m[t] = eventSubject{data.ModuleAgents, "agent_id"}
 	}
 	for _, t := range []string{data.EventCallRegistered, data.EventCallStarted, data.EventCallEnded, data.EventCallAnalyzed} {
