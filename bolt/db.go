@@ -66,6 +66,7 @@ var allBuckets = [][]byte{
 	bucketNumbers, bucketNumbersByPhone, bucketNumbersByWS, bucketNumbersByAgent, bucketCalls, bucketCallScopes, bucketCallEntries, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketSubscriptions,
 	bucketCallPostingDocs, bucketCallEventRefs,
 	bucketKBByWS, bucketKBSources, bucketKBChunks, bucketKBPendingURLs,
+	bucketJobs, bucketJobsDue, bucketJobsByWS, bucketJobsUnique,
 }
 
 // Registration points: each resource adds its function here (one line each), so that a
@@ -80,6 +81,7 @@ var (
 		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceCalls(tx, ws) },
 		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceSubscription(tx, ws) },
 		deleteWorkspaceKnowledgeBases,
+		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceJobs(tx, ws) },
 	}
 	// agentDeleteHooks run inside an agent's delete transaction (unbind numbers, drop it
 	// from members' agent_ids, ...).

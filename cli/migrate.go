@@ -53,18 +53,22 @@ must hold no records yet.`,
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(out, "schema version %d, this voiceapi's %d\n", v, len(all))
+				fmt.Fprintf(out, "schema version %d, this voiceapi's %d\n", v, postgres.LatestVersion(all))
 				return nil
+			}
+			names := make(map[int]string, len(all))
+			for _, m := range all {
+				names[m.Version] = m.Name
 			}
 			applied, err := postgres.Migrate(ctx, pool)
 			for _, v := range applied {
-				fmt.Fprintf(out, "applied %04d_%s\n", v, all[v-1].Name)
+				fmt.Fprintf(out, "applied %04d_%s\n", v, names[v])
 			}
 			if err != nil {
 				return err
 			}
 			if len(applied) == 0 {
-				fmt.Fprintf(out, "schema already at version %d\n", len(all))
+				fmt.Fprintf(out, "schema already at version %d\n", postgres.LatestVersion(all))
 			}
 			return nil
 		},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
+	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/pgtest"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/postgres"
@@ -62,6 +63,15 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 	up := do("POST", "/api/v1/knowledge-bases/"+kbID+"/sources/add", body.Bytes(), "Content-Type", mw.FormDataContentType())
 	testkit.Expect(t, up, 200)
 	fileID := up.Data()["files"].([]any)[0].(map[string]any)["id"].(string)
+	// A url source's fetch job, queued (no runner runs): it moves and runs where it lands.
+	testkit.Expect(t, do("POST", "/api/v1/knowledge-bases", map[string]any{"name": "Web", "urls": []string{"https://example.com/faq"}}), 201)
+	var jobs []*data.JobRecord
+	if err := src.View(context.Background(), func(tx service.Tx) (err error) {
+		jobs, _, err = tx.Jobs(owner.WorkspaceID, data.PageRequest{})
+		return err
+	}); err != nil || len(jobs) != 1 {
+		t.Fatalf("the installation's jobs: %v, %v", jobs, err)
+	}
 	// A webhook to nowhere reachable: its deliveries stay pending (no dispatcher runs).
 	hook := do("POST", "/api/v1/webhooks", map[string]any{"url": "https://example.com/hook", "events": []string{"*"}})
 	testkit.Expect(t, hook, 201)
@@ -80,6 +90,7 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 		"/api/v1/knowledge-bases/" + kbID + "/sources/files/" + fileID + "/content",
 		"/api/v1/webhooks", "/api/v1/webhooks/" + hookID, "/api/v1/webhooks/" + hookID + "/deliveries", "/api/v1/workspaces",
 		"/api/v1/subscription", "/api/v1/audit-log?per_page=100", "/api/v1/audit-log/verify",
+		"/api/v1/jobs/" + jobs[0].ID,
 	}
 	before := map[string]*testkit.Response{}
 	for _, p := range paths {
@@ -97,7 +108,7 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("migrate --from-data: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "agent_versions 1") || !strings.Contains(out, "calls 3") || !strings.Contains(out, "files 1") {
+	if !strings.Contains(out, "agent_versions 1") || !strings.Contains(out, "calls 3") || !strings.Contains(out, "files 1") || !strings.Contains(out, "jobs 1") {
 		t.Errorf("the move's summary: %s", out)
 	}
 	// Moving again into the now full database is refused, changing nothing.

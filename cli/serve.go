@@ -65,6 +65,10 @@ type serveOptions struct {
 	timeouts server.Timeouts
 	// retentionInterval is the wait between two retention sweeps; 0 turns sweeping off.
 	retentionInterval time.Duration
+	// llm are the language model settings of conversations.
+	llm llmFlags
+	// jobs are the background job runner's flags (cli/serve_jobs.go).
+	jobs jobOptions
 	// passwordCost is the bcrypt cost of the bootstrap owner's password; 0 means the
 	// production cost. Only tests set it (no flag): cost 12 takes seconds under -race.
 	passwordCost int
@@ -115,6 +119,8 @@ func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.DurationVar(&o.timeouts.Write, "write-timeout", server.DefaultTimeouts.Write, "longest a response may take to write (backups, exports and downloads: between two writes)")
 	f.DurationVar(&o.timeouts.Idle, "idle-timeout", server.DefaultTimeouts.Idle, "longest a kept-alive connection waits for its next request")
 	f.DurationVar(&o.retentionInterval, "retention-interval", time.Hour, "wait between two sweeps deleting the calls and knowledge files that retention settings have expired (0 turns sweeping off)")
+	o.llm.register(f)
+	o.jobs.register(f)
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "also serve GET /metrics and /debug/pprof/ without a token on this HOST:PORT (keep it private); off when empty")
 }
 
@@ -139,7 +145,7 @@ func (o *serveOptions) check() (slog.Level, error) {
 	if o.webhookWorkers < 1 {
 		return level, fmt.Errorf("--webhook-workers must be at least 1")
 	}
-	return level, nil
+	return level, o.jobs.check()
 }
 
 func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error {
@@ -153,6 +159,10 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	}
 	if t := o.timeouts; t.ReadHeader <= 0 || t.Read <= 0 || t.Write <= 0 || t.Idle <= 0 {
 		return fmt.Errorf("--read-header-timeout, --read-timeout, --write-timeout and --idle-timeout must be more than 0")
+	}
+	llmSettings, err := o.llm.settings(o.allowPrivateURLs)
+	if err != nil {
+		return err
 	}
 	logger := slog.New(slog.NewJSONHandler(errOut, &slog.HandlerOptions{Level: level}))
 	tuneGC(os.Getenv)
@@ -182,6 +192,7 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	// The dispatcher starts after the database opens and stops (in-flight posts drained)
 	// before it closes: the deferred Stop runs before the deferred Close.
 	svc := NewServices(db)
+	svc.Conversations.Configure(ConversationOptions(llmSettings))
 	dispatcher := webhook.NewDispatcher(svc.Deliveries, webhook.Config{
 		Workers: o.webhookWorkers, Schedule: o.webhookRetries, AllowPrivate: o.allowPrivateURLs, Logger: logger,
 	})
@@ -243,8 +254,16 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 		go func() { defer close(swept); svc.Retention.Run(sweepCtx, o.retentionInterval) }()
 		defer func() { stopSweep(); <-swept }()
 	}
-	stopFetcher := srv.StartKnowledgeFetcher(ctx)
-	defer stopFetcher() // deferred after db.Close, so it runs first
+	// Idle conversations end (expired) every minute; the pass ends before the database
+	// closes.
+	expireCtx, stopExpire := context.WithCancel(ctx)
+	expired := make(chan struct{})
+	go func() { defer close(expired); expireConversations(expireCtx, svc.Conversations, logger, time.Minute) }()
+	defer func() { stopExpire(); <-expired }()
+	// The job runner starts once the server has given the services its url fetcher, and
+	// drains before the database closes (deferred after db.Close, so it runs first).
+	stopJobs := startJobs(svc, o.jobs, logger)
+	defer stopJobs(o.drain)
 	logger.Info("listening", "addr", ln.Addr().String(), "data", o.loc.describe())
 	err = srv.ListenAndServe(ctx, ln, o.drain)
 	logger.Info("stopped", "error", err)

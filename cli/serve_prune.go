@@ -26,7 +26,7 @@ func pruneDeliveries(ctx context.Context, d *service.DeliveryService, logger *sl
 	tick := time.NewTicker(pruneEvery(retention))
 	defer tick.Stop()
 	for {
-		total, err := prunePass(ctx, d, retention)
+		total, err := prunePass(ctx, func(ctx context.Context) (int, error) { return d.PruneDeliveries(ctx, retention) }, service.DeliveryPruneBatch)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			logger.Error("pruning webhook delivery records", "error", err, "pruned", total)
@@ -41,14 +41,14 @@ func pruneDeliveries(ctx context.Context, d *service.DeliveryService, logger *sl
 	}
 }
 
-// prunePass deletes every finished delivery record older than retention, a batch a
-// transaction, and returns how many it deleted.
-func prunePass(ctx context.Context, d *service.DeliveryService, retention time.Duration) (int, error) {
+// prunePass calls prune, which deletes up to batch expired records in one transaction,
+// a breather apart until it deletes fewer, and returns how many it deleted in all.
+func prunePass(ctx context.Context, prune func(context.Context) (int, error), batch int) (int, error) {
 	total := 0
 	for {
-		n, err := d.PruneDeliveries(ctx, retention)
+		n, err := prune(ctx)
 		total += n
-		if err != nil || n < service.DeliveryPruneBatch {
+		if err != nil || n < batch {
 			return total, err
 		}
 		select {

@@ -33,7 +33,8 @@ func ServicesOn(db Backend, svc *service.Services) server.Services {
 		Backup:         svc.Backup,
 		Ready:          db.Ping,
 		Numbers:        svc.Numbers, Calls: svc.Calls, Analytics: svc.Analytics, Subscriptions: svc.Subscriptions,
-		Exports: svc.Exports,
+		Exports: svc.Exports, Conversations: svc.Conversations,
+		Jobs: svc.Jobs,
 	}
 }
 

@@ -69,6 +69,8 @@ type Client struct {
 	Analytics      *AnalyticsService
 	Subscription   *SubscriptionService
 	Operations     *OperationsService
+	Conversations  *ConversationsService
+	Jobs           *JobsService
 }
 
 // RetryPolicy says how often and how long failed requests are retried.
@@ -121,7 +123,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	c.Workspaces, c.Agents, c.KnowledgeBases = &WorkspacesService{c}, &AgentsService{c}, &KnowledgeBasesService{c}
 	c.Numbers, c.Calls, c.Webhooks = &NumbersService{c}, &CallsService{c}, &WebhooksService{c}
 	c.Audit, c.Analytics, c.Subscription = &AuditService{c}, &AnalyticsService{c}, &SubscriptionService{c}
-	c.Operations = &OperationsService{c}
+	c.Operations, c.Conversations, c.Jobs = &OperationsService{c}, &ConversationsService{c}, &JobsService{c}
 	return c, nil
 }
 

@@ -143,6 +143,41 @@ func (st *EventStream) Next() (*data.Event, error) {
 	}
 }
 
+// newLineReader reads a stream's lines.
+func newLineReader(r io.Reader) *bufio.Reader { return bufio.NewReader(r) }
+
+// frame reads the next message's event name and data (comments passed over); io.EOF when
+// the stream ended between messages.
+func (st *EventStream) frame() (event string, payload []byte, err error) {
+	var buf bytes.Buffer
+	hasData := false
+	for {
+		line, err := st.line()
+		if err != nil {
+			return "", nil, err
+		}
+		if line == "" {
+			if hasData {
+				return event, buf.Bytes(), nil
+			}
+			event = ""
+			continue
+		}
+		field, value, _ := strings.Cut(line, ":")
+		value = strings.TrimPrefix(value, " ")
+		switch field {
+		case "event":
+			event = value
+		case "data":
+			if hasData {
+				buf.WriteByte('\n')
+			}
+			buf.WriteString(value)
+			hasData = true
+		}
+	}
+}
+
 // line reads one line without its end (\n, \r\n).
 func (st *EventStream) line() (string, error) {
 	var b []byte

@@ -19,6 +19,7 @@ import (
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/client"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/llmtest"
 	"github.com/voiceapi/voiceapi/server"
 )
 
@@ -34,6 +35,8 @@ type testServer struct {
 	Password    string
 	// calls records "METHOD path" of every request the server received.
 	calls *recorder
+	// model is the language model stand-in the server's conversations reach.
+	model *llmtest.Server
 }
 
 type recorder struct {
@@ -60,7 +63,10 @@ func newServer(t *testing.T, wrap func(http.Handler) http.Handler, configure ...
 		t.Fatal(err)
 	}
 	configure = append(configure, func(c *server.Config) { c.AllowPrivateURLs = true })
-	h := cli.NewServer(db, logger, configure...).Handler()
+	model := llmtest.New(t, data.LLMInternal)
+	services := cli.NewServices(db)
+	services.Conversations.Configure(cli.ConversationOptions(cli.LLMSettings{AllowPrivate: true}))
+	h := cli.NewServerOn(db, services, logger, configure...).Handler()
 	rec := &recorder{}
 	inner := h
 	h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -83,7 +89,7 @@ func newServer(t *testing.T, wrap func(http.Handler) http.Handler, configure ...
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testServer{URL: srv.URL, DB: db, Token: token, UserID: u.ID, WorkspaceID: u.PersonalWorkspaceID, Email: email, Password: password, calls: rec}
+	return &testServer{URL: srv.URL, DB: db, Token: token, UserID: u.ID, WorkspaceID: u.PersonalWorkspaceID, Email: email, Password: password, calls: rec, model: model}
 }
 
 // client returns a client of s with the owner's token.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/client"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // tour calls the client against one real server; each method covers one group of routes.
@@ -44,6 +45,7 @@ func TestEveryOperationAgainstServer(t *testing.T) {
 	tr.records(agent)
 	hook := tr.webhooks()
 	tr.eventStream()
+	tr.conversations()
 	c, ctx, check := tr.c, tr.ctx, tr.check
 	check("webhook delete", c.Webhooks.Delete(ctx, hook.ID))
 	check("kb delete", c.KnowledgeBases.Delete(ctx, kb.ID))
@@ -233,6 +235,20 @@ func (tr *tour) knowledgeBases(agent *data.Agent) *data.KnowledgeBase {
 	check("sources add (multipart)", err)
 	if len(kb.Files) != 1 || len(kb.URLs) != 1 || kb.Files[0].Status != data.SourceIndexed {
 		t.Fatalf("sources after add: files %+v urls %+v", kb.Files, kb.URLs)
+	}
+	// The url's fetch job (no runner runs here: it stays queued), read by its id.
+	var jobs []*data.JobRecord
+	check("jobs", tr.s.DB.View(ctx, func(tx service.Tx) (err error) {
+		jobs, _, err = tx.Jobs(tr.s.WorkspaceID, data.PageRequest{})
+		return err
+	}))
+	if len(jobs) != 1 {
+		t.Fatalf("jobs after adding a url: %+v", jobs)
+	}
+	job, _, err := c.Jobs.Get(ctx, jobs[0].ID)
+	check("job show", err)
+	if job.Kind != service.JobKindFetchURL || job.Status != data.JobQueued {
+		t.Errorf("job show: %+v", job)
 	}
 	content, ctype, err := c.KnowledgeBases.FileContent(ctx, kb.ID, kb.Files[0].ID)
 	check("file content", err)

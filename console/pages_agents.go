@@ -21,6 +21,7 @@ func (h *Handler) agentRoutes() {
 	m.HandleFunc("GET /agents/{id}/diff", h.page(h.agentDiff))
 	m.HandleFunc("GET /agents/{id}/versions/{n}/restore", h.page(h.agentRestoreConfirm))
 	m.HandleFunc("POST /agents/{id}/versions/{n}/restore", h.action(h.agentRestore))
+	m.HandleFunc("GET /agents/{id}/try", h.page(h.agentTry))
 }
 
 // perPage is the console's page size for lists; the API pages, the console follows.

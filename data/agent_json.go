@@ -36,6 +36,7 @@ func (a *Agent) AppendJSON(dst []byte) ([]byte, error) {
 	if dst, err = appendMarshal(appendKey(dst, ',', "privacy"), a.Privacy); err != nil {
 		return nil, err
 	}
+	dst = appendIntPtr(appendKey(dst, ',', "max_concurrent_calls"), a.MaxConcurrentCalls)
 	dst = appendKey(dst, ',', "created_at")
 	dst = a.CreatedAt.appendJSON(dst)
 	dst = appendKey(dst, ',', "updated_at")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Error codes: each maps to one HTTP status in server/errors.go (conventions §2).
@@ -32,6 +33,9 @@ const (
 	EPROVIDER = "provider_error"
 	// EPROVIDERTIMEOUT is a provider that did not answer in time: 504.
 	EPROVIDERTIMEOUT = "provider_timeout"
+	// EMISSINGVARIABLES is an agent configuration using {{variables}} the request gives no
+	// value for: 422 naming each one under variables.<name> (conventions §23).
+	EMISSINGVARIABLES = "missing_variables"
 )
 
 // ErrStorageUnavailable is the cause a storage engine wraps a failure in when its
@@ -91,6 +95,18 @@ func plural(n int) string {
 // FieldError returns a validation error about one field.
 func FieldError(path, message string) *Error {
 	return &Error{Code: EINVALID, Message: message, Fields: map[string][]string{path: {message}}}
+}
+
+// MissingVariables is the error for variables used but given nowhere, names sorted.
+func MissingVariables(names []string) *Error {
+	fields := make(map[string][]string, len(names))
+	order := make([]string, len(names))
+	for i, n := range names {
+		order[i] = "variables." + n
+		fields[order[i]] = []string{fmt.Sprintf("The variable %s is used by the agent's configuration but has no value.", n)}
+	}
+	msg := fmt.Sprintf("The agent's configuration uses variables with no value: %s.", strings.Join(names, ", "))
+	return &Error{Code: EMISSINGVARIABLES, Message: msg, Fields: fields, order: order}
 }
 
 // NotFound is the error for an unknown, foreign or hidden record: existence is never revealed.

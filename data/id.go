@@ -21,6 +21,7 @@ const (
 	PrefixWebhook       = "wh_"
 	PrefixEvent         = "evt_"
 	PrefixDelivery      = "dlv_"
+	PrefixConversation  = "conv_"
 )
 
 // idLen is the length of the time-ordered part of an id: 10 characters of milliseconds and

@@ -121,6 +121,11 @@ type KnowledgeChunk struct {
 	Score      float64 `json:"score"`
 }
 
+// URLFetcher fetches the url of a url source (knowledge.Fetcher, through the SSRF guard).
+type URLFetcher interface {
+	Fetch(ctx context.Context, rawURL string) FetchedURL
+}
+
 // URLFetch is a pending url source waiting for the fetcher. Attempt tells one request to
 // fetch it from the next, so a result that arrives after a refetch or a delete is dropped.
 type URLFetch struct {
@@ -173,8 +178,12 @@ type KnowledgeBaseService interface {
 	// QueryAgentKnowledge searches an agent's knowledge_base_ids with its
 	// knowledge_base_config. Errors: not_found (agent), validation_failed.
 	QueryAgentKnowledge(ctx context.Context, agentID string, q AgentKnowledgeQuery) ([]KnowledgeChunk, error)
-	// PendingURLs lists url sources waiting to be fetched, in every workspace (the
-	// fetcher, which has no caller).
+	// UseURLFetcher sets what fetches url sources (the server builds it from its
+	// configuration): the handler of their fetch jobs (knowledge_base.fetch_url) retries
+	// later while none is set.
+	UseURLFetcher(f URLFetcher)
+	// PendingURLs lists url sources waiting to be fetched, in every workspace (with no
+	// caller: a runner's start enqueues a fetch job for each that lacks one).
 	PendingURLs(ctx context.Context) ([]URLFetch, error)
 	// CompleteURL extracts and indexes what the fetcher got, or marks the source failed.
 	// A result for a source deleted or refetched meanwhile is dropped without error.

@@ -15,6 +15,9 @@ const (
 	// ScopeCallsRuntime is what a voice runtime needs: register and update calls, read
 	// agents and numbers, query knowledge.
 	ScopeCallsRuntime = "calls:runtime"
+	// ScopeConversationsWrite lets a key talk to agents (conventions §21); it is no part
+	// of calls:runtime.
+	ScopeConversationsWrite = "conversations:write"
 )
 
 // ReadScope and WriteScope name a module's scopes, e.g. agents:read.
@@ -27,7 +30,7 @@ var Scopes = func() []string {
 	for _, m := range Modules {
 		out = append(out, ReadScope(m), WriteScope(m))
 	}
-	return append(out, ScopeWebhooksRead, ScopeWebhooksWrite, ScopeAuditRead, ScopeWorkspaceAdmin, ScopeCallsRuntime)
+	return append(out, ScopeWebhooksRead, ScopeWebhooksWrite, ScopeAuditRead, ScopeWorkspaceAdmin, ScopeCallsRuntime, ScopeConversationsWrite)
 }()
 
 // hasScope reports whether scopes grant want; a write scope grants its read scope.

@@ -1,37 +1,23 @@
 package knowledge
 
-// The url fetcher: url sources are stored pending and fetched here, in the background,
-// through the caller's SSRF-guarded client (conventions §14). Pending sources live in the
-// database, so the fetcher needs no queue of its own: it scans for them when it starts (a
-// restart resumes them), when woken (a url was added or refetched), and once a minute.
+// The url fetcher: url sources are stored pending, with a durable job
+// (knowledge_base.fetch_url, service/knowledge_urls.go) that the server's job runner
+// claims; its handler fetches the url here, through the caller's SSRF-guarded client
+// (conventions §14), and hands the result back to be extracted and indexed.
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
-	"sync"
-	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 )
 
-// Defaults of FetcherOptions.
-const (
-	DefaultFetchMaxBytes = 10 << 20
-	DefaultFetchParallel = 4
-	DefaultFetchPoll     = time.Minute
-)
-
-// URLQueue is where the fetcher finds pending url sources and hands back what it got:
-// data.KnowledgeBaseService does both.
-type URLQueue interface {
-	PendingURLs(ctx context.Context) ([]data.URLFetch, error)
-	CompleteURL(ctx context.Context, job data.URLFetch, got data.FetchedURL) error
-}
+// DefaultFetchMaxBytes is FetcherOptions.MaxBytes when 0.
+const DefaultFetchMaxBytes = 10 << 20
 
 // FetcherOptions configure a Fetcher. Client is required.
 type FetcherOptions struct {
@@ -42,118 +28,28 @@ type FetcherOptions struct {
 	CheckURL func(string) error
 	// MaxBytes bounds a response body; DefaultFetchMaxBytes when 0.
 	MaxBytes int64
-	// Parallel is how many fetches run at once; DefaultFetchParallel when 0.
-	Parallel int
-	// Poll is the time between scans when nothing wakes the fetcher; DefaultFetchPoll
-	// when 0.
-	Poll time.Duration
-	// Logger receives the errors of the background work; slog.Default when nil.
-	Logger *slog.Logger
 }
 
-// Fetcher fetches pending url sources in the background.
+// Fetcher fetches url sources: data.URLFetcher.
 type Fetcher struct {
-	queue URLQueue
-	opts  FetcherOptions
-	wakeC chan struct{}
-
-	mu      sync.Mutex
-	running bool
+	opts FetcherOptions
 }
 
-// NewFetcher returns a fetcher of queue's pending urls; Start runs it.
-func NewFetcher(queue URLQueue, opts FetcherOptions) *Fetcher {
+var _ data.URLFetcher = (*Fetcher)(nil)
+
+// NewFetcher returns a fetcher.
+func NewFetcher(opts FetcherOptions) *Fetcher {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultFetchMaxBytes
 	}
-	if opts.Parallel <= 0 {
-		opts.Parallel = DefaultFetchParallel
-	}
-	if opts.Poll <= 0 {
-		opts.Poll = DefaultFetchPoll
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	return &Fetcher{queue: queue, opts: opts, wakeC: make(chan struct{}, 1)}
+	return &Fetcher{opts: opts}
 }
 
-// Wake asks for a scan soon; it never blocks, and wakes while a scan runs fold into one.
-func (f *Fetcher) Wake() {
-	select {
-	case f.wakeC <- struct{}{}:
-	default:
-	}
-}
-
-// Start runs the fetcher until ctx is done or stop is called; stop waits for it to
-// finish, so call it before closing the storage. A fetch cut short by stop leaves its
-// source pending for the next start. Starting a running fetcher panics.
-func (f *Fetcher) Start(ctx context.Context) (stop func()) {
-	f.mu.Lock()
-	if f.running {
-		f.mu.Unlock()
-		panic("knowledge: the url fetcher is already running")
-	}
-	f.running = true
-	f.mu.Unlock()
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f.run(ctx)
-	}()
-	return func() {
-		cancel()
-		<-done
-		f.mu.Lock()
-		f.running = false
-		f.mu.Unlock()
-	}
-}
-
-func (f *Fetcher) run(ctx context.Context) {
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		jobs, err := f.queue.PendingURLs(ctx)
-		if err != nil && ctx.Err() == nil {
-			f.opts.Logger.Error("listing pending url sources", "error", err)
-		}
-		sem := make(chan struct{}, f.opts.Parallel)
-		var wg sync.WaitGroup
-		for _, job := range jobs {
-			if ctx.Err() != nil {
-				break
-			}
-			sem <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				f.fetchOne(ctx, job)
-			}()
-		}
-		wg.Wait()
-		timer.Reset(f.opts.Poll)
-		select {
-		case <-ctx.Done():
-			return
-		case <-f.wakeC:
-		case <-timer.C:
-		}
-	}
-}
-
-// fetchOne fetches a url and hands the result back, to be extracted and indexed or to
-// mark the source failed with the reason.
-func (f *Fetcher) fetchOne(ctx context.Context, job data.URLFetch) {
-	got := f.fetch(ctx, job.URL)
-	if ctx.Err() != nil {
-		return // shutting down: the source stays pending and resumes on the next start
-	}
-	if err := f.queue.CompleteURL(ctx, job, got); err != nil && ctx.Err() == nil {
-		f.opts.Logger.Error("storing a fetched url source", "source_id", job.SourceID, "error", err)
-	}
+// Fetch implements data.URLFetcher: the body and Content-Type of a 2xx answer of at most
+// MaxBytes, or why there is none (the source's error; for a fetch cut short by ctx, an
+// Err wrapping ctx's error).
+func (f *Fetcher) Fetch(ctx context.Context, rawURL string) data.FetchedURL {
+	return f.fetch(ctx, rawURL)
 }
 
 func (f *Fetcher) fetch(ctx context.Context, rawURL string) data.FetchedURL {

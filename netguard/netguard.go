@@ -45,6 +45,10 @@ type Options struct {
 	// means net/http's default of 2. A client posting from many workers to one busy
 	// receiver wants one per worker, or all but two dial anew for every request.
 	MaxIdleConnsPerHost int
+	// AllowURLPrefixes let requests whose URL starts with one of them reach internal
+	// addresses (--allow-url-prefix), e.g. http://127.0.0.1:11434/ for a model server on
+	// the same host, while every other URL stays guarded. Each must pass CheckURLPrefix.
+	AllowURLPrefixes []string
 }
 
 // blockedPrefixes are the ranges no outbound request may reach unless AllowPrivate: the
@@ -120,11 +124,36 @@ func NewClient(opts Options) *http.Client {
 	if maxRedirects == 0 {
 		maxRedirects = DefaultMaxRedirects
 	}
+	var next http.RoundTripper = newTransport(opts, timeout, !opts.AllowPrivate)
+	if !opts.AllowPrivate && len(opts.AllowURLPrefixes) > 0 {
+		// Allowed prefixes get a transport of their own, so that a connection dialed for
+		// one is never reused for a guarded URL of the same host.
+		r := prefixRouter{guarded: next, open: newTransport(opts, timeout, false)}
+		for _, p := range opts.AllowURLPrefixes {
+			if u, err := parseURLPrefix(p); err == nil {
+				r.prefixes = append(r.prefixes, u)
+			}
+		}
+		next = r
+	}
+	return &http.Client{
+		Timeout:   timeout,
+		Transport: schemeGuard{next},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) > maxRedirects || maxRedirects < 0 {
+				return fmt.Errorf("stopped after %d redirects", max(0, maxRedirects))
+			}
+			return CheckURL(req.URL.String())
+		},
+	}
+}
+
+func newTransport(opts Options, timeout time.Duration, guarded bool) *http.Transport {
 	dialer := &net.Dialer{Timeout: min(timeout, 5*time.Second), KeepAlive: 30 * time.Second}
-	if !opts.AllowPrivate {
+	if guarded {
 		dialer.Control = guardControl
 	}
-	transport := &http.Transport{
+	return &http.Transport{
 		Proxy:                 nil,
 		DialContext:           dialer.DialContext,
 		ForceAttemptHTTP2:     true,
@@ -134,16 +163,6 @@ func NewClient(opts Options) *http.Client {
 		TLSHandshakeTimeout:   5 * time.Second,
 		ResponseHeaderTimeout: timeout,
 		ExpectContinueTimeout: time.Second,
-	}
-	return &http.Client{
-		Timeout:   timeout,
-		Transport: schemeGuard{transport},
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) > maxRedirects || maxRedirects < 0 {
-				return fmt.Errorf("stopped after %d redirects", max(0, maxRedirects))
-			}
-			return CheckURL(req.URL.String())
-		},
 	}
 }
 

@@ -25,6 +25,8 @@ var errorResponseName = map[int]string{
 	http.StatusInternalServerError:   "InternalError",
 	http.StatusServiceUnavailable:    "ServiceUnavailable",
 	http.StatusInsufficientStorage:   "InsufficientStorage",
+	http.StatusBadGateway:            "ProviderError",
+	http.StatusGatewayTimeout:        "ProviderTimeout",
 }
 
 // errorDescriptions say when each status happens (conventions §2).
@@ -42,6 +44,8 @@ var errorDescriptions = map[int]string{
 	http.StatusInternalServerError:   "internal_error: a bug; the message quotes the request id.",
 	http.StatusServiceUnavailable:    "service_unavailable: the database does not answer (restarting or unreachable); retry after Retry-After seconds. A write that met it may have been carried out: retry a create with the same Idempotency-Key.",
 	http.StatusInsufficientStorage:   "insufficient_storage: the data directory's filesystem is full; nothing was written, reads keep working. Retry once space is freed.",
+	http.StatusBadGateway:            "provider_error: the language model provider failed (it is named, with its status and message; never a credential).",
+	http.StatusGatewayTimeout:        "provider_timeout: the language model provider did not answer in time.",
 }
 
 // errorSchema is the one shape of every failure, with the codes of statusOf.

@@ -161,7 +161,7 @@ const apiDescription = "A self-hosted control plane for voice AI agents. Every f
 
 // tagNames are the endpoint groups, in the spec's order and then ours.
 var tagNames = []string{"Authentication", "API Keys", "Agent", "Agent Versions", "Knowledge Base", "Call History",
-	"Analytics", "Number", "Subscription", "User", "Webhook", "Workspace", "Workspace User", "Audit Log", "Operations"}
+	"Analytics", "Number", "Subscription", "User", "Webhook", "Workspace", "Workspace User", "Audit Log", "Jobs", "Operations"}
 
 func tagList() []any {
 	used := map[string]bool{}

@@ -260,6 +260,21 @@ var fieldRules = map[string]map[string]fieldRule{
 		"agent_ids": {MaxItems: validate.MaxIDListItems, UniqueItems: true},
 	},
 
+	// Background jobs (service/jobs.go; docs/jobs.md).
+	"Job": {
+		"kind":         {Description: "What the job does: <feature>.<work>, e.g. knowledge_base.fetch_url."},
+		"status":       oneOf(data.JobStatuses...).with(false, "queued (waiting, or waiting for a retry: see attempt and last_error), running, then succeeded, failed or canceled."),
+		"attempt":      {Description: "Runs started so far; 0 until the first."},
+		"max_attempts": {Description: "Runs allowed before the job fails."},
+		"last_error":   {Description: "Why the latest failed run failed; kept when a later run succeeds."},
+		"run_at":       {Description: "When the job is (or was) due: when queued, or when its retry is."},
+		"started_at":   {Description: "When its first run started."},
+		"agent_id":     {Description: "The agent the job works for, when it works for one."},
+	},
+	"JobProgress": {
+		"done":  {Description: "Units done (test cases, calls, chunks...), as the job last reported."},
+		"total": {Description: "Units in all; 0 until the job knows."},
+	},
 	// Numbers and calls (validate/number.go, validate/call.go).
 	"Number": {"provider": oneOf(data.NumberProviders...)},
 	"NumberCreate": {

@@ -211,6 +211,8 @@ func (g *schemaGen) schema(t reflect.Type, mode schemaMode) map[string]any {
 		return map[string]any{"type": "string", "format": "date-time"}
 	case t == rawMessageType:
 		return map[string]any{} // any JSON value
+	case t == conversationVersionType:
+		return conversationVersionSchema()
 	case isOpt(t):
 		return g.schema(t.Field(1).Type, mode)
 	}

@@ -14,7 +14,10 @@ import (
 )
 
 // migrationFiles are the schema's versions: NNNN_name.sql, applied in order, each in its
-// own transaction, never edited once released (a change is a new file).
+// own transaction, never edited once released (a change is a new file). Numbers are
+// handed out to pieces of work built side by side, so a version may be missing for a
+// while: each migration is applied once, by number, whether or not a higher one came
+// first (a database that ran 0010 before 0008 existed gets 0008 when it arrives).
 //
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
@@ -51,12 +54,61 @@ func Migrations() ([]Migration, error) {
 		out = append(out, Migration{Version: v, Name: rest, SQL: string(body)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
-	for i, m := range out {
-		if m.Version != i+1 {
-			return nil, fmt.Errorf("postgres: migration %d is missing (found %d_%s)", i+1, m.Version, m.Name)
+	for i := 1; i < len(out); i++ {
+		if out[i].Version == out[i-1].Version {
+			return nil, fmt.Errorf("postgres: two migrations are numbered %d (%s and %s)", out[i].Version, out[i-1].Name, out[i].Name)
 		}
 	}
 	return out, nil
+}
+
+// appliedVersions returns the versions recorded in schema_migrations (none for an empty
+// database).
+func appliedVersions(ctx context.Context, q interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+	QueryRow(context.Context, string, ...any) pgx.Row
+}) (map[int]bool, error) {
+	var exists bool
+	if err := q.QueryRow(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&exists); err != nil || !exists {
+		return map[int]bool{}, err
+	}
+	rows, err := q.Query(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, err
+	}
+	versions, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	out := make(map[int]bool, len(versions))
+	for _, v := range versions {
+		out[v] = true
+	}
+	return out, err
+}
+
+// pendingMigrations returns the migrations of all that applied lacks, oldest first, and
+// refuses a database holding a version this binary does not know (a newer binary's).
+func pendingMigrations(all []Migration, applied map[int]bool) ([]Migration, error) {
+	known := make(map[int]bool, len(all))
+	var pending []Migration
+	for _, m := range all {
+		known[m.Version] = true
+		if !applied[m.Version] {
+			pending = append(pending, m)
+		}
+	}
+	for v := range applied {
+		if !known[v] {
+			return nil, fmt.Errorf("postgres: the database has schema version %d, which this voiceapi does not know (its newest is %d): upgrade voiceapi", v, LatestVersion(all))
+		}
+	}
+	return pending, nil
+}
+
+// LatestVersion is the newest of the migrations all (0 when none).
+func LatestVersion(all []Migration) int {
+	if len(all) == 0 {
+		return 0
+	}
+	return all[len(all)-1].Version
 }
 
 // SchemaVersion returns the version the database is at (0 for an empty database).
@@ -97,15 +149,16 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) ([]int, error) {
 		applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	current, err := SchemaVersion(ctx, conn)
+	done, err := appliedVersions(ctx, conn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	pending, err := pendingMigrations(all, done)
 	if err != nil {
 		return nil, err
 	}
-	if current > len(all) {
-		return nil, fmt.Errorf("postgres: the database has schema version %d, newer than this voiceapi (%d): upgrade voiceapi", current, len(all))
-	}
 	var applied []int
-	for _, m := range all[current:] {
+	for _, m := range pending {
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, m.SQL); err != nil {
 				return err
@@ -127,12 +180,21 @@ func CheckSchema(ctx context.Context, pool *pgxpool.Pool) error {
 	if err != nil {
 		return err
 	}
-	v, err := SchemaVersion(ctx, pool)
+	done, err := appliedVersions(ctx, pool)
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	if v != len(all) {
-		return fmt.Errorf("postgres: the database has schema version %d, this voiceapi needs %d: run `voiceapi migrate`", v, len(all))
+	pending, err := pendingMigrations(all, done)
+	if err != nil {
+		return err
+	}
+	if len(pending) > 0 {
+		v, err := SchemaVersion(ctx, pool)
+		if err != nil {
+			return fmt.Errorf("postgres: %w", err)
+		}
+		return fmt.Errorf("postgres: the database has schema version %d and lacks %d_%s, which this voiceapi needs (version %d): run `voiceapi migrate`",
+			v, pending[0].Version, pending[0].Name, LatestVersion(all))
 	}
 	return nil
 }

@@ -29,6 +29,8 @@ var statusOf = map[string]int{
 	data.EINTERNAL:        http.StatusInternalServerError,
 	data.EPROVIDER:        http.StatusBadGateway,
 	data.EPROVIDERTIMEOUT: http.StatusGatewayTimeout,
+	// missing_variables is a 422 with errors per variable (conventions §23).
+	data.EMISSINGVARIABLES: http.StatusUnprocessableEntity,
 }
 
 // StatusOf returns the HTTP status for an error code.

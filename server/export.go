@@ -72,7 +72,6 @@ func (s *Server) handleWorkspaceImport(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	s.kbFetcher.wake() // imported url sources are pending
 	secrets := res.WebhookSecrets
 	if secrets == nil {
 		secrets = []data.ImportedSecret{}

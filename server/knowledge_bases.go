@@ -33,7 +33,7 @@ func (s *Server) knowledgeBaseRoutes() []route {
 	if s.cfg.MaxMultipartBody == 0 {
 		s.cfg.MaxMultipartBody = DefaultMaxMultipartBody
 	}
-	s.kbFetcher = newURLFetcher(s.svc.KnowledgeBases, s.cfg, s.log)
+	s.useURLFetcher()
 	read, write := data.Read(data.ModuleKnowledgeBase), data.Write(data.ModuleKnowledgeBase)
 	const kb = "/api/v1/knowledge-bases"
 	return []route{
@@ -78,9 +78,6 @@ func (s *Server) handleKnowledgeBaseCreate(w http.ResponseWriter, r *http.Reques
 	kb, err := s.svc.KnowledgeBases.CreateKnowledgeBase(ctx, in)
 	if err != nil {
 		return err
-	}
-	if len(in.URLs) > 0 {
-		s.kbFetcher.wake()
 	}
 	return writeRecord(w, http.StatusCreated, kb, nil)
 }
@@ -144,9 +141,6 @@ func (s *Server) handleSourcesAdd(w http.ResponseWriter, r *http.Request) error 
 	kb, err := s.svc.KnowledgeBases.AddSources(ctx, mux.Vars(r)["knowledge_base_id"], in)
 	if err != nil {
 		return err
-	}
-	if len(in.URLs) > 0 {
-		s.kbFetcher.wake()
 	}
 	return writeRecord(w, http.StatusOK, kb, nil)
 }
@@ -265,7 +259,6 @@ func (s *Server) handleSourceURLRefetch(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	s.kbFetcher.wake()
 	return writeRecord(w, http.StatusAccepted, kb, nil)
 }
 

@@ -24,13 +24,14 @@ import (
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // kbEnvOptions tune newKBEnv.
 type kbEnvOptions struct {
 	server  server.Config
 	bolt    bolt.Options
-	fetcher bool // start the url fetcher
+	fetcher bool // start the job runner, which fetches url sources
 }
 
 // newKBEnv is newEnv with a server and database configured for knowledge base tests.
@@ -40,8 +41,9 @@ func newKBEnv(t testing.TB, o kbEnvOptions) *env {
 	return e
 }
 
-// newKBEnvServer is newKBEnv that also returns the server, to start its fetcher later.
-func newKBEnvServer(t testing.TB, o kbEnvOptions) (*env, *server.Server) {
+// newKBEnvServer is newKBEnv that also returns what starts the job runner (url fetches)
+// later; the stop it returns waits for the runner to stop.
+func newKBEnvServer(t testing.TB, o kbEnvOptions) (*env, func(ctx context.Context) (stop func())) {
 	t.Helper()
 	dir := t.TempDir()
 	logs := &testkit.SyncBuffer{}
@@ -54,10 +56,16 @@ func newKBEnvServer(t testing.TB, o kbEnvOptions) (*env, *server.Server) {
 	}
 	cfg := o.server
 	cfg.Logger = logger
-	srv := server.New(cli.Services(db), cfg)
+	svc := cli.NewServices(db)
+	srv := server.New(cli.ServicesOn(db, svc), cfg)
+	startJobs := func(ctx context.Context) (stop func()) {
+		r := svc.Jobs.NewRunner(service.RunnerOptions{})
+		r.Start(ctx)
+		return func() { r.Stop(context.Background()) }
+	}
 	stop := func() {}
 	if o.fetcher {
-		stop = srv.StartKnowledgeFetcher(context.Background())
+		stop = startJobs(context.Background())
 	}
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
@@ -76,7 +84,7 @@ func newKBEnvServer(t testing.TB, o kbEnvOptions) (*env, *server.Server) {
 	})
 	e := &env{t: t, DB: db, Bolt: db, URL: hs.URL, Logs: logs, Dir: dir}
 	e.Owner = e.newUser("owner@example.com", true)
-	return e, srv
+	return e, startJobs
 }
 
 // part is one part of a multipart body.

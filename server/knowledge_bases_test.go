@@ -399,12 +399,12 @@ func TestKnowledgeURLOnLoopbackRefusedWithoutAllowPrivate(t *testing.T) {
 func TestKnowledgeURLFetchedAndIndexedWithAllowPrivate(t *testing.T) {
 	page := pageServer(t)
 	// The url is stored before the fetcher runs: it must find it when it starts.
-	e, srv := newKBEnvServer(t, kbEnvOptions{server: server.Config{AllowPrivateURLs: true}})
+	e, startJobs := newKBEnvServer(t, kbEnvOptions{server: server.Config{AllowPrivateURLs: true}})
 	id := e.createKB(e.Owner.Token, map[string]any{"name": "Web", "urls": []string{page.URL + "/delivery"}})["id"].(string)
 	if s := urlItem(t, e, id)["status"]; s != "pending" {
 		t.Fatalf("status before the fetcher runs: %v", s)
 	}
-	t.Cleanup(srv.StartKnowledgeFetcher(t.Context()))
+	t.Cleanup(startJobs(t.Context()))
 	eventually(t, "the url source to be indexed", func() bool { return urlItem(t, e, id)["status"] == "indexed" })
 	u := urlItem(t, e, id)
 	if u["error"] != nil || u["indexed_at"] == nil {

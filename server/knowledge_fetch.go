@@ -1,15 +1,13 @@
 package server
 
-// The url fetcher itself lives in knowledge/ (knowledge.Fetcher); the server builds it on
-// the knowledge base service with the SSRF-guarded client, wakes it when a request adds
-// or refetches urls, and lets the command that serves start it.
+// The url fetcher itself lives in knowledge/ (knowledge.Fetcher); the server builds it
+// with the SSRF-guarded client its configuration allows and hands it to the knowledge
+// base service, whose fetch jobs (knowledge_base.fetch_url, service/knowledge_urls.go)
+// use it when the job runner runs them.
 
 import (
-	"context"
-	"log/slog"
 	"time"
 
-	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/knowledge"
 	"github.com/voiceapi/voiceapi/netguard"
 )
@@ -20,41 +18,18 @@ const (
 	DefaultURLFetchMaxBytes = knowledge.DefaultFetchMaxBytes
 )
 
-// urlFetcher is the server's url fetcher: nil-safe to wake, absent without a service.
-type urlFetcher struct {
-	*knowledge.Fetcher
-}
-
-func newURLFetcher(svc data.KnowledgeBaseService, cfg Config, log *slog.Logger) *urlFetcher {
-	if svc == nil {
-		return &urlFetcher{}
+// useURLFetcher gives the knowledge base service the fetcher cfg describes.
+func (s *Server) useURLFetcher() {
+	if s.svc.KnowledgeBases == nil {
+		return
 	}
-	timeout := cfg.URLFetchTimeout
+	timeout := s.cfg.URLFetchTimeout
 	if timeout <= 0 {
 		timeout = DefaultURLFetchTimeout
 	}
-	return &urlFetcher{knowledge.NewFetcher(svc, knowledge.FetcherOptions{
-		Client:   netguard.NewClient(netguard.Options{AllowPrivate: cfg.AllowPrivateURLs, Timeout: timeout, MaxRedirects: netguard.DefaultMaxRedirects}),
+	s.svc.KnowledgeBases.UseURLFetcher(knowledge.NewFetcher(knowledge.FetcherOptions{
+		Client:   netguard.NewClient(netguard.Options{AllowPrivate: s.cfg.AllowPrivateURLs, Timeout: timeout, MaxRedirects: netguard.DefaultMaxRedirects}),
 		CheckURL: netguard.CheckURL,
-		MaxBytes: cfg.URLFetchMaxBytes,
-		Logger:   log,
-	})}
-}
-
-// wake asks the fetcher for a scan soon.
-func (f *urlFetcher) wake() {
-	if f != nil && f.Fetcher != nil {
-		f.Wake()
-	}
-}
-
-// StartKnowledgeFetcher runs the url fetcher until ctx is done or stop is called; stop
-// waits for it to finish, so call it before closing the database. A fetch cut short by
-// stop leaves its source pending for the next start.
-func (s *Server) StartKnowledgeFetcher(ctx context.Context) (stop func()) {
-	f := s.kbFetcher
-	if f == nil || f.Fetcher == nil {
-		return func() {}
-	}
-	return f.Start(ctx)
+		MaxBytes: s.cfg.URLFetchMaxBytes,
+	}))
 }

@@ -39,6 +39,11 @@ type Services struct {
 	Subscriptions data.SubscriptionService
 	// Exports exports and imports whole workspaces (conventions §17).
 	Exports data.WorkspaceExportService
+	// Conversations runs conversations with agents (conventions §21).
+	Conversations data.ConversationService
+	// Jobs reads background jobs (GET /api/v1/jobs/{job_id}) and their queues for
+	// /metrics; without it the route finds no job and /metrics reports none.
+	Jobs data.JobService
 	// Ready reports whether storage answers (GET /readyz).
 	Ready func(ctx context.Context) error
 }
@@ -97,8 +102,6 @@ type Server struct {
 	loginLimit *rateLimiter
 	// prom is the private Prometheus registry behind GET /metrics.
 	prom *metrics
-	// kbFetcher fetches url sources in the background (StartKnowledgeFetcher).
-	kbFetcher *urlFetcher
 	// openapi caches the OpenAPI document, built on first request (openapi.go).
 	openapi openapiDoc
 	// streams are the open live event streams (events_stream.go).
@@ -152,6 +155,9 @@ func New(svc Services, cfg Config) *Server {
 		}
 	}
 	s.prom = newMetrics(cfg)
+	if svc.Jobs != nil {
+		s.prom.registry.MustRegister(&jobCollector{jobs: svc.Jobs, log: s.log})
+	}
 	s.metrics = s.prom.observe
 	s.addRoutes(s.metricsRoutes())
 	s.addRoutes(s.backupRoutes())
@@ -168,6 +174,8 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(slices.Concat(s.numberRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes()))
 	s.addRoutes(s.knowledgeBaseRoutes())
 	s.addRoutes(s.exportRoutes())
+	s.addRoutes(s.conversationRoutes())
+	s.addRoutes(s.jobRoutes())
 	s.buildRouter()
 	return s
 }

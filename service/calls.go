@@ -91,18 +91,51 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 		if c.AgentVersion == nil {
 			c.AgentVersion = published
 		}
-		if err := tx.InsertCall(c); err != nil {
-			return err
-		}
-		if err := indexCall(tx, nil, c); err != nil {
-			return err
-		}
-		return s.callEvents(ctx, tx, c, data.EventCallRegistered, "", c.Analysis != nil)
+		return s.storeCall(ctx, tx, c)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// storeCall stores a new call already normalized, completed and redacted: the record, its
+// search postings, and call.registered with the events its status implies (call.ended for
+// a finished one). Every channel that creates a call ends here.
+func (b *base) storeCall(ctx context.Context, tx Tx, c *data.Call) error {
+	if err := tx.InsertCall(c); err != nil {
+		return err
+	}
+	if err := indexCall(tx, nil, c); err != nil {
+		return err
+	}
+	return b.callEvents(ctx, tx, c, data.EventCallRegistered, "", c.Analysis != nil)
+}
+
+// insertCall stores a new call made inside a write transaction that is already open (a
+// conversation's end): absent collections made empty, the course completed and checked,
+// the redaction setting read and applied in tx, then storeCall. A conversation's
+// transcript is bounded (at most 100 agent turns, validate.MaxTranscriptBytes) and the
+// redaction work by redact.MaxWork, so this is the one place redaction runs inside a write.
+func (b *base) insertCall(ctx context.Context, tx Tx, c *data.Call, now data.Time) error {
+	normalizeCall(c)
+	if err := fillCourse(c, now); err != nil {
+		return err
+	}
+	cfg, key, err := redactionSetting(tx, c.WorkspaceID, c.AgentID)
+	if err != nil {
+		return err
+	}
+	if key != "" {
+		r, err := b.redactors.get(cfg, key)
+		if err != nil {
+			return err
+		}
+		if err := redactCall(r, c, allCallFields); err != nil {
+			return err
+		}
+	}
+	return b.storeCall(ctx, tx, c)
 }
 
 // checkCallRefs reports an agent or number outside the workspace (or an agent the caller
@@ -165,7 +198,7 @@ func fillCourse(c *data.Call, now data.Time) error {
 
 // callEvents records first (if any), then call.started or call.ended for a status reached
 // from prev, then call.analyzed. The call is encoded once for all of them.
-func (s *CallService) callEvents(ctx context.Context, tx Tx, c *data.Call, first, prev string, analyzed bool) error {
+func (b *base) callEvents(ctx context.Context, tx Tx, c *data.Call, first, prev string, analyzed bool) error {
 	var types []string
 	if first != "" {
 		types = append(types, first)
@@ -189,7 +222,7 @@ func (s *CallService) callEvents(ctx context.Context, tx Tx, c *data.Call, first
 		return err
 	}
 	for _, t := range types {
-		if _, err := s.record(ctx, tx, t, c.WorkspaceID, json.RawMessage(raw)); err != nil {
+		if _, err := b.record(ctx, tx, t, c.WorkspaceID, json.RawMessage(raw)); err != nil {
 			return err
 		}
 	}

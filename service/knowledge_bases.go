@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/knowledge"
@@ -34,6 +35,8 @@ func (o KnowledgeOptions) SourceLimit() int {
 // index per knowledge base built from the stored chunks.
 type KnowledgeBaseService struct {
 	*base
+	// fetcher fetches url sources for their jobs (UseURLFetcher); nil until set.
+	fetcher atomic.Pointer[fetcherBox]
 }
 
 var _ data.KnowledgeBaseService = (*KnowledgeBaseService)(nil)

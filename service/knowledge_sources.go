@@ -86,6 +86,9 @@ func (s *KnowledgeBaseService) storeSources(ctx context.Context, tx Tx, kb *data
 			}
 		}
 		if ps.src.Status == data.SourcePending {
+			if err := s.enqueueURLFetch(tx, &ps.src); err != nil {
+				return err
+			}
 			continue
 		}
 		if err := s.recordSourceEvent(ctx, tx, &ps.src); err != nil {
@@ -294,6 +297,9 @@ func (s *KnowledgeBaseService) RefetchURL(ctx context.Context, kbID, sourceID st
 		src.Attempt++
 		src.Status, src.Error = data.SourcePending, nil
 		if err := tx.PutKnowledgeSource(src); err != nil {
+			return err
+		}
+		if err := s.enqueueURLFetch(tx, src); err != nil {
 			return err
 		}
 		kb.UpdatedAt = s.timeNow()

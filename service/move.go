@@ -20,8 +20,8 @@ type MoveCounts map[string]int
 // accounts, workspaces, members, tokens (their ids kept, so every issued token keeps
 // working), plans, agents and their versions, knowledge bases with their sources, chunks
 // and files, numbers, calls (whose rollups and minutes dst derives as it stores them),
-// webhooks and their deliveries, and each workspace's events in chain order with their
-// hashes, so the audit chain verifies unchanged; only the events src had not yet fanned
+// webhooks and their deliveries, background jobs, and each workspace's events in chain
+// order with their hashes, so the audit chain verifies unchanged; only the events src had not yet fanned
 // out stay in dst's outbox. Ids are kept everywhere. Kept Idempotency-Key responses are
 // not copied (they expire within a day; a retry after the move runs afresh).
 //
@@ -160,7 +160,7 @@ func (m *mover) workspaces(tx Tx) error {
 		if err := m.put("workspaces", func(d Tx) error { return d.PutWorkspace(w) }); err != nil {
 			return err
 		}
-		steps := []func(Tx, string) error{m.members, m.plan, m.agents, m.knowledge, m.numbers, m.calls, m.webhooks}
+		steps := []func(Tx, string) error{m.members, m.plan, m.agents, m.knowledge, m.numbers, m.calls, m.webhooks, m.jobs}
 		for _, step := range steps {
 			if err := step(tx, w.ID); err != nil {
 				return fmt.Errorf("workspace %s: %w", w.ID, err)
@@ -171,6 +171,19 @@ func (m *mover) workspaces(tx Tx) error {
 		}
 	}
 	return nil
+}
+
+// jobs copies the workspace's jobs as they stand: queued ones run on the destination,
+// running ones (their server was stopped or died) once their leases end, finished ones
+// stay readable.
+func (m *mover) jobs(tx Tx, ws string) error {
+	page := func(req data.PageRequest) ([]*data.JobRecord, data.Page, error) { return tx.Jobs(ws, req) }
+	return each(page, func(j *data.JobRecord) error {
+		return m.put("jobs", func(d Tx) error {
+			_, err := d.EnqueueJob(j)
+			return err
+		})
+	})
 }
 
 func (m *mover) members(tx Tx, ws string) error {

@@ -46,6 +46,9 @@ type Options struct {
 	// when nil. Where the URL's host resolves is checked later, when connecting, by
 	// netguard's client.
 	URLGuard func(rawURL string) error
+	// Conversations configure conversations with agents: the model clients, the custom
+	// function caller, the lease of a message.
+	Conversations ConversationOptions
 }
 
 // base is what every resource's service shares.
@@ -69,6 +72,8 @@ type base struct {
 	// redactHook, when set (tests), runs just before a call is redacted, outside any
 	// transaction.
 	redactHook func(workspaceID string)
+	// jobs are the registered job kinds and the runners to wake (service/jobs.go).
+	jobs *jobRegistry
 }
 
 // Services are the implementations of the data services, one per resource, built on one
@@ -102,6 +107,10 @@ type Services struct {
 	Backup *BackupService
 	// Retention sweeps what retention settings have expired.
 	Retention *RetentionService
+	// Conversations implements data.ConversationService.
+	Conversations *ConversationService
+	// Jobs registers job kinds, enqueues and reads jobs, and builds their runners.
+	Jobs *JobService
 }
 
 // New builds the services on store.
@@ -140,16 +149,17 @@ func New(store Store, opts Options) (*Services, error) {
 	b := &base{
 		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
 		ids: opts.IDs, chainKey: ChainKey(opts.Sealer), urlGuard: opts.URLGuard, kbIndexes: newIndexCache(),
-		redactors: &redactors{},
+		redactors: &redactors{}, jobs: newJobRegistry(),
 	}
 	b.store = claimingStore{Store: store, b: b}
-	return &Services{
+	kbs := newKnowledgeBases(b)
+	svc := &Services{
 		Auth:           &AuthService{base: b, cache: &tokenCache{}},
 		Users:          &UserService{b},
 		Workspaces:     &WorkspaceService{b},
 		WorkspaceUsers: &WorkspaceUserService{b},
 		Idempotency:    &IdempotencyService{b},
-		KnowledgeBases: newKnowledgeBases(b),
+		KnowledgeBases: kbs,
 		Webhooks:       &WebhookService{b},
 		Deliveries:     &DeliveryService{b},
 		Audit:          &AuditService{b},
@@ -161,7 +171,11 @@ func New(store Store, opts Options) (*Services, error) {
 		Exports:        newExportService(b),
 		Backup:         newBackupService(b, store),
 		Retention:      &RetentionService{b},
-	}, nil
+		Conversations:  newConversations(b, kbs),
+		Jobs:           &JobService{b},
+	}
+	svc.Jobs.Register(svc.KnowledgeBases.urlFetchKind())
+	return svc, nil
 }
 
 // timeNow is the clock as the records' time type.

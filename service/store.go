@@ -44,6 +44,8 @@ type Tx interface {
 	CallTx
 	CallSearchTx
 	SubscriptionTx
+	ConversationTx
+	JobTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.

@@ -11,6 +11,7 @@ import (
 	"github.com/voiceapi/voiceapi/internal/pgtest"
 	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/service"
 	"github.com/voiceapi/voiceapi/webhook"
 )
 
@@ -22,6 +23,8 @@ type Replica struct {
 	PG *postgres.DB
 	// Dispatcher posts this replica's claimed webhook deliveries; StopDispatcher cuts it.
 	Dispatcher *webhook.Dispatcher
+	// Jobs is this replica's job runner, started as serve starts it (url fetches).
+	Jobs *service.JobRunner
 }
 
 // ReplicaOptions tune NewReplicas.
@@ -35,6 +38,11 @@ type ReplicaOptions struct {
 	// URL is the database the replicas share (an empty one, on a cluster the test
 	// controls); a new database of the package's shared cluster when empty.
 	URL string
+	// Prepare adjusts each replica's services before its server starts (a conversation's
+	// model clients, say).
+	Prepare func(*service.Services)
+	// JobPoll is the job runners' poll; service's default when 0.
+	JobPoll time.Duration
 }
 
 // NewReplicas starts n replicas on one new database. The owner account is created
@@ -51,6 +59,9 @@ func NewReplicas(t testing.TB, n int, o ReplicaOptions) []*Replica {
 		logger := slog.New(slog.NewJSONHandler(logs, nil))
 		db := OpenPostgres(t, func(po *postgres.Options) { po.URL, po.Logger, po.Now = url, logger, o.Now })
 		svc := cli.NewServices(db)
+		if o.Prepare != nil {
+			o.Prepare(svc)
+		}
 		d := webhook.NewDispatcher(svc.Deliveries, webhook.Config{AllowPrivate: true, Logger: logger, Lease: o.Lease, Now: o.Now})
 		db.SetEventHook(d.Wake)
 		d.Start(context.Background())
@@ -66,6 +77,9 @@ func NewReplicas(t testing.TB, n int, o ReplicaOptions) []*Replica {
 				o.Configure(c)
 			}
 		})
+		jobs := svc.Jobs.NewRunner(service.RunnerOptions{Poll: o.JobPoll, Now: o.Now})
+		jobs.Start(context.Background())
+		t.Cleanup(func() { jobs.Stop(context.Background()) })
 		hs := httptest.NewServer(srv.Handler())
 		t.Cleanup(hs.Close)
 		s := &Server{Env: &Env{Store: db, Svc: svc}, T: t, URL: hs.URL, Dir: t.TempDir(), Logs: logs}
@@ -74,7 +88,7 @@ func NewReplicas(t testing.TB, n int, o ReplicaOptions) []*Replica {
 		} else {
 			s.Owner = out[0].Owner
 		}
-		out = append(out, &Replica{Server: s, PG: db, Dispatcher: d})
+		out = append(out, &Replica{Server: s, PG: db, Dispatcher: d, Jobs: jobs})
 	}
 	return out
 }

@@ -57,6 +57,18 @@ func (s *SyncBuffer) String() string {
 // say) and each configure function the server's (rate limits, ...).
 func NewServer(t testing.TB, tune func(*bolt.Options), configure ...func(*server.Config)) *Server {
 	t.Helper()
+	return newServer(t, tune, nil, configure...)
+}
+
+// NewServerWith is NewServer whose HTTP server runs on the test's own services (Env.Svc),
+// which prepare adjusts first (a conversation's model, say).
+func NewServerWith(t testing.TB, tune func(*bolt.Options), prepare func(*service.Services), configure ...func(*server.Config)) *Server {
+	t.Helper()
+	return newServer(t, tune, prepare, configure...)
+}
+
+func newServer(t testing.TB, tune func(*bolt.Options), prepare func(*service.Services), configure ...func(*server.Config)) *Server {
+	t.Helper()
 	logs := &SyncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	env := New(t, func(o *bolt.Options) {
@@ -65,7 +77,14 @@ func NewServer(t testing.TB, tune func(*bolt.Options), configure ...func(*server
 			tune(o)
 		}
 	})
-	hs := httptest.NewServer(cli.NewServer(env.Store, logger, configure...).Handler())
+	var api *server.Server
+	if prepare != nil {
+		prepare(env.Svc)
+		api = cli.NewServerOn(env.Store, env.Svc, logger, configure...)
+	} else {
+		api = cli.NewServer(env.Store, logger, configure...)
+	}
+	hs := httptest.NewServer(api.Handler())
 	t.Cleanup(hs.Close) // runs before OpenDB's check and close: cleanups run last first
 	dir := t.TempDir()
 	if env.DB != nil {

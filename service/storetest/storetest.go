@@ -52,6 +52,15 @@ var suites = []struct {
 	{"call_rollups", testCallRollups},
 	{"subscriptions", testSubscriptions},
 	{"privacy_fields", testPrivacyFields},
+	{"jobs_enqueue_in_transaction", testJobsEnqueueInTransaction},
+	{"jobs_unique_keys", testJobsUniqueKeys},
+	{"jobs_due_order", testJobsDueOrder},
+	{"jobs_leases", testJobsLeases},
+	{"jobs_concurrent_claims", testJobsConcurrentClaims},
+	{"jobs_reschedule", testJobsReschedule},
+	{"jobs_queue_stats", testJobsQueueStats},
+	{"jobs_list_and_delete", testJobsListAndDelete},
+	{"jobs_prune", testJobsPrune},
 }
 
 // Run runs every group of the suite against stores made by open.

@@ -24,6 +24,7 @@ import (
 	"github.com/voiceapi/voiceapi/console"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/service"
 	"github.com/voiceapi/voiceapi/webhook"
 )
 
@@ -67,18 +68,23 @@ func StartIn(t testing.TB, dir string) *Env {
 }
 
 func serve(t testing.TB, db *bolt.DB, logger *slog.Logger) *Env {
-	// As serve runs it: the url fetcher and the webhook dispatcher in the background, both
-	// allowed to reach this machine (the tests' receivers are on loopback).
-	api := cli.NewServer(db, logger, func(c *server.Config) { c.AllowPrivateURLs = true })
+	// As serve runs it: the job runner (url fetches) and the webhook dispatcher in the
+	// background, both allowed to reach this machine (the tests' receivers are on loopback),
+	// and so are conversations (a model stand-in on loopback, as --allow-private-urls lets
+	// them).
+	svc := cli.NewServices(db)
+	svc.Conversations.Configure(cli.ConversationOptions(cli.LLMSettings{AllowPrivate: true}))
+	api := cli.NewServerOn(db, svc, logger, func(c *server.Config) { c.AllowPrivateURLs = true })
 	srv := httptest.NewServer(api.Handler())
-	stopFetcher := api.StartKnowledgeFetcher(context.Background())
+	jobs := svc.Jobs.NewRunner(service.RunnerOptions{})
+	jobs.Start(context.Background())
 	dispatcher := webhook.NewDispatcher(cli.NewServices(db).Deliveries, webhook.Config{Workers: 2, AllowPrivate: true, Logger: logger,
 		Schedule: []time.Duration{100 * time.Millisecond}})
 	db.SetEventHook(dispatcher.Wake)
 	dispatcher.Start(context.Background())
 	t.Cleanup(func() {
 		srv.Close()
-		stopFetcher()
+		jobs.Stop(context.Background())
 		db.SetEventHook(nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

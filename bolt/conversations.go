@@ -1,0 +1,148 @@
+package bolt
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// Buckets of conversations: the records, their items ("<id>\x00<8-byte sequence>"), the
+// active ones by last update ("<8-byte updated_at ms>\x00<id>", for the idle sweep) and a
+// workspace index (for the workspace's delete).
+var (
+	bucketConversations     = []byte("conversations")
+	bucketConversationItems = []byte("conversation_items")
+	bucketConversationsIdle = []byte("conversations_idle")
+	bucketConversationsByWS = []byte("conversations_by_ws")
+)
+
+func init() {
+	allBuckets = append(allBuckets, bucketConversations, bucketConversationItems, bucketConversationsIdle, bucketConversationsByWS)
+	workspaceCascades = append(workspaceCascades, func(_ *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceConversations(tx, ws) })
+}
+
+func conversationItemKey(id string, seq int) []byte {
+	k := make([]byte, 0, len(id)+9)
+	k = append(k, id...)
+	k = append(k, 0)
+	return binary.BigEndian.AppendUint64(k, uint64(seq))
+}
+
+func conversationIdleKey(c *data.StoredConversation) []byte {
+	k := binary.BigEndian.AppendUint64(nil, uint64(c.UpdatedAt.UnixMilli()))
+	k = append(k, 0)
+	return append(k, c.ID...)
+}
+
+// Conversation implements service.ConversationTx.
+func (t tx) Conversation(id string) (*data.StoredConversation, error) {
+	var c data.StoredConversation
+	found, err := getJSON(t.b.Bucket(bucketConversations), []byte(id), &c)
+	if err != nil || !found {
+		return nil, err
+	}
+	c.Messages = nil
+	return &c, nil
+}
+
+// ConversationItems implements service.ConversationTx.
+func (t tx) ConversationItems(id string) ([]data.ConversationItem, error) {
+	prefix := append([]byte(id), 0)
+	var out []data.ConversationItem
+	c := t.b.Bucket(bucketConversationItems).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		var it data.ConversationItem
+		if err := jsonUnmarshal(v, &it); err != nil {
+			return nil, fmt.Errorf("decoding conversation item %q: %w", k, err)
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+// InsertConversation implements service.ConversationTx.
+func (t tx) InsertConversation(c *data.StoredConversation, items []data.ConversationItem) error {
+	if err := indexPut(t.b.Bucket(bucketConversationsByWS), c.WorkspaceID, c.ID); err != nil {
+		return err
+	}
+	return t.putConversation(nil, c, items)
+}
+
+// PutConversation implements service.ConversationTx.
+func (t tx) PutConversation(c *data.StoredConversation, items []data.ConversationItem) error {
+	old, err := t.Conversation(c.ID)
+	if err != nil {
+		return err
+	}
+	if old == nil {
+		return fmt.Errorf("conversation %s is not stored", c.ID)
+	}
+	return t.putConversation(old, c, items)
+}
+
+// putConversation writes c, appends items and moves the idle entry from old's to c's.
+func (t tx) putConversation(old, c *data.StoredConversation, items []data.ConversationItem) error {
+	idle := t.b.Bucket(bucketConversationsIdle)
+	if old != nil && old.Status == data.ConversationActive {
+		if err := idle.Delete(conversationIdleKey(old)); err != nil {
+			return err
+		}
+	}
+	if c.Status == data.ConversationActive {
+		if err := idle.Put(conversationIdleKey(c), nil); err != nil {
+			return err
+		}
+	}
+	itemsB := t.b.Bucket(bucketConversationItems)
+	for i := range items {
+		if err := putJSON(itemsB, conversationItemKey(c.ID, c.Items-len(items)+i), &items[i]); err != nil {
+			return err
+		}
+	}
+	rec := *c
+	rec.Messages = nil // the items are stored apart
+	return putJSON(t.b.Bucket(bucketConversations), []byte(c.ID), &rec)
+}
+
+// IdleConversations implements service.ConversationTx.
+func (t tx) IdleConversations(before time.Time, limit int) ([]string, error) {
+	var out []string
+	c := t.b.Bucket(bucketConversationsIdle).Cursor()
+	for k, _ := c.First(); k != nil && len(out) < limit; k, _ = c.Next() {
+		if int64(binary.BigEndian.Uint64(k[:8])) >= before.UnixMilli() {
+			break
+		}
+		out = append(out, string(k[9:]))
+	}
+	return out, nil
+}
+
+// deleteWorkspaceConversations removes a workspace's conversations with their items and
+// idle entries.
+func deleteWorkspaceConversations(tx *bbolt.Tx, ws string) error {
+	byWS, t := tx.Bucket(bucketConversationsByWS), tx
+	for _, id := range scopeIDs(byWS, ws) {
+		var c data.StoredConversation
+		found, err := getJSON(t.Bucket(bucketConversations), []byte(id), &c)
+		if err != nil {
+			return err
+		}
+		if found && c.Status == data.ConversationActive {
+			if err := t.Bucket(bucketConversationsIdle).Delete(conversationIdleKey(&c)); err != nil {
+				return err
+			}
+		}
+		if err := deletePrefix(t.Bucket(bucketConversationItems), append([]byte(id), 0)); err != nil {
+			return err
+		}
+		if err := t.Bucket(bucketConversations).Delete([]byte(id)); err != nil {
+			return err
+		}
+	}
+	return deletePrefix(byWS, indexKey(ws, ""))
+}

@@ -1,0 +1,244 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/voiceapi/voiceapi/client"
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// chatOptions are the flags of `voiceapi chat`.
+type chatOptions struct {
+	remoteFlags
+	draft   bool
+	version int
+	vars    []string
+}
+
+// NewChatCommand builds `voiceapi chat AGENT`: a turn-by-turn conversation with an agent
+// of a running server, the reply streaming in (conventions §21, docs/conversations.md).
+func NewChatCommand() *cobra.Command {
+	var o chatOptions
+	cmd := &cobra.Command{
+		Use:   "chat AGENT",
+		Short: "Talk to an agent in the terminal (its live version, a version or its draft)",
+		Long: "Starts a conversation with AGENT (its id, or its name) on a running server and reads your messages line by line " +
+			"from standard input; the agent's reply streams in, with each tool call, the knowledge it retrieved and its latency. " +
+			"/end (or the end of input) ends the conversation and prints the call it became. --var NAME=VALUE gives a {{variable}}: " +
+			"true, false and numbers are sent as such, anything else as a string.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runChat(cmd.Context(), o, args[0], cmd.InOrStdin(), cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	o.remoteFlags.register(f)
+	f.BoolVar(&o.draft, "draft", false, "talk to the agent's draft (needs the right to write agents)")
+	f.IntVar(&o.version, "version", 0, "talk to this published version (default: the live one)")
+	f.StringArrayVar(&o.vars, "var", nil, "NAME=VALUE: a variable of the conversation; repeatable")
+	cmd.MarkFlagsMutuallyExclusive("draft", "version")
+	return cmd
+}
+
+// chatVariables reads --var NAME=VALUE items.
+func chatVariables(items []string) (map[string]any, error) {
+	vars := map[string]any{}
+	for _, kv := range items {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("--var %q: want NAME=VALUE", kv)
+		}
+		switch {
+		case value == "true" || value == "false":
+			vars[name] = value == "true"
+		case json.Valid([]byte(value)) && isJSONNumber(value):
+			f, _ := strconv.ParseFloat(value, 64)
+			vars[name] = f
+		default:
+			vars[name] = value
+		}
+	}
+	return vars, nil
+}
+
+func isJSONNumber(s string) bool {
+	var n json.Number
+	return json.Unmarshal([]byte(s), &n) == nil
+}
+
+func runChat(ctx context.Context, o chatOptions, agentRef string, in io.Reader, out io.Writer) error {
+	if o.version < 0 {
+		return errors.New("--version must be a version number (1 or more)")
+	}
+	vars, err := chatVariables(o.vars)
+	if err != nil {
+		return err
+	}
+	c, err := o.client()
+	if err != nil {
+		return err
+	}
+	agent, err := findAgent(ctx, c, agentRef)
+	if err != nil {
+		return err
+	}
+	start := data.ConversationStart{Variables: vars, Version: data.ConversationVersion{Draft: o.draft, Number: o.version}}
+	conv, err := c.Conversations.Start(ctx, agent.ID, start)
+	if err != nil {
+		return err
+	}
+	which := "live"
+	switch {
+	case conv.AgentVersion == nil:
+		which = "draft"
+	case o.version > 0:
+		which = "version " + strconv.Itoa(*conv.AgentVersion)
+	default:
+		which = "live, version " + strconv.Itoa(*conv.AgentVersion)
+	}
+	fmt.Fprintf(out, "Conversation %s with %s (%s). Type /end to finish.\n", conv.ID, agent.Name, which)
+	p := &chatPrinter{out: out}
+	for i := range conv.Messages {
+		p.item(&conv.Messages[i], true)
+	}
+	interactive := false
+	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		interactive = true
+	}
+	lines := bufio.NewScanner(in)
+	lines.Buffer(make([]byte, 64<<10), 1<<20)
+	for {
+		if interactive {
+			fmt.Fprint(out, "you> ")
+		}
+		if !lines.Scan() {
+			break
+		}
+		msg := strings.TrimSpace(lines.Text())
+		if msg == "" {
+			continue
+		}
+		if msg == "/end" {
+			break
+		}
+		turn, err := c.Conversations.SendStream(ctx, conv.ID, msg, data.ConversationObserver{Text: p.text, Item: func(it *data.ConversationItem) error { return p.item(it, false) }})
+		p.endLine()
+		if err != nil {
+			var ce *client.Error
+			if errors.As(err, &ce) && ce.Code != data.ECONFLICT {
+				fmt.Fprintf(out, "! %s\n", ce.Message) // a provider's failure: the conversation goes on
+				continue
+			}
+			return err
+		}
+		if turn.Status == data.ConversationEnded {
+			fmt.Fprintf(out, "The conversation ended (%s): call %s\n", deref(turn.DisconnectionReason), deref(turn.CallID))
+			return nil
+		}
+	}
+	if err := lines.Err(); err != nil {
+		return err
+	}
+	call, err := c.Conversations.End(ctx, conv.ID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "The conversation ended (%s): call %s\n", deref(call.DisconnectionReason), call.ID)
+	return nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// findAgent resolves an agent id, or a name that exactly one agent has.
+func findAgent(ctx context.Context, c *client.Client, ref string) (*data.Agent, error) {
+	if strings.HasPrefix(ref, data.PrefixAgent) {
+		a, _, err := c.Agents.Get(ctx, ref)
+		return a, err
+	}
+	var found []*data.Agent
+	for a, err := range c.Agents.All(ctx, client.AgentFilter{Name: ref}) {
+		if err != nil {
+			return nil, err
+		}
+		if a.Name == ref {
+			found = append(found, a)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("no agent is named %q", ref)
+	case 1:
+		return found[0], nil
+	}
+	return nil, fmt.Errorf("%d agents are named %q: name one by its id", len(found), ref)
+}
+
+// chatPrinter writes a conversation to the terminal: the agent's text as it streams,
+// then each tool call and the knowledge retrieved, one line each.
+type chatPrinter struct {
+	out    io.Writer
+	inLine bool
+}
+
+func (p *chatPrinter) text(delta string) error {
+	if !p.inLine {
+		fmt.Fprint(p.out, "agent: ")
+		p.inLine = true
+	}
+	_, err := fmt.Fprint(p.out, delta)
+	return err
+}
+
+func (p *chatPrinter) endLine() {
+	if p.inLine {
+		fmt.Fprintln(p.out)
+		p.inLine = false
+	}
+}
+
+// item prints what an item adds to the streamed text; whole prints an agent's text too
+// (the opening, which did not stream).
+func (p *chatPrinter) item(it *data.ConversationItem, whole bool) error {
+	switch it.Role {
+	case data.ItemAgent:
+		if whole && it.Content != "" {
+			p.text(it.Content)
+		}
+		p.endLine()
+		for _, k := range it.Knowledge {
+			fmt.Fprintf(p.out, "  [knowledge %.2f] %s\n", k.Score, oneLine(k.Text, 100))
+		}
+		if it.LatencyMS != nil && it.Content != "" {
+			fmt.Fprintf(p.out, "  [%d ms to the first token, %d ms in all]\n", it.LatencyMS.FirstToken, it.LatencyMS.Total)
+		}
+	case data.ItemTool:
+		p.endLine()
+		fmt.Fprintf(p.out, "  [tool] %s\n", oneLine(it.Content, 300))
+	}
+	return nil
+}
+
+// oneLine flattens s to one line of at most n characters.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

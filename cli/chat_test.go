@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/client"
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/llmtest"
+	"github.com/voiceapi/voiceapi/llm"
+)
+
+// chatServer is a real server whose conversations reach the internal model stand-in,
+// allowed through the SSRF guard by its prefix, with an owner's token.
+func chatServer(t *testing.T) (*iacServer, *llmtest.Server) {
+	t.Helper()
+	stand := llmtest.New(t, data.LLMInternal)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	db, err := bolt.Open(t.TempDir(), bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true, Logger: logger, SecretKey: bytes.Repeat([]byte{7}, 32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := NewServices(db)
+	svc.Conversations.Configure(ConversationOptions(LLMSettings{AllowURLPrefixes: []string{stand.URL + "/"}}))
+	srv := httptest.NewServer(NewServerOn(db, svc, logger).Handler())
+	t.Cleanup(func() { srv.Close(); db.Close() })
+	ctx := context.Background()
+	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Owner", Email: "owner@example.com", Password: "owner-password", IsAdmin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, token, err := svc.Auth.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "chat"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := client.New(srv.URL, client.WithToken(token))
+	return &iacServer{url: srv.URL, token: token, c: c}, stand
+}
+
+func TestChat(t *testing.T) {
+	s, stand := chatServer(t)
+	cfg := stand.LLMConfig()
+	cfg.Tools = []*data.Tool{{Name: "press", Type: data.ToolPressIVR}, {Name: "bye", Type: data.ToolEndCall}}
+	name := "Front desk"
+	prompt := data.DefaultAgentConfig().PromptConfig
+	prompt.WelcomeMessage = "Hi {{guest}}, welcome to {{hotel}}."
+	agent, _, err := s.c.Agents.Create(context.Background(), client.AgentInput{Name: &name, LLMConfig: &cfg, PromptConfig: &prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stand.Respond(func(r llmtest.Request) llmtest.Reply {
+		switch {
+		case r.LastUserText() == "press one" && len(r.ToolResults()) == 0:
+			return llmtest.Calls(llm.ToolCall{Name: "press", Arguments: `{"digits":"1"}`})
+		case r.LastUserText() == "goodbye":
+			return llmtest.Reply{Text: "Bye now.", ToolCalls: []llm.ToolCall{{Name: "bye", Arguments: `{}`}}}
+		}
+		return llmtest.Text("Noted: " + r.LastUserText())
+	})
+	base := []string{"chat", name, "--server", s.url, "--token", s.token, "--draft", "--var", "guest=Ada", "--var", "hotel=Grand"}
+	out, _, err := run(t, "hello there\n\npress one\n/end\nnot sent\n", base...)
+	if err != nil {
+		t.Fatalf("chat: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"Conversation conv_", "with Front desk (draft)",
+		"agent: Hi Ada, welcome to Grand.\n",
+		"agent: Noted: hello there\n", "ms to the first token",
+		`[tool] press({"digits":"1"}) → {"digits":"1","note":"a text conversation presses no keys","recorded":true}`,
+		"agent: Noted: press one\n",
+		"The conversation ended (user_ended): call call_",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "not sent") {
+		t.Errorf("a line after /end was sent:\n%s", out)
+	}
+	// The agent ends it: the command says so and stops.
+	out, _, err = run(t, "goodbye\nstill here?\n", append(base[:2:2], "--server", s.url, "--token", s.token, "--draft", "--var", "guest=Bo", "--var", "hotel=Inn")...)
+	if err != nil || !strings.Contains(out, "agent: Bye now.\n") || !strings.Contains(out, "The conversation ended (agent_ended): call call_") {
+		t.Errorf("agent_ended: %v\n%s", err, out)
+	}
+	// Bad input: a variable missing, an unknown agent, both --draft and --version.
+	if _, _, err := run(t, "", "chat", agent.ID, "--server", s.url, "--token", s.token, "--draft"); err == nil || !strings.Contains(err.Error(), "guest") {
+		t.Errorf("a missing variable: %v", err)
+	}
+	if _, _, err := run(t, "", "chat", "Nobody", "--server", s.url, "--token", s.token); err == nil || !strings.Contains(err.Error(), `no agent is named "Nobody"`) {
+		t.Errorf("an unknown agent: %v", err)
+	}
+	if _, _, err := run(t, "", "chat", agent.ID, "--server", s.url, "--token", s.token, "--draft", "--version", "2"); err == nil {
+		t.Error("--draft with --version was accepted")
+	}
+	// Live on an agent never published: the server's 409, said plainly.
+	if _, _, err := run(t, "", "chat", agent.ID, "--server", s.url, "--token", s.token, "--var", "guest=A", "--var", "hotel=B"); err == nil || !strings.Contains(err.Error(), "no published version") {
+		t.Errorf("live without a published version: %v", err)
+	}
+}
+
+func TestChatVariables(t *testing.T) {
+	got, err := chatVariables([]string{"a=1", "b=true", "c=+1555", "d=x=y", "e=", "f=2.5", "g=false", "h=007"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"a": 1.0, "b": true, "c": "+1555", "d": "x=y", "e": "", "f": 2.5, "g": false, "h": "007"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %#v, want %#v", k, got[k], v)
+		}
+	}
+	if _, err := chatVariables([]string{"novalue"}); err == nil {
+		t.Error("an item without = was accepted")
+	}
+}

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/llm"
+	"github.com/voiceapi/voiceapi/netguard"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// llmFlags are serve's language model settings (conventions §21, docs/configuration.md).
+type llmFlags struct {
+	// baseURLs are PROVIDER=URL overrides of a provider's API root (gateways, tests).
+	baseURLs []string
+	// timeout bounds one completion.
+	timeout time.Duration
+	// allowURLPrefixes let URLs under them reach private addresses (Ollama on the host).
+	allowURLPrefixes []string
+}
+
+func (l *llmFlags) register(f *pflag.FlagSet) {
+	f.StringArrayVar(&l.baseURLs, "llm-base-url", nil, "PROVIDER=URL: send that language model provider's requests to URL instead (a gateway, a test stand-in); repeatable")
+	f.DurationVar(&l.timeout, "llm-timeout", llm.DefaultTimeout, "longest a language model may take to answer one request (504 provider_timeout after)")
+	f.StringArrayVar(&l.allowURLPrefixes, "allow-url-prefix", nil, "let URLs starting with this prefix reach private addresses through the SSRF guard (a model server or custom function on your network, e.g. http://127.0.0.1:11434/); repeatable")
+}
+
+// LLMSettings are what conversations need of the operator's configuration.
+type LLMSettings struct {
+	// BaseURLs replace providers' API roots (--llm-base-url).
+	BaseURLs map[string]string
+	// Timeout bounds one completion (--llm-timeout); llm.DefaultTimeout when 0.
+	Timeout time.Duration
+	// AllowPrivate lifts the SSRF guard (--allow-private-urls); AllowURLPrefixes lift it
+	// for URLs under them (--allow-url-prefix).
+	AllowPrivate     bool
+	AllowURLPrefixes []string
+}
+
+// settings checks the flags and returns them as LLMSettings.
+func (l *llmFlags) settings(allowPrivate bool) (LLMSettings, error) {
+	s := LLMSettings{BaseURLs: map[string]string{}, Timeout: l.timeout, AllowPrivate: allowPrivate, AllowURLPrefixes: l.allowURLPrefixes}
+	if l.timeout <= 0 {
+		return s, fmt.Errorf("--llm-timeout must be more than 0")
+	}
+	for _, kv := range l.baseURLs {
+		provider, u, ok := strings.Cut(kv, "=")
+		if !ok || !slices.Contains(data.LLMProviders, provider) {
+			return s, fmt.Errorf("--llm-base-url %q: want PROVIDER=URL with PROVIDER one of %s", kv, strings.Join(data.LLMProviders, ", "))
+		}
+		if err := netguard.CheckURL(u); err != nil {
+			return s, fmt.Errorf("--llm-base-url %s: %w", provider, err)
+		}
+		s.BaseURLs[provider] = u
+	}
+	for _, p := range l.allowURLPrefixes {
+		if err := netguard.CheckURLPrefix(p); err != nil {
+			return s, fmt.Errorf("--allow-url-prefix %q: %w", p, err)
+		}
+	}
+	return s, nil
+}
+
+// ConversationOptions builds what conversations need from s: model clients of each
+// agent's provider and custom function calls, both through the SSRF guard (a base_url,
+// an endpoint or a custom_function URL is a URL the server calls, like a webhook's).
+func ConversationOptions(s LLMSettings) service.ConversationOptions {
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = llm.DefaultTimeout
+	}
+	models := netguard.NewClient(netguard.Options{AllowPrivate: s.AllowPrivate, AllowURLPrefixes: s.AllowURLPrefixes, Timeout: timeout})
+	// A custom function's own timeout bounds each call (its context); the client's is the
+	// most any answer may take.
+	functions := netguard.NewClient(netguard.Options{AllowPrivate: s.AllowPrivate, AllowURLPrefixes: s.AllowURLPrefixes, Timeout: data.ConversationAnswerLimit})
+	opts := llm.Options{HTTPClient: models, BaseURLs: s.BaseURLs, Timeout: timeout}
+	return service.ConversationOptions{
+		Models:    func(cfg data.LLMConfig) (llm.Client, error) { return llm.New(llm.ConfigOf(cfg), opts) },
+		Functions: functions,
+	}
+}
+
+// expireConversations ends idle conversations (expired) now, then every interval until
+// ctx is done.
+func expireConversations(ctx context.Context, conv *service.ConversationService, logger *slog.Logger, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		for {
+			n, err := conv.ExpireIdle(ctx, 100)
+			if err != nil {
+				if ctx.Err() == nil {
+					logger.Error("ending idle conversations", "error", err)
+				}
+				break
+			}
+			if n > 0 {
+				logger.Info("ended idle conversations", "count", n)
+			}
+			if n < 100 {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}

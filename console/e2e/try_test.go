@@ -1,0 +1,101 @@
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/llmtest"
+	"github.com/voiceapi/voiceapi/llm"
+)
+
+// TestTryIt: sign in, open an agent, talk to it in its "Try it" panel (its reply streams
+// in, with a tool call and a retrieved chunk), end the conversation, and find the call in
+// the call history.
+func TestTryIt(t *testing.T) {
+	b := newBrowser(t)
+	e := b.env
+	stand := llmtest.New(t, data.LLMInternal)
+	stand.Respond(func(r llmtest.Request) llmtest.Reply {
+		if len(r.ToolResults()) == 0 && strings.Contains(r.LastUserText(), "pro") {
+			return llmtest.Calls(llm.ToolCall{Name: "note_plan", Arguments: `{"plan":"pro"}`})
+		}
+		if strings.Contains(r.System, "20 euros") {
+			return llmtest.Text("The pro plan costs 20 euros a month.")
+		}
+		return llmtest.Text("How can I help?")
+	})
+	kb := e.Do(nil, "POST", "/api/v1/knowledge-bases", e.Owner.Token, map[string]any{"name": "Prices",
+		"texts": []map[string]string{{"title": "Plans", "content": "The pro plan costs 20 euros a month."}}})
+	if kb.Status != 201 {
+		t.Fatalf("knowledge base: %d %s", kb.Status, kb.Body)
+	}
+	raw, _ := json.Marshal(stand.LLMConfig())
+	var cfg map[string]any
+	json.Unmarshal(raw, &cfg)
+	cfg["knowledge_base_ids"] = []string{kb.Data()["id"].(string)}
+	cfg["tools"] = []any{map[string]any{"name": "note_plan", "type": "extract_dynamic_variable", "variables": []any{
+		map[string]any{"type": "enum", "name": "plan", "description": "The plan asked about", "choices": []string{"basic", "pro"}}}}}
+	a := e.Do(nil, "POST", "/api/v1/agents", e.Owner.Token, map[string]any{"name": "Sales desk", "llm_config": cfg,
+		"prompt_config": map[string]any{"prompt": "You sell plans for {{shop}}.", "welcome_message": "Hello from {{shop}}!"}})
+	if a.Status != 201 {
+		t.Fatalf("agent: %d %s", a.Status, a.Body)
+	}
+	id := a.Data()["id"].(string)
+
+	b.signIn(e.Owner.Email, e.Owner.Password, "")
+	b.open("/agents/" + id)
+	b.run("the panel loads", chromedp.WaitVisible(`[data-try-start]`, chromedp.ByQuery))
+	var liveDisabled bool
+	b.eval("live disabled", `document.querySelector('[data-try-start] input[value="live"]').disabled`, &liveDisabled)
+	if !liveDisabled {
+		t.Error("live is offered for an agent never published")
+	}
+	b.run("start on the draft",
+		chromedp.SendKeys(`[data-try-var="shop"]`, "Acme", chromedp.ByQuery),
+		chromedp.Click(`[data-try-start] button[type="submit"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`[data-try-log] li.try-agent`, chromedp.ByQuery))
+	if s := b.text(`[data-try-log] li.try-agent .try-text`); s != "Hello from Acme!" {
+		t.Errorf("opening = %q", s)
+	}
+	b.run("send",
+		chromedp.SendKeys(`[data-try-input]`, "How much is the pro plan?", chromedp.ByQuery),
+		chromedp.Click(`[data-try-send] button[type="submit"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`//li[contains(@class,"try-agent")]/span[@class="try-text"][text()="The pro plan costs 20 euros a month."]`, chromedp.BySearch))
+	if s := b.text(`[data-try-log] li.try-tool`); !strings.Contains(s, "note_plan") || !strings.Contains(s, `"plan":"pro"`) {
+		t.Errorf("tool call shown as %q", s)
+	}
+	if s := b.text(`[data-try-log] .try-knowledge`); !strings.Contains(s, "Knowledge retrieved") {
+		t.Errorf("knowledge shown as %q", s)
+	}
+	var chunk string
+	b.eval("chunk", `document.querySelector('[data-try-log] .try-chunk').textContent`, &chunk)
+	if !strings.Contains(chunk, "20 euros") {
+		t.Errorf("retrieved chunk = %q", chunk)
+	}
+	if s := b.text(`[data-try-log] li.try-agent:last-child .try-latency`); !strings.Contains(s, "ms to the first token") {
+		t.Errorf("latency shown as %q", s)
+	}
+	b.audit("try-it")
+	b.run("back to full width", chromedp.EmulateViewport(1280, 900), chromedp.ScrollIntoView("#try", chromedp.ByQuery))
+	b.shot("try-it")
+	b.run("end", chromedp.Click(`[data-try-end]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`[data-try-result] a`, chromedp.ByQuery))
+	if s := b.text(`[data-try-result]`); !strings.Contains(s, "user_ended") {
+		t.Errorf("end result = %q", s)
+	}
+	b.run("open the call", chromedp.Click(`[data-try-result] a`, chromedp.ByQuery),
+		chromedp.WaitVisible(`ol.transcript`, chromedp.ByQuery))
+	if s := b.text(`ol.transcript`); !strings.Contains(s, "20 euros") || !strings.Contains(s, "note_plan") {
+		t.Errorf("the call's transcript = %q", s)
+	}
+	var callID string
+	b.eval("call id", `location.pathname.split("/").pop()`, &callID)
+	b.open("/calls")
+	if s := b.text("#main"); !strings.Contains(s, callID) {
+		t.Errorf("the call history does not list %s", callID)
+	}
+}

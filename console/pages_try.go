@@ -1,0 +1,65 @@
+package console
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/voiceapi/voiceapi/conversation"
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// The "Try it" panel of the agent page (conventions §21): the page loads it as a fragment
+// and static/try.js talks to the conversation routes of the REST API from the browser,
+// with the session cookie and its CSRF token, streaming each reply.
+
+// tryPanel is what the panel's template needs.
+type tryPanel struct {
+	AgentID string
+	// Live is the published version a live conversation runs; 0 when none.
+	Live int
+	// CanDraft tells whether the caller may talk to the draft (the right to write agents).
+	CanDraft bool
+	// Variables are the {{variables}} the draft's configuration uses, built-ins aside: a
+	// field each, so a conversation can start.
+	Variables []string
+}
+
+// agentTry serves GET /agents/{id}/try: the panel alone.
+func (h *Handler) agentTry(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	res, err := h.call(r, "GET", "/api/v1/agents/"+url.PathEscape(id), nil, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	a := res.Data()
+	p := data.PrincipalFrom(r.Context())
+	d := tryPanel{AgentID: id, CanDraft: p.Allows(data.Write(data.ModuleAgents)) == nil}
+	if v, ok := a["published_version"].(float64); ok {
+		d.Live = int(v)
+	}
+	d.Variables = agentVariables(a)
+	h.renderPart(w, r, "try", "panel", d)
+}
+
+// agentVariables lists the variables an agent record's configuration uses, built-ins
+// aside (the server gives those).
+func agentVariables(a map[string]any) []string {
+	raw, err := json.Marshal(a)
+	if err != nil {
+		return nil
+	}
+	var cfg data.AgentConfig
+	if json.Unmarshal(raw, &cfg) != nil {
+		return nil
+	}
+	var out []string
+	for _, name := range conversation.ConfigVariables(&cfg) {
+		if !slices.Contains(conversation.BuiltInVariables, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}

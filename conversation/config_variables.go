@@ -1,0 +1,158 @@
+package conversation
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// eachText calls fn with every text of cfg that variables are substituted in (conventions
+// §23): prompt_config.prompt and welcome_message; each tool's description and messages
+// (announcement_message, announcement_prompt, transfer_declined_message,
+// voicemail_response_text, send_sms content, speak_during_execution_options); and a
+// custom_function's api_endpoint, headers, query and parameters. jsonText marks
+// custom_function_parameters, a JSON document. fn may replace the text through s.
+func eachText(cfg *data.AgentConfig, fn func(s *string, jsonText bool)) {
+	fn(&cfg.PromptConfig.Prompt, false)
+	fn(&cfg.PromptConfig.WelcomeMessage, false)
+	for _, t := range cfg.LLMConfig.Tools {
+		if t == nil {
+			continue
+		}
+		for _, p := range []*string{t.Description, t.AnnouncementMessage, t.AnnouncementPrompt, t.TransferDeclinedMessage, t.VoicemailResponseText} {
+			if p != nil {
+				fn(p, false)
+			}
+		}
+		fn(&t.Content, false)
+		for i := range t.SpeakDuringExecutionOptions {
+			fn(&t.SpeakDuringExecutionOptions[i], false)
+		}
+		fn(&t.APIEndpoint, false)
+		for i := range t.CustomFunctionHeaders {
+			fn(&t.CustomFunctionHeaders[i], false)
+		}
+		for i := range t.CustomFunctionQuery {
+			fn(&t.CustomFunctionQuery[i], false)
+		}
+		if t.CustomFunctionParameters != nil {
+			fn(t.CustomFunctionParameters, true)
+		}
+	}
+}
+
+// ConfigVariables returns the names of the variables cfg uses anywhere, sorted, each once.
+func ConfigVariables(cfg *data.AgentConfig) []string {
+	var out []string
+	c := *cfg // eachText only reads here; a shallow copy keeps cfg's pointers
+	eachText(&c, func(s *string, _ bool) {
+		for _, name := range VariablesIn(*s) {
+			if !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	})
+	slices.Sort(out)
+	return out
+}
+
+// MissingVariables returns the variables cfg uses that vars does not give a value of an
+// allowed type, sorted: what a call start refuses as missing_variables.
+func MissingVariables(cfg *data.AgentConfig, vars map[string]any) []string {
+	var out []string
+	for _, name := range ConfigVariables(cfg) {
+		if v, ok := vars[name]; !ok || !ValueAllowed(v) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// SubstituteConfig returns a copy of cfg with every variable it uses substituted (the
+// places of eachText) and the names it lacked, sorted; cfg is not changed. In
+// custom_function_parameters, a JSON document, values are substituted inside its strings
+// and written back as JSON, so a value with a quote cannot break the document; a text that
+// is not JSON is substituted as plain text.
+func SubstituteConfig(cfg data.AgentConfig, vars map[string]any) (data.AgentConfig, []string) {
+	out := cloneConfig(cfg)
+	var missing []string
+	eachText(&out, func(s *string, jsonText bool) {
+		var lacked []string
+		if jsonText {
+			*s, lacked = substituteJSON(*s, vars)
+		} else {
+			*s, lacked = Substitute(*s, vars)
+		}
+		for _, name := range lacked {
+			if !slices.Contains(missing, name) {
+				missing = append(missing, name)
+			}
+		}
+	})
+	slices.Sort(missing)
+	return out, missing
+}
+
+// substituteJSON substitutes inside every string (keys included) of a JSON document.
+func substituteJSON(text string, vars map[string]any) (string, []string) {
+	if !strings.Contains(text, "{{") {
+		return text, nil
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(text), &doc); err != nil {
+		return Substitute(text, vars)
+	}
+	var missing []string
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case string:
+			s, lacked := Substitute(x, vars)
+			missing = append(missing, lacked...)
+			return s
+		case []any:
+			for i := range x {
+				x[i] = walk(x[i])
+			}
+		case map[string]any:
+			m := make(map[string]any, len(x))
+			for k, item := range x {
+				m[walk(k).(string)] = walk(item)
+			}
+			return m
+		}
+		return v
+	}
+	b, err := json.Marshal(walk(doc))
+	if err != nil { // cannot happen: the document was just decoded
+		return Substitute(text, vars)
+	}
+	slices.Sort(missing)
+	return string(b), slices.Compact(missing)
+}
+
+// cloneConfig copies what substitution may change: the prompt group by value, and each
+// tool with its own copies of the substituted strings and lists.
+func cloneConfig(cfg data.AgentConfig) data.AgentConfig {
+	tools := make([]*data.Tool, len(cfg.LLMConfig.Tools))
+	for i, t := range cfg.LLMConfig.Tools {
+		if t == nil {
+			continue
+		}
+		c := *t
+		for _, p := range []**string{&c.Description, &c.AnnouncementMessage, &c.AnnouncementPrompt, &c.TransferDeclinedMessage, &c.VoicemailResponseText, &c.CustomFunctionParameters} {
+			if *p != nil {
+				v := **p
+				*p = &v
+			}
+		}
+		c.SpeakDuringExecutionOptions = slices.Clone(t.SpeakDuringExecutionOptions)
+		c.CustomFunctionHeaders = slices.Clone(t.CustomFunctionHeaders)
+		c.CustomFunctionQuery = slices.Clone(t.CustomFunctionQuery)
+		tools[i] = &c
+	}
+	cfg.LLMConfig.Tools = tools
+	return cfg
+}

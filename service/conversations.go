@@ -1,0 +1,315 @@
+package service
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/voiceapi/voiceapi/conversation"
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/llm"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// ConversationOptions configure conversations with agents (conventions §21).
+type ConversationOptions struct {
+	// Models builds the language model client for an agent's llm_config (its api_key
+	// opened). Conversations answer 503 when it is nil.
+	Models func(cfg data.LLMConfig) (llm.Client, error)
+	// Functions makes custom_function requests: the server's SSRF-guarded client. A
+	// custom function is refused (the model is told) when it is nil.
+	Functions conversation.Doer
+	// Lease bounds the answer to one message, model calls and tools together; while it
+	// runs no other message of the conversation is taken, on any replica. 5 minutes when 0.
+	Lease time.Duration
+}
+
+// DefaultConversationLease is ConversationOptions.Lease's default.
+const DefaultConversationLease = data.ConversationAnswerLimit
+
+// ConversationService implements data.ConversationService. It keeps no state in the
+// process: each message reads the conversation from storage and takes its lease there, so
+// any replica can answer the next message of a conversation another one started.
+type ConversationService struct {
+	*base
+	kbs *KnowledgeBaseService
+	cfg atomic.Pointer[ConversationOptions]
+}
+
+var _ data.ConversationService = (*ConversationService)(nil)
+
+func newConversations(b *base, kbs *KnowledgeBaseService) *ConversationService {
+	s := &ConversationService{base: b, kbs: kbs}
+	s.Configure(b.opts.Conversations)
+	return s
+}
+
+// Configure replaces the conversation options: serve wires them once the server's
+// settings are known (the SSRF guard, the provider URLs), tests inject a model.
+func (s *ConversationService) Configure(o ConversationOptions) { s.cfg.Store(&o) }
+
+func (s *ConversationService) options() *ConversationOptions { return s.cfg.Load() }
+
+func (s *ConversationService) lease() time.Duration {
+	if l := s.options().Lease; l > 0 {
+		return l
+	}
+	return DefaultConversationLease
+}
+
+// loadConversation returns a conversation the caller may see: of its workspace, of an
+// agent within its agent_ids. Others are not found.
+func loadConversation(tx Tx, p *data.Principal, id string) (*data.StoredConversation, error) {
+	c, err := tx.Conversation(id)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil || c.WorkspaceID != p.WorkspaceID || !p.CanSeeAgent(c.AgentID) {
+		return nil, data.NotFound("Conversation")
+	}
+	return c, nil
+}
+
+// configOf resolves the configuration a conversation runs, its api_key opened: version N,
+// or the agent's current configuration for a draft (which needs the right to write
+// agents, checked again at each message). live is resolved to its number at the start.
+func (s *ConversationService) configOf(tx Tx, p *data.Principal, agentID string, version *int) (*data.AgentConfig, error) {
+	agent, err := tx.Agent(agentID)
+	if err != nil {
+		return nil, err
+	}
+	if agent == nil || agent.WorkspaceID != p.WorkspaceID || !p.CanSeeAgent(agentID) {
+		return nil, data.NotFound("Agent")
+	}
+	cfg := agent.AgentConfig
+	if version == nil {
+		if err := p.Allows(data.Write(data.ModuleAgents)); err != nil {
+			return nil, data.Errorf(data.EFORBIDDEN, "Talking to an agent's draft needs the right to write agents: %s", data.ErrorMessage(err))
+		}
+	} else {
+		v, err := tx.AgentVersion(agentID, *version)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil {
+			return nil, data.NotFound("Agent version")
+		}
+		cfg = v.AgentConfig
+	}
+	if cfg.LLMConfig.APIKey != nil {
+		plain, err := s.sealer.Open(*cfg.LLMConfig.APIKey)
+		if err != nil {
+			return nil, err
+		}
+		cfg.LLMConfig.APIKey = &plain
+	}
+	return &cfg, nil
+}
+
+// engine builds the engine of one conversation's configuration.
+func (s *ConversationService) engine(p *data.Principal, conversationID string, cfg *data.AgentConfig) (*conversation.Engine, error) {
+	o := s.options()
+	models := o.Models
+	if models == nil {
+		return nil, data.Errorf(data.EUNAVAILABLE, "This server has no language model client configured: conversations are off.")
+	}
+	model, err := models(cfg.LLMConfig)
+	if err != nil {
+		return nil, err
+	}
+	e := &conversation.Engine{
+		Config: *cfg, Model: model, Functions: o.Functions, Now: s.now,
+		Facts: conversation.CallFacts{CallID: conversationID},
+	}
+	if len(cfg.LLMConfig.KnowledgeBaseIDs) > 0 {
+		e.Retriever = &agentRetriever{kbs: s.kbs, workspaceID: p.WorkspaceID, cfg: cfg}
+	}
+	return e, nil
+}
+
+// StartConversation implements data.ConversationService.
+func (s *ConversationService) StartConversation(ctx context.Context, agentID string, in data.ConversationStart, obs data.ConversationObserver) (*data.Conversation, error) {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkInput(ctx, validate.ConversationStart(in)); err != nil {
+		return nil, err
+	}
+	id := s.ids.New(data.PrefixConversation)
+	var cfg *data.AgentConfig
+	var version *int
+	err = s.store.View(ctx, func(tx Tx) error {
+		agent, err := tx.Agent(agentID)
+		if err != nil {
+			return err
+		}
+		if agent == nil || agent.WorkspaceID != p.WorkspaceID || !p.CanSeeAgent(agentID) {
+			return data.NotFound("Agent")
+		}
+		switch {
+		case in.Version.Draft:
+		case in.Version.Number > 0:
+			version = &in.Version.Number
+		case agent.PublishedVersion == nil:
+			return data.Errorf(data.ECONFLICT, "The agent has no published version: publish it, or talk to its draft (\"version\": \"draft\").")
+		default:
+			version = agent.PublishedVersion
+		}
+		if cfg, err = s.configOf(tx, p, agentID, version); err != nil {
+			return err
+		}
+		return checkCallMinutes(tx, p.WorkspaceID, s.now())
+	})
+	if err != nil {
+		return nil, err
+	}
+	vars := in.Variables
+	if vars == nil {
+		vars = map[string]any{}
+	}
+	facts := conversation.CallFacts{CallID: id, Now: s.now()}
+	if missing := conversation.MissingVariables(cfg, conversation.WithBuiltIns(vars, facts)); len(missing) > 0 {
+		return nil, data.MissingVariables(missing)
+	}
+	e, err := s.engine(p, id, cfg)
+	if err != nil {
+		return nil, err
+	}
+	out, err := e.Open(ctx, conversation.State{Variables: vars}, obs)
+	if err != nil {
+		return nil, err
+	}
+	now := s.timeNow()
+	c := &data.StoredConversation{
+		Conversation: data.Conversation{
+			ID: id, WorkspaceID: p.WorkspaceID, AgentID: agentID, AgentVersion: version, Status: data.ConversationActive,
+			Variables: vars, Usage: out.Usage, CreatedAt: now, UpdatedAt: now,
+		},
+		Items: len(out.Items), StartedBy: p.UserID,
+	}
+	if err := s.store.Update(ctx, func(tx Tx) error { return tx.InsertConversation(c, out.Items) }); err != nil {
+		return nil, err
+	}
+	res := c.Conversation
+	res.Messages = orEmptyItems(out.Items)
+	return &res, nil
+}
+
+func orEmptyItems(items []data.ConversationItem) []data.ConversationItem {
+	if items == nil {
+		return []data.ConversationItem{}
+	}
+	return items
+}
+
+// Conversation implements data.ConversationService.
+func (s *ConversationService) Conversation(ctx context.Context, id string) (*data.Conversation, error) {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var c *data.Conversation
+	err = s.store.View(ctx, func(tx Tx) error {
+		stored, err := loadConversation(tx, p, id)
+		if err != nil {
+			return err
+		}
+		items, err := tx.ConversationItems(id)
+		if err != nil {
+			return err
+		}
+		c = &stored.Conversation
+		c.Messages = orEmptyItems(items)
+		return nil
+	})
+	return c, err
+}
+
+// EndConversation implements data.ConversationService.
+func (s *ConversationService) EndConversation(ctx context.Context, id string) (*data.Call, error) {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var call *data.Call
+	err = s.store.Update(ctx, func(tx Tx) error {
+		c, err := loadConversation(tx, p, id)
+		if err != nil {
+			return err
+		}
+		if c.Status == data.ConversationEnded {
+			call, err = endedCall(tx, c)
+			return err
+		}
+		if c.Lease != nil && c.Lease.Until.After(s.now()) {
+			return errMessageInFlight
+		}
+		reason := data.EndUserEnded
+		if s.idle(c) {
+			reason = data.EndExpired
+		}
+		call, err = s.end(ctx, tx, c, reason, nil)
+		return err
+	})
+	return call, err
+}
+
+var errMessageInFlight = data.Errorf(data.ECONFLICT, "A message of this conversation is being answered: wait for its reply.")
+
+// endedCall returns the call an ended conversation became (nil when it was deleted since).
+func endedCall(tx Tx, c *data.StoredConversation) (*data.Call, error) {
+	if c.CallID == nil {
+		return nil, data.Errorf(data.ECONFLICT, "The conversation has ended without a call.")
+	}
+	call, err := tx.Call(*c.CallID)
+	if err != nil {
+		return nil, err
+	}
+	if call == nil {
+		return nil, data.NotFound("Call")
+	}
+	return call, nil
+}
+
+// idle reports whether nobody wrote to c for ConversationIdleTimeout.
+func (s *ConversationService) idle(c *data.StoredConversation) bool {
+	return s.now().Sub(c.UpdatedAt.Time) >= data.ConversationIdleTimeout
+}
+
+// ExpireIdle ends the conversations idle for ConversationIdleTimeout (expired), at most
+// limit of them, each in its own transaction, and returns how many it ended. A server
+// runs it now and then; a message or an end that finds its conversation idle ends it too.
+func (s *ConversationService) ExpireIdle(ctx context.Context, limit int) (int, error) {
+	var ids []string
+	err := s.store.View(ctx, func(tx Tx) error {
+		var err error
+		ids, err = tx.IdleConversations(s.now().Add(-data.ConversationIdleTimeout), limit)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	ended := 0
+	for _, id := range ids {
+		done := false
+		err := s.store.Update(ctx, func(tx Tx) error {
+			done = false
+			c, err := tx.Conversation(id)
+			if err != nil || c == nil || c.Status != data.ConversationActive || !s.idle(c) ||
+				(c.Lease != nil && c.Lease.Until.After(s.now())) {
+				return err
+			}
+			done = true
+			_, err = s.end(ctx, tx, c, data.EndExpired, nil)
+			return err
+		})
+		if err != nil {
+			return ended, err
+		}
+		if done {
+			ended++
+		}
+	}
+	return ended, nil
+}

@@ -1,0 +1,175 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// Outcomes of a run, as /metrics counts them (voiceapi_job_runs_total's outcome label).
+const (
+	JobOutcomeSucceeded = "succeeded"
+	JobOutcomeRetried   = "retried"
+	JobOutcomeFailed    = "failed"
+	JobOutcomeLeaseLost = "lease_lost"
+	JobOutcomeStopped   = "stopped"
+)
+
+// JobRun is one run of a job, handed to its kind's handler.
+type JobRun struct {
+	// Job is the job as claimed: its payload, the attempt this run is (1 for the
+	// first), and the progress and checkpoint an earlier run left.
+	Job *data.JobRecord
+
+	r      *JobRunner
+	lease  data.JobLease
+	cancel context.CancelCauseFunc
+
+	mu  sync.Mutex
+	end time.Time // the lease's end as last stored
+}
+
+// LastAttempt reports whether a failure of this run is final (no attempt remains).
+func (run *JobRun) LastAttempt() bool { return run.Job.Attempt >= run.Job.MaxAttempts }
+
+// Progress stores how far the run has come and where it stands (the checkpoint a later
+// run of the job resumes from, opaque to everyone but the handler). When the runner no
+// longer holds the job it returns ErrJobLeaseLost and the run's ctx is cancelled: stop.
+func (run *JobRun) Progress(ctx context.Context, p data.JobProgress, checkpoint string) error {
+	var held bool
+	err := run.r.s.store.Update(ctx, func(tx Tx) (err error) {
+		held, err = tx.SetJobProgress(run.Job.ID, run.lease, p, checkpoint)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if !held {
+		run.lose()
+		return ErrJobLeaseLost
+	}
+	run.Job.Progress, run.Job.Checkpoint = p, checkpoint
+	return nil
+}
+
+func (run *JobRun) lose() { run.cancel(ErrJobLeaseLost) }
+
+func (run *JobRun) leaseEnd() time.Time {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return run.end
+}
+
+func (run *JobRun) setLeaseEnd(t time.Time) {
+	run.mu.Lock()
+	run.end = t
+	run.mu.Unlock()
+}
+
+// start runs job j on a worker of its own.
+func (r *JobRunner) start(j *data.JobRecord) {
+	ctx, cancel := context.WithCancelCause(r.runCtx)
+	run := &JobRun{Job: j, r: r, lease: j.Lease(), cancel: cancel}
+	if j.LeaseUntil != nil {
+		run.end = j.LeaseUntil.Time
+	}
+	r.mu.Lock()
+	r.running[j.ID] = run
+	r.mu.Unlock()
+	r.workers.Add(1)
+	go func() {
+		defer r.workers.Done()
+		defer r.Wake() // a worker is free
+		defer func() {
+			r.mu.Lock()
+			delete(r.running, j.ID)
+			r.mu.Unlock()
+		}()
+		defer cancel(nil)
+		r.execute(ctx, run)
+	}()
+}
+
+// execute runs the handler and stores how the run ended.
+func (r *JobRunner) execute(ctx context.Context, run *JobRun) {
+	j, k := run.Job, r.kinds[run.Job.Kind]
+	if j.Attempt > j.MaxAttempts {
+		// Claimed again after its last attempt's worker died (or lost its lease)
+		// before it could end: no attempt is left to run.
+		r.finish(run, JobOutcomeFailed, data.JobOutcome{Status: data.JobFailed, At: r.opts.Now(),
+			Error: fmt.Sprintf("attempt %d of %d did not end (its worker stopped or lost the job); no attempt is left", j.Attempt-1, j.MaxAttempts)})
+		return
+	}
+	hctx := ctx
+	if k.Timeout > 0 {
+		var cancel context.CancelFunc
+		hctx, cancel = context.WithTimeout(ctx, k.Timeout)
+		defer cancel()
+	}
+	err := callHandler(hctx, k.Handle, run)
+	if errors.Is(context.Cause(ctx), ErrJobLeaseLost) {
+		r.s.jobs.count(j.Kind, JobOutcomeLeaseLost)
+		return // the job's holder (or its cancel) decides: nothing is stored
+	}
+	now := r.opts.Now()
+	switch {
+	case err == nil:
+		r.finish(run, JobOutcomeSucceeded, data.JobOutcome{Status: data.JobSucceeded, At: now})
+	case r.runCtx.Err() != nil:
+		// Cut short by a hard stop: not a failure of the job; run it again soon.
+		r.finish(run, JobOutcomeStopped, data.JobOutcome{Status: data.JobQueued, RunAt: now, Uncounted: true})
+	case (IsTransient(err) || errors.Is(err, context.DeadlineExceeded)) && j.Attempt < j.MaxAttempts:
+		wait := k.Backoff(j.Attempt)
+		wait += r.opts.Jitter(wait/4 + 1)
+		r.finish(run, JobOutcomeRetried, data.JobOutcome{Status: data.JobQueued, RunAt: now.Add(wait), Error: err.Error()})
+	default:
+		msg := err.Error()
+		if IsTransient(err) || errors.Is(err, context.DeadlineExceeded) {
+			msg = fmt.Sprintf("%s (gave up after %d attempts)", msg, j.Attempt)
+		}
+		r.finish(run, JobOutcomeFailed, data.JobOutcome{Status: data.JobFailed, At: now, Error: msg})
+	}
+}
+
+// errHandlerPanicked is the failure of a handler that panicked: a bug, which running the
+// job again would meet again.
+var errHandlerPanicked = errors.New("the job's handler failed unexpectedly")
+
+// callHandler runs h, turning a panic into a permanent failure (logged with its stack).
+func callHandler(ctx context.Context, h JobHandler, run *JobRun) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			run.r.s.log.Error("jobs: a handler panicked", "job_id", run.Job.ID, "kind", run.Job.Kind, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			err = errHandlerPanicked
+		}
+	}()
+	return h(ctx, run)
+}
+
+// finish stores the run's outcome while the run still holds the job, and counts it.
+func (r *JobRunner) finish(run *JobRun, outcome string, out data.JobOutcome) {
+	var held bool
+	err := r.s.store.Update(context.Background(), func(tx Tx) (err error) {
+		held, err = tx.FinishJob(run.Job.ID, run.lease, out)
+		return err
+	})
+	switch {
+	case err != nil:
+		// The job stays running under this lease: once it ends, a runner claims the job
+		// and runs it again (the idempotency contract of JobHandler).
+		r.s.log.Error("jobs: storing a run's outcome", "job_id", run.Job.ID, "kind", run.Job.Kind, "outcome", outcome, "error", err)
+		return
+	case !held:
+		outcome = JobOutcomeLeaseLost
+	}
+	r.s.jobs.count(run.Job.Kind, outcome)
+	if outcome == JobOutcomeFailed || outcome == JobOutcomeRetried {
+		r.s.log.Warn("jobs: a run failed", "job_id", run.Job.ID, "kind", run.Job.Kind, "attempt", run.Job.Attempt,
+			"retry", outcome == JobOutcomeRetried, "error", out.Error)
+	}
+}

@@ -1,0 +1,27 @@
+package service
+
+import (
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// ConversationTx stores conversations (conventions §21): the record, and its items apart,
+// numbered in order, so that a turn appends its items instead of rewriting the whole
+// conversation. Storage keeps an index of active conversations by updated_at, for the
+// sweep that ends idle ones; a workspace's delete removes its conversations.
+type ConversationTx interface {
+	// Conversation returns the conversation with id in any workspace, without its items
+	// (Messages nil), nil when there is none.
+	Conversation(id string) (*data.StoredConversation, error)
+	// ConversationItems returns the conversation's items, oldest first.
+	ConversationItems(id string) ([]data.ConversationItem, error)
+	// InsertConversation stores a new conversation and its first items (c.Items of them).
+	InsertConversation(c *data.StoredConversation, items []data.ConversationItem) error
+	// PutConversation replaces a stored conversation's record and appends items as its
+	// items number c.Items-len(items) to c.Items-1, moving its idle index entry.
+	PutConversation(c *data.StoredConversation, items []data.ConversationItem) error
+	// IdleConversations returns the ids of up to limit active conversations updated
+	// before the time, least recently updated first.
+	IdleConversations(before time.Time, limit int) ([]string, error)
+}

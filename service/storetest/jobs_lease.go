@@ -1,0 +1,168 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// held runs one of the writes a run may make only while it holds its lease, in its own
+// transaction, and returns whether it did.
+func held(t testing.TB, s service.Store, fn func(tx service.Tx) (bool, error)) bool {
+	t.Helper()
+	var ok bool
+	update(t, s, func(tx service.Tx) (err error) {
+		ok, err = fn(tx)
+		return err
+	})
+	return ok
+}
+
+// testJobsLeases: a claim leases a job to its owner; a second claim passes over it while
+// the lease runs and takes it (attempt counted again) once it ends; from then on the
+// first run's heartbeat, progress and outcome change nothing, and the new holder's do.
+func testJobsLeases(t *testing.T, open Opener) {
+	s := open(t)
+	j := queuedJob(wsIDs[0], "k", jobEpoch)
+	enqueue(t, s, j)
+	leaseA := jobEpoch.Add(time.Minute)
+	got, _ := claim(t, s, data.JobClaim{Kinds: []string{"k"}, Owner: "runner-a", Now: jobEpoch, LeaseUntil: leaseA, Limit: 5})
+	if len(got) != 1 {
+		t.Fatalf("claimed %v, want the job", jobIDs(got))
+	}
+	a := got[0]
+	if a.Status != data.JobRunning || a.Attempt != 1 || a.LeaseOwner != "runner-a" || a.LeaseUntil == nil || !a.LeaseUntil.Equal(leaseA) ||
+		a.StartedAt == nil || !a.StartedAt.Equal(jobEpoch) {
+		t.Errorf("claimed job = %+v, want running, attempt 1, leased to runner-a until %v, started now", a, leaseA)
+	}
+	if st := storedJob(t, s, j.ID); st.Status != data.JobRunning || st.LeaseOwner != "runner-a" || st.Attempt != 1 {
+		t.Errorf("stored after the claim: %+v", st)
+	}
+	if got, _ := claim(t, s, data.JobClaim{Kinds: []string{"k"}, Owner: "runner-b", Now: leaseA.Add(-time.Millisecond), LeaseUntil: leaseA.Add(time.Hour), Limit: 5}); len(got) != 0 {
+		t.Errorf("a claim while the lease runs took %v", jobIDs(got))
+	}
+	// A heartbeat moves the lease; progress is stored.
+	extended := leaseA.Add(time.Minute)
+	if !held(t, s, func(tx service.Tx) (bool, error) { return tx.ExtendJobLease(j.ID, a.Lease(), extended) }) {
+		t.Fatal("the holder's heartbeat found its lease gone")
+	}
+	if !held(t, s, func(tx service.Tx) (bool, error) {
+		return tx.SetJobProgress(j.ID, a.Lease(), data.JobProgress{Done: 2, Total: 5}, "call_2")
+	}) {
+		t.Fatal("the holder's progress found its lease gone")
+	}
+	if got, _ := claim(t, s, data.JobClaim{Kinds: []string{"k"}, Owner: "runner-b", Now: leaseA.Add(time.Second), LeaseUntil: leaseA.Add(time.Hour), Limit: 5}); len(got) != 0 {
+		t.Errorf("a claim after the first lease's end but within the extension took %v", jobIDs(got))
+	}
+	// The lease ends without a heartbeat: runner-b takes the job over.
+	leaseB := extended.Add(time.Hour)
+	got, _ = claim(t, s, data.JobClaim{Kinds: []string{"k"}, Owner: "runner-b", Now: extended, LeaseUntil: leaseB, Limit: 5})
+	if len(got) != 1 || got[0].Attempt != 2 || got[0].LeaseOwner != "runner-b" || !got[0].StartedAt.Equal(jobEpoch) ||
+		got[0].Progress != (data.JobProgress{Done: 2, Total: 5}) || got[0].Checkpoint != "call_2" {
+		t.Fatalf("claim after the lease ended = %+v, want attempt 2 for runner-b, first start and checkpoint kept", got)
+	}
+	b := got[0]
+	stale := []struct {
+		name string
+		fn   func(tx service.Tx) (bool, error)
+	}{
+		{"heartbeat", func(tx service.Tx) (bool, error) { return tx.ExtendJobLease(j.ID, a.Lease(), leaseB.Add(time.Hour)) }},
+		{"progress", func(tx service.Tx) (bool, error) {
+			return tx.SetJobProgress(j.ID, a.Lease(), data.JobProgress{Done: 9, Total: 9}, "stale")
+		}},
+		{"outcome", func(tx service.Tx) (bool, error) {
+			return tx.FinishJob(j.ID, a.Lease(), data.JobOutcome{Status: data.JobFailed, At: extended, Error: "stale"})
+		}},
+		{"another owner's attempt", func(tx service.Tx) (bool, error) {
+			return tx.FinishJob(j.ID, data.JobLease{Owner: "runner-a", Attempt: 2}, data.JobOutcome{Status: data.JobFailed, At: extended})
+		}},
+	}
+	for _, w := range stale {
+		if held(t, s, w.fn) {
+			t.Errorf("the first run's %s was stored after its lease was taken over", w.name)
+		}
+	}
+	st := storedJob(t, s, j.ID)
+	if st.Status != data.JobRunning || st.LeaseOwner != "runner-b" || !st.LeaseUntil.Equal(leaseB) || st.Progress.Done != 2 ||
+		st.Checkpoint != "call_2" || st.LastError != nil {
+		t.Errorf("after the stale writes: %+v, want runner-b's run untouched", st)
+	}
+	// The holder's outcome is stored, and the job leaves the claims.
+	finish(t, s, j.ID, b.Lease(), data.JobOutcome{Status: data.JobSucceeded, At: extended.Add(time.Second)})
+	st = storedJob(t, s, j.ID)
+	if st.Status != data.JobSucceeded || st.FinishedAt == nil || !st.FinishedAt.Equal(extended.Add(time.Second)) || st.LeaseOwner != "" ||
+		st.LeaseUntil != nil || st.Attempt != 2 {
+		t.Errorf("after success: %+v", st)
+	}
+	if got, _ := claim(t, s, data.JobClaim{Kinds: []string{"k"}, Owner: "runner-c", Now: leaseB.Add(time.Hour), LeaseUntil: leaseB.Add(2 * time.Hour), Limit: 5}); len(got) != 0 {
+		t.Errorf("a finished job was claimed again: %v", jobIDs(got))
+	}
+	if held(t, s, func(tx service.Tx) (bool, error) { return tx.ExtendJobLease(j.ID, b.Lease(), leaseB.Add(time.Hour)) }) {
+		t.Error("a heartbeat of a finished job was stored")
+	}
+}
+
+// testJobsReschedule: a retry queues the job again at its time with the error kept; an
+// uncounted run gives its attempt back; a cancel stops a queued or running job for good.
+func testJobsReschedule(t *testing.T, open Opener) {
+	s := open(t)
+	j := queuedJob(wsIDs[0], "k", jobEpoch)
+	enqueue(t, s, j)
+	lease := data.JobClaim{Kinds: []string{"k"}, Owner: "a", Now: jobEpoch, LeaseUntil: jobEpoch.Add(time.Minute), Limit: 1}
+	got, _ := claim(t, s, lease)
+	retryAt := jobEpoch.Add(10 * time.Second)
+	finish(t, s, j.ID, got[0].Lease(), data.JobOutcome{Status: data.JobQueued, RunAt: retryAt, Error: "provider busy"})
+	st := storedJob(t, s, j.ID)
+	if st.Status != data.JobQueued || !st.RunAt.Equal(retryAt) || st.LastError == nil || *st.LastError != "provider busy" ||
+		st.Attempt != 1 || st.LeaseOwner != "" || st.LeaseUntil != nil || st.FinishedAt != nil {
+		t.Errorf("after a retry: %+v", st)
+	}
+	if got, next := claim(t, s, lease); len(got) != 0 || !next.Equal(retryAt) {
+		t.Errorf("claim before the retry's time = %v, next %v; want nothing until %v", jobIDs(got), next, retryAt)
+	}
+	lease.Now, lease.LeaseUntil = retryAt, retryAt.Add(time.Minute)
+	got, _ = claim(t, s, lease)
+	if len(got) != 1 || got[0].Attempt != 2 {
+		t.Fatalf("claim at the retry's time = %+v, want attempt 2", got)
+	}
+	// A run its server stopped gives its attempt back, and is due at once.
+	finish(t, s, j.ID, got[0].Lease(), data.JobOutcome{Status: data.JobQueued, RunAt: retryAt, Uncounted: true})
+	if st := storedJob(t, s, j.ID); st.Attempt != 1 || *st.LastError != "provider busy" {
+		t.Errorf("after an uncounted run: attempt %d, error %v; want 1 and the last error kept", st.Attempt, st.LastError)
+	}
+	got, _ = claim(t, s, lease)
+	if len(got) != 1 || got[0].Attempt != 2 {
+		t.Fatalf("claim after the uncounted run = %+v, want attempt 2 again", got)
+	}
+	// Cancel: a running job, then the same job again (already final).
+	var canceled, again bool
+	update(t, s, func(tx service.Tx) (err error) {
+		canceled, err = tx.CancelJob(j.ID, retryAt.Add(time.Second))
+		return err
+	})
+	update(t, s, func(tx service.Tx) (err error) {
+		again, err = tx.CancelJob(j.ID, retryAt.Add(2*time.Second))
+		return err
+	})
+	st = storedJob(t, s, j.ID)
+	if !canceled || again || st.Status != data.JobCanceled || !st.FinishedAt.Equal(retryAt.Add(time.Second)) {
+		t.Errorf("cancel = %v, again %v, job %+v; want canceled once, at the first time", canceled, again, st)
+	}
+	if held(t, s, func(tx service.Tx) (bool, error) {
+		return tx.ExtendJobLease(j.ID, got[0].Lease(), retryAt.Add(time.Hour))
+	}) {
+		t.Error("the canceled run's heartbeat was stored")
+	}
+	queued := queuedJob(wsIDs[0], "k", jobEpoch)
+	enqueue(t, s, queued)
+	update(t, s, func(tx service.Tx) (err error) {
+		canceled, err = tx.CancelJob(queued.ID, jobEpoch)
+		return err
+	})
+	lease.Now = jobEpoch.Add(time.Hour)
+	if got, _ := claim(t, s, lease); !canceled || len(got) != 0 {
+		t.Errorf("cancel of a queued job = %v; then claimed %v", canceled, jobIDs(got))
+	}
+}
