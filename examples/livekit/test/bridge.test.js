@@ -111,7 +111,7 @@ describe('the LiveKit bridge against a real voiceapi server', { skip: missing ??
       assert.equal(run.session.llm, run.plugins.llm);
       assert.equal(run.session.tts, run.plugins.tts);
       assert.equal(run.agent.instructions, 'You answer for Elm Street Shoes. The caller is Ada.');
-      assert.deepEqual(Object.keys(run.agent.toolCtx.functionTools ?? run.agent.toolCtx), ['end_call']);
+      assert.deepEqual(Object.keys(run.agent.toolCtx.functionTools), ['end_call']);
       assert.equal(standIns[c.llm].requests.length, 0, 'constructing reaches no provider');
 
       await run.end('test_over');
