@@ -71,10 +71,13 @@ type Agent struct {
 	Privacy AgentPrivacy `json:"privacy"`
 	// MaxConcurrentCalls bounds the agent's open calls (conventions §23); nil is no bound.
 	// Capacity is policy too: no part of a version, so a rollout's variants share it.
-	MaxConcurrentCalls *int  `json:"max_concurrent_calls"`
-	CreatedAt          Time  `json:"created_at"`
-	UpdatedAt          Time  `json:"updated_at"`
-	PublishedAt        *Time `json:"published_at"`
+	MaxConcurrentCalls *int `json:"max_concurrent_calls"`
+	// UsedVariables are the {{name}} references of the configuration, sorted: read-only,
+	// computed for responses (conventions §23).
+	UsedVariables []string `json:"used_variables"`
+	CreatedAt     Time     `json:"created_at"`
+	UpdatedAt     Time     `json:"updated_at"`
+	PublishedAt   *Time    `json:"published_at"`
 }
 
 // AgentConfig is the six configuration groups of an agent: what a version snapshots.

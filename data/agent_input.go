@@ -37,6 +37,7 @@ type AgentReadOnly struct {
 	CreatedAt        ReadOnly `json:"created_at" strict:"readonly"`
 	UpdatedAt        ReadOnly `json:"updated_at" strict:"readonly"`
 	PublishedAt      ReadOnly `json:"published_at" strict:"readonly"`
+	UsedVariables    ReadOnly `json:"used_variables" strict:"readonly"`
 }
 
 // ReadOnly is a record member that a body may not give; it holds nothing.

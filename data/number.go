@@ -1,6 +1,9 @@
 package data
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // Number providers (conventions §10).
 const (
@@ -29,6 +32,15 @@ type Number struct {
 	Variables map[string]any `json:"variables"`
 	CreatedAt Time           `json:"created_at"`
 	UpdatedAt Time           `json:"updated_at"`
+}
+
+// MarshalJSON shows variables as {} when absent (numbers stored before they existed).
+func (n Number) MarshalJSON() ([]byte, error) {
+	type plain Number
+	if n.Variables == nil {
+		n.Variables = map[string]any{}
+	}
+	return json.Marshal(plain(n))
 }
 
 // NumberCreate is the body of POST /api/v1/numbers.

@@ -88,6 +88,9 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 		if err := checkCallMinutes(tx, p.WorkspaceID, s.now()); err != nil {
 			return err
 		}
+		if err := s.checkRegisterConcurrency(ctx, tx, c); err != nil {
+			return err
+		}
 		if c.AgentVersion == nil {
 			c.AgentVersion = published
 		}
@@ -100,8 +103,9 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 }
 
 // storeCall stores a new call already normalized, completed and redacted: the record, its
-// search postings, and call.registered with the events its status implies (call.ended for
-// a finished one). Every channel that creates a call ends here.
+// search postings, call.registered with the events its status implies (call.ended for
+// a finished one), and its part in its agent's rollout figures. Every channel that
+// creates a call ends here.
 func (b *base) storeCall(ctx context.Context, tx Tx, c *data.Call) error {
 	if err := tx.InsertCall(c); err != nil {
 		return err
@@ -109,7 +113,10 @@ func (b *base) storeCall(ctx context.Context, tx Tx, c *data.Call) error {
 	if err := indexCall(tx, nil, c); err != nil {
 		return err
 	}
-	return b.callEvents(ctx, tx, c, data.EventCallRegistered, "", c.Analysis != nil)
+	if err := b.callEvents(ctx, tx, c, data.EventCallRegistered, "", c.Analysis != nil); err != nil {
+		return err
+	}
+	return b.observeRollout(ctx, tx, nil, c)
 }
 
 // insertCall stores a new call made inside a write transaction that is already open (a
@@ -136,6 +143,19 @@ func (b *base) insertCall(ctx context.Context, tx Tx, c *data.Call, now data.Tim
 		}
 	}
 	return b.storeCall(ctx, tx, c)
+}
+
+// checkRegisterConcurrency holds a registered call that is open (registered or ongoing)
+// to the same concurrency limits as a call start: a limit holds on every channel.
+func (s *CallService) checkRegisterConcurrency(ctx context.Context, tx Tx, c *data.Call) error {
+	if data.CallFinal(c.Status) {
+		return nil
+	}
+	a, err := tx.Agent(c.AgentID)
+	if err != nil || a == nil {
+		return err // an unknown agent was refused by checkCallRefs
+	}
+	return s.checkConcurrency(ctx, tx, c.WorkspaceID, a, s.now())
 }
 
 // checkCallRefs reports an agent or number outside the workspace (or an agent the caller
@@ -308,7 +328,10 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 			}
 		}
 		c = next
-		return s.callEvents(ctx, tx, c, "", old.Status, given.Analysis.Set && !sameJSON(old.Analysis, next.Analysis))
+		if err := s.callEvents(ctx, tx, c, "", old.Status, given.Analysis.Set && !sameJSON(old.Analysis, next.Analysis)); err != nil {
+			return err
+		}
+		return s.observeRollout(ctx, tx, old, c)
 	})
 	if err != nil {
 		return nil, err

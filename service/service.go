@@ -74,6 +74,9 @@ type base struct {
 	redactHook func(workspaceID string)
 	// jobs are the registered job kinds and the runners to wake (service/jobs.go).
 	jobs *jobRegistry
+	// versions caches published versions for call starts and concurrency counts
+	// (service/call_start_versions.go).
+	versions *versionCache
 }
 
 // Services are the implementations of the data services, one per resource, built on one
@@ -111,6 +114,10 @@ type Services struct {
 	Conversations *ConversationService
 	// Jobs registers job kinds, enqueues and reads jobs, and builds their runners.
 	Jobs *JobService
+	// CallStart implements data.CallStartService (conventions §23).
+	CallStart *CallStartService
+	// Rollouts implements data.RolloutService.
+	Rollouts *RolloutService
 }
 
 // New builds the services on store.
@@ -149,7 +156,7 @@ func New(store Store, opts Options) (*Services, error) {
 	b := &base{
 		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
 		ids: opts.IDs, chainKey: ChainKey(opts.Sealer), urlGuard: opts.URLGuard, kbIndexes: newIndexCache(),
-		redactors: &redactors{}, jobs: newJobRegistry(),
+		redactors: &redactors{}, jobs: newJobRegistry(), versions: &versionCache{},
 	}
 	b.store = claimingStore{Store: store, b: b}
 	kbs := newKnowledgeBases(b)
@@ -173,6 +180,8 @@ func New(store Store, opts Options) (*Services, error) {
 		Retention:      &RetentionService{b},
 		Conversations:  newConversations(b, kbs),
 		Jobs:           &JobService{b},
+		CallStart:      &CallStartService{base: b},
+		Rollouts:       &RolloutService{b},
 	}
 	svc.Jobs.Register(svc.KnowledgeBases.urlFetchKind())
 	return svc, nil
