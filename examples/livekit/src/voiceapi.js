@@ -1,15 +1,14 @@
 // A small client of the voiceapi routes a runtime uses (docs/runtime.md): start a call,
 // report its course, retrieve knowledge. It needs an API key with the calls:runtime scope.
 
-/** An error answer of voiceapi, in the shape of docs/api.md. */
+/** An error answer of voiceapi: {message, code, errors?}, the shape of docs/api.md. */
 export class VoiceAPIError extends Error {
   constructor(status, body, retryAfter) {
-    const err = body?.error ?? {};
-    super(`voiceapi ${status} ${err.code ?? 'error'}: ${err.message ?? 'no message'}`);
+    super(`voiceapi ${status} ${body?.code ?? 'error'}: ${body?.message ?? 'no message'}`);
     this.name = 'VoiceAPIError';
     this.status = status;
-    this.code = err.code;
-    this.errors = err.errors;
+    this.code = body?.code;
+    this.errors = body?.errors;
     // Seconds to wait before asking again, for 429 concurrency_limit.
     this.retryAfter = retryAfter;
   }
@@ -77,7 +76,7 @@ export class VoiceAPI {
       try {
         parsed = JSON.parse(text);
       } catch {
-        parsed = { error: { code: 'not_json', message: text.slice(0, 200) } };
+        parsed = { code: 'not_json', message: text.slice(0, 200) };
       }
     }
     if (!res.ok) {

@@ -207,6 +207,22 @@ describe('the LiveKit bridge against a real voiceapi server', { skip: missing ??
     assert.equal(err.reason, 'missing_credential');
   });
 
+  test('a reported end frees the agent\'s concurrency slot; a start over the limit says when to ask again', async () => {
+    const agentId = await publishedAgent(server, {
+      llm_config: llmConfig('groq', standIns.groq), stt_config: STT.deepgram, tts_config: TTS.elevenlabs, max_concurrent_calls: 1,
+    });
+    const phone = await inboundNumber(server, agentId);
+    const request = { direction: 'inbound', to_number: phone, from_number: '+15551230000' };
+    const run = await startInboundCall(request, deps({ textOnly: true }));
+    const refused = await voiceapi.startCall(request).then(() => null, (e) => e);
+    assert.equal(refused?.status, 429);
+    assert.equal(refused.code, 'concurrency_limit');
+    assert.equal(refused.retryAfter, 5);
+    await run.end('user_hangup');
+    const next = await voiceapi.startCall(request);
+    assert.equal(next.call.status, 'registered');
+  });
+
   test('an outbound call starts from a call-start answer once the callee answers', async () => {
     const agentId = await publishedAgent(server, {
       llm_config: llmConfig('groq', standIns.groq, { tools: [] }),

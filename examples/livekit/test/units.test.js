@@ -179,7 +179,7 @@ describe('CallReport', () => {
     let attempts = 0;
     const flaky = { updateCall: async () => {
       attempts++;
-      if (attempts < 3) throw new VoiceAPIError(503, { error: { code: 'unavailable' } });
+      if (attempts < 3) throw new VoiceAPIError(503, { code: 'service_unavailable', message: 'The database does not answer.' });
     } };
     await new CallReport(flaky, 'c', { log: {}, sleep: async (ms) => sleeps.push(ms) }).end({ reason: 'x' });
     assert.equal(attempts, 3);
@@ -188,11 +188,11 @@ describe('CallReport', () => {
     attempts = 0;
     const refusing = { updateCall: async () => {
       attempts++;
-      throw new VoiceAPIError(409, { error: { code: 'conflict' } });
+      throw new VoiceAPIError(409, { code: 'conflict', message: 'The call is ended.' });
     } };
     const errors = [];
     await new CallReport(refusing, 'c', { log: { error: (m) => errors.push(m) }, sleep: async () => {} }).end({ reason: 'x' });
     assert.equal(attempts, 1);
-    assert.match(errors[0], /the end of call c was not recorded: voiceapi 409 conflict/);
+    assert.match(errors[0], /the end of call c was not recorded: voiceapi 409 conflict: The call is ended\./);
   });
 });
