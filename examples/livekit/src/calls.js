@@ -50,8 +50,19 @@ export function outboundRequest(dispatch) {
 export async function startInboundCall(request, deps) {
   const answer = await deps.voiceapi.startCall(request, { idempotencyKey: deps.idempotencyKey });
   const run = await buildCallSession(answer, deps);
-  await run.start({ room: deps.room, onMaxDuration: deps.onMaxDuration });
+  await startOrFail(run, deps);
   return run;
+}
+
+// Starts the session; a session that cannot start ends the call as failed.
+async function startOrFail(run, deps) {
+  try {
+    await run.start({ room: deps.room, onMaxDuration: deps.onMaxDuration });
+  } catch (err) {
+    await run.report.end({ status: 'failed', reason: 'runtime_error' });
+    await run.session.close().catch(() => {});
+    throw err;
+  }
 }
 
 /**
@@ -76,7 +87,7 @@ export async function startOutboundCall(answer, deps) {
     await run.session.close().catch(() => {});
     throw err;
   }
-  await run.start({ room: deps.room, onMaxDuration: deps.onMaxDuration });
+  await startOrFail(run, deps);
   return run;
 }
 

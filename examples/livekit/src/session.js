@@ -99,21 +99,25 @@ export async function buildCallSession(answer, deps) {
   const config = answer.agent;
   const report = new CallReport(voiceapi, answer.call.id, { log, now });
   let plugins;
+  let agent;
+  let session;
+  const state = { variables: {}, end: null, transfer: null };
   try {
     checkSupported(config);
     plugins = buildPlugins(config, { env, baseURLs });
+    agent = new VoiceAgent({ config, tools: functionTools(config.llm_config.tools, state, controls), voiceapi, log });
+    session = new voice.AgentSession(
+      textOnly ? { llm: plugins.llm, vad: null, turnHandling: { turnDetection: null } } : { ...plugins },
+    );
   } catch (err) {
-    if (!(err instanceof UnsupportedProviderError || err instanceof MissingCredentialError)) throw err;
-    const refused = new CallRefused(err);
+    // The call is registered: whatever stops it here must end it, or it would count
+    // toward the concurrency limits until voiceapi marks it abandoned.
+    const known = err instanceof UnsupportedProviderError || err instanceof MissingCredentialError;
+    const failure = known ? new CallRefused(err) : err;
     log.error?.(`call ${answer.call.id} refused: ${err.message}`);
-    await report.end({ status: 'failed', reason: refused.reason });
-    throw refused;
+    await report.end({ status: 'failed', reason: known ? failure.reason : 'runtime_error' });
+    throw failure;
   }
-  const state = { variables: {}, end: null, transfer: null };
-  const agent = new VoiceAgent({ config, tools: functionTools(config.llm_config.tools, state, controls), voiceapi, log });
-  const session = new voice.AgentSession(
-    textOnly ? { llm: plugins.llm, vad: null, turnHandling: { turnDetection: null } } : { ...plugins },
-  );
   followTranscript(session, report);
   return new CallSession({ answer, session, agent, report, state, plugins });
 }

@@ -207,6 +207,19 @@ describe('the LiveKit bridge against a real voiceapi server', { skip: missing ??
     assert.equal(err.reason, 'missing_credential');
   });
 
+  test('a session that cannot start ends its call as failed', async () => {
+    const agentId = await publishedAgent(server, {
+      llm_config: llmConfig('groq', standIns.groq), stt_config: STT.deepgram, tts_config: TTS.elevenlabs,
+    });
+    const phone = await inboundNumber(server, agentId);
+    // A room object that is no LiveKit room: the session's start throws.
+    const err = await startInboundCall({ direction: 'inbound', to_number: phone }, deps({ room: {} })).then(() => null, (e) => e);
+    assert.ok(err, 'the start failed');
+    const calls = await server.api('GET', `/api/v1/calls?agent_id=${agentId}`);
+    assert.equal(calls.data[0].status, 'failed');
+    assert.equal(calls.data[0].disconnection_reason, 'runtime_error');
+  });
+
   test('a reported end frees the agent\'s concurrency slot; a start over the limit says when to ask again', async () => {
     const agentId = await publishedAgent(server, {
       llm_config: llmConfig('groq', standIns.groq), stt_config: STT.deepgram, tts_config: TTS.elevenlabs, max_concurrent_calls: 1,
