@@ -92,7 +92,7 @@ function customSchema(t) {
  * The function tools of a configuration, keyed by name (null items skipped).
  * @param {object[]} tools llm_config.tools
  * @param {object} call the call's state: {variables, end?, transfer?}, changed by the tools
- * @param {object} controls {hangUp(reason), transfer(entry), pressKeys(digits), say?(text)}
+ * @param {object} controls {hangUp(reason), transfer(entry, tool), pressKeys(digits), say?(text)}
  */
 export function functionTools(tools, call, controls) {
   const out = {};
@@ -123,7 +123,7 @@ async function runTool(t, args, { call, controls, ctx }) {
       if (!entry) return { error: `There is no destination named ${JSON.stringify(args.destination)}.` };
       call.end = 'call_transfer';
       call.transfer = entry;
-      afterTurn(ctx, () => controls.transfer(entry));
+      afterTurn(ctx, () => controls.transfer(entry, t));
       return { transferred_to: { name: entry.name, phone_number: entry.phone_number, transfer_type: entry.transfer_type } };
     }
     case 'press_ivr':

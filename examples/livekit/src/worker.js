@@ -49,8 +49,11 @@ function roomControls(ctx, sip, holder) {
       await holder.run?.end('agent_hangup');
       await ctx.deleteRoom(); // ends the SIP leg with the room
     },
-    transfer: async (entry) => {
-      await sip.transferSipParticipant(ctx.room.name, holder.participant.identity, `tel:${entry.phone_number}`);
+    // A cold transfer (SIP REFER), with the tool's custom SIP headers.
+    transfer: async (entry, tool) => {
+      await sip.transferSipParticipant(ctx.room.name, holder.participant.identity, `tel:${entry.phone_number}`, {
+        headers: tool.custom_sip_headers ?? {},
+      });
       await holder.run?.end('call_transfer');
     },
     pressKeys: async (digits) => {
