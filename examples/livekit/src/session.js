@@ -129,10 +129,10 @@ function followTranscript(session, report) {
     else if (item.role === 'assistant') report.add('agent', item.textContent);
   });
   session.on('function_tools_executed', ({ functionCalls, functionCallOutputs }) => {
-    functionCalls.forEach((fc, i) => {
-      const out = functionCallOutputs[i];
+    for (const fc of functionCalls) {
+      const out = functionCallOutputs.find((o) => o?.callId === fc.callId);
       report.add('tool', `${fc.name}(${fc.args}) → ${out ? out.output : 'no result'}`);
-    });
+    }
   });
 }
 

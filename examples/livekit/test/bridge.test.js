@@ -241,7 +241,10 @@ describe('the LiveKit bridge against a real voiceapi server', { skip: missing ??
       llm_config: llmConfig('groq', standIns.groq, { tools: [] }),
       stt_config: STT.deepgram,
       tts_config: TTS.cartesia,
-      prompt_config: { prompt: 'You remind {{customer_name}} of an appointment.' },
+      prompt_config: {
+        prompt: 'You remind {{customer_name}} of an appointment.',
+        first_speaker: 'ai', welcome_message_type: 'static', welcome_message: 'Hi {{customer_name}}, this is Elm Street.',
+      },
     });
     const to = nextNumber();
     const request = outboundRequest({ to_number: to, agent_id: agentId, variables: { customer_name: 'Ada' } });
@@ -251,11 +254,13 @@ describe('the LiveKit bridge against a real voiceapi server', { skip: missing ??
     const run = await startOutboundCall(answer, deps({ textOnly: true, dial: async (a) => dialed.push(a.call.to_number) }));
     assert.deepEqual(dialed, [to]);
     assert.equal(run.agent.instructions, 'You remind Ada of an appointment.');
+    await run.greet().waitForPlayout();
     await (await run.session.run({ userInput: 'Hello?' })).wait();
     await run.end('user_hangup');
     const call = await readCall(server, answer.call.id);
     assert.equal(call.status, 'ended');
-    assert.deepEqual(call.transcript.map((t) => t.role), ['user', 'agent']);
+    assert.deepEqual(call.transcript.map((t) => t.role), ['agent', 'user', 'agent']);
+    assert.equal(call.transcript[0].content, 'Hi Ada, this is Elm Street.', 'the agent speaks first, with the welcome voiceapi filled in');
 
     // A callee who does not pick up: the call fails with the dial's reason.
     const unanswered = await voiceapi.startCall(outboundRequest({ to_number: nextNumber(), agent_id: agentId, variables: { customer_name: 'Bo' } }));
