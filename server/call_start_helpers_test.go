@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 )
@@ -44,9 +45,12 @@ func startAgentBody(name string) map[string]any {
 	}
 }
 
-func newStartEnv(t *testing.T) *startEnv {
+func newStartEnv(t *testing.T) *startEnv { t.Helper(); return newStartEnvWith(t, nil) }
+
+// newStartEnvWith is newStartEnv on a database tune adjusts (a clock, say).
+func newStartEnvWith(t *testing.T, tune func(*bolt.Options)) *startEnv {
 	t.Helper()
-	s := testkit.NewServer(t, nil)
+	s := testkit.NewServer(t, tune)
 	e := &startEnv{Server: s, t: t, ws: s.Owner.WorkspaceID}
 	e.agent = e.publishedAgent("Front desk")
 	r := s.Do("POST", "/api/v1/numbers", s.Owner.Token, map[string]any{"phone_number": startNumber, "provider": "sip",
