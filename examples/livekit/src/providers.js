@@ -101,7 +101,7 @@ function speechKey(group, provider, env) {
 }
 
 export function buildSTT(cfg, env = process.env) {
-  // checkSupported let only deepgram through.
+  if (cfg.provider !== 'deepgram') throw new UnsupportedProviderError('stt_config', cfg.provider);
   return new deepgram.STT({ model: cfg.model, apiKey: speechKey('stt_config', cfg.provider, env) });
 }
 

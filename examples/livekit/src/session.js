@@ -4,7 +4,7 @@
 // reported back as it goes.
 
 import { llm, voice } from '@livekit/agents';
-import { buildPlugins, checkSupported, MissingCredentialError, UnsupportedProviderError } from './providers.js';
+import { buildPlugins, MissingCredentialError, UnsupportedProviderError } from './providers.js';
 import { CallReport } from './report.js';
 import { functionTools } from './tools.js';
 
@@ -103,7 +103,6 @@ export async function buildCallSession(answer, deps) {
   let session;
   const state = { variables: {}, end: null, transfer: null };
   try {
-    checkSupported(config);
     plugins = buildPlugins(config, { env, baseURLs });
     agent = new VoiceAgent({ config, tools: functionTools(config.llm_config.tools, state, controls), voiceapi, log });
     session = new voice.AgentSession(
