@@ -181,12 +181,9 @@ func (s *AnalysisService) analyze(ctx context.Context, c *data.Call, cfg *data.A
 		lc, err = s.callModelConfig(tx, c)
 		return err
 	})
-	res := analysisResult{provider: lc.Provider, model: lc.Model}
+	res := analysisResult{provider: lc.Provider, model: modelName(lc)}
 	if err != nil {
 		return res, err
-	}
-	if lc.Model == "" {
-		res.model = lc.Deployment
 	}
 	models := s.opts.Load().Models
 	if models == nil {
@@ -203,27 +200,10 @@ func (s *AnalysisService) analyze(ctx context.Context, c *data.Call, cfg *data.A
 // callModelConfig is the llm_config of c's agent version (the agent's current one for a
 // call without a version), its api_key opened.
 func (s *AnalysisService) callModelConfig(tx Tx, c *data.Call) (data.LLMConfig, error) {
-	var cfg *data.AgentConfig
-	if c.AgentVersion != nil {
-		v, err := tx.AgentVersion(c.AgentID, *c.AgentVersion)
-		if err != nil {
-			return data.LLMConfig{}, err
-		}
-		if v != nil {
-			cfg = &v.AgentConfig
-		}
+	lc, err := callLLMConfig(tx, c)
+	if err != nil {
+		return lc, err
 	}
-	if cfg == nil {
-		a, err := tx.Agent(c.AgentID)
-		if err != nil {
-			return data.LLMConfig{}, err
-		}
-		if a == nil || a.WorkspaceID != c.WorkspaceID {
-			return data.LLMConfig{}, errors.New("the call's agent no longer exists: no model to ask")
-		}
-		cfg = &a.AgentConfig
-	}
-	lc := cfg.LLMConfig
 	if lc.APIKey != nil {
 		plain, err := s.sealer.Open(*lc.APIKey)
 		if err != nil {
@@ -321,4 +301,38 @@ func (s *AnalysisService) callEventsAs(ctx context.Context, tx Tx, c *data.Call,
 	}
 	_, err = s.recordAs(tx, data.Actor{Type: "system"}, typ, c.WorkspaceID, json.RawMessage(raw))
 	return err
+}
+
+// callLLMConfig is the llm_config c ran on, its api_key still sealed: its agent
+// version's, or the agent's current one for a call without a version.
+func callLLMConfig(tx Tx, c *data.Call) (data.LLMConfig, error) {
+	if c.AgentVersion != nil {
+		v, err := tx.AgentVersion(c.AgentID, *c.AgentVersion)
+		if err != nil {
+			return data.LLMConfig{}, err
+		}
+		if v != nil {
+			return v.LLMConfig, nil
+		}
+	}
+	a, err := tx.Agent(c.AgentID)
+	if err != nil {
+		return data.LLMConfig{}, err
+	}
+	if a == nil || a.WorkspaceID != c.WorkspaceID {
+		return data.LLMConfig{}, errCallAgentGone
+	}
+	return a.LLMConfig, nil
+}
+
+// errCallAgentGone says that a call's agent no longer exists, so no model is known for it.
+var errCallAgentGone = errors.New("the call's agent no longer exists: no model to ask")
+
+// modelName is the model a price table names for lc: an Azure deployment stands for its
+// model.
+func modelName(lc data.LLMConfig) string {
+	if lc.Model == "" {
+		return lc.Deployment
+	}
+	return lc.Model
 }

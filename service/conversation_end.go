@@ -63,6 +63,9 @@ func (s *ConversationService) writeEnd(ctx context.Context, raw *data.Call, load
 		if err != nil {
 			return err
 		}
+		if err := conversationUsage(tx, call, c.Usage); err != nil {
+			return err
+		}
 		if err := s.storeNewCall(ctx, tx, call, nil); err != nil {
 			return err
 		}
@@ -144,4 +147,26 @@ func (s *ConversationService) expireIfIdle(ctx context.Context, id string) (*dat
 		}
 		return c, data.EndExpired, nil
 	})
+}
+
+// conversationUsage gives the call a conversation becomes its model's tokens as
+// usage.llm, priced under the workspace's price table like a runtime's usage
+// (docs/analysis.md, "Usage"); a conversation that used no tokens has none.
+func conversationUsage(tx Tx, call *data.Call, used data.TokenUsage) error {
+	call.Usage, call.Cost = nil, nil
+	if used == (data.TokenUsage{}) {
+		return nil
+	}
+	lc, err := callLLMConfig(tx, call)
+	if errors.Is(err, errCallAgentGone) {
+		return nil // deleted meanwhile: no model to name, so no usage
+	}
+	if err != nil {
+		return err
+	}
+	call.Usage = &data.CallUsage{
+		LLM: []data.LLMUsage{{Provider: lc.Provider, Model: modelName(lc), InputTokens: int64(used.InputTokens), OutputTokens: int64(used.OutputTokens)}},
+		TTS: []data.TTSUsage{}, STT: []data.AudioUsage{}, Telephony: []data.AudioUsage{}, Analysis: []data.LLMUsage{},
+	}
+	return priceUsage(tx, call)
 }
