@@ -14,6 +14,11 @@ import (
 // assistant turns starting with the user's, tool results as toolResult blocks of a user
 // turn, and a toolConfig whenever the conversation holds tool blocks.
 func (c *bedrockClient) input(req Request) (*bedrockruntime.ConverseInput, error) {
+	if req.ResponseSchema != nil {
+		// Converse as this adapter speaks it has no structured output: a caller forces a
+		// tool call instead (SupportsResponseSchema says which to use).
+		return nil, c.configError("bedrock_claude has no structured output (a response schema); force a tool call instead")
+	}
 	in := &bedrockruntime.ConverseInput{ModelId: aws.String(c.model)}
 	if req.System != "" {
 		in.System = []types.SystemContentBlock{&types.SystemContentBlockMemberText{Value: req.System}}

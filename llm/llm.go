@@ -7,6 +7,8 @@ package llm
 import (
 	"context"
 	"time"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 // Role is who wrote a message.
@@ -66,6 +68,28 @@ type Request struct {
 	Temperature *float64
 	// MaxTokens bounds the reply; 0 leaves the provider's default.
 	MaxTokens int
+	// ResponseSchema, when set, makes the reply's text one JSON value of this schema
+	// (structured output). Only providers SupportsResponseSchema names take it; the
+	// others refuse the request with a configuration error.
+	ResponseSchema *ResponseSchema
+}
+
+// ResponseSchema is a structured output's shape: a name and a JSON schema object, which
+// the provider holds the model to strictly (every property required, no other).
+type ResponseSchema struct {
+	Name   string
+	Schema map[string]any
+}
+
+// SupportsResponseSchema tells whether provider's protocol has structured output:
+// OpenAI-compatible chat completions do (response_format json_schema); Bedrock Converse
+// has no such member, so a caller there forces a tool call instead.
+func SupportsResponseSchema(provider string) bool {
+	switch provider {
+	case data.LLMInternal, data.LLMGroq, data.LLMMistral, data.LLMAzure:
+		return true
+	}
+	return false
 }
 
 // Usage is the tokens a completion consumed, as the provider counted them.

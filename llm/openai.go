@@ -209,6 +209,14 @@ func (c *openAIClient) params(req Request) (openai.ChatCompletionNewParams, erro
 		}
 		p.ToolChoice = choice
 	}
+	if rs := req.ResponseSchema; rs != nil {
+		if rs.Name == "" || rs.Schema == nil {
+			return p, c.configError("a response schema needs a name and a schema")
+		}
+		p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{
+			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: rs.Name, Schema: rs.Schema, Strict: openai.Bool(true)},
+		}
+	}
 	return p, nil
 }
 

@@ -21,13 +21,16 @@
 // provider's shape, as tests of failures want.
 //
 // The answers are scripted. Queue replies and each request takes the next one: Text,
-// Calls (tool calls; an empty ID gets one in the provider's form), Fail (a status and
-// message in the provider's error shape), FailMidStream (an error event or exception
-// halfway through a stream), Raw (exact bytes), Hang (no answer: the client's timeout ends
-// it), Cut (the connection closed halfway), Malformed (bytes not of the protocol), or a
-// Reply built by hand (usage, stop reason, delays between chunks). Or install a responder,
-// which sees each request already parsed (system prompt, messages, tools, tool choice) in
-// the llm package's own types, the same whatever the protocol, and decides. A responder is
+// JSON (a structured output's JSON text, for a request whose response_format asks for a
+// strict json_schema; Request.ResponseSchema holds it), Calls (tool calls; an empty ID
+// gets one in the provider's form), Fail (a status and message in the provider's error
+// shape), FailMidStream (an error event or exception halfway through a stream), Raw
+// (exact bytes), Hang (no answer: the client's timeout ends it), Cut (the connection
+// closed halfway), Malformed (bytes not of the protocol), or a Reply built by hand
+// (usage, stop reason, delays between chunks). Or install a responder, which sees each
+// request already parsed (system prompt, messages, tools, tool choice, response schema)
+// in the llm package's own types, the same whatever the protocol, and decides. A
+// responder is
 // how a deterministic fixture model plays an agent, a simulated caller or a judge:
 //
 //	s := llmtest.New(t, data.LLMGroq)

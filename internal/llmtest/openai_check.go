@@ -150,7 +150,8 @@ func (p *openAIProtocol) checkBody(s *Server, body []byte, req *Request) *refusa
 		StreamOptions *struct {
 			IncludeUsage bool `json:"include_usage"`
 		} `json:"stream_options"`
-		N *int `json:"n"`
+		N              *int            `json:"n"`
+		ResponseFormat json.RawMessage `json:"response_format"`
 	}
 	if err := json.Unmarshal(body, &b); err != nil {
 		return s.deviation(http.StatusBadRequest, "invalid_request_error", "the body does not decode: %v", err)
@@ -184,7 +185,75 @@ func (p *openAIProtocol) checkBody(s *Server, body []byte, req *Request) *refusa
 	if ref := p.checkTools(s, b.Tools, b.ToolChoice, req); ref != nil {
 		return ref
 	}
+	if ref := p.checkResponseFormat(s, b.ResponseFormat, req); ref != nil {
+		return ref
+	}
 	return p.checkMessages(s, b.Messages, req)
+}
+
+// checkResponseFormat verifies response_format as OpenAI documents structured output:
+// {"type":"json_schema","json_schema":{"name","schema","strict"}} with a name of
+// ^[a-zA-Z0-9_-]{1,64}$ and a schema object; strict, whose subset wants an object at
+// the root, every property required and additionalProperties false. The plain forms
+// (text, json_object) are the provider's too, but voiceapi sends neither: a deviation.
+func (p *openAIProtocol) checkResponseFormat(s *Server, raw json.RawMessage, req *Request) *refusal {
+	if isNull(raw) {
+		return nil
+	}
+	var rf struct {
+		Type       string `json:"type"`
+		JSONSchema *struct {
+			Name        string         `json:"name"`
+			Description string         `json:"description,omitempty"`
+			Schema      map[string]any `json:"schema"`
+			Strict      *bool          `json:"strict"`
+		} `json:"json_schema"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	bad := func(format string, args ...any) *refusal {
+		return s.deviation(http.StatusBadRequest, "invalid_request_error", "response_format: %s", fmt.Sprintf(format, args...))
+	}
+	if err := dec.Decode(&rf); err != nil {
+		return bad("%v", err)
+	}
+	js := rf.JSONSchema
+	switch {
+	case rf.Type != "json_schema":
+		return bad("type %q, want json_schema", rf.Type)
+	case js == nil:
+		return bad("json_schema is missing")
+	case !toolNameRe.MatchString(js.Name):
+		return bad("json_schema.name %q is not ^[a-zA-Z0-9_-]{1,64}$", js.Name)
+	case js.Schema == nil:
+		return bad("json_schema.schema is not an object")
+	case js.Strict == nil || !*js.Strict:
+		return bad("json_schema.strict is not true")
+	}
+	if why := strictSchemaFault(js.Schema); why != "" {
+		return bad("json_schema.schema is outside strict mode's subset: %s", why)
+	}
+	req.ResponseSchema = &llm.ResponseSchema{Name: js.Name, Schema: js.Schema}
+	return nil
+}
+
+// strictSchemaFault returns what in a root schema strict structured output refuses, ""
+// when nothing: the root an object, additionalProperties false, each property required.
+func strictSchemaFault(schema map[string]any) string {
+	if schema["type"] != "object" {
+		return "the root is not of type object"
+	}
+	if schema["additionalProperties"] != false {
+		return "additionalProperties is not false"
+	}
+	props, _ := schema["properties"].(map[string]any)
+	required, _ := schema["required"].([]any)
+	for name := range props {
+		if !slices.Contains(required, any(name)) {
+			return "the property " + name + " is not required"
+		}
+	}
+	return ""
 }
 
 func (p *openAIProtocol) unknownField(s *Server, name string) *refusal {

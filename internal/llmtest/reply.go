@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -33,6 +34,9 @@ type Request struct {
 	// StreamUsage is true when the request asked for usage in the stream
 	// (stream_options.include_usage).
 	StreamUsage bool
+	// ResponseSchema is the structured output asked for (response_format json_schema),
+	// nil when the reply may be free text.
+	ResponseSchema *llm.ResponseSchema
 }
 
 // LastUserText returns the content of the last user message, "" when there is none.
@@ -97,6 +101,20 @@ type Reply struct {
 
 // Text is a reply of text.
 func Text(text string) Reply { return Reply{Text: text} }
+
+// JSON is a structured output's reply: v written as JSON text, the reply's content, as a
+// model held to a response schema answers. A string is sent as it is, so a test can
+// script text that is not JSON or does not fit.
+func JSON(v any) Reply {
+	if s, ok := v.(string); ok {
+		return Reply{Text: s}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("llmtest.JSON: " + err.Error())
+	}
+	return Reply{Text: string(b)}
+}
 
 // Calls is a reply that calls tools.
 func Calls(calls ...llm.ToolCall) Reply { return Reply{ToolCalls: calls} }
