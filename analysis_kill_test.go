@@ -15,7 +15,6 @@ import (
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/llmtest"
-	"github.com/voiceapi/voiceapi/llm"
 )
 
 // TestBackfillAcrossAKill runs an analysis backfill in a real server whose model is an
@@ -49,7 +48,7 @@ func TestBackfillAcrossAKill(t *testing.T) {
 			close(inFlight)
 			<-release // the server is killed meanwhile
 		}
-		return llmtest.Calls(llm.ToolCall{Name: "record_analysis", Arguments: `{"outcome":"booked","call_successful":true}`})
+		return llmtest.JSON(`{"outcome":"booked","call_successful":true}`) // internal: structured output
 	})
 
 	dataDir := filepath.Join(tmp, "data")

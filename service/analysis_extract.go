@@ -13,18 +13,26 @@ import (
 	"github.com/voiceapi/voiceapi/validate"
 )
 
-// Extraction: the agent's model fills a call's analysis through one forced tool call
-// whose parameters are the analysis_config's fields as a JSON schema, never free text
-// read by hand (docs/analysis.md, "Extraction"). An answer that does not fit is sent
-// back once with what was wrong; a second misfit is the call's analysis error.
+// Extraction: the agent's model fills a call's analysis in one of two forms, never free
+// text read by hand (docs/analysis.md, "Extraction"): structured output whose schema is
+// the analysis_config's fields, where the provider has it (the OpenAI-compatible ones),
+// else one forced tool call whose parameters are that schema (Bedrock). An answer that
+// does not fit is sent back once with what was wrong; a second misfit is the call's
+// analysis error.
 
-// analysisToolName is the function the model must call with the analysis.
+// analysisToolName is the function the model must call with the analysis, and the name
+// of the structured output's schema.
 const analysisToolName = "record_analysis"
 
-// analysisPrompt is the system prompt of an extraction.
+// analysisPrompt is the system prompt of an extraction by a forced tool call.
 const analysisPrompt = "You analyze a finished phone call between a voice AI agent and a caller. " +
 	"Read the transcript and call the record_analysis function exactly once, with a value for each of its parameters " +
 	"that the transcript supports. Give null to a parameter the transcript does not tell, unless the parameter is required."
+
+// analysisStructuredPrompt is the system prompt of an extraction by structured output.
+const analysisStructuredPrompt = "You analyze a finished phone call between a voice AI agent and a caller. " +
+	"Read the transcript and answer with one JSON object of the record_analysis schema, with a value for each of its properties " +
+	"that the transcript supports. Give null to a property the transcript does not tell, unless the property is required."
 
 // analysisSchema is the JSON schema of the tool's parameters: a property per field
 // (its type, enum choices, a date's format, the field's description), call_successful
@@ -106,17 +114,24 @@ type extraction struct {
 	usage    llm.Usage
 }
 
-// extract asks model for the analysis of c under cfg: a forced call of the analysis
-// tool, once more with the faults when its arguments do not fit. The error is the
-// provider's (*llm.Error) or errAnalysisMisfit.
+// extract asks model for the analysis of c under cfg: by structured output where the
+// model's provider has it, else by a forced call of the analysis tool; once more with
+// the faults when the answer does not fit. The error is the provider's (*llm.Error) or
+// errAnalysisMisfit.
 func extract(ctx context.Context, model llm.Client, lc data.LLMConfig, cfg *data.AnalysisConfig, c *data.Call) (extraction, error) {
+	structured := llm.SupportsResponseSchema(model.Provider())
 	zero := 0.0
 	req := llm.Request{
-		System:      analysisPrompt,
 		Messages:    []llm.Message{{Role: llm.RoleUser, Content: transcriptText(c)}},
-		Tools:       []llm.Tool{{Name: analysisToolName, Description: "Records the analysis of the call.", Parameters: analysisSchema(cfg)}},
-		ToolChoice:  llm.ToolChoice{Mode: "tool", Name: analysisToolName},
 		Temperature: &zero, // the same transcript, the same analysis
+	}
+	if structured {
+		req.System = analysisStructuredPrompt
+		req.ResponseSchema = &llm.ResponseSchema{Name: analysisToolName, Schema: analysisSchema(cfg)}
+	} else {
+		req.System = analysisPrompt
+		req.Tools = []llm.Tool{{Name: analysisToolName, Description: "Records the analysis of the call.", Parameters: analysisSchema(cfg)}}
+		req.ToolChoice = llm.ToolChoice{Mode: "tool", Name: analysisToolName}
 	}
 	if lc.MaxTokens != nil {
 		req.MaxTokens = *lc.MaxTokens
@@ -129,36 +144,47 @@ func extract(ctx context.Context, model llm.Client, lc data.LLMConfig, cfg *data
 			return out, err
 		}
 		out.usage = out.usage.Add(reply.Usage)
-		analysis, call, why := fitAnalysis(reply, cfg)
+		var analysis map[string]any
+		var call *llm.ToolCall
+		var why string
+		if structured {
+			analysis, why = fitStructured(reply, cfg)
+		} else {
+			analysis, call, why = fitToolCall(reply, cfg)
+		}
 		if why == "" {
 			out.analysis = analysis
 			return out, nil
 		}
 		misfit = why
-		// The answer goes back with what was wrong: as the tool's error when the model
-		// called it, else as a request to call it.
-		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: reply.Text, ToolCalls: reply.ToolCalls})
-		if call != nil {
-			for _, tc := range reply.ToolCalls {
-				msg := "Not recorded: another call answers."
-				if tc.ID == call.ID {
-					msg = "Not recorded: " + why + " Call " + analysisToolName + " again with arguments that fit its parameters."
-				}
-				req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, ToolName: tc.Name, Content: msg, ToolError: true})
-			}
-		} else {
-			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, Content: why + " Call " + analysisToolName + " with the analysis."})
-		}
+		req.Messages = append(req.Messages, retryMessages(reply, call, why, structured)...)
 	}
 	return out, errAnalysisMisfit{misfit}
 }
 
-// fitAnalysis reads the analysis from a reply: the arguments of its call of the tool,
-// checked against cfg (every property of the schema present, nothing else, each of its
-// type, enum values among the choices, required fields not null). It returns the analysis
-// without its null members, the call it came from, and why it does not fit ("" when it
-// does).
-func fitAnalysis(reply *llm.Reply, cfg *data.AnalysisConfig) (map[string]any, *llm.ToolCall, string) {
+// retryMessages send a misfit answer back with what was wrong: as the tool's error when
+// the model called it, else as a request to answer in the form asked.
+func retryMessages(reply *llm.Reply, call *llm.ToolCall, why string, structured bool) []llm.Message {
+	msgs := []llm.Message{{Role: llm.RoleAssistant, Content: reply.Text, ToolCalls: reply.ToolCalls}}
+	switch {
+	case structured:
+		return append(msgs, llm.Message{Role: llm.RoleUser, Content: "Not recorded: " + why + " Answer again with one JSON object that fits the " + analysisToolName + " schema."})
+	case call != nil:
+		for _, tc := range reply.ToolCalls {
+			msg := "Not recorded: another call answers."
+			if tc.ID == call.ID {
+				msg = "Not recorded: " + why + " Call " + analysisToolName + " again with arguments that fit its parameters."
+			}
+			msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, ToolName: tc.Name, Content: msg, ToolError: true})
+		}
+		return msgs
+	}
+	return append(msgs, llm.Message{Role: llm.RoleUser, Content: why + " Call " + analysisToolName + " with the analysis."})
+}
+
+// fitToolCall reads the analysis from the arguments of the reply's call of the tool and
+// checks it (fitAnalysis). It returns the call it came from too.
+func fitToolCall(reply *llm.Reply, cfg *data.AnalysisConfig) (map[string]any, *llm.ToolCall, string) {
 	var call *llm.ToolCall
 	for i := range reply.ToolCalls {
 		if reply.ToolCalls[i].Name == analysisToolName {
@@ -173,12 +199,32 @@ func fitAnalysis(reply *llm.Reply, cfg *data.AnalysisConfig) (map[string]any, *l
 	if err := json.Unmarshal([]byte(call.Arguments), &args); err != nil || args == nil {
 		return nil, call, "The arguments are not a JSON object."
 	}
+	analysis, why := fitAnalysis(args, cfg)
+	return analysis, call, why
+}
+
+// fitStructured reads the analysis from a structured output's text, the JSON object the
+// schema asked for, and checks it (fitAnalysis): the provider's strict mode is trusted
+// no more than a tool call's arguments.
+func fitStructured(reply *llm.Reply, cfg *data.AnalysisConfig) (map[string]any, string) {
+	var args map[string]any
+	if err := json.Unmarshal([]byte(reply.Text), &args); err != nil || args == nil {
+		return nil, "The answer is not a JSON object."
+	}
+	return fitAnalysis(args, cfg)
+}
+
+// fitAnalysis checks an answer against cfg (every property of the schema present,
+// nothing else, each of its type, enum values among the choices, required fields not
+// null). It returns the analysis without its null members and why it does not fit (""
+// when it does).
+func fitAnalysis(args map[string]any, cfg *data.AnalysisConfig) (map[string]any, string) {
 	schema := analysisSchema(cfg)
 	props := schema["properties"].(map[string]any)
 	var faults []string
 	for k := range args {
 		if props[k] == nil {
-			faults = append(faults, k+" is not a parameter.")
+			faults = append(faults, k+" is not in the schema.")
 		}
 	}
 	for _, k := range schema["required"].([]string) {
@@ -201,12 +247,12 @@ func fitAnalysis(reply *llm.Reply, cfg *data.AnalysisConfig) (map[string]any, *l
 	}
 	if len(faults) > 0 {
 		slices.Sort(faults)
-		return nil, call, strings.Join(faults, " ")
+		return nil, strings.Join(faults, " ")
 	}
 	for k, v := range args {
 		if v == nil {
 			delete(args, k)
 		}
 	}
-	return args, call, ""
+	return args, ""
 }

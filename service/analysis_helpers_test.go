@@ -142,8 +142,12 @@ func (e *analysisEnv) analyzedEvents() map[string]int {
 	}
 }
 
-// analysisCall is a reply calling the analysis tool with args.
-func analysisCall(args string) llmtest.Reply {
+// answer is the model's answer of args in the form the extraction asks of the env's
+// provider: a structured output's JSON text, or a call of the analysis tool (Bedrock).
+func (e *analysisEnv) answer(args string) llmtest.Reply {
+	if llm.SupportsResponseSchema(e.model.Provider) {
+		return llmtest.JSON(args)
+	}
 	return llmtest.Calls(llm.ToolCall{Name: "record_analysis", Arguments: args})
 }
 

@@ -14,78 +14,108 @@ import (
 	"github.com/voiceapi/voiceapi/llm"
 )
 
-// TestExtractionByForcedToolCall: on each protocol (OpenAI-compatible and Bedrock
-// Converse), the call's agent version's model is made to call record_analysis, whose
-// parameters are the fields' schema; the answer becomes the call's analysis (source
-// llm), its values count in the figures, its tokens are the call's analysis usage,
-// priced, and call.analyzed is recorded once.
-func TestExtractionByForcedToolCall(t *testing.T) {
-	for _, provider := range []string{data.LLMGroq, data.LLMBedrockClaude} {
+// TestExtractionByStructuredOutput: on the OpenAI-compatible providers the call's agent
+// version's model is asked for structured output (response_format json_schema, strict)
+// whose schema is the fields', with no tool offered; its JSON text becomes the analysis.
+func TestExtractionByStructuredOutput(t *testing.T) {
+	for _, provider := range []string{data.LLMGroq, data.LLMAzure} {
 		t.Run(provider, func(t *testing.T) {
-			e := newAnalysisEnv(t, provider)
-			agent := e.agent(fmt.Sprintf(bookingConfig, false))
-			price := data.Money(1_000_000) // 1 a million input tokens, model or not
-			if _, err := e.svc.Prices.SetPriceTable(e.ctx, data.PriceTableSet{Currency: "USD", Prices: []data.PriceSet{
-				{Provider: provider, Model: data.AnyModel, Unit: data.UnitLLMInput, Price: &price}}}); err != nil {
-				t.Fatal(err)
-			}
-			c := e.endedCall(agent, "call-1")
-			var seen llmtest.Request
-			e.model.Respond(func(r llmtest.Request) llmtest.Reply {
-				seen = r
-				return analysisCall(goodAnalysis)
+			testExtraction(t, provider, func(seen llmtest.Request) map[string]any {
+				if seen.ResponseSchema == nil || seen.ResponseSchema.Name != "record_analysis" || len(seen.Tools) != 0 || seen.ToolChoice != (llm.ToolChoice{}) {
+					t.Fatalf("request: response schema %+v, tools %d, choice %+v", seen.ResponseSchema, len(seen.Tools), seen.ToolChoice)
+				}
+				return seen.ResponseSchema.Schema
 			})
-			job, err := e.svc.Analysis.AnalyzeCall(e.ctx, c.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			e.runDue()
-			if j := e.job(job.ID); j.Status != data.JobSucceeded {
-				t.Fatalf("job = %+v", j)
-			}
-			if seen.ToolChoice != (llm.ToolChoice{Mode: "tool", Name: "record_analysis"}) || len(seen.Tools) != 1 ||
-				!strings.Contains(seen.Messages[0].Content, "user: A table for four, call-1.") || seen.Temperature == nil || *seen.Temperature != 0 {
-				t.Errorf("request: choice %+v, tools %d, messages %+v", seen.ToolChoice, len(seen.Tools), seen.Messages)
-			}
-			props := seen.Tools[0].Parameters["properties"].(map[string]any)
-			if outcome := props["outcome"].(map[string]any); !reflect.DeepEqual(outcome["enum"], []any{"booked", "declined"}) || outcome["type"] != "string" {
-				t.Errorf("outcome's schema = %v", outcome)
-			}
-			if guests := props["guests"].(map[string]any); !reflect.DeepEqual(guests["type"], []any{"number", "null"}) {
-				t.Errorf("guests' schema = %v", guests)
-			}
-			got := e.call(c.ID)
-			want := map[string]any{"outcome": "booked", "guests": 4.0, "day": "2026-06-05", "call_successful": true, "summary": "A table for four on June 5."}
-			if !reflect.DeepEqual(got.Analysis, want) || *got.AnalysisSource != data.AnalysisLLM || got.AnalyzedAt == nil || got.AnalysisError != nil {
-				t.Errorf("analysis %v (%v, %v, %v)", got.Analysis, got.AnalysisSource, got.AnalyzedAt, got.AnalysisError)
-			}
-			u := got.Usage.Analysis
-			// 1 a million input tokens: a micro-unit a token; output tokens have no price.
-			if len(u) != 1 || u[0].Provider != provider || u[0].InputTokens == 0 || got.Cost == nil || got.Cost.TotalMicros != u[0].InputTokens ||
-				len(got.Cost.Unpriced) != 1 || got.Cost.Unpriced[0].Quantity != u[0].OutputTokens {
-				t.Errorf("usage %+v, cost %+v", got.Usage, got.Cost)
-			}
-			if n := e.analyzedEvents(); n[c.ID] != 1 {
-				t.Errorf("call.analyzed events: %v", n)
-			}
-			f, err := e.svc.Analytics.AnalysisFigures(e.ctx, data.AnalysisQuery{AgentID: agent, Field: "outcome"})
-			if err != nil || f.Values["booked"] != 1 || f.Success.Judged != 1 || *f.Success.Rate != 1 {
-				t.Errorf("figures %+v, %v", f, err)
-			}
 		})
+	}
+}
+
+// TestExtractionByForcedToolCall: on Bedrock Converse, which has no structured output,
+// the model is made to call record_analysis, whose parameters are the fields' schema.
+func TestExtractionByForcedToolCall(t *testing.T) {
+	testExtraction(t, data.LLMBedrockClaude, func(seen llmtest.Request) map[string]any {
+		if seen.ToolChoice != (llm.ToolChoice{Mode: "tool", Name: "record_analysis"}) || len(seen.Tools) != 1 || seen.ResponseSchema != nil {
+			t.Fatalf("request: choice %+v, tools %d, response schema %+v", seen.ToolChoice, len(seen.Tools), seen.ResponseSchema)
+		}
+		return seen.Tools[0].Parameters
+	})
+}
+
+// testExtraction analyzes a call with provider's stand-in as the agent's model, the
+// answer in the form asked of provider; schemaOf checks the request's form and returns
+// the schema it carried. The answer becomes the call's analysis (source llm), its values
+// count in the figures, its tokens are the call's analysis usage, priced, and
+// call.analyzed is recorded once.
+func testExtraction(t *testing.T, provider string, schemaOf func(llmtest.Request) map[string]any) {
+	e := newAnalysisEnv(t, provider)
+	agent := e.agent(fmt.Sprintf(bookingConfig, false))
+	price := data.Money(1_000_000) // 1 a million input tokens, model or not
+	if _, err := e.svc.Prices.SetPriceTable(e.ctx, data.PriceTableSet{Currency: "USD", Prices: []data.PriceSet{
+		{Provider: provider, Model: data.AnyModel, Unit: data.UnitLLMInput, Price: &price}}}); err != nil {
+		t.Fatal(err)
+	}
+	c := e.endedCall(agent, "call-1")
+	var seen llmtest.Request
+	e.model.Respond(func(r llmtest.Request) llmtest.Reply {
+		seen = r
+		return e.answer(goodAnalysis)
+	})
+	job, err := e.svc.Analysis.AnalyzeCall(e.ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.runDue()
+	if j := e.job(job.ID); j.Status != data.JobSucceeded {
+		t.Fatalf("job = %+v", j)
+	}
+	if !strings.Contains(seen.Messages[0].Content, "user: A table for four, call-1.") || seen.Temperature == nil || *seen.Temperature != 0 {
+		t.Errorf("request messages %+v, temperature %v", seen.Messages, seen.Temperature)
+	}
+	props := schemaOf(seen)["properties"].(map[string]any)
+	if outcome := props["outcome"].(map[string]any); !reflect.DeepEqual(outcome["enum"], []any{"booked", "declined"}) || outcome["type"] != "string" {
+		t.Errorf("outcome's schema = %v", outcome)
+	}
+	if guests := props["guests"].(map[string]any); !reflect.DeepEqual(guests["type"], []any{"number", "null"}) {
+		t.Errorf("guests' schema = %v", guests)
+	}
+	got := e.call(c.ID)
+	want := map[string]any{"outcome": "booked", "guests": 4.0, "day": "2026-06-05", "call_successful": true, "summary": "A table for four on June 5."}
+	if !reflect.DeepEqual(got.Analysis, want) || *got.AnalysisSource != data.AnalysisLLM || got.AnalyzedAt == nil || got.AnalysisError != nil {
+		t.Errorf("analysis %v (%v, %v, %v)", got.Analysis, got.AnalysisSource, got.AnalyzedAt, got.AnalysisError)
+	}
+	u := got.Usage.Analysis
+	// 1 a million input tokens: a micro-unit a token; output tokens have no price.
+	if len(u) != 1 || u[0].Provider != provider || u[0].InputTokens == 0 || got.Cost == nil || got.Cost.TotalMicros != u[0].InputTokens ||
+		len(got.Cost.Unpriced) != 1 || got.Cost.Unpriced[0].Quantity != u[0].OutputTokens {
+		t.Errorf("usage %+v, cost %+v", got.Usage, got.Cost)
+	}
+	if n := e.analyzedEvents(); n[c.ID] != 1 {
+		t.Errorf("call.analyzed events: %v", n)
+	}
+	f, err := e.svc.Analytics.AnalysisFigures(e.ctx, data.AnalysisQuery{AgentID: agent, Field: "outcome"})
+	if err != nil || f.Values["booked"] != 1 || f.Success.Judged != 1 || *f.Success.Rate != 1 {
+		t.Errorf("figures %+v, %v", f, err)
 	}
 }
 
 // TestExtractionMisfitRetriedOnceThenRecorded: an answer that does not fit goes back to
 // the model once with what was wrong; a second misfit is the call's analysis_error, never
-// stored as its analysis, and the job fails; a fit second answer is stored.
+// stored as its analysis, and the job fails; a fit second answer is stored. In both
+// forms: a structured output's faults go back as a user message, a tool call's as the
+// tool's error.
 func TestExtractionMisfitRetriedOnceThenRecorded(t *testing.T) {
-	e := newAnalysisEnv(t, data.LLMGroq)
+	for _, provider := range []string{data.LLMGroq, data.LLMBedrockClaude} {
+		t.Run(provider, func(t *testing.T) { testExtractionMisfit(t, provider) })
+	}
+}
+
+func testExtractionMisfit(t *testing.T, provider string) {
+	e := newAnalysisEnv(t, provider)
 	agent := e.agent(fmt.Sprintf(bookingConfig, false))
 	bad := `{"outcome":"maybe","guests":"four","vip":null,"day":null,"note":null,"call_successful":true,"summary":"s"}`
 
 	fixed := e.endedCall(agent, "call-1")
-	e.model.Queue(analysisCall(bad), analysisCall(goodAnalysis))
+	e.model.Queue(e.answer(bad), e.answer(goodAnalysis))
 	if _, err := e.svc.Analysis.AnalyzeCall(e.ctx, fixed.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -94,16 +124,25 @@ func TestExtractionMisfitRetriedOnceThenRecorded(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests", len(reqs))
 	}
-	retry := reqs[1].ToolResults()
-	if len(retry) != 1 || !strings.Contains(retry[0].Content, "analysis.outcome") || !strings.Contains(retry[0].Content, "analysis.guests") {
-		t.Errorf("the retry's tool result = %+v", retry)
+	faults := reqs[1].LastUserText() // structured output: the faults follow the answer
+	if !llm.SupportsResponseSchema(provider) {
+		retry := reqs[1].ToolResults()
+		if len(retry) != 1 || !retry[0].ToolError {
+			t.Fatalf("the retry's tool results = %+v", retry)
+		}
+		faults = retry[0].Content
+	} else if last := reqs[1].Messages[len(reqs[1].Messages)-2]; last.Role != llm.RoleAssistant || last.Content != bad {
+		t.Errorf("the misfit answer is not sent back: %+v", last)
+	}
+	if !strings.Contains(faults, "analysis.outcome") || !strings.Contains(faults, "analysis.guests") {
+		t.Errorf("the retry's faults = %q", faults)
 	}
 	if got := e.call(fixed.ID); got.Analysis["outcome"] != "booked" || got.AnalysisError != nil {
 		t.Errorf("after a fit retry: %v, %v", got.Analysis, got.AnalysisError)
 	}
 
 	broken := e.endedCall(agent, "call-2")
-	e.model.Queue(llmtest.Text("It went well."), analysisCall(`{"outcome":"booked"}`))
+	e.model.Queue(llmtest.Text("It went well."), e.answer(`{"outcome":"booked"}`))
 	job, err := e.svc.Analysis.AnalyzeCall(e.ctx, broken.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +169,7 @@ func TestExtractionTransientFailureRetried(t *testing.T) {
 	e := newAnalysisEnv(t, data.LLMGroq)
 	agent := e.agent(fmt.Sprintf(bookingConfig, false))
 	c := e.endedCall(agent, "call-1")
-	e.model.Queue(llmtest.Fail(429, "Rate limit reached"), analysisCall(goodAnalysis))
+	e.model.Queue(llmtest.Fail(429, "Rate limit reached"), e.answer(goodAnalysis))
 	job, err := e.svc.Analysis.AnalyzeCall(e.ctx, c.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +206,7 @@ func TestAutoAnalysisWhenACallEnds(t *testing.T) {
 	e := newAnalysisEnv(t, data.LLMGroq)
 	auto := e.agent(fmt.Sprintf(bookingConfig, true))
 	manual := e.agent(fmt.Sprintf(bookingConfig, false))
-	e.model.Respond(func(llmtest.Request) llmtest.Reply { return analysisCall(goodAnalysis) })
+	e.model.Respond(func(llmtest.Request) llmtest.Reply { return e.answer(goodAnalysis) })
 	ongoing := data.CallOngoing
 	for _, agent := range []string{manual, auto} {
 		c, err := e.svc.Calls.RegisterCall(e.ctx, data.CallCreate{AgentID: agent, Direction: data.DirectionWeb, Status: &ongoing,
@@ -228,7 +267,7 @@ func TestBackfillAfterALostLeaseAnalyzesEveryCallOnce(t *testing.T) {
 			close(stuck)
 			<-release
 		}
-		return analysisCall(goodAnalysis)
+		return e.answer(goodAnalysis)
 	})
 	job, err := e.svc.Analysis.BackfillAnalysis(e.ctx, agent, data.AnalysisBackfill{From: data.NewTime(from), To: data.NewTime(to)})
 	if err != nil {
@@ -286,16 +325,21 @@ func TestBackfillUsesTheVersionsFields(t *testing.T) {
 	if err := e.svc.Agents.PublishAgent(e.ctx, agent, data.PublishRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	var tools []llm.Tool
+	var schema map[string]any
 	e.model.Respond(func(r llmtest.Request) llmtest.Reply {
-		tools = r.Tools
-		return analysisCall(`{"outcome":"declined","mood":"calm"}`)
+		if r.ResponseSchema != nil {
+			schema = r.ResponseSchema.Schema
+		}
+		return e.answer(`{"outcome":"declined","mood":"calm"}`)
 	})
 	if _, err := e.svc.Analysis.BackfillAnalysis(e.ctx, agent, data.AnalysisBackfill{From: data.NewTime(from), To: data.NewTime(e.clock.now().Add(time.Second))}); err != nil {
 		t.Fatal(err)
 	}
 	e.runDue()
-	props := tools[0].Parameters["properties"].(map[string]any)
+	if schema == nil {
+		t.Fatal("the model was not asked for structured output")
+	}
+	props := schema["properties"].(map[string]any)
 	keys := make([]string, 0, len(props))
 	for k := range props {
 		keys = append(keys, k)

@@ -30,8 +30,8 @@
 // (usage, stop reason, delays between chunks). Or install a responder, which sees each
 // request already parsed (system prompt, messages, tools, tool choice, response schema)
 // in the llm package's own types, the same whatever the protocol, and decides. A
-// responder is
-// how a deterministic fixture model plays an agent, a simulated caller or a judge:
+// responder is how a deterministic fixture model plays an agent, a simulated caller or a
+// judge:
 //
 //	s := llmtest.New(t, data.LLMGroq)
 //	s.Respond(func(r llmtest.Request) llmtest.Reply {
