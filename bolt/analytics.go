@@ -32,7 +32,11 @@ func adjustRollups(tx *bbolt.Tx, c *data.Call, sign int64) error {
 	b := tx.Bucket(bucketCallRollups)
 	hour := hourOf(c.CreatedAt.Time)
 	delta := data.RollupOf(c)
-	for _, scope := range []string{c.WorkspaceID, callAgentScope(c.WorkspaceID, c.AgentID)} {
+	for i, scope := range []string{c.WorkspaceID, callAgentScope(c.WorkspaceID, c.AgentID)} {
+		delta := delta
+		if i == 0 {
+			delta = delta.WithoutVersions() // versions are numbered per agent
+		}
 		key := rollupKey(scope, hour)
 		var r data.CallRollup
 		if _, err := getJSON(b, key, &r); err != nil {

@@ -44,6 +44,9 @@ func insertCall(tx *bbolt.Tx, c *data.Call) error {
 	if err := adjustRollups(tx, c, 1); err != nil {
 		return err
 	}
+	if err := moveOpenCall(tx, nil, c); err != nil {
+		return err
+	}
 	if data.CallFinal(c.Status) {
 		return addMinutes(tx, c)
 	}
@@ -131,6 +134,9 @@ func (t tx) PutCall(next *data.Call) error {
 	if err := adjustRollups(t.b, next, 1); err != nil {
 		return err
 	}
+	if err := moveOpenCall(t.b, old, next); err != nil {
+		return err
+	}
 	if !data.CallFinal(old.Status) && data.CallFinal(next.Status) {
 		return addMinutes(t.b, next)
 	}
@@ -160,6 +166,9 @@ func deleteCallTx(tx *bbolt.Tx, c *data.Call, terms map[string]int) error {
 		return err
 	}
 	if err := adjustRollups(tx, c, -1); err != nil {
+		return err
+	}
+	if err := moveOpenCall(tx, c, nil); err != nil {
 		return err
 	}
 	return tx.Bucket(bucketCalls).Delete([]byte(c.ID))

@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -256,6 +256,11 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// (migrateDocs moved a schema 2 or 3 file's indexes before this runs), and events are
 	// written in a binary form (events_binary.go; old forms read as they are).
 	func(tx *bbolt.Tx) error { return nil },
+	// 4 → 5: the call-start contract (call_start.go): the open calls of each workspace are
+	// indexed (filled here from the calls' status scopes) and agents have rollouts (a new
+	// bucket, empty). An older binary would end calls without unindexing them, so the
+	// version keeps it out.
+	fillOpenCalls,
 }
 
 func migrate(tx *bbolt.Tx) error {

@@ -59,6 +59,7 @@ var eventTypeCodes = [...]string{
 	"user.login", "user.login_failed", "user.password_changed", "subscription.updated",
 	"workspace.exported", "workspace.imported", "backup.downloaded",
 	"retention.swept",
+	"agent.rollout_updated", "agent.rollout_ended", "agent.rollout_rolled_back",
 }
 
 // actorTypeCodes is FROZEN as eventTypeCodes is (data.Actor's three types).

@@ -283,7 +283,7 @@ func testMigrateSearchIndex(t *testing.T, version uint64, crash string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if v, err := db.SchemaVersion(); err != nil || v != 4 {
+	if v, err := db.SchemaVersion(); err != nil || v != schemaVersion {
 		t.Fatalf("schema version %d, %v", v, err)
 	}
 	db.view(func(b *bbolt.Tx) error {

@@ -24,6 +24,7 @@ var limitFlags = []struct{ flag, limit string }{
 	{"webhooks", data.LimitWebhooks},
 	{"workspace-users", data.LimitWorkspaceUsers},
 	{"call-minutes", data.LimitCallMinutes},
+	{"concurrent-calls", data.LimitConcurrentCalls},
 }
 
 func newSubscriptionSetCommand() *cobra.Command {

@@ -43,7 +43,7 @@ func TestSubscriptionSetCommand(t *testing.T) {
 		t.Errorf("output: %s", out)
 	}
 	// A second set changes only what it names; -1 lifts a limit.
-	if out, err := run(t, "subscription", "set", "--data", dir, "--workspace", ws, "--agents", "-1", "--webhooks", "3"); err != nil {
+	if out, err := run(t, "subscription", "set", "--data", dir, "--workspace", ws, "--agents", "-1", "--webhooks", "3", "--concurrent-calls", "25"); err != nil {
 		t.Fatalf("second set: %v\n%s", err, out)
 	}
 	db, err = bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true})
@@ -62,7 +62,8 @@ func TestSubscriptionSetCommand(t *testing.T) {
 		return *s.Limits[name]
 	}
 	if s.Plan != "pro" || get(data.LimitNumbers) != 5 || get(data.LimitCallMinutes) != 1000 || get(data.LimitAgents) != -1 ||
-		get(data.LimitWebhooks) != 3 || get(data.LimitKnowledgeBases) != -1 || get(data.LimitWorkspaceUsers) != -1 {
+		get(data.LimitWebhooks) != 3 || get(data.LimitKnowledgeBases) != -1 || get(data.LimitWorkspaceUsers) != -1 ||
+		get(data.LimitConcurrentCalls) != 25 {
 		t.Errorf("stored subscription: plan %s, limits %v %v %v %v", s.Plan, get(data.LimitNumbers), get(data.LimitCallMinutes), get(data.LimitAgents), get(data.LimitWebhooks))
 	}
 

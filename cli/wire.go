@@ -34,7 +34,7 @@ func ServicesOn(db Backend, svc *service.Services) server.Services {
 		Ready:          db.Ping,
 		Numbers:        svc.Numbers, Calls: svc.Calls, Analytics: svc.Analytics, Subscriptions: svc.Subscriptions,
 		Exports: svc.Exports, Conversations: svc.Conversations,
-		Jobs: svc.Jobs,
+		Jobs: svc.Jobs, CallStart: svc.CallStart, Rollouts: svc.Rollouts,
 	}
 }
 

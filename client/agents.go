@@ -34,6 +34,8 @@ type AgentInput struct {
 	// Patch holds groups by their JSON name (call_config, llm_config, ...) as partial
 	// objects.
 	Patch map[string]map[string]any
+	// MaxConcurrentCalls, when set, sends max_concurrent_calls (nil sends null: no bound).
+	MaxConcurrentCalls data.Opt[*int]
 }
 
 // AgentGroups are the JSON names of an agent's six configuration groups.
@@ -59,6 +61,9 @@ func (in AgentInput) MarshalJSON() ([]byte, error) {
 	add("tts_config", in.TTSConfig == nil, in.TTSConfig)
 	for k, v := range typed {
 		out[k] = v
+	}
+	if in.MaxConcurrentCalls.Set {
+		out["max_concurrent_calls"] = in.MaxConcurrentCalls.V
 	}
 	for k, v := range in.Patch {
 		if _, dup := typed[k]; dup {

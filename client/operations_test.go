@@ -46,6 +46,7 @@ func TestEveryOperationAgainstServer(t *testing.T) {
 	hook := tr.webhooks()
 	tr.eventStream()
 	tr.conversations()
+	tr.callStart(agent)
 	c, ctx, check := tr.c, tr.ctx, tr.check
 	check("webhook delete", c.Webhooks.Delete(ctx, hook.ID))
 	check("kb delete", c.KnowledgeBases.Delete(ctx, kb.ID))

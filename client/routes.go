@@ -66,6 +66,9 @@ var operations = map[string]operation{
 	"agentVersionRestore": {"POST", "/api/v1/agents/{agent_id}/versions/{version_number}/restore", "Agents.RestoreVersion", false},
 	"agentVersionDiff":    {"GET", "/api/v1/agents/{agent_id}/versions/{version_number}/diff/{other}", "Agents.DiffVersions", false},
 	"agentKnowledgeQuery": {"POST", "/api/v1/agents/{agent_id}/knowledge/query", "Agents.QueryKnowledge", false},
+	"rolloutShow":         {"GET", "/api/v1/agents/{agent_id}/rollout", "Agents.Rollout", false},
+	"rolloutSet":          {"PUT", "/api/v1/agents/{agent_id}/rollout", "Agents.SetRollout", false},
+	"rolloutEnd":          {"DELETE", "/api/v1/agents/{agent_id}/rollout", "Agents.EndRollout", false},
 	"catalog":             {"GET", "/api/v1/catalog", "Agents.Catalog", false},
 
 	// Knowledge bases.
@@ -93,6 +96,7 @@ var operations = map[string]operation{
 	"callList":            {"GET", "/api/v1/calls", "Calls.List", false},
 	"callExport":          {"GET", "/api/v1/calls/export", "Calls.Export", false},
 	"callRegister":        {"POST", "/api/v1/calls", "Calls.Register", true},
+	"callStart":           {"POST", "/api/v1/calls/start", "Calls.Start", true},
 	"callShow":            {"GET", "/api/v1/calls/{call_id}", "Calls.Get", false},
 	"callUpdate":          {"PUT", "/api/v1/calls/{call_id}", "Calls.Update", false},
 	"callDelete":          {"DELETE", "/api/v1/calls/{call_id}", "Calls.Delete", false},

@@ -19,6 +19,7 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET /{$}", h.page(h.home))
 	h.workspaceRoutes()
 	h.agentRoutes()
+	h.rolloutRoutes()
 	h.keyRoutes()
 	h.numberRoutes()
 	h.kbRoutes()

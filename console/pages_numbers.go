@@ -1,6 +1,7 @@
 package console
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -94,6 +95,9 @@ func (h *Handler) numberUpdate(w http.ResponseWriter, r *http.Request) {
 		"nickname": r.PostFormValue("nickname"), "provider": r.PostFormValue("provider"),
 		"inbound_agent_id": optID(r.PostFormValue("inbound_agent_id")), "outbound_agent_id": optID(r.PostFormValue("outbound_agent_id")),
 	}
+	if v, given := r.PostForm["variables"]; given {
+		body["variables"] = formObject(v[0])
+	}
 	if _, err := h.callIfMatch(r, "PUT", "/api/v1/numbers/"+url.PathEscape(id), r.PostFormValue("etag"), body); err != nil {
 		h.renderNumber(w, r, err.(*apiError).Status, err.(*apiError))
 		return
@@ -130,4 +134,17 @@ func (h *Handler) numberDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.done(w, r, "/numbers", flash{Notice: "Number deleted."})
+}
+
+// formObject is a form field holding a JSON object: the object, {} when blank, or the text
+// as given when it is not JSON (the API refuses it naming the field).
+func formObject(s string) any {
+	if strings.TrimSpace(s) == "" {
+		return map[string]any{}
+	}
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return s
+	}
+	return v
 }

@@ -3,6 +3,7 @@ package data
 import (
 	"context"
 	"encoding/json"
+	"time"
 	"unicode/utf8"
 )
 
@@ -67,10 +68,16 @@ type Agent struct {
 	AgentConfig
 	// Privacy is the agent's retention and redaction: policy, not behaviour, so it is no
 	// part of a version and a restore or publish leaves it as it is.
-	Privacy     AgentPrivacy `json:"privacy"`
-	CreatedAt   Time         `json:"created_at"`
-	UpdatedAt   Time         `json:"updated_at"`
-	PublishedAt *Time        `json:"published_at"`
+	Privacy AgentPrivacy `json:"privacy"`
+	// MaxConcurrentCalls bounds the agent's open calls (conventions §23); nil is no bound.
+	// Capacity is policy too: no part of a version, so a rollout's variants share it.
+	MaxConcurrentCalls *int `json:"max_concurrent_calls"`
+	// UsedVariables are the {{name}} references of the configuration, sorted: read-only,
+	// computed for responses (conventions §23).
+	UsedVariables []string `json:"used_variables"`
+	CreatedAt     Time     `json:"created_at"`
+	UpdatedAt     Time     `json:"updated_at"`
+	PublishedAt   *Time    `json:"published_at"`
 }
 
 // AgentConfig is the six configuration groups of an agent: what a version snapshots.
@@ -206,6 +213,43 @@ type PromptConfig struct {
 	AISpeakWaitTime     *float64 `json:"ai_speak_wait_time,omitempty" strict:"nonnull"`
 	WelcomeMessageType  string   `json:"welcome_message_type"`
 	WelcomeMessage      string   `json:"welcome_message,omitempty"`
+	// DefaultVariables are the lowest-precedence values of the {{name}} references
+	// (conventions §23). They are versioned with the texts they fill: a version that
+	// starts using {{plan}} brings its default along, and each variant of a rollout
+	// runs with its own.
+	DefaultVariables map[string]any `json:"default_variables"`
+	// Timezone is the IANA zone the built-in current_time is written in.
+	Timezone string `json:"timezone"`
+}
+
+// DefaultTimezone is the timezone of an agent that sets none (and of agents stored
+// before timezone existed).
+const DefaultTimezone = "UTC"
+
+// MarshalJSON shows default_variables as {} and timezone as UTC when absent: agents and
+// versions stored before they existed read as the defaults.
+func (c PromptConfig) MarshalJSON() ([]byte, error) {
+	type plain PromptConfig
+	if c.DefaultVariables == nil {
+		c.DefaultVariables = map[string]any{}
+	}
+	if c.Timezone == "" {
+		c.Timezone = DefaultTimezone
+	}
+	return json.Marshal(plain(c))
+}
+
+// Location is the timezone current_time is written in (UTC when unset or unknown:
+// validation keeps unknown zones out).
+func (c PromptConfig) Location() *time.Location {
+	if c.Timezone == "" {
+		return time.UTC
+	}
+	loc, err := time.LoadLocation(c.Timezone)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
 }
 
 // STTConfig is the stt_config group.
@@ -293,6 +337,8 @@ func DefaultAgentConfig() AgentConfig {
 			AISpeakWaitTime:    &wait,
 			WelcomeMessageType: "static",
 			WelcomeMessage:     DefaultWelcomeMessage,
+			DefaultVariables:   map[string]any{},
+			Timezone:           DefaultTimezone,
 		},
 		STTConfig: STTConfig{Provider: STTDeepgram, Model: DefaultSTTModel},
 		TTSConfig: TTSConfig{

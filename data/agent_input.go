@@ -19,6 +19,8 @@ type AgentUpdate struct {
 	STTConfig           Opt[STTConfigPatch]           `json:"stt_config"`
 	TTSConfig           Opt[TTSConfigPatch]           `json:"tts_config"`
 	Privacy             Opt[AgentPrivacyPatch]        `json:"privacy"`
+	// MaxConcurrentCalls is policy (no part of a version): null removes the bound.
+	MaxConcurrentCalls Opt[*int] `json:"max_concurrent_calls"`
 }
 
 // AgentCreate is the body of POST /api/v1/agents: an update of the default agent (see
@@ -35,6 +37,7 @@ type AgentReadOnly struct {
 	CreatedAt        ReadOnly `json:"created_at" strict:"readonly"`
 	UpdatedAt        ReadOnly `json:"updated_at" strict:"readonly"`
 	PublishedAt      ReadOnly `json:"published_at" strict:"readonly"`
+	UsedVariables    ReadOnly `json:"used_variables" strict:"readonly"`
 }
 
 // ReadOnly is a record member that a body may not give; it holds nothing.
@@ -88,6 +91,7 @@ func (u *AgentUpdate) Apply(stored *Agent) *Agent {
 	if u.Privacy.Set {
 		out.Privacy = u.Privacy.V.Apply(out.Privacy)
 	}
+	set(&out.MaxConcurrentCalls, u.MaxConcurrentCalls)
 	return &out
 }
 
@@ -181,6 +185,9 @@ type PromptConfigPatch struct {
 	AISpeakWaitTime     Opt[float64] `json:"ai_speak_wait_time"`
 	WelcomeMessageType  Opt[string]  `json:"welcome_message_type"`
 	WelcomeMessage      Opt[string]  `json:"welcome_message"`
+	// DefaultVariables, given, replaces the stored map whole.
+	DefaultVariables Opt[map[string]any] `json:"default_variables"`
+	Timezone         Opt[string]         `json:"timezone"`
 }
 
 // Apply returns stored with the given members replaced.
@@ -191,6 +198,8 @@ func (p PromptConfigPatch) Apply(stored PromptConfig) PromptConfig {
 	setPtr(&stored.AISpeakWaitTime, p.AISpeakWaitTime)
 	set(&stored.WelcomeMessageType, p.WelcomeMessageType)
 	set(&stored.WelcomeMessage, p.WelcomeMessage)
+	set(&stored.DefaultVariables, p.DefaultVariables)
+	set(&stored.Timezone, p.Timezone)
 	return stored
 }
 

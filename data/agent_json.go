@@ -36,6 +36,12 @@ func (a *Agent) AppendJSON(dst []byte) ([]byte, error) {
 	if dst, err = appendMarshal(appendKey(dst, ',', "privacy"), a.Privacy); err != nil {
 		return nil, err
 	}
+	dst = appendIntPtr(appendKey(dst, ',', "max_concurrent_calls"), a.MaxConcurrentCalls)
+	if dst = appendKey(dst, ',', "used_variables"); a.UsedVariables == nil {
+		dst = append(dst, "null"...) // as encoding/json writes it; responses always set it
+	} else {
+		dst = appendStrings(dst, a.UsedVariables)
+	}
 	dst = appendKey(dst, ',', "created_at")
 	dst = a.CreatedAt.appendJSON(dst)
 	dst = appendKey(dst, ',', "updated_at")

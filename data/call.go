@@ -159,6 +159,8 @@ type CallAnalyticsQuery struct {
 	From, To time.Time
 	AgentID  string
 	Interval string
+	// AgentVersion keeps the calls of that version of AgentID only.
+	AgentVersion *int
 }
 
 // CallTotals are the counts of calls over a range.
@@ -187,6 +189,15 @@ type CallAnalytics struct {
 	Totals               CallTotals        `json:"totals"`
 	Series               []CallSeriesPoint `json:"series"`
 	DisconnectionReasons map[string]int64  `json:"disconnection_reasons"`
+	// Versions are the totals per agent_version of an agent's analytics (agent_id given),
+	// oldest version first, calls without a version last; [] for a workspace's.
+	Versions []VersionTotals `json:"versions"`
+}
+
+// VersionTotals are the totals of one agent version's calls.
+type VersionTotals struct {
+	AgentVersion *int `json:"agent_version"`
+	CallTotals
 }
 
 // AnalyticsService computes call analytics from maintained rollups.

@@ -14,4 +14,6 @@ type CallBucket struct {
 	DurationMS, WithDuration int64
 	// Reasons counts the calls per disconnection_reason.
 	Reasons map[string]int64
+	// Versions are the counts per agent_version (an agent's buckets only; ForVersions).
+	Versions map[string]int64
 }

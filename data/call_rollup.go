@@ -12,6 +12,9 @@ type CallRollup struct {
 	DurationMS   int64            `json:"d,omitempty"`
 	WithDuration int64            `json:"n,omitempty"` // calls that have a duration
 	Reasons      map[string]int64 `json:"r,omitempty"`
+	// Versions are the same counts per agent_version (call_rollup_versions.go); only an
+	// agent's rollups carry them.
+	Versions map[string]int64 `json:"v,omitempty"`
 }
 
 // RollupOf is one call's contribution to the hour it was created in.
@@ -29,6 +32,7 @@ func RollupOf(c *Call) CallRollup {
 	if c.DisconnectionReason != nil {
 		r.Reasons = map[string]int64{*c.DisconnectionReason: 1}
 	}
+	r.Versions = versionCounts(VersionKey(c.AgentVersion), r)
 	return r
 }
 
@@ -48,6 +52,15 @@ func (r *CallRollup) Add(o CallRollup, sign int64) {
 			delete(r.Reasons, k)
 		}
 	}
+	for k, v := range o.Versions {
+		if r.Versions == nil {
+			r.Versions = map[string]int64{}
+		}
+		r.Versions[k] += sign * v
+		if r.Versions[k] == 0 {
+			delete(r.Versions, k)
+		}
+	}
 }
 
 // Negated is -r.
@@ -59,7 +72,8 @@ func (r CallRollup) Negated() CallRollup {
 
 // IsZero reports whether r changes nothing.
 func (r CallRollup) IsZero() bool {
-	return r.Calls == 0 && r.Ended == 0 && r.Failed == 0 && r.DurationMS == 0 && r.WithDuration == 0 && len(r.Reasons) == 0
+	return r.Calls == 0 && r.Ended == 0 && r.Failed == 0 && r.DurationMS == 0 && r.WithDuration == 0 && len(r.Reasons) == 0 &&
+		len(r.Versions) == 0
 }
 
 // RollupFeed feeds fn the rollups of [from, to), each under the UTC hour it belongs to.
@@ -121,7 +135,7 @@ func SumCallRollups(from, to time.Time, step time.Duration, hours, edges RollupF
 		}
 		out = append(out, CallBucket{
 			Start: first.Add(time.Duration(i) * step), Calls: r.Calls, Ended: r.Ended, Failed: r.Failed,
-			DurationMS: r.DurationMS, WithDuration: r.WithDuration, Reasons: r.Reasons,
+			DurationMS: r.DurationMS, WithDuration: r.WithDuration, Reasons: r.Reasons, Versions: r.Versions,
 		})
 	}
 	return out, nil

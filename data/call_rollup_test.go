@@ -38,9 +38,9 @@ func TestSumCallRollups(t *testing.T) {
 		t.Errorf("spans %v, want %v", spans, wantSpans)
 	}
 	want := []data.CallBucket{
-		{Start: h(0), Calls: 1, Ended: 1, DurationMS: 1000, WithDuration: 1, Reasons: map[string]int64{reason: 1}},
+		{Start: h(0), Calls: 1, Ended: 1, DurationMS: 1000, WithDuration: 1, Reasons: map[string]int64{reason: 1}, Versions: one.Versions},
 		{Start: h(2), Calls: 4, Failed: 4, Reasons: map[string]int64{reason: 2}},
-		{Start: h(4), Calls: 1, Ended: 1, DurationMS: 1000, WithDuration: 1, Reasons: map[string]int64{reason: 1}},
+		{Start: h(4), Calls: 1, Ended: 1, DurationMS: 1000, WithDuration: 1, Reasons: map[string]int64{reason: 1}, Versions: one.Versions},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("buckets\n%+v\nwant\n%+v", got, want)

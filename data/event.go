@@ -58,6 +58,7 @@ var EventTypes = []string{
 	EventUserLogin, EventUserLoginFailed, EventUserPasswordChanged, EventSubscriptionUpdated,
 	EventWorkspaceExported, EventWorkspaceImported, EventBackupDownloaded,
 	EventRetentionSwept,
+	EventRolloutUpdated, EventRolloutEnded, EventRolloutRolledBack,
 }
 
 // Actor is who caused an event: a user through a token, or the system.

@@ -63,6 +63,8 @@ type ExportAgent struct {
 	// Privacy is the agent's retention and redaction (none when absent).
 	Privacy  *AgentPrivacy        `json:"privacy"`
 	Versions []ExportAgentVersion `json:"versions"`
+	// MaxConcurrentCalls is the agent's bound on open calls (none when absent).
+	MaxConcurrentCalls *int `json:"max_concurrent_calls"`
 }
 
 // ExportAgentVersion is a published version: its number, description and snapshot, whose
@@ -101,6 +103,8 @@ type ExportNumber struct {
 	Provider      string  `json:"provider"`
 	InboundAgent  *string `json:"inbound_agent"`
 	OutboundAgent *string `json:"outbound_agent"`
+	// Variables are the number's {{name}} values (none when absent).
+	Variables map[string]any `json:"variables"`
 }
 
 // ExportWebhook is a webhook without its signing secret: an import makes a new one.

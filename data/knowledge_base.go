@@ -114,6 +114,9 @@ type KnowledgeQuery struct {
 // AgentKnowledgeQuery is the body of POST /api/v1/agents/{agent_id}/knowledge/query.
 type AgentKnowledgeQuery struct {
 	Query string `json:"query"`
+	// AgentVersion searches with that published version's knowledge settings (the version
+	// a call runs, docs/runtime.md) rather than the agent's current ones.
+	AgentVersion *int `json:"agent_version" strict:"nonnull"`
 }
 
 // KnowledgeChunk is a retrieved chunk with its score in [0, 1] and the evidence that found

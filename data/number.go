@@ -1,6 +1,9 @@
 package data
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // Number providers (conventions §10).
 const (
@@ -24,17 +27,30 @@ type Number struct {
 	Provider        string  `json:"provider"`
 	InboundAgentID  *string `json:"inbound_agent_id"`
 	OutboundAgentID *string `json:"outbound_agent_id"`
-	CreatedAt       Time    `json:"created_at"`
-	UpdatedAt       Time    `json:"updated_at"`
+	// Variables fill {{name}} references of the calls this number routes, over the
+	// agent's default_variables and under the call's own (conventions §23).
+	Variables map[string]any `json:"variables"`
+	CreatedAt Time           `json:"created_at"`
+	UpdatedAt Time           `json:"updated_at"`
+}
+
+// MarshalJSON shows variables as {} when absent (numbers stored before they existed).
+func (n Number) MarshalJSON() ([]byte, error) {
+	type plain Number
+	if n.Variables == nil {
+		n.Variables = map[string]any{}
+	}
+	return json.Marshal(plain(n))
 }
 
 // NumberCreate is the body of POST /api/v1/numbers.
 type NumberCreate struct {
-	PhoneNumber     string  `json:"phone_number"`
-	Nickname        string  `json:"nickname"`
-	Provider        string  `json:"provider"`
-	InboundAgentID  *string `json:"inbound_agent_id"`
-	OutboundAgentID *string `json:"outbound_agent_id"`
+	PhoneNumber     string         `json:"phone_number"`
+	Nickname        string         `json:"nickname"`
+	Provider        string         `json:"provider"`
+	InboundAgentID  *string        `json:"inbound_agent_id"`
+	OutboundAgentID *string        `json:"outbound_agent_id"`
+	Variables       map[string]any `json:"variables"`
 }
 
 // NumberUpdate is the body of PUT /api/v1/numbers/{number_id}. The agent ids are nullable: a
@@ -44,6 +60,8 @@ type NumberUpdate struct {
 	Provider        Opt[string]  `json:"provider"`
 	InboundAgentID  Opt[*string] `json:"inbound_agent_id"`
 	OutboundAgentID Opt[*string] `json:"outbound_agent_id"`
+	// Variables, given, replaces the stored map whole.
+	Variables Opt[map[string]any] `json:"variables"`
 }
 
 // NumberFilter narrows a list of numbers.

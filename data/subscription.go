@@ -10,10 +10,13 @@ const (
 	LimitWebhooks       = "webhooks"
 	LimitWorkspaceUsers = "workspace_users"
 	LimitCallMinutes    = "call_minutes_per_month"
+	// LimitConcurrentCalls bounds the workspace's open calls (registered or ongoing) at
+	// once; a call start beyond it is 429 concurrency_limit (conventions §23).
+	LimitConcurrentCalls = "concurrent_calls"
 )
 
 // LimitNames lists every limit, in the order responses show them.
-var LimitNames = []string{LimitAgents, LimitKnowledgeBases, LimitNumbers, LimitWebhooks, LimitWorkspaceUsers, LimitCallMinutes}
+var LimitNames = []string{LimitAgents, LimitKnowledgeBases, LimitNumbers, LimitWebhooks, LimitWorkspaceUsers, LimitCallMinutes, LimitConcurrentCalls}
 
 // DefaultPlan is the plan of a workspace nobody set one for: everything unlimited.
 const DefaultPlan = "unlimited"

@@ -20,6 +20,10 @@ var eventPayloads = map[string]any{
 	data.EventAgentPublished: data.Agent{},
 	data.EventAgentRestored:  data.Agent{},
 
+	data.EventRolloutUpdated:    data.Rollout{},
+	data.EventRolloutEnded:      data.Rollout{},
+	data.EventRolloutRolledBack: data.Rollout{},
+
 	data.EventKnowledgeBaseCreated:   data.KnowledgeBase{},
 	data.EventKnowledgeBaseUpdated:   data.KnowledgeBase{},
 	data.EventKnowledgeBaseDeleted:   data.KnowledgeBase{},

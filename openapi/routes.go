@@ -86,12 +86,19 @@ func timeParam(name, desc string) queryParam {
 type agentCreateBody struct {
 	Name string `json:"name"`
 	agentGroupsBody
+	agentPolicyBody
 }
 
 // agentUpdateBody documents the body of PUT /api/v1/agents/{agent_id}.
 type agentUpdateBody struct {
 	Name data.Opt[string] `json:"name"`
 	agentGroupsBody
+	agentPolicyBody
+}
+
+// agentPolicyBody are the members of an agent body that are policy, no part of a version.
+type agentPolicyBody struct {
+	MaxConcurrentCalls data.Opt[*int] `json:"max_concurrent_calls"`
 }
 
 // agentGroupsBody are the six groups of an agent body, each optional and not nullable.

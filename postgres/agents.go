@@ -19,7 +19,7 @@ func init() {
 	knowledgeBaseDeleteHooks = append(knowledgeBaseDeleteHooks, removeKnowledgeBaseFromAgents)
 }
 
-const agentCols = `id, workspace_id, name, status, published_version, last_version, config, privacy, created_at, updated_at, published_at`
+const agentCols = `id, workspace_id, name, status, published_version, last_version, config, privacy, created_at, updated_at, published_at, max_concurrent_calls`
 
 // Agent implements service.AgentTx.
 func (t *tx) Agent(id string) (*data.StoredAgent, error) {
@@ -36,7 +36,7 @@ func scanAgent(row pgx.Row) (*data.StoredAgent, error) {
 	var created, updated time.Time
 	var published *time.Time
 	if err := row.Scan(&a.ID, &a.WorkspaceID, &a.Name, &a.Status, &a.PublishedVersion, &a.LastVersion,
-		&config, &privacy, &created, &updated, &published); err != nil {
+		&config, &privacy, &created, &updated, &published, &a.MaxConcurrentCalls); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal(config, &a.AgentConfig); err != nil {
@@ -70,14 +70,15 @@ func (t *tx) PutAgent(a *data.StoredAgent, oldStatus string) error {
 	if err != nil {
 		return fmt.Errorf("encoding agent %s: %w", a.ID, err)
 	}
-	_, err = t.exec(`INSERT INTO agents (`+agentCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+	_, err = t.exec(`INSERT INTO agents (`+agentCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		ON CONFLICT (id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, name = EXCLUDED.name,
 			status = EXCLUDED.status, published_version = EXCLUDED.published_version,
 			last_version = EXCLUDED.last_version, config = EXCLUDED.config, privacy = EXCLUDED.privacy,
 			created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,
-			published_at = EXCLUDED.published_at, revision = nextval('agent_revisions')`,
+			published_at = EXCLUDED.published_at, max_concurrent_calls = EXCLUDED.max_concurrent_calls,
+			revision = nextval('agent_revisions')`,
 		a.ID, a.WorkspaceID, a.Name, a.Status, a.PublishedVersion, a.LastVersion, config, privacy,
-		a.CreatedAt.Time, a.UpdatedAt.Time, paramTime(a.PublishedAt))
+		a.CreatedAt.Time, a.UpdatedAt.Time, paramTime(a.PublishedAt), a.MaxConcurrentCalls)
 	return err
 }
 

@@ -98,14 +98,21 @@ func queueRollup(b *pgx.Batch, ws, agent string, at time.Time, d data.CallRollup
 		reasons = []byte(`{}`)
 	}
 	hour := at.UTC().Truncate(time.Hour)
-	b.Queue(`INSERT INTO call_rollups AS r (workspace_id, agent_id, hour, calls, ended, failed, duration_ms, with_duration, reasons)
-		VALUES ($1, '', $3, $4, $5, $6, $7, $8, $9), ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+	// The agent's row alone counts per version (versions are numbered per agent);
+	// call_reasons_add adds any two {"key": count} objects.
+	versions, _ := json.Marshal(d.Versions)
+	if d.Versions == nil {
+		versions = []byte(`{}`)
+	}
+	b.Queue(`INSERT INTO call_rollups AS r (workspace_id, agent_id, hour, calls, ended, failed, duration_ms, with_duration, reasons, versions)
+		VALUES ($1, '', $3, $4, $5, $6, $7, $8, $9, '{}'), ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (workspace_id, agent_id, hour) DO UPDATE SET calls = r.calls + EXCLUDED.calls,
 			ended = r.ended + EXCLUDED.ended, failed = r.failed + EXCLUDED.failed,
 			duration_ms = r.duration_ms + EXCLUDED.duration_ms,
 			with_duration = r.with_duration + EXCLUDED.with_duration,
-			reasons = call_reasons_add(r.reasons, EXCLUDED.reasons)`,
-		ws, agent, hour, d.Calls, d.Ended, d.Failed, d.DurationMS, d.WithDuration, reasons)
+			reasons = call_reasons_add(r.reasons, EXCLUDED.reasons),
+			versions = call_reasons_add(r.versions, EXCLUDED.versions)`,
+		ws, agent, hour, d.Calls, d.Ended, d.Failed, d.DurationMS, d.WithDuration, reasons, versions)
 	if d.Calls < 0 {
 		b.Queue(`DELETE FROM call_rollups WHERE workspace_id = $1 AND agent_id IN ('', $2) AND hour = $3 AND calls <= 0`, ws, agent, hour)
 	}
@@ -145,7 +152,7 @@ func (t *tx) CallRollups(ws, agentID string, from, to time.Time, step time.Durat
 
 // readRollups feeds the rollups of the workspace (or its agent) for the hours in [from, to).
 func (t *tx) readRollups(ws, agentID string, from, to time.Time, fn func(time.Time, data.CallRollup)) error {
-	rows, err := t.query(`SELECT hour, calls, ended, failed, duration_ms, with_duration, reasons FROM call_rollups
+	rows, err := t.query(`SELECT hour, calls, ended, failed, duration_ms, with_duration, reasons, versions FROM call_rollups
 		WHERE workspace_id = $1 AND agent_id = $2 AND hour >= $3 AND hour < $4 ORDER BY hour`, ws, agentID, from, to)
 	if err != nil {
 		return err
@@ -154,8 +161,8 @@ func (t *tx) readRollups(ws, agentID string, from, to time.Time, fn func(time.Ti
 	for rows.Next() {
 		var hour time.Time
 		var r data.CallRollup
-		var reasons []byte
-		if err := rows.Scan(&hour, &r.Calls, &r.Ended, &r.Failed, &r.DurationMS, &r.WithDuration, &reasons); err != nil {
+		var reasons, versions []byte
+		if err := rows.Scan(&hour, &r.Calls, &r.Ended, &r.Failed, &r.DurationMS, &r.WithDuration, &reasons, &versions); err != nil {
 			return err
 		}
 		if err := json.Unmarshal(reasons, &r.Reasons); err != nil {
@@ -163,6 +170,12 @@ func (t *tx) readRollups(ws, agentID string, from, to time.Time, fn func(time.Ti
 		}
 		if len(r.Reasons) == 0 {
 			r.Reasons = nil
+		}
+		if err := json.Unmarshal(versions, &r.Versions); err != nil {
+			return err
+		}
+		if len(r.Versions) == 0 {
+			r.Versions = nil
 		}
 		fn(hour.UTC(), r)
 	}

@@ -120,12 +120,12 @@ func (t *tx) storedCall(id string) (*callBefore, error) {
 }
 
 // callCoreCols are the columns indexes, counts and rollups derive from.
-const callCoreCols = `id, workspace_id, agent_id, number_id, direction, status, duration_ms, disconnection_reason, created_at`
+const callCoreCols = `id, workspace_id, agent_id, number_id, direction, status, duration_ms, disconnection_reason, created_at, agent_version`
 
 func scanCallCore(row pgx.Row) (*data.Call, error) {
 	var c data.Call
 	var created time.Time
-	if err := row.Scan(&c.ID, &c.WorkspaceID, &c.AgentID, &c.NumberID, &c.Direction, &c.Status, &c.DurationMS, &c.DisconnectionReason, &created); err != nil {
+	if err := row.Scan(&c.ID, &c.WorkspaceID, &c.AgentID, &c.NumberID, &c.Direction, &c.Status, &c.DurationMS, &c.DisconnectionReason, &created, &c.AgentVersion); err != nil {
 		return nil, err
 	}
 	c.CreatedAt = storedTime(created)

@@ -1,6 +1,8 @@
 package postgres
 
 import (
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -19,17 +21,38 @@ func init() {
 	agentDeleteHooks = append(agentDeleteHooks, unbindAgentNumbers)
 }
 
-const numberCols = `id, workspace_id, phone_number, nickname, provider, inbound_agent_id, outbound_agent_id, created_at, updated_at`
+const numberCols = `id, workspace_id, phone_number, nickname, provider, inbound_agent_id, outbound_agent_id, created_at, updated_at, variables`
 
 func scanNumber(row pgx.Row) (*data.Number, error) {
 	var n data.Number
 	var created, updated time.Time
+	var vars []byte
 	if err := row.Scan(&n.ID, &n.WorkspaceID, &n.PhoneNumber, &n.Nickname, &n.Provider,
-		&n.InboundAgentID, &n.OutboundAgentID, &created, &updated); err != nil {
+		&n.InboundAgentID, &n.OutboundAgentID, &created, &updated, &vars); err != nil {
 		return nil, err
+	}
+	if err := json.Unmarshal(vars, &n.Variables); err != nil {
+		return nil, fmt.Errorf("decoding number %s: %w", n.ID, err)
 	}
 	n.CreatedAt, n.UpdatedAt = storedTime(created), storedTime(updated)
 	return &n, nil
+}
+
+// variablesJSON encodes a number's variables, {} for none.
+func variablesJSON(vars map[string]any) ([]byte, error) {
+	if len(vars) == 0 {
+		return []byte(`{}`), nil
+	}
+	return json.Marshal(vars)
+}
+
+// NumberByPhone implements service.NumberTx.
+func (t *tx) NumberByPhone(phone string) (*data.Number, error) {
+	n, err := scanNumber(t.queryRow(`SELECT `+numberCols+` FROM numbers WHERE phone_number = $1`, phone))
+	if err != nil {
+		return nil, noRows(err)
+	}
+	return n, nil
 }
 
 // Number implements service.NumberTx.
@@ -62,10 +85,14 @@ func (t *tx) Numbers(ws string, f data.NumberFilter, req data.PageRequest) ([]*d
 // InsertNumber implements service.NumberTx: the unique phone_number refuses a second
 // registration, from this transaction's snapshot or a concurrent one's commit.
 func (t *tx) InsertNumber(n *data.Number) (bool, error) {
-	tag, err := t.exec(`INSERT INTO numbers (`+numberCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+	vars, err := variablesJSON(n.Variables)
+	if err != nil {
+		return false, err
+	}
+	tag, err := t.exec(`INSERT INTO numbers (`+numberCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (phone_number) DO NOTHING`,
 		n.ID, n.WorkspaceID, n.PhoneNumber, n.Nickname, n.Provider, n.InboundAgentID, n.OutboundAgentID,
-		n.CreatedAt.Time, n.UpdatedAt.Time)
+		n.CreatedAt.Time, n.UpdatedAt.Time, vars)
 	if err != nil {
 		return false, err
 	}
@@ -81,10 +108,14 @@ func (t *tx) PhoneNumberTaken(phone string) (bool, error) {
 
 // PutNumber implements service.NumberTx; the bound-agent indexes follow the row.
 func (t *tx) PutNumber(n *data.Number) error {
-	_, err := t.exec(`UPDATE numbers SET nickname = $2, provider = $3, inbound_agent_id = $4,
-			outbound_agent_id = $5, created_at = $6, updated_at = $7
+	vars, err := variablesJSON(n.Variables)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(`UPDATE numbers SET nickname = $2, provider = $3, inbound_agent_id = $4,
+			outbound_agent_id = $5, created_at = $6, updated_at = $7, variables = $8
 		WHERE id = $1`,
-		n.ID, n.Nickname, n.Provider, n.InboundAgentID, n.OutboundAgentID, n.CreatedAt.Time, n.UpdatedAt.Time)
+		n.ID, n.Nickname, n.Provider, n.InboundAgentID, n.OutboundAgentID, n.CreatedAt.Time, n.UpdatedAt.Time, vars)
 	return err
 }
 

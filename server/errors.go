@@ -31,6 +31,8 @@ var statusOf = map[string]int{
 	data.EPROVIDERTIMEOUT: http.StatusGatewayTimeout,
 	// missing_variables is a 422 with errors per variable (conventions §23).
 	data.EMISSINGVARIABLES: http.StatusUnprocessableEntity,
+	data.ENOTPUBLISHED:     http.StatusConflict,
+	data.ECONCURRENCY:      http.StatusTooManyRequests,
 }
 
 // StatusOf returns the HTTP status for an error code.
@@ -106,6 +108,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", unavailableRetryAfter)
+	}
+	if code == data.ECONCURRENCY {
+		w.Header().Set("Retry-After", concurrencyRetryAfter)
 	}
 	writeJSON(w, status, body)
 }

@@ -12,6 +12,7 @@ import (
 // number, retrieve knowledge).
 var runtimeRoutes = map[string]bool{
 	"POST /api/v1/calls":                                     true,
+	"POST /api/v1/calls/start":                               true,
 	"PUT /api/v1/calls/{call_id}":                            true,
 	"GET /api/v1/agents":                                     true,
 	"GET /api/v1/agents/{agent_id}":                          true,

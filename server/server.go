@@ -44,6 +44,10 @@ type Services struct {
 	// Jobs reads background jobs (GET /api/v1/jobs/{job_id}) and their queues for
 	// /metrics; without it the route finds no job and /metrics reports none.
 	Jobs data.JobService
+	// CallStart answers POST /api/v1/calls/start (conventions §23).
+	CallStart data.CallStartService
+	// Rollouts manages agents' rollouts (conventions §23).
+	Rollouts data.RolloutService
 	// Ready reports whether storage answers (GET /readyz).
 	Ready func(ctx context.Context) error
 }
@@ -171,7 +175,7 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(s.webhookRoutes())
 	s.addRoutes(s.auditRoutes())
 	s.addRoutes(s.eventStreamRoutes())
-	s.addRoutes(slices.Concat(s.numberRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes()))
+	s.addRoutes(slices.Concat(s.numberRoutes(), s.callStartRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes()))
 	s.addRoutes(s.knowledgeBaseRoutes())
 	s.addRoutes(s.exportRoutes())
 	s.addRoutes(s.conversationRoutes())

@@ -25,7 +25,7 @@ func TestSubscriptionDefaultAndLimits(t *testing.T) {
 			t.Errorf("usage lacks %s", name)
 		}
 	}
-	if len(limits) != 6 || len(usage) != 6 || len(s) != 6 {
+	if len(limits) != len(data.LimitNames) || len(usage) != len(data.LimitNames) || len(s) != 6 {
 		t.Errorf("shape: %v", s)
 	}
 	if usage["workspace_users"] != float64(1) || usage["numbers"] != float64(0) || usage["call_minutes_per_month"] != float64(0) {

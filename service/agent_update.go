@@ -145,7 +145,8 @@ func (s *AgentService) prepareUpdate(ctx context.Context, id string, row *data.S
 		return u, nil
 	}
 	sameConfig := sameSnapshot(plain.Snapshot(), a.Snapshot())
-	samePolicy := reflect.DeepEqual(plain.Privacy.Normalized(), a.Privacy.Normalized())
+	samePolicy := reflect.DeepEqual(plain.Privacy.Normalized(), a.Privacy.Normalized()) &&
+		reflect.DeepEqual(plain.MaxConcurrentCalls, a.MaxConcurrentCalls)
 	if sameConfig && samePolicy {
 		u.unchanged, u.out = true, masked(plain)
 		if u.outJSON, err = u.out.AppendJSON(nil); err != nil {
@@ -154,10 +155,10 @@ func (s *AgentService) prepareUpdate(ctx context.Context, id string, row *data.S
 		return u, nil
 	}
 	next := *plain
-	next.Privacy, next.UpdatedAt = a.Privacy, s.timeNow()
+	next.Privacy, next.MaxConcurrentCalls, next.UpdatedAt = a.Privacy, a.MaxConcurrentCalls, s.timeNow()
 	if !sameConfig {
-		// Privacy is policy, no part of a version: changing it alone leaves the agent
-		// published (docs/calls.md).
+		// Privacy and max_concurrent_calls are policy, no part of a version: changing
+		// them alone leaves the agent published (docs/calls.md, docs/agents.md).
 		next.Name, next.AgentConfig = a.Name, a.AgentConfig
 		next.Status = data.AgentStatusDraft
 	}

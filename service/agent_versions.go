@@ -98,7 +98,10 @@ func (s *AgentService) PublishAgent(ctx context.Context, id string, description 
 		}
 		out := next
 		out.AgentConfig = plain.AgentConfig
-		_, err = s.record(ctx, tx, data.EventAgentPublished, out.WorkspaceID, masked(&out))
+		if _, err = s.record(ctx, tx, data.EventAgentPublished, out.WorkspaceID, masked(&out)); err != nil {
+			return err
+		}
+		_, err = s.endRollout(ctx, tx, id) // what is published is live: a rollout ends
 		return err
 	})
 }
@@ -212,7 +215,10 @@ func (s *AgentService) RestoreAgentVersion(ctx context.Context, agentID string, 
 			return err
 		}
 		out = masked(&shown)
-		_, err = s.record(ctx, tx, data.EventAgentRestored, next.WorkspaceID, out)
+		if _, err = s.record(ctx, tx, data.EventAgentRestored, next.WorkspaceID, out); err != nil {
+			return err
+		}
+		_, err = s.endRollout(ctx, tx, agentID) // what is restored is live: a rollout ends
 		return err
 	})
 	return out, err

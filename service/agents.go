@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/voiceapi/voiceapi/conversation"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/validate"
 )
@@ -80,8 +81,15 @@ func (s *AgentService) opened(ctx context.Context, id string, row *data.StoredAg
 	return row, &c, nil
 }
 
+// masked is the agent as responses and events show it: credentials masked, and the
+// variables its configuration uses (computed by the conversation engine, the one parser
+// of {{name}} references).
 func masked(row *data.StoredAgent) *data.Agent {
 	a := row.Agent.Masked()
+	a.UsedVariables = conversation.ConfigVariables(&a.AgentConfig)
+	if a.UsedVariables == nil {
+		a.UsedVariables = []string{}
+	}
 	return &a
 }
 

@@ -2,6 +2,9 @@ package service
 
 import (
 	"context"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -50,7 +53,74 @@ func (s *AnalyticsService) CallAnalytics(ctx context.Context, q data.CallAnalyti
 	if err != nil {
 		return nil, err
 	}
-	return assemble(q.From, q.To, step, buckets), nil
+	if q.AgentVersion != nil {
+		buckets = onlyVersion(buckets, data.VersionKey(q.AgentVersion))
+	}
+	out := assemble(q.From, q.To, step, buckets)
+	out.Versions = []data.VersionTotals{}
+	if q.AgentID != "" {
+		out.Versions = versionTotals(buckets)
+	}
+	return out, nil
+}
+
+// onlyVersion returns the buckets with the counts of one version (a key of
+// data.CallBucket.Versions) in place of all calls'.
+func onlyVersion(parts [][]data.CallBucket, version string) [][]data.CallBucket {
+	out := make([][]data.CallBucket, len(parts))
+	for i, part := range parts {
+		for _, b := range part {
+			r, ok := data.ForVersions(b.Versions)[version]
+			if !ok {
+				continue
+			}
+			out[i] = append(out[i], data.CallBucket{Start: b.Start, Calls: r.Calls, Ended: r.Ended, Failed: r.Failed,
+				DurationMS: r.DurationMS, WithDuration: r.WithDuration, Reasons: r.Reasons,
+				Versions: map[string]int64{}})
+			for k, n := range b.Versions {
+				if strings.HasPrefix(k, version+"|") {
+					out[i][len(out[i])-1].Versions[k] = n
+				}
+			}
+		}
+	}
+	return out
+}
+
+// versionTotals sums the buckets' per-version counts: one entry per version, oldest
+// first, the calls without a version last.
+func versionTotals(parts [][]data.CallBucket) []data.VersionTotals {
+	sums := map[string]data.CallRollup{}
+	for _, part := range parts {
+		for _, b := range part {
+			for v, r := range data.ForVersions(b.Versions) {
+				s := sums[v]
+				s.Add(r, 1)
+				sums[v] = s
+			}
+		}
+	}
+	out := make([]data.VersionTotals, 0, len(sums))
+	for v, r := range sums {
+		t := data.VersionTotals{CallTotals: data.CallTotals{Calls: r.Calls, Ended: r.Ended, Failed: r.Failed, TotalDurationMS: r.DurationMS}}
+		if r.WithDuration > 0 {
+			t.AverageDurationMS = r.DurationMS / r.WithDuration
+		}
+		if n, err := strconv.Atoi(v); err == nil {
+			t.AgentVersion = &n
+		}
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b data.VersionTotals) int {
+		switch {
+		case a.AgentVersion == nil:
+			return 1
+		case b.AgentVersion == nil:
+			return -1
+		}
+		return *a.AgentVersion - *b.AgentVersion
+	})
+	return out
 }
 
 // assemble lays the buckets of one or more agents out as a series with a point for every

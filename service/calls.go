@@ -88,10 +88,13 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 		if err := checkCallMinutes(tx, p.WorkspaceID, s.now()); err != nil {
 			return err
 		}
+		if err := s.checkRegisterConcurrency(ctx, tx, c); err != nil {
+			return err
+		}
 		if c.AgentVersion == nil {
 			c.AgentVersion = published
 		}
-		return s.storeNewCall(ctx, tx, c)
+		return s.storeCall(ctx, tx, c)
 	})
 	if err != nil {
 		return nil, err
@@ -99,10 +102,28 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 	return c, nil
 }
 
-// insertCall stores a new call made on the server (a conversation's end): absent
-// collections made empty, the course completed and checked, the agent's redaction applied
-// (inside the transaction: a conversation's transcript is bounded by its turns and
-// redaction's work by redact.MaxWork), then stored as every call is.
+// storeCall stores a new call already normalized, completed and redacted: the record, its
+// search postings, call.registered with the events its status implies (call.ended for
+// a finished one), and its part in its agent's rollout figures. Every channel that
+// creates a call ends here.
+func (b *base) storeCall(ctx context.Context, tx Tx, c *data.Call) error {
+	if err := tx.InsertCall(c); err != nil {
+		return err
+	}
+	if err := indexCall(tx, nil, c); err != nil {
+		return err
+	}
+	if err := b.callEvents(ctx, tx, c, data.EventCallRegistered, "", c.Analysis != nil); err != nil {
+		return err
+	}
+	return b.observeRollout(ctx, tx, nil, c)
+}
+
+// insertCall stores a new call made inside a write transaction that is already open (a
+// conversation's end): absent collections made empty, the course completed and checked,
+// the redaction setting read and applied in tx, then storeCall. A conversation's
+// transcript is bounded (at most 100 agent turns, validate.MaxTranscriptBytes) and the
+// redaction work by redact.MaxWork, so this is the one place redaction runs inside a write.
 func (b *base) insertCall(ctx context.Context, tx Tx, c *data.Call, now data.Time) error {
 	normalizeCall(c)
 	if err := fillCourse(c, now); err != nil {
@@ -112,29 +133,29 @@ func (b *base) insertCall(ctx context.Context, tx Tx, c *data.Call, now data.Tim
 	if err != nil {
 		return err
 	}
-	var r *redact.Redactor
 	if key != "" {
-		if r, err = b.redactors.get(cfg, key); err != nil {
+		r, err := b.redactors.get(cfg, key)
+		if err != nil {
+			return err
+		}
+		if err := redactCall(r, c, allCallFields); err != nil {
 			return err
 		}
 	}
-	if err := redactCall(r, c, allCallFields); err != nil {
-		return err
-	}
-	return b.storeNewCall(ctx, tx, c)
+	return b.storeCall(ctx, tx, c)
 }
 
-// storeNewCall writes a new, complete and redacted call the way every channel does: the
-// record, its search postings, and call.registered with the events its status implies
-// (call.ended for a finished one).
-func (b *base) storeNewCall(ctx context.Context, tx Tx, c *data.Call) error {
-	if err := tx.InsertCall(c); err != nil {
-		return err
+// checkRegisterConcurrency holds a registered call that is open (registered or ongoing)
+// to the same concurrency limits as a call start: a limit holds on every channel.
+func (s *CallService) checkRegisterConcurrency(ctx context.Context, tx Tx, c *data.Call) error {
+	if data.CallFinal(c.Status) {
+		return nil
 	}
-	if err := indexCall(tx, nil, c); err != nil {
-		return err
+	a, err := tx.Agent(c.AgentID)
+	if err != nil || a == nil {
+		return err // an unknown agent was refused by checkCallRefs
 	}
-	return b.callEvents(ctx, tx, c, data.EventCallRegistered, "", c.Analysis != nil)
+	return s.checkConcurrency(ctx, tx, c.WorkspaceID, a, s.now())
 }
 
 // checkCallRefs reports an agent or number outside the workspace (or an agent the caller
@@ -307,7 +328,10 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 			}
 		}
 		c = next
-		return s.callEvents(ctx, tx, c, "", old.Status, given.Analysis.Set && !sameJSON(old.Analysis, next.Analysis))
+		if err := s.callEvents(ctx, tx, c, "", old.Status, given.Analysis.Set && !sameJSON(old.Analysis, next.Analysis)); err != nil {
+			return err
+		}
+		return s.observeRollout(ctx, tx, old, c)
 	})
 	if err != nil {
 		return nil, err

@@ -119,7 +119,7 @@ func (s *ConversationService) engine(p *data.Principal, conversationID string, c
 	}
 	e := &conversation.Engine{
 		Config: *cfg, Model: model, Functions: o.Functions, Now: s.now,
-		Facts: conversation.CallFacts{CallID: conversationID},
+		Facts: conversation.CallFacts{CallID: conversationID, Location: cfg.PromptConfig.Location()},
 	}
 	if len(cfg.LLMConfig.KnowledgeBaseIDs) > 0 {
 		e.Retriever = &agentRetriever{kbs: s.kbs, workspaceID: p.WorkspaceID, cfg: cfg}
@@ -164,11 +164,9 @@ func (s *ConversationService) StartConversation(ctx context.Context, agentID str
 	if err != nil {
 		return nil, err
 	}
-	vars := in.Variables
-	if vars == nil {
-		vars = map[string]any{}
-	}
-	facts := conversation.CallFacts{CallID: id, Now: s.now()}
+	// The agent's default_variables under the given ones (conventions §23).
+	vars := conversation.Merge(cfg.PromptConfig.DefaultVariables, in.Variables)
+	facts := conversation.CallFacts{CallID: id, Now: s.now(), Location: cfg.PromptConfig.Location()}
 	if missing := conversation.MissingVariables(cfg, conversation.WithBuiltIns(vars, facts)); len(missing) > 0 {
 		return nil, data.MissingVariables(missing)
 	}

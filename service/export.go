@@ -232,7 +232,7 @@ func (s *ExportService) exportAgents(tx Tx, ws string, kbKeys map[string]string,
 		out := data.ExportAgent{
 			Key: km.key(row.Name, "agent"), Name: row.Name, Status: row.Status, PublishedVersion: row.PublishedVersion,
 			AgentConfig: exportConfig(cfg, kbKeys, opts), Versions: []data.ExportAgentVersion{},
-			Privacy: ptrTo(row.Privacy.Normalized()),
+			Privacy: ptrTo(row.Privacy.Normalized()), MaxConcurrentCalls: row.MaxConcurrentCalls,
 		}
 		keys[id] = out.Key
 		versions, err := all(func(req data.PageRequest) ([]*data.AgentVersion, data.Page, error) { return tx.AgentVersions(id, req) })
@@ -274,7 +274,8 @@ func exportNumbersAndWebhooks(tx Tx, ws string, agentKeys map[string]string, st 
 	}
 	for _, n := range numbers {
 		st.doc.Numbers = append(st.doc.Numbers, data.ExportNumber{PhoneNumber: n.PhoneNumber, Nickname: n.Nickname,
-			Provider: n.Provider, InboundAgent: key(n.InboundAgentID), OutboundAgent: key(n.OutboundAgentID)})
+			Provider: n.Provider, InboundAgent: key(n.InboundAgentID), OutboundAgent: key(n.OutboundAgentID),
+			Variables: orEmptyVars(n.Variables)})
 	}
 	hooks, err := tx.WorkspaceWebhooks(ws)
 	if err != nil {

@@ -313,7 +313,7 @@ func (s *ExportService) importNumbers(ctx context.Context, tx Tx, doc *data.Work
 		}
 		n := &data.Number{ID: s.ids.New(data.PrefixNumber), WorkspaceID: ws, PhoneNumber: in.PhoneNumber,
 			Nickname: in.Nickname, Provider: in.Provider, InboundAgentID: bind(in.InboundAgent),
-			OutboundAgentID: bind(in.OutboundAgent), CreatedAt: now, UpdatedAt: now}
+			OutboundAgentID: bind(in.OutboundAgent), Variables: orEmptyVars(in.Variables), CreatedAt: now, UpdatedAt: now}
 		ok, err := tx.InsertNumber(n)
 		if err != nil {
 			return err
@@ -339,7 +339,7 @@ func (s *ExportService) importAgent(ctx context.Context, tx Tx, in *data.ExportA
 	}
 	row := &data.StoredAgent{Agent: data.Agent{
 		ID: s.ids.New(data.PrefixAgent), WorkspaceID: plan.ws, Name: in.Name, Status: in.Status, PublishedVersion: in.PublishedVersion,
-		AgentConfig: plan.importConfig(in.AgentConfig, path), CreatedAt: now, UpdatedAt: now,
+		AgentConfig: plan.importConfig(in.AgentConfig, path), MaxConcurrentCalls: in.MaxConcurrentCalls, CreatedAt: now, UpdatedAt: now,
 	}}
 	if in.Privacy != nil {
 		row.Privacy = in.Privacy.Normalized()

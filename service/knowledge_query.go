@@ -239,8 +239,19 @@ func (s *KnowledgeBaseService) QueryAgentKnowledge(ctx context.Context, agentID 
 		if agent == nil || agent.WorkspaceID != p.WorkspaceID {
 			return data.NotFound("Agent")
 		}
+		ids := agent.LLMConfig.KnowledgeBaseIDs
 		cfg = agent.KnowledgeBaseConfig
-		for _, id := range agent.LLMConfig.KnowledgeBaseIDs {
+		if q.AgentVersion != nil {
+			v, err := s.versions.find(tx, agentID, *q.AgentVersion)
+			if err != nil {
+				return err
+			}
+			if v == nil {
+				return data.FieldError("agent_version", "The agent_version field must be a published version of the agent.")
+			}
+			cfg, ids = v.cfg.KnowledgeBaseConfig, v.cfg.LLMConfig.KnowledgeBaseIDs
+		}
+		for _, id := range ids {
 			kb, err := tx.KnowledgeBase(id)
 			if err != nil {
 				return err

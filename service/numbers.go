@@ -94,7 +94,7 @@ func (s *NumberService) CreateNumber(ctx context.Context, in data.NumberCreate) 
 			ID: s.ids.New(data.PrefixNumber), WorkspaceID: p.WorkspaceID, PhoneNumber: in.PhoneNumber,
 			Nickname: in.Nickname, Provider: in.Provider,
 			InboundAgentID: in.InboundAgentID, OutboundAgentID: in.OutboundAgentID,
-			CreatedAt: now, UpdatedAt: now,
+			Variables: orEmptyVars(in.Variables), CreatedAt: now, UpdatedAt: now,
 		}
 		stored, err := tx.InsertNumber(n)
 		if err != nil {
@@ -150,6 +150,9 @@ func (s *NumberService) UpdateNumber(ctx context.Context, id string, in data.Num
 		setOpt(&next.Provider, in.Provider)
 		setOpt(&next.InboundAgentID, in.InboundAgentID)
 		setOpt(&next.OutboundAgentID, in.OutboundAgentID)
+		if in.Variables.Set {
+			next.Variables = orEmptyVars(in.Variables.V)
+		}
 		var inb, outb *string
 		if in.InboundAgentID.Set {
 			inb = in.InboundAgentID.V
@@ -195,6 +198,14 @@ func (s *NumberService) DeleteNumber(ctx context.Context, id string) error {
 		_, err = s.record(ctx, tx, data.EventNumberDeleted, n.WorkspaceID, n)
 		return err
 	})
+}
+
+// orEmptyVars is vars, or an empty map for none: records show {} rather than null.
+func orEmptyVars(vars map[string]any) map[string]any {
+	if vars == nil {
+		return map[string]any{}
+	}
+	return vars
 }
 
 // setOpt sets *dst to o's value when o was given.

@@ -76,6 +76,9 @@ type base struct {
 	jobs *jobRegistry
 	// providers caches workspaces' embedding providers (service/knowledge_embeddings.go).
 	providers providers
+	// versions caches published versions for call starts and concurrency counts
+	// (service/call_start_versions.go).
+	versions *versionCache
 }
 
 // Services are the implementations of the data services, one per resource, built on one
@@ -113,6 +116,10 @@ type Services struct {
 	Conversations *ConversationService
 	// Jobs registers job kinds, enqueues and reads jobs, and builds their runners.
 	Jobs *JobService
+	// CallStart implements data.CallStartService (conventions §23).
+	CallStart *CallStartService
+	// Rollouts implements data.RolloutService.
+	Rollouts *RolloutService
 }
 
 // New builds the services on store.
@@ -151,7 +158,7 @@ func New(store Store, opts Options) (*Services, error) {
 	b := &base{
 		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
 		ids: opts.IDs, chainKey: ChainKey(opts.Sealer), urlGuard: opts.URLGuard, kbIndexes: newIndexCache(),
-		redactors: &redactors{}, jobs: newJobRegistry(),
+		redactors: &redactors{}, jobs: newJobRegistry(), versions: &versionCache{},
 	}
 	b.store = claimingStore{Store: store, b: b}
 	kbs := newKnowledgeBases(b)
@@ -175,6 +182,8 @@ func New(store Store, opts Options) (*Services, error) {
 		Retention:      &RetentionService{b},
 		Conversations:  newConversations(b, kbs),
 		Jobs:           &JobService{b},
+		CallStart:      &CallStartService{base: b},
+		Rollouts:       &RolloutService{b},
 	}
 	// Every kind of background job is registered here, so every process knows it.
 	svc.Jobs.Register(svc.KnowledgeBases.urlFetchKind())

@@ -46,6 +46,7 @@ type Tx interface {
 	SubscriptionTx
 	ConversationTx
 	JobTx
+	CallStartTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.

@@ -14,6 +14,9 @@ type NumberTx interface {
 	// It stores nothing and returns false when the phone number is already registered
 	// in any workspace.
 	InsertNumber(n *data.Number) (bool, error)
+	// NumberByPhone returns the number registered for phone in any workspace (the phone
+	// index), nil when there is none: how a call start finds the number dialed.
+	NumberByPhone(phone string) (*data.Number, error)
 	// PhoneNumberTaken reports whether the phone number is registered in any workspace.
 	PhoneNumberTaken(phone string) (bool, error)
 	// PutNumber replaces a stored number (its phone number and workspace unchanged),

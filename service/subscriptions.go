@@ -57,9 +57,12 @@ func (s *SubscriptionService) subscription(tx Tx, ws string) (*data.Subscription
 		if v, ok := pl.Limits[name]; ok {
 			out.Limits[name] = &v
 		}
-		if name == data.LimitCallMinutes {
+		switch name {
+		case data.LimitCallMinutes:
 			out.Usage[name], err = usedMinutes(tx, ws, now)
-		} else {
+		case data.LimitConcurrentCalls:
+			out.Usage[name], err = s.openCalls(tx, ws) // calls open now, abandoned ones not
+		default:
 			out.Usage[name], err = tx.CountUpTo(name, ws, -1)
 		}
 		if err != nil {

@@ -108,6 +108,9 @@ var eventSubjects = func() map[string]eventSubject {
 	for _, t := range []string{data.EventAgentCreated, data.EventAgentUpdated, data.EventAgentDeleted, data.EventAgentPublished, data.EventAgentRestored} {
 		m[t] = eventSubject{data.ModuleAgents, "id"}
 	}
+	for _, t := range []string{data.EventRolloutUpdated, data.EventRolloutEnded, data.EventRolloutRolledBack} {
+		m[t] = eventSubject{data.ModuleAgents, "agent_id"}
+	}
 	for _, t := range []string{data.EventCallRegistered, data.EventCallStarted, data.EventCallEnded, data.EventCallAnalyzed} {
 		m[t] = eventSubject{data.ModuleCallHistory, "agent_id"}
 	}

@@ -58,6 +58,9 @@ func AgentChange(merged *data.Agent, in *data.AgentUpdate, creating bool, cat *d
 	if in.Privacy.Set {
 		AgentPrivacy(rules, "privacy", in.Privacy.V)
 	}
+	if in.MaxConcurrentCalls.Set {
+		maxConcurrentCalls(rules, merged.MaxConcurrentCalls)
+	}
 	out.AddUncovered(rules)
 	return out
 }
@@ -67,6 +70,7 @@ func AgentChange(merged *data.Agent, in *data.AgentUpdate, creating bool, cat *d
 func ValidateAgent(a *data.Agent, cat *data.Catalog, errs *Errors) {
 	validateAgentName(a.Name, errs)
 	checkGroups(a, cat, errs, func(string) bool { return true })
+	maxConcurrentCalls(errs, a.MaxConcurrentCalls)
 }
 
 // ValidatePublish checks the body of a publish: description is optional, at most 1000

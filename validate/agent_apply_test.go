@@ -22,5 +22,5 @@ func applyAgentBody(base *data.Agent, obj map[string]json.RawMessage, creating b
 // readOnlyAgentFields are the members of an agent record a body may not set.
 var readOnlyAgentFields = map[string]bool{
 	"id": true, "workspace_id": true, "status": true, "published_version": true,
-	"created_at": true, "updated_at": true, "published_at": true,
+	"created_at": true, "updated_at": true, "published_at": true, "used_variables": true,
 }

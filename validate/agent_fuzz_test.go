@@ -65,7 +65,7 @@ func FuzzAgentUpdate(f *testing.F) {
 		if err := json.Unmarshal(resp, &again); err != nil {
 			t.Fatal(err)
 		}
-		for _, k := range []string{"id", "workspace_id", "status", "published_version", "created_at", "updated_at", "published_at"} {
+		for _, k := range []string{"id", "workspace_id", "status", "published_version", "created_at", "updated_at", "published_at", "used_variables"} {
 			delete(again, k)
 		}
 		back, _ := json.Marshal(again)

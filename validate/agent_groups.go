@@ -49,6 +49,7 @@ func validatePromptConfig(c data.PromptConfig, errs *Errors) {
 		errs.RequiredWhen(p+"welcome_message", p+"welcome_message_type is static")
 	}
 	errs.MaxLen(p+"welcome_message", c.WelcomeMessage, MaxText)
+	promptVariables(c, errs)
 }
 
 // validateSTTConfig: the stt_config table.

@@ -77,7 +77,7 @@ func WorkspaceImport(doc *data.WorkspaceExport, kbIDs map[string]string, cat *da
 		phones[i] = n.PhoneNumber
 		p := Index("numbers", i)
 		var inner Errors
-		if err := NumberCreate(data.NumberCreate{PhoneNumber: n.PhoneNumber, Nickname: n.Nickname, Provider: n.Provider}); err != nil {
+		if err := NumberCreate(data.NumberCreate{PhoneNumber: n.PhoneNumber, Nickname: n.Nickname, Provider: n.Provider, Variables: n.Variables}); err != nil {
 			inner.addError(err)
 		}
 		for _, ref := range []struct {
@@ -116,6 +116,7 @@ func importAgent(a *data.ExportAgent, path string, kbIDs map[string]string, cat 
 	if a.Privacy != nil {
 		StoredAgentPrivacy(&inner, "privacy", *a.Privacy)
 	}
+	maxConcurrentCalls(&inner, a.MaxConcurrentCalls)
 	inner.MaxItems("versions", len(a.Versions), MaxImportItems)
 	numbers := map[int]bool{}
 	for j, v := range a.Versions {

@@ -124,6 +124,9 @@ func KnowledgeQuery(q data.KnowledgeQuery) error {
 func AgentKnowledgeQuery(q data.AgentKnowledgeQuery) error {
 	var errs Errors
 	query(&errs, q.Query)
+	if q.AgentVersion != nil {
+		errs.IntMin("agent_version", int64(*q.AgentVersion), 1)
+	}
 	return errs.Err()
 }
 

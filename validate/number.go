@@ -38,6 +38,7 @@ func NumberCreate(in data.NumberCreate) error {
 	}
 	agentRef(&errs, "inbound_agent_id", in.InboundAgentID)
 	agentRef(&errs, "outbound_agent_id", in.OutboundAgentID)
+	Variables(&errs, "variables", in.Variables)
 	return errs.Err()
 }
 
@@ -55,6 +56,9 @@ func NumberUpdate(in data.NumberUpdate) error {
 	}
 	if in.OutboundAgentID.Set {
 		agentRef(&errs, "outbound_agent_id", in.OutboundAgentID.V)
+	}
+	if in.Variables.Set {
+		Variables(&errs, "variables", in.Variables.V)
 	}
 	return errs.Err()
 }

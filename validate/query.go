@@ -2,6 +2,7 @@ package validate
 
 import (
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -103,7 +104,26 @@ func CallAnalyticsParams(q url.Values) (data.CallAnalyticsQuery, error) {
 		From:     TimeParam(&errs, q, "from"),
 		To:       TimeParam(&errs, q, "to"),
 	}
+	out.AgentVersion = versionParam(&errs, q, out.AgentID)
 	return out, errs.Err()
+}
+
+// versionParam reads agent_version: a version number, of the agent agent_id names
+// (versions are numbered per agent, so the filter needs it).
+func versionParam(errs *Errors, q url.Values, agentID string) *int {
+	s := q.Get("agent_version")
+	if s == "" && !q.Has("agent_version") {
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	switch {
+	case err != nil || n < 1:
+		errs.Add("agent_version", "The agent_version parameter must be a version number (at least 1).")
+		return nil
+	case agentID == "":
+		errs.Add("agent_version", "The agent_version parameter needs agent_id: versions are numbered per agent.")
+	}
+	return &n
 }
 
 var analyticsIntervals = []string{data.IntervalHour, data.IntervalDay}

@@ -44,6 +44,11 @@
       case "int": return v.trim() === "" ? undefined : Number(v);
       case "float": return v.trim() === "" ? undefined : Number(v);
       case "nfloat": return v.trim() === "" ? null : Number(v);
+      case "nint": return v.trim() === "" ? null : Number(v);
+      // A JSON object; text that is not JSON goes as it is, and the API names the field.
+      case "json":
+        if (v.trim() === "") return {};
+        try { return JSON.parse(v); } catch (e) { return v; }
       case "nstr": return v === "" ? null : v;
       case "list": return v.split(",").map(function (s) { return s.trim(); }).filter(Boolean);
       case "secret":

@@ -66,6 +66,18 @@ func Database(t testing.TB) string {
 	return url
 }
 
+// SharedLog returns what the package's shared cluster has logged so far (nil before it
+// started): a test counts what the server reported, such as serialization failures.
+func SharedLog() ([]byte, error) {
+	if shared == nil {
+		return nil, nil
+	}
+	return shared.Log()
+}
+
+// Log returns what the cluster has logged so far.
+func (c *Cluster) Log() ([]byte, error) { return os.ReadFile(filepath.Join(c.dir, "postgres.log")) }
+
 // Main runs the tests and then stops the shared cluster, if one was started.
 func Main(m *testing.M) {
 	code := m.Run()

@@ -1,0 +1,199 @@
+package console
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/voiceapi/voiceapi/conversation"
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// The "Variables and rollout" panel of the agent page (conventions §23): which {{variables}}
+// the configuration uses and where each gets its value, and the agent's rollout: each
+// variant's weight and figures, and the form that starts, changes or ends it. The page
+// loads the panel as a fragment; the forms post here, and a refused form shows the panel
+// on a page of its own with the API's messages.
+
+func (h *Handler) rolloutRoutes() {
+	m := h.mux
+	m.HandleFunc("GET /agents/{id}/rollout-panel", h.page(h.agentRolloutPanel))
+	m.HandleFunc("GET /agents/{id}/rollout", h.page(h.agentRolloutPage))
+	m.HandleFunc("POST /agents/{id}/rollout", h.action(h.agentRolloutSet))
+	m.HandleFunc("POST /agents/{id}/rollout/end", h.action(h.agentRolloutEnd))
+}
+
+// usedVariable is one {{name}} of the configuration and where its value comes from.
+type usedVariable struct {
+	Name, Source string
+}
+
+// variantRow is one variant with its figures, rates as percentages ("—" without calls).
+type variantRow struct {
+	Version, Weight                     int
+	Calls, Failed, Analyzed, Successful int64
+	FailedRate, SuccessRate             string
+	RolledBack                          bool
+}
+
+// rolloutPanel is what the panel's template needs.
+type rolloutPanel struct {
+	AgentID   string
+	CSRF      string
+	CanWrite  bool
+	Live      int // the published version; 0 when none
+	Variables []usedVariable
+	Rollout   map[string]any // nil when none stands
+	Variants  []variantRow
+	Versions  []int // every published version, newest first
+	Metrics   []string
+	Err       *apiError
+}
+
+// agentRolloutPanel serves GET /agents/{id}/rollout-panel: the panel alone.
+func (h *Handler) agentRolloutPanel(w http.ResponseWriter, r *http.Request) {
+	d, err := h.rolloutPanelData(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.renderPart(w, r, "rollout", "panel", d)
+}
+
+// agentRolloutPage serves GET /agents/{id}/rollout: the panel as a page.
+func (h *Handler) agentRolloutPage(w http.ResponseWriter, r *http.Request) {
+	h.renderRollout(w, r, http.StatusOK, nil)
+}
+
+func (h *Handler) renderRollout(w http.ResponseWriter, r *http.Request, status int, fail *apiError) {
+	d, err := h.rolloutPanelData(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	d.Err = fail
+	h.render(w, r, status, "rollout", &view{Title: "Variables and rollout", Active: "agents", Err: fail, D: d})
+}
+
+func (h *Handler) rolloutPanelData(r *http.Request) (*rolloutPanel, error) {
+	id := r.PathValue("id")
+	base := "/api/v1/agents/" + url.PathEscape(id)
+	res, err := h.call(r, "GET", base, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	a := res.Data()
+	p := data.PrincipalFrom(r.Context())
+	d := &rolloutPanel{AgentID: id, CSRF: CSRFToken(SessionToken(r)), CanWrite: p.Allows(data.Write(data.ModuleAgents)) == nil,
+		Metrics: data.RolloutMetrics}
+	if v, ok := a["published_version"].(float64); ok {
+		d.Live = int(v)
+	}
+	defaults, _ := lookup(a, "prompt_config.default_variables").(map[string]any)
+	for _, name := range strs(a["used_variables"]) {
+		src := "needs a value from the number or the call"
+		switch v, ok := defaults[name]; {
+		case slices.Contains(conversation.BuiltInVariables, name):
+			src = "built-in"
+		case ok:
+			s, _ := conversation.FormatValue(v)
+			src = "default: " + s
+		}
+		d.Variables = append(d.Variables, usedVariable{Name: name, Source: src})
+	}
+	if ro, err := h.call(r, "GET", base+"/rollout", nil, nil); err == nil {
+		d.Rollout = ro.Data()
+		d.Variants = variantRows(d.Rollout)
+	} else if e := err.(*apiError); e.Status != http.StatusNotFound {
+		return nil, err
+	}
+	vs, err := h.call(r, "GET", base+"/versions", url.Values{"per_page": {"100"}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range vs.List() {
+		if n, ok := lookup(v, "version_number").(float64); ok {
+			d.Versions = append(d.Versions, int(n))
+		}
+	}
+	return d, nil
+}
+
+func variantRows(ro map[string]any) []variantRow {
+	var out []variantRow
+	list, _ := ro["variants"].([]any)
+	for _, item := range list {
+		v, _ := item.(map[string]any)
+		row := variantRow{Version: int(num(v["version"])), Weight: int(num(v["weight"])),
+			Calls: int64(num(v["calls"])), Failed: int64(num(v["failed"])),
+			Analyzed: int64(num(v["analyzed"])), Successful: int64(num(v["successful"])),
+			RolledBack: v["rolled_back"] == true, FailedRate: "—", SuccessRate: "—"}
+		if row.Calls > 0 {
+			row.FailedRate = percent(row.Failed, row.Calls)
+		}
+		if row.Analyzed > 0 {
+			row.SuccessRate = percent(row.Successful, row.Analyzed)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+func percent(n, of int64) string { return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of)) }
+
+// agentRolloutSet serves POST /agents/{id}/rollout: weight_<version> fields (a blank one
+// leaves the version out) and, when metric is chosen, the rollback's threshold (a
+// percentage) and min_calls.
+func (h *Handler) agentRolloutSet(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var variants []any
+	for key, vals := range r.PostForm {
+		v, ok := strings.CutPrefix(key, "weight_")
+		if !ok || strings.TrimSpace(vals[0]) == "" {
+			continue
+		}
+		version, _ := strconv.Atoi(v)
+		variants = append(variants, map[string]any{"version": version, "weight": formNumber(vals[0])})
+	}
+	slices.SortFunc(variants, func(a, b any) int {
+		return a.(map[string]any)["version"].(int) - b.(map[string]any)["version"].(int)
+	})
+	body := map[string]any{"variants": variants}
+	if variants == nil {
+		body["variants"] = []any{}
+	}
+	if m := r.PostFormValue("metric"); m != "" {
+		threshold := formNumber(r.PostFormValue("threshold"))
+		if f, ok := threshold.(float64); ok {
+			threshold = f / 100
+		}
+		body["rollback"] = map[string]any{"metric": m, "threshold": threshold, "min_calls": formNumber(r.PostFormValue("min_calls"))}
+	}
+	if _, err := h.call(r, "PUT", "/api/v1/agents/"+url.PathEscape(id)+"/rollout", nil, body); err != nil {
+		h.renderRollout(w, r, err.(*apiError).Status, err.(*apiError))
+		return
+	}
+	http.Redirect(w, r, "/agents/"+url.PathEscape(id)+"#rollout", http.StatusSeeOther)
+}
+
+// formNumber is a form field as a JSON number when it reads as one, else as the text
+// given, which the API refuses naming the field.
+func formNumber(s string) any {
+	if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+		return f
+	}
+	return s
+}
+
+// agentRolloutEnd serves POST /agents/{id}/rollout/end.
+func (h *Handler) agentRolloutEnd(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, err := h.call(r, "DELETE", "/api/v1/agents/"+url.PathEscape(id)+"/rollout", nil, nil); err != nil {
+		h.renderRollout(w, r, err.(*apiError).Status, err.(*apiError))
+		return
+	}
+	http.Redirect(w, r, "/agents/"+url.PathEscape(id)+"#rollout", http.StatusSeeOther)
+}

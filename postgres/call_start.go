@@ -1,0 +1,72 @@
+package postgres
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+func init() {
+	workspaceCascades = append(workspaceCascades, func(t *tx, ws string) error {
+		_, err := t.exec(`DELETE FROM agent_rollouts WHERE workspace_id = $1`, ws)
+		return err
+	})
+	agentDeleteHooks = append(agentDeleteHooks, func(t *tx, ws, agentID string) error {
+		return t.DeleteRollout(agentID)
+	})
+}
+
+// OpenCalls implements service.CallStartTx: the partial index calls_open holds the
+// workspace's registered and ongoing calls only (migration 0014).
+func (t *tx) OpenCalls(ws string) ([]service.OpenCall, error) {
+	rows, err := t.query(`SELECT id, agent_id, agent_version, coalesce(started_at, created_at) FROM calls
+		WHERE workspace_id = $1 AND status IN ('registered', 'ongoing')`, ws)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []service.OpenCall
+	for rows.Next() {
+		var o service.OpenCall
+		var since time.Time
+		if err := rows.Scan(&o.ID, &o.AgentID, &o.AgentVersion, &since); err != nil {
+			return nil, err
+		}
+		o.Since = since.UTC()
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// Rollout implements service.CallStartTx.
+func (t *tx) Rollout(agentID string) (*data.Rollout, error) {
+	var raw []byte
+	if err := t.queryRow(`SELECT body FROM agent_rollouts WHERE agent_id = $1`, agentID).Scan(&raw); err != nil {
+		return nil, noRows(err)
+	}
+	var r data.Rollout
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("decoding the rollout of %s: %w", agentID, err)
+	}
+	return &r, nil
+}
+
+// PutRollout implements service.CallStartTx.
+func (t *tx) PutRollout(r *data.Rollout) error {
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(`INSERT INTO agent_rollouts (agent_id, workspace_id, body) VALUES ($1, $2, $3)
+		ON CONFLICT (agent_id) DO UPDATE SET body = EXCLUDED.body`, r.AgentID, r.WorkspaceID, raw)
+	return err
+}
+
+// DeleteRollout implements service.CallStartTx.
+func (t *tx) DeleteRollout(agentID string) error {
+	_, err := t.exec(`DELETE FROM agent_rollouts WHERE agent_id = $1`, agentID)
+	return err
+}

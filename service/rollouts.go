@@ -1,0 +1,143 @@
+package service
+
+import (
+	"context"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// RolloutService implements data.RolloutService: weighted variants of an agent's
+// published versions (conventions §23, docs/agents.md "Rollouts").
+type RolloutService struct{ *base }
+
+var _ data.RolloutService = (*RolloutService)(nil)
+
+// rolloutAgent returns the agent id of the caller's workspace when the caller may see it,
+// else not found.
+func rolloutAgent(tx Tx, p *data.Principal, agentID string) (*data.StoredAgent, error) {
+	a, err := tx.Agent(agentID)
+	if err != nil {
+		return nil, err
+	}
+	if a == nil || a.WorkspaceID != p.WorkspaceID || !visibilityOf(p).agent(agentID) {
+		return nil, data.NotFound("Agent")
+	}
+	return a, nil
+}
+
+// Rollout implements data.RolloutService.
+func (s *RolloutService) Rollout(ctx context.Context, agentID string) (*data.Rollout, error) {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var r *data.Rollout
+	err = s.store.View(ctx, func(tx Tx) error {
+		if _, err := rolloutAgent(tx, p, agentID); err != nil {
+			return err
+		}
+		if r, err = tx.Rollout(agentID); err == nil && r == nil {
+			err = data.NotFound("Rollout")
+		}
+		return err
+	})
+	return r, err
+}
+
+// SetRollout implements data.RolloutService. A rollout that stands keeps its start, so
+// its callers keep their slots (variantFor), and the figures of the versions it keeps;
+// rolled_back marks are cleared, since the weights are the caller's choice again.
+func (s *RolloutService) SetRollout(ctx context.Context, agentID string, in data.RolloutSet) (*data.Rollout, error) {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkInput(ctx, validate.Rollout(in)); err != nil {
+		return nil, err
+	}
+	var r *data.Rollout
+	err = s.store.Update(ctx, func(tx Tx) error {
+		a, err := rolloutAgent(tx, p, agentID)
+		if err != nil {
+			return err
+		}
+		var errs validate.Errors
+		validate.VersionRefs(&errs, in, func(v int) bool { return v <= a.LastVersion })
+		if err := errs.Err(); err != nil {
+			return err
+		}
+		old, err := tx.Rollout(agentID)
+		if err != nil {
+			return err
+		}
+		if err := data.CheckIfMatch(data.IfMatch(ctx), old); err != nil {
+			return err
+		}
+		now := s.timeNow()
+		r = &data.Rollout{AgentID: agentID, WorkspaceID: a.WorkspaceID, Rollback: in.Rollback, StartedAt: now, UpdatedAt: now}
+		if old != nil {
+			r.StartedAt = old.StartedAt
+		}
+		for _, v := range in.Variants {
+			nv := data.RolloutVariant{Version: v.Version, Weight: v.Weight}
+			if old != nil {
+				if i := variantIndex(old, v.Version); i >= 0 {
+					nv.RolloutFigures = old.Variants[i].RolloutFigures
+				}
+			}
+			r.Variants = append(r.Variants, nv)
+		}
+		if err := tx.PutRollout(r); err != nil {
+			return err
+		}
+		_, err = s.record(ctx, tx, data.EventRolloutUpdated, a.WorkspaceID, r)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// EndRollout implements data.RolloutService.
+func (s *RolloutService) EndRollout(ctx context.Context, agentID string) error {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return err
+	}
+	return s.store.Update(ctx, func(tx Tx) error {
+		if _, err := rolloutAgent(tx, p, agentID); err != nil {
+			return err
+		}
+		cur, err := tx.Rollout(agentID)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			return data.NotFound("Rollout")
+		}
+		if err := data.CheckIfMatch(data.IfMatch(ctx), cur); err != nil {
+			return err
+		}
+		ended, err := s.endRollout(ctx, tx, agentID)
+		if err == nil && !ended {
+			err = data.NotFound("Rollout")
+		}
+		return err
+	})
+}
+
+// endRollout ends the agent's rollout if one stands, telling it as agent.rollout_ended:
+// DELETE, and a publish or restore (which choose what is live).
+func (b *base) endRollout(ctx context.Context, tx Tx, agentID string) (bool, error) {
+	r, err := tx.Rollout(agentID)
+	if err != nil || r == nil {
+		return false, err
+	}
+	if err := tx.DeleteRollout(agentID); err != nil {
+		return false, err
+	}
+	_, err = b.record(ctx, tx, data.EventRolloutEnded, r.WorkspaceID, r)
+	return true, err
+}
