@@ -1,0 +1,198 @@
+// The bridge's pure parts: the dialect of each provider's requests, the plugins' options,
+// the tools' schemas and requests, the call-start requests of each direction, and how the
+// call's course is reported.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { isAgent } from '@livekit/agents';
+import { inboundRequest, outboundRequest } from '../src/calls.js';
+import { adjustBody, checkSupported, ttsOptions, UnsupportedProviderError } from '../src/providers.js';
+import { CallReport } from '../src/report.js';
+import { functionRequest, functionTools, toolDescription, toolSchema } from '../src/tools.js';
+import { VoiceAPIError } from '../src/voiceapi.js';
+import worker, { dtmfCode, parseBaseURLs } from '../src/worker.js';
+
+describe('providers', () => {
+  const streamed = { model: 'm', messages: [], stream: true, stream_options: { include_usage: true }, max_completion_tokens: 64, parallel_tool_calls: true };
+
+  test('Mistral gets only the members it accepts, max_tokens under its name', () => {
+    assert.deepEqual(adjustBody({ provider: 'mistral', temperature: 0.3 }, streamed), {
+      model: 'm', messages: [], stream: true, max_tokens: 64, parallel_tool_calls: true, temperature: 0.3,
+    });
+  });
+
+  test('the OpenAI dialect keeps the body; a temperature of 0 is sent', () => {
+    for (const provider of ['internal', 'groq', 'azure']) {
+      assert.deepEqual(adjustBody({ provider, temperature: 0 }, streamed), { ...streamed, temperature: 0 });
+    }
+    assert.deepEqual(adjustBody({ provider: 'groq', temperature: null }, streamed), streamed);
+  });
+
+  test('a provider without a plugin is named in the refusal', () => {
+    const ok = { llm_config: { provider: 'groq' }, stt_config: { provider: 'deepgram' }, tts_config: { provider: 'rime' } };
+    assert.doesNotThrow(() => checkSupported(ok));
+    const cases = [
+      [{ ...ok, llm_config: { provider: 'bedrock_claude' } }, /^llm_config\.provider "bedrock_claude": .*Amazon Bedrock/],
+      [{ ...ok, stt_config: { provider: 'assemblyai' } }, /^stt_config\.provider "assemblyai": .*AssemblyAI/],
+      [{ ...ok, tts_config: { provider: 'playht' } }, /^tts_config\.provider "playht": .*no plugin for playht/],
+    ];
+    for (const [config, message] of cases) {
+      assert.throws(() => checkSupported(config), (err) => err instanceof UnsupportedProviderError && message.test(err.message));
+    }
+  });
+
+  test('each TTS plugin gets its fields of tts_config', () => {
+    assert.deepEqual(ttsOptions({ provider: 'elevenlabs', model: 'eleven_flash_v2_5', voice_id: 'v1', streaming_latency: 3 }, 'k'),
+      { apiKey: 'k', model: 'eleven_flash_v2_5', voiceId: 'v1', streamingLatency: 3 });
+    assert.deepEqual(ttsOptions({ provider: 'cartesia', model: 'sonic-2', voice_id: 'v2', speed: 'slow', emotion: 'anger:low' }, 'k'),
+      { apiKey: 'k', model: 'sonic-2', voice: 'v2', speed: 'slow', emotion: ['anger:low'] });
+    assert.deepEqual(ttsOptions({ provider: 'cartesia', model: 'sonic-2', voice_id: 'v2', speed: null, emotion: null }, 'k'),
+      { apiKey: 'k', model: 'sonic-2', voice: 'v2' });
+    assert.deepEqual(ttsOptions({ provider: 'rime', model: 'mistv2', speaker: 'cove', streaming_latency: 1, speed_alpha: 0.9 }, 'k'),
+      { apiKey: 'k', modelId: 'mistv2', speaker: 'cove', speedAlpha: 0.9 });
+  });
+});
+
+describe('tools', () => {
+  const transfer = {
+    name: 'to_sales', type: 'transfer_call', description: 'Send the caller on.',
+    phone_directory: [{ name: 'sales', phone_number: '+14155550100', description: 'Buying', transfer_type: 'cold' }],
+  };
+
+  test('schemas and descriptions follow the tool types', () => {
+    assert.equal(toolDescription(transfer), 'Send the caller on. Destinations:\n- sales: Buying');
+    assert.deepEqual(toolSchema(transfer).properties.destination.enum, ['sales']);
+    assert.equal(toolDescription({ type: 'end_call', description: null }), 'End the call once the conversation is over, after saying goodbye.');
+    const extract = toolSchema({ type: 'extract_dynamic_variable', variables: [
+      { type: 'enum', name: 'size', description: 'Size', choices: ['s', 'm'] },
+      { type: 'number', name: 'count', description: 'How many', choices: [] },
+    ] });
+    assert.deepEqual(extract.properties.size, { description: 'Size', type: 'string', enum: ['s', 'm'] });
+    assert.equal(extract.properties.count.type, 'number');
+    assert.equal(extract.additionalProperties, false);
+    // A custom function's own schema, or an empty object when it has none or a broken one.
+    assert.deepEqual(toolSchema({ type: 'custom_function', custom_function_parameters: '{"properties":{"q":{"type":"string"}}}' }),
+      { type: 'object', properties: { q: { type: 'string' } } });
+    assert.deepEqual(toolSchema({ type: 'custom_function', custom_function_parameters: '[1]' }).properties, {});
+  });
+
+  test('a custom function request carries headers, query and arguments where the method wants them', () => {
+    const t = { api_endpoint: 'https://api.example.com/o?a=1', custom_function_headers: ['X-Key: s3cret'], custom_function_query: ['b=2'] };
+    const post = functionRequest({ ...t, http_method: 'POST' }, { id: 7 });
+    assert.equal(post.url, 'https://api.example.com/o?a=1&b=2');
+    assert.deepEqual(post.init, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Key': 's3cret' }, body: '{"id":7}' });
+    const get = functionRequest({ ...t, http_method: 'GET' }, { id: 7, tags: ['x'] });
+    assert.equal(get.url, 'https://api.example.com/o?a=1&b=2&id=7&tags=%5B%22x%22%5D');
+    assert.equal(get.init.body, undefined);
+    assert.throws(() => functionRequest({ ...t, custom_function_headers: ['no colon'] }, {}), /headers item 0/);
+    assert.throws(() => functionRequest({ ...t, api_endpoint: 'ftp://x' }, {}), /not an http\(s\) URL/);
+  });
+
+  test('transfer_call and extract_dynamic_variable change the call; a bad value is told to the model', async () => {
+    const call = { variables: {} };
+    const transfers = [];
+    const tools = functionTools([transfer, null, {
+      name: 'note', type: 'extract_dynamic_variable', variables: [{ type: 'enum', name: 'size', description: '', choices: ['s', 'm'] }],
+    }], call, { transfer: (e) => transfers.push(e.name) });
+    assert.deepEqual(Object.keys(tools), ['to_sales', 'note']);
+    assert.deepEqual(await tools.note.execute({ size: 'xl' }, {}), { error: 'The variable size must be one of s, m.' });
+    assert.deepEqual(await tools.note.execute({ size: 'm' }, {}), { set: { size: 'm' } });
+    assert.deepEqual(call.variables, { size: 'm' });
+    const result = await tools.to_sales.execute({ destination: 'sales' }, {});
+    assert.equal(result.transferred_to.phone_number, '+14155550100');
+    await Promise.resolve();
+    assert.deepEqual(transfers, ['sales']);
+    assert.equal(call.end, 'call_transfer');
+  });
+});
+
+describe('call-start requests', () => {
+  test('inbound from the SIP participant; a withheld caller is left out', () => {
+    assert.deepEqual(inboundRequest({ 'sip.trunkPhoneNumber': '+14155550123', 'sip.phoneNumber': '+15551230000', 'sip.callID': 'SCL_1' }, { roomName: 'call-1' }), {
+      direction: 'inbound', to_number: '+14155550123', from_number: '+15551230000', metadata: { sip_call_id: 'SCL_1', livekit_room: 'call-1' },
+    });
+    assert.equal(inboundRequest({ 'sip.trunkPhoneNumber': '+14155550123' }).from_number, undefined);
+    assert.throws(() => inboundRequest({}), /not a SIP call/);
+  });
+
+  test('outbound from a dispatch', () => {
+    assert.deepEqual(outboundRequest({ to_number: '+1', agent_id: 'agt_1', variables: { a: 1 } }),
+      { direction: 'outbound', to_number: '+1', agent_id: 'agt_1', variables: { a: 1 } });
+    assert.throws(() => outboundRequest({ agent_id: 'agt_1' }), /to_number/);
+  });
+});
+
+describe('worker', () => {
+  test('exports the agent; settings parse', () => {
+    assert.ok(isAgent(worker));
+    assert.deepEqual(parseBaseURLs('groq=http://gw/groq, mistral=http://gw/m?x=1'), { groq: 'http://gw/groq', mistral: 'http://gw/m?x=1' });
+    assert.deepEqual(parseBaseURLs(undefined), {});
+    assert.throws(() => parseBaseURLs('groq'), /PROVIDER=URL/);
+    assert.deepEqual(['0', '9', '*', '#'].map(dtmfCode), [0, 9, 10, 11]);
+  });
+});
+
+describe('CallReport', () => {
+  // A voiceapi whose PUTs wait until the test lets them go.
+  function slowAPI() {
+    const puts = [];
+    return {
+      puts,
+      updateCall(id, update) {
+        return new Promise((resolve, reject) => puts.push({ update, resolve, reject }));
+      },
+    };
+  }
+  const tick = () => new Promise((r) => setImmediate(r));
+
+  test('turns that arrive while a PUT is in flight go out together in the next', async () => {
+    const api = slowAPI();
+    let t = 1000;
+    const report = new CallReport(api, 'call_1', { now: () => t, log: {} });
+    report.add('agent', 'Hello');
+    t += 500;
+    report.add('user', 'Hi');
+    report.add('user', 'I need help');
+    await tick();
+    assert.equal(api.puts.length, 1);
+    assert.deepEqual(api.puts[0].update.transcript, [{ role: 'agent', content: 'Hello', start_ms: 0 }]);
+    api.puts[0].resolve();
+    await tick();
+    await tick();
+    assert.equal(api.puts.length, 2);
+    assert.deepEqual(api.puts[1].update.transcript.map((i) => [i.content, i.start_ms]), [['Hello', 0], ['Hi', 500], ['I need help', 500]]);
+    const ended = report.end({ reason: 'user_hangup' });
+    await tick();
+    assert.equal(api.puts.length, 2, 'the end waits for the PUT in flight');
+    api.puts[1].resolve();
+    await tick();
+    await tick();
+    assert.deepEqual(api.puts[2].update, { status: 'ended', disconnection_reason: 'user_hangup', transcript: report.transcript });
+    api.puts[2].resolve();
+    await ended;
+    report.add('user', 'too late');
+    assert.equal(report.transcript.length, 3);
+  });
+
+  test('the end is retried after a server error, not after a refusal', async () => {
+    const sleeps = [];
+    let attempts = 0;
+    const flaky = { updateCall: async () => {
+      attempts++;
+      if (attempts < 3) throw new VoiceAPIError(503, { code: 'service_unavailable', message: 'The database does not answer.' });
+    } };
+    await new CallReport(flaky, 'c', { log: {}, sleep: async (ms) => sleeps.push(ms) }).end({ reason: 'x' });
+    assert.equal(attempts, 3);
+    assert.deepEqual(sleeps, [500, 1000]);
+
+    attempts = 0;
+    const refusing = { updateCall: async () => {
+      attempts++;
+      throw new VoiceAPIError(409, { code: 'conflict', message: 'The call is ended.' });
+    } };
+    const errors = [];
+    await new CallReport(refusing, 'c', { log: { error: (m) => errors.push(m) }, sleep: async () => {} }).end({ reason: 'x' });
+    assert.equal(attempts, 1);
+    assert.match(errors[0], /the end of call c was not recorded: voiceapi 409 conflict: The call is ended\./);
+  });
+});
