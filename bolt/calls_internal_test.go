@@ -248,7 +248,7 @@ func TestAnalyticsExactAtHourEdges(t *testing.T) {
 	}
 	empty, _ := svcOf(db).Analytics.CallAnalytics(ctx, data.CallAnalyticsQuery{From: start.Add(-48 * time.Hour), To: start.Add(-47 * time.Hour), Interval: data.IntervalHour})
 	raw, _ := json.Marshal(empty)
-	if string(raw) != `{"totals":{"calls":0,"ended":0,"failed":0,"total_duration_ms":0,"average_duration_ms":0},"series":[{"start":"2026-11-18T08:00:00.000Z","calls":0,"ended":0,"failed":0,"total_duration_ms":0,"average_duration_ms":0}],"disconnection_reasons":{}}` {
+	if string(raw) != `{"totals":{"calls":0,"ended":0,"failed":0,"total_duration_ms":0,"average_duration_ms":0},"series":[{"start":"2026-11-18T08:00:00.000Z","calls":0,"ended":0,"failed":0,"total_duration_ms":0,"average_duration_ms":0}],"disconnection_reasons":{},"versions":[]}` {
 		t.Errorf("empty range: %s", raw)
 	}
 }

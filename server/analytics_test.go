@@ -26,7 +26,7 @@ func TestCallAnalyticsShapeAndCounts(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if strings.Join(keys, ",") != "disconnection_reasons,series,totals" {
+	if strings.Join(keys, ",") != "disconnection_reasons,series,totals,versions" {
 		t.Fatalf("data keys = %v", keys)
 	}
 	totals := d["totals"].(map[string]any)
