@@ -331,7 +331,7 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 		if err := s.callEvents(ctx, tx, c, "", old.Status, given.Analysis.Set && !sameJSON(old.Analysis, next.Analysis)); err != nil {
 			return err
 		}
-		return s.observeRollout(ctx, tx, old, c)
+		return s.observeCall(ctx, tx, old, c)
 	})
 	if err != nil {
 		return nil, err

@@ -120,6 +120,10 @@ type Services struct {
 	CallStart *CallStartService
 	// Rollouts implements data.RolloutService.
 	Rollouts *RolloutService
+	// Campaigns implements data.CampaignService (conventions §25).
+	Campaigns *CampaignService
+	// Suppressions implements data.SuppressionService.
+	Suppressions *SuppressionService
 }
 
 // New builds the services on store.
@@ -184,10 +188,13 @@ func New(store Store, opts Options) (*Services, error) {
 		Jobs:           &JobService{b},
 		CallStart:      &CallStartService{base: b},
 		Rollouts:       &RolloutService{b},
+		Suppressions:   &SuppressionService{b},
 	}
+	svc.Campaigns = &CampaignService{base: b, starts: svc.CallStart}
 	// Every kind of background job is registered here, so every process knows it.
 	svc.Jobs.Register(svc.KnowledgeBases.urlFetchKind())
 	svc.Jobs.Register(svc.KnowledgeBases.embedKind())
+	svc.Jobs.Register(svc.Campaigns.startKind())
 	return svc, nil
 }
 

@@ -47,6 +47,7 @@ type Tx interface {
 	ConversationTx
 	JobTx
 	CallStartTx
+	CampaignTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.
