@@ -60,6 +60,8 @@ var eventTypeCodes = [...]string{
 	"workspace.exported", "workspace.imported", "backup.downloaded",
 	"retention.swept",
 	"agent.rollout_updated", "agent.rollout_ended", "agent.rollout_rolled_back",
+	"campaign.created", "campaign.started", "campaign.paused", "campaign.resumed", "campaign.canceled",
+	"campaign.completed",
 }
 
 // actorTypeCodes is FROZEN as eventTypeCodes is (data.Actor's three types).

@@ -35,6 +35,7 @@ func ServicesOn(db Backend, svc *service.Services) server.Services {
 		Numbers:        svc.Numbers, Calls: svc.Calls, Analytics: svc.Analytics, Subscriptions: svc.Subscriptions,
 		Exports: svc.Exports, Conversations: svc.Conversations,
 		Jobs: svc.Jobs, CallStart: svc.CallStart, Rollouts: svc.Rollouts,
+		Campaigns: svc.Campaigns, Suppressions: svc.Suppressions,
 	}
 }
 

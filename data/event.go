@@ -59,6 +59,8 @@ var EventTypes = []string{
 	EventWorkspaceExported, EventWorkspaceImported, EventBackupDownloaded,
 	EventRetentionSwept,
 	EventRolloutUpdated, EventRolloutEnded, EventRolloutRolledBack,
+	EventCampaignCreated, EventCampaignStarted, EventCampaignPaused, EventCampaignResumed, EventCampaignCanceled,
+	EventCampaignCompleted,
 }
 
 // Actor is who caused an event: a user through a token, or the system.
