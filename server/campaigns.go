@@ -139,11 +139,13 @@ func (s *Server) readCampaignParts(r *http.Request) (in data.CampaignCreate, par
 		return in, validate.Combine(append(faults, errs.Err())...), nil
 	}
 	rows, err := readRecipientsCSV(bytes.NewReader(file))
-	if err != nil && data.ErrorCode(err) != data.EINVALID {
-		return in, nil, err
+	if err != nil {
+		// A file that cannot be read as rows has no recipients to check: its faults, and
+		// the settings' decoding faults, are the answer.
+		return in, nil, validate.Combine(append(faults, err, errs.Err())...)
 	}
 	in.Recipients, in.FromCSV = rows, true
-	return in, validate.Combine(append(faults, err, errs.Err())...), nil
+	return in, validate.Combine(append(faults, errs.Err())...), nil
 }
 
 // handleCampaignShow: GET /api/v1/campaigns/{campaign_id} — with its counts.
