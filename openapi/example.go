@@ -21,6 +21,7 @@ var patternExamples = map[string]string{
 	`^\+[1-9]\d{1,14}$`:               "+14155550100",
 	`^\d{4}-\d{2}-\d{2}$`:             "2026-01-15",
 	`^[a-z][a-z0-9_]{0,31}$`:          "order_id",
+	`^([01]\d|2[0-3]):[0-5]\d$`:       "09:00",
 }
 
 // formatExamples are strings of each format the document uses.
