@@ -71,6 +71,7 @@ type Client struct {
 	Operations     *OperationsService
 	Conversations  *ConversationsService
 	Jobs           *JobsService
+	Campaigns      *CampaignsService
 }
 
 // RetryPolicy says how often and how long failed requests are retried.
@@ -124,6 +125,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	c.Numbers, c.Calls, c.Webhooks = &NumbersService{c}, &CallsService{c}, &WebhooksService{c}
 	c.Audit, c.Analytics, c.Subscription = &AuditService{c}, &AnalyticsService{c}, &SubscriptionService{c}
 	c.Operations, c.Conversations, c.Jobs = &OperationsService{c}, &ConversationsService{c}, &JobsService{c}
+	c.Campaigns = &CampaignsService{c}
 	return c, nil
 }
 

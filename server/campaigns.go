@@ -29,9 +29,9 @@ func (s *Server) campaignRoutes() []route {
 		{Method: "POST", Path: c, Need: write, Idempotent: true, BodyLimit: s.cfg.MaxFileSize, Long: true, handle: s.handleCampaignCreate},
 		{Method: "GET", Path: c + "/{campaign_id}", Need: read, handle: s.handleCampaignShow},
 		{Method: "GET", Path: c + "/{campaign_id}/recipients", Need: read, handle: s.handleCampaignRecipients},
-		{Method: "POST", Path: c + "/{campaign_id}/pause", Need: write, NoBody: true, handle: s.campaignMove(data.CampaignService.PauseCampaign)},
-		{Method: "POST", Path: c + "/{campaign_id}/resume", Need: write, NoBody: true, handle: s.campaignMove(data.CampaignService.ResumeCampaign)},
-		{Method: "POST", Path: c + "/{campaign_id}/cancel", Need: write, NoBody: true, handle: s.campaignMove(data.CampaignService.CancelCampaign)},
+		{Method: "POST", Path: c + "/{campaign_id}/pause", Need: write, NoBody: true, handle: s.handleCampaignPause},
+		{Method: "POST", Path: c + "/{campaign_id}/resume", Need: write, NoBody: true, handle: s.handleCampaignResume},
+		{Method: "POST", Path: c + "/{campaign_id}/cancel", Need: write, NoBody: true, handle: s.handleCampaignCancel},
 		{Method: "POST", Path: "/api/v1/dial-tasks/claim", Need: callStartNeed, handle: s.handleDialClaim},
 		{Method: "GET", Path: "/api/v1/suppressions", Need: read, handle: s.handleSuppressionList},
 		{Method: "POST", Path: "/api/v1/suppressions", Need: write, handle: s.handleSuppressionAdd},
@@ -174,16 +174,28 @@ func (s *Server) handleCampaignRecipients(w http.ResponseWriter, r *http.Request
 	return writeList(w, list, page)
 }
 
-// campaignMove answers POST /api/v1/campaigns/{campaign_id}/pause|resume|cancel: 200
-// with the campaign.
-func (s *Server) campaignMove(move func(data.CampaignService, context.Context, string) (*data.Campaign, error)) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		c, err := move(s.svc.Campaigns, r.Context(), mux.Vars(r)["campaign_id"])
-		if err != nil {
-			return err
-		}
-		return writeRecord(w, http.StatusOK, c, nil)
+// handleCampaignPause: POST /api/v1/campaigns/{campaign_id}/pause — 200 with the campaign.
+func (s *Server) handleCampaignPause(w http.ResponseWriter, r *http.Request) error {
+	return s.campaignMove(w, r, s.svc.Campaigns.PauseCampaign)
+}
+
+// handleCampaignResume: POST /api/v1/campaigns/{campaign_id}/resume — 200 with the campaign.
+func (s *Server) handleCampaignResume(w http.ResponseWriter, r *http.Request) error {
+	return s.campaignMove(w, r, s.svc.Campaigns.ResumeCampaign)
+}
+
+// handleCampaignCancel: POST /api/v1/campaigns/{campaign_id}/cancel — 200 with the campaign.
+func (s *Server) handleCampaignCancel(w http.ResponseWriter, r *http.Request) error {
+	return s.campaignMove(w, r, s.svc.Campaigns.CancelCampaign)
+}
+
+// campaignMove applies move to the route's campaign and answers it.
+func (s *Server) campaignMove(w http.ResponseWriter, r *http.Request, move func(context.Context, string) (*data.Campaign, error)) error {
+	c, err := move(r.Context(), mux.Vars(r)["campaign_id"])
+	if err != nil {
+		return err
 	}
+	return writeRecord(w, http.StatusOK, c, nil)
 }
 
 // handleDialClaim: POST /api/v1/dial-tasks/claim — 200 {"data": {tasks, next_due_at}}:
