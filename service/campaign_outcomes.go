@@ -23,8 +23,14 @@ func (b *base) observeCall(ctx context.Context, tx Tx, old, next *data.Call) err
 	return b.observeCampaign(ctx, tx, old, next)
 }
 
-// observeCampaign applies a dial task's call's change of status to its recipient.
+// observeCampaign applies a dial task's call's change of status to its recipient, now.
 func (b *base) observeCampaign(ctx context.Context, tx Tx, old, next *data.Call) error {
+	return b.observeCampaignAt(ctx, tx, old, next, b.now())
+}
+
+// observeCampaignAt is observeCampaign at a given time: a claim that ends a call judges
+// it at the claim's own now, so the attempt it gives back is due within that claim.
+func (b *base) observeCampaignAt(ctx context.Context, tx Tx, old, next *data.Call, now time.Time) error {
 	if next.Direction != data.DirectionOutbound || old == nil || old.Status == next.Status {
 		return nil
 	}
@@ -35,7 +41,6 @@ func (b *base) observeCampaign(ctx context.Context, tx Tx, old, next *data.Call)
 	if err != nil || r == nil {
 		return err
 	}
-	now := b.now()
 	if next.Status == data.CallOngoing {
 		return b.extendDialLease(tx, r, next, now)
 	}
@@ -159,8 +164,8 @@ func moveCounts(c *data.Campaign, old, next *data.Recipient) {
 }
 
 // endDialCall ends a dial task's call for the system at now (failed with reason), with
-// the events and figures of any call's end; the campaign learns of it through
-// observeCall, as of any end.
+// the events and figures of any call's end; the rollout and the campaign learn of it as
+// of any end, the campaign at now.
 func (b *base) endDialCall(ctx context.Context, tx Tx, old *data.Call, reason string, now time.Time) error {
 	next := *old
 	at := data.NewTime(now)
@@ -175,5 +180,8 @@ func (b *base) endDialCall(ctx context.Context, tx Tx, old *data.Call, reason st
 	if err := b.callEvents(sys, tx, &next, "", old.Status, false); err != nil {
 		return err
 	}
-	return b.observeCall(sys, tx, old, &next)
+	if err := b.observeRollout(sys, tx, old, &next); err != nil {
+		return err
+	}
+	return b.observeCampaignAt(sys, tx, old, &next, now)
 }
