@@ -23,6 +23,12 @@ type SuppressionCreate struct {
 	Line        int     `json:"-"`
 }
 
+// SuppressionRows is the JSON body of POST /api/v1/suppressions/import (the CSV form's
+// rows as a list).
+type SuppressionRows struct {
+	Rows []SuppressionCreate `json:"rows"`
+}
+
 // SuppressionImport is what a CSV import of the suppression list did.
 type SuppressionImport struct {
 	Rows       int64 `json:"rows"`

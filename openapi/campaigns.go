@@ -62,8 +62,9 @@ func init() {
 		Body:        data.SuppressionCreate{}, BodyRequired: true, Out: data.Suppression{}, Status: http.StatusCreated,
 		Others: map[int]string{http.StatusOK: "The number was listed already: the stored entry."}}
 	opDocs["POST /api/v1/suppressions/import"] = opDoc{Tag: tag, Summary: "Import a CSV into the suppression list (every row or none)",
-		Description: "Send text/csv, or a multipart file part: a phone_number column (E.164 numbers) and an optional reason column. Errors " +
-			"name rows.line_<n>.phone_number. 413 over the file limit.",
+		Description: "Send text/csv, or a multipart file part: a phone_number column (E.164 numbers) and an optional reason column; or JSON " +
+			"{rows: [{phone_number, reason?}]}. Errors name rows.line_<n>.phone_number (rows.<i>.phone_number for JSON). 413 over the file limit.",
+		Body: data.SuppressionRows{}, BodyRequired: true,
 		Multipart: map[string]any{"type": "object", "required": []string{"file"}, "properties": map[string]any{
 			"file": map[string]any{"type": "string", "contentMediaType": "text/csv"}}},
 		Out: data.SuppressionImport{}, Shape: shapeData, Errors: []int{http.StatusRequestEntityTooLarge}}
@@ -126,6 +127,9 @@ func init() {
 		"state":   oneOf(data.RecipientPending, data.RecipientInProgress, data.RecipientCompleted, data.RecipientSuppressed, data.RecipientExhausted, data.RecipientCanceled),
 		"line":    {Description: "The CSV line, or the index in the JSON list, of the recipient's first row."},
 		"next_at": {Description: "When a pending recipient is next due."},
+	}
+	fieldRules["SuppressionRows"] = map[string]fieldRule{
+		"rows": fieldRule{}.with(true, fmt.Sprintf("At least one, at most %d.", validate.MaxSuppressionImport)),
 	}
 	fieldRules["SuppressionCreate"] = map[string]fieldRule{
 		"phone_number": fieldRule{}.with(true, "E.164, with its country code."),

@@ -248,17 +248,28 @@ func (s *Server) handleSuppressionAdd(w http.ResponseWriter, r *http.Request) er
 }
 
 // handleSuppressionImport: POST /api/v1/suppressions/import — a CSV (phone_number column,
-// optional reason) as text/csv or as a multipart file part; every row or none.
+// optional reason) as text/csv or as a multipart file part, or JSON {rows}; every row or
+// none.
 func (s *Server) handleSuppressionImport(w http.ResponseWriter, r *http.Request) error {
-	body, err := s.readCSVUpload(r)
-	if err != nil {
-		return err
+	ctx := r.Context()
+	var rows []data.SuppressionCreate
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" {
+		var in data.SuppressionRows
+		var err error
+		if ctx, err = decodeInput(r, &in); err != nil {
+			return err
+		}
+		rows = in.Rows
+	} else {
+		body, err := s.readCSVUpload(r)
+		if err != nil {
+			return err
+		}
+		if rows, err = readSuppressionsCSV(bytes.NewReader(body)); err != nil {
+			return err
+		}
 	}
-	rows, err := readSuppressionsCSV(bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	res, err := s.svc.Suppressions.ImportSuppressions(r.Context(), rows)
+	res, err := s.svc.Suppressions.ImportSuppressions(ctx, rows)
 	if err != nil {
 		return err
 	}
@@ -301,7 +312,7 @@ func (s *Server) readCSVUpload(r *http.Request) ([]byte, error) {
 			}
 		}
 	}
-	return nil, data.Errorf(data.EMEDIATYPE, "Send the list as text/csv or as a multipart/form-data file part.")
+	return nil, data.Errorf(data.EMEDIATYPE, "Send the list as text/csv, as a multipart/form-data file part, or as JSON {\"rows\": [...]}.")
 }
 
 // handleSuppressionDelete: DELETE /api/v1/suppressions/{suppression_id} — 204.

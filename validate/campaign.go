@@ -203,7 +203,7 @@ func Suppressions(rows []data.SuppressionCreate, region string, single bool) ([]
 	if !single {
 		switch {
 		case len(rows) == 0:
-			errs.Add("file", "The file must hold at least one row under a phone_number column.")
+			errs.Add("file", "The list is empty: send a CSV with at least one row under a phone_number column, or rows as JSON.")
 		case len(rows) > MaxSuppressionImport:
 			errs.MaxItems("rows", len(rows), MaxSuppressionImport)
 		}
@@ -214,13 +214,17 @@ func Suppressions(rows []data.SuppressionCreate, region string, single bool) ([]
 	out := make([]string, len(rows))
 	for i, r := range rows {
 		p := ""
-		if !single {
+		switch {
+		case single:
+		case r.Line > 0:
 			p = "rows.line_" + strconv.Itoa(r.Line) + "."
+		default: // a JSON list's item
+			p = Index("rows", i) + "."
 		}
 		e164, ok := phone.Normalize(r.PhoneNumber, region)
 		if !ok {
 			msg := phoneMessage(r.PhoneNumber, region)
-			if !single {
+			if r.Line > 0 {
 				msg = fmt.Sprintf("Line %d: %s", r.Line, msg)
 			}
 			errs.Add(p+"phone_number", msg)
