@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // A database written before rows were deflated and agent rows carried their key beside
@@ -62,5 +64,56 @@ func TestStoredValuesDeflate(t *testing.T) {
 	}
 	if _, err := decodeValue([]byte{markDeflate, 0xff, 0x00}); err == nil {
 		t.Error("a corrupt deflated value decoded")
+	}
+}
+
+// Agents and versions stored before analysis_config existed (rows of either form, and
+// version rows) read with the default group, and encode as a new agent's would.
+func TestAgentRowsWithoutAnalysisConfigRead(t *testing.T) {
+	db := openInternal(t, &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
+	a := data.StoredAgent{Agent: *data.DefaultAgent(), LastVersion: 1}
+	a.ID, a.WorkspaceID, a.Name, a.Status = "agt_01JD6000000000000000000002", "ws_01JD6000000000000000000000", "Before", data.AgentStatusDraft
+	const group = `,"analysis_config":{"fields":[],"success_criterion":null,"summary":false,"auto":false}`
+	strip := func(raw []byte) []byte {
+		if !bytes.Contains(raw, []byte(group)) {
+			t.Fatalf("no analysis_config in %s", raw)
+		}
+		return bytes.Replace(raw, []byte(group), nil, 1)
+	}
+	plain, _ := json.Marshal(&a)
+	row, err := encodeAgentRow(&a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := data.AgentVersion{AgentID: a.ID, VersionNumber: 1, Name: a.Name, AgentConfig: a.AgentConfig}
+	version, _ := json.Marshal(&v)
+	for _, old := range [][]byte{strip(plain), strip(row)} {
+		if err := db.bolt.Update(func(tx *bbolt.Tx) error {
+			if err := tx.Bucket(bucketAgents).Put([]byte(a.ID), old); err != nil {
+				return err
+			}
+			return tx.Bucket(bucketAgentVersions).Put(versionKey(a.ID, 1), strip(version))
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var got *data.StoredAgent
+		var gotVersion *data.AgentVersion
+		err := db.View(context.Background(), func(st service.Tx) error {
+			var err error
+			if got, err = st.Agent(a.ID); err != nil {
+				return err
+			}
+			gotVersion, err = st.AgentVersion(a.ID, 1)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, _ := json.Marshal(got); !bytes.Equal(g, plain) {
+			t.Fatalf("old row read back\n %s\nwant\n %s", g, plain)
+		}
+		if g, _ := json.Marshal(gotVersion); !bytes.Equal(g, version) {
+			t.Fatalf("old version read back\n %s\nwant\n %s", g, version)
+		}
 	}
 }

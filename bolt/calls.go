@@ -171,6 +171,9 @@ func deleteCallTx(tx *bbolt.Tx, c *data.Call, terms map[string]int) error {
 	if err := moveOpenCall(tx, c, nil); err != nil {
 		return err
 	}
+	if err := deleteCallAnalysis(tx, c); err != nil {
+		return err
+	}
 	return tx.Bucket(bucketCalls).Delete([]byte(c.ID))
 }
 

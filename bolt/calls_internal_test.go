@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -202,7 +203,7 @@ func TestAnalyticsExactAtHourEdges(t *testing.T) {
 				r.Add(data.RollupOf(call), 1)
 			}
 		}
-		tot := data.CallTotals{Calls: r.Calls, Ended: r.Ended, Failed: r.Failed, TotalDurationMS: r.DurationMS}
+		tot := data.CallTotals{Calls: r.Calls, Ended: r.Ended, Failed: r.Failed, TotalDurationMS: r.DurationMS, CostMicros: map[string]int64{}}
 		if r.WithDuration > 0 {
 			tot.AverageDurationMS = r.DurationMS / r.WithDuration
 		}
@@ -223,7 +224,7 @@ func TestAnalyticsExactAtHourEdges(t *testing.T) {
 					t.Fatal(err)
 				}
 				want := direct(rg[0], rg[1], agent)
-				if got.Totals != want {
+				if !reflect.DeepEqual(got.Totals, want) {
 					t.Errorf("%v–%v agent %q %s: totals %+v, want %+v", rg[0].Format("15:04"), rg[1].Format("15:04"), agent, interval, got.Totals, want)
 				}
 				var sum int64
@@ -248,7 +249,7 @@ func TestAnalyticsExactAtHourEdges(t *testing.T) {
 	}
 	empty, _ := svcOf(db).Analytics.CallAnalytics(ctx, data.CallAnalyticsQuery{From: start.Add(-48 * time.Hour), To: start.Add(-47 * time.Hour), Interval: data.IntervalHour})
 	raw, _ := json.Marshal(empty)
-	if string(raw) != `{"totals":{"calls":0,"ended":0,"failed":0,"total_duration_ms":0,"average_duration_ms":0},"series":[{"start":"2026-11-18T08:00:00.000Z","calls":0,"ended":0,"failed":0,"total_duration_ms":0,"average_duration_ms":0}],"disconnection_reasons":{},"versions":[]}` {
+	if string(raw) != `{"totals":{"calls":0,"ended":0,"failed":0,"total_duration_ms":0,"average_duration_ms":0,"cost_micros":{}},"series":[{"start":"2026-11-18T08:00:00.000Z","calls":0,"ended":0,"failed":0,"total_duration_ms":0,"average_duration_ms":0,"cost_micros":{}}],"disconnection_reasons":{},"versions":[]}` {
 		t.Errorf("empty range: %s", raw)
 	}
 }

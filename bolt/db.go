@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -66,6 +66,7 @@ var allBuckets = [][]byte{
 	bucketNumbers, bucketNumbersByPhone, bucketNumbersByWS, bucketNumbersByAgent, bucketCalls, bucketCallScopes, bucketCallEntries, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketSubscriptions,
 	bucketCallPostingDocs, bucketCallEventRefs,
 	bucketKBByWS, bucketKBSources, bucketKBChunks, bucketKBPendingURLs,
+	bucketPriceTables, bucketCallAnalysisValues, bucketCallFieldRollups,
 	bucketJobs, bucketJobsDue, bucketJobsByWS, bucketJobsUnique,
 }
 
@@ -79,6 +80,7 @@ var (
 		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceWebhooks(tx, ws) },
 		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceNumbers(tx, ws) },
 		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceCalls(tx, ws) },
+		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceAnalysis(tx, ws) },
 		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceSubscription(tx, ws) },
 		deleteWorkspaceKnowledgeBases,
 		func(db *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceJobs(tx, ws) },
@@ -256,7 +258,13 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// (migrateDocs moved a schema 2 or 3 file's indexes before this runs), and events are
 	// written in a binary form (events_binary.go; old forms read as they are).
 	func(tx *bbolt.Tx) error { return nil },
-	// 4 → 5: the call-start contract (call_start.go): the open calls of each workspace are
+	// 4 → 5: post-call analysis and cost (analysis.go): price tables, each call's analysis
+	// values and the per-field rollups, new buckets init creates empty; call rollups gain
+	// cost members (calls stored before have no cost, so nothing is rewritten). The
+	// version is raised so that an older binary, which would write calls without keeping
+	// these, refuses the file.
+	func(tx *bbolt.Tx) error { return nil },
+	// 5 → 6: the call-start contract (call_start.go): the open calls of each workspace are
 	// indexed (filled here from the calls' status scopes) and agents have rollouts (a new
 	// bucket, empty). An older binary would end calls without unindexing them, so the
 	// version keeps it out.

@@ -201,6 +201,37 @@ func finished(old *data.JobRecord, out data.JobOutcome) *data.JobRecord {
 	return &j
 }
 
+// EndJobLeases implements service.JobTx: a walk of the due index's running entries.
+func (t tx) EndJobLeases(now time.Time, alive []string) (int, error) {
+	var ids []string
+	cur := t.b.Bucket(bucketJobsDue).Cursor()
+	for k, v := cur.First(); k != nil; k, v = cur.Next() {
+		if len(v) > 0 && v[0] == dueRunning {
+			ids = append(ids, string(k[8:]))
+		}
+	}
+	// Rewritten after the walk: a bbolt cursor may skip a key after a change under it.
+	end := data.NewTime(now)
+	n := 0
+	for _, id := range ids {
+		old, err := readJob(t.b, id)
+		if err != nil {
+			return n, err
+		}
+		if old == nil || old.Status != data.JobRunning || slices.Contains(alive, old.LeaseOwner) ||
+			old.LeaseUntil == nil || !old.LeaseUntil.After(end.Time) {
+			continue
+		}
+		j := *old
+		j.LeaseUntil = &end
+		if err := writeJob(t.b, old, &j); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
 // CancelJob implements service.JobTx.
 func (t tx) CancelJob(id string, at time.Time) (bool, error) {
 	old, err := readJob(t.b, id)

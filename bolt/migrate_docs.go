@@ -90,7 +90,7 @@ func markVersion4(bdb *bbolt.DB) (bool, error) {
 				return err
 			}
 		}
-		// 4, not schemaVersion: the migrations after 4 (bolt/db.go) still run at init.
+		// 4, not schemaVersion: the migrations after 4 run in init, as on any version-4 file.
 		var ver [8]byte
 		binary.BigEndian.PutUint64(ver[:], 4)
 		return tx.Bucket(bucketMeta).Put([]byte("schema_version"), ver[:])

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -27,6 +28,10 @@ type applyState struct {
 	agentID, kbID map[string]string
 	publish       bool
 	description   string
+	// toPublish are the agents created or changed, published once their tests pass
+	// (cli/apply_publish.go).
+	toPublish   []pendingPublish
+	testTimeout time.Duration
 	// run names this apply in Idempotency-Keys.
 	run string
 }
@@ -44,12 +49,14 @@ func NewApplyCommand() *cobra.Command {
 	var flags planFlags
 	var publish bool
 	var description string
+	var testTimeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "apply -f DIR|FILE",
 		Short: "Create, change and (with --prune) delete records so the server matches the state files",
 		Long: "Plans as `voiceapi plan` does, prints the plan, then carries it out. Every change and delete is sent with " +
 			"If-Match: a record changed on the server since it was read stops the apply with an error instead of being " +
-			"overwritten. With --publish, each agent created or changed is published with --description.\n" +
+			"overwritten. With --publish, each agent created or changed is published with --description once a run of its " +
+			"tests on the new draft passed; when one does not pass, nothing is published.\n" +
 			"Exit status: 0 applied (or nothing to do), 1 error. See docs/agents-as-code.md.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -68,13 +75,18 @@ func NewApplyCommand() *cobra.Command {
 			if beforeApply != nil {
 				beforeApply()
 			}
-			st := &applyState{c: p.c, out: out, agentID: uniqueIDs(p.cur.agentIDs), kbID: uniqueIDs(p.cur.kbIDs), publish: publish, description: description, run: runID()}
-			return p.apply(cmd.Context(), st)
+			st := &applyState{c: p.c, out: out, agentID: uniqueIDs(p.cur.agentIDs), kbID: uniqueIDs(p.cur.kbIDs), publish: publish,
+				description: description, run: runID(), testTimeout: testTimeout}
+			if err := p.apply(cmd.Context(), st); err != nil {
+				return err
+			}
+			return st.publishTested(cmd.Context())
 		},
 	}
 	flags.register(cmd.Flags())
 	cmd.Flags().BoolVar(&publish, "publish", false, "publish every agent created or changed")
 	cmd.Flags().StringVar(&description, "description", "", "description of the versions --publish creates")
+	cmd.Flags().DurationVar(&testTimeout, "test-timeout", 30*time.Minute, "with --publish: longest wait for the agents' test runs")
 	return cmd
 }
 
@@ -104,18 +116,6 @@ func applyError(a *action, err error, done, total int) error {
 		where = " (declared in " + a.origin + ")"
 	}
 	return fmt.Errorf("apply stopped at %c %s %q%s: %w (%s)", a.op, a.kind, a.key, where, err, progress)
-}
-
-// maybePublish publishes an agent just created or changed, when --publish asks.
-func (st *applyState) maybePublish(ctx context.Context, id, etag string) error {
-	if !st.publish {
-		return nil
-	}
-	var desc *string
-	if st.description != "" {
-		desc = &st.description
-	}
-	return st.c.Agents.Publish(ctx, id, desc, client.IfMatch(etag))
 }
 
 // agentRef resolves an agent name to its id; nil stays nil (no agent).

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -46,12 +47,21 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 	agentID := agent.Data()["id"].(string)
 	testkit.Expect(t, do("POST", "/api/v1/agents/"+agentID+"/publish", map[string]any{"description": "first"}), 204)
 	testkit.Expect(t, do("PUT", "/api/v1/agents/"+agentID, map[string]any{"name": "Support v2"}), 200)
+	testkit.Expect(t, do("PUT", "/api/v1/agents/"+agentID+"/rollout", map[string]any{"variants": []any{map[string]any{"version": 1, "weight": 100}}}), 200)
 	number := do("POST", "/api/v1/numbers", map[string]any{"phone_number": "+14155550123", "provider": "twilio", "inbound_agent_id": agentID})
 	testkit.Expect(t, number, 201)
+	testkit.Expect(t, do("PUT", "/api/v1/price-table", map[string]any{"currency": "EUR", "prices": []any{
+		map[string]any{"provider": "groq", "model": "*", "unit": "llm_input_1m_tokens", "price": "0.5"}}}), 200)
 	for i := range 3 {
 		testkit.Expect(t, do("POST", "/api/v1/calls", map[string]any{"agent_id": agentID, "direction": "web",
-			"transcript": []map[string]any{{"role": "user", "content": fmt.Sprint("hello ", i), "start_ms": 0}}}), 201)
+			"transcript": []map[string]any{{"role": "user", "content": fmt.Sprint("hello ", i), "start_ms": 0}},
+			"analysis":   map[string]any{"call_successful": i > 0},
+			"usage":      map[string]any{"llm": []any{map[string]any{"provider": "groq", "model": "m", "input_tokens": 1000 * (i + 1)}}}}), 201)
 	}
+	figures := "/api/v1/analytics/analysis?field=call_successful&interval=hour&agent_id=" + agentID + "&from=" + time.Now().UTC().Add(-2*time.Hour).Format(time.RFC3339) +
+		"&to=" + time.Now().UTC().Add(2*time.Hour).Format(time.RFC3339)
+	analytics := "/api/v1/analytics/calls?interval=hour&from=" + time.Now().UTC().Add(-2*time.Hour).Format(time.RFC3339) +
+		"&to=" + time.Now().UTC().Add(2*time.Hour).Format(time.RFC3339)
 	kb := do("POST", "/api/v1/knowledge-bases", map[string]any{"name": "FAQ", "texts": []any{map[string]any{"title": "Hours", "content": "We open at nine."}}})
 	testkit.Expect(t, kb, 201)
 	kbID := kb.Data()["id"].(string)
@@ -72,6 +82,12 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 	}); err != nil || len(jobs) != 1 {
 		t.Fatalf("the installation's jobs: %v, %v", jobs, err)
 	}
+	// A test of the agent and a run of it, queued with its job (no runner runs).
+	test := do("POST", "/api/v1/agents/"+agentID+"/tests", map[string]any{"name": "greets", "user": map[string]any{"script": []string{"hi"}},
+		"criteria": []map[string]any{{"type": "says", "pattern": "Hello"}}})
+	testkit.Expect(t, test, 201)
+	run := do("POST", "/api/v1/agents/"+agentID+"/test-runs", map[string]any{})
+	testkit.Expect(t, run, 202)
 	// A webhook to nowhere reachable: its deliveries stay pending (no dispatcher runs).
 	hook := do("POST", "/api/v1/webhooks", map[string]any{"url": "https://example.com/hook", "events": []string{"*"}})
 	testkit.Expect(t, hook, 201)
@@ -85,12 +101,16 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 
 	paths := []string{
 		"/api/v1/agents", "/api/v1/agents/" + agentID, "/api/v1/agents/" + agentID + "/versions",
-		"/api/v1/agents/" + agentID + "/versions/1", "/api/v1/numbers", "/api/v1/calls",
+		"/api/v1/agents/" + agentID + "/versions/1", "/api/v1/agents/" + agentID + "/rollout", "/api/v1/numbers", "/api/v1/calls",
 		"/api/v1/knowledge-bases", "/api/v1/knowledge-bases/" + kbID,
 		"/api/v1/knowledge-bases/" + kbID + "/sources/files/" + fileID + "/content",
 		"/api/v1/webhooks", "/api/v1/webhooks/" + hookID, "/api/v1/webhooks/" + hookID + "/deliveries", "/api/v1/workspaces",
 		"/api/v1/subscription", "/api/v1/audit-log?per_page=100", "/api/v1/audit-log/verify",
-		"/api/v1/jobs/" + jobs[0].ID,
+		"/api/v1/price-table", figures, analytics,
+		"/api/v1/jobs/" + jobs[0].ID, "/api/v1/jobs/" + run.Data()["job_id"].(string),
+		"/api/v1/agents/" + agentID + "/tests", "/api/v1/agents/" + agentID + "/tests/" + test.Data()["id"].(string),
+		"/api/v1/agents/" + agentID + "/test-runs", "/api/v1/agents/" + agentID + "/test-runs/" + run.Data()["id"].(string),
+		"/api/v1/agents/" + agentID + "/publish-gate",
 	}
 	before := map[string]*testkit.Response{}
 	for _, p := range paths {
@@ -108,7 +128,8 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("migrate --from-data: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "agent_versions 1") || !strings.Contains(out, "calls 3") || !strings.Contains(out, "files 1") || !strings.Contains(out, "jobs 1") {
+	if !strings.Contains(out, "agent_versions 1") || !strings.Contains(out, "rollouts 1") || !strings.Contains(out, "calls 3") || !strings.Contains(out, "files 1") || !strings.Contains(out, "jobs 2") ||
+		!strings.Contains(out, "agent_tests 1") || !strings.Contains(out, "test_runs 1") {
 		t.Errorf("the move's summary: %s", out)
 	}
 	// Moving again into the now full database is refused, changing nothing.

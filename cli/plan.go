@@ -19,7 +19,7 @@ import (
 var ErrChangesPlanned = errors.New("changes planned")
 
 // ExitCode is the process exit code for a command's error: 0 for none, 2 for
-// ErrChangesPlanned, 1 for anything else.
+// ErrChangesPlanned, 1 for anything else (ErrTestsFailed included).
 func ExitCode(err error) int {
 	switch {
 	case err == nil:
@@ -146,7 +146,7 @@ func makePlan(ctx context.Context, flags *planFlags) (*plan, error) {
 		return nil, err
 	}
 	steps := []func() error{
-		p.planKnowledgeBases, p.planAgents, p.planNumbers, p.planWebhooks,
+		p.planKnowledgeBases, p.planAgents, func() error { return p.planTests(ctx) }, p.planNumbers, p.planWebhooks,
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {

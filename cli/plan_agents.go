@@ -62,7 +62,7 @@ func (p *plan) createAgent(a *agentSpec, want map[string]map[string]any) *action
 			return err
 		}
 		st.agentID[a.Name] = rec.ID
-		return st.maybePublish(ctx, rec.ID, etag)
+		return st.maybePublish(a.Name, rec.ID, etag)
 	}}
 }
 
@@ -105,7 +105,7 @@ func (p *plan) changeAgent(a *agentSpec, want map[string]map[string]any, r *remo
 		if err != nil {
 			return err
 		}
-		return st.maybePublish(ctx, id, newTag)
+		return st.maybePublish(a.Name, id, newTag)
 	}}
 }
 

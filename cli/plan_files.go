@@ -96,7 +96,10 @@ type agentSpec struct {
 	// unmanaged.
 	KnowledgeBases []string
 	Groups         map[string]map[string]any
-	origin         string
+	// Tests are the agent's tests; nil when the file leaves them unmanaged
+	// (cli/plan_tests.go).
+	Tests  []*testSpec
+	origin string
 }
 
 // desired is everything the files declare, keyed by each kind's stable name.
@@ -117,6 +120,7 @@ var groupTypes = map[string]reflect.Type{
 	"prompt_config":         reflect.TypeFor[data.PromptConfig](),
 	"stt_config":            reflect.TypeFor[data.STTConfig](),
 	"tts_config":            reflect.TypeFor[data.TTSConfig](),
+	"analysis_config":       reflect.TypeFor[data.AnalysisConfig](),
 }
 
 // loadDesired reads a file, or every .yaml, .yml and .json file under a directory.
@@ -279,8 +283,8 @@ func jsonKind(t reflect.Type) string {
 	}
 }
 
-// agentFromMap checks an agent's members: name, knowledge_bases and the six groups, each
-// group a mapping of the group's own members.
+// agentFromMap checks an agent's members: name, knowledge_bases, tests and the six groups,
+// each group a mapping of the group's own members.
 func agentFromMap(m map[string]any, path string) (*agentSpec, error) {
 	spec := &agentSpec{Groups: map[string]map[string]any{}}
 	name, ok := m["name"].(string)
@@ -306,6 +310,11 @@ func agentFromMap(m map[string]any, path string) (*agentSpec, error) {
 				}
 				spec.KnowledgeBases = append(spec.KnowledgeBases, s)
 			}
+		case k == "tests":
+			var err error
+			if spec.Tests, err = testsFromList(v, path); err != nil {
+				return nil, err
+			}
 		case groupTypes[k] != nil:
 			g, ok := v.(map[string]any)
 			if !ok {
@@ -322,7 +331,7 @@ func agentFromMap(m map[string]any, path string) (*agentSpec, error) {
 			}
 			spec.Groups[k] = g
 		default:
-			return nil, fmt.Errorf("%s.%s: unknown field (known: name, knowledge_bases, %s)", path, k, strings.Join(client.AgentGroups, ", "))
+			return nil, fmt.Errorf("%s.%s: unknown field (known: name, knowledge_bases, tests, %s)", path, k, strings.Join(client.AgentGroups, ", "))
 		}
 	}
 	return spec, nil

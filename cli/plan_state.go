@@ -32,6 +32,9 @@ type current struct {
 	agentOrder, kbOrder []string // names, oldest first, for pull and prune
 	numberOrder         []string
 	webhookOrder        []string
+	// tests are each agent's tests by agent id, oldest first: read by pull only (plan
+	// reads an agent's tests when its file lists them, cli/plan_tests.go).
+	tests map[string][]*data.AgentTest
 }
 
 // kinds says which kinds of record to read from the server.

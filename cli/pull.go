@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	"github.com/voiceapi/voiceapi/client"
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -26,7 +27,7 @@ func NewPullCommand() *cobra.Command {
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "pull",
-		Short: "Write the server's agents, knowledge bases, numbers and webhooks as state files",
+		Short: "Write the server's agents (with their tests), knowledge bases, numbers and webhooks as state files",
 		Long: "Writes " + PullFile + " (and the knowledge bases' files under files/) into --out, so that plan against " +
 			"the same server then shows no changes. Credentials are never written: each agent's api_key becomes an " +
 			"${env:NAME} reference, and pull lists the variables to set. See docs/agents-as-code.md.",
@@ -41,6 +42,9 @@ func NewPullCommand() *cobra.Command {
 				return fmt.Errorf("%s exists: pass --force to overwrite it", target)
 			}
 			cur, err := readCurrent(cmd.Context(), c, allKinds)
+			if err == nil {
+				err = cur.readAllTests(cmd.Context(), c)
+			}
 			if err != nil {
 				return fmt.Errorf("reading the server's state: %w", err)
 			}
@@ -144,7 +148,11 @@ func pullDocument(cur *current) (map[string]any, []string, map[string][2]string,
 		for _, id := range a.LLMConfig.KnowledgeBaseIDs {
 			names = append(names, cur.kbName[id])
 		}
-		m["name"], m["knowledge_bases"] = a.Name, names
+		tests := []any{}
+		for _, t := range cur.tests[a.ID] {
+			tests = append(tests, client.TestBody(*t))
+		}
+		m["name"], m["knowledge_bases"], m["tests"] = a.Name, names, tests
 		agents = append(agents, m)
 	}
 	agentName := func(id *string) any {

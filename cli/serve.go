@@ -40,7 +40,10 @@ type serveOptions struct {
 	logLevel  string
 	catalog   string
 
+	// allowPrivateURLs and allowURLPrefixes make the SSRF guard (guard), the one
+	// configuration of every URL the server calls.
 	allowPrivateURLs bool
+	allowURLPrefixes []string
 	webhookWorkers   int
 	webhookRetries   []time.Duration
 	// deliveryRetention is how long finished webhook delivery records are kept; 0 keeps
@@ -100,7 +103,8 @@ func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.DurationVar(&o.drain, "drain-timeout", 20*time.Second, "how long shutdown waits for in-flight requests")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	f.StringVar(&o.catalog, "catalog", "", "JSON file of models per provider that extends the embedded catalog")
-	f.BoolVar(&o.allowPrivateURLs, "allow-private-urls", false, "let webhooks and fetched URLs reach loopback and private addresses (development, tests)")
+	f.BoolVar(&o.allowPrivateURLs, "allow-private-urls", false, "let every URL the server calls (webhooks, knowledge base urls, embedding providers, model servers, custom functions) reach loopback and private addresses (development, tests)")
+	f.StringArrayVar(&o.allowURLPrefixes, "allow-url-prefix", nil, "let URLs starting with this prefix reach private addresses through the SSRF guard, whatever calls them (a webhook receiver, a knowledge base's pages, a model server or custom function on your network, e.g. http://127.0.0.1:11434/); repeatable")
 	f.IntVar(&o.webhookWorkers, "webhook-workers", webhook.DefaultWorkers, "webhook deliveries posted at once")
 	f.DurationSliceVar(&o.webhookRetries, "webhook-retry-schedule", webhook.DefaultRetrySchedule, "waits before each retry of a failed webhook delivery, comma-separated")
 	f.DurationVar(&o.deliveryRetention, "delivery-retention", service.DefaultDeliveryRetention, "how long finished webhook delivery records are kept before a background pass deletes them (0 keeps them forever; events and the audit log are never deleted by it)")
@@ -160,7 +164,11 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	if t := o.timeouts; t.ReadHeader <= 0 || t.Read <= 0 || t.Write <= 0 || t.Idle <= 0 {
 		return fmt.Errorf("--read-header-timeout, --read-timeout, --write-timeout and --idle-timeout must be more than 0")
 	}
-	llmSettings, err := o.llm.settings(o.allowPrivateURLs)
+	guard, err := netguard.NewGuard(o.allowPrivateURLs, o.allowURLPrefixes)
+	if err != nil {
+		return err
+	}
+	llmSettings, err := o.llm.settings(guard)
 	if err != nil {
 		return err
 	}
@@ -170,7 +178,7 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	if err != nil {
 		return fmt.Errorf("--catalog: %w", err)
 	}
-	kopts, err := knowledgeOptions(o)
+	kopts, err := knowledgeOptions(o, guard)
 	if err != nil {
 		return err
 	}
@@ -193,8 +201,10 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	// before it closes: the deferred Stop runs before the deferred Close.
 	svc := NewServices(db)
 	svc.Conversations.Configure(ConversationOptions(llmSettings))
+	svc.Analysis.Configure(AnalysisOptions(llmSettings))
 	dispatcher := webhook.NewDispatcher(svc.Deliveries, webhook.Config{
-		Workers: o.webhookWorkers, Schedule: o.webhookRetries, AllowPrivate: o.allowPrivateURLs, Logger: logger,
+		Workers: o.webhookWorkers, Schedule: o.webhookRetries, Logger: logger,
+		AllowPrivate: guard.AllowPrivate, AllowURLPrefixes: guard.AllowURLPrefixes,
 	})
 	db.SetEventHook(dispatcher.Wake)
 	dispatcher.Start(context.Background())
@@ -208,7 +218,7 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	}()
 	srv := NewServerOn(db, svc, logger, func(c *server.Config) {
 		c.RateLimit, c.LoginRateLimit = o.rateLimit, o.loginRateLimit
-		c.AllowPrivateURLs = o.allowPrivateURLs
+		c.AllowPrivateURLs, c.AllowURLPrefixes = guard.AllowPrivate, guard.AllowURLPrefixes
 		if q, ok := db.(queueCounter); ok {
 			c.QueueDepth = func() int {
 				n, err := q.WebhookQueueDepth(context.Background())
@@ -332,9 +342,9 @@ func purgeIdempotency(ctx context.Context, db Backend, logger *slog.Logger, ever
 
 // knowledgeOptions configures knowledge bases from the embeddings flags: both the url and
 // the model, or neither.
-func knowledgeOptions(o serveOptions) (bolt.KnowledgeOptions, error) {
+func knowledgeOptions(o serveOptions, guard netguard.Guard) (bolt.KnowledgeOptions, error) {
 	// Workspaces' own providers are client-supplied urls: the SSRF guard applies (§14).
-	k := bolt.KnowledgeOptions{EmbedClient: netguard.NewClient(netguard.Options{AllowPrivate: o.allowPrivateURLs, Timeout: knowledge.DefaultEmbedTimeout})}
+	k := bolt.KnowledgeOptions{EmbedClient: guard.Client(netguard.Options{Timeout: knowledge.DefaultEmbedTimeout})}
 	if o.embeddingsURL == "" && o.embeddingsModel == "" {
 		return k, nil
 	}

@@ -17,6 +17,8 @@ type jobOptions struct {
 	lease     time.Duration
 	poll      time.Duration
 	retention time.Duration
+	// testConcurrency bounds the agent test cases this process runs at once.
+	testConcurrency int
 }
 
 // register declares the job flags on f.
@@ -25,6 +27,7 @@ func (o *jobOptions) register(f *pflag.FlagSet) {
 	f.DurationVar(&o.lease, "job-lease", service.DefaultJobLease, "how long a job stays with the process running it without a heartbeat: how soon a job whose process died runs again")
 	f.DurationVar(&o.poll, "job-poll", service.DefaultJobPoll, "longest wait before this process looks for jobs other replicas queued (its own wake it at once)")
 	f.DurationVar(&o.retention, "job-retention", service.DefaultJobRetention, "how long finished jobs are kept before a background pass deletes them (0 keeps them forever)")
+	f.IntVar(&o.testConcurrency, "test-concurrency", service.DefaultTestConcurrency, "agent test cases (each a conversation with a model provider) this process runs at once, across its test runs")
 }
 
 // check refuses job flags the runner cannot honour.
@@ -38,6 +41,8 @@ func (o *jobOptions) check() error {
 		return fmt.Errorf("--job-poll must be more than 0")
 	case o.retention < 0:
 		return fmt.Errorf("--job-retention must be 0 (keep forever) or more")
+	case o.testConcurrency < 1:
+		return fmt.Errorf("--test-concurrency must be at least 1")
 	}
 	return nil
 }
@@ -47,6 +52,7 @@ func (o *jobOptions) check() error {
 // the next start or another replica), and ends the pruning. Call stop before the
 // database closes.
 func startJobs(svc *service.Services, o jobOptions, logger *slog.Logger) (stop func(drain time.Duration)) {
+	svc.TestRuns.Configure(service.TestRunOptions{Concurrency: o.testConcurrency})
 	runner := svc.Jobs.NewRunner(service.RunnerOptions{Workers: o.workers, Lease: o.lease, Poll: o.poll})
 	runner.Start(context.Background())
 	logger.Info("job runner started", "owner", runner.Owner(), "workers", o.workers)

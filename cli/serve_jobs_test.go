@@ -21,7 +21,7 @@ import (
 // value stops serve before anything opens.
 func TestServeJobFlags(t *testing.T) {
 	o := testServeOptions(t, t.TempDir())
-	if o.jobs != (jobOptions{workers: 4, lease: 30 * time.Second, poll: 2 * time.Second, retention: 168 * time.Hour}) {
+	if o.jobs != (jobOptions{workers: 4, lease: 30 * time.Second, poll: 2 * time.Second, retention: 168 * time.Hour, testConcurrency: 8}) {
 		t.Errorf("defaults = %+v", o.jobs)
 	}
 	cases := []struct {
@@ -36,6 +36,8 @@ func TestServeJobFlags(t *testing.T) {
 		{[]string{"--job-poll", "0s"}, "--job-poll must be more than 0"},
 		{[]string{"--job-retention", "0s"}, ""},
 		{[]string{"--job-retention", "-1s"}, "--job-retention must be 0"},
+		{[]string{"--test-concurrency", "1"}, ""},
+		{[]string{"--test-concurrency", "0"}, "--test-concurrency must be at least 1"},
 	}
 	for _, c := range cases {
 		o := testServeOptions(t, t.TempDir(), c.args...)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/voiceapi/voiceapi/conversation"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/llm"
 	"github.com/voiceapi/voiceapi/netguard"
@@ -22,14 +23,11 @@ type llmFlags struct {
 	baseURLs []string
 	// timeout bounds one completion.
 	timeout time.Duration
-	// allowURLPrefixes let URLs under them reach private addresses (Ollama on the host).
-	allowURLPrefixes []string
 }
 
 func (l *llmFlags) register(f *pflag.FlagSet) {
 	f.StringArrayVar(&l.baseURLs, "llm-base-url", nil, "PROVIDER=URL: send that language model provider's requests to URL instead (a gateway, a test stand-in); repeatable")
 	f.DurationVar(&l.timeout, "llm-timeout", llm.DefaultTimeout, "longest a language model may take to answer one request (504 provider_timeout after)")
-	f.StringArrayVar(&l.allowURLPrefixes, "allow-url-prefix", nil, "let URLs starting with this prefix reach private addresses through the SSRF guard (a model server or custom function on your network, e.g. http://127.0.0.1:11434/); repeatable")
 }
 
 // LLMSettings are what conversations need of the operator's configuration.
@@ -39,14 +37,19 @@ type LLMSettings struct {
 	// Timeout bounds one completion (--llm-timeout); llm.DefaultTimeout when 0.
 	Timeout time.Duration
 	// AllowPrivate lifts the SSRF guard (--allow-private-urls); AllowURLPrefixes lift it
-	// for URLs under them (--allow-url-prefix).
+	// for URLs under them (--allow-url-prefix): serve's one netguard.Guard.
 	AllowPrivate     bool
 	AllowURLPrefixes []string
 }
 
-// settings checks the flags and returns them as LLMSettings.
-func (l *llmFlags) settings(allowPrivate bool) (LLMSettings, error) {
-	s := LLMSettings{BaseURLs: map[string]string{}, Timeout: l.timeout, AllowPrivate: allowPrivate, AllowURLPrefixes: l.allowURLPrefixes}
+// guard is the SSRF guard of s's clients.
+func (s LLMSettings) guard() netguard.Guard {
+	return netguard.Guard{AllowPrivate: s.AllowPrivate, AllowURLPrefixes: s.AllowURLPrefixes}
+}
+
+// settings checks the flags and returns them as LLMSettings, guarded by guard.
+func (l *llmFlags) settings(guard netguard.Guard) (LLMSettings, error) {
+	s := LLMSettings{BaseURLs: map[string]string{}, Timeout: l.timeout, AllowPrivate: guard.AllowPrivate, AllowURLPrefixes: guard.AllowURLPrefixes}
 	if l.timeout <= 0 {
 		return s, fmt.Errorf("--llm-timeout must be more than 0")
 	}
@@ -60,11 +63,6 @@ func (l *llmFlags) settings(allowPrivate bool) (LLMSettings, error) {
 		}
 		s.BaseURLs[provider] = u
 	}
-	for _, p := range l.allowURLPrefixes {
-		if err := netguard.CheckURLPrefix(p); err != nil {
-			return s, fmt.Errorf("--allow-url-prefix %q: %w", p, err)
-		}
-	}
 	return s, nil
 }
 
@@ -76,14 +74,15 @@ func ConversationOptions(s LLMSettings) service.ConversationOptions {
 	if timeout <= 0 {
 		timeout = llm.DefaultTimeout
 	}
-	models := netguard.NewClient(netguard.Options{AllowPrivate: s.AllowPrivate, AllowURLPrefixes: s.AllowURLPrefixes, Timeout: timeout})
-	// A custom function's own timeout bounds each call (its context); the client's is the
-	// most any answer may take.
-	functions := netguard.NewClient(netguard.Options{AllowPrivate: s.AllowPrivate, AllowURLPrefixes: s.AllowURLPrefixes, Timeout: data.ConversationAnswerLimit})
+	models := s.guard().Client(netguard.Options{Timeout: timeout})
+	// A custom function's own timeout bounds each call (its context), capped at
+	// conversation.MaxFunctionTimeout: the client's.
+	functions := s.guard().Client(netguard.Options{Timeout: conversation.MaxFunctionTimeout})
 	opts := llm.Options{HTTPClient: models, BaseURLs: s.BaseURLs, Timeout: timeout}
 	return service.ConversationOptions{
-		Models:    func(cfg data.LLMConfig) (llm.Client, error) { return llm.New(llm.ConfigOf(cfg), opts) },
-		Functions: functions,
+		Models:       func(cfg data.LLMConfig) (llm.Client, error) { return llm.New(llm.ConfigOf(cfg), opts) },
+		Functions:    functions,
+		ModelTimeout: timeout,
 	}
 }
 

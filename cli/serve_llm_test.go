@@ -4,16 +4,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/voiceapi/voiceapi/netguard"
 )
 
 func TestServeLLMFlags(t *testing.T) {
 	ok := llmFlags{baseURLs: []string{"groq=https://gateway.example.com/groq/v1", "internal=http://127.0.0.1:11434/v1"},
-		timeout: 30 * time.Second, allowURLPrefixes: []string{"http://127.0.0.1:11434/"}}
-	s, err := ok.settings(false)
+		timeout: 30 * time.Second}
+	s, err := ok.settings(netguard.Guard{AllowURLPrefixes: []string{"http://127.0.0.1:11434/"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.BaseURLs["groq"] != "https://gateway.example.com/groq/v1" || s.BaseURLs["internal"] != "http://127.0.0.1:11434/v1" || s.Timeout != 30*time.Second {
+	if s.BaseURLs["groq"] != "https://gateway.example.com/groq/v1" || s.BaseURLs["internal"] != "http://127.0.0.1:11434/v1" || s.Timeout != 30*time.Second ||
+		len(s.AllowURLPrefixes) != 1 {
 		t.Errorf("settings = %+v", s)
 	}
 	for _, c := range []struct {
@@ -23,15 +26,17 @@ func TestServeLLMFlags(t *testing.T) {
 		{llmFlags{baseURLs: []string{"openai=https://x.example.com"}, timeout: time.Second}, "PROVIDER one of"},
 		{llmFlags{baseURLs: []string{"groq"}, timeout: time.Second}, "PROVIDER=URL"},
 		{llmFlags{baseURLs: []string{"groq=ftp://x"}, timeout: time.Second}, "--llm-base-url groq"},
-		{llmFlags{allowURLPrefixes: []string{"http://h/?q=1"}, timeout: time.Second}, "--allow-url-prefix"},
 		{llmFlags{timeout: 0}, "--llm-timeout"},
 	} {
-		if _, err := c.f.settings(false); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := c.f.settings(netguard.Guard{}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want an error naming %q", c.f, err, c.want)
 		}
 	}
 	// serve refuses them before opening anything.
 	if _, _, err := run(t, "", "serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0", "--llm-base-url", "nope"); err == nil || !strings.Contains(err.Error(), "--llm-base-url") {
 		t.Errorf("serve with a bad --llm-base-url: %v", err)
+	}
+	if _, _, err := run(t, "", "serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0", "--allow-url-prefix", "http://h/?q=1"); err == nil || !strings.Contains(err.Error(), "--allow-url-prefix") {
+		t.Errorf("serve with a bad --allow-url-prefix: %v", err)
 	}
 }

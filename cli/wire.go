@@ -34,7 +34,9 @@ func ServicesOn(db Backend, svc *service.Services) server.Services {
 		Ready:          db.Ping,
 		Numbers:        svc.Numbers, Calls: svc.Calls, Analytics: svc.Analytics, Subscriptions: svc.Subscriptions,
 		Exports: svc.Exports, Conversations: svc.Conversations,
-		Jobs: svc.Jobs, CallStart: svc.CallStart, Rollouts: svc.Rollouts,
+		AnalysisFigures: svc.Analytics, Prices: svc.Prices, Analysis: svc.Analysis,
+		Jobs: svc.Jobs, AgentTests: svc.AgentTests, TestRuns: svc.TestRuns,
+		CallStart: svc.CallStart, Rollouts: svc.Rollouts,
 		Campaigns: svc.Campaigns, Suppressions: svc.Suppressions,
 	}
 }

@@ -48,7 +48,7 @@ func seedStopped(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	desc := "v1"
-	if err := agents.PublishAgent(ctx, a.ID, &desc); err != nil {
+	if err := agents.PublishAgent(ctx, a.ID, data.PublishRequest{Description: &desc}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := NewServices(db).Numbers.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+14155550177", Provider: "sip", InboundAgentID: &a.ID}); err != nil {

@@ -31,6 +31,7 @@ type AgentInput struct {
 	PromptConfig        *data.PromptConfig
 	STTConfig           *data.STTConfig
 	TTSConfig           *data.TTSConfig
+	AnalysisConfig      *data.AnalysisConfig
 	// Patch holds groups by their JSON name (call_config, llm_config, ...) as partial
 	// objects.
 	Patch map[string]map[string]any
@@ -38,8 +39,8 @@ type AgentInput struct {
 	MaxConcurrentCalls data.Opt[*int]
 }
 
-// AgentGroups are the JSON names of an agent's six configuration groups.
-var AgentGroups = []string{"call_config", "knowledge_base_config", "llm_config", "prompt_config", "stt_config", "tts_config"}
+// AgentGroups are the JSON names of an agent's seven configuration groups.
+var AgentGroups = []string{"call_config", "knowledge_base_config", "llm_config", "prompt_config", "stt_config", "tts_config", "analysis_config"}
 
 // MarshalJSON writes the members the input sets.
 func (in AgentInput) MarshalJSON() ([]byte, error) {
@@ -59,6 +60,7 @@ func (in AgentInput) MarshalJSON() ([]byte, error) {
 	add("prompt_config", in.PromptConfig == nil, in.PromptConfig)
 	add("stt_config", in.STTConfig == nil, in.STTConfig)
 	add("tts_config", in.TTSConfig == nil, in.TTSConfig)
+	add("analysis_config", in.AnalysisConfig == nil, in.AnalysisConfig)
 	for k, v := range typed {
 		out[k] = v
 	}
@@ -129,8 +131,16 @@ func (s *AgentsService) Delete(ctx context.Context, id string, opts ...RequestOp
 }
 
 // Publish stores the agent's configuration as its next version; description may be nil.
+// An agent with required tests publishes only once a run of its draft passed them (409
+// tests_required or tests_failed otherwise).
 func (s *AgentsService) Publish(ctx context.Context, id string, description *string, opts ...RequestOption) error {
 	return s.c.noContent(ctx, "agentPublish", []string{id}, map[string]*string{"description": description}, opts)
+}
+
+// PublishForce publishes past the agent's required tests: owners and admins only,
+// audited as agent.published_untested.
+func (s *AgentsService) PublishForce(ctx context.Context, id string, description *string, opts ...RequestOption) error {
+	return s.c.noContent(ctx, "agentPublish", []string{id}, map[string]any{"description": description, "force": true}, opts)
 }
 
 // ListVersions returns one page of the agent's versions, newest first.

@@ -68,9 +68,12 @@ type Client struct {
 	Audit          *AuditService
 	Analytics      *AnalyticsService
 	Subscription   *SubscriptionService
+	Prices         *PricesService
 	Operations     *OperationsService
 	Conversations  *ConversationsService
 	Jobs           *JobsService
+	AgentTests     *AgentTestsService
+	TestRuns       *TestRunsService
 	Campaigns      *CampaignsService
 }
 
@@ -124,7 +127,9 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	c.Workspaces, c.Agents, c.KnowledgeBases = &WorkspacesService{c}, &AgentsService{c}, &KnowledgeBasesService{c}
 	c.Numbers, c.Calls, c.Webhooks = &NumbersService{c}, &CallsService{c}, &WebhooksService{c}
 	c.Audit, c.Analytics, c.Subscription = &AuditService{c}, &AnalyticsService{c}, &SubscriptionService{c}
+	c.Prices = &PricesService{c}
 	c.Operations, c.Conversations, c.Jobs = &OperationsService{c}, &ConversationsService{c}, &JobsService{c}
+	c.AgentTests, c.TestRuns = &AgentTestsService{c}, &TestRunsService{c}
 	c.Campaigns = &CampaignsService{c}
 	return c, nil
 }

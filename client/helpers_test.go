@@ -21,6 +21,7 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/llmtest"
 	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // testServer is a real server over a real bbolt database in a temporary directory, with
@@ -37,6 +38,8 @@ type testServer struct {
 	calls *recorder
 	// model is the language model stand-in the server's conversations reach.
 	model *llmtest.Server
+	// svc are the server's services (a test starts a job runner on them).
+	svc *service.Services
 }
 
 type recorder struct {
@@ -89,7 +92,7 @@ func newServer(t *testing.T, wrap func(http.Handler) http.Handler, configure ...
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testServer{URL: srv.URL, DB: db, Token: token, UserID: u.ID, WorkspaceID: u.PersonalWorkspaceID, Email: email, Password: password, calls: rec, model: model}
+	return &testServer{URL: srv.URL, DB: db, Token: token, UserID: u.ID, WorkspaceID: u.PersonalWorkspaceID, Email: email, Password: password, calls: rec, model: model, svc: services}
 }
 
 // client returns a client of s with the owner's token.

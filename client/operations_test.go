@@ -46,6 +46,7 @@ func TestEveryOperationAgainstServer(t *testing.T) {
 	hook := tr.webhooks()
 	tr.eventStream()
 	tr.conversations()
+	tr.agentTests()
 	tr.callStart(agent)
 	tr.campaigns(agent)
 	c, ctx, check := tr.c, tr.ctx, tr.check
@@ -350,6 +351,40 @@ func (tr *tour) records(agent *data.Agent) {
 	if sub == nil {
 		t.Error("no subscription")
 	}
+	price := data.Money(590_000)
+	prices, etag, err := c.Prices.Set(ctx, data.PriceTableSet{Currency: "USD", Prices: []data.PriceSet{
+		{Provider: "groq", Model: data.AnyModel, Unit: data.UnitLLMInput, Price: &price}}})
+	check("price table set", err)
+	if got, again, err := c.Prices.Get(ctx); err != nil || again != etag || len(got.Prices) != 1 || got.Prices[0].Price != price {
+		t.Errorf("price table %+v (%s, %v), set %+v (%s)", got, again, err, prices, etag)
+	}
+	_, _, err = c.Agents.Update(ctx, agent.ID, client.AgentInput{Patch: map[string]map[string]any{"analysis_config": {"summary": true}}})
+	check("analysis_config update", err)
+	check("publish with analysis", c.Agents.Publish(ctx, agent.ID, nil))
+	priced, _, err := c.Calls.Register(ctx, data.CallCreate{AgentID: agent.ID, Direction: data.DirectionWeb,
+		Analysis: map[string]any{"call_successful": true},
+		Usage:    &data.CallUsageInput{LLM: []data.LLMUsage{{Provider: "groq", Model: "llama-3.3-70b-versatile", InputTokens: 2000}}}})
+	check("a call with usage", err)
+	if priced.Cost == nil || priced.Cost.TotalMicros != 1180 || *priced.AnalysisSource != data.AnalysisRuntime {
+		t.Errorf("cost %+v, analysis source %v", priced.Cost, priced.AnalysisSource)
+	}
+	figures, err := c.Analytics.Analysis(ctx, data.AnalysisQuery{AgentID: agent.ID, Field: data.AnalysisKeySuccessful})
+	check("analysis figures", err)
+	if figures.Success.Judged != 1 || figures.Values["true"] != 1 {
+		t.Errorf("analysis figures %+v", figures)
+	}
+	// Post-call analysis: queued as jobs (no runner runs here), read back.
+	job, err := c.Calls.Analyze(ctx, priced.ID)
+	check("call analyze", err)
+	if job, _, err = c.Jobs.Get(ctx, job.ID); err != nil || job.Kind != "analysis.call" || job.Status != data.JobQueued {
+		t.Errorf("analysis job %+v, %v", job, err)
+	}
+	backfill, err := c.Agents.BackfillAnalysis(ctx, agent.ID, data.AnalysisBackfill{From: data.NewTime(time.Now().Add(-time.Hour)), To: data.NewTime(time.Now().Add(time.Hour))})
+	check("analysis backfill", err)
+	if backfill.Kind != "analysis.backfill" {
+		t.Errorf("backfill job %+v", backfill)
+	}
+	check("priced call delete", c.Calls.Delete(ctx, priced.ID))
 	events, _, err := c.Audit.List(ctx, data.AuditFilter{Type: "agent.created"}, data.PageRequest{})
 	check("audit", err)
 	if len(events) == 0 {

@@ -14,9 +14,10 @@ var labelOverrides = map[string]string{
 	"ai": "The agent", "user": "The caller",
 	// Subscription limits.
 	"workspace_users": "Members", "call_minutes_per_month": "Call minutes this month",
+	"concurrent_calls": "Concurrent calls (open now)",
 	// Sources and scopes.
 	"texts": "Text", "urls": "URL", "files": "File",
-	"calls:runtime":   "Voice runtime (register calls, read agents and numbers)",
+	"calls:runtime":   "Voice runtime (start and register calls, read agents and numbers)",
 	"workspace:admin": "Workspace administration",
 	// Redaction detectors.
 	"card": "Card numbers", "email": "Email addresses", "phone": "Phone numbers",

@@ -122,11 +122,16 @@ func (h *Handler) agentVersions(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	gate, err := h.call(r, "GET", "/api/v1/agents/"+url.PathEscape(id)+"/publish-gate", nil, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	p := data.PrincipalFrom(r.Context())
 	name, _ := a.Data()["name"].(string)
 	h.render(w, r, http.StatusOK, "versions", &view{Title: name + " · versions", Active: "agents", D: map[string]any{
-		"Agent": a.Data(), "Versions": vs.List(), "Next": vs.NextCursor(),
-		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil,
+		"Agent": a.Data(), "Versions": vs.List(), "Next": vs.NextCursor(), "Gate": gate.Data(),
+		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil, "CanForce": data.RoleAtLeast(p.Role, data.RoleAdmin),
 	}})
 }
 
@@ -170,6 +175,9 @@ func (h *Handler) agentPublish(w http.ResponseWriter, r *http.Request) {
 	body := map[string]any{}
 	if d := strings.TrimSpace(r.PostFormValue("description")); d != "" {
 		body["description"] = d
+	}
+	if r.PostFormValue("force") != "" {
+		body["force"] = true // past the publish gate: owners and admins, audited
 	}
 	if _, err := h.call(r, "POST", "/api/v1/agents/"+url.PathEscape(id)+"/publish", nil, body); err != nil {
 		h.fail(w, r, err)

@@ -136,18 +136,26 @@ func TestAgentDelete(t *testing.T) {
 	}
 }
 
-// TestUsageBars: a limited subscription shows each limit's use as a bar.
+// TestUsageBars: a limited subscription shows each limit's use as a bar, the calls open
+// now against concurrent_calls among them.
 func TestUsageBars(t *testing.T) {
 	e := testenv.Start(t)
 	// The operator's command sets plans (no API route does), through the service layer.
-	if _, err := cli.NewServices(e.DB).Subscriptions.SetSubscription(context.Background(), e.Owner.WorkspaceID, data.SubscriptionSet{Limits: map[string]int64{"agents": 4}}); err != nil {
+	limits := map[string]int64{"agents": 4, data.LimitConcurrentCalls: 2}
+	if _, err := cli.NewServices(e.DB).Subscriptions.SetSubscription(context.Background(), e.Owner.WorkspaceID, data.SubscriptionSet{Limits: limits}); err != nil {
 		t.Fatal(err)
 	}
-	createAgent(t, e, e.Owner.Token, "One")
+	id := createAgent(t, e, e.Owner.Token, "One")
+	if res := e.Do(nil, "POST", "/api/v1/calls", e.Owner.Token, map[string]any{"agent_id": id, "direction": "web"}); res.Status != http.StatusCreated {
+		t.Fatalf("register a call: %d %s", res.Status, res.Body)
+	}
 	s := e.SignIn(e.Owner, "")
 	page := string(e.Do(s.Client, "GET", "/workspace", "", nil).Body)
 	if !strings.Contains(page, `<progress max="100" value="25" aria-label="Agents: 1 of 4">`) {
 		t.Errorf("no usage bar for 1 of 4 agents in:\n%s", page)
+	}
+	if !strings.Contains(page, `<progress max="100" value="50" aria-label="Concurrent calls (open now): 1 of 2">`) {
+		t.Errorf("no usage bar for 1 of 2 concurrent calls in:\n%s", page)
 	}
 }
 

@@ -37,10 +37,25 @@ type Engine struct {
 	Retriever Retriever
 	// Functions makes custom_function requests; nil refuses them (the model is told).
 	Functions Doer
+	// Mocks, when not nil, answer custom functions by tool name instead of Functions (an
+	// agent test's mocks): no request is made, and a function without a mock is refused.
+	Mocks map[string]FunctionAnswer
 	// Facts are the built-in variables' values (Now is replaced by the clock each turn).
 	Facts CallFacts
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Renew, when set, is called before each step of a reply after its first model call
+	// (each tool call, each model call after a tool round); its error ends the reply. The
+	// service extends the conversation's lease there, so that the lease spans one step.
+	Renew func(ctx context.Context) error
+}
+
+// renew calls Renew when set.
+func (e *Engine) renew(ctx context.Context) error {
+	if e.Renew == nil {
+		return nil
+	}
+	return e.Renew(ctx)
 }
 
 // State is a conversation as the engine needs it: its variables (given and extracted,
@@ -128,6 +143,11 @@ func (e *Engine) Reply(ctx context.Context, st State, text string, obs data.Conv
 	}
 	vars := Merge(st.Variables)
 	for call := 0; call < MaxModelCallsPerTurn && out.End == ""; call++ {
+		if call > 0 {
+			if err := e.renew(ctx); err != nil {
+				return nil, err
+			}
+		}
 		cfg, _ := SubstituteConfig(e.Config, e.values(State{Variables: vars}))
 		history := append(append([]data.ConversationItem{}, st.Items...), out.Items...)
 		req := e.request(&cfg, history, knowledge)
@@ -150,6 +170,9 @@ func (e *Engine) Reply(ctx context.Context, st State, text string, obs data.Conv
 			break
 		}
 		for _, tc := range reply.ToolCalls {
+			if err := e.renew(ctx); err != nil {
+				return nil, err
+			}
 			r := e.runTool(ctx, &cfg, tc, vars)
 			for k, v := range r.set {
 				vars[k], out.Variables[k] = v, v

@@ -20,6 +20,9 @@ import (
 const (
 	// DefaultFunctionTimeout applies when a custom_function has no timeout (or 0).
 	DefaultFunctionTimeout = 10 * time.Second
+	// MaxFunctionTimeout caps a custom_function's timeout: one step of an answer, which a
+	// conversation's lease must outlast (service.ConversationService's lease span).
+	MaxFunctionTimeout = 30 * time.Second
 	// MaxFunctionAnswer is how much of a custom function's answer the model reads.
 	MaxFunctionAnswer = 16 << 10
 )
@@ -108,12 +111,19 @@ func (e *Engine) runTool(ctx context.Context, cfg *data.AgentConfig, tc llm.Tool
 // MaxFunctionAnswer bytes; an answer that is a JSON object sets the variables named in
 // custom_function_variables.
 func (e *Engine) callFunction(ctx context.Context, t *data.Tool, args map[string]any) toolResult {
+	if e.Mocks != nil {
+		mock, ok := e.Mocks[t.Name]
+		if !ok {
+			return failure(args, "The function %q has no mock in this test: it is not called.", t.Name)
+		}
+		return functionResult(t, args, mock.Status, []byte(mock.Body))
+	}
 	if e.Functions == nil {
 		return failure(args, "Custom functions cannot be called here.")
 	}
 	timeout := DefaultFunctionTimeout
 	if t.Timeout != nil && *t.Timeout > 0 {
-		timeout = time.Duration(*t.Timeout) * time.Millisecond
+		timeout = min(time.Duration(*t.Timeout)*time.Millisecond, MaxFunctionTimeout)
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -133,12 +143,24 @@ func (e *Engine) callFunction(ctx context.Context, t *data.Tool, args map[string
 	if err != nil {
 		return failure(args, "The function %q's answer was cut off: %v.", t.Name, unwrapURLError(err))
 	}
+	return functionResult(t, args, resp.StatusCode, body)
+}
+
+// FunctionAnswer is a custom function's answer given without a request (a test's mock).
+type FunctionAnswer struct {
+	Status int
+	Body   string
+}
+
+// functionResult is what the model reads of a custom function's answer: its status and
+// first MaxFunctionAnswer bytes; a 2xx JSON object sets the variables the tool names.
+func functionResult(t *data.Tool, args map[string]any, status int, body []byte) toolResult {
 	truncated := len(body) > MaxFunctionAnswer
 	if truncated {
 		body = body[:MaxFunctionAnswer]
 	}
-	r := toolResult{args: args, result: map[string]any{"status": resp.StatusCode, "body": string(body), "truncated": truncated}}
-	if resp.StatusCode/100 == 2 && len(t.CustomFunctionVariables) > 0 {
+	r := toolResult{args: args, result: map[string]any{"status": status, "body": string(body), "truncated": truncated}}
+	if status/100 == 2 && len(t.CustomFunctionVariables) > 0 {
 		var obj map[string]any
 		if json.Unmarshal(body, &obj) == nil {
 			for _, name := range t.CustomFunctionVariables {

@@ -1,13 +1,16 @@
 package conversation
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/llm"
@@ -113,6 +116,40 @@ func TestCustomFunctionTimeout(t *testing.T) {
 	}
 }
 
+// A custom function's timeout past MaxFunctionTimeout is cut to it: one step of an
+// answer must end within the conversation's lease span. The edge holds as set.
+func TestCustomFunctionTimeoutCapped(t *testing.T) {
+	for _, tc := range []struct {
+		timeoutMS int
+		want      time.Duration
+	}{
+		{int(MaxFunctionTimeout / time.Millisecond), MaxFunctionTimeout},
+		{int(MaxFunctionTimeout/time.Millisecond) + 1, MaxFunctionTimeout},
+		{int(10 * time.Minute / time.Millisecond), MaxFunctionTimeout},
+		{1500, 1500 * time.Millisecond},
+	} {
+		var left time.Duration
+		tool := functionTool("POST", "https://api.example.com")
+		tool.Timeout = intp(tc.timeoutMS)
+		m := &scripted{replies: []*llm.Reply{calls("", call("c1", "lookup", `{"order_id":"A"}`)), text("ok")}}
+		e := engineWith(m, tool)
+		e.Functions = doFunc(func(r *http.Request) (*http.Response, error) {
+			deadline, _ := r.Context().Deadline()
+			left = time.Until(deadline)
+			return &http.Response{StatusCode: 204, Body: http.NoBody, Request: r}, nil
+		})
+		reply(t, e, State{Variables: map[string]any{"token": "t", "region": "eu"}}, "?")
+		if left > tc.want || left < tc.want-5*time.Second {
+			t.Errorf("timeout %d ms: the call had %s left, want about %s", tc.timeoutMS, left, tc.want)
+		}
+	}
+}
+
+// doFunc is a custom function's caller in the process.
+type doFunc func(*http.Request) (*http.Response, error)
+
+func (f doFunc) Do(r *http.Request) (*http.Response, error) { return f(r) }
+
 func TestCustomFunctionRefusedAndBadConfiguration(t *testing.T) {
 	m := &scripted{replies: []*llm.Reply{calls("", call("c1", "lookup", `{"order_id":"A"}`)), text("ok")}}
 	out := reply(t, engineWith(m, functionTool("POST", "https://api.example.com")), State{Variables: map[string]any{"token": "t", "region": "eu"}}, "?")
@@ -134,5 +171,40 @@ func TestCustomFunctionRefusedAndBadConfiguration(t *testing.T) {
 	out = reply(t, e, State{}, "?")
 	if msg := out.Items[2].ToolCall.Result.(map[string]any)["error"].(string); !strings.Contains(msg, "order_id") {
 		t.Errorf("arguments lacking a required parameter: %q", msg)
+	}
+}
+
+// Renew runs before each step after the first model call: each tool call and each model
+// call after a tool round (here two tools, then the last model call: three), and never
+// for a reply of text alone; its error ends the reply before the step.
+func TestReplyRenewsBeforeEachStep(t *testing.T) {
+	var steps []string
+	tool := functionTool("POST", "https://api.example.com")
+	m := &scripted{replies: []*llm.Reply{calls("", call("c1", "lookup", `{"order_id":"A"}`), call("c2", "lookup", `{"order_id":"B"}`)), text("Both shipped.")}}
+	e := engineWith(m, tool)
+	e.Functions = doFunc(func(r *http.Request) (*http.Response, error) {
+		steps = append(steps, "function")
+		return &http.Response{StatusCode: 204, Body: http.NoBody, Request: r}, nil
+	})
+	e.Renew = func(context.Context) error { steps = append(steps, "renew"); return nil }
+	reply(t, e, State{Variables: map[string]any{"token": "t", "region": "eu"}}, "?")
+	if got := strings.Join(steps, ","); got != "renew,function,renew,function,renew" {
+		t.Errorf("steps = %s, want a renewal before each function and the last model call", got)
+	}
+	steps = nil
+	reply(t, engineWith(&scripted{replies: []*llm.Reply{text("Hi.")}}), State{}, "?")
+	if len(steps) != 0 {
+		t.Errorf("a text reply renewed: %v", steps)
+	}
+	lost := errors.New("lease lost")
+	m = &scripted{replies: []*llm.Reply{calls("", call("c1", "lookup", `{"order_id":"A"}`)), text("never")}}
+	e = engineWith(m, tool)
+	e.Functions = doFunc(func(r *http.Request) (*http.Response, error) {
+		t.Error("a function ran after a failed renewal")
+		return nil, lost
+	})
+	e.Renew = func(context.Context) error { return lost }
+	if _, err := e.Reply(context.Background(), State{Variables: map[string]any{"token": "t", "region": "eu"}}, "?", data.ConversationObserver{}); !errors.Is(err, lost) {
+		t.Errorf("Reply after a failed renewal = %v, want its error", err)
 	}
 }

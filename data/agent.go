@@ -80,7 +80,7 @@ type Agent struct {
 	PublishedAt   *Time    `json:"published_at"`
 }
 
-// AgentConfig is the six configuration groups of an agent: what a version snapshots.
+// AgentConfig is the seven configuration groups of an agent: what a version snapshots.
 // It has no MarshalJSON of its own on purpose: it is embedded, and one would be promoted.
 type AgentConfig struct {
 	CallConfig          CallConfig          `json:"call_config"`
@@ -89,6 +89,8 @@ type AgentConfig struct {
 	PromptConfig        PromptConfig        `json:"prompt_config"`
 	STTConfig           STTConfig           `json:"stt_config"`
 	TTSConfig           TTSConfig           `json:"tts_config"`
+	// AnalysisConfig is what post-call analysis extracts (agent_analysis.go).
+	AnalysisConfig AnalysisConfig `json:"analysis_config"`
 }
 
 // AgentSnapshot is what a version records and what a diff compares: name and every group.
@@ -315,7 +317,7 @@ const (
 // with only a name can be published at once: Groq llama-3.3-70b-versatile at temperature
 // 0.5 with no tools, Deepgram nova-3, ElevenLabs eleven_flash_v2_5 with the voice George,
 // the AI speaking first with a static greeting, calls of at most an hour ringing 30 s,
-// 3 knowledge base chunks with no similarity threshold.
+// 3 knowledge base chunks with no similarity threshold, and no post-call analysis.
 func DefaultAgentConfig() AgentConfig {
 	temperature, wait, latency := DefaultTemperature, DefaultAISpeakWaitTime, DefaultStreamingLatency
 	voice := DefaultVoiceID
@@ -347,6 +349,7 @@ func DefaultAgentConfig() AgentConfig {
 			VoiceID:          &voice,
 			StreamingLatency: &latency,
 		},
+		AnalysisConfig: DefaultAnalysisConfig(),
 	}
 }
 
@@ -418,9 +421,11 @@ type AgentService interface {
 	UpdateAgent(ctx context.Context, id string, in AgentUpdate) (*Agent, error)
 	// DeleteAgent removes the agent and its versions. Errors: not_found, precondition_failed.
 	DeleteAgent(ctx context.Context, id string) error
-	// PublishAgent stores the next version and marks the agent published. Errors:
-	// not_found, validation_failed (description), precondition_failed.
-	PublishAgent(ctx context.Context, id string, description *string) error
+	// PublishAgent stores the next version and marks the agent published, when its
+	// required tests passed on the draft (or in.Force, for owners and admins). Errors:
+	// not_found, validation_failed (description), precondition_failed, tests_required and
+	// tests_failed (409, the publish gate), forbidden (force without the role).
+	PublishAgent(ctx context.Context, id string, in PublishRequest) error
 	// ListAgentVersions returns a page of versions, newest first. Errors: not_found,
 	// validation_failed (per_page, cursor).
 	ListAgentVersions(ctx context.Context, agentID string, p PageRequest) ([]*AgentVersion, Page, error)

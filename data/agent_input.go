@@ -18,6 +18,7 @@ type AgentUpdate struct {
 	PromptConfig        Opt[PromptConfigPatch]        `json:"prompt_config"`
 	STTConfig           Opt[STTConfigPatch]           `json:"stt_config"`
 	TTSConfig           Opt[TTSConfigPatch]           `json:"tts_config"`
+	AnalysisConfig      Opt[AnalysisConfigPatch]      `json:"analysis_config"`
 	Privacy             Opt[AgentPrivacyPatch]        `json:"privacy"`
 	// MaxConcurrentCalls is policy (no part of a version): null removes the bound.
 	MaxConcurrentCalls Opt[*int] `json:"max_concurrent_calls"`
@@ -59,6 +60,8 @@ func (u *AgentUpdate) Given(group string) bool {
 		return u.STTConfig.Set
 	case "tts_config":
 		return u.TTSConfig.Set
+	case "analysis_config":
+		return u.AnalysisConfig.Set
 	}
 	return false
 }
@@ -87,6 +90,9 @@ func (u *AgentUpdate) Apply(stored *Agent) *Agent {
 	}
 	if u.TTSConfig.Set {
 		out.TTSConfig = u.TTSConfig.V.Apply(out.TTSConfig)
+	}
+	if u.AnalysisConfig.Set {
+		out.AnalysisConfig = u.AnalysisConfig.V.Apply(out.AnalysisConfig)
 	}
 	if u.Privacy.Set {
 		out.Privacy = u.Privacy.V.Apply(out.Privacy)
@@ -279,7 +285,9 @@ type StoredAgent struct {
 	JSON        json.RawMessage `json:"-"`
 }
 
-// PublishRequest is the body of POST /api/v1/agents/{agent_id}/publish.
+// PublishRequest is the body of POST /api/v1/agents/{agent_id}/publish. Force publishes
+// past the publish gate (conventions §22): owners and admins only, audited.
 type PublishRequest struct {
 	Description *string `json:"description"`
+	Force       bool    `json:"force"`
 }

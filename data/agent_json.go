@@ -66,7 +66,7 @@ func (a *StoredAgent) AppendJSON(dst []byte) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// appendMembers appends the six groups as members of an object already opened.
+// appendMembers appends the seven groups as members of an object already opened.
 func (c *AgentConfig) appendMembers(dst []byte) ([]byte, error) {
 	var err error
 	for _, g := range [...]struct {
@@ -88,7 +88,7 @@ func (c *AgentConfig) appendMembers(dst []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return dst, nil
+	return c.AnalysisConfig.appendJSON(appendKey(dst, ',', "analysis_config")), nil
 }
 
 // appendMarshal appends json.Marshal(v), for the small groups without a MarshalJSON.

@@ -13,10 +13,38 @@ import (
 // non-nil as the hand-written encoders write them. Each level's reference uses the level
 // below's MarshalJSON, which the test checks first.
 type (
-	refToolVariable ToolVariable
-	refTool         Tool
-	refLLMConfig    LLMConfig
+	refToolVariable   ToolVariable
+	refTool           Tool
+	refLLMConfig      LLMConfig
+	refAnalysisField  AnalysisField
+	refAnalysisConfig struct {
+		Fields           []AnalysisField `json:"fields"`
+		SuccessCriterion *string         `json:"success_criterion"`
+		Summary          bool            `json:"summary"`
+		Auto             bool            `json:"auto"`
+	}
 )
+
+func refAnalysisFieldJSON(f AnalysisField) ([]byte, error) {
+	p := refAnalysisField(f)
+	p.Choices = orEmpty(p.Choices)
+	return json.Marshal(p)
+}
+
+func refAnalysisJSON(c AnalysisConfig) ([]byte, error) {
+	return json.Marshal(refAnalysisConfig{orEmpty(c.Fields), c.SuccessCriterion, c.Summary, c.Auto})
+}
+
+func randAnalysis(r *rand.Rand) AnalysisConfig {
+	c := AnalysisConfig{SuccessCriterion: maybe(r, pick(r, awkward)), Summary: r.IntN(2) == 0, Auto: r.IntN(2) == 0}
+	if r.IntN(4) > 0 {
+		c.Fields = []AnalysisField{}
+		for range r.IntN(4) {
+			c.Fields = append(c.Fields, AnalysisField{pick(r, awkward), pick(r, awkward), pick(r, awkward), randStrings(r), r.IntN(2) == 0})
+		}
+	}
+	return c
+}
 
 func refVariableJSON(v ToolVariable) ([]byte, error) {
 	p := refToolVariable(v)
@@ -126,6 +154,7 @@ func randAgent(r *rand.Rand) *StoredAgent {
 	}
 	a.KnowledgeBaseConfig.SimilarityThreshold = maybe(r, pick(r, floats))
 	a.PromptConfig.Prompt = pick(r, awkward)
+	a.AnalysisConfig = randAnalysis(r)
 	return a
 }
 
@@ -155,6 +184,14 @@ func TestAgentJSONMatchesReflection(t *testing.T) {
 		got, gotErr := a.LLMConfig.MarshalJSON()
 		want, wantErr := refLLMJSON(a.LLMConfig)
 		same("llm_config", got, gotErr, want, wantErr)
+		for _, f := range a.AnalysisConfig.Fields {
+			got, gotErr = f.MarshalJSON()
+			want, wantErr = refAnalysisFieldJSON(f)
+			same("analysis field", got, gotErr, want, wantErr)
+		}
+		got, gotErr = a.AnalysisConfig.MarshalJSON()
+		want, wantErr = refAnalysisJSON(a.AnalysisConfig)
+		same("analysis_config", got, gotErr, want, wantErr)
 		got, gotErr = a.Agent.AppendJSON([]byte("prefix"))
 		want, wantErr = json.Marshal(&a.Agent)
 		same("agent", got[len("prefix"):], gotErr, want, wantErr)

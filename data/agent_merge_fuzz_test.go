@@ -49,7 +49,7 @@ func addFaults(errs *validate.Errors, err error) {
 	}
 }
 
-var groups = []string{"call_config", "knowledge_base_config", "llm_config", "prompt_config", "stt_config", "tts_config"}
+var groups = []string{"call_config", "knowledge_base_config", "llm_config", "prompt_config", "stt_config", "tts_config", "analysis_config"}
 
 // jsonApply is the definition of the merge, as updates ran it before the typed inputs:
 // for each given group, encode the stored group, overlay the given members, and decode
@@ -120,6 +120,9 @@ func jsonMergeGroup(a *data.Agent, group string, patch map[string]json.RawMessag
 	case "prompt_config":
 		given.PromptConfig.Set = true
 		a.PromptConfig = viaJSON(a.PromptConfig, patch, group, faults)
+	case "analysis_config":
+		given.AnalysisConfig.Set = true
+		a.AnalysisConfig = viaJSON(a.AnalysisConfig, patch, group, faults)
 	case "stt_config":
 		given.STTConfig.Set = true
 		stored := a.STTConfig
@@ -217,6 +220,8 @@ func FuzzMergeMatchesJSONRoundTrip(f *testing.F) {
 	f.Add([]byte(`{"llm_config":{"tools":null,"temperature":null,"max_tokens":"x","provider":7}}`))
 	f.Add([]byte(`{"llm_config":{"provider":"azure","deployment":"d","deployment":5},"tts_config":{"speed":null,"voice_id":null}}`))
 	f.Add([]byte(`{"llm_config":{"api_key":"****1234"},"name":"x"}`))
+	f.Add([]byte(`{"analysis_config":{"fields":[{"name":"outcome","type":"enum","description":"d","choices":["a","a"]},{"name":"1x","type":"date"}],"success_criterion":null,"auto":true}}`))
+	f.Add([]byte(`{"analysis_config":{"fields":null,"summary":"yes","success_criterion":"Booked"}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, creating := range []bool{false, true} {
 			for i, base := range mergeBases() {

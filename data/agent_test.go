@@ -72,12 +72,12 @@ func TestAgentJSONShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"id", "workspace_id", "name", "status", "published_version", "call_config", "knowledge_base_config",
-		"llm_config", "prompt_config", "stt_config", "tts_config", "privacy", "max_concurrent_calls", "used_variables", "created_at", "updated_at", "published_at"} {
+		"llm_config", "prompt_config", "stt_config", "tts_config", "analysis_config", "privacy", "max_concurrent_calls", "used_variables", "created_at", "updated_at", "published_at"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("no %s in %s", k, b)
 		}
 	}
-	if len(m) != 17 || string(m["created_at"]) != `"2026-11-21T10:04:05.123Z"` || string(m["published_at"]) != "null" {
+	if len(m) != 18 || string(m["created_at"]) != `"2026-11-21T10:04:05.123Z"` || string(m["published_at"]) != "null" {
 		t.Errorf("shape: %s", b)
 	}
 }

@@ -70,7 +70,17 @@ type Call struct {
 	RecordingURL        *string          `json:"recording_url"`
 	Variables           map[string]any   `json:"variables"`
 	Analysis            map[string]any   `json:"analysis"`
-	Metadata            map[string]any   `json:"metadata"`
+	// AnalysisSource says where analysis came from (AnalysisRuntime, AnalysisLLM); nil
+	// while the call has none.
+	AnalysisSource *string `json:"analysis_source"`
+	// AnalyzedAt is when analysis was last set.
+	AnalyzedAt *Time `json:"analyzed_at"`
+	// AnalysisError is why the last post-call analysis failed; nil once one succeeds.
+	AnalysisError *AnalysisError `json:"analysis_error"`
+	Metadata      map[string]any `json:"metadata"`
+	Usage         *CallUsage     `json:"usage"`
+	// Cost prices Usage under the workspace's price table when the usage was set.
+	Cost *CallCost `json:"cost"`
 	// LegalHold exempts the call from retention (and from deletion) while true.
 	LegalHold bool `json:"legal_hold"`
 	CreatedAt Time `json:"created_at"`
@@ -95,6 +105,7 @@ type CallCreate struct {
 	Variables           map[string]any   `json:"variables"`
 	Analysis            map[string]any   `json:"analysis"`
 	Metadata            map[string]any   `json:"metadata"`
+	Usage               *CallUsageInput  `json:"usage"`
 }
 
 // CallUpdate is the body of PUT /api/v1/calls/{call_id}: every member optional, none nullable.
@@ -109,7 +120,10 @@ type CallUpdate struct {
 	Variables           Opt[map[string]any]   `json:"variables"`
 	Analysis            Opt[map[string]any]   `json:"analysis"`
 	Metadata            Opt[map[string]any]   `json:"metadata"`
-	LegalHold           Opt[bool]             `json:"legal_hold"`
+	// Usage replaces the runtime's usage (llm, tts, stt, telephony); null empties it.
+	// Analysis's own usage stays.
+	Usage     Opt[*CallUsageInput] `json:"usage"`
+	LegalHold Opt[bool]            `json:"legal_hold"`
 }
 
 // CallFilter narrows a list of calls; zero fields keep everything.
@@ -170,6 +184,8 @@ type CallTotals struct {
 	Failed            int64 `json:"failed"`
 	TotalDurationMS   int64 `json:"total_duration_ms"`
 	AverageDurationMS int64 `json:"average_duration_ms"`
+	// CostMicros sums the calls' cost in micro-units per currency ({} when none).
+	CostMicros map[string]int64 `json:"cost_micros"`
 }
 
 // CallSeriesPoint is one bucket of the series.
@@ -182,6 +198,8 @@ type CallSeriesPoint struct {
 	// AverageDurationMS is the bucket's total_duration_ms over its calls that have a
 	// duration, as the totals' average is: a chart of it agrees with the totals.
 	AverageDurationMS int64 `json:"average_duration_ms"`
+	// CostMicros sums the bucket's calls' cost per currency.
+	CostMicros map[string]int64 `json:"cost_micros"`
 }
 
 // CallAnalytics is the body of GET /api/v1/analytics/calls (conventions §12).
@@ -189,15 +207,25 @@ type CallAnalytics struct {
 	Totals               CallTotals        `json:"totals"`
 	Series               []CallSeriesPoint `json:"series"`
 	DisconnectionReasons map[string]int64  `json:"disconnection_reasons"`
-	// Versions are the totals per agent_version of an agent's analytics (agent_id given),
-	// oldest version first, calls without a version last; [] for a workspace's.
+	// Versions are an agent's figures per agent_version (agent_id given; [] for a
+	// workspace's, whose version numbers belong to different agents): each version's
+	// counts and cost, and its cost per bucket; oldest version first, calls without a
+	// version last.
 	Versions []VersionTotals `json:"versions"`
 }
 
-// VersionTotals are the totals of one agent version's calls.
+// VersionTotals are the figures of one agent version's calls: the totals' counts and
+// cost_micros, and Series, the version's cost in each bucket of the answer's series.
 type VersionTotals struct {
 	AgentVersion *int `json:"agent_version"`
 	CallTotals
+	Series []VersionCostPoint `json:"series"`
+}
+
+// VersionCostPoint is one bucket of a version's cost series.
+type VersionCostPoint struct {
+	Start      Time             `json:"start"`
+	CostMicros map[string]int64 `json:"cost_micros"`
 }
 
 // AnalyticsService computes call analytics from maintained rollups.

@@ -16,4 +16,6 @@ type CallBucket struct {
 	Reasons map[string]int64
 	// Versions are the counts per agent_version (an agent's buckets only; ForVersions).
 	Versions map[string]int64
+	// Cost and VersionCost are CallRollup's.
+	Cost, VersionCost map[string]int64
 }

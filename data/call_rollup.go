@@ -15,6 +15,11 @@ type CallRollup struct {
 	// Versions are the same counts per agent_version (call_rollup_versions.go); only an
 	// agent's rollups carry them.
 	Versions map[string]int64 `json:"v,omitempty"`
+	// Cost sums the calls' cost in micro-units per currency, VersionCost per agent_version
+	// and currency ("3 USD"; " USD" for calls without a version). Calls stored before
+	// cost existed have none, so their contributions stay exact without a migration.
+	Cost        map[string]int64 `json:"k,omitempty"`
+	VersionCost map[string]int64 `json:"vk,omitempty"`
 }
 
 // RollupOf is one call's contribution to the hour it was created in.
@@ -33,8 +38,16 @@ func RollupOf(c *Call) CallRollup {
 		r.Reasons = map[string]int64{*c.DisconnectionReason: 1}
 	}
 	r.Versions = versionCounts(VersionKey(c.AgentVersion), r)
+	if c.Cost != nil && c.Cost.TotalMicros != 0 {
+		r.Cost = map[string]int64{c.Cost.Currency: c.Cost.TotalMicros}
+		r.VersionCost = map[string]int64{VersionCostKey(VersionKey(c.AgentVersion), c.Cost.Currency): c.Cost.TotalMicros}
+	}
 	return r
 }
+
+// VersionCostKey is the key of CallRollup.VersionCost for a version ("" for none) and a
+// currency.
+func VersionCostKey(version, currency string) string { return version + " " + currency }
 
 // Add adds sign times o to r, dropping the reasons that reach 0.
 func (r *CallRollup) Add(o CallRollup, sign int64) {
@@ -43,24 +56,10 @@ func (r *CallRollup) Add(o CallRollup, sign int64) {
 	r.Failed += sign * o.Failed
 	r.DurationMS += sign * o.DurationMS
 	r.WithDuration += sign * o.WithDuration
-	for k, v := range o.Reasons {
-		if r.Reasons == nil {
-			r.Reasons = map[string]int64{}
-		}
-		r.Reasons[k] += sign * v
-		if r.Reasons[k] == 0 {
-			delete(r.Reasons, k)
-		}
-	}
-	for k, v := range o.Versions {
-		if r.Versions == nil {
-			r.Versions = map[string]int64{}
-		}
-		r.Versions[k] += sign * v
-		if r.Versions[k] == 0 {
-			delete(r.Versions, k)
-		}
-	}
+	r.Reasons = addCounts(r.Reasons, o.Reasons, sign)
+	r.Cost = addCounts(r.Cost, o.Cost, sign)
+	r.VersionCost = addCounts(r.VersionCost, o.VersionCost, sign)
+	r.Versions = addCounts(r.Versions, o.Versions, sign)
 }
 
 // Negated is -r.
@@ -73,7 +72,7 @@ func (r CallRollup) Negated() CallRollup {
 // IsZero reports whether r changes nothing.
 func (r CallRollup) IsZero() bool {
 	return r.Calls == 0 && r.Ended == 0 && r.Failed == 0 && r.DurationMS == 0 && r.WithDuration == 0 && len(r.Reasons) == 0 &&
-		len(r.Versions) == 0
+		len(r.Cost) == 0 && len(r.VersionCost) == 0 && len(r.Versions) == 0
 }
 
 // RollupFeed feeds fn the rollups of [from, to), each under the UTC hour it belongs to.
@@ -102,22 +101,13 @@ func SumCallRollups(from, to time.Time, step time.Duration, hours, edges RollupF
 		}
 		sums[i].Add(r, 1)
 	}
-	fullFrom := from.Truncate(time.Hour)
-	if fullFrom.Before(from) {
-		fullFrom = fullFrom.Add(time.Hour)
-	}
-	fullTo := to.Truncate(time.Hour)
-	spans := [][2]time.Time{{from, to}}
-	if fullFrom.Before(fullTo) {
-		if err := hours(fullFrom, fullTo, add); err != nil {
+	whole, parts := splitHours(from, to)
+	if whole != nil {
+		if err := hours(whole[0], whole[1], add); err != nil {
 			return nil, err
 		}
-		spans = [][2]time.Time{{from, fullFrom}, {fullTo, to}}
 	}
-	for _, s := range spans {
-		if !s[0].Before(s[1]) {
-			continue
-		}
+	for _, s := range parts {
 		if err := edges(s[0], s[1], add); err != nil {
 			return nil, err
 		}
@@ -135,8 +125,30 @@ func SumCallRollups(from, to time.Time, step time.Duration, hours, edges RollupF
 		}
 		out = append(out, CallBucket{
 			Start: first.Add(time.Duration(i) * step), Calls: r.Calls, Ended: r.Ended, Failed: r.Failed,
-			DurationMS: r.DurationMS, WithDuration: r.WithDuration, Reasons: r.Reasons, Versions: r.Versions,
+			DurationMS: r.DurationMS, WithDuration: r.WithDuration, Reasons: r.Reasons,
+			Cost: r.Cost, VersionCost: r.VersionCost, Versions: r.Versions,
 		})
 	}
 	return out, nil
+}
+
+// splitHours splits [from, to) into its whole UTC hours (nil when it holds none) and the
+// non-empty partial hours at either edge (the whole range when it has no whole hour).
+func splitHours(from, to time.Time) (whole *[2]time.Time, parts [][2]time.Time) {
+	fullFrom := from.Truncate(time.Hour)
+	if fullFrom.Before(from) {
+		fullFrom = fullFrom.Add(time.Hour)
+	}
+	fullTo := to.Truncate(time.Hour)
+	spans := [][2]time.Time{{from, to}}
+	if fullFrom.Before(fullTo) {
+		whole = &[2]time.Time{fullFrom, fullTo}
+		spans = [][2]time.Time{{from, fullFrom}, {fullTo, to}}
+	}
+	for _, s := range spans {
+		if s[0].Before(s[1]) {
+			parts = append(parts, s)
+		}
+	}
+	return whole, parts
 }

@@ -38,7 +38,7 @@ const (
 	// answer ends the conversation (max_turns).
 	ConversationMaxAgentTurns = 100
 	// ConversationAnswerLimit bounds the answer to one message (model calls and tools
-	// together) unless the operator sets another: the lease a message holds.
+	// together); the lease a message holds spans one step of it, renewed at each.
 	ConversationAnswerLimit = 5 * time.Minute
 )
 

@@ -42,6 +42,7 @@ const (
 	EventWorkspaceExported    = "workspace.exported"
 	EventWorkspaceImported    = "workspace.imported"
 	EventBackupDownloaded     = "backup.downloaded"
+	EventPriceTableUpdated    = "price_table.updated"
 )
 
 // EventTypes lists every event type, for validating webhook subscriptions.
@@ -57,7 +58,9 @@ var EventTypes = []string{
 	EventWebhookCreated, EventWebhookUpdated, EventWebhookDeleted, EventWebhookSecretRotated,
 	EventUserLogin, EventUserLoginFailed, EventUserPasswordChanged, EventSubscriptionUpdated,
 	EventWorkspaceExported, EventWorkspaceImported, EventBackupDownloaded,
-	EventRetentionSwept,
+	EventRetentionSwept, EventPriceTableUpdated,
+	EventAgentTestCreated, EventAgentTestUpdated, EventAgentTestDeleted, EventAgentPublishedUntested,
+	EventTestRunQueued, EventTestRunStarted, EventTestRunProgress, EventTestRunCompleted,
 	EventRolloutUpdated, EventRolloutEnded, EventRolloutRolledBack,
 	EventCampaignCreated, EventCampaignStarted, EventCampaignPaused, EventCampaignResumed, EventCampaignCanceled,
 	EventCampaignCompleted,

@@ -50,6 +50,10 @@ type ExportWorkspace struct {
 	// Privacy is the workspace's retention and redaction; an import sets the target's
 	// from it (a document without it leaves the target's as it is).
 	Privacy *WorkspacePrivacy `json:"privacy"`
+	// Simulation is the model of agent tests' simulated callers and judges, its api_key
+	// masked or included as the document's secrets say; an import sets the target's from
+	// it (absent: the target's stays).
+	Simulation *SimulationModel `json:"simulation"`
 }
 
 // ExportAgent is an agent with its versions. Key is unique among the document's agents;
@@ -65,6 +69,32 @@ type ExportAgent struct {
 	Versions []ExportAgentVersion `json:"versions"`
 	// MaxConcurrentCalls is the agent's bound on open calls (none when absent).
 	MaxConcurrentCalls *int `json:"max_concurrent_calls"`
+	// Tests are the agent's tests (conventions §22), oldest first; none when absent.
+	Tests []ExportAgentTest `json:"tests"`
+}
+
+// ExportAgentTest is an agent's test without its ids and times: what a create writes.
+type ExportAgentTest struct {
+	Name               string              `json:"name"`
+	User               TestUser            `json:"user"`
+	Variables          map[string]any      `json:"variables"`
+	MaxTurns           int                 `json:"max_turns"`
+	Mocks              map[string]ToolMock `json:"mocks"`
+	Criteria           []Criterion         `json:"criteria"`
+	RequiredForPublish bool                `json:"required_for_publish"`
+	Repeat             int                 `json:"repeat"`
+}
+
+// ExportTest is t as an export holds it.
+func ExportTest(t *AgentTest) ExportAgentTest {
+	return ExportAgentTest{Name: t.Name, User: t.User, Variables: t.Variables, MaxTurns: t.MaxTurns, Mocks: t.Mocks,
+		Criteria: t.Criteria, RequiredForPublish: t.RequiredForPublish, Repeat: t.Repeat}
+}
+
+// AgentTest is the test an import creates from e (ids and times left to the importer).
+func (e ExportAgentTest) AgentTest() AgentTest {
+	return AgentTest{Name: e.Name, User: e.User, Variables: e.Variables, MaxTurns: e.MaxTurns, Mocks: e.Mocks,
+		Criteria: e.Criteria, RequiredForPublish: e.RequiredForPublish, Repeat: e.Repeat}.Normalized()
 }
 
 // ExportAgentVersion is a published version: its number, description and snapshot, whose
@@ -179,6 +209,7 @@ type ExportStream interface {
 type ExportCounts struct {
 	Agents         int `json:"agents"`
 	AgentVersions  int `json:"agent_versions"`
+	AgentTests     int `json:"agent_tests"`
 	KnowledgeBases int `json:"knowledge_bases"`
 	Texts          int `json:"texts"`
 	URLs           int `json:"urls"`
@@ -193,6 +224,7 @@ func (doc *WorkspaceExport) Counts() ExportCounts {
 		Numbers: len(doc.Numbers), Webhooks: len(doc.Webhooks)}
 	for _, a := range doc.Agents {
 		c.AgentVersions += len(a.Versions)
+		c.AgentTests += len(a.Tests)
 	}
 	for _, kb := range doc.KnowledgeBases {
 		c.Texts += len(kb.Texts)

@@ -44,17 +44,25 @@ type IdempotencyClaim struct {
 	answer *ClaimAnswer
 }
 
-// ClaimAnswer is what a create answers: {"data": Record} and the top-level Extra members
-// (an API key's token, a webhook's secret), as RecordBody writes them.
+// ClaimAnswer is what a request answers: {"data": Record} and the top-level Extra members
+// (an API key's token, a webhook's secret), as RecordBody writes them. NoETag marks an
+// answer that is not a single record (an action's 202), which carries no ETag.
 type ClaimAnswer struct {
 	Record any
 	Extra  map[string]any
+	NoETag bool
 }
 
 // SetAnswer keeps what the request will answer if its change commits, for the claim
 // written in that change's transaction (a write that runs again sets it again).
 func (c *IdempotencyClaim) SetAnswer(record any, extra map[string]any) {
 	c.answer = &ClaimAnswer{Record: record, Extra: extra}
+}
+
+// SetActionAnswer is SetAnswer for an action whose answer {"data": v} is not a single
+// record, and so carries no ETag (a webhook test, replay or delivery retry).
+func (c *IdempotencyClaim) SetActionAnswer(v any) {
+	c.answer = &ClaimAnswer{Record: v, NoETag: true}
 }
 
 // Answer is what SetAnswer kept, nil when nothing was.

@@ -64,6 +64,14 @@ type WebhookReplay struct {
 	To   Time `json:"to"`
 }
 
+// WebhookReplayed is the answer to a replay: how many events of the range were queued
+// again.
+type WebhookReplayed struct {
+	Count int  `json:"count"`
+	From  Time `json:"from"`
+	To    Time `json:"to"`
+}
+
 // Delivery statuses. Each attempt is one delivery record: a failed attempt that will be
 // retried is "retrying" and a new "pending" record stands for the next attempt.
 const (

@@ -12,8 +12,11 @@ type Workspace struct {
 	// Embeddings is the workspace's embedding provider for knowledge bases
 	// (docs/knowledge-bases.md); its api_key is masked.
 	Embeddings WorkspaceEmbeddings `json:"embeddings"`
-	CreatedAt  Time                `json:"created_at"`
-	UpdatedAt  Time                `json:"updated_at"`
+	// Simulation is the model of agent tests' simulated callers and judges (conventions
+	// §22); nil: each agent's own model.
+	Simulation *SimulationModel `json:"simulation"`
+	CreatedAt  Time             `json:"created_at"`
+	UpdatedAt  Time             `json:"updated_at"`
 }
 
 // WorkspaceCreate is the body of POST /api/v1/workspaces.
@@ -28,6 +31,9 @@ type WorkspaceUpdate struct {
 	Description Opt[string]                   `json:"description"`
 	Privacy     Opt[WorkspacePrivacyPatch]    `json:"privacy"`
 	Embeddings  Opt[WorkspaceEmbeddingsPatch] `json:"embeddings"`
+	// Simulation replaces the simulation setting whole; null returns to each agent's own
+	// model. An api_key sent back masked keeps the stored key.
+	Simulation Opt[*SimulationModel] `json:"simulation"`
 }
 
 // WorkspaceService manages workspaces.
@@ -38,7 +44,8 @@ type WorkspaceService interface {
 	CreateWorkspace(ctx context.Context, in WorkspaceCreate) (*Workspace, error)
 	// Workspace returns the workspace the request acts in. Errors: not_found.
 	Workspace(ctx context.Context, id string) (*Workspace, error)
-	// UpdateWorkspace changes name or description. Errors: not_found,
+	// UpdateWorkspace changes name, description, privacy or the simulation setting
+	// (owners and admins). Errors: not_found,
 	// validation_failed, precondition_failed.
 	UpdateWorkspace(ctx context.Context, id string, in WorkspaceUpdate) (*Workspace, error)
 	// DeleteWorkspace removes the workspace and every record in it. Errors: not_found,

@@ -1,9 +1,7 @@
 package knowledge
 
 import (
-	"fmt"
 	"math"
-	"math/rand"
 	"testing"
 )
 
@@ -64,36 +62,5 @@ func TestRRFScaledToOne(t *testing.T) {
 	}
 	if got := rrf(0, 1, 0.5, 60); math.Abs(got-0.5) > 1e-9 {
 		t.Errorf("first in the vector ranking only: %v, want 0.5", got)
-	}
-}
-
-// TestSimilaritiesAcrossCPUs: an index large enough to spread its dot products over the
-// CPUs finds the same similarities as one pass does.
-func TestSimilaritiesAcrossCPUs(t *testing.T) {
-	rng := rand.New(rand.NewSource(3))
-	ix := NewIndex()
-	chunks := make([]Chunk, 5000)
-	for i := range chunks {
-		chunks[i] = Chunk{ID: fmt.Sprintf("c%05d", i), Text: "text", Vector: randomVector(rng, 16)}
-	}
-	ix.Add("s", chunks)
-	q := unitVector(randomVector(rng, 16))
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	got := ix.similaritiesLocked(q)
-	defer got.release()
-	want := make([]float64, len(ix.docs))
-	ix.similarityRange(q, want, 0, len(ix.docs))
-	positive := 0
-	for n := range want {
-		if got.get(n) != want[n] {
-			t.Fatalf("doc %d: %v, one pass %v", n, got.get(n), want[n])
-		}
-		if want[n] > 0 {
-			positive++
-		}
-	}
-	if len(got.touched) != positive {
-		t.Errorf("%d touched, %d positive", len(got.touched), positive)
 	}
 }

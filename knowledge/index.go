@@ -54,6 +54,7 @@ type Index struct {
 	live     int
 	dead     int
 	langs    [numLanguages]int // live documents per language
+	vectors  []*vectorMatrix   // the documents' vectors, one matrix per dimension
 }
 
 type doc struct {
@@ -61,8 +62,9 @@ type doc struct {
 	len   float32 // weighted number of terms, for BM25's length normalization
 	terms []termCount
 	lang  language
-	src   int32     // the source's number
-	unit  []float32 // the chunk's vector scaled to length 1, nil without one
+	src   int32 // the source's number
+	row   int32 // the row of its vector in the matrix of dimension dim
+	dim   int32 // 0 without a vector
 	dead  bool
 }
 
@@ -94,11 +96,11 @@ func (ix *Index) Len() int {
 // (so re-fetching a url or re-extracting a file is one call). Every chunk's SourceID is set to
 // sourceID. A chunk whose ID is already indexed under another source replaces it there too.
 func (ix *Index) Add(sourceID string, chunks []Chunk) {
-	prepared := prepareDocs(sourceID, chunks)
+	prepared, units := prepareDocs(sourceID, chunks)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.removeLocked(sourceID)
-	for _, d := range prepared {
+	for i, d := range prepared {
 		if old, ok := ix.byID[d.chunk.ID]; ok {
 			ix.dropDocLocked(old)
 		}
@@ -112,6 +114,7 @@ func (ix *Index) Add(sourceID string, chunks []Chunk) {
 		ix.totalLen += float64(d.len)
 		ix.docs[n].src = ix.sourceNumLocked(sourceID)
 		ix.srcLen[ix.docs[n].src] += float64(d.len)
+		ix.addVectorLocked(n, units[i])
 		ix.live++
 		ix.langs[d.lang]++
 	}
@@ -120,24 +123,27 @@ func (ix *Index) Add(sourceID string, chunks []Chunk) {
 
 // prepareDocs tokenizes chunks before the write lock is taken: it is the expensive part of
 // indexing, and readers go on meanwhile. Large batches (rebuilding an index from storage) are
-// spread over the available CPUs.
-func prepareDocs(sourceID string, chunks []Chunk) []doc {
+// spread over the available CPUs. The chunks' vectors come back unit-scaled, for the
+// index's matrix; the documents keep none.
+func prepareDocs(sourceID string, chunks []Chunk) ([]doc, [][]float32) {
 	prepared := make([]doc, len(chunks))
+	units := make([][]float32, len(chunks))
 	headings := headingsAbove(chunks)
 	work := func(lo, hi int) {
 		scratch := map[string]int{}
 		for i := lo; i < hi; i++ {
 			c := chunks[i]
 			c.SourceID = sourceID
-			prepared[i] = doc{chunk: c, unit: unitVector(c.Vector)}
-			prepared[i].chunk.Vector = nil // the unit copy is what searches use
+			units[i] = unitVector(c.Vector)
+			prepared[i] = doc{chunk: c}
+			prepared[i].chunk.Vector = nil
 			prepared[i].terms, prepared[i].len, prepared[i].lang = countTerms(c.Text, c.Title+"\n"+headings[i], scratch)
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(chunks)/128)
 	if workers <= 1 {
 		work(0, len(chunks))
-		return prepared
+		return prepared, units
 	}
 	var wg sync.WaitGroup
 	per := (len(chunks) + workers - 1) / workers
@@ -145,7 +151,7 @@ func prepareDocs(sourceID string, chunks []Chunk) []doc {
 		wg.Go(func() { work(lo, min(len(chunks), lo+per)) })
 	}
 	wg.Wait()
-	return prepared
+	return prepared, units
 }
 
 // Remove drops every chunk of a source. Removing an unknown source does nothing.
@@ -172,6 +178,7 @@ func (ix *Index) dropDocLocked(n int32) {
 		return
 	}
 	d.dead = true
+	ix.removeVectorLocked(n)
 	ix.totalLen -= float64(d.len)
 	ix.srcLen[d.src] -= float64(d.len)
 	ix.live--
@@ -184,7 +191,7 @@ func (ix *Index) dropDocLocked(n int32) {
 			delete(ix.bySource, d.chunk.SourceID)
 		}
 	}
-	d.chunk, d.terms, d.unit = Chunk{ID: d.chunk.ID}, nil, nil // free the text now
+	d.chunk, d.terms = Chunk{ID: d.chunk.ID}, nil // free the text now
 }
 
 // maybeCompactLocked rebuilds the tables once dead entries outnumber live ones, which keeps
@@ -193,8 +200,9 @@ func (ix *Index) maybeCompactLocked() {
 	if ix.dead < 1024 || ix.dead < ix.live {
 		return
 	}
-	old := ix.docs
+	old, oldVectors := ix.docs, ix.vectors
 	ix.docs = make([]doc, 0, ix.live)
+	ix.vectors = nil
 	ix.byID = make(map[string]int32, ix.live)
 	ix.bySource = map[string][]int32{}
 	ix.postings = map[string][]posting{}
@@ -212,6 +220,13 @@ func (ix *Index) maybeCompactLocked() {
 		for _, tc := range d.terms {
 			ix.postings[tc.term] = append(ix.postings[tc.term], posting{doc: n, tf: tc.count})
 		}
+		var unit []float32
+		for _, m := range oldVectors {
+			if int(d.dim) == m.dim {
+				unit = m.row(d.row)
+			}
+		}
+		ix.addVectorLocked(n, unit)
 	}
 	ix.dead = 0
 }

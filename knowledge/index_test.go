@@ -34,6 +34,59 @@ func TestTokenizeAndStem(t *testing.T) {
 	}
 }
 
+// TestApostrophes: an apostrophe inside a word is read as its language uses it, so a
+// possessive or an elided article does not make a word of its own that matches nothing.
+func TestApostrophes(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want []string
+	}{
+		{"Go's", []string{"go"}},
+		{"what's", []string{"what"}},
+		{"you're we'll they've I'm I'd", []string{"you", "we", "they", "i", "i"}},
+		{"GO'S", []string{"go"}},
+		{"don't isn't", []string{"dont", "isnt"}},
+		{"O'Brien rock'n'roll o'clock", []string{"obrien", "rocknroll", "oclock"}},
+		{"l'adresse d'identité", []string{"adresse", "identité"}},
+		{"qu'il jusqu'à", []string{"il", "à"}},
+		{"L’Adresse", []string{"adresse"}},
+		{"users' guide 'quoted'", []string{"users", "guide", "quoted"}},
+		{"l' x's", []string{"l", "x"}},
+	} {
+		if got := splitWords(c.text); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("splitWords(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+	ix := NewIndex()
+	ix.Add("fr", []Chunk{{ID: "fr", Text: "Vérifiez l'adresse électronique de votre compte avant de continuer."}})
+	ix.Add("go", []Chunk{{ID: "go", Text: "Go is mostly in the C family, with input from Pascal and Oberon."}})
+	if hits := ix.Search("Quelle adresse électronique ?", 1, 0); len(hits) != 1 || hits[0].ChunkID != "fr" {
+		t.Errorf("an elided word was not found by its bare form: %+v", hits)
+	}
+	if hits := ix.Search("Go's", 1, 0); len(hits) != 1 || hits[0].ChunkID != "go" {
+		t.Errorf("a possessive was not found by its bare form: %+v", hits)
+	}
+}
+
+// TestQuestionWordsAreStopWords: the words every question starts with carry none of its
+// subject, in each language.
+func TestQuestionWordsAreStopWords(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		lang language
+		want []string
+	}{
+		{"Why didn't my password work?", english_, []string{"password", "work"}},
+		{"¿Cómo cambio mi contraseña?", spanish_, analyzeAs("cambio contraseña", spanish_)},
+		{"¿Dónde y cuándo recibo el código?", spanish_, analyzeAs("recibo código", spanish_)},
+		{"Pourquoi et comment changer mon mot de passe ?", french_, analyzeAs("changer mot passe", french_)},
+	} {
+		if got := analyzeAs(c.text, c.lang); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("analyzeAs(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}
+
 func TestLanguages(t *testing.T) {
 	for _, c := range []struct {
 		text string

@@ -36,19 +36,35 @@ var stopWords = func() map[string]bool {
 		them themselves then there these they this those through to too under until up very was we
 		were what when where which while who whom why will with would you your yours yourself
 		yourselves im ive id youre dont doesnt cant wont isnt arent please also may might must shall
-		get got let us`) {
+		get got let us didnt wasnt werent hasnt havent hadnt shouldnt wouldnt couldnt mustnt neednt shant aint`) {
 		m[w] = true
 	}
 	return m
 }()
 
+// questionWords are the interrogatives of Spanish and French that their Snowball stop word
+// lists lack (Spanish lists "como" and "donde" but not "cómo" and "dónde"): like "how" and
+// "where" in English, they are in almost every question and carry none of its subject.
+var questionWords = [numLanguages]map[string]bool{
+	spanish_: setOf("cómo dónde cuándo cuál cuáles quién quiénes cuánto cuánta cuántos cuántas adónde"),
+	french_:  setOf("comment pourquoi quand où quel quelle quels quelles combien lequel laquelle lesquels lesquelles"),
+}
+
+func setOf(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
 // isStop reports whether w is a stop word of l.
 func isStop(l language, w string) bool {
 	switch l {
 	case spanish_:
-		return spanish.IsStopWord(w)
+		return spanish.IsStopWord(w) || questionWords[l][w]
 	case french_:
-		return french.IsStopWord(w)
+		return french.IsStopWord(w) || questionWords[l][w]
 	}
 	return stopWords[w]
 }
@@ -106,10 +122,13 @@ func termsOf(words []string, l language) []string {
 	return out
 }
 
-// splitWords lowercases text and returns its words: runs of letters and digits, an
-// apostrophe inside a word dropped ("customer's" is one word, "don't" is "dont"). It is the
-// hot path of indexing, so a word that is already lowercase ASCII is sliced from the text
-// rather than copied.
+// splitWords lowercases text and returns its words: runs of letters and digits. An
+// apostrophe inside a word (' or ’) is read the way the languages use it: a French elision
+// is dropped with its article or pronoun ("l'adresse" is "adresse", "qu'il" is "il"), an
+// English clitic is dropped ("Go's" is "go", "you're" is "you", "what's" is "what"), and
+// any other apostrophe joins the word ("don't" is "dont", "O'Brien" is "obrien"). It is
+// the hot path of indexing, so a word that is already lowercase ASCII is sliced from the
+// text rather than copied.
 func splitWords(text string) []string {
 	words := make([]string, 0, len(text)/6)
 	var buf []byte
@@ -121,6 +140,7 @@ func splitWords(text string) []string {
 		}
 		start, simple := i, true
 		buf = buf[:0]
+	word:
 		for i < len(text) {
 			r, w = decodeRune(text, i)
 			switch {
@@ -134,23 +154,60 @@ func splitWords(text string) []string {
 				i += w
 				continue
 			case r == '\'' || r == '’':
-				if next, _ := decodeRune(text, i+w); i+w < len(text) && unicode.IsLetter(next) {
-					if simple {
-						simple, buf = false, append(buf, text[start:i]...)
-					}
-					i += w // inside a word: "don't" → "dont"
+				next, _ := decodeRune(text, i+w)
+				if i+w >= len(text) || !unicode.IsLetter(next) {
+					break word
+				}
+				if simple {
+					simple, buf = false, append(buf, text[start:i]...)
+				}
+				if elisions[string(buf)] {
+					buf = buf[:0] // "l'adresse": the word starts after the apostrophe
+					i += w
 					continue
 				}
+				if n := cliticLen(text[i+w:]); n > 0 {
+					i += w + n // "Go's": the word ends at the apostrophe
+					break word
+				}
+				i += w // inside a word: "don't" → "dont"
+				continue
 			}
 			break
 		}
-		if simple {
+		switch {
+		case simple:
 			words = append(words, text[start:i])
-		} else {
+		case len(buf) > 0:
 			words = append(words, string(buf))
 		}
 	}
 	return words
+}
+
+// elisions are the French words that elide their vowel before another ("l'", "qu'"),
+// lowercased: the word that matters is the one after the apostrophe.
+var elisions = map[string]bool{"c": true, "d": true, "j": true, "l": true, "m": true, "n": true, "s": true, "t": true,
+	"qu": true, "jusqu": true, "lorsqu": true, "puisqu": true, "quoiqu": true}
+
+// cliticLen returns the length of the English clitic ("s", "re", "ve", "ll", "d", "m", in
+// either case) that s starts with when the word ends there, else 0.
+func cliticLen(s string) int {
+	n := 0
+	for n < len(s) && n < 3 && (s[n] >= 'a' && s[n] <= 'z' || s[n] >= 'A' && s[n] <= 'Z') {
+		n++
+	}
+	if n == 0 || n == 3 {
+		return 0
+	}
+	if next, _ := decodeRune(s, n); n < len(s) && isWordRune(next) {
+		return 0
+	}
+	switch strings.ToLower(s[:n]) {
+	case "s", "re", "ve", "ll", "d", "m":
+		return n
+	}
+	return 0
 }
 
 func decodeRune(s string, i int) (rune, int) {

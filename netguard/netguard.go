@@ -1,7 +1,8 @@
 // Package netguard is the SSRF guard of conventions §14: every URL voiceapi fetches or posts
-// to on behalf of a client (knowledge base urls, webhooks) goes through NewClient, which
-// refuses to connect to loopback, private and other internal addresses unless the operator
-// allowed them, and CheckURL, which checks such a URL's form before it is stored.
+// to on behalf of a client (knowledge base urls, webhooks, embedding providers, model
+// servers, custom functions) goes through NewClient, which refuses to connect to loopback,
+// private and other internal addresses unless the operator allowed them (Guard), and
+// CheckURL, which checks such a URL's form before it is stored.
 package netguard
 
 import (

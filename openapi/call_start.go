@@ -111,8 +111,15 @@ func init() {
 		map[string]any{"type": "integer", "minimum": 1}})
 	opDocs["GET /api/v1/analytics/calls"] = analytics
 	fieldRules["CallAnalytics"]["versions"] = fieldRule{NotNull: true,
-		Description: "With agent_id: the totals per agent_version, oldest first, calls without a version last; [] otherwise."}
-	fieldRules["VersionTotals"] = map[string]fieldRule{"agent_version": {Description: "null for calls registered without a version."}}
+		Description: "With agent_id: each agent_version's counts and cost with its cost series, oldest first, calls without a version last; [] otherwise."}
+	fieldRules["VersionTotals"] = map[string]fieldRule{
+		"agent_version": {Description: "null for calls registered without a version."},
+		"cost_micros":   {NotNull: true, Description: "The version's calls' cost in micro-units per currency ({} when none had a cost)."},
+		"series":        {NotNull: true, Description: "The version's cost in each bucket of the answer's series."},
+	}
+	fieldRules["VersionCostPoint"] = map[string]fieldRule{"cost_micros": {NotNull: true}}
+	typeDocs["VersionTotals"] = "One agent version's calls over the range: the totals' counts and cost, and its cost per bucket."
+	typeDocs["VersionCostPoint"] = "One bucket of a version's cost series."
 
 	typeDocs["CallStart"] = "Body of a call start: the direction, the numbers, the agent for an outbound call, the call's variables (docs/runtime.md)."
 	typeDocs["CallStartAnswer"] = "What a call runs: the registered call, the configuration, the variant."

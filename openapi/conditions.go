@@ -41,6 +41,9 @@ var conditions = map[string][]condition{
 	"ToolVariableInput": {
 		{"type", "enum", []string{"choices"}},
 	},
+	"AnalysisFieldInput": {
+		{"type", data.AnalysisEnum, []string{"choices"}},
+	},
 }
 
 // addConditions adds each schema's conditions as allOf of if/then blocks. A schema or a

@@ -70,6 +70,7 @@ var eventPayloads = map[string]any{
 		"knowledge_files_deleted": map[string]any{"type": "integer", "minimum": 0, "description": "Knowledge base files deleted."},
 		"calls_on_hold":           map[string]any{"type": "integer", "minimum": 0, "description": "Expired calls kept because they are on legal hold."},
 	}),
+	data.EventPriceTableUpdated: data.PriceTable{},
 	data.EventBackupDownloaded: objectPayload("An instance admin downloaded a backup.", map[string]any{
 		"archive":             map[string]any{"type": "string", "description": "The archive's file name."},
 		"files_included":      map[string]any{"type": "boolean"},

@@ -22,6 +22,9 @@ var patternExamples = map[string]string{
 	`^\d{4}-\d{2}-\d{2}$`:             "2026-01-15",
 	`^[a-z][a-z0-9_]{0,31}$`:          "order_id",
 	`^([01]\d|2[0-3]):[0-5]\d$`:       "09:00",
+	`^-?\d{1,12}(\.\d{1,6})?$`:        "0.59",
+	`^\d{1,7}(\.\d{1,6})?$`:           "0.59",
+	`^[A-Z]{3}$`:                      "USD",
 }
 
 // formatExamples are strings of each format the document uses.
@@ -77,10 +80,30 @@ func (e *exampleGen) example(s map[string]any, name string) any {
 			}
 		}
 	}
-	// An object's allOf holds its conditions (conditions.go), not its shape.
+	// An object's allOf holds its conditions (conditions.go), not its shape; an event's
+	// holds a record and what the event adds to it (agent_tests.go): the objects' examples
+	// are merged.
 	if all := listOf(s["allOf"]); len(all) > 0 && schemaType(s) == "" && s["properties"] == nil {
-		if m, ok := all[0].(map[string]any); ok {
-			return e.example(m, name)
+		var merged map[string]any
+		for i, part := range all {
+			m, ok := part.(map[string]any)
+			if !ok {
+				continue
+			}
+			ex := e.example(m, name)
+			obj, isObj := ex.(map[string]any)
+			if i == 0 && !isObj {
+				return ex
+			}
+			if merged == nil {
+				merged = map[string]any{}
+			}
+			for k, v := range obj {
+				merged[k] = v
+			}
+		}
+		if merged != nil {
+			return merged
 		}
 	}
 	switch schemaType(s) {

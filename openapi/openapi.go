@@ -160,7 +160,7 @@ const apiDescription = "A self-hosted control plane for voice AI agents. Every f
 	"(per_page 1 to 100, default 15), newest first. See docs/api.md."
 
 // tagNames are the endpoint groups, in the spec's order and then ours.
-var tagNames = []string{"Authentication", "API Keys", "Agent", "Agent Versions", "Knowledge Base", "Call History",
+var tagNames = []string{"Authentication", "API Keys", "Agent", "Agent Versions", "Agent Tests", "Knowledge Base", "Call History",
 	"Analytics", "Number", "Subscription", "User", "Webhook", "Workspace", "Workspace User", "Audit Log", "Jobs", "Operations"}
 
 func tagList() []any {

@@ -101,7 +101,7 @@ type agentPolicyBody struct {
 	MaxConcurrentCalls data.Opt[*int] `json:"max_concurrent_calls"`
 }
 
-// agentGroupsBody are the six groups of an agent body, each optional and not nullable.
+// agentGroupsBody are the seven groups of an agent body, each optional and not nullable.
 type agentGroupsBody struct {
 	CallConfig          data.Opt[data.CallConfig]          `json:"call_config"`
 	KnowledgeBaseConfig data.Opt[data.KnowledgeBaseConfig] `json:"knowledge_base_config"`
@@ -109,6 +109,7 @@ type agentGroupsBody struct {
 	PromptConfig        data.Opt[data.PromptConfig]        `json:"prompt_config"`
 	STTConfig           data.Opt[data.STTConfig]           `json:"stt_config"`
 	TTSConfig           data.Opt[data.TTSConfig]           `json:"tts_config"`
+	AnalysisConfig      data.Opt[data.AnalysisConfig]      `json:"analysis_config"`
 }
 
 // healthBody is what /healthz and /readyz answer.
@@ -136,6 +137,14 @@ var (
 		timeParam("from", "Start of the range (inclusive); 30 days before to by default."),
 		timeParam("to", "End of the range (exclusive); now by default."),
 		strParam("agent_id", "Only calls of this agent."),
+		enumParam("interval", "Bucket width; day by default.", data.IntervalHour, data.IntervalDay),
+	}
+	analysisQuery = []queryParam{
+		strParam("agent_id", "The agent (required)."),
+		strParam("field", "A field of the agent's analysis_config.fields, or call_successful (required)."),
+		{"agent_version", "Only calls of this agent version; the field's type is that version's.", map[string]any{"type": "integer", "minimum": 1}},
+		timeParam("from", "Start of the range (inclusive); 30 days before to by default."),
+		timeParam("to", "End of the range (exclusive); now by default."),
 		enumParam("interval", "Bucket width; day by default.", data.IntervalHour, data.IntervalDay),
 	}
 	auditFilters = []queryParam{
@@ -275,7 +284,25 @@ var opDocs = map[string]opDoc{
 	"DELETE /api/v1/calls/{call_id}": {Tag: "Call History", Summary: "Delete a call", Shape: shapeNone},
 	"GET /api/v1/analytics/calls": {Tag: "Analytics", Summary: "Call counts and durations by hour or day",
 		Out: data.CallAnalytics{}, Shape: shapeData, Query: analyticsQuery},
+	"POST /api/v1/calls/{call_id}/analyze": {Tag: "Call History", Summary: "Have the agent's model analyze the call (a job)",
+		Description: "202 with the job (GET /api/v1/jobs/{job_id}); a call with an analysis pending gets that job. The model of the call's agent version fills " +
+			"its analysis_config's fields through a forced tool call; an answer that does not fit is retried once, then recorded as analysis_error. Event call.analyzed.",
+		Out: data.Job{}, Shape: shapeData, Status: http.StatusAccepted},
+	"POST /api/v1/agents/{agent_id}/analysis/backfill": {Tag: "Call History", Summary: "Analyze the agent's calls of a range again, as one job with progress",
+		Description: "The calls created in [from, to) are analyzed with the analysis_config of agent_version (else the published version, else the current configuration), " +
+			"each by its own version's model; the job's progress counts the calls. A job stopped midway resumes after the last call stored: each call is analyzed once.",
+		Body: data.AnalysisBackfill{}, BodyRequired: true, Out: data.Job{}, Shape: shapeData, Status: http.StatusAccepted},
+	"GET /api/v1/analytics/analysis": {Tag: "Analytics", Summary: "One post-call analysis field's figures: counts per value, number statistics, success rate",
+		Description: "From per-field rollups kept with each analyzed call: counts per value (enum, boolean), count, mean, p50 and p90 within 1% (number), " +
+			"the success rate of analysis.call_successful per bucket, and the same per agent version.",
+		Out: data.AnalysisFigures{}, Shape: shapeData, Query: analysisQuery},
 	"GET /api/v1/subscription": {Tag: "Subscription", Summary: "The workspace's plan, limits and usage", Out: data.Subscription{}},
+	"GET /api/v1/price-table": {Tag: "Subscription", Summary: "The workspace's price table (owners and admins)",
+		Description: "Prices per provider, model and unit, in the table's currency; calls' cost is priced from it when their usage is set.",
+		Out:         data.PriceTable{}},
+	"PUT /api/v1/price-table": {Tag: "Subscription", Summary: "Replace the workspace's price table (owners and admins)",
+		Description: "Prices are decimal strings (at most 6 decimals, never negative); calls already priced keep their cost.",
+		Body:        data.PriceTableSet{}, BodyRequired: true, Out: data.PriceTable{}},
 
 	// Knowledge bases.
 	"GET /api/v1/knowledge-bases": {Tag: "Knowledge Base", Summary: "List knowledge bases", Out: data.KnowledgeBase{}, Shape: shapeList},

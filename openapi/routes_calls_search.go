@@ -34,8 +34,9 @@ func init() {
 		Out: data.CallHit{}, Shape: shapeList, Query: append(append([]queryParam{}, callFilters...), searchQuery, sortParam)}
 	opDocs["GET /api/v1/calls/export"] = opDoc{Tag: "Call History", Summary: "Export calls as NDJSON or CSV, streamed",
 		Description: "Every call the filters (and q) select, newest first, streamed in bounded batches. CSV columns: " +
-			fmt.Sprint(csvColumnsDoc) + "; transcript is the utterances as \"role: content\" lines, variables, analysis and " +
-			"metadata are JSON. Trailers: Export-Count (calls sent) and Export-Cursor (empty when the export is complete; " +
+			fmt.Sprint(csvColumnsDoc) + ", then one analysis.<name> column per field the export's agents declare (analysis_config.fields, " +
+			"and call_successful and summary when asked for); transcript is the utterances as \"role: content\" lines, variables, analysis and " +
+			"metadata are JSON, cost a decimal in cost_currency. Trailers: Export-Count (calls sent) and Export-Cursor (empty when the export is complete; " +
 			"else pass it as cursor to resume). docs/calls.md, Export.",
 		Shape: shapeRaw, Media: "application/x-ndjson", AltMedia: []string{"text/csv"}, Query: exportQuery}
 }
@@ -47,6 +48,7 @@ var csvColumnsDoc = []string{
 	"from_number", "to_number", "status", "started_at", "ended_at", "duration_ms",
 	"disconnection_reason", "recording_url", "created_at", "updated_at",
 	"transcript", "variables", "analysis", "metadata",
+	"analysis_source", "analyzed_at", "cost", "cost_currency",
 }
 
 // CSVColumns returns the documented CSV header row of the call export.

@@ -111,6 +111,8 @@ const (
 	emotionPattern    = `^(anger|positivity|surprise|sadness|curiosity)(:(lowest|low|high|highest))?$`
 	e164Pattern       = `^\+[1-9]\d{1,14}$`
 	datePattern       = `^\d{4}-\d{2}-\d{2}$`
+	moneyPattern      = `^-?\d{1,12}(\.\d{1,6})?$`
+	currencyPattern   = `^[A-Z]{3}$`
 )
 
 // webhookEventNames are the values of a webhook's events: every event type, or "*".
@@ -202,6 +204,65 @@ var fieldRules = map[string]map[string]fieldRule{
 		"emotion":           fieldRule{Pattern: emotionPattern, Description: "cartesia only: <emotion> or <emotion>:<level>."},
 		"speed_alpha":       between(validate.MinSpeedAlpha, validate.MaxSpeedAlpha).with(false, "rime only; 1 is normal, higher is slower."),
 	},
+	// analysis_config (validate/agent_analysis.go, docs/analysis.md).
+	"AnalysisConfig": {
+		"fields": {MaxItems: validate.MaxAnalysisFields, Description: "The values post-call analysis extracts; names unique."},
+		"success_criterion": fieldRule{MinLength: 1, MaxLength: validate.MaxSuccessCriterion}.with(false,
+			"When set, analysis says whether the call met it (analysis.call_successful); null: not asked."),
+		"summary": {Description: "Analysis writes a summary of the call (analysis.summary)."},
+		"auto":    {Description: "Analyze every call of the agent when it ends (a durable job)."},
+	},
+	"AnalysisField": {
+		"name": fieldRule{MaxLength: validate.MaxAnalysisFieldName, Pattern: namePattern}.with(true,
+			"Not call_successful or summary, which analysis writes itself."),
+		"type":        oneOf(data.AnalysisFieldTypes...).with(true, "date: YYYY-MM-DD."),
+		"description": fieldRule{MinLength: 1, MaxLength: validate.MaxAnalysisFieldDescription}.with(true, "What the model is asked for."),
+		"choices": {MaxItems: validate.MaxAnalysisChoices, UniqueItems: true, Items: &fieldRule{MinLength: 1, MaxLength: validate.MaxIdentifier},
+			Description: "The values of an enum field: required (non-empty) when type is enum; refused otherwise."},
+		"required": {Description: "An analysis without this field (or with null) is refused; the model must give it."},
+	},
+	// Usage, cost and the price table (validate/call_analysis.go, docs/analysis.md).
+	"PriceTableSet": {
+		"currency": fieldRule{Pattern: currencyPattern}.with(true, "ISO 4217, e.g. USD."),
+		"prices":   fieldRule{MaxItems: validate.MaxPrices}.with(true, "A provider, model and unit at most once."),
+	},
+	"PriceTable": {"currency": {Pattern: currencyPattern}},
+	"AnalysisBackfill": {
+		"from":          fieldRule{}.with(true, "Calls created at or after this time."),
+		"to":            fieldRule{}.with(true, "Calls created before this time; after from."),
+		"agent_version": atLeast(1).with(false, "The version whose analysis_config is used; the published version when omitted."),
+	},
+	"PriceSet": priceRules,
+	"Price":    priceRules,
+	"CallUsageInput": {
+		"llm":       {MaxItems: validate.MaxUsageLines},
+		"tts":       {MaxItems: validate.MaxUsageLines},
+		"stt":       {MaxItems: validate.MaxUsageLines},
+		"telephony": {MaxItems: validate.MaxUsageLines, Description: "Seconds of the phone line."},
+		"analysis":  {Description: "Read-only: post-call analysis's own tokens."},
+	},
+	"CallUsage": {"analysis": {Description: "Post-call analysis's own tokens, written by analysis."}},
+	"LLMUsage": {
+		"provider":      fieldRule{MinLength: 1, MaxLength: validate.MaxIdentifier}.with(true, ""),
+		"model":         maxLen(validate.MaxIdentifier),
+		"input_tokens":  between(0, validate.MaxUsageTokens),
+		"output_tokens": between(0, validate.MaxUsageTokens),
+	},
+	"TTSUsage": {
+		"provider":   fieldRule{MinLength: 1, MaxLength: validate.MaxIdentifier}.with(true, ""),
+		"model":      maxLen(validate.MaxIdentifier),
+		"characters": between(0, validate.MaxUsageCharacters),
+	},
+	"AudioUsage": {
+		"provider": fieldRule{MinLength: 1, MaxLength: validate.MaxIdentifier}.with(true, ""),
+		"model":    maxLen(validate.MaxIdentifier),
+		"seconds":  between(0, validate.MaxUsageSeconds).with(false, "To the millisecond: at most three decimals."),
+	},
+	"CostLine": {
+		"kind":     oneOf("llm", "tts", "stt", "telephony", "analysis"),
+		"unit":     oneOf(data.PriceUnits...),
+		"quantity": {Description: "Tokens, characters or milliseconds."},
+	},
 	"Agent": {
 		"name":   maxLen(validate.MaxAgentName),
 		"status": oneOf(data.AgentStatusDraft, data.AgentStatusPublished),
@@ -290,8 +351,11 @@ var fieldRules = map[string]map[string]fieldRule{
 		"outbound_agent_id": {Description: "null unbinds the agent."},
 	},
 	"Call": {
-		"direction": oneOf(data.CallDirections...),
-		"status":    oneOf(data.CallStatuses...),
+		"direction":       oneOf(data.CallDirections...),
+		"status":          oneOf(data.CallStatuses...),
+		"analysis_source": oneOf(data.AnalysisRuntime, data.AnalysisLLM).with(false, "Where analysis came from; null while the call has none."),
+		"analysis_error":  {Description: "Why the last post-call analysis failed; null once one succeeds."},
+		"cost":            {Description: "usage priced under the workspace's price table when the usage was set; null without usage."},
 	},
 	"CallCreate": {
 		"agent_id":             fieldRule{MinLength: 1}.with(true, "An agent of the workspace."),
@@ -425,6 +489,12 @@ var (
 		"retention_days":           retentionRule.with(false, "Days a call is kept after it is created; null keeps calls forever. An agent's own retention_days replaces it for that agent's calls; a call on legal_hold is kept."),
 		"knowledge_retention_days": retentionRule.with(false, "Days a knowledge base file is kept after its upload; null keeps files forever. Texts and URLs are not affected."),
 		"redaction":                {Description: "Applied to every call's transcript, variables and analysis before they are stored; an agent's redaction adds to it."},
+	}
+	priceRules = map[string]fieldRule{
+		"provider": fieldRule{MinLength: 1, MaxLength: validate.MaxIdentifier}.with(true, ""),
+		"model":    fieldRule{MinLength: 1, MaxLength: validate.MaxIdentifier}.with(true, "A model, or * for any model of the provider without a price of its own."),
+		"unit":     oneOf(data.PriceUnits...).with(true, "What the price pays for: a million tokens or characters, or a minute."),
+		"price":    fieldRule{Pattern: `^\d{1,7}(\.\d{1,6})?$`}.with(true, "In the table's currency; 0 to 1000000."),
 	}
 	agentPrivacyRules = map[string]fieldRule{
 		"retention_days": retentionRule.with(false, "Days this agent's calls are kept; replaces the workspace's retention_days; null follows the workspace."),

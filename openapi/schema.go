@@ -29,6 +29,7 @@ const (
 
 var (
 	timeType       = reflect.TypeFor[data.Time]()
+	moneyType      = reflect.TypeFor[data.Money]()
 	rawMessageType = reflect.TypeFor[json.RawMessage]()
 	optionalType   = reflect.TypeFor[interface{ Optional() }]()
 )
@@ -209,10 +210,14 @@ func (g *schemaGen) schema(t reflect.Type, mode schemaMode) map[string]any {
 	switch {
 	case t == timeType:
 		return map[string]any{"type": "string", "format": "date-time"}
+	case t == moneyType:
+		return map[string]any{"type": "string", "pattern": moneyPattern, "description": "A decimal amount of the currency, at most 6 decimals."}
 	case t == rawMessageType:
 		return map[string]any{} // any JSON value
 	case t == conversationVersionType:
 		return conversationVersionSchema()
+	case t == testRunVersionType:
+		return testRunVersionSchema()
 	case isOpt(t):
 		return g.schema(t.Field(1).Type, mode)
 	}

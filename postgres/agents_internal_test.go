@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -187,3 +188,46 @@ func TestAgentAndNumberCounters(t *testing.T) {
 type zeroRand struct{}
 
 func (zeroRand) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// Agents and versions stored before analysis_config existed (config without the member)
+// read with the default group: no migration rewrites them.
+func TestAgentsWithoutAnalysisConfigRead(t *testing.T) {
+	db := openCallsTestDB(t)
+	a := newTestAgent("agt_old", "ws_1")
+	a.LastVersion = 1
+	updateTx(t, db, func(t *tx) error {
+		if err := t.PutAgent(a, ""); err != nil {
+			return err
+		}
+		if err := t.PutAgentVersion(&data.AgentVersion{AgentID: a.ID, VersionNumber: 1, Name: a.Name, AgentConfig: a.AgentConfig}); err != nil {
+			return err
+		}
+		for _, table := range []string{"agents", "agent_versions"} {
+			if _, err := t.exec(`UPDATE ` + table + ` SET config = config - 'analysis_config'`); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	updateTx(t, db, func(tx *tx) error {
+		var stripped bool
+		if err := tx.queryRow(`SELECT NOT (config ? 'analysis_config') FROM agents WHERE id = $1`, a.ID).Scan(&stripped); err != nil || !stripped {
+			t.Fatalf("the row still holds analysis_config (%v)", err)
+		}
+		got, err := tx.Agent(a.ID)
+		if err != nil {
+			return err
+		}
+		v, err := tx.AgentVersion(a.ID, 1)
+		if err != nil {
+			return err
+		}
+		want, _ := json.Marshal(data.DefaultAnalysisConfig())
+		for _, c := range []data.AnalysisConfig{got.AnalysisConfig, v.AnalysisConfig} {
+			if b, _ := json.Marshal(c); string(b) != string(want) {
+				t.Errorf("analysis_config read as %s, want %s", b, want)
+			}
+		}
+		return nil
+	})
+}

@@ -93,29 +93,33 @@ func queueRollup(b *pgx.Batch, ws, agent string, at time.Time, d data.CallRollup
 	if d.IsZero() {
 		return
 	}
-	reasons, _ := json.Marshal(d.Reasons) // a map of strings to integers always encodes
-	if d.Reasons == nil {
-		reasons = []byte(`{}`)
-	}
 	hour := at.UTC().Truncate(time.Hour)
-	// The agent's row alone counts per version (versions are numbered per agent);
-	// call_reasons_add adds any two {"key": count} objects.
-	versions, _ := json.Marshal(d.Versions)
-	if d.Versions == nil {
-		versions = []byte(`{}`)
-	}
-	b.Queue(`INSERT INTO call_rollups AS r (workspace_id, agent_id, hour, calls, ended, failed, duration_ms, with_duration, reasons, versions)
-		VALUES ($1, '', $3, $4, $5, $6, $7, $8, $9, '{}'), ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+	// call_reasons_add adds any two {"key": count} objects: the cost maps' too. The agent's
+	// row alone counts per version (versions are numbered per agent).
+	b.Queue(`INSERT INTO call_rollups AS r (workspace_id, agent_id, hour, calls, ended, failed, duration_ms, with_duration, reasons, cost, version_cost, versions)
+		VALUES ($1, '', $3, $4, $5, $6, $7, $8, $9, $10, $11, '{}'), ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		ON CONFLICT (workspace_id, agent_id, hour) DO UPDATE SET calls = r.calls + EXCLUDED.calls,
 			ended = r.ended + EXCLUDED.ended, failed = r.failed + EXCLUDED.failed,
 			duration_ms = r.duration_ms + EXCLUDED.duration_ms,
 			with_duration = r.with_duration + EXCLUDED.with_duration,
 			reasons = call_reasons_add(r.reasons, EXCLUDED.reasons),
+			cost = call_reasons_add(r.cost, EXCLUDED.cost),
+			version_cost = call_reasons_add(r.version_cost, EXCLUDED.version_cost),
 			versions = call_reasons_add(r.versions, EXCLUDED.versions)`,
-		ws, agent, hour, d.Calls, d.Ended, d.Failed, d.DurationMS, d.WithDuration, reasons, versions)
+		ws, agent, hour, d.Calls, d.Ended, d.Failed, d.DurationMS, d.WithDuration, countsJSON(d.Reasons), countsJSON(d.Cost), countsJSON(d.VersionCost),
+		countsJSON(d.Versions))
 	if d.Calls < 0 {
 		b.Queue(`DELETE FROM call_rollups WHERE workspace_id = $1 AND agent_id IN ('', $2) AND hour = $3 AND calls <= 0`, ws, agent, hour)
 	}
+}
+
+// countsJSON encodes a {"key": count} map, {} when nil.
+func countsJSON(m map[string]int64) []byte {
+	if m == nil {
+		return []byte(`{}`)
+	}
+	b, _ := json.Marshal(m) // a map of strings to integers always encodes
+	return b
 }
 
 // monthOf is the first day of the UTC month holding t, as a date literal.
@@ -152,7 +156,7 @@ func (t *tx) CallRollups(ws, agentID string, from, to time.Time, step time.Durat
 
 // readRollups feeds the rollups of the workspace (or its agent) for the hours in [from, to).
 func (t *tx) readRollups(ws, agentID string, from, to time.Time, fn func(time.Time, data.CallRollup)) error {
-	rows, err := t.query(`SELECT hour, calls, ended, failed, duration_ms, with_duration, reasons, versions FROM call_rollups
+	rows, err := t.query(`SELECT hour, calls, ended, failed, duration_ms, with_duration, reasons, cost, version_cost, versions FROM call_rollups
 		WHERE workspace_id = $1 AND agent_id = $2 AND hour >= $3 AND hour < $4 ORDER BY hour`, ws, agentID, from, to)
 	if err != nil {
 		return err
@@ -161,21 +165,20 @@ func (t *tx) readRollups(ws, agentID string, from, to time.Time, fn func(time.Ti
 	for rows.Next() {
 		var hour time.Time
 		var r data.CallRollup
-		var reasons, versions []byte
-		if err := rows.Scan(&hour, &r.Calls, &r.Ended, &r.Failed, &r.DurationMS, &r.WithDuration, &reasons, &versions); err != nil {
+		var reasons, cost, versionCost, versions []byte
+		if err := rows.Scan(&hour, &r.Calls, &r.Ended, &r.Failed, &r.DurationMS, &r.WithDuration, &reasons, &cost, &versionCost, &versions); err != nil {
 			return err
 		}
-		if err := json.Unmarshal(reasons, &r.Reasons); err != nil {
-			return err
-		}
-		if len(r.Reasons) == 0 {
-			r.Reasons = nil
-		}
-		if err := json.Unmarshal(versions, &r.Versions); err != nil {
-			return err
-		}
-		if len(r.Versions) == 0 {
-			r.Versions = nil
+		for _, m := range []struct {
+			raw []byte
+			to  *map[string]int64
+		}{{reasons, &r.Reasons}, {cost, &r.Cost}, {versionCost, &r.VersionCost}, {versions, &r.Versions}} {
+			if err := json.Unmarshal(m.raw, m.to); err != nil {
+				return err
+			}
+			if len(*m.to) == 0 {
+				*m.to = nil
+			}
 		}
 		fn(hour.UTC(), r)
 	}
@@ -201,7 +204,11 @@ func (t *tx) countCalls(ws, agentID string, from, to time.Time, fn func(time.Tim
 		if err != nil {
 			return err
 		}
-		fn(c.CreatedAt.Truncate(time.Hour), data.RollupOf(c))
+		r := data.RollupOf(c)
+		if agentID == "" {
+			r = r.WithoutVersions() // as the workspace's hourly rows: versions are numbered per agent
+		}
+		fn(c.CreatedAt.Truncate(time.Hour), r)
 	}
 	return rows.Err()
 }

@@ -20,8 +20,14 @@ func init() {
 }
 
 // OpenCalls implements service.CallStartTx: the partial index calls_open holds the
-// workspace's registered and ongoing calls only (migration 0014).
+// workspace's registered and ongoing calls only (migration 0014). The count is read under
+// the workspace's lock (locks.go), as the call it admits is written: a start, whose
+// caller's workspace is locked before its snapshot, sees every start committed before it
+// and conflicts with none, so starts against a limit take turns instead of failing.
 func (t *tx) OpenCalls(ws string) ([]service.OpenCall, error) {
+	if err := t.lockWorkspace(ws); err != nil {
+		return nil, err
+	}
 	rows, err := t.query(`SELECT id, agent_id, agent_version, coalesce(started_at, created_at) FROM calls
 		WHERE workspace_id = $1 AND status IN ('registered', 'ongoing')`, ws)
 	if err != nil {

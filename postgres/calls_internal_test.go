@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -58,6 +59,21 @@ func randomize(rng *rand.Rand, c *data.Call, numbers []string) {
 	}
 	c.Transcript = []data.TranscriptItem{{Role: "user", Content: "hi", StartMS: int64(rng.IntN(9))}}
 	c.Variables = map[string]any{"n": float64(rng.IntN(9))}
+	// Cost per currency and version: the rollups' cost maps must follow them too. They are
+	// drawn from a generator of their own, seeded by the call and its draw above, so the
+	// shared sequence (and the data of the tests built on randomCall) stays as it was.
+	h := fnv.New64a()
+	h.Write([]byte(c.ID))
+	own := rand.New(rand.NewPCG(h.Sum64(), uint64(c.Variables["n"].(float64))))
+	c.Cost, c.AgentVersion = nil, nil
+	if own.IntN(3) > 0 {
+		micros := int64(own.IntN(5000))
+		c.Cost = &data.CallCost{Currency: []string{"USD", "EUR"}[own.IntN(2)], TotalMicros: micros, Total: data.Money(micros),
+			Lines: []data.CostLine{}, Unpriced: []data.CostLine{}}
+	}
+	if v := own.IntN(4); v > 0 {
+		c.AgentVersion = &v
+	}
 }
 
 func (m *callModel) countMinutes(c *data.Call) {
@@ -295,13 +311,18 @@ func modelRollups(m *callModel, ws, agent string, from, to time.Time, step time.
 		if sums[i] == nil {
 			sums[i] = &data.CallRollup{}
 		}
-		sums[i].Add(data.RollupOf(c), 1)
+		r := data.RollupOf(c)
+		if agent == "" {
+			r = r.WithoutVersions() // per-version counts are an agent's only
+		}
+		sums[i].Add(r, 1)
 	}
 	out := []data.CallBucket{}
 	for i := 0; i <= int(to.Sub(first)/step); i++ {
 		if r := sums[i]; r != nil {
 			out = append(out, data.CallBucket{Start: first.Add(time.Duration(i) * step), Calls: r.Calls, Ended: r.Ended,
-				Failed: r.Failed, DurationMS: r.DurationMS, WithDuration: r.WithDuration, Reasons: r.Reasons})
+				Failed: r.Failed, DurationMS: r.DurationMS, WithDuration: r.WithDuration, Reasons: r.Reasons,
+				Cost: r.Cost, VersionCost: r.VersionCost, Versions: r.Versions})
 		}
 	}
 	return out

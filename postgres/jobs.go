@@ -193,6 +193,18 @@ func (t *tx) FinishJob(id string, lease data.JobLease, out data.JobOutcome) (boo
 	return err == nil && tag.RowsAffected() == 1, err
 }
 
+// EndJobLeases implements service.JobTx. The runner calls it only on a store one process
+// opens; replicas sharing this one may hold live leases (docs/jobs.md).
+func (t *tx) EndJobLeases(now time.Time, alive []string) (int, error) {
+	end := data.NewTime(now).Time
+	if alive == nil {
+		alive = []string{}
+	}
+	tag, err := t.exec(`UPDATE jobs SET lease_until = $1, due_at = $1
+		WHERE status = 'running' AND lease_until > $1 AND lease_owner <> ALL($2)`, end, alive)
+	return int(tag.RowsAffected()), err
+}
+
 // CancelJob implements service.JobTx.
 func (t *tx) CancelJob(id string, at time.Time) (bool, error) {
 	tag, err := t.exec(`UPDATE jobs SET status = 'canceled', due_at = NULL, lease_owner = '', lease_until = NULL, finished_at = $2

@@ -15,13 +15,13 @@ func init() {
 }
 
 // workspaceCols are the columns scanWorkspace reads, in its order.
-const workspaceCols = `id, name, description, coalesce(personal_of, ''), privacy, embeddings, embeddings_key, created_at, updated_at`
+const workspaceCols = `id, name, description, coalesce(personal_of, ''), privacy, embeddings, embeddings_key, simulation, created_at, updated_at`
 
 func scanWorkspace(row pgx.Row) (*data.WorkspaceRecord, error) {
 	var w data.WorkspaceRecord
 	var created, updated time.Time
-	var privacy, embeddings []byte
-	if err := row.Scan(&w.ID, &w.Name, &w.Description, &w.PersonalOf, &privacy, &embeddings, &w.EmbeddingsKey, &created, &updated); err != nil {
+	var privacy, embeddings, simulation []byte
+	if err := row.Scan(&w.ID, &w.Name, &w.Description, &w.PersonalOf, &privacy, &embeddings, &w.EmbeddingsKey, &simulation, &created, &updated); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal(privacy, &w.Privacy); err != nil {
@@ -29,6 +29,11 @@ func scanWorkspace(row pgx.Row) (*data.WorkspaceRecord, error) {
 	}
 	if err := json.Unmarshal(embeddings, &w.Embeddings); err != nil {
 		return nil, fmt.Errorf("workspace %s: embeddings: %w", w.ID, err)
+	}
+	if simulation != nil {
+		if err := json.Unmarshal(simulation, &w.Simulation); err != nil {
+			return nil, fmt.Errorf("workspace %s: simulation: %w", w.ID, err)
+		}
 	}
 	w.CreatedAt, w.UpdatedAt = data.NewTime(created), data.NewTime(updated)
 	return &w, nil
@@ -53,12 +58,19 @@ func (t *tx) PutWorkspace(w *data.WorkspaceRecord) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(`INSERT INTO workspaces (id, name, description, personal_of, privacy, embeddings, embeddings_key, created_at, updated_at)
-		VALUES ($1, $2, $3, NULLIF($4, ''), $5, $6, $7, $8, $9)
+	var simulation []byte // NULL: each agent's own model
+	if w.Simulation != nil {
+		if simulation, err = json.Marshal(w.Simulation); err != nil {
+			return err
+		}
+	}
+	_, err = t.exec(`INSERT INTO workspaces (id, name, description, personal_of, privacy, embeddings, embeddings_key, simulation, created_at, updated_at)
+		VALUES ($1, $2, $3, NULLIF($4, ''), $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description,
 			personal_of = excluded.personal_of, privacy = excluded.privacy, embeddings = excluded.embeddings,
-			embeddings_key = excluded.embeddings_key, created_at = excluded.created_at, updated_at = excluded.updated_at`,
-		w.ID, w.Name, w.Description, w.PersonalOf, privacy, embeddings, w.EmbeddingsKey, w.CreatedAt.Time, w.UpdatedAt.Time)
+			embeddings_key = excluded.embeddings_key, simulation = excluded.simulation,
+			created_at = excluded.created_at, updated_at = excluded.updated_at`,
+		w.ID, w.Name, w.Description, w.PersonalOf, privacy, embeddings, w.EmbeddingsKey, simulation, w.CreatedAt.Time, w.UpdatedAt.Time)
 	return err
 }
 
@@ -94,7 +106,7 @@ func (t *tx) DeleteWorkspace(id string) error {
 func (t *tx) WorkspacePage(userID string, req data.PageRequest) ([]*data.WorkspaceRecord, data.Page, error) {
 	ks := keyset{
 		binding: binding("workspaces", userID),
-		cols:    `w.id, w.name, w.description, coalesce(w.personal_of, ''), w.privacy, w.embeddings, w.embeddings_key, w.created_at, w.updated_at`,
+		cols:    `w.id, w.name, w.description, coalesce(w.personal_of, ''), w.privacy, w.embeddings, w.embeddings_key, w.simulation, w.created_at, w.updated_at`,
 		from:    `members m JOIN workspaces w ON w.id = m.workspace_id WHERE m.user_id = $1`,
 		key:     "m.workspace_id",
 		args:    []any{userID},

@@ -195,4 +195,31 @@ func checkAccessDocs(t *testing.T, ops []operation) {
 	if checked < 15 {
 		t.Errorf("the roles table names only %d routes", checked)
 	}
+	checkAllAgentsDocs(t, doc, ops)
+}
+
+// checkAllAgentsDocs holds docs/api.md's table of the routes that need a token seeing
+// every agent to the route table: a route is named there exactly when it needs all_agents,
+// and every pattern there names such a route.
+func checkAllAgentsDocs(t *testing.T, doc string, ops []operation) {
+	rows := accessTable(t, doc, "### Routes that need a token that sees every agent")
+	used := map[*routePattern]bool{}
+	for _, op := range ops {
+		row, pat := bestRow(rows, op)
+		switch {
+		case row == nil && op.req.AllAgents:
+			t.Errorf("docs/api.md: %s %s needs a token that sees every agent, which the table does not name", op.method, op.path)
+		case row != nil && !op.req.AllAgents:
+			t.Errorf("docs/api.md: the table of routes needing every agent names %s %s (under %s), which does not need it", op.method, op.path, row.first)
+		case row != nil:
+			used[pat] = true
+		}
+	}
+	for _, r := range rows {
+		for i := range r.patterns {
+			if !used[&r.patterns[i]] {
+				t.Errorf("docs/api.md: the table of routes needing every agent names %v under %s, which is no route's", r.patterns[i], r.first)
+			}
+		}
+	}
 }

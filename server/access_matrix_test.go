@@ -94,6 +94,9 @@ func TestAccessMatrix(t *testing.T) {
 	member("developer-analytics-only", data.RoleDeveloper, []string{data.ModuleAnalytics}, nil)
 	member("developer-one-agent", data.RoleDeveloper, nil, []string{agent})
 	callers = append(callers, caller{name: "owner", admin: true, role: data.RoleOwner, token: func() string { return s.TokenIn(s.Owner, ws) }})
+	// An owner's key narrowed by agent_ids: its user is never limited, its token is.
+	callers = append(callers, caller{name: "owner-key-one-agent", admin: true, role: data.RoleOwner, agentIDs: []string{agent},
+		token: func() string { return keyWithAgents(t, s, agent) }})
 	for _, scope := range data.Scopes {
 		callers = append(callers, caller{name: "owner-key-" + scope, admin: true, role: data.RoleOwner, scopes: []string{scope},
 			token: func() string { return keyWithScopes(t, s, scope) }})
@@ -170,6 +173,13 @@ func TestAccessMatrix(t *testing.T) {
 
 func methodName(m string) string {
 	return map[string]string{"get": "GET", "post": "POST", "put": "PUT", "delete": "DELETE", "patch": "PATCH"}[m]
+}
+
+func keyWithAgents(t *testing.T, s *testkit.Server, agentIDs ...string) string {
+	t.Helper()
+	r := s.Do("POST", "/api/v1/api-keys", s.Owner.Token, map[string]any{"name": "agents", "agent_ids": agentIDs})
+	testkit.Expect(t, r, 201)
+	return r.JSON()["token"].(string)
 }
 
 func keyWithScopes(t *testing.T, s *testkit.Server, scopes ...string) string {

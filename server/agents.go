@@ -146,14 +146,15 @@ func (s *Server) handleAgentDelete(w http.ResponseWriter, r *http.Request) error
 }
 
 // handleAgentPublish: POST /api/v1/agents/{agent_id}/publish — 204, as the spec says.
-// The service checks the description.
+// The service checks the description and the publish gate (409 tests_required or
+// tests_failed; force for owners and admins).
 func (s *Server) handleAgentPublish(w http.ResponseWriter, r *http.Request) error {
 	var in data.PublishRequest
 	ctx, err := decodeInput(r, &in)
 	if err != nil {
 		return err
 	}
-	if err := s.svc.Agents.PublishAgent(ctx, mux.Vars(r)["agent_id"], in.Description); err != nil {
+	if err := s.svc.Agents.PublishAgent(ctx, mux.Vars(r)["agent_id"], in); err != nil {
 		return err
 	}
 	return writeNoContent(w)

@@ -71,7 +71,7 @@ func path(v any, p string) any {
 	return v
 }
 
-var agentGroups = []string{"call_config", "knowledge_base_config", "llm_config", "prompt_config", "stt_config", "tts_config"}
+var agentGroups = []string{"call_config", "knowledge_base_config", "llm_config", "prompt_config", "stt_config", "tts_config", "analysis_config"}
 
 func TestAgentCreateDefaults(t *testing.T) {
 	e := newEnv(t)

@@ -36,7 +36,10 @@ func TestCallAnalyticsShapeAndCounts(t *testing.T) {
 			t.Errorf("totals.%s = %v, want %v (%v)", k, totals[k], v, totals)
 		}
 	}
-	if len(totals) != len(want) {
+	if c, ok := totals["cost_micros"].(map[string]any); !ok || len(c) != 0 {
+		t.Errorf("totals.cost_micros without any cost = %v", totals["cost_micros"])
+	}
+	if len(totals) != len(want)+1 {
 		t.Errorf("totals keys: %v", totals)
 	}
 	series := d["series"].([]any)
@@ -46,7 +49,7 @@ func TestCallAnalyticsShapeAndCounts(t *testing.T) {
 	var sum float64
 	for _, p := range series {
 		pt := p.(map[string]any)
-		if len(pt) != 6 || !strings.HasSuffix(pt["start"].(string), ":00:00.000Z") {
+		if len(pt) != 7 || !strings.HasSuffix(pt["start"].(string), ":00:00.000Z") {
 			t.Errorf("series point %v", pt)
 		}
 		sum += pt["calls"].(float64)

@@ -16,10 +16,20 @@ func (s *Server) authRoutes() []route {
 		{Method: "GET", Path: "/api/v1/api-keys", Need: data.AnyKey, handle: s.handleAPIKeyList},
 		{Method: "POST", Path: "/api/v1/api-keys", Need: data.AnyKey, Idempotent: true, handle: s.handleAPIKeyCreate},
 		{Method: "DELETE", Path: "/api/v1/api-keys/{key_id}", Need: data.Self, handle: s.handleAPIKeyDelete},
-		{Method: "GET", Path: "/api/v1/workspaces/{workspace_id}/api-keys", Need: workspaceAdmin, handle: s.handleWorkspaceAPIKeyList},
-		{Method: "DELETE", Path: "/api/v1/workspaces/{workspace_id}/api-keys/{key_id}", Need: workspaceAdmin, handle: s.handleWorkspaceAPIKeyRevoke},
+		{Method: "GET", Path: "/api/v1/workspaces/{workspace_id}/api-keys", Need: workspaceKeys, handle: s.handleWorkspaceAPIKeyList},
+		{Method: "DELETE", Path: "/api/v1/workspaces/{workspace_id}/api-keys/{key_id}", Need: workspaceKeys, handle: s.handleWorkspaceAPIKeyRevoke},
 	}
 }
+
+// workspaceKeys is the requirement of a workspace's API keys: every member's keys, with
+// the agents and scopes each holds, are the workspace's credentials, managed like its
+// members (conventions §20): by owners and admins (a key with scopes needs
+// workspace:admin) whose token sees every agent, not one narrowed by a key's agent_ids.
+var workspaceKeys = func() data.Requirement {
+	r := workspaceAdmin
+	r.AllAgents = true
+	return r
+}()
 
 // handleLogin: POST /api/v1/auth/login — a token for valid credentials (no Authorization).
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {

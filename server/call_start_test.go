@@ -60,6 +60,16 @@ func TestCallStartInbound(t *testing.T) {
 		t.Errorf("GET shows %v, the answer %v", shown.Data(), call)
 	}
 
+	// The credential is in the answer only: not in the call, its events (the audit log is
+	// every event, what webhooks and the event stream carry), nor the server's log.
+	audit := e.Do("GET", "/api/v1/audit-log?per_page=100", e.Owner.Token, nil)
+	testkit.Expect(t, audit, 200)
+	for where, text := range map[string]string{"the call": string(shown.Body), "the audit log": string(audit.Body), "the server's log": e.Logs.String()} {
+		if strings.Contains(text, startKey) {
+			t.Errorf("%s holds the credential in clear", where)
+		}
+	}
+
 	// The agent's default fills what neither the number nor the call gives.
 	_, agent, _ = answer(t, e.start(inbound("+15551230001", nil)))
 	if group(agent, "prompt_config")["welcome_message"] != "Hello there!" {

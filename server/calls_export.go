@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,13 +25,16 @@ const (
 
 // CallCSVColumns is the header row of a CSV export, in order. It is stable: columns are
 // only ever added at the end. transcript is the text of the utterances, one per line as
-// "role: content"; variables, analysis and metadata are JSON objects; absent values are
-// empty cells.
+// "role: content"; variables, analysis and metadata are JSON objects; cost is the total
+// as a decimal in cost_currency; absent values are empty cells. After these come the
+// analysis.<name> columns of the export's agents' declared fields (AnalysisService's
+// ExportFields), one per field.
 var CallCSVColumns = []string{
 	"id", "workspace_id", "agent_id", "agent_version", "number_id", "direction",
 	"from_number", "to_number", "status", "started_at", "ended_at", "duration_ms",
 	"disconnection_reason", "recording_url", "created_at", "updated_at",
 	"transcript", "variables", "analysis", "metadata",
+	"analysis_source", "analyzed_at", "cost", "cost_currency",
 }
 
 // exportFlushEvery is how many calls go out between explicit flushes: a consumer sees
@@ -58,10 +62,15 @@ func (s *Server) handleCallExport(w http.ResponseWriter, r *http.Request) error 
 	}
 	var row func(*data.Call) error
 	pending := func() error { return nil } // what sits above bw
+	var fields []string
 	switch format {
 	case validate.ExportCSV:
+		var err error
+		if fields, err = s.svc.AnalysisFigures.ExportFields(ctx, f.AgentID); err != nil {
+			return err
+		}
 		cw := csv.NewWriter(bw)
-		row = func(c *data.Call) error { return cw.Write(csvRecord(c)) }
+		row = func(c *data.Call) error { return cw.Write(csvRecord(c, fields)) }
 		pending = func() error { cw.Flush(); return cw.Error() }
 	default:
 		enc := json.NewEncoder(bw)
@@ -93,7 +102,8 @@ func (s *Server) handleCallExport(w http.ResponseWriter, r *http.Request) error 
 		h.Set("Trailer", TrailerExportCursor+", "+TrailerExportCount)
 		w.WriteHeader(http.StatusOK)
 		if format == validate.ExportCSV {
-			bw.WriteString(strings.Join(CallCSVColumns, ",") + "\r\n")
+			// Field names need no quoting: they match the tool-name pattern.
+			bw.WriteString(strings.Join(append(slices.Clone(CallCSVColumns), analysisColumns(fields)...), ",") + "\r\n")
 		}
 	}
 	next, err := s.svc.Calls.ExportCalls(ctx, x, func(c *data.Call) error {
@@ -127,8 +137,30 @@ func (s *Server) handleCallExport(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-// csvRecord is one call as a row of CallCSVColumns.
-func csvRecord(c *data.Call) []string {
+// analysisColumns names the analysis.<name> columns of fields.
+func analysisColumns(fields []string) []string {
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = "analysis." + f
+	}
+	return out
+}
+
+// analysisCell shows one analysis value: a string as it is, a number or boolean as JSON
+// writes it, anything else as JSON; absent or null is empty.
+func analysisCell(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// csvRecord is one call as a row of CallCSVColumns and the analysis columns of fields.
+func csvRecord(c *data.Call, fields []string) []string {
 	str := func(p *string) string {
 		if p == nil {
 			return ""
@@ -165,11 +197,19 @@ func csvRecord(c *data.Call) []string {
 		}
 		tr.WriteString(it.Role + ": " + it.Content)
 	}
+	cost, currency := "", ""
+	if c.Cost != nil {
+		cost, currency = c.Cost.Total.String(), c.Cost.Currency
+	}
 	row := []string{
 		c.ID, c.WorkspaceID, c.AgentID, version, str(c.NumberID), c.Direction,
 		str(c.FromNumber), str(c.ToNumber), c.Status, tm(c.StartedAt), tm(c.EndedAt), num(c.DurationMS),
 		str(c.DisconnectionReason), str(c.RecordingURL), tm(&c.CreatedAt), tm(&c.UpdatedAt),
 		tr.String(), obj(c.Variables), obj(c.Analysis), obj(c.Metadata),
+		str(c.AnalysisSource), tm(c.AnalyzedAt), cost, currency,
+	}
+	for _, f := range fields {
+		row = append(row, analysisCell(c.Analysis[f]))
 	}
 	for i, cell := range row {
 		row[i] = inertCell(cell)
@@ -181,12 +221,22 @@ func csvRecord(c *data.Call) []string {
 // OWASP rule): a cell starting with =, +, -, @, a tab or a carriage return gets a single
 // quote in front, which spreadsheets show as text and do not evaluate. A phone number in
 // E.164 form (+ and digits only) is left as it is: it holds no formula, and the quote would
-// spoil the most common value of from_number and to_number.
+// spoil the most common value of from_number and to_number; nor is a plain number.
 func inertCell(s string) string {
-	if s == "" || !strings.ContainsRune("=+-@\t\r", rune(s[0])) || e164Cell(s) {
+	if s == "" || !strings.ContainsRune("=+-@\t\r", rune(s[0])) || e164Cell(s) || numberCell(s) {
 		return s
 	}
 	return "'" + s
+}
+
+// numberCell reports whether s is a plain decimal number (a negative analysis figure):
+// digits, a sign, a point and an exponent only, which a spreadsheet reads as a number.
+func numberCell(s string) bool {
+	if strings.Trim(s, "0123456789+-.eE") != "" {
+		return false
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
 }
 
 // e164Cell reports whether s is + and one or more digits.

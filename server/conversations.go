@@ -19,8 +19,8 @@ import (
 // write agents too, which the service checks.
 var conversationNeed = data.Requirement{Module: data.ModuleAgents, Workspace: true, Scope: data.ScopeConversationsWrite}
 
-// conversationAnswerTime bounds a message's request: the answer's limit (the lease the
-// service holds) and a margin to write it.
+// conversationAnswerTime bounds a message's request: the answer's limit (which the
+// service holds it to) and a margin to write it.
 const conversationAnswerTime = data.ConversationAnswerLimit + 30*time.Second
 
 func (s *Server) conversationRoutes() []route {
@@ -33,7 +33,7 @@ func (s *Server) conversationRoutes() []route {
 }
 
 // lifeDeadlines lets a request outlive the server's read and write timeouts while a
-// model answers: its body is read, and the answer is bounded by the service's lease.
+// model answers: its body is read, and the service bounds the answer.
 func lifeDeadlines(w http.ResponseWriter) *http.ResponseController {
 	rc := http.NewResponseController(w)
 	rc.SetReadDeadline(time.Time{}) // a passed read deadline would cancel the request's context

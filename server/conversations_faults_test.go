@@ -21,7 +21,7 @@ import (
 // failed message stores nothing.
 func TestConversationProviderFaults(t *testing.T) {
 	const key = "sk-live-abcdefghijklmnop"
-	e := newConvEnvWith(t, nil, []llmtest.Option{llmtest.WithAPIKey(key)}, func(s *cli.LLMSettings) { s.Timeout = 300 * time.Millisecond })
+	e := newConvEnvWith(t, nil, []llmtest.Option{llmtest.WithAPIKey(key)}, func(s *cli.LLMSettings) { s.Timeout = 2 * time.Second }) // long enough for a loaded machine; only "no answer" waits it out
 	agent := e.createAgent(t, map[string]any{"name": "A"})
 	id := e.start(t, agent, map[string]any{"version": "draft"}, 201).Data()["id"].(string)
 	path := "/api/v1/conversations/" + id + "/messages"

@@ -31,8 +31,11 @@ var statusOf = map[string]int{
 	data.EPROVIDERTIMEOUT: http.StatusGatewayTimeout,
 	// missing_variables is a 422 with errors per variable (conventions §23).
 	data.EMISSINGVARIABLES: http.StatusUnprocessableEntity,
-	data.ENOTPUBLISHED:     http.StatusConflict,
-	data.ECONCURRENCY:      http.StatusTooManyRequests,
+	// The publish gate's refusals (conventions §22).
+	data.ETESTSREQUIRED: http.StatusConflict,
+	data.ETESTSFAILED:   http.StatusConflict,
+	data.ENOTPUBLISHED:  http.StatusConflict,
+	data.ECONCURRENCY:   http.StatusTooManyRequests,
 }
 
 // StatusOf returns the HTTP status for an error code.
@@ -106,11 +109,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="voiceapi"`)
 	}
-	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
-		w.Header().Set("Retry-After", unavailableRetryAfter)
-	}
 	if code == data.ECONCURRENCY {
 		w.Header().Set("Retry-After", concurrencyRetryAfter)
+	}
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", unavailableRetryAfter)
 	}
 	writeJSON(w, status, body)
 }

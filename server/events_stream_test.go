@@ -143,6 +143,58 @@ func TestEventStreamRefusals(t *testing.T) {
 	own.quiet(100 * time.Millisecond)
 }
 
+// TestEventStreamResumeHidesWhatTheCallerCannotSee (issue 23): Last-Event-ID naming an
+// event of the workspace the caller may not read (another agent's, for a member limited
+// by agent_ids; a security event, for one who may not read the audit log) is answered
+// exactly as an id of no event, so the stream reveals no event's existence; an event the
+// caller sees resumes the stream. Accepted as a position, the hidden ids opened a stream.
+func TestEventStreamResumeHidesWhatTheCallerCannotSee(t *testing.T) {
+	e := newStreamEnv(t, nil)
+	ws := e.Owner.WorkspaceID
+	hidden, visible := e.newAgent("hidden"), e.newAgent("visible")
+	u := e.User(t, "limited@example.com")
+	owner := testkit.AsRole(&data.User{ID: e.Owner.ID}, ws, data.RoleOwner)
+	if _, err := e.Svc.WorkspaceUsers.AddWorkspaceUser(owner, ws, data.WorkspaceUserAdd{ID: u.ID, Role: data.RoleDeveloper, AgentIDs: data.Some([]string{visible})}); err != nil {
+		t.Fatal(err)
+	}
+	limited := e.Token(t, u, ws)
+	ids := map[string]string{}
+	for _, ev := range e.auditEvents(e.Owner.Token) {
+		typ, body := ev["type"].(string), fmt.Sprint(ev["data"])
+		switch {
+		case typ == "agent.created" && strings.Contains(body, hidden):
+			ids["another agent's event"] = ev["id"].(string)
+		case typ == "agent.created" && strings.Contains(body, visible):
+			ids["its agent's event"] = ev["id"].(string)
+		case typ == "member.added":
+			ids["a security event"] = ev["id"].(string)
+		}
+	}
+	if len(ids) != 3 {
+		t.Fatalf("events found: %v", ids)
+	}
+	_, unknown := e.tryStream(limited, "", "Last-Event-ID", "evt_01JD6Q3V9X8Y7Z6W5V4U3T2S1R")
+	if unknown == nil {
+		t.Fatal("an unknown Last-Event-ID opened the stream")
+	}
+	expect(t, unknown, 422)
+	for _, name := range []string{"another agent's event", "a security event"} {
+		for _, how := range [][]string{{"", "Last-Event-ID", ids[name]}, {"last_event_id=" + ids[name]}} {
+			c, r := e.tryStream(limited, how[0], how[1:]...)
+			if c != nil {
+				c.kill()
+				t.Errorf("%s as %v: the stream opened, want the answer to an unknown id", name, how)
+				continue
+			}
+			if r.Status != unknown.Status || string(r.Body) != string(unknown.Body) {
+				t.Errorf("%s as %v: %d %s, want as for an unknown id: %d %s", name, how, r.Status, r.Body, unknown.Status, unknown.Body)
+			}
+		}
+	}
+	c := e.openStream(limited, "", "Last-Event-ID", ids["its agent's event"])
+	c.quiet(100 * time.Millisecond)
+}
+
 // TestEventStreamAccess: the stream is open to every member of the workspace (a key with
 // scopes needs audit:read), carries each reader the events it may read (an agent's to
 // whoever reads agents; a security event to those who read the audit log), is read in the

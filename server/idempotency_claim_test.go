@@ -4,19 +4,29 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/webhook"
 )
 
 // crashedRequest makes the change a request under an Idempotency-Key makes, through the
 // service and with the claim the server would pass, and then stops as a crash would:
 // before the server keeps the response.
 func crashedRequest(t *testing.T, s *testkit.Server, token, method, path, body string, do func(ctx context.Context) error) {
+	t.Helper()
+	crashedRequestAnswering(t, s, http.StatusCreated, token, method, path, body, do)
+}
+
+// crashedRequestAnswering is crashedRequest for a route answering status on success.
+func crashedRequestAnswering(t *testing.T, s *testkit.Server, status int, token, method, path, body string, do func(ctx context.Context) error) {
 	t.Helper()
 	id, _ := strconv.ParseInt(strings.Split(token, "|")[0], 10, 64)
 	p, err := s.Svc.Auth.Authenticate(context.Background(), token)
@@ -25,7 +35,7 @@ func crashedRequest(t *testing.T, s *testkit.Server, token, method, path, body s
 	}
 	sum := sha256.Sum256([]byte(method + " " + path + "\n" + body))
 	ctx := data.WithIdempotencyClaim(data.WithPrincipal(context.Background(), p),
-		&data.IdempotencyClaim{TokenID: id, Key: "k-" + path, RequestHash: hex.EncodeToString(sum[:]), Status: http.StatusCreated})
+		&data.IdempotencyClaim{TokenID: id, Key: "k-" + path, RequestHash: hex.EncodeToString(sum[:]), Status: status})
 	if err := do(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -121,15 +131,88 @@ func TestIdempotencyClaimKeepsEveryCreatesAnswer(t *testing.T) {
 	}
 }
 
-// An action whose answer the claim does not hold (adding sources answers the knowledge
-// base as it is then) is still carried out once: the retry is told it was.
+// The actions that are not creates keep their answer with their claim too: a retry after
+// a crash that lost the answer gets it back (status, body, an ETag only where the action
+// answers a record), and the action is not carried out twice (issue 24).
+func TestIdempotencyClaimKeepsEveryActionsAnswer(t *testing.T) {
+	s := testkit.NewServer(t, nil)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	defer receiver.Close()
+	kb := s.Do("POST", "/api/v1/knowledge-bases", s.Owner.Token, `{"name":"Docs"}`)
+	testkit.Expect(t, kb, 201)
+	kbID := kb.Data()["id"].(string)
+	hook := s.Do("POST", "/api/v1/webhooks", s.Owner.Token, `{"url":"`+receiver.URL+`","events":["webhook.test"]}`)
+	testkit.Expect(t, hook, 201)
+	hookID := hook.Data()["id"].(string)
+	d := webhook.NewDispatcher(s.Svc.Deliveries, webhook.Config{AllowPrivate: true, Workers: 2})
+	s.Store.SetEventHook(d.Wake)
+	d.Start(context.Background())
+	defer func() { s.Store.SetEventHook(nil); d.Stop(context.Background()) }()
+	testkit.Expect(t, s.Do("POST", "/api/v1/webhooks/"+hookID+"/test", s.Owner.Token, nil), 202)
+	deliveries := func() []any {
+		return s.Do("GET", "/api/v1/webhooks/"+hookID+"/deliveries?per_page=100", s.Owner.Token, nil).List()
+	}
+	var first map[string]any
+	for deadline := time.Now().Add(10 * time.Second); first == nil || first["status"] != data.DeliverySucceeded; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the test event's delivery: %v", first)
+		}
+		if list := deliveries(); len(list) == 1 {
+			first = list[0].(map[string]any)
+		}
+	}
+	firstID := first["id"].(string)
+	replay := data.WebhookReplay{From: data.NewTime(time.Now().Add(-time.Hour)), To: data.NewTime(time.Now().Add(time.Hour))}
+	replayBody, _ := json.Marshal(replay)
+	for _, c := range []struct {
+		name, path, body string
+		status           int
+		etag             bool
+		do               func(ctx context.Context) error
+	}{
+		{"adding sources", "/api/v1/knowledge-bases/" + kbID + "/sources/add", `{"texts":[{"title":"a","content":"hello"}]}`, 200, true, func(ctx context.Context) error {
+			_, err := s.Svc.KnowledgeBases.AddSources(ctx, kbID, data.SourcesAdd{Texts: []data.TextInput{{Title: "a", Content: "hello"}}})
+			return err
+		}},
+		{"a webhook's test", "/api/v1/webhooks/" + hookID + "/test", "", 202, false, func(ctx context.Context) error {
+			_, err := s.Svc.Webhooks.SendTestEvent(ctx, hookID)
+			return err
+		}},
+		{"a replay", "/api/v1/webhooks/" + hookID + "/replay", string(replayBody), 202, false, func(ctx context.Context) error {
+			_, err := s.Svc.Webhooks.ReplayEvents(ctx, hookID, replay)
+			return err
+		}},
+		{"a delivery's retry", "/api/v1/webhooks/" + hookID + "/deliveries/" + firstID + "/retry", "", 202, false, func(ctx context.Context) error {
+			_, err := s.Svc.Webhooks.RetryDelivery(ctx, hookID, firstID)
+			return err
+		}},
+	} {
+		crashedRequestAnswering(t, s, c.status, s.Owner.Token, "POST", c.path, c.body, c.do)
+		r := s.Do("POST", c.path, s.Owner.Token, c.body, "Idempotency-Key", "k-"+c.path)
+		testkit.Expect(t, r, c.status)
+		if r.Header.Get("Idempotent-Replayed") != "true" || r.Data() == nil || (r.Header.Get("ETag") != "") != c.etag {
+			t.Errorf("%s: retry after the crash: %s %v", c.name, r.Body, r.Header)
+		}
+	}
+	if n := len(s.Do("GET", "/api/v1/knowledge-bases/"+kbID, s.Owner.Token, nil).Data()["texts"].([]any)); n != 1 {
+		t.Errorf("%d texts, want the one added once", n)
+	}
+	// The setup's test event and delivery, the crashed test's, the replay of both tests,
+	// the retry: each once.
+	if n := len(deliveries()); n != 5 {
+		t.Errorf("%d deliveries, want 5", n)
+	}
+}
+
+// A claim kept without its answer (the route's success status unknown to it) still stops
+// a second change: the retry is told the request was carried out.
 func TestIdempotencyClaimWithoutAnswerRefusesTheRetry(t *testing.T) {
 	s := testkit.NewServer(t, nil)
 	kb := s.Do("POST", "/api/v1/knowledge-bases", s.Owner.Token, `{"name":"Docs"}`)
 	testkit.Expect(t, kb, 201)
 	kbID := kb.Data()["id"].(string)
 	path, body := "/api/v1/knowledge-bases/"+kbID+"/sources/add", `{"texts":[{"title":"a","content":"hello"}]}`
-	crashedRequest(t, s, s.Owner.Token, "POST", path, body, func(ctx context.Context) error {
+	crashedRequestAnswering(t, s, 0, s.Owner.Token, "POST", path, body, func(ctx context.Context) error {
 		_, err := s.Svc.KnowledgeBases.AddSources(ctx, kbID, data.SourcesAdd{Texts: []data.TextInput{{Title: "a", Content: "hello"}}})
 		return err
 	})

@@ -28,7 +28,8 @@ func (s *Server) useURLFetcher() {
 		timeout = DefaultURLFetchTimeout
 	}
 	s.svc.KnowledgeBases.UseURLFetcher(knowledge.NewFetcher(knowledge.FetcherOptions{
-		Client:   netguard.NewClient(netguard.Options{AllowPrivate: s.cfg.AllowPrivateURLs, Timeout: timeout, MaxRedirects: netguard.DefaultMaxRedirects}),
+		Client: netguard.NewClient(netguard.Options{AllowPrivate: s.cfg.AllowPrivateURLs, AllowURLPrefixes: s.cfg.AllowURLPrefixes,
+			Timeout: timeout, MaxRedirects: netguard.DefaultMaxRedirects}),
 		CheckURL: netguard.CheckURL,
 		MaxBytes: s.cfg.URLFetchMaxBytes,
 	}))

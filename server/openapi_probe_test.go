@@ -39,6 +39,7 @@ func TestOpenAPIBoundsAreEnforced(t *testing.T) {
 		"call_config": "CallConfigInput", "knowledge_base_config": "KnowledgeBaseConfigInput",
 		"llm_config": "LLMConfigInput", "prompt_config": "PromptConfigInput",
 		"stt_config": "STTConfigInput", "tts_config": "TTSConfigInput",
+		"analysis_config": "AnalysisConfigInput",
 	}
 	probes := 0
 	check := func(path string, body map[string]any, want bool, v any) {
@@ -77,6 +78,17 @@ func TestOpenAPIBoundsAreEnforced(t *testing.T) {
 		probeField(path, p.(map[string]any), func(v any, valid bool) {
 			tool := map[string]any{"name": "probe", "type": "end_call", field: v}
 			check(path, map[string]any{"name": "probe", "llm_config": map[string]any{"tools": []any{tool}}}, valid, v)
+		})
+	}
+	// Analysis fields, on a date field.
+	for field, p := range dig(t, schemas, "AnalysisFieldInput", "properties").(map[string]any) {
+		path := "analysis_config.fields.0." + field
+		probeField(path, p.(map[string]any), func(v any, valid bool) {
+			f := map[string]any{"name": "probe", "type": "date", "description": "d", field: v}
+			if field == "type" && v == "enum" {
+				f["choices"] = []any{"a"}
+			}
+			check(path, map[string]any{"name": "probe", "analysis_config": map[string]any{"fields": []any{f}}}, valid, v)
 		})
 	}
 	// The agent's name.

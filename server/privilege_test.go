@@ -105,6 +105,37 @@ func TestPrivilegeLimitedKeyMintsNothingWider(t *testing.T) {
 	testkit.Expect(t, w.s.Do("POST", "/api/v1/workspaces/"+ws2+"/users", narrow, map[string]any{"id": other.ID, "role": "admin"}), 403)
 }
 
+// Issue 23 leftover: a workspace's API key list shows every member's keys with their
+// agent_ids and scopes, and revoking one manages a member; a token narrowed by a key's
+// agent_ids does neither (403), whatever its user's role, and revokes nothing. Before, an
+// owner's key narrowed to agent A listed every key, with agent B named in them.
+func TestPrivilegeNarrowKeySeesNoWorkspaceKeys(t *testing.T) {
+	w := newPrivilegeWorld(t)
+	wide := w.key(t, w.s.Owner.Token, map[string]any{"agent_ids": []string{w.b}})
+	narrow := w.key(t, w.s.Owner.Token, map[string]any{"agent_ids": []string{w.a}})
+	adminKey := w.key(t, w.s.Member("admin@example.com", w.ws, data.RoleAdmin, nil, nil).Token, map[string]any{"scopes": []string{data.ScopeWorkspaceAdmin}})
+	keys := "/api/v1/workspaces/" + w.ws + "/api-keys"
+	var wideID string
+	w.s.Run(t, []testkit.Scenario{
+		{Name: "the owner lists every key", Method: "GET", Path: keys + "?per_page=100", Token: testkit.AsOwner, Status: 200, Contains: []string{w.b},
+			Check: func(t *testing.T, s *testkit.Server, r *testkit.Response) {
+				for _, it := range r.List() {
+					k := it.(map[string]any)
+					if ids, _ := k["agent_ids"].([]any); len(ids) == 1 && ids[0] == w.b {
+						wideID = fmt.Sprint(k["id"])
+					}
+				}
+			}},
+		{Name: "a key narrowed to agent A lists none", Method: "GET", Path: keys, Token: tok(narrow), Status: 403, Code: data.EFORBIDDEN},
+		{Name: "nor revokes one", Method: "DELETE", Path: keys + "/" + strings.Split(wide, "|")[0], Token: tok(narrow), Status: 403, Code: data.EFORBIDDEN},
+		{Name: "an admin's workspace:admin key lists them", Method: "GET", Path: keys, Token: tok(adminKey), Status: 200},
+	})
+	if wideID == "" || wideID != strings.Split(wide, "|")[0] {
+		t.Fatalf("the key narrowed to B (%s) is not in the owner's list (%s)", wide, wideID)
+	}
+	testkit.Expect(t, w.s.Do("GET", "/api/v1/agents/"+w.b, wide, nil), 200) // not revoked
+}
+
 // 23.3: owners and admins are never limited to some agents.
 func TestPrivilegeAdminsAreNeverLimited(t *testing.T) {
 	w := newPrivilegeWorld(t)

@@ -60,8 +60,11 @@ func TestRolloutThroughCallStart(t *testing.T) {
 		}
 		counts[v]++
 	}
-	// 150 callers: a weight of 30 gives 45 ± 15 (over 2.6 standard deviations).
-	if counts[2] < 30 || counts[2] > 60 || counts[1]+counts[2] != n {
+	// 150 callers: a weight of 30 gives 45, one standard deviation 5.6; the hash's seed is
+	// the rollout's start, so the bound is 4 deviations (±22: a false failure in 16,000
+	// runs, where 2.6 failed about one run in 100). TestVariantWeightsAndStickiness
+	// (service) proves the split's precision over 10,000 callers.
+	if counts[2] < 23 || counts[2] > 67 || counts[1]+counts[2] != n {
 		t.Errorf("split %v for weights 70/30", counts)
 	}
 }
@@ -214,10 +217,12 @@ func TestRolloutRollsBackOnSuccessRate(t *testing.T) {
 		e.endAs(id, "ended", map[string]any{"call_successful": v == 1, "summary": "…"})
 		judged[v]++
 	}
+	// The loop stops at the analysis that gave both variants min_calls: the rollback's. A
+	// variant may have more than min_calls by then (the callers' hash decides the split).
 	r := e.rolloutNow().Data()
 	v1, v2 := r["variants"].([]any)[0].(map[string]any), r["variants"].([]any)[1].(map[string]any)
 	if v1["weight"] != float64(100) || v2["weight"] != float64(0) || v2["successful"] != float64(0) || v1["successful"] != v1["analyzed"] ||
-		v1["analyzed"].(float64) < 3 || v2["analyzed"] != float64(3) || v2["calls"] != float64(3) {
+		v1["analyzed"] != float64(judged[1]) || v2["analyzed"] != float64(judged[2]) || v2["calls"] != float64(judged[2]) {
 		t.Fatalf("after the rollback: %v", r)
 	}
 }

@@ -32,10 +32,17 @@ type Services struct {
 	Webhooks       data.WebhookService
 	Audit          data.AuditService
 	// Backup takes online backups (GET /api/v1/admin/backup); the route is 404 when nil.
-	Backup        data.BackupService
-	Numbers       data.NumberService
-	Calls         data.CallService
-	Analytics     data.AnalyticsService
+	Backup    data.BackupService
+	Numbers   data.NumberService
+	Calls     data.CallService
+	Analytics data.AnalyticsService
+	// AnalysisFigures answers the post-call analysis figures and the export's analysis
+	// columns.
+	AnalysisFigures data.AnalysisFiguresService
+	// Analysis runs post-call analysis by the agent's model, as jobs.
+	Analysis data.AnalysisService
+	// Prices keeps each workspace's price table.
+	Prices        data.PriceTableService
 	Subscriptions data.SubscriptionService
 	// Exports exports and imports whole workspaces (conventions §17).
 	Exports data.WorkspaceExportService
@@ -44,6 +51,9 @@ type Services struct {
 	// Jobs reads background jobs (GET /api/v1/jobs/{job_id}) and their queues for
 	// /metrics; without it the route finds no job and /metrics reports none.
 	Jobs data.JobService
+	// AgentTests and TestRuns are agents' tests and their runs (conventions §22).
+	AgentTests data.AgentTestService
+	TestRuns   data.TestRunService
 	// CallStart answers POST /api/v1/calls/start (conventions §23).
 	CallStart data.CallStartService
 	// Rollouts manages agents' rollouts (conventions §23).
@@ -80,6 +90,8 @@ type Config struct {
 	MaxFileSize      int64 // one uploaded file: 20 MiB
 	MaxMultipartBody int64 // a whole multipart request: 50 MiB
 	AllowPrivateURLs bool  // --allow-private-urls: lifts the SSRF guard
+	// AllowURLPrefixes lift the SSRF guard for url sources under them (--allow-url-prefix).
+	AllowURLPrefixes []string
 	URLFetchTimeout  time.Duration
 	URLFetchMaxBytes int64
 	// MaxImportBody bounds a workspace import document; DefaultMaxImportBody when 0.
@@ -179,12 +191,14 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(s.webhookRoutes())
 	s.addRoutes(s.auditRoutes())
 	s.addRoutes(s.eventStreamRoutes())
-	s.addRoutes(slices.Concat(s.numberRoutes(), s.callStartRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes()))
+	s.addRoutes(slices.Concat(s.numberRoutes(), s.callStartRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes(),
+		s.priceRoutes(), s.analysisRoutes()))
 	s.addRoutes(s.knowledgeBaseRoutes())
 	s.addRoutes(s.campaignRoutes())
 	s.addRoutes(s.exportRoutes())
 	s.addRoutes(s.conversationRoutes())
 	s.addRoutes(s.jobRoutes())
+	s.addRoutes(s.agentTestRoutes())
 	s.buildRouter()
 	return s
 }

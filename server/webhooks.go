@@ -121,7 +121,7 @@ func (s *Server) handleWebhookReplay(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, map[string]any{"data": map[string]any{"count": n, "from": in.From, "to": in.To}})
+	writeJSON(w, http.StatusAccepted, map[string]any{"data": data.WebhookReplayed{Count: n, From: in.From, To: in.To}})
 	return nil
 }
 

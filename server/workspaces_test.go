@@ -23,7 +23,7 @@ func TestWorkspaces(t *testing.T) {
 	r := e.do("POST", "/api/v1/workspaces", u.Token, map[string]any{"name": "Support", "description": "Tier 1"})
 	expect(t, r, 201)
 	ws := r.Data()
-	if got := keysOf(ws); !reflect.DeepEqual(got, []string{"created_at", "description", "embeddings", "id", "name", "privacy", "updated_at"}) {
+	if got := keysOf(ws); !reflect.DeepEqual(got, []string{"created_at", "description", "embeddings", "id", "name", "privacy", "simulation", "updated_at"}) {
 		t.Errorf("workspace fields %v", got)
 	}
 	id := ws["id"].(string)
@@ -56,7 +56,7 @@ func TestWorkspaces(t *testing.T) {
 		t.Errorf("list %s", l.Body)
 	}
 	for _, it := range items {
-		if got := keysOf(it.(map[string]any)); !reflect.DeepEqual(got, []string{"created_at", "description", "embeddings", "id", "name", "privacy", "updated_at"}) {
+		if got := keysOf(it.(map[string]any)); !reflect.DeepEqual(got, []string{"created_at", "description", "embeddings", "id", "name", "privacy", "simulation", "updated_at"}) {
 			t.Errorf("list item fields %v", got)
 		}
 	}

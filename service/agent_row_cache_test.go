@@ -29,10 +29,10 @@ func TestAgentUpdateAfterAnotherProcessWrote(t *testing.T) {
 		}
 		return out
 	}
-	put("here", `{"name":"A1"}`)                                      // kept here
-	put("here", `{"prompt_config":{"prompt":"Second."}}`)             // merged into the kept row
-	put("there", `{"prompt_config":{"prompt":"Changed elsewhere."}}`) // here's row is stale now
-	if err := there.PublishAgent(ctx, a.ID, nil); err != nil {        // and again
+	put("here", `{"name":"A1"}`)                                                 // kept here
+	put("here", `{"prompt_config":{"prompt":"Second."}}`)                        // merged into the kept row
+	put("there", `{"prompt_config":{"prompt":"Changed elsewhere."}}`)            // here's row is stale now
+	if err := there.PublishAgent(ctx, a.ID, data.PublishRequest{}); err != nil { // and again
 		t.Fatal(err)
 	}
 	got := put("here", `{"name":"A3"}`)

@@ -67,8 +67,10 @@ func (s *AgentService) unbindNumbers(ctx context.Context, tx Tx, ws, agentID str
 	return nil
 }
 
-// PublishAgent implements data.AgentService: version N+1 snapshots name and every group.
-func (s *AgentService) PublishAgent(ctx context.Context, id string, description *string) error {
+// PublishAgent implements data.AgentService: version N+1 snapshots name and every group,
+// once the publish gate lets the draft through (service/publish_gate.go).
+func (s *AgentService) PublishAgent(ctx context.Context, id string, in data.PublishRequest) error {
+	description := in.Description
 	var errs validate.Errors
 	validate.ValidatePublish(description, &errs)
 	if err := checkInput(ctx, errs.Err()); err != nil {
@@ -80,8 +82,20 @@ func (s *AgentService) PublishAgent(ctx context.Context, id string, description 
 		if err != nil {
 			return err
 		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), masked(plain)); err != nil {
+		current := masked(plain)
+		if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
 			return err
+		}
+		gate, err := publishGate(tx, id, data.ETagOf(current))
+		if err != nil {
+			return err
+		}
+		untested := gate.State != data.GateOpen
+		switch {
+		case untested && !in.Force:
+			return gateError(gate)
+		case untested && !data.RoleAtLeast(p.Role, data.RoleAdmin):
+			return data.Errorf(data.EFORBIDDEN, "Only owners and admins may publish past the agent's required tests (force).")
 		}
 		now := s.timeNow()
 		n := stored.LastVersion + 1
@@ -105,9 +119,20 @@ func (s *AgentService) PublishAgent(ctx context.Context, id string, description 
 		if _, err = s.record(ctx, tx, data.EventAgentPublished, out.WorkspaceID, masked(&out)); err != nil {
 			return err
 		}
-		_, err = s.endRollout(ctx, tx, id) // what is published is live: a rollout ends
+		// What is published is live: a rollout ends.
+		if _, err = s.endRollout(ctx, tx, id); err != nil || !untested {
+			return err
+		}
+		_, err = s.record(ctx, tx, data.EventAgentPublishedUntested, out.WorkspaceID, publishedUntested{PublishGate: *gate, Version: n})
 		return err
 	})
+}
+
+// publishedUntested is agent.published_untested's data: the version a forced publish made
+// and the gate it went past.
+type publishedUntested struct {
+	data.PublishGate
+	Version int `json:"version"`
 }
 
 // loadVersion reads version n of a visible agent, api_key opened.

@@ -51,7 +51,7 @@ func TestPublishAgentConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for range n {
-		wg.Go(func() { errs <- agents.PublishAgent(ctx, a.ID, nil) })
+		wg.Go(func() { errs <- agents.PublishAgent(ctx, a.ID, data.PublishRequest{}) })
 	}
 	wg.Wait()
 	close(errs)
@@ -109,7 +109,7 @@ func TestAgentServiceMasksAndSeals(t *testing.T) {
 		t.Fatalf("list: %v %v", list, err)
 	}
 	check("list", list[0].LLMConfig.APIKey)
-	if err := agents.PublishAgent(ctx, a.ID, nil); err != nil {
+	if err := agents.PublishAgent(ctx, a.ID, data.PublishRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	v, err := agents.AgentVersion(ctx, a.ID, 1)

@@ -59,12 +59,12 @@ func (s *AnalyticsService) CallAnalytics(ctx context.Context, q data.CallAnalyti
 	out := assemble(q.From, q.To, step, buckets)
 	out.Versions = []data.VersionTotals{}
 	if q.AgentID != "" {
-		out.Versions = versionTotals(buckets)
+		out.Versions = versionTotals(q.From, step, buckets, out.Series)
 	}
 	return out, nil
 }
 
-// onlyVersion returns the buckets with the counts of one version (a key of
+// onlyVersion returns the buckets with the counts and cost of one version (a key of
 // data.CallBucket.Versions) in place of all calls'.
 func onlyVersion(parts [][]data.CallBucket, version string) [][]data.CallBucket {
 	out := make([][]data.CallBucket, len(parts))
@@ -74,23 +74,33 @@ func onlyVersion(parts [][]data.CallBucket, version string) [][]data.CallBucket 
 			if !ok {
 				continue
 			}
-			out[i] = append(out[i], data.CallBucket{Start: b.Start, Calls: r.Calls, Ended: r.Ended, Failed: r.Failed,
+			vb := data.CallBucket{Start: b.Start, Calls: r.Calls, Ended: r.Ended, Failed: r.Failed,
 				DurationMS: r.DurationMS, WithDuration: r.WithDuration, Reasons: r.Reasons,
-				Versions: map[string]int64{}})
+				Versions: map[string]int64{}, Cost: map[string]int64{}, VersionCost: map[string]int64{}}
 			for k, n := range b.Versions {
 				if strings.HasPrefix(k, version+"|") {
-					out[i][len(out[i])-1].Versions[k] = n
+					vb.Versions[k] = n
 				}
 			}
+			for k, n := range b.VersionCost {
+				if v, currency, _ := strings.Cut(k, " "); v == version {
+					vb.VersionCost[k] = n
+					vb.Cost[currency] += n
+				}
+			}
+			out[i] = append(out[i], vb)
 		}
 	}
 	return out
 }
 
-// versionTotals sums the buckets' per-version counts: one entry per version, oldest
-// first, the calls without a version last.
-func versionTotals(parts [][]data.CallBucket) []data.VersionTotals {
+// versionTotals sums the buckets' per-version counts and cost: one entry per version,
+// oldest first, the calls without a version last, each with its cost in every bucket of
+// series (the answer's, laid out from `from` in steps of step).
+func versionTotals(from time.Time, step time.Duration, parts [][]data.CallBucket, series []data.CallSeriesPoint) []data.VersionTotals {
+	first := from.UTC().Truncate(step)
 	sums := map[string]data.CallRollup{}
+	costs := versionCosts{}
 	for _, part := range parts {
 		for _, b := range part {
 			for v, r := range data.ForVersions(b.Versions) {
@@ -98,6 +108,14 @@ func versionTotals(parts [][]data.CallBucket) []data.VersionTotals {
 				s.Add(r, 1)
 				sums[v] = s
 			}
+			if i := int(b.Start.Sub(first) / step); i >= 0 && i < len(series) {
+				costs.add(b.VersionCost, i)
+			}
+		}
+	}
+	for v := range costs {
+		if _, ok := sums[v]; !ok {
+			sums[v] = data.CallRollup{} // a version known by its cost only (rollups stored before the counts)
 		}
 	}
 	out := make([]data.VersionTotals, 0, len(sums))
@@ -109,10 +127,13 @@ func versionTotals(parts [][]data.CallBucket) []data.VersionTotals {
 		if n, err := strconv.Atoi(v); err == nil {
 			t.AgentVersion = &n
 		}
+		t.CostMicros, t.Series = costs.series(v, series)
 		out = append(out, t)
 	}
 	slices.SortFunc(out, func(a, b data.VersionTotals) int {
 		switch {
+		case a.AgentVersion == nil && b.AgentVersion == nil:
+			return 0
 		case a.AgentVersion == nil:
 			return 1
 		case b.AgentVersion == nil:
@@ -132,10 +153,12 @@ func assemble(from, to time.Time, step time.Duration, parts [][]data.CallBucket)
 	out := &data.CallAnalytics{Series: make([]data.CallSeriesPoint, n), DisconnectionReasons: map[string]int64{}}
 	for i := range out.Series {
 		out.Series[i].Start = data.NewTime(first.Add(time.Duration(i) * step))
+		out.Series[i].CostMicros = map[string]int64{}
 	}
 	var withDuration int64
 	pointsWith := make([]int64, n) // each bucket's calls with a duration
 	t := &out.Totals
+	t.CostMicros = map[string]int64{}
 	for _, part := range parts {
 		for _, b := range part {
 			i := int(b.Start.Sub(first) / step)
@@ -156,6 +179,10 @@ func assemble(from, to time.Time, step time.Duration, parts [][]data.CallBucket)
 			for k, v := range b.Reasons {
 				out.DisconnectionReasons[k] += v
 			}
+			for cur, v := range b.Cost {
+				pt.CostMicros[cur] += v
+				t.CostMicros[cur] += v
+			}
 		}
 	}
 	if withDuration > 0 {
@@ -167,4 +194,35 @@ func assemble(from, to time.Time, step time.Duration, parts [][]data.CallBucket)
 		}
 	}
 	return out
+}
+
+// versionCosts gathers CallRollup.VersionCost keys ("<version> <currency>") per version
+// and bucket.
+type versionCosts map[string]map[int]map[string]int64
+
+func (vc versionCosts) add(costs map[string]int64, bucket int) {
+	for k, v := range costs {
+		version, currency, _ := strings.Cut(k, " ")
+		if vc[version] == nil {
+			vc[version] = map[int]map[string]int64{}
+		}
+		if vc[version][bucket] == nil {
+			vc[version][bucket] = map[string]int64{}
+		}
+		vc[version][bucket][currency] += v
+	}
+}
+
+// series is version's total cost and its cost in each bucket of series.
+func (vc versionCosts) series(version string, series []data.CallSeriesPoint) (map[string]int64, []data.VersionCostPoint) {
+	total := map[string]int64{}
+	points := make([]data.VersionCostPoint, len(series))
+	for i := range points {
+		points[i] = data.VersionCostPoint{Start: series[i].Start, CostMicros: map[string]int64{}}
+		for cur, m := range vc[version][i] {
+			points[i].CostMicros[cur] += m
+			total[cur] += m
+		}
+	}
+	return total, points
 }

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
@@ -40,8 +41,8 @@ func TestCallAnalyticsQueryAndScope(t *testing.T) {
 	if len(def.Series) != 31 || def.Totals.Calls != 4 || def.Series[30].Calls != 4 || !def.Series[30].Start.Equal(start.Truncate(24*time.Hour)) {
 		t.Errorf("default range: %d buckets, totals %+v, last %+v", len(def.Series), def.Totals, def.Series[len(def.Series)-1])
 	}
-	want := data.CallTotals{Calls: 4, Ended: 2, Failed: 1, TotalDurationMS: 90_000, AverageDurationMS: 45_000}
-	if def.Totals != want {
+	want := data.CallTotals{Calls: 4, Ended: 2, Failed: 1, TotalDurationMS: 90_000, AverageDurationMS: 45_000, CostMicros: map[string]int64{}}
+	if !reflect.DeepEqual(def.Totals, want) {
 		t.Errorf("totals = %+v, want %+v", def.Totals, want)
 	}
 	if r := def.DisconnectionReasons; r["user_hangup"] != 2 || r["dial_failed"] != 1 || len(r) != 2 {

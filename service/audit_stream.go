@@ -35,12 +35,13 @@ func (s *AuditService) StreamStart(ctx context.Context, lastEventID string, type
 				return false, nil
 			})
 		}
-		known, err := eventOf(tx, ws, lastEventID)
+		e, err := workspaceEvent(tx, ws, lastEventID)
 		if err != nil {
 			return err
 		}
-		if !known {
-			// Unknown and another workspace's look the same: existence is not revealed.
+		if e == nil || !visibilityOf(data.PrincipalFrom(ctx)).event(e) {
+			// Unknown, another workspace's and one the caller may not see look the same:
+			// existence is not revealed. A stream only ever sends ids the caller sees.
 			idFaults.Add("last_event_id", "Last-Event-ID (or last_event_id) names no event of this workspace: resume from an id this stream sent, or start without one.")
 		}
 		pos = lastEventID
@@ -103,12 +104,18 @@ func (s *AuditService) StreamEvents(ctx context.Context, after string, types []s
 
 // eventOf reports whether id names a stored event of workspace ws.
 func eventOf(tx Tx, ws, id string) (bool, error) {
+	e, err := workspaceEvent(tx, ws, id)
+	return e != nil, err
+}
+
+// workspaceEvent returns the event id of workspace ws, nil when there is none.
+func workspaceEvent(tx Tx, ws, id string) (*data.Event, error) {
 	if !data.ValidID(data.PrefixEvent, id) {
-		return false, nil
+		return nil, nil
 	}
 	e, err := tx.Event(id)
-	if err != nil {
-		return false, err
+	if err != nil || e == nil || e.WorkspaceID != ws {
+		return nil, err
 	}
-	return e != nil && e.WorkspaceID == ws, nil
+	return e, nil
 }

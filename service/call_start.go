@@ -77,32 +77,9 @@ func (s *CallStartService) StartCall(ctx context.Context, in data.CallStart) (*d
 			return nil, err
 		}
 		err = s.writeRedacted(ctx, p.WorkspaceID, guess, redactIt, func(tx Tx) error {
-			r, err := s.route(tx, p, in, id)
-			if err != nil {
-				return err
-			}
-			if r.agent.ID != guess {
-				s.routes.remember(key, r.agent.ID)
-				return errRouteMoved
-			}
-			vals = callValues(r.version, r.number, in.Variables, conversation.CallFacts{
-				CallerNumber: deref(in.FromNumber), CalledNumber: deref(in.ToNumber), CallID: id, Now: s.now(),
-			})
-			if missing := conversation.MissingVariables(&r.version.cfg, vals); len(missing) > 0 {
-				return data.MissingVariables(missing)
-			}
-			if err := checkCallMinutes(tx, p.WorkspaceID, s.now()); err != nil {
-				return err
-			}
-			if err := s.checkConcurrency(ctx, tx, p.WorkspaceID, r.agent, s.now()); err != nil {
-				return err
-			}
-			c.AgentID, c.AgentVersion = r.agent.ID, &r.variant.Version
-			if r.number != nil {
-				c.NumberID = &r.number.ID
-			}
-			route = r
-			return s.storeCall(ctx, tx, c)
+			var err error
+			route, vals, err = s.register(ctx, tx, p, in, c, guess, key)
+			return err
 		})
 		if !errors.Is(err, errRouteMoved) {
 			if err != nil {
@@ -127,6 +104,38 @@ func (s *CallStartService) StartCall(ctx context.Context, in data.CallStart) (*d
 func mayReadConfig(p *data.Principal) bool {
 	return slices.Contains(p.Modules, data.ModuleAgents) &&
 		(p.HoldsScope(data.ReadScope(data.ModuleAgents)) || slices.Contains(p.Scopes, data.ScopeCallsRuntime))
+}
+
+// register routes the call in tx (refusing a route to another agent than guess, whose
+// redaction setting c was redacted with), checks its variables, the month's minutes and
+// the concurrency limits, and stores c routed. It returns the route and the values the
+// configuration is filled with.
+func (s *CallStartService) register(ctx context.Context, tx Tx, p *data.Principal, in data.CallStart, c *data.Call, guess, key string) (*routed, map[string]any, error) {
+	r, err := s.route(tx, p, in, c.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.agent.ID != guess {
+		s.routes.remember(key, r.agent.ID)
+		return nil, nil, errRouteMoved
+	}
+	vals := callValues(r.version, r.number, in.Variables, conversation.CallFacts{
+		CallerNumber: deref(in.FromNumber), CalledNumber: deref(in.ToNumber), CallID: c.ID, Now: s.now(),
+	})
+	if missing := conversation.MissingVariables(&r.version.cfg, vals); len(missing) > 0 {
+		return nil, nil, data.MissingVariables(missing)
+	}
+	if err := checkCallMinutes(tx, p.WorkspaceID, s.now()); err != nil {
+		return nil, nil, err
+	}
+	if err := s.checkConcurrency(ctx, tx, p.WorkspaceID, r.agent, s.now()); err != nil {
+		return nil, nil, err
+	}
+	c.AgentID, c.AgentVersion = r.agent.ID, &r.variant.Version
+	if r.number != nil {
+		c.NumberID = &r.number.ID
+	}
+	return r, vals, s.storeNewCall(ctx, tx, c, nil)
 }
 
 // route decides, in tx, what the call runs: the number (inbound: to_number's inbound

@@ -94,7 +94,24 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 		if c.AgentVersion == nil {
 			c.AgentVersion = published
 		}
-		return s.storeCall(ctx, tx, c)
+		var cfg *data.AnalysisConfig
+		if c.Analysis != nil {
+			// Checked as stored (redacted before the transaction): redaction leaves
+			// numbers, booleans and a field's type as they are.
+			if cfg, err = callAnalysisConfig(tx, c); err != nil {
+				return err
+			}
+			if err := setAnalysis(c, c.Analysis, cfg, data.AnalysisRuntime, s.timeNow()); err != nil {
+				return err
+			}
+		}
+		if in.Usage != nil {
+			c.Usage = in.Usage.Usage(nil)
+			if err := priceUsage(tx, c); err != nil {
+				return err
+			}
+		}
+		return s.storeNewCall(ctx, tx, c, cfg)
 	})
 	if err != nil {
 		return nil, err
@@ -102,47 +119,37 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 	return c, nil
 }
 
-// storeCall stores a new call already normalized, completed and redacted: the record, its
-// search postings, call.registered with the events its status implies (call.ended for
-// a finished one), and its part in its agent's rollout figures. Every channel that
-// creates a call ends here.
-func (b *base) storeCall(ctx context.Context, tx Tx, c *data.Call) error {
+// completeCall readies a call made on the server (a conversation's end) for redaction and
+// storeNewCall: absent collections made empty, the course completed and checked.
+func completeCall(c *data.Call, now data.Time) error {
+	normalizeCall(c)
+	return fillCourse(c, now)
+}
+
+// storeNewCall writes a new, complete and redacted call the way every channel does (a
+// registration, a call start, a conversation's end): the record, its search postings, its
+// analysis values typed by cfg (nil: no analysis), the analysis job of an agent version
+// with auto when it is born ended, call.registered with the events its status implies
+// (call.ended for a finished one), and what its agent's rollout and its campaign observe.
+func (b *base) storeNewCall(ctx context.Context, tx Tx, c *data.Call, cfg *data.AnalysisConfig) error {
 	if err := tx.InsertCall(c); err != nil {
 		return err
 	}
 	if err := indexCall(tx, nil, c); err != nil {
 		return err
 	}
+	if cfg != nil {
+		if err := storeAnalysisValues(tx, c, cfg); err != nil {
+			return err
+		}
+	}
+	if err := b.autoAnalysis(tx, c, ""); err != nil {
+		return err
+	}
 	if err := b.callEvents(ctx, tx, c, data.EventCallRegistered, "", c.Analysis != nil); err != nil {
 		return err
 	}
-	return b.observeRollout(ctx, tx, nil, c)
-}
-
-// insertCall stores a new call made inside a write transaction that is already open (a
-// conversation's end): absent collections made empty, the course completed and checked,
-// the redaction setting read and applied in tx, then storeCall. A conversation's
-// transcript is bounded (at most 100 agent turns, validate.MaxTranscriptBytes) and the
-// redaction work by redact.MaxWork, so this is the one place redaction runs inside a write.
-func (b *base) insertCall(ctx context.Context, tx Tx, c *data.Call, now data.Time) error {
-	normalizeCall(c)
-	if err := fillCourse(c, now); err != nil {
-		return err
-	}
-	cfg, key, err := redactionSetting(tx, c.WorkspaceID, c.AgentID)
-	if err != nil {
-		return err
-	}
-	if key != "" {
-		r, err := b.redactors.get(cfg, key)
-		if err != nil {
-			return err
-		}
-		if err := redactCall(r, c, allCallFields); err != nil {
-			return err
-		}
-	}
-	return b.storeCall(ctx, tx, c)
+	return b.observeCall(ctx, tx, nil, c)
 }
 
 // checkRegisterConcurrency holds a registered call that is open (registered or ongoing)
@@ -319,6 +326,28 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 			return err
 		}
 		next.UpdatedAt = now
+		analyzed := given.Analysis.Set && !sameJSON(old.Analysis, next.Analysis)
+		var cfg *data.AnalysisConfig
+		if analyzed {
+			// Checked as stored (redacted): redaction leaves numbers, booleans and a
+			// field's type as they are.
+			if cfg, err = callAnalysisConfig(tx, next); err != nil {
+				return err
+			}
+			if err := setAnalysis(next, next.Analysis, cfg, data.AnalysisRuntime, now); err != nil {
+				return err
+			}
+		}
+		if given.Usage.Set {
+			usage := given.Usage.V
+			if usage == nil {
+				usage = &data.CallUsageInput{} // null empties the runtime's usage
+			}
+			next.Usage = usage.Usage(old.Usage)
+			if err := priceUsage(tx, next); err != nil {
+				return err
+			}
+		}
 		if err := tx.PutCall(next); err != nil {
 			return err
 		}
@@ -327,8 +356,16 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 				return err
 			}
 		}
+		if analyzed {
+			if err := storeAnalysisValues(tx, next, cfg); err != nil {
+				return err
+			}
+		}
+		if err := s.autoAnalysis(tx, next, old.Status); err != nil {
+			return err
+		}
 		c = next
-		if err := s.callEvents(ctx, tx, c, "", old.Status, given.Analysis.Set && !sameJSON(old.Analysis, next.Analysis)); err != nil {
+		if err := s.callEvents(ctx, tx, c, "", old.Status, analyzed); err != nil {
 			return err
 		}
 		return s.observeCall(ctx, tx, old, c)

@@ -37,7 +37,7 @@ func newCampaignBench(b *testing.B) *campaignBench {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := svc.Agents.PublishAgent(ctx, a.ID, nil); err != nil {
+	if err := svc.Agents.PublishAgent(ctx, a.ID, data.PublishRequest{}); err != nil {
 		b.Fatal(err)
 	}
 	n, err := svc.Numbers.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+14155550123", Provider: "sip"})

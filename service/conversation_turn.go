@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"slices"
 	"unicode/utf8"
 
@@ -29,22 +30,18 @@ func (s *ConversationService) SendMessage(ctx context.Context, id string, in dat
 	var c *data.StoredConversation
 	var cfg *data.AgentConfig
 	var history []data.ConversationItem
-	expired := false
 	err = s.store.Update(ctx, func(tx Tx) error {
 		var err error
-		expired = false
 		if c, err = loadConversation(tx, p, id); err != nil {
 			return err
 		}
 		switch {
 		case c.Status == data.ConversationEnded:
 			return data.Errorf(data.ECONFLICT, "The conversation has ended (%s).", deref(c.DisconnectionReason))
-		case c.Lease != nil && c.Lease.Until.After(s.now()):
+		case s.answering(c):
 			return errMessageInFlight
 		case s.idle(c):
-			expired = true
-			_, err := s.end(ctx, tx, c, data.EndExpired, nil)
-			return err
+			return errConversationIdle
 		}
 		if cfg, err = s.configOf(tx, p, c.AgentID, c.AgentVersion); err != nil {
 			return err
@@ -52,33 +49,63 @@ func (s *ConversationService) SendMessage(ctx context.Context, id string, in dat
 		if history, err = tx.ConversationItems(id); err != nil {
 			return err
 		}
-		c.Lease = &data.ConversationLease{Token: token, Until: data.NewTime(s.now().Add(s.lease()))}
+		c.Lease = &data.ConversationLease{Token: token, Until: data.NewTime(s.now().Add(s.leaseSpan()))}
 		return tx.PutConversation(c, nil)
 	})
+	if errors.Is(err, errConversationIdle) {
+		if _, err := s.expireIfIdle(ctx, id); err != nil {
+			return nil, err
+		}
+		return nil, data.Errorf(data.ECONFLICT, "The conversation has ended (%s): nobody wrote to it for %s.", data.EndExpired, data.ConversationIdleTimeout)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if expired {
-		return nil, data.Errorf(data.ECONFLICT, "The conversation has ended (%s): nobody wrote to it for %s.", data.EndExpired, data.ConversationIdleTimeout)
-	}
-	out, err := s.answer(ctx, p, c, cfg, history, in.Content, obs)
+	out, err := s.answer(ctx, p, c, cfg, history, in.Content, token, obs)
 	if err != nil {
 		s.release(ctx, id, token)
 		return nil, err
 	}
-	return s.storeTurn(ctx, id, token, out)
+	return s.storeTurn(ctx, c, history, token, out)
 }
 
-// answer runs the engine within the lease: an answer that outlives it would race the
-// next holder.
-func (s *ConversationService) answer(ctx context.Context, p *data.Principal, c *data.StoredConversation, cfg *data.AgentConfig, history []data.ConversationItem, text string, obs data.ConversationObserver) (*conversation.Outcome, error) {
+// errConversationIdle says that a message found its conversation idle: it is ended
+// (expired) instead of answered.
+var errConversationIdle = errors.New("the conversation is idle")
+
+// answer runs the engine under the lease token, renewed before each step: an answer whose
+// lease was taken over stops there rather than race the next holder. The whole answer
+// takes ConversationAnswerLimit at most.
+func (s *ConversationService) answer(ctx context.Context, p *data.Principal, c *data.StoredConversation, cfg *data.AgentConfig, history []data.ConversationItem, text, token string, obs data.ConversationObserver) (*conversation.Outcome, error) {
 	e, err := s.engine(p, c.ID, cfg)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithDeadline(ctx, c.Lease.Until.Time)
+	e.Renew = func(ctx context.Context) error { return s.renewLease(ctx, c.ID, token) }
+	ctx, cancel := context.WithTimeout(ctx, data.ConversationAnswerLimit)
 	defer cancel()
 	return e.Reply(ctx, conversation.State{Variables: c.Variables, Items: history}, text, obs)
+}
+
+// renewLease extends the lease token holds on conversation id by a span from now; a
+// lease no longer token's (it lapsed and another message took it) is a conflict.
+func (s *ConversationService) renewLease(ctx context.Context, id, token string) error {
+	return s.store.Update(ctx, func(tx Tx) error {
+		c, err := tx.Conversation(id)
+		if err != nil {
+			return err
+		}
+		if c == nil || c.Lease == nil || c.Lease.Token != token {
+			return s.errLeaseLost()
+		}
+		c.Lease.Until = data.NewTime(s.now().Add(s.leaseSpan()))
+		return tx.PutConversation(c, nil)
+	})
+}
+
+// errLeaseLost answers a message whose lease another message took meanwhile.
+func (s *ConversationService) errLeaseLost() error {
+	return data.Errorf(data.ECONFLICT, "The answer outlasted the conversation's lease (%s without a step ending) and was dropped: send the message again.", s.leaseSpan())
 }
 
 func deref(s *string) string {
@@ -110,73 +137,66 @@ func (s *ConversationService) release(ctx context.Context, id, token string) {
 }
 
 // storeTurn appends the turn's items, counts the agent's turn and its usage, takes the
-// variables tools set, frees the lease and ends the conversation when a tool ended it or
-// the turns ran out.
-func (s *ConversationService) storeTurn(ctx context.Context, id, token string, out *conversation.Outcome) (*data.ConversationTurn, error) {
-	var turn *data.ConversationTurn
-	err := s.store.Update(context.WithoutCancel(ctx), func(tx Tx) error {
+// variables tools set and frees the lease, which must still be token. When a tool ended
+// the conversation or the turns ran out, the turn and the call the conversation becomes
+// commit together; that call is built and redacted before the write from leased (the
+// conversation as the lease took it) and its history: nobody else writes a conversation
+// while its lease holds.
+func (s *ConversationService) storeTurn(ctx context.Context, leased *data.StoredConversation, history []data.ConversationItem, token string, out *conversation.Outcome) (*data.ConversationTurn, error) {
+	ctx = context.WithoutCancel(ctx)
+	id := leased.ID
+	take := func(tx Tx) (*data.StoredConversation, error) {
 		c, err := tx.Conversation(id)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if c == nil || c.Lease == nil || c.Lease.Token != token {
-			return data.Errorf(data.ECONFLICT, "The answer took longer than the conversation's lease (%s) and was dropped: send the message again.", s.lease())
+			return nil, s.errLeaseLost()
 		}
-		c.Lease = nil
-		c.Items += len(out.Items)
-		c.AgentTurns++
-		c.Usage = c.Usage.Add(out.Usage)
-		c.Variables = conversation.Merge(c.Variables, out.Variables)
-		c.UpdatedAt = s.timeNow()
-		if err := tx.PutConversation(c, out.Items); err != nil {
-			return err
-		}
-		reason := out.End
-		if reason == "" && c.AgentTurns >= data.ConversationMaxAgentTurns {
-			reason = data.EndMaxTurns
-		}
-		turn = &data.ConversationTurn{ConversationID: id, Items: out.Items, Usage: out.Usage}
-		if reason != "" {
-			call, err := s.end(ctx, tx, c, reason, out.Transfer)
-			if err != nil {
-				return err
+		s.applyTurn(c, out)
+		return c, tx.PutConversation(c, out.Items)
+	}
+	turn := &data.ConversationTurn{ConversationID: id, Items: out.Items, Usage: out.Usage}
+	reason := out.End
+	if reason == "" && leased.AgentTurns+1 >= data.ConversationMaxAgentTurns {
+		reason = data.EndMaxTurns
+	}
+	if reason == "" {
+		err := s.store.Update(ctx, func(tx Tx) error {
+			c, err := take(tx)
+			if err == nil {
+				turn.Status, turn.DisconnectionReason = c.Status, c.DisconnectionReason
 			}
-			turn.CallID = &call.ID
+			return err
+		})
+		if err != nil {
+			return nil, err
 		}
-		turn.Status, turn.DisconnectionReason = c.Status, c.DisconnectionReason
-		return nil
-	})
-	return turn, err
-}
-
-// end ends c for reason and stores the call it becomes (conventions §21): direction web,
-// the transcript with tool items, the variables, the disconnection reason, through the
-// same insert as every call (its index, search postings and events).
-func (s *ConversationService) end(ctx context.Context, tx Tx, c *data.StoredConversation, reason string, transfer *data.PhoneDirectoryEntry) (*data.Call, error) {
-	items, err := tx.ConversationItems(c.ID)
+		return turn, nil
+	}
+	after := *leased
+	s.applyTurn(&after, out)
+	raw, err := s.endingCall(&after, append(slices.Clone(history), out.Items...), reason, out.Transfer)
 	if err != nil {
 		return nil, err
 	}
-	now := s.timeNow()
-	callID := s.ids.New(data.PrefixCall)
-	metadata := map[string]any{"conversation_id": c.ID, "input_tokens": c.Usage.InputTokens, "output_tokens": c.Usage.OutputTokens}
-	if transfer != nil {
-		metadata["transferred_to"] = map[string]any{"name": transfer.Name, "phone_number": transfer.PhoneNumber, "transfer_type": transfer.TransferType}
-	}
-	started := c.CreatedAt
-	call := &data.Call{
-		ID: callID, WorkspaceID: c.WorkspaceID, AgentID: c.AgentID, AgentVersion: c.AgentVersion,
-		Direction: data.DirectionWeb, Status: data.CallEnded, StartedAt: &started, EndedAt: &now,
-		DisconnectionReason: &reason, Transcript: Transcript(c.CreatedAt, items),
-		Variables: conversation.Merge(c.Variables), Metadata: metadata,
-		CreatedAt: data.NewTime(data.IDTime(data.PrefixCall, callID)), UpdatedAt: now,
-	}
-	if err := s.insertCall(ctx, tx, call, now); err != nil {
+	call, err := s.writeEnd(ctx, raw, take)
+	if err != nil {
 		return nil, err
 	}
-	c.Status, c.EndedAt, c.DisconnectionReason, c.CallID, c.Lease = data.ConversationEnded, &now, &reason, &callID, nil
-	c.UpdatedAt = now
-	return call, tx.PutConversation(c, nil)
+	turn.CallID, turn.Status, turn.DisconnectionReason = &call.ID, data.ConversationEnded, &reason
+	return turn, nil
+}
+
+// applyTurn records in c the turn out answered: its items, the agent's turn, the usage,
+// the variables tools set; the lease is freed.
+func (s *ConversationService) applyTurn(c *data.StoredConversation, out *conversation.Outcome) {
+	c.Lease = nil
+	c.Items += len(out.Items)
+	c.AgentTurns++
+	c.Usage = c.Usage.Add(out.Usage)
+	c.Variables = conversation.Merge(c.Variables, out.Variables)
+	c.UpdatedAt = s.timeNow()
 }
 
 // Transcript turns a conversation's items into a call's transcript within the call

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"sync/atomic"
 	"time"
@@ -19,13 +20,14 @@ type ConversationOptions struct {
 	// Functions makes custom_function requests: the server's SSRF-guarded client. A
 	// custom function is refused (the model is told) when it is nil.
 	Functions conversation.Doer
-	// Lease bounds the answer to one message, model calls and tools together; while it
-	// runs no other message of the conversation is taken, on any replica. 5 minutes when 0.
-	Lease time.Duration
+	// ModelTimeout is the most one model request may take (--llm-timeout);
+	// llm.DefaultTimeout when 0. A message's lease is derived from it (leaseSpan).
+	ModelTimeout time.Duration
 }
 
-// DefaultConversationLease is ConversationOptions.Lease's default.
-const DefaultConversationLease = data.ConversationAnswerLimit
+// conversationLeaseMargin is a message lease's slack past its step's longest bounds: the
+// query's embedding (3 s at most), the lease's own writes, replicas' clock skew.
+const conversationLeaseMargin = 15 * time.Second
 
 // ConversationService implements data.ConversationService. It keeps no state in the
 // process: each message reads the conversation from storage and takes its lease there, so
@@ -50,11 +52,13 @@ func (s *ConversationService) Configure(o ConversationOptions) { s.cfg.Store(&o)
 
 func (s *ConversationService) options() *ConversationOptions { return s.cfg.Load() }
 
-func (s *ConversationService) lease() time.Duration {
-	if l := s.options().Lease; l > 0 {
-		return l
-	}
-	return DefaultConversationLease
+// leaseSpan is how long a message's lease holds unless renewed: one step of the answer at
+// its longest (a model request, then a custom function's call) and a margin. The answer
+// renews it before each step after the first (renewLease), so a long answer keeps it
+// while a replica that dies mid-answer blocks its conversation for this long at most.
+// While the lease holds, no other message of the conversation is taken, on any replica.
+func (s *ConversationService) leaseSpan() time.Duration {
+	return cmp.Or(s.options().ModelTimeout, llm.DefaultTimeout) + conversation.MaxFunctionTimeout + conversationLeaseMargin
 }
 
 // loadConversation returns a conversation the caller may see: of its workspace, of an
@@ -186,11 +190,19 @@ func (s *ConversationService) StartConversation(ctx context.Context, agentID str
 		},
 		Items: len(out.Items), StartedBy: p.UserID,
 	}
-	if err := s.store.Update(ctx, func(tx Tx) error { return tx.InsertConversation(c, out.Items) }); err != nil {
+	var res data.Conversation
+	err = s.store.Update(ctx, func(tx Tx) error {
+		if err := tx.InsertConversation(c, out.Items); err != nil {
+			return err
+		}
+		res = c.Conversation
+		res.Messages = orEmptyItems(out.Items)
+		answerClaim(ctx, &res, nil)
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	res := c.Conversation
-	res.Messages = orEmptyItems(out.Items)
 	return &res, nil
 }
 
@@ -230,27 +242,24 @@ func (s *ConversationService) EndConversation(ctx context.Context, id string) (*
 	if err != nil {
 		return nil, err
 	}
-	var call *data.Call
-	err = s.store.Update(ctx, func(tx Tx) error {
+	var before *data.Call
+	call, err := s.endAsRead(ctx, id, func(tx Tx) (*data.StoredConversation, string, error) {
+		before = nil
 		c, err := loadConversation(tx, p, id)
-		if err != nil {
-			return err
+		switch {
+		case err != nil:
+			return nil, "", err
+		case c.Status == data.ConversationEnded:
+			before, err = endedCall(tx, c)
+			return nil, "", err
+		case s.answering(c):
+			return nil, "", errMessageInFlight
+		case s.idle(c):
+			return c, data.EndExpired, nil
 		}
-		if c.Status == data.ConversationEnded {
-			call, err = endedCall(tx, c)
-			return err
-		}
-		if c.Lease != nil && c.Lease.Until.After(s.now()) {
-			return errMessageInFlight
-		}
-		reason := data.EndUserEnded
-		if s.idle(c) {
-			reason = data.EndExpired
-		}
-		call, err = s.end(ctx, tx, c, reason, nil)
-		return err
+		return c, data.EndUserEnded, nil
 	})
-	return call, err
+	return cmp.Or(call, before), err
 }
 
 var errMessageInFlight = data.Errorf(data.ECONFLICT, "A message of this conversation is being answered: wait for its reply.")
@@ -290,22 +299,11 @@ func (s *ConversationService) ExpireIdle(ctx context.Context, limit int) (int, e
 	}
 	ended := 0
 	for _, id := range ids {
-		done := false
-		err := s.store.Update(ctx, func(tx Tx) error {
-			done = false
-			c, err := tx.Conversation(id)
-			if err != nil || c == nil || c.Status != data.ConversationActive || !s.idle(c) ||
-				(c.Lease != nil && c.Lease.Until.After(s.now())) {
-				return err
-			}
-			done = true
-			_, err = s.end(ctx, tx, c, data.EndExpired, nil)
-			return err
-		})
+		call, err := s.expireIfIdle(ctx, id)
 		if err != nil {
 			return ended, err
 		}
-		if done {
+		if call != nil {
 			ended++
 		}
 	}

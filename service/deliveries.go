@@ -348,8 +348,11 @@ func (s *WebhookService) RetryDelivery(ctx context.Context, webhookID, deliveryI
 			}
 			return err
 		}
-		out, err = s.newPending(tx, w, d.EventID, d.EventType, 1, s.now())
-		return err
+		if out, err = s.newPending(tx, w, d.EventID, d.EventType, 1, s.now()); err != nil {
+			return err
+		}
+		answerClaimAction(ctx, out)
+		return nil
 	})
 	return out, err
 }
@@ -400,6 +403,7 @@ func (s *WebhookService) ReplayEvents(ctx context.Context, webhookID string, in 
 			}
 			count++
 		}
+		answerClaimAction(ctx, data.WebhookReplayed{Count: count, From: in.From, To: in.To})
 		return nil
 	})
 	return count, err

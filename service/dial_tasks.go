@@ -354,7 +354,7 @@ func (cl *claim) dial(ctx context.Context, c *data.Campaign, r *data.Recipient, 
 	if route.number != nil {
 		call.NumberID = &route.number.ID
 	}
-	if err := s.insertCall(ctx, tx, call, now); err != nil {
+	if err := s.insertDialCall(ctx, tx, call, now); err != nil {
 		return false, err
 	}
 	until := data.NewTime(cl.now.Add(cl.lease))
@@ -364,6 +364,32 @@ func (cl *claim) dial(ctx context.Context, c *data.Campaign, r *data.Recipient, 
 		CampaignID: c.ID, RecipientID: r.ID, Attempt: attempt, ToNumber: to, FromNumber: from, LeaseUntil: until, Call: call,
 	}})
 	return true, nil
+}
+
+// insertDialCall stores a dial task's new call in the claim's transaction: collections
+// made empty, the course completed, its variables redacted with the setting read in tx,
+// then storeNewCall. Unlike a call start (writeRedacted), the redaction cannot run before
+// the transaction: which recipients a claim leases is decided inside it. Its cost is
+// bounded: a recipient's variables are bounded at import (validate), the work of each
+// redaction by redact.MaxWork, and a claim's calls by validate.MaxDialClaim.
+func (b *base) insertDialCall(ctx context.Context, tx Tx, c *data.Call, now data.Time) error {
+	if err := completeCall(c, now); err != nil {
+		return err
+	}
+	cfg, key, err := redactionSetting(tx, c.WorkspaceID, c.AgentID)
+	if err != nil {
+		return err
+	}
+	if key != "" {
+		r, err := b.redactors.get(cfg, key)
+		if err != nil {
+			return err
+		}
+		if err := redactCall(r, c, callFields{variables: true}); err != nil {
+			return err
+		}
+	}
+	return b.storeNewCall(ctx, tx, c, nil)
 }
 
 // failStart ends an attempt that could not start (its message says why) as failed, with

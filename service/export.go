@@ -76,6 +76,9 @@ func (s *ExportService) ExportWorkspace(ctx context.Context, workspaceID string,
 			Agents:    []data.ExportAgent{}, KnowledgeBases: []data.ExportKnowledgeBase{},
 			Numbers: []data.ExportNumber{}, Webhooks: []data.ExportWebhook{},
 		}
+		if st.doc.Workspace.Simulation, err = s.exportSimulation(ws.Simulation, opts); err != nil {
+			return err
+		}
 		if opts.IncludeSecrets {
 			st.doc.Secrets = data.ExportSecretsIncluded
 		}
@@ -180,6 +183,26 @@ func exportConfig(cfg data.AgentConfig, kbKeys map[string]string, opts data.Expo
 	return cfg
 }
 
+// exportSimulation is the workspace's simulation setting as an export holds it: its
+// api_key opened, masked unless the export includes secrets.
+func (s *ExportService) exportSimulation(m *data.SimulationModel, opts data.ExportOptions) (*data.SimulationModel, error) {
+	if m == nil {
+		return nil, nil
+	}
+	out := *m
+	if out.APIKey != nil {
+		plain, err := s.sealer.Open(*out.APIKey)
+		if err != nil {
+			return nil, fmt.Errorf("opening simulation.api_key: %w", err)
+		}
+		out.APIKey = &plain
+		if !opts.IncludeSecrets {
+			out = out.Masked()
+		}
+	}
+	return &out, nil
+}
+
 // exportKnowledgeBases adds the workspace's knowledge bases, oldest first, and returns
 // their keys by id.
 func exportKnowledgeBases(tx Tx, ws string, st *exportStream) (map[string]string, error) {
@@ -232,7 +255,14 @@ func (s *ExportService) exportAgents(tx Tx, ws string, kbKeys map[string]string,
 		out := data.ExportAgent{
 			Key: km.key(row.Name, "agent"), Name: row.Name, Status: row.Status, PublishedVersion: row.PublishedVersion,
 			AgentConfig: exportConfig(cfg, kbKeys, opts), Versions: []data.ExportAgentVersion{},
-			Privacy: ptrTo(row.Privacy.Normalized()), MaxConcurrentCalls: row.MaxConcurrentCalls,
+			Privacy: ptrTo(row.Privacy.Normalized()), MaxConcurrentCalls: row.MaxConcurrentCalls, Tests: []data.ExportAgentTest{},
+		}
+		tests, err := tx.AgentTests(id)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range tests {
+			out.Tests = append(out.Tests, data.ExportTest(t))
 		}
 		keys[id] = out.Key
 		versions, err := all(func(req data.PageRequest) ([]*data.AgentVersion, data.Page, error) { return tx.AgentVersions(id, req) })

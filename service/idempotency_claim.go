@@ -58,17 +58,25 @@ func (s claimingStore) Update(ctx context.Context, fn func(tx Tx) error) error {
 	})
 }
 
-// answerClaim keeps what a create answers with its Idempotency-Key's claim, when the
-// request has one: called in the write transaction, so a retry after a lost answer is
-// answered in full, the token or secret shown once included (sealed at rest, as every
-// kept body).
+// answerClaim keeps what a create (or an action answering a record, as adding sources
+// does) answers with its Idempotency-Key's claim, when the request has one: called in the
+// write transaction, so a retry after a lost answer is answered in full, the token or
+// secret shown once included (sealed at rest, as every kept body).
 func answerClaim(ctx context.Context, record any, extra map[string]any) {
 	if c := data.IdempotencyClaimFrom(ctx); c != nil {
 		c.SetAnswer(record, extra)
 	}
 }
 
-// claimResponse is what a claim keeps: the response of a create whose answer is known
+// answerClaimAction is answerClaim for an action answering {"data": v} without an ETag
+// (a webhook test, replay or delivery retry: 202).
+func answerClaimAction(ctx context.Context, v any) {
+	if c := data.IdempotencyClaimFrom(ctx); c != nil {
+		c.SetActionAnswer(v)
+	}
+}
+
+// claimResponse is what a claim keeps: the response of a request whose answer is known
 // (status, ETag and the body the server writes, sealed as every kept body), from the
 // answer the create set (answerClaim) or else from the created record's event; otherwise
 // only the request's hash with status 0, which a retry reports as carried out
@@ -80,13 +88,14 @@ func (b *base) claimResponse(c *data.IdempotencyClaim, created *data.Event) *dat
 	}
 	var raw []byte
 	var extra map[string]any
+	etag := true
 	switch a := c.Answer(); {
 	case a != nil:
 		var err error
 		if raw, err = json.Marshal(a.Record); err != nil {
 			return r
 		}
-		extra = a.Extra
+		extra, etag = a.Extra, !a.NoETag
 	case created != nil:
 		raw = created.Data
 	default:
@@ -101,7 +110,10 @@ func (b *base) claimResponse(c *data.IdempotencyClaim, created *data.Event) *dat
 		return r // keep the claim without the body rather than fail the change
 	}
 	r.Status, r.Body = c.Status, []byte(sealed)
-	r.Header = map[string]string{"Content-Type": "application/json", "ETag": data.ETagOfBytes(raw)}
+	r.Header = map[string]string{"Content-Type": "application/json"}
+	if etag {
+		r.Header["ETag"] = data.ETagOfBytes(raw)
+	}
 	return r
 }
 

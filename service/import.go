@@ -227,18 +227,8 @@ func (s *ExportService) importTx(ctx context.Context, tx Tx, doc *data.Workspace
 		return nil, err
 	}
 	now := s.timeNow()
-	if p := doc.Workspace.Privacy; p != nil {
-		w, err := tx.Workspace(ws)
-		if err != nil {
-			return nil, err
-		}
-		if w == nil {
-			return nil, data.NotFound("Workspace")
-		}
-		w.Privacy, w.UpdatedAt = p.Normalized(), now
-		if err := tx.PutWorkspace(w); err != nil {
-			return nil, err
-		}
+	if err := s.importWorkspaceSettings(tx, doc, plan, now); err != nil {
+		return nil, err
 	}
 	for i, kb := range doc.KnowledgeBases {
 		if err := s.importKnowledgeBase(ctx, tx, plan.kbs[i], plan.prepared[i]); err != nil {
@@ -329,6 +319,38 @@ func (s *ExportService) importNumbers(ctx context.Context, tx Tx, doc *data.Work
 	return nil
 }
 
+// importWorkspaceSettings sets the target's privacy and simulation setting from the
+// document's, each only when the document has it. A simulation api_key that came masked
+// is imported as null and named in missing_secrets.
+func (s *ExportService) importWorkspaceSettings(tx Tx, doc *data.WorkspaceExport, plan *importPlan, now data.Time) error {
+	p, sim := doc.Workspace.Privacy, doc.Workspace.Simulation
+	if p == nil && sim == nil {
+		return nil
+	}
+	w, err := tx.Workspace(plan.ws)
+	if err != nil {
+		return err
+	}
+	if w == nil {
+		return data.NotFound("Workspace")
+	}
+	if p != nil {
+		w.Privacy = p.Normalized()
+	}
+	if sim != nil {
+		m := *sim
+		if m.APIKey != nil && data.IsMaskedSecret(*m.APIKey) {
+			m.APIKey = nil
+			plan.missing = append(plan.missing, "workspace.simulation.api_key")
+		}
+		if w.Simulation, err = s.mergeSimulation(nil, &m); err != nil {
+			return err
+		}
+	}
+	w.UpdatedAt = now
+	return tx.PutWorkspace(w)
+}
+
 // importAgent stores one agent with its versions, keeping their numbers, descriptions,
 // snapshots and dates, and the agent's status and published_version. Versions record the
 // importing user as their publisher: the original user ids mean nothing here.
@@ -368,8 +390,20 @@ func (s *ExportService) importAgent(ctx context.Context, tx Tx, in *data.ExportA
 	if err := tx.PutAgent(&stored, ""); err != nil {
 		return "", err
 	}
-	_, err = s.record(ctx, tx, data.EventAgentCreated, plan.ws, masked(row))
-	return row.ID, err
+	if _, err = s.record(ctx, tx, data.EventAgentCreated, plan.ws, masked(row)); err != nil {
+		return "", err
+	}
+	for _, e := range in.Tests {
+		t := e.AgentTest()
+		t.ID, t.WorkspaceID, t.AgentID, t.CreatedAt, t.UpdatedAt = s.ids.New(data.PrefixAgentTest), plan.ws, row.ID, now, now
+		if err := tx.PutAgentTest(&t); err != nil {
+			return "", err
+		}
+		if _, err := s.record(ctx, tx, data.EventAgentTestCreated, plan.ws, &t); err != nil {
+			return "", err
+		}
+	}
+	return row.ID, nil
 }
 
 // importConfig maps knowledge base keys to the new ids and turns a masked api_key into

@@ -353,3 +353,54 @@ func TestJobProgressInFencesTheWork(t *testing.T) {
 		t.Errorf("work committed by %v, job %+v; want only B's work and B's checkpoint", markers, got)
 	}
 }
+
+// TestJobsOfADeadProcessRunAtOnceOnBolt: a job left running under a lease of a process
+// that died (kill -9). On bbolt only one process opens the file, so the first runner to
+// start ends that lease and runs the job at once, its clock not moved an instant (before,
+// it waited out the lease's ten minutes); a runner started next leaves the jobs of the
+// live one alone. On PostgreSQL other replicas may be alive: the lease stands until its
+// end.
+func TestJobsOfADeadProcessRunAtOnceOnBolt(t *testing.T) {
+	e := newJobEnv(t)
+	started, _, release := blockingKind(e, "test.dead")
+	dead, queued := e.enqueue(data.JobEnqueue{Kind: "test.dead"}), e.enqueue(data.JobEnqueue{Kind: "test.dead"})
+	lease := e.clock.now().Add(10 * time.Minute)
+	if err := e.store.Update(context.Background(), func(tx service.Tx) error {
+		_, _, err := tx.ClaimJobs(data.JobClaim{Kinds: []string{"test.dead"}, Owner: "host/1/dead", Now: e.clock.now(), LeaseUntil: lease, Limit: 1})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cut, cancel := context.WithCancel(context.Background())
+	cancel() // the runners' Stop at the end cuts the runs still blocked
+	start := func(owner string) {
+		r := e.svc.Jobs.NewRunner(service.RunnerOptions{Owner: owner, Workers: 1, Poll: time.Hour, Lease: 10 * time.Minute,
+			Heartbeat: time.Hour, Now: e.clock.now, Jitter: noJitter})
+		r.Start(context.Background())
+		t.Cleanup(func() { r.Stop(cut) })
+	}
+	start("restarted")
+	run := recv(t, started, "the first runner's run")
+	if testkit.OnPostgres() {
+		if run.Job.ID != queued.ID {
+			t.Errorf("on PostgreSQL the first runner took %+v, want the queued job", run.Job)
+		}
+		if got := e.job(dead.ID); got.LeaseOwner != "host/1/dead" || !got.LeaseUntil.Equal(lease) || got.Attempt != 1 {
+			t.Errorf("on PostgreSQL the dead lease = %+v, want it standing until %v", got, lease)
+		}
+		release("restarted")
+		return
+	}
+	if run.Job.ID != dead.ID || run.Job.Attempt != 2 || run.Job.LeaseOwner != "restarted" {
+		t.Errorf("run %+v, want the dead process's job on attempt 2 for the restarted runner, at once", run.Job)
+	}
+	start("second")
+	if run := recv(t, started, "the second runner's run"); run.Job.ID != queued.ID {
+		t.Errorf("the second runner took %+v, want the queued job", run.Job)
+	}
+	if got := e.job(dead.ID); got.LeaseOwner != "restarted" || got.Attempt != 2 || !got.LeaseUntil.Equal(e.clock.now().Add(10*time.Minute)) {
+		t.Errorf("the first runner's job after the second started = %+v, want it left to the first", got)
+	}
+	release("restarted")
+	release("second")
+}

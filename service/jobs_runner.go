@@ -143,10 +143,14 @@ func (r *JobRunner) kindNames() []string {
 
 // Start runs the kinds' AtStart hooks, then claims and runs due jobs in the background
 // until Stop. Enqueues in this process wake it at once; other processes' jobs are found
-// by polling. A runner starts once.
+// by polling. On a store one process alone opens, the jobs a dead process left running
+// are due at once (endDeadLeases). A runner starts once.
 func (r *JobRunner) Start(ctx context.Context) {
 	if r.loopDone != nil {
 		panic("service: the job runner " + r.opts.Owner + " is already started")
+	}
+	if !r.s.shared {
+		r.endDeadLeases(ctx)
 	}
 	for _, k := range r.kinds {
 		if k.AtStart == nil {
@@ -202,6 +206,32 @@ func (r *JobRunner) Stop(ctx context.Context) error {
 		}
 	})
 	return err
+}
+
+// endDeadLeases ends now the leases of the running jobs that neither r nor a runner
+// already started on these services holds. Only on a store one process alone opens
+// (bbolt): there such a job's process died (kill -9, a crash, a lost machine), so waiting
+// out its lease would only delay it; it is claimed at once, as after its lease's end (its
+// cut attempt counted). On a store replicas share, another replica may be running it:
+// its lease is left to end.
+func (r *JobRunner) endDeadLeases(ctx context.Context) {
+	alive := []string{r.opts.Owner}
+	r.s.jobs.mu.Lock()
+	for other := range r.s.jobs.runners {
+		alive = append(alive, other.opts.Owner)
+	}
+	r.s.jobs.mu.Unlock()
+	var n int
+	err := r.s.store.Update(ctx, func(tx Tx) (err error) {
+		n, err = tx.EndJobLeases(r.opts.Now(), alive)
+		return err
+	})
+	switch {
+	case err != nil:
+		r.s.log.Error("jobs: ending the leases of a process that died", "error", err)
+	case n > 0:
+		r.s.log.Warn("jobs: the last process stopped without ending its running jobs; they run again now", "count", n)
+	}
 }
 
 // loop claims due jobs while workers are free, and waits for a wake-up, a free worker,

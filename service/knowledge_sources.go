@@ -240,7 +240,11 @@ func (s *KnowledgeBaseService) AddSources(ctx context.Context, kbID string, in d
 		if err := tx.KnowledgeBaseSources(kb); err != nil {
 			return err
 		}
-		return s.fillEmbeddings(tx, kb)
+		if err := s.fillEmbeddings(tx, kb); err != nil {
+			return err
+		}
+		answerClaim(ctx, kb, nil)
+		return nil
 	})
 	if err != nil {
 		discard() // the rows never committed: no file may outlive them

@@ -18,7 +18,7 @@ type MoveCounts map[string]int
 
 // MoveInstallation copies every record of src into dst, which must hold no accounts yet:
 // accounts, workspaces, members, tokens (their ids kept, so every issued token keeps
-// working), plans, agents and their versions, knowledge bases with their sources, chunks
+// working), plans, price tables, agents with their versions, rollouts, tests and test runs, knowledge bases with their sources, chunks
 // and files, numbers, calls (whose rollups and minutes dst derives as it stores them),
 // webhooks and their deliveries, background jobs, and each workspace's events in chain
 // order with their hashes, so the audit chain verifies unchanged; only the events src had not yet fanned
@@ -160,7 +160,7 @@ func (m *mover) workspaces(tx Tx) error {
 		if err := m.put("workspaces", func(d Tx) error { return d.PutWorkspace(w) }); err != nil {
 			return err
 		}
-		steps := []func(Tx, string) error{m.members, m.plan, m.agents, m.knowledge, m.numbers, m.calls, m.webhooks, m.jobs}
+		steps := []func(Tx, string) error{m.members, m.plan, m.prices, m.agents, m.knowledge, m.numbers, m.calls, m.webhooks, m.jobs}
 		for _, step := range steps {
 			if err := step(tx, w.ID); err != nil {
 				return fmt.Errorf("workspace %s: %w", w.ID, err)
@@ -207,6 +207,14 @@ func (m *mover) plan(tx Tx, ws string) error {
 	return m.put("subscription_plans", func(d Tx) error { return d.PutSubscriptionPlan(ws, p) })
 }
 
+func (m *mover) prices(tx Tx, ws string) error {
+	p, err := tx.PriceTable(ws)
+	if err != nil || p == nil {
+		return err
+	}
+	return m.put("price_tables", func(d Tx) error { return d.PutPriceTable(ws, p) })
+}
+
 func (m *mover) agents(tx Tx, ws string) error {
 	ids := func(req data.PageRequest) ([]string, data.Page, error) { return tx.AgentIDs(ws, "", nil, "", req) }
 	return each(ids, func(id string) error {
@@ -217,10 +225,52 @@ func (m *mover) agents(tx Tx, ws string) error {
 		if err := m.put("agents", func(d Tx) error { return d.PutAgent(a, "") }); err != nil {
 			return err
 		}
+		if r, err := tx.Rollout(id); err != nil {
+			return err
+		} else if r != nil {
+			if err := m.put("rollouts", func(d Tx) error { return d.PutRollout(r) }); err != nil {
+				return err
+			}
+		}
 		versions := func(req data.PageRequest) ([]*data.AgentVersion, data.Page, error) { return tx.AgentVersions(id, req) }
-		return each(versions, func(v *data.AgentVersion) error {
+		if err := each(versions, func(v *data.AgentVersion) error {
 			return m.put("agent_versions", func(d Tx) error { return d.PutAgentVersion(v) })
-		})
+		}); err != nil {
+			return err
+		}
+		return m.agentTests(tx, id)
+	})
+}
+
+// agentTests copies an agent's tests, and its test runs with their results (a run not
+// ended goes on on the destination: its job is copied with the workspace's jobs).
+func (m *mover) agentTests(tx Tx, agentID string) error {
+	tests, err := tx.AgentTests(agentID)
+	if err != nil {
+		return err
+	}
+	for _, t := range tests {
+		if err := m.put("agent_tests", func(d Tx) error { return d.PutAgentTest(t) }); err != nil {
+			return err
+		}
+	}
+	runs := func(req data.PageRequest) ([]*data.StoredTestRun, data.Page, error) {
+		return tx.TestRunPage(agentID, req)
+	}
+	return each(runs, func(r *data.StoredTestRun) error {
+		if err := m.put("test_runs", func(d Tx) error { return d.PutTestRun(r) }); err != nil {
+			return err
+		}
+		results, err := tx.TestResults(r.ID)
+		if err != nil {
+			return err
+		}
+		for _, res := range results {
+			if err := m.put("test_results", func(d Tx) error { return d.PutTestResult(r.ID, res) }); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
@@ -283,12 +333,23 @@ func (m *mover) calls(tx Tx, ws string) error {
 		return tx.Calls(ws, nil, data.CallFilter{}, req)
 	}
 	return each(page, func(c *data.Call) error {
-		// Indexed where it lands: the destination keeps its own postings.
+		// Indexed where it lands: the destination keeps its own postings, and the
+		// analysis values its figures count, typed by the version's fields there.
 		return m.put("calls", func(d Tx) error {
 			if err := d.InsertCall(c); err != nil {
 				return err
 			}
-			return indexCall(d, nil, c)
+			if err := indexCall(d, nil, c); err != nil {
+				return err
+			}
+			if c.Analysis == nil {
+				return nil
+			}
+			cfg, err := callAnalysisConfig(d, c)
+			if err != nil {
+				return err
+			}
+			return storeAnalysisValues(d, c, cfg)
 		})
 	})
 }

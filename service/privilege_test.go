@@ -37,10 +37,18 @@ type redactionWorld struct {
 	usedInUpdate func() bool
 }
 
-func newRedactionWorld(t *testing.T) *redactionWorld {
+func newRedactionWorld(t *testing.T) *redactionWorld { return newRedactionWorldWith(t, nil) }
+
+// newRedactionWorldWith is newRedactionWorld with its services' options adjusted by tune
+// (may be nil).
+func newRedactionWorldWith(t *testing.T, tune func(*service.Options)) *redactionWorld {
 	engine := testkit.OpenEngine(t)
 	w := &redactionWorld{store: &watchedStore{Store: engine}}
-	svc, err := service.New(w.store, engine.ServiceOptions())
+	opts := engine.ServiceOptions()
+	if tune != nil {
+		tune(&opts)
+	}
+	svc, err := service.New(w.store, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,6 +49,8 @@ type Options struct {
 	// Conversations configure conversations with agents: the model clients, the custom
 	// function caller, the lease of a message.
 	Conversations ConversationOptions
+	// Analysis configures post-call analysis: the model clients (AnalysisOptions).
+	Analysis AnalysisOptions
 }
 
 // base is what every resource's service shares.
@@ -74,11 +76,14 @@ type base struct {
 	redactHook func(workspaceID string)
 	// jobs are the registered job kinds and the runners to wake (service/jobs.go).
 	jobs *jobRegistry
-	// providers caches workspaces' embedding providers (service/knowledge_embeddings.go).
-	providers providers
 	// versions caches published versions for call starts and concurrency counts
 	// (service/call_start_versions.go).
 	versions *versionCache
+	// providers caches workspaces' embedding providers (service/knowledge_embeddings.go).
+	providers providers
+	// shared says several processes may use the store at once (SharedStore: PostgreSQL
+	// replicas); else one process alone opens it (bbolt's file lock).
+	shared bool
 }
 
 // Services are the implementations of the data services, one per resource, built on one
@@ -102,8 +107,12 @@ type Services struct {
 	Numbers *NumberService
 	// Calls implements data.CallService.
 	Calls *CallService
-	// Analytics implements data.AnalyticsService.
+	// Analytics implements data.AnalyticsService and data.AnalysisFiguresService.
 	Analytics *AnalyticsService
+	// Prices implements data.PriceTableService.
+	Prices *PriceTableService
+	// Analysis implements data.AnalysisService: post-call analysis by the agent's model.
+	Analysis *AnalysisService
 	// Subscriptions implements data.SubscriptionService.
 	Subscriptions *SubscriptionService
 	// Exports implements data.WorkspaceExportService.
@@ -116,6 +125,9 @@ type Services struct {
 	Conversations *ConversationService
 	// Jobs registers job kinds, enqueues and reads jobs, and builds their runners.
 	Jobs *JobService
+	// AgentTests implements data.AgentTestService; TestRuns data.TestRunService.
+	AgentTests *AgentTestService
+	TestRuns   *TestRunService
 	// CallStart implements data.CallStartService (conventions §23).
 	CallStart *CallStartService
 	// Rollouts implements data.RolloutService.
@@ -156,13 +168,14 @@ func New(store Store, opts Options) (*Services, error) {
 	if opts.IDs == nil {
 		opts.IDs = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
 	}
+	shared := false
 	if s, ok := store.(SharedStore); ok && s.SharedByProcesses() {
-		opts.LeaseDeliveries = true
+		opts.LeaseDeliveries, shared = true, true
 	}
 	b := &base{
 		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
 		ids: opts.IDs, chainKey: ChainKey(opts.Sealer), urlGuard: opts.URLGuard, kbIndexes: newIndexCache(),
-		redactors: &redactors{}, jobs: newJobRegistry(), versions: &versionCache{},
+		redactors: &redactors{}, jobs: newJobRegistry(), shared: shared, versions: &versionCache{},
 	}
 	b.store = claimingStore{Store: store, b: b}
 	kbs := newKnowledgeBases(b)
@@ -180,20 +193,28 @@ func New(store Store, opts Options) (*Services, error) {
 		Numbers:        &NumberService{b},
 		Calls:          &CallService{b},
 		Analytics:      &AnalyticsService{b},
+		Prices:         &PriceTableService{b},
+		Analysis:       newAnalysisService(b),
 		Subscriptions:  &SubscriptionService{b},
 		Exports:        newExportService(b),
 		Backup:         newBackupService(b, store),
 		Retention:      &RetentionService{b},
 		Conversations:  newConversations(b, kbs),
 		Jobs:           &JobService{b},
+		AgentTests:     &AgentTestService{base: b, agents: &AgentService{base: b}},
 		CallStart:      &CallStartService{base: b},
 		Rollouts:       &RolloutService{b},
 		Suppressions:   &SuppressionService{b},
 	}
+	svc.TestRuns = newTestRuns(b, svc.Conversations, kbs)
 	svc.Campaigns = &CampaignService{base: b, starts: svc.CallStart}
 	// Every kind of background job is registered here, so every process knows it.
 	svc.Jobs.Register(svc.KnowledgeBases.urlFetchKind())
 	svc.Jobs.Register(svc.KnowledgeBases.embedKind())
+	for _, k := range svc.Analysis.kinds() {
+		svc.Jobs.Register(k)
+	}
+	svc.Jobs.Register(svc.TestRuns.jobKind())
 	svc.Jobs.Register(svc.Campaigns.startKind())
 	return svc, nil
 }

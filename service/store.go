@@ -45,7 +45,9 @@ type Tx interface {
 	CallSearchTx
 	SubscriptionTx
 	ConversationTx
+	AnalysisTx
 	JobTx
+	AgentTestTx
 	CallStartTx
 	CampaignTx
 }

@@ -37,6 +37,11 @@ type JobTx interface {
 	// out.RunAt with the lease dropped), and reports whether it did. A final job leaves
 	// the due index and frees its unique key.
 	FinishJob(id string, lease data.JobLease, out data.JobOutcome) (bool, error)
+	// EndJobLeases ends at now the lease of every running job whose lease owner is not in
+	// alive and whose lease runs past now, and returns how many it ended: those jobs are
+	// then due, to be claimed as any job whose lease ended. A store that only one process
+	// opens calls it when its runner starts, since such a job's process died.
+	EndJobLeases(now time.Time, alive []string) (int, error)
 	// CancelJob makes a pending (queued or running) job canceled at at, and reports
 	// whether it did; a running job's worker then finds its lease gone at its next
 	// heartbeat. A final job is left as it is.

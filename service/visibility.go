@@ -108,7 +108,10 @@ var eventSubjects = func() map[string]eventSubject {
 	for _, t := range []string{data.EventAgentCreated, data.EventAgentUpdated, data.EventAgentDeleted, data.EventAgentPublished, data.EventAgentRestored} {
 		m[t] = eventSubject{data.ModuleAgents, "id"}
 	}
-	for _, t := range []string{data.EventRolloutUpdated, data.EventRolloutEnded, data.EventRolloutRolledBack} {
+	// A test's and a run's data, and a rollout's, name their agent as agent_id.
+	for _, t := range []string{data.EventAgentTestCreated, data.EventAgentTestUpdated, data.EventAgentTestDeleted,
+		data.EventAgentPublishedUntested, data.EventTestRunQueued, data.EventTestRunStarted, data.EventTestRunProgress,
+		data.EventTestRunCompleted, data.EventRolloutUpdated, data.EventRolloutEnded, data.EventRolloutRolledBack} {
 		m[t] = eventSubject{data.ModuleAgents, "agent_id"}
 	}
 	// A campaign belongs to its agent and to the call_history module (conventions §25).
@@ -130,7 +133,7 @@ var eventSubjects = func() map[string]eventSubject {
 		data.EventWorkspaceUserRemoved, data.EventAPIKeyCreated, data.EventAPIKeyRevoked, data.EventWebhookCreated,
 		data.EventWebhookUpdated, data.EventWebhookDeleted, data.EventWebhookSecretRotated, data.EventUserLogin,
 		data.EventUserLoginFailed, data.EventUserPasswordChanged, data.EventSubscriptionUpdated, data.EventWorkspaceExported,
-		data.EventWorkspaceImported, data.EventBackupDownloaded, data.EventRetentionSwept,
+		data.EventWorkspaceImported, data.EventBackupDownloaded, data.EventRetentionSwept, data.EventPriceTableUpdated,
 	} {
 		m[t] = eventSubject{}
 	}

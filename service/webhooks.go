@@ -280,6 +280,9 @@ func (s *WebhookService) SendTestEvent(ctx context.Context, id string) (*data.Ev
 		}
 		e, err := s.record(ctx, tx, data.EventWebhookTest, ws, testEventData{WebhookID: id, Message: "This is a test event from voiceapi."})
 		out = e
+		if err == nil {
+			answerClaimAction(ctx, e)
+		}
 		return err
 	})
 	return out, err

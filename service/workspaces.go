@@ -56,12 +56,19 @@ func (s *WorkspaceService) ListWorkspaces(ctx context.Context, req data.PageRequ
 	var page data.Page
 	err := s.store.View(ctx, func(tx Tx) error {
 		records, pg, err := tx.WorkspacePage(p.UserID, req)
+		if err != nil {
+			return err
+		}
 		page = pg
 		list = make([]*data.Workspace, 0, len(records))
 		for _, w := range records {
-			list = append(list, &w.Workspace)
+			pub, err := s.publicWorkspace(w)
+			if err != nil {
+				return err
+			}
+			list = append(list, pub)
 		}
-		return err
+		return nil
 	})
 	return list, page, err
 }
@@ -72,7 +79,11 @@ func (s *WorkspaceService) ListAllWorkspaces(ctx context.Context) ([]*data.Works
 	err := s.store.View(ctx, func(tx Tx) error {
 		records, err := tx.AllWorkspaces()
 		for _, w := range records {
-			list = append(list, &w.Workspace)
+			pub, err := s.publicWorkspace(w)
+			if err != nil {
+				return err
+			}
+			list = append(list, pub)
 		}
 		return err
 	})
@@ -102,7 +113,7 @@ func (s *WorkspaceService) Workspace(ctx context.Context, id string) (*data.Work
 	err := s.store.View(ctx, func(tx Tx) error {
 		w, err := memberWorkspace(ctx, tx, id)
 		if err == nil {
-			out = &w.Workspace
+			out, err = s.publicWorkspace(w)
 		}
 		return err
 	})
@@ -111,7 +122,7 @@ func (s *WorkspaceService) Workspace(ctx context.Context, id string) (*data.Work
 
 // UpdateWorkspace implements data.WorkspaceService.
 func (s *WorkspaceService) UpdateWorkspace(ctx context.Context, id string, in data.WorkspaceUpdate) (*data.Workspace, error) {
-	if err := checkInput(ctx, validate.WorkspaceUpdate(in)); err != nil {
+	if err := checkInput(ctx, validate.WorkspaceUpdate(in, s.catalog)); err != nil {
 		return nil, err
 	}
 	var out *data.Workspace
@@ -120,8 +131,17 @@ func (s *WorkspaceService) UpdateWorkspace(ctx context.Context, id string, in da
 		if err != nil {
 			return err
 		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), w.Workspace); err != nil {
+		current, err := s.publicWorkspace(w)
+		if err != nil {
 			return err
+		}
+		if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
+			return err
+		}
+		if in.Simulation.Set {
+			if w.Simulation, err = s.mergeSimulation(w.Simulation, in.Simulation.V); err != nil {
+				return err
+			}
 		}
 		if in.Name.Set {
 			w.Name = in.Name.V
@@ -147,7 +167,9 @@ func (s *WorkspaceService) UpdateWorkspace(ctx context.Context, id string, in da
 				return err
 			}
 		}
-		out = &w.Workspace
+		if out, err = s.publicWorkspace(w); err != nil {
+			return err
+		}
 		_, err = s.record(ctx, tx, data.EventWorkspaceUpdated, id, out)
 		return err
 	})
@@ -161,7 +183,11 @@ func (s *WorkspaceService) DeleteWorkspace(ctx context.Context, id string) error
 		if err != nil {
 			return err
 		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), w.Workspace); err != nil {
+		current, err := s.publicWorkspace(w)
+		if err != nil {
+			return err
+		}
+		if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
 			return err
 		}
 		if w.PersonalOf != "" {

@@ -106,8 +106,9 @@ func WorkspaceCreate(in data.WorkspaceCreate) error {
 	return errs.Err()
 }
 
-// WorkspaceUpdate checks a workspace change.
-func WorkspaceUpdate(in data.WorkspaceUpdate) error {
+// WorkspaceUpdate checks a workspace change; cat is the model catalog the simulation
+// setting's model is checked against.
+func WorkspaceUpdate(in data.WorkspaceUpdate, cat *data.Catalog) error {
 	var errs Errors
 	if in.Name.Set {
 		name(&errs, "name", in.Name.V)
@@ -117,6 +118,9 @@ func WorkspaceUpdate(in data.WorkspaceUpdate) error {
 	}
 	if in.Privacy.Set {
 		WorkspacePrivacy(&errs, "privacy", in.Privacy.V)
+	}
+	if in.Simulation.Set && in.Simulation.V != nil {
+		SimulationModel(&errs, "simulation", *in.Simulation.V, cat)
 	}
 	return errs.Err()
 }

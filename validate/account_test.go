@@ -86,8 +86,8 @@ func TestWorkspaceBounds(t *testing.T) {
 	expectPaths(t, "ok", WorkspaceCreate(data.WorkspaceCreate{Name: strings.Repeat("n", 255), Description: strings.Repeat("d", 1000)}))
 	expectPaths(t, "too long", WorkspaceCreate(data.WorkspaceCreate{Name: strings.Repeat("n", 256), Description: strings.Repeat("d", 1001)}), "name", "description")
 	expectPaths(t, "no name", WorkspaceCreate(data.WorkspaceCreate{}), "name")
-	expectPaths(t, "update ok", WorkspaceUpdate(data.WorkspaceUpdate{Description: data.Some("")}))
-	expectPaths(t, "update too long", WorkspaceUpdate(data.WorkspaceUpdate{Name: data.Some(""), Description: data.Some(strings.Repeat("d", 1001))}), "name", "description")
+	expectPaths(t, "update ok", WorkspaceUpdate(data.WorkspaceUpdate{Description: data.Some("")}, nil))
+	expectPaths(t, "update too long", WorkspaceUpdate(data.WorkspaceUpdate{Name: data.Some(""), Description: data.Some(strings.Repeat("d", 1001))}, nil), "name", "description")
 }
 
 func TestAPIKeyExpiration(t *testing.T) {

@@ -112,6 +112,9 @@ func checkGroups(a *data.Agent, cat *data.Catalog, errs *Errors, check func(grou
 	if check("tts_config") {
 		validateTTSConfig(a.TTSConfig, cat, errs)
 	}
+	if check("analysis_config") {
+		validateAnalysisConfig(a.AnalysisConfig, errs)
+	}
 }
 
 // AddUncovered adds the faults of rules that are not on, or under, a path e already

@@ -23,6 +23,13 @@ var headerNameRe = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 // validateLLMConfig: the llm_config table.
 func validateLLMConfig(c data.LLMConfig, cat *data.Catalog, errs *Errors) {
 	const p = "llm_config."
+	llmProvider(c, cat, p, errs)
+	llmKnowledgeAndTools(c, p, errs)
+}
+
+// llmProvider checks the provider members of c (provider to max_tokens) under the path
+// prefix p: an agent's llm_config, or a workspace's simulation setting.
+func llmProvider(c data.LLMConfig, cat *data.Catalog, p string, errs *Errors) {
 	enum(errs, p+"provider", c.Provider, data.LLMProviders...)
 	azure, internal, bedrock := c.Provider == data.LLMAzure, c.Provider == data.LLMInternal, c.Provider == data.LLMBedrockClaude
 	onProvider := p + "provider is " + c.Provider
@@ -72,6 +79,10 @@ func validateLLMConfig(c data.LLMConfig, cat *data.Catalog, errs *Errors) {
 	} else {
 		errs.IntMin(p+"max_tokens", int64(*c.MaxTokens), 1)
 	}
+}
+
+// llmKnowledgeAndTools checks llm_config's knowledge_base_ids and tools under p.
+func llmKnowledgeAndTools(c data.LLMConfig, p string, errs *Errors) {
 	// knowledge_base_ids: well-formed ids, each once; existence is checked by storage
 	// inside its transaction (KnowledgeBaseRefs).
 	for i, id := range c.KnowledgeBaseIDs {

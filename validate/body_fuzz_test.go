@@ -99,7 +99,7 @@ func FuzzAccountBody(f *testing.F) {
 			return validate.WorkspaceCreate(*in)
 		}, nil)
 		bodyfuzz.Check(t, body, func(in *data.WorkspaceUpdate, _ map[string]json.RawMessage) error {
-			return validate.WorkspaceUpdate(*in)
+			return validate.WorkspaceUpdate(*in, nil)
 		}, nil)
 		bodyfuzz.Check(t, body, func(in *data.WorkspaceUserAdd, _ map[string]json.RawMessage) error {
 			return validate.WorkspaceUserAdd(*in)

@@ -185,6 +185,7 @@ func CallCreate(in data.CallCreate) error {
 	object(&errs, "variables", in.Variables)
 	object(&errs, "analysis", in.Analysis)
 	object(&errs, "metadata", in.Metadata)
+	CallUsage(&errs, "usage", in.Usage)
 	if !errs.Has("status") {
 		CallCourse(&errs, status, in.StartedAt, in.EndedAt, in.DurationMS)
 	}
@@ -237,6 +238,9 @@ func CallUpdate(in data.CallUpdate) error {
 	}
 	if in.Metadata.Set {
 		object(&errs, "metadata", in.Metadata.V)
+	}
+	if in.Usage.Set {
+		CallUsage(&errs, "usage", in.Usage.V)
 	}
 	return errs.Err()
 }

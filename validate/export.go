@@ -48,6 +48,9 @@ func WorkspaceImport(doc *data.WorkspaceExport, kbIDs map[string]string, cat *da
 	if doc.Workspace.Privacy != nil {
 		StoredWorkspacePrivacy(errs, "workspace.privacy", *doc.Workspace.Privacy)
 	}
+	if doc.Workspace.Simulation != nil {
+		SimulationModel(errs, "workspace.simulation", *doc.Workspace.Simulation, cat)
+	}
 
 	for _, list := range []struct {
 		path string
@@ -116,6 +119,7 @@ func importAgent(a *data.ExportAgent, path string, kbIDs map[string]string, cat 
 	if a.Privacy != nil {
 		StoredAgentPrivacy(&inner, "privacy", *a.Privacy)
 	}
+	importTests(a, &inner)
 	maxConcurrentCalls(&inner, a.MaxConcurrentCalls)
 	inner.MaxItems("versions", len(a.Versions), MaxImportItems)
 	numbers := map[int]bool{}
@@ -246,4 +250,22 @@ func (e *Errors) Nest(prefix string, err error) {
 	var inner Errors
 	inner.addError(err)
 	e.nest(prefix, &inner)
+}
+
+// importTests checks an agent's tests as a create would (with the tools of the agent's
+// configuration), their names unique, at most MaxTestsPerAgent of them.
+func importTests(a *data.ExportAgent, errs *Errors) {
+	errs.MaxItems("tests", len(a.Tests), MaxTestsPerAgent)
+	names := map[string]bool{}
+	for i, e := range a.Tests {
+		var tErrs Errors
+		if err := AgentTest(e.AgentTest(), a.LLMConfig.Tools); err != nil {
+			tErrs.addError(err)
+		}
+		if names[e.Name] && e.Name != "" {
+			tErrs.Add("name", "The name field has a duplicate value: an agent's tests have names of their own.")
+		}
+		names[e.Name] = true
+		errs.nest(Index("tests", i), &tErrs)
+	}
 }

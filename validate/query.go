@@ -166,3 +166,43 @@ func AnalyticsBuckets(from, to time.Time, step time.Duration) int64 {
 	first := from.UTC().Truncate(step)
 	return int64((to.UTC().Sub(first) + step - 1) / step)
 }
+
+// AnalysisParams reads the parameters of GET /api/v1/analytics/analysis, naming every bad
+// one: agent_id and field are required, agent_version is a version number; the range and
+// interval are read and defaulted as the call analytics' (AnalysisRange).
+func AnalysisParams(q url.Values) (data.AnalysisQuery, error) {
+	var errs Errors
+	out := data.AnalysisQuery{
+		AgentID:  idParam(&errs, q, "agent_id", data.PrefixAgent, "an agent"),
+		Field:    q.Get("field"),
+		Interval: enumParam(&errs, q, "interval", analyticsIntervals),
+		From:     TimeParam(&errs, q, "from"),
+		To:       TimeParam(&errs, q, "to"),
+	}
+	if out.AgentID == "" && !errs.Has("agent_id") {
+		errs.Required("agent_id")
+	}
+	if out.Field == "" {
+		errs.Required("field")
+	} else {
+		errs.MaxLen("field", out.Field, MaxAnalysisFieldName)
+	}
+	if s := q.Get("agent_version"); s != "" || q.Has("agent_version") {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			errs.Add("agent_version", "The agent_version parameter must be a version number (1 or more).")
+		} else {
+			out.Version = &n
+		}
+	}
+	return out, errs.Err()
+}
+
+// AnalysisRange gives an analysis query the call analytics' defaults and checks its
+// range (CallAnalyticsRange).
+func AnalysisRange(q *data.AnalysisQuery, now time.Time) error {
+	c := data.CallAnalyticsQuery{From: q.From, To: q.To, Interval: q.Interval}
+	err := CallAnalyticsRange(&c, now)
+	q.From, q.To, q.Interval = c.From, c.To, c.Interval
+	return err
+}

@@ -56,8 +56,11 @@ type Config struct {
 	Schedule []time.Duration
 	// Timeout bounds one post, answer included; DefaultTimeout when 0.
 	Timeout time.Duration
-	// AllowPrivate lifts the SSRF guard (--allow-private-urls).
-	AllowPrivate bool
+	// AllowPrivate lifts the SSRF guard (--allow-private-urls); AllowURLPrefixes lift it
+	// for URLs under them (--allow-url-prefix). serve sets both from its one
+	// netguard.Guard.
+	AllowPrivate     bool
+	AllowURLPrefixes []string
 	// Client overrides the outbound client (tests); netguard.NewClient when nil.
 	Client *http.Client
 	// Logger receives delivery failures; slog.Default when nil.
@@ -115,8 +118,8 @@ func NewDispatcher(q data.DeliveryQueue, cfg Config) *Dispatcher {
 		// No redirects: a webhook answers where it was registered; following a 30x would
 		// also turn the POST into a GET.
 		// One idle connection per worker: every worker may post to one busy receiver.
-		client = netguard.NewClient(netguard.Options{AllowPrivate: cfg.AllowPrivate, Timeout: cfg.Timeout,
-			MaxRedirects: -1, MaxIdleConnsPerHost: cfg.Workers})
+		client = netguard.NewClient(netguard.Options{AllowPrivate: cfg.AllowPrivate, AllowURLPrefixes: cfg.AllowURLPrefixes,
+			Timeout: cfg.Timeout, MaxRedirects: -1, MaxIdleConnsPerHost: cfg.Workers})
 	}
 	postCtx, cancelPosts := context.WithCancel(context.Background())
 	return &Dispatcher{
@@ -322,7 +325,7 @@ func (d *Dispatcher) describe(err error) string {
 	var ne net.Error
 	switch {
 	case errors.Is(err, netguard.ErrForbiddenAddress):
-		return "refused by the SSRF guard: the URL resolves to an internal address (see --allow-private-urls)"
+		return "refused by the SSRF guard: the URL resolves to an internal address (see --allow-url-prefix and --allow-private-urls)"
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
 		return fmt.Sprintf("no answer within %s", d.cfg.Timeout)
 	case strings.Contains(err.Error(), "redirects"):

@@ -95,3 +95,23 @@ func Finished(ws, id string, at time.Time, agent, number string, rng *rand.Rand,
 	c.DisconnectionReason = &reasons[rng.IntN(len(reasons))]
 	return c
 }
+
+// AnalysisConfig is the analysis_config of the benchmarks' analyzed agent: an enum, a
+// number and a boolean field, and a success criterion.
+func AnalysisConfig() data.AnalysisConfig {
+	crit := "The caller's request was handled."
+	return data.AnalysisConfig{SuccessCriterion: &crit, Fields: []data.AnalysisField{
+		{Name: "outcome", Type: data.AnalysisEnum, Description: "How the call ended", Choices: []string{"booked", "moved", "cancelled", "declined", "callback"}},
+		{Name: "score", Type: data.AnalysisNumber, Description: "The caller's satisfaction, 1 to 10"},
+		{Name: "new_customer", Type: data.AnalysisBoolean, Description: "A first-time caller"},
+	}}
+}
+
+// Analysis is a typical analysis under AnalysisConfig, drawn from rng.
+func Analysis(rng *rand.Rand) map[string]any {
+	outcomes := []string{"booked", "booked", "booked", "moved", "cancelled", "declined", "callback"}
+	return map[string]any{
+		"outcome": outcomes[rng.IntN(len(outcomes))], "score": float64(1 + rng.IntN(10)),
+		"new_customer": rng.IntN(4) == 0, "call_successful": rng.IntN(5) > 0,
+	}
+}

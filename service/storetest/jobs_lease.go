@@ -166,3 +166,49 @@ func testJobsReschedule(t *testing.T, open Opener) {
 		t.Errorf("cancel of a queued job = %v; then claimed %v", canceled, jobIDs(got))
 	}
 }
+
+// testJobsEndLeases: ending the leases of the owners not alive makes their running jobs
+// due at once, claimed as after a lease's end (attempt counted again, checkpoint kept);
+// the jobs of a live owner, queued jobs and leases already ended are left as they are.
+func testJobsEndLeases(t *testing.T, open Opener) {
+	s := open(t)
+	dead, live, queued := queuedJob(wsIDs[0], "k", jobEpoch), queuedJob(wsIDs[0], "k", jobEpoch), queuedJob(wsIDs[0], "k", jobEpoch.Add(time.Hour))
+	enqueue(t, s, dead, live)
+	lease := jobEpoch.Add(time.Hour)
+	claim(t, s, data.JobClaim{Kinds: []string{"k"}, Owner: "dead", Now: jobEpoch, LeaseUntil: lease, Limit: 1})
+	claim(t, s, data.JobClaim{Kinds: []string{"k"}, Owner: "live", Now: jobEpoch, LeaseUntil: lease, Limit: 1})
+	enqueue(t, s, queued)
+	if !held(t, s, func(tx service.Tx) (bool, error) {
+		return tx.SetJobProgress(dead.ID, data.JobLease{Owner: "dead", Attempt: 1}, data.JobProgress{Done: 1, Total: 2}, "half")
+	}) {
+		t.Fatal("the dead owner's progress was not stored")
+	}
+	now := jobEpoch.Add(time.Second)
+	var n int
+	update(t, s, func(tx service.Tx) (err error) {
+		n, err = tx.EndJobLeases(now, []string{"live", "another"})
+		return err
+	})
+	if n != 1 {
+		t.Errorf("ended %d leases, want the dead owner's one", n)
+	}
+	st := storedJob(t, s, dead.ID)
+	if st.Status != data.JobRunning || st.LeaseOwner != "dead" || st.LeaseUntil == nil || !st.LeaseUntil.Equal(now) {
+		t.Errorf("the dead owner's job = %+v, want running with its lease ended at %v", st, now)
+	}
+	if st := storedJob(t, s, live.ID); st.LeaseOwner != "live" || !st.LeaseUntil.Equal(lease) {
+		t.Errorf("the live owner's job = %+v, want its lease untouched", st)
+	}
+	got, next := claim(t, s, data.JobClaim{Kinds: []string{"k"}, Owner: "new", Now: now, LeaseUntil: now.Add(time.Minute), Limit: 5})
+	if len(got) != 1 || got[0].ID != dead.ID || got[0].Attempt != 2 || got[0].Checkpoint != "half" || !next.Equal(jobEpoch.Add(time.Hour)) {
+		t.Fatalf("claim after the leases ended = %+v (next %v), want the dead owner's job, attempt 2, checkpoint kept", got, next)
+	}
+	// Ended again: the new owner's lease (not alive now) ends; nothing else changes.
+	update(t, s, func(tx service.Tx) (err error) {
+		n, err = tx.EndJobLeases(now.Add(time.Second), []string{"live"})
+		return err
+	})
+	if st := storedJob(t, s, queued.ID); n != 1 || st.Status != data.JobQueued || st.LeaseUntil != nil {
+		t.Errorf("second end: %d ended, queued job %+v", n, st)
+	}
+}

@@ -69,9 +69,9 @@ func StartIn(t testing.TB, dir string) *Env {
 
 func serve(t testing.TB, db *bolt.DB, logger *slog.Logger) *Env {
 	// As serve runs it: the job runner (url fetches) and the webhook dispatcher in the
-	// background, both allowed to reach this machine (the tests' receivers are on loopback),
-	// and so are conversations (a model stand-in on loopback, as --allow-private-urls lets
-	// them).
+	// background, both allowed to reach this machine (the tests' receivers are on
+	// loopback), and so are conversations (a model stand-in on loopback, as
+	// --allow-private-urls lets them).
 	svc := cli.NewServices(db)
 	svc.Conversations.Configure(cli.ConversationOptions(cli.LLMSettings{AllowPrivate: true}))
 	api := cli.NewServerOn(db, svc, logger, func(c *server.Config) { c.AllowPrivateURLs = true })

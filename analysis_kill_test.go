@@ -1,0 +1,172 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/llmtest"
+	"github.com/voiceapi/voiceapi/llm"
+)
+
+// TestBackfillAcrossAKill runs an analysis backfill in a real server whose model is an
+// OpenAI-compatible stand-in on loopback (provider internal, --allow-private-urls),
+// SIGKILLs the server while the model is answering one of the calls, and starts it
+// again: the job, its lease run out, is taken up where the last stored call left it, and
+// every call ends with one analysis and one call.analyzed event.
+func TestBackfillAcrossAKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and kills it")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "voiceapi")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	model := llmtest.New(t, data.LLMInternal)
+	const calls, killAt = 10, "call-4"
+	var mu sync.Mutex
+	asked := map[string]int{}
+	inFlight, release := make(chan struct{}), make(chan struct{})
+	model.Respond(func(r llmtest.Request) llmtest.Reply {
+		text := r.Messages[0].Content
+		marker := text[strings.Index(text, "call-"):]
+		marker = strings.TrimRight(strings.Fields(marker)[0], ".")
+		mu.Lock()
+		asked[marker]++
+		first := asked[marker] == 1
+		mu.Unlock()
+		if marker == killAt && first {
+			close(inFlight)
+			<-release // the server is killed meanwhile
+		}
+		return llmtest.Calls(llm.ToolCall{Name: "record_analysis", Arguments: `{"outcome":"booked","call_successful":true}`})
+	})
+
+	dataDir := filepath.Join(tmp, "data")
+	flags := []string{"--allow-private-urls", "--job-lease", "2s", "--job-poll", "200ms", "--rate-limit", "0"}
+	srv, stdout := startServer(t, bin, dataDir, flags...)
+	token := bootstrapToken(t, stdout)
+	hc := &http.Client{Timeout: 10 * time.Second}
+	do := func(url, method, path string, body any) map[string]any {
+		t.Helper()
+		status, out := killTestDo(t, hc, method, url+path, token, body)
+		if status >= 300 {
+			t.Fatalf("%s %s: %d %s", method, path, status, out)
+		}
+		var env map[string]any
+		json.Unmarshal(out, &env)
+		d, _ := env["data"].(map[string]any)
+		return d
+	}
+	lc := model.LLMConfig()
+	agent := do(srv.url, "POST", "/api/v1/agents", map[string]any{"name": "Bookings",
+		"llm_config": map[string]any{"provider": lc.Provider, "model": lc.Model, "base_url": lc.BaseURL, "temperature": 0.2},
+		"analysis_config": map[string]any{"fields": []any{map[string]any{"name": "outcome", "type": "enum", "description": "d", "choices": []any{"booked", "declined"}}},
+			"success_criterion": "A table was booked."}})
+	agentID := agent["id"].(string)
+	killTestDo(t, hc, "POST", srv.url+"/api/v1/agents/"+agentID+"/publish", token, map[string]any{})
+	from := time.Now().UTC().Add(-time.Minute)
+	var ids []string
+	for i := range calls {
+		c := do(srv.url, "POST", "/api/v1/calls", map[string]any{"agent_id": agentID, "direction": "web", "status": "ended",
+			"transcript": []any{map[string]any{"role": "user", "content": fmt.Sprintf("A table, call-%d.", i), "start_ms": 0}}})
+		ids = append(ids, c["id"].(string))
+	}
+	job := do(srv.url, "POST", "/api/v1/agents/"+agentID+"/analysis/backfill", map[string]any{
+		"from": from.Format(time.RFC3339Nano), "to": time.Now().UTC().Add(time.Minute).Format(time.RFC3339Nano)})
+
+	select {
+	case <-inFlight:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the backfill never reached " + killAt)
+	}
+	if err := srv.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	srv.cmd.Wait()
+	close(release)
+
+	srv, _ = startServer(t, bin, dataDir, flags...)
+	deadline := time.Now().Add(60 * time.Second)
+	var j map[string]any
+	for {
+		j = do(srv.url, "GET", "/api/v1/jobs/"+job["id"].(string), nil)
+		if j["status"] == "succeeded" || j["status"] == "failed" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if j["status"] != "succeeded" || j["attempt"] != 2.0 || j["progress"].(map[string]any)["done"] != float64(calls) {
+		t.Fatalf("job after the restart: %v", j)
+	}
+	events := map[string]int{}
+	for page := "/api/v1/audit-log?per_page=100&type=call.analyzed"; page != ""; {
+		status, out := killTestDo(t, hc, "GET", srv.url+page, token, nil)
+		if status != 200 {
+			t.Fatalf("audit log: %d %s", status, out)
+		}
+		var list struct {
+			Data []struct{ Data struct{ ID string } }
+			Meta struct {
+				NextCursor *string `json:"next_cursor"`
+			}
+		}
+		json.Unmarshal(out, &list)
+		for _, e := range list.Data {
+			events[e.Data.ID]++
+		}
+		page = ""
+		if list.Meta.NextCursor != nil {
+			page = "/api/v1/audit-log?per_page=100&type=call.analyzed&cursor=" + *list.Meta.NextCursor
+		}
+	}
+	for i, id := range ids {
+		c := do(srv.url, "GET", "/api/v1/calls/"+id, nil)
+		if events[id] != 1 || c["analysis_source"] != "llm" || len(c["usage"].(map[string]any)["analysis"].([]any)) != 1 {
+			t.Errorf("call-%d: %d call.analyzed events, analysis %v from %v, usage %v", i, events[id], c["analysis"], c["analysis_source"], c["usage"])
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i := range calls {
+		m := fmt.Sprintf("call-%d", i)
+		if want := map[bool]int{true: 2, false: 1}[m == killAt]; asked[m] != want {
+			t.Errorf("%s asked of the model %d times, want %d", m, asked[m], want)
+		}
+	}
+}
+
+// killTestDo sends one request and returns the status and body.
+func killTestDo(t *testing.T, hc *http.Client, method, url, token string, body any) (int, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = strings.NewReader(string(b))
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, out
+}

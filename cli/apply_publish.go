@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/voiceapi/voiceapi/client"
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// pendingPublish is an agent apply created or changed, with the ETag its write returned.
+type pendingPublish struct{ name, id, etag string }
+
+// maybePublish notes an agent just created or changed, to publish once its tests pass,
+// when --publish asks.
+func (st *applyState) maybePublish(name, id, etag string) error {
+	if st.publish {
+		st.toPublish = append(st.toPublish, pendingPublish{name, id, etag})
+	}
+	return nil
+}
+
+// testRunPoll is the wait between two reads of a run apply waits for.
+const testRunPoll = 500 * time.Millisecond
+
+// publishTested runs the tests of every agent to publish on its new draft, all at once,
+// and publishes them (If-Match: the ETag of apply's write) only when every run passed;
+// when one did not, nothing is published. An agent without tests is published as is
+// (the server's publish gate still holds for required tests).
+func (st *applyState) publishTested(ctx context.Context) error {
+	if len(st.toPublish) == 0 {
+		return nil
+	}
+	fmt.Fprintln(st.out, "\nTesting before publishing:")
+	runs := map[string]*data.TestRun{}
+	for _, p := range st.toPublish {
+		tests, _, err := st.c.AgentTests.List(ctx, p.id, data.PageRequest{PerPage: 1})
+		if err != nil {
+			return err
+		}
+		if len(tests) == 0 {
+			fmt.Fprintf(st.out, "  agent %q has no tests\n", p.name)
+			continue
+		}
+		run, err := st.c.TestRuns.Start(ctx, p.id, data.TestRunCreate{})
+		if err != nil {
+			return fmt.Errorf("starting the tests of agent %q: %w", p.name, err)
+		}
+		runs[p.id] = run
+	}
+	var failed []string
+	for _, p := range st.toPublish {
+		run := runs[p.id]
+		if run == nil {
+			continue
+		}
+		wctx, cancel := context.WithTimeout(ctx, st.testTimeout)
+		run, err := st.c.TestRuns.Wait(wctx, p.id, run.ID, testRunPoll)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("waiting for the tests of agent %q: %w", p.name, err)
+		}
+		fmt.Fprintf(st.out, "agent %q:\n", p.name)
+		printRun(st.out, run)
+		if run.Status != data.TestPassed {
+			failed = append(failed, fmt.Sprintf("%q (run %s %s)", p.name, run.ID, run.Status))
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("published nothing: the tests of %s did not pass; the changes above are applied as drafts", strings.Join(failed, ", "))
+	}
+	var desc *string
+	if st.description != "" {
+		desc = &st.description
+	}
+	for _, p := range st.toPublish {
+		if err := st.c.Agents.Publish(ctx, p.id, desc, client.IfMatch(p.etag)); err != nil {
+			return fmt.Errorf("publishing agent %q: %w", p.name, err)
+		}
+		fmt.Fprintf(st.out, "  published agent %q\n", p.name)
+	}
+	return nil
+}

@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/voiceapi/voiceapi/client"
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// ErrTestsFailed is what `voiceapi test` returns when the run did not pass: exit 1.
+var ErrTestsFailed = errors.New("the agent's tests did not pass")
+
+// testOptions are the flags of `voiceapi test`.
+type testOptions struct {
+	remoteFlags
+	version int
+	tests   []string
+	junit   string
+	timeout time.Duration
+	poll    time.Duration
+}
+
+// NewTestCommand builds `voiceapi test AGENT`: run an agent's tests on a server, wait for
+// the run, print each test's verdict and exit 0 (every test passed) or 1 (conventions §22,
+// docs/testing-agents.md). --junit writes the results as JUnit XML for a CI system.
+func NewTestCommand() *cobra.Command {
+	var o testOptions
+	cmd := &cobra.Command{
+		Use:   "test AGENT",
+		Short: "Run an agent's tests on its draft (or a version) and wait for the verdicts",
+		Long: "Starts a run of AGENT's tests (AGENT is its id or its name) on a running server, shows its progress, then each " +
+			"test's verdict with the criteria that failed. --junit FILE writes the results as JUnit XML (one testcase per test " +
+			"and repeat), which CI systems read. Exit status: 0 every test passed, 1 a test failed or could not run, or an error.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := runTests(cmd.Context(), o, args[0], cmd.OutOrStdout())
+			if errors.Is(err, ErrTestsFailed) {
+				cmd.SilenceErrors = true // the report is the message; the exit code says the rest
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	o.remoteFlags.register(f)
+	f.IntVar(&o.version, "version", 0, "run on this published version (default: the draft)")
+	f.StringArrayVar(&o.tests, "test", nil, "run only the test of this name or id; repeatable")
+	f.StringVar(&o.junit, "junit", "", "write the results as JUnit XML to this file")
+	f.DurationVar(&o.timeout, "timeout", 30*time.Minute, "longest wait for the run to end")
+	f.DurationVar(&o.poll, "poll", time.Second, "wait between two reads of the run's progress")
+	return cmd
+}
+
+func runTests(ctx context.Context, o testOptions, agentRef string, out io.Writer) error {
+	c, err := o.client()
+	if err != nil {
+		return err
+	}
+	if o.poll <= 0 || o.timeout <= 0 {
+		return errors.New("--poll and --timeout must be more than 0")
+	}
+	agent, err := findAgent(ctx, c, agentRef)
+	if err != nil {
+		return err
+	}
+	in := data.TestRunCreate{Version: data.TestRunVersion{Number: o.version}}
+	if len(o.tests) > 0 {
+		ids, err := testIDs(ctx, c, agent.ID, o.tests)
+		if err != nil {
+			return err
+		}
+		in.TestIDs = data.Some(ids)
+	}
+	run, err := c.TestRuns.Start(ctx, agent.ID, in)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Running %d test(s) of %q (%s), %d case(s): run %s\n", run.Summary.Tests, agent.Name, revisionName(run), run.Summary.Cases, run.ID)
+	run, err = waitRun(ctx, c, agent.ID, run.ID, o, out)
+	if err != nil {
+		return err
+	}
+	printRun(out, run)
+	if o.junit != "" {
+		if err := writeJUnit(o.junit, agent.Name, run); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "Wrote %s.\n", o.junit)
+	}
+	if run.Status != data.TestPassed {
+		return fmt.Errorf("%w: run %s %s", ErrTestsFailed, run.ID, run.Status)
+	}
+	return nil
+}
+
+// revisionName names what a run runs.
+func revisionName(r *data.TestRun) string {
+	if r.AgentVersion != nil {
+		return fmt.Sprintf("version %d", *r.AgentVersion)
+	}
+	return "draft " + *r.Revision
+}
+
+// testIDs resolves test names or ids of the agent.
+func testIDs(ctx context.Context, c *client.Client, agentID string, refs []string) ([]string, error) {
+	tests, err := client.Collect(c.AgentTests.All(ctx, agentID))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, ref := range refs {
+		found := ""
+		for _, t := range tests {
+			if t.ID == ref || t.Name == ref {
+				found = t.ID
+			}
+		}
+		if found == "" {
+			return nil, fmt.Errorf("the agent has no test named %q", ref)
+		}
+		out = append(out, found)
+	}
+	return out, nil
+}
+
+// waitRun reads the run every poll, printing its progress when it moves, until it ends.
+func waitRun(ctx context.Context, c *client.Client, agentID, runID string, o testOptions, out io.Writer) (*data.TestRun, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	shown := -1
+	tick := time.NewTicker(o.poll)
+	defer tick.Stop()
+	for {
+		run, err := c.TestRuns.Get(ctx, agentID, runID)
+		if err != nil {
+			return nil, err
+		}
+		if run.Summary.Done != shown {
+			shown = run.Summary.Done
+			fmt.Fprintf(out, "  %s: %d of %d case(s) done\n", run.Status, run.Summary.Done, run.Summary.Cases)
+		}
+		if data.TestRunFinished(run.Status) {
+			return run, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("run %s has not ended after %s: %w", runID, o.timeout, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// printRun writes each test's verdict and what failed.
+func printRun(out io.Writer, run *data.TestRun) {
+	for _, r := range run.Results {
+		req := ""
+		if r.Required {
+			req = " [required]"
+		}
+		fmt.Fprintf(out, "%-7s %s%s (passed %d%% of %d)\n", strings.ToUpper(r.Status), r.Name, req, int(r.PassRate*100+0.5), len(r.Repeats))
+		for _, rep := range r.Repeats {
+			for _, line := range caseFaults(rep) {
+				fmt.Fprintf(out, "        repeat %d: %s\n", rep.Repeat, line)
+			}
+		}
+	}
+	s := run.Summary
+	fmt.Fprintf(out, "Run %s %s: %d passed, %d failed, %d error of %d test(s).\n", run.ID, run.Status, s.Passed, s.Failed, s.Error, s.Tests)
+}
+
+// caseFaults are a repeat's faults in words: its error, or each criterion that failed.
+func caseFaults(rep data.TestCaseResult) []string {
+	if rep.Error != nil {
+		return []string{"error: " + *rep.Error}
+	}
+	var out []string
+	for i, v := range rep.Criteria {
+		if !v.Passed {
+			out = append(out, fmt.Sprintf("criteria.%d %s: %s", i, v.Criterion.Type, v.Reason))
+		}
+	}
+	return out
+}
+
+// writeJUnit writes the run as JUnit XML to path.
+func writeJUnit(path, agentName string, run *data.TestRun) error {
+	b, err := junitXML(agentName, run)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}

@@ -1,0 +1,386 @@
+package console
+
+import (
+	"encoding/json"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// The agent's Tests tab (conventions §22, docs/testing-agents.md): its tests and their
+// editor, its runs, each run's results with the transcript and every verdict, and the
+// publish gate beside the publish button. Every read and write goes through the REST API
+// as the signed-in user.
+
+func (h *Handler) testRoutes() {
+	m := h.mux
+	m.HandleFunc("GET /agents/{id}/tests", h.page(h.testsTab))
+	m.HandleFunc("GET /agents/{id}/tests/new", h.page(h.testNew))
+	m.HandleFunc("POST /agents/{id}/tests", h.action(h.testCreate))
+	m.HandleFunc("GET /agents/{id}/tests/{tid}", h.page(h.testEdit))
+	m.HandleFunc("POST /agents/{id}/tests/{tid}", h.action(h.testUpdate))
+	m.HandleFunc("GET /agents/{id}/tests/{tid}/delete", h.page(h.testDeleteConfirm))
+	m.HandleFunc("POST /agents/{id}/tests/{tid}/delete", h.action(h.testDelete))
+	m.HandleFunc("POST /agents/{id}/test-runs", h.action(h.testRunStart))
+	m.HandleFunc("GET /agents/{id}/test-runs/{rid}", h.page(h.testRunPage))
+	m.HandleFunc("GET /agents/{id}/test-runs/{rid}/progress", h.page(h.testRunProgress))
+}
+
+func agentPath(r *http.Request, rest ...string) string {
+	return "/api/v1/agents/" + url.PathEscape(r.PathValue("id")) + strings.Join(rest, "")
+}
+
+// testsTab serves the Tests tab: the gate and the publish button, the tests, the runs.
+func (h *Handler) testsTab(w http.ResponseWriter, r *http.Request) {
+	a, err := h.call(r, "GET", agentPath(r), nil, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	tests, err := h.call(r, "GET", agentPath(r, "/tests"), url.Values{"per_page": {"100"}}, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	runs, err := h.call(r, "GET", agentPath(r, "/test-runs"), url.Values{"per_page": {perPage}}, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	gate, err := h.call(r, "GET", agentPath(r, "/publish-gate"), nil, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	p := data.PrincipalFrom(r.Context())
+	name := str(a.Data()["name"])
+	h.render(w, r, http.StatusOK, "tests", &view{Title: name + " · tests", Active: "agents", D: map[string]any{
+		"Agent": a.Data(), "Tests": tests.List(), "Runs": runs.List(), "Gate": gate.Data(),
+		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil, "CanForce": data.RoleAtLeast(p.Role, data.RoleAdmin),
+	}})
+}
+
+// testForm is the editor's content: a test as its fields show it.
+type testForm struct {
+	ID, ETag, Name, Caller, Script, Persona, Goal, Variables, MaxTurns, Repeat string
+	Required                                                                   bool
+	Mocks                                                                      []mockRow
+	Criteria                                                                   []criterionRow
+}
+
+type mockRow struct{ Tool, Status, Body string }
+
+type criterionRow struct {
+	Type, Name, Arguments, Pattern, Value, Reason, Criterion string
+}
+
+// criterionTypes and endReasons feed the editor's pickers.
+var endReasons = data.TestEndReasons
+
+func (h *Handler) testNew(w http.ResponseWriter, r *http.Request) {
+	h.renderTestForm(w, r, http.StatusOK, testForm{Caller: "script", MaxTurns: "10", Repeat: "1",
+		Criteria: []criterionRow{{Type: data.CriterionSays}}}, nil)
+}
+
+func (h *Handler) testEdit(w http.ResponseWriter, r *http.Request) {
+	res, err := h.call(r, "GET", agentPath(r, "/tests/", url.PathEscape(r.PathValue("tid"))), nil, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	f := formOfTest(res.Data())
+	f.ETag = res.ETag
+	h.renderTestForm(w, r, http.StatusOK, f, nil)
+}
+
+func (h *Handler) renderTestForm(w http.ResponseWriter, r *http.Request, status int, f testForm, fail *apiError) {
+	a, err := h.call(r, "GET", agentPath(r), nil, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var tools []string
+	if l, ok := lookup(a.Data(), "llm_config.tools").([]any); ok {
+		for _, t := range l {
+			if m, ok := t.(map[string]any); ok {
+				tools = append(tools, str(m["name"]))
+			}
+		}
+	}
+	title := "New test"
+	if f.ID != "" {
+		title = f.Name
+	}
+	var mockErrs []string // mocks are keyed by tool name: their faults are listed together
+	if fail != nil {
+		for _, path := range slices.Sorted(maps.Keys(fail.Errors)) {
+			if strings.HasPrefix(path, "mocks") {
+				mockErrs = append(mockErrs, strings.Join(fail.Errors[path], " "))
+			}
+		}
+	}
+	p := data.PrincipalFrom(r.Context())
+	h.render(w, r, status, "test", &view{Title: title, Active: "agents", Err: relabel(fail, testLabels), D: map[string]any{
+		"Agent": a.Data(), "F": f, "Tools": tools, "Types": data.CriterionTypes, "Reasons": endReasons,
+		"NoMock": mockRow{}, "NoCriterion": criterionRow{}, "MockErrs": mockErrs,
+		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil,
+	}})
+}
+
+func (h *Handler) testCreate(w http.ResponseWriter, r *http.Request) {
+	f := formOfPost(r)
+	body, fail := bodyOfForm(f)
+	if fail == nil {
+		_, err := h.create(r, agentPath(r, "/tests"), body)
+		if err == nil {
+			h.done(w, r, testsTabPath(r), flash{Notice: "Test added.", At: "tests-list"})
+			return
+		}
+		fail = err.(*apiError)
+	}
+	h.renderTestForm(w, r, fail.Status, f, fail)
+}
+
+func (h *Handler) testUpdate(w http.ResponseWriter, r *http.Request) {
+	f := formOfPost(r)
+	f.ID = r.PathValue("tid")
+	body, fail := bodyOfForm(f)
+	if fail == nil {
+		_, err := h.callIfMatch(r, "PUT", agentPath(r, "/tests/", url.PathEscape(f.ID)), f.ETag, body)
+		if err == nil {
+			h.done(w, r, testsTabPath(r), flash{Notice: "Test saved.", At: "tests-list"})
+			return
+		}
+		fail = err.(*apiError)
+	}
+	h.renderTestForm(w, r, fail.Status, f, fail)
+}
+
+// testDeleteConfirm names what deleting a test takes with it: its place in the publish
+// gate; the runs that ran it keep their results.
+func (h *Handler) testDeleteConfirm(w http.ResponseWriter, r *http.Request) {
+	res, err := h.call(r, "GET", agentPath(r, "/tests/", url.PathEscape(r.PathValue("tid"))), nil, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	t := res.Data()
+	lost := []string{"The test " + str(t["name"]) + ": its caller, criteria and mocks."}
+	if required, _ := t["required_for_publish"].(bool); required {
+		lost = append(lost, "Its place in the publish gate: publishing no longer waits for it to pass.")
+	}
+	h.confirmPage(w, r, "agents", confirmation{
+		Title: "Delete the test " + str(t["name"]) + "?", Lost: lost,
+		Kept:   []string{"Earlier runs and their results, this test's included."},
+		Button: "Delete test", Cancel: "/agents/" + url.PathEscape(r.PathValue("id")) + "/tests/" + url.PathEscape(r.PathValue("tid")),
+		Crumb: "Agents", CrumbHref: "/agents",
+	}, http.StatusOK, nil)
+}
+
+func (h *Handler) testDelete(w http.ResponseWriter, r *http.Request) {
+	if _, err := h.call(r, "DELETE", agentPath(r, "/tests/", url.PathEscape(r.PathValue("tid"))), nil, nil); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.done(w, r, testsTabPath(r), flash{Notice: "Test deleted.", At: "tests-list"})
+}
+
+// testsTabPath is the agent's Tests tab, where the tests' forms lead back.
+func testsTabPath(r *http.Request) string {
+	return "/agents/" + url.PathEscape(r.PathValue("id")) + "/tests"
+}
+
+// testLabels names the editor's fields as its labels do, for the API's messages.
+var testLabels = fieldLabels{
+	"name": "Name", "max_turns": "Max turns", "repeat": "Repeat", "user": "Caller", "user.script": "Script",
+	"user.persona": "Persona", "user.goal": "Goal", "variables": "Variables", "criteria": "Criteria",
+	"criteria.#.type": "Criterion # type", "criteria.#.name": "Criterion # name", "criteria.#.arguments": "Criterion # arguments",
+	"criteria.#.pattern": "Criterion # pattern", "criteria.#.value": "Criterion # value", "criteria.#.reason": "Criterion # reason",
+	"criteria.#.criterion": "Criterion # criterion",
+}
+
+// testRunStart runs every test on the draft, or (selected) those the form checks.
+func (h *Handler) testRunStart(w http.ResponseWriter, r *http.Request) {
+	body := map[string]any{}
+	if r.PostFormValue("selected") != "" {
+		body["test_ids"] = append([]string{}, r.PostForm["test_id"]...)
+	}
+	res, err := h.create(r, agentPath(r, "/test-runs"), body)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.done(w, r, "/agents/"+url.PathEscape(r.PathValue("id"))+"/test-runs/"+url.PathEscape(str(res.Data()["id"])), flash{})
+}
+
+// formOfTest is a stored test as the editor shows it.
+func formOfTest(t map[string]any) testForm {
+	f := testForm{ID: str(t["id"]), Name: str(t["name"]), Caller: "script", MaxTurns: str(t["max_turns"]), Repeat: str(t["repeat"])}
+	f.Required, _ = t["required_for_publish"].(bool)
+	user, _ := t["user"].(map[string]any)
+	if script, ok := user["script"].([]any); ok && len(script) > 0 {
+		lines := make([]string, len(script))
+		for i, s := range script {
+			lines[i] = str(s)
+		}
+		f.Script = strings.Join(lines, "\n")
+	} else {
+		f.Caller, f.Persona, f.Goal = "simulated", str(user["persona"]), str(user["goal"])
+	}
+	vars, _ := t["variables"].(map[string]any)
+	var lines []string
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
+		lines = append(lines, k+"="+str(vars[k]))
+	}
+	f.Variables = strings.Join(lines, "\n")
+	mocks, _ := t["mocks"].(map[string]any)
+	for _, k := range slices.Sorted(maps.Keys(mocks)) {
+		m, _ := mocks[k].(map[string]any)
+		body := m["body"]
+		if _, isStr := body.(string); !isStr && body != nil {
+			body = toJSON(body)
+		}
+		f.Mocks = append(f.Mocks, mockRow{Tool: k, Status: str(m["status"]), Body: str(body)})
+	}
+	crit, _ := t["criteria"].([]any)
+	for _, c := range crit {
+		m, _ := c.(map[string]any)
+		row := criterionRow{Type: str(m["type"]), Name: str(m["name"]), Pattern: str(m["pattern"]), Reason: str(m["reason"]), Criterion: str(m["criterion"])}
+		if m["arguments"] != nil {
+			row.Arguments = toJSON(m["arguments"])
+		}
+		if m["value"] != nil {
+			row.Value = str(m["value"])
+			if b, ok := m["value"].(bool); ok {
+				row.Value = strconv.FormatBool(b)
+			}
+		}
+		f.Criteria = append(f.Criteria, row)
+	}
+	return f
+}
+
+// formOfPost reads the editor's form: its repeated rows of mocks and criteria by index.
+func formOfPost(r *http.Request) testForm {
+	v := r.PostForm
+	f := testForm{ETag: v.Get("etag"), Name: v.Get("name"), Caller: v.Get("caller"), Script: v.Get("script"), Persona: v.Get("persona"),
+		Goal: v.Get("goal"), Variables: v.Get("variables"), MaxTurns: v.Get("max_turns"), Repeat: v.Get("repeat"), Required: v.Get("required") != ""}
+	at := func(key string, i int) string {
+		if l := v[key]; i < len(l) {
+			return l[i]
+		}
+		return ""
+	}
+	for i := range v["mock_tool"] {
+		f.Mocks = append(f.Mocks, mockRow{Tool: at("mock_tool", i), Status: at("mock_status", i), Body: at("mock_body", i)})
+	}
+	for i := range v["c_type"] {
+		f.Criteria = append(f.Criteria, criterionRow{Type: at("c_type", i), Name: at("c_name", i), Arguments: at("c_arguments", i),
+			Pattern: at("c_pattern", i), Value: at("c_value", i), Reason: at("c_reason", i), Criterion: at("c_criterion", i)})
+	}
+	return f
+}
+
+// bodyOfForm is the API body of the editor's form. What only the form can get wrong (a
+// number that is not one, arguments that are not a JSON object, a variable line without
+// "=") is refused here, under the field the API would name; the rest is the API's to judge.
+func bodyOfForm(f testForm) (map[string]any, *apiError) {
+	faults := map[string][]string{}
+	body := map[string]any{"name": f.Name, "required_for_publish": f.Required}
+	if f.Caller == "simulated" {
+		body["user"] = map[string]any{"persona": f.Persona, "goal": f.Goal}
+	} else {
+		var script []string
+		for _, l := range strings.Split(f.Script, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				script = append(script, l)
+			}
+		}
+		body["user"] = map[string]any{"script": script}
+	}
+	for key, v := range map[string]string{"max_turns": f.MaxTurns, "repeat": f.Repeat} {
+		if v = strings.TrimSpace(v); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				faults[key] = []string{"The " + key + " field must be an integer."}
+			}
+			body[key] = n
+		}
+	}
+	vars := map[string]any{}
+	for _, l := range strings.Split(f.Variables, "\n") {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		k, val, ok := strings.Cut(l, "=")
+		if !ok {
+			faults["variables"] = []string{"Each line of variables is NAME=VALUE."}
+			continue
+		}
+		vars[strings.TrimSpace(k)] = scalar(strings.TrimSpace(val))
+	}
+	body["variables"] = vars
+	mocks := map[string]any{}
+	for _, m := range f.Mocks {
+		if strings.TrimSpace(m.Tool) == "" {
+			continue
+		}
+		status, err := strconv.Atoi(strings.TrimSpace(m.Status))
+		if err != nil {
+			faults["mocks."+m.Tool+".status"] = []string{"The status must be an HTTP status, such as 200."}
+		}
+		mocks[strings.TrimSpace(m.Tool)] = map[string]any{"status": status, "body": m.Body}
+	}
+	body["mocks"] = mocks
+	body["criteria"] = criteriaOfForm(f.Criteria, faults)
+	if len(faults) > 0 {
+		return nil, &apiError{Status: http.StatusUnprocessableEntity, Code: data.EINVALID, Message: "Some fields are not in the form the test needs.", Errors: faults}
+	}
+	return body, nil
+}
+
+// criteriaOfForm is the criteria of the editor's rows, a fault of their own into faults.
+func criteriaOfForm(rows []criterionRow, faults map[string][]string) []any {
+	criteria := []any{}
+	for _, c := range rows {
+		if c.Type == "" {
+			continue
+		}
+		i := strconv.Itoa(len(criteria))
+		m := map[string]any{"type": c.Type}
+		for k, v := range map[string]string{"name": c.Name, "pattern": c.Pattern, "reason": c.Reason, "criterion": c.Criterion} {
+			if v != "" {
+				m[k] = v
+			}
+		}
+		if strings.TrimSpace(c.Arguments) != "" {
+			var args map[string]any
+			if json.Unmarshal([]byte(c.Arguments), &args) != nil {
+				faults["criteria."+i+".arguments"] = []string{`The arguments must be a JSON object, such as {"people": 2}.`}
+			}
+			m["arguments"] = args
+		}
+		if c.Value != "" {
+			m["value"] = scalar(c.Value)
+		}
+		criteria = append(criteria, m)
+	}
+	return criteria
+}
+
+// scalar reads a form value as a variable does: true, false and numbers as such.
+func scalar(s string) any {
+	switch s {
+	case "true", "false":
+		return s == "true"
+	}
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		return n
+	}
+	return s
+}

@@ -1,0 +1,184 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/cli"
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/llmtest"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// The actions that are not creates (adding sources, a webhook's test, replay and delivery
+// retry) keep their answer in the claim their transaction writes, as creates do: the
+// connection to PostgreSQL is lost right after each one committed and before its response
+// was kept; once the database is back, the retry under the same Idempotency-Key gets the
+// first answer again (status, body, headers), and the action was carried out once. With
+// only a "carried out" claim, each retry was a 409 (issue 24).
+func TestActionReplayAfterConnectionLostBetweenCommitAndAnswer(t *testing.T) {
+	cluster, url := ownCluster(t)
+	r := testkit.NewReplicas(t, 1, testkit.ReplicaOptions{URL: url})[0]
+	tok := r.Owner.Token
+	var received atomic.Int32
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		received.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer receiver.Close()
+	var armed atomic.Bool
+	r.PG.SetEventHook(func() { // called after a commit that recorded events or queued a delivery
+		if armed.CompareAndSwap(true, false) {
+			if err := cluster.Halt(); err != nil {
+				t.Error(err)
+			}
+		}
+		r.Dispatcher.Wake() // what it queued is posted once the database is back
+	})
+
+	// A webhook for test events only, so no other write of the setup queues a delivery,
+	// and one test event delivered: the delivery to retry, the event to replay.
+	start := time.Now().UTC().Add(-time.Minute).Format(time.RFC3339)
+	hook := r.Do("POST", "/api/v1/webhooks", tok, map[string]any{"url": receiver.URL + "/hook", "events": []string{data.EventWebhookTest}})
+	testkit.Expect(t, hook, 201)
+	hookPath := "/api/v1/webhooks/" + hook.Data()["id"].(string)
+	testkit.Expect(t, r.Do("POST", hookPath+"/test", tok, nil), 202)
+	deliveries := func() []map[string]any { return listAll(t, r, hookPath+"/deliveries", tok) }
+	settled := func() bool {
+		for _, d := range deliveries() {
+			if d["status"] == data.DeliveryPending {
+				return false
+			}
+		}
+		return true
+	}
+	waitFor(t, "the first delivery", func() bool { return received.Load() == 1 && settled() })
+	firstDelivery := deliveries()[0]["id"].(string)
+	kb := r.Do("POST", "/api/v1/knowledge-bases", tok, map[string]any{"name": "Returns"})
+	testkit.Expect(t, kb, 201)
+	kbPath := "/api/v1/knowledge-bases/" + kb.Data()["id"].(string)
+
+	actions := []struct {
+		name, path string
+		body       any
+		status     int
+		once       func(t *testing.T) // checks the action was carried out once
+	}{
+		{"adding sources", kbPath + "/sources/add", map[string]any{"texts": []map[string]any{{"title": "Returns", "content": "Returns are free within thirty days."}}}, 200,
+			func(t *testing.T) {
+				if texts := r.Do("GET", kbPath, tok, nil).Data()["texts"].([]any); len(texts) != 1 {
+					t.Errorf("%d texts, want the one source added once", len(texts))
+				}
+			}},
+		{"a webhook's test", hookPath + "/test", nil, 202,
+			func(t *testing.T) {
+				n := 0
+				for _, e := range listAll(t, r, "/api/v1/audit-log", tok) {
+					if e["type"] == data.EventWebhookTest {
+						n++
+					}
+				}
+				if n != 2 {
+					t.Errorf("%d test events, want the setup's and this one", n)
+				}
+			}},
+		{"a replay", hookPath + "/replay", map[string]any{"from": start, "to": time.Now().UTC().Add(time.Hour).Format(time.RFC3339)}, 202,
+			func(t *testing.T) {
+				if n := len(deliveries()); n != 4 { // the two tests', and the replay of each
+					t.Errorf("%d deliveries, want 4", n)
+				}
+			}},
+		{"a delivery's retry", hookPath + "/deliveries/" + firstDelivery + "/retry", nil, 202,
+			func(t *testing.T) {
+				if n := len(deliveries()); n != 5 {
+					t.Errorf("%d deliveries, want 5: one more for the retry", n)
+				}
+			}},
+	}
+	for i, a := range actions {
+		t.Run(a.name, func(t *testing.T) {
+			waitFor(t, "the deliveries settled", settled)
+			key := fmt.Sprint("lost-answer-", i)
+			armed.Store(true)
+			first := r.Do("POST", a.path, tok, a.body, "Idempotency-Key", key)
+			testkit.Expect(t, first, a.status)
+			if armed.Load() {
+				armed.Store(false)
+				t.Fatal("the action committed nothing the hook sees: the database was never stopped")
+			}
+			if err := cluster.Resume(); err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(r.Logs.String(), "saving idempotent response"); n != i+1 {
+				t.Fatalf("%d failed saves of a response logged, want %d: the response was kept although the database was down", n, i+1)
+			}
+			again := r.Do("POST", a.path, tok, a.body, "Idempotency-Key", key)
+			testkit.Expect(t, again, a.status)
+			if again.Header.Get("Idempotent-Replayed") != "true" || string(again.Body) != string(first.Body) ||
+				again.Header.Get("ETag") != first.Header.Get("ETag") || again.Header.Get("Content-Type") != first.Header.Get("Content-Type") {
+				t.Fatalf("the retry answered %s (%v), the first %s (%v)", again.Body, again.Header, first.Body, first.Header)
+			}
+			waitFor(t, "the deliveries settled", settled)
+			a.once(t)
+		})
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// A conversation's start is a create that records no event, so the commit hook above
+// cannot cut it: here the connection that keeps the full response ends itself (a trigger
+// terminates its own backend when a claim is replaced), as a connection lost between the
+// commit and the answer does. The retry under the same Idempotency-Key gets the 201 again,
+// the conversation made once.
+func TestConversationStartReplayAfterConnectionLost(t *testing.T) {
+	stand := llmtest.New(t, data.LLMInternal)
+	settings := cli.LLMSettings{AllowURLPrefixes: []string{stand.URL + "/"}}
+	r := testkit.NewReplicas(t, 1, testkit.ReplicaOptions{Prepare: func(svc *service.Services) {
+		svc.Conversations.Configure(cli.ConversationOptions(settings))
+	}})[0]
+	tok := r.Owner.Token
+	raw, _ := json.Marshal(stand.LLMConfig())
+	var cfg map[string]any
+	json.Unmarshal(raw, &cfg)
+	agent := r.Do("POST", "/api/v1/agents", tok, map[string]any{"name": "A", "llm_config": cfg})
+	testkit.Expect(t, agent, 201)
+	path := "/api/v1/agents/" + agent.Data()["id"].(string) + "/conversations"
+	_, err := r.PG.Pool().Exec(context.Background(), `
+		CREATE FUNCTION lose_the_answer() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NEW; END $$;
+		CREATE TRIGGER lose_the_answer BEFORE UPDATE ON idempotency_responses
+			FOR EACH ROW WHEN (OLD.claim_id <> '' AND NEW.claim_id = '') EXECUTE FUNCTION lose_the_answer();`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := r.Do("POST", path, tok, map[string]any{"version": "draft"}, "Idempotency-Key", "lost-start")
+	testkit.Expect(t, first, 201)
+	if !strings.Contains(r.Logs.String(), "saving idempotent response") {
+		t.Fatalf("the response was kept although its connection ended; logs:\n%s", r.Logs.String())
+	}
+	again := r.Do("POST", path, tok, map[string]any{"version": "draft"}, "Idempotency-Key", "lost-start")
+	testkit.Expect(t, again, 201)
+	if again.Header.Get("Idempotent-Replayed") != "true" || string(again.Body) != string(first.Body) || again.Header.Get("ETag") != first.Header.Get("ETag") {
+		t.Fatalf("the retry answered %s (%v), the first %s (%v)", again.Body, again.Header, first.Body, first.Header)
+	}
+	var n int
+	if err := r.PG.Pool().QueryRow(context.Background(), `SELECT count(*) FROM conversations`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("%d conversations (%v), want the one the first request made", n, err)
+	}
+}

@@ -1,0 +1,147 @@
+package service
+
+import (
+	"context"
+	"errors"
+
+	"github.com/voiceapi/voiceapi/conversation"
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/redact"
+)
+
+// A conversation's end stores the call it becomes. That call is redacted like every other
+// (writeRedacted): before the write transaction, so redaction's cost never holds the
+// store's writer (issue 23). So the call is built from the conversation as read, and the
+// write checks the conversation is still that one before the call and the end commit
+// together.
+
+// errConversationMoved says that a conversation changed between the read its end was
+// built from and the write transaction.
+var errConversationMoved = errors.New("the conversation changed while its end was prepared")
+
+// maxEndRounds bounds how often an end is prepared again because its conversation
+// changed meanwhile (a message came in): a request that loses that many times is told to
+// retry.
+const maxEndRounds = 3
+
+// endingCall builds the call c becomes when it ends for reason (conventions §21), from all
+// its items, complete and checked but not yet redacted: direction web, the transcript with
+// tool items, the variables, the disconnection reason, the usage and any transfer in its
+// metadata.
+func (s *ConversationService) endingCall(c *data.StoredConversation, items []data.ConversationItem, reason string, transfer *data.PhoneDirectoryEntry) (*data.Call, error) {
+	now := s.timeNow()
+	callID := s.ids.New(data.PrefixCall)
+	metadata := map[string]any{"conversation_id": c.ID, "input_tokens": c.Usage.InputTokens, "output_tokens": c.Usage.OutputTokens}
+	if transfer != nil {
+		metadata["transferred_to"] = map[string]any{"name": transfer.Name, "phone_number": transfer.PhoneNumber, "transfer_type": transfer.TransferType}
+	}
+	started := c.CreatedAt
+	call := &data.Call{
+		ID: callID, WorkspaceID: c.WorkspaceID, AgentID: c.AgentID, AgentVersion: c.AgentVersion,
+		Direction: data.DirectionWeb, Status: data.CallEnded, StartedAt: &started, EndedAt: &now,
+		DisconnectionReason: &reason, Transcript: Transcript(c.CreatedAt, items),
+		Variables: conversation.Merge(c.Variables), Metadata: metadata,
+		CreatedAt: data.NewTime(data.IDTime(data.PrefixCall, callID)), UpdatedAt: now,
+	}
+	return call, completeCall(call, now)
+}
+
+// writeEnd stores raw (built by endingCall) redacted as every call is, and the
+// conversation it ends. In the write transaction, load returns the conversation as it is
+// now, having checked it is still the one raw was built from (else an error:
+// errConversationMoved when reading it again may succeed); the conversation ended, its
+// call and whatever load wrote then commit together.
+func (s *ConversationService) writeEnd(ctx context.Context, raw *data.Call, load func(tx Tx) (*data.StoredConversation, error)) (*data.Call, error) {
+	var call *data.Call
+	redactIt := func(r *redact.Redactor) error {
+		red := *raw
+		call = &red
+		return redactCall(r, call, allCallFields)
+	}
+	err := s.writeRedacted(ctx, raw.WorkspaceID, raw.AgentID, redactIt, func(tx Tx) error {
+		c, err := load(tx)
+		if err != nil {
+			return err
+		}
+		if err := s.storeNewCall(ctx, tx, call, nil); err != nil {
+			return err
+		}
+		ended, reason, callID := *call.EndedAt, *call.DisconnectionReason, call.ID
+		c.Status, c.EndedAt, c.DisconnectionReason, c.CallID, c.Lease = data.ConversationEnded, &ended, &reason, &callID, nil
+		c.UpdatedAt = ended
+		return tx.PutConversation(c, nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return call, nil
+}
+
+// endAsRead ends conversation id as read decides: read returns the conversation and why it
+// ends now ("" when it does not: nothing is written, and the call is nil). The call is
+// built from the items read with it and redacted outside any transaction, and written
+// only while the conversation is unchanged; else it is read again, at most maxEndRounds
+// times.
+func (s *ConversationService) endAsRead(ctx context.Context, id string, read func(tx Tx) (*data.StoredConversation, string, error)) (*data.Call, error) {
+	for round := 1; ; round++ {
+		var c *data.StoredConversation
+		var items []data.ConversationItem
+		var reason string
+		err := s.store.View(ctx, func(tx Tx) error {
+			var err error
+			if c, reason, err = read(tx); err != nil || reason == "" {
+				return err
+			}
+			items, err = tx.ConversationItems(id)
+			return err
+		})
+		if err != nil || reason == "" {
+			return nil, err
+		}
+		raw, err := s.endingCall(c, items, reason, nil)
+		if err != nil {
+			return nil, err
+		}
+		call, err := s.writeEnd(ctx, raw, func(tx Tx) (*data.StoredConversation, error) {
+			now, err := tx.Conversation(id)
+			if err != nil {
+				return nil, err
+			}
+			if !s.unchanged(c, now) {
+				return nil, errConversationMoved
+			}
+			return now, nil
+		})
+		if !errors.Is(err, errConversationMoved) {
+			return call, err
+		}
+		if round == maxEndRounds {
+			return nil, data.Errorf(data.EUNAVAILABLE, "The conversation changed while its end was being stored, %d times; retry the request.", round)
+		}
+	}
+}
+
+// unchanged reports whether now is still the conversation was, as read: active, with the
+// same items, and no message being answered.
+func (s *ConversationService) unchanged(was, now *data.StoredConversation) bool {
+	return now != nil && now.Status == data.ConversationActive && now.Items == was.Items &&
+		now.UpdatedAt.Equal(was.UpdatedAt.Time) && !s.answering(now)
+}
+
+// answering reports whether a message of c is being answered: its lease holds.
+func (s *ConversationService) answering(c *data.StoredConversation) bool {
+	return c.Lease != nil && c.Lease.Until.After(s.now())
+}
+
+// expireIfIdle ends conversation id as expired when nobody wrote to it for
+// ConversationIdleTimeout and no message is being answered; the call is nil when it did
+// not end it.
+func (s *ConversationService) expireIfIdle(ctx context.Context, id string) (*data.Call, error) {
+	return s.endAsRead(ctx, id, func(tx Tx) (*data.StoredConversation, string, error) {
+		c, err := tx.Conversation(id)
+		if err != nil || c == nil || c.Status != data.ConversationActive || !s.idle(c) || s.answering(c) {
+			return nil, "", err
+		}
+		return c, data.EndExpired, nil
+	})
+}
