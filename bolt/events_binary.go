@@ -63,6 +63,8 @@ var eventTypeCodes = [...]string{
 	"agent_test.created", "agent_test.updated", "agent_test.deleted", "agent.published_untested",
 	"test_run.queued", "test_run.started", "test_run.progress", "test_run.completed",
 	"agent.rollout_updated", "agent.rollout_ended", "agent.rollout_rolled_back",
+	"campaign.created", "campaign.started", "campaign.paused", "campaign.resumed", "campaign.canceled",
+	"campaign.completed",
 }
 
 // actorTypeCodes is FROZEN as eventTypeCodes is (data.Actor's three types).

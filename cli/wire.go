@@ -37,6 +37,7 @@ func ServicesOn(db Backend, svc *service.Services) server.Services {
 		AnalysisFigures: svc.Analytics, Prices: svc.Prices, Analysis: svc.Analysis,
 		Jobs: svc.Jobs, AgentTests: svc.AgentTests, TestRuns: svc.TestRuns,
 		CallStart: svc.CallStart, Rollouts: svc.Rollouts,
+		Campaigns: svc.Campaigns, Suppressions: svc.Suppressions,
 	}
 }
 

@@ -74,6 +74,7 @@ type Client struct {
 	Jobs           *JobsService
 	AgentTests     *AgentTestsService
 	TestRuns       *TestRunsService
+	Campaigns      *CampaignsService
 }
 
 // RetryPolicy says how often and how long failed requests are retried.
@@ -129,6 +130,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	c.Prices = &PricesService{c}
 	c.Operations, c.Conversations, c.Jobs = &OperationsService{c}, &ConversationsService{c}, &JobsService{c}
 	c.AgentTests, c.TestRuns = &AgentTestsService{c}, &TestRunsService{c}
+	c.Campaigns = &CampaignsService{c}
 	return c, nil
 }
 

@@ -48,6 +48,7 @@ func TestEveryOperationAgainstServer(t *testing.T) {
 	tr.conversations()
 	tr.agentTests()
 	tr.callStart(agent)
+	tr.campaigns(agent)
 	c, ctx, check := tr.c, tr.ctx, tr.check
 	check("webhook delete", c.Webhooks.Delete(ctx, hook.ID))
 	check("kb delete", c.KnowledgeBases.Delete(ctx, kb.ID))

@@ -14,6 +14,20 @@ type operation struct {
 // operations is every call the client makes, by the operationId of docs/openapi.json.
 // TestClientCoversDocument holds it equal to the document's operations.
 var operations = map[string]operation{
+	// Campaigns, dial tasks and the suppression list.
+	"campaignList":       {"GET", "/api/v1/campaigns", "Campaigns.List", false},
+	"campaignCreate":     {"POST", "/api/v1/campaigns", "Campaigns.Create", true},
+	"campaignShow":       {"GET", "/api/v1/campaigns/{campaign_id}", "Campaigns.Get", false},
+	"campaignRecipients": {"GET", "/api/v1/campaigns/{campaign_id}/recipients", "Campaigns.Recipients", false},
+	"campaignPause":      {"POST", "/api/v1/campaigns/{campaign_id}/pause", "Campaigns.Pause", false},
+	"campaignResume":     {"POST", "/api/v1/campaigns/{campaign_id}/resume", "Campaigns.Resume", false},
+	"campaignCancel":     {"POST", "/api/v1/campaigns/{campaign_id}/cancel", "Campaigns.Cancel", false},
+	"dialClaim":          {"POST", "/api/v1/dial-tasks/claim", "Campaigns.ClaimDialTasks", false},
+	"suppressionList":    {"GET", "/api/v1/suppressions", "Campaigns.Suppressions", false},
+	"suppressionAdd":     {"POST", "/api/v1/suppressions", "Campaigns.Suppress", false},
+	"suppressionImport":  {"POST", "/api/v1/suppressions/import", "Campaigns.ImportSuppressions", false},
+	"suppressionDelete":  {"DELETE", "/api/v1/suppressions/{suppression_id}", "Campaigns.Unsuppress", false},
+
 	// Operations.
 	"healthz": {"GET", "/healthz", "Operations.Health", false},
 	"readyz":  {"GET", "/readyz", "Operations.Ready", false},

@@ -131,6 +131,7 @@ func nav(p *data.Principal) []navItem {
 	add(data.ModuleKnowledgeBase, "knowledge-bases", "Knowledge bases")
 	add(data.ModulePhoneNumbers, "numbers", "Numbers")
 	add(data.ModuleCallHistory, "calls", "Calls")
+	add(data.ModuleCallHistory, "campaigns", "Campaigns")
 	add(data.ModuleAnalytics, "analytics", "Analytics")
 	if data.RoleAtLeast(p.Role, data.RoleAdmin) && len(p.AgentIDs) == 0 { // owners and admins (conventions §6)
 		add("", "webhooks", "Webhooks")

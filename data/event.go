@@ -62,6 +62,8 @@ var EventTypes = []string{
 	EventAgentTestCreated, EventAgentTestUpdated, EventAgentTestDeleted, EventAgentPublishedUntested,
 	EventTestRunQueued, EventTestRunStarted, EventTestRunProgress, EventTestRunCompleted,
 	EventRolloutUpdated, EventRolloutEnded, EventRolloutRolledBack,
+	EventCampaignCreated, EventCampaignStarted, EventCampaignPaused, EventCampaignResumed, EventCampaignCanceled,
+	EventCampaignCompleted,
 }
 
 // Actor is who caused an event: a user through a token, or the system.

@@ -13,6 +13,7 @@ import (
 var runtimeRoutes = map[string]bool{
 	"POST /api/v1/calls":                                     true,
 	"POST /api/v1/calls/start":                               true,
+	"POST /api/v1/dial-tasks/claim":                          true,
 	"PUT /api/v1/calls/{call_id}":                            true,
 	"GET /api/v1/agents":                                     true,
 	"GET /api/v1/agents/{agent_id}":                          true,

@@ -58,6 +58,10 @@ type Services struct {
 	CallStart data.CallStartService
 	// Rollouts manages agents' rollouts (conventions §23).
 	Rollouts data.RolloutService
+	// Campaigns manages campaigns and leases their dial tasks (conventions §25).
+	Campaigns data.CampaignService
+	// Suppressions manages the workspace's suppression list (conventions §25).
+	Suppressions data.SuppressionService
 	// Ready reports whether storage answers (GET /readyz).
 	Ready func(ctx context.Context) error
 }
@@ -190,6 +194,7 @@ func New(svc Services, cfg Config) *Server {
 	s.addRoutes(slices.Concat(s.numberRoutes(), s.callStartRoutes(), s.callRoutes(), s.analyticsRoutes(), s.subscriptionRoutes(),
 		s.priceRoutes(), s.analysisRoutes()))
 	s.addRoutes(s.knowledgeBaseRoutes())
+	s.addRoutes(s.campaignRoutes())
 	s.addRoutes(s.exportRoutes())
 	s.addRoutes(s.conversationRoutes())
 	s.addRoutes(s.jobRoutes())

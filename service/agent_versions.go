@@ -8,7 +8,8 @@ import (
 )
 
 // DeleteAgent implements data.AgentService: the agent and its versions go, numbers bound
-// to it are unbound and members' agent_ids drop it (storage cascades); its calls stay.
+// to it are unbound and members' agent_ids drop it (storage cascades), its open campaigns
+// are canceled; its calls and campaigns stay.
 func (s *AgentService) DeleteAgent(ctx context.Context, id string) error {
 	return s.store.Update(ctx, func(tx Tx) error {
 		stored, plain, err := s.load(ctx, tx, id)
@@ -19,6 +20,9 @@ func (s *AgentService) DeleteAgent(ctx context.Context, id string) error {
 			return err
 		}
 		if err := s.unbindNumbers(ctx, tx, plain.WorkspaceID, id); err != nil {
+			return err
+		}
+		if err := s.cancelAgentCampaigns(ctx, tx, plain.WorkspaceID, id); err != nil {
 			return err
 		}
 		if err := tx.DeleteAgent(stored); err != nil {

@@ -135,7 +135,7 @@ func (b *base) abandonCall(ctx context.Context, tx Tx, a abandonedCall, now time
 	if err := b.callEvents(sys, tx, &next, "", old.Status, false); err != nil {
 		return err
 	}
-	return b.observeRollout(sys, tx, old, &next)
+	return b.observeCall(sys, tx, old, &next)
 }
 
 // systemContext is ctx with no caller: events recorded with it name the system as their

@@ -130,7 +130,7 @@ func completeCall(c *data.Call, now data.Time) error {
 // registration, a call start, a conversation's end): the record, its search postings, its
 // analysis values typed by cfg (nil: no analysis), the analysis job of an agent version
 // with auto when it is born ended, call.registered with the events its status implies
-// (call.ended for a finished one), and its part in its agent's rollout figures.
+// (call.ended for a finished one), and what its agent's rollout and its campaign observe.
 func (b *base) storeNewCall(ctx context.Context, tx Tx, c *data.Call, cfg *data.AnalysisConfig) error {
 	if err := tx.InsertCall(c); err != nil {
 		return err
@@ -149,7 +149,7 @@ func (b *base) storeNewCall(ctx context.Context, tx Tx, c *data.Call, cfg *data.
 	if err := b.callEvents(ctx, tx, c, data.EventCallRegistered, "", c.Analysis != nil); err != nil {
 		return err
 	}
-	return b.observeRollout(ctx, tx, nil, c)
+	return b.observeCall(ctx, tx, nil, c)
 }
 
 // checkRegisterConcurrency holds a registered call that is open (registered or ongoing)
@@ -368,7 +368,7 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 		if err := s.callEvents(ctx, tx, c, "", old.Status, analyzed); err != nil {
 			return err
 		}
-		return s.observeRollout(ctx, tx, old, c)
+		return s.observeCall(ctx, tx, old, c)
 	})
 	if err != nil {
 		return nil, err

@@ -132,6 +132,10 @@ type Services struct {
 	CallStart *CallStartService
 	// Rollouts implements data.RolloutService.
 	Rollouts *RolloutService
+	// Campaigns implements data.CampaignService (conventions §25).
+	Campaigns *CampaignService
+	// Suppressions implements data.SuppressionService.
+	Suppressions *SuppressionService
 }
 
 // New builds the services on store.
@@ -200,8 +204,10 @@ func New(store Store, opts Options) (*Services, error) {
 		AgentTests:     &AgentTestService{base: b, agents: &AgentService{base: b}},
 		CallStart:      &CallStartService{base: b},
 		Rollouts:       &RolloutService{b},
+		Suppressions:   &SuppressionService{b},
 	}
 	svc.TestRuns = newTestRuns(b, svc.Conversations, kbs)
+	svc.Campaigns = &CampaignService{base: b, starts: svc.CallStart}
 	// Every kind of background job is registered here, so every process knows it.
 	svc.Jobs.Register(svc.KnowledgeBases.urlFetchKind())
 	svc.Jobs.Register(svc.KnowledgeBases.embedKind())
@@ -209,6 +215,7 @@ func New(store Store, opts Options) (*Services, error) {
 		svc.Jobs.Register(k)
 	}
 	svc.Jobs.Register(svc.TestRuns.jobKind())
+	svc.Jobs.Register(svc.Campaigns.startKind())
 	return svc, nil
 }
 

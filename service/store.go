@@ -49,6 +49,7 @@ type Tx interface {
 	JobTx
 	AgentTestTx
 	CallStartTx
+	CampaignTx
 }
 
 // EventTx stores events: the outbox of conventions §11 and the audit chain of §17.

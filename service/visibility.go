@@ -114,6 +114,11 @@ var eventSubjects = func() map[string]eventSubject {
 		data.EventTestRunCompleted, data.EventRolloutUpdated, data.EventRolloutEnded, data.EventRolloutRolledBack} {
 		m[t] = eventSubject{data.ModuleAgents, "agent_id"}
 	}
+	// A campaign belongs to its agent and to the call_history module (conventions §25).
+	for _, t := range []string{data.EventCampaignCreated, data.EventCampaignStarted, data.EventCampaignPaused,
+		data.EventCampaignResumed, data.EventCampaignCanceled, data.EventCampaignCompleted} {
+		m[t] = eventSubject{data.ModuleCallHistory, "agent_id"}
+	}
 	for _, t := range []string{data.EventCallRegistered, data.EventCallStarted, data.EventCallEnded, data.EventCallAnalyzed} {
 		m[t] = eventSubject{data.ModuleCallHistory, "agent_id"}
 	}

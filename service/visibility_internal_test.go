@@ -18,7 +18,8 @@ func TestEveryEventTypeHasASubject(t *testing.T) {
 			continue
 		}
 		record := strings.HasPrefix(typ, "agent.") || strings.HasPrefix(typ, "call.") || strings.HasPrefix(typ, "knowledge_base.") || strings.HasPrefix(typ, "number.") ||
-			strings.HasPrefix(typ, "agent_test.") || strings.HasPrefix(typ, "test_run.")
+			strings.HasPrefix(typ, "agent_test.") || strings.HasPrefix(typ, "test_run.") ||
+			strings.HasPrefix(typ, "campaign.")
 		if record == (s.module == "") {
 			t.Errorf("%s: subject %+v", typ, s)
 		}

@@ -44,6 +44,19 @@ export class VoiceAPI {
     return answer.data;
   }
 
+  /**
+   * POST /api/v1/dial-tasks/claim (docs/campaigns.md): leases up to max due tasks of the
+   * workspace's campaigns, each with its call registered and the call-start answer.
+   * @param {{max: number, lease_seconds?: number}} body
+   * @returns {Promise<{tasks: Array<{campaign_id: string, recipient_id: string, attempt: number,
+   *   to_number: string, from_number: string, lease_until: string, call: object, agent: object, variant: object}>,
+   *   next_due_at: string|null}>}
+   */
+  async claimDialTasks(body) {
+    const answer = await this.request('POST', '/api/v1/dial-tasks/claim', body);
+    return answer.data;
+  }
+
   /** PUT /api/v1/calls/{id}: a calls:runtime key gets 204 with no body, so nothing is returned. */
   async updateCall(callId, update) {
     await this.request('PUT', `/api/v1/calls/${encodeURIComponent(callId)}`, update);

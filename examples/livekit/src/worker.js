@@ -5,9 +5,10 @@
 
 import { cli, defineAgent, ServerOptions } from '@livekit/agents';
 import { ParticipantKind, RoomEvent } from '@livekit/rtc-node';
-import { SipClient } from 'livekit-server-sdk';
+import { AgentDispatchClient, SipClient } from 'livekit-server-sdk';
 import { fileURLToPath } from 'node:url';
 import { DialError, inboundRequest, outboundRequest, startInboundCall, startOutboundCall } from './calls.js';
+import { runDialer } from './dialer.js';
 import { CallRefused } from './session.js';
 import { VoiceAPI } from './voiceapi.js';
 
@@ -78,8 +79,11 @@ async function entry(ctx) {
   await ctx.connect();
   const dispatch = ctx.job.metadata ? JSON.parse(ctx.job.metadata) : null;
   try {
-    if (dispatch?.to_number) {
-      const answer = await voiceapi.startCall(outboundRequest(dispatch), { idempotencyKey: `livekit-job-${ctx.job.id}` });
+    if (dispatch?.dial_task || dispatch?.to_number) {
+      // A campaign's dial task carries its call-start answer (the dialer below); a plain
+      // outbound dispatch asks for one.
+      const answer = dispatch.dial_task
+        ?? await voiceapi.startCall(outboundRequest(dispatch), { idempotencyKey: `livekit-job-${ctx.job.id}` });
       holder.participant = { identity: `sip-${answer.call.id}` };
       holder.run = await startOutboundCall(answer, { ...deps, dial: (a) => dialSIP(sip, settings, ctx.room.name, a, holder) });
     } else {
@@ -123,6 +127,33 @@ async function dialSIP(sip, settings, roomName, answer, holder) {
 
 export default defineAgent({ entry });
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+/**
+ * `node src/worker.js dial`: claims voiceapi's campaign dial tasks and dispatches each to
+ * this worker's agent in a room of its own, the task (with its call-start answer, whose
+ * credentials stay within the LiveKit deployment) as the dispatch's metadata. voiceapi
+ * bounds the calls in progress by each campaign's max_concurrent; DIAL_CAPACITY bounds the
+ * tasks one claim takes (docs/campaigns.md, docs/runtime.md).
+ */
+async function dialCampaigns() {
+  const settings = workerSettings();
+  const voiceapi = new VoiceAPI(settings.voiceapi);
+  const dispatches = new AgentDispatchClient(process.env.LIVEKIT_URL, process.env.LIVEKIT_API_KEY, process.env.LIVEKIT_API_SECRET);
+  const stop = new AbortController();
+  process.once('SIGTERM', () => stop.abort());
+  process.once('SIGINT', () => stop.abort());
+  await runDialer({
+    voiceapi,
+    capacity: Number(process.env.DIAL_CAPACITY) || 10,
+    signal: stop.signal,
+    place: (task) => dispatches.createDispatch(`dial-${task.call.id}`, settings.agentName, { metadata: JSON.stringify({ dial_task: task }) }),
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'dial') {
+  dialCampaigns().catch((err) => {
+    console.error(err.message);
+    process.exit(1);
+  });
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   cli.runApp(new ServerOptions({ agent: fileURLToPath(import.meta.url), agentName: workerSettings().agentName }));
 }

@@ -13,6 +13,7 @@ import * as openai from '@livekit/agents-plugin-openai';
 import * as rime from '@livekit/agents-plugin-rime';
 import { initializeLogger } from '@livekit/agents';
 import { DialError, inboundRequest, outboundRequest, startInboundCall, startOutboundCall } from '../src/calls.js';
+import { runDialer } from '../src/dialer.js';
 import { buildCallSession, CallRefused } from '../src/session.js';
 import { VoiceAPI } from '../src/voiceapi.js';
 import {
@@ -271,6 +272,66 @@ describe('the LiveKit bridge against a real voiceapi server', { skip: missing ??
     const failed = await readCall(server, unanswered.call.id);
     assert.equal(failed.status, 'failed');
     assert.equal(failed.disconnection_reason, 'no_answer');
+  });
+
+  test('a campaign runs end to end with the bridge as its dialer: each outcome reported through its call', async () => {
+    const agentId = await publishedAgent(server, {
+      llm_config: llmConfig('groq', standIns.groq, { tools: [] }),
+      stt_config: STT.deepgram,
+      tts_config: TTS.cartesia,
+      prompt_config: {
+        prompt: 'You remind {{customer_name}} of an appointment.',
+        first_speaker: 'ai', welcome_message_type: 'static', welcome_message: 'Hi {{customer_name}}.',
+      },
+    });
+    const caller = await server.api('POST', '/api/v1/numbers', { phone_number: nextNumber(), provider: 'sip' });
+    const [answers, busy, noAnswer] = [nextNumber(), nextNumber(), nextNumber()];
+    const campaign = await server.api('POST', '/api/v1/campaigns', {
+      name: 'Reminders', agent_id: agentId, number_id: caller.data.id, max_concurrent: 2,
+      window: { days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], start: '00:00', end: '23:59' },
+      retry: { on: ['busy'], max_attempts: 1, backoff_minutes: 1 },
+      recipients: [answers, busy, noAnswer].map((n, i) => ({ phone_number: n, variables: { customer_name: `Guest ${i}` } })),
+    });
+    const id = campaign.data.id;
+
+    // The dial of each number: the first answers, the others do not connect.
+    const dial = async (task) => {
+      if (task.call.to_number === busy) throw new DialError('busy', 'busy');
+      if (task.call.to_number === noAnswer) throw new DialError('no answer', 'no_answer');
+    };
+    const placed = [];
+    const stop = new AbortController();
+    const place = async (task) => {
+      placed.push(task.to_number);
+      let run;
+      try {
+        run = await startOutboundCall(task, deps({ textOnly: true, dial }));
+      } catch (err) {
+        if (err instanceof DialError) return; // reported failed with the dial's reason
+        throw err;
+      }
+      await run.greet().waitForPlayout();
+      await run.end('user_hangup');
+    };
+    const done = runDialer({ voiceapi, place, capacity: 2, leaseSeconds: 30, idleMs: 100, signal: stop.signal, log: silent });
+    const deadline = Date.now() + 30_000;
+    let shown;
+    while (Date.now() < deadline) {
+      shown = (await server.api('GET', `/api/v1/campaigns/${id}`)).data;
+      if (shown.status === 'completed') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    stop.abort();
+    await done;
+    assert.equal(shown.status, 'completed', `campaign still ${shown.status}: ${JSON.stringify(shown.counts)}`);
+    assert.deepEqual(shown.counts.completed, { answered: 1, no_answer: 1 });
+    assert.equal(shown.counts.exhausted, 1, 'busy is retried, but one attempt is all it gets');
+    assert.deepEqual([...placed].sort(), [answers, busy, noAnswer].sort(), 'each number dialed once');
+    const recipients = (await server.api('GET', `/api/v1/campaigns/${id}/recipients`)).data;
+    const answered = recipients.find((r) => r.phone_number === answers);
+    const call = await readCall(server, answered.attempts[0].call_id);
+    assert.equal(call.status, 'ended');
+    assert.equal(call.transcript[0].content, 'Hi Guest 0.', 'the recipient\'s variables reach the agent');
   });
 });
 

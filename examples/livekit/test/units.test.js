@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isAgent } from '@livekit/agents';
 import { inboundRequest, outboundRequest } from '../src/calls.js';
+import { runDialer } from '../src/dialer.js';
 import { adjustBody, checkSupported, ttsOptions, UnsupportedProviderError } from '../src/providers.js';
 import { CallReport } from '../src/report.js';
 import { functionRequest, functionTools, toolDescription, toolSchema } from '../src/tools.js';
@@ -194,5 +195,43 @@ describe('CallReport', () => {
     await new CallReport(refusing, 'c', { log: { error: (m) => errors.push(m) }, sleep: async () => {} }).end({ reason: 'x' });
     assert.equal(attempts, 1);
     assert.match(errors[0], /the end of call c was not recorded: voiceapi 409 conflict: The call is ended\./);
+  });
+});
+
+describe('the campaign dialer', () => {
+  test('claims only for free places, places each task once, and waits for next_due_at', async () => {
+    const claims = [];
+    const queue = [[{ recipient_id: 'r1', attempt: 1 }, { recipient_id: 'r2', attempt: 1 }], [{ recipient_id: 'r3', attempt: 1 }]];
+    const stop = new AbortController();
+    const waits = [];
+    const voiceapi = {
+      async claimDialTasks(body) {
+        claims.push(body);
+        const tasks = queue.shift() ?? [];
+        if (tasks.length === 0 && queue.length === 0 && claims.length > 3) stop.abort();
+        return { tasks, next_due_at: tasks.length ? null : new Date(Date.UTC(2026, 2, 2, 10, 0, 5)).toISOString() };
+      },
+    };
+    const placed = [];
+    let release;
+    const held = new Promise((r) => (release = r));
+    const place = async (task) => {
+      placed.push(task.recipient_id);
+      if (task.recipient_id === 'r1') await held; // r1's call runs on
+    };
+    const done = runDialer({
+      voiceapi, place, capacity: 2, leaseSeconds: 30, idleMs: 1000, signal: stop.signal, log: { warn() {}, error() {} },
+      now: () => Date.UTC(2026, 2, 2, 10, 0, 0),
+      sleep: async (ms) => {
+        waits.push(ms);
+        if (waits.length === 1) release();
+        await new Promise((r) => setImmediate(r));
+      },
+    });
+    await done;
+    assert.deepEqual(placed, ['r1', 'r2', 'r3']);
+    assert.deepEqual(claims[0], { max: 2, lease_seconds: 30 }, 'the first claim asks for every free place');
+    assert.ok(claims.slice(1).every((c) => c.max <= 2));
+    assert.ok(waits.includes(5000), `waits ${waits}: the claim said the next task falls due in 5 s`);
   });
 });

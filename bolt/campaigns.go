@@ -1,0 +1,341 @@
+package bolt
+
+import (
+	"bytes"
+	"encoding/binary"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// Buckets of campaigns and their recipients (service.CampaignTx, docs/campaigns.md). A
+// claim walks a campaign's due and lease indexes from their start, so it reads only the
+// recipients it hands out or returns, whatever the campaign's size.
+var (
+	bucketCampaigns       = []byte("campaigns")       // campaign id → storedCampaign
+	bucketCampaignsByWS   = []byte("campaigns_by_ws") // "<ws>\x00<campaign id>" → empty
+	bucketCampaignsOpen   = []byte("campaigns_open")  // "<ws>\x00<campaign id>" → empty, while not final
+	bucketRecipients      = []byte("recipients")      // recipient id → data.Recipient
+	bucketRecipientsByC   = []byte("recipients_by_campaign")
+	bucketRecipientsDue   = []byte("recipients_due")     // "<campaign>\x00" + next_at ms + id, pending only
+	bucketRecipientsLease = []byte("recipients_lease")   // "<campaign>\x00" + lease_until ms + id, in progress only
+	bucketRecipientsCall  = []byte("recipients_by_call") // call id → recipient id, in progress only
+)
+
+func init() {
+	allBuckets = append(allBuckets, bucketCampaigns, bucketCampaignsByWS, bucketCampaignsOpen, bucketRecipients,
+		bucketRecipientsByC, bucketRecipientsDue, bucketRecipientsLease, bucketRecipientsCall)
+	workspaceCascades = append(workspaceCascades, func(_ *DB, tx *bbolt.Tx, ws string) error {
+		return deleteWorkspaceCampaigns(tx, ws)
+	})
+}
+
+// storedCampaign is a campaign with what only storage keeps.
+type storedCampaign struct {
+	*data.Campaign
+	LastClaimAt *data.Time `json:"last_claim_at"`
+}
+
+// timeKey is "<scope>\x00" + t in Unix ms (8 bytes, big-endian) + id: a scope's entries
+// sort by time.
+func timeKey(scope string, t time.Time, id string) []byte {
+	k := make([]byte, 0, len(scope)+9+len(id))
+	k = append(k, scope...)
+	k = append(k, 0)
+	k = binary.BigEndian.AppendUint64(k, uint64(max(t.UnixMilli(), 0)))
+	return append(k, id...)
+}
+
+// timeKeyParts splits a timeKey of scope's prefix into its time and id.
+func timeKeyParts(prefix, k []byte) (time.Time, string) {
+	rest := k[len(prefix):]
+	return time.UnixMilli(int64(binary.BigEndian.Uint64(rest[:8]))).UTC(), string(rest[8:])
+}
+
+// InsertCampaign implements service.CampaignTx.
+func (t tx) InsertCampaign(c *data.Campaign, recipients []*data.Recipient) error {
+	if err := indexPut(t.b.Bucket(bucketCampaignsByWS), c.WorkspaceID, c.ID); err != nil {
+		return err
+	}
+	if err := t.PutCampaign(c); err != nil {
+		return err
+	}
+	byC := t.b.Bucket(bucketRecipientsByC)
+	for _, r := range recipients {
+		if err := indexPut(byC, c.ID, r.ID); err != nil {
+			return err
+		}
+		if err := putRecipient(t.b, nil, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Campaign implements service.CampaignTx.
+func (t tx) Campaign(id string) (*data.Campaign, error) { return readCampaign(t.b, id) }
+
+func readCampaign(tx *bbolt.Tx, id string) (*data.Campaign, error) {
+	s := storedCampaign{Campaign: &data.Campaign{}}
+	found, err := getJSON(tx.Bucket(bucketCampaigns), []byte(id), &s)
+	if err != nil || !found {
+		return nil, err
+	}
+	s.Campaign.LastClaimAt = s.LastClaimAt
+	return s.Campaign, nil
+}
+
+// PutCampaign implements service.CampaignTx.
+func (t tx) PutCampaign(c *data.Campaign) error {
+	open := t.b.Bucket(bucketCampaignsOpen)
+	var err error
+	if data.CampaignFinal(c.Status) {
+		err = indexDelete(open, c.WorkspaceID, c.ID)
+	} else {
+		err = indexPut(open, c.WorkspaceID, c.ID)
+	}
+	if err != nil {
+		return err
+	}
+	return putJSON(t.b.Bucket(bucketCampaigns), []byte(c.ID), storedCampaign{Campaign: c, LastClaimAt: c.LastClaimAt})
+}
+
+// Campaigns implements service.CampaignTx. Campaigns are few beside calls, so filters
+// read each one the walk meets.
+func (t tx) Campaigns(ws string, f data.CampaignFilter, agentIDs []string, req data.PageRequest) ([]*data.Campaign, data.Page, error) {
+	only := map[string]bool{}
+	for _, a := range agentIDs {
+		only[a] = true
+	}
+	keep := func(id string) bool {
+		c, err := readCampaign(t.b, id)
+		if err != nil || c == nil {
+			return false
+		}
+		return (agentIDs == nil || only[c.AgentID]) && (f.AgentID == "" || c.AgentID == f.AgentID) &&
+			(f.Status == "" || c.Status == f.Status)
+	}
+	spec := listSpec{index: bucketCampaignsByWS, scope: ws, filter: f.AgentID + "/" + f.Status}
+	if agentIDs != nil || f.AgentID != "" || f.Status != "" {
+		spec.keep = keep
+	}
+	ids, page, err := t.db.list(t.b, spec, req)
+	if err != nil {
+		return nil, page, err
+	}
+	list := make([]*data.Campaign, 0, len(ids))
+	for _, id := range ids {
+		c, err := readCampaign(t.b, id)
+		if err != nil {
+			return nil, page, err
+		}
+		if c != nil {
+			list = append(list, c)
+		}
+	}
+	return list, page, nil
+}
+
+// OpenCampaigns implements service.CampaignTx.
+func (t tx) OpenCampaigns(ws string) ([]*data.Campaign, error) {
+	var out []*data.Campaign
+	for _, id := range scopeIDs(t.b.Bucket(bucketCampaignsOpen), ws) {
+		c, err := readCampaign(t.b, id)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// AgentCampaigns implements service.CampaignTx.
+func (t tx) AgentCampaigns(ws, agentID string) ([]string, error) {
+	open, err := t.OpenCampaigns(ws)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, c := range open {
+		if c.AgentID == agentID {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids, nil
+}
+
+// Recipient implements service.CampaignTx.
+func (t tx) Recipient(id string) (*data.Recipient, error) { return readRecipient(t.b, id) }
+
+func readRecipient(tx *bbolt.Tx, id string) (*data.Recipient, error) {
+	var r data.Recipient
+	found, err := getJSON(tx.Bucket(bucketRecipients), []byte(id), &r)
+	if err != nil || !found {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// PutRecipient implements service.CampaignTx.
+func (t tx) PutRecipient(old, r *data.Recipient) error { return putRecipient(t.b, old, r) }
+
+// putRecipient stores r and moves its due, lease and call entries from old's (nil for a
+// new recipient).
+func putRecipient(tx *bbolt.Tx, old, r *data.Recipient) error {
+	due, lease, calls := tx.Bucket(bucketRecipientsDue), tx.Bucket(bucketRecipientsLease), tx.Bucket(bucketRecipientsCall)
+	if old != nil {
+		if err := dropRecipientEntries(due, lease, calls, old); err != nil {
+			return err
+		}
+	}
+	if r.State == data.RecipientPending && r.NextAt != nil {
+		if err := due.Put(timeKey(r.CampaignID, r.NextAt.Time, r.ID), nil); err != nil {
+			return err
+		}
+	}
+	if r.State == data.RecipientInProgress {
+		if r.LeaseUntil != nil {
+			if err := lease.Put(timeKey(r.CampaignID, r.LeaseUntil.Time, r.ID), nil); err != nil {
+				return err
+			}
+		}
+		if r.CallID != nil {
+			if err := calls.Put([]byte(*r.CallID), []byte(r.ID)); err != nil {
+				return err
+			}
+		}
+	}
+	return putJSON(tx.Bucket(bucketRecipients), []byte(r.ID), r)
+}
+
+// dropRecipientEntries removes r's entries from the due, lease and call indexes.
+func dropRecipientEntries(due, lease, calls *bbolt.Bucket, r *data.Recipient) error {
+	if r.NextAt != nil {
+		if err := due.Delete(timeKey(r.CampaignID, r.NextAt.Time, r.ID)); err != nil {
+			return err
+		}
+	}
+	if r.LeaseUntil != nil {
+		if err := lease.Delete(timeKey(r.CampaignID, r.LeaseUntil.Time, r.ID)); err != nil {
+			return err
+		}
+	}
+	if r.CallID != nil {
+		return calls.Delete([]byte(*r.CallID))
+	}
+	return nil
+}
+
+// Recipients implements service.CampaignTx.
+func (t tx) Recipients(campaignID string, req data.PageRequest) ([]*data.Recipient, data.Page, error) {
+	ids, page, err := t.db.page(t.b, bucketRecipientsByC, campaignID, req)
+	if err != nil {
+		return nil, page, err
+	}
+	list := make([]*data.Recipient, 0, len(ids))
+	for _, id := range ids {
+		r, err := readRecipient(t.b, id)
+		if err != nil {
+			return nil, page, err
+		}
+		if r != nil {
+			list = append(list, r)
+		}
+	}
+	return list, page, nil
+}
+
+// DueRecipients implements service.CampaignTx.
+func (t tx) DueRecipients(campaignID string, now time.Time, limit int) ([]*data.Recipient, error) {
+	return t.timeIndexed(bucketRecipientsDue, campaignID, now, true, limit)
+}
+
+// ExpiredLeases implements service.CampaignTx.
+func (t tx) ExpiredLeases(campaignID string, now time.Time, limit int) ([]*data.Recipient, error) {
+	return t.timeIndexed(bucketRecipientsLease, campaignID, now, false, limit)
+}
+
+// timeIndexed reads up to limit recipients of the campaign from a time index, earliest
+// first, whose time is before now (or at it, when atToo).
+func (t tx) timeIndexed(index []byte, campaignID string, now time.Time, atToo bool, limit int) ([]*data.Recipient, error) {
+	prefix := indexKey(campaignID, "")
+	var ids []string
+	c := t.b.Bucket(index).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(ids) < limit; k, _ = c.Next() {
+		at, id := timeKeyParts(prefix, k)
+		if at.After(now) || (!atToo && at.Equal(now)) {
+			break
+		}
+		ids = append(ids, id)
+	}
+	out := make([]*data.Recipient, 0, len(ids))
+	for _, id := range ids {
+		r, err := readRecipient(t.b, id)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// NextDue implements service.CampaignTx.
+func (t tx) NextDue(campaignID string) (time.Time, error) {
+	prefix := indexKey(campaignID, "")
+	k, _ := t.b.Bucket(bucketRecipientsDue).Cursor().Seek(prefix)
+	if k == nil || !bytes.HasPrefix(k, prefix) {
+		return time.Time{}, nil
+	}
+	at, _ := timeKeyParts(prefix, k)
+	return at, nil
+}
+
+// RecipientByCall implements service.CampaignTx.
+func (t tx) RecipientByCall(callID string) (*data.Recipient, error) {
+	id := t.b.Bucket(bucketRecipientsCall).Get([]byte(callID))
+	if id == nil {
+		return nil, nil
+	}
+	return readRecipient(t.b, string(id))
+}
+
+// deleteWorkspaceCampaigns removes a deleted workspace's campaigns, recipients and
+// suppression list (a cascade).
+func deleteWorkspaceCampaigns(tx *bbolt.Tx, ws string) error {
+	due, lease, calls := tx.Bucket(bucketRecipientsDue), tx.Bucket(bucketRecipientsLease), tx.Bucket(bucketRecipientsCall)
+	byC, recipients := tx.Bucket(bucketRecipientsByC), tx.Bucket(bucketRecipients)
+	for _, id := range scopeIDs(tx.Bucket(bucketCampaignsByWS), ws) {
+		for _, rid := range scopeIDs(byC, id) {
+			r, err := readRecipient(tx, rid)
+			if err != nil {
+				return err
+			}
+			if r != nil {
+				if err := dropRecipientEntries(due, lease, calls, r); err != nil {
+					return err
+				}
+			}
+			if err := recipients.Delete([]byte(rid)); err != nil {
+				return err
+			}
+		}
+		if err := deleteScopePrefix(byC, id); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketCampaigns).Delete([]byte(id)); err != nil {
+			return err
+		}
+	}
+	for _, b := range [][]byte{bucketCampaignsByWS, bucketCampaignsOpen} {
+		if err := deleteScopePrefix(tx.Bucket(b), ws); err != nil {
+			return err
+		}
+	}
+	return deleteWorkspaceSuppressions(tx, ws)
+}

@@ -1,0 +1,119 @@
+package bolt
+
+import (
+	"go.etcd.io/bbolt"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// Buckets of the suppression list (service.CampaignTx): the entries, a unique index of
+// each workspace's numbers, and the workspace's list in creation order.
+var (
+	bucketSuppressions        = []byte("suppressions")          // entry id → data.Suppression
+	bucketSuppressionsByPhone = []byte("suppressions_by_phone") // "<ws>\x00<E.164>" → entry id
+	bucketSuppressionsByWS    = []byte("suppressions_by_ws")    // "<ws>\x00<entry id>" → empty
+)
+
+func init() {
+	allBuckets = append(allBuckets, bucketSuppressions, bucketSuppressionsByPhone, bucketSuppressionsByWS)
+}
+
+// InsertSuppressions implements service.CampaignTx.
+func (t tx) InsertSuppressions(list []*data.Suppression) ([]bool, error) {
+	phones, entries, byWS := t.b.Bucket(bucketSuppressionsByPhone), t.b.Bucket(bucketSuppressions), t.b.Bucket(bucketSuppressionsByWS)
+	out := make([]bool, len(list))
+	for i, s := range list {
+		key := indexKey(s.WorkspaceID, s.PhoneNumber)
+		if phones.Get(key) != nil {
+			continue
+		}
+		if err := phones.Put(key, []byte(s.ID)); err != nil {
+			return nil, err
+		}
+		if err := indexPut(byWS, s.WorkspaceID, s.ID); err != nil {
+			return nil, err
+		}
+		if err := putJSON(entries, []byte(s.ID), s); err != nil {
+			return nil, err
+		}
+		out[i] = true
+	}
+	return out, nil
+}
+
+// SuppressionByPhone implements service.CampaignTx.
+func (t tx) SuppressionByPhone(ws, phone string) (*data.Suppression, error) {
+	id := t.b.Bucket(bucketSuppressionsByPhone).Get(indexKey(ws, phone))
+	if id == nil {
+		return nil, nil
+	}
+	return t.Suppression(string(id))
+}
+
+// SuppressedAmong implements service.CampaignTx.
+func (t tx) SuppressedAmong(ws string, phones []string) (map[string]bool, error) {
+	b := t.b.Bucket(bucketSuppressionsByPhone)
+	out := map[string]bool{}
+	for _, p := range phones {
+		if b.Get(indexKey(ws, p)) != nil {
+			out[p] = true
+		}
+	}
+	return out, nil
+}
+
+// Suppression implements service.CampaignTx.
+func (t tx) Suppression(id string) (*data.Suppression, error) {
+	var s data.Suppression
+	found, err := getJSON(t.b.Bucket(bucketSuppressions), []byte(id), &s)
+	if err != nil || !found {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Suppressions implements service.CampaignTx.
+func (t tx) Suppressions(ws string, req data.PageRequest) ([]*data.Suppression, data.Page, error) {
+	ids, page, err := t.db.page(t.b, bucketSuppressionsByWS, ws, req)
+	if err != nil {
+		return nil, page, err
+	}
+	list := make([]*data.Suppression, 0, len(ids))
+	for _, id := range ids {
+		s, err := t.Suppression(id)
+		if err != nil {
+			return nil, page, err
+		}
+		if s != nil {
+			list = append(list, s)
+		}
+	}
+	return list, page, nil
+}
+
+// DeleteSuppression implements service.CampaignTx.
+func (t tx) DeleteSuppression(s *data.Suppression) error {
+	if err := t.b.Bucket(bucketSuppressionsByPhone).Delete(indexKey(s.WorkspaceID, s.PhoneNumber)); err != nil {
+		return err
+	}
+	if err := indexDelete(t.b.Bucket(bucketSuppressionsByWS), s.WorkspaceID, s.ID); err != nil {
+		return err
+	}
+	return t.b.Bucket(bucketSuppressions).Delete([]byte(s.ID))
+}
+
+// deleteWorkspaceSuppressions removes a deleted workspace's list.
+func deleteWorkspaceSuppressions(tx *bbolt.Tx, ws string) error {
+	entries := tx.Bucket(bucketSuppressions)
+	for _, id := range scopeIDs(tx.Bucket(bucketSuppressionsByWS), ws) {
+		if err := entries.Delete([]byte(id)); err != nil {
+			return err
+		}
+	}
+	for _, b := range [][]byte{bucketSuppressionsByWS, bucketSuppressionsByPhone} {
+		if err := deleteScopePrefix(tx.Bucket(b), ws); err != nil {
+			return err
+		}
+	}
+	return nil
+}

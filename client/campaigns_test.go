@@ -1,0 +1,72 @@
+package client_test
+
+import (
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// campaigns runs a campaign of agent (published) through the client: from a CSV, one
+// claim, the call reported, its counts; then pause, resume, cancel, and the
+// suppression list.
+func (tr *tour) campaigns(agent *data.Agent) {
+	t, c, ctx, check := tr.t, tr.c, tr.ctx, tr.check
+	n, _, err := c.Numbers.Create(ctx, data.NumberCreate{PhoneNumber: "+14155557000", Provider: "sip"})
+	check("campaign number", err)
+	mc := 2
+	settings := data.CampaignCreate{Name: "Tour", AgentID: agent.ID, NumberID: n.ID, MaxConcurrent: &mc,
+		Window: &data.CampaignWindow{Days: data.Weekdays, Start: "00:00", End: "23:59"}}
+	_, _, err = c.Campaigns.CreateFromCSV(ctx, settings, []byte("phone_number\nnot a number\n"))
+	if e := mustErr(t, err, 422); e.Fields["recipients.line_2.phone_number"] == nil {
+		t.Errorf("a bad CSV line: %+v", e)
+	}
+	camp, _, err := c.Campaigns.CreateFromCSV(ctx, settings, []byte("phone_number,customer_name\n+14155557001,Ada\n"))
+	check("campaign from CSV", err)
+	claim, err := c.Campaigns.ClaimDialTasks(ctx, data.DialClaim{Max: 5})
+	check("dial claim", err)
+	if len(claim.Tasks) != 1 || claim.Tasks[0].ToNumber != "+14155557001" || claim.Tasks[0].Agent == nil || claim.Tasks[0].Call == nil {
+		t.Fatalf("claim: %+v", claim)
+	}
+	_, _, err = c.Calls.Update(ctx, claim.Tasks[0].Call.ID, data.CallUpdate{Status: data.Some(data.CallEnded), DisconnectionReason: data.Some("user_hangup")})
+	check("report the call", err)
+	got, _, err := c.Campaigns.Get(ctx, camp.ID)
+	check("campaign show", err)
+	if got.Status != data.CampaignCompleted || got.Counts.Completed[data.OutcomeAnswered] != 1 {
+		t.Errorf("campaign after its call: %s %+v", got.Status, got.Counts)
+	}
+	rs, _, err := c.Campaigns.Recipients(ctx, camp.ID, data.PageRequest{})
+	check("recipients", err)
+	if len(rs) != 1 || len(rs[0].Attempts) != 1 || rs[0].Attempts[0].CallID == nil {
+		t.Errorf("recipients: %+v", rs)
+	}
+
+	two, _, err := c.Campaigns.Create(ctx, data.CampaignCreate{Name: "Tour 2", AgentID: agent.ID, NumberID: n.ID, MaxConcurrent: &mc,
+		Window: settings.Window, Recipients: []data.RecipientInput{{PhoneNumber: "+14155557002"}}})
+	check("campaign from JSON", err)
+	_, _, err = c.Campaigns.Pause(ctx, two.ID)
+	check("pause", err)
+	_, _, err = c.Campaigns.Resume(ctx, two.ID)
+	check("resume", err)
+	canceled, _, err := c.Campaigns.Cancel(ctx, two.ID)
+	check("cancel", err)
+	if canceled.Status != data.CampaignCanceled {
+		t.Errorf("canceled: %s", canceled.Status)
+	}
+	list, _, err := c.Campaigns.List(ctx, data.CampaignFilter{AgentID: agent.ID}, data.PageRequest{})
+	check("campaign list", err)
+	if len(list) != 2 {
+		t.Errorf("campaigns of the agent: %d", len(list))
+	}
+
+	sup, _, err := c.Campaigns.Suppress(ctx, data.SuppressionCreate{PhoneNumber: "+14155557003"})
+	check("suppress", err)
+	imp, err := c.Campaigns.ImportSuppressions(ctx, []byte("phone_number\n+14155557004\n+14155557003\n"))
+	check("import suppressions", err)
+	if imp.Added != 1 || imp.Duplicates != 1 {
+		t.Errorf("import: %+v", imp)
+	}
+	entries, _, err := c.Campaigns.Suppressions(ctx, data.PageRequest{})
+	check("suppressions", err)
+	if len(entries) != 2 {
+		t.Errorf("suppressions: %d", len(entries))
+	}
+	check("unsuppress", c.Campaigns.Unsuppress(ctx, sup.ID))
+}

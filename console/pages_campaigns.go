@@ -1,0 +1,254 @@
+package console
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// Campaigns (docs/campaigns.md): the list with each campaign's progress, a form that
+// uploads a CSV, and a campaign's page with its counts, pause, resume and cancel.
+func (h *Handler) campaignRoutes() {
+	m := h.mux
+	m.HandleFunc("GET /campaigns", h.page(h.campaignList))
+	m.HandleFunc("POST /campaigns", h.campaignCreate) // multipart: its CSRF field is checked here
+	m.HandleFunc("GET /campaigns/{id}", h.page(h.campaignShow))
+	m.HandleFunc("GET /campaigns/{id}/progress", h.page(h.campaignProgress))
+	m.HandleFunc("POST /campaigns/{id}/pause", h.action(h.campaignMove("pause", "Campaign paused.")))
+	m.HandleFunc("POST /campaigns/{id}/resume", h.action(h.campaignMove("resume", "Campaign resumed.")))
+	m.HandleFunc("GET /campaigns/{id}/cancel", h.page(h.campaignCancelConfirm))
+	m.HandleFunc("POST /campaigns/{id}/cancel", h.action(h.campaignMove("cancel", "Campaign canceled.")))
+}
+
+// campaignLabels are the create form's labels, for the API's messages.
+var campaignLabels = fieldLabels{"name": "Name", "agent_id": "Agent", "number_id": "Calling number", "timezone": "Time zone",
+	"window.days": "Days", "window.start": "Opens at", "window.end": "Closes at", "max_concurrent": "Calls at once",
+	"retry.max_attempts": "Attempts", "retry.backoff_minutes": "Minutes between attempts", "file": "CSV file"}
+
+func (h *Handler) campaignList(w http.ResponseWriter, r *http.Request) {
+	h.renderCampaigns(w, r, http.StatusOK, nil, nil)
+}
+
+func (h *Handler) renderCampaigns(w http.ResponseWriter, r *http.Request, status int, fail *apiError, form url.Values) {
+	q := url.Values{"per_page": {perPage}}
+	if c := r.URL.Query().Get("cursor"); c != "" {
+		q.Set("cursor", c)
+	}
+	res, err := h.call(r, "GET", "/api/v1/campaigns", q, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if form == nil {
+		form = url.Values{"days": {"mon", "tue", "wed", "thu", "fri"}, "start": {"09:00"}, "end": {"18:00"}, "max_concurrent": {"5"},
+			"retry_on": {"no_answer", "busy"}, "max_attempts": {"3"}, "backoff_minutes": {"60"}, "timezone": {"UTC"}}
+	}
+	p := data.PrincipalFrom(r.Context())
+	agents := h.agentChoices(r)
+	list := res.List()
+	h.render(w, r, status, "campaigns", &view{Title: "Campaigns", Active: "campaigns", Err: relabel(fail, campaignLabels), D: map[string]any{
+		"Campaigns": list, "Next": res.NextCursor(), "Agents": agents, "Numbers": h.numberChoices(r),
+		"AgentNames": h.agentNames(r, agents, listIDs(list, "agent_id")...), "Form": form,
+		"Days": data.Weekdays, "Outcomes": data.RetryOutcomes,
+		"CanWrite": p.Allows(data.Write(data.ModuleCallHistory)) == nil,
+	}})
+}
+
+// maxCampaignForm bounds the form the console reads: the API's own file limit is checked
+// by the API.
+const maxCampaignForm = 64 << 20
+
+// campaignCreate sends the form's settings and CSV file to the API as one multipart
+// request. The form is multipart, so its CSRF field is checked here, after parsing.
+func (h *Handler) campaignCreate(w http.ResponseWriter, r *http.Request) {
+	tok := SessionToken(r)
+	if tok == "" || data.PrincipalFrom(r.Context()) == nil {
+		refuse(w, http.StatusUnauthorized, data.EUNAUTHORIZED, "Sign in first.")
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxCampaignForm)
+	if err := r.ParseMultipartForm(1 << 20); err != nil {
+		refuse(w, http.StatusRequestEntityTooLarge, data.ETOOLARGE, "The form cannot be read, or is larger than 64 MiB.")
+		return
+	}
+	defer r.MultipartForm.RemoveAll()
+	if !validFieldCSRF(r.FormValue(csrfField), tok) {
+		refuse(w, http.StatusForbidden, data.EFORBIDDEN, "The form's CSRF token is missing or wrong; reload the page and try again.")
+		return
+	}
+	form := url.Values(r.MultipartForm.Value)
+	body, ctype, err := campaignUpload(form, r.MultipartForm.File["file"])
+	if err != nil {
+		h.renderCampaigns(w, r, http.StatusUnprocessableEntity, &apiError{Status: 422, Code: data.EINVALID, Message: err.Error()}, form)
+		return
+	}
+	res, err := h.send(r, apiCall{Method: "POST", Path: "/api/v1/campaigns", Raw: body, ContentType: ctype,
+		IdempotencyKey: form.Get(idempotencyField)})
+	if err != nil {
+		h.renderCampaigns(w, r, err.(*apiError).Status, err.(*apiError), form)
+		return
+	}
+	d := res.Data()
+	imp, _ := d["import"].(map[string]any)
+	notice := "Campaign " + str(d["name"]) + " created with " + plural(member(d["counts"], "total"), "recipient", "recipients") + "."
+	if n := member(imp, "suppressed"); n > 0 {
+		notice += " " + plural(n, "number was", "numbers were") + " on the suppression list and skipped."
+	}
+	h.done(w, r, "/campaigns/"+url.PathEscape(str(d["id"])), flash{Notice: notice})
+}
+
+// member reads a number member of a map.
+func member(m any, key string) float64 {
+	mm, _ := m.(map[string]any)
+	f, _ := mm[key].(float64)
+	return f
+}
+
+// campaignUpload builds the API's multipart body: the settings as the campaign part, the
+// uploaded file as the file part.
+func campaignUpload(form url.Values, files []*multipart.FileHeader) (io.Reader, string, error) {
+	settings := map[string]any{
+		"name": form.Get("name"), "agent_id": form.Get("agent_id"), "number_id": form.Get("number_id"),
+		"window":         map[string]any{"days": nonNil(form["days"]), "start": form.Get("start"), "end": form.Get("end")},
+		"max_concurrent": formInt(form.Get("max_concurrent")),
+		"retry": map[string]any{"on": nonNil(form["retry_on"]), "max_attempts": formInt(form.Get("max_attempts")),
+			"backoff_minutes": formInt(form.Get("backoff_minutes"))},
+	}
+	if tz := strings.TrimSpace(form.Get("timezone")); tz != "" {
+		settings["timezone"] = tz
+	}
+	js, err := json.Marshal(settings)
+	if err != nil {
+		return nil, "", err
+	}
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	pw, _ := mw.CreatePart(textproto.MIMEHeader{"Content-Disposition": {`form-data; name="campaign"`}, "Content-Type": {"application/json"}})
+	pw.Write(js)
+	if len(files) > 0 {
+		f, err := files[0].Open()
+		if err != nil {
+			return nil, "", err
+		}
+		defer f.Close()
+		fw, _ := mw.CreatePart(textproto.MIMEHeader{"Content-Disposition": {`form-data; name="file"; filename="recipients.csv"`}, "Content-Type": {"text/csv"}})
+		if _, err := io.Copy(fw, f); err != nil {
+			return nil, "", err
+		}
+	}
+	mw.Close()
+	return &buf, mw.FormDataContentType(), nil
+}
+
+func nonNil(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
+}
+
+// formInt is a number field's value: the number, or the text as typed (the API names it).
+func formInt(s string) any {
+	if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+		return n
+	}
+	return s
+}
+
+// campaignView is a campaign's page: the record, its progress and its recipients.
+type campaignView struct {
+	C          map[string]any
+	Recipients []any
+	Next       string
+	Done, All  float64 // recipients settled, of all (suppressed ones included)
+	Percent    int
+	Open       bool // still dialing or waiting: the page refreshes its progress
+	AgentNames names
+	CanWrite   bool
+}
+
+func (h *Handler) loadCampaign(r *http.Request) (*campaignView, error) {
+	id := url.PathEscape(r.PathValue("id"))
+	res, err := h.call(r, "GET", "/api/v1/campaigns/"+id, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	q := url.Values{"per_page": {perPage}}
+	if c := r.URL.Query().Get("cursor"); c != "" {
+		q.Set("cursor", c)
+	}
+	rs, err := h.call(r, "GET", "/api/v1/campaigns/"+id+"/recipients", q, nil)
+	if err != nil {
+		return nil, err
+	}
+	c := res.Data()
+	counts, _ := c["counts"].(map[string]any)
+	v := &campaignView{C: c, Recipients: rs.List(), Next: rs.NextCursor(),
+		AgentNames: h.agentNames(r, nil, str(c["agent_id"])),
+		CanWrite:   data.PrincipalFrom(r.Context()).Allows(data.Write(data.ModuleCallHistory)) == nil}
+	v.All = member(counts, "total") + member(counts, "suppressed")
+	v.Done = v.All - member(counts, "pending") - member(counts, "in_progress")
+	if v.All > 0 {
+		v.Percent = int(100 * v.Done / v.All)
+	}
+	st := str(c["status"])
+	v.Open = st == data.CampaignScheduled || st == data.CampaignRunning || st == data.CampaignPaused
+	return v, nil
+}
+
+func (h *Handler) campaignShow(w http.ResponseWriter, r *http.Request) {
+	v, err := h.loadCampaign(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "campaign", &view{Title: str(v.C["name"]), Active: "campaigns", D: v})
+}
+
+// campaignProgress is the progress panel alone, which the page polls while the campaign
+// is open.
+func (h *Handler) campaignProgress(w http.ResponseWriter, r *http.Request) {
+	v, err := h.loadCampaign(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.renderPart(w, r, "campaign", "progress", v)
+}
+
+// campaignMove pauses, resumes or cancels the campaign.
+func (h *Handler) campaignMove(verb, notice string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id := url.PathEscape(r.PathValue("id"))
+		if _, err := h.call(r, "POST", "/api/v1/campaigns/"+id+"/"+verb, nil, nil); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		h.done(w, r, "/campaigns/"+id, flash{Notice: notice})
+	}
+}
+
+// campaignCancelConfirm says what a cancel stops and what it keeps.
+func (h *Handler) campaignCancelConfirm(w http.ResponseWriter, r *http.Request) {
+	v, err := h.loadCampaign(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	counts, _ := v.C["counts"].(map[string]any)
+	h.confirmPage(w, r, "campaigns", confirmation{
+		Title: "Cancel the campaign " + str(v.C["name"]) + "?",
+		Lost:  []string{plural(member(counts, "pending"), "recipient waiting to be called is", "recipients waiting to be called are") + " never called."},
+		Kept: []string{"Calls in progress run on and are recorded (without retries).",
+			"The campaign, its recipients and their calls."},
+		Button: "Cancel campaign", Cancel: "/campaigns/" + url.PathEscape(str(v.C["id"])), Crumb: "Campaigns", CrumbHref: "/campaigns",
+	}, http.StatusOK, nil)
+}

@@ -1,0 +1,350 @@
+package postgres
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// Campaigns and their recipients (service.CampaignTx, migration 0016). Each record is
+// kept whole in body; the columns beside it serve the indexes a claim and a call's end
+// read. A claim runs under its workspace's lock (locks.go), so two claims of one
+// workspace, on any replica, take turns; SERIALIZABLE keeps a call's end and a claim
+// from both moving one recipient.
+
+func init() {
+	workspaceCascades = append(workspaceCascades, func(t *tx, ws string) error {
+		for _, table := range []string{"campaign_recipients", "campaigns", "suppressions"} {
+			if _, err := t.exec(`DELETE FROM `+table+` WHERE workspace_id = $1`, ws); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func scanCampaign(row pgx.Row) (*data.Campaign, error) {
+	var body []byte
+	var last *time.Time
+	if err := row.Scan(&body, &last); err != nil {
+		return nil, err
+	}
+	var c data.Campaign
+	if err := json.Unmarshal(body, &c); err != nil {
+		return nil, fmt.Errorf("decoding a campaign: %w", err)
+	}
+	c.LastClaimAt = storedTimePtr(last)
+	return &c, nil
+}
+
+func scanRecipient(row pgx.Row) (*data.Recipient, error) {
+	var body []byte
+	if err := row.Scan(&body); err != nil {
+		return nil, err
+	}
+	var r data.Recipient
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, fmt.Errorf("decoding a recipient: %w", err)
+	}
+	return &r, nil
+}
+
+// timeOf is a nullable time column's value.
+func timeOf(t *data.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	return &t.Time
+}
+
+// InsertCampaign implements service.CampaignTx: the recipients are copied in (COPY), a
+// campaign of 100,000 in one statement.
+func (t *tx) InsertCampaign(c *data.Campaign, recipients []*data.Recipient) error {
+	body, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	if _, err := t.exec(`INSERT INTO campaigns (id, workspace_id, agent_id, status, last_claim_at, body)
+		VALUES ($1, $2, $3, $4, $5, $6)`, c.ID, c.WorkspaceID, c.AgentID, c.Status, timeOf(c.LastClaimAt), body); err != nil {
+		return err
+	}
+	rows := make([][]any, len(recipients))
+	for i, r := range recipients {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		rows[i] = []any{r.ID, r.CampaignID, r.WorkspaceID, r.State, timeOf(r.NextAt), timeOf(r.LeaseUntil), r.CallID, b}
+	}
+	_, err = t.copyFrom(pgx.Identifier{"campaign_recipients"},
+		[]string{"id", "campaign_id", "workspace_id", "state", "next_at", "lease_until", "call_id", "body"}, pgx.CopyFromRows(rows))
+	return err
+}
+
+// Campaign implements service.CampaignTx.
+func (t *tx) Campaign(id string) (*data.Campaign, error) {
+	c, err := scanCampaign(t.queryRow(`SELECT body, last_claim_at FROM campaigns WHERE id = $1`, id))
+	if err != nil {
+		return nil, noRows(err)
+	}
+	return c, nil
+}
+
+// PutCampaign implements service.CampaignTx.
+func (t *tx) PutCampaign(c *data.Campaign) error {
+	body, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(`UPDATE campaigns SET status = $2, last_claim_at = $3, body = $4 WHERE id = $1`,
+		c.ID, c.Status, timeOf(c.LastClaimAt), body)
+	return err
+}
+
+// Campaigns implements service.CampaignTx.
+func (t *tx) Campaigns(ws string, f data.CampaignFilter, agentIDs []string, req data.PageRequest) ([]*data.Campaign, data.Page, error) {
+	ks := keyset{binding: binding("campaigns", ws, f.AgentID, f.Status), cols: "body, last_claim_at, id", key: "id",
+		from: `campaigns WHERE workspace_id = $1`, args: []any{ws}}
+	if f.AgentID != "" {
+		ks.args = append(ks.args, f.AgentID)
+		ks.from += fmt.Sprintf(` AND agent_id = $%d`, len(ks.args))
+	}
+	if f.Status != "" {
+		ks.args = append(ks.args, f.Status)
+		ks.from += fmt.Sprintf(` AND status = $%d`, len(ks.args))
+	}
+	if agentIDs != nil {
+		ks.args = append(ks.args, agentIDs)
+		ks.from += fmt.Sprintf(` AND agent_id = ANY($%d)`, len(ks.args))
+	}
+	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.Campaign, string, error) {
+		var body []byte
+		var last *time.Time
+		var id string
+		if err := rows.Scan(&body, &last, &id); err != nil {
+			return nil, "", err
+		}
+		var c data.Campaign
+		if err := json.Unmarshal(body, &c); err != nil {
+			return nil, "", err
+		}
+		c.LastClaimAt = storedTimePtr(last)
+		return &c, id, nil
+	})
+}
+
+// OpenCampaigns implements service.CampaignTx.
+func (t *tx) OpenCampaigns(ws string) ([]*data.Campaign, error) {
+	rows, err := t.query(`SELECT body, last_claim_at FROM campaigns
+		WHERE workspace_id = $1 AND status IN ('scheduled', 'running', 'paused') ORDER BY id`, ws)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*data.Campaign
+	for rows.Next() {
+		c, err := scanCampaign(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// AgentCampaigns implements service.CampaignTx.
+func (t *tx) AgentCampaigns(ws, agentID string) ([]string, error) {
+	rows, err := t.query(`SELECT id FROM campaigns WHERE workspace_id = $1 AND agent_id = $2
+		AND status IN ('scheduled', 'running', 'paused') ORDER BY id`, ws, agentID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// Recipient implements service.CampaignTx.
+func (t *tx) Recipient(id string) (*data.Recipient, error) {
+	r, err := scanRecipient(t.queryRow(`SELECT body FROM campaign_recipients WHERE id = $1`, id))
+	if err != nil {
+		return nil, noRows(err)
+	}
+	return r, nil
+}
+
+// PutRecipient implements service.CampaignTx: the columns follow the record.
+func (t *tx) PutRecipient(_, r *data.Recipient) error {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	var callID *string
+	if r.State == data.RecipientInProgress {
+		callID = r.CallID
+	}
+	_, err = t.exec(`UPDATE campaign_recipients SET state = $2, next_at = $3, lease_until = $4, call_id = $5, body = $6
+		WHERE id = $1`, r.ID, r.State, timeOf(r.NextAt), timeOf(r.LeaseUntil), callID, body)
+	return err
+}
+
+// Recipients implements service.CampaignTx.
+func (t *tx) Recipients(campaignID string, req data.PageRequest) ([]*data.Recipient, data.Page, error) {
+	ks := keyset{binding: binding("campaign_recipients", campaignID), cols: "body, id", key: "id",
+		from: `campaign_recipients WHERE campaign_id = $1`, args: []any{campaignID}}
+	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.Recipient, string, error) {
+		var body []byte
+		var id string
+		if err := rows.Scan(&body, &id); err != nil {
+			return nil, "", err
+		}
+		var r data.Recipient
+		if err := json.Unmarshal(body, &r); err != nil {
+			return nil, "", err
+		}
+		return &r, id, nil
+	})
+}
+
+// DueRecipients implements service.CampaignTx.
+func (t *tx) DueRecipients(campaignID string, now time.Time, limit int) ([]*data.Recipient, error) {
+	return t.recipientsWhere(`state = 'pending' AND next_at <= $2 ORDER BY next_at, id LIMIT $3`, campaignID, now, limit)
+}
+
+// ExpiredLeases implements service.CampaignTx.
+func (t *tx) ExpiredLeases(campaignID string, now time.Time, limit int) ([]*data.Recipient, error) {
+	return t.recipientsWhere(`state = 'in_progress' AND lease_until < $2 ORDER BY lease_until, id LIMIT $3`, campaignID, now, limit)
+}
+
+func (t *tx) recipientsWhere(cond string, campaignID string, now time.Time, limit int) ([]*data.Recipient, error) {
+	rows, err := t.query(`SELECT body FROM campaign_recipients WHERE campaign_id = $1 AND `+cond, campaignID, now, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*data.Recipient
+	for rows.Next() {
+		r, err := scanRecipient(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// NextDue implements service.CampaignTx.
+func (t *tx) NextDue(campaignID string) (time.Time, error) {
+	var at *time.Time
+	err := t.queryRow(`SELECT min(next_at) FROM campaign_recipients WHERE campaign_id = $1 AND state = 'pending'`, campaignID).Scan(&at)
+	if err != nil || at == nil {
+		return time.Time{}, err
+	}
+	return at.UTC(), nil
+}
+
+// RecipientByCall implements service.CampaignTx.
+func (t *tx) RecipientByCall(callID string) (*data.Recipient, error) {
+	r, err := scanRecipient(t.queryRow(`SELECT body FROM campaign_recipients WHERE call_id = $1 AND state = 'in_progress'`, callID))
+	if err != nil {
+		return nil, noRows(err)
+	}
+	return r, nil
+}
+
+// InsertSuppressions implements service.CampaignTx: one statement for the whole list;
+// a number listed already (in this workspace) is left out.
+func (t *tx) InsertSuppressions(list []*data.Suppression) ([]bool, error) {
+	ids, wss, phones, reasons, created := make([]string, len(list)), make([]string, len(list)), make([]string, len(list)),
+		make([]*string, len(list)), make([]time.Time, len(list))
+	for i, s := range list {
+		ids[i], wss[i], phones[i], reasons[i], created[i] = s.ID, s.WorkspaceID, s.PhoneNumber, s.Reason, s.CreatedAt.Time
+	}
+	rows, err := t.query(`INSERT INTO suppressions (id, workspace_id, phone_number, reason, created_at)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
+		ON CONFLICT (workspace_id, phone_number) DO NOTHING RETURNING id`, ids, wss, phones, reasons, created)
+	if err != nil {
+		return nil, err
+	}
+	added, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	in := make(map[string]bool, len(added))
+	for _, id := range added {
+		in[id] = true
+	}
+	out := make([]bool, len(list))
+	for i, s := range list {
+		out[i] = in[s.ID]
+	}
+	return out, nil
+}
+
+const suppressionCols = `id, workspace_id, phone_number, reason, created_at`
+
+func scanSuppression(row pgx.Row) (*data.Suppression, error) {
+	var s data.Suppression
+	var created time.Time
+	if err := row.Scan(&s.ID, &s.WorkspaceID, &s.PhoneNumber, &s.Reason, &created); err != nil {
+		return nil, err
+	}
+	s.CreatedAt = storedTime(created)
+	return &s, nil
+}
+
+// SuppressionByPhone implements service.CampaignTx.
+func (t *tx) SuppressionByPhone(ws, phone string) (*data.Suppression, error) {
+	s, err := scanSuppression(t.queryRow(`SELECT `+suppressionCols+` FROM suppressions WHERE workspace_id = $1 AND phone_number = $2`, ws, phone))
+	if err != nil {
+		return nil, noRows(err)
+	}
+	return s, nil
+}
+
+// SuppressedAmong implements service.CampaignTx.
+func (t *tx) SuppressedAmong(ws string, phones []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(phones) == 0 {
+		return out, nil
+	}
+	rows, err := t.query(`SELECT phone_number FROM suppressions WHERE workspace_id = $1 AND phone_number = ANY($2)`, ws, phones)
+	if err != nil {
+		return nil, err
+	}
+	listed, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	for _, p := range listed {
+		out[p] = true
+	}
+	return out, err
+}
+
+// Suppression implements service.CampaignTx.
+func (t *tx) Suppression(id string) (*data.Suppression, error) {
+	s, err := scanSuppression(t.queryRow(`SELECT `+suppressionCols+` FROM suppressions WHERE id = $1`, id))
+	if err != nil {
+		return nil, noRows(err)
+	}
+	return s, nil
+}
+
+// Suppressions implements service.CampaignTx.
+func (t *tx) Suppressions(ws string, req data.PageRequest) ([]*data.Suppression, data.Page, error) {
+	ks := keyset{binding: binding("suppressions", ws), cols: suppressionCols, key: "id",
+		from: `suppressions WHERE workspace_id = $1`, args: []any{ws}}
+	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.Suppression, string, error) {
+		s, err := scanSuppression(rows)
+		if err != nil {
+			return nil, "", err
+		}
+		return s, s.ID, nil
+	})
+}
+
+// DeleteSuppression implements service.CampaignTx.
+func (t *tx) DeleteSuppression(s *data.Suppression) error {
+	_, err := t.exec(`DELETE FROM suppressions WHERE id = $1`, s.ID)
+	return err
+}

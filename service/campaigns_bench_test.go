@@ -1,0 +1,108 @@
+package service_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// campaignBench is an owner's context on the engine the tests run on, as production runs
+// it (bbolt with fsync), with a published agent and a number.
+type campaignBench struct {
+	ctx           context.Context
+	svc           *service.Services
+	agent, number string
+}
+
+func newCampaignBench(b *testing.B) *campaignBench {
+	var store service.Store
+	if testkit.OnPostgres() {
+		store = testkit.OpenEngine(b)
+	} else {
+		store = testkit.OpenDB(b, func(o *bolt.Options) { o.NoSync = false })
+	}
+	svc := testkit.Services(b, store, nil)
+	u, err := svc.Users.CreateUser(context.Background(), data.UserCreate{Name: "Bench", Email: "bench@example.com", Password: "password-bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := testkit.As(u)
+	a, err := svc.Agents.CreateAgent(ctx, data.AgentCreate{Name: data.Some("Dialer")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := svc.Agents.PublishAgent(ctx, a.ID, data.PublishRequest{}); err != nil {
+		b.Fatal(err)
+	}
+	n, err := svc.Numbers.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+14155550123", Provider: "sip"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &campaignBench{ctx: ctx, svc: svc, agent: a.ID, number: n.ID}
+}
+
+// create stores a campaign of n recipients, open every day, at most max_concurrent 1,000.
+func (cb *campaignBench) create(b *testing.B, n, offset int) *data.Campaign {
+	rows := make([]data.RecipientInput, n)
+	for i := range rows {
+		rows[i] = data.RecipientInput{PhoneNumber: fmt.Sprintf("+1415%07d", offset+i), Variables: map[string]any{"customer_name": "Ada"}}
+	}
+	mc := 1000
+	c, err := cb.svc.Campaigns.CreateCampaign(cb.ctx, data.CampaignCreate{Name: "Bench", AgentID: cb.agent, NumberID: cb.number,
+		Window:        &data.CampaignWindow{Days: data.Weekdays, Start: "00:00", End: "23:59"},
+		MaxConcurrent: &mc, Recipients: rows})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// BenchmarkCampaignImport100k creates a campaign of 100,000 recipients (normalized,
+// merged, checked against the suppression list, stored in one transaction).
+func BenchmarkCampaignImport100k(b *testing.B) {
+	if now := time.Now().UTC(); now.Hour() == 23 && now.Minute() == 59 {
+		b.Skip("the window is closed in the last minute of a UTC day")
+	}
+	cb := newCampaignBench(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cb.create(b, 100_000, 2_000_000+i*100_000)
+	}
+	b.ReportMetric(float64(b.N*100_000)/b.Elapsed().Seconds(), "recipients/s")
+}
+
+// BenchmarkDialClaim claims 100 tasks a claim from a campaign of 100,000 recipients and
+// reports each call's end (answered), as a runtime does; tasks/s counts claims only.
+func BenchmarkDialClaim(b *testing.B) {
+	cb := newCampaignBench(b)
+	cb.create(b, 100_000, 2_000_000)
+	var claiming time.Duration
+	tasks := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		a, err := cb.svc.Campaigns.ClaimDialTasks(cb.ctx, data.DialClaim{Max: 100})
+		claiming += time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(a.Tasks) == 0 {
+			b.Fatalf("no task left after %d", tasks)
+		}
+		tasks += len(a.Tasks)
+		b.StopTimer()
+		for _, t := range a.Tasks {
+			if _, err := cb.svc.Calls.UpdateCall(cb.ctx, t.Call.ID, data.CallUpdate{Status: data.Some(data.CallEnded), DisconnectionReason: data.Some("user_hangup")}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(tasks)/claiming.Seconds(), "tasks/s")
+}

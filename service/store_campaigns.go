@@ -1,0 +1,62 @@
+package service
+
+import (
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// CampaignTx stores campaigns, their recipients and the suppression list (conventions
+// §25, docs/campaigns.md). Storage keeps, beside the records: each campaign's due index
+// (pending recipients by next_at), its lease index (in-progress recipients by
+// lease_until), an index of in-progress calls (call id → recipient), and the workspace's
+// open campaigns (scheduled, running, paused). The service moves a recipient's state and
+// its campaign's counts together; storage moves the indexes with the record.
+type CampaignTx interface {
+	// InsertCampaign stores a new campaign and its recipients (all pending).
+	InsertCampaign(c *data.Campaign, recipients []*data.Recipient) error
+	// Campaign returns one campaign, nil when there is none.
+	Campaign(id string) (*data.Campaign, error)
+	// PutCampaign stores a campaign's new state (its status may leave the open index).
+	PutCampaign(c *data.Campaign) error
+	// Campaigns returns one newest-first page of the workspace's campaigns; agentIDs,
+	// when not nil, keeps those of these agents only.
+	Campaigns(workspaceID string, f data.CampaignFilter, agentIDs []string, req data.PageRequest) ([]*data.Campaign, data.Page, error)
+	// OpenCampaigns returns the workspace's campaigns that are not final.
+	OpenCampaigns(workspaceID string) ([]*data.Campaign, error)
+	// Recipient returns one recipient, nil when there is none.
+	Recipient(id string) (*data.Recipient, error)
+	// PutRecipient stores a recipient's new state; old is its stored state, which tells
+	// storage which index entries to move.
+	PutRecipient(old, r *data.Recipient) error
+	// Recipients returns one newest-first page of a campaign's recipients.
+	Recipients(campaignID string, req data.PageRequest) ([]*data.Recipient, data.Page, error)
+	// DueRecipients returns up to limit pending recipients of the campaign whose next_at
+	// is at or before now, earliest first.
+	DueRecipients(campaignID string, now time.Time, limit int) ([]*data.Recipient, error)
+	// NextDue returns the earliest next_at of the campaign's pending recipients; zero
+	// when none is pending.
+	NextDue(campaignID string) (time.Time, error)
+	// ExpiredLeases returns up to limit in-progress recipients of the campaign whose
+	// lease_until is before now, earliest first.
+	ExpiredLeases(campaignID string, now time.Time, limit int) ([]*data.Recipient, error)
+	// RecipientByCall returns the in-progress recipient whose attempt's call is callID,
+	// nil when there is none.
+	RecipientByCall(callID string) (*data.Recipient, error)
+	// AgentCampaigns returns the ids of the agent's open campaigns.
+	AgentCampaigns(workspaceID, agentID string) ([]string, error)
+
+	// InsertSuppressions adds entries to their workspace's list and reports which were
+	// added; an entry whose number is already listed is left out (not added).
+	InsertSuppressions(list []*data.Suppression) ([]bool, error)
+	// SuppressionByPhone returns the workspace's entry for an E.164 number, nil when none.
+	SuppressionByPhone(workspaceID, phone string) (*data.Suppression, error)
+	// SuppressedAmong returns which of the E.164 numbers the workspace's list holds.
+	SuppressedAmong(workspaceID string, phones []string) (map[string]bool, error)
+	// Suppression returns one entry by id, nil when there is none.
+	Suppression(id string) (*data.Suppression, error)
+	// Suppressions returns one newest-first page of the workspace's list.
+	Suppressions(workspaceID string, req data.PageRequest) ([]*data.Suppression, data.Page, error)
+	// DeleteSuppression removes an entry; none is no error.
+	DeleteSuppression(s *data.Suppression) error
+}

@@ -1,0 +1,127 @@
+package service
+
+import (
+	"context"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// SuppressionService implements data.SuppressionService: the workspace's do-not-call
+// list (conventions §25). Claims read it for every task they hand out, so a number added
+// at any time is never dialed again; numbers are stored in E.164, as campaigns' are.
+// National numbers are read in the region of none: a list is the workspace's, not a
+// caller id's, so they must carry their country code.
+type SuppressionService struct{ *base }
+
+var _ data.SuppressionService = (*SuppressionService)(nil)
+
+// AddSuppression implements data.SuppressionService; added is false when the number was
+// listed already (the entry returned is the one stored).
+func (s *SuppressionService) AddSuppression(ctx context.Context, in data.SuppressionCreate) (*data.Suppression, bool, error) {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	numbers, err := validate.Suppressions([]data.SuppressionCreate{in}, "", true)
+	if err := checkInput(ctx, err); err != nil {
+		return nil, false, err
+	}
+	var out *data.Suppression
+	var added bool
+	err = s.store.Update(ctx, func(tx Tx) error {
+		e := s.entry(p.WorkspaceID, numbers[0], in.Reason)
+		done, err := tx.InsertSuppressions([]*data.Suppression{e})
+		if err != nil {
+			return err
+		}
+		if added = done[0]; added {
+			out = e
+			return nil
+		}
+		out, err = tx.SuppressionByPhone(p.WorkspaceID, numbers[0])
+		return err
+	})
+	return out, added, err
+}
+
+func (s *SuppressionService) entry(ws, phone string, reason *string) *data.Suppression {
+	return &data.Suppression{ID: s.ids.New(data.PrefixSuppression), WorkspaceID: ws, PhoneNumber: phone, Reason: reason, CreatedAt: s.timeNow()}
+}
+
+// ImportSuppressions implements data.SuppressionService: every row or none.
+func (s *SuppressionService) ImportSuppressions(ctx context.Context, rows []data.SuppressionCreate) (*data.SuppressionImport, error) {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	numbers, err := validate.Suppressions(rows, "", false)
+	if err := checkInput(ctx, err); err != nil {
+		return nil, err
+	}
+	out := &data.SuppressionImport{Rows: int64(len(rows))}
+	list := make([]*data.Suppression, 0, len(rows))
+	seen := make(map[string]bool, len(rows))
+	for i, r := range rows {
+		if seen[numbers[i]] {
+			out.Duplicates++
+			continue
+		}
+		seen[numbers[i]] = true
+		list = append(list, s.entry(p.WorkspaceID, numbers[i], r.Reason))
+	}
+	err = s.store.Update(ctx, func(tx Tx) error {
+		done, err := tx.InsertSuppressions(list)
+		if err != nil {
+			return err
+		}
+		out.Added = 0
+		for _, d := range done {
+			if d {
+				out.Added++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.Duplicates = out.Rows - out.Added
+	return out, nil
+}
+
+// Suppressions implements data.SuppressionService.
+func (s *SuppressionService) Suppressions(ctx context.Context, req data.PageRequest) ([]*data.Suppression, data.Page, error) {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return nil, data.Page{}, err
+	}
+	var list []*data.Suppression
+	var page data.Page
+	err = s.store.View(ctx, func(tx Tx) error {
+		list, page, err = tx.Suppressions(p.WorkspaceID, req)
+		return err
+	})
+	return list, page, err
+}
+
+// DeleteSuppression implements data.SuppressionService.
+func (s *SuppressionService) DeleteSuppression(ctx context.Context, id string) error {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return err
+	}
+	if !visibilityOf(p).allAgents() {
+		return data.Errorf(data.EFORBIDDEN, "Removing a number from the suppression list lets every agent call it again: a caller limited to some agents may not.")
+	}
+	return s.store.Update(ctx, func(tx Tx) error {
+		e, err := tx.Suppression(id)
+		if err != nil {
+			return err
+		}
+		if e == nil || e.WorkspaceID != p.WorkspaceID || !data.ValidID(data.PrefixSuppression, id) {
+			return data.NotFound("Suppression")
+		}
+		return tx.DeleteSuppression(e)
+	})
+}
