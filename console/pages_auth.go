@@ -28,6 +28,7 @@ func (h *Handler) routes() {
 	h.webhookRoutes()
 	h.callRoutes()
 	h.campaignRoutes()
+	h.suppressionRoutes()
 	h.accountRoutes()
 	h.userRoutes()
 	// Any other URL: the HTML 404 page, signed in or not (the API keeps its JSON 404).

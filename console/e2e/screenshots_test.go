@@ -31,6 +31,7 @@ func consolePages(s seeded) []consolePage {
 		{"calls", "/calls"},
 		{"call", "/calls/" + s.Call},
 		{"call-delete", "/calls/" + s.Call + "/delete"},
+		{"suppressions", "/suppressions"},
 		{"analytics", "/analytics"},
 		{"webhooks", "/webhooks"},
 		{"webhook", "/webhooks/" + s.Webhook},

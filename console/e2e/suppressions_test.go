@@ -1,0 +1,77 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestSuppressionPage: from the campaigns page to the suppression list; a number added
+// is listed with its reason, a bad one is refused beside its field in the label's words
+// and stores nothing, a CSV with a bad line is refused naming the line and a good one
+// adds its rows, and a number is removed through the confirmation page; each action
+// ends on a flash message.
+func TestSuppressionPage(t *testing.T) {
+	b := signedIn(t)
+	dir := t.TempDir()
+	bad, good := filepath.Join(dir, "bad.csv"), filepath.Join(dir, "good.csv")
+	os.WriteFile(bad, []byte("phone_number,reason\n+14155550111,asked\nnot a number,typo\n"), 0o600)
+	os.WriteFile(good, []byte("phone_number,reason\n+14155550111,asked\n+14155550112,complaint\n"), 0o600)
+
+	b.open("/campaigns")
+	b.followText("Suppression list")
+	b.waitText("No numbers on the suppression list.")
+
+	b.clickText("Add a number")
+	b.run("bad number", chromedp.WaitVisible("#s-phone", chromedp.ByQuery), chromedp.SetValue("#s-phone", "12", chromedp.ByQuery))
+	b.submit("#s-phone")
+	b.run("the field's error", chromedp.WaitVisible("#s-phone-err", chromedp.ByQuery))
+	if msg := b.text("#s-phone-err"); !strings.Contains(strings.ToLower(msg), "phone number \"12\"") || strings.Contains(msg, "phone_number") {
+		t.Errorf("the refusal beside the field: %q", msg)
+	}
+	if got := b.listCount("/api/v1/suppressions", "", ""); got != 0 {
+		t.Fatalf("a refused number stored %d entries", got)
+	}
+
+	b.run("good number", chromedp.SetValue("#s-phone", "+14155550100", chromedp.ByQuery), chromedp.SetValue("#s-reason", "asked not to be called", chromedp.ByQuery))
+	b.submit("#s-phone")
+	b.waitText("+14155550100 added to the suppression list.")
+	if row := b.text("#suppressions tbody"); !strings.Contains(row, "+14155550100") || !strings.Contains(row, "asked not to be called") {
+		t.Errorf("the list: %q", row)
+	}
+
+	upload := func(csv string) {
+		b.clickText("Upload a CSV")
+		b.run("file", chromedp.WaitVisible("#s-file", chromedp.ByQuery), chromedp.SetUploadFiles("#s-file", []string{csv}, chromedp.ByQuery))
+		b.submit("#s-file")
+	}
+	upload(bad)
+	b.waitText("Line 3")
+	if msg := b.text(".alert"); !strings.Contains(msg, "not a number") {
+		t.Errorf("the refusal does not name the row: %q", msg)
+	}
+	if got := b.listCount("/api/v1/suppressions", "", ""); got != 1 {
+		t.Fatalf("a refused upload left %d entries, want 1", got)
+	}
+	upload(good)
+	b.waitText("2 numbers added to the suppression list.")
+	if rows := b.text("#suppressions tbody"); !strings.Contains(rows, "+14155550112") || !strings.Contains(rows, "complaint") {
+		t.Errorf("the list after the upload: %q", rows)
+	}
+	b.audit("suppressions")
+
+	b.followText("Remove +14155550112")
+	b.waitText("Remove +14155550112 from the suppression list?")
+	b.audit("suppression-delete")
+	b.followText("Remove number")
+	b.waitText("Number removed from the suppression list.")
+	if rows := b.text("#suppressions tbody"); strings.Contains(rows, "+14155550112") || !strings.Contains(rows, "+14155550111") {
+		t.Errorf("the list after the removal: %q", rows)
+	}
+	if got := b.listCount("/api/v1/suppressions", "phone_number", "+14155550112"); got != 0 {
+		t.Errorf("the removed number is still listed by the API")
+	}
+}
