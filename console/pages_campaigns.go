@@ -66,24 +66,35 @@ func (h *Handler) renderCampaigns(w http.ResponseWriter, r *http.Request, status
 // by the API.
 const maxCampaignForm = 64 << 20
 
-// campaignCreate sends the form's settings and CSV file to the API as one multipart
-// request. The form is multipart, so its CSRF field is checked here, after parsing.
-func (h *Handler) campaignCreate(w http.ResponseWriter, r *http.Request) {
+// readUploadForm reads a multipart form of a signed-in user (a CSV upload) and checks its
+// CSRF field, which only parsing reaches; it refuses and reports false otherwise. The
+// caller removes the form's files when done.
+func readUploadForm(w http.ResponseWriter, r *http.Request) bool {
 	tok := SessionToken(r)
 	if tok == "" || data.PrincipalFrom(r.Context()) == nil {
 		refuse(w, http.StatusUnauthorized, data.EUNAUTHORIZED, "Sign in first.")
-		return
+		return false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxCampaignForm)
 	if err := r.ParseMultipartForm(1 << 20); err != nil {
 		refuse(w, http.StatusRequestEntityTooLarge, data.ETOOLARGE, "The form cannot be read, or is larger than 64 MiB.")
+		return false
+	}
+	if !validFieldCSRF(r.FormValue(csrfField), tok) {
+		r.MultipartForm.RemoveAll()
+		refuse(w, http.StatusForbidden, data.EFORBIDDEN, "The form's CSRF token is missing or wrong; reload the page and try again.")
+		return false
+	}
+	return true
+}
+
+// campaignCreate sends the form's settings and CSV file to the API as one multipart
+// request. The form is multipart, so its CSRF field is checked here, after parsing.
+func (h *Handler) campaignCreate(w http.ResponseWriter, r *http.Request) {
+	if !readUploadForm(w, r) {
 		return
 	}
 	defer r.MultipartForm.RemoveAll()
-	if !validFieldCSRF(r.FormValue(csrfField), tok) {
-		refuse(w, http.StatusForbidden, data.EFORBIDDEN, "The form's CSRF token is missing or wrong; reload the page and try again.")
-		return
-	}
 	form := url.Values(r.MultipartForm.Value)
 	body, ctype, err := campaignUpload(form, r.MultipartForm.File["file"])
 	if err != nil {

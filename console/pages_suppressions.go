@@ -76,21 +76,10 @@ func (h *Handler) suppressionAdd(w http.ResponseWriter, r *http.Request) {
 // suppressionImport sends the uploaded CSV to the API as a multipart file part. The form
 // is multipart, so its CSRF field is checked here, after parsing.
 func (h *Handler) suppressionImport(w http.ResponseWriter, r *http.Request) {
-	tok := SessionToken(r)
-	if tok == "" || data.PrincipalFrom(r.Context()) == nil {
-		refuse(w, http.StatusUnauthorized, data.EUNAUTHORIZED, "Sign in first.")
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxCampaignForm)
-	if err := r.ParseMultipartForm(1 << 20); err != nil {
-		refuse(w, http.StatusRequestEntityTooLarge, data.ETOOLARGE, "The form cannot be read, or is larger than 64 MiB.")
+	if !readUploadForm(w, r) {
 		return
 	}
 	defer r.MultipartForm.RemoveAll()
-	if !validFieldCSRF(r.FormValue(csrfField), tok) {
-		refuse(w, http.StatusForbidden, data.EFORBIDDEN, "The form's CSRF token is missing or wrong; reload the page and try again.")
-		return
-	}
 	form := url.Values(r.MultipartForm.Value)
 	body, ctype, err := suppressionUpload(r.MultipartForm.File["file"])
 	if err != nil {
