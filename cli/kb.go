@@ -20,7 +20,7 @@ func NewKBCommand() *cobra.Command {
 // newKBEvalCommand is `voiceapi kb eval`: retrieval quality on an evaluation set.
 func newKBEvalCommand() *cobra.Command {
 	var setDir, url, model, key string
-	var misses bool
+	var misses, published bool
 	cmd := &cobra.Command{
 		Use:   "eval",
 		Short: "Measure retrieval quality (recall@1/3/5, MRR) on an evaluation set",
@@ -28,14 +28,16 @@ func newKBEvalCommand() *cobra.Command {
 questions: recall@k is the share of questions whose answer is among the first k chunks,
 MRR the mean of 1/rank of the first answering chunk (0 past rank 10). Lexical ranking is
 always measured; with --embeddings-url and --embeddings-model, vector and hybrid too.
-Without --set, the set built into voiceapi (docs/knowledge-bases.md names its sources).`,
+Without --set, the set built into voiceapi (docs/knowledge-bases.md names its sources).
+With --published, each source is indexed as its material was published, every question on
+a line of its own before its answer, as a team uploading an FAQ page has it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			bases, err := loadEvalSet(setDir)
 			if err != nil {
 				return err
 			}
-			var opts evalset.Options
+			opts := evalset.Options{Published: published}
 			if url != "" || model != "" {
 				if url == "" || model == "" {
 					return fmt.Errorf("--embeddings-url and --embeddings-model go together")
@@ -63,6 +65,7 @@ Without --set, the set built into voiceapi (docs/knowledge-bases.md names its so
 	f.StringVar(&model, "embeddings-model", "", "embeddings model name")
 	f.StringVar(&key, "embeddings-api-key", "", "bearer token of the embeddings endpoint")
 	f.BoolVar(&misses, "misses", false, "also list the questions whose answer was not in the top 5")
+	f.BoolVar(&published, "published", false, "index each source with its questions before their answers, as published")
 	return cmd
 }
 

@@ -54,3 +54,36 @@ func regexpLine(out, first, second string) bool {
 	}
 	return false
 }
+
+// TestKBEvalPublished: a question whose words are only in the question itself is answered
+// when the set is indexed as published (the question on its line before its answer), and
+// not when only the answers are indexed.
+func TestKBEvalPublished(t *testing.T) {
+	dir := t.TempDir()
+	set := "# source: Grounds\n## Q: where can I park my bicycle?\nRacks stand by the north gate.\n" +
+		"# source: Shop\n## Q: when do you open?\nThe shop opens at nine in the morning.\n"
+	if err := os.WriteFile(filepath.Join(dir, "grounds.md"), []byte(set), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string // recall@1 of the set's lexical row
+	}{
+		{nil, "0.500"},
+		{[]string{"--published"}, "1.000"},
+	} {
+		out, _, err := run(t, "", append([]string{"kb", "eval", "--set", dir}, c.args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) >= 4 && f[0] == "grounds" && f[1] == "lexical" {
+				got = f[3]
+			}
+		}
+		if got != c.want {
+			t.Errorf("kb eval %v: lexical recall@1 %q, want %s:\n%s", c.args, got, c.want, out)
+		}
+	}
+}

@@ -26,10 +26,12 @@ type Base struct {
 }
 
 // Source is one text source: a title and its content. The questions' own wording never
-// appears in the content; only their answers do.
+// appears in Content; only their answers do. Published is the source as its material was
+// published: each question on a line of its own before its answer.
 type Source struct {
-	Title   string
-	Content string
+	Title     string
+	Content   string
+	Published string
 }
 
 // Question asks for Answer, a passage of the content of Sources[Source].
@@ -86,7 +88,8 @@ func Load(fsys fs.FS) ([]Base, error) {
 // A source's content is its own text and its answers in order, blank lines between.
 func parse(name, text string) (Base, error) {
 	base := Base{Name: name}
-	var parts []string // of the current source
+	var parts []string     // of the current source
+	var published []string // the same with each question before its answer
 	var answer []string
 	inQuestion := false
 	flushAnswer := func() {
@@ -96,14 +99,16 @@ func parse(name, text string) (Base, error) {
 		q := &base.Questions[len(base.Questions)-1]
 		q.Answer = strings.TrimSpace(strings.Join(answer, "\n"))
 		parts = append(parts, q.Answer)
+		published = append(published, q.Text+"\n\n"+q.Answer)
 		answer, inQuestion = nil, false
 	}
 	flushSource := func() {
 		flushAnswer()
 		if n := len(base.Sources); n > 0 {
 			base.Sources[n-1].Content = strings.TrimSpace(strings.Join(parts, "\n\n"))
+			base.Sources[n-1].Published = strings.TrimSpace(strings.Join(published, "\n\n"))
 		}
-		parts = nil
+		parts, published = nil, nil
 	}
 	var own []string
 	sc := bufio.NewScanner(strings.NewReader(text))
@@ -114,6 +119,7 @@ func parse(name, text string) (Base, error) {
 		case strings.HasPrefix(l, "# source:"):
 			if len(own) > 0 {
 				parts = append(parts, strings.TrimSpace(strings.Join(own, "\n")))
+				published = append(published, strings.TrimSpace(strings.Join(own, "\n")))
 				own = nil
 			}
 			flushSource()
@@ -124,6 +130,7 @@ func parse(name, text string) (Base, error) {
 			}
 			if len(own) > 0 && strings.TrimSpace(strings.Join(own, "")) != "" {
 				parts = append(parts, strings.TrimSpace(strings.Join(own, "\n")))
+				published = append(published, strings.TrimSpace(strings.Join(own, "\n")))
 			}
 			own = nil
 			flushAnswer()
@@ -140,6 +147,7 @@ func parse(name, text string) (Base, error) {
 	}
 	if len(own) > 0 && strings.TrimSpace(strings.Join(own, "")) != "" {
 		parts = append(parts, strings.TrimSpace(strings.Join(own, "\n")))
+		published = append(published, strings.TrimSpace(strings.Join(own, "\n")))
 	}
 	flushSource()
 	for i, q := range base.Questions {

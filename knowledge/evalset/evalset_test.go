@@ -22,6 +22,9 @@ func TestBuiltinSetParses(t *testing.T) {
 			if !strings.Contains(content, q.Answer) {
 				t.Errorf("%s: the answer to %q is not in its source's content", b.Name, q.Text)
 			}
+			if !strings.Contains(b.Sources[q.Source].Published, q.Text+"\n\n"+q.Answer) {
+				t.Errorf("%s: the question %q is not before its answer in its source as published", b.Name, q.Text)
+			}
 			for _, line := range strings.Split(content, "\n") {
 				if strings.EqualFold(strings.TrimSpace(line), q.Text) {
 					t.Errorf("%s: the question %q is a line of its source: the set must not hand lexical ranking its heading", b.Name, q.Text)
@@ -44,6 +47,9 @@ func TestParse(t *testing.T) {
 	}
 	if got := b.Sources[0].Content; got != "intro\n\nanswer one\n\nanswer two" {
 		t.Errorf("content %q", got)
+	}
+	if got := b.Sources[0].Published; got != "intro\n\nfirst?\n\nanswer one\n\nsecond?\n\nanswer two" {
+		t.Errorf("published %q", got)
 	}
 	if q := b.Questions[2]; q.Source != 1 || q.Answer != "answer three" || q.Text != "third?" {
 		t.Errorf("question %+v", q)

@@ -30,6 +30,9 @@ type Options struct {
 	Embedder knowledge.Embedder
 	// Fusion is the hybrid mode's fusion; knowledge.DefaultFusion when its Method is empty.
 	Fusion knowledge.Fusion
+	// Published indexes each source as published, its questions before their answers,
+	// instead of its answers alone.
+	Published bool
 }
 
 func (o Options) fusion() knowledge.Fusion {
@@ -95,7 +98,11 @@ func runBase(ctx context.Context, b Base, modes []string, opts Options, rep *Rep
 	var all []knowledge.Chunk
 	for i, src := range b.Sources {
 		id := fmt.Sprintf("src%03d", i)
-		chunks, err := knowledge.ChunkSource(id, src.Content)
+		content := src.Content
+		if opts.Published {
+			content = src.Published
+		}
+		chunks, err := knowledge.ChunkSource(id, content)
 		if err != nil {
 			return nil, fmt.Errorf("source %q: %w", src.Title, err)
 		}
