@@ -69,8 +69,8 @@ type Request struct {
 	// MaxTokens bounds the reply; 0 leaves the provider's default.
 	MaxTokens int
 	// ResponseSchema, when set, makes the reply's text one JSON value of this schema
-	// (structured output). Only providers SupportsResponseSchema names take it; the
-	// others refuse the request with a configuration error.
+	// (structured output). Only clients StructuredOutput names take it; the others
+	// refuse the request with a configuration error.
 	ResponseSchema *ResponseSchema
 }
 
@@ -83,13 +83,24 @@ type ResponseSchema struct {
 
 // SupportsResponseSchema tells whether provider's protocol has structured output:
 // OpenAI-compatible chat completions do (response_format json_schema); Bedrock Converse
-// has no such member, so a caller there forces a tool call instead.
+// has no such member, so a caller there forces a tool call instead. A configured client
+// can know better (an Azure api-version older than structured output): ask
+// StructuredOutput.
 func SupportsResponseSchema(provider string) bool {
 	switch provider {
 	case data.LLMInternal, data.LLMGroq, data.LLMMistral, data.LLMAzure:
 		return true
 	}
 	return false
+}
+
+// StructuredOutput tells whether c takes a Request's ResponseSchema: its provider's
+// protocol has structured output and its configuration does not rule it out.
+func StructuredOutput(c Client) bool {
+	if s, ok := c.(interface{ structuredOutput() bool }); ok {
+		return s.structuredOutput()
+	}
+	return SupportsResponseSchema(c.Provider())
 }
 
 // Usage is the tokens a completion consumed, as the provider counted them.

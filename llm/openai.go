@@ -29,14 +29,24 @@ type openAIClient struct {
 	chat  openai.ChatCompletionService
 	// usageOption asks for usage in a stream where the server knows stream_options.
 	usageOption bool
+	// structured is false where the server refuses response_format json_schema.
+	structured bool
 }
+
+func (c *openAIClient) structuredOutput() bool { return c.structured }
 
 // azureStreamOptionsVersion is the first Azure OpenAI api-version that accepts
 // stream_options; older ones refuse the request, so their streams go without usage.
 const azureStreamOptionsVersion = "2024-09-01"
 
+// azureStructuredOutputsVersion is the first Azure OpenAI api-version with structured
+// output (response_format json_schema, from 2024-08-01-preview); with an older one a
+// caller forces a tool call instead, as on Bedrock. Versions are dates, so they compare
+// as strings ("2024-08-01-preview" >= "2024-08-01" > "2024-07-01-preview").
+const azureStructuredOutputsVersion = "2024-08-01"
+
 func newOpenAI(b *base, cfg Config, opts Options) (Client, error) {
-	c := &openAIClient{base: b, model: cfg.Model, usageOption: true}
+	c := &openAIClient{base: b, model: cfg.Model, usageOption: true, structured: true}
 	ro := []option.RequestOption{
 		option.WithHTTPClient(b.http),
 		option.WithMaxRetries(0),
@@ -70,6 +80,7 @@ func newOpenAI(b *base, cfg Config, opts Options) (Client, error) {
 			c.model = cfg.Deployment
 		}
 		c.usageOption = cfg.APIVersion >= azureStreamOptionsVersion
+		c.structured = cfg.APIVersion >= azureStructuredOutputsVersion
 	}
 	if err != nil {
 		return nil, err
@@ -212,6 +223,9 @@ func (c *openAIClient) params(req Request) (openai.ChatCompletionNewParams, erro
 	if rs := req.ResponseSchema; rs != nil {
 		if rs.Name == "" || rs.Schema == nil {
 			return p, c.configError("a response schema needs a name and a schema")
+		}
+		if !c.structured {
+			return p, c.configError("api_version " + azureStructuredOutputsVersion + "-preview or later has structured output (a response schema); force a tool call instead")
 		}
 		p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{
 			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: rs.Name, Schema: rs.Schema, Strict: openai.Bool(true)},

@@ -108,3 +108,45 @@ func TestBedrockRefusesResponseSchema(t *testing.T) {
 		t.Errorf("%d requests reached the provider", n)
 	}
 }
+
+// TestAzureStructuredOutputByAPIVersion: structured output came to Azure OpenAI with
+// api-version 2024-08-01-preview. A client on an older version says it has none, and a
+// ResponseSchema is a configuration error naming the way out, with nothing sent; from
+// that version on it goes out as response_format.
+func TestAzureStructuredOutputByAPIVersion(t *testing.T) {
+	for _, c := range []struct {
+		version    string
+		structured bool
+	}{
+		{"2024-02-15-preview", false},
+		{"2024-06-01", false},
+		{"2024-07-01-preview", false},
+		{"2024-08-01-preview", true},
+		{"2024-10-21", true},
+	} {
+		t.Run(c.version, func(t *testing.T) {
+			s, client := standIn(t, data.LLMAzure, llmtest.WithAPIVersion(c.version))
+			if got := llm.StructuredOutput(client); got != c.structured {
+				t.Fatalf("StructuredOutput = %v, want %v", got, c.structured)
+			}
+			s.Queue(llmtest.JSON(map[string]any{"people": 2, "time": nil}))
+			_, err := client.Complete(context.Background(), llm.Request{
+				Messages:       []llm.Message{{Role: llm.RoleUser, Content: "A table for two."}},
+				ResponseSchema: bookingShape,
+			}, nil)
+			if c.structured {
+				if err != nil || s.Last().ResponseSchema == nil {
+					t.Errorf("error %v, the stand-in read %+v", err, s.Last())
+				}
+				return
+			}
+			var e *llm.Error
+			if !errors.As(err, &e) || e.Status != 0 || e.Retryable || !strings.Contains(e.Message, "2024-08-01-preview") || !strings.Contains(e.Message, "tool call") {
+				t.Errorf("error %v", err)
+			}
+			if n := len(s.Requests()); n != 0 {
+				t.Errorf("%d requests reached the provider", n)
+			}
+		})
+	}
+}

@@ -119,7 +119,7 @@ type extraction struct {
 // the faults when the answer does not fit. The error is the provider's (*llm.Error) or
 // errAnalysisMisfit.
 func extract(ctx context.Context, model llm.Client, lc data.LLMConfig, cfg *data.AnalysisConfig, c *data.Call) (extraction, error) {
-	structured := llm.SupportsResponseSchema(model.Provider())
+	structured := llm.StructuredOutput(model)
 	zero := 0.0
 	req := llm.Request{
 		Messages:    []llm.Message{{Role: llm.RoleUser, Content: transcriptText(c)}},

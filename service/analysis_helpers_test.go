@@ -28,11 +28,11 @@ type analysisEnv struct {
 	ws    string
 }
 
-func newAnalysisEnv(t *testing.T, provider string) *analysisEnv {
+func newAnalysisEnv(t *testing.T, provider string, opts ...llmtest.Option) *analysisEnv {
 	t.Helper()
 	clock := newJobClock()
 	store := testkit.OpenEngine(t)
-	model := llmtest.New(t, provider)
+	model := llmtest.New(t, provider, opts...)
 	svc := testkit.Services(t, store, func(o *service.Options) {
 		o.Now = clock.now
 		o.Analysis = service.AnalysisOptions{Models: func(cfg data.LLMConfig) (llm.Client, error) {
@@ -145,7 +145,11 @@ func (e *analysisEnv) analyzedEvents() map[string]int {
 // answer is the model's answer of args in the form the extraction asks of the env's
 // provider: a structured output's JSON text, or a call of the analysis tool (Bedrock).
 func (e *analysisEnv) answer(args string) llmtest.Reply {
-	if llm.SupportsResponseSchema(e.model.Provider) {
+	c, err := llm.New(e.model.Config(), e.model.Options())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if llm.StructuredOutput(c) {
 		return llmtest.JSON(args)
 	}
 	return llmtest.Calls(llm.ToolCall{Name: "record_analysis", Arguments: args})

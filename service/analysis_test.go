@@ -41,13 +41,29 @@ func TestExtractionByForcedToolCall(t *testing.T) {
 	})
 }
 
+// TestExtractionByToolCallOnOldAzure: an Azure deployment reached through an api-version
+// older than structured output (2024-08-01-preview) is asked by a forced tool call, as
+// Bedrock is, rather than sent a response_format it would refuse.
+func TestExtractionByToolCallOnOldAzure(t *testing.T) {
+	testExtractionWith(t, data.LLMAzure, []llmtest.Option{llmtest.WithAPIVersion("2024-06-01")}, func(seen llmtest.Request) map[string]any {
+		if seen.ToolChoice != (llm.ToolChoice{Mode: "tool", Name: "record_analysis"}) || len(seen.Tools) != 1 || seen.ResponseSchema != nil {
+			t.Fatalf("request: choice %+v, tools %d, response schema %+v", seen.ToolChoice, len(seen.Tools), seen.ResponseSchema)
+		}
+		return seen.Tools[0].Parameters
+	})
+}
+
 // testExtraction analyzes a call with provider's stand-in as the agent's model, the
 // answer in the form asked of provider; schemaOf checks the request's form and returns
 // the schema it carried. The answer becomes the call's analysis (source llm), its values
 // count in the figures, its tokens are the call's analysis usage, priced, and
 // call.analyzed is recorded once.
 func testExtraction(t *testing.T, provider string, schemaOf func(llmtest.Request) map[string]any) {
-	e := newAnalysisEnv(t, provider)
+	testExtractionWith(t, provider, nil, schemaOf)
+}
+
+func testExtractionWith(t *testing.T, provider string, opts []llmtest.Option, schemaOf func(llmtest.Request) map[string]any) {
+	e := newAnalysisEnv(t, provider, opts...)
 	agent := e.agent(fmt.Sprintf(bookingConfig, false))
 	price := data.Money(1_000_000) // 1 a million input tokens, model or not
 	if _, err := e.svc.Prices.SetPriceTable(e.ctx, data.PriceTableSet{Currency: "USD", Prices: []data.PriceSet{
