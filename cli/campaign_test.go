@@ -222,3 +222,86 @@ func TestCampaignCreateListShow(t *testing.T) {
 		t.Errorf("recipients --json: the variables by number %v", vars)
 	}
 }
+
+// TestCampaignCreateRefused: missing flags are named; a CSV with bad lines is refused
+// with each line named on a line of its own, exit 1, and no campaign made; bad flag
+// values are named before anything is sent; an unknown campaign is a 404 message.
+func TestCampaignCreateRefused(t *testing.T) {
+	s := newCampaignServer(t)
+	csv := file(t, "list.csv", "phone_number\n+14155550101\n")
+	if got := s.refused("campaign", "create", "--recipients", csv); !strings.Contains(got, "missing --agent, --from-number, --window, --max-concurrent") {
+		t.Errorf("missing flags: %s", got)
+	}
+	bad := file(t, "bad.csv", "phone_number,customer_name\n+14155550101,Ada\nnot a number,Bea\n+14155550102,Cy\n12,Di\n")
+	got := s.refused(s.createArgs(bad)...)
+	lines := strings.Split(got, "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], "422 validation_failed") ||
+		!strings.HasPrefix(lines[1], "  recipients.line_3.phone_number: Line 3") || !strings.HasPrefix(lines[2], "  recipients.line_5.phone_number: Line 5") {
+		t.Errorf("a CSV with bad lines 3 and 5:\n%s", got)
+	}
+	if got := s.refused(s.createArgs(csv, "--max-concurrent", "0", "--window", "mon-fri 17:00-09:00")...); !strings.Contains(got, "\n  max_concurrent: ") ||
+		!strings.Contains(got, "\n  window.end: ") {
+		t.Errorf("settings the server refuses:\n%s", got)
+	}
+	for _, c := range []struct{ args []string }{
+		{s.createArgs(csv, "--window", "09:00-17:00")},
+		{s.createArgs(csv, "--window", "fri-mon 09:00-17:00")},
+		{s.createArgs(csv, "--retry", "busy:three:60")},
+		{s.createArgs(csv, "--start-at", "tomorrow")},
+		{s.createArgs(csv, "--from-number", "+14155559999")},
+		{s.createArgs(file(t, "list.txt", "+14155550101\n"))},
+	} {
+		got := s.refused(c.args...)
+		if !strings.Contains(got, "--") {
+			t.Errorf("%v: the error names no flag: %s", c.args, got)
+		}
+	}
+	if n := len(s.campaigns()); n != 0 {
+		t.Fatalf("%d campaigns after refused creates, want none", n)
+	}
+	if got := s.refused("campaign", "show", "cmp_01JD6X0000000000000000000"); !strings.Contains(got, "404 not_found") {
+		t.Errorf("an unknown campaign: %s", got)
+	}
+}
+
+// TestCampaignCreateIdempotent: a create run twice with one --idempotency-key (from a CSV
+// and from JSON) makes one campaign each; without the flag each run has its own key.
+func TestCampaignCreateIdempotent(t *testing.T) {
+	s := newCampaignServer(t)
+	csv := file(t, "list.csv", "phone_number\n+14155550101\n")
+	first := s.voiceapi(s.createArgs(csv, "--idempotency-key", "march-csv")...)
+	again := s.voiceapi(s.createArgs(csv, "--idempotency-key", "march-csv")...)
+	list := file(t, "list.json", `[{"phone_number": "+14155550101"}]`)
+	s.voiceapi(s.createArgs(list, "--idempotency-key", "march-json")...)
+	s.voiceapi(s.createArgs(list, "--idempotency-key", "march-json")...)
+	camps := s.campaigns()
+	if len(camps) != 2 || first != again || !strings.Contains(first, camps[1].ID) {
+		t.Fatalf("two creates with each of two keys made %d campaigns, want 2 (%q, %q)", len(camps), first, again)
+	}
+	s.voiceapi(s.createArgs(csv)...)
+	if n := len(s.campaigns()); n != 3 {
+		t.Errorf("a run without the flag: %d campaigns, want 3", n)
+	}
+}
+
+// TestCampaignListLimitedKey: a key limited to one agent lists that agent's campaigns
+// only, also when it asks for the other agent's.
+func TestCampaignListLimitedKey(t *testing.T) {
+	s := newCampaignServer(t)
+	other := s.publishedAgent("Surveys")
+	csv := file(t, "list.csv", "phone_number\n+14155550101\n")
+	s.voiceapi(s.createArgs(csv, "--name", "mine")...)
+	s.voiceapi(s.createArgs(csv, "--name", "theirs", "--agent", other)...)
+	limited := s.key(map[string]any{"name": "one agent", "agent_ids": []string{s.agent}})
+	r := s.run(context.Background(), limited, nil, nil, "campaign", "list")
+	if r.err != nil || !strings.Contains(r.out, "mine") || strings.Contains(r.out, "theirs") {
+		t.Errorf("campaign list with a key limited to the first agent: %v\n%s", r.err, r.out)
+	}
+	r = s.run(context.Background(), limited, nil, nil, "campaign", "list", "--agent", other, "--json")
+	if strings.Contains(r.out, other) {
+		t.Errorf("campaign list --agent of the other agent showed its campaign: %q", r.out)
+	}
+	if r := s.run(context.Background(), "", nil, nil, "campaign", "list", "--agent", other); r.err != nil || !strings.Contains(r.out, "theirs") || strings.Contains(r.out, "mine") {
+		t.Errorf("the owner's campaign list --agent: %v\n%s", r.err, r.out)
+	}
+}
