@@ -117,10 +117,10 @@ func newCampaignBar(w io.Writer, camp *data.Campaign) *campaignBar {
 	}
 	return &campaignBar{bar: progressbar.NewOptions64(camp.Counts.Total,
 		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("campaign "+oneLine(camp.Name, 30)),
+		progressbar.OptionSetDescription(barText(camp)),
 		progressbar.OptionShowCount(),
 		progressbar.OptionSetWidth(24),
-		progressbar.OptionThrottle(100*time.Millisecond),
+		// No throttle: the bar moves once a read (--interval), and its last state is drawn.
 		progressbar.OptionSetElapsedTime(true),
 		progressbar.OptionClearOnFinish(),
 		progressbar.OptionSetRenderBlankState(true),
@@ -130,9 +130,13 @@ func newCampaignBar(w io.Writer, camp *data.Campaign) *campaignBar {
 // set moves the bar to the campaign's finished recipients, its status beside it.
 func (b *campaignBar) set(camp *data.Campaign) {
 	if b.bar != nil {
-		b.bar.Describe(fmt.Sprintf("campaign %s (%s)", oneLine(camp.Name, 30), camp.Status))
+		b.bar.Describe(barText(camp))
 		b.bar.Set64(finished(camp.Counts))
 	}
+}
+
+func barText(camp *data.Campaign) string {
+	return fmt.Sprintf("campaign %s (%s)", oneLine(camp.Name, 30), camp.Status)
 }
 
 // done clears the bar; later calls do nothing.
