@@ -103,7 +103,7 @@ func runCampaignCreate(cmd *cobra.Command, o createOptions) error {
 		return refusal(err, key)
 	}
 	im := camp.Import
-	fmt.Fprintf(cmd.OutOrStdout(), "Created campaign %s %q (%s): %d recipients from %d rows (%d duplicates merged, %d on the suppression list).\n",
+	fmt.Fprintf(cmd.OutOrStdout(), "Created campaign %s %q (%s): %d recipient(s) from %d row(s), %d duplicate(s) merged, %d on the suppression list skipped.\n",
 		camp.ID, camp.Name, camp.Status, camp.Counts.Total, im.Rows, im.Duplicates, im.Suppressed)
 	fmt.Fprintf(cmd.OutOrStdout(), "Follow it with: voiceapi campaign show %s --watch\n", camp.ID)
 	return nil
