@@ -254,25 +254,26 @@ func numberID(ctx context.Context, c *client.Client, ref string) (string, error)
 }
 
 // refusal words a failed create: a validation failure one field a line (a CSV's line
-// named in its path and message); a failure with no answer (the network) with the key
-// that makes a second run safe.
+// named in its path and message); a failure that leaves unknown whether the campaign was
+// made (no answer, or a server error after the client's retries) with the key that makes
+// a second run safe.
 func refusal(err error, key string) error {
 	var ce *client.Error
-	if !errors.As(err, &ce) {
-		if key == "" {
+	if errors.As(err, &ce) && ce.StatusCode < 500 {
+		if len(ce.Fields) == 0 {
 			return err
 		}
-		return fmt.Errorf("%w\nWhether it was made is not known: run the command again with --idempotency-key %s to make it at most once", err, key)
+		var b strings.Builder
+		fmt.Fprintf(&b, "the server refused it (%d %s), nothing was created:", ce.StatusCode, ce.Code)
+		for _, p := range slices.Sorted(maps.Keys(ce.Fields)) {
+			for _, m := range ce.Fields[p] {
+				fmt.Fprintf(&b, "\n  %s: %s", p, m)
+			}
+		}
+		return errors.New(b.String())
 	}
-	if len(ce.Fields) == 0 {
+	if key == "" {
 		return err
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "the server refused it (%d %s), nothing was created:", ce.StatusCode, ce.Code)
-	for _, p := range slices.Sorted(maps.Keys(ce.Fields)) {
-		for _, m := range ce.Fields[p] {
-			fmt.Fprintf(&b, "\n  %s: %s", p, m)
-		}
-	}
-	return errors.New(b.String())
+	return fmt.Errorf("%w\nWhether it was made is not known: run the command again with --idempotency-key %s to make it at most once", err, key)
 }

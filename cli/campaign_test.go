@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -261,6 +263,22 @@ func TestCampaignCreateRefused(t *testing.T) {
 	}
 	if got := s.refused("campaign", "show", "cmp_01JD6X0000000000000000000"); !strings.Contains(got, "404 not_found") {
 		t.Errorf("an unknown campaign: %s", got)
+	}
+}
+
+// TestCampaignCreateUnanswered: when no server answers (after the client's retries), the
+// error gives the Idempotency-Key to run the create again with.
+func TestCampaignCreateUnanswered(t *testing.T) {
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	csv := file(t, "list.csv", "phone_number\n+14155550101\n")
+	root := cli.NewRootCommand(io.Discard, io.Discard)
+	root.SetArgs([]string{"campaign", "create", "--server", gone.URL, "--token", "1|x", "--agent", "agt_01JD6X0000000000000000000",
+		"--from-number", "num_01JD6X0000000000000000000", "--recipients", csv, "--window", "mon 09:00-17:00", "--max-concurrent", "1",
+		"--idempotency-key", "run-1"})
+	err := root.Execute()
+	if err == nil || !strings.Contains(err.Error(), "run the command again with --idempotency-key run-1") {
+		t.Errorf("a create no server answered: %v", err)
 	}
 }
 
