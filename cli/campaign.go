@@ -130,9 +130,13 @@ func newCampaignActionCommand(verb, short string) *cobra.Command {
 				return err
 			}
 			ctx, id := cmd.Context(), args[0]
-			act := map[string]func(context.Context, string, ...client.RequestOption) (*data.Campaign, string, error){
-				"pause": c.Campaigns.Pause, "resume": c.Campaigns.Resume, "cancel": c.Campaigns.Cancel,
-			}[verb]
+			act := c.Campaigns.Pause
+			switch verb {
+			case "resume":
+				act = c.Campaigns.Resume
+			case "cancel":
+				act = c.Campaigns.Cancel
+			}
 			if verb == "cancel" && !yes {
 				if err := confirmCancel(cmd, c, id); err != nil {
 					return err
