@@ -47,7 +47,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewStatsCommand(), NewCompactCommand(), NewMigrateCommand(),
 		NewVersionCommand(),
 		NewPlanCommand(), NewApplyCommand(), NewPullCommand(),
-		NewCallsCommand(), NewChatCommand(), NewTestCommand(),
+		NewCallsCommand(), NewChatCommand(), NewTestCommand(), NewCampaignCommand(), NewSuppressionsCommand(),
 		NewKBCommand(),
 	)
 	return root

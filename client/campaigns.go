@@ -3,6 +3,8 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"iter"
 	"mime/multipart"
@@ -58,6 +60,12 @@ func (s *CampaignsService) CreateFromCSV(ctx context.Context, in data.CampaignCr
 	}
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
+	// The same settings and file make the same body, so that a create repeated with its
+	// Idempotency-Key (the server compares the bodies' hashes) replays instead of being
+	// refused as another request, as a random boundary would make it.
+	if err := w.SetBoundary(contentBoundary(settings, csv)); err != nil {
+		return nil, "", err
+	}
 	for _, p := range []struct {
 		name, filename, ctype string
 		content               []byte
@@ -101,6 +109,13 @@ func (s *CampaignsService) Recipients(ctx context.Context, id string, p data.Pag
 	return list[data.Recipient](res)
 }
 
+// AllRecipients iterates over every recipient of a campaign, page by page.
+func (s *CampaignsService) AllRecipients(ctx context.Context, id string, opts ...RequestOption) iter.Seq2[*data.Recipient, error] {
+	return all(ctx, s.c, func(ctx context.Context, p data.PageRequest) ([]*data.Recipient, data.Page, error) {
+		return s.Recipients(ctx, id, p, opts...)
+	})
+}
+
 // Pause pauses a campaign: no task is leased until it is resumed.
 func (s *CampaignsService) Pause(ctx context.Context, id string, opts ...RequestOption) (*data.Campaign, string, error) {
 	return sendRecord[data.Campaign](ctx, s.c, "campaignPause", []string{id}, nil, opts)
@@ -140,6 +155,13 @@ func (s *CampaignsService) Suppressions(ctx context.Context, p data.PageRequest,
 	return list[data.Suppression](res)
 }
 
+// AllSuppressions iterates over the whole suppression list, page by page.
+func (s *CampaignsService) AllSuppressions(ctx context.Context, opts ...RequestOption) iter.Seq2[*data.Suppression, error] {
+	return all(ctx, s.c, func(ctx context.Context, p data.PageRequest) ([]*data.Suppression, data.Page, error) {
+		return s.Suppressions(ctx, p, opts...)
+	})
+}
+
 // Suppress adds a number to the suppression list; the entry stored for it either way.
 func (s *CampaignsService) Suppress(ctx context.Context, in data.SuppressionCreate, opts ...RequestOption) (*data.Suppression, string, error) {
 	return sendRecord[data.Suppression](ctx, s.c, "suppressionAdd", nil, in, opts)
@@ -173,4 +195,15 @@ func campaignSettings(in data.CampaignCreate) ([]byte, error) {
 	}
 	delete(m, "recipients")
 	return json.Marshal(m)
+}
+
+// contentBoundary is a multipart boundary derived from the parts' content: a body cannot
+// hold the digest of itself, so it never occurs inside a part.
+func contentBoundary(parts ...[]byte) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write(p)
+		h.Write([]byte{0})
+	}
+	return "voiceapi-" + hex.EncodeToString(h.Sum(nil)[:24]) // a boundary is at most 70 characters
 }

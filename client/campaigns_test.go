@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"github.com/voiceapi/voiceapi/client"
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -18,8 +19,16 @@ func (tr *tour) campaigns(agent *data.Agent) {
 	if e := mustErr(t, err, 422); e.Fields["recipients.line_2.phone_number"] == nil {
 		t.Errorf("a bad CSV line: %+v", e)
 	}
-	camp, _, err := c.Campaigns.CreateFromCSV(ctx, settings, []byte("phone_number,customer_name\n+14155557001,Ada\n"))
+	file := []byte("phone_number,customer_name\n+14155557001,Ada\n")
+	camp, _, err := c.Campaigns.CreateFromCSV(ctx, settings, file, client.WithIdempotencyKey("csv-1"))
 	check("campaign from CSV", err)
+	// The same file and key again: the server sees the same body and replays the campaign
+	// (a random multipart boundary would make it refuse the key as used for another body).
+	again, _, err := c.Campaigns.CreateFromCSV(ctx, settings, file, client.WithIdempotencyKey("csv-1"))
+	check("campaign from CSV, repeated", err)
+	if again.ID != camp.ID {
+		t.Errorf("a repeated CSV create made campaign %s besides %s", again.ID, camp.ID)
+	}
 	claim, err := c.Campaigns.ClaimDialTasks(ctx, data.DialClaim{Max: 5})
 	check("dial claim", err)
 	if len(claim.Tasks) != 1 || claim.Tasks[0].ToNumber != "+14155557001" || claim.Tasks[0].Agent == nil || claim.Tasks[0].Call == nil {
@@ -67,6 +76,17 @@ func (tr *tour) campaigns(agent *data.Agent) {
 	check("suppressions", err)
 	if len(entries) != 2 {
 		t.Errorf("suppressions: %d", len(entries))
+	}
+	onePerPage := tr.s.client(t, client.WithPageSize(1))
+	listed, err := client.Collect(onePerPage.Campaigns.AllSuppressions(ctx))
+	check("all suppressions", err)
+	if len(listed) != 2 || listed[1].ID != sup.ID {
+		t.Errorf("all suppressions, one a page: %+v", listed)
+	}
+	canceledRs, err := client.Collect(onePerPage.Campaigns.AllRecipients(ctx, two.ID))
+	check("all recipients", err)
+	if len(canceledRs) != 1 || canceledRs[0].State != data.RecipientCanceled {
+		t.Errorf("all recipients of the canceled campaign: %+v", canceledRs)
 	}
 	check("unsuppress", c.Campaigns.Unsuppress(ctx, sup.ID))
 }

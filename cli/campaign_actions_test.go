@@ -1,0 +1,69 @@
+package cli_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/cli"
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// status reads a campaign's status through the API.
+func (s *campaignServer) status(id string) string {
+	s.t.Helper()
+	c, _, err := s.owner.Campaigns.Get(context.Background(), id)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return c.Status
+}
+
+// TestCampaignPauseResumeCancel: pause and resume say the new status; cancel needs
+// --yes without a terminal, asks on one (a "no" changes nothing and exits 1), and
+// cancels on "yes" or with --yes; acting on an unknown campaign is a 404 message.
+func TestCampaignPauseResumeCancel(t *testing.T) {
+	s := newCampaignServer(t)
+	csv := file(t, "list.csv", "phone_number\n+14155550101\n+14155550102\n")
+	s.voiceapi(s.createArgs(csv, "--name", "first")...)
+	s.voiceapi(s.createArgs(csv, "--name", "second")...)
+	camps := s.campaigns()
+	second, first := camps[0].ID, camps[1].ID
+
+	if out := s.voiceapi("campaign", "pause", first); !strings.Contains(out, `Campaign `+first+` "first" is paused: 0 of 2 finished, 2 pending.`) {
+		t.Errorf("pause: %q", out)
+	}
+	if got := s.status(first); got != data.CampaignPaused {
+		t.Fatalf("after pause: %s", got)
+	}
+	if out := s.voiceapi("campaign", "resume", first); !strings.Contains(out, `"first" is running`) || s.status(first) != data.CampaignRunning {
+		t.Errorf("resume: %q", out)
+	}
+
+	if got := s.refused("campaign", "cancel", first); !strings.Contains(got, "--yes") || s.status(first) != data.CampaignRunning {
+		t.Errorf("cancel without a terminal nor --yes: %s", got)
+	}
+	r := s.run(context.Background(), "", cli.TerminalInput{Reader: strings.NewReader("n\n")}, nil, "campaign", "cancel", first)
+	if r.err == nil || cli.ExitCode(r.err) != 1 || !strings.Contains(r.errOut, `Cancel campaign `+first+` "first" (running; 2 of 2 recipients not finished)? Nothing more will be dialed. [y/N]`) ||
+		s.status(first) != data.CampaignRunning {
+		t.Errorf("cancel answered no: %v %q, status %s", r.err, r.errOut, s.status(first))
+	}
+	r = s.run(context.Background(), "", cli.TerminalInput{Reader: strings.NewReader("yes\n")}, nil, "campaign", "cancel", first)
+	if r.err != nil || !strings.Contains(r.out, `"first" is canceled: 2 of 2 finished, 2 canceled.`) || s.status(first) != data.CampaignCanceled {
+		t.Errorf("cancel answered yes: %v %q", r.err, r.out)
+	}
+	if out := s.voiceapi("campaign", "cancel", second, "--yes"); !strings.Contains(out, `"second" is canceled`) || s.status(second) != data.CampaignCanceled {
+		t.Errorf("cancel --yes: %q", out)
+	}
+	if got := s.refused("campaign", "resume", first); !strings.Contains(got, "409 conflict") {
+		t.Errorf("resuming a canceled campaign: %s", got)
+	}
+	for _, verb := range []string{"pause", "resume", "recipients"} {
+		if got := s.refused("campaign", verb, "cmp_01JD6X0000000000000000000"); !strings.Contains(got, "404 not_found") {
+			t.Errorf("%s of an unknown campaign: %s", verb, got)
+		}
+	}
+	if got := s.refused("campaign", "cancel", "cmp_01JD6X0000000000000000000", "--yes"); !strings.Contains(got, "404 not_found") {
+		t.Errorf("cancel of an unknown campaign: %s", got)
+	}
+}
