@@ -426,6 +426,13 @@ var fieldRules = map[string]map[string]fieldRule{
 		"secrets": oneOf(data.ExportSecretsMasked, data.ExportSecretsIncluded).with(false, "Whether credentials are masked or in the clear."),
 		"agents":  {MaxItems: validate.MaxImportItems},
 		"numbers": {MaxItems: validate.MaxImportItems},
+		"suppressions": fieldRule{MaxItems: validate.MaxSuppressionImport}.with(false,
+			"The do-not-call list, oldest first; an import adds its numbers to the target's list (a number listed already is kept as it is). Absent: nothing added."),
+	},
+	"ExportSuppression": {
+		"phone_number": fieldRule{}.with(true, "E.164; an import normalizes it as a suppression list import does."),
+		"reason":       maxLen(validate.MaxSuppressionReason),
+		"created_at":   {Description: "When the number was put on the list; an import keeps it (absent: the import's time)."},
 	},
 	"ExportFile": {
 		"filename":       maxLen(validate.MaxFilename),

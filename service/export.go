@@ -74,7 +74,7 @@ func (s *ExportService) ExportWorkspace(ctx context.Context, workspaceID string,
 			Secrets:   data.ExportSecretsMasked,
 			Workspace: data.ExportWorkspace{Name: ws.Name, Description: ws.Description, Privacy: ptrTo(ws.Privacy.Normalized())},
 			Agents:    []data.ExportAgent{}, KnowledgeBases: []data.ExportKnowledgeBase{},
-			Numbers: []data.ExportNumber{}, Webhooks: []data.ExportWebhook{},
+			Numbers: []data.ExportNumber{}, Webhooks: []data.ExportWebhook{}, Suppressions: []data.ExportSuppression{},
 		}
 		if st.doc.Workspace.Simulation, err = s.exportSimulation(ws.Simulation, opts); err != nil {
 			return err
@@ -90,7 +90,10 @@ func (s *ExportService) ExportWorkspace(ctx context.Context, workspaceID string,
 		if err != nil {
 			return err
 		}
-		return exportNumbersAndWebhooks(tx, workspaceID, agentKeys, st)
+		if err := exportNumbersAndWebhooks(tx, workspaceID, agentKeys, st); err != nil {
+			return err
+		}
+		return exportSuppressions(tx, workspaceID, st)
 	})
 	if err != nil {
 		return nil, err

@@ -33,6 +33,8 @@ type importPlan struct {
 	secrets  []string            // new webhook secrets, in the clear (returned once)
 	sealed   []string            // the same, sealed for storage
 	missing  []string            // dot paths of masked api_keys imported as null
+	// suppressions are the numbers of the document's suppression list in E.164, by row.
+	suppressions []string
 }
 
 // ImportWorkspace implements data.WorkspaceExportService.
@@ -54,6 +56,7 @@ func (s *ExportService) ImportWorkspace(ctx context.Context, workspaceID string,
 	}
 	var errs validate.Errors
 	validate.WorkspaceImport(doc, plan.kbByKey, s.catalog, &errs)
+	plan.suppressions = validate.ImportSuppressions(doc.Suppressions, &errs)
 	files, kinds := s.checkImportFiles(doc, opts, &errs)
 	if err := checkInput(ctx, errs.Err()); err != nil {
 		return nil, err
@@ -264,6 +267,10 @@ func (s *ExportService) importTx(ctx context.Context, tx Tx, doc *data.Workspace
 		}
 		res.Webhooks = append(res.Webhooks, publicWebhook(w))
 		res.WebhookSecrets = append(res.WebhookSecrets, data.ImportedSecret{WebhookID: w.ID, URL: w.URL, Secret: plan.secrets[i]})
+	}
+	var err error
+	if res.Suppressions, err = s.importSuppressions(tx, doc, plan, now); err != nil {
+		return nil, err
 	}
 	return res, nil
 }

@@ -269,3 +269,24 @@ func importTests(a *data.ExportAgent, errs *Errors) {
 		errs.nest(Index("tests", i), &tErrs)
 	}
 }
+
+// ImportSuppressions checks a document's suppression list by the rules of an import of the
+// list (a number normalizable to E.164, a reason of at most MaxSuppressionReason
+// characters, at most MaxSuppressionImport rows), each fault under suppressions.<i>, and
+// returns the numbers in E.164 by row. An empty list is no fault here: the workspace had
+// none.
+func ImportSuppressions(rows []data.ExportSuppression, errs *Errors) []string {
+	if len(rows) > MaxSuppressionImport {
+		errs.MaxItems("suppressions", len(rows), MaxSuppressionImport)
+		return nil
+	}
+	numbers := make([]string, len(rows))
+	for i, r := range rows {
+		var inner Errors
+		e164, err := Suppressions([]data.SuppressionCreate{{PhoneNumber: r.PhoneNumber, Reason: r.Reason}}, "", true)
+		inner.addError(err)
+		numbers[i] = e164[0]
+		errs.nest(Index("suppressions", i), &inner)
+	}
+	return numbers
+}

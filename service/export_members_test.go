@@ -1,0 +1,128 @@
+package service_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/validate"
+)
+
+// exportDoc exports workspace ws as ctx's caller and decodes the document, returning its
+// text too.
+func exportDoc(t *testing.T, env *testkit.Env, ctx context.Context, ws string, opts data.ExportOptions) (*data.WorkspaceExport, string) {
+	t.Helper()
+	stream, err := env.Svc.Exports.ExportWorkspace(ctx, ws, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	var buf bytes.Buffer
+	if _, err := stream.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var doc data.WorkspaceExport
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return &doc, buf.String()
+}
+
+// suppressionList is ctx's workspace's suppression list, oldest first, by number.
+func suppressionList(t *testing.T, env *testkit.Env, ctx context.Context) map[string]*data.Suppression {
+	t.Helper()
+	list, _, err := env.Svc.Suppressions.Suppressions(ctx, data.PageRequest{PerPage: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*data.Suppression{}
+	for _, e := range list {
+		out[e.PhoneNumber] = e
+	}
+	return out
+}
+
+// TestExportImportCarriesSuppressions: the export holds the suppression list, oldest
+// first, each number with its reason and date and no id; an import adds it to the target's
+// list, a number the target lists already (or the document repeats) kept once and counted
+// a duplicate, the others keeping their dates; a bad entry refuses the import, naming
+// suppressions.<i>, with nothing changed; a document without the member adds nothing.
+func TestExportImportCarriesSuppressions(t *testing.T) {
+	env := testkit.New(t, nil)
+	u, other := env.User(t, "a@example.com"), env.User(t, "b@example.com")
+	ctx, octx := testkit.As(u), testkit.As(other)
+	optOut := "asked on a call"
+	for _, in := range []data.SuppressionCreate{{PhoneNumber: "+14155550101", Reason: &optOut}, {PhoneNumber: "+14155550102"}, {PhoneNumber: "+442071838750"}} {
+		if _, _, err := env.Svc.Suppressions.AddSuppression(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	source := suppressionList(t, env, ctx)
+	doc, text := exportDoc(t, env, ctx, u.PersonalWorkspaceID, data.ExportOptions{})
+	if len(doc.Suppressions) != 3 || strings.Contains(text, data.PrefixSuppression) {
+		t.Fatalf("exported suppressions %+v (ids must not travel)", doc.Suppressions)
+	}
+	for i, want := range []string{"+14155550101", "+14155550102", "+442071838750"} {
+		got, src := doc.Suppressions[i], source[want]
+		if got.PhoneNumber != want || !reflect.DeepEqual(got.Reason, src.Reason) || !got.CreatedAt.Equal(src.CreatedAt.Time) {
+			t.Errorf("suppressions.%d = %+v, want %+v", i, got, src)
+		}
+	}
+
+	// The target lists one of the numbers already, with a reason of its own.
+	mine := "the target's own"
+	for _, in := range []data.SuppressionCreate{{PhoneNumber: "+14155550102", Reason: &mine}, {PhoneNumber: "+14155550199"}} {
+		if _, _, err := env.Svc.Suppressions.AddSuppression(octx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := suppressionList(t, env, octx)
+
+	bad := *doc
+	bad.Suppressions = append([]data.ExportSuppression(nil), doc.Suppressions...)
+	bad.Suppressions[1].PhoneNumber = "415 555 0102" // national: a list's numbers carry their country code
+	long := strings.Repeat("r", validate.MaxSuppressionReason+1)
+	bad.Suppressions[2].Reason = &long
+	_, err := env.Svc.Exports.ImportWorkspace(context.Background(), other.PersonalWorkspaceID, &bad, data.ImportOptions{})
+	wantFields(t, err, "suppressions.1.phone_number", "suppressions.2.reason")
+	if after := suppressionList(t, env, octx); !reflect.DeepEqual(after, before) {
+		t.Errorf("a refused import changed the list: %v, was %v", after, before)
+	}
+
+	old := *doc
+	old.Suppressions = nil // a document written before the member
+	res, err := env.Svc.Exports.ImportWorkspace(context.Background(), other.PersonalWorkspaceID, &old, data.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := suppressionList(t, env, octx); !reflect.DeepEqual(after, before) || res.Suppressions != (data.SuppressionImport{}) {
+		t.Errorf("a document without suppressions: list %v, counts %+v", after, res.Suppressions)
+	}
+
+	twice := *doc
+	twice.Suppressions = append(append([]data.ExportSuppression(nil), doc.Suppressions...), doc.Suppressions[0])
+	twice.Suppressions[0].PhoneNumber = "+1 (415) 555-0101" // normalized on import, as the list's import does
+	res, err = env.Svc.Exports.ImportWorkspace(context.Background(), other.PersonalWorkspaceID, &twice, data.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (data.SuppressionImport{Rows: 4, Added: 2, Duplicates: 2}); res.Suppressions != want {
+		t.Errorf("import counts %+v, want %+v", res.Suppressions, want)
+	}
+	after := suppressionList(t, env, octx)
+	if len(after) != 4 || *after["+14155550102"].Reason != mine || after["+14155550199"] == nil {
+		t.Errorf("the merged list %v", after)
+	}
+	for _, n := range []string{"+14155550101", "+442071838750"} {
+		got, src := after[n], source[n]
+		if got == nil || got.WorkspaceID != other.PersonalWorkspaceID || got.ID == src.ID ||
+			!reflect.DeepEqual(got.Reason, src.Reason) || !got.CreatedAt.Equal(src.CreatedAt.Time) {
+			t.Errorf("imported %s = %+v, want the date and reason of %+v under a new id", n, got, src)
+		}
+	}
+}
