@@ -105,7 +105,7 @@ secret, printed once. URL sources are fetched when the server next starts.`,
 				fmt.Fprintf(w, "webhook %s %s secret %s\n", s.WebhookID, s.URL, s.Secret)
 			}
 			for _, p := range res.MissingSecrets {
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s came masked and was imported as null; set it on the agent\n", p)
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s came masked and was imported as null; set it again before relying on it\n", p)
 			}
 			return nil
 		},

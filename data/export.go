@@ -15,10 +15,11 @@ const (
 
 // How credentials travel in an export (WorkspaceExport.Secrets).
 const (
-	// ExportSecretsMasked: llm_config.api_key shows only its mask ("****" and its last 4
-	// characters), so the document can be committed to git as config-as-code.
+	// ExportSecretsMasked: every api_key (the agents', workspace.simulation's and
+	// workspace.embeddings') shows only its mask ("****" and its last 4 characters), so
+	// the document can be committed to git as config-as-code.
 	ExportSecretsMasked = "masked"
-	// ExportSecretsIncluded: llm_config.api_key is in the clear, for a private move between
+	// ExportSecretsIncluded: every api_key is in the clear, for a private move between
 	// instances; the document must then be handled like the key file itself.
 	ExportSecretsIncluded = "included"
 )
@@ -58,6 +59,11 @@ type ExportWorkspace struct {
 	// masked or included as the document's secrets say; an import sets the target's from
 	// it (absent: the target's stays).
 	Simulation *SimulationModel `json:"simulation"`
+	// Embeddings is the knowledge bases' embedding provider (all null: the operator's
+	// default), its api_key masked or included as the document's secrets say; an import
+	// sets the target's from it, and embeds the target's knowledge bases again when that
+	// changes their vectors, as a workspace update does (absent: the target's stays).
+	Embeddings *WorkspaceEmbeddings `json:"embeddings"`
 }
 
 // ExportAgent is an agent with its versions. Key is unique among the document's agents;
@@ -161,7 +167,7 @@ type ExportWebhook struct {
 
 // ExportOptions tune an export.
 type ExportOptions struct {
-	// IncludeSecrets exports llm_config.api_key in the clear instead of masked.
+	// IncludeSecrets exports every api_key in the clear instead of masked.
 	IncludeSecrets bool
 }
 

@@ -79,6 +79,9 @@ func (s *ExportService) ExportWorkspace(ctx context.Context, workspaceID string,
 		if st.doc.Workspace.Simulation, err = s.exportSimulation(ws.Simulation, opts); err != nil {
 			return err
 		}
+		if st.doc.Workspace.Embeddings, err = s.exportEmbeddings(ws, opts); err != nil {
+			return err
+		}
 		if opts.IncludeSecrets {
 			st.doc.Secrets = data.ExportSecretsIncluded
 		}

@@ -5,7 +5,10 @@ package service
 // Each is optional in a document, so an older one still imports.
 
 import (
+	"fmt"
+
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
 )
 
 // exportSuppressions adds the workspace's suppression list, oldest first, without ids.
@@ -44,4 +47,58 @@ func (s *ExportService) importSuppressions(tx Tx, doc *data.WorkspaceExport, pla
 		return data.SuppressionImport{}, err
 	}
 	return *out, nil
+}
+
+// exportEmbeddings is the workspace's embedding provider as an export holds it: its
+// api_key opened from its sealed form, masked unless the export includes secrets.
+func (s *ExportService) exportEmbeddings(ws *data.WorkspaceRecord, opts data.ExportOptions) (*data.WorkspaceEmbeddings, error) {
+	out := ws.Embeddings
+	out.APIKey = nil
+	if ws.EmbeddingsKey != "" {
+		plain, err := s.sealer.Open(ws.EmbeddingsKey)
+		if err != nil {
+			return nil, fmt.Errorf("opening embeddings.api_key: %w", err)
+		}
+		if !opts.IncludeSecrets {
+			plain = data.MaskSecret(plain)
+		}
+		out.APIKey = &plain
+	}
+	return &out, nil
+}
+
+// importedEmbeddings is the document's embedding provider as an import sets it: a masked
+// api_key is not a key, and becomes null (reported in missing_secrets).
+func importedEmbeddings(e data.WorkspaceEmbeddings) (data.WorkspaceEmbeddings, bool) {
+	if e.APIKey != nil && data.IsMaskedSecret(*e.APIKey) {
+		e.APIKey = nil
+		return e, true
+	}
+	return e, false
+}
+
+// checkImportSettings checks the document's workspace settings whose rules need the
+// service (the embedding provider's address goes through the operator's URL guard) into
+// errs, under their document paths.
+func (s *ExportService) checkImportSettings(doc *data.WorkspaceExport, errs *validate.Errors) {
+	if e := doc.Workspace.Embeddings; e != nil {
+		given, _ := importedEmbeddings(*e)
+		errs.Nest("workspace", validate.WorkspaceEmbeddings(given, s.urlGuard))
+	}
+}
+
+// importEmbeddings sets w's embedding provider from the document's (checked by
+// checkImportSettings) through the workspace update's own path, and reports whether the
+// workspace's knowledge bases must be embedded again.
+func (s *ExportService) importEmbeddings(tx Tx, w *data.WorkspaceRecord, doc *data.WorkspaceExport, plan *importPlan) (bool, error) {
+	e := doc.Workspace.Embeddings
+	if e == nil {
+		return false, nil
+	}
+	given, masked := importedEmbeddings(*e)
+	if masked {
+		plan.missing = append(plan.missing, "workspace.embeddings.api_key")
+	}
+	return s.applyEmbeddings(tx, w, data.WorkspaceEmbeddingsPatch{
+		BaseURL: data.Some(given.BaseURL), Model: data.Some(given.Model), APIKey: data.Some(given.APIKey)})
 }

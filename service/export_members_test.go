@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -124,5 +125,96 @@ func TestExportImportCarriesSuppressions(t *testing.T) {
 			!reflect.DeepEqual(got.Reason, src.Reason) || !got.CreatedAt.Equal(src.CreatedAt.Time) {
 			t.Errorf("imported %s = %+v, want the date and reason of %+v under a new id", n, got, src)
 		}
+	}
+}
+
+// TestExportImportCarriesEmbeddings: the export holds the workspace's embedding provider,
+// its key masked unless secrets are included; an import sets the target's, a masked key
+// becoming null and named in missing_secrets, and embeds the target's own knowledge bases
+// again through the update's path (the queued job runs them to ready with the new model);
+// a document without the member leaves the target's provider; a bad provider is refused
+// under workspace.embeddings with nothing changed.
+func TestExportImportCarriesEmbeddings(t *testing.T) {
+	e := newEmbedEnv(t)
+	e.setProvider("model-a")
+	env := &testkit.Env{Store: e.store, Svc: e.svc}
+	doc, text := exportDoc(t, env, e.ctx, e.ws, data.ExportOptions{})
+	got := doc.Workspace.Embeddings
+	if got == nil || *got.BaseURL != e.stand.BaseURL() || *got.Model != "model-a" || *got.APIKey != data.MaskSecret(e.stand.Key) ||
+		strings.Contains(text, e.stand.Key) {
+		t.Fatalf("exported embeddings %+v", got)
+	}
+	clear, _ := exportDoc(t, env, e.ctx, e.ws, data.ExportOptions{IncludeSecrets: true})
+	if k := clear.Workspace.Embeddings.APIKey; k == nil || *k != e.stand.Key {
+		t.Fatalf("exported with secrets: api_key %v", k)
+	}
+
+	// The target has a knowledge base and no provider: embeddings are off there.
+	target := mustUser(t, e.svc, "target@example.com")
+	tctx := ownerCtx(target.ID, target.PersonalWorkspaceID)
+	kb, err := e.svc.KnowledgeBases.CreateKnowledgeBase(tctx, data.KnowledgeBaseCreate{Name: "Own", Texts: []data.TextInput{
+		{Title: "Returns", Content: "Parcels can be sent back within thirty days for a refund."}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := func() *data.KnowledgeEmbeddings {
+		t.Helper()
+		got, err := e.svc.KnowledgeBases.KnowledgeBase(tctx, kb.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Embeddings
+	}
+	provider := func() data.WorkspaceEmbeddings {
+		t.Helper()
+		w, err := e.svc.Workspaces.Workspace(tctx, target.PersonalWorkspaceID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w.Embeddings
+	}
+	if s := status(); s.Status != data.EmbeddingsOff {
+		t.Fatalf("the target's knowledge base before: %+v", s)
+	}
+
+	bad := *clear
+	bad.Workspace.Embeddings = &data.WorkspaceEmbeddings{BaseURL: ptr("ftp://embeddings.example.com"), APIKey: ptr("sk-x")}
+	_, err = e.svc.Exports.ImportWorkspace(context.Background(), target.PersonalWorkspaceID, &bad, data.ImportOptions{})
+	wantFields(t, err, "workspace.embeddings.base_url", "workspace.embeddings.model")
+	if p := provider(); p.Configured() || p.APIKey != nil {
+		t.Errorf("a refused import set the provider %+v", p)
+	}
+
+	res, err := e.svc.Exports.ImportWorkspace(context.Background(), target.PersonalWorkspaceID, doc, data.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := provider(); !p.Configured() || *p.Model != "model-a" || p.APIKey != nil || !slices.Contains(res.MissingSecrets, "workspace.embeddings.api_key") {
+		t.Errorf("imported masked: provider %+v, missing_secrets %v", p, res.MissingSecrets)
+	}
+
+	// With secrets the key travels; a new model re-embeds the target's knowledge base.
+	clear.Workspace.Embeddings.Model = ptr("model-b")
+	if _, err := e.svc.Exports.ImportWorkspace(context.Background(), target.PersonalWorkspaceID, clear, data.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if p := provider(); *p.Model != "model-b" || p.APIKey == nil || *p.APIKey != data.MaskSecret(e.stand.Key) {
+		t.Errorf("imported with secrets: provider %+v", p)
+	}
+	if s := status(); s.Status != data.EmbeddingsInProgress || s.Progress != (data.EmbeddingsProgress{Done: 0, Total: 1}) {
+		t.Errorf("after the import: %+v, want embedding 0/1", s)
+	}
+	e.runJobs(0)
+	if s := status(); s.Status != data.EmbeddingsReady || s.Progress.Done != 1 || *s.Model != "model-b" {
+		t.Errorf("after the queued job ran: %+v, want ready with model-b", s)
+	}
+
+	old := *clear
+	old.Workspace.Embeddings = nil
+	if _, err := e.svc.Exports.ImportWorkspace(context.Background(), target.PersonalWorkspaceID, &old, data.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if p := provider(); !p.Configured() || *p.Model != "model-b" || p.APIKey == nil {
+		t.Errorf("a document without embeddings changed the provider: %+v", p)
 	}
 }
