@@ -64,6 +64,10 @@ type ExportWorkspace struct {
 	// sets the target's from it, and embeds the target's knowledge bases again when that
 	// changes their vectors, as a workspace update does (absent: the target's stays).
 	Embeddings *WorkspaceEmbeddings `json:"embeddings"`
+	// PriceTable is the workspace's prices, as PUT /api/v1/price-table takes them (no
+	// time); an import sets the target's from it as that route does, event included
+	// (absent, as from a workspace that never set prices: the target's stays).
+	PriceTable *PriceTableSet `json:"price_table"`
 }
 
 // ExportAgent is an agent with its versions. Key is unique among the document's agents;

@@ -82,6 +82,9 @@ func (s *ExportService) ExportWorkspace(ctx context.Context, workspaceID string,
 		if st.doc.Workspace.Embeddings, err = s.exportEmbeddings(ws, opts); err != nil {
 			return err
 		}
+		if st.doc.Workspace.PriceTable, err = exportPriceTable(tx, workspaceID); err != nil {
+			return err
+		}
 		if opts.IncludeSecrets {
 			st.doc.Secrets = data.ExportSecretsIncluded
 		}

@@ -5,6 +5,7 @@ package service
 // Each is optional in a document, so an older one still imports.
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -101,4 +102,28 @@ func (s *ExportService) importEmbeddings(tx Tx, w *data.WorkspaceRecord, doc *da
 	}
 	return s.applyEmbeddings(tx, w, data.WorkspaceEmbeddingsPatch{
 		BaseURL: data.Some(given.BaseURL), Model: data.Some(given.Model), APIKey: data.Some(given.APIKey)})
+}
+
+// exportPriceTable is the workspace's price table as PUT /api/v1/price-table takes it;
+// nil when the workspace never set one, so that an import leaves the target's.
+func exportPriceTable(tx Tx, ws string) (*data.PriceTableSet, error) {
+	t, err := tx.PriceTable(ws)
+	if err != nil || t == nil {
+		return nil, err
+	}
+	out := &data.PriceTableSet{Currency: t.Currency, Prices: make([]data.PriceSet, len(t.Prices))}
+	for i, p := range t.Prices {
+		out.Prices[i] = data.PriceSet{Provider: p.Provider, Model: p.Model, Unit: p.Unit, Price: ptrTo(p.Price)}
+	}
+	return out, nil
+}
+
+// importPriceTable sets the target's price table from the document's (checked with the
+// rest of it) as the price table route does, price_table.updated included.
+func (s *ExportService) importPriceTable(ctx context.Context, tx Tx, doc *data.WorkspaceExport, ws string) error {
+	if doc.Workspace.PriceTable == nil {
+		return nil
+	}
+	_, err := s.storePriceTable(ctx, tx, ws, *doc.Workspace.PriceTable)
+	return err
 }

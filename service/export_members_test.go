@@ -218,3 +218,97 @@ func TestExportImportCarriesEmbeddings(t *testing.T) {
 		t.Errorf("a document without embeddings changed the provider: %+v", p)
 	}
 }
+
+// priceSet is a price table body from (provider, model, unit, price) rows.
+func priceSet(t *testing.T, currency string, rows ...[4]string) data.PriceTableSet {
+	t.Helper()
+	in := data.PriceTableSet{Currency: currency, Prices: []data.PriceSet{}}
+	for _, r := range rows {
+		m, err := data.ParseMoney(r[3])
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Prices = append(in.Prices, data.PriceSet{Provider: r[0], Model: r[1], Unit: r[2], Price: &m})
+	}
+	return in
+}
+
+// TestExportImportCarriesPriceTable: the export holds the price table as its route takes
+// it (none when never set); an import sets the target's through the route's rules and
+// event, both recorded with the workspace.updated of the settings; a bad table is refused
+// under workspace.price_table with nothing changed; a document without one leaves the
+// target's.
+func TestExportImportCarriesPriceTable(t *testing.T) {
+	env := testkit.New(t, nil)
+	u, other := env.User(t, "a@example.com"), env.User(t, "b@example.com")
+	ctx, octx := testkit.As(u), testkit.As(other)
+	if doc, _ := exportDoc(t, env, ctx, u.PersonalWorkspaceID, data.ExportOptions{}); doc.Workspace.PriceTable != nil {
+		t.Fatalf("a workspace that never set prices exported %+v", doc.Workspace.PriceTable)
+	}
+	source := priceSet(t, "GBP", [4]string{"groq", "llama-3.3-70b-versatile", data.UnitLLMInput, "0.59"},
+		[4]string{"groq", data.AnyModel, data.UnitLLMOutput, "0.000001"}, [4]string{"twilio", data.AnyModel, data.UnitPhoneMinute, "0.0085"})
+	if _, err := env.Svc.Prices.SetPriceTable(ctx, source); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := exportDoc(t, env, ctx, u.PersonalWorkspaceID, data.ExportOptions{})
+	if !reflect.DeepEqual(doc.Workspace.PriceTable, &source) {
+		t.Fatalf("exported price table %+v, want %+v", doc.Workspace.PriceTable, source)
+	}
+
+	own := priceSet(t, "EUR", [4]string{"deepgram", "nova-3", data.UnitSTTMinute, "0.0043"})
+	before, err := env.Svc.Prices.SetPriceTable(octx, own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := func() *data.PriceTable {
+		t.Helper()
+		got, err := env.Svc.Prices.PriceTable(octx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+
+	bad := *doc
+	broken := priceSet(t, "gbp", [4]string{"groq", "m", data.UnitLLMInput, "1"}, [4]string{"groq", "n", data.UnitLLMInput, "-0.01"},
+		[4]string{"groq", "m", data.UnitLLMInput, "2"})
+	bad.Workspace.PriceTable = &broken
+	_, err = env.Svc.Exports.ImportWorkspace(context.Background(), other.PersonalWorkspaceID, &bad, data.ImportOptions{})
+	wantFields(t, err, "workspace.price_table.currency", "workspace.price_table.prices.1.price", "workspace.price_table.prices.2")
+	if got := table(); !reflect.DeepEqual(got, before) {
+		t.Errorf("a refused import changed the table: %+v, was %+v", got, before)
+	}
+
+	old := *doc
+	old.Workspace.PriceTable = nil
+	if _, err := env.Svc.Exports.ImportWorkspace(context.Background(), other.PersonalWorkspaceID, &old, data.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := table(); !reflect.DeepEqual(got, before) {
+		t.Errorf("a document without a price table changed it: %+v, was %+v", got, before)
+	}
+
+	if _, err := env.Svc.Exports.ImportWorkspace(context.Background(), other.PersonalWorkspaceID, doc, data.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := table()
+	if got.Currency != "GBP" || len(got.Prices) != 3 || got.Prices[1].Price != 1 || got.Prices[2].Price.String() != "0.0085" {
+		t.Errorf("imported price table %+v", got)
+	}
+	events, _, err := env.Svc.Audit.ListAuditLog(octx, data.AuditFilter{}, data.PageRequest{PerPage: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, e := range events {
+		types = append(types, e.Type)
+	}
+	// Newest first: the import's event, the table's, the settings'.
+	if len(types) < 3 || types[0] != data.EventWorkspaceImported || types[1] != data.EventPriceTableUpdated || types[2] != data.EventWorkspaceUpdated {
+		t.Errorf("the target's audit log after the import: %v", types)
+	}
+	var recorded data.PriceTable
+	if err := json.Unmarshal(events[1].Data, &recorded); err != nil || recorded.Currency != "GBP" || events[1].Actor.Type != "system" {
+		t.Errorf("price_table.updated: %s by %+v (%v)", events[1].Data, events[1].Actor, err)
+	}
+}

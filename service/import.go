@@ -234,6 +234,9 @@ func (s *ExportService) importTx(ctx context.Context, tx Tx, doc *data.Workspace
 	if err := s.importWorkspaceSettings(ctx, tx, doc, plan, now); err != nil {
 		return nil, err
 	}
+	if err := s.importPriceTable(ctx, tx, doc, ws); err != nil {
+		return nil, err
+	}
 	for i, kb := range doc.KnowledgeBases {
 		if err := s.importKnowledgeBase(ctx, tx, plan.kbs[i], plan.prepared[i]); err != nil {
 			return nil, err

@@ -51,6 +51,9 @@ func WorkspaceImport(doc *data.WorkspaceExport, kbIDs map[string]string, cat *da
 	if doc.Workspace.Simulation != nil {
 		SimulationModel(errs, "workspace.simulation", *doc.Workspace.Simulation, cat)
 	}
+	if doc.Workspace.PriceTable != nil {
+		errs.Nest("workspace.price_table", PriceTable(*doc.Workspace.PriceTable))
+	}
 
 	for _, list := range []struct {
 		path string
