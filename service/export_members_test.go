@@ -131,8 +131,8 @@ func TestExportImportCarriesSuppressions(t *testing.T) {
 // TestExportImportCarriesEmbeddings: the export holds the workspace's embedding provider,
 // its key masked unless secrets are included; an import sets the target's, a masked key
 // becoming null and named in missing_secrets, and embeds the target's own knowledge bases
-// again through the update's path (the queued job runs them to ready with the new model);
-// a document without the member leaves the target's provider; a bad provider is refused
+// again through the update's path (the queued job runs them to ready with the new model),
+// recording workspace.updated with the key masked; a document without the member leaves the target's provider; a bad provider is refused
 // under workspace.embeddings with nothing changed.
 func TestExportImportCarriesEmbeddings(t *testing.T) {
 	e := newEmbedEnv(t)
@@ -200,6 +200,13 @@ func TestExportImportCarriesEmbeddings(t *testing.T) {
 	}
 	if p := provider(); *p.Model != "model-b" || p.APIKey == nil || *p.APIKey != data.MaskSecret(e.stand.Key) {
 		t.Errorf("imported with secrets: provider %+v", p)
+	}
+	events, _, err := e.svc.Audit.ListAuditLog(tctx, data.AuditFilter{Type: data.EventWorkspaceUpdated}, data.PageRequest{PerPage: 10})
+	if err != nil || len(events) != 2 {
+		t.Fatalf("workspace.updated: %d events (%v), want one for each import that set the provider", len(events), err)
+	}
+	if strings.Contains(string(events[0].Data), e.stand.Key) || !strings.Contains(string(events[0].Data), "model-b") {
+		t.Errorf("workspace.updated of the import with secrets: %s, want model-b with the key masked", events[0].Data)
 	}
 	if s := status(); s.Status != data.EmbeddingsInProgress || s.Progress != (data.EmbeddingsProgress{Done: 0, Total: 1}) {
 		t.Errorf("after the import: %+v, want embedding 0/1", s)
