@@ -98,13 +98,14 @@ secret, printed once. URL sources are fetched when the server next starts.`,
 				return describe(err)
 			}
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "imported into %s: %d agents, %d knowledge bases, %d numbers, %d webhooks\n",
-				res.WorkspaceID, len(res.Agents), len(res.KnowledgeBases), len(res.Numbers), len(res.Webhooks))
+			fmt.Fprintf(w, "imported into %s: %d agents, %d knowledge bases, %d numbers, %d webhooks, %d suppressed numbers added (%d listed already)\n",
+				res.WorkspaceID, len(res.Agents), len(res.KnowledgeBases), len(res.Numbers), len(res.Webhooks),
+				res.Suppressions.Added, res.Suppressions.Duplicates)
 			for _, s := range res.WebhookSecrets {
 				fmt.Fprintf(w, "webhook %s %s secret %s\n", s.WebhookID, s.URL, s.Secret)
 			}
 			for _, p := range res.MissingSecrets {
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s came masked and was imported as null; set it on the agent\n", p)
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s came masked and was imported as null; set it again before relying on it\n", p)
 			}
 			return nil
 		},

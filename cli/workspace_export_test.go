@@ -20,8 +20,9 @@ func ownerContext(userID, ws string) context.Context {
 		CurrentWorkspaceID: ws, Role: data.RoleOwner, Modules: data.Modules})
 }
 
-// seedStopped creates a user with an agent (published once, api_key set), a knowledge base
-// and a number in its workspace, closes the database and returns the workspace id.
+// seedStopped creates a user with an agent (published once, api_key set), a knowledge base,
+// a number and a suppressed number in its workspace, closes the database and returns the
+// workspace id.
 func seedStopped(t *testing.T, dir string) string {
 	t.Helper()
 	db, err := bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true})
@@ -52,6 +53,9 @@ func seedStopped(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	if _, err := NewServices(db).Numbers.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+14155550177", Provider: "sip", InboundAgentID: &a.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := NewServices(db).Suppressions.AddSuppression(ctx, data.SuppressionCreate{PhoneNumber: "+14155550178"}); err != nil {
 		t.Fatal(err)
 	}
 	return u.PersonalWorkspaceID
@@ -94,7 +98,7 @@ func TestWorkspaceExportImportCommands(t *testing.T) {
 	}
 	db.Close()
 	out, err = runCombined(t, "workspace", "import", "--data", dst, "--workspace", u.PersonalWorkspaceID, "--in", clear)
-	if err != nil || !strings.Contains(out, "1 agents, 1 knowledge bases, 1 numbers, 0 webhooks") {
+	if err != nil || !strings.Contains(out, "1 agents, 1 knowledge bases, 1 numbers, 0 webhooks, 1 suppressed numbers added (0 listed already)") {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
 	// The same document again: the number is taken, and the command says which.
@@ -119,6 +123,9 @@ func TestWorkspaceExportImportCommands(t *testing.T) {
 	}
 	if a.LLMConfig.APIKey == nil || *a.LLMConfig.APIKey != "****5555" {
 		t.Errorf("imported api_key shows %v, want the mask of the clear key", a.LLMConfig.APIKey)
+	}
+	if list, _, err := Services(db).Suppressions.Suppressions(ctx, data.PageRequest{}); err != nil || len(list) != 1 || list[0].PhoneNumber != "+14155550178" {
+		t.Errorf("the suppression list after import: %v, %v", list, err)
 	}
 	stream, err := Services(db).Exports.ExportWorkspace(context.Background(), u.PersonalWorkspaceID, data.ExportOptions{IncludeSecrets: true})
 	if err != nil {

@@ -15,16 +15,18 @@ const (
 
 // How credentials travel in an export (WorkspaceExport.Secrets).
 const (
-	// ExportSecretsMasked: llm_config.api_key shows only its mask ("****" and its last 4
-	// characters), so the document can be committed to git as config-as-code.
+	// ExportSecretsMasked: every api_key (the agents', workspace.simulation's and
+	// workspace.embeddings') shows only its mask ("****" and its last 4 characters), so
+	// the document can be committed to git as config-as-code.
 	ExportSecretsMasked = "masked"
-	// ExportSecretsIncluded: llm_config.api_key is in the clear, for a private move between
+	// ExportSecretsIncluded: every api_key is in the clear, for a private move between
 	// instances; the document must then be handled like the key file itself.
 	ExportSecretsIncluded = "included"
 )
 
 // WorkspaceExport is a whole workspace as one JSON document (conventions §17): agents with
-// their versions, knowledge bases with their sources, numbers and webhooks. It names no
+// their versions, knowledge bases with their sources, numbers, webhooks and the
+// suppression list. It names no
 // instance ids: agents and knowledge bases carry export-local keys, and every reference
 // (an agent's knowledge_base_ids, a number's agents) uses them, so the document imports
 // into any workspace of any instance. Webhook secrets are never part of it.
@@ -40,6 +42,9 @@ type WorkspaceExport struct {
 	KnowledgeBases []ExportKnowledgeBase `json:"knowledge_bases"`
 	Numbers        []ExportNumber        `json:"numbers"`
 	Webhooks       []ExportWebhook       `json:"webhooks"`
+	// Suppressions is the do-not-call list (conventions §25), oldest first; an import
+	// adds its numbers to the target's list (absent: nothing added).
+	Suppressions []ExportSuppression `json:"suppressions"`
 }
 
 // ExportWorkspace is the exported workspace's name and description; an import leaves the
@@ -54,6 +59,15 @@ type ExportWorkspace struct {
 	// masked or included as the document's secrets say; an import sets the target's from
 	// it (absent: the target's stays).
 	Simulation *SimulationModel `json:"simulation"`
+	// Embeddings is the knowledge bases' embedding provider (all null: the operator's
+	// default), its api_key masked or included as the document's secrets say; an import
+	// sets the target's from it, and embeds the target's knowledge bases again when that
+	// changes their vectors, as a workspace update does (absent: the target's stays).
+	Embeddings *WorkspaceEmbeddings `json:"embeddings"`
+	// PriceTable is the workspace's prices, as PUT /api/v1/price-table takes them (no
+	// time); an import sets the target's from it as that route does, event included
+	// (absent, as from a workspace that never set prices: the target's stays).
+	PriceTable *PriceTableSet `json:"price_table"`
 }
 
 // ExportAgent is an agent with its versions. Key is unique among the document's agents;
@@ -137,6 +151,16 @@ type ExportNumber struct {
 	Variables map[string]any `json:"variables"`
 }
 
+// ExportSuppression is an entry of the suppression list without its id. CreatedAt is when
+// the number was put on the list, which an import keeps (the record of when a person asked
+// not to be called); a document written by hand may leave it out, and the import's time is
+// used.
+type ExportSuppression struct {
+	PhoneNumber string  `json:"phone_number"`
+	Reason      *string `json:"reason"`
+	CreatedAt   Time    `json:"created_at"`
+}
+
 // ExportWebhook is a webhook without its signing secret: an import makes a new one.
 type ExportWebhook struct {
 	URL         string   `json:"url"`
@@ -147,7 +171,7 @@ type ExportWebhook struct {
 
 // ExportOptions tune an export.
 type ExportOptions struct {
-	// IncludeSecrets exports llm_config.api_key in the clear instead of masked.
+	// IncludeSecrets exports every api_key in the clear instead of masked.
 	IncludeSecrets bool
 }
 
@@ -172,6 +196,9 @@ type ImportResult struct {
 	// MissingSecrets lists the dot paths of api_keys that came masked and were imported as
 	// null: set them again on the agents before relying on them.
 	MissingSecrets []string `json:"missing_secrets"`
+	// Suppressions counts the document's suppression list: its rows, those added, and the
+	// duplicates (a number given twice, or already on the target's list, kept as it was).
+	Suppressions SuppressionImport `json:"suppressions"`
 }
 
 // ImportedRecord maps an export-local key to the id the import gave the record.
@@ -216,12 +243,13 @@ type ExportCounts struct {
 	Files          int `json:"files"`
 	Numbers        int `json:"numbers"`
 	Webhooks       int `json:"webhooks"`
+	Suppressions   int `json:"suppressions"`
 }
 
 // Counts counts the records of doc.
 func (doc *WorkspaceExport) Counts() ExportCounts {
 	c := ExportCounts{Agents: len(doc.Agents), KnowledgeBases: len(doc.KnowledgeBases),
-		Numbers: len(doc.Numbers), Webhooks: len(doc.Webhooks)}
+		Numbers: len(doc.Numbers), Webhooks: len(doc.Webhooks), Suppressions: len(doc.Suppressions)}
 	for _, a := range doc.Agents {
 		c.AgentVersions += len(a.Versions)
 		c.AgentTests += len(a.Tests)

@@ -426,6 +426,17 @@ var fieldRules = map[string]map[string]fieldRule{
 		"secrets": oneOf(data.ExportSecretsMasked, data.ExportSecretsIncluded).with(false, "Whether credentials are masked or in the clear."),
 		"agents":  {MaxItems: validate.MaxImportItems},
 		"numbers": {MaxItems: validate.MaxImportItems},
+		"suppressions": fieldRule{MaxItems: validate.MaxSuppressionImport}.with(false,
+			"The do-not-call list, oldest first; an import adds its numbers to the target's list (a number listed already is kept as it is). Absent: nothing added."),
+	},
+	"ExportWorkspace": {
+		"price_table": {Description: "The workspace's prices as PUT /api/v1/price-table takes them; an import sets the target's by that route's rules and records price_table.updated. Absent (a workspace that never set prices): the target's stays."},
+		"embeddings":  {Description: "The knowledge bases' embedding provider (all null: the operator's default), its api_key masked or in the clear as secrets says. An import sets the target's from it, a masked api_key as null (named in missing_secrets), and embeds the target's knowledge bases again when the provider or model changes. Absent: the target's stays."},
+	},
+	"ExportSuppression": {
+		"phone_number": fieldRule{}.with(true, "E.164; an import normalizes it as a suppression list import does."),
+		"reason":       maxLen(validate.MaxSuppressionReason),
+		"created_at":   {Description: "When the number was put on the list; an import keeps it (absent: the import's time)."},
 	},
 	"ExportFile": {
 		"filename":       maxLen(validate.MaxFilename),

@@ -59,7 +59,7 @@ func TestWorkspaceExportAndImportAreAudited(t *testing.T) {
 		t.Errorf("workspace.exported in %v", e["workspace_id"])
 	}
 	want := map[string]any{"include_secrets": true, "agents": 1.0, "agent_versions": 1.0, "agent_tests": 0.0, "knowledge_bases": 0.0,
-		"texts": 0.0, "urls": 0.0, "files": 0.0, "numbers": 1.0, "webhooks": 1.0}
+		"texts": 0.0, "urls": 0.0, "files": 0.0, "numbers": 1.0, "webhooks": 1.0, "suppressions": 0.0}
 	if got, _ := json.Marshal(e["data"]); string(got) != string(mustJSON(want)) {
 		t.Errorf("workspace.exported data = %s, want %s", got, mustJSON(want))
 	}

@@ -74,9 +74,15 @@ func (s *ExportService) ExportWorkspace(ctx context.Context, workspaceID string,
 			Secrets:   data.ExportSecretsMasked,
 			Workspace: data.ExportWorkspace{Name: ws.Name, Description: ws.Description, Privacy: ptrTo(ws.Privacy.Normalized())},
 			Agents:    []data.ExportAgent{}, KnowledgeBases: []data.ExportKnowledgeBase{},
-			Numbers: []data.ExportNumber{}, Webhooks: []data.ExportWebhook{},
+			Numbers: []data.ExportNumber{}, Webhooks: []data.ExportWebhook{}, Suppressions: []data.ExportSuppression{},
 		}
 		if st.doc.Workspace.Simulation, err = s.exportSimulation(ws.Simulation, opts); err != nil {
+			return err
+		}
+		if st.doc.Workspace.Embeddings, err = s.exportEmbeddings(ws, opts); err != nil {
+			return err
+		}
+		if st.doc.Workspace.PriceTable, err = exportPriceTable(tx, workspaceID); err != nil {
 			return err
 		}
 		if opts.IncludeSecrets {
@@ -90,7 +96,10 @@ func (s *ExportService) ExportWorkspace(ctx context.Context, workspaceID string,
 		if err != nil {
 			return err
 		}
-		return exportNumbersAndWebhooks(tx, workspaceID, agentKeys, st)
+		if err := exportNumbersAndWebhooks(tx, workspaceID, agentKeys, st); err != nil {
+			return err
+		}
+		return exportSuppressions(tx, workspaceID, st)
 	})
 	if err != nil {
 		return nil, err

@@ -33,6 +33,8 @@ type importPlan struct {
 	secrets  []string            // new webhook secrets, in the clear (returned once)
 	sealed   []string            // the same, sealed for storage
 	missing  []string            // dot paths of masked api_keys imported as null
+	// suppressions are the numbers of the document's suppression list in E.164, by row.
+	suppressions []string
 }
 
 // ImportWorkspace implements data.WorkspaceExportService.
@@ -54,6 +56,8 @@ func (s *ExportService) ImportWorkspace(ctx context.Context, workspaceID string,
 	}
 	var errs validate.Errors
 	validate.WorkspaceImport(doc, plan.kbByKey, s.catalog, &errs)
+	plan.suppressions = validate.ImportSuppressions(doc.Suppressions, &errs)
+	s.checkImportSettings(doc, &errs)
 	files, kinds := s.checkImportFiles(doc, opts, &errs)
 	if err := checkInput(ctx, errs.Err()); err != nil {
 		return nil, err
@@ -227,7 +231,10 @@ func (s *ExportService) importTx(ctx context.Context, tx Tx, doc *data.Workspace
 		return nil, err
 	}
 	now := s.timeNow()
-	if err := s.importWorkspaceSettings(tx, doc, plan, now); err != nil {
+	if err := s.importWorkspaceSettings(ctx, tx, doc, plan, now); err != nil {
+		return nil, err
+	}
+	if err := s.importPriceTable(ctx, tx, doc, ws); err != nil {
 		return nil, err
 	}
 	for i, kb := range doc.KnowledgeBases {
@@ -264,6 +271,10 @@ func (s *ExportService) importTx(ctx context.Context, tx Tx, doc *data.Workspace
 		}
 		res.Webhooks = append(res.Webhooks, publicWebhook(w))
 		res.WebhookSecrets = append(res.WebhookSecrets, data.ImportedSecret{WebhookID: w.ID, URL: w.URL, Secret: plan.secrets[i]})
+	}
+	var err error
+	if res.Suppressions, err = s.importSuppressions(tx, doc, plan, now); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
@@ -319,12 +330,15 @@ func (s *ExportService) importNumbers(ctx context.Context, tx Tx, doc *data.Work
 	return nil
 }
 
-// importWorkspaceSettings sets the target's privacy and simulation setting from the
-// document's, each only when the document has it. A simulation api_key that came masked
-// is imported as null and named in missing_secrets.
-func (s *ExportService) importWorkspaceSettings(tx Tx, doc *data.WorkspaceExport, plan *importPlan, now data.Time) error {
+// importWorkspaceSettings sets the target's privacy, simulation setting and embedding
+// provider from the document's, each only when the document has it, and records the
+// change as a workspace update does (workspace.updated). A simulation or embeddings
+// api_key that came masked is imported as null and named in missing_secrets. A new
+// embedding provider or model queues the embedding of the target's knowledge bases, as
+// the update does; those the import creates are queued as they are stored.
+func (s *ExportService) importWorkspaceSettings(ctx context.Context, tx Tx, doc *data.WorkspaceExport, plan *importPlan, now data.Time) error {
 	p, sim := doc.Workspace.Privacy, doc.Workspace.Simulation
-	if p == nil && sim == nil {
+	if p == nil && sim == nil && doc.Workspace.Embeddings == nil {
 		return nil
 	}
 	w, err := tx.Workspace(plan.ws)
@@ -347,8 +361,25 @@ func (s *ExportService) importWorkspaceSettings(tx Tx, doc *data.WorkspaceExport
 			return err
 		}
 	}
+	reembed, err := s.importEmbeddings(tx, w, doc, plan)
+	if err != nil {
+		return err
+	}
 	w.UpdatedAt = now
-	return tx.PutWorkspace(w)
+	if err := tx.PutWorkspace(w); err != nil {
+		return err
+	}
+	if reembed {
+		if err := s.enqueueWorkspaceEmbeds(tx, plan.ws); err != nil {
+			return err
+		}
+	}
+	out, err := s.publicWorkspace(w)
+	if err != nil {
+		return err
+	}
+	_, err = s.record(ctx, tx, data.EventWorkspaceUpdated, plan.ws, out)
+	return err
 }
 
 // importAgent stores one agent with its versions, keeping their numbers, descriptions,

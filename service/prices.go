@@ -47,11 +47,7 @@ func (s *PriceTableService) SetPriceTable(ctx context.Context, in data.PriceTabl
 	if err := checkInput(ctx, validate.PriceTable(in)); err != nil {
 		return nil, err
 	}
-	now := s.timeNow()
-	out := &data.PriceTable{Currency: in.Currency, Prices: make([]data.Price, len(in.Prices)), UpdatedAt: &now}
-	for i, pr := range in.Prices {
-		out.Prices[i] = data.Price{Provider: pr.Provider, Model: pr.Model, Unit: pr.Unit, Price: *pr.Price}
-	}
+	var out *data.PriceTable
 	err = s.store.Update(ctx, func(tx Tx) error {
 		current, err := priceTable(tx, p.WorkspaceID)
 		if err != nil {
@@ -60,13 +56,28 @@ func (s *PriceTableService) SetPriceTable(ctx context.Context, in data.PriceTabl
 		if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
 			return err
 		}
-		if err := tx.PutPriceTable(p.WorkspaceID, out); err != nil {
-			return err
-		}
-		_, err = s.record(ctx, tx, data.EventPriceTableUpdated, p.WorkspaceID, out)
+		out, err = s.storePriceTable(ctx, tx, p.WorkspaceID, in)
 		return err
 	})
 	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// storePriceTable replaces workspace ws's table with in (checked by validate.PriceTable)
+// and records the change (price_table.updated); a workspace import sets the table through
+// it too.
+func (b *base) storePriceTable(ctx context.Context, tx Tx, ws string, in data.PriceTableSet) (*data.PriceTable, error) {
+	now := b.timeNow()
+	out := &data.PriceTable{Currency: in.Currency, Prices: make([]data.Price, len(in.Prices)), UpdatedAt: &now}
+	for i, pr := range in.Prices {
+		out.Prices[i] = data.Price{Provider: pr.Provider, Model: pr.Model, Unit: pr.Unit, Price: *pr.Price}
+	}
+	if err := tx.PutPriceTable(ws, out); err != nil {
+		return nil, err
+	}
+	if _, err := b.record(ctx, tx, data.EventPriceTableUpdated, ws, out); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -59,32 +59,42 @@ func (s *SuppressionService) ImportSuppressions(ctx context.Context, rows []data
 	if err := checkInput(ctx, err); err != nil {
 		return nil, err
 	}
-	out := &data.SuppressionImport{Rows: int64(len(rows))}
-	list := make([]*data.Suppression, 0, len(rows))
-	seen := make(map[string]bool, len(rows))
+	entries := make([]*data.Suppression, len(rows))
 	for i, r := range rows {
-		if seen[numbers[i]] {
-			out.Duplicates++
-			continue
-		}
-		seen[numbers[i]] = true
-		list = append(list, s.entry(p.WorkspaceID, numbers[i], r.Reason))
+		entries[i] = s.entry(p.WorkspaceID, numbers[i], r.Reason)
 	}
+	var out *data.SuppressionImport
 	err = s.store.Update(ctx, func(tx Tx) error {
-		done, err := tx.InsertSuppressions(list)
-		if err != nil {
-			return err
-		}
-		out.Added = 0
-		for _, d := range done {
-			if d {
-				out.Added++
-			}
-		}
-		return nil
+		out, err = addSuppressions(tx, entries)
+		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// addSuppressions puts entries on their workspace's list in tx, the first of each number
+// only: a number given again, or listed already, counts as a duplicate and the stored
+// entry stays as it was. A workspace import adds its document's list through it too.
+func addSuppressions(tx Tx, entries []*data.Suppression) (*data.SuppressionImport, error) {
+	out := &data.SuppressionImport{Rows: int64(len(entries))}
+	list := make([]*data.Suppression, 0, len(entries))
+	seen := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		if !seen[e.PhoneNumber] {
+			seen[e.PhoneNumber] = true
+			list = append(list, e)
+		}
+	}
+	done, err := tx.InsertSuppressions(list)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range done {
+		if d {
+			out.Added++
+		}
 	}
 	out.Duplicates = out.Rows - out.Added
 	return out, nil

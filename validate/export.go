@@ -51,6 +51,9 @@ func WorkspaceImport(doc *data.WorkspaceExport, kbIDs map[string]string, cat *da
 	if doc.Workspace.Simulation != nil {
 		SimulationModel(errs, "workspace.simulation", *doc.Workspace.Simulation, cat)
 	}
+	if doc.Workspace.PriceTable != nil {
+		errs.Nest("workspace.price_table", PriceTable(*doc.Workspace.PriceTable))
+	}
 
 	for _, list := range []struct {
 		path string
@@ -268,4 +271,25 @@ func importTests(a *data.ExportAgent, errs *Errors) {
 		names[e.Name] = true
 		errs.nest(Index("tests", i), &tErrs)
 	}
+}
+
+// ImportSuppressions checks a document's suppression list by the rules of an import of the
+// list (a number normalizable to E.164, a reason of at most MaxSuppressionReason
+// characters, at most MaxSuppressionImport rows), each fault under suppressions.<i>, and
+// returns the numbers in E.164 by row. An empty list is no fault here: the workspace had
+// none.
+func ImportSuppressions(rows []data.ExportSuppression, errs *Errors) []string {
+	if len(rows) > MaxSuppressionImport {
+		errs.MaxItems("suppressions", len(rows), MaxSuppressionImport)
+		return nil
+	}
+	numbers := make([]string, len(rows))
+	for i, r := range rows {
+		var inner Errors
+		e164, err := Suppressions([]data.SuppressionCreate{{PhoneNumber: r.PhoneNumber, Reason: r.Reason}}, "", true)
+		inner.addError(err)
+		numbers[i] = e164[0]
+		errs.nest(Index("suppressions", i), &inner)
+	}
+	return numbers
 }
