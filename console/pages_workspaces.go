@@ -187,6 +187,10 @@ func (h *Handler) importDone(w http.ResponseWriter, r *http.Request, res *reply)
 	f := flash{At: "import", Notice: fmt.Sprintf("Imported %s, %s, %s and %s.",
 		plural(float64(len(asList(d["agents"]))), "agent", "agents"), plural(float64(len(asList(d["knowledge_bases"]))), "knowledge base", "knowledge bases"),
 		plural(float64(len(asList(d["numbers"]))), "number", "numbers"), plural(float64(len(asList(d["webhooks"]))), "webhook", "webhooks"))}
+	if sup, _ := d["suppressions"].(map[string]any); num(sup["rows"]) > 0 {
+		f.Notice += fmt.Sprintf(" Added %s to the suppression list (%s listed already).",
+			plural(num(sup["added"]), "number", "numbers"), plural(num(sup["duplicates"]), "was", "were"))
+	}
 	if missing := strs(d["missing_secrets"]); len(missing) > 0 {
 		f.Notice += " Set these credentials again, the document had them masked: " + strings.Join(missing, ", ") + "."
 	}

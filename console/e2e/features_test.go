@@ -119,6 +119,7 @@ func TestWorkspacesCreateImportDelete(t *testing.T) {
 	b := signedIn(t)
 	e := b.env
 	b.mustAPI(http.StatusCreated, "POST", "/api/v1/agents", map[string]any{"name": "Exported agent"})
+	b.mustAPI(http.StatusCreated, "POST", "/api/v1/suppressions", map[string]any{"phone_number": "+14155550123"})
 	b.open("/workspace")
 	var doc string
 	b.eval("export", `fetch(document.querySelector('form[action$="/export"]').action).then(r => r.text())`, &doc)
@@ -137,6 +138,7 @@ func TestWorkspacesCreateImportDelete(t *testing.T) {
 	b.run("import", chromedp.SetUploadFiles("#import-doc", []string{path}, chromedp.ByQuery))
 	b.submit("#import-doc")
 	b.waitText("Imported 1 agent")
+	b.waitText("Added 1 number to the suppression list (0 were listed already).")
 	b.open("/agents")
 	b.waitText("Exported agent")
 
