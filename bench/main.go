@@ -216,21 +216,43 @@ type row struct {
 }
 
 func runTable(o options, c *client, srv *serverProc, st *state, work string) error {
-	agentID := st.Agents[0]
-	bare, err := baselineOf(c, st.Token, agentID)
+	bare, err := baselineOf(c, st.Token, st.Agents[0])
 	if err != nil {
 		return err
 	}
 	defer bare.close()
+	rows, err := runTableLoads(o, srv, bare, tableLoads(o, st), work)
+	if err != nil {
+		return err
+	}
+	m, err := memory(srv.cmd.Process.Pid)
+	if err != nil {
+		return err
+	}
+	printTable(o, srv, st, rows, m)
+	for _, r := range rows {
+		if r.res.Non2xx+r.res.Errors > 0 {
+			return fmt.Errorf("%s: %d non-2xx responses and %d socket errors", r.name, r.res.Non2xx, r.res.Errors)
+		}
+	}
+	return nil
+}
 
+// tableLoad is one scenario of the table and where it runs.
+type tableLoad struct {
+	l      load
+	target string // "bare" (the ceiling) or "voiceapi"
+	vs     string // the name of the load it is compared with
+}
+
+// tableLoads are the table's scenarios, in order: a baseline runs before the loads
+// compared with it.
+func tableLoads(o options, st *state) []tableLoad {
+	agentID := st.Agents[0]
 	base := load{Token: st.Token, Connections: o.connections, Threads: o.threads, Duration: o.duration, IDs: st.Agents}
 	with := func(l load, f func(*load)) load { f(&l); return l }
 	putBody := string(mustJSON(fakeagents.Body(nameMark, o.tools)))
-	loads := []struct {
-		l      load
-		target string // "bare" (the ceiling) or "voiceapi"
-		vs     string
-	}{
+	return []tableLoad{
 		{with(base, func(l *load) { l.Name, l.Method, l.Path = "bare: GET agent", "GET", "/api/v1/agents/{id}" }), "bare", ""},
 		{with(base, func(l *load) { l.Name, l.Method, l.Path = "GET agent", "GET", "/api/v1/agents/{id}" }), "voiceapi", "bare: GET agent"},
 		{barePage(base), "bare", ""},
@@ -251,6 +273,11 @@ func runTable(o options, c *client, srv *serverProc, st *state, work string) err
 			l.Body = string(mustJSON(map[string]string{"email": st.Email, "password": st.Password}))
 		}), "voiceapi", "bare: GET agent"},
 	}
+}
+
+// runTableLoads runs each load with wrk against its target, profiling voiceapi's runs
+// when asked, and returns the table's rows, with voiceapi's memory after each of its runs.
+func runTableLoads(o options, srv *serverProc, bare *baseline, loads []tableLoad, work string) ([]row, error) {
 	results := map[string]*result{}
 	var rows []row
 	for _, x := range loads {
@@ -270,23 +297,25 @@ func runTable(o options, c *client, srv *serverProc, st *state, work string) err
 			}
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		results[x.l.Name] = &res
 		r := row{name: x.l.Name, conc: x.l.Connections, res: res, vs: results[x.vs], vsName: x.vs}
 		if x.target != "bare" {
 			m, err := memory(srv.cmd.Process.Pid)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			r.mem = &m
 		}
 		rows = append(rows, r)
 	}
-	m, err := memory(srv.cmd.Process.Pid)
-	if err != nil {
-		return err
-	}
+	return rows, nil
+}
+
+// printTable prints the table's heading, rows and voiceapi's start-up time and memory (m,
+// after the runs).
+func printTable(o options, srv *serverProc, st *state, rows []row, m mem) {
 	fmt.Printf("\nvoiceapi load harness, %s, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), machine(), loadAverage())
 	fmt.Printf("data: %d agents (%d tools each), %d calls seeded; wrk -t%d, %s a run; fsync on\n\n", len(st.Agents), o.tools, st.Calls, o.threads, o.duration)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -305,12 +334,6 @@ func runTable(o options, c *client, srv *serverProc, st *state, work string) err
 	tw.Flush()
 	fmt.Printf("\nstart-up to ready: %s; RSS after the runs: %.0f MiB (peak %.0f MiB): %.0f MiB anonymous (heap, stacks), %.0f MiB mapped file pages (binary, database)\n",
 		srv.ready.Round(time.Millisecond), m.RSS, m.HWM, m.Anon, m.File)
-	for _, r := range rows {
-		if r.res.Non2xx+r.res.Errors > 0 {
-			return fmt.Errorf("%s: %d non-2xx responses and %d socket errors", r.name, r.res.Non2xx, r.res.Errors)
-		}
-	}
-	return nil
 }
 
 // runGroupCommit measures full-body PUT at 1 and at 32 connections: with fsync on, the
