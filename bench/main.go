@@ -102,23 +102,7 @@ func logf(format string, args ...any) {
 
 func run(o options) error {
 	if o.mode == "seed" || o.mode == "seedbulk" {
-		if o.dataDir == "" {
-			return errors.New("-mode seed needs -data DIR")
-		}
-		if _, err := os.Stat(filepath.Join(o.dataDir, stateFile)); err == nil {
-			return fmt.Errorf("%s is already seeded", o.dataDir)
-		}
-		logf("seeding %s offline: %d agents, %d calls, %d writers", o.dataDir, o.agents, o.calls, o.seeders)
-		start := time.Now()
-		seed := func() (*state, error) { return seedOffline(o.dataDir, o.agents, o.calls, o.tools, o.seeders, logf) }
-		if o.mode == "seedbulk" {
-			seed = func() (*state, error) { return seedBulk(o.dataDir, o.agents, o.calls, logf) }
-		}
-		if _, err := seed(); err != nil {
-			return err
-		}
-		logf("seeded in %s", time.Since(start).Round(time.Second))
-		return nil
+		return runSeed(o)
 	}
 	if err := checkWrk(); err != nil {
 		return err
@@ -150,6 +134,33 @@ func run(o options) error {
 		}
 		return runBackends(o, work)
 	}
+	return runServed(o, work, extra)
+}
+
+// runSeed is -mode seed and seedbulk: -data seeded offline, once.
+func runSeed(o options) error {
+	if o.dataDir == "" {
+		return errors.New("-mode seed needs -data DIR")
+	}
+	if _, err := os.Stat(filepath.Join(o.dataDir, stateFile)); err == nil {
+		return fmt.Errorf("%s is already seeded", o.dataDir)
+	}
+	logf("seeding %s offline: %d agents, %d calls, %d writers", o.dataDir, o.agents, o.calls, o.seeders)
+	start := time.Now()
+	seed := func() (*state, error) { return seedOffline(o.dataDir, o.agents, o.calls, o.tools, o.seeders, logf) }
+	if o.mode == "seedbulk" {
+		seed = func() (*state, error) { return seedBulk(o.dataDir, o.agents, o.calls, logf) }
+	}
+	if _, err := seed(); err != nil {
+		return err
+	}
+	logf("seeded in %s", time.Since(start).Round(time.Second))
+	return nil
+}
+
+// runServed is -mode table and groupcommit: voiceapi serves -data (or a fresh directory
+// under work, seeded through the API first), with the server flags extra.
+func runServed(o options, work string, extra []string) error {
 	dir := o.dataDir
 	if dir == "" {
 		dir = filepath.Join(work, "data")
@@ -167,18 +178,7 @@ func run(o options) error {
 	logf("voiceapi ready in %s on %s (pid %d)", srv.ready.Round(time.Millisecond), srv.addr, srv.cmd.Process.Pid)
 	c := &client{base: srv.url(), http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.seeders}}}
 	if st == nil {
-		if srv.token == "" {
-			return fmt.Errorf("%s is neither fresh nor seeded by this harness", dir)
-		}
-		st = &state{Email: srv.email, Password: srv.password, Token: srv.token}
-		c.token = st.Token
-		logf("seeding through the API: %d agents, %d calls", o.agents, o.calls)
-		start := time.Now()
-		if err := seedAPI(c, st, o.agents, o.calls, o.tools, o.seeders); err != nil {
-			return err
-		}
-		logf("seeded in %s", time.Since(start).Round(time.Millisecond))
-		if err := st.save(dir); err != nil {
+		if st, err = seedServed(o, c, srv, dir); err != nil {
 			return err
 		}
 	}
@@ -190,6 +190,26 @@ func run(o options) error {
 		return runGroupCommit(o, srv, st, work)
 	}
 	return fmt.Errorf("unknown -mode %q", o.mode)
+}
+
+// seedServed seeds the fresh directory dir through the API of srv, as the owner its first
+// start created, and saves the harness's state there.
+func seedServed(o options, c *client, srv *serverProc, dir string) (*state, error) {
+	if srv.token == "" {
+		return nil, fmt.Errorf("%s is neither fresh nor seeded by this harness", dir)
+	}
+	st := &state{Email: srv.email, Password: srv.password, Token: srv.token}
+	c.token = st.Token
+	logf("seeding through the API: %d agents, %d calls", o.agents, o.calls)
+	start := time.Now()
+	if err := seedAPI(c, st, o.agents, o.calls, o.tools, o.seeders); err != nil {
+		return nil, err
+	}
+	logf("seeded in %s", time.Since(start).Round(time.Millisecond))
+	if err := st.save(dir); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // callsPage is the table's "list calls by agent (page of 100)": the first page of one
