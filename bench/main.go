@@ -102,23 +102,7 @@ func logf(format string, args ...any) {
 
 func run(o options) error {
 	if o.mode == "seed" || o.mode == "seedbulk" {
-		if o.dataDir == "" {
-			return errors.New("-mode seed needs -data DIR")
-		}
-		if _, err := os.Stat(filepath.Join(o.dataDir, stateFile)); err == nil {
-			return fmt.Errorf("%s is already seeded", o.dataDir)
-		}
-		logf("seeding %s offline: %d agents, %d calls, %d writers", o.dataDir, o.agents, o.calls, o.seeders)
-		start := time.Now()
-		seed := func() (*state, error) { return seedOffline(o.dataDir, o.agents, o.calls, o.tools, o.seeders, logf) }
-		if o.mode == "seedbulk" {
-			seed = func() (*state, error) { return seedBulk(o.dataDir, o.agents, o.calls, logf) }
-		}
-		if _, err := seed(); err != nil {
-			return err
-		}
-		logf("seeded in %s", time.Since(start).Round(time.Second))
-		return nil
+		return runSeed(o)
 	}
 	if err := checkWrk(); err != nil {
 		return err
@@ -150,6 +134,33 @@ func run(o options) error {
 		}
 		return runBackends(o, work)
 	}
+	return runServed(o, work, extra)
+}
+
+// runSeed is -mode seed and seedbulk: -data seeded offline, once.
+func runSeed(o options) error {
+	if o.dataDir == "" {
+		return errors.New("-mode seed needs -data DIR")
+	}
+	if _, err := os.Stat(filepath.Join(o.dataDir, stateFile)); err == nil {
+		return fmt.Errorf("%s is already seeded", o.dataDir)
+	}
+	logf("seeding %s offline: %d agents, %d calls, %d writers", o.dataDir, o.agents, o.calls, o.seeders)
+	start := time.Now()
+	seed := func() (*state, error) { return seedOffline(o.dataDir, o.agents, o.calls, o.tools, o.seeders, logf) }
+	if o.mode == "seedbulk" {
+		seed = func() (*state, error) { return seedBulk(o.dataDir, o.agents, o.calls, logf) }
+	}
+	if _, err := seed(); err != nil {
+		return err
+	}
+	logf("seeded in %s", time.Since(start).Round(time.Second))
+	return nil
+}
+
+// runServed is -mode table and groupcommit: voiceapi serves -data (or a fresh directory
+// under work, seeded through the API first), with the server flags extra.
+func runServed(o options, work string, extra []string) error {
 	dir := o.dataDir
 	if dir == "" {
 		dir = filepath.Join(work, "data")
@@ -167,18 +178,7 @@ func run(o options) error {
 	logf("voiceapi ready in %s on %s (pid %d)", srv.ready.Round(time.Millisecond), srv.addr, srv.cmd.Process.Pid)
 	c := &client{base: srv.url(), http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.seeders}}}
 	if st == nil {
-		if srv.token == "" {
-			return fmt.Errorf("%s is neither fresh nor seeded by this harness", dir)
-		}
-		st = &state{Email: srv.email, Password: srv.password, Token: srv.token}
-		c.token = st.Token
-		logf("seeding through the API: %d agents, %d calls", o.agents, o.calls)
-		start := time.Now()
-		if err := seedAPI(c, st, o.agents, o.calls, o.tools, o.seeders); err != nil {
-			return err
-		}
-		logf("seeded in %s", time.Since(start).Round(time.Millisecond))
-		if err := st.save(dir); err != nil {
+		if st, err = seedServed(o, c, srv, dir); err != nil {
 			return err
 		}
 	}
@@ -190,6 +190,26 @@ func run(o options) error {
 		return runGroupCommit(o, srv, st, work)
 	}
 	return fmt.Errorf("unknown -mode %q", o.mode)
+}
+
+// seedServed seeds the fresh directory dir through the API of srv, as the owner its first
+// start created, and saves the harness's state there.
+func seedServed(o options, c *client, srv *serverProc, dir string) (*state, error) {
+	if srv.token == "" {
+		return nil, fmt.Errorf("%s is neither fresh nor seeded by this harness", dir)
+	}
+	st := &state{Email: srv.email, Password: srv.password, Token: srv.token}
+	c.token = st.Token
+	logf("seeding through the API: %d agents, %d calls", o.agents, o.calls)
+	start := time.Now()
+	if err := seedAPI(c, st, o.agents, o.calls, o.tools, o.seeders); err != nil {
+		return nil, err
+	}
+	logf("seeded in %s", time.Since(start).Round(time.Millisecond))
+	if err := st.save(dir); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // callsPage is the table's "list calls by agent (page of 100)": the first page of one
@@ -216,21 +236,43 @@ type row struct {
 }
 
 func runTable(o options, c *client, srv *serverProc, st *state, work string) error {
-	agentID := st.Agents[0]
-	bare, err := baselineOf(c, st.Token, agentID)
+	bare, err := baselineOf(c, st.Token, st.Agents[0])
 	if err != nil {
 		return err
 	}
 	defer bare.close()
+	rows, err := runTableLoads(o, srv, bare, tableLoads(o, st), work)
+	if err != nil {
+		return err
+	}
+	m, err := memory(srv.cmd.Process.Pid)
+	if err != nil {
+		return err
+	}
+	printTable(o, srv, st, rows, m)
+	for _, r := range rows {
+		if r.res.Non2xx+r.res.Errors > 0 {
+			return fmt.Errorf("%s: %d non-2xx responses and %d socket errors", r.name, r.res.Non2xx, r.res.Errors)
+		}
+	}
+	return nil
+}
 
+// tableLoad is one scenario of the table and where it runs.
+type tableLoad struct {
+	l      load
+	target string // "bare" (the ceiling) or "voiceapi"
+	vs     string // the name of the load it is compared with
+}
+
+// tableLoads are the table's scenarios, in order: a baseline runs before the loads
+// compared with it.
+func tableLoads(o options, st *state) []tableLoad {
+	agentID := st.Agents[0]
 	base := load{Token: st.Token, Connections: o.connections, Threads: o.threads, Duration: o.duration, IDs: st.Agents}
 	with := func(l load, f func(*load)) load { f(&l); return l }
 	putBody := string(mustJSON(fakeagents.Body(nameMark, o.tools)))
-	loads := []struct {
-		l      load
-		target string // "bare" (the ceiling) or "voiceapi"
-		vs     string
-	}{
+	return []tableLoad{
 		{with(base, func(l *load) { l.Name, l.Method, l.Path = "bare: GET agent", "GET", "/api/v1/agents/{id}" }), "bare", ""},
 		{with(base, func(l *load) { l.Name, l.Method, l.Path = "GET agent", "GET", "/api/v1/agents/{id}" }), "voiceapi", "bare: GET agent"},
 		{barePage(base), "bare", ""},
@@ -251,6 +293,11 @@ func runTable(o options, c *client, srv *serverProc, st *state, work string) err
 			l.Body = string(mustJSON(map[string]string{"email": st.Email, "password": st.Password}))
 		}), "voiceapi", "bare: GET agent"},
 	}
+}
+
+// runTableLoads runs each load with wrk against its target, profiling voiceapi's runs
+// when asked, and returns the table's rows, with voiceapi's memory after each of its runs.
+func runTableLoads(o options, srv *serverProc, bare *baseline, loads []tableLoad, work string) ([]row, error) {
 	results := map[string]*result{}
 	var rows []row
 	for _, x := range loads {
@@ -270,23 +317,25 @@ func runTable(o options, c *client, srv *serverProc, st *state, work string) err
 			}
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		results[x.l.Name] = &res
 		r := row{name: x.l.Name, conc: x.l.Connections, res: res, vs: results[x.vs], vsName: x.vs}
 		if x.target != "bare" {
 			m, err := memory(srv.cmd.Process.Pid)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			r.mem = &m
 		}
 		rows = append(rows, r)
 	}
-	m, err := memory(srv.cmd.Process.Pid)
-	if err != nil {
-		return err
-	}
+	return rows, nil
+}
+
+// printTable prints the table's heading, rows and voiceapi's start-up time and memory (m,
+// after the runs).
+func printTable(o options, srv *serverProc, st *state, rows []row, m mem) {
 	fmt.Printf("\nvoiceapi load harness, %s, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), machine(), loadAverage())
 	fmt.Printf("data: %d agents (%d tools each), %d calls seeded; wrk -t%d, %s a run; fsync on\n\n", len(st.Agents), o.tools, st.Calls, o.threads, o.duration)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -305,12 +354,6 @@ func runTable(o options, c *client, srv *serverProc, st *state, work string) err
 	tw.Flush()
 	fmt.Printf("\nstart-up to ready: %s; RSS after the runs: %.0f MiB (peak %.0f MiB): %.0f MiB anonymous (heap, stacks), %.0f MiB mapped file pages (binary, database)\n",
 		srv.ready.Round(time.Millisecond), m.RSS, m.HWM, m.Anon, m.File)
-	for _, r := range rows {
-		if r.res.Non2xx+r.res.Errors > 0 {
-			return fmt.Errorf("%s: %d non-2xx responses and %d socket errors", r.name, r.res.Non2xx, r.res.Errors)
-		}
-	}
-	return nil
 }
 
 // runGroupCommit measures full-body PUT at 1 and at 32 connections: with fsync on, the

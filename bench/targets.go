@@ -36,88 +36,15 @@ func runTargets(o options, work string) error {
 		return errors.New("-mode targets needs -rounds 1 or more")
 	}
 	began, loadBefore := time.Now(), loadAverage()
-	m := measurements{why: map[int]string{}, records: o.records, bigRecords: o.bigRecords, updates: o.updates, calls: o.calls}
+	r := &targetsRun{o: o, work: work, m: measurements{why: map[int]string{}, records: o.records, bigRecords: o.bigRecords, updates: o.updates, calls: o.calls}}
 	if o.pocketbase == "" {
-		m.why[1], m.why[2], m.why[4] = "no -pocketbase", "no -pocketbase", "no -pocketbase"
+		r.m.why[1], r.m.why[2], r.m.why[4] = "no -pocketbase", "no -pocketbase", "no -pocketbase"
 	}
-	// A failed step costs its figures, not the run's others (a full run takes most of an
-	// hour): its error is printed after the summary and fails the run.
-	var errs []error
-	fail := func(err error, figs ...int) {
-		logf("%v", err)
-		errs = append(errs, err)
-		for _, f := range figs {
-			if m.why[f] == "" {
-				m.why[f] = "failed: see below"
-			}
-		}
-	}
-	var details []func()
+	r.measureWrites()
+	r.measureBigFile()
+	seeding := r.measureCalls()
 
-	// Figure 3, in the directories figures 1 and 2 then write to.
-	fresh, err := freshSizes(o, filepath.Join(work, "fresh"))
-	if err != nil {
-		fail(err, 1, 2, 3)
-	} else {
-		m.agentGrowth = fresh.vFull.FileSize - fresh.vEmpty.FileSize
-		if o.pocketbase != "" {
-			m.pbGrowth = fresh.pbFull - fresh.pbEmpty
-			details = append(details, func() { printSizes(fresh) })
-		} else {
-			details = append(details, func() { fmt.Printf("\nvoiceapi stats after %d creates:\n%s", fresh.records, fresh.vTable) })
-		}
-	}
-	var failedWrites error
-	if err == nil && o.pocketbase != "" {
-		names, runs, err := writeRounds(o, fresh, work)
-		if err != nil {
-			fail(err, 1, 2)
-		} else {
-			m.writes, m.failed = medians(runs)
-			failedWrites = failedRounds(names, runs)
-			details = append([]func(){func() { printThroughput(o, names, runs) }}, details...)
-		}
-	}
-
-	// Figure 4.
-	if o.pocketbase != "" {
-		big := o
-		big.records = o.bigRecords
-		s, err := measureSizes(big, filepath.Join(work, "big"))
-		if err != nil {
-			fail(err, 4)
-		} else {
-			m.bigFile, m.pbBigFile = s.vFull.FileSize, s.pbFull
-			if s.vUpdated != nil {
-				m.bigFile, m.pbBigFile = s.vUpdated.FileSize, s.pbUpdated
-			}
-			details = append(details, func() { printSizes(s) })
-		}
-	}
-
-	// Figures 5 and 6.
-	dir, st, seeding, err := seededCalls(o, work)
-	if err != nil {
-		seeding = "none (failed: see below)"
-		fail(err, 5, 6)
-	} else {
-		if err := m.callsSize(o.bin, dir, st); err != nil {
-			fail(err, 5)
-		}
-		if table, err := exec.Command(o.bin, "stats", "--data", dir).Output(); err == nil {
-			details = append(details, func() { fmt.Printf("\nvoiceapi stats of the calls directory:\n%s", table) })
-		}
-		page, bare, err := callsPageRun(o, dir, st, work)
-		if err != nil {
-			fail(err, 6)
-		} else {
-			m.page, m.barePage = &page, &bare
-			n := len(st.Agents)
-			m.pageCalls = min(100, (st.Calls+n-1)/n) // the seeders give agent i%n call i
-		}
-	}
-
-	for _, d := range details {
+	for _, d := range r.details {
 		d()
 	}
 	fmt.Printf("\nvoiceapi targets (issue 17), %s, %s, load average %s at the start, %s at the end; %s in all\n",
@@ -127,19 +54,115 @@ func runTargets(o options, work string) error {
 		fmt.Printf("; PUT and create: median of %d rounds, systems interleaved; PocketBase %s", o.rounds, pocketBaseVersion(o.pocketbase))
 	}
 	fmt.Printf("\ncalls directory: %s\n\n", seeding)
-	figs := summary(m)
+	figs := summary(r.m)
 	if err := renderSummary(os.Stdout, figs); err != nil {
 		return err
 	}
 	for _, f := range figs {
 		if f.verdict == invalid {
-			errs = append(errs, fmt.Errorf("%s: %s", f.name, f.why))
+			r.errs = append(r.errs, fmt.Errorf("%s: %s", f.name, f.why))
 		}
 	}
-	if failedWrites != nil {
-		errs = append(errs, failedWrites)
+	if r.failedWrites != nil {
+		r.errs = append(r.errs, r.failedWrites)
 	}
-	return errors.Join(errs...)
+	return errors.Join(r.errs...)
+}
+
+// targetsRun is one -mode targets run as its steps fill it: the figures, the errors of the
+// steps that failed, and the details printed before the summary.
+type targetsRun struct {
+	o    options
+	work string
+	m    measurements
+	// A failed step costs its figures, not the run's others (a full run takes most of an
+	// hour): its error is printed after the summary and fails the run.
+	errs []error
+	// failedWrites names the write rounds that had failed requests.
+	failedWrites error
+	details      []func()
+}
+
+// fail records a step's error and marks the figures it cost.
+func (r *targetsRun) fail(err error, figs ...int) {
+	logf("%v", err)
+	r.errs = append(r.errs, err)
+	for _, f := range figs {
+		if r.m.why[f] == "" {
+			r.m.why[f] = "failed: see below"
+		}
+	}
+}
+
+// measureWrites is figure 3, then, with -pocketbase, figures 1 and 2 in the directories
+// figure 3 wrote.
+func (r *targetsRun) measureWrites() {
+	o := r.o
+	fresh, err := freshSizes(o, filepath.Join(r.work, "fresh"))
+	if err != nil {
+		r.fail(err, 1, 2, 3)
+		return
+	}
+	r.m.agentGrowth = fresh.vFull.FileSize - fresh.vEmpty.FileSize
+	if o.pocketbase == "" {
+		r.details = append(r.details, func() { fmt.Printf("\nvoiceapi stats after %d creates:\n%s", fresh.records, fresh.vTable) })
+		return
+	}
+	r.m.pbGrowth = fresh.pbFull - fresh.pbEmpty
+	r.details = append(r.details, func() { printSizes(fresh) })
+	names, runs, err := writeRounds(o, fresh, r.work)
+	if err != nil {
+		r.fail(err, 1, 2)
+		return
+	}
+	r.m.writes, r.m.failed = medians(runs)
+	r.failedWrites = failedRounds(names, runs)
+	r.details = append([]func(){func() { printThroughput(o, names, runs) }}, r.details...)
+}
+
+// measureBigFile is figure 4, with -pocketbase.
+func (r *targetsRun) measureBigFile() {
+	if r.o.pocketbase == "" {
+		return
+	}
+	big := r.o
+	big.records = r.o.bigRecords
+	s, err := measureSizes(big, filepath.Join(r.work, "big"))
+	if err != nil {
+		r.fail(err, 4)
+		return
+	}
+	r.m.bigFile, r.m.pbBigFile = s.vFull.FileSize, s.pbFull
+	if s.vUpdated != nil {
+		r.m.bigFile, r.m.pbBigFile = s.vUpdated.FileSize, s.pbUpdated
+	}
+	r.details = append(r.details, func() { printSizes(s) })
+}
+
+// measureCalls is figures 5 and 6, on the seeded calls directory; it returns how that
+// directory came to be, for the report.
+func (r *targetsRun) measureCalls() string {
+	o := r.o
+	dir, st, seeding, err := seededCalls(o, r.work)
+	if err != nil {
+		r.fail(err, 5, 6)
+		return "none (failed: see below)"
+	}
+	if err := r.m.callsSize(o.bin, dir, st); err != nil {
+		r.fail(err, 5)
+	}
+	if table, err := exec.Command(o.bin, "stats", "--data", dir).Output(); err == nil {
+		r.details = append(r.details, func() { fmt.Printf("\nvoiceapi stats of the calls directory:\n%s", table) })
+	}
+	page, bare, err := callsPageRun(o, dir, st, r.work)
+	if err != nil {
+		r.fail(err, 6)
+		return seeding
+	}
+	r.m.page, r.m.barePage = &page, &bare
+	n := len(st.Agents)
+	r.m.pageCalls = min(100, (st.Calls+n-1)/n) // the seeders give agent i%n call i
+	return seeding
 }
 
 // freshSizes is figure 3: o.records creates in fresh directories under dir, voiceapi's

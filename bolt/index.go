@@ -97,36 +97,24 @@ func (db *DB) list(tx *bbolt.Tx, spec listSpec, req data.PageRequest) ([]string,
 	meta := data.Page{PerPage: perPage}
 	prefix := indexKey(spec.scope, "")
 
-	dir := byte(older)
-	var from []byte
-	fromID := ""
+	from := listFrom{dir: older}
 	if req.Cursor != "" {
 		d, id, ok := db.decodeCursor(req.Cursor, binding)
 		if !ok {
 			return nil, meta, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
 		}
-		dir, from, fromID = d, indexKey(spec.scope, id), id
+		from = listFrom{dir: d, key: indexKey(spec.scope, id), id: id}
 	}
 
 	c := b.Cursor()
 	step := c.Prev
-	var k []byte
-	switch {
-	case dir == newer: // walk forward from the cursor, nearest first; flipped below
+	if from.dir == newer { // walk forward from the cursor, nearest first; flipped below
 		step = c.Next
-		k, _ = c.Seek(from)
-		if k != nil && bytes.Equal(k, from) {
-			k, _ = c.Next()
-		}
-	case from == nil:
-		k = seekLastWithPrefix(c, prefix)
-	default:
-		k = seekBefore(c, from)
 	}
 	var ids []string
 	lastSeen := "" // the last id looked at: where the next walk in this direction resumes
 	more, cut, scanned := false, false, 0
-	for ; k != nil && bytes.HasPrefix(k, prefix); k, _ = step() {
+	for k := seekPageStart(c, from, prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = step() {
 		if spec.maxScan > 0 && scanned == spec.maxScan {
 			more, cut = true, true
 			break
@@ -145,43 +133,78 @@ func (db *DB) list(tx *bbolt.Tx, spec listSpec, req data.PageRequest) ([]string,
 		lastSeen = id
 		ids = append(ids, id)
 	}
-	if dir == newer {
+	if from.dir == newer {
 		for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
 			ids[i], ids[j] = ids[j], ids[i]
 		}
 	}
-
-	// Onward, in the walk's direction: resume past the last id looked at.
 	if more && lastSeen != "" {
-		if dir == older {
-			meta.NextCursor = db.encodeCursor(older, binding, lastSeen)
-		} else {
-			meta.PrevCursor = db.encodeCursor(newer, binding, lastSeen)
-		}
+		db.setOnwardCursor(&meta, binding, from.dir, lastSeen)
 	}
-	// Back, toward where the walk started: from the page's edge item, so that following
-	// next_cursor then prev_cursor returns the same page.
+	db.setBackCursor(&meta, b, spec, prefix, binding, from, ids, cut)
+	return ids, meta, nil
+}
+
+// seekPageStart positions c on the first key a page's walk looks at: the one after the
+// cursor's walking newer, the one before it walking older, the last of the scope on a
+// first page.
+func seekPageStart(c *bbolt.Cursor, from listFrom, prefix []byte) []byte {
 	switch {
-	case dir == older && len(ids) > 0:
-		if from != nil && hasNeighbour(b, prefix, indexKey(spec.scope, ids[0]), true, spec.keep, spec.maxScan) {
+	case from.dir == newer:
+		k, _ := c.Seek(from.key)
+		if k != nil && bytes.Equal(k, from.key) {
+			k, _ = c.Next()
+		}
+		return k
+	case from.key == nil:
+		return seekLastWithPrefix(c, prefix)
+	default:
+		return seekBefore(c, from.key)
+	}
+}
+
+// listFrom is where a page's walk starts: its direction, and the index key (nil on a
+// first page) and id of the cursor it starts past.
+type listFrom struct {
+	dir byte
+	key []byte
+	id  string
+}
+
+// setOnwardCursor sets the cursor in the walk's direction (dir), which resumes past the
+// last id looked at.
+func (db *DB) setOnwardCursor(meta *data.Page, binding string, dir byte, lastSeen string) {
+	if dir == older {
+		meta.NextCursor = db.encodeCursor(older, binding, lastSeen)
+	} else {
+		meta.PrevCursor = db.encodeCursor(newer, binding, lastSeen)
+	}
+}
+
+// setBackCursor sets the cursor back, toward where the walk started: from the page's edge
+// item, so that following next_cursor then prev_cursor returns the same page; from where
+// the walk started when the scan bound cut it (cut) before it found any.
+func (db *DB) setBackCursor(meta *data.Page, b *bbolt.Bucket, spec listSpec, prefix []byte, binding string, from listFrom, ids []string, cut bool) {
+	switch {
+	case from.dir == older && len(ids) > 0:
+		if from.key != nil && hasNeighbour(b, prefix, indexKey(spec.scope, ids[0]), true, spec.keep, spec.maxScan) {
 			meta.PrevCursor = db.encodeCursor(newer, binding, ids[0])
 		}
-	case dir == newer && len(ids) > 0:
+	case from.dir == newer && len(ids) > 0:
 		if hasNeighbour(b, prefix, indexKey(spec.scope, ids[len(ids)-1]), false, spec.keep, spec.maxScan) {
 			meta.NextCursor = db.encodeCursor(older, binding, ids[len(ids)-1])
 		}
-	case cut && dir == older:
-		meta.PrevCursor = db.encodeCursor(newer, binding, fromID)
-	case cut && dir == newer:
-		meta.NextCursor = db.encodeCursor(older, binding, fromID)
-	case dir == older && from != nil:
+	case cut && from.dir == older:
+		meta.PrevCursor = db.encodeCursor(newer, binding, from.id)
+	case cut && from.dir == newer:
+		meta.NextCursor = db.encodeCursor(older, binding, from.id)
+	case from.dir == older && from.key != nil:
 		if k := seekLastWithPrefix(b.Cursor(), prefix); k != nil && bytes.HasPrefix(k, prefix) {
 			// Everything after the cursor was deleted: lead back to the oldest page, which
 			// a "newer than the empty id" cursor reads (every id sorts after "").
 			meta.PrevCursor = db.encodeCursor(newer, binding, "")
 		}
 	}
-	return ids, meta, nil
 }
 
 // seekLastWithPrefix positions c on the greatest key with prefix.

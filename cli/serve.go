@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
 	"os"
 	"os/signal"
 	"syscall"
@@ -153,36 +154,13 @@ func (o *serveOptions) check() (slog.Level, error) {
 }
 
 func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error {
-	level, err := o.check()
+	set, err := o.settings()
 	if err != nil {
 		return err
 	}
-	proxies, err := server.ParseTrustedProxies(o.trustedProxies)
-	if err != nil {
-		return fmt.Errorf("--trusted-proxies: %w", err)
-	}
-	if t := o.timeouts; t.ReadHeader <= 0 || t.Read <= 0 || t.Write <= 0 || t.Idle <= 0 {
-		return fmt.Errorf("--read-header-timeout, --read-timeout, --write-timeout and --idle-timeout must be more than 0")
-	}
-	guard, err := netguard.NewGuard(o.allowPrivateURLs, o.allowURLPrefixes)
-	if err != nil {
-		return err
-	}
-	llmSettings, err := o.llm.settings(guard)
-	if err != nil {
-		return err
-	}
-	logger := slog.New(slog.NewJSONHandler(errOut, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(slog.NewJSONHandler(errOut, &slog.HandlerOptions{Level: set.level}))
 	tuneGC(os.Getenv)
-	cat, err := data.LoadCatalog(o.catalog)
-	if err != nil {
-		return fmt.Errorf("--catalog: %w", err)
-	}
-	kopts, err := knowledgeOptions(o, guard)
-	if err != nil {
-		return err
-	}
-	db, err := o.open(ctx, logger, cat, kopts)
+	db, err := o.open(ctx, logger, set.guard)
 	if err != nil {
 		return err
 	}
@@ -190,48 +168,19 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	// Listen before the first-start bootstrap: when the port is taken, serve fails here
 	// without creating the owner, so the next start on a free port creates it and prints
 	// its one-time credentials then, instead of printing them for a server that never ran.
-	ln, err := net.Listen("tcp", o.addr)
-	if errors.Is(err, syscall.EADDRINUSE) {
-		return fmt.Errorf("--addr %s: the address is already in use (another voiceapi or another server?); stop it or choose a free address with --addr", o.addr)
-	} else if err != nil {
-		return fmt.Errorf("--addr %s: %w", o.addr, err)
+	ln, err := listenAPI(o.addr)
+	if err != nil {
+		return err
 	}
 	defer ln.Close()
 	// The dispatcher starts after the database opens and stops (in-flight posts drained)
 	// before it closes: the deferred Stop runs before the deferred Close.
 	svc := NewServices(db)
-	svc.Conversations.Configure(ConversationOptions(llmSettings))
-	svc.Analysis.Configure(AnalysisOptions(llmSettings))
-	dispatcher := webhook.NewDispatcher(svc.Deliveries, webhook.Config{
-		Workers: o.webhookWorkers, Schedule: o.webhookRetries, Logger: logger,
-		AllowPrivate: guard.AllowPrivate, AllowURLPrefixes: guard.AllowURLPrefixes,
-	})
-	db.SetEventHook(dispatcher.Wake)
-	dispatcher.Start(context.Background())
-	defer func() {
-		db.SetEventHook(nil)
-		stopCtx, cancel := context.WithTimeout(context.Background(), o.drain)
-		defer cancel()
-		if err := dispatcher.Stop(stopCtx); err != nil {
-			logger.Warn("webhook dispatcher stopped before its posts finished; they stay pending", "error", err)
-		}
-	}()
-	srv := NewServerOn(db, svc, logger, func(c *server.Config) {
-		c.RateLimit, c.LoginRateLimit = o.rateLimit, o.loginRateLimit
-		c.AllowPrivateURLs, c.AllowURLPrefixes = guard.AllowPrivate, guard.AllowURLPrefixes
-		if q, ok := db.(queueCounter); ok {
-			c.QueueDepth = func() int {
-				n, err := q.WebhookQueueDepth(context.Background())
-				if err != nil {
-					logger.Warn("counting the webhook queue", "error", err)
-				}
-				return n
-			}
-		}
-		c.MaxImportBody = o.maxImportBody
-		c.TrustedProxies, c.Timeouts = proxies, o.timeouts
-		c.MaxJSONBody, c.MaxFileSize, c.MaxMultipartBody = o.maxJSONBody, o.maxFileSize, o.maxMultipartBody
-	})
+	svc.Conversations.Configure(ConversationOptions(set.llm))
+	svc.Analysis.Configure(AnalysisOptions(set.llm))
+	dispatcher, stopDispatcher := o.startDispatcher(db, svc, set.guard, logger)
+	defer stopDispatcher()
+	srv := o.newServer(db, svc, logger, set)
 	// A commit that recorded events wakes the dispatcher and the live event streams.
 	db.SetEventHook(func() { dispatcher.Wake(); srv.WakeStreams() })
 	if o.metricsAddr != "" {
@@ -245,39 +194,134 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	if err := bootstrap(ctx, db, out); err != nil {
 		return fmt.Errorf("first-run bootstrap: %w", err)
 	}
-	// Expired Idempotency-Key responses are deleted at start and every hour; the pass
-	// ends before the database closes.
-	purgeCtx, stopPurge := context.WithCancel(ctx)
-	purged := make(chan struct{})
-	go func() { defer close(purged); purgeIdempotency(purgeCtx, db, logger, time.Hour) }()
-	defer func() { stopPurge(); <-purged }()
-	// Finished delivery records past their retention are deleted now and then, in small
-	// transactions; the pass ends before the database closes.
-	pruneCtx, stopPrune := context.WithCancel(ctx)
-	pruned := make(chan struct{})
-	go func() { defer close(pruned); pruneDeliveries(pruneCtx, svc.Deliveries, logger, o.deliveryRetention) }()
-	defer func() { stopPrune(); <-pruned }()
-	// The retention sweeper stops between two batches before the database closes.
-	if o.retentionInterval > 0 {
-		sweepCtx, stopSweep := context.WithCancel(ctx)
-		swept := make(chan struct{})
-		go func() { defer close(swept); svc.Retention.Run(sweepCtx, o.retentionInterval) }()
-		defer func() { stopSweep(); <-swept }()
-	}
-	// Idle conversations end (expired) every minute; the pass ends before the database
-	// closes.
-	expireCtx, stopExpire := context.WithCancel(ctx)
-	expired := make(chan struct{})
-	go func() { defer close(expired); expireConversations(expireCtx, svc.Conversations, logger, time.Minute) }()
-	defer func() { stopExpire(); <-expired }()
-	// The job runner starts once the server has given the services its url fetcher, and
-	// drains before the database closes (deferred after db.Close, so it runs first).
-	stopJobs := startJobs(svc, o.jobs, logger)
-	defer stopJobs(o.drain)
+	stopPasses := o.startPasses(ctx, db, svc, logger)
+	defer stopPasses()
 	logger.Info("listening", "addr", ln.Addr().String(), "data", o.loc.describe())
 	err = srv.ListenAndServe(ctx, ln, o.drain)
 	logger.Info("stopped", "error", err)
 	return err
+}
+
+// serveSettings are what serve derives from its flags before it opens anything.
+type serveSettings struct {
+	level   slog.Level
+	proxies []netip.Prefix
+	guard   netguard.Guard
+	llm     LLMSettings
+}
+
+// settings checks the flags and derives the log level, the trusted proxies, the SSRF
+// guard and the language model settings from them.
+func (o *serveOptions) settings() (serveSettings, error) {
+	var set serveSettings
+	var err error
+	if set.level, err = o.check(); err != nil {
+		return set, err
+	}
+	if set.proxies, err = server.ParseTrustedProxies(o.trustedProxies); err != nil {
+		return set, fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	if t := o.timeouts; t.ReadHeader <= 0 || t.Read <= 0 || t.Write <= 0 || t.Idle <= 0 {
+		return set, fmt.Errorf("--read-header-timeout, --read-timeout, --write-timeout and --idle-timeout must be more than 0")
+	}
+	if set.guard, err = netguard.NewGuard(o.allowPrivateURLs, o.allowURLPrefixes); err != nil {
+		return set, err
+	}
+	if set.llm, err = o.llm.settings(set.guard); err != nil {
+		return set, err
+	}
+	return set, nil
+}
+
+// listenAPI binds the API's address, saying what to do when another server holds it.
+func listenAPI(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("--addr %s: the address is already in use (another voiceapi or another server?); stop it or choose a free address with --addr", addr)
+	} else if err != nil {
+		return nil, fmt.Errorf("--addr %s: %w", addr, err)
+	}
+	return ln, nil
+}
+
+// startDispatcher starts the webhook dispatcher, woken by every commit that recorded
+// events; stop unhooks it and waits up to --drain-timeout for its in-flight posts.
+func (o *serveOptions) startDispatcher(db Backend, svc *service.Services, guard netguard.Guard, logger *slog.Logger) (dispatcher *webhook.Dispatcher, stop func()) {
+	dispatcher = webhook.NewDispatcher(svc.Deliveries, webhook.Config{
+		Workers: o.webhookWorkers, Schedule: o.webhookRetries, Logger: logger,
+		AllowPrivate: guard.AllowPrivate, AllowURLPrefixes: guard.AllowURLPrefixes,
+	})
+	db.SetEventHook(dispatcher.Wake)
+	dispatcher.Start(context.Background())
+	return dispatcher, func() {
+		db.SetEventHook(nil)
+		stopCtx, cancel := context.WithTimeout(context.Background(), o.drain)
+		defer cancel()
+		if err := dispatcher.Stop(stopCtx); err != nil {
+			logger.Warn("webhook dispatcher stopped before its posts finished; they stay pending", "error", err)
+		}
+	}
+}
+
+// newServer builds the API server on svc with serve's limits, guard, proxies and
+// timeouts.
+func (o *serveOptions) newServer(db Backend, svc *service.Services, logger *slog.Logger, set serveSettings) *server.Server {
+	return NewServerOn(db, svc, logger, func(c *server.Config) {
+		c.RateLimit, c.LoginRateLimit = o.rateLimit, o.loginRateLimit
+		c.AllowPrivateURLs, c.AllowURLPrefixes = set.guard.AllowPrivate, set.guard.AllowURLPrefixes
+		if q, ok := db.(queueCounter); ok {
+			c.QueueDepth = func() int {
+				n, err := q.WebhookQueueDepth(context.Background())
+				if err != nil {
+					logger.Warn("counting the webhook queue", "error", err)
+				}
+				return n
+			}
+		}
+		c.MaxImportBody = o.maxImportBody
+		c.TrustedProxies, c.Timeouts = set.proxies, o.timeouts
+		c.MaxJSONBody, c.MaxFileSize, c.MaxMultipartBody = o.maxJSONBody, o.maxFileSize, o.maxMultipartBody
+	})
+}
+
+// startPasses starts the background passes over the database and the job runner; stop
+// ends them in the reverse order, each finished before it returns, and is to be called
+// before the database closes.
+func (o *serveOptions) startPasses(ctx context.Context, db Backend, svc *service.Services, logger *slog.Logger) (stop func()) {
+	// Expired Idempotency-Key responses are deleted at start and every hour.
+	purgeCtx, stopPurge := context.WithCancel(ctx)
+	purged := make(chan struct{})
+	go func() { defer close(purged); purgeIdempotency(purgeCtx, db, logger, time.Hour) }()
+	// Finished delivery records past their retention are deleted now and then, in small
+	// transactions.
+	pruneCtx, stopPrune := context.WithCancel(ctx)
+	pruned := make(chan struct{})
+	go func() { defer close(pruned); pruneDeliveries(pruneCtx, svc.Deliveries, logger, o.deliveryRetention) }()
+	// The retention sweeper stops between two batches.
+	stopSweep := func() {}
+	if o.retentionInterval > 0 {
+		sweepCtx, cancelSweep := context.WithCancel(ctx)
+		swept := make(chan struct{})
+		go func() { defer close(swept); svc.Retention.Run(sweepCtx, o.retentionInterval) }()
+		stopSweep = func() { cancelSweep(); <-swept }
+	}
+	// Idle conversations end (expired) every minute.
+	expireCtx, stopExpire := context.WithCancel(ctx)
+	expired := make(chan struct{})
+	go func() { defer close(expired); expireConversations(expireCtx, svc.Conversations, logger, time.Minute) }()
+	// The job runner starts once the server has given the services its url fetcher, and
+	// drains first.
+	stopJobs := startJobs(svc, o.jobs, logger)
+	return func() {
+		stopJobs(o.drain)
+		stopExpire()
+		<-expired
+		stopSweep()
+		stopPrune()
+		<-pruned
+		stopPurge()
+		<-purged
+	}
 }
 
 // queueCounter is an engine that can count pending webhook deliveries (metrics).
@@ -285,8 +329,17 @@ type queueCounter interface {
 	WebhookQueueDepth(ctx context.Context) (int, error)
 }
 
-// open opens the records where --data or --database-url says.
-func (o *serveOptions) open(ctx context.Context, logger *slog.Logger, cat *data.Catalog, kopts bolt.KnowledgeOptions) (Backend, error) {
+// open loads the model catalog and the knowledge base options, then opens the records
+// where --data or --database-url says.
+func (o *serveOptions) open(ctx context.Context, logger *slog.Logger, guard netguard.Guard) (Backend, error) {
+	cat, err := data.LoadCatalog(o.catalog)
+	if err != nil {
+		return nil, fmt.Errorf("--catalog: %w", err)
+	}
+	kopts, err := knowledgeOptions(*o, guard)
+	if err != nil {
+		return nil, err
+	}
 	if o.loc.postgres() {
 		return o.loc.openPostgres(ctx, postgres.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts, PasswordCost: o.passwordCost, NoMigrate: o.noMigrate})
 	}

@@ -94,26 +94,11 @@ func (t *tx) EventPage(workspaceID string, f service.EventFilter, req data.PageR
 	meta := data.Page{PerPage: perPage}
 	keep := func(e *data.Event) bool { return f.Keep == nil || f.Keep(e) }
 
-	dir, from, hasFrom, fromKey := byte(older), int64(maxSeq), false, ""
-	if req.Cursor != "" {
-		d, key, ok := t.db.decodeCursor(req.Cursor, bind)
-		seq, err := strconv.ParseInt(key, 10, 64)
-		switch {
-		case ok && key == "" && d == newer:
-			seq = 0
-		case !ok || err != nil || seq <= 0 || seqKey(seq) != key:
-			return nil, meta, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
-		}
-		dir, from, hasFrom, fromKey = d, seq, true, key
+	from, err := t.decodeEventCursor(req.Cursor, bind)
+	if err != nil {
+		return nil, meta, err
 	}
-	batch := perPage + 1
-	if f.Keep != nil {
-		batch = 256
-		if f.MaxScan > 0 {
-			batch = min(batch, f.MaxScan+1)
-		}
-	}
-	w := eventWalk{t: t, workspaceID: workspaceID, forward: dir == newer, from: from, batch: batch}
+	w := eventWalk{t: t, workspaceID: workspaceID, forward: from.dir == newer, from: from.seq, batch: eventPageBatch(f, perPage)}
 	var list []*data.Event
 	var seqs []int64
 	lastSeen := int64(-1) // the last seq looked at: where the next walk this way resumes
@@ -143,48 +128,97 @@ func (t *tx) EventPage(workspaceID string, f service.EventFilter, req data.PageR
 		lastSeen = seq
 		list, seqs = append(list, e), append(seqs, seq)
 	}
-	if dir == newer {
+	if from.dir == newer {
 		reverse(list)
 		reverse(seqs)
 	}
-	// Onward, in the walk's direction: resume past the last event looked at.
 	if more && lastSeen >= 0 {
-		if dir == older {
-			meta.NextCursor = t.db.encodeCursor(older, bind, seqKey(lastSeen))
-		} else {
-			meta.PrevCursor = t.db.encodeCursor(newer, bind, seqKey(lastSeen))
+		t.setOnwardCursor(&meta, bind, from.dir, lastSeen)
+	}
+	if err := t.setBackCursor(&meta, workspaceID, bind, from, seqs, cut, keep, f.MaxScan); err != nil {
+		return nil, meta, err
+	}
+	return list, meta, nil
+}
+
+// eventPageFrom is where a page's walk starts: its direction, and the seq it starts past
+// as the cursor carried it (key); hasFrom is false on a first page.
+type eventPageFrom struct {
+	dir     byte
+	seq     int64
+	hasFrom bool
+	key     string
+}
+
+// decodeEventCursor reads a page's cursor; without one the walk starts at the newest.
+func (t *tx) decodeEventCursor(cursor, bind string) (eventPageFrom, error) {
+	if cursor == "" {
+		return eventPageFrom{dir: older, seq: maxSeq}, nil
+	}
+	d, key, ok := t.db.decodeCursor(cursor, bind)
+	seq, err := strconv.ParseInt(key, 10, 64)
+	switch {
+	case ok && key == "" && d == newer:
+		seq = 0
+	case !ok || err != nil || seq <= 0 || seqKey(seq) != key:
+		return eventPageFrom{}, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
+	}
+	return eventPageFrom{dir: d, seq: seq, hasFrom: true, key: key}, nil
+}
+
+// eventPageBatch is the rows a page's walk reads a query: one more than the page when it
+// keeps every event, else 256, no more than the scan bound needs.
+func eventPageBatch(f service.EventFilter, perPage int) int {
+	batch := perPage + 1
+	if f.Keep != nil {
+		batch = 256
+		if f.MaxScan > 0 {
+			batch = min(batch, f.MaxScan+1)
 		}
 	}
-	// Back, toward where the walk started: from the page's edge event, so that following
-	// next_cursor then prev_cursor returns the same page.
+	return batch
+}
+
+// setOnwardCursor sets the cursor in the walk's direction (dir), which resumes past the
+// last event looked at.
+func (t *tx) setOnwardCursor(meta *data.Page, bind string, dir byte, lastSeen int64) {
+	if dir == older {
+		meta.NextCursor = t.db.encodeCursor(older, bind, seqKey(lastSeen))
+	} else {
+		meta.PrevCursor = t.db.encodeCursor(newer, bind, seqKey(lastSeen))
+	}
+}
+
+// setBackCursor sets the cursor back, toward where the walk started: from the page's edge
+// event (seqs are the page's, newest first), so that following next_cursor then
+// prev_cursor returns the same page; from where the walk started when the scan bound cut
+// it (cut) before it found any.
+func (t *tx) setBackCursor(meta *data.Page, workspaceID, bind string, from eventPageFrom, seqs []int64, cut bool, keep func(*data.Event) bool, maxScan int) error {
 	var err error
 	var found bool
 	switch {
-	case dir == older && len(list) > 0:
-		if hasFrom {
-			if found, err = t.eventNeighbour(workspaceID, seqs[0], true, keep, f.MaxScan); found {
+	case from.dir == older && len(seqs) > 0:
+		if from.hasFrom {
+			if found, err = t.eventNeighbour(workspaceID, seqs[0], true, keep, maxScan); found {
 				meta.PrevCursor = t.db.encodeCursor(newer, bind, seqKey(seqs[0]))
 			}
 		}
-	case dir == newer && len(list) > 0:
-		if found, err = t.eventNeighbour(workspaceID, seqs[len(seqs)-1], false, keep, f.MaxScan); found {
+	case from.dir == newer && len(seqs) > 0:
+		if found, err = t.eventNeighbour(workspaceID, seqs[len(seqs)-1], false, keep, maxScan); found {
 			meta.NextCursor = t.db.encodeCursor(older, bind, seqKey(seqs[len(seqs)-1]))
 		}
-	case cut && dir == older:
-		meta.PrevCursor = t.db.encodeCursor(newer, bind, fromKey)
-	case cut && dir == newer:
-		meta.NextCursor = t.db.encodeCursor(older, bind, fromKey)
-	case dir == older && hasFrom:
+	case cut && from.dir == older:
+		meta.PrevCursor = t.db.encodeCursor(newer, bind, from.key)
+	case cut && from.dir == newer:
+		meta.NextCursor = t.db.encodeCursor(older, bind, from.key)
+	case from.dir == older && from.hasFrom:
 		// Everything past the cursor was deleted: lead back to the oldest page, which a
 		// "newer than the empty key" cursor reads.
 		if found, err = t.eventNeighbour(workspaceID, maxSeq, false, nil, 0); found {
 			meta.PrevCursor = t.db.encodeCursor(newer, bind, "")
 		}
 	}
-	if err != nil {
-		return nil, meta, err
-	}
-	return list, meta, nil
+	return err
 }
 
 // eventNeighbour reports whether the workspace holds a kept event after (newer) or before

@@ -51,90 +51,124 @@ func (s *Server) handleCallExport(w http.ResponseWriter, r *http.Request) error 
 	ctx := data.WithInputFaults(r.Context(), validate.Combine(filterErr, searchErr, exportErr))
 	x := data.CallExport{Filter: f, Search: search, Cursor: q.Get("cursor"), Limit: limit}
 
-	bw := bufio.NewWriterSize(w, 32<<10)
-	rc := http.NewResponseController(w)
+	st := &callExportStream{w: w, bw: bufio.NewWriterSize(w, 32<<10), rc: http.NewResponseController(w), format: format}
 	// The request is read whole (a GET has no body), but the read deadline still runs: when
 	// it passes, the server's read behind the request fails and cancels the request's
 	// context, cutting an export of more than the read timeout. Only the write deadline,
 	// moved by each write (a Long route), should bound a long stream.
-	if err := rc.SetReadDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
+	if err := st.rc.SetReadDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
-	var row func(*data.Call) error
-	pending := func() error { return nil } // what sits above bw
-	var fields []string
-	switch format {
-	case validate.ExportCSV:
-		var err error
-		if fields, err = s.svc.AnalysisFigures.ExportFields(ctx, f.AgentID); err != nil {
+	if format == validate.ExportCSV {
+		fields, err := s.svc.AnalysisFigures.ExportFields(ctx, f.AgentID)
+		if err != nil {
 			return err
 		}
-		cw := csv.NewWriter(bw)
-		row = func(c *data.Call) error { return cw.Write(csvRecord(c, fields)) }
-		pending = func() error { cw.Flush(); return cw.Error() }
-	default:
-		enc := json.NewEncoder(bw)
-		row = func(c *data.Call) error { return enc.Encode(c) }
+		st.writeCSV(fields)
+	} else {
+		st.writeNDJSON()
 	}
-	flush := func() error {
-		if err := pending(); err != nil {
-			return err
-		}
-		if err := bw.Flush(); err != nil {
-			return err
-		}
-		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-			return err
-		}
-		return nil
-	}
-	started, n := false, 0
-	start := func() {
-		started = true
-		h := w.Header()
-		if format == validate.ExportCSV {
-			h.Set("Content-Type", "text/csv; charset=utf-8")
-		} else {
-			h.Set("Content-Type", "application/x-ndjson")
-		}
-		h.Set("Content-Disposition", `attachment; filename="calls.`+format+`"`)
-		h.Set("Cache-Control", "no-store")
-		h.Set("Trailer", TrailerExportCursor+", "+TrailerExportCount)
-		w.WriteHeader(http.StatusOK)
-		if format == validate.ExportCSV {
-			// Field names need no quoting: they match the tool-name pattern.
-			bw.WriteString(strings.Join(append(slices.Clone(CallCSVColumns), analysisColumns(fields)...), ",") + "\r\n")
-		}
-	}
-	next, err := s.svc.Calls.ExportCalls(ctx, x, func(c *data.Call) error {
-		if !started {
-			start()
-		}
-		if err := row(c); err != nil {
-			return err
-		}
-		if n++; n%exportFlushEvery == 0 {
-			return flush()
-		}
-		return nil
-	})
-	if !started {
+	next, err := s.svc.Calls.ExportCalls(ctx, x, st.write)
+	if !st.started {
 		if err != nil {
 			return err // nothing sent yet: the conventions' error body
 		}
-		start()
+		st.start()
 	}
 	if err != nil {
-		s.log.Warn("call export cut", "error", err, "calls", n)
+		s.log.Warn("call export cut", "error", err, "calls", st.n)
 	}
-	flush()
+	st.finish(next)
+	return nil
+}
+
+// callExportStream writes an export's calls to the response as they are read: the headers
+// before the first, an explicit flush every exportFlushEvery calls, the trailers at the end.
+type callExportStream struct {
+	w      http.ResponseWriter
+	bw     *bufio.Writer
+	rc     *http.ResponseController
+	format string
+	// fields are the analysis fields of a CSV export's extra columns.
+	fields  []string
+	row     func(*data.Call) error
+	pending func() error // what sits above bw
+	started bool
+	n       int // calls written
+}
+
+// writeCSV makes the stream write rows of CallCSVColumns and the analysis columns of fields.
+func (st *callExportStream) writeCSV(fields []string) {
+	st.fields = fields
+	cw := csv.NewWriter(st.bw)
+	st.row = func(c *data.Call) error { return cw.Write(csvRecord(c, fields)) }
+	st.pending = func() error { cw.Flush(); return cw.Error() }
+}
+
+// writeNDJSON makes the stream write one JSON call a line.
+func (st *callExportStream) writeNDJSON() {
+	enc := json.NewEncoder(st.bw)
+	st.row = func(c *data.Call) error { return enc.Encode(c) }
+	st.pending = func() error { return nil }
+}
+
+// start sends the status and headers, announcing the trailers, and a CSV header row.
+func (st *callExportStream) start() {
+	st.started = true
+	h := st.w.Header()
+	if st.format == validate.ExportCSV {
+		h.Set("Content-Type", "text/csv; charset=utf-8")
+	} else {
+		h.Set("Content-Type", "application/x-ndjson")
+	}
+	h.Set("Content-Disposition", `attachment; filename="calls.`+st.format+`"`)
+	h.Set("Cache-Control", "no-store")
+	h.Set("Trailer", TrailerExportCursor+", "+TrailerExportCount)
+	st.w.WriteHeader(http.StatusOK)
+	if st.format == validate.ExportCSV {
+		// Field names need no quoting: they match the tool-name pattern.
+		st.bw.WriteString(strings.Join(append(slices.Clone(CallCSVColumns), analysisColumns(st.fields)...), ",") + "\r\n")
+	}
+}
+
+// write sends one call, starting the response before the first.
+func (st *callExportStream) write(c *data.Call) error {
+	if !st.started {
+		st.start()
+	}
+	if err := st.row(c); err != nil {
+		return err
+	}
+	if st.n++; st.n%exportFlushEvery == 0 {
+		return st.flush()
+	}
+	return nil
+}
+
+// flush pushes what is buffered to the client.
+func (st *callExportStream) flush() error {
+	if err := st.pending(); err != nil {
+		return err
+	}
+	if err := st.bw.Flush(); err != nil {
+		return err
+	}
+	if err := st.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
+}
+
+// finish flushes the last calls and sets the trailers: the cursor that resumes the export
+// (empty when it is complete) and the count.
+func (st *callExportStream) finish(next *string) {
+	st.flush()
 	cursor := ""
 	if next != nil {
 		cursor = *next
 	}
-	w.Header().Set(TrailerExportCursor, cursor)
-	w.Header().Set(TrailerExportCount, strconv.Itoa(n))
-	return nil
+	st.w.Header().Set(TrailerExportCursor, cursor)
+	st.w.Header().Set(TrailerExportCount, strconv.Itoa(st.n))
 }
 
 // analysisColumns names the analysis.<name> columns of fields.

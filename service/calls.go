@@ -282,25 +282,14 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 	}
 	// The members given are redacted before the write transaction (the stored ones were
 	// when they came), with the setting of the call's agent, read first.
-	var agentID string
-	if err := s.store.View(ctx, func(tx Tx) error {
-		c, err := call(tx, p, id)
-		if err == nil {
-			agentID = c.AgentID
-		}
-		return err
-	}); err != nil {
+	agentID, err := s.callAgentID(ctx, p, id)
+	if err != nil {
 		return nil, err
 	}
 	var given data.CallUpdate
 	redactIt := func(r *redact.Redactor) error {
 		given = in
-		red := data.Call{Transcript: in.Transcript.V, Variables: in.Variables.V, Analysis: in.Analysis.V}
-		if err := redactCall(r, &red, callFields{in.Transcript.Set, in.Variables.Set, in.Analysis.Set}); err != nil {
-			return err
-		}
-		given.Transcript.V, given.Variables.V, given.Analysis.V = red.Transcript, red.Variables, red.Analysis
-		return nil
+		return redactCallUpdate(r, &given)
 	}
 	var c *data.Call
 	err = s.writeRedacted(ctx, p.WorkspaceID, agentID, redactIt, func(tx Tx) error {
@@ -311,64 +300,15 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 		if old.AgentID != agentID {
 			return errRedactionMoved // not the call read before: redact again
 		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), old); err != nil {
+		if err := checkCallUpdate(ctx, old, given); err != nil {
 			return err
 		}
-		if given.Status.Set && !data.CallMoveAllowed(old.Status, given.Status.V) {
-			return data.Errorf(data.ECONFLICT, "A call's status moves only forward: it cannot go from %s to %s.", old.Status, given.Status.V)
-		}
-		if data.CallFinal(old.Status) && frozen(old, given) {
-			return data.Errorf(data.ECONFLICT, "The call has %s: its started_at, ended_at, duration_ms and disconnection_reason are final; analysis, variables, metadata, transcript and recording_url may still be added.", old.Status)
-		}
-		next := merge(old, given)
-		now := s.timeNow()
-		if err := fillCourse(next, now); err != nil {
-			return err
-		}
-		next.UpdatedAt = now
-		analyzed := given.Analysis.Set && !sameJSON(old.Analysis, next.Analysis)
-		var cfg *data.AnalysisConfig
-		if analyzed {
-			// Checked as stored (redacted): redaction leaves numbers, booleans and a
-			// field's type as they are.
-			if cfg, err = callAnalysisConfig(tx, next); err != nil {
-				return err
-			}
-			if err := setAnalysis(next, next.Analysis, cfg, data.AnalysisRuntime, now); err != nil {
-				return err
-			}
-		}
-		if given.Usage.Set {
-			usage := given.Usage.V
-			if usage == nil {
-				usage = &data.CallUsageInput{} // null empties the runtime's usage
-			}
-			next.Usage = usage.Usage(old.Usage)
-			if err := priceUsage(tx, next); err != nil {
-				return err
-			}
-		}
-		if err := tx.PutCall(next); err != nil {
-			return err
-		}
-		if given.Transcript.Set || given.Analysis.Set || given.Variables.Set {
-			if err := indexCall(tx, old, next); err != nil {
-				return err
-			}
-		}
-		if analyzed {
-			if err := storeAnalysisValues(tx, next, cfg); err != nil {
-				return err
-			}
-		}
-		if err := s.autoAnalysis(tx, next, old.Status); err != nil {
+		next, cfg, analyzed, err := s.applyCallUpdate(tx, old, given)
+		if err != nil {
 			return err
 		}
 		c = next
-		if err := s.callEvents(ctx, tx, c, "", old.Status, analyzed); err != nil {
-			return err
-		}
-		return s.observeCall(ctx, tx, old, c)
+		return s.storeCallUpdate(ctx, tx, old, next, given, cfg, analyzed)
 	})
 	if err != nil {
 		return nil, err
@@ -377,6 +317,106 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 		return nil, nil // changed, but not the caller's to read (a calls:runtime key)
 	}
 	return c, nil
+}
+
+// callAgentID returns the agent of a call the caller may see, whose redaction setting
+// applies to what an update gives.
+func (s *CallService) callAgentID(ctx context.Context, p *data.Principal, id string) (string, error) {
+	var agentID string
+	err := s.store.View(ctx, func(tx Tx) error {
+		c, err := call(tx, p, id)
+		if err == nil {
+			agentID = c.AgentID
+		}
+		return err
+	})
+	return agentID, err
+}
+
+// redactCallUpdate redacts the transcript, variables and analysis an update gives, in
+// place; the members not given stay as they are.
+func redactCallUpdate(r *redact.Redactor, given *data.CallUpdate) error {
+	red := data.Call{Transcript: given.Transcript.V, Variables: given.Variables.V, Analysis: given.Analysis.V}
+	if err := redactCall(r, &red, callFields{given.Transcript.Set, given.Variables.Set, given.Analysis.Set}); err != nil {
+		return err
+	}
+	given.Transcript.V, given.Variables.V, given.Analysis.V = red.Transcript, red.Variables, red.Analysis
+	return nil
+}
+
+// checkCallUpdate refuses an update the stored call does not allow: a stale If-Match, a
+// status moving backwards, a change to a finished call's course.
+func checkCallUpdate(ctx context.Context, old *data.Call, given data.CallUpdate) error {
+	if err := data.CheckIfMatch(data.IfMatch(ctx), old); err != nil {
+		return err
+	}
+	if given.Status.Set && !data.CallMoveAllowed(old.Status, given.Status.V) {
+		return data.Errorf(data.ECONFLICT, "A call's status moves only forward: it cannot go from %s to %s.", old.Status, given.Status.V)
+	}
+	if data.CallFinal(old.Status) && frozen(old, given) {
+		return data.Errorf(data.ECONFLICT, "The call has %s: its started_at, ended_at, duration_ms and disconnection_reason are final; analysis, variables, metadata, transcript and recording_url may still be added.", old.Status)
+	}
+	return nil
+}
+
+// applyCallUpdate returns the call as it will be stored: old with the members given, its
+// course completed and checked, a changed analysis (analyzed) checked against cfg, its
+// agent version's analysis config, and a given usage merged and priced.
+func (s *CallService) applyCallUpdate(tx Tx, old *data.Call, given data.CallUpdate) (next *data.Call, cfg *data.AnalysisConfig, analyzed bool, err error) {
+	next = merge(old, given)
+	now := s.timeNow()
+	if err := fillCourse(next, now); err != nil {
+		return nil, nil, false, err
+	}
+	next.UpdatedAt = now
+	analyzed = given.Analysis.Set && !sameJSON(old.Analysis, next.Analysis)
+	if analyzed {
+		// Checked as stored (redacted): redaction leaves numbers, booleans and a
+		// field's type as they are.
+		if cfg, err = callAnalysisConfig(tx, next); err != nil {
+			return nil, nil, false, err
+		}
+		if err := setAnalysis(next, next.Analysis, cfg, data.AnalysisRuntime, now); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	if given.Usage.Set {
+		usage := given.Usage.V
+		if usage == nil {
+			usage = &data.CallUsageInput{} // null empties the runtime's usage
+		}
+		next.Usage = usage.Usage(old.Usage)
+		if err := priceUsage(tx, next); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	return next, cfg, analyzed, nil
+}
+
+// storeCallUpdate writes an updated call: the record, its search postings when a searched
+// member was given, its analysis values when analyzed, the analysis job its status may
+// start, the events of what changed, and what its agent's rollout and its campaign observe.
+func (s *CallService) storeCallUpdate(ctx context.Context, tx Tx, old, next *data.Call, given data.CallUpdate, cfg *data.AnalysisConfig, analyzed bool) error {
+	if err := tx.PutCall(next); err != nil {
+		return err
+	}
+	if given.Transcript.Set || given.Analysis.Set || given.Variables.Set {
+		if err := indexCall(tx, old, next); err != nil {
+			return err
+		}
+	}
+	if analyzed {
+		if err := storeAnalysisValues(tx, next, cfg); err != nil {
+			return err
+		}
+	}
+	if err := s.autoAnalysis(tx, next, old.Status); err != nil {
+		return err
+	}
+	if err := s.callEvents(ctx, tx, next, "", old.Status, analyzed); err != nil {
+		return err
+	}
+	return s.observeCall(ctx, tx, old, next)
 }
 
 // merge returns old with the members in gives.

@@ -199,33 +199,11 @@ func decodeValue(d *decoder, raw []byte, v reflect.Value) {
 	b := trim(raw)
 	isNull := string(b) == "null"
 	if t.Kind() == reflect.Pointer {
-		if isNull {
-			v.SetZero()
-			return
-		}
-		var elem reflect.Value
-		if t.Elem() == stringType {
-			elem = reflect.ValueOf(d.newString())
-		} else {
-			elem = reflect.New(t.Elem())
-		}
-		decodeValue(d, b, elem.Elem())
-		v.Set(elem)
+		decodePointer(d, b, v, t, isNull)
 		return
 	}
 	if isNull {
-		if t.Kind() == reflect.Map || t.Kind() == reflect.Interface {
-			v.SetZero()
-			return
-		}
-		if t.Kind() == reflect.Struct && traitsOf(t).optional {
-			// data.Opt given as null: V decides. A pointer V takes it (Opt[*T] tells a
-			// given null from an absent member); any other V refuses it.
-			decodeValue(d, b, v.Field(1))
-			v.Field(0).SetBool(true)
-			return
-		}
-		d.fault("The %s field must not be null.")
+		decodeNull(d, b, v, t)
 		return
 	}
 	traits := traitsOf(t)
@@ -249,63 +227,124 @@ func decodeValue(d *decoder, raw []byte, v reflect.Value) {
 	case reflect.Map:
 		decodeMap(d, b, v)
 	case reflect.String:
-		s, ok := unquoteBytes(b)
-		if !ok {
-			d.fault("The %s field must be a string.")
-			return
-		}
-		if traits.textUnmarshaler {
-			if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText(s); err != nil {
-				d.fault("The %s field is invalid: %v.", err)
-			}
-			return
-		}
-		v.SetString(d.str(s))
+		decodeString(d, b, v, traits.textUnmarshaler)
 	case reflect.Bool:
-		switch string(b) {
-		case "true":
-			v.SetBool(true)
-		case "false":
-			v.SetBool(false)
-		default:
-			d.fault("The %s field must be true or false.")
-		}
+		decodeBool(d, b, v)
 	case reflect.Int, reflect.Int32, reflect.Int64:
-		if !isNumber(b) {
-			d.fault("The %s field must be an integer.")
-			return
-		}
-		n, err := strconv.ParseInt(string(b), 10, 64)
-		if err != nil {
-			fl, ferr := strconv.ParseFloat(string(b), 64)
-			if ferr != nil || fl != math.Trunc(fl) || math.Abs(fl) > 1<<53 {
-				d.fault("The %s field must be an integer.")
-				return
-			}
-			n = int64(fl)
-		}
-		if v.OverflowInt(n) {
-			d.fault("The %s field is out of range.")
-			return
-		}
-		v.SetInt(n)
+		decodeInt(d, b, v)
 	case reflect.Float32, reflect.Float64:
-		f, err := strconv.ParseFloat(string(b), 64)
-		if !isNumber(b) || err != nil {
-			d.fault("The %s field must be a number.")
-			return
-		}
-		v.SetFloat(f)
+		decodeFloat(d, b, v)
 	case reflect.Interface:
-		var x any
-		if err := json.Unmarshal(b, &x); err != nil {
-			d.fault("The %s field is invalid.")
-			return
-		}
-		v.Set(reflect.ValueOf(x))
+		decodeInterface(d, b, v)
 	default:
 		panic(fmt.Sprintf("validate: cannot decode into %s", t))
 	}
+}
+
+// decodePointer decodes b, trimmed, into a new value for the pointer v, of type t, to
+// point at; null makes v nil.
+func decodePointer(d *decoder, b []byte, v reflect.Value, t reflect.Type, isNull bool) {
+	if isNull {
+		v.SetZero()
+		return
+	}
+	var elem reflect.Value
+	if t.Elem() == stringType {
+		elem = reflect.ValueOf(d.newString())
+	} else {
+		elem = reflect.New(t.Elem())
+	}
+	decodeValue(d, b, elem.Elem())
+	v.Set(elem)
+}
+
+// decodeNull decodes null (b) into v, of type t, which is not a pointer: a map or an
+// interface becomes nil, a data.Opt is given null, anything else refuses it.
+func decodeNull(d *decoder, b []byte, v reflect.Value, t reflect.Type) {
+	if t.Kind() == reflect.Map || t.Kind() == reflect.Interface {
+		v.SetZero()
+		return
+	}
+	if t.Kind() == reflect.Struct && traitsOf(t).optional {
+		// data.Opt given as null: V decides. A pointer V takes it (Opt[*T] tells a
+		// given null from an absent member); any other V refuses it.
+		decodeValue(d, b, v.Field(1))
+		v.Field(0).SetBool(true)
+		return
+	}
+	d.fault("The %s field must not be null.")
+}
+
+// decodeString decodes the JSON string b into v, through its UnmarshalText when it has one
+// (text).
+func decodeString(d *decoder, b []byte, v reflect.Value, text bool) {
+	s, ok := unquoteBytes(b)
+	if !ok {
+		d.fault("The %s field must be a string.")
+		return
+	}
+	if text {
+		if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText(s); err != nil {
+			d.fault("The %s field is invalid: %v.", err)
+		}
+		return
+	}
+	v.SetString(d.str(s))
+}
+
+// decodeBool decodes true or false (b) into v.
+func decodeBool(d *decoder, b []byte, v reflect.Value) {
+	switch string(b) {
+	case "true":
+		v.SetBool(true)
+	case "false":
+		v.SetBool(false)
+	default:
+		d.fault("The %s field must be true or false.")
+	}
+}
+
+// decodeInt decodes the JSON number b into the integer v: a whole number written with a
+// fraction or an exponent is one, up to 2^53 in size.
+func decodeInt(d *decoder, b []byte, v reflect.Value) {
+	if !isNumber(b) {
+		d.fault("The %s field must be an integer.")
+		return
+	}
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		fl, ferr := strconv.ParseFloat(string(b), 64)
+		if ferr != nil || fl != math.Trunc(fl) || math.Abs(fl) > 1<<53 {
+			d.fault("The %s field must be an integer.")
+			return
+		}
+		n = int64(fl)
+	}
+	if v.OverflowInt(n) {
+		d.fault("The %s field is out of range.")
+		return
+	}
+	v.SetInt(n)
+}
+
+// decodeFloat decodes the JSON number b into v.
+func decodeFloat(d *decoder, b []byte, v reflect.Value) {
+	f, err := strconv.ParseFloat(string(b), 64)
+	if !isNumber(b) || err != nil {
+		d.fault("The %s field must be a number.")
+		return
+	}
+	v.SetFloat(f)
+}
+
+// decodeInterface decodes any JSON value b into the interface v, as encoding/json does.
+func decodeInterface(d *decoder, b []byte, v reflect.Value) {
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		d.fault("The %s field is invalid.")
+		return
+	}
+	v.Set(reflect.ValueOf(x))
 }
 
 // decodeStruct decodes the JSON object b into the struct v. Its members are collected on
