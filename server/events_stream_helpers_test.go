@@ -33,12 +33,31 @@ type streamEnv struct {
 
 func newStreamEnv(t *testing.T, configure func(*server.Config)) *streamEnv {
 	t.Helper()
+	return newStreamEnvOn(t, configure, nil)
+}
+
+// newStreamEnvOn is newStreamEnv with the server's services adjusted by wrap (nil for
+// none), for a test that must hold a service call at a chosen moment.
+func newStreamEnvOn(t *testing.T, configure func(*server.Config), wrap func(*server.Services)) *streamEnv {
+	t.Helper()
 	env := testkit.New(t, nil)
-	srv := cli.NewServer(env.Store, slog.New(slog.NewJSONHandler(io.Discard, nil)), func(c *server.Config) {
+	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	var srv *server.Server
+	if wrap == nil {
+		srv = cli.NewServer(env.Store, logger, func(c *server.Config) {
+			if configure != nil {
+				configure(c)
+			}
+		})
+	} else {
+		cfg := server.Config{Logger: logger}
 		if configure != nil {
-			configure(c)
+			configure(&cfg)
 		}
-	})
+		svcs := cli.Services(env.Store)
+		wrap(&svcs)
+		srv = server.New(svcs, cfg)
+	}
 	env.Store.SetEventHook(srv.WakeStreams)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
