@@ -131,10 +131,13 @@ func TestEventStreamShutdown(t *testing.T) {
 	if err := e.stop(); err != nil {
 		t.Fatalf("graceful stop: %v (the streams held the drain)", err)
 	}
-	if took := time.Since(start); took > 5*time.Second {
+	// A hang guard, not a latency target: held by the blocked write, the stop would take
+	// the write timeout (2 minutes); it takes about the grace, a few seconds on a loaded
+	// machine.
+	if took := time.Since(start); took > 30*time.Second {
 		t.Errorf("graceful stop took %s", took)
 	}
-	if err := idle.waitEnd(time.Second); err.Error() != "EOF" {
+	if err := idle.waitEnd(30 * time.Second); err.Error() != "EOF" {
 		t.Errorf("the idle stream ended with %v, want a clean end of the response", err)
 	}
 }

@@ -65,7 +65,10 @@ func newStreamEnvOn(t *testing.T, configure func(*server.Config), wrap func(*ser
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- srv.ListenAndServe(ctx, ln, 10*time.Second) }()
+	// The drain's deadline is generous (it costs time only when a stream holds the drain)
+	// and still well under the default write timeout (2 minutes) that a blocked stream
+	// would hold it for.
+	go func() { served <- srv.ListenAndServe(ctx, ln, time.Minute) }()
 	var once sync.Once
 	var result error
 	stop := func() error {
@@ -192,7 +195,7 @@ func (c *sseClient) kill() {
 }
 
 // next returns the next event message, passing over comments; it fails the test when
-// none comes within a few seconds.
+// none comes within 30 seconds.
 func (c *sseClient) next() sseMessage {
 	c.t.Helper()
 	for {
@@ -212,8 +215,8 @@ func (c *sseClient) nextAny() sseMessage {
 			c.t.Fatalf("the stream ended: %v", <-c.ended)
 		}
 		return m
-	case <-time.After(10 * time.Second):
-		c.t.Fatal("no message within 10s")
+	case <-time.After(30 * time.Second): // a hang guard: it costs time only when broken
+		c.t.Fatal("no message within 30s")
 	}
 	return sseMessage{}
 }
