@@ -373,7 +373,7 @@ func TestDispatcherStopsWithoutLeaks(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc.srv.CloseClientConnections()
-	waitFor(t, 10*time.Second, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= before })
+	waitFor(t, 30*time.Second, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= before })
 }
 
 func TestLoopbackRefusedWithoutAllowPrivate(t *testing.T) {
