@@ -247,7 +247,7 @@ func TestRunServeStopsOnCancel(t *testing.T) {
 		if err != nil {
 			t.Errorf("runServe: %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second): // a hang guard; the drain is 1 s
 		t.Fatal("runServe did not stop")
 	}
 	if _, _, err := run(t, "", "user", "list", "--data", dir); err != nil {

@@ -69,7 +69,7 @@ func TestServeStreamsEventsAndEndsThemOnSIGTERM(t *testing.T) {
 		if err != nil {
 			t.Fatalf("serve: %v", err)
 		}
-	case <-time.After(15 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not return: the stream held the drain")
 	}
 	t.Logf("serve stopped %s after SIGTERM with a stream open", time.Since(start).Round(time.Millisecond))
@@ -78,7 +78,7 @@ func TestServeStreamsEventsAndEndsThemOnSIGTERM(t *testing.T) {
 // waitLine reads lines until one equals want.
 func waitLine(t *testing.T, lines <-chan string, want string) {
 	t.Helper()
-	timeout := time.After(10 * time.Second)
+	timeout := time.After(30 * time.Second) // a hang guard
 	for {
 		select {
 		case l, ok := <-lines:

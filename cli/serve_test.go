@@ -54,9 +54,10 @@ func logAddr(logs, msg string) string {
 	return ""
 }
 
+// eventually polls cond for up to 30 s (a hang guard: it costs time only when broken).
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

@@ -242,6 +242,12 @@ func TestReplicasShareKnowledgeFiles(t *testing.T) {
 	}
 }
 
+// deliveryLease is the dispatchers' lease in TestReplicasDeliverEachWebhookOnce: longer
+// than a post may take (the post timeout, 10 s), as the dispatcher's own default is, so
+// that only a replica's death hands a delivery to another. At 2 s, a post that a loaded
+// machine slowed past the lease could be claimed and posted again by another replica.
+const deliveryLease = 15 * time.Second
+
 // Every delivery attempt is posted by one replica; a replica that dies mid-post leaves
 // its claimed delivery to another once the lease ends; nothing is lost.
 func TestReplicasDeliverEachWebhookOnce(t *testing.T) {
@@ -261,7 +267,7 @@ func TestReplicasDeliverEachWebhookOnce(t *testing.T) {
 	}))
 	defer recv.Close()
 	defer close(hang)
-	rs := threeReplicas(t, testkit.ReplicaOptions{Lease: 2 * time.Second})
+	rs := threeReplicas(t, testkit.ReplicaOptions{Lease: deliveryLease})
 	tok := rs[0].Owner.Token
 	testkit.Expect(t, rs[0].Do("POST", "/api/v1/webhooks", tok, map[string]any{"url": recv.URL, "events": []string{"agent.created"}}), 201)
 	var wg sync.WaitGroup
@@ -289,7 +295,7 @@ func TestReplicasDeliverEachWebhookOnce(t *testing.T) {
 	rs[0].Dispatcher.Stop(cut)
 	cancel()
 	// Another replica's dispatcher starts and takes the delivery once the lease ends.
-	d := webhook.NewDispatcher(rs[2].Svc.Deliveries, webhook.Config{AllowPrivate: true, Lease: 2 * time.Second})
+	d := webhook.NewDispatcher(rs[2].Svc.Deliveries, webhook.Config{AllowPrivate: true, Lease: deliveryLease})
 	rs[2].PG.SetEventHook(d.Wake)
 	d.Start(context.Background())
 	defer d.Stop(context.Background())

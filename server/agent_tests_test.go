@@ -387,7 +387,7 @@ func TestSimulationSetting(t *testing.T) {
 func TestTestRunEvents(t *testing.T) {
 	e := newTestsEnv(t)
 	rc := newReceiver(t, nil)
-	d := webhook.NewDispatcher(cli.NewServices(e.Store).Deliveries, webhook.Config{AllowPrivate: true, Workers: 2, Timeout: 2 * time.Second,
+	d := webhook.NewDispatcher(cli.NewServices(e.Store).Deliveries, webhook.Config{AllowPrivate: true, Workers: 2, Timeout: 30 * time.Second, // a hang guard: a post cut short would be posted again
 		Schedule: []time.Duration{10 * time.Millisecond}})
 	e.Store.SetEventHook(d.Wake)
 	d.Start(context.Background())
@@ -420,7 +420,7 @@ func TestTestRunEvents(t *testing.T) {
 	if count["test_run.queued"] != 1 || count["test_run.started"] != 1 || count["test_run.progress"] != 3 || count["test_run.completed"] != 1 || count["agent_test.created"] != 1 {
 		t.Errorf("events: %v", count)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		got, _, bad := rc.snapshot()
 		if len(got) == 1 && got[0].Type == "test_run.completed" && len(bad) == 0 {

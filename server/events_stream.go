@@ -163,7 +163,14 @@ func (s *Server) handleEventStream(w http.ResponseWriter, r *http.Request) error
 		return nil
 	}
 	st := &eventStream{s: s, r: r, sw: sw, types: types, pos: pos, cfg: s.cfg.Stream.withDefaults()}
-	if err := st.run(); err != nil {
+	err = st.run()
+	if s.streams.closing.Err() != nil {
+		// The end of the response gets the grace from now: a stream that was reading the
+		// log when shutdown began, rather than blocked on its client, still ends cleanly.
+		// A write that failed already fails the end at once.
+		rc.SetWriteDeadline(time.Now().Add(streamCloseGrace))
+	}
+	if err != nil {
 		s.log.InfoContext(r.Context(), "event stream ended", slog.String("request_id", requestIDFrom(r.Context())), slog.String("reason", err.Error()))
 	}
 	return nil // the status is sent: nothing more can be said in the error shape
@@ -245,6 +252,11 @@ var errShuttingDown = data.Errorf(data.EUNAVAILABLE, "the server is shutting dow
 func (st *eventStream) catchUp() (bool, error) {
 	sent := false
 	for {
+		// Shutdown ends the stream before its next read: the run loop's select may pick a
+		// wake-up over it, and a read that passes over events loops without selecting.
+		if st.s.streams.closing.Err() != nil {
+			return sent, errShuttingDown
+		}
 		list, next, err := st.s.svc.Audit.StreamEvents(st.reader, st.pos, st.types, streamBatch)
 		if err != nil {
 			return sent, err

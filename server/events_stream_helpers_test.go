@@ -33,12 +33,31 @@ type streamEnv struct {
 
 func newStreamEnv(t *testing.T, configure func(*server.Config)) *streamEnv {
 	t.Helper()
+	return newStreamEnvOn(t, configure, nil)
+}
+
+// newStreamEnvOn is newStreamEnv with the server's services adjusted by wrap (nil for
+// none), for a test that must hold a service call at a chosen moment.
+func newStreamEnvOn(t *testing.T, configure func(*server.Config), wrap func(*server.Services)) *streamEnv {
+	t.Helper()
 	env := testkit.New(t, nil)
-	srv := cli.NewServer(env.Store, slog.New(slog.NewJSONHandler(io.Discard, nil)), func(c *server.Config) {
+	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	var srv *server.Server
+	if wrap == nil {
+		srv = cli.NewServer(env.Store, logger, func(c *server.Config) {
+			if configure != nil {
+				configure(c)
+			}
+		})
+	} else {
+		cfg := server.Config{Logger: logger}
 		if configure != nil {
-			configure(c)
+			configure(&cfg)
 		}
-	})
+		svcs := cli.Services(env.Store)
+		wrap(&svcs)
+		srv = server.New(svcs, cfg)
+	}
 	env.Store.SetEventHook(srv.WakeStreams)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -46,7 +65,10 @@ func newStreamEnv(t *testing.T, configure func(*server.Config)) *streamEnv {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- srv.ListenAndServe(ctx, ln, 10*time.Second) }()
+	// The drain's deadline is generous (it costs time only when a stream holds the drain)
+	// and still well under the default write timeout (2 minutes) that a blocked stream
+	// would hold it for.
+	go func() { served <- srv.ListenAndServe(ctx, ln, time.Minute) }()
 	var once sync.Once
 	var result error
 	stop := func() error {
@@ -173,7 +195,7 @@ func (c *sseClient) kill() {
 }
 
 // next returns the next event message, passing over comments; it fails the test when
-// none comes within a few seconds.
+// none comes within 30 seconds.
 func (c *sseClient) next() sseMessage {
 	c.t.Helper()
 	for {
@@ -193,8 +215,8 @@ func (c *sseClient) nextAny() sseMessage {
 			c.t.Fatalf("the stream ended: %v", <-c.ended)
 		}
 		return m
-	case <-time.After(10 * time.Second):
-		c.t.Fatal("no message within 10s")
+	case <-time.After(30 * time.Second): // a hang guard: it costs time only when broken
+		c.t.Fatal("no message within 30s")
 	}
 	return sseMessage{}
 }

@@ -153,7 +153,7 @@ func TestIdempotencyClaimKeepsEveryActionsAnswer(t *testing.T) {
 		return s.Do("GET", "/api/v1/webhooks/"+hookID+"/deliveries?per_page=100", s.Owner.Token, nil).List()
 	}
 	var first map[string]any
-	for deadline := time.Now().Add(10 * time.Second); first == nil || first["status"] != data.DeliverySucceeded; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); first == nil || first["status"] != data.DeliverySucceeded; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the test event's delivery: %v", first)
 		}

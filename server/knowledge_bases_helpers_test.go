@@ -165,10 +165,10 @@ func (e *env) storedFiles() []string {
 	return out
 }
 
-// eventually polls cond for up to 10 s.
+// eventually polls cond for up to 30 s (a hang guard: it costs time only when broken).
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

@@ -61,7 +61,7 @@ func TestKnowledgeQueryWithEmbeddings(t *testing.T) {
 		t.Errorf("a new knowledge base's embeddings status %v", st)
 	}
 	// The operator's provider embeds the two chunks in the background, as a job.
-	waitFor(t, 10*time.Second, "the embeddings to be ready", func() bool {
+	waitFor(t, 30*time.Second, "the embeddings to be ready", func() bool {
 		r := e.do("GET", "/api/v1/knowledge-bases/"+id, e.Owner.Token, nil)
 		return path(r.JSON(), "data.embeddings.status") == "ready"
 	})

@@ -45,7 +45,7 @@ func TestPageTurns(t *testing.T) {
 	select {
 	case r := <-got:
 		r()
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("the waiter never got the turn given back")
 	}
 	if len(turns) != 0 {

@@ -63,7 +63,7 @@ func TestRedactedCardIsWrittenNowhere(t *testing.T) {
 	hs := httptest.NewServer(cli.NewServerOn(db, svc, logger, func(c *server.Config) { c.AllowPrivateURLs = true }).Handler())
 	recv := &bodies{}
 	rs := httptest.NewServer(recv)
-	d := webhook.NewDispatcher(svc.Deliveries, webhook.Config{AllowPrivate: true, Workers: 2, Timeout: 2 * time.Second,
+	d := webhook.NewDispatcher(svc.Deliveries, webhook.Config{AllowPrivate: true, Workers: 2, Timeout: 30 * time.Second, // a hang guard
 		Schedule: []time.Duration{10 * time.Millisecond}, Logger: logger})
 	db.SetEventHook(d.Wake)
 	d.Start(context.Background())
@@ -120,7 +120,7 @@ func TestRedactedCardIsWrittenNowhere(t *testing.T) {
 	expect(t, do("POST", "/api/v1/calls", plain.Token, map[string]any{"agent_id": plainAgent.Data()["id"], "direction": "web",
 		"transcript": []map[string]any{{"role": "user", "content": "card " + control, "start_ms": 0}}}), 201)
 
-	waitFor(t, 10*time.Second, "the call's events at the webhook", func() bool {
+	waitFor(t, 30*time.Second, "the call's events at the webhook", func() bool {
 		all := recv.joined()
 		return strings.Contains(all, `"call.analyzed"`) && strings.Contains(all, `"call.ended"`) && strings.Contains(all, `"call.registered"`)
 	})

@@ -52,7 +52,10 @@ func TestSlowHeadersDoNotStarveClients(t *testing.T) {
 	}
 	ensureFiles(t, 2*slowClients+500)
 	e := newEnv(t)
-	const readHeader = 2 * time.Second
+	// Long enough that the slow connections are all still held when the ordinary client
+	// asks, even when a loaded machine dials the thousand of them slowly (at 2 s, a slow dial
+	// could leave too few held, and the test failed on its own precondition).
+	const readHeader = 5 * time.Second
 	srv := cli.NewServer(e.DB, slog.New(slog.NewJSONHandler(io.Discard, nil)), func(c *server.Config) {
 		c.Timeouts = server.Timeouts{ReadHeader: readHeader}
 	})

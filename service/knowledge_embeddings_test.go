@@ -260,7 +260,7 @@ func TestEmbeddingsAfterUpgrade(t *testing.T) {
 	r := svc.Jobs.NewRunner(service.RunnerOptions{Owner: "upgraded", Lease: time.Minute, Heartbeat: time.Hour, Poll: time.Hour, Now: e.clock.now, Jitter: noJitter})
 	r.Start(context.Background()) // its start queues what the older version left
 	defer r.Stop(context.Background())
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for e.kb(kb.ID).Embeddings.Status != data.EmbeddingsReady {
 		if time.Now().After(deadline) {
 			t.Fatalf("not embedded after the runner started: %+v", e.kb(kb.ID).Embeddings)
