@@ -43,7 +43,9 @@ func ensureFiles(t *testing.T, n uint64) {
 
 // TestSlowHeadersDoNotStarveClients opens 1,000 loopback connections that send a
 // request's headers one byte a second. While they are all held, an ordinary client is
-// served within a second; and the read-header timeout then closes every one of them.
+// served (its answer comes before the read-header timeout could free any of them; a
+// fixed latency bound would be a benchmark's claim, and fail on a loaded machine); and the
+// read-header timeout then closes every one of them.
 // Everything is bounded: the slow clients stop when the test ends, at the latest after
 // a few seconds.
 func TestSlowHeadersDoNotStarveClients(t *testing.T) {
@@ -134,8 +136,12 @@ func TestSlowHeadersDoNotStarveClients(t *testing.T) {
 			t.Fatalf("ordinary request %d: %v", i, err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != 200 || took > time.Second {
-			t.Fatalf("ordinary request %d: status %d after %s (want 200 within 1s), with %d slow connections dialed in %s", i, resp.StatusCode, took, slowClients, dialed)
+		// A starved request waits for the read-header timeout to free a slow connection,
+		// which cannot happen before readHeader has passed since the first was dialed: an
+		// answer before then was served beside all of them, however slow the machine.
+		if resp.StatusCode != 200 || time.Since(start) >= readHeader {
+			t.Fatalf("ordinary request %d: status %d after %s, %s after the first slow connection (want 200 before %s, while they are all held), with %d slow connections dialed in %s",
+				i, resp.StatusCode, took, time.Since(start), readHeader, slowClients, dialed)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
