@@ -158,7 +158,7 @@ func (s *KnowledgeBaseService) runEmbed(ctx context.Context, run *JobRun) error 
 		var kb *data.KnowledgeBase
 		var p *embedProvider
 		var stale []*data.KnowledgeSource
-		var total int
+		var total, dim int
 		err := s.store.View(ctx, func(tx Tx) error {
 			var err error
 			if kb, err = tx.KnowledgeBase(pl.KnowledgeBaseID); err != nil || kb == nil {
@@ -167,7 +167,10 @@ func (s *KnowledgeBaseService) runEmbed(ctx context.Context, run *JobRun) error 
 			if p, err = s.workspaceProvider(tx, kb.WorkspaceID); err != nil || p == nil {
 				return err
 			}
-			stale, total, err = staleSources(tx, kb.ID, p.space)
+			if stale, total, err = staleSources(tx, kb.ID, p.space); err != nil {
+				return err
+			}
+			dim, err = spaceDimension(tx, kb.ID, p.space)
 			return err
 		})
 		if err != nil {
@@ -182,14 +185,16 @@ func (s *KnowledgeBaseService) runEmbed(ctx context.Context, run *JobRun) error 
 			}
 			return s.setEmbeddingError(ctx, kb.ID, nil)
 		}
-		// The sources found stale now, one by one; then a new look for sources indexed
-		// meanwhile.
-		for i, src := range stale {
+		// The sources found stale now, a group at a time; then a new look for sources
+		// indexed meanwhile.
+		for i := 0; i < len(stale); {
 			done := int64(total - len(stale) + i)
 			if err := run.Progress(ctx, data.JobProgress{Done: done, Total: int64(total)}, ""); err != nil {
 				return err
 			}
-			if err := s.embedSource(ctx, p, src); err != nil {
+			n, err := s.embedGroup(ctx, p, stale[i:], &dim)
+			i += n
+			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
@@ -203,61 +208,95 @@ func (s *KnowledgeBaseService) runEmbed(ctx context.Context, run *JobRun) error 
 	}
 }
 
-// embedSource computes the vectors of one source's chunks and stores them with the
-// provider's space, unless the source changed meanwhile (deleted, its chunks replaced: its
-// next embedding does it). A provider that answers vectors of another dimension than the
-// knowledge base's vectors of the same model is a failure, not data.
-func (s *KnowledgeBaseService) embedSource(ctx context.Context, p *embedProvider, src *data.KnowledgeSource) error {
-	var chunks []data.SourceChunk
-	var dim int
+// embedGroupChunks is about how many chunks one step of an embed job embeds and stores
+// together: one request of the embedder's default batch, one transaction. Sources of one
+// chunk each (texts added through the API) then cost a request and a commit per hundred,
+// not per source.
+const embedGroupChunks = knowledge.DefaultEmbedBatch
+
+// embedGroup computes the vectors of the chunks of the first sources of stale, whole
+// sources up to about embedGroupChunks chunks (at least one source), and stores each
+// source's with the provider's space, all in one transaction; it returns how many sources
+// it took. A source that changed meanwhile (deleted, its chunks replaced) is left for its
+// next embedding. dim is the dimension of the knowledge base's vectors of the provider's
+// space, 0 when it has none yet (the group's vectors then set it): a provider answering
+// another dimension for the same model is a failure, not data.
+func (s *KnowledgeBaseService) embedGroup(ctx context.Context, p *embedProvider, stale []*data.KnowledgeSource, dim *int) (int, error) {
+	var chunks [][]data.SourceChunk // by source of the group
+	var texts []string
 	err := s.store.View(ctx, func(tx Tx) error {
-		var err error
-		if chunks, err = tx.SourceChunks(src.KnowledgeBaseID, src.ID); err != nil {
-			return err
+		for _, src := range stale {
+			if len(chunks) > 0 && len(texts) >= embedGroupChunks {
+				break
+			}
+			cs, err := tx.SourceChunks(src.KnowledgeBaseID, src.ID)
+			if err != nil {
+				return err
+			}
+			chunks = append(chunks, cs)
+			for _, c := range cs {
+				texts = append(texts, c.Text)
+			}
 		}
-		dim, err = spaceDimension(tx, src.KnowledgeBaseID, p.space)
-		return err
+		return nil
 	})
 	if err != nil {
-		return err
-	}
-	texts := make([]string, len(chunks))
-	for i, c := range chunks {
-		texts[i] = c.Text
+		return 0, err
 	}
 	var vecs [][]float32
 	if len(texts) > 0 {
 		if vecs, err = p.embedder.Embed(ctx, texts); err != nil {
-			return err
+			return 0, err
 		}
 		if len(vecs) != len(texts) {
-			return fmt.Errorf("embeddings: %d vectors for %d chunks", len(vecs), len(texts))
+			return 0, fmt.Errorf("embeddings: %d vectors for %d chunks", len(vecs), len(texts))
 		}
-		if dim > 0 && len(vecs[0]) != dim {
-			return fmt.Errorf("embeddings: the provider answered vectors of %d dimensions, where this knowledge base's vectors of model %s have %d", len(vecs[0]), p.model, dim)
+		if *dim > 0 && len(vecs[0]) != *dim {
+			return 0, fmt.Errorf("embeddings: the provider answered vectors of %d dimensions, where this knowledge base's vectors of model %s have %d", len(vecs[0]), p.model, *dim)
 		}
 	}
-	return s.store.Update(ctx, func(tx Tx) error {
-		cur, err := tx.KnowledgeSource(src.KnowledgeBaseID, src.ID)
-		if err != nil || cur == nil || cur.EmbeddingSpace == p.space {
-			return err
+	err = s.store.Update(ctx, func(tx Tx) error {
+		rest := vecs
+		for i, src := range stale[:len(chunks)] {
+			mine := rest[:len(chunks[i])]
+			rest = rest[len(chunks[i]):]
+			if err := storeSourceVectors(tx, p.space, src, chunks[i], mine); err != nil {
+				return err
+			}
 		}
-		now, err := tx.SourceChunks(src.KnowledgeBaseID, src.ID)
-		if err != nil {
-			return err
-		}
-		if !slices.EqualFunc(now, chunks, func(a, b data.SourceChunk) bool { return a.Text == b.Text }) {
-			return nil // re-indexed meanwhile: its vectors are for text that is gone
-		}
-		for i := range now {
-			now[i].Vector = vecs[i]
-		}
-		if err := tx.PutSourceChunks(src.KnowledgeBaseID, src.ID, now); err != nil {
-			return err
-		}
-		cur.EmbeddingSpace = p.space
-		return tx.PutKnowledgeSource(cur)
+		return nil
 	})
+	if err != nil {
+		return 0, err
+	}
+	if *dim == 0 && len(vecs) > 0 {
+		*dim = len(vecs[0])
+	}
+	return len(chunks), nil
+}
+
+// storeSourceVectors stores the vectors of a source's chunks, as they were when embedded,
+// with space, unless the source changed meanwhile or has them already.
+func storeSourceVectors(tx Tx, space string, src *data.KnowledgeSource, chunks []data.SourceChunk, vecs [][]float32) error {
+	cur, err := tx.KnowledgeSource(src.KnowledgeBaseID, src.ID)
+	if err != nil || cur == nil || cur.EmbeddingSpace == space {
+		return err
+	}
+	now, err := tx.SourceChunks(src.KnowledgeBaseID, src.ID)
+	if err != nil {
+		return err
+	}
+	if !slices.EqualFunc(now, chunks, func(a, b data.SourceChunk) bool { return a.Text == b.Text }) {
+		return nil // re-indexed meanwhile: its vectors are for text that is gone
+	}
+	for i := range now {
+		now[i].Vector = vecs[i]
+	}
+	if err := tx.PutSourceChunks(src.KnowledgeBaseID, src.ID, now); err != nil {
+		return err
+	}
+	cur.EmbeddingSpace = space
+	return tx.PutKnowledgeSource(cur)
 }
 
 // spaceDimension is the dimension of the knowledge base's vectors of space, 0 when it has

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -270,4 +271,71 @@ func TestEmbeddingsAfterUpgrade(t *testing.T) {
 	if m := e.stand.Models(); len(m) == 0 || m[0] != "operator-model" {
 		t.Errorf("models asked %v, want the operator's", m)
 	}
+}
+
+// TestEmbeddingGroupsSources: a knowledge base of many one-chunk sources (texts added
+// through the API) is embedded about a hundred chunks to a request, not a request per
+// source; a source of more chunks than a group is embedded whole; every source ends with
+// vectors and the knowledge base ready.
+func TestEmbeddingGroupsSources(t *testing.T) {
+	e := newEmbedEnv(t)
+	e.setProvider("model-a")
+	const sources = 250
+	texts := make([]data.TextInput, sources)
+	for i := range texts {
+		texts[i] = data.TextInput{Title: fmt.Sprintf("Answer %d", i), Content: fmt.Sprintf("Answer number %d says where parcel %d goes.", i, i)}
+	}
+	long := strings.Repeat("A long guide about returning parcels by post, step by step. ", 2000) // some 150 chunks
+	texts = append(texts, data.TextInput{Title: "Guide", Content: long})
+	kb, err := e.svc.KnowledgeBases.CreateKnowledgeBase(e.ctx, data.KnowledgeBaseCreate{Name: "Many", Texts: texts[:100]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for start := 100; start < len(texts); start += 100 {
+		if _, err := e.svc.KnowledgeBases.AddSources(e.ctx, kb.ID, data.SourcesAdd{Texts: texts[start:min(len(texts), start+100)]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, chunks := e.sources(kb.ID)
+	e.runJobs(0)
+	e.wantStatus(kb.ID, data.EmbeddingsReady, sources+1, sources+1)
+	if got := e.stand.Inputs(); got != chunks {
+		t.Errorf("%d texts embedded, want the %d chunks once each", got, chunks)
+	}
+	// Groups of about 96 chunks: the 250 short sources take 3 requests, the guide's
+	// chunks their own batches of 96; a request per source would be 251.
+	if got, want := e.stand.Requests(), int64(3+(chunks-sources+95)/96+1); got > want {
+		t.Errorf("%d requests to the provider for %d sources of %d chunks, want at most %d", got, sources+1, chunks, want)
+	}
+	all, _ := e.sources(kb.ID)
+	for _, src := range all {
+		if src.EmbeddingSpace == "" {
+			t.Fatalf("source %s was left without vectors", src.ID)
+		}
+	}
+}
+
+// sources reads a knowledge base's sources from storage, with their number of chunks.
+func (e *embedEnv) sources(kbID string) ([]*data.KnowledgeSource, int64) {
+	e.t.Helper()
+	var out []*data.KnowledgeSource
+	var chunks int64
+	err := e.store.View(context.Background(), func(tx service.Tx) error {
+		var err error
+		if out, err = tx.KnowledgeSources(kbID); err != nil {
+			return err
+		}
+		for _, src := range out {
+			cs, err := tx.SourceChunks(kbID, src.ID)
+			if err != nil {
+				return err
+			}
+			chunks += int64(len(cs))
+		}
+		return nil
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return out, chunks
 }
