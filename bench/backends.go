@@ -193,6 +193,8 @@ func backendScenarios(o options, agentID string) []struct {
 	}
 }
 
+// runBackendTable runs the bare ceilings, then each scenario -only picks on each
+// deployment in turn, prints the table, and fails if any run had errors.
 func runBackendTable(o options, deps []*deployment, failures func() (int, error), work string) error {
 	ownCluster := failures != nil
 	ref := deps[0] // bbolt: the bare baseline serves its bytes
@@ -203,20 +205,9 @@ func runBackendTable(o options, deps []*deployment, failures func() (int, error)
 	}
 	defer bare.close()
 
-	bares := map[string]*result{}
-	var rows []backendRow
-	for _, bl := range []load{
-		{Name: "GET agent", Method: "GET", Path: "/api/v1/agents/{id}"},
-		{Name: "page of 100 agents", Method: "GET", Path: "/api/v1/agents?per_page=100"},
-	} {
-		bl.Token, bl.IDs, bl.Connections, bl.Threads, bl.Duration = ref.st.Token, ref.st.Agents, o.connections, o.threads, o.duration
-		logf("wrk: bare: %s", bl.Name)
-		res, err := runWrk(bare.url(), bl, work)
-		if err != nil {
-			return err
-		}
-		bares[bl.Name] = &res
-		rows = append(rows, backendRow{scenario: "bare: " + bl.Name, deployment: "(ceiling)", res: res, conns: bl.Connections, threads: bl.Threads, serialization: -1})
+	bares, rows, err := runBareLoads(o, ref, bare, work)
+	if err != nil {
+		return err
 	}
 	for i, sc := range backendScenarios(o, "") {
 		if !slices.ContainsFunc(strings.Split(o.only, ","), func(part string) bool { return strings.Contains(sc.l.Name, part) }) {
@@ -233,32 +224,11 @@ func runBackendTable(o options, deps []*deployment, failures func() (int, error)
 			}
 			l = l.spread(d.addrs())
 			logf("wrk: %s on %s (%d threads, %d connections, %s)", l.Name, d.name, l.Threads, l.Connections, l.Duration)
-			var saved <-chan error
-			if d.profiled {
-				pl := l
-				pl.Name = l.Name + " " + d.name
-				saved = profileDuring(o, pl)
+			counted := failures
+			if d == deps[0] {
+				counted = nil // bbolt: no PostgreSQL to count on
 			}
-			before := -1
-			if failures != nil && d != deps[0] {
-				if before, err = failures(); err != nil {
-					return err
-				}
-			}
-			res, err := runWrk(d.procs[0].url(), l, work)
-			serialization := -1
-			if before >= 0 {
-				after, ferr := failures()
-				if ferr != nil {
-					return ferr
-				}
-				serialization = after - before
-			}
-			if saved != nil {
-				if perr := <-saved; perr != nil {
-					logf("profile of %s: %v", l.Name, perr)
-				}
-			}
+			res, serialization, err := runBackendLoad(o, d, l, counted, work)
 			if err != nil {
 				return err
 			}
@@ -282,6 +252,60 @@ func runBackendTable(o options, deps []*deployment, failures func() (int, error)
 		}
 	}
 	return nil
+}
+
+// runBareLoads runs the reads the bare baseline serves, ref's bytes without the
+// server's work: the ceiling of each read scenario, by name, and the table's first rows.
+func runBareLoads(o options, ref *deployment, bare *baseline, work string) (map[string]*result, []backendRow, error) {
+	bares := map[string]*result{}
+	var rows []backendRow
+	for _, bl := range []load{
+		{Name: "GET agent", Method: "GET", Path: "/api/v1/agents/{id}"},
+		{Name: "page of 100 agents", Method: "GET", Path: "/api/v1/agents?per_page=100"},
+	} {
+		bl.Token, bl.IDs, bl.Connections, bl.Threads, bl.Duration = ref.st.Token, ref.st.Agents, o.connections, o.threads, o.duration
+		logf("wrk: bare: %s", bl.Name)
+		res, err := runWrk(bare.url(), bl, work)
+		if err != nil {
+			return nil, nil, err
+		}
+		bares[bl.Name] = &res
+		rows = append(rows, backendRow{scenario: "bare: " + bl.Name, deployment: "(ceiling)", res: res, conns: bl.Connections, threads: bl.Threads, serialization: -1})
+	}
+	return bares, rows, nil
+}
+
+// runBackendLoad runs l on d with wrk, profiled when d is, and counts the serialization
+// failures during the run when failures is given (-1 when not).
+func runBackendLoad(o options, d *deployment, l load, failures func() (int, error), work string) (result, int, error) {
+	var saved <-chan error
+	if d.profiled {
+		pl := l
+		pl.Name = l.Name + " " + d.name
+		saved = profileDuring(o, pl)
+	}
+	before := -1
+	if failures != nil {
+		var err error
+		if before, err = failures(); err != nil {
+			return result{}, 0, err
+		}
+	}
+	res, err := runWrk(d.procs[0].url(), l, work)
+	serialization := -1
+	if before >= 0 {
+		after, ferr := failures()
+		if ferr != nil {
+			return result{}, 0, ferr
+		}
+		serialization = after - before
+	}
+	if saved != nil {
+		if perr := <-saved; perr != nil {
+			logf("profile of %s: %v", l.Name, perr)
+		}
+	}
+	return res, serialization, err
 }
 
 func printBackendTable(o options, deps []*deployment, rows []backendRow, ownCluster bool) {

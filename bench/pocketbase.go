@@ -324,14 +324,44 @@ func writeRounds(o options, s *sizes, work string) ([]string, [][]result, error)
 	}
 	defer bare.close()
 
+	loads := writeLoads(o, s, bare, srv, pb)
+	names := make([]string, len(loads))
+	for i, x := range loads {
+		names[i] = x.l.Name
+	}
+	runs := make([][]result, len(loads))
+	for round := range o.rounds {
+		for i, x := range loads {
+			logf("round %d/%d, wrk: %s (%d connections, %s)", round+1, o.rounds, x.l.Name, x.l.Connections, x.l.Duration)
+			res, err := runWriteLoad(o, x, round, srv, pb, work)
+			if err != nil {
+				return nil, nil, err
+			}
+			if res.Non2xx+res.Errors > 0 {
+				// Kept and shown (the table's last column), and the run fails at its end:
+				// one round's timeouts need not throw away minutes of other rounds.
+				logf("%s: %d non-2xx responses and %d socket errors", x.l.Name, res.Non2xx, res.Errors)
+			}
+			runs[i] = append(runs[i], res)
+		}
+	}
+	return names, runs, nil
+}
+
+// writeLoad is one load of writeRounds and the server it runs against.
+type writeLoad struct {
+	l   load
+	url string
+}
+
+// writeLoads are the loads of writeRounds, indexed by the load constants: the ceiling
+// on bare, then each write on srv and on pb, with bodies of o.tools tools.
+func writeLoads(o options, s *sizes, bare *baseline, srv *serverProc, pb *pbProc) []writeLoad {
 	base := load{Connections: o.connections, Threads: o.threads, Duration: o.duration}
 	with := func(f func(*load)) load { l := base; f(&l); return l }
 	vBody := string(mustJSON(fakeagents.Body(nameMark, o.tools)))
 	pBody := string(mustJSON(pbBody(nameMark, o.tools)))
-	loads := []struct {
-		l   load
-		url string
-	}{
+	return []writeLoad{
 		loadCeiling: {with(func(l *load) {
 			l.Name, l.Method, l.Path, l.IDs, l.Token = "bare: GET agent", "GET", "/api/v1/agents/{id}", s.vAgents, s.vToken
 		}), bare.url()},
@@ -348,39 +378,25 @@ func writeRounds(o options, s *sizes, work string) ([]string, [][]result, error)
 			l.Name, l.Method, l.Path, l.Token, l.Body = "pocketbase: create record", "POST", pbRecords, pb.token, pBody
 		}), pb.url()},
 	}
-	names := make([]string, len(loads))
-	for i, x := range loads {
-		names[i] = x.l.Name
+}
+
+// runWriteLoad runs x for one round with wrk, profiling voiceapi's loads, and measures
+// the CPU of the server under load (none for the ceiling, served in this process).
+func runWriteLoad(o options, x writeLoad, round int, srv *serverProc, pb *pbProc, work string) (result, error) {
+	var saved <-chan error
+	if x.url == srv.url() {
+		pl := x.l
+		pl.Name = fmt.Sprintf("%s round %d", x.l.Name, round+1)
+		saved = profileDuring(o, pl)
 	}
-	runs := make([][]result, len(loads))
-	for round := range o.rounds {
-		for i, x := range loads {
-			logf("round %d/%d, wrk: %s (%d connections, %s)", round+1, o.rounds, x.l.Name, x.l.Connections, x.l.Duration)
-			var saved <-chan error
-			if x.url == srv.url() {
-				pl := x.l
-				pl.Name = fmt.Sprintf("%s round %d", x.l.Name, round+1)
-				saved = profileDuring(o, pl)
-			}
-			pid := map[string]int{srv.url(): srv.cmd.Process.Pid, pb.url(): pb.cmd.Process.Pid}[x.url] // 0: the ceiling, in process
-			res, err := runWrkCPU(x.url, x.l, work, pid)
-			if saved != nil {
-				if perr := <-saved; perr != nil {
-					logf("profile of %s: %v", x.l.Name, perr)
-				}
-			}
-			if err != nil {
-				return nil, nil, err
-			}
-			if res.Non2xx+res.Errors > 0 {
-				// Kept and shown (the table's last column), and the run fails at its end:
-				// one round's timeouts need not throw away minutes of other rounds.
-				logf("%s: %d non-2xx responses and %d socket errors", x.l.Name, res.Non2xx, res.Errors)
-			}
-			runs[i] = append(runs[i], res)
+	pid := map[string]int{srv.url(): srv.cmd.Process.Pid, pb.url(): pb.cmd.Process.Pid}[x.url] // 0: the ceiling, in process
+	res, err := runWrkCPU(x.url, x.l, work, pid)
+	if saved != nil {
+		if perr := <-saved; perr != nil {
+			logf("profile of %s: %v", x.l.Name, perr)
 		}
 	}
-	return names, runs, nil
+	return res, err
 }
 
 // runWrkCPU is runWrk with the CPU time process pid used during the run (none when pid

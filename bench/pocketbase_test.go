@@ -133,3 +133,36 @@ func TestFailedRounds(t *testing.T) {
 		t.Errorf("failed rounds: %v", err)
 	}
 }
+
+// TestWriteLoads: each load of writeRounds sits at its constant's index (the summary and
+// the table read them by index) and runs against its own system with that system's ids,
+// token and body.
+func TestWriteLoads(t *testing.T) {
+	s := &sizes{vAgents: []string{"agent_1"}, pbIDs: []string{"rec_1"}, vToken: "vtok"}
+	bare, srv, pb := &baseline{addr: "bare:1"}, &serverProc{addr: "voiceapi:2"}, &pbProc{addr: "pb:3", token: "pbtok"}
+	o := options{connections: 8, threads: 2, duration: time.Second, tools: 3}
+	loads := writeLoads(o, s, bare, srv, pb)
+	if len(loads) != 5 {
+		t.Fatalf("%d loads, want 5", len(loads))
+	}
+	for i, want := range []struct {
+		name, method, url, token string
+		ids                      []string
+		body                     bool
+	}{
+		loadCeiling:          {"bare: GET agent", "GET", bare.url(), "vtok", s.vAgents, false},
+		loadVoiceapiPut:      {"voiceapi: PUT agent (full body)", "PUT", srv.url(), "vtok", s.vAgents, true},
+		loadPocketBasePatch:  {"pocketbase: PATCH record", "PATCH", pb.url(), "pbtok", s.pbIDs, true},
+		loadVoiceapiCreate:   {"voiceapi: create agent", "POST", srv.url(), "vtok", nil, true},
+		loadPocketBaseCreate: {"pocketbase: create record", "POST", pb.url(), "pbtok", nil, true},
+	} {
+		got := loads[i]
+		if got.l.Name != want.name || got.l.Method != want.method || got.url != want.url || got.l.Token != want.token ||
+			fmt.Sprint(got.l.IDs) != fmt.Sprint(want.ids) || (got.l.Body != "") != want.body {
+			t.Errorf("load %d = %+v at %s, want %+v", i, got.l, got.url, want)
+		}
+		if got.l.Connections != 8 || got.l.Threads != 2 || got.l.Duration != time.Second {
+			t.Errorf("load %d: %d connections, %d threads, %s; want o's 8, 2, 1s", i, got.l.Connections, got.l.Threads, got.l.Duration)
+		}
+	}
+}

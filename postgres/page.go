@@ -37,32 +37,16 @@ type keyset struct {
 // cursors, with the bbolt engine's semantics: next_cursor past the last row when more
 // rows are older; prev_cursor from the first row when the page did not start at the
 // newest; a previous page read from a prev_cursor, nearest first, then flipped.
+//
+// The read loop stays here, with scan and the item type; the steps around it, which
+// depend on neither, are named (as in EventPage).
 func pageRows[T any](t *tx, ks keyset, req data.PageRequest, scan func(pgx.Rows) (T, string, error)) ([]T, data.Page, error) {
-	perPage := req.PerPage
-	if perPage == 0 {
-		perPage = DefaultPerPage
+	q, err := t.pageQuery(ks, req)
+	meta := data.Page{PerPage: q.perPage}
+	if err != nil {
+		return nil, meta, err
 	}
-	meta := data.Page{PerPage: perPage}
-	dir, from, hasFrom := byte(older), "", false
-	if req.Cursor != "" {
-		d, id, ok := t.db.decodeCursor(req.Cursor, ks.binding)
-		if !ok {
-			return nil, meta, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
-		}
-		dir, from, hasFrom = d, id, true
-	}
-	args := append([]any(nil), ks.args...)
-	where, order := "", "DESC"
-	switch {
-	case dir == newer:
-		args = append(args, from)
-		where, order = fmt.Sprintf(" AND %s > $%d", ks.key, len(args)), "ASC"
-	case hasFrom:
-		args = append(args, from)
-		where = fmt.Sprintf(" AND %s < $%d", ks.key, len(args))
-	}
-	sql := fmt.Sprintf("SELECT %s FROM %s%s ORDER BY %s %s LIMIT %d", ks.cols, ks.from, where, ks.key, order, perPage+1)
-	rows, err := t.query(sql, args...)
+	rows, err := t.query(q.sql, q.args...)
 	if err != nil {
 		return nil, meta, err
 	}
@@ -80,50 +64,100 @@ func pageRows[T any](t *tx, ks keyset, req data.PageRequest, scan func(pgx.Rows)
 	if err := rows.Err(); err != nil {
 		return nil, meta, err
 	}
-	more := len(items) > perPage
+	more := len(items) > q.perPage
 	if more {
-		items, keys = items[:perPage], keys[:perPage]
+		items, keys = items[:q.perPage], keys[:q.perPage]
 	}
-	if dir == newer {
+	if q.dir == newer {
 		reverse(items)
 		reverse(keys)
 	}
+	if err := t.pageCursors(ks, q, more, keys, &meta); err != nil {
+		return nil, meta, err
+	}
+	return items, meta, nil
+}
+
+// keysetQuery is the statement that reads one page of a keyset, per_page+1 rows from
+// where its cursor points, and that cursor's direction.
+type keysetQuery struct {
+	perPage int
+	dir     byte // older, or newer for a prev_cursor
+	hasFrom bool // a cursor gave the key the page starts past
+	sql     string
+	args    []any
+}
+
+// pageQuery reads req's page size and cursor and builds the page's statement; on a bad
+// cursor the query still carries the page size, for the response's page object.
+func (t *tx) pageQuery(ks keyset, req data.PageRequest) (keysetQuery, error) {
+	q := keysetQuery{perPage: req.PerPage, dir: older}
+	if q.perPage == 0 {
+		q.perPage = DefaultPerPage
+	}
+	from := ""
+	if req.Cursor != "" {
+		d, id, ok := t.db.decodeCursor(req.Cursor, ks.binding)
+		if !ok {
+			return q, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
+		}
+		q.dir, from, q.hasFrom = d, id, true
+	}
+	args := append([]any(nil), ks.args...)
+	where, order := "", "DESC"
+	switch {
+	case q.dir == newer:
+		args = append(args, from)
+		where, order = fmt.Sprintf(" AND %s > $%d", ks.key, len(args)), "ASC"
+	case q.hasFrom:
+		args = append(args, from)
+		where = fmt.Sprintf(" AND %s < $%d", ks.key, len(args))
+	}
+	q.sql = fmt.Sprintf("SELECT %s FROM %s%s ORDER BY %s %s LIMIT %d", ks.cols, ks.from, where, ks.key, order, q.perPage+1)
+	q.args = args
+	return q, nil
+}
+
+// pageCursors sets meta's cursors for a page of keys, newest first, that q read; more
+// says rows were left past the page in q's direction. A cursor the other way is set only
+// when a row is there, which costs one EXISTS query.
+func (t *tx) pageCursors(ks keyset, q keysetQuery, more bool, keys []string, meta *data.Page) error {
 	if more {
-		if dir == older {
+		if q.dir == older {
 			meta.NextCursor = t.db.encodeCursor(older, ks.binding, keys[len(keys)-1])
 		} else {
 			meta.PrevCursor = t.db.encodeCursor(newer, ks.binding, keys[0])
 		}
 	}
 	switch {
-	case dir == older && len(keys) > 0 && hasFrom:
+	case q.dir == older && len(keys) > 0 && q.hasFrom:
 		found, err := t.exists(ks, ">", keys[0])
 		if err != nil {
-			return nil, meta, err
+			return err
 		}
 		if found {
 			meta.PrevCursor = t.db.encodeCursor(newer, ks.binding, keys[0])
 		}
-	case dir == newer && len(keys) > 0:
+	case q.dir == newer && len(keys) > 0:
 		found, err := t.exists(ks, "<", keys[len(keys)-1])
 		if err != nil {
-			return nil, meta, err
+			return err
 		}
 		if found {
 			meta.NextCursor = t.db.encodeCursor(older, ks.binding, keys[len(keys)-1])
 		}
-	case dir == older && hasFrom:
+	case q.dir == older && q.hasFrom:
 		// Everything past the cursor was deleted: lead back to the oldest page, which a
 		// "newer than the empty key" cursor reads.
 		found, err := t.exists(ks, ">", "")
 		if err != nil {
-			return nil, meta, err
+			return err
 		}
 		if found {
 			meta.PrevCursor = t.db.encodeCursor(newer, ks.binding, "")
 		}
 	}
-	return items, meta, nil
+	return nil
 }
 
 // exists reports whether ks selects a row whose key is op than key.

@@ -28,9 +28,44 @@ func (s *AgentService) UpdateAgent(ctx context.Context, id string, in data.Agent
 // UpdateAgentJSON is UpdateAgent with the agent's JSON as the response sends it: the
 // bytes stored, recorded in the agent.updated event and hashed for the ETag, encoded once.
 func (s *AgentService) UpdateAgentJSON(ctx context.Context, id string, in data.AgentUpdate) (*data.Agent, json.RawMessage, error) {
+	before, rev, err := s.readForUpdate(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	prep, err := s.prepareUpdate(ctx, id, before, &in)
+	if err != nil {
+		return nil, nil, err
+	}
+	if prep.faults.Len() > 0 {
+		return nil, nil, s.updateFaults(ctx, prep, &in)
+	}
+	if prep.unchanged {
+		return prep.out, prep.outJSON, nil // nothing changed: no write, no event, status kept
+	}
+	var done *agentUpdate
+	var storedRev uint64
+	err = s.store.Update(ctx, func(tx Tx) error {
+		var err error
+		done, storedRev, err = s.storeUpdate(ctx, tx, id, rev, prep, &in)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var stored *data.StoredAgent // nil when a concurrent write made the update a no-op
+	if !done.unchanged {
+		stored = done.stored
+	}
+	s.rows.put(id, storedRev, stored) // committed: the next update merges into it
+	return done.out, done.outJSON, nil
+}
+
+// readForUpdate returns the stored row an update is computed against and its revision,
+// from the row cache when it holds that revision; a missing agent is a nil row.
+func (s *AgentService) readForUpdate(ctx context.Context, id string) (*data.StoredAgent, uint64, error) {
 	var before *data.StoredAgent
 	var rev uint64
-	if err := s.store.View(ctx, func(tx Tx) error {
+	err := s.store.View(ctx, func(tx Tx) error {
 		var err error
 		if rev, err = tx.AgentRevision(id); err != nil || rev == 0 {
 			return err
@@ -41,80 +76,67 @@ func (s *AgentService) UpdateAgentJSON(ctx context.Context, id string, in data.A
 		}
 		before, err = tx.Agent(id)
 		return err
-	}); err != nil {
-		return nil, nil, err
-	}
-	prep, err := s.prepareUpdate(ctx, id, before, &in)
-	if err != nil {
-		return nil, nil, err
-	}
-	if prep.faults.Len() > 0 {
-		// Report every fault at once: the references too.
-		errs := prep.faults
-		if in.LLMConfig.Set {
-			if err := s.store.View(ctx, func(tx Tx) error {
-				errs, err = withReferences(tx, prep.row.WorkspaceID, prep.merged, prep.faults)
-				return err
-			}); err != nil {
-				return nil, nil, err
-			}
-		}
-		return nil, nil, errs.Err()
-	}
-	if prep.unchanged {
-		return prep.out, prep.outJSON, nil // nothing changed: no write, no event, status kept
-	}
-	var out *data.Agent
-	var outJSON json.RawMessage
-	var stored *data.StoredAgent
-	var storedRev uint64
-	err = s.store.Update(ctx, func(tx Tx) error {
-		p := prep
-		stored, storedRev = nil, 0
-		cur, err := tx.AgentRevision(id)
-		if err != nil {
-			return err
-		}
-		if cur != rev { // changed since: compute again, here
-			row, err := tx.Agent(id)
-			if err != nil {
-				return err
-			}
-			if p, err = s.prepareUpdate(ctx, id, row, &in); err != nil {
-				return err
-			}
-		}
-		if in.LLMConfig.Set {
-			// Knowledge bases live in other rows: check them in this transaction.
-			errs, err := withReferences(tx, p.row.WorkspaceID, p.merged, p.faults)
-			if err != nil {
-				return err
-			}
-			if err := errs.Err(); err != nil {
-				return err
-			}
-		} else if err := p.faults.Err(); err != nil {
-			return err
-		}
-		out, outJSON = p.out, p.outJSON
-		if p.unchanged {
-			return nil
-		}
-		if err := tx.PutAgent(p.stored, p.oldStatus); err != nil {
-			return err
-		}
-		if storedRev, err = storedRevision(tx, id); err != nil {
-			return err
-		}
-		stored = p.stored
-		_, err = s.record(ctx, tx, data.EventAgentUpdated, p.row.WorkspaceID, p.outJSON)
-		return err
 	})
-	if err != nil {
-		return nil, nil, err
+	return before, rev, err
+}
+
+// updateFaults is the error of a faulty update: every fault at once, the references too.
+func (s *AgentService) updateFaults(ctx context.Context, prep *agentUpdate, in *data.AgentUpdate) error {
+	errs := prep.faults
+	if in.LLMConfig.Set {
+		if err := s.store.View(ctx, func(tx Tx) error {
+			var err error
+			errs, err = withReferences(tx, prep.row.WorkspaceID, prep.merged, prep.faults)
+			return err
+		}); err != nil {
+			return err
+		}
 	}
-	s.rows.put(id, storedRev, stored) // committed: the next update merges into it
-	return out, outJSON, nil
+	return errs.Err()
+}
+
+// storeUpdate is the write transaction of an update prepared against revision rev: it
+// computes the update again if the row changed since, checks the knowledge base
+// references, and stores the row, its revision and the agent.updated event. The update
+// it returns is the one stored (unchanged if the row already matched).
+func (s *AgentService) storeUpdate(ctx context.Context, tx Tx, id string, rev uint64, p *agentUpdate, in *data.AgentUpdate) (*agentUpdate, uint64, error) {
+	cur, err := tx.AgentRevision(id)
+	if err != nil {
+		return nil, 0, err
+	}
+	if cur != rev { // changed since: compute again, here
+		row, err := tx.Agent(id)
+		if err != nil {
+			return nil, 0, err
+		}
+		if p, err = s.prepareUpdate(ctx, id, row, in); err != nil {
+			return nil, 0, err
+		}
+	}
+	if in.LLMConfig.Set {
+		// Knowledge bases live in other rows: check them in this transaction.
+		errs, err := withReferences(tx, p.row.WorkspaceID, p.merged, p.faults)
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := errs.Err(); err != nil {
+			return nil, 0, err
+		}
+	} else if err := p.faults.Err(); err != nil {
+		return nil, 0, err
+	}
+	if p.unchanged {
+		return p, 0, nil
+	}
+	if err := tx.PutAgent(p.stored, p.oldStatus); err != nil {
+		return nil, 0, err
+	}
+	storedRev, err := storedRevision(tx, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	_, err = s.record(ctx, tx, data.EventAgentUpdated, p.row.WorkspaceID, p.outJSON)
+	return p, storedRev, err
 }
 
 // agentUpdate is an update computed against one revision of the stored row.
