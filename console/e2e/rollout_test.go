@@ -76,8 +76,10 @@ func TestRolloutPanel(t *testing.T) {
 	if !strings.Contains(rows, "80%") || !strings.Contains(rows, "20%") || !strings.Contains(rows, "100.0%") {
 		t.Errorf("variant rows: %s", rows)
 	}
+	// The panel is on the page before the click too: wait for what only the answer to
+	// the end shows, or the next read can meet the page mid-navigation.
 	b.run("end it", chromedp.Click(`form[action$="/rollout/end"] button`, chromedp.ByQuery),
-		chromedp.WaitVisible(`[data-rollout-panel]`, chromedp.ByQuery))
+		chromedp.WaitVisible(`//*[@data-rollout-panel][contains(., "version 2 takes every call")]`, chromedp.BySearch))
 	if p := b.text(`[data-rollout-panel]`); !strings.Contains(p, "version 2 takes every call") {
 		t.Errorf("after the end: %s", p)
 	}
