@@ -131,6 +131,12 @@ func staleSources(tx Tx, kbID, space string) (stale []*data.KnowledgeSource, tot
 	if err != nil {
 		return nil, 0, err
 	}
+	stale, total = staleOf(sources, space)
+	return stale, total, nil
+}
+
+// staleOf is staleSources over sources already read.
+func staleOf(sources []*data.KnowledgeSource, space string) (stale []*data.KnowledgeSource, total int) {
 	for _, src := range sources {
 		if src.Status != data.SourceIndexed && src.EmbeddingSpace == "" {
 			continue
@@ -140,7 +146,7 @@ func staleSources(tx Tx, kbID, space string) (stale []*data.KnowledgeSource, tot
 			stale = append(stale, src)
 		}
 	}
-	return stale, total, nil
+	return stale, total
 }
 
 // runEmbed is the handler of JobKindEmbed: source by source, it embeds the chunks of the
@@ -167,10 +173,12 @@ func (s *KnowledgeBaseService) runEmbed(ctx context.Context, run *JobRun) error 
 			if p, err = s.workspaceProvider(tx, kb.WorkspaceID); err != nil || p == nil {
 				return err
 			}
-			if stale, total, err = staleSources(tx, kb.ID, p.space); err != nil {
+			sources, err := tx.KnowledgeSources(kb.ID)
+			if err != nil {
 				return err
 			}
-			dim, err = spaceDimension(tx, kb.ID, p.space)
+			stale, total = staleOf(sources, p.space)
+			dim, err = spaceDimension(tx, kb.ID, sources, p.space)
 			return err
 		})
 		if err != nil {
@@ -299,13 +307,9 @@ func storeSourceVectors(tx Tx, space string, src *data.KnowledgeSource, chunks [
 	return tx.PutKnowledgeSource(cur)
 }
 
-// spaceDimension is the dimension of the knowledge base's vectors of space, 0 when it has
-// none yet.
-func spaceDimension(tx Tx, kbID, space string) (int, error) {
-	sources, err := tx.KnowledgeSources(kbID)
-	if err != nil {
-		return 0, err
-	}
+// spaceDimension is the dimension of the vectors of space among sources, the knowledge
+// base's, 0 when it has none yet.
+func spaceDimension(tx Tx, kbID string, sources []*data.KnowledgeSource, space string) (int, error) {
 	for _, src := range sources {
 		if src.EmbeddingSpace != space {
 			continue
