@@ -68,6 +68,7 @@ checksums. For a running server, use GET /api/v1/admin/backup (instance admins).
 	f.StringVar(&out, "out", "", `archive to write (mode 0600), or "-" for standard output (required)`)
 	f.BoolVar(&excludeKey, "exclude-secret-key", false, "leave secret.key out of the archive (keep it safe separately)")
 	f.BoolVar(&force, "force", false, "replace the --out file if it exists (atomically: the old archive stays whole until the new one is complete)")
+	consentFlag(f, "force")
 	cmd.MarkFlagRequired("out")
 	return cmd
 }
@@ -132,6 +133,7 @@ anything is moved into place. Schema migrations run when the server next starts.
 	f := cmd.Flags()
 	f.StringVar(&in, "in", "", `archive to read, or "-" for standard input (required)`)
 	f.BoolVar(&force, "force", false, "restore into a non-empty data directory, replacing its data")
+	consentFlag(f, "force")
 	cmd.MarkFlagRequired("in")
 	return cmd
 }

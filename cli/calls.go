@@ -82,6 +82,7 @@ func newCallsExportCommand() *cobra.Command {
 	f.StringVar(&x.Cursor, "cursor", "", "resume after the calls an earlier export ended with")
 	f.StringVarP(&out, "out", "o", "", "file to write (standard output when empty or -)")
 	f.BoolVar(&force, "force", false, "replace --out if it exists")
+	consentFlag(f, "force")
 	return cmd
 }
 

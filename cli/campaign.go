@@ -155,6 +155,7 @@ func newCampaignActionCommand(verb, short string) *cobra.Command {
 		cmd.Long = "Cancels the campaign: its pending recipients become canceled and calls in progress are recorded without " +
 			"retries. This cannot be undone, so on a terminal it asks first; without one (a script) it needs --yes."
 		cmd.Flags().BoolVarP(&yes, "yes", "y", false, "cancel without asking")
+		consentFlag(cmd.Flags(), "yes")
 	}
 	return cmd
 }

@@ -60,6 +60,7 @@ func (p *planFlags) register(f *pflag.FlagSet) {
 	p.remoteFlags.register(f)
 	f.StringVarP(&p.file, "file", "f", "", "a state file (.yaml, .yml, .json) or a directory of them")
 	f.BoolVar(&p.prune, "prune", false, "also delete what the server has and the files do not declare")
+	consentFlag(f, "prune")
 }
 
 // NewPlanCommand is `voiceapi plan`: what apply would create, change and delete.

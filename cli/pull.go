@@ -95,6 +95,7 @@ func NewPullCommand() *cobra.Command {
 	flags.register(cmd.Flags())
 	cmd.Flags().StringVarP(&dir, "out", "o", ".", "directory to write "+PullFile+" and files/ into")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite an existing "+PullFile)
+	consentFlag(cmd.Flags(), "force")
 	return cmd
 }
 

@@ -58,12 +58,29 @@ func envName(flag string) string {
 	return "VOICEAPI_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
 }
 
+// consentAnnotation marks a flag that consents to something that cannot be undone or that
+// grants more than the default (--yes, --force, --prune, --include-secrets, --admin). Such a
+// flag is never read from the environment: a consent left in VOICEAPI_FORCE would be given
+// again to every later command run from that shell, restoring over data nobody meant to
+// replace or writing credentials in the clear.
+const consentAnnotation = "voiceapi_consent"
+
+// consentFlag marks the flag name of flags as a consent (see consentAnnotation).
+func consentFlag(flags *pflag.FlagSet, name string) {
+	if err := flags.SetAnnotation(name, consentAnnotation, []string{"true"}); err != nil {
+		panic(err) // a flag the command did not define: a programming error
+	}
+}
+
 // bindEnv gives every flag not set on the command line the value of its VOICEAPI_*
-// variable (conventions §16).
+// variable (conventions §16), except consents, which only the command line gives.
 func bindEnv(flags *pflag.FlagSet) error {
 	var err error
 	flags.VisitAll(func(f *pflag.Flag) {
 		if err != nil || f.Changed || f.Name == "help" || f.Name == "version" {
+			return
+		}
+		if _, consent := f.Annotations[consentAnnotation]; consent {
 			return
 		}
 		if v, ok := os.LookupEnv(envName(f.Name)); ok {

@@ -59,6 +59,7 @@ func newUserCreateCommand() *cobra.Command {
 	f.StringVar(&password, "password", "", "password, at least 8 characters")
 	f.BoolVar(&passwordStdin, "password-stdin", false, "read the password from standard input")
 	f.BoolVar(&admin, "admin", false, "make the user an instance administrator")
+	consentFlag(f, "admin")
 	cmd.MarkFlagsMutuallyExclusive("password", "password-stdin")
 	return cmd
 }

@@ -58,7 +58,9 @@ Provider API keys are masked unless --include-secrets is given.`,
 	f.StringVar(&wsID, "workspace", "", "id of the workspace to export (required)")
 	f.StringVar(&out, "out", "-", `file to write (mode 0600), or "-" for standard output`)
 	f.BoolVar(&force, "force", false, "replace the --out file if it exists")
+	consentFlag(f, "force")
 	f.BoolVar(&secrets, "include-secrets", false, "export llm_config.api_key in the clear (for a private move between instances)")
+	consentFlag(f, "include-secrets")
 	cmd.MarkFlagRequired("workspace")
 	return cmd
 }
