@@ -103,9 +103,9 @@ type Options struct {
 	LockTimeout time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
-	// PasswordCost is the bcrypt cost; 12 when 0. Tests lower it.
+	// PasswordCost is the bcrypt cost; service.DefaultPasswordCost when 0. Tests lower it.
 	PasswordCost int
-	// LoginTTL is the lifetime of login tokens; 720h when 0.
+	// LoginTTL is the lifetime of login tokens; service.DefaultLoginTTL when 0.
 	LoginTTL time.Duration
 	// NoSync turns fsync off. Only tests may set it.
 	NoSync bool
@@ -154,10 +154,10 @@ func Open(dir string, opts Options) (*DB, error) {
 		opts.Now = time.Now
 	}
 	if opts.PasswordCost == 0 {
-		opts.PasswordCost = 12
+		opts.PasswordCost = service.DefaultPasswordCost
 	}
 	if opts.LoginTTL == 0 {
-		opts.LoginTTL = 720 * time.Hour
+		opts.LoginTTL = service.DefaultLoginTTL
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()

@@ -34,9 +34,9 @@ type Options struct {
 	DataDir string
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
-	// PasswordCost is the bcrypt cost; 12 when 0. Tests lower it.
+	// PasswordCost is the bcrypt cost; service.DefaultPasswordCost when 0. Tests lower it.
 	PasswordCost int
-	// LoginTTL is the lifetime of login tokens; 720h when 0.
+	// LoginTTL is the lifetime of login tokens; service.DefaultLoginTTL when 0.
 	LoginTTL time.Duration
 	// SecretKey is the 32-byte key for credentials at rest; when nil it comes from
 	// VOICEAPI_SECRET_KEY or the key file in DataDir.
@@ -87,10 +87,10 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		opts.Now = time.Now
 	}
 	if opts.PasswordCost == 0 {
-		opts.PasswordCost = 12
+		opts.PasswordCost = service.DefaultPasswordCost
 	}
 	if opts.LoginTTL == 0 {
-		opts.LoginTTL = 720 * time.Hour
+		opts.LoginTTL = service.DefaultLoginTTL
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()

@@ -138,6 +138,12 @@ type Services struct {
 	Suppressions *SuppressionService
 }
 
+// DefaultPasswordCost is the bcrypt cost of stored passwords when none is configured.
+const DefaultPasswordCost = 12
+
+// DefaultLoginTTL is the lifetime of a login token when none is configured (§16: 720h).
+const DefaultLoginTTL = 720 * time.Hour
+
 // New builds the services on store.
 func New(store Store, opts Options) (*Services, error) {
 	if opts.Sealer == nil {
@@ -150,10 +156,10 @@ func New(store Store, opts Options) (*Services, error) {
 		opts.Logger = slog.Default()
 	}
 	if opts.PasswordCost == 0 {
-		opts.PasswordCost = 12
+		opts.PasswordCost = DefaultPasswordCost
 	}
 	if opts.LoginTTL == 0 {
-		opts.LoginTTL = 720 * time.Hour
+		opts.LoginTTL = DefaultLoginTTL
 	}
 	if opts.URLGuard == nil {
 		opts.URLGuard = netguard.CheckURL
