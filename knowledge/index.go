@@ -62,10 +62,9 @@ type doc struct {
 	len   float32 // weighted number of terms, for BM25's length normalization
 	terms []termCount
 	lang  language
-	kinds answerType // the kinds of answer its text holds
-	src   int32      // the source's number
-	row   int32      // the row of its vector in the matrix of dimension dim
-	dim   int32      // 0 without a vector
+	src   int32 // the source's number
+	row   int32 // the row of its vector in the matrix of dimension dim
+	dim   int32 // 0 without a vector
 	dead  bool
 }
 
@@ -139,7 +138,6 @@ func prepareDocs(sourceID string, chunks []Chunk) ([]doc, [][]float32) {
 			prepared[i] = doc{chunk: c}
 			prepared[i].chunk.Vector = nil
 			prepared[i].terms, prepared[i].len, prepared[i].lang = countTerms(c.Text, c.Title+"\n"+headings[i], scratch)
-			prepared[i].kinds = chunkAnswerTypes(c.Text)
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(chunks)/128)
@@ -283,13 +281,13 @@ func (ix *Index) Search(query string, k int, threshold float64) []Hit {
 	defer ix.mu.RUnlock()
 	sc := ix.lexicalLocked(query)
 	defer sc.release()
-	top := newBest(ix, k*diversifyDepth)
+	top := newBest(ix, k)
 	for _, n := range sc.touched {
 		if s := sc.score[n]; s >= threshold {
 			top.offer(n, s)
 		}
 	}
-	return diversify(top.hits(), k)
+	return top.hits()
 }
 
 // scores holds one query's scores, dense by internal document number, with the list of
@@ -360,46 +358,27 @@ func (ix *Index) lexicalLocked(query string) *scores {
 				src.count(d.src, float64(p.tf))
 			}
 		}
-		idf := mixISF(bm25IDF(n, df), n, src)
 		src.endTerm()
+		idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
 		ideal += idf
-		ix.scoreTermLocked(sc, ps, idf, avgLen)
-	}
-	for _, e := range append(ix.associatedLocked(terms), ix.prefixMatchesLocked(terms)...) {
-		ix.scoreTermLocked(sc, ix.postings[e.term], e.weight, avgLen)
-	}
-	want := questionAnswerType(splitWords(query))
-	ql := ix.queryLikelihoodLocked(terms, sc)
-	for i, n := range sc.touched {
-		chunk := normalizeScore(sc.score[n], ideal)
-		if ql != nil {
-			chunk = (1-qlShare)*chunk + qlShare*ql[i]
+		for _, p := range ps {
+			d := &ix.docs[p.doc]
+			if d.dead {
+				continue
+			}
+			tf := float64(p.tf)
+			if sc.score[p.doc] == 0 {
+				sc.touched = append(sc.touched, p.doc)
+			}
+			sc.score[p.doc] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(d.len)/avgLen))
 		}
-		d := &ix.docs[n]
-		sc.score[n] = boostAnswerType((1-sourceWeight)*chunk+sourceWeight*src.score(d.src), want, d.kinds)
+	}
+	for _, n := range sc.touched {
+		chunk := normalizeScore(sc.score[n], ideal)
+		sc.score[n] = (1-sourceWeight)*chunk + sourceWeight*src.score(ix.docs[n].src)
 	}
 	src.release()
 	return sc
-}
-
-func bm25IDF(n float64, df int) float64 {
-	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
-}
-
-// scoreTermLocked adds one term's BM25 contribution, its idf (or weight) times its
-// saturated frequency, to every live document of its postings.
-func (ix *Index) scoreTermLocked(sc *scores, ps []posting, idf, avgLen float64) {
-	for _, p := range ps {
-		d := &ix.docs[p.doc]
-		if d.dead {
-			continue
-		}
-		tf := float64(p.tf)
-		if sc.score[p.doc] == 0 {
-			sc.touched = append(sc.touched, p.doc)
-		}
-		sc.score[p.doc] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(d.len)/avgLen))
-	}
 }
 
 // normalizeScore maps a raw BM25 score into [0, 1] so that a fixed similarity threshold
