@@ -9,7 +9,9 @@ import (
 // The parts of the built-in set that ranking changes were chosen on (development) and
 // that were held out from those choices (docs/knowledge-bases.md, "How the ranking was
 // chosen"). A change is kept only when it holds on both; these floors are each part's
-// recorded lexical recall@3, as questions answered in the top three.
+// recorded lexical recall@3, as questions answered in the top three. django-faq was
+// added after the third round, once the older held-out parts' misses had been read, so
+// it is the one part no ranking choice has seen.
 var setParts = []struct {
 	name  string
 	bases []string
@@ -18,6 +20,7 @@ var setParts = []struct {
 	{"development", []string{"go-faq", "login-gov-en", "login-gov-es"}, 108},
 	{"held out: python-faq", []string{"python-faq"}, 32},
 	{"held out: python-library-faq", []string{"python-library-faq"}, 34},
+	{"fresh held out: django-faq", []string{"django-faq"}, 38},
 }
 
 // TestRetrievalQualityByPart prints lexical figures per part of the set (run with -v) and
