@@ -45,6 +45,30 @@ type captureWriter struct {
 	http.ResponseWriter
 	status int
 	body   bytes.Buffer
+	// failed marks a 2xx response that is a failure all the same (a stream that ended
+	// with its error frame, or one the client did not read whole): it is not kept.
+	failed bool
+}
+
+// Unwrap lets http.NewResponseController reach the connection's writer: a stream's
+// flushes and a long answer's deadlines go through the capture (each Write has already
+// reached the writer underneath, so a flush skips nothing).
+func (c *captureWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// notKept marks the response w writes, when an Idempotency-Key captures it, as not to be
+// kept for replay though its status was 2xx.
+func notKept(w http.ResponseWriter) {
+	for {
+		switch x := w.(type) {
+		case *captureWriter:
+			x.failed = true
+			return
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = x.Unwrap()
+		default:
+			return
+		}
+	}
 }
 
 func (c *captureWriter) WriteHeader(code int) {
@@ -79,8 +103,8 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, rt route) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	sum := sha256.Sum256(append([]byte(r.Method+" "+r.URL.Path+"\n"), body...))
-	hash := hex.EncodeToString(sum[:])
+	streamed := rt.Streams && acceptsEventStream(r)
+	hash := requestHash(r.Method, r.URL.Path, streamed, body)
 	p := data.PrincipalFrom(r.Context())
 
 	flightKey := strconv.FormatInt(p.TokenID, 10) + "|" + key
@@ -100,6 +124,12 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, rt route) {
 			s.writeError(w, r, data.FieldError("Idempotency-Key", "This Idempotency-Key was used with a different request; use a new key."))
 			return
 		}
+		if rt.recheck != nil {
+			if err := rt.recheck(r); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+		}
 		if prev.Status == 0 {
 			// Only a claim: the change committed, and the server stopped before it kept
 			// the response (service/idempotency_claim.go).
@@ -115,16 +145,22 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, rt route) {
 		return
 	}
 	// The request's first change keeps a claim in its own transaction; the full response
-	// replaces it below.
+	// replaces it below. A stream cannot be rebuilt from the record (its deltas are not
+	// stored), so its claim keeps no answer: status 0, which a retry after a crash is told
+	// was carried out.
+	status := openapi.SuccessStatus(rt.Method, rt.Path)
+	if streamed {
+		status = 0
+	}
 	r = r.WithContext(data.WithIdempotencyClaim(r.Context(), &data.IdempotencyClaim{
-		ID: rand.Text(), TokenID: p.TokenID, Key: key, RequestHash: hash, Status: openapi.SuccessStatus(rt.Method, rt.Path),
+		ID: rand.Text(), TokenID: p.TokenID, Key: key, RequestHash: hash, Status: status,
 	}))
 	cw := &captureWriter{ResponseWriter: w}
 	if err := rt.handle(cw, r); err != nil {
 		s.writeError(cw, r, err)
 		return
 	}
-	if cw.status >= 200 && cw.status < 300 {
+	if cw.status >= 200 && cw.status < 300 && !cw.failed {
 		resp := &data.IdempotentResponse{RequestHash: hash, Status: cw.status, Header: map[string]string{}, Body: cw.body.Bytes()}
 		for _, k := range replayedHeaders {
 			if v := w.Header().Get(k); v != "" {
@@ -135,4 +171,18 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, rt route) {
 			s.log.Error("saving idempotent response", "request_id", requestIDFrom(r.Context()), "error", err)
 		}
 	}
+}
+
+// requestHash identifies a request under an Idempotency-Key: method, path, body and, on a
+// route that streams, whether it asked for the stream. A JSON request's hash is what it
+// was before routes streamed, so keys kept across an upgrade still match.
+func requestHash(method, path string, streamed bool, body []byte) string {
+	h := sha256.New()
+	h.Write([]byte(method + " " + path + "\n"))
+	if streamed {
+		// No JSON body starts with this line, so no other request hashes the same.
+		h.Write([]byte("Accept: text/event-stream\n"))
+	}
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
 }
