@@ -157,11 +157,17 @@ func TestConversationMessageStreamedUnderItsKey(t *testing.T) {
 		t.Fatalf("stream: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	var events []string
+	var atDone *testkit.Response
 	raw := readFrames(t, resp.Body, func(f sseFrame) {
-		if f.Event == "delta" && len(events) == 1 {
+		switch {
+		case f.Event == "delta" && len(events) == 1:
 			// The function is still held, so the turn cannot have ended: this delta
 			// came through the capture's flush.
 			close(hold)
+		case f.Event == "done":
+			// Sent again the moment the stream is read whole, before it is closed: the
+			// answer was kept before its last frame went out, so this is its replay.
+			atDone = c.Do("POST", c.path, c.tok, orderMessage, "Idempotency-Key", "s1", "Accept", "text/event-stream")
 		}
 		events = append(events, f.Event)
 	})
@@ -170,9 +176,11 @@ func TestConversationMessageStreamedUnderItsKey(t *testing.T) {
 	}
 	once := c.counts(t)
 	again := c.Do("POST", c.path, c.tok, orderMessage, "Idempotency-Key", "s1", "Accept", "text/event-stream")
-	testkit.Expect(t, again, 200)
-	if again.Header.Get("Idempotent-Replayed") != "true" || again.Header.Get("Content-Type") != "text/event-stream" || !bytes.Equal(again.Body, raw) {
-		t.Errorf("streamed retry: %v\n%s\nwant the first stream\n%s", again.Header, again.Body, raw)
+	for _, r := range []*testkit.Response{atDone, again} {
+		testkit.Expect(t, r, 200)
+		if r.Header.Get("Idempotent-Replayed") != "true" || r.Header.Get("Content-Type") != "text/event-stream" || !bytes.Equal(r.Body, raw) {
+			t.Errorf("streamed retry: %v\n%s\nwant the first stream\n%s", r.Header, r.Body, raw)
+		}
 	}
 	testkit.ExpectFields(t, c.Do("POST", c.path, c.tok, orderMessage, "Idempotency-Key", "s1"), "Idempotency-Key")
 	c.expectCounts(t, "after the retries", once)

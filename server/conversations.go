@@ -126,11 +126,15 @@ func (s *Server) handleConversationMessage(w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return nil
 	}
-	if ms.frame("done", body) != nil || ms.broken {
-		// The turn is stored, but the client did not get the stream whole: an
-		// Idempotency-Key keeps only its claim, and a retry is told it was carried out.
+	last := frameBytes("done", body)
+	if ms.broken {
+		// The turn is stored, but a frame did not go out: an Idempotency-Key keeps only
+		// its claim, and a retry is told the message was carried out.
 		notKept(w)
+	} else {
+		keepWithLast(w, last)
 	}
+	ms.send(last)
 	return nil
 }
 
@@ -216,19 +220,29 @@ func (ms *messageStream) item(it *data.ConversationItem) error {
 
 // frame sends one event through the event stream's writer (its stall bound per send).
 func (ms *messageStream) frame(event string, body []byte) error {
+	return ms.send(frameBytes(event, body))
+}
+
+// send writes one encoded frame; a frame that fails marks the stream broken.
+func (ms *messageStream) send(frame []byte) error {
 	err := ms.sw.send(func() error {
-		var b bytes.Buffer
-		b.Grow(len(body) + len(event) + 16)
-		b.WriteString("event: ")
-		b.WriteString(event)
-		b.WriteString("\ndata: ")
-		b.Write(body) // JSON holds no raw newline
-		b.WriteString("\n\n")
-		_, err := ms.w.Write(b.Bytes())
+		_, err := ms.w.Write(frame)
 		return err
 	})
 	if err != nil {
 		ms.broken = true
 	}
 	return err
+}
+
+// frameBytes encodes one Server-Sent Event.
+func frameBytes(event string, body []byte) []byte {
+	var b bytes.Buffer
+	b.Grow(len(body) + len(event) + 16)
+	b.WriteString("event: ")
+	b.WriteString(event)
+	b.WriteString("\ndata: ")
+	b.Write(body) // JSON holds no raw newline
+	b.WriteString("\n\n")
+	return b.Bytes()
 }

@@ -48,28 +48,15 @@ type captureWriter struct {
 	// failed marks a 2xx response that is a failure all the same (a stream that ended
 	// with its error frame, or one the client did not read whole): it is not kept.
 	failed bool
+	// keep keeps the response (a 2xx not failed) and frees its key; kept stops the copy.
+	keep func()
+	kept bool
 }
 
 // Unwrap lets http.NewResponseController reach the connection's writer: a stream's
 // flushes and a long answer's deadlines go through the capture (each Write has already
 // reached the writer underneath, so a flush skips nothing).
 func (c *captureWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
-
-// notKept marks the response w writes, when an Idempotency-Key captures it, as not to be
-// kept for replay though its status was 2xx.
-func notKept(w http.ResponseWriter) {
-	for {
-		switch x := w.(type) {
-		case *captureWriter:
-			x.failed = true
-			return
-		case interface{ Unwrap() http.ResponseWriter }:
-			w = x.Unwrap()
-		default:
-			return
-		}
-	}
-}
 
 func (c *captureWriter) WriteHeader(code int) {
 	if c.status == 0 {
@@ -82,8 +69,43 @@ func (c *captureWriter) Write(b []byte) (int, error) {
 	if c.status == 0 {
 		c.status = http.StatusOK
 	}
-	c.body.Write(b)
+	if !c.kept {
+		c.body.Write(b)
+	}
 	return c.ResponseWriter.Write(b)
+}
+
+// captureOf finds the Idempotency-Key capture among w and the writers it wraps.
+func captureOf(w http.ResponseWriter) *captureWriter {
+	for {
+		switch x := w.(type) {
+		case *captureWriter:
+			return x
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = x.Unwrap()
+		default:
+			return nil
+		}
+	}
+}
+
+// notKept marks the response w writes, when an Idempotency-Key captures it, as not to be
+// kept for replay though its status was 2xx.
+func notKept(w http.ResponseWriter) {
+	if c := captureOf(w); c != nil {
+		c.failed = true
+	}
+}
+
+// keepWithLast keeps the response w writes, when an Idempotency-Key captures it, with
+// last (a stream's last frame) before last goes out. A stream's frames reach the client
+// as they are written, so a client that read it whole and sends it again at once would
+// otherwise be told the request is still in progress (409) rather than get the replay.
+func keepWithLast(w http.ResponseWriter, last []byte) {
+	if c := captureOf(w); c != nil && !c.kept {
+		c.body.Write(last)
+		c.keep()
+	}
 }
 
 // replayedHeaders are the response headers kept with a replayed response.
@@ -112,7 +134,8 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, rt route) {
 		s.writeError(w, r, data.Errorf(data.ECONFLICT, "A request with this Idempotency-Key is still in progress."))
 		return
 	}
-	defer s.inflight.end(flightKey)
+	endFlight := sync.OnceFunc(func() { s.inflight.end(flightKey) })
+	defer endFlight()
 
 	prev, err := s.svc.Idempotency.IdempotentResponse(r.Context(), p.TokenID, key)
 	if err != nil {
@@ -120,28 +143,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, rt route) {
 		return
 	}
 	if prev != nil {
-		if prev.RequestHash != hash {
-			s.writeError(w, r, data.FieldError("Idempotency-Key", "This Idempotency-Key was used with a different request; use a new key."))
-			return
-		}
-		if rt.recheck != nil {
-			if err := rt.recheck(r); err != nil {
-				s.writeError(w, r, err)
-				return
-			}
-		}
-		if prev.Status == 0 {
-			// Only a claim: the change committed, and the server stopped before it kept
-			// the response (service/idempotency_claim.go).
-			s.writeError(w, r, data.Errorf(data.ECONFLICT, "A request with this Idempotency-Key was carried out, but the server stopped before answering it; it is not repeated. Look the record up instead."))
-			return
-		}
-		for k, v := range prev.Header {
-			w.Header().Set(k, v)
-		}
-		w.Header().Set("Idempotent-Replayed", "true")
-		w.WriteHeader(prev.Status)
-		w.Write(prev.Body)
+		s.replay(w, r, rt, prev, hash)
 		return
 	}
 	// The request's first change keeps a claim in its own transaction; the full response
@@ -156,20 +158,62 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, rt route) {
 		ID: rand.Text(), TokenID: p.TokenID, Key: key, RequestHash: hash, Status: status,
 	}))
 	cw := &captureWriter{ResponseWriter: w}
+	cw.keep = func() {
+		cw.kept = true
+		s.keepResponse(r, cw, hash)
+		endFlight()
+	}
 	if err := rt.handle(cw, r); err != nil {
 		s.writeError(cw, r, err)
 		return
 	}
-	if cw.status >= 200 && cw.status < 300 && !cw.failed {
-		resp := &data.IdempotentResponse{RequestHash: hash, Status: cw.status, Header: map[string]string{}, Body: cw.body.Bytes()}
-		for _, k := range replayedHeaders {
-			if v := w.Header().Get(k); v != "" {
-				resp.Header[k] = v
-			}
+	if !cw.kept {
+		cw.keep()
+	}
+}
+
+// replay answers a request whose key has a kept response: that response when the request
+// is the same (and the route's access check passes again), else the error that says why.
+func (s *Server) replay(w http.ResponseWriter, r *http.Request, rt route, prev *data.IdempotentResponse, hash string) {
+	if prev.RequestHash != hash {
+		s.writeError(w, r, data.FieldError("Idempotency-Key", "This Idempotency-Key was used with a different request; use a new key."))
+		return
+	}
+	if rt.recheck != nil {
+		if err := rt.recheck(r); err != nil {
+			s.writeError(w, r, err)
+			return
 		}
-		if err := s.svc.Idempotency.SaveIdempotentResponse(r.Context(), p.TokenID, key, resp); err != nil {
-			s.log.Error("saving idempotent response", "request_id", requestIDFrom(r.Context()), "error", err)
+	}
+	if prev.Status == 0 {
+		// Only a claim: the change committed, and the server stopped before it kept
+		// the response (service/idempotency_claim.go).
+		s.writeError(w, r, data.Errorf(data.ECONFLICT, "A request with this Idempotency-Key was carried out, but the server stopped before answering it; it is not repeated. Look the record up instead."))
+		return
+	}
+	for k, v := range prev.Header {
+		w.Header().Set(k, v)
+	}
+	w.Header().Set("Idempotent-Replayed", "true")
+	w.WriteHeader(prev.Status)
+	w.Write(prev.Body)
+}
+
+// keepResponse keeps cw's response under the request's key, when it succeeded.
+func (s *Server) keepResponse(r *http.Request, cw *captureWriter, hash string) {
+	if cw.status < 200 || cw.status >= 300 || cw.failed {
+		return
+	}
+	resp := &data.IdempotentResponse{RequestHash: hash, Status: cw.status, Header: map[string]string{}, Body: cw.body.Bytes()}
+	for _, k := range replayedHeaders {
+		if v := cw.Header().Get(k); v != "" {
+			resp.Header[k] = v
 		}
+	}
+	p := data.PrincipalFrom(r.Context())
+	key := r.Header.Get("Idempotency-Key")
+	if err := s.svc.Idempotency.SaveIdempotentResponse(r.Context(), p.TokenID, key, resp); err != nil {
+		s.log.Error("saving idempotent response", "request_id", requestIDFrom(r.Context()), "error", err)
 	}
 }
 
