@@ -339,3 +339,33 @@ func TestConversationMessageClaimedMeanwhile(t *testing.T) {
 	}
 	c.expectCounts(t, "after the late twin", before)
 }
+
+// A turn that ends its conversation commits with its call, and its claim keeps the turn
+// as answered (status ended, the call's id): the retry after a crash gets it in full.
+func TestConversationMessageClaimKeepsAnEndingTurn(t *testing.T) {
+	c := newOrderConv(t)
+	agent := c.createAgent(t, map[string]any{"name": "Bye", "llm_config": c.llmConfig(map[string]any{"tools": []any{
+		map[string]any{"name": "hang_up", "type": "end_call"}}})})
+	c.id = c.start(t, agent, map[string]any{"version": "draft"}, 201).Data()["id"].(string)
+	c.path = "/api/v1/conversations/" + c.id + "/messages"
+	c.stand.Queue(llmtest.Reply{Text: "Goodbye!", ToolCalls: []llm.ToolCall{{ID: "call_end1", Name: "hang_up", Arguments: "{}"}}})
+	const bye = `{"content":"bye"}`
+	turn, err := c.Svc.Conversations.SendMessage(messageClaim(t, c, "bye", bye, false), c.id, data.ConversationMessage{Content: "bye"}, data.ConversationObserver{})
+	if err != nil || turn.CallID == nil {
+		t.Fatalf("the ending turn: %+v, %v", turn, err)
+	}
+	asked := len(c.stand.Requests())
+	r := c.Do("POST", c.path, c.tok, bye, "Idempotency-Key", "bye")
+	testkit.Expect(t, r, 200)
+	got := r.Data()
+	if r.Header.Get("Idempotent-Replayed") != "true" || got["status"] != data.ConversationEnded || got["call_id"] != *turn.CallID ||
+		got["disconnection_reason"] != data.EndAgentEnded {
+		t.Errorf("retry after the crash: %s, want the turn that ended the conversation with call %s", r.Body, *turn.CallID)
+	}
+	if conv := c.Do("GET", "/api/v1/conversations/"+c.id, c.tok, nil).Data(); conv["call_id"] != *turn.CallID {
+		t.Errorf("the conversation's call %v, the turn's %s", conv["call_id"], *turn.CallID)
+	}
+	if n := len(c.stand.Requests()) - asked; n != 0 {
+		t.Errorf("the retry asked the model %d times", n)
+	}
+}
