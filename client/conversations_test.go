@@ -69,6 +69,15 @@ func (tr *tour) conversations() {
 	if e := mustErr(t, err, 502); e.Code != data.EPROVIDER {
 		t.Errorf("a failed provider: %+v", e)
 	}
+	// A provider's failure under a key is not sent again by the client: it is the model's
+	// answer, and each attempt would be another model call (a timeout, another full wait).
+	asked = len(tr.s.model.Requests())
+	tr.s.model.Queue(llmtest.Fail(500, "down"))
+	_, err = c.Conversations.Send(ctx, conv.ID, "five", client.WithIdempotencyKey("failing"))
+	mustErr(t, err, 502)
+	if n := len(tr.s.model.Requests()) - asked; n != 1 {
+		t.Errorf("a provider's failure under a key asked the model %d times, want once", n)
+	}
 	call, err := c.Conversations.End(ctx, conv.ID)
 	check("conversation end", err)
 	if call.Direction != data.DirectionWeb || *call.DisconnectionReason != data.EndUserEnded || len(call.Transcript) != 9 {
