@@ -23,7 +23,9 @@
 //   - Requests that are safe to repeat are retried on 429 and 5xx with exponential
 //     backoff and full jitter, honouring Retry-After: GET, HEAD, PUT and DELETE, and a
 //     POST only when it carries an Idempotency-Key and its route honours one (the server
-//     then answers a repeat with the first result). Any other POST is sent once.
+//     then answers a repeat with the first result). Any other POST is sent once. A
+//     language model provider's failure (502 provider_error, 504 provider_timeout) is
+//     never retried: it is the model's answer, and another attempt another model call.
 package client
 
 import (
@@ -356,6 +358,12 @@ func (c *Client) retryDelay(err error, attempt int, retriable bool) (time.Durati
 	var e *Error
 	if errors.As(err, &e) {
 		if e.StatusCode != http.StatusTooManyRequests && e.StatusCode < 500 {
+			return 0, false
+		}
+		if e.Code == data.EPROVIDER || e.Code == data.EPROVIDERTIMEOUT {
+			// A language model provider's failure is its answer, not the network's: each
+			// attempt would call the model again (after a timeout, wait its whole span
+			// again), so whether to is the caller's choice.
 			return 0, false
 		}
 		if e.RetryAfter > 0 {

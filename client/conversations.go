@@ -28,7 +28,9 @@ func (s *ConversationsService) Get(ctx context.Context, id string, opts ...Reque
 	return c, err
 }
 
-// Send sends a user message and returns the turn it made, whole.
+// Send sends a user message and returns the turn it made, whole. Under
+// WithIdempotencyKey a failed attempt (a 503, a dropped connection) is retried, and the
+// repeat gets the first turn back rather than making a second one.
 func (s *ConversationsService) Send(ctx context.Context, id, content string, opts ...RequestOption) (*data.ConversationTurn, error) {
 	t, _, err := sendRecord[data.ConversationTurn](ctx, s.c, "conversationMessage", []string{id}, data.ConversationMessage{Content: content}, opts)
 	return t, err
@@ -45,7 +47,8 @@ func (s *ConversationsService) End(ctx context.Context, id string, opts ...Reque
 // complete; the turn comes back at the end. A failure before the reply began is an *Error
 // with its status (502 provider_error, 409, ...); one after it began is an *Error with
 // the error frame's code and message (StatusCode 0: the status was 200). The message is
-// sent once, never retried.
+// sent once, never retried; under WithIdempotencyKey, sending it again with the same key
+// and content gets the first turn back (its recorded stream), never a second turn.
 func (s *ConversationsService) SendStream(ctx context.Context, id, content string, obs data.ConversationObserver, opts ...RequestOption) (*data.ConversationTurn, error) {
 	u, err := s.c.url(operations["conversationMessage"].Path, []string{id}, nil)
 	if err != nil {
@@ -67,6 +70,9 @@ func (s *ConversationsService) SendStream(ctx context.Context, id, content strin
 	var ro requestOptions
 	for _, f := range opts {
 		f(&ro)
+	}
+	if ro.idempotencyKey != "" {
+		req.Header.Set("Idempotency-Key", ro.idempotencyKey)
 	}
 	for k, vs := range ro.header {
 		for _, v := range vs {

@@ -1,6 +1,8 @@
 package client_test
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/voiceapi/voiceapi/client"
@@ -36,9 +38,30 @@ func (tr *tour) conversations() {
 	if text.String() != "You said two three" || strings.Join(roles, ",") != "user,agent" || turn.Status != data.ConversationActive {
 		t.Errorf("streamed %q, items %v, turn %+v", text.String(), roles, turn)
 	}
+	// Under an Idempotency-Key a message is answered once, whole or streamed: the repeat
+	// gets the first turn back, and the model is not asked again.
+	asked := len(tr.s.model.Requests())
+	for _, streamed := range []bool{false, true} {
+		key := client.WithIdempotencyKey(fmt.Sprint("message-streamed-", streamed))
+		var turns [2]*data.ConversationTurn
+		for i := range turns {
+			if streamed {
+				turns[i], err = c.Conversations.SendStream(ctx, conv.ID, "again", data.ConversationObserver{}, key)
+			} else {
+				turns[i], err = c.Conversations.Send(ctx, conv.ID, "again", key)
+			}
+			check("a message under a key", err)
+		}
+		if !reflect.DeepEqual(turns[0], turns[1]) || len(turns[0].Items) != 2 {
+			t.Errorf("streamed %v: the repeat under the key answered %+v, the first %+v", streamed, turns[1], turns[0])
+		}
+	}
+	if n := len(tr.s.model.Requests()) - asked; n != 2 {
+		t.Errorf("two messages sent twice each under their keys asked the model %d times, want 2", n)
+	}
 	got, err := c.Conversations.Get(ctx, conv.ID)
 	check("conversation show", err)
-	if len(got.Messages) != 5 {
+	if len(got.Messages) != 9 {
 		t.Errorf("messages = %d", len(got.Messages))
 	}
 	tr.s.model.Queue(llmtest.Fail(500, "down"))
@@ -46,9 +69,18 @@ func (tr *tour) conversations() {
 	if e := mustErr(t, err, 502); e.Code != data.EPROVIDER {
 		t.Errorf("a failed provider: %+v", e)
 	}
+	// A provider's failure under a key is not sent again by the client: it is the model's
+	// answer, and each attempt would be another model call (a timeout, another full wait).
+	asked = len(tr.s.model.Requests())
+	tr.s.model.Queue(llmtest.Fail(500, "down"))
+	_, err = c.Conversations.Send(ctx, conv.ID, "five", client.WithIdempotencyKey("failing"))
+	mustErr(t, err, 502)
+	if n := len(tr.s.model.Requests()) - asked; n != 1 {
+		t.Errorf("a provider's failure under a key asked the model %d times, want once", n)
+	}
 	call, err := c.Conversations.End(ctx, conv.ID)
 	check("conversation end", err)
-	if call.Direction != data.DirectionWeb || *call.DisconnectionReason != data.EndUserEnded || len(call.Transcript) != 5 {
+	if call.Direction != data.DirectionWeb || *call.DisconnectionReason != data.EndUserEnded || len(call.Transcript) != 9 {
 		t.Errorf("call = %+v", call)
 	}
 }

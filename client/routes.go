@@ -117,7 +117,7 @@ var operations = map[string]operation{
 
 	"conversationStart":   {"POST", "/api/v1/agents/{agent_id}/conversations", "Conversations.Start", true},
 	"conversationShow":    {"GET", "/api/v1/conversations/{conversation_id}", "Conversations.Get", false},
-	"conversationMessage": {"POST", "/api/v1/conversations/{conversation_id}/messages", "Conversations.Send", false},
+	"conversationMessage": {"POST", "/api/v1/conversations/{conversation_id}/messages", "Conversations.Send", true},
 	"conversationEnd":     {"POST", "/api/v1/conversations/{conversation_id}/end", "Conversations.End", false},
 	"callList":            {"GET", "/api/v1/calls", "Calls.List", false},
 	"callExport":          {"GET", "/api/v1/calls/export", "Calls.Export", false},

@@ -92,6 +92,15 @@ func WithIdempotencyClaim(ctx context.Context, c *IdempotencyClaim) context.Cont
 	return context.WithValue(ctx, idempotencyClaimKey{}, c)
 }
 
+// WithoutIdempotencyClaim returns ctx carrying no claim, for the writes of a request that
+// are not its change (a conversation's lease: only the turn it stores is the message's).
+func WithoutIdempotencyClaim(ctx context.Context) context.Context {
+	if IdempotencyClaimFrom(ctx) == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, idempotencyClaimKey{}, (*IdempotencyClaim)(nil))
+}
+
 // IdempotencyClaimFrom returns the claim ctx carries, nil when there is none.
 func IdempotencyClaimFrom(ctx context.Context) *IdempotencyClaim {
 	c, _ := ctx.Value(idempotencyClaimKey{}).(*IdempotencyClaim)

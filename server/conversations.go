@@ -27,7 +27,8 @@ func (s *Server) conversationRoutes() []route {
 	return []route{
 		{Method: "POST", Path: "/api/v1/agents/{agent_id}/conversations", Need: conversationNeed, Idempotent: true, handle: s.handleConversationStart},
 		{Method: "GET", Path: "/api/v1/conversations/{conversation_id}", Need: conversationNeed, handle: s.handleConversationShow},
-		{Method: "POST", Path: "/api/v1/conversations/{conversation_id}/messages", Need: conversationNeed, handle: s.handleConversationMessage},
+		{Method: "POST", Path: "/api/v1/conversations/{conversation_id}/messages", Need: conversationNeed, Idempotent: true, Streams: true,
+			handle: s.handleConversationMessage, recheck: s.recheckConversation},
 		{Method: "POST", Path: "/api/v1/conversations/{conversation_id}/end", Need: conversationNeed, NoBody: true, handle: s.handleConversationEnd},
 	}
 }
@@ -66,6 +67,13 @@ func (s *Server) handleConversationShow(w http.ResponseWriter, r *http.Request) 
 	return writeRecord(w, http.StatusOK, c, nil)
 }
 
+// recheckConversation is the access check of a message's conversation (the member's
+// agent_ids, the workspace), made again before a message's answer is replayed.
+func (s *Server) recheckConversation(r *http.Request) error {
+	_, err := s.svc.Conversations.Conversation(r.Context(), mux.Vars(r)["conversation_id"])
+	return err
+}
+
 // handleConversationEnd: POST /api/v1/conversations/{conversation_id}/end — 200 with the
 // call the conversation became.
 func (s *Server) handleConversationEnd(w http.ResponseWriter, r *http.Request) error {
@@ -100,6 +108,7 @@ func (s *Server) handleConversationMessage(w http.ResponseWriter, r *http.Reques
 			return err // nothing was sent: the error goes out with its own status
 		}
 		if err := ms.start(); err != nil {
+			notKept(w)
 			return nil
 		}
 	}
@@ -110,13 +119,22 @@ func (s *Server) handleConversationMessage(w http.ResponseWriter, r *http.Reques
 		}
 		body, _ := json.Marshal(streamError(err, requestIDFrom(r.Context())))
 		ms.frame("error", body)
+		notKept(w)
 		return nil
 	}
 	body, err := json.Marshal(map[string]any{"data": turn})
 	if err != nil {
 		return nil
 	}
-	ms.frame("done", body)
+	last := frameBytes("done", body)
+	if ms.broken {
+		// The turn is stored, but a frame did not go out: an Idempotency-Key keeps only
+		// its claim, and a retry is told the message was carried out.
+		notKept(w)
+	} else {
+		keepWithLast(w, last)
+	}
+	ms.send(last)
 	return nil
 }
 
@@ -151,6 +169,7 @@ type messageStream struct {
 	sw      *sseWriter
 	started bool
 	pending [][]byte // item frames held until the stream starts
+	broken  bool     // a frame failed to go out
 }
 
 func (ms *messageStream) start() error {
@@ -201,15 +220,29 @@ func (ms *messageStream) item(it *data.ConversationItem) error {
 
 // frame sends one event through the event stream's writer (its stall bound per send).
 func (ms *messageStream) frame(event string, body []byte) error {
-	return ms.sw.send(func() error {
-		var b bytes.Buffer
-		b.Grow(len(body) + len(event) + 16)
-		b.WriteString("event: ")
-		b.WriteString(event)
-		b.WriteString("\ndata: ")
-		b.Write(body) // JSON holds no raw newline
-		b.WriteString("\n\n")
-		_, err := ms.w.Write(b.Bytes())
+	return ms.send(frameBytes(event, body))
+}
+
+// send writes one encoded frame; a frame that fails marks the stream broken.
+func (ms *messageStream) send(frame []byte) error {
+	err := ms.sw.send(func() error {
+		_, err := ms.w.Write(frame)
 		return err
 	})
+	if err != nil {
+		ms.broken = true
+	}
+	return err
+}
+
+// frameBytes encodes one Server-Sent Event.
+func frameBytes(event string, body []byte) []byte {
+	var b bytes.Buffer
+	b.Grow(len(body) + len(event) + 16)
+	b.WriteString("event: ")
+	b.WriteString(event)
+	b.WriteString("\ndata: ")
+	b.Write(body) // JSON holds no raw newline
+	b.WriteString("\n\n")
+	return b.Bytes()
 }

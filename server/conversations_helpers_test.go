@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -82,19 +83,38 @@ type sseFrame struct {
 // stream posts a message with Accept: text/event-stream and reads every frame.
 func stream(t *testing.T, baseURL, path, token string, body any) (*http.Response, []sseFrame, []byte) {
 	t.Helper()
+	resp := postStream(t, baseURL, path, token, body)
+	defer resp.Body.Close()
+	var frames []sseFrame
+	raw := readFrames(t, resp.Body, func(f sseFrame) { frames = append(frames, f) })
+	return resp, frames, raw
+}
+
+// postStream posts a message with Accept: text/event-stream and headers (name, value
+// pairs); the caller reads and closes the body.
+func postStream(t *testing.T, baseURL, path, token string, body any, headers ...string) *http.Response {
+	t.Helper()
 	raw, _ := json.Marshal(body)
 	req, _ := http.NewRequest("POST", baseURL+path, bytes.NewReader(raw))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Authorization", "Bearer "+token)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	return resp
+}
+
+// readFrames reads Server-Sent Events from r to its end, handing each frame to each as
+// it arrives, and returns the lines read.
+func readFrames(t *testing.T, r io.Reader, each func(sseFrame)) []byte {
+	t.Helper()
 	var all bytes.Buffer
-	var frames []sseFrame
-	sc := bufio.NewScanner(resp.Body)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	var cur sseFrame
 	for sc.Scan() {
@@ -105,14 +125,15 @@ func stream(t *testing.T, baseURL, path, token string, body any) (*http.Response
 			cur.Event = strings.TrimPrefix(line, "event: ")
 		case strings.HasPrefix(line, "data: "):
 			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &cur.Data); err != nil {
-				t.Fatalf("frame data is not JSON: %q", line)
+				t.Errorf("frame data is not JSON: %q", line)
+				return all.Bytes()
 			}
 		case line == "" && cur.Event != "":
-			frames = append(frames, cur)
+			each(cur)
 			cur = sseFrame{}
 		}
 	}
-	return resp, frames, all.Bytes()
+	return all.Bytes()
 }
 
 // structToMap encodes v and decodes it as a JSON object.

@@ -45,7 +45,18 @@ type captureWriter struct {
 	http.ResponseWriter
 	status int
 	body   bytes.Buffer
+	// failed marks a 2xx response that is a failure all the same (a stream that ended
+	// with its error frame, or one the client did not read whole): it is not kept.
+	failed bool
+	// keep keeps the response (a 2xx not failed) and frees its key; kept stops the copy.
+	keep func()
+	kept bool
 }
+
+// Unwrap lets http.NewResponseController reach the connection's writer: a stream's
+// flushes and a long answer's deadlines go through the capture (each Write has already
+// reached the writer underneath, so a flush skips nothing).
+func (c *captureWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 func (c *captureWriter) WriteHeader(code int) {
 	if c.status == 0 {
@@ -58,8 +69,43 @@ func (c *captureWriter) Write(b []byte) (int, error) {
 	if c.status == 0 {
 		c.status = http.StatusOK
 	}
-	c.body.Write(b)
+	if !c.kept {
+		c.body.Write(b)
+	}
 	return c.ResponseWriter.Write(b)
+}
+
+// captureOf finds the Idempotency-Key capture among w and the writers it wraps.
+func captureOf(w http.ResponseWriter) *captureWriter {
+	for {
+		switch x := w.(type) {
+		case *captureWriter:
+			return x
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = x.Unwrap()
+		default:
+			return nil
+		}
+	}
+}
+
+// notKept marks the response w writes, when an Idempotency-Key captures it, as not to be
+// kept for replay though its status was 2xx.
+func notKept(w http.ResponseWriter) {
+	if c := captureOf(w); c != nil {
+		c.failed = true
+	}
+}
+
+// keepWithLast keeps the response w writes, when an Idempotency-Key captures it, with
+// last (a stream's last frame) before last goes out. A stream's frames reach the client
+// as they are written, so a client that read it whole and sends it again at once would
+// otherwise be told the request is still in progress (409) rather than get the replay.
+func keepWithLast(w http.ResponseWriter, last []byte) {
+	if c := captureOf(w); c != nil && !c.kept {
+		c.body.Write(last)
+		c.keep()
+	}
 }
 
 // replayedHeaders are the response headers kept with a replayed response.
@@ -79,8 +125,8 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, rt route) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	sum := sha256.Sum256(append([]byte(r.Method+" "+r.URL.Path+"\n"), body...))
-	hash := hex.EncodeToString(sum[:])
+	streamed := rt.Streams && acceptsEventStream(r)
+	hash := requestHash(r.Method, r.URL.Path, streamed, body)
 	p := data.PrincipalFrom(r.Context())
 
 	flightKey := strconv.FormatInt(p.TokenID, 10) + "|" + key
@@ -88,7 +134,8 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, rt route) {
 		s.writeError(w, r, data.Errorf(data.ECONFLICT, "A request with this Idempotency-Key is still in progress."))
 		return
 	}
-	defer s.inflight.end(flightKey)
+	endFlight := sync.OnceFunc(func() { s.inflight.end(flightKey) })
+	defer endFlight()
 
 	prev, err := s.svc.Idempotency.IdempotentResponse(r.Context(), p.TokenID, key)
 	if err != nil {
@@ -96,43 +143,90 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, rt route) {
 		return
 	}
 	if prev != nil {
-		if prev.RequestHash != hash {
-			s.writeError(w, r, data.FieldError("Idempotency-Key", "This Idempotency-Key was used with a different request; use a new key."))
-			return
-		}
-		if prev.Status == 0 {
-			// Only a claim: the change committed, and the server stopped before it kept
-			// the response (service/idempotency_claim.go).
-			s.writeError(w, r, data.Errorf(data.ECONFLICT, "A request with this Idempotency-Key was carried out, but the server stopped before answering it; it is not repeated. Look the record up instead."))
-			return
-		}
-		for k, v := range prev.Header {
-			w.Header().Set(k, v)
-		}
-		w.Header().Set("Idempotent-Replayed", "true")
-		w.WriteHeader(prev.Status)
-		w.Write(prev.Body)
+		s.replay(w, r, rt, prev, hash)
 		return
 	}
 	// The request's first change keeps a claim in its own transaction; the full response
-	// replaces it below.
+	// replaces it below. A stream cannot be rebuilt from the record (its deltas are not
+	// stored), so its claim keeps no answer: status 0, which a retry after a crash is told
+	// was carried out.
+	status := openapi.SuccessStatus(rt.Method, rt.Path)
+	if streamed {
+		status = 0
+	}
 	r = r.WithContext(data.WithIdempotencyClaim(r.Context(), &data.IdempotencyClaim{
-		ID: rand.Text(), TokenID: p.TokenID, Key: key, RequestHash: hash, Status: openapi.SuccessStatus(rt.Method, rt.Path),
+		ID: rand.Text(), TokenID: p.TokenID, Key: key, RequestHash: hash, Status: status,
 	}))
 	cw := &captureWriter{ResponseWriter: w}
+	cw.keep = func() {
+		cw.kept = true
+		s.keepResponse(r, cw, hash)
+		endFlight()
+	}
 	if err := rt.handle(cw, r); err != nil {
 		s.writeError(cw, r, err)
 		return
 	}
-	if cw.status >= 200 && cw.status < 300 {
-		resp := &data.IdempotentResponse{RequestHash: hash, Status: cw.status, Header: map[string]string{}, Body: cw.body.Bytes()}
-		for _, k := range replayedHeaders {
-			if v := w.Header().Get(k); v != "" {
-				resp.Header[k] = v
-			}
-		}
-		if err := s.svc.Idempotency.SaveIdempotentResponse(r.Context(), p.TokenID, key, resp); err != nil {
-			s.log.Error("saving idempotent response", "request_id", requestIDFrom(r.Context()), "error", err)
+	if !cw.kept {
+		cw.keep()
+	}
+}
+
+// replay answers a request whose key has a kept response: that response when the request
+// is the same (and the route's access check passes again), else the error that says why.
+func (s *Server) replay(w http.ResponseWriter, r *http.Request, rt route, prev *data.IdempotentResponse, hash string) {
+	if prev.RequestHash != hash {
+		s.writeError(w, r, data.FieldError("Idempotency-Key", "This Idempotency-Key was used with a different request; use a new key."))
+		return
+	}
+	if rt.recheck != nil {
+		if err := rt.recheck(r); err != nil {
+			s.writeError(w, r, err)
+			return
 		}
 	}
+	if prev.Status == 0 {
+		// Only a claim: the change committed, and the server stopped before it kept
+		// the response (service/idempotency_claim.go).
+		s.writeError(w, r, data.Errorf(data.ECONFLICT, "A request with this Idempotency-Key was carried out, but the server stopped before answering it; it is not repeated. Look the record up instead."))
+		return
+	}
+	for k, v := range prev.Header {
+		w.Header().Set(k, v)
+	}
+	w.Header().Set("Idempotent-Replayed", "true")
+	w.WriteHeader(prev.Status)
+	w.Write(prev.Body)
+}
+
+// keepResponse keeps cw's response under the request's key, when it succeeded.
+func (s *Server) keepResponse(r *http.Request, cw *captureWriter, hash string) {
+	if cw.status < 200 || cw.status >= 300 || cw.failed {
+		return
+	}
+	resp := &data.IdempotentResponse{RequestHash: hash, Status: cw.status, Header: map[string]string{}, Body: cw.body.Bytes()}
+	for _, k := range replayedHeaders {
+		if v := cw.Header().Get(k); v != "" {
+			resp.Header[k] = v
+		}
+	}
+	p := data.PrincipalFrom(r.Context())
+	key := r.Header.Get("Idempotency-Key")
+	if err := s.svc.Idempotency.SaveIdempotentResponse(r.Context(), p.TokenID, key, resp); err != nil {
+		s.log.Error("saving idempotent response", "request_id", requestIDFrom(r.Context()), "error", err)
+	}
+}
+
+// requestHash identifies a request under an Idempotency-Key: method, path, body and, on a
+// route that streams, whether it asked for the stream. A JSON request's hash is what it
+// was before routes streamed, so keys kept across an upgrade still match.
+func requestHash(method, path string, streamed bool, body []byte) string {
+	h := sha256.New()
+	h.Write([]byte(method + " " + path + "\n"))
+	if streamed {
+		// No JSON body starts with this line, so no other request hashes the same.
+		h.Write([]byte("Accept: text/event-stream\n"))
+	}
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -151,8 +151,15 @@ type route struct {
 	NoBody bool
 	// Long marks a transfer that may outlast the read or write timeout (backups,
 	// exports, imports, uploads, downloads): see longTransfer.
-	Long   bool
-	handle handlerFunc
+	Long bool
+	// Streams marks a route that answers text/event-stream when the request asks for it:
+	// an Idempotency-Key's request hash covers which of the two was asked for.
+	Streams bool
+	handle  handlerFunc
+	// recheck, when set, makes the access checks of the route's service call again before
+	// a response is replayed under an Idempotency-Key, so a replay shows a token nothing it
+	// may no longer see.
+	recheck func(r *http.Request) error
 }
 
 // New builds a server and its routes.

@@ -18,6 +18,10 @@ import (
 // one transaction, answers outside any transaction (model calls, retrieval, tools), then
 // stores the turn and frees the lease in a second one, which checks the lease is still
 // its own. A failed answer frees the lease and stores nothing.
+//
+// Under an Idempotency-Key the stored turn is the message's change: its claim commits with
+// the turn (the user's item included), never with the lease, its renewals or its release,
+// so a failed answer leaves no claim and its retry runs again (conventions §17).
 func (s *ConversationService) SendMessage(ctx context.Context, id string, in data.ConversationMessage, obs data.ConversationObserver) (*data.ConversationTurn, error) {
 	p, err := workspaceCaller(ctx)
 	if err != nil {
@@ -26,6 +30,8 @@ func (s *ConversationService) SendMessage(ctx context.Context, id string, in dat
 	if err := checkInput(ctx, validate.ConversationMessage(in)); err != nil {
 		return nil, err
 	}
+	claim := data.IdempotencyClaimFrom(ctx)
+	ctx = data.WithoutIdempotencyClaim(ctx)
 	token := leaseToken()
 	var c *data.StoredConversation
 	var cfg *data.AgentConfig
@@ -33,6 +39,9 @@ func (s *ConversationService) SendMessage(ctx context.Context, id string, in dat
 	err = s.store.Update(ctx, func(tx Tx) error {
 		var err error
 		if c, err = loadConversation(tx, p, id); err != nil {
+			return err
+		}
+		if err := claimedMeanwhile(tx, claim); err != nil {
 			return err
 		}
 		switch {
@@ -66,7 +75,25 @@ func (s *ConversationService) SendMessage(ctx context.Context, id string, in dat
 		s.release(ctx, id, token)
 		return nil, err
 	}
+	if claim != nil {
+		ctx = data.WithIdempotencyClaim(ctx, claim)
+	}
 	return s.storeTurn(ctx, c, history, token, out)
+}
+
+// claimedMeanwhile refuses a message whose Idempotency-Key another request (sent at once
+// to another replica) stored its turn under after the server looked for it: that turn
+// freed the lease in the same commit, so this lease sees its claim, and the message is
+// answered neither twice nor with a second model call.
+func claimedMeanwhile(tx Tx, c *data.IdempotencyClaim) error {
+	if c == nil {
+		return nil
+	}
+	prev, err := tx.IdempotentResponse(c.TokenID, c.Key)
+	if err != nil || prev == nil {
+		return err
+	}
+	return data.Errorf(data.ECONFLICT, "Another request with this Idempotency-Key was carried out at the same time; this one changed nothing. Retry it to get that request's response.")
 }
 
 // errConversationIdle says that a message found its conversation idle: it is ended
@@ -141,7 +168,8 @@ func (s *ConversationService) release(ctx context.Context, id, token string) {
 // the conversation or the turns ran out, the turn and the call the conversation becomes
 // commit together; that call is built and redacted before the write from leased (the
 // conversation as the lease took it) and its history: nobody else writes a conversation
-// while its lease holds.
+// while its lease holds. The turn is what the message answers, so an Idempotency-Key's
+// claim written with it keeps it (answerClaim) for a retry after a lost answer.
 func (s *ConversationService) storeTurn(ctx context.Context, leased *data.StoredConversation, history []data.ConversationItem, token string, out *conversation.Outcome) (*data.ConversationTurn, error) {
 	ctx = context.WithoutCancel(ctx)
 	id := leased.ID
@@ -166,6 +194,7 @@ func (s *ConversationService) storeTurn(ctx context.Context, leased *data.Stored
 			c, err := take(tx)
 			if err == nil {
 				turn.Status, turn.DisconnectionReason = c.Status, c.DisconnectionReason
+				answerClaim(ctx, turn, nil)
 			}
 			return err
 		})
@@ -180,11 +209,17 @@ func (s *ConversationService) storeTurn(ctx context.Context, leased *data.Stored
 	if err != nil {
 		return nil, err
 	}
-	call, err := s.writeEnd(ctx, raw, take)
+	_, err = s.writeEnd(ctx, raw, func(tx Tx) (*data.StoredConversation, error) {
+		c, err := take(tx)
+		if err == nil {
+			turn.CallID, turn.Status, turn.DisconnectionReason = &raw.ID, data.ConversationEnded, &reason
+			answerClaim(ctx, turn, nil)
+		}
+		return c, err
+	})
 	if err != nil {
 		return nil, err
 	}
-	turn.CallID, turn.Status, turn.DisconnectionReason = &call.ID, data.ConversationEnded, &reason
 	return turn, nil
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/voiceapi/voiceapi/console/internal/testenv"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/llmtest"
 	"github.com/voiceapi/voiceapi/llm"
@@ -82,6 +83,7 @@ func TestTryIt(t *testing.T) {
 	b.audit("try-it")
 	b.run("back to full width", chromedp.EmulateViewport(1280, 900), chromedp.ScrollIntoView("#try", chromedp.ByQuery))
 	b.shot("try-it")
+	b.resendAfterCutOff(e, stand)
 	b.run("end", chromedp.Click(`[data-try-end]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`[data-try-result] a`, chromedp.ByQuery))
 	if s := b.text(`[data-try-result]`); !strings.Contains(s, "user_ended") {
@@ -99,5 +101,84 @@ func TestTryIt(t *testing.T) {
 	b.eval("the call's row", `document.querySelector('#main a[href="/calls/`+callID+`"]') !== null`, &listed)
 	if !listed {
 		t.Errorf("the call history does not list %s", callID)
+	}
+}
+
+// cutNextReply makes the page's next fetch see its reply cut off after the first frame
+// (the user's item), as a dropped connection would, while the rest is still read to the
+// end out of the page's sight (window.cutReplyRead): the server answers the message
+// whole and keeps its answer under the message's Idempotency-Key.
+const cutNextReply = `(function () {
+  var orig = window.fetch;
+  window.fetch = function (url, opts) {
+    window.fetch = orig;
+    return orig(url, opts).then(function (res) {
+      var reader = res.body.getReader(), dec = new TextDecoder(), seen = "";
+      function firstFrame() {
+        return reader.read().then(function (r) {
+          if (r.done) return seen;
+          seen += dec.decode(r.value, { stream: true });
+          var i = seen.indexOf("\n\n");
+          return i >= 0 ? seen.slice(0, i + 2) : firstFrame();
+        });
+      }
+      var head = firstFrame();
+      window.cutReplyRead = head.then(function drain() {
+        return reader.read().then(function (r) { return r.done || drain(); });
+      });
+      var given = false;
+      var body = new ReadableStream({ pull: function (c) {
+        if (given) { c.error(new TypeError("network error")); return; }
+        given = true;
+        return head.then(function (t) { c.enqueue(new TextEncoder().encode(t)); });
+      } });
+      return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    });
+  };
+  return true;
+})()`
+
+// resendAfterCutOff: a reply cut off in the browser after the server answered it puts
+// the message back in the input; sending it again shows the reply once, from the answer
+// the server kept under the message's key, with no second turn and no second model call.
+func (b *browser) resendAfterCutOff(e *testenv.Env, stand *llmtest.Server) {
+	t := b.t
+	t.Helper()
+	const msg = "Hello there"
+	asked := len(stand.Requests())
+	var ok bool
+	b.eval("cut the next reply", cutNextReply, &ok)
+	b.run("send, and the reply is cut off",
+		chromedp.SendKeys(`[data-try-input]`, msg, chromedp.ByQuery),
+		chromedp.Click(`[data-try-send] button[type="submit"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`[data-try-error]`, chromedp.ByQuery))
+	b.eval("the server's answer read whole", `window.cutReplyRead.then(function () { return true; })`, &ok)
+	var input string
+	b.eval("the input", `document.querySelector('[data-try-input]').value`, &input)
+	if s := b.text(`[data-try-error]`); !strings.Contains(s, "cut off") || input != msg {
+		t.Fatalf("after the cut: error %q, input %q", s, input)
+	}
+	b.run("send again",
+		chromedp.Click(`[data-try-send] button[type="submit"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`//li[contains(@class,"try-agent")]/span[@class="try-text"][text()="How can I help?"]`, chromedp.BySearch))
+	var users, replies int
+	b.eval("user items", `[...document.querySelectorAll('[data-try-log] li.try-user')].filter(function (li) { return li.textContent.includes(`+"`"+msg+"`"+`); }).length`, &users)
+	b.eval("replies", `[...document.querySelectorAll('[data-try-log] li.try-agent')].filter(function (li) { return li.textContent.includes("How can I help?"); }).length`, &replies)
+	if users != 1 || replies != 1 {
+		t.Errorf("the panel shows the message %d times and its reply %d times, want once each", users, replies)
+	}
+	if n := len(stand.Requests()) - asked; n != 1 {
+		t.Errorf("the model was asked %d times for one message sent twice under its key", n)
+	}
+	var convID string
+	b.eval("conversation id", `document.querySelector('[data-try]').dataset.conversation`, &convID)
+	stored := 0
+	for _, m := range e.Do(nil, "GET", "/api/v1/conversations/"+convID, e.Owner.Token, nil).Data()["messages"].([]any) {
+		if m.(map[string]any)["content"] == msg {
+			stored++
+		}
+	}
+	if stored != 1 {
+		t.Errorf("the conversation holds the message %d times", stored)
 	}
 }

@@ -9,9 +9,10 @@
     return m ? m.content : "";
   }
 
-  function api(method, path, body, accept) {
+  function api(method, path, body, accept, idempotencyKey) {
     var headers = { "X-CSRF-Token": csrf(), "Accept": accept || "application/json" };
     if (body !== undefined) headers["Content-Type"] = "application/json";
+    if (idempotencyKey) headers["Idempotency-Key"] = idempotencyKey;
     return fetch(path, { method: method, credentials: "same-origin", headers: headers,
       body: body === undefined ? undefined : JSON.stringify(body) });
   }
@@ -156,6 +157,20 @@
     return pump();
   }
 
+  // messageKey is the Idempotency-Key of the message content: the same while that content
+  // is sent again after its reply was cut off, so the server answers the resend with the
+  // first reply (when it was stored) instead of making a second turn; a reply read to its
+  // end clears it, so the same words sent later are a new message.
+  function messageKey(form, content) {
+    if (!form.dataset.key || form.dataset.keyFor !== content) {
+      var b = new Uint8Array(16);
+      crypto.getRandomValues(b); // randomUUID needs a secure context; a LAN console may not be one
+      form.dataset.key = Array.prototype.map.call(b, function (x) { return (x + 256).toString(16).slice(1); }).join("");
+      form.dataset.keyFor = content;
+    }
+    return form.dataset.key;
+  }
+
   function send(form) {
     var panel = panelOf(form);
     var input = form.querySelector("[data-try-input]");
@@ -165,7 +180,9 @@
     button.disabled = true;
     showError(panel, "");
     var current = null; // the agent bubble being written
-    api("POST", "/api/v1/conversations/" + encodeURIComponent(panel.dataset.conversation) + "/messages", { content: content }, "text/event-stream").then(function (res) {
+    var shown = log(panel).children.length; // the items before this reply's
+    var path = "/api/v1/conversations/" + encodeURIComponent(panel.dataset.conversation) + "/messages";
+    api("POST", path, { content: content }, "text/event-stream", messageKey(form, content)).then(function (res) {
       if (!res.ok) return failure(res).then(function (m) { showError(panel, m); });
       input.value = "";
       return readStream(res, function (ev, d) {
@@ -177,13 +194,19 @@
           else if (d.role === "tool") toolItem(panel, d);
           else { finishAgent(panel, current, d); current = null; }
         } else if (ev === "done") {
+          delete form.dataset.key;
           if (d.data.status === "ended") ended(panel, d.data.call_id, d.data.disconnection_reason);
         } else if (ev === "error") {
           showError(panel, d.message);
         }
       });
     }).catch(function () {
-      showError(panel, "The reply was cut off.");
+      // What came of the reply goes, and the message comes back under its key: sending it
+      // again shows the whole reply once, whether or not the server had stored it.
+      var items = log(panel).children;
+      while (items.length > shown) items[items.length - 1].remove();
+      input.value = content;
+      showError(panel, "The reply was cut off. Send the message again to see it.");
     }).then(function () { button.disabled = false; });
   }
 
