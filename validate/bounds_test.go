@@ -39,19 +39,22 @@ func checkBounds(t *testing.T, cases []bound) {
 				t.Fatalf("past the bound: want a %s error, got %v", data.EINVALID, err)
 			}
 			if len(e.Fields) != 1 || len(e.Fields[c.path]) == 0 {
-				t.Fatalf("past the bound: want exactly a fault on %s, got %v", c.path, e.Fields)
+				t.Fatalf("past the bound: want exactly a fault on %s, got %v", c.path, faultsOf(err))
 			}
 		})
 	}
 }
 
-// faultsOf shows an error by its field faults when it has them.
+// faultsOf shows an error by its field faults when it has them, the first few of many.
 func faultsOf(err error) any {
 	var e *data.Error
-	if errors.As(err, &e) && e.Fields != nil {
-		return e.Fields
+	if !errors.As(err, &e) || e.Fields == nil {
+		return err
 	}
-	return err
+	if paths := e.SortedFieldPaths(); len(paths) > 3 {
+		return fmt.Sprintf("%d faults, first %s: %v", len(paths), paths[0], e.Fields[paths[0]])
+	}
+	return e.Fields
 }
 
 // upTo is the count of a maximum's value: n at the bound, n+1 past it.
