@@ -90,3 +90,33 @@ func TestAgentTestTextBounds(t *testing.T) {
 		}},
 	})
 }
+
+// TestTwoByteTextBounds holds the bounds whose tests were in ASCII alone in two-byte
+// characters: a character bound takes as many of them; MaxMockBody, a bound in bytes,
+// half as many.
+func TestTwoByteTextBounds(t *testing.T) {
+	checkBounds(t, []bound{
+		{"MaxPlanLen", "plan", func(past bool) error {
+			return SubscriptionSet(data.SubscriptionSet{Plan: ptr(chars(upTo(MaxPlanLen, past)))})
+		}},
+		{"MaxSuppressionReason", "reason", func(past bool) error {
+			_, err := Suppressions([]data.SuppressionCreate{{PhoneNumber: "+14155550101", Reason: ptr(chars(upTo(MaxSuppressionReason, past)))}}, "", true)
+			return err
+		}},
+		{"MaxSuccessCriterion", "analysis_config.success_criterion", func(past bool) error {
+			return agentErr(stored, `{"analysis_config":{"success_criterion":`+jsonString(chars(upTo(MaxSuccessCriterion, past)))+`}}`)
+		}},
+		{"MaxSecret", "llm_config.api_key", func(past bool) error {
+			return agentErr(stored, `{"llm_config":{"api_key":`+jsonString(chars(upTo(MaxSecret, past)))+`}}`)
+		}},
+		{"MaxMockBody", "mocks.book.body", func(past bool) error {
+			x := validTest()
+			body := chars(MaxMockBody / 2)
+			if past {
+				body += "a"
+			}
+			x.Mocks = map[string]data.ToolMock{"book": {Status: 200, Body: body}}
+			return AgentTest(x, testTools)
+		}},
+	})
+}
