@@ -2,6 +2,8 @@ package validate
 
 import (
 	"fmt"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -105,6 +107,18 @@ func TestTwoByteTextBounds(t *testing.T) {
 		}},
 		{"MaxSuccessCriterion", "analysis_config.success_criterion", func(past bool) error {
 			return agentErr(stored, `{"analysis_config":{"success_criterion":`+jsonString(chars(upTo(MaxSuccessCriterion, past)))+`}}`)
+		}},
+		{"MaxSearchQueryLen", "q", func(past bool) error {
+			_, err := CallSearchParams(url.Values{"q": {chars(upTo(MaxSearchQueryLen, past))}})
+			return err
+		}},
+		{"MaxSearchTerms", "q", func(past bool) error {
+			words := make([]string, upTo(MaxSearchTerms, past))
+			for i := range words {
+				words[i] = "mot" + strings.Repeat("é", i+1)
+			}
+			_, err := CallSearchParams(url.Values{"q": {strings.Join(words, " ")}})
+			return err
 		}},
 		{"MaxSecret", "llm_config.api_key", func(past bool) error {
 			return agentErr(stored, `{"llm_config":{"api_key":`+jsonString(chars(upTo(MaxSecret, past)))+`}}`)
