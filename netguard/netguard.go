@@ -17,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // ErrForbiddenAddress is wrapped by the error of a request whose host resolves to an address
@@ -203,7 +204,7 @@ func (g schemeGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 // clear), a valid port, at most 2048 characters. It does not resolve the host: the address is
 // checked when connecting, by the client of NewClient.
 func CheckURL(raw string) error {
-	if len(raw) > MaxURLLength {
+	if utf8.RuneCountInString(raw) > MaxURLLength {
 		return fmt.Errorf("the URL is longer than %d characters", MaxURLLength)
 	}
 	if strings.TrimSpace(raw) != raw || strings.ContainsAny(raw, " \t\r\n") {

@@ -147,6 +147,21 @@ func TestCheckURL(t *testing.T) {
 	}
 }
 
+// TestCheckURLLengthInCharacters: MaxURLLength counts characters, as the message and the
+// OpenAPI document's maxLength do; a URL at the bound in two-byte characters passes.
+func TestCheckURLLengthInCharacters(t *testing.T) {
+	const base = "https://example.com/"
+	for _, c := range []struct {
+		n  int
+		ok bool
+	}{{MaxURLLength, true}, {MaxURLLength + 1, false}} {
+		raw := base + strings.Repeat("é", c.n-len(base))
+		if err := CheckURL(raw); (err == nil) != c.ok {
+			t.Errorf("a URL of %d characters (%d bytes): %v, want ok=%v", c.n, len(raw), err, c.ok)
+		}
+	}
+}
+
 func TestReadLimited(t *testing.T) {
 	b, err := ReadLimited(strings.NewReader("12345"), 5)
 	if err != nil || string(b) != "12345" {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/voiceapi/voiceapi/validate"
 )
 
 // Examples are derived from the finished schemas rather than written by hand: a value that
@@ -25,6 +27,7 @@ var patternExamples = map[string]string{
 	`^-?\d{1,12}(\.\d{1,6})?$`:        "0.59",
 	`^\d{1,7}(\.\d{1,6})?$`:           "0.59",
 	`^[A-Z]{3}$`:                      "USD",
+	validate.ExportKeyPattern:         "support-agent",
 }
 
 // formatExamples are strings of each format the document uses.

@@ -9,8 +9,11 @@ import (
 	"github.com/voiceapi/voiceapi/validate"
 )
 
-// recordingURLRule and nestedObjectRule describe a call's recording_url and its objects.
+// recordingURLRule and nestedObjectRule describe a call's recording_url and its objects,
+// callNumberRule its numbers and transcriptRule its transcript.
 var (
+	callNumberRule   = fieldRule{Description: fmt.Sprintf("E.164 number or SIP URI (at most %d characters); required when direction is inbound or outbound.", validate.MaxSIPLen)}
+	transcriptRule   = fieldRule{MaxItems: validate.MaxTranscriptItems, Description: fmt.Sprintf("The items' contents together at most %d bytes.", validate.MaxTranscriptBytes)}
 	recordingURLRule = fieldRule{MaxLength: validate.MaxURLLen, Format: "uri",
 		Description: "An http or https URL of RFC 3986 characters only (spaces, quotes and angle brackets percent-encoded), without user info."}
 	nestedObjectRule = fieldRule{Description: fmt.Sprintf("At most %d KiB encoded, nested at most %d levels (the object itself is the first).", validate.MaxObjectBytes>>10, validate.MaxObjectDepth)}
@@ -361,12 +364,12 @@ var fieldRules = map[string]map[string]fieldRule{
 		"agent_id":             fieldRule{MinLength: 1}.with(true, "An agent of the workspace."),
 		"agent_version":        atLeast(1),
 		"direction":            oneOf(data.CallDirections...).with(true, ""),
-		"from_number":          {Description: "E.164 number or SIP URI; required when direction is inbound or outbound."},
-		"to_number":            {Description: "E.164 number or SIP URI; required when direction is inbound or outbound."},
+		"from_number":          callNumberRule,
+		"to_number":            callNumberRule,
 		"status":               oneOf(data.CallStatuses...).with(false, "registered when omitted."),
 		"duration_ms":          between(0, validate.MaxCallDurationMS),
 		"disconnection_reason": fieldRule{MinLength: 1, MaxLength: validate.MaxReasonLen},
-		"transcript":           {MaxItems: validate.MaxTranscriptItems},
+		"transcript":           transcriptRule,
 		"recording_url":        recordingURLRule,
 		"variables":            nestedObjectRule,
 		"analysis":             nestedObjectRule,
@@ -376,7 +379,7 @@ var fieldRules = map[string]map[string]fieldRule{
 		"status":               oneOf(data.CallStatuses...).with(false, "Moves only forward; ended and failed are final (409 otherwise)."),
 		"duration_ms":          between(0, validate.MaxCallDurationMS),
 		"disconnection_reason": fieldRule{MinLength: 1, MaxLength: validate.MaxReasonLen},
-		"transcript":           {MaxItems: validate.MaxTranscriptItems},
+		"transcript":           transcriptRule,
 		"recording_url":        recordingURLRule,
 		"variables":            nestedObjectRule,
 		"analysis":             nestedObjectRule,

@@ -131,6 +131,13 @@ func probeField(path string, p map[string]any, try func(v any, valid bool)) {
 			try(s, true)
 		}
 		try(s+"a", false)
+		// maxLength counts characters: at the bound in two-byte ones a value is accepted,
+		// so a rule counting bytes fails here.
+		if valid && p["format"] == nil {
+			wide := strings.Repeat("é", int(n))
+			try(wide, true)
+			try(wide+"é", false)
+		}
 	}
 	if enum, ok := p["enum"].([]any); ok {
 		for _, v := range enum {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -13,7 +14,7 @@ import (
 // a documented maximum (docs/api.md).
 const (
 	MaxNameLen        = 255
-	MaxEmailLen       = 254 // RFC 5321 path limit
+	MaxEmailLen       = 254 // characters; RFC 5321's path limit
 	MinPasswordLen    = 8
 	MaxPasswordBytes  = 72 // bcrypt reads no further
 	MaxDescriptionLen = 1000
@@ -28,7 +29,9 @@ func email(errs *Errors, path, s string) {
 		errs.Required(path)
 		return
 	}
-	if len(s) > MaxEmailLen {
+	// Characters, as MaxLen and the document's maxLength count them: a test in bytes here
+	// let a value within the characters but past the bytes skip the address check.
+	if utf8.RuneCountInString(s) > MaxEmailLen {
 		errs.MaxLen(path, s, MaxEmailLen)
 		return
 	}

@@ -157,7 +157,7 @@ func validateTool(t *data.Tool, path func() string, errs *Errors) {
 	for i, e := range t.PhoneDirectory {
 		validatePhoneDirectoryEntry(e, func() string { return Index(p()+"phone_directory", i) }, errs)
 	}
-	if d := t.PauseDetectionDelayMS; d != nil && (*d < 1000 || *d > 6000) {
+	if d := t.PauseDetectionDelayMS; d != nil && (*d < MinPauseDetectionMS || *d > MaxPauseDetectionMS) {
 		errs.IntBetween(p()+"pause_detection_delay_ms", int64(*d), MinPauseDetectionMS, MaxPauseDetectionMS)
 	}
 	validateToolContent(t, path, errs)

@@ -22,7 +22,7 @@ const (
 	MaxObjectDepth       = 32       // levels of nesting of those objects, the object itself the first
 	MaxReasonLen         = 100
 	MaxURLLen            = 2048
-	MaxSIPLen            = 255
+	MaxSIPLen            = 255 // characters of a SIP URI
 )
 
 // sipURI is a SIP or SIPS address such as sip:alice@example.com.
@@ -32,10 +32,11 @@ func callNumber(errs *Errors, path string, s *string) {
 	if s == nil {
 		return
 	}
-	if E164(*s) || len(*s) <= MaxSIPLen && sipURI.MatchString(*s) {
+	// Characters, as docs/calls.md states the bound (sipURI lets a user part be UTF-8).
+	if E164(*s) || utf8.RuneCountInString(*s) <= MaxSIPLen && sipURI.MatchString(*s) {
 		return
 	}
-	errs.Addf(path, "The %s field must be an E.164 number such as +14155550123 or a SIP URI such as sip:alice@example.com.", path)
+	errs.Addf(path, "The %s field must be an E.164 number such as +14155550123 or a SIP URI of at most %d characters such as sip:alice@example.com.", path, MaxSIPLen)
 }
 
 func transcript(errs *Errors, items []data.TranscriptItem) {

@@ -21,9 +21,11 @@ const (
 	MaxFilename = 255
 )
 
-// keyRe is the form of an export-local key: readable in a config-as-code file, safe in a
-// dot path.
-var keyRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+// ExportKeyPattern is the form of an export-local key: readable in a config-as-code file,
+// safe in a dot path.
+const ExportKeyPattern = `^[A-Za-z0-9][A-Za-z0-9_-]*$`
+
+var keyRe = regexp.MustCompile(ExportKeyPattern)
 
 // sha256Re is a lower-case hex SHA-256 digest.
 var sha256Re = regexp.MustCompile(`^[0-9a-f]{64}$`)

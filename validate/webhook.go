@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -24,7 +25,7 @@ func WebhookURL(errs *Errors, path, raw string) {
 		errs.Required(path)
 		return
 	}
-	if len(raw) > MaxWebhookURLLen {
+	if utf8.RuneCountInString(raw) > MaxWebhookURLLen {
 		errs.Addf(path, "The %s field must not be greater than %d characters.", path, MaxWebhookURLLen)
 		return
 	}
