@@ -41,6 +41,12 @@ func (t tx) InsertSuppressions(list []*data.Suppression) ([]bool, error) {
 	return out, nil
 }
 
+// CountSuppressions implements service.CampaignTx over the workspace's index (bbolt has
+// one writer, so the count holds for the transaction).
+func (t tx) CountSuppressions(ws string) (int, error) {
+	return int(scopeCountUpTo(t.b.Bucket(bucketSuppressionsByWS), ws, -1)), nil
+}
+
 // SuppressionByPhone implements service.CampaignTx.
 func (t tx) SuppressionByPhone(ws, phone string) (*data.Suppression, error) {
 	id := t.b.Bucket(bucketSuppressionsByPhone).Get(indexKey(ws, phone))

@@ -283,6 +283,18 @@ func (t *tx) InsertSuppressions(list []*data.Suppression) ([]bool, error) {
 	return out, nil
 }
 
+// CountSuppressions implements service.CampaignTx over the (workspace_id, id) index. A
+// write takes the workspace's lock first (locks.go), so writers of one list take turns
+// rather than fail to serialize; SERIALIZABLE would refuse a second writer whose count
+// went stale all the same.
+func (t *tx) CountSuppressions(ws string) (int, error) {
+	if err := t.lockWorkspace(ws); err != nil {
+		return 0, err
+	}
+	n, err := t.countRowsUpTo(`SELECT 1 FROM suppressions WHERE workspace_id = $1`, -1, ws)
+	return int(n), err
+}
+
 const suppressionCols = `id, workspace_id, phone_number, reason, created_at`
 
 func scanSuppression(row pgx.Row) (*data.Suppression, error) {
