@@ -182,6 +182,7 @@ func testSuppressions(t *testing.T, open Opener) {
 		return err
 	})
 	update(t, s, func(tx service.Tx) error { return tx.DeleteSuppression(a) })
+	update(t, s, func(tx service.Tx) error { return tx.DeleteSuppression(a) }) // gone already: the count stays
 	view(t, s, func(tx service.Tx) error {
 		if e, _ := tx.Suppression(a.ID); e != nil {
 			t.Error("deleted entry still there")
