@@ -22,8 +22,21 @@ func init() {
 	allBuckets = append(allBuckets, bucketSuppressions, bucketSuppressionsByPhone, bucketSuppressionsByWS, bucketSuppressionCounts)
 }
 
-// suppressionCount is how many numbers ws lists: the kept count, or, for a list written
-// before counts were kept (a file from an older version), its index counted.
+// countSuppressionLists keeps the count of every workspace's list of a file written
+// before counts were kept (the schema 6 → 7 migration).
+func countSuppressionLists(tx *bbolt.Tx) error {
+	byWS, counts := tx.Bucket(bucketSuppressionsByWS), tx.Bucket(bucketSuppressionCounts)
+	return tx.Bucket(bucketWorkspaces).ForEach(func(ws, _ []byte) error {
+		n := scopeCountUpTo(byWS, string(ws), -1)
+		if n == 0 {
+			return nil
+		}
+		return counts.Put(ws, binary.BigEndian.AppendUint64(nil, uint64(n)))
+	})
+}
+
+// suppressionCount is how many numbers ws lists: the kept count, or, with none kept (no
+// number listed, or a list of a workspace the migration did not find), its index counted.
 func (t tx) suppressionCount(ws string) int64 {
 	if v := t.b.Bucket(bucketSuppressionCounts).Get([]byte(ws)); len(v) == 8 {
 		return int64(binary.BigEndian.Uint64(v))

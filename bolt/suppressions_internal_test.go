@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"testing"
 	"time"
@@ -13,15 +14,17 @@ import (
 	"github.com/voiceapi/voiceapi/service"
 )
 
-// A list written by a version that kept no count (its count key absent) is counted from
-// its index, and the first write keeps its count from there: an add, a delete and the
-// count read after them all agree with the list.
+// A list written by a version that kept no count (schema 6, no count key) is counted
+// when the file is opened; from there every add and delete moves the count, a count
+// missing anyway is read from the list's index, and the count agrees with the list.
 func TestSuppressionCountOfAnOlderFile(t *testing.T) {
-	db, err := Open(t.TempDir(), Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)})
+	dir := t.TempDir()
+	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
+	db, err := Open(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	defer func() { db.Close() }()
 	ctx := context.Background()
 	entry := func(i int) *data.Suppression {
 		return &data.Suppression{ID: fmt.Sprintf("sup_%03d", i), WorkspaceID: "ws_1", PhoneNumber: fmt.Sprintf("+1415555%04d", i), CreatedAt: data.NewTime(time.Now())}
@@ -40,14 +43,41 @@ func TestSuppressionCountOfAnOlderFile(t *testing.T) {
 		}
 	}
 	if err := db.Update(ctx, func(tx service.Tx) error {
+		if err := tx.PutWorkspace(&data.WorkspaceRecord{Workspace: data.Workspace{ID: "ws_1", Name: "W"}}); err != nil {
+			return err
+		}
 		_, err := tx.InsertSuppressions([]*data.Suppression{entry(1), entry(2), entry(3)})
 		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.bolt.Update(func(b *bbolt.Tx) error { return b.Bucket(bucketSuppressionCounts).Delete([]byte("ws_1")) }); err != nil {
-		t.Fatal(err) // as an older binary left the file
+	forget := func(version uint64) { // as an older binary left the file
+		t.Helper()
+		if err := db.bolt.Update(func(b *bbolt.Tx) error {
+			if version > 0 {
+				if err := b.Bucket(bucketMeta).Put([]byte("schema_version"), binary.BigEndian.AppendUint64(nil, version)); err != nil {
+					return err
+				}
+			}
+			return b.Bucket(bucketSuppressionCounts).Delete([]byte("ws_1"))
+		}); err != nil {
+			t.Fatal(err)
+		}
 	}
+	forget(6)
+	db.Close()
+	if db, err = Open(dir, opts); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.bolt.View(func(b *bbolt.Tx) error {
+		if v := b.Bucket(bucketSuppressionCounts).Get([]byte("ws_1")); len(v) != 8 || binary.BigEndian.Uint64(v) != 3 {
+			t.Errorf("the count after the open: %x, want 3", v)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	forget(0)
 	count(3)
 	if err := db.Update(ctx, func(tx service.Tx) error {
 		_, err := tx.InsertSuppressions([]*data.Suppression{entry(3), entry(4)})
