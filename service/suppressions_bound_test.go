@@ -89,7 +89,7 @@ func TestSuppressionListOverTheBoundKeepsItsNumbers(t *testing.T) {
 // Imports and adds run together near the bound: the list never passes it, every
 // addition is whole or refused whole, and the numbers listed are exactly those of the
 // additions that succeeded. On PostgreSQL the writers are separate transactions, each
-// counting the list inside its own.
+// reading the list's count inside its own.
 func TestSuppressionBoundHoldsUnderConcurrentWrites(t *testing.T) {
 	env := testkit.New(t, nil)
 	u := env.User(t, "a@example.com")

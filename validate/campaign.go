@@ -32,7 +32,7 @@ const (
 	// MaxSuppressionImport bounds the rows of one suppression list import.
 	MaxSuppressionImport = 100_000
 	// MaxSuppressions bounds the numbers a workspace's suppression list holds, so that its
-	// export always fits the import (docs/performance.md, "The suppression list").
+	// export always fits the import (docs/performance.md, "The suppression list at its bound").
 	MaxSuppressions = 500_000
 	// MaxSuppressionReason bounds a suppression's reason.
 	MaxSuppressionReason = 255
