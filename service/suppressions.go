@@ -94,9 +94,10 @@ func (svc *Services) LowerSuppressionBound(n int) { svc.Suppressions.suppression
 // addSuppressions puts entries (all of one workspace) on its list in tx, the first of
 // each number only: a number given again, or listed already, counts as a duplicate and
 // the stored entry stays as it was. The list holds at most max numbers: an addition that
-// would pass it is refused as a fault of path, and the caller's transaction, rolled back,
-// adds none. Every way into the list (an add, an import of the list, a workspace import)
-// goes through here.
+// would pass it is refused as a fault of path before anything is written (the count and
+// the numbers are read in tx, which concurrent writers of the list cannot change under
+// it). Every way into the list (an add, an import of the list, a workspace import) goes
+// through here.
 func addSuppressions(tx Tx, entries []*data.Suppression, path string, max int) (*data.SuppressionImport, error) {
 	out := &data.SuppressionImport{Rows: int64(len(entries))}
 	if len(entries) == 0 {
@@ -110,9 +111,20 @@ func addSuppressions(tx Tx, entries []*data.Suppression, path string, max int) (
 			list = append(list, e)
 		}
 	}
-	listed, err := tx.CountSuppressions(entries[0].WorkspaceID)
+	ws := entries[0].WorkspaceID
+	listed, err := tx.CountSuppressions(ws)
 	if err != nil {
 		return nil, err
+	}
+	// Only a list that might not fit reads which numbers are new: a refusal writes nothing.
+	if listed+len(list) > max {
+		fresh, err := unlisted(tx, ws, list)
+		if err != nil {
+			return nil, err
+		}
+		if err := validate.SuppressionRoom(path, listed, fresh, max); err != nil {
+			return nil, err
+		}
 	}
 	for start := 0; start < len(list); start += suppressionBatch {
 		done, err := tx.InsertSuppressions(list[start:min(start+suppressionBatch, len(list))])
@@ -125,11 +137,27 @@ func addSuppressions(tx Tx, entries []*data.Suppression, path string, max int) (
 			}
 		}
 	}
-	if err := validate.SuppressionRoom(path, listed, int(out.Added), max); err != nil {
-		return nil, err
-	}
 	out.Duplicates = out.Rows - out.Added
 	return out, nil
+}
+
+// unlisted counts the numbers of list (one entry per number) that ws does not list yet,
+// in batches of suppressionBatch.
+func unlisted(tx Tx, ws string, list []*data.Suppression) (int, error) {
+	n := 0
+	phones := make([]string, 0, min(len(list), suppressionBatch))
+	for start := 0; start < len(list); start += suppressionBatch {
+		phones = phones[:0]
+		for _, e := range list[start:min(start+suppressionBatch, len(list))] {
+			phones = append(phones, e.PhoneNumber)
+		}
+		listed, err := tx.SuppressedAmong(ws, phones)
+		if err != nil {
+			return 0, err
+		}
+		n += len(phones) - len(listed)
+	}
+	return n, nil
 }
 
 // Suppressions implements data.SuppressionService.
