@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 6
+const schemaVersion = 7
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -269,6 +269,10 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// bucket, empty). An older binary would end calls without unindexing them, so the
 	// version keeps it out.
 	fillOpenCalls,
+	// 6 → 7: each workspace's suppression list keeps its count (suppressions.go), filled
+	// here from the lists. An older binary would add and remove numbers without moving
+	// the counts, so the version keeps it out.
+	countSuppressionLists,
 }
 
 func migrate(tx *bbolt.Tx) error {

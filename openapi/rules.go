@@ -429,8 +429,9 @@ var fieldRules = map[string]map[string]fieldRule{
 		"secrets": oneOf(data.ExportSecretsMasked, data.ExportSecretsIncluded).with(false, "Whether credentials are masked or in the clear."),
 		"agents":  {MaxItems: validate.MaxImportItems},
 		"numbers": {MaxItems: validate.MaxImportItems},
-		"suppressions": fieldRule{MaxItems: validate.MaxSuppressionImport}.with(false,
-			"The do-not-call list, oldest first; an import adds its numbers to the target's list (a number listed already is kept as it is). Absent: nothing added."),
+		"suppressions": fieldRule{MaxItems: validate.MaxSuppressions}.with(false,
+			fmt.Sprintf("The do-not-call list, oldest first; an import adds its numbers to the target's list (a number listed already is kept as it is), "+
+				"422 naming suppressions, with nothing imported, when that would take the list past %d numbers. Absent: nothing added.", validate.MaxSuppressions)),
 	},
 	"ExportWorkspace": {
 		"price_table": {Description: "The workspace's prices as PUT /api/v1/price-table takes them; an import sets the target's by that route's rules and records price_table.updated. Absent (a workspace that never set prices): the target's stays."},

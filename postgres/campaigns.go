@@ -18,7 +18,7 @@ import (
 
 func init() {
 	workspaceCascades = append(workspaceCascades, func(t *tx, ws string) error {
-		for _, table := range []string{"campaign_recipients", "campaigns", "suppressions"} {
+		for _, table := range []string{"campaign_recipients", "campaigns", "suppressions", "suppression_counts"} {
 			if _, err := t.exec(`DELETE FROM `+table+` WHERE workspace_id = $1`, ws); err != nil {
 				return err
 			}
@@ -254,17 +254,26 @@ func (t *tx) RecipientByCall(callID string) (*data.Recipient, error) {
 	return r, nil
 }
 
-// InsertSuppressions implements service.CampaignTx: one statement for the whole list;
-// a number listed already (in this workspace) is left out.
+// InsertSuppressions implements service.CampaignTx: one statement for the whole list,
+// which adds to each workspace's count the numbers it added; a number listed already (in
+// this workspace) is left out. The counts' rows are the workspaces' (locked first).
 func (t *tx) InsertSuppressions(list []*data.Suppression) ([]bool, error) {
 	ids, wss, phones, reasons, created := make([]string, len(list)), make([]string, len(list)), make([]string, len(list)),
 		make([]*string, len(list)), make([]time.Time, len(list))
 	for i, s := range list {
 		ids[i], wss[i], phones[i], reasons[i], created[i] = s.ID, s.WorkspaceID, s.PhoneNumber, s.Reason, s.CreatedAt.Time
+		if err := t.lockWorkspace(s.WorkspaceID); err != nil {
+			return nil, err
+		}
 	}
-	rows, err := t.query(`INSERT INTO suppressions (id, workspace_id, phone_number, reason, created_at)
-		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
-		ON CONFLICT (workspace_id, phone_number) DO NOTHING RETURNING id`, ids, wss, phones, reasons, created)
+	rows, err := t.query(`WITH added AS (
+			INSERT INTO suppressions (id, workspace_id, phone_number, reason, created_at)
+			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
+			ON CONFLICT (workspace_id, phone_number) DO NOTHING RETURNING id, workspace_id),
+		counted AS (
+			INSERT INTO suppression_counts (workspace_id, n) SELECT workspace_id, count(*) FROM added GROUP BY workspace_id
+			ON CONFLICT (workspace_id) DO UPDATE SET n = suppression_counts.n + excluded.n)
+		SELECT id FROM added`, ids, wss, phones, reasons, created)
 	if err != nil {
 		return nil, err
 	}
@@ -281,6 +290,18 @@ func (t *tx) InsertSuppressions(list []*data.Suppression) ([]bool, error) {
 		out[i] = in[s.ID]
 	}
 	return out, nil
+}
+
+// CountSuppressions implements service.CampaignTx from the kept count. A write takes the
+// workspace's lock first (locks.go), so writers of one list take turns on its count
+// rather than fail to serialize.
+func (t *tx) CountSuppressions(ws string) (int, error) {
+	if err := t.lockWorkspace(ws); err != nil {
+		return 0, err
+	}
+	var n int64
+	err := t.queryRow(`SELECT n FROM suppression_counts WHERE workspace_id = $1`, ws).Scan(&n)
+	return int(n), noRows(err)
 }
 
 const suppressionCols = `id, workspace_id, phone_number, reason, created_at`
@@ -343,8 +364,13 @@ func (t *tx) Suppressions(ws string, req data.PageRequest) ([]*data.Suppression,
 	})
 }
 
-// DeleteSuppression implements service.CampaignTx.
+// DeleteSuppression implements service.CampaignTx, and takes the entry off its
+// workspace's count.
 func (t *tx) DeleteSuppression(s *data.Suppression) error {
-	_, err := t.exec(`DELETE FROM suppressions WHERE id = $1`, s.ID)
+	if err := t.lockWorkspace(s.WorkspaceID); err != nil {
+		return err
+	}
+	_, err := t.exec(`WITH gone AS (DELETE FROM suppressions WHERE id = $1 RETURNING workspace_id)
+		UPDATE suppression_counts c SET n = c.n - 1 FROM gone WHERE c.workspace_id = gone.workspace_id`, s.ID)
 	return err
 }

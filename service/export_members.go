@@ -43,7 +43,7 @@ func (s *ExportService) importSuppressions(tx Tx, doc *data.WorkspaceExport, pla
 		entries[i] = &data.Suppression{ID: s.ids.New(data.PrefixSuppression), WorkspaceID: plan.ws,
 			PhoneNumber: plan.suppressions[i], Reason: in.Reason, CreatedAt: created}
 	}
-	out, err := addSuppressions(tx, entries)
+	out, err := addSuppressions(tx, entries, "suppressions", s.suppressionBound())
 	if err != nil {
 		return data.SuppressionImport{}, err
 	}

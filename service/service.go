@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -84,6 +85,9 @@ type base struct {
 	// shared says several processes may use the store at once (SharedStore: PostgreSQL
 	// replicas); else one process alone opens it (bbolt's file lock).
 	shared bool
+	// suppressionMax, when above 0 (tests: LowerSuppressionBound), bounds the suppression
+	// list instead of validate.MaxSuppressions.
+	suppressionMax atomic.Int64
 }
 
 // Services are the implementations of the data services, one per resource, built on one

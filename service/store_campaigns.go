@@ -49,6 +49,10 @@ type CampaignTx interface {
 	// InsertSuppressions adds entries to their workspace's list and reports which were
 	// added; an entry whose number is already listed is left out (not added).
 	InsertSuppressions(list []*data.Suppression) ([]bool, error)
+	// CountSuppressions returns how many numbers the workspace's list holds. In a write
+	// transaction the count holds until it ends: a concurrent writer of the list waits or
+	// is retried, so a bound checked against it cannot be passed by two writers together.
+	CountSuppressions(workspaceID string) (int, error)
 	// SuppressionByPhone returns the workspace's entry for an E.164 number, nil when none.
 	SuppressionByPhone(workspaceID, phone string) (*data.Suppression, error)
 	// SuppressedAmong returns which of the E.164 numbers the workspace's list holds.

@@ -31,11 +31,11 @@ func (s *SuppressionService) AddSuppression(ctx context.Context, in data.Suppres
 	var added bool
 	err = s.store.Update(ctx, func(tx Tx) error {
 		e := s.entry(p.WorkspaceID, numbers[0], in.Reason)
-		done, err := tx.InsertSuppressions([]*data.Suppression{e})
+		res, err := addSuppressions(tx, []*data.Suppression{e}, "phone_number", s.suppressionBound())
 		if err != nil {
 			return err
 		}
-		if added = done[0]; added {
+		if added = res.Added == 1; added {
 			out = e
 			return nil
 		}
@@ -65,7 +65,7 @@ func (s *SuppressionService) ImportSuppressions(ctx context.Context, rows []data
 	}
 	var out *data.SuppressionImport
 	err = s.store.Update(ctx, func(tx Tx) error {
-		out, err = addSuppressions(tx, entries)
+		out, err = addSuppressions(tx, entries, "rows", s.suppressionBound())
 		return err
 	})
 	if err != nil {
@@ -74,11 +74,35 @@ func (s *SuppressionService) ImportSuppressions(ctx context.Context, rows []data
 	return out, nil
 }
 
-// addSuppressions puts entries on their workspace's list in tx, the first of each number
-// only: a number given again, or listed already, counts as a duplicate and the stored
-// entry stays as it was. A workspace import adds its document's list through it too.
-func addSuppressions(tx Tx, entries []*data.Suppression) (*data.SuppressionImport, error) {
+// suppressionBatch bounds the entries one InsertSuppressions is given: a workspace import
+// may add MaxSuppressions numbers, and PostgreSQL takes each batch as one statement.
+const suppressionBatch = 10_000
+
+// suppressionBound is the most numbers a workspace's list may hold.
+func (b *base) suppressionBound() int {
+	if n := b.suppressionMax.Load(); n > 0 {
+		return int(n)
+	}
+	return validate.MaxSuppressions
+}
+
+// LowerSuppressionBound makes n the suppression list's bound for every service of svc,
+// instead of validate.MaxSuppressions, so that a test crosses it without half a million
+// rows. Production never calls it.
+func (svc *Services) LowerSuppressionBound(n int) { svc.Suppressions.suppressionMax.Store(int64(n)) }
+
+// addSuppressions puts entries (all of one workspace) on its list in tx, the first of
+// each number only: a number given again, or listed already, counts as a duplicate and
+// the stored entry stays as it was. The list holds at most max numbers: an addition that
+// would pass it is refused as a fault of path before anything is written (the count and
+// the numbers are read in tx, which concurrent writers of the list cannot change under
+// it). Every way into the list (an add, an import of the list, a workspace import) goes
+// through here.
+func addSuppressions(tx Tx, entries []*data.Suppression, path string, max int) (*data.SuppressionImport, error) {
 	out := &data.SuppressionImport{Rows: int64(len(entries))}
+	if len(entries) == 0 {
+		return out, nil
+	}
 	list := make([]*data.Suppression, 0, len(entries))
 	seen := make(map[string]bool, len(entries))
 	for _, e := range entries {
@@ -87,17 +111,53 @@ func addSuppressions(tx Tx, entries []*data.Suppression) (*data.SuppressionImpor
 			list = append(list, e)
 		}
 	}
-	done, err := tx.InsertSuppressions(list)
+	ws := entries[0].WorkspaceID
+	listed, err := tx.CountSuppressions(ws)
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range done {
-		if d {
-			out.Added++
+	// Only a list that might not fit reads which numbers are new: a refusal writes nothing.
+	if listed+len(list) > max {
+		fresh, err := unlisted(tx, ws, list)
+		if err != nil {
+			return nil, err
+		}
+		if err := validate.SuppressionRoom(path, listed, fresh, max); err != nil {
+			return nil, err
+		}
+	}
+	for start := 0; start < len(list); start += suppressionBatch {
+		done, err := tx.InsertSuppressions(list[start:min(start+suppressionBatch, len(list))])
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range done {
+			if d {
+				out.Added++
+			}
 		}
 	}
 	out.Duplicates = out.Rows - out.Added
 	return out, nil
+}
+
+// unlisted counts the numbers of list (one entry per number) that ws does not list yet,
+// in batches of suppressionBatch.
+func unlisted(tx Tx, ws string, list []*data.Suppression) (int, error) {
+	n := 0
+	phones := make([]string, 0, min(len(list), suppressionBatch))
+	for start := 0; start < len(list); start += suppressionBatch {
+		phones = phones[:0]
+		for _, e := range list[start:min(start+suppressionBatch, len(list))] {
+			phones = append(phones, e.PhoneNumber)
+		}
+		listed, err := tx.SuppressedAmong(ws, phones)
+		if err != nil {
+			return 0, err
+		}
+		n += len(phones) - len(listed)
+	}
+	return n, nil
 }
 
 // Suppressions implements data.SuppressionService.

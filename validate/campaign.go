@@ -31,6 +31,9 @@ const (
 	MaxRecipientVariables = 50
 	// MaxSuppressionImport bounds the rows of one suppression list import.
 	MaxSuppressionImport = 100_000
+	// MaxSuppressions bounds the numbers a workspace's suppression list holds, so that its
+	// export always fits the import (docs/performance.md, "The suppression list at its bound").
+	MaxSuppressions = 500_000
 	// MaxSuppressionReason bounds a suppression's reason.
 	MaxSuppressionReason = 255
 )
@@ -235,6 +238,21 @@ func Suppressions(rows []data.SuppressionCreate, region string, single bool) ([]
 		}
 	}
 	return out, errs.Err()
+}
+
+// SuppressionRoom refuses, as a fault of path, an addition that would take a workspace's
+// suppression list past max numbers (MaxSuppressions; only tests pass a lower one): listed
+// are on it already, added are new to it. An addition of no new number passes whatever
+// the list holds, so a list longer than the bound (made before there was one) keeps its
+// numbers and refuses only new ones.
+func SuppressionRoom(path string, listed, added, max int) error {
+	if added == 0 || listed+added <= max {
+		return nil
+	}
+	var errs Errors
+	errs.Addf(path, "The suppression list holds at most %d numbers: it has %d, and the %d new here would make %d. Nothing was added; remove numbers from the list first.",
+		max, listed, added, listed+added)
+	return errs.Err()
 }
 
 // CampaignStatuses are the statuses a campaign list may filter on.

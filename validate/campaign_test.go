@@ -2,6 +2,7 @@ package validate_test
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -158,3 +159,37 @@ func TestSuppressionBounds(t *testing.T) {
 }
 
 func second(_ []string, err error) error { return err }
+
+// An addition fits the suppression list up to MaxSuppressions numbers and is refused one
+// past it, naming the field and saying the bound and what the list holds; an addition of
+// no new number passes even a list already past the bound (one made before it).
+func TestSuppressionRoom(t *testing.T) {
+	max := validate.MaxSuppressions
+	cases := []struct {
+		listed, added int
+		field         string
+	}{
+		{0, max, ""},
+		{0, max + 1, "suppressions"},
+		{max - 1, 1, ""},
+		{max, 1, "suppressions"},
+		{max - 10, 10, ""},
+		{max - 10, 11, "suppressions"},
+		{max, 0, ""},
+		{max + 5, 0, ""},
+		{max + 5, 1, "suppressions"},
+	}
+	for _, c := range cases {
+		err := validate.SuppressionRoom("suppressions", c.listed, c.added, max)
+		checkField(t, err, c.field)
+		if c.field == "" {
+			continue
+		}
+		msg := err.(*data.Error).Fields[c.field][0]
+		for _, want := range []string{strconv.Itoa(max), "has " + strconv.Itoa(c.listed), strconv.Itoa(c.listed + c.added)} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("listed %d, added %d: %q does not say %s", c.listed, c.added, msg, want)
+			}
+		}
+	}
+}

@@ -277,12 +277,13 @@ func importTests(a *data.ExportAgent, errs *Errors) {
 
 // ImportSuppressions checks a document's suppression list by the rules of an import of the
 // list (a number normalizable to E.164, a reason of at most MaxSuppressionReason
-// characters, at most MaxSuppressionImport rows), each fault under suppressions.<i>, and
-// returns the numbers in E.164 by row. An empty list is no fault here: the workspace had
-// none.
+// characters), each fault under suppressions.<i>, and returns the numbers in E.164 by
+// row. The list is bounded as a workspace's list is (MaxSuppressions), not as one import
+// of the list is, so every list an export writes imports. An empty list is no fault here:
+// the workspace had none.
 func ImportSuppressions(rows []data.ExportSuppression, errs *Errors) []string {
-	if len(rows) > MaxSuppressionImport {
-		errs.MaxItems("suppressions", len(rows), MaxSuppressionImport)
+	if len(rows) > MaxSuppressions {
+		errs.MaxItems("suppressions", len(rows), MaxSuppressions)
 		return nil
 	}
 	numbers := make([]string, len(rows))

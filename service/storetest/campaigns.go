@@ -143,8 +143,8 @@ func testCampaigns(t *testing.T, open Opener) {
 	})
 }
 
-// testSuppressions: one entry per number and workspace; SuppressedAmong answers for the
-// workspace only; a deleted entry frees its number.
+// testSuppressions: one entry per number and workspace; SuppressedAmong and the count
+// answer for the workspace only; a deleted entry frees its number and leaves the count.
 func testSuppressions(t *testing.T, open Opener) {
 	s := open(t)
 	g := stepIDs()
@@ -171,9 +171,18 @@ func testSuppressions(t *testing.T, open Opener) {
 		if len(list) != 1 {
 			t.Errorf("list: %d", len(list))
 		}
+		countSuppressions(t, tx, "ws_1", 1)
+		countSuppressions(t, tx, "ws_3", 0)
+		return err
+	})
+	update(t, s, func(tx service.Tx) error {
+		countSuppressions(t, tx, "ws_2", 1) // a write counts too, the bound's check
+		_, err := tx.InsertSuppressions([]*data.Suppression{entry("ws_2", "+14155550102"), entry("ws_2", "+14155550103")})
+		countSuppressions(t, tx, "ws_2", 3)
 		return err
 	})
 	update(t, s, func(tx service.Tx) error { return tx.DeleteSuppression(a) })
+	update(t, s, func(tx service.Tx) error { return tx.DeleteSuppression(a) }) // gone already: the count stays
 	view(t, s, func(tx service.Tx) error {
 		if e, _ := tx.Suppression(a.ID); e != nil {
 			t.Error("deleted entry still there")
@@ -185,8 +194,18 @@ func testSuppressions(t *testing.T, open Opener) {
 		if e, _ := tx.SuppressionByPhone("ws_2", "+14155550101"); e == nil {
 			t.Error("the other workspace's entry went too")
 		}
+		countSuppressions(t, tx, "ws_1", 0)
+		countSuppressions(t, tx, "ws_2", 3)
 		return err
 	})
+}
+
+// countSuppressions fails the test unless the workspace's list holds want numbers.
+func countSuppressions(t *testing.T, tx service.Tx, ws string, want int) {
+	t.Helper()
+	if n, err := tx.CountSuppressions(ws); err != nil || n != want {
+		t.Errorf("CountSuppressions(%s) = %d, %v; want %d", ws, n, err, want)
+	}
 }
 
 // testCampaignsWorkspaceDelete: a deleted workspace's campaigns, recipients and list go;
@@ -218,6 +237,7 @@ func testCampaignsWorkspaceDelete(t *testing.T, open Opener) {
 		r, _ := tx.Recipient(rg[0].ID)
 		due, _ := tx.DueRecipients(cg.ID, t0.Add(time.Hour), 10)
 		sup, _ := tx.SuppressedAmong(gone, []string{"+14155550199"})
+		countSuppressions(t, tx, gone, 0)
 		if c != nil || r != nil || len(due) != 0 || len(sup) != 0 {
 			t.Errorf("after the delete: campaign %v, recipient %v, due %d, suppressed %v", c != nil, r != nil, len(due), sup)
 		}
