@@ -21,7 +21,7 @@ func TestOpenAPIImportBounds(t *testing.T) {
 		{"WorkspaceExport", "knowledge_bases", "maxItems", validate.MaxImportItems},
 		{"WorkspaceExport", "numbers", "maxItems", validate.MaxImportItems},
 		{"WorkspaceExport", "webhooks", "maxItems", validate.MaxImportItems},
-		{"WorkspaceExport", "suppressions", "maxItems", validate.MaxSuppressionImport},
+		{"WorkspaceExport", "suppressions", "maxItems", validate.MaxSuppressions},
 		{"ExportWorkspace", "name", "maxLength", validate.MaxNameLen},
 		{"ExportWorkspace", "description", "maxLength", validate.MaxDescriptionLen},
 		{"ExportAgent", "key", "maxLength", validate.MaxExportKey},
