@@ -25,7 +25,7 @@ const conversationAnswerTime = data.ConversationAnswerLimit + 30*time.Second
 
 func (s *Server) conversationRoutes() []route {
 	return []route{
-		{Method: "POST", Path: "/api/v1/agents/{agent_id}/conversations", Need: conversationNeed, Idempotent: true, handle: s.handleConversationStart},
+		{Method: "POST", Path: "/api/v1/agents/{agent_id}/conversations", Need: conversationNeed, Idempotent: true, handle: s.handleConversationStart, recheck: s.recheckAgentPath},
 		{Method: "GET", Path: "/api/v1/conversations/{conversation_id}", Need: conversationNeed, handle: s.handleConversationShow},
 		{Method: "POST", Path: "/api/v1/conversations/{conversation_id}/messages", Need: conversationNeed, Idempotent: true, Streams: true,
 			handle: s.handleConversationMessage, recheck: s.recheckConversation},

@@ -1,0 +1,41 @@
+package server
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+
+	"github.com/gorilla/mux"
+)
+
+// The rechecks below make a replayed answer pass the record-level access checks its
+// first request passed (a member's agent_ids): the route's role, module and scope are
+// checked before every request, a replay included, but a member whose agent_ids were
+// narrowed since must not be shown again what the narrowing took away.
+
+// recheckAgentPath is the access check of the agent a route's path names.
+func (s *Server) recheckAgentPath(r *http.Request) error {
+	_, err := s.svc.Agents.Agent(r.Context(), mux.Vars(r)["agent_id"])
+	return err
+}
+
+// recheckCallPath is the access check of the call a route's path names.
+func (s *Server) recheckCallPath(r *http.Request) error {
+	_, err := s.svc.Calls.Call(r.Context(), mux.Vars(r)["call_id"])
+	return err
+}
+
+// recheckBodyAgent is the access check of the agent a request's body names (a call's
+// registration). The body was the first request's (the key's hash matched), so it was
+// valid JSON; one without an agent_id has nothing to check.
+func (s *Server) recheckBodyAgent(r *http.Request) error {
+	var in struct {
+		AgentID string `json:"agent_id"`
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil || json.Unmarshal(body, &in) != nil || in.AgentID == "" {
+		return nil
+	}
+	_, err = s.svc.Agents.Agent(r.Context(), in.AgentID)
+	return err
+}
