@@ -3,9 +3,12 @@ package server
 import (
 	"encoding/json"
 	"io"
+	"mime"
 	"net/http"
 
 	"github.com/gorilla/mux"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 // The rechecks below make a replayed answer pass the record-level access checks its
@@ -37,5 +40,25 @@ func (s *Server) recheckBodyAgent(r *http.Request) error {
 		return nil
 	}
 	_, err = s.svc.Agents.Agent(r.Context(), in.AgentID)
+	return err
+}
+
+// recheckCampaignAgent is the access check of the agent a campaign's create names, in its
+// JSON body or in the campaign part of its multipart body.
+func (s *Server) recheckCampaignAgent(r *http.Request) error {
+	var in data.CampaignCreate
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+		parsed, _, err := s.readCampaignParts(r)
+		if err != nil {
+			return nil
+		}
+		in = parsed
+	} else if body, err := io.ReadAll(r.Body); err != nil || json.Unmarshal(body, &in) != nil {
+		return nil
+	}
+	if in.AgentID == "" {
+		return nil
+	}
+	_, err := s.svc.Agents.Agent(r.Context(), in.AgentID)
 	return err
 }

@@ -77,3 +77,36 @@ func TestAnalysisReplayRechecksTheAgent(t *testing.T) {
 		expect(t, e.do("PUT", "/api/v1/workspaces/"+ws+"/users/"+u.ID, e.Owner.Token, map[string]any{"agent_ids": []string{e.agent}}), 200)
 	}
 }
+
+// A campaign's create, in JSON and as an upload, re-checks its agent on a replay too.
+func TestCampaignReplayRechecksTheAgent(t *testing.T) {
+	e := newCampaignEnv(t, time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	other := e.Do("POST", "/api/v1/agents", e.Owner.Token, map[string]any{"name": "Other"})
+	testkit.Expect(t, other, 201)
+	dev := e.Member("dev@example.com", e.ws, data.RoleDeveloper, nil, []string{e.agent})
+	upload, ct := multipartBody(t, part{name: "campaign", content: []byte(e.settingsJSON())},
+		part{name: "file", filename: "list.csv", content: []byte("phone_number\n+14155550101\n")})
+	for _, c := range []struct {
+		name    string
+		body    any
+		headers []string
+	}{
+		{"in JSON", e.campaignBody([]string{"+14155550101"}, nil), nil},
+		{"as an upload", upload, []string{"Content-Type", ct}},
+	} {
+		post := func() *testkit.Response {
+			return e.Do("POST", "/api/v1/campaigns", dev.Token, c.body, append([]string{"Idempotency-Key", "k-" + c.name}, c.headers...)...)
+		}
+		testkit.Expect(t, post(), 201)
+		if r := post(); r.Status != 201 || r.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("%s: the retry while allowed: %d %v", c.name, r.Status, r.Header)
+		}
+		testkit.Expect(t, e.Do("PUT", "/api/v1/workspaces/"+e.ws+"/users/"+dev.ID, e.Owner.Token, map[string]any{"agent_ids": []string{other.Data()["id"].(string)}}), 200)
+		r := post()
+		testkit.Expect(t, r, 404)
+		if r.Header.Get("Idempotent-Replayed") != "" {
+			t.Errorf("%s: a member no longer allowed the agent got the kept answer: %s", c.name, r.Body)
+		}
+		testkit.Expect(t, e.Do("PUT", "/api/v1/workspaces/"+e.ws+"/users/"+dev.ID, e.Owner.Token, map[string]any{"agent_ids": []string{e.agent}}), 200)
+	}
+}
