@@ -233,9 +233,17 @@ func (h *Handler) webhookRotate(w http.ResponseWriter, r *http.Request) {
 		Secrets: []secret{{Label: "The new signing secret", Value: str(res.Body["secret"])}}})
 }
 
-// localTime reads a datetime-local field as UTC.
-func localTime(s string) string {
-	t, err := time.Parse("2006-01-02T15:04", s)
+// typedTime reads a datetime-local field in zone, the browser's time zone its form names
+// (patterns.js fills it), or in UTC when it names none (the page without script, whose
+// labels say UTC) or one this binary does not know.
+func typedTime(s, zone string) string {
+	loc := time.UTC
+	if zone != "" {
+		if l, err := time.LoadLocation(zone); err == nil {
+			loc = l
+		}
+	}
+	t, err := time.ParseInLocation("2006-01-02T15:04", s, loc)
 	if err != nil {
 		return s // the API says what is wrong with it
 	}
@@ -243,7 +251,8 @@ func localTime(s string) string {
 }
 
 func (h *Handler) webhookReplay(w http.ResponseWriter, r *http.Request) {
-	body := map[string]any{"from": localTime(r.PostFormValue("from")), "to": localTime(r.PostFormValue("to"))}
+	zone := r.PostFormValue("tz")
+	body := map[string]any{"from": typedTime(r.PostFormValue("from"), zone), "to": typedTime(r.PostFormValue("to"), zone)}
 	if _, err := h.create(r, "/api/v1/webhooks/"+url.PathEscape(r.PathValue("id"))+"/replay", body); err != nil {
 		h.webhookFailed(w, r, err)
 		return

@@ -1,5 +1,5 @@
 // voiceapi console: the shared patterns of every page (docs/dashboard.md, "Shared
-// patterns"). Times in the browser's time zone with a relative form, select-all boxes for
+// patterns"). Times in the browser's time zone with a relative form, typed times too, select-all boxes for
 // groups of checkboxes, durations beside millisecond fields. Every page works without
 // this script; it only makes what the server rendered easier to read.
 (function () {
@@ -112,8 +112,32 @@
     alert.focus();
   }
 
+  // A datetime-local field with data-utc holds a UTC time as the server wrote it (the
+  // page works so without this script, its label saying "UTC"). It is shown in the
+  // browser's time zone instead, and the form's hidden "tz" field tells the server which
+  // zone the typed times are in, so that what the user types is read as they meant it.
+  function pad(n) { return (n < 10 ? "0" : "") + n; }
+  function localValue(d) {
+    return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + "T" + pad(d.getHours()) + ":" + pad(d.getMinutes());
+  }
+  function localZones(root) {
+    var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (!zone) return;
+    root.querySelectorAll("input[data-utc]").forEach(function (input) {
+      var form = input.form, tz = form && form.querySelector('input[type="hidden"][name="tz"]');
+      if (!tz || tz.value) return;
+      form.querySelectorAll("input[data-utc]").forEach(function (f) {
+        var t = new Date(f.value + ":00Z");
+        if (f.value && !isNaN(t)) f.value = localValue(t);
+      });
+      form.querySelectorAll("[data-zone-label]").forEach(function (l) { l.textContent = zone; });
+      tz.value = zone;
+    });
+  }
+
   function init(root) {
     showTimes(root);
+    localZones(root);
     root.querySelectorAll("input[data-all]").forEach(function (b) { b.closest("label").hidden = false; });
     root.querySelectorAll("[data-select-all]").forEach(syncAll);
     root.querySelectorAll('input[data-unit="ms"]').forEach(showDuration);
