@@ -10,20 +10,11 @@ import (
 	"github.com/voiceapi/voiceapi/validate"
 )
 
-// formBounds are the validate bounds the console's forms state, by the constant's name: a
-// form reads the bound the API enforces rather than repeat its number, so the two cannot
-// drift. A form refuses early only what the API would refuse; the API stays the judge.
-//
-// A length in characters is stated with textRule, never maxlength or minlength: those
-// count UTF-16 code units, so an emoji counts two and a name of 128 emoji could not be
-// typed though the API takes 255 characters (it counts runes). A bound in bytes may be
-// maxlength (bound "Max…Bytes"): a string never has more UTF-16 units than UTF-8 bytes,
-// so the browser never refuses what the API accepts.
+// formBounds are the validate bounds the console's forms state as numbers (min, max, a
+// hint's words, maxlength of a bound in bytes), by the constant's name: a form reads the
+// bound the API enforces rather than repeat its number, so the two cannot drift. A form
+// refuses early only what the API would refuse; the API stays the judge.
 var formBounds = map[string]int{
-	"MaxNameLen":               validate.MaxNameLen,
-	"MaxAgentName":             validate.MaxAgentName,
-	"MaxPublishDescription":    validate.MaxPublishDescription,
-	"MinPasswordLen":           validate.MinPasswordLen,
 	"MaxRedactionPatternBytes": validate.MaxRedactionPatternBytes,
 	"MaxCampaignConcurrent":    validate.MaxCampaignConcurrent,
 	"MaxCampaignAttempts":      validate.MaxCampaignAttempts,
@@ -33,13 +24,38 @@ var formBounds = map[string]int{
 	"MaxChunksToRetrieve":      validate.MaxChunksToRetrieve,
 }
 
-// formBound returns the bound named name; an unknown name fails the page's rendering.
+// textBounds are the validate bounds of text in characters (runes, as validate counts
+// them), stated with textRule as a pattern, never as maxlength or minlength: those count
+// UTF-16 code units, so an emoji counts two and a name of 128 emoji could not be typed
+// though the API takes 255 characters. A bound in bytes may be maxlength (bound
+// "Max…Bytes"): a string never has more UTF-16 units than UTF-8 bytes, so the browser
+// never refuses what the API accepts.
+var textBounds = map[string]int{
+	"MaxNameLen":            validate.MaxNameLen,
+	"MaxAgentName":          validate.MaxAgentName,
+	"MaxPublishDescription": validate.MaxPublishDescription,
+	"MaxDescriptionLen":     validate.MaxDescriptionLen,
+	"MaxSourceTitle":        validate.MaxSourceTitle,
+	"MaxURL":                validate.MaxURL,
+	"MaxWebhookURLLen":      validate.MaxWebhookURLLen,
+	"MaxQuery":              validate.MaxQuery,
+	"MaxCampaignName":       validate.MaxCampaignName,
+	"MaxSuppressionReason":  validate.MaxSuppressionReason,
+	"MaxNicknameLen":        validate.MaxNicknameLen,
+	"MaxTestName":           validate.MaxTestName,
+	"MinPasswordLen":        validate.MinPasswordLen,
+}
+
+// formBound returns the bound named name, of either table; an unknown name fails the
+// page's rendering.
 func formBound(name string) (int, error) {
-	n, ok := formBounds[name]
-	if !ok {
-		return 0, fmt.Errorf("console: no form bound named %q (add it to formBounds)", name)
+	if n, ok := formBounds[name]; ok {
+		return n, nil
 	}
-	return n, nil
+	if n, ok := textBounds[name]; ok {
+		return n, nil
+	}
+	return 0, fmt.Errorf("console: no form bound named %q (add it to formBounds or textBounds)", name)
 }
 
 // anyChar is one code point, newlines included: HTML compiles a pattern with the v flag,
@@ -82,12 +98,10 @@ func textPattern(name string) (pattern, title string, err error) {
 		pattern, title = shape()
 		return pattern, title, nil
 	}
-	n, err := formBound(name)
+	n, ok := textBounds[name]
 	switch {
-	case err != nil:
-		return "", "", err
-	case strings.HasSuffix(name, "Bytes"):
-		return "", "", fmt.Errorf("console: %q counts bytes, not characters (state it as maxlength)", name)
+	case !ok:
+		return "", "", fmt.Errorf("console: no text bound or shape named %q (add it to textBounds or textShapes)", name)
 	case strings.HasPrefix(name, "Max"):
 		return anyChar + "{0," + strconv.Itoa(n) + "}", fmt.Sprintf("At most %d characters", n), nil
 	case strings.HasPrefix(name, "Min"):
