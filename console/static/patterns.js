@@ -1,8 +1,7 @@
 // voiceapi console: the shared patterns of every page (docs/dashboard.md, "Shared
 // patterns"). Times in the browser's time zone with a relative form, select-all boxes for
-// groups of checkboxes, durations beside millisecond fields, a refused field's reason in
-// words. Every page works without this script; it only makes what the server rendered
-// easier to read.
+// groups of checkboxes, durations beside millisecond fields. Every page works without
+// this script; it only makes what the server rendered easier to read.
 (function () {
   "use strict";
 
