@@ -20,7 +20,7 @@ func (h *Handler) templateFuncs() template.FuncMap {
 		"str": str, "count": count, "when": when, "whenDay": whenDay, "duration": duration,
 		"label": label, "scopeLabel": scopeLabel, "json": toJSON, "clock": clock,
 		"has":   has,
-		"bound": formBound,
+		"bound": formBound, "textRule": textRule,
 		"query": queryString,
 		"get":   lookup,
 		// short abbreviates a hash for a table cell; the whole is in its title.

@@ -56,8 +56,7 @@ func (h *Handler) renderPrivacy(w http.ResponseWriter, r *http.Request, status i
 	h.render(w, r, status, "privacy", &view{Title: "Privacy", Active: "workspace", Err: relabel(fail, privacyLabels), D: map[string]any{
 		"WS": ws, "ETag": res.ETag, "P": priv, "Rules": rules, "Detectors": validate.RedactionDetectors,
 		"On": strs(lookup(priv, "redaction.detectors")), "Min": validate.MinRetentionDays, "Max": validate.MaxRetentionDays,
-		"MaxPattern": validate.MaxRedactionPatternBytes,
-		"Admin":      data.RoleAtLeast(data.PrincipalFrom(r.Context()).Role, data.RoleAdmin),
+		"Admin": data.RoleAtLeast(data.PrincipalFrom(r.Context()).Role, data.RoleAdmin),
 	}})
 }
 

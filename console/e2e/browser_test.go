@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/voiceapi/voiceapi/console/internal/testenv"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // browser is one headless Chromium tab on a test's server.
@@ -44,9 +45,13 @@ func chromiumPath(t *testing.T) string {
 
 // newBrowser starts Chromium with a fresh profile for t, and a server. A failing test
 // leaves a screenshot of the page it was on (its path is logged).
-func newBrowser(t *testing.T) *browser {
+func newBrowser(t *testing.T) *browser { return newBrowserWith(t, nil) }
+
+// newBrowserWith is newBrowser on a server whose services prepare readies first
+// (testenv.StartWith).
+func newBrowserWith(t *testing.T, prepare func(*service.Services)) *browser {
 	path := chromiumPath(t)
-	env := testenv.Start(t)
+	env := testenv.StartWith(t, prepare)
 	// Not t.TempDir: Chromium may still write to its profile while the test's cleanup
 	// removes it, which TempDir reports as an error.
 	profile, err := os.MkdirTemp("", "voiceapi-chromium-")

@@ -90,8 +90,21 @@
       outer = outer.parentNode.closest("[data-select-all]");
     }
   });
+  // A field refused by its pattern (a bound in characters or a shape, console/bounds.go)
+  // says why in the words of its title, with the count of characters for a bound: the
+  // browser's own message ("Please match the requested format") names neither. Without
+  // this script the browser still refuses the field, and shows the title beside its message.
+  function explainPattern(input) {
+    input.setCustomValidity("");
+    if (!input.validity.patternMismatch) return;
+    var why = input.title;
+    if (input.hasAttribute("data-chars")) why += ": this has " + Array.from(input.value).length;
+    input.setCustomValidity(why + ".");
+  }
+
   document.addEventListener("input", function (e) {
     if (e.target.matches('input[data-unit="ms"]')) showDuration(e.target);
+    if (e.target.matches("input[pattern][title]")) explainPattern(e.target);
   });
 
   // A link to a section inside a closed <details> ("#add-number") opens it.
@@ -141,6 +154,7 @@
     root.querySelectorAll("input[data-all]").forEach(function (b) { b.closest("label").hidden = false; });
     root.querySelectorAll("[data-select-all]").forEach(syncAll);
     root.querySelectorAll('input[data-unit="ms"]').forEach(showDuration);
+    root.querySelectorAll("input[pattern][title]").forEach(explainPattern);
   }
   document.addEventListener("DOMContentLoaded", function () {
     init(document);

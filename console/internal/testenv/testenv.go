@@ -44,13 +44,20 @@ type User struct {
 // Start runs a server on a new database for the length of the test.
 func Start(t testing.TB) *Env {
 	t.Helper()
+	return StartWith(t, nil)
+}
+
+// StartWith is Start with prepare run on the server's services before it serves (a test
+// lowers a bound there, say); nil prepares nothing.
+func StartWith(t testing.TB, prepare func(*service.Services)) *Env {
+	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	db, err := bolt.Open(t.TempDir(), bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true, Logger: logger,
 		SecretKey: bytes.Repeat([]byte{7}, 32)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := serve(t, db, logger)
+	e := serve(t, db, logger, prepare)
 	e.Owner = e.NewUser("owner@example.com", true)
 	return e
 }
@@ -64,16 +71,19 @@ func StartIn(t testing.TB, dir string) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return serve(t, db, logger)
+	return serve(t, db, logger, nil)
 }
 
-func serve(t testing.TB, db *bolt.DB, logger *slog.Logger) *Env {
+func serve(t testing.TB, db *bolt.DB, logger *slog.Logger, prepare func(*service.Services)) *Env {
 	// As serve runs it: the job runner (url fetches) and the webhook dispatcher in the
 	// background, both allowed to reach this machine (the tests' receivers are on
 	// loopback), and so are conversations (a model stand-in on loopback, as
 	// --allow-private-urls lets them).
 	svc := cli.NewServices(db)
 	svc.Conversations.Configure(cli.ConversationOptions(cli.LLMSettings{AllowPrivate: true}))
+	if prepare != nil {
+		prepare(svc)
+	}
 	api := cli.NewServerOn(db, svc, logger, func(c *server.Config) { c.AllowPrivateURLs = true })
 	srv := httptest.NewServer(api.Handler())
 	jobs := svc.Jobs.NewRunner(service.RunnerOptions{})
