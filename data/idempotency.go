@@ -17,6 +17,10 @@ type IdempotentResponse struct {
 	// ClaimID names the request whose claim this is (IdempotencyClaim.ID); empty once
 	// the full response replaced the claim.
 	ClaimID string `json:"claim_id,omitempty"`
+	// AgentID is the agent the request acted on (see NoteClaimAgent), which a replay
+	// checks the caller may still see; "" for a request about no one agent, and for a
+	// response kept by a release before it was noted.
+	AgentID string `json:"agent_id,omitempty"`
 }
 
 // IdempotencyStore keeps responses per token and key for 24 hours (conventions §17).
