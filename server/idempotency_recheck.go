@@ -11,10 +11,11 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 )
 
-// The rechecks below make a replayed answer pass the record-level access checks its
-// first request passed (a member's agent_ids): the route's role, module and scope are
-// checked before every request, a replay included, but a member whose agent_ids were
-// narrowed since must not be shown again what the narrowing took away.
+// The rechecks below stand in for the agent a kept response carries (recheckReplay) when
+// it carries none because an earlier release kept it: they make the replay pass the
+// record-level access checks (a member's agent_ids) its first request passed. Such
+// responses are replayed for 24 hours after the upgrade at most; these checks, and the
+// routes' legacyRecheck fields, can go a release later (docs/upgrading.md).
 
 // recheckAgentPath is the access check of the agent a route's path names.
 func (s *Server) recheckAgentPath(r *http.Request) error {
