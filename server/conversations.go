@@ -70,7 +70,7 @@ func (s *Server) handleConversationShow(w http.ResponseWriter, r *http.Request) 
 // recheckConversation is the access check of a message's conversation (the member's
 // agent_ids, the workspace), made again before a message's answer kept by an earlier
 // release is replayed (idempotency_recheck.go).
-func (s *Server) recheckConversation(r *http.Request) error {
+func (s *Server) recheckConversation(r *http.Request, _ *data.IdempotentResponse) error {
 	_, err := s.svc.Conversations.Conversation(r.Context(), mux.Vars(r)["conversation_id"])
 	return err
 }

@@ -135,3 +135,52 @@ func TestLegacyReplayStillRechecks(t *testing.T) {
 		t.Errorf("a member no longer allowed the agent got the legacy answer: %s", r.Body)
 	}
 }
+
+// A call start's answer kept by the previous release carries no agent, and the start
+// may not name one (the number's routing chose it): the replay re-checks the agent the
+// kept answer shows (the configuration's, or the call's in a claim kept after a crash),
+// so a member narrowed since gets 404 rather than what was kept.
+func TestLegacyCallStartReplayRechecksTheAgent(t *testing.T) {
+	e := newStartEnv(t)
+	other := e.publishedAgent("Sales")
+	dev := e.Member("dev@example.com", e.ws, data.RoleDeveloper, nil, []string{e.agent})
+	path := "/api/v1/calls/start"
+	to, caller := startNumber, "+15551230000"
+	body := `{"direction":"inbound","to_number":"` + to + `","from_number":"` + caller + `"}`
+	ctx := context.Background()
+	tokenID, _ := strconv.ParseInt(strings.Split(dev.Token, "|")[0], 10, 64)
+	for _, c := range []struct {
+		name, key string
+		start     func()
+	}{
+		{"the answer", "k-answer", func() { answer(t, e.Do("POST", path, dev.Token, body, "Idempotency-Key", "k-answer")) }},
+		{"a claim kept with the call", "k-" + path, func() {
+			crashedRequest(t, e.Server, dev.Token, "POST", path, body, func(ctx context.Context) error {
+				_, err := e.Svc.CallStart.StartCall(ctx, data.CallStart{Direction: data.DirectionInbound, ToNumber: &to, FromNumber: &caller})
+				return err
+			})
+		}},
+	} {
+		c.start()
+		// As the previous release kept it: the same answer, without the agent.
+		kept, err := e.Svc.Idempotency.IdempotentResponse(ctx, tokenID, c.key)
+		if err != nil || kept == nil || kept.AgentID != e.agent {
+			t.Fatalf("%s: kept %+v, %v", c.name, kept, err)
+		}
+		kept.AgentID = ""
+		if err := e.Svc.Idempotency.SaveIdempotentResponse(ctx, tokenID, c.key, kept); err != nil {
+			t.Fatal(err)
+		}
+		post := func() *testkit.Response { return e.Do("POST", path, dev.Token, body, "Idempotency-Key", c.key) }
+		if r := post(); r.Status != 201 || r.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("%s: the legacy replay while allowed: %d %v", c.name, r.Status, r.Header)
+		}
+		narrowTo(t, e.Server, e.ws, dev, other)
+		r := post()
+		testkit.Expect(t, r, 404)
+		if r.Header.Get("Idempotent-Replayed") != "" {
+			t.Errorf("%s: a member no longer allowed the agent got the legacy answer: %s", c.name, r.Body)
+		}
+		narrowTo(t, e.Server, e.ws, dev, e.agent)
+	}
+}

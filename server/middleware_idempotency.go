@@ -209,7 +209,7 @@ func (s *Server) recheckReplay(r *http.Request, rt route, prev *data.IdempotentR
 	case prev.AgentID != "":
 		return s.svc.Idempotency.CheckReplayAgent(r.Context(), prev.AgentID)
 	case rt.legacyRecheck != nil:
-		return rt.legacyRecheck(r)
+		return rt.legacyRecheck(r, prev)
 	}
 	return nil
 }

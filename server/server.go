@@ -161,7 +161,7 @@ type route struct {
 	// the agent a request acted on was kept with it (the replay checks that agent
 	// otherwise: recheckReplay). Such responses expire 24 hours after an upgrade; the
 	// field can go a release later (docs/upgrading.md).
-	legacyRecheck func(r *http.Request) error
+	legacyRecheck func(r *http.Request, kept *data.IdempotentResponse) error
 }
 
 // New builds a server and its routes.
