@@ -17,12 +17,20 @@ type IdempotentResponse struct {
 	// ClaimID names the request whose claim this is (IdempotencyClaim.ID); empty once
 	// the full response replaced the claim.
 	ClaimID string `json:"claim_id,omitempty"`
+	// AgentID is the agent the request acted on (see NoteClaimAgent), which a replay
+	// checks the caller may still see; "" for a request about no one agent, and for a
+	// response kept by a release before it was noted.
+	AgentID string `json:"agent_id,omitempty"`
 }
 
 // IdempotencyStore keeps responses per token and key for 24 hours (conventions §17).
 type IdempotencyStore interface {
 	IdempotentResponse(ctx context.Context, tokenID int64, key string) (*IdempotentResponse, error)
 	SaveIdempotentResponse(ctx context.Context, tokenID int64, key string, resp *IdempotentResponse) error
+	// CheckReplayAgent is the access check a replay makes of the agent its first request
+	// acted on: the caller's workspace's agent, within the caller's agent_ids; a not-found
+	// error otherwise, as a first request would have been answered.
+	CheckReplayAgent(ctx context.Context, agentID string) error
 }
 
 // IdempotencyClaim is a request under an Idempotency-Key whose outcome is not known yet.
@@ -41,7 +49,8 @@ type IdempotencyClaim struct {
 	// made so that a retry after a crash can be answered in full.
 	Status int
 
-	answer *ClaimAnswer
+	answer  *ClaimAnswer
+	agentID string
 }
 
 // ClaimAnswer is what a request answers: {"data": Record} and the top-level Extra members
@@ -67,6 +76,29 @@ func (c *IdempotencyClaim) SetActionAnswer(v any) {
 
 // Answer is what SetAnswer kept, nil when nothing was.
 func (c *IdempotencyClaim) Answer() *ClaimAnswer { return c.answer }
+
+// NoteAgent notes the agent the request acted on, for the claim and the response kept
+// under its key: a replay re-checks the caller's access to it. A nil claim notes nothing.
+func (c *IdempotencyClaim) NoteAgent(agentID string) {
+	if c != nil {
+		c.agentID = agentID
+	}
+}
+
+// AgentID is the agent NoteAgent noted, "" when none was (or the claim is nil).
+func (c *IdempotencyClaim) AgentID() string {
+	if c == nil {
+		return ""
+	}
+	return c.agentID
+}
+
+// NoteClaimAgent notes on the request's claim, when ctx carries one, the agent the
+// request acted on. A service calls it where it has checked the caller's access to that
+// agent, before the request's first change commits (the claim is written with it).
+func NoteClaimAgent(ctx context.Context, agentID string) {
+	IdempotencyClaimFrom(ctx).NoteAgent(agentID)
+}
 
 // RecordBody is the body of a single-record response (conventions §1): {"data": raw}
 // with the extra members after it in sorted order, and a newline; raw is json.Marshal's

@@ -12,8 +12,8 @@ func (t *tx) IdempotentResponse(tokenID int64, key string) (*data.IdempotentResp
 	var r data.IdempotentResponse
 	var header []byte
 	var created time.Time
-	err := t.queryRow(`SELECT request_hash, status, header, body, created_at, claim_id FROM idempotency_responses
-		WHERE token_id = $1 AND key = $2`, tokenID, []byte(key)).Scan(&r.RequestHash, &r.Status, &header, &r.Body, &created, &r.ClaimID)
+	err := t.queryRow(`SELECT request_hash, status, header, body, created_at, claim_id, coalesce(agent_id, '') FROM idempotency_responses
+		WHERE token_id = $1 AND key = $2`, tokenID, []byte(key)).Scan(&r.RequestHash, &r.Status, &header, &r.Body, &created, &r.ClaimID, &r.AgentID)
 	if err != nil {
 		return nil, noRows(err)
 	}
@@ -38,11 +38,12 @@ func (t *tx) PutIdempotentResponse(tokenID int64, key string, r *data.Idempotent
 		}
 		header = string(raw)
 	}
-	_, err := t.exec(`INSERT INTO idempotency_responses (token_id, key, request_hash, status, header, body, created_at, claim_id)
-		VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8)
+	_, err := t.exec(`INSERT INTO idempotency_responses (token_id, key, request_hash, status, header, body, created_at, claim_id, agent_id)
+		VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, nullif($9, ''))
 		ON CONFLICT (token_id, key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
-			header = excluded.header, body = excluded.body, created_at = excluded.created_at, claim_id = excluded.claim_id`,
-		tokenID, []byte(key), r.RequestHash, r.Status, header, r.Body, r.CreatedAt.Time, r.ClaimID)
+			header = excluded.header, body = excluded.body, created_at = excluded.created_at, claim_id = excluded.claim_id,
+			agent_id = excluded.agent_id`,
+		tokenID, []byte(key), r.RequestHash, r.Status, header, r.Body, r.CreatedAt.Time, r.ClaimID, r.AgentID)
 	return err
 }
 

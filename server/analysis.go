@@ -11,8 +11,8 @@ import (
 func (s *Server) analysisRoutes() []route {
 	write := data.Write(data.ModuleCallHistory)
 	return []route{
-		{Method: "POST", Path: "/api/v1/calls/{call_id}/analyze", Need: write, NoBody: true, Idempotent: true, handle: s.handleCallAnalyze, recheck: s.recheckCallPath},
-		{Method: "POST", Path: "/api/v1/agents/{agent_id}/analysis/backfill", Need: write, Idempotent: true, handle: s.handleAnalysisBackfill, recheck: s.recheckAgentPath},
+		{Method: "POST", Path: "/api/v1/calls/{call_id}/analyze", Need: write, NoBody: true, Idempotent: true, handle: s.handleCallAnalyze, legacyRecheck: s.recheckCallPath},
+		{Method: "POST", Path: "/api/v1/agents/{agent_id}/analysis/backfill", Need: write, Idempotent: true, handle: s.handleAnalysisBackfill, legacyRecheck: s.recheckAgentPath},
 	}
 }
 

@@ -26,7 +26,7 @@ func (s *Server) campaignRoutes() []route {
 	const c = "/api/v1/campaigns"
 	return []route{
 		{Method: "GET", Path: c, Need: read, handle: s.handleCampaignList},
-		{Method: "POST", Path: c, Need: write, Idempotent: true, BodyLimit: s.cfg.MaxFileSize, Long: true, handle: s.handleCampaignCreate, recheck: s.recheckCampaignAgent},
+		{Method: "POST", Path: c, Need: write, Idempotent: true, BodyLimit: s.cfg.MaxFileSize, Long: true, handle: s.handleCampaignCreate, legacyRecheck: s.recheckCampaignAgent},
 		{Method: "GET", Path: c + "/{campaign_id}", Need: read, handle: s.handleCampaignShow},
 		{Method: "GET", Path: c + "/{campaign_id}/recipients", Need: read, handle: s.handleCampaignRecipients},
 		{Method: "POST", Path: c + "/{campaign_id}/pause", Need: write, NoBody: true, handle: s.handleCampaignPause},

@@ -25,10 +25,10 @@ const conversationAnswerTime = data.ConversationAnswerLimit + 30*time.Second
 
 func (s *Server) conversationRoutes() []route {
 	return []route{
-		{Method: "POST", Path: "/api/v1/agents/{agent_id}/conversations", Need: conversationNeed, Idempotent: true, handle: s.handleConversationStart, recheck: s.recheckAgentPath},
+		{Method: "POST", Path: "/api/v1/agents/{agent_id}/conversations", Need: conversationNeed, Idempotent: true, handle: s.handleConversationStart, legacyRecheck: s.recheckAgentPath},
 		{Method: "GET", Path: "/api/v1/conversations/{conversation_id}", Need: conversationNeed, handle: s.handleConversationShow},
 		{Method: "POST", Path: "/api/v1/conversations/{conversation_id}/messages", Need: conversationNeed, Idempotent: true, Streams: true,
-			handle: s.handleConversationMessage, recheck: s.recheckConversation},
+			handle: s.handleConversationMessage, legacyRecheck: s.recheckConversation},
 		{Method: "POST", Path: "/api/v1/conversations/{conversation_id}/end", Need: conversationNeed, NoBody: true, handle: s.handleConversationEnd},
 	}
 }
@@ -68,8 +68,9 @@ func (s *Server) handleConversationShow(w http.ResponseWriter, r *http.Request) 
 }
 
 // recheckConversation is the access check of a message's conversation (the member's
-// agent_ids, the workspace), made again before a message's answer is replayed.
-func (s *Server) recheckConversation(r *http.Request) error {
+// agent_ids, the workspace), made again before a message's answer kept by an earlier
+// release is replayed (idempotency_recheck.go).
+func (s *Server) recheckConversation(r *http.Request, _ *data.IdempotentResponse) error {
 	_, err := s.svc.Conversations.Conversation(r.Context(), mux.Vars(r)["conversation_id"])
 	return err
 }

@@ -173,17 +173,16 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, rt route) {
 }
 
 // replay answers a request whose key has a kept response: that response when the request
-// is the same (and the route's access check passes again), else the error that says why.
+// is the same (and the caller may still see the agent it acted on), else the error that
+// says why.
 func (s *Server) replay(w http.ResponseWriter, r *http.Request, rt route, prev *data.IdempotentResponse, hash string) {
 	if prev.RequestHash != hash {
 		s.writeError(w, r, data.FieldError("Idempotency-Key", "This Idempotency-Key was used with a different request; use a new key."))
 		return
 	}
-	if rt.recheck != nil {
-		if err := rt.recheck(r); err != nil {
-			s.writeError(w, r, err)
-			return
-		}
+	if err := s.recheckReplay(r, rt, prev); err != nil {
+		s.writeError(w, r, err)
+		return
 	}
 	if prev.Status == 0 {
 		// Only a claim: the change committed, and the server stopped before it kept
@@ -199,12 +198,30 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, rt route, prev *
 	w.Write(prev.Body)
 }
 
-// keepResponse keeps cw's response under the request's key, when it succeeded.
+// recheckReplay makes the record-level access check a replay needs beyond the route's
+// role, module and scope (checked before every request, a replay included): the caller
+// must still see the agent the first request acted on, which the service noted in the
+// kept record (data.NoteClaimAgent), so that a member whose agent_ids were narrowed
+// since is not shown again what the narrowing took away. A record kept before agents
+// were noted has none: the route's own check of it stands in (legacyRecheck).
+func (s *Server) recheckReplay(r *http.Request, rt route, prev *data.IdempotentResponse) error {
+	switch {
+	case prev.AgentID != "":
+		return s.svc.Idempotency.CheckReplayAgent(r.Context(), prev.AgentID)
+	case rt.legacyRecheck != nil:
+		return rt.legacyRecheck(r, prev)
+	}
+	return nil
+}
+
+// keepResponse keeps cw's response under the request's key, when it succeeded, with the
+// agent the request acted on.
 func (s *Server) keepResponse(r *http.Request, cw *captureWriter, hash string) {
 	if cw.status < 200 || cw.status >= 300 || cw.failed {
 		return
 	}
-	resp := &data.IdempotentResponse{RequestHash: hash, Status: cw.status, Header: map[string]string{}, Body: cw.body.Bytes()}
+	resp := &data.IdempotentResponse{RequestHash: hash, Status: cw.status, Header: map[string]string{}, Body: cw.body.Bytes(),
+		AgentID: data.IdempotencyClaimFrom(r.Context()).AgentID()}
 	for _, k := range replayedHeaders {
 		if v := cw.Header().Get(k); v != "" {
 			resp.Header[k] = v

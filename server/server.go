@@ -156,10 +156,12 @@ type route struct {
 	// an Idempotency-Key's request hash covers which of the two was asked for.
 	Streams bool
 	handle  handlerFunc
-	// recheck, when set, makes the access checks of the route's service call again before
-	// a response is replayed under an Idempotency-Key, so a replay shows a token nothing it
-	// may no longer see.
-	recheck func(r *http.Request) error
+	// legacyRecheck, when set, makes the access checks of the route's service call again
+	// before a response is replayed under an Idempotency-Key, for a response kept before
+	// the agent a request acted on was kept with it (the replay checks that agent
+	// otherwise: recheckReplay). Such responses expire 24 hours after an upgrade; the
+	// field can go a release later (docs/upgrading.md).
+	legacyRecheck func(r *http.Request, kept *data.IdempotentResponse) error
 }
 
 // New builds a server and its routes.

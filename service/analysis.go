@@ -89,6 +89,7 @@ func (s *AnalysisService) AnalyzeCall(ctx context.Context, callID string) (*data
 		if err != nil {
 			return err
 		}
+		data.NoteClaimAgent(ctx, c.AgentID)
 		cfg, err := callAnalysisConfig(tx, c)
 		if err != nil {
 			return err

@@ -48,6 +48,7 @@ func (s *AnalysisService) BackfillAnalysis(ctx context.Context, agentID string, 
 		if a == nil || a.WorkspaceID != p.WorkspaceID || !p.CanSeeAgent(agentID) {
 			return data.NotFound("Agent")
 		}
+		data.NoteClaimAgent(ctx, agentID)
 		cfg, version := a.AnalysisConfig, in.AgentVersion
 		if version == nil {
 			version = a.PublishedVersion

@@ -111,7 +111,7 @@ func mayReadConfig(p *data.Principal) bool {
 // the concurrency limits, and stores c routed. It returns the route and the values the
 // configuration is filled with.
 func (s *CallStartService) register(ctx context.Context, tx Tx, p *data.Principal, in data.CallStart, c *data.Call, guess, key string) (*routed, map[string]any, error) {
-	r, err := s.route(tx, p, in, c.ID)
+	r, err := s.route(ctx, tx, p, in, c.ID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -142,7 +142,7 @@ func (s *CallStartService) register(ctx context.Context, tx Tx, p *data.Principa
 // agent; outbound: agent_id, else from_number's outbound agent), the agent (of the
 // caller's workspace, within its agent_ids, published), and the version (the rollout's
 // variant for the call's party, else the published version).
-func (s *CallStartService) route(tx Tx, p *data.Principal, in data.CallStart, callID string) (*routed, error) {
+func (s *CallStartService) route(ctx context.Context, tx Tx, p *data.Principal, in data.CallStart, callID string) (*routed, error) {
 	r := &routed{}
 	var agentID string
 	switch in.Direction {
@@ -184,6 +184,7 @@ func (s *CallStartService) route(tx Tx, p *data.Principal, in data.CallStart, ca
 	if a == nil || a.WorkspaceID != p.WorkspaceID || !visibilityOf(p).agent(agentID) {
 		return nil, data.NotFound("Agent")
 	}
+	data.NoteClaimAgent(ctx, agentID)
 	if a.PublishedVersion == nil {
 		return nil, data.Errorf(data.ENOTPUBLISHED, "The agent %s has no published version: publish it before it takes calls.", a.ID)
 	}
@@ -259,7 +260,7 @@ func (s *CallStartService) guessAgent(ctx context.Context, p *data.Principal, in
 	}
 	var id string
 	err := s.store.View(ctx, func(tx Tx) error {
-		r, err := s.route(tx, p, in, "")
+		r, err := s.route(ctx, tx, p, in, "")
 		if err == nil {
 			id = r.agent.ID
 		}

@@ -81,7 +81,7 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 		return redactCall(r, c, allCallFields)
 	}
 	err = s.writeRedacted(ctx, p.WorkspaceID, in.AgentID, redactIt, func(tx Tx) error {
-		published, err := s.checkCallRefs(tx, p, in)
+		published, err := s.checkCallRefs(ctx, tx, p, in)
 		if err != nil {
 			return err
 		}
@@ -167,7 +167,7 @@ func (s *CallService) checkRegisterConcurrency(ctx context.Context, tx Tx, c *da
 
 // checkCallRefs reports an agent or number outside the workspace (or an agent the caller
 // may not see) and returns the agent's published version.
-func (s *CallService) checkCallRefs(tx Tx, p *data.Principal, in data.CallCreate) (*int, error) {
+func (s *CallService) checkCallRefs(ctx context.Context, tx Tx, p *data.Principal, in data.CallCreate) (*int, error) {
 	var errs validate.Errors
 	found, published, err := tx.AgentRef(p.WorkspaceID, in.AgentID)
 	if err != nil {
@@ -175,6 +175,8 @@ func (s *CallService) checkCallRefs(tx Tx, p *data.Principal, in data.CallCreate
 	}
 	if !found || !visibilityOf(p).agent(in.AgentID) {
 		errs.Add("agent_id", "The agent_id field must be an agent of this workspace.")
+	} else {
+		data.NoteClaimAgent(ctx, in.AgentID)
 	}
 	if in.NumberID != nil {
 		n, err := tx.Number(*in.NumberID)

@@ -84,7 +84,7 @@ func (s *CampaignService) CreateCampaign(ctx context.Context, in data.CampaignCr
 // insertCampaign checks the references, builds the campaign and its recipients, and
 // stores them with their events, in tx.
 func (s *CampaignService) insertCampaign(ctx context.Context, tx Tx, p *data.Principal, in data.CampaignCreate, numbers []string) (*data.Campaign, error) {
-	agent, number, err := s.campaignRefs(tx, p, in)
+	agent, number, err := s.campaignRefs(ctx, tx, p, in)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func (s *CampaignService) insertCampaign(ctx context.Context, tx Tx, p *data.Pri
 
 // campaignRefs returns the campaign's agent (of the workspace, seen by p, published) and
 // number (of the workspace); each failure is a 422 on its field.
-func (s *CampaignService) campaignRefs(tx Tx, p *data.Principal, in data.CampaignCreate) (*data.StoredAgent, *data.Number, error) {
+func (s *CampaignService) campaignRefs(ctx context.Context, tx Tx, p *data.Principal, in data.CampaignCreate) (*data.StoredAgent, *data.Number, error) {
 	var errs validate.Errors
 	a, err := tx.Agent(in.AgentID)
 	if err != nil {
@@ -139,6 +139,8 @@ func (s *CampaignService) campaignRefs(tx Tx, p *data.Principal, in data.Campaig
 		errs.Add("agent_id", "The agent_id field must be an agent of this workspace.")
 	case a.PublishedVersion == nil:
 		errs.Add("agent_id", "The agent has no published version: publish it before a campaign calls with it.")
+	default:
+		data.NoteClaimAgent(ctx, a.ID)
 	}
 	n, err := tx.Number(in.NumberID)
 	if err != nil {

@@ -41,6 +41,7 @@ func (s *ConversationService) SendMessage(ctx context.Context, id string, in dat
 		if c, err = loadConversation(tx, p, id); err != nil {
 			return err
 		}
+		claim.NoteAgent(c.AgentID)
 		if err := claimedMeanwhile(tx, claim); err != nil {
 			return err
 		}

@@ -151,6 +151,7 @@ func (s *ConversationService) StartConversation(ctx context.Context, agentID str
 		if agent == nil || agent.WorkspaceID != p.WorkspaceID || !visibilityOf(p).agent(agentID) {
 			return data.NotFound("Agent")
 		}
+		data.NoteClaimAgent(ctx, agentID)
 		switch {
 		case in.Version.Draft:
 		case in.Version.Number > 0:

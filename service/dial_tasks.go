@@ -326,7 +326,7 @@ func (cl *claim) dial(ctx context.Context, c *data.Campaign, r *data.Recipient, 
 	to, from := r.PhoneNumber, c.FromNumber
 	in := data.CallStart{Direction: data.DirectionOutbound, ToNumber: &to, FromNumber: &from, AgentID: &c.AgentID,
 		Variables: r.Variables, Metadata: map[string]any{"campaign_id": c.ID, "recipient_id": r.ID, "attempt": attempt}}
-	route, err := s.starts.route(tx, cl.p, in, callID)
+	route, err := s.starts.route(ctx, tx, cl.p, in, callID)
 	switch data.ErrorCode(err) {
 	case data.ENOTFOUND, data.ENOTPUBLISHED, data.ECONFLICT:
 		return false, nil // the campaign's agent cannot take calls now: its turn is over

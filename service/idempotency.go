@@ -49,6 +49,28 @@ func (s *IdempotencyService) SaveIdempotentResponse(ctx context.Context, tokenID
 	return s.store.Update(ctx, func(tx Tx) error { return tx.PutIdempotentResponse(tokenID, key, &stored) })
 }
 
+// CheckReplayAgent implements data.IdempotencyStore with the one rule of what a caller
+// sees (visibility.go): the route's module, role and scope are checked before a replay
+// as before any request, so what is left is the agent itself, which must be of the
+// caller's workspace (the token may have moved to another since) and within its
+// agent_ids. An agent deleted since is not found either, as for a first request.
+func (s *IdempotencyService) CheckReplayAgent(ctx context.Context, agentID string) error {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return err
+	}
+	return s.store.View(ctx, func(tx Tx) error {
+		found, _, err := tx.AgentRef(p.WorkspaceID, agentID)
+		if err != nil {
+			return err
+		}
+		if !found || !visibilityOf(p).agent(agentID) {
+			return data.NotFound("Agent")
+		}
+		return nil
+	})
+}
+
 // PurgeIdempotency deletes expired responses; the server runs it now and then.
 func (s *IdempotencyService) PurgeIdempotency(ctx context.Context) (int, error) {
 	n := 0

@@ -80,9 +80,10 @@ func answerClaimAction(ctx context.Context, v any) {
 // (status, ETag and the body the server writes, sealed as every kept body), from the
 // answer the create set (answerClaim) or else from the created record's event; otherwise
 // only the request's hash with status 0, which a retry reports as carried out
-// (server/middleware_idempotency.go).
+// (server/middleware_idempotency.go). Either carries the agent the request acted on, so a
+// retry after a crash is checked as a replay of the full response is.
 func (b *base) claimResponse(c *data.IdempotencyClaim, created *data.Event) *data.IdempotentResponse {
-	r := &data.IdempotentResponse{RequestHash: c.RequestHash, CreatedAt: b.timeNow(), ClaimID: c.ID}
+	r := &data.IdempotentResponse{RequestHash: c.RequestHash, CreatedAt: b.timeNow(), ClaimID: c.ID, AgentID: c.AgentID()}
 	if c.Status == 0 {
 		return r
 	}
