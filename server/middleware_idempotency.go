@@ -194,6 +194,9 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, rt route, prev *
 		w.Header().Set(k, v)
 	}
 	w.Header().Set("Idempotent-Replayed", "true")
+	// A kept answer may hold what is shown once (an API key's token, a webhook's secret,
+	// a call start's credential in clear): no cache may keep its replay.
+	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(prev.Status)
 	w.Write(prev.Body)
 }

@@ -71,6 +71,7 @@ func (s *CallStartService) StartCall(ctx context.Context, in data.CallStart) (*d
 	key := routeKey(p.WorkspaceID, in)
 	var route *routed
 	var vals map[string]any
+	var run *data.RunConfig
 	for round := 1; ; round++ {
 		guess, err := s.guessAgent(ctx, p, in, key)
 		if err != nil {
@@ -78,7 +79,10 @@ func (s *CallStartService) StartCall(ctx context.Context, in data.CallStart) (*d
 		}
 		err = s.writeRedacted(ctx, p.WorkspaceID, guess, redactIt, func(tx Tx) error {
 			var err error
-			route, vals, err = s.register(ctx, tx, p, in, c, guess, key)
+			if route, vals, err = s.register(ctx, tx, p, in, c, guess, key); err != nil {
+				return err
+			}
+			run, err = s.answerStartClaim(ctx, c, route, vals)
 			return err
 		})
 		if !errors.Is(err, errRouteMoved) {
@@ -92,11 +96,30 @@ func (s *CallStartService) StartCall(ctx context.Context, in data.CallStart) (*d
 		}
 	}
 	s.routes.remember(key, route.agent.ID)
+	if run == nil {
+		if run, err = s.runConfig(route, vals); err != nil {
+			return nil, err
+		}
+	}
+	return &data.CallStartAnswer{Call: c, Agent: run, Variant: &route.variant}, nil
+}
+
+// answerStartClaim keeps the whole answer ({call, agent, variant}) with the request's
+// Idempotency-Key claim, when it has one, so that a retry after a crash that lost the
+// response gets what the first request would have answered, not the call's record (the
+// claim's answer otherwise, from its call.registered event). Without a key it does
+// nothing, and the configuration is built after the write: the hot path's transaction
+// stays as short as it was.
+func (s *CallStartService) answerStartClaim(ctx context.Context, c *data.Call, route *routed, vals map[string]any) (*data.RunConfig, error) {
+	if data.IdempotencyClaimFrom(ctx) == nil {
+		return nil, nil
+	}
 	run, err := s.runConfig(route, vals)
 	if err != nil {
 		return nil, err
 	}
-	return &data.CallStartAnswer{Call: c, Agent: run, Variant: &route.variant}, nil
+	answerClaimAction(ctx, &data.CallStartAnswer{Call: c, Agent: run, Variant: &route.variant})
+	return run, nil
 }
 
 // mayReadConfig reports whether p may be answered an agent's configuration: it holds the

@@ -68,8 +68,8 @@ func answerClaim(ctx context.Context, record any, extra map[string]any) {
 	}
 }
 
-// answerClaimAction is answerClaim for an action answering {"data": v} without an ETag
-// (a webhook test, replay or delivery retry: 202).
+// answerClaimAction is answerClaim for an answer {"data": v} that is not one record and
+// carries no ETag (a webhook test, replay or delivery retry: 202; a call's start: 201).
 func answerClaimAction(ctx context.Context, v any) {
 	if c := data.IdempotencyClaimFrom(ctx); c != nil {
 		c.SetActionAnswer(v)
