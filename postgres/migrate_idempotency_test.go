@@ -6,9 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/voiceapi/voiceapi/internal/pgtest"
 	"github.com/voiceapi/voiceapi/postgres"
 )
 
@@ -16,32 +13,8 @@ import (
 // before keep every column and read with none (NULL), which a replay checks as it did
 // before (server/idempotency_recheck.go), and a new response keeps its agent.
 func TestMigrationKeepsResponsesWithoutAnAgent(t *testing.T) {
-	url := pgtest.Database(t)
+	pool := schemaAt(t, 17)
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	all, err := postgres.Migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The schema as version 17 left it, as Migrate applies it.
-	if _, err := pool.Exec(ctx, `CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range all {
-		if m.Version > 17 {
-			break
-		}
-		if _, err := pool.Exec(ctx, m.SQL); err != nil {
-			t.Fatalf("migration %d: %v", m.Version, err)
-		}
-		if _, err := pool.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if _, err := pool.Exec(ctx, `INSERT INTO idempotency_responses (token_id, key, request_hash, status, header, body, created_at, claim_id)
 		VALUES (7, 'old', 'h', 201, '{}', 'body', $1, '')`, time.Now()); err != nil {
 		t.Fatal(err)

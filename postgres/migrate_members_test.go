@@ -6,10 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/internal/pgtest"
 	"github.com/voiceapi/voiceapi/postgres"
 )
 
@@ -18,29 +15,8 @@ import (
 // the admin keeps it as a developer with every module, the rest is left as stored, and
 // each changed row takes a new revision (so cached tokens are read again).
 func TestMigrationUnlimitsOwnersAndAdmins(t *testing.T) {
-	url := pgtest.Database(t)
+	pool := schemaAt(t, 7)
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	all, err := postgres.Migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The schema as version 7 left it, as Migrate applies it.
-	if _, err := pool.Exec(ctx, `CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range all[:7] {
-		if _, err := pool.Exec(ctx, m.SQL); err != nil {
-			t.Fatalf("migration %d: %v", m.Version, err)
-		}
-		if _, err := pool.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name); err != nil {
-			t.Fatal(err)
-		}
-	}
 	limit := []string{"agt_01JD6000000000000000000001"}
 	type row struct {
 		ws, user, role  string

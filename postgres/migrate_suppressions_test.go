@@ -7,41 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/voiceapi/voiceapi/internal/pgtest"
 	"github.com/voiceapi/voiceapi/postgres"
 )
 
 // Migration 0017 counts the suppression lists written before counts were kept, each
 // workspace's on its own; the bound's check then reads these counts.
 func TestMigrationCountsSuppressionLists(t *testing.T) {
-	url := pgtest.Database(t)
+	pool := schemaAt(t, 16)
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	all, err := postgres.Migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The schema as version 16 left it, as Migrate applies it.
-	if _, err := pool.Exec(ctx, `CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range all {
-		if m.Version > 16 {
-			break
-		}
-		if _, err := pool.Exec(ctx, m.SQL); err != nil {
-			t.Fatalf("migration %d: %v", m.Version, err)
-		}
-		if _, err := pool.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name); err != nil {
-			t.Fatal(err)
-		}
-	}
 	for ws, n := range map[string]int{"ws_1": 3, "ws_2": 1} {
 		for i := range n {
 			if _, err := pool.Exec(ctx, `INSERT INTO suppressions (id, workspace_id, phone_number, created_at) VALUES ($1, $2, $3, $4)`,
