@@ -2,9 +2,7 @@ package e2e
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -18,13 +16,7 @@ import (
 // around an event's local time replays that event. Read as UTC, the same range would be
 // four or five hours off and replay nothing.
 func TestWebhookReplayRangeInTheBrowsersTimeZone(t *testing.T) {
-	got := make(chan string, 16)
-	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		got <- string(body)
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	defer recv.Close()
+	recv, got := webhookReceiver(t)
 	b := signedIn(t)
 	b.run("New York", chromedp.ActionFunc(func(ctx context.Context) error {
 		return emulation.SetTimezoneOverride("America/New_York").Do(ctx)

@@ -14,13 +14,7 @@ import (
 // TestWebhookDelivery: create a webhook (its secret shown once with a copy button), send a
 // test event, see the receiver get it and the delivery log show it.
 func TestWebhookDelivery(t *testing.T) {
-	got := make(chan string, 16)
-	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		got <- r.Header.Get("Webhook-Signature") + " " + string(body)
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	defer recv.Close()
+	recv, got := webhookReceiver(t)
 	b := newBrowser(t)
 	e := b.env
 	b.signIn(e.Owner.Email, e.Owner.Password, "")
@@ -72,4 +66,17 @@ func TestWebhookDelivery(t *testing.T) {
 	}
 	b.open("/webhooks")
 	b.audit("webhooks")
+}
+
+// webhookReceiver is a webhook's receiver: each delivery it gets is sent on the channel
+// as its Webhook-Signature header, a space and its body; it answers 204.
+func webhookReceiver(t *testing.T) (*httptest.Server, <-chan string) {
+	got := make(chan string, 16)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		got <- r.Header.Get("Webhook-Signature") + " " + string(body)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(recv.Close)
+	return recv, got
 }
