@@ -322,47 +322,47 @@ func (e *streamEnv) checkCampaigns(t *testing.T, r reader, rec *agentRecords) {
 	}
 }
 
-// checkExports reads the NDJSON export's calls and the CSV export's analysis columns: one
-// per field of the agents the reader sees, whole and by agent.
+// checkExports reads the NDJSON and CSV exports, whole and by agent: the calls of the
+// agents the reader sees, and in the CSV one analysis.<name> column per field of those
+// agents (a hidden agent's field names are its configuration).
 func (e *streamEnv) checkExports(t *testing.T, r reader, rec *agentRecords) {
 	gate := r.reads(data.ModuleCallHistory)
-	res := e.get(t, r, "/api/v1/calls/export?format=ndjson", status(gate, true))
-	if res != nil {
-		var got []string
-		for _, line := range strings.Split(strings.TrimSpace(string(res.Body)), "\n") {
-			var c struct{ ID string }
-			if line != "" && json.Unmarshal([]byte(line), &c) == nil {
-				got = append(got, c.ID)
-			}
-		}
-		if want := of(rec.callAgent, r, ""); !sameSet(got, want) {
-			t.Errorf("NDJSON export: %v, want %v", got, want)
-		}
-	}
 	for _, a := range append([]string{""}, rec.agents...) {
-		var want []string
+		filter, calls, columns := "", []string(nil), []string(nil)
+		if a != "" {
+			filter = "&agent_id=" + a
+		}
 		for _, b := range rec.agents {
 			if (a == "" || a == b) && r.seesAgent(b) {
-				want = append(want, "analysis."+rec.field[b])
+				calls = append(calls, of(rec.callAgent, r, b)...)
+				columns = append(columns, "analysis."+rec.field[b])
 			}
 		}
-		if got := e.exportColumns(t, r, a, gate); gate && !slices.Equal(got, want) {
-			t.Errorf("CSV export (agent_id=%q) has analysis columns %v, want %v", a, got, want)
+		if res := e.get(t, r, "/api/v1/calls/export?format=ndjson"+filter, status(gate, true)); res != nil {
+			var got []string
+			for _, line := range strings.Split(strings.TrimSpace(string(res.Body)), "\n") {
+				var c struct{ ID string }
+				if line != "" && json.Unmarshal([]byte(line), &c) == nil {
+					got = append(got, c.ID)
+				}
+			}
+			if !sameSet(got, calls) {
+				t.Errorf("NDJSON export%s: %v, want %v", filter, got, calls)
+			}
+		}
+		if res := e.get(t, r, "/api/v1/calls/export?format=csv"+filter, status(gate, true)); res != nil {
+			if got := exportedIDs(t, res); !sameSet(got, calls) {
+				t.Errorf("CSV export%s: %v, want %v", filter, got, calls)
+			}
+			if got := analysisColumns(t, res); !slices.Equal(got, columns) {
+				t.Errorf("CSV export%s has analysis columns %v, want %v", filter, got, columns)
+			}
 		}
 	}
 }
 
-// exportColumns reads the analysis.<name> columns of r's CSV export, of agent a when a
-// is not "".
-func (e *streamEnv) exportColumns(t *testing.T, r reader, a string, gate bool) []string {
-	path := "/api/v1/calls/export?format=csv"
-	if a != "" {
-		path += "&agent_id=" + a
-	}
-	res := e.get(t, r, path, status(gate, true))
-	if res == nil {
-		return nil
-	}
+// analysisColumns reads the analysis.<name> columns of a CSV export.
+func analysisColumns(t *testing.T, res *response) []string {
 	header, err := csv.NewReader(strings.NewReader(string(res.Body))).Read()
 	if err != nil {
 		t.Fatalf("the export is no CSV: %v %s", err, res.Body)
