@@ -173,6 +173,7 @@ func TestEveryChannelShowsWhatTheRuleAllows(t *testing.T) {
 		{name: "owner's key with audit:read alone", role: data.RoleOwner, scopes: []string{data.ScopeAuditRead}},
 		{name: "owner", role: data.RoleOwner},
 	}
+	readers = append(readers, recordReaders(agents)...)
 	for i := range 20 {
 		readers = append(readers, randomReader(rng, i, agents))
 	}
@@ -192,6 +193,7 @@ func TestEveryChannelShowsWhatTheRuleAllows(t *testing.T) {
 			e.checkLists(t, r, agents, callAgent)
 			e.checkEvents(t, r, events, first)
 			e.checkAgentRecords(t, r, records)
+			e.checkAuditByType(t, r, events)
 		})
 	}
 	// Last, as each webhook created adds a security event to the log read above.
@@ -201,6 +203,7 @@ func TestEveryChannelShowsWhatTheRuleAllows(t *testing.T) {
 			t.Errorf("%s: a webhook for every event: %d, want %d; %s", r.name, res.Status, want, res.Body)
 		}
 	}
+	e.checkWebhookTypes(t, readers)
 }
 
 // readerToken makes r a member of ws (the owner's reader uses the owner's membership) and

@@ -169,9 +169,7 @@ func expectEventTypes(t *testing.T, events []loggedEvent) {
 	for _, ev := range events {
 		held[ev.Type] = true
 	}
-	for _, typ := range []string{data.EventAgentUpdated, data.EventAgentPublished, data.EventRolloutUpdated,
-		data.EventAgentTestCreated, data.EventTestRunQueued, data.EventTestRunStarted, data.EventTestRunCompleted,
-		data.EventCampaignCreated, data.EventCampaignStarted, data.EventCallAnalyzed} {
+	for _, typ := range recordEventTypes {
 		if !held[typ] {
 			t.Errorf("the audit log holds no %s event", typ)
 		}
@@ -374,4 +372,60 @@ func analysisColumns(t *testing.T, res *response) []string {
 		}
 	}
 	return out
+}
+
+// recordEventTypes are the event types the records' setup makes (expectEventTypes checks
+// the log holds each).
+var recordEventTypes = []string{data.EventAgentUpdated, data.EventAgentPublished, data.EventRolloutUpdated,
+	data.EventAgentTestCreated, data.EventTestRunQueued, data.EventTestRunStarted, data.EventTestRunCompleted,
+	data.EventCampaignCreated, data.EventCampaignStarted, data.EventCallAnalyzed}
+
+// checkAuditByType reads the audit log filtered by each of the records' event types: the
+// filter narrows what the rule lets the reader see, never widens it.
+func (e *streamEnv) checkAuditByType(t *testing.T, r reader, events []loggedEvent) {
+	if !r.admin() || !r.scope(data.ScopeAuditRead) {
+		return // the whole log's 403 is checked in checkEvents
+	}
+	for _, typ := range recordEventTypes {
+		var want []string
+		for _, ev := range events {
+			if ev.Type == typ && r.seesEvent(ev) {
+				want = append(want, ev.ID)
+			}
+		}
+		if res := e.get(t, r, "/api/v1/audit-log?per_page=100&type="+typ, 200); res != nil && !slices.Equal(itemIDs(res.List()), want) {
+			t.Errorf("audit log of %s: %v, want %v", typ, itemIDs(res.List()), want)
+		}
+	}
+}
+
+// mayHook reports whether r may manage a webhook for typ: it needs to read every event of
+// the type, of every agent (docs/api.md, "What a caller sees"), so an event of the type
+// about no agent in particular stands for them all once the reader is not limited to some.
+func (r reader) mayHook(typ string) bool {
+	return r.admin() && len(r.agents()) == 0 && r.scope(data.ScopeWebhooksWrite) && r.seesEvent(loggedEvent{Type: typ})
+}
+
+// checkWebhookTypes creates, as each reader, a webhook for each of the records' event
+// types. Last, as each webhook created adds a security event to the log.
+func (e *streamEnv) checkWebhookTypes(t *testing.T, readers []reader) {
+	for _, r := range readers {
+		for _, typ := range recordEventTypes {
+			res := e.do("POST", "/api/v1/webhooks", r.token, map[string]any{"url": "https://hooks.example.com/" + typ, "events": []string{typ}})
+			if want := map[bool]int{true: 201, false: 403}[r.mayHook(typ)]; res.Status != want {
+				t.Errorf("%s: a webhook for %s: %d, want %d; %s", r.name, typ, res.Status, want, res.Body)
+			}
+		}
+	}
+}
+
+// recordReaders are readers the random draw seldom makes: owners' and admins' keys that
+// may manage webhooks yet read only one module of the records' events, and a member
+// limited to two agents.
+func recordReaders(agents []string) []reader {
+	return []reader{
+		{name: "owner's key with webhooks:write and agents:read", role: data.RoleOwner, scopes: []string{data.ScopeWebhooksWrite, data.ReadScope(data.ModuleAgents)}},
+		{name: "admin key with webhooks write and call history read", role: data.RoleAdmin, scopes: []string{data.ScopeWebhooksWrite, data.ReadScope(data.ModuleCallHistory)}},
+		{name: "developer limited to B and C", role: data.RoleDeveloper, modules: data.Modules, member: agents[1:]},
+	}
 }
