@@ -73,6 +73,13 @@ func TestConsoleShowsAMemberOnlyItsAgents(t *testing.T) {
 		"/campaigns/" + mine.campaign:      {mine.campaignName},
 		"/analytics":                       {mine.name},
 		"/numbers/" + number:               {mine.name},
+		// Pages that may show nothing of A, but nothing of B's or C's either.
+		"/":                                     nil,
+		"/numbers":                              nil,
+		"/workspace":                            nil,
+		"/agents/" + mine.id + "/try":           nil,
+		"/agents/" + mine.id + "/rollout-panel": nil,
+		"/campaigns/" + mine.campaign + "/progress": nil,
 	}
 	for path, shows := range pages {
 		res := e.Do(s.Client, "GET", path, "", nil)
