@@ -174,7 +174,7 @@ func TestEveryChannelShowsWhatTheRuleAllows(t *testing.T) {
 		{name: "owner", role: data.RoleOwner},
 	}
 	readers = append(readers, recordReaders(agents)...)
-	for i := range 20 {
+	for i := range 40 {
 		readers = append(readers, randomReader(rng, i, agents))
 	}
 	for i := range readers {
