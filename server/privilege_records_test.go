@@ -20,7 +20,8 @@ import (
 // The property test's records beyond agents and calls: for each agent its versions and
 // rollout, a test and a run of it, a conversation, a campaign with its recipients, an
 // analysed call and a backfill job. Each is read through every route that shows it, by
-// every reader of the property test, against the rule written there (reader).
+// every reader of the property test, against the rule written there (reader); their
+// events through the audit log filtered by type, and a webhook for each type.
 
 // agentRecords are the records each agent owns, by id, for the checks to compare with.
 type agentRecords struct {
@@ -176,9 +177,9 @@ func expectEventTypes(t *testing.T, events []loggedEvent) {
 	}
 }
 
-// status is what a route of a record answers the reader by the rule: 403 where the
+// ruleStatus is what a route of a record answers the reader by the rule: 403 where the
 // route's gate refuses, 404 for a record it may not see, else 200.
-func status(gate, sees bool) int {
+func ruleStatus(gate, sees bool) int {
 	switch {
 	case !gate:
 		return 403
@@ -188,9 +189,9 @@ func status(gate, sees bool) int {
 	return 200
 }
 
-// get reads path as r and checks the status the rule gives; it returns the response
+// readAs reads path as r and checks the status the rule gives; it returns the response
 // when it is a 200 as wanted, else nil.
-func (e *streamEnv) get(t *testing.T, r reader, path string, want int) *response {
+func (e *streamEnv) readAs(t *testing.T, r reader, path string, want int) *response {
 	t.Helper()
 	res := e.do("GET", path, r.token, nil)
 	if res.Status != want {
@@ -203,8 +204,8 @@ func (e *streamEnv) get(t *testing.T, r reader, path string, want int) *response
 	return res
 }
 
-// of lists the ids of byID whose agent is a, or whose agent r sees when a is "".
-func of(byID map[string]string, r reader, a string) []string {
+// idsOf lists the ids of byID whose agent is a, or whose agent r sees when a is "".
+func idsOf(byID map[string]string, r reader, a string) []string {
 	var out []string
 	for id, agent := range byID {
 		if agent == a || a == "" && r.seesAgent(agent) {
@@ -223,12 +224,12 @@ func (e *streamEnv) checkAgentRecords(t *testing.T, r reader, rec *agentRecords)
 	e.checkCampaigns(t, r, rec)
 	convGate := r.holds(data.ModuleAgents) && r.scope(data.ScopeConversationsWrite)
 	for id, a := range rec.convs {
-		e.get(t, r, "/api/v1/conversations/"+id, status(convGate, r.seesAgent(a)))
+		e.readAs(t, r, "/api/v1/conversations/"+id, ruleStatus(convGate, r.seesAgent(a)))
 	}
 	// A job shows to whoever holds its module and sees its agent; to anyone else it is
 	// not found, as another workspace's (docs/api.md, "Background work").
 	for id, j := range rec.jobs {
-		e.get(t, r, "/api/v1/jobs/"+id, map[bool]int{true: 200, false: 404}[r.reads(j.module) && r.seesAgent(j.agent)])
+		e.readAs(t, r, "/api/v1/jobs/"+id, map[bool]int{true: 200, false: 404}[r.reads(j.module) && r.seesAgent(j.agent)])
 	}
 	e.checkExports(t, r, rec)
 }
@@ -238,31 +239,31 @@ func (e *streamEnv) checkAgentRecords(t *testing.T, r reader, rec *agentRecords)
 func (e *streamEnv) checkAgentPages(t *testing.T, r reader, rec *agentRecords, a string) {
 	// GET /agents/{agent_id} is open to the calls:runtime preset too (server/scopes.go).
 	showGate := r.holds(data.ModuleAgents) && (r.scope(data.ReadScope(data.ModuleAgents)) || slices.Contains(r.scopes, data.ScopeCallsRuntime))
-	e.get(t, r, "/api/v1/agents/"+a, status(showGate, r.seesAgent(a)))
+	e.readAs(t, r, "/api/v1/agents/"+a, ruleStatus(showGate, r.seesAgent(a)))
 	base := "/api/v1/agents/" + a
 	// The agent's knowledge is knowledge base data, of a visible agent (server/knowledge_bases.go).
 	kbGate := r.holds(data.ModuleKnowledgeBase) && (r.scope(data.ReadScope(data.ModuleKnowledgeBase)) || slices.Contains(r.scopes, data.ScopeCallsRuntime))
-	if res := e.do("POST", base+"/knowledge/query", r.token, map[string]any{"query": "parcel"}); res.Status != status(kbGate, r.seesAgent(a)) {
-		t.Errorf("POST %s/knowledge/query: %d, want %d; %s", base, res.Status, status(kbGate, r.seesAgent(a)), res.Body)
+	if res := e.do("POST", base+"/knowledge/query", r.token, map[string]any{"query": "parcel"}); res.Status != ruleStatus(kbGate, r.seesAgent(a)) {
+		t.Errorf("POST %s/knowledge/query: %d, want %d; %s", base, res.Status, ruleStatus(kbGate, r.seesAgent(a)), res.Body)
 	}
-	gate, want := r.reads(data.ModuleAgents), status(r.reads(data.ModuleAgents), r.seesAgent(a))
-	if res := e.get(t, r, base+"/versions", want); res != nil && len(res.List()) != 2 {
+	gate, want := r.reads(data.ModuleAgents), ruleStatus(r.reads(data.ModuleAgents), r.seesAgent(a))
+	if res := e.readAs(t, r, base+"/versions", want); res != nil && len(res.List()) != 2 {
 		t.Errorf("%s/versions lists %d, want 2", base, len(res.List()))
 	}
 	for _, p := range []string{"/versions/1", "/versions/1/diff/current", "/rollout", "/publish-gate"} {
-		e.get(t, r, base+p, want)
+		e.readAs(t, r, base+p, want)
 	}
-	if res := e.get(t, r, base+"/tests?per_page=100", want); res != nil && !sameSet(itemIDs(res.List()), of(rec.tests, r, a)) {
-		t.Errorf("%s/tests: %v, want %v", base, itemIDs(res.List()), of(rec.tests, r, a))
+	if res := e.readAs(t, r, base+"/tests?per_page=100", want); res != nil && !sameSet(itemIDs(res.List()), idsOf(rec.tests, r, a)) {
+		t.Errorf("%s/tests: %v, want %v", base, itemIDs(res.List()), idsOf(rec.tests, r, a))
 	}
-	if res := e.get(t, r, base+"/test-runs?per_page=100", want); res != nil && !sameSet(itemIDs(res.List()), of(rec.runs, r, a)) {
-		t.Errorf("%s/test-runs: %v, want %v", base, itemIDs(res.List()), of(rec.runs, r, a))
+	if res := e.readAs(t, r, base+"/test-runs?per_page=100", want); res != nil && !sameSet(itemIDs(res.List()), idsOf(rec.runs, r, a)) {
+		t.Errorf("%s/test-runs: %v, want %v", base, itemIDs(res.List()), idsOf(rec.runs, r, a))
 	}
 	for id, owner := range rec.tests {
-		e.get(t, r, base+"/tests/"+id, status(gate, r.seesAgent(a) && owner == a))
+		e.readAs(t, r, base+"/tests/"+id, ruleStatus(gate, r.seesAgent(a) && owner == a))
 	}
 	for id, owner := range rec.runs {
-		res := e.get(t, r, base+"/test-runs/"+id, status(gate, r.seesAgent(a) && owner == a))
+		res := e.readAs(t, r, base+"/test-runs/"+id, ruleStatus(gate, r.seesAgent(a) && owner == a))
 		if res == nil {
 			continue
 		}
@@ -270,8 +271,8 @@ func (e *streamEnv) checkAgentPages(t *testing.T, r reader, rec *agentRecords, a
 		for _, x := range res.Data()["results"].([]any) {
 			results = append(results, x.(map[string]any)["test_id"].(string))
 		}
-		if !sameSet(results, of(rec.tests, r, a)) {
-			t.Errorf("run %s has results of tests %v, want %v", id, results, of(rec.tests, r, a))
+		if !sameSet(results, idsOf(rec.tests, r, a)) {
+			t.Errorf("run %s has results of tests %v, want %v", id, results, idsOf(rec.tests, r, a))
 		}
 	}
 }
@@ -280,20 +281,20 @@ func (e *streamEnv) checkAgentPages(t *testing.T, r reader, rec *agentRecords, a
 // through the agent_id filter: a hidden agent has none, as an unknown one.
 func (e *streamEnv) checkAnalysisOf(t *testing.T, r reader, rec *agentRecords, a string) {
 	analytics := r.reads(data.ModuleAnalytics)
-	res := e.get(t, r, "/api/v1/analytics/analysis?field="+rec.field[a]+"&agent_id="+a, status(analytics, r.seesAgent(a)))
+	res := e.readAs(t, r, "/api/v1/analytics/analysis?field="+rec.field[a]+"&agent_id="+a, ruleStatus(analytics, r.seesAgent(a)))
 	if res != nil && res.Data()["count"] != 1.0 {
 		t.Errorf("analysis figures of %s count %v, want 1", a, res.Data()["count"])
 	}
 	var calls []string
 	if r.seesAgent(a) {
-		calls = of(rec.callAgent, r, a)
+		calls = idsOf(rec.callAgent, r, a)
 	}
-	if res := e.get(t, r, "/api/v1/analytics/calls?agent_id="+a, status(analytics, true)); res != nil {
+	if res := e.readAs(t, r, "/api/v1/analytics/calls?agent_id="+a, ruleStatus(analytics, true)); res != nil {
 		if n := res.Data()["totals"].(map[string]any)["calls"]; n != float64(len(calls)) {
 			t.Errorf("analytics of %s count %v calls, want %d", a, n, len(calls))
 		}
 	}
-	res = e.get(t, r, "/api/v1/calls?per_page=100&agent_id="+a, status(r.reads(data.ModuleCallHistory), true))
+	res = e.readAs(t, r, "/api/v1/calls?per_page=100&agent_id="+a, ruleStatus(r.reads(data.ModuleCallHistory), true))
 	if res != nil && !sameSet(itemIDs(res.List()), calls) {
 		t.Errorf("calls of %s: %v, want %v", a, itemIDs(res.List()), calls)
 	}
@@ -303,18 +304,18 @@ func (e *streamEnv) checkAnalysisOf(t *testing.T, r reader, rec *agentRecords, a
 // recipients.
 func (e *streamEnv) checkCampaigns(t *testing.T, r reader, rec *agentRecords) {
 	gate := r.reads(data.ModuleCallHistory)
-	e.checkIDs(t, r, "GET /campaigns", "/api/v1/campaigns?per_page=100", gate, of(rec.campaigns, r, ""))
+	e.checkIDs(t, r, "GET /campaigns", "/api/v1/campaigns?per_page=100", gate, idsOf(rec.campaigns, r, ""))
 	for _, a := range rec.agents {
 		var want []string
 		if r.seesAgent(a) {
-			want = of(rec.campaigns, r, a)
+			want = idsOf(rec.campaigns, r, a)
 		}
 		e.checkIDs(t, r, "GET /campaigns?agent_id="+a, "/api/v1/campaigns?per_page=100&agent_id="+a, gate, want)
 	}
 	for id, a := range rec.campaigns {
-		want := status(gate, r.seesAgent(a))
-		e.get(t, r, "/api/v1/campaigns/"+id, want)
-		if res := e.get(t, r, "/api/v1/campaigns/"+id+"/recipients?per_page=100", want); res != nil && !sameSet(itemIDs(res.List()), rec.recipients[id]) {
+		want := ruleStatus(gate, r.seesAgent(a))
+		e.readAs(t, r, "/api/v1/campaigns/"+id, want)
+		if res := e.readAs(t, r, "/api/v1/campaigns/"+id+"/recipients?per_page=100", want); res != nil && !sameSet(itemIDs(res.List()), rec.recipients[id]) {
 			t.Errorf("recipients of %s: %v, want %v", id, itemIDs(res.List()), rec.recipients[id])
 		}
 	}
@@ -332,11 +333,11 @@ func (e *streamEnv) checkExports(t *testing.T, r reader, rec *agentRecords) {
 		}
 		for _, b := range rec.agents {
 			if (a == "" || a == b) && r.seesAgent(b) {
-				calls = append(calls, of(rec.callAgent, r, b)...)
+				calls = append(calls, idsOf(rec.callAgent, r, b)...)
 				columns = append(columns, "analysis."+rec.field[b])
 			}
 		}
-		if res := e.get(t, r, "/api/v1/calls/export?format=ndjson"+filter, status(gate, true)); res != nil {
+		if res := e.readAs(t, r, "/api/v1/calls/export?format=ndjson"+filter, ruleStatus(gate, true)); res != nil {
 			var got []string
 			for _, line := range strings.Split(strings.TrimSpace(string(res.Body)), "\n") {
 				var c struct{ ID string }
@@ -348,7 +349,7 @@ func (e *streamEnv) checkExports(t *testing.T, r reader, rec *agentRecords) {
 				t.Errorf("NDJSON export%s: %v, want %v", filter, got, calls)
 			}
 		}
-		if res := e.get(t, r, "/api/v1/calls/export?format=csv"+filter, status(gate, true)); res != nil {
+		if res := e.readAs(t, r, "/api/v1/calls/export?format=csv"+filter, ruleStatus(gate, true)); res != nil {
 			if got := exportedIDs(t, res); !sameSet(got, calls) {
 				t.Errorf("CSV export%s: %v, want %v", filter, got, calls)
 			}
@@ -393,7 +394,7 @@ func (e *streamEnv) checkAuditByType(t *testing.T, r reader, events []loggedEven
 				want = append(want, ev.ID)
 			}
 		}
-		if res := e.get(t, r, "/api/v1/audit-log?per_page=100&type="+typ, 200); res != nil && !slices.Equal(itemIDs(res.List()), want) {
+		if res := e.readAs(t, r, "/api/v1/audit-log?per_page=100&type="+typ, 200); res != nil && !slices.Equal(itemIDs(res.List()), want) {
 			t.Errorf("audit log of %s: %v, want %v", typ, itemIDs(res.List()), want)
 		}
 	}
