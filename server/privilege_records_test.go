@@ -421,12 +421,14 @@ func (e *streamEnv) checkWebhookTypes(t *testing.T, readers []reader) {
 }
 
 // recordReaders are readers the random draw seldom makes: owners' and admins' keys that
-// may manage webhooks yet read only one module of the records' events, and a member
-// limited to two agents.
+// may manage webhooks yet read only one module of the records' events, a member limited
+// to two agents, and a runtime's key narrowed to one (it reads agents and their knowledge,
+// nothing else).
 func recordReaders(agents []string) []reader {
 	return []reader{
 		{name: "owner's key with webhooks:write and agents:read", role: data.RoleOwner, scopes: []string{data.ScopeWebhooksWrite, data.ReadScope(data.ModuleAgents)}},
 		{name: "admin key with webhooks write and call history read", role: data.RoleAdmin, scopes: []string{data.ScopeWebhooksWrite, data.ReadScope(data.ModuleCallHistory)}},
 		{name: "developer limited to B and C", role: data.RoleDeveloper, modules: data.Modules, member: agents[1:]},
+		{name: "developer runtime key narrowed to A", role: data.RoleDeveloper, modules: data.Modules, scopes: []string{data.ScopeCallsRuntime}, keyAgents: agents[:1]},
 	}
 }
