@@ -353,15 +353,15 @@ func (e *streamEnv) checkExports(t *testing.T, r reader, rec *agentRecords) {
 			if got := exportedIDs(t, res); !sameSet(got, calls) {
 				t.Errorf("CSV export%s: %v, want %v", filter, got, calls)
 			}
-			if got := analysisColumns(t, res); !slices.Equal(got, columns) {
+			if got := exportAnalysisColumns(t, res); !slices.Equal(got, columns) {
 				t.Errorf("CSV export%s has analysis columns %v, want %v", filter, got, columns)
 			}
 		}
 	}
 }
 
-// analysisColumns reads the analysis.<name> columns of a CSV export.
-func analysisColumns(t *testing.T, res *response) []string {
+// exportAnalysisColumns reads the analysis.<name> columns of a CSV export.
+func exportAnalysisColumns(t *testing.T, res *response) []string {
 	header, err := csv.NewReader(strings.NewReader(string(res.Body))).Read()
 	if err != nil {
 		t.Fatalf("the export is no CSV: %v %s", err, res.Body)
