@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"math/rand/v2"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
-	"github.com/voiceapi/voiceapi/server"
 )
 
 // reader is a random principal of the property test: a member (role, modules, agent_ids)
@@ -75,9 +75,11 @@ func (r reader) audits() bool {
 // seesEvent is the rule for an event: its record's, or the audit log's for the rest.
 func (r reader) seesEvent(e loggedEvent) bool {
 	switch {
-	case strings.HasPrefix(e.Type, "agent."):
-		return r.reads(data.ModuleAgents) && r.seesAgent(e.Data["id"])
-	case strings.HasPrefix(e.Type, "call."):
+	// An agent's own events name it as id; its rollout's, tests' and runs' as agent_id.
+	case strings.HasPrefix(e.Type, "agent.") || strings.HasPrefix(e.Type, "agent_test.") || strings.HasPrefix(e.Type, "test_run."):
+		return r.reads(data.ModuleAgents) && r.seesAgent(cmp.Or(e.Data["agent_id"], e.Data["id"]))
+	// A campaign is of the call_history module, as its calls are (docs/campaigns.md).
+	case strings.HasPrefix(e.Type, "call.") || strings.HasPrefix(e.Type, "campaign."):
 		return r.reads(data.ModuleCallHistory) && r.seesAgent(e.Data["agent_id"])
 	case strings.HasPrefix(e.Type, "knowledge_base."):
 		return r.reads(data.ModuleKnowledgeBase)
@@ -141,11 +143,14 @@ func randomReader(rng *rand.Rand, i int, agents []string) reader {
 
 // TestEveryChannelShowsWhatTheRuleAllows: for random principals (role, modules, agent_ids,
 // the key's scopes and agent_ids) over a workspace of agents, calls, a knowledge base, a
-// number and security events, every channel shows exactly what the rule allows: the agent
-// list, the call list, search, show, the CSV export, analytics, the audit log, the live
-// event stream (403 where the route refuses), and creating a webhook for every event.
+// number, security events and each agent's own records (privilege_records_test.go:
+// versions, a rollout, tests and runs, a conversation, a campaign, analysis, jobs), every
+// channel shows exactly what the rule allows: the agent list, the call list, search, show,
+// the CSV and NDJSON exports, analytics, every route of the agents' records, the audit
+// log, the live event stream (403 where the route refuses), and creating a webhook for
+// every event.
 func TestEveryChannelShowsWhatTheRuleAllows(t *testing.T) {
-	e := newStreamEnv(t, func(c *server.Config) { c.Stream.Heartbeat = 40 * time.Millisecond })
+	e, stand := newRecordsEnv(t)
 	ws := e.Owner.WorkspaceID
 	agents := []string{e.newAgent("A"), e.newAgent("B"), e.newAgent("C")}
 	expect(t, e.do("POST", "/api/v1/knowledge-bases", e.Owner.Token, map[string]any{"name": "KB"}), 201)
@@ -157,6 +162,7 @@ func TestEveryChannelShowsWhatTheRuleAllows(t *testing.T) {
 		expect(t, r, 201)
 		callAgent[r.Data()["id"].(string)] = a
 	}
+	records := e.makeAgentRecords(t, stand, agents, callAgent)
 
 	rng := rand.New(rand.NewPCG(23, 2026))
 	readers := []reader{
@@ -167,7 +173,8 @@ func TestEveryChannelShowsWhatTheRuleAllows(t *testing.T) {
 		{name: "owner's key with audit:read alone", role: data.RoleOwner, scopes: []string{data.ScopeAuditRead}},
 		{name: "owner", role: data.RoleOwner},
 	}
-	for i := range 20 {
+	readers = append(readers, recordReaders(agents)...)
+	for i := range 40 {
 		readers = append(readers, randomReader(rng, i, agents))
 	}
 	for i := range readers {
@@ -178,12 +185,15 @@ func TestEveryChannelShowsWhatTheRuleAllows(t *testing.T) {
 	if len(events) < 30 {
 		t.Fatalf("the owner's audit log lists %d events; the setup made more", len(events))
 	}
+	expectEventTypes(t, events)
 	first := events[len(events)-1].ID // the oldest: streams start after it
 	for _, r := range readers {
 		t.Run(r.name, func(t *testing.T) {
 			t.Logf("%+v", r)
 			e.checkLists(t, r, agents, callAgent)
 			e.checkEvents(t, r, events, first)
+			e.checkAgentRecords(t, r, records)
+			e.checkAuditByType(t, r, events)
 		})
 	}
 	// Last, as each webhook created adds a security event to the log read above.
@@ -193,6 +203,7 @@ func TestEveryChannelShowsWhatTheRuleAllows(t *testing.T) {
 			t.Errorf("%s: a webhook for every event: %d, want %d; %s", r.name, res.Status, want, res.Body)
 		}
 	}
+	e.checkWebhookTypes(t, readers)
 }
 
 // readerToken makes r a member of ws (the owner's reader uses the owner's membership) and

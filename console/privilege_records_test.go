@@ -1,0 +1,112 @@
+package console_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/console/internal/testenv"
+)
+
+// consoleAgent is an agent of the console's privilege test and the records it owns, each
+// named after it so that a page showing any of them shows the agent's name.
+type consoleAgent struct {
+	id, name               string
+	test, campaign, call   string
+	testName, campaignName string
+}
+
+// makeConsoleAgent creates and publishes an agent named name, with a test, a call and a
+// campaign calling from number, through the API as the owner.
+func makeConsoleAgent(t *testing.T, e *testenv.Env, name, number string, i int) consoleAgent {
+	t.Helper()
+	a := consoleAgent{name: name, testName: name + " greets", campaignName: name + " reminders"}
+	a.id = createAgent(t, e, e.Owner.Token, name)
+	tok := e.Owner.Token
+	mustDo := func(method, path string, body any, status int) map[string]any {
+		res := e.Do(nil, method, path, tok, body)
+		if res.Status != status {
+			t.Fatalf("%s %s: %d %s", method, path, res.Status, res.Body)
+		}
+		return res.Data()
+	}
+	mustDo("POST", "/api/v1/agents/"+a.id+"/publish", nil, http.StatusNoContent)
+	a.test = mustDo("POST", "/api/v1/agents/"+a.id+"/tests", map[string]any{"name": a.testName,
+		"user": map[string]any{"script": []string{"Hello"}}, "criteria": []any{map[string]any{"type": "says", "pattern": "Welcome"}}}, http.StatusCreated)["id"].(string)
+	a.call = mustDo("POST", "/api/v1/calls", map[string]any{"agent_id": a.id, "direction": "web", "status": "ended",
+		"transcript": []any{map[string]any{"role": "user", "content": "Hello " + name}}}, http.StatusCreated)["id"].(string)
+	window := map[string]any{"days": []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}, "start": "00:00", "end": "23:59"}
+	a.campaign = mustDo("POST", "/api/v1/campaigns", map[string]any{"name": a.campaignName, "agent_id": a.id, "number_id": number,
+		"window": window, "max_concurrent": 1, "recipients": []any{map[string]any{"phone_number": fmt.Sprintf("+1415555040%d", i)}}}, http.StatusCreated)["id"].(string)
+	return a
+}
+
+// TestConsoleShowsAMemberOnlyItsAgents: a developer limited to agent A signs in to the
+// console; the agents, calls, campaigns, tests, analytics and number pages (with their
+// forms' agent choices) show A's records and nothing of B's or C's, whose pages are 404.
+func TestConsoleShowsAMemberOnlyItsAgents(t *testing.T) {
+	e := testenv.Start(t)
+	res := e.Do(nil, "POST", "/api/v1/numbers", e.Owner.Token, map[string]any{"phone_number": "+14155550100", "provider": "twilio"})
+	if res.Status != http.StatusCreated {
+		t.Fatalf("create number: %d %s", res.Status, res.Body)
+	}
+	number := res.Data()["id"].(string)
+	var agents []consoleAgent
+	for i, name := range []string{"Alpha line", "Bravo line", "Charlie line"} {
+		agents = append(agents, makeConsoleAgent(t, e, name, number, i))
+	}
+	mine, others := agents[0], agents[1:]
+	dev := e.NewUser("limited@example.com", false)
+	addMember(t, e, dev, map[string]any{"role": "developer", "agent_ids": []string{mine.id}})
+	s := e.SignIn(dev, e.Owner.WorkspaceID)
+
+	pages := map[string][]string{ // a page, and what of A's it must show
+		"/agents":                          {mine.id, mine.name},
+		"/agents/" + mine.id:               {mine.name},
+		"/agents/" + mine.id + "/versions": {mine.name},
+		"/agents/" + mine.id + "/tests":    {mine.testName},
+		"/agents/" + mine.id + "/analysis": {mine.name},
+		"/calls":                           {mine.call},
+		"/calls/" + mine.call:              {mine.call},
+		"/campaigns":                       {mine.campaignName},
+		"/campaigns/" + mine.campaign:      {mine.campaignName},
+		"/analytics":                       {mine.name},
+		"/numbers/" + number:               {mine.name},
+		// Pages that may show nothing of A, but nothing of B's or C's either.
+		"/":                                     nil,
+		"/numbers":                              nil,
+		"/workspace":                            nil,
+		"/agents/" + mine.id + "/try":           nil,
+		"/agents/" + mine.id + "/rollout-panel": nil,
+		"/campaigns/" + mine.campaign + "/progress": nil,
+	}
+	for path, shows := range pages {
+		res := e.Do(s.Client, "GET", path, "", nil)
+		page := string(res.Body)
+		if res.Status != http.StatusOK {
+			t.Errorf("%s: %d", path, res.Status)
+			continue
+		}
+		for _, want := range shows {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s does not show %q", path, want)
+			}
+		}
+		for _, o := range others {
+			for _, hidden := range []string{o.id, o.name, o.testName, o.campaignName, o.campaign, o.call, o.test} {
+				if strings.Contains(page, hidden) {
+					t.Errorf("%s shows %q of another agent", path, hidden)
+				}
+			}
+		}
+	}
+	for _, o := range others {
+		for _, path := range []string{"/agents/" + o.id, "/agents/" + o.id + "/tests", "/agents/" + o.id + "/tests/" + o.test,
+			"/agents/" + mine.id + "/tests/" + o.test, "/calls/" + o.call, "/campaigns/" + o.campaign} {
+			if res := e.Do(s.Client, "GET", path, "", nil); res.Status != http.StatusNotFound {
+				t.Errorf("%s: %d, want 404", path, res.Status)
+			}
+		}
+	}
+}
