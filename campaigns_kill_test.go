@@ -62,29 +62,7 @@ func TestDialTasksSurviveKill(t *testing.T) {
 	flags := []string{"--rate-limit", "0"}
 	srv, stdout := startServer(t, bin, dataDir, flags...)
 	token := bootstrapToken(t, stdout)
-	id := func(status int, body []byte) string {
-		t.Helper()
-		var r struct{ Data struct{ ID string } }
-		json.Unmarshal(body, &r)
-		if status != 201 || r.Data.ID == "" {
-			t.Fatalf("create: %d %s", status, body)
-		}
-		return r.Data.ID
-	}
-	agent := id(call(t, "POST", srv.url+"/api/v1/agents", token, `{"name":"Dialer"}`))
-	if status, body := call(t, "POST", srv.url+"/api/v1/agents/"+agent+"/publish", token, ""); status != 204 {
-		t.Fatalf("publish: %d %s", status, body)
-	}
-	number := id(call(t, "POST", srv.url+"/api/v1/numbers", token, `{"phone_number":"+14155550123","provider":"sip"}`))
-	recipients := ""
-	for i := range 20 {
-		if i > 0 {
-			recipients += ","
-		}
-		recipients += fmt.Sprintf(`{"phone_number":"+1415555%04d"}`, 1000+i)
-	}
-	campaign := id(call(t, "POST", srv.url+"/api/v1/campaigns", token, `{"name":"Kill","agent_id":"`+agent+`","number_id":"`+number+
-		`","window":{"days":["mon","tue","wed","thu","fri","sat","sun"],"start":"00:00","end":"23:59"},"max_concurrent":20,"recipients":[`+recipients+`]}`))
+	campaign := createDialCampaign(t, srv.url, token)
 
 	before := claimTasks(t, srv.url, token, 8)
 	if len(before) != 8 {
@@ -97,11 +75,53 @@ func TestDialTasksSurviveKill(t *testing.T) {
 	srv.cmd.Wait()
 
 	srv, _ = startServer(t, bin, dataDir, flags...)
+	leased := claimTheOthers(t, srv.url, token, before)
+	time.Sleep(11 * time.Second) // past the 10-second lease
+	claimGivenBack(t, srv.url, token, campaign, before, leased)
+	checkCampaignCompleted(t, srv.url, token, campaign, before)
+	srv.cmd.Process.Signal(syscall.SIGTERM)
+	srv.cmd.Wait()
+}
+
+// createDialCampaign creates a published agent, a number and a campaign of 20
+// recipients dialable all day, 20 at once; it returns the campaign's id.
+func createDialCampaign(t *testing.T, url, token string) string {
+	t.Helper()
+	id := func(status int, body []byte) string {
+		t.Helper()
+		var r struct{ Data struct{ ID string } }
+		json.Unmarshal(body, &r)
+		if status != 201 || r.Data.ID == "" {
+			t.Fatalf("create: %d %s", status, body)
+		}
+		return r.Data.ID
+	}
+	agent := id(call(t, "POST", url+"/api/v1/agents", token, `{"name":"Dialer"}`))
+	if status, body := call(t, "POST", url+"/api/v1/agents/"+agent+"/publish", token, ""); status != 204 {
+		t.Fatalf("publish: %d %s", status, body)
+	}
+	number := id(call(t, "POST", url+"/api/v1/numbers", token, `{"phone_number":"+14155550123","provider":"sip"}`))
+	recipients := ""
+	for i := range 20 {
+		if i > 0 {
+			recipients += ","
+		}
+		recipients += fmt.Sprintf(`{"phone_number":"+1415555%04d"}`, 1000+i)
+	}
+	return id(call(t, "POST", url+"/api/v1/campaigns", token, `{"name":"Kill","agent_id":"`+agent+`","number_id":"`+number+
+		`","window":{"days":["mon","tue","wed","thu","fri","sat","sun"],"start":"00:00","end":"23:59"},"max_concurrent":20,"recipients":[`+recipients+`]}`))
+}
+
+// claimTheOthers checks that the restarted server hands out the 12 tasks never leased
+// and none of before, whose leases hold; it ends those 12 calls and the 3 of before
+// reported started, and returns the recipients leased before the kill.
+func claimTheOthers(t *testing.T, url, token string, before []dialTask) map[string]bool {
+	t.Helper()
 	leased := map[string]bool{}
 	for _, task := range before {
 		leased[task.RecipientID] = true
 	}
-	after := claimTasks(t, srv.url, token, 100)
+	after := claimTasks(t, url, token, 100)
 	if len(after) != 12 {
 		t.Fatalf("claimed %d after the restart, want the 12 never leased", len(after))
 	}
@@ -109,15 +129,22 @@ func TestDialTasksSurviveKill(t *testing.T) {
 		if leased[task.RecipientID] {
 			t.Fatalf("%s was handed out again while its lease held", task.ToNumber)
 		}
-		reportCall(t, srv.url, token, task.Call.ID, `{"status":"ended","disconnection_reason":"user_hangup"}`)
+		reportCall(t, url, token, task.Call.ID, `{"status":"ended","disconnection_reason":"user_hangup"}`)
 	}
 	for _, task := range before[:3] {
-		reportCall(t, srv.url, token, task.Call.ID, `{"status":"ended","disconnection_reason":"user_hangup"}`)
+		reportCall(t, url, token, task.Call.ID, `{"status":"ended","disconnection_reason":"user_hangup"}`)
 	}
-	time.Sleep(11 * time.Second) // past the 10-second lease
-	again := claimTasks(t, srv.url, token, 100)
+	return leased
+}
+
+// claimGivenBack checks that, once the leases ended, the 5 tasks of before never
+// started are handed out again as attempt 1, and none started before the kill; it ends
+// their calls.
+func claimGivenBack(t *testing.T, url, token, campaign string, before []dialTask, leased map[string]bool) {
+	t.Helper()
+	again := claimTasks(t, url, token, 100)
 	if len(again) != 5 {
-		_, rs := call(t, "GET", srv.url+"/api/v1/campaigns/"+campaign+"/recipients?per_page=100", token, "")
+		_, rs := call(t, "GET", url+"/api/v1/campaigns/"+campaign+"/recipients?per_page=100", token, "")
 		var dump struct{ Data []map[string]any }
 		json.Unmarshal(rs, &dump)
 		for _, r := range dump.Data {
@@ -134,9 +161,16 @@ func TestDialTasksSurviveKill(t *testing.T) {
 				t.Fatalf("%s was started before the kill and dialed again", task.ToNumber)
 			}
 		}
-		reportCall(t, srv.url, token, again[i].Call.ID, `{"status":"ended","disconnection_reason":"user_hangup"}`)
+		reportCall(t, url, token, again[i].Call.ID, `{"status":"ended","disconnection_reason":"user_hangup"}`)
 	}
-	status, body := call(t, "GET", srv.url+"/api/v1/campaigns/"+campaign, token, "")
+}
+
+// checkCampaignCompleted checks that the campaign completed with every recipient
+// answered once, and that the calls of the tasks never started before the kill failed
+// with dial_lease_expired.
+func checkCampaignCompleted(t *testing.T, url, token, campaign string, before []dialTask) {
+	t.Helper()
+	status, body := call(t, "GET", url+"/api/v1/campaigns/"+campaign, token, "")
 	var c struct {
 		Data struct {
 			Status string
@@ -150,7 +184,7 @@ func TestDialTasksSurviveKill(t *testing.T) {
 		t.Fatalf("campaign: %d %s", status, body)
 	}
 	for _, task := range before[3:] {
-		status, body := call(t, "GET", srv.url+"/api/v1/calls/"+task.Call.ID, token, "")
+		status, body := call(t, "GET", url+"/api/v1/calls/"+task.Call.ID, token, "")
 		if status != 200 {
 			t.Fatalf("call %s: %d %s", task.Call.ID, status, body)
 		}
@@ -162,6 +196,4 @@ func TestDialTasksSurviveKill(t *testing.T) {
 			t.Errorf("the unstarted call %s: %v %v, want failed dial_lease_expired", task.Call.ID, full.Data["status"], full.Data["disconnection_reason"])
 		}
 	}
-	srv.cmd.Process.Signal(syscall.SIGTERM)
-	srv.cmd.Wait()
 }

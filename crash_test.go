@@ -170,115 +170,153 @@ func (c *crashClient) load(t *testing.T, hc *http.Client, url, token string, rou
 
 // step does one random write; false once the server is gone.
 func (c *crashClient) step(t *testing.T, hc *http.Client, url, token string, round, op int) bool {
-	name := fmt.Sprintf("c%d r%d op%d", c.n, round, op)
-	pick := func(kind string) *crashRecord {
-		list := c.byKind[kind]
-		if len(list) == 0 {
-			return nil
-		}
-		return list[c.rng.IntN(len(list))]
+	s := crashStep{c: c, t: t, hc: hc, url: url, token: token, name: fmt.Sprintf("c%d r%d op%d", c.n, round, op)}
+	k := c.rng.IntN(100)
+	if k < 45 || len(c.byKind["agent"]) == 0 {
+		return s.agentWrite(k)
 	}
-	// create sends a create and, when acknowledged, records the new record's state.
-	create := func(kind, path, body string, state func(id string) map[string]string) bool {
-		status, resp, err := crashDo(hc, "POST", url+path, token, body)
-		if err != nil {
-			c.lost++ // committed or not, its id is unknown: nothing to check
-			return false
-		}
-		if status != 201 {
-			t.Errorf("POST %s %s: %d %s", path, body, status, resp)
-			return false
-		}
-		var out struct{ Data struct{ ID string } }
-		if err := json.Unmarshal(resp, &out); err != nil || out.Data.ID == "" {
-			t.Errorf("POST %s: no id in %s", path, resp)
-			return false
-		}
-		r := &crashRecord{kind: kind, id: out.Data.ID, may: []map[string]string{state(out.Data.ID)}}
-		c.records = append(c.records, r)
-		c.byKind[kind] = append(c.byKind[kind], r)
-		c.acked++
-		return true
-	}
-	// change sends a write to r whose success moves it to next.
-	change := func(r *crashRecord, method, path, body string, want int, next map[string]string) bool {
-		status, resp, err := crashDo(hc, method, url+path, token, body)
-		if err != nil {
-			r.may = append(r.may, next)
-			c.lost++
-			return false
-		}
-		if status != want {
-			t.Errorf("%s %s %s: %d %s", method, path, body, status, resp)
-			return false
-		}
-		r.may = []map[string]string{next}
-		c.acked++
-		return true
-	}
-	with := func(r *crashRecord, kv ...string) map[string]string {
-		m := map[string]string{}
-		for k, v := range r.may[0] {
-			m[k] = v
-		}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return m
-	}
+	return s.otherWrite(k, round, op)
+}
 
-	switch k := c.rng.IntN(100); {
+// crashStep is one write of a crash client: its name and where it goes.
+type crashStep struct {
+	c          *crashClient
+	t          *testing.T
+	hc         *http.Client
+	url, token string
+	name       string
+}
+
+// pick draws one of the client's records of kind; nil when it has none.
+func (c *crashClient) pick(kind string) *crashRecord {
+	list := c.byKind[kind]
+	if len(list) == 0 {
+		return nil
+	}
+	return list[c.rng.IntN(len(list))]
+}
+
+// create sends a create and, when acknowledged, records the new record's state.
+func (s crashStep) create(kind, path, body string, state func(id string) map[string]string) bool {
+	c := s.c
+	status, resp, err := crashDo(s.hc, "POST", s.url+path, s.token, body)
+	if err != nil {
+		c.lost++ // committed or not, its id is unknown: nothing to check
+		return false
+	}
+	if status != 201 {
+		s.t.Errorf("POST %s %s: %d %s", path, body, status, resp)
+		return false
+	}
+	var out struct{ Data struct{ ID string } }
+	if err := json.Unmarshal(resp, &out); err != nil || out.Data.ID == "" {
+		s.t.Errorf("POST %s: no id in %s", path, resp)
+		return false
+	}
+	r := &crashRecord{kind: kind, id: out.Data.ID, may: []map[string]string{state(out.Data.ID)}}
+	c.records = append(c.records, r)
+	c.byKind[kind] = append(c.byKind[kind], r)
+	c.acked++
+	return true
+}
+
+// change sends a write to r whose success moves it to next.
+func (s crashStep) change(r *crashRecord, method, path, body string, want int, next map[string]string) bool {
+	status, resp, err := crashDo(s.hc, method, s.url+path, s.token, body)
+	if err != nil {
+		r.may = append(r.may, next)
+		s.c.lost++
+		return false
+	}
+	if status != want {
+		s.t.Errorf("%s %s %s: %d %s", method, path, body, status, resp)
+		return false
+	}
+	r.may = []map[string]string{next}
+	s.c.acked++
+	return true
+}
+
+// crashWith is r's certain state with the fields of kv (key, value, …) changed.
+func crashWith(r *crashRecord, kv ...string) map[string]string {
+	m := map[string]string{}
+	for k, v := range r.may[0] {
+		m[k] = v
+	}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return m
+}
+
+// agentWrite creates a workspace or an agent, renames an agent or publishes one, as k
+// (0 to 44, or any while the client has no agent) draws.
+func (s crashStep) agentWrite(k int) bool {
+	name := s.name
+	switch {
 	case k < 5:
-		return create("workspace", "/api/v1/workspaces", fmt.Sprintf(`{"name":%q}`, name), func(string) map[string]string {
+		return s.create("workspace", "/api/v1/workspaces", fmt.Sprintf(`{"name":%q}`, name), func(string) map[string]string {
 			return map[string]string{"name": name}
 		})
-	case k < 20 || len(c.byKind["agent"]) == 0:
-		return create("agent", "/api/v1/agents", fmt.Sprintf(`{"name":%q}`, name), func(string) map[string]string {
+	case k < 20 || len(s.c.byKind["agent"]) == 0:
+		return s.create("agent", "/api/v1/agents", fmt.Sprintf(`{"name":%q}`, name), func(string) map[string]string {
 			return map[string]string{"name": name, "status": "draft", "published_version": "null"}
 		})
 	case k < 35:
-		a := pick("agent")
-		return change(a, "PUT", "/api/v1/agents/"+a.id, fmt.Sprintf(`{"name":%q}`, name), 200, with(a, "name", name, "status", "draft"))
-	case k < 45:
-		a := pick("agent")
+		a := s.c.pick("agent")
+		return s.change(a, "PUT", "/api/v1/agents/"+a.id, fmt.Sprintf(`{"name":%q}`, name), 200, crashWith(a, "name", name, "status", "draft"))
+	default:
+		a := s.c.pick("agent")
 		v := 1
 		if pv := a.may[0]["published_version"]; pv != "null" {
 			v, _ = strconv.Atoi(pv)
 			v++
 		}
-		return change(a, "POST", "/api/v1/agents/"+a.id+"/publish", `{"description":"crash loop"}`, 204,
-			with(a, "status", "published", "published_version", strconv.Itoa(v)))
+		return s.change(a, "POST", "/api/v1/agents/"+a.id+"/publish", `{"description":"crash loop"}`, 204,
+			crashWith(a, "status", "published", "published_version", strconv.Itoa(v)))
+	}
+}
+
+// otherWrite creates or changes a number, a call or a webhook, as k (45 to 99) draws.
+func (s crashStep) otherWrite(k, round, op int) bool {
+	c, name := s.c, s.name
+	switch {
 	case k < 52:
 		phone := fmt.Sprintf("+1555%07d", crashPhone.Add(1))
-		return create("number", "/api/v1/numbers", fmt.Sprintf(`{"phone_number":%q,"provider":"twilio","nickname":%q,"inbound_agent_id":%q}`, phone, name, pick("agent").id),
+		return s.create("number", "/api/v1/numbers", fmt.Sprintf(`{"phone_number":%q,"provider":"twilio","nickname":%q,"inbound_agent_id":%q}`, phone, name, c.pick("agent").id),
 			func(string) map[string]string { return map[string]string{"phone_number": phone, "nickname": name} })
 	case k < 60 && len(c.byKind["number"]) > 0:
-		n := pick("number")
-		return change(n, "PUT", "/api/v1/numbers/"+n.id, fmt.Sprintf(`{"nickname":%q}`, name), 200, with(n, "nickname", name))
+		n := c.pick("number")
+		return s.change(n, "PUT", "/api/v1/numbers/"+n.id, fmt.Sprintf(`{"nickname":%q}`, name), 200, crashWith(n, "nickname", name))
 	case k < 75:
-		a := pick("agent")
-		return create("call", "/api/v1/calls", fmt.Sprintf(`{"agent_id":%q,"direction":"web","metadata":{"client":%d}}`, a.id, c.n),
+		a := c.pick("agent")
+		return s.create("call", "/api/v1/calls", fmt.Sprintf(`{"agent_id":%q,"direction":"web","metadata":{"client":%d}}`, a.id, c.n),
 			func(string) map[string]string { return map[string]string{"status": "registered", "agent_id": a.id} })
 	case k < 90 && len(c.byKind["call"]) > 0:
-		call := pick("call")
-		switch call.may[0]["status"] {
-		case "registered":
-			return change(call, "PUT", "/api/v1/calls/"+call.id, `{"status":"ongoing"}`, 200, with(call, "status", "ongoing"))
-		case "ongoing":
-			body := `{"status":"ended","disconnection_reason":"user_hangup","transcript":[{"role":"agent","content":"Hello, how can I help?","start_ms":0},{"role":"user","content":"Bye.","start_ms":1500}]}`
-			return change(call, "PUT", "/api/v1/calls/"+call.id, body, 200, with(call, "status", "ended"))
-		default: // final: only analysis may still change, and it is not among the checked fields
-			return change(call, "PUT", "/api/v1/calls/"+call.id, `{"analysis":{"sentiment":"positive"}}`, 200, with(call))
-		}
+		return s.callWrite(c.pick("call"))
 	case k < 95 || len(c.byKind["webhook"]) == 0:
 		// Subscribed to webhook.test only, which the load never sends: nothing is posted
 		// anywhere, and the URL is never resolved.
 		u := fmt.Sprintf("https://hooks.example.com/c%d/%d/%d", c.n, round, op)
-		return create("webhook", "/api/v1/webhooks", fmt.Sprintf(`{"url":%q,"events":["webhook.test"],"description":%q}`, u, name),
+		return s.create("webhook", "/api/v1/webhooks", fmt.Sprintf(`{"url":%q,"events":["webhook.test"],"description":%q}`, u, name),
 			func(string) map[string]string { return map[string]string{"url": u, "description": name} })
 	default:
-		w := pick("webhook")
-		return change(w, "PUT", "/api/v1/webhooks/"+w.id, fmt.Sprintf(`{"description":%q}`, name), 200, with(w, "description", name))
+		w := c.pick("webhook")
+		return s.change(w, "PUT", "/api/v1/webhooks/"+w.id, fmt.Sprintf(`{"description":%q}`, name), 200, crashWith(w, "description", name))
+	}
+}
+
+// callWrite moves call on: registered to ongoing, ongoing to ended; a final call only
+// has its analysis changed, which is not among the checked fields.
+func (s crashStep) callWrite(call *crashRecord) bool {
+	switch call.may[0]["status"] {
+	case "registered":
+		return s.change(call, "PUT", "/api/v1/calls/"+call.id, `{"status":"ongoing"}`, 200, crashWith(call, "status", "ongoing"))
+	case "ongoing":
+		body := `{"status":"ended","disconnection_reason":"user_hangup","transcript":[{"role":"agent","content":"Hello, how can I help?","start_ms":0},{"role":"user","content":"Bye.","start_ms":1500}]}`
+		return s.change(call, "PUT", "/api/v1/calls/"+call.id, body, 200, crashWith(call, "status", "ended"))
+	default:
+		return s.change(call, "PUT", "/api/v1/calls/"+call.id, `{"analysis":{"sentiment":"positive"}}`, 200, crashWith(call))
 	}
 }
 

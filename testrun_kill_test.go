@@ -65,28 +65,7 @@ func TestTestRunResumesAfterKill(t *testing.T) {
 	flags := []string{"--allow-private-urls", "--job-lease", "2s", "--job-poll", "200ms", "--rate-limit", "0", "--test-concurrency", "1"}
 	srv, stdout := startServer(t, bin, dataDir, flags...)
 	token := bootstrapToken(t, stdout)
-	llm, _ := json.Marshal(stand.LLMConfig())
-	status, body := call(t, "POST", srv.url+"/api/v1/agents", token,
-		`{"name":"Kitchen","llm_config":`+string(llm)+`,"prompt_config":{"first_speaker":"user"}}`)
-	if status != 201 {
-		t.Fatalf("agent: %d %s", status, body)
-	}
-	var agent struct{ Data struct{ ID string } }
-	json.Unmarshal(body, &agent)
-	base := srv.url + "/api/v1/agents/" + agent.Data.ID
-	for _, turn := range []string{"first", "second", "third"} {
-		test := `{"name":"` + turn + `","user":{"script":["` + turn + `"]},"criteria":[{"type":"says","pattern":"Welcome"}]}`
-		if status, body := call(t, "POST", base+"/tests", token, test); status != 201 {
-			t.Fatalf("test: %d %s", status, body)
-		}
-	}
-	status, body = call(t, "POST", base+"/test-runs", token, `{}`)
-	if status != 202 {
-		t.Fatalf("run: %d %s", status, body)
-	}
-	var run struct{ Data struct{ ID, JobID string } }
-	json.Unmarshal(body, &run)
-	run.Data.JobID = jobIDOf(body) // job_id is snake case
+	agentID, runID, jobID := startKitchenRun(t, srv.url, token, stand.LLMConfig())
 	select {
 	case <-model.started:
 	case <-time.After(30 * time.Second):
@@ -96,34 +75,9 @@ func TestTestRunResumesAfterKill(t *testing.T) {
 	srv.cmd.Wait()
 
 	srv, _ = startServer(t, bin, dataDir, flags...)
-	base = srv.url + "/api/v1/agents/" + agent.Data.ID
-	deadline := time.Now().Add(60 * time.Second)
-	var final struct {
-		Data struct {
-			Status  string
-			Summary data.TestRunSummary
-			Results []struct {
-				Name    string
-				Repeats []struct{ Status string }
-			}
-		}
-	}
-	for {
-		status, body := call(t, "GET", base+"/test-runs/"+run.Data.ID, token, "")
-		if status != 200 {
-			t.Fatalf("run: %d %s", status, body)
-		}
-		json.Unmarshal(body, &final)
-		if data.TestRunFinished(final.Data.Status) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run did not end after the restart: %s", body)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	final := waitRunFinished(t, srv.url+"/api/v1/agents/"+agentID+"/test-runs/"+runID, token)
 	events := map[string]int{}
-	status, body = call(t, "GET", srv.url+"/api/v1/audit-log?per_page=100", token, "")
+	status, body := call(t, "GET", srv.url+"/api/v1/audit-log?per_page=100", token, "")
 	var log struct{ Data []struct{ Type string } }
 	json.Unmarshal(body, &log)
 	for _, e := range log.Data {
@@ -134,14 +88,7 @@ func TestTestRunResumesAfterKill(t *testing.T) {
 	srv.cmd.Process.Signal(syscall.SIGTERM)
 	srv.cmd.Wait()
 
-	if final.Data.Status != data.TestPassed || final.Data.Summary.Done != 3 || len(final.Data.Results) != 3 {
-		t.Errorf("the run after the restart: %+v", final.Data)
-	}
-	for _, r := range final.Data.Results {
-		if len(r.Repeats) != 1 || r.Repeats[0].Status != data.TestPassed {
-			t.Errorf("%s: %+v, want one passed repeat", r.Name, r.Repeats)
-		}
-	}
+	final.check(t)
 	if a, b, c := model.count("first"), model.count("second"), model.count("third"); a != 1 || b != 2 || c != 1 {
 		t.Errorf("the model was asked first %d, second %d, third %d times; want 1, 2 (the killed case and its rerun), 1", a, b, c)
 	}
@@ -150,7 +97,7 @@ func TestTestRunResumesAfterKill(t *testing.T) {
 	}
 	found := false
 	for _, j := range storedJobs(t, dataDir) {
-		if j.ID != run.Data.JobID {
+		if j.ID != jobID {
 			continue
 		}
 		found = true
@@ -159,7 +106,82 @@ func TestTestRunResumesAfterKill(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Errorf("the run's job %q is not stored", run.Data.JobID)
+		t.Errorf("the run's job %q is not stored", jobID)
+	}
+}
+
+// startKitchenRun creates an agent of the model of lc (the caller speaks first) with the
+// tests "first", "second" and "third", each a one-turn script of its name, and starts a
+// run of them; it returns the agent's, the run's and the run's job's ids.
+func startKitchenRun(t *testing.T, url, token string, lc data.LLMConfig) (agentID, runID, jobID string) {
+	t.Helper()
+	llm, _ := json.Marshal(lc)
+	status, body := call(t, "POST", url+"/api/v1/agents", token,
+		`{"name":"Kitchen","llm_config":`+string(llm)+`,"prompt_config":{"first_speaker":"user"}}`)
+	if status != 201 {
+		t.Fatalf("agent: %d %s", status, body)
+	}
+	var agent struct{ Data struct{ ID string } }
+	json.Unmarshal(body, &agent)
+	base := url + "/api/v1/agents/" + agent.Data.ID
+	for _, turn := range []string{"first", "second", "third"} {
+		test := `{"name":"` + turn + `","user":{"script":["` + turn + `"]},"criteria":[{"type":"says","pattern":"Welcome"}]}`
+		if status, body := call(t, "POST", base+"/tests", token, test); status != 201 {
+			t.Fatalf("test: %d %s", status, body)
+		}
+	}
+	status, body = call(t, "POST", base+"/test-runs", token, `{}`)
+	if status != 202 {
+		t.Fatalf("run: %d %s", status, body)
+	}
+	var run struct{ Data struct{ ID string } }
+	json.Unmarshal(body, &run)
+	return agent.Data.ID, run.Data.ID, jobIDOf(body) // job_id is snake case
+}
+
+// finishedRun is what the test reads of a finished run.
+type finishedRun struct {
+	Data struct {
+		Status  string
+		Summary data.TestRunSummary
+		Results []struct {
+			Name    string
+			Repeats []struct{ Status string }
+		}
+	}
+}
+
+// waitRunFinished polls the run at url until it finishes, for up to a minute.
+func waitRunFinished(t *testing.T, url, token string) finishedRun {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	var final finishedRun
+	for {
+		status, body := call(t, "GET", url, token, "")
+		if status != 200 {
+			t.Fatalf("run: %d %s", status, body)
+		}
+		json.Unmarshal(body, &final)
+		if data.TestRunFinished(final.Data.Status) {
+			return final
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not end after the restart: %s", body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// check holds the run to passed, with one passed repeat for each of the 3 cases.
+func (final finishedRun) check(t *testing.T) {
+	t.Helper()
+	if final.Data.Status != data.TestPassed || final.Data.Summary.Done != 3 || len(final.Data.Results) != 3 {
+		t.Errorf("the run after the restart: %+v", final.Data)
+	}
+	for _, r := range final.Data.Results {
+		if len(r.Repeats) != 1 || r.Repeats[0].Status != data.TestPassed {
+			t.Errorf("%s: %+v, want one passed repeat", r.Name, r.Repeats)
+		}
 	}
 }
 

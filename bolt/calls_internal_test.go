@@ -155,6 +155,30 @@ func TestAnalyticsExactAtHourEdges(t *testing.T) {
 	db := openInternal(t, c)
 	ctx, ws := ownerCtx(t, db, "a@example.com")
 	a, b := newTestAgent(t, db, ws), newTestAgent(t, db, ws)
+	stored := changeSomeCalls(t, db, ctx, registerEdgeCalls(t, db, ctx, c, a, b))
+	start := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
+	checkAnalyticsAgainstDirect(t, db, ctx, stored, start, a, b)
+	full, _ := svcOf(db).Analytics.CallAnalytics(ctx, data.CallAnalyticsQuery{From: start, To: start.Add(24 * time.Hour), Interval: data.IntervalHour})
+	reasons := map[string]int64{}
+	for _, call := range stored {
+		if call.DisconnectionReason != nil {
+			reasons[*call.DisconnectionReason]++
+		}
+	}
+	if fmt.Sprint(full.DisconnectionReasons) != fmt.Sprint(reasons) || len(full.Series) != 24 {
+		t.Errorf("reasons %v, want %v; %d buckets", full.DisconnectionReasons, reasons, len(full.Series))
+	}
+	empty, _ := svcOf(db).Analytics.CallAnalytics(ctx, data.CallAnalyticsQuery{From: start.Add(-48 * time.Hour), To: start.Add(-47 * time.Hour), Interval: data.IntervalHour})
+	raw, _ := json.Marshal(empty)
+	if string(raw) != `{"totals":{"calls":0,"ended":0,"failed":0,"total_duration_ms":0,"average_duration_ms":0,"cost_micros":{}},"series":[{"start":"2026-11-18T08:00:00.000Z","calls":0,"ended":0,"failed":0,"total_duration_ms":0,"average_duration_ms":0,"cost_micros":{}}],"disconnection_reasons":{},"versions":[]}` {
+		t.Errorf("empty range: %s", raw)
+	}
+}
+
+// registerEdgeCalls registers 60 calls 7 minutes apart (so they straddle the hours), one
+// in three of agent b, the others of a, in turn registered, ended, failed and ongoing.
+func registerEdgeCalls(t *testing.T, db *DB, ctx context.Context, c *clock, a, b string) []*data.Call {
+	t.Helper()
 	var calls []*data.Call
 	for i := range 60 {
 		c.t = c.t.Add(7 * time.Minute)
@@ -177,7 +201,13 @@ func TestAnalyticsExactAtHourEdges(t *testing.T) {
 		}
 		calls = append(calls, call)
 	}
-	// Move some calls on and delete others: rollups must follow.
+	return calls
+}
+
+// changeSomeCalls moves some calls on and deletes others (rollups must follow), and
+// returns the calls still stored, as stored.
+func changeSomeCalls(t *testing.T, db *DB, ctx context.Context, calls []*data.Call) []*data.Call {
+	t.Helper()
 	for i, call := range calls {
 		switch {
 		case i%4 == 3 && i%2 == 1:
@@ -196,20 +226,28 @@ func TestAnalyticsExactAtHourEdges(t *testing.T) {
 			stored = append(stored, got)
 		}
 	}
-	direct := func(from, to time.Time, agent string) data.CallTotals {
-		var r data.CallRollup
-		for _, call := range stored {
-			if !call.CreatedAt.Before(from) && call.CreatedAt.Before(to) && (agent == "" || call.AgentID == agent) {
-				r.Add(data.RollupOf(call), 1)
-			}
+	return stored
+}
+
+// directTotals adds up the stored calls created in [from, to) of agent ("" any).
+func directTotals(stored []*data.Call, from, to time.Time, agent string) data.CallTotals {
+	var r data.CallRollup
+	for _, call := range stored {
+		if !call.CreatedAt.Before(from) && call.CreatedAt.Before(to) && (agent == "" || call.AgentID == agent) {
+			r.Add(data.RollupOf(call), 1)
 		}
-		tot := data.CallTotals{Calls: r.Calls, Ended: r.Ended, Failed: r.Failed, TotalDurationMS: r.DurationMS, CostMicros: map[string]int64{}}
-		if r.WithDuration > 0 {
-			tot.AverageDurationMS = r.DurationMS / r.WithDuration
-		}
-		return tot
 	}
-	start := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
+	tot := data.CallTotals{Calls: r.Calls, Ended: r.Ended, Failed: r.Failed, TotalDurationMS: r.DurationMS, CostMicros: map[string]int64{}}
+	if r.WithDuration > 0 {
+		tot.AverageDurationMS = r.DurationMS / r.WithDuration
+	}
+	return tot
+}
+
+// checkAnalyticsAgainstDirect holds the analytics of ranges cutting hours anywhere, for
+// any agent, a and b, by hour and by day, to the stored calls added up directly.
+func checkAnalyticsAgainstDirect(t *testing.T, db *DB, ctx context.Context, stored []*data.Call, start time.Time, a, b string) {
+	t.Helper()
 	ranges := [][2]time.Time{
 		{start, start.Add(8 * time.Hour)},
 		{start.Add(37 * time.Minute), start.Add(5*time.Hour + 13*time.Minute)},
@@ -223,7 +261,7 @@ func TestAnalyticsExactAtHourEdges(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := direct(rg[0], rg[1], agent)
+				want := directTotals(stored, rg[0], rg[1], agent)
 				if !reflect.DeepEqual(got.Totals, want) {
 					t.Errorf("%v–%v agent %q %s: totals %+v, want %+v", rg[0].Format("15:04"), rg[1].Format("15:04"), agent, interval, got.Totals, want)
 				}
@@ -236,21 +274,6 @@ func TestAnalyticsExactAtHourEdges(t *testing.T) {
 				}
 			}
 		}
-	}
-	full, _ := svcOf(db).Analytics.CallAnalytics(ctx, data.CallAnalyticsQuery{From: start, To: start.Add(24 * time.Hour), Interval: data.IntervalHour})
-	reasons := map[string]int64{}
-	for _, call := range stored {
-		if call.DisconnectionReason != nil {
-			reasons[*call.DisconnectionReason]++
-		}
-	}
-	if fmt.Sprint(full.DisconnectionReasons) != fmt.Sprint(reasons) || len(full.Series) != 24 {
-		t.Errorf("reasons %v, want %v; %d buckets", full.DisconnectionReasons, reasons, len(full.Series))
-	}
-	empty, _ := svcOf(db).Analytics.CallAnalytics(ctx, data.CallAnalyticsQuery{From: start.Add(-48 * time.Hour), To: start.Add(-47 * time.Hour), Interval: data.IntervalHour})
-	raw, _ := json.Marshal(empty)
-	if string(raw) != `{"totals":{"calls":0,"ended":0,"failed":0,"total_duration_ms":0,"average_duration_ms":0,"cost_micros":{}},"series":[{"start":"2026-11-18T08:00:00.000Z","calls":0,"ended":0,"failed":0,"total_duration_ms":0,"average_duration_ms":0,"cost_micros":{}}],"disconnection_reasons":{},"versions":[]}` {
-		t.Errorf("empty range: %s", raw)
 	}
 }
 

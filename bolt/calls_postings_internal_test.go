@@ -151,98 +151,129 @@ func checkPostings(t *testing.T, db *DB, ws string, scopes []string, model map[s
 	t.Helper()
 	db.bolt.View(func(tx *bbolt.Tx) error {
 		b, ix := tx.Bucket(bucketCallPostingDocs), callIndexOf(tx)
-		lastMS := map[string]uint64{}
-		b.ForEach(func(k, v []byte) error {
-			list, err := decodeBlock(v)
-			if err != nil || len(list) == 0 {
-				t.Fatalf("block %q: %d entries, %v", k, len(list), err)
-			}
-			scope := string(k[:len(k)-7])
-			if !bytes.Equal(k, blockKey(scope, list[0].doc.ms)) {
-				t.Fatalf("block %q starts with millisecond %d", k, list[0].doc.ms)
-			}
-			if len(v) > maxBlockBytes && list[0].doc.ms != list[len(list)-1].doc.ms {
-				t.Fatalf("block %q: %d bytes over several milliseconds", k, len(v))
-			}
-			if prev, ok := lastMS[scope]; ok && prev >= list[0].doc.ms {
-				t.Fatalf("block %q: millisecond %d follows %d", k, list[0].doc.ms, prev)
-			}
-			lastMS[scope] = list[len(list)-1].doc.ms
-			prevID := ""
-			for _, p := range list {
-				if id, _, ok := resolve(ix, ws, p.doc); ok {
-					if id <= prevID {
-						t.Fatalf("block %q: %s after %s", k, id, prevID)
-					}
-					prevID = id
-				}
-			}
-			return nil
-		})
+		checkBlockShapes(t, b, ix, ws)
 		for _, scope := range scopes {
-			var want []string
-			for id := range model[scope] {
-				if !gone[id] {
-					want = append(want, id)
-				}
-			}
-			slices.Sort(want)
-			for range 300 {
-				id := ids[r.IntN(len(ids))]
-				d, ok := docOf(ix, ws, id)
-				if gone[id] != !ok {
-					t.Fatalf("%s: docID %v, gone %v", id, ok, gone[id])
-				}
-				if got := postingTF(b, scope, d); ok && got != model[scope][id] {
-					t.Fatalf("%s %s: tf %d, want %d", scope, id, got, model[scope][id])
-				}
-			}
-			var got []string
+			want := checkPostingLookups(t, b, ix, ws, scope, model, ids, gone, r)
 			c := newBlockCursor(b, ix, ws, scope)
-			for id, ok := c.atOrAfter(""); ok; id, ok = c.next() {
-				if !bytes.Equal(c.value(), ix.get(ws, id)) {
-					t.Fatalf("%s: the cursor's value is not the call's entry", id)
+			checkCursorWalks(t, c, ix, ws, scope, want)
+			checkCursorSeeks(t, c, scope, want, ids, r)
+		}
+		return nil
+	})
+}
+
+// checkBlockShapes checks every block: decodable and not empty, keyed by its first
+// millisecond, within its size bound unless one millisecond fills it, after the scope's
+// block before, its calls in id order.
+func checkBlockShapes(t *testing.T, b *bbolt.Bucket, ix callIndex, ws string) {
+	t.Helper()
+	lastMS := map[string]uint64{}
+	b.ForEach(func(k, v []byte) error {
+		list, err := decodeBlock(v)
+		if err != nil || len(list) == 0 {
+			t.Fatalf("block %q: %d entries, %v", k, len(list), err)
+		}
+		scope := string(k[:len(k)-7])
+		if !bytes.Equal(k, blockKey(scope, list[0].doc.ms)) {
+			t.Fatalf("block %q starts with millisecond %d", k, list[0].doc.ms)
+		}
+		if len(v) > maxBlockBytes && list[0].doc.ms != list[len(list)-1].doc.ms {
+			t.Fatalf("block %q: %d bytes over several milliseconds", k, len(v))
+		}
+		if prev, ok := lastMS[scope]; ok && prev >= list[0].doc.ms {
+			t.Fatalf("block %q: millisecond %d follows %d", k, list[0].doc.ms, prev)
+		}
+		lastMS[scope] = list[len(list)-1].doc.ms
+		prevID := ""
+		for _, p := range list {
+			if id, _, ok := resolve(ix, ws, p.doc); ok {
+				if id <= prevID {
+					t.Fatalf("block %q: %s after %s", k, id, prevID)
 				}
-				got = append(got, id)
-			}
-			if !slices.Equal(got, want) {
-				t.Fatalf("%s ascending: %d ids, want %d", scope, len(got), len(want))
-			}
-			got = got[:0]
-			for id, ok := c.last(); ok; id, ok = c.prev() {
-				got = append(got, id)
-			}
-			slices.Reverse(got)
-			if !slices.Equal(got, want) {
-				t.Fatalf("%s descending: %d ids, want %d", scope, len(got), len(want))
-			}
-			for i := range 80 {
-				from := ids[r.IntN(len(ids))]
-				switch i % 4 {
-				case 1: // a bound made from a time, as from/to filters make them
-					from = data.IDFloor(data.PrefixCall, data.IDTime(data.PrefixCall, from))
-				case 2: // at or before an id, as a relevance anchor makes it
-					from += "\x00"
-				}
-				at, _ := slices.BinarySearch(want, from)
-				id, ok := c.atOrAfter(from)
-				if wantOK := at < len(want); ok != wantOK || ok && id != want[at] {
-					t.Fatalf("%s atOrAfter %q: %s %v", scope, from, id, ok)
-				}
-				id, ok = c.before(from)
-				if wantOK := at > 0; ok != wantOK || ok && id != want[at-1] {
-					t.Fatalf("%s before %q: %s %v", scope, from, id, ok)
-				}
-			}
-			for _, edge := range []string{"", "call_", "zzz"} {
-				at, _ := slices.BinarySearch(want, edge)
-				if id, ok := c.atOrAfter(edge); ok != (at < len(want)) || ok && id != want[at] {
-					t.Fatalf("%s atOrAfter %q: %s %v", scope, edge, id, ok)
-				}
+				prevID = id
 			}
 		}
 		return nil
 	})
+}
+
+// checkPostingLookups holds 300 random calls' postings in scope to the model (a gone
+// call has no document id) and returns the scope's calls in the model, sorted.
+func checkPostingLookups(t *testing.T, b *bbolt.Bucket, ix callIndex, ws, scope string, model map[string]map[string]byte, ids []string, gone map[string]bool, r *rand.Rand) []string {
+	t.Helper()
+	var want []string
+	for id := range model[scope] {
+		if !gone[id] {
+			want = append(want, id)
+		}
+	}
+	slices.Sort(want)
+	for range 300 {
+		id := ids[r.IntN(len(ids))]
+		d, ok := docOf(ix, ws, id)
+		if gone[id] != !ok {
+			t.Fatalf("%s: docID %v, gone %v", id, ok, gone[id])
+		}
+		if got := postingTF(b, scope, d); ok && got != model[scope][id] {
+			t.Fatalf("%s %s: tf %d, want %d", scope, id, got, model[scope][id])
+		}
+	}
+	return want
+}
+
+// checkCursorWalks walks c from the first call up and from the last down: want both
+// ways, each value the call's index entry.
+func checkCursorWalks(t *testing.T, c *blockCursor, ix callIndex, ws, scope string, want []string) {
+	t.Helper()
+	var got []string
+	for id, ok := c.atOrAfter(""); ok; id, ok = c.next() {
+		if !bytes.Equal(c.value(), ix.get(ws, id)) {
+			t.Fatalf("%s: the cursor's value is not the call's entry", id)
+		}
+		got = append(got, id)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s ascending: %d ids, want %d", scope, len(got), len(want))
+	}
+	got = got[:0]
+	for id, ok := c.last(); ok; id, ok = c.prev() {
+		got = append(got, id)
+	}
+	slices.Reverse(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s descending: %d ids, want %d", scope, len(got), len(want))
+	}
+}
+
+// checkCursorSeeks seeks c at and before 80 random bounds (ids, bounds made from a time
+// as from/to filters make them, and just past ids as a relevance anchor makes them) and
+// at the edges.
+func checkCursorSeeks(t *testing.T, c *blockCursor, scope string, want, ids []string, r *rand.Rand) {
+	t.Helper()
+	for i := range 80 {
+		from := ids[r.IntN(len(ids))]
+		switch i % 4 {
+		case 1: // a bound made from a time, as from/to filters make them
+			from = data.IDFloor(data.PrefixCall, data.IDTime(data.PrefixCall, from))
+		case 2: // at or before an id, as a relevance anchor makes it
+			from += "\x00"
+		}
+		at, _ := slices.BinarySearch(want, from)
+		id, ok := c.atOrAfter(from)
+		if wantOK := at < len(want); ok != wantOK || ok && id != want[at] {
+			t.Fatalf("%s atOrAfter %q: %s %v", scope, from, id, ok)
+		}
+		id, ok = c.before(from)
+		if wantOK := at > 0; ok != wantOK || ok && id != want[at-1] {
+			t.Fatalf("%s before %q: %s %v", scope, from, id, ok)
+		}
+	}
+	for _, edge := range []string{"", "call_", "zzz"} {
+		at, _ := slices.BinarySearch(want, edge)
+		if id, ok := c.atOrAfter(edge); ok != (at < len(want)) || ok && id != want[at] {
+			t.Fatalf("%s atOrAfter %q: %s %v", scope, edge, id, ok)
+		}
+	}
 }
 
 // Entries round-trip through a block's bytes: every flag, big gaps, and slots.

@@ -81,89 +81,15 @@ func toOldSchema(t *testing.T, db *DB, version uint64, unindexed map[string]bool
 	t.Helper()
 	err := db.bolt.Update(func(b *bbolt.Tx) error {
 		ix := callIndexOf(b)
-		lists := map[string][]oldPosting{}
-		indexed := map[string]bool{}
-		err := b.Bucket(bucketCallPostingDocs).ForEach(func(k, v []byte) error {
-			scope := string(k[:len(k)-7])
-			ws, _, _ := strings.Cut(scope, "/t/")
-			list, err := decodeBlock(v)
-			for _, p := range list {
-				id, _, ok := resolve(ix, ws, p.doc)
-				if !ok {
-					return fmt.Errorf("%s: %v names no call", scope, p.doc)
-				}
-				if unindexed[id] {
-					if err := addScopeCount(b, scope, -1); err != nil {
-						return err
-					}
-					continue
-				}
-				lists[scope] = append(lists[scope], oldPosting{id, p.tf})
-				indexed[id] = true
-			}
-			return err
-		})
+		lists, indexed, err := oldPostingLists(b, ix, unindexed)
 		if err != nil {
 			return err
 		}
-		if err := b.DeleteBucket(bucketCallPostingDocs); err != nil {
+		if err := writeOldPostings(b, version, lists, indexed); err != nil {
 			return err
 		}
-		name := map[uint64][]byte{2: bucketCallPostings, 3: bucketCallPostingBlocks}[version]
-		old, err := b.CreateBucket(name)
-		if err != nil {
+		if err := writeOldCallIndex(b, ix); err != nil {
 			return err
-		}
-		for scope, list := range lists {
-			for len(list) > 0 {
-				if version == 2 {
-					if err := old.Put(indexKey(scope, list[0].id), []byte{list[0].tf}); err != nil {
-						return err
-					}
-					list = list[1:]
-					continue
-				}
-				n := min(len(list), 7)
-				if err := old.Put(indexKey(scope, list[0].id), encodeOldBlock(list[:n])); err != nil {
-					return err
-				}
-				list = list[n:]
-			}
-		}
-		terms, err := b.CreateBucket(bucketCallTerms)
-		if err != nil {
-			return err
-		}
-		for id := range indexed {
-			if err := terms.Put([]byte(id), []byte("a term\x00\x01")); err != nil {
-				return err
-			}
-		}
-		// The call index as schema 3 kept it: "<scope>\x00<call id>", no slots.
-		oldIndex, err := b.CreateBucket(bucketCallsIndex)
-		if err != nil {
-			return err
-		}
-		err = ix.scopes.ForEach(func(scope, _ []byte) error {
-			c := ix.cursor(string(scope))
-			for id, ok := c.atOrAfter(""); ok; id, ok = c.next() {
-				var v []byte
-				if len(c.value()) > 0 {
-					v = decodeAttrs(c.value()).encode()
-				}
-				if err := oldIndex.Put(indexKey(string(scope), id), v); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, name := range [][]byte{bucketCallEntries, bucketCallScopes} {
-			if err := b.DeleteBucket(name); err != nil {
-				return err
-			}
 		}
 		var ver [8]byte
 		binary.BigEndian.PutUint64(ver[:], version)
@@ -172,6 +98,105 @@ func toOldSchema(t *testing.T, db *DB, version uint64, unindexed map[string]bool
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// oldPostingLists reads the postings by call id, scope by scope, and which calls hold
+// any; the postings of the calls of unindexed are dropped, with their term counts.
+func oldPostingLists(b *bbolt.Tx, ix callIndex, unindexed map[string]bool) (map[string][]oldPosting, map[string]bool, error) {
+	lists := map[string][]oldPosting{}
+	indexed := map[string]bool{}
+	err := b.Bucket(bucketCallPostingDocs).ForEach(func(k, v []byte) error {
+		scope := string(k[:len(k)-7])
+		ws, _, _ := strings.Cut(scope, "/t/")
+		list, err := decodeBlock(v)
+		for _, p := range list {
+			id, _, ok := resolve(ix, ws, p.doc)
+			if !ok {
+				return fmt.Errorf("%s: %v names no call", scope, p.doc)
+			}
+			if unindexed[id] {
+				if err := addScopeCount(b, scope, -1); err != nil {
+					return err
+				}
+				continue
+			}
+			lists[scope] = append(lists[scope], oldPosting{id, p.tf})
+			indexed[id] = true
+		}
+		return err
+	})
+	return lists, indexed, err
+}
+
+// writeOldPostings replaces the postings by document with lists as version stored them
+// (one key a posting in call_postings for 2, blocks of 7 in call_posting_blocks for 3)
+// and a term list for each indexed call.
+func writeOldPostings(b *bbolt.Tx, version uint64, lists map[string][]oldPosting, indexed map[string]bool) error {
+	if err := b.DeleteBucket(bucketCallPostingDocs); err != nil {
+		return err
+	}
+	name := map[uint64][]byte{2: bucketCallPostings, 3: bucketCallPostingBlocks}[version]
+	old, err := b.CreateBucket(name)
+	if err != nil {
+		return err
+	}
+	for scope, list := range lists {
+		for len(list) > 0 {
+			if version == 2 {
+				if err := old.Put(indexKey(scope, list[0].id), []byte{list[0].tf}); err != nil {
+					return err
+				}
+				list = list[1:]
+				continue
+			}
+			n := min(len(list), 7)
+			if err := old.Put(indexKey(scope, list[0].id), encodeOldBlock(list[:n])); err != nil {
+				return err
+			}
+			list = list[n:]
+		}
+	}
+	terms, err := b.CreateBucket(bucketCallTerms)
+	if err != nil {
+		return err
+	}
+	for id := range indexed {
+		if err := terms.Put([]byte(id), []byte("a term\x00\x01")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeOldCallIndex replaces the call index with the one schema 3 kept:
+// "<scope>\x00<call id>", no slots.
+func writeOldCallIndex(b *bbolt.Tx, ix callIndex) error {
+	oldIndex, err := b.CreateBucket(bucketCallsIndex)
+	if err != nil {
+		return err
+	}
+	err = ix.scopes.ForEach(func(scope, _ []byte) error {
+		c := ix.cursor(string(scope))
+		for id, ok := c.atOrAfter(""); ok; id, ok = c.next() {
+			var v []byte
+			if len(c.value()) > 0 {
+				v = decodeAttrs(c.value()).encode()
+			}
+			if err := oldIndex.Put(indexKey(string(scope), id), v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, name := range [][]byte{bucketCallEntries, bucketCallScopes} {
+		if err := b.DeleteBucket(name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // A file of schema 2 or 3 opens as schema 4: the call index moved to numbered scopes,
@@ -205,12 +230,49 @@ func testMigrateSearchIndex(t *testing.T, version uint64, crash string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ids, calls := seedCrowdedCalls(t, db, version)
+	before := recordCallAnswers(t, db)
+	unindexed := map[string]bool{ids[3]: true, ids[40]: true, ids[41]: true}
+	toOldSchema(t, db, version, unindexed)
+	db.Close()
+
+	defer func(n int) { migrateBatch = n }(migrateBatch)
+	migrateBatch = 25
+	crashMidMigration(t, dir, version, crash)
+	db, err = Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if v, err := db.SchemaVersion(); err != nil || v != schemaVersion {
+		t.Fatalf("schema version %d, %v", v, err)
+	}
+	checkMigratedIndex(t, db, calls)
+	before.check(t, db)
+	first := ids[3] // one of the calls indexed by the migration
+	err = db.bolt.Update(func(b *bbolt.Tx) error {
+		return tx{db: db, b: b}.DeleteCall(first, fulltext.CallTerms(calls[first]))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := calls[first].WorkspaceID
+	if got := searchIDs(t, db, ws, "every"); len(got) != len(before.searches[ws+"[every]"])-1 || slices.Contains(got, first) {
+		t.Errorf("after deleting %s: %d calls hold \"every\"", first, len(got))
+	}
+	db.view(func(b *bbolt.Tx) error { checkTermCounts(t, b); return nil })
+}
+
+// seedCrowdedCalls stores 80 calls of crowded ids, in a shuffled order, across ws_1 and
+// ws_2 with their terms; it returns the ids and the calls by id.
+func seedCrowdedCalls(t *testing.T, db *DB, version uint64) ([]string, map[string]*data.Call) {
+	t.Helper()
 	r := rand.New(rand.NewPCG(version, 9))
 	ids := crowdedIDs(r, 80)
 	order := slices.Clone(ids)
 	r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	calls := map[string]*data.Call{}
-	err = db.bolt.Update(func(b *bbolt.Tx) error {
+	err := db.bolt.Update(func(b *bbolt.Tx) error {
 		for i, id := range order {
 			ws := []string{"ws_1", "ws_1", "ws_2"}[i%3]
 			words := fmt.Sprintf("every n%d", i%7)
@@ -232,35 +294,69 @@ func testMigrateSearchIndex(t *testing.T, version uint64, crash string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	queries := [][]string{{"every"}, {"even"}, {"n3"}, {"even", "n4"}, {"missing"}}
-	want := map[string][]string{}
-	for _, ws := range []string{"ws_1", "ws_2"} {
-		for _, q := range queries {
-			want[ws+fmt.Sprint(q)] = searchIDs(t, db, ws, q...)
-		}
-	}
-	filters := []data.CallFilter{{}, {AgentID: "agt_1"}, {Direction: data.DirectionWeb}, {Status: data.CallEnded}, {AgentID: "agt_2"}}
-	lists := map[string][]string{}
-	for _, ws := range []string{"ws_1", "ws_2"} {
-		for _, f := range filters {
-			lists[ws+fmt.Sprint(f)] = listIDs(t, db, ws, f)
-		}
-	}
-	if len(want["ws_1[every]"]) < 50 || len(want["ws_1[even n4]"]) == 0 || len(lists["ws_1"+fmt.Sprint(filters[1])]) < 50 {
-		t.Fatalf("before: %v", want)
-	}
-	unindexed := map[string]bool{ids[3]: true, ids[40]: true, ids[41]: true}
-	toOldSchema(t, db, version, unindexed)
-	db.Close()
+	return ids, calls
+}
 
-	defer func(n int) { migrateBatch = n }(migrateBatch)
-	migrateBatch = 25
-	// The first steps, then a crash: the file is marked version 4, so a version 3 binary
-	// refuses it rather than missing what was moved.
+// callAnswers are the ids of each workspace's searches and filtered lists, keyed by the
+// workspace and the query or filter, to compare after the migration.
+type callAnswers struct {
+	searches, lists map[string][]string
+}
+
+var (
+	answerQueries = [][]string{{"every"}, {"even"}, {"n3"}, {"even", "n4"}, {"missing"}}
+	answerFilters = []data.CallFilter{{}, {AgentID: "agt_1"}, {Direction: data.DirectionWeb}, {Status: data.CallEnded}, {AgentID: "agt_2"}}
+)
+
+// recordCallAnswers reads the answers of db, which must find enough to compare.
+func recordCallAnswers(t *testing.T, db *DB) callAnswers {
+	t.Helper()
+	a := callAnswers{searches: map[string][]string{}, lists: map[string][]string{}}
+	for _, ws := range []string{"ws_1", "ws_2"} {
+		for _, q := range answerQueries {
+			a.searches[ws+fmt.Sprint(q)] = searchIDs(t, db, ws, q...)
+		}
+	}
+	for _, ws := range []string{"ws_1", "ws_2"} {
+		for _, f := range answerFilters {
+			a.lists[ws+fmt.Sprint(f)] = listIDs(t, db, ws, f)
+		}
+	}
+	if len(a.searches["ws_1[every]"]) < 50 || len(a.searches["ws_1[even n4]"]) == 0 || len(a.lists["ws_1"+fmt.Sprint(answerFilters[1])]) < 50 {
+		t.Fatalf("before: %v", a.searches)
+	}
+	return a
+}
+
+// check holds db's answers to the recorded ones.
+func (a callAnswers) check(t *testing.T, db *DB) {
+	t.Helper()
+	for key, ids := range a.searches {
+		ws, q, _ := strings.Cut(key, "[")
+		if got := searchIDs(t, db, ws, strings.Fields(strings.TrimSuffix(q, "]"))...); !slices.Equal(got, ids) {
+			t.Errorf("search %s after the migration: %v, want %v", key, got, ids)
+		}
+	}
+	for _, ws := range []string{"ws_1", "ws_2"} {
+		for _, f := range answerFilters {
+			if got := listIDs(t, db, ws, f); !slices.Equal(got, a.lists[ws+fmt.Sprint(f)]) {
+				t.Errorf("list %s %+v after the migration: %v, want %v", ws, f, got, a.lists[ws+fmt.Sprint(f)])
+			}
+		}
+	}
+}
+
+// crashMidMigration runs the migration's first steps on the file in dir, as far as the
+// middle of the move named by crash, and stops there as a crash would: the file is
+// marked version 4 already, so a version 3 binary refuses it rather than missing what
+// was moved.
+func crashMidMigration(t *testing.T, dir string, version uint64, crash string) {
+	t.Helper()
 	raw, err := bbolt.Open(filepath.Join(dir, FileName), 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer raw.Close()
 	steps, left := []func(*bbolt.DB) (bool, error){markVersion4, moveCallIndex}, bucketCallsIndex
 	if crash == "postings" {
 		steps = []func(*bbolt.DB) (bool, error){markVersion4, allOf(moveCallIndex), assignSlots, movePostingsToDocs}
@@ -277,15 +373,12 @@ func testMigrateSearchIndex(t *testing.T, version uint64, crash string) {
 		}
 		return nil
 	})
-	raw.Close()
-	db, err = Open(dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if v, err := db.SchemaVersion(); err != nil || v != schemaVersion {
-		t.Fatalf("schema version %d, %v", v, err)
-	}
+}
+
+// checkMigratedIndex checks that the old buckets are gone, every call's document id
+// resolves back to it and the term counts match the postings.
+func checkMigratedIndex(t *testing.T, db *DB, calls map[string]*data.Call) {
+	t.Helper()
 	db.view(func(b *bbolt.Tx) error {
 		for _, name := range oldIndexBuckets {
 			if b.Bucket(name) != nil {
@@ -302,31 +395,6 @@ func testMigrateSearchIndex(t *testing.T, version uint64, crash string) {
 		checkTermCounts(t, b)
 		return nil
 	})
-	for key, ids := range want {
-		ws, q, _ := strings.Cut(key, "[")
-		if got := searchIDs(t, db, ws, strings.Fields(strings.TrimSuffix(q, "]"))...); !slices.Equal(got, ids) {
-			t.Errorf("search %s after the migration: %v, want %v", key, got, ids)
-		}
-	}
-	for _, ws := range []string{"ws_1", "ws_2"} {
-		for _, f := range filters {
-			if got := listIDs(t, db, ws, f); !slices.Equal(got, lists[ws+fmt.Sprint(f)]) {
-				t.Errorf("list %s %+v after the migration: %v, want %v", ws, f, got, lists[ws+fmt.Sprint(f)])
-			}
-		}
-	}
-	first := ids[3] // one of the calls indexed by the migration
-	err = db.bolt.Update(func(b *bbolt.Tx) error {
-		return tx{db: db, b: b}.DeleteCall(first, fulltext.CallTerms(calls[first]))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws := calls[first].WorkspaceID
-	if got := searchIDs(t, db, ws, "every"); len(got) != len(want[ws+"[every]"])-1 || slices.Contains(got, first) {
-		t.Errorf("after deleting %s: %d calls hold \"every\"", first, len(got))
-	}
-	db.view(func(b *bbolt.Tx) error { checkTermCounts(t, b); return nil })
 }
 
 // checkTermCounts holds every term scope's count to its postings.

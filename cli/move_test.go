@@ -36,12 +36,74 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(cli.NewServer(src, quiet).Handler())
-	owner := testkit.NewAccount(t, cli.NewServices(src), "owner@example.com", true)
-	do := func(method, path string, body any, headers ...string) *testkit.Response {
-		t.Helper()
-		return testkit.Request(t, hs.URL, method, path, owner.Token, body, headers...)
+	inst := seedInstallation(t, src, quiet)
+	src.Close()
+
+	migrateInstallation(t, dir, url)
+
+	dst, err := postgres.Open(context.Background(), postgres.Options{URL: url, DataDir: dir, PasswordCost: bcrypt.MinCost, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer dst.Close()
+	moved := httptest.NewServer(cli.NewServer(dst, quiet).Handler())
+	defer moved.Close()
+	inst.checkSameAnswers(t, moved.URL)
+	inst.checkMovedOutboxAndKey(t, dst)
+	// New writes after the move chain onto the moved audit log.
+	testkit.Expect(t, testkit.Request(t, moved.URL, "POST", "/api/v1/agents", inst.owner.Token, map[string]any{"name": "After"}), 201)
+	v := testkit.Request(t, moved.URL, "GET", "/api/v1/audit-log/verify", inst.owner.Token, nil)
+	if v.Data()["intact"] != true {
+		t.Errorf("the chain after a write on the moved installation: %s", v.Body)
+	}
+}
+
+// installation is the single-node installation before its move: who owns it, the ids
+// the checks need and every answer it gave, to compare with the moved one's.
+type installation struct {
+	owner           *testkit.Account
+	do              func(method, path string, body any, headers ...string) *testkit.Response
+	agentID, hookID string
+	kbID, fileID    string
+	testID, runID   string
+	jobIDs          []string // the url source's fetch job, the test run's job
+	paths           []string
+	before          map[string]*testkit.Response
+	searchIDsBefore []string
+}
+
+// seedInstallation fills src through its API with one of each record the move carries
+// (some still queued or pending, as no runner or dispatcher runs) and records every
+// answer before the move.
+func seedInstallation(t *testing.T, src *bolt.DB, quiet *slog.Logger) *installation {
+	t.Helper()
+	hs := httptest.NewServer(cli.NewServer(src, quiet).Handler())
+	defer hs.Close()
+	inst := &installation{owner: testkit.NewAccount(t, cli.NewServices(src), "owner@example.com", true)}
+	inst.do = func(method, path string, body any, headers ...string) *testkit.Response {
+		t.Helper()
+		return testkit.Request(t, hs.URL, method, path, inst.owner.Token, body, headers...)
+	}
+	inst.agentID = inst.seedAgentAndCalls(t)
+	inst.seedKnowledge(t, src)
+	inst.seedQueuedWork(t, src)
+	inst.paths = inst.answerPaths()
+	inst.before = map[string]*testkit.Response{}
+	for _, p := range inst.paths {
+		inst.before[p] = inst.do("GET", p, nil)
+		testkit.Expect(t, inst.before[p], 200)
+	}
+	for _, h := range inst.do("GET", "/api/v1/calls?q=hello", nil).List() {
+		inst.searchIDsBefore = append(inst.searchIDsBefore, h.(map[string]any)["id"].(string))
+	}
+	return inst
+}
+
+// seedAgentAndCalls makes an agent with a published version, a rollout and a number,
+// a price table and three priced calls; it returns the agent's id.
+func (inst *installation) seedAgentAndCalls(t *testing.T) string {
+	t.Helper()
+	do := inst.do
 	agent := do("POST", "/api/v1/agents", map[string]any{"name": "Support", "llm_config": map[string]any{"api_key": "sk-moved-secret-1234"}})
 	testkit.Expect(t, agent, 201)
 	agentID := agent.Data()["id"].(string)
@@ -58,141 +120,78 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 			"analysis":   map[string]any{"call_successful": i > 0},
 			"usage":      map[string]any{"llm": []any{map[string]any{"provider": "groq", "model": "m", "input_tokens": 1000 * (i + 1)}}}}), 201)
 	}
-	figures := "/api/v1/analytics/analysis?field=call_successful&interval=hour&agent_id=" + agentID + "&from=" + time.Now().UTC().Add(-2*time.Hour).Format(time.RFC3339) +
-		"&to=" + time.Now().UTC().Add(2*time.Hour).Format(time.RFC3339)
-	analytics := "/api/v1/analytics/calls?interval=hour&from=" + time.Now().UTC().Add(-2*time.Hour).Format(time.RFC3339) +
-		"&to=" + time.Now().UTC().Add(2*time.Hour).Format(time.RFC3339)
-	kb := do("POST", "/api/v1/knowledge-bases", map[string]any{"name": "FAQ", "texts": []any{map[string]any{"title": "Hours", "content": "We open at nine."}}})
+	return agentID
+}
+
+// seedKnowledge makes a knowledge base with an uploaded file and one with a url source
+// whose fetch job stays queued (no runner runs: it moves and runs where it lands); it
+// keeps their ids.
+func (inst *installation) seedKnowledge(t *testing.T, src *bolt.DB) {
+	t.Helper()
+	kb := inst.do("POST", "/api/v1/knowledge-bases", map[string]any{"name": "FAQ", "texts": []any{map[string]any{"title": "Hours", "content": "We open at nine."}}})
 	testkit.Expect(t, kb, 201)
-	kbID := kb.Data()["id"].(string)
+	inst.kbID = kb.Data()["id"].(string)
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	w, _ := mw.CreateFormFile("files", "refunds.txt")
 	w.Write([]byte("Refunds are paid within fourteen days."))
 	mw.Close()
-	up := do("POST", "/api/v1/knowledge-bases/"+kbID+"/sources/add", body.Bytes(), "Content-Type", mw.FormDataContentType())
+	up := inst.do("POST", "/api/v1/knowledge-bases/"+inst.kbID+"/sources/add", body.Bytes(), "Content-Type", mw.FormDataContentType())
 	testkit.Expect(t, up, 200)
-	fileID := up.Data()["files"].([]any)[0].(map[string]any)["id"].(string)
-	// A url source's fetch job, queued (no runner runs): it moves and runs where it lands.
-	testkit.Expect(t, do("POST", "/api/v1/knowledge-bases", map[string]any{"name": "Web", "urls": []string{"https://example.com/faq"}}), 201)
+	inst.fileID = up.Data()["files"].([]any)[0].(map[string]any)["id"].(string)
+	testkit.Expect(t, inst.do("POST", "/api/v1/knowledge-bases", map[string]any{"name": "Web", "urls": []string{"https://example.com/faq"}}), 201)
 	var jobs []*data.JobRecord
 	if err := src.View(context.Background(), func(tx service.Tx) (err error) {
-		jobs, _, err = tx.Jobs(owner.WorkspaceID, data.PageRequest{})
+		jobs, _, err = tx.Jobs(inst.owner.WorkspaceID, data.PageRequest{})
 		return err
 	}); err != nil || len(jobs) != 1 {
 		t.Fatalf("the installation's jobs: %v, %v", jobs, err)
 	}
-	// A test of the agent and a run of it, queued with its job (no runner runs).
+	inst.jobIDs = append(inst.jobIDs, jobs[0].ID)
+}
+
+// seedQueuedWork makes a test of the agent and a run of it, queued with its job, and a
+// webhook to nowhere reachable whose deliveries stay pending, fanned out but not posted
+// (no runner or dispatcher runs), then one event left in the outbox.
+func (inst *installation) seedQueuedWork(t *testing.T, src *bolt.DB) {
+	t.Helper()
+	do, agentID := inst.do, inst.agentID
 	test := do("POST", "/api/v1/agents/"+agentID+"/tests", map[string]any{"name": "greets", "user": map[string]any{"script": []string{"hi"}},
 		"criteria": []map[string]any{{"type": "says", "pattern": "Hello"}}})
 	testkit.Expect(t, test, 201)
 	run := do("POST", "/api/v1/agents/"+agentID+"/test-runs", map[string]any{})
 	testkit.Expect(t, run, 202)
-	// A webhook to nowhere reachable: its deliveries stay pending (no dispatcher runs).
 	hook := do("POST", "/api/v1/webhooks", map[string]any{"url": "https://example.com/hook", "events": []string{"*"}})
 	testkit.Expect(t, hook, 201)
-	hookID := hook.Data()["id"].(string)
-	testkit.Expect(t, do("POST", "/api/v1/webhooks/"+hookID+"/test", nil), 202)
-	// Fanned out but not posted (no dispatcher runs): pending deliveries, an empty outbox.
+	inst.hookID = hook.Data()["id"].(string)
+	testkit.Expect(t, do("POST", "/api/v1/webhooks/"+inst.hookID+"/test", nil), 202)
 	if n, err := cli.NewServices(src).Deliveries.FanOut(context.Background(), 0); err != nil || n == 0 {
 		t.Fatalf("fan-out on the installation: %d, %v", n, err)
 	}
 	testkit.Expect(t, do("POST", "/api/v1/agents", map[string]any{"name": "Queued"}), 201) // its event stays outboxed
+	inst.testID, inst.runID = test.Data()["id"].(string), run.Data()["id"].(string)
+	inst.jobIDs = append(inst.jobIDs, run.Data()["job_id"].(string))
+}
 
-	paths := []string{
+// answerPaths lists every GET whose answer must be the same after the move.
+func (inst *installation) answerPaths() []string {
+	agentID, kbID, hookID := inst.agentID, inst.kbID, inst.hookID
+	figures := "/api/v1/analytics/analysis?field=call_successful&interval=hour&agent_id=" + agentID + "&from=" + time.Now().UTC().Add(-2*time.Hour).Format(time.RFC3339) +
+		"&to=" + time.Now().UTC().Add(2*time.Hour).Format(time.RFC3339)
+	analytics := "/api/v1/analytics/calls?interval=hour&from=" + time.Now().UTC().Add(-2*time.Hour).Format(time.RFC3339) +
+		"&to=" + time.Now().UTC().Add(2*time.Hour).Format(time.RFC3339)
+	return []string{
 		"/api/v1/agents", "/api/v1/agents/" + agentID, "/api/v1/agents/" + agentID + "/versions",
 		"/api/v1/agents/" + agentID + "/versions/1", "/api/v1/agents/" + agentID + "/rollout", "/api/v1/numbers", "/api/v1/calls",
 		"/api/v1/knowledge-bases", "/api/v1/knowledge-bases/" + kbID,
-		"/api/v1/knowledge-bases/" + kbID + "/sources/files/" + fileID + "/content",
+		"/api/v1/knowledge-bases/" + kbID + "/sources/files/" + inst.fileID + "/content",
 		"/api/v1/webhooks", "/api/v1/webhooks/" + hookID, "/api/v1/webhooks/" + hookID + "/deliveries", "/api/v1/workspaces",
 		"/api/v1/subscription", "/api/v1/audit-log?per_page=100", "/api/v1/audit-log/verify",
 		"/api/v1/price-table", figures, analytics,
-		"/api/v1/jobs/" + jobs[0].ID, "/api/v1/jobs/" + run.Data()["job_id"].(string),
-		"/api/v1/agents/" + agentID + "/tests", "/api/v1/agents/" + agentID + "/tests/" + test.Data()["id"].(string),
-		"/api/v1/agents/" + agentID + "/test-runs", "/api/v1/agents/" + agentID + "/test-runs/" + run.Data()["id"].(string),
+		"/api/v1/jobs/" + inst.jobIDs[0], "/api/v1/jobs/" + inst.jobIDs[1],
+		"/api/v1/agents/" + agentID + "/tests", "/api/v1/agents/" + agentID + "/tests/" + inst.testID,
+		"/api/v1/agents/" + agentID + "/test-runs", "/api/v1/agents/" + agentID + "/test-runs/" + inst.runID,
 		"/api/v1/agents/" + agentID + "/publish-gate",
-	}
-	before := map[string]*testkit.Response{}
-	for _, p := range paths {
-		before[p] = do("GET", p, nil)
-		testkit.Expect(t, before[p], 200)
-	}
-	var searchIDsBefore []string
-	for _, h := range do("GET", "/api/v1/calls?q=hello", nil).List() {
-		searchIDsBefore = append(searchIDsBefore, h.(map[string]any)["id"].(string))
-	}
-	hs.Close()
-	src.Close()
-
-	out, err := runMigrate(t, "migrate", "--from-data", dir, "--database-url", url)
-	if err != nil {
-		t.Fatalf("migrate --from-data: %v\n%s", err, out)
-	}
-	if !strings.Contains(out, "agent_versions 1") || !strings.Contains(out, "rollouts 1") || !strings.Contains(out, "calls 3") || !strings.Contains(out, "files 1") || !strings.Contains(out, "jobs 2") ||
-		!strings.Contains(out, "agent_tests 1") || !strings.Contains(out, "test_runs 1") {
-		t.Errorf("the move's summary: %s", out)
-	}
-	// Moving again into the now full database is refused, changing nothing.
-	if out, err := runMigrate(t, "migrate", "--from-data", dir, "--database-url", url); err == nil || !strings.Contains(err.Error(), "empty database") {
-		t.Errorf("a second move: %v\n%s", err, out)
-	}
-
-	dst, err := postgres.Open(context.Background(), postgres.Options{URL: url, DataDir: dir, PasswordCost: bcrypt.MinCost, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dst.Close()
-	moved := httptest.NewServer(cli.NewServer(dst, quiet).Handler())
-	defer moved.Close()
-	for _, p := range paths {
-		after := testkit.Request(t, moved.URL, "GET", p, owner.Token, nil)
-		if after.Status != 200 || !bytes.Equal(after.Body, before[p].Body) {
-			t.Errorf("GET %s after the move: %d\n%s\nbefore:\n%s", p, after.Status, after.Body, before[p].Body)
-		}
-		if a, b := after.Header.Get("ETag"), before[p].Header.Get("ETag"); a != b {
-			t.Errorf("GET %s: ETag %q after the move, %q before", p, a, b)
-		}
-	}
-	// The moved calls are searchable where they landed (scores may differ between the
-	// engines, so the ids are compared).
-	searchIDs := func(base string) []string {
-		var ids []string
-		for _, h := range testkit.Request(t, base, "GET", "/api/v1/calls?q=hello", owner.Token, nil).List() {
-			ids = append(ids, h.(map[string]any)["id"].(string))
-		}
-		return ids
-	}
-	if got, want := searchIDs(moved.URL), searchIDsBefore; len(want) != 3 || !slices.Equal(got, want) {
-		t.Errorf("search after the move: %v, want %v", got, want)
-	}
-	// The pending deliveries moved (compared above); of the outbox only the event that
-	// was still in it moved there: fanning out makes exactly its one delivery.
-	if !strings.Contains(string(before["/api/v1/webhooks/"+hookID+"/deliveries"].Body), `"status":"pending"`) {
-		t.Fatal("the installation had no pending delivery to move")
-	}
-	fanned, err := cli.NewServices(dst).Deliveries.FanOut(context.Background(), 0)
-	if err != nil || fanned != 1 {
-		t.Errorf("fanning out the moved outbox: %d events, %v; want the one still queued", fanned, err)
-	}
-	// The moved agent's key still opens under the installation's key.
-	var sealed string
-	if err := dst.View(context.Background(), func(tx service.Tx) error {
-		a, err := tx.Agent(agentID)
-		if err == nil && a != nil && a.LLMConfig.APIKey != nil {
-			sealed = *a.LLMConfig.APIKey
-		}
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if plain, err := dst.Sealer().Open(sealed); err != nil || plain != "sk-moved-secret-1234" {
-		t.Errorf("the moved agent's api key opens as %q, %v", plain, err)
-	}
-	// New writes after the move chain onto the moved audit log.
-	testkit.Expect(t, testkit.Request(t, moved.URL, "POST", "/api/v1/agents", owner.Token, map[string]any{"name": "After"}), 201)
-	v := testkit.Request(t, moved.URL, "GET", "/api/v1/audit-log/verify", owner.Token, nil)
-	if v.Data()["intact"] != true {
-		t.Errorf("the chain after a write on the moved installation: %s", v.Body)
 	}
 }
 
@@ -204,4 +203,73 @@ func runMigrate(t *testing.T, args ...string) (string, error) {
 	root.SetArgs(args)
 	err := root.Execute()
 	return out.String(), err
+}
+
+// migrateInstallation moves the installation in dir into the database at url and checks
+// the move's summary; moving again into the now full database is refused, changing
+// nothing.
+func migrateInstallation(t *testing.T, dir, url string) {
+	t.Helper()
+	out, err := runMigrate(t, "migrate", "--from-data", dir, "--database-url", url)
+	if err != nil {
+		t.Fatalf("migrate --from-data: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "agent_versions 1") || !strings.Contains(out, "rollouts 1") || !strings.Contains(out, "calls 3") || !strings.Contains(out, "files 1") || !strings.Contains(out, "jobs 2") ||
+		!strings.Contains(out, "agent_tests 1") || !strings.Contains(out, "test_runs 1") {
+		t.Errorf("the move's summary: %s", out)
+	}
+	if out, err := runMigrate(t, "migrate", "--from-data", dir, "--database-url", url); err == nil || !strings.Contains(err.Error(), "empty database") {
+		t.Errorf("a second move: %v\n%s", err, out)
+	}
+}
+
+// checkSameAnswers compares every answer of the moved installation at base, body and
+// ETag, with the one before the move; the moved calls are searchable where they landed
+// (scores may differ between the engines, so the ids are compared).
+func (inst *installation) checkSameAnswers(t *testing.T, base string) {
+	t.Helper()
+	for _, p := range inst.paths {
+		after := testkit.Request(t, base, "GET", p, inst.owner.Token, nil)
+		if after.Status != 200 || !bytes.Equal(after.Body, inst.before[p].Body) {
+			t.Errorf("GET %s after the move: %d\n%s\nbefore:\n%s", p, after.Status, after.Body, inst.before[p].Body)
+		}
+		if a, b := after.Header.Get("ETag"), inst.before[p].Header.Get("ETag"); a != b {
+			t.Errorf("GET %s: ETag %q after the move, %q before", p, a, b)
+		}
+	}
+	var searchIDs []string
+	for _, h := range testkit.Request(t, base, "GET", "/api/v1/calls?q=hello", inst.owner.Token, nil).List() {
+		searchIDs = append(searchIDs, h.(map[string]any)["id"].(string))
+	}
+	if got, want := searchIDs, inst.searchIDsBefore; len(want) != 3 || !slices.Equal(got, want) {
+		t.Errorf("search after the move: %v, want %v", got, want)
+	}
+}
+
+// checkMovedOutboxAndKey checks that of the outbox only the event still in it moved
+// (the pending deliveries moved too, compared with the answers): fanning out makes
+// exactly its one delivery; and that the moved agent's key still opens under the
+// installation's key.
+func (inst *installation) checkMovedOutboxAndKey(t *testing.T, dst *postgres.DB) {
+	t.Helper()
+	if !strings.Contains(string(inst.before["/api/v1/webhooks/"+inst.hookID+"/deliveries"].Body), `"status":"pending"`) {
+		t.Fatal("the installation had no pending delivery to move")
+	}
+	fanned, err := cli.NewServices(dst).Deliveries.FanOut(context.Background(), 0)
+	if err != nil || fanned != 1 {
+		t.Errorf("fanning out the moved outbox: %d events, %v; want the one still queued", fanned, err)
+	}
+	var sealed string
+	if err := dst.View(context.Background(), func(tx service.Tx) error {
+		a, err := tx.Agent(inst.agentID)
+		if err == nil && a != nil && a.LLMConfig.APIKey != nil {
+			sealed = *a.LLMConfig.APIKey
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if plain, err := dst.Sealer().Open(sealed); err != nil || plain != "sk-moved-secret-1234" {
+		t.Errorf("the moved agent's api key opens as %q, %v", plain, err)
+	}
 }

@@ -58,13 +58,35 @@ func (c serveClient) do(method, path, body string, out any) int {
 // Before the flag covered more than conversations, the webhook and url source under the
 // prefix were refused too.
 func TestServeURLPrefixCoversEveryChannel(t *testing.T) {
-	var allowedHooks, otherHooks atomic.Int32
-	private := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	site := startPrivateSite(t)
+	embedder := embedtest.Start()
+	t.Cleanup(embedder.Close)
+	refusedEmbedder := embedtest.Start()
+	t.Cleanup(refusedEmbedder.Close)
+
+	c, workspaceID := startGuardedServe(t, "--allow-url-prefix", site.URL+"/allowed/", "--allow-url-prefix", embedder.URL+"/", "--job-poll", "50ms", "--rate-limit", "0")
+	site.checkWebhooksGuarded(t, c)
+	kbID := site.checkURLSourcesGuarded(t, c)
+	checkEmbeddingsGuarded(t, c, workspaceID, kbID, embedder, refusedEmbedder)
+}
+
+// privateSite is a server on loopback (private to the guard) that counts the webhook
+// posts under /allowed/ and /other/ and serves a page under each.
+type privateSite struct {
+	*httptest.Server
+	allowedHooks, otherHooks atomic.Int32
+}
+
+// startPrivateSite starts a privateSite, closed when the test ends.
+func startPrivateSite(t *testing.T) *privateSite {
+	t.Helper()
+	site := &privateSite{}
+	site.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/allowed/hook":
-			allowedHooks.Add(1)
+			site.allowedHooks.Add(1)
 		case "/other/hook":
-			otherHooks.Add(1)
+			site.otherHooks.Add(1)
 		case "/allowed/page", "/other/page":
 			w.Header().Set("Content-Type", "text/plain")
 			fmt.Fprint(w, "Returns are free within thirty days of delivery.")
@@ -72,34 +94,39 @@ func TestServeURLPrefixCoversEveryChannel(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	}))
-	defer private.Close()
-	embedder := embedtest.Start()
-	defer embedder.Close()
-	refusedEmbedder := embedtest.Start()
-	defer refusedEmbedder.Close()
+	t.Cleanup(site.Close)
+	return site
+}
 
-	args := []string{"--allow-url-prefix", private.URL + "/allowed/", "--allow-url-prefix", embedder.URL + "/", "--job-poll", "50ms", "--rate-limit", "0"}
+// startGuardedServe runs the real serve with args until the test ends (stopped first,
+// before the servers it reaches) and returns a client of its bootstrap token and the
+// token's workspace.
+func startGuardedServe(t *testing.T, args ...string) (serveClient, string) {
+	t.Helper()
 	out, logs := &syncBuffer{}, &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- runServe(ctx, testServeOptions(t, t.TempDir(), args...), out, logs) }()
-	defer func() {
+	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Error(err)
 		}
-	}()
+	})
 	var addr string
 	eventually(t, "the listening log line", func() bool { addr = logAddr(logs.String(), "listening"); return addr != "" })
 	m := regexp.MustCompile(`api token: (\S+)\n  workspace: (\S+)`).FindStringSubmatch(out.String())
-	c := serveClient{t: t, addr: addr, token: m[1]}
-	workspaceID := m[2]
+	return serveClient{t: t, addr: addr, token: m[1]}, m[2]
+}
 
-	// Webhooks: the test event reaches the receiver under the prefix only.
+// checkWebhooksGuarded checks that the test event reaches the receiver under the prefix
+// only: the other webhook's delivery fails on the SSRF guard, never posted.
+func (site *privateSite) checkWebhooksGuarded(t *testing.T, c serveClient) {
+	t.Helper()
 	hooks := map[string]string{}
 	for _, path := range []string{"/allowed/hook", "/other/hook"} {
 		var wh struct{ ID string }
-		if code := c.do("POST", "/webhooks", `{"url":"`+private.URL+path+`","events":["*"]}`, &wh); code != 201 {
+		if code := c.do("POST", "/webhooks", `{"url":"`+site.URL+path+`","events":["*"]}`, &wh); code != 201 {
 			t.Fatalf("create webhook %s: %d", path, code)
 		}
 		if code := c.do("POST", "/webhooks/"+wh.ID+"/test", "", nil); code != 202 {
@@ -107,7 +134,7 @@ func TestServeURLPrefixCoversEveryChannel(t *testing.T) {
 		}
 		hooks[path] = wh.ID
 	}
-	eventually(t, "the allowed webhook's delivery", func() bool { return allowedHooks.Load() > 0 })
+	eventually(t, "the allowed webhook's delivery", func() bool { return site.allowedHooks.Load() > 0 })
 	eventually(t, "the other webhook's refusal", func() bool {
 		var deliveries []struct{ Status, Error string }
 		c.do("GET", "/webhooks/"+hooks["/other/hook"]+"/deliveries", "", &deliveries)
@@ -118,13 +145,17 @@ func TestServeURLPrefixCoversEveryChannel(t *testing.T) {
 		}
 		return false
 	})
-	if n := otherHooks.Load(); n != 0 {
+	if n := site.otherHooks.Load(); n != 0 {
 		t.Errorf("the webhook outside the prefix was posted %d times", n)
 	}
+}
 
-	// URL sources: fetched under the prefix, refused outside it.
+// checkURLSourcesGuarded checks that url sources are fetched under the prefix and
+// refused outside it; it returns their knowledge base's id.
+func (site *privateSite) checkURLSourcesGuarded(t *testing.T, c serveClient) string {
+	t.Helper()
 	var kb struct{ ID string }
-	body := `{"name":"Returns","urls":["` + private.URL + `/allowed/page","` + private.URL + `/other/page"]}`
+	body := `{"name":"Returns","urls":["` + site.URL + `/allowed/page","` + site.URL + `/other/page"]}`
 	if code := c.do("POST", "/knowledge-bases", body, &kb); code != 201 {
 		t.Fatalf("create knowledge base: %d", code)
 	}
@@ -152,8 +183,13 @@ func TestServeURLPrefixCoversEveryChannel(t *testing.T) {
 		}
 		return true
 	})
+	return kb.ID
+}
 
-	// A workspace's embedding provider: refused outside the prefixes, used under one.
+// checkEmbeddingsGuarded checks that a workspace's embedding provider is used under a
+// prefix and refused outside the prefixes.
+func checkEmbeddingsGuarded(t *testing.T, c serveClient, workspaceID, kbID string, embedder, refusedEmbedder *embedtest.Server) {
+	t.Helper()
 	embeddingsStatus := func() (string, string) {
 		var got struct {
 			Embeddings struct {
@@ -161,7 +197,7 @@ func TestServeURLPrefixCoversEveryChannel(t *testing.T) {
 				Error  *string
 			}
 		}
-		c.do("GET", "/knowledge-bases/"+kb.ID, "", &got)
+		c.do("GET", "/knowledge-bases/"+kbID, "", &got)
 		if got.Embeddings.Error == nil {
 			return got.Embeddings.Status, ""
 		}

@@ -98,7 +98,38 @@ func TestServeDrainsAndClosesCleanly(t *testing.T) {
 	}
 	token := m[1]
 
-	// A normal request carries the rate-limit headers of the configured limit.
+	checkRateLimitHeaders(t, addr, token)
+	checkMetricsListener(t, addr, metricsAddr)
+	conn, br, body := startHeldRequest(t, addr, token)
+	defer conn.Close()
+
+	cancel() // SIGTERM
+	eventually(t, "new connections to be refused", func() bool { return refused(addr) })
+	select {
+	case err := <-done:
+		t.Fatalf("serve returned (%v) with a request in flight", err)
+	default:
+	}
+	finishHeldRequest(t, conn, br, body)
+
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not return after draining")
+	}
+	if !refused(metricsAddr) {
+		t.Error("the metrics listener still accepts connections after shutdown")
+	}
+	checkClosedCleanly(t, dir)
+}
+
+// checkRateLimitHeaders checks that a normal request carries the rate-limit headers of
+// the configured limit.
+func checkRateLimitHeaders(t *testing.T, addr, token string) {
+	t.Helper()
 	req, _ := http.NewRequest("GET", "http://"+addr+"/api/v1/user", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
@@ -110,9 +141,14 @@ func TestServeDrainsAndClosesCleanly(t *testing.T) {
 		t.Fatalf("GET /api/v1/user: %d, X-RateLimit-Limit %q", resp.StatusCode, resp.Header.Get("X-RateLimit-Limit"))
 	}
 	http.DefaultClient.CloseIdleConnections()
+}
 
-	// The private metrics listener answers without a token, with the request above.
-	resp, err = http.Get("http://" + metricsAddr + "/metrics")
+// checkMetricsListener checks that the private metrics listener answers without a token,
+// with the requests made so far, and serves the operator's profiles, which the API
+// listener does not.
+func checkMetricsListener(t *testing.T, addr, metricsAddr string) {
+	t.Helper()
+	resp, err := http.Get("http://" + metricsAddr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +161,6 @@ func TestServeDrainsAndClosesCleanly(t *testing.T) {
 	if families["voiceapi_http_requests_total"] == nil || families["voiceapi_db_size_bytes"] == nil {
 		t.Errorf("metrics listener lacks voiceapi's metrics: %d families", len(families))
 	}
-	// It also serves the operator's profiles, which the API listener does not.
 	for _, target := range []struct {
 		url  string
 		want int
@@ -139,30 +174,32 @@ func TestServeDrainsAndClosesCleanly(t *testing.T) {
 			t.Errorf("GET %s: %d, want %d", target.url, resp.StatusCode, target.want)
 		}
 	}
+}
 
-	// A request whose handler is running: with Expect: 100-continue, the server says
-	// "100 Continue" only when the handler starts reading the body.
+// startHeldRequest starts a request whose handler is running and waits for its body:
+// with Expect: 100-continue, the server says "100 Continue" only when the handler
+// starts reading the body. It returns the connection, its reader and the body to send.
+func startHeldRequest(t *testing.T, addr, token string) (net.Conn, *bufio.Reader, string) {
+	t.Helper()
 	body := `{"name":"in flight"}`
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
 	fmt.Fprintf(conn, "POST /api/v1/workspaces HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", addr, token, len(body))
 	br := bufio.NewReader(conn)
 	cont, err := http.ReadResponse(br, nil)
 	if err != nil || cont.StatusCode != http.StatusContinue {
+		conn.Close()
 		t.Fatalf("want 100 Continue, got %v, %v", cont, err)
 	}
+	return conn, br, body
+}
 
-	cancel() // SIGTERM
-	eventually(t, "new connections to be refused", func() bool { return refused(addr) })
-	select {
-	case err := <-done:
-		t.Fatalf("serve returned (%v) with a request in flight", err)
-	default:
-	}
-
+// finishHeldRequest sends the held request's body after the shutdown began: it must
+// still be answered, 201.
+func finishHeldRequest(t *testing.T, conn net.Conn, br *bufio.Reader, body string) {
+	t.Helper()
 	io.WriteString(conn, body)
 	final, err := http.ReadResponse(br, nil)
 	if err != nil {
@@ -172,21 +209,12 @@ func TestServeDrainsAndClosesCleanly(t *testing.T) {
 	if final.StatusCode != http.StatusCreated {
 		t.Fatalf("in-flight request: status %d, want 201", final.StatusCode)
 	}
+}
 
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("serve did not return after draining")
-	}
-	if !refused(metricsAddr) {
-		t.Error("the metrics listener still accepts connections after shutdown")
-	}
-
-	// The database was closed: it opens at once, is consistent, and holds the workspace
-	// the in-flight request created.
+// checkClosedCleanly checks that the database in dir was closed: it opens at once, is
+// consistent, and holds the workspace the in-flight request created.
+func checkClosedCleanly(t *testing.T, dir string) {
+	t.Helper()
 	db, err := bolt.Open(dir, bolt.Options{LockTimeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("reopening after shutdown: %v", err)

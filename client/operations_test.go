@@ -297,7 +297,17 @@ func (tr *tour) exportImport(ws *data.Workspace) {
 	check("workspace delete", c.Workspaces.Delete(ctx, ws.ID))
 }
 
+// records covers numbers, calls, the subscription, prices, analysis and the audit log.
 func (tr *tour) records(agent *data.Agent) {
+	num := tr.numbers(agent)
+	tr.calls(agent)
+	tr.check("number delete", tr.c.Numbers.Delete(tr.ctx, num.ID))
+	tr.pricedAnalysis(agent)
+	tr.audit()
+}
+
+// numbers creates a number bound to agent, unbinds it, reads and lists it.
+func (tr *tour) numbers(agent *data.Agent) *data.Number {
 	t, c, ctx, check := tr.t, tr.c, tr.ctx, tr.check
 	num, _, err := c.Numbers.Create(ctx, data.NumberCreate{PhoneNumber: "+14155550100", Provider: data.ProviderTwilio, InboundAgentID: &agent.ID})
 	check("number create", err)
@@ -313,6 +323,13 @@ func (tr *tour) records(agent *data.Agent) {
 	if len(nums) != 1 {
 		t.Errorf("numbers: %d", len(nums))
 	}
+	return num
+}
+
+// calls registers a call of agent, searches, exports, updates, reads and lists it,
+// reads the analytics, and deletes it.
+func (tr *tour) calls(agent *data.Agent) {
+	t, c, ctx, check := tr.t, tr.c, tr.ctx, tr.check
 	call, _, err := c.Calls.Register(ctx, data.CallCreate{AgentID: agent.ID, Direction: data.DirectionWeb,
 		Transcript: []data.TranscriptItem{{Role: "user", Content: "Please cancel my order.", StartMS: 0}}})
 	check("call register", err)
@@ -345,7 +362,12 @@ func (tr *tour) records(agent *data.Agent) {
 		t.Errorf("analytics totals: %+v", an.Totals)
 	}
 	check("call delete", c.Calls.Delete(ctx, call.ID))
-	check("number delete", c.Numbers.Delete(ctx, num.ID))
+}
+
+// pricedAnalysis reads the subscription, sets the price table, and registers a priced
+// call of agent, analysed, whose figures, analysis job and backfill are read back.
+func (tr *tour) pricedAnalysis(agent *data.Agent) {
+	t, c, ctx, check := tr.t, tr.c, tr.ctx, tr.check
 	sub, _, err := c.Subscription.Get(ctx)
 	check("subscription", err)
 	if sub == nil {
@@ -385,6 +407,11 @@ func (tr *tour) records(agent *data.Agent) {
 		t.Errorf("backfill job %+v", backfill)
 	}
 	check("priced call delete", c.Calls.Delete(ctx, priced.ID))
+}
+
+// audit lists, heads and verifies the audit log.
+func (tr *tour) audit() {
+	t, c, ctx, check := tr.t, tr.c, tr.ctx, tr.check
 	events, _, err := c.Audit.List(ctx, data.AuditFilter{Type: "agent.created"}, data.PageRequest{})
 	check("audit", err)
 	if len(events) == 0 {

@@ -83,15 +83,27 @@ func BenchmarkCallSearch(b *testing.B) {
 	searchBenchSetup(b)
 	agent := searchBenchGen.agents[7]
 	if os.Getenv("VOICEAPI_BENCH_EXPLAIN") != "" {
-		for _, q := range []string{"cancel", "cancel my subscription"} {
-			plan, err := postgres.ExplainSearch(context.Background(), searchBenchDB, benchWS, data.CallFilter{},
-				data.CallSearch{Q: q, Terms: fulltext.QueryTerms(q), Sort: data.SortCreatedAt})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Logf("%s:\n%s", q, plan)
-		}
+		logSearchPlans(b)
 	}
+	benchSearchPages(b, agent)
+	benchThreeTermANDs(b)
+	benchCallInserts(b, agent)
+}
+
+// logSearchPlans logs PostgreSQL's plan of a one-word and a three-word search.
+func logSearchPlans(b *testing.B) {
+	for _, q := range []string{"cancel", "cancel my subscription"} {
+		plan, err := postgres.ExplainSearch(context.Background(), searchBenchDB, benchWS, data.CallFilter{},
+			data.CallSearch{Q: q, Terms: fulltext.QueryTerms(q), Sort: data.SortCreatedAt})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("%s:\n%s", q, plan)
+	}
+}
+
+// benchSearchPages times the first page of 20 hits of each search.
+func benchSearchPages(b *testing.B, agent string) {
 	for _, tc := range []struct {
 		name, q, sort string
 		f             data.CallFilter
@@ -128,9 +140,12 @@ func BenchmarkCallSearch(b *testing.B) {
 			reportLatency(b, lat)
 		})
 	}
-	// The AND of three terms as the index walk does it (the rarest term's postings, the
-	// others checked by EXISTS) and as an INTERSECT of the three posting lists: the
-	// first 21 ids, newest first.
+}
+
+// benchThreeTermANDs times the AND of three terms as the index walk does it (the rarest
+// term's postings, the others checked by EXISTS) and as an INTERSECT of the three
+// posting lists: the first 21 ids, newest first.
+func benchThreeTermANDs(b *testing.B) {
 	terms := fulltext.QueryTerms("cancel my subscription")
 	for name, sql := range map[string]string{
 		"and_exists": `SELECT p.call_id FROM call_terms p WHERE p.workspace_id = $1 AND p.term = $4
@@ -155,7 +170,11 @@ func BenchmarkCallSearch(b *testing.B) {
 			reportLatency(b, lat)
 		})
 	}
-	// Last, as they add calls: one call's write alone and with its postings (about 45).
+}
+
+// benchCallInserts times one call's write alone and with its postings (about 45); it
+// runs last, as it adds calls.
+func benchCallInserts(b *testing.B, agent string) {
 	for _, withTerms := range []bool{false, true} {
 		name := "insert_call"
 		if withTerms {

@@ -137,16 +137,45 @@ func TestCallSearchAgainstModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	at := time.Date(2026, 11, 20, 7, 40, 0, 0, time.UTC)
 	ids := &data.IDGen{Now: func() time.Time { at = at.Add(time.Duration(1+rng.IntN(90)) * time.Second); return at }, Rand: rand.NewChaCha8([32]byte{9})}
+	m := &searchModel{calls: map[string]*data.Call{}, terms: map[string]map[string]int{}}
+	all := m.seed(t, db, rng, ids)
+	m.churn(t, db, rng, all)
+	if n, err := CallTermCountMismatches(ctx, db); err != nil || n != 0 {
+		t.Fatalf("call_term_counts differs from the postings in %d rows (%v)", n, err)
+	}
+
+	defer SetMaxCallScan(7)()
+	from := data.IDTime(data.PrefixCall, all[len(all)/3])
+	queries := []struct {
+		agents []string
+		f      data.CallFilter
+	}{
+		{nil, data.CallFilter{}},
+		{nil, data.CallFilter{AgentID: "agt_B"}},
+		{[]string{"agt_A", "agt_C"}, data.CallFilter{}},
+		{nil, data.CallFilter{Status: data.CallEnded, Direction: data.DirectionInbound}},
+		{nil, data.CallFilter{NumberID: "num_2", From: from}},
+	}
+	err := db.View(ctx, func(tx service.Tx) error {
+		for _, q := range queries {
+			for _, terms := range [][]string{{"cancel"}, {"refund", "card"}, {"late", "order", "hello"}, {"zebra"}} {
+				m.checkSearch(t, tx, q.agents, q.f, terms)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// seed stores 240 random calls with random terms, three in four of ws_1, and keeps them
+// in the model; it returns their ids in order.
+func (m *searchModel) seed(t *testing.T, db *DB, rng *rand.Rand, ids *data.IDGen) []string {
+	t.Helper()
 	agents := []string{"agt_A", "agt_B", "agt_C"}
 	numbers := []string{"num_1", "num_2"}
-	m := &searchModel{calls: map[string]*data.Call{}, terms: map[string]map[string]int{}}
-	write := func(fn func(tx service.Tx) error) {
-		t.Helper()
-		if err := db.Update(ctx, fn); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(func(tx service.Tx) error {
+	updateTx(t, db, func(tx *tx) error {
 		for range 240 {
 			c := randomCall(rng, ids.New(data.PrefixCall), []string{"ws_1", "ws_1", "ws_1", "ws_2"}[rng.IntN(4)], agents, numbers)
 			terms := randomTerms(rng)
@@ -160,15 +189,21 @@ func TestCallSearchAgainstModel(t *testing.T) {
 		}
 		return nil
 	})
-	all := slices.Sorted(func(yield func(string) bool) {
+	return slices.Sorted(func(yield func(string) bool) {
 		for id := range m.calls {
 			if !yield(id) {
 				return
 			}
 		}
 	})
-	write(func(tx service.Tx) error {
-		for range 80 { // new terms, some the same, some none
+}
+
+// churn gives 80 random calls of all new terms (some the same, some none) and deletes up
+// to 40, in the store and the model alike.
+func (m *searchModel) churn(t *testing.T, db *DB, rng *rand.Rand, all []string) {
+	t.Helper()
+	updateTx(t, db, func(tx *tx) error {
+		for range 80 {
 			id := all[rng.IntN(len(all))]
 			terms := randomTerms(rng)
 			if rng.IntN(5) == 0 {
@@ -192,52 +227,33 @@ func TestCallSearchAgainstModel(t *testing.T) {
 		}
 		return nil
 	})
-	if n, err := CallTermCountMismatches(ctx, db); err != nil || n != 0 {
-		t.Fatalf("call_term_counts differs from the postings in %d rows (%v)", n, err)
-	}
+}
 
-	defer SetMaxCallScan(7)()
-	from := data.IDTime(data.PrefixCall, all[len(all)/3])
-	queries := []struct {
-		agents []string
-		f      data.CallFilter
-	}{
-		{nil, data.CallFilter{}},
-		{nil, data.CallFilter{AgentID: "agt_B"}},
-		{[]string{"agt_A", "agt_C"}, data.CallFilter{}},
-		{nil, data.CallFilter{Status: data.CallEnded, Direction: data.DirectionInbound}},
-		{nil, data.CallFilter{NumberID: "num_2", From: from}},
-	}
-	err := db.View(ctx, func(tx service.Tx) error {
-		for _, q := range queries {
-			for _, terms := range [][]string{{"cancel"}, {"refund", "card"}, {"late", "order", "hello"}, {"zebra"}} {
-				want := m.matches("ws_1", q.agents, q.f, terms)
-				for _, sort := range data.CallSorts {
-					if sort == data.SortRelevance {
-						maxCallScan = 20000 // the window then holds every match
-						slices.SortStableFunc(want, func(a, b string) int {
-							return cmp.Compare(m.score("ws_1", b, terms), m.score("ws_1", a, terms))
-						})
-					}
-					fwd, back, scores := walkSearch(t, tx, "ws_1", q.agents, q.f, data.CallSearch{Terms: terms, Sort: sort})
-					if !slices.Equal(fwd, want) {
-						t.Errorf("%v %+v %v %s:\n got %v\nwant %v", q.agents, q.f, terms, sort, fwd, want)
-					}
-					if !slices.Equal(back, want) {
-						t.Errorf("%v %+v %v %s, back:\n got %v\nwant %v", q.agents, q.f, terms, sort, back, want)
-					}
-					for id, s := range scores {
-						if w := float64(m.score("ws_1", id, terms)) / 1000; s != w {
-							t.Errorf("score of %s for %v: %v, want %v", id, terms, s, w)
-						}
-					}
-				}
-				maxCallScan = 7
+// checkSearch walks one search of ws_1 under each sort, forward and back, and holds the
+// ids and scores to the model's. Relevance is checked with a scan window that holds
+// every match; the window is 7 otherwise.
+func (m *searchModel) checkSearch(t *testing.T, tx service.Tx, agents []string, f data.CallFilter, terms []string) {
+	t.Helper()
+	want := m.matches("ws_1", agents, f, terms)
+	for _, sort := range data.CallSorts {
+		if sort == data.SortRelevance {
+			maxCallScan = 20000 // the window then holds every match
+			slices.SortStableFunc(want, func(a, b string) int {
+				return cmp.Compare(m.score("ws_1", b, terms), m.score("ws_1", a, terms))
+			})
+		}
+		fwd, back, scores := walkSearch(t, tx, "ws_1", agents, f, data.CallSearch{Terms: terms, Sort: sort})
+		if !slices.Equal(fwd, want) {
+			t.Errorf("%v %+v %v %s:\n got %v\nwant %v", agents, f, terms, sort, fwd, want)
+		}
+		if !slices.Equal(back, want) {
+			t.Errorf("%v %+v %v %s, back:\n got %v\nwant %v", agents, f, terms, sort, back, want)
+		}
+		for id, s := range scores {
+			if w := float64(m.score("ws_1", id, terms)) / 1000; s != w {
+				t.Errorf("score of %s for %v: %v, want %v", id, terms, s, w)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
+	maxCallScan = 7
 }

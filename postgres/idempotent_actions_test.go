@@ -26,59 +26,117 @@ import (
 // only a "carried out" claim, each retry was a 409 (issue 24).
 func TestActionReplayAfterConnectionLostBetweenCommitAndAnswer(t *testing.T) {
 	cluster, url := ownCluster(t)
-	r := testkit.NewReplicas(t, 1, testkit.ReplicaOptions{URL: url})[0]
-	tok := r.Owner.Token
-	var received atomic.Int32
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		received.Add(1)
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	defer receiver.Close()
+	f := &lostAnswerFixture{r: testkit.NewReplicas(t, 1, testkit.ReplicaOptions{URL: url})[0]}
+	f.tok = f.r.Owner.Token
 	var armed atomic.Bool
-	r.PG.SetEventHook(func() { // called after a commit that recorded events or queued a delivery
+	f.r.PG.SetEventHook(func() { // called after a commit that recorded events or queued a delivery
 		if armed.CompareAndSwap(true, false) {
 			if err := cluster.Halt(); err != nil {
 				t.Error(err)
 			}
 		}
-		r.Dispatcher.Wake() // what it queued is posted once the database is back
+		f.r.Dispatcher.Wake() // what it queued is posted once the database is back
 	})
+	f.setUp(t)
 
-	// A webhook for test events only, so no other write of the setup queues a delivery,
-	// and one test event delivered: the delivery to retry, the event to replay.
-	start := time.Now().UTC().Add(-time.Minute).Format(time.RFC3339)
-	hook := r.Do("POST", "/api/v1/webhooks", tok, map[string]any{"url": receiver.URL + "/hook", "events": []string{data.EventWebhookTest}})
-	testkit.Expect(t, hook, 201)
-	hookPath := "/api/v1/webhooks/" + hook.Data()["id"].(string)
-	testkit.Expect(t, r.Do("POST", hookPath+"/test", tok, nil), 202)
-	deliveries := func() []map[string]any { return listAll(t, r, hookPath+"/deliveries", tok) }
-	settled := func() bool {
-		for _, d := range deliveries() {
-			if d["status"] == data.DeliveryPending {
-				return false
+	for i, a := range f.actions() {
+		t.Run(a.name, func(t *testing.T) {
+			waitFor(t, "the deliveries settled", func() bool { return f.settled(t) })
+			key := fmt.Sprint("lost-answer-", i)
+			armed.Store(true)
+			first := f.r.Do("POST", a.path, f.tok, a.body, "Idempotency-Key", key)
+			testkit.Expect(t, first, a.status)
+			if armed.Load() {
+				armed.Store(false)
+				t.Fatal("the action committed nothing the hook sees: the database was never stopped")
 			}
-		}
-		return true
+			if err := cluster.Resume(); err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(f.r.Logs.String(), "saving idempotent response"); n != i+1 {
+				t.Fatalf("%d failed saves of a response logged, want %d: the response was kept although the database was down", n, i+1)
+			}
+			again := f.r.Do("POST", a.path, f.tok, a.body, "Idempotency-Key", key)
+			testkit.Expect(t, again, a.status)
+			if again.Header.Get("Idempotent-Replayed") != "true" || string(again.Body) != string(first.Body) ||
+				again.Header.Get("ETag") != first.Header.Get("ETag") || again.Header.Get("Content-Type") != first.Header.Get("Content-Type") {
+				t.Fatalf("the retry answered %s (%v), the first %s (%v)", again.Body, again.Header, first.Body, first.Header)
+			}
+			waitFor(t, "the deliveries settled", func() bool { return f.settled(t) })
+			a.once(t)
+		})
 	}
-	waitFor(t, "the first delivery", func() bool { return received.Load() == 1 && settled() })
-	firstDelivery := deliveries()[0]["id"].(string)
-	kb := r.Do("POST", "/api/v1/knowledge-bases", tok, map[string]any{"name": "Returns"})
-	testkit.Expect(t, kb, 201)
-	kbPath := "/api/v1/knowledge-bases/" + kb.Data()["id"].(string)
+}
 
-	actions := []struct {
-		name, path string
-		body       any
-		status     int
-		once       func(t *testing.T) // checks the action was carried out once
-	}{
-		{"adding sources", kbPath + "/sources/add", map[string]any{"texts": []map[string]any{{"title": "Returns", "content": "Returns are free within thirty days."}}}, 200,
+// lostAnswerFixture is a replica with a webhook for test events, one test event
+// delivered, and a knowledge base: what the actions act on.
+type lostAnswerFixture struct {
+	r                *testkit.Replica
+	tok              string
+	start            string // before the setup, for a replay of everything since
+	hookPath, kbPath string
+	firstDelivery    string
+	received         atomic.Int32 // posts to the receiver
+}
+
+// setUp makes the fixture's records. The webhook is for test events only, so no other
+// write of the setup queues a delivery; its one test event delivered is the delivery
+// to retry, the event to replay.
+func (f *lostAnswerFixture) setUp(t *testing.T) {
+	t.Helper()
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		f.received.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(receiver.Close)
+	f.start = time.Now().UTC().Add(-time.Minute).Format(time.RFC3339)
+	hook := f.r.Do("POST", "/api/v1/webhooks", f.tok, map[string]any{"url": receiver.URL + "/hook", "events": []string{data.EventWebhookTest}})
+	testkit.Expect(t, hook, 201)
+	f.hookPath = "/api/v1/webhooks/" + hook.Data()["id"].(string)
+	testkit.Expect(t, f.r.Do("POST", f.hookPath+"/test", f.tok, nil), 202)
+	waitFor(t, "the first delivery", func() bool { return f.received.Load() == 1 && f.settled(t) })
+	f.firstDelivery = f.deliveries(t)[0]["id"].(string)
+	kb := f.r.Do("POST", "/api/v1/knowledge-bases", f.tok, map[string]any{"name": "Returns"})
+	testkit.Expect(t, kb, 201)
+	f.kbPath = "/api/v1/knowledge-bases/" + kb.Data()["id"].(string)
+}
+
+// deliveries lists the webhook's deliveries.
+func (f *lostAnswerFixture) deliveries(t *testing.T) []map[string]any {
+	return listAll(t, f.r, f.hookPath+"/deliveries", f.tok)
+}
+
+// settled tells whether no delivery of the webhook is pending.
+func (f *lostAnswerFixture) settled(t *testing.T) bool {
+	for _, d := range f.deliveries(t) {
+		if d["status"] == data.DeliveryPending {
+			return false
+		}
+	}
+	return true
+}
+
+// lostAnswerAction is an action sent under an Idempotency-Key, its status, and the check
+// that it was carried out once.
+type lostAnswerAction struct {
+	name, path string
+	body       any
+	status     int
+	once       func(t *testing.T)
+}
+
+// actions lists the actions that are not creates, in the order they run: each check
+// counts what the ones before it did too.
+func (f *lostAnswerFixture) actions() []lostAnswerAction {
+	r, tok := f.r, f.tok
+	return []lostAnswerAction{
+		{"adding sources", f.kbPath + "/sources/add", map[string]any{"texts": []map[string]any{{"title": "Returns", "content": "Returns are free within thirty days."}}}, 200,
 			func(t *testing.T) {
-				if texts := r.Do("GET", kbPath, tok, nil).Data()["texts"].([]any); len(texts) != 1 {
+				if texts := r.Do("GET", f.kbPath, tok, nil).Data()["texts"].([]any); len(texts) != 1 {
 					t.Errorf("%d texts, want the one source added once", len(texts))
 				}
 			}},
-		{"a webhook's test", hookPath + "/test", nil, 202,
+		{"a webhook's test", f.hookPath + "/test", nil, 202,
 			func(t *testing.T) {
 				n := 0
 				for _, e := range listAll(t, r, "/api/v1/audit-log", tok) {
@@ -90,45 +148,18 @@ func TestActionReplayAfterConnectionLostBetweenCommitAndAnswer(t *testing.T) {
 					t.Errorf("%d test events, want the setup's and this one", n)
 				}
 			}},
-		{"a replay", hookPath + "/replay", map[string]any{"from": start, "to": time.Now().UTC().Add(time.Hour).Format(time.RFC3339)}, 202,
+		{"a replay", f.hookPath + "/replay", map[string]any{"from": f.start, "to": time.Now().UTC().Add(time.Hour).Format(time.RFC3339)}, 202,
 			func(t *testing.T) {
-				if n := len(deliveries()); n != 4 { // the two tests', and the replay of each
+				if n := len(f.deliveries(t)); n != 4 { // the two tests', and the replay of each
 					t.Errorf("%d deliveries, want 4", n)
 				}
 			}},
-		{"a delivery's retry", hookPath + "/deliveries/" + firstDelivery + "/retry", nil, 202,
+		{"a delivery's retry", f.hookPath + "/deliveries/" + f.firstDelivery + "/retry", nil, 202,
 			func(t *testing.T) {
-				if n := len(deliveries()); n != 5 {
+				if n := len(f.deliveries(t)); n != 5 {
 					t.Errorf("%d deliveries, want 5: one more for the retry", n)
 				}
 			}},
-	}
-	for i, a := range actions {
-		t.Run(a.name, func(t *testing.T) {
-			waitFor(t, "the deliveries settled", settled)
-			key := fmt.Sprint("lost-answer-", i)
-			armed.Store(true)
-			first := r.Do("POST", a.path, tok, a.body, "Idempotency-Key", key)
-			testkit.Expect(t, first, a.status)
-			if armed.Load() {
-				armed.Store(false)
-				t.Fatal("the action committed nothing the hook sees: the database was never stopped")
-			}
-			if err := cluster.Resume(); err != nil {
-				t.Fatal(err)
-			}
-			if n := strings.Count(r.Logs.String(), "saving idempotent response"); n != i+1 {
-				t.Fatalf("%d failed saves of a response logged, want %d: the response was kept although the database was down", n, i+1)
-			}
-			again := r.Do("POST", a.path, tok, a.body, "Idempotency-Key", key)
-			testkit.Expect(t, again, a.status)
-			if again.Header.Get("Idempotent-Replayed") != "true" || string(again.Body) != string(first.Body) ||
-				again.Header.Get("ETag") != first.Header.Get("ETag") || again.Header.Get("Content-Type") != first.Header.Get("Content-Type") {
-				t.Fatalf("the retry answered %s (%v), the first %s (%v)", again.Body, again.Header, first.Body, first.Header)
-			}
-			waitFor(t, "the deliveries settled", settled)
-			a.once(t)
-		})
 	}
 }
 

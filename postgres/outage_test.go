@@ -29,64 +29,111 @@ func TestReplicasAnswer503WhileDatabaseRestarts(t *testing.T) {
 	tok := rs[0].Owner.Token
 	console := consoleSession(t, rs[1].URL, rs[0].Owner)
 
-	var down, back atomic.Bool
-	var mu sync.Mutex
-	statuses := map[int]int{}
-	made := map[string]bool{}          // names answered 201
-	var unanswered []map[string]string // creates not answered 201: retried once back
-	afterBack := map[int]int{}         // answers to requests sent after the restart ended
-	var wg sync.WaitGroup
-	stop := make(chan struct{})
-	for w := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rs[w%2]
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				sentAfterBack := back.Load()
-				name := fmt.Sprintf("restart %d-%d", w, i)
-				key := "restart-" + name
-				var resp *testkit.Response
-				if i%2 == 0 {
-					resp = r.Do("POST", "/api/v1/agents", tok, agentBody(name), "Idempotency-Key", key)
-				} else {
-					resp = r.Do("GET", "/api/v1/agents?per_page=5", tok, nil)
-				}
-				mu.Lock()
-				statuses[resp.Status]++
-				if sentAfterBack {
-					afterBack[resp.Status]++
-				}
-				if i%2 == 0 {
-					if resp.Status == 201 {
-						made[name] = true
-					} else {
-						unanswered = append(unanswered, map[string]string{"name": name, "key": key, "replica": fmt.Sprint(w % 2)})
-					}
-				}
-				mu.Unlock()
-				switch {
-				case resp.Status < 300:
-				case resp.Status == 503:
-					checkUnavailable(t, resp.Status, resp.Header, resp.Body)
-				default:
-					t.Errorf("writer %d while PostgreSQL restarts (down %v): %d %s", w, down.Load(), resp.Status, resp.Body)
-				}
-			}
-		}()
-	}
-
+	load := startRestartLoad(t, rs, tok)
 	time.Sleep(300 * time.Millisecond)
-	down.Store(true)
+	load.down.Store(true)
 	if err := cluster.Halt(); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(500 * time.Millisecond)
+	checkUnavailableWhileDown(t, rs, console)
+	time.Sleep(700 * time.Millisecond)
+	if err := cluster.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	load.down.Store(false)
+	load.back.Store(true)
+	time.Sleep(time.Second)
+	close(load.stop)
+	load.wg.Wait()
+
+	t.Logf("answers: %v; sent after PostgreSQL was back: %v", load.statuses, load.afterBack)
+	if load.statuses[503] == 0 {
+		t.Error("no request met the restart: the test proved nothing")
+	}
+	for st, n := range load.afterBack {
+		if st >= 300 {
+			t.Errorf("%d answers %d to requests sent after PostgreSQL was back, want only successes", n, st)
+		}
+	}
+	if page, err := console.Get(rs[1].URL + "/agents"); err != nil || page.StatusCode != 200 {
+		t.Errorf("the console once PostgreSQL is back: %v %v", page, err)
+	}
+	load.checkMadeOnce(t, rs, tok)
+}
+
+// restartLoad is four writers, two a replica, alternating creates under an
+// Idempotency-Key and lists until stop, and what they were answered.
+type restartLoad struct {
+	down, back atomic.Bool
+	mu         sync.Mutex
+	statuses   map[int]int
+	made       map[string]bool     // names answered 201
+	unanswered []map[string]string // creates not answered 201: retried once back
+	afterBack  map[int]int         // answers to requests sent after the restart ended
+	wg         sync.WaitGroup
+	stop       chan struct{}
+}
+
+// startRestartLoad starts the writers; close stop and wait on wg to end them.
+func startRestartLoad(t *testing.T, rs []*testkit.Replica, tok string) *restartLoad {
+	t.Helper()
+	l := &restartLoad{statuses: map[int]int{}, made: map[string]bool{}, afterBack: map[int]int{}, stop: make(chan struct{})}
+	for w := range 4 {
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			l.write(t, w, rs[w%2], tok)
+		}()
+	}
+	return l
+}
+
+// write is writer w's loop on replica r: any answer but a success or a well-formed 503
+// is an error.
+func (l *restartLoad) write(t *testing.T, w int, r *testkit.Replica, tok string) {
+	for i := 0; ; i++ {
+		select {
+		case <-l.stop:
+			return
+		default:
+		}
+		sentAfterBack := l.back.Load()
+		name := fmt.Sprintf("restart %d-%d", w, i)
+		key := "restart-" + name
+		var resp *testkit.Response
+		if i%2 == 0 {
+			resp = r.Do("POST", "/api/v1/agents", tok, agentBody(name), "Idempotency-Key", key)
+		} else {
+			resp = r.Do("GET", "/api/v1/agents?per_page=5", tok, nil)
+		}
+		l.mu.Lock()
+		l.statuses[resp.Status]++
+		if sentAfterBack {
+			l.afterBack[resp.Status]++
+		}
+		if i%2 == 0 {
+			if resp.Status == 201 {
+				l.made[name] = true
+			} else {
+				l.unanswered = append(l.unanswered, map[string]string{"name": name, "key": key, "replica": fmt.Sprint(w % 2)})
+			}
+		}
+		l.mu.Unlock()
+		switch {
+		case resp.Status < 300:
+		case resp.Status == 503:
+			checkUnavailable(t, resp.Status, resp.Header, resp.Body)
+		default:
+			t.Errorf("writer %d while PostgreSQL restarts (down %v): %d %s", w, l.down.Load(), resp.Status, resp.Body)
+		}
+	}
+}
+
+// checkUnavailableWhileDown checks that, while PostgreSQL is down, every replica's
+// /readyz and the console answer 503.
+func checkUnavailableWhileDown(t *testing.T, rs []*testkit.Replica, console *http.Client) {
+	t.Helper()
 	for i, r := range rs {
 		resp, err := http.Get(r.URL + "/readyz")
 		if err != nil {
@@ -106,43 +153,26 @@ func TestReplicasAnswer503WhileDatabaseRestarts(t *testing.T) {
 	if page.StatusCode != 503 || !strings.Contains(string(body), "The database is unavailable") {
 		t.Errorf("the console while PostgreSQL is down: %d\n%s", page.StatusCode, body)
 	}
-	time.Sleep(700 * time.Millisecond)
-	if err := cluster.Resume(); err != nil {
-		t.Fatal(err)
-	}
-	down.Store(false)
-	back.Store(true)
-	time.Sleep(time.Second)
-	close(stop)
-	wg.Wait()
+}
 
-	t.Logf("answers: %v; sent after PostgreSQL was back: %v", statuses, afterBack)
-	if statuses[503] == 0 {
-		t.Error("no request met the restart: the test proved nothing")
-	}
-	for st, n := range afterBack {
-		if st >= 300 {
-			t.Errorf("%d answers %d to requests sent after PostgreSQL was back, want only successes", n, st)
-		}
-	}
-	if page, err := console.Get(rs[1].URL + "/agents"); err != nil || page.StatusCode != 200 {
-		t.Errorf("the console once PostgreSQL is back: %v %v", page, err)
-	}
-	// A create whose answer was a 503 may or may not have been made (a COMMIT whose
-	// answer was lost): its retry under the same key tells, and makes it at most once.
-	for _, u := range unanswered {
+// checkMadeOnce retries each create whose answer was a 503, which may or may not have
+// been made (a COMMIT whose answer was lost): its retry under the same key tells, and
+// makes it at most once; every agent made is stored once.
+func (l *restartLoad) checkMadeOnce(t *testing.T, rs []*testkit.Replica, tok string) {
+	t.Helper()
+	for _, u := range l.unanswered {
 		r := rs[0].Do("POST", "/api/v1/agents", tok, agentBody(u["name"]), "Idempotency-Key", u["key"])
 		if r.Status != 201 {
 			t.Errorf("retry of %s: %d %s", u["name"], r.Status, r.Body)
 			continue
 		}
-		made[u["name"]] = true
+		l.made[u["name"]] = true
 	}
 	counts := map[string]int{}
 	for _, a := range listAll(t, rs[1], "/api/v1/agents", tok) {
 		counts[a["name"].(string)]++
 	}
-	for name := range made {
+	for name := range l.made {
 		if counts[name] != 1 {
 			t.Errorf("%s is stored %d times, want once", name, counts[name])
 		}

@@ -78,7 +78,40 @@ func TestAccessMatrix(t *testing.T) {
 	s := testkit.NewServer(t, nil)
 	ws := s.Owner.WorkspaceID
 	agent := s.Do("POST", "/api/v1/agents", s.Owner.Token, map[string]any{"name": "A"}).Data()["id"].(string)
+	callers := matrixCallers(t, s, agent)
+	paths, spec := documentedPaths(t, s)
+	var ops []operation
+	for _, path := range paths {
+		for method, raw := range spec[path] {
+			var op struct {
+				Requires *requires `json:"x-voiceapi-requires"`
+			}
+			if json.Unmarshal(raw, &op) == nil && op.Requires != nil {
+				ops = append(ops, operation{methodName(method), strings.TrimPrefix(path, "/api/v1"), *op.Requires})
+			}
+		}
+	}
+	checkAccessDocs(t, ops)
+	if testing.Short() {
+		t.Skip("calls every route dozens of times")
+	}
+	checked := 0
+	for _, path := range paths {
+		for method, raw := range spec[path] {
+			checked += checkOperationAccess(t, s, ws, path, method, raw, callers)
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("checked only %d calls: the document lists too few operations", checked)
+	}
+}
 
+// matrixCallers makes the callers of the owner's workspace: a member of each role, a
+// developer limited to analytics, one limited to agent, the owner, and the owner's keys
+// narrowed to agent and to each scope.
+func matrixCallers(t *testing.T, s *testkit.Server, agent string) []caller {
+	t.Helper()
+	ws := s.Owner.WorkspaceID
 	var callers []caller
 	member := func(name, role string, modules, agentIDs []string) {
 		a := s.Member(name+"@example.com", ws, role, modules, agentIDs)
@@ -101,7 +134,13 @@ func TestAccessMatrix(t *testing.T) {
 		callers = append(callers, caller{name: "owner-key-" + scope, admin: true, role: data.RoleOwner, scopes: []string{scope},
 			token: func() string { return keyWithScopes(t, s, scope) }})
 	}
+	return callers
+}
 
+// documentedPaths reads the served OpenAPI document: its paths, sorted, and each path's
+// operations by method.
+func documentedPaths(t *testing.T, s *testkit.Server) ([]string, map[string]map[string]json.RawMessage) {
+	t.Helper()
 	doc := s.Do("GET", "/api/v1/openapi.json", "", nil)
 	var spec struct {
 		Paths map[string]map[string]json.RawMessage `json:"paths"`
@@ -109,66 +148,50 @@ func TestAccessMatrix(t *testing.T) {
 	if err := json.Unmarshal(doc.Body, &spec); err != nil {
 		t.Fatal(err)
 	}
-	param := regexp.MustCompile(`\{[^}]+\}`)
 	paths := make([]string, 0, len(spec.Paths))
 	for p := range spec.Paths {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	var ops []operation
-	for _, path := range paths {
-		for method, raw := range spec.Paths[path] {
-			var op struct {
-				Requires *requires `json:"x-voiceapi-requires"`
-			}
-			if json.Unmarshal(raw, &op) == nil && op.Requires != nil {
-				ops = append(ops, operation{methodName(method), strings.TrimPrefix(path, "/api/v1"), *op.Requires})
-			}
+	return paths, spec.Paths
+}
+
+// checkOperationAccess calls the documented operation (method, path) as every caller:
+// refused with 403 exactly when its requirement does not allow the caller. It returns
+// how many calls it checked (none for a public operation).
+func checkOperationAccess(t *testing.T, s *testkit.Server, ws, path, method string, raw json.RawMessage, callers []caller) int {
+	t.Helper()
+	var op struct {
+		Requires  *requires `json:"x-voiceapi-requires"`
+		Responses map[string]struct {
+			Content map[string]any `json:"content"`
+		} `json:"responses"`
+	}
+	if json.Unmarshal(raw, &op) != nil || op.Requires == nil {
+		return 0 // public, or not an operation
+	}
+	url := pathParam.ReplaceAllStringFunc(path, func(p string) string {
+		if p == "{workspace_id}" {
+			return ws
+		}
+		return "0"
+	})
+	if _, stream := op.Responses["200"].Content["text/event-stream"]; stream {
+		// An allowed caller would get a stream that never ends: a placeholder
+		// position makes the handler answer 422 once authorization has passed.
+		url += "?last_event_id=0"
+	}
+	for _, c := range callers {
+		want := c.allows(*op.Requires)
+		r := s.Do(methodName(method), url, c.token(), nil)
+		switch {
+		case !want && r.Status != 403:
+			t.Errorf("%s %s as %s: %d, want 403 (%+v); body %s", methodName(method), path, c.name, r.Status, *op.Requires, r.Body)
+		case want && (r.Status == 403 || r.Status == 401):
+			t.Errorf("%s %s as %s: %d, want it allowed (%+v); body %s", methodName(method), path, c.name, r.Status, *op.Requires, r.Body)
 		}
 	}
-	checkAccessDocs(t, ops)
-	if testing.Short() {
-		t.Skip("calls every route dozens of times")
-	}
-	checked := 0
-	for _, path := range paths {
-		for method, raw := range spec.Paths[path] {
-			var op struct {
-				Requires  *requires `json:"x-voiceapi-requires"`
-				Responses map[string]struct {
-					Content map[string]any `json:"content"`
-				} `json:"responses"`
-			}
-			if json.Unmarshal(raw, &op) != nil || op.Requires == nil {
-				continue // public, or not an operation
-			}
-			url := param.ReplaceAllStringFunc(path, func(p string) string {
-				if p == "{workspace_id}" {
-					return ws
-				}
-				return "0"
-			})
-			if _, stream := op.Responses["200"].Content["text/event-stream"]; stream {
-				// An allowed caller would get a stream that never ends: a placeholder
-				// position makes the handler answer 422 once authorization has passed.
-				url += "?last_event_id=0"
-			}
-			for _, c := range callers {
-				want := c.allows(*op.Requires)
-				r := s.Do(methodName(method), url, c.token(), nil)
-				switch {
-				case !want && r.Status != 403:
-					t.Errorf("%s %s as %s: %d, want 403 (%+v); body %s", methodName(method), path, c.name, r.Status, *op.Requires, r.Body)
-				case want && (r.Status == 403 || r.Status == 401):
-					t.Errorf("%s %s as %s: %d, want it allowed (%+v); body %s", methodName(method), path, c.name, r.Status, *op.Requires, r.Body)
-				}
-				checked++
-			}
-		}
-	}
-	if checked < 100 {
-		t.Fatalf("checked only %d calls: the document lists too few operations", checked)
-	}
+	return len(callers)
 }
 
 func methodName(m string) string {

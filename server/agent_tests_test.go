@@ -55,21 +55,8 @@ func TestAgentTestRunEveryCriterion(t *testing.T) {
 	e := newTestsEnv(t)
 	e.fixture.Agent[len(e.fixture.Agent)-1].Reply.Delay = 40 * time.Millisecond // "bye" answers slowly
 	agent := e.bookingAgent(t, "Trattoria")
-	// The function points at a server this one may reach: a real request would arrive.
-	r := e.Do("GET", "/api/v1/agents/"+agent, e.tok, nil)
-	tools := r.Data()["llm_config"].(map[string]any)["tools"].([]any)
-	tools[0].(map[string]any)["api_endpoint"] = endpoint.URL + "/book"
-	e.Svc.Conversations.Configure(cli.ConversationOptions(cli.LLMSettings{AllowURLPrefixes: []string{e.stand.URL + "/", endpoint.URL + "/"}}))
-	testkit.Expect(t, e.Do("PUT", "/api/v1/agents/"+agent, e.tok, map[string]any{"llm_config": map[string]any{"tools": tools}}), 200)
-	etag := e.Do("GET", "/api/v1/agents/"+agent, e.tok, nil).Header.Get("ETag")
-
-	script := []string{"A table for two, please", "I'm a vip", "Thanks, bye"}
-	met := e.createTest(t, agent, scripted("every criterion met", script, everyCriterionMet...))
-	e.createTest(t, agent, scripted("every criterion unmet", script, everyCriterionUnmet...))
-	sim := scripted("a simulated regular", nil, map[string]any{"type": "tool_called", "name": "book"},
-		map[string]any{"type": "ends_with", "reason": "agent_ended"})
-	sim["user"], sim["repeat"] = map[string]any{"persona": "A hungry regular", "goal": "Book a table"}, 2
-	e.createTest(t, agent, sim)
+	etag := e.pointFunctionAt(t, agent, endpoint.URL)
+	met := e.createEveryCriterionTests(t, agent)
 
 	run := e.run(t, agent, nil)
 	if run["status"] != data.TestFailed || run["revision"] != etag || run["agent_version"] != nil {
@@ -79,6 +66,59 @@ func TestAgentTestRunEveryCriterion(t *testing.T) {
 	if summary["tests"] != 3.0 || summary["passed"] != 2.0 || summary["failed"] != 1.0 || summary["error"] != 0.0 || summary["cases"] != 4.0 || summary["done"] != 4.0 {
 		t.Errorf("summary: %v", summary)
 	}
+	metResult := checkEveryCriterionVerdicts(t, run, met)
+	checkMetRepeat(t, metResult["repeats"].([]any)[0].(map[string]any))
+	simResult := resultOf(t, run, "a simulated regular")
+	if simResult["status"] != data.TestPassed || len(simResult["repeats"].([]any)) != 2 || simResult["pass_rate"] != 1.0 {
+		t.Errorf("simulated: %v", simResult)
+	}
+	if hits.Load() != 0 {
+		t.Errorf("the custom function's endpoint was asked %d times: a test must answer from its mock", hits.Load())
+	}
+	// The run's job is readable and succeeded, with its progress.
+	job := e.Do("GET", "/api/v1/jobs/"+run["job_id"].(string), e.tok, nil)
+	testkit.Expect(t, job, 200)
+	if job.Data()["status"] != data.JobSucceeded || job.Data()["kind"] != "agent.test_run" || job.Data()["agent_id"] != agent {
+		t.Errorf("job: %s", job.Body)
+	}
+	// The list shows runs without results.
+	list := e.Do("GET", "/api/v1/agents/"+agent+"/test-runs", e.tok, nil)
+	testkit.Expect(t, list, 200)
+	if l := list.List(); len(l) != 1 || l[0].(map[string]any)["results"] != nil {
+		t.Errorf("runs list: %s", list.Body)
+	}
+}
+
+// pointFunctionAt points the agent's custom function at endpoint, a server this one may
+// reach (a real request would arrive), and returns the agent's ETag then.
+func (e *testsEnv) pointFunctionAt(t *testing.T, agent, endpoint string) string {
+	t.Helper()
+	r := e.Do("GET", "/api/v1/agents/"+agent, e.tok, nil)
+	tools := r.Data()["llm_config"].(map[string]any)["tools"].([]any)
+	tools[0].(map[string]any)["api_endpoint"] = endpoint + "/book"
+	e.Svc.Conversations.Configure(cli.ConversationOptions(cli.LLMSettings{AllowURLPrefixes: []string{e.stand.URL + "/", endpoint + "/"}}))
+	testkit.Expect(t, e.Do("PUT", "/api/v1/agents/"+agent, e.tok, map[string]any{"llm_config": map[string]any{"tools": tools}}), 200)
+	return e.Do("GET", "/api/v1/agents/"+agent, e.tok, nil).Header.Get("ETag")
+}
+
+// createEveryCriterionTests creates a scripted test with every criterion met, one with
+// every criterion unmet, and a simulated caller repeated twice; it returns the first.
+func (e *testsEnv) createEveryCriterionTests(t *testing.T, agent string) map[string]any {
+	t.Helper()
+	script := []string{"A table for two, please", "I'm a vip", "Thanks, bye"}
+	met := e.createTest(t, agent, scripted("every criterion met", script, everyCriterionMet...))
+	e.createTest(t, agent, scripted("every criterion unmet", script, everyCriterionUnmet...))
+	sim := scripted("a simulated regular", nil, map[string]any{"type": "tool_called", "name": "book"},
+		map[string]any{"type": "ends_with", "reason": "agent_ended"})
+	sim["user"], sim["repeat"] = map[string]any{"persona": "A hungry regular", "goal": "Book a table"}, 2
+	e.createTest(t, agent, sim)
+	return met
+}
+
+// checkEveryCriterionVerdicts checks each criterion's verdict in the met and unmet tests'
+// results, their statuses and the met one's identity; it returns the met one's result.
+func checkEveryCriterionVerdicts(t *testing.T, run, met map[string]any) map[string]any {
+	t.Helper()
 	wantMet := "tool_called:true tool_not_called:true says:true not_says:true variable_equals:true ends_with:true max_latency_ms:true judge:true"
 	wantUnmet := "tool_called:false tool_not_called:false says:false not_says:false variable_equals:false ends_with:false max_latency_ms:false judge:false"
 	metResult, unmetResult := resultOf(t, run, "every criterion met"), resultOf(t, run, "every criterion unmet")
@@ -94,8 +134,13 @@ func TestAgentTestRunEveryCriterion(t *testing.T) {
 	if metResult["test_id"] != met["id"] || metResult["required"] != false || metResult["test_revision"] == "" {
 		t.Errorf("result identity: %v", metResult)
 	}
-	// Evidence: each verdict points at the item it rests on.
-	rep := metResult["repeats"].([]any)[0].(map[string]any)
+	return metResult
+}
+
+// checkMetRepeat checks the met test's repeat: each verdict's evidence points at the
+// item it rests on and gives a reason; its end, variables, usage and latencies.
+func checkMetRepeat(t *testing.T, rep map[string]any) {
+	t.Helper()
 	transcript := rep["transcript"].([]any)
 	for i, v := range rep["criteria"].([]any) {
 		ev, _ := v.(map[string]any)["evidence"].(map[string]any)
@@ -125,25 +170,6 @@ func TestAgentTestRunEveryCriterion(t *testing.T) {
 	}
 	if l := rep["latency_ms"].(map[string]any); l["total_max"].(float64) < 40 {
 		t.Errorf("latencies: %v, want the slow reply's 40 ms in total_max", l)
-	}
-	simResult := resultOf(t, run, "a simulated regular")
-	if simResult["status"] != data.TestPassed || len(simResult["repeats"].([]any)) != 2 || simResult["pass_rate"] != 1.0 {
-		t.Errorf("simulated: %v", simResult)
-	}
-	if hits.Load() != 0 {
-		t.Errorf("the custom function's endpoint was asked %d times: a test must answer from its mock", hits.Load())
-	}
-	// The run's job is readable and succeeded, with its progress.
-	job := e.Do("GET", "/api/v1/jobs/"+run["job_id"].(string), e.tok, nil)
-	testkit.Expect(t, job, 200)
-	if job.Data()["status"] != data.JobSucceeded || job.Data()["kind"] != "agent.test_run" || job.Data()["agent_id"] != agent {
-		t.Errorf("job: %s", job.Body)
-	}
-	// The list shows runs without results.
-	list := e.Do("GET", "/api/v1/agents/"+agent+"/test-runs", e.tok, nil)
-	testkit.Expect(t, list, 200)
-	if l := list.List(); len(l) != 1 || l[0].(map[string]any)["results"] != nil {
-		t.Errorf("runs list: %s", list.Body)
 	}
 }
 

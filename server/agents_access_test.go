@@ -48,86 +48,19 @@ func (e *env) storedAPIKey(id string) string {
 
 func TestAgentAPIKeyNeverInPlaintext(t *testing.T) {
 	testkit.NeedBolt(t) // reads the bbolt file's bytes
-	e := newEnv(t)
-	tok := e.Owner.Token
-	const secret = "sk-live-PLAINTEXT-SECRET-a1b2c3d4e5-9876"
-	const secret2 = "sk-live-SECOND-SECRET-zyxwvu-5432"
-	var bodies [][]byte
-	keep := func(r *response) *response { bodies = append(bodies, r.Body); return r }
-
-	r := keep(e.do("POST", "/api/v1/agents", tok, map[string]any{"name": "Keyed", "llm_config": map[string]any{"api_key": secret}}))
-	expect(t, r, 201)
-	id := r.Data()["id"].(string)
-	if got := path(r.Data(), "llm_config.api_key"); got != "****9876" {
-		t.Errorf("created api_key = %v, want ****9876", got)
-	}
-	if got := e.storedAPIKey(id); got != secret {
-		t.Fatalf("stored key unseals to %q", got)
-	}
-	e.publish(tok, id, nil)
-	keep(e.do("GET", "/api/v1/agents/"+id, tok, nil))
-	keep(e.do("GET", "/api/v1/agents", tok, nil))
-	keep(e.do("GET", "/api/v1/agents/"+id+"/versions", tok, nil))
-	keep(e.do("GET", "/api/v1/agents/"+id+"/versions/1", tok, nil))
-
-	// The masked value sent back keeps the secret, and changes nothing.
-	shown, _ := e.agent(tok, id)
-	r = keep(e.do("PUT", "/api/v1/agents/"+id, tok, map[string]any{"llm_config": shown["llm_config"]}))
-	expect(t, r, 200)
-	if r.Data()["status"] != "published" || path(r.Data(), "llm_config.api_key") != "****9876" {
-		t.Errorf("masked key sent back: status %v, api_key %v", r.Data()["status"], path(r.Data(), "llm_config.api_key"))
-	}
-	if got := e.storedAPIKey(id); got != secret {
-		t.Fatalf("after sending the mask back the stored key is %q", got)
-	}
-	// Sending the whole record back (the shape a client reads) is accepted too.
-	whole := map[string]any{"name": shown["name"]}
-	for _, g := range agentGroups {
-		whole[g] = shown[g]
-	}
-	expect(t, keep(e.do("PUT", "/api/v1/agents/"+id, tok, whole)), 200)
-	if got := e.storedAPIKey(id); got != secret {
-		t.Fatalf("after sending the record back the stored key is %q", got)
-	}
-
-	// A new key changes the mask and the stored secret.
-	r = keep(e.do("PUT", "/api/v1/agents/"+id, tok, map[string]any{"llm_config": map[string]any{"api_key": secret2}}))
-	expect(t, r, 200)
-	if path(r.Data(), "llm_config.api_key") != "****5432" || e.storedAPIKey(id) != secret2 {
-		t.Errorf("new key: shown %v, stored %q", path(r.Data(), "llm_config.api_key"), e.storedAPIKey(id))
-	}
-	e.publish(tok, id, nil)
-	r = keep(e.do("GET", "/api/v1/agents/"+id+"/versions/1/diff/2", tok, nil))
-	expect(t, r, 200)
-	if want := []any{map[string]any{"path": "llm_config.api_key", "old": "****9876", "new": "****5432"}}; !reflect.DeepEqual(r.List(), want) {
-		t.Errorf("diff 1→2 = %v, want %v", r.List(), want)
-	}
-	// Version 1 still holds the first key: restoring it brings it back.
-	r = keep(e.do("POST", "/api/v1/agents/"+id+"/versions/1/restore", tok, nil))
-	expect(t, r, 200)
-	if path(r.Data(), "llm_config.api_key") != "****9876" || e.storedAPIKey(id) != secret {
-		t.Errorf("restored key: shown %v, stored %q", path(r.Data(), "llm_config.api_key"), e.storedAPIKey(id))
-	}
-	keep(e.do("GET", "/api/v1/agents/"+id+"/versions/2/diff/current", tok, nil))
-
-	// null clears.
-	r = keep(e.do("PUT", "/api/v1/agents/"+id, tok, map[string]any{"llm_config": map[string]any{"api_key": nil}}))
-	expect(t, r, 200)
-	if v, ok := r.Data()["llm_config"].(map[string]any)["api_key"]; !ok || v != nil {
-		t.Errorf("cleared api_key shown as %v (present %v)", v, ok)
-	}
-	if got := e.storedAPIKey(id); got != "" {
-		t.Errorf("cleared key still stored: %q", got)
-	}
-	// With no key stored, a mask is refused rather than stored as a key.
-	expectFields(t, keep(e.do("PUT", "/api/v1/agents/"+id, tok, map[string]any{"llm_config": map[string]any{"api_key": "****9876"}})), "llm_config.api_key")
-
+	j := &keyJourney{e: newEnv(t)}
+	j.tok = j.e.Owner.Token
+	j.createKeyedAgent(t)
+	j.sendMaskBack(t)
+	j.replaceAndRestoreKey(t)
+	j.clearKey(t)
 	// A second agent deleted with its key: the delete event carries it too.
-	r = keep(e.do("POST", "/api/v1/agents", tok, map[string]any{"name": "Deleted", "llm_config": map[string]any{"api_key": secret}}))
-	expect(t, keep(e.do("DELETE", "/api/v1/agents/"+r.Data()["id"].(string), tok, nil)), 204)
+	e, tok := j.e, j.tok
+	r := j.keep(e.do("POST", "/api/v1/agents", tok, map[string]any{"name": "Deleted", "llm_config": map[string]any{"api_key": keySecret}}))
+	expect(t, j.keep(e.do("DELETE", "/api/v1/agents/"+r.Data()["id"].(string), tok, nil)), 204)
 
-	for _, b := range bodies {
-		for _, s := range []string{secret, secret2, "PLAINTEXT-SECRET", "SECOND-SECRET"} {
+	for _, b := range j.bodies {
+		for _, s := range []string{keySecret, keySecret2, "PLAINTEXT-SECRET", "SECOND-SECRET"} {
 			if bytes.Contains(b, []byte(s)) {
 				t.Errorf("a response holds the plaintext key: %s", b)
 			}
@@ -136,7 +69,118 @@ func TestAgentAPIKeyNeverInPlaintext(t *testing.T) {
 	if e.Logs.String() != "" && strings.Contains(e.Logs.String(), "SECRET") {
 		t.Errorf("the log holds the key")
 	}
-	// The database file (agents, versions, events) holds no plaintext.
+	checkNoPlaintextKeyStored(t, e)
+}
+
+// The two keys TestAgentAPIKeyNeverInPlaintext sets, ending 9876 and 5432.
+const (
+	keySecret  = "sk-live-PLAINTEXT-SECRET-a1b2c3d4e5-9876"
+	keySecret2 = "sk-live-SECOND-SECRET-zyxwvu-5432"
+)
+
+// keyJourney is one agent's api key through create, update, publish, restore and clear,
+// keeping every response body to search for the key afterwards.
+type keyJourney struct {
+	e       *env
+	tok, id string
+	bodies  [][]byte
+}
+
+// keep records r's body and returns r.
+func (j *keyJourney) keep(r *response) *response { j.bodies = append(j.bodies, r.Body); return r }
+
+// createKeyedAgent creates and publishes the agent with the first key: shown masked,
+// stored sealed; then reads it every way a client can.
+func (j *keyJourney) createKeyedAgent(t *testing.T) {
+	t.Helper()
+	e, tok := j.e, j.tok
+	r := j.keep(e.do("POST", "/api/v1/agents", tok, map[string]any{"name": "Keyed", "llm_config": map[string]any{"api_key": keySecret}}))
+	expect(t, r, 201)
+	j.id = r.Data()["id"].(string)
+	if got := path(r.Data(), "llm_config.api_key"); got != "****9876" {
+		t.Errorf("created api_key = %v, want ****9876", got)
+	}
+	if got := e.storedAPIKey(j.id); got != keySecret {
+		t.Fatalf("stored key unseals to %q", got)
+	}
+	e.publish(tok, j.id, nil)
+	j.keep(e.do("GET", "/api/v1/agents/"+j.id, tok, nil))
+	j.keep(e.do("GET", "/api/v1/agents", tok, nil))
+	j.keep(e.do("GET", "/api/v1/agents/"+j.id+"/versions", tok, nil))
+	j.keep(e.do("GET", "/api/v1/agents/"+j.id+"/versions/1", tok, nil))
+}
+
+// sendMaskBack checks that the masked value sent back keeps the secret and changes
+// nothing, and that sending the whole record back (the shape a client reads) is
+// accepted too.
+func (j *keyJourney) sendMaskBack(t *testing.T) {
+	t.Helper()
+	e, tok, id := j.e, j.tok, j.id
+	shown, _ := e.agent(tok, id)
+	r := j.keep(e.do("PUT", "/api/v1/agents/"+id, tok, map[string]any{"llm_config": shown["llm_config"]}))
+	expect(t, r, 200)
+	if r.Data()["status"] != "published" || path(r.Data(), "llm_config.api_key") != "****9876" {
+		t.Errorf("masked key sent back: status %v, api_key %v", r.Data()["status"], path(r.Data(), "llm_config.api_key"))
+	}
+	if got := e.storedAPIKey(id); got != keySecret {
+		t.Fatalf("after sending the mask back the stored key is %q", got)
+	}
+	whole := map[string]any{"name": shown["name"]}
+	for _, g := range agentGroups {
+		whole[g] = shown[g]
+	}
+	expect(t, j.keep(e.do("PUT", "/api/v1/agents/"+id, tok, whole)), 200)
+	if got := e.storedAPIKey(id); got != keySecret {
+		t.Fatalf("after sending the record back the stored key is %q", got)
+	}
+}
+
+// replaceAndRestoreKey checks that a new key changes the mask and the stored secret, the
+// versions' diff shows the masks, and restoring version 1, which still holds the first
+// key, brings it back.
+func (j *keyJourney) replaceAndRestoreKey(t *testing.T) {
+	t.Helper()
+	e, tok, id := j.e, j.tok, j.id
+	r := j.keep(e.do("PUT", "/api/v1/agents/"+id, tok, map[string]any{"llm_config": map[string]any{"api_key": keySecret2}}))
+	expect(t, r, 200)
+	if path(r.Data(), "llm_config.api_key") != "****5432" || e.storedAPIKey(id) != keySecret2 {
+		t.Errorf("new key: shown %v, stored %q", path(r.Data(), "llm_config.api_key"), e.storedAPIKey(id))
+	}
+	e.publish(tok, id, nil)
+	r = j.keep(e.do("GET", "/api/v1/agents/"+id+"/versions/1/diff/2", tok, nil))
+	expect(t, r, 200)
+	if want := []any{map[string]any{"path": "llm_config.api_key", "old": "****9876", "new": "****5432"}}; !reflect.DeepEqual(r.List(), want) {
+		t.Errorf("diff 1→2 = %v, want %v", r.List(), want)
+	}
+	r = j.keep(e.do("POST", "/api/v1/agents/"+id+"/versions/1/restore", tok, nil))
+	expect(t, r, 200)
+	if path(r.Data(), "llm_config.api_key") != "****9876" || e.storedAPIKey(id) != keySecret {
+		t.Errorf("restored key: shown %v, stored %q", path(r.Data(), "llm_config.api_key"), e.storedAPIKey(id))
+	}
+	j.keep(e.do("GET", "/api/v1/agents/"+id+"/versions/2/diff/current", tok, nil))
+}
+
+// clearKey checks that null clears the key and that, with no key stored, a mask is
+// refused rather than stored as a key.
+func (j *keyJourney) clearKey(t *testing.T) {
+	t.Helper()
+	e, tok, id := j.e, j.tok, j.id
+	r := j.keep(e.do("PUT", "/api/v1/agents/"+id, tok, map[string]any{"llm_config": map[string]any{"api_key": nil}}))
+	expect(t, r, 200)
+	if v, ok := r.Data()["llm_config"].(map[string]any)["api_key"]; !ok || v != nil {
+		t.Errorf("cleared api_key shown as %v (present %v)", v, ok)
+	}
+	if got := e.storedAPIKey(id); got != "" {
+		t.Errorf("cleared key still stored: %q", got)
+	}
+	expectFields(t, j.keep(e.do("PUT", "/api/v1/agents/"+id, tok, map[string]any{"llm_config": map[string]any{"api_key": "****9876"}})), "llm_config.api_key")
+}
+
+// checkNoPlaintextKeyStored checks that the database file (agents, versions, events)
+// holds neither key in plaintext, while it does hold the agents' names, so the scan
+// reads real content.
+func checkNoPlaintextKeyStored(t *testing.T, e *env) {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(e.Dir, "voiceapi.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -165,12 +209,11 @@ func TestAgentAPIKeyNeverInPlaintext(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, s := range []string{secret, secret2, "PLAINTEXT-SECRET", "SECOND-SECRET"} {
+	for _, s := range []string{keySecret, keySecret2, "PLAINTEXT-SECRET", "SECOND-SECRET"} {
 		if bytes.Contains(raw, []byte(s)) {
 			t.Errorf("the database file holds %q in plaintext", s)
 		}
 	}
-	// ...while it does hold the agents' names, so the scan reads real content.
 	if !bytes.Contains(raw, []byte("Keyed")) {
 		t.Errorf("database file lacks the agent's name: the scan proves nothing")
 	}

@@ -55,48 +55,15 @@ func TestOnlineBackupUnderWriteLoadRestores(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var (
-		mu     sync.Mutex
-		acked  []string
-		stop   = make(chan struct{})
-		wg     sync.WaitGroup
-		errs   = make(chan error, 8)
-		during int // acknowledged while the backup streamed
-	)
-	for g := 0; g < 4; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				id, err := createWorkspace(e.URL, e.Owner.Token, fmt.Sprintf("load %d-%d", g, i))
-				if err != nil {
-					errs <- err
-					return
-				}
-				mu.Lock()
-				acked = append(acked, id)
-				mu.Unlock()
-			}
-		}()
-	}
-	waitFor(t, 30*time.Second, "40 acknowledged writes", func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) >= 40 })
-
-	mu.Lock()
-	before := slices.Clone(acked)
-	mu.Unlock()
+	load := startWorkspaceLoad(e)
+	waitFor(t, 30*time.Second, "40 acknowledged writes", func() bool { return len(load.ackedSoFar()) >= 40 })
+	before := load.ackedSoFar()
 	r := e.do("GET", "/api/v1/admin/backup", e.Owner.Token, nil)
-	mu.Lock()
-	during = len(acked) - len(before)
-	mu.Unlock()
-	close(stop)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	during := len(load.ackedSoFar()) - len(before) // acknowledged while the backup streamed
+	close(load.stop)
+	load.wg.Wait()
+	close(load.errs)
+	for err := range load.errs {
 		t.Fatalf("writer failed while the backup ran: %v", err)
 	}
 	expect(t, r, 200)
@@ -107,9 +74,60 @@ func TestOnlineBackupUnderWriteLoadRestores(t *testing.T) {
 		t.Errorf("Content-Disposition = %q", cd)
 	}
 	t.Logf("%d workspaces acknowledged before the backup, %d while it ran; archive %d bytes", len(before), during, len(r.Body))
+	checkRestoredBackup(t, r.Body, before, e.Owner.Token)
+}
 
+// workspaceLoad is four writers creating workspaces until stop, and the ids they were
+// acknowledged.
+type workspaceLoad struct {
+	mu    sync.Mutex
+	acked []string
+	stop  chan struct{}
+	wg    sync.WaitGroup
+	errs  chan error
+}
+
+// startWorkspaceLoad starts the writers on e; close stop, wait on wg, then read errs.
+func startWorkspaceLoad(e *env) *workspaceLoad {
+	l := &workspaceLoad{stop: make(chan struct{}), errs: make(chan error, 8)}
+	for g := 0; g < 4; g++ {
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-l.stop:
+					return
+				default:
+				}
+				id, err := createWorkspace(e.URL, e.Owner.Token, fmt.Sprintf("load %d-%d", g, i))
+				if err != nil {
+					l.errs <- err
+					return
+				}
+				l.mu.Lock()
+				l.acked = append(l.acked, id)
+				l.mu.Unlock()
+			}
+		}()
+	}
+	return l
+}
+
+// ackedSoFar copies the ids acknowledged so far.
+func (l *workspaceLoad) ackedSoFar() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.acked)
+}
+
+// checkRestoredBackup restores archive into a new directory and checks it: a manifest
+// without the key, the stored file, a database that opens and checks clean, holds every
+// workspace of before and authenticates token.
+func checkRestoredBackup(t *testing.T, archive []byte, before []string, token string) {
+	t.Helper()
 	target := filepath.Join(t.TempDir(), "restored")
-	m, err := bolt.Restore(target, bytes.NewReader(r.Body), bolt.RestoreOptions{})
+	m, err := bolt.Restore(target, bytes.NewReader(archive), bolt.RestoreOptions{})
 	if err != nil {
 		t.Fatalf("restore: %v", err)
 	}
@@ -149,7 +167,7 @@ func TestOnlineBackupUnderWriteLoadRestores(t *testing.T) {
 		}
 	}
 	// The restored instance works: the owner's token still authenticates.
-	if _, err := cli.NewServices(db).Auth.Authenticate(context.Background(), e.Owner.Token); err != nil {
+	if _, err := cli.NewServices(db).Auth.Authenticate(context.Background(), token); err != nil {
 		t.Errorf("the owner's token does not authenticate on the restored data: %v", err)
 	}
 }

@@ -108,48 +108,90 @@ func TestFullDiskRefusesWritesAndRecovers(t *testing.T) {
 }
 
 func testFullDisk(t *testing.T, kind string) {
-	dir := mountSmall(t, kind, 16<<20)
-	logs := &testkit.SyncBuffer{}
-	logger := slog.New(slog.NewJSONHandler(logs, nil))
-	opts := bolt.Options{PasswordCost: bcrypt.MinCost, Logger: logger, SecretKey: bytes.Repeat([]byte{7}, 32)}
-	db, err := bolt.Open(dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(cli.NewServer(db, logger).Handler())
-	// Runs before the unmount (cleanups run last first), whatever state the test ends in.
-	t.Cleanup(func() {
-		srv.Close()
-		db.Close()
-	})
-	e := &env{t: t, DB: db, URL: srv.URL, Logs: logs, Dir: dir}
-	e.Owner = e.newUser("owner@example.com", true)
-	tok := e.Owner.Token
-
-	prompt := strings.Repeat("You are the support line of Example Inc. ", 400) // 16 kB
-	create := func(i int) *response {
-		return e.do("POST", "/api/v1/agents", tok, map[string]any{"name": fmt.Sprintf("agent %d", i), "prompt_config": map[string]any{"prompt": prompt}})
-	}
-	var acked []string
+	f := openOnSmallDisk(t, kind)
 	for i := range 5 {
-		r := create(i)
+		r := f.create(i)
 		expect(t, r, 201)
-		acked = append(acked, r.Data()["id"].(string))
+		f.acked = append(f.acked, r.Data()["id"].(string))
 	}
-
-	kb := e.do("POST", "/api/v1/knowledge-bases", tok, map[string]any{"name": "manuals"})
+	kb := f.e.do("POST", "/api/v1/knowledge-bases", f.tok, map[string]any{"name": "manuals"})
 	expect(t, kb, 201)
 	kbID := kb.Data()["id"].(string)
 
-	ballast := fillDisk(t, dir)
-	// Writes may still succeed while bbolt reuses pages the file already holds; they
-	// must then be kept. Sooner or later a commit needs new pages, and fails.
+	ballast := fillDisk(t, f.dir)
+	f.checkWritesRefused(t)
+	f.checkOtherWritesRefusedReadsServed(t, kbID)
+	// Space freed: writes succeed again, without a restart.
+	if err := os.Remove(ballast); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		r := f.create(1000 + i)
+		expect(t, r, 201)
+		f.acked = append(f.acked, r.Data()["id"].(string))
+	}
+	expect(t, uploadFile(t, f.e, f.tok, kbID, bytes.Repeat([]byte("manual text "), 64<<10)), 200)
+	f.checkKeptAcrossReopen(t)
+}
+
+// fullDisk is a server over a bbolt database on a small filesystem, and the agents it
+// acknowledged.
+type fullDisk struct {
+	dir    string
+	opts   bolt.Options
+	logger *slog.Logger
+	logs   *testkit.SyncBuffer
+	db     *bolt.DB
+	srv    *httptest.Server
+	e      *env
+	tok    string
+	acked  []string
+}
+
+// fullDiskPrompt makes each agent 16 kB, so the disk fills in a few writes.
+var fullDiskPrompt = strings.Repeat("You are the support line of Example Inc. ", 400)
+
+// openOnSmallDisk mounts a 16 MiB filesystem of kind and serves a database on it, with
+// an owner.
+func openOnSmallDisk(t *testing.T, kind string) *fullDisk {
+	t.Helper()
+	f := &fullDisk{dir: mountSmall(t, kind, 16<<20), logs: &testkit.SyncBuffer{}}
+	f.logger = slog.New(slog.NewJSONHandler(f.logs, nil))
+	f.opts = bolt.Options{PasswordCost: bcrypt.MinCost, Logger: f.logger, SecretKey: bytes.Repeat([]byte{7}, 32)}
+	db, err := bolt.Open(f.dir, f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.db, f.srv = db, httptest.NewServer(cli.NewServer(db, f.logger).Handler())
+	// Runs before the unmount (cleanups run last first), whatever state the test ends in;
+	// it closes the server and database of the moment (a reopen replaces them).
+	t.Cleanup(func() {
+		f.srv.Close()
+		f.db.Close()
+	})
+	f.e = &env{t: t, DB: db, URL: f.srv.URL, Logs: f.logs, Dir: f.dir}
+	f.e.Owner = f.e.newUser("owner@example.com", true)
+	f.tok = f.e.Owner.Token
+	return f
+}
+
+// create sends the create of agent i.
+func (f *fullDisk) create(i int) *response {
+	return f.e.do("POST", "/api/v1/agents", f.tok, map[string]any{"name": fmt.Sprintf("agent %d", i), "prompt_config": map[string]any{"prompt": fullDiskPrompt}})
+}
+
+// checkWritesRefused creates agents on the full disk until three are refused. Writes may
+// still succeed while bbolt reuses pages the file already holds; they must then be kept.
+// Sooner or later a commit needs new pages, and fails: 507 insufficient_storage, logged
+// for the operator.
+func (f *fullDisk) checkWritesRefused(t *testing.T) {
+	t.Helper()
 	refused := 0
 	for i := 5; i < 400 && refused < 3; i++ {
-		r := create(i)
+		r := f.create(i)
 		switch r.Status {
 		case 201:
-			acked = append(acked, r.Data()["id"].(string))
+			f.acked = append(f.acked, r.Data()["id"].(string))
 		case 507:
 			expect(t, r, 507)
 			if r.Code() != "insufficient_storage" {
@@ -160,66 +202,63 @@ func testFullDisk(t *testing.T, kind string) {
 			t.Fatalf("create on a full disk: status %d: %s", r.Status, r.Body)
 		}
 	}
-	t.Logf("%d writes acknowledged, %d refused on the full disk", len(acked), refused)
+	t.Logf("%d writes acknowledged, %d refused on the full disk", len(f.acked), refused)
 	if refused == 0 {
 		t.Fatal("no write was refused on a full disk")
 	}
-	if !strings.Contains(logs.String(), "no space left on device") {
+	if !strings.Contains(f.logs.String(), "no space left on device") {
 		t.Error("the full disk was not logged for the operator")
 	}
-	// An upload, whose file is written beside the database, is refused the same way and
-	// leaves no partial file behind.
+}
+
+// checkOtherWritesRefusedReadsServed checks that an upload, whose file is written beside
+// the database, is refused the same way and leaves no partial file behind; that other
+// writes are refused the same way; and that reads keep working.
+func (f *fullDisk) checkOtherWritesRefusedReadsServed(t *testing.T, kbID string) {
+	t.Helper()
+	e, tok := f.e, f.tok
 	up := uploadFile(t, e, tok, kbID, bytes.Repeat([]byte("manual text "), 64<<10))
 	expect(t, up, 507)
-	if leftovers := tempFiles(t, dir); len(leftovers) > 0 {
+	if leftovers := tempFiles(t, f.dir); len(leftovers) > 0 {
 		t.Fatalf("a refused upload left %v", leftovers)
 	}
-	// Other writes are refused the same way; reads keep working.
-	r := e.do("PUT", "/api/v1/agents/"+acked[0], tok, map[string]any{"prompt_config": map[string]any{"prompt": prompt + "changed"}})
+	r := e.do("PUT", "/api/v1/agents/"+f.acked[0], tok, map[string]any{"prompt_config": map[string]any{"prompt": fullDiskPrompt + "changed"}})
 	if r.Status != 507 && r.Status != 200 {
 		t.Fatalf("update on a full disk: %d: %s", r.Status, r.Body)
 	}
 	listed := e.do("GET", "/api/v1/agents?per_page=100", tok, nil)
 	expect(t, listed, 200)
-	if got := len(pageIDs(listed)); got != len(acked) {
-		t.Fatalf("reads on a full disk: %d agents listed, %d acknowledged", got, len(acked))
+	if got := len(pageIDs(listed)); got != len(f.acked) {
+		t.Fatalf("reads on a full disk: %d agents listed, %d acknowledged", got, len(f.acked))
 	}
-	expect(t, e.do("GET", "/api/v1/agents/"+acked[len(acked)-1], tok, nil), 200)
+	expect(t, e.do("GET", "/api/v1/agents/"+f.acked[len(f.acked)-1], tok, nil), 200)
+}
 
-	// Space freed: writes succeed again, without a restart.
-	if err := os.Remove(ballast); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 3 {
-		r := create(1000 + i)
-		expect(t, r, 201)
-		acked = append(acked, r.Data()["id"].(string))
-	}
-	expect(t, uploadFile(t, e, tok, kbID, bytes.Repeat([]byte("manual text "), 64<<10)), 200)
-
-	// Nothing acknowledged is lost across a reopen, and the file checks clean.
-	srv.Close()
-	if err := db.Close(); err != nil {
+// checkKeptAcrossReopen closes the database, checks the file clean with voiceapi check,
+// reopens it and checks that nothing acknowledged is lost and nothing refused was stored.
+func (f *fullDisk) checkKeptAcrossReopen(t *testing.T) {
+	t.Helper()
+	f.srv.Close()
+	if err := f.db.Close(); err != nil {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
 	check := cli.NewRootCommand(&out, &errOut)
-	check.SetArgs([]string{"check", "--data", dir})
+	check.SetArgs([]string{"check", "--data", f.dir})
 	if err := check.Execute(); err != nil || !strings.Contains(out.String(), ": ok (") {
 		t.Fatalf("voiceapi check: %v\n%s%s", err, out.String(), errOut.String())
 	}
-	db, err = bolt.Open(dir, opts)
+	db, err := bolt.Open(f.dir, f.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv = httptest.NewServer(cli.NewServer(db, logger).Handler())
-	e.DB, e.URL = db, srv.URL
-	for _, id := range acked {
-		expect(t, e.do("GET", "/api/v1/agents/"+id, tok, nil), 200)
+	f.db, f.srv = db, httptest.NewServer(cli.NewServer(db, f.logger).Handler())
+	f.e.DB, f.e.URL = db, f.srv.URL
+	for _, id := range f.acked {
+		expect(t, f.e.do("GET", "/api/v1/agents/"+id, f.tok, nil), 200)
 	}
-	// And nothing refused was stored.
-	if got := listIDs(t, e.do("GET", "/api/v1/agents?per_page=100", tok, nil)); len(got) != len(acked) {
-		t.Fatalf("after a reopen: %d agents, %d acknowledged", len(got), len(acked))
+	if got := listIDs(t, f.e.do("GET", "/api/v1/agents?per_page=100", f.tok, nil)); len(got) != len(f.acked) {
+		t.Fatalf("after a reopen: %d agents, %d acknowledged", len(got), len(f.acked))
 	}
 }
 

@@ -115,32 +115,7 @@ func TestWorkspaceExportImportRoundTrip(t *testing.T) {
 	defer page.Close()
 	src := exportEnv(t)
 	restored, _, _ := seedWorkspace(t, src, page.URL)
-
-	masked, _ := src.export(src.Owner.Token, src.Owner.WorkspaceID, "")
-	if got := at(masked, "agents.0.llm_config.api_key"); got != "****9876" {
-		t.Errorf("default export api_key = %v, want the mask", got)
-	}
-	if got := at(masked, "agents.0.versions.0.llm_config.api_key"); got != "****9876" {
-		t.Errorf("default export version api_key = %v, want the mask", got)
-	}
-	clear, raw := src.export(src.Owner.Token, src.Owner.WorkspaceID, "?include_secrets=true")
-	if got := at(clear, "agents.0.llm_config.api_key"); got != "gsk_live_secret_9876" {
-		t.Errorf("include_secrets api_key = %v", got)
-	}
-	for _, instanceID := range []string{src.Owner.WorkspaceID, restored, "whsec_"} {
-		if strings.Contains(string(raw), instanceID) {
-			t.Errorf("the export names %q: instance ids and secrets must not travel", instanceID)
-		}
-	}
-	if at(clear, "agents.0.status") != "published" || at(clear, "agents.0.published_version") != 1.0 {
-		t.Errorf("restored agent exported as %v at %v", at(clear, "agents.0.status"), at(clear, "agents.0.published_version"))
-	}
-	if at(clear, "agents.0.llm_config.knowledge_base_ids.0") != at(clear, "knowledge_bases.0.key") {
-		t.Errorf("knowledge_base_ids not rewritten to the export key: %v", at(clear, "agents.0.llm_config.knowledge_base_ids"))
-	}
-	if at(clear, "numbers.0.inbound_agent") != "support-bot" || at(clear, "numbers.0.outbound_agent") != "sales-bot" {
-		t.Errorf("number bindings exported as %v / %v", at(clear, "numbers.0.inbound_agent"), at(clear, "numbers.0.outbound_agent"))
-	}
+	clear, raw := checkExportedDocument(t, src, restored)
 
 	dst := exportEnv(t)
 	ws := dst.Owner.WorkspaceID
@@ -168,8 +143,49 @@ func TestWorkspaceExportImportRoundTrip(t *testing.T) {
 		b, _ := json.MarshalIndent(withoutExportTime(again), "", " ")
 		t.Fatalf("the imported workspace exports differently:\nsource:\n%.3000s\nimported:\n%.3000s", a, b)
 	}
+	checkImportedRecords(t, dst, newKB, newSupport)
+	checkSecondImportRefused(t, dst, raw)
+}
 
-	// The records themselves: ids mapped, versions kept, files byte for byte, retrieval works.
+// checkExportedDocument exports src's workspace, masked by default and then with its
+// secrets, and checks the document: no instance ids or webhook secrets, the restored
+// agent published, references rewritten to export keys. It returns the clear export,
+// decoded and as sent.
+func checkExportedDocument(t *testing.T, src *env, restored string) (map[string]any, []byte) {
+	t.Helper()
+	masked, _ := src.export(src.Owner.Token, src.Owner.WorkspaceID, "")
+	if got := at(masked, "agents.0.llm_config.api_key"); got != "****9876" {
+		t.Errorf("default export api_key = %v, want the mask", got)
+	}
+	if got := at(masked, "agents.0.versions.0.llm_config.api_key"); got != "****9876" {
+		t.Errorf("default export version api_key = %v, want the mask", got)
+	}
+	clear, raw := src.export(src.Owner.Token, src.Owner.WorkspaceID, "?include_secrets=true")
+	if got := at(clear, "agents.0.llm_config.api_key"); got != "gsk_live_secret_9876" {
+		t.Errorf("include_secrets api_key = %v", got)
+	}
+	for _, instanceID := range []string{src.Owner.WorkspaceID, restored, "whsec_"} {
+		if strings.Contains(string(raw), instanceID) {
+			t.Errorf("the export names %q: instance ids and secrets must not travel", instanceID)
+		}
+	}
+	if at(clear, "agents.0.status") != "published" || at(clear, "agents.0.published_version") != 1.0 {
+		t.Errorf("restored agent exported as %v at %v", at(clear, "agents.0.status"), at(clear, "agents.0.published_version"))
+	}
+	if at(clear, "agents.0.llm_config.knowledge_base_ids.0") != at(clear, "knowledge_bases.0.key") {
+		t.Errorf("knowledge_base_ids not rewritten to the export key: %v", at(clear, "agents.0.llm_config.knowledge_base_ids"))
+	}
+	if at(clear, "numbers.0.inbound_agent") != "support-bot" || at(clear, "numbers.0.outbound_agent") != "sales-bot" {
+		t.Errorf("number bindings exported as %v / %v", at(clear, "numbers.0.inbound_agent"), at(clear, "numbers.0.outbound_agent"))
+	}
+	return clear, raw
+}
+
+// checkImportedRecords checks the imported records themselves: ids mapped, versions
+// kept (the next publish is version 3), files byte for byte, retrieval works, numbers
+// bound, events recorded.
+func checkImportedRecords(t *testing.T, dst *env, newKB, newSupport string) {
+	t.Helper()
 	agent := dst.do("GET", "/api/v1/agents/"+newSupport, dst.Owner.Token, nil)
 	expect(t, agent, 200)
 	if at(agent.Data(), "llm_config.knowledge_base_ids.0") != newKB || at(agent.Data(), "status") != "published" {
@@ -205,15 +221,20 @@ func TestWorkspaceExportImportRoundTrip(t *testing.T) {
 		t.Errorf("numbers bound to the imported agent: %v", ids)
 	}
 	for _, typ := range []string{"agent.created", "knowledge_base.created", "number.created"} {
-		if n := dst.countEvents(ws, typ); n == 0 {
+		if n := dst.countEvents(dst.Owner.WorkspaceID, typ); n == 0 {
 			t.Errorf("no %s event recorded by the import", typ)
 		}
 	}
+}
 
-	// A second import into the same instance: every number is taken, so nothing at all
-	// is created, not even the knowledge bases and agents before them.
+// checkSecondImportRefused imports raw into dst's workspace again: every number is
+// taken, so nothing at all is created, not even the knowledge bases and agents before
+// them.
+func checkSecondImportRefused(t *testing.T, dst *env, raw []byte) {
+	t.Helper()
+	ws := dst.Owner.WorkspaceID
 	before, files := dst.countWorkspaceRecords(ws), dst.storedFiles()
-	r = dst.do("POST", "/api/v1/workspaces/"+ws+"/import", dst.Owner.Token, raw)
+	r := dst.do("POST", "/api/v1/workspaces/"+ws+"/import", dst.Owner.Token, raw)
 	expect(t, r, 409)
 	if msg := r.JSON()["message"].(string); !strings.Contains(msg, "+14155550101") || !strings.Contains(msg, "+14155550102") {
 		t.Errorf("409 does not name the numbers: %s", msg)

@@ -22,6 +22,7 @@ import (
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/service"
 	"github.com/voiceapi/voiceapi/webhook"
 )
 
@@ -53,6 +54,53 @@ func (b *bodies) joined() string {
 // the search sees call content where there is some.
 func TestRedactedCardIsWrittenNowhere(t *testing.T) {
 	dir := t.TempDir()
+	rs := startRedactionServer(t, dir)
+	owner := testkit.NewAccount(t, rs.svc, "owner@example.com", true)
+	plain := testkit.NewAccount(t, rs.svc, "plain@example.com", false)
+	expect(t, rs.do("POST", "/api/v1/webhooks", owner.Token, map[string]any{"url": rs.recvURL, "events": []string{"*"}}), 201)
+	expect(t, rs.do("PUT", "/api/v1/workspaces/"+owner.WorkspaceID, owner.Token, map[string]any{"privacy": map[string]any{
+		"redaction": map[string]any{"detectors": []string{"card", "email"}}}}), 200)
+	rs.sendRedactedCall(t, owner.Token)
+	// A workspace without redaction keeps what it is sent.
+	plainAgent := rs.do("POST", "/api/v1/agents", plain.Token, map[string]any{"name": "Plain"})
+	expect(t, plainAgent, 201)
+	expect(t, rs.do("POST", "/api/v1/calls", plain.Token, map[string]any{"agent_id": plainAgent.Data()["id"], "direction": "web",
+		"transcript": []map[string]any{{"role": "user", "content": "card " + redactionControl, "start_ms": 0}}}), 201)
+
+	waitFor(t, 30*time.Second, "the call's events at the webhook", func() bool {
+		all := rs.recv.joined()
+		return strings.Contains(all, `"call.analyzed"`) && strings.Contains(all, `"call.ended"`) && strings.Contains(all, `"call.registered"`)
+	})
+	rs.shutdown()
+	rs.checkWrittenNowhere(t, dir)
+}
+
+// The card and address TestRedactedCardIsWrittenNowhere sends, a card of the workspace
+// without redaction, and every form the card is sent in.
+const (
+	redactionCard    = "4012888888881881"
+	redactionEmail   = "caller.private@example.org"
+	redactionSpoken  = "four zero one two eight eight eight eight eight eight eight eight one eight eight one"
+	redactionControl = "5555 5555 5555 4444"
+)
+
+var redactionForms = []string{redactionCard, "4012 8888 8888 1881", "4012-8888-8888-1881", redactionSpoken, redactionEmail}
+
+// redactionServer is a server over a bbolt database in a directory of its own, logging
+// at debug level, with a webhook dispatcher posting to recv.
+type redactionServer struct {
+	svc      *service.Services
+	do       func(method, path, token string, body any, headers ...string) *response
+	logs     *testkit.SyncBuffer
+	recv     *bodies
+	recvURL  string
+	shutdown func() // stops everything and closes the database; once
+}
+
+// startRedactionServer starts a redactionServer over dir, shut down when the test ends
+// if it was not before.
+func startRedactionServer(t *testing.T, dir string) *redactionServer {
+	t.Helper()
 	logs := &testkit.SyncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	db, err := bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, SecretKey: testkit.SecretKey, Logger: logger})
@@ -62,7 +110,7 @@ func TestRedactedCardIsWrittenNowhere(t *testing.T) {
 	svc := cli.NewServices(db)
 	hs := httptest.NewServer(cli.NewServerOn(db, svc, logger, func(c *server.Config) { c.AllowPrivateURLs = true }).Handler())
 	recv := &bodies{}
-	rs := httptest.NewServer(recv)
+	rcv := httptest.NewServer(recv)
 	d := webhook.NewDispatcher(svc.Deliveries, webhook.Config{AllowPrivate: true, Workers: 2, Timeout: 30 * time.Second, // a hang guard
 		Schedule: []time.Duration{10 * time.Millisecond}, Logger: logger})
 	db.SetEventHook(d.Wake)
@@ -76,60 +124,51 @@ func TestRedactedCardIsWrittenNowhere(t *testing.T) {
 		db.SetEventHook(nil)
 		d.Stop(context.Background())
 		hs.Close()
-		rs.Close()
+		rcv.Close()
 		db.Close()
 	}
 	t.Cleanup(shutdown)
-
-	owner := testkit.NewAccount(t, svc, "owner@example.com", true)
-	plain := testkit.NewAccount(t, svc, "plain@example.com", false)
 	do := func(method, path, token string, body any, headers ...string) *response {
 		t.Helper()
 		return testkit.Request(t, hs.URL, method, path, token, body, headers...)
 	}
-	expect(t, do("POST", "/api/v1/webhooks", owner.Token, map[string]any{"url": rs.URL, "events": []string{"*"}}), 201)
-	expect(t, do("PUT", "/api/v1/workspaces/"+owner.WorkspaceID, owner.Token, map[string]any{"privacy": map[string]any{
-		"redaction": map[string]any{"detectors": []string{"card", "email"}}}}), 200)
-	agent := do("POST", "/api/v1/agents", owner.Token, map[string]any{"name": "Billing"})
+	return &redactionServer{svc: svc, do: do, logs: logs, recv: recv, recvURL: rcv.URL, shutdown: shutdown}
+}
+
+// sendRedactedCall registers and updates a call whose transcript, variables and
+// analysis hold the card in every form and the address; the answers show the markers.
+func (rs *redactionServer) sendRedactedCall(t *testing.T, token string) {
+	t.Helper()
+	agent := rs.do("POST", "/api/v1/agents", token, map[string]any{"name": "Billing"})
 	expect(t, agent, 201)
 	agentID := agent.Data()["id"].(string)
-
-	const card, email = "4012888888881881", "caller.private@example.org"
-	spoken := "four zero one two eight eight eight eight eight eight eight eight one eight eight one"
-	reg := do("POST", "/api/v1/calls", owner.Token, map[string]any{
+	reg := rs.do("POST", "/api/v1/calls", token, map[string]any{
 		"agent_id": agentID, "direction": "web", "status": "ongoing",
-		"transcript": []map[string]any{{"role": "user", "content": "my card is 4012 8888 8888 1881 and mail " + email, "start_ms": 0}},
-		"variables":  map[string]any{"card": "4012-8888-8888-1881", "nested": []any{map[string]any{"pan": card}}},
+		"transcript": []map[string]any{{"role": "user", "content": "my card is 4012 8888 8888 1881 and mail " + redactionEmail, "start_ms": 0}},
+		"variables":  map[string]any{"card": "4012-8888-8888-1881", "nested": []any{map[string]any{"pan": redactionCard}}},
 	}, "Idempotency-Key", "register-1")
 	expect(t, reg, 201)
 	callID := reg.Data()["id"].(string)
-	upd := do("PUT", "/api/v1/calls/"+callID, owner.Token, map[string]any{
+	upd := rs.do("PUT", "/api/v1/calls/"+callID, token, map[string]any{
 		"status":     "ended",
-		"transcript": []map[string]any{{"role": "user", "content": "again: " + spoken, "start_ms": 10}},
-		"analysis":   map[string]any{"summary": "paid with " + card},
+		"transcript": []map[string]any{{"role": "user", "content": "again: " + redactionSpoken, "start_ms": 10}},
+		"analysis":   map[string]any{"summary": "paid with " + redactionCard},
 	})
 	expect(t, upd, 200)
 	got, _ := json.Marshal(upd.Data())
 	if !strings.Contains(string(got), "[card]") || !strings.Contains(string(reg.Body), "[email]") {
 		t.Fatalf("the answers show no markers: %s / %s", reg.Body, got)
 	}
-	// A workspace without redaction keeps what it is sent.
-	plainAgent := do("POST", "/api/v1/agents", plain.Token, map[string]any{"name": "Plain"})
-	expect(t, plainAgent, 201)
-	const control = "5555 5555 5555 4444"
-	expect(t, do("POST", "/api/v1/calls", plain.Token, map[string]any{"agent_id": plainAgent.Data()["id"], "direction": "web",
-		"transcript": []map[string]any{{"role": "user", "content": "card " + control, "start_ms": 0}}}), 201)
+}
 
-	waitFor(t, 30*time.Second, "the call's events at the webhook", func() bool {
-		all := recv.joined()
-		return strings.Contains(all, `"call.analyzed"`) && strings.Contains(all, `"call.ended"`) && strings.Contains(all, `"call.registered"`)
-	})
-	shutdown()
-
-	forms := []string{card, "4012 8888 8888 1881", "4012-8888-8888-1881", spoken, email}
+// checkWrittenNowhere reads every byte of dir (values also read back decompressed),
+// the server's log and every webhook body: none holds a form of the card or the
+// address, while the database holds the control card and the markers.
+func (rs *redactionServer) checkWrittenNowhere(t *testing.T, dir string) {
+	t.Helper()
 	var files int
 	var everything strings.Builder
-	err = filepath.WalkDir(dir, func(path string, de fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(path string, de fs.DirEntry, err error) error {
 		if err != nil || de.IsDir() {
 			return err
 		}
@@ -148,23 +187,23 @@ func TestRedactedCardIsWrittenNowhere(t *testing.T) {
 	// card in a compressed value, so every value is read back decompressed too.
 	everything.WriteString(storedValues(t, filepath.Join(dir, bolt.FileName)))
 	stored := everything.String()
-	if !strings.Contains(stored, control) {
+	if !strings.Contains(stored, redactionControl) {
 		t.Fatal("the control card of the workspace without redaction is not in the database bytes: the search is blind")
 	}
 	if !strings.Contains(stored, "[card]") {
 		t.Fatal("no [card] marker in the database bytes")
 	}
-	for where, text := range map[string]string{"the database files": stored, "the server log": logs.String(), "the webhook bodies": recv.joined()} {
+	for where, text := range map[string]string{"the database files": stored, "the server log": rs.logs.String(), "the webhook bodies": rs.recv.joined()} {
 		if text == "" {
 			t.Fatalf("%s are empty", where)
 		}
-		for _, f := range forms {
+		for _, f := range redactionForms {
 			if strings.Contains(text, f) {
 				t.Errorf("%s hold %q", where, f)
 			}
 		}
 	}
-	if !strings.Contains(recv.joined(), "[card]") {
+	if !strings.Contains(rs.recv.joined(), "[card]") {
 		t.Error("the webhook bodies hold no [card] marker")
 	}
 }

@@ -58,6 +58,31 @@ func TestSlowHeadersDoNotStarveClients(t *testing.T) {
 	// asks, even when a loaded machine dials the thousand of them slowly (at 2 s, a slow dial
 	// could leave too few held, and the test failed on its own precondition).
 	const readHeader = 5 * time.Second
+	addr := serveWithReadHeaderTimeout(t, e, readHeader)
+
+	start := time.Now()
+	slow := dialSlowClients(t, addr, readHeader)
+	defer func() {
+		close(slow.stop)
+		slow.wg.Wait()
+	}()
+	dialed := time.Since(start)
+	slow.checkOrdinaryClientServed(t, addr, readHeader, start, dialed)
+
+	// The read-header timeout frees the slow connections.
+	deadline := time.Now().Add(readHeader + 4*time.Second)
+	for slow.closedByServer.Load() < slowClients && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := slow.closedByServer.Load(); n < slowClients {
+		t.Fatalf("the server closed %d of %d slow-headers connections within %s", n, slowClients, readHeader+4*time.Second)
+	}
+}
+
+// serveWithReadHeaderTimeout serves e's database on loopback with the read-header
+// timeout readHeader until the test ends, and returns the address.
+func serveWithReadHeaderTimeout(t *testing.T, e *env, readHeader time.Duration) string {
+	t.Helper()
 	srv := cli.NewServer(e.DB, slog.New(slog.NewJSONHandler(io.Discard, nil)), func(c *server.Config) {
 		c.Timeouts = server.Timeouts{ReadHeader: readHeader}
 	})
@@ -68,26 +93,36 @@ func TestSlowHeadersDoNotStarveClients(t *testing.T) {
 	ctx, stopServer := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.ListenAndServe(ctx, ln, time.Second) }()
-	defer func() {
+	t.Cleanup(func() {
 		stopServer()
 		<-served
-	}()
-	addr := ln.Addr().String()
+	})
+	return ln.Addr().String()
+}
 
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var closedByServer atomic.Int32
-	start := time.Now()
+// slowLoris is slowClients connections sending their headers a byte a second until
+// stop, and how many the server closed.
+type slowLoris struct {
+	stop           chan struct{}
+	wg             sync.WaitGroup
+	closedByServer atomic.Int32
+}
+
+// dialSlowClients dials the slow connections to addr; close stop and wait on wg to end
+// them.
+func dialSlowClients(t *testing.T, addr string, readHeader time.Duration) *slowLoris {
+	t.Helper()
+	s := &slowLoris{stop: make(chan struct{})}
 	for range slowClients {
 		c, err := net.DialTimeout("tcp", addr, 2*time.Second)
 		if err != nil {
-			close(stop)
-			wg.Wait()
+			close(s.stop)
+			s.wg.Wait()
 			t.Fatalf("dialing slow client: %v", err)
 		}
-		wg.Add(2)
+		s.wg.Add(2)
 		go func() { // sends a byte a second until stopped or cut off
-			defer wg.Done()
+			defer s.wg.Done()
 			defer c.Close()
 			req := []byte("GET /healthz HTTP/1.1\r\nHost: slow\r\nX-Slow: " + string(make([]byte, 64)))
 			for i := 0; ; i++ {
@@ -95,30 +130,30 @@ func TestSlowHeadersDoNotStarveClients(t *testing.T) {
 					return
 				}
 				select {
-				case <-stop:
+				case <-s.stop:
 					return
 				case <-time.After(time.Second):
 				}
 			}
 		}()
 		go func() { // notices the server closing the connection
-			defer wg.Done()
+			defer s.wg.Done()
 			c.SetReadDeadline(time.Now().Add(readHeader + 5*time.Second))
 			// EOF, or a reset when the server closed with our bytes unread; only our
 			// own read deadline means it was still open.
 			var ne net.Error
 			if _, err := io.Copy(io.Discard, c); err == nil || !(errors.As(err, &ne) && ne.Timeout()) {
-				closedByServer.Add(1)
+				s.closedByServer.Add(1)
 			}
 		}()
 	}
-	defer func() {
-		close(stop)
-		wg.Wait()
-	}()
-	dialed := time.Since(start)
+	return s
+}
 
-	// An ordinary client, on its own connections, while every slow one is held.
+// checkOrdinaryClientServed checks that an ordinary client, on its own connections, is
+// answered while every slow one is held (start is when the first was dialed).
+func (s *slowLoris) checkOrdinaryClientServed(t *testing.T, addr string, readHeader time.Duration, start time.Time, dialed time.Duration) {
+	t.Helper()
 	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	for i := range 3 {
 		if i > 0 && time.Since(start) > readHeader-300*time.Millisecond {
@@ -126,7 +161,7 @@ func TestSlowHeadersDoNotStarveClients(t *testing.T) {
 		}
 		// The first request must meet the slow connections still held, or it proves
 		// nothing about them.
-		if held := slowClients - int(closedByServer.Load()); i == 0 && held < slowClients*9/10 {
+		if held := slowClients - int(s.closedByServer.Load()); i == 0 && held < slowClients*9/10 {
 			t.Fatalf("only %d slow connections were still open after dialing them all in %s", held, dialed)
 		}
 		t0 := time.Now()
@@ -144,14 +179,5 @@ func TestSlowHeadersDoNotStarveClients(t *testing.T) {
 				i, resp.StatusCode, took, time.Since(start), readHeader, slowClients, dialed)
 		}
 		time.Sleep(200 * time.Millisecond)
-	}
-
-	// The read-header timeout frees the slow connections.
-	deadline := time.Now().Add(readHeader + 4*time.Second)
-	for closedByServer.Load() < slowClients && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if n := closedByServer.Load(); n < slowClients {
-		t.Fatalf("the server closed %d of %d slow-headers connections within %s", n, slowClients, readHeader+4*time.Second)
 	}
 }

@@ -21,12 +21,36 @@ func validTest() data.AgentTest {
 
 // TestAgentTestBounds holds every bound of an agent test at its edge and just past it.
 func TestAgentTestBounds(t *testing.T) {
-	n := func(v float64) any { return v }
-	cases := []struct {
+	for _, group := range []struct {
 		name  string
-		edit  func(*data.AgentTest)
-		paths []string
+		cases []agentTestCase
 	}{
+		{"fields", agentTestFieldCases()},
+		{"user", agentTestUserCases()},
+		{"tool criteria", agentTestToolCriterionCases()},
+		{"other criteria", agentTestOtherCriterionCases()},
+		{"mocks", agentTestMockCases()},
+	} {
+		t.Run(group.name, func(t *testing.T) {
+			for _, c := range group.cases {
+				x := validTest()
+				c.edit(&x)
+				expectPaths(t, c.name, AgentTest(x, testTools), c.paths...)
+			}
+		})
+	}
+}
+
+// agentTestCase edits a valid test and names the paths AgentTest must then fault.
+type agentTestCase struct {
+	name  string
+	edit  func(*data.AgentTest)
+	paths []string
+}
+
+// agentTestFieldCases bound the name, max_turns, repeat and variables.
+func agentTestFieldCases() []agentTestCase {
+	return []agentTestCase{
 		{"valid", func(*data.AgentTest) {}, nil},
 		{"name missing", func(x *data.AgentTest) { x.Name = "" }, []string{"name"}},
 		{"name blank", func(x *data.AgentTest) { x.Name = "   " }, []string{"name"}},
@@ -40,6 +64,18 @@ func TestAgentTestBounds(t *testing.T) {
 		{"repeat 0", func(x *data.AgentTest) { x.Repeat = MinTestRepeat - 1 }, []string{"repeat"}},
 		{"repeat 10", func(x *data.AgentTest) { x.Repeat = MaxTestRepeat }, nil},
 		{"repeat 11", func(x *data.AgentTest) { x.Repeat = MaxTestRepeat + 1 }, []string{"repeat"}},
+		{"variables", func(x *data.AgentTest) { x.Variables = map[string]any{"name": "Ada", "n": 2.0, "vip": true} }, nil},
+		{"a variable of a bad name", func(x *data.AgentTest) { x.Variables = map[string]any{"1x": "a"} }, []string{"variables.1x"}},
+		{"a variable object", func(x *data.AgentTest) { x.Variables = map[string]any{"o": map[string]any{}} }, []string{"variables.o"}},
+		{"every fault at once", func(x *data.AgentTest) {
+			x.Name, x.MaxTurns, x.Repeat, x.Criteria = "", 0, 11, nil
+		}, []string{"name", "max_turns", "repeat", "criteria"}},
+	}
+}
+
+// agentTestUserCases bound the simulated caller: a script or a persona with a goal.
+func agentTestUserCases() []agentTestCase {
+	return []agentTestCase{
 		{"no caller", func(x *data.AgentTest) { x.User = data.TestUser{} }, []string{"user"}},
 		{"script and persona", func(x *data.AgentTest) { x.User.Persona = "p" }, []string{"user.persona"}},
 		{"script and goal", func(x *data.AgentTest) { x.User.Goal = "g" }, []string{"user.goal"}},
@@ -63,9 +99,12 @@ func TestAgentTestBounds(t *testing.T) {
 				x.User.Script[i] = "t"
 			}
 		}, []string{"user.script"}},
-		{"variables", func(x *data.AgentTest) { x.Variables = map[string]any{"name": "Ada", "n": 2.0, "vip": true} }, nil},
-		{"a variable of a bad name", func(x *data.AgentTest) { x.Variables = map[string]any{"1x": "a"} }, []string{"variables.1x"}},
-		{"a variable object", func(x *data.AgentTest) { x.Variables = map[string]any{"o": map[string]any{}} }, []string{"variables.o"}},
+	}
+}
+
+// agentTestToolCriterionCases bound the criteria list and the criteria that name a tool.
+func agentTestToolCriterionCases() []agentTestCase {
+	return []agentTestCase{
 		{"no criteria", func(x *data.AgentTest) { x.Criteria = nil }, []string{"criteria"}},
 		{"30 criteria", func(x *data.AgentTest) { x.Criteria = repeatCriterion(MaxTestCriteria) }, nil},
 		{"31 criteria", func(x *data.AgentTest) { x.Criteria = repeatCriterion(MaxTestCriteria + 1) }, []string{"criteria"}},
@@ -84,6 +123,13 @@ func TestAgentTestBounds(t *testing.T) {
 		{"tool_not_called with arguments", func(x *data.AgentTest) {
 			x.Criteria = []data.Criterion{{Type: data.CriterionToolNotCalled, Name: "hang_up", Arguments: map[string]any{}}}
 		}, []string{"criteria.0.arguments"}},
+	}
+}
+
+// agentTestOtherCriterionCases bound the criteria of patterns, variables, ends, latency and judges.
+func agentTestOtherCriterionCases() []agentTestCase {
+	n := func(v float64) any { return v }
+	return []agentTestCase{
 		{"says", func(x *data.AgentTest) {
 			x.Criteria = []data.Criterion{{Type: data.CriterionSays, Pattern: `(?i)\bbooked\b`}}
 		}, nil},
@@ -142,6 +188,12 @@ func TestAgentTestBounds(t *testing.T) {
 		{"judge with a name", func(x *data.AgentTest) {
 			x.Criteria = []data.Criterion{{Type: data.CriterionJudge, Criterion: "Polite.", Name: "book"}}
 		}, []string{"criteria.0.name"}},
+	}
+}
+
+// agentTestMockCases bound the tool mocks: a known tool that is not an end_call, status and body.
+func agentTestMockCases() []agentTestCase {
+	return []agentTestCase{
 		{"a mock", func(x *data.AgentTest) { x.Mocks = map[string]data.ToolMock{"book": {Status: 200, Body: "ok"}} }, nil},
 		{"a mock of an unknown tool", func(x *data.AgentTest) { x.Mocks = map[string]data.ToolMock{"fly": {Status: 200}} }, []string{"mocks.fly"}},
 		{"a mock of an end_call", func(x *data.AgentTest) { x.Mocks = map[string]data.ToolMock{"hang_up": {Status: 200}} }, []string{"mocks.hang_up"}},
@@ -155,14 +207,6 @@ func TestAgentTestBounds(t *testing.T) {
 		{"a mock body past it", func(x *data.AgentTest) {
 			x.Mocks = map[string]data.ToolMock{"book": {Status: 200, Body: strings.Repeat("b", MaxMockBody+1)}}
 		}, []string{"mocks.book.body"}},
-		{"every fault at once", func(x *data.AgentTest) {
-			x.Name, x.MaxTurns, x.Repeat, x.Criteria = "", 0, 11, nil
-		}, []string{"name", "max_turns", "repeat", "criteria"}},
-	}
-	for _, c := range cases {
-		x := validTest()
-		c.edit(&x)
-		expectPaths(t, c.name, AgentTest(x, testTools), c.paths...)
 	}
 }
 

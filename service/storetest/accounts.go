@@ -36,13 +36,22 @@ func testAccounts(t *testing.T, open Opener) {
 	if key.ID == 0 || login.ID == key.ID {
 		t.Fatalf("token ids %d and %d: want distinct ids assigned by the store", key.ID, login.ID)
 	}
+	checkAccountsStored(t, s, key.ID, userRev, keyRev)
+	checkUserChangedMemberRemoved(t, s, u, key.ID, userRev)
+	checkKeptResponsesExpire(t, s)
+}
+
+// checkAccountsStored reads the stored user back: by email, its API keys (not its login
+// token), its workspaces, the count of users, and the revisions taken when stored.
+func checkAccountsStored(t *testing.T, s service.Store, keyID int64, userRev, keyRev uint64) {
+	t.Helper()
 	view(t, s, func(tx service.Tx) error {
 		got, err := tx.UserByEmail("a@example.com")
 		if err != nil || got == nil || got.ID != "usr_1" || string(got.PasswordHash) != "h" {
 			t.Errorf("UserByEmail = %+v, %v", got, err)
 		}
 		keys, _, err := tx.APIKeyPage("usr_1", data.PageRequest{PerPage: 10})
-		if err != nil || len(keys) != 1 || keys[0].ID != key.ID {
+		if err != nil || len(keys) != 1 || keys[0].ID != keyID {
 			t.Errorf("APIKeyPage lists %v (%v), want the API key only, not the login token", keys, err)
 		}
 		ws, _, err := tx.WorkspacePage("usr_1", data.PageRequest{PerPage: 10})
@@ -57,8 +66,13 @@ func testAccounts(t *testing.T, open Opener) {
 		}
 		return err
 	})
-	// A change moves the email index and the revision; removing a member revokes its
-	// tokens in that workspace.
+}
+
+// checkUserChangedMemberRemoved changes u's email and removes its membership: a change
+// moves the email index and the revision (userRev before); removing a member revokes
+// its tokens in that workspace.
+func checkUserChangedMemberRemoved(t *testing.T, s service.Store, u *data.UserRecord, keyID int64, userRev uint64) {
+	t.Helper()
 	update(t, s, func(tx service.Tx) error {
 		u.Email = "b@example.com"
 		if err := tx.PutUser(u); err != nil {
@@ -73,15 +87,19 @@ func testAccounts(t *testing.T, open Opener) {
 		if rev, _ := tx.UserRevision("usr_1"); rev == userRev {
 			t.Error("the user's revision did not change with the user")
 		}
-		if k, _ := tx.APIKey(key.ID); k != nil {
+		if k, _ := tx.APIKey(keyID); k != nil {
 			t.Error("a removed member's token survives")
 		}
-		if rev, _ := tx.APIKeyRevision(key.ID); rev != 0 {
+		if rev, _ := tx.APIKeyRevision(keyID); rev != 0 {
 			t.Errorf("revision of a deleted token = %d, want 0", rev)
 		}
 		return nil
 	})
-	// Kept responses expire by their creation time.
+}
+
+// checkKeptResponsesExpire checks that kept responses expire by their creation time.
+func checkKeptResponsesExpire(t *testing.T, s service.Store) {
+	t.Helper()
 	old := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	update(t, s, func(tx service.Tx) error {
 		if err := tx.PutIdempotentResponse(1, "a", &data.IdempotentResponse{Status: 201, CreatedAt: data.NewTime(old)}); err != nil {

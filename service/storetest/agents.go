@@ -18,7 +18,6 @@ func testAgents(t *testing.T, open Opener) {
 	s := open(t)
 	const ws = "ws_01JD6000000000000000000000"
 	ids := []string{"agt_01JD6000000000000000000001", "agt_01JD6000000000000000000002", "agt_01JD6000000000000000000003"}
-	var revs []uint64
 	view(t, s, func(tx service.Tx) error {
 		a, err := tx.Agent(ids[0])
 		rev, _ := tx.AgentRevision(ids[0])
@@ -30,6 +29,33 @@ func testAgents(t *testing.T, open Opener) {
 	for _, id := range ids {
 		update(t, s, func(tx service.Tx) error { return tx.PutAgent(storedAgent(id, ws, data.AgentStatusDraft), "") })
 	}
+	firstRev := checkStoredAgents(t, s, ws, ids)
+	checkAgentPublished(t, s, ws, ids, firstRev)
+	// Deleting removes the row, its versions and its index entries.
+	update(t, s, func(tx service.Tx) error {
+		a, err := tx.Agent(ids[0])
+		if err != nil {
+			return err
+		}
+		return tx.DeleteAgent(a)
+	})
+	view(t, s, func(tx service.Tx) error {
+		a, err := tx.Agent(ids[0])
+		v, _ := tx.AgentVersion(ids[0], 1)
+		page, _, _ := tx.AgentIDs(ws, "", nil, "", data.PageRequest{PerPage: 10})
+		pub, _, _ := tx.AgentIDs(ws, data.AgentStatusPublished, nil, "", data.PageRequest{PerPage: 10})
+		if a != nil || v != nil || len(page) != 2 || len(pub) != 0 {
+			t.Errorf("after delete: %+v, %+v, ids %v, published %v", a, v, page, pub)
+		}
+		return err
+	})
+}
+
+// checkStoredAgents reads the three draft agents of ws back: the row, a stable revision,
+// the ids listed newest first, among some, by name, and none of another workspace. It
+// returns the first agent's revision.
+func checkStoredAgents(t *testing.T, s service.Store, ws string, ids []string) (firstRev uint64) {
+	t.Helper()
 	view(t, s, func(tx service.Tx) error {
 		a, err := tx.Agent(ids[0])
 		if err != nil || a == nil || a.Name != "Agent "+ids[0] || a.LLMConfig.Provider != data.LLMGroq {
@@ -40,7 +66,7 @@ func testAgents(t *testing.T, open Opener) {
 		if rev == 0 || rev != again {
 			t.Errorf("revision %d then %d; want one non-zero number", rev, again)
 		}
-		revs = append(revs, rev)
+		firstRev = rev
 		page, _, err := tx.AgentIDs(ws, "", nil, "", data.PageRequest{PerPage: 10})
 		if len(page) != 3 || page[0] != ids[2] {
 			t.Errorf("ids %v, want all three, newest first", page)
@@ -67,7 +93,13 @@ func testAgents(t *testing.T, open Opener) {
 		}
 		return err
 	})
-	// Publishing moves the status index entry and changes the revision.
+	return firstRev
+}
+
+// checkAgentPublished publishes the first agent: publishing moves the status index
+// entry and changes the revision (firstRev before), and the version is stored.
+func checkAgentPublished(t *testing.T, s service.Store, ws string, ids []string, firstRev uint64) {
+	t.Helper()
 	update(t, s, func(tx service.Tx) error {
 		a := storedAgent(ids[0], ws, data.AgentStatusPublished)
 		a.LastVersion = 1
@@ -79,7 +111,7 @@ func testAgents(t *testing.T, open Opener) {
 	})
 	view(t, s, func(tx service.Tx) error {
 		rev, _ := tx.AgentRevision(ids[0])
-		if rev == revs[0] {
+		if rev == firstRev {
 			t.Error("the revision did not change with the row")
 		}
 		pub, _, err := tx.AgentIDs(ws, data.AgentStatusPublished, nil, "", data.PageRequest{PerPage: 10})
@@ -92,24 +124,6 @@ func testAgents(t *testing.T, open Opener) {
 		list, _, _ := tx.AgentVersions(ids[0], data.PageRequest{PerPage: 10})
 		if v == nil || v.VersionNumber != 1 || missing != nil || len(list) != 1 {
 			t.Errorf("versions: %+v, %+v, %d listed", v, missing, len(list))
-		}
-		return err
-	})
-	// Deleting removes the row, its versions and its index entries.
-	update(t, s, func(tx service.Tx) error {
-		a, err := tx.Agent(ids[0])
-		if err != nil {
-			return err
-		}
-		return tx.DeleteAgent(a)
-	})
-	view(t, s, func(tx service.Tx) error {
-		a, err := tx.Agent(ids[0])
-		v, _ := tx.AgentVersion(ids[0], 1)
-		page, _, _ := tx.AgentIDs(ws, "", nil, "", data.PageRequest{PerPage: 10})
-		pub, _, _ := tx.AgentIDs(ws, data.AgentStatusPublished, nil, "", data.PageRequest{PerPage: 10})
-		if a != nil || v != nil || len(page) != 2 || len(pub) != 0 {
-			t.Errorf("after delete: %+v, %+v, ids %v, published %v", a, v, page, pub)
 		}
 		return err
 	})

@@ -62,6 +62,24 @@ func testFieldRollups(t *testing.T, open Opener) {
 	g := stepIDs()
 	agent, other := g.New(data.PrefixAgent), g.New(data.PrefixAgent)
 	day := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	calls := seedFieldRollups(t, s, g, agent, other, day)
+	checkFieldRollups(t, s, agent, day)
+	checkFieldRollupsTakenBack(t, s, calls, agent, day)
+	update(t, s, func(tx service.Tx) error { return tx.DeleteWorkspace("ws_1") })
+	view(t, s, func(tx service.Tx) error {
+		for _, a := range []string{agent, other} {
+			if left, _ := tx.FieldRollups("ws_1", a, "outcome", day, day.Add(24*time.Hour), time.Hour); len(left) != 0 {
+				t.Errorf("a deleted workspace's buckets = %+v", left)
+			}
+		}
+		return nil
+	})
+}
+
+// seedFieldRollups stores four analysed calls of agent on day (08:00, 08:10, 09:30 and
+// 10:15; versions 1, 1, 2, 2) and one of other at 08:20, and returns agent's calls.
+func seedFieldRollups(t *testing.T, s service.Store, g *data.IDGen, agent, other string, day time.Time) []*data.Call {
+	t.Helper()
 	var calls []*data.Call
 	for i, at := range []time.Duration{8 * time.Hour, 8*time.Hour + 10*time.Minute, 9*time.Hour + 30*time.Minute, 10*time.Hour + 15*time.Minute} {
 		g.Now = func() time.Time { return day.Add(at + time.Duration(i)*time.Millisecond) }
@@ -87,18 +105,27 @@ func testFieldRollups(t *testing.T, open Opener) {
 		}
 		return tx.SetCallAnalysisValues(elsewhere, valuesOf(elsewhere, 1, "booked", number(100)))
 	})
-	sum := func(buckets []data.FieldBucket) (n int64, values map[string]int64, numbers int64, total float64) {
-		values = map[string]int64{}
-		for _, b := range buckets {
-			n += b.Count
-			for k, v := range b.Values {
-				values[k] += v
-			}
-			numbers += b.Numbers
-			total += b.Sum
+	return calls
+}
+
+// sumFieldBuckets adds up buckets: their counts, values, numbers and sums.
+func sumFieldBuckets(buckets []data.FieldBucket) (n int64, values map[string]int64, numbers int64, total float64) {
+	values = map[string]int64{}
+	for _, b := range buckets {
+		n += b.Count
+		for k, v := range b.Values {
+			values[k] += v
 		}
-		return
+		numbers += b.Numbers
+		total += b.Sum
 	}
+	return
+}
+
+// checkFieldRollups reads the outcome and score buckets of agent by hour and by day,
+// per version, and none for another workspace.
+func checkFieldRollups(t *testing.T, s service.Store, agent string, day time.Time) {
+	t.Helper()
 	view(t, s, func(tx service.Tx) error {
 		// By hour over a range cutting the 08:00 and 10:00 hours: 08:10 (edge), 09:30
 		// (whole hour), 10:15 (edge).
@@ -118,7 +145,7 @@ func testFieldRollups(t *testing.T, open Opener) {
 			t.Fatalf("day buckets per version = %+v", days)
 		}
 		scores, _ := tx.FieldRollups("ws_1", agent, "score", day, day.Add(24*time.Hour), 24*time.Hour)
-		if n, _, numbers, total := sum(scores); n != 3 || numbers != 3 || total != 11 {
+		if n, _, numbers, total := sumFieldBuckets(scores); n != 3 || numbers != 3 || total != 11 {
 			t.Errorf("score = %+v", scores)
 		}
 		if none, _ := tx.FieldRollups("ws_2", agent, "outcome", day, day.Add(24*time.Hour), time.Hour); len(none) != 0 {
@@ -126,7 +153,12 @@ func testFieldRollups(t *testing.T, open Opener) {
 		}
 		return nil
 	})
-	// Replaced, cleared, deleted: each takes back exactly what it added.
+}
+
+// checkFieldRollupsTakenBack replaces, clears and deletes: each takes back exactly
+// what it added.
+func checkFieldRollupsTakenBack(t *testing.T, s service.Store, calls []*data.Call, agent string, day time.Time) {
+	t.Helper()
 	update(t, s, func(tx service.Tx) error {
 		if err := tx.SetCallAnalysisValues(calls[0], valuesOf(calls[0], 1, "callback", number(3))); err != nil {
 			return err
@@ -138,21 +170,12 @@ func testFieldRollups(t *testing.T, open Opener) {
 	})
 	view(t, s, func(tx service.Tx) error {
 		days, _ := tx.FieldRollups("ws_1", agent, "outcome", day, day.Add(24*time.Hour), 24*time.Hour)
-		if n, values, _, _ := sum(days); n != 2 || !reflect.DeepEqual(values, map[string]int64{"callback": 1, "booked": 1}) {
+		if n, values, _, _ := sumFieldBuckets(days); n != 2 || !reflect.DeepEqual(values, map[string]int64{"callback": 1, "booked": 1}) {
 			t.Errorf("after a replace, a clear and a delete = %+v", days)
 		}
 		scores, _ := tx.FieldRollups("ws_1", agent, "score", day, day.Add(24*time.Hour), time.Hour)
-		if n, _, numbers, total := sum(scores); n != 1 || numbers != 1 || total != 3 || len(scores[0].Sketch) != 1 {
+		if n, _, numbers, total := sumFieldBuckets(scores); n != 1 || numbers != 1 || total != 3 || len(scores[0].Sketch) != 1 {
 			t.Errorf("scores after = %+v", scores)
-		}
-		return nil
-	})
-	update(t, s, func(tx service.Tx) error { return tx.DeleteWorkspace("ws_1") })
-	view(t, s, func(tx service.Tx) error {
-		for _, a := range []string{agent, other} {
-			if left, _ := tx.FieldRollups("ws_1", a, "outcome", day, day.Add(24*time.Hour), time.Hour); len(left) != 0 {
-				t.Errorf("a deleted workspace's buckets = %+v", left)
-			}
 		}
 		return nil
 	})

@@ -46,6 +46,15 @@ func testCampaigns(t *testing.T, open Opener) {
 	t0 := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	c, rs := campaignFixture(g, "ws_1", t0)
 	update(t, s, func(tx service.Tx) error { return tx.InsertCampaign(c, rs) })
+	checkCampaignInserted(t, s, c, rs, t0)
+	leased := leaseFirstRecipient(t, s, c, rs, t0)
+	endLeasedAttempt(t, s, c, rs, leased, t0)
+}
+
+// checkCampaignInserted checks the campaign of rs as inserted at t0: its counts, the
+// recipients due (next_at at now is due), the next due time, the open campaigns.
+func checkCampaignInserted(t *testing.T, s service.Store, c *data.Campaign, rs []*data.Recipient, t0 time.Time) {
+	t.Helper()
 	view(t, s, func(tx service.Tx) error {
 		got, err := tx.Campaign(c.ID)
 		if err != nil || got == nil || got.Counts.Pending != 3 || got.Name != "C" || got.LastClaimAt != nil {
@@ -69,7 +78,12 @@ func testCampaigns(t *testing.T, open Opener) {
 		}
 		return err
 	})
-	// Lease the first: out of the due index, into the lease and call indexes.
+}
+
+// leaseFirstRecipient leases the first recipient: out of the due index, into the lease
+// and call indexes; the campaign keeps the claim. It returns the leased recipient.
+func leaseFirstRecipient(t *testing.T, s service.Store, c *data.Campaign, rs []*data.Recipient, t0 time.Time) data.Recipient {
+	t.Helper()
 	leased := *rs[0]
 	until, call := data.NewTime(t0.Add(time.Minute)), "call_1"
 	leased.State, leased.NextAt, leased.LeaseUntil, leased.CallID = data.RecipientInProgress, nil, &until, &call
@@ -102,7 +116,14 @@ func testCampaigns(t *testing.T, open Opener) {
 		}
 		return err
 	})
-	// Its call ends: completed, out of every index.
+	return leased
+}
+
+// endLeasedAttempt ends the leased recipient's call: completed, out of every index; the
+// campaign, canceled, is no longer open.
+func endLeasedAttempt(t *testing.T, s service.Store, c *data.Campaign, rs []*data.Recipient, leased data.Recipient, t0 time.Time) {
+	t.Helper()
+	call := *leased.CallID
 	done := leased
 	outcome := data.OutcomeAnswered
 	done.State, done.LeaseUntil, done.CallID, done.Outcome = data.RecipientCompleted, nil, nil, &outcome

@@ -50,6 +50,23 @@ func testNumbers(t *testing.T, open Opener) {
 		}
 		return err
 	})
+	checkNumbersListed(t, s, n1, n2, dup, agentA)
+	checkNumberRebound(t, s, n1, n2, agentA, agentB)
+	checkNumberDeleted(t, s, n1, dup, agentB)
+	view(t, s, func(tx service.Tx) error {
+		found, _, err := tx.AgentRef("ws_1", agentA)
+		if found {
+			t.Error("AgentRef found an agent nobody stored")
+		}
+		return err
+	})
+}
+
+// checkNumbersListed reads n1 and n2 of ws_1 back (and not dup, refused): by id, newest
+// first, by agent (n1, bound inbound and outbound to agentA, listed once), by page, and
+// none in another workspace.
+func checkNumbersListed(t *testing.T, s service.Store, n1, n2, dup *data.Number, agentA string) {
+	t.Helper()
 	view(t, s, func(tx service.Tx) error {
 		if got, _ := tx.Number(dup.ID); got != nil {
 			t.Errorf("the refused number is stored: %+v", got)
@@ -83,7 +100,11 @@ func testNumbers(t *testing.T, open Opener) {
 		}
 		return nil
 	})
-	// Rebinding moves the agent index.
+}
+
+// checkNumberRebound rebinds n1 to agentB: rebinding moves the agent index.
+func checkNumberRebound(t *testing.T, s service.Store, n1, n2 *data.Number, agentA, agentB string) {
+	t.Helper()
 	next := *n1
 	next.InboundAgentID, next.OutboundAgentID, next.Nickname = nil, &agentB, "desk"
 	update(t, s, func(tx service.Tx) error { return tx.PutNumber(&next) })
@@ -98,7 +119,12 @@ func testNumbers(t *testing.T, open Opener) {
 		}
 		return nil
 	})
-	// A delete frees the phone number and leaves no index entry behind.
+}
+
+// checkNumberDeleted deletes n1: a delete frees the phone number (dup, refused before,
+// now inserts) and leaves no index entry behind.
+func checkNumberDeleted(t *testing.T, s service.Store, n1, dup *data.Number, agentB string) {
+	t.Helper()
 	update(t, s, func(tx service.Tx) error { return tx.DeleteNumber(n1.ID) })
 	view(t, s, func(tx service.Tx) error {
 		if byB, _, _ := tx.Numbers("ws_1", data.NumberFilter{AgentID: agentB}, data.PageRequest{}); len(byB) != 0 {
@@ -113,13 +139,6 @@ func testNumbers(t *testing.T, open Opener) {
 		ok, err := tx.InsertNumber(dup)
 		if !ok {
 			t.Error("a deleted number's phone number stays taken")
-		}
-		return err
-	})
-	view(t, s, func(tx service.Tx) error {
-		found, _, err := tx.AgentRef("ws_1", agentA)
-		if found {
-			t.Error("AgentRef found an agent nobody stored")
 		}
 		return err
 	})
