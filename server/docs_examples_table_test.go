@@ -1,0 +1,159 @@
+package server_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+)
+
+// exampleCheck checks one block, given as docJSON reads it.
+type exampleCheck func(e *docEnv, t *testing.T, reqs []docRequest)
+
+// docExample says what one json block of the docs is and how it is checked.
+type docExample struct {
+	first     string       // the block's first line, trimmed
+	check     exampleCheck // nil: not checked, why says why
+	why       string
+	unchecked bool // an API body not checked yet: the list to shrink
+}
+
+// docEnv is the workspace the examples run in: a published agent answering
+// +14155550123 (runtime.md's number), a draft agent the configuration fragments are put
+// on, and a calls:runtime key. ids maps a placeholder's prefix to the record it means.
+type docEnv struct {
+	*convEnv
+	ids     map[string]string
+	runtime string
+	draft   string // the agent configuration fragments are PUT on
+}
+
+const docNumber = "+14155550123"
+
+func newDocEnv(t *testing.T) *docEnv {
+	t.Helper()
+	c := newConvEnv(t, nil)
+	e := &docEnv{convEnv: c, ids: map[string]string{"ws": c.Owner.WorkspaceID}}
+	// book_table is the tool testing-agents.md's test mocks.
+	bookTable := map[string]any{"name": "book_table", "type": "custom_function", "description": "Book a table",
+		"http_method": "POST", "api_endpoint": "https://api.example.com/bookings",
+		"custom_function_parameters": `{"type":"object","properties":{"people":{"type":"number"}}}`}
+	e.ids["agt"] = e.createAgent(t, map[string]any{"name": "Front desk",
+		"prompt_config": map[string]any{"prompt": "You answer for Acme.", "welcome_message": "Hello!"},
+		"llm_config":    e.llmConfig(map[string]any{"tools": []any{bookTable}})})
+	testkit.Expect(t, e.Do("POST", "/api/v1/agents/"+e.ids["agt"]+"/publish", e.tok, nil), 204)
+	r := e.Do("POST", "/api/v1/numbers", e.tok, map[string]any{"phone_number": docNumber, "provider": "sip",
+		"inbound_agent_id": e.ids["agt"], "outbound_agent_id": e.ids["agt"]})
+	testkit.Expect(t, r, 201)
+	e.ids["num"] = r.Data()["id"].(string)
+	e.draft = e.createAgent(t, map[string]any{"name": "Fragments"})
+	e.runtime = keyWithScopes(t, c.Server, data.ScopeCallsRuntime)
+	// subscription.md shows a plan with some limits set, as an operator sets them.
+	limits := map[string]int64{"numbers": 10, "call_minutes_per_month": 1000, "concurrent_calls": 20}
+	if _, err := e.Svc.Subscriptions.SetSubscription(context.Background(), e.ids["ws"], data.SubscriptionSet{Limits: limits}); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// send sends each body of the block (to the block's own request line when it has one)
+// and expects status.
+func send(method, path string, status int) exampleCheck {
+	return func(e *docEnv, t *testing.T, reqs []docRequest) {
+		for _, rq := range reqs {
+			m, p := method, path
+			if rq.method != "" {
+				m, p = rq.method, rq.path
+			}
+			body := e.substitute(t, stripElided(rq.body))
+			r := e.Do(m, e.substitutePath(t, p), e.tok, body)
+			testkit.Expect(t, r, status)
+		}
+	}
+}
+
+// agentFragment puts a fragment of an agent's configuration on the draft agent, as
+// agents.md's "Each body below is complete for its provider or tool type" means.
+func agentFragment(e *docEnv, t *testing.T, reqs []docRequest) {
+	send("PUT", "/api/v1/agents/"+e.draft, 200)(e, t, reqs)
+}
+
+// answerOf makes the request and checks the doc's example against its answer.
+func answerOf(method, path string, whole bool) exampleCheck {
+	return func(e *docEnv, t *testing.T, reqs []docRequest) {
+		r := e.Do(method, e.substitutePath(t, path), e.tok, nil)
+		testkit.Expect(t, r, 200)
+		expectShape(t, reqs[0].body, r, whole)
+	}
+}
+
+// notChecked is a block not checked yet, why saying what it is.
+func notChecked(first, why string) docExample {
+	return docExample{first: first, why: why, unchecked: true}
+}
+
+var docExamples = map[string]docExample{
+	"agents.md#1":  notChecked(`{"data": [`, "answer of GET /api/v1/agents/{agent_id}/versions/{a}/diff/{b}"),
+	"agents.md#2":  {first: `{"llm_config": {"provider": "internal", "model": "my-llama-70b", "temperature": 0.2,`, check: agentFragment},
+	"agents.md#3":  {first: `{"llm_config": {"provider": "azure", "deployment": "gpt-4o-prod",`, check: agentFragment},
+	"agents.md#4":  {first: `{"llm_config": {"provider": "mistral", "model": "mistral-small-latest", "temperature": 0.4,`, check: agentFragment},
+	"agents.md#5":  {first: `{"llm_config": {"provider": "bedrock_claude", "model": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",`, check: agentFragment},
+	"agents.md#6":  {first: `{"llm_config": {"provider": "groq", "model": "openai/gpt-oss-120b", "temperature": 0.7,`, check: agentFragment},
+	"agents.md#7":  {first: `{"stt_config": {"provider": "deepgram", "model": "nova-3"}}`, check: agentFragment},
+	"agents.md#8":  {first: `{"stt_config": {"provider": "assemblyai", "model": "universal-streaming-english"}}`, check: agentFragment},
+	"agents.md#9":  {first: `{"tts_config": {"provider": "elevenlabs", "model": "eleven_flash_v2_5",`, check: agentFragment},
+	"agents.md#10": {first: `{"tts_config": {"provider": "cartesia", "model": "sonic-3",`, check: agentFragment},
+	"agents.md#11": {first: `{"tts_config": {"provider": "rime", "model": "arcana", "speaker": "luna",`, check: agentFragment},
+	"agents.md#12": {first: `{"llm_config": {"tools": [`, check: agentFragment},
+
+	"analysis.md#1": {first: `"analysis_config": {`, check: agentFragment},
+	"analysis.md#2": notChecked(`"usage": {`, "member of a call's PUT /api/v1/calls/{call_id}"),
+	"analysis.md#3": {first: `{"currency": "USD", "prices": [`, check: send("PUT", "/api/v1/price-table", 200)},
+	"analysis.md#4": notChecked(`"cost": {"currency": "USD", "total": "0.023045", "total_micros": 23045,`, "member of a call's answer"),
+	"analysis.md#5": notChecked(`{"data": {"agent_id": "agt_…", "field": "outcome", "type": "enum", "agent_version": null,`, "answer of GET /api/v1/analytics/analysis"),
+
+	"analytics.md#1": notChecked(`{"data": {`, "answer of GET /api/v1/analytics/calls"),
+
+	"api.md#1": notChecked(`{"message": "The name field is required.", "code": "validation_failed",`, "the error shape"),
+
+	"calls.md#1": notChecked(`"search": {`, "member of a call of GET /api/v1/calls?q="),
+	"calls.md#2": {first: `PUT /api/v1/workspaces/ws_…`, check: send("", "", 200)},
+	"calls.md#3": notChecked(`{"type": "retention.swept", "data": {"calls_deleted": 412, "knowledge_files_deleted": 3, "calls_on_hold": 2}}`, "the retention.swept event"),
+
+	"campaigns.md#1": notChecked(`{`, "request of POST /api/v1/campaigns"),
+	"campaigns.md#2": notChecked(`{"data": {"tasks": [{"campaign_id": "cmp_…", "recipient_id": "rcp_…", "attempt": 1,`, "answer of POST /api/v1/dial-tasks/claim"),
+	"campaigns.md#3": notChecked(`{"message": "The suppression list holds at most 500000 numbers: it has 499998, and the 3 new here would make 500001. Nothing was added; remove numbers from the list first.",`, "the 422 of a full suppression list"),
+
+	"conversations.md#1": {first: `{"llm_config": {"provider": "internal", "base_url": "http://127.0.0.1:11434/v1",`, check: agentFragment},
+	"conversations.md#2": {first: `{"llm_config": {"provider": "groq", "model": "llama-3.3-70b-versatile",`, check: agentFragment},
+	"conversations.md#3": {first: `{"llm_config": {"provider": "mistral", "model": "mistral-small-latest", "api_key": "..."}}`, check: agentFragment},
+	"conversations.md#4": {first: `{"llm_config": {"provider": "azure", "endpoint": "https://my-resource.openai.azure.com",`, check: agentFragment},
+	"conversations.md#5": {first: `{"llm_config": {"provider": "bedrock_claude", "region": "us-east-1",`, check: agentFragment},
+	"conversations.md#6": notChecked(`{"version": "draft", "variables": {"hotel": "Grand Hotel", "nights": 3, "vip": true}}`, "request of POST /api/v1/agents/{agent_id}/conversations"),
+	"conversations.md#7": notChecked(`{"data": {"id": "conv_01JD…", "workspace_id": "ws_01JD…", "agent_id": "agt_01JD…", "agent_version": null,`, "answer of POST /api/v1/agents/{agent_id}/conversations"),
+	"conversations.md#8": notChecked(`{"data": {"conversation_id": "conv_01JD…", "status": "active", "disconnection_reason": null, "call_id": null,`, "answer of a conversation's turn"),
+
+	"export-import.md#1": notChecked(`{`, "the export document: answer of export, request of import"),
+	"export-import.md#2": notChecked(`{`, "answer of POST /api/v1/workspaces/{workspace_id}/import"),
+
+	"knowledge-bases.md#1": notChecked(`{"data": {`, "answer of GET /api/v1/knowledge-bases/{id}"),
+	"knowledge-bases.md#2": notChecked(`{"data": [{"chunk_id": "src_01JD6…:0", "source_id": "src_01JD6…", "source_type": "files",`, "answer of a knowledge query"),
+	"knowledge-bases.md#3": notChecked(`"embeddings": {"status": "embedding", "model": "text-embedding-3-small",`, "member of a knowledge base record"),
+
+	"redaction.md#1": notChecked(`{"detectors": ["card", "email", "phone", "iban", "ssn"],`, "the privacy.redaction setting"),
+
+	"runtime.md#1": notChecked(`{"direction": "inbound", "to_number": "+14155550123", "from_number": "+15551230000",`, "request of POST /api/v1/calls/start"),
+	"runtime.md#2": notChecked(`{"data": {`, "answer of POST /api/v1/calls/start"),
+
+	"subscription.md#1": {first: `{"data": {`, check: answerOf("GET", "/api/v1/subscription", true)},
+
+	"testing-agents.md#1": {first: `POST /api/v1/agents/{agent_id}/tests`, check: send("", "", 201)},
+	"testing-agents.md#2": notChecked(`{"data": {"id": "trun_01M8…", "agent_id": "agt_…", "agent_version": null,`, "answer of GET /api/v1/agents/{agent_id}/test-runs/{run_id}"),
+	"testing-agents.md#3": {first: `{"simulation": {"provider": "groq", "model": "llama-3.3-70b-versatile", "temperature": 0.7, "api_key": "gsk_…"}}`, check: send("PUT", "/api/v1/workspaces/{workspace_id}", 200)},
+	"testing-agents.md#4": notChecked(`{"message": "Required tests did not pass on this draft: \"books a table\" (failed in trun_01M8…). Run the tests on this draft (POST /api/v1/agents/{agent_id}/test-runs), or publish with {\"force\": true} (owners and admins).",`, "the 409 of a publish whose tests failed"),
+
+	"webhooks.md#1": notChecked(`{`, "a webhook delivery's body"),
+	"webhooks.md#2": notChecked(`{"id": "evt_01M7…", "type": "webhook.test", "created_at": "…", "workspace_id": "ws_…",`, "the webhook.test event"),
+	"webhooks.md#3": notChecked(`{"id": "evt_…", "type": "workspace.updated", "created_at": "…", "workspace_id": "ws_…",`, "an event of the audit list"),
+}
