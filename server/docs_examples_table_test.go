@@ -19,14 +19,31 @@ type docExample struct {
 	unchecked bool // an API body not checked yet: the list to shrink
 }
 
-// docEnv is the workspace the examples run in: a published agent answering
-// +14155550123 (runtime.md's number), a draft agent the configuration fragments are put
-// on, and a calls:runtime key. ids maps a placeholder's prefix to the record it means.
+// docEnv is the workspace the examples run in: a published agent on the provider
+// stand-in (conversations, tests), runtime.md's agent answering +14155550123, a draft
+// agent the configuration fragments are put on, and a calls:runtime key. ids maps a placeholder's prefix to the record it means.
 type docEnv struct {
 	*convEnv
 	ids     map[string]string
 	runtime string
 	draft   string // the agent configuration fragments are PUT on
+	// frontDesk is runtime.md's agent, published, answering docNumber: a provider key,
+	// a knowledge base, a default variable, a time zone.
+	frontDesk string
+}
+
+func (e *docEnv) runtimeAgent(t *testing.T) string {
+	t.Helper()
+	r := e.Do("POST", "/api/v1/agents", e.tok, map[string]any{"name": "Front desk",
+		"llm_config": map[string]any{"provider": "groq", "model": "llama-3.3-70b-versatile", "temperature": 0.5,
+			"api_key": "gsk_the-key-in-clear", "knowledge_base_ids": []any{e.ids["kb"]}},
+		"prompt_config": map[string]any{"prompt": "You answer for Acme. The caller is {{customer_name}}.",
+			"welcome_message": "Hello {{customer_name}}!", "default_variables": map[string]any{"customer_name": "there"},
+			"timezone": "Europe/Paris"}})
+	testkit.Expect(t, r, 201)
+	id := r.Data()["id"].(string)
+	testkit.Expect(t, e.Do("POST", "/api/v1/agents/"+id+"/publish", e.tok, nil), 204)
+	return id
 }
 
 const docNumber = "+14155550123"
@@ -43,8 +60,12 @@ func newDocEnv(t *testing.T) *docEnv {
 		"prompt_config": map[string]any{"prompt": "You answer for Acme.", "welcome_message": "Hello!"},
 		"llm_config":    e.llmConfig(map[string]any{"tools": []any{bookTable}})})
 	testkit.Expect(t, e.Do("POST", "/api/v1/agents/"+e.ids["agt"]+"/publish", e.tok, nil), 204)
-	r := e.Do("POST", "/api/v1/numbers", e.tok, map[string]any{"phone_number": docNumber, "provider": "sip",
-		"inbound_agent_id": e.ids["agt"], "outbound_agent_id": e.ids["agt"]})
+	r := e.Do("POST", "/api/v1/knowledge-bases", e.tok, map[string]any{"name": "Policies"})
+	testkit.Expect(t, r, 201)
+	e.ids["kb"] = r.Data()["id"].(string)
+	e.frontDesk = e.runtimeAgent(t)
+	r = e.Do("POST", "/api/v1/numbers", e.tok, map[string]any{"phone_number": docNumber, "provider": "sip",
+		"inbound_agent_id": e.frontDesk, "outbound_agent_id": e.frontDesk})
 	testkit.Expect(t, r, 201)
 	e.ids["num"] = r.Data()["id"].(string)
 	e.draft = e.createAgent(t, map[string]any{"name": "Fragments"})
@@ -88,13 +109,26 @@ func answerOf(method, path string, whole bool) exampleCheck {
 	}
 }
 
+// block is the text of another block, for a check that needs its neighbour (an answer
+// checked against the request documented beside it).
+func (e *docEnv) block(t *testing.T, key string) string {
+	t.Helper()
+	for _, b := range docBlocks(t) {
+		if b.key == key {
+			return b.text
+		}
+	}
+	t.Fatalf("no block %s", key)
+	return ""
+}
+
 // notChecked is a block not checked yet, why saying what it is.
 func notChecked(first, why string) docExample {
 	return docExample{first: first, why: why, unchecked: true}
 }
 
 var docExamples = map[string]docExample{
-	"agents.md#1":  notChecked(`{"data": [`, "answer of GET /api/v1/agents/{agent_id}/versions/{a}/diff/{b}"),
+	"agents.md#1":  {first: `{"data": [`, check: versionDiff},
 	"agents.md#2":  {first: `{"llm_config": {"provider": "internal", "model": "my-llama-70b", "temperature": 0.2,`, check: agentFragment},
 	"agents.md#3":  {first: `{"llm_config": {"provider": "azure", "deployment": "gpt-4o-prod",`, check: agentFragment},
 	"agents.md#4":  {first: `{"llm_config": {"provider": "mistral", "model": "mistral-small-latest", "temperature": 0.4,`, check: agentFragment},
@@ -108,20 +142,20 @@ var docExamples = map[string]docExample{
 	"agents.md#12": {first: `{"llm_config": {"tools": [`, check: agentFragment},
 
 	"analysis.md#1": {first: `"analysis_config": {`, check: agentFragment},
-	"analysis.md#2": notChecked(`"usage": {`, "member of a call's PUT /api/v1/calls/{call_id}"),
+	"analysis.md#2": {first: `"usage": {`, check: callUsage},
 	"analysis.md#3": {first: `{"currency": "USD", "prices": [`, check: send("PUT", "/api/v1/price-table", 200)},
-	"analysis.md#4": notChecked(`"cost": {"currency": "USD", "total": "0.023045", "total_micros": 23045,`, "member of a call's answer"),
+	"analysis.md#4": {first: `"cost": {"currency": "USD", "total": "0.023045", "total_micros": 23045,`, check: callCost},
 	"analysis.md#5": notChecked(`{"data": {"agent_id": "agt_…", "field": "outcome", "type": "enum", "agent_version": null,`, "answer of GET /api/v1/analytics/analysis"),
 
 	"analytics.md#1": notChecked(`{"data": {`, "answer of GET /api/v1/analytics/calls"),
 
-	"api.md#1": notChecked(`{"message": "The name field is required.", "code": "validation_failed",`, "the error shape"),
+	"api.md#1": {first: `{"message": "The name field is required.", "code": "validation_failed",`, check: errorShape},
 
-	"calls.md#1": notChecked(`"search": {`, "member of a call of GET /api/v1/calls?q="),
+	"calls.md#1": {first: `"search": {`, check: searchMember},
 	"calls.md#2": {first: `PUT /api/v1/workspaces/ws_…`, check: send("", "", 200)},
 	"calls.md#3": notChecked(`{"type": "retention.swept", "data": {"calls_deleted": 412, "knowledge_files_deleted": 3, "calls_on_hold": 2}}`, "the retention.swept event"),
 
-	"campaigns.md#1": notChecked(`{`, "request of POST /api/v1/campaigns"),
+	"campaigns.md#1": {first: `{`, check: send("POST", "/api/v1/campaigns", 201)},
 	"campaigns.md#2": notChecked(`{"data": {"tasks": [{"campaign_id": "cmp_…", "recipient_id": "rcp_…", "attempt": 1,`, "answer of POST /api/v1/dial-tasks/claim"),
 	"campaigns.md#3": notChecked(`{"message": "The suppression list holds at most 500000 numbers: it has 499998, and the 3 new here would make 500001. Nothing was added; remove numbers from the list first.",`, "the 422 of a full suppression list"),
 
@@ -130,8 +164,8 @@ var docExamples = map[string]docExample{
 	"conversations.md#3": {first: `{"llm_config": {"provider": "mistral", "model": "mistral-small-latest", "api_key": "..."}}`, check: agentFragment},
 	"conversations.md#4": {first: `{"llm_config": {"provider": "azure", "endpoint": "https://my-resource.openai.azure.com",`, check: agentFragment},
 	"conversations.md#5": {first: `{"llm_config": {"provider": "bedrock_claude", "region": "us-east-1",`, check: agentFragment},
-	"conversations.md#6": notChecked(`{"version": "draft", "variables": {"hotel": "Grand Hotel", "nights": 3, "vip": true}}`, "request of POST /api/v1/agents/{agent_id}/conversations"),
-	"conversations.md#7": notChecked(`{"data": {"id": "conv_01JD…", "workspace_id": "ws_01JD…", "agent_id": "agt_01JD…", "agent_version": null,`, "answer of POST /api/v1/agents/{agent_id}/conversations"),
+	"conversations.md#6": {first: `{"version": "draft", "variables": {"hotel": "Grand Hotel", "nights": 3, "vip": true}}`, check: conversationRequest},
+	"conversations.md#7": {first: `{"data": {"id": "conv_01JD…", "workspace_id": "ws_01JD…", "agent_id": "agt_01JD…", "agent_version": null,`, check: conversationAnswer},
 	"conversations.md#8": notChecked(`{"data": {"conversation_id": "conv_01JD…", "status": "active", "disconnection_reason": null, "call_id": null,`, "answer of a conversation's turn"),
 
 	"export-import.md#1": notChecked(`{`, "the export document: answer of export, request of import"),
@@ -141,10 +175,10 @@ var docExamples = map[string]docExample{
 	"knowledge-bases.md#2": notChecked(`{"data": [{"chunk_id": "src_01JD6…:0", "source_id": "src_01JD6…", "source_type": "files",`, "answer of a knowledge query"),
 	"knowledge-bases.md#3": notChecked(`"embeddings": {"status": "embedding", "model": "text-embedding-3-small",`, "member of a knowledge base record"),
 
-	"redaction.md#1": notChecked(`{"detectors": ["card", "email", "phone", "iban", "ssn"],`, "the privacy.redaction setting"),
+	"redaction.md#1": {first: `{"detectors": ["card", "email", "phone", "iban", "ssn"],`, check: redactionSetting},
 
-	"runtime.md#1": notChecked(`{"direction": "inbound", "to_number": "+14155550123", "from_number": "+15551230000",`, "request of POST /api/v1/calls/start"),
-	"runtime.md#2": notChecked(`{"data": {`, "answer of POST /api/v1/calls/start"),
+	"runtime.md#1": {first: `{"direction": "inbound", "to_number": "+14155550123", "from_number": "+15551230000",`, check: runtimeRequest},
+	"runtime.md#2": {first: `{"data": {`, check: callStartAnswer},
 
 	"subscription.md#1": {first: `{"data": {`, check: answerOf("GET", "/api/v1/subscription", true)},
 
