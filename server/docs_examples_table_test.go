@@ -187,7 +187,7 @@ var docExamples = map[string]docExample{
 	"testing-agents.md#3": {first: `{"simulation": {"provider": "groq", "model": "llama-3.3-70b-versatile", "temperature": 0.7, "api_key": "gsk_…"}}`, check: send("PUT", "/api/v1/workspaces/{workspace_id}", 200)},
 	"testing-agents.md#4": notChecked(`{"message": "Required tests did not pass on this draft: \"books a table\" (failed in trun_01M8…). Run the tests on this draft (POST /api/v1/agents/{agent_id}/test-runs), or publish with {\"force\": true} (owners and admins).",`, "the 409 of a publish whose tests failed"),
 
-	"webhooks.md#1": notChecked(`{`, "a webhook delivery's body"),
-	"webhooks.md#2": notChecked(`{"id": "evt_01M7…", "type": "webhook.test", "created_at": "…", "workspace_id": "ws_…",`, "the webhook.test event"),
-	"webhooks.md#3": notChecked(`{"id": "evt_…", "type": "workspace.updated", "created_at": "…", "workspace_id": "ws_…",`, "an event of the audit list"),
+	"webhooks.md#1": {first: `{`, check: webhookEnvelope},
+	"webhooks.md#2": {first: `{"id": "evt_01M7…", "type": "webhook.test", "created_at": "…", "workspace_id": "ws_…",`, check: webhookTestEvent},
+	"webhooks.md#3": {first: `{"id": "evt_…", "type": "workspace.updated", "created_at": "…", "workspace_id": "ws_…",`, check: auditEvent},
 }
