@@ -52,7 +52,7 @@ func (e *docEnv) registerCall(t *testing.T, more map[string]any) string {
 	t.Helper()
 	body := map[string]any{"agent_id": e.frontDesk, "number_id": e.ids["num"], "direction": "inbound",
 		"from_number": "+15551230000", "to_number": docNumber, "status": "ended", "disconnection_reason": "user_hangup",
-		"started_at": "2026-11-21T10:00:00Z", "ended_at": "2026-11-21T10:01:05Z"}
+		"started_at": "2026-03-09T12:00:00Z", "ended_at": "2026-03-09T12:01:05Z"}
 	for k, v := range more {
 		body[k] = v
 	}
@@ -134,3 +134,13 @@ func runtimeRequest(e *docEnv, t *testing.T, reqs []docRequest) { callStart(e, t
 
 // conversationRequest sends conversations.md's start as documented.
 func conversationRequest(e *docEnv, t *testing.T, reqs []docRequest) { conversationStart(e, t, reqs) }
+
+// dialClaim checks campaigns.md's claim answer against a claim of its campaign (the
+// example above it), whose New York recipient is due on the env's clock.
+func dialClaim(e *docEnv, t *testing.T, reqs []docRequest) {
+	body := e.substitute(t, stripElided(docJSON(t, e.block(t, "campaigns.md#1"))[0].body))
+	testkit.Expect(t, e.Do("POST", "/api/v1/campaigns", e.tok, body), 201)
+	r := e.Do("POST", "/api/v1/dial-tasks/claim", e.runtime, map[string]any{"max": 10, "lease_seconds": 60})
+	testkit.Expect(t, r, 200)
+	expectShape(t, reqs[0].body, r, true)
+}

@@ -3,7 +3,9 @@ package server_test
 import (
 	"context"
 	"testing"
+	"time"
 
+	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 )
@@ -50,7 +52,10 @@ const docNumber = "+14155550123"
 
 func newDocEnv(t *testing.T) *docEnv {
 	t.Helper()
-	c := newConvEnv(t, nil)
+	// The env's clock runs from campaigns.md's Monday, 09:30 in New York, inside that
+	// campaign's window and after its start_at, so its recipient is due.
+	base, begun := time.Date(2026, 3, 9, 13, 30, 0, 0, time.UTC), time.Now()
+	c := newConvEnv(t, func(o *bolt.Options) { o.Now = func() time.Time { return base.Add(time.Since(begun)) } })
 	e := &docEnv{convEnv: c, ids: map[string]string{"ws": c.Owner.WorkspaceID}}
 	// book_table is the tool testing-agents.md's test mocks.
 	bookTable := map[string]any{"name": "book_table", "type": "custom_function", "description": "Book a table",
@@ -156,7 +161,7 @@ var docExamples = map[string]docExample{
 	"calls.md#3": notChecked(`{"type": "retention.swept", "data": {"calls_deleted": 412, "knowledge_files_deleted": 3, "calls_on_hold": 2}}`, "the retention.swept event"),
 
 	"campaigns.md#1": {first: `{`, check: send("POST", "/api/v1/campaigns", 201)},
-	"campaigns.md#2": notChecked(`{"data": {"tasks": [{"campaign_id": "cmp_…", "recipient_id": "rcp_…", "attempt": 1,`, "answer of POST /api/v1/dial-tasks/claim"),
+	"campaigns.md#2": {first: `{"data": {"tasks": [{"campaign_id": "cmp_…", "recipient_id": "rcp_…", "attempt": 1,`, check: dialClaim},
 	"campaigns.md#3": notChecked(`{"message": "The suppression list holds at most 500000 numbers: it has 499998, and the 3 new here would make 500001. Nothing was added; remove numbers from the list first.",`, "the 422 of a full suppression list"),
 
 	"conversations.md#1": {first: `{"llm_config": {"provider": "internal", "base_url": "http://127.0.0.1:11434/v1",`, check: agentFragment},

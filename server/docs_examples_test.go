@@ -22,8 +22,8 @@ import (
 // real answer of the same request.
 //
 // How a block becomes JSON (docJSON): an example elides with "…". `{…}` or `{…words…}`
-// stands for an object and becomes {}; an unquoted `, …` ending an array or object is
-// dropped; a `"…": "…"` member means "more members" and a "…" array element "more
+// stands for an object whose members are not shown and becomes {"…": "…"}; an unquoted `, …` ending an object or an array
+// becomes a "…" member or element; a `"…": "…"` member means "more members" and a "…" array element "more
 // elements": neither is sent (stripElided) nor looked for in an answer. A block that is a
 // bare member (`"usage": {...}`) is read as the object holding it. A block holding
 // `METHOD /path` lines is one request per line, the body after it.
@@ -73,9 +73,10 @@ func docBlocks(t *testing.T) []docBlock {
 }
 
 var (
-	elidedObject = regexp.MustCompile(`\{…[^{}"]*\}`)
-	elidedTail   = regexp.MustCompile(`,\s*…(\s*[\]}])`)
-	requestLine  = regexp.MustCompile(`(?m)^(GET|POST|PUT|PATCH|DELETE) (/\S+)\s*$`)
+	elidedObject  = regexp.MustCompile(`\{…[^{}"]*\}`)
+	elidedMember  = regexp.MustCompile(`,\s*…(\s*\})`)
+	elidedElement = regexp.MustCompile(`,\s*…(\s*\])`)
+	requestLine   = regexp.MustCompile(`(?m)^(GET|POST|PUT|PATCH|DELETE) (/\S+)\s*$`)
 )
 
 // docRequest is one body of a block, with the request line above it when the block has one.
@@ -105,8 +106,9 @@ func docJSON(t *testing.T, text string) []docRequest {
 func parseDocJSON(t *testing.T, text string) any {
 	t.Helper()
 	s := strings.TrimSpace(text)
-	s = elidedObject.ReplaceAllString(s, "{}")
-	s = elidedTail.ReplaceAllString(s, "$1")
+	s = elidedObject.ReplaceAllString(s, `{"…": "…"}`)
+	s = elidedMember.ReplaceAllString(s, `, "…": "…"$1`)
+	s = elidedElement.ReplaceAllString(s, `, "…"$1`)
 	if strings.HasPrefix(s, `"`) {
 		s = "{" + s + "}"
 	}
