@@ -176,9 +176,9 @@ var docExamples = map[string]docExample{
 	"export-import.md#1": notChecked(`{`, "the export document: answer of export, request of import"),
 	"export-import.md#2": notChecked(`{`, "answer of POST /api/v1/workspaces/{workspace_id}/import"),
 
-	"knowledge-bases.md#1": notChecked(`{"data": {`, "answer of GET /api/v1/knowledge-bases/{id}"),
-	"knowledge-bases.md#2": notChecked(`{"data": [{"chunk_id": "src_01JD6…:0", "source_id": "src_01JD6…", "source_type": "files",`, "answer of a knowledge query"),
-	"knowledge-bases.md#3": notChecked(`"embeddings": {"status": "embedding", "model": "text-embedding-3-small",`, "member of a knowledge base record"),
+	"knowledge-bases.md#1": {first: `{"data": {`, check: kbRecord},
+	"knowledge-bases.md#2": {first: `{"data": [{"chunk_id": "src_01JD6…:0", "source_id": "src_01JD6…", "source_type": "files",`, check: kbQuery},
+	"knowledge-bases.md#3": {first: `"embeddings": {"status": "embedding", "model": "text-embedding-3-small",`, check: kbEmbeddings},
 
 	"redaction.md#1": {first: `{"detectors": ["card", "email", "phone", "iban", "ssn"],`, check: redactionSetting},
 
