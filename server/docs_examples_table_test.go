@@ -32,6 +32,7 @@ type docEnv struct {
 	// frontDesk is runtime.md's agent, published, answering docNumber: a provider key,
 	// a knowledge base, a default variable, a time zone.
 	frontDesk string
+	imported  *importedDoc // export-import.md's document, once imported
 }
 
 func (e *docEnv) runtimeAgent(t *testing.T) string {
@@ -173,8 +174,8 @@ var docExamples = map[string]docExample{
 	"conversations.md#7": {first: `{"data": {"id": "conv_01JD…", "workspace_id": "ws_01JD…", "agent_id": "agt_01JD…", "agent_version": null,`, check: conversationAnswer},
 	"conversations.md#8": notChecked(`{"data": {"conversation_id": "conv_01JD…", "status": "active", "disconnection_reason": null, "call_id": null,`, "answer of a conversation's turn"),
 
-	"export-import.md#1": notChecked(`{`, "the export document: answer of export, request of import"),
-	"export-import.md#2": notChecked(`{`, "answer of POST /api/v1/workspaces/{workspace_id}/import"),
+	"export-import.md#1": {first: `{`, check: exportDocument},
+	"export-import.md#2": {first: `{`, check: importDocument},
 
 	"knowledge-bases.md#1": {first: `{"data": {`, check: kbRecord},
 	"knowledge-bases.md#2": {first: `{"data": [{"chunk_id": "src_01JD6…:0", "source_id": "src_01JD6…", "source_type": "files",`, check: kbQuery},
