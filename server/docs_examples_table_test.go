@@ -190,9 +190,9 @@ var docExamples = map[string]docExample{
 	"subscription.md#1": {first: `{"data": {`, check: answerOf("GET", "/api/v1/subscription", true)},
 
 	"testing-agents.md#1": {first: `POST /api/v1/agents/{agent_id}/tests`, check: send("", "", 201)},
-	"testing-agents.md#2": notChecked(`{"data": {"id": "trun_01M8…", "agent_id": "agt_…", "agent_version": null,`, "answer of GET /api/v1/agents/{agent_id}/test-runs/{run_id}"),
+	"testing-agents.md#2": {first: `{"data": {"id": "trun_01M8…", "workspace_id": "ws_…", "agent_id": "agt_…", "agent_version": null,`, check: testRunAnswer},
 	"testing-agents.md#3": {first: `{"simulation": {"provider": "groq", "model": "llama-3.3-70b-versatile", "temperature": 0.7, "api_key": "gsk_…"}}`, check: send("PUT", "/api/v1/workspaces/{workspace_id}", 200)},
-	"testing-agents.md#4": notChecked(`{"message": "Required tests did not pass on this draft: \"books a table\" (failed in trun_01M8…). Run the tests on this draft (POST /api/v1/agents/{agent_id}/test-runs), or publish with {\"force\": true} (owners and admins).",`, "the 409 of a publish whose tests failed"),
+	"testing-agents.md#4": {first: `{"message": "Required tests did not pass on this draft: \"books a table\" (failed in trun_01M8…). Run the tests on this draft (POST /api/v1/agents/{agent_id}/test-runs), or publish with {\"force\": true} (owners and admins).",`, check: testsFailedAnswer},
 
 	"webhooks.md#1": {first: `{`, check: webhookEnvelope},
 	"webhooks.md#2": {first: `{"id": "evt_01M7…", "type": "webhook.test", "created_at": "…", "workspace_id": "ws_…",`, check: webhookTestEvent},

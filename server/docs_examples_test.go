@@ -218,18 +218,22 @@ func shapeFindings(path string, doc, real any, whole bool) []string {
 	switch d := doc.(type) {
 	case map[string]any:
 		r := real.(map[string]any)
+		free := freeKeyed[lastMember(path)]
 		keys := sortedKeys(d)
 		for _, k := range keys {
 			if k == ellipsis {
 				continue
 			}
 			if _, ok := r[k]; !ok {
+				if free {
+					continue
+				}
 				out = append(out, fmt.Sprintf("%s.%s: in the doc, not in the answer", path, k))
 				continue
 			}
 			out = append(out, shapeFindings(path+"."+k, d[k], r[k], whole)...)
 		}
-		if _, elided := d[ellipsis]; whole && !elided {
+		if _, elided := d[ellipsis]; whole && !elided && !free {
 			for _, k := range sortedKeys(r) {
 				if _, ok := d[k]; !ok {
 					out = append(out, fmt.Sprintf("%s.%s: in the answer, not in the doc", path, k))
@@ -250,6 +254,21 @@ func shapeFindings(path string, doc, real any, whole bool) []string {
 		}
 	}
 	return out
+}
+
+// freeKeyed are the members whose objects are keyed by data (a variable's name, a
+// currency, a reason, a tool's argument), not by the API: an example shows some keys, a
+// real answer others, and only the keys both have are compared.
+var freeKeyed = map[string]bool{"variables": true, "default_variables": true, "metadata": true, "values": true,
+	"cost_micros": true, "disconnection_reasons": true, "mocks": true, "arguments": true, "result": true,
+	"custom_sip_headers": true, "body": true}
+
+// lastMember is the name of the member a shape path ends at ("$.a.b[2]" → "b").
+func lastMember(path string) string {
+	for strings.HasSuffix(path, "]") {
+		path = path[:strings.LastIndexByte(path, '[')]
+	}
+	return path[strings.LastIndexByte(path, '.')+1:]
 }
 
 func jsonType(v any) string {
