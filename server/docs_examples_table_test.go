@@ -173,7 +173,7 @@ var docExamples = map[string]docExample{
 	"conversations.md#5": {first: `{"llm_config": {"provider": "bedrock_claude", "region": "us-east-1",`, check: agentFragment},
 	"conversations.md#6": {first: `{"version": "draft", "variables": {"hotel": "Grand Hotel", "nights": 3, "vip": true}}`, check: conversationRequest},
 	"conversations.md#7": {first: `{"data": {"id": "conv_01JD…", "workspace_id": "ws_01JD…", "agent_id": "agt_01JD…", "agent_version": null,`, check: conversationAnswer},
-	"conversations.md#8": notChecked(`{"data": {"conversation_id": "conv_01JD…", "status": "active", "disconnection_reason": null, "call_id": null,`, "answer of a conversation's turn"),
+	"conversations.md#8": {first: `{"data": {"conversation_id": "conv_01JD…", "status": "active", "disconnection_reason": null, "call_id": null,`, check: conversationTurn},
 
 	"export-import.md#1": {first: `{`, check: exportDocument},
 	"export-import.md#2": {first: `{`, check: importDocument},
