@@ -83,3 +83,25 @@ func auditEvent(e *docEnv, t *testing.T, reqs []docRequest) {
 	testkit.Expect(t, r, 200)
 	expectShape(t, map[string]any{"data": []any{reqs[0].body}}, r, false)
 }
+
+// retentionEvent checks calls.md's retention.swept event against a sweep of a workspace
+// keeping calls one day, two days after its call: the env's clock moves on two days (the
+// campaign checks after this one are still inside their Monday-to-Friday window).
+func retentionEvent(e *docEnv, t *testing.T, reqs []docRequest) {
+	r := e.Do("POST", "/api/v1/workspaces", e.tok, map[string]any{"name": "Archive"})
+	testkit.Expect(t, r, 201)
+	ws := r.Data()["id"].(string)
+	tok := e.Server.TokenIn(e.Owner, ws)
+	r = e.Do("POST", "/api/v1/agents", tok, map[string]any{"name": "Archivist"})
+	testkit.Expect(t, r, 201)
+	testkit.Expect(t, e.Do("POST", "/api/v1/calls", tok, map[string]any{"agent_id": r.Data()["id"], "direction": "inbound",
+		"from_number": "+15551230000", "to_number": docNumber, "status": "ended"}), 201)
+	testkit.Expect(t, e.Do("PUT", "/api/v1/workspaces/"+ws, tok, map[string]any{"privacy": map[string]any{"retention_days": 1}}), 200)
+	e.skew.Add(int64(48 * time.Hour))
+	if _, err := e.Svc.Retention.Sweep(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r = e.Do("GET", "/api/v1/audit-log?type=retention.swept", tok, nil)
+	testkit.Expect(t, r, 200)
+	expectShape(t, map[string]any{"data": []any{reqs[0].body}}, r, false)
+}
