@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/internal/testkit"
@@ -142,5 +143,27 @@ func dialClaim(e *docEnv, t *testing.T, reqs []docRequest) {
 	testkit.Expect(t, e.Do("POST", "/api/v1/campaigns", e.tok, body), 201)
 	r := e.Do("POST", "/api/v1/dial-tasks/claim", e.runtime, map[string]any{"max": 10, "lease_seconds": 60})
 	testkit.Expect(t, r, 200)
+	expectShape(t, reqs[0].body, r, true)
+}
+
+// suppressionBoundAnswer checks campaigns.md's 422 against a JSON import past the
+// suppression list's bound, lowered to 5 for the check (LowerSuppressionBound, as the
+// bound's own tests do) in a workspace of its own: the list holds 3, 3 new would make 6.
+func suppressionBoundAnswer(e *docEnv, t *testing.T, reqs []docRequest) {
+	r := e.Do("POST", "/api/v1/workspaces", e.tok, map[string]any{"name": "Lists"})
+	testkit.Expect(t, r, 201)
+	tok := e.Server.TokenIn(e.Owner, r.Data()["id"].(string))
+	e.Svc.LowerSuppressionBound(5)
+	t.Cleanup(func() { e.Svc.LowerSuppressionBound(0) })
+	rows := func(from int) []any {
+		var out []any
+		for i := from; i < from+3; i++ {
+			out = append(out, map[string]any{"phone_number": fmt.Sprintf("+1415000%04d", i)})
+		}
+		return out
+	}
+	testkit.Expect(t, e.Do("POST", "/api/v1/suppressions/import", tok, map[string]any{"rows": rows(0)}), 200)
+	r = e.Do("POST", "/api/v1/suppressions/import", tok, map[string]any{"rows": rows(10)})
+	testkit.Expect(t, r, 422)
 	expectShape(t, reqs[0].body, r, true)
 }

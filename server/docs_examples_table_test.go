@@ -16,10 +16,9 @@ type exampleCheck func(e *docEnv, t *testing.T, reqs []docRequest)
 
 // docExample says what one json block of the docs is and how it is checked.
 type docExample struct {
-	first     string       // the block's first line, trimmed
-	check     exampleCheck // nil: not checked, why says why
-	why       string
-	unchecked bool // an API body not checked yet: the list to shrink
+	first string       // the block's first line, trimmed
+	check exampleCheck // nil: not an API body (a state file, say), why says what it is
+	why   string
 }
 
 // docEnv is the workspace the examples run in: a published agent on the provider
@@ -135,11 +134,6 @@ func (e *docEnv) block(t *testing.T, key string) string {
 	return ""
 }
 
-// notChecked is a block not checked yet, why saying what it is.
-func notChecked(first, why string) docExample {
-	return docExample{first: first, why: why, unchecked: true}
-}
-
 var docExamples = map[string]docExample{
 	"agents.md#1":  {first: `{"data": [`, check: versionDiff},
 	"agents.md#2":  {first: `{"llm_config": {"provider": "internal", "model": "my-llama-70b", "temperature": 0.2,`, check: agentFragment},
@@ -170,7 +164,7 @@ var docExamples = map[string]docExample{
 
 	"campaigns.md#1": {first: `{`, check: send("POST", "/api/v1/campaigns", 201)},
 	"campaigns.md#2": {first: `{"data": {"tasks": [{"campaign_id": "cmp_…", "recipient_id": "rcp_…", "attempt": 1,`, check: dialClaim},
-	"campaigns.md#3": notChecked(`{"message": "The suppression list holds at most 500000 numbers: it has 499998, and the 3 new here would make 500001. Nothing was added; remove numbers from the list first.",`, "the 422 of a full suppression list"),
+	"campaigns.md#3": {first: `{"message": "The suppression list holds at most 500000 numbers: it has 499998, and the 3 new here would make 500001. Nothing was added; remove numbers from the list first.",`, check: suppressionBoundAnswer},
 
 	"conversations.md#1": {first: `{"llm_config": {"provider": "internal", "base_url": "http://127.0.0.1:11434/v1",`, check: agentFragment},
 	"conversations.md#2": {first: `{"llm_config": {"provider": "groq", "model": "llama-3.3-70b-versatile",`, check: agentFragment},
