@@ -310,6 +310,33 @@ func expectShape(t *testing.T, doc any, r *testkit.Response, whole bool) {
 	}
 }
 
+// expectMember checks a member the doc shows alone (a call's "cost", a record's
+// "embeddings") against the answer's value at path, a list of member names and indexes.
+func expectMember(t *testing.T, doc any, r *testkit.Response, whole bool, path ...any) {
+	t.Helper()
+	var real any
+	if err := json.Unmarshal(r.Body, &real); err != nil {
+		t.Fatalf("answer is not JSON: %v: %s", err, r.Body)
+	}
+	where := "$"
+	for _, step := range path {
+		switch s := step.(type) {
+		case string:
+			m, _ := real.(map[string]any)
+			real, where = m[s], where+"."+s
+		case int:
+			l, _ := real.([]any)
+			if s >= len(l) {
+				t.Fatalf("%s has no element %d: %s", where, s, r.Body)
+			}
+			real, where = l[s], fmt.Sprintf("%s[%d]", where, s)
+		}
+	}
+	if f := shapeFindings(where, doc, real, whole); len(f) > 0 {
+		t.Errorf("the doc's example departs from the real answer:\n  %s\nanswer: %s", strings.Join(f, "\n  "), r.Body)
+	}
+}
+
 func TestDocsExamplesClassified(t *testing.T) {
 	seen := map[string]bool{}
 	for _, b := range docBlocks(t) {
