@@ -19,7 +19,9 @@ import (
 // with the block's first line, so that a new, moved or rewritten block fails
 // TestDocsExamplesClassified until someone says what it is. TestDocsExamples then sends
 // each request example to a real server and checks each answer example's shape against the
-// real answer of the same request.
+// real answer of the same request (shapeFindings); the checks that need more than one
+// request are in docs_examples_*_test.go, by topic. The table is explicit rather than
+// guessed from the prose around a block: what a block is stays reviewable.
 //
 // How a block becomes JSON (docJSON): an example elides with "…". `{…}` or `{…words…}`
 // stands for an object whose members are not shown and becomes {"…": "…"}; an unquoted `, …` ending an object or an array
