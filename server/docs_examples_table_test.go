@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,7 +24,8 @@ type docExample struct {
 
 // docEnv is the workspace the examples run in: a published agent on the provider
 // stand-in (conversations, tests), runtime.md's agent answering +14155550123, a draft
-// agent the configuration fragments are put on, and a calls:runtime key. ids maps a placeholder's prefix to the record it means.
+// agent the configuration fragments are put on, and a calls:runtime key. ids maps a
+// placeholder's prefix to the record it stands for ("agt": the stand-in's agent).
 type docEnv struct {
 	*convEnv
 	ids     map[string]string
@@ -68,7 +70,7 @@ func newDocEnv(t *testing.T) *docEnv {
 	bookTable := map[string]any{"name": "book_table", "type": "custom_function", "description": "Book a table",
 		"http_method": "POST", "api_endpoint": "https://api.example.com/bookings",
 		"custom_function_parameters": `{"type":"object","properties":{"people":{"type":"number"}}}`}
-	e.ids["agt"] = e.createAgent(t, map[string]any{"name": "Front desk",
+	e.ids["agt"] = e.createAgent(t, map[string]any{"name": "Concierge",
 		"prompt_config": map[string]any{"prompt": "You answer for Acme.", "welcome_message": "Hello!"},
 		"llm_config":    e.llmConfig(map[string]any{"tools": []any{bookTable}})})
 	testkit.Expect(t, e.Do("POST", "/api/v1/agents/"+e.ids["agt"]+"/publish", e.tok, nil), 204)
@@ -90,9 +92,10 @@ func newDocEnv(t *testing.T) *docEnv {
 	return e
 }
 
-// send sends each body of the block (to the block's own request line when it has one)
-// and expects status.
-func send(method, path string, status int) exampleCheck {
+// send sends each body of the block (to the block's own request line when it has one),
+// expects status and the body's members in the answer's record, but those named in
+// notEchoed (a campaign's recipients become records of their own).
+func send(method, path string, status int, notEchoed ...string) exampleCheck {
 	return func(e *docEnv, t *testing.T, reqs []docRequest) {
 		for _, rq := range reqs {
 			m, p := method, path
@@ -102,6 +105,15 @@ func send(method, path string, status int) exampleCheck {
 			body := e.substitute(t, stripElided(rq.body))
 			r := e.Do(m, e.substitutePath(t, p), e.tok, body)
 			testkit.Expect(t, r, status)
+			// What was sent is what the record now holds, member for member: a member
+			// the API took under another name, or dropped, shows here.
+			echoed := map[string]any{}
+			for k, v := range body.(map[string]any) {
+				if !slices.Contains(notEchoed, k) {
+					echoed[k] = v
+				}
+			}
+			expectMember(t, echoed, r, false, "data")
 		}
 	}
 }
@@ -162,7 +174,7 @@ var docExamples = map[string]docExample{
 	"calls.md#2": {first: `PUT /api/v1/workspaces/ws_…`, check: send("", "", 200)},
 	"calls.md#3": {first: `{"type": "retention.swept", "data": {"calls_deleted": 412, "knowledge_files_deleted": 3, "calls_on_hold": 2}}`, check: retentionEvent},
 
-	"campaigns.md#1": {first: `{`, check: send("POST", "/api/v1/campaigns", 201)},
+	"campaigns.md#1": {first: `{`, check: send("POST", "/api/v1/campaigns", 201, "recipients")},
 	"campaigns.md#2": {first: `{"data": {"tasks": [{"campaign_id": "cmp_…", "recipient_id": "rcp_…", "attempt": 1,`, check: dialClaim},
 	"campaigns.md#3": {first: `{"message": "The suppression list holds at most 500000 numbers: it has 499998, and the 3 new here would make 500001. Nothing was added; remove numbers from the list first.",`, check: suppressionBoundAnswer},
 
