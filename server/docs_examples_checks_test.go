@@ -45,10 +45,12 @@ func errorShape(e *docEnv, t *testing.T, reqs []docRequest) {
 // redactionSetting puts redaction.md's setting where it lives, the workspace's privacy.
 func redactionSetting(e *docEnv, t *testing.T, reqs []docRequest) {
 	body := map[string]any{"privacy": map[string]any{"redaction": reqs[0].body}}
-	testkit.Expect(t, e.Do("PUT", "/api/v1/workspaces/"+e.ids["ws"], e.tok, body), 200)
+	r := e.Do("PUT", "/api/v1/workspaces/"+e.ids["ws"], e.tok, body)
+	testkit.Expect(t, r, 200)
+	expectMember(t, reqs[0].body, r, true, "data", "privacy", "redaction")
 }
 
-// registerCall registers an ended call of the published agent with more members.
+// registerCall registers an ended call of runtime.md's agent with more members.
 func (e *docEnv) registerCall(t *testing.T, more map[string]any) string {
 	t.Helper()
 	body := map[string]any{"agent_id": e.frontDesk, "number_id": e.ids["num"], "direction": "inbound",
