@@ -1,10 +1,13 @@
 package server_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
+	"github.com/voiceapi/voiceapi/internal/llmtest"
 	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // The checks of docExamples that need more than one request.
@@ -77,14 +80,31 @@ func reportedUsage(t *testing.T, doc any) map[string]any {
 	return body
 }
 
-// callUsage registers a call with analysis.md's usage and checks the call's usage has
-// the example's shape (the analysis list is [] until post-call analysis runs).
+// callUsage registers a call with analysis.md's usage, as a runtime reports it, on an
+// agent of the stand-in with analysis.md's analysis_config, has post-call analysis run
+// on it (which adds the analysis list) and checks the call's usage against the example,
+// whole.
 func callUsage(e *docEnv, t *testing.T, reqs []docRequest) {
-	id := e.registerCall(t, reportedUsage(t, reqs[0].body))
+	config := stripElided(docJSON(t, e.block(t, "analysis.md#1"))[0].body).(map[string]any)
+	config["name"] = "Analyzed"
+	agent := e.createAgent(t, config)
+	testkit.Expect(t, e.Do("POST", "/api/v1/agents/"+agent+"/publish", e.tok, nil), 204)
+	more := reportedUsage(t, reqs[0].body)
+	more["agent_id"] = agent
+	more["transcript"] = []any{map[string]any{"role": "user", "content": "A table for four on June 5.", "start_ms": 0}}
+	id := e.registerCall(t, more)
+	e.stand.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.JSON(docAnalysis) })
+	testkit.Expect(t, e.Do("POST", "/api/v1/calls/"+id+"/analyze", e.tok, nil), 202)
+	if _, err := e.Svc.Jobs.NewRunner(service.RunnerOptions{}).RunDue(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	r := e.Do("GET", "/api/v1/calls/"+id, e.tok, nil)
 	testkit.Expect(t, r, 200)
-	expectShape(t, map[string]any{"data": reportedUsage(t, reqs[0].body)}, r, false)
+	expectMember(t, reqs[0].body.(map[string]any)["usage"], r, true, "data", "usage")
 }
+
+// docAnalysis is what the stand-in answers post-call analysis, fitting analysis.md's fields.
+const docAnalysis = `{"outcome":"booked","party_size":4,"visit_date":"2026-06-05","wants_newsletter":null,"notes":null,"call_successful":true,"summary":"A table for four."}`
 
 // callCost checks analysis.md's cost member against a call with its usage, priced by a
 // table without elevenlabs so that the tts line is unpriced as in the example.

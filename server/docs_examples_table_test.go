@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/bolt"
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 )
@@ -66,6 +67,9 @@ func newDocEnv(t *testing.T) *docEnv {
 	e.convEnv = newConvEnv(t, func(o *bolt.Options) { o.Now = clock })
 	c := e.convEnv
 	e.ids = map[string]string{"ws": c.Owner.WorkspaceID}
+	// Post-call analysis reaches the stand-in too (analysis.md's usage.analysis).
+	e.Svc.Analysis.Configure(cli.AnalysisOptions(cli.LLMSettings{BaseURLs: e.stand.Options().BaseURLs,
+		AllowURLPrefixes: []string{e.stand.URL + "/"}}))
 	// book_table is the tool testing-agents.md's test mocks.
 	bookTable := map[string]any{"name": "book_table", "type": "custom_function", "description": "Book a table",
 		"http_method": "POST", "api_endpoint": "https://api.example.com/bookings",
