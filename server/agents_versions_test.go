@@ -255,6 +255,16 @@ func TestAgentDeleteUnbindsMembers(t *testing.T) {
 
 func TestAgentDiff(t *testing.T) {
 	e := newEnv(t)
+	id := publishTwoDiffVersions(t, e)
+	checkVersionDiffs(t, e, id)
+	checkDiffWithCurrent(t, e, id)
+}
+
+// publishTwoDiffVersions creates an agent with a key and two tools, publishes it,
+// changes its name, temperature and first tool's name, publishes again, and returns its
+// id.
+func publishTwoDiffVersions(t *testing.T, e *env) string {
+	t.Helper()
 	tok := e.Owner.Token
 	id := e.createAgent(tok, map[string]any{
 		"name": "Support",
@@ -272,19 +282,27 @@ func TestAgentDiff(t *testing.T) {
 		}},
 	}), 200)
 	e.publish(tok, id, nil)
+	return id
+}
 
-	diff := func(p string) []any {
-		t.Helper()
-		r := e.do("GET", "/api/v1/agents/"+id+"/versions/"+p, tok, nil)
-		expect(t, r, 200)
-		return r.List()
-	}
+// agentDiff is the list the diff route p of agent id answers.
+func agentDiff(t *testing.T, e *env, id, p string) []any {
+	t.Helper()
+	r := e.do("GET", "/api/v1/agents/"+id+"/versions/"+p, e.Owner.Token, nil)
+	expect(t, r, 200)
+	return r.List()
+}
+
+// checkVersionDiffs checks the diffs between the two versions both ways, of a version
+// with itself, and of each version with the unchanged current configuration.
+func checkVersionDiffs(t *testing.T, e *env, id string) {
+	t.Helper()
 	want12 := []any{
 		map[string]any{"path": "llm_config.temperature", "old": 0.5, "new": 0.8},
 		map[string]any{"path": "llm_config.tools.0.name", "old": "end", "new": "hang_up"},
 		map[string]any{"path": "name", "old": "Support", "new": "Support v2"},
 	}
-	if got := diff("1/diff/2"); !reflect.DeepEqual(got, want12) {
+	if got := agentDiff(t, e, id, "1/diff/2"); !reflect.DeepEqual(got, want12) {
 		t.Errorf("diff 1→2 =\n%v\nwant\n%v", got, want12)
 	}
 	want21 := []any{
@@ -292,27 +310,31 @@ func TestAgentDiff(t *testing.T) {
 		map[string]any{"path": "llm_config.tools.0.name", "old": "hang_up", "new": "end"},
 		map[string]any{"path": "name", "old": "Support v2", "new": "Support"},
 	}
-	if got := diff("2/diff/1"); !reflect.DeepEqual(got, want21) {
+	if got := agentDiff(t, e, id, "2/diff/1"); !reflect.DeepEqual(got, want21) {
 		t.Errorf("diff 2→1 =\n%v\nwant\n%v", got, want21)
 	}
-	if got := diff("2/diff/2"); len(got) != 0 {
+	if got := agentDiff(t, e, id, "2/diff/2"); len(got) != 0 {
 		t.Errorf("diff 2→2 = %v", got)
 	}
-	if got := diff("2/diff/current"); len(got) != 0 {
+	if got := agentDiff(t, e, id, "2/diff/current"); len(got) != 0 {
 		t.Errorf("diff 2→current with nothing changed = %v", got)
 	}
-	if got := diff("1/diff/current"); !reflect.DeepEqual(got, want12) {
+	if got := agentDiff(t, e, id, "1/diff/current"); !reflect.DeepEqual(got, want12) {
 		t.Errorf("diff 1→current =\n%v\nwant\n%v", got, want12)
 	}
+}
 
-	// A version and the current configuration: a new key (masked), a ring time, a tool
-	// removed, a group value set to null.
+// checkDiffWithCurrent checks a version against the current configuration: a new key
+// (masked), a ring time, a tool removed, a group value set to null.
+func checkDiffWithCurrent(t *testing.T, e *env, id string) {
+	t.Helper()
+	tok := e.Owner.Token
 	expect(t, e.do("PUT", "/api/v1/agents/"+id, tok, map[string]any{
 		"call_config":           map[string]any{"ring_duration_ms": 10000},
 		"knowledge_base_config": map[string]any{"similarity_threshold": 0.4},
 		"llm_config":            map[string]any{"api_key": "sk-new-secret-2222", "tools": []any{map[string]any{"name": "hang_up", "type": "end_call"}}},
 	}), 200)
-	got := diff("2/diff/current")
+	got := agentDiff(t, e, id, "2/diff/current")
 	wantPaths := []string{"call_config.ring_duration_ms", "knowledge_base_config.similarity_threshold", "llm_config.api_key", "llm_config.tools.1"}
 	if len(got) != len(wantPaths) {
 		t.Fatalf("diff 2→current = %v, want paths %v", got, wantPaths)
