@@ -71,18 +71,7 @@ type crashClient struct {
 var crashPhone atomic.Int64
 
 func TestCrashLoop(t *testing.T) {
-	rounds := 3
-	if s := os.Getenv("VOICEAPI_CRASH_ROUNDS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 10000 {
-			t.Fatalf("VOICEAPI_CRASH_ROUNDS=%q: want a count from 1 to 10000", s)
-		}
-		rounds = n
-	}
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("VOICEAPI_CRASH_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
+	rounds, seed := crashLoopSettings(t)
 	t.Logf("crash loop: %d rounds, seed %d (VOICEAPI_CRASH_SEED reproduces the kill times)", rounds, seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 
@@ -96,16 +85,7 @@ func TestCrashLoop(t *testing.T) {
 	// durability.
 	flags := []string{"--rate-limit", "0"}
 
-	srv, stdout := startServer(t, bin, dataDir, flags...)
-	token := ""
-	for _, line := range strings.Split(stdout, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "api token:"); ok {
-			token = strings.TrimSpace(v)
-		}
-	}
-	if token == "" {
-		t.Fatalf("no bootstrap token on stdout:\n%s", stdout)
-	}
+	srv, token := startCrashServer(t, bin, dataDir, flags)
 	clients := make([]*crashClient, crashClients)
 	for i := range clients {
 		clients[i] = &crashClient{n: i, rng: rand.New(rand.NewPCG(seed, uint64(i)+2)), byKind: map[string][]*crashRecord{}}
@@ -113,28 +93,9 @@ func TestCrashLoop(t *testing.T) {
 
 	start := time.Now()
 	for round := 1; round <= rounds; round++ {
-		hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: crashClients}}
-		var wg sync.WaitGroup
-		for _, c := range clients {
-			wg.Add(1)
-			go func() { defer wg.Done(); c.load(t, hc, srv.url, token, round) }()
-		}
-		load := crashMinLoad + time.Duration(rng.Int64N(int64(crashMaxLoad-crashMinLoad)))
-		time.Sleep(load)
-		if err := srv.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		srv.cmd.Wait()
-		wg.Wait()
-		hc.CloseIdleConnections()
-
-		// The file of a killed server must pass bbolt's consistency check as it is
-		// (PostgreSQL recovers from its own log; the records are read back below).
-		if !testkit.OnPostgres() {
-			if out, err := exec.Command(bin, "check", "--data", dataDir).CombinedOutput(); err != nil || !strings.Contains(string(out), ": ok (") {
-				t.Fatalf("round %d: voiceapi check after SIGKILL: %v\n%s", round, err, out)
-			}
-		}
+		load := loadUntilKilled(t, clients, srv, token, round, rng)
+		checkFileAfterKill(t, bin, dataDir, round)
+		var stdout string
 		srv, stdout = startServer(t, bin, dataDir, flags...)
 		if strings.Contains(stdout, "api token") {
 			t.Fatalf("round %d: restart printed credentials again", round)
@@ -155,6 +116,75 @@ func TestCrashLoop(t *testing.T) {
 	t.Logf("crash loop done: %d rounds in %v; %d acknowledged writes, all present; %d writes in flight at kills (either outcome accepted)",
 		rounds, time.Since(start).Round(time.Second), acked, lost)
 	srv.cmd.Process.Signal(syscall.SIGTERM)
+}
+
+// crashLoopSettings reads the rounds (VOICEAPI_CRASH_ROUNDS, 3 when unset) and the seed
+// of the kill times (VOICEAPI_CRASH_SEED, the clock when unset).
+func crashLoopSettings(t *testing.T) (rounds int, seed uint64) {
+	t.Helper()
+	rounds = 3
+	if s := os.Getenv("VOICEAPI_CRASH_ROUNDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 10000 {
+			t.Fatalf("VOICEAPI_CRASH_ROUNDS=%q: want a count from 1 to 10000", s)
+		}
+		rounds = n
+	}
+	seed = uint64(time.Now().UnixNano())
+	if s := os.Getenv("VOICEAPI_CRASH_SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	return rounds, seed
+}
+
+// startCrashServer starts the first server and returns it with the bootstrap token it
+// printed.
+func startCrashServer(t *testing.T, bin, dataDir string, flags []string) (*proc, string) {
+	t.Helper()
+	srv, stdout := startServer(t, bin, dataDir, flags...)
+	token := ""
+	for _, line := range strings.Split(stdout, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "api token:"); ok {
+			token = strings.TrimSpace(v)
+		}
+	}
+	if token == "" {
+		t.Fatalf("no bootstrap token on stdout:\n%s", stdout)
+	}
+	return srv, token
+}
+
+// loadUntilKilled runs the clients' load on srv until a SIGKILL at a random moment, and
+// returns how long the load ran.
+func loadUntilKilled(t *testing.T, clients []*crashClient, srv *proc, token string, round int, rng *rand.Rand) time.Duration {
+	t.Helper()
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: crashClients}}
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.load(t, hc, srv.url, token, round) }()
+	}
+	load := crashMinLoad + time.Duration(rng.Int64N(int64(crashMaxLoad-crashMinLoad)))
+	time.Sleep(load)
+	if err := srv.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	srv.cmd.Wait()
+	wg.Wait()
+	hc.CloseIdleConnections()
+	return load
+}
+
+// checkFileAfterKill checks the file of a killed server passes bbolt's consistency
+// check as it is (PostgreSQL recovers from its own log; the records are read back after
+// the restart).
+func checkFileAfterKill(t *testing.T, bin, dataDir string, round int) {
+	t.Helper()
+	if !testkit.OnPostgres() {
+		if out, err := exec.Command(bin, "check", "--data", dataDir).CombinedOutput(); err != nil || !strings.Contains(string(out), ": ok (") {
+			t.Fatalf("round %d: voiceapi check after SIGKILL: %v\n%s", round, err, out)
+		}
+	}
 }
 
 // load writes until the server dies or the round's bound is reached. A write whose

@@ -25,13 +25,7 @@ func TestHAProxyConfig(t *testing.T) {
 	if testkit.OnPostgres() {
 		t.Skip("runs its replicas on PostgreSQL in the default run already (VOICEAPI_TEST_BACKEND=postgres would repeat it)")
 	}
-	haproxy, err := exec.LookPath("haproxy")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("haproxy is not installed (CI=true: this test may not be skipped; apt-get install haproxy)")
-		}
-		t.Skip("haproxy is not installed: apt-get install haproxy")
-	}
+	haproxy := haproxyPath(t)
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "voiceapi")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
@@ -42,6 +36,29 @@ func TestHAProxyConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	url := databaseOf(t, keyDir)
+	replicas, token := startThreeReplicas(t, bin, keyDir, url)
+	front := startHAProxy(t, haproxy, filepath.Join(tmp, "haproxy.cfg"), replicas)
+	id := checkRoundRobin(t, front, token)
+	checkKilledReplicaTakenOut(t, front, token, id, replicas[1])
+}
+
+// haproxyPath finds haproxy; without it the test skips, except under CI=true.
+func haproxyPath(t *testing.T) string {
+	t.Helper()
+	haproxy, err := exec.LookPath("haproxy")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("haproxy is not installed (CI=true: this test may not be skipped; apt-get install haproxy)")
+		}
+		t.Skip("haproxy is not installed: apt-get install haproxy")
+	}
+	return haproxy
+}
+
+// startThreeReplicas starts three replicas on the database at url, sharing keyDir's
+// secret key, and returns them with the bootstrap token the first printed.
+func startThreeReplicas(t *testing.T, bin, keyDir, url string) ([]*proc, string) {
+	t.Helper()
 	var replicas []*proc
 	token := ""
 	for i := range 3 {
@@ -58,8 +75,13 @@ func TestHAProxyConfig(t *testing.T) {
 	if token == "" {
 		t.Fatal("the first replica printed no bootstrap token")
 	}
-	front := startHAProxy(t, haproxy, filepath.Join(tmp, "haproxy.cfg"), replicas)
+	return replicas, token
+}
 
+// checkRoundRobin creates an agent through front and checks twelve reads of it reach
+// every replica. It returns the agent's id.
+func checkRoundRobin(t *testing.T, front, token string) string {
+	t.Helper()
 	status, body := call(t, "POST", front+"/api/v1/agents", token, `{"name":"Behind HAProxy"}`)
 	if status != 201 {
 		t.Fatalf("create through haproxy: %d %s", status, body)
@@ -77,14 +99,19 @@ func TestHAProxyConfig(t *testing.T) {
 	if len(seen) != 3 {
 		t.Fatalf("round robin reached %v, want r1, r2 and r3", seen)
 	}
+	return created.Data.ID
+}
 
-	// SIGKILL r2: the health checks (inter 1s, fall 2) take it out; connection failures
-	// before that are retried on another replica, so no request goes unanswered.
-	replicas[1].cmd.Process.Signal(syscall.SIGKILL)
-	replicas[1].cmd.Wait()
+// checkKilledReplicaTakenOut SIGKILLs r2: the health checks (inter 1s, fall 2) take it
+// out; connection failures before that are retried on another replica, so no request
+// goes unanswered.
+func checkKilledReplicaTakenOut(t *testing.T, front, token, id string, r2 *proc) {
+	t.Helper()
+	r2.cmd.Process.Signal(syscall.SIGKILL)
+	r2.cmd.Wait()
 	deadline := time.Now().Add(5 * time.Second) // fall 2 at inter 1s, with room
 	for {
-		name, status := getAgent(t, front, token, created.Data.ID)
+		name, status := getAgent(t, front, token, id)
 		if status != 200 {
 			t.Fatalf("GET with r2 killed: %d from %s", status, name)
 		}
@@ -95,7 +122,7 @@ func TestHAProxyConfig(t *testing.T) {
 	}
 	after := map[string]int{}
 	for range 12 {
-		name, status := getAgent(t, front, token, created.Data.ID)
+		name, status := getAgent(t, front, token, id)
 		if status != 200 {
 			t.Fatalf("GET after r2 was taken out: %d", status)
 		}

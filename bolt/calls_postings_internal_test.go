@@ -44,6 +44,36 @@ func TestPostingBlocksMatchModel(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	const ws = "ws_1"
 	ids := crowdedIDs(r, 3000)
+	storeShuffledCalls(t, db, ws, ids, r)
+	if n := slotsOutOfIDOrder(t, db, ws); n < 50 {
+		t.Fatalf("only %d milliseconds have slots out of id order: the test does not cover them", n)
+	}
+	m := &postingModel{ws: ws, r: r, ids: ids, scopes: []string{"ws_1/t/a", "ws_1/t/b", "ws_1/t/c"}, model: map[string]map[string]byte{}, gone: map[string]bool{}}
+	for _, s := range m.scopes {
+		m.model[s] = map[string]byte{}
+	}
+	for round := range 6 {
+		err := db.bolt.Update(func(tx *bbolt.Tx) error {
+			b, ix := tx.Bucket(bucketCallPostingDocs), callIndexOf(tx)
+			if err := m.putRandomPostings(t, b, ix, round); err != nil {
+				return err
+			}
+			if round == 3 {
+				return m.leaveIndexWithPostings(tx)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkPostings(t, db, ws, m.scopes, m.model, ids, m.gone, r)
+	}
+}
+
+// storeShuffledCalls indexes the calls of ids in ws in a random order, so that slots are
+// not in id order.
+func storeShuffledCalls(t *testing.T, db *DB, ws string, ids []string, r *rand.Rand) {
+	t.Helper()
 	stored := slices.Clone(ids)
 	r.Shuffle(len(stored), func(i, j int) { stored[i], stored[j] = stored[j], stored[i] })
 	err := db.bolt.Update(func(tx *bbolt.Tx) error {
@@ -57,71 +87,73 @@ func TestPostingBlocksMatchModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := slotsOutOfIDOrder(t, db, ws); n < 50 {
-		t.Fatalf("only %d milliseconds have slots out of id order: the test does not cover them", n)
-	}
-	scopes := []string{"ws_1/t/a", "ws_1/t/b", "ws_1/t/c"}
-	model := map[string]map[string]byte{}
-	for _, s := range scopes {
-		model[s] = map[string]byte{}
-	}
-	gone := map[string]bool{}
-	for round := range 6 {
-		err := db.bolt.Update(func(tx *bbolt.Tx) error {
-			b, ix := tx.Bucket(bucketCallPostingDocs), callIndexOf(tx)
-			for range 2000 {
-				scope := scopes[r.IntN(len(scopes))]
-				// Early rounds append mostly in id order, later ones anywhere.
-				var id string
-				if round < 2 {
-					id = ids[min(len(ids)-1, len(model[scope])+r.IntN(5))]
-				} else {
-					id = ids[r.IntN(len(ids))]
-				}
-				if gone[id] {
-					continue
-				}
-				tf := byte(r.IntN(4)) // 0 deletes
-				if round == 5 {
-					tf = 0
-				}
-				pc, ok := postedCallOf(ix, ws, id)
-				if !ok {
-					t.Fatalf("%s has no docID", id)
-				}
-				delta, err := putPosting(b, ix, scope, pc, tf)
-				if err != nil {
-					return err
-				}
-				_, had := model[scope][id]
-				if want := map[[2]bool]int{{false, true}: 1, {true, false}: -1}[[2]bool{had, tf != 0}]; delta != want {
-					t.Fatalf("put %s %d (had %v): delta %d, want %d", id, tf, had, delta, want)
-				}
-				if tf == 0 {
-					delete(model[scope], id)
-				} else {
-					model[scope][id] = tf
-				}
-			}
-			if round == 3 {
-				// Calls leave the index with their postings left behind.
-				for range 100 {
-					id := ids[r.IntN(len(ids))]
-					if !gone[id] {
-						gone[id] = true
-						if err := moveCallIndexes(tx, ws, id, &testAttrs, nil); err != nil {
-							return err
-						}
-					}
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+}
+
+// postingModel is what each scope's postings should hold, and the calls gone from the
+// index, beside the randomness that changes them.
+type postingModel struct {
+	ws     string
+	r      *rand.Rand
+	ids    []string
+	scopes []string
+	model  map[string]map[string]byte // scope → call id → term frequency
+	gone   map[string]bool
+}
+
+// putRandomPostings inserts, changes and deletes 2000 random postings in b and the
+// model, checking each put's delta. Early rounds append mostly in id order, later ones
+// anywhere; the last only deletes.
+func (m *postingModel) putRandomPostings(t *testing.T, b *bbolt.Bucket, ix callIndex, round int) error {
+	t.Helper()
+	for range 2000 {
+		scope := m.scopes[m.r.IntN(len(m.scopes))]
+		var id string
+		if round < 2 {
+			id = m.ids[min(len(m.ids)-1, len(m.model[scope])+m.r.IntN(5))]
+		} else {
+			id = m.ids[m.r.IntN(len(m.ids))]
 		}
-		checkPostings(t, db, ws, scopes, model, ids, gone, r)
+		if m.gone[id] {
+			continue
+		}
+		tf := byte(m.r.IntN(4)) // 0 deletes
+		if round == 5 {
+			tf = 0
+		}
+		pc, ok := postedCallOf(ix, m.ws, id)
+		if !ok {
+			t.Fatalf("%s has no docID", id)
+		}
+		delta, err := putPosting(b, ix, scope, pc, tf)
+		if err != nil {
+			return err
+		}
+		_, had := m.model[scope][id]
+		if want := map[[2]bool]int{{false, true}: 1, {true, false}: -1}[[2]bool{had, tf != 0}]; delta != want {
+			t.Fatalf("put %s %d (had %v): delta %d, want %d", id, tf, had, delta, want)
+		}
+		if tf == 0 {
+			delete(m.model[scope], id)
+		} else {
+			m.model[scope][id] = tf
+		}
 	}
+	return nil
+}
+
+// leaveIndexWithPostings takes 100 random calls out of the index with their postings
+// left behind.
+func (m *postingModel) leaveIndexWithPostings(tx *bbolt.Tx) error {
+	for range 100 {
+		id := m.ids[m.r.IntN(len(m.ids))]
+		if !m.gone[id] {
+			m.gone[id] = true
+			if err := moveCallIndexes(tx, m.ws, id, &testAttrs, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // slotsOutOfIDOrder counts the milliseconds of ws whose slots do not grow with the ids.

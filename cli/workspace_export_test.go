@@ -65,7 +65,25 @@ func TestWorkspaceExportImportCommands(t *testing.T) {
 	adminOptions.PasswordCost = bcrypt.MinCost
 	src := t.TempDir()
 	ws := seedStopped(t, src)
+	clear := exportMaskedAndClear(t, src, ws)
+	dst, u := importIntoFreshInstance(t, clear)
 
+	db, err := bolt.Open(dst, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	checkImportedWorkspace(t, db, u)
+
+	if out, err := runCombined(t, "workspace", "export", "--data", dst, "--workspace", "ws_00000000000000000000000000"); err == nil {
+		t.Errorf("export of an unknown workspace succeeded:\n%s", out)
+	}
+}
+
+// exportMaskedAndClear exports workspace ws of the stopped instance in src twice: masked
+// by default (to a file of mode 0600), then with its secrets, whose file it returns.
+func exportMaskedAndClear(t *testing.T, src, ws string) string {
+	t.Helper()
 	masked := filepath.Join(t.TempDir(), "ws.json")
 	if out, err := runCombined(t, "workspace", "export", "--data", src, "--workspace", ws, "--out", masked); err != nil {
 		t.Fatalf("export: %v\n%s", err, out)
@@ -85,8 +103,14 @@ func TestWorkspaceExportImportCommands(t *testing.T) {
 	if err != nil || !strings.Contains(out, "in the clear") {
 		t.Fatalf("export --include-secrets: %v\n%s", err, out)
 	}
+	return clear
+}
 
-	// Into another stopped instance: a fresh user's workspace.
+// importIntoFreshInstance imports the document in clear into another stopped instance,
+// a fresh user's workspace, then again, which the taken number refuses. It returns the
+// instance's directory and the user.
+func importIntoFreshInstance(t *testing.T, clear string) (string, *data.User) {
+	t.Helper()
 	dst := t.TempDir()
 	db, err := bolt.Open(dst, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true})
 	if err != nil {
@@ -97,7 +121,7 @@ func TestWorkspaceExportImportCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	out, err = runCombined(t, "workspace", "import", "--data", dst, "--workspace", u.PersonalWorkspaceID, "--in", clear)
+	out, err := runCombined(t, "workspace", "import", "--data", dst, "--workspace", u.PersonalWorkspaceID, "--in", clear)
 	if err != nil || !strings.Contains(out, "1 agents, 1 knowledge bases, 1 numbers, 0 webhooks, 1 suppressed numbers added (0 listed already)") {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
@@ -106,12 +130,13 @@ func TestWorkspaceExportImportCommands(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "+14155550177") {
 		t.Fatalf("second import: %v\n%s", err, out)
 	}
+	return dst, u
+}
 
-	db, err = bolt.Open(dst, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+// checkImportedWorkspace checks the imported agent, its key masked, the suppression
+// list, and that the clear key survived the move.
+func checkImportedWorkspace(t *testing.T, db *bolt.DB, u *data.User) {
+	t.Helper()
 	ctx := ownerContext(u.ID, u.PersonalWorkspaceID)
 	agents, _, err := Services(db).Agents.ListAgents(ctx, data.AgentFilter{})
 	if err != nil || len(agents) != 1 {
@@ -138,9 +163,5 @@ func TestWorkspaceExportImportCommands(t *testing.T) {
 	}
 	if !strings.Contains(again.String(), `"api_key": "gsk_cli_secret_5555"`) {
 		t.Errorf("the clear key did not survive the move:\n%s", again.String())
-	}
-
-	if out, err := runCombined(t, "workspace", "export", "--data", dst, "--workspace", "ws_00000000000000000000000000"); err == nil {
-		t.Errorf("export of an unknown workspace succeeded:\n%s", out)
 	}
 }

@@ -9,13 +9,23 @@ import (
 // claim, the call reported, its counts; then pause, resume, cancel, and the
 // suppression list.
 func (tr *tour) campaigns(agent *data.Agent) {
-	t, c, ctx, check := tr.t, tr.c, tr.ctx, tr.check
+	c, ctx, check := tr.c, tr.ctx, tr.check
 	n, _, err := c.Numbers.Create(ctx, data.NumberCreate{PhoneNumber: "+14155557000", Provider: "sip"})
 	check("campaign number", err)
 	mc := 2
 	settings := data.CampaignCreate{Name: "Tour", AgentID: agent.ID, NumberID: n.ID, MaxConcurrent: &mc,
 		Window: &data.CampaignWindow{Days: data.Weekdays, Start: "00:00", End: "23:59"}}
-	_, _, err = c.Campaigns.CreateFromCSV(ctx, settings, []byte("phone_number\nnot a number\n"))
+	camp := tr.campaignFromCSV(settings)
+	tr.claimAndReport(camp)
+	two := tr.pauseResumeCancel(settings, agent, n)
+	tr.suppressionList(two)
+}
+
+// campaignFromCSV refuses a CSV with a bad line, then creates the campaign from a CSV,
+// twice under one key: the second replays the first.
+func (tr *tour) campaignFromCSV(settings data.CampaignCreate) *data.Campaign {
+	t, c, ctx, check := tr.t, tr.c, tr.ctx, tr.check
+	_, _, err := c.Campaigns.CreateFromCSV(ctx, settings, []byte("phone_number\nnot a number\n"))
 	if e := mustErr(t, err, 422); e.Fields["recipients.line_2.phone_number"] == nil {
 		t.Errorf("a bad CSV line: %+v", e)
 	}
@@ -29,6 +39,13 @@ func (tr *tour) campaigns(agent *data.Agent) {
 	if again.ID != camp.ID {
 		t.Errorf("a repeated CSV create made campaign %s besides %s", again.ID, camp.ID)
 	}
+	return camp
+}
+
+// claimAndReport claims the campaign's one dial task, reports its call ended, and
+// checks the campaign's counts and recipients.
+func (tr *tour) claimAndReport(camp *data.Campaign) {
+	t, c, ctx, check := tr.t, tr.c, tr.ctx, tr.check
 	claim, err := c.Campaigns.ClaimDialTasks(ctx, data.DialClaim{Max: 5})
 	check("dial claim", err)
 	if len(claim.Tasks) != 1 || claim.Tasks[0].ToNumber != "+14155557001" || claim.Tasks[0].Agent == nil || claim.Tasks[0].Call == nil {
@@ -46,8 +63,13 @@ func (tr *tour) campaigns(agent *data.Agent) {
 	if len(rs) != 1 || len(rs[0].Attempts) != 1 || rs[0].Attempts[0].CallID == nil {
 		t.Errorf("recipients: %+v", rs)
 	}
+}
 
-	two, _, err := c.Campaigns.Create(ctx, data.CampaignCreate{Name: "Tour 2", AgentID: agent.ID, NumberID: n.ID, MaxConcurrent: &mc,
+// pauseResumeCancel creates a second campaign from JSON, pauses, resumes and cancels it,
+// and checks the agent lists both. It returns the canceled campaign.
+func (tr *tour) pauseResumeCancel(settings data.CampaignCreate, agent *data.Agent, n *data.Number) *data.Campaign {
+	t, c, ctx, check := tr.t, tr.c, tr.ctx, tr.check
+	two, _, err := c.Campaigns.Create(ctx, data.CampaignCreate{Name: "Tour 2", AgentID: agent.ID, NumberID: n.ID, MaxConcurrent: settings.MaxConcurrent,
 		Window: settings.Window, Recipients: []data.RecipientInput{{PhoneNumber: "+14155557002"}}})
 	check("campaign from JSON", err)
 	_, _, err = c.Campaigns.Pause(ctx, two.ID)
@@ -64,7 +86,13 @@ func (tr *tour) campaigns(agent *data.Agent) {
 	if len(list) != 2 {
 		t.Errorf("campaigns of the agent: %d", len(list))
 	}
+	return two
+}
 
+// suppressionList adds a suppression, imports more, lists them one a page, checks the
+// canceled campaign two's recipients, and removes the suppression.
+func (tr *tour) suppressionList(two *data.Campaign) {
+	t, c, ctx, check := tr.t, tr.c, tr.ctx, tr.check
 	sup, _, err := c.Campaigns.Suppress(ctx, data.SuppressionCreate{PhoneNumber: "+14155557003"})
 	check("suppress", err)
 	imp, err := c.Campaigns.ImportSuppressions(ctx, []byte("phone_number\n+14155557004\n+14155557003\n"))

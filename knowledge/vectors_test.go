@@ -89,90 +89,128 @@ func TestHybridMatchesOracle(t *testing.T) {
 }
 
 func testHybridMatchesOracle(t *testing.T) {
-	rng := rand.New(rand.NewSource(11))
-	words := strings.Fields("parcel refund card delivery hours open monday invoice password account email phone code address office")
-	ix := NewIndex()
-	live := map[string]Chunk{}
-	sources := map[string][]string{}
-	const dim = 24
-	removed := 0
-	addSource := func(s int) {
-		src := fmt.Sprintf("s%03d", s)
-		removed += len(sources[src])
-		for _, id := range sources[src] {
-			delete(live, id)
-		}
-		sources[src] = nil
-		chunks := make([]Chunk, 1+rng.Intn(40))
-		for i := range chunks {
-			var text []string
-			for range 3 + rng.Intn(8) {
-				text = append(text, words[rng.Intn(len(words))])
-			}
-			c := Chunk{ID: fmt.Sprintf("%s:%d", src, i), SourceID: src, Text: strings.Join(text, " ")}
-			switch r := rng.Intn(10); {
-			case r < 7:
-				c.Vector = randomVector(rng, dim)
-			case r < 8:
-				c.Vector = randomVector(rng, dim/2) // another model's dimension
-			}
-			chunks[i] = c
-			live[c.ID] = c
-			sources[src] = append(sources[src], c.ID)
-		}
-		ix.Add(src, chunks)
-	}
-	check := func(step int) {
-		for range 5 {
-			qv := randomVector(rng, dim)
-			query := words[rng.Intn(len(words))] + " " + words[rng.Intn(len(words))]
-			got := ix.SearchHybrid(query, qv, 10, 0.2, DefaultFusion)
-			want := oracleHybrid(ix, live, query, qv, 10, 0.2)
-			if len(got) != len(want) {
-				t.Fatalf("step %d, %q: %d hits, oracle %d", step, query, len(got), len(want))
-			}
-			for i := range got {
-				if got[i].ChunkID != want[i].ChunkID && math.Abs(got[i].Score-want[i].Score) > 1e-5 {
-					t.Fatalf("step %d, %q, hit %d: %s %.6f, oracle %s %.6f", step, query, i, got[i].ChunkID, got[i].Score, want[i].ChunkID, want[i].Score)
-				}
-				if math.Abs(got[i].Score-want[i].Score) > 1e-5 {
-					t.Fatalf("step %d, hit %d: score %.7f, oracle %.7f", step, i, got[i].Score, want[i].Score)
-				}
-			}
-		}
-	}
+	m := newHybridModel()
 	for s := range 60 {
-		addSource(s)
+		m.addSource(s)
 	}
-	check(0)
+	m.check(t, 0)
 	for step := 1; step <= 200; step++ {
-		s := rng.Intn(60)
-		if rng.Intn(3) == 0 {
-			src := fmt.Sprintf("s%03d", s)
-			ix.Remove(src)
-			removed += len(sources[src])
-			for _, id := range sources[src] {
-				delete(live, id)
-			}
-			sources[src] = nil
+		s := m.rng.Intn(60)
+		if m.rng.Intn(3) == 0 {
+			m.removeSource(s)
 		} else {
-			addSource(s)
+			m.addSource(s)
 		}
 		if step%20 == 0 {
-			check(step)
+			m.check(t, step)
 		}
 	}
+	m.checkCompacted(t)
+}
+
+// hybridModel is an index beside the chunks it should hold, changed at random.
+type hybridModel struct {
+	rng     *rand.Rand
+	words   []string
+	ix      *Index
+	live    map[string]Chunk
+	sources map[string][]string
+	removed int // chunks removed or replaced so far
+}
+
+// hybridDim is the dimension of the model's vectors.
+const hybridDim = 24
+
+// newHybridModel starts an empty index and model, with the seeded randomness.
+func newHybridModel() *hybridModel {
+	return &hybridModel{
+		rng:     rand.New(rand.NewSource(11)),
+		words:   strings.Fields("parcel refund card delivery hours open monday invoice password account email phone code address office"),
+		ix:      NewIndex(),
+		live:    map[string]Chunk{},
+		sources: map[string][]string{},
+	}
+}
+
+// forget drops source src's chunks from the model.
+func (m *hybridModel) forget(src string) {
+	m.removed += len(m.sources[src])
+	for _, id := range m.sources[src] {
+		delete(m.live, id)
+	}
+	m.sources[src] = nil
+}
+
+// addSource adds or replaces source s with 1 to 40 chunks of random words, most with a
+// vector, some with another model's dimension, some with none.
+func (m *hybridModel) addSource(s int) {
+	src := fmt.Sprintf("s%03d", s)
+	m.forget(src)
+	chunks := make([]Chunk, 1+m.rng.Intn(40))
+	for i := range chunks {
+		var text []string
+		for range 3 + m.rng.Intn(8) {
+			text = append(text, m.words[m.rng.Intn(len(m.words))])
+		}
+		c := Chunk{ID: fmt.Sprintf("%s:%d", src, i), SourceID: src, Text: strings.Join(text, " ")}
+		switch r := m.rng.Intn(10); {
+		case r < 7:
+			c.Vector = randomVector(m.rng, hybridDim)
+		case r < 8:
+			c.Vector = randomVector(m.rng, hybridDim/2) // another model's dimension
+		}
+		chunks[i] = c
+		m.live[c.ID] = c
+		m.sources[src] = append(m.sources[src], c.ID)
+	}
+	m.ix.Add(src, chunks)
+}
+
+// removeSource removes source s from the index and the model.
+func (m *hybridModel) removeSource(s int) {
+	src := fmt.Sprintf("s%03d", s)
+	m.ix.Remove(src)
+	m.forget(src)
+}
+
+// check runs five random queries and checks hybrid search finds what the oracle finds.
+func (m *hybridModel) check(t *testing.T, step int) {
+	t.Helper()
+	for range 5 {
+		qv := randomVector(m.rng, hybridDim)
+		query := m.words[m.rng.Intn(len(m.words))] + " " + m.words[m.rng.Intn(len(m.words))]
+		got := m.ix.SearchHybrid(query, qv, 10, 0.2, DefaultFusion)
+		want := oracleHybrid(m.ix, m.live, query, qv, 10, 0.2)
+		if len(got) != len(want) {
+			t.Fatalf("step %d, %q: %d hits, oracle %d", step, query, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].ChunkID != want[i].ChunkID && math.Abs(got[i].Score-want[i].Score) > 1e-5 {
+				t.Fatalf("step %d, %q, hit %d: %s %.6f, oracle %s %.6f", step, query, i, got[i].ChunkID, got[i].Score, want[i].ChunkID, want[i].Score)
+			}
+			if math.Abs(got[i].Score-want[i].Score) > 1e-5 {
+				t.Fatalf("step %d, hit %d: score %.7f, oracle %.7f", step, i, got[i].Score, want[i].Score)
+			}
+		}
+	}
+}
+
+// checkCompacted checks the index compacted: fewer dead chunks than removed, and
+// removed rows dropped from the matrices.
+func (m *hybridModel) checkCompacted(t *testing.T) {
+	t.Helper()
+	ix := m.ix
 	ix.mu.RLock()
-	if ix.dead >= removed {
-		t.Errorf("%d chunks removed, %d dead: the index never compacted", removed, ix.dead)
+	if ix.dead >= m.removed {
+		t.Errorf("%d chunks removed, %d dead: the index never compacted", m.removed, ix.dead)
 	}
 	rows := 0
-	for _, m := range ix.vectors {
-		rows += m.rows()
+	for _, mx := range ix.vectors {
+		rows += mx.rows()
 	}
 	ix.mu.RUnlock()
-	if rows > 2*len(live)+1024 {
-		t.Errorf("%d matrix rows for %d live chunks: removed rows are never dropped", rows, len(live))
+	if rows > 2*len(m.live)+1024 {
+		t.Errorf("%d matrix rows for %d live chunks: removed rows are never dropped", rows, len(m.live))
 	}
 }
 

@@ -94,6 +94,27 @@ func TestCallsAgainstModel(t *testing.T) {
 	agents := []string{"agt_A", "agt_B", "agt_C", "agt_D"}
 	numbers := []string{"num_1", "num_2", "num_3"}
 	m := &callModel{calls: map[string]*data.Call{}, minutes: map[string]int64{}}
+	m.insertBatches(t, db, rng, ids, agents, numbers)
+	m.churn(t, db, rng, agents, numbers)
+	if n, err := DerivedMismatches(ctx, db); err != nil || n != 0 {
+		t.Fatalf("%d rows of the scope counts and rollups differ from the calls (%v)", n, err)
+	}
+	defer SetMaxCallScan(7)()
+	err := db.View(ctx, func(tx service.Tx) error {
+		checkCallLists(t, tx, m, agents, numbers)
+		checkCallRollups(t, tx, m)
+		checkCallMinutes(t, tx, m)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// insertBatches inserts six batches of 50 random calls into db and the model.
+func (m *callModel) insertBatches(t *testing.T, db *DB, rng *rand.Rand, ids *data.IDGen, agents, numbers []string) {
+	t.Helper()
+	ctx := context.Background()
 	for batch := 0; batch < 6; batch++ {
 		err := db.Update(ctx, func(tx service.Tx) error {
 			for range 50 {
@@ -112,6 +133,13 @@ func TestCallsAgainstModel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// churn changes 120 random calls (an agent moved now and then) and deletes 60, in db and
+// the model.
+func (m *callModel) churn(t *testing.T, db *DB, rng *rand.Rand, agents, numbers []string) {
+	t.Helper()
+	ctx := context.Background()
 	all := make([]string, 0, len(m.calls))
 	for id := range m.calls {
 		all = append(all, id)
@@ -148,24 +176,17 @@ func TestCallsAgainstModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := DerivedMismatches(ctx, db); err != nil || n != 0 {
-		t.Fatalf("%d rows of the scope counts and rollups differ from the calls (%v)", n, err)
-	}
-	defer SetMaxCallScan(7)()
-	err = db.View(ctx, func(tx service.Tx) error {
-		checkCallLists(t, tx, m, agents, numbers)
-		checkCallRollups(t, tx, m)
-		for key, want := range m.minutes {
-			ws, month := key[:4], key[4:]
-			day, _ := time.Parse("2006-01-02", month)
-			if got, err := tx.EndedCallMillisInMonth(ws, day.Add(40*time.Hour)); err != nil || got != want {
-				t.Errorf("minutes of %s in %s = %d, %v; want %d", ws, month, got, err, want)
-			}
+}
+
+// checkCallMinutes checks the ended calls' minutes of each workspace and month.
+func checkCallMinutes(t *testing.T, tx service.Tx, m *callModel) {
+	t.Helper()
+	for key, want := range m.minutes {
+		ws, month := key[:4], key[4:]
+		day, _ := time.Parse("2006-01-02", month)
+		if got, err := tx.EndedCallMillisInMonth(ws, day.Add(40*time.Hour)); err != nil || got != want {
+			t.Errorf("minutes of %s in %s = %d, %v; want %d", ws, month, got, err, want)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

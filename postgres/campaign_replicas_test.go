@@ -62,68 +62,94 @@ func TestReplicasDialEachAttemptOnce(t *testing.T) {
 	rs := threeReplicas(t, testkit.ReplicaOptions{Now: clock})
 	key := startSetup(t, rs[0], "+14155550123")
 	owner := rs[0].Owner.Token
-	agents := rs[0].Do("GET", "/api/v1/agents", owner, nil)
+	campaign := createLoadCampaign(t, rs[0], rs[1], n)
+
+	d := &dialClaimers{replicas: rs, key: key, log: &dialLog{seen: map[string]int{}}}
+	d.work(t)
+	now.Add(int64(2 * time.Minute)) // past the backoff
+	d.work(t)
+
+	checkEachAttemptDialedOnce(t, d, n)
+	checkCampaignAnswered(t, rs[2], owner, campaign, n)
+}
+
+// createLoadCampaign creates, through r1, a campaign of n recipients on r0's agent and
+// number, retrying no_answer once after a minute, and returns its id.
+func createLoadCampaign(t *testing.T, r0, r1 *testkit.Replica, n int) string {
+	t.Helper()
+	owner := r0.Owner.Token
+	agents := r0.Do("GET", "/api/v1/agents", owner, nil)
 	agent := agents.List()[0].(map[string]any)["id"].(string)
-	numbers := rs[0].Do("GET", "/api/v1/numbers", owner, nil)
+	numbers := r0.Do("GET", "/api/v1/numbers", owner, nil)
 	number := numbers.List()[0].(map[string]any)["id"].(string)
 
 	recipients := make([]any, n)
 	for i := range n {
 		recipients[i] = map[string]any{"phone_number": fmt.Sprintf("+1415%07d", 2_000_000+i)}
 	}
-	c := rs[1].Do("POST", "/api/v1/campaigns", owner, map[string]any{"name": "Load", "agent_id": agent, "number_id": number,
+	c := r1.Do("POST", "/api/v1/campaigns", owner, map[string]any{"name": "Load", "agent_id": agent, "number_id": number,
 		"window":         map[string]any{"days": []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}, "start": "00:00", "end": "23:59"},
 		"max_concurrent": 1000, "recipients": recipients,
 		"retry": map[string]any{"on": []string{"no_answer"}, "max_attempts": 2, "backoff_minutes": 1}})
 	testkit.Expect(t, c, 201)
-	campaign := c.Data()["id"].(string)
+	return c.Data()["id"].(string)
+}
 
-	log := &dialLog{seen: map[string]int{}}
-	var retried atomic.Int64
-	// work runs the six claimers until each finds nothing due.
-	work := func() {
-		var wg sync.WaitGroup
-		for i := range 6 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r := rs[i%3]
-				for {
-					resp := testkit.Request(t, r.URL, "POST", "/api/v1/dial-tasks/claim", key, map[string]any{"max": 100})
-					if resp.Status != 200 {
-						t.Errorf("claim: %d %s", resp.Status, resp.Body)
-						return
+// dialClaimers are six claimers (two a replica) sharing one dial log.
+type dialClaimers struct {
+	replicas []*testkit.Replica
+	key      string
+	log      *dialLog
+	retried  atomic.Int64 // the attempts reported no_answer
+}
+
+// work runs the six claimers until each finds nothing due; a third of the numbers
+// answer no_answer on their first attempt.
+func (d *dialClaimers) work(t *testing.T) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for i := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := d.replicas[i%3]
+			for {
+				resp := testkit.Request(t, r.URL, "POST", "/api/v1/dial-tasks/claim", d.key, map[string]any{"max": 100})
+				if resp.Status != 200 {
+					t.Errorf("claim: %d %s", resp.Status, resp.Body)
+					return
+				}
+				tasks := resp.Data()["tasks"].([]any)
+				if len(tasks) == 0 {
+					return
+				}
+				for _, x := range tasks {
+					task := x.(map[string]any)
+					d.log.add(task)
+					body := map[string]any{"status": "ended", "disconnection_reason": "user_hangup"}
+					var phone int
+					fmt.Sscanf(task["to_number"].(string), "+1415%07d", &phone)
+					if task["attempt"] == float64(1) && phone%3 == 0 {
+						body = map[string]any{"status": "failed", "disconnection_reason": "no_answer"}
+						d.retried.Add(1)
 					}
-					tasks := resp.Data()["tasks"].([]any)
-					if len(tasks) == 0 {
-						return
-					}
-					for _, x := range tasks {
-						task := x.(map[string]any)
-						log.add(task)
-						body := map[string]any{"status": "ended", "disconnection_reason": "user_hangup"}
-						var phone int
-						fmt.Sscanf(task["to_number"].(string), "+1415%07d", &phone)
-						if task["attempt"] == float64(1) && phone%3 == 0 {
-							body = map[string]any{"status": "failed", "disconnection_reason": "no_answer"}
-							retried.Add(1)
-						}
-						id := task["call"].(map[string]any)["id"].(string)
-						if u := testkit.Request(t, r.URL, "PUT", "/api/v1/calls/"+id, key, body); u.Status != 204 {
-							t.Errorf("report %s: %d %s", id, u.Status, u.Body)
-						}
+					id := task["call"].(map[string]any)["id"].(string)
+					if u := testkit.Request(t, r.URL, "PUT", "/api/v1/calls/"+id, d.key, body); u.Status != 204 {
+						t.Errorf("report %s: %d %s", id, u.Status, u.Body)
 					}
 				}
-			}()
-		}
-		wg.Wait()
+			}
+		}()
 	}
-	work()
-	now.Add(int64(2 * time.Minute)) // past the backoff
-	work()
+	wg.Wait()
+}
 
-	if len(log.twice) > 0 {
-		t.Fatalf("%d attempts handed out twice, e.g. %v", len(log.twice), log.twice[:min(5, len(log.twice))])
+// checkEachAttemptDialedOnce checks every attempt was handed out exactly once: n plus
+// the retried third in all.
+func checkEachAttemptDialedOnce(t *testing.T, d *dialClaimers, n int) {
+	t.Helper()
+	if len(d.log.twice) > 0 {
+		t.Fatalf("%d attempts handed out twice, e.g. %v", len(d.log.twice), d.log.twice[:min(5, len(d.log.twice))])
 	}
 	third := 0 // the numbers answering no_answer first
 	for i := range n {
@@ -131,13 +157,18 @@ func TestReplicasDialEachAttemptOnce(t *testing.T) {
 			third++
 		}
 	}
-	if len(log.seen) != n+third || retried.Load() != int64(third) {
-		t.Fatalf("%d attempts dialed, want %d (%d retried, want %d)", len(log.seen), n+third, retried.Load(), third)
+	if len(d.log.seen) != n+third || d.retried.Load() != int64(third) {
+		t.Fatalf("%d attempts dialed, want %d (%d retried, want %d)", len(d.log.seen), n+third, d.retried.Load(), third)
 	}
-	got := rs[2].Do("GET", "/api/v1/campaigns/"+campaign, owner, nil).Data()
+}
+
+// checkCampaignAnswered checks the campaign ended completed. The retried third answer
+// their second call: every recipient ends answered.
+func checkCampaignAnswered(t *testing.T, r *testkit.Replica, owner, campaign string, n int) {
+	t.Helper()
+	got := r.Do("GET", "/api/v1/campaigns/"+campaign, owner, nil).Data()
 	counts := got["counts"].(map[string]any)
 	completed := counts["completed"].(map[string]any)
-	// The retried third answer their second call: every recipient ends answered.
 	if got["status"] != "completed" || completed["answered"] != float64(n) || len(completed) != 1 || counts["exhausted"] != float64(0) {
 		t.Fatalf("campaign %v, counts %v", got["status"], counts)
 	}

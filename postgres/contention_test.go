@@ -44,20 +44,48 @@ func TestReplicasSixWritersIntoOneWorkspace(t *testing.T) {
 	// A webhook, so that every event is fanned out into a delivery by the dispatchers.
 	testkit.Expect(t, rs[0].Do("POST", "/api/v1/webhooks", tok, map[string]any{"url": "http://127.0.0.1:1/hook", "events": []string{"*"}}), 201)
 	const writers, rounds = 6, 12 // each round: a call, an agent created, an agent updated
-	own := make([]string, writers)
-	for w := range writers {
-		r := rs[0].Do("POST", "/api/v1/agents", tok, agentBody(fmt.Sprint("writer ", w)))
-		testkit.Expect(t, r, 201)
-		own[w] = r.Data()["id"].(string)
-	}
+	own := createWriterAgents(t, rs[0], tok, writers)
 	before, err := cluster.SerializationFailures()
 	if err != nil {
 		t.Fatal(err)
 	}
+	statuses := runWriters(t, rs, tok, own, rounds)
+	after, err := cluster.SerializationFailures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("answers %v; %d serialization failures in PostgreSQL's log during %d writes", statuses, after-before, writers*rounds*3)
+	if after != before {
+		log, _ := os.ReadFile(cluster.LogPath())
+		t.Errorf("%d serialization failures during the writes, want none; the log:\n%s", after-before, lastLines(string(log), 40))
+	}
+
+	checkEveryWriteStored(t, rs, tok, own, rounds)
+	checkAuditChainIntact(t, rs[0], tok)
+}
+
+// createWriterAgents creates one agent for each of n writers through r and returns their
+// ids.
+func createWriterAgents(t *testing.T, r *testkit.Replica, tok string, n int) []string {
+	t.Helper()
+	own := make([]string, n)
+	for w := range n {
+		r := r.Do("POST", "/api/v1/agents", tok, agentBody(fmt.Sprint("writer ", w)))
+		testkit.Expect(t, r, 201)
+		own[w] = r.Data()["id"].(string)
+	}
+	return own
+}
+
+// runWriters runs one writer for each agent of own, through the replicas in turn, each
+// round a call, an agent created and an agent updated. It returns the count of each
+// status answered.
+func runWriters(t *testing.T, rs []*testkit.Replica, tok string, own []string, rounds int) map[int]int {
+	t.Helper()
 	var mu sync.Mutex
 	statuses := map[int]int{}
 	var wg sync.WaitGroup
-	for w := range writers {
+	for w := range len(own) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -79,16 +107,14 @@ func TestReplicasSixWritersIntoOneWorkspace(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	after, err := cluster.SerializationFailures()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("answers %v; %d serialization failures in PostgreSQL's log during %d writes", statuses, after-before, writers*rounds*3)
-	if after != before {
-		log, _ := os.ReadFile(cluster.LogPath())
-		t.Errorf("%d serialization failures during the writes, want none; the log:\n%s", after-before, lastLines(string(log), 40))
-	}
+	return statuses
+}
 
+// checkEveryWriteStored checks every call and agent made is stored and read through
+// another replica, and each writer's agent holds its last update.
+func checkEveryWriteStored(t *testing.T, rs []*testkit.Replica, tok string, own []string, rounds int) {
+	t.Helper()
+	writers := len(own)
 	calls := map[string]bool{}
 	for _, c := range listAll(t, rs[1], "/api/v1/calls", tok) {
 		if m, ok := c["metadata"].(map[string]any); ok {
@@ -115,7 +141,12 @@ func TestReplicasSixWritersIntoOneWorkspace(t *testing.T) {
 	if len(calls) != writers*rounds {
 		t.Errorf("%d calls stored, want %d", len(calls), writers*rounds)
 	}
-	v := rs[0].Do("GET", "/api/v1/audit-log/verify", tok, nil)
+}
+
+// checkAuditChainIntact checks the audit chain is intact after the writes.
+func checkAuditChainIntact(t *testing.T, r *testkit.Replica, tok string) {
+	t.Helper()
+	v := r.Do("GET", "/api/v1/audit-log/verify", tok, nil)
 	testkit.Expect(t, v, 200)
 	if v.Data()["intact"] != true {
 		t.Errorf("the audit chain after the writes: %s", v.Body)

@@ -19,12 +19,26 @@ func rules(n int) []Rule {
 // TestValidate checks every rule of a setting at its bound and just past it; each case
 // lists every fault expected, with its path.
 func TestValidate(t *testing.T) {
-	name32 := "a" + strings.Repeat("b", 31)
-	cases := []struct {
-		name   string
-		cfg    Config
-		faults map[string]string // path -> part of the message
-	}{
+	cases := append(configSizeCases(), configPatternAndNameCases()...)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { checkConfigCase(t, c) })
+	}
+	if f := (Config{Detectors: []string{"x"}}).Validate(""); len(f) != 1 || f[0].Path != "detectors.0" {
+		t.Errorf("top-level path: %v", f)
+	}
+}
+
+// configCase is a setting and the faults Validate finds in it.
+type configCase struct {
+	name   string
+	cfg    Config
+	faults map[string]string // path -> part of the message
+}
+
+// configSizeCases are the cases of the detectors, the number of rules and the size of
+// their patterns and programs.
+func configSizeCases() []configCase {
+	return []configCase{
 		{"empty", Config{}, nil},
 		{"all detectors", Config{Detectors: Detectors}, nil},
 		{"unknown detector", Config{Detectors: []string{"card", "passport"}},
@@ -50,6 +64,13 @@ func TestValidate(t *testing.T) {
 			map[string]string{"redaction.rules": "at most 500 instructions together (they compile to 501)"}},
 		{"short pattern, large program", Config{Rules: []Rule{{"r", "[a-z0-9]{5,999}"}}}, // 1,995 instructions
 			map[string]string{"redaction.rules.0.pattern": "at most 500 instructions"}},
+	}
+}
+
+// configPatternAndNameCases are the cases of the patterns' syntax and the rules' names.
+func configPatternAndNameCases() []configCase {
+	name32 := "a" + strings.Repeat("b", 31)
+	return []configCase{
 		{"invalid regexp", Config{Rules: []Rule{{"r", "(ab"}}},
 			map[string]string{"redaction.rules.0.pattern": "must be a valid RE2 regular expression: missing closing )"}},
 		{"perl lookahead", Config{Rules: []Rule{{"r", "a(?=b)"}}},
@@ -73,37 +94,36 @@ func TestValidate(t *testing.T) {
 			map[string]string{"redaction.detectors.0": "invalid", "redaction.rules.1.name": "format",
 				"redaction.rules.1.pattern": "valid RE2"}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got := map[string]string{}
-			for _, f := range c.cfg.Validate("redaction") {
-				if _, dup := got[f.Path]; dup {
-					t.Errorf("two faults for %s", f.Path)
-				}
-				got[f.Path] = f.Message
-				if !strings.Contains(f.Message, "The "+f.Path+" field") && !strings.Contains(f.Message, "The selected "+f.Path) {
-					t.Errorf("message %q does not name %s", f.Message, f.Path)
-				}
-			}
-			if len(got) != len(c.faults) {
-				t.Fatalf("faults %v, want paths of %v", got, c.faults)
-			}
-			for p, want := range c.faults {
-				if !strings.Contains(got[p], want) {
-					t.Errorf("%s: %q does not contain %q", p, got[p], want)
-				}
-			}
-			// New accepts what Merge produces: more rules, repeated names and detectors.
-			_, overTotal := c.faults["redaction.rules"]
-			lenient := c.name == "21 rules" || strings.HasPrefix(c.name, "duplicate") || c.name == "program as stored before" || c.name == "program too large" ||
-				overTotal && len(c.faults) == 1
-			if _, err := New(c.cfg); (err == nil) != (len(c.faults) == 0 || lenient) {
-				t.Errorf("New: %v, Validate: %v", err, got)
-			}
-		})
+}
+
+// checkConfigCase checks c's faults, each naming its path, and that New accepts c when
+// it is valid or only what Merge produces.
+func checkConfigCase(t *testing.T, c configCase) {
+	t.Helper()
+	got := map[string]string{}
+	for _, f := range c.cfg.Validate("redaction") {
+		if _, dup := got[f.Path]; dup {
+			t.Errorf("two faults for %s", f.Path)
+		}
+		got[f.Path] = f.Message
+		if !strings.Contains(f.Message, "The "+f.Path+" field") && !strings.Contains(f.Message, "The selected "+f.Path) {
+			t.Errorf("message %q does not name %s", f.Message, f.Path)
+		}
 	}
-	if f := (Config{Detectors: []string{"x"}}).Validate(""); len(f) != 1 || f[0].Path != "detectors.0" {
-		t.Errorf("top-level path: %v", f)
+	if len(got) != len(c.faults) {
+		t.Fatalf("faults %v, want paths of %v", got, c.faults)
+	}
+	for p, want := range c.faults {
+		if !strings.Contains(got[p], want) {
+			t.Errorf("%s: %q does not contain %q", p, got[p], want)
+		}
+	}
+	// New accepts what Merge produces: more rules, repeated names and detectors.
+	_, overTotal := c.faults["redaction.rules"]
+	lenient := c.name == "21 rules" || strings.HasPrefix(c.name, "duplicate") || c.name == "program as stored before" || c.name == "program too large" ||
+		overTotal && len(c.faults) == 1
+	if _, err := New(c.cfg); (err == nil) != (len(c.faults) == 0 || lenient) {
+		t.Errorf("New: %v, Validate: %v", err, got)
 	}
 }
 

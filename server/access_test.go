@@ -66,81 +66,12 @@ func TestWorkspaceIsolation(t *testing.T) {
 
 // The role matrix of conventions §6, walked operation by operation for every role.
 func TestRoleMatrix(t *testing.T) {
-	e := newEnv(t)
-	boss := e.newUser("boss@example.com", false)
-	n := 0
-
-	type setup struct {
-		ws, base, tok string
-		actor         *testUser
-		target        *testUser // a member (role member) of ws
-		owner2        *testUser // a second owner of ws
-	}
-	// Accounts are shared by the cases; each case gets a fresh workspace.
-	actors := map[string]*testUser{}
-	for _, role := range []string{"owner", "admin", "developer", "member"} {
-		actors[role] = e.newUser("actor-"+role+"@example.com", false)
-	}
-	target := e.newUser("target@example.com", false)
-	owner2 := e.newUser("owner2@example.com", false)
-	prepare := func(role string) setup {
-		n++
-		actor := actors[role]
-		ws := e.do("POST", "/api/v1/workspaces", boss.Token, map[string]any{"name": "ws"}).Data()["id"].(string)
-		base := "/api/v1/workspaces/" + ws + "/users"
-		expect(t, e.do("POST", base, boss.Token, map[string]any{"id": actor.ID, "role": role}), 201)
-		expect(t, e.do("POST", base, boss.Token, map[string]any{"id": target.ID, "role": "member"}), 201)
-		expect(t, e.do("POST", base, boss.Token, map[string]any{"id": owner2.ID, "role": "owner"}), 201)
-		return setup{ws: ws, base: base, tok: e.tokenIn(actor, ws), actor: actor, target: target, owner2: owner2}
-	}
-	ops := []struct {
-		name string
-		do   func(s setup) *response
-		ok   int
-		// allowed roles
-		allowed []string
-	}{
-		{"list workspace users", func(s setup) *response { return e.do("GET", s.base, s.tok, nil) }, 200, []string{"owner", "admin", "developer", "member"}},
-		{"show workspace user", func(s setup) *response { return e.do("GET", s.base+"/"+s.target.ID, s.tok, nil) }, 200, []string{"owner", "admin", "developer", "member"}},
-		{"show workspace", func(s setup) *response { return e.do("GET", "/api/v1/workspaces/"+s.ws, s.tok, nil) }, 200, []string{"owner", "admin", "developer", "member"}},
-		{"add member", func(s setup) *response {
-			return e.do("POST", s.base, s.tok, map[string]any{"id": e.newUser(fmt.Sprintf("new%d@example.com", n), false).ID, "role": "developer"})
-		}, 201, []string{"owner", "admin"}},
-		{"update member", func(s setup) *response {
-			return e.do("PUT", s.base+"/"+s.target.ID, s.tok, map[string]any{"role": "developer", "modules": []string{"agents"}})
-		}, 200, []string{"owner", "admin"}},
-		{"remove member", func(s setup) *response { return e.do("DELETE", s.base+"/"+s.target.ID, s.tok, nil) }, 204, []string{"owner", "admin"}},
-		{"update workspace", func(s setup) *response {
-			return e.do("PUT", "/api/v1/workspaces/"+s.ws, s.tok, map[string]any{"name": "renamed"})
-		}, 200, []string{"owner", "admin"}},
-		{"delete workspace", func(s setup) *response { return e.do("DELETE", "/api/v1/workspaces/"+s.ws, s.tok, nil) }, 204, []string{"owner"}},
-		{"grant owner", func(s setup) *response {
-			return e.do("PUT", s.base+"/"+s.target.ID, s.tok, map[string]any{"role": "owner"})
-		}, 200, []string{"owner"}},
-		{"add an owner", func(s setup) *response {
-			return e.do("POST", s.base, s.tok, map[string]any{"id": e.newUser(fmt.Sprintf("own%d@example.com", n), false).ID, "role": "owner"})
-		}, 201, []string{"owner"}},
-		{"revoke owner", func(s setup) *response {
-			return e.do("PUT", s.base+"/"+s.owner2.ID, s.tok, map[string]any{"role": "admin"})
-		}, 200, []string{"owner"}},
-		{"remove an owner", func(s setup) *response { return e.do("DELETE", s.base+"/"+s.owner2.ID, s.tok, nil) }, 204, []string{"owner"}},
-		{"own profile", func(s setup) *response { return e.do("GET", "/api/v1/user", s.tok, nil) }, 200, []string{"owner", "admin", "developer", "member"}},
-		{"update own profile", func(s setup) *response {
-			return e.do("PUT", "/api/v1/user", s.tok, map[string]any{"name": "New Name"})
-		}, 200, []string{"owner", "admin", "developer", "member"}},
-		{"create own key", func(s setup) *response {
-			return e.do("POST", "/api/v1/api-keys", s.tok, map[string]any{"name": "mine"})
-		}, 201, []string{"owner", "admin", "developer", "member"}},
-		{"list own keys", func(s setup) *response { return e.do("GET", "/api/v1/api-keys", s.tok, nil) }, 200, []string{"owner", "admin", "developer", "member"}},
-		{"create workspace", func(s setup) *response {
-			return e.do("POST", "/api/v1/workspaces", s.tok, map[string]any{"name": "mine"})
-		}, 201, []string{"owner", "admin", "developer", "member"}},
-		{"logout", func(s setup) *response { return e.do("POST", "/api/v1/auth/logout", s.tok, nil) }, 204, []string{"owner", "admin", "developer", "member"}},
-	}
+	m := newRoleMatrix(newEnv(t))
+	ops := append(m.workspaceOps(), m.ownAccountOps()...)
 	for _, op := range ops {
 		for _, role := range []string{"owner", "admin", "developer", "member"} {
 			t.Run(op.name+"/"+role, func(t *testing.T) {
-				s := prepare(role)
+				s := m.prepare(t, role)
 				r := op.do(s)
 				want := 403
 				for _, a := range op.allowed {
@@ -154,6 +85,107 @@ func TestRoleMatrix(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// roleSetup is one case's fresh workspace, with its actor's token.
+type roleSetup struct {
+	ws, base, tok string
+	actor         *testUser
+	target        *testUser // a member (role member) of ws
+	owner2        *testUser // a second owner of ws
+}
+
+// roleOp is one operation of the matrix: what it does, its status when allowed, and the
+// roles allowed it.
+type roleOp struct {
+	name    string
+	do      func(s roleSetup) *response
+	ok      int
+	allowed []string
+}
+
+// roleMatrix holds the accounts the cases share; each case gets a fresh workspace.
+type roleMatrix struct {
+	e              *env
+	boss           *testUser
+	actors         map[string]*testUser
+	target, owner2 *testUser
+	n              int // the cases prepared so far, naming the users they add
+}
+
+// newRoleMatrix makes the shared accounts: the boss who makes each workspace, an actor
+// per role, the target member and the second owner.
+func newRoleMatrix(e *env) *roleMatrix {
+	m := &roleMatrix{e: e, boss: e.newUser("boss@example.com", false), actors: map[string]*testUser{}}
+	for _, role := range []string{"owner", "admin", "developer", "member"} {
+		m.actors[role] = e.newUser("actor-"+role+"@example.com", false)
+	}
+	m.target = e.newUser("target@example.com", false)
+	m.owner2 = e.newUser("owner2@example.com", false)
+	return m
+}
+
+// prepare makes a fresh workspace with the actor in role, the target a member and a
+// second owner.
+func (m *roleMatrix) prepare(t *testing.T, role string) roleSetup {
+	t.Helper()
+	e := m.e
+	m.n++
+	actor := m.actors[role]
+	ws := e.do("POST", "/api/v1/workspaces", m.boss.Token, map[string]any{"name": "ws"}).Data()["id"].(string)
+	base := "/api/v1/workspaces/" + ws + "/users"
+	expect(t, e.do("POST", base, m.boss.Token, map[string]any{"id": actor.ID, "role": role}), 201)
+	expect(t, e.do("POST", base, m.boss.Token, map[string]any{"id": m.target.ID, "role": "member"}), 201)
+	expect(t, e.do("POST", base, m.boss.Token, map[string]any{"id": m.owner2.ID, "role": "owner"}), 201)
+	return roleSetup{ws: ws, base: base, tok: e.tokenIn(actor, ws), actor: actor, target: m.target, owner2: m.owner2}
+}
+
+// workspaceOps are the operations on the workspace and its members.
+func (m *roleMatrix) workspaceOps() []roleOp {
+	return []roleOp{
+		{"list workspace users", func(s roleSetup) *response { return m.e.do("GET", s.base, s.tok, nil) }, 200, []string{"owner", "admin", "developer", "member"}},
+		{"show workspace user", func(s roleSetup) *response { return m.e.do("GET", s.base+"/"+s.target.ID, s.tok, nil) }, 200, []string{"owner", "admin", "developer", "member"}},
+		{"show workspace", func(s roleSetup) *response { return m.e.do("GET", "/api/v1/workspaces/"+s.ws, s.tok, nil) }, 200, []string{"owner", "admin", "developer", "member"}},
+		{"add member", func(s roleSetup) *response {
+			return m.e.do("POST", s.base, s.tok, map[string]any{"id": m.e.newUser(fmt.Sprintf("new%d@example.com", m.n), false).ID, "role": "developer"})
+		}, 201, []string{"owner", "admin"}},
+		{"update member", func(s roleSetup) *response {
+			return m.e.do("PUT", s.base+"/"+s.target.ID, s.tok, map[string]any{"role": "developer", "modules": []string{"agents"}})
+		}, 200, []string{"owner", "admin"}},
+		{"remove member", func(s roleSetup) *response { return m.e.do("DELETE", s.base+"/"+s.target.ID, s.tok, nil) }, 204, []string{"owner", "admin"}},
+		{"update workspace", func(s roleSetup) *response {
+			return m.e.do("PUT", "/api/v1/workspaces/"+s.ws, s.tok, map[string]any{"name": "renamed"})
+		}, 200, []string{"owner", "admin"}},
+		{"delete workspace", func(s roleSetup) *response { return m.e.do("DELETE", "/api/v1/workspaces/"+s.ws, s.tok, nil) }, 204, []string{"owner"}},
+		{"grant owner", func(s roleSetup) *response {
+			return m.e.do("PUT", s.base+"/"+s.target.ID, s.tok, map[string]any{"role": "owner"})
+		}, 200, []string{"owner"}},
+		{"add an owner", func(s roleSetup) *response {
+			return m.e.do("POST", s.base, s.tok, map[string]any{"id": m.e.newUser(fmt.Sprintf("own%d@example.com", m.n), false).ID, "role": "owner"})
+		}, 201, []string{"owner"}},
+		{"revoke owner", func(s roleSetup) *response {
+			return m.e.do("PUT", s.base+"/"+s.owner2.ID, s.tok, map[string]any{"role": "admin"})
+		}, 200, []string{"owner"}},
+		{"remove an owner", func(s roleSetup) *response { return m.e.do("DELETE", s.base+"/"+s.owner2.ID, s.tok, nil) }, 204, []string{"owner"}},
+	}
+}
+
+// ownAccountOps are the operations on the caller's own account, open to every role.
+func (m *roleMatrix) ownAccountOps() []roleOp {
+	return []roleOp{
+		{"own profile", func(s roleSetup) *response { return m.e.do("GET", "/api/v1/user", s.tok, nil) }, 200, []string{"owner", "admin", "developer", "member"}},
+		{"update own profile", func(s roleSetup) *response {
+			return m.e.do("PUT", "/api/v1/user", s.tok, map[string]any{"name": "New Name"})
+		}, 200, []string{"owner", "admin", "developer", "member"}},
+		{"create own key", func(s roleSetup) *response {
+			return m.e.do("POST", "/api/v1/api-keys", s.tok, map[string]any{"name": "mine"})
+		}, 201, []string{"owner", "admin", "developer", "member"}},
+		{"list own keys", func(s roleSetup) *response { return m.e.do("GET", "/api/v1/api-keys", s.tok, nil) }, 200, []string{"owner", "admin", "developer", "member"}},
+		{"create workspace", func(s roleSetup) *response {
+			return m.e.do("POST", "/api/v1/workspaces", s.tok, map[string]any{"name": "mine"})
+		}, 201, []string{"owner", "admin", "developer", "member"}},
+		{"logout", func(s roleSetup) *response { return m.e.do("POST", "/api/v1/auth/logout", s.tok, nil) }, 204, []string{"owner", "admin", "developer", "member"}},
 	}
 }
 

@@ -27,13 +27,23 @@ func TestAgentStateMachine(t *testing.T) {
 		t.Fatalf("created: status %v, published_version %v, published_at %v", a["status"], a["published_version"], a["published_at"])
 	}
 
-	// Publish → 204, published, version 1.
+	a1, v1 := publishFirstVersion(t, e, id)
+	checkUpdatesThenSecondPublish(t, e, id, a1)
+	checkRestoreOfFirstVersion(t, e, id, v1)
+	checkVersionNumbersNeverReused(t, e, id)
+}
+
+// publishFirstVersion publishes agent id: 204, published, version 1. It returns the
+// agent and its version 1.
+func publishFirstVersion(t *testing.T, e *env, id string) (a1, v1 map[string]any) {
+	t.Helper()
+	tok := e.Owner.Token
 	r := e.do("POST", "/api/v1/agents/"+id+"/publish", tok, map[string]any{"description": "First cut"})
 	expect(t, r, 204)
 	if len(r.Body) != 0 {
 		t.Errorf("publish body: %s", r.Body)
 	}
-	a1, _ := e.agent(tok, id)
+	a1, _ = e.agent(tok, id)
 	if a1["status"] != "published" || a1["published_version"] != 1.0 {
 		t.Fatalf("after publish: status %v, published_version %v", a1["status"], a1["published_version"])
 	}
@@ -42,7 +52,7 @@ func TestAgentStateMachine(t *testing.T) {
 	}
 	r = e.do("GET", "/api/v1/agents/"+id+"/versions/1", tok, nil)
 	expect(t, r, 200)
-	v1 := r.Data()
+	v1 = r.Data()
 	if v1["version_number"] != 1.0 || v1["description"] != "First cut" || v1["published_by"] != e.Owner.ID || v1["agent_id"] != id {
 		t.Errorf("version 1 = %v", v1)
 	}
@@ -52,9 +62,16 @@ func TestAgentStateMachine(t *testing.T) {
 	if !reflect.DeepEqual(snapshotOf(v1), snapshotOf(a1)) {
 		t.Errorf("version 1 snapshot differs from the agent:\n%v\n%v", snapshotOf(v1), snapshotOf(a1))
 	}
+	return a1, v1
+}
 
-	// An update that changes nothing keeps published.
-	r = e.do("PUT", "/api/v1/agents/"+id, tok, map[string]any{"name": "States", "call_config": a1["call_config"]})
+// checkUpdatesThenSecondPublish checks an update that changes nothing keeps the agent
+// published, one that changes something makes it a draft (published_version staying 1),
+// and a publish without a body makes version 2, description null.
+func checkUpdatesThenSecondPublish(t *testing.T, e *env, id string, a1 map[string]any) {
+	t.Helper()
+	tok := e.Owner.Token
+	r := e.do("PUT", "/api/v1/agents/"+id, tok, map[string]any{"name": "States", "call_config": a1["call_config"]})
 	expect(t, r, 200)
 	if r.Data()["status"] != "published" {
 		t.Errorf("no-op update: status %v", r.Data()["status"])
@@ -76,9 +93,14 @@ func TestAgentStateMachine(t *testing.T) {
 	if d := r.Data(); d["description"] != nil || path(d, "llm_config.temperature") != 0.9 {
 		t.Errorf("version 2 = %v", d)
 	}
+}
 
-	// Restore 1 → 200, published at version 1 with version 1's configuration, no version 3.
-	r = e.do("POST", "/api/v1/agents/"+id+"/versions/1/restore", tok, nil)
+// checkRestoreOfFirstVersion restores version 1: 200, published at version 1 with
+// version 1's configuration, no version 3.
+func checkRestoreOfFirstVersion(t *testing.T, e *env, id string, v1 map[string]any) {
+	t.Helper()
+	tok := e.Owner.Token
+	r := e.do("POST", "/api/v1/agents/"+id+"/versions/1/restore", tok, nil)
 	expect(t, r, 200)
 	restored := r.Data()
 	if restored["status"] != "published" || restored["published_version"] != 1.0 {
@@ -95,14 +117,20 @@ func TestAgentStateMachine(t *testing.T) {
 		t.Errorf("versions after restore = %v, want [2 1]", got)
 	}
 	expect(t, e.do("GET", "/api/v1/agents/"+id+"/versions/3", tok, nil), 404)
-	// The next publish after a restore is version 3: numbers are never reused.
+}
+
+// checkVersionNumbersNeverReused checks the next publish after a restore is version 3,
+// and that restoring the current version of a draft publishes it again.
+func checkVersionNumbersNeverReused(t *testing.T, e *env, id string) {
+	t.Helper()
+	tok := e.Owner.Token
 	e.publish(tok, id, nil)
 	if got, _ := e.agent(tok, id); got["published_version"] != 3.0 {
 		t.Errorf("publish after restore: published_version %v, want 3", got["published_version"])
 	}
 	// Restoring the current version of a draft publishes it again.
 	expect(t, e.do("PUT", "/api/v1/agents/"+id, tok, map[string]any{"name": "Draft again"}), 200)
-	r = e.do("POST", "/api/v1/agents/"+id+"/versions/3/restore", tok, nil)
+	r := e.do("POST", "/api/v1/agents/"+id+"/versions/3/restore", tok, nil)
 	expect(t, r, 200)
 	if r.Data()["status"] != "published" || r.Data()["name"] != "States" {
 		t.Errorf("restore of the live version: %v %v", r.Data()["status"], r.Data()["name"])
@@ -227,6 +255,16 @@ func TestAgentDeleteUnbindsMembers(t *testing.T) {
 
 func TestAgentDiff(t *testing.T) {
 	e := newEnv(t)
+	id := publishTwoDiffVersions(t, e)
+	checkVersionDiffs(t, e, id)
+	checkDiffWithCurrent(t, e, id)
+}
+
+// publishTwoDiffVersions creates an agent with a key and two tools, publishes it,
+// changes its name, temperature and first tool's name, publishes again, and returns its
+// id.
+func publishTwoDiffVersions(t *testing.T, e *env) string {
+	t.Helper()
 	tok := e.Owner.Token
 	id := e.createAgent(tok, map[string]any{
 		"name": "Support",
@@ -244,19 +282,27 @@ func TestAgentDiff(t *testing.T) {
 		}},
 	}), 200)
 	e.publish(tok, id, nil)
+	return id
+}
 
-	diff := func(p string) []any {
-		t.Helper()
-		r := e.do("GET", "/api/v1/agents/"+id+"/versions/"+p, tok, nil)
-		expect(t, r, 200)
-		return r.List()
-	}
+// agentDiff is the list the diff route p of agent id answers.
+func agentDiff(t *testing.T, e *env, id, p string) []any {
+	t.Helper()
+	r := e.do("GET", "/api/v1/agents/"+id+"/versions/"+p, e.Owner.Token, nil)
+	expect(t, r, 200)
+	return r.List()
+}
+
+// checkVersionDiffs checks the diffs between the two versions both ways, of a version
+// with itself, and of each version with the unchanged current configuration.
+func checkVersionDiffs(t *testing.T, e *env, id string) {
+	t.Helper()
 	want12 := []any{
 		map[string]any{"path": "llm_config.temperature", "old": 0.5, "new": 0.8},
 		map[string]any{"path": "llm_config.tools.0.name", "old": "end", "new": "hang_up"},
 		map[string]any{"path": "name", "old": "Support", "new": "Support v2"},
 	}
-	if got := diff("1/diff/2"); !reflect.DeepEqual(got, want12) {
+	if got := agentDiff(t, e, id, "1/diff/2"); !reflect.DeepEqual(got, want12) {
 		t.Errorf("diff 1→2 =\n%v\nwant\n%v", got, want12)
 	}
 	want21 := []any{
@@ -264,27 +310,31 @@ func TestAgentDiff(t *testing.T) {
 		map[string]any{"path": "llm_config.tools.0.name", "old": "hang_up", "new": "end"},
 		map[string]any{"path": "name", "old": "Support v2", "new": "Support"},
 	}
-	if got := diff("2/diff/1"); !reflect.DeepEqual(got, want21) {
+	if got := agentDiff(t, e, id, "2/diff/1"); !reflect.DeepEqual(got, want21) {
 		t.Errorf("diff 2→1 =\n%v\nwant\n%v", got, want21)
 	}
-	if got := diff("2/diff/2"); len(got) != 0 {
+	if got := agentDiff(t, e, id, "2/diff/2"); len(got) != 0 {
 		t.Errorf("diff 2→2 = %v", got)
 	}
-	if got := diff("2/diff/current"); len(got) != 0 {
+	if got := agentDiff(t, e, id, "2/diff/current"); len(got) != 0 {
 		t.Errorf("diff 2→current with nothing changed = %v", got)
 	}
-	if got := diff("1/diff/current"); !reflect.DeepEqual(got, want12) {
+	if got := agentDiff(t, e, id, "1/diff/current"); !reflect.DeepEqual(got, want12) {
 		t.Errorf("diff 1→current =\n%v\nwant\n%v", got, want12)
 	}
+}
 
-	// A version and the current configuration: a new key (masked), a ring time, a tool
-	// removed, a group value set to null.
+// checkDiffWithCurrent checks a version against the current configuration: a new key
+// (masked), a ring time, a tool removed, a group value set to null.
+func checkDiffWithCurrent(t *testing.T, e *env, id string) {
+	t.Helper()
+	tok := e.Owner.Token
 	expect(t, e.do("PUT", "/api/v1/agents/"+id, tok, map[string]any{
 		"call_config":           map[string]any{"ring_duration_ms": 10000},
 		"knowledge_base_config": map[string]any{"similarity_threshold": 0.4},
 		"llm_config":            map[string]any{"api_key": "sk-new-secret-2222", "tools": []any{map[string]any{"name": "hang_up", "type": "end_call"}}},
 	}), 200)
-	got := diff("2/diff/current")
+	got := agentDiff(t, e, id, "2/diff/current")
 	wantPaths := []string{"call_config.ring_duration_ms", "knowledge_base_config.similarity_threshold", "llm_config.api_key", "llm_config.tools.1"}
 	if len(got) != len(wantPaths) {
 		t.Fatalf("diff 2→current = %v, want paths %v", got, wantPaths)

@@ -157,6 +157,17 @@ func TestUnauthenticated(t *testing.T) {
 
 func TestAPIKeys(t *testing.T) {
 	e := newEnv(t)
+	id, newTok := createCIKey(t, e)
+	checkKeyExpirations(t, e)
+	other := e.newUser("other@example.com", false)
+	checkOwnKeysListed(t, e, other)
+	checkKeyDeleted(t, e, id, newTok, other)
+}
+
+// createCIKey creates the owner's key "ci" and checks its record, its workspace and its
+// secret. It returns its id and token.
+func createCIKey(t *testing.T, e *env) (id, newTok string) {
+	t.Helper()
 	tok := e.Owner.Token
 	r := e.do("POST", "/api/v1/api-keys", tok, map[string]any{"name": "ci"})
 	expect(t, r, 201)
@@ -172,7 +183,7 @@ func TestAPIKeys(t *testing.T) {
 	if r.Header.Get("ETag") == "" {
 		t.Error("no ETag")
 	}
-	newTok, _ := r.JSON()["token"].(string)
+	newTok, _ = r.JSON()["token"].(string)
 	me := e.do("GET", "/api/v1/user", newTok, nil)
 	expect(t, me, 200)
 	if me.Data()["current_workspace_id"] != e.Owner.WorkspaceID {
@@ -181,10 +192,16 @@ func TestAPIKeys(t *testing.T) {
 	if len(strings.SplitN(newTok, "|", 2)[1]) < 40 {
 		t.Errorf("secret shorter than 40: %q", newTok)
 	}
+	return fmt.Sprint(d["id"]), newTok
+}
 
-	// expiration: a future date → that day at 00:00:00Z.
+// checkKeyExpirations checks expiration: a future date → that day at 00:00:00Z, null
+// taken, and bad dates and names refused.
+func checkKeyExpirations(t *testing.T, e *env) {
+	t.Helper()
+	tok := e.Owner.Token
 	future := time.Now().UTC().AddDate(0, 1, 0).Format("2006-01-02")
-	r = e.do("POST", "/api/v1/api-keys", tok, map[string]any{"name": "monthly", "expiration": future})
+	r := e.do("POST", "/api/v1/api-keys", tok, map[string]any{"name": "monthly", "expiration": future})
 	expect(t, r, 201)
 	if r.Data()["expires_at"] != future+"T00:00:00.000Z" {
 		t.Errorf("expires_at = %v, want %sT00:00:00.000Z", r.Data()["expires_at"], future)
@@ -197,9 +214,13 @@ func TestAPIKeys(t *testing.T) {
 	expectFields(t, e.do("POST", "/api/v1/api-keys", tok, map[string]any{}), "name")
 	expectFields(t, e.do("POST", "/api/v1/api-keys", tok, map[string]any{"name": strings.Repeat("k", 256), "expiration": "bad"}), "name", "expiration")
 	expect(t, e.do("POST", "/api/v1/api-keys", tok, map[string]any{"name": strings.Repeat("k", 255)}), 201)
+}
 
-	// The list holds the caller's own keys only, not login tokens, newest first.
-	other := e.newUser("other@example.com", false)
+// checkOwnKeysListed checks the list holds the caller's own keys only, not login
+// tokens, newest first.
+func checkOwnKeysListed(t *testing.T, e *env, other *testUser) {
+	t.Helper()
+	tok := e.Owner.Token
 	e.do("POST", "/api/v1/auth/login", "", map[string]any{"email": e.Owner.Email, "password": e.Owner.Password})
 	l := e.do("GET", "/api/v1/api-keys", tok, nil)
 	expect(t, l, 200)
@@ -228,12 +249,16 @@ func TestAPIKeys(t *testing.T) {
 	if n := len(e.do("GET", "/api/v1/api-keys", other.Token, nil).List()); n != 1 {
 		t.Errorf("other user sees %d keys", n)
 	}
+}
 
-	// Delete: 204, then the key is 401; another user's key and unknown ids are 404.
-	id := fmt.Sprint(d["id"])
+// checkKeyDeleted deletes the key id: 204, then the key is 401; another user's key and
+// unknown ids are 404.
+func checkKeyDeleted(t *testing.T, e *env, id, newTok string, other *testUser) {
+	t.Helper()
+	tok := e.Owner.Token
 	expect(t, e.do("DELETE", "/api/v1/api-keys/"+id, other.Token, nil), 404)
 	expect(t, e.do("GET", "/api/v1/user", newTok, nil), 200)
-	r = e.do("DELETE", "/api/v1/api-keys/"+id, tok, nil)
+	r := e.do("DELETE", "/api/v1/api-keys/"+id, tok, nil)
 	expect(t, r, 204)
 	expect(t, e.do("GET", "/api/v1/user", newTok, nil), 401)
 	for _, bad := range []string{id, "0", "-1", "abc", "99999"} {

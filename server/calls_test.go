@@ -85,64 +85,8 @@ func TestCallRegisterValidation(t *testing.T) {
 	r := c.do("POST", "/api/v1/numbers", other.Token, map[string]any{"phone_number": "+14155550999", "provider": "sip"})
 	expect(t, r, 201)
 	foreignNumber := str(r.Data(), "id")
-	base := func(over map[string]any) map[string]any {
-		b := map[string]any{"agent_id": c.agentA, "direction": "outbound", "from_number": "+15550000000", "to_number": "+15550000001"}
-		for k, v := range over {
-			if v == "<absent>" {
-				delete(b, k)
-			} else {
-				b[k] = v
-			}
-		}
-		return b
-	}
-	item := func(role, content string, start int) map[string]any {
-		return map[string]any{"role": role, "content": content, "start_ms": start}
-	}
-	many := func(n int) []any {
-		out := make([]any, n)
-		for i := range out {
-			out[i] = item("user", "x", i)
-		}
-		return out
-	}
-	bad := []struct {
-		name  string
-		body  map[string]any
-		paths []string
-	}{
-		{"empty", map[string]any{}, []string{"agent_id", "direction"}},
-		{"unknown direction", base(map[string]any{"direction": "sideways"}), []string{"direction"}},
-		{"unknown status", base(map[string]any{"status": "paused"}), []string{"status"}},
-		{"foreign agent", base(map[string]any{"agent_id": foreignAgent}), []string{"agent_id"}},
-		{"unknown agent", base(map[string]any{"agent_id": "agt_01JD6ZZZZZZZZZZZZZZZZZZZZZ"}), []string{"agent_id"}},
-		{"foreign number", base(map[string]any{"number_id": foreignNumber}), []string{"number_id"}},
-		{"malformed number id", base(map[string]any{"number_id": "num_1"}), []string{"number_id"}},
-		{"bad from", base(map[string]any{"from_number": "555-0100"}), []string{"from_number"}},
-		{"bad sip", base(map[string]any{"to_number": "sip:nohost"}), []string{"to_number"}},
-		{"inbound needs numbers", base(map[string]any{"direction": "inbound", "from_number": "<absent>", "to_number": "<absent>"}), []string{"from_number", "to_number"}},
-		{"agent_version 0", base(map[string]any{"agent_version": 0}), []string{"agent_version"}},
-		{"duration over", base(map[string]any{"status": "ended", "duration_ms": 86_400_001}), []string{"duration_ms"}},
-		{"duration negative", base(map[string]any{"status": "ended", "duration_ms": -1}), []string{"duration_ms"}},
-		{"started while registered", base(map[string]any{"started_at": "2026-11-21T10:00:00Z"}), []string{"started_at"}},
-		{"ended while ongoing", base(map[string]any{"status": "ongoing", "ended_at": "2026-11-21T10:00:00Z", "duration_ms": 5}), []string{"ended_at", "duration_ms"}},
-		{"ends before start", base(map[string]any{"status": "ended", "started_at": "2026-11-21T10:00:00Z", "ended_at": "2026-11-21T09:00:00Z"}), []string{"ended_at"}},
-		{"bad timestamp", base(map[string]any{"status": "ongoing", "started_at": "yesterday"}), []string{"started_at"}},
-		{"role unknown", base(map[string]any{"transcript": []any{item("bot", "x", 0)}}), []string{"transcript.0.role"}},
-		{"role missing", base(map[string]any{"transcript": []any{map[string]any{"content": "x", "start_ms": 0}}}), []string{"transcript.0.role"}},
-		{"content over", base(map[string]any{"transcript": []any{item("agent", strings.Repeat("a", 10001), 0)}}), []string{"transcript.0.content"}},
-		{"start_ms negative", base(map[string]any{"transcript": []any{item("tool", "x", -1)}}), []string{"transcript.0.start_ms"}},
-		{"start_ms over", base(map[string]any{"transcript": []any{item("tool", "x", 86_400_001)}}), []string{"transcript.0.start_ms"}},
-		{"2001 items", base(map[string]any{"transcript": many(2001)}), []string{"transcript"}},
-		{"item unknown field", base(map[string]any{"transcript": []any{map[string]any{"role": "user", "content": "x", "start_ms": 0, "speaker": 1}}}), []string{"transcript.0.speaker"}},
-		{"metadata over 64 KiB", base(map[string]any{"metadata": map[string]any{"blob": strings.Repeat("m", 64<<10)}}), []string{"metadata"}},
-		{"variables not object", base(map[string]any{"variables": []any{1}}), []string{"variables"}},
-		{"blank reason", base(map[string]any{"disconnection_reason": " "}), []string{"disconnection_reason"}},
-		{"reason over", base(map[string]any{"disconnection_reason": strings.Repeat("r", 101)}), []string{"disconnection_reason"}},
-		{"recording ftp", base(map[string]any{"recording_url": "ftp://x/y"}), []string{"recording_url"}},
-		{"unknown field", base(map[string]any{"temprature": 1}), []string{"temprature"}},
-		{"null direction", base(map[string]any{"direction": nil}), []string{"direction"}},
-	}
+	cb := callBodies{agent: c.agentA}
+	bad := append(cb.refusedFieldCases(foreignAgent, foreignNumber), cb.refusedContentCases()...)
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
 			expectFields(t, c.do("POST", "/api/v1/calls", c.Owner.Token, tc.body), tc.paths...)
@@ -151,18 +95,105 @@ func TestCallRegisterValidation(t *testing.T) {
 	if got := listIDs(t, c.do("GET", "/api/v1/calls", c.Owner.Token, nil)); len(got) != 0 {
 		t.Fatalf("refused registers stored calls: %v", got)
 	}
-	// The bounds themselves pass.
+	checkCallBoundsPass(t, c, cb)
+}
+
+// callBodies builds register bodies for agent.
+type callBodies struct{ agent string }
+
+// base is a valid outbound register body with over's fields set, "<absent>" removing one.
+func (cb callBodies) base(over map[string]any) map[string]any {
+	b := map[string]any{"agent_id": cb.agent, "direction": "outbound", "from_number": "+15550000000", "to_number": "+15550000001"}
+	for k, v := range over {
+		if v == "<absent>" {
+			delete(b, k)
+		} else {
+			b[k] = v
+		}
+	}
+	return b
+}
+
+// callItem is one transcript item.
+func callItem(role, content string, start int) map[string]any {
+	return map[string]any{"role": role, "content": content, "start_ms": start}
+}
+
+// callItems is a transcript of n user items.
+func callItems(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = callItem("user", "x", i)
+	}
+	return out
+}
+
+// callBodyCase is a refused register body and the paths its faults name.
+type callBodyCase struct {
+	name  string
+	body  map[string]any
+	paths []string
+}
+
+// refusedFieldCases are bodies refused for their agent, numbers, direction, status,
+// version, duration or times.
+func (cb callBodies) refusedFieldCases(foreignAgent, foreignNumber string) []callBodyCase {
+	return []callBodyCase{
+		{"empty", map[string]any{}, []string{"agent_id", "direction"}},
+		{"unknown direction", cb.base(map[string]any{"direction": "sideways"}), []string{"direction"}},
+		{"unknown status", cb.base(map[string]any{"status": "paused"}), []string{"status"}},
+		{"foreign agent", cb.base(map[string]any{"agent_id": foreignAgent}), []string{"agent_id"}},
+		{"unknown agent", cb.base(map[string]any{"agent_id": "agt_01JD6ZZZZZZZZZZZZZZZZZZZZZ"}), []string{"agent_id"}},
+		{"foreign number", cb.base(map[string]any{"number_id": foreignNumber}), []string{"number_id"}},
+		{"malformed number id", cb.base(map[string]any{"number_id": "num_1"}), []string{"number_id"}},
+		{"bad from", cb.base(map[string]any{"from_number": "555-0100"}), []string{"from_number"}},
+		{"bad sip", cb.base(map[string]any{"to_number": "sip:nohost"}), []string{"to_number"}},
+		{"inbound needs numbers", cb.base(map[string]any{"direction": "inbound", "from_number": "<absent>", "to_number": "<absent>"}), []string{"from_number", "to_number"}},
+		{"agent_version 0", cb.base(map[string]any{"agent_version": 0}), []string{"agent_version"}},
+		{"duration over", cb.base(map[string]any{"status": "ended", "duration_ms": 86_400_001}), []string{"duration_ms"}},
+		{"duration negative", cb.base(map[string]any{"status": "ended", "duration_ms": -1}), []string{"duration_ms"}},
+		{"started while registered", cb.base(map[string]any{"started_at": "2026-11-21T10:00:00Z"}), []string{"started_at"}},
+		{"ended while ongoing", cb.base(map[string]any{"status": "ongoing", "ended_at": "2026-11-21T10:00:00Z", "duration_ms": 5}), []string{"ended_at", "duration_ms"}},
+		{"ends before start", cb.base(map[string]any{"status": "ended", "started_at": "2026-11-21T10:00:00Z", "ended_at": "2026-11-21T09:00:00Z"}), []string{"ended_at"}},
+		{"bad timestamp", cb.base(map[string]any{"status": "ongoing", "started_at": "yesterday"}), []string{"started_at"}},
+	}
+}
+
+// refusedContentCases are bodies refused for their transcript, metadata, variables,
+// reason, recording or fields.
+func (cb callBodies) refusedContentCases() []callBodyCase {
+	return []callBodyCase{
+		{"role unknown", cb.base(map[string]any{"transcript": []any{callItem("bot", "x", 0)}}), []string{"transcript.0.role"}},
+		{"role missing", cb.base(map[string]any{"transcript": []any{map[string]any{"content": "x", "start_ms": 0}}}), []string{"transcript.0.role"}},
+		{"content over", cb.base(map[string]any{"transcript": []any{callItem("agent", strings.Repeat("a", 10001), 0)}}), []string{"transcript.0.content"}},
+		{"start_ms negative", cb.base(map[string]any{"transcript": []any{callItem("tool", "x", -1)}}), []string{"transcript.0.start_ms"}},
+		{"start_ms over", cb.base(map[string]any{"transcript": []any{callItem("tool", "x", 86_400_001)}}), []string{"transcript.0.start_ms"}},
+		{"2001 items", cb.base(map[string]any{"transcript": callItems(2001)}), []string{"transcript"}},
+		{"item unknown field", cb.base(map[string]any{"transcript": []any{map[string]any{"role": "user", "content": "x", "start_ms": 0, "speaker": 1}}}), []string{"transcript.0.speaker"}},
+		{"metadata over 64 KiB", cb.base(map[string]any{"metadata": map[string]any{"blob": strings.Repeat("m", 64<<10)}}), []string{"metadata"}},
+		{"variables not object", cb.base(map[string]any{"variables": []any{1}}), []string{"variables"}},
+		{"blank reason", cb.base(map[string]any{"disconnection_reason": " "}), []string{"disconnection_reason"}},
+		{"reason over", cb.base(map[string]any{"disconnection_reason": strings.Repeat("r", 101)}), []string{"disconnection_reason"}},
+		{"recording ftp", cb.base(map[string]any{"recording_url": "ftp://x/y"}), []string{"recording_url"}},
+		{"unknown field", cb.base(map[string]any{"temprature": 1}), []string{"temprature"}},
+		{"null direction", cb.base(map[string]any{"direction": nil}), []string{"direction"}},
+	}
+}
+
+// checkCallBoundsPass checks the bounds themselves pass, with every direction and status.
+func checkCallBoundsPass(t *testing.T, c *callEnv, cb callBodies) {
+	t.Helper()
 	good := []map[string]any{
-		base(map[string]any{"transcript": many(2000)}),
-		base(map[string]any{"transcript": []any{item("agent", strings.Repeat("a", 10000), 86_400_000)}}),
-		base(map[string]any{"status": "ended", "duration_ms": 86_400_000, "disconnection_reason": strings.Repeat("r", 100)}),
-		base(map[string]any{"from_number": "sips:alice@example.com", "to_number": "+12"}),
+		cb.base(map[string]any{"transcript": callItems(2000)}),
+		cb.base(map[string]any{"transcript": []any{callItem("agent", strings.Repeat("a", 10000), 86_400_000)}}),
+		cb.base(map[string]any{"status": "ended", "duration_ms": 86_400_000, "disconnection_reason": strings.Repeat("r", 100)}),
+		cb.base(map[string]any{"from_number": "sips:alice@example.com", "to_number": "+12"}),
 	}
 	for _, d := range data.CallDirections {
-		good = append(good, base(map[string]any{"direction": d}))
+		good = append(good, cb.base(map[string]any{"direction": d}))
 	}
 	for _, s := range data.CallStatuses {
-		good = append(good, base(map[string]any{"status": s}))
+		good = append(good, cb.base(map[string]any{"status": s}))
 	}
 	for _, b := range good {
 		expect(t, c.do("POST", "/api/v1/calls", c.Owner.Token, b), 201)

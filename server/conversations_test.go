@@ -52,6 +52,19 @@ func TestConversationWholeFlow(t *testing.T) {
 	e.stand.Respond(shopModel)
 	agent := shopAgent(t, e)
 
+	id := startShopConversation(t, e, agent)
+	checkStreamedShopTurn(t, e, id)
+	checkStoredShopTurn(t, e, id)
+	callID := endShopConversation(t, e, id, agent)
+	checkEndedCallEverywhere(t, e, callID)
+	// An ended conversation takes no message.
+	testkit.Expect(t, e.Do("POST", "/api/v1/conversations/"+id+"/messages", e.tok, map[string]any{"content": "hello?"}), 409)
+}
+
+// startShopConversation starts a conversation with the draft of agent for the shop Acme,
+// checks it opens with the static welcome substituted, and returns its id.
+func startShopConversation(t *testing.T, e *convEnv, agent string) string {
+	t.Helper()
 	r := e.start(t, agent, map[string]any{"version": "draft", "variables": map[string]any{"shop": "Acme"}}, 201)
 	conv := r.Data()
 	id := conv["id"].(string)
@@ -65,8 +78,13 @@ func TestConversationWholeFlow(t *testing.T) {
 	if r.Header.Get("ETag") == "" {
 		t.Error("no ETag on the conversation")
 	}
+	return id
+}
 
-	// A streamed turn: a tool call, a retrieved chunk, the reply token by token.
+// checkStreamedShopTurn sends a streamed turn and checks its frames: a tool call, a
+// retrieved chunk, the reply token by token.
+func checkStreamedShopTurn(t *testing.T, e *convEnv, id string) {
+	t.Helper()
 	resp, frames, raw := stream(t, e.URL, "/api/v1/conversations/"+id+"/messages", e.tok, map[string]any{"content": "How much is the pro plan?"})
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("stream status %d %s: %s", resp.StatusCode, resp.Header.Get("Content-Type"), raw)
@@ -102,8 +120,12 @@ func TestConversationWholeFlow(t *testing.T) {
 	if lat, _ := items[3].(map[string]any)["latency_ms"].(map[string]any); lat == nil {
 		t.Errorf("the reply has no latency: %v", items[3])
 	}
+}
 
-	// The stored conversation holds the turn; the extracted variable is kept.
+// checkStoredShopTurn checks the stored conversation holds the turn and keeps the
+// extracted variable.
+func checkStoredShopTurn(t *testing.T, e *convEnv, id string) {
+	t.Helper()
 	got := e.Do("GET", "/api/v1/conversations/"+id, e.tok, nil)
 	testkit.Expect(t, got, 200)
 	if n := len(got.Data()["messages"].([]any)); n != 5 {
@@ -115,8 +137,12 @@ func TestConversationWholeFlow(t *testing.T) {
 	if u := got.Data()["usage"].(map[string]any); u["input_tokens"].(float64) <= 0 || u["output_tokens"].(float64) <= 0 {
 		t.Errorf("usage = %v", u)
 	}
+}
 
-	// End: the call it becomes, in history, search and export.
+// endShopConversation ends the conversation, twice, checks the web call it becomes, and
+// returns that call's id.
+func endShopConversation(t *testing.T, e *convEnv, id, agent string) string {
+	t.Helper()
 	end := e.Do("POST", "/api/v1/conversations/"+id+"/end", e.tok, nil)
 	testkit.Expect(t, end, 200)
 	call := end.Data()
@@ -140,6 +166,13 @@ func TestConversationWholeFlow(t *testing.T) {
 	if testkit.Expect(t, again, 200); again.Data()["id"] != callID {
 		t.Errorf("ending twice gave another call: %s", again.Body)
 	}
+	return callID
+}
+
+// checkEndedCallEverywhere checks the ended conversation's call is in history, search,
+// export, analytics and the audit log.
+func checkEndedCallEverywhere(t *testing.T, e *convEnv, callID string) {
+	t.Helper()
 	if l := e.Do("GET", "/api/v1/calls?direction=web", e.tok, nil).List(); len(l) != 1 || l[0].(map[string]any)["id"] != callID {
 		t.Errorf("calls = %v", l)
 	}
@@ -156,8 +189,6 @@ func TestConversationWholeFlow(t *testing.T) {
 	if l := ev.List(); len(l) != 1 {
 		t.Errorf("call.ended events = %d: %s", len(l), ev.Body)
 	}
-	// An ended conversation takes no message.
-	testkit.Expect(t, e.Do("POST", "/api/v1/conversations/"+id+"/messages", e.tok, map[string]any{"content": "hello?"}), 409)
 }
 
 func TestConversationEndCallEndsItAndTheCallSaysWhy(t *testing.T) {

@@ -201,29 +201,47 @@ func TestEventStreamResumeHidesWhatTheCallerCannotSee(t *testing.T) {
 // token's workspace only, and stops as soon as the token may no longer read it.
 func TestEventStreamAccess(t *testing.T) {
 	e := newStreamEnv(t, nil)
+	admin := streamMember(t, e, "admin@example.com", data.RoleAdmin)
+	checkStreamRefusals(t, e)
+	auditKey, streams, securityOnly := openReaderStreams(t, e, admin)
+	checkOtherWorkspaceUnseen(t, e, streams)
+	checkRevokedKeyStreamEnds(t, e, auditKey, streams["audit:read key"])
+	checkEventsAfterRevocation(t, streams, securityOnly)
+}
+
+// streamMember adds a user of role to the owner's workspace and returns a token of
+// theirs there.
+func streamMember(t *testing.T, e *streamEnv, email, role string) string {
+	t.Helper()
 	ws := e.Owner.WorkspaceID
-	member := func(email, role string) string {
-		u := e.User(t, email)
-		owner := testkit.AsRole(&data.User{ID: e.Owner.ID}, ws, data.RoleOwner)
-		if _, err := e.Svc.WorkspaceUsers.AddWorkspaceUser(owner, ws, data.WorkspaceUserAdd{ID: u.ID, Role: role}); err != nil {
-			t.Fatal(err)
-		}
-		return e.Token(t, u, ws)
+	u := e.User(t, email)
+	owner := testkit.AsRole(&data.User{ID: e.Owner.ID}, ws, data.RoleOwner)
+	if _, err := e.Svc.WorkspaceUsers.AddWorkspaceUser(owner, ws, data.WorkspaceUserAdd{ID: u.ID, Role: role}); err != nil {
+		t.Fatal(err)
 	}
-	scoped := func(scopes ...string) string {
-		r := e.do("POST", "/api/v1/api-keys", e.Owner.Token, map[string]any{"name": "scoped", "scopes": scopes})
-		expect(t, r, 201)
-		return r.JSON()["token"].(string)
-	}
-	admin := member("admin@example.com", data.RoleAdmin)
+	return e.Token(t, u, ws)
+}
+
+// streamKey creates an owner's API key with scopes and returns its token.
+func streamKey(t *testing.T, e *streamEnv, scopes ...string) string {
+	t.Helper()
+	r := e.do("POST", "/api/v1/api-keys", e.Owner.Token, map[string]any{"name": "scoped", "scopes": scopes})
+	expect(t, r, 201)
+	return r.JSON()["token"].(string)
+}
+
+// checkStreamRefusals checks the stream refuses no token, a wrong one, and keys without
+// audit:read.
+func checkStreamRefusals(t *testing.T, e *streamEnv) {
+	t.Helper()
 	for _, c := range []struct {
 		name, token string
 		status      int
 	}{
 		{"no token", "", 401},
 		{"a wrong token", "1|nope", 401},
-		{"key with webhooks:read", scoped(data.ScopeWebhooksRead), 403},
-		{"key with call_history:read", scoped(data.ReadScope(data.ModuleCallHistory)), 403},
+		{"key with webhooks:read", streamKey(t, e, data.ScopeWebhooksRead), 403},
+		{"key with call_history:read", streamKey(t, e, data.ReadScope(data.ModuleCallHistory)), 403},
 	} {
 		_, r := e.tryStream(c.token, "")
 		if r == nil {
@@ -232,13 +250,25 @@ func TestEventStreamAccess(t *testing.T) {
 		}
 		expect(t, r, c.status)
 	}
-	auditKey := scoped(data.ScopeAuditRead, data.ReadScope(data.ModuleAgents))
-	memberToken, devToken, auditOnlyKey := member("member@example.com", data.RoleMember), member("dev@example.com", data.RoleDeveloper), scoped(data.ScopeAuditRead)
-	streams := map[string]*sseClient{"owner": e.openStream(e.Owner.Token, ""), "admin": e.openStream(admin, ""), "audit:read key": e.openStream(auditKey, ""),
-		"member": e.openStream(memberToken, ""), "developer": e.openStream(devToken, "")}
-	securityOnly := e.openStream(auditOnlyKey, "")
+}
 
-	// Another workspace's events never reach this workspace's streams.
+// openReaderStreams opens a stream for each reader: the owner, an admin, a key with
+// audit:read and agents:read, a member and a developer; and one for a key with audit:read
+// alone. It returns the first key with the streams.
+func openReaderStreams(t *testing.T, e *streamEnv, admin string) (auditKey string, streams map[string]*sseClient, securityOnly *sseClient) {
+	t.Helper()
+	auditKey = streamKey(t, e, data.ScopeAuditRead, data.ReadScope(data.ModuleAgents))
+	memberToken, devToken, auditOnlyKey := streamMember(t, e, "member@example.com", data.RoleMember), streamMember(t, e, "dev@example.com", data.RoleDeveloper), streamKey(t, e, data.ScopeAuditRead)
+	streams = map[string]*sseClient{"owner": e.openStream(e.Owner.Token, ""), "admin": e.openStream(admin, ""), "audit:read key": e.openStream(auditKey, ""),
+		"member": e.openStream(memberToken, ""), "developer": e.openStream(devToken, "")}
+	securityOnly = e.openStream(auditOnlyKey, "")
+	return auditKey, streams, securityOnly
+}
+
+// checkOtherWorkspaceUnseen checks another workspace's events never reach this
+// workspace's streams.
+func checkOtherWorkspaceUnseen(t *testing.T, e *streamEnv, streams map[string]*sseClient) {
+	t.Helper()
 	other := e.User(t, "other@example.com")
 	e.do("POST", "/api/v1/agents", e.Token(t, other, ""), map[string]any{"name": "theirs"})
 	id := e.newAgent("ours")
@@ -248,8 +278,12 @@ func TestEventStreamAccess(t *testing.T) {
 			t.Errorf("%s: first event %s %s, want this workspace's agent %s", name, m.event, m.data, id)
 		}
 	}
+}
 
-	// Revoking the key ends its stream before the next event reaches it.
+// checkRevokedKeyStreamEnds revokes auditKey and checks its stream s ends before the
+// next event reaches it.
+func checkRevokedKeyStreamEnds(t *testing.T, e *streamEnv, auditKey string, s *sseClient) {
+	t.Helper()
 	keys := e.do("GET", "/api/v1/api-keys?per_page=100", e.Owner.Token, nil).List()
 	for _, k := range keys {
 		if k := k.(map[string]any); strings.HasPrefix(auditKey, fmt.Sprint(k["id"])+"|") {
@@ -257,7 +291,6 @@ func TestEventStreamAccess(t *testing.T) {
 		}
 	}
 	e.newAgent("after the revocation")
-	s := streams["audit:read key"]
 	for {
 		m, ok := <-s.msgs
 		if !ok {
@@ -267,11 +300,16 @@ func TestEventStreamAccess(t *testing.T) {
 			t.Fatalf("the revoked key's stream received %s %s", m.event, m.id)
 		}
 	}
+}
+
+// checkEventsAfterRevocation checks the owner reads the revocation; a key with
+// audit:read alone reads the security events, not the agents; members read the agents,
+// not the security events.
+func checkEventsAfterRevocation(t *testing.T, streams map[string]*sseClient, securityOnly *sseClient) {
+	t.Helper()
 	if m := streams["owner"].next(); m.event != data.EventAPIKeyRevoked {
 		t.Errorf("the owner's stream: %s, want the revocation", m.event)
 	}
-	// A key with audit:read alone reads the security events, not the agents; members read
-	// the agents, not the security events.
 	if m := securityOnly.next(); m.event != data.EventAPIKeyRevoked {
 		t.Errorf("the audit:read key's stream: first event %s %s, want the revocation", m.event, m.data)
 	}

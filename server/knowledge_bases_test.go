@@ -24,6 +24,17 @@ func TestKnowledgeBaseFilesIndexedAndDownloadedByteForByte(t *testing.T) {
 		t.Fatalf("created record: %v", kb)
 	}
 
+	got := uploadThreeFiles(t, e, id)
+	checkEachFileRetrieved(t, e, id)
+	checkFileSourceDeleted(t, e, id, got[0]["id"].(string))
+}
+
+// uploadThreeFiles uploads a text, a PDF and a Word file (one under a path, sanitized)
+// to knowledge base id, checks each is indexed and downloads byte for byte with its
+// type, and returns the files' records.
+func uploadThreeFiles(t *testing.T, e *env, id string) []map[string]any {
+	t.Helper()
+	tok := e.Owner.Token
 	files := map[string][]byte{
 		"returns.txt":  readTestFile(t, "returns.txt"),
 		"returns.pdf":  readTestFile(t, "returns.pdf"),
@@ -63,8 +74,15 @@ func TestKnowledgeBaseFilesIndexedAndDownloadedByteForByte(t *testing.T) {
 			t.Errorf("%s: headers %v", name, resp.Header)
 		}
 	}
-	// All three were extracted: the refund window is found in each.
-	r = e.do("POST", "/api/v1/knowledge-bases/"+id+"/query", tok, map[string]any{"query": "refund within 30 days", "chunks_to_retrieve": 10})
+	return got
+}
+
+// checkEachFileRetrieved checks all three were extracted: the refund window is found in
+// each, and each was reported indexed.
+func checkEachFileRetrieved(t *testing.T, e *env, id string) {
+	t.Helper()
+	tok := e.Owner.Token
+	r := e.do("POST", "/api/v1/knowledge-bases/"+id+"/query", tok, map[string]any{"query": "refund within 30 days", "chunks_to_retrieve": 10})
 	expect(t, r, 200)
 	sources := map[string]bool{}
 	for _, h := range r.List() {
@@ -79,10 +97,14 @@ func TestKnowledgeBaseFilesIndexedAndDownloadedByteForByte(t *testing.T) {
 	if n := strings.Count(strings.Join(e.eventTypes(e.Owner.WorkspaceID), ","), "knowledge_base.source_indexed"); n != 3 {
 		t.Errorf("%d source_indexed events, want 3", n)
 	}
+}
 
-	// Deleting a file source removes its file from disk, its chunks from retrieval.
-	fileID := got[0]["id"].(string)
-	r = e.do("DELETE", "/api/v1/knowledge-bases/"+id+"/sources/delete/files/"+fileID, tok, nil)
+// checkFileSourceDeleted deletes the file source fileID: its file leaves the disk, its
+// chunks retrieval.
+func checkFileSourceDeleted(t *testing.T, e *env, id, fileID string) {
+	t.Helper()
+	tok := e.Owner.Token
+	r := e.do("DELETE", "/api/v1/knowledge-bases/"+id+"/sources/delete/files/"+fileID, tok, nil)
 	expect(t, r, 200)
 	if len(items(r.Data(), "files")) != 2 || !testkit.OnPostgres() && len(e.storedFiles()) != 2 {
 		t.Errorf("after delete: %d items, %d files on disk", len(items(r.Data(), "files")), len(e.storedFiles()))

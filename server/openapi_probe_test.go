@@ -21,6 +21,44 @@ import (
 func TestOpenAPIBoundsAreEnforced(t *testing.T) {
 	_, doc := openapiDocument(t)
 	schemas := dig(t, doc, "components", "schemas").(map[string]any)
+	pr := &boundsProber{}
+	probeConfigGroups(t, pr, schemas)
+	probeToolAndAnalysisFields(t, pr, schemas)
+	// The agent's name.
+	probeField("name", dig(t, schemas, "AgentCreate", "properties", "name").(map[string]any), func(v any, valid bool) {
+		pr.check(t, "name", map[string]any{"name": v}, valid, v)
+	})
+	if pr.probes < 100 {
+		t.Fatalf("only %d probes: the schemas lost their bounds?", pr.probes)
+	}
+}
+
+// boundsProber sends probes through the decoder and validate, counting them.
+type boundsProber struct{ probes int }
+
+// check decodes body as an agent update and checks path is faulted exactly when the
+// probed value v is not valid (want).
+func (pr *boundsProber) check(t *testing.T, path string, body map[string]any, want bool, v any) {
+	t.Helper()
+	raw, _ := json.Marshal(body)
+	var in data.AgentUpdate
+	decodeErr := strictjson.Decode(raw, &in)
+	merged := in.Apply(data.DefaultAgent())
+	fields := map[string][]string{}
+	var e *data.Error
+	if errors.As(validate.Combine(decodeErr, validate.AgentChange(merged, &in, true, nil).Err()), &e) {
+		fields = e.Fields
+	}
+	_, faulted := fields[path]
+	if faulted == want {
+		t.Errorf("%s = %.40v: accepted %v, want %v (%v)", path, v, !faulted, want, fields[path])
+	}
+	pr.probes++
+}
+
+// probeConfigGroups probes every field of the agent's configuration groups.
+func probeConfigGroups(t *testing.T, pr *boundsProber, schemas map[string]any) {
+	t.Helper()
 	// The provider each field needs, so that a valid value is not refused as belonging
 	// to another provider.
 	context := map[string]map[string]any{
@@ -41,24 +79,6 @@ func TestOpenAPIBoundsAreEnforced(t *testing.T) {
 		"stt_config": "STTConfigInput", "tts_config": "TTSConfigInput",
 		"analysis_config": "AnalysisConfigInput",
 	}
-	probes := 0
-	check := func(path string, body map[string]any, want bool, v any) {
-		t.Helper()
-		raw, _ := json.Marshal(body)
-		var in data.AgentUpdate
-		decodeErr := strictjson.Decode(raw, &in)
-		merged := in.Apply(data.DefaultAgent())
-		fields := map[string][]string{}
-		var e *data.Error
-		if errors.As(validate.Combine(decodeErr, validate.AgentChange(merged, &in, true, nil).Err()), &e) {
-			fields = e.Fields
-		}
-		_, faulted := fields[path]
-		if faulted == want {
-			t.Errorf("%s = %.40v: accepted %v, want %v (%v)", path, v, !faulted, want, fields[path])
-		}
-		probes++
-	}
 	for group, schema := range groups {
 		props := dig(t, schemas, schema, "properties").(map[string]any)
 		for field, p := range props {
@@ -68,16 +88,22 @@ func TestOpenAPIBoundsAreEnforced(t *testing.T) {
 				for k, c := range context[path] {
 					members[k] = c
 				}
-				check(path, map[string]any{"name": "probe", group: members}, valid, v)
+				pr.check(t, path, map[string]any{"name": "probe", group: members}, valid, v)
 			})
 		}
 	}
+}
+
+// probeToolAndAnalysisFields probes the fields of a tool (on an end_call tool) and of an
+// analysis field (on a date field).
+func probeToolAndAnalysisFields(t *testing.T, pr *boundsProber, schemas map[string]any) {
+	t.Helper()
 	// Tool fields, on an end_call tool.
 	for field, p := range dig(t, schemas, "ToolInput", "properties").(map[string]any) {
 		path := "llm_config.tools.0." + field
 		probeField(path, p.(map[string]any), func(v any, valid bool) {
 			tool := map[string]any{"name": "probe", "type": "end_call", field: v}
-			check(path, map[string]any{"name": "probe", "llm_config": map[string]any{"tools": []any{tool}}}, valid, v)
+			pr.check(t, path, map[string]any{"name": "probe", "llm_config": map[string]any{"tools": []any{tool}}}, valid, v)
 		})
 	}
 	// Analysis fields, on a date field.
@@ -88,15 +114,8 @@ func TestOpenAPIBoundsAreEnforced(t *testing.T) {
 			if field == "type" && v == "enum" {
 				f["choices"] = []any{"a"}
 			}
-			check(path, map[string]any{"name": "probe", "analysis_config": map[string]any{"fields": []any{f}}}, valid, v)
+			pr.check(t, path, map[string]any{"name": "probe", "analysis_config": map[string]any{"fields": []any{f}}}, valid, v)
 		})
-	}
-	// The agent's name.
-	probeField("name", dig(t, schemas, "AgentCreate", "properties", "name").(map[string]any), func(v any, valid bool) {
-		check("name", map[string]any{"name": v}, valid, v)
-	})
-	if probes < 100 {
-		t.Fatalf("only %d probes: the schemas lost their bounds?", probes)
 	}
 }
 

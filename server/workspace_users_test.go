@@ -9,18 +9,32 @@ import (
 
 func TestWorkspaceUsers(t *testing.T) {
 	e := newEnv(t)
-	owner := e.newUser("ivy@example.com", false)
-	joe := e.newUser("joe@example.com", false)
-	kim := e.newUser("kim@example.com", false)
-	r := e.do("POST", "/api/v1/workspaces", owner.Token, map[string]any{"name": "team"})
-	ws := r.Data()["id"].(string)
-	base := "/api/v1/workspaces/" + ws + "/users"
+	w := &teamWorkspace{e: e, owner: e.newUser("ivy@example.com", false), joe: e.newUser("joe@example.com", false), kim: e.newUser("kim@example.com", false)}
+	r := e.do("POST", "/api/v1/workspaces", w.owner.Token, map[string]any{"name": "team"})
+	w.ws = r.Data()["id"].(string)
+	w.base = "/api/v1/workspaces/" + w.ws + "/users"
+	w.addMembers(t)
+	w.checkAddRefusals(t)
+	w.checkListAndShow(t)
+	w.checkUpdates(t)
+	w.checkRemove(t)
+}
 
-	// Add with defaults: every module, agent_ids [].
-	r = e.do("POST", base, owner.Token, map[string]any{"id": joe.ID, "role": "developer"})
+// teamWorkspace is the owner's workspace team, where joe and kim are added.
+type teamWorkspace struct {
+	e               *env
+	owner, joe, kim *testUser
+	ws, base        string // base is the workspace's users route
+}
+
+// addMembers adds joe with the defaults (every module, agent_ids []) and kim with one
+// module.
+func (w *teamWorkspace) addMembers(t *testing.T) {
+	t.Helper()
+	r := w.e.do("POST", w.base, w.owner.Token, map[string]any{"id": w.joe.ID, "role": "developer"})
 	expect(t, r, 201)
 	want := map[string]any{
-		"id": joe.ID, "name": "joe", "email": joe.Email, "role": "developer", "is_owner": false,
+		"id": w.joe.ID, "name": "joe", "email": w.joe.Email, "role": "developer", "is_owner": false,
 		"modules":   []any{"agents", "knowledge_base", "phone_numbers", "call_history", "analytics"},
 		"agent_ids": []any{},
 	}
@@ -30,65 +44,78 @@ func TestWorkspaceUsers(t *testing.T) {
 	if r.Header.Get("ETag") == "" {
 		t.Error("no ETag")
 	}
-	r = e.do("POST", base, owner.Token, map[string]any{"id": kim.ID, "role": "member", "modules": []string{"call_history"}, "agent_ids": []string{}})
+	r = w.e.do("POST", w.base, w.owner.Token, map[string]any{"id": w.kim.ID, "role": "member", "modules": []string{"call_history"}, "agent_ids": []string{}})
 	expect(t, r, 201)
 	if !reflect.DeepEqual(r.Data()["modules"], []any{"call_history"}) {
 		t.Errorf("modules %v", r.Data()["modules"])
 	}
+}
 
-	// Failures.
-	r = e.do("POST", base, owner.Token, map[string]any{"id": joe.ID, "role": "member"})
+// checkAddRefusals checks adds refused: a member twice, and bad fields.
+func (w *teamWorkspace) checkAddRefusals(t *testing.T) {
+	t.Helper()
+	r := w.e.do("POST", w.base, w.owner.Token, map[string]any{"id": w.joe.ID, "role": "member"})
 	expect(t, r, 409)
 	if r.Code() != "conflict" {
 		t.Errorf("code %s", r.Code())
 	}
-	expectFields(t, e.do("POST", base, owner.Token, map[string]any{"id": "usr_01JD6000000000000000000000", "role": "member"}), "id")
-	expectFields(t, e.do("POST", base, owner.Token, map[string]any{}), "id", "role")
-	expectFields(t, e.do("POST", base, owner.Token, map[string]any{"id": e.Owner.ID, "role": "boss", "modules": []string{"agents", "billing", "agents"}}), "role", "modules.1", "modules.2")
-	expectFields(t, e.do("POST", base, owner.Token, map[string]any{"id": e.Owner.ID, "role": "member", "agent_ids": []string{"agt_01JD6000000000000000000000"}}), "agent_ids.0")
-	expectFields(t, e.do("POST", base, owner.Token, map[string]any{"id": e.Owner.ID, "role": "member", "agent_ids": []string{"agt_01JD6000000000000000000000", "nope"}}), "agent_ids.1")
-	expectFields(t, e.do("POST", base, owner.Token, map[string]any{"id": e.Owner.ID, "role": "member", "agent_ids": nil}), "agent_ids")
-	expectFields(t, e.do("POST", base, owner.Token, map[string]any{"id": e.Owner.ID, "role": "member", "modules": nil}), "modules")
+	expectFields(t, w.e.do("POST", w.base, w.owner.Token, map[string]any{"id": "usr_01JD6000000000000000000000", "role": "member"}), "id")
+	expectFields(t, w.e.do("POST", w.base, w.owner.Token, map[string]any{}), "id", "role")
+	expectFields(t, w.e.do("POST", w.base, w.owner.Token, map[string]any{"id": w.e.Owner.ID, "role": "boss", "modules": []string{"agents", "billing", "agents"}}), "role", "modules.1", "modules.2")
+	expectFields(t, w.e.do("POST", w.base, w.owner.Token, map[string]any{"id": w.e.Owner.ID, "role": "member", "agent_ids": []string{"agt_01JD6000000000000000000000"}}), "agent_ids.0")
+	expectFields(t, w.e.do("POST", w.base, w.owner.Token, map[string]any{"id": w.e.Owner.ID, "role": "member", "agent_ids": []string{"agt_01JD6000000000000000000000", "nope"}}), "agent_ids.1")
+	expectFields(t, w.e.do("POST", w.base, w.owner.Token, map[string]any{"id": w.e.Owner.ID, "role": "member", "agent_ids": nil}), "agent_ids")
+	expectFields(t, w.e.do("POST", w.base, w.owner.Token, map[string]any{"id": w.e.Owner.ID, "role": "member", "modules": nil}), "modules")
+}
 
-	// List and show.
-	// A route with {workspace_id} acts in that workspace whatever the token's own
-	// workspace, as long as the caller is a member there.
-	expect(t, e.do("GET", base, joe.Token, nil), 200)
-	joeTok := e.tokenIn(joe, ws)
-	l := e.do("GET", base, joeTok, nil)
+// checkListAndShow checks the list and a member shown. A route with {workspace_id} acts
+// in that workspace whatever the token's own workspace, as long as the caller is a
+// member there.
+func (w *teamWorkspace) checkListAndShow(t *testing.T) {
+	t.Helper()
+	expect(t, w.e.do("GET", w.base, w.joe.Token, nil), 200)
+	joeTok := w.e.tokenIn(w.joe, w.ws)
+	l := w.e.do("GET", w.base, joeTok, nil)
 	expect(t, l, 200)
 	if len(l.List()) != 3 {
 		t.Errorf("list %s", l.Body)
 	}
-	s := e.do("GET", base+"/"+kim.ID, joeTok, nil)
+	s := w.e.do("GET", w.base+"/"+w.kim.ID, joeTok, nil)
 	expect(t, s, 200)
-	if s.Data()["role"] != "member" || s.Data()["email"] != kim.Email {
+	if s.Data()["role"] != "member" || s.Data()["email"] != w.kim.Email {
 		t.Errorf("show %s", s.Body)
 	}
-	expect(t, e.do("GET", base+"/"+e.Owner.ID, joeTok, nil), 404)
+	expect(t, w.e.do("GET", w.base+"/"+w.e.Owner.ID, joeTok, nil), 404)
+}
 
-	// Update: modules, agent_ids, role; admins and owners always hold every module.
-	u := e.do("PUT", base+"/"+kim.ID, owner.Token, map[string]any{"modules": []string{"agents", "analytics"}})
+// checkUpdates checks updates of modules, agent_ids and role; admins and owners always
+// hold every module.
+func (w *teamWorkspace) checkUpdates(t *testing.T) {
+	t.Helper()
+	u := w.e.do("PUT", w.base+"/"+w.kim.ID, w.owner.Token, map[string]any{"modules": []string{"agents", "analytics"}})
 	expect(t, u, 200)
 	if !reflect.DeepEqual(u.Data()["modules"], []any{"agents", "analytics"}) || u.Data()["role"] != "member" {
 		t.Errorf("update %s", u.Body)
 	}
-	u = e.do("PUT", base+"/"+kim.ID, owner.Token, map[string]any{"role": "admin"})
+	u = w.e.do("PUT", w.base+"/"+w.kim.ID, w.owner.Token, map[string]any{"role": "admin"})
 	expect(t, u, 200)
 	if len(u.Data()["modules"].([]any)) != 5 {
 		t.Errorf("admin modules %v", u.Data()["modules"])
 	}
-	expectFields(t, e.do("PUT", base+"/"+kim.ID, owner.Token, map[string]any{"role": "root", "agent_ids": []string{"x"}}), "role", "agent_ids.0")
-	expectFields(t, e.do("PUT", base+"/"+kim.ID, owner.Token, map[string]any{"role": nil}), "role")
-	expect(t, e.do("PUT", base+"/"+e.Owner.ID, owner.Token, map[string]any{"role": "member"}), 404)
+	expectFields(t, w.e.do("PUT", w.base+"/"+w.kim.ID, w.owner.Token, map[string]any{"role": "root", "agent_ids": []string{"x"}}), "role", "agent_ids.0")
+	expectFields(t, w.e.do("PUT", w.base+"/"+w.kim.ID, w.owner.Token, map[string]any{"role": nil}), "role")
+	expect(t, w.e.do("PUT", w.base+"/"+w.e.Owner.ID, w.owner.Token, map[string]any{"role": "member"}), 404)
+}
 
-	// Remove; the removed member's tokens for the workspace stop working.
-	kimTok := e.tokenIn(kim, ws)
-	expect(t, e.do("DELETE", base+"/"+kim.ID, owner.Token, nil), 204)
-	expect(t, e.do("GET", base+"/"+kim.ID, owner.Token, nil), 404)
-	expect(t, e.do("DELETE", base+"/"+kim.ID, owner.Token, nil), 404)
-	expect(t, e.do("GET", "/api/v1/user", kimTok, nil), 401)
-	expect(t, e.do("GET", "/api/v1/user", kim.Token, nil), 200)
+// checkRemove removes kim: the removed member's tokens for the workspace stop working.
+func (w *teamWorkspace) checkRemove(t *testing.T) {
+	t.Helper()
+	kimTok := w.e.tokenIn(w.kim, w.ws)
+	expect(t, w.e.do("DELETE", w.base+"/"+w.kim.ID, w.owner.Token, nil), 204)
+	expect(t, w.e.do("GET", w.base+"/"+w.kim.ID, w.owner.Token, nil), 404)
+	expect(t, w.e.do("DELETE", w.base+"/"+w.kim.ID, w.owner.Token, nil), 404)
+	expect(t, w.e.do("GET", "/api/v1/user", kimTok, nil), 401)
+	expect(t, w.e.do("GET", "/api/v1/user", w.kim.Token, nil), 200)
 }
 
 // TestOwnerRules walks the owner rules as a scenario table: the last owner can neither

@@ -13,6 +13,21 @@ import (
 func TestCallAnalyticsQueryAndScope(t *testing.T) {
 	e := newCallsEnv(t)
 	start := e.now // 2026-11-20T08:00Z
+	registerAnalyticsCalls(t, e, start)
+
+	// Defaults on the service's clock: the last 30 days by day, ending now.
+	e.now = start.Add(2 * time.Hour)
+	def := checkDefaultAnalyticsRange(t, e, start)
+	hourly := data.CallAnalyticsQuery{From: start, To: start.Add(3 * time.Hour), Interval: data.IntervalHour}
+	checkHourlyAnalytics(t, e, hourly, def)
+	checkAnalyticsScope(t, e, hourly)
+	checkAnalyticsRangeBounds(t, e)
+}
+
+// registerAnalyticsCalls registers four calls: agent a's two ended ones an hour and a
+// half apart, then agent b's failed and registered ones.
+func registerAnalyticsCalls(t *testing.T, e *callsEnv, start time.Time) {
+	t.Helper()
 	reg := func(agent, status string, d int64, reason string) {
 		t.Helper()
 		in := data.CallCreate{AgentID: agent, Direction: data.DirectionWeb, Status: &status}
@@ -31,9 +46,12 @@ func TestCallAnalyticsQueryAndScope(t *testing.T) {
 	reg(e.a, data.CallEnded, 30_000, "user_hangup")
 	reg(e.b, data.CallFailed, 0, "dial_failed")
 	reg(e.b, data.CallRegistered, 0, "")
+}
 
-	// Defaults on the service's clock: the last 30 days by day, ending now.
-	e.now = start.Add(2 * time.Hour)
+// checkDefaultAnalyticsRange checks the defaults (the last 30 days by day, ending now)
+// and returns that answer.
+func checkDefaultAnalyticsRange(t *testing.T, e *callsEnv, start time.Time) *data.CallAnalytics {
+	t.Helper()
 	def, err := e.svc.Analytics.CallAnalytics(e.owner, data.CallAnalyticsQuery{})
 	if err != nil {
 		t.Fatal(err)
@@ -48,22 +66,31 @@ func TestCallAnalyticsQueryAndScope(t *testing.T) {
 	if r := def.DisconnectionReasons; r["user_hangup"] != 2 || r["dial_failed"] != 1 || len(r) != 2 {
 		t.Errorf("reasons = %v", r)
 	}
+	return def
+}
 
-	hourly := data.CallAnalyticsQuery{From: start, To: start.Add(3 * time.Hour), Interval: data.IntervalHour}
+// checkHourlyAnalytics checks the hourly buckets. Each bucket's average divides by the
+// calls that have a duration, as the totals' does: the second hour's failed and
+// registered calls have none, so 30 s, not 10 s; and the one day's average is the
+// totals' own.
+func checkHourlyAnalytics(t *testing.T, e *callsEnv, hourly data.CallAnalyticsQuery, def *data.CallAnalytics) {
+	t.Helper()
 	h, err := e.svc.Analytics.CallAnalytics(e.owner, hourly)
 	if err != nil || len(h.Series) != 3 || h.Series[0].Calls != 1 || h.Series[1].Calls != 3 || h.Series[2].Calls != 0 {
 		t.Fatalf("hourly = %+v, %v", h, err)
 	}
-	// Each bucket's average divides by the calls that have a duration, as the totals'
-	// does: the second hour's failed and registered calls have none, so 30 s, not 10 s;
-	// and the one day's average is the totals' own.
 	if a0, a1, a2 := h.Series[0].AverageDurationMS, h.Series[1].AverageDurationMS, h.Series[2].AverageDurationMS; a0 != 60_000 || a1 != 30_000 || a2 != 0 {
 		t.Errorf("hourly averages = %d, %d, %d; want 60000, 30000, 0", a0, a1, a2)
 	}
 	if got := def.Series[30].AverageDurationMS; got != def.Totals.AverageDurationMS {
 		t.Errorf("the day's average %d differs from the totals' %d for the same calls", got, def.Totals.AverageDurationMS)
 	}
-	// One agent; a limited caller sums its agents; a hidden agent counts nothing.
+}
+
+// checkAnalyticsScope checks one agent's figures, a limited caller's sum of its agents,
+// and that a hidden agent or another workspace counts nothing.
+func checkAnalyticsScope(t *testing.T, e *callsEnv, hourly data.CallAnalyticsQuery) {
+	t.Helper()
 	for _, tc := range []struct {
 		name  string
 		ctx   context.Context
@@ -83,9 +110,13 @@ func TestCallAnalyticsQueryAndScope(t *testing.T) {
 			t.Errorf("%s: %+v, %v; want %d calls", tc.name, got, err, tc.calls)
 		}
 	}
+}
 
-	// The range: to after from, at most MaxAnalyticsBuckets buckets (the bound is
-	// accepted, one more hour is not), a known interval.
+// checkAnalyticsRangeBounds checks the range: to after from, at most
+// MaxAnalyticsBuckets buckets (the bound is accepted, one more hour is not), a known
+// interval.
+func checkAnalyticsRangeBounds(t *testing.T, e *callsEnv) {
+	t.Helper()
 	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		q    data.CallAnalyticsQuery

@@ -11,6 +11,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/service"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -137,6 +138,18 @@ func TestExportImportCarriesSuppressions(t *testing.T) {
 func TestExportImportCarriesEmbeddings(t *testing.T) {
 	e := newEmbedEnv(t)
 	e.setProvider("model-a")
+	doc, clear := exportEmbeddings(t, e)
+	target := newEmbedTarget(t, e)
+	target.checkRefusedImport(t, clear)
+	target.checkMaskedImport(t, doc)
+	target.checkImportWithSecrets(t, e, clear)
+	target.checkImportWithoutEmbeddings(t, clear)
+}
+
+// exportEmbeddings exports e's workspace masked and with secrets, checks the embedding
+// provider each holds, and returns both documents.
+func exportEmbeddings(t *testing.T, e *embedEnv) (doc, clear *data.WorkspaceExport) {
+	t.Helper()
 	env := &testkit.Env{Store: e.store, Svc: e.svc}
 	doc, text := exportDoc(t, env, e.ctx, e.ws, data.ExportOptions{})
 	got := doc.Workspace.Embeddings
@@ -144,12 +157,26 @@ func TestExportImportCarriesEmbeddings(t *testing.T) {
 		strings.Contains(text, e.stand.Key) {
 		t.Fatalf("exported embeddings %+v", got)
 	}
-	clear, _ := exportDoc(t, env, e.ctx, e.ws, data.ExportOptions{IncludeSecrets: true})
+	clear, _ = exportDoc(t, env, e.ctx, e.ws, data.ExportOptions{IncludeSecrets: true})
 	if k := clear.Workspace.Embeddings.APIKey; k == nil || *k != e.stand.Key {
 		t.Fatalf("exported with secrets: api_key %v", k)
 	}
+	return doc, clear
+}
 
-	// The target has a knowledge base and no provider: embeddings are off there.
+// embedTarget is the workspace the embeddings are imported into, with its own knowledge
+// base.
+type embedTarget struct {
+	svc  *service.Services
+	ctx  context.Context
+	ws   string
+	kbID string
+}
+
+// newEmbedTarget makes the target: a knowledge base and no provider, so embeddings are
+// off there.
+func newEmbedTarget(t *testing.T, e *embedEnv) *embedTarget {
+	t.Helper()
 	target := mustUser(t, e.svc, "target@example.com")
 	tctx := ownerCtx(target.ID, target.PersonalWorkspaceID)
 	kb, err := e.svc.KnowledgeBases.CreateKnowledgeBase(tctx, data.KnowledgeBaseCreate{Name: "Own", Texts: []data.TextInput{
@@ -157,71 +184,97 @@ func TestExportImportCarriesEmbeddings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	status := func() *data.KnowledgeEmbeddings {
-		t.Helper()
-		got, err := e.svc.KnowledgeBases.KnowledgeBase(tctx, kb.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got.Embeddings
-	}
-	provider := func() data.WorkspaceEmbeddings {
-		t.Helper()
-		w, err := e.svc.Workspaces.Workspace(tctx, target.PersonalWorkspaceID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return w.Embeddings
-	}
-	if s := status(); s.Status != data.EmbeddingsOff {
+	tg := &embedTarget{svc: e.svc, ctx: tctx, ws: target.PersonalWorkspaceID, kbID: kb.ID}
+	if s := tg.status(t); s.Status != data.EmbeddingsOff {
 		t.Fatalf("the target's knowledge base before: %+v", s)
 	}
+	return tg
+}
 
-	bad := *clear
-	bad.Workspace.Embeddings = &data.WorkspaceEmbeddings{BaseURL: ptr("ftp://embeddings.example.com"), APIKey: ptr("sk-x")}
-	_, err = e.svc.Exports.ImportWorkspace(context.Background(), target.PersonalWorkspaceID, &bad, data.ImportOptions{})
-	wantFields(t, err, "workspace.embeddings.base_url", "workspace.embeddings.model")
-	if p := provider(); p.Configured() || p.APIKey != nil {
-		t.Errorf("a refused import set the provider %+v", p)
-	}
-
-	res, err := e.svc.Exports.ImportWorkspace(context.Background(), target.PersonalWorkspaceID, doc, data.ImportOptions{})
+// status is the embeddings of the target's knowledge base.
+func (tg *embedTarget) status(t *testing.T) *data.KnowledgeEmbeddings {
+	t.Helper()
+	got, err := tg.svc.KnowledgeBases.KnowledgeBase(tg.ctx, tg.kbID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := provider(); !p.Configured() || *p.Model != "model-a" || p.APIKey != nil || !slices.Contains(res.MissingSecrets, "workspace.embeddings.api_key") {
-		t.Errorf("imported masked: provider %+v, missing_secrets %v", p, res.MissingSecrets)
-	}
+	return got.Embeddings
+}
 
-	// With secrets the key travels; a new model re-embeds the target's knowledge base.
-	clear.Workspace.Embeddings.Model = ptr("model-b")
-	if _, err := e.svc.Exports.ImportWorkspace(context.Background(), target.PersonalWorkspaceID, clear, data.ImportOptions{}); err != nil {
+// provider is the target workspace's embedding provider.
+func (tg *embedTarget) provider(t *testing.T) data.WorkspaceEmbeddings {
+	t.Helper()
+	w, err := tg.svc.Workspaces.Workspace(tg.ctx, tg.ws)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if p := provider(); *p.Model != "model-b" || p.APIKey == nil || *p.APIKey != data.MaskSecret(e.stand.Key) {
+	return w.Embeddings
+}
+
+// checkRefusedImport checks a bad provider is refused under workspace.embeddings with
+// nothing changed.
+func (tg *embedTarget) checkRefusedImport(t *testing.T, clear *data.WorkspaceExport) {
+	t.Helper()
+	bad := *clear
+	bad.Workspace.Embeddings = &data.WorkspaceEmbeddings{BaseURL: ptr("ftp://embeddings.example.com"), APIKey: ptr("sk-x")}
+	_, err := tg.svc.Exports.ImportWorkspace(context.Background(), tg.ws, &bad, data.ImportOptions{})
+	wantFields(t, err, "workspace.embeddings.base_url", "workspace.embeddings.model")
+	if p := tg.provider(t); p.Configured() || p.APIKey != nil {
+		t.Errorf("a refused import set the provider %+v", p)
+	}
+}
+
+// checkMaskedImport imports the masked document: the key becomes null and is named in
+// missing_secrets.
+func (tg *embedTarget) checkMaskedImport(t *testing.T, doc *data.WorkspaceExport) {
+	t.Helper()
+	res, err := tg.svc.Exports.ImportWorkspace(context.Background(), tg.ws, doc, data.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := tg.provider(t); !p.Configured() || *p.Model != "model-a" || p.APIKey != nil || !slices.Contains(res.MissingSecrets, "workspace.embeddings.api_key") {
+		t.Errorf("imported masked: provider %+v, missing_secrets %v", p, res.MissingSecrets)
+	}
+}
+
+// checkImportWithSecrets imports with secrets and a new model: the key travels, the
+// import records workspace.updated with it masked, and the target's knowledge base is
+// embedded again by the queued job.
+func (tg *embedTarget) checkImportWithSecrets(t *testing.T, e *embedEnv, clear *data.WorkspaceExport) {
+	t.Helper()
+	clear.Workspace.Embeddings.Model = ptr("model-b")
+	if _, err := tg.svc.Exports.ImportWorkspace(context.Background(), tg.ws, clear, data.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if p := tg.provider(t); *p.Model != "model-b" || p.APIKey == nil || *p.APIKey != data.MaskSecret(e.stand.Key) {
 		t.Errorf("imported with secrets: provider %+v", p)
 	}
-	events, _, err := e.svc.Audit.ListAuditLog(tctx, data.AuditFilter{Type: data.EventWorkspaceUpdated}, data.PageRequest{PerPage: 10})
+	events, _, err := tg.svc.Audit.ListAuditLog(tg.ctx, data.AuditFilter{Type: data.EventWorkspaceUpdated}, data.PageRequest{PerPage: 10})
 	if err != nil || len(events) != 2 {
 		t.Fatalf("workspace.updated: %d events (%v), want one for each import that set the provider", len(events), err)
 	}
 	if strings.Contains(string(events[0].Data), e.stand.Key) || !strings.Contains(string(events[0].Data), "model-b") {
 		t.Errorf("workspace.updated of the import with secrets: %s, want model-b with the key masked", events[0].Data)
 	}
-	if s := status(); s.Status != data.EmbeddingsInProgress || s.Progress != (data.EmbeddingsProgress{Done: 0, Total: 1}) {
+	if s := tg.status(t); s.Status != data.EmbeddingsInProgress || s.Progress != (data.EmbeddingsProgress{Done: 0, Total: 1}) {
 		t.Errorf("after the import: %+v, want embedding 0/1", s)
 	}
 	e.runJobs(0)
-	if s := status(); s.Status != data.EmbeddingsReady || s.Progress.Done != 1 || *s.Model != "model-b" {
+	if s := tg.status(t); s.Status != data.EmbeddingsReady || s.Progress.Done != 1 || *s.Model != "model-b" {
 		t.Errorf("after the queued job ran: %+v, want ready with model-b", s)
 	}
+}
 
+// checkImportWithoutEmbeddings checks a document without the member leaves the target's
+// provider.
+func (tg *embedTarget) checkImportWithoutEmbeddings(t *testing.T, clear *data.WorkspaceExport) {
+	t.Helper()
 	old := *clear
 	old.Workspace.Embeddings = nil
-	if _, err := e.svc.Exports.ImportWorkspace(context.Background(), target.PersonalWorkspaceID, &old, data.ImportOptions{}); err != nil {
+	if _, err := tg.svc.Exports.ImportWorkspace(context.Background(), tg.ws, &old, data.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if p := provider(); !p.Configured() || *p.Model != "model-b" || p.APIKey == nil {
+	if p := tg.provider(t); !p.Configured() || *p.Model != "model-b" || p.APIKey == nil {
 		t.Errorf("a document without embeddings changed the provider: %+v", p)
 	}
 }

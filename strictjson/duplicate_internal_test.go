@@ -87,84 +87,118 @@ func TestObjectRefusesDuplicates(t *testing.T) {
 // refDuplicate is duplicateMember written plainly on encoding/json's tokenizer.
 func refDuplicate(b []byte) (string, bool) {
 	dec := json.NewDecoder(bytes.NewReader(b))
-	type frame struct {
-		object bool
-		key    string
-		index  int
-		seen   map[string]bool
-		atKey  bool
-		first  bool
-	}
-	var stack []*frame
-	path := func() string {
-		var p string
-		for i, f := range stack {
-			if i > 0 {
-				p += "."
-			}
-			if f.object {
-				p += f.key
-			} else {
-				p += strconv.Itoa(f.index)
-			}
-		}
-		return p
-	}
-	// value marks that a value was read in the top frame.
-	value := func() {
-		if n := len(stack); n > 0 {
-			f := stack[n-1]
-			if f.object {
-				f.atKey = true
-			} else if f.first {
-				f.first = false
-			} else {
-				f.index++
-			}
-		}
-	}
+	var w refWalker
 	for {
 		tok, err := dec.Token()
 		if err != nil {
 			return "", false
 		}
-		if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].atKey {
-			if s, ok := tok.(string); ok {
-				f := stack[n-1]
-				f.atKey = false
-				f.key = s
-				if f.seen[s] {
-					return path(), true
-				}
-				f.seen[s] = true
-				continue
-			}
-		}
-		switch tok {
-		case json.Delim('{'):
-			if n := len(stack); n > 0 && !stack[n-1].object {
-				value()
-			}
-			stack = append(stack, &frame{object: true, seen: map[string]bool{}, atKey: true})
-			continue
-		case json.Delim('['):
-			if n := len(stack); n > 0 && !stack[n-1].object {
-				value()
-			}
-			stack = append(stack, &frame{first: true})
-			continue
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:len(stack)-1]
-			if len(stack) == 0 {
-				return "", false
-			}
-			if stack[len(stack)-1].object {
-				stack[len(stack)-1].atKey = true
+		if isKey, dup := w.member(tok); isKey {
+			if dup {
+				return w.path(), true
 			}
 			continue
 		}
-		value()
+		if handled, ended := w.delim(tok); ended {
+			return "", false
+		} else if handled {
+			continue
+		}
+		w.value()
 	}
+}
+
+// refFrame is one open object or array of refWalker.
+type refFrame struct {
+	object bool
+	key    string
+	index  int
+	seen   map[string]bool
+	atKey  bool
+	first  bool
+}
+
+// refWalker follows the tokens' nesting for refDuplicate.
+type refWalker struct{ stack []*refFrame }
+
+// path is the dot path of the member or item read last.
+func (w *refWalker) path() string {
+	var p string
+	for i, f := range w.stack {
+		if i > 0 {
+			p += "."
+		}
+		if f.object {
+			p += f.key
+		} else {
+			p += strconv.Itoa(f.index)
+		}
+	}
+	return p
+}
+
+// value marks that a value was read in the top frame.
+func (w *refWalker) value() {
+	if n := len(w.stack); n > 0 {
+		f := w.stack[n-1]
+		if f.object {
+			f.atKey = true
+		} else if f.first {
+			f.first = false
+		} else {
+			f.index++
+		}
+	}
+}
+
+// member takes tok as the top object's next member name when one is due, reporting
+// whether it did and whether the name was seen before in that object.
+func (w *refWalker) member(tok json.Token) (isKey, dup bool) {
+	n := len(w.stack)
+	if n == 0 || !w.stack[n-1].object || !w.stack[n-1].atKey {
+		return false, false
+	}
+	s, ok := tok.(string)
+	if !ok {
+		return false, false
+	}
+	f := w.stack[n-1]
+	f.atKey = false
+	f.key = s
+	if f.seen[s] {
+		return true, true
+	}
+	f.seen[s] = true
+	return true, false
+}
+
+// delim opens or closes a frame for a delimiter, reporting whether tok was one and
+// whether it closed the outermost value.
+func (w *refWalker) delim(tok json.Token) (handled, ended bool) {
+	switch tok {
+	case json.Delim('{'):
+		if n := len(w.stack); n > 0 && !w.stack[n-1].object {
+			w.value()
+		}
+		w.stack = append(w.stack, &refFrame{object: true, seen: map[string]bool{}, atKey: true})
+		return true, false
+	case json.Delim('['):
+		if n := len(w.stack); n > 0 && !w.stack[n-1].object {
+			w.value()
+		}
+		w.stack = append(w.stack, &refFrame{first: true})
+		return true, false
+	case json.Delim('}'), json.Delim(']'):
+		w.stack = w.stack[:len(w.stack)-1]
+		if len(w.stack) == 0 {
+			return true, true
+		}
+		if w.stack[len(w.stack)-1].object {
+			w.stack[len(w.stack)-1].atKey = true
+		}
+		return true, false
+	}
+	return false, false
 }
 
 func FuzzDuplicateMember(f *testing.F) {

@@ -44,8 +44,34 @@ func TestLLMConfig(t *testing.T) {
 	for p, body := range llmExamples {
 		runRules(t, stored, []ruleCase{{"example " + p, `{"llm_config":` + body + `}`, ""}})
 	}
-	const p = "llm_config."
-	runRules(t, stored, []ruleCase{
+	const p = llmPrefix
+	runRules(t, stored, storedLLMCases())
+	runRules(t, withLLM(data.LLMInternal), internalLLMCases())
+	runRules(t, noTemperature, temperatureRequiredCases())
+	runRules(t, withLLM(data.LLMAzure), azureLLMCases())
+	runRules(t, withLLM(data.LLMBedrockClaude), bedrockLLMCases())
+	t.Run("bedrock without max_tokens", func(t *testing.T) {
+		a := withLLM(data.LLMBedrockClaude)()
+		a.LLMConfig.MaxTokens = nil
+		_, faults := apply(t, a, false, llm(`"temperature":0.1`))
+		if len(faults) != 1 || faults[p+"max_tokens"] == nil {
+			t.Fatalf("got %v", faults)
+		}
+	})
+	for _, prov := range []string{data.LLMMistral, data.LLMGroq, data.LLMBedrockClaude} {
+		for _, m := range testCatalog.Models(data.KindLLM, prov) {
+			runRules(t, withLLM(prov), []ruleCase{{prov + " " + m, llm(`"model":"` + m + `"`), ""}})
+		}
+	}
+}
+
+// llmPrefix starts the path of every llm_config field.
+const llmPrefix = "llm_config."
+
+// storedLLMCases are the llm_config cases of the agent as stored (groq).
+func storedLLMCases() []ruleCase {
+	const p = llmPrefix
+	return []ruleCase{
 		{"provider unknown", llm(`"provider":"openai","model":"gpt-4o"`), p + "provider"},
 		{"provider spelled the service", llm(`"provider":"the service","model":"x"`), p + "provider"},
 		{"model unknown for groq", llm(`"model":"gpt-4o"`), p + "model"},
@@ -77,22 +103,37 @@ func TestLLMConfig(t *testing.T) {
 		{"tool null item", llm(`"tools":[null,{"name":"end","type":"end_call"},null]`), ""},
 		{"tool names unique", llm(`"tools":[{"name":"end","type":"end_call"},null,{"name":"end","type":"press_ivr"}]`), p + "tools.2.name"},
 		{"nested unknown field", llm(`"temprature":0.5`), p + "temprature"},
-	})
-	runRules(t, withLLM(data.LLMInternal), []ruleCase{
+	}
+}
+
+// internalLLMCases are the llm_config cases of an agent on the internal provider.
+func internalLLMCases() []ruleCase {
+	const p = llmPrefix
+	return []ruleCase{
 		{"internal any model", llm(`"model":"anything-goes"`), ""},
 		{"internal without base_url", llm(`"base_url":""`), p + "base_url"},
 		{"internal base_url relative", llm(`"base_url":"/v1"`), p + "base_url"},
 		{"internal base_url not http", llm(`"base_url":"ftp://x.example"`), p + "base_url"},
 		{"internal base_url too long", llm(`"base_url":"https://x.example/` + str(MaxURL) + `"`), p + "base_url"},
 		{"internal without model", llm(`"model":""`), p + "model"},
-	})
-	runRules(t, noTemperature, []ruleCase{
+	}
+}
+
+// temperatureRequiredCases are the llm_config cases of an agent without a temperature.
+func temperatureRequiredCases() []ruleCase {
+	const p = llmPrefix
+	return []ruleCase{
 		{"internal requires temperature", llm(`"provider":"internal","model":"m","base_url":"http://10.0.0.1:8000/v1"`), p + "temperature"},
 		{"bedrock requires temperature", llm(`"provider":"bedrock_claude","model":"anthropic.claude-haiku-4-5-20251001-v1:0","region":"eu-west-1","max_tokens":100`), p + "temperature"},
 		{"groq does not", llm(`"model":"llama-3.1-8b-instant"`), ""},
 		{"mistral does not", llm(`"provider":"mistral","model":"mistral-large-latest"`), ""},
-	})
-	runRules(t, withLLM(data.LLMAzure), []ruleCase{
+	}
+}
+
+// azureLLMCases are the llm_config cases of an agent on azure.
+func azureLLMCases() []ruleCase {
+	const p = llmPrefix
+	return []ruleCase{
 		{"azure model optional", llm(`"model":""`), ""},
 		{"azure any model", llm(`"model":"gpt-4.1-mini"`), ""},
 		{"azure without deployment", llm(`"deployment":""`), p + "deployment"},
@@ -101,8 +142,13 @@ func TestLLMConfig(t *testing.T) {
 		{"azure endpoint not a URL", llm(`"endpoint":"my-resource"`), p + "endpoint"},
 		{"azure deployment too long", llm(`"deployment":"` + str(MaxIdentifier+1) + `"`), p + "deployment"},
 		{"azure region", llm(`"region":"us-east-1"`), p + "region"},
-	})
-	runRules(t, withLLM(data.LLMBedrockClaude), []ruleCase{
+	}
+}
+
+// bedrockLLMCases are the llm_config cases of an agent on bedrock_claude.
+func bedrockLLMCases() []ruleCase {
+	const p = llmPrefix
+	return []ruleCase{
 		{"bedrock bare model id", llm(`"model":"anthropic.claude-sonnet-4-20250514-v1:0"`), ""},
 		{"bedrock global profile", llm(`"model":"global.anthropic.claude-haiku-4-5-20251001-v1:0"`), ""},
 		{"bedrock unknown profile prefix", llm(`"model":"mars.anthropic.claude-haiku-4-5-20251001-v1:0"`), p + "model"},
@@ -111,19 +157,6 @@ func TestLLMConfig(t *testing.T) {
 		{"bedrock gov region", llm(`"region":"us-gov-west-1"`), ""},
 		{"bedrock max_tokens min", llm(`"max_tokens":1`), ""},
 		{"bedrock max_tokens zero", llm(`"max_tokens":0`), p + "max_tokens"},
-	})
-	t.Run("bedrock without max_tokens", func(t *testing.T) {
-		a := withLLM(data.LLMBedrockClaude)()
-		a.LLMConfig.MaxTokens = nil
-		_, faults := apply(t, a, false, llm(`"temperature":0.1`))
-		if len(faults) != 1 || faults[p+"max_tokens"] == nil {
-			t.Fatalf("got %v", faults)
-		}
-	})
-	for _, prov := range []string{data.LLMMistral, data.LLMGroq, data.LLMBedrockClaude} {
-		for _, m := range testCatalog.Models(data.KindLLM, prov) {
-			runRules(t, withLLM(prov), []ruleCase{{prov + " " + m, llm(`"model":"` + m + `"`), ""}})
-		}
 	}
 }
 

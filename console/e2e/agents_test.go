@@ -17,22 +17,45 @@ func TestAgentJourney(t *testing.T) {
 	b.open("/agents")
 	b.audit("agents")
 
+	b.createJourneyAgent()
+	b.checkInvalidToolErrors()
+	id := b.fixJourneyTool()
+	b.publishTwiceAndDiff(id)
+	b.restoreFirstVersion(id)
+	b.switchVoiceToRime(id)
+	b.checkCredentialMaskedAndKept(id)
+	b.checkStaleSaveOffersReload(id)
+
+	// Sign out: back to the sign-in page, and the session's token no longer works.
+	b.run("sign out", chromedp.Click(`form.signout button`, chromedp.ByQuery), chromedp.WaitVisible("#email", chromedp.ByQuery))
+	b.audit("login")
+	b.open("/agents")
+	b.run("signed out", chromedp.WaitVisible("#email", chromedp.ByQuery))
+}
+
+// createJourneyAgent creates the journey's agent and checks its editor shows the
+// provider's own fields only: groq shows no azure deployment.
+func (b *browser) createJourneyAgent() {
+	b.t.Helper()
 	b.run("create agent",
 		chromedp.SendKeys("#new-agent-name", "Support line", chromedp.ByQuery),
 		chromedp.Click(`form.inline-create button[type="submit"]`, chromedp.ByQuery),
 		chromedp.WaitVisible("#agent-form", chromedp.ByQuery),
 	)
 	if h1 := b.text("h1"); !strings.Contains(h1, "Support line") {
-		t.Fatalf("editor heading %q", h1)
+		b.t.Fatalf("editor heading %q", h1)
 	}
-	// The provider's own fields only: groq shows no azure deployment.
 	var shown bool
 	b.eval("azure hidden", `!!document.querySelector('[data-case="llm"][data-is="azure"]').offsetParent`, &shown)
 	if shown {
-		t.Errorf("azure's fields are shown while the provider is groq")
+		b.t.Errorf("azure's fields are shown while the provider is groq")
 	}
+}
 
-	// An invalid tool: a name with a space, and a transfer without a phone directory.
+// checkInvalidToolErrors saves an invalid tool (a name with a space, and a transfer
+// without a phone directory) and checks each error is shown beside its field.
+func (b *browser) checkInvalidToolErrors() {
+	b.t.Helper()
 	b.run("add tool", chromedp.Click(`[data-list="tools"] > button[data-action="add"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`[data-list="tools"] li.tool input[data-key="name"]`, chromedp.ByQuery))
 	b.run("tool name", chromedp.SendKeys(`li.tool input[data-key="name"]`, "front desk", chromedp.ByQuery))
@@ -42,21 +65,25 @@ func TestAgentJourney(t *testing.T) {
 	// Beside the field, in the words of its label rather than the API's path.
 	nameErr := b.text(`li.tool .field:has(> label > input[data-key="name"]) [data-err]`)
 	if !strings.HasPrefix(nameErr, "Name ") || strings.Contains(nameErr, "llm_config") {
-		t.Errorf("the name's error beside it: %q", nameErr)
+		b.t.Errorf("the name's error beside it: %q", nameErr)
 	}
 	dirErr := b.text(`li.tool [data-list="phone_directory"] > [data-err]`)
 	if !strings.Contains(dirErr, "phone_directory") {
-		t.Errorf("the phone directory's error beside it: %q", dirErr)
+		b.t.Errorf("the phone directory's error beside it: %q", dirErr)
 	}
 	var invalid string
 	b.eval("aria-invalid", `document.querySelector('li.tool input[data-key="name"]').getAttribute("aria-invalid")`, &invalid)
 	if invalid != "true" {
-		t.Errorf("the invalid name is not marked aria-invalid")
+		b.t.Errorf("the invalid name is not marked aria-invalid")
 	}
 	b.run("show the tool", chromedp.ScrollIntoView("li.tool", chromedp.ByQuery))
 	b.audit("agent-errors")
+}
 
-	// Fix it: a valid name and one directory entry.
+// fixJourneyTool fixes the tool (a valid name and one directory entry), saves it, checks
+// the API stores it, and returns the agent's id.
+func (b *browser) fixJourneyTool() string {
+	b.t.Helper()
 	b.run("fix name", chromedp.SetValue(`li.tool input[data-key="name"]`, "front_desk", chromedp.ByQuery),
 		chromedp.Click(`[data-list="phone_directory"] > button[data-action="add"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`[data-list="phone_directory"] li input[data-key="phone_number"]`, chromedp.ByQuery),
@@ -67,13 +94,18 @@ func TestAgentJourney(t *testing.T) {
 	)
 	b.run("saved", chromedp.WaitVisible(`//*[@id="save-status"][text()="Saved."]`, chromedp.BySearch))
 	id := b.agentID()
-	got := e.Do(nil, "GET", "/api/v1/agents/"+id, e.Owner.Token, nil).Data()
+	got := b.env.Do(nil, "GET", "/api/v1/agents/"+id, b.env.Owner.Token, nil).Data()
 	tools := got["llm_config"].(map[string]any)["tools"].([]any)
 	if len(tools) != 1 || tools[0].(map[string]any)["name"] != "front_desk" {
-		t.Fatalf("stored tools: %v", tools)
+		b.t.Fatalf("stored tools: %v", tools)
 	}
+	return id
+}
 
-	// Publish version 1, change the prompt, publish version 2.
+// publishTwiceAndDiff publishes version 1, changes the prompt, publishes version 2, and
+// checks the diff of 1 with 2 shows the prompt changed.
+func (b *browser) publishTwiceAndDiff(id string) {
+	b.t.Helper()
 	b.publish(id, "first")
 	b.open("/agents/" + id)
 	b.run("edit prompt", chromedp.SetValue(`textarea[data-key="prompt"]`, "You answer for the front desk.", chromedp.ByQuery),
@@ -82,36 +114,43 @@ func TestAgentJourney(t *testing.T) {
 	b.publish(id, "second")
 	b.audit("versions")
 
-	// Diff 1 with 2: the prompt changed.
 	b.setSelect("#diff-a", "1")
 	b.setSelect("#diff-b", "2")
 	b.run("diff", chromedp.Click(`form.filters button`, chromedp.ByQuery), chromedp.WaitVisible("table.diff", chromedp.ByQuery))
 	if row := b.text("table.diff tbody"); !strings.Contains(row, "prompt_config.prompt") || !strings.Contains(row, "You answer for the front desk.") {
-		t.Errorf("diff rows: %q", row)
+		b.t.Errorf("diff rows: %q", row)
 	}
 	b.audit("diff")
+}
 
-	// Restore version 1, confirmed.
+// restoreFirstVersion restores version 1, confirmed, and checks the draft lost version
+// 2's prompt.
+func (b *browser) restoreFirstVersion(id string) {
+	b.t.Helper()
 	b.open("/agents/" + id + "/versions")
 	b.run("restore", chromedp.Click(`a[href$="/versions/1/restore"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.confirm button.danger`, chromedp.ByQuery))
 	b.audit("restore")
 	b.run("confirm", chromedp.Click(`.confirm button.danger`, chromedp.ByQuery), chromedp.WaitVisible(".notice", chromedp.ByQuery))
 	if n := b.text(".notice"); n != "Restored version 1." {
-		t.Errorf("notice %q", n)
+		b.t.Errorf("notice %q", n)
 	}
-	a := e.Do(nil, "GET", "/api/v1/agents/"+id, e.Owner.Token, nil).Data()
+	a := b.env.Do(nil, "GET", "/api/v1/agents/"+id, b.env.Owner.Token, nil).Data()
 	if strings.Contains(a["prompt_config"].(map[string]any)["prompt"].(string), "front desk") {
-		t.Errorf("the draft still has version 2's prompt after restoring version 1")
+		b.t.Errorf("the draft still has version 2's prompt after restoring version 1")
 	}
+}
 
-	// Switching the voice provider shows rime's fields only, and the save clears what the
-	// old provider's fields held (voice_id is not rime's).
+// switchVoiceToRime checks that switching the voice provider shows rime's fields only,
+// and that the save clears what the old provider's fields held (voice_id is not rime's).
+func (b *browser) switchVoiceToRime(id string) {
+	b.t.Helper()
 	b.open("/agents/" + id)
 	b.setSelect(`select[data-key="provider"][data-switch="tts"]`, "rime")
+	var shown bool
 	b.eval("elevenlabs hidden", `!!document.querySelector('[data-case="tts"][data-is="elevenlabs cartesia"]').offsetParent`, &shown)
 	if shown {
-		t.Errorf("voice_id is still offered for rime")
+		b.t.Errorf("voice_id is still offered for rime")
 	}
 	b.setSelect(`[data-case="tts"][data-is="rime"] select[data-key="model"]`, "arcana")
 	// streaming_latency is elevenlabs's and rime's: a switch starts it empty too.
@@ -119,48 +158,52 @@ func TestAgentJourney(t *testing.T) {
 		chromedp.SendKeys(`[data-case="tts"][data-is="elevenlabs rime"] input[data-key="streaming_latency"]`, "1", chromedp.ByQuery),
 		chromedp.Click(`#agent-form .actions button`, chromedp.ByQuery),
 		chromedp.WaitVisible(`//*[@id="save-status"][text()="Saved."]`, chromedp.BySearch))
-	tts := e.Do(nil, "GET", "/api/v1/agents/"+id, e.Owner.Token, nil).Data()["tts_config"].(map[string]any)
+	tts := b.env.Do(nil, "GET", "/api/v1/agents/"+id, b.env.Owner.Token, nil).Data()["tts_config"].(map[string]any)
 	if tts["provider"] != "rime" || tts["model"] != "arcana" || tts["speaker"] != "luna" || tts["voice_id"] != nil {
-		t.Errorf("tts_config after switching to rime: %v", tts)
+		b.t.Errorf("tts_config after switching to rime: %v", tts)
 	}
+}
 
-	// A credential is shown masked and kept when untouched.
+// checkCredentialMaskedAndKept checks that a credential is shown masked and kept when
+// a save does not touch it.
+func (b *browser) checkCredentialMaskedAndKept(id string) {
+	b.t.Helper()
+	e := b.env
 	const secret = "sk-live-0123456789abcdef"
 	if r := e.Do(nil, "PUT", "/api/v1/agents/"+id, e.Owner.Token, map[string]any{"llm_config": map[string]any{"api_key": secret}}); r.Status != http.StatusOK {
-		t.Fatalf("set api_key: %d %s", r.Status, r.Body)
+		b.t.Fatalf("set api_key: %d %s", r.Status, r.Body)
 	}
 	b.open("/agents/" + id)
 	var masked string
 	b.run("masked", chromedp.Value(`input[data-key="api_key"]`, &masked, chromedp.ByQuery))
 	if masked == "" || strings.Contains(masked, "0123456789") {
-		t.Errorf("the api_key field holds %q, want the masked value", masked)
+		b.t.Errorf("the api_key field holds %q, want the masked value", masked)
 	}
 	b.run("save untouched", chromedp.SetValue(`textarea[data-key="prompt"]`, "Short answers.", chromedp.ByQuery),
 		chromedp.Click(`#agent-form .actions button`, chromedp.ByQuery),
 		chromedp.WaitVisible(`//*[@id="save-status"][text()="Saved."]`, chromedp.BySearch))
 	kept := e.Do(nil, "GET", "/api/v1/agents/"+id, e.Owner.Token, nil).Data()["llm_config"].(map[string]any)["api_key"]
 	if kept != masked {
-		t.Errorf("after a save that did not touch it the api_key is %v, want it kept (%q)", kept, masked)
+		b.t.Errorf("after a save that did not touch it the api_key is %v, want it kept (%q)", kept, masked)
 	}
+}
 
-	// A 412: someone else saves meanwhile; the editor says so and offers to reload.
+// checkStaleSaveOffersReload checks a 412: someone else saves meanwhile; the editor says
+// so and offers to reload.
+func (b *browser) checkStaleSaveOffersReload(id string) {
+	b.t.Helper()
+	e := b.env
 	b.open("/agents/" + id)
 	if r := e.Do(nil, "PUT", "/api/v1/agents/"+id, e.Owner.Token, map[string]any{"name": "Renamed elsewhere"}); r.Status != http.StatusOK {
-		t.Fatalf("concurrent save: %d %s", r.Status, r.Body)
+		b.t.Fatalf("concurrent save: %d %s", r.Status, r.Body)
 	}
 	b.run("stale save", chromedp.Click(`#agent-form .actions button`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#save-errors button`, chromedp.ByQuery))
 	if msg := b.text("#save-errors"); !strings.Contains(msg, "Someone else saved") {
-		t.Errorf("412 message %q", msg)
+		b.t.Errorf("412 message %q", msg)
 	}
 	b.run("reload", chromedp.Click(`#save-errors button`, chromedp.ByQuery),
 		chromedp.WaitVisible(`//h1[contains(., "Renamed elsewhere")]`, chromedp.BySearch))
-
-	// Sign out: back to the sign-in page, and the session's token no longer works.
-	b.run("sign out", chromedp.Click(`form.signout button`, chromedp.ByQuery), chromedp.WaitVisible("#email", chromedp.ByQuery))
-	b.audit("login")
-	b.open("/agents")
-	b.run("signed out", chromedp.WaitVisible("#email", chromedp.ByQuery))
 }
 
 // agentID reads the editor's agent id.

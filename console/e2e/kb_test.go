@@ -20,6 +20,24 @@ func TestKnowledgeBase(t *testing.T) {
 	b.run("create", chromedp.SendKeys("#kb-name", "Policies", chromedp.ByQuery),
 		chromedp.Click(`form.inline-create button`, chromedp.ByQuery),
 		chromedp.WaitVisible(".drop", chromedp.ByQuery))
+	b.uploadReturnsPDF(t)
+	b.checkRetrievalQuery(t)
+	b.run("add text", chromedp.Click(`//summary[text()="Add a text"]`, chromedp.BySearch),
+		chromedp.WaitVisible("#t-content", chromedp.ByQuery),
+		chromedp.SendKeys("#t-title", "Hours", chromedp.ByQuery),
+		chromedp.SendKeys("#t-content", "We are open from nine to five.", chromedp.ByQuery),
+		chromedp.Click(`//button[text()="Add text"]`, chromedp.BySearch),
+		chromedp.WaitVisible(`//tr[td[text()="Hours"]]`, chromedp.BySearch))
+	b.addURLSource(t)
+	b.renameAfterStale(t)
+	b.open("/knowledge-bases")
+	b.audit("knowledge-bases")
+}
+
+// uploadReturnsPDF uploads a PDF, which is indexed with the sources table refreshed in
+// place, and checks the progress bar and the download link.
+func (b *browser) uploadReturnsPDF(t *testing.T) {
+	t.Helper()
 	pdf, err := filepath.Abs(filepath.Join("..", "..", "knowledge", "testdata", "files", "returns.pdf"))
 	if err != nil {
 		t.Fatal(err)
@@ -39,22 +57,23 @@ func TestKnowledgeBase(t *testing.T) {
 		t.Errorf("download link %q", href)
 	}
 	b.audit("knowledge-base")
+}
 
+// checkRetrievalQuery checks a retrieval test answers with scored chunks about refunds.
+func (b *browser) checkRetrievalQuery(t *testing.T) {
+	t.Helper()
 	b.run("query", chromedp.SendKeys("#q-text", "how long do refunds take", chromedp.ByQuery),
 		chromedp.Click(`form[aria-label="Test retrieval"] button`, chromedp.ByQuery),
 		chromedp.WaitVisible("ol.chunks li blockquote", chromedp.ByQuery))
 	if s := b.text("ol.chunks"); !strings.Contains(s, "Score") || !strings.Contains(strings.ToLower(s), "refund") {
 		t.Errorf("retrieved chunks: %q", s)
 	}
+}
 
-	b.run("add text", chromedp.Click(`//summary[text()="Add a text"]`, chromedp.BySearch),
-		chromedp.WaitVisible("#t-content", chromedp.ByQuery),
-		chromedp.SendKeys("#t-title", "Hours", chromedp.ByQuery),
-		chromedp.SendKeys("#t-content", "We are open from nine to five.", chromedp.ByQuery),
-		chromedp.Click(`//button[text()="Add text"]`, chromedp.BySearch),
-		chromedp.WaitVisible(`//tr[td[text()="Hours"]]`, chromedp.BySearch))
-	// A URL source: pending while the page it names has not answered, then indexed, and
-	// the table says so without a reload (the page's marker survives).
+// addURLSource adds a URL source: pending while the page it names has not answered,
+// then indexed, and the table says so without a reload (the page's marker survives).
+func (b *browser) addURLSource(t *testing.T) {
+	t.Helper()
 	release := make(chan struct{})
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		<-release
@@ -82,8 +101,13 @@ func TestKnowledgeBase(t *testing.T) {
 	if !still {
 		t.Errorf("the page reloaded to show the new status")
 	}
-	// Indexing changed the record: a rename from this page is refused as stale (412),
-	// with a reload offered; after the reload it goes through.
+}
+
+// renameAfterStale renames the knowledge base: indexing changed the record, so a rename
+// from the page is refused as stale (412), with a reload offered; after the reload it
+// goes through.
+func (b *browser) renameAfterStale(t *testing.T) {
+	t.Helper()
 	b.run("stale rename", chromedp.SetValue("#kb-rename", "Store policies", chromedp.ByQuery),
 		chromedp.Click(`//button[text()="Rename"]`, chromedp.BySearch),
 		chromedp.WaitVisible(`//a[text()="Reload the knowledge base"]`, chromedp.BySearch),
@@ -93,6 +117,4 @@ func TestKnowledgeBase(t *testing.T) {
 	b.run("rename", chromedp.SetValue("#kb-rename", "Store policies", chromedp.ByQuery),
 		chromedp.Click(`//button[text()="Rename"]`, chromedp.BySearch),
 		chromedp.WaitVisible(`//h1[text()="Store policies"]`, chromedp.BySearch))
-	b.open("/knowledge-bases")
-	b.audit("knowledge-bases")
 }

@@ -14,18 +14,7 @@ import (
 func TestRolloutPanel(t *testing.T) {
 	b := newBrowser(t)
 	e := b.env
-	a := e.Do(nil, "POST", "/api/v1/agents", e.Owner.Token, map[string]any{"name": "Canary desk",
-		"prompt_config": map[string]any{"prompt": "Help {{customer_name}} with {{order_id}} at {{current_time}}.",
-			"default_variables": map[string]any{"customer_name": "there"}}})
-	if a.Status != 201 {
-		t.Fatalf("agent: %d %s", a.Status, a.Body)
-	}
-	id := a.Data()["id"].(string)
-	for range 2 {
-		if r := e.Do(nil, "POST", "/api/v1/agents/"+id+"/publish", e.Owner.Token, nil); r.Status != 204 {
-			t.Fatalf("publish: %d %s", r.Status, r.Body)
-		}
-	}
+	id := createCanaryDesk(t, b)
 
 	b.signIn(e.Owner.Email, e.Owner.Password, "")
 	b.open("/agents/" + id)
@@ -40,7 +29,36 @@ func TestRolloutPanel(t *testing.T) {
 		t.Errorf("without a rollout: %s", p)
 	}
 
-	// A refused rollout shows the API's message; a valid one the variants.
+	b.startRollout(t)
+	endVariantCalls(t, b, id)
+	b.checkRolloutFiguresAndEnd(t, id)
+	b.checkEditorNewFields(t, id)
+}
+
+// createCanaryDesk creates an agent whose prompt uses a built-in variable, one with a
+// default and one without, publishes it twice, and returns its id.
+func createCanaryDesk(t *testing.T, b *browser) string {
+	t.Helper()
+	e := b.env
+	a := e.Do(nil, "POST", "/api/v1/agents", e.Owner.Token, map[string]any{"name": "Canary desk",
+		"prompt_config": map[string]any{"prompt": "Help {{customer_name}} with {{order_id}} at {{current_time}}.",
+			"default_variables": map[string]any{"customer_name": "there"}}})
+	if a.Status != 201 {
+		t.Fatalf("agent: %d %s", a.Status, a.Body)
+	}
+	id := a.Data()["id"].(string)
+	for range 2 {
+		if r := e.Do(nil, "POST", "/api/v1/agents/"+id+"/publish", e.Owner.Token, nil); r.Status != 204 {
+			t.Fatalf("publish: %d %s", r.Status, r.Body)
+		}
+	}
+	return id
+}
+
+// startRollout checks a refused rollout shows the API's message, and a valid one the
+// variants.
+func (b *browser) startRollout(t *testing.T) {
+	t.Helper()
 	b.run("weights that do not sum to 100",
 		chromedp.SendKeys(`#w-1`, "80", chromedp.ByQuery), chromedp.SendKeys(`#w-2`, "10", chromedp.ByQuery),
 		chromedp.Click(`[data-rollout-form] button[type="submit"]`, chromedp.ByQuery),
@@ -53,8 +71,13 @@ func TestRolloutPanel(t *testing.T) {
 		chromedp.Click(`[data-rollout-form] button[type="submit"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`[data-rollout-variants]`, chromedp.ByQuery))
 	b.audit("agent-rollout")
+}
 
-	// Calls of each variant end; the figures follow.
+// endVariantCalls starts six calls on the agent's number, each taking a variant, and
+// ends them failed.
+func endVariantCalls(t *testing.T, b *browser, id string) {
+	t.Helper()
+	e := b.env
 	num := e.Do(nil, "POST", "/api/v1/numbers", e.Owner.Token, map[string]any{"phone_number": "+14155550177", "provider": "sip", "inbound_agent_id": id})
 	if num.Status != 201 {
 		t.Fatalf("number: %d %s", num.Status, num.Body)
@@ -70,6 +93,12 @@ func TestRolloutPanel(t *testing.T) {
 			t.Fatalf("end: %d %s", u.Status, u.Body)
 		}
 	}
+}
+
+// checkRolloutFiguresAndEnd checks each variant's figures follow its calls, then ends
+// the rollout.
+func (b *browser) checkRolloutFiguresAndEnd(t *testing.T, id string) {
+	t.Helper()
 	b.open("/agents/" + id)
 	b.run("the figures", chromedp.WaitVisible(`[data-rollout-variants]`, chromedp.ByQuery))
 	rows := b.text(`[data-rollout-variants] tbody`)
@@ -83,8 +112,13 @@ func TestRolloutPanel(t *testing.T) {
 	if p := b.text(`[data-rollout-panel]`); !strings.Contains(p, "version 2 takes every call") {
 		t.Errorf("after the end: %s", p)
 	}
+}
 
-	// The editor's new fields.
+// checkEditorNewFields saves the editor's new fields (default variables, time zone, most
+// concurrent calls) and checks a bad time zone is refused beside its field.
+func (b *browser) checkEditorNewFields(t *testing.T, id string) {
+	t.Helper()
+	e := b.env
 	b.run("edit", chromedp.SetValue(`textarea[data-key="default_variables"]`, `{"customer_name": "friend", "order_id": "none"}`, chromedp.ByQuery),
 		chromedp.SetValue(`input[data-key="timezone"]`, "Europe/Paris", chromedp.ByQuery),
 		chromedp.SetValue(`input[data-key="max_concurrent_calls"]`, "4", chromedp.ByQuery),

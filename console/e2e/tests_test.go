@@ -20,6 +20,39 @@ import (
 func TestTestsTab(t *testing.T) {
 	b := newBrowser(t)
 	e := b.env
+	id := createTrattoria(t, b)
+
+	b.signIn(e.Owner.Email, e.Owner.Password, "")
+	b.open("/agents/" + id)
+	b.run("open the Tests tab", chromedp.Click(`a[href="/agents/`+id+`/tests"]`, chromedp.ByQuery), chromedp.WaitVisible(`[data-gate]`, chromedp.ByQuery))
+	var gate string
+	b.eval("gate", `document.querySelector("[data-gate]").dataset.gate`, &gate)
+	if gate != data.GateOpen {
+		t.Errorf("the gate of an agent without tests = %q", gate)
+	}
+
+	b.writeRequiredTest(t, id)
+	b.writeFailingTest(t, id)
+	b.runAllTests(t)
+	b.runSelected(t, id, "offers dessert")
+
+	// The required test passed on this draft: the gate opens and the draft publishes.
+	b.open("/agents/" + id + "/tests")
+	b.eval("gate", `document.querySelector("[data-gate]").dataset.gate`, &gate)
+	if gate != data.GateOpen {
+		t.Fatalf("after a passing run the gate = %q", gate)
+	}
+	b.run("publish", chromedp.SendKeys("#pub-desc", "tested", chromedp.ByQuery), chromedp.Click(`[data-publish]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`//td[text()="tested"]`, chromedp.BySearch))
+
+	b.deleteFailingTest(t, id)
+}
+
+// createTrattoria creates, through the API, an agent on a scripted model that books a
+// table with its custom function, and returns its id.
+func createTrattoria(t *testing.T, b *browser) string {
+	t.Helper()
+	e := b.env
 	stand := llmtest.New(t, data.LLMInternal)
 	f := &llmtest.Fixture{
 		Agent:        []llmtest.Rule{{When: "table", Reply: llmtest.Calls(llm.ToolCall{Name: "book", Arguments: `{"people":2}`})}},
@@ -37,18 +70,13 @@ func TestTestsTab(t *testing.T) {
 	if a.Status != 201 {
 		t.Fatalf("agent: %d %s", a.Status, a.Body)
 	}
-	id := a.Data()["id"].(string)
+	return a.Data()["id"].(string)
+}
 
-	b.signIn(e.Owner.Email, e.Owner.Password, "")
-	b.open("/agents/" + id)
-	b.run("open the Tests tab", chromedp.Click(`a[href="/agents/`+id+`/tests"]`, chromedp.ByQuery), chromedp.WaitVisible(`[data-gate]`, chromedp.ByQuery))
-	var gate string
-	b.eval("gate", `document.querySelector("[data-gate]").dataset.gate`, &gate)
-	if gate != data.GateOpen {
-		t.Errorf("the gate of an agent without tests = %q", gate)
-	}
-
-	// A required test: a script, a mock of the function, says and tool_called.
+// writeRequiredTest writes a required test: a script, a mock of the function, says and
+// tool_called; a bad pattern is refused beside its field first.
+func (b *browser) writeRequiredTest(t *testing.T, id string) {
+	t.Helper()
 	b.run("write a test", chromedp.Click(`a[href="/agents/`+id+`/tests/new"]`, chromedp.ByQuery), chromedp.WaitVisible(`#test-form`, chromedp.ByQuery),
 		chromedp.SendKeys(`input[name="name"]`, "books a table", chromedp.ByQuery),
 		chromedp.Click(`input[name="required"]`, chromedp.ByQuery),
@@ -74,12 +102,18 @@ func TestTestsTab(t *testing.T) {
 	}
 	b.run("fix it and save", chromedp.SetValue(`[data-rows="criteria"] li:first-child input[name="c_pattern"]`, "booked", chromedp.ByQuery),
 		chromedp.Click(`#test-form button[type="submit"]`, chromedp.ByQuery), chromedp.WaitVisible(`p.notice`, chromedp.ByQuery))
-	// A failing test, not required.
+}
+
+// writeFailingTest writes a failing test, not required, and checks the publish button
+// is held back while the required test has never run.
+func (b *browser) writeFailingTest(t *testing.T, id string) {
+	t.Helper()
 	b.open("/agents/" + id + "/tests/new")
 	b.run("write a failing test", chromedp.SendKeys(`input[name="name"]`, "offers dessert", chromedp.ByQuery),
 		chromedp.SendKeys(`textarea[name="script"]`, "Hello", chromedp.ByQuery),
 		chromedp.SendKeys(`input[name="c_pattern"]`, "dessert", chromedp.ByQuery),
 		chromedp.Click(`#test-form button[type="submit"]`, chromedp.ByQuery), chromedp.WaitVisible(`p.notice`, chromedp.ByQuery))
+	var gate string
 	b.eval("gate", `document.querySelector("[data-gate]").dataset.gate`, &gate)
 	var disabled bool
 	b.eval("publish held back", `document.querySelector("[data-publish]").disabled`, &disabled)
@@ -87,8 +121,12 @@ func TestTestsTab(t *testing.T) {
 		t.Errorf("with a required test never run: gate %q, publish disabled %v", gate, disabled)
 	}
 	b.audit("tests")
+}
 
-	// Run all; the page follows the run to its end.
+// runAllTests runs all the tests, the page following the run to its end, and reads each
+// verdict highlighted with the turn it rests on.
+func (b *browser) runAllTests(t *testing.T) {
+	t.Helper()
 	b.run("run all", chromedp.Click(`[data-run-all]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#run-progress`, chromedp.ByQuery),
 		// The progress polls, and once the run ends the page reloads with its results.
@@ -113,19 +151,12 @@ func TestTestsTab(t *testing.T) {
 		t.Errorf("a highlighted turn = %q", s)
 	}
 	b.audit("test-run")
+}
 
-	b.runSelected(t, id, "offers dessert")
-
-	// The required test passed on this draft: the gate opens and the draft publishes.
-	b.open("/agents/" + id + "/tests")
-	b.eval("gate", `document.querySelector("[data-gate]").dataset.gate`, &gate)
-	if gate != data.GateOpen {
-		t.Fatalf("after a passing run the gate = %q", gate)
-	}
-	b.run("publish", chromedp.SendKeys("#pub-desc", "tested", chromedp.ByQuery), chromedp.Click(`[data-publish]`, chromedp.ByQuery),
-		chromedp.WaitVisible(`//td[text()="tested"]`, chromedp.BySearch))
-
-	// Deleting a test asks first (the console's confirmation step), then returns to the tab.
+// deleteFailingTest deletes the failing test: the console asks first (its confirmation
+// step), then returns to the tab.
+func (b *browser) deleteFailingTest(t *testing.T, id string) {
+	t.Helper()
 	b.open("/agents/" + id + "/tests")
 	b.run("open the failing test", chromedp.Click(`//a[text()="offers dessert"]`, chromedp.BySearch), chromedp.WaitVisible(`#test-form`, chromedp.ByQuery))
 	b.run("ask to delete it", chromedp.Click(`a[href$="/delete"]`, chromedp.ByQuery), chromedp.WaitVisible(`.confirm`, chromedp.ByQuery))

@@ -19,6 +19,25 @@ import (
 func TestTryIt(t *testing.T) {
 	b := newBrowser(t)
 	e := b.env
+	stand := startSalesModel(t)
+	id := createSalesDesk(t, e, stand)
+
+	b.signIn(e.Owner.Email, e.Owner.Password, "")
+	b.open("/agents/" + id)
+	b.run("the panel loads", chromedp.WaitVisible(`[data-try-start]`, chromedp.ByQuery))
+	b.startTryOnDraft()
+	b.sendAndReadTurn()
+	b.audit("try-it")
+	b.run("back to full width", chromedp.EmulateViewport(1280, 900), chromedp.ScrollIntoView("#try", chromedp.ByQuery))
+	b.shot("try-it")
+	b.resendAfterCutOff(e, stand)
+	b.endTryAndFindCall()
+}
+
+// startSalesModel starts a model that notes the plan asked about, then answers from the
+// knowledge in its prompt.
+func startSalesModel(t *testing.T) *llmtest.Server {
+	t.Helper()
 	stand := llmtest.New(t, data.LLMInternal)
 	stand.Respond(func(r llmtest.Request) llmtest.Reply {
 		if len(r.ToolResults()) == 0 && strings.Contains(r.LastUserText(), "pro") {
@@ -29,6 +48,14 @@ func TestTryIt(t *testing.T) {
 		}
 		return llmtest.Text("How can I help?")
 	})
+	return stand
+}
+
+// createSalesDesk creates a knowledge base of prices and an agent on stand's model that
+// uses it and an extract tool, with {{shop}} in its prompt and welcome, and returns the
+// agent's id.
+func createSalesDesk(t *testing.T, e *testenv.Env, stand *llmtest.Server) string {
+	t.Helper()
 	kb := e.Do(nil, "POST", "/api/v1/knowledge-bases", e.Owner.Token, map[string]any{"name": "Prices",
 		"texts": []map[string]string{{"title": "Plans", "content": "The pro plan costs 20 euros a month."}}})
 	if kb.Status != 201 {
@@ -45,11 +72,14 @@ func TestTryIt(t *testing.T) {
 	if a.Status != 201 {
 		t.Fatalf("agent: %d %s", a.Status, a.Body)
 	}
-	id := a.Data()["id"].(string)
+	return a.Data()["id"].(string)
+}
 
-	b.signIn(e.Owner.Email, e.Owner.Password, "")
-	b.open("/agents/" + id)
-	b.run("the panel loads", chromedp.WaitVisible(`[data-try-start]`, chromedp.ByQuery))
+// startTryOnDraft checks live is not offered for an agent never published, and starts
+// a conversation on the draft with the welcome substituted.
+func (b *browser) startTryOnDraft() {
+	t := b.t
+	t.Helper()
 	var liveDisabled bool
 	b.eval("live disabled", `document.querySelector('[data-try-start] input[value="live"]').disabled`, &liveDisabled)
 	if !liveDisabled {
@@ -62,6 +92,13 @@ func TestTryIt(t *testing.T) {
 	if s := b.text(`[data-try-log] li.try-agent .try-text`); s != "Hello from Acme!" {
 		t.Errorf("opening = %q", s)
 	}
+}
+
+// sendAndReadTurn sends a message and checks the reply streams in with its tool call,
+// its retrieved knowledge and its latency.
+func (b *browser) sendAndReadTurn() {
+	t := b.t
+	t.Helper()
 	b.run("send",
 		chromedp.SendKeys(`[data-try-input]`, "How much is the pro plan?", chromedp.ByQuery),
 		chromedp.Click(`[data-try-send] button[type="submit"]`, chromedp.ByQuery),
@@ -80,10 +117,13 @@ func TestTryIt(t *testing.T) {
 	if s := b.text(`[data-try-log] li.try-agent:last-child .try-latency`); !strings.Contains(s, "ms to the first token") {
 		t.Errorf("latency shown as %q", s)
 	}
-	b.audit("try-it")
-	b.run("back to full width", chromedp.EmulateViewport(1280, 900), chromedp.ScrollIntoView("#try", chromedp.ByQuery))
-	b.shot("try-it")
-	b.resendAfterCutOff(e, stand)
+}
+
+// endTryAndFindCall ends the conversation and checks the call it became: its transcript
+// and its row in the call history.
+func (b *browser) endTryAndFindCall() {
+	t := b.t
+	t.Helper()
 	b.run("end", chromedp.Click(`[data-try-end]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`[data-try-result] a`, chromedp.ByQuery))
 	if s := b.text(`[data-try-result]`); !strings.Contains(s, "user_ended") {

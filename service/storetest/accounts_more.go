@@ -32,13 +32,7 @@ func accountKey(user, ws, kind string) *data.APIKeyRecord {
 // that what a record holds comes back as it went in (null and [] apart).
 func testAccountLists(t *testing.T, open Opener) {
 	s := open(t)
-	expires := data.NewTime(time.Date(2027, 5, 1, 0, 0, 0, 0, time.UTC))
-	full := accountKey(usrIDs[0], wsIDs[0], data.TokenAPIKey)
-	narrow := accountKey(usrIDs[0], wsIDs[0], data.TokenAPIKey)
-	narrow.Scopes, narrow.AgentIDs, narrow.ExpiresAt = []string{}, []string{"agt_1"}, &expires
-	other := accountKey(usrIDs[1], wsIDs[0], data.TokenAPIKey)
-	login := accountKey(usrIDs[0], wsIDs[0], data.TokenLogin)
-	elsewhere := accountKey(usrIDs[0], wsIDs[1], data.TokenAPIKey)
+	k := newAccountListKeys()
 	update(t, s, func(tx service.Tx) error {
 		for i, id := range usrIDs {
 			if err := tx.PutUser(accountUser(id, id+"@example.com")); err != nil {
@@ -54,13 +48,40 @@ func testAccountLists(t *testing.T, open Opener) {
 		if err := tx.PutMember(&data.MemberRecord{WorkspaceID: wsIDs[1], UserID: usrIDs[0], Role: data.RoleOwner}); err != nil {
 			return err
 		}
-		for _, k := range []*data.APIKeyRecord{full, narrow, other, login, elsewhere} {
-			if err := tx.InsertAPIKey(k); err != nil {
+		for _, key := range []*data.APIKeyRecord{k.full, k.narrow, k.other, k.login, k.elsewhere} {
+			if err := tx.InsertAPIKey(key); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+	checkUserPages(t, s)
+	checkMemberLists(t, s)
+	checkKeyLists(t, s, k)
+}
+
+// accountListKeys are testAccountLists's tokens: a full API key, a narrowed one, another
+// user's, a login token and a key in another workspace.
+type accountListKeys struct {
+	expires                               data.Time // the narrowed key's
+	full, narrow, other, login, elsewhere *data.APIKeyRecord
+}
+
+// newAccountListKeys makes the tokens, none stored yet.
+func newAccountListKeys() *accountListKeys {
+	k := &accountListKeys{expires: data.NewTime(time.Date(2027, 5, 1, 0, 0, 0, 0, time.UTC))}
+	k.full = accountKey(usrIDs[0], wsIDs[0], data.TokenAPIKey)
+	k.narrow = accountKey(usrIDs[0], wsIDs[0], data.TokenAPIKey)
+	k.narrow.Scopes, k.narrow.AgentIDs, k.narrow.ExpiresAt = []string{}, []string{"agt_1"}, &k.expires
+	k.other = accountKey(usrIDs[1], wsIDs[0], data.TokenAPIKey)
+	k.login = accountKey(usrIDs[0], wsIDs[0], data.TokenLogin)
+	k.elsewhere = accountKey(usrIDs[0], wsIDs[1], data.TokenAPIKey)
+	return k
+}
+
+// checkUserPages checks a user reads back and the users page newest first.
+func checkUserPages(t *testing.T, s service.Store) {
+	t.Helper()
 	view(t, s, func(tx service.Tx) error {
 		u, err := tx.User(usrIDs[0])
 		if err != nil || u == nil || u.Name != "U "+usrIDs[0] || !u.CreatedAt.Equal(time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC)) || u.PersonalWorkspaceID != "ws_personal_"+usrIDs[0] {
@@ -74,6 +95,15 @@ func testAccountLists(t *testing.T, open Opener) {
 		if err != nil || len(rest) != 1 || rest[0].ID != usrIDs[0] || meta.NextCursor != nil || meta.PrevCursor == nil {
 			t.Errorf("second page of users = %v, %+v, %v", rest, meta, err)
 		}
+		return err
+	})
+}
+
+// checkMemberLists checks the members of a workspace in both orders, their stored lists,
+// a user's workspaces, every workspace, and the members counted.
+func checkMemberLists(t *testing.T, s service.Store) {
+	t.Helper()
+	view(t, s, func(tx service.Tx) error {
 		members, _, _ := tx.MemberPage(wsIDs[0], data.PageRequest{PerPage: 10})
 		all, _ := tx.Members(wsIDs[0])
 		if len(members) != 3 || members[0].UserID != usrIDs[2] || len(all) != 3 || all[0].UserID != usrIDs[0] {
@@ -98,26 +128,35 @@ func testAccountLists(t *testing.T, open Opener) {
 		if n, _ := tx.CountUpTo(data.LimitWorkspaceUsers, wsIDs[0], 2); n != 2 {
 			t.Errorf("CountUpTo(workspace_users, up to 2) = %d, want 2", n)
 		}
+		return nil
+	})
+}
+
+// checkKeyLists checks the API key pages of a user and of a workspace, a user's login
+// tokens, and the narrowed and full keys as stored.
+func checkKeyLists(t *testing.T, s service.Store, k *accountListKeys) {
+	t.Helper()
+	view(t, s, func(tx service.Tx) error {
 		keys, _, _ := tx.APIKeyPage(usrIDs[0], data.PageRequest{PerPage: 10})
-		if len(keys) != 3 || keys[0].ID != elsewhere.ID || keys[2].ID != full.ID {
+		if len(keys) != 3 || keys[0].ID != k.elsewhere.ID || keys[2].ID != k.full.ID {
 			t.Errorf("APIKeyPage = %v, want the user's three API keys, newest first", keys)
 		}
 		wkeys, _, _ := tx.WorkspaceAPIKeyPage(wsIDs[0], data.PageRequest{PerPage: 10})
-		if len(wkeys) != 3 || wkeys[0].ID != other.ID || wkeys[2].ID != full.ID {
+		if len(wkeys) != 3 || wkeys[0].ID != k.other.ID || wkeys[2].ID != k.full.ID {
 			t.Errorf("WorkspaceAPIKeyPage = %v, want the workspace's three API keys (no login token), newest first", wkeys)
 		}
 		logins, _ := tx.UserTokens(usrIDs[0], data.TokenLogin)
-		if len(logins) != 1 || logins[0].ID != login.ID {
+		if len(logins) != 1 || logins[0].ID != k.login.ID {
 			t.Errorf("UserTokens(login) = %v", logins)
 		}
-		k, _ := tx.APIKey(narrow.ID)
-		if k == nil || k.Scopes == nil || len(k.Scopes) != 0 || !slices.Equal(k.AgentIDs, []string{"agt_1"}) || k.ExpiresAt == nil || !k.ExpiresAt.Equal(expires.Time) || k.LastUsedAt != nil {
-			t.Errorf("a narrowed key = %+v: want scopes [] (no rights, not null), its agents and expiry", k)
+		nk, _ := tx.APIKey(k.narrow.ID)
+		if nk == nil || nk.Scopes == nil || len(nk.Scopes) != 0 || !slices.Equal(nk.AgentIDs, []string{"agt_1"}) || nk.ExpiresAt == nil || !nk.ExpiresAt.Equal(k.expires.Time) || nk.LastUsedAt != nil {
+			t.Errorf("a narrowed key = %+v: want scopes [] (no rights, not null), its agents and expiry", nk)
 		}
-		if k, _ := tx.APIKey(full.ID); k == nil || k.Scopes != nil || k.ExpiresAt != nil || string(k.SecretHash) != "s" || k.WorkspaceID != wsIDs[0] {
-			t.Errorf("a full key = %+v: want scopes null", k)
+		if fk, _ := tx.APIKey(k.full.ID); fk == nil || fk.Scopes != nil || fk.ExpiresAt != nil || string(fk.SecretHash) != "s" || fk.WorkspaceID != wsIDs[0] {
+			t.Errorf("a full key = %+v: want scopes null", fk)
 		}
-		return err
+		return nil
 	})
 }
 

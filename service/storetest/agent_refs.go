@@ -33,6 +33,15 @@ func testAgentRefs(t *testing.T, open Opener) {
 		}
 		return tx.InsertCall(call)
 	})
+	checkAgentRefsRead(t, s, ws, pub, draft)
+	checkKnowledgeBaseDeleteUnlinks(t, s, draft, pub, kbGone, kbKept)
+	checkAgentDeleteKeepsCalls(t, s, ws, pub, call.ID)
+}
+
+// checkAgentRefsRead checks what other resources read of the published agent pub and
+// the draft: AgentRef, the agents quota, and pages of one id.
+func checkAgentRefsRead(t *testing.T, s service.Store, ws string, pub, draft *data.StoredAgent) {
+	t.Helper()
 	view(t, s, func(tx service.Tx) error {
 		found, version, err := tx.AgentRef(ws, pub.ID)
 		if err != nil || !found || version == nil || *version != 2 {
@@ -60,14 +69,19 @@ func testAgentRefs(t *testing.T, open Opener) {
 		}
 		return nil
 	})
+}
+
+// checkKnowledgeBaseDeleteUnlinks deletes the knowledge base kbGone and checks it is
+// dropped from the agents' knowledge_base_ids, kbKept kept, and the draft's revision
+// changes with its row.
+func checkKnowledgeBaseDeleteUnlinks(t *testing.T, s service.Store, draft, pub *data.StoredAgent, kbGone, kbKept string) {
+	t.Helper()
 	var revision uint64
 	view(t, s, func(tx service.Tx) error {
 		var err error
 		revision, err = tx.AgentRevision(draft.ID)
 		return err
 	})
-	// A knowledge base's delete drops it from the agents' knowledge_base_ids, the others
-	// kept in order, and the agent's revision changes with its row.
 	update(t, s, func(tx service.Tx) error {
 		kb, err := tx.KnowledgeBase(kbGone)
 		if err != nil || kb == nil {
@@ -88,7 +102,11 @@ func testAgentRefs(t *testing.T, open Opener) {
 		}
 		return err
 	})
-	// An agent's delete leaves its calls.
+}
+
+// checkAgentDeleteKeepsCalls deletes pub and checks its call stays.
+func checkAgentDeleteKeepsCalls(t *testing.T, s service.Store, ws string, pub *data.StoredAgent, callID string) {
+	t.Helper()
 	update(t, s, func(tx service.Tx) error { return tx.DeleteAgent(pub) })
 	view(t, s, func(tx service.Tx) error {
 		if found, _, _ := tx.AgentRef(ws, pub.ID); found {
@@ -97,7 +115,7 @@ func testAgentRefs(t *testing.T, open Opener) {
 		if n, _ := tx.CountUpTo(data.LimitAgents, ws, -1); n != 1 {
 			t.Errorf("agents counted after a delete = %d, want 1", n)
 		}
-		c, err := tx.Call(call.ID)
+		c, err := tx.Call(callID)
 		if c == nil {
 			t.Error("a deleted agent's call is gone")
 		}

@@ -66,8 +66,25 @@ func testCalls(t *testing.T, open Opener) {
 		}
 		return nil
 	})
+	f := &storedCalls{a: a, b: b, num: num, c1: c1, c2: c2, c3: c3, d: d}
+	f.checkListed(t, s)
+	d2 := f.checkUpdateMovesIndexes(t, s)
+	f.checkDeleteKeepsMinutes(t, s, d2)
+}
+
+// storedCalls are testCalls's calls in ws_1: c1 inbound on agent a and number num, c2
+// ongoing on agent b, c3 ended on agent a after d milliseconds.
+type storedCalls struct {
+	a, b, num  string
+	c1, c2, c3 *data.Call
+	d          int64
+}
+
+// checkListed checks a call reads back and every filter lists its calls newest first.
+func (f *storedCalls) checkListed(t *testing.T, s service.Store) {
+	t.Helper()
 	view(t, s, func(tx service.Tx) error {
-		if got, err := tx.Call(c3.ID); err != nil || got == nil || *got.DurationMS != d || got.Status != data.CallEnded {
+		if got, err := tx.Call(f.c3.ID); err != nil || got == nil || *got.DurationMS != f.d || got.Status != data.CallEnded {
 			t.Errorf("Call = %+v, %v", got, err)
 		}
 		if none, _ := tx.Call("call_01JD6ZZZZZZZZZZZZZZZZZZZZZ"); none != nil {
@@ -79,55 +96,64 @@ func testCalls(t *testing.T, open Opener) {
 			f      data.CallFilter
 			want   []string
 		}{
-			{"all", nil, data.CallFilter{}, []string{c3.ID, c2.ID, c1.ID}},
-			{"agent", nil, data.CallFilter{AgentID: a}, []string{c3.ID, c1.ID}},
-			{"number", nil, data.CallFilter{NumberID: num}, []string{c1.ID}},
-			{"direction and status", nil, data.CallFilter{Direction: data.DirectionWeb, Status: data.CallOngoing}, []string{c2.ID}},
-			{"from", nil, data.CallFilter{From: c2.CreatedAt.Time}, []string{c3.ID, c2.ID}},
-			{"to", nil, data.CallFilter{To: c2.CreatedAt.Time}, []string{c1.ID}},
-			{"restricted", []string{b}, data.CallFilter{}, []string{c2.ID}},
+			{"all", nil, data.CallFilter{}, []string{f.c3.ID, f.c2.ID, f.c1.ID}},
+			{"agent", nil, data.CallFilter{AgentID: f.a}, []string{f.c3.ID, f.c1.ID}},
+			{"number", nil, data.CallFilter{NumberID: f.num}, []string{f.c1.ID}},
+			{"direction and status", nil, data.CallFilter{Direction: data.DirectionWeb, Status: data.CallOngoing}, []string{f.c2.ID}},
+			{"from", nil, data.CallFilter{From: f.c2.CreatedAt.Time}, []string{f.c3.ID, f.c2.ID}},
+			{"to", nil, data.CallFilter{To: f.c2.CreatedAt.Time}, []string{f.c1.ID}},
+			{"restricted", []string{f.b}, data.CallFilter{}, []string{f.c2.ID}},
 			{"restricted to none", []string{}, data.CallFilter{}, nil},
-			{"agent outside the restriction", []string{b}, data.CallFilter{AgentID: a}, nil},
+			{"agent outside the restriction", []string{f.b}, data.CallFilter{AgentID: f.a}, nil},
 		} {
 			if got := listAll(t, tx, "ws_1", tc.agents, tc.f); !slices.Equal(got, tc.want) {
 				t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 			}
 		}
-		if ms, _ := tx.EndedCallMillisInMonth("ws_1", c3.CreatedAt.Time); ms != d {
-			t.Errorf("ended call millis = %d, want %d", ms, d)
+		if ms, _ := tx.EndedCallMillisInMonth("ws_1", f.c3.CreatedAt.Time); ms != f.d {
+			t.Errorf("ended call millis = %d, want %d", ms, f.d)
 		}
 		return nil
 	})
+}
 
-	// An update moves the indexes and counts the minutes of a call that ends.
-	next := *c2
+// checkUpdateMovesIndexes ends c2: the update moves the indexes and counts the minutes
+// of a call that ends. It returns c2's duration.
+func (f *storedCalls) checkUpdateMovesIndexes(t *testing.T, s service.Store) int64 {
+	t.Helper()
+	next := *f.c2
 	d2 := int64(30_000)
-	next.Status, next.DurationMS, next.EndedAt = data.CallEnded, &d2, &c2.CreatedAt
+	next.Status, next.DurationMS, next.EndedAt = data.CallEnded, &d2, &f.c2.CreatedAt
 	update(t, s, func(tx service.Tx) error { return tx.PutCall(&next) })
 	view(t, s, func(tx service.Tx) error {
 		if got := listAll(t, tx, "ws_1", nil, data.CallFilter{Status: data.CallOngoing}); len(got) != 0 {
 			t.Errorf("ongoing after the update: %v", got)
 		}
-		if got := listAll(t, tx, "ws_1", nil, data.CallFilter{Status: data.CallEnded}); !slices.Equal(got, []string{c3.ID, c2.ID}) {
+		if got := listAll(t, tx, "ws_1", nil, data.CallFilter{Status: data.CallEnded}); !slices.Equal(got, []string{f.c3.ID, f.c2.ID}) {
 			t.Errorf("ended after the update: %v", got)
 		}
-		if ms, _ := tx.EndedCallMillisInMonth("ws_1", c3.CreatedAt.Time); ms != d+d2 {
-			t.Errorf("ended call millis = %d, want %d", ms, d+d2)
+		if ms, _ := tx.EndedCallMillisInMonth("ws_1", f.c3.CreatedAt.Time); ms != f.d+d2 {
+			t.Errorf("ended call millis = %d, want %d", ms, f.d+d2)
 		}
 		return nil
 	})
+	return d2
+}
 
-	// A delete leaves the lists; the minutes it used stay counted.
-	update(t, s, func(tx service.Tx) error { return tx.DeleteCall(c3.ID, nil) })
+// checkDeleteKeepsMinutes deletes c3: it leaves the lists, and the minutes it used stay
+// counted.
+func (f *storedCalls) checkDeleteKeepsMinutes(t *testing.T, s service.Store, d2 int64) {
+	t.Helper()
+	update(t, s, func(tx service.Tx) error { return tx.DeleteCall(f.c3.ID, nil) })
 	view(t, s, func(tx service.Tx) error {
-		if got := listAll(t, tx, "ws_1", nil, data.CallFilter{AgentID: a}); !slices.Equal(got, []string{c1.ID}) {
+		if got := listAll(t, tx, "ws_1", nil, data.CallFilter{AgentID: f.a}); !slices.Equal(got, []string{f.c1.ID}) {
 			t.Errorf("agent a after the delete: %v", got)
 		}
-		if got, _ := tx.Call(c3.ID); got != nil {
+		if got, _ := tx.Call(f.c3.ID); got != nil {
 			t.Error("a deleted call is stored")
 		}
-		if ms, _ := tx.EndedCallMillisInMonth("ws_1", c3.CreatedAt.Time); ms != d+d2 {
-			t.Errorf("ended call millis after a delete = %d, want %d", ms, d+d2)
+		if ms, _ := tx.EndedCallMillisInMonth("ws_1", f.c3.CreatedAt.Time); ms != f.d+d2 {
+			t.Errorf("ended call millis after a delete = %d, want %d", ms, f.d+d2)
 		}
 		return nil
 	})

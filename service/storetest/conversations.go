@@ -44,6 +44,15 @@ func testConversations(t *testing.T, open Opener) {
 		}
 		return tx.InsertConversation(b, nil)
 	})
+	checkConversationsRead(t, s, a, b, opening, t0)
+	checkConversationTurnStored(t, s, a, b, opening, t0)
+	checkConversationEnded(t, s, a, b, t0)
+}
+
+// checkConversationsRead checks the inserted conversations a (with its opening) and b
+// read back, and the idle index holds both in order, up to the limit.
+func checkConversationsRead(t *testing.T, s service.Store, a, b *data.StoredConversation, opening []data.ConversationItem, t0 time.Time) {
+	t.Helper()
 	view(t, s, func(tx service.Tx) error {
 		got, err := tx.Conversation(a.ID)
 		if err != nil || got == nil {
@@ -71,7 +80,12 @@ func testConversations(t *testing.T, open Opener) {
 		}
 		return nil
 	})
-	// A turn: the lease, then the items appended and the record moved on.
+}
+
+// checkConversationTurnStored stores a turn of a: the lease, then the items appended and
+// the record moved on, out of the idle index.
+func checkConversationTurnStored(t *testing.T, s service.Store, a, b *data.StoredConversation, opening []data.ConversationItem, t0 time.Time) {
+	t.Helper()
 	lease := &data.ConversationLease{Token: "tok", Until: data.NewTime(t0.Add(5 * time.Minute))}
 	a.Lease = lease
 	update(t, s, func(tx service.Tx) error { return tx.PutConversation(a, nil) })
@@ -106,7 +120,11 @@ func testConversations(t *testing.T, open Opener) {
 		}
 		return nil
 	})
-	// Ended: out of the idle index.
+}
+
+// checkConversationEnded ends b and checks it leaves the idle index.
+func checkConversationEnded(t *testing.T, s service.Store, a, b *data.StoredConversation, t0 time.Time) {
+	t.Helper()
 	ended := data.NewTime(t0.Add(3 * time.Hour))
 	reason, callID := data.EndUserEnded, "call_1"
 	b.Status, b.EndedAt, b.DisconnectionReason, b.CallID, b.AgentVersion = data.ConversationEnded, &ended, &reason, &callID, nil

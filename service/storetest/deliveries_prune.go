@@ -23,7 +23,34 @@ func deliveryAt(webhookID, status string, made time.Time) *data.Delivery {
 }
 
 func testPruneDeliveries(t *testing.T, open Opener) {
-	s := open(t)
+	f := seedPruneDeliveries(t, open(t))
+	// Oldest first, limit at a time.
+	if n := f.prune(t, 2); n != 2 {
+		t.Fatalf("first pass (limit 2) deleted %d, want 2", n)
+	}
+	f.checkFirstPass(t)
+	if n := f.prune(t, 10); n != 2 {
+		t.Fatalf("second pass deleted %d, want 2 (the retrying record and the one made a millisecond before)", n)
+	}
+	if n := f.prune(t, 10); n != 0 {
+		t.Fatalf("third pass deleted %d, want 0", n)
+	}
+	f.checkKept(t)
+}
+
+// pruneDeliveries are deliveries of two webhooks, made around before.
+type pruneDeliveries struct {
+	s                                           service.Store
+	before                                      time.Time
+	w, other                                    *data.WebhookRecord
+	succeeded, failed, pending, edge, restamped *data.Delivery
+	all                                         []*data.Delivery
+}
+
+// seedPruneDeliveries stores deliveries in every status, old ones, one made at before,
+// one just before, and an old id restamped new.
+func seedPruneDeliveries(t *testing.T, s service.Store) *pruneDeliveries {
+	t.Helper()
 	w, other := webhookRecord("ws_1"), webhookRecord("ws_2")
 	before := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	old := before.Add(-48 * time.Hour)
@@ -50,39 +77,43 @@ func testPruneDeliveries(t *testing.T, open Opener) {
 		}
 		return nil
 	})
-	prune := func(limit int) int {
-		t.Helper()
-		var n int
-		update(t, s, func(tx service.Tx) (err error) {
-			n, err = tx.PruneDeliveries(before, limit)
-			return err
-		})
-		return n
-	}
-	// Oldest first, limit at a time.
-	if n := prune(2); n != 2 {
-		t.Fatalf("first pass (limit 2) deleted %d, want 2", n)
-	}
-	view(t, s, func(tx service.Tx) error {
-		for _, d := range all {
+	return &pruneDeliveries{s: s, before: before, w: w, other: other, succeeded: succeeded, failed: failed, pending: pending, edge: edge, restamped: restamped, all: all}
+}
+
+// prune prunes the deliveries made before f.before, limit at most, and returns how many.
+func (f *pruneDeliveries) prune(t *testing.T, limit int) int {
+	t.Helper()
+	var n int
+	update(t, f.s, func(tx service.Tx) (err error) {
+		n, err = tx.PruneDeliveries(f.before, limit)
+		return err
+	})
+	return n
+}
+
+// checkFirstPass checks the first pass deleted the two oldest.
+func (f *pruneDeliveries) checkFirstPass(t *testing.T) {
+	t.Helper()
+	view(t, f.s, func(tx service.Tx) error {
+		for _, d := range f.all {
 			got, err := tx.Delivery(d.ID)
 			if err != nil {
 				return err
 			}
-			if gone := d == succeeded || d == failed; (got == nil) != gone {
+			if gone := d == f.succeeded || d == f.failed; (got == nil) != gone {
 				t.Errorf("after the first pass delivery %s (%s, made %v) present = %v", d.ID, d.Status, d.CreatedAt, got != nil)
 			}
 		}
 		return nil
 	})
-	if n := prune(10); n != 2 {
-		t.Fatalf("second pass deleted %d, want 2 (the retrying record and the one made a millisecond before)", n)
-	}
-	if n := prune(10); n != 0 {
-		t.Fatalf("third pass deleted %d, want 0", n)
-	}
-	view(t, s, func(tx service.Tx) error {
-		page, _, err := tx.Deliveries(w.ID, data.PageRequest{PerPage: 10})
+}
+
+// checkKept checks what pruning kept: the one made at before, the restamped one and the
+// pending one, none of the other webhook's, and the pending one still due.
+func (f *pruneDeliveries) checkKept(t *testing.T) {
+	t.Helper()
+	view(t, f.s, func(tx service.Tx) error {
+		page, _, err := tx.Deliveries(f.w.ID, data.PageRequest{PerPage: 10})
 		if err != nil {
 			return err
 		}
@@ -90,16 +121,16 @@ func testPruneDeliveries(t *testing.T, open Opener) {
 		for _, d := range page {
 			ids = append(ids, d.ID)
 		}
-		want := []string{edge.ID, restamped.ID, pending.ID} // newest first
+		want := []string{f.edge.ID, f.restamped.ID, f.pending.ID} // newest first
 		if !slices.Equal(ids, want) {
 			t.Errorf("webhook's deliveries after pruning = %v, want %v (edge, restamped, pending)", ids, want)
 		}
-		page, _, err = tx.Deliveries(other.ID, data.PageRequest{PerPage: 10})
+		page, _, err = tx.Deliveries(f.other.ID, data.PageRequest{PerPage: 10})
 		if err != nil || len(page) != 0 {
 			t.Errorf("other webhook's deliveries after pruning = %d, %v; want none", len(page), err)
 		}
-		due, _, err := tx.DueDeliveries(before.Add(time.Hour), 10, nil)
-		if err != nil || !slices.Equal(due, []string{pending.ID}) {
+		due, _, err := tx.DueDeliveries(f.before.Add(time.Hour), 10, nil)
+		if err != nil || !slices.Equal(due, []string{f.pending.ID}) {
 			t.Errorf("due after pruning = %v, %v; want the old pending one", due, err)
 		}
 		return err

@@ -36,6 +36,15 @@ func testKnowledgeEmbeddings(t *testing.T, open Opener) {
 		}
 		return tx.PutSourceChunks(kbOne, srcText, []data.SourceChunk{{Text: "c0", Vector: []float32{1, 0}}, {Text: "c1", Vector: []float32{0, 1}}})
 	})
+	checkEmbeddingsStored(t, s, url, model, mask, failure)
+	checkSourceSpacesAndChunks(t, s)
+	checkEmbeddingsCleared(t, s, ws, kb)
+}
+
+// checkEmbeddingsStored checks the workspace's provider (url, model, masked key, sealed
+// key) and the knowledge base's embedding error read back.
+func checkEmbeddingsStored(t *testing.T, s service.Store, url, model, mask, failure string) {
+	t.Helper()
 	view(t, s, func(tx service.Tx) error {
 		w, err := tx.Workspace("ws_1")
 		if err != nil {
@@ -51,6 +60,15 @@ func testKnowledgeEmbeddings(t *testing.T, open Opener) {
 		if got.EmbeddingError == nil || *got.EmbeddingError != failure {
 			t.Errorf("embedding error %v, want %q", got.EmbeddingError, failure)
 		}
+		return nil
+	})
+}
+
+// checkSourceSpacesAndChunks checks the sources read back in id order with their
+// embedding spaces, and their chunks with vectors.
+func checkSourceSpacesAndChunks(t *testing.T, s service.Store) {
+	t.Helper()
+	view(t, s, func(tx service.Tx) error {
 		rows, err := tx.KnowledgeSources(kbOne)
 		if err != nil {
 			return err
@@ -75,7 +93,12 @@ func testKnowledgeEmbeddings(t *testing.T, open Opener) {
 		}
 		return nil
 	})
-	// Clearing: no provider, no key, no error.
+}
+
+// checkEmbeddingsCleared clears the provider, its key and the error, and checks none is
+// left.
+func checkEmbeddingsCleared(t *testing.T, s service.Store, ws *data.WorkspaceRecord, kb *data.KnowledgeBase) {
+	t.Helper()
 	ws.Embeddings, ws.EmbeddingsKey, kb.EmbeddingError = data.WorkspaceEmbeddings{}, "", nil
 	update(t, s, func(tx service.Tx) error {
 		if err := tx.PutWorkspace(ws); err != nil {
