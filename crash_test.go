@@ -142,16 +142,7 @@ func crashLoopSettings(t *testing.T) (rounds int, seed uint64) {
 func startCrashServer(t *testing.T, bin, dataDir string, flags []string) (*proc, string) {
 	t.Helper()
 	srv, stdout := startServer(t, bin, dataDir, flags...)
-	token := ""
-	for _, line := range strings.Split(stdout, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "api token:"); ok {
-			token = strings.TrimSpace(v)
-		}
-	}
-	if token == "" {
-		t.Fatalf("no bootstrap token on stdout:\n%s", stdout)
-	}
-	return srv, token
+	return srv, bootstrapToken(t, stdout)
 }
 
 // loadUntilKilled runs the clients' load on srv until a SIGKILL at a random moment, and

@@ -32,15 +32,7 @@ func TestDurabilityAfterSIGKILL(t *testing.T) {
 	dataDir := filepath.Join(tmp, "data")
 
 	first, stdout := startServer(t, bin, dataDir)
-	token := ""
-	for _, line := range strings.Split(stdout, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "api token:"); ok {
-			token = strings.TrimSpace(v)
-		}
-	}
-	if token == "" {
-		t.Fatalf("no bootstrap token on stdout:\n%s", stdout)
-	}
+	token := bootstrapToken(t, stdout)
 	var created []string
 	for i := 0; i < 50; i++ {
 		status, body := call(t, "POST", first.url+"/api/v1/workspaces", token, fmt.Sprintf(`{"name":"durable %d"}`, i))

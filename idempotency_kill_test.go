@@ -202,6 +202,7 @@ func countNames(t *testing.T, hc *http.Client, url, token string) map[string]int
 	return nil
 }
 
+// bootstrapToken is the API token a first start printed on stdout ("api token: …").
 func bootstrapToken(t *testing.T, stdout string) string {
 	t.Helper()
 	for _, line := range strings.Split(stdout, "\n") {

@@ -65,15 +65,8 @@ func startThreeReplicas(t *testing.T, bin, keyDir, url string) ([]*proc, string)
 		p, stdout := startServer(t, bin, keyDir, "--database-url", url, "--trusted-proxies", "127.0.0.1/32")
 		replicas = append(replicas, p)
 		if i == 0 {
-			for _, line := range strings.Split(stdout, "\n") {
-				if v, ok := strings.CutPrefix(strings.TrimSpace(line), "api token:"); ok {
-					token = strings.TrimSpace(v)
-				}
-			}
+			token = bootstrapToken(t, stdout)
 		}
-	}
-	if token == "" {
-		t.Fatal("the first replica printed no bootstrap token")
 	}
 	return replicas, token
 }

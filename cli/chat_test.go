@@ -32,16 +32,7 @@ func chatServer(t *testing.T) (*iacServer, *llmtest.Server) {
 	svc.Conversations.Configure(ConversationOptions(LLMSettings{AllowURLPrefixes: []string{stand.URL + "/"}}))
 	srv := httptest.NewServer(NewServerOn(db, svc, logger).Handler())
 	t.Cleanup(func() { srv.Close(); db.Close() })
-	ctx := context.Background()
-	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Owner", Email: "owner@example.com", Password: "owner-password", IsAdmin: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, token, err := svc.Auth.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "chat"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _ := client.New(srv.URL, client.WithToken(token))
+	token, c := ownerClient(t, svc, srv.URL, "chat")
 	return &iacServer{url: srv.URL, token: token, c: c}, stand
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/voiceapi/voiceapi/client"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // iacServer is a real server over bbolt in a temporary directory, with an owner's token
@@ -41,20 +42,7 @@ func newIACServer(t *testing.T, wrap ...func(http.Handler) http.Handler) *iacSer
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() { srv.Close(); db.Close() })
-	ctx := context.Background()
-	svc := NewServices(db)
-	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Owner", Email: "owner@example.com", Password: "owner-password", IsAdmin: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, token, err := svc.Auth.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: "iac"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(srv.URL, client.WithToken(token))
-	if err != nil {
-		t.Fatal(err)
-	}
+	token, c := ownerClient(t, NewServices(db), srv.URL, "iac")
 	return &iacServer{url: srv.URL, token: token, c: c}
 }
 
@@ -139,4 +127,24 @@ func yamlAsJSON(t *testing.T, y string) string {
 	t.Helper()
 	return `{"numbers":[{"phone_number":"+14155550100","nickname":"front desk","provider":"twilio","inbound_agent":"Support"}],` +
 		`"webhooks":[{"url":"https://example.com/hooks/voice","events":["call.ended"],"description":"CRM sync"}]}`
+}
+
+// ownerClient makes the instance's owner (an administrator) in svc, an API key of theirs
+// named keyName in their personal workspace, and a client of the server at url with it.
+func ownerClient(t *testing.T, svc *service.Services, url, keyName string) (string, *client.Client) {
+	t.Helper()
+	ctx := context.Background()
+	u, err := svc.Users.CreateUser(ctx, data.UserCreate{Name: "Owner", Email: "owner@example.com", Password: "owner-password", IsAdmin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, token, err := svc.Auth.CreateAPIKeyFor(ctx, u.ID, u.PersonalWorkspaceID, data.APIKeyCreate{Name: keyName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(url, client.WithToken(token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return token, c
 }
