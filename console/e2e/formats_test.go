@@ -1,13 +1,11 @@
 package e2e
 
 import (
-	"context"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -16,9 +14,7 @@ import (
 // the words of the form's labels.
 func TestHumanFormats(t *testing.T) {
 	b := signedIn(t)
-	b.run("New York", chromedp.ActionFunc(func(ctx context.Context) error {
-		return emulation.SetTimezoneOverride("America/New_York").Do(ctx)
-	}))
+	b.inTimeZone("America/New_York")
 	agent := b.mustAPI(http.StatusCreated, "POST", "/api/v1/agents", map[string]any{"name": "Clock"})["id"].(string)
 	b.mustAPI(http.StatusCreated, "POST", "/api/v1/calls", map[string]any{"agent_id": agent, "direction": "web", "status": "ended",
 		"duration_ms": 210_000, "disconnection_reason": "user_hangup"})

@@ -1,11 +1,13 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/voiceapi/voiceapi/console/internal/testenv"
@@ -98,4 +100,12 @@ func signedIn(t *testing.T) *browser {
 	b := newBrowser(t)
 	b.signIn(b.env.Owner.Email, b.env.Owner.Password, "")
 	return b
+}
+
+// inTimeZone makes the browser run in zone (an IANA name), as a user there would.
+func (b *browser) inTimeZone(zone string) {
+	b.t.Helper()
+	b.run("time zone "+zone, chromedp.ActionFunc(func(ctx context.Context) error {
+		return emulation.SetTimezoneOverride(zone).Do(ctx)
+	}))
 }

@@ -1,13 +1,11 @@
 package e2e
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -18,9 +16,7 @@ import (
 func TestWebhookReplayRangeInTheBrowsersTimeZone(t *testing.T) {
 	recv, got := webhookReceiver(t)
 	b := signedIn(t)
-	b.run("New York", chromedp.ActionFunc(func(ctx context.Context) error {
-		return emulation.SetTimezoneOverride("America/New_York").Do(ctx)
-	}))
+	b.inTimeZone("America/New_York")
 	// The agent first, then the webhook: its creation is delivered only by the replay.
 	agent := b.mustAPI(http.StatusCreated, "POST", "/api/v1/agents", map[string]any{"name": "Replayed"})
 	created, err := time.Parse(time.RFC3339Nano, agent["created_at"].(string))

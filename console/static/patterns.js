@@ -1,7 +1,8 @@
 // voiceapi console: the shared patterns of every page (docs/dashboard.md, "Shared
-// patterns"). Times in the browser's time zone with a relative form, typed times too, select-all boxes for
-// groups of checkboxes, durations beside millisecond fields. Every page works without
-// this script; it only makes what the server rendered easier to read.
+// patterns"). Times in the browser's time zone, shown (with a relative form) and typed;
+// select-all boxes for groups of checkboxes; durations beside millisecond fields; the
+// reason a field's pattern refused it. Every page works without this script; it only
+// makes what the server rendered easier to read and to fill in.
 (function () {
   "use strict";
 
