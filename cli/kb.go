@@ -20,6 +20,7 @@ func NewKBCommand() *cobra.Command {
 // newKBEvalCommand is `voiceapi kb eval`: retrieval quality on an evaluation set.
 func newKBEvalCommand() *cobra.Command {
 	var setDir, url, model, key string
+	var fusions []string
 	var misses, published bool
 	cmd := &cobra.Command{
 		Use:   "eval",
@@ -30,7 +31,10 @@ MRR the mean of 1/rank of the first answering chunk (0 past rank 10). Lexical ra
 always measured; with --embeddings-url and --embeddings-model, vector and hybrid too.
 Without --set, the set built into voiceapi (docs/knowledge-bases.md names its sources).
 With --published, each source is indexed as its material was published, every question on
-a line of its own before its answer, as a team uploading an FAQ page has it.`,
+a line of its own before its answer, as a team uploading an FAQ page has it.
+With --fusion (repeatable), hybrid is measured once per fusion given instead of with the
+server's: "linear:W" blends the scores with the vector side's share W, "rrf:W[:K]" fuses
+the ranks (reciprocal rank fusion, K 60 when left out); every fusion on one embedding.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			bases, err := loadEvalSet(setDir)
@@ -43,6 +47,16 @@ a line of its own before its answer, as a team uploading an FAQ page has it.`,
 					return fmt.Errorf("--embeddings-url and --embeddings-model go together")
 				}
 				opts.Embedder = knowledge.NewOpenAIEmbedder(knowledge.OpenAIEmbedderConfig{BaseURL: url, Model: model, APIKey: key})
+			}
+			if len(fusions) > 0 && opts.Embedder == nil {
+				return fmt.Errorf("--fusion needs --embeddings-url and --embeddings-model: hybrid retrieval fuses lexical and vector rankings")
+			}
+			for _, spec := range fusions {
+				f, err := evalset.ParseFusion(spec)
+				if err != nil {
+					return err
+				}
+				opts.Fusions = append(opts.Fusions, f)
 			}
 			rep, err := evalset.Run(cmd.Context(), bases, opts)
 			if err != nil {
@@ -65,6 +79,7 @@ a line of its own before its answer, as a team uploading an FAQ page has it.`,
 	f.StringVar(&model, "embeddings-model", "", "embeddings model name")
 	f.StringVar(&key, "embeddings-api-key", "", "bearer token of the embeddings endpoint")
 	f.BoolVar(&misses, "misses", false, "also list the questions whose answer was not in the top 5")
+	f.StringArrayVar(&fusions, "fusion", nil, "a hybrid fusion to measure, linear:W or rrf:W[:K] (repeatable); the server's when none")
 	f.BoolVar(&published, "published", false, "index each source with its questions before their answers, as published")
 	return cmd
 }

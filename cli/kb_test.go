@@ -44,6 +44,46 @@ func TestKBEvalWithEmbeddingsAndOwnSet(t *testing.T) {
 	}
 }
 
+// TestKBEvalFusions: each --fusion gets its own hybrid row, named as it was given, on one
+// embedding of the set; a bad fusion, or one without embeddings, is refused by name.
+func TestKBEvalFusions(t *testing.T) {
+	stand := embedtest.Start()
+	defer stand.Close()
+	dir := t.TempDir()
+	set := "# source: Pets\n## Q: are dogs allowed?\nDogs are welcome in the garden.\n## Q: when do you open?\nThe shop opens at nine.\n"
+	if err := os.WriteFile(filepath.Join(dir, "shop.md"), []byte(set), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"kb", "eval", "--set", dir, "--embeddings-url", stand.BaseURL(), "--embeddings-model", "m"}
+	out, _, err := run(t, "", append(args, "--fusion", "linear:0.3", "--fusion", "rrf:0.5")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"lexical", "vector", "hybrid:linear:0.3", "hybrid:rrf:0.5:60"} {
+		if !regexpLine(out, "shop", mode) {
+			t.Errorf("no %s row:\n%s", mode, out)
+		}
+	}
+	if regexpLine(out, "shop", "hybrid") {
+		t.Errorf("the server's fusion was measured too, though fusions were given:\n%s", out)
+	}
+	if got := stand.Inputs(); got != 3 { // one chunk and two questions, embedded once
+		t.Errorf("%d texts embedded, want 3", got)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append(args, "--fusion", "rrf:0.5:0"), "K must be"},
+		{append(args, "--fusion", "max:0.5"), `unknown method "max"`},
+		{[]string{"kb", "eval", "--set", dir, "--fusion", "linear:0.5"}, "--fusion needs --embeddings-url"},
+	} {
+		if _, _, err := run(t, "", c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want one saying %q", c.args, err, c.want)
+		}
+	}
+}
+
 // regexpLine reports whether some line of out starts with the two words, in order.
 func regexpLine(out, first, second string) bool {
 	for _, l := range strings.Split(out, "\n") {

@@ -28,18 +28,25 @@ const depth = 10
 // vector and hybrid modes are measured too.
 type Options struct {
 	Embedder knowledge.Embedder
-	// Fusion is the hybrid mode's fusion; knowledge.DefaultFusion when its Method is empty.
-	Fusion knowledge.Fusion
+	// Fusions are the hybrid modes to measure, one each (named by FusionMode), so that
+	// fusions are compared on one embedding of the set; one mode, ModeHybrid with
+	// knowledge.DefaultFusion, when empty.
+	Fusions []knowledge.Fusion
 	// Published indexes each source as published, its questions before their answers,
 	// instead of its answers alone.
 	Published bool
 }
 
-func (o Options) fusion() knowledge.Fusion {
-	if o.Fusion.Method == "" {
-		return knowledge.DefaultFusion
+// hybridModes names each hybrid mode of a run with the fusion it measures.
+func (o Options) hybridModes() map[string]knowledge.Fusion {
+	if len(o.Fusions) == 0 {
+		return map[string]knowledge.Fusion{ModeHybrid: knowledge.DefaultFusion}
 	}
-	return o.Fusion
+	out := map[string]knowledge.Fusion{}
+	for _, f := range o.Fusions {
+		out[FusionMode(f)] = f
+	}
+	return out
 }
 
 // Figures are one mode's results over a set of questions.
@@ -70,7 +77,15 @@ type ranks map[string][]int
 func Run(ctx context.Context, bases []Base, opts Options) (*Report, error) {
 	modes := []string{ModeLexical}
 	if opts.Embedder != nil {
-		modes = append(modes, ModeVector, ModeHybrid)
+		modes = append(modes, ModeVector)
+		if len(opts.Fusions) == 0 {
+			modes = append(modes, ModeHybrid)
+		}
+		for _, f := range opts.Fusions {
+			if m := FusionMode(f); !slices.Contains(modes, m) {
+				modes = append(modes, m)
+			}
+		}
 	}
 	rep := &Report{Modes: modes, Per: map[string]map[string]Figures{}, All: map[string]Figures{}, Misses: map[string][]string{}}
 	all := ranks{}
@@ -129,6 +144,7 @@ func runBase(ctx context.Context, b Base, modes []string, opts Options, rep *Rep
 			return nil, fmt.Errorf("embedding the questions: %w", err)
 		}
 	}
+	hybrid := opts.hybridModes()
 	out := ranks{}
 	for qi, q := range b.Questions {
 		want := fmt.Sprintf("src%03d", q.Source)
@@ -139,8 +155,8 @@ func runBase(ctx context.Context, b Base, modes []string, opts Options, rep *Rep
 				hits = ix.Search(q.Text, depth, 0)
 			case ModeVector:
 				hits = vectorSearch(all, qvecs[qi], depth)
-			case ModeHybrid:
-				hits = ix.SearchHybrid(q.Text, qvecs[qi], depth, 0, opts.fusion())
+			default:
+				hits = ix.SearchHybrid(q.Text, qvecs[qi], depth, 0, hybrid[m])
 			}
 			rank := 0
 			for i, h := range hits {
