@@ -142,7 +142,7 @@ func (e *Engine) Reply(ctx context.Context, st State, text string, obs data.Conv
 		}
 	}
 	vars := Merge(st.Variables)
-	keys := e.functionKeys(st)
+	keys := e.functionKeys(st, text)
 	for call := 0; call < MaxModelCallsPerTurn && out.End == ""; call++ {
 		if call > 0 {
 			if err := e.renew(ctx); err != nil {

@@ -37,14 +37,14 @@ func keyTools() []*data.Tool {
 
 // answerKeys answers msg after st on conversation convID with the model's replies, and
 // returns the requests the functions received.
-func answerKeys(t *testing.T, convID string, st State, replies ...*llm.Reply) []keyCall {
+func answerKeys(t *testing.T, convID string, st State, msg string, replies ...*llm.Reply) []keyCall {
 	t.Helper()
 	var got []keyCall
 	e := engineWith(&scripted{replies: replies}, keyTools()...)
 	e.Facts.CallID = convID
 	e.Functions = keyRecorder(&got)
 	st.Variables = map[string]any{"token": "t", "region": "eu"}
-	reply(t, e, st, "book me in")
+	reply(t, e, st, msg)
 	return got
 }
 
@@ -71,10 +71,11 @@ func keysOf(calls []keyCall) []string {
 
 // Each custom function request of an answer carries an Idempotency-Key of the documented
 // shape, one of its own within the answer (across steps) and within the conversation
-// (another turn); an answer run again from the same stored state (a re-answer after a
-// crash stored nothing) sends the same keys.
+// (another turn, another message at the same place after a turn was lost); an answer run
+// again from the same stored state (a re-answer after a crash stored nothing) sends the
+// same keys.
 func TestCustomFunctionIdempotencyKeys(t *testing.T) {
-	first := answerKeys(t, "conv_1", State{}, threeCalls()...)
+	first := answerKeys(t, "conv_1", State{}, "book me in", threeCalls()...)
 	keys := keysOf(first)
 	if len(keys) != 3 {
 		t.Fatalf("requests = %+v, want three", first)
@@ -87,16 +88,18 @@ func TestCustomFunctionIdempotencyKeys(t *testing.T) {
 	if keys[0] == keys[1] || keys[1] == keys[2] || keys[0] == keys[2] {
 		t.Errorf("the keys of one answer = %v, want each its own", keys)
 	}
-	again := keysOf(answerKeys(t, "conv_1", State{}, threeCalls()...))
+	again := keysOf(answerKeys(t, "conv_1", State{}, "book me in", threeCalls()...))
 	if !slices.Equal(again, keys) {
 		t.Errorf("the same message answered again from the same state sent %v, want %v", again, keys)
 	}
 	stored := []data.ConversationItem{{Role: data.ItemUser, Content: "hi"}, {Role: data.ItemAgent, Content: "Hello."}}
-	next := keysOf(answerKeys(t, "conv_1", State{Items: stored}, threeCalls()...))
-	other := keysOf(answerKeys(t, "conv_2", State{}, threeCalls()...))
+	next := keysOf(answerKeys(t, "conv_1", State{Items: stored}, "book me in", threeCalls()...))
+	other := keysOf(answerKeys(t, "conv_2", State{}, "book me in", threeCalls()...))
+	otherMessage := keysOf(answerKeys(t, "conv_1", State{}, "book me in tomorrow", threeCalls()...))
 	for i, k := range keys {
-		if slices.Contains(next, k) || slices.Contains(other, k) {
-			t.Errorf("key %d (%s) came again in the next turn %v or another conversation %v", i, k, next, other)
+		if slices.Contains(next, k) || slices.Contains(other, k) || slices.Contains(otherMessage, k) {
+			t.Errorf("key %d (%s) came again in the next turn %v, another conversation %v or another message at its place %v",
+				i, k, next, other, otherMessage)
 		}
 	}
 }
@@ -105,8 +108,8 @@ func TestCustomFunctionIdempotencyKeys(t *testing.T) {
 // a call keeps its key when it is the same call of the same function (the first book),
 // and a function called in the re-answer only gets a key of its own.
 func TestCustomFunctionKeyFollowsTheFunction(t *testing.T) {
-	first := answerKeys(t, "conv_1", State{}, calls("", call("c1", "book", `{"order_id":"A"}`)), text("Booked."))
-	again := answerKeys(t, "conv_1", State{}, calls("", call("c1", "lookup", `{"order_id":"A"}`), call("c2", "book", `{"order_id":"A"}`)), text("Booked."))
+	first := answerKeys(t, "conv_1", State{}, "book me in", calls("", call("c1", "book", `{"order_id":"A"}`)), text("Booked."))
+	again := answerKeys(t, "conv_1", State{}, "book me in", calls("", call("c1", "lookup", `{"order_id":"A"}`), call("c2", "book", `{"order_id":"A"}`)), text("Booked."))
 	if len(first) != 1 || len(again) != 2 || again[1].function != "/book" {
 		t.Fatalf("requests %+v then %+v", first, again)
 	}
@@ -135,7 +138,7 @@ func TestCustomFunctionOwnIdempotencyKeyWins(t *testing.T) {
 // Without a conversation's id to scope them by, no key is sent rather than one that
 // different conversations share.
 func TestCustomFunctionNoKeyWithoutScope(t *testing.T) {
-	got := answerKeys(t, "", State{}, calls("", call("c1", "book", `{"order_id":"A"}`)), text("ok"))
+	got := answerKeys(t, "", State{}, "book me in", calls("", call("c1", "book", `{"order_id":"A"}`)), text("ok"))
 	if len(got) != 1 || len(got[0].keys) != 0 {
 		t.Errorf("requests = %+v, want one without a key", got)
 	}
