@@ -142,6 +142,7 @@ func (e *Engine) Reply(ctx context.Context, st State, text string, obs data.Conv
 		}
 	}
 	vars := Merge(st.Variables)
+	keys := e.functionKeys(st, text)
 	for call := 0; call < MaxModelCallsPerTurn && out.End == ""; call++ {
 		if call > 0 {
 			if err := e.renew(ctx); err != nil {
@@ -173,7 +174,7 @@ func (e *Engine) Reply(ctx context.Context, st State, text string, obs data.Conv
 			if err := e.renew(ctx); err != nil {
 				return nil, err
 			}
-			r := e.runTool(ctx, &cfg, tc, vars)
+			r := e.runTool(ctx, &cfg, tc, keys)
 			for k, v := range r.set {
 				vars[k], out.Variables[k] = v, v
 			}

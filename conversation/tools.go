@@ -53,8 +53,8 @@ func toolContent(name string, r toolResult) string {
 
 // runTool gives a tool call its meaning in text (conventions §21). An unknown tool or
 // arguments that fail the tool's schema come back as an error result: the model reads
-// it and the conversation goes on.
-func (e *Engine) runTool(ctx context.Context, cfg *data.AgentConfig, tc llm.ToolCall, vars map[string]any) toolResult {
+// it and the conversation goes on. keys names the answer's custom function calls.
+func (e *Engine) runTool(ctx context.Context, cfg *data.AgentConfig, tc llm.ToolCall, keys *functionKeys) toolResult {
 	raw := any(tc.Arguments)
 	var decoded any
 	if json.Unmarshal([]byte(tc.Arguments), &decoded) == nil {
@@ -98,7 +98,7 @@ func (e *Engine) runTool(ctx context.Context, cfg *data.AgentConfig, tc llm.Tool
 		r.set = args
 		r.result = map[string]any{"set": args}
 	case data.ToolCustomFunction:
-		return e.callFunction(ctx, tool, args)
+		return e.callFunction(ctx, tool, args, keys)
 	default:
 		return failure(args, "The tool %q has a type this server cannot run (%s).", tool.Name, tool.Type)
 	}
@@ -107,10 +107,10 @@ func (e *Engine) runTool(ctx context.Context, cfg *data.AgentConfig, tc llm.Tool
 
 // callFunction performs a custom function's HTTP request: its method, endpoint, headers
 // and query (substituted), the arguments as a JSON body (as query parameters for GET and
-// DELETE), within the tool's timeout. The model gets the status and the answer's first
-// MaxFunctionAnswer bytes; an answer that is a JSON object sets the variables named in
-// custom_function_variables.
-func (e *Engine) callFunction(ctx context.Context, t *data.Tool, args map[string]any) toolResult {
+// DELETE) and the call's idempotency key (keys), within the tool's timeout. The model gets
+// the status and the answer's first MaxFunctionAnswer bytes; an answer that is a JSON
+// object sets the variables named in custom_function_variables.
+func (e *Engine) callFunction(ctx context.Context, t *data.Tool, args map[string]any, keys *functionKeys) toolResult {
 	if e.Mocks != nil {
 		mock, ok := e.Mocks[t.Name]
 		if !ok {
@@ -127,7 +127,7 @@ func (e *Engine) callFunction(ctx context.Context, t *data.Tool, args map[string
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := functionRequest(ctx, t, args)
+	req, err := functionRequest(ctx, t, args, keys.next(t.Name))
 	if err != nil {
 		return failure(args, "The function %q cannot be called: %v.", t.Name, err)
 	}
@@ -186,8 +186,10 @@ func unwrapURLError(err error) error {
 }
 
 // functionRequest builds a custom function's request. Header items are "Name: value",
-// query items "key=value".
-func functionRequest(ctx context.Context, t *data.Tool, args map[string]any) (*http.Request, error) {
+// query items "key=value". key, when not "", is sent as FunctionKeyHeader, on every
+// method (a GET with side effects exists; a receiver ignores a header it does not use);
+// an Idempotency-Key among the tool's own headers replaces it: the team chose it.
+func functionRequest(ctx context.Context, t *data.Tool, args map[string]any, key string) (*http.Request, error) {
 	u, err := url.Parse(t.APIEndpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("its api_endpoint %q is not an http(s) URL", t.APIEndpoint)
@@ -227,6 +229,9 @@ func functionRequest(ctx context.Context, t *data.Tool, args map[string]any) (*h
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set(FunctionKeyHeader, key)
 	}
 	for i, item := range t.CustomFunctionHeaders {
 		k, v, ok := strings.Cut(item, ":")

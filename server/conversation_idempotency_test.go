@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,12 +24,15 @@ import (
 
 // orderConv is a conversation with an agent whose one tool is a custom function: the
 // model calls it for every message and then answers with its result. hits counts the
-// function's requests; hold, when set, keeps each request waiting until it is closed.
+// function's requests, keys their Idempotency-Key headers; hold, when set, keeps each
+// request waiting until it is closed.
 type orderConv struct {
 	*convEnv
 	agent, id, path string
 	hits            atomic.Int32
 	hold            atomic.Pointer[chan struct{}]
+	mu              sync.Mutex
+	keys            []string
 }
 
 const orderMessage = `{"content":"where is A-1?"}`
@@ -38,6 +42,9 @@ func newOrderConv(t *testing.T, settings ...func(*cli.LLMSettings)) *orderConv {
 	c := &orderConv{}
 	fn := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c.hits.Add(1)
+		c.mu.Lock()
+		c.keys = append(c.keys, r.Header.Get("Idempotency-Key"))
+		c.mu.Unlock()
 		if hold := c.hold.Load(); hold != nil {
 			select {
 			case <-*hold:

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -167,5 +169,54 @@ func TestConversationLeaseRenewedByEachStep(t *testing.T) {
 	}
 	if n := len(c.Messages); n == 0 || c.Messages[n-1].Content != "found it" {
 		t.Errorf("messages = %+v, want the looked-up answer last", c.Messages)
+	}
+}
+
+// A replica that dies mid-answer after a custom function's call stored nothing; the
+// message answered again once its lease lapsed calls the function again, with the same
+// Idempotency-Key, so a receiver that deduplicates on it carries the call out once. The
+// next message's call has a key of its own. The first answer is held at its second model
+// call (after the function answered) and never ends, as a killed replica's.
+func TestConversationReanswerAfterLeaseSendsTheSameFunctionKey(t *testing.T) {
+	held, hold := make(chan struct{}), make(chan struct{})
+	var steps atomic.Int32
+	model := leaseModel{onSecondStep: func() {
+		if steps.Add(1) == 1 {
+			held <- struct{}{}
+			<-hold
+		}
+	}}
+	var mu sync.Mutex
+	var keys []string
+	fn := functionFunc(func(r *http.Request) (*http.Response, error) {
+		mu.Lock()
+		keys = append(keys, r.Header.Get("Idempotency-Key"))
+		mu.Unlock()
+		return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader(`{"booked":true}`)), Request: r}, nil
+	})
+	w, clock := leaseWorld(t, model, fn)
+	id := w.startConversation(t)
+	stuck := make(chan error, 1)
+	go func() { stuck <- w.send(id, "lookup") }()
+	select {
+	case <-held:
+	case err := <-stuck:
+		t.Fatalf("the held answer ended: %v", err)
+	}
+	clock.advance(leaseTestSpan + time.Second)
+	if err := w.send(id, "lookup"); err != nil {
+		t.Fatalf("the message answered again after the lease lapsed = %v", err)
+	}
+	close(hold)
+	if err := <-stuck; !isConflict(err) {
+		t.Errorf("the held answer = %v, want dropped", err)
+	}
+	if err := w.send(id, "lookup"); err != nil {
+		t.Fatalf("the next message = %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(keys) != 3 || !strings.HasPrefix(keys[0], "voiceapi_fn_") || keys[1] != keys[0] || keys[2] == keys[0] {
+		t.Errorf("keys the function received = %q: want the first answer's and the re-answer's the same, the next message's another", keys)
 	}
 }
