@@ -1,0 +1,71 @@
+package server_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+)
+
+// Conventions §25: "POST /api/v1/dial-tasks/claim ... leases due tasks ... with the
+// call-start answer of §23 for each"; §23: "429 concurrency_limit ... when the
+// workspace's concurrent_calls (subscription) ... is reached". docs/campaigns.md: "the
+// workspace's concurrent_calls ...: at a limit the claim stops leasing". The claim's
+// calls count against the limit a call start meets, and the other way round.
+func TestConvAuditClaimHoldsTheWorkspaceConcurrency(t *testing.T) {
+	e := newCampaignEnv(t, time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	e.setLimits(map[string]int64{data.LimitConcurrentCalls: 3})
+	answer(t, e.start(inbound("+15550001111", nil)))
+	e.create(e.campaignBody([]string{"+14155550101", "+14155550102", "+14155550103", "+14155550104"}, nil))
+	first := e.claim(10)
+	if len(first) != 2 {
+		t.Fatalf("claimed %d tasks beside one open call under concurrent_calls 3, want 2", len(first))
+	}
+	if r := e.start(inbound("+15550002222", nil)); r.Status != 429 || r.Code() != data.ECONCURRENCY {
+		t.Fatalf("a call start beside the claim's calls: %d %s", r.Status, r.Body)
+	}
+	if more := e.claim(10); len(more) != 0 {
+		t.Fatalf("claimed %d more at the workspace's limit", len(more))
+	}
+	e.end(first[0], "ended", "user_hangup")
+	if next := e.claim(10); len(next) != 1 {
+		t.Fatalf("after one call ended: %d tasks, want 1", len(next))
+	}
+}
+
+// Conventions §23: "403 quota_exceeded when the month's call minutes are used up";
+// docs/campaigns.md, of a claim: "the month's minutes ...: at a limit the claim stops
+// leasing", and a claim "gives back the tasks whose lease ran out". With the minutes
+// used up a claim leases nothing and is no error: it still gives back a lease that ran
+// out (its call fails dial_lease_expired, its attempt waits), so the campaign's counts
+// stay true; once the limit is raised, the attempt is dialed again.
+func TestConvAuditClaimAtTheMonthsMinutes(t *testing.T) {
+	e := newCampaignEnv(t, time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	id := e.create(e.campaignBody([]string{"+14155550101", "+14155550102"}, nil))
+	r := e.Do("POST", "/api/v1/dial-tasks/claim", e.runtime, map[string]any{"max": 1, "lease_seconds": 10})
+	testkit.Expect(t, r, 200)
+	leased := r.Data()["tasks"].([]any)[0].(map[string]any)
+	// Another call uses the month's two minutes; the leased call never starts.
+	e.setLimits(map[string]int64{data.LimitCallMinutes: 2})
+	testkit.Expect(t, e.Do("POST", "/api/v1/calls", e.runtime, map[string]any{"agent_id": e.agent, "direction": "web", "status": "ended",
+		"started_at": "2026-03-02T09:00:00Z", "duration_ms": 120000}), 201)
+	if r := e.start(inbound("+15550001111", nil)); r.Status != 403 || r.Code() != data.EQUOTA {
+		t.Fatalf("a call start with the minutes used up: %d %s", r.Status, r.Body)
+	}
+	e.advance(11 * time.Second)
+	if got := e.claim(10); len(got) != 0 {
+		t.Fatalf("claimed %d tasks with the month's minutes used up", len(got))
+	}
+	call := e.Do("GET", "/api/v1/calls/"+leased["call"].(map[string]any)["id"].(string), e.Owner.Token, nil).Data()
+	if call["status"] != "failed" || call["disconnection_reason"] != "dial_lease_expired" {
+		t.Fatalf("the expired lease's call: %v %v", call["status"], call["disconnection_reason"])
+	}
+	if c := e.counts(id); c["in_progress"] != float64(0) || c["pending"] != float64(2) {
+		t.Fatalf("counts with the lease given back: %v, want 2 pending, none in progress", c)
+	}
+	e.setLimits(map[string]int64{data.LimitCallMinutes: 100})
+	if got := toNumbers(e.claim(10)); len(got) != 2 || got[leased["to_number"].(string)]["attempt"] != float64(1) {
+		t.Fatalf("after the limit was raised: %v, want both, the given-back one as attempt 1", got)
+	}
+}
