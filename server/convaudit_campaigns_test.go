@@ -69,3 +69,30 @@ func TestConvAuditClaimAtTheMonthsMinutes(t *testing.T) {
 		t.Fatalf("after the limit was raised: %v, want both, the given-back one as attempt 1", got)
 	}
 }
+
+// Conventions §25: "POST /api/v1/campaigns/{id}/pause|resume|cancel; ... events
+// campaign.started|paused|completed" (docs/campaigns.md adds campaign.resumed and
+// campaign.canceled, "each with the campaign as data"). Each move records its event
+// once, with the campaign as it stands after the move; a move the status refuses (409)
+// records nothing.
+func TestConvAuditCampaignMovesAreEvents(t *testing.T) {
+	e := newCampaignEnv(t, time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	id := e.create(e.campaignBody([]string{"+14155550101", "+14155550102"}, nil))
+	for _, m := range []struct{ verb, status string }{{"pause", "paused"}, {"pause", ""}, {"resume", "running"}, {"resume", ""},
+		{"cancel", "canceled"}, {"cancel", ""}, {"pause", ""}, {"resume", ""}} {
+		want := 200
+		if m.status == "" {
+			want = 409
+		}
+		testkit.Expect(t, e.Do("POST", "/api/v1/campaigns/"+id+"/"+m.verb, e.Owner.Token, nil), want)
+	}
+	for typ, status := range map[string]string{data.EventCampaignPaused: "paused", data.EventCampaignResumed: "running", data.EventCampaignCanceled: "canceled"} {
+		r := e.Do("GET", "/api/v1/audit-log?type="+typ, e.Owner.Token, nil)
+		testkit.Expect(t, r, 200)
+		if l := r.List(); len(l) != 1 {
+			t.Errorf("%s recorded %d times, want once", typ, len(l))
+		} else if d := l[0].(map[string]any)["data"].(map[string]any); d["id"] != id || d["status"] != status {
+			t.Errorf("%s data: id %v status %v, want %s %s", typ, d["id"], d["status"], id, status)
+		}
+	}
+}
