@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -94,5 +95,46 @@ func TestConvAuditCampaignMovesAreEvents(t *testing.T) {
 		} else if d := l[0].(map[string]any)["data"].(map[string]any); d["id"] != id || d["status"] != status {
 			t.Errorf("%s data: id %v status %v, want %s %s", typ, d["id"], d["status"], id, status)
 		}
+	}
+}
+
+// Conventions §25: a claim leases each task "with the call-start answer of §23"; §23: "a
+// caller (from_number, else the call id) always gets the same variant while the rollout
+// stands" (for an outbound call the party is the number called: docs/runtime.md). A
+// campaign's calls split across a standing rollout's variants, each call registered on
+// its variant's version, and a recipient's retry runs the variant its first attempt ran.
+func TestConvAuditClaimFollowsTheRollout(t *testing.T) {
+	e := newCampaignEnv(t, time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	e.twoVersions()
+	e.rollout(map[string]any{"variants": variants(50, 50)})
+	phones := make([]string, 40)
+	for i := range phones {
+		phones[i] = fmt.Sprintf("+1415555%04d", 1000+i)
+	}
+	e.create(e.campaignBody(phones, map[string]any{"max_concurrent": 100,
+		"retry": map[string]any{"on": []string{"busy"}, "max_attempts": 2, "backoff_minutes": 1}}))
+	first, split := map[string]any{}, map[any]int{}
+	for _, task := range e.claim(40) {
+		v := task["variant"].(map[string]any)["version"]
+		if task["call"].(map[string]any)["agent_version"] != v || task["agent"].(map[string]any)["version"] != v {
+			t.Errorf("%s: variant %v, call on version %v, configuration of version %v", task["to_number"], v,
+				task["call"].(map[string]any)["agent_version"], task["agent"].(map[string]any)["version"])
+		}
+		first[task["to_number"].(string)] = v
+		split[v]++
+		e.end(task, "failed", "busy")
+	}
+	if len(first) != 40 || split[1.0] == 0 || split[2.0] == 0 {
+		t.Fatalf("40 recipients under a 50/50 rollout: %d tasks split %v", len(first), split)
+	}
+	e.advance(2 * time.Minute)
+	retries := e.claim(40)
+	for _, task := range retries {
+		if v := task["variant"].(map[string]any)["version"]; v != first[task["to_number"].(string)] {
+			t.Errorf("%s: retried on version %v, first attempt on %v", task["to_number"], v, first[task["to_number"].(string)])
+		}
+	}
+	if len(retries) != 40 {
+		t.Errorf("%d retries, want 40", len(retries))
 	}
 }
