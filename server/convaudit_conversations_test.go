@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -9,6 +10,8 @@ import (
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/internal/llmtest"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/llm"
 )
 
 // Conventions §21: "When first_speaker is ai, the agent's opening is already in messages
@@ -58,5 +61,55 @@ func TestConvAuditDynamicOpeningThroughTheAPI(t *testing.T) {
 	}
 	if strings.Contains(e.Logs.String(), key) {
 		t.Error("the server's log holds the credential")
+	}
+}
+
+// Conventions §21: "transfer_call ends with the chosen phone_directory entry recorded";
+// "POST /api/v1/conversations/{id}/end → 200 with the call it becomes: ... the transcript
+// (tool items included), ... and disconnection_reason (... transferred ...)". Through the
+// API: the message that transfers ends the conversation, its call says transferred and
+// carries the entry in metadata.transferred_to and the tool item in its transcript, and
+// nothing more is taken.
+func TestConvAuditTransferEndsWithTheEntryRecorded(t *testing.T) {
+	e := newConvEnv(t, nil)
+	e.stand.Respond(func(r llmtest.Request) llmtest.Reply {
+		if len(r.ToolResults()) == 0 {
+			return llmtest.Calls(llm.ToolCall{ID: "call_t1", Name: "handoff", Arguments: `{"destination":"Billing"}`})
+		}
+		return llmtest.Text("Transferring you now.")
+	})
+	agent := e.createAgent(t, map[string]any{"name": "Desk", "llm_config": e.llmConfig(map[string]any{"tools": []map[string]any{
+		{"name": "handoff", "type": "transfer_call", "phone_directory": []map[string]any{
+			{"name": "Sales", "phone_number": "+14155550100", "description": "Buying", "transfer_type": "cold"},
+			{"name": "Billing", "phone_number": "+14155550101", "description": "Invoices", "transfer_type": "warm"}}}}})})
+	id := e.start(t, agent, map[string]any{"version": "draft"}, 201).Data()["id"].(string)
+	r := e.Do("POST", "/api/v1/conversations/"+id+"/messages", e.tok, map[string]any{"content": "My invoice is wrong."})
+	if testkit.Expect(t, r, 200); r.Data()["status"] != "ended" {
+		t.Fatalf("the transferring message: %s", r.Body)
+	}
+	conv := e.Do("GET", "/api/v1/conversations/"+id, e.tok, nil).Data()
+	if conv["disconnection_reason"] != "transferred" || conv["call_id"] == nil {
+		t.Fatalf("the conversation: reason %v call %v", conv["disconnection_reason"], conv["call_id"])
+	}
+	call := e.Do("GET", "/api/v1/calls/"+conv["call_id"].(string), e.tok, nil)
+	testkit.Expect(t, call, 200)
+	c := call.Data()
+	want := map[string]any{"name": "Billing", "phone_number": "+14155550101", "transfer_type": "warm"}
+	if got, _ := c["metadata"].(map[string]any)["transferred_to"].(map[string]any); c["status"] != "ended" ||
+		c["disconnection_reason"] != "transferred" || c["direction"] != "web" || !reflect.DeepEqual(got, want) {
+		t.Errorf("the call: status %v reason %v direction %v transferred_to %v, want %v", c["status"], c["disconnection_reason"], c["direction"], got, want)
+	}
+	var tools int
+	for _, it := range c["transcript"].([]any) {
+		if it.(map[string]any)["role"] == "tool" {
+			tools++
+		}
+	}
+	if tools != 1 {
+		t.Errorf("the call's transcript holds %d tool items, want the transfer's: %v", tools, c["transcript"])
+	}
+	testkit.Expect(t, e.Do("POST", "/api/v1/conversations/"+id+"/messages", e.tok, map[string]any{"content": "Hello?"}), 409)
+	if end := e.Do("POST", "/api/v1/conversations/"+id+"/end", e.tok, nil); end.Status != 200 || end.Data()["id"] != c["id"] {
+		t.Errorf("ending the transferred conversation: %d %.200s, want its call", end.Status, end.Body)
 	}
 }
