@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,5 +137,35 @@ func TestConvAuditClaimFollowsTheRollout(t *testing.T) {
 	}
 	if len(retries) != 40 {
 		t.Errorf("%d retries, want 40", len(retries))
+	}
+}
+
+// Conventions §23, which a claim's tasks answer with (§25): "credentials in clear (this
+// response only, never logged)". A claimed task's configuration holds the agent's key in
+// clear, filled with the recipient's variables; the task's call, the campaign's
+// recipients, the audit log (every event: what webhooks and the event stream carry) and
+// the server's log do not hold it.
+func TestConvAuditClaimShowsTheCredentialOnlyInItsAnswer(t *testing.T) {
+	e := newCampaignEnv(t, time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	id := e.create(e.campaignBody(nil, map[string]any{"recipients": []any{
+		map[string]any{"phone_number": "+14155550101", "variables": map[string]any{"customer_name": "Ada"}}}}))
+	tasks := e.claim(1)
+	if len(tasks) != 1 {
+		t.Fatalf("claimed %d tasks", len(tasks))
+	}
+	llmCfg := group(tasks[0]["agent"].(map[string]any), "llm_config")
+	if llmCfg["api_key"] != startKey || group(tasks[0]["agent"].(map[string]any), "prompt_config")["welcome_message"] != "Hello Ada!" {
+		t.Fatalf("the task's configuration: api_key %v, welcome %v", llmCfg["api_key"], group(tasks[0]["agent"].(map[string]any), "prompt_config")["welcome_message"])
+	}
+	call := e.Do("GET", "/api/v1/calls/"+tasks[0]["call"].(map[string]any)["id"].(string), e.Owner.Token, nil)
+	recipients := e.Do("GET", "/api/v1/campaigns/"+id+"/recipients", e.Owner.Token, nil)
+	audit := e.Do("GET", "/api/v1/audit-log?per_page=100", e.Owner.Token, nil)
+	for where, r := range map[string]*testkit.Response{"the call": call, "the recipients": recipients, "the audit log": audit} {
+		if testkit.Expect(t, r, 200); strings.Contains(string(r.Body), startKey) {
+			t.Errorf("%s holds the credential in clear", where)
+		}
+	}
+	if strings.Contains(e.Logs.String(), startKey) {
+		t.Error("the server's log holds the credential in clear")
 	}
 }
