@@ -169,3 +169,36 @@ func TestConvAuditClaimShowsTheCredentialOnlyInItsAnswer(t *testing.T) {
 		t.Error("the server's log holds the credential in clear")
 	}
 }
+
+// Conventions §2: "Every failing field of the request is reported at once, never only the
+// first"; §25: a campaign names its agent_id and number_id (the caller id). A campaign
+// whose agent or number is not of the workspace (or whose agent is unpublished) and that
+// breaks other rules too is told every fault in one 422, and nothing is stored.
+func TestConvAuditCampaignReportsItsReferencesWithOtherFaults(t *testing.T) {
+	e := newCampaignEnv(t, time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	r := e.Do("POST", "/api/v1/agents", e.Owner.Token, startAgentBody("Draft"))
+	testkit.Expect(t, r, 201)
+	draft := r.Data()["id"].(string)
+	for _, c := range []struct {
+		name   string
+		change map[string]any
+		fields []string
+	}{
+		{"an unknown agent and number", map[string]any{"max_concurrent": 0, "agent_id": "agt_01JD6ZZZZZZZZZZZZZZZZZZZZZ", "number_id": "num_01JD6ZZZZZZZZZZZZZZZZZZZZZ"},
+			[]string{"max_concurrent", "agent_id", "number_id"}},
+		{"an unpublished agent", map[string]any{"agent_id": draft, "window": map[string]any{"days": []string{"mon"}, "start": "10:00", "end": "09:00"},
+			"recipients": []any{map[string]any{"phone_number": "12"}}}, []string{"agent_id", "window.end", "recipients.0.phone_number"}},
+		{"a missing agent", map[string]any{"agent_id": nil, "name": ""}, []string{"agent_id", "name"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := e.campaignBody([]string{"+14155550101"}, c.change)
+			if c.change["agent_id"] == nil {
+				delete(body, "agent_id")
+			}
+			testkit.ExpectFields(t, e.Do("POST", "/api/v1/campaigns", e.Owner.Token, body), c.fields...)
+		})
+	}
+	if n := len(e.Do("GET", "/api/v1/campaigns", e.Owner.Token, nil).List()); n != 0 {
+		t.Fatalf("%d campaigns stored from refused requests", n)
+	}
+}
