@@ -52,7 +52,7 @@ func init() {
 	opDocs["POST /api/v1/dial-tasks/claim"] = opDoc{Tag: tag, Summary: "Lease due dial tasks, each with its call-start answer (the voice runtime)",
 		Description: "Returns leases whose time ran out, then leases up to max due recipients (in their window, under their campaign's max_concurrent " +
 			"and the concurrency limits, attempts left, not suppressed), registering each one's call as POST /api/v1/calls/start does, in one " +
-			"transaction. Report the call with PUT /api/v1/calls/{call_id}: ongoing keeps the task for the call's length; its end (status, " +
+			"transaction. At the month's call_minutes_per_month limit it leases nothing (200, no tasks) yet still returns leases whose time ran out. Report the call with PUT /api/v1/calls/{call_id}: ongoing keeps the task for the call's length; its end (status, " +
 			"disconnection_reason) completes the recipient or schedules its retry. A task whose call is not reported started within the lease " +
 			"is given back (the call fails with dial_lease_expired). Each attempt is handed out once, on any number of replicas.",
 		Body: data.DialClaim{}, BodyRequired: true, Out: data.DialClaimAnswer{}, Shape: shapeData}

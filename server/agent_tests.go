@@ -15,13 +15,13 @@ func (s *Server) agentTestRoutes() []route {
 	read, write := data.Read(data.ModuleAgents), data.Write(data.ModuleAgents)
 	return []route{
 		{Method: "GET", Path: "/api/v1/agents/{agent_id}/tests", Need: read, handle: s.handleAgentTestList},
-		{Method: "POST", Path: "/api/v1/agents/{agent_id}/tests", Need: write, Idempotent: true, handle: s.handleAgentTestCreate},
-		{Method: "POST", Path: "/api/v1/agents/{agent_id}/tests/from-call/{call_id}", Need: write, Idempotent: true, NoBody: true, handle: s.handleAgentTestFromCall},
+		{Method: "POST", Path: "/api/v1/agents/{agent_id}/tests", Need: write, Idempotent: true, handle: s.handleAgentTestCreate, legacyRecheck: s.recheckAgentPath},
+		{Method: "POST", Path: "/api/v1/agents/{agent_id}/tests/from-call/{call_id}", Need: write, Idempotent: true, NoBody: true, handle: s.handleAgentTestFromCall, legacyRecheck: s.recheckAgentPath},
 		{Method: "GET", Path: "/api/v1/agents/{agent_id}/tests/{test_id}", Need: read, handle: s.handleAgentTestShow},
 		{Method: "PUT", Path: "/api/v1/agents/{agent_id}/tests/{test_id}", Need: write, handle: s.handleAgentTestUpdate},
 		{Method: "DELETE", Path: "/api/v1/agents/{agent_id}/tests/{test_id}", Need: write, handle: s.handleAgentTestDelete},
 		{Method: "GET", Path: "/api/v1/agents/{agent_id}/test-runs", Need: read, handle: s.handleTestRunList},
-		{Method: "POST", Path: "/api/v1/agents/{agent_id}/test-runs", Need: write, Idempotent: true, handle: s.handleTestRunCreate},
+		{Method: "POST", Path: "/api/v1/agents/{agent_id}/test-runs", Need: write, Idempotent: true, handle: s.handleTestRunCreate, legacyRecheck: s.recheckAgentPath},
 		{Method: "GET", Path: "/api/v1/agents/{agent_id}/test-runs/{run_id}", Need: read, handle: s.handleTestRunShow},
 		{Method: "GET", Path: "/api/v1/agents/{agent_id}/publish-gate", Need: read, handle: s.handlePublishGate},
 	}

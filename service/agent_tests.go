@@ -86,6 +86,9 @@ func (s *AgentTestService) insertTest(ctx context.Context, tx Tx, agentID string
 	if err != nil {
 		return nil, err
 	}
+	// A replay under the request's Idempotency-Key checks this agent again (a member's
+	// agent_ids narrowed since): the kept test shows the agent's tools, or a call's words.
+	data.NoteClaimAgent(ctx, agentID)
 	existing, err := tx.AgentTests(agentID)
 	if err != nil {
 		return nil, err

@@ -91,13 +91,18 @@ type claim struct {
 
 	open    *openCount // the workspace's open calls, counted once when a limit applies
 	wsLimit int64      // -1: none
+	minutes bool       // the month's call minutes are not used up: calls may open
 	leased  []leasedTask
 	nextDue time.Time
 }
 
 func (cl *claim) run(ctx context.Context) error {
 	tx, ws := cl.tx, cl.p.WorkspaceID
-	if err := checkCallMinutes(tx, ws, cl.now); err != nil {
+	// At the month's minutes the claim leases nothing, as a call start opens nothing,
+	// yet it is no error: it still gives back the leases that ran out and starts the
+	// campaigns due, so the counts stay true until the limit is raised.
+	var err error
+	if cl.minutes, _, err = callMinutesLeft(tx, ws, cl.now); err != nil {
 		return err
 	}
 	if err := cl.countOpen(ctx); err != nil {
@@ -124,7 +129,7 @@ func (cl *claim) run(ctx context.Context) error {
 				return err
 			}
 		}
-		if c.Status != data.CampaignRunning {
+		if c.Status != data.CampaignRunning || !cl.minutes {
 			continue
 		}
 		if err := cl.take(ctx, c); err != nil {

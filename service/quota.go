@@ -39,22 +39,30 @@ func checkQuota(tx Tx, workspaceID, kind string) error {
 // checkCallMinutes refuses a call register once the calls that ended this month used up
 // the call_minutes_per_month limit, counted as the subscription shows it.
 func checkCallMinutes(tx Tx, workspaceID string, now time.Time) error {
+	left, limit, err := callMinutesLeft(tx, workspaceID, now)
+	if err != nil || left {
+		return err
+	}
+	return data.Errorf(data.EQUOTA, "The workspace has used its %s limit of %d minutes this month.", data.LimitCallMinutes, limit)
+}
+
+// callMinutesLeft reports whether the workspace may open a call under its
+// call_minutes_per_month limit, and the limit; a dial-task claim at the limit leases
+// nothing but still gives back the leases that ran out, so it asks rather than fails.
+func callMinutesLeft(tx Tx, workspaceID string, now time.Time) (bool, int64, error) {
 	p, err := plan(tx, workspaceID)
 	if err != nil {
-		return err
+		return false, 0, err
 	}
 	limit, limited := p.Limits[data.LimitCallMinutes]
 	if !limited {
-		return nil
+		return true, 0, nil
 	}
 	used, err := usedMinutes(tx, workspaceID, now)
 	if err != nil {
-		return err
+		return false, 0, err
 	}
-	if used >= limit {
-		return data.Errorf(data.EQUOTA, "The workspace has used its %s limit of %d minutes this month.", data.LimitCallMinutes, limit)
-	}
-	return nil
+	return used < limit, limit, nil
 }
 
 // usedMinutes returns the minutes of the workspace's calls that ended in the month of t,

@@ -76,6 +76,7 @@ func (s *TestRunService) StartTestRun(ctx context.Context, agentID string, in da
 		if err != nil {
 			return err
 		}
+		data.NoteClaimAgent(ctx, agentID) // a replay checks the agent again
 		r := &data.StoredTestRun{TestRun: data.TestRun{ID: s.ids.New(data.PrefixTestRun), WorkspaceID: plain.WorkspaceID,
 			AgentID: agentID, Status: data.TestQueued, CreatedBy: p.UserID, CreatedAt: s.timeNow()}}
 		if in.Version.Number > 0 {
