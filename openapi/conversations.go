@@ -36,7 +36,7 @@ func init() {
 	const tag = "Conversation"
 	provider := []int{http.StatusBadGateway, http.StatusGatewayTimeout, http.StatusServiceUnavailable}
 	opDocs["POST /api/v1/agents/{agent_id}/conversations"] = opDoc{Tag: tag, Summary: "Start a conversation with an agent",
-		Description: "Runs the agent's configuration as text through its own language model (conventions §21): the live version (409 when the agent " +
+		Description: "Runs the agent's configuration as text through its own language model (conventions §21): the live version (409 not_published when the agent " +
 			"has none), a version, or the draft. Variables fill the configuration's {{name}} references; one used and given nowhere is 422 " +
 			"missing_variables naming variables.<name>. When the agent speaks first, its opening is in messages (a static welcome message " +
 			"verbatim, a dynamic one written by the model). A provider's failure is 502 provider_error, no answer in time 504 provider_timeout; " +

@@ -213,9 +213,9 @@ func TestConversationStartRules(t *testing.T) {
 	e := newConvEnv(t, nil)
 	e.stand.Respond(shopModel)
 	agent := shopAgent(t, e)
-	// live on an agent never published: 409.
-	if r := e.start(t, agent, map[string]any{"variables": map[string]any{"shop": "A"}}, 409); !strings.Contains(r.JSON()["message"].(string), "published") {
-		t.Errorf("409 message: %s", r.Body)
+	// live on an agent never published: 409 not_published, the code /calls/start gives.
+	if r := e.start(t, agent, map[string]any{"variables": map[string]any{"shop": "A"}}, 409); !strings.Contains(r.JSON()["message"].(string), "published") || r.JSON()["code"] != data.ENOTPUBLISHED {
+		t.Errorf("409 code and message: %s", r.Body)
 	}
 	e.start(t, agent, map[string]any{"version": 1, "variables": map[string]any{"shop": "A"}}, 404)
 	// A variable the configuration uses and nobody gives: 422 missing_variables.

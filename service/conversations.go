@@ -157,7 +157,7 @@ func (s *ConversationService) StartConversation(ctx context.Context, agentID str
 		case in.Version.Number > 0:
 			version = &in.Version.Number
 		case agent.PublishedVersion == nil:
-			return data.Errorf(data.ECONFLICT, "The agent has no published version: publish it, or talk to its draft (\"version\": \"draft\").")
+			return data.Errorf(data.ENOTPUBLISHED, "The agent has no published version: publish it, or talk to its draft (\"version\": \"draft\").")
 		default:
 			version = agent.PublishedVersion
 		}
