@@ -15,10 +15,12 @@ import (
 // workspaces list was walked both ways; every documented list is, here, one record a
 // page: forward to the end by next_cursor (null on the last page), back to the start by
 // prev_cursor (null on the first), each record once each way, in the order of the whole
-// list read in one page (conventions §4: newest first, neither skipping nor repeating).
+// list read in one page (conventions §4: newest first, neither skipping nor repeating);
+// and a cursor of one list is refused by every other.
 func TestSpecEveryListWalksBothWays(t *testing.T) {
 	e := newCampaignEnv(t, time.Now().UTC())
 	ids := fillEveryList(t, e.startEnv)
+	cursors := map[string]string{} // a next_cursor of each list, by its path
 	for _, tmpl := range documentedLists(t) {
 		p := pathParam.ReplaceAllStringFunc(tmpl, func(s string) string { return ids[s] })
 		whole := listIDs(t, e.Do("GET", p+"?per_page=100", e.Owner.Token, nil))
@@ -27,6 +29,26 @@ func TestSpecEveryListWalksBothWays(t *testing.T) {
 			continue
 		}
 		walkBothWays(t, e.startEnv, p, whole)
+		cursors[p], _ = e.Do("GET", p+"?per_page=1", e.Owner.Token, nil).Meta()["next_cursor"].(string)
+	}
+	checkForeignCursors(t, e.startEnv, cursors)
+}
+
+// checkForeignCursors: a cursor is taken from an earlier response of the same list; one
+// from another list is 422 naming cursor (conventions §4: "a foreign cursor"), never a
+// page of this list read from the other's position.
+func checkForeignCursors(t *testing.T, e *startEnv, cursors map[string]string) {
+	t.Helper()
+	for p := range cursors {
+		for other, c := range cursors {
+			if other == p {
+				continue
+			}
+			r := e.Do("GET", p+"?per_page=1&cursor="+url.QueryEscape(c), e.Owner.Token, nil)
+			if r.Status != 422 || r.FieldErrors()["cursor"] == nil {
+				t.Errorf("GET %s with a cursor of %s: %d %.200s, want 422 naming cursor", p, other, r.Status, r.Body)
+			}
+		}
 	}
 }
 
