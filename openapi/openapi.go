@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -168,8 +169,16 @@ func tagList() []any {
 	for _, d := range opDocs {
 		used[d.Tag] = true
 	}
+	// Every tag an operation carries is declared: the listed ones in their order, then
+	// any other (a group that did not add itself to tagNames) by name.
+	names := slices.Clone(tagNames)
+	for _, t := range slices.Sorted(maps.Keys(used)) {
+		if !slices.Contains(names, t) {
+			names = append(names, t)
+		}
+	}
 	out := []any{}
-	for _, t := range tagNames {
+	for _, t := range names {
 		if used[t] {
 			out = append(out, map[string]any{"name": t, "description": t + " endpoints."})
 		}

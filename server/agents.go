@@ -3,8 +3,8 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
-	"strconv"
 
 	"github.com/gorilla/mux"
 
@@ -173,13 +173,14 @@ func (s *Server) handleAgentVersionList(w http.ResponseWriter, r *http.Request) 
 	return writeList(w, list, page)
 }
 
-// versionNumber reads a path's version number; anything but a positive integer is not found.
+// versionNumber reads a path's version number; anything but a positive integer in its
+// one spelling (pathNumber) is not found.
 func versionNumber(s string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
+	n, ok := pathNumber(s)
+	if !ok || n > math.MaxInt32 {
 		return 0, data.NotFound("Agent version")
 	}
-	return n, nil
+	return int(n), nil
 }
 
 // handleAgentVersionShow: GET /api/v1/agents/{agent_id}/versions/{version_number}.

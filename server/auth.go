@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/gorilla/mux"
 
@@ -89,8 +88,8 @@ func (s *Server) handleAPIKeyCreate(w http.ResponseWriter, r *http.Request) erro
 
 // handleAPIKeyDelete: DELETE /api/v1/api-keys/{key_id} — revokes one of the caller's keys.
 func (s *Server) handleAPIKeyDelete(w http.ResponseWriter, r *http.Request) error {
-	id, err := strconv.ParseInt(mux.Vars(r)["key_id"], 10, 64)
-	if err != nil || id <= 0 {
+	id, ok := pathNumber(mux.Vars(r)["key_id"])
+	if !ok {
 		return data.NotFound("API key")
 	}
 	if err := s.svc.Auth.DeleteAPIKey(r.Context(), id); err != nil {
@@ -117,8 +116,8 @@ func (s *Server) handleWorkspaceAPIKeyList(w http.ResponseWriter, r *http.Reques
 // — 204; a departing member's keys can be cut off.
 func (s *Server) handleWorkspaceAPIKeyRevoke(w http.ResponseWriter, r *http.Request) error {
 	v := mux.Vars(r)
-	id, err := strconv.ParseInt(v["key_id"], 10, 64)
-	if err != nil || id <= 0 {
+	id, ok := pathNumber(v["key_id"])
+	if !ok {
 		return data.NotFound("API key")
 	}
 	if err := s.svc.Auth.RevokeWorkspaceAPIKey(r.Context(), v["workspace_id"], id); err != nil {

@@ -186,6 +186,22 @@ func decodeInput(r *http.Request, dst any) (context.Context, error) {
 	return data.WithInputFaults(r.Context(), decodeErr), nil
 }
 
+// pathNumber reads a number of a path (an agent's version number, an API key's id) in
+// its one spelling: decimal digits without sign or leading zero. Any other spelling names
+// nothing (conventions §3), so that "01" or "+1" cannot reach the record "1" names.
+func pathNumber(s string) (int64, bool) {
+	if s == "" || s[0] < '1' || s[0] > '9' {
+		return 0, false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
 // MaxPerPage bounds per_page (spec: 1 to 100).
 const MaxPerPage = data.MaxPerPage
 

@@ -239,10 +239,11 @@ func (s *WorkspaceUserService) UpdateWorkspaceUser(ctx context.Context, workspac
 	}
 	var out *data.WorkspaceUser
 	err := s.store.Update(ctx, func(tx Tx) error {
-		_, m, _, err := loadMemberForChange(ctx, tx, workspaceID, userID)
+		_, m, current, err := loadMemberForChange(ctx, tx, workspaceID, userID)
 		if err != nil {
 			return err
 		}
+		before := storedSnapshot(m)
 		newRole := m.Role
 		if in.Role.Set {
 			newRole = in.Role.V
@@ -269,6 +270,10 @@ func (s *WorkspaceUserService) UpdateWorkspaceUser(ctx context.Context, workspac
 		}
 		if newRole == data.RoleOwner || newRole == data.RoleAdmin {
 			m.AgentIDs = []string{} // a promotion lifts the limit: they see every agent
+		}
+		if unchangedSince(before, m) {
+			out = current
+			return nil // nothing changed: no write, no event (unchanged.go)
 		}
 		m.UpdatedAt = s.timeNow()
 		if err := tx.PutMember(m); err != nil {

@@ -145,6 +145,7 @@ func (s *NumberService) UpdateNumber(ctx context.Context, id string, in data.Num
 		if err := data.CheckIfMatch(data.IfMatch(ctx), old); err != nil {
 			return err
 		}
+		before := storedSnapshot(old)
 		next := *old
 		setOpt(&next.Nickname, in.Nickname)
 		setOpt(&next.Provider, in.Provider)
@@ -162,6 +163,10 @@ func (s *NumberService) UpdateNumber(ctx context.Context, id string, in data.Num
 		}
 		if err := checkBindings(tx, p, inb, outb); err != nil {
 			return err
+		}
+		if unchangedSince(before, &next) {
+			n = old
+			return nil // nothing changed: no write, no event (unchanged.go)
 		}
 		next.UpdatedAt = s.timeNow()
 		if err := tx.PutNumber(&next); err != nil {

@@ -70,6 +70,7 @@ func (s *UserService) UpdateMe(ctx context.Context, in data.UserUpdate) (*data.U
 		if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
 			return err
 		}
+		before := storedSnapshot(u)
 		if in.Password.Set {
 			if bcrypt.CompareHashAndPassword(u.PasswordHash, []byte(in.CurrentPassword.V)) != nil {
 				return data.FieldError("current_password", "The current_password is incorrect.")
@@ -93,6 +94,10 @@ func (s *UserService) UpdateMe(ctx context.Context, in data.UserUpdate) (*data.U
 				}
 				u.Email = email
 			}
+		}
+		if unchangedSince(before, u) {
+			out = current
+			return nil // nothing changed: no write (unchanged.go)
 		}
 		u.UpdatedAt = s.timeNow()
 		if err := tx.PutUser(u); err != nil {

@@ -185,9 +185,14 @@ func (s *WebhookService) change(ctx context.Context, id, event string, apply fun
 		if err := data.CheckIfMatch(data.IfMatch(ctx), w.Webhook); err != nil {
 			return err
 		}
+		before := storedSnapshot(w)
 		apply(w)
 		if err := mayCarry(ctx, &w.Webhook); err != nil {
 			return err
+		}
+		if unchangedSince(before, w) {
+			out = publicWebhook(w)
+			return nil // nothing changed: no write, no event (unchanged.go)
 		}
 		w.UpdatedAt = s.timeNow()
 		out = publicWebhook(w)

@@ -138,6 +138,7 @@ func (s *WorkspaceService) UpdateWorkspace(ctx context.Context, id string, in da
 		if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
 			return err
 		}
+		before := storedSnapshot(w)
 		if in.Simulation.Set {
 			if w.Simulation, err = s.mergeSimulation(w.Simulation, in.Simulation.V); err != nil {
 				return err
@@ -157,6 +158,10 @@ func (s *WorkspaceService) UpdateWorkspace(ctx context.Context, id string, in da
 			if reembed, err = s.applyEmbeddings(tx, w, in.Embeddings.V); err != nil {
 				return err
 			}
+		}
+		if unchangedSince(before, w) {
+			out = current
+			return nil // nothing changed: no write, no event, nothing to embed again (unchanged.go)
 		}
 		w.UpdatedAt = s.timeNow()
 		if err := tx.PutWorkspace(w); err != nil {
