@@ -1,0 +1,30 @@
+package server_test
+
+import (
+	"testing"
+)
+
+// Focused regressions of the defects TestEveryRefusedWriteChangesNothing found: each a
+// refused write that was taken, and what it changed.
+
+// unchanged fails unless the record at path still has the ETag it had.
+func (e *env) unchanged(t *testing.T, path, etag string) {
+	t.Helper()
+	if r := e.do("GET", path, e.Owner.Token, nil); r.Header.Get("ETag") != etag {
+		t.Errorf("a refused write changed %s: %s", path, r.Body)
+	}
+}
+
+// TestPriceTableWithoutPricesRefused: the table is replaced whole, so a PUT that leaves
+// prices out is a 422 on prices (it emptied the table).
+func TestPriceTableWithoutPricesRefused(t *testing.T) {
+	e := newEnv(t)
+	tok := e.Owner.Token
+	r := e.do("PUT", "/api/v1/price-table", tok, map[string]any{"currency": "USD", "prices": []any{
+		map[string]any{"provider": "groq", "model": "*", "unit": "llm_input_1m_tokens", "price": "0.59"}}})
+	expect(t, r, 200)
+	etag := r.Header.Get("ETag")
+	expectFields(t, e.do("PUT", "/api/v1/price-table", tok, map[string]any{"currency": "EUR"}), "prices")
+	e.unchanged(t, "/api/v1/price-table", etag)
+	expect(t, e.do("PUT", "/api/v1/price-table", tok, map[string]any{"currency": "EUR", "prices": []any{}}), 200)
+}
