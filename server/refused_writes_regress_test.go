@@ -28,3 +28,22 @@ func TestPriceTableWithoutPricesRefused(t *testing.T) {
 	e.unchanged(t, "/api/v1/price-table", etag)
 	expect(t, e.do("PUT", "/api/v1/price-table", tok, map[string]any{"currency": "EUR", "prices": []any{}}), 200)
 }
+
+// TestCallUpdateNullObjectsRefused: variables, analysis and metadata of a call update are
+// not nullable; each sent as null is a 422 naming it, and the call is as it was (null
+// was taken as an empty map, and an emptied analysis recorded).
+func TestCallUpdateNullObjectsRefused(t *testing.T) {
+	e := newEnv(t)
+	tok := e.Owner.Token
+	r := e.do("POST", "/api/v1/agents", tok, map[string]any{"name": "A"})
+	expect(t, r, 201)
+	r = e.do("POST", "/api/v1/calls", tok, map[string]any{"agent_id": r.Data()["id"], "direction": "web",
+		"variables": map[string]any{"name": "Ada"}, "metadata": map[string]any{"crm": "42"}, "analysis": map[string]any{"mood": "calm"}})
+	expect(t, r, 201)
+	path, etag := "/api/v1/calls/"+r.Data()["id"].(string), r.Header.Get("ETag")
+	for _, member := range []string{"variables", "analysis", "metadata"} {
+		expectFields(t, e.do("PUT", path, tok, map[string]any{member: nil}), member)
+	}
+	e.unchanged(t, path, etag)
+	expect(t, e.do("PUT", path, tok, map[string]any{"metadata": map[string]any{}}), 200)
+}
