@@ -47,3 +47,17 @@ func TestCallUpdateNullObjectsRefused(t *testing.T) {
 	e.unchanged(t, path, etag)
 	expect(t, e.do("PUT", path, tok, map[string]any{"metadata": map[string]any{}}), 200)
 }
+
+// TestNumberUpdateNullVariablesRefused: a number's variables are not nullable; null is a
+// 422 on variables and the number keeps its own (null was taken as an empty map).
+func TestNumberUpdateNullVariablesRefused(t *testing.T) {
+	e := newEnv(t)
+	tok := e.Owner.Token
+	r := e.do("POST", "/api/v1/numbers", tok, map[string]any{"phone_number": "+14155550123", "provider": "twilio",
+		"variables": map[string]any{"hotel": "Grand"}})
+	expect(t, r, 201)
+	path, etag := "/api/v1/numbers/"+r.Data()["id"].(string), r.Header.Get("ETag")
+	expectFields(t, e.do("PUT", path, tok, map[string]any{"variables": nil}), "variables")
+	e.unchanged(t, path, etag)
+	expect(t, e.do("PUT", path, tok, map[string]any{"variables": map[string]any{}}), 200)
+}
