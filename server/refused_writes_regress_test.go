@@ -61,3 +61,24 @@ func TestNumberUpdateNullVariablesRefused(t *testing.T) {
 	e.unchanged(t, path, etag)
 	expect(t, e.do("PUT", path, tok, map[string]any{"variables": map[string]any{}}), 200)
 }
+
+// TestAgentTestUpdateNullMapsRefused: a test's variables and mocks are not nullable on an
+// update, as on a create; null is a 422 naming the member and the test is unchanged
+// (null was taken as an empty map).
+func TestAgentTestUpdateNullMapsRefused(t *testing.T) {
+	e := newEnv(t)
+	tok := e.Owner.Token
+	r := e.do("POST", "/api/v1/agents", tok, map[string]any{"name": "A"})
+	expect(t, r, 201)
+	r = e.do("POST", "/api/v1/agents/"+r.Data()["id"].(string)+"/tests", tok, map[string]any{"name": "Greets",
+		"user": map[string]any{"script": []string{"Hello"}}, "variables": map[string]any{"shop": "Trattoria"},
+		"criteria": []any{map[string]any{"type": "says", "pattern": "Welcome"}}})
+	expect(t, r, 201)
+	path := "/api/v1/agents/" + r.Data()["agent_id"].(string) + "/tests/" + r.Data()["id"].(string)
+	etag := r.Header.Get("ETag")
+	for _, member := range []string{"variables", "mocks"} {
+		expectFields(t, e.do("PUT", path, tok, map[string]any{member: nil}), member)
+	}
+	e.unchanged(t, path, etag)
+	expect(t, e.do("PUT", path, tok, map[string]any{"variables": map[string]any{}}), 200)
+}
