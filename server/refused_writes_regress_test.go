@@ -103,3 +103,14 @@ func TestAgentTestUpdateRequiresNoMember(t *testing.T) {
 		t.Errorf("an update of repeat alone: %d %s", r.Status, r.Body)
 	}
 }
+
+// TestEmptySuppressionImportNamesRows: an import without rows, as JSON (rows missing or
+// empty) or as a CSV without a row, is a 422 on rows, the member the JSON body lacks and
+// the name the bound on rows has; it named a "file" no JSON body has.
+func TestEmptySuppressionImportNamesRows(t *testing.T) {
+	e := newEnv(t)
+	tok := e.Owner.Token
+	expectFields(t, e.do("POST", "/api/v1/suppressions/import", tok, map[string]any{}), "rows")
+	expectFields(t, e.do("POST", "/api/v1/suppressions/import", tok, map[string]any{"rows": []any{}}), "rows")
+	expectFields(t, e.do("POST", "/api/v1/suppressions/import", tok, "phone_number\n", "Content-Type", "text/csv"), "rows")
+}
