@@ -114,3 +114,19 @@ func TestEmptySuppressionImportNamesRows(t *testing.T) {
 	expectFields(t, e.do("POST", "/api/v1/suppressions/import", tok, map[string]any{"rows": []any{}}), "rows")
 	expectFields(t, e.do("POST", "/api/v1/suppressions/import", tok, "phone_number\n", "Content-Type", "text/csv"), "rows")
 }
+
+// TestSuppressionDeleteHonoursIfMatch: a removal from the suppression list with an If-Match
+// that is not the entry's ETag is a 412 and the number stays listed, as every DELETE
+// documents (the entry was removed whatever If-Match said).
+func TestSuppressionDeleteHonoursIfMatch(t *testing.T) {
+	e := newEnv(t)
+	tok := e.Owner.Token
+	r := e.do("POST", "/api/v1/suppressions", tok, map[string]any{"phone_number": "+14155550123"})
+	expect(t, r, 201)
+	path, etag := "/api/v1/suppressions/"+r.Data()["id"].(string), r.Header.Get("ETag")
+	expect(t, e.do("DELETE", path, tok, nil, "If-Match", `"stale"`), 412)
+	if ids := listIDs(t, e.do("GET", "/api/v1/suppressions", tok, nil)); len(ids) != 1 {
+		t.Fatalf("a refused removal removed the entry: %v", ids)
+	}
+	expect(t, e.do("DELETE", path, tok, nil, "If-Match", etag), 204)
+}
