@@ -202,31 +202,14 @@ type propertyCase struct {
 	body map[string]any
 }
 
+// badOf lists the bad values of a property, by its name and schema.
+type badOf func(name string, p map[string]any) []badValue
+
 // propertyCases applies every bad value of every property of schema to body: the top
 // level's, the members' of an object property, and those of the first item of an
-// array of objects when body has one.
+// array of objects when body has one; then leaves out each required member.
 func (d schemaDoc) propertyCases(schema map[string]any, body map[string]any) []propertyCase {
-	var out []propertyCase
-	props := d.objectProps(schema)
-	for _, name := range slices.Sorted(maps.Keys(props)) {
-		p, _ := props[name].(map[string]any)
-		for _, bad := range d.badValues(p) {
-			out = append(out, propertyCase{name, bad, with(body, name, bad.value)})
-		}
-		if sub := d.objectProps(p); sub != nil {
-			inner, _ := body[name].(map[string]any)
-			for _, c := range d.nestedCases(sub, inner) {
-				out = append(out, propertyCase{name + "." + c.path, c.bad, with(body, name, c.body)})
-			}
-		}
-		items, _ := d.resolve(p)["items"].(map[string]any)
-		list, _ := body[name].([]any)
-		if first, ok := firstObject(list); ok && items != nil {
-			for _, c := range d.nestedCases(d.objectProps(items), first) {
-				out = append(out, propertyCase{name + ".0." + c.path, c.bad, with(body, name, append([]any{c.body}, list[1:]...))})
-			}
-		}
-	}
+	out := d.eachProperty(schema, body, func(_ string, p map[string]any) []badValue { return d.badValues(p) })
 	for _, name := range requiredOf(d.resolve(schema)) {
 		if _, ok := body[name]; ok {
 			trimmed := maps.Clone(body)
@@ -237,13 +220,40 @@ func (d schemaDoc) propertyCases(schema map[string]any, body map[string]any) []p
 	return out
 }
 
+// eachProperty applies bad's values of each property of schema to body, at the depths
+// propertyCases names.
+func (d schemaDoc) eachProperty(schema map[string]any, body map[string]any, bad badOf) []propertyCase {
+	var out []propertyCase
+	props := d.objectProps(schema)
+	for _, name := range slices.Sorted(maps.Keys(props)) {
+		p, _ := props[name].(map[string]any)
+		for _, b := range bad(name, p) {
+			out = append(out, propertyCase{name, b, with(body, name, b.value)})
+		}
+		if sub := d.objectProps(p); sub != nil {
+			inner, _ := body[name].(map[string]any)
+			for _, c := range nestedCases(sub, inner, bad) {
+				out = append(out, propertyCase{name + "." + c.path, c.bad, with(body, name, c.body)})
+			}
+		}
+		items, _ := d.resolve(p)["items"].(map[string]any)
+		list, _ := body[name].([]any)
+		if first, ok := firstObject(list); ok && items != nil {
+			for _, c := range nestedCases(d.objectProps(items), first, bad) {
+				out = append(out, propertyCase{name + ".0." + c.path, c.bad, with(body, name, append([]any{c.body}, list[1:]...))})
+			}
+		}
+	}
+	return out
+}
+
 // nestedCases are the bad values of an inner object's members, on inner.
-func (d schemaDoc) nestedCases(props map[string]any, inner map[string]any) []propertyCase {
+func nestedCases(props map[string]any, inner map[string]any, bad badOf) []propertyCase {
 	var out []propertyCase
 	for _, name := range slices.Sorted(maps.Keys(props)) {
 		p, _ := props[name].(map[string]any)
-		for _, bad := range d.badValues(p) {
-			out = append(out, propertyCase{name, bad, with(inner, name, bad.value)})
+		for _, b := range bad(name, p) {
+			out = append(out, propertyCase{name, b, with(inner, name, b.value)})
 		}
 	}
 	return out

@@ -23,6 +23,8 @@ type refusalWorkspace struct {
 	ids map[string]string
 	// values are the records' ids and numbers the valid bodies refer to.
 	values map[string]string
+	// foreign are records of the second workspace, by the body member naming one.
+	foreign map[string]string
 	// elsewhere is the owner's token bound to the second workspace; stranger a workspace
 	// the owner is no member of, and strangerKey an API key id of its user.
 	elsewhere, stranger, strangerKey string
@@ -72,7 +74,40 @@ func newRefusalWorkspace(t *testing.T) *refusalWorkspace {
 	stranger := e.User(t, "stranger@example.com")
 	w.stranger = stranger.PersonalWorkspaceID
 	w.strangerKey, _, _ = strings.Cut(e.Token(t, stranger, ""), "|")
+	w.makeForeignRecords(t)
 	return w
+}
+
+// makeForeignRecords makes, in the second workspace, a record of each kind a body names
+// by id: an agent with a test, a number, a knowledge base.
+func (w *refusalWorkspace) makeForeignRecords(t *testing.T) {
+	t.Helper()
+	make := func(path string, body map[string]any) string {
+		res := w.do("POST", path, w.elsewhere, body)
+		expect(t, res, 201)
+		return res.Data()["id"].(string)
+	}
+	agent := make("/api/v1/agents", map[string]any{"name": "Elsewhere"})
+	w.foreign = map[string]string{"agent_id": agent, "workspace_id": w.stranger,
+		"number_id":         make("/api/v1/numbers", map[string]any{"phone_number": "+14155550166", "provider": "twilio"}),
+		"knowledge_base_id": make("/api/v1/knowledge-bases", map[string]any{"name": "Elsewhere"}),
+		"test_id": make("/api/v1/agents/"+agent+"/tests", map[string]any{"name": "Elsewhere", "user": map[string]any{"script": []string{"Hi"}},
+			"criteria": []any{map[string]any{"type": "says", "pattern": "Hi"}}})}
+}
+
+// foreignValues are, for a body member naming a record by id (agent_id, inbound_agent_id,
+// knowledge_base_ids, ...), a record of the second workspace: never one the route may
+// take.
+func (w *refusalWorkspace) foreignValues(name string, _ map[string]any) []badValue {
+	for suffix, id := range w.foreign {
+		switch {
+		case strings.HasSuffix(name, suffix):
+			return []badValue{{"body id of another workspace", id}}
+		case strings.HasSuffix(name, suffix+"s"):
+			return []badValue{{"body id of another workspace", []any{id}}}
+		}
+	}
+	return nil
 }
 
 // create posts body to path as the owner and returns the new record's id.
@@ -112,11 +147,12 @@ func (w *refusalWorkspace) validBody(op documentedOp, example map[string]any) ma
 	}
 	switch op.method + " " + op.path {
 	case "POST /api/v1/calls":
-		body["agent_id"] = w.ids["agent_id"]
+		body["agent_id"], body["direction"] = w.ids["agent_id"], "web"
 	case "POST /api/v1/calls/start":
 		body["to_number"] = w.values["phone_number"]
 	case "POST /api/v1/campaigns":
 		body["agent_id"], body["number_id"] = w.ids["agent_id"], w.ids["number_id"]
+		body["window"], body["recipients"] = everyDay, []any{map[string]any{"phone_number": "+14155550188"}}
 	case "POST /api/v1/numbers":
 		body["phone_number"] = "+14155550177"
 	case "POST /api/v1/suppressions":

@@ -121,11 +121,15 @@ func checkRefusal(c refusal, res *response) error {
 	if (len(body.Errors) > 0) != (res.Status == 422) {
 		return fmt.Errorf("%d with errors %s: only a 422 names fields", res.Status, body.Errors)
 	}
-	if c.field == "" || res.Status != 422 {
+	if c.field == "" || c.want != 422 {
 		return nil
 	}
 	var fields map[string]any
 	json.Unmarshal(body.Errors, &fields)
+	if c.kind == "unknown member" && len(fields) != 1 {
+		// The rest of the body is the valid one the other kinds start from.
+		return fmt.Errorf("the valid body is not: %s", body.Errors)
+	}
 	for name := range fields {
 		if name == c.field || strings.HasPrefix(name, c.field+".") {
 			return nil
@@ -216,6 +220,10 @@ func (w *refusalWorkspace) bodyRefusals(op documentedOp, tok, path string, schem
 	schema, _ := content["schema"].(map[string]any)
 	for _, c := range sd.propertyCases(schema, base) {
 		out = append(out, refusal{op: op, kind: c.bad.kind, field: c.path, path: path, token: tok, body: c.body, want: 422})
+	}
+	for _, c := range sd.eachProperty(schema, base, w.foreignValues) {
+		// A 422 naming the member, or the 404 of a record the caller cannot see.
+		out = append(out, refusal{op: op, kind: c.bad.kind, field: c.path, path: path, token: tok, body: c.body})
 	}
 	return out
 }
