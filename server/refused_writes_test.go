@@ -35,15 +35,17 @@ func (r refusal) String() string {
 
 // TestEveryRefusedWriteChangesNothing sends every route that writes (each POST, PUT,
 // PATCH and DELETE of the OpenAPI document) the bad requests derived from the document:
-// a body that is no JSON, or JSON but no object; an unknown member; each property of the
-// request schema (and of its objects, and of a list's first object) of a wrong type,
-// null, one past its bounds, outside its enum, of a wrong format, or missing when
-// required, on a body the route would otherwise take; each path id naming nothing, or a
-// record of another workspace. Each answer is a 4xx in the error shape (conventions §2),
-// and the whole store (storeDump: every record, index, event, outbox entry, delivery,
-// job, kept idempotent response and file) is byte for byte what it was before: a refused
-// write changes nothing. The one refusal the docs record is a refused login of an
-// existing account (user.login_failed, docs/webhooks.md).
+// a body that is no JSON, JSON but no object, of another media type, a malformed
+// multipart body; an unknown member; each property of the request schema (and of its
+// objects, and of a list's first object) of a wrong type, null, one past its bounds,
+// outside its enum, of a wrong format, missing when required, or naming a record of
+// another workspace, on a body the route would otherwise take; a stale If-Match; each
+// path id naming nothing, or a record of another workspace. A route that honours
+// Idempotency-Key gets one each time. Each answer is a 4xx in the error shape
+// (conventions §2), and the whole store (storeDump: every record, index, event, outbox
+// entry, delivery, job, kept idempotent response and file) is byte for byte what it was
+// before: a refused write changes nothing. The one refusal the docs record is a refused
+// login of an existing account (user.login_failed, docs/webhooks.md).
 func TestEveryRefusedWriteChangesNothing(t *testing.T) {
 	started := time.Now()
 	w := newRefusalWorkspace(t)
@@ -115,7 +117,7 @@ func checkRefusal(c refusal, res *response) error {
 		Code    string          `json:"code"`
 		Errors  json.RawMessage `json:"errors"`
 	}
-	if err := json.Unmarshal(res.Body, &body); err != nil || body.Message == "" || body.Code == "" {
+	if err := json.Unmarshal(res.Body, &body); err != nil || body.Message == "" || body.Code == "" || res.Header.Get("X-Request-Id") == "" {
 		return fmt.Errorf("%d is not in the error shape: %.300s", res.Status, res.Body)
 	}
 	if (len(body.Errors) > 0) != (res.Status == 422) {
