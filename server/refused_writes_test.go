@@ -62,7 +62,7 @@ func TestEveryRefusedWriteChangesNothing(t *testing.T) {
 	coverage, kinds, documented := map[string]map[string]bool{}, map[string]int{}, 0
 	before := dumpStore(t, w.Store)
 	for i, c := range cases {
-		if idempotent[c.op] {
+		if idempotent[c.op] && !slices.Contains(c.headers, "Idempotency-Key") {
 			// Only successful responses are kept (docs/api.md): a refusal keeps nothing.
 			c.headers = append(c.headers, "Idempotency-Key", fmt.Sprintf("refused-%d", i))
 		}
@@ -191,6 +191,10 @@ func (w *refusalWorkspace) refusalsOf(t *testing.T, doc map[string]any, op docum
 	if op.path == "/api/v1/auth/login" {
 		// The refusal the docs record: a wrong password for an existing account.
 		out = append(out, refusal{op: op, kind: "wrong password", path: valid, body: with(body.(map[string]any), "password", "not the password"), want: 422})
+	}
+	if takesParameter(t, doc, op, "IdempotencyKey") {
+		out = append(out, refusal{op: op, kind: "Idempotency-Key too long", field: "Idempotency-Key", path: valid, token: tok, body: body,
+			headers: []string{"Idempotency-Key", strings.Repeat("k", data.MaxIdempotencyKey+1)}, want: 422})
 	}
 	if takesParameter(t, doc, op, "IfMatch") {
 		out = append(out, refusal{op: op, kind: "stale If-Match", path: valid, token: tok, body: body, headers: []string{"If-Match", `"stale"`}, want: 412})
