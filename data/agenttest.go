@@ -118,13 +118,14 @@ type AgentTestCreate struct {
 }
 
 // AgentTestUpdate is the body of PUT /api/v1/agents/{agent_id}/tests/{test_id}: each member
-// given replaces the stored one whole.
+// given replaces the stored one whole. The maps are not nullable, as on a create: the tag
+// refuses the null a map would take as nil.
 type AgentTestUpdate struct {
 	Name               Opt[string]              `json:"name"`
 	User               Opt[TestUser]            `json:"user"`
-	Variables          Opt[map[string]any]      `json:"variables"`
+	Variables          Opt[map[string]any]      `json:"variables" strict:"nonnull"`
 	MaxTurns           Opt[int]                 `json:"max_turns"`
-	Mocks              Opt[map[string]ToolMock] `json:"mocks"`
+	Mocks              Opt[map[string]ToolMock] `json:"mocks" strict:"nonnull"`
 	Criteria           Opt[[]Criterion]         `json:"criteria"`
 	RequiredForPublish Opt[bool]                `json:"required_for_publish"`
 	Repeat             Opt[int]                 `json:"repeat"`

@@ -117,9 +117,11 @@ type CallUpdate struct {
 	DisconnectionReason Opt[string]           `json:"disconnection_reason"`
 	Transcript          Opt[[]TranscriptItem] `json:"transcript"`
 	RecordingURL        Opt[string]           `json:"recording_url"`
-	Variables           Opt[map[string]any]   `json:"variables"`
-	Analysis            Opt[map[string]any]   `json:"analysis"`
-	Metadata            Opt[map[string]any]   `json:"metadata"`
+	// A map would take null as nil (strictjson): the tag refuses it, as none of these
+	// is nullable; {} empties one.
+	Variables Opt[map[string]any] `json:"variables" strict:"nonnull"`
+	Analysis  Opt[map[string]any] `json:"analysis" strict:"nonnull"`
+	Metadata  Opt[map[string]any] `json:"metadata" strict:"nonnull"`
 	// Usage replaces the runtime's usage (llm, tts, stt, telephony); null empties it.
 	// Analysis's own usage stays.
 	Usage     Opt[*CallUsageInput] `json:"usage"`

@@ -60,8 +60,9 @@ type NumberUpdate struct {
 	Provider        Opt[string]  `json:"provider"`
 	InboundAgentID  Opt[*string] `json:"inbound_agent_id"`
 	OutboundAgentID Opt[*string] `json:"outbound_agent_id"`
-	// Variables, given, replaces the stored map whole.
-	Variables Opt[map[string]any] `json:"variables"`
+	// Variables, given, replaces the stored map whole. Not nullable: the tag refuses the
+	// null a map would take as nil ({} empties it).
+	Variables Opt[map[string]any] `json:"variables" strict:"nonnull"`
 }
 
 // NumberFilter narrows a list of numbers.

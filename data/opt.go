@@ -1,8 +1,10 @@
 package data
 
 // Opt is an optional field of an update body: Set tells whether the member was given. The
-// strict decoder refuses null for it unless T is a pointer: Opt[*string] is an optional,
-// nullable field, where a given null (Set, V nil) differs from an absent member.
+// strict decoder lets T decide whether null is taken: Opt[*string] is an optional, nullable
+// field, where a given null (Set, V nil) differs from an absent member; Opt[string] refuses
+// null. A map takes null as nil, so an Opt of a map that is not nullable is tagged
+// strict:"nonnull".
 type Opt[T any] struct {
 	Set bool
 	V   T

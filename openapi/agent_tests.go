@@ -75,7 +75,8 @@ func agentTestRoutes() {
 func agentTestFields() {
 	fieldRules["AgentTest"] = agentTestRules
 	fieldRules["AgentTestCreate"] = agentTestRules
-	fieldRules["AgentTestUpdate"] = agentTestRules
+	// An update's members are each optional (each given one replaces the stored one).
+	fieldRules["AgentTestUpdate"] = optionalRules(agentTestRules)
 	fieldRules["TestUser"] = map[string]fieldRule{
 		"script":  {MaxItems: validate.MaxTestMaxTurns, Items: &fieldRule{MinLength: 1, MaxLength: validate.MaxTestTurn}, Description: "The caller's turns, sent in order; at most max_turns. Not with persona and goal."},
 		"persona": fieldRule{MaxLength: validate.MaxTestPersona}.with(false, "Who the simulated caller is. With goal, instead of script."),
@@ -154,6 +155,16 @@ var agentTestRules = map[string]fieldRule{
 	"variables":            {Keys: &fieldRule{Pattern: namePattern, MaxLength: validate.MaxIdentifier}, Description: "Values for the configuration's {{name}} references."},
 	"required_for_publish": {Description: "The publish gate: the agent publishes only once a run of its draft passed this test."},
 	"user":                 {Required: true, Description: "The caller: {script} or {persona, goal}."},
+}
+
+// optionalRules are rules with no member required.
+func optionalRules(rules map[string]fieldRule) map[string]fieldRule {
+	out := make(map[string]fieldRule, len(rules))
+	for member, r := range rules {
+		r.Required = false
+		out[member] = r
+	}
+	return out
 }
 
 // simulationRules are llm_config's rules of the provider members.

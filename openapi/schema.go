@@ -181,17 +181,16 @@ func (g *schemaGen) object(t reflect.Type, mode schemaMode, name string) map[str
 	return s
 }
 
-// field builds the schema of one member. A pointer is nullable unless tagged
-// strict:"nonnull" (the strict decoder refuses null for it then); data.Opt[T] is optional
-// and nullable only when T is a pointer (the decoder lets T decide); a map may be null
-// unless tagged so (the decoder accepts null for it).
+// field builds the schema of one member, nullable as the strict decoder takes it: a
+// pointer or a map takes null unless the field is tagged strict:"nonnull", and
+// data.Opt[T] (optional) lets T decide, a data.Opt of a map too.
 func (g *schemaGen) field(f reflect.StructField, mode schemaMode, rule fieldRule) map[string]any {
 	t := f.Type
-	nullable := false
 	if isOpt(t) {
 		t = t.Field(1).Type
-		nullable = t.Kind() == reflect.Pointer && !rule.NotNull
-	} else if t.Kind() == reflect.Pointer || t.Kind() == reflect.Map {
+	}
+	nullable := false
+	if t.Kind() == reflect.Pointer || t.Kind() == reflect.Map {
 		nullable = f.Tag.Get("strict") != "nonnull" && !rule.NotNull
 	}
 	if t.Kind() == reflect.Pointer {

@@ -175,7 +175,8 @@ func (s *SuppressionService) Suppressions(ctx context.Context, req data.PageRequ
 	return list, page, err
 }
 
-// DeleteSuppression implements data.SuppressionService.
+// DeleteSuppression implements data.SuppressionService, If-Match honoured as by every
+// DELETE.
 func (s *SuppressionService) DeleteSuppression(ctx context.Context, id string) error {
 	p, err := workspaceCaller(ctx)
 	if err != nil {
@@ -191,6 +192,9 @@ func (s *SuppressionService) DeleteSuppression(ctx context.Context, id string) e
 		}
 		if e == nil || e.WorkspaceID != p.WorkspaceID || !data.ValidID(data.PrefixSuppression, id) {
 			return data.NotFound("Suppression")
+		}
+		if err := data.CheckIfMatch(data.IfMatch(ctx), e); err != nil {
+			return err
 		}
 		return tx.DeleteSuppression(e)
 	})

@@ -134,15 +134,20 @@ func usageSeconds(errs *Errors, p string, s float64) {
 	}
 }
 
-// PriceTable checks a price table: a currency code, at most MaxPrices rows, each a
-// provider, a model (or "*"), a known unit and a price from 0 to MaxPrice, and no
-// provider, model and unit priced twice.
+// PriceTable checks a price table: a currency code and its prices, given (an empty list
+// is given), at most MaxPrices rows, each a provider, a model (or "*"), a known unit and
+// a price from 0 to MaxPrice, and no provider, model and unit priced twice.
 func PriceTable(in data.PriceTableSet) error {
 	var errs Errors
 	if in.Currency == "" {
 		errs.Required("currency")
 	} else {
 		errs.Match("currency", in.Currency, currencyRe, "an ISO 4217 code of three capital letters, such as USD")
+	}
+	// The table is replaced whole: a body without prices would empty it, so an empty
+	// table is sent as "prices": [] (the decoder makes that a non-nil slice).
+	if in.Prices == nil {
+		errs.Required("prices")
 	}
 	if len(in.Prices) > MaxPrices {
 		errs.MaxItems("prices", len(in.Prices), MaxPrices)

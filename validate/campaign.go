@@ -206,7 +206,9 @@ func Suppressions(rows []data.SuppressionCreate, region string, single bool) ([]
 	if !single {
 		switch {
 		case len(rows) == 0:
-			errs.Add("file", "The list is empty: send a CSV with at least one row under a phone_number column, or rows as JSON.")
+			// Named rows whichever form the list came in, as its bound is: a JSON body's
+			// member, and the CSV's rows.
+			errs.Add("rows", "The list is empty: send a CSV with at least one row under a phone_number column, or rows as JSON.")
 		case len(rows) > MaxSuppressionImport:
 			errs.MaxItems("rows", len(rows), MaxSuppressionImport)
 		}

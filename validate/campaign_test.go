@@ -155,7 +155,7 @@ func TestSuppressionBounds(t *testing.T) {
 	checkField(t, second(validate.Suppressions([]data.SuppressionCreate{{PhoneNumber: "+14155550101", Reason: r(validate.MaxSuppressionReason + 1)}}, "", true)), "reason")
 	checkField(t, second(validate.Suppressions([]data.SuppressionCreate{{PhoneNumber: "4155550101"}}, "", true)), "phone_number")
 	checkField(t, second(validate.Suppressions([]data.SuppressionCreate{{PhoneNumber: "+14155550101", Line: 2}, {PhoneNumber: "x", Line: 3}}, "", false)), "rows.line_3.phone_number")
-	checkField(t, second(validate.Suppressions(nil, "", false)), "file")
+	checkField(t, second(validate.Suppressions(nil, "", false)), "rows")
 }
 
 func second(_ []string, err error) error { return err }
