@@ -20,13 +20,7 @@ func TestKBEvalBuiltinSet(t *testing.T) {
 }
 
 func TestKBEvalWithEmbeddingsAndOwnSet(t *testing.T) {
-	stand := embedtest.Start()
-	defer stand.Close()
-	dir := t.TempDir()
-	set := "# source: Pets\n## Q: are dogs allowed?\nDogs are welcome in the garden.\n## Q: when do you open?\nThe shop opens at nine.\n"
-	if err := os.WriteFile(filepath.Join(dir, "shop.md"), []byte(set), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	stand, dir := shopSet(t)
 	out, _, err := run(t, "", "kb", "eval", "--set", dir, "--embeddings-url", stand.BaseURL(), "--embeddings-model", "m", "--misses")
 	if err != nil {
 		t.Fatal(err)
@@ -47,13 +41,7 @@ func TestKBEvalWithEmbeddingsAndOwnSet(t *testing.T) {
 // TestKBEvalFusions: each --fusion gets its own hybrid row, named as it was given, on one
 // embedding of the set; a bad fusion, or one without embeddings, is refused by name.
 func TestKBEvalFusions(t *testing.T) {
-	stand := embedtest.Start()
-	defer stand.Close()
-	dir := t.TempDir()
-	set := "# source: Pets\n## Q: are dogs allowed?\nDogs are welcome in the garden.\n## Q: when do you open?\nThe shop opens at nine.\n"
-	if err := os.WriteFile(filepath.Join(dir, "shop.md"), []byte(set), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	stand, dir := shopSet(t)
 	args := []string{"kb", "eval", "--set", dir, "--embeddings-url", stand.BaseURL(), "--embeddings-model", "m"}
 	out, _, err := run(t, "", append(args, "--fusion", "linear:0.3", "--fusion", "rrf:0.5")...)
 	if err != nil {
@@ -82,6 +70,20 @@ func TestKBEvalFusions(t *testing.T) {
 			t.Errorf("%v: error %v, want one saying %q", c.args, err, c.want)
 		}
 	}
+}
+
+// shopSet is an embeddings stand-in and a one-source evaluation set of two questions
+// ("shop"), whose source makes one chunk.
+func shopSet(t *testing.T) (*embedtest.Server, string) {
+	t.Helper()
+	stand := embedtest.Start()
+	t.Cleanup(stand.Close)
+	dir := t.TempDir()
+	set := "# source: Pets\n## Q: are dogs allowed?\nDogs are welcome in the garden.\n## Q: when do you open?\nThe shop opens at nine.\n"
+	if err := os.WriteFile(filepath.Join(dir, "shop.md"), []byte(set), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return stand, dir
 }
 
 // regexpLine reports whether some line of out starts with the two words, in order.
