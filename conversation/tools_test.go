@@ -128,17 +128,7 @@ func TestCustomFunctionTimeoutCapped(t *testing.T) {
 		{int(10 * time.Minute / time.Millisecond), MaxFunctionTimeout},
 		{1500, 1500 * time.Millisecond},
 	} {
-		var left time.Duration
-		tool := functionTool("POST", "https://api.example.com")
-		tool.Timeout = intp(tc.timeoutMS)
-		m := &scripted{replies: []*llm.Reply{calls("", call("c1", "lookup", `{"order_id":"A"}`)), text("ok")}}
-		e := engineWith(m, tool)
-		e.Functions = doFunc(func(r *http.Request) (*http.Response, error) {
-			deadline, _ := r.Context().Deadline()
-			left = time.Until(deadline)
-			return &http.Response{StatusCode: 204, Body: http.NoBody, Request: r}, nil
-		})
-		reply(t, e, State{Variables: map[string]any{"token": "t", "region": "eu"}}, "?")
+		left := functionTimeLeft(t, intp(tc.timeoutMS))
 		if left > tc.want || left < tc.want-5*time.Second {
 			t.Errorf("timeout %d ms: the call had %s left, want about %s", tc.timeoutMS, left, tc.want)
 		}
@@ -207,4 +197,22 @@ func TestReplyRenewsBeforeEachStep(t *testing.T) {
 	if _, err := e.Reply(context.Background(), State{Variables: map[string]any{"token": "t", "region": "eu"}}, "?", data.ConversationObserver{}); !errors.Is(err, lost) {
 		t.Errorf("Reply after a failed renewal = %v, want its error", err)
 	}
+}
+
+// functionTimeLeft is the time a custom function with the given timeout had left when
+// its request was made, within one answer.
+func functionTimeLeft(t *testing.T, timeout *int) time.Duration {
+	t.Helper()
+	var left time.Duration
+	tool := functionTool("POST", "https://api.example.com")
+	tool.Timeout = timeout
+	m := &scripted{replies: []*llm.Reply{calls("", call("c1", "lookup", `{"order_id":"A"}`)), text("ok")}}
+	e := engineWith(m, tool)
+	e.Functions = doFunc(func(r *http.Request) (*http.Response, error) {
+		deadline, _ := r.Context().Deadline()
+		left = time.Until(deadline)
+		return &http.Response{StatusCode: 204, Body: http.NoBody, Request: r}, nil
+	})
+	reply(t, e, State{Variables: map[string]any{"token": "t", "region": "eu"}}, "?")
+	return left
 }
