@@ -2,6 +2,7 @@ package bolt_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/cli"
@@ -18,8 +19,8 @@ func TestWebhookQueueDepthCountsTheOutbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 3; i++ {
-		if _, err := cli.NewServices(db).Workspaces.UpdateWorkspace(ctx, u.PersonalWorkspaceID, data.WorkspaceUpdate{Name: data.Some("renamed")}); err != nil {
+	for i := 0; i < 3; i++ { // three names: a rename to the name it has changes nothing and records nothing
+		if _, err := cli.NewServices(db).Workspaces.UpdateWorkspace(ctx, u.PersonalWorkspaceID, data.WorkspaceUpdate{Name: data.Some(fmt.Sprintf("renamed %d", i))}); err != nil {
 			t.Fatal(err)
 		}
 	}
