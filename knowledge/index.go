@@ -62,9 +62,10 @@ type doc struct {
 	len   float32 // weighted number of terms, for BM25's length normalization
 	terms []termCount
 	lang  language
-	src   int32 // the source's number
-	row   int32 // the row of its vector in the matrix of dimension dim
-	dim   int32 // 0 without a vector
+	lead  []string // scratch: the terms of its first paragraph
+	src   int32    // the source's number
+	row   int32    // the row of its vector in the matrix of dimension dim
+	dim   int32    // 0 without a vector
 	dead  bool
 }
 
@@ -138,6 +139,7 @@ func prepareDocs(sourceID string, chunks []Chunk) ([]doc, [][]float32) {
 			prepared[i] = doc{chunk: c}
 			prepared[i].chunk.Vector = nil
 			prepared[i].terms, prepared[i].len, prepared[i].lang = countTerms(c.Text, c.Title+"\n"+headings[i], scratch)
+			prepared[i].lead = leadTerms(c.Text, prepared[i].lang)
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(chunks)/128)
@@ -267,6 +269,10 @@ func countTerms(text, heading string, pos map[string]int) ([]termCount, float32,
 	if headingWeight > 0 {
 		add(analyzeAs(heading, lang), headingWeight)
 	}
+	if idChunkWeight > 0 {
+		add(termsOf(identifierParts(text), lang), float32(idChunkWeight))
+		add(termsOf(identifierParts(heading), lang), float32(idChunkWeight*headingWeight))
+	}
 	return out, n, lang
 }
 
@@ -333,10 +339,17 @@ func (ix *Index) lexicalLocked(query string) *scores {
 	if ix.live == 0 {
 		return sc
 	}
-	var terms []string
-	for _, t := range ix.queryTerms(query) {
-		if !slices.Contains(terms, t) { // a repeated word does not count twice
-			terms = append(terms, t)
+	type qterm struct {
+		t      string
+		w, idf float64
+		ps     []posting
+		df     int
+	}
+	var terms []qterm
+	qt, qlang := ix.queryTermsLang(query)
+	for i, t := range qt.terms {
+		if !slices.ContainsFunc(terms, func(q qterm) bool { return q.t == t }) { // a repeated word does not count twice
+			terms = append(terms, qterm{t: t, w: qt.weights[i]})
 		}
 	}
 	if len(terms) == 0 {
@@ -347,30 +360,62 @@ func (ix *Index) lexicalLocked(query string) *scores {
 	if avgLen == 0 {
 		avgLen = 1
 	}
+	best := 0.0
+	for i := range terms {
+		q := &terms[i]
+		q.ps = ix.postings[q.t]
+		for _, p := range q.ps {
+			if !ix.docs[p.doc].dead {
+				q.df++
+			}
+		}
+		q.idf = termIDF(q.t, n, q.df, qlang)
+		if q.df > 0 {
+			best = math.Max(best, q.idf)
+		}
+	}
 	ideal := 0.0
 	src := newSourceScores(ix)
-	for _, t := range terms {
-		ps := ix.postings[t]
-		df := 0
-		for _, p := range ps {
+	kept := terms[:0]
+	for _, q := range terms {
+		if best > 0 && q.idf < qwDrop*best {
+			continue
+		}
+		if qwPower > 0 && best > 0 {
+			q.w *= math.Pow(q.idf/best, qwPower)
+		}
+		kept = append(kept, q)
+	}
+	terms = kept
+	for _, q := range terms {
+		for _, p := range q.ps {
 			if d := &ix.docs[p.doc]; !d.dead {
-				df++
 				src.count(d.src, float64(p.tf))
 			}
 		}
 		src.endTerm()
-		idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
-		ideal += idf
-		for _, p := range ps {
+		idf := q.idf * q.w
+		ideal += idf * idealFactor()
+		for _, p := range q.ps {
 			d := &ix.docs[p.doc]
 			if d.dead {
 				continue
 			}
-			tf := float64(p.tf)
 			if sc.score[p.doc] == 0 {
 				sc.touched = append(sc.touched, p.doc)
 			}
-			sc.score[p.doc] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(d.len)/avgLen))
+			sc.score[p.doc] += idf * tfFactor(float64(p.tf), float64(d.len), avgLen)
+		}
+	}
+	if leadWeight > 0 {
+		for _, n := range sc.touched {
+			cover := 0.0
+			for _, q := range terms {
+				if slices.Contains(ix.docs[n].lead, q.t) {
+					cover += q.idf * q.w
+				}
+			}
+			sc.score[n] = (1-leadWeight)*sc.score[n] + leadWeight*cover*idealFactor()
 		}
 	}
 	for _, n := range sc.touched {
