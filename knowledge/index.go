@@ -62,10 +62,9 @@ type doc struct {
 	len   float32 // weighted number of terms, for BM25's length normalization
 	terms []termCount
 	lang  language
-	lead  []string // scratch: the terms of its first paragraph
-	src   int32    // the source's number
-	row   int32    // the row of its vector in the matrix of dimension dim
-	dim   int32    // 0 without a vector
+	src   int32 // the source's number
+	row   int32 // the row of its vector in the matrix of dimension dim
+	dim   int32 // 0 without a vector
 	dead  bool
 }
 
@@ -139,7 +138,6 @@ func prepareDocs(sourceID string, chunks []Chunk) ([]doc, [][]float32) {
 			prepared[i] = doc{chunk: c}
 			prepared[i].chunk.Vector = nil
 			prepared[i].terms, prepared[i].len, prepared[i].lang = countTerms(c.Text, c.Title+"\n"+headings[i], scratch)
-			prepared[i].lead = leadTerms(c.Text, prepared[i].lang)
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(chunks)/128)
@@ -266,23 +264,8 @@ func countTerms(text, heading string, pos map[string]int) ([]termCount, float32,
 		}
 	}
 	add(toks, 1)
-	if bigramWeight > 0 {
-		for i := 0; i+1 < len(toks); i++ {
-			t := toks[i] + " " + toks[i+1]
-			if j, ok := pos[t]; ok {
-				out[j].count++
-				continue
-			}
-			pos[t] = len(out)
-			out = append(out, termCount{term: t, count: 1})
-		}
-	}
 	if headingWeight > 0 {
 		add(analyzeAs(heading, lang), headingWeight)
-	}
-	if idChunkWeight > 0 {
-		add(termsOf(identifierParts(text), lang), float32(idChunkWeight))
-		add(termsOf(identifierParts(heading), lang), float32(idChunkWeight*headingWeight))
 	}
 	return out, n, lang
 }
@@ -350,24 +333,10 @@ func (ix *Index) lexicalLocked(query string) *scores {
 	if ix.live == 0 {
 		return sc
 	}
-	type qterm struct {
-		t           string
-		w, idf, qtf float64
-		ps          []posting
-		df          int
-	}
-	var terms []qterm
-	qt, qlang := ix.queryTermsLang(query)
-	for i, t := range qt.terms {
-		if j := slices.IndexFunc(terms, func(q qterm) bool { return q.t == t }); j >= 0 {
-			terms[j].qtf++
-			continue
-		}
-		terms = append(terms, qterm{t: t, w: qt.weights[i], qtf: 1})
-	}
-	if qtfK3 > 0 {
-		for i := range terms {
-			terms[i].w *= (qtfK3 + 1) * terms[i].qtf / (qtfK3 + terms[i].qtf)
+	var terms []string
+	for _, t := range ix.queryTerms(query) {
+		if !slices.Contains(terms, t) { // a repeated word does not count twice
+			terms = append(terms, t)
 		}
 	}
 	if len(terms) == 0 {
@@ -378,91 +347,30 @@ func (ix *Index) lexicalLocked(query string) *scores {
 	if avgLen == 0 {
 		avgLen = 1
 	}
-	best := 0.0
-	for i := range terms {
-		q := &terms[i]
-		q.ps = ix.postings[q.t]
-		for _, p := range q.ps {
-			if !ix.docs[p.doc].dead {
-				q.df++
-			}
-		}
-		q.idf = termIDF(q.t, n, q.df, qlang)
-		if q.df > 0 {
-			best = math.Max(best, q.idf)
-		}
-	}
-	for _, pair := range rareBigrams(qt, func(t string) float64 {
-		for _, q := range terms {
-			if q.t == t {
-				return q.idf
-			}
-		}
-		return 0
-	}, best) {
-		q := qterm{t: pair, w: bigramWeight, ps: ix.postings[pair]}
-		for _, p := range q.ps {
-			if !ix.docs[p.doc].dead {
-				q.df++
-			}
-		}
-		if q.df > 0 {
-			q.idf = bm25IDF(n, q.df)
-			terms = append(terms, q)
-		}
-	}
 	ideal := 0.0
 	src := newSourceScores(ix)
-	kept := terms[:0]
-	for _, q := range terms {
-		if best > 0 && q.idf < qwDrop*best {
-			continue
-		}
-		if qwPower > 0 && best > 0 {
-			q.w *= math.Pow(q.idf/best, qwPower)
-		}
-		kept = append(kept, q)
-	}
-	terms = kept
-	for _, q := range terms {
-		for _, p := range q.ps {
+	for _, t := range terms {
+		ps := ix.postings[t]
+		df := 0
+		for _, p := range ps {
 			if d := &ix.docs[p.doc]; !d.dead {
+				df++
 				src.count(d.src, float64(p.tf))
 			}
 		}
 		src.endTerm()
-		idf := q.idf * q.w
-		lambda := float64(q.df) / n
-		if lgdC > 0 {
-			ideal += q.w * math.Log(1+math.Log(1+lgdC)/lambda)
-		} else {
-			ideal += idf * idealFactor()
-		}
-		for _, p := range q.ps {
+		idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+		ideal += idf
+		for _, p := range ps {
 			d := &ix.docs[p.doc]
 			if d.dead {
 				continue
 			}
+			tf := float64(p.tf)
 			if sc.score[p.doc] == 0 {
 				sc.touched = append(sc.touched, p.doc)
 			}
-			if lgdC > 0 {
-				tfn := float64(p.tf) * math.Log(1+lgdC*avgLen/float64(d.len))
-				sc.score[p.doc] += q.w * math.Log(1+tfn/lambda)
-				continue
-			}
-			sc.score[p.doc] += idf * tfFactor(float64(p.tf), float64(d.len), avgLen)
-		}
-	}
-	if leadWeight > 0 {
-		for _, n := range sc.touched {
-			cover := 0.0
-			for _, q := range terms {
-				if slices.Contains(ix.docs[n].lead, q.t) {
-					cover += q.idf * q.w
-				}
-			}
-			sc.score[n] = (1-leadWeight)*sc.score[n] + leadWeight*cover*idealFactor()
+			sc.score[p.doc] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(d.len)/avgLen))
 		}
 	}
 	for _, n := range sc.touched {

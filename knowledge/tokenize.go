@@ -295,35 +295,6 @@ func (ix *Index) queryTerms(query string) []string {
 	return termsOf(words, l)
 }
 
-// weightedTerms are a question's terms with their weights (scratch).
-type weightedTerms struct {
-	terms   []string
-	weights []float64
-}
-
-// queryTermsLang is queryTerms with the language and the identifier parts (scratch).
-func (ix *Index) queryTermsLang(query string) (weightedTerms, language) {
-	words := splitWords(query)
-	l := detectLanguage(words)
-	if l == english_ && !hasStopWord(words, english_) {
-		for m := range numLanguages {
-			if ix.langs[m] > ix.langs[l] {
-				l = m
-			}
-		}
-	}
-	var out weightedTerms
-	for _, t := range termsOf(words, l) {
-		out.terms, out.weights = append(out.terms, t), append(out.weights, 1)
-	}
-	if idQueryWeight > 0 {
-		for _, t := range termsOf(identifierParts(query), l) {
-			out.terms, out.weights = append(out.terms, t), append(out.weights, idQueryWeight)
-		}
-	}
-	return out, l
-}
-
 func hasStopWord(words []string, l language) bool {
 	for _, w := range words {
 		if isStop(l, w) {
