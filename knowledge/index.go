@@ -334,7 +334,8 @@ func (ix *Index) lexicalLocked(query string) *scores {
 		return sc
 	}
 	var terms []string
-	for _, t := range ix.queryTerms(query) {
+	qterms, lang := ix.queryTerms(query)
+	for _, t := range qterms {
 		if !slices.Contains(terms, t) { // a repeated word does not count twice
 			terms = append(terms, t)
 		}
@@ -359,7 +360,7 @@ func (ix *Index) lexicalLocked(query string) *scores {
 			}
 		}
 		src.endTerm()
-		idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+		idf := termIDF(t, n, df, lang)
 		ideal += idf
 		for _, p := range ps {
 			d := &ix.docs[p.doc]
