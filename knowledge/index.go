@@ -96,6 +96,7 @@ func (ix *Index) Len() int {
 // (so re-fetching a url or re-extracting a file is one call). Every chunk's SourceID is set to
 // sourceID. A chunk whose ID is already indexed under another source replaces it there too.
 func (ix *Index) Add(sourceID string, chunks []Chunk) {
+	loadBackground() // once per process, here rather than in the first query (tens of ms)
 	prepared, units := prepareDocs(sourceID, chunks)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
