@@ -360,7 +360,7 @@ func (ix *Index) lexicalLocked(query string) *scores {
 				src.count(d.src, float64(p.tf))
 			}
 		}
-		src.endTermAs(t, lang)
+		src.endTerm()
 		idf := termIDF(t, n, df, lang)
 		ideal += idf
 		for _, p := range ps {
@@ -373,28 +373,6 @@ func (ix *Index) lexicalLocked(query string) *scores {
 				sc.touched = append(sc.touched, p.doc)
 			}
 			sc.score[p.doc] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(d.len)/avgLen))
-		}
-	}
-	if lang == english_ {
-		for _, e := range expansions(query, terms) {
-			df := 0
-			for _, p := range ix.postings[e.term] {
-				if !ix.docs[p.doc].dead {
-					df++
-				}
-			}
-			idf := e.weight * termIDF(e.term, n, df, lang)
-			for _, p := range ix.postings[e.term] {
-				d := &ix.docs[p.doc]
-				if d.dead {
-					continue
-				}
-				tf := float64(p.tf)
-				if sc.score[p.doc] == 0 {
-					sc.touched = append(sc.touched, p.doc)
-				}
-				sc.score[p.doc] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(d.len)/avgLen))
-			}
 		}
 	}
 	for _, n := range sc.touched {

@@ -55,22 +55,10 @@ func (s *sourceScores) count(src int32, tf float64) {
 	s.tf[src] += tf
 }
 
-// endTermAs is endTerm, with the background's idf when bgSource (scratch).
-func (s *sourceScores) endTermAs(term string, lang language) {
-	if !bgSource {
-		s.endTerm()
-		return
-	}
-	s.endTermIDF(termIDF(term, s.live, len(s.termSrc), lang))
-}
-
 // endTerm scores the current term over the sources that hold it.
 func (s *sourceScores) endTerm() {
 	df := float64(len(s.termSrc))
-	s.endTermIDF(math.Log(1 + (s.live-df+0.5)/(df+0.5)))
-}
-
-func (s *sourceScores) endTermIDF(idf float64) {
+	idf := math.Log(1 + (s.live-df+0.5)/(df+0.5))
 	s.ideal += idf
 	for _, src := range s.termSrc {
 		tf := s.tf[src]
