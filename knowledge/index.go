@@ -96,6 +96,7 @@ func (ix *Index) Len() int {
 // (so re-fetching a url or re-extracting a file is one call). Every chunk's SourceID is set to
 // sourceID. A chunk whose ID is already indexed under another source replaces it there too.
 func (ix *Index) Add(sourceID string, chunks []Chunk) {
+	loadBackground() // once per process, here rather than in the first query (tens of ms)
 	prepared, units := prepareDocs(sourceID, chunks)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -334,7 +335,8 @@ func (ix *Index) lexicalLocked(query string) *scores {
 		return sc
 	}
 	var terms []string
-	for _, t := range ix.queryTerms(query) {
+	qterms, lang := ix.queryTerms(query)
+	for _, t := range qterms {
 		if !slices.Contains(terms, t) { // a repeated word does not count twice
 			terms = append(terms, t)
 		}
@@ -359,7 +361,7 @@ func (ix *Index) lexicalLocked(query string) *scores {
 			}
 		}
 		src.endTerm()
-		idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+		idf := termIDF(t, n, df, lang)
 		ideal += idf
 		for _, p := range ps {
 			d := &ix.docs[p.doc]

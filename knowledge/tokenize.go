@@ -281,8 +281,8 @@ func hasDigit(w string) bool {
 
 // queryTerms analyzes a query in its own language when its words show one, else in the
 // language most of the index is in: "GOMAXPROCS" alone says nothing, and a Spanish
-// knowledge base should stem it as Spanish.
-func (ix *Index) queryTerms(query string) []string {
+// knowledge base should stem it as Spanish. It returns the terms and that language.
+func (ix *Index) queryTerms(query string) ([]string, language) {
 	words := splitWords(query)
 	l := detectLanguage(words)
 	if l == english_ && !hasStopWord(words, english_) {
@@ -292,7 +292,7 @@ func (ix *Index) queryTerms(query string) []string {
 			}
 		}
 	}
-	return termsOf(words, l)
+	return termsOf(words, l), l
 }
 
 func hasStopWord(words []string, l language) bool {
