@@ -317,7 +317,18 @@ func withinCaller(p *data.Principal, member *data.MemberRecord, in *data.APIKeyC
 // calling token holds).
 func (s *AuthService) CreateAPIKeyFor(ctx context.Context, userID, workspaceID string, in data.APIKeyCreate) (*data.APIKey, string, error) {
 	expires, err := validate.APIKeyCreate(in, s.now())
-	if err := checkInput(ctx, err); err != nil {
+	refs := func(tx Tx) error {
+		m, err := tx.Member(workspaceID, userID)
+		if err != nil || m == nil {
+			return err // the write's answer, as the write gives it
+		}
+		in := in // withinCaller fills what the key inherits
+		if err := withinCaller(data.PrincipalFrom(ctx), m, &in); err != nil {
+			return err // agents beyond the caller's are not looked up
+		}
+		return checkAgentIDs(tx, workspaceID, in.AgentIDs)
+	}
+	if err := s.checkInputAndRefs(ctx, err, refs); err != nil {
 		return nil, "", err
 	}
 	var key *data.APIKey

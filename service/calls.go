@@ -53,7 +53,11 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 	if err != nil {
 		return nil, err
 	}
-	if err := checkInput(ctx, validate.CallCreate(in)); err != nil {
+	refs := func(tx Tx) error {
+		_, err := s.checkCallRefs(ctx, tx, p, in)
+		return err
+	}
+	if err := s.checkInputAndRefs(ctx, validate.CallCreate(in), refs); err != nil {
 		return nil, err
 	}
 	now := s.timeNow()

@@ -69,15 +69,11 @@ func (s *CampaignService) CreateCampaign(ctx context.Context, in data.CampaignCr
 		}
 	}
 	numbers, err := validate.CampaignCreate(in, region)
-	if err != nil {
-		// Every fault at once (conventions §2): the agent and number too, which the
-		// write below checks only once the rest holds.
-		err = validate.Combine(err, s.store.View(ctx, func(tx Tx) error {
-			_, _, err := s.campaignRefs(ctx, tx, p, in)
-			return err
-		}))
+	refs := func(tx Tx) error {
+		_, _, err := s.campaignRefs(ctx, tx, p, in)
+		return err
 	}
-	if err := checkInput(ctx, err); err != nil {
+	if err := s.checkInputAndRefs(ctx, err, refs); err != nil {
 		return nil, err
 	}
 	var c *data.Campaign

@@ -26,6 +26,18 @@ func rolloutAgent(tx Tx, p *data.Principal, agentID string) (*data.StoredAgent, 
 	return a, nil
 }
 
+// rolloutVersions returns the rollout's agent (rolloutAgent) and reports the variants'
+// versions it never published.
+func rolloutVersions(tx Tx, p *data.Principal, agentID string, in data.RolloutSet) (*data.StoredAgent, error) {
+	a, err := rolloutAgent(tx, p, agentID)
+	if err != nil {
+		return nil, err
+	}
+	var errs validate.Errors
+	validate.VersionRefs(&errs, in, func(v int) bool { return v <= a.LastVersion })
+	return a, errs.Err()
+}
+
 // Rollout implements data.RolloutService.
 func (s *RolloutService) Rollout(ctx context.Context, agentID string) (*data.Rollout, error) {
 	p, err := workspaceCaller(ctx)
@@ -53,18 +65,17 @@ func (s *RolloutService) SetRollout(ctx context.Context, agentID string, in data
 	if err != nil {
 		return nil, err
 	}
-	if err := checkInput(ctx, validate.Rollout(in)); err != nil {
+	refs := func(tx Tx) error {
+		_, err := rolloutVersions(tx, p, agentID, in)
+		return err
+	}
+	if err := s.checkInputAndRefs(ctx, validate.Rollout(in), refs); err != nil {
 		return nil, err
 	}
 	var r *data.Rollout
 	err = s.store.Update(ctx, func(tx Tx) error {
-		a, err := rolloutAgent(tx, p, agentID)
+		a, err := rolloutVersions(tx, p, agentID, in)
 		if err != nil {
-			return err
-		}
-		var errs validate.Errors
-		validate.VersionRefs(&errs, in, func(v int) bool { return v <= a.LastVersion })
-		if err := errs.Err(); err != nil {
 			return err
 		}
 		old, err := tx.Rollout(agentID)
