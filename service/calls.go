@@ -309,9 +309,14 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 		if err := checkCallUpdate(ctx, old, given); err != nil {
 			return err
 		}
+		before := storedSnapshot(old)
 		next, cfg, analyzed, err := s.applyCallUpdate(tx, old, given)
 		if err != nil {
 			return err
+		}
+		if unchangedCall(before, old, next) {
+			c = old
+			return nil // nothing changed: no write, no event, no webhook (unchanged.go)
 		}
 		c = next
 		return s.storeCallUpdate(ctx, tx, old, next, given, cfg, analyzed)
@@ -423,6 +428,16 @@ func (s *CallService) storeCallUpdate(ctx context.Context, tx Tx, old, next *dat
 		return err
 	}
 	return s.observeCall(ctx, tx, old, next)
+}
+
+// unchangedCall reports whether next, an update of old (encoded as before), holds what
+// old held: only the updated_at the update stamped differs.
+func unchangedCall(before []byte, old, next *data.Call) bool {
+	stamped := next.UpdatedAt
+	next.UpdatedAt = old.UpdatedAt
+	same := unchangedSince(before, next)
+	next.UpdatedAt = stamped
+	return same
 }
 
 // merge returns old with the members in gives.

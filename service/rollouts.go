@@ -99,6 +99,10 @@ func (s *RolloutService) SetRollout(ctx context.Context, agentID string, in data
 			}
 			r.Variants = append(r.Variants, nv)
 		}
+		if old != nil && unchangedRollout(old, r) {
+			r = old
+			return nil // nothing changed: no write, no event (unchanged.go)
+		}
 		if err := tx.PutRollout(r); err != nil {
 			return err
 		}
@@ -109,6 +113,16 @@ func (s *RolloutService) SetRollout(ctx context.Context, agentID string, in data
 		return nil, err
 	}
 	return r, nil
+}
+
+// unchangedRollout reports whether next, the rollout a PUT builds over old, holds what
+// old holds: the same variants, weights, figures and rollback, none rolled back.
+func unchangedRollout(old, next *data.Rollout) bool {
+	stamped := next.UpdatedAt
+	next.UpdatedAt = old.UpdatedAt
+	same := unchangedSince(storedSnapshot(old), next)
+	next.UpdatedAt = stamped
+	return same
 }
 
 // EndRollout implements data.RolloutService.
