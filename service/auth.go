@@ -68,8 +68,8 @@ func (b *base) issueToken(tx Tx, userID, workspaceID, kind string, in data.APIKe
 var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("voiceapi-dummy-password"), bcrypt.MinCost)
 
 // Login implements data.AuthService.
-func (s *AuthService) Login(ctx context.Context, email, password, workspaceID string) (*data.APIKey, string, error) {
-	if err := checkInput(ctx, validate.Login(email, password)); err != nil {
+func (s *AuthService) Login(ctx context.Context, email, password string, workspace *string) (*data.APIKey, string, error) {
+	if err := checkInput(ctx, validate.Login(email, password, workspace)); err != nil {
 		return nil, "", err
 	}
 	refused := data.FieldError("email", "These credentials do not match our records.")
@@ -85,8 +85,9 @@ func (s *AuthService) Login(ctx context.Context, email, password, workspaceID st
 		bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
 		return nil, "", refused // no account: no workspace to tell
 	}
-	if workspaceID == "" {
-		workspaceID = u.PersonalWorkspaceID
+	workspaceID := u.PersonalWorkspaceID
+	if workspace != nil {
+		workspaceID = *workspace
 	}
 	if bcrypt.CompareHashAndPassword(u.PasswordHash, []byte(password)) != nil {
 		return nil, "", s.loginFailed(ctx, u, workspaceID, refused)
