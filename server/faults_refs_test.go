@@ -38,6 +38,14 @@ func TestFaultsReferencesReportedWithShapeFaults(t *testing.T) {
 		{"number create", "POST", "/api/v1/numbers",
 			map[string]any{"phone_number": "12", "provider": "twilio", "inbound_agent_id": unknownAgentID},
 			[]string{"phone_number", "inbound_agent_id"}, "/api/v1/numbers"},
+		// Ids of no id's shape are the body's own faults; storage need not look them up
+		// (PostgreSQL's text refuses NUL), and the answer is the 422, never a 500.
+		{"number create, an id of no id's shape", "POST", "/api/v1/numbers",
+			map[string]any{"phone_number": "12", "provider": "twilio", "inbound_agent_id": "agt_\u0000", "outbound_agent_id": unknownAgentID},
+			[]string{"phone_number", "inbound_agent_id", "outbound_agent_id"}, "/api/v1/numbers"},
+		{"api key, ids of no id's shape", "POST", "/api/v1/api-keys",
+			map[string]any{"name": "", "agent_ids": []string{"\u0000", unknownAgentID}},
+			[]string{"name", "agent_ids.0", "agent_ids.1"}, "/api/v1/api-keys"},
 		{"number update", "PUT", "/api/v1/numbers/" + e.number,
 			map[string]any{"provider": "carrier-pigeon", "outbound_agent_id": unknownAgentID},
 			[]string{"provider", "outbound_agent_id"}, ""},

@@ -173,9 +173,13 @@ func (s *CallService) checkRegisterConcurrency(ctx context.Context, tx Tx, c *da
 // may not see) and returns the agent's published version.
 func (s *CallService) checkCallRefs(ctx context.Context, tx Tx, p *data.Principal, in data.CallCreate) (*int, error) {
 	var errs validate.Errors
-	found, published, err := tx.AgentRef(p.WorkspaceID, in.AgentID)
-	if err != nil {
-		return nil, err
+	// An id of no id's shape was refused by the rules (checkInputAndRefs): not looked up.
+	found, published := false, (*int)(nil)
+	if data.ValidID(data.PrefixAgent, in.AgentID) {
+		var err error
+		if found, published, err = tx.AgentRef(p.WorkspaceID, in.AgentID); err != nil {
+			return nil, err
+		}
 	}
 	if !found || !visibilityOf(p).agent(in.AgentID) {
 		errs.Add("agent_id", "The agent_id field must be an agent of this workspace.")
@@ -183,9 +187,12 @@ func (s *CallService) checkCallRefs(ctx context.Context, tx Tx, p *data.Principa
 		data.NoteClaimAgent(ctx, in.AgentID)
 	}
 	if in.NumberID != nil {
-		n, err := tx.Number(*in.NumberID)
-		if err != nil {
-			return nil, err
+		var n *data.Number
+		if data.ValidID(data.PrefixNumber, *in.NumberID) {
+			var err error
+			if n, err = tx.Number(*in.NumberID); err != nil {
+				return nil, err
+			}
 		}
 		if n == nil || n.WorkspaceID != p.WorkspaceID {
 			errs.Add("number_id", "The number_id field must be a number of this workspace.")

@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/validate"
@@ -88,13 +90,19 @@ func checkAgentIDs(tx Tx, workspaceID string, ids []string) error {
 // addAgentIDFaults adds to errs a fault for each of ids that is not an agent of the
 // workspace, at its path under agent_ids.
 func addAgentIDFaults(tx Tx, workspaceID string, ids []string, errs *validate.Errors) error {
+	if len(ids) > validate.MaxIDListItems {
+		return nil // refused whole by the rules (checkInputAndRefs): not looked up one by one
+	}
 	for i, id := range ids {
 		if id == data.NoAgent {
 			continue
 		}
-		ok, err := tx.AgentInWorkspace(workspaceID, id)
-		if err != nil {
-			return err
+		ok := false
+		if data.ValidID(data.PrefixAgent, id) { // else the rules refused it: not looked up
+			var err error
+			if ok, err = tx.AgentInWorkspace(workspaceID, id); err != nil {
+				return err
+			}
 		}
 		if !ok {
 			p := validate.Index("agent_ids", i)
@@ -112,15 +120,21 @@ func newMemberRefs(tx Tx, workspaceID string, in data.WorkspaceUserAdd) (string,
 	userID := in.ID
 	if in.Email != "" {
 		// Named by email, as people invite each other; the same answer as an unknown id.
-		u, err := tx.UserByEmail(validate.NormalizeEmail(in.Email))
-		if err != nil {
-			return "", err
+		// Text storage cannot hold (NUL, broken UTF-8) the rules refused: not looked up.
+		var u *data.UserRecord
+		if utf8.ValidString(in.Email) && !strings.ContainsRune(in.Email, 0) {
+			var err error
+			if u, err = tx.UserByEmail(validate.NormalizeEmail(in.Email)); err != nil {
+				return "", err
+			}
 		}
 		if u == nil {
 			errs.Add("email", "The email field must be the email of an existing user.")
 		} else {
 			userID = u.ID
 		}
+	} else if !data.ValidID(data.PrefixUser, in.ID) {
+		errs.Add("id", "The id field must be the id of an existing user.")
 	} else if u, err := tx.User(in.ID); err != nil {
 		return "", err
 	} else if u == nil {

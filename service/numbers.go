@@ -45,9 +45,12 @@ func checkBindings(tx Tx, p *data.Principal, in, out *string) error {
 		if b.id == nil {
 			continue
 		}
-		found, _, err := tx.AgentRef(p.WorkspaceID, *b.id)
-		if err != nil {
-			return err
+		found := false
+		if data.ValidID(data.PrefixAgent, *b.id) { // else the rules refused it: not looked up
+			var err error
+			if found, _, err = tx.AgentRef(p.WorkspaceID, *b.id); err != nil {
+				return err
+			}
 		}
 		if !found || !visibilityOf(p).agent(*b.id) {
 			errs.Addf(b.path, "The %s field must be an agent of this workspace.", b.path)

@@ -159,3 +159,27 @@ func Combine(errs ...error) error {
 	}
 	return out.Err()
 }
+
+// CombineUncovered is Combine for faults found after first's (a body's references after
+// its own rules): a fault of later at, or under, a path first names is left out, so a list
+// refused whole (too many items, not a list) is not also told about each item.
+func CombineUncovered(first, later error) error {
+	var out Errors
+	for _, err := range []error{first, later} {
+		if err == nil {
+			continue
+		}
+		e, ok := err.(*data.Error)
+		if !ok || e.Code != data.EINVALID {
+			return err
+		}
+		var these Errors
+		for _, p := range e.SortedFieldPaths() {
+			for _, m := range e.Fields[p] {
+				these.Add(p, m)
+			}
+		}
+		out.AddUncovered(&these)
+	}
+	return out.Err()
+}
