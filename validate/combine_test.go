@@ -27,6 +27,7 @@ func TestCombineUncovered(t *testing.T) {
 		{"the same path keeps the first", own("agent_ids.1"), own("agent_ids.0", "agent_ids.1"), []string{"agent_ids.0", "agent_ids.1"}},
 		{"a list refused whole", own("variants"), own("variants.10.version", "variants.2.version"), []string{"variants"}},
 		{"a prefix that is no parent", own("agent"), own("agent_ids.0"), []string{"agent", "agent_ids.0"}},
+		{"the first's nested faults are kept", own("zz", "zz.k"), own("zz.j", "id"), []string{"zz", "zz.k", "id"}},
 	} {
 		expectPaths(t, c.name, CombineUncovered(c.first, c.later), c.paths...)
 	}

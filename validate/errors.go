@@ -162,10 +162,11 @@ func Combine(errs ...error) error {
 
 // CombineUncovered is Combine for faults found after first's (a body's references after
 // its own rules): a fault of later at, or under, a path first names is left out, so a list
-// refused whole (too many items, not a list) is not also told about each item.
+// refused whole (too many items, not a list) is not also told about each item. first's
+// faults are kept whole, nested ones included.
 func CombineUncovered(first, later error) error {
-	var out Errors
-	for _, err := range []error{first, later} {
+	var out, more Errors
+	for i, err := range []error{first, later} {
 		if err == nil {
 			continue
 		}
@@ -173,13 +174,16 @@ func CombineUncovered(first, later error) error {
 		if !ok || e.Code != data.EINVALID {
 			return err
 		}
-		var these Errors
+		into := &out
+		if i > 0 {
+			into = &more
+		}
 		for _, p := range e.SortedFieldPaths() {
 			for _, m := range e.Fields[p] {
-				these.Add(p, m)
+				into.Add(p, m)
 			}
 		}
-		out.AddUncovered(&these)
 	}
+	out.AddUncovered(&more)
 	return out.Err()
 }
