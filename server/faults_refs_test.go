@@ -19,7 +19,9 @@ const (
 // decoder refuses) and one reference to nothing: one 422 names both, and nothing is
 // stored. Numbers, calls, API keys, workspace users, rollouts, test runs and an agent's
 // knowledge query told only the shape fault (their references were read once the rest
-// held), and a campaign with a member the decoder refused did too.
+// held), and a campaign with a member the decoder refused did too. Not here: references
+// their documents answer 404 (a conversation's, a test run's or a backfill's version, a call
+// start's number), which one 422 cannot carry; the body's faults still come first there.
 func TestFaultsReferencesReportedWithShapeFaults(t *testing.T) {
 	e := newStartEnv(t)
 	tok, ws := e.Owner.Token, e.Owner.WorkspaceID
@@ -28,6 +30,10 @@ func TestFaultsReferencesReportedWithShapeFaults(t *testing.T) {
 	campaign := (&campaignEnv{startEnv: e}).campaignBody([]string{"+14155550101"},
 		map[string]any{"agent_id": unknownAgentID, "extra": 1})
 	agentPath := "/api/v1/agents/" + e.agent
+	r := e.Do("POST", agentPath+"/tests", tok, map[string]any{"name": "Greets", "user": map[string]any{"script": []string{"Hi"}},
+		"criteria": []any{map[string]any{"type": "says", "pattern": "Hello"}}})
+	testkit.Expect(t, r, 201)
+	agentTest := agentPath + "/tests/" + r.Data()["id"].(string)
 
 	cases := []struct {
 		name, method, path string
@@ -83,6 +89,9 @@ func TestFaultsReferencesReportedWithShapeFaults(t *testing.T) {
 				"criteria": []any{map[string]any{"type": "says", "pattern": "Hello"}},
 				"mocks":    map[string]any{"nosuch": map[string]any{"status": 200, "body": map[string]any{}}}},
 			[]string{"name", "mocks.nosuch"}, agentPath + "/tests"},
+		{"agent test update", "PUT", agentTest,
+			map[string]any{"name": "", "mocks": map[string]any{"nosuch": map[string]any{"status": 200, "body": map[string]any{}}}},
+			[]string{"name", "mocks.nosuch"}, ""},
 		{"agent create", "POST", "/api/v1/agents",
 			map[string]any{"name": "", "llm_config": map[string]any{"knowledge_base_ids": []string{unknownKBID}}},
 			[]string{"name", "llm_config.knowledge_base_ids.0"}, "/api/v1/agents"},
