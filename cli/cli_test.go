@@ -67,7 +67,7 @@ func TestUserCreateAndList(t *testing.T) {
 	// The stdin password is the one stored.
 	db := openDir(t, dir)
 	defer db.Close()
-	if _, _, err := NewServices(db).Auth.Login(context.Background(), "bea@example.com", "s3cret-from-stdin", ""); err != nil {
+	if _, _, err := NewServices(db).Auth.Login(context.Background(), "bea@example.com", "s3cret-from-stdin", nil); err != nil {
 		t.Errorf("login with the stdin password: %v", err)
 	}
 }
@@ -211,7 +211,7 @@ func TestBootstrapOnce(t *testing.T) {
 	if fields["email"] == "" || len(fields["password"]) < 16 || fields["api token"] == "" {
 		t.Fatalf("bootstrap output:\n%s", out.String())
 	}
-	if _, _, err := NewServices(db).Auth.Login(ctx, fields["email"], fields["password"], ""); err != nil {
+	if _, _, err := NewServices(db).Auth.Login(ctx, fields["email"], fields["password"], nil); err != nil {
 		t.Errorf("printed credentials do not log in: %v", err)
 	}
 	p, err := NewServices(db).Auth.Authenticate(ctx, fields["api token"])

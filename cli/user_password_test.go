@@ -16,7 +16,7 @@ func TestUserResetPassword(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := openDir(t, dir)
-	_, login, err := NewServices(db).Auth.Login(context.Background(), "owner@example.com", "forgotten-one", "")
+	_, login, err := NewServices(db).Auth.Login(context.Background(), "owner@example.com", "forgotten-one", nil)
 	db.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -32,10 +32,10 @@ func TestUserResetPassword(t *testing.T) {
 	}
 	db = openDir(t, dir)
 	svc := NewServices(db)
-	if _, _, err := svc.Auth.Login(context.Background(), "owner@example.com", generated, ""); err != nil {
+	if _, _, err := svc.Auth.Login(context.Background(), "owner@example.com", generated, nil); err != nil {
 		t.Errorf("the printed password does not sign in: %v", err)
 	}
-	if _, _, err := svc.Auth.Login(context.Background(), "owner@example.com", "forgotten-one", ""); err == nil {
+	if _, _, err := svc.Auth.Login(context.Background(), "owner@example.com", "forgotten-one", nil); err == nil {
 		t.Error("the old password still signs in")
 	}
 	if _, err := svc.Auth.Authenticate(context.Background(), login); data.ErrorCode(err) != data.EUNAUTHORIZED {
@@ -48,7 +48,7 @@ func TestUserResetPassword(t *testing.T) {
 		t.Fatalf("stdin reset: %q, %v", out, err)
 	}
 	db = openDir(t, dir)
-	if _, _, err := NewServices(db).Auth.Login(context.Background(), "owner@example.com", "chosen-by-me", ""); err != nil {
+	if _, _, err := NewServices(db).Auth.Login(context.Background(), "owner@example.com", "chosen-by-me", nil); err != nil {
 		t.Errorf("the stdin password does not sign in: %v", err)
 	}
 	db.Close()
@@ -71,7 +71,7 @@ func TestUserResetPassword(t *testing.T) {
 	}
 	db = openDir(t, dir)
 	defer db.Close()
-	if _, _, err := NewServices(db).Auth.Login(context.Background(), "owner@example.com", "chosen-by-me", ""); err != nil {
+	if _, _, err := NewServices(db).Auth.Login(context.Background(), "owner@example.com", "chosen-by-me", nil); err != nil {
 		t.Errorf("a refused reset changed the password: %v", err)
 	}
 }

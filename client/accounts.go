@@ -19,7 +19,8 @@ type Token struct {
 }
 
 // Login exchanges an email and password for a token (workspaceID "" for the personal
-// workspace). It does not change the client's own token: use New with WithToken.
+// workspace, sent as no workspace_id: the API refuses an empty one). It does not change the
+// client's own token: use New with WithToken.
 func (s *AuthService) Login(ctx context.Context, email, password, workspaceID string, opts ...RequestOption) (*Token, error) {
 	body := map[string]string{"email": email, "password": password}
 	if workspaceID != "" {

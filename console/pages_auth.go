@@ -98,6 +98,16 @@ func (h *Handler) loginPage(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "login", &view{Title: "Sign in", D: v, Narrow: true})
 }
 
+// loginBody is the body of POST /api/v1/auth/login; a workspace left blank is left out,
+// which is the personal workspace (the API refuses an empty workspace_id).
+func loginBody(email, password, workspaceID string) map[string]string {
+	body := map[string]string{"email": email, "password": password}
+	if workspaceID != "" {
+		body["workspace_id"] = workspaceID
+	}
+	return body
+}
+
 // loginSubmit signs in through POST /api/v1/auth/login and keeps the login token in the
 // session cookie.
 func (h *Handler) loginSubmit(w http.ResponseWriter, r *http.Request) {
@@ -107,9 +117,7 @@ func (h *Handler) loginSubmit(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusForbidden, data.EFORBIDDEN, "The sign-in form's CSRF token is missing or wrong; reload the page and try again.")
 		return
 	}
-	res, err := h.call(r, "POST", "/api/v1/auth/login", nil, map[string]string{
-		"email": v.Email, "password": r.PostFormValue("password"), "workspace_id": v.Workspace,
-	})
+	res, err := h.call(r, "POST", "/api/v1/auth/login", nil, loginBody(v.Email, r.PostFormValue("password"), v.Workspace))
 	if err != nil {
 		v.CSRF = loginCSRF(w, r, h.secure)
 		h.render(w, r, err.(*apiError).Status, "login", &view{Title: "Sign in", D: v, Err: err.(*apiError), Narrow: true})

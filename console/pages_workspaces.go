@@ -28,9 +28,7 @@ func (h *Handler) signIn(r *http.Request, password, workspaceID string) (string,
 	if err != nil {
 		return "", err
 	}
-	res, err := h.call(r, "POST", "/api/v1/auth/login", nil, map[string]string{
-		"email": str(me.Data()["email"]), "password": password, "workspace_id": workspaceID,
-	})
+	res, err := h.call(r, "POST", "/api/v1/auth/login", nil, loginBody(str(me.Data()["email"]), password, strings.TrimSpace(workspaceID)))
 	if err != nil {
 		return "", relabel(err.(*apiError), fieldLabels{"email": "Your password"})
 	}

@@ -46,9 +46,10 @@ type WorkspaceAPIKey struct {
 // AuthService issues, checks and revokes tokens.
 type AuthService interface {
 	// Login checks credentials and returns a login token bound to workspaceID (the
-	// personal workspace when empty). Errors: validation_failed on email, alike for every
-	// failure so that nothing is enumerable.
-	Login(ctx context.Context, email, password, workspaceID string) (*APIKey, string, error)
+	// personal workspace when nil). Errors: validation_failed on email, alike for every
+	// failure so that nothing is enumerable; validation_failed on workspace_id for an
+	// empty one, which can name no workspace.
+	Login(ctx context.Context, email, password string, workspaceID *string) (*APIKey, string, error)
 	// Authenticate resolves a bearer token to its principal, with the membership of the
 	// token's workspace. Errors: unauthenticated.
 	Authenticate(ctx context.Context, token string) (*Principal, error)
@@ -88,9 +89,10 @@ type APIKeyRecord struct {
 
 // LoginRequest is the body of POST /api/v1/auth/login.
 type LoginRequest struct {
-	Email       string `json:"email"`
-	Password    string `json:"password"`
-	WorkspaceID string `json:"workspace_id"`
+	Email    string `json:"email"`
+	Password string `json:"password"`
+	// WorkspaceID is the workspace the token acts in; absent or null for the personal one.
+	WorkspaceID *string `json:"workspace_id"`
 }
 
 // MaxIdempotencyKey bounds the Idempotency-Key header (conventions §17).

@@ -280,7 +280,7 @@ var fieldRules = map[string]map[string]fieldRule{
 	"LoginRequest": {
 		"email":        fieldRule{MinLength: 1}.with(true, ""),
 		"password":     fieldRule{MinLength: 1}.with(true, ""),
-		"workspace_id": {Description: "The workspace the token acts in; the user's personal workspace when omitted."},
+		"workspace_id": {MinLength: 1, Description: "The workspace the token acts in; the user's personal workspace when omitted or null. An empty string names no workspace: 422 on workspace_id."},
 	},
 	"APIKeyCreate": {
 		"name":       fieldRule{MinLength: 1, MaxLength: validate.MaxNameLen}.with(true, ""),

@@ -41,7 +41,7 @@ func seededServer(b *testing.B) (string, string) {
 			b.Fatal(err)
 		}
 	}
-	_, token, err := cli.NewServices(db).Auth.Login(context.Background(), st.Email, st.Password, "")
+	_, token, err := cli.NewServices(db).Auth.Login(context.Background(), st.Email, st.Password, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

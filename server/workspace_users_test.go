@@ -63,7 +63,7 @@ func (w *teamWorkspace) checkAddRefusals(t *testing.T) {
 	expectFields(t, w.e.do("POST", w.base, w.owner.Token, map[string]any{}), "id", "role")
 	expectFields(t, w.e.do("POST", w.base, w.owner.Token, map[string]any{"id": w.e.Owner.ID, "role": "boss", "modules": []string{"agents", "billing", "agents"}}), "role", "modules.1", "modules.2")
 	expectFields(t, w.e.do("POST", w.base, w.owner.Token, map[string]any{"id": w.e.Owner.ID, "role": "member", "agent_ids": []string{"agt_01JD6000000000000000000000"}}), "agent_ids.0")
-	expectFields(t, w.e.do("POST", w.base, w.owner.Token, map[string]any{"id": w.e.Owner.ID, "role": "member", "agent_ids": []string{"agt_01JD6000000000000000000000", "nope"}}), "agent_ids.1")
+	expectFields(t, w.e.do("POST", w.base, w.owner.Token, map[string]any{"id": w.e.Owner.ID, "role": "member", "agent_ids": []string{"agt_01JD6000000000000000000000", "nope"}}), "agent_ids.0", "agent_ids.1") // every fault at once
 	expectFields(t, w.e.do("POST", w.base, w.owner.Token, map[string]any{"id": w.e.Owner.ID, "role": "member", "agent_ids": nil}), "agent_ids")
 	expectFields(t, w.e.do("POST", w.base, w.owner.Token, map[string]any{"id": w.e.Owner.ID, "role": "member", "modules": nil}), "modules")
 }

@@ -131,6 +131,7 @@ func (s *AgentTestService) UpdateAgentTest(ctx context.Context, agentID, id stri
 		if err := data.CheckIfMatch(data.IfMatch(ctx), stored); err != nil {
 			return err
 		}
+		before := storedSnapshot(stored)
 		next := in.Apply(*stored)
 		existing, err := tx.AgentTests(agentID)
 		if err != nil {
@@ -138,6 +139,10 @@ func (s *AgentTestService) UpdateAgentTest(ctx context.Context, agentID, id stri
 		}
 		if err := checkInput(ctx, checkTest(next, agent, existing, id)); err != nil {
 			return err
+		}
+		if unchangedSince(before, &next) {
+			out = stored
+			return nil // nothing changed: no write, no event (unchanged.go)
 		}
 		next.UpdatedAt = s.timeNow()
 		if err := tx.PutAgentTest(&next); err != nil {

@@ -68,8 +68,8 @@ func (b *base) issueToken(tx Tx, userID, workspaceID, kind string, in data.APIKe
 var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("voiceapi-dummy-password"), bcrypt.MinCost)
 
 // Login implements data.AuthService.
-func (s *AuthService) Login(ctx context.Context, email, password, workspaceID string) (*data.APIKey, string, error) {
-	if err := checkInput(ctx, validate.Login(email, password)); err != nil {
+func (s *AuthService) Login(ctx context.Context, email, password string, workspace *string) (*data.APIKey, string, error) {
+	if err := checkInput(ctx, validate.Login(email, password, workspace)); err != nil {
 		return nil, "", err
 	}
 	refused := data.FieldError("email", "These credentials do not match our records.")
@@ -85,8 +85,9 @@ func (s *AuthService) Login(ctx context.Context, email, password, workspaceID st
 		bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
 		return nil, "", refused // no account: no workspace to tell
 	}
-	if workspaceID == "" {
-		workspaceID = u.PersonalWorkspaceID
+	workspaceID := u.PersonalWorkspaceID
+	if workspace != nil {
+		workspaceID = *workspace
 	}
 	if bcrypt.CompareHashAndPassword(u.PasswordHash, []byte(password)) != nil {
 		return nil, "", s.loginFailed(ctx, u, workspaceID, refused)
@@ -317,7 +318,18 @@ func withinCaller(p *data.Principal, member *data.MemberRecord, in *data.APIKeyC
 // calling token holds).
 func (s *AuthService) CreateAPIKeyFor(ctx context.Context, userID, workspaceID string, in data.APIKeyCreate) (*data.APIKey, string, error) {
 	expires, err := validate.APIKeyCreate(in, s.now())
-	if err := checkInput(ctx, err); err != nil {
+	refs := func(tx Tx) error {
+		m, err := tx.Member(workspaceID, userID)
+		if err != nil || m == nil {
+			return err // the write's answer, as the write gives it
+		}
+		in := in // withinCaller fills what the key inherits
+		if err := withinCaller(data.PrincipalFrom(ctx), m, &in); err != nil {
+			return err // agents beyond the caller's are not looked up
+		}
+		return checkAgentIDs(tx, workspaceID, in.AgentIDs)
+	}
+	if err := s.checkInputAndRefs(ctx, err, refs); err != nil {
 		return nil, "", err
 	}
 	var key *data.APIKey

@@ -53,7 +53,11 @@ func (s *CallService) RegisterCall(ctx context.Context, in data.CallCreate) (*da
 	if err != nil {
 		return nil, err
 	}
-	if err := checkInput(ctx, validate.CallCreate(in)); err != nil {
+	refs := func(tx Tx) error {
+		_, err := s.checkCallRefs(ctx, tx, p, in)
+		return err
+	}
+	if err := s.checkInputAndRefs(ctx, validate.CallCreate(in), refs); err != nil {
 		return nil, err
 	}
 	now := s.timeNow()
@@ -169,9 +173,13 @@ func (s *CallService) checkRegisterConcurrency(ctx context.Context, tx Tx, c *da
 // may not see) and returns the agent's published version.
 func (s *CallService) checkCallRefs(ctx context.Context, tx Tx, p *data.Principal, in data.CallCreate) (*int, error) {
 	var errs validate.Errors
-	found, published, err := tx.AgentRef(p.WorkspaceID, in.AgentID)
-	if err != nil {
-		return nil, err
+	// An id of no id's shape was refused by the rules (checkInputAndRefs): not looked up.
+	found, published := false, (*int)(nil)
+	if data.ValidID(data.PrefixAgent, in.AgentID) {
+		var err error
+		if found, published, err = tx.AgentRef(p.WorkspaceID, in.AgentID); err != nil {
+			return nil, err
+		}
 	}
 	if !found || !visibilityOf(p).agent(in.AgentID) {
 		errs.Add("agent_id", "The agent_id field must be an agent of this workspace.")
@@ -179,9 +187,12 @@ func (s *CallService) checkCallRefs(ctx context.Context, tx Tx, p *data.Principa
 		data.NoteClaimAgent(ctx, in.AgentID)
 	}
 	if in.NumberID != nil {
-		n, err := tx.Number(*in.NumberID)
-		if err != nil {
-			return nil, err
+		var n *data.Number
+		if data.ValidID(data.PrefixNumber, *in.NumberID) {
+			var err error
+			if n, err = tx.Number(*in.NumberID); err != nil {
+				return nil, err
+			}
 		}
 		if n == nil || n.WorkspaceID != p.WorkspaceID {
 			errs.Add("number_id", "The number_id field must be a number of this workspace.")
@@ -305,9 +316,14 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 		if err := checkCallUpdate(ctx, old, given); err != nil {
 			return err
 		}
+		before := storedSnapshot(old)
 		next, cfg, analyzed, err := s.applyCallUpdate(tx, old, given)
 		if err != nil {
 			return err
+		}
+		if unchangedCall(before, old, next) {
+			c = old
+			return nil // nothing changed: no write, no event, no webhook (unchanged.go)
 		}
 		c = next
 		return s.storeCallUpdate(ctx, tx, old, next, given, cfg, analyzed)
@@ -419,6 +435,16 @@ func (s *CallService) storeCallUpdate(ctx context.Context, tx Tx, old, next *dat
 		return err
 	}
 	return s.observeCall(ctx, tx, old, next)
+}
+
+// unchangedCall reports whether next, an update of old (encoded as before), holds what
+// old held: only the updated_at the update stamped differs.
+func unchangedCall(before []byte, old, next *data.Call) bool {
+	stamped := next.UpdatedAt
+	next.UpdatedAt = old.UpdatedAt
+	same := unchangedSince(before, next)
+	next.UpdatedAt = stamped
+	return same
 }
 
 // merge returns old with the members in gives.

@@ -69,15 +69,11 @@ func (s *CampaignService) CreateCampaign(ctx context.Context, in data.CampaignCr
 		}
 	}
 	numbers, err := validate.CampaignCreate(in, region)
-	if err != nil {
-		// Every fault at once (conventions §2): the agent and number too, which the
-		// write below checks only once the rest holds.
-		err = validate.Combine(err, s.store.View(ctx, func(tx Tx) error {
-			_, _, err := s.campaignRefs(ctx, tx, p, in)
-			return err
-		}))
+	refs := func(tx Tx) error {
+		_, _, err := s.campaignRefs(ctx, tx, p, in)
+		return err
 	}
-	if err := checkInput(ctx, err); err != nil {
+	if err := s.checkInputAndRefs(ctx, err, refs); err != nil {
 		return nil, err
 	}
 	var c *data.Campaign
@@ -138,9 +134,14 @@ func (s *CampaignService) insertCampaign(ctx context.Context, tx Tx, p *data.Pri
 // number (of the workspace); each failure is a 422 on its field.
 func (s *CampaignService) campaignRefs(ctx context.Context, tx Tx, p *data.Principal, in data.CampaignCreate) (*data.StoredAgent, *data.Number, error) {
 	var errs validate.Errors
-	a, err := tx.Agent(in.AgentID)
-	if err != nil {
-		return nil, nil, err
+	// An id of no id's shape was refused by the rules (checkInputAndRefs): not looked up.
+	var a *data.StoredAgent
+	var n *data.Number
+	var err error
+	if data.ValidID(data.PrefixAgent, in.AgentID) {
+		if a, err = tx.Agent(in.AgentID); err != nil {
+			return nil, nil, err
+		}
 	}
 	switch {
 	case a == nil || a.WorkspaceID != p.WorkspaceID || !visibilityOf(p).agent(a.ID):
@@ -150,9 +151,10 @@ func (s *CampaignService) campaignRefs(ctx context.Context, tx Tx, p *data.Princ
 	default:
 		data.NoteClaimAgent(ctx, a.ID)
 	}
-	n, err := tx.Number(in.NumberID)
-	if err != nil {
-		return nil, nil, err
+	if data.ValidID(data.PrefixNumber, in.NumberID) {
+		if n, err = tx.Number(in.NumberID); err != nil {
+			return nil, nil, err
+		}
 	}
 	if n == nil || n.WorkspaceID != p.WorkspaceID {
 		errs.Add("number_id", "The number_id field must be a number of this workspace.")

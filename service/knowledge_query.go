@@ -218,38 +218,52 @@ func (s *KnowledgeBaseService) QueryKnowledgeBase(ctx context.Context, kbID stri
 	return s.search(ctx, kb.WorkspaceID, []string{kbID}, q.Query, k, threshold)
 }
 
+// queriedKnowledge returns the knowledge settings and knowledge_base_ids an agent's query
+// searches with: the agent's own (the agent of the caller's workspace and within its
+// agent_ids), or those of the published version named.
+func (s *KnowledgeBaseService) queriedKnowledge(tx Tx, p *data.Principal, agentID string, version *int) (data.KnowledgeBaseConfig, []string, error) {
+	if p == nil || !visibilityOf(p).agent(agentID) {
+		return data.KnowledgeBaseConfig{}, nil, data.NotFound("Agent")
+	}
+	agent, err := tx.Agent(agentID)
+	if err != nil {
+		return data.KnowledgeBaseConfig{}, nil, err
+	}
+	if agent == nil || agent.WorkspaceID != p.WorkspaceID {
+		return data.KnowledgeBaseConfig{}, nil, data.NotFound("Agent")
+	}
+	if version == nil {
+		return agent.KnowledgeBaseConfig, agent.LLMConfig.KnowledgeBaseIDs, nil
+	}
+	v, err := s.versions.find(tx, agentID, *version)
+	if err != nil {
+		return data.KnowledgeBaseConfig{}, nil, err
+	}
+	if v == nil {
+		return data.KnowledgeBaseConfig{}, nil, data.FieldError("agent_version", "The agent_version field must be a published version of the agent.")
+	}
+	return v.cfg.KnowledgeBaseConfig, v.cfg.LLMConfig.KnowledgeBaseIDs, nil
+}
+
 // QueryAgentKnowledge implements data.KnowledgeBaseService: the agent must be of the
 // caller's workspace and within its agent_ids; its knowledge_base_ids that no longer name
 // a knowledge base of the workspace are skipped.
 func (s *KnowledgeBaseService) QueryAgentKnowledge(ctx context.Context, agentID string, q data.AgentKnowledgeQuery) ([]data.KnowledgeChunk, error) {
-	if err := checkInput(ctx, validate.AgentKnowledgeQuery(q)); err != nil {
+	p := data.PrincipalFrom(ctx)
+	refs := func(tx Tx) error {
+		_, _, err := s.queriedKnowledge(tx, p, agentID, q.AgentVersion)
+		return err
+	}
+	if err := s.checkInputAndRefs(ctx, validate.AgentKnowledgeQuery(q), refs); err != nil {
 		return nil, err
 	}
-	p := data.PrincipalFrom(ctx)
 	var cfg data.KnowledgeBaseConfig
 	var kbIDs []string
 	err := s.store.View(ctx, func(tx Tx) error {
-		if p == nil || !visibilityOf(p).agent(agentID) {
-			return data.NotFound("Agent")
-		}
-		agent, err := tx.Agent(agentID)
-		if err != nil {
+		var ids []string
+		var err error
+		if cfg, ids, err = s.queriedKnowledge(tx, p, agentID, q.AgentVersion); err != nil {
 			return err
-		}
-		if agent == nil || agent.WorkspaceID != p.WorkspaceID {
-			return data.NotFound("Agent")
-		}
-		ids := agent.LLMConfig.KnowledgeBaseIDs
-		cfg = agent.KnowledgeBaseConfig
-		if q.AgentVersion != nil {
-			v, err := s.versions.find(tx, agentID, *q.AgentVersion)
-			if err != nil {
-				return err
-			}
-			if v == nil {
-				return data.FieldError("agent_version", "The agent_version field must be a published version of the agent.")
-			}
-			cfg, ids = v.cfg.KnowledgeBaseConfig, v.cfg.LLMConfig.KnowledgeBaseIDs
 		}
 		for _, id := range ids {
 			kb, err := tx.KnowledgeBase(id)

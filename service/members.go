@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/validate"
@@ -79,20 +81,71 @@ func (s *WorkspaceUserService) ListWorkspaceUsers(ctx context.Context, workspace
 // checkAgentIDs reports agent_ids that are not agents of the workspace, each at its path.
 func checkAgentIDs(tx Tx, workspaceID string, ids []string) error {
 	var errs validate.Errors
+	if err := addAgentIDFaults(tx, workspaceID, ids, &errs); err != nil {
+		return err
+	}
+	return errs.Err()
+}
+
+// addAgentIDFaults adds to errs a fault for each of ids that is not an agent of the
+// workspace, at its path under agent_ids.
+func addAgentIDFaults(tx Tx, workspaceID string, ids []string, errs *validate.Errors) error {
+	if len(ids) > validate.MaxIDListItems {
+		return nil // refused whole by the rules (checkInputAndRefs): not looked up one by one
+	}
 	for i, id := range ids {
 		if id == data.NoAgent {
 			continue
 		}
-		ok, err := tx.AgentInWorkspace(workspaceID, id)
-		if err != nil {
-			return err
+		ok := false
+		if data.ValidID(data.PrefixAgent, id) { // else the rules refused it: not looked up
+			var err error
+			if ok, err = tx.AgentInWorkspace(workspaceID, id); err != nil {
+				return err
+			}
 		}
 		if !ok {
 			p := validate.Index("agent_ids", i)
 			errs.Addf(p, "The %s field must be an agent of this workspace.", p)
 		}
 	}
-	return errs.Err()
+	return nil
+}
+
+// newMemberRefs returns the id of the user a member's add names (by id or by email) and
+// reports, in one 422, a user that does not exist and agent_ids that are not agents of
+// the workspace.
+func newMemberRefs(tx Tx, workspaceID string, in data.WorkspaceUserAdd) (string, error) {
+	var errs validate.Errors
+	userID := in.ID
+	if in.Email != "" {
+		// Named by email, as people invite each other; the same answer as an unknown id.
+		// Text storage cannot hold (NUL, broken UTF-8) the rules refused: not looked up.
+		var u *data.UserRecord
+		if utf8.ValidString(in.Email) && !strings.ContainsRune(in.Email, 0) {
+			var err error
+			if u, err = tx.UserByEmail(validate.NormalizeEmail(in.Email)); err != nil {
+				return "", err
+			}
+		}
+		if u == nil {
+			errs.Add("email", "The email field must be the email of an existing user.")
+		} else {
+			userID = u.ID
+		}
+	} else if !data.ValidID(data.PrefixUser, in.ID) {
+		errs.Add("id", "The id field must be the id of an existing user.")
+	} else if u, err := tx.User(in.ID); err != nil {
+		return "", err
+	} else if u == nil {
+		errs.Add("id", "The id field must be the id of an existing user.")
+	}
+	if in.AgentIDs.Set {
+		if err := addAgentIDFaults(tx, workspaceID, in.AgentIDs.V, &errs); err != nil {
+			return "", err
+		}
+	}
+	return userID, errs.Err()
 }
 
 // refuseLimitedToken refuses a token narrower than its user (a key with scopes or
@@ -107,10 +160,20 @@ func refuseLimitedToken(p *data.Principal) error {
 
 // AddWorkspaceUser implements data.WorkspaceUserService.
 func (s *WorkspaceUserService) AddWorkspaceUser(ctx context.Context, workspaceID string, in data.WorkspaceUserAdd) (*data.WorkspaceUser, error) {
-	if err := checkInput(ctx, validate.WorkspaceUserAdd(in)); err != nil {
+	p := data.PrincipalFrom(ctx)
+	refs := func(tx Tx) error {
+		if err := refuseLimitedToken(p); err != nil {
+			return err
+		}
+		if _, err := memberWorkspace(ctx, tx, workspaceID); err != nil {
+			return err
+		}
+		_, err := newMemberRefs(tx, workspaceID, in)
+		return err
+	}
+	if err := s.checkInputAndRefs(ctx, validate.WorkspaceUserAdd(in), refs); err != nil {
 		return nil, err
 	}
-	p := data.PrincipalFrom(ctx)
 	if err := refuseLimitedToken(p); err != nil {
 		return nil, err
 	}
@@ -122,22 +185,11 @@ func (s *WorkspaceUserService) AddWorkspaceUser(ctx context.Context, workspaceID
 		if in.Role == data.RoleOwner && p.Role != data.RoleOwner {
 			return data.Errorf(data.EFORBIDDEN, "Only an owner can grant the owner role.")
 		}
-		if in.Email != "" {
-			// Named by email, as people invite each other; the same answer as an unknown id.
-			u, err := tx.UserByEmail(validate.NormalizeEmail(in.Email))
-			if err != nil {
-				return err
-			}
-			if u == nil {
-				return data.FieldError("email", "The email field must be the email of an existing user.")
-			}
-			in.ID = u.ID
-		}
-		if u, err := tx.User(in.ID); err != nil {
+		userID, err := newMemberRefs(tx, workspaceID, in)
+		if err != nil {
 			return err
-		} else if u == nil {
-			return data.FieldError("id", "The id field must be the id of an existing user.")
 		}
+		in.ID = userID
 		if m, err := tx.Member(workspaceID, in.ID); err != nil {
 			return err
 		} else if m != nil {
@@ -149,9 +201,6 @@ func (s *WorkspaceUserService) AddWorkspaceUser(ctx context.Context, workspaceID
 		}
 		if in.AgentIDs.Set {
 			m.AgentIDs = in.AgentIDs.V
-			if err := checkAgentIDs(tx, workspaceID, m.AgentIDs); err != nil {
-				return err
-			}
 		}
 		if err := checkQuota(tx, workspaceID, data.LimitWorkspaceUsers); err != nil {
 			return err
@@ -160,7 +209,6 @@ func (s *WorkspaceUserService) AddWorkspaceUser(ctx context.Context, workspaceID
 		if err := tx.PutMember(m); err != nil {
 			return err
 		}
-		var err error
 		if out, err = workspaceUser(tx, m); err != nil {
 			return err
 		}
@@ -230,10 +278,22 @@ func guardOwner(tx Tx, p *data.Principal, m *data.MemberRecord, newRole string, 
 
 // UpdateWorkspaceUser implements data.WorkspaceUserService.
 func (s *WorkspaceUserService) UpdateWorkspaceUser(ctx context.Context, workspaceID, userID string, in data.WorkspaceUserUpdate) (*data.WorkspaceUser, error) {
-	if err := checkInput(ctx, validate.WorkspaceUserUpdate(in)); err != nil {
+	p := data.PrincipalFrom(ctx)
+	refs := func(tx Tx) error {
+		if err := refuseLimitedToken(p); err != nil {
+			return err
+		}
+		if _, err := memberWorkspace(ctx, tx, workspaceID); err != nil {
+			return err
+		}
+		if _, err := loadMember(tx, workspaceID, userID); err != nil || !in.AgentIDs.Set {
+			return err
+		}
+		return checkAgentIDs(tx, workspaceID, in.AgentIDs.V)
+	}
+	if err := s.checkInputAndRefs(ctx, validate.WorkspaceUserUpdate(in), refs); err != nil {
 		return nil, err
 	}
-	p := data.PrincipalFrom(ctx)
 	if err := refuseLimitedToken(p); err != nil {
 		return nil, err
 	}

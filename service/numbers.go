@@ -45,15 +45,27 @@ func checkBindings(tx Tx, p *data.Principal, in, out *string) error {
 		if b.id == nil {
 			continue
 		}
-		found, _, err := tx.AgentRef(p.WorkspaceID, *b.id)
-		if err != nil {
-			return err
+		found := false
+		if data.ValidID(data.PrefixAgent, *b.id) { // else the rules refused it: not looked up
+			var err error
+			if found, _, err = tx.AgentRef(p.WorkspaceID, *b.id); err != nil {
+				return err
+			}
 		}
 		if !found || !visibilityOf(p).agent(*b.id) {
 			errs.Addf(b.path, "The %s field must be an agent of this workspace.", b.path)
 		}
 	}
 	return errs.Err()
+}
+
+// givenBinding is the agent a number's update binds, nil when the update leaves the
+// binding alone or removes it.
+func givenBinding(o data.Opt[*string]) *string {
+	if o.Set {
+		return o.V
+	}
+	return nil
 }
 
 // ListNumbers implements data.NumberService.
@@ -78,12 +90,13 @@ func (s *NumberService) CreateNumber(ctx context.Context, in data.NumberCreate) 
 	if err != nil {
 		return nil, err
 	}
-	if err := checkInput(ctx, validate.NumberCreate(in)); err != nil {
+	refs := func(tx Tx) error { return checkBindings(tx, p, in.InboundAgentID, in.OutboundAgentID) }
+	if err := s.checkInputAndRefs(ctx, validate.NumberCreate(in), refs); err != nil {
 		return nil, err
 	}
 	var n *data.Number
 	err = s.store.Update(ctx, func(tx Tx) error {
-		if err := checkBindings(tx, p, in.InboundAgentID, in.OutboundAgentID); err != nil {
+		if err := refs(tx); err != nil {
 			return err
 		}
 		if err := checkQuota(tx, p.WorkspaceID, data.LimitNumbers); err != nil {
@@ -133,7 +146,16 @@ func (s *NumberService) UpdateNumber(ctx context.Context, id string, in data.Num
 	if err != nil {
 		return nil, err
 	}
-	if err := checkInput(ctx, validate.NumberUpdate(in)); err != nil {
+	bindings := func(tx Tx) error {
+		return checkBindings(tx, p, givenBinding(in.InboundAgentID), givenBinding(in.OutboundAgentID))
+	}
+	refs := func(tx Tx) error {
+		if _, err := number(tx, p.WorkspaceID, id); err != nil {
+			return err
+		}
+		return bindings(tx)
+	}
+	if err := s.checkInputAndRefs(ctx, validate.NumberUpdate(in), refs); err != nil {
 		return nil, err
 	}
 	var n *data.Number
@@ -154,14 +176,7 @@ func (s *NumberService) UpdateNumber(ctx context.Context, id string, in data.Num
 		if in.Variables.Set {
 			next.Variables = orEmptyVars(in.Variables.V)
 		}
-		var inb, outb *string
-		if in.InboundAgentID.Set {
-			inb = in.InboundAgentID.V
-		}
-		if in.OutboundAgentID.Set {
-			outb = in.OutboundAgentID.V
-		}
-		if err := checkBindings(tx, p, inb, outb); err != nil {
+		if err := bindings(tx); err != nil {
 			return err
 		}
 		if unchangedSince(before, &next) {

@@ -56,6 +56,10 @@ func (s *PriceTableService) SetPriceTable(ctx context.Context, in data.PriceTabl
 		if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
 			return err
 		}
+		if next := priceTableOf(in, current.UpdatedAt); unchangedSince(storedSnapshot(current), next) {
+			out = current
+			return nil // nothing changed: no write, no event (unchanged.go)
+		}
 		out, err = s.storePriceTable(ctx, tx, p.WorkspaceID, in)
 		return err
 	})
@@ -65,15 +69,21 @@ func (s *PriceTableService) SetPriceTable(ctx context.Context, in data.PriceTabl
 	return out, nil
 }
 
+// priceTableOf is the table in sets (checked by validate.PriceTable), updated at.
+func priceTableOf(in data.PriceTableSet, at *data.Time) *data.PriceTable {
+	out := &data.PriceTable{Currency: in.Currency, Prices: make([]data.Price, len(in.Prices)), UpdatedAt: at}
+	for i, pr := range in.Prices {
+		out.Prices[i] = data.Price{Provider: pr.Provider, Model: pr.Model, Unit: pr.Unit, Price: *pr.Price}
+	}
+	return out
+}
+
 // storePriceTable replaces workspace ws's table with in (checked by validate.PriceTable)
 // and records the change (price_table.updated); a workspace import sets the table through
 // it too.
 func (b *base) storePriceTable(ctx context.Context, tx Tx, ws string, in data.PriceTableSet) (*data.PriceTable, error) {
 	now := b.timeNow()
-	out := &data.PriceTable{Currency: in.Currency, Prices: make([]data.Price, len(in.Prices)), UpdatedAt: &now}
-	for i, pr := range in.Prices {
-		out.Prices[i] = data.Price{Provider: pr.Provider, Model: pr.Model, Unit: pr.Unit, Price: *pr.Price}
-	}
+	out := priceTableOf(in, &now)
 	if err := tx.PutPriceTable(ws, out); err != nil {
 		return nil, err
 	}

@@ -26,6 +26,18 @@ func rolloutAgent(tx Tx, p *data.Principal, agentID string) (*data.StoredAgent, 
 	return a, nil
 }
 
+// rolloutVersions returns the rollout's agent (rolloutAgent) and reports the variants'
+// versions it never published.
+func rolloutVersions(tx Tx, p *data.Principal, agentID string, in data.RolloutSet) (*data.StoredAgent, error) {
+	a, err := rolloutAgent(tx, p, agentID)
+	if err != nil {
+		return nil, err
+	}
+	var errs validate.Errors
+	validate.VersionRefs(&errs, in, func(v int) bool { return v <= a.LastVersion })
+	return a, errs.Err()
+}
+
 // Rollout implements data.RolloutService.
 func (s *RolloutService) Rollout(ctx context.Context, agentID string) (*data.Rollout, error) {
 	p, err := workspaceCaller(ctx)
@@ -53,18 +65,17 @@ func (s *RolloutService) SetRollout(ctx context.Context, agentID string, in data
 	if err != nil {
 		return nil, err
 	}
-	if err := checkInput(ctx, validate.Rollout(in)); err != nil {
+	refs := func(tx Tx) error {
+		_, err := rolloutVersions(tx, p, agentID, in)
+		return err
+	}
+	if err := s.checkInputAndRefs(ctx, validate.Rollout(in), refs); err != nil {
 		return nil, err
 	}
 	var r *data.Rollout
 	err = s.store.Update(ctx, func(tx Tx) error {
-		a, err := rolloutAgent(tx, p, agentID)
+		a, err := rolloutVersions(tx, p, agentID, in)
 		if err != nil {
-			return err
-		}
-		var errs validate.Errors
-		validate.VersionRefs(&errs, in, func(v int) bool { return v <= a.LastVersion })
-		if err := errs.Err(); err != nil {
 			return err
 		}
 		old, err := tx.Rollout(agentID)
@@ -88,6 +99,10 @@ func (s *RolloutService) SetRollout(ctx context.Context, agentID string, in data
 			}
 			r.Variants = append(r.Variants, nv)
 		}
+		if old != nil && unchangedRollout(old, r) {
+			r = old
+			return nil // nothing changed: no write, no event (unchanged.go)
+		}
 		if err := tx.PutRollout(r); err != nil {
 			return err
 		}
@@ -98,6 +113,16 @@ func (s *RolloutService) SetRollout(ctx context.Context, agentID string, in data
 		return nil, err
 	}
 	return r, nil
+}
+
+// unchangedRollout reports whether next, the rollout a PUT builds over old, holds what
+// old holds: the same variants, weights, figures and rollback, none rolled back.
+func unchangedRollout(old, next *data.Rollout) bool {
+	stamped := next.UpdatedAt
+	next.UpdatedAt = old.UpdatedAt
+	same := unchangedSince(storedSnapshot(old), next)
+	next.UpdatedAt = stamped
+	return same
 }
 
 // EndRollout implements data.RolloutService.

@@ -67,7 +67,18 @@ func (s *TestRunService) StartTestRun(ctx context.Context, agentID string, in da
 	if err != nil {
 		return nil, err
 	}
-	if err := checkInput(ctx, validate.TestRunCreate(in)); err != nil {
+	refs := func(tx Tx) error {
+		row, err := tx.Agent(agentID)
+		if err != nil {
+			return err
+		}
+		if err := visible(ctx, agentID, row); err != nil || !in.TestIDs.Set {
+			return err
+		}
+		_, err = testsToRun(tx, agentID, in.TestIDs)
+		return err
+	}
+	if err := s.checkInputAndRefs(ctx, validate.TestRunCreate(in), refs); err != nil {
 		return nil, err
 	}
 	var out *data.TestRun

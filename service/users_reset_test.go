@@ -17,13 +17,13 @@ func TestResetPasswordEndsLoginsKeepsKeys(t *testing.T) {
 	e := testkit.New(t, nil)
 	ctx := context.Background()
 	u := e.User(t, "ada@example.com")
-	_, login, err := e.Svc.Auth.Login(ctx, "ada@example.com", "password-ada@example.com", "")
+	_, login, err := e.Svc.Auth.Login(ctx, "ada@example.com", "password-ada@example.com", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	key := e.Token(t, u, "")
 	e.User(t, "bob@example.com")
-	_, otherLogin, err := e.Svc.Auth.Login(ctx, "bob@example.com", "password-bob@example.com", "")
+	_, otherLogin, err := e.Svc.Auth.Login(ctx, "bob@example.com", "password-bob@example.com", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,10 +45,10 @@ func TestResetPasswordEndsLoginsKeepsKeys(t *testing.T) {
 	if err != nil || got.ID != u.ID {
 		t.Fatalf("reset: %+v, %v", got, err)
 	}
-	if _, _, err := e.Svc.Auth.Login(ctx, "ada@example.com", "password-ada@example.com", ""); err == nil {
+	if _, _, err := e.Svc.Auth.Login(ctx, "ada@example.com", "password-ada@example.com", nil); err == nil {
 		t.Error("the old password still signs in")
 	}
-	if _, _, err := e.Svc.Auth.Login(ctx, "ada@example.com", fresh, ""); err != nil {
+	if _, _, err := e.Svc.Auth.Login(ctx, "ada@example.com", fresh, nil); err != nil {
 		t.Errorf("the new password: %v", err)
 	}
 	if _, err := e.Svc.Auth.Authenticate(ctx, login); data.ErrorCode(err) != data.EUNAUTHORIZED {

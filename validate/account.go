@@ -89,14 +89,19 @@ func NewPassword(pw string) error {
 	return errs.Err()
 }
 
-// Login checks that both credentials are present.
-func Login(emailAddr, pw string) error {
+// Login checks that both credentials are present, and that a workspace_id given is not
+// empty (absent or null is the personal workspace).
+func Login(emailAddr, pw string, workspaceID *string) error {
 	var errs Errors
 	if strings.TrimSpace(emailAddr) == "" {
 		errs.Required("email")
 	}
 	if pw == "" {
 		errs.Required("password")
+	}
+	if workspaceID != nil && strings.TrimSpace(*workspaceID) == "" {
+		// It can name no workspace, so saying so reveals nothing (conventions §5).
+		errs.Add("workspace_id", "The workspace_id field must be a workspace id; leave it out, or send null, for the personal workspace.")
 	}
 	return errs.Err()
 }

@@ -78,8 +78,13 @@ func TestUserUpdateRules(t *testing.T) {
 }
 
 func TestLoginRules(t *testing.T) {
-	expectPaths(t, "ok", Login("a@b.co", "x"))
-	expectPaths(t, "missing", Login(" ", ""), "email", "password")
+	ws := func(v string) *string { return &v }
+	expectPaths(t, "ok", Login("a@b.co", "x", nil))
+	expectPaths(t, "a workspace", Login("a@b.co", "x", ws("ws_01JD6ZZZZZZZZZZZZZZZZZZZZZ")))
+	expectPaths(t, "missing", Login(" ", "", nil), "email", "password")
+	// An empty workspace_id names no workspace (absent or null is the personal one).
+	expectPaths(t, "empty workspace", Login("a@b.co", "x", ws("")), "workspace_id")
+	expectPaths(t, "blank workspace with the rest missing", Login("", "", ws(" ")), "email", "password", "workspace_id")
 }
 
 func TestWorkspaceBounds(t *testing.T) {

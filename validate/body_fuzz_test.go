@@ -71,13 +71,6 @@ func FuzzWebhookBody(f *testing.F) {
 	})
 }
 
-// loginBody is the body of POST /api/v1/auth/login (server.loginBody).
-type loginBody struct {
-	Email       string `json:"email"`
-	Password    string `json:"password"`
-	WorkspaceID string `json:"workspace_id"`
-}
-
 // fuzzNow is the clock of API key expirations under the fuzzer.
 var fuzzNow = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
@@ -94,7 +87,9 @@ func FuzzAccountBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		bodyfuzz.Check(t, body, func(in *data.UserCreate, _ map[string]json.RawMessage) error { return validate.UserCreate(*in) }, nil)
 		bodyfuzz.Check(t, body, func(in *data.UserUpdate, _ map[string]json.RawMessage) error { return validate.UserUpdate(*in) }, nil)
-		bodyfuzz.Check(t, body, func(in *loginBody, _ map[string]json.RawMessage) error { return validate.Login(in.Email, in.Password) }, nil)
+		bodyfuzz.Check(t, body, func(in *data.LoginRequest, _ map[string]json.RawMessage) error {
+			return validate.Login(in.Email, in.Password, in.WorkspaceID)
+		}, nil)
 		bodyfuzz.Check(t, body, func(in *data.WorkspaceCreate, _ map[string]json.RawMessage) error {
 			return validate.WorkspaceCreate(*in)
 		}, nil)

@@ -159,3 +159,31 @@ func Combine(errs ...error) error {
 	}
 	return out.Err()
 }
+
+// CombineUncovered is Combine for faults found after first's (a body's references after
+// its own rules): a fault of later at, or under, a path first names is left out, so a list
+// refused whole (too many items, not a list) is not also told about each item. first's
+// faults are kept whole, nested ones included.
+func CombineUncovered(first, later error) error {
+	var out, more Errors
+	for i, err := range []error{first, later} {
+		if err == nil {
+			continue
+		}
+		e, ok := err.(*data.Error)
+		if !ok || e.Code != data.EINVALID {
+			return err
+		}
+		into := &out
+		if i > 0 {
+			into = &more
+		}
+		for _, p := range e.SortedFieldPaths() {
+			for _, m := range e.Fields[p] {
+				into.Add(p, m)
+			}
+		}
+	}
+	out.AddUncovered(&more)
+	return out.Err()
+}
