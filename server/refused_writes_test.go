@@ -136,6 +136,11 @@ func checkRefusal(c refusal, res *response) error {
 		if name == c.field || strings.HasPrefix(name, c.field+".") {
 			return nil
 		}
+		if strings.Contains(name, ".") && strings.HasPrefix(c.field, name+".") {
+			// What holds a nested bad value is refused whole (a choice list where no
+			// choices are allowed): the bad value is named by its container.
+			return nil
+		}
 	}
 	return fmt.Errorf("the 422 does not name %s: %s", c.field, body.Errors)
 }
