@@ -72,6 +72,10 @@ func TestEveryDeniedWriteChangesNothing(t *testing.T) {
 	t.Logf("denied requests by caller: %v", byCaller)
 	checkDenialCoverage(t, doc, coverage)
 	d.checkNoRefusalReplayed(t, idempotent, replays)
+	if len(watch.changed(t, 1)) == 0 {
+		// The permitted requests wrote: a mark that missed them would miss a refusal's.
+		t.Error("the store's mark did not move when permitted requests wrote")
+	}
 	t.Logf("%d denied requests to %d write routes, %d replays checked, in %s (%d dumps of the store)", len(cases), len(coverage), len(replays), time.Since(started).Round(time.Millisecond), watch.dumps)
 }
 
