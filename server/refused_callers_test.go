@@ -28,9 +28,9 @@ type denial struct {
 // not_found (§2, §6, §20), in the error shape, and the whole store is byte for byte what
 // it was: no refusal by who is asking is recorded (docs/api.md lists the one refusal that
 // is, a failed login). A route honouring Idempotency-Key gets one each time; once every
-// refusal is sent, the members refused are made admins of every module and agent and send
-// the same request with the same key: it is carried out, not answered with a kept
-// refusal, and a third send replays it.
+// refusal is sent, a caller now permitted sends one route's refused request again with
+// its key (checkNoRefusalReplayed): it is carried out, not answered with a kept refusal,
+// and a third send replays it.
 func TestEveryDeniedWriteChangesNothing(t *testing.T) {
 	started := time.Now()
 	w := newRefusalWorkspace(t)
