@@ -65,10 +65,12 @@ func (s *Server) handleWorkspaceExport(w http.ResponseWriter, r *http.Request) e
 // once, top-level, as a webhook create returns its secret.
 func (s *Server) handleWorkspaceImport(w http.ResponseWriter, r *http.Request) error {
 	var doc data.WorkspaceExport
-	if err := decodeBody(r, &doc, nil); err != nil {
+	// The decoder's faults go with the service's, so the 422 names every fault at once.
+	ctx, err := decodeInput(r, &doc)
+	if err != nil {
 		return err
 	}
-	res, err := s.svc.Exports.ImportWorkspace(r.Context(), mux.Vars(r)["workspace_id"], &doc, data.ImportOptions{MaxFileSize: s.cfg.MaxFileSize})
+	res, err := s.svc.Exports.ImportWorkspace(ctx, mux.Vars(r)["workspace_id"], &doc, data.ImportOptions{MaxFileSize: s.cfg.MaxFileSize})
 	if err != nil {
 		return err
 	}

@@ -220,53 +220,6 @@ func (d schemaDoc) propertyCases(schema map[string]any, body map[string]any) []p
 	return out
 }
 
-// eachProperty applies bad's values of each property of schema to body, at the depths
-// propertyCases names.
-func (d schemaDoc) eachProperty(schema map[string]any, body map[string]any, bad badOf) []propertyCase {
-	var out []propertyCase
-	props := d.objectProps(schema)
-	for _, name := range slices.Sorted(maps.Keys(props)) {
-		p, _ := props[name].(map[string]any)
-		for _, b := range bad(name, p) {
-			out = append(out, propertyCase{name, b, with(body, name, b.value)})
-		}
-		if sub := d.objectProps(p); sub != nil {
-			inner, _ := body[name].(map[string]any)
-			for _, c := range nestedCases(sub, inner, bad) {
-				out = append(out, propertyCase{name + "." + c.path, c.bad, with(body, name, c.body)})
-			}
-		}
-		items, _ := d.resolve(p)["items"].(map[string]any)
-		list, _ := body[name].([]any)
-		if first, ok := firstObject(list); ok && items != nil {
-			for _, c := range nestedCases(d.objectProps(items), first, bad) {
-				out = append(out, propertyCase{name + ".0." + c.path, c.bad, with(body, name, append([]any{c.body}, list[1:]...))})
-			}
-		}
-	}
-	return out
-}
-
-// nestedCases are the bad values of an inner object's members, on inner.
-func nestedCases(props map[string]any, inner map[string]any, bad badOf) []propertyCase {
-	var out []propertyCase
-	for _, name := range slices.Sorted(maps.Keys(props)) {
-		p, _ := props[name].(map[string]any)
-		for _, b := range bad(name, p) {
-			out = append(out, propertyCase{name, b, with(inner, name, b.value)})
-		}
-	}
-	return out
-}
-
-func firstObject(list []any) (map[string]any, bool) {
-	if len(list) == 0 {
-		return nil, false
-	}
-	m, ok := list[0].(map[string]any)
-	return m, ok
-}
-
 func requiredOf(s map[string]any) []string {
 	var out []string
 	for _, r := range asList(s["required"]) {

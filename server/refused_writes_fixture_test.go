@@ -1,10 +1,12 @@
 package server_test
 
 import (
+	"context"
 	"maps"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
@@ -54,7 +56,6 @@ func newRefusalWorkspace(t *testing.T) *refusalWorkspace {
 	expect(t, res, 200)
 	w.ids["source_type"], w.ids["source_id"] = "texts", sourceOf(t, res)
 	w.ids["webhook_id"] = w.create(t, "/api/v1/webhooks", map[string]any{"url": "https://hooks.example.com/refused", "events": []string{"*"}})
-	w.ids["delivery_id"] = "dlv_01JD6ZJ7Q8W9X0Y1Z2A3B4C5D6"
 	w.ids["suppression_id"] = w.create(t, "/api/v1/suppressions", map[string]any{"phone_number": "+14155550999", "reason": "asked"})
 	res = e.do("POST", "/api/v1/api-keys", tok, map[string]any{"name": "kept"})
 	expect(t, res, 201)
@@ -75,7 +76,33 @@ func newRefusalWorkspace(t *testing.T) *refusalWorkspace {
 	w.stranger = stranger.PersonalWorkspaceID
 	w.strangerKey, _, _ = strings.Cut(e.Token(t, stranger, ""), "|")
 	w.makeForeignRecords(t)
+	w.ids["delivery_id"] = w.finishedDelivery(t)
 	return w
+}
+
+// finishedDelivery is a delivery of the webhook the dispatcher has posted, as its
+// receiver took it: one a retry may be asked of (a pending one is 409). The test plays
+// the dispatcher's part through its queue, so nothing is posted anywhere.
+func (w *refusalWorkspace) finishedDelivery(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	for {
+		n, err := w.Svc.Deliveries.FanOut(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	jobs, _, err := w.Svc.Deliveries.ClaimDueDeliveries(ctx, time.Now(), 1, time.Minute, func(string) bool { return false })
+	if err != nil || len(jobs) == 0 {
+		t.Fatalf("no delivery of the webhook to claim: %v", err)
+	}
+	if err := w.Svc.Deliveries.FinishAttempt(ctx, jobs[0].DeliveryID, data.AttemptOutcome{Succeeded: true, ResponseStatus: 200}); err != nil {
+		t.Fatal(err)
+	}
+	return jobs[0].DeliveryID
 }
 
 // makeForeignRecords makes, in the second workspace, a record of each kind a body names

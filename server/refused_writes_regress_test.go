@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -129,4 +130,43 @@ func TestSuppressionDeleteHonoursIfMatch(t *testing.T) {
 		t.Fatalf("a refused removal removed the entry: %v", ids)
 	}
 	expect(t, e.do("DELETE", path, tok, nil, "If-Match", etag), 204)
+}
+
+// TestImportReportsDecodeFaultsWithRules: an import whose body has a fault the decoder
+// finds (a price that is no decimal) and one its rules find (a model past its bound) is
+// one 422 naming both, as every other write does (conventions §2: every failing field at
+// once); the decoder's faults were answered alone, so the rest surfaced one retry later.
+// Found by the refused writes' nested bad values. Nothing is imported.
+func TestImportReportsDecodeFaultsWithRules(t *testing.T) {
+	e := newEnv(t)
+	ws := e.Owner.WorkspaceID
+	before := dumpStore(t, e.DB)
+	r := e.do("POST", "/api/v1/workspaces/"+ws+"/import", e.Owner.Token, map[string]any{"format": "voiceapi.workspace", "version": 1,
+		"workspace": map[string]any{"price_table": map[string]any{"currency": "USD", "prices": []any{
+			map[string]any{"provider": "groq", "model": strings.Repeat("m", 256), "unit": "llm_input_1m_tokens", "price": "a"}}}}})
+	expectFields(t, r, "workspace.price_table.prices.0.model", "workspace.price_table.prices.0.price")
+	if changed := before.diff(dumpStore(t, e.DB), 8); len(changed) > 0 {
+		t.Errorf("a refused import changed the store: %v", changed)
+	}
+}
+
+// TestTypelessCriterionReportsItsMembers: a test's criterion without a type (or of an
+// unknown one) is refused naming the type and, with it, each member past its own bound or
+// outside its list (a reason no conversation ends with); only the type was named, so the
+// rest surfaced one retry later (conventions §2). Found by the refused writes' nested bad
+// values, on an import's criteria. Nothing is stored.
+func TestTypelessCriterionReportsItsMembers(t *testing.T) {
+	e := newEnv(t)
+	tok := e.Owner.Token
+	r := e.do("POST", "/api/v1/agents", tok, map[string]any{"name": "A"})
+	expect(t, r, 201)
+	before := dumpStore(t, e.DB)
+	r = e.do("POST", "/api/v1/agents/"+r.Data()["id"].(string)+"/tests", tok, map[string]any{"name": "Greets",
+		"user": map[string]any{"script": []string{"Hello"}}, "criteria": []any{
+			map[string]any{"reason": "asleep", "pattern": strings.Repeat("a", 1001)},
+			map[string]any{"type": "sings", "criterion": strings.Repeat("c", 5001)}}})
+	expectFields(t, r, "criteria.0.type", "criteria.0.reason", "criteria.0.pattern", "criteria.1.type", "criteria.1.criterion")
+	if changed := before.diff(dumpStore(t, e.DB), 8); len(changed) > 0 {
+		t.Errorf("a refused test changed the store: %v", changed)
+	}
 }

@@ -60,7 +60,7 @@ func TestEveryRefusedWriteChangesNothing(t *testing.T) {
 	}
 	t.Logf("workspace built in %s; %d bad requests", time.Since(started).Round(time.Millisecond), len(cases))
 	coverage, kinds, documented := map[string]map[string]bool{}, map[string]int{}, 0
-	before := dumpStore(t, w.Store)
+	watch := watchStore(t, w.Store)
 	for i, c := range cases {
 		if idempotent[c.op] && !slices.Contains(c.headers, "Idempotency-Key") {
 			// Only successful responses are kept (docs/api.md): a refusal keeps nothing.
@@ -70,15 +70,13 @@ func TestEveryRefusedWriteChangesNothing(t *testing.T) {
 		if err := checkRefusal(c, res); err != nil {
 			t.Errorf("%s: %v", c, err)
 		}
-		after := dumpStore(t, w.Store)
-		if changed := before.diff(after, 8); len(changed) > 0 {
+		if changed := watch.changed(t, 8); len(changed) > 0 {
 			if !w.documentedChange(t, c, changed) {
 				t.Errorf("%s (%d) changed the store: %v", c, res.Status, changed)
 			} else {
 				documented++
 			}
 		}
-		before = after
 		route := c.op.method + " " + c.op.path
 		if coverage[route] == nil {
 			coverage[route] = map[string]bool{}
@@ -88,7 +86,7 @@ func TestEveryRefusedWriteChangesNothing(t *testing.T) {
 	}
 	t.Logf("bad requests by kind: %v", kinds)
 	checkCoverage(t, doc, coverage)
-	t.Logf("%d bad requests to %d write routes in %s; %d recorded a refused login", len(cases), len(coverage), time.Since(started).Round(time.Millisecond), documented)
+	t.Logf("%d bad requests to %d write routes in %s (%d dumps of the store); %d recorded a refused login", len(cases), len(coverage), time.Since(started).Round(time.Millisecond), watch.dumps, documented)
 }
 
 // kindOf groups the kinds named after their path parameter ("missing agent_id").
@@ -134,6 +132,11 @@ func checkRefusal(c refusal, res *response) error {
 	}
 	for name := range fields {
 		if name == c.field || strings.HasPrefix(name, c.field+".") {
+			return nil
+		}
+		if strings.Contains(name, ".") && strings.HasPrefix(c.field, name+".") {
+			// What holds a nested bad value is refused whole (a choice list where no
+			// choices are allowed): the bad value is named by its container.
 			return nil
 		}
 	}

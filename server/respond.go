@@ -13,7 +13,6 @@ import (
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/strictjson"
-	"github.com/voiceapi/voiceapi/validate"
 )
 
 // MaxJSONBody is the default limit of a JSON request body (conventions §15).
@@ -149,24 +148,6 @@ func readJSONBody(r *http.Request) ([]byte, error) {
 		return nil, data.Errorf(data.EMEDIATYPE, "A request body must be sent with Content-Type: application/json.")
 	}
 	return body, nil
-}
-
-// decodeBody reads the body strictly into dst: unknown fields, wrong types and nulls for
-// non-nullable fields are 422 with every field named. check, when given, runs the body's
-// rules on what could be decoded, so that one 422 names every fault of the request.
-func decodeBody(r *http.Request, dst any, check func() error) error {
-	body, err := readJSONBody(r)
-	if err != nil {
-		return err
-	}
-	decodeErr := strictjson.Decode(body, dst)
-	if decodeErr != nil && data.ErrorCode(decodeErr) != data.EINVALID {
-		return decodeErr
-	}
-	if check == nil {
-		return decodeErr
-	}
-	return validate.Combine(decodeErr, check())
 }
 
 // decodeInput reads the body strictly into dst (unknown fields, wrong types and nulls for

@@ -202,3 +202,84 @@ func (d storeDump) diff(after storeDump, limit int) []string {
 	}
 	return out
 }
+
+// storeMark is a cheap token of whether an engine may have written: two equal marks mean
+// nothing stored changed between them, so a test comparing dumps after each of thousands
+// of requests dumps only when the mark moves (a moved mark may still mean no change, which
+// the dumps then tell). On bbolt it is the last committed transaction's id and the files'
+// names, sizes and times; on PostgreSQL the next transaction id the cluster will assign,
+// which a transaction that writes anything (in any database of the cluster) moves.
+func storeMark(t testing.TB, db cli.Backend) string {
+	t.Helper()
+	var mark string
+	var err error
+	switch x := db.(type) {
+	case *postgres.DB:
+		var next string
+		err = x.Pool().QueryRow(context.Background(), `SELECT pg_snapshot_xmax(pg_current_snapshot())::text`).Scan(&next)
+		mark = next
+	case boltEngine:
+		err = x.Bolt().View(func(tx *bbolt.Tx) error {
+			mark = strconv.Itoa(tx.ID())
+			return nil
+		})
+		if err == nil {
+			mark, err = markFiles(mark, filepath.Join(x.Dir(), "files"))
+		}
+	default:
+		err = fmt.Errorf("no mark of a %T", db)
+	}
+	if err != nil {
+		t.Fatalf("marking the store: %v", err)
+	}
+	return mark
+}
+
+// markFiles adds to mark each file under root: its name, size and modification time.
+func markFiles(mark, root string) (string, error) {
+	var b strings.Builder
+	b.WriteString(mark)
+	err := filepath.WalkDir(root, func(path string, de fs.DirEntry, err error) error {
+		if err != nil || de.IsDir() {
+			return err
+		}
+		info, err := de.Info()
+		if err == nil {
+			fmt.Fprintf(&b, "|%s %d %d", path, info.Size(), info.ModTime().UnixNano())
+		}
+		return err
+	})
+	if os.IsNotExist(err) {
+		err = nil
+	}
+	return b.String(), err
+}
+
+// storeWatch follows a store across requests: changed reports what differs since the
+// last call, dumping the store only when its mark moved.
+type storeWatch struct {
+	db   cli.Backend
+	mark string
+	dump storeDump
+	// dumps counts the dumps taken after the first.
+	dumps int
+}
+
+func watchStore(t testing.TB, db cli.Backend) *storeWatch {
+	t.Helper()
+	return &storeWatch{db: db, mark: storeMark(t, db), dump: dumpStore(t, db)}
+}
+
+// changed names at most limit differences since the last call (none when nothing changed).
+func (s *storeWatch) changed(t testing.TB, limit int) []string {
+	t.Helper()
+	mark := storeMark(t, s.db)
+	if mark == s.mark {
+		return nil
+	}
+	after := dumpStore(t, s.db)
+	s.dumps++
+	out := s.dump.diff(after, limit)
+	s.mark, s.dump = mark, after
+	return out
+}

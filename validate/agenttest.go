@@ -160,12 +160,13 @@ func MockBody(body any) string {
 // those, each within its rule.
 func criterion(errs *Errors, path string, c data.Criterion, tools []*data.Tool) {
 	members, known := criterionMembers[c.Type]
-	if c.Type == "" {
-		errs.Required(path + ".type")
-		return
-	}
-	if !known {
-		errs.OneOf(path+".type", c.Type, data.CriterionTypes...)
+	if c.Type == "" || !known {
+		if c.Type == "" {
+			errs.Required(path + ".type")
+		} else {
+			errs.OneOf(path+".type", c.Type, data.CriterionTypes...)
+		}
+		criterionBounds(errs, path, c)
 		return
 	}
 	given := map[string]bool{"name": c.Name != "", "arguments": c.Arguments != nil, "pattern": c.Pattern != "",
@@ -220,6 +221,19 @@ func criterion(errs *Errors, path string, c data.Criterion, tools []*data.Tool) 
 			errs.NotBlank(path+".criterion", c.Criterion)
 			errs.MaxLen(path+".criterion", c.Criterion, MaxTestJudgeCriterion)
 		}
+	}
+}
+
+// criterionBounds checks the rules of a criterion's members that hold whatever its type,
+// for one whose type is missing or unknown: which members it takes cannot be told, but a
+// member past its bound or outside its list is a fault all the same, reported with the
+// type's (conventions §2: every failing field at once).
+func criterionBounds(errs *Errors, path string, c data.Criterion) {
+	errs.MaxLen(path+".name", c.Name, MaxIdentifier)
+	errs.MaxLen(path+".pattern", c.Pattern, MaxTestPattern)
+	errs.MaxLen(path+".criterion", c.Criterion, MaxTestJudgeCriterion)
+	if c.Reason != "" {
+		errs.OneOf(path+".reason", c.Reason, data.TestEndReasons...)
 	}
 }
 

@@ -110,6 +110,30 @@ func agentTestToolCriterionCases() []agentTestCase {
 		{"31 criteria", func(x *data.AgentTest) { x.Criteria = repeatCriterion(MaxTestCriteria + 1) }, []string{"criteria"}},
 		{"criterion without a type", func(x *data.AgentTest) { x.Criteria = []data.Criterion{{Name: "book"}} }, []string{"criteria.0.type"}},
 		{"criterion of an unknown type", func(x *data.AgentTest) { x.Criteria = []data.Criterion{{Type: "sings"}} }, []string{"criteria.0.type"}},
+		// Without a known type, its members' own bounds are still checked, with the type.
+		{"typeless criterion, name of 255", func(x *data.AgentTest) {
+			x.Criteria = []data.Criterion{{Name: strings.Repeat("n", MaxIdentifier)}}
+		}, []string{"criteria.0.type"}},
+		{"typeless criterion, name of 256", func(x *data.AgentTest) {
+			x.Criteria = []data.Criterion{{Name: strings.Repeat("n", MaxIdentifier+1)}}
+		}, []string{"criteria.0.type", "criteria.0.name"}},
+		{"typeless criterion, pattern of 1000", func(x *data.AgentTest) {
+			x.Criteria = []data.Criterion{{Pattern: strings.Repeat("a", MaxTestPattern)}}
+		}, []string{"criteria.0.type"}},
+		{"typeless criterion, pattern of 1001", func(x *data.AgentTest) {
+			x.Criteria = []data.Criterion{{Pattern: strings.Repeat("a", MaxTestPattern+1)}}
+		}, []string{"criteria.0.type", "criteria.0.pattern"}},
+		{"unknown type, judge criterion at its bound", func(x *data.AgentTest) {
+			x.Criteria = []data.Criterion{{Type: "sings", Criterion: strings.Repeat("c", MaxTestJudgeCriterion)}}
+		}, []string{"criteria.0.type"}},
+		{"unknown type, judge criterion past its bound", func(x *data.AgentTest) {
+			x.Criteria = []data.Criterion{{Type: "sings", Criterion: strings.Repeat("c", MaxTestJudgeCriterion+1)}}
+		}, []string{"criteria.0.type", "criteria.0.criterion"}},
+		{"typeless criterion, a reason of the list", func(x *data.AgentTest) {
+			x.Criteria = []data.Criterion{{Reason: data.TestEndReasons[0]}}
+		}, []string{"criteria.0.type"}},
+		{"typeless criterion, a reason outside the list", func(x *data.AgentTest) { x.Criteria = []data.Criterion{{Reason: "asleep"}} },
+			[]string{"criteria.0.type", "criteria.0.reason"}},
 		{"tool_called of an unknown tool", func(x *data.AgentTest) { x.Criteria[0].Name = "fly" }, []string{"criteria.0.name"}},
 		{"tool_called without a name", func(x *data.AgentTest) { x.Criteria[0].Name = "" }, []string{"criteria.0.name"}},
 		{"tool_called with arguments", func(x *data.AgentTest) { x.Criteria[0].Arguments = map[string]any{"people": 2.0} }, nil},

@@ -1,5 +1,5 @@
 // Package bodyfuzz is the harness the request body fuzz targets share (docs/reliability.md):
-// a body goes through the server's decodeBody steps and the outcome must have the
+// a body goes through the server's decoding steps and the outcome must have the
 // properties listed below.
 package bodyfuzz
 
@@ -14,15 +14,17 @@ import (
 	"github.com/voiceapi/voiceapi/validate"
 )
 
-// A body goes through the same steps as in the server's decodeBody (Object, strict
-// decode, the body's rules, Combine), and the outcome must have these properties:
+// A body goes through the same steps as in the server (decodeInput's Object and strict
+// decode, then the service's rules combined with the decoder's faults: checkInput), and
+// the outcome must have these properties:
 //   - it is malformed_json (no fields to name) or validation_failed naming at least one
 //     field, each with a message, each rooted at a member of the body or a field of the type;
 //   - the same body gives the same result twice;
 //   - an accepted body, encoded again from what was decoded, is accepted again and decodes
 //     to the same value (what the server stores is what the client sent).
 
-// decodeLike mirrors server.decodeBody, and decodeBodyObject's presence flags through set.
+// decodeLike mirrors the server's decodeInput and the service's checkInput, and
+// decodeBodyObject's presence flags through set.
 func decodeLike[T any](body []byte, rules func(in *T, obj map[string]json.RawMessage) error) (*T, map[string]json.RawMessage, error) {
 	in := new(T)
 	obj, err := strictjson.Object(body)
