@@ -1,0 +1,156 @@
+package server_test
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// unknownParam is a typo of agent_id, the parameter conventions §1 is about.
+const unknownParam = "agnet_id"
+
+// TestEveryRouteRefusesAnUnknownQueryParameter walks every operation of the OpenAPI
+// document, sends it the request it would otherwise take (its valid ids, the owner's
+// token, its valid body) with ?agnet_id=x, and expects a 422 in the error shape naming
+// agnet_id (conventions §1): on a list a typo of a filter must not widen the list, and
+// on a write it must not act. The whole store is byte for byte what it was after each.
+func TestEveryRouteRefusesAnUnknownQueryParameter(t *testing.T) {
+	w := newRefusalWorkspace(t)
+	_, doc := openapiDocument(t)
+	before := dumpStore(t, w.Store)
+	n := 0
+	for _, op := range documentedOps(t) {
+		tok, body := w.validRequest(t, doc, op)
+		path := w.path(op.path, "", "") + "?" + unknownParam + "=x"
+		if op.path == "/api/v1/events/stream" {
+			// A stream that took the request would never end: HEAD answers with the status alone.
+			if head := w.do("HEAD", path, tok, nil); head.Status != 422 {
+				t.Errorf("HEAD %s: %d, want 422", path, head.Status)
+				continue
+			}
+		}
+		res := w.do(op.method, path, tok, body)
+		c := refusal{op: op, kind: "unknown query parameter", field: unknownParam, want: 422}
+		if err := checkRefusal(c, res); err != nil {
+			t.Errorf("%s %s?%s=x: %v", op.method, op.path, unknownParam, err)
+		} else if got := res.FieldErrors()[unknownParam]; !slices.Equal(asStrings(got), []string{"The agnet_id parameter is not a known parameter."}) {
+			t.Errorf("%s %s: agnet_id's errors are %v", op.method, op.path, got)
+		}
+		after := dumpStore(t, w.Store)
+		if changed := before.diff(after, 8); len(changed) > 0 {
+			t.Errorf("%s %s?%s=x (%d) changed the store: %v", op.method, op.path, unknownParam, res.Status, changed)
+		}
+		before = after
+		n++
+	}
+	if n < 100 {
+		t.Fatalf("only %d operations in the document", n)
+	}
+}
+
+// TestUnknownQueryParameterReportedWithTheOtherFaults: the 422 names every fault of the
+// request at once (conventions §2): on every list, the unknown parameter and a cursor
+// that storage refuses; on every route taking JSON, the unknown parameter and an unknown
+// member of the body; on the calls list, with a bad filter and a bad per_page.
+func TestUnknownQueryParameterReportedWithTheOtherFaults(t *testing.T) {
+	w := newRefusalWorkspace(t)
+	_, doc := openapiDocument(t)
+	before := dumpStore(t, w.Store)
+	lists, bodies := 0, 0
+	for _, op := range documentedOps(t) {
+		tok, body := w.validRequest(t, doc, op)
+		path := w.path(op.path, "", "") + "?" + unknownParam + "=x"
+		switch {
+		case op.method == http.MethodGet && takesParameter(t, doc, op, "Cursor"):
+			lists++
+			expectFaults(t, w.do("GET", path+"&cursor=bm90LWEtY3Vyc29y", tok, nil), op, unknownParam, "cursor")
+		case op.jsonBody:
+			bodies++
+			expectFaults(t, w.do(op.method, path, tok, with(body.(map[string]any), "zz_unknown", 1)), op, unknownParam, "zz_unknown")
+		}
+	}
+	if changed := before.diff(dumpStore(t, w.Store), 8); len(changed) > 0 {
+		t.Errorf("the refused requests changed the store: %v", changed)
+	}
+	if lists < 15 || bodies < 30 {
+		t.Fatalf("only %d lists and %d routes taking JSON in the document", lists, bodies)
+	}
+	calls := documentedOp{method: "GET", path: "/api/v1/calls"}
+	expectFaults(t, w.do("GET", "/api/v1/calls?status=sideways&agnet_id=x&direction=up", w.Owner.Token, nil), calls, unknownParam, "status", "direction")
+	expectFaults(t, w.do("GET", "/api/v1/calls?per_page=0&agnet_id=x&Agent_id=y", w.Owner.Token, nil), calls, unknownParam, "per_page", "Agent_id")
+}
+
+// TestQueryParameterGivenTwice: a parameter the document declares as one value is 422
+// when repeated, since which of the two counts would be a guess; one declared as an
+// array (the event stream's types) may be repeated.
+func TestQueryParameterGivenTwice(t *testing.T) {
+	w := newRefusalWorkspace(t)
+	tok := w.Owner.Token
+	res := w.do("GET", "/api/v1/calls?status=ended&status=ended", tok, nil)
+	expectFaults(t, res, documentedOp{method: "GET", path: "/api/v1/calls"}, "status")
+	if got := asStrings(res.FieldErrors()["status"]); !slices.Equal(got, []string{"The status parameter must be given once."}) {
+		t.Errorf("status's errors are %v", got)
+	}
+	expectFaults(t, w.do("GET", "/api/v1/agents?per_page=2&per_page=2&name=a", tok, nil), documentedOp{method: "GET", path: "/api/v1/agents"}, "per_page")
+	// types twice is fine: the only fault named is the unknown parameter beside it.
+	expectFaults(t, w.do("GET", "/api/v1/events/stream?types=agent.created&types=agent.updated&"+unknownParam+"=x", tok, nil),
+		documentedOp{method: "GET", path: "/api/v1/events/stream"}, unknownParam)
+	expect(t, w.do("GET", "/api/v1/calls?status=ended&per_page=5", tok, nil), 200)
+}
+
+// TestQueryParameterBadlyEncoded: a pair url.ParseQuery would drop unseen (a bad percent
+// escape, a semicolon) is named rather than ignored, so a filter cannot vanish.
+func TestQueryParameterBadlyEncoded(t *testing.T) {
+	w := newRefusalWorkspace(t)
+	calls := documentedOp{method: "GET", path: "/api/v1/calls"}
+	expectFaults(t, w.do("GET", "/api/v1/calls?agent_id=agt_1%zz", w.Owner.Token, nil), calls, "agent_id")
+	expectFaults(t, w.do("GET", "/api/v1/calls?agent%zzid=x", w.Owner.Token, nil), calls, "agent%zzid")
+	expectFaults(t, w.do("GET", "/api/v1/calls?status=ended;agent_id=x", w.Owner.Token, nil), calls, "status")
+	expect(t, w.do("GET", "/api/v1/calls?agent%5Fid="+w.ids["agent_id"]+"&", w.Owner.Token, nil), 200)
+}
+
+// expectFaults checks res is a 422 naming exactly names.
+func expectFaults(t *testing.T, res *response, op documentedOp, names ...string) {
+	t.Helper()
+	if err := checkRefusal(refusal{op: op, want: 422}, res); err != nil {
+		t.Errorf("%s %s: %v", op.method, op.path, err)
+		return
+	}
+	var got []string
+	for name := range res.FieldErrors() {
+		got = append(got, name)
+	}
+	slices.Sort(got)
+	slices.Sort(names)
+	if !slices.Equal(got, names) {
+		t.Errorf("%s %s: the 422 names %v, want %v: %.300s", op.method, op.path, got, names, res.Body)
+	}
+}
+
+// validRequest is the token and body op would take from the owner on w's records.
+func (w *refusalWorkspace) validRequest(t *testing.T, doc map[string]any, op documentedOp) (string, any) {
+	t.Helper()
+	tok := w.Owner.Token
+	switch op.path {
+	case "/api/v1/auth/logout":
+		tok = w.logout
+	case "/api/v1/auth/login":
+		tok = ""
+	}
+	if !op.jsonBody {
+		return tok, nil
+	}
+	content := dig(t, doc, "paths", op.path, strings.ToLower(op.method), "requestBody", "content", "application/json").(map[string]any)
+	example, _ := content["example"].(map[string]any)
+	return tok, w.validBody(op, example)
+}
+
+func asStrings(v any) []string {
+	var out []string
+	for _, s := range asList(v) {
+		str, _ := s.(string)
+		out = append(out, str)
+	}
+	return out
+}
