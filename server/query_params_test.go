@@ -154,3 +154,22 @@ func asStrings(v any) []string {
 	}
 	return out
 }
+
+// TestEveryParameterTheDocsShowIsDeclared: the parameters the docs' examples send (an
+// analytics filter by agent_version was read by the server but not declared, so the
+// check would have refused a documented request) are taken.
+func TestEveryParameterTheDocsShowIsDeclared(t *testing.T) {
+	w := newRefusalWorkspace(t)
+	tok, agent := w.Owner.Token, w.ids["agent_id"]
+	for _, path := range []string{
+		"/api/v1/analytics/calls?from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z&agent_id=" + agent + "&agent_version=1&interval=day",
+		"/api/v1/calls?per_page=100&agent_id=" + agent + "&status=ended&direction=web&number_id=" + w.ids["number_id"] + "&from=2026-01-01T00:00:00Z&to=2099-01-01T00:00:00Z",
+		"/api/v1/calls?q=cancel&sort=relevance",
+		"/api/v1/audit-log?type=agent.published&actor=" + w.Owner.ID + "&from=2026-01-01T00:00:00Z&to=2099-01-01T00:00:00Z",
+		"/api/v1/numbers?agent_id=" + agent + "&per_page=5",
+		"/api/v1/campaigns?agent_id=" + agent + "&status=running",
+		"/api/v1/agents?status=draft&name=a",
+	} {
+		expect(t, w.do("GET", path, tok, nil), 200)
+	}
+}
