@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -14,7 +15,8 @@ const unknownParam = "agnet_id"
 // document, sends it the request it would otherwise take (its valid ids, the owner's
 // token, its valid body) with ?agnet_id=x, and expects a 422 in the error shape naming
 // agnet_id (conventions §1): on a list a typo of a filter must not widen the list, and
-// on a write it must not act. The whole store is byte for byte what it was after each.
+// on a write it must not act (a route honouring Idempotency-Key gets one, and keeps no
+// answer under it). The whole store is byte for byte what it was after each.
 func TestEveryRouteRefusesAnUnknownQueryParameter(t *testing.T) {
 	w := newRefusalWorkspace(t)
 	_, doc := openapiDocument(t)
@@ -30,7 +32,12 @@ func TestEveryRouteRefusesAnUnknownQueryParameter(t *testing.T) {
 				continue
 			}
 		}
-		res := w.do(op.method, path, tok, body)
+		var headers []string
+		if takesParameter(t, doc, op, "IdempotencyKey") {
+			// A refusal keeps no answer under its key either.
+			headers = []string{"Idempotency-Key", fmt.Sprintf("unknown-param-%d", n)}
+		}
+		res := w.do(op.method, path, tok, body, headers...)
 		c := refusal{op: op, kind: "unknown query parameter", field: unknownParam, want: 422}
 		if err := checkRefusal(c, res); err != nil {
 			t.Errorf("%s %s?%s=x: %v", op.method, op.path, unknownParam, err)
