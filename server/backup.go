@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
 )
 
 func (s *Server) backupRoutes() []route {
@@ -31,7 +30,7 @@ func (s *Server) handleBackup(w http.ResponseWriter, r *http.Request) error {
 		}
 		opts.ExcludeSecretKey = b
 	}
-	if err := validate.Combine(queryFaults(r), optErr); err != nil {
+	if err := withQueryFaults(r, optErr); err != nil {
 		return err
 	}
 	// The snapshot is taken before anything is written, so a failure here is still a

@@ -76,7 +76,7 @@ func (s *Server) handleCampaignCreate(w http.ResponseWriter, r *http.Request) er
 		if in, partErrs, err = s.readCampaignParts(r); err != nil {
 			return err
 		}
-		ctx = data.WithInputFaults(r.Context(), validate.Combine(queryFaults(r), partErrs))
+		ctx = data.WithInputFaults(r.Context(), withQueryFaults(r, partErrs))
 	} else {
 		var err error
 		if ctx, err = decodeInput(r, &in); err != nil {

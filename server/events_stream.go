@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
 )
 
 // The live event stream (GET /api/v1/events/stream, docs/events.md): Server-Sent Events
@@ -133,7 +132,7 @@ func (s *Server) handleEventStream(w http.ResponseWriter, r *http.Request) error
 		last = q.Get("last_event_id")
 	}
 	pos, err := s.svc.Audit.StreamStart(r.Context(), last, types)
-	if err := validate.Combine(queryFaults(r), err); err != nil {
+	if err := withQueryFaults(r, err); err != nil {
 		return err
 	}
 	release, err := s.streams.acquire(data.PrincipalFrom(r.Context()).TokenID)

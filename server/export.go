@@ -8,7 +8,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/validate"
 )
 
 // DefaultMaxImportBody is Config.MaxImportBody when unset: a workspace document carries
@@ -43,7 +42,7 @@ func (s *Server) handleWorkspaceExport(w http.ResponseWriter, r *http.Request) e
 		}
 		opts.IncludeSecrets = b
 	}
-	if err := validate.Combine(queryFaults(r), optErr); err != nil {
+	if err := withQueryFaults(r, optErr); err != nil {
 		return err
 	}
 	wsID := mux.Vars(r)["workspace_id"]

@@ -51,11 +51,15 @@ func queryFaults(r *http.Request) error {
 	return err
 }
 
-// withQueryFaults adds the faults of r's query to err when err is a validation failure,
-// so that a list's 422 on per_page, a filter or its cursor names them too; any other
-// error is returned as it is.
+// withQueryFaults adds the faults of r's query to err, so that a 422 on a list's
+// per_page, filter or cursor, or on a body, names them too: err itself when r's query
+// has none or err is not a validation failure, the faults alone when err is nil.
 func withQueryFaults(r *http.Request, err error) error {
-	return validate.Combine(queryFaults(r), err)
+	faults := queryFaults(r)
+	if faults == nil {
+		return err
+	}
+	return validate.Combine(faults, err)
 }
 
 // refuseSuccess answers the query's faults in place of a success: a read whose query

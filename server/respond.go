@@ -163,7 +163,7 @@ func decodeBody(r *http.Request, dst any, check func() error) error {
 	if decodeErr != nil && data.ErrorCode(decodeErr) != data.EINVALID {
 		return decodeErr
 	}
-	decodeErr = validate.Combine(queryFaults(r), decodeErr)
+	decodeErr = withQueryFaults(r, decodeErr)
 	if check == nil {
 		return decodeErr
 	}
@@ -184,7 +184,7 @@ func decodeInput(r *http.Request, dst any) (context.Context, error) {
 	if decodeErr != nil && data.ErrorCode(decodeErr) != data.EINVALID {
 		return nil, decodeErr
 	}
-	return data.WithInputFaults(r.Context(), validate.Combine(queryFaults(r), decodeErr)), nil
+	return data.WithInputFaults(r.Context(), withQueryFaults(r, decodeErr)), nil
 }
 
 // pathNumber reads a number of a path (an agent's version number, an API key's id) in
