@@ -2,8 +2,11 @@ package server
 
 import (
 	"context"
+	"maps"
 	"net/http"
+	"slices"
 
+	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/openapi"
 	"github.com/voiceapi/voiceapi/validate"
 )
@@ -55,11 +58,27 @@ func queryFaults(r *http.Request) error {
 // per_page, filter or cursor, or on a body, names them too: err itself when r's query
 // has none or err is not a validation failure, the faults alone when err is nil.
 func withQueryFaults(r *http.Request, err error) error {
-	faults := queryFaults(r)
+	faults, _ := queryFaults(r).(*data.Error)
 	if faults == nil {
 		return err
 	}
-	return validate.Combine(faults, err)
+	if err == nil {
+		return faults
+	}
+	e, ok := err.(*data.Error)
+	if !ok || e.Code != data.EINVALID {
+		return err
+	}
+	// err's faults keep their order after the query's (validate.Combine would sort them,
+	// and a body's rules read the order: a member given twice inside an unknown one is
+	// named only when it comes first).
+	fields, order := maps.Clone(faults.Fields), slices.Clone(faults.FieldPaths())
+	for _, p := range e.FieldPaths() {
+		if _, seen := fields[p]; !seen {
+			fields[p], order = e.Fields[p], append(order, p)
+		}
+	}
+	return data.Invalid(fields, order)
 }
 
 // refuseSuccess answers the query's faults in place of a success: a read whose query

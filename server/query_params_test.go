@@ -180,3 +180,31 @@ func TestEveryParameterTheDocsShowIsDeclared(t *testing.T) {
 		expect(t, w.do("GET", path, tok, nil), 200)
 	}
 }
+
+// TestUnknownQueryParameterKeepsTheBodysFaults: the body's faults come with the query's
+// whole and in their order, on every route taking JSON (TestDuplicateMemberRefusedOnEveryRoute's
+// bodies, whose nested duplicate is named only when it keeps its place before its parent).
+func TestUnknownQueryParameterKeepsTheBodysFaults(t *testing.T) {
+	e := newEnv(t)
+	n := 0
+	for _, op := range documentedOps(t) {
+		if !op.jsonBody {
+			continue
+		}
+		n++
+		for _, c := range []struct{ body, path string }{
+			{`{"name":"a","name":"b"}`, "name"},
+			{` {"name":"a", "zz":{"k":1,"k":[2]}} `, "zz.k"},
+		} {
+			r := e.do(op.method, fill(op.path, e.Owner.WorkspaceID)+"?"+unknownParam+"=x", e.Owner.Token, c.body)
+			expect(t, r, 422)
+			msgs, _ := r.FieldErrors()[c.path].([]any)
+			if r.FieldErrors()[unknownParam] == nil || !slices.ContainsFunc(msgs, func(m any) bool { return strings.Contains(m.(string), "more than once") }) {
+				t.Errorf("%s %s?%s=x %s: 422 does not name both %s and %s as given twice: %s", op.method, op.path, unknownParam, c.body, unknownParam, c.path, r.Body)
+			}
+		}
+	}
+	if n < 15 {
+		t.Fatalf("only %d routes take a JSON body", n)
+	}
+}
