@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -206,5 +207,52 @@ func TestUnknownQueryParameterKeepsTheBodysFaults(t *testing.T) {
 	}
 	if n < 15 {
 		t.Fatalf("only %d routes take a JSON body", n)
+	}
+}
+
+// TestUnknownQueryParameterOnUploads: the bodies that are no JSON (a CSV, multipart
+// parts) are read by their own code, which adds the query's faults too: each upload with
+// ?agnet_id=x is a 422 naming it and stores nothing, and the same upload without it is
+// taken.
+func TestUnknownQueryParameterOnUploads(t *testing.T) {
+	w := newRefusalWorkspace(t)
+	tok := w.Owner.Token
+	campaign, _ := json.Marshal(map[string]any{"name": "Uploaded", "agent_id": w.ids["agent_id"], "number_id": w.ids["number_id"],
+		"window": everyDay, "max_concurrent": 1})
+	uploads := []struct {
+		path, ctype string
+		body        []byte
+		status      int
+	}{
+		{"/api/v1/suppressions/import", "text/csv", []byte("phone_number,reason\n+14155550171,asked\n"), 200},
+	}
+	for _, u := range []struct {
+		path   string
+		status int
+		parts  []part
+	}{
+		{"/api/v1/suppressions/import", 200, []part{{name: "file", filename: "list.csv", content: []byte("phone_number\n+14155550172\n")}}},
+		{"/api/v1/knowledge-bases/" + w.ids["knowledge_base_id"] + "/sources/add", 200, []part{{name: "texts", content: []byte("Parcels ship on Fridays.")}}},
+		{"/api/v1/campaigns", 201, []part{{name: "campaign", content: campaign}, {name: "file", filename: "r.csv", content: []byte("phone_number\n+14155550173\n")}}},
+	} {
+		body, ct := multipartBody(t, u.parts...)
+		uploads = append(uploads, struct {
+			path, ctype string
+			body        []byte
+			status      int
+		}{u.path, ct, body, u.status})
+	}
+	before := dumpStore(t, w.Store)
+	for _, u := range uploads {
+		res := w.do("POST", u.path+"?"+unknownParam+"=x", tok, u.body, "Content-Type", u.ctype)
+		if res.Status != 422 || res.FieldErrors()[unknownParam] == nil {
+			t.Errorf("POST %s (%s) with %s: %d %.300s, want 422 naming it", u.path, u.ctype, unknownParam, res.Status, res.Body)
+		}
+	}
+	if changed := before.diff(dumpStore(t, w.Store), 8); len(changed) > 0 {
+		t.Errorf("the refused uploads changed the store: %v", changed)
+	}
+	for _, u := range uploads {
+		expect(t, w.do("POST", u.path, tok, u.body, "Content-Type", u.ctype), u.status)
 	}
 }
