@@ -1,6 +1,7 @@
 package console
 
 import (
+	"html/template"
 	"net/http"
 	"net/url"
 	"time"
@@ -42,12 +43,14 @@ func (h *Handler) callList(w http.ResponseWriter, r *http.Request) {
 	}
 	agents, numbers := h.agentChoices(r), h.numberChoices(r)
 	// The export takes the same filters; a download link, so the browser saves the file.
+	// The query is already encoded: as a plain string, html/template would escape its =
+	// and & again, and the API would read one parameter named "direction=web".
 	export := filterQuery(in, callFilters...)
 	p := data.PrincipalFrom(r.Context())
 	h.render(w, r, http.StatusOK, "calls", &view{Title: "Calls", Active: "calls", Err: relabel(fail, callFilterLabels), D: map[string]any{
 		"Calls": list, "Next": next, "Q": in, "Agents": agents, "Numbers": numbers,
 		"AgentNames": h.agentNames(r, agents, listIDs(list, "agent_id")...), "NumberNames": numberNames(numbers),
-		"Directions": data.CallDirections, "Statuses": data.CallStatuses, "Export": export.Encode(),
+		"Directions": data.CallDirections, "Statuses": data.CallStatuses, "Export": template.URL(export.Encode()),
 		"Filtered": len(filterQuery(in, callFilters...)) > 0, "CanWrite": p.Allows(data.Write(data.ModuleCallHistory)) == nil,
 	}})
 }

@@ -158,7 +158,8 @@ func buildOpenAPI(routes []Route, errorStatus map[string]int) (doc map[string]an
 const apiDescription = "A self-hosted control plane for voice AI agents. Every failure has one shape (Error) " +
 	"and every response carries X-Request-Id. A known path called with another method is 405 " +
 	"method_not_allowed with an Allow header; an unknown path is 404. Lists are cursor-paginated " +
-	"(per_page 1 to 100, default 15), newest first. See docs/api.md."
+	"(per_page 1 to 100, default 15), newest first. A query parameter the operation does not declare, or a " +
+	"parameter not declared as an array given twice, is 422 naming it. See docs/api.md."
 
 // tagNames are the endpoint groups, in the spec's order and then ours.
 var tagNames = []string{"Authentication", "API Keys", "Agent", "Agent Versions", "Agent Tests", "Knowledge Base", "Call History",
@@ -356,7 +357,8 @@ func successResponse(g *schemaGen, rt Route, d opDoc) (int, map[string]any) {
 // errorStatuses are the failures a route can answer, derived from what the route table
 // says of it and what its handler reads, plus the ones its description adds.
 func errorStatuses(rt Route, d opDoc, ifMatch bool) []int {
-	set := map[int]bool{http.StatusInternalServerError: true}
+	// Every route refuses a query parameter it does not declare (conventions §1).
+	set := map[int]bool{http.StatusInternalServerError: true, http.StatusUnprocessableEntity: true}
 	if !rt.Public {
 		set[http.StatusUnauthorized] = true
 		set[http.StatusTooManyRequests] = true
@@ -371,9 +373,6 @@ func errorStatuses(rt Route, d opDoc, ifMatch bool) []int {
 		for _, c := range []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity} {
 			set[c] = true
 		}
-	}
-	if d.Shape == shapeList || len(d.Query) > 0 {
-		set[http.StatusUnprocessableEntity] = true // per_page, cursor, filters
 	}
 	if rt.Idempotent {
 		set[http.StatusConflict] = true            // the same key still in progress
@@ -401,4 +400,20 @@ func errorStatuses(rt Route, d opDoc, ifMatch bool) []int {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Declared is what a route declares of its input, for the server's check of the query
+// (conventions §1): the query parameters it takes (per_page and cursor on a list), each
+// true when its schema is an array and so may be repeated, and whether it reads a body.
+// The document's parameters come from the same entry, so the check and the docs agree.
+func Declared(method, path string) (query map[string]bool, body bool) {
+	d := opDocs[method+" "+path]
+	query = map[string]bool{}
+	if d.Shape == shapeList {
+		query["per_page"], query["cursor"] = false, false
+	}
+	for _, q := range d.Query {
+		query[q.Name] = q.Schema["type"] == "array"
+	}
+	return query, d.Body != nil
 }

@@ -18,7 +18,7 @@ func (s *Server) analyticsRoutes() []route {
 // service defaults the range on its clock and checks it.
 func (s *Server) handleCallAnalytics(w http.ResponseWriter, r *http.Request) error {
 	q, err := validate.CallAnalyticsParams(r.URL.Query())
-	if err != nil {
+	if err := withQueryFaults(r, err); err != nil {
 		return err
 	}
 	a, err := s.svc.Analytics.CallAnalytics(r.Context(), q)
@@ -34,7 +34,7 @@ func (s *Server) handleCallAnalytics(w http.ResponseWriter, r *http.Request) err
 // service, which adds the range's in one 422.
 func (s *Server) handleAnalysisFigures(w http.ResponseWriter, r *http.Request) error {
 	q, err := validate.AnalysisParams(r.URL.Query())
-	f, err := s.svc.AnalysisFigures.AnalysisFigures(data.WithInputFaults(r.Context(), err), q)
+	f, err := s.svc.AnalysisFigures.AnalysisFigures(data.WithInputFaults(r.Context(), withQueryFaults(r, err)), q)
 	if err != nil {
 		return err
 	}

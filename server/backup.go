@@ -22,12 +22,16 @@ func (s *Server) handleBackup(w http.ResponseWriter, r *http.Request) error {
 		return data.Errorf(data.ENOTFOUND, "Backups are not available on this server.")
 	}
 	var opts data.BackupOptions
+	var optErr error
 	if v := r.URL.Query().Get("exclude_secret_key"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return data.FieldError("exclude_secret_key", "The exclude_secret_key field must be true or false.")
+			optErr = data.FieldError("exclude_secret_key", "The exclude_secret_key field must be true or false.")
 		}
 		opts.ExcludeSecretKey = b
+	}
+	if err := withQueryFaults(r, optErr); err != nil {
+		return err
 	}
 	// The snapshot is taken before anything is written, so a failure here is still a
 	// proper JSON error.

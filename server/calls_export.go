@@ -48,7 +48,7 @@ func (s *Server) handleCallExport(w http.ResponseWriter, r *http.Request) error 
 	f, filterErr := validate.CallFilterParams(q)
 	search, searchErr := validate.CallSearchParams(q)
 	format, limit, exportErr := validate.ExportParams(q)
-	ctx := data.WithInputFaults(r.Context(), validate.Combine(filterErr, searchErr, exportErr))
+	ctx := data.WithInputFaults(r.Context(), withQueryFaults(r, validate.Combine(filterErr, searchErr, exportErr)))
 	x := data.CallExport{Filter: f, Search: search, Cursor: q.Get("cursor"), Limit: limit}
 
 	st := &callExportStream{w: w, bw: bufio.NewWriterSize(w, 32<<10), rc: http.NewResponseController(w), format: format}

@@ -76,7 +76,7 @@ func (s *Server) handleCampaignCreate(w http.ResponseWriter, r *http.Request) er
 		if in, partErrs, err = s.readCampaignParts(r); err != nil {
 			return err
 		}
-		ctx = data.WithInputFaults(r.Context(), partErrs)
+		ctx = data.WithInputFaults(r.Context(), withQueryFaults(r, partErrs))
 	} else {
 		var err error
 		if ctx, err = decodeInput(r, &in); err != nil {
@@ -268,6 +268,7 @@ func (s *Server) handleSuppressionImport(w http.ResponseWriter, r *http.Request)
 		if rows, err = readSuppressionsCSV(bytes.NewReader(body)); err != nil {
 			return err
 		}
+		ctx = data.WithInputFaults(ctx, queryFaults(r))
 	}
 	res, err := s.svc.Suppressions.ImportSuppressions(ctx, rows)
 	if err != nil {

@@ -132,7 +132,7 @@ func (s *Server) handleEventStream(w http.ResponseWriter, r *http.Request) error
 		last = q.Get("last_event_id")
 	}
 	pos, err := s.svc.Audit.StreamStart(r.Context(), last, types)
-	if err != nil {
+	if err := withQueryFaults(r, err); err != nil {
 		return err
 	}
 	release, err := s.streams.acquire(data.PrincipalFrom(r.Context()).TokenID)

@@ -34,12 +34,16 @@ func (s *Server) exportRoutes() []route {
 // — the workspace as one JSON document, streamed, files included.
 func (s *Server) handleWorkspaceExport(w http.ResponseWriter, r *http.Request) error {
 	var opts data.ExportOptions
+	var optErr error
 	if v := r.URL.Query().Get("include_secrets"); v != "" || r.URL.Query().Has("include_secrets") {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return data.FieldError("include_secrets", "The include_secrets field must be true or false.")
+			optErr = data.FieldError("include_secrets", "The include_secrets field must be true or false.")
 		}
 		opts.IncludeSecrets = b
+	}
+	if err := withQueryFaults(r, optErr); err != nil {
+		return err
 	}
 	wsID := mux.Vars(r)["workspace_id"]
 	stream, err := s.svc.Exports.ExportWorkspace(r.Context(), wsID, opts)

@@ -128,7 +128,7 @@ func (s *Server) handleSourcesAdd(w http.ResponseWriter, r *http.Request) error 
 		if err != nil {
 			return err
 		}
-		ctx = data.WithInputFaults(r.Context(), partErrs)
+		ctx = data.WithInputFaults(r.Context(), withQueryFaults(r, partErrs))
 	case "application/json":
 		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxJSONBody)
 		var err error

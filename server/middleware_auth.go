@@ -53,12 +53,20 @@ func (s *Server) wrap(rt route) http.Handler {
 				return
 			}
 		}
+		r, err := checkQuery(rt, r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 		if rt.Idempotent && r.Header.Get("Idempotency-Key") != "" {
 			s.idempotent(w, r, rt)
 			return
 		}
+		if queryFaults(r) != nil && rt.Method == http.MethodGet {
+			w = &refuseSuccess{ResponseWriter: w, s: s, r: r}
+		}
 		if err := rt.handle(w, r); err != nil {
-			s.writeError(w, r, err)
+			s.writeError(w, r, withQueryFaults(r, err))
 		}
 	})
 	return limitBody(limit, h)

@@ -44,7 +44,7 @@ func newRefusalWorkspace(t *testing.T) *refusalWorkspace {
 	rec := e.makeAgentRecords(t, stand, []string{agent}, map[string]string{})
 	w.ids = map[string]string{"workspace_id": w.ws, "agent_id": agent, "version_number": "1",
 		"test_id": anyKey(rec.tests), "call_id": anyKey(rec.callAgent), "conversation_id": anyKey(rec.convs),
-		"campaign_id": anyKey(rec.campaigns)}
+		"campaign_id": anyKey(rec.campaigns), "run_id": anyKey(rec.runs), "job_id": anyKey(rec.jobs), "other": "current"}
 	res := e.do("GET", "/api/v1/numbers", tok, nil)
 	expect(t, res, 200)
 	w.ids["number_id"] = itemIDs(res.List())[0]
@@ -157,7 +157,7 @@ func sourceOf(t *testing.T, res *response) string {
 	return ""
 }
 
-func anyKey(m map[string]string) string {
+func anyKey[V any](m map[string]V) string {
 	for k := range maps.Keys(m) {
 		return k
 	}

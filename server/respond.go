@@ -164,7 +164,7 @@ func decodeInput(r *http.Request, dst any) (context.Context, error) {
 	if decodeErr != nil && data.ErrorCode(decodeErr) != data.EINVALID {
 		return nil, decodeErr
 	}
-	return data.WithInputFaults(r.Context(), decodeErr), nil
+	return data.WithInputFaults(r.Context(), withQueryFaults(r, decodeErr)), nil
 }
 
 // pathNumber reads a number of a path (an agent's version number, an API key's id) in

@@ -156,6 +156,8 @@ type route struct {
 	// an Idempotency-Key's request hash covers which of the two was asked for.
 	Streams bool
 	handle  handlerFunc
+	// query is what the route's description declares of its query string (addRoutes).
+	query routeQuery
 	// legacyRecheck, when set, makes the access checks of the route's service call again
 	// before a response is replayed under an Idempotency-Key, for a response kept before
 	// the agent a request acted on was kept with it (the replay checks that agent
@@ -214,6 +216,7 @@ func New(svc Services, cfg Config) *Server {
 
 func (s *Server) addRoutes(rs []route) {
 	for _, rt := range rs {
+		rt.query = declaredQuery(rt.Method, rt.Path)
 		s.routes = append(s.routes, withScopes(rt))
 	}
 }

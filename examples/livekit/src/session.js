@@ -101,7 +101,7 @@ export async function buildCallSession(answer, deps) {
   let plugins;
   let agent;
   let session;
-  const state = { variables: {}, end: null, transfer: null };
+  const state = { id: answer.call.id, variables: {}, end: null, transfer: null };
   try {
     plugins = buildPlugins(config, { env, baseURLs });
     agent = new VoiceAgent({ config, tools: functionTools(config.llm_config.tools, state, controls), voiceapi, log });

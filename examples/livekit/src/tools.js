@@ -6,6 +6,7 @@
 // the worker implements with LiveKit and SIP, and a test with plain records.
 
 import { llm } from '@livekit/agents';
+import { FUNCTION_KEY_HEADER, FunctionKeys } from './function_key.js';
 
 /** How long a custom function may take when its tool sets no timeout. */
 export const DEFAULT_FUNCTION_TIMEOUT_MS = 10_000;
@@ -91,23 +92,25 @@ function customSchema(t) {
 /**
  * The function tools of a configuration, keyed by name (null items skipped).
  * @param {object[]} tools llm_config.tools
- * @param {object} call the call's state: {variables, end?, transfer?}, changed by the tools
+ * @param {object} call the call's state: {id, variables, end?, transfer?}, changed by the
+ *   tools; id, the voiceapi call's, scopes the custom functions' Idempotency-Keys
  * @param {object} controls {hangUp(reason), transfer(entry, tool), pressKeys(digits), say?(text)}
  */
 export function functionTools(tools, call, controls) {
   const out = {};
+  const keys = new FunctionKeys(call.id);
   for (const t of tools ?? []) {
     if (!t) continue;
     out[t.name] = llm.tool({
       description: toolDescription(t),
       parameters: toolSchema(t),
-      execute: (args, { ctx }) => runTool(t, args ?? {}, { call, controls, ctx }),
+      execute: (args, { ctx }) => runTool(t, args ?? {}, { call, controls, ctx, keys }),
     });
   }
   return out;
 }
 
-async function runTool(t, args, { call, controls, ctx }) {
+async function runTool(t, args, { call, controls, ctx, keys }) {
   if (t.speak_during_execution && t.speak_during_execution_options?.length && controls.say) {
     controls.say(t.speak_during_execution_options[0]);
   }
@@ -141,7 +144,7 @@ async function runTool(t, args, { call, controls, ctx }) {
       return { set: args };
     }
     case 'custom_function':
-      return callFunction(t, args, call);
+      return callFunction(t, args, call, keys.next(t.name, ctx));
     default:
       return { error: `The tool ${JSON.stringify(t.name)} has a type this runtime cannot run (${t.type}).` };
   }
@@ -168,15 +171,15 @@ function checkVariables(variables, args) {
 /**
  * Performs a custom function's request: its method, endpoint, headers ("Name: value") and
  * query ("key=value") as voiceapi substituted them, the arguments as a JSON body (as query
- * parameters for GET and DELETE), within the tool's timeout. The model reads the status
- * and the answer's first 16 KiB; a JSON object answer sets the variables named in
- * custom_function_variables.
+ * parameters for GET and DELETE), and key as its Idempotency-Key, within the tool's
+ * timeout. The model reads the status and the answer's first 16 KiB; a JSON object answer
+ * sets the variables named in custom_function_variables.
  */
-export async function callFunction(t, args, call) {
+export async function callFunction(t, args, call, key) {
   const timeoutMs = t.timeout > 0 ? t.timeout : DEFAULT_FUNCTION_TIMEOUT_MS;
   let req;
   try {
-    req = functionRequest(t, args);
+    req = functionRequest(t, args, key);
   } catch (err) {
     return { error: `The function ${JSON.stringify(t.name)} cannot be called: ${err.message}.` };
   }
@@ -206,7 +209,12 @@ export async function callFunction(t, args, call) {
   return { status: res.status, body: text, truncated };
 }
 
-export function functionRequest(t, args) {
+/**
+ * The request of a custom function. key (FunctionKeys) is sent as Idempotency-Key with
+ * every method, unless custom_function_headers names that header: the tool's own value
+ * replaces it, as in voiceapi's engine.
+ */
+export function functionRequest(t, args, key) {
   const url = new URL(t.api_endpoint);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`its api_endpoint is not an http(s) URL`);
   (t.custom_function_query ?? []).forEach((item, i) => {
@@ -216,6 +224,7 @@ export function functionRequest(t, args) {
   });
   const method = t.http_method || 'POST';
   const headers = {};
+  if (key) headers[FUNCTION_KEY_HEADER] = key;
   let body;
   if (method === 'GET' || method === 'DELETE') {
     for (const [k, v] of Object.entries(args)) {
@@ -228,7 +237,10 @@ export function functionRequest(t, args) {
   (t.custom_function_headers ?? []).forEach((item, i) => {
     const at = item.indexOf(':');
     if (at <= 0 || !item.slice(0, at).trim()) throw new Error(`custom_function_headers item ${i} is not "Name: value"`);
-    headers[item.slice(0, at).trim()] = item.slice(at + 1).trim();
+    const name = item.slice(0, at).trim();
+    // Header names are case-insensitive: the tool's own spelling replaces ours, once.
+    for (const k of Object.keys(headers)) if (k.toLowerCase() === name.toLowerCase()) delete headers[k];
+    headers[name] = item.slice(at + 1).trim();
   });
   return { url: url.toString(), init: { method, headers, body } };
 }

@@ -14,6 +14,7 @@ import * as rime from '@livekit/agents-plugin-rime';
 import { initializeLogger } from '@livekit/agents';
 import { DialError, inboundRequest, outboundRequest, startInboundCall, startOutboundCall } from '../src/calls.js';
 import { runDialer } from '../src/dialer.js';
+import { functionKey } from '../src/function_key.js';
 import { buildCallSession, CallRefused } from '../src/session.js';
 import { VoiceAPI } from '../src/voiceapi.js';
 import {
@@ -142,6 +143,7 @@ describe('the LiveKit bridge against a real voiceapi server', { skip: missing ??
       await (await run.session.run({ userInput: 'When are you open? And where is order 42?' })).wait();
       await (await run.session.run({ userInput: 'Great, thanks. Bye!' })).wait();
       assert.deepEqual(d.controls.hangUps, ['agent_hangup'], 'end_call hangs up after the goodbye');
+      const asked = run.session.history.items.findIndex((i) => i.type === 'message' && i.role === 'user');
       await run.end('user_hangup');
 
       assert.deepEqual(standIn.deviations, [], `${provider}'s protocol was followed`);
@@ -164,6 +166,10 @@ describe('the LiveKit bridge against a real voiceapi server', { skip: missing ??
       assert.equal(fn.url, `/orders?shop=tok-${provider}`);
       assert.equal(fn.headers['x-shop-token'], `tok-${provider}`);
       assert.deepEqual(JSON.parse(fn.body), { order_id: '42' });
+      assert.ok(asked >= 0, 'the caller\'s first message is in the session\'s history');
+      assert.equal(fn.headers['idempotency-key'],
+        functionKey(run.answer.call.id, asked, 'When are you open? And where is order 42?', 'lookup_order', 1),
+        'the key voiceapi\'s engine derives for the first lookup_order call answering that message');
 
       const call = await readCall(server, run.answer.call.id);
       assert.equal(call.status, 'ended');
