@@ -158,14 +158,21 @@ func refuseLimitedToken(p *data.Principal) error {
 	return nil
 }
 
+// memberChangeAllowed is what a member's add or update checks before its references: a
+// token as wide as its user, in a workspace the caller may change the members of.
+func memberChangeAllowed(ctx context.Context, tx Tx, p *data.Principal, workspaceID string) error {
+	if err := refuseLimitedToken(p); err != nil {
+		return err
+	}
+	_, err := memberWorkspace(ctx, tx, workspaceID)
+	return err
+}
+
 // AddWorkspaceUser implements data.WorkspaceUserService.
 func (s *WorkspaceUserService) AddWorkspaceUser(ctx context.Context, workspaceID string, in data.WorkspaceUserAdd) (*data.WorkspaceUser, error) {
 	p := data.PrincipalFrom(ctx)
 	refs := func(tx Tx) error {
-		if err := refuseLimitedToken(p); err != nil {
-			return err
-		}
-		if _, err := memberWorkspace(ctx, tx, workspaceID); err != nil {
+		if err := memberChangeAllowed(ctx, tx, p, workspaceID); err != nil {
 			return err
 		}
 		_, err := newMemberRefs(tx, workspaceID, in)
@@ -280,10 +287,7 @@ func guardOwner(tx Tx, p *data.Principal, m *data.MemberRecord, newRole string, 
 func (s *WorkspaceUserService) UpdateWorkspaceUser(ctx context.Context, workspaceID, userID string, in data.WorkspaceUserUpdate) (*data.WorkspaceUser, error) {
 	p := data.PrincipalFrom(ctx)
 	refs := func(tx Tx) error {
-		if err := refuseLimitedToken(p); err != nil {
-			return err
-		}
-		if _, err := memberWorkspace(ctx, tx, workspaceID); err != nil {
+		if err := memberChangeAllowed(ctx, tx, p, workspaceID); err != nil {
 			return err
 		}
 		if _, err := loadMember(tx, workspaceID, userID); err != nil || !in.AgentIDs.Set {
