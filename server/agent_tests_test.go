@@ -218,6 +218,8 @@ func TestTestRunOfAVersion(t *testing.T) {
 	testkit.ExpectFields(t, e.Do("POST", "/api/v1/agents/"+agent+"/test-runs", e.tok, map[string]any{"test_ids": []string{"tst_01JD6ZZZZZZZZZZZZZZZZZZZZZ"}}), "test_ids.0")
 	empty := e.bookingAgent(t, "Empty")
 	testkit.Expect(t, e.Do("POST", "/api/v1/agents/"+empty+"/test-runs", e.tok, map[string]any{}), 409)
+	// The request's fault before the agent's state: no such version, whatever its tests.
+	testkit.ExpectFields(t, e.Do("POST", "/api/v1/agents/"+empty+"/test-runs", e.tok, map[string]any{"version": 9}), "version")
 }
 
 // TestTestRunProviderError: a provider refusing (401) marks the repeat error with the
