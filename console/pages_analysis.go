@@ -47,7 +47,9 @@ func (h *Handler) agentAnalysis(w http.ResponseWriter, r *http.Request) {
 		fq.Set("field", name)
 		fr, err := h.call(r, "GET", "/api/v1/analytics/analysis", fq, nil)
 		if err != nil {
-			if fail = err.(*apiError); fail.Status != http.StatusUnprocessableEntity && fail.Status != http.StatusNotFound {
+			// A 422 is the filter's fault (a bad range, a version the agent lacks on
+			// agent_version): shown above the form. A 404 is the agent gone meanwhile.
+			if fail = err.(*apiError); fail.Status != http.StatusUnprocessableEntity {
 				h.fail(w, r, err)
 				return
 			}

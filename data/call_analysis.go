@@ -367,8 +367,8 @@ type FieldVersionPoint struct {
 // AnalysisFiguresService answers post-call analysis figures.
 type AnalysisFiguresService interface {
 	// AnalysisFigures returns one field's figures. Errors: validation_failed (a missing
-	// agent_id or field, a field the agent does not declare, a bad range), not_found
-	// (an agent the caller may not see).
+	// agent_id or field, a field the agent does not declare, a version it lacks, a bad
+	// range), not_found (an agent the caller may not see).
 	AnalysisFigures(ctx context.Context, q AnalysisQuery) (*AnalysisFigures, error)
 	// ExportFields returns the analysis.<name> columns a CSV export of the calls of
 	// agentID ("" for every agent the caller sees) carries: each agent's declared

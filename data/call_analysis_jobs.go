@@ -21,7 +21,7 @@ type AnalysisService interface {
 	// validation_failed (the call's agent version asks analysis for nothing).
 	AnalyzeCall(ctx context.Context, callID string) (*Job, error)
 	// BackfillAnalysis queues one job that analyzes the agent's calls of a range, with
-	// progress. Errors: not_found (agent, or the version named), validation_failed (from,
-	// to, a configuration that asks for nothing).
+	// progress. Errors: not_found (the agent), validation_failed (from, to, a version the
+	// agent lacks or a configuration that asks for nothing, on agent_version).
 	BackfillAnalysis(ctx context.Context, agentID string, in AnalysisBackfill) (*Job, error)
 }

@@ -186,8 +186,9 @@ type ConversationObserver struct {
 type ConversationService interface {
 	// StartConversation starts a conversation on the agent's live version, a version or
 	// its draft; when the agent speaks first, its opening is in Messages. Errors:
-	// not_found (agent or version), forbidden (draft without the right to write agents),
-	// conflict (live on an agent never published), validation_failed (variables),
+	// not_found (agent), forbidden (draft without the right to write agents),
+	// conflict (live on an agent never published), validation_failed (variables, a
+	// version the agent lacks),
 	// missing_variables, provider_error, provider_timeout (a dynamic welcome message).
 	StartConversation(ctx context.Context, agentID string, in ConversationStart, obs ConversationObserver) (*Conversation, error)
 	// Conversation returns one conversation with its messages. Errors: not_found.

@@ -223,9 +223,9 @@ const GateNotRun = "not_run"
 // see is not_found, and so are its runs.
 type TestRunService interface {
 	// StartTestRun queues a run of the agent's tests (or of in.TestIDs) on its draft or a
-	// version, as a background job, and returns it queued. Errors: not_found (agent,
-	// version), forbidden (the right to write agents), validation_failed (test_ids naming
-	// no test of the agent, an agent without tests).
+	// version, as a background job, and returns it queued. Errors: not_found (agent),
+	// forbidden (the right to write agents), validation_failed (a version the agent lacks,
+	// test_ids naming no test of the agent), conflict (an agent without tests).
 	StartTestRun(ctx context.Context, agentID string, in TestRunCreate) (*TestRun, error)
 	// ListTestRuns returns a page of the agent's runs, newest first, without results.
 	// Errors: not_found, validation_failed (per_page, cursor).

@@ -199,7 +199,7 @@ func TestAgentTestMissingMock(t *testing.T) {
 }
 
 // TestTestRunOfAVersion: a run of version N runs that version's configuration, whatever
-// the draft says now; its revision is null. An unknown version is 404.
+// the draft says now; its revision is null. An unknown version is a 422 naming version.
 func TestTestRunOfAVersion(t *testing.T) {
 	e := newTestsEnv(t)
 	agent := e.bookingAgent(t, "Trattoria")
@@ -213,11 +213,13 @@ func TestTestRunOfAVersion(t *testing.T) {
 	if draft := e.run(t, agent, map[string]any{"version": "draft"}); draft["status"] != data.TestFailed {
 		t.Errorf("the draft greets otherwise and fails: %v", draft["status"])
 	}
-	testkit.Expect(t, e.Do("POST", "/api/v1/agents/"+agent+"/test-runs", e.tok, map[string]any{"version": 9}), 404)
+	testkit.ExpectFields(t, e.Do("POST", "/api/v1/agents/"+agent+"/test-runs", e.tok, map[string]any{"version": 9}), "version")
 	testkit.ExpectFields(t, e.Do("POST", "/api/v1/agents/"+agent+"/test-runs", e.tok, map[string]any{"version": "live"}), "version")
 	testkit.ExpectFields(t, e.Do("POST", "/api/v1/agents/"+agent+"/test-runs", e.tok, map[string]any{"test_ids": []string{"tst_01JD6ZZZZZZZZZZZZZZZZZZZZZ"}}), "test_ids.0")
 	empty := e.bookingAgent(t, "Empty")
 	testkit.Expect(t, e.Do("POST", "/api/v1/agents/"+empty+"/test-runs", e.tok, map[string]any{}), 409)
+	// The request's fault before the agent's state: no such version, whatever its tests.
+	testkit.ExpectFields(t, e.Do("POST", "/api/v1/agents/"+empty+"/test-runs", e.tok, map[string]any{"version": 9}), "version")
 }
 
 // TestTestRunProviderError: a provider refusing (401) marks the repeat error with the

@@ -212,7 +212,7 @@ func TestAnalysisFigures(t *testing.T) {
 		{url.Values{}, 422, "field"},
 		{url.Values{"field": {"nope"}}, 422, "field"},
 		{url.Values{"field": {"outcome"}, "agent_version": {"0"}}, 422, "agent_version"},
-		{url.Values{"field": {"outcome"}, "agent_version": {"9"}}, 404, ""},
+		{url.Values{"field": {"outcome"}, "agent_version": {"9"}}, 422, "agent_version"},
 		{url.Values{"field": {"outcome"}, "from": {"2026-01-02T00:00:00Z"}, "to": {"2026-01-01T00:00:00Z"}}, 422, "to"},
 	} {
 		r := get(c.q)

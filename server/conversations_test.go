@@ -217,7 +217,8 @@ func TestConversationStartRules(t *testing.T) {
 	if r := e.start(t, agent, map[string]any{"variables": map[string]any{"shop": "A"}}, 409); !strings.Contains(r.JSON()["message"].(string), "published") || r.JSON()["code"] != data.ENOTPUBLISHED {
 		t.Errorf("409 code and message: %s", r.Body)
 	}
-	e.start(t, agent, map[string]any{"version": 1, "variables": map[string]any{"shop": "A"}}, 404)
+	// A version the agent does not have is a fault of the body's version (conventions §2).
+	testkit.ExpectFields(t, e.start(t, agent, map[string]any{"version": 1, "variables": map[string]any{"shop": "A"}}, 422), "version")
 	// A variable the configuration uses and nobody gives: 422 missing_variables.
 	r := e.start(t, agent, map[string]any{"version": "draft"}, 422)
 	if r.Code() != "missing_variables" || r.FieldErrors()["variables.shop"] == nil {

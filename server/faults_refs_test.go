@@ -19,9 +19,10 @@ const (
 // decoder refuses) and one reference to nothing: one 422 names both, and nothing is
 // stored. Numbers, calls, API keys, workspace users, rollouts, test runs and an agent's
 // knowledge query told only the shape fault (their references were read once the rest
-// held), and a campaign with a member the decoder refused did too. Not here: references
-// their documents answer 404 (a conversation's, a test run's or a backfill's version, a call
-// start's number), which one 422 cannot carry; the body's faults still come first there.
+// held), and a campaign with a member the decoder refused did too. A version named in a
+// conversation's, a test run's, a backfill's body is TestVersionRefsAreFieldFaults'. Not
+// here: a call start's number, which its document answers 404; the body's faults still
+// come first there.
 func TestFaultsReferencesReportedWithShapeFaults(t *testing.T) {
 	e := newStartEnv(t)
 	tok, ws := e.Owner.Token, e.Owner.WorkspaceID

@@ -36,36 +36,20 @@ func (s *AnalysisService) BackfillAnalysis(ctx context.Context, agentID string, 
 	if err != nil {
 		return nil, err
 	}
-	if err := checkInput(ctx, validate.AnalysisBackfill(in)); err != nil {
+	refs := func(tx Tx) error {
+		_, _, err := backfillConfig(tx, p, agentID, in.AgentVersion)
+		return err
+	}
+	if err := s.checkInputAndRefs(ctx, validate.AnalysisBackfill(in), refs); err != nil {
 		return nil, err
 	}
 	var job *data.JobRecord
 	err = s.store.Update(ctx, func(tx Tx) error {
-		a, err := tx.Agent(agentID)
+		cfg, version, err := backfillConfig(tx, p, agentID, in.AgentVersion)
 		if err != nil {
 			return err
 		}
-		if a == nil || a.WorkspaceID != p.WorkspaceID || !p.CanSeeAgent(agentID) {
-			return data.NotFound("Agent")
-		}
 		data.NoteClaimAgent(ctx, agentID)
-		cfg, version := a.AnalysisConfig, in.AgentVersion
-		if version == nil {
-			version = a.PublishedVersion
-		}
-		if version != nil {
-			v, err := tx.AgentVersion(agentID, *version)
-			if err != nil {
-				return err
-			}
-			if v == nil {
-				return data.NotFound("Agent version")
-			}
-			cfg = v.AnalysisConfig
-		}
-		if !cfg.Asks() {
-			return data.FieldError("agent_version", "The analysis_config the calls would be analyzed with (agent_version, else the published version, else the current configuration) asks for nothing: no fields, no success_criterion, no summary.")
-		}
 		payload, err := json.Marshal(backfillPayload{AgentID: agentID, From: in.From, To: in.To, Version: version, Config: cfg})
 		if err != nil {
 			return err
@@ -77,6 +61,35 @@ func (s *AnalysisService) BackfillAnalysis(ctx context.Context, agentID string, 
 		return nil, err
 	}
 	return &job.Job, nil
+}
+
+// backfillConfig is the analysis_config a backfill of agentID analyzes calls with and the
+// version it comes from: version's, else the published version's, else the agent's
+// current one (version nil then). An agent the caller may not see is not found; a version
+// the agent lacks, or a configuration that asks for nothing, is a fault of agent_version.
+func backfillConfig(tx Tx, p *data.Principal, agentID string, version *int) (data.AnalysisConfig, *int, error) {
+	a, err := tx.Agent(agentID)
+	if err != nil {
+		return data.AnalysisConfig{}, nil, err
+	}
+	if a == nil || a.WorkspaceID != p.WorkspaceID || !p.CanSeeAgent(agentID) {
+		return data.AnalysisConfig{}, nil, data.NotFound("Agent")
+	}
+	cfg := a.AnalysisConfig
+	if version == nil {
+		version = a.PublishedVersion
+	}
+	if version != nil {
+		v, err := versionRef(tx, agentID, "agent_version", *version)
+		if err != nil {
+			return data.AnalysisConfig{}, nil, err
+		}
+		cfg = v.AnalysisConfig
+	}
+	if !cfg.Asks() {
+		return data.AnalysisConfig{}, nil, data.FieldError("agent_version", "The analysis_config the calls would be analyzed with (agent_version, else the published version, else the current configuration) asks for nothing: no fields, no success_criterion, no summary.")
+	}
+	return cfg, version, nil
 }
 
 // runBackfill is the handler of JobKindAnalysisBackfill.

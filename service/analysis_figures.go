@@ -21,7 +21,11 @@ func (s *AnalyticsService) AnalysisFigures(ctx context.Context, q data.AnalysisQ
 	if err != nil {
 		return nil, err
 	}
-	if err := checkInput(ctx, validate.AnalysisRange(&q, s.now())); err != nil {
+	refs := func(tx Tx) error {
+		_, err := figuresField(tx, p, q)
+		return err
+	}
+	if err := s.checkInputAndRefs(ctx, validate.AnalysisRange(&q, s.now()), refs); err != nil {
 		return nil, err
 	}
 	step := time.Hour
@@ -55,8 +59,8 @@ func (s *AnalyticsService) AnalysisFigures(ctx context.Context, q data.AnalysisQ
 }
 
 // figuresField is the field q asks for, as declared: a field the agent (or the version
-// asked) does not declare is a fault on field; an agent the caller may not see, or a
-// version the agent does not have, is not found.
+// asked) does not declare is a fault on field, a version the agent does not have one on
+// agent_version; an agent the caller may not see is not found.
 func figuresField(tx Tx, p *data.Principal, q data.AnalysisQuery) (*data.AnalysisField, error) {
 	a, err := tx.Agent(q.AgentID)
 	if err != nil {
@@ -67,12 +71,9 @@ func figuresField(tx Tx, p *data.Principal, q data.AnalysisQuery) (*data.Analysi
 	}
 	cfg, where := &a.AnalysisConfig, "the agent's current configuration (give agent_version for a field of an earlier version)"
 	if q.Version != nil {
-		v, err := tx.AgentVersion(a.ID, *q.Version)
+		v, err := versionRef(tx, a.ID, "agent_version", *q.Version)
 		if err != nil {
 			return nil, err
-		}
-		if v == nil {
-			return nil, data.NotFound("Agent version")
 		}
 		cfg, where = &v.AnalysisConfig, "that agent version"
 	}

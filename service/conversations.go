@@ -95,7 +95,7 @@ func (s *ConversationService) configOf(tx Tx, p *data.Principal, agentID string,
 		if err != nil {
 			return nil, err
 		}
-		if v == nil {
+		if v == nil { // the start checked it (versionRef); a version goes only with its agent
 			return nil, data.NotFound("Agent version")
 		}
 		cfg = v.AgentConfig
@@ -137,7 +137,18 @@ func (s *ConversationService) StartConversation(ctx context.Context, agentID str
 	if err != nil {
 		return nil, err
 	}
-	if err := checkInput(ctx, validate.ConversationStart(in)); err != nil {
+	refs := func(tx Tx) error {
+		agent, err := tx.Agent(agentID)
+		if err != nil {
+			return err
+		}
+		if err := visible(ctx, agentID, agent); err != nil || in.Version.Number == 0 {
+			return err
+		}
+		_, err = versionRef(tx, agentID, "version", in.Version.Number)
+		return err
+	}
+	if err := s.checkInputAndRefs(ctx, validate.ConversationStart(in), refs); err != nil {
 		return nil, err
 	}
 	id := s.ids.New(data.PrefixConversation)
@@ -155,6 +166,9 @@ func (s *ConversationService) StartConversation(ctx context.Context, agentID str
 		switch {
 		case in.Version.Draft:
 		case in.Version.Number > 0:
+			if _, err := versionRef(tx, agentID, "version", in.Version.Number); err != nil {
+				return err
+			}
 			version = &in.Version.Number
 		case agent.PublishedVersion == nil:
 			return data.Errorf(data.ENOTPUBLISHED, "The agent has no published version: publish it, or talk to its draft (\"version\": \"draft\").")

@@ -240,7 +240,7 @@ func (s *KnowledgeBaseService) queriedKnowledge(tx Tx, p *data.Principal, agentI
 		return data.KnowledgeBaseConfig{}, nil, err
 	}
 	if v == nil {
-		return data.KnowledgeBaseConfig{}, nil, data.FieldError("agent_version", "The agent_version field must be a published version of the agent.")
+		return data.KnowledgeBaseConfig{}, nil, unknownVersion("agent_version", *version)
 	}
 	return v.cfg.KnowledgeBaseConfig, v.cfg.LLMConfig.KnowledgeBaseIDs, nil
 }

@@ -72,10 +72,10 @@ func (s *TestRunService) StartTestRun(ctx context.Context, agentID string, in da
 		if err != nil {
 			return err
 		}
-		if err := visible(ctx, agentID, row); err != nil || !in.TestIDs.Set {
+		if err := visible(ctx, agentID, row); err != nil {
 			return err
 		}
-		_, err = testsToRun(tx, agentID, in.TestIDs)
+		_, _, err = runTargets(tx, agentID, in)
 		return err
 	}
 	if err := s.checkInputAndRefs(ctx, validate.TestRunCreate(in), refs); err != nil {
@@ -90,22 +90,17 @@ func (s *TestRunService) StartTestRun(ctx context.Context, agentID string, in da
 		data.NoteClaimAgent(ctx, agentID) // a replay checks the agent again
 		r := &data.StoredTestRun{TestRun: data.TestRun{ID: s.ids.New(data.PrefixTestRun), WorkspaceID: plain.WorkspaceID,
 			AgentID: agentID, Status: data.TestQueued, CreatedBy: p.UserID, CreatedAt: s.timeNow()}}
-		if in.Version.Number > 0 {
-			v, err := tx.AgentVersion(agentID, in.Version.Number)
-			if err != nil {
-				return err
-			}
-			if v == nil {
-				return data.NotFound("Agent version")
-			}
+		v, tests, err := runTargets(tx, agentID, in)
+		if err != nil {
+			return err
+		}
+		if v != nil {
 			r.AgentVersion, r.Config = &v.VersionNumber, v.AgentConfig
 		} else {
 			revision := data.ETagOf(masked(plain))
 			r.Revision, r.Config = &revision, stored.AgentConfig
 		}
-		if r.Tests, err = testsToRun(tx, agentID, in.TestIDs); err != nil {
-			return err
-		}
+		r.Tests = tests
 		r.TestIDs = make([]string, len(r.Tests))
 		r.Summary = data.TestRunSummary{Tests: len(r.Tests)}
 		for i, t := range r.Tests {
@@ -128,6 +123,26 @@ func (s *TestRunService) StartTestRun(ctx context.Context, agentID string, in da
 		return err
 	})
 	return out, err
+}
+
+// runTargets reads what a run of in runs: the version it names (nil for the draft) and
+// the tests. An unknown version and unknown test ids are reported together (one 422); an
+// unknown version comes before an agent with no tests at all (409), a fault of the
+// request before one of the agent's state.
+func runTargets(tx Tx, agentID string, in data.TestRunCreate) (*data.AgentVersion, []data.AgentTest, error) {
+	var v *data.AgentVersion
+	var versionErr error
+	if in.Version.Number > 0 {
+		v, versionErr = versionRef(tx, agentID, "version", in.Version.Number)
+		if versionErr != nil && (data.ErrorCode(versionErr) != data.EINVALID || !in.TestIDs.Set) {
+			return nil, nil, versionErr
+		}
+	}
+	tests, err := testsToRun(tx, agentID, in.TestIDs)
+	if err := validate.Combine(versionErr, err); err != nil {
+		return nil, nil, err
+	}
+	return v, tests, nil
 }
 
 // testsToRun returns the agent's tests that ids name, in their order (every test of the

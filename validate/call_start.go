@@ -130,7 +130,14 @@ func VersionRefs(errs *Errors, in data.RolloutSet, exists func(version int) bool
 	for i, v := range in.Variants {
 		p := Index("variants", i) + ".version"
 		if !errs.Has(p) && !exists(v.Version) {
-			errs.Addf(p, "The %s field must be a published version of the agent; version %d is none.", p, v.Version)
+			UnknownVersion(errs, p, v.Version)
 		}
 	}
+}
+
+// UnknownVersion reports that the field at path names version n, which the agent does
+// not have: one message for every body and parameter that names a version (a rollout's
+// variants, a conversation, a test run, a backfill, a knowledge query, analysis figures).
+func UnknownVersion(errs *Errors, path string, n int) {
+	errs.Addf(path, "The %s field must be a published version of the agent; version %d is none.", path, n)
 }

@@ -74,4 +74,11 @@ func TestAnalysisConfigAndCharts(t *testing.T) {
 		}
 	}
 	b.audit("agent-analysis")
+
+	// A version the agent lacks, typed into the address: the filter's fault above the form
+	// (a 422 on agent_version), not a page that says the agent is not found.
+	b.open("/agents/" + agent + "/analysis?agent_version=9")
+	if msg := b.text("main .alert"); !strings.Contains(msg, "The agent_version field must be a published version of the agent; version 9 is none.") {
+		t.Errorf("the alert for an unknown version: %q", msg)
+	}
 }
