@@ -296,7 +296,8 @@ var opDocs = map[string]opDoc{
 	"GET /api/v1/analytics/analysis": {Tag: "Analytics", Summary: "One post-call analysis field's figures: counts per value, number statistics, success rate",
 		Description: "From per-field rollups kept with each analyzed call: counts per value (enum, boolean), count, mean, p50 and p90 within 1% (number), " +
 			"the success rate of analysis.call_successful per bucket, and the same per agent version.",
-		Out: data.AnalysisFigures{}, Shape: shapeData, Query: analysisQuery},
+		Out: data.AnalysisFigures{}, Shape: shapeData, Query: analysisQuery,
+		Errors: []int{http.StatusNotFound}}, // agent_id names an agent the caller does not see
 	"GET /api/v1/subscription": {Tag: "Subscription", Summary: "The workspace's plan, limits and usage", Out: data.Subscription{}},
 	"GET /api/v1/price-table": {Tag: "Subscription", Summary: "The workspace's price table (owners and admins)",
 		Description: "Prices per provider, model and unit, in the table's currency; calls' cost is priced from it when their usage is set.",
