@@ -137,8 +137,8 @@ var (
 		timeParam("from", "Start of the range (inclusive); 30 days before to by default."),
 		timeParam("to", "End of the range (exclusive); now by default."),
 		strParam("agent_id", "Only calls of this agent."),
-		{"agent_version", "Only calls of this version of agent_id's agent (agent_id required).", map[string]any{"type": "integer", "minimum": 1}},
 		enumParam("interval", "Bucket width; day by default.", data.IntervalHour, data.IntervalDay),
+		// agent_version is appended with the per-version figures (call_start.go).
 	}
 	analysisQuery = []queryParam{
 		strParam("agent_id", "The agent (required)."),

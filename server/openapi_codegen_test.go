@@ -59,3 +59,37 @@ func TestOpenAPIPropertyIdentifiersUnique(t *testing.T) {
 		}
 	})
 }
+
+// TestOpenAPIParametersUnique fails when an operation declares one parameter twice (name
+// and in), which OpenAPI forbids (redocly's operation-parameters-unique): GET
+// /analytics/calls had agent_version from its query list and again from the per-version
+// figures' declaration.
+func TestOpenAPIParametersUnique(t *testing.T) {
+	_, doc := openapiDocument(t)
+	paths, _ := doc["paths"].(map[string]any)
+	n := 0
+	for path, item := range paths {
+		ops, _ := item.(map[string]any)
+		for method, op := range ops {
+			params, _ := op.(map[string]any)["parameters"].([]any)
+			seen := map[string]bool{}
+			for _, p := range params {
+				pm, _ := p.(map[string]any)
+				key, _ := pm["in"].(string)
+				name, _ := pm["name"].(string)
+				if key == "" && pm["$ref"] != nil {
+					key, name = "ref", pm["$ref"].(string)
+				}
+				key += ":" + name
+				if seen[key] {
+					t.Errorf("%s %s declares the parameter %s twice", method, path, key)
+				}
+				seen[key] = true
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no parameter read: the document's shape changed")
+	}
+}
