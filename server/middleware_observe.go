@@ -17,6 +17,12 @@ type ctxKey int
 
 const requestInfoKey ctxKey = iota
 
+// testHookServed, when set, sees every request a server of the process has answered, with
+// its route template ("unmatched" or "console" off the API) and status. Only the server's
+// tests set it, before any server starts (export_internal_test.go): they check that every
+// status a route answered is one the OpenAPI document lists for it.
+var testHookServed func(r *http.Request, route string, status int)
+
 // requestInfo is filled as a request goes down the chain, for its log line.
 type requestInfo struct {
 	id     string
@@ -119,6 +125,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			}
 			if s.metrics != nil {
 				s.metrics(r.Method, route, status, time.Since(start))
+			}
+			if testHookServed != nil {
+				testHookServed(r, route, status)
 			}
 			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 		}()

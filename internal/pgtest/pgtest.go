@@ -79,12 +79,16 @@ func SharedLog() ([]byte, error) {
 func (c *Cluster) Log() ([]byte, error) { return os.ReadFile(filepath.Join(c.dir, "postgres.log")) }
 
 // Main runs the tests and then stops the shared cluster, if one was started.
-func Main(m *testing.M) {
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run is Main without the exit: it returns the tests' exit code, for a TestMain that
+// checks something more once the tests are done.
+func Run(m *testing.M) int {
 	code := m.Run()
 	if shared != nil {
 		shared.Stop()
 	}
-	os.Exit(code)
+	return code
 }
 
 // ErrNotInstalled says that no PostgreSQL server binaries were found.
