@@ -101,7 +101,8 @@ func (s *ExportService) importEmbeddings(tx Tx, w *data.WorkspaceRecord, doc *da
 		plan.missing = append(plan.missing, "workspace.embeddings.api_key")
 	}
 	return s.applyEmbeddings(tx, w, data.WorkspaceEmbeddingsPatch{
-		BaseURL: data.Some(given.BaseURL), Model: data.Some(given.Model), APIKey: data.Some(given.APIKey)})
+		BaseURL: data.Some(given.BaseURL), Model: data.Some(given.Model), APIKey: data.Some(given.APIKey),
+		VectorShare: data.Some(given.VectorShare)})
 }
 
 // exportPriceTable is the workspace's price table as PUT /api/v1/price-table takes it;

@@ -80,6 +80,16 @@ func (b *base) providerFor(w *data.WorkspaceRecord) (*embedProvider, error) {
 	return &embedProvider{space: space, model: k.EmbeddingModel, embedder: k.Embedder}, nil
 }
 
+// workspaceFusion is how the hybrid queries of workspace w fuse: the default, with the
+// workspace's vector share when it chose one.
+func workspaceFusion(w *data.WorkspaceRecord) knowledge.Fusion {
+	f := knowledge.DefaultFusion
+	if w != nil && w.Embeddings.VectorShare != nil {
+		f.VectorWeight = *w.Embeddings.VectorShare
+	}
+	return f
+}
+
 // workspaceProvider reads workspace wsID and returns its provider (nil: off).
 func (b *base) workspaceProvider(tx Tx, wsID string) (*embedProvider, error) {
 	w, err := tx.Workspace(wsID)
