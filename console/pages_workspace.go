@@ -122,7 +122,8 @@ func (h *Handler) workspaceBack(w http.ResponseWriter, r *http.Request, at, noti
 
 func (h *Handler) workspaceSettings(w http.ResponseWriter, r *http.Request) {
 	body := map[string]any{"name": r.PostFormValue("name"), "description": r.PostFormValue("description"),
-		"embeddings": map[string]any{"vector_share": vectorShareValue(r.PostFormValue("vector_share"))}}
+		"embeddings": map[string]any{"vector_share": vectorShareValue(r.PostFormValue("vector_share")),
+			"enabled": r.PostFormValue("embeddings_enabled") == "true"}}
 	if _, err := h.callIfMatch(r, "PUT", h.wsPath(r), r.PostFormValue("etag"), body); err != nil {
 		h.renderWorkspace(w, r, err.(*apiError).Status, "settings", err.(*apiError))
 		return

@@ -547,4 +547,6 @@ var workspaceEmbeddingsRules = map[string]fieldRule{
 	"api_key":  fieldRule{MaxLength: validate.MaxEmbeddingAPIKey}.with(false, "Bearer token; shown masked, the masked value sent back keeps it, null clears it."),
 	"vector_share": between(validate.MinVectorShare, validate.MaxVectorShare).with(false,
 		"The vector side's share of every knowledge query's hybrid score (1 − share is the words'); 0: vectors do not count, 1: only they do; null: the default, 0.5."),
+	"enabled": fieldRule{NotNull: true}.with(false,
+		"false: the workspace uses no embedding provider, neither its own nor the operator's default; its queries are lexical and its stored vectors wait unused. true again embeds what lacks vectors of the current model."),
 }

@@ -153,3 +153,30 @@ func TestWorkspaceVectorShareOverHTTP(t *testing.T) {
 		t.Errorf("after null the share is %v, want null (the default)", got)
 	}
 }
+
+// TestWorkspaceEmbeddingsEnabledOverHTTP: embeddings.enabled shows true by default, is set
+// to false and back, and null or a non-boolean is a 422 on its field that changes nothing.
+func TestWorkspaceEmbeddingsEnabledOverHTTP(t *testing.T) {
+	e := newEnv(t)
+	u := e.newUser("jon@example.com", false)
+	ws := "/api/v1/workspaces/" + u.WorkspaceID
+	enabled := func() any { return at(e.do("GET", ws, u.Token, nil).Data(), "embeddings.enabled") }
+	if got := enabled(); got != true {
+		t.Fatalf("a new workspace's embeddings.enabled %v, want true", got)
+	}
+	r := e.do("PUT", ws, u.Token, map[string]any{"embeddings": map[string]any{"enabled": false}})
+	expect(t, r, 200)
+	if got := at(r.Data(), "embeddings.enabled"); got != false {
+		t.Errorf("PUT enabled false answered %v", got)
+	}
+	for _, bad := range []any{nil, "false", 0} {
+		expectFields(t, e.do("PUT", ws, u.Token, map[string]any{"embeddings": map[string]any{"enabled": bad}}), "embeddings.enabled")
+		if got := enabled(); got != false {
+			t.Errorf("after enabled %v was refused the setting is %v", bad, got)
+		}
+	}
+	expect(t, e.do("PUT", ws, u.Token, map[string]any{"embeddings": map[string]any{"enabled": true}}), 200)
+	if got := enabled(); got != true {
+		t.Errorf("enabled again, the setting is %v", got)
+	}
+}

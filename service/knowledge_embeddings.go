@@ -44,8 +44,11 @@ type providers struct {
 }
 
 // providerFor returns the provider workspace w uses: its own, else the operator's, else
-// nil (embeddings off).
+// nil (embeddings off, or turned off by the workspace).
 func (b *base) providerFor(w *data.WorkspaceRecord) (*embedProvider, error) {
+	if w != nil && !w.Embeddings.IsEnabled() {
+		return nil, nil
+	}
 	if w != nil && w.Embeddings.Configured() {
 		url, model := *w.Embeddings.BaseURL, *w.Embeddings.Model
 		cacheKey := w.ID + "\x00" + url + "\x00" + model + "\x00" + w.EmbeddingsKey

@@ -3,10 +3,14 @@ package service_test
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/embedtest"
+	"github.com/voiceapi/voiceapi/knowledge"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // fusionTexts share words with fusionQuery in different measure, so that the lexical and
@@ -141,4 +145,92 @@ func cosine(a, b []float32) float64 {
 		nb += float64(b[i]) * float64(b[i])
 	}
 	return dot / math.Sqrt(na*nb)
+}
+
+// setEnabled turns the workspace's embeddings on or off.
+func (e *embedEnv) setEnabled(on bool) *data.Workspace {
+	e.t.Helper()
+	w, err := e.svc.Workspaces.UpdateWorkspace(e.ctx, e.ws, data.WorkspaceUpdate{Embeddings: data.Some(data.WorkspaceEmbeddingsPatch{
+		Enabled: data.Some(on)})})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return w
+}
+
+// TestWorkspaceEmbeddingsDisabled: with enabled false the workspace uses no provider:
+// nothing is embedded (a source added meanwhile included), its knowledge bases show off
+// and queries are answered lexically, the stored vectors kept; enabled true again embeds
+// what lacks vectors and queries find by both kinds of evidence again.
+func TestWorkspaceEmbeddingsDisabled(t *testing.T) {
+	e := newEmbedEnv(t)
+	if w := e.setProvider("model-a"); w.Embeddings.Enabled == nil || !*w.Embeddings.Enabled {
+		t.Fatalf("a workspace's embeddings shown as enabled %v, want true", w.Embeddings.Enabled)
+	}
+	kb, err := e.svc.KnowledgeBases.CreateKnowledgeBase(e.ctx, data.KnowledgeBaseCreate{Name: "Support", Texts: fusionTexts[:2]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.runJobs(0)
+	e.wantStatus(kb.ID, data.EmbeddingsReady, 2, 2)
+
+	if w := e.setEnabled(false); w.Embeddings.Enabled == nil || *w.Embeddings.Enabled || w.Embeddings.Model == nil {
+		t.Fatalf("disabled, the setting shows %+v: want enabled false and the provider kept", w.Embeddings)
+	}
+	e.wantStatus(kb.ID, data.EmbeddingsOff, 0, 0)
+	asked := e.stand.Inputs()
+	requests := e.stand.Requests()
+	if _, err := e.svc.KnowledgeBases.AddSources(e.ctx, kb.ID, data.SourcesAdd{Texts: fusionTexts[2:]}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := evidence(e.query(kb.ID, fusionQuery)); strings.Contains(ev, "both") || strings.Contains(ev, "vector") {
+		t.Errorf("disabled, evidence %q: want lexical only", ev)
+	}
+	e.runJobs(time.Hour)
+	if e.stand.Requests() != requests || e.stand.Inputs() != asked {
+		t.Errorf("disabled, the provider was asked %d more times", e.stand.Requests()-requests)
+	}
+	e.wantStatus(kb.ID, data.EmbeddingsOff, 0, 0)
+
+	if w := e.setEnabled(true); w.Embeddings.Enabled == nil || !*w.Embeddings.Enabled {
+		t.Fatalf("enabled again, the setting shows %+v", w.Embeddings)
+	}
+	e.wantStatus(kb.ID, data.EmbeddingsInProgress, 2, 4) // the vectors kept count; the sources added meanwhile wait
+	e.runJobs(0)
+	e.wantStatus(kb.ID, data.EmbeddingsReady, 4, 4)
+	if got := e.stand.Inputs() - asked; got != 2 {
+		t.Errorf("enabled again, %d texts embedded, want the 2 added while disabled", got)
+	}
+	if ev := evidence(e.query(kb.ID, fusionQuery)); !strings.HasPrefix(ev, "both") {
+		t.Errorf("enabled again, evidence %q, want both first", ev)
+	}
+}
+
+// TestWorkspaceEmbeddingsDisabledOperatorDefault: enabled false turns off the operator's
+// default provider too, for that workspace only.
+func TestWorkspaceEmbeddingsDisabledOperatorDefault(t *testing.T) {
+	e := newEmbedEnv(t)
+	emb := knowledge.NewOpenAIEmbedder(knowledge.OpenAIEmbedderConfig{BaseURL: e.stand.BaseURL(), Model: "operator-model", APIKey: e.stand.Key})
+	e.svc = servicesOn(t, e.store, e.store, func(o *service.Options) {
+		o.Now = e.clock.now
+		o.Knowledge.Embedder, o.Knowledge.EmbeddingModel = emb, "operator-model"
+		o.Knowledge.EmbeddingSpace = service.EmbeddingSpace(e.stand.BaseURL(), "operator-model")
+	})
+	e.runner = e.svc.Jobs.NewRunner(service.RunnerOptions{Owner: "test", Lease: time.Minute, Heartbeat: time.Hour, Now: e.clock.now, Jitter: noJitter})
+	e.setEnabled(false)
+	kb, err := e.svc.KnowledgeBases.CreateKnowledgeBase(e.ctx, data.KnowledgeBaseCreate{Name: "Support", Texts: fusionTexts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.runJobs(0)
+	e.wantStatus(kb.ID, data.EmbeddingsOff, 0, 0)
+	if ev := evidence(e.query(kb.ID, fusionQuery)); strings.Contains(ev, "both") || strings.Contains(ev, "vector") {
+		t.Errorf("disabled under the operator's default, evidence %q: want lexical only", ev)
+	}
+	if n := e.stand.Requests(); n != 0 {
+		t.Errorf("disabled, the operator's provider was asked %d times", n)
+	}
+	e.setEnabled(true)
+	e.runJobs(0)
+	e.wantStatus(kb.ID, data.EmbeddingsReady, len(fusionTexts), len(fusionTexts))
 }

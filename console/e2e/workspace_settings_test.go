@@ -56,3 +56,36 @@ func TestWorkspaceVectorShare(t *testing.T) {
 		t.Errorf("emptied, vector_share is %v, want null (the default)", v)
 	}
 }
+
+// Embeddings are turned off and on again on the workspace page.
+func TestWorkspaceEmbeddingsEnabled(t *testing.T) {
+	b := signedIn(t)
+	ws := "/api/v1/workspaces/" + b.env.Owner.WorkspaceID
+	enabled := func() any {
+		return b.mustAPI(http.StatusOK, "GET", ws, nil)["embeddings"].(map[string]any)["enabled"]
+	}
+	checked := func() bool {
+		var on bool
+		b.eval("checked", `document.querySelector("#ws-emb-on").checked`, &on)
+		return on
+	}
+	b.open("/workspace")
+	if !checked() {
+		t.Fatal("embeddings show as off on a new workspace")
+	}
+	b.run("off", chromedp.Click("#ws-emb-on", chromedp.ByQuery))
+	b.submit("#ws-emb-on")
+	b.waitText("Workspace saved")
+	if v := enabled(); v != false {
+		t.Errorf("unchecked, embeddings.enabled is %v", v)
+	}
+	if checked() {
+		t.Error("after saving off, the box shows checked")
+	}
+	b.run("on", chromedp.Click("#ws-emb-on", chromedp.ByQuery))
+	b.submit("#ws-emb-on")
+	b.waitText("Workspace saved")
+	if v := enabled(); v != true {
+		t.Errorf("checked again, embeddings.enabled is %v", v)
+	}
+}
