@@ -14,7 +14,7 @@ type WorkspaceEmbeddings struct {
 	Model       *string  `json:"model"`
 	APIKey      *string  `json:"api_key"`
 	VectorShare *float64 `json:"vector_share"`
-	Enabled     *bool    `json:"enabled"`
+	Enabled     *bool    `json:"enabled" strict:"nonnull"` // absent in a document: true
 }
 
 // IsEnabled reports whether the workspace uses an embedding provider at all.
