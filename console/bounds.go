@@ -22,6 +22,8 @@ var formBounds = map[string]int{
 	"MaxRolloutMinCalls":       validate.MaxRolloutMinCalls,
 	"MinChunksToRetrieve":      validate.MinChunksToRetrieve,
 	"MaxChunksToRetrieve":      validate.MaxChunksToRetrieve,
+	"MinVectorShare":           validate.MinVectorShare, // whole numbers: a compile error says when they stop being
+	"MaxVectorShare":           validate.MaxVectorShare,
 }
 
 // textBounds are the validate bounds of text in characters (runes, as validate counts

@@ -1,8 +1,10 @@
 package console
 
 import (
+	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -32,7 +34,7 @@ type usageBar struct {
 // workspaceLabels are the workspace page's form labels, for the API's messages.
 var workspaceLabels = fieldLabels{"name": "Name", "description": "Description", "id": "User", "email": "Email",
 	"role": "Role", "modules": "Modules", "modules.#": "Module #", "agent_ids": "Agents", "agent_ids.#": "Agent #",
-	"password": "Your password", "workspace_id": "Workspace"}
+	"password": "Your password", "workspace_id": "Workspace", "embeddings.vector_share": "Vector share"}
 
 func (h *Handler) workspacePage(w http.ResponseWriter, r *http.Request) {
 	h.renderWorkspace(w, r, http.StatusOK, "", nil)
@@ -119,12 +121,27 @@ func (h *Handler) workspaceBack(w http.ResponseWriter, r *http.Request, at, noti
 }
 
 func (h *Handler) workspaceSettings(w http.ResponseWriter, r *http.Request) {
-	body := map[string]any{"name": r.PostFormValue("name"), "description": r.PostFormValue("description")}
+	body := map[string]any{"name": r.PostFormValue("name"), "description": r.PostFormValue("description"),
+		"embeddings": map[string]any{"vector_share": vectorShareValue(r.PostFormValue("vector_share")),
+			"enabled": r.PostFormValue("embeddings_enabled") == "true"}}
 	if _, err := h.callIfMatch(r, "PUT", h.wsPath(r), r.PostFormValue("etag"), body); err != nil {
 		h.renderWorkspace(w, r, err.(*apiError).Status, "settings", err.(*apiError))
 		return
 	}
 	h.workspaceBack(w, r, "ws-settings", "Workspace saved.")
+}
+
+// vectorShareValue is the vector share field as the API takes it: empty is null (the
+// default), a number its value, anything else as typed, for the API to refuse on its field.
+func vectorShareValue(v string) any {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return nil
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+		return f
+	}
+	return v
 }
 
 // memberBody reads a member form: role, the modules checked, the agents chosen.

@@ -4,10 +4,27 @@ package data
 // embeddings API (POST {base_url}/embeddings) and the model to ask it for. With base_url
 // and model null the workspace uses the operator's default (serve's --embeddings-url),
 // if any. APIKey is a credential (conventions §9): stored sealed, shown masked.
+// VectorShare is the vector side's share of the hybrid score of every knowledge query of
+// the workspace, in [0, 1]; null means knowledge.DefaultFusion's. Enabled false turns
+// embeddings off for the workspace, its own provider and the operator's default alike;
+// stored, nil is true (records from before the field), and the workspace as shown always
+// has it set (Shown).
 type WorkspaceEmbeddings struct {
-	BaseURL *string `json:"base_url"`
-	Model   *string `json:"model"`
-	APIKey  *string `json:"api_key"`
+	BaseURL     *string  `json:"base_url"`
+	Model       *string  `json:"model"`
+	APIKey      *string  `json:"api_key"`
+	VectorShare *float64 `json:"vector_share"`
+	Enabled     *bool    `json:"enabled" strict:"nonnull"` // absent in a document: true
+}
+
+// IsEnabled reports whether the workspace uses an embedding provider at all.
+func (e WorkspaceEmbeddings) IsEnabled() bool { return e.Enabled == nil || *e.Enabled }
+
+// Shown is the setting as the API shows it: enabled true or false, never null.
+func (e WorkspaceEmbeddings) Shown() WorkspaceEmbeddings {
+	on := e.IsEnabled()
+	e.Enabled = &on
+	return e
 }
 
 // Configured reports whether the workspace names its own provider.
@@ -17,9 +34,11 @@ func (e WorkspaceEmbeddings) Configured() bool { return e.BaseURL != nil && e.Mo
 // given replaces the stored one, null clears it; an api_key sent back masked keeps the
 // stored key.
 type WorkspaceEmbeddingsPatch struct {
-	BaseURL Opt[*string] `json:"base_url"`
-	Model   Opt[*string] `json:"model"`
-	APIKey  Opt[*string] `json:"api_key"`
+	BaseURL     Opt[*string]  `json:"base_url"`
+	Model       Opt[*string]  `json:"model"`
+	APIKey      Opt[*string]  `json:"api_key"`
+	VectorShare Opt[*float64] `json:"vector_share"`
+	Enabled     Opt[bool]     `json:"enabled" strict:"nonnull"`
 }
 
 // Apply returns stored with the patch merged in; the api_key is as given (plain, masked
@@ -33,6 +52,15 @@ func (p WorkspaceEmbeddingsPatch) Apply(stored WorkspaceEmbeddings) WorkspaceEmb
 	}
 	if p.APIKey.Set {
 		stored.APIKey = p.APIKey.V
+	}
+	if p.VectorShare.Set {
+		stored.VectorShare = p.VectorShare.V
+	}
+	if p.Enabled.Set {
+		stored.Enabled = nil // true is stored as absent, as before the field existed
+		if !p.Enabled.V {
+			stored.Enabled = &p.Enabled.V
+		}
 	}
 	return stored
 }

@@ -545,4 +545,8 @@ var workspaceEmbeddingsRules = map[string]fieldRule{
 	"base_url": fieldRule{MaxLength: validate.MaxURL, Format: "uri"}.with(false, "OpenAI-compatible API root (POST {base_url}/embeddings); null with model null: the operator's default provider. Through the SSRF guard."),
 	"model":    fieldRule{MinLength: 1, MaxLength: validate.MaxEmbeddingModel}.with(false, "Embedding model name; set together with base_url."),
 	"api_key":  fieldRule{MaxLength: validate.MaxEmbeddingAPIKey}.with(false, "Bearer token; shown masked, the masked value sent back keeps it, null clears it."),
+	"vector_share": between(validate.MinVectorShare, validate.MaxVectorShare).with(false,
+		"The vector side's share of every knowledge query's hybrid score (1 − share is the words'); 0: vectors do not count, 1: only they do; null: the default, 0.5."),
+	"enabled": fieldRule{NotNull: true}.with(false,
+		"false: the workspace uses no embedding provider, neither its own nor the operator's default; its queries are lexical and its stored vectors wait unused. true again embeds what lacks vectors of the current model."),
 }

@@ -118,3 +118,65 @@ func TestWorkspaceDeleteRemovesItsRecords(t *testing.T) {
 		t.Errorf("records of the deleted workspace remain: %s", left)
 	}
 }
+
+// TestWorkspaceVectorShareOverHTTP: embeddings.vector_share is set, shown and carried by
+// workspace.updated; a value out of [0, 1] or of the wrong type is a 422 on its field that
+// changes nothing; null returns to the default.
+func TestWorkspaceVectorShareOverHTTP(t *testing.T) {
+	e := newEnv(t)
+	u := e.newUser("ivy@example.com", false)
+	ws := "/api/v1/workspaces/" + u.WorkspaceID
+	share := func() any { return at(e.do("GET", ws, u.Token, nil).Data(), "embeddings.vector_share") }
+	if got := share(); got != nil {
+		t.Fatalf("a new workspace's vector_share %v, want null", got)
+	}
+	for _, v := range []float64{0, 1, 0.35} {
+		r := e.do("PUT", ws, u.Token, map[string]any{"embeddings": map[string]any{"vector_share": v}})
+		expect(t, r, 200)
+		if got := at(r.Data(), "embeddings.vector_share"); got != v {
+			t.Errorf("PUT vector_share %v answered %v", v, got)
+		}
+	}
+	ev := e.do("GET", "/api/v1/audit-log?type=workspace.updated&per_page=1", u.Token, nil)
+	expect(t, ev, 200)
+	if l := ev.List(); len(l) != 1 || at(l[0], "data.embeddings.vector_share") != 0.35 {
+		t.Errorf("workspace.updated carries %v, want vector_share 0.35", l)
+	}
+	for _, bad := range []any{-0.0001, 1.0001, "0.5", true} {
+		expectFields(t, e.do("PUT", ws, u.Token, map[string]any{"embeddings": map[string]any{"vector_share": bad}}), "embeddings.vector_share")
+		if got := share(); got != 0.35 {
+			t.Errorf("after vector_share %v was refused the stored share is %v", bad, got)
+		}
+	}
+	expect(t, e.do("PUT", ws, u.Token, map[string]any{"embeddings": map[string]any{"vector_share": nil}}), 200)
+	if got := share(); got != nil {
+		t.Errorf("after null the share is %v, want null (the default)", got)
+	}
+}
+
+// TestWorkspaceEmbeddingsEnabledOverHTTP: embeddings.enabled shows true by default, is set
+// to false and back, and null or a non-boolean is a 422 on its field that changes nothing.
+func TestWorkspaceEmbeddingsEnabledOverHTTP(t *testing.T) {
+	e := newEnv(t)
+	u := e.newUser("jon@example.com", false)
+	ws := "/api/v1/workspaces/" + u.WorkspaceID
+	enabled := func() any { return at(e.do("GET", ws, u.Token, nil).Data(), "embeddings.enabled") }
+	if got := enabled(); got != true {
+		t.Fatalf("a new workspace's embeddings.enabled %v, want true", got)
+	}
+	r := e.do("PUT", ws, u.Token, map[string]any{"embeddings": map[string]any{"enabled": false}})
+	expect(t, r, 200)
+	if got := at(r.Data(), "embeddings.enabled"); got != false {
+		t.Errorf("PUT enabled false answered %v", got)
+	}
+	for _, bad := range []any{nil, "false", 0} {
+		expectFields(t, e.do("PUT", ws, u.Token, map[string]any{"embeddings": map[string]any{"enabled": bad}}), "embeddings.enabled")
+		if got := enabled(); got != false {
+			t.Errorf("after enabled %v was refused the setting is %v", bad, got)
+		}
+	}
+	expect(t, e.do("PUT", ws, u.Token, map[string]any{"embeddings": map[string]any{"enabled": true}}), 200)
+	if got := enabled(); got != true {
+		t.Errorf("enabled again, the setting is %v", got)
+	}
+}

@@ -53,7 +53,7 @@ func (s *ExportService) importSuppressions(tx Tx, doc *data.WorkspaceExport, pla
 // exportEmbeddings is the workspace's embedding provider as an export holds it: its
 // api_key opened from its sealed form, masked unless the export includes secrets.
 func (s *ExportService) exportEmbeddings(ws *data.WorkspaceRecord, opts data.ExportOptions) (*data.WorkspaceEmbeddings, error) {
-	out := ws.Embeddings
+	out := ws.Embeddings.Shown()
 	out.APIKey = nil
 	if ws.EmbeddingsKey != "" {
 		plain, err := s.sealer.Open(ws.EmbeddingsKey)
@@ -101,7 +101,8 @@ func (s *ExportService) importEmbeddings(tx Tx, w *data.WorkspaceRecord, doc *da
 		plan.missing = append(plan.missing, "workspace.embeddings.api_key")
 	}
 	return s.applyEmbeddings(tx, w, data.WorkspaceEmbeddingsPatch{
-		BaseURL: data.Some(given.BaseURL), Model: data.Some(given.Model), APIKey: data.Some(given.APIKey)})
+		BaseURL: data.Some(given.BaseURL), Model: data.Some(given.Model), APIKey: data.Some(given.APIKey),
+		VectorShare: data.Some(given.VectorShare), Enabled: data.Some(given.IsEnabled())})
 }
 
 // exportPriceTable is the workspace's price table as PUT /api/v1/price-table takes it;

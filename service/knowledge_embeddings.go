@@ -44,8 +44,11 @@ type providers struct {
 }
 
 // providerFor returns the provider workspace w uses: its own, else the operator's, else
-// nil (embeddings off).
+// nil (embeddings off, or turned off by the workspace).
 func (b *base) providerFor(w *data.WorkspaceRecord) (*embedProvider, error) {
+	if w != nil && !w.Embeddings.IsEnabled() {
+		return nil, nil
+	}
 	if w != nil && w.Embeddings.Configured() {
 		url, model := *w.Embeddings.BaseURL, *w.Embeddings.Model
 		cacheKey := w.ID + "\x00" + url + "\x00" + model + "\x00" + w.EmbeddingsKey
@@ -78,6 +81,16 @@ func (b *base) providerFor(w *data.WorkspaceRecord) (*embedProvider, error) {
 		space = "operator"
 	}
 	return &embedProvider{space: space, model: k.EmbeddingModel, embedder: k.Embedder}, nil
+}
+
+// workspaceFusion is how the hybrid queries of workspace w fuse: the default, with the
+// workspace's vector share when it chose one.
+func workspaceFusion(w *data.WorkspaceRecord) knowledge.Fusion {
+	f := knowledge.DefaultFusion
+	if w != nil && w.Embeddings.VectorShare != nil {
+		f.VectorWeight = *w.Embeddings.VectorShare
+	}
+	return f
 }
 
 // workspaceProvider reads workspace wsID and returns its provider (nil: off).

@@ -138,7 +138,17 @@ func (s *KnowledgeBaseService) kbIndex(ctx context.Context, ws, kbID, space stri
 // all of them, best first, ties by chunk id.
 func (s *KnowledgeBaseService) search(ctx context.Context, ws string, kbIDs []string, query string, k int, threshold float64) ([]data.KnowledgeChunk, error) {
 	var p *embedProvider
-	if err := s.store.View(ctx, func(tx Tx) (err error) { p, err = s.workspaceProvider(tx, ws); return err }); err != nil {
+	fusion := knowledge.DefaultFusion
+	err := s.store.View(ctx, func(tx Tx) error {
+		w, err := tx.Workspace(ws)
+		if err != nil {
+			return err
+		}
+		fusion = workspaceFusion(w)
+		p, err = s.providerFor(w)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	vec, space := s.embedQuery(ctx, p, query)
@@ -154,7 +164,7 @@ func (s *KnowledgeBaseService) search(ctx context.Context, ws string, kbIDs []st
 		}
 		var found []knowledge.Hit
 		if vec != nil {
-			found = ix.SearchHybrid(query, vec, k, threshold, knowledge.DefaultFusion)
+			found = ix.SearchHybrid(query, vec, k, threshold, fusion)
 		} else {
 			found = ix.Search(query, k, threshold)
 		}
@@ -173,7 +183,7 @@ func (s *KnowledgeBaseService) search(ctx context.Context, ws string, kbIDs []st
 		return strings.Compare(a.ChunkID, b.ChunkID)
 	})
 	out := make([]data.KnowledgeChunk, 0, min(k, len(hits)))
-	err := s.store.View(ctx, func(tx Tx) error {
+	err = s.store.View(ctx, func(tx Tx) error {
 		for _, h := range hits {
 			if len(out) == k {
 				break

@@ -69,6 +69,7 @@ func (b *base) mergeSimulation(stored, given *data.SimulationModel) (*data.Simul
 // publicWorkspace is a stored workspace as answers show it: its simulation api_key masked.
 func (b *base) publicWorkspace(w *data.WorkspaceRecord) (*data.Workspace, error) {
 	out := w.Workspace
+	out.Embeddings = out.Embeddings.Shown()
 	if out.Simulation == nil || out.Simulation.APIKey == nil {
 		return &out, nil
 	}

@@ -46,6 +46,7 @@ func (b *base) insertWorkspace(tx Tx, ownerID string, in data.WorkspaceCreate, p
 		return nil, err
 	}
 	out := w.Workspace
+	out.Embeddings = out.Embeddings.Shown()
 	return &out, nil
 }
 

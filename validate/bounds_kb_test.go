@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -66,5 +67,48 @@ func TestKnowledgeBaseBounds(t *testing.T) {
 		{"MaxEmbeddingAPIKey", "embeddings.api_key", func(past bool) error {
 			return embeddings(ptr("text-embedding-3-small"), ptr(chars(upTo(MaxEmbeddingAPIKey, past))))
 		}},
+		{"MinVectorShare", "embeddings.vector_share", func(past bool) error {
+			return WorkspaceEmbeddings(data.WorkspaceEmbeddings{VectorShare: threshold(MinVectorShare, -floatStep, past)}, nil)
+		}},
+		{"MaxVectorShare", "embeddings.vector_share", func(past bool) error {
+			return WorkspaceEmbeddings(data.WorkspaceEmbeddings{VectorShare: threshold(MaxVectorShare, floatStep, past)}, nil)
+		}},
 	})
+}
+
+// TestWorkspaceEmbeddingsVectorShare checks vector_share at its bounds and a ten-thousandth
+// past them, with and without a provider of the workspace's own (the share applies to the
+// operator's default provider too).
+func TestWorkspaceEmbeddingsVectorShare(t *testing.T) {
+	baseURL, model := "https://embeddings.example.com/v1", "text-embedding-3-small"
+	for _, tc := range []struct {
+		name  string
+		share *float64
+		ok    bool
+	}{
+		{"null", nil, true},
+		{"just below 0", ptr(-0.0001), false},
+		{"0", ptr(0.0), true},
+		{"0.5", ptr(0.5), true},
+		{"1", ptr(1.0), true},
+		{"just above 1", ptr(1.0001), false},
+	} {
+		for _, own := range []bool{false, true} {
+			e := data.WorkspaceEmbeddings{VectorShare: tc.share}
+			if own {
+				e.BaseURL, e.Model = &baseURL, &model
+			}
+			err := WorkspaceEmbeddings(e, nil)
+			if tc.ok {
+				if err != nil {
+					t.Errorf("%s (own provider %v): %v", tc.name, own, err)
+				}
+				continue
+			}
+			var fault *data.Error
+			if !errors.As(err, &fault) || len(fault.Fields) != 1 || len(fault.Fields["embeddings.vector_share"]) == 0 {
+				t.Errorf("%s (own provider %v): got %v, want an error on embeddings.vector_share", tc.name, own, err)
+			}
+		}
+	}
 }

@@ -139,13 +139,17 @@ func query(errs *Errors, s string) {
 const (
 	MaxEmbeddingModel  = 255
 	MaxEmbeddingAPIKey = 4096
+	// MinVectorShare and MaxVectorShare bound embeddings.vector_share: 0 lets only the
+	// words count, 1 only the vectors.
+	MinVectorShare = 0.0
+	MaxVectorShare = 1.0
 )
 
 // WorkspaceEmbeddings checks a workspace's embedding provider as it will be stored (the
 // patch merged in): base_url and model both set or both null; base_url an absolute http(s)
 // url of at most MaxURL characters that the outbound check accepts; model at most
 // MaxEmbeddingModel characters, not blank; api_key at most MaxEmbeddingAPIKey characters,
-// and only with a base_url.
+// and only with a base_url; vector_share MinVectorShare to MaxVectorShare or null.
 func WorkspaceEmbeddings(e data.WorkspaceEmbeddings, outbound func(string) error) error {
 	var errs Errors
 	switch {
@@ -166,6 +170,9 @@ func WorkspaceEmbeddings(e data.WorkspaceEmbeddings, outbound func(string) error
 		if e.BaseURL == nil {
 			errs.Prohibited("embeddings.api_key", "embeddings.base_url is null")
 		}
+	}
+	if e.VectorShare != nil {
+		errs.FloatBetween("embeddings.vector_share", *e.VectorShare, MinVectorShare, MaxVectorShare)
 	}
 	return errs.Err()
 }
