@@ -60,6 +60,20 @@ func fill(path, workspaceID string) string {
 	})
 }
 
+// duplicateMemberBodies give a member twice: at the top, in a nested object, and in a
+// list's object; path is where the 422 must name it.
+var duplicateMemberBodies = []struct{ body, path string }{
+	{`{"name":"a","name":"b"}`, "name"},
+	{` {"name":"a", "zz":{"k":1,"k":[2]}} `, "zz.k"},
+	{`{"llm_config":{"tools":[{"name":"x"},{"name":"x","name":"y"}]}}`, "llm_config.tools.1.name"},
+}
+
+// namesGivenTwice reports whether the 422 r names path as given more than once.
+func namesGivenTwice(r *response, path string) bool {
+	msgs, _ := r.FieldErrors()[path].([]any)
+	return slices.ContainsFunc(msgs, func(m any) bool { return strings.Contains(m.(string), "more than once") })
+}
+
 // TestDuplicateMemberRefusedOnEveryRoute sends, to every route that takes a JSON body, a
 // body giving a member name twice at the top and one giving it twice in a nested object:
 // each is a 422 naming the path (RFC 7493 I-JSON), not the last one silently winning.
@@ -71,15 +85,10 @@ func TestDuplicateMemberRefusedOnEveryRoute(t *testing.T) {
 			continue
 		}
 		n++
-		for _, c := range []struct{ body, path string }{
-			{`{"name":"a","name":"b"}`, "name"},
-			{` {"name":"a", "zz":{"k":1,"k":[2]}} `, "zz.k"},
-			{`{"llm_config":{"tools":[{"name":"x"},{"name":"x","name":"y"}]}}`, "llm_config.tools.1.name"},
-		} {
+		for _, c := range duplicateMemberBodies {
 			r := e.do(op.method, fill(op.path, e.Owner.WorkspaceID), e.Owner.Token, c.body)
 			expect(t, r, 422)
-			msgs, _ := r.FieldErrors()[c.path].([]any)
-			if !slices.ContainsFunc(msgs, func(m any) bool { return strings.Contains(m.(string), "more than once") }) {
+			if !namesGivenTwice(r, c.path) {
 				t.Errorf("%s %s %s: 422 does not name %s as given twice: %s", op.method, op.path, c.body, c.path, r.Body)
 			}
 		}
