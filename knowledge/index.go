@@ -30,13 +30,13 @@ type Hit struct {
 }
 
 // BM25 parameters: the usual values from the literature, fine for paragraph-sized chunks.
-const (
+var (
 	bm25K1 = 1.2
 	bm25B  = 0.75
 )
 
 // scoreSteepness shapes the normalized score; see normalizeScore.
-const scoreSteepness = 1.6
+var scoreSteepness = 1.6
 
 // Index is an in-memory lexical index over chunks, ranked by BM25. It is safe for concurrent
 // use: searches share a read lock, Add and Remove take the write lock. The storage layer
@@ -266,7 +266,7 @@ func countTerms(text, heading string, pos map[string]int) ([]termCount, float32,
 	}
 	add(toks, 1)
 	if headingWeight > 0 {
-		add(analyzeAs(heading, lang), headingWeight)
+		add(analyzeAs(heading, lang), float32(headingWeight))
 	}
 	return out, n, lang
 }
@@ -344,6 +344,12 @@ func (ix *Index) lexicalLocked(query string) *scores {
 	if len(terms) == 0 {
 		return sc
 	}
+	weights := make([]float64, len(terms))
+	for i := range weights {
+		weights[i] = 1
+	}
+	orig := len(terms)
+	terms, weights = expandDerivations(terms, weights, lang)
 	n := float64(ix.live)
 	avgLen := ix.totalLen / n
 	if avgLen == 0 {
@@ -351,28 +357,37 @@ func (ix *Index) lexicalLocked(query string) *scores {
 	}
 	ideal := 0.0
 	src := newSourceScores(ix)
-	for _, t := range terms {
+	for i, t := range terms {
+		w := weights[i]
 		ps := ix.postings[t]
 		df := 0
+		cf := 0.0
 		for _, p := range ps {
 			if d := &ix.docs[p.doc]; !d.dead {
 				df++
-				src.count(d.src, float64(p.tf))
+				cf += float64(p.tf)
+				if i < orig || derivInSource {
+					src.count(d.src, w*float64(p.tf))
+				}
 			}
 		}
-		src.endTerm()
+		if i < orig || derivInSource {
+			src.endTerm()
+		}
 		idf := termIDF(t, n, df, lang)
-		ideal += idf
+		m := termModel{idf: idf, n: n, df: df, cf: cf, avgLen: avgLen, smoothedDF: smoothedDF(t, n, df, lang)}
+		if i < orig {
+			ideal += m.weight(1, avgLen)
+		}
 		for _, p := range ps {
 			d := &ix.docs[p.doc]
 			if d.dead {
 				continue
 			}
-			tf := float64(p.tf)
 			if sc.score[p.doc] == 0 {
 				sc.touched = append(sc.touched, p.doc)
 			}
-			sc.score[p.doc] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(d.len)/avgLen))
+			sc.score[p.doc] += w * m.weight(float64(p.tf), float64(d.len))
 		}
 	}
 	for _, n := range sc.touched {

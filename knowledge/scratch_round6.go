@@ -1,0 +1,194 @@
+package knowledge
+
+// Scratch of the sixth round (docs/knowledge-bases.md, "The sixth round"): every
+// experiment off by default. Reverted once the round is decided.
+
+import (
+	"bufio"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// rankModel names the chunk-level weighting: "bm25" (today's), "inl2", "pl2", "dph".
+var (
+	rankModel = "bm25"
+	dfrC      = 1.0
+)
+
+// Derivational expansion: each English question stem's WordNet relatives ("+" pointers),
+// added at derivWeight of their own weight; derivPrefix > 0 keeps only relatives sharing
+// that many first letters with the stem.
+var (
+	derivWeight   = 0.0
+	derivPrefix   = 0
+	derivInSource = false
+	derivTable    map[string][]string
+)
+
+type termModel struct {
+	idf, n, cf, avgLen, smoothedDF float64
+	df                             int
+}
+
+func smoothedDF(term string, n float64, df int, lang language) float64 {
+	f := float64(df)
+	if lang == english_ {
+		if s, ok := loadBackground().share(term); ok {
+			f = (f + backgroundChunks*s) * n / (n + backgroundChunks)
+		}
+	}
+	return f
+}
+
+func (m termModel) weight(tf, dlen float64) float64 {
+	if dlen <= 0 {
+		dlen = 1
+	}
+	switch rankModel {
+	case "inl2":
+		tfn := tf * math.Log2(1+dfrC*m.avgLen/dlen)
+		return tfn / (tfn + 1) * math.Log2((m.n+1)/(m.smoothedDF+0.5))
+	case "pl2":
+		tfn := tf * math.Log2(1+dfrC*m.avgLen/dlen)
+		cf := m.cf
+		if m.df > 0 {
+			cf *= m.smoothedDF / float64(m.df)
+		}
+		lambda := math.Max(cf, 0.5) / m.n
+		w := (tfn*math.Log2(tfn/lambda) + (lambda-tfn)*math.Log2E + 0.5*math.Log2(2*math.Pi*tfn)) / (tfn + 1)
+		return math.Max(0, w)
+	case "dph":
+		f := math.Min(tf/dlen, 0.999)
+		norm := (1 - f) * (1 - f) / (tf + 1)
+		cf := m.cf
+		if m.df > 0 {
+			cf *= m.smoothedDF / float64(m.df)
+		}
+		cf = math.Max(cf, 0.5)
+		w := norm * (tf*math.Log2(tf*m.avgLen/dlen*m.n/cf) + 0.5*math.Log2(2*math.Pi*tf*(1-f)))
+		return math.Max(0, w)
+	}
+	return m.idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dlen/m.avgLen))
+}
+
+func expandDerivations(terms []string, weights []float64, lang language) ([]string, []float64) {
+	if derivWeight == 0 || lang != english_ || derivTable == nil {
+		return terms, weights
+	}
+	orig := len(terms)
+	for i := range orig {
+		for _, r := range derivTable[terms[i]] {
+			if derivPrefix > 0 && !sharePrefix(terms[i], r, derivPrefix) {
+				continue
+			}
+			if slices.Contains(terms, r) {
+				continue
+			}
+			terms = append(terms, r)
+			weights = append(weights, derivWeight)
+		}
+	}
+	return terms, weights
+}
+
+func sharePrefix(a, b string, n int) bool {
+	return len(a) >= n && len(b) >= n && a[:n] == b[:n]
+}
+
+// loadDerivations reads WordNet's data.* files in dir: each "+" (derivationally related
+// form) pointer between two single words gives their stems as relatives.
+func loadDerivations(dir string) (map[string][]string, error) {
+	type ptr struct {
+		src, dst int
+		key      string
+	}
+	words := map[string][]string{} // pos+offset → words
+	var ptrs []struct {
+		from string
+		p    ptr
+	}
+	for _, pos := range []string{"noun", "verb", "adj", "adv"} {
+		f, err := os.Open(filepath.Join(dir, "data."+pos))
+		if err != nil {
+			return nil, err
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			if strings.HasPrefix(line, "  ") {
+				continue
+			}
+			fs := strings.Fields(strings.SplitN(line, " | ", 2)[0])
+			if len(fs) < 4 {
+				continue
+			}
+			key := posLetter(fs[2]) + fs[0]
+			wc, _ := strconv.ParseInt(fs[3], 16, 32)
+			i := 4
+			var ws []string
+			for range wc {
+				w := strings.ToLower(fs[i])
+				if j := strings.IndexByte(w, '('); j > 0 {
+					w = w[:j]
+				}
+				ws = append(ws, w)
+				i += 2
+			}
+			words[key] = ws
+			pc, _ := strconv.Atoi(fs[i])
+			i++
+			for range pc {
+				sym, off, p, st := fs[i], fs[i+1], fs[i+2], fs[i+3]
+				i += 4
+				if sym != "+" {
+					continue
+				}
+				s, _ := strconv.ParseInt(st[:2], 16, 32)
+				d, _ := strconv.ParseInt(st[2:], 16, 32)
+				ptrs = append(ptrs, struct {
+					from string
+					p    ptr
+				}{key, ptr{int(s), int(d), posLetter(p) + off}})
+			}
+		}
+		f.Close()
+		if err := sc.Err(); err != nil {
+			return nil, err
+		}
+	}
+	rel := map[string][]string{}
+	plain := func(w string) bool {
+		return len(w) > 1 && strings.IndexFunc(w, func(c rune) bool { return c < 'a' || c > 'z' }) < 0 && !isStop(english_, w)
+	}
+	for _, x := range ptrs {
+		from, to := words[x.from], words[x.p.key]
+		if x.p.src < 1 || x.p.src > len(from) || x.p.dst < 1 || x.p.dst > len(to) {
+			continue
+		}
+		a, b := from[x.p.src-1], to[x.p.dst-1]
+		if !plain(a) || !plain(b) {
+			continue
+		}
+		sa, sb := stem(english_, a), stem(english_, b)
+		if sa == sb || slices.Contains(rel[sa], sb) {
+			continue
+		}
+		rel[sa] = append(rel[sa], sb)
+	}
+	for k := range rel {
+		slices.Sort(rel[k])
+	}
+	return rel, nil
+}
+
+func posLetter(p string) string {
+	if p == "s" {
+		return "a"
+	}
+	return p
+}
