@@ -355,7 +355,11 @@ func (ix *Index) lexicalLocked(query string) *scores {
 	if avgLen == 0 {
 		avgLen = 1
 	}
-	ideal := 0.0
+	ideal, altIdeal := 0.0, 0.0
+	var alt []float64
+	if fuseShare > 0 {
+		alt = make([]float64, len(ix.docs))
+	}
 	src := newSourceScores(ix)
 	for i, t := range terms {
 		w := weights[i]
@@ -378,6 +382,9 @@ func (ix *Index) lexicalLocked(query string) *scores {
 		m := termModel{idf: idf, n: n, df: df, cf: cf, avgLen: avgLen, smoothedDF: smoothedDF(t, n, df, lang)}
 		if i < orig {
 			ideal += m.weight(1, avgLen)
+			if alt != nil {
+				altIdeal += m.weightAs(fuseModel, 1, avgLen)
+			}
 		}
 		for _, p := range ps {
 			d := &ix.docs[p.doc]
@@ -388,10 +395,16 @@ func (ix *Index) lexicalLocked(query string) *scores {
 				sc.touched = append(sc.touched, p.doc)
 			}
 			sc.score[p.doc] += w * m.weight(float64(p.tf), float64(d.len))
+			if alt != nil {
+				alt[p.doc] += w * m.weightAs(fuseModel, float64(p.tf), float64(d.len))
+			}
 		}
 	}
 	for _, n := range sc.touched {
 		chunk := normalizeScore(sc.score[n], ideal)
+		if alt != nil {
+			chunk = (1-fuseShare)*chunk + fuseShare*normalizeScore(alt[n], altIdeal)
+		}
 		sc.score[n] = (1-sourceWeight)*chunk + sourceWeight*src.score(ix.docs[n].src)
 	}
 	src.release()

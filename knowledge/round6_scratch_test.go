@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/voiceapi/voiceapi/knowledge"
 	"github.com/voiceapi/voiceapi/knowledge/evalset"
@@ -103,4 +104,211 @@ func TestScratchDFR(t *testing.T) {
 	}
 	knowledge.SetModel("dph", 1)
 	measureParts(t, "dph")
+}
+
+// foldBases returns the development bases with only the questions whose running number
+// (over the part, in order) falls in (inFold) or out of fold f of k.
+func foldBases(dev []evalset.Base, f, k int, inFold bool) []evalset.Base {
+	var out []evalset.Base
+	i := 0
+	for _, b := range dev {
+		c := b
+		c.Questions = nil
+		for _, q := range b.Questions {
+			if (i%k == f) == inFold {
+				c.Questions = append(c.Questions, q)
+			}
+			i++
+		}
+		if len(c.Questions) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+type knob struct {
+	name   string
+	values []float64
+	get    func(*knowledge.Settings) *float64
+}
+
+var knobs = []knob{
+	{"k1", []float64{0.6, 0.9, 1.2, 1.5, 2.0, 3.0}, func(s *knowledge.Settings) *float64 { return &s.K1 }},
+	{"b", []float64{0.3, 0.5, 0.6, 0.75, 0.9, 1.0}, func(s *knowledge.Settings) *float64 { return &s.B }},
+	{"heading", []float64{0, 1, 2, 3, 4, 6}, func(s *knowledge.Settings) *float64 { return &s.Heading }},
+	{"source", []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5}, func(s *knowledge.Settings) *float64 { return &s.Source }},
+	{"mu", []float64{0, 30, 100, 300, 600, 1000}, func(s *knowledge.Settings) *float64 { return &s.Mu }},
+	{"steep", []float64{0.8, 1.2, 1.6, 2.4, 3.2}, func(s *knowledge.Settings) *float64 { return &s.Steep }},
+}
+
+// objective: questions answered in the top three, ties broken by MRR.
+func objective(t *testing.T, bases []evalset.Base) float64 {
+	n, rr, _ := hits(t, bases)
+	if os.Getenv("SCRATCH_JOINT") == "mrr" {
+		return rr + 0.01*float64(n)
+	}
+	return float64(n) + 0.1*rr
+}
+
+// ascend tunes every knob together by coordinate ascent on bases from start: each pass
+// sets each knob in turn to its best value with the others fixed (a tie keeps the
+// current value), until a pass changes nothing.
+func ascend(t *testing.T, bases []evalset.Base, start knowledge.Settings) knowledge.Settings {
+	cur := start
+	knowledge.SetSettings(cur)
+	best := objective(t, bases)
+	for pass := 0; pass < 4; pass++ {
+		changed := false
+		for _, k := range knobs {
+			for _, v := range k.values {
+				try := cur
+				*k.get(&try) = v
+				knowledge.SetSettings(try)
+				if o := objective(t, bases); o > best+1e-9 {
+					best, cur, changed = o, try, true
+				}
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	knowledge.SetSettings(start)
+	return cur
+}
+
+func TestScratchJoint(t *testing.T) {
+	if os.Getenv("SCRATCH_JOINT") == "" {
+		t.Skip("SCRATCH_JOINT not set")
+	}
+	def := knowledge.GetSettings()
+	defer knowledge.SetSettings(def)
+	dev := partBases(t, scratchParts[0].bases)
+	const k = 5
+	cvHits, refHits := 0, 0
+	cvRR, refRR := 0.0, 0.0
+	for f := range k {
+		train, test := foldBases(dev, f, k, false), foldBases(dev, f, k, true)
+		s := ascend(t, train, def)
+		knowledge.SetSettings(def)
+		rn, rrr, _ := hits(t, test)
+		knowledge.SetSettings(s)
+		n, rr, fig := hits(t, test)
+		knowledge.SetSettings(def)
+		cvHits, refHits, cvRR, refRR = cvHits+n, refHits+rn, cvRR+rr, refRR+rrr
+		t.Logf("fold %d: chosen %+v; held-out fifth %d questions: %d at r3 (default %d), MRR %.3f (default %.3f)", f, s, fig.Questions, n, rn, rr/float64(fig.Questions), rrr/float64(fig.Questions))
+	}
+	t.Logf("cross-validated: r3 %d of 126 (default %d), MRR %.3f (default %.3f)", cvHits, refHits, cvRR/126, refRR/126)
+	s := ascend(t, dev, def)
+	t.Logf("fitted on all 126: %+v", s)
+	knowledge.SetSettings(s)
+	measureParts(t, "fitted on the development part")
+}
+
+func TestScratchLeadIns(t *testing.T) {
+	defer knowledge.SetLeadIns(false, false)
+	knowledge.SetLeadIns(true, false)
+	measureParts(t, "lead-ins")
+	knowledge.SetLeadIns(true, true)
+	measureParts(t, "lead-ins, questions included")
+}
+
+// TestScratchDevRanks lists the development questions not answered in the top three,
+// with the rank of their answer and the question's terms the answering chunk shares.
+func TestScratchDevRanks(t *testing.T) {
+	if os.Getenv("SCRATCH_DEV") == "" {
+		t.Skip("SCRATCH_DEV not set")
+	}
+	bases, _ := evalset.Builtin()
+	for _, b := range bases {
+		if !slices.Contains(scratchParts[0].bases, b.Name) {
+			continue
+		}
+		ix := knowledge.NewIndex()
+		texts := map[string]string{}
+		for i, src := range b.Sources {
+			id := fmt.Sprintf("src%03d", i)
+			chunks, _ := knowledge.ChunkSource(id, src.Content)
+			for i := range chunks {
+				chunks[i].Title = src.Title
+				texts[chunks[i].ID] = chunks[i].Text
+			}
+			ix.Add(id, chunks)
+		}
+		for _, q := range b.Questions {
+			want := fmt.Sprintf("src%03d", q.Source)
+			hits := ix.Search(q.Text, 10, 0)
+			rank := 0
+			for i, h := range hits {
+				if h.SourceID == want && scratchAnswers(h.Text, q.Answer) {
+					rank = i + 1
+					break
+				}
+			}
+			if rank >= 1 && rank <= 3 {
+				continue
+			}
+			at := map[string]bool{}
+			for _, w := range knowledge.Terms(q.Answer) {
+				at[w] = true
+			}
+			var shared []string
+			qt := knowledge.Terms(q.Text)
+			for _, w := range qt {
+				if at[w] {
+					shared = append(shared, w)
+				}
+			}
+			t.Logf("[%s] rank %d: %s\n   terms %v shared %v\n   answer: %.120q", b.Name, rank, q.Text, qt, shared, q.Answer)
+			for i, h := range hits[:min(3, len(hits))] {
+				t.Logf("   top%d %.3f %s: %.100q", i+1, h.Score, h.SourceID, h.Text)
+			}
+		}
+	}
+}
+
+func scratchAnswers(chunk, answer string) bool {
+	a, c := scratchTrigrams(answer), scratchTrigrams(chunk)
+	if len(a) == 0 || len(c) == 0 {
+		return false
+	}
+	small, big := a, c
+	if len(c) < len(a) {
+		small, big = c, a
+	}
+	n := 0
+	for g := range small {
+		if big[g] {
+			n++
+		}
+	}
+	return 2*n >= len(small)
+}
+
+func scratchTrigrams(s string) map[string]bool {
+	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	out := map[string]bool{}
+	for i := 0; i+3 <= len(words); i++ {
+		out[strings.Join(words[i:i+3], " ")] = true
+	}
+	if len(words) > 0 && len(words) < 3 {
+		out[strings.Join(words, " ")] = true
+	}
+	return out
+}
+
+func TestScratchCombSUM(t *testing.T) {
+	defer knowledge.SetFusion("", 0)
+	defer knowledge.SetModel("bm25", 1)
+	for _, m := range []struct {
+		name string
+		c    float64
+	}{{"pl2", 1}, {"pl2", 4}, {"inl2", 1}, {"dph", 1}} {
+		knowledge.SetModel("bm25", m.c)
+		for _, s := range []float64{0.25, 0.5, 0.75} {
+			knowledge.SetFusion(m.name, s)
+			measureParts(t, fmt.Sprintf("combsum bm25 + %s c %.0f share %.2f", m.name, m.c, s))
+		}
+	}
 }

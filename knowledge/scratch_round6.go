@@ -44,11 +44,20 @@ func smoothedDF(term string, n float64, df int, lang language) float64 {
 	return f
 }
 
-func (m termModel) weight(tf, dlen float64) float64 {
+func (m termModel) weight(tf, dlen float64) float64 { return m.weightAs(rankModel, tf, dlen) }
+
+// CombSUM (Fox and Shaw 1994) of two weighting models: fuseShare of the normalized score
+// from fuseModel.
+var (
+	fuseModel = ""
+	fuseShare = 0.0
+)
+
+func (m termModel) weightAs(model string, tf, dlen float64) float64 {
 	if dlen <= 0 {
 		dlen = 1
 	}
-	switch rankModel {
+	switch model {
 	case "inl2":
 		tfn := tf * math.Log2(1+dfrC*m.avgLen/dlen)
 		return tfn / (tfn + 1) * math.Log2((m.n+1)/(m.smoothedDF+0.5))
@@ -191,4 +200,42 @@ func posLetter(p string) string {
 		return "a"
 	}
 	return p
+}
+
+// Lead-ins kept with what they introduce (the second and third rounds' chunking change).
+var (
+	leadIns       = false
+	leadQuestions = false
+)
+
+// trailingLeadIns is how many units at the end of cur introduce what follows (a heading,
+// a bold line, a line ending in a colon, or with leadQuestions one ending in "?"), when
+// they and u fit one chunk and something stays behind; 0 otherwise.
+func trailingLeadIns(cur []unit, u unit, size int, joinedLen func([]unit) int) int {
+	if !leadIns {
+		return 0
+	}
+	j := len(cur)
+	for j > 1 && isLeadIn(cur[j-1].text) {
+		j--
+	}
+	if j == len(cur) || joinedLen(cur[j:])+len([]rune(u.sep))+u.n > size {
+		return 0
+	}
+	return len(cur) - j
+}
+
+func isLeadIn(text string) bool {
+	t := strings.TrimSpace(text)
+	if t == "" || strings.Contains(t, "\n\n") {
+		return false
+	}
+	last := t[strings.LastIndexByte(t, '\n')+1:]
+	if level, _ := markdownHeading(last); level > 0 && !strings.Contains(t, "\n") {
+		return true
+	}
+	if strings.HasPrefix(t, "**") && strings.HasSuffix(t, "**") && !strings.Contains(t, "\n") {
+		return true
+	}
+	return strings.HasSuffix(last, ":") || leadQuestions && strings.HasSuffix(last, "?")
 }
