@@ -34,3 +34,5 @@ func SetLeadIns(on, questions bool) { leadIns, leadQuestions = on, questions }
 func Terms(s string) []string { t, _ := analyze(s); return t }
 
 func SetFusion(model string, share float64) { fuseModel, fuseShare = model, share }
+
+func SetNgrams(n int, share float64) { ngramN, ngramShare = n, share }

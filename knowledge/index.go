@@ -66,6 +66,7 @@ type doc struct {
 	row   int32 // the row of its vector in the matrix of dimension dim
 	dim   int32 // 0 without a vector
 	dead  bool
+	ngLen float32 // scratch: the number of character n-grams
 }
 
 // termCount is a term of a document with its weighted frequency: an occurrence in the
@@ -139,6 +140,7 @@ func prepareDocs(sourceID string, chunks []Chunk) ([]doc, [][]float32) {
 			prepared[i] = doc{chunk: c}
 			prepared[i].chunk.Vector = nil
 			prepared[i].terms, prepared[i].len, prepared[i].lang = countTerms(c.Text, c.Title+"\n"+headings[i], scratch)
+			prepared[i].terms, prepared[i].ngLen = addNgrams(prepared[i].terms)
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(chunks)/128)
@@ -400,8 +402,12 @@ func (ix *Index) lexicalLocked(query string) *scores {
 			}
 		}
 	}
+	ng := ix.ngramScores(terms[:orig], sc)
 	for _, n := range sc.touched {
 		chunk := normalizeScore(sc.score[n], ideal)
+		if ng != nil {
+			chunk = (1-ngramShare)*chunk + ngramShare*ng[n]
+		}
 		if alt != nil {
 			chunk = (1-fuseShare)*chunk + fuseShare*normalizeScore(alt[n], altIdeal)
 		}

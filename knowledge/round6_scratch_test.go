@@ -312,3 +312,21 @@ func TestScratchCombSUM(t *testing.T) {
 		}
 	}
 }
+
+func TestScratchNgrams(t *testing.T) {
+	defer knowledge.SetNgrams(0, 0)
+	for _, n := range []int{3, 4, 5} {
+		for _, s := range []float64{0.1, 0.2, 0.3, 0.5} {
+			knowledge.SetNgrams(n, s)
+			measureParts(t, fmt.Sprintf("char %d-grams share %.1f", n, s))
+		}
+	}
+}
+
+func TestScratchF2EXP(t *testing.T) {
+	defer knowledge.SetModel("bm25", 1)
+	for _, s := range []float64{0.1, 0.25, 0.5, 1} {
+		knowledge.SetModel("f2exp", s)
+		measureParts(t, fmt.Sprintf("f2exp s %.2f", s))
+	}
+}

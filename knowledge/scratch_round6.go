@@ -58,6 +58,9 @@ func (m termModel) weightAs(model string, tf, dlen float64) float64 {
 		dlen = 1
 	}
 	switch model {
+	case "f2exp": // Fang and Zhai 2005, k 0.35, s dfrC
+		idf := math.Pow((m.n+1)/math.Max(m.smoothedDF, 0.5), 0.35)
+		return idf * tf / (tf + dfrC + dfrC*dlen/m.avgLen)
 	case "inl2":
 		tfn := tf * math.Log2(1+dfrC*m.avgLen/dlen)
 		return tfn / (tfn + 1) * math.Log2((m.n+1)/(m.smoothedDF+0.5))
@@ -238,4 +241,98 @@ func isLeadIn(text string) bool {
 		return true
 	}
 	return strings.HasSuffix(last, ":") || leadQuestions && strings.HasSuffix(last, "?")
+}
+
+// Character n-gram evidence (McNamee and Mayfield 2004): each term's n-grams of ngramN
+// characters (with its boundaries marked) indexed as terms of their own, and a share
+// ngramShare of the score from BM25 over them, so words that share a root but not a stem
+// ("scale", "scalable") match in part.
+var (
+	ngramN     = 0
+	ngramShare = 0.0
+)
+
+const ngramMark = "\x01"
+
+func termNgrams(t string) []string {
+	r := []rune("_" + t + "_")
+	if len(r) <= ngramN {
+		return []string{ngramMark + string(r)}
+	}
+	var out []string
+	for i := 0; i+ngramN <= len(r); i++ {
+		out = append(out, ngramMark+string(r[i:i+ngramN]))
+	}
+	return out
+}
+
+func addNgrams(terms []termCount) ([]termCount, float32) {
+	if ngramN == 0 {
+		return terms, 0
+	}
+	pos := map[string]int{}
+	var n float32
+	out := terms
+	for _, tc := range terms {
+		for _, g := range termNgrams(tc.term) {
+			n += tc.count
+			if i, ok := pos[g]; ok {
+				out[i].count += tc.count
+				continue
+			}
+			pos[g] = len(out)
+			out = append(out, termCount{term: g, count: tc.count})
+		}
+	}
+	return out, n
+}
+
+// ngramScores is each document's normalized n-gram score, nil when off.
+func (ix *Index) ngramScores(terms []string, sc *scores) []float64 {
+	if ngramN == 0 || ngramShare == 0 {
+		return nil
+	}
+	var grams []string
+	for _, t := range terms {
+		for _, g := range termNgrams(t) {
+			if !slices.Contains(grams, g) {
+				grams = append(grams, g)
+			}
+		}
+	}
+	total := 0.0
+	for _, d := range ix.docs {
+		if !d.dead {
+			total += float64(d.ngLen)
+		}
+	}
+	n := float64(ix.live)
+	avg := math.Max(total/n, 1)
+	raw := make([]float64, len(ix.docs))
+	ideal := 0.0
+	for _, g := range grams {
+		df := 0
+		for _, p := range ix.postings[g] {
+			if !ix.docs[p.doc].dead {
+				df++
+			}
+		}
+		idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+		ideal += idf
+		for _, p := range ix.postings[g] {
+			d := &ix.docs[p.doc]
+			if d.dead {
+				continue
+			}
+			if sc.score[p.doc] == 0 && raw[p.doc] == 0 {
+				sc.touched = append(sc.touched, p.doc)
+			}
+			tf := float64(p.tf)
+			raw[p.doc] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(d.ngLen)/avg))
+		}
+	}
+	for i := range raw {
+		raw[i] = normalizeScore(raw[i], ideal)
+	}
+	return raw
 }
