@@ -31,7 +31,7 @@ func Derivations(stem string) []string { return derivTable[stem] }
 func Stem(w string) string { return stem(english_, w) }
 
 func SetLeadIns(on, questions bool) { leadIns, leadQuestions = on, questions }
-func Terms(s string) []string { t, _ := analyze(s); return t }
+func Terms(s string) []string       { t, _ := analyze(s); return t }
 
 func SetFusion(model string, share float64) { fuseModel, fuseShare = model, share }
 
