@@ -36,3 +36,9 @@ func Terms(s string) []string       { t, _ := analyze(s); return t }
 func SetFusion(model string, share float64) { fuseModel, fuseShare = model, share }
 
 func SetNgrams(n int, share float64) { ngramN, ngramShare = n, share }
+
+func LoadVariants(path string, prefix int, minCos float64) (int, error) {
+	t, err := loadVariants(path, prefix, minCos)
+	derivTable = t
+	return len(t), err
+}

@@ -330,3 +330,29 @@ func TestScratchF2EXP(t *testing.T) {
 		measureParts(t, fmt.Sprintf("f2exp s %.2f", s))
 	}
 }
+
+// TestScratchVariants: SCRATCH_GLOVE names GloVe vectors as text (the first 100,000 words).
+func TestScratchVariants(t *testing.T) {
+	path := os.Getenv("SCRATCH_GLOVE")
+	if path == "" {
+		t.Skip("SCRATCH_GLOVE not set")
+	}
+	defer knowledge.SetDerivations(0, 0, false)
+	for _, prefix := range []int{4, 5} {
+		for _, minCos := range []float64{0.5, 0.6, 0.7} {
+			n, err := knowledge.LoadVariants(path, prefix, minCos)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("prefix %d cos %.1f: %d stems with variants", prefix, minCos, n)
+			for _, w := range []string{"cite", "exist", "scale", "scalable", "generic", "implement", "translate", "compile", "declare"} {
+				t.Logf("  %s (%s): %v", w, knowledge.Stem(w), knowledge.Derivations(knowledge.Stem(w)))
+			}
+			for _, w := range []float64{0.25, 0.5, 1} {
+				knowledge.SetDerivations(w, 0, false)
+				measureParts(t, fmt.Sprintf("variants prefix %d cos %.1f w %.2f", prefix, minCos, w))
+			}
+			knowledge.SetDerivations(0, 0, false)
+		}
+	}
+}

@@ -336,3 +336,81 @@ func (ix *Index) ngramScores(terms []string, sc *scores) []float64 {
 	}
 	return raw
 }
+
+// Corpus-confirmed morphological variants (Xu and Croft 1998, "Corpus-based stemming
+// using cooccurrence of word variants"): stems sharing their first prefix letters are
+// conflated when general English uses them alike (the cosine of their GloVe vectors, each
+// stem's the mean of its words', at least minCos), instead of Xu and Croft's co-occurrence
+// in the collection, which a base of a few dozen chunks is too small for.
+func loadVariants(path string, prefix int, minCos float64) (map[string][]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sum := map[string][]float64{}
+	var order []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		w := fields[0]
+		if len(w) < 2 || strings.IndexFunc(w, func(c rune) bool { return c < 'a' || c > 'z' }) >= 0 || isStop(english_, w) {
+			continue
+		}
+		v := make([]float64, len(fields)-1)
+		var norm float64
+		for i, x := range fields[1:] {
+			v[i], _ = strconv.ParseFloat(x, 64)
+			norm += v[i] * v[i]
+		}
+		norm = math.Sqrt(norm)
+		s := stem(english_, w)
+		acc, ok := sum[s]
+		if !ok {
+			acc = make([]float64, len(v))
+			order = append(order, s)
+		}
+		for i := range v {
+			acc[i] += v[i] / norm
+		}
+		sum[s] = acc
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	unit := func(v []float64) {
+		var n float64
+		for _, x := range v {
+			n += x * x
+		}
+		n = math.Sqrt(n)
+		for i := range v {
+			v[i] /= n
+		}
+	}
+	groups := map[string][]string{}
+	for _, s := range order {
+		unit(sum[s])
+		if len(s) >= prefix {
+			groups[s[:prefix]] = append(groups[s[:prefix]], s)
+		}
+	}
+	out := map[string][]string{}
+	for _, g := range groups {
+		for i, a := range g {
+			for _, b := range g[i+1:] {
+				var dot float64
+				va, vb := sum[a], sum[b]
+				for d := range va {
+					dot += va[d] * vb[d]
+				}
+				if dot >= minCos {
+					out[a] = append(out[a], b)
+					out[b] = append(out[b], a)
+				}
+			}
+		}
+	}
+	return out, nil
+}
