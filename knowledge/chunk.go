@@ -172,16 +172,6 @@ func pack(units []unit, size, overlap int) []string {
 			add += utf8.RuneCountInString(u.sep)
 		}
 		if len(cur) > 0 && curLen+add > size {
-			if lead := trailingLeadIns(cur, u, size, joinedLen); lead > 0 {
-				kept := append([]unit(nil), cur[len(cur)-lead:]...)
-				cur = cur[:len(cur)-lead]
-				emit()
-				cur = kept
-				curLen = joinedLen(cur)
-				cur = append(cur, u)
-				curLen += utf8.RuneCountInString(u.sep) + u.n
-				continue
-			}
 			emit()
 			// Carry whole trailing units into the next chunk, as many as fit the overlap
 			// and still leave room for the unit that did not fit.

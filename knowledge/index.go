@@ -30,13 +30,13 @@ type Hit struct {
 }
 
 // BM25 parameters: the usual values from the literature, fine for paragraph-sized chunks.
-var (
+const (
 	bm25K1 = 1.2
 	bm25B  = 0.75
 )
 
 // scoreSteepness shapes the normalized score; see normalizeScore.
-var scoreSteepness = 1.6
+const scoreSteepness = 1.6
 
 // Index is an in-memory lexical index over chunks, ranked by BM25. It is safe for concurrent
 // use: searches share a read lock, Add and Remove take the write lock. The storage layer
@@ -66,7 +66,6 @@ type doc struct {
 	row   int32 // the row of its vector in the matrix of dimension dim
 	dim   int32 // 0 without a vector
 	dead  bool
-	ngLen float32 // scratch: the number of character n-grams
 }
 
 // termCount is a term of a document with its weighted frequency: an occurrence in the
@@ -140,7 +139,6 @@ func prepareDocs(sourceID string, chunks []Chunk) ([]doc, [][]float32) {
 			prepared[i] = doc{chunk: c}
 			prepared[i].chunk.Vector = nil
 			prepared[i].terms, prepared[i].len, prepared[i].lang = countTerms(c.Text, c.Title+"\n"+headings[i], scratch)
-			prepared[i].terms, prepared[i].ngLen = addNgrams(prepared[i].terms)
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(chunks)/128)
@@ -268,7 +266,7 @@ func countTerms(text, heading string, pos map[string]int) ([]termCount, float32,
 	}
 	add(toks, 1)
 	if headingWeight > 0 {
-		add(analyzeAs(heading, lang), float32(headingWeight))
+		add(analyzeAs(heading, lang), headingWeight)
 	}
 	return out, n, lang
 }
@@ -346,71 +344,39 @@ func (ix *Index) lexicalLocked(query string) *scores {
 	if len(terms) == 0 {
 		return sc
 	}
-	weights := make([]float64, len(terms))
-	for i := range weights {
-		weights[i] = 1
-	}
-	orig := len(terms)
-	terms, weights = expandDerivations(terms, weights, lang)
 	n := float64(ix.live)
 	avgLen := ix.totalLen / n
 	if avgLen == 0 {
 		avgLen = 1
 	}
-	ideal, altIdeal := 0.0, 0.0
-	var alt []float64
-	if fuseShare > 0 {
-		alt = make([]float64, len(ix.docs))
-	}
+	ideal := 0.0
 	src := newSourceScores(ix)
-	for i, t := range terms {
-		w := weights[i]
+	for _, t := range terms {
 		ps := ix.postings[t]
 		df := 0
-		cf := 0.0
 		for _, p := range ps {
 			if d := &ix.docs[p.doc]; !d.dead {
 				df++
-				cf += float64(p.tf)
-				if i < orig || derivInSource {
-					src.count(d.src, w*float64(p.tf))
-				}
+				src.count(d.src, float64(p.tf))
 			}
 		}
-		if i < orig || derivInSource {
-			src.endTerm()
-		}
+		src.endTerm()
 		idf := termIDF(t, n, df, lang)
-		m := termModel{idf: idf, n: n, df: df, cf: cf, avgLen: avgLen, smoothedDF: smoothedDF(t, n, df, lang)}
-		if i < orig {
-			ideal += m.weight(1, avgLen)
-			if alt != nil {
-				altIdeal += m.weightAs(fuseModel, 1, avgLen)
-			}
-		}
+		ideal += idf
 		for _, p := range ps {
 			d := &ix.docs[p.doc]
 			if d.dead {
 				continue
 			}
+			tf := float64(p.tf)
 			if sc.score[p.doc] == 0 {
 				sc.touched = append(sc.touched, p.doc)
 			}
-			sc.score[p.doc] += w * m.weight(float64(p.tf), float64(d.len))
-			if alt != nil {
-				alt[p.doc] += w * m.weightAs(fuseModel, float64(p.tf), float64(d.len))
-			}
+			sc.score[p.doc] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(d.len)/avgLen))
 		}
 	}
-	ng := ix.ngramScores(terms[:orig], sc)
 	for _, n := range sc.touched {
 		chunk := normalizeScore(sc.score[n], ideal)
-		if ng != nil {
-			chunk = (1-ngramShare)*chunk + ngramShare*ng[n]
-		}
-		if alt != nil {
-			chunk = (1-fuseShare)*chunk + fuseShare*normalizeScore(alt[n], altIdeal)
-		}
 		sc.score[n] = (1-sourceWeight)*chunk + sourceWeight*src.score(ix.docs[n].src)
 	}
 	src.release()
