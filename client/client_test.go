@@ -299,6 +299,17 @@ func TestVerifyWebhook(t *testing.T) {
 	if err := client.VerifyWebhook(mine, h, body, 5*time.Minute); err != nil {
 		t.Errorf("the server's signature: %v", err)
 	}
+
+	// A signed timestamp further ahead than a time.Duration reaches (292 years) is as late
+	// as any other (found by FuzzVerifyWebhook: the distance saturated and passed).
+	for _, far := range []int64{ts + 301, 99999999999, 1 << 40, 1<<63 - 1} {
+		sig, _ := webhook.Sign(mine, "evt_1", far, body)
+		h.Set("webhook-timestamp", strconv.FormatInt(far, 10))
+		h.Set("webhook-signature", sig)
+		if err := client.VerifyWebhook(mine, h, body, 5*time.Minute); !errors.Is(err, client.ErrWebhookSignature) {
+			t.Errorf("timestamp %d: %v, want it refused", far, err)
+		}
+	}
 }
 
 // TestAgentTypedGroupRoundTrip: an agent read, changed in a typed group and sent back

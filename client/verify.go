@@ -40,7 +40,9 @@ func verifyWebhookAt(secret string, h http.Header, body []byte, tolerance time.D
 		return fmt.Errorf("client: webhook-timestamp %q is not Unix seconds: %w", ts, ErrWebhookSignature)
 	}
 	if tolerance > 0 {
-		if d := now.Sub(time.Unix(sec, 0)); d > tolerance || -d > tolerance {
+		// Not -d > tolerance: a timestamp centuries ahead saturates d at the least
+		// Duration, whose negation is itself, and would pass.
+		if d := now.Sub(time.Unix(sec, 0)); d > tolerance || d < -tolerance {
 			return fmt.Errorf("client: webhook-timestamp is %s away from now: %w", d.Round(time.Second), ErrWebhookSignature)
 		}
 	}

@@ -100,8 +100,12 @@ func substituteJSON(text string, vars map[string]any) (string, []string) {
 	if !strings.Contains(text, "{{") {
 		return text, nil
 	}
+	// Numbers keep their text (json.Number): as float64 12345678901234567890 would come
+	// back 12345678901234567000 and 1.50 as 1.5, changing a schema's bounds.
 	var doc any
-	if err := json.Unmarshal([]byte(text), &doc); err != nil {
+	d := json.NewDecoder(strings.NewReader(text))
+	d.UseNumber()
+	if !json.Valid([]byte(text)) || d.Decode(&doc) != nil {
 		return Substitute(text, vars)
 	}
 	var missing []string

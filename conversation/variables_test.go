@@ -187,3 +187,21 @@ func TestSubstituteConfigParametersNotJSON(t *testing.T) {
 		t.Errorf("plain-text parameters = %q, missing %v", *got.LLMConfig.Tools[0].CustomFunctionParameters, missing)
 	}
 }
+
+// TestSubstituteConfigParametersKeepNumbers: numbers of the parameters document come back
+// as written (found by FuzzSubstituteJSON: they went through float64, so a bound past 2^53
+// changed and 1.50 became 1.5).
+func TestSubstituteConfigParametersKeepNumbers(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"description":"{{x}}","maximum":12345678901234567890}`, `{"description":"y","maximum":12345678901234567890}`},
+		{`{"description":"{{x}}","minimum":1.50,"enum":[1e2,-0]}`, `{"description":"y","enum":[1e2,-0],"minimum":1.50}`},
+		{`{"description":"{{x}}"} trailing`, `{"description":"y"} trailing`}, // not JSON: plain text
+	} {
+		cfg := data.DefaultAgentConfig()
+		cfg.LLMConfig.Tools = []*data.Tool{{Name: "f", Type: data.ToolCustomFunction, CustomFunctionParameters: str(c.in)}}
+		got, _ := SubstituteConfig(cfg, map[string]any{"x": "y"})
+		if s := *got.LLMConfig.Tools[0].CustomFunctionParameters; s != c.want {
+			t.Errorf("parameters %s = %s, want %s", c.in, s, c.want)
+		}
+	}
+}

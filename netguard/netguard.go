@@ -82,10 +82,10 @@ var (
 
 // blockedAddr reports why ip may not be reached, or "" when it may.
 func blockedAddr(ip netip.Addr) string {
-	ip = ip.Unmap() // ::ffff:127.0.0.1 is 127.0.0.1
-	if ip.Zone() != "" {
+	if ip.Zone() != "" { // before Unmap, which drops the zone of ::ffff:1.2.3.4%eth0
 		return "a scoped (link-local) address"
 	}
+	ip = ip.Unmap() // ::ffff:127.0.0.1 is 127.0.0.1
 	for _, p := range blockedPrefixes {
 		if p.Contains(ip) {
 			return "an internal address (" + p.String() + ")"

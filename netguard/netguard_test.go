@@ -117,6 +117,7 @@ func TestBlockedAddr(t *testing.T) {
 		"::ffff:127.0.0.1": true, "::ffff:10.0.0.1": true, "::ffff:8.8.8.8": false,
 		"64:ff9b::7f00:1": true, "64:ff9b::808:808": false, "2002:7f00:1::": true, "2002:808:808::": false,
 		"2606:4700:4700::1111": false, "::127.0.0.1": true,
+		"fe80::1%eth0": true, "::ffff:8.8.8.8%0": true, // any zone, mapped too (FuzzGuardControl found the mapped one passed)
 	} {
 		got := blockedAddr(netip.MustParseAddr(addr)) != ""
 		if got != blocked {

@@ -58,11 +58,18 @@ func (p urlPrefix) matches(u *url.URL) bool {
 	return strings.HasPrefix(path, dir)
 }
 
-// hasDotSegment reports a "." or ".." path segment, escaped or not.
-func hasDotSegment(path string) bool {
-	for seg := range strings.SplitSeq(path, "/") {
-		s := strings.ToLower(strings.ReplaceAll(seg, "%2e", "."))
-		if s == "." || s == ".." {
+// hasDotSegment reports a "." or ".." path segment as a server may read the escaped path:
+// percent-decoded (%2e is ".", %2f is "/", in either case), a backslash taken as a slash,
+// and a segment's ";parameters" dropped (Tomcat reads "..;" as ".."). A path that cannot
+// be decoded counts as one too: no server should be trusted to read it inside the prefix.
+func hasDotSegment(escaped string) bool {
+	path, err := url.PathUnescape(escaped)
+	if err != nil {
+		return true
+	}
+	for seg := range strings.SplitSeq(strings.ReplaceAll(path, `\`, "/"), "/") {
+		seg, _, _ = strings.Cut(seg, ";")
+		if seg == "." || seg == ".." {
 			return true
 		}
 	}

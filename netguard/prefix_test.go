@@ -20,17 +20,22 @@ func TestAllowURLPrefix(t *testing.T) {
 	defer srv.Close()
 	c := NewClient(Options{AllowURLPrefixes: []string{srv.URL + "/models/", srv.URL + "/exact"}})
 	for path, allowed := range map[string]bool{
-		"/models/":          true,
-		"/models/v1/chat":   true,
-		"/exact":            true,
-		"/exact/sub":        true,
-		"/exactly":          false, // a prefix without a slash covers its path and what is under it, no more
-		"/models":           false,
-		"/admin":            false,
-		"/models/../admin":  false,
-		"/models/%2e%2e/x":  false,
-		"/models/redirect":  false, // the redirect's hop to /admin is guarded again
-		"/models/./v1/chat": false,
+		"/models/":           true,
+		"/models/v1/chat":    true,
+		"/exact":             true,
+		"/exact/sub":         true,
+		"/exactly":           false, // a prefix without a slash covers its path and what is under it, no more
+		"/models":            false,
+		"/admin":             false,
+		"/models/../admin":   false,
+		"/models/%2e%2e/x":   false,
+		"/models/%2E%2E/x":   false, // found by FuzzPrefixMatches: the upper-case escape passed
+		"/models/%2e%2E/x":   false,
+		"/models/x%2f..%2fx": false, // an escaped slash makes a segment of its own once decoded
+		"/models/..;/x":      false, // Tomcat reads ..; as ..
+		`/models/x\..\x`:     false, // some servers read a backslash as a slash
+		"/models/redirect":   false, // the redirect's hop to /admin is guarded again
+		"/models/./v1/chat":  false,
 	} {
 		resp, err := c.Get(srv.URL + path)
 		if allowed {

@@ -15,8 +15,8 @@ import (
 // Normalize returns raw as an E.164 number ("+" and up to 15 digits). A number written
 // without its country (no "+" or international prefix) is read as a number of region
 // (ISO 3166 alpha-2, "US"); with region "" only international numbers are accepted.
-// It reports false for a number that cannot be read, or whose length no number of its
-// country has.
+// It reports false for a number that cannot be read, whose length no number of its
+// country has, or whose E.164 form does not read back as itself.
 func Normalize(raw, region string) (string, bool) {
 	s := strings.TrimSpace(raw)
 	if s == "" || len(s) > 64 {
@@ -25,6 +25,19 @@ func Normalize(raw, region string) (string, bool) {
 	if region == "" {
 		region = "ZZ" // unknown: only "+..." and "00..." numbers parse
 	}
+	out, ok := format(s, region)
+	// The result must read back as itself: libphonenumber reads some numbers (national
+	// "000000000" in AX gives +358000000000, which reads as +35800000000) differently once
+	// in E.164, and a number stored in one form would not match the same number written in
+	// the other (a suppression would miss its recipient).
+	if again, _ := format(out, "ZZ"); !ok || again != out {
+		return "", false
+	}
+	return out, true
+}
+
+// format parses s in region and writes it in E.164, if it is a possible number.
+func format(s, region string) (string, bool) {
 	n, err := phonenumbers.Parse(s, region)
 	if err != nil || !phonenumbers.IsPossibleNumber(n) {
 		return "", false

@@ -20,6 +20,11 @@ func TestNormalize(t *testing.T) {
 		{"+1 415 555 0123 4567 8", "", "", false},
 		{"call me", "US", "", false},
 		{"", "US", "", false},
+		// Read as +358000000000, which reads back as +35800000000 (found by FuzzPhoneNumber).
+		{"!000( 000-0~A000", "AX", "", false},
+		{"+358000000000", "", "", false},
+		{"+358 40 1234567", "", "+358401234567", true},
+		{"040 1234567", "FI", "+358401234567", true},
 	} {
 		got, ok := Normalize(c.raw, c.region)
 		if got != c.want || ok != c.ok {
