@@ -3,12 +3,14 @@ package server
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -347,6 +349,13 @@ func (sw *sseWriter) comment(text string) error {
 // webhooks get), id first so that a message cut short is never counted as received.
 func (sw *sseWriter) events(list []*data.Event) error {
 	for _, e := range list {
+		if !sseFieldValue(e.ID) || !sseFieldValue(e.Type) || e.Type == "" {
+			// No event stream can carry it: a line break would start another field or
+			// event, a NUL makes a browser ignore the id, and an empty type reads as
+			// "message". Ids and types are the server's own, so this is a defect to see
+			// in the log, not an event to bend.
+			return fmt.Errorf("event %q of type %q cannot be written as a server-sent event", e.ID, e.Type)
+		}
 		body, err := e.Envelope()
 		if err != nil {
 			return err
@@ -369,4 +378,10 @@ func (sw *sseWriter) events(list []*data.Event) error {
 		}
 	}
 	return nil
+}
+
+// sseFieldValue reports whether s reads back unchanged as an id or event field: valid
+// UTF-8 (a parser replaces the rest), without CR, LF (line ends) or NUL.
+func sseFieldValue(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsAny(s, "\r\n\x00")
 }
