@@ -360,6 +360,7 @@ func (sw *sseWriter) events(list []*data.Event) error {
 		if err != nil {
 			return err
 		}
+		body = validUTF8JSON(body)
 		sw.buf.Reset()
 		sw.buf.WriteString("id: " + e.ID + "\nevent: " + e.Type + "\n")
 		// A JSON encoding holds no raw newline; each line gets its own data field anyway.
@@ -384,4 +385,26 @@ func (sw *sseWriter) events(list []*data.Event) error {
 // UTF-8 (a parser replaces the rest), without CR, LF (line ends) or NUL.
 func sseFieldValue(s string) bool {
 	return utf8.ValidString(s) && !strings.ContainsAny(s, "\r\n\x00")
+}
+
+// validUTF8JSON replaces each byte of enc that is not UTF-8 with U+FFFD. The event stream
+// format is UTF-8 only (a browser reads such a byte as U+FFFD, sometimes one for several),
+// and a JSON reader takes each such byte in a string as U+FFFD anyway (Go's does), so what
+// a client reads is the same document, and now the same whoever reads it. Events' data is
+// made by json.Marshal, which writes no such byte; this is for what came in raw.
+func validUTF8JSON(enc []byte) []byte {
+	if utf8.Valid(enc) {
+		return enc
+	}
+	out := make([]byte, 0, len(enc)+8)
+	for len(enc) > 0 {
+		r, n := utf8.DecodeRune(enc)
+		if r == utf8.RuneError && n == 1 {
+			out = utf8.AppendRune(out, utf8.RuneError)
+		} else {
+			out = append(out, enc[:n]...)
+		}
+		enc = enc[n:]
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -129,7 +130,14 @@ func checkEventStream(t *testing.T, events []*data.Event) {
 		if err != nil {
 			t.Fatalf("envelope of %+v: %v", e, err)
 		}
-		want = append(want, sseEvent{id: e.ID, typ: e.Type, data: string(env)})
+		// The data a JSON reader reads from the envelope: each byte that is not UTF-8
+		// as U+FFFD (encoding/json's own reading, checked below).
+		data := strings.Map(func(r rune) rune { return r }, string(env))
+		var fromEnv, fromData any
+		if json.Unmarshal(env, &fromEnv) != nil || json.Unmarshal([]byte(data), &fromData) != nil || !reflect.DeepEqual(fromEnv, fromData) {
+			t.Fatalf("the envelope %q does not read as %q", env, data)
+		}
+		want = append(want, sseEvent{id: e.ID, typ: e.Type, data: data})
 	}
 	err := sw.events(events)
 	if refused != (err != nil) {
@@ -174,5 +182,33 @@ func checkReplyDelta(t *testing.T, delta string) {
 	var d struct{ Text string }
 	if err := json.Unmarshal([]byte(got[1].data), &d); err != nil || d.Text != text {
 		t.Fatalf("delta data %q (%v), want the text %q", got[1].data, err, text)
+	}
+}
+
+// TestSSEWriterFieldsCannotInject: the writer's table of what FuzzEventStream found. An id
+// or type no stream can carry is refused and writes nothing; data bytes that are not UTF-8
+// go as U+FFFD, each byte one, as a JSON reader takes them.
+func TestSSEWriterFieldsCannotInject(t *testing.T) {
+	cases := []struct {
+		name, id, typ, data string
+		want                string // "" when refused
+	}{
+		{"plain", "evt_1", "call.ended", `{"a":"b"}`,
+			`id: evt_1` + "\n" + `event: call.ended` + "\n" + `data: {"id":"evt_1","type":"call.ended","created_at":null,"workspace_id":"","actor":{"type":""},"data":{"a":"b"}}` + "\n\n"},
+		{"LF in the id", "evt_1\nevent: x", "call.ended", `{}`, ""},
+		{"CR in the id", "evt_1\rdata: x", "call.ended", `{}`, ""},
+		{"CRLF CRLF in the type", "evt_1", "call.ended\r\n\r\n", `{}`, ""},
+		{"NUL in the id", "evt\x00", "call.ended", `{}`, ""},
+		{"invalid UTF-8 in the type", "evt_1", "call.\xff", `{}`, ""},
+		{"empty type", "evt_1", "", `{}`, ""},
+		{"invalid UTF-8 in the data", "evt_1", "t", "{\"a\":\"\xe2\x82x\x84\"}",
+			"id: evt_1\nevent: t\ndata: {\"id\":\"evt_1\",\"type\":\"t\",\"created_at\":null,\"workspace_id\":\"\",\"actor\":{\"type\":\"\"},\"data\":{\"a\":\"\uFFFD\uFFFDx\uFFFD\"}}\n\n"},
+	}
+	for _, c := range cases {
+		rec, sw := newRecordingSSE()
+		err := sw.events([]*data.Event{{ID: c.id, Type: c.typ, Data: json.RawMessage(c.data)}})
+		if got := rec.Body.String(); got != c.want || (err != nil) != (c.want == "") {
+			t.Errorf("%s: wrote %q (err %v), want %q", c.name, got, err, c.want)
+		}
 	}
 }
