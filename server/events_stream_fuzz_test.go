@@ -76,7 +76,8 @@ func parseSSE(stream []byte) []sseEvent {
 // UTF-8) through the event stream's writer, and a reply's text delta through the
 // conversation stream's, then reads the bytes as the WHATWG parser above does. Property:
 // the parser gets back exactly the events written, in order, each with its id, type and
-// data (the envelope webhooks get); no value injects a field or an event. An event whose
+// data (the envelope webhooks get, a byte that is not UTF-8 as U+FFFD, as a JSON reader
+// takes it); no value injects a field or an event. An event whose
 // id or type no event stream can carry (a line break, NUL, invalid UTF-8, an empty type)
 // is refused with an error and writes nothing.
 func FuzzEventStream(f *testing.F) {
