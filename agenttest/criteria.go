@@ -106,7 +106,8 @@ func subset(want map[string]any, have any) bool {
 			return false
 		}
 		if wm, isObj := w.(map[string]any); isObj {
-			if !subset(wm, h) {
+			// An object asked for, even {}, is matched by an object only.
+			if hm, isObj := h.(map[string]any); !isObj || !subset(wm, hm) {
 				return false
 			}
 			continue

@@ -80,6 +80,20 @@ var (
 	ipv4Compat96 = netip.MustParsePrefix("::/96") // deprecated IPv4-compatible addresses
 )
 
+// Transition prefixes refused outright rather than decoded. Neither is decoded by the
+// kernel: a connection goes out on the IPv6 default route, and what it reaches is decided
+// by a translator or tunnel on the way, where the guard cannot see it. Teredo (2001::/32,
+// RFC 4380) reaches the client through its NAT's mapped port at an obfuscated IPv4 address,
+// by way of a Teredo server also named in the address, so no one IPv4 address could be
+// checked; a stateless translator (SIIT, RFC 6145) maps an IPv4-translated address
+// (::ffff:0:a.b.c.d) to a.b.c.d, an internal address as readily as a public one. No public
+// service is reached through either (Teredo's relays are retired, ::ffff:0:0/96 is never
+// routed on the internet), so refusing them costs nothing.
+var (
+	teredoPrefix     = netip.MustParsePrefix("2001::/32")
+	ipv4Translated96 = netip.MustParsePrefix("::ffff:0:0:0/96")
+)
+
 // blockedAddr reports why ip may not be reached, or "" when it may.
 func blockedAddr(ip netip.Addr) string {
 	if ip.Zone() != "" { // before Unmap, which drops the zone of ::ffff:1.2.3.4%eth0
@@ -99,6 +113,10 @@ func blockedAddr(ip netip.Addr) string {
 			embedded = netip.AddrFrom4([4]byte(b[12:16]))
 		case nat64Local.Contains(ip):
 			return "a local NAT64 address"
+		case teredoPrefix.Contains(ip):
+			return "a Teredo address (2001::/32)"
+		case ipv4Translated96.Contains(ip):
+			return "an IPv4-translated address (::ffff:0:0:0/96)"
 		case sixToFour.Contains(ip):
 			embedded = netip.AddrFrom4([4]byte(b[2:6]))
 		}

@@ -13,10 +13,16 @@ import (
 // of a unmapped and of the IPv4 address an IPv6 transition form carries (NAT64, the
 // deprecated IPv4-compatible ::/96, 6to4), plus any scoped address. It is narrower than
 // blockedAddr (which also refuses carrier-grade NAT, documentation and reserved ranges), so
-// the property is one-way: the guard refuses at least what net/netip calls internal.
+// the property is one-way: the guard refuses at least what net/netip calls internal. Teredo
+// and IPv4-translated addresses count as internal whatever they carry: where they lead is
+// up to a tunnel or translator on the way (see teredoPrefix).
 func internalByNetip(a netip.Addr) bool {
 	if a.Zone() != "" {
 		return true
+	}
+	if b := a.As16(); a.Is6() && (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0 ||
+		[12]byte(b[:12]) == [12]byte{8: 0xff, 9: 0xff}) {
+		return true // 2001::/32 and ::ffff:0:0:0/96, spelled out here
 	}
 	forms := []netip.Addr{a, a.Unmap()}
 	if a.Is6() {
@@ -42,7 +48,8 @@ func internalByNetip(a netip.Addr) bool {
 // shorthand, a trailing dot) arrives here as an address or is refused. The property: an
 // address the hook lets through parses as an IP and is not loopback, private, link-local,
 // multicast, unspecified or scoped by net/netip's judgement, nor carries such an IPv4
-// address in a mapped, compatible, NAT64 or 6to4 form; and a host that is not an IP
+// address in a mapped, compatible, NAT64 or 6to4 form, nor is a Teredo or IPv4-translated
+// address (refused whatever they carry); and a host that is not an IP
 // address is never let through.
 func FuzzGuardControl(f *testing.F) {
 	for _, s := range []string{
@@ -50,6 +57,7 @@ func FuzzGuardControl(f *testing.F) {
 		"::1", "::", "fd00:ec2::254", "fe80::1%eth0", "ff02::1", "::ffff:127.0.0.1", "::ffff:8.8.8.8",
 		"64:ff9b::7f00:1", "64:ff9b::808:808", "64:ff9b:1::1", "2002:7f00:1::", "2002:a00:1::1",
 		"::127.0.0.1", "::a00:1", "0:0:0:0:0:ffff:7f00:1", "2606:4700:4700::1111", "::ffff:0:7f00:1",
+		"2001:0:4136:e378:8000:63bf:3fff:fdd2", "2001:0:7f00:1::", "::ffff:0:808:808",
 		"0177.0.0.1", "0x7f.1", "2130706433", "127.1", "localhost", "127.0.0.1.", "[::1]", "",
 	} {
 		f.Add(s)

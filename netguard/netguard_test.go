@@ -118,6 +118,12 @@ func TestBlockedAddr(t *testing.T) {
 		"64:ff9b::7f00:1": true, "64:ff9b::808:808": false, "2002:7f00:1::": true, "2002:808:808::": false,
 		"2606:4700:4700::1111": false, "::127.0.0.1": true,
 		"fe80::1%eth0": true, "::ffff:8.8.8.8%0": true, // any zone, mapped too (FuzzGuardControl found the mapped one passed)
+		// Teredo and IPv4-translated are refused whatever they carry, at both edges of
+		// their ranges, and not past them.
+		"2001::": true, "2001:0:4136:e378:8000:63bf:3fff:fdd2": true, "2001:0:7f00:1::": true,
+		"2001:0:ffff:ffff:ffff:ffff:ffff:ffff": true, "2001:1::1": false, "2000:ffff:ffff:ffff:ffff:ffff:ffff:ffff": false,
+		"::ffff:0:0.0.0.0": true, "::ffff:0:7f00:1": true, "::ffff:0:808:808": true, "::ffff:0:ffff:ffff": true,
+		"::ffff:1:0:0": false, "::fffe:ffff:ffff:ffff": false,
 	} {
 		got := blockedAddr(netip.MustParseAddr(addr)) != ""
 		if got != blocked {

@@ -3,12 +3,14 @@ package server
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -347,10 +349,18 @@ func (sw *sseWriter) comment(text string) error {
 // webhooks get), id first so that a message cut short is never counted as received.
 func (sw *sseWriter) events(list []*data.Event) error {
 	for _, e := range list {
+		if !sseFieldValue(e.ID) || !sseFieldValue(e.Type) || e.Type == "" {
+			// No event stream can carry it: a line break would start another field or
+			// event, a NUL makes a browser ignore the id, and an empty type reads as
+			// "message". Ids and types are the server's own, so this is a defect to see
+			// in the log, not an event to bend.
+			return fmt.Errorf("event %q of type %q cannot be written as a server-sent event", e.ID, e.Type)
+		}
 		body, err := e.Envelope()
 		if err != nil {
 			return err
 		}
+		body = validUTF8JSON(body)
 		sw.buf.Reset()
 		sw.buf.WriteString("id: " + e.ID + "\nevent: " + e.Type + "\n")
 		// A JSON encoding holds no raw newline; each line gets its own data field anyway.
@@ -369,4 +379,32 @@ func (sw *sseWriter) events(list []*data.Event) error {
 		}
 	}
 	return nil
+}
+
+// sseFieldValue reports whether s reads back unchanged as an id or event field: valid
+// UTF-8 (a parser replaces the rest), without CR, LF (line ends) or NUL.
+func sseFieldValue(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsAny(s, "\r\n\x00")
+}
+
+// validUTF8JSON replaces each byte of enc that is not UTF-8 with U+FFFD. The event stream
+// format is UTF-8 only (a browser reads such a byte as U+FFFD, sometimes one for several),
+// and a JSON reader takes each such byte in a string as U+FFFD anyway (Go's does), so what
+// a client reads is the same document, and now the same whoever reads it. Events' data is
+// made by json.Marshal, which writes no such byte; this is for what came in raw.
+func validUTF8JSON(enc []byte) []byte {
+	if utf8.Valid(enc) {
+		return enc
+	}
+	out := make([]byte, 0, len(enc)+8)
+	for len(enc) > 0 {
+		r, n := utf8.DecodeRune(enc)
+		if r == utf8.RuneError && n == 1 {
+			out = utf8.AppendRune(out, utf8.RuneError)
+		} else {
+			out = append(out, enc[:n]...)
+		}
+		enc = enc[n:]
+	}
+	return out
 }
