@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"net/url"
 	"reflect"
 	"strings"
@@ -312,6 +313,17 @@ func TestAnalysisRoutes(t *testing.T) {
 	r = e.do("POST", "/api/v1/agents/"+plain["id"].(string)+"/analysis/backfill", tok, rangeBody)
 	expect(t, r, 422)
 	expectFields(t, r, "agent_version")
+	if msg := fmt.Sprint(r.FieldErrors()["agent_version"]); !strings.Contains(msg, "PUT /api/v1/agents/"+plain["id"].(string)) {
+		t.Errorf("the backfill's refusal does not say what to do: %q", msg)
+	}
+	// A call of a version that asks for nothing: the refusal names the way to analyze it.
+	plainCall := e.do("POST", "/api/v1/calls", tok, map[string]any{"agent_id": plain["id"], "direction": "web", "status": "ended"}).Data()
+	r = e.do("POST", "/api/v1/calls/"+plainCall["id"].(string)+"/analyze", tok, nil)
+	expect(t, r, 422)
+	expectFields(t, r, "call_id")
+	if msg := fmt.Sprint(r.FieldErrors()["call_id"]); !strings.Contains(msg, "PUT /api/v1/agents/"+plain["id"].(string)) || !strings.Contains(msg, "/analysis/backfill") {
+		t.Errorf("the analyze refusal does not say what to do: %q", msg)
+	}
 	member := e.addMember(e.newUser("member@example.com", false), "member", nil, nil)
 	expect(t, e.do("POST", "/api/v1/calls/"+call["id"].(string)+"/analyze", member, nil), 403)
 }
