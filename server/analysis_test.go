@@ -209,17 +209,21 @@ func TestAnalysisFigures(t *testing.T) {
 		q      url.Values
 		status int
 		field  string
+		says   string // what the field's message tells a caller to do
 	}{
-		{url.Values{}, 422, "field"},
-		{url.Values{"field": {"nope"}}, 422, "field"},
-		{url.Values{"field": {"outcome"}, "agent_version": {"0"}}, 422, "agent_version"},
-		{url.Values{"field": {"outcome"}, "agent_version": {"9"}}, 422, "agent_version"},
-		{url.Values{"field": {"outcome"}, "from": {"2026-01-02T00:00:00Z"}, "to": {"2026-01-01T00:00:00Z"}}, 422, "to"},
+		{url.Values{}, 422, "field", "call_successful"},
+		{url.Values{"field": {"nope"}}, 422, "field", "Its fields: outcome, party_size, wants_newsletter, visit_date, notes."},
+		{url.Values{"field": {"outcome"}, "agent_version": {"0"}}, 422, "agent_version", ""},
+		{url.Values{"field": {"outcome"}, "agent_version": {"9"}}, 422, "agent_version", ""},
+		{url.Values{"field": {"outcome"}, "from": {"2026-01-02T00:00:00Z"}, "to": {"2026-01-01T00:00:00Z"}}, 422, "to", ""},
 	} {
 		r := get(c.q)
 		expect(t, r, c.status)
 		if c.field != "" {
 			expectFields(t, r, c.field)
+		}
+		if msg := fmt.Sprint(r.FieldErrors()[c.field]); !strings.Contains(msg, c.says) {
+			t.Errorf("%v: %s's message %q lacks %q", c.q, c.field, msg, c.says)
 		}
 	}
 	expect(t, e.do("GET", "/api/v1/analytics/analysis?field=outcome", tok, nil), 422)
