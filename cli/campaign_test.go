@@ -223,6 +223,13 @@ func TestCampaignCreateListShow(t *testing.T) {
 	if vars["+14155550101"] != "Ada L." || vars["+14155550102"] != "Grace" {
 		t.Errorf("recipients --json: the variables by number %v", vars)
 	}
+	// --json: the created campaign as one JSON record, for a script to read its id.
+	out = s.voiceapi(s.createArgs(file(t, "april.csv", "phone_number\n+14155550109\n"), "--name", "April", "--json")...)
+	var created data.Campaign
+	if err := json.Unmarshal([]byte(out), &created); err != nil || !strings.HasPrefix(created.ID, "cmp_") || created.Name != "April" ||
+		created.Counts.Total != 1 || created.Import.Rows != 1 || strings.Count(out, "\n") != 1 {
+		t.Errorf("campaign create --json: %v %q", err, out)
+	}
 }
 
 // TestCampaignCreateRefused: missing flags are named; a CSV with bad lines is refused
