@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/llmtest"
@@ -88,4 +90,34 @@ func TestCallActions(t *testing.T) {
 		t.Errorf("the new test's script = %q", script)
 	}
 	b.audit("call-actions")
+	b.backfillFromAnalysisPage(agent, register(agent))
+}
+
+// backfillFromAnalysisPage analyzes the agent's calls of today from its analysis page
+// (POST /agents/{id}/analysis/backfill) until waiting is analyzed; a range that ends
+// before it starts is refused beside the form first.
+func (b *browser) backfillFromAnalysisPage(agent, waiting string) {
+	t := b.t
+	t.Helper()
+	today := time.Now().UTC()
+	b.open("/agents/" + agent + "/analysis")
+	b.run("a backwards range", chromedp.SetValue("#bf-from", today.Format("2006-01-02"), chromedp.ByQuery),
+		chromedp.SetValue("#bf-to", today.AddDate(0, 0, -2).Format("2006-01-02"), chromedp.ByQuery))
+	b.submit("#backfill button")
+	if s := b.text("#backfill .alert"); !strings.Contains(s, "To must be after") {
+		t.Errorf("the refused range beside the form: %q", s)
+	}
+	b.run("today", chromedp.SetValue("#bf-from", today.Format("2006-01-02"), chromedp.ByQuery),
+		chromedp.SetValue("#bf-to", today.Format("2006-01-02"), chromedp.ByQuery))
+	b.submit("#backfill button")
+	if s := b.text("#backfill .notice"); !strings.HasPrefix(s, "Backfill queued (job job_") {
+		t.Errorf("the notice beside the form: %q", s)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for b.api("GET", "/api/v1/calls/"+waiting, nil).Data()["analysis"] == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the backfill never analyzed the call")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
