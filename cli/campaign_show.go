@@ -190,6 +190,12 @@ func printCampaign(w io.Writer, camp *data.Campaign) {
 	for _, o := range slices.Sorted(maps.Keys(n.Completed)) {
 		fmt.Fprintf(tw, "    %s\t%d\n", o, n.Completed[o])
 	}
-	fmt.Fprintf(tw, "  suppressed\t%d\n  exhausted\t%d\n  canceled\t%d\n  total\t%d\n", n.Suppressed, n.Exhausted, n.Canceled, n.Total)
+	// The API's suppressed counts the numbers skipped at import, which are no recipients
+	// and so not in the total: said, so the lines add up.
+	skipped := ""
+	if im.Suppressed > 0 {
+		skipped = fmt.Sprintf(" (%d skipped at import, not in the total)", im.Suppressed)
+	}
+	fmt.Fprintf(tw, "  suppressed\t%d%s\n  exhausted\t%d\n  canceled\t%d\n  total\t%d\n", n.Suppressed, skipped, n.Exhausted, n.Canceled, n.Total)
 	tw.Flush()
 }
