@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -209,6 +210,10 @@ func TestCampaignCreateListShow(t *testing.T) {
 	out = s.voiceapi("campaign", "recipients", csvCamp.ID)
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 3 || !strings.Contains(out, "+14155550102") || !strings.Contains(out, "pending") {
 		t.Errorf("campaign recipients:\n%s", out)
+	}
+	// A pending recipient says when it is next due.
+	if !strings.Contains(out, "NEXT") || !regexp.MustCompile(`pending .* \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`).MatchString(out) {
+		t.Errorf("campaign recipients lacks the next due time:\n%s", out)
 	}
 	out = s.voiceapi("campaign", "recipients", csvCamp.ID, "--json")
 	sc := bufio.NewScanner(strings.NewReader(out))
