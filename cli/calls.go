@@ -14,7 +14,7 @@ import (
 // NewCallsCommand is `voiceapi calls`: the call history through the API of a running server.
 func NewCallsCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "calls", Short: "Call history through the API of a running server"}
-	cmd.AddCommand(newCallsExportCommand())
+	cmd.AddCommand(newCallsExportCommand(), newCallsAnalyzeCommand(), newCallsBackfillCommand())
 	return cmd
 }
 

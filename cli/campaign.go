@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -96,7 +97,7 @@ func newCampaignRecipientsCommand() *cobra.Command {
 				return writeNDJSON(cmd.OutOrStdout(), seq)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tPHONE\tSTATE\tOUTCOME\tATTEMPTS\tLAST CALL")
+			fmt.Fprintln(tw, "ID\tPHONE\tSTATE\tOUTCOME\tATTEMPTS\tLAST CALL\tNEXT")
 			for r, err := range seq {
 				if err != nil {
 					return err
@@ -105,7 +106,13 @@ func newCampaignRecipientsCommand() *cobra.Command {
 				if n := len(r.Attempts); n > 0 {
 					last = deref(r.Attempts[n-1].CallID)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, r.PhoneNumber, r.State, deref(r.Outcome), r.AttemptCount, last)
+				// When a pending recipient is next due: its window's opening or a retry's
+				// backoff, which the table did not say (the console's did).
+				next := ""
+				if r.NextAt != nil {
+					next = r.NextAt.Format(time.RFC3339)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, r.PhoneNumber, r.State, deref(r.Outcome), r.AttemptCount, last, next)
 			}
 			return tw.Flush()
 		},

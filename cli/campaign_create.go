@@ -27,6 +27,7 @@ type createOptions struct {
 	agent, fromNumber, name, timezone, window string
 	startAt, retry                            string
 	maxConcurrent                             int
+	asJSON                                    bool
 }
 
 // settingFlags are the flags a --file replaces.
@@ -62,6 +63,7 @@ func newCampaignCreateCommand() *cobra.Command {
 	f.StringVar(&o.retry, "retry", "", "OUTCOMES:MAX_ATTEMPTS:BACKOFF_MINUTES, such as no_answer,busy:3:60 (default no_answer,busy:3:60)")
 	f.StringVar(&o.startAt, "start-at", "", "when to start, an RFC 3339 time (default now)")
 	f.StringVar(&o.key, "idempotency-key", "", "the request's Idempotency-Key (default: a new random one)")
+	f.BoolVar(&o.asJSON, "json", false, "print the created campaign as JSON (as campaign show --json) instead of a sentence")
 	for _, s := range settingFlags {
 		cmd.MarkFlagsMutuallyExclusive("file", s)
 	}
@@ -101,6 +103,10 @@ func runCampaignCreate(cmd *cobra.Command, o createOptions) error {
 	}
 	if err != nil {
 		return refusal(err, key)
+	}
+	if o.asJSON {
+		// A script takes the id (and the import's counts) from here, not from a sentence.
+		return json.NewEncoder(cmd.OutOrStdout()).Encode(camp)
 	}
 	im := camp.Import
 	fmt.Fprintf(cmd.OutOrStdout(), "Created campaign %s %q (%s): %d recipient(s) from %d row(s), %d duplicate(s) merged, %d on the suppression list skipped.\n",

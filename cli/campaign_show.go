@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -147,6 +148,15 @@ func (b *campaignBar) done() {
 	}
 }
 
+// plural counts n of noun in English: 1 minute, 2 minutes (a settings line read "1
+// minutes apart").
+func plural[N int | int64](n N, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.FormatInt(int64(n), 10) + " " + noun + "s"
+}
+
 // printCampaign writes a campaign's settings and its recipients by state.
 func printCampaign(w io.Writer, camp *data.Campaign) {
 	fmt.Fprintf(w, "Campaign %s %q: %s\n", camp.ID, camp.Name, camp.Status)
@@ -157,7 +167,7 @@ func printCampaign(w io.Writer, camp *data.Campaign) {
 		strings.Join(camp.Window.Days, ","), camp.Window.Start, camp.Window.End, camp.Timezone)
 	fmt.Fprintf(tw, "  at once\t%d\n", camp.MaxConcurrent)
 	r := camp.Retry
-	fmt.Fprintf(tw, "  retry\t%s: up to %d attempts, %d minutes apart\n", strings.Join(r.On, ","), r.MaxAttempts, r.BackoffMinutes)
+	fmt.Fprintf(tw, "  retry\t%s: up to %s, %s apart\n", strings.Join(r.On, ","), plural(r.MaxAttempts, "attempt"), plural(r.BackoffMinutes, "minute"))
 	fmt.Fprintf(tw, "  start at\t%s\n", camp.StartAt.Format(time.RFC3339))
 	if camp.StartedAt != nil {
 		fmt.Fprintf(tw, "  started\t%s\n", camp.StartedAt.Format(time.RFC3339))
@@ -166,7 +176,7 @@ func printCampaign(w io.Writer, camp *data.Campaign) {
 		fmt.Fprintf(tw, "  finished\t%s\n", camp.FinishedAt.Format(time.RFC3339))
 	}
 	im := camp.Import
-	fmt.Fprintf(tw, "  imported\t%d rows, %d duplicates merged, %d on the suppression list\n", im.Rows, im.Duplicates, im.Suppressed)
+	fmt.Fprintf(tw, "  imported\t%s, %s merged, %d on the suppression list\n", plural(im.Rows, "row"), plural(im.Duplicates, "duplicate"), im.Suppressed)
 	tw.Flush()
 	fmt.Fprintln(w, "Recipients:")
 	n := camp.Counts
@@ -180,6 +190,12 @@ func printCampaign(w io.Writer, camp *data.Campaign) {
 	for _, o := range slices.Sorted(maps.Keys(n.Completed)) {
 		fmt.Fprintf(tw, "    %s\t%d\n", o, n.Completed[o])
 	}
-	fmt.Fprintf(tw, "  suppressed\t%d\n  exhausted\t%d\n  canceled\t%d\n  total\t%d\n", n.Suppressed, n.Exhausted, n.Canceled, n.Total)
+	// The API's suppressed counts the numbers skipped at import, which are no recipients
+	// and so not in the total: said, so the lines add up.
+	skipped := ""
+	if im.Suppressed > 0 {
+		skipped = fmt.Sprintf(" (%d skipped at import, not in the total)", im.Suppressed)
+	}
+	fmt.Fprintf(tw, "  suppressed\t%d%s\n  exhausted\t%d\n  canceled\t%d\n  total\t%d\n", n.Suppressed, skipped, n.Exhausted, n.Canceled, n.Total)
 	tw.Flush()
 }

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -201,7 +202,7 @@ func TestCampaignCreateListShow(t *testing.T) {
 	out = s.voiceapi("campaign", "show", csvCamp.ID)
 	for _, want := range []string{`Campaign ` + csvCamp.ID + ` "march": running`, "from      +14155550100 (" + s.number + ")",
 		"mon,tue,wed,thu,fri,sat,sun 00:00-23:59, time zone America/New_York", "no_answer,busy,voicemail: up to 2 attempts, 30 minutes apart",
-		"3 rows, 1 duplicates merged", "pending      2", "total        2"} {
+		"3 rows, 1 duplicate merged", "pending      2", "total        2"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("campaign show lacks %q:\n%s", want, out)
 		}
@@ -209,6 +210,10 @@ func TestCampaignCreateListShow(t *testing.T) {
 	out = s.voiceapi("campaign", "recipients", csvCamp.ID)
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 3 || !strings.Contains(out, "+14155550102") || !strings.Contains(out, "pending") {
 		t.Errorf("campaign recipients:\n%s", out)
+	}
+	// A pending recipient says when it is next due.
+	if !strings.Contains(out, "NEXT") || !regexp.MustCompile(`pending .* \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`).MatchString(out) {
+		t.Errorf("campaign recipients lacks the next due time:\n%s", out)
 	}
 	out = s.voiceapi("campaign", "recipients", csvCamp.ID, "--json")
 	sc := bufio.NewScanner(strings.NewReader(out))
@@ -222,6 +227,20 @@ func TestCampaignCreateListShow(t *testing.T) {
 	}
 	if vars["+14155550101"] != "Ada L." || vars["+14155550102"] != "Grace" {
 		t.Errorf("recipients --json: the variables by number %v", vars)
+	}
+	// --json: the created campaign as one JSON record, for a script to read its id.
+	out = s.voiceapi(s.createArgs(file(t, "april.csv", "phone_number\n+14155550109\n"), "--name", "April", "--retry", "no_answer:1:1", "--json")...)
+	var created data.Campaign
+	if err := json.Unmarshal([]byte(out), &created); err != nil || !strings.HasPrefix(created.ID, "cmp_") || created.Name != "April" ||
+		created.Counts.Total != 1 || created.Import.Rows != 1 || strings.Count(out, "\n") != 1 {
+		t.Errorf("campaign create --json: %v %q", err, out)
+	}
+	// Counted in English: one of each is singular.
+	out = s.voiceapi("campaign", "show", created.ID)
+	for _, want := range []string{"no_answer: up to 1 attempt, 1 minute apart", "1 row, 0 duplicates merged"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("campaign show lacks %q:\n%s", want, out)
+		}
 	}
 }
 

@@ -96,7 +96,7 @@ func runChat(ctx context.Context, o chatOptions, agentRef string, in io.Reader, 
 	start := data.ConversationStart{Variables: vars, Version: data.ConversationVersion{Draft: o.draft, Number: o.version}}
 	conv, err := c.Conversations.Start(ctx, agent.ID, start)
 	if err != nil {
-		return err
+		return chatStartError(err)
 	}
 	which := "live"
 	switch {
@@ -156,6 +156,22 @@ func runChat(ctx context.Context, o chatOptions, agentRef string, in io.Reader, 
 	}
 	fmt.Fprintf(out, "The conversation ended (%s): call %s\n", deref(call.DisconnectionReason), call.ID)
 	return nil
+}
+
+// chatStartError adds to the server's refusal of a start what to do about it in this
+// command's flags: the server's messages speak of the API's members ("version": "draft").
+func chatStartError(err error) error {
+	var ce *client.Error
+	if !errors.As(err, &ce) {
+		return err
+	}
+	switch ce.Code {
+	case data.ENOTPUBLISHED:
+		return fmt.Errorf("%w\nTalk to the draft with --draft, or to a version with --version N.", err)
+	case data.EMISSINGVARIABLES:
+		return fmt.Errorf("%w\nGive each missing variable with --var NAME=VALUE.", err)
+	}
+	return err
 }
 
 func deref(s *string) string {

@@ -82,7 +82,8 @@ func TestChat(t *testing.T) {
 		t.Errorf("agent_ended: %v\n%s", err, out)
 	}
 	// Bad input: a variable missing, an unknown agent, both --draft and --version.
-	if _, _, err := run(t, "", "chat", agent.ID, "--server", s.url, "--token", s.token, "--draft"); err == nil || !strings.Contains(err.Error(), "guest") {
+	// The server's refusals speak of the API's members; the command adds its own flags.
+	if _, _, err := run(t, "", "chat", agent.ID, "--server", s.url, "--token", s.token, "--draft"); err == nil || !strings.Contains(err.Error(), "guest") || !strings.Contains(err.Error(), "--var NAME=VALUE") {
 		t.Errorf("a missing variable: %v", err)
 	}
 	if _, _, err := run(t, "", "chat", "Nobody", "--server", s.url, "--token", s.token); err == nil || !strings.Contains(err.Error(), `no agent is named "Nobody"`) {
@@ -92,7 +93,7 @@ func TestChat(t *testing.T) {
 		t.Error("--draft with --version was accepted")
 	}
 	// Live on an agent never published: the server's 409, said plainly.
-	if _, _, err := run(t, "", "chat", agent.ID, "--server", s.url, "--token", s.token, "--var", "guest=A", "--var", "hotel=B"); err == nil || !strings.Contains(err.Error(), "no published version") {
+	if _, _, err := run(t, "", "chat", agent.ID, "--server", s.url, "--token", s.token, "--var", "guest=A", "--var", "hotel=B"); err == nil || !strings.Contains(err.Error(), "no published version") || !strings.Contains(err.Error(), "--draft") {
 		t.Errorf("live without a published version: %v", err)
 	}
 }

@@ -47,7 +47,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewStatsCommand(), NewCompactCommand(), NewMigrateCommand(),
 		NewVersionCommand(),
 		NewPlanCommand(), NewApplyCommand(), NewPullCommand(),
-		NewCallsCommand(), NewChatCommand(), NewTestCommand(), NewCampaignCommand(), NewSuppressionsCommand(),
+		NewCallsCommand(), NewChatCommand(), NewTestCommand(), NewPublishCommand(), NewCampaignCommand(), NewSuppressionsCommand(),
 		NewKBCommand(),
 	)
 	return root

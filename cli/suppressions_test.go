@@ -60,6 +60,11 @@ func TestSuppressionsCommands(t *testing.T) {
 	if !strings.Contains(out, "1 recipient(s) from 2 row(s), 0 duplicate(s) merged, 1 on the suppression list skipped.") {
 		t.Errorf("a campaign with a listed number: %q", out)
 	}
+	// show's lines add up: the skipped number is counted suppressed, not in the total.
+	camp := strings.Fields(out)[2]
+	if show := s.voiceapi("campaign", "show", camp); !strings.Contains(show, "suppressed   1 (1 skipped at import, not in the total)") || !strings.Contains(show, "total        1") {
+		t.Errorf("show of a campaign with a listed number:\n%s", show)
+	}
 
 	limited := s.key(map[string]any{"name": "one agent", "agent_ids": []string{s.agent}})
 	id := s.suppressions()[0].ID

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/voiceapi/voiceapi/agenttest"
 	"github.com/voiceapi/voiceapi/client"
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -168,6 +169,14 @@ func printRun(out io.Writer, run *data.TestRun) {
 		for _, rep := range r.Repeats {
 			for _, line := range caseFaults(rep) {
 				fmt.Fprintf(out, "        repeat %d: %s\n", rep.Repeat, line)
+			}
+			// What the agent did say: a failed criterion alone ("no turn matches") sent the
+			// reader to the console or the JUnit file to find out.
+			if rep.Status == data.TestFailed && len(rep.Transcript) > 0 {
+				fmt.Fprintf(out, "        repeat %d transcript:\n", rep.Repeat)
+				for _, line := range strings.Split(strings.TrimSuffix(agenttest.TranscriptText(rep.Transcript), "\n"), "\n") {
+					fmt.Fprintf(out, "          %s\n", line)
+				}
 			}
 		}
 	}

@@ -178,6 +178,12 @@ func TestTestCommand(t *testing.T) {
 		!strings.Contains(out, "criteria.0 says: No turn of the agent matches dessert") || !strings.Contains(out, "1 passed, 1 failed, 0 error of 2") {
 		t.Fatalf("exit %d: %v\n%s", cli.ExitCode(err), err, out)
 	}
+	// The failed repeat's transcript follows its faults (what the agent said instead); a
+	// passed repeat's does not.
+	if !strings.Contains(out, "        repeat 1 transcript:\n          [0] Agent: Hello! How can I help you today?\n          [1] Caller: hello\n          [2] Agent: Welcome to Trattoria!\n") ||
+		strings.Count(out, "transcript:") != 1 {
+		t.Errorf("the failed repeat's transcript:\n%s", out)
+	}
 	doc := readJUnit(t, junit)
 	suite := doc.Suites[0]
 	if suite.Name != "Trattoria" || *suite.Tests != 3 || *suite.Failures != 1 || *suite.Errors != 0 {

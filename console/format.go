@@ -33,6 +33,18 @@ func str(v any) string {
 	}
 }
 
+// figure shows a measured number to three significant digits: a percentile from the
+// analysis sketch is within 1% of the exact one, so its sixteen digits (2.9742334234766927)
+// claimed a precision it does not have.
+func figure(v any) string {
+	f, ok := v.(float64)
+	if !ok {
+		return str(v)
+	}
+	rounded, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'g', 3, 64), 64)
+	return strconv.FormatFloat(rounded, 'f', -1, 64)
+}
+
 // count shows a whole number with thousands separators (12,345), for reading, never
 // for a form's value.
 func count(v any) string {

@@ -37,6 +37,13 @@ func TestHumanFormatsOfValues(t *testing.T) {
 		{"a brand", label("elevenlabs"), "ElevenLabs"},
 		{"a scope", scopeLabel("call_history:write"), "Call history: write"},
 		{"a short id", shortID("agt_01JD6ABCDEFGHJKMNPQRSTVWXY"), "agt_…STVWXY"},
+		{"a sketch's percentile", figure(2.9742334234766927), "2.97"},
+		{"an exact mean", figure(3.0), "3"},
+		{"a large figure", figure(1234567.0), "1230000"},
+		{"a small figure", figure(0.000123456), "0.000123"},
+		{"not a number", figure(nil), ""},
+		{"a gate's state", label("tests_required"), "Tests required"},
+		{"a test's status", label("not_run"), "Not run"},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, c.got, c.want)

@@ -14,6 +14,34 @@ import (
 
 func (h *Handler) analysisRoutes() {
 	h.mux.HandleFunc("GET /agents/{id}/analysis", h.page(h.agentAnalysis))
+	h.mux.HandleFunc("POST /agents/{id}/analysis/backfill", h.action(h.analysisBackfill))
+}
+
+// analysisBackfill queues the analysis of the agent's calls of a range of days (POST
+// /agents/{id}/analysis/backfill): how a field added since fills past calls. A refusal
+// (a bad range, a configuration that asks for nothing) shows beside the form.
+func (h *Handler) analysisBackfill(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	body := map[string]any{"from": dayParam(r.PostFormValue("from"), false), "to": dayParam(r.PostFormValue("to"), true)}
+	if v := r.PostFormValue("agent_version"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			body["agent_version"] = v // the API names the fault
+		} else {
+			body["agent_version"] = n
+		}
+	}
+	res, err := h.call(r, "POST", "/api/v1/agents/"+url.PathEscape(id)+"/analysis/backfill", nil, body)
+	if err != nil {
+		if e, ok := err.(*apiError); ok && e.Status == http.StatusUnprocessableEntity {
+			h.analysisPage(w, r, relabel(e, fieldLabels{"from": "From", "to": "To", "agent_version": "Version"}))
+			return
+		}
+		h.fail(w, r, err)
+		return
+	}
+	h.done(w, r, "/agents/"+url.PathEscape(id)+"/analysis", flash{At: "backfill",
+		Notice: "Backfill queued (job " + str(res.Data()["id"]) + "): the agent's model analyzes the range's calls in the background, and the figures count them as they are done."})
 }
 
 // fieldFigures is one field's section of the page.
@@ -25,6 +53,11 @@ type fieldFigures struct {
 }
 
 func (h *Handler) agentAnalysis(w http.ResponseWriter, r *http.Request) {
+	h.analysisPage(w, r, nil)
+}
+
+// analysisPage renders the page; backfillErr is a refused backfill, shown beside its form.
+func (h *Handler) analysisPage(w http.ResponseWriter, r *http.Request, backfillErr *apiError) {
 	id := r.PathValue("id")
 	res, err := h.call(r, "GET", "/api/v1/agents/"+url.PathEscape(id), nil, nil)
 	if err != nil {
@@ -79,8 +112,14 @@ func (h *Handler) agentAnalysis(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	name, _ := a["name"].(string)
-	h.render(w, r, http.StatusOK, "analysis", &view{Title: name + " · analysis", Active: "agents", Err: fail, D: map[string]any{
+	status := http.StatusOK
+	if backfillErr != nil {
+		status = backfillErr.Status
+	}
+	p := data.PrincipalFrom(r.Context())
+	h.render(w, r, status, "analysis", &view{Title: name + " · analysis", Active: "agents", Err: fail, D: map[string]any{
 		"Agent": a, "Fields": fields, "Success": success, "Costs": costs, "Q": in, "Versions": versionChoices(a),
+		"BackfillErr": backfillErr, "CanBackfill": p.Allows(data.Write(data.ModuleCallHistory)) == nil,
 	}})
 }
 

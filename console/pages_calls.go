@@ -14,6 +14,8 @@ func (h *Handler) callRoutes() {
 	h.mux.HandleFunc("GET /calls/{id}", h.page(h.callShow))
 	h.mux.HandleFunc("GET /calls/{id}/delete", h.page(h.callDeleteConfirm))
 	h.mux.HandleFunc("POST /calls/{id}/delete", h.action(h.callDelete))
+	h.mux.HandleFunc("POST /calls/{id}/analyze", h.action(h.callAnalyze))
+	h.mux.HandleFunc("POST /calls/{id}/test", h.action(h.callToTest))
 	h.mux.HandleFunc("GET /analytics", h.page(h.analytics))
 }
 
@@ -60,6 +62,12 @@ var callFilterLabels = fieldLabels{"agent_id": "Agent", "number_id": "Number", "
 	"status": "Status", "from": "From", "to": "To", "cursor": "Page"}
 
 func (h *Handler) callShow(w http.ResponseWriter, r *http.Request) {
+	h.callPage(w, r, "", nil)
+}
+
+// callPage renders a call; refused, with the refusal of the action named by form (a
+// 422 of analyze or of a test from the call) shown beside that action.
+func (h *Handler) callPage(w http.ResponseWriter, r *http.Request, form string, refused *apiError) {
 	res, err := h.call(r, "GET", "/api/v1/calls/"+url.PathEscape(r.PathValue("id")), nil, nil)
 	if err != nil {
 		h.fail(w, r, err)
@@ -73,10 +81,55 @@ func (h *Handler) callShow(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p := data.PrincipalFrom(r.Context())
-	h.render(w, r, http.StatusOK, "call", &view{Title: "Call " + str(c["id"]), Active: "calls", D: map[string]any{
-		"C": c, "AgentNames": h.agentNames(r, nil, str(c["agent_id"])), "NumberNames": numbers,
-		"CanWrite": p.Allows(data.Write(data.ModuleCallHistory)) == nil,
+	status := http.StatusOK
+	if refused != nil {
+		status = refused.Status
+	}
+	h.render(w, r, status, "call", &view{Title: "Call " + str(c["id"]), Active: "calls", Err: refused, D: map[string]any{
+		"C": c, "AgentNames": h.agentNames(r, nil, str(c["agent_id"])), "NumberNames": numbers, "Form": form,
+		"CanWrite":       p.Allows(data.Write(data.ModuleCallHistory)) == nil,
+		"CanWriteAgents": p.Allows(data.Write(data.ModuleAgents)) == nil,
 	}})
+}
+
+// callAnalyze queues the call's analysis by its agent's model (POST /calls/{id}/analyze);
+// a call whose version asks for nothing is told so on the call's page, with what to do.
+func (h *Handler) callAnalyze(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, err := h.call(r, "POST", "/api/v1/calls/"+url.PathEscape(id)+"/analyze", nil, nil); err != nil {
+		h.callRefused(w, r, "analyze", err)
+		return
+	}
+	h.done(w, r, "/calls/"+url.PathEscape(id), flash{Notice: "Analysis queued: the agent's model fills it in shortly; reload the page to see it.", At: "analyze"})
+}
+
+// callToTest makes a scripted test of the call for its agent (POST
+// /agents/{agent_id}/tests/from-call/{call_id}) and opens it, to sharpen its criteria.
+func (h *Handler) callToTest(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	res, err := h.call(r, "GET", "/api/v1/calls/"+url.PathEscape(id), nil, nil)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	agent := str(res.Data()["agent_id"])
+	made, err := h.call(r, "POST", "/api/v1/agents/"+url.PathEscape(agent)+"/tests/from-call/"+url.PathEscape(id), nil, nil)
+	if err != nil {
+		h.callRefused(w, r, "test", err)
+		return
+	}
+	h.done(w, r, "/agents/"+url.PathEscape(agent)+"/tests/"+url.PathEscape(str(made.Data()["id"])),
+		flash{Notice: "Test made from the call: its caller's turns are the script. Add mocks and sharpen its criteria before relying on it."})
+}
+
+// callRefused shows a 409 or 422 of a call's action on the call's page; anything else
+// is an error page.
+func (h *Handler) callRefused(w http.ResponseWriter, r *http.Request, form string, err error) {
+	if e, ok := err.(*apiError); ok && (e.Status == http.StatusUnprocessableEntity || e.Status == http.StatusConflict) {
+		h.callPage(w, r, form, e)
+		return
+	}
+	h.fail(w, r, err)
 }
 
 // callDeleteConfirm names the call and what its deletion takes.

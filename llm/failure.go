@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/voiceapi/voiceapi/netguard"
 )
 
 // errTimedOut is the cause of a completion's own deadline (Options.Timeout).
@@ -127,7 +129,13 @@ func connectionMessage(err error) string {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return "the request failed: " + err.Error()
+	msg := "the request failed: " + err.Error()
+	if errors.Is(err, netguard.ErrForbiddenAddress) {
+		// The usual first-hour case: a model server on this machine or network. Whoever
+		// reads this is told the one flag that opens it, and only it.
+		msg += " (the server's guard against internal addresses; its operator lets a model server there through with serve --allow-url-prefix and the server's URL prefix, such as --allow-url-prefix http://127.0.0.1:11434/)"
+	}
+	return msg
 }
 
 // providerMessage finds the message in a provider's error body: OpenAI's, Groq's and

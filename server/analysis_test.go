@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"net/url"
 	"reflect"
 	"strings"
@@ -208,17 +209,21 @@ func TestAnalysisFigures(t *testing.T) {
 		q      url.Values
 		status int
 		field  string
+		says   string // what the field's message tells a caller to do
 	}{
-		{url.Values{}, 422, "field"},
-		{url.Values{"field": {"nope"}}, 422, "field"},
-		{url.Values{"field": {"outcome"}, "agent_version": {"0"}}, 422, "agent_version"},
-		{url.Values{"field": {"outcome"}, "agent_version": {"9"}}, 422, "agent_version"},
-		{url.Values{"field": {"outcome"}, "from": {"2026-01-02T00:00:00Z"}, "to": {"2026-01-01T00:00:00Z"}}, 422, "to"},
+		{url.Values{}, 422, "field", "call_successful"},
+		{url.Values{"field": {"nope"}}, 422, "field", "Its fields: outcome, party_size, wants_newsletter, visit_date, notes."},
+		{url.Values{"field": {"outcome"}, "agent_version": {"0"}}, 422, "agent_version", ""},
+		{url.Values{"field": {"outcome"}, "agent_version": {"9"}}, 422, "agent_version", ""},
+		{url.Values{"field": {"outcome"}, "from": {"2026-01-02T00:00:00Z"}, "to": {"2026-01-01T00:00:00Z"}}, 422, "to", ""},
 	} {
 		r := get(c.q)
 		expect(t, r, c.status)
 		if c.field != "" {
 			expectFields(t, r, c.field)
+		}
+		if msg := fmt.Sprint(r.FieldErrors()[c.field]); !strings.Contains(msg, c.says) {
+			t.Errorf("%v: %s's message %q lacks %q", c.q, c.field, msg, c.says)
 		}
 	}
 	expect(t, e.do("GET", "/api/v1/analytics/analysis?field=outcome", tok, nil), 422)
@@ -312,6 +317,17 @@ func TestAnalysisRoutes(t *testing.T) {
 	r = e.do("POST", "/api/v1/agents/"+plain["id"].(string)+"/analysis/backfill", tok, rangeBody)
 	expect(t, r, 422)
 	expectFields(t, r, "agent_version")
+	if msg := fmt.Sprint(r.FieldErrors()["agent_version"]); !strings.Contains(msg, "PUT /api/v1/agents/"+plain["id"].(string)) {
+		t.Errorf("the backfill's refusal does not say what to do: %q", msg)
+	}
+	// A call of a version that asks for nothing: the refusal names the way to analyze it.
+	plainCall := e.do("POST", "/api/v1/calls", tok, map[string]any{"agent_id": plain["id"], "direction": "web", "status": "ended"}).Data()
+	r = e.do("POST", "/api/v1/calls/"+plainCall["id"].(string)+"/analyze", tok, nil)
+	expect(t, r, 422)
+	expectFields(t, r, "call_id")
+	if msg := fmt.Sprint(r.FieldErrors()["call_id"]); !strings.Contains(msg, "PUT /api/v1/agents/"+plain["id"].(string)) || !strings.Contains(msg, "/analysis/backfill") {
+		t.Errorf("the analyze refusal does not say what to do: %q", msg)
+	}
 	member := e.addMember(e.newUser("member@example.com", false), "member", nil, nil)
 	expect(t, e.do("POST", "/api/v1/calls/"+call["id"].(string)+"/analyze", member, nil), 403)
 }

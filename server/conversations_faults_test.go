@@ -200,3 +200,20 @@ func TestConversationThroughLLMBaseURL(t *testing.T) {
 		})
 	}
 }
+
+// TestModelOnAnInternalAddressSaysTheFlag: a model server the SSRF guard refuses (a
+// local Ollama without --allow-url-prefix, the first hour's usual mistake) answers a
+// message 502 whose message names the flag that lets it through.
+func TestModelOnAnInternalAddressSaysTheFlag(t *testing.T) {
+	e := newConvEnv(t, nil, func(s *cli.LLMSettings) { s.AllowURLPrefixes = nil })
+	agent := e.createAgent(t, map[string]any{"name": "Local"})
+	id := e.start(t, agent, map[string]any{"version": "draft"}, 201).Data()["id"].(string)
+	r := e.Do("POST", "/api/v1/conversations/"+id+"/messages", e.tok, map[string]any{"content": "hello"})
+	testkit.Expect(t, r, http.StatusBadGateway)
+	if msg := r.JSON()["message"].(string); !strings.Contains(msg, "internal address") || !strings.Contains(msg, "--allow-url-prefix") {
+		t.Errorf("the refusal does not say how to allow the model server: %q", msg)
+	}
+	if n := len(e.stand.Requests()); n != 0 {
+		t.Errorf("the guarded model server was reached %d times", n)
+	}
+}

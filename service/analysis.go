@@ -95,7 +95,9 @@ func (s *AnalysisService) AnalyzeCall(ctx context.Context, callID string) (*data
 			return err
 		}
 		if !cfg.Asks() {
-			return data.FieldError("call_id", "The call's agent version asks analysis for nothing: its analysis_config has no fields, no success_criterion and no summary.")
+			return data.FieldError("call_id", "The call's agent version asks analysis for nothing: its analysis_config has no fields, no success_criterion and no summary. "+
+				"Give the agent an analysis_config (PUT /api/v1/agents/"+c.AgentID+"); the versions published with it analyze their calls, and a backfill "+
+				"(POST /api/v1/agents/"+c.AgentID+"/analysis/backfill) analyzes past calls with it.")
 		}
 		job, err = s.enqueueCallAnalysis(tx, c)
 		return err

@@ -87,7 +87,7 @@ func backfillConfig(tx Tx, p *data.Principal, agentID string, version *int) (dat
 		cfg = v.AnalysisConfig
 	}
 	if !cfg.Asks() {
-		return data.AnalysisConfig{}, nil, data.FieldError("agent_version", "The analysis_config the calls would be analyzed with (agent_version, else the published version, else the current configuration) asks for nothing: no fields, no success_criterion, no summary.")
+		return data.AnalysisConfig{}, nil, data.FieldError("agent_version", "The analysis_config the calls would be analyzed with (agent_version, else the published version, else the current configuration) asks for nothing: no fields, no success_criterion, no summary. Give the agent an analysis_config first (PUT /api/v1/agents/"+agentID+").")
 	}
 	return cfg, version, nil
 }

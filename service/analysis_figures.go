@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -83,7 +84,20 @@ func figuresField(tx Tx, p *data.Principal, q data.AnalysisQuery) (*data.Analysi
 	if f := cfg.Field(q.Field); f != nil {
 		return f, nil
 	}
-	return nil, data.FieldError("field", "The field parameter must name a field of analysis_config.fields (or call_successful): "+q.Field+" is not declared by "+where+".")
+	return nil, data.FieldError("field", "The field parameter must name a field of analysis_config.fields (or call_successful): "+q.Field+" is not declared by "+where+"."+declaredFields(cfg))
+}
+
+// declaredFields lists cfg's field names for a message, so that a wrong name is answered
+// with the right ones.
+func declaredFields(cfg *data.AnalysisConfig) string {
+	if len(cfg.Fields) == 0 {
+		return " It declares no field."
+	}
+	names := make([]string, len(cfg.Fields))
+	for i, f := range cfg.Fields {
+		names[i] = f.Name
+	}
+	return " Its fields: " + strings.Join(names, ", ") + "."
 }
 
 func ofVersion(buckets []data.FieldBucket, version int) []data.FieldBucket {

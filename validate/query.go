@@ -183,7 +183,8 @@ func AnalysisParams(q url.Values) (data.AnalysisQuery, error) {
 		errs.Required("agent_id")
 	}
 	if out.Field == "" {
-		errs.Required("field")
+		// Named with what it takes: "the field field is required" told nothing.
+		errs.Add("field", "The field parameter is required: the name of one of the agent's analysis_config.fields, or call_successful.")
 	} else {
 		errs.MaxLen("field", out.Field, MaxAnalysisFieldName)
 	}

@@ -120,6 +120,13 @@ func (b *browser) writeFailingTest(t *testing.T, id string) {
 	if gate != data.GateTestsRequired || !disabled {
 		t.Errorf("with a required test never run: gate %q, publish disabled %v", gate, disabled)
 	}
+	// In words, not the API's codes (not_run, tests_required).
+	if s := b.text(`.gate-tests .badge`); s != "Not run" {
+		t.Errorf("the gate's test status = %q, want Not run", s)
+	}
+	if s := b.text(`[data-publish]`); s != "Publish the draft (Tests required)" {
+		t.Errorf("the held-back publish button = %q", s)
+	}
 	b.audit("tests")
 }
 

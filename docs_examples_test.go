@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/llmtest"
+)
+
+// The first-hour examples of the docs, run as written against a real server: a reader
+// copies these lines, and a jq path that misses the answer prints nulls without failing
+// (conversations.md's end printed {"id": null, …}), a variable no block defines leaves
+// every later line broken (runtime.md used $VOICEAPI and $RUNTIME_TOKEN unmade). Only the
+// addresses change: the server's, and a model stand-in's in place of Ollama.
+
+// docServer builds the binary and starts it on a fresh data directory with extra flags,
+// returning its URL and the owner's token the first start printed.
+func docServer(t *testing.T, extra ...string) (url, token string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("the docs' examples need %s (CI=true: not skipping)", tool)
+			}
+			t.Skipf("the docs' examples need %s: not found", tool)
+		}
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "voiceapi")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	srv, stdout := startServer(t, bin, filepath.Join(tmp, "data"), extra...)
+	return srv.url, bootstrapToken(t, stdout)
+}
+
+// docBlock is the first sh block of doc after heading (a regexp of the text before it)
+// that starts with start.
+func docBlock(t *testing.T, doc, heading, start string) string {
+	t.Helper()
+	raw, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)" + heading + ".*?```sh\n(" + regexp.QuoteMeta(start) + ".*?)```\n").FindStringSubmatch(string(raw))
+	if m == nil {
+		t.Fatalf("%s has no sh block starting %q after %q", doc, start, heading)
+	}
+	return m[1]
+}
+
+// runBlocks runs scripts in one bash (set -e: a failing line stops it, as it would a
+// reader) with env, the docs' addresses replaced by replace.
+func runBlocks(t *testing.T, replace *strings.Replacer, env []string, scripts ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-c", "set -eo pipefail\n"+replace.Replace(strings.Join(scripts, "\n")))
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the example failed: %v\n%s", err, out)
+	}
+	return out
+}
+
+func expectOutput(t *testing.T, out []byte, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !regexp.MustCompile(w).Match(out) {
+			t.Errorf("the example's output lacks %s:\n%s", w, out)
+		}
+	}
+}
+
+// TestConversationsExampleRuns runs docs/conversations.md's working example.
+func TestConversationsExampleRuns(t *testing.T) {
+	model := llmtest.New(t, data.LLMInternal)
+	model.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Text("Your bill is in your room.") })
+	url, token := docServer(t, "--allow-url-prefix", model.URL+"/")
+	script := docBlock(t, "docs/conversations.md", "## A working example with a local model\n", "API=")
+	out := runBlocks(t, strings.NewReplacer("http://127.0.0.1:11434/v1", model.BaseURL(), "http://127.0.0.1:8080", url),
+		[]string{"TOKEN=" + token}, script)
+	expectOutput(t, out,
+		`"role": "user",\s*"content": "I have a question about my bill"`,
+		`"role": "agent",\s*"content": "Your bill is in your room."`,
+		`event: done`,
+		`"id": "call_\w+",\s*"direction": "web",\s*"disconnection_reason": "user_ended"`)
+}
+
+// TestRuntimeExampleRuns runs docs/runtime.md's key for the runtime, then its raw call
+// start with that key, on a number routed to a published agent.
+func TestRuntimeExampleRuns(t *testing.T) {
+	url, token := docServer(t)
+	do := func(method, path, body string, want int) map[string]any {
+		t.Helper()
+		status, b := call(t, method, url+path, token, body)
+		if status != want {
+			t.Fatalf("%s %s: %d %s", method, path, status, b)
+		}
+		return decodeData(t, b)
+	}
+	agent := do("POST", "/api/v1/agents", `{"name": "Front desk"}`, http.StatusCreated)["id"].(string)
+	do("POST", "/api/v1/agents/"+agent+"/publish", "", http.StatusNoContent)
+	do("POST", "/api/v1/numbers", `{"phone_number": "+14155550123", "provider": "sip", "inbound_agent_id": "`+agent+`"}`, http.StatusCreated)
+
+	key := docBlock(t, "docs/runtime.md", "Give the runtime an API key", "VOICEAPI=")
+	start := docBlock(t, "docs/runtime.md", "## The raw HTTP\n", "curl")
+	out := runBlocks(t, strings.NewReplacer("http://127.0.0.1:8080", url), []string{"TOKEN=" + token, "SIP_CALL_ID=7f3a9c@pbx"},
+		key, `test -n "$RUNTIME_TOKEN" && test "$RUNTIME_TOKEN" != null`, start,
+		// The key holds the runtime's scope only: a read of the call history is refused.
+		`echo; curl -s -o /dev/null -w 'list: %{http_code}\n' $VOICEAPI/api/v1/calls -H "Authorization: Bearer $RUNTIME_TOKEN"`)
+	expectOutput(t, out, `"status":"registered"`, `"agent_id":"`+agent+`"`, `"variant":\{"version":1,"weight":100,"rollout":false\}`, `list: 403`)
+}
+
+// decodeData is the data member of an answer.
+func decodeData(t *testing.T, body []byte) map[string]any {
+	t.Helper()
+	if len(body) == 0 {
+		return nil
+	}
+	var v struct {
+		Data map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+	return v.Data
+}
