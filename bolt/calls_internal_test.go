@@ -27,12 +27,7 @@ func openInternal(t testing.TB, c *clock) *DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		err := db.bolt.View(func(tx *bbolt.Tx) error {
-			for err := range tx.Check() {
-				return err
-			}
-			return nil
-		})
+		err := db.CheckConsistency()
 		if err != nil {
 			t.Errorf("consistency check: %v", err)
 		}

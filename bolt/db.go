@@ -320,6 +320,27 @@ func (db *DB) Catalog() *data.Catalog { return db.opts.Catalog }
 // Dir returns the data directory.
 func (db *DB) Dir() string { return db.dir }
 
+// CheckConsistency runs bbolt's consistency check and returns its first fault. It runs
+// in a writable transaction, rolled back: on a read-only one the check reads the
+// freelist without the writer's lock, which races with a commit of the background
+// bookkeeping (bbolt documents Check as safe only beside no writer then).
+func (db *DB) CheckConsistency() error {
+	tx, err := db.bolt.Begin(true)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var first error
+	// Drain the channel: Check's goroutine holds the transaction until it has sent
+	// every fault.
+	for fault := range tx.Check() {
+		if first == nil {
+			first = fault
+		}
+	}
+	return first
+}
+
 // Bolt exposes the underlying database (consistency checks, backups, stats).
 func (db *DB) Bolt() *bbolt.DB { return db.bolt }
 

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"go.etcd.io/bbolt"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/bolt"
@@ -71,12 +70,7 @@ func newKBEnvServer(t testing.TB, o kbEnvOptions) (*env, func(ctx context.Contex
 	t.Cleanup(func() {
 		hs.Close()
 		stop()
-		err := db.Bolt().View(func(tx *bbolt.Tx) error {
-			for err := range tx.Check() {
-				return err
-			}
-			return nil
-		})
+		err := db.CheckConsistency()
 		if err != nil {
 			t.Errorf("consistency check: %v", err)
 		}

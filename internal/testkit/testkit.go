@@ -8,7 +8,6 @@ import (
 	"os"
 	"testing"
 
-	"go.etcd.io/bbolt"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/bolt"
@@ -36,12 +35,7 @@ func OpenDB(t testing.TB, tune func(*bolt.Options)) *bolt.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		err := db.Bolt().View(func(tx *bbolt.Tx) error {
-			for err := range tx.Check() {
-				return err
-			}
-			return nil
-		})
+		err := db.CheckConsistency()
 		if err != nil {
 			t.Errorf("consistency check: %v", err)
 		}
