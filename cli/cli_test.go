@@ -124,6 +124,45 @@ func TestKeyCreateAndWorkspaceList(t *testing.T) {
 	}
 }
 
+// TestKeyCreateLimits: --scope and --agent make a limited key as POST /api/v1/api-keys
+// does, with the API's faults for a scope or agent it refuses (and no key made then).
+func TestKeyCreateLimits(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := run(t, "", "user", "create", "--data", dir, "--email", "kai@example.com", "--name", "Kai", "--password", "password-kai"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args  []string
+		fault string
+	}{
+		{[]string{"--scope", "calls:runtim"}, `scopes.0: The selected scopes.0 is invalid`},
+		{[]string{"--scope", "calls:runtime", "--scope", "calls:runtime"}, `scopes.1: The scopes.1 field has a duplicate value`},
+		{[]string{"--agent", "agt_01JD6ZZZZZZZZZZZZZZZZZZZZZ"}, `agent_ids.0: The agent_ids.0 field`},
+	} {
+		args := append([]string{"key", "create", "--data", dir, "--email", "kai@example.com"}, c.args...)
+		if _, _, err := run(t, "", args...); err == nil || !strings.Contains(err.Error(), c.fault) {
+			t.Errorf("%v: %v, want a fault on %s", c.args, err, c.fault)
+		}
+	}
+	out, _, err := run(t, "", "key", "create", "--data", dir, "--email", "kai@example.com", "--name", "runtime", "--scope", "calls:runtime")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := openDir(t, dir)
+	defer db.Close()
+	p, err := NewServices(db).Auth.Authenticate(context.Background(), strings.TrimSpace(out))
+	if err != nil {
+		t.Fatalf("the printed token does not authenticate: %v", err)
+	}
+	if strings.Join(p.Scopes, ",") != "calls:runtime" {
+		t.Errorf("scopes %v, want [calls:runtime]", p.Scopes)
+	}
+	keys, _, err := NewServices(db).Auth.ListAPIKeys(data.WithPrincipal(context.Background(), p), data.PageRequest{})
+	if err != nil || len(keys) != 1 {
+		t.Errorf("keys %v, %v: want only the one key (a refused create makes none)", keys, err)
+	}
+}
+
 func TestEnvironmentBinding(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("VOICEAPI_DATA", dir)

@@ -17,6 +17,7 @@ func NewKeyCommand() *cobra.Command {
 
 func newKeyCreateCommand() *cobra.Command {
 	var email, name, workspace, expiration string
+	var scopes, agentIDs []string
 	var loc location
 	cmd := &cobra.Command{
 		Use:   "create",
@@ -31,7 +32,9 @@ func newKeyCreateCommand() *cobra.Command {
 			if workspace == "" {
 				workspace = u.PersonalWorkspaceID
 			}
-			in := data.APIKeyCreate{Name: name}
+			// The same rules as POST /api/v1/api-keys: a scope or agent the API refuses is
+			// refused here with the same fault (scopes.0, agent_ids.0).
+			in := data.APIKeyCreate{Name: name, Scopes: scopes, AgentIDs: agentIDs}
 			if expiration != "" {
 				in.Expiration = &expiration
 			}
@@ -50,6 +53,8 @@ func newKeyCreateCommand() *cobra.Command {
 	f.StringVar(&name, "name", "cli", "a name for the key")
 	f.StringVar(&workspace, "workspace", "", "workspace id the token acts in (default: the user's personal workspace)")
 	f.StringVar(&expiration, "expiration", "", "expiry date YYYY-MM-DD (default: never)")
+	f.StringArrayVar(&scopes, "scope", nil, "limit the key to a scope, e.g. calls:runtime (repeatable; default: the user's full rights)")
+	f.StringArrayVar(&agentIDs, "agent", nil, "limit the key to an agent id (repeatable; default: every agent the user may reach)")
 	cmd.MarkFlagRequired("email")
 	return cmd
 }
