@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"encoding/json"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 // TestEnvRefEscapes: ${env:NAME} reads the variable; each further dollar in front escapes
@@ -26,6 +29,27 @@ func TestEnvRefEscapes(t *testing.T) {
 		}
 		if back, err := d.substitute(escapeEnvRefs(c.in), ".f"); err != nil || back != c.in {
 			t.Errorf("substitute(escapeEnvRefs(%q)) = %q, %v; want it back", c.in, back, err)
+		}
+	}
+}
+
+// TestPullYAMLKeepsEveryCharacter: texts holding characters JSON leaves raw but a YAML
+// reader refuses (DEL, C1 controls, U+FFFE, U+FFFF) or reads as a line break (NEL) are
+// pulled and read back as they are (FuzzPullReadsBack: a name holding DEL failed pull).
+func TestPullYAMLKeepsEveryCharacter(t *testing.T) {
+	for _, s := range []string{"a\x7fb", "\u0080", "a\u0085b", "\u009f", "\ufffe\uffff", "\ufeffbom", "é😀\u2028", "plain"} {
+		y, err := pullYAML(map[string]any{"name": s})
+		if err != nil {
+			t.Errorf("%q: %v", s, err)
+			continue
+		}
+		js, err := yaml.YAMLToJSON(y)
+		var back map[string]string
+		if err == nil {
+			err = json.Unmarshal(js, &back)
+		}
+		if err != nil || back["name"] != s {
+			t.Errorf("%q read back as %q (%v) from\n%s", s, back["name"], err, y)
 		}
 	}
 }
