@@ -348,8 +348,14 @@ func memberNames(t reflect.Type) map[string]bool {
 	return out
 }
 
-// envRef is the secret syntax of a state file: ${env:NAME} anywhere in a string.
-var envRef = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+// envRef is the secret syntax of a state file: ${env:NAME} anywhere in a string. A
+// reference written with more dollars is escaped: one dollar fewer, and no variable read
+// ($${env:NAME} is the text ${env:NAME}), so pull can write any text the server holds
+// (escapeEnvRefs).
+var envRef = regexp.MustCompile(`(\$+)\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// escapeEnvRefs returns s written so that substitute reads it back as s.
+func escapeEnvRefs(s string) string { return envRef.ReplaceAllString(s, "$$$0") }
 
 // substitute replaces every ${env:NAME} in the tree's strings by the variable's value; an
 // unset variable is an error naming the field. The values are remembered as secrets.
@@ -358,7 +364,11 @@ func (d *desired) substitute(v any, path string) (any, error) {
 	case string:
 		var missing string
 		out := envRef.ReplaceAllStringFunc(t, func(ref string) string {
-			name := envRef.FindStringSubmatch(ref)[1]
+			m := envRef.FindStringSubmatch(ref)
+			if len(m[1]) > 1 {
+				return ref[1:] // escaped
+			}
+			name := m[2]
 			val, ok := os.LookupEnv(name)
 			if !ok && missing == "" {
 				missing = name

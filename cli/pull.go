@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
@@ -65,11 +66,7 @@ func NewPullCommand() *cobra.Command {
 					return err
 				}
 			}
-			js, err := json.Marshal(doc)
-			if err != nil {
-				return err
-			}
-			y, err := yaml.JSONToYAML(js)
+			y, err := pullYAML(doc)
 			if err != nil {
 				return err
 			}
@@ -105,6 +102,7 @@ func pullDocument(cur *current) (map[string]any, []string, map[string][2]string,
 	var envs []string
 	files := map[string][2]string{}
 	var kbs, agents, numbers, hooks []any
+	keyRefs := map[int]string{} // agent index → the variable its api_key names
 	for _, name := range cur.kbOrder {
 		if len(cur.kbs[name]) > 1 {
 			return nil, nil, nil, fmt.Errorf("the server has %d knowledge bases named %q: rename all but one before pulling", len(cur.kbs[name]), name)
@@ -142,7 +140,7 @@ func pullDocument(cur *current) (map[string]any, []string, map[string][2]string,
 			for i := 2; slices.Contains(envs, env); i++ { // names that slug alike
 				env = fmt.Sprintf("VOICEAPI_%s_%d_API_KEY", strings.ToUpper(strings.ReplaceAll(slug(a.Name), "-", "_")), i)
 			}
-			llm["api_key"] = "${env:" + env + "}"
+			keyRefs[len(agents)] = env
 			envs = append(envs, env)
 		}
 		names := []string{}
@@ -180,7 +178,64 @@ func pullDocument(cur *current) (map[string]any, []string, map[string][2]string,
 			doc[k] = v
 		}
 	}
+	// Every text is the server's, so one that looks like a reference is escaped; then the
+	// keys become the references plan reads.
+	doc, _ = escapeTree(toTree(doc)).(map[string]any)
+	for i, env := range keyRefs {
+		llm := doc["agents"].([]any)[i].(map[string]any)["llm_config"].(map[string]any)
+		llm["api_key"] = "${env:" + env + "}"
+	}
 	return doc, envs, files, nil
+}
+
+// escapeTree escapes every string of a JSON tree (escapeEnvRefs), in place.
+func escapeTree(v any) any {
+	switch t := v.(type) {
+	case string:
+		return escapeEnvRefs(t)
+	case map[string]any:
+		for k, it := range t {
+			t[k] = escapeTree(it)
+		}
+	case []any:
+		for i, it := range t {
+			t[i] = escapeTree(it)
+		}
+	}
+	return v
+}
+
+// pullYAML is the state file pull writes for doc (without its header comment).
+func pullYAML(doc map[string]any) ([]byte, error) {
+	js, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	return yaml.JSONToYAML(escapeForYAML(js))
+}
+
+// escapeForYAML writes as \uXXXX escapes the characters JSON leaves raw that a YAML
+// reader refuses (DEL, the C1 controls, U+FFFE, U+FFFF) or reads as a line break (NEL,
+// U+0085): JSONToYAML reads the JSON as YAML, so a text holding one could not be pulled,
+// or came back changed. Outside strings JSON is ASCII, so only strings are touched.
+func escapeForYAML(js []byte) []byte {
+	var out []byte
+	for i, r := range string(js) {
+		if r < 0x7f || r > 0x9f && r != 0xfffe && r != 0xffff {
+			if out != nil {
+				out = utf8.AppendRune(out, r)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]byte, 0, len(js)+16), js[:i]...)
+		}
+		out = fmt.Appendf(out, `\u%04x`, r)
+	}
+	if out == nil {
+		return js
+	}
+	return out
 }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)

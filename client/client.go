@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -340,7 +341,15 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	if v == "" {
 		return 0
 	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+	// delay-seconds is digits only (RFC 9110), so no sign; a count of seconds longer than
+	// any Duration reads as the longest, which MaxRetryAfter then refuses to wait, where the
+	// product would wrap to a negative or a short delay and retry at once. (The digits are
+	// checked first: ParseUint reports an overflow before it reaches a trailing non-digit.)
+	if strings.Trim(v, "0123456789") == "" {
+		s, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || s > uint64(math.MaxInt64/time.Second) {
+			return math.MaxInt64
+		}
 		return time.Duration(s) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {

@@ -3,6 +3,7 @@ package client
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"testing"
 	"time"
@@ -77,7 +78,10 @@ func TestRetryDelay(t *testing.T) {
 func TestParseRetryAfter(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	for v, want := range map[string]time.Duration{
-		"": 0, "5": 5 * time.Second, "-1": 0, "soon": 0,
+		"": 0, "5": 5 * time.Second, "-1": 0, "soon": 0, "+5": 0, "0": 0, "007": 7 * time.Second,
+		// The longest count of seconds a Duration holds, and one past it: the longest
+		// Duration, not a product wrapped to a negative or to 290ms.
+		"9223372036": 9223372036 * time.Second, "9223372037": math.MaxInt64, "18446744074": math.MaxInt64, "20000000000000000000A": 0,
 		now.Add(90 * time.Second).Format(http.TimeFormat): 90 * time.Second,
 		now.Add(-time.Minute).Format(http.TimeFormat):     0,
 	} {

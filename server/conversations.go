@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
-	"mime"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -137,16 +135,6 @@ func (s *Server) handleConversationMessage(w http.ResponseWriter, r *http.Reques
 	}
 	ms.send(last)
 	return nil
-}
-
-// acceptsEventStream reports whether the request asks for text/event-stream.
-func acceptsEventStream(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
-		if mt, _, err := mime.ParseMediaType(strings.TrimSpace(part)); err == nil && mt == "text/event-stream" {
-			return true
-		}
-	}
-	return false
 }
 
 // streamError is the error shape of an error frame; an internal error names the request

@@ -11,9 +11,10 @@ import (
 // A campaign's calling window is judged on each recipient's own wall clock (conventions
 // §25): a day of the window and a time of day from start (inclusive) to end (exclusive).
 // Wall clocks make daylight saving fall out by itself: 09:00 is 09:00 on either side of a
-// change. The one case that needs care is a window opening at a time that does not exist
-// on a spring-forward day (02:30 where clocks jump from 02:00 to 03:00): it opens at the
-// first minute after the jump that is inside the window, or not that day.
+// change. What needs care is the opening next finds: a window opening at a time that does
+// not exist on a spring-forward day (02:30 where clocks jump from 02:00 to 03:00) opens
+// at the jump if the window is still open then, and a window whose hour a fall-back
+// repeats opens again after it.
 
 // callWindow is a window ready to be asked.
 type callWindow struct {
@@ -45,35 +46,40 @@ func (w callWindow) contains(t time.Time) bool {
 const maxWindowDays = 15
 
 // next returns the first instant at or after from (to the minute) that is inside the
-// window on loc's wall clock.
+// window on loc's wall clock. It goes from one of loc's offsets to the next: while an
+// offset holds, the wall clock runs with real time, so the first opening is plain date
+// arithmetic, and it counts if it comes before the offset changes; otherwise the search
+// goes on from the change (which may itself land inside the window).
 func (w callWindow) next(from time.Time, loc *time.Location) time.Time {
-	local := from.In(loc)
-	if w.contains(local) {
-		return from
+	limit := from.Add(maxWindowDays * 24 * time.Hour)
+	for t := from; t.Before(limit); {
+		local := t.In(loc)
+		open := w.nextOnFixedClock(local)
+		_, change := local.ZoneBounds()
+		if change.IsZero() || open.Before(change) {
+			return open.In(loc)
+		}
+		t = change
 	}
-	for d := 0; d < maxWindowDays; d++ {
-		day := time.Date(local.Year(), local.Month(), local.Day()+d, 12, 0, 0, 0, loc) // noon: always exists
-		if !w.days[day.Weekday()] {
-			continue
-		}
-		open := time.Date(day.Year(), day.Month(), day.Day(), w.start/60, w.start%60, 0, 0, loc)
-		if open.Before(from) {
-			if d == 0 {
-				continue // today's window is over (from is not inside it)
-			}
-			open = from
-		}
-		if w.contains(open.In(loc)) {
+	return limit // unreachable for a valid window: it opens every week
+}
+
+// nextOnFixedClock returns the first instant at or after local that is inside the window
+// on a clock that keeps local's offset for ever.
+func (w callWindow) nextOnFixedClock(local time.Time) time.Time {
+	_, offset := local.Zone()
+	fixed := local.In(time.FixedZone("", offset))
+	if w.contains(fixed) {
+		return local
+	}
+	for d := 0; d <= 7; d++ {
+		day := time.Date(fixed.Year(), fixed.Month(), fixed.Day()+d, 0, 0, 0, 0, fixed.Location())
+		open := day.Add(time.Duration(w.start) * time.Minute)
+		if w.days[day.Weekday()] && open.After(fixed) {
 			return open
 		}
-		// The opening fell into a spring-forward gap: the first minute after it.
-		for m := 1; m <= w.end-w.start; m++ {
-			if t := open.Add(time.Duration(m) * time.Minute); w.contains(t.In(loc)) {
-				return t.Truncate(time.Minute)
-			}
-		}
 	}
-	return from.Add(maxWindowDays * 24 * time.Hour) // unreachable for a valid window
+	return local.Add(8 * 24 * time.Hour) // a window on no day: validation refuses it
 }
 
 // locations caches loaded time zones: a claim asks for one per recipient.

@@ -12,8 +12,10 @@ import (
 // variantFor returns the variant of r a party gets (conventions §23): the party's slot,
 // 0 to 99, is a hash of the agent, the rollout's start and the party, so it needs no
 // storage and stays the same while the rollout stands; the variants own consecutive
-// ranges of slots, as wide as their weights, in the order given. Raising one variant's
-// weight therefore moves callers only into it, and a rollback moves only the loser's.
+// ranges of slots, as wide as their weights, in the order given. Moving weight between
+// neighbours in the list therefore moves callers only from the one to the other; between
+// variants further apart (a rollback may be), the ranges between them shift too, which
+// only a stored slot map could avoid (FuzzVariantFor holds the neighbours' case).
 func variantFor(r *data.Rollout, party string) data.RolloutVariant {
 	h := sha256.Sum256([]byte(r.AgentID + "\x00" + strconv.FormatInt(r.StartedAt.UnixMilli(), 10) + "\x00" + party))
 	slot := binary.BigEndian.Uint64(h[:8]) % 100

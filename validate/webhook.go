@@ -35,7 +35,8 @@ func WebhookURL(errs *Errors, path, raw string) {
 }
 
 func urlFault(raw string) string {
-	if strings.ContainsAny(raw, " \t\r\n") {
+	// Unicode spaces at either end too (U+00A0, U+0085): the guard refuses them.
+	if strings.TrimSpace(raw) != raw || strings.ContainsAny(raw, " \t\r\n") {
 		return "it contains whitespace"
 	}
 	u, err := url.Parse(raw)
