@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func acceptRequest(accept string) *http.Request {
@@ -72,8 +73,10 @@ func FuzzAcceptsEventStream(f *testing.F) {
 		}
 		qv, err := strconv.ParseFloat(q, 64)
 		want := err == nil && qv > 0 && qv <= 1
-		if strings.ContainsAny(q, `",;= `) {
-			return // not a token: the element would not say q=q
+		if strings.ContainsAny(q, `",;=`) || strings.ContainsFunc(q, unicode.IsSpace) {
+			// Not a token: the element would not say q=q. (mime.ParseMediaType skips any
+			// white space before a value, a vertical tab too, so "q=\v.1" is read as q=.1.)
+			return
 		}
 		for _, accept := range []string{other + ", " + element + ";q=" + q, element + ";q=" + q + ", " + other} {
 			if got := acceptsEventStream(acceptRequest(accept)); got != want {
