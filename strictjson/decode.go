@@ -33,7 +33,7 @@ func Object(body []byte) (map[string]json.RawMessage, error) {
 // could not be read (err): Decode still decodes the rest of such a body, so one 422 names
 // every fault.
 func parseObject(body []byte) (obj map[string]json.RawMessage, dup, err error) {
-	body = bytes.TrimSpace(body)
+	body = trimJSONSpace(body)
 	if len(body) == 0 {
 		return map[string]json.RawMessage{}, nil, nil
 	}
@@ -55,6 +55,11 @@ func parseObject(body []byte) (obj map[string]json.RawMessage, dup, err error) {
 	}
 	return obj, nil, nil
 }
+
+// trimJSONSpace drops the white space JSON allows around a value (RFC 8259 §2: space,
+// tab, CR, LF) and no other: bytes.TrimSpace also drops a form feed, a vertical tab, NEL
+// and a no-break space, which made a body that encoding/json refuses pass as one object.
+func trimJSONSpace(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }
 
 // duplicateMessage is the fault of a member name given twice.
 func duplicateMessage(path string) string {
@@ -99,7 +104,7 @@ func (f *faultList) err() error {
 // per value were most of a full agent body's allocations.
 func Decode(body []byte, dst any) error {
 	var errs faultList
-	b := bytes.TrimSpace(body)
+	b := trimJSONSpace(body)
 	_, dup := duplicateMember(b)
 	if len(b) == 0 || b[0] != '{' || dup || !json.Valid(b) {
 		// The error says what is wrong (an empty body is {}). A duplicated name is named

@@ -118,6 +118,11 @@ func TestObject(t *testing.T) {
 		ok   bool
 	}{
 		{``, true}, {` {"a":1} `, true}, {`[]`, false}, {`"x"`, false}, {`null`, false}, {`{"a":`, false}, {`{} {}`, false},
+		// JSON's white space is space, tab, CR and LF (RFC 8259 §2), nothing else around the
+		// object: a form feed, vertical tab, NEL or no-break space after it was trimmed as if
+		// it were (FuzzCallBody found "{\"\":0,\"\":0}\f" refused by its member, not as malformed).
+		{"\t{\"a\":1}\r\n", true}, {"{\"a\":1}\f", false}, {"\v{\"a\":1}", false},
+		{"{\"a\":1}\u0085", false}, {"{\"a\":1}\u00a0", false}, {"{\"a\":0,\"a\":0}\f", false}, {"\f", false},
 	} {
 		_, err := Object([]byte(c.body))
 		if (err == nil) != c.ok {
@@ -131,6 +136,9 @@ func TestObject(t *testing.T) {
 
 func TestDecode(t *testing.T) {
 	var v decInner
+	if err := Decode([]byte("{\"name\":\"a\"}\u00a0"), &v); data.ErrorCode(err) != data.EMALFORMED {
+		t.Errorf("a no-break space after the object: %v, want malformed_json", err)
+	}
 	err := Decode([]byte(`{"name":"a","x":1}`), &v)
 	var e *data.Error
 	if err == nil || !reflect.DeepEqual(err.(*data.Error).SortedFieldPaths(), []string{"x"}) {
