@@ -165,7 +165,8 @@ type DeliveryQueue interface {
 	// share, their next attempt moves to now+lease in the claiming transaction, so no
 	// other dispatcher (another replica) sees them due while this one posts, and one that
 	// dies mid-post leaves them due again once the lease ends; on a store one process
-	// owns, skip (the dispatcher's in-flight set) is the whole claim. It also returns
+	// owns, skip is the whole claim: the dispatcher's in-flight set, and the ids recorded
+	// since the claim began (its snapshot may predate their record). It also returns
 	// when the next other pending delivery falls due (zero when there is none). With an
 	// error it returns no jobs: a claim that did not commit holds no lease.
 	ClaimDueDeliveries(ctx context.Context, now time.Time, limit int, lease time.Duration, skip func(deliveryID string) bool) ([]*DeliveryJob, time.Time, error)

@@ -201,8 +201,8 @@ func (s *DeliveryService) ClaimDueDeliveries(ctx context.Context, now time.Time,
 	if s.opts.LeaseDeliveries {
 		err = s.store.Update(ctx, func(tx Tx) error { return claim(tx, true) })
 	} else {
-		// One process owns the store: the dispatcher's skip (its in-flight set) is the
-		// whole claim, and nothing needs writing.
+		// One process owns the store: the dispatcher's skip (its in-flight set and what
+		// it recorded since this claim began) is the whole claim, and nothing needs writing.
 		err = s.store.View(ctx, func(tx Tx) error { return claim(tx, false) })
 	}
 	if err != nil {

@@ -85,6 +85,11 @@ type Dispatcher struct {
 
 	mu       sync.Mutex
 	inflight map[string]bool // delivery ids handed to a worker and not yet recorded
+	// settled holds the ids recorded since the current claim began. On a store one
+	// process owns, the claim reads a snapshot: one taken just before an attempt was
+	// recorded still shows it pending after the id has left inflight, and without this
+	// set the claim would post it again.
+	settled map[string]bool
 
 	cancel      context.CancelFunc // stops scheduling
 	postCtx     context.Context    // parent of every post: cancelled only by a hard stop
@@ -124,7 +129,7 @@ func NewDispatcher(q data.DeliveryQueue, cfg Config) *Dispatcher {
 	postCtx, cancelPosts := context.WithCancel(context.Background())
 	return &Dispatcher{
 		q: q, cfg: cfg, client: client, log: cfg.Logger,
-		wake: make(chan struct{}, 1), inflight: map[string]bool{},
+		wake: make(chan struct{}, 1), inflight: map[string]bool{}, settled: map[string]bool{},
 		postCtx: postCtx, cancelPosts: cancelPosts, cancel: func() {}, done: make(chan struct{}),
 	}
 }
@@ -188,18 +193,19 @@ func (d *Dispatcher) run(ctx context.Context) {
 	defer timer.Stop()
 	for ctx.Err() == nil {
 		wait := d.drainOutbox(ctx)
-		list, next, err := d.q.ClaimDueDeliveries(ctx, d.cfg.Now(), d.cfg.Workers, d.cfg.Lease, d.isInFlight)
+		d.beginClaim()
+		list, next, err := d.q.ClaimDueDeliveries(ctx, d.cfg.Now(), d.cfg.Workers, d.cfg.Lease, d.isClaimed)
 		if err != nil {
 			d.log.Error("webhook dispatcher: reading due deliveries", "error", err)
 			wait = errorWait // with an error the claim returns no jobs (it holds no lease)
 		}
 		for i, job := range list {
-			d.setInFlight(job.DeliveryID, true)
+			d.setInFlight(job.DeliveryID)
 			select {
 			case jobs <- job:
 			case <-ctx.Done():
 				for _, j := range list[i:] {
-					d.setInFlight(j.DeliveryID, false)
+					d.release(j.DeliveryID, false)
 				}
 				return
 			}
@@ -239,40 +245,61 @@ func (d *Dispatcher) drainOutbox(ctx context.Context) time.Duration {
 	return 0
 }
 
-func (d *Dispatcher) isInFlight(id string) bool {
+// beginClaim forgets the ids settled before this claim: their records were committed
+// before it began, so its snapshot shows them as they are now.
+func (d *Dispatcher) beginClaim() {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.inflight[id]
+	clear(d.settled)
+	d.mu.Unlock()
 }
 
-func (d *Dispatcher) setInFlight(id string, on bool) {
+// isClaimed is the claim's skip: an id a worker holds, or one recorded while this claim
+// ran (its snapshot may predate the record).
+func (d *Dispatcher) isClaimed(id string) bool {
 	d.mu.Lock()
-	if on {
-		d.inflight[id] = true
-	} else {
-		delete(d.inflight, id)
+	defer d.mu.Unlock()
+	return d.inflight[id] || d.settled[id]
+}
+
+func (d *Dispatcher) setInFlight(id string) {
+	d.mu.Lock()
+	d.inflight[id] = true
+	d.mu.Unlock()
+}
+
+// release takes id out of the in-flight set; recorded says its attempt was written, so
+// the claim running now must still skip it.
+func (d *Dispatcher) release(id string, recorded bool) {
+	d.mu.Lock()
+	delete(d.inflight, id)
+	if recorded {
+		d.settled[id] = true
 	}
 	d.mu.Unlock()
 }
 
 // deliver posts one delivery and records the attempt. The record is written before the
-// id leaves the in-flight set, so the scheduler never sees it pending twice.
+// id leaves the in-flight set, and the claim running then skips it too, so the
+// scheduler never sees it pending twice.
 func (d *Dispatcher) deliver(job *data.DeliveryJob) {
 	defer d.Wake() // a worker is free, and a retry may have been scheduled
-	defer d.setInFlight(job.DeliveryID, false)
 	var out data.AttemptOutcome
 	if job.Skip != "" {
 		out = data.AttemptOutcome{Error: job.Skip}
 	} else {
 		out = d.post(job)
 		if d.postCtx.Err() != nil && !out.Succeeded {
-			return // cut short by a hard stop: it stays pending, due again when its lease ends
+			// Cut short by a hard stop: it stays pending, due again when its lease ends.
+			d.release(job.DeliveryID, false)
+			return
 		}
 		if !out.Succeeded && job.Attempt-1 < len(d.cfg.Schedule) {
 			out.RetryAt = d.cfg.Now().Add(d.cfg.Schedule[job.Attempt-1])
 		}
 	}
-	if err := d.q.FinishAttempt(context.Background(), job.DeliveryID, out); err != nil {
+	err := d.q.FinishAttempt(context.Background(), job.DeliveryID, out)
+	d.release(job.DeliveryID, true)
+	if err != nil {
 		d.log.Error("webhook dispatcher: recording an attempt", "delivery_id", job.DeliveryID, "error", err)
 	}
 	if !out.Succeeded {
