@@ -26,6 +26,9 @@ func Normalize(raw, region string) (string, bool) {
 		region = "ZZ" // unknown: only "+..." and "00..." numbers parse
 	}
 	out, ok := format(s, region)
+	if ok && out == s {
+		return out, true // written in E.164 already: reading it back is the parse just done
+	}
 	// The result must read back as itself: libphonenumber reads some numbers (national
 	// "000000000" in AX gives +358000000000, which reads as +35800000000) differently once
 	// in E.164, and a number stored in one form would not match the same number written in

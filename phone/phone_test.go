@@ -46,3 +46,10 @@ func BenchmarkNormalize(b *testing.B) {
 		Normalize("(415) 555-0123", "US")
 	}
 }
+
+// An E.164 number, as an exported list or a stored recipient holds it.
+func BenchmarkNormalizeE164(b *testing.B) {
+	for b.Loop() {
+		Normalize("+14155550123", "US")
+	}
+}
