@@ -135,11 +135,15 @@ func (t tx) APIKeyRevision(id int64) (uint64, error) {
 // batches (internal/lastused).
 func (db *DB) MarkAPIKeyUsed(id int64, at time.Time) { db.touch.Mark(id, at) }
 
-// touchAPIKey sets last_used_at; a key revoked meanwhile is skipped.
+// touchAPIKey sets last_used_at, never back to an earlier use (as on PostgreSQL); a key
+// revoked meanwhile is skipped.
 func touchAPIKey(b *bbolt.Tx, id int64, at time.Time) error {
 	k, err := getAPIKey(b, apiKeyKey(id))
 	if err != nil || k == nil {
 		return err
+	}
+	if k.LastUsedAt != nil && !at.After(k.LastUsedAt.Time) {
+		return nil // a use that read the clock before the one written, marked after it
 	}
 	used := data.NewTime(at)
 	k.LastUsedAt = &used

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -95,6 +96,16 @@ func (s *AuthService) Login(ctx context.Context, email, password string, workspa
 	var key *data.APIKey
 	var token string
 	err := s.store.Update(ctx, func(tx Tx) error {
+		// The password was checked against the account as read before the slow hash: a
+		// change or reset since ended every login session, and one issued now for the
+		// password it replaced would outlive it.
+		cur, err := tx.User(u.ID)
+		if err != nil {
+			return err
+		}
+		if cur == nil || !bytes.Equal(cur.PasswordHash, u.PasswordHash) {
+			return refused
+		}
 		m, err := tx.Member(workspaceID, u.ID)
 		if err != nil {
 			return err

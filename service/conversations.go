@@ -207,6 +207,15 @@ func (s *ConversationService) StartConversation(ctx context.Context, agentID str
 	}
 	var res data.Conversation
 	err = s.store.Update(ctx, func(tx Tx) error {
+		// The agent was checked before the opening, whose model call takes seconds: one
+		// deleted meanwhile (alone or with its workspace) must not get a conversation.
+		agent, err := tx.Agent(agentID)
+		if err != nil {
+			return err
+		}
+		if agent == nil || agent.WorkspaceID != p.WorkspaceID {
+			return data.NotFound("Agent")
+		}
 		if err := tx.InsertConversation(c, out.Items); err != nil {
 			return err
 		}

@@ -16,13 +16,17 @@ const Interval = 5 * time.Second
 // Batcher holds the uses marked since the last flush, at most one per key (the newest),
 // and hands them to the engine's flush every Interval and once more on Stop.
 type Batcher struct {
-	write   func(map[int64]time.Time) error
-	log     *slog.Logger
-	mu      sync.Mutex
-	pending map[int64]time.Time
-	done    chan struct{}
-	stopped chan struct{}
-	once    sync.Once
+	write func(map[int64]time.Time) error
+	log   *slog.Logger
+	// flushing is held across a whole flush, so that a Flush returns only once every
+	// use marked before it is written, even one the loop's flush took and is still
+	// writing, and so that batches are written in the order they were taken.
+	flushing sync.Mutex
+	mu       sync.Mutex
+	pending  map[int64]time.Time
+	done     chan struct{}
+	stopped  chan struct{}
+	once     sync.Once
 }
 
 // Start returns a running Batcher that writes batches through write (key id → time of
@@ -67,6 +71,8 @@ func (b *Batcher) Stop() {
 
 // Flush writes the pending uses now (tests call it instead of waiting for the tick).
 func (b *Batcher) Flush() {
+	b.flushing.Lock()
+	defer b.flushing.Unlock()
 	b.mu.Lock()
 	batch := b.pending
 	b.pending = map[int64]time.Time{}

@@ -59,3 +59,45 @@ func TestBatcherLogsWriteError(t *testing.T) {
 		t.Errorf("log %q", buf.String())
 	}
 }
+
+// TestFlushWaitsForAFlushUnderWay: a Flush called while another flush (the loop's, every
+// Interval) has taken the pending uses and is still writing them returns only once they
+// are written. Before, it found nothing pending and returned at once, so a caller that
+// flushed and then read last_used_at could read it unwritten.
+func TestFlushWaitsForAFlushUnderWay(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	var mu sync.Mutex
+	var written []int64
+	var calls int
+	write := func(batch map[int64]time.Time) error {
+		mu.Lock()
+		calls++
+		first := calls == 1
+		mu.Unlock()
+		if first {
+			close(entered)
+			<-release // the first write is slow
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for id := range batch {
+			written = append(written, id)
+		}
+		return nil
+	}
+	b := Start(write, slog.Default())
+	defer b.Stop()
+	b.Mark(1, time.Now())
+	go b.Flush() // stands for the loop's flush
+	<-entered
+	// The slow write goes on until this Flush has had time to return; with the fix the
+	// Flush cannot return before it, whatever the timing.
+	timer := time.AfterFunc(100*time.Millisecond, func() { close(release) })
+	defer timer.Stop()
+	b.Flush()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(written) != 1 || written[0] != 1 {
+		t.Fatalf("Flush returned while the use marked before it was still being written (written %v)", written)
+	}
+}
