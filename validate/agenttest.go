@@ -187,7 +187,7 @@ func criterion(errs *Errors, path string, c data.Criterion, tools []*data.Tool) 
 			errs.Addf(path+".name", "The agent has no tool named %q.", c.Name)
 		}
 		if c.Arguments != nil {
-			if b, _ := json.Marshal(c.Arguments); len(b) > maxCriterionArgumentsKB<<10 || deeperThan(c.Arguments, MaxObjectDepth) {
+			if b, _ := json.Marshal(c.Arguments); len(b) > maxCriterionArgumentsKB<<10 || deeperThan(map[string]any(c.Arguments), MaxObjectDepth) {
 				errs.Addf(path+".arguments", "The %s.arguments field must not be greater than %d KiB encoded nor nested more than %d levels.", path, maxCriterionArgumentsKB, MaxObjectDepth)
 			}
 		}
