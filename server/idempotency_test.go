@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"fmt"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -150,6 +152,18 @@ func TestIfMatch(t *testing.T) {
 	expect(t, e.do("PUT", wsPath, owner, map[string]any{"name": "v3"}, "If-Match", `"other", `+v2), 200)
 	expect(t, e.do("PUT", wsPath, owner, map[string]any{"name": "v4"}, "If-Match", "*"), 200)
 	expect(t, e.do("PUT", wsPath, owner, map[string]any{"name": "v5"}), 200)
+	// Two If-Match lines are one list: the second naming the ETag holds.
+	v5 := e.do("GET", wsPath, owner, nil).Header.Get("ETag")
+	req, _ := http.NewRequest("PUT", e.URL+wsPath, strings.NewReader(`{"name":"v6"}`))
+	req.Header.Set("Authorization", "Bearer "+owner)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Add("If-Match", `"other"`)
+	req.Header.Add("If-Match", v5)
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != 200 {
+		t.Fatalf("two If-Match lines, the second current: %v %v", res, err)
+	} else {
+		res.Body.Close()
+	}
 
 	// Workspace users.
 	add := e.do("POST", wsPath+"/users", owner, map[string]any{"id": member.ID, "role": "member"})
