@@ -196,3 +196,28 @@ func TestIfMatch(t *testing.T) {
 	cur := e.do("GET", wsPath, owner, nil).Header.Get("ETag")
 	expect(t, e.do("DELETE", wsPath, owner, nil, "If-Match", cur), 204)
 }
+
+// TestIdempotencyKeyBoundCountsCharacters: the bound is 255 characters, as documented and
+// as the OpenAPI document's maxLength counts (FuzzIdempotencyKey: 200 "é", 400 bytes,
+// were refused); a byte that is not UTF-8 counts as one.
+func TestIdempotencyKeyBoundCountsCharacters(t *testing.T) {
+	e := newEnv(t)
+	cases := []struct {
+		key    string
+		status int
+	}{
+		{strings.Repeat("é", 255), 201},
+		{strings.Repeat("é", 256), 422},
+		{strings.Repeat("x", 255), 201},
+		{strings.Repeat("x", 256), 422},
+		{strings.Repeat("\xff", 255), 201},
+		{strings.Repeat("\xff", 256), 422},
+		{strings.Repeat("😀", 255), 201},
+	}
+	for i, c := range cases {
+		r := e.do("POST", "/api/v1/knowledge-bases", e.Owner.Token, map[string]any{"name": fmt.Sprint("kb ", i)}, "Idempotency-Key", c.key)
+		if expect(t, r, c.status); c.status == 422 {
+			expectFields(t, r, "Idempotency-Key")
+		}
+	}
+}
