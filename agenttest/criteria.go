@@ -119,14 +119,55 @@ func subset(want map[string]any, have any) bool {
 	return true
 }
 
-// sameJSON compares two decoded JSON values by their meaning (numbers as numbers).
+// sameJSON compares two decoded JSON values by their meaning: numbers as numbers (see
+// sameNumber), inside arrays too.
 func sameJSON(a, b any) bool {
-	na, okA := number(a)
-	nb, okB := number(b)
+	if xs, ok := a.([]any); ok {
+		ys, ok := b.([]any)
+		if !ok || len(xs) != len(ys) {
+			return false
+		}
+		for i := range xs {
+			if !sameJSON(xs[i], ys[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if xm, ok := a.(map[string]any); ok {
+		ym, ok := b.(map[string]any)
+		if !ok || len(xm) != len(ym) {
+			return false
+		}
+		for k, x := range xm {
+			if y, ok := ym[k]; !ok || !sameJSON(x, y) {
+				return false
+			}
+		}
+		return true
+	}
+	_, okA := number(a)
+	_, okB := number(b)
 	if okA || okB {
-		return okA && okB && na == nb
+		return okA && okB && sameNumber(a, b)
 	}
 	return reflect.DeepEqual(a, b)
+}
+
+// sameNumber compares two numbers. Kept as text (json.Number, as a criterion's arguments
+// and a tool call's are) or integers, they compare as exact decimal values: 1, 1.0 and 1e0
+// are equal, 12345678901234567890 and 12345678901234567891 are not. A float64 was rounded
+// by the decoder that made it, so against one both compare as float64: exactness there
+// would make a number unequal to itself read another way.
+func sameNumber(a, b any) bool {
+	da, exactA := decimal(a)
+	db, exactB := decimal(b)
+	if exactA && exactB {
+		return da == db
+	}
+	fa, _ := number(a)
+	fb, _ := number(b)
+	return fa == fb
 }
 
 func number(v any) (float64, bool) {
@@ -137,7 +178,9 @@ func number(v any) (float64, bool) {
 		return float64(n), true
 	case json.Number:
 		f, err := n.Float64()
-		return f, err == nil
+		// A number too large for float64 is still a number (±Inf here); sameNumber
+		// compares it exactly.
+		return f, err == nil || isJSONNumber(string(n))
 	}
 	return 0, false
 }

@@ -3,6 +3,7 @@ package agenttest_test
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +18,9 @@ import (
 //   - tool_called with the call's own arguments passes, and so does every member alone,
 //     and the arguments written with every number in another form (2, 2.0, 2e0, 20e-1:
 //     numbers compared as numbers, inside arrays too);
+//   - with numbers kept as written (as the API, the stores and the conversation keep
+//     them), the call's own arguments pass and a number with one digit changed never
+//     does, however many digits it has (12345678901234567890 is not ...891);
 //   - a strict superset never passes: one more member, at the top or inside an object;
 //   - a member asked for as an object ({} or more) never matches a value that is not one;
 //   - says P and not_says P never both pass nor both fail, for any valid RE2 P;
@@ -70,6 +74,7 @@ func FuzzEvaluate(f *testing.F) {
 		if toolCalled(cloneWith(have, "\x00absent", true)) {
 			t.Fatalf("tool_called passed with one more member than %s", args)
 		}
+		checkExactNumbers(t, args, items)
 
 		if _, err := regexp.Compile(pattern); err == nil {
 			says := agenttest.Evaluate(data.Criterion{Type: data.CriterionSays, Pattern: pattern}, items, nil, "")
@@ -81,6 +86,47 @@ func FuzzEvaluate(f *testing.F) {
 
 		checkVariableEquals(t, value)
 	})
+}
+
+// checkExactNumbers: the criterion decoded as the API decodes it (data.JSONObject), the
+// call's arguments as the conversation records them (json.Number): its own arguments
+// pass; each top-level number with its last mantissa digit changed fails.
+func checkExactNumbers(t *testing.T, args string, items []data.ConversationItem) {
+	var want data.JSONObject
+	if err := json.Unmarshal([]byte(args), &want); err != nil {
+		t.Fatalf("%s as a JSONObject: %v", args, err)
+	}
+	dec := json.NewDecoder(strings.NewReader(args))
+	dec.UseNumber()
+	var have map[string]any
+	if err := dec.Decode(&have); err != nil {
+		t.Fatal(err)
+	}
+	exact := slices.Clone(items)
+	call := *exact[1].ToolCall
+	call.Arguments = have
+	exact[1].ToolCall = &call
+	toolCalled := func(want map[string]any) bool {
+		return agenttest.Evaluate(data.Criterion{Type: data.CriterionToolCalled, Name: "book", Arguments: want}, exact, nil, "").Passed
+	}
+	if !toolCalled(want) {
+		t.Fatalf("tool_called with %s failed on the same arguments, numbers as written", args)
+	}
+	for k, v := range want {
+		n, ok := v.(json.Number)
+		if !ok {
+			continue
+		}
+		mant, exp, hasExp := strings.Cut(strings.ToLower(string(n)), "e")
+		last := mant[len(mant)-1]
+		changed := mant[:len(mant)-1] + string('0'+(last-'0'+1)%10)
+		if hasExp {
+			changed += "e" + exp
+		}
+		if toolCalled(cloneWith(want, k, json.Number(changed))) {
+			t.Fatalf("tool_called with %q: %s passed on %s", k, changed, args)
+		}
+	}
 }
 
 // checkVariableEquals: a variable read as encoding/json reads it (float64) and as the

@@ -34,9 +34,15 @@ const maxSSELine = 16 << 20
 // events one by one; LastEventID is where to resume after the connection ends. It is not
 // safe for concurrent use; Close it when done.
 type EventStream struct {
-	body   io.ReadCloser
-	r      *bufio.Reader
-	lastID string
+	body io.ReadCloser
+	r    *bufio.Reader
+	// lastID is the id of the last message that ended; idBuffer the last id field read,
+	// which WHATWG's "last event ID buffer" keeps across messages, with data or without.
+	lastID, idBuffer string
+	// afterCR: the last line ended with CR, so an LF right after it ends nothing.
+	afterCR bool
+	// started: the first line was read (a byte order mark may lead only that one).
+	started bool
 }
 
 // Stream opens the workspace's live event stream: the events of the audit log the caller
@@ -85,7 +91,11 @@ func (s *AuditService) Stream(ctx context.Context, o StreamOptions, opts ...Requ
 		raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 		return nil, decodeError(res, raw)
 	}
-	return &EventStream{body: res.Body, r: bufio.NewReader(res.Body), lastID: o.LastEventID}, nil
+	return newEventStream(res.Body, o.LastEventID), nil
+}
+
+func newEventStream(body io.ReadCloser, lastID string) *EventStream {
+	return &EventStream{body: body, r: bufio.NewReader(body), lastID: lastID, idBuffer: lastID}
 }
 
 // LastEventID is the id of the last event Next returned (or the one the stream resumed
@@ -100,7 +110,7 @@ func (st *EventStream) Close() error { return st.body.Close() }
 // slow), and the read's error when the connection broke: resume from LastEventID either
 // way.
 func (st *EventStream) Next() (*data.Event, error) {
-	var id, typ string
+	var typ string
 	var buf bytes.Buffer
 	hasData := false
 	for {
@@ -109,19 +119,19 @@ func (st *EventStream) Next() (*data.Event, error) {
 			return nil, err
 		}
 		if line == "" { // a blank line ends a message
+			// As WHATWG's EventSource: the id read last counts once a message ends, even one
+			// with no data (which is not dispatched), so a resume starts after it.
+			st.lastID = st.idBuffer
 			if !hasData {
-				id, typ = "", ""
+				typ = ""
 				continue
 			}
 			var e data.Event
 			if err := json.Unmarshal(buf.Bytes(), &e); err != nil {
-				return nil, fmt.Errorf("client: event %s: %w", id, err)
+				return nil, fmt.Errorf("client: event %s: %w", st.lastID, err)
 			}
 			if e.Type == "" {
 				e.Type = typ
-			}
-			if id != "" {
-				st.lastID = id
 			}
 			return &e, nil
 		}
@@ -130,7 +140,9 @@ func (st *EventStream) Next() (*data.Event, error) {
 		switch field {
 		case "": // a comment: a heartbeat or a note from the server
 		case "id":
-			id = value
+			if !strings.ContainsRune(value, 0) { // an id holding NUL is ignored
+				st.idBuffer = value
+			}
 		case "event":
 			typ = value
 		case "data":
@@ -178,25 +190,48 @@ func (st *EventStream) frame() (event string, payload []byte, err error) {
 	}
 }
 
-// line reads one line without its end (\n, \r\n).
+// line reads one line without its end (CRLF, LF or CR, as text/event-stream allows), in
+// valid UTF-8 (a run of bytes that is not, as one U+FFFD), without the byte order mark
+// that may lead the stream.
 func (st *EventStream) line() (string, error) {
 	var b []byte
 	for {
-		chunk, err := st.r.ReadSlice('\n')
-		b = append(b, chunk...)
+		if st.r.Buffered() == 0 {
+			if _, err := st.r.Peek(1); err != nil {
+				if err == io.EOF && len(b) > 0 {
+					err = io.ErrUnexpectedEOF // a message cut short is not delivered
+				}
+				return "", err
+			}
+		}
+		chunk, _ := st.r.Peek(st.r.Buffered())
+		if st.afterCR {
+			st.afterCR = false
+			if chunk[0] == '\n' {
+				st.r.Discard(1)
+				continue
+			}
+		}
+		end := bytes.IndexAny(chunk, "\r\n")
+		if end < 0 {
+			b = append(b, chunk...)
+			st.r.Discard(len(chunk))
+		} else {
+			b = append(b, chunk[:end]...)
+			st.afterCR = chunk[end] == '\r'
+			st.r.Discard(end + 1)
+		}
 		if len(b) > maxSSELine {
 			return "", fmt.Errorf("client: an event stream line longer than %d bytes", maxSSELine)
 		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err != nil {
-			if err == io.EOF && len(b) > 0 {
-				err = io.ErrUnexpectedEOF // a message cut short is not delivered
+		if end >= 0 {
+			line := strings.ToValidUTF8(string(b), "\uFFFD")
+			if !st.started {
+				st.started = true
+				line = strings.TrimPrefix(line, "\uFEFF")
 			}
-			return "", err
+			return line, nil
 		}
-		return strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r"), nil
 	}
 }
 

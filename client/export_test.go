@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"io"
 	"time"
 )
 
@@ -19,3 +20,9 @@ func Operations() map[string][3]string {
 
 // VerifyWebhookAt is VerifyWebhook at a given time.
 var VerifyWebhookAt = verifyWebhookAt
+
+// ReadEventStream reads an event stream from r, as Stream does from a response, resuming
+// after lastID.
+func ReadEventStream(r io.Reader, lastID string) *EventStream {
+	return newEventStream(io.NopCloser(r), lastID)
+}

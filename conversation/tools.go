@@ -38,7 +38,23 @@ type toolResult struct {
 }
 
 func (r toolResult) item(tc llm.ToolCall) *data.ToolCallItem {
-	return &data.ToolCallItem{ID: tc.ID, Name: tc.Name, Arguments: r.args, Result: r.result, Error: r.failed}
+	return &data.ToolCallItem{ID: tc.ID, Name: tc.Name, Arguments: exactArguments(tc.Arguments, r.args), Result: r.result, Error: r.failed}
+}
+
+// exactArguments is what the item records of a call's arguments: the JSON the model wrote
+// with its numbers as written (json.Number), so a test's tool_called criterion compares
+// them exactly (agenttest); decoded is the tool's own reading, kept for any other text.
+func exactArguments(text string, decoded any) any {
+	if strings.TrimSpace(text) == "" || !json.Valid([]byte(text)) {
+		return decoded
+	}
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return decoded
+	}
+	return v
 }
 
 func failure(args any, format string, a ...any) toolResult {

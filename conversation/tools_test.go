@@ -216,3 +216,27 @@ func functionTimeLeft(t *testing.T, timeout *int) time.Duration {
 	reply(t, e, State{Variables: map[string]any{"token": "t", "region": "eu"}}, "?")
 	return left
 }
+
+// TestToolCallItemKeepsNumbersAsWritten: a tool call's item records the arguments with
+// each number as the model wrote it (json.Number), which a test's tool_called criterion
+// compares exactly; text that is no JSON stays as the tool read it.
+func TestToolCallItemKeepsNumbersAsWritten(t *testing.T) {
+	cases := []struct {
+		text    string
+		decoded any
+		want    any
+	}{
+		{`{"n":12345678901234567891,"f":1.50}`, map[string]any{"n": 1.2345678901234567e19, "f": 1.5},
+			map[string]any{"n": json.Number("12345678901234567891"), "f": json.Number("1.50")}},
+		{`{"a":[1e2,{"b":-0}]}`, nil, map[string]any{"a": []any{json.Number("1e2"), map[string]any{"b": json.Number("-0")}}}},
+		{"", map[string]any{}, map[string]any{}},
+		{`{"n":1} }`, `{"n":1} }`, `{"n":1} }`},
+		{`not json`, "not json", "not json"},
+	}
+	for _, c := range cases {
+		item := toolResult{args: c.decoded}.item(llm.ToolCall{ID: "c1", Name: "book", Arguments: c.text})
+		if !reflect.DeepEqual(item.Arguments, c.want) {
+			t.Errorf("arguments %q recorded as %#v, want %#v", c.text, item.Arguments, c.want)
+		}
+	}
+}

@@ -1,6 +1,11 @@
 package data
 
-import "context"
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+)
 
 // PrefixAgentTest starts the id of an agent test (conventions §3, §22).
 const PrefixAgentTest = "tst_"
@@ -89,13 +94,34 @@ type ToolMock struct {
 // reply's whole latency), judge {criterion} (the simulation model reads the transcript and
 // decides).
 type Criterion struct {
-	Type      string         `json:"type"`
-	Name      string         `json:"name,omitempty"`
-	Arguments map[string]any `json:"arguments,omitempty"`
-	Pattern   string         `json:"pattern,omitempty"`
-	Value     any            `json:"value,omitempty"`
-	Reason    string         `json:"reason,omitempty"`
-	Criterion string         `json:"criterion,omitempty"`
+	Type      string     `json:"type"`
+	Name      string     `json:"name,omitempty"`
+	Arguments JSONObject `json:"arguments,omitempty"`
+	Pattern   string     `json:"pattern,omitempty"`
+	Value     any        `json:"value,omitempty"`
+	Reason    string     `json:"reason,omitempty"`
+	Criterion string     `json:"criterion,omitempty"`
+}
+
+// JSONObject is a JSON object whose numbers, decoded, keep their text (json.Number): a
+// tool_called criterion's arguments compare 12345678901234567890 as written, where float64
+// would make it equal to 12345678901234567891.
+type JSONObject map[string]any
+
+// UnmarshalJSON decodes an object, numbers as json.Number; null is a nil object.
+func (o *JSONObject) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return errors.New("it must be an object")
+		}
+		return err
+	}
+	*o = m
+	return nil
 }
 
 // Defaults of an agent test.

@@ -133,6 +133,19 @@ func TestETagAndIfMatch(t *testing.T) {
 		ETagOf(b):             false,
 		`W/` + ea:             false, // strong comparison
 		strings.Trim(ea, `"`): false,
+		// RFC 9110's grammar, as FuzzIfMatch found it read loosely: "*" only alone, a
+		// comma inside a quoted tag belongs to the tag, elements separated by commas
+		// with space or tab around them, nothing after an unterminated tag.
+		`*, "x"`:           false,
+		`"x", *`:           false,
+		`"a,` + ea:         false,
+		"\v" + ea:          false,
+		`"x" ` + ea:        false,
+		ea + `,`:           true,
+		`,, ` + ea + "\t,": true,
+		`"x", W/` + ea:     false,
+		`"x,y", ` + ea:     true,
+		ea + `, "x`:        false,
 	} {
 		err := CheckIfMatch(im, a)
 		if (err == nil) != ok {

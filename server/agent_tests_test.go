@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -520,4 +521,28 @@ func TestTestRunRetriesTransientFailures(t *testing.T) {
 	if run["status"] != data.TestError || job["status"] != data.JobSucceeded || job["attempt"] != 4.0 || !strings.Contains(rep["error"].(string), "overloaded") {
 		t.Fatalf("after the last attempt: run %v, job %v, repeat %v", run["status"], job, rep)
 	}
+}
+
+// TestToolCalledArgumentsExact: a tool_called criterion's numbers travel from the request
+// through the store to the run as written, and are compared exactly: 2.0 matches the
+// model's 2, 2.0000000000000001 (the same float64) does not; a number no 64-bit float
+// holds is refused when the test is written.
+func TestToolCalledArgumentsExact(t *testing.T) {
+	e := newTestsEnv(t)
+	agent := e.bookingAgent(t, "Trattoria")
+	crit := func(n string) map[string]any {
+		return map[string]any{"type": "tool_called", "name": "book", "arguments": map[string]any{"people": json.Number(n)}}
+	}
+	test := e.createTest(t, agent, scripted("exact", []string{"A table for two, please", "Thanks, bye"}, crit("2.0"), crit("2.0000000000000001")))
+	stored := e.Do("GET", "/api/v1/agents/"+agent+"/tests/"+test["id"].(string), e.tok, nil)
+	testkit.Expect(t, stored, 200)
+	if !strings.Contains(string(stored.Body), `"people":2.0000000000000001`) {
+		t.Errorf("the stored test does not keep the number as written: %s", stored.Body)
+	}
+	run := e.run(t, agent, nil)
+	if got := joined(verdicts(resultOf(t, run, "exact"))); got != "tool_called:true tool_called:false" {
+		t.Errorf("verdicts %s, want tool_called:true tool_called:false", got)
+	}
+	r := e.Do("POST", "/api/v1/agents/"+agent+"/tests", e.tok, scripted("too big", []string{"hi"}, crit("1e999")))
+	testkit.ExpectFields(t, r, "criteria.0.arguments")
 }

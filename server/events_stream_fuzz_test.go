@@ -13,63 +13,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/ssetest"
 )
 
 // sseEvent is one event as a browser's EventSource dispatches it.
-type sseEvent struct{ id, typ, data string }
+type sseEvent = ssetest.Event
 
-// parseSSE reads a text/event-stream as the WHATWG HTML standard's "Interpreting an event
-// stream" says: UTF-8 with replacement, one leading BOM dropped, lines ended by CRLF, LF
-// or CR, one space after the colon dropped, an id holding NUL ignored, the data's last LF
-// removed, an event with no data not dispatched, an incomplete event at the end dropped.
+// parseSSE reads a stream as the WHATWG parser of internal/ssetest does.
 func parseSSE(stream []byte) []sseEvent {
-	text := strings.ToValidUTF8(string(stream), "\uFFFD")
-	text = strings.TrimPrefix(text, "\uFEFF")
-	var out []sseEvent
-	var typ, lastID string
-	var buf strings.Builder
-	hasData := false
-	for len(text) > 0 {
-		end := strings.IndexAny(text, "\r\n")
-		if end < 0 {
-			break // no line end: the event is incomplete
-		}
-		line := text[:end]
-		if text[end] == '\r' && end+1 < len(text) && text[end+1] == '\n' {
-			end++
-		}
-		text = text[end+1:]
-		if line == "" {
-			if hasData {
-				d := strings.TrimSuffix(buf.String(), "\n")
-				t := typ
-				if t == "" {
-					t = "message"
-				}
-				out = append(out, sseEvent{id: lastID, typ: t, data: d})
-			}
-			typ, hasData = "", false
-			buf.Reset()
-			continue
-		}
-		if line[0] == ':' {
-			continue
-		}
-		field, value, _ := strings.Cut(line, ":")
-		value = strings.TrimPrefix(value, " ")
-		switch field {
-		case "event":
-			typ = value
-		case "data":
-			buf.WriteString(value + "\n")
-			hasData = true
-		case "id":
-			if !strings.ContainsRune(value, 0) {
-				lastID = value
-			}
-		}
-	}
-	return out
+	events, _ := ssetest.Parse(stream)
+	return events
 }
 
 // FuzzEventStream writes events of any id, type and data (CR, LF, CRLF, NUL, invalid
@@ -138,7 +91,7 @@ func checkEventStream(t *testing.T, events []*data.Event) {
 		if json.Unmarshal(env, &fromEnv) != nil || json.Unmarshal([]byte(data), &fromData) != nil || !reflect.DeepEqual(fromEnv, fromData) {
 			t.Fatalf("the envelope %q does not read as %q", env, data)
 		}
-		want = append(want, sseEvent{id: e.ID, typ: e.Type, data: data})
+		want = append(want, sseEvent{ID: e.ID, Type: e.Type, Data: data})
 	}
 	err := sw.events(events)
 	if refused != (err != nil) {
@@ -170,19 +123,19 @@ func checkReplyDelta(t *testing.T, delta string) {
 		t.Fatal(err)
 	}
 	got := parseSSE(rec.Body.Bytes())
-	if len(got) != 2 || got[0].typ != "item" || got[1].typ != "delta" {
+	if len(got) != 2 || got[0].Type != "item" || got[1].Type != "delta" {
 		t.Fatalf("parsed %q from %q, want an item then a delta", got, rec.Body.String())
 	}
 	want, _ := json.Marshal(delta)
 	var text string
 	json.Unmarshal(want, &text)
 	var item data.ConversationItem
-	if err := json.Unmarshal([]byte(got[0].data), &item); err != nil || item.Content != text {
-		t.Fatalf("item data %q (%v), want the content %q", got[0].data, err, text)
+	if err := json.Unmarshal([]byte(got[0].Data), &item); err != nil || item.Content != text {
+		t.Fatalf("item data %q (%v), want the content %q", got[0].Data, err, text)
 	}
 	var d struct{ Text string }
-	if err := json.Unmarshal([]byte(got[1].data), &d); err != nil || d.Text != text {
-		t.Fatalf("delta data %q (%v), want the text %q", got[1].data, err, text)
+	if err := json.Unmarshal([]byte(got[1].Data), &d); err != nil || d.Text != text {
+		t.Fatalf("delta data %q (%v), want the text %q", got[1].Data, err, text)
 	}
 }
 

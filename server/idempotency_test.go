@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"fmt"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -150,6 +152,18 @@ func TestIfMatch(t *testing.T) {
 	expect(t, e.do("PUT", wsPath, owner, map[string]any{"name": "v3"}, "If-Match", `"other", `+v2), 200)
 	expect(t, e.do("PUT", wsPath, owner, map[string]any{"name": "v4"}, "If-Match", "*"), 200)
 	expect(t, e.do("PUT", wsPath, owner, map[string]any{"name": "v5"}), 200)
+	// Two If-Match lines are one list: the second naming the ETag holds.
+	v5 := e.do("GET", wsPath, owner, nil).Header.Get("ETag")
+	req, _ := http.NewRequest("PUT", e.URL+wsPath, strings.NewReader(`{"name":"v6"}`))
+	req.Header.Set("Authorization", "Bearer "+owner)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Add("If-Match", `"other"`)
+	req.Header.Add("If-Match", v5)
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != 200 {
+		t.Fatalf("two If-Match lines, the second current: %v %v", res, err)
+	} else {
+		res.Body.Close()
+	}
 
 	// Workspace users.
 	add := e.do("POST", wsPath+"/users", owner, map[string]any{"id": member.ID, "role": "member"})
@@ -181,4 +195,29 @@ func TestIfMatch(t *testing.T) {
 	// Workspace delete with the current ETag.
 	cur := e.do("GET", wsPath, owner, nil).Header.Get("ETag")
 	expect(t, e.do("DELETE", wsPath, owner, nil, "If-Match", cur), 204)
+}
+
+// TestIdempotencyKeyBoundCountsCharacters: the bound is 255 characters, as documented and
+// as the OpenAPI document's maxLength counts (FuzzIdempotencyKey: 200 "é", 400 bytes,
+// were refused); a byte that is not UTF-8 counts as one.
+func TestIdempotencyKeyBoundCountsCharacters(t *testing.T) {
+	e := newEnv(t)
+	cases := []struct {
+		key    string
+		status int
+	}{
+		{strings.Repeat("é", 255), 201},
+		{strings.Repeat("é", 256), 422},
+		{strings.Repeat("x", 255), 201},
+		{strings.Repeat("x", 256), 422},
+		{strings.Repeat("\xff", 255), 201},
+		{strings.Repeat("\xff", 256), 422},
+		{strings.Repeat("😀", 255), 201},
+	}
+	for i, c := range cases {
+		r := e.do("POST", "/api/v1/knowledge-bases", e.Owner.Token, map[string]any{"name": fmt.Sprint("kb ", i)}, "Idempotency-Key", c.key)
+		if expect(t, r, c.status); c.status == 422 {
+			expectFields(t, r, "Idempotency-Key")
+		}
+	}
 }

@@ -42,7 +42,8 @@ func (s *Server) wrap(rt route) http.Handler {
 				info.userID = p.UserID
 			}
 			ctx := data.WithPrincipal(r.Context(), p)
-			if im := r.Header.Get("If-Match"); im != "" {
+			// Several If-Match lines are one list (RFC 9110 §5.3).
+			if im := strings.Join(r.Header.Values("If-Match"), ", "); im != "" {
 				ctx = data.WithIfMatch(ctx, im)
 			}
 			r = r.WithContext(ctx)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/openapi"
@@ -115,7 +116,9 @@ var replayedHeaders = []string{"Content-Type", "ETag", "Location"}
 // 24 hours replay the first successful response; another body is 422.
 func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, rt route) {
 	key := r.Header.Get("Idempotency-Key")
-	if len(key) > MaxIdempotencyKey {
+	// Characters, as documented (and as the OpenAPI document's maxLength counts them); a
+	// byte that is not UTF-8 counts as one.
+	if utf8.RuneCountInString(key) > MaxIdempotencyKey {
 		s.writeError(w, r, data.FieldError("Idempotency-Key", "The Idempotency-Key header must not be greater than 255 characters."))
 		return
 	}

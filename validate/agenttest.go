@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -187,8 +189,10 @@ func criterion(errs *Errors, path string, c data.Criterion, tools []*data.Tool) 
 			errs.Addf(path+".name", "The agent has no tool named %q.", c.Name)
 		}
 		if c.Arguments != nil {
-			if b, _ := json.Marshal(c.Arguments); len(b) > maxCriterionArgumentsKB<<10 || deeperThan(c.Arguments, MaxObjectDepth) {
+			if b, _ := json.Marshal(c.Arguments); len(b) > maxCriterionArgumentsKB<<10 || deeperThan(map[string]any(c.Arguments), MaxObjectDepth) {
 				errs.Addf(path+".arguments", "The %s.arguments field must not be greater than %d KiB encoded nor nested more than %d levels.", path, maxCriterionArgumentsKB, MaxObjectDepth)
+			} else if !numbersFit(map[string]any(c.Arguments)) {
+				errs.Addf(path+".arguments", "The %s.arguments field holds a number out of range: each must be 0 or between 5e-324 and 1.7976931348623157e308 in size (a 64-bit float), its exponent written in at most 3 digits.", path)
 			}
 		}
 	case data.CriterionSays, data.CriterionNotSays:
@@ -276,4 +280,31 @@ func TestRunCreate(in data.TestRunCreate) error {
 // provider members and their rules.
 func SimulationModel(errs *Errors, path string, m data.SimulationModel, cat *data.Catalog) {
 	llmProvider(m.LLMConfig(), cat, path+".", errs)
+}
+
+// numbersFit reports whether every number in v (kept as written, json.Number) is one a
+// float64 holds without overflow or rounding to 0, its exponent written in at most 3
+// digits: what both stores keep as written (PostgreSQL's numeric refuses exponents past
+// 1000) and what the arguments' float64 decoding accepted before they kept their text.
+func numbersFit(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if !numbersFit(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if !numbersFit(e) {
+				return false
+			}
+		}
+	case json.Number:
+		mant, exp, _ := strings.Cut(strings.ToLower(string(x)), "e")
+		f, err := strconv.ParseFloat(string(x), 64)
+		zero := strings.Trim(mant, "-0.") == ""
+		return err == nil && len(strings.TrimLeft(exp, "+-")) <= 3 && (f != 0 || zero)
+	}
+	return true
 }

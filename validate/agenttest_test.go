@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -141,6 +142,36 @@ func agentTestToolCriterionCases() []agentTestCase {
 		{"tool_called with too large arguments", func(x *data.AgentTest) {
 			x.Criteria[0].Arguments = map[string]any{"a": strings.Repeat("x", maxCriterionArgumentsKB<<10)}
 		}, []string{"criteria.0.arguments"}},
+		{"tool_called with the number 1.7976931348623157e308 in its arguments", func(x *data.AgentTest) {
+			x.Criteria[0].Arguments = map[string]any{"n": []any{map[string]any{"m": json.Number("1.7976931348623157e308")}}}
+		}, nil},
+		{"tool_called with the number 1.8e308 in its arguments", func(x *data.AgentTest) {
+			x.Criteria[0].Arguments = map[string]any{"n": []any{map[string]any{"m": json.Number("1.8e308")}}}
+		}, []string{"criteria.0.arguments"}},
+		{"tool_called with the number -1.8e308 in its arguments", func(x *data.AgentTest) {
+			x.Criteria[0].Arguments = map[string]any{"n": []any{map[string]any{"m": json.Number("-1.8e308")}}}
+		}, []string{"criteria.0.arguments"}},
+		{"tool_called with the number 5e-324 in its arguments", func(x *data.AgentTest) {
+			x.Criteria[0].Arguments = map[string]any{"n": []any{map[string]any{"m": json.Number("5e-324")}}}
+		}, nil},
+		{"tool_called with the number 2e-324 in its arguments", func(x *data.AgentTest) {
+			x.Criteria[0].Arguments = map[string]any{"n": []any{map[string]any{"m": json.Number("2e-324")}}}
+		}, []string{"criteria.0.arguments"}},
+		{"tool_called with the number 0e999 in its arguments", func(x *data.AgentTest) {
+			x.Criteria[0].Arguments = map[string]any{"n": []any{map[string]any{"m": json.Number("0e999")}}}
+		}, nil},
+		{"tool_called with the number 0e1000 in its arguments", func(x *data.AgentTest) {
+			x.Criteria[0].Arguments = map[string]any{"n": []any{map[string]any{"m": json.Number("0e1000")}}}
+		}, []string{"criteria.0.arguments"}},
+		{"tool_called with the number 1e-0001 in its arguments", func(x *data.AgentTest) {
+			x.Criteria[0].Arguments = map[string]any{"n": []any{map[string]any{"m": json.Number("1e-0001")}}}
+		}, []string{"criteria.0.arguments"}},
+		{"tool_called with the number 12345678901234567890 in its arguments", func(x *data.AgentTest) {
+			x.Criteria[0].Arguments = map[string]any{"n": []any{map[string]any{"m": json.Number("12345678901234567890")}}}
+		}, nil},
+		{"tool_called with the number -0.000 in its arguments", func(x *data.AgentTest) {
+			x.Criteria[0].Arguments = map[string]any{"n": []any{map[string]any{"m": json.Number("-0.000")}}}
+		}, nil},
 		{"tool_not_called of an unknown tool", func(x *data.AgentTest) {
 			x.Criteria = []data.Criterion{{Type: data.CriterionToolNotCalled, Name: "fly"}}
 		}, []string{"criteria.0.name"}},

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func storedTest(g *data.IDGen, ws, agent, name string, at time.Time) *data.Agent
 		User: data.TestUser{Script: []string{"Hi", "Book a table for 2"}}, Variables: map[string]any{"shop": "Acme", "n": float64(2)},
 		MaxTurns: 5, Mocks: map[string]data.ToolMock{"book": {Status: 200, Body: map[string]any{"ok": true}}},
 		Criteria: []data.Criterion{
-			{Type: data.CriterionToolCalled, Name: "book", Arguments: map[string]any{"people": float64(2)}},
+			{Type: data.CriterionToolCalled, Name: "book", Arguments: map[string]any{"people": json.Number("2")}}, // numbers kept as written (data.JSONObject),
 			{Type: data.CriterionVariableEquals, Name: "vip", Value: true},
 			{Type: data.CriterionSays, Pattern: `(?i)booked`},
 		},
