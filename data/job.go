@@ -20,6 +20,11 @@ const (
 	JobCanceled  = "canceled"
 )
 
+// JobModules are the modules a job kind may be registered with (the module that reads
+// its jobs): the console shows its Jobs section to members who hold one of them, and
+// service.JobService.Register refuses a kind of another, so the two cannot drift.
+var JobModules = []string{ModuleAgents, ModuleKnowledgeBase, ModuleCallHistory}
+
 // JobStatuses lists every job status, in the order of a job's life.
 var JobStatuses = []string{JobQueued, JobRunning, JobSucceeded, JobFailed, JobCanceled}
 

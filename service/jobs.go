@@ -170,8 +170,8 @@ func (s *JobService) Register(k JobKind) {
 	switch {
 	case k.Name == "" || k.Handle == nil:
 		panic("service: a job kind needs a name and a handler")
-	case !slices.Contains(data.Modules, k.Module):
-		panic(fmt.Sprintf("service: job kind %s: module %q is not one of %v", k.Name, k.Module, data.Modules))
+	case !slices.Contains(data.JobModules, k.Module):
+		panic(fmt.Sprintf("service: job kind %s: module %q is not one of data.JobModules %v", k.Name, k.Module, data.JobModules))
 	}
 	if k.MaxAttempts <= 0 {
 		k.MaxAttempts = DefaultJobMaxAttempts
