@@ -48,7 +48,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewVersionCommand(),
 		NewPlanCommand(), NewApplyCommand(), NewPullCommand(),
 		NewCallsCommand(), NewChatCommand(), NewTestCommand(), NewPublishCommand(), NewCampaignCommand(), NewSuppressionsCommand(),
-		NewKBCommand(),
+		NewKBCommand(), NewJobsCommand(),
 	)
 	return root
 }

@@ -253,6 +253,11 @@ func (tr *tour) knowledgeBases(agent *data.Agent) *data.KnowledgeBase {
 	if job.Kind != service.JobKindFetchURL || job.Status != data.JobQueued {
 		t.Errorf("job show: %+v", job)
 	}
+	listed, _, err := c.Jobs.List(ctx, data.JobFilter{Kind: service.JobKindFetchURL, Status: data.JobQueued}, data.PageRequest{PerPage: 1})
+	check("job list", err)
+	if len(listed) != 1 || listed[0].ID != job.ID {
+		t.Errorf("job list: %+v", listed)
+	}
 	content, ctype, err := c.KnowledgeBases.FileContent(ctx, kb.ID, kb.Files[0].ID)
 	check("file content", err)
 	if !strings.Contains(string(content), "fourteen days") || ctype == "" {

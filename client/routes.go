@@ -35,6 +35,7 @@ var operations = map[string]operation{
 	"openAPI": {"GET", "/api/v1/openapi.json", "Operations.OpenAPI", false},
 	"backup":  {"GET", "/api/v1/admin/backup", "Operations.Backup", false},
 	"jobShow": {"GET", "/api/v1/jobs/{job_id}", "Jobs.Get", false},
+	"jobList": {"GET", "/api/v1/jobs", "Jobs.List", false},
 
 	// Authentication and API keys.
 	"login":        {"POST", "/api/v1/auth/login", "Auth.Login", false},

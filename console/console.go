@@ -133,6 +133,9 @@ func nav(p *data.Principal) []navItem {
 	add(data.ModuleCallHistory, "calls", "Calls")
 	add(data.ModuleCallHistory, "campaigns", "Campaigns")
 	add(data.ModuleAnalytics, "analytics", "Analytics")
+	if mayReadJobs(p) {
+		add("", "jobs", "Jobs")
+	}
 	if data.RoleAtLeast(p.Role, data.RoleAdmin) && len(p.AgentIDs) == 0 { // owners and admins (conventions §6)
 		add("", "webhooks", "Webhooks")
 	}

@@ -19,6 +19,9 @@ var labelOverrides = map[string]string{
 	"texts": "Text", "urls": "URL", "files": "File",
 	"calls:runtime":   "Voice runtime (start and register calls, read agents and numbers)",
 	"workspace:admin": "Workspace administration",
+	// Job kinds.
+	"knowledge_base.fetch_url": "URL fetch", "knowledge_base.embed": "Embeddings", "analysis.call": "Call analysis",
+	"analysis.backfill": "Analysis backfill", "agent.test_run": "Test run", "campaign.start": "Campaign start",
 	// Redaction detectors.
 	"card": "Card numbers", "email": "Email addresses", "phone": "Phone numbers",
 	"iban": "IBANs", "ssn": "US social security numbers",

@@ -29,6 +29,7 @@ func (h *Handler) routes() {
 	h.callRoutes()
 	h.campaignRoutes()
 	h.suppressionRoutes()
+	h.jobRoutes()
 	h.accountRoutes()
 	h.userRoutes()
 	// Any other URL: the HTML 404 page, signed in or not (the API keeps its JSON 404).

@@ -2,6 +2,7 @@ package data
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -18,6 +19,11 @@ const (
 	JobFailed    = "failed"
 	JobCanceled  = "canceled"
 )
+
+// JobModules are the modules a job kind may be registered with (the module that reads
+// its jobs): the console shows its Jobs section to members who hold one of them, and
+// service.JobService.Register refuses a kind of another, so the two cannot drift.
+var JobModules = []string{ModuleAgents, ModuleKnowledgeBase, ModuleCallHistory}
 
 // JobStatuses lists every job status, in the order of a job's life.
 var JobStatuses = []string{JobQueued, JobRunning, JobSucceeded, JobFailed, JobCanceled}
@@ -170,8 +176,55 @@ type JobRunCount struct {
 	Count   int64
 }
 
+// JobFilter narrows a list of jobs (GET /api/v1/jobs); zero fields keep everything.
+type JobFilter struct {
+	Kind    string
+	Status  string
+	AgentID string
+	// From (inclusive) and To (exclusive) bound created_at; zero means unbounded.
+	From, To time.Time
+}
+
+// JobSelection is what storage lists: a caller's filter within what the caller may read.
+type JobSelection struct {
+	JobFilter
+	// Kinds are the kinds the caller may read (those whose module it holds); an empty
+	// list selects nothing.
+	Kinds []string
+	// Agents, when not nil, are the agents whose jobs the caller may see, beside the jobs
+	// that work for no agent; nil sees every agent's.
+	Agents []string
+}
+
+// Keeps reports whether s selects j: the one predicate of a job list, which both storage
+// engines answer and the service's read of one job applies.
+func (s JobSelection) Keeps(j *Job) bool {
+	agent := ""
+	if j.AgentID != nil {
+		agent = *j.AgentID
+	}
+	return slices.Contains(s.Kinds, j.Kind) &&
+		(s.Agents == nil || agent == "" || slices.Contains(s.Agents, agent)) &&
+		(s.Kind == "" || j.Kind == s.Kind) &&
+		(s.Status == "" || j.Status == s.Status) &&
+		(s.AgentID == "" || agent == s.AgentID) &&
+		s.InRange(j.ID)
+}
+
+// InRange reports whether job id was created within [From, To): read from the id, which
+// is made on the clock that sets created_at (conventions §3), so that storage seeks the
+// range in its id index as the call list does.
+func (s JobFilter) InRange(id string) bool {
+	return (s.From.IsZero() || id >= IDBound(PrefixJob, s.From)) &&
+		(s.To.IsZero() || id < IDBound(PrefixJob, s.To))
+}
+
 // JobService reads jobs for the API and the metrics.
 type JobService interface {
+	// ListJobs lists the caller's workspace's jobs that f selects and the caller may read
+	// (as Job decides for one), newest first. Errors: validation_failed (kind not
+	// registered, to not after from, cursor).
+	ListJobs(ctx context.Context, f JobFilter, req PageRequest) ([]*Job, Page, error)
 	// Job returns a job of the caller's workspace when the caller holds the module its
 	// kind was registered with (and may see its agent). Errors: not_found (unknown id,
 	// another workspace's job, a kind the caller may not read).

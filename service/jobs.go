@@ -170,8 +170,8 @@ func (s *JobService) Register(k JobKind) {
 	switch {
 	case k.Name == "" || k.Handle == nil:
 		panic("service: a job kind needs a name and a handler")
-	case !slices.Contains(data.Modules, k.Module):
-		panic(fmt.Sprintf("service: job kind %s: module %q is not one of %v", k.Name, k.Module, data.Modules))
+	case !slices.Contains(data.JobModules, k.Module):
+		panic(fmt.Sprintf("service: job kind %s: module %q is not one of data.JobModules %v", k.Name, k.Module, data.JobModules))
 	}
 	if k.MaxAttempts <= 0 {
 		k.MaxAttempts = DefaultJobMaxAttempts
@@ -235,36 +235,6 @@ func (b *base) enqueueJob(tx Tx, in data.JobEnqueue) (*data.JobRecord, error) {
 // is). A running job's worker finds its lease gone at its next heartbeat and stops.
 func (s *JobService) Cancel(tx Tx, id string) (bool, error) {
 	return tx.CancelJob(id, s.now())
-}
-
-// Job implements data.JobService.
-func (s *JobService) Job(ctx context.Context, id string) (*data.Job, error) {
-	p := data.PrincipalFrom(ctx)
-	if p == nil || p.WorkspaceID == "" || !data.ValidID(data.PrefixJob, id) {
-		return nil, data.NotFound("Job")
-	}
-	var j *data.JobRecord
-	if err := s.store.View(ctx, func(tx Tx) (err error) {
-		j, err = tx.Job(id)
-		return err
-	}); err != nil {
-		return nil, err
-	}
-	if j == nil || j.WorkspaceID != p.WorkspaceID || !s.mayRead(p, j) {
-		return nil, data.NotFound("Job")
-	}
-	return &j.Job, nil
-}
-
-// mayRead reports whether p may read job j: it holds the module j's kind was registered
-// with (and its read scope) and may see j's agent. A kind this process does not know is
-// read by nobody.
-func (s *JobService) mayRead(p *data.Principal, j *data.JobRecord) bool {
-	k := s.jobs.kind(j.Kind)
-	if k == nil || p.Allows(data.Read(k.Module)) != nil {
-		return false
-	}
-	return j.AgentID == nil || p.CanSeeAgent(*j.AgentID)
 }
 
 // JobQueues implements data.JobService: every registered kind, those without pending

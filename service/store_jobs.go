@@ -50,6 +50,11 @@ type JobTx interface {
 	Job(id string) (*data.JobRecord, error)
 	// Jobs returns one newest-first page of the workspace's jobs.
 	Jobs(workspaceID string, req data.PageRequest) ([]*data.JobRecord, data.Page, error)
+	// ListJobs returns one newest-first page of the workspace's jobs that sel keeps
+	// (data.JobSelection.Keeps), reading an index of the workspace's jobs rather than
+	// every job stored; its cursors are bound to sel, so a cursor of another selection is
+	// refused (validation_failed on cursor).
+	ListJobs(workspaceID string, sel data.JobSelection, req data.PageRequest) ([]*data.JobRecord, data.Page, error)
 	// JobQueueStats returns, per kind that has pending jobs, the queued and running
 	// counts and the age at now of the oldest due job.
 	JobQueueStats(now time.Time) ([]data.JobQueueStat, error)

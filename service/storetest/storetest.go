@@ -65,6 +65,7 @@ var suites = []struct {
 	{"jobs_end_leases", testJobsEndLeases},
 	{"jobs_queue_stats", testJobsQueueStats},
 	{"jobs_list_and_delete", testJobsListAndDelete},
+	{"jobs_list_selections", testJobsListSelections},
 	{"jobs_prune", testJobsPrune},
 }
 

@@ -1,0 +1,52 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// BenchmarkListJobs reads a page of 15 of a workspace's 20,000 jobs (beside another
+// workspace's 20,000), unfiltered and by a status only its oldest job has: each filter
+// seeks its index of migration 0019, so the rare filter costs a page too.
+// docs/performance.md records the figures.
+func BenchmarkListJobs(b *testing.B) {
+	db := testkit.OpenPostgres(b, nil)
+	ctx := context.Background()
+	const n = 20000
+	for _, ws := range []string{"ws_1", "ws_2"} {
+		if _, err := db.Pool().Exec(ctx, `INSERT INTO jobs (id, workspace_id, kind, payload, status, attempt, max_attempts, run_at, created_at, finished_at)
+			SELECT 'job_' || $2 || lpad(i::text, 9, '0'), $2, 'a.work', '', CASE WHEN i = 1 THEN 'failed' ELSE 'succeeded' END, 1, 1, now(), now(), now()
+			FROM generate_series(1, $1) i`, n, ws); err != nil {
+			b.Fatal(err)
+		}
+	}
+	db.Pool().Exec(ctx, `VACUUM ANALYZE jobs`)
+	for _, c := range []struct {
+		name string
+		sel  data.JobSelection
+		want int
+	}{
+		{"all", data.JobSelection{Kinds: []string{"a.work"}}, 15},
+		{"failed", data.JobSelection{Kinds: []string{"a.work"}, JobFilter: data.JobFilter{Status: data.JobFailed}}, 1},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				err := db.View(ctx, func(tx service.Tx) error {
+					list, _, err := tx.ListJobs("ws_1", c.sel, data.PageRequest{PerPage: 15})
+					if err == nil && len(list) != c.want {
+						err = fmt.Errorf("page of %d, want %d", len(list), c.want)
+					}
+					return err
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
