@@ -19,6 +19,10 @@ var labelOverrides = map[string]string{
 	"texts": "Text", "urls": "URL", "files": "File",
 	"calls:runtime":   "Voice runtime (start and register calls, read agents and numbers)",
 	"workspace:admin": "Workspace administration",
+	// Price units.
+	"llm_input_1m_tokens": "Model input, per million tokens", "llm_output_1m_tokens": "Model output, per million tokens",
+	"tts_1m_characters": "Speech synthesis, per million characters", "stt_minute": "Speech recognition, per minute",
+	"telephony_minute": "Telephony, per minute",
 	// Redaction detectors.
 	"card": "Card numbers", "email": "Email addresses", "phone": "Phone numbers",
 	"iban": "IBANs", "ssn": "US social security numbers",
