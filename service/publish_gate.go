@@ -15,8 +15,8 @@ import (
 // The publish gate (conventions §22): an agent with required tests publishes only when a
 // run of its current draft passed every required test as the test stands now. "The
 // current draft" is its revision: a keyed hash of what of its configuration a test can
-// observe (data.TestedContent), so what no test observes (a publish, a restore, a rename,
-// a rollout, privacy, a voice) leaves a tested draft tested. Each required test counts by
+// observe (data.TestedContent), so what no test observes (a publish, a restore of the same
+// configuration, a rename, a rollout, privacy, a voice) leaves a tested draft tested. Each required test counts by
 // its latest result in a finished run of that revision; a test changed since (its ETag)
 // counts as not run.
 
