@@ -22,6 +22,10 @@ var labelOverrides = map[string]string{
 	// Job kinds.
 	"knowledge_base.fetch_url": "URL fetch", "knowledge_base.embed": "Embeddings", "analysis.call": "Call analysis",
 	"analysis.backfill": "Analysis backfill", "agent.test_run": "Test run", "campaign.start": "Campaign start",
+	// Price units.
+	"llm_input_1m_tokens": "Model input, per million tokens", "llm_output_1m_tokens": "Model output, per million tokens",
+	"tts_1m_characters": "Speech synthesis, per million characters", "stt_minute": "Speech recognition, per minute",
+	"telephony_minute": "Telephony, per minute",
 	// Redaction detectors.
 	"card": "Card numbers", "email": "Email addresses", "phone": "Phone numbers",
 	"iban": "IBANs", "ssn": "US social security numbers",

@@ -21,6 +21,7 @@ func (h *Handler) workspaceRoutes() {
 	m.HandleFunc("GET /workspace/audit", h.page(h.auditPage))
 	h.workspacesRoutes()
 	h.privacyRoutes()
+	h.priceRoutes()
 }
 
 // usageBar is one subscription limit with its use.

@@ -40,15 +40,17 @@ const (
 )
 
 // TestRun is a run of an agent's tests on one revision of it (conventions §22): the draft
-// as its ETag named it when the run was asked for, or a published version.
+// as it was when the run was asked for, or a published version.
 type TestRun struct {
 	ID          string `json:"id"`
 	WorkspaceID string `json:"workspace_id"`
 	AgentID     string `json:"agent_id"`
 	// AgentVersion is the version run; nil for the draft.
 	AgentVersion *int `json:"agent_version"`
-	// Revision is the draft's ETag the run ran on; nil for a version. The publish gate
-	// counts only runs of the draft's current revision.
+	// Revision is the draft's revision the run ran on: a keyed hash of what of its
+	// configuration a test can observe (TestedContent), "c1-" and 24 hex digits; runs
+	// stored before revisions existed hold the agent's ETag then. nil for a version. The
+	// publish gate counts only runs of the draft's current revision.
 	Revision *string `json:"revision"`
 	Status   string  `json:"status"`
 	// TestIDs are the tests run, in the order run.
@@ -198,7 +200,8 @@ const (
 // PublishGate is what a publish of the agent's draft would meet now (conventions §22).
 type PublishGate struct {
 	AgentID string `json:"agent_id"`
-	// Revision is the draft's current ETag: the revision a run must have passed.
+	// Revision is the draft's current revision (TestRun.Revision): the one a run must
+	// have passed.
 	Revision string `json:"revision"`
 	State    string `json:"state"`
 	// Required are the agent's required tests, each with its latest result on this

@@ -57,7 +57,7 @@ func agentTestRoutes() {
 		Out: data.TestRun{}, Shape: shapeList}
 	opDocs["POST /api/v1/agents/{agent_id}/test-runs"] = opDoc{Tag: tag, Summary: "Run an agent's tests",
 		Description: "202 with the run, queued as a durable background job (conventions §26; its job_id reads with GET /api/v1/jobs/{job_id}) " +
-			"in the same transaction. The run is of the draft as it is now (its ETag is the run's revision) or of a version, with every test of " +
+			"in the same transaction. The run is of the draft as it is now (its revision: what of its configuration a test can observe) or of a version, with every test of " +
 			"the agent or those test_ids names; each test runs repeat times through the conversation engine. Progress streams as test_run.* " +
 			"events; test_run.completed goes to webhooks. 409 when the agent has no tests.",
 		Body: data.TestRunCreate{}, Out: data.TestRun{}, Status: http.StatusAccepted, Errors: []int{http.StatusConflict}}
@@ -101,7 +101,7 @@ func agentTestFields() {
 	fieldRules["TestRun"] = map[string]fieldRule{
 		"status":        oneOf(runStatuses...),
 		"agent_version": {Description: "The version run; null for the draft."},
-		"revision":      {Description: "The draft's ETag the run ran on; null for a version. The publish gate counts runs of the draft's current revision."},
+		"revision":      {Description: "The draft's revision the run ran on: a keyed hash of what of its configuration a test can observe (a publish, a restore of the same configuration, a rename, a voice leave it as it is), \"c1-\" and 24 hex digits; a run stored before revisions existed holds the agent's ETag then. Null for a version. The publish gate counts runs of the draft's current revision."},
 		"results":       {Description: "Only on a single run: each test's result, in the order of test_ids."},
 		"error":         {Description: "Why the run ended in error as a whole (its job gave up); null otherwise."},
 	}
@@ -116,7 +116,8 @@ func agentTestFields() {
 		"error":      {Description: "Why the repeat could not be judged (a provider's failure, a missing variable)."},
 	}
 	fieldRules["TestEvidence"] = map[string]fieldRule{"item": {Description: "The index of the transcript item the verdict rests on."}}
-	fieldRules["PublishGate"] = map[string]fieldRule{"state": oneOf(data.GateOpen, data.GateTestsRequired, data.GateTestsFailed)}
+	fieldRules["PublishGate"] = map[string]fieldRule{"state": oneOf(data.GateOpen, data.GateTestsRequired, data.GateTestsFailed),
+		"revision": {Description: "The draft's current revision (a test run's revision): the one a run must have passed. Unlike the agent's ETag it moves only when something a test can observe changes."}}
 	fieldRules["GateTest"] = map[string]fieldRule{"status": oneOf(append(append([]string{}, repeatStatuses...), data.GateNotRun)...)}
 	fieldRules["SimulationModel"] = simulationRules()
 

@@ -86,7 +86,11 @@ func (s *AgentService) PublishAgent(ctx context.Context, id string, in data.Publ
 		if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
 			return err
 		}
-		gate, err := publishGate(tx, id, data.ETagOf(current))
+		keys, err := s.draftKeysOf(plain)
+		if err != nil {
+			return err
+		}
+		gate, err := publishGate(tx, id, keys)
 		if err != nil {
 			return err
 		}

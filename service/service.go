@@ -68,6 +68,8 @@ type base struct {
 	kbIndexes *indexCache
 	// chainKey keys the audit chain's links (chainHash).
 	chainKey []byte
+	// revisionKey keys the draft revisions the publish gate compares (draftRevision).
+	revisionKey []byte
 	// urlGuard is Options.URLGuard.
 	urlGuard func(rawURL string) error
 	// redactors caches compiled redaction settings (service/redaction.go).
@@ -184,7 +186,7 @@ func New(store Store, opts Options) (*Services, error) {
 	}
 	b := &base{
 		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
-		ids: opts.IDs, chainKey: ChainKey(opts.Sealer), urlGuard: opts.URLGuard, kbIndexes: newIndexCache(),
+		ids: opts.IDs, chainKey: ChainKey(opts.Sealer), revisionKey: opts.Sealer.DeriveKey(draftRevisionInfo), urlGuard: opts.URLGuard, kbIndexes: newIndexCache(),
 		redactors: &redactors{}, jobs: newJobRegistry(), shared: shared, versions: &versionCache{},
 	}
 	b.store = claimingStore{Store: store, b: b}

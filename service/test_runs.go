@@ -97,7 +97,10 @@ func (s *TestRunService) StartTestRun(ctx context.Context, agentID string, in da
 		if v != nil {
 			r.AgentVersion, r.Config = &v.VersionNumber, v.AgentConfig
 		} else {
-			revision := data.ETagOf(masked(plain))
+			revision, err := s.draftRevision(plain.AgentConfig)
+			if err != nil {
+				return err
+			}
 			r.Revision, r.Config = &revision, stored.AgentConfig
 		}
 		r.Tests = tests

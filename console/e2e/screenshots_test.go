@@ -41,6 +41,7 @@ func consolePages(s seeded) []consolePage {
 		{"api-key-revoke", "/api-keys/" + s.KeyID + "/revoke"},
 		{"workspace", "/workspace"},
 		{"privacy", "/workspace/privacy"},
+		{"prices", "/workspace/prices"},
 		{"audit", "/workspace/audit"},
 		{"member-remove", "/workspace/members/" + s.Member + "/remove"},
 		{"workspace-delete", "/workspace/delete"},

@@ -45,6 +45,16 @@ func TestTestsTab(t *testing.T) {
 	b.run("publish", chromedp.SendKeys("#pub-desc", "tested", chromedp.ByQuery), chromedp.Click(`[data-publish]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`//td[text()="tested"]`, chromedp.BySearch))
 
+	// Publishing changed the agent record, not what the tests ran on: the same draft is
+	// still tested and publishes again without another run.
+	b.open("/agents/" + id + "/tests")
+	b.eval("gate", `document.querySelector("[data-gate]").dataset.gate`, &gate)
+	if gate != data.GateOpen {
+		t.Fatalf("after the publish the same draft's gate = %q", gate)
+	}
+	b.run("publish again", chromedp.SendKeys("#pub-desc", "again", chromedp.ByQuery), chromedp.Click(`[data-publish]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`//td[text()="again"]`, chromedp.BySearch))
+
 	b.deleteFailingTest(t, id)
 }
 
