@@ -50,7 +50,10 @@ func parseObject(body []byte) (obj map[string]json.RawMessage, dup, err error) {
 	}
 	// encoding/json keeps the last of a name given twice; I-JSON (RFC 7493 §2.3) forbids
 	// such objects, as two readers may take different ones.
-	if path, ok := duplicateMember(body); ok {
+	if path, nul, ok := duplicateMember(body); ok {
+		if nul {
+			return obj, data.FieldError(path, nulMessage(path)), nil
+		}
 		return obj, data.FieldError(path, duplicateMessage(path)), nil
 	}
 	return obj, nil, nil
@@ -64,6 +67,12 @@ func trimJSONSpace(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }
 // duplicateMessage is the fault of a member name given twice.
 func duplicateMessage(path string) string {
 	return fmt.Sprintf("The %s field is given more than once.", path)
+}
+
+// nulMessage is the fault of a text holding U+0000, a character no engine's text keeps
+// alike (see duplicateMember).
+func nulMessage(path string) string {
+	return fmt.Sprintf("The %s field must not contain U+0000 (a NUL character).", path)
 }
 
 // Faults receives what a decode finds wrong, each message under its dot path (as
@@ -105,7 +114,7 @@ func (f *faultList) err() error {
 func Decode(body []byte, dst any) error {
 	var errs faultList
 	b := trimJSONSpace(body)
-	_, dup := duplicateMember(b)
+	_, _, dup := duplicateMember(b)
 	if len(b) == 0 || b[0] != '{' || dup || !json.Valid(b) {
 		// The error says what is wrong (an empty body is {}). A duplicated name is named
 		// first and the rest decoded as encoding/json reads it (the last value of the

@@ -3,6 +3,7 @@ package strictjson
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -180,5 +181,40 @@ func TestStrictReadOnly(t *testing.T) {
 	StrictObject(map[string]json.RawMessage{"id": json.RawMessage(`null`), "name": json.RawMessage(`"n"`)}, &v, "", &errs)
 	if len(errs.order) != 1 || errs.fields["id"][0] != "The id field is read-only." || v.Name != "n" {
 		t.Fatalf("faults %v, name %q", errs.fields, v.Name)
+	}
+}
+
+// U+0000 is refused in any string, name or value at any depth, with the field named;
+// an escaped backslash before "u0000" is text, not the character.
+func TestDecodeRefusesNUL(t *testing.T) {
+	type body struct {
+		Name  string          `json:"name"`
+		Tags  []string        `json:"tags"`
+		Extra json.RawMessage `json:"extra"`
+		Any   any             `json:"any"`
+	}
+	for _, c := range []struct{ body, path string }{
+		{`{"name":"a\u0000b"}`, "name"},
+		{`{"tags":["x","\u0000"]}`, "tags.1"},
+		{`{"extra":{"deep":[1,{"k":"\u0000"}]}}`, "extra.deep.1.k"},
+		{`{"any":{"k\u0000":1}}`, "any.k\x00"},
+		{`{"name":"ok","any":"\u0000"}`, "any"},
+		{`{"name":"\\u0000"}`, ""},
+		{`{"name":"\u0001"}`, ""},
+	} {
+		err := Decode([]byte(c.body), &body{})
+		if c.path == "" {
+			if err != nil {
+				t.Errorf("%s: %v, want accepted", c.body, err)
+			}
+			continue
+		}
+		e, ok := err.(*data.Error)
+		if !ok || e.Code != data.EINVALID || len(e.Fields[c.path]) != 1 || !strings.Contains(e.Fields[c.path][0], "U+0000") {
+			t.Errorf("%s: %v, want a validation fault naming %q", c.body, err, c.path)
+		}
+		if _, err := Object([]byte(c.body)); data.ErrorCode(err) != data.EINVALID {
+			t.Errorf("Object(%s): %v, want validation_failed", c.body, err)
+		}
 	}
 }

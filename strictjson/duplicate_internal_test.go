@@ -33,7 +33,7 @@ func TestDuplicateMember(t *testing.T) {
 		{`[{"a":1,"a":2}]`, "0.a"},
 		{`{"":1,"":2}`, ""},
 	} {
-		path, ok := duplicateMember([]byte(c.body))
+		path, _, ok := duplicateMember([]byte(c.body))
 		want := c.path != "" || c.body == `{"":1,"":2}`
 		if ok != want || path != c.path {
 			t.Errorf("%s: got %q %v, want %q %v", c.body, path, ok, c.path, want)
@@ -53,12 +53,12 @@ func TestDuplicateMemberManyNames(t *testing.T) {
 			b.WriteString(`"k` + string(rune('a'+i%26)) + strings.Repeat("x", i/26) + `":1`)
 		}
 		clean := b.String() + `}`
-		if p, ok := duplicateMember([]byte(clean)); ok {
+		if p, _, ok := duplicateMember([]byte(clean)); ok {
 			t.Fatalf("%d names: false duplicate %q", n, p)
 		}
 		for _, dup := range []string{`"ka"`, `"k` + string(rune('a'+(n-1)%26)) + strings.Repeat("x", (n-1)/26) + `"`} {
 			body := b.String() + `,` + dup + `:2}`
-			if p, ok := duplicateMember([]byte(body)); !ok || p != strings.Trim(dup, `"`) {
+			if p, _, ok := duplicateMember([]byte(body)); !ok || p != strings.Trim(dup, `"`) {
 				t.Errorf("%d names, %s again: got %q %v", n, dup, p, ok)
 			}
 		}
@@ -202,7 +202,7 @@ func (w *refWalker) delim(tok json.Token) (handled, ended bool) {
 }
 
 func FuzzDuplicateMember(f *testing.F) {
-	for _, s := range []string{`{"a":1,"a":2}`, `{"a":[{"b":1},{"b":1,"b":2}]}`, `{"a\u0061":1,"aa":2}`, `[[],[{"x":{"y":1,"y":2}}]]`, `{"a":"\"","b":{}}`} {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"a":[{"b":1},{"b":1,"b":2}]}`, `{"a\u0061":1,"aa":2}`, `[[],[{"x":{"y":1,"y":2}}]]`, `{"a":"\"","b":{}}`, `{"a":"\u0000","a":1}`, `{"a":1,"a":"\u0000"}`, `{"\\u0000":[]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -210,12 +210,37 @@ func FuzzDuplicateMember(f *testing.F) {
 			duplicateMember(b) // must not panic, whatever it is given
 			return
 		}
-		gotPath, got := duplicateMember(b)
+		gotPath, nul, got := duplicateMember(b)
+		if nul {
+			// A text holding U+0000 came before any duplicated name.
+			if !holdsNUL(b) {
+				t.Fatalf("%q: reported U+0000 at %q, but no string holds it", b, gotPath)
+			}
+			return
+		}
+		if !got && holdsNUL(b) {
+			t.Fatalf("%q: a string holds U+0000, not reported", b)
+		}
 		wantPath, want := refDuplicate(b)
 		if got != want || gotPath != wantPath {
 			t.Fatalf("%q: got %q %v, reference %q %v", b, gotPath, got, wantPath, want)
 		}
 	})
+}
+
+// holdsNUL reports whether a name or a string value of the valid JSON text b holds
+// U+0000, as encoding/json reads it.
+func holdsNUL(b []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if s, ok := tok.(string); ok && strings.IndexByte(s, 0) >= 0 {
+			return true
+		}
+	}
 }
 
 // BenchmarkDuplicateMember is the cost, alone, of looking for a duplicated name in a
@@ -229,7 +254,7 @@ func BenchmarkDuplicateMember(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, dup := duplicateMember(body); dup {
+		if _, _, dup := duplicateMember(body); dup {
 			b.Fatal("duplicate")
 		}
 	}

@@ -335,7 +335,12 @@ const dupLinear = 16
 // not defined), or ok false when there is none. Names are compared after unquoting, so
 // "a" and "\u0061" are the same name. b must be valid JSON (as encoding/json has checked
 // it). It is one pass over b that allocates only for deep or escaped text.
-func duplicateMember(b []byte) (path string, ok bool) {
+//
+// It also stops at the first string, name or value, that holds U+0000 (nul true): JSON
+// allows the escape, but PostgreSQL's text and jsonb cannot store the character, so one
+// engine would keep what the other fails on. Only a body holding the escape is checked.
+func duplicateMember(b []byte) (path string, nul, ok bool) {
+	mayHoldNUL := bytes.Contains(b, nulEscape)
 	var stackBuf [16]dupFrame
 	var keysBuf [64][]byte
 	stack, keys := stackBuf[:0], keysBuf[:0]
@@ -362,20 +367,27 @@ func duplicateMember(b []byte) (path string, ok bool) {
 		case '"':
 			end, valid := stringEnd(b, i)
 			if !valid {
-				return "", false
+				return "", false, false
 			}
 			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].expectKey {
 				top := &stack[n-1]
 				top.expectKey = false
 				key, valid := unquoteBytes(b[i:end])
 				if !valid {
-					return "", false
+					return "", false, false
 				}
 				top.key = key
+				if mayHoldNUL && bytes.IndexByte(key, 0) >= 0 {
+					return dupPath(stack), true, true
+				}
 				if dupSeen(top, keys[top.keysStart:], key) {
-					return dupPath(stack), true
+					return dupPath(stack), false, true
 				}
 				keys = append(keys, key)
+			} else if mayHoldNUL && bytes.Contains(b[i:end], nulEscape) {
+				if v, valid := unquoteBytes(b[i:end]); valid && bytes.IndexByte(v, 0) >= 0 {
+					return dupPath(stack), true, true
+				}
 			}
 			i = end
 		default:
@@ -385,8 +397,11 @@ func duplicateMember(b []byte) (path string, ok bool) {
 			}
 		}
 	}
-	return "", false
+	return "", false, false
 }
+
+// nulEscape is how JSON writes U+0000 (a raw NUL byte in a string is not JSON at all).
+var nulEscape = []byte(`\u0000`)
 
 // structural marks the bytes duplicateMember stops at.
 var structural = [256]bool{'{': true, '}': true, '[': true, ']': true, ',': true, '"': true}

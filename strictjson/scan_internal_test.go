@@ -99,7 +99,7 @@ func FuzzStrictMatchesEncodingJSON(f *testing.F) {
 		if !json.Valid(b) {
 			return
 		}
-		if _, dup := duplicateMember(b); dup {
+		if _, _, dup := duplicateMember(b); dup {
 			// Decode refuses a name given twice before this decoder sees the body
 			// (TestObjectRefusesDuplicates), and the two disagree on such a body:
 			// encoding/json reports a wrong type in any copy, this decoder reads the last.
