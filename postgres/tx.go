@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -280,6 +281,12 @@ func storageError(err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "53100" {
 		return fmt.Errorf("%w: %w", syscall.ENOSPC, err)
+	}
+	// Text holding U+0000, which PostgreSQL's text and jsonb cannot store (22021,
+	// 22P05). The server's readers refuse it with the field named first; this is the
+	// net under a channel they miss, a 422 rather than a 500, and nothing is written.
+	if errors.As(err, &pe) && (pe.Code == "22021" || pe.Code == "22P05") {
+		return data.FieldError("body", "A text of the request holds U+0000 (a NUL character), which cannot be stored.")
 	}
 	return unavailableError(err)
 }

@@ -49,6 +49,11 @@ func readCSV(r io.Reader, what string) (*csvTable, error) {
 			return nil, data.Errorf(data.EMALFORMED, "The file cannot be read: %v.", err)
 		}
 		line, _ := cr.FieldPos(0)
+		if slices.ContainsFunc(rec, func(f string) bool { return strings.IndexByte(f, 0) >= 0 }) {
+			// No engine keeps such text alike (PostgreSQL cannot store it at all).
+			errs.Addf(fmt.Sprintf("%s.line_%d", what, line), "Line %d: a field holds U+0000 (a NUL character).", line)
+			return nil, errs.Err()
+		}
 		if t.header == nil {
 			t.header = rec
 			for i, h := range t.header {

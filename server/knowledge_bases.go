@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -181,6 +182,8 @@ func (s *Server) readSourceParts(r *http.Request) (in data.SourcesAdd, partErrs 
 			}
 			if !utf8.Valid(b) {
 				errs.Addf(p+".content", "The %s.content part must be UTF-8 text.", p)
+			} else if bytes.IndexByte(b, 0) >= 0 {
+				errs.Addf(p+".content", "The %s.content part must not contain U+0000 (a NUL character).", p)
 			}
 			in.Texts = append(in.Texts, data.TextInput{Title: part.FileName(), Content: string(b)})
 		case "urls", "urls[]":

@@ -54,6 +54,11 @@ func (s *Server) wrap(rt route) http.Handler {
 				return
 			}
 		}
+		if strings.IndexByte(r.URL.Path, 0) >= 0 {
+			// No id holds it, and PostgreSQL cannot compare text holding it.
+			s.writeError(w, r, data.Errorf(data.ENOTFOUND, "Not found: no id holds U+0000 (a NUL character)."))
+			return
+		}
 		r, err := checkQuery(rt, r)
 		if err != nil {
 			s.writeError(w, r, err)

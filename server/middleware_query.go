@@ -41,7 +41,7 @@ func checkQuery(rt route, r *http.Request) (*http.Request, error) {
 	if faults == nil {
 		return r, nil
 	}
-	if !rt.query.inHandler {
+	if !rt.query.inHandler || validate.QueryHoldsNUL(r.URL.RawQuery) {
 		return r, faults
 	}
 	return r.WithContext(context.WithValue(r.Context(), queryFaultsKey{}, faults)), nil

@@ -22,7 +22,7 @@ func KnownQuery(raw string, declared map[string]bool) error {
 		rawName, rawValue, _ := strings.Cut(pair, "=")
 		name, nameErr := url.QueryUnescape(rawName)
 		repeatable, known := declared[name]
-		_, valueErr := url.QueryUnescape(rawValue)
+		value, valueErr := url.QueryUnescape(rawValue)
 		switch {
 		case nameErr != nil || strings.Contains(rawName, ";"):
 			if !errs.Has(rawName) {
@@ -40,10 +40,33 @@ func KnownQuery(raw string, declared map[string]bool) error {
 		case valueErr != nil || strings.Contains(rawValue, ";"):
 			errs.Addf(name, "The %s parameter's value is not correctly encoded: escape ; and %% as %%3B and %%25.", name)
 			continue
+		case strings.IndexByte(value, 0) >= 0:
+			// As in a body (strictjson): PostgreSQL cannot compare text holding it.
+			errs.Addf(name, "The %s parameter must not contain U+0000 (a NUL character).", name)
+			continue
 		}
 		if seen[name]++; seen[name] == 2 && !repeatable {
 			errs.Addf(name, "The %s parameter must be given once.", name)
 		}
 	}
 	return errs.Err()
+}
+
+// QueryHoldsNUL reports whether a parameter of the raw query, name or value, holds
+// U+0000 (%00). Such a query is refused before any handler reads it: a list that reads
+// its page before naming its query's faults would hand the text to PostgreSQL, which
+// fails on it.
+func QueryHoldsNUL(raw string) bool {
+	if !strings.Contains(raw, "%00") {
+		return false // the only way a query can carry the character
+	}
+	for pair := range strings.SplitSeq(raw, "&") {
+		name, value, _ := strings.Cut(pair, "=")
+		for _, s := range []string{name, value} {
+			if u, err := url.QueryUnescape(s); err == nil && strings.IndexByte(u, 0) >= 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -35,6 +35,9 @@ func TestKnownQuery(t *testing.T) {
 		{"bad escape in value", "agent_id=%zz", map[string][]string{"agent_id": {"The agent_id parameter's value is not correctly encoded: escape ; and % as %3B and %25."}}},
 		{"semicolon in value", "agent_id=x;per_page=1", map[string][]string{"agent_id": {"The agent_id parameter's value is not correctly encoded: escape ; and % as %3B and %25."}}},
 		{"bad value of an unknown name", "zz=%zz", map[string][]string{"zz": {"The zz parameter is not a known parameter."}}},
+		{"NUL in value", "agent_id=a%00b", map[string][]string{"agent_id": {"The agent_id parameter must not contain U+0000 (a NUL character)."}}},
+		{"NUL in a repeated value", "types=a&types=%00", map[string][]string{"types": {"The types parameter must not contain U+0000 (a NUL character)."}}},
+		{"escaped percent then 00 is text", "agent_id=%2500", nil},
 		{"bad value then twice", "agent_id=%zz&agent_id=x", map[string][]string{"agent_id": {"The agent_id parameter's value is not correctly encoded: escape ; and % as %3B and %25."}}},
 	}
 	for _, c := range cases {
@@ -65,5 +68,16 @@ func TestKnownQueryNothingDeclared(t *testing.T) {
 	e, _ := validate.KnownQuery("per_page=1", nil).(*data.Error)
 	if e == nil || len(e.Fields["per_page"]) != 1 {
 		t.Errorf("per_page on a route declaring nothing: %v", e)
+	}
+}
+
+func TestQueryHoldsNUL(t *testing.T) {
+	for raw, want := range map[string]bool{
+		"": false, "a=b": false, "a=%00": true, "a=x%00y&b=1": true, "%00=1": true,
+		"a=%2500": false, "a=%zz&b=%00": true, "a=%zz%00": false, "q=%0": false,
+	} {
+		if got := validate.QueryHoldsNUL(raw); got != want {
+			t.Errorf("QueryHoldsNUL(%q) = %v, want %v", raw, got, want)
+		}
 	}
 }
