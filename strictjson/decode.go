@@ -69,12 +69,6 @@ func duplicateMessage(path string) string {
 	return fmt.Sprintf("The %s field is given more than once.", path)
 }
 
-// nulMessage is the fault of a text holding U+0000, a character no engine's text keeps
-// alike (see duplicateMember).
-func nulMessage(path string) string {
-	return fmt.Sprintf("The %s field must not contain U+0000 (a NUL character).", path)
-}
-
 // Faults receives what a decode finds wrong, each message under its dot path (as
 // validate.Errors does).
 type Faults interface {

@@ -2,6 +2,7 @@ package strictjson
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -398,6 +399,12 @@ func duplicateMember(b []byte) (path string, nul, ok bool) {
 		}
 	}
 	return "", false, false
+}
+
+// nulMessage is the fault of a text holding U+0000, a character no engine's text keeps
+// alike (see duplicateMember).
+func nulMessage(path string) string {
+	return fmt.Sprintf("The %s field must not contain U+0000 (a NUL character).", path)
 }
 
 // nulEscape is how JSON writes U+0000 (a raw NUL byte in a string is not JSON at all).
