@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 7
+const schemaVersion = 8
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -273,6 +273,11 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// here from the lists. An older binary would add and remove numbers without moving
 	// the counts, so the version keeps it out.
 	countSuppressionLists,
+	// 7 → 8: each job is indexed under the scopes of the job list's filters
+	// (jobs_index.go), filled here from the stored jobs in this one transaction, which
+	// also raises the version. An older binary would change a job's status without
+	// moving its entries, so the version keeps it out.
+	listJobsOfStore,
 }
 
 func migrate(tx *bbolt.Tx) error {
