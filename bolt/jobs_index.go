@@ -1,6 +1,8 @@
 package bolt
 
 import (
+	"bytes"
+	"fmt"
 	"slices"
 
 	"go.etcd.io/bbolt"
@@ -83,21 +85,33 @@ func moveJobListing(tx *bbolt.Tx, id string, old, next *data.JobRecord) error {
 
 // listJobsOfStore lists every stored job under its scopes: the schema 7 → 8 migration,
 // which builds the index from the jobs of a file written before it (in the transaction
-// that raises the version, so a crash leaves the old version to build it again).
+// that raises the version, so a crash leaves the old version to build it again). The
+// entries are put in key order: bbolt splits a node only at commit, so a transaction's
+// puts in random order each shift a node that holds all the ones before (40,000 jobs
+// took 94 s so, docs/performance.md).
 func listJobsOfStore(tx *bbolt.Tx) error {
-	b := tx.Bucket(bucketJobsListed)
-	return tx.Bucket(bucketJobs).ForEach(func(k, v []byte) error {
+	var keys [][]byte
+	if err := tx.Bucket(bucketJobs).ForEach(func(k, v []byte) error {
 		var j data.JobRecord
 		if err := jsonUnmarshal(v, &j); err != nil {
-			return err
+			return fmt.Errorf("job %s: %w", k, err)
 		}
 		for _, s := range jobListScopes(&j) {
-			if err := indexPut(b, s, string(k)); err != nil {
-				return err
-			}
+			keys = append(keys, indexKey(s, string(k)))
 		}
 		return nil
-	})
+	}); err != nil {
+		return err
+	}
+	slices.SortFunc(keys, bytes.Compare)
+	b := tx.Bucket(bucketJobsListed)
+	b.FillPercent = appendFill
+	for _, k := range keys {
+		if err := b.Put(k, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // maxJobListScopes bounds the scopes one list merges. A caller limited to many agents

@@ -263,3 +263,27 @@ func TestJobListManyAgentsKeepsScanBound(t *testing.T) {
 		t.Fatalf("second page: %v, %+v; want the rare agent's job, no next_cursor, a prev_cursor", jobIDsOf(second), page)
 	}
 }
+
+// BenchmarkJobListingMigration: the schema 7 → 8 migration's work over a file holding
+// 2 × 20,000 jobs (storeJobs), in a transaction rolled back each time, so each run
+// builds the whole index. docs/performance.md records the figure.
+func BenchmarkJobListingMigration(b *testing.B) {
+	db := openInternal(b, &clock{t: time.Now()})
+	storeJobs(b, db, 20_000)
+	for b.Loop() {
+		tx, err := db.bolt.Begin(true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := tx.DeleteBucket(bucketJobsListed); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tx.CreateBucket(bucketJobsListed); err != nil {
+			b.Fatal(err)
+		}
+		if err := listJobsOfStore(tx); err != nil {
+			b.Fatal(err)
+		}
+		tx.Rollback()
+	}
+}
