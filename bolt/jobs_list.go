@@ -9,8 +9,8 @@ import (
 
 // maxJobListScan bounds the jobs one page of GET /api/v1/jobs reads and passes over. A
 // page walks the index scopes of its filters and of what the caller may read
-// (jobs_index.go), so every job it reads is one it shows, and the bound is never
-// reached, but for a caller limited to more agents than jobListPlan merges: its walk
+// (jobs_index.go), so every job it reads matches, and the bound is never reached, but
+// for a caller limited to more agents than jobListPlan merges: its walk
 // checks the agent on each job, and a page that reaches the bound before it is full
 // ends there with a next_cursor that resumes past what it looked at.
 const maxJobListScan = 2000
