@@ -325,7 +325,8 @@ func (db *DB) Catalog() *data.Catalog { return db.opts.Catalog }
 // Dir returns the data directory.
 func (db *DB) Dir() string { return db.dir }
 
-// CheckConsistency runs bbolt's consistency check and returns its first fault. It runs
+// CheckConsistency runs bbolt's consistency check and returns its first fault, then
+// checks that the job list index agrees with the jobs (jobListingFault). It runs
 // in a writable transaction, rolled back: on a read-only one the check reads the
 // freelist without the writer's lock, which races with a commit of the background
 // bookkeeping (bbolt documents Check as safe only beside no writer then).
@@ -342,6 +343,9 @@ func (db *DB) CheckConsistency() error {
 		if first == nil {
 			first = fault
 		}
+	}
+	if first == nil {
+		first = jobListingFault(tx)
 	}
 	return first
 }

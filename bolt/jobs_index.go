@@ -3,6 +3,7 @@ package bolt
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 
 	"go.etcd.io/bbolt"
@@ -110,6 +111,39 @@ func listJobsOfStore(tx *bbolt.Tx) error {
 		if err := b.Put(k, nil); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// jobListingFault walks the stored jobs and the list index and returns the first way
+// they disagree (an entry missing, or one left behind), nil when the index holds exactly
+// the entries the jobs call for. CheckConsistency runs it.
+func jobListingFault(tx *bbolt.Tx) error {
+	want := map[string]bool{}
+	if err := tx.Bucket(bucketJobs).ForEach(func(k, v []byte) error {
+		var j data.JobRecord
+		if err := jsonUnmarshal(v, &j); err != nil {
+			return fmt.Errorf("job %s: %w", k, err)
+		}
+		for _, s := range jobListScopes(&j) {
+			want[string(indexKey(s, string(k)))] = true
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bucketJobsListed).ForEach(func(k, _ []byte) error {
+		if !want[string(k)] {
+			return fmt.Errorf("job list entry %q is left behind: its job is not in that scope", k)
+		}
+		delete(want, string(k))
+		return nil
+	}); err != nil {
+		return err
+	}
+	missing := slices.Sorted(maps.Keys(want))
+	if len(missing) > 0 {
+		return fmt.Errorf("job list entry %q is missing (and %d more)", missing[0], len(missing)-1)
 	}
 	return nil
 }
