@@ -159,7 +159,7 @@ func indexedEvents(t *testing.T, url, token, sourceID string) int {
 }
 
 // storedJobs reads every job of the stopped installation in dataDir (on the engine the
-// tests run on).
+// tests run on), on bbolt after checking the file's consistency.
 func storedJobs(t *testing.T, dataDir string) []*data.JobRecord {
 	t.Helper()
 	var store service.Store
@@ -176,6 +176,11 @@ func storedJobs(t *testing.T, dataDir string) []*data.JobRecord {
 			t.Fatal(err)
 		}
 		defer db.Close()
+		// The file a SIGKILL left, run on by the next server: its job list index agrees
+		// with its jobs (written in the transaction of each change).
+		if err := db.CheckConsistency(); err != nil {
+			t.Errorf("after the kill and the restart: %v", err)
+		}
 		store = db
 	}
 	var ws []string

@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 7
+const schemaVersion = 8
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -273,6 +273,11 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// here from the lists. An older binary would add and remove numbers without moving
 	// the counts, so the version keeps it out.
 	countSuppressionLists,
+	// 7 → 8: each job is indexed under the scopes of the job list's filters
+	// (jobs_index.go), filled here from the stored jobs in this one transaction, which
+	// also raises the version. An older binary would change a job's status without
+	// moving its entries, so the version keeps it out.
+	listJobsOfStore,
 }
 
 func migrate(tx *bbolt.Tx) error {
@@ -320,7 +325,8 @@ func (db *DB) Catalog() *data.Catalog { return db.opts.Catalog }
 // Dir returns the data directory.
 func (db *DB) Dir() string { return db.dir }
 
-// CheckConsistency runs bbolt's consistency check and returns its first fault. It runs
+// CheckConsistency runs bbolt's consistency check and returns its first fault, then
+// checks that the job list index agrees with the jobs (jobListingFault). It runs
 // in a writable transaction, rolled back: on a read-only one the check reads the
 // freelist without the writer's lock, which races with a commit of the background
 // bookkeeping (bbolt documents Check as safe only beside no writer then).
@@ -337,6 +343,9 @@ func (db *DB) CheckConsistency() error {
 		if first == nil {
 			first = fault
 		}
+	}
+	if first == nil {
+		first = jobListingFault(tx)
 	}
 	return first
 }

@@ -72,6 +72,13 @@ func (db *DB) pageWhere(tx *bbolt.Tx, index []byte, scope string, req data.PageR
 type listSpec struct {
 	index []byte
 	scope string
+	// scopes, when not nil, are the scopes walked together as one list, merged by id
+	// (each scope's keys are its ids in creation order); scope then only names the list
+	// in its cursors. An empty, non-nil list lists nothing.
+	scopes []string
+	// lo (inclusive) and hi (exclusive) bound the ids walked; "" is unbounded. A range
+	// is a seek, not a filter: ids outside it are never looked at.
+	lo, hi string
 	// filter is bound into the cursor with index and scope, so a cursor taken under other
 	// filters is refused rather than silently reinterpreted.
 	filter string
@@ -95,7 +102,6 @@ func (db *DB) list(tx *bbolt.Tx, spec listSpec, req data.PageRequest) ([]string,
 		perPage = DefaultPerPage
 	}
 	meta := data.Page{PerPage: perPage}
-	prefix := indexKey(spec.scope, "")
 
 	from := listFrom{dir: older}
 	if req.Cursor != "" {
@@ -103,23 +109,19 @@ func (db *DB) list(tx *bbolt.Tx, spec listSpec, req data.PageRequest) ([]string,
 		if !ok {
 			return nil, meta, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
 		}
-		from = listFrom{dir: d, key: indexKey(spec.scope, id), id: id}
+		from = listFrom{dir: d, id: id, cursor: true}
 	}
 
-	c := b.Cursor()
-	step := c.Prev
-	if from.dir == newer { // walk forward from the cursor, nearest first; flipped below
-		step = c.Next
-	}
+	// Walking newer, the walk goes forward from the cursor, nearest first; flipped below.
+	w := spec.walk(b, from)
 	var ids []string
 	lastSeen := "" // the last id looked at: where the next walk in this direction resumes
 	more, cut, scanned := false, false, 0
-	for k := seekPageStart(c, from, prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = step() {
+	for id, ok := w.next(); ok; id, ok = w.next() {
 		if spec.maxScan > 0 && scanned == spec.maxScan {
 			more, cut = true, true
 			break
 		}
-		id := string(k[len(prefix):])
 		if spec.keep != nil && !spec.keep(id) {
 			scanned++
 			lastSeen = id
@@ -141,34 +143,104 @@ func (db *DB) list(tx *bbolt.Tx, spec listSpec, req data.PageRequest) ([]string,
 	if more && lastSeen != "" {
 		db.setOnwardCursor(&meta, binding, from.dir, lastSeen)
 	}
-	db.setBackCursor(&meta, b, spec, prefix, binding, from, ids, cut)
+	db.setBackCursor(&meta, b, spec, binding, from, ids, cut)
 	return ids, meta, nil
 }
 
-// seekPageStart positions c on the first key a page's walk looks at: the one after the
-// cursor's walking newer, the one before it walking older, the last of the scope on a
-// first page.
-func seekPageStart(c *bbolt.Cursor, from listFrom, prefix []byte) []byte {
-	switch {
-	case from.dir == newer:
-		k, _ := c.Seek(from.key)
-		if k != nil && bytes.Equal(k, from.key) {
-			k, _ = c.Next()
-		}
-		return k
-	case from.key == nil:
-		return seekLastWithPrefix(c, prefix)
-	default:
-		return seekBefore(c, from.key)
-	}
+// listFrom is where a page's walk starts: its direction, and, when the page has a cursor,
+// the id it starts past.
+type listFrom struct {
+	dir    byte
+	id     string
+	cursor bool
 }
 
-// listFrom is where a page's walk starts: its direction, and the index key (nil on a
-// first page) and id of the cursor it starts past.
-type listFrom struct {
-	dir byte
-	key []byte
-	id  string
+// scopeWalk walks the ids of a list's scopes merged, strictly past where it started, in
+// the direction it was started in, within the list's range.
+type scopeWalk struct {
+	streams []*scopeStream
+	desc    bool
+	lo, hi  string
+}
+
+// scopeStream is one scope's cursor and the id it is on ("" past the scope's end).
+type scopeStream struct {
+	c      *bbolt.Cursor
+	prefix []byte
+	id     string
+}
+
+// walk starts a walk of spec's scopes in b: older from the cursor (from the newest id on
+// a first page), or newer from it.
+func (spec listSpec) walk(b *bbolt.Bucket, from listFrom) *scopeWalk {
+	scopes := spec.scopes
+	if scopes == nil {
+		scopes = []string{spec.scope}
+	}
+	w := &scopeWalk{desc: from.dir == older, lo: spec.lo, hi: spec.hi}
+	for _, scope := range scopes {
+		s := &scopeStream{c: b.Cursor(), prefix: indexKey(scope, "")}
+		var k []byte
+		switch {
+		case !w.desc:
+			start, exclusive := from.id, true
+			if w.lo != "" && start < w.lo {
+				start, exclusive = w.lo, false
+			}
+			k, _ = s.c.Seek(indexKey(scope, start))
+			if exclusive && k != nil && bytes.Equal(k, indexKey(scope, start)) {
+				k, _ = s.c.Next()
+			}
+		case from.cursor && (w.hi == "" || from.id < w.hi):
+			k = seekBefore(s.c, indexKey(scope, from.id))
+		case w.hi != "":
+			k = seekBefore(s.c, indexKey(scope, w.hi))
+		default:
+			k = seekLastWithPrefix(s.c, s.prefix)
+		}
+		s.at(k)
+		w.streams = append(w.streams, s)
+	}
+	return w
+}
+
+// at puts s on key k, or past its scope's end when k is not of the scope.
+func (s *scopeStream) at(k []byte) {
+	if k == nil || !bytes.HasPrefix(k, s.prefix) {
+		s.id = ""
+		return
+	}
+	s.id = string(k[len(s.prefix):])
+}
+
+// next returns the walk's next id, false at its end. An id in several scopes comes once.
+func (w *scopeWalk) next() (string, bool) {
+	var best *scopeStream
+	for _, s := range w.streams {
+		if s.id != "" && (best == nil || w.desc && s.id > best.id || !w.desc && s.id < best.id) {
+			best = s
+		}
+	}
+	if best == nil {
+		return "", false
+	}
+	id := best.id
+	if w.desc && w.lo != "" && id < w.lo || !w.desc && w.hi != "" && id >= w.hi {
+		return "", false // every other stream is further out of range
+	}
+	for _, s := range w.streams {
+		if s.id != id {
+			continue
+		}
+		if w.desc {
+			k, _ := s.c.Prev()
+			s.at(k)
+		} else {
+			k, _ := s.c.Next()
+			s.at(k)
+		}
+	}
+	return id, true
 }
 
 // setOnwardCursor sets the cursor in the walk's direction (dir), which resumes past the
@@ -184,22 +256,22 @@ func (db *DB) setOnwardCursor(meta *data.Page, binding string, dir byte, lastSee
 // setBackCursor sets the cursor back, toward where the walk started: from the page's edge
 // item, so that following next_cursor then prev_cursor returns the same page; from where
 // the walk started when the scan bound cut it (cut) before it found any.
-func (db *DB) setBackCursor(meta *data.Page, b *bbolt.Bucket, spec listSpec, prefix []byte, binding string, from listFrom, ids []string, cut bool) {
+func (db *DB) setBackCursor(meta *data.Page, b *bbolt.Bucket, spec listSpec, binding string, from listFrom, ids []string, cut bool) {
 	switch {
 	case from.dir == older && len(ids) > 0:
-		if from.key != nil && hasNeighbour(b, prefix, indexKey(spec.scope, ids[0]), true, spec.keep, spec.maxScan) {
+		if from.cursor && hasNeighbour(b, spec, ids[0], true) {
 			meta.PrevCursor = db.encodeCursor(newer, binding, ids[0])
 		}
 	case from.dir == newer && len(ids) > 0:
-		if hasNeighbour(b, prefix, indexKey(spec.scope, ids[len(ids)-1]), false, spec.keep, spec.maxScan) {
+		if hasNeighbour(b, spec, ids[len(ids)-1], false) {
 			meta.NextCursor = db.encodeCursor(older, binding, ids[len(ids)-1])
 		}
 	case cut && from.dir == older:
 		meta.PrevCursor = db.encodeCursor(newer, binding, from.id)
 	case cut && from.dir == newer:
 		meta.NextCursor = db.encodeCursor(older, binding, from.id)
-	case from.dir == older && from.key != nil:
-		if k := seekLastWithPrefix(b.Cursor(), prefix); k != nil && bytes.HasPrefix(k, prefix) {
+	case from.dir == older && from.cursor:
+		if _, any := spec.walk(b, listFrom{dir: older}).next(); any {
 			// Everything after the cursor was deleted: lead back to the oldest page, which
 			// a "newer than the empty id" cursor reads (every id sorts after "").
 			meta.PrevCursor = db.encodeCursor(newer, binding, "")
@@ -243,27 +315,21 @@ func seekBefore(c *bbolt.Cursor, key []byte) []byte {
 	return k
 }
 
-// hasNeighbour reports whether scope holds a kept key after (newer) or before key. With a
-// scan bound it answers true once the bound is reached: a cursor that may lead to an empty
-// page is better than one missing.
-func hasNeighbour(b *bbolt.Bucket, prefix, key []byte, after bool, keep func(string) bool, maxScan int) bool {
-	c := b.Cursor()
-	var k []byte
-	step := c.Prev
+// hasNeighbour reports whether spec lists a kept id after (newer) or before id. With a
+// scan bound it answers true once the bound is reached: a cursor that may lead to an
+// empty page is better than one missing.
+func hasNeighbour(b *bbolt.Bucket, spec listSpec, id string, after bool) bool {
+	dir := byte(older)
 	if after {
-		step = c.Next
-		k, _ = c.Seek(key)
-		if k != nil && bytes.Equal(k, key) {
-			k, _ = c.Next()
-		}
-	} else {
-		k = seekBefore(c, key)
+		dir = newer
 	}
-	for n := 0; k != nil && bytes.HasPrefix(k, prefix); k, _ = step() {
-		if keep == nil || keep(string(k[len(prefix):])) {
+	w := spec.walk(b, listFrom{dir: dir, id: id, cursor: true})
+	n := 0
+	for k, ok := w.next(); ok; k, ok = w.next() {
+		if spec.keep == nil || spec.keep(k) {
 			return true
 		}
-		if n++; maxScan > 0 && n >= maxScan {
+		if n++; spec.maxScan > 0 && n >= spec.maxScan {
 			return true
 		}
 	}

@@ -54,7 +54,8 @@ func readJob(tx *bbolt.Tx, id string) (*data.JobRecord, error) {
 }
 
 // writeJob stores j, whose stored state was old (nil for a new job), and moves its due
-// entry and unique key with it.
+// entry, unique key and list entries with it, in the same transaction: the indexes never
+// disagree with the record, a crash included.
 func writeJob(tx *bbolt.Tx, old, j *data.JobRecord) error {
 	due := tx.Bucket(bucketJobsDue)
 	if old != nil {
@@ -70,6 +71,9 @@ func writeJob(tx *bbolt.Tx, old, j *data.JobRecord) error {
 		}
 	}
 	if err := putJSON(tx.Bucket(bucketJobs), []byte(j.ID), j); err != nil {
+		return err
+	}
+	if err := moveJobListing(tx, j.ID, old, j); err != nil {
 		return err
 	}
 	if k, v := jobDueEntry(j); k != nil {
@@ -329,12 +333,15 @@ func (t tx) PruneJobs(before time.Time, limit int) (int, error) {
 		if err := indexDelete(idx, j.WorkspaceID, j.ID); err != nil {
 			return 0, err
 		}
+		if err := moveJobListing(t.b, j.ID, &j, nil); err != nil {
+			return 0, err
+		}
 	}
 	return len(old), nil
 }
 
 // deleteWorkspaceJobs removes every job of a workspace, pending ones from the due index
-// and the unique keys.
+// and the unique keys, each from its list entries.
 func deleteWorkspaceJobs(tx *bbolt.Tx, workspaceID string) error {
 	idx := tx.Bucket(bucketJobsByWS)
 	for _, id := range scopeIDs(idx, workspaceID) {
@@ -352,6 +359,9 @@ func deleteWorkspaceJobs(tx *bbolt.Tx, workspaceID string) error {
 				if err := tx.Bucket(bucketJobsUnique).Delete(jobUniqueKey(j)); err != nil {
 					return err
 				}
+			}
+			if err := moveJobListing(tx, id, j, nil); err != nil {
+				return err
 			}
 		}
 		if err := tx.Bucket(bucketJobs).Delete([]byte(id)); err != nil {

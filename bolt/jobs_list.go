@@ -7,23 +7,21 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 )
 
-// maxJobListScan bounds the jobs one page of GET /api/v1/jobs looks at. The walk goes
-// through the workspace's own jobs (jobs_by_ws), never another's; a filter that matches
-// few of them (the failed jobs among thousands that succeeded) then still answers
-// promptly, with a next_cursor that resumes past what it looked at. Finished jobs are
-// pruned after --job-retention, so a workspace's list stays that of a week's work.
+// maxJobListScan bounds the jobs one page of GET /api/v1/jobs reads and passes over. A
+// page walks the index scopes of its filters and of what the caller may read
+// (jobs_index.go), so every job it reads matches, and the bound is never reached, but
+// for a caller limited to more agents than jobListPlan merges: its walk
+// checks the agent on each job, and a page that reaches the bound before it is full
+// ends there with a next_cursor that resumes past what it looked at.
 const maxJobListScan = 2000
 
-// ListJobs implements service.JobTx: a walk of the workspace's index, newest first, each
-// job read once, kept when sel keeps it. The range is judged on the id before the row is
-// read.
+// ListJobs implements service.JobTx: a merged walk of the scopes sel names, newest first,
+// from/to a seek in it, each job read once and kept when sel keeps it (always, but for
+// the caller's agents past maxJobListScopes).
 func (t tx) ListJobs(workspaceID string, sel data.JobSelection, req data.PageRequest) ([]*data.JobRecord, data.Page, error) {
 	seen := map[string]*data.JobRecord{}
 	var readErr error
 	keep := func(id string) bool {
-		if !sel.InRange(id) {
-			return false
-		}
 		j, err := readJob(t.b, id)
 		if err != nil {
 			readErr = err
@@ -34,7 +32,13 @@ func (t tx) ListJobs(workspaceID string, sel data.JobSelection, req data.PageReq
 		seen[id] = j
 		return true
 	}
-	spec := listSpec{index: bucketJobsByWS, scope: workspaceID, filter: jobSelectionKey(sel), keep: keep, maxScan: maxJobListScan}
+	spec := listSpec{index: bucketJobsListed, scope: workspaceID, scopes: jobListPlan(workspaceID, sel), filter: jobSelectionKey(sel), keep: keep, maxScan: maxJobListScan}
+	if !sel.From.IsZero() {
+		spec.lo = data.IDBound(data.PrefixJob, sel.From)
+	}
+	if !sel.To.IsZero() {
+		spec.hi = data.IDBound(data.PrefixJob, sel.To)
+	}
 	ids, page, err := t.db.list(t.b, spec, req)
 	if err == nil {
 		err = readErr

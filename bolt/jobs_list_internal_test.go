@@ -13,9 +13,18 @@ import (
 
 const listWS = "ws_01JD6000000000000000000001"
 
+// Agents and kinds of storeJobs' jobs: the oldest job of each workspace is the only one
+// of its status (failed), its agent and its kind.
+const (
+	busyAgent = "agt_01JD6000000000000000000001"
+	rareAgent = "agt_01JD6000000000000000000002"
+)
+
+var listKinds = []string{"a.work", "b.work"}
+
 // storeJobs stores n jobs of listWS, one a millisecond from t0, and n of another
-// workspace; the oldest of listWS's is failed, the rest succeeded. It returns listWS's
-// ids, oldest first.
+// workspace; the oldest of listWS's is failed, of kind b.work and for rareAgent, the rest
+// succeeded, of kind a.work and for busyAgent. It returns listWS's ids, oldest first.
 func storeJobs(t testing.TB, db *DB, n int) []string {
 	t.Helper()
 	t0 := time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
@@ -28,11 +37,11 @@ func storeJobs(t testing.TB, db *DB, n int) []string {
 			for i := start; i < min(start+batch, n); i++ {
 				at = t0.Add(time.Duration(i) * time.Millisecond)
 				for _, ws := range []string{listWS, "ws_01JD6000000000000000000002"} {
-					status := data.JobSucceeded
+					status, kind, agent := data.JobSucceeded, "a.work", busyAgent
 					if i == 0 {
-						status = data.JobFailed
+						status, kind, agent = data.JobFailed, "b.work", rareAgent
 					}
-					j := &data.JobRecord{Job: data.Job{ID: gen.New(data.PrefixJob), WorkspaceID: ws, Kind: "a.work", Status: status,
+					j := &data.JobRecord{Job: data.Job{ID: gen.New(data.PrefixJob), WorkspaceID: ws, AgentID: &agent, Kind: kind, Status: status,
 						Attempt: 1, MaxAttempts: 1, RunAt: data.NewTime(at), CreatedAt: data.NewTime(at), FinishedAt: data.NewTime(at).Ptr()}}
 					if _, err := tx.EnqueueJob(j); err != nil {
 						return err
@@ -64,22 +73,30 @@ func listJobsPage(t testing.TB, db *DB, sel data.JobSelection, req data.PageRequ
 	return list, page
 }
 
-// TestJobListScanBound: a filter that matches only the oldest of more jobs than one page
-// looks at answers an empty page with a next_cursor, and the page after finds the job:
-// a page stays bounded however rare its matches, and a walk still reaches them all.
-func TestJobListScanBound(t *testing.T) {
+// TestJobListRareFilterFillsItsPage: among more jobs than a page may pass over
+// (maxJobListScan), a filter that only the oldest job matches, whichever filter it is,
+// lists that job on its first page, with no next_cursor: the walk reads its own index
+// scopes, not the workspace's jobs. So does a caller limited to the rare agent, who also
+// sees no job of another agent.
+func TestJobListRareFilterFillsItsPage(t *testing.T) {
 	db := openInternal(t, &clock{t: time.Now()})
 	ids := storeJobs(t, db, maxJobListScan+5)
-	sel := data.JobSelection{Kinds: []string{"a.work"}, JobFilter: data.JobFilter{Status: data.JobFailed}}
-	first, page := listJobsPage(t, db, sel, data.PageRequest{PerPage: 15})
-	if len(first) != 0 || page.NextCursor == nil {
-		t.Fatalf("first page: %d jobs, next %v; want none yet and a next_cursor", len(first), page.NextCursor)
+	for name, sel := range map[string]data.JobSelection{
+		"status":                  {Kinds: listKinds, JobFilter: data.JobFilter{Status: data.JobFailed}},
+		"agent":                   {Kinds: listKinds, JobFilter: data.JobFilter{AgentID: rareAgent}},
+		"kind":                    {Kinds: listKinds, JobFilter: data.JobFilter{Kind: "b.work"}},
+		"readable kind":           {Kinds: []string{"b.work"}},
+		"caller's agent":          {Kinds: listKinds, Agents: []string{rareAgent}},
+		"status and agent":        {Kinds: listKinds, JobFilter: data.JobFilter{Status: data.JobFailed, AgentID: rareAgent}},
+		"status, caller's agent":  {Kinds: listKinds, Agents: []string{rareAgent}, JobFilter: data.JobFilter{Status: data.JobFailed}},
+		"status within its range": {Kinds: listKinds, JobFilter: data.JobFilter{Status: data.JobFailed, To: time.Date(2026, 6, 1, 9, 0, 1, 0, time.UTC)}},
+	} {
+		first, page := listJobsPage(t, db, sel, data.PageRequest{PerPage: 15})
+		if len(first) != 1 || first[0].ID != ids[0] || page.NextCursor != nil || page.PrevCursor != nil {
+			t.Errorf("%s: %v, %+v; want the oldest job alone, no cursor", name, jobIDsOf(first), page)
+		}
 	}
-	second, page := listJobsPage(t, db, sel, data.PageRequest{PerPage: 15, Cursor: *page.NextCursor})
-	if len(second) != 1 || second[0].ID != ids[0] || page.NextCursor != nil || page.PrevCursor == nil {
-		t.Fatalf("second page: %v, %+v; want the failed job, no next_cursor, a prev_cursor", jobIDsOf(second), page)
-	}
-	all, _ := listJobsPage(t, db, data.JobSelection{Kinds: []string{"a.work"}}, data.PageRequest{PerPage: 100})
+	all, _ := listJobsPage(t, db, data.JobSelection{Kinds: listKinds}, data.PageRequest{PerPage: 100})
 	if len(all) != 100 || all[0].ID != ids[len(ids)-1] {
 		t.Errorf("unfiltered first page: %d jobs starting %v; want 100 from the newest", len(all), jobIDsOf(all[:1]))
 	}
@@ -94,8 +111,8 @@ func jobIDsOf(list []*data.JobRecord) []string {
 }
 
 // BenchmarkListJobs: one page of 15 of a workspace holding n jobs (and another holding
-// as many): unfiltered, and filtered by a status only the oldest job has (the scan bound
-// answers it). docs/performance.md records the figures.
+// as many): unfiltered, and filtered by a status, an agent, or a caller's agents that
+// only the oldest job has. docs/performance.md records the figures.
 func BenchmarkListJobs(b *testing.B) {
 	for _, n := range []int{1_000, 20_000} {
 		db := openInternal(b, &clock{t: time.Now()})
@@ -104,8 +121,10 @@ func BenchmarkListJobs(b *testing.B) {
 			name string
 			sel  data.JobSelection
 		}{
-			{"all", data.JobSelection{Kinds: []string{"a.work"}}},
-			{"failed", data.JobSelection{Kinds: []string{"a.work"}, JobFilter: data.JobFilter{Status: data.JobFailed}}},
+			{"all", data.JobSelection{Kinds: listKinds}},
+			{"failed", data.JobSelection{Kinds: listKinds, JobFilter: data.JobFilter{Status: data.JobFailed}}},
+			{"rare_agent", data.JobSelection{Kinds: listKinds, JobFilter: data.JobFilter{AgentID: rareAgent}}},
+			{"limited_to_rare_agent", data.JobSelection{Kinds: listKinds, Agents: []string{rareAgent}}},
 		} {
 			b.Run(fmt.Sprintf("%s/jobs=%d", c.name, n), func(b *testing.B) {
 				for b.Loop() {

@@ -66,6 +66,8 @@ var suites = []struct {
 	{"jobs_queue_stats", testJobsQueueStats},
 	{"jobs_list_and_delete", testJobsListAndDelete},
 	{"jobs_list_selections", testJobsListSelections},
+	{"jobs_list_status_between_pages", testJobsListStatusBetweenPages},
+	{"jobs_list_rare_among_many", testJobsListRareAmongMany},
 	{"jobs_prune", testJobsPrune},
 }
 
