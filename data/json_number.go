@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Numbers a user writes into a free-form value (a default variable, metadata, an
@@ -20,8 +21,13 @@ import (
 // through DecodeJSON.
 
 // DecodeJSON is json.Unmarshal whose numbers in an any are json.Number: their text is kept.
-// Like Unmarshal, it refuses anything after the value.
+// Like Unmarshal, it refuses anything after the value. Into a type that holds no any
+// (an event, whose data is raw), it is json.Unmarshal itself: the Decoder UseNumber
+// needs copies its input, which for a stream's 1 MiB events was a copy each.
 func DecodeJSON(b []byte, v any) error {
+	if !holdsAny(reflect.TypeOf(v)) {
+		return json.Unmarshal(b, v)
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
@@ -31,6 +37,50 @@ func DecodeJSON(b []byte, v any) error {
 		return errors.New("invalid JSON: data after the top-level value")
 	}
 	return nil
+}
+
+// anyTypes caches holdsAny: reflect.Type → bool.
+var anyTypes sync.Map
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// holdsAny reports whether encoding/json, decoding into t, may store a number in an
+// interface value: t is or holds one (through pointers, structs, slices, arrays, maps)
+// that it decodes itself. A type with its own UnmarshalJSON decodes its numbers its own
+// way (data.JSONObject keeps their text), so it does not count.
+func holdsAny(t reflect.Type) bool {
+	if t == nil {
+		return true
+	}
+	if v, ok := anyTypes.Load(t); ok {
+		return v.(bool)
+	}
+	r := holdsAnyWalk(t, map[reflect.Type]bool{})
+	anyTypes.Store(t, r)
+	return r
+}
+
+func holdsAnyWalk(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false // a recursive type: its other paths decide
+	}
+	seen[t] = true
+	if t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(unmarshalerType) {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Interface:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return holdsAnyWalk(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if f := t.Field(i); (f.IsExported() || f.Anonymous) && holdsAnyWalk(f.Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // DecimalKey is the canonical form of an exact number (json.Number, or an int): its sign,

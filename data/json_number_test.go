@@ -67,6 +67,19 @@ func TestDecodeJSONKeepsNumbers(t *testing.T) {
 	if v["n"] != json.Number("12345678901234567890") || v["f"] != json.Number("1.50") || v["e"] != json.Number("1e400") {
 		t.Errorf("decoded %#v", v)
 	}
+	// Deep inside a typed record, as storage decodes one.
+	var rec struct {
+		Call struct {
+			Items []*struct{ Metadata map[string]any }
+		}
+		Event json.RawMessage
+	}
+	if err := data.DecodeJSON([]byte(`{"Call":{"Items":[{"Metadata":{"n":[12345678901234567890]}}]},"Event":{"x":1.50}}`), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if n := rec.Call.Items[0].Metadata["n"].([]any)[0]; n != json.Number("12345678901234567890") || string(rec.Event) != `{"x":1.50}` {
+		t.Errorf("decoded %#v, %s", n, rec.Event)
+	}
 	for _, bad := range []string{`{} {}`, `{}x`, `{"a":1`, ``} {
 		if err := data.DecodeJSON([]byte(bad), &v); err == nil {
 			t.Errorf("%q decoded", bad)
