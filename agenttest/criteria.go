@@ -160,8 +160,8 @@ func sameJSON(a, b any) bool {
 // by the decoder that made it, so against one both compare as float64: exactness there
 // would make a number unequal to itself read another way.
 func sameNumber(a, b any) bool {
-	da, exactA := decimal(a)
-	db, exactB := decimal(b)
+	da, exactA := data.DecimalKey(a)
+	db, exactB := data.DecimalKey(b)
 	if exactA && exactB {
 		return da == db
 	}
@@ -180,7 +180,7 @@ func number(v any) (float64, bool) {
 		f, err := n.Float64()
 		// A number too large for float64 is still a number (±Inf here); sameNumber
 		// compares it exactly.
-		return f, err == nil || isJSONNumber(string(n))
+		return f, err == nil || data.IsJSONNumber(string(n))
 	}
 	return 0, false
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 // Stored values are JSON, and those of compressMin bytes or more are kept deflated
@@ -126,10 +128,11 @@ func bucketName(b *bbolt.Bucket) string {
 // inflated into a pooled buffer: encoding/json copies what it keeps (strings,
 // RawMessage), so the buffer is free again once Unmarshal returns. A page of 100 calls
 // inflated 200 KB a request into fresh buffers, a third of what it allocated, and the
-// collections that allocation paid for were a cause of its tail latency.
+// collections that allocation paid for were a cause of its tail latency. Numbers in
+// free-form values come back as written (data.DecodeJSON), never rounded to float64.
 func jsonUnmarshal(stored []byte, v any) error {
 	if !deflated(stored) {
-		return json.Unmarshal(stored, v)
+		return data.DecodeJSON(stored, v)
 	}
 	buf := inflateBufs.Get().(*bytes.Buffer)
 	defer func() {
@@ -141,7 +144,7 @@ func jsonUnmarshal(stored []byte, v any) error {
 	if err := inflateInto(buf, stored); err != nil {
 		return err
 	}
-	return json.Unmarshal(buf.Bytes(), v)
+	return data.DecodeJSON(buf.Bytes(), v)
 }
 
 // inflateBufs are the scratch buffers of jsonUnmarshal.

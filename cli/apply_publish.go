@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,7 +29,9 @@ const testRunPoll = 500 * time.Millisecond
 // publishTested runs the tests of every agent to publish on its new draft, all at once,
 // and publishes them (If-Match: the ETag of apply's write) only when every run passed;
 // when one did not, nothing is published. An agent without tests is published as is
-// (the server's publish gate still holds for required tests).
+// (the server's publish gate still holds for required tests). An agent whose publish
+// gate is already open on its draft's revision by passing runs (a change tests cannot
+// observe, such as a voice) is not tested again: a run costs minutes of model calls.
 func (st *applyState) publishTested(ctx context.Context) error {
 	if len(st.toPublish) == 0 {
 		return nil
@@ -36,6 +39,15 @@ func (st *applyState) publishTested(ctx context.Context) error {
 	fmt.Fprintln(st.out, "\nTesting before publishing:")
 	runs := map[string]*data.TestRun{}
 	for _, p := range st.toPublish {
+		gate, err := st.c.TestRuns.PublishGate(ctx, p.id)
+		if err != nil {
+			return fmt.Errorf("reading the publish gate of agent %q: %w", p.name, err)
+		}
+		if passed := passingRuns(gate); passed != nil {
+			fmt.Fprintf(st.out, "  agent %q: its required tests already passed on this draft (revision %s, by %s); not run again\n",
+				p.name, gate.Revision, strings.Join(passed, ", "))
+			continue
+		}
 		tests, _, err := st.c.AgentTests.List(ctx, p.id, data.PageRequest{PerPage: 1})
 		if err != nil {
 			return err
@@ -82,4 +94,23 @@ func (st *applyState) publishTested(ctx context.Context) error {
 		fmt.Fprintf(st.out, "  published agent %q\n", p.name)
 	}
 	return nil
+}
+
+// passingRuns are the runs that passed every required test of the gate on the draft's
+// revision, nil unless the gate is open by them: an agent without required tests is
+// open too, but no run vouches for its draft.
+func passingRuns(g *data.PublishGate) []string {
+	if g.State != data.GateOpen || len(g.Required) == 0 {
+		return nil
+	}
+	var ids []string
+	for _, t := range g.Required {
+		if t.Status != data.TestPassed || t.RunID == nil {
+			return nil
+		}
+		if !slices.Contains(ids, *t.RunID) {
+			ids = append(ids, *t.RunID)
+		}
+	}
+	return ids
 }

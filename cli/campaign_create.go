@@ -126,6 +126,7 @@ func (o createOptions) settings(ctx context.Context, cmd *cobra.Command, c *clie
 		}
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
+		dec.UseNumber() // a recipient's number variable keeps its text
 		if err := dec.Decode(&in); err != nil {
 			return in, fmt.Errorf("--file %s is not a campaign's JSON body: %w", o.file, err)
 		}
@@ -185,6 +186,7 @@ func readRecipients(path string) ([]data.RecipientInput, []byte, error) {
 		var rs []data.RecipientInput
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
+		dec.UseNumber() // a recipient's number variable keeps its text
 		if err := dec.Decode(&rs); err != nil {
 			return nil, nil, fmt.Errorf("--recipients %s must be a JSON list of {phone_number, timezone, variables}: %w", path, err)
 		}

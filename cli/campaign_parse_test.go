@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -88,7 +89,7 @@ func TestReadRecipients(t *testing.T) {
 		t.Errorf("a CSV: %v %q %v", rs, csv, err)
 	}
 	rs, csv, err = readRecipients(write("a.json", `[{"phone_number": "+14155550101", "timezone": "Europe/Paris", "variables": {"n": 1}}]`))
-	if err != nil || csv != nil || len(rs) != 1 || *rs[0].Timezone != "Europe/Paris" || rs[0].Variables["n"] != 1.0 {
+	if err != nil || csv != nil || len(rs) != 1 || *rs[0].Timezone != "Europe/Paris" || rs[0].Variables["n"] != json.Number("1") {
 		t.Errorf("a JSON list: %+v %v", rs, err)
 	}
 	for _, bad := range []string{write("empty.json", "[]"), write("member.json", `[{"phone": "+14155550101"}]`),

@@ -62,19 +62,13 @@ func chatVariables(items []string) (map[string]any, error) {
 		switch {
 		case value == "true" || value == "false":
 			vars[name] = value == "true"
-		case json.Valid([]byte(value)) && isJSONNumber(value):
-			f, _ := strconv.ParseFloat(value, 64)
-			vars[name] = f
+		case data.IsJSONNumber(value):
+			vars[name] = json.Number(value) // as written: 12345678901234567890 stays that
 		default:
 			vars[name] = value
 		}
 	}
 	return vars, nil
-}
-
-func isJSONNumber(s string) bool {
-	var n json.Number
-	return json.Unmarshal([]byte(s), &n) == nil
 }
 
 func runChat(ctx context.Context, o chatOptions, agentRef string, in io.Reader, out io.Writer) error {

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -103,7 +104,7 @@ func TestChatVariables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"a": 1.0, "b": true, "c": "+1555", "d": "x=y", "e": "", "f": 2.5, "g": false, "h": "007"}
+	want := map[string]any{"a": json.Number("1"), "b": true, "c": "+1555", "d": "x=y", "e": "", "f": json.Number("2.5"), "g": false, "h": "007"}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s = %#v, want %#v", k, got[k], v)

@@ -145,7 +145,7 @@ func sameMember(group, member string, want, have any) bool {
 		}
 		return want == nil && have == nil
 	}
-	return reflect.DeepEqual(want, have)
+	return data.SameJSON(want, have)
 }
 
 // shownMember masks api_key for printing.
@@ -169,6 +169,7 @@ func normalizeGroups(a *agentSpec) (map[string]map[string]any, error) {
 			dst := reflect.New(groupTypes[g])
 			dec := json.NewDecoder(bytes.NewReader(raw))
 			dec.DisallowUnknownFields() // a misspelt tool member, say
+			dec.UseNumber()             // a default variable 12345678901234567890 stays that
 			if err := dec.Decode(dst.Interface()); err != nil {
 				return nil, fmt.Errorf("agents[%q].%s.%s: %s", a.Name, g, m, strings.TrimPrefix(jsonFault(err), m+": "))
 			}

@@ -173,12 +173,16 @@ func (d *desired) load(file string) error {
 	if err != nil {
 		return err
 	}
-	js, err := yaml.YAMLToJSON(raw)
-	if err != nil {
-		return fmt.Errorf("%s: %w", file, err)
+	// A .json file is read as JSON, so its numbers keep their text; YAML's reader would
+	// round a decimal or an integer past 64 bits to a float64.
+	js := raw
+	if strings.ToLower(filepath.Ext(file)) != ".json" {
+		if js, err = yaml.YAMLToJSON(raw); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
 	}
 	var tree any
-	if err := json.Unmarshal(js, &tree); err != nil {
+	if err := data.DecodeJSON(js, &tree); err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	if tree == nil {
@@ -195,6 +199,7 @@ func (d *desired) load(file string) error {
 	var sf stateFile
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
+	dec.UseNumber()
 	if err := dec.Decode(&sf); err != nil {
 		return fmt.Errorf("%s: %s", file, jsonFault(err))
 	}

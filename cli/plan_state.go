@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -161,19 +160,20 @@ func one[T any](m map[string][]*remote[T], kind, name string) (*remote[T], error
 	}
 }
 
-// toTree encodes v and decodes it as generic JSON (maps, slices, float64, ...).
+// toTree encodes v and decodes it as generic JSON (maps, slices, json.Number, ...).
 func toTree(v any) any {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil
 	}
 	var out any
-	json.Unmarshal(b, &out)
+	data.DecodeJSON(b, &out)
 	return out
 }
 
-// equalJSON compares two values by their JSON meaning.
-func equalJSON(a, b any) bool { return reflect.DeepEqual(toTree(a), toTree(b)) }
+// equalJSON compares two values by their JSON meaning, numbers as exact decimals
+// (data.SameJSON).
+func equalJSON(a, b any) bool { return data.SameJSON(toTree(a), toTree(b)) }
 
 // shown is a value as plan prints it: compact JSON, long strings cut.
 //

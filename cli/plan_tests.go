@@ -61,6 +61,7 @@ func testsFromList(v any, path string) ([]*testSpec, error) {
 		var t testSpec
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
+		dec.UseNumber() // a test's variables and mocks keep their numbers' text
 		if err := dec.Decode(&t); err != nil {
 			return nil, fmt.Errorf("%s.tests[%d]: %s", path, i, jsonFault(err))
 		}

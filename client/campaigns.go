@@ -190,7 +190,7 @@ func campaignSettings(in data.CampaignCreate) ([]byte, error) {
 		return nil, err
 	}
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := data.DecodeJSON(b, &m); err != nil {
 		return nil, err
 	}
 	delete(m, "recipients")

@@ -31,7 +31,6 @@ package client
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -320,7 +319,7 @@ func decodeError(res *http.Response, raw []byte) *Error {
 		Errors  map[string][]string `json:"errors"`
 	}
 	e := &Error{StatusCode: res.StatusCode, RequestID: res.Header.Get("X-Request-Id")}
-	if json.Unmarshal(raw, &b) == nil && b.Code != "" {
+	if data.DecodeJSON(raw, &b) == nil && b.Code != "" {
 		e.Code, e.Message, e.Fields = b.Code, b.Message, b.Errors
 	} else {
 		e.Code = "http_" + strconv.Itoa(res.StatusCode)
@@ -457,7 +456,7 @@ func record[T any](res *response) (*T, string, error) {
 	var env struct {
 		Data *T `json:"data"`
 	}
-	if err := json.Unmarshal(res.body, &env); err != nil {
+	if err := data.DecodeJSON(res.body, &env); err != nil {
 		return nil, "", fmt.Errorf("client: decoding the response: %w", err)
 	}
 	if env.Data == nil {
@@ -472,7 +471,7 @@ func list[T any](res *response) ([]*T, data.Page, error) {
 		Data []*T      `json:"data"`
 		Meta data.Page `json:"meta"`
 	}
-	if err := json.Unmarshal(res.body, &env); err != nil {
+	if err := data.DecodeJSON(res.body, &env); err != nil {
 		return nil, data.Page{}, fmt.Errorf("client: decoding the response: %w", err)
 	}
 	return env.Data, env.Meta, nil

@@ -3,7 +3,6 @@ package client
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -95,7 +94,7 @@ func (s *ConversationsService) SendStream(ctx context.Context, id, content strin
 			return nil, err
 		}
 		var env struct{ Data data.ConversationTurn }
-		if err := json.Unmarshal(raw, &env); err != nil {
+		if err := data.DecodeJSON(raw, &env); err != nil {
 			return nil, fmt.Errorf("client: reading a turn: %w", err)
 		}
 		return &env.Data, nil
@@ -116,7 +115,7 @@ func readTurnStream(st *EventStream, obs data.ConversationObserver) (*data.Conve
 		switch event {
 		case "delta":
 			var d struct{ Text string }
-			if err := json.Unmarshal(raw, &d); err != nil {
+			if err := data.DecodeJSON(raw, &d); err != nil {
 				return nil, fmt.Errorf("client: a delta frame: %w", err)
 			}
 			if obs.Text != nil {
@@ -126,7 +125,7 @@ func readTurnStream(st *EventStream, obs data.ConversationObserver) (*data.Conve
 			}
 		case "item":
 			var it data.ConversationItem
-			if err := json.Unmarshal(raw, &it); err != nil {
+			if err := data.DecodeJSON(raw, &it); err != nil {
 				return nil, fmt.Errorf("client: an item frame: %w", err)
 			}
 			if obs.Item != nil {
@@ -136,13 +135,13 @@ func readTurnStream(st *EventStream, obs data.ConversationObserver) (*data.Conve
 			}
 		case "done":
 			var env struct{ Data data.ConversationTurn }
-			if err := json.Unmarshal(raw, &env); err != nil {
+			if err := data.DecodeJSON(raw, &env); err != nil {
 				return nil, fmt.Errorf("client: the done frame: %w", err)
 			}
 			return &env.Data, nil
 		case "error":
 			var e struct{ Message, Code string }
-			json.Unmarshal(raw, &e)
+			data.DecodeJSON(raw, &e)
 			return nil, &Error{Code: e.Code, Message: e.Message}
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -127,7 +126,7 @@ func (st *EventStream) Next() (*data.Event, error) {
 				continue
 			}
 			var e data.Event
-			if err := json.Unmarshal(buf.Bytes(), &e); err != nil {
+			if err := data.DecodeJSON(buf.Bytes(), &e); err != nil {
 				return nil, fmt.Errorf("client: event %s: %w", st.lastID, err)
 			}
 			if e.Type == "" {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 // getRecord sends a request without a body and decodes {"data": T} with its ETag.
@@ -55,7 +57,7 @@ func (c *Client) dataOf(ctx context.Context, r request, out any) error {
 	env := struct {
 		Data any `json:"data"`
 	}{Data: out}
-	if err := json.Unmarshal(res.body, &env); err != nil {
+	if err := data.DecodeJSON(res.body, &env); err != nil {
 		return fmt.Errorf("client: decoding the response: %w", err)
 	}
 	return nil
@@ -65,11 +67,11 @@ func (c *Client) dataOf(ctx context.Context, r request, out any) error {
 // a one-time secret or token beside them.
 func recordWith[T any, X any](res *response, name string, extra *X) (*T, string, error) {
 	var env map[string]json.RawMessage
-	if err := json.Unmarshal(res.body, &env); err != nil {
+	if err := data.DecodeJSON(res.body, &env); err != nil {
 		return nil, "", fmt.Errorf("client: decoding the response: %w", err)
 	}
 	if raw, ok := env[name]; ok {
-		if err := json.Unmarshal(raw, extra); err != nil {
+		if err := data.DecodeJSON(raw, extra); err != nil {
 			return nil, "", fmt.Errorf("client: decoding %s: %w", name, err)
 		}
 	}

@@ -1,9 +1,7 @@
 package client
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"iter"
 	"net/url"
@@ -63,8 +61,7 @@ func (s *WorkspacesService) Export(ctx context.Context, id string, includeSecret
 		return nil, err
 	}
 	var doc data.WorkspaceExport
-	dec := json.NewDecoder(bytes.NewReader(res.body))
-	if err := dec.Decode(&doc); err != nil {
+	if err := data.DecodeJSON(res.body, &doc); err != nil {
 		return nil, fmt.Errorf("client: decoding the export: %w", err)
 	}
 	return &doc, nil

@@ -315,7 +315,7 @@ func TestExtractDynamicVariableSetsCheckedVariables(t *testing.T) {
 	e := engineWith(m, tool)
 	e.Config.PromptConfig.Prompt = "Customer: {{customer}}."
 	out := reply(t, e, State{Variables: map[string]any{"customer": "unknown"}}, "I'm Ada, 4 of us, pro plan, vip")
-	want := map[string]any{"customer": "Ada", "guests": float64(4), "vip": true, "plan": "pro"}
+	want := map[string]any{"customer": "Ada", "guests": json.Number("4"), "vip": true, "plan": "pro"}
 	if !reflect.DeepEqual(out.Variables, want) {
 		t.Errorf("variables set = %v, want %v", out.Variables, want)
 	}

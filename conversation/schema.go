@@ -131,8 +131,8 @@ func customSchema(t *data.Tool) map[string]any {
 	if t.CustomFunctionParameters == nil || strings.TrimSpace(*t.CustomFunctionParameters) == "" {
 		return nil
 	}
-	var s map[string]any
-	if err := json.Unmarshal([]byte(*t.CustomFunctionParameters), &s); err != nil {
+	var s map[string]any // its bounds and examples as written (data.DecodeJSON)
+	if err := data.DecodeJSON([]byte(*t.CustomFunctionParameters), &s); err != nil {
 		return nil
 	}
 	if _, ok := s["type"]; !ok {
@@ -184,10 +184,10 @@ func CheckArguments(schema map[string]any, arguments string) (map[string]any, er
 	if err := compiled.Validate(doc); err != nil {
 		return nil, fmt.Errorf("the arguments do not match the tool's schema: %s", validationMessage(err))
 	}
-	// The validator reads numbers as json.Number; the conversation keeps float64, as
-	// every other decoded value.
+	// Numbers keep their text (json.Number), as the validator read them: an extracted
+	// variable or a custom function's parameter 12345678901234567890 stays that.
 	var args map[string]any
-	if err := json.Unmarshal([]byte(arguments), &args); err != nil {
+	if err := data.DecodeJSON([]byte(arguments), &args); err != nil {
 		return nil, fmt.Errorf("the arguments are not valid JSON: %v", err)
 	}
 	return args, nil

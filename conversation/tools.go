@@ -45,13 +45,8 @@ func (r toolResult) item(tc llm.ToolCall) *data.ToolCallItem {
 // with its numbers as written (json.Number), so a test's tool_called criterion compares
 // them exactly (agenttest); decoded is the tool's own reading, kept for any other text.
 func exactArguments(text string, decoded any) any {
-	if strings.TrimSpace(text) == "" || !json.Valid([]byte(text)) {
-		return decoded
-	}
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
 	var v any
-	if dec.Decode(&v) != nil {
+	if strings.TrimSpace(text) == "" || data.DecodeJSON([]byte(text), &v) != nil {
 		return decoded
 	}
 	return v
@@ -73,7 +68,7 @@ func toolContent(name string, r toolResult) string {
 func (e *Engine) runTool(ctx context.Context, cfg *data.AgentConfig, tc llm.ToolCall, keys *functionKeys) toolResult {
 	raw := any(tc.Arguments)
 	var decoded any
-	if json.Unmarshal([]byte(tc.Arguments), &decoded) == nil {
+	if data.DecodeJSON([]byte(tc.Arguments), &decoded) == nil {
 		raw = decoded
 	}
 	var tool *data.Tool
@@ -178,7 +173,7 @@ func functionResult(t *data.Tool, args map[string]any, status int, body []byte) 
 	r := toolResult{args: args, result: map[string]any{"status": status, "body": string(body), "truncated": truncated}}
 	if status/100 == 2 && len(t.CustomFunctionVariables) > 0 {
 		var obj map[string]any
-		if json.Unmarshal(body, &obj) == nil {
+		if data.DecodeJSON(body, &obj) == nil {
 			for _, name := range t.CustomFunctionVariables {
 				if v, ok := obj[name]; ok && ValueAllowed(v) {
 					if r.set == nil {

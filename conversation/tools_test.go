@@ -55,7 +55,7 @@ func TestCustomFunctionPOST(t *testing.T) {
 	if tc.Error || res["status"] != 200 || !strings.Contains(res["body"].(string), `"shipped"`) || res["truncated"] != false {
 		t.Errorf("result = %+v", tc)
 	}
-	if want := map[string]any{"order_status": "shipped", "eta_days": float64(2)}; !reflect.DeepEqual(out.Variables, want) {
+	if want := map[string]any{"order_status": "shipped", "eta_days": json.Number("2")}; !reflect.DeepEqual(out.Variables, want) {
 		t.Errorf("variables set from the answer = %v, want %v", out.Variables, want)
 	}
 	if strings.Contains(out.Items[2].Content, "s3cret") {

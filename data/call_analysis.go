@@ -66,7 +66,7 @@ func ValuesOf(c *Call, cfg *AnalysisConfig) *AnalysisValues {
 			b, _ := x.(bool)
 			fv.Value = strconv.FormatBool(b)
 		case AnalysisNumber:
-			n, _ := x.(float64)
+			n, _ := NumberFloat(x) // a rollup's sum and quantiles are float64 anyway
 			fv.Number = &n
 		}
 		v.Fields = append(v.Fields, fv)

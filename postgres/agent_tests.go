@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -45,7 +44,7 @@ func scanAgentTest(row pgx.Row) (*data.AgentTest, error) {
 		raw []byte
 		dst any
 	}{{caller, &at.User}, {variables, &at.Variables}, {mocks, &at.Mocks}, {criteria, &at.Criteria}} {
-		if err := json.Unmarshal(m.raw, m.dst); err != nil {
+		if err := data.DecodeJSON(m.raw, m.dst); err != nil {
 			return nil, fmt.Errorf("decoding agent test %s: %w", at.ID, err)
 		}
 	}
@@ -132,7 +131,7 @@ func scanTestRun(row pgx.Row) (*data.StoredTestRun, error) {
 		raw []byte
 		dst any
 	}{{testIDs, &r.TestIDs}, {summary, &r.Summary}, {config, &r.Config}, {tests, &r.Tests}} {
-		if err := json.Unmarshal(m.raw, m.dst); err != nil {
+		if err := data.DecodeJSON(m.raw, m.dst); err != nil {
 			return nil, fmt.Errorf("decoding test run %s: %w", r.ID, err)
 		}
 	}
@@ -226,7 +225,7 @@ func (t *tx) TestResults(runID string) ([]*data.TestCaseResult, error) {
 			return nil, err
 		}
 		var r data.TestCaseResult
-		if err := json.Unmarshal(raw, &r); err != nil {
+		if err := data.DecodeJSON(raw, &r); err != nil {
 			return nil, fmt.Errorf("decoding a result of test run %s: %w", runID, err)
 		}
 		out = append(out, &r)

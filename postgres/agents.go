@@ -39,10 +39,10 @@ func scanAgent(row pgx.Row) (*data.StoredAgent, error) {
 		&config, &privacy, &created, &updated, &published, &a.MaxConcurrentCalls); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(config, &a.AgentConfig); err != nil {
+	if err := data.DecodeJSON(config, &a.AgentConfig); err != nil {
 		return nil, fmt.Errorf("decoding agent %s: %w", a.ID, err)
 	}
-	if err := json.Unmarshal(privacy, &a.Privacy); err != nil {
+	if err := data.DecodeJSON(privacy, &a.Privacy); err != nil {
 		return nil, fmt.Errorf("decoding agent %s: %w", a.ID, err)
 	}
 	a.CreatedAt, a.UpdatedAt, a.PublishedAt = storedTime(created), storedTime(updated), storedTimePtr(published)
@@ -154,7 +154,7 @@ func scanVersion(row pgx.Row, extra ...any) (*data.AgentVersion, error) {
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(config, &v.AgentConfig); err != nil {
+	if err := data.DecodeJSON(config, &v.AgentConfig); err != nil {
 		return nil, fmt.Errorf("decoding version %d of agent %s: %w", v.VersionNumber, v.AgentID, err)
 	}
 	v.CreatedAt = storedTime(created)

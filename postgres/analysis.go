@@ -28,7 +28,7 @@ func (t *tx) PriceTable(ws string) (*data.PriceTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(prices, &p.Prices); err != nil {
+	if err := data.DecodeJSON(prices, &p.Prices); err != nil {
 		return nil, fmt.Errorf("decoding the price table of %s: %w", ws, err)
 	}
 	p.UpdatedAt = storedTimePtr(&updated)
@@ -75,7 +75,7 @@ func (t *tx) SetCallAnalysisValues(c *data.Call, next *data.AnalysisValues) erro
 		return err
 	default:
 		old = &data.AnalysisValues{}
-		if err := json.Unmarshal(raw, old); err != nil {
+		if err := data.DecodeJSON(raw, old); err != nil {
 			return fmt.Errorf("decoding the analysis values of call %s: %w", c.ID, err)
 		}
 	}
@@ -178,10 +178,10 @@ func (t *tx) FieldRollups(ws, agentID, field string, from, to time.Time, step ti
 			if err := rows.Scan(&hour, &version, &r.Count, &vals, &r.Numbers, &r.Sum, &sketch); err != nil {
 				return err
 			}
-			if err := json.Unmarshal(vals, &r.Values); err != nil {
+			if err := data.DecodeJSON(vals, &r.Values); err != nil {
 				return err
 			}
-			if err := json.Unmarshal(sketch, &r.Sketch); err != nil {
+			if err := data.DecodeJSON(sketch, &r.Sketch); err != nil {
 				return err
 			}
 			fn(hour.UTC(), version, r)
@@ -201,7 +201,7 @@ func (t *tx) FieldRollups(ws, agentID, field string, from, to time.Time, step ti
 			if err := rows.Scan(&raw); err != nil {
 				return err
 			}
-			if err := json.Unmarshal(raw, &v); err != nil {
+			if err := data.DecodeJSON(raw, &v); err != nil {
 				return err
 			}
 			for _, f := range v.Fields {

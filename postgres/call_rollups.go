@@ -173,7 +173,7 @@ func (t *tx) readRollups(ws, agentID string, from, to time.Time, fn func(time.Ti
 			raw []byte
 			to  *map[string]int64
 		}{{reasons, &r.Reasons}, {cost, &r.Cost}, {versionCost, &r.VersionCost}, {versions, &r.Versions}} {
-			if err := json.Unmarshal(m.raw, m.to); err != nil {
+			if err := data.DecodeJSON(m.raw, m.to); err != nil {
 				return err
 			}
 			if len(*m.to) == 0 {

@@ -54,7 +54,7 @@ func (t *tx) Rollout(agentID string) (*data.Rollout, error) {
 		return nil, noRows(err)
 	}
 	var r data.Rollout
-	if err := json.Unmarshal(raw, &r); err != nil {
+	if err := data.DecodeJSON(raw, &r); err != nil {
 		return nil, fmt.Errorf("decoding the rollout of %s: %w", agentID, err)
 	}
 	return &r, nil

@@ -49,7 +49,7 @@ func scanCall(row pgx.Row, extra ...any) (*data.Call, error) {
 		if j.raw == nil {
 			continue // SQL NULL: the record's null
 		}
-		if err := json.Unmarshal(j.raw, j.to); err != nil {
+		if err := data.DecodeJSON(j.raw, j.to); err != nil {
 			return nil, fmt.Errorf("decoding call %s: %w", c.ID, err)
 		}
 	}

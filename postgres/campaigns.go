@@ -34,7 +34,7 @@ func scanCampaign(row pgx.Row) (*data.Campaign, error) {
 		return nil, err
 	}
 	var c data.Campaign
-	if err := json.Unmarshal(body, &c); err != nil {
+	if err := data.DecodeJSON(body, &c); err != nil {
 		return nil, fmt.Errorf("decoding a campaign: %w", err)
 	}
 	c.LastClaimAt = storedTimePtr(last)
@@ -47,7 +47,7 @@ func scanRecipient(row pgx.Row) (*data.Recipient, error) {
 		return nil, err
 	}
 	var r data.Recipient
-	if err := json.Unmarshal(body, &r); err != nil {
+	if err := data.DecodeJSON(body, &r); err != nil {
 		return nil, fmt.Errorf("decoding a recipient: %w", err)
 	}
 	return &r, nil
@@ -129,7 +129,7 @@ func (t *tx) Campaigns(ws string, f data.CampaignFilter, agentIDs []string, req 
 			return nil, "", err
 		}
 		var c data.Campaign
-		if err := json.Unmarshal(body, &c); err != nil {
+		if err := data.DecodeJSON(body, &c); err != nil {
 			return nil, "", err
 		}
 		c.LastClaimAt = storedTimePtr(last)
@@ -201,7 +201,7 @@ func (t *tx) Recipients(campaignID string, req data.PageRequest) ([]*data.Recipi
 			return nil, "", err
 		}
 		var r data.Recipient
-		if err := json.Unmarshal(body, &r); err != nil {
+		if err := data.DecodeJSON(body, &r); err != nil {
 			return nil, "", err
 		}
 		return &r, id, nil

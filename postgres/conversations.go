@@ -35,7 +35,7 @@ func scanConversation(row pgx.Row) (*data.StoredConversation, error) {
 		&c.Items, &c.StartedBy, &leaseToken, &leaseUntil, &created, &updated, &ended); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(variables, &c.Variables); err != nil {
+	if err := data.DecodeJSON(variables, &c.Variables); err != nil {
 		return nil, fmt.Errorf("decoding conversation %s: %w", c.ID, err)
 	}
 	if leaseToken != nil && leaseUntil != nil {
@@ -54,7 +54,7 @@ func jsonbSafe(v any) ([]byte, error) {
 		return raw, err
 	}
 	var doc any
-	if err := json.Unmarshal(raw, &doc); err != nil {
+	if err := data.DecodeJSON(raw, &doc); err != nil {
 		return nil, err
 	}
 	var clean func(any) any
@@ -120,7 +120,7 @@ func (t *tx) ConversationItems(id string) ([]data.ConversationItem, error) {
 			return nil, err
 		}
 		var it data.ConversationItem
-		if err := json.Unmarshal(raw, &it); err != nil {
+		if err := data.DecodeJSON(raw, &it); err != nil {
 			return nil, fmt.Errorf("decoding an item of conversation %s: %w", id, err)
 		}
 		out = append(out, it)

@@ -18,7 +18,7 @@ func (t *tx) IdempotentResponse(tokenID int64, key string) (*data.IdempotentResp
 		return nil, noRows(err)
 	}
 	if header != nil {
-		if err := json.Unmarshal(header, &r.Header); err != nil {
+		if err := data.DecodeJSON(header, &r.Header); err != nil {
 			return nil, err
 		}
 	}

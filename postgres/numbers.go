@@ -31,7 +31,7 @@ func scanNumber(row pgx.Row) (*data.Number, error) {
 		&n.InboundAgentID, &n.OutboundAgentID, &created, &updated, &vars); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(vars, &n.Variables); err != nil {
+	if err := data.DecodeJSON(vars, &n.Variables); err != nil {
 		return nil, fmt.Errorf("decoding number %s: %w", n.ID, err)
 	}
 	n.CreatedAt, n.UpdatedAt = storedTime(created), storedTime(updated)

@@ -18,7 +18,7 @@ func (t *tx) SubscriptionPlan(workspaceID string) (*data.SubscriptionPlan, error
 	if err != nil {
 		return nil, noRows(err)
 	}
-	if err := json.Unmarshal(limits, &p.Limits); err != nil {
+	if err := data.DecodeJSON(limits, &p.Limits); err != nil {
 		return nil, err
 	}
 	if p.Limits == nil {

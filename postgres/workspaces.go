@@ -24,14 +24,14 @@ func scanWorkspace(row pgx.Row) (*data.WorkspaceRecord, error) {
 	if err := row.Scan(&w.ID, &w.Name, &w.Description, &w.PersonalOf, &privacy, &embeddings, &w.EmbeddingsKey, &simulation, &created, &updated); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(privacy, &w.Privacy); err != nil {
+	if err := data.DecodeJSON(privacy, &w.Privacy); err != nil {
 		return nil, fmt.Errorf("workspace %s: privacy: %w", w.ID, err)
 	}
-	if err := json.Unmarshal(embeddings, &w.Embeddings); err != nil {
+	if err := data.DecodeJSON(embeddings, &w.Embeddings); err != nil {
 		return nil, fmt.Errorf("workspace %s: embeddings: %w", w.ID, err)
 	}
 	if simulation != nil {
-		if err := json.Unmarshal(simulation, &w.Simulation); err != nil {
+		if err := data.DecodeJSON(simulation, &w.Simulation); err != nil {
 			return nil, fmt.Errorf("workspace %s: simulation: %w", w.ID, err)
 		}
 	}

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -196,7 +195,7 @@ func fitToolCall(reply *llm.Reply, cfg *data.AnalysisConfig) (map[string]any, *l
 		return nil, nil, "The answer did not call " + analysisToolName + "."
 	}
 	var args map[string]any
-	if err := json.Unmarshal([]byte(call.Arguments), &args); err != nil || args == nil {
+	if err := data.DecodeJSON([]byte(call.Arguments), &args); err != nil || args == nil {
 		return nil, call, "The arguments are not a JSON object."
 	}
 	analysis, why := fitAnalysis(args, cfg)
@@ -208,7 +207,7 @@ func fitToolCall(reply *llm.Reply, cfg *data.AnalysisConfig) (map[string]any, *l
 // no more than a tool call's arguments.
 func fitStructured(reply *llm.Reply, cfg *data.AnalysisConfig) (map[string]any, string) {
 	var args map[string]any
-	if err := json.Unmarshal([]byte(reply.Text), &args); err != nil || args == nil {
+	if err := data.DecodeJSON([]byte(reply.Text), &args); err != nil || args == nil {
 		return nil, "The answer is not a JSON object."
 	}
 	return fitAnalysis(args, cfg)

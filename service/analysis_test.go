@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -95,7 +96,7 @@ func testExtractionWith(t *testing.T, provider string, opts []llmtest.Option, sc
 		t.Errorf("guests' schema = %v", guests)
 	}
 	got := e.call(c.ID)
-	want := map[string]any{"outcome": "booked", "guests": 4.0, "day": "2026-06-05", "call_successful": true, "summary": "A table for four on June 5."}
+	want := map[string]any{"outcome": "booked", "guests": json.Number("4"), "day": "2026-06-05", "call_successful": true, "summary": "A table for four on June 5."}
 	if !reflect.DeepEqual(got.Analysis, want) || *got.AnalysisSource != data.AnalysisLLM || got.AnalyzedAt == nil || got.AnalysisError != nil {
 		t.Errorf("analysis %v (%v, %v, %v)", got.Analysis, got.AnalysisSource, got.AnalyzedAt, got.AnalysisError)
 	}

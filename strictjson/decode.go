@@ -345,11 +345,19 @@ func decodeFloat(d *decoder, b []byte, v reflect.Value) {
 	v.SetFloat(f)
 }
 
-// decodeInterface decodes any JSON value b into the interface v, as encoding/json does.
+// decodeInterface decodes any JSON value b into the interface v, as encoding/json does
+// but with numbers as json.Number: a number a user wrote (a default variable, metadata)
+// keeps its text, where float64 would turn 12345678901234567890 into ...7000.
 func decodeInterface(d *decoder, b []byte, v reflect.Value) {
 	var x any
-	if err := json.Unmarshal(b, &x); err != nil {
+	if err := data.DecodeJSON(b, &x); err != nil {
 		d.fault("The %s field is invalid.")
+		return
+	}
+	if !data.NumbersFit(x) {
+		// What the float64 decoding refused (1e400) or rounded to 0 (1e-400), and what a
+		// store could not keep as written, stays refused.
+		d.fault("The %s field holds a number out of range: each must be 0 or between 5e-324 and 1.7976931348623157e308 in size (a 64-bit float), its exponent written in at most 3 digits.")
 		return
 	}
 	v.Set(reflect.ValueOf(x))

@@ -113,6 +113,7 @@ func FuzzStrictMatchesEncodingJSON(f *testing.F) {
 		var want leafTarget
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
+		dec.UseNumber() // as strict decodes an any: numbers keep their text
 		jsonErr := dec.Decode(&want)
 		if len(errs.order) == 0 {
 			if jsonErr != nil {
@@ -127,7 +128,8 @@ func FuzzStrictMatchesEncodingJSON(f *testing.F) {
 			for _, p := range errs.order {
 				for _, msg := range errs.fields[p] {
 					// encoding/json also matches member names case-insensitively.
-					if !strings.HasSuffix(msg, "must not be null.") && !strings.HasSuffix(msg, "is not a known field.") {
+					if !strings.HasSuffix(msg, "must not be null.") && !strings.HasSuffix(msg, "is not a known field.") &&
+						!strings.Contains(msg, "holds a number out of range") {
 						t.Fatalf("%q: encoding/json accepts, strict: %v", b, errs.fields)
 					}
 				}

@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -191,7 +189,7 @@ func criterion(errs *Errors, path string, c data.Criterion, tools []*data.Tool) 
 		if c.Arguments != nil {
 			if b, _ := json.Marshal(c.Arguments); len(b) > maxCriterionArgumentsKB<<10 || deeperThan(map[string]any(c.Arguments), MaxObjectDepth) {
 				errs.Addf(path+".arguments", "The %s.arguments field must not be greater than %d KiB encoded nor nested more than %d levels.", path, maxCriterionArgumentsKB, MaxObjectDepth)
-			} else if !numbersFit(map[string]any(c.Arguments)) {
+			} else if !data.NumbersFit(map[string]any(c.Arguments)) {
 				errs.Addf(path+".arguments", "The %s.arguments field holds a number out of range: each must be 0 or between 5e-324 and 1.7976931348623157e308 in size (a 64-bit float), its exponent written in at most 3 digits.", path)
 			}
 		}
@@ -215,7 +213,7 @@ func criterion(errs *Errors, path string, c data.Criterion, tools []*data.Tool) 
 		}
 	case data.CriterionMaxLatencyMS:
 		if c.Value != nil {
-			n, ok := c.Value.(float64)
+			n, ok := data.NumberFloat(c.Value)
 			if !ok || n != math.Trunc(n) || n < MinTestLatencyMS || n > MaxTestLatencyMS {
 				errs.Addf(path+".value", "The %s.value field must be an integer between %d and %d.", path, MinTestLatencyMS, MaxTestLatencyMS)
 			}
@@ -247,8 +245,8 @@ func scalarValue(errs *Errors, path string, v any) {
 	case string:
 		errs.MaxLen(path, x, MaxVariableValue)
 	case bool:
-	case float64:
-		if math.IsInf(x, 0) || math.IsNaN(x) {
+	case float64, json.Number:
+		if _, ok := data.NumberFloat(x); !ok {
 			errs.Addf(path, "The %s field must be a finite number.", path)
 		}
 	default:
@@ -280,31 +278,4 @@ func TestRunCreate(in data.TestRunCreate) error {
 // provider members and their rules.
 func SimulationModel(errs *Errors, path string, m data.SimulationModel, cat *data.Catalog) {
 	llmProvider(m.LLMConfig(), cat, path+".", errs)
-}
-
-// numbersFit reports whether every number in v (kept as written, json.Number) is one a
-// float64 holds without overflow or rounding to 0, its exponent written in at most 3
-// digits: what both stores keep as written (PostgreSQL's numeric refuses exponents past
-// 1000) and what the arguments' float64 decoding accepted before they kept their text.
-func numbersFit(v any) bool {
-	switch x := v.(type) {
-	case map[string]any:
-		for _, e := range x {
-			if !numbersFit(e) {
-				return false
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if !numbersFit(e) {
-				return false
-			}
-		}
-	case json.Number:
-		mant, exp, _ := strings.Cut(strings.ToLower(string(x)), "e")
-		f, err := strconv.ParseFloat(string(x), 64)
-		zero := strings.Trim(mant, "-0.") == ""
-		return err == nil && len(strings.TrimLeft(exp, "+-")) <= 3 && (f != 0 || zero)
-	}
-	return true
 }

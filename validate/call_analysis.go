@@ -60,7 +60,7 @@ func analysisValue(errs *Errors, path string, f data.AnalysisField, x any) {
 			errs.MaxLen(path, s, MaxAnalysisText)
 		}
 	case data.AnalysisNumber:
-		if _, ok := x.(float64); !ok {
+		if _, ok := data.NumberFloat(x); !ok {
 			errs.Addf(path, "The %s field must be a number.", path)
 		}
 	case data.AnalysisBoolean:

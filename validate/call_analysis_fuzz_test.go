@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -79,8 +80,11 @@ func holdsType(fd data.AnalysisField, x any) bool {
 		s, ok := x.(string)
 		return ok && utf8.RuneCountInString(s) <= MaxAnalysisText
 	case data.AnalysisNumber:
-		_, ok := x.(float64)
-		return ok
+		// Decoded strictly, a number is a json.Number whose text is kept, and one that
+		// fits a float64.
+		n, ok := x.(json.Number)
+		_, err := n.Float64()
+		return ok && err == nil
 	case data.AnalysisBoolean:
 		_, ok := x.(bool)
 		return ok

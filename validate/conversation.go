@@ -2,7 +2,6 @@ package validate
 
 import (
 	"encoding/json"
-	"math"
 	"sort"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -46,8 +45,8 @@ func Variables(errs *Errors, path string, vars map[string]any) {
 		case string:
 			errs.MaxLen(p, v, MaxVariableValue)
 		case bool:
-		case float64:
-			if math.IsInf(v, 0) || math.IsNaN(v) {
+		case float64, json.Number:
+			if _, ok := data.NumberFloat(v); !ok {
 				errs.Addf(p, "The %s field must be a finite number.", p)
 			}
 		default:

@@ -22,7 +22,7 @@ func init() {
 func storedTest(g *data.IDGen, ws, agent, name string, at time.Time) *data.AgentTest {
 	temp := data.AgentTest{
 		ID: g.New(data.PrefixAgentTest), WorkspaceID: ws, AgentID: agent, Name: name,
-		User: data.TestUser{Script: []string{"Hi", "Book a table for 2"}}, Variables: map[string]any{"shop": "Acme", "n": float64(2)},
+		User: data.TestUser{Script: []string{"Hi", "Book a table for 2"}}, Variables: map[string]any{"shop": "Acme", "n": json.Number("2")},
 		MaxTurns: 5, Mocks: map[string]data.ToolMock{"book": {Status: 200, Body: map[string]any{"ok": true}}},
 		Criteria: []data.Criterion{
 			{Type: data.CriterionToolCalled, Name: "book", Arguments: map[string]any{"people": json.Number("2")}}, // numbers kept as written (data.JSONObject),

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func storedConversation(g *data.IDGen, ws string, at time.Time) *data.StoredConv
 	return &data.StoredConversation{
 		Conversation: data.Conversation{
 			ID: g.New(data.PrefixConversation), WorkspaceID: ws, AgentID: "agt_1", AgentVersion: &version,
-			Status: data.ConversationActive, Variables: map[string]any{"name": "Ada", "n": float64(2), "vip": true},
+			Status: data.ConversationActive, Variables: map[string]any{"name": "Ada", "n": json.Number("2"), "vip": true},
 			CreatedAt: data.NewTime(at), UpdatedAt: data.NewTime(at),
 		},
 		StartedBy: "usr_1",
