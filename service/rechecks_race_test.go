@@ -77,3 +77,43 @@ func TestCampaignCreateRechecksItsNumberInTheWrite(t *testing.T) {
 		t.Errorf("campaigns after the refused creation = %v, %v; want none", list, err)
 	}
 }
+
+// An import checks its workspace in a read, prepares the document's sources outside any
+// transaction (extraction and chunking: seconds for large files), and stores it in a
+// write: a workspace deleted meanwhile gets nothing (404), where its records were stored
+// under a workspace that no longer exists, their phone numbers taken for good. The store
+// commits the delete right after the import's first read.
+func TestImportDoesNotOutliveItsWorkspace(t *testing.T) {
+	engine := testkit.OpenEngine(t)
+	store := &afterViewStore{Store: engine}
+	svc, err := service.New(store, engine.ServiceOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := svc.Users.CreateUser(context.Background(), data.UserCreate{Name: "Ada", Email: "ada@example.com", Password: "password-ada"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := svc.Workspaces.CreateWorkspace(testkit.As(u), data.WorkspaceCreate{Name: "Staging"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testkit.AsRole(u, ws.ID, data.RoleOwner)
+	store.afterView = func() {
+		if err := svc.Workspaces.DeleteWorkspace(ctx, ws.ID); err != nil {
+			t.Error(err)
+		}
+	}
+	store.armed.Store(true)
+	doc := &data.WorkspaceExport{Format: data.ExportFormat, Version: data.ExportVersion,
+		Numbers: []data.ExportNumber{{PhoneNumber: "+14155550177", Provider: "sip"}}}
+	_, err = svc.Exports.ImportWorkspace(ctx, ws.ID, doc, data.ImportOptions{})
+	if store.armed.Load() {
+		t.Fatal("the import read nothing before its write")
+	}
+	wantCode(t, err, data.ENOTFOUND)
+	// The number is free: nothing of the document was stored.
+	if _, err := svc.Numbers.CreateNumber(testkit.As(u), data.NumberCreate{PhoneNumber: "+14155550177", Provider: "sip"}); err != nil {
+		t.Errorf("registering the document's number after the refused import: %v", err)
+	}
+}
