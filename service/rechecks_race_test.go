@@ -2,10 +2,13 @@ package service_test
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/llmtest"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -116,4 +119,72 @@ func TestImportDoesNotOutliveItsWorkspace(t *testing.T) {
 	if _, err := svc.Numbers.CreateNumber(testkit.As(u), data.NumberCreate{PhoneNumber: "+14155550177", Provider: "sip"}); err != nil {
 		t.Errorf("registering the document's number after the refused import: %v", err)
 	}
+}
+
+// A test run's job runs each case outside any transaction (a conversation with a model:
+// seconds) and stores its result in a write: an agent deleted while a case ran took its
+// runs along, and the result must not be stored for a run that is gone (on bbolt it was,
+// under no run, kept for good; PostgreSQL refused it, and the job was retried for nothing).
+// The job ends without a failure: nothing is left to do. The hook deletes the agent as
+// the case starts.
+func TestTestRunCaseDoesNotOutliveItsAgent(t *testing.T) {
+	stand := llmtest.New(t, data.LLMInternal)
+	stand.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Text("Welcome to the test kitchen.") })
+	engine := testkit.OpenEngine(t)
+	svc := servicesOn(t, engine, engine, nil)
+	svc.Conversations.Configure(cli.ConversationOptions(cli.LLMSettings{AllowURLPrefixes: []string{stand.URL + "/"}}))
+	u, err := svc.Users.CreateUser(context.Background(), data.UserCreate{Name: "Ada", Email: "ada@example.com", Password: "password-ada"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testkit.As(u)
+	agent, err := svc.Agents.CreateAgent(ctx, data.AgentCreate{Name: data.Some("Kitchen"), LLMConfig: data.Some(llmPatch(stand.LLMConfig())),
+		PromptConfig: data.Some(data.PromptConfigPatch{FirstSpeaker: data.Some("user")})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.AgentTests.CreateAgentTest(ctx, agent.ID, data.AgentTestCreate{Name: "greets",
+		User: data.TestUser{Script: []string{"hello"}}, Criteria: []data.Criterion{{Type: data.CriterionSays, Pattern: "Welcome"}}}); err != nil {
+		t.Fatal(err)
+	}
+	run, err := svc.TestRuns.StartTestRun(ctx, agent.ID, data.TestRunCreate{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.TestRuns.OnCase(func(string, string, int) {
+		if err := svc.Agents.DeleteAgent(ctx, agent.ID); err != nil {
+			t.Error(err)
+		}
+	})
+	runner := svc.Jobs.NewRunner(service.RunnerOptions{Workers: 1, Kinds: []string{service.JobKindTestRun}, Jitter: noJitter})
+	if n, err := runner.RunDue(context.Background()); err != nil || n != 1 {
+		t.Fatalf("ran %d jobs: %v", n, err)
+	}
+	err = engine.View(context.Background(), func(tx service.Tx) error {
+		results, err := tx.TestResults(run.ID)
+		if err == nil && len(results) > 0 {
+			t.Errorf("results stored for the run of the deleted agent: %+v", results[0])
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, _, err := svc.Jobs.ListJobs(ctx, data.JobFilter{}, data.PageRequest{})
+	if err != nil || len(jobs) != 1 || jobs[0].Status != data.JobSucceeded {
+		t.Errorf("the run's job after its agent was deleted = %s, %v; want it succeeded", jobStatuses(jobs), err)
+	}
+}
+
+// jobStatuses shows each job's status and last error.
+func jobStatuses(jobs []*data.Job) string {
+	var out []string
+	for _, j := range jobs {
+		e := ""
+		if j.LastError != nil {
+			e = ": " + *j.LastError
+		}
+		out = append(out, j.Status+e)
+	}
+	return strings.Join(out, "; ")
 }
