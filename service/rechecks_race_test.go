@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -187,4 +188,62 @@ func jobStatuses(jobs []*data.Job) string {
 		out = append(out, j.Status+e)
 	}
 	return strings.Join(out, "; ")
+}
+
+// What only an owner may do to owners is decided by the caller's role as stored in the
+// write, not as the request found it: an owner (b) demoted after its request was
+// authenticated, before its write, can no longer remove, demote or grant an owner. b's
+// principal is the one authentication resolved before the demotion committed.
+func TestOwnerDemotedDuringARequestNoLongerActsAsOne(t *testing.T) {
+	engine := testkit.OpenEngine(t)
+	svc := servicesOn(t, engine, engine, nil)
+	user := func(email string) *data.User {
+		u, err := svc.Users.CreateUser(context.Background(), data.UserCreate{Name: email, Email: email, Password: "password-" + email})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	a, b, c, d := user("a@example.com"), user("b@example.com"), user("c@example.com"), user("d@example.com")
+	ws, err := svc.Workspaces.CreateWorkspace(testkit.As(a), data.WorkspaceCreate{Name: "Shared"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctxA := testkit.AsRole(a, ws.ID, data.RoleOwner)
+	for _, u := range []*data.User{b, c} {
+		if _, err := svc.WorkspaceUsers.AddWorkspaceUser(ctxA, ws.ID, data.WorkspaceUserAdd{ID: u.ID, Role: data.RoleOwner}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.WorkspaceUsers.AddWorkspaceUser(ctxA, ws.ID, data.WorkspaceUserAdd{ID: d.ID, Role: data.RoleMember}); err != nil {
+		t.Fatal(err)
+	}
+	ctxB := testkit.AsRole(b, ws.ID, data.RoleOwner) // authenticated while b was an owner
+	if _, err := svc.WorkspaceUsers.UpdateWorkspaceUser(ctxA, ws.ID, b.ID, data.WorkspaceUserUpdate{Role: data.Some(data.RoleAdmin)}); err != nil {
+		t.Fatal(err)
+	}
+	err = svc.WorkspaceUsers.RemoveWorkspaceUser(ctxB, ws.ID, c.ID)
+	wantCode(t, err, data.EFORBIDDEN)
+	_, err = svc.WorkspaceUsers.UpdateWorkspaceUser(ctxB, ws.ID, c.ID, data.WorkspaceUserUpdate{Role: data.Some(data.RoleMember)})
+	wantCode(t, err, data.EFORBIDDEN)
+	_, err = svc.WorkspaceUsers.UpdateWorkspaceUser(ctxB, ws.ID, d.ID, data.WorkspaceUserUpdate{Role: data.Some(data.RoleOwner)})
+	wantCode(t, err, data.EFORBIDDEN)
+	for _, u := range []*data.User{c, d} {
+		if err := svc.WorkspaceUsers.RemoveWorkspaceUser(ctxA, ws.ID, u.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = svc.WorkspaceUsers.AddWorkspaceUser(ctxB, ws.ID, data.WorkspaceUserAdd{ID: d.ID, Role: data.RoleOwner})
+	wantCode(t, err, data.EFORBIDDEN)
+	members, _, err := svc.WorkspaceUsers.ListWorkspaceUsers(ctxA, ws.ID, data.PageRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles := map[string]string{}
+	for _, m := range members {
+		roles[m.ID] = *m.Role
+	}
+	if want := map[string]string{a.ID: data.RoleOwner, b.ID: data.RoleAdmin}; !maps.Equal(roles, want) {
+		t.Errorf("members after the demoted owner's requests = %v, want %v", roles, want)
+	}
 }
