@@ -192,7 +192,8 @@ func jobStatuses(jobs []*data.Job) string {
 
 // What only an owner may do to owners is decided by the caller's role as stored in the
 // write, not as the request found it: an owner (b) demoted after its request was
-// authenticated, before its write, can no longer remove, demote or grant an owner. b's
+// authenticated, before its write, can no longer remove, demote or grant an owner, nor
+// delete the workspace. b's
 // principal is the one authentication resolved before the demotion committed.
 func TestOwnerDemotedDuringARequestNoLongerActsAsOne(t *testing.T) {
 	engine := testkit.OpenEngine(t)
@@ -235,6 +236,7 @@ func TestOwnerDemotedDuringARequestNoLongerActsAsOne(t *testing.T) {
 	}
 	_, err = svc.WorkspaceUsers.AddWorkspaceUser(ctxB, ws.ID, data.WorkspaceUserAdd{ID: d.ID, Role: data.RoleOwner})
 	wantCode(t, err, data.EFORBIDDEN)
+	wantCode(t, svc.Workspaces.DeleteWorkspace(ctxB, ws.ID), data.EFORBIDDEN)
 	members, _, err := svc.WorkspaceUsers.ListWorkspaceUsers(ctxA, ws.ID, data.PageRequest{})
 	if err != nil {
 		t.Fatal(err)
