@@ -56,6 +56,9 @@ func (s *CampaignService) CreateCampaign(ctx context.Context, in data.CampaignCr
 		return nil, err
 	}
 	// National numbers are read in the region of the caller id, known only from storage.
+	// Read before the write, it cannot go stale: a number's phone number and workspace
+	// never change, and the write reads the number again (campaignRefs), so one deleted
+	// meanwhile refuses the campaign (TestCampaignCreateRechecksItsNumberInTheWrite).
 	region := ""
 	if data.ValidID(data.PrefixNumber, in.NumberID) {
 		if err := s.store.View(ctx, func(tx Tx) error {

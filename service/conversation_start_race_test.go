@@ -28,12 +28,10 @@ func (m openingModel) Complete(ctx context.Context, _ llm.Request, _ func(string
 	return &llm.Reply{Text: "Hello, how can I help?", StopReason: "stop"}, nil
 }
 
-// A conversation's start checks its agent in one transaction, asks the model for the
-// opening outside any, and stores the conversation in a second: an agent deleted while
-// the opening was asked for gets no conversation (404), where one was stored for an
-// agent that no longer exists. The model holds the opening until the delete committed,
-// forcing the interleaving.
-func TestConversationStartDoesNotOutliveItsAgent(t *testing.T) {
+// openingWorld is a redaction world whose agent A opens its conversations with a dynamic
+// welcome, asked of m: a start waits in its opening until the test releases m.
+func openingWorld(t *testing.T) (*redactionWorld, openingModel) {
+	t.Helper()
 	m := openingModel{opening: make(chan struct{}), release: make(chan struct{})}
 	w := newRedactionWorld(t)
 	w.svc.Conversations.Configure(service.ConversationOptions{
@@ -47,6 +45,13 @@ func TestConversationStartDoesNotOutliveItsAgent(t *testing.T) {
 	if _, err := w.svc.Agents.UpdateAgent(w.ctxA, w.agentA, up); err != nil {
 		t.Fatal(err)
 	}
+	return w, m
+}
+
+// startDuringOpening starts a conversation with w's agent A and returns once its opening
+// is being asked for; the start's outcome arrives on the channel after m is released.
+func startDuringOpening(t *testing.T, w *redactionWorld, m openingModel) <-chan error {
+	t.Helper()
 	started := make(chan error, 1)
 	go func() {
 		_, err := w.svc.Conversations.StartConversation(w.ctxA, w.agentA, data.ConversationStart{Version: data.ConversationVersion{Draft: true}}, data.ConversationObserver{})
@@ -57,13 +62,12 @@ func TestConversationStartDoesNotOutliveItsAgent(t *testing.T) {
 	case err := <-started:
 		t.Fatalf("the start ended before its opening was asked for: %v", err)
 	}
-	if err := w.svc.Agents.DeleteAgent(w.ctxA, w.agentA); err != nil {
-		t.Fatal(err)
-	}
-	close(m.release)
-	if err := <-started; data.ErrorCode(err) != data.ENOTFOUND {
-		t.Errorf("starting a conversation whose agent was deleted meanwhile = %v, want not found", err)
-	}
+	return started
+}
+
+// activeConversations lists every active conversation stored.
+func activeConversations(t *testing.T, w *redactionWorld) []string {
+	t.Helper()
 	var active []string
 	err := w.store.View(context.Background(), func(tx service.Tx) (err error) {
 		active, err = tx.IdleConversations(time.Now().AddDate(1, 0, 0), 10) // every active one
@@ -72,7 +76,49 @@ func TestConversationStartDoesNotOutliveItsAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(active) != 0 {
+	return active
+}
+
+// A conversation's start checks its agent in one transaction, asks the model for the
+// opening outside any, and stores the conversation in a second: an agent deleted while
+// the opening was asked for gets no conversation (404), where one was stored for an
+// agent that no longer exists. The model holds the opening until the delete committed,
+// forcing the interleaving.
+func TestConversationStartDoesNotOutliveItsAgent(t *testing.T) {
+	w, m := openingWorld(t)
+	started := startDuringOpening(t, w, m)
+	if err := w.svc.Agents.DeleteAgent(w.ctxA, w.agentA); err != nil {
+		t.Fatal(err)
+	}
+	close(m.release)
+	if err := <-started; data.ErrorCode(err) != data.ENOTFOUND {
+		t.Errorf("starting a conversation whose agent was deleted meanwhile = %v, want not found", err)
+	}
+	if active := activeConversations(t, w); len(active) != 0 {
 		t.Errorf("conversations stored for the deleted agent: %v", active)
+	}
+}
+
+// A start checks the month's call minutes before its opening, to spare a model call, and
+// again in the transaction that stores the conversation, as a call's register does: a
+// call that used up the minutes while the opening was asked for leaves the start refused
+// (403 quota_exceeded), where the conversation was stored past the limit. The model holds
+// the opening until that call committed, forcing the interleaving.
+func TestConversationStartRechecksCallMinutes(t *testing.T) {
+	w, m := openingWorld(t)
+	if _, err := w.svc.Subscriptions.SetSubscription(context.Background(), w.wsA, data.SubscriptionSet{Limits: map[string]int64{data.LimitCallMinutes: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	started := startDuringOpening(t, w, m)
+	// 61 s count as two started minutes: the limit is used up.
+	if _, err := w.svc.Calls.RegisterCall(w.ctxA, data.CallCreate{AgentID: w.agentA, Direction: data.DirectionWeb, Status: ptr(data.CallEnded), DurationMS: ptr(int64(61_000))}); err != nil {
+		t.Fatal(err)
+	}
+	close(m.release)
+	if err := <-started; data.ErrorCode(err) != data.EQUOTA {
+		t.Errorf("starting a conversation whose minutes were used up during its opening = %v, want quota_exceeded", err)
+	}
+	if active := activeConversations(t, w); len(active) != 0 {
+		t.Errorf("conversations stored past the minutes limit: %v", active)
 	}
 }

@@ -216,6 +216,11 @@ func (s *ConversationService) StartConversation(ctx context.Context, agentID str
 		if agent == nil || agent.WorkspaceID != p.WorkspaceID {
 			return data.NotFound("Agent")
 		}
+		// The minutes were checked before the opening too, to spare a model call: a call
+		// that used them up meanwhile must leave the start refused, as a register would be.
+		if err := checkCallMinutes(tx, p.WorkspaceID, s.now()); err != nil {
+			return err
+		}
 		if err := tx.InsertConversation(c, out.Items); err != nil {
 			return err
 		}

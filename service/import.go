@@ -86,6 +86,11 @@ func (s *ExportService) ImportWorkspace(ctx context.Context, workspaceID string,
 	}
 	var out *data.ImportResult
 	err := s.store.Update(ctx, func(tx Tx) error {
+		// The workspace was checked before the document's sources were prepared, which
+		// takes seconds for large files: one deleted meanwhile must get none of it.
+		if _, err := exportWorkspace(ctx, tx, workspaceID); err != nil {
+			return err
+		}
 		var err error
 		if out, err = s.importTx(ctx, tx, doc, plan); err != nil {
 			return err

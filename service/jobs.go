@@ -112,12 +112,17 @@ func IsTransient(err error) bool {
 // stored; the job's current holder decides it.
 var ErrJobLeaseLost = errors.New("the job's lease was lost: another runner holds it, or it was canceled")
 
-// jobRegistry holds the registered kinds and the runners to wake after an enqueue.
+// jobRegistry holds the registered kinds and the live runners: those to wake after an
+// enqueue, whose leases a runner starting leaves alone.
 type jobRegistry struct {
 	mu      sync.RWMutex
 	kinds   map[string]*JobKind
 	runners map[*JobRunner]bool
 	runs    map[[2]string]int64 // (kind, outcome) → runs that ended so
+	// Test hooks (service/hooks_test.go), nil in production: beforeEndLeases runs as a
+	// runner's start is about to end dead leases, draining as a Stop waits for its runs.
+	beforeEndLeases func()
+	draining        func(owner string)
 }
 
 func newJobRegistry() *jobRegistry {
@@ -139,6 +144,32 @@ func (r *jobRegistry) names() []string {
 		out = append(out, n)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// join makes run one of the live runners, woken after enqueues, its leases left alone
+// by a runner starting (endDeadLeases); leave ends that.
+func (r *jobRegistry) join(run *JobRunner) {
+	r.mu.Lock()
+	r.runners[run] = true
+	r.mu.Unlock()
+}
+
+func (r *jobRegistry) leave(run *JobRunner) {
+	r.mu.Lock()
+	delete(r.runners, run)
+	r.mu.Unlock()
+}
+
+// liveOwners are the lease owners of the runners started on these services and not yet
+// stopped (a stopping one counts until its runs have ended).
+func (r *jobRegistry) liveOwners() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]string, 0, len(r.runners))
+	for run := range r.runners {
+		out = append(out, run.opts.Owner)
+	}
 	return out
 }
 

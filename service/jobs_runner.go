@@ -163,9 +163,7 @@ func (r *JobRunner) Start(ctx context.Context) {
 	ctx, cancel := context.WithCancel(ctx)
 	r.loopCancel = cancel
 	r.loopDone = make(chan struct{})
-	r.s.jobs.mu.Lock()
-	r.s.jobs.runners[r] = true
-	r.s.jobs.mu.Unlock()
+	r.s.jobs.join(r)
 	r.beatDone = make(chan struct{})
 	go func() {
 		defer close(r.loopDone)
@@ -184,12 +182,12 @@ func (r *JobRunner) Start(ctx context.Context) {
 func (r *JobRunner) Stop(ctx context.Context) error {
 	var err error
 	r.stopOnce.Do(func() {
-		r.s.jobs.mu.Lock()
-		delete(r.s.jobs.runners, r)
-		r.s.jobs.mu.Unlock()
 		r.loopCancel()
 		if r.loopDone != nil {
 			<-r.loopDone
+		}
+		if r.s.jobs.draining != nil {
+			r.s.jobs.draining(r.opts.Owner)
 		}
 		drained := make(chan struct{})
 		go func() { r.workers.Wait(); close(drained) }()
@@ -204,6 +202,9 @@ func (r *JobRunner) Stop(ctx context.Context) error {
 		if r.beatDone != nil {
 			<-r.beatDone
 		}
+		// Only now: until its runs ended, a runner starting on these services must leave
+		// their leases alone (endDeadLeases).
+		r.s.jobs.leave(r)
 	})
 	return err
 }
@@ -214,16 +215,17 @@ func (r *JobRunner) Stop(ctx context.Context) error {
 // out its lease would only delay it; it is claimed at once, as after its lease's end (its
 // cut attempt counted). On a store replicas share, another replica may be running it:
 // its lease is left to end.
+//
+// The live runners are read inside the write: a runner that starts meanwhile joins them
+// before its first claim, so either this write sees it, or its claims commit after this
+// write (the store has one writer) and their leases are not ended.
 func (r *JobRunner) endDeadLeases(ctx context.Context) {
-	alive := []string{r.opts.Owner}
-	r.s.jobs.mu.Lock()
-	for other := range r.s.jobs.runners {
-		alive = append(alive, other.opts.Owner)
+	if r.s.jobs.beforeEndLeases != nil {
+		r.s.jobs.beforeEndLeases()
 	}
-	r.s.jobs.mu.Unlock()
 	var n int
 	err := r.s.store.Update(ctx, func(tx Tx) (err error) {
-		n, err = tx.EndJobLeases(r.opts.Now(), alive)
+		n, err = tx.EndJobLeases(r.opts.Now(), append(r.s.jobs.liveOwners(), r.opts.Owner))
 		return err
 	})
 	switch {
@@ -310,6 +312,12 @@ func (r *JobRunner) claim(ctx context.Context, limit int) ([]*data.JobRecord, ti
 // how many it ran. It is the loop's step without the loop, for a runner that is not
 // started: tests drive retries and leases with an injected clock through it.
 func (r *JobRunner) RunDue(ctx context.Context) (int, error) {
+	if r.loopDone == nil {
+		// Live while its runs go, as a started runner is: another one starting now must
+		// leave their leases alone (endDeadLeases).
+		r.s.jobs.join(r)
+		defer r.s.jobs.leave(r)
+	}
 	jobs, _, err := r.claim(ctx, r.opts.Workers)
 	for _, j := range jobs { // as the loop does: claim's contract is that an error leased none
 		r.start(j)

@@ -189,8 +189,10 @@ func (s *WorkspaceUserService) AddWorkspaceUser(ctx context.Context, workspaceID
 		if _, err := memberWorkspace(ctx, tx, workspaceID); err != nil {
 			return err
 		}
-		if in.Role == data.RoleOwner && p.Role != data.RoleOwner {
-			return data.Errorf(data.EFORBIDDEN, "Only an owner can grant the owner role.")
+		if in.Role == data.RoleOwner {
+			if err := refuseUnlessOwner(tx, p, workspaceID, "Only an owner can grant the owner role."); err != nil {
+				return err
+			}
 		}
 		userID, err := newMemberRefs(tx, workspaceID, in)
 		if err != nil {
@@ -263,11 +265,26 @@ func loadMemberForChange(ctx context.Context, tx Tx, workspaceID, userID string)
 	return w, m, current, nil
 }
 
+// refuseUnlessOwner refuses (forbidden, with message) a caller that is not an owner of
+// workspaceID as stored now, rather than as the request found it: an owner demoted or
+// removed while the request was under way no longer acts as one.
+func refuseUnlessOwner(tx Tx, p *data.Principal, workspaceID, message string) error {
+	caller, err := tx.Member(workspaceID, p.UserID)
+	if err != nil {
+		return err
+	}
+	if caller == nil || caller.Role != data.RoleOwner {
+		return data.Errorf(data.EFORBIDDEN, "%s", message)
+	}
+	return nil
+}
+
 // guardOwner refuses what only owners may do to owners, and leaving a workspace ownerless.
 func guardOwner(tx Tx, p *data.Principal, m *data.MemberRecord, newRole string, removing bool) error {
-	touchesOwner := m.Role == data.RoleOwner || newRole == data.RoleOwner
-	if touchesOwner && p.Role != data.RoleOwner {
-		return data.Errorf(data.EFORBIDDEN, "Only an owner can grant, change or remove an owner.")
+	if m.Role == data.RoleOwner || newRole == data.RoleOwner {
+		if err := refuseUnlessOwner(tx, p, m.WorkspaceID, "Only an owner can grant, change or remove an owner."); err != nil {
+			return err
+		}
 	}
 	if m.Role != data.RoleOwner || (!removing && newRole == data.RoleOwner) {
 		return nil

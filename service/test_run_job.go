@@ -79,6 +79,9 @@ func (s *TestRunService) runJob(ctx context.Context, run *JobRun) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if errors.Is(transient, errTestRunGone) {
+		return nil
+	}
 	if transient != nil {
 		return transient
 	}
@@ -172,6 +175,11 @@ func (c *caseRecorder) record(ctx context.Context, res *data.TestCaseResult) err
 	defer c.mu.Unlock()
 	done := c.done + 1
 	err := c.s.store.Update(context.WithoutCancel(ctx), func(tx Tx) error {
+		// The case ran outside any transaction, for seconds: an agent deleted meanwhile
+		// took the run along, and no result may be stored under a run that is gone.
+		if r, err := tx.TestRun(c.r.ID); err != nil || r == nil || data.TestRunFinished(r.Status) {
+			return cmpErr(err, errTestRunGone)
+		}
 		held, err := tx.SetJobProgress(c.run.Job.ID, c.run.lease, data.JobProgress{Done: int64(done), Total: int64(c.r.Summary.Cases)}, "")
 		if err != nil {
 			return err
@@ -187,7 +195,7 @@ func (c *caseRecorder) record(ctx context.Context, res *data.TestCaseResult) err
 		_, err = c.s.recordAs(tx, systemActor, data.EventTestRunProgress, c.r.WorkspaceID, ev)
 		return err
 	})
-	if err != nil && !errors.Is(err, ErrJobLeaseLost) {
+	if err != nil && !errors.Is(err, ErrJobLeaseLost) && !errors.Is(err, errTestRunGone) {
 		return Transient(err) // storage unreachable: the job runs again and redoes this case
 	}
 	if err == nil {
@@ -195,6 +203,10 @@ func (c *caseRecorder) record(ctx context.Context, res *data.TestCaseResult) err
 	}
 	return err
 }
+
+// errTestRunGone stops a run's cases once the run has ended or is gone (its agent was
+// deleted): the job then ends with nothing left to do.
+var errTestRunGone = errors.New("the test run has ended or is gone")
 
 // systemActor is the actor of what a job records.
 var systemActor = data.Actor{Type: "system"}

@@ -196,6 +196,11 @@ func (s *WorkspaceService) DeleteWorkspace(ctx context.Context, id string) error
 		if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
 			return err
 		}
+		if p := data.PrincipalFrom(ctx); p != nil {
+			if err := refuseUnlessOwner(tx, p, id, "Only an owner can delete the workspace."); err != nil {
+				return err
+			}
+		}
 		if w.PersonalOf != "" {
 			return data.FieldError("workspace_id", "A personal workspace cannot be deleted; it goes with its user.")
 		}
