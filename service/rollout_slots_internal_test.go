@@ -34,7 +34,9 @@ func movesOf(a, b *data.StoredRollout, people []string) map[move]int {
 func TestReslotMovesOnlyWhatShrank(t *testing.T) {
 	people := callers(10_000)
 	started := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
-	v := func(version, weight int) data.RolloutVariant { return data.RolloutVariant{Version: version, Weight: weight} }
+	v := func(version, weight int) data.RolloutVariant {
+		return data.RolloutVariant{Version: version, Weight: weight}
+	}
 	cases := []struct {
 		name   string
 		before []data.RolloutVariant
