@@ -83,6 +83,16 @@ func TestRolloutKeepsCallersAcrossANonNeighbourChange(t *testing.T) {
 	e.rollout(map[string]any{"variants": variants(50, 30, 20)})
 	back, _ := e.versionsOf(people)
 	checkMoves(t, after, back, map[[2]int]bool{{3, 1}: true})
+	// Nor do the events show the map.
+	events := e.Do("GET", "/api/v1/audit-log?type="+data.EventRolloutUpdated, e.Owner.Token, nil).List()
+	if len(events) != 3 {
+		t.Fatalf("%d rollout_updated events, want 3", len(events))
+	}
+	for _, ev := range events {
+		if d, ok := ev.(map[string]any)["data"].(map[string]any); !ok || d["variants"] == nil || d["slots"] != nil {
+			t.Errorf("a rollout_updated event's data: %v", ev)
+		}
+	}
 }
 
 // The automatic rollback to a winner that is not the loser's neighbour moves only the
