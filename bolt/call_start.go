@@ -125,9 +125,10 @@ func (t tx) NumberByPhone(phone string) (*data.Number, error) {
 	return t.Number(string(id))
 }
 
-// Rollout implements service.CallStartTx.
-func (t tx) Rollout(agentID string) (*data.Rollout, error) {
-	var r data.Rollout
+// Rollout implements service.CallStartTx. The slot map is a member of the stored record
+// ("slots"); a record stored before it has none, which reads as nil (no schema change).
+func (t tx) Rollout(agentID string) (*data.StoredRollout, error) {
+	var r data.StoredRollout
 	found, err := getJSON(t.b.Bucket(bucketRollouts), []byte(agentID), &r)
 	if err != nil || !found {
 		return nil, err
@@ -136,7 +137,7 @@ func (t tx) Rollout(agentID string) (*data.Rollout, error) {
 }
 
 // PutRollout implements service.CallStartTx.
-func (t tx) PutRollout(r *data.Rollout) error {
+func (t tx) PutRollout(r *data.StoredRollout) error {
 	return putJSON(t.b.Bucket(bucketRollouts), []byte(r.AgentID), r)
 }
 

@@ -35,6 +35,19 @@ type Rollout struct {
 	UpdatedAt Time `json:"updated_at"`
 }
 
+// RolloutSlots is how many slots a rollout's callers are hashed to: weights are integer
+// percents summing to 100, so each variant owns exactly its weight of them.
+const RolloutSlots = 100
+
+// StoredRollout is a rollout as storage keeps it: the record clients see, and its slot
+// map, which clients never see. Slots[i] is the version slot i's callers get; a rollout
+// stored before the map existed has none (nil), and reads as the variants' consecutive
+// slots in list order, as they were then laid out.
+type StoredRollout struct {
+	Rollout
+	Slots []int `json:"slots,omitempty"`
+}
+
 // RolloutVariant is one published version of a rollout, its weight, and what its calls
 // created since the rollout began did.
 type RolloutVariant struct {
@@ -98,8 +111,9 @@ type RolloutService interface {
 	// Rollout returns the agent's rollout. Errors: not_found (also when none stands).
 	Rollout(ctx context.Context, agentID string) (*Rollout, error)
 	// SetRollout starts or changes the agent's rollout. A rollout that stands keeps its
-	// start (its callers keep their variants as far as the new weights allow) and the
-	// figures of the versions it keeps. Errors: validation_failed.
+	// start and its slot map, moved as little as the new weights allow (a caller changes
+	// version only when theirs shrank or left), and the figures of the versions it keeps.
+	// Errors: validation_failed.
 	SetRollout(ctx context.Context, agentID string, in RolloutSet) (*Rollout, error)
 	// EndRollout ends the agent's rollout: its published_version is live again. Errors:
 	// not_found (also when none stands).

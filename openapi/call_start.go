@@ -30,7 +30,8 @@ func init() {
 		Description: "404 when no rollout stands (the published version takes every call).", Out: data.Rollout{}}
 	opDocs["PUT /api/v1/agents/{agent_id}/rollout"] = opDoc{Tag: "Agent", Summary: "Start or change the agent's rollout",
 		Description: "Weighted variants of published versions: each caller (from_number of an inbound call, to_number of an outbound one) keeps " +
-			"its variant while the rollout stands. A rollout that stands keeps its start and the figures of the versions it keeps. Publishing or " +
+			"its variant while the rollout stands. A rollout that stands keeps its start and the figures of the versions it keeps, and a change of " +
+			"weights moves only callers of versions that lost weight or left the list, to versions that gained it. Publishing or " +
 			"restoring the agent ends it. With rollback, a variant past the threshold once it and another have min_calls measured calls loses its " +
 			"weight to the best variant within it (agent.rollout_rolled_back). See docs/agents.md, Rollouts.",
 		Body: data.RolloutSet{}, BodyRequired: true, Out: data.Rollout{}}

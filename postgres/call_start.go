@@ -47,27 +47,42 @@ func (t *tx) OpenCalls(ws string) ([]service.OpenCall, error) {
 	return out, rows.Err()
 }
 
-// Rollout implements service.CallStartTx.
-func (t *tx) Rollout(agentID string) (*data.Rollout, error) {
+// Rollout implements service.CallStartTx: the record is body, its slot map the column
+// slots (migration 0020; NULL for a rollout stored before it).
+func (t *tx) Rollout(agentID string) (*data.StoredRollout, error) {
 	var raw []byte
-	if err := t.queryRow(`SELECT body FROM agent_rollouts WHERE agent_id = $1`, agentID).Scan(&raw); err != nil {
+	var slots []int32
+	if err := t.queryRow(`SELECT body, slots FROM agent_rollouts WHERE agent_id = $1`, agentID).Scan(&raw, &slots); err != nil {
 		return nil, noRows(err)
 	}
-	var r data.Rollout
-	if err := data.DecodeJSON(raw, &r); err != nil {
+	var r data.StoredRollout
+	if err := data.DecodeJSON(raw, &r.Rollout); err != nil {
 		return nil, fmt.Errorf("decoding the rollout of %s: %w", agentID, err)
+	}
+	if slots != nil {
+		r.Slots = make([]int, len(slots))
+		for i, v := range slots {
+			r.Slots[i] = int(v)
+		}
 	}
 	return &r, nil
 }
 
 // PutRollout implements service.CallStartTx.
-func (t *tx) PutRollout(r *data.Rollout) error {
-	raw, err := json.Marshal(r)
+func (t *tx) PutRollout(r *data.StoredRollout) error {
+	raw, err := json.Marshal(&r.Rollout)
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(`INSERT INTO agent_rollouts (agent_id, workspace_id, body) VALUES ($1, $2, $3)
-		ON CONFLICT (agent_id) DO UPDATE SET body = EXCLUDED.body`, r.AgentID, r.WorkspaceID, raw)
+	var slots []int32 // nil: NULL, no map
+	if r.Slots != nil {
+		slots = make([]int32, len(r.Slots))
+		for i, v := range r.Slots {
+			slots[i] = int32(v)
+		}
+	}
+	_, err = t.exec(`INSERT INTO agent_rollouts (agent_id, workspace_id, body, slots) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (agent_id) DO UPDATE SET body = EXCLUDED.body, slots = EXCLUDED.slots`, r.AgentID, r.WorkspaceID, raw, slots)
 	return err
 }
 

@@ -2,32 +2,9 @@ package service
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"strconv"
 
 	"github.com/voiceapi/voiceapi/data"
 )
-
-// variantFor returns the variant of r a party gets (conventions §23): the party's slot,
-// 0 to 99, is a hash of the agent, the rollout's start and the party, so it needs no
-// storage and stays the same while the rollout stands; the variants own consecutive
-// ranges of slots, as wide as their weights, in the order given. Moving weight between
-// neighbours in the list therefore moves callers only from the one to the other; between
-// variants further apart (a rollback may be), the ranges between them shift too, which
-// only a stored slot map could avoid (FuzzVariantFor holds the neighbours' case).
-func variantFor(r *data.Rollout, party string) data.RolloutVariant {
-	h := sha256.Sum256([]byte(r.AgentID + "\x00" + strconv.FormatInt(r.StartedAt.UnixMilli(), 10) + "\x00" + party))
-	slot := binary.BigEndian.Uint64(h[:8]) % 100
-	var upTo uint64
-	for _, v := range r.Variants {
-		upTo += uint64(v.Weight)
-		if slot < upTo {
-			return v
-		}
-	}
-	return r.Variants[len(r.Variants)-1] // weights sum to 100: not reached
-}
 
 // partyOf is whom a call's variant sticks to: the other party (the caller of an inbound
 // call, the number called by an outbound one), else the call itself.
@@ -69,7 +46,7 @@ func (b *base) observeRollout(ctx context.Context, tx Tx, old, next *data.Call) 
 	if err != nil || r == nil || next.CreatedAt.Before(r.StartedAt.Time) {
 		return err
 	}
-	i := variantIndex(r, *next.AgentVersion)
+	i := variantIndex(&r.Rollout, *next.AgentVersion)
 	if i < 0 {
 		return nil
 	}
@@ -93,12 +70,16 @@ func (b *base) observeRollout(ctx context.Context, tx Tx, old, next *data.Call) 
 		}
 	}
 	r.UpdatedAt = b.timeNow()
-	rolled := rollBack(r)
+	r.Slots = slotsOf(r) // a rollout stored before the map gets it now
+	rolled := rollBack(&r.Rollout)
+	if rolled {
+		r.Slots = reslot(r.Slots, r.Variants) // only the loser's callers move
+	}
 	if err := tx.PutRollout(r); err != nil {
 		return err
 	}
 	if rolled {
-		_, err = b.recordAs(tx, data.Actor{Type: "system"}, data.EventRolloutRolledBack, r.WorkspaceID, r)
+		_, err = b.recordAs(tx, data.Actor{Type: "system"}, data.EventRolloutRolledBack, r.WorkspaceID, &r.Rollout)
 	}
 	return err
 }

@@ -17,12 +17,27 @@ func callers(n int) []string {
 	return out
 }
 
-func rolloutOf(started time.Time, weights ...int) *data.Rollout {
-	r := &data.Rollout{AgentID: "agt_01JD6Q0000000000000000000A", StartedAt: data.NewTime(started)}
+// rolloutOf is a new rollout of versions 1, 2, … with these weights, its slots laid out
+// as SetRollout lays out a new one's.
+func rolloutOf(started time.Time, weights ...int) *data.StoredRollout {
+	r := &data.StoredRollout{Rollout: data.Rollout{AgentID: "agt_01JD6Q0000000000000000000A", StartedAt: data.NewTime(started)}}
 	for i, w := range weights {
 		r.Variants = append(r.Variants, data.RolloutVariant{Version: i + 1, Weight: w})
 	}
+	r.Slots = nextSlots(nil, r.Variants)
 	return r
+}
+
+// reweighed is r after a PUT of the same versions with these weights, as SetRollout
+// builds it.
+func reweighed(r *data.StoredRollout, weights ...int) *data.StoredRollout {
+	next := &data.StoredRollout{Rollout: r.Rollout}
+	next.Variants = nil
+	for i, w := range weights {
+		next.Variants = append(next.Variants, data.RolloutVariant{Version: i + 1, Weight: w})
+	}
+	next.Slots = nextSlots(r, next.Variants)
+	return next
 }
 
 // TestVariantWeightsAndStickiness: 10,000 simulated callers split within ±2 points of each
@@ -62,7 +77,8 @@ func TestVariantWeightsAndStickiness(t *testing.T) {
 func TestVariantRampMovesOnlyIntoTheRaisedVariant(t *testing.T) {
 	people := callers(10_000)
 	started := time.Date(2026, 11, 21, 10, 4, 5, 0, time.UTC)
-	before, after := rolloutOf(started, 90, 10), rolloutOf(started, 70, 30)
+	before := rolloutOf(started, 90, 10)
+	after := reweighed(before, 70, 30)
 	moved := 0
 	for _, p := range people {
 		a, b := variantFor(before, p).Version, variantFor(after, p).Version
@@ -121,7 +137,7 @@ func TestRollBackRule(t *testing.T) {
 			for i := range r.Variants {
 				r.Variants[i].RolloutFigures = c.figs[i]
 			}
-			rolled := rollBack(r)
+			rolled := rollBack(&r.Rollout)
 			want := c.want
 			if want == nil {
 				want = c.weights

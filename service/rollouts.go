@@ -49,8 +49,12 @@ func (s *RolloutService) Rollout(ctx context.Context, agentID string) (*data.Rol
 		if _, err := rolloutAgent(tx, p, agentID); err != nil {
 			return err
 		}
-		if r, err = tx.Rollout(agentID); err == nil && r == nil {
+		stored, err := tx.Rollout(agentID)
+		if err == nil && stored == nil {
 			err = data.NotFound("Rollout")
+		}
+		if err == nil {
+			r = &stored.Rollout
 		}
 		return err
 	})
@@ -58,8 +62,10 @@ func (s *RolloutService) Rollout(ctx context.Context, agentID string) (*data.Rol
 }
 
 // SetRollout implements data.RolloutService. A rollout that stands keeps its start, so
-// its callers keep their slots (variantFor), and the figures of the versions it keeps;
-// rolled_back marks are cleared, since the weights are the caller's choice again.
+// its callers keep their slots (slotOf), its slot map moved as little as the new weights
+// allow (reslot), and the figures of the versions it keeps; rolled_back marks are
+// cleared, since the weights are the caller's choice again. A new rollout lays its slots
+// out consecutively.
 func (s *RolloutService) SetRollout(ctx context.Context, agentID string, in data.RolloutSet) (*data.Rollout, error) {
 	p, err := workspaceCaller(ctx)
 	if err != nil {
@@ -72,7 +78,7 @@ func (s *RolloutService) SetRollout(ctx context.Context, agentID string, in data
 	if err := s.checkInputAndRefs(ctx, validate.Rollout(in), refs); err != nil {
 		return nil, err
 	}
-	var r *data.Rollout
+	var r *data.StoredRollout
 	err = s.store.Update(ctx, func(tx Tx) error {
 		a, err := rolloutVersions(tx, p, agentID, in)
 		if err != nil {
@@ -82,37 +88,47 @@ func (s *RolloutService) SetRollout(ctx context.Context, agentID string, in data
 		if err != nil {
 			return err
 		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), old); err != nil {
+		if err := data.CheckIfMatch(data.IfMatch(ctx), shownRollout(old)); err != nil {
 			return err
 		}
 		now := s.timeNow()
-		r = &data.Rollout{AgentID: agentID, WorkspaceID: a.WorkspaceID, Rollback: in.Rollback, StartedAt: now, UpdatedAt: now}
+		r = &data.StoredRollout{Rollout: data.Rollout{AgentID: agentID, WorkspaceID: a.WorkspaceID, Rollback: in.Rollback, StartedAt: now, UpdatedAt: now}}
 		if old != nil {
 			r.StartedAt = old.StartedAt
 		}
 		for _, v := range in.Variants {
 			nv := data.RolloutVariant{Version: v.Version, Weight: v.Weight}
 			if old != nil {
-				if i := variantIndex(old, v.Version); i >= 0 {
+				if i := variantIndex(&old.Rollout, v.Version); i >= 0 {
 					nv.RolloutFigures = old.Variants[i].RolloutFigures
 				}
 			}
 			r.Variants = append(r.Variants, nv)
 		}
-		if old != nil && unchangedRollout(old, r) {
+		r.Slots = nextSlots(old, r.Variants)
+		// The same weights keep every slot, so an unchanged record is an unchanged map.
+		if old != nil && unchangedRollout(&old.Rollout, &r.Rollout) {
 			r = old
 			return nil // nothing changed: no write, no event (unchanged.go)
 		}
 		if err := tx.PutRollout(r); err != nil {
 			return err
 		}
-		_, err = s.record(ctx, tx, data.EventRolloutUpdated, a.WorkspaceID, r)
+		_, err = s.record(ctx, tx, data.EventRolloutUpdated, a.WorkspaceID, &r.Rollout)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return r, nil
+	return &r.Rollout, nil
+}
+
+// shownRollout is the record clients see of r (nil when none stands): what an ETag is of.
+func shownRollout(r *data.StoredRollout) *data.Rollout {
+	if r == nil {
+		return nil
+	}
+	return &r.Rollout
 }
 
 // unchangedRollout reports whether next, the rollout a PUT builds over old, holds what
@@ -142,7 +158,7 @@ func (s *RolloutService) EndRollout(ctx context.Context, agentID string) error {
 		if cur == nil {
 			return data.NotFound("Rollout")
 		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), cur); err != nil {
+		if err := data.CheckIfMatch(data.IfMatch(ctx), shownRollout(cur)); err != nil {
 			return err
 		}
 		ended, err := s.endRollout(ctx, tx, agentID)
@@ -163,6 +179,6 @@ func (b *base) endRollout(ctx context.Context, tx Tx, agentID string) (bool, err
 	if err := tx.DeleteRollout(agentID); err != nil {
 		return false, err
 	}
-	_, err = b.record(ctx, tx, data.EventRolloutEnded, r.WorkspaceID, r)
+	_, err = b.record(ctx, tx, data.EventRolloutEnded, r.WorkspaceID, &r.Rollout)
 	return true, err
 }

@@ -22,11 +22,12 @@ type CallStartTx interface {
 	// an index storage keeps with the calls (InsertCall, PutCall, DeleteCall), so its
 	// cost follows the open calls, not the workspace's history.
 	OpenCalls(workspaceID string) ([]OpenCall, error)
-	// Rollout returns the agent's rollout, nil when none stands.
-	Rollout(agentID string) (*data.Rollout, error)
-	// PutRollout stores the agent's rollout, replacing the one it had. An agent's delete
-	// and a workspace's delete remove their rollouts (a cascade).
-	PutRollout(r *data.Rollout) error
+	// Rollout returns the agent's rollout with its slot map (nil when stored without
+	// one), nil when none stands.
+	Rollout(agentID string) (*data.StoredRollout, error)
+	// PutRollout stores the agent's rollout with its slot map, replacing the one it had.
+	// An agent's delete and a workspace's delete remove their rollouts (a cascade).
+	PutRollout(r *data.StoredRollout) error
 	// DeleteRollout removes the agent's rollout; none is no error.
 	DeleteRollout(agentID string) error
 }

@@ -115,18 +115,27 @@ func testOpenCalls(t *testing.T, open Opener) {
 	})
 }
 
-// testRollouts: one rollout per agent, stored whole, replaced, deleted, and gone with its
-// agent's or workspace's delete.
+// testRollouts: one rollout per agent, stored whole with its slot map (or none: nil),
+// replaced, deleted, and gone with its agent's or workspace's delete.
 func testRollouts(t *testing.T, open Opener) {
 	s := open(t)
 	g := stepIDs()
 	at := data.NewTime(time.Date(2026, 11, 20, 9, 0, 0, 123_000_000, time.UTC))
-	r := &data.Rollout{AgentID: g.New(data.PrefixAgent), WorkspaceID: "ws_1", StartedAt: at, UpdatedAt: at,
+	// A map no layout rule would give: each slot's version is its own to keep.
+	slots := make([]int, data.RolloutSlots)
+	for i := range slots {
+		slots[i] = 1
+		if i%10 == 3 {
+			slots[i] = 70_000 // past a smallint
+		}
+	}
+	r := &data.StoredRollout{Rollout: data.Rollout{AgentID: g.New(data.PrefixAgent), WorkspaceID: "ws_1", StartedAt: at, UpdatedAt: at,
 		Variants: []data.RolloutVariant{{Version: 1, Weight: 90, RolloutFigures: data.RolloutFigures{Calls: 7, Failed: 1}},
-			{Version: 2, Weight: 10, RolledBack: true}},
-		Rollback: &data.RolloutRollback{Metric: data.MetricFailedRate, Threshold: 0.2, MinCalls: 5}}
-	other := &data.Rollout{AgentID: g.New(data.PrefixAgent), WorkspaceID: "ws_2", StartedAt: at, UpdatedAt: at,
-		Variants: []data.RolloutVariant{{Version: 1, Weight: 100}}}
+			{Version: 70_000, Weight: 10, RolledBack: true}},
+		Rollback: &data.RolloutRollback{Metric: data.MetricFailedRate, Threshold: 0.2, MinCalls: 5}}, Slots: slots}
+	// Stored without a map, as before maps existed.
+	other := &data.StoredRollout{Rollout: data.Rollout{AgentID: g.New(data.PrefixAgent), WorkspaceID: "ws_2", StartedAt: at, UpdatedAt: at,
+		Variants: []data.RolloutVariant{{Version: 1, Weight: 100}}}}
 	view(t, s, func(tx service.Tx) error {
 		got, err := tx.Rollout(r.AgentID)
 		if got != nil {
@@ -142,17 +151,34 @@ func testRollouts(t *testing.T, open Opener) {
 	})
 	view(t, s, func(tx service.Tx) error {
 		got, err := tx.Rollout(r.AgentID)
-		if err != nil || got == nil || !sameJSON(got, r) {
+		if err != nil || got == nil || !sameJSON(got, r) || !slices.Equal(got.Slots, slots) {
 			t.Fatalf("Rollout = %+v, %v; want %+v", got, err, r)
+		}
+		if got, err := tx.Rollout(other.AgentID); err != nil || got == nil || got.Slots != nil || !sameJSON(got, other) {
+			t.Fatalf("a rollout stored without a map: %+v, %v", got, err)
 		}
 		return nil
 	})
 	r.Variants[0].Weight, r.Variants[1].Weight = 100, 0
+	moved := slices.Repeat([]int{1}, data.RolloutSlots)
+	r.Slots = moved
 	update(t, s, func(tx service.Tx) error { return tx.PutRollout(r) })
 	view(t, s, func(tx service.Tx) error {
 		got, err := tx.Rollout(r.AgentID)
-		if err != nil || got == nil || got.Variants[0].Weight != 100 {
+		if err != nil || got == nil || got.Variants[0].Weight != 100 || !slices.Equal(got.Slots, moved) {
 			t.Errorf("after the replace: %+v, %v", got, err)
+		}
+		return err
+	})
+	// A map given, then taken away: storage keeps what it is given.
+	other.Slots = slices.Repeat([]int{1}, data.RolloutSlots)
+	update(t, s, func(tx service.Tx) error { return tx.PutRollout(other) })
+	other.Slots = nil
+	update(t, s, func(tx service.Tx) error { return tx.PutRollout(other) })
+	view(t, s, func(tx service.Tx) error {
+		got, err := tx.Rollout(other.AgentID)
+		if err != nil || got == nil || got.Slots != nil {
+			t.Errorf("a map replaced by none: %+v, %v", got, err)
 		}
 		return err
 	})
