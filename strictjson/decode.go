@@ -315,7 +315,7 @@ func decodeBool(d *decoder, b []byte, v reflect.Value) {
 // decodeInt decodes the JSON number b into the integer v: a whole number written with a
 // fraction or an exponent is one, up to 2^53 in size.
 func decodeInt(d *decoder, b []byte, v reflect.Value) {
-	if !isNumber(b) {
+	if !data.IsJSONNumber(string(b)) {
 		d.fault("The %s field must be an integer.")
 		return
 	}
@@ -338,7 +338,7 @@ func decodeInt(d *decoder, b []byte, v reflect.Value) {
 // decodeFloat decodes the JSON number b into v.
 func decodeFloat(d *decoder, b []byte, v reflect.Value) {
 	f, err := strconv.ParseFloat(string(b), 64)
-	if !isNumber(b) || err != nil {
+	if !data.IsJSONNumber(string(b)) || err != nil {
 		d.fault("The %s field must be a number.")
 		return
 	}
@@ -501,44 +501,6 @@ func (d *decoder) at() string {
 func (d *decoder) fault(format string, args ...any) {
 	s := d.at()
 	d.errs.Add(s, fmt.Sprintf(format, append([]any{s}, args...)...))
-}
-
-// isNumber reports whether raw is a JSON number, by the grammar of RFC 8259: strconv
-// alone would also take "Inf", "0x10" or "1_0".
-func isNumber(raw []byte) bool {
-	i := 0
-	if i < len(raw) && raw[i] == '-' {
-		i++
-	}
-	digits := func() int {
-		start := i
-		for i < len(raw) && raw[i] >= '0' && raw[i] <= '9' {
-			i++
-		}
-		return i - start
-	}
-	switch {
-	case i < len(raw) && raw[i] == '0':
-		i++
-	case digits() == 0:
-		return false
-	}
-	if i < len(raw) && raw[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(raw) && (raw[i] == 'e' || raw[i] == 'E') {
-		i++
-		if i < len(raw) && (raw[i] == '+' || raw[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(raw)
 }
 
 // decodeMembers decodes ms, sorted by key without duplicates, into the struct v. With

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 // FuzzSplitMatchesEncodingJSON checks the splitter against encoding/json on every valid
@@ -50,8 +52,8 @@ func FuzzSplitMatchesEncodingJSON(f *testing.F) {
 		numErr := json.Unmarshal(b, &num)
 		gotNum, parseErr := strconv.ParseFloat(string(trim(b)), 64)
 		isNum := numErr == nil && string(trim(b)) != "null"
-		if isNum != (isNumber(trim(b)) && parseErr == nil) || isNum && gotNum != num {
-			t.Fatalf("%q: isNumber %v, ParseFloat %v %v, encoding/json %v %v", b, isNumber(trim(b)), gotNum, parseErr, num, numErr)
+		if isNum != (data.IsJSONNumber(string(trim(b))) && parseErr == nil) || isNum && gotNum != num {
+			t.Fatalf("%q: isNumber %v, ParseFloat %v %v, encoding/json %v %v", b, data.IsJSONNumber(string(trim(b))), gotNum, parseErr, num, numErr)
 		}
 		var str string
 		strErr := json.Unmarshal(b, &str)
