@@ -15,8 +15,6 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/voiceapi/voiceapi/client"
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -173,16 +171,14 @@ func (d *desired) load(file string) error {
 	if err != nil {
 		return err
 	}
-	// A .json file is read as JSON, so its numbers keep their text; YAML's reader would
-	// round a decimal or an integer past 64 bits to a float64.
-	js := raw
-	if strings.ToLower(filepath.Ext(file)) != ".json" {
-		if js, err = yaml.YAMLToJSON(raw); err != nil {
-			return fmt.Errorf("%s: %w", file, err)
-		}
-	}
+	// Either way every number keeps its text (readYAML).
 	var tree any
-	if err := data.DecodeJSON(js, &tree); err != nil {
+	if strings.ToLower(filepath.Ext(file)) == ".json" {
+		err = data.DecodeJSON(raw, &tree)
+	} else {
+		tree, err = readYAML(raw)
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	if tree == nil {
@@ -195,7 +191,7 @@ func (d *desired) load(file string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
-	js, _ = json.Marshal(tree)
+	js, _ := json.Marshal(tree)
 	var sf stateFile
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()

@@ -3,6 +3,9 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -55,4 +58,67 @@ func TestPlanComparesNumbersExactly(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestYAMLNumbersThroughApplyPlanPull: a YAML state file's numbers reach the server as
+// written (the former reader, through a float64, sent 123456789012345678901234567890 as
+// 123456789012345680000000000000 and 0.1000000000000000055511151231257827 as 0.1), plan
+// then finds nothing to do, and what pull writes applies back unchanged.
+func TestYAMLNumbersThroughApplyPlanPull(t *testing.T) {
+	s := newIACServer(t)
+	dir := writeFiles(t, map[string]string{"agents.yaml": "agents:\n  - name: Numbers\n    prompt_config:\n      prompt: Order {{ref}}\n" +
+		"      default_variables: {ref: 123456789012345678901234567890, rate: 0.1000000000000000055511151231257827, mask: 0x1F, seats: 2.50}\n"})
+	want := map[string]any{"ref": json.Number("123456789012345678901234567890"), "rate": json.Number("0.1000000000000000055511151231257827"),
+		"mask": json.Number("31"), "seats": json.Number("2.50")}
+	held := func(when string) {
+		t.Helper()
+		agents, err := client.Collect(s.c.Agents.All(context.Background(), client.AgentFilter{}))
+		if err != nil || len(agents) != 1 {
+			t.Fatalf("%s: %d agents: %v", when, len(agents), err)
+		}
+		if got := agents[0].PromptConfig.DefaultVariables; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the server holds %#v", when, got)
+		}
+	}
+	// The server holds the numbers exactly (a JSON file keeps them): the YAML file that
+	// writes the same is no change.
+	exact := writeFiles(t, map[string]string{"agents.json": `{"agents":[{"name":"Numbers","prompt_config":{"prompt":"Order {{ref}}",` +
+		`"default_variables":{"ref":123456789012345678901234567890,"rate":0.1000000000000000055511151231257827,"mask":31,"seats":2.50}}}]}`})
+	if out, err := s.cmd(t, "apply", "-f", exact); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	if out, err := s.cmd(t, "plan", "-f", dir); ExitCode(err) != 0 {
+		t.Fatalf("plan of the YAML file writing the server's numbers: exit %d\n%s", ExitCode(err), out)
+	}
+	agents, err := client.Collect(s.c.Agents.All(context.Background(), client.AgentFilter{}))
+	if err != nil || len(agents) != 1 {
+		t.Fatalf("%d agents: %v", len(agents), err)
+	}
+	if err := s.c.Agents.Delete(context.Background(), agents[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := s.cmd(t, "apply", "-f", dir); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	held("after apply")
+	if out, err := s.cmd(t, "plan", "-f", dir); ExitCode(err) != 0 {
+		t.Fatalf("plan right after apply: exit %d\n%s", ExitCode(err), out)
+	}
+	pulled := t.TempDir()
+	if out, err := s.cmd(t, "pull", "-o", pulled); err != nil {
+		t.Fatalf("pull: %v\n%s", err, out)
+	}
+	y, _ := os.ReadFile(filepath.Join(pulled, PullFile))
+	for _, n := range []string{"ref: 123456789012345678901234567890\n", "rate: 0.1000000000000000055511151231257827\n", "seats: 2.50\n"} {
+		if !strings.Contains(string(y), n) {
+			t.Errorf("pull wrote no %q:\n%s", n, y)
+		}
+	}
+	if out, err := s.cmd(t, "plan", "-f", pulled); ExitCode(err) != 0 {
+		t.Fatalf("plan of what pull wrote: exit %d\n%s", ExitCode(err), out)
+	}
+	if out, err := s.cmd(t, "apply", "-f", pulled); err != nil {
+		t.Fatalf("apply of what pull wrote: %v\n%s", err, out)
+	}
+	held("after apply of what pull wrote")
 }

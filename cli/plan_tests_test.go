@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"sigs.k8s.io/yaml"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
@@ -81,8 +81,8 @@ func TestTestsAsCode(t *testing.T) {
 	}
 	var doc struct {
 		Agents []struct {
-			Tests []map[string]any `json:"tests"`
-		} `json:"agents"`
+			Tests []map[string]any `yaml:"tests"`
+		} `yaml:"agents"`
 	}
 	if err := yaml.Unmarshal([]byte(readFile(t, filepath.Join(pulled, cli.PullFile))), &doc); err != nil {
 		t.Fatal(err)

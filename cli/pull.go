@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -9,10 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	"github.com/voiceapi/voiceapi/client"
 	"github.com/voiceapi/voiceapi/data"
@@ -205,38 +202,9 @@ func escapeTree(v any) any {
 	return v
 }
 
-// pullYAML is the state file pull writes for doc (without its header comment).
-func pullYAML(doc map[string]any) ([]byte, error) {
-	js, err := json.Marshal(doc)
-	if err != nil {
-		return nil, err
-	}
-	return yaml.JSONToYAML(escapeForYAML(js))
-}
-
-// escapeForYAML writes as \uXXXX escapes the characters JSON leaves raw that a YAML
-// reader refuses (DEL, the C1 controls, U+FFFE, U+FFFF) or reads as a line break (NEL,
-// U+0085): JSONToYAML reads the JSON as YAML, so a text holding one could not be pulled,
-// or came back changed. Outside strings JSON is ASCII, so only strings are touched.
-func escapeForYAML(js []byte) []byte {
-	var out []byte
-	for i, r := range string(js) {
-		if r < 0x7f || r > 0x9f && r != 0xfffe && r != 0xffff {
-			if out != nil {
-				out = utf8.AppendRune(out, r)
-			}
-			continue
-		}
-		if out == nil {
-			out = append(make([]byte, 0, len(js)+16), js[:i]...)
-		}
-		out = fmt.Appendf(out, `\u%04x`, r)
-	}
-	if out == nil {
-		return js
-	}
-	return out
-}
+// pullYAML is the state file pull writes for doc (without its header comment): numbers
+// as their text, every string read back as it is (writeYAML).
+func pullYAML(doc map[string]any) ([]byte, error) { return writeYAML(doc) }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
 

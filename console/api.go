@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 // apiError is the API's error shape, decoded from a failed call.
@@ -126,11 +129,39 @@ func (h *Handler) send(r *http.Request, c apiCall) (*reply, error) {
 		return nil, e
 	}
 	if rec.Body.Len() > 0 {
-		if err := json.Unmarshal(rec.Body.Bytes(), &res.Body); err != nil {
+		if err := data.DecodeJSON(rec.Body.Bytes(), &res.Body); err != nil {
 			return nil, internalError()
 		}
+		floatsWhereExact(res.Body)
 	}
 	return res, nil
+}
+
+// floatsWhereExact turns each number of a decoded reply into a float64 where a float64
+// writes it back as the API wrote it, which every number the API encodes from one does
+// (counts, versions, durations, settings), and leaves the others json.Number: a user's
+// 12345678901234567890 or 0.10 in a free-form value, which pages then show, and forms
+// send back, as written (docs/api.md "Numbers in free-form values").
+func floatsWhereExact(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = floatsWhereExact(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = floatsWhereExact(e)
+		}
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			return x
+		}
+		if b, _ := json.Marshal(f); string(b) == string(x) {
+			return f
+		}
+	}
+	return v
 }
 
 // filterQuery copies the parameters keys from a page's query for the API, and from and

@@ -15,14 +15,17 @@ import (
 // time zone with a relative form, durations in units, and labels instead of the API's
 // snake_case (labels.go).
 
-// str shows a decoded JSON value as text. Numbers are plain decimals: JSON numbers
-// decode as float64, which fmt would print as 3.6e+06.
+// str shows a decoded JSON value as text. Numbers are plain decimals: the API's own
+// numbers decode as float64, which fmt would print as 3.6e+06; a user's number that a
+// float64 cannot hold as written is a json.Number, shown as written (floatsWhereExact).
 func str(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return ""
 	case string:
 		return x
+	case json.Number:
+		return x.String()
 	case float64:
 		return strconv.FormatFloat(x, 'f', -1, 64)
 	case bool:

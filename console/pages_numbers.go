@@ -1,7 +1,6 @@
 package console
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -143,7 +142,7 @@ func formObject(s string) any {
 		return map[string]any{}
 	}
 	var v any
-	if json.Unmarshal([]byte(s), &v) != nil {
+	if data.DecodeJSON([]byte(s), &v) != nil { // numbers kept as written
 		return s
 	}
 	return v

@@ -360,7 +360,7 @@ func criteriaOfForm(rows []criterionRow, faults map[string][]string) []any {
 		}
 		if strings.TrimSpace(c.Arguments) != "" {
 			var args map[string]any
-			if json.Unmarshal([]byte(c.Arguments), &args) != nil {
+			if data.DecodeJSON([]byte(c.Arguments), &args) != nil { // numbers kept as written
 				faults["criteria."+i+".arguments"] = []string{`The arguments must be a JSON object, such as {"people": 2}.`}
 			}
 			m["arguments"] = args
@@ -373,14 +373,15 @@ func criteriaOfForm(rows []criterionRow, faults map[string][]string) []any {
 	return criteria
 }
 
-// scalar reads a form value as a variable does: true, false and numbers as such.
+// scalar reads a form value as a variable does: true, false and numbers as such, a
+// number as written (a float64 would turn 12345678901234567890 into …7000).
 func scalar(s string) any {
 	switch s {
 	case "true", "false":
 		return s == "true"
 	}
-	if n, err := strconv.ParseFloat(s, 64); err == nil {
-		return n
+	if data.IsJSONNumber(s) {
+		return json.Number(s)
 	}
 	return s
 }

@@ -41,7 +41,7 @@ func startSalesModel(t *testing.T) *llmtest.Server {
 	stand := llmtest.New(t, data.LLMInternal)
 	stand.Respond(func(r llmtest.Request) llmtest.Reply {
 		if len(r.ToolResults()) == 0 && strings.Contains(r.LastUserText(), "pro") {
-			return llmtest.Calls(llm.ToolCall{Name: "note_plan", Arguments: `{"plan":"pro"}`})
+			return llmtest.Calls(llm.ToolCall{Name: "note_plan", Arguments: `{"plan":"pro","ref":12345678901234567890}`})
 		}
 		if strings.Contains(r.System, "20 euros") {
 			return llmtest.Text("The pro plan costs 20 euros a month.")
@@ -66,7 +66,8 @@ func createSalesDesk(t *testing.T, e *testenv.Env, stand *llmtest.Server) string
 	json.Unmarshal(raw, &cfg)
 	cfg["knowledge_base_ids"] = []string{kb.Data()["id"].(string)}
 	cfg["tools"] = []any{map[string]any{"name": "note_plan", "type": "extract_dynamic_variable", "variables": []any{
-		map[string]any{"type": "enum", "name": "plan", "description": "The plan asked about", "choices": []string{"basic", "pro"}}}}}
+		map[string]any{"type": "enum", "name": "plan", "description": "The plan asked about", "choices": []string{"basic", "pro"}},
+		map[string]any{"type": "number", "name": "ref", "description": "The order number"}}}}
 	a := e.Do(nil, "POST", "/api/v1/agents", e.Owner.Token, map[string]any{"name": "Sales desk", "llm_config": cfg,
 		"prompt_config": map[string]any{"prompt": "You sell plans for {{shop}}.", "welcome_message": "Hello from {{shop}}!"}})
 	if a.Status != 201 {
@@ -103,7 +104,8 @@ func (b *browser) sendAndReadTurn() {
 		chromedp.SendKeys(`[data-try-input]`, "How much is the pro plan?", chromedp.ByQuery),
 		chromedp.Click(`[data-try-send] button[type="submit"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`//li[contains(@class,"try-agent")]/span[@class="try-text"][text()="The pro plan costs 20 euros a month."]`, chromedp.BySearch))
-	if s := b.text(`[data-try-log] li.try-tool`); !strings.Contains(s, "note_plan") || !strings.Contains(s, `"plan":"pro"`) {
+	// A number in the arguments shows as the model wrote it, never 12345678901234567000.
+	if s := b.text(`[data-try-log] li.try-tool`); !strings.Contains(s, "note_plan") || !strings.Contains(s, `"plan":"pro"`) || !strings.Contains(s, `"ref":12345678901234567890`) {
 		t.Errorf("tool call shown as %q", s)
 	}
 	if s := b.text(`[data-try-log] .try-knowledge`); !strings.Contains(s, "Knowledge retrieved") {

@@ -33,6 +33,42 @@
     root.querySelectorAll("select[data-switch]").forEach(applySwitch);
   }
 
+  // Numbers in the JSON a form holds (a textarea's object, a tool's stored members) keep
+  // their text: JSON.parse makes 12345678901234567890 a double, and a save would send
+  // 12345678901234567000 back. parseExact reads each number as a marker string holding
+  // its place, and stringifyExact writes the number's text where its marker is.
+  var numberMark = "\u0000number" + Math.random().toString(36).slice(2) + ":";
+  var heldNumbers = [];
+  var jsonNumber = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
+  function parseExact(text) {
+    var out = "", i = 0;
+    while (i < text.length) {
+      var c = text[i];
+      jsonNumber.lastIndex = i;
+      var m = (c === "-" || (c >= "0" && c <= "9")) && jsonNumber.exec(text);
+      if (c === '"') {
+        var j = i + 1;
+        while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+        out += text.slice(i, j + 1);
+        i = j + 1;
+      } else if (m) {
+        heldNumbers.push(m[0]);
+        out += JSON.stringify(numberMark + (heldNumbers.length - 1));
+        i += m[0].length;
+      } else {
+        out += c;
+        i++;
+      }
+    }
+    return JSON.parse(out);
+  }
+  function stringifyExact(v) {
+    var mark = JSON.stringify(numberMark).slice(1, -1).replace(/[\\^$.*+?()[\]{}|]/g, "\\$&");
+    return JSON.stringify(v).replace(new RegExp('"' + mark + '([0-9]+)"', "g"), function (_, k) {
+      return heldNumbers[+k];
+    });
+  }
+
   // value reads one input by its kind; undefined leaves the field out (the stored value
   // stays).
   function value(el) {
@@ -48,7 +84,7 @@
       // A JSON object; text that is not JSON goes as it is, and the API names the field.
       case "json":
         if (v.trim() === "") return {};
-        try { return JSON.parse(v); } catch (e) { return v; }
+        try { return parseExact(v); } catch (e) { return v; }
       case "nstr": return v === "" ? null : v;
       case "list": return v.split(",").map(function (s) { return s.trim(); }).filter(Boolean);
       case "secret":
@@ -77,7 +113,7 @@
         c.dataset.path = path + key;
         target[key] = arr;
         items(c).forEach(function (it, i) {
-          var base = it.dataset.base ? JSON.parse(it.dataset.base) : {};
+          var base = it.dataset.base ? parseExact(it.dataset.base) : {};
           dropHidden(it, base);
           arr.push(base);
           it.dataset.path = path + key + "." + i;
@@ -221,7 +257,7 @@
       method: "PUT",
       credentials: "same-origin",
       headers: { "Content-Type": "application/json", "If-Match": form.dataset.etag, "X-CSRF-Token": csrf() },
-      body: JSON.stringify(body)
+      body: stringifyExact(body)
     }).then(function (res) {
       return res.json().then(function (j) { return { res: res, j: j }; });
     }).then(function (x) {

@@ -30,6 +30,16 @@
     return e;
   }
 
+  // parseFrame reads a frame keeping a number a double cannot hold as written (a tool
+  // call's argument 12345678901234567890) as its text, which JSON.stringify shows as it
+  // is; the API's own numbers stay numbers. A browser without JSON.rawJSON rounds it.
+  function parseFrame(text) {
+    if (typeof JSON.rawJSON !== "function") return JSON.parse(text);
+    return JSON.parse(text, function (key, v, ctx) {
+      return typeof v === "number" && ctx && ctx.source !== undefined && String(v) !== ctx.source ? JSON.rawJSON(ctx.source) : v;
+    });
+  }
+
   function panelOf(node) { return node.closest("[data-try]"); }
 
   function showError(panel, msg) {
@@ -149,7 +159,7 @@
             if (line.indexOf("event: ") === 0) ev = line.slice(7);
             else if (line.indexOf("data: ") === 0) dataLines.push(line.slice(6));
           });
-          if (dataLines.length) onFrame(ev, JSON.parse(dataLines.join("\n")));
+          if (dataLines.length) onFrame(ev, parseFrame(dataLines.join("\n")));
         }
         return pump();
       });
