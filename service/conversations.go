@@ -279,6 +279,10 @@ func (s *ConversationService) EndConversation(ctx context.Context, id string) (*
 		case err != nil:
 			return nil, "", err
 		case c.Status == data.ConversationEnded:
+			// The call as stored now, which others may have changed since: call history.
+			if !visibilityOf(p).record(data.ModuleCallHistory, c.AgentID) {
+				return nil, "", errEndedCallUnreadable(c)
+			}
 			before, err = endedCall(tx, c)
 			return nil, "", err
 		case s.answering(c):
@@ -292,6 +296,14 @@ func (s *ConversationService) EndConversation(ctx context.Context, id string) (*
 }
 
 var errMessageInFlight = data.Errorf(data.ECONFLICT, "A message of this conversation is being answered: wait for its reply.")
+
+// errEndedCallUnreadable refuses the call of an ended conversation to a caller who may
+// not read call history: the first end answered the call the conversation became; the
+// call as stored now may hold what others added since.
+func errEndedCallUnreadable(c *data.StoredConversation) error {
+	return data.Errorf(data.EFORBIDDEN, "The conversation has already ended (%s); its call is call history, which this token may not read (the %s module; on a key with scopes, %s).",
+		deref(c.DisconnectionReason), data.ModuleCallHistory, data.ReadScope(data.ModuleCallHistory))
+}
 
 // endedCall returns the call an ended conversation became (nil when it was deleted since).
 func endedCall(tx Tx, c *data.StoredConversation) (*data.Call, error) {
