@@ -34,7 +34,10 @@ func newEmbedEnv(t *testing.T) *embedEnv {
 	store := testkit.OpenEngine(t)
 	svc := servicesOn(t, store, store, func(o *service.Options) {
 		o.Now = clock.now
-		o.Knowledge.EmbedClient = &http.Client{Timeout: 300 * time.Millisecond} // a provider that hangs times out fast
+		// A provider that hangs times out in 2 s: fast enough for a test, and slow enough that
+		// the stand-in embedding a hundred chunks under -race on a loaded machine does not
+		// (at 300 ms it did, and TestEmbeddingGroupsSources failed on a retry left for later).
+		o.Knowledge.EmbedClient = &http.Client{Timeout: 2 * time.Second}
 	})
 	stand := embedtest.Start()
 	stand.Key = "sk-stand-in-0123"
@@ -184,7 +187,7 @@ func TestEmbeddingFaults(t *testing.T) {
 	}{
 		{"down", func() { e.stand.SetDown(true) }, func() { e.stand.SetDown(false) }, "503"},
 		{"wrong dimension", func() { e.stand.SetDim(64) }, func() { e.stand.SetDim(embedtest.DefaultDim) }, "dimensions"},
-		{"timeout", func() { e.stand.SetDelay(2 * time.Second) }, func() { e.stand.SetDelay(0) }, "Timeout"},
+		{"timeout", func() { e.stand.SetDelay(10 * time.Second) }, func() { e.stand.SetDelay(0) }, "Timeout"},
 	} {
 		t.Run(fault.name, func(t *testing.T) {
 			fault.break_()
