@@ -128,3 +128,36 @@ func TestDecodeCallRowMatchesDecoder(t *testing.T) {
 		t.Error("data after the call was taken")
 	}
 }
+
+// BenchmarkDecodeCallRow: a stored call (fakecalls' shape: a transcript, variables,
+// analysis, metadata) by DecodeJSON's row decoder and by the Decoder it replaced.
+func BenchmarkDecodeCallRow(b *testing.B) {
+	raw := []byte(`{"id":"call_01JD6ZZZZZZZZZZZZZZZZZZZZZ","workspace_id":"ws_01JD6000000000000000000000","agent_id":"agt_01JD6000000000000000000000",
+	"agent_version":1,"number_id":"num_01JD6000000000000000000000","direction":"inbound","from_number":"+14155550100","to_number":"+14155550101",
+	"status":"ended","started_at":"2026-11-21T10:00:00Z","ended_at":"2026-11-21T10:03:20Z","duration_ms":200000,"disconnection_reason":"user_hangup",
+	"transcript":[{"role":"agent","content":"Hello, how can I help you today?","start_ms":0},{"role":"user","content":"I would like to cancel my order.","start_ms":2100},
+	{"role":"agent","content":"Of course. May I have the order number?","start_ms":4800},{"role":"user","content":"It is 4417.","start_ms":7300}],
+	"recording_url":null,"variables":{"customer_name":"Ada","order":4417},"analysis":{"call_successful":true,"summary":"The caller cancelled an order.","score":0.92},
+	"analysis_source":"runtime","analyzed_at":"2026-11-21T10:03:21Z","analysis_error":null,"metadata":{"campaign":"spring","attempt":1},
+	"usage":null,"cost":null,"legal_hold":false,"created_at":"2026-11-21T10:00:00Z","updated_at":"2026-11-21T10:03:21Z"}`)
+	b.Run("row", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var c Call
+			if err := DecodeJSON(raw, &c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decoder", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var c Call
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.UseNumber()
+			if err := dec.Decode(&c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
