@@ -66,6 +66,7 @@ func jobAgent(j *data.JobRecord) string {
 // new or a deleted job): only those that differ, a status's when the status changes.
 func moveJobListing(tx *bbolt.Tx, id string, old, next *data.JobRecord) error {
 	b := tx.Bucket(bucketJobsListed)
+	b.FillPercent = appendFill // ids are time-ordered: a scope grows at its end
 	was, is := jobListScopes(old), jobListScopes(next)
 	for _, s := range was {
 		if !slices.Contains(is, s) {

@@ -251,3 +251,25 @@ func BenchmarkJobListingMigration(b *testing.B) {
 		tx.Rollback()
 	}
 }
+
+// TestJobListingPagesStayFull: jobs enqueued one a transaction, as the API queues them,
+// append to the end of their scopes, so the index's pages are split nearly full
+// (appendFill), as the migration fills them, not half full (bbolt's default): a half
+// full index has more pages, and a state change dirties and writes more of them.
+func TestJobListingPagesStayFull(t *testing.T) {
+	c := &clock{t: time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)}
+	db := openInternal(t, c)
+	for range 1500 {
+		j := &data.JobRecord{Job: data.Job{ID: db.ids.New(data.PrefixJob), WorkspaceID: listWS, Kind: "a.work", Status: data.JobQueued,
+			MaxAttempts: 3, RunAt: data.NewTime(c.t), CreatedAt: data.NewTime(c.t)}}
+		if err := db.Update(context.Background(), func(tx service.Tx) error { _, err := tx.EnqueueJob(j); return err }); err != nil {
+			t.Fatal(err)
+		}
+		c.t = c.t.Add(time.Second)
+	}
+	var s bbolt.BucketStats
+	db.bolt.View(func(tx *bbolt.Tx) error { s = tx.Bucket(bucketJobsListed).Stats(); return nil })
+	if fill := float64(s.LeafInuse) / float64(s.LeafPageN*db.bolt.Info().PageSize); s.LeafPageN < 10 || fill < 0.8 {
+		t.Errorf("the job list index's %d leaf pages are %.0f%% full, want 80%% or more", s.LeafPageN, 100*fill)
+	}
+}

@@ -110,9 +110,14 @@ type JSONObject map[string]any
 
 // UnmarshalJSON decodes an object, numbers as json.Number; null is a nil object.
 func (o *JSONObject) UnmarshalJSON(b []byte) error {
+	var m map[string]any
+	if decodeFreeForm(b, &m) {
+		*o = m
+		return nil
+	}
+	// Not an object, or not JSON: the Decoder's error.
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	var m map[string]any
 	if err := dec.Decode(&m); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/strictjson"
+	"github.com/voiceapi/voiceapi/validate"
 )
 
 // MaxJSONBody is the default limit of a JSON request body (conventions §15).
@@ -186,16 +187,24 @@ func pathNumber(s string) (int64, bool) {
 // MaxPerPage bounds per_page (spec: 1 to 100).
 const MaxPerPage = data.MaxPerPage
 
-// pageRequest reads per_page and cursor from the query.
+// pageRequest reads per_page and cursor from the query. A list whose query holds
+// undeclared parameters (queryFaults) is refused here, before storage reads a page that
+// would never be sent: with them, per_page's fault and a malformed cursor's (one of
+// another list, or tampered with, storage tells once the query is fixed).
 func pageRequest(r *http.Request) (data.PageRequest, error) {
 	q := r.URL.Query()
 	req := data.PageRequest{Cursor: q.Get("cursor")}
+	var perPageErr error
 	if s := q.Get("per_page"); s != "" || q.Has("per_page") {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > MaxPerPage {
-			return req, data.FieldError("per_page", "The per_page field must be an integer between 1 and 100.")
+			perPageErr = data.FieldError("per_page", "The per_page field must be an integer between 1 and 100.")
+		} else {
+			req.PerPage = n
 		}
-		req.PerPage = n
 	}
-	return req, nil
+	if faults := queryFaults(r); faults != nil {
+		return req, validate.Combine(faults, perPageErr, validate.PageCursorForm(req.Cursor))
+	}
+	return req, perPageErr
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/pagecursor"
 )
 
 // Bounds of the analytics query (docs/analytics.md).
@@ -206,4 +207,14 @@ func AnalysisRange(q *data.AnalysisQuery, now time.Time) error {
 	err := CallAnalyticsRange(&c, now)
 	q.From, q.To, q.Interval = c.From, c.To, c.Interval
 	return err
+}
+
+// PageCursorForm is a fault on cursor when it has not the form of a list's cursor
+// (pagecursor.WellFormed). Whether it belongs to the list and this database signed it
+// only storage tells, as it reads the page.
+func PageCursorForm(cursor string) error {
+	if cursor == "" || pagecursor.WellFormed(cursor) {
+		return nil
+	}
+	return data.FieldError("cursor", pagecursor.Refused)
 }

@@ -37,22 +37,37 @@ func Encode(key []byte, dir byte, scope, id string) *string {
 	return &s
 }
 
+// Refused is what a list answers a cursor Decode does not take.
+const Refused = "The cursor is malformed, was tampered with, or belongs to another list."
+
 // Decode returns the direction and id of a cursor Encode wrote for scope with key; ok
 // is false for anything else.
 func Decode(key []byte, cursor, scope string) (dir byte, id string, ok bool) {
+	dir, id, sum, ok := split(cursor)
+	if !ok || !hmac.Equal(sum, mac(key, dir, scope, id)) {
+		return 0, "", false
+	}
+	return dir, id, true
+}
+
+// WellFormed reports whether cursor has the form Encode writes (a direction, an id, a
+// MAC), whatever its list and key: what can be told of it before its list is read.
+func WellFormed(cursor string) bool {
+	_, _, _, ok := split(cursor)
+	return ok
+}
+
+func split(cursor string) (dir byte, id string, sum []byte, ok bool) {
 	raw, err := base64.RawURLEncoding.DecodeString(cursor)
 	// The decoder ignores line breaks and the unused low bits of the last character, so
 	// several strings decode alike: accept only the one Encode wrote, as a tampered
 	// cursor must be refused (found by FuzzDecode).
 	if err != nil || len(raw) < 1+macLen || base64.RawURLEncoding.EncodeToString(raw) != cursor {
-		return 0, "", false
+		return 0, "", nil, false
 	}
-	dir, id, sum := raw[0], string(raw[1:len(raw)-macLen]), raw[len(raw)-macLen:]
+	dir, id, sum = raw[0], string(raw[1:len(raw)-macLen]), raw[len(raw)-macLen:]
 	if dir != Older && dir != Newer || id == "" && dir != Newer {
-		return 0, "", false
+		return 0, "", nil, false
 	}
-	if !hmac.Equal(sum, mac(key, dir, scope, id)) {
-		return 0, "", false
-	}
-	return dir, id, true
+	return dir, id, sum, true
 }

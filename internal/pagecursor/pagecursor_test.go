@@ -19,6 +19,9 @@ func FuzzDecode(f *testing.F) {
 		f.Add(*Encode(fuzzKey, Newer, binding, id), id)
 	}
 	f.Fuzz(func(t *testing.T, cursor, id string) {
+		if _, _, ok := Decode(fuzzKey, cursor, binding); ok && !WellFormed(cursor) {
+			t.Fatalf("Decode accepted %q, which WellFormed refuses", cursor)
+		}
 		if dir, got, ok := Decode(fuzzKey, cursor, binding); ok {
 			if again := *Encode(fuzzKey, dir, binding, got); again != cursor {
 				t.Fatalf("Decode accepted %q, which is not what Encode writes for that position (%q)", cursor, again)
@@ -37,7 +40,7 @@ func FuzzDecode(f *testing.F) {
 				}
 				continue
 			}
-			if !ok || d != dir || got != id {
+			if !ok || d != dir || got != id || !WellFormed(c) {
 				t.Fatalf("cursor %q for (%c, %q) decodes as (%c, %q, %v)", c, dir, id, d, got, ok)
 			}
 			if _, _, ok := Decode(fuzzKey, c, foreign); ok {
