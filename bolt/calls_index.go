@@ -323,7 +323,7 @@ func (q *callQuery) page(db *DB, tx *bbolt.Tx, req data.PageRequest) ([]string, 
 	if req.Cursor != "" {
 		d, id, ok := db.decodeCursor(req.Cursor, q.binding)
 		if !ok {
-			return nil, meta, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
+			return nil, meta, errBadCursor()
 		}
 		dir, from = d, id
 	}

@@ -199,7 +199,7 @@ func (sq *searchQuery) relevancePage(db *DB, tx *bbolt.Tx, req data.PageRequest)
 		d, raw, ok := db.decodeCursor(req.Cursor, sq.binding)
 		a, stats, r, okKey := fulltext.ParseCursorKey(raw, len(sq.terms))
 		if !ok || !okKey {
-			return nil, meta, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
+			return nil, meta, errBadCursor()
 		}
 		dir, anchor, key = d, a, &r
 		sq.calls, sq.df = stats.Calls, stats.DF // the first page's, frozen

@@ -107,7 +107,7 @@ func (db *DB) list(tx *bbolt.Tx, spec listSpec, req data.PageRequest) ([]string,
 	if req.Cursor != "" {
 		d, id, ok := db.decodeCursor(req.Cursor, binding)
 		if !ok {
-			return nil, meta, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
+			return nil, meta, errBadCursor()
 		}
 		from = listFrom{dir: d, id: id, cursor: true}
 	}
@@ -345,3 +345,7 @@ func (db *DB) encodeCursor(dir byte, scope, id string) *string {
 func (db *DB) decodeCursor(cursor, scope string) (byte, string, bool) {
 	return pagecursor.Decode(db.cursorKey, cursor, scope)
 }
+
+// errBadCursor refuses a cursor this database did not sign for the list read, in the one
+// wording every list and the server's form check use.
+func errBadCursor() error { return data.FieldError("cursor", pagecursor.Refused) }

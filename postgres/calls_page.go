@@ -326,7 +326,7 @@ func (q *callQuery) page(t *tx, req data.PageRequest) ([]*data.Call, data.Page, 
 	if req.Cursor != "" {
 		d, id, ok := t.db.decodeCursor(req.Cursor, q.binding)
 		if !ok {
-			return nil, meta, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
+			return nil, meta, errBadCursor()
 		}
 		dir, from = d, id
 	}

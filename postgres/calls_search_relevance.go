@@ -61,7 +61,7 @@ func (sq *searchQuery) relevancePage(t *tx, req data.PageRequest) ([]*data.Call,
 		d, raw, ok := t.db.decodeCursor(req.Cursor, sq.binding)
 		a, stats, r, okKey := fulltext.ParseCursorKey(raw, len(sq.terms))
 		if !ok || !okKey {
-			return nil, nil, meta, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
+			return nil, nil, meta, errBadCursor()
 		}
 		dir, anchor, key = d, a, &r
 		sq.calls, sq.df = stats.Calls, stats.DF // the first page's, frozen

@@ -161,7 +161,7 @@ func (t *tx) decodeEventCursor(cursor, bind string) (eventPageFrom, error) {
 	case ok && key == "" && d == newer:
 		seq = 0
 	case !ok || err != nil || seq <= 0 || seqKey(seq) != key:
-		return eventPageFrom{}, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
+		return eventPageFrom{}, errBadCursor()
 	}
 	return eventPageFrom{dir: d, seq: seq, hasFrom: true, key: key}, nil
 }

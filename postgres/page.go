@@ -99,7 +99,7 @@ func (t *tx) pageQuery(ks keyset, req data.PageRequest) (keysetQuery, error) {
 	if req.Cursor != "" {
 		d, id, ok := t.db.decodeCursor(req.Cursor, ks.binding)
 		if !ok {
-			return q, data.FieldError("cursor", "The cursor is malformed, was tampered with, or belongs to another list.")
+			return q, errBadCursor()
 		}
 		q.dir, from, q.hasFrom = d, id, true
 	}
@@ -186,3 +186,7 @@ func (db *DB) encodeCursor(dir byte, scope, id string) *string {
 func (db *DB) decodeCursor(cursor, scope string) (byte, string, bool) {
 	return pagecursor.Decode(db.cursorKey, cursor, scope)
 }
+
+// errBadCursor refuses a cursor this database did not sign for the list read, in the one
+// wording every list and the server's form check use.
+func errBadCursor() error { return data.FieldError("cursor", pagecursor.Refused) }
