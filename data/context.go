@@ -74,6 +74,19 @@ type Principal struct {
 	// least as recent: it began after the request arrived, so it holds every change
 	// acknowledged before (PostgreSQL replicas then confirm a GET with one round trip).
 	ReadSince uint64
+	// Access names, by revision, the stored rows this principal was built from: its
+	// token, its user and its membership of WorkspaceID. Every write re-checks them in its
+	// transaction (service/access_recheck.go), so a request does not keep access revoked
+	// or narrowed while it ran. Key 0: not built from a stored token (CLI, tests).
+	Access AccessRevisions
+	// ExpiresAt is when the token expires (nil: never); a write after it is refused.
+	ExpiresAt *time.Time
+}
+
+// AccessRevisions are the revisions of a token's key, user and membership, as the
+// storage's AccountTx reads them (0 for an absent row).
+type AccessRevisions struct {
+	Key, User, Member uint64
 }
 
 // Requirement is what an endpoint needs of its caller; each route declares one.
