@@ -83,6 +83,16 @@ type Principal struct {
 	ExpiresAt *time.Time
 }
 
+// ActIn makes p act in workspaceID with membership m there (a route with a
+// {workspace_id} path): m's rights, narrowed by the key's own agent_ids, and m's revision
+// for the writes' re-check. A key's own agent_ids name agents of the workspace it is
+// bound to: elsewhere they leave it no agent at all, never every agent.
+func (p *Principal) ActIn(workspaceID string, m *Membership) {
+	p.WorkspaceID, p.Role, p.Modules = workspaceID, m.Role, m.Modules
+	p.AgentIDs = IntersectAgentIDs(m.AgentIDs, p.KeyAgentIDs)
+	p.Access.Member = m.Revision
+}
+
 // AccessRevisions are the revisions of a token's key, user and membership, as the
 // storage's AccountTx reads them (0 for an absent row).
 type AccessRevisions struct {
