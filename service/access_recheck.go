@@ -71,92 +71,130 @@ func accessRevisions(tx Tx, p *data.Principal) (data.AccessRevisions, error) {
 
 // recheckAccess refuses, in the write transaction tx, a caller whose token is no longer
 // valid (unauthenticated) or whose access was narrowed since p was built (forbidden).
+// A refusal is logged with what changed and whose (ids only, never a secret): the
+// answer alone would not tell an operator why a request that began fine was refused.
 func (b *base) recheckAccess(tx Tx, p *data.Principal) error {
-	if p.ExpiresAt != nil && !b.now().Before(*p.ExpiresAt) {
-		return errTokenGone()
-	}
-	revs, err := accessRevisions(tx, p)
-	if err != nil {
+	reason, err := b.accessChange(tx, p)
+	if err != nil || reason == "" {
 		return err
 	}
-	if revs == p.Access {
-		return nil
-	}
-	if revs.Key == 0 || revs.User == 0 {
+	b.log.Info("a write was refused: the caller's access changed during its request",
+		"change", reason, "user_id", p.UserID, "token_id", p.TokenID, "workspace_id", p.WorkspaceID)
+	if tokenGone[reason] {
 		return errTokenGone()
 	}
-	return b.accessStillHeld(tx, p)
+	return errAccessNarrowed()
 }
 
-// accessStillHeld compares the stored token, user and membership with what p holds: any
-// right of p they no longer give refuses the write.
-func (b *base) accessStillHeld(tx Tx, p *data.Principal) error {
+// The changes accessChange names; those in tokenGone end the token itself.
+const (
+	changeKeyGone    = "key revoked"
+	changeKeyExpired = "key expired"
+	changeUserGone   = "user deleted"
+	changeAdmin      = "instance administrator rights taken away"
+	changeScopes     = "key scopes narrowed"
+	changeMember     = "no longer a member"
+	changeRole       = "role lowered"
+	changeModules    = "module taken away"
+	changeAgents     = "agent_ids narrowed"
+)
+
+var tokenGone = map[string]bool{changeKeyGone: true, changeKeyExpired: true, changeUserGone: true}
+
+// accessChange names what p no longer holds ("" when it holds all it held): a cheap
+// read of three revisions, and only when one moved the rows themselves.
+func (b *base) accessChange(tx Tx, p *data.Principal) (string, error) {
+	if p.ExpiresAt != nil && !b.now().Before(*p.ExpiresAt) {
+		return changeKeyExpired, nil
+	}
+	revs, err := accessRevisions(tx, p)
+	if err != nil || revs == p.Access {
+		return "", err
+	}
+	switch {
+	case revs.Key == 0:
+		return changeKeyGone, nil
+	case revs.User == 0:
+		return changeUserGone, nil
+	}
+	return b.accessTakenAway(tx, p)
+}
+
+// accessTakenAway compares the stored token, user and membership with what p holds and
+// names the first right of p they no longer give.
+func (b *base) accessTakenAway(tx Tx, p *data.Principal) (string, error) {
 	k, err := tx.APIKey(p.TokenID)
 	if err != nil {
-		return err
+		return "", err
 	}
-	if k == nil || k.UserID != p.UserID || k.ExpiresAt != nil && !b.now().Before(k.ExpiresAt.Time) {
-		return errTokenGone()
+	switch {
+	case k == nil || k.UserID != p.UserID:
+		return changeKeyGone, nil
+	case k.ExpiresAt != nil && !b.now().Before(k.ExpiresAt.Time):
+		return changeKeyExpired, nil
 	}
 	u, err := tx.User(p.UserID)
 	if err != nil {
-		return err
+		return "", err
 	}
-	if u == nil {
-		return errTokenGone()
-	}
-	if p.IsAdmin && !u.IsAdmin {
-		return errAccessNarrowed()
+	switch {
+	case u == nil:
+		return changeUserGone, nil
+	case p.IsAdmin && !u.IsAdmin:
+		return changeAdmin, nil
+	case p.Scopes == nil && k.Scopes != nil:
+		return changeScopes, nil
 	}
 	key := data.Principal{Scopes: k.Scopes}
-	if p.Scopes == nil && k.Scopes != nil {
-		return errAccessNarrowed()
-	}
 	for _, sc := range p.Scopes {
 		if !key.HoldsScope(sc) {
-			return errAccessNarrowed()
+			return changeScopes, nil
 		}
 	}
 	if p.Role == "" {
-		return nil // p acts on no membership: it has none to lose
+		return "", nil // p acts on no membership: it has none to lose
 	}
 	m, err := tx.Member(p.WorkspaceID, p.UserID)
 	if err != nil {
-		return err
+		return "", err
 	}
-	if m == nil || !data.RoleAtLeast(m.Role, p.Role) {
-		return errAccessNarrowed()
+	switch {
+	case m == nil:
+		return changeMember, nil
+	case !data.RoleAtLeast(m.Role, p.Role):
+		return changeRole, nil
 	}
 	modules := data.EffectiveModules(m.Role, m.Modules)
 	for _, mod := range p.Modules {
 		if !slices.Contains(modules, mod) {
-			return errAccessNarrowed()
+			return changeModules, nil
 		}
 	}
-	return agentsStillHeld(tx, p, data.IntersectAgentIDs(m.AgentIDs, p.KeyAgentIDs))
+	narrowed, err := agentsNarrowed(tx, p, data.IntersectAgentIDs(m.AgentIDs, p.KeyAgentIDs))
+	if err != nil || !narrowed {
+		return "", err
+	}
+	return changeAgents, nil
 }
 
-// agentsStillHeld refuses p when agents, its agent_ids as stored now, leave out an
-// agent p held that still exists (a deleted agent leaves every list, and nobody can act
-// on it anyway).
-func agentsStillHeld(tx Tx, p *data.Principal, agents []string) error {
+// agentsNarrowed reports whether agents, p's agent_ids as stored now, leave out an agent
+// p held that still exists (a deleted agent leaves every list, and nobody can act on it
+// anyway).
+func agentsNarrowed(tx Tx, p *data.Principal, agents []string) (bool, error) {
 	switch {
 	case len(agents) == 0:
-		return nil // every agent
+		return false, nil // every agent
 	case len(p.AgentIDs) == 0:
-		return errAccessNarrowed()
+		return true, nil
 	}
 	for _, id := range p.AgentIDs {
 		if slices.Contains(agents, id) {
 			continue
 		}
 		exists, err := tx.AgentInWorkspace(p.WorkspaceID, id)
-		if err != nil {
-			return err
-		}
-		if exists {
-			return errAccessNarrowed()
+		if err != nil || exists {
+			return exists, err
 		}
 	}
-	return nil
+	return false, nil
 }

@@ -2,6 +2,8 @@ package service_test
 
 import (
 	"context"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +19,7 @@ import (
 type recheckEnv struct {
 	svc    *service.Services
 	clock  *movableClock
+	logs   *testkit.SyncBuffer
 	owner  context.Context
 	ws     string
 	agents []string
@@ -44,9 +47,12 @@ func newRecheckEnv(t *testing.T) *recheckEnv {
 	t.Helper()
 	engine := testkit.OpenEngine(t)
 	clock := &movableClock{t: time.Now().UTC()}
-	svc := servicesOn(t, engine, engine, func(o *service.Options) { o.Now = clock.now })
+	logs := &testkit.SyncBuffer{}
+	svc := servicesOn(t, engine, engine, func(o *service.Options) {
+		o.Now, o.Logger = clock.now, slog.New(slog.NewJSONHandler(logs, nil))
+	})
 	u := mustUser(t, svc, "owner@example.com")
-	e := &recheckEnv{svc: svc, clock: clock, owner: testkit.As(u), ws: u.PersonalWorkspaceID}
+	e := &recheckEnv{svc: svc, clock: clock, logs: logs, owner: testkit.As(u), ws: u.PersonalWorkspaceID}
 	for _, name := range []string{"First", "Second"} {
 		a, err := svc.Agents.CreateAgent(e.owner, data.AgentCreate{Name: data.Some(name)})
 		if err != nil {
@@ -165,6 +171,11 @@ func TestWritesRecheckAccessChangedDuringTheRequest(t *testing.T) {
 			}
 			if r, err := e.svc.Idempotency.IdempotentResponse(context.Background(), key.ID, "retry-1"); err != nil || r != nil {
 				t.Errorf("claim after the refused write = %+v, %v; want none", r, err)
+			}
+			// The refusal is logged with what changed and whose, never the token.
+			logs := e.logs.String()
+			if !strings.Contains(logs, "access changed") || !strings.Contains(logs, `"user_id":"`+u.ID+`"`) || strings.Contains(logs, strings.SplitN(token, "|", 2)[1]) {
+				t.Errorf("logs = %s; want the refusal with its user and no secret", logs)
 			}
 		})
 	}
