@@ -74,6 +74,29 @@ type Principal struct {
 	// least as recent: it began after the request arrived, so it holds every change
 	// acknowledged before (PostgreSQL replicas then confirm a GET with one round trip).
 	ReadSince uint64
+	// Access names, by revision, the stored rows this principal was built from: its
+	// token, its user and its membership of WorkspaceID. Every write re-checks them in its
+	// transaction (service/access_recheck.go), so a request does not keep access revoked
+	// or narrowed while it ran. Key 0: not built from a stored token (CLI, tests).
+	Access AccessRevisions
+	// ExpiresAt is when the token expires (nil: never); a write after it is refused.
+	ExpiresAt *time.Time
+}
+
+// ActIn makes p act in workspaceID with membership m there (a route with a
+// {workspace_id} path): m's rights, narrowed by the key's own agent_ids, and m's revision
+// for the writes' re-check. A key's own agent_ids name agents of the workspace it is
+// bound to: elsewhere they leave it no agent at all, never every agent.
+func (p *Principal) ActIn(workspaceID string, m *Membership) {
+	p.WorkspaceID, p.Role, p.Modules = workspaceID, m.Role, m.Modules
+	p.AgentIDs = IntersectAgentIDs(m.AgentIDs, p.KeyAgentIDs)
+	p.Access.Member = m.Revision
+}
+
+// AccessRevisions are the revisions of a token's key, user and membership, as the
+// storage's AccountTx reads them (0 for an absent row).
+type AccessRevisions struct {
+	Key, User, Member uint64
 }
 
 // Requirement is what an endpoint needs of its caller; each route declares one.

@@ -93,3 +93,18 @@ func TestContextValues(t *testing.T) {
 		t.Error("round trip")
 	}
 }
+
+// A principal acting in another workspace takes that membership's rights and revision:
+// its writes re-check the membership they act by, not the token's own.
+func TestActInCarriesThatMembershipsRevision(t *testing.T) {
+	p := &Principal{UserID: "usr_1", WorkspaceID: "ws_own", Role: RoleOwner, Modules: Modules,
+		KeyAgentIDs: []string{"agt_1"}, Access: AccessRevisions{Key: 7, User: 8, Member: 9}}
+	p.ActIn("ws_other", &Membership{Role: RoleDeveloper, Modules: []string{ModuleAgents}, AgentIDs: []string{"agt_2"}, Revision: 42})
+	want := AccessRevisions{Key: 7, User: 8, Member: 42}
+	if p.WorkspaceID != "ws_other" || p.Role != RoleDeveloper || p.Access != want {
+		t.Errorf("principal = %+v; want ws_other as developer with access %+v", p, want)
+	}
+	if len(p.AgentIDs) != 1 || p.AgentIDs[0] != NoAgent {
+		t.Errorf("agent_ids = %v; the key's own agents elsewhere leave none", p.AgentIDs)
+	}
+}

@@ -86,6 +86,9 @@ type Membership struct {
 	Role     string
 	Modules  []string
 	AgentIDs []string
+	// Revision is the membership's stored revision, read with it: the principal acting
+	// in this workspace carries it for its writes' re-check (Principal.Access).
+	Revision uint64
 }
 
 // WorkspaceUserService manages the members of a workspace.

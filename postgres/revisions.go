@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -152,4 +153,18 @@ func (t *tx) AgentRevisions(ids []string) ([]uint64, error) {
 		return nil, fmt.Errorf("postgres: %d revisions for %d agents", len(out), len(ids))
 	}
 	return out, nil
+}
+
+var _ service.AccessRevisionsTx = (*tx)(nil)
+
+// AccessRevisions implements service.AccessRevisionsTx: a write's re-check of its
+// caller's token, user and membership in one statement of its transaction.
+func (t *tx) AccessRevisions(keyID int64, userID, workspaceID string) (data.AccessRevisions, error) {
+	var k, u, m int64
+	err := t.queryRow(`SELECT
+		COALESCE((SELECT revision FROM api_keys WHERE id = $1), 0),
+		COALESCE((SELECT revision FROM users WHERE id = $2), 0),
+		COALESCE((SELECT revision FROM members WHERE workspace_id = $3 AND user_id = $2), 0)`,
+		keyID, userID, workspaceID).Scan(&k, &u, &m)
+	return data.AccessRevisions{Key: uint64(k), User: uint64(u), Member: uint64(m)}, err
 }

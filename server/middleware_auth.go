@@ -104,9 +104,7 @@ func (s *Server) authorize(r *http.Request, p *data.Principal, need data.Require
 				}
 				return err
 			}
-			// A key's own agent_ids name agents of the workspace it is bound to: elsewhere
-			// they leave it no agent at all, never every agent.
-			p.WorkspaceID, p.Role, p.Modules, p.AgentIDs = wsID, m.Role, m.Modules, data.IntersectAgentIDs(m.AgentIDs, p.KeyAgentIDs)
+			p.ActIn(wsID, m)
 		}
 		if p.Role == "" {
 			return data.Errorf(data.EFORBIDDEN, "This token's user is no longer a member of its workspace.")

@@ -230,6 +230,7 @@ func (s *AuthService) tokenEntry(tx Tx, id int64) (*tokenEntry, error) {
 	if k.ExpiresAt != nil {
 		t := k.ExpiresAt.Time
 		e.expires = &t
+		e.principal.ExpiresAt = &t
 	}
 	if err := fillMembership(tx, &e.principal, k.WorkspaceID); err != nil {
 		return nil, err
@@ -252,6 +253,7 @@ func (s *AuthService) tokenEntry(tx Tx, id int64) (*tokenEntry, error) {
 	if e.memberRev, err = tx.MemberRevision(k.WorkspaceID, u.ID); err != nil {
 		return nil, err
 	}
+	e.principal.Access = data.AccessRevisions{Key: e.keyRev, User: e.userRev, Member: e.memberRev}
 	s.cache.put(id, e)
 	return e, nil
 }

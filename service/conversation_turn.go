@@ -79,7 +79,13 @@ func (s *ConversationService) SendMessage(ctx context.Context, id string, in dat
 	if claim != nil {
 		ctx = data.WithIdempotencyClaim(ctx, claim)
 	}
-	return s.storeTurn(ctx, c, history, token, out)
+	turn, err := s.storeTurn(ctx, c, history, token, out)
+	if err != nil {
+		// A turn refused (the caller's access changed meanwhile) leaves the lease held;
+		// one lost is not this token's, and release leaves it.
+		s.release(ctx, id, token)
+	}
+	return turn, err
 }
 
 // claimedMeanwhile refuses a message whose Idempotency-Key another request (sent at once
@@ -151,7 +157,8 @@ func leaseToken() string {
 
 // release frees a lease a failed answer held, even when the request was cancelled.
 func (s *ConversationService) release(ctx context.Context, id, token string) {
-	err := s.store.Update(context.WithoutCancel(ctx), func(tx Tx) error {
+	// The lease is the request's own: it is freed even for a caller who lost access.
+	err := s.store.Update(withoutAccessRecheck(context.WithoutCancel(ctx)), func(tx Tx) error {
 		c, err := tx.Conversation(id)
 		if err != nil || c == nil || c.Lease == nil || c.Lease.Token != token {
 			return err

@@ -26,13 +26,23 @@ type claimingStore struct {
 	b *base
 }
 
-// Update implements Store.
+// Update implements Store. It is also where every write of a request re-checks the
+// caller's access, first, so that a refused write commits nothing (access_recheck.go).
 func (s claimingStore) Update(ctx context.Context, fn func(tx Tx) error) error {
+	p := accessToRecheck(ctx)
 	c := data.IdempotencyClaimFrom(ctx)
-	if c == nil {
+	if p == nil && c == nil {
 		return s.Store.Update(ctx, fn)
 	}
 	return s.Store.Update(ctx, func(tx Tx) error {
+		if p != nil {
+			if err := s.b.recheckAccess(tx, p); err != nil {
+				return err
+			}
+		}
+		if c == nil {
+			return fn(tx)
+		}
 		prev, err := tx.IdempotentResponse(c.TokenID, c.Key)
 		if err != nil {
 			return err

@@ -404,8 +404,9 @@ func (s *WorkspaceUserService) Membership(ctx context.Context, workspaceID, user
 		if err != nil {
 			return err
 		}
-		out = &data.Membership{Role: m.Role, Modules: data.EffectiveModules(m.Role, m.Modules), AgentIDs: m.AgentIDs}
-		return nil
+		rev, err := tx.MemberRevision(workspaceID, userID)
+		out = &data.Membership{Role: m.Role, Modules: data.EffectiveModules(m.Role, m.Modules), AgentIDs: m.AgentIDs, Revision: rev}
+		return err
 	})
 	return out, err
 }
