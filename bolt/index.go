@@ -121,16 +121,22 @@ func (db *DB) list(tx *bbolt.Tx, spec listSpec, req data.PageRequest) ([]string,
 	w := spec.walk(b, from)
 	var ids []string
 	lastSeen := "" // the last id looked at: where the next walk in this direction resumes
-	more, cut, scanned, passed := false, false, 0, 0
+	more, cut, scanned := false, false, 0
+	passed, lastPassed := 0, "" // entries without spec.value, passed over
 	for id, match, ok := w.next(); ok; id, match, ok = w.next() {
 		if !match {
+			// They move the onward cursor only when their bound ends the page: a page's
+			// cursors are those of its ids alone, whatever entries lie between.
 			if passed++; spec.maxPass > 0 && passed > spec.maxPass {
-				more, cut = true, true
+				if more, cut = true, true; lastPassed != "" {
+					lastSeen = lastPassed
+				}
 				break
 			}
-			lastSeen = id
+			lastPassed = id
 			continue
 		}
+		lastPassed = "" // past where the page's ids and lastSeen are
 		if spec.maxScan > 0 && scanned == spec.maxScan {
 			more, cut = true, true
 			break
