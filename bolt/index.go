@@ -122,21 +122,22 @@ func (db *DB) list(tx *bbolt.Tx, spec listSpec, req data.PageRequest) ([]string,
 	var ids []string
 	lastSeen := "" // the last id looked at: where the next walk in this direction resumes
 	more, cut, scanned := false, false, 0
-	passed, lastPassed := 0, "" // entries without spec.value, passed over
-	for id, match, ok := w.next(); ok; id, match, ok = w.next() {
+	passed, lastPassed := 0, []byte(nil) // entries without spec.value, passed over
+	for key, match, ok := w.next(); ok; key, match, ok = w.next() {
 		if !match {
 			// They move the onward cursor only when their bound ends the page: a page's
 			// cursors are those of its ids alone, whatever entries lie between.
 			if passed++; spec.maxPass > 0 && passed > spec.maxPass {
-				if more, cut = true, true; lastPassed != "" {
-					lastSeen = lastPassed
+				if more, cut = true, true; lastPassed != nil {
+					lastSeen = string(lastPassed)
 				}
 				break
 			}
-			lastPassed = id
+			lastPassed = key
 			continue
 		}
-		lastPassed = "" // past where the page's ids and lastSeen are
+		lastPassed = nil // past where the page's ids and lastSeen are
+		id := string(key)
 		if spec.maxScan > 0 && scanned == spec.maxScan {
 			more, cut = true, true
 			break
@@ -183,12 +184,13 @@ type scopeWalk struct {
 	value   []byte // listSpec.value
 }
 
-// scopeStream is one scope's cursor and the id it is on ("" past the scope's end), and
-// whether that entry holds the walk's value.
+// scopeStream is one scope's cursor and the id it is on (nil past the scope's end: the
+// key's bytes, valid for the transaction, so that passing over an entry copies
+// nothing), and whether that entry holds the walk's value.
 type scopeStream struct {
 	c      *bbolt.Cursor
 	prefix []byte
-	id     string
+	id     []byte
 	match  bool
 }
 
@@ -229,31 +231,37 @@ func (spec listSpec) walk(b *bbolt.Bucket, from listFrom) *scopeWalk {
 // at puts s on key k holding v, or past its scope's end when k is not of the scope.
 func (w *scopeWalk) at(s *scopeStream, k, v []byte) {
 	if k == nil || !bytes.HasPrefix(k, s.prefix) {
-		s.id = ""
+		s.id = nil
 		return
 	}
-	s.id = string(k[len(s.prefix):])
+	s.id = k[len(s.prefix):]
 	s.match = w.value == nil || bytes.Equal(v, w.value)
 }
 
 // next returns the walk's next id and whether its entry holds the walk's value, false
 // at its end. An id in several scopes comes once.
-func (w *scopeWalk) next() (id string, match, ok bool) {
+func (w *scopeWalk) next() (id []byte, match, ok bool) {
 	var best *scopeStream
 	for _, s := range w.streams {
-		if s.id != "" && (best == nil || w.desc && s.id > best.id || !w.desc && s.id < best.id) {
-			best = s
+		if s.id == nil {
+			continue
 		}
+		if best != nil {
+			if c := bytes.Compare(s.id, best.id); w.desc && c <= 0 || !w.desc && c >= 0 {
+				continue
+			}
+		}
+		best = s
 	}
 	if best == nil {
-		return "", false, false
+		return nil, false, false
 	}
 	id = best.id
-	if w.desc && w.lo != "" && id < w.lo || !w.desc && w.hi != "" && id >= w.hi {
-		return "", false, false // every other stream is further out of range
+	if w.desc && w.lo != "" && string(id) < w.lo || !w.desc && w.hi != "" && string(id) >= w.hi {
+		return nil, false, false // every other stream is further out of range
 	}
 	for _, s := range w.streams {
-		if s.id != id {
+		if !bytes.Equal(s.id, id) {
 			continue
 		}
 		match = match || s.match
@@ -365,7 +373,7 @@ func hasNeighbour(b *bbolt.Bucket, spec listSpec, id string, after bool) bool {
 			}
 			continue
 		}
-		if spec.keep == nil || spec.keep(k) {
+		if spec.keep == nil || spec.keep(string(k)) {
 			return true
 		}
 		if n++; spec.maxScan > 0 && n >= spec.maxScan {

@@ -191,3 +191,43 @@ func TestJobListPassesOverOtherPendingStatus(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkListPendingJobs: the first page of 15 queued, and of 15 running, jobs of a
+// workspace whose 15 oldest jobs are running and the n after them queued: the running
+// page's worst case, as its entries share their scope with the queue's (jobs_index.go)
+// and it passes over all n. docs/performance.md records the figures.
+func BenchmarkListPendingJobs(b *testing.B) {
+	for _, n := range []int{1_000, 20_000} {
+		c := &clock{t: time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)}
+		db := openInternal(b, c)
+		const running = 15
+		for start := 0; start < running+n; start += 1000 {
+			if err := db.Update(context.Background(), func(tx service.Tx) error {
+				for i := start; i < min(start+1000, running+n); i++ {
+					j := &data.JobRecord{Job: data.Job{ID: db.ids.New(data.PrefixJob), WorkspaceID: listWS, Kind: "a.work", Status: data.JobQueued,
+						MaxAttempts: 3, RunAt: data.NewTime(c.t), CreatedAt: data.NewTime(c.t)}}
+					if i < running {
+						until := data.NewTime(c.t.Add(time.Hour))
+						j.Status, j.Attempt, j.LeaseOwner, j.LeaseUntil = data.JobRunning, 1, "r1", &until
+					}
+					if _, err := tx.EnqueueJob(j); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, status := range []string{data.JobQueued, data.JobRunning} {
+			sel := data.JobSelection{Kinds: listKinds, JobFilter: data.JobFilter{Status: status}}
+			b.Run(fmt.Sprintf("%s/queued=%d", status, n), func(b *testing.B) {
+				for b.Loop() {
+					if list, _ := listJobsPage(b, db, sel, data.PageRequest{PerPage: 15}); len(list) != 15 {
+						b.Fatalf("%d jobs, want 15", len(list))
+					}
+				}
+			})
+		}
+	}
+}
