@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -296,5 +297,75 @@ func TestJobListingSurvivesUpgrade(t *testing.T) {
 				t.Errorf("a queued list's cursor (%q) given to the running list: %v; want a validation error on cursor", cursor, err)
 			}
 		})
+	}
+}
+
+// BenchmarkJobPendingScopesMigration: the schema 8 → 9 migration's work over an index
+// holding 2 × 20,000 pending jobs (queued, every tenth running) with their entries as
+// schema 8 kept them, each run in a transaction rolled back. docs/performance.md records
+// the figure.
+func BenchmarkJobPendingScopesMigration(b *testing.B) {
+	c := &clock{t: time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)}
+	db := openInternal(b, c)
+	for start := 0; start < 20_000; start += 1000 {
+		if err := db.Update(context.Background(), func(tx service.Tx) error {
+			for i := start; i < start+1000; i++ {
+				for _, ws := range []string{listWS, "ws_01JD6000000000000000000002"} {
+					agent := busyAgent
+					j := &data.JobRecord{Job: data.Job{ID: db.ids.New(data.PrefixJob), WorkspaceID: ws, AgentID: &agent, Kind: listKinds[i%2],
+						Status: data.JobQueued, MaxAttempts: 3, RunAt: data.NewTime(c.t), CreatedAt: data.NewTime(c.t)}}
+					if i%10 == 0 {
+						until := data.NewTime(c.t.Add(time.Hour))
+						j.Status, j.Attempt, j.LeaseOwner, j.LeaseUntil = data.JobRunning, 1, "r1", &until
+					}
+					if _, err := tx.EnqueueJob(j); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		b.StopTimer()
+		tx, err := db.bolt.Begin(true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Back to schema 8: each pending entry under its status's own scope.
+		idx := tx.Bucket(bucketJobsListed)
+		var entries []indexEntry
+		var gone [][]byte
+		cur := idx.Cursor()
+		for k, v := cur.First(); k != nil; k, v = cur.Next() {
+			if len(v) == 0 {
+				continue
+			}
+			end := bytes.LastIndexByte(k, 0)
+			status := map[byte]string{dueQueued: data.JobQueued, dueRunning: data.JobRunning}[v[0]]
+			scope := strings.TrimSuffix(string(k[:end]), "/p") + "/s/" + status
+			gone = append(gone, slices.Clone(k))
+			entries = append(entries, indexEntry{indexKey(scope, string(k[end+1:])), nil})
+		}
+		for _, k := range gone {
+			if err := idx.Delete(k); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := putSorted(idx, entries); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if err := mergePendingJobScopes(tx); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if err := jobListingFault(tx); err != nil {
+			b.Fatal(err)
+		}
+		tx.Rollback()
+		b.StartTimer()
 	}
 }
