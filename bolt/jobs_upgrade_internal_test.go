@@ -369,3 +369,41 @@ func BenchmarkJobPendingScopesMigration(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// TestOpenRefusesNewerSchema: a file of a schema newer than this code knows (one past
+// schemaVersion) is refused at open, and left as it was.
+func TestOpenRefusesNewerSchema(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
+	db, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	raw, err := bbolt.Open(filepath.Join(dir, FileName), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := binary.BigEndian.AppendUint64(nil, schemaVersion+1)
+	if err := raw.Update(func(tx *bbolt.Tx) error { return tx.Bucket(bucketMeta).Put([]byte("schema_version"), newer) }); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	if db, err := Open(dir, opts); err == nil || !strings.Contains(err.Error(), "newer than this voiceapi") {
+		if db != nil {
+			db.Close()
+		}
+		t.Fatalf("opening a schema %d file: %v; want it refused as newer", schemaVersion+1, err)
+	}
+	raw, err = bbolt.Open(filepath.Join(dir, FileName), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	raw.View(func(tx *bbolt.Tx) error {
+		if v := tx.Bucket(bucketMeta).Get([]byte("schema_version")); !bytes.Equal(v, newer) {
+			t.Errorf("after the refusal the file's version is %x, want %x", v, newer)
+		}
+		return nil
+	})
+}
