@@ -26,8 +26,8 @@ import (
 //
 // An entry of a pending scope holds the job's status in its value (dueQueued or
 // dueRunning); every other value is empty. A claim so rewrites two values in place
-// rather than moving two entries to other scopes (schema 9; schema 8 had a scope per
-// pending status too), and a list of queued or running jobs walks the pending scopes and
+// rather than moving two entries to other scopes (schema 9; schema 8 gave queued and
+// running a scope each), and a list of queued or running jobs walks the pending scopes and
 // passes over the entries of the other status by their value. A job's status entries
 // move in the transaction that changes its status (writeJob).
 var bucketJobsListed = []byte("jobs_listed")
