@@ -49,7 +49,7 @@ func (t tx) EventPage(workspaceID string, f service.EventFilter, req data.PageRe
 func (t tx) EventsNewestFirst(workspaceID string, fn func(*data.Event) (bool, error)) error {
 	prefix := indexKey(workspaceID, "")
 	c := t.b.Bucket(bucketEventsByWS).Cursor()
-	for k := seekLastWithPrefix(c, prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Prev() {
+	for k, _ := seekLastWithPrefix(c, prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Prev() {
 		e, err := t.Event(string(k[len(prefix):]))
 		if err != nil {
 			return err

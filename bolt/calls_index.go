@@ -201,7 +201,7 @@ func (ic *indexCursor) at(k, v []byte) (string, bool) {
 }
 
 func (ic *indexCursor) last() (string, bool) {
-	k := seekLastWithPrefix(ic.c, ic.prefix)
+	k, _ := seekLastWithPrefix(ic.c, ic.prefix)
 	if k == nil {
 		return ic.at(nil, nil)
 	}
@@ -209,7 +209,7 @@ func (ic *indexCursor) last() (string, bool) {
 }
 
 func (ic *indexCursor) before(id string) (string, bool) {
-	k := seekBefore(ic.c, boundKey(ic.prefix, id))
+	k, _ := seekBefore(ic.c, boundKey(ic.prefix, id))
 	if k == nil {
 		return ic.at(nil, nil)
 	}

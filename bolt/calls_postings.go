@@ -176,7 +176,7 @@ func decodeBlock(v []byte) ([]posting, error) {
 func blockFor(c *bbolt.Cursor, scope string, ms uint64) (k, v []byte) {
 	prefix := indexKey(scope, "")
 	// Every key "<scope>\x00<ms>" sorts before "<scope>\x00<ms>\x00".
-	if k = seekBefore(c, append(blockKey(scope, ms), 0)); k != nil && bytes.HasPrefix(k, prefix) {
+	if k, _ = seekBefore(c, append(blockKey(scope, ms), 0)); k != nil && bytes.HasPrefix(k, prefix) {
 		return c.Seek(k)
 	}
 	if k, v = c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) {
@@ -412,7 +412,7 @@ func (bc *blockCursor) seek(id string) (int, bool) {
 
 // last positions on the scope's newest entry.
 func (bc *blockCursor) last() (string, bool) {
-	k := seekLastWithPrefix(bc.c, bc.prefix)
+	k, _ := seekLastWithPrefix(bc.c, bc.prefix)
 	if k == nil || !bc.load(bc.c.Seek(k)) {
 		return "", false
 	}

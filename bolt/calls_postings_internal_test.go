@@ -388,7 +388,7 @@ func TestSeekLastWithPrefix(t *testing.T) {
 			{[]byte{0x02, 0x00}, []byte{0x02, 0x00, 0x09}},
 			{[]byte{0xFF}, []byte{0x02, 0x00, 0x09}}, // past every key: the last one
 		} {
-			if got := seekLastWithPrefix(b.Cursor(), tc.prefix); !bytes.Equal(got, tc.want) {
+			if got, _ := seekLastWithPrefix(b.Cursor(), tc.prefix); !bytes.Equal(got, tc.want) {
 				t.Errorf("prefix %x: %x, want %x", tc.prefix, got, tc.want)
 			}
 		}

@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 8
+const schemaVersion = 9
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -278,6 +278,10 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// also raises the version. An older binary would change a job's status without
 	// moving its entries, so the version keeps it out.
 	listJobsOfStore,
+	// 8 → 9: a pending job's entries are one scope for queued and running, the status in
+	// their values (jobs_index.go), moved here from schema 8's two. An older binary would
+	// look for them in the scopes they left, so the version keeps it out.
+	mergePendingJobScopes,
 }
 
 func migrate(tx *bbolt.Tx) error {

@@ -62,7 +62,7 @@ func (rc *refCache) holderFor(byWS *bbolt.Bucket, e *data.Event) (string, [32]by
 		return "", sum
 	}
 	prefix := indexKey(e.WorkspaceID, "")
-	k := seekLastWithPrefix(byWS.Cursor(), prefix)
+	k, _ := seekLastWithPrefix(byWS.Cursor(), prefix)
 	if k == nil || !bytes.HasPrefix(k, prefix) || string(k[len(prefix):]) != entry.last {
 		return "", sum
 	}

@@ -88,6 +88,11 @@ type listSpec struct {
 	// nothing in a long scope then still answers promptly, with a cursor that resumes
 	// past what was looked at.
 	maxScan int
+	// value, when not nil, lists only the entries holding it: the others are passed over
+	// by their key and value alone, at most maxPass of them a page (0: no bound), past
+	// which the page ends as maxScan ends it.
+	value   []byte
+	maxPass int
 }
 
 // list returns one newest-first page of the ids spec selects.
@@ -117,7 +122,22 @@ func (db *DB) list(tx *bbolt.Tx, spec listSpec, req data.PageRequest) ([]string,
 	var ids []string
 	lastSeen := "" // the last id looked at: where the next walk in this direction resumes
 	more, cut, scanned := false, false, 0
-	for id, ok := w.next(); ok; id, ok = w.next() {
+	passed, lastPassed := 0, []byte(nil) // entries without spec.value, passed over
+	for key, match, ok := w.next(); ok; key, match, ok = w.next() {
+		if !match {
+			// They move the onward cursor only when their bound ends the page: a page's
+			// cursors are those of its ids alone, whatever entries lie between.
+			if passed++; spec.maxPass > 0 && passed > spec.maxPass {
+				if more, cut = true, true; lastPassed != nil {
+					lastSeen = string(lastPassed)
+				}
+				break
+			}
+			lastPassed = key
+			continue
+		}
+		lastPassed = nil // past where the page's ids and lastSeen are
+		id := string(key)
 		if spec.maxScan > 0 && scanned == spec.maxScan {
 			more, cut = true, true
 			break
@@ -161,13 +181,17 @@ type scopeWalk struct {
 	streams []*scopeStream
 	desc    bool
 	lo, hi  string
+	value   []byte // listSpec.value
 }
 
-// scopeStream is one scope's cursor and the id it is on ("" past the scope's end).
+// scopeStream is one scope's cursor and the id it is on (nil past the scope's end: the
+// key's bytes, valid for the transaction, so that passing over an entry copies
+// nothing), and whether that entry holds the walk's value.
 type scopeStream struct {
 	c      *bbolt.Cursor
 	prefix []byte
-	id     string
+	id     []byte
+	match  bool
 }
 
 // walk starts a walk of spec's scopes in b: older from the cursor (from the newest id on
@@ -177,70 +201,92 @@ func (spec listSpec) walk(b *bbolt.Bucket, from listFrom) *scopeWalk {
 	if scopes == nil {
 		scopes = []string{spec.scope}
 	}
-	w := &scopeWalk{desc: from.dir == older, lo: spec.lo, hi: spec.hi}
+	w := &scopeWalk{desc: from.dir == older, lo: spec.lo, hi: spec.hi, value: spec.value}
 	for _, scope := range scopes {
 		s := &scopeStream{c: b.Cursor(), prefix: indexKey(scope, "")}
-		var k []byte
+		var k, v []byte
 		switch {
 		case !w.desc:
 			start, exclusive := from.id, true
 			if w.lo != "" && start < w.lo {
 				start, exclusive = w.lo, false
 			}
-			k, _ = s.c.Seek(indexKey(scope, start))
+			k, v = s.c.Seek(indexKey(scope, start))
 			if exclusive && k != nil && bytes.Equal(k, indexKey(scope, start)) {
-				k, _ = s.c.Next()
+				k, v = s.c.Next()
 			}
 		case from.cursor && (w.hi == "" || from.id < w.hi):
-			k = seekBefore(s.c, indexKey(scope, from.id))
+			k, v = seekBefore(s.c, indexKey(scope, from.id))
 		case w.hi != "":
-			k = seekBefore(s.c, indexKey(scope, w.hi))
+			k, v = seekBefore(s.c, indexKey(scope, w.hi))
 		default:
-			k = seekLastWithPrefix(s.c, s.prefix)
+			k, v = seekLastWithPrefix(s.c, s.prefix)
 		}
-		s.at(k)
+		w.at(s, k, v)
 		w.streams = append(w.streams, s)
 	}
 	return w
 }
 
-// at puts s on key k, or past its scope's end when k is not of the scope.
-func (s *scopeStream) at(k []byte) {
+// at puts s on key k holding v, or past its scope's end when k is not of the scope.
+func (w *scopeWalk) at(s *scopeStream, k, v []byte) {
 	if k == nil || !bytes.HasPrefix(k, s.prefix) {
-		s.id = ""
+		s.id = nil
 		return
 	}
-	s.id = string(k[len(s.prefix):])
+	s.id = k[len(s.prefix):]
+	s.match = w.value == nil || bytes.Equal(v, w.value)
 }
 
-// next returns the walk's next id, false at its end. An id in several scopes comes once.
-func (w *scopeWalk) next() (string, bool) {
+// next returns the walk's next id and whether its entry holds the walk's value, false
+// at its end. An id in several scopes comes once.
+func (w *scopeWalk) next() (id []byte, match, ok bool) {
 	var best *scopeStream
 	for _, s := range w.streams {
-		if s.id != "" && (best == nil || w.desc && s.id > best.id || !w.desc && s.id < best.id) {
-			best = s
-		}
-	}
-	if best == nil {
-		return "", false
-	}
-	id := best.id
-	if w.desc && w.lo != "" && id < w.lo || !w.desc && w.hi != "" && id >= w.hi {
-		return "", false // every other stream is further out of range
-	}
-	for _, s := range w.streams {
-		if s.id != id {
+		if s.id == nil {
 			continue
 		}
+		if best != nil {
+			if c := bytes.Compare(s.id, best.id); w.desc && c <= 0 || !w.desc && c >= 0 {
+				continue
+			}
+		}
+		best = s
+	}
+	if best == nil {
+		return nil, false, false
+	}
+	id = best.id
+	if w.desc && w.lo != "" && string(id) < w.lo || !w.desc && w.hi != "" && string(id) >= w.hi {
+		return nil, false, false // every other stream is further out of range
+	}
+	for _, s := range w.streams {
+		if !bytes.Equal(s.id, id) {
+			continue
+		}
+		match = match || s.match
 		if w.desc {
-			k, _ := s.c.Prev()
-			s.at(k)
+			k, v := s.c.Prev()
+			w.at(s, k, v)
 		} else {
-			k, _ := s.c.Next()
-			s.at(k)
+			k, v := s.c.Next()
+			w.at(s, k, v)
 		}
 	}
-	return id, true
+	return id, match, true
+}
+
+// anyMatch reports whether the walk holds an entry of its value, true too once it has
+// passed over maxPass others (0: no bound): a cursor that may lead to an empty page is
+// better than one missing.
+func (w *scopeWalk) anyMatch(maxPass int) bool {
+	passed := 0
+	for _, match, ok := w.next(); ok; _, match, ok = w.next() {
+		if passed++; match || maxPass > 0 && passed > maxPass {
+			return true
+		}
+	}
+	return false
 }
 
 // setOnwardCursor sets the cursor in the walk's direction (dir), which resumes past the
@@ -271,7 +317,7 @@ func (db *DB) setBackCursor(meta *data.Page, b *bbolt.Bucket, spec listSpec, bin
 	case cut && from.dir == newer:
 		meta.NextCursor = db.encodeCursor(older, binding, from.id)
 	case from.dir == older && from.cursor:
-		if _, any := spec.walk(b, listFrom{dir: older}).next(); any {
+		if spec.walk(b, listFrom{dir: older}).anyMatch(spec.maxPass) {
 			// Everything after the cursor was deleted: lead back to the oldest page, which
 			// a "newer than the empty id" cursor reads (every id sorts after "").
 			meta.PrevCursor = db.encodeCursor(newer, binding, "")
@@ -279,8 +325,9 @@ func (db *DB) setBackCursor(meta *data.Page, b *bbolt.Bucket, spec listSpec, bin
 	}
 }
 
-// seekLastWithPrefix positions c on the greatest key with prefix.
-func seekLastWithPrefix(c *bbolt.Cursor, prefix []byte) []byte {
+// seekLastWithPrefix positions c on the greatest key with prefix, and returns it and
+// its value.
+func seekLastWithPrefix(c *bbolt.Cursor, prefix []byte) (k, v []byte) {
 	// The least key after every key with prefix: prefix with its last byte below 0xFF
 	// incremented ("<scope>\x01" for "<scope>\x00"), past the bytes that cannot be.
 	n := len(prefix)
@@ -288,31 +335,25 @@ func seekLastWithPrefix(c *bbolt.Cursor, prefix []byte) []byte {
 		n--
 	}
 	if n == 0 {
-		k, _ := c.Last()
-		return k
+		return c.Last()
 	}
 	end := append(append([]byte(nil), prefix[:n-1]...), prefix[n-1]+1)
-	k, _ := c.Seek(end)
-	if k == nil {
-		k, _ = c.Last()
-		return k
+	if k, _ = c.Seek(end); k == nil {
+		return c.Last()
 	}
-	k, _ = c.Prev()
-	return k
+	return c.Prev()
 }
 
-// seekBefore positions c on the greatest key strictly less than key.
-func seekBefore(c *bbolt.Cursor, key []byte) []byte {
-	k, _ := c.Seek(key)
-	if k == nil {
-		k, _ = c.Last()
-		if k != nil && bytes.Compare(k, key) >= 0 {
-			k, _ = c.Prev()
+// seekBefore positions c on the greatest key strictly less than key, and returns it and
+// its value.
+func seekBefore(c *bbolt.Cursor, key []byte) (k, v []byte) {
+	if k, _ = c.Seek(key); k == nil {
+		if k, v = c.Last(); k != nil && bytes.Compare(k, key) >= 0 {
+			return c.Prev()
 		}
-		return k
+		return k, v
 	}
-	k, _ = c.Prev()
-	return k
+	return c.Prev()
 }
 
 // hasNeighbour reports whether spec lists a kept id after (newer) or before id. With a
@@ -324,9 +365,15 @@ func hasNeighbour(b *bbolt.Bucket, spec listSpec, id string, after bool) bool {
 		dir = newer
 	}
 	w := spec.walk(b, listFrom{dir: dir, id: id, cursor: true})
-	n := 0
-	for k, ok := w.next(); ok; k, ok = w.next() {
-		if spec.keep == nil || spec.keep(k) {
+	n, passed := 0, 0
+	for k, match, ok := w.next(); ok; k, match, ok = w.next() {
+		if !match {
+			if passed++; spec.maxPass > 0 && passed >= spec.maxPass {
+				return true
+			}
+			continue
+		}
+		if spec.keep == nil || spec.keep(string(k)) {
 			return true
 		}
 		if n++; spec.maxScan > 0 && n >= spec.maxScan {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -196,8 +197,8 @@ func TestJobListingBuiltOnUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if v, err := db.SchemaVersion(); err != nil || v != 8 {
-		t.Fatalf("schema version %d, %v; want 8", v, err)
+	if v, err := db.SchemaVersion(); err != nil || v != 9 {
+		t.Fatalf("schema version %d, %v; want 9 (7 → 8 → 9)", v, err)
 	}
 	checkJobListing(t, db.bolt, "after the upgrade")
 	failed, _ := listJobsPage(t, db, data.JobSelection{Kinds: listKinds, JobFilter: data.JobFilter{Status: data.JobFailed}}, data.PageRequest{})
@@ -271,5 +272,35 @@ func TestJobListingPagesStayFull(t *testing.T) {
 	db.bolt.View(func(tx *bbolt.Tx) error { s = tx.Bucket(bucketJobsListed).Stats(); return nil })
 	if fill := float64(s.LeafInuse) / float64(s.LeafPageN*db.bolt.Info().PageSize); s.LeafPageN < 10 || fill < 0.8 {
 		t.Errorf("the job list index's %d leaf pages are %.0f%% full, want 80%% or more", s.LeafPageN, 100*fill)
+	}
+}
+
+// TestJobListingFaultSeesWrongStatus: the consistency check (CheckConsistency) reports a
+// pending entry whose value names the other pending status, as it reports one missing:
+// in schema 9 the status of a queued or running job is in its entries' values.
+func TestJobListingFaultSeesWrongStatus(t *testing.T) {
+	c := &clock{t: time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)}
+	db := openInternal(t, c)
+	agent := rareAgent
+	j := &data.JobRecord{Job: data.Job{ID: db.ids.New(data.PrefixJob), WorkspaceID: listWS, AgentID: &agent, Kind: "a.work", Status: data.JobQueued,
+		MaxAttempts: 3, RunAt: data.NewTime(c.t), CreatedAt: data.NewTime(c.t)}}
+	if err := db.Update(context.Background(), func(tx service.Tx) error { _, err := tx.EnqueueJob(j); return err }); err != nil {
+		t.Fatal(err)
+	}
+	checkJobListing(t, db.bolt, "after the enqueue")
+	key := indexKey(jobListScope(listWS, true, rareAgent, "a.work", data.JobQueued), j.ID)
+	for _, value := range [][]byte{{dueRunning}, nil} {
+		err := db.bolt.Update(func(tx *bbolt.Tx) error {
+			if err := tx.Bucket(bucketJobsListed).Put(key, value); err != nil {
+				return err
+			}
+			return jobListingFault(tx)
+		})
+		if err == nil || !strings.Contains(err.Error(), "status calls for") {
+			t.Errorf("an entry holding %q for a queued job: %v; want it reported", value, err)
+		}
+	}
+	if err := db.bolt.Update(func(tx *bbolt.Tx) error { return tx.Bucket(bucketJobsListed).Put(key, []byte{dueQueued}) }); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -15,9 +15,17 @@ import (
 // ends there with a next_cursor that resumes past what it looked at.
 const maxJobListScan = 2000
 
+// maxJobListPass bounds the index entries of the other pending status one page of queued
+// or running jobs passes over (jobs_index.go: both share a scope), by key and value
+// alone, no job read: a page of running jobs passes over the whole queue before it, a
+// page of queued ones over the running jobs. A page that reaches it ends as one that
+// reaches maxJobListScan does. A variable for the tests.
+var maxJobListPass = 100_000
+
 // ListJobs implements service.JobTx: a merged walk of the scopes sel names, newest first,
 // from/to a seek in it, each job read once and kept when sel keeps it (always, but for
-// the caller's agents past maxJobListScopes).
+// the caller's agents past maxJobListScopes); for queued or running, the entries of the
+// other pending status passed over by their value, no job read.
 func (t tx) ListJobs(workspaceID string, sel data.JobSelection, req data.PageRequest) ([]*data.JobRecord, data.Page, error) {
 	seen := map[string]*data.JobRecord{}
 	var readErr error
@@ -32,7 +40,8 @@ func (t tx) ListJobs(workspaceID string, sel data.JobSelection, req data.PageReq
 		seen[id] = j
 		return true
 	}
-	spec := listSpec{index: bucketJobsListed, scope: workspaceID, scopes: jobListPlan(workspaceID, sel), filter: jobSelectionKey(sel), keep: keep, maxScan: maxJobListScan}
+	spec := listSpec{index: bucketJobsListed, scope: workspaceID, scopes: jobListPlan(workspaceID, sel), filter: jobSelectionKey(sel),
+		keep: keep, maxScan: maxJobListScan, value: jobListValue(sel.Status), maxPass: maxJobListPass}
 	if !sel.From.IsZero() {
 		spec.lo = data.IDBound(data.PrefixJob, sel.From)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -129,6 +130,102 @@ func BenchmarkListJobs(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/jobs=%d", c.name, n), func(b *testing.B) {
 				for b.Loop() {
 					listJobsPage(b, db, c.sel, data.PageRequest{PerPage: 15})
+				}
+			})
+		}
+	}
+}
+
+// TestJobListPassesOverOtherPendingStatus: queued and running jobs share their index
+// scopes (jobs_index.go), so a list of either passes over the other's entries, at most
+// maxJobListPass a page. Whatever the bound and the page size, walking a list by
+// next_cursor, and back by prev_cursor from its last page, lists exactly the jobs of the
+// status, newest first, each once, though a page may end early (even empty) at the bound.
+func TestJobListPassesOverOtherPendingStatus(t *testing.T) {
+	c := &clock{t: time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)}
+	db := openInternal(t, c)
+	// Oldest first: r for a job claimed (running), q for one left queued.
+	const pattern = "rqqqrqqqqqqrrqrq"
+	want := map[string][]string{}
+	for _, p := range pattern {
+		runAt := c.t.Add(time.Hour)
+		if p == 'r' {
+			runAt = c.t.Add(-time.Hour)
+		}
+		j := &data.JobRecord{Job: data.Job{ID: db.ids.New(data.PrefixJob), WorkspaceID: listWS, Kind: "a.work", Status: data.JobQueued,
+			MaxAttempts: 3, RunAt: data.NewTime(runAt), CreatedAt: data.NewTime(c.t)}}
+		if err := db.Update(context.Background(), func(tx service.Tx) error { _, err := tx.EnqueueJob(j); return err }); err != nil {
+			t.Fatal(err)
+		}
+		status := map[rune]string{'r': data.JobRunning, 'q': data.JobQueued}[p]
+		want[status] = append([]string{j.ID}, want[status]...) // newest first
+	}
+	if err := db.Update(context.Background(), func(tx service.Tx) error {
+		_, _, err := tx.ClaimJobs(data.JobClaim{Kinds: listKinds, Owner: "r1", Now: c.t, LeaseUntil: c.t.Add(time.Minute), Limit: 100})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer func(was int) { maxJobListPass = was }(maxJobListPass)
+	for _, pass := range []int{1, 2, 3, 5, 100} {
+		maxJobListPass = pass
+		for perPage := 1; perPage <= 3; perPage++ {
+			for _, status := range []string{data.JobQueued, data.JobRunning} {
+				sel := data.JobSelection{Kinds: listKinds, JobFilter: data.JobFilter{Status: status}}
+				var forward, back []string
+				list, page := listJobsPage(t, db, sel, data.PageRequest{PerPage: perPage})
+				forward = append(forward, jobIDsOf(list)...)
+				for n := 0; page.NextCursor != nil && n < 50; n++ {
+					list, page = listJobsPage(t, db, sel, data.PageRequest{PerPage: perPage, Cursor: *page.NextCursor})
+					forward = append(forward, jobIDsOf(list)...)
+				}
+				back = jobIDsOf(list)
+				for n := 0; page.PrevCursor != nil && n < 50; n++ {
+					list, page = listJobsPage(t, db, sel, data.PageRequest{PerPage: perPage, Cursor: *page.PrevCursor})
+					back = append(jobIDsOf(list), back...)
+				}
+				if !slices.Equal(forward, want[status]) || !slices.Equal(back, want[status]) {
+					t.Errorf("%s, per_page %d, bound %d: forward %v, back %v; want %v", status, perPage, pass, forward, back, want[status])
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkListPendingJobs: the first page of 15 queued, and of 15 running, jobs of a
+// workspace whose 15 oldest jobs are running and the n after them queued: the running
+// page's worst case, as its entries share their scope with the queue's (jobs_index.go)
+// and it passes over all n. docs/performance.md records the figures.
+func BenchmarkListPendingJobs(b *testing.B) {
+	for _, n := range []int{1_000, 20_000} {
+		c := &clock{t: time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)}
+		db := openInternal(b, c)
+		const running = 15
+		for start := 0; start < running+n; start += 1000 {
+			if err := db.Update(context.Background(), func(tx service.Tx) error {
+				for i := start; i < min(start+1000, running+n); i++ {
+					j := &data.JobRecord{Job: data.Job{ID: db.ids.New(data.PrefixJob), WorkspaceID: listWS, Kind: "a.work", Status: data.JobQueued,
+						MaxAttempts: 3, RunAt: data.NewTime(c.t), CreatedAt: data.NewTime(c.t)}}
+					if i < running {
+						until := data.NewTime(c.t.Add(time.Hour))
+						j.Status, j.Attempt, j.LeaseOwner, j.LeaseUntil = data.JobRunning, 1, "r1", &until
+					}
+					if _, err := tx.EnqueueJob(j); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, status := range []string{data.JobQueued, data.JobRunning} {
+			sel := data.JobSelection{Kinds: listKinds, JobFilter: data.JobFilter{Status: status}}
+			b.Run(fmt.Sprintf("%s/queued=%d", status, n), func(b *testing.B) {
+				for b.Loop() {
+					if list, _ := listJobsPage(b, db, sel, data.PageRequest{PerPage: 15}); len(list) != 15 {
+						b.Fatalf("%d jobs, want 15", len(list))
+					}
 				}
 			})
 		}
