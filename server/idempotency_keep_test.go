@@ -60,11 +60,12 @@ func TestAnswerKeptWhenAccessChangesAfterTheWrite(t *testing.T) {
 			}
 			kept, err := s.Svc.Idempotency.IdempotentResponse(context.Background(), keyID(t, dev.Token), key)
 			if err != nil || kept == nil || kept.Status != 202 || string(kept.Body) != string(first.Body) {
-				t.Fatalf("kept = %+v, %v; want the first answer (202 %s)", kept, err, first.Body)
+				t.Errorf("kept = %+v, %v; want the first answer (202 %s)", kept, err, first.Body)
 			}
 			retry := post()
-			testkit.Expect(t, retry, c.retryStatus)
-			if c.retryStatus == 202 && (retry.Header.Get("Idempotent-Replayed") != "true" || string(retry.Body) != string(first.Body)) {
+			if retry.Status != c.retryStatus {
+				t.Errorf("retry = %d %s; want %d", retry.Status, retry.Body, c.retryStatus)
+			} else if c.retryStatus == 202 && (retry.Header.Get("Idempotent-Replayed") != "true" || string(retry.Body) != string(first.Body)) {
 				t.Errorf("retry = %v %s; want the first answer replayed", retry.Header, retry.Body)
 			}
 			if logs := s.Logs.String(); strings.Contains(logs, "saving idempotent response") {
