@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -23,9 +22,9 @@ import (
 // §20: the key's, user's and membership's revisions read inside the SERIALIZABLE write)
 // costs under contention: VOICEAPI_BENCH_CLIENTS writers (16) each rename their own agent
 // at once, every write authenticated as a request is, while last_used_at of the keys is
-// written every millisecond with the statement the engine's batch uses (it runs every
-// 5 s per replica: this is far more, to give the re-check's reads every chance to
-// conflict). recheck=off gives the writes a principal without revisions (as a caller not
+// written every millisecond by the engine's own flush (it runs every 5 s per replica:
+// this is far more, to give the re-check's reads every chance to conflict;
+// touch-failures counts the flushes that failed). recheck=off gives the writes a principal without revisions (as a caller not
 // built from a stored token), which the service does not re-check. retries/op counts the
 // serialization failures and deadlocks PostgreSQL logged, each a retry of Update's loop.
 //
@@ -33,8 +32,8 @@ import (
 //
 // one-workspace: one key, one workspace (its writes take turns under its lock);
 // own-workspaces: each writer its own key and workspace (nothing serializes them but SSI).
-// VOICEAPI_BENCH_TOUCH_SERIALIZABLE=1 writes last_used_at at SERIALIZABLE, as a database
-// whose default_transaction_isolation is serializable would have the batch do.
+// VOICEAPI_BENCH_SERIALIZABLE_DEFAULT=1 runs on a database whose connections default to
+// SERIALIZABLE (default_transaction_isolation, as an operator may set it).
 func BenchmarkRecheckContention(b *testing.B) {
 	for _, shared := range []bool{true, false} {
 		for _, recheck := range []bool{true, false} {
@@ -57,6 +56,9 @@ func onOff(on bool) string {
 func benchRecheckContention(b *testing.B, shared, recheck bool) {
 	clients := testkit.BenchClients()
 	url := pgtest.Database(b)
+	if os.Getenv("VOICEAPI_BENCH_SERIALIZABLE_DEFAULT") == "1" {
+		url += "&default_transaction_isolation=serializable"
+	}
 	db, err := postgres.Open(context.Background(), postgres.Options{URL: url, PasswordCost: bcrypt.MinCost, SecretKey: testkit.SecretKey})
 	if err != nil {
 		b.Fatal(err)
@@ -73,7 +75,7 @@ func benchRecheckContention(b *testing.B, shared, recheck bool) {
 		keys[i] = p.TokenID
 	}
 
-	stop := touchKeys(b, url, keys)
+	stop := touchKeys(db, keys)
 	before := retriesLogged(b)
 	b.ResetTimer()
 	res, err := testkit.RunLoad(clients, b.N, func(c, i int) error {
@@ -89,12 +91,13 @@ func benchRecheckContention(b *testing.B, shared, recheck bool) {
 		return err
 	}, nil)
 	b.StopTimer()
-	stop()
+	touchFailures := stop()
 	if err != nil {
 		b.Fatal(err)
 	}
 	res.Report(b)
 	b.ReportMetric(float64(retriesLogged(b)-before)/float64(b.N), "retries/op")
+	b.ReportMetric(float64(touchFailures), "touch-failures")
 }
 
 // recheckWriters makes n agents, one a writer, and the writers' tokens: one owner's key
@@ -120,22 +123,13 @@ func recheckWriters(b *testing.B, svc *service.Services, n int, shared bool) (to
 	return tokens, agents
 }
 
-// touchKeys writes last_used_at of keys every millisecond, with the statement of the
-// engine's batch (postgres/touch.go), until the returned function is called.
-func touchKeys(b *testing.B, url string, keys []int64) (stop func()) {
-	cfg, err := pgxpool.ParseConfig(url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if os.Getenv("VOICEAPI_BENCH_TOUCH_SERIALIZABLE") == "1" {
-		cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "serializable"
-	}
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
+// touchKeys records a use of every key of keys every millisecond through db's own
+// flush of last_used_at (touch.go), until the returned function is called; that returns
+// how many flushes failed.
+func touchKeys(db *postgres.DB, keys []int64) (stop func() int) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
+	failed := 0
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -147,19 +141,16 @@ func touchKeys(b *testing.B, url string, keys []int64) (stop func()) {
 				return
 			case <-tick.C:
 			}
-			ats := make([]time.Time, len(keys))
-			for i := range ats {
-				ats[i] = time.Now().UTC()
+			batch := make(map[int64]time.Time, len(keys))
+			for _, id := range keys {
+				batch[id] = time.Now()
 			}
-			if _, err := pool.Exec(context.Background(), `UPDATE api_keys k SET last_used_at = u.at
-				FROM unnest($1::bigint[], $2::timestamptz[]) AS u(id, at)
-				WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`, keys, ats); err != nil {
-				b.Error(err)
-				return
+			if err := db.WriteUses(batch); err != nil {
+				failed++
 			}
 		}
 	}()
-	return func() { close(done); wg.Wait(); pool.Close() }
+	return func() int { close(done); wg.Wait(); return failed }
 }
 
 // retriesLogged counts the serialization failures and deadlocks the package's cluster
