@@ -17,8 +17,8 @@ func (db *DB) MarkAPIKeyUsed(id int64, at time.Time) { db.touch.Mark(id, at) }
 //
 // It runs at READ COMMITTED whatever the database's default_transaction_isolation:
 // every write's access re-check reads these rows in its SERIALIZABLE transaction, and
-// a SERIALIZABLE flush would join their predicate-lock graph, so that writes failed
-// and ran again (six times as many retries under contention) and flushes failed
+// a SERIALIZABLE flush would join their predicate-lock graph: writes of separate
+// workspaces failed and ran again nearly twice as often, and flushes failed
 // (docs/performance.md). At READ COMMITTED PostgreSQL tracks none of its reads or writes.
 func (db *DB) writeUses(batch map[int64]time.Time) error {
 	ids := make([]int64, 0, len(batch))
