@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -220,11 +221,19 @@ func (s *Server) recheckReplay(r *http.Request, rt route, prev *data.IdempotentR
 	return nil
 }
 
+// testHookBeforeKeep, when set, runs once a request's change has committed and its answer
+// was written, just before that answer is kept: a test commits an access change there.
+// Atomic, as the servers of earlier tests may still be answering while a test sets it.
+var testHookBeforeKeep atomic.Pointer[func(r *http.Request)]
+
 // keepResponse keeps cw's response under the request's key, when it succeeded, with the
 // agent the request acted on.
 func (s *Server) keepResponse(r *http.Request, cw *captureWriter, hash string) {
 	if cw.status < 200 || cw.status >= 300 || cw.failed {
 		return
+	}
+	if hook := testHookBeforeKeep.Load(); hook != nil {
+		(*hook)(r)
 	}
 	resp := &data.IdempotentResponse{RequestHash: hash, Status: cw.status, Header: map[string]string{}, Body: cw.body.Bytes(),
 		AgentID: data.IdempotencyClaimFrom(r.Context()).AgentID()}
