@@ -177,14 +177,15 @@ func lifeNoContent(t *testing.T, api killAPI, url, path string) {
 // check finds every acknowledged effect on the restarted server at url.
 func (a *lifeAcked) check(t *testing.T, api killAPI, url string) {
 	t.Helper()
-	get := func(path string) map[string]any { return api.data(t, url, "GET", path, nil) }
+	get := func(path string) map[string]any { return lifeGet(t, api, url, path) }
 	if ag := get("/api/v1/agents/" + a.rolloutAgent); ag["name"] != "Front desk" || ag["status"] != "published" || ag["published_version"] != 1.0 {
 		t.Errorf("rollout agent after the kill: name %v, %v, published_version %v; want version 1 restored (its name too)", ag["name"], ag["status"], ag["published_version"])
 	}
 	r := get("/api/v1/agents/" + a.rolloutAgent + "/rollout")
 	var weights []float64
 	var counted float64
-	for _, v := range r["variants"].([]any) {
+	variants, _ := r["variants"].([]any)
+	for _, v := range variants {
 		v := v.(map[string]any)
 		weights = append(weights, v["weight"].(float64))
 		if v["version"] == a.callVersion {
@@ -195,16 +196,17 @@ func (a *lifeAcked) check(t *testing.T, api killAPI, url string) {
 		t.Errorf("rollout after the kill: weights %v, ended calls of version %v counted %v; want [20 80] and 1", weights, a.callVersion, counted)
 	}
 	c := get("/api/v1/calls/" + a.callID)
-	if c["status"] != "ended" || c["agent_version"] != a.callVersion || c["variables"].(map[string]any)["customer_name"] != "Ada" {
+	if vars, _ := c["variables"].(map[string]any); c["status"] != "ended" || c["agent_version"] != a.callVersion || vars["customer_name"] != "Ada" {
 		t.Errorf("started call after the kill: %v, version %v, variables %v", c["status"], c["agent_version"], c["variables"])
 	}
 	// Sticky: the same caller gets the same version from the rollout as it stands.
-	if again := lifeStart(t, api, url, a.caller); again["call"].(map[string]any)["agent_version"] != a.callVersion {
-		t.Errorf("the caller moved from version %v to %v across the kill", a.callVersion, again["call"].(map[string]any)["agent_version"])
+	if again, _ := lifeStart(t, api, url, a.caller)["call"].(map[string]any); again["agent_version"] != a.callVersion {
+		t.Errorf("the caller moved from version %v to %v across the kill", a.callVersion, again["agent_version"])
 	}
 
 	ag := get("/api/v1/agents/" + a.talkAgent)
-	fields, _ := ag["analysis_config"].(map[string]any)["fields"].([]any)
+	analysis, _ := ag["analysis_config"].(map[string]any)
+	fields, _ := analysis["fields"].([]any)
 	if ag["published_version"] != 1.0 || len(fields) != 1 || fields[0].(map[string]any)["name"] != "outcome" {
 		t.Errorf("talking agent after the kill: published_version %v, analysis fields %v", ag["published_version"], fields)
 	}
@@ -245,6 +247,19 @@ func (a *lifeAcked) check(t *testing.T, api killAPI, url string) {
 	lifeRefused(t, api, url, "revoked key", a.revokedKey, "GET", "/api/v1/agents", nil, 401)
 
 	a.checkEvents(t, api, url)
+}
+
+// lifeGet reads path, which must answer 200, and returns its data object (empty when
+// not: the checks after it then report what is missing).
+func lifeGet(t *testing.T, api killAPI, url, path string) map[string]any {
+	t.Helper()
+	status, body := killTestDo(t, api.hc, "GET", url+path, api.token, nil)
+	var env struct{ Data map[string]any }
+	if json.Unmarshal(body, &env); status != 200 || env.Data == nil {
+		t.Errorf("GET %s after the kill: %d %s", path, status, body)
+		return map[string]any{}
+	}
+	return env.Data
 }
 
 // lifeRefused checks that token's request is refused with one of want.
