@@ -266,7 +266,7 @@ func lifeGet(t *testing.T, api killAPI, url, path string) map[string]any {
 func lifeRefused(t *testing.T, api killAPI, url, who, token, method, path string, body any, want ...int) {
 	t.Helper()
 	if status, out := killTestDo(t, api.hc, method, url+path, token, body); !slices.Contains(want, status) {
-		t.Errorf("%s after the kill: %s %s answered %d %s; want one of %v", who, method, path, status, out, want)
+		t.Errorf("%s after the kill: %s %s answered %d %.200s; want one of %v", who, method, path, status, out, want)
 	}
 }
 
