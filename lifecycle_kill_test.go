@@ -19,7 +19,8 @@ import (
 // life-cycle feature no other kill test covers: a rollout agent published, republished,
 // rolled back, given a rollout and its weights changed; a call started on it through a
 // number with variables, then ended (the rollout's figures); an agent given an analysis
-// schema and a test, published, talked to and the conversation ended into its call; a
+// schema (auto) and a test, published, talked to and the conversation ended into its call
+// and that call's analysis job; a
 // knowledge base given a text source; a webhook; a member's role lowered, another member
 // removed; an API key revoked. The server is SIGKILLed right after the last answer and
 // started again on the same data (bbolt, or PostgreSQL with VOICEAPI_TEST_BACKEND=postgres):
@@ -36,7 +37,12 @@ func TestLifecycleSurvivesKill(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	model := llmtest.New(t, data.LLMInternal)
-	model.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Text("Noted: " + r.LastUserText()) })
+	model.Respond(func(r llmtest.Request) llmtest.Reply {
+		if r.ResponseSchema != nil { // the call's analysis
+			return llmtest.JSON(`{"outcome":"booked"}`)
+		}
+		return llmtest.Text("Noted: " + r.LastUserText())
+	})
 
 	dataDir := filepath.Join(tmp, "data")
 	flags := []string{"--allow-private-urls", "--rate-limit", "0"}
@@ -106,7 +112,7 @@ func lifecycleWrites(t *testing.T, api killAPI, url string, lc data.LLMConfig) *
 		"prompt_config": map[string]any{"first_speaker": "user"}})["id"].(string)
 	talkPath := "/api/v1/agents/" + a.talkAgent
 	api.data(t, url, "PUT", talkPath, map[string]any{"analysis_config": map[string]any{"fields": []any{map[string]any{
-		"name": "outcome", "type": "enum", "description": "What the caller got.", "choices": []string{"booked", "declined"}}}}})
+		"name": "outcome", "type": "enum", "description": "What the caller got.", "choices": []string{"booked", "declined"}}}, "auto": true}})
 	a.testID = api.data(t, url, "POST", talkPath+"/tests", map[string]any{"name": "greets", "user": map[string]any{"script": []string{"hello"}},
 		"criteria": []any{map[string]any{"type": "says", "pattern": "Noted"}}})["id"].(string)
 	api.data(t, url, "POST", talkPath+"/publish", map[string]any{})
@@ -207,7 +213,7 @@ func (a *lifeAcked) check(t *testing.T, api killAPI, url string) {
 	ag := get("/api/v1/agents/" + a.talkAgent)
 	analysis, _ := ag["analysis_config"].(map[string]any)
 	fields, _ := analysis["fields"].([]any)
-	if ag["published_version"] != 1.0 || len(fields) != 1 || fields[0].(map[string]any)["name"] != "outcome" {
+	if ag["published_version"] != 1.0 || len(fields) != 1 || fields[0].(map[string]any)["name"] != "outcome" || analysis["auto"] != true {
 		t.Errorf("talking agent after the kill: published_version %v, analysis fields %v", ag["published_version"], fields)
 	}
 	if test := get("/api/v1/agents/" + a.talkAgent + "/tests/" + a.testID); test["name"] != "greets" {
@@ -221,11 +227,17 @@ func (a *lifeAcked) check(t *testing.T, api killAPI, url string) {
 	if tr, _ := vc["transcript"].([]any); vc["direction"] != "web" || vc["status"] != "ended" || len(tr) != 4 || vc["disconnection_reason"] != "user_ended" {
 		t.Errorf("the conversation's call after the kill: %v %v, %v, transcript %v", vc["direction"], vc["status"], vc["disconnection_reason"], tr)
 	}
+	// The end queued the call's analysis (auto) in its own write.
+	status, body := killTestDo(t, api.hc, "GET", url+"/api/v1/jobs?kind=analysis.call&agent_id="+a.talkAgent, api.token, nil)
+	var jobs struct{ Data []any }
+	if json.Unmarshal(body, &jobs); status != 200 || len(jobs.Data) != 1 {
+		t.Errorf("analysis jobs of the conversation's call after the kill: %d %.300s; want one", status, body)
+	}
 
 	if texts, _ := get("/api/v1/knowledge-bases/" + a.kbID)["texts"].([]any); len(texts) != 1 || texts[0].(map[string]any)["id"] != a.sourceID {
 		t.Errorf("knowledge base sources after the kill: %v", texts)
 	}
-	status, body := killTestDo(t, api.hc, "POST", url+"/api/v1/knowledge-bases/"+a.kbID+"/query", api.token, map[string]any{"query": "when does the kitchen open"})
+	status, body = killTestDo(t, api.hc, "POST", url+"/api/v1/knowledge-bases/"+a.kbID+"/query", api.token, map[string]any{"query": "when does the kitchen open"})
 	var found struct {
 		Data []struct {
 			SourceID string `json:"source_id"`
