@@ -19,6 +19,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/fsync"
 )
 
 // filesDir is the directory of source files inside the data directory.
@@ -74,7 +75,7 @@ func (db *DB) writeFileDurably(target string, content io.Reader) error {
 	}
 	// The rename, and any directory MkdirAll just made, must reach the disk too.
 	for d, i := dir, 0; i < 3; d, i = filepath.Dir(d), i+1 {
-		if err := syncDir(d); err != nil {
+		if err := fsync.Dir(d); err != nil {
 			return err
 		}
 	}

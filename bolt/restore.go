@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/voiceapi/voiceapi/internal/fsync"
 )
 
 // ErrNotEmpty is returned when a restore's target directory already holds data.
@@ -171,7 +173,7 @@ func extract(staging string, r io.Reader) (*Manifest, error) {
 	if !listed[FileName] {
 		return nil, fmt.Errorf("the archive holds no %s", FileName)
 	}
-	if err := syncDir(staging); err != nil {
+	if err := fsync.Dir(staging); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -223,7 +225,7 @@ func moveIntoPlace(staging, dir string) error {
 		if err := os.Rename(staging, dir); err != nil {
 			return fmt.Errorf("moving the restored data into place: %w", err)
 		}
-		return syncDir(filepath.Dir(dir))
+		return fsync.Dir(filepath.Dir(dir))
 	}
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return err
@@ -246,18 +248,5 @@ func moveIntoPlace(staging, dir string) error {
 			return fmt.Errorf("moving %s into place: %w", e.Name(), err)
 		}
 	}
-	return syncDir(dir)
-}
-
-// syncDir fsyncs a directory, so that the names created in it survive a crash.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", dir, err)
-	}
-	return nil
+	return fsync.Dir(dir)
 }

@@ -10,11 +10,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"golang.org/x/crypto/chacha20poly1305"
+
+	"github.com/voiceapi/voiceapi/internal/fsync"
 )
 
 // KeyFile holds the key in the data directory when VOICEAPI_SECRET_KEY is unset.
@@ -71,19 +74,50 @@ func loadOrCreateKeyFile(path string) ([]byte, error) {
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("creating %s: %w", path, err)
-	}
-	if _, err := f.WriteString(hex.EncodeToString(key) + "\n"); err != nil {
-		f.Close()
+	if err := createKeyFile(path, hex.EncodeToString(key)+"\n"); err != nil {
+		if errors.Is(err, fs.ErrExist) { // another process made it meanwhile: its key it is
+			if raw, err := os.ReadFile(path); err == nil {
+				return parseKey(strings.TrimSpace(string(raw)))
+			}
+		}
 		return nil, err
+	}
+	return key, nil
+}
+
+// createKeyFile writes text under a temporary name, fsyncs it, links it to path (never
+// replacing a file there) and fsyncs the directory. A crash at any moment leaves no key
+// file or the whole key, never an empty one that every later start would refuse; and once
+// it returns, the key survives a power cut as the records sealed with it do.
+func createKeyFile(path, text string) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+"-*") // mode 0600
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if err := writeKey(f, text); err != nil {
+		f.Close()
+		return err
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return nil, err
+		return err
 	}
-	return key, f.Close()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Link(tmp, path); err != nil {
+		return fmt.Errorf("creating %s: %w", path, err)
+	}
+	return fsync.Dir(dir)
+}
+
+// writeKey writes a new key's text; a test cuts it short as a crash would.
+var writeKey = func(f *os.File, text string) error {
+	_, err := f.WriteString(text)
+	return err
 }
 
 // DeriveKey returns a 32-byte key for one purpose (info names it), derived from the
