@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -41,5 +42,32 @@ func TestKeyFileCutShortLeavesNoKey(t *testing.T) {
 	}
 	if info.Mode().Perm() != 0o600 {
 		t.Errorf("key file mode %v, want 0600", info.Mode().Perm())
+	}
+}
+
+// TestKeyFileWithoutHardLinks: where the data directory's filesystem has no hard links,
+// the key is still created (by a rename), whole, and read back at the next start.
+func TestKeyFileWithoutHardLinks(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, KeyFile)
+	link := linkKey
+	linkKey = func(_, newname string) error {
+		return &os.LinkError{Op: "link", New: newname, Err: syscall.EPERM}
+	}
+	key, err := loadOrCreateKeyFile(path)
+	linkKey = link
+	if err != nil || len(key) != 32 {
+		t.Fatalf("creating the key without hard links: %d bytes, %v", len(key), err)
+	}
+	again, err := loadOrCreateKeyFile(path)
+	if err != nil || !bytes.Equal(again, key) {
+		t.Fatalf("the key read back: %x, %v; want %x", again, err, key)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Errorf("the directory holds %d names, want the key file alone", len(entries))
 	}
 }

@@ -108,11 +108,26 @@ func createKeyFile(path, text string) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := os.Link(tmp, path); err != nil {
-		return fmt.Errorf("creating %s: %w", path, err)
+	if err := linkKey(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("creating %s: %w", path, err)
+		}
+		// A filesystem without hard links (vfat, some network mounts): a rename, which
+		// would replace a key another process made in the instant since the check above,
+		// so it is taken only when the name is still free.
+		if _, statErr := os.Lstat(path); !errors.Is(statErr, fs.ErrNotExist) {
+			return fmt.Errorf("creating %s: %w", path, fs.ErrExist)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return fmt.Errorf("creating %s: %w", path, err)
+		}
 	}
 	return fsync.Dir(dir)
 }
+
+// linkKey links the written key to its name; a test makes it fail as a filesystem
+// without hard links does.
+var linkKey = os.Link
 
 // writeKey writes a new key's text; a test cuts it short as a crash would.
 var writeKey = func(f *os.File, text string) error {
