@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -159,5 +160,38 @@ func TestAgentRowsReadNumbersExactly(t *testing.T) {
 		if !reflect.DeepEqual(c, a.AgentConfig) {
 			t.Errorf("%s read back\n %#v\nwant\n %#v", what, c.PromptConfig, a.PromptConfig)
 		}
+	}
+}
+
+// BenchmarkAgentRowRead: reading an agent's row (testdata/agent.json, 20 tools, with two
+// default variables; 8 KB of JSON, stored deflated) as an agent cache miss does.
+func BenchmarkAgentRowRead(b *testing.B) {
+	raw, err := os.ReadFile("testdata/agent.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var a data.StoredAgent
+	if err := data.DecodeJSON(raw, &a); err != nil {
+		b.Fatal(err)
+	}
+	a.PromptConfig.DefaultVariables = map[string]any{"plan": "gold", "order": json.Number("4417")}
+	row, err := encodeAgentRow(&a)
+	if err != nil {
+		b.Fatal(err)
+	}
+	db := openInternal(b, &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
+	if err := db.bolt.Update(func(tx *bbolt.Tx) error { return tx.Bucket(bucketAgents).Put([]byte(a.ID), encodeValue(row)) }); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	if err := db.bolt.View(func(tx *bbolt.Tx) error {
+		for b.Loop() {
+			if got, err := getAgentRow(tx.Bucket(bucketAgents), a.ID); err != nil || got == nil {
+				b.Fatal(err)
+			}
+		}
+		return nil
+	}); err != nil {
+		b.Fatal(err)
 	}
 }

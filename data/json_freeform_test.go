@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -314,6 +315,43 @@ func BenchmarkDecodeCallRow(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var c Call
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.UseNumber()
+			if err := dec.Decode(&c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkDecodeAgentConfigRow: an agent's configuration (20 tools, two default
+// variables; a PostgreSQL agent's or version's config column) by DecodeJSON's row decoder
+// and by the Decoder it replaced.
+func BenchmarkDecodeAgentConfigRow(b *testing.B) {
+	cfg := DefaultAgentConfig()
+	description := "Looks the order up."
+	for i := range 20 {
+		cfg.LLMConfig.Tools = append(cfg.LLMConfig.Tools, &Tool{Name: "tool_" + strconv.Itoa(i), Type: ToolCustomFunction,
+			Description: &description, HTTPMethod: "POST", APIEndpoint: "https://api.example.com/orders", CustomFunctionVariables: []string{"order_id"}})
+	}
+	cfg.PromptConfig.DefaultVariables = map[string]any{"plan": "gold", "order": json.Number("4417")}
+	raw, err := json.Marshal(&cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("row", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var c AgentConfig
+			if err := DecodeJSON(raw, &c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decoder", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var c AgentConfig
 			dec := json.NewDecoder(bytes.NewReader(raw))
 			dec.UseNumber()
 			if err := dec.Decode(&c); err != nil {
