@@ -264,10 +264,11 @@ type promptConfigRow struct {
 	DefaultVariables JSONObject `json:"default_variables"`
 }
 
-// PromptConfigRow decodes a stored prompt_config into the PromptConfig Into points at, as
-// DecodeJSON would, default_variables' numbers as written, with json.Unmarshal. A row
-// type holding an agent's configuration shadows its prompt_config member with one
-// (agentConfigRow; bolt's agent and version rows), so it holds no any to decode.
+// PromptConfigRow decodes a stored prompt_config into the PromptConfig Into points at (set
+// it before decoding), as DecodeJSON would, default_variables' numbers as written, with
+// json.Unmarshal. A row type holding an agent's configuration shadows its prompt_config
+// member with one (agentConfigRow; bolt's agent and version rows), so it holds no any to
+// decode. It is for decoding only: a row type holding one is never encoded.
 type PromptConfigRow struct{ Into *PromptConfig }
 
 // UnmarshalJSON decodes b into r.Into.

@@ -160,6 +160,8 @@ func TestHoldsAnySeesShadowing(t *testing.T) {
 	}
 	type untagged struct{ M any }
 	type alsoUntagged struct{ M []any }
+	type wrapsUntagged struct{ untagged }
+	type shadowOnly struct{ M JSONObject }
 	type hidden struct {
 		m any
 		M any `json:"-"`
@@ -200,6 +202,11 @@ func TestHoldsAnySeesShadowing(t *testing.T) {
 		{"an embedded struct with a name", reflect.TypeFor[struct {
 			free `json:"f"`
 			M    JSONObject `json:"m"`
+		}](), true},
+		{"an embedded struct met deeper first counts at its shallowest", reflect.TypeFor[struct {
+			wrapsUntagged
+			untagged
+			shadowOnly
 		}](), true},
 		{"unexported or skipped", reflect.TypeFor[hidden](), false},
 	} {

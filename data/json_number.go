@@ -115,15 +115,23 @@ func decodedFields(t reflect.Type) []reflect.Type {
 		typ   reflect.Type
 	}
 	var fields []field
+	// Breadth first, as encoding/json: a struct embedded at two depths counts at the
+	// shallower.
+	type embedded struct {
+		t     reflect.Type
+		depth int
+	}
+	next := []embedded{{t, 0}}
 	expanded := map[reflect.Type]bool{}
-	var walk func(t reflect.Type, depth int)
-	walk = func(t reflect.Type, depth int) {
-		if expanded[t] {
-			return
+	for len(next) > 0 {
+		s := next[0]
+		next = next[1:]
+		if expanded[s.t] {
+			continue
 		}
-		expanded[t] = true
-		for i := range t.NumField() {
-			f := t.Field(i)
+		expanded[s.t] = true
+		for i := range s.t.NumField() {
+			f := s.t.Field(i)
 			tag := f.Tag.Get("json")
 			if tag == "-" || !f.IsExported() && !f.Anonymous {
 				continue
@@ -135,7 +143,7 @@ func decodedFields(t reflect.Type) []reflect.Type {
 					ft = ft.Elem()
 				}
 				if ft.Kind() == reflect.Struct {
-					walk(ft, depth+1)
+					next = append(next, embedded{ft, s.depth + 1})
 					continue
 				}
 				if !f.IsExported() {
@@ -145,10 +153,9 @@ func decodedFields(t reflect.Type) []reflect.Type {
 			if name == "" {
 				name = f.Name
 			}
-			fields = append(fields, field{name, depth, f.Type})
+			fields = append(fields, field{name, s.depth, f.Type})
 		}
 	}
-	walk(t, 0)
 	shallowest := map[string]int{}
 	for _, f := range fields {
 		if d, ok := shallowest[f.name]; !ok || f.depth < d {
