@@ -22,11 +22,14 @@ import (
 // llm_config.api_key; both read back the same.
 const agentRowFormat = 2
 
-// agentRowJSON is what decodes a row of either form.
+// agentRowJSON is what decodes a row of either form. Its prompt_config, the one member
+// holding a free-form value (default_variables), decodes through data.PromptConfigRow,
+// so the row takes json.Unmarshal rather than the Decoder's copy (data.DecodeJSON).
 type agentRowJSON struct {
 	data.StoredAgent
-	Row          int     `json:"row"`
-	APIKeySealed *string `json:"api_key_sealed"`
+	Row          int                  `json:"row"`
+	APIKeySealed *string              `json:"api_key_sealed"`
+	PromptConfig data.PromptConfigRow `json:"prompt_config"`
 }
 
 // encodeAgentRow returns the JSON to store for a (api_key sealed).
@@ -66,6 +69,7 @@ func encodeAgentRow(a *data.StoredAgent) ([]byte, error) {
 // getAgentRow reads the agent id as stored (api_key sealed); nil when there is none.
 func getAgentRow(b *bbolt.Bucket, id string) (*data.StoredAgent, error) {
 	var row agentRowJSON
+	row.PromptConfig.Into = &row.StoredAgent.PromptConfig
 	found, err := getJSON(b, []byte(id), &row)
 	if err != nil {
 		return nil, fmt.Errorf("decoding agent %s: %w", id, err)

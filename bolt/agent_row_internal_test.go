@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -115,5 +117,81 @@ func TestAgentRowsWithoutAnalysisConfigRead(t *testing.T) {
 		if g, _ := json.Marshal(gotVersion); !bytes.Equal(g, version) {
 			t.Fatalf("old version read back\n %s\nwant\n %s", g, version)
 		}
+	}
+}
+
+// An agent row and a version row decode by json.Unmarshal with prompt_config through
+// data.PromptConfigRow (data.TestRowsHoldNoAny checks rows of this shape need no
+// Decoder), and read back default_variables' numbers as written, deflated or not.
+func TestAgentRowsReadNumbersExactly(t *testing.T) {
+	for _, row := range []reflect.Type{reflect.TypeFor[agentRowJSON](), reflect.TypeFor[versionRow]()} {
+		f, ok := row.FieldByName("PromptConfig")
+		if !ok || len(f.Index) != 1 || f.Type != reflect.TypeFor[data.PromptConfigRow]() || f.Tag.Get("json") != "prompt_config" {
+			t.Errorf("%v must shadow prompt_config with a data.PromptConfigRow", row)
+		}
+	}
+	db := openInternal(t, &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
+	a := data.StoredAgent{Agent: *data.DefaultAgent(), LastVersion: 1}
+	a.ID, a.WorkspaceID, a.Name, a.Status = "agt_01JD6000000000000000000003", "ws_01JD6000000000000000000000", "Exact", data.AgentStatusDraft
+	a.PromptConfig.DefaultVariables = map[string]any{"ref": json.Number("12345678901234567890"), "rate": json.Number("0.10")}
+	a.PromptConfig.Prompt = strings.Repeat("Long enough to be deflated. ", 20)
+	v := data.AgentVersion{AgentID: a.ID, VersionNumber: 1, Name: a.Name, AgentConfig: a.AgentConfig}
+	if err := db.Update(context.Background(), func(st service.Tx) error {
+		if err := st.PutAgent(&a, ""); err != nil {
+			return err
+		}
+		return st.PutAgentVersion(&v)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var got *data.StoredAgent
+	var gotVersion *data.AgentVersion
+	if err := db.View(context.Background(), func(st service.Tx) error {
+		var err error
+		if got, err = st.Agent(a.ID); err != nil {
+			return err
+		}
+		gotVersion, err = st.AgentVersion(a.ID, 1)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for what, c := range map[string]data.AgentConfig{"agent": got.AgentConfig, "version": gotVersion.AgentConfig} {
+		if !reflect.DeepEqual(c, a.AgentConfig) {
+			t.Errorf("%s read back\n %#v\nwant\n %#v", what, c.PromptConfig, a.PromptConfig)
+		}
+	}
+}
+
+// BenchmarkAgentRowRead: reading an agent's row (testdata/agent.json, 20 tools, with two
+// default variables; 8 KB of JSON, stored deflated) as an agent cache miss does.
+func BenchmarkAgentRowRead(b *testing.B) {
+	raw, err := os.ReadFile("testdata/agent.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var a data.StoredAgent
+	if err := data.DecodeJSON(raw, &a); err != nil {
+		b.Fatal(err)
+	}
+	a.PromptConfig.DefaultVariables = map[string]any{"plan": "gold", "order": json.Number("4417")}
+	row, err := encodeAgentRow(&a)
+	if err != nil {
+		b.Fatal(err)
+	}
+	db := openInternal(b, &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
+	if err := db.bolt.Update(func(tx *bbolt.Tx) error { return tx.Bucket(bucketAgents).Put([]byte(a.ID), encodeValue(row)) }); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	if err := db.bolt.View(func(tx *bbolt.Tx) error {
+		for b.Loop() {
+			if got, err := getAgentRow(tx.Bucket(bucketAgents), a.ID); err != nil || got == nil {
+				b.Fatal(err)
+			}
+		}
+		return nil
+	}); err != nil {
+		b.Fatal(err)
 	}
 }

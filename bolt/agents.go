@@ -15,9 +15,11 @@ import (
 // version published.
 type agentRow = data.StoredAgent
 
-// versionRow is a version as stored, api_key sealed.
+// versionRow is what decodes a version as stored (api_key sealed): its prompt_config
+// through data.PromptConfigRow, as an agent row's (agentRowJSON).
 type versionRow struct {
 	data.AgentVersion
+	PromptConfig data.PromptConfigRow `json:"prompt_config"`
 }
 
 func versionKey(agentID string, n int) []byte { return indexKey(agentID, fmt.Sprintf("%010d", n)) }
@@ -84,12 +86,13 @@ const maxAgentNameScan = 5000
 func (t tx) PutAgentVersion(v *data.AgentVersion) error {
 	b := t.b.Bucket(bucketAgentVersions)
 	b.FillPercent = appendFill // numbered in order within an agent
-	return putJSON(b, versionKey(v.AgentID, v.VersionNumber), versionRow{*v})
+	return putJSON(b, versionKey(v.AgentID, v.VersionNumber), v)
 }
 
 // AgentVersion implements service.AgentTx.
 func (t tx) AgentVersion(agentID string, n int) (*data.AgentVersion, error) {
 	var v versionRow
+	v.PromptConfig.Into = &v.AgentVersion.PromptConfig
 	found, err := getJSON(t.b.Bucket(bucketAgentVersions), versionKey(agentID, n), &v)
 	if err != nil || !found {
 		return nil, err

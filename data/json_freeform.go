@@ -10,8 +10,10 @@ import (
 // json.Decoder with UseNumber: it copies its input into a buffer it grows by doubling
 // (512 bytes at least), and a bbolt row holding one went through it whole, 2.3 KB more
 // a call read (docs/performance.md, "Exact numbers"). parseFreeForm reads the value in
-// place instead, and a Call row takes json.Unmarshal with only its free-form members
-// parsed so (decodeCallRow).
+// place instead, and a row (a Call, an agent's configuration, a Number, a Recipient)
+// takes json.Unmarshal with only its free-form members parsed so: a row type shadows
+// each with a JSONObject, or a PromptConfigRow where it is nested in prompt_config, and
+// holdsAny, seeing no any left, lets DecodeJSON take json.Unmarshal.
 
 // maxFreeFormDepth is encoding/json's bound on nesting, which the Decoder enforces.
 const maxFreeFormDepth = 10000
@@ -250,5 +252,83 @@ func decodeCallRow(b []byte, c *Call) error {
 		return err
 	}
 	c.Variables, c.Analysis, c.Metadata = r.Variables, r.Analysis, r.Metadata
+	return nil
+}
+
+// promptConfigFields is PromptConfig without its methods.
+type promptConfigFields PromptConfig
+
+// promptConfigRow is how a prompt_config decodes: default_variables through JSONObject.
+type promptConfigRow struct {
+	*promptConfigFields
+	DefaultVariables JSONObject `json:"default_variables"`
+}
+
+// PromptConfigRow decodes a stored prompt_config into the PromptConfig Into points at (set
+// it before decoding), as DecodeJSON would, default_variables' numbers as written, with
+// json.Unmarshal. A row type holding an agent's configuration shadows its prompt_config
+// member with one (agentConfigRow; bolt's agent and version rows), so it holds no any to
+// decode. It is for decoding only: a row type holding one is never encoded.
+type PromptConfigRow struct{ Into *PromptConfig }
+
+// UnmarshalJSON decodes b into r.Into.
+func (r PromptConfigRow) UnmarshalJSON(b []byte) error {
+	row := promptConfigRow{promptConfigFields: (*promptConfigFields)(r.Into), DefaultVariables: r.Into.DefaultVariables}
+	if err := json.Unmarshal(b, &row); err != nil {
+		return err
+	}
+	r.Into.DefaultVariables = row.DefaultVariables
+	return nil
+}
+
+// agentConfigFields is AgentConfig without a member shadowed.
+type agentConfigFields AgentConfig
+
+// agentConfigRow is how an AgentConfig decodes (a PostgreSQL agent's or version's config).
+type agentConfigRow struct {
+	*agentConfigFields
+	PromptConfig PromptConfigRow `json:"prompt_config"`
+}
+
+// numberFields is Number without its methods.
+type numberFields Number
+
+// numberRow is how a Number decodes (a bbolt row, read at every inbound call's start).
+type numberRow struct {
+	*numberFields
+	Variables JSONObject `json:"variables"`
+}
+
+// recipientFields is Recipient without a member shadowed.
+type recipientFields Recipient
+
+// recipientRow is how a campaign's Recipient decodes (a row read at each dial).
+type recipientRow struct {
+	*recipientFields
+	Variables JSONObject `json:"variables"`
+}
+
+// decodeAgentConfigRow decodes an agent's configuration as DecodeJSON would decode it whole.
+func decodeAgentConfigRow(b []byte, c *AgentConfig) error {
+	return json.Unmarshal(b, &agentConfigRow{agentConfigFields: (*agentConfigFields)(c), PromptConfig: PromptConfigRow{&c.PromptConfig}})
+}
+
+// decodeNumberRow decodes a number as DecodeJSON would decode it whole.
+func decodeNumberRow(b []byte, n *Number) error {
+	r := numberRow{numberFields: (*numberFields)(n), Variables: n.Variables}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return err
+	}
+	n.Variables = r.Variables
+	return nil
+}
+
+// decodeRecipientRow decodes a recipient as DecodeJSON would decode it whole.
+func decodeRecipientRow(b []byte, rc *Recipient) error {
+	r := recipientRow{recipientFields: (*recipientFields)(rc), Variables: rc.Variables}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return err
+	}
+	rc.Variables = r.Variables
 	return nil
 }

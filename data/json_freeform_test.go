@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -50,7 +51,30 @@ func FuzzParseFreeFormMatchesDecoder(f *testing.F) {
 		if err == nil && !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: parseFreeForm %#v, Decoder %#v", b, got, want)
 		}
+		if wantErr == nil {
+			// The same value as a row's free-form member, nested (an agent's
+			// default_variables) and at the top (a number's variables).
+			rowMatchesDecoder[AgentConfig](t, `{"prompt_config":{"prompt":"p","default_variables":`+string(b)+`,"timezone":"UTC"},"stt_config":{"model":"m"}}`)
+			rowMatchesDecoder[Number](t, `{"id":"num_1","variables":`+string(b)+`,"nickname":"n"}`)
+		}
 	})
+}
+
+// rowMatchesDecoder: DecodeJSON, taking a row's json.Unmarshal for a T, agrees with the
+// Decoder it replaced on raw: both refuse it, or both give the same T.
+func rowMatchesDecoder[T any](t *testing.T, raw string) {
+	t.Helper()
+	var got, want T
+	err := DecodeJSON([]byte(raw), &got)
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	wantErr := dec.Decode(&want)
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("%T %q: row error %v, Decoder error %v", got, raw, err, wantErr)
+	}
+	if err == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%T %q:\nrow     %#v\nDecoder %#v", got, raw, got, want)
+	}
 }
 
 // TestDecodeJSONFreeFormErrors: what the in-place reading refuses still gets the
@@ -88,6 +112,151 @@ func TestCallRowShadowsEveryFreeFormMember(t *testing.T) {
 		shadow, ok := row.FieldByName(f.Name)
 		if !ok || len(shadow.Index) != 1 || holdsAny(shadow.Type) || shadow.Tag.Get("json") != f.Tag.Get("json") {
 			t.Errorf("Call.%s holds an any: callRow must shadow it with a type keeping numbers (JSONObject), same tag", f.Name)
+		}
+	}
+}
+
+// TestRowsHoldNoAny: each row type shadows every free-form member of the record it
+// decodes, so DecodeJSON takes json.Unmarshal for it, never the Decoder's copy; a member
+// left out, or a new free-form member of the record, fails here (it would then take the
+// Decoder, or with a row decoder come back a rounded float64). The bbolt rows' shapes
+// (bolt/agent_row.go agentRowJSON, bolt/agents.go versionRow) are checked as written there.
+func TestRowsHoldNoAny(t *testing.T) {
+	type boltAgentRow struct {
+		StoredAgent
+		Row          int             `json:"row"`
+		APIKeySealed *string         `json:"api_key_sealed"`
+		PromptConfig PromptConfigRow `json:"prompt_config"`
+	}
+	type boltVersionRow struct {
+		AgentVersion
+		PromptConfig PromptConfigRow `json:"prompt_config"`
+	}
+	for _, c := range []struct{ record, row reflect.Type }{
+		{reflect.TypeFor[Call](), reflect.TypeFor[callRow]()},
+		{reflect.TypeFor[AgentConfig](), reflect.TypeFor[agentConfigRow]()},
+		{reflect.TypeFor[PromptConfig](), reflect.TypeFor[promptConfigRow]()},
+		{reflect.TypeFor[Number](), reflect.TypeFor[numberRow]()},
+		{reflect.TypeFor[Recipient](), reflect.TypeFor[recipientRow]()},
+		{reflect.TypeFor[StoredAgent](), reflect.TypeFor[boltAgentRow]()},
+		{reflect.TypeFor[AgentVersion](), reflect.TypeFor[boltVersionRow]()},
+	} {
+		if !holdsAny(c.record) {
+			t.Errorf("%v holds no any: its row type is not needed", c.record)
+		}
+		if holdsAny(c.row) {
+			t.Errorf("%v holds an any its row type %v does not shadow", c.record, c.row)
+		}
+	}
+}
+
+// TestHoldsAnySeesShadowing: a member a shallower one of the same JSON name shadows is
+// never decoded, so it does not count; every other any does, through embedded structs,
+// pointers and containers, a tie at one depth included (encoding/json drops both, but
+// saying "holds one" costs only the Decoder).
+func TestHoldsAnySeesShadowing(t *testing.T) {
+	type free struct {
+		M map[string]any `json:"m"`
+	}
+	type untagged struct{ M any }
+	type alsoUntagged struct{ M []any }
+	type wrapsUntagged struct{ untagged }
+	type shadowOnly struct{ M JSONObject }
+	type hidden struct {
+		m any
+		M any `json:"-"`
+	}
+	for _, c := range []struct {
+		name string
+		t    reflect.Type
+		want bool
+	}{
+		{"a free-form member", reflect.TypeFor[free](), true},
+		{"in an embedded struct", reflect.TypeFor[struct{ free }](), true},
+		{"through an embedded pointer", reflect.TypeFor[struct{ *free }](), true},
+		{"in a slice of them", reflect.TypeFor[[]struct{ free }](), true},
+		{"shadowed", reflect.TypeFor[struct {
+			free
+			M JSONObject `json:"m"`
+		}](), false},
+		{"shadowed through a pointer", reflect.TypeFor[struct {
+			*free
+			M JSONObject `json:"m"`
+		}](), false},
+		{"shadowed by name, untagged", reflect.TypeFor[struct {
+			untagged
+			M JSONObject
+		}](), false},
+		{"shadowed under another name", reflect.TypeFor[struct {
+			free
+			M JSONObject `json:"n"`
+		}](), true},
+		{"shadowed by an any", reflect.TypeFor[struct {
+			free
+			M any `json:"m"`
+		}](), true},
+		{"a tie at one depth", reflect.TypeFor[struct {
+			untagged
+			alsoUntagged
+		}](), true},
+		{"an embedded struct with a name", reflect.TypeFor[struct {
+			free `json:"f"`
+			M    JSONObject `json:"m"`
+		}](), true},
+		{"an embedded struct met deeper first counts at its shallowest", reflect.TypeFor[struct {
+			wrapsUntagged
+			untagged
+			shadowOnly
+		}](), true},
+		{"unexported or skipped", reflect.TypeFor[hidden](), false},
+	} {
+		if got := holdsAnyWalk(c.t, map[reflect.Type]bool{}); got != c.want {
+			t.Errorf("%s: holdsAny %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestDecodeRowsMatchDecoder: an agent's configuration, a number and a recipient, every
+// member set, decode by their row types as the Decoder decodes them whole, numbers in
+// their free-form values as written; members absent keep what they held, as with
+// json.Unmarshal.
+func TestDecodeRowsMatchDecoder(t *testing.T) {
+	cfg := DefaultAgentConfig()
+	cfg.PromptConfig.Timezone = "Europe/Paris"
+	cfg.LLMConfig.Tools = []*Tool{{Name: "end", Type: ToolEndCall}, nil}
+	raw, err := json.Marshal(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact := `{"n":12345678901234567890,"f":0.1000000000000000055511151231257827,"l":[1.50,{"d":1e400}],"s":"x"}`
+	agent := strings.Replace(string(raw), `"default_variables":{}`, `"default_variables":`+exact, 1)
+	if agent == string(raw) {
+		t.Fatalf("no default_variables in %s", raw)
+	}
+	rowMatchesDecoder[AgentConfig](t, agent)
+	rowMatchesDecoder[Number](t, `{"id":"num_1","workspace_id":"ws_1","phone_number":"+14155550100","nickname":"n","provider":"twilio",
+		"inbound_agent_id":"agt_1","outbound_agent_id":null,"variables":`+exact+`,"created_at":"2026-11-21T10:00:00Z","updated_at":"2026-11-21T10:00:00Z"}`)
+	rowMatchesDecoder[Recipient](t, `{"id":"rcp_1","campaign_id":"cmp_1","workspace_id":"ws_1","phone_number":"+14155550100","timezone":"UTC",
+		"variables":`+exact+`,"state":"pending","outcome":null,"attempt_count":1,"attempts":[],"next_at":null,"lease_until":null,
+		"call_id":null,"line":2,"created_at":"2026-11-21T10:00:00Z","updated_at":"2026-11-21T10:00:00Z"}`)
+
+	var c AgentConfig
+	if err := DecodeJSON([]byte(agent), &c); err != nil || c.PromptConfig.DefaultVariables["n"] != json.Number("12345678901234567890") ||
+		c.PromptConfig.Timezone != "Europe/Paris" || len(c.LLMConfig.Tools) != 2 {
+		t.Errorf("agent's configuration decoded %v, %#v", err, c)
+	}
+	kept := Number{Nickname: "kept", Variables: map[string]any{"k": "v"}}
+	if err := DecodeJSON([]byte(`{"id":"num_2"}`), &kept); err != nil || kept.Nickname != "kept" || kept.Variables["k"] != "v" {
+		t.Errorf("decoding into a set number: %v, %#v", err, kept)
+	}
+	for _, bad := range []string{`{"variables":[1]}`, `{"variables":1.5}`, `{"id":"x"} {}`} {
+		if err := DecodeJSON([]byte(bad), &Number{}); err == nil {
+			t.Errorf("a number %s was taken", bad)
+		}
+	}
+	for _, bad := range []string{`{"prompt_config":{"default_variables":"x"}}`, `{"prompt_config":[]}`, `{} {}`} {
+		if err := DecodeJSON([]byte(bad), &AgentConfig{}); err == nil {
+			t.Errorf("an agent's configuration %s was taken", bad)
 		}
 	}
 }
@@ -153,6 +322,43 @@ func BenchmarkDecodeCallRow(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var c Call
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.UseNumber()
+			if err := dec.Decode(&c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkDecodeAgentConfigRow: an agent's configuration (20 tools, two default
+// variables; a PostgreSQL agent's or version's config column) by DecodeJSON's row decoder
+// and by the Decoder it replaced.
+func BenchmarkDecodeAgentConfigRow(b *testing.B) {
+	cfg := DefaultAgentConfig()
+	description := "Looks the order up."
+	for i := range 20 {
+		cfg.LLMConfig.Tools = append(cfg.LLMConfig.Tools, &Tool{Name: "tool_" + strconv.Itoa(i), Type: ToolCustomFunction,
+			Description: &description, HTTPMethod: "POST", APIEndpoint: "https://api.example.com/orders", CustomFunctionVariables: []string{"order_id"}})
+	}
+	cfg.PromptConfig.DefaultVariables = map[string]any{"plan": "gold", "order": json.Number("4417")}
+	raw, err := json.Marshal(&cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("row", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var c AgentConfig
+			if err := DecodeJSON(raw, &c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decoder", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var c AgentConfig
 			dec := json.NewDecoder(bytes.NewReader(raw))
 			dec.UseNumber()
 			if err := dec.Decode(&c); err != nil {

@@ -25,12 +25,20 @@ import (
 // (an event, whose data is raw), it is json.Unmarshal itself: the Decoder UseNumber
 // needs copies its input, which for a stream's 1 MiB events was a copy each.
 //
-// A free-form value itself, and a call (a bbolt row), are read without the Decoder's
-// copy (json_freeform.go); the Decoder still gives the error of what they refuse.
+// A free-form value itself, and a row (a call, an agent's configuration, a number, a
+// recipient; a storage row type that shadows its free-form members), are read without
+// the Decoder's copy (json_freeform.go); the Decoder still gives the error of what a
+// free-form value refuses.
 func DecodeJSON(b []byte, v any) error {
 	switch x := v.(type) {
 	case *Call: // the exact type: CallHit, which embeds Call, has members of its own
 		return decodeCallRow(b, x)
+	case *AgentConfig:
+		return decodeAgentConfigRow(b, x)
+	case *Number:
+		return decodeNumberRow(b, x)
+	case *Recipient:
+		return decodeRecipientRow(b, x)
 	case *any, *map[string]any:
 		if decodeFreeForm(b, v) {
 			return nil
@@ -58,7 +66,9 @@ var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 // holdsAny reports whether encoding/json, decoding into t, may store a number in an
 // interface value: t is or holds one (through pointers, structs, slices, arrays, maps)
 // that it decodes itself. A type with its own UnmarshalJSON decodes its numbers its own
-// way (data.JSONObject keeps their text), so it does not count.
+// way (data.JSONObject keeps their text), so it does not count; nor does a member that a
+// shallower one of the same JSON name shadows, as encoding/json never decodes into it
+// (a row type shadows its free-form members so: callRow, bolt's agent row).
 func holdsAny(t reflect.Type) bool {
 	if t == nil {
 		return true
@@ -85,13 +95,80 @@ func holdsAnyWalk(t reflect.Type, seen map[reflect.Type]bool) bool {
 	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
 		return holdsAnyWalk(t.Elem(), seen)
 	case reflect.Struct:
-		for i := range t.NumField() {
-			if f := t.Field(i); (f.IsExported() || f.Anonymous) && holdsAnyWalk(f.Type, seen) {
+		for _, f := range decodedFields(t) {
+			if holdsAnyWalk(f, seen) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// decodedFields returns the types of the members encoding/json may decode into the
+// struct t: its fields and those of its untagged embedded structs, flattened; of the
+// fields sharing a JSON name only the shallowest (encoding/json's rule; a tie at one
+// depth keeps them all, which can only say "holds an any" more often).
+func decodedFields(t reflect.Type) []reflect.Type {
+	type field struct {
+		name  string
+		depth int
+		typ   reflect.Type
+	}
+	var fields []field
+	// Breadth first, as encoding/json: a struct embedded at two depths counts at the
+	// shallower.
+	type embedded struct {
+		t     reflect.Type
+		depth int
+	}
+	next := []embedded{{t, 0}}
+	expanded := map[reflect.Type]bool{}
+	for len(next) > 0 {
+		s := next[0]
+		next = next[1:]
+		if expanded[s.t] {
+			continue
+		}
+		expanded[s.t] = true
+		for i := range s.t.NumField() {
+			f := s.t.Field(i)
+			tag := f.Tag.Get("json")
+			if tag == "-" || !f.IsExported() && !f.Anonymous {
+				continue
+			}
+			name, _, _ := strings.Cut(tag, ",")
+			if f.Anonymous && name == "" {
+				ft := f.Type
+				if ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if ft.Kind() == reflect.Struct {
+					next = append(next, embedded{ft, s.depth + 1})
+					continue
+				}
+				if !f.IsExported() {
+					continue
+				}
+			}
+			if name == "" {
+				name = f.Name
+			}
+			fields = append(fields, field{name, s.depth, f.Type})
+		}
+	}
+	shallowest := map[string]int{}
+	for _, f := range fields {
+		if d, ok := shallowest[f.name]; !ok || f.depth < d {
+			shallowest[f.name] = f.depth
+		}
+	}
+	var types []reflect.Type
+	for _, f := range fields {
+		if f.depth == shallowest[f.name] {
+			types = append(types, f.typ)
+		}
+	}
+	return types
 }
 
 // DecimalKey is the canonical form of an exact number (json.Number, or an int): its sign,

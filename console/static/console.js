@@ -36,11 +36,14 @@
   // Numbers in the JSON a form holds (a textarea's object, a tool's stored members) keep
   // their text: JSON.parse makes 12345678901234567890 a double, and a save would send
   // 12345678901234567000 back. parseExact reads each number as a marker string holding
-  // its place, and stringifyExact writes the number's text where its marker is.
+  // its place, and stringifyExact writes the number's text where its marker is. With
+  // inexactOnly, only a number a double would not give back as written
+  // (12345678901234567890, 0.10) is held so; the others stay numbers to compute with (the
+  // Try it panel's answers: a tool call's arguments beside latencies and scores).
   var numberMark = "\u0000number" + Math.random().toString(36).slice(2) + ":";
   var heldNumbers = [];
   var jsonNumber = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
-  function parseExact(text) {
+  function parseExact(text, inexactOnly) {
     var out = "", i = 0;
     while (i < text.length) {
       var c = text[i];
@@ -51,6 +54,9 @@
         while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
         out += text.slice(i, j + 1);
         i = j + 1;
+      } else if (m && inexactOnly && String(Number(m[0])) === m[0]) {
+        out += m[0];
+        i += m[0].length;
       } else if (m) {
         heldNumbers.push(m[0]);
         out += JSON.stringify(numberMark + (heldNumbers.length - 1));
@@ -64,10 +70,13 @@
   }
   function stringifyExact(v) {
     var mark = JSON.stringify(numberMark).slice(1, -1).replace(/[\\^$.*+?()[\]{}|]/g, "\\$&");
-    return JSON.stringify(v).replace(new RegExp('"' + mark + '([0-9]+)"', "g"), function (_, k) {
+    var text = JSON.stringify(v);
+    if (text === undefined) return text; // undefined, a function: nothing to write
+    return text.replace(new RegExp('"' + mark + '([0-9]+)"', "g"), function (_, k) {
       return heldNumbers[+k];
     });
   }
+  window.voiceapiJSON = { parseExact: parseExact, stringifyExact: stringifyExact };
 
   // value reads one input by its kind; undefined leaves the field out (the stored value
   // stays).

@@ -30,15 +30,12 @@
     return e;
   }
 
-  // parseFrame reads a frame keeping a number a double cannot hold as written (a tool
-  // call's argument 12345678901234567890) as its text, which JSON.stringify shows as it
-  // is; the API's own numbers stay numbers. A browser without JSON.rawJSON rounds it.
-  function parseFrame(text) {
-    if (typeof JSON.rawJSON !== "function") return JSON.parse(text);
-    return JSON.parse(text, function (key, v, ctx) {
-      return typeof v === "number" && ctx && ctx.source !== undefined && String(v) !== ctx.source ? JSON.rawJSON(ctx.source) : v;
-    });
-  }
+  // parseFrame reads an answer (a frame, a body) keeping a number a double cannot hold as
+  // written (a tool call's argument 12345678901234567890) as its text, in every browser:
+  // console.js's parseExact holds it, and showJSON writes it back as written. The API's
+  // own numbers (latencies, scores) stay numbers.
+  function parseFrame(text) { return window.voiceapiJSON.parseExact(text, true); }
+  function showJSON(v) { return window.voiceapiJSON.stringifyExact(v); }
 
   function panelOf(node) { return node.closest("[data-try]"); }
 
@@ -70,8 +67,8 @@
     var d = el("details", "try-tool-call");
     d.open = true;
     d.appendChild(el("summary", null, tc.name + (tc.error ? " (error)" : "")));
-    d.appendChild(el("pre", "try-args", "arguments: " + JSON.stringify(tc.arguments)));
-    d.appendChild(el("pre", "try-result", "result: " + JSON.stringify(tc.result)));
+    d.appendChild(el("pre", "try-args", "arguments: " + showJSON(tc.arguments)));
+    d.appendChild(el("pre", "try-result", "result: " + showJSON(tc.result)));
     li.appendChild(d);
     log(panel).appendChild(li);
   }
@@ -130,7 +127,7 @@
     showError(panel, "");
     api("POST", "/api/v1/agents/" + encodeURIComponent(panel.dataset.agentId) + "/conversations", body).then(function (res) {
       if (!res.ok) return failure(res).then(function (m) { showError(panel, m); });
-      return res.json().then(function (j) {
+      return res.text().then(parseFrame).then(function (j) {
         panel.dataset.conversation = j.data.id;
         form.hidden = true;
         log(panel).textContent = "";
