@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -27,10 +26,7 @@ func TestBackfillAcrossAKill(t *testing.T) {
 		t.Skip("builds the binary and kills it")
 	}
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "voiceapi")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := voiceapiBinary(t)
 	model := llmtest.New(t, data.LLMInternal)
 	const calls = 10
 	held := &heldAnalysis{asked: map[string]int{}, killAt: "call-4", inFlight: make(chan struct{}), release: make(chan struct{})}

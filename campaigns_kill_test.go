@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -54,10 +53,7 @@ func TestDialTasksSurviveKill(t *testing.T) {
 		time.Sleep(time.Until(now.Truncate(24 * time.Hour).Add(24 * time.Hour))) // the window below closes at 23:59 UTC
 	}
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "voiceapi")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := voiceapiBinary(t)
 	dataDir := filepath.Join(tmp, "data")
 	flags := []string{"--rate-limit", "0"}
 	srv, stdout := startServer(t, bin, dataDir, flags...)

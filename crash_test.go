@@ -76,10 +76,7 @@ func TestCrashLoop(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "voiceapi")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := voiceapiBinary(t)
 	dataDir := filepath.Join(tmp, "data")
 	// The per-token rate limit would turn the load into 429s; it has nothing to do with
 	// durability.

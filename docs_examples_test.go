@@ -38,10 +38,7 @@ func docServer(t *testing.T, extra ...string) (url, token string) {
 		}
 	}
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "voiceapi")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := voiceapiBinary(t)
 	srv, stdout := startServer(t, bin, filepath.Join(tmp, "data"), extra...)
 	return srv.url, bootstrapToken(t, stdout)
 }

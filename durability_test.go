@@ -24,11 +24,7 @@ import (
 // kills the process without warning, restarts it on the same data and finds every write.
 func TestDurabilityAfterSIGKILL(t *testing.T) {
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "voiceapi")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := voiceapiBinary(t)
 	dataDir := filepath.Join(tmp, "data")
 
 	first, stdout := startServer(t, bin, dataDir)

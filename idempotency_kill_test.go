@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -34,10 +33,7 @@ func TestIdempotencyAcrossKills(t *testing.T) {
 	}
 	rounds := idemKillRounds(t)
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "voiceapi")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := voiceapiBinary(t)
 	dataDir := filepath.Join(tmp, "data")
 	srv, stdout := startServer(t, bin, dataDir, "--rate-limit", "0")
 	token := bootstrapToken(t, stdout)

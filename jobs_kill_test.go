@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"syscall"
@@ -48,10 +47,7 @@ func TestJobFinishedOnceAfterKill(t *testing.T) {
 		t.Skip("builds the binary and kills it")
 	}
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "voiceapi")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := voiceapiBinary(t)
 	log := &fetchLog{started: make(chan struct{})}
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		log.mu.Lock()

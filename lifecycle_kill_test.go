@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"syscall"
@@ -32,10 +31,7 @@ func TestLifecycleSurvivesKill(t *testing.T) {
 		t.Skip("builds the binary and kills it")
 	}
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "voiceapi")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := voiceapiBinary(t)
 	model := llmtest.New(t, data.LLMInternal)
 	model.Respond(func(r llmtest.Request) llmtest.Reply {
 		if r.ResponseSchema != nil { // the call's analysis

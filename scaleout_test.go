@@ -27,10 +27,7 @@ func TestHAProxyConfig(t *testing.T) {
 	}
 	haproxy := haproxyPath(t)
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "voiceapi")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := voiceapiBinary(t)
 	keyDir := filepath.Join(tmp, "key") // the replicas' shared secret key file
 	if err := os.Mkdir(keyDir, 0o700); err != nil {
 		t.Fatal(err)

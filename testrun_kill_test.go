@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -53,10 +52,7 @@ func TestTestRunResumesAfterKill(t *testing.T) {
 		t.Skip("builds the binary and kills it")
 	}
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "voiceapi")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := voiceapiBinary(t)
 	model := &heldModel{asked: map[string]int{}, held: "second", started: make(chan struct{})}
 	stand := llmtest.New(t, data.LLMInternal)
 	stand.Respond(model.respond)
