@@ -535,3 +535,60 @@ func decoderInto(b []byte, v any) error {
 	dec.UseNumber()
 	return dec.Decode(v)
 }
+
+// BenchmarkDecodeConversationItem: an agent's item calling a tool whose arguments and
+// result hold numbers (storetest.ConversationWithToolCalls' shape), by DecodeJSON's row
+// decoding and by the Decoder it replaced.
+func BenchmarkDecodeConversationItem(b *testing.B) {
+	raw := []byte(`{"role":"agent","content":"","tool_call":{"id":"call_3","name":"lookup_order","arguments":{"amount":19.90,"items":[1,2],"order_id":12345678901234567890},
+	"result":{"eta_days":3,"status":"shipped","total":0.1000000000000000055511151231257827},"error":false},"knowledge":[],
+	"latency_ms":{"first_token":240,"total":610},"usage":{"input_tokens":812,"output_tokens":31},"created_at":"2026-11-21T10:00:03.000Z"}`)
+	b.Run("row", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var it ConversationItem
+			if err := DecodeJSON(raw, &it); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decoder", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var it ConversationItem
+			if err := decoderInto(raw, &it); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkDecodeTestRows: an agent test, a repeat's result and a test run (rowSamples),
+// by DecodeJSON's row decoding and by the Decoder it replaced.
+func BenchmarkDecodeTestRows(b *testing.B) {
+	for _, c := range rowSamples() {
+		switch c.name {
+		case "an agent test", "a test's result", "a test run":
+		default:
+			continue
+		}
+		raw := []byte(c.raw)
+		name := strings.ReplaceAll(strings.TrimPrefix(strings.TrimPrefix(c.name, "an "), "a "), " ", "_")
+		b.Run(name+"/row", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := DecodeJSON(raw, c.into()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/decoder", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := decoderInto(raw, c.into()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
