@@ -145,7 +145,7 @@ func TestRowsHoldNoAny(t *testing.T) {
 		{reflect.TypeFor[Recipient](), reflect.TypeFor[recipientRow]()},
 		{reflect.TypeFor[StoredAgent](), reflect.TypeFor[boltAgentRow]()},
 		{reflect.TypeFor[AgentVersion](), reflect.TypeFor[boltVersionRow]()},
-		{reflect.TypeFor[ToolCallItem](), reflect.TypeFor[toolCallRow]()},
+		{reflect.TypeFor[ToolCallItem](), reflect.TypeFor[toolCallValue]()},
 		{reflect.TypeFor[ConversationItem](), reflect.TypeFor[conversationItemRow]()},
 		{reflect.TypeFor[StoredConversation](), reflect.TypeFor[storedConversationRow]()},
 		{reflect.TypeFor[ToolMock](), reflect.TypeFor[toolMockRow]()},

@@ -45,21 +45,6 @@ type rowInto[T any, P rowDecoder[T]] struct{ into *T }
 
 func (r rowInto[T, P]) UnmarshalJSON(b []byte) error { return P(r.into).decodeRow(b) }
 
-// ptrInto decodes a *T member as json.Unmarshal would: null is nil, a value decodes into
-// the T it points at, a new one when nil.
-type ptrInto[T any, P rowDecoder[T]] struct{ into **T }
-
-func (r ptrInto[T, P]) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" { // encoding/json hands a member's value without spaces
-		*r.into = nil
-		return nil
-	}
-	if *r.into == nil {
-		*r.into = new(T)
-	}
-	return P(*r.into).decodeRow(b)
-}
-
 // rowsInto decodes an array of Ts into *into as json.Unmarshal would: null is nil, the
 // elements it held decode in place.
 type rowsInto[T any, P rowDecoder[T]] struct{ into *[]T }
@@ -111,15 +96,17 @@ func (r mapInto[T, P]) UnmarshalJSON(b []byte) error {
 
 type toolCallFields ToolCallItem
 
-// toolCallRow is how a tool call decodes: its arguments and result in place.
-type toolCallRow struct {
-	*toolCallFields
-	Arguments anyInto `json:"arguments"`
-	Result    anyInto `json:"result"`
-}
+// freeFormValue is a free-form member decoded in place, numbers as written.
+type freeFormValue struct{ v any }
 
-func (t *ToolCallItem) decodeRow(b []byte) error {
-	return json.Unmarshal(b, &toolCallRow{(*toolCallFields)(t), anyInto{&t.Arguments}, anyInto{&t.Result}})
+func (f *freeFormValue) UnmarshalJSON(b []byte) error { return anyInto{&f.v}.UnmarshalJSON(b) }
+
+// toolCallValue is a tool call as its item's row decodes it, in the item's own pass: a
+// nested json.Unmarshal (a *Into type) would scan its bytes twice more.
+type toolCallValue struct {
+	toolCallFields
+	Arguments freeFormValue `json:"arguments"`
+	Result    freeFormValue `json:"result"`
 }
 
 type conversationItemFields ConversationItem
@@ -127,11 +114,29 @@ type conversationItemFields ConversationItem
 // conversationItemRow is how a conversation's item decodes (a row read at every turn).
 type conversationItemRow struct {
 	*conversationItemFields
-	ToolCall ptrInto[ToolCallItem, *ToolCallItem] `json:"tool_call"`
+	ToolCall *toolCallValue `json:"tool_call"`
 }
 
 func (it *ConversationItem) decodeRow(b []byte) error {
-	return json.Unmarshal(b, &conversationItemRow{(*conversationItemFields)(it), ptrInto[ToolCallItem, *ToolCallItem]{&it.ToolCall}})
+	r := conversationItemRow{conversationItemFields: (*conversationItemFields)(it)}
+	if tc := it.ToolCall; tc != nil { // json.Unmarshal decodes into the call it points at
+		r.ToolCall = &toolCallValue{toolCallFields(*tc), freeFormValue{tc.Arguments}, freeFormValue{tc.Result}}
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return err
+	}
+	if r.ToolCall == nil {
+		it.ToolCall = nil
+		return nil
+	}
+	tc := ToolCallItem(r.ToolCall.toolCallFields)
+	tc.Arguments, tc.Result = r.ToolCall.Arguments.v, r.ToolCall.Result.v
+	if it.ToolCall == nil {
+		it.ToolCall = &tc
+	} else {
+		*it.ToolCall = tc
+	}
+	return nil
 }
 
 type storedConversationFields StoredConversation
