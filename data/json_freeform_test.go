@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -56,11 +57,9 @@ func FuzzParseFreeFormMatchesDecoder(f *testing.F) {
 			// default_variables) and at the top (a number's variables).
 			rowMatchesDecoder[AgentConfig](t, `{"prompt_config":{"prompt":"p","default_variables":`+string(b)+`,"timezone":"UTC"},"stt_config":{"model":"m"}}`)
 			rowMatchesDecoder[Number](t, `{"id":"num_1","variables":`+string(b)+`,"nickname":"n"}`)
-			// A tool call's arguments and result in an item; a mock's body and a
-			// criterion's value in a test; a result's variables.
+			// A tool call's arguments and result in an item; a conversation's variables.
 			rowMatchesDecoder[ConversationItem](t, `{"role":"tool","tool_call":{"id":"c","arguments":`+string(b)+`,"result":`+string(b)+`,"error":false}}`)
-			rowMatchesDecoder[AgentTest](t, `{"id":"tst_1","mocks":{"m":{"status":200,"body":`+string(b)+`}},"criteria":[{"type":"variable_equals","value":`+string(b)+`}]}`)
-			rowMatchesDecoder[TestCaseResult](t, `{"test_id":"tst_1","transcript":[{"role":"user"}],"variables":{"v":`+string(b)+`}}`)
+			rowMatchesDecoder[StoredConversation](t, `{"id":"conv_1","variables":{"v":`+string(b)+`},"messages":[{"tool_call":{"result":`+string(b)+`}}]}`)
 		}
 	})
 }
@@ -148,13 +147,6 @@ func TestRowsHoldNoAny(t *testing.T) {
 		{reflect.TypeFor[ToolCallItem](), reflect.TypeFor[toolCallValue]()},
 		{reflect.TypeFor[ConversationItem](), reflect.TypeFor[conversationItemRow]()},
 		{reflect.TypeFor[StoredConversation](), reflect.TypeFor[storedConversationRow]()},
-		{reflect.TypeFor[ToolMock](), reflect.TypeFor[toolMockRow]()},
-		{reflect.TypeFor[Criterion](), reflect.TypeFor[criterionRow]()},
-		{reflect.TypeFor[AgentTest](), reflect.TypeFor[agentTestRow]()},
-		{reflect.TypeFor[CriterionVerdict](), reflect.TypeFor[criterionVerdictRow]()},
-		{reflect.TypeFor[TestCaseResult](), reflect.TypeFor[testCaseResultRow]()},
-		{reflect.TypeFor[TestResult](), reflect.TypeFor[testResultRow]()},
-		{reflect.TypeFor[StoredTestRun](), reflect.TypeFor[storedTestRunRow]()},
 	} {
 		if !holdsAny(c.record) {
 			t.Errorf("%v holds no any: its row type is not needed", c.record)
@@ -383,8 +375,8 @@ func BenchmarkDecodeAgentConfigRow(b *testing.B) {
 	})
 }
 
-// TestStorageRowsTakeNoDecoder: every stored row, and each PostgreSQL column, that holds a
-// free-form value decodes without the Decoder's copy, its numbers as written; a row type
+// TestStorageRowsTakeNoDecoder: a conversation's row and its items' (bbolt's rows,
+// PostgreSQL's item column) decode without the Decoder's copy, its numbers as written; a row type
 // left out of DecodeJSON (or a member its row leaves unshadowed, through holdsAny) takes
 // the Decoder again and fails here.
 func TestStorageRowsTakeNoDecoder(t *testing.T) {
@@ -415,20 +407,6 @@ func rowSamples() []struct {
 		"knowledge":[{"knowledge_base_id":"kb_1","source_id":"src_1","text":"t","score":0.5}],"latency_ms":{"first_token":3,"total":9},
 		"usage":{"input_tokens":5,"output_tokens":1},"created_at":"2026-11-21T10:00:00Z"}`
 	agentItem := `{"role":"agent","content":"Hi","tool_call":null,"knowledge":null,"latency_ms":null,"usage":null,"created_at":"2026-11-21T10:00:00Z"}`
-	test := `{"id":"tst_1","workspace_id":"ws_1","agent_id":"agt_1","name":"n","user":{"script":["Hi"]},"variables":` + exact + `,"max_turns":5,
-		"mocks":{"book":{"status":200,"body":` + exact + `},"text":{"status":500,"body":"down"}},
-		"criteria":[{"type":"tool_called","name":"book","arguments":` + exact + `},{"type":"variable_equals","name":"n","value":12345678901234567890},{"type":"says","pattern":"x"}],
-		"required_for_publish":true,"repeat":3,"created_at":"2026-11-21T10:00:00Z","updated_at":"2026-11-21T10:00:00Z"}`
-	result := `{"test_id":"tst_1","repeat":1,"status":"failed","error":null,
-		"criteria":[{"criterion":{"type":"variable_equals","name":"n","value":1e400},"passed":false,"evidence":{"item":0,"content":"x"},"reason":"r"}],
-		"transcript":[` + agentItem + `,` + item + `],"variables":` + exact + `,"end_reason":"user_ended","usage":{"input_tokens":1,"output_tokens":2},
-		"simulation_usage":{"input_tokens":3,"output_tokens":4},"latency_ms":{"first_token_p50":1,"first_token_max":2,"total_p50":3,"total_max":4},
-		"started_at":"2026-11-21T10:00:00Z","finished_at":"2026-11-21T10:01:00Z"}`
-	cfg, err := json.Marshal(DefaultAgentConfig())
-	if err != nil {
-		panic(err)
-	}
-	config := strings.Replace(string(cfg), `"default_variables":{}`, `"default_variables":`+exact, 1)
 	return []struct {
 		name string
 		raw  string
@@ -437,46 +415,25 @@ func rowSamples() []struct {
 		{"a conversation's item", item, func() any { return new(ConversationItem) }},
 		{"an agent's item", agentItem, func() any { return new(ConversationItem) }},
 		{"a conversation", `{"id":"conv_1","workspace_id":"ws_1","agent_id":"agt_1","agent_version":2,"status":"active","variables":` + exact + `,
-			"messages":[` + item + `],"usage":{"input_tokens":5,"output_tokens":1},"agent_turns":1,"disconnection_reason":null,"call_id":null,
+			"messages":[` + item + `,` + agentItem + `],"usage":{"input_tokens":5,"output_tokens":1},"agent_turns":1,"disconnection_reason":null,"call_id":null,
 			"created_at":"2026-11-21T10:00:00Z","updated_at":"2026-11-21T10:00:00Z","ended_at":null,"items":4,"started_by":"usr_1",
 			"lease":{"token":"tok","until":"2026-11-21T10:05:00Z"}}`, func() any { return new(StoredConversation) }},
-		{"a conversation without messages", `{"id":"conv_1","variables":null,"messages":null}`, func() any { return new(StoredConversation) }},
-		{"an agent test", test, func() any { return new(AgentTest) }},
-		{"a test's result", result, func() any { return new(TestCaseResult) }},
-		{"a test run", `{"id":"trun_1","workspace_id":"ws_1","agent_id":"agt_1","agent_version":null,"revision":"c1-x","status":"failed",
-			"test_ids":["tst_1"],"summary":{"tests":1,"passed":0,"failed":1,"error":0,"cases":1,"done":1},"job_id":"job_1","error":null,
-			"results":[{"test_id":"tst_1","name":"n","test_revision":"r","required":true,"status":"failed","pass_rate":0,"repeats":[` + result + `]}],
-			"created_by":"usr_1","created_at":"2026-11-21T10:00:00Z","started_at":null,"finished_at":null,"config":` + config + `,"tests":[` + test + `]}`,
-			func() any { return new(StoredTestRun) }},
-		{"a test's mocks (PostgreSQL)", `{"book":{"status":200,"body":` + exact + `}}`, func() any { return new(map[string]ToolMock) }},
-		{"a test's criteria (PostgreSQL)", `[{"type":"variable_equals","name":"n","value":` + exact + `}]`, func() any { return new([]Criterion) }},
-		{"a run's tests (PostgreSQL)", `[` + test + `]`, func() any { return new([]AgentTest) }},
+		{"a conversation as bbolt stores it", `{"id":"conv_1","variables":null,"messages":null}`, func() any { return new(StoredConversation) }},
 	}
 }
 
-// TestConversationAndTestRowsMatchDecoder: each sample row decodes by its row types as the
-// Decoder decodes it whole, numbers as written; absent members keep what they held,
-// present ones replace it, null empties, as with json.Unmarshal; a row that is no JSON of
-// its shape is refused.
-func TestConversationAndTestRowsMatchDecoder(t *testing.T) {
+// TestConversationRowsMatchDecoder: each sample row decodes by its row types as the
+// Decoder decodes it whole, numbers as written; into a set record, absent members keep
+// what they held, present ones replace it (a tool call decoded into the one the item
+// points at), null empties, as with json.Unmarshal; a row that is no JSON of its shape is
+// refused.
+func TestConversationRowsMatchDecoder(t *testing.T) {
 	for _, c := range rowSamples() {
 		switch c.into().(type) {
 		case *ConversationItem:
 			rowMatchesDecoder[ConversationItem](t, c.raw)
 		case *StoredConversation:
 			rowMatchesDecoder[StoredConversation](t, c.raw)
-		case *AgentTest:
-			rowMatchesDecoder[AgentTest](t, c.raw)
-		case *TestCaseResult:
-			rowMatchesDecoder[TestCaseResult](t, c.raw)
-		case *StoredTestRun:
-			rowMatchesDecoder[StoredTestRun](t, c.raw)
-		case *map[string]ToolMock:
-			rowMatchesDecoder[map[string]ToolMock](t, c.raw)
-		case *[]Criterion:
-			rowMatchesDecoder[[]Criterion](t, c.raw)
-		case *[]AgentTest:
-			rowMatchesDecoder[[]AgentTest](t, c.raw)
 		default:
 			t.Fatalf("%s: no check for %T", c.name, c.into())
 		}
@@ -486,42 +443,30 @@ func TestConversationAndTestRowsMatchDecoder(t *testing.T) {
 		t.Errorf("a tool call's arguments: %v, %#v", err, it.ToolCall)
 	}
 
-	// Into a set record: as json.Unmarshal and the Decoder, member by member.
-	call := &ToolCallItem{ID: "kept", Arguments: "kept"}
-	set := ConversationItem{Content: "kept", ToolCall: call, Knowledge: []KnowledgeRef{{Text: "a"}, {Text: "b"}}}
-	want := set
-	want.ToolCall = &ToolCallItem{ID: "kept", Arguments: "kept"}
-	for _, into := range []*ConversationItem{&set, &want} {
-		raw := `{"role":"tool","tool_call":{"result":1.50},"knowledge":[{"score":1}]}`
-		if into == &set {
-			if err := DecodeJSON([]byte(raw), into); err != nil {
-				t.Fatal(err)
-			}
-		} else if err := decoderInto([]byte(raw), into); err != nil {
+	for _, raw := range []string{`{"role":"tool","tool_call":{"result":1.50},"knowledge":[{"score":1}]}`, `{"role":"user"}`, `{"tool_call":null}`} {
+		call := &ToolCallItem{ID: "kept", Arguments: "kept"}
+		set := ConversationItem{Content: "kept", ToolCall: call, Knowledge: []KnowledgeRef{{Text: "a"}, {Text: "b"}}}
+		want := set
+		want.ToolCall = &ToolCallItem{ID: "kept", Arguments: "kept"}
+		want.Knowledge = slices.Clone(set.Knowledge)
+		if err := DecodeJSON([]byte(raw), &set); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if !reflect.DeepEqual(set, want) || set.ToolCall != call || set.ToolCall.Result != json.Number("1.50") {
-		t.Errorf("into a set item:\nrow     %#v %#v\nDecoder %#v %#v", set, set.ToolCall, want, want.ToolCall)
-	}
-	kept := AgentTest{Name: "kept", Variables: map[string]any{"k": "v"}, Mocks: map[string]ToolMock{"old": {Status: 1}}}
-	if err := DecodeJSON([]byte(`{"mocks":{"new":{"status":2,"body":1e400}},"variables":null,"criteria":[]}`), &kept); err != nil ||
-		kept.Name != "kept" || kept.Variables != nil || len(kept.Mocks) != 2 || kept.Mocks["new"].Body != json.Number("1e400") || kept.Criteria == nil {
-		t.Errorf("into a set test: %v, %#v", err, kept)
-	}
-	if err := DecodeJSON([]byte(`{"tool_call":null}`), &set); err != nil || set.ToolCall != nil {
-		t.Errorf("a null tool call: %v, %#v", err, set.ToolCall)
+		if err := decoderInto([]byte(raw), &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(set, want) || (set.ToolCall != nil) != (set.ToolCall == call) {
+			t.Errorf("%s into a set item:\nrow     %#v %#v\nDecoder %#v %#v", raw, set, set.ToolCall, want, want.ToolCall)
+		}
 	}
 
 	for _, bad := range []struct {
 		raw  string
 		into any
 	}{
-		{`{"tool_call":{"arguments":1} x`, &ConversationItem{}}, {`{"tool_call":[]}`, &ConversationItem{}},
-		{`{"variables":[1]}`, &StoredConversation{}}, {`{"messages":{}}`, &StoredConversation{}},
-		{`{"mocks":[]}`, &AgentTest{}}, {`{"criteria":[{"value":}]}`, &AgentTest{}},
-		{`{"transcript":[1]}`, &TestCaseResult{}}, {`{"config":{"prompt_config":{"default_variables":1}}}`, &StoredTestRun{}},
-		{`[1]`, &[]AgentTest{}}, {`{"a":[]}`, &map[string]ToolMock{}}, {`[] []`, &[]Criterion{}},
+		{`{"tool_call":{"arguments":1} x`, &ConversationItem{}}, {`{"tool_call":[]}`, &ConversationItem{}}, {`{"tool_call":{"result":}}`, &ConversationItem{}},
+		{`{"variables":[1]}`, &StoredConversation{}}, {`{"messages":{}}`, &StoredConversation{}}, {`{"messages":[1]}`, &StoredConversation{}},
+		{`{} {}`, &StoredConversation{}},
 	} {
 		if err := DecodeJSON([]byte(bad.raw), bad.into); err == nil {
 			t.Errorf("%T %s was taken", bad.into, bad.raw)
@@ -561,34 +506,4 @@ func BenchmarkDecodeConversationItem(b *testing.B) {
 			}
 		}
 	})
-}
-
-// BenchmarkDecodeTestRows: an agent test, a repeat's result and a test run (rowSamples),
-// by DecodeJSON's row decoding and by the Decoder it replaced.
-func BenchmarkDecodeTestRows(b *testing.B) {
-	for _, c := range rowSamples() {
-		switch c.name {
-		case "an agent test", "a test's result", "a test run":
-		default:
-			continue
-		}
-		raw := []byte(c.raw)
-		name := strings.ReplaceAll(strings.TrimPrefix(strings.TrimPrefix(c.name, "an "), "a "), " ", "_")
-		b.Run(name+"/row", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := DecodeJSON(raw, c.into()); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(name+"/decoder", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := decoderInto(raw, c.into()); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
 }

@@ -26,8 +26,8 @@ import (
 // needs copies its input, which for a stream's 1 MiB events was a copy each.
 //
 // A free-form value itself, and a row (a call, an agent's configuration, a number, a
-// recipient, a conversation and its items, an agent test, a test run and its results; a
-// storage row type that shadows its free-form members), are read without the Decoder's
+// recipient, a conversation and its items; a storage row type that shadows its free-form
+// members), are read without the Decoder's
 // copy (json_freeform.go, json_rows.go); the Decoder still gives the error of what a
 // free-form value refuses.
 func DecodeJSON(b []byte, v any) error {
@@ -44,19 +44,6 @@ func DecodeJSON(b []byte, v any) error {
 		return x.decodeRow(b)
 	case *StoredConversation:
 		return decodeStoredConversationRow(b, x)
-	case *AgentTest:
-		return x.decodeRow(b)
-	case *StoredTestRun:
-		return decodeStoredTestRunRow(b, x)
-	case *TestCaseResult:
-		return x.decodeRow(b)
-	// PostgreSQL's columns of a test and a test run.
-	case *map[string]ToolMock:
-		return mapInto[ToolMock, *ToolMock]{x}.UnmarshalJSON(b)
-	case *[]Criterion:
-		return rowsInto[Criterion, *Criterion]{x}.UnmarshalJSON(b)
-	case *[]AgentTest:
-		return rowsInto[AgentTest, *AgentTest]{x}.UnmarshalJSON(b)
 	case *any, *map[string]any:
 		if decodeFreeForm(b, v) {
 			return nil

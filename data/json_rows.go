@@ -2,59 +2,37 @@ package data
 
 import "encoding/json"
 
-// Conversations, their items, agent tests, test runs and their results decode as the call
-// and agent rows do (json_freeform.go): json.Unmarshal into a row type that shadows each
-// free-form member. Their free-form members sit deeper (a tool call's arguments in an
-// item, in a result's transcript, in a run's results), so a row type shadows the member
-// holding them with one of the *Into types below, which decode into the record's own
-// member by its element's row decoding (decodeRow): no copy of the record to put back.
-
-// anyInto decodes a free-form member into *into, numbers as written.
-type anyInto struct{ into *any }
-
-func (r anyInto) UnmarshalJSON(b []byte) error {
-	if decodeFreeForm(b, r.into) {
-		return nil
-	}
-	return decodeUseNumber(b, r.into) // the Decoder's error
-}
+// A conversation and its items decode as the call and agent rows do (json_freeform.go):
+// json.Unmarshal into a row type that shadows each free-form member. An item's are in its
+// tool call, which its row decodes in the same pass (toolCallValue); a conversation's
+// messages (stored apart, null in its row) by their items' decodeRow.
+//
+// Agent tests, test runs and their results stay on the Decoder: their free-form members
+// sit three to five levels down (a run's tests' mocks' bodies, a result's transcript's
+// tool calls), and decoding each level by a nested json.Unmarshal (a row type per level,
+// as itemsInto) scanned the deep bytes twice a level: more time and allocations than the
+// Decoder's copy (docs/performance.md, "Conversations and their items").
 
 // objectInto decodes a free-form object (variables) into *into, as JSONObject does.
 type objectInto struct{ into *map[string]any }
 
 func (r objectInto) UnmarshalJSON(b []byte) error { return (*JSONObject)(r.into).UnmarshalJSON(b) }
 
-// agentConfigInto decodes an agent's configuration (a test run's copy) into *into.
-type agentConfigInto struct{ into *AgentConfig }
+// itemElem is an item in an array, decoded by its decodeRow.
+type itemElem struct{ it ConversationItem }
 
-func (r agentConfigInto) UnmarshalJSON(b []byte) error { return decodeAgentConfigRow(b, r.into) }
+func (e *itemElem) UnmarshalJSON(b []byte) error { return e.it.decodeRow(b) }
 
-// rowDecoder is a record whose decodeRow decodes it as DecodeJSON would, by a row type.
-type rowDecoder[T any] interface {
-	*T
-	decodeRow(b []byte) error
-}
+// itemsInto decodes an array of items into *into as json.Unmarshal would: null is nil,
+// the items it held decode in place.
+type itemsInto struct{ into *[]ConversationItem }
 
-// rowElem is a T in an array or an object, decoded by its decodeRow.
-type rowElem[T any, P rowDecoder[T]] struct{ v T }
-
-func (e *rowElem[T, P]) UnmarshalJSON(b []byte) error { return P(&e.v).decodeRow(b) }
-
-// rowInto decodes a T member into *into by its decodeRow (null leaves it, as for a struct).
-type rowInto[T any, P rowDecoder[T]] struct{ into *T }
-
-func (r rowInto[T, P]) UnmarshalJSON(b []byte) error { return P(r.into).decodeRow(b) }
-
-// rowsInto decodes an array of Ts into *into as json.Unmarshal would: null is nil, the
-// elements it held decode in place.
-type rowsInto[T any, P rowDecoder[T]] struct{ into *[]T }
-
-func (r rowsInto[T, P]) UnmarshalJSON(b []byte) error {
-	var elems []rowElem[T, P]
+func (r itemsInto) UnmarshalJSON(b []byte) error {
+	var elems []itemElem
 	if len(*r.into) > 0 {
-		elems = make([]rowElem[T, P], len(*r.into))
+		elems = make([]itemElem, len(*r.into))
 		for i := range *r.into {
-			elems[i].v = (*r.into)[i]
+			elems[i].it = (*r.into)[i]
 		}
 	}
 	if err := json.Unmarshal(b, &elems); err != nil {
@@ -64,33 +42,11 @@ func (r rowsInto[T, P]) UnmarshalJSON(b []byte) error {
 		*r.into = nil
 		return nil
 	}
-	out := make([]T, len(elems))
+	out := make([]ConversationItem, len(elems))
 	for i := range elems {
-		out[i] = elems[i].v
+		out[i] = elems[i].it
 	}
 	*r.into = out
-	return nil
-}
-
-// mapInto decodes an object of Ts into *into as json.Unmarshal would: null is nil, its
-// members are set in the map it held (each a new T), the others kept.
-type mapInto[T any, P rowDecoder[T]] struct{ into *map[string]T }
-
-func (r mapInto[T, P]) UnmarshalJSON(b []byte) error {
-	var elems map[string]rowElem[T, P]
-	if err := json.Unmarshal(b, &elems); err != nil {
-		return err
-	}
-	if elems == nil {
-		*r.into = nil
-		return nil
-	}
-	if *r.into == nil {
-		*r.into = make(map[string]T, len(elems))
-	}
-	for k, e := range elems {
-		(*r.into)[k] = e.v
-	}
 	return nil
 }
 
@@ -99,10 +55,16 @@ type toolCallFields ToolCallItem
 // freeFormValue is a free-form member decoded in place, numbers as written.
 type freeFormValue struct{ v any }
 
-func (f *freeFormValue) UnmarshalJSON(b []byte) error { return anyInto{&f.v}.UnmarshalJSON(b) }
+func (f *freeFormValue) UnmarshalJSON(b []byte) error {
+	if decodeFreeForm(b, &f.v) {
+		return nil
+	}
+	return decodeUseNumber(b, &f.v) // the Decoder's error
+}
 
 // toolCallValue is a tool call as its item's row decodes it, in the item's own pass: a
-// nested json.Unmarshal (a *Into type) would scan its bytes twice more.
+// nested json.Unmarshal (a type of its own decoding into the item's call) scanned its
+// bytes twice more.
 type toolCallValue struct {
 	toolCallFields
 	Arguments freeFormValue `json:"arguments"`
@@ -144,105 +106,11 @@ type storedConversationFields StoredConversation
 // storedConversationRow is how a stored conversation decodes.
 type storedConversationRow struct {
 	*storedConversationFields
-	Variables objectInto                                    `json:"variables"`
-	Messages  rowsInto[ConversationItem, *ConversationItem] `json:"messages"`
+	Variables objectInto `json:"variables"`
+	Messages  itemsInto  `json:"messages"`
 }
 
 func decodeStoredConversationRow(b []byte, c *StoredConversation) error {
 	return json.Unmarshal(b, &storedConversationRow{(*storedConversationFields)(c), objectInto{&c.Variables},
-		rowsInto[ConversationItem, *ConversationItem]{&c.Messages}})
-}
-
-type toolMockFields ToolMock
-
-// toolMockRow is how a test's tool mock decodes.
-type toolMockRow struct {
-	*toolMockFields
-	Body anyInto `json:"body"`
-}
-
-func (m *ToolMock) decodeRow(b []byte) error {
-	return json.Unmarshal(b, &toolMockRow{(*toolMockFields)(m), anyInto{&m.Body}})
-}
-
-type criterionFields Criterion
-
-// criterionRow is how a test's criterion decodes (its arguments are a JSONObject).
-type criterionRow struct {
-	*criterionFields
-	Value anyInto `json:"value,omitempty"`
-}
-
-func (c *Criterion) decodeRow(b []byte) error {
-	return json.Unmarshal(b, &criterionRow{(*criterionFields)(c), anyInto{&c.Value}})
-}
-
-type agentTestFields AgentTest
-
-// agentTestRow is how an agent test decodes (a row, and each of a test run's copies).
-type agentTestRow struct {
-	*agentTestFields
-	Variables objectInto                      `json:"variables"`
-	Mocks     mapInto[ToolMock, *ToolMock]    `json:"mocks"`
-	Criteria  rowsInto[Criterion, *Criterion] `json:"criteria"`
-}
-
-func (t *AgentTest) decodeRow(b []byte) error {
-	return json.Unmarshal(b, &agentTestRow{(*agentTestFields)(t), objectInto{&t.Variables},
-		mapInto[ToolMock, *ToolMock]{&t.Mocks}, rowsInto[Criterion, *Criterion]{&t.Criteria}})
-}
-
-type criterionVerdictFields CriterionVerdict
-
-// criterionVerdictRow is how a criterion's verdict in a test's result decodes.
-type criterionVerdictRow struct {
-	*criterionVerdictFields
-	Criterion rowInto[Criterion, *Criterion] `json:"criterion"`
-}
-
-func (v *CriterionVerdict) decodeRow(b []byte) error {
-	return json.Unmarshal(b, &criterionVerdictRow{(*criterionVerdictFields)(v), rowInto[Criterion, *Criterion]{&v.Criterion}})
-}
-
-type testCaseResultFields TestCaseResult
-
-// testCaseResultRow is how a repeat's result decodes (a row of its own).
-type testCaseResultRow struct {
-	*testCaseResultFields
-	Criteria   rowsInto[CriterionVerdict, *CriterionVerdict] `json:"criteria"`
-	Transcript rowsInto[ConversationItem, *ConversationItem] `json:"transcript"`
-	Variables  objectInto                                    `json:"variables"`
-}
-
-func (r *TestCaseResult) decodeRow(b []byte) error {
-	return json.Unmarshal(b, &testCaseResultRow{(*testCaseResultFields)(r), rowsInto[CriterionVerdict, *CriterionVerdict]{&r.Criteria},
-		rowsInto[ConversationItem, *ConversationItem]{&r.Transcript}, objectInto{&r.Variables}})
-}
-
-type testResultFields TestResult
-
-// testResultRow is how a test's result in a run decodes.
-type testResultRow struct {
-	*testResultFields
-	Repeats rowsInto[TestCaseResult, *TestCaseResult] `json:"repeats"`
-}
-
-func (r *TestResult) decodeRow(b []byte) error {
-	return json.Unmarshal(b, &testResultRow{(*testResultFields)(r), rowsInto[TestCaseResult, *TestCaseResult]{&r.Repeats}})
-}
-
-type storedTestRunFields StoredTestRun
-
-// storedTestRunRow is how a stored test run decodes: its results (none stored in the
-// row), its configuration's copy and its tests' copies.
-type storedTestRunRow struct {
-	*storedTestRunFields
-	Results rowsInto[TestResult, *TestResult] `json:"results"`
-	Config  agentConfigInto                   `json:"config"`
-	Tests   rowsInto[AgentTest, *AgentTest]   `json:"tests"`
-}
-
-func decodeStoredTestRunRow(b []byte, r *StoredTestRun) error {
-	return json.Unmarshal(b, &storedTestRunRow{(*storedTestRunFields)(r), rowsInto[TestResult, *TestResult]{&r.Results},
-		agentConfigInto{&r.Config}, rowsInto[AgentTest, *AgentTest]{&r.Tests}})
+		itemsInto{&c.Messages}})
 }
