@@ -26,7 +26,8 @@ func exactValue() map[string]any {
 // items' tool calls, and in a test's variables, mocks and criteria, a test run's copies
 // and a result's transcript and variables come back as written (the same decimals: a
 // float64 anywhere would round 12345678901234567890), each row read by its engine's
-// decoding (data.DecodeJSON's row types).
+// decoding (data.DecodeJSON: row types for a conversation and its items, the Decoder for
+// the tests' rows, which a row type per level made slower).
 func testExactNumbersConversationsAndTests(t *testing.T, open Opener) {
 	s := open(t)
 	g := stepIDs()
