@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -56,6 +57,9 @@ func FuzzParseFreeFormMatchesDecoder(f *testing.F) {
 			// default_variables) and at the top (a number's variables).
 			rowMatchesDecoder[AgentConfig](t, `{"prompt_config":{"prompt":"p","default_variables":`+string(b)+`,"timezone":"UTC"},"stt_config":{"model":"m"}}`)
 			rowMatchesDecoder[Number](t, `{"id":"num_1","variables":`+string(b)+`,"nickname":"n"}`)
+			// A tool call's arguments and result in an item; a conversation's variables.
+			rowMatchesDecoder[ConversationItem](t, `{"role":"tool","tool_call":{"id":"c","arguments":`+string(b)+`,"result":`+string(b)+`,"error":false}}`)
+			rowMatchesDecoder[StoredConversation](t, `{"id":"conv_1","variables":{"v":`+string(b)+`},"messages":[{"tool_call":{"result":`+string(b)+`}}]}`)
 		}
 	})
 }
@@ -140,6 +144,9 @@ func TestRowsHoldNoAny(t *testing.T) {
 		{reflect.TypeFor[Recipient](), reflect.TypeFor[recipientRow]()},
 		{reflect.TypeFor[StoredAgent](), reflect.TypeFor[boltAgentRow]()},
 		{reflect.TypeFor[AgentVersion](), reflect.TypeFor[boltVersionRow]()},
+		{reflect.TypeFor[ToolCallItem](), reflect.TypeFor[toolCallValue]()},
+		{reflect.TypeFor[ConversationItem](), reflect.TypeFor[conversationItemRow]()},
+		{reflect.TypeFor[StoredConversation](), reflect.TypeFor[storedConversationRow]()},
 	} {
 		if !holdsAny(c.record) {
 			t.Errorf("%v holds no any: its row type is not needed", c.record)
@@ -362,6 +369,139 @@ func BenchmarkDecodeAgentConfigRow(b *testing.B) {
 			dec := json.NewDecoder(bytes.NewReader(raw))
 			dec.UseNumber()
 			if err := dec.Decode(&c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestStorageRowsTakeNoDecoder: a conversation's row and its items' (bbolt's rows,
+// PostgreSQL's item column) decode without the Decoder's copy, its numbers as written; a row type
+// left out of DecodeJSON (or a member its row leaves unshadowed, through holdsAny) takes
+// the Decoder again and fails here.
+func TestStorageRowsTakeNoDecoder(t *testing.T) {
+	uses := 0
+	saved := decodeUseNumber
+	decodeUseNumber = func(b []byte, v any) error { uses++; return saved(b, v) }
+	t.Cleanup(func() { decodeUseNumber = saved })
+	for _, c := range rowSamples() {
+		uses = 0
+		if err := DecodeJSON([]byte(c.raw), c.into()); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		if uses != 0 {
+			t.Errorf("%s took the Decoder", c.name)
+		}
+	}
+}
+
+// rowSamples are stored rows with every member set and free-form values whose numbers a
+// float64 would round.
+func rowSamples() []struct {
+	name string
+	raw  string
+	into func() any
+} {
+	const exact = `{"n":12345678901234567890,"f":0.1000000000000000055511151231257827,"l":[1.50,{"d":1e400}],"s":"x"}`
+	item := `{"role":"tool","content":"lookup() → {}","tool_call":{"id":"c1","name":"lookup","arguments":` + exact + `,"result":[` + exact + `,3.0],"error":true},
+		"knowledge":[{"knowledge_base_id":"kb_1","source_id":"src_1","text":"t","score":0.5}],"latency_ms":{"first_token":3,"total":9},
+		"usage":{"input_tokens":5,"output_tokens":1},"created_at":"2026-11-21T10:00:00Z"}`
+	agentItem := `{"role":"agent","content":"Hi","tool_call":null,"knowledge":null,"latency_ms":null,"usage":null,"created_at":"2026-11-21T10:00:00Z"}`
+	return []struct {
+		name string
+		raw  string
+		into func() any
+	}{
+		{"a conversation's item", item, func() any { return new(ConversationItem) }},
+		{"an agent's item", agentItem, func() any { return new(ConversationItem) }},
+		{"a conversation", `{"id":"conv_1","workspace_id":"ws_1","agent_id":"agt_1","agent_version":2,"status":"active","variables":` + exact + `,
+			"messages":[` + item + `,` + agentItem + `],"usage":{"input_tokens":5,"output_tokens":1},"agent_turns":1,"disconnection_reason":null,"call_id":null,
+			"created_at":"2026-11-21T10:00:00Z","updated_at":"2026-11-21T10:00:00Z","ended_at":null,"items":4,"started_by":"usr_1",
+			"lease":{"token":"tok","until":"2026-11-21T10:05:00Z"}}`, func() any { return new(StoredConversation) }},
+		{"a conversation as bbolt stores it", `{"id":"conv_1","variables":null,"messages":null}`, func() any { return new(StoredConversation) }},
+	}
+}
+
+// TestConversationRowsMatchDecoder: each sample row decodes by its row types as the
+// Decoder decodes it whole, numbers as written; into a set record, absent members keep
+// what they held, present ones replace it (a tool call decoded into the one the item
+// points at), null empties, as with json.Unmarshal; a row that is no JSON of its shape is
+// refused.
+func TestConversationRowsMatchDecoder(t *testing.T) {
+	for _, c := range rowSamples() {
+		switch c.into().(type) {
+		case *ConversationItem:
+			rowMatchesDecoder[ConversationItem](t, c.raw)
+		case *StoredConversation:
+			rowMatchesDecoder[StoredConversation](t, c.raw)
+		default:
+			t.Fatalf("%s: no check for %T", c.name, c.into())
+		}
+	}
+	var it ConversationItem
+	if err := DecodeJSON([]byte(rowSamples()[0].raw), &it); err != nil || it.ToolCall.Arguments.(map[string]any)["n"] != json.Number("12345678901234567890") {
+		t.Errorf("a tool call's arguments: %v, %#v", err, it.ToolCall)
+	}
+
+	for _, raw := range []string{`{"role":"tool","tool_call":{"result":1.50},"knowledge":[{"score":1}]}`, `{"role":"user"}`, `{"tool_call":null}`} {
+		call := &ToolCallItem{ID: "kept", Arguments: "kept"}
+		set := ConversationItem{Content: "kept", ToolCall: call, Knowledge: []KnowledgeRef{{Text: "a"}, {Text: "b"}}}
+		want := set
+		want.ToolCall = &ToolCallItem{ID: "kept", Arguments: "kept"}
+		want.Knowledge = slices.Clone(set.Knowledge)
+		if err := DecodeJSON([]byte(raw), &set); err != nil {
+			t.Fatal(err)
+		}
+		if err := decoderInto([]byte(raw), &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(set, want) || (set.ToolCall != nil) != (set.ToolCall == call) {
+			t.Errorf("%s into a set item:\nrow     %#v %#v\nDecoder %#v %#v", raw, set, set.ToolCall, want, want.ToolCall)
+		}
+	}
+
+	for _, bad := range []struct {
+		raw  string
+		into any
+	}{
+		{`{"tool_call":{"arguments":1} x`, &ConversationItem{}}, {`{"tool_call":[]}`, &ConversationItem{}}, {`{"tool_call":{"result":}}`, &ConversationItem{}},
+		{`{"variables":[1]}`, &StoredConversation{}}, {`{"messages":{}}`, &StoredConversation{}}, {`{"messages":[1]}`, &StoredConversation{}},
+		{`{} {}`, &StoredConversation{}},
+	} {
+		if err := DecodeJSON([]byte(bad.raw), bad.into); err == nil {
+			t.Errorf("%T %s was taken", bad.into, bad.raw)
+		}
+	}
+}
+
+// decoderInto decodes b into v as DecodeJSON did before its row decoders.
+func decoderInto(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// BenchmarkDecodeConversationItem: an agent's item calling a tool whose arguments and
+// result hold numbers (storetest.ConversationWithToolCalls' shape), by DecodeJSON's row
+// decoding and by the Decoder it replaced.
+func BenchmarkDecodeConversationItem(b *testing.B) {
+	raw := []byte(`{"role":"agent","content":"","tool_call":{"id":"call_3","name":"lookup_order","arguments":{"amount":19.90,"items":[1,2],"order_id":12345678901234567890},
+	"result":{"eta_days":3,"status":"shipped","total":0.1000000000000000055511151231257827},"error":false},"knowledge":[],
+	"latency_ms":{"first_token":240,"total":610},"usage":{"input_tokens":812,"output_tokens":31},"created_at":"2026-11-21T10:00:03.000Z"}`)
+	b.Run("row", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var it ConversationItem
+			if err := DecodeJSON(raw, &it); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decoder", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var it ConversationItem
+			if err := decoderInto(raw, &it); err != nil {
 				b.Fatal(err)
 			}
 		}

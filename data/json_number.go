@@ -26,8 +26,9 @@ import (
 // needs copies its input, which for a stream's 1 MiB events was a copy each.
 //
 // A free-form value itself, and a row (a call, an agent's configuration, a number, a
-// recipient; a storage row type that shadows its free-form members), are read without
-// the Decoder's copy (json_freeform.go); the Decoder still gives the error of what a
+// recipient, a conversation and its items; a storage row type that shadows its free-form
+// members), are read without the Decoder's
+// copy (json_freeform.go, json_rows.go); the Decoder still gives the error of what a
 // free-form value refuses.
 func DecodeJSON(b []byte, v any) error {
 	switch x := v.(type) {
@@ -39,6 +40,10 @@ func DecodeJSON(b []byte, v any) error {
 		return decodeNumberRow(b, x)
 	case *Recipient:
 		return decodeRecipientRow(b, x)
+	case *ConversationItem:
+		return x.decodeRow(b)
+	case *StoredConversation:
+		return decodeStoredConversationRow(b, x)
 	case *any, *map[string]any:
 		if decodeFreeForm(b, v) {
 			return nil
@@ -47,6 +52,14 @@ func DecodeJSON(b []byte, v any) error {
 	if !holdsAny(reflect.TypeOf(v)) {
 		return json.Unmarshal(b, v)
 	}
+	return decodeUseNumber(b, v)
+}
+
+// decodeUseNumber decodes b into v by a json.Decoder with UseNumber, which copies b: what
+// DecodeJSON takes for a type holding an any that no row decoding covers, and for the
+// error of a free-form value the in-place reader refuses. A variable so that a test sees
+// which rows still take it.
+var decodeUseNumber = func(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {

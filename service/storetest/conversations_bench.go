@@ -1,0 +1,58 @@
+package storetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// ConversationWithToolCalls is a stored conversation of n items (n a multiple of 4): turns
+// of a user's message, an agent's reply calling a tool whose arguments and result hold
+// numbers, the tool's item, and the agent's answer, as a turn leaves them.
+func ConversationWithToolCalls(g *data.IDGen, ws string, n int, at time.Time) (*data.StoredConversation, []data.ConversationItem) {
+	c := storedConversation(g, ws, at)
+	usage := &data.TokenUsage{InputTokens: 812, OutputTokens: 31}
+	var items []data.ConversationItem
+	for i := 0; len(items) < n; i++ {
+		now := data.NewTime(at.Add(time.Duration(i) * time.Second))
+		call := &data.ToolCallItem{ID: fmt.Sprintf("call_%d", i), Name: "lookup_order",
+			Arguments: map[string]any{"order_id": json.Number("12345678901234567890"), "amount": json.Number("19.90"), "items": []any{json.Number("1"), json.Number("2")}},
+			Result:    map[string]any{"status": "shipped", "total": json.Number("0.1000000000000000055511151231257827"), "eta_days": json.Number("3")}}
+		items = append(items,
+			data.ConversationItem{Role: data.ItemUser, Content: "Where is my order 12345678901234567890?", CreatedAt: now},
+			data.ConversationItem{Role: data.ItemAgent, Content: "", ToolCall: call, Knowledge: []data.KnowledgeRef{},
+				LatencyMS: &data.TurnLatency{FirstToken: 240, Total: 610}, Usage: usage, CreatedAt: now},
+			data.ConversationItem{Role: data.ItemTool, Content: `lookup_order() → {"status":"shipped"}`, ToolCall: call, CreatedAt: now},
+			data.ConversationItem{Role: data.ItemAgent, Content: "Your order has shipped and arrives in 3 days.",
+				LatencyMS: &data.TurnLatency{FirstToken: 200, Total: 480}, Usage: usage, CreatedAt: now},
+		)
+	}
+	c.Items = len(items)
+	return c, items
+}
+
+// BenchConversationRead reads a conversation of 40 items as each turn does
+// (service/conversation_turn.go: the record, then every item to rebuild the model's context).
+func BenchConversationRead(b *testing.B, open Opener) {
+	s := open(b)
+	c, items := ConversationWithToolCalls(stepIDs(), "ws_1", 40, time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC))
+	update(b, s, func(tx service.Tx) error { return tx.InsertConversation(c, items) })
+	b.ReportAllocs()
+	for b.Loop() {
+		view(b, s, func(tx service.Tx) error {
+			got, err := tx.Conversation(c.ID)
+			if err != nil || got == nil {
+				b.Fatalf("Conversation = %v, %v", got, err)
+			}
+			history, err := tx.ConversationItems(c.ID)
+			if err != nil || len(history) != len(items) {
+				b.Fatalf("ConversationItems = %d items, %v", len(history), err)
+			}
+			return nil
+		})
+	}
+}
