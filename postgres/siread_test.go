@@ -22,12 +22,15 @@ import (
 // the whole relation: the write then conflicted with every write of any other
 // workspace that changed a row of the same table (event_heads, agents, users...), about
 // one serialization failure a write between separate workspaces (docs/performance.md).
+// The agent is read first on the one connection the write uses: PostgreSQL does not
+// re-plan a cached statement when enable_seqscan changes, so without the write's custom
+// plans it ran the read's cached sequential scan and locked agents whole.
 // A committed SERIALIZABLE transaction's predicate locks stay while a transaction that
 // overlapped it runs: one is held open for pg_locks to show the write's.
 func TestWriteTakesNoWholeTablePredicateLock(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Database(t)
-	db, err := postgres.Open(ctx, postgres.Options{URL: url, PasswordCost: bcrypt.MinCost, SecretKey: testkit.SecretKey})
+	db, err := postgres.Open(ctx, postgres.Options{URL: url, PasswordCost: bcrypt.MinCost, SecretKey: testkit.SecretKey, MaxConns: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +67,17 @@ func TestWriteTakesNoWholeTablePredicateLock(t *testing.T) {
 	p, err := svc.Auth.Authenticate(ctx, accounts[0].Token)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Reads first, on the one connection the write then uses: a plan cached for a read
+	// (sequential scans allowed) must not serve the write.
+	pctx := data.WithPrincipal(ctx, p)
+	for range 10 {
+		if _, err := svc.Agents.Agent(pctx, agents[0]); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := svc.Agents.ListAgents(pctx, data.AgentFilter{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := svc.Agents.UpdateAgent(data.WithPrincipal(ctx, p), agents[0], data.AgentUpdate{Name: data.Some("renamed")}); err != nil {
 		t.Fatal(err)
