@@ -107,9 +107,10 @@ func (s lockSet) held() map[string]bool {
 // lockAndBegin sends the locks, BEGIN and the locked workspaces' chain heads in one
 // round trip (a pipeline): the locks in an implicit transaction of their own (session
 // locks outlive it), then BEGIN, the index plans' setting (tx.go; the transaction's first
-// statement, so its snapshot is taken once the locks are held) and the heads' read. The heads cannot move but by this transaction until it
-// ends, so EventHead answers from them: most writes record an event, and the head's read
-// was one more round trip inside the workspace's turn.
+// statement, so its snapshot is taken once the locks are held) and the heads' read. The
+// heads cannot move but by this transaction until it ends, so EventHead answers from
+// them: most writes record an event, and the head's read was one more round trip inside
+// the workspace's turn.
 func (w *writeTx) lockAndBegin(ctx context.Context, lockSQL, beginSQL string) error {
 	readHeads := w.level == pgx.Serializable
 	p := w.conn.Conn().PgConn().StartPipeline(ctx)
