@@ -62,7 +62,10 @@ func rowsOf(t *testing.T, db *DB, ws string) map[string]int {
 		out[table] = n
 	}
 	var n int
-	if err := db.pool.QueryRow(context.Background(), `SELECT count(*) FROM outbox o JOIN events e ON e.id = o.event_id WHERE e.workspace_id = $1`, ws).Scan(&n); err != nil {
+	// The outbox has no foreign key to events (migration 0021): an entry whose event is
+	// gone counts as every workspace's.
+	if err := db.pool.QueryRow(context.Background(), `SELECT count(*) FROM outbox o
+		WHERE o.event_id IN (SELECT id FROM events WHERE workspace_id = $1) OR o.event_id NOT IN (SELECT id FROM events)`, ws).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	out["outbox"] = n

@@ -166,10 +166,14 @@ func (t *tx) ChainEvents(workspaceID string, fn func(id string, e *data.Event, r
 	}
 }
 
-// deleteWorkspaceEvents removes a deleted workspace's events, outbox entries (by the
-// foreign key) and chain head.
+// deleteWorkspaceEvents removes a deleted workspace's events, outbox entries and chain
+// head. The outbox has no foreign key to events (migration 0021: its check made appends
+// of separate workspaces conflict), so its entries go first, by name.
 func deleteWorkspaceEvents(t *tx, workspaceID string) error {
 	if err := t.lockWorkspace(workspaceID); err != nil {
+		return err
+	}
+	if _, err := t.exec(`DELETE FROM outbox WHERE event_id IN (SELECT id FROM events WHERE workspace_id = $1)`, workspaceID); err != nil {
 		return err
 	}
 	if _, err := t.exec(`DELETE FROM events WHERE workspace_id = $1`, workspaceID); err != nil {

@@ -196,6 +196,9 @@ func (t *tx) begin() error {
 	beginSQL := "BEGIN ISOLATION LEVEL " + isolation(w.level)
 	var err error
 	if lockSQL == "" {
+		if w.level == pgx.Serializable {
+			beginSQL += "; " + indexPlansSQL // no arguments: one message, simple protocol
+		}
 		_, err = w.conn.Exec(t.ctx, beginSQL)
 	} else {
 		w.sessionSQL = w.locks.unlockSQL(w.serialized)
@@ -210,6 +213,18 @@ func (t *tx) begin() error {
 	t.q = w.conn
 	return nil
 }
+
+// indexPlansSQL makes the planner of a SERIALIZABLE write prefer any index to a
+// sequential scan, for the rest of the transaction. SSI locks what a sequential scan read
+// as the whole relation (SIReadLock on the table), and the planner picks one for a point
+// lookup on a small table (event_heads, users, api_keys, members, agents of a young
+// database, once ANALYZE has counted their rows): then every write that read it
+// conflicted with every other write that changed any row of it, whatever its workspace
+// (about one serialization failure a write between separate workspaces,
+// docs/performance.md). An index scan is locked by the index page it read. Plans are made
+// anew for the transaction (force_custom_plan): a connection's cached generic plan may
+// have been made by a read with sequential scans allowed. Plans change, results do not.
+const indexPlansSQL = `SELECT set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_custom_plan', true)`
 
 // isolation is level as BEGIN spells it.
 func isolation(level pgx.TxIsoLevel) string {
