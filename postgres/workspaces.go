@@ -89,15 +89,15 @@ func (t *tx) DeleteWorkspace(id string) error {
 	for _, sql := range []string{
 		`DELETE FROM members WHERE workspace_id = $1`,
 		`DELETE FROM api_keys WHERE workspace_id = $1`,
-		`DELETE FROM events WHERE workspace_id = $1`,
-		`DELETE FROM event_heads WHERE workspace_id = $1`,
+		// Events, their outbox entries and the chain head went with the cascades
+		// (deleteWorkspaceEvents): the outbox has no foreign key to events, so events
+		// deleted here alone would leave their entries behind.
 		`DELETE FROM workspaces WHERE id = $1`,
 	} {
 		if _, err := t.exec(sql, id); err != nil {
 			return err
 		}
 	}
-	t.movedHead(id, "", true)
 	return nil
 }
 
