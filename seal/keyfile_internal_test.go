@@ -71,3 +71,33 @@ func TestKeyFileWithoutHardLinks(t *testing.T) {
 		t.Errorf("the directory holds %d names, want the key file alone", len(entries))
 	}
 }
+
+// TestStrayKeyFilesRemoved: a kill between the temporary file's creation and its link
+// leaves that file (a key never used) beside the key; the next start that reads the key
+// removes it, and nothing else.
+func TestStrayKeyFilesRemoved(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, KeyFile)
+	stray := filepath.Join(dir, "."+KeyFile+"-2841991")
+	if err := os.WriteFile(stray, []byte("0123\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, ".secret.keys-kept")
+	if err := os.WriteFile(other, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	key, err := loadOrCreateKeyFile(path) // the start after the kill: no key yet
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := loadOrCreateKeyFile(path) // the next: reads it
+	if err != nil || !bytes.Equal(again, key) {
+		t.Fatalf("the key read back: %x, %v; want %x", again, err, key)
+	}
+	if _, err := os.Stat(stray); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the stray temporary key file is still there (%v)", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("a file not of the key's was removed: %v", err)
+	}
+}

@@ -65,7 +65,11 @@ func parseKey(s string) ([]byte, error) {
 func loadOrCreateKeyFile(path string) ([]byte, error) {
 	raw, err := os.ReadFile(path)
 	if err == nil {
-		return parseKey(strings.TrimSpace(string(raw)))
+		key, err := parseKey(strings.TrimSpace(string(raw)))
+		if err == nil {
+			removeStrayKeyFiles(path)
+		}
+		return key, err
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
@@ -123,6 +127,24 @@ func createKeyFile(path, text string) error {
 		}
 	}
 	return fsync.Dir(dir)
+}
+
+// removeStrayKeyFiles removes the temporary files of key files that a process killed
+// while creating one left beside the key (each holds a key never used, still a secret).
+// It runs once the key is there: a process creating one at that moment finds its link
+// refused, or its file gone, and reads the key that is there. Best effort: a file left
+// is harmless.
+func removeStrayKeyFiles(path string) {
+	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+"-"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) && e.Type().IsRegular() {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // linkKey links the written key to its name; a test makes it fail as a filesystem
