@@ -1,0 +1,69 @@
+package service_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/llm"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// heldModel answers each request once release is closed, telling asked when asked.
+type heldModel struct{ asked, release chan struct{} }
+
+func (heldModel) Provider() string { return data.LLMInternal }
+
+func (m heldModel) Complete(ctx context.Context, _ llm.Request, _ func(string) error) (*llm.Reply, error) {
+	m.asked <- struct{}{}
+	select {
+	case <-m.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return &llm.Reply{Text: "Noted.", StopReason: "stop"}, nil
+}
+
+// A message takes its conversation's lease in one transaction, asks the model outside
+// any, and stores the turn in a second: an agent deleted while the model answered must
+// get no turn (404, as a message sent after the delete gets), where the deleted agent's
+// answer was stored and answered 200. The lease is freed: the conversation can still be
+// ended (its call keeps what was said before the delete). The model holds the answer
+// until the delete committed, forcing the interleaving.
+func TestMessageDoesNotOutliveItsAgent(t *testing.T) {
+	m := heldModel{asked: make(chan struct{}, 1), release: make(chan struct{})}
+	w := newRedactionWorld(t)
+	w.svc.Conversations.Configure(service.ConversationOptions{Models: func(data.LLMConfig) (llm.Client, error) { return m, nil }})
+	conv, err := w.svc.Conversations.StartConversation(w.ctxA, w.agentA, data.ConversationStart{Version: data.ConversationVersion{Draft: true}}, data.ConversationObserver{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := make(chan error, 1)
+	go func() {
+		_, err := w.svc.Conversations.SendMessage(w.ctxA, conv.ID, data.ConversationMessage{Content: "hello"}, data.ConversationObserver{})
+		sent <- err
+	}()
+	<-m.asked
+	if err := w.svc.Agents.DeleteAgent(w.ctxA, w.agentA); err != nil {
+		t.Fatal(err)
+	}
+	close(m.release)
+	if err := <-sent; data.ErrorCode(err) != data.ENOTFOUND {
+		t.Errorf("a message answered while its agent was deleted = %v, want not found", err)
+	}
+	after, err := w.svc.Conversations.Conversation(w.ctxA, conv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after.Messages) != len(conv.Messages) || after.AgentTurns != 0 {
+		t.Errorf("the conversation after the refused turn holds %d items and %d agent turns, want %d and 0: %+v",
+			len(after.Messages), after.AgentTurns, len(conv.Messages), after.Messages)
+	}
+	call, err := w.svc.Conversations.EndConversation(w.ctxA, conv.ID)
+	if err != nil {
+		t.Fatalf("ending the conversation after the refused turn (its lease must be free): %v", err)
+	}
+	if len(call.Transcript) != len(conv.Messages) {
+		t.Errorf("the call's transcript holds %d items, want the %d said before the delete", len(call.Transcript), len(conv.Messages))
+	}
+}
