@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/llm"
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -65,5 +66,41 @@ func TestMessageDoesNotOutliveItsAgent(t *testing.T) {
 	}
 	if len(call.Transcript) != len(conv.Messages) {
 		t.Errorf("the call's transcript holds %d items, want the %d said before the delete", len(call.Transcript), len(conv.Messages))
+	}
+}
+
+// The same race with the agent's workspace deleted: the conversation went with it, and
+// the message is 404 (not 409 "the answer outlasted the conversation's lease", which asks
+// to send it again).
+func TestMessageDoesNotOutliveItsWorkspace(t *testing.T) {
+	m := heldModel{asked: make(chan struct{}, 1), release: make(chan struct{})}
+	w := newRedactionWorld(t)
+	w.svc.Conversations.Configure(service.ConversationOptions{Models: func(data.LLMConfig) (llm.Client, error) { return m, nil }})
+	ws, err := w.svc.Workspaces.CreateWorkspace(w.ctxA, data.WorkspaceCreate{Name: "Staging"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := data.PrincipalFrom(w.ctxA)
+	ctx := testkit.AsRole(&data.User{ID: p.UserID}, ws.ID, data.RoleOwner)
+	a, err := w.svc.Agents.CreateAgent(ctx, data.AgentCreate{Name: data.Some("Staging agent")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv, err := w.svc.Conversations.StartConversation(ctx, a.ID, data.ConversationStart{Version: data.ConversationVersion{Draft: true}}, data.ConversationObserver{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := make(chan error, 1)
+	go func() {
+		_, err := w.svc.Conversations.SendMessage(ctx, conv.ID, data.ConversationMessage{Content: "hello"}, data.ConversationObserver{})
+		sent <- err
+	}()
+	<-m.asked
+	if err := w.svc.Workspaces.DeleteWorkspace(ctx, ws.ID); err != nil {
+		t.Fatal(err)
+	}
+	close(m.release)
+	if err := <-sent; data.ErrorCode(err) != data.ENOTFOUND {
+		t.Errorf("a message answered while its workspace was deleted = %v, want not found", err)
 	}
 }
