@@ -32,7 +32,28 @@ type embedPayload struct {
 // embedKind is the job kind of embeddings, run by s.
 func (s *KnowledgeBaseService) embedKind() JobKind {
 	return JobKind{Name: JobKindEmbed, Module: data.ModuleKnowledgeBase, MaxAttempts: embedAttempts,
-		Backoff: ExponentialBackoff(DefaultJobBackoffBase, embedBackoffMax), Handle: s.runEmbed, AtStart: s.enqueueStaleEmbeds}
+		Backoff: ExponentialBackoff(DefaultJobBackoffBase, embedBackoffMax), Handle: s.runEmbed, AtStart: s.enqueueStaleEmbeds,
+		Again: s.embedAgain}
+}
+
+// embedAgain reports, as an embed job ends, whether its knowledge base has sources
+// without vectors of the workspace's provider: indexed (or the provider changed) after
+// the job's last look, their enqueue found the job pending and queued nothing.
+func (s *KnowledgeBaseService) embedAgain(tx Tx, j *data.JobRecord) (bool, error) {
+	var pl embedPayload
+	if err := json.Unmarshal(j.Payload, &pl); err != nil {
+		return false, nil // the run failed on it already
+	}
+	kb, err := tx.KnowledgeBase(pl.KnowledgeBaseID)
+	if err != nil || kb == nil {
+		return false, err
+	}
+	p, err := s.workspaceProvider(tx, kb.WorkspaceID)
+	if err != nil || p == nil {
+		return false, err
+	}
+	stale, _, err := staleSources(tx, kb.ID, p.space)
+	return len(stale) > 0, err
 }
 
 // enqueueStaleEmbeds queues the embed job of every knowledge base with sources lacking
