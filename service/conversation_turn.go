@@ -129,7 +129,10 @@ func (s *ConversationService) renewLease(ctx context.Context, id, token string) 
 		if err != nil {
 			return err
 		}
-		if c == nil || c.Lease == nil || c.Lease.Token != token {
+		if c == nil {
+			return data.NotFound("Conversation") // its workspace was deleted meanwhile
+		}
+		if c.Lease == nil || c.Lease.Token != token {
 			return s.errLeaseLost()
 		}
 		c.Lease.Until = data.NewTime(s.now().Add(s.leaseSpan()))
