@@ -89,3 +89,47 @@ func TestSourceIndexedAsTheEmbedJobEndsIsEmbedded(t *testing.T) {
 		t.Errorf("embeddings after the jobs ran: %+v, want ready 2/2", e)
 	}
 }
+
+// An embed job whose lease ran out while the provider was slow (runner A) is taken over
+// by another runner (B), which embeds every source and ends the job. A's answer then
+// fails: A may no longer write anything, not even the failure it would record on the
+// knowledge base, which then showed "failing" with a provider error though every source
+// had its vectors (until a query queued the job again). The stand-in holds A's request 1.5 s
+// and answers it 503 after B is done.
+func TestEmbedJobThatLostItsLeaseRecordsNoFailure(t *testing.T) {
+	e := newEmbedEnv(t)
+	e.setProvider("model-a")
+	kb, err := e.svc.KnowledgeBases.CreateKnowledgeBase(e.ctx, data.KnowledgeBaseCreate{Name: "Support", Texts: []data.TextInput{
+		{Content: "Parcels can be sent back within thirty days for a refund."}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.stand.SetDelay(1500 * time.Millisecond) // under the env's 2 s client timeout
+	aDone := make(chan error, 1)
+	go func() { _, err := e.runner.RunDue(context.Background()); aDone <- err }()
+	for e.stand.Requests() == 0 { // A's request is held
+		time.Sleep(5 * time.Millisecond)
+	}
+	e.stand.SetDelay(0)
+	e.clock.move(2 * time.Minute) // A's lease (a minute) ends without a heartbeat
+	b := e.svc.Jobs.NewRunner(service.RunnerOptions{Owner: "runner-b", Lease: time.Minute, Heartbeat: time.Hour, Now: e.clock.now, Jitter: noJitter})
+	if n, err := b.RunDue(context.Background()); err != nil || n != 1 {
+		t.Fatalf("B ran %d jobs: %v", n, err)
+	}
+	e.wantStatus(kb.ID, data.EmbeddingsReady, 1, 1)
+	e.stand.SetDown(true) // A's held request is answered 503
+	if err := recv(t, aDone, "the end of A's run"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.kb(kb.ID).Embeddings; got.Status != data.EmbeddingsReady || got.Error != nil {
+		t.Errorf("embeddings after A's late failure: %s, error %v; want ready without error", got.Status, ptrText(got.Error))
+	}
+}
+
+// ptrText is *s, or "none".
+func ptrText(s *string) string {
+	if s == nil {
+		return "none"
+	}
+	return *s
+}
