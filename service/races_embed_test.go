@@ -133,3 +133,51 @@ func ptrText(s *string) string {
 	}
 	return *s
 }
+
+// A knowledge base deleted while its embed job waits on the provider: the vectors that
+// come back find no source to go to, nothing of the knowledge base is written again (no
+// source, no chunks, no embedding state), and the job ends succeeded with nothing left
+// to do. The stand-in holds the request until the delete committed.
+func TestEmbedJobDoesNotOutliveItsKnowledgeBase(t *testing.T) {
+	e := newEmbedEnv(t)
+	e.setProvider("model-a")
+	kb, err := e.svc.KnowledgeBases.CreateKnowledgeBase(e.ctx, data.KnowledgeBaseCreate{Name: "Support", Texts: []data.TextInput{
+		{Content: "Parcels can be sent back within thirty days for a refund."}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources, _ := e.sources(kb.ID)
+	e.stand.SetDelay(500 * time.Millisecond)
+	done := make(chan error, 1)
+	go func() { _, err := e.runner.RunDue(context.Background()); done <- err }()
+	for e.stand.Requests() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := e.svc.KnowledgeBases.DeleteKnowledgeBase(e.ctx, kb.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := recv(t, done, "the end of the run"); err != nil {
+		t.Fatal(err)
+	}
+	err = e.store.View(context.Background(), func(tx service.Tx) error {
+		if got, err := tx.KnowledgeBase(kb.ID); err != nil || got != nil {
+			t.Errorf("the knowledge base after the job: %+v, %v; want gone", got, err)
+		}
+		for _, src := range sources {
+			if got, err := tx.KnowledgeSource(kb.ID, src.ID); err != nil || got != nil {
+				t.Errorf("source %s after the job: %+v, %v; want gone", src.ID, got, err)
+			}
+			if chunks, err := tx.SourceChunks(kb.ID, src.ID); err != nil || len(chunks) != 0 {
+				t.Errorf("source %s's chunks after the job: %d, %v; want none", src.ID, len(chunks), err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, _, err := e.svc.Jobs.ListJobs(e.ctx, data.JobFilter{Kind: service.JobKindEmbed}, data.PageRequest{})
+	if err != nil || len(jobs) != 1 || jobs[0].Status != data.JobSucceeded {
+		t.Errorf("the embed job after its knowledge base was deleted = %s, %v; want succeeded", jobStatuses(jobs), err)
+	}
+}
