@@ -465,14 +465,41 @@ func (b *base) cancelAgentCampaigns(ctx context.Context, tx Tx, ws, agentID stri
 			}
 			continue
 		}
-		cancelCampaign(c, now)
-		c.UpdatedAt = data.NewTime(now)
-		if err := tx.PutCampaign(c); err != nil {
-			return err
-		}
-		if _, err := b.record(ctx, tx, data.EventCampaignCanceled, c.WorkspaceID, c); err != nil {
+		if err := b.cancelInTx(ctx, tx, c, now); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// cancelNumberCampaigns cancels the open campaigns that dial from a number being deleted,
+// in its delete's transaction: the phone number is free for anyone to register once the
+// delete commits, and a campaign must not go on calling as someone else's caller id.
+func (b *base) cancelNumberCampaigns(ctx context.Context, tx Tx, ws, numberID string) error {
+	open, err := tx.OpenCampaigns(ws)
+	if err != nil {
+		return err
+	}
+	now := b.now()
+	for _, c := range open {
+		if c.NumberID != numberID {
+			continue
+		}
+		if err := b.cancelInTx(ctx, tx, c, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cancelInTx cancels open campaign c in tx for a record it depends on going
+// (campaign.canceled).
+func (b *base) cancelInTx(ctx context.Context, tx Tx, c *data.Campaign, now time.Time) error {
+	cancelCampaign(c, now)
+	c.UpdatedAt = data.NewTime(now)
+	if err := tx.PutCampaign(c); err != nil {
+		return err
+	}
+	_, err := b.record(ctx, tx, data.EventCampaignCanceled, c.WorkspaceID, c)
+	return err
 }

@@ -129,7 +129,10 @@ func (s *ConversationService) renewLease(ctx context.Context, id, token string) 
 		if err != nil {
 			return err
 		}
-		if c == nil || c.Lease == nil || c.Lease.Token != token {
+		if c == nil {
+			return data.NotFound("Conversation") // its workspace was deleted meanwhile
+		}
+		if c.Lease == nil || c.Lease.Token != token {
 			return s.errLeaseLost()
 		}
 		c.Lease.Until = data.NewTime(s.now().Add(s.leaseSpan()))
@@ -186,8 +189,16 @@ func (s *ConversationService) storeTurn(ctx context.Context, leased *data.Stored
 		if err != nil {
 			return nil, err
 		}
-		if c == nil || c.Lease == nil || c.Lease.Token != token {
+		if c == nil {
+			return nil, data.NotFound("Conversation") // its workspace was deleted meanwhile
+		}
+		if c.Lease == nil || c.Lease.Token != token {
 			return nil, s.errLeaseLost()
+		}
+		// The answer took seconds outside any transaction: an agent deleted meanwhile
+		// answers nothing, as a message sent after its delete is refused (configOf).
+		if err := agentStillThere(tx, c.WorkspaceID, c.AgentID); err != nil {
+			return nil, err
 		}
 		s.applyTurn(c, out)
 		return c, tx.PutConversation(c, out.Items)

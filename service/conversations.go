@@ -209,12 +209,8 @@ func (s *ConversationService) StartConversation(ctx context.Context, agentID str
 	err = s.store.Update(ctx, func(tx Tx) error {
 		// The agent was checked before the opening, whose model call takes seconds: one
 		// deleted meanwhile (alone or with its workspace) must not get a conversation.
-		agent, err := tx.Agent(agentID)
-		if err != nil {
+		if err := agentStillThere(tx, p.WorkspaceID, agentID); err != nil {
 			return err
-		}
-		if agent == nil || agent.WorkspaceID != p.WorkspaceID {
-			return data.NotFound("Agent")
 		}
 		// The minutes were checked before the opening too, to spare a model call: a call
 		// that used them up meanwhile must leave the start refused, as a register would be.
@@ -233,6 +229,20 @@ func (s *ConversationService) StartConversation(ctx context.Context, agentID str
 		return nil, err
 	}
 	return &res, nil
+}
+
+// agentStillThere refuses (not found) a write for agent agentID of workspace ws made
+// after a model call outside any transaction, when the agent was deleted meanwhile
+// (alone or with its workspace).
+func agentStillThere(tx Tx, ws, agentID string) error {
+	agent, err := tx.Agent(agentID)
+	if err != nil {
+		return err
+	}
+	if agent == nil || agent.WorkspaceID != ws {
+		return data.NotFound("Agent")
+	}
+	return nil
 }
 
 func orEmptyItems(items []data.ConversationItem) []data.ConversationItem {

@@ -73,6 +73,12 @@ type JobKind struct {
 	// there the work that a database written by an older version holds without a job
 	// (idempotent, through unique keys: every replica runs it).
 	AtStart func(ctx context.Context) error
+	// Again, when set, is asked in the transaction that ends a successful run whether
+	// work for the job arrived after the handler's last look: work whose enqueue found
+	// this job pending (its unique key) and so queued nothing. The job is then queued
+	// again at once, the attempt not counted, instead of succeeding with that work left
+	// undone.
+	Again func(tx Tx, job *data.JobRecord) (bool, error)
 }
 
 // ExponentialBackoff doubles base per attempt, up to limit.

@@ -136,7 +136,16 @@ func (r *JobRunner) execute(ctx context.Context, run *JobRun) {
 	now := r.opts.Now()
 	switch {
 	case err == nil:
-		r.finish(run, JobOutcomeSucceeded, data.JobOutcome{Status: data.JobSucceeded, At: now})
+		r.finishWith(run, JobOutcomeSucceeded, data.JobOutcome{Status: data.JobSucceeded, At: now}, func(tx Tx, out *data.JobOutcome) error {
+			if k.Again == nil {
+				return nil
+			}
+			again, err := k.Again(tx, run.Job)
+			if again {
+				*out = data.JobOutcome{Status: data.JobQueued, RunAt: now, Uncounted: true}
+			}
+			return err
+		})
 	case r.runCtx.Err() != nil:
 		// Cut short by a hard stop: not a failure of the job; run it again soon.
 		r.finish(run, JobOutcomeStopped, data.JobOutcome{Status: data.JobQueued, RunAt: now, Uncounted: true})
@@ -170,9 +179,21 @@ func callHandler(ctx context.Context, h JobHandler, run *JobRun) (err error) {
 
 // finish stores the run's outcome while the run still holds the job, and counts it.
 func (r *JobRunner) finish(run *JobRun, outcome string, out data.JobOutcome) {
+	r.finishWith(run, outcome, out, nil)
+}
+
+// finishWith is finish with the outcome adjusted by adjust (when not nil) in the
+// transaction that stores it.
+func (r *JobRunner) finishWith(run *JobRun, outcome string, out data.JobOutcome, adjust func(tx Tx, out *data.JobOutcome) error) {
 	var held bool
 	err := r.s.store.Update(context.Background(), func(tx Tx) (err error) {
-		held, err = tx.FinishJob(run.Job.ID, run.lease, out)
+		final := out // a write may run again: adjust the outcome as given
+		if adjust != nil {
+			if err := adjust(tx, &final); err != nil {
+				return err
+			}
+		}
+		held, err = tx.FinishJob(run.Job.ID, run.lease, final)
 		return err
 	})
 	switch {

@@ -32,7 +32,28 @@ type embedPayload struct {
 // embedKind is the job kind of embeddings, run by s.
 func (s *KnowledgeBaseService) embedKind() JobKind {
 	return JobKind{Name: JobKindEmbed, Module: data.ModuleKnowledgeBase, MaxAttempts: embedAttempts,
-		Backoff: ExponentialBackoff(DefaultJobBackoffBase, embedBackoffMax), Handle: s.runEmbed, AtStart: s.enqueueStaleEmbeds}
+		Backoff: ExponentialBackoff(DefaultJobBackoffBase, embedBackoffMax), Handle: s.runEmbed, AtStart: s.enqueueStaleEmbeds,
+		Again: s.embedAgain}
+}
+
+// embedAgain reports, as an embed job ends, whether its knowledge base has sources
+// without vectors of the workspace's provider: indexed (or the provider changed) after
+// the job's last look, their enqueue found the job pending and queued nothing.
+func (s *KnowledgeBaseService) embedAgain(tx Tx, j *data.JobRecord) (bool, error) {
+	var pl embedPayload
+	if err := json.Unmarshal(j.Payload, &pl); err != nil {
+		return false, nil // the run failed on it already
+	}
+	kb, err := tx.KnowledgeBase(pl.KnowledgeBaseID)
+	if err != nil || kb == nil {
+		return false, err
+	}
+	p, err := s.workspaceProvider(tx, kb.WorkspaceID)
+	if err != nil || p == nil {
+		return false, err
+	}
+	stale, _, err := staleSources(tx, kb.ID, p.space)
+	return len(stale) > 0, err
 }
 
 // enqueueStaleEmbeds queues the embed job of every knowledge base with sources lacking
@@ -191,7 +212,7 @@ func (s *KnowledgeBaseService) runEmbed(ctx context.Context, run *JobRun) error 
 			if err := run.Progress(ctx, data.JobProgress{Done: int64(total), Total: int64(total)}, ""); err != nil {
 				return err
 			}
-			return s.setEmbeddingError(ctx, kb.ID, nil)
+			return s.setEmbeddingError(ctx, run, kb.ID, nil)
 		}
 		// The sources found stale now, a group at a time; then a new look for sources
 		// indexed meanwhile.
@@ -207,7 +228,7 @@ func (s *KnowledgeBaseService) runEmbed(ctx context.Context, run *JobRun) error 
 					return ctx.Err()
 				}
 				reason := knowledge.Reason(err)
-				if serr := s.setEmbeddingError(ctx, kb.ID, &reason); serr != nil {
+				if serr := s.setEmbeddingError(ctx, run, kb.ID, &reason); serr != nil {
 					s.log.Warn("recording an embedding failure", "knowledge_base_id", kb.ID, "error", serr)
 				}
 				return Transient(err)
@@ -327,9 +348,11 @@ func spaceDimension(tx Tx, kbID string, sources []*data.KnowledgeSource, space s
 	return 0, nil
 }
 
-// setEmbeddingError records (or clears, with nil) a knowledge base's embedding failure;
-// nothing is written when it already says so.
-func (s *KnowledgeBaseService) setEmbeddingError(ctx context.Context, kbID string, reason *string) error {
+// setEmbeddingError records (or clears, with nil) a knowledge base's embedding failure
+// while run holds its job: a run whose lease another runner took may have been overtaken
+// by that runner's success, which its failure must not overwrite. Nothing is written when
+// the knowledge base already says so.
+func (s *KnowledgeBaseService) setEmbeddingError(ctx context.Context, run *JobRun, kbID string, reason *string) error {
 	return s.store.Update(ctx, func(tx Tx) error {
 		kb, err := tx.KnowledgeBase(kbID)
 		if err != nil || kb == nil {
@@ -337,6 +360,9 @@ func (s *KnowledgeBaseService) setEmbeddingError(ctx context.Context, kbID strin
 		}
 		if (kb.EmbeddingError == nil) == (reason == nil) && (reason == nil || *kb.EmbeddingError == *reason) {
 			return nil
+		}
+		if err := run.ProgressIn(tx, run.Job.Progress, run.Job.Checkpoint); err != nil {
+			return err
 		}
 		kb.EmbeddingError = reason
 		return tx.PutKnowledgeBase(kb)

@@ -212,6 +212,9 @@ func (s *NumberService) DeleteNumber(ctx context.Context, id string) error {
 		if err := data.CheckIfMatch(data.IfMatch(ctx), n); err != nil {
 			return err
 		}
+		if err := s.cancelNumberCampaigns(ctx, tx, n.WorkspaceID, id); err != nil {
+			return err
+		}
 		if err := tx.DeleteNumber(id); err != nil {
 			return err
 		}
