@@ -50,7 +50,35 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewCallsCommand(), NewChatCommand(), NewTestCommand(), NewPublishCommand(), NewCampaignCommand(), NewSuppressionsCommand(),
 		NewKBCommand(), NewJobsCommand(),
 	)
+	refuseUnknownSubcommands(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes every command group below root (calls, campaign, jobs…)
+// refuse a word that names none of its commands. Cobra checks that on the root only: a
+// mistyped `voiceapi campaign cancle ID` printed the group's help and exited 0, so a
+// script went on as though the campaign had been canceled. Without arguments a group
+// still prints its help.
+func refuseUnknownSubcommands(root *cobra.Command) {
+	for _, cmd := range root.Commands() {
+		refuseUnknownSubcommands(cmd)
+		if !cmd.HasSubCommands() || cmd.Runnable() {
+			continue
+		}
+		cmd.SuggestionsMinimumDistance = 2 // cobra's default, which only its own lookup sets
+		cmd.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += "; did you mean " + strings.Join(s, " or ") + "?"
+			}
+			return fmt.Errorf("%s\nRun '%s --help' for usage.", msg, cmd.CommandPath())
+		}
+		cmd.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+		cmd.DisableFlagsInUseLine = true // a group has no flags of its own to show in "Usage:"
+	}
 }
 
 // envName is the environment variable read for a flag: VOICEAPI_<FLAG>.
