@@ -64,8 +64,8 @@ func runTests(ctx context.Context, o testOptions, agentRef string, out io.Writer
 	if err != nil {
 		return err
 	}
-	if o.poll <= 0 || o.timeout <= 0 {
-		return errors.New("--poll and --timeout must be more than 0")
+	if err := checkPollTimeout(o.poll, o.timeout); err != nil {
+		return err
 	}
 	agent, err := findAgent(ctx, c, agentRef)
 	if err != nil {
