@@ -14,7 +14,7 @@ import (
 // Execute runs the command line and exits non-zero on error.
 func Execute() {
 	if err := NewRootCommand(os.Stdout, os.Stderr).Execute(); err != nil {
-		os.Exit(ExitCode(err)) // 2: plan found changes
+		os.Exit(ExitCode(err)) // 2: plan found changes; 130: interrupted
 	}
 }
 
