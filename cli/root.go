@@ -2,9 +2,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -34,6 +36,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 	root.SetVersionTemplate("{{.Version}}")
 	root.SetOut(out)
 	root.SetErr(errOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagValueError(err) })
 	root.AddCommand(
 		NewServeCommand(),
 		NewUserCommand(),
@@ -113,12 +116,43 @@ func bindEnv(flags *pflag.FlagSet) error {
 		}
 		if v, ok := os.LookupEnv(envName(f.Name)); ok {
 			if setErr := flags.Set(f.Name, v); setErr != nil {
-				err = fmt.Errorf("%s: %w", envName(f.Name), setErr)
+				err = fmt.Errorf("%s: %w", envName(f.Name), flagValueError(setErr))
 			}
 		}
 	})
 	return err
 }
+
+// flagValueError words a flag's value that does not parse as what the flag wants, in the
+// terms of the command line: pflag's own message ends in the parser's Go error
+// (`strconv.ParseInt: parsing "ten": invalid syntax`). Other errors pass as they are.
+func flagValueError(err error) error {
+	var bad *pflag.InvalidValueError
+	if !errors.As(err, &bad) {
+		return err
+	}
+	var want string
+	switch bad.GetFlag().Value.Type() {
+	case "int", "int64":
+		want = "a whole number"
+		if errors.Is(err, strconv.ErrRange) {
+			want = "a whole number, and this one is out of range"
+		}
+	case "duration":
+		want = "a duration with its unit, such as 500ms, 30s, 10m or 1h30m"
+	case "bool":
+		want = "true or false"
+	default:
+		return err
+	}
+	return &flagValueErr{fmt.Errorf("invalid value %q for --%s: want %s", bad.GetValue(), bad.GetFlag().Name, want), err}
+}
+
+// flagValueErr is flagValueError's message, with pflag's error behind it for errors.As.
+type flagValueErr struct{ msg, cause error }
+
+func (e *flagValueErr) Error() string { return e.msg.Error() }
+func (e *flagValueErr) Unwrap() error { return e.cause }
 
 // dataFlag adds --data to a command's flags.
 func dataFlag(f *pflag.FlagSet, dir *string) {
