@@ -54,6 +54,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewKBCommand(), NewJobsCommand(),
 	)
 	refuseUnknownSubcommands(root)
+	wordUnreachable(root)
 	return root
 }
 
@@ -145,14 +146,8 @@ func flagValueError(err error) error {
 	default:
 		return err
 	}
-	return &flagValueErr{fmt.Errorf("invalid value %q for --%s: want %s", bad.GetValue(), bad.GetFlag().Name, want), err}
+	return &reworded{msg: fmt.Sprintf("invalid value %q for --%s: want %s", bad.GetValue(), bad.GetFlag().Name, want), err: err}
 }
-
-// flagValueErr is flagValueError's message, with pflag's error behind it for errors.As.
-type flagValueErr struct{ msg, cause error }
-
-func (e *flagValueErr) Error() string { return e.msg.Error() }
-func (e *flagValueErr) Unwrap() error { return e.cause }
 
 // dataFlag adds --data to a command's flags.
 func dataFlag(f *pflag.FlagSet, dir *string) {

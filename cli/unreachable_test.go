@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"errors"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestUnreachableServer: a server that cannot be reached is said in words, naming the
+// server and why, with what the command adds around it kept (campaign create's key to
+// run again with), exit status 1 and the client's error still behind it.
+func TestUnreachableServer(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := "http://" + l.Addr().String()
+	l.Close() // nothing listens there now: connection refused
+	csv := filepath.Join(t.TempDir(), "r.csv")
+	if err := os.WriteFile(csv, []byte("phone_number\n+14155550101\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := "cannot reach the server at " + server + " (connection refused): is it running, and is that its address (--server, VOICEAPI_SERVER)?"
+	for _, c := range []struct {
+		args  []string
+		after string
+	}{
+		{[]string{"jobs", "list"}, ""},
+		{[]string{"chat", "agt_01JD6000000000000000000000"}, ""},
+		{[]string{"campaign", "create", "--agent", "agt_01JD6000000000000000000000", "--from-number", "num_01JD6000000000000000000000",
+			"--window", "mon-fri 09:00-17:00", "--max-concurrent", "1", "--recipients", csv, "--idempotency-key", "k1"},
+			"\nWhether it was made is not known: run the command again with --idempotency-key k1 to make it at most once"},
+	} {
+		_, _, err := run(t, "", append(c.args, "--server", server, "--token", "1|x")...)
+		var ue *url.Error
+		if err == nil || err.Error() != want+c.after || ExitCode(err) != 1 || !errors.As(err, &ue) {
+			t.Errorf("%s: %v, want %q", strings.Join(c.args[:2], " "), err, want+c.after)
+		}
+	}
+}
