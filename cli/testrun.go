@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -66,6 +65,12 @@ func runTests(ctx context.Context, o testOptions, agentRef string, out io.Writer
 	}
 	if err := checkPollTimeout(o.poll, o.timeout); err != nil {
 		return err
+	}
+	if o.junit != "" {
+		// Found out now, not after a run of many minutes whose report has nowhere to go.
+		if err := checkWritable(o.junit); err != nil {
+			return fmt.Errorf("--junit: %w", err)
+		}
 	}
 	agent, err := findAgent(ctx, c, agentRef)
 	if err != nil {
@@ -198,11 +203,16 @@ func caseFaults(rep data.TestCaseResult) []string {
 	return out
 }
 
-// writeJUnit writes the run as JUnit XML to path.
+// writeJUnit writes the run as JUnit XML to path, replacing the report of an earlier run
+// in one rename: a CI system reading it meanwhile, or a write cut short, never sees half a
+// document.
 func writeJUnit(path, agentName string, run *data.TestRun) error {
 	b, err := junitXML(agentName, run)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	return writeFileAtomically(path, true, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
 }
