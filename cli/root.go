@@ -54,7 +54,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewKBCommand(), NewJobsCommand(),
 	)
 	refuseUnknownSubcommands(root)
-	wordUnreachable(root)
+	wordRemoteErrors(root)
 	return root
 }
 

@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -40,5 +42,22 @@ func TestUnreachableServer(t *testing.T) {
 		if err == nil || err.Error() != want+c.after || ExitCode(err) != 1 || !errors.As(err, &ue) {
 			t.Errorf("%s: %v, want %q", strings.Join(c.args[:2], " "), err, want+c.after)
 		}
+	}
+}
+
+// TestNotVoiceapiAnswer: a page that is not voiceapi's error shape (a proxy's 502, another
+// program on the port) is said to be one, its text on one line, not dumped as HTML.
+func TestNotVoiceapiAnswer(t *testing.T) {
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		w.Write([]byte("<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"))
+	}))
+	defer proxy.Close()
+	_, _, err := run(t, "", "campaign", "show", "cmp_1", "--server", proxy.URL+"/", "--token", "1|x")
+	want := "the server at " + proxy.URL + " answered 502 Bad Gateway with a page that is not voiceapi's (502 Bad Gateway 502 Bad Gateway nginx): " +
+		"is that the address of a voiceapi server (--server, VOICEAPI_SERVER), and is it up?"
+	if err == nil || err.Error() != want || ExitCode(err) != 1 {
+		t.Errorf("%v, want %q", err, want)
 	}
 }
