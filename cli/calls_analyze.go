@@ -151,6 +151,9 @@ func newCallsBackfillCommand() *cobra.Command {
 			if err := w.check(); err != nil {
 				return err
 			}
+			if err := checkVersionFlag(cmd); err != nil {
+				return err
+			}
 			if from == "" || to == "" {
 				return errors.New("give the range with --from and --to (RFC 3339 times such as 2026-11-01T00:00:00Z)")
 			}

@@ -41,6 +41,9 @@ func NewChatCommand() *cobra.Command {
 			"true, false and numbers are sent as such, anything else as a string.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkVersionFlag(cmd); err != nil {
+				return err
+			}
 			err := runChat(cmd.Context(), o, args[0], cmd.InOrStdin(), cmd.OutOrStdout())
 			if errors.Is(err, ErrInterrupted) {
 				cmd.SilenceErrors = true // the conversation's end is printed; the exit code (130) says the rest
@@ -78,9 +81,6 @@ func chatVariables(items []string) (map[string]any, error) {
 }
 
 func runChat(ctx context.Context, o chatOptions, agentRef string, in io.Reader, out io.Writer) error {
-	if o.version < 0 {
-		return errors.New("--version must be a version number (1 or more)")
-	}
 	vars, err := chatVariables(o.vars)
 	if err != nil {
 		return err

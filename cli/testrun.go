@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,6 +42,9 @@ func NewTestCommand() *cobra.Command {
 			"and repeat), which CI systems read. Exit status: 0 every test passed, 1 a test failed or could not run, or an error.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkVersionFlag(cmd); err != nil {
+				return err
+			}
 			err := runTests(cmd.Context(), o, args[0], cmd.OutOrStdout())
 			if errors.Is(err, ErrTestsFailed) {
 				cmd.SilenceErrors = true // the report is the message; the exit code says the rest
@@ -106,6 +110,16 @@ func runTests(ctx context.Context, o testOptions, agentRef string, out io.Writer
 	return nil
 }
 
+// checkVersionFlag refuses a --version given below 1: versions are numbered from 1, and
+// 0 or less read as the flag left out (test ran the draft, chat talked to the live
+// version, neither of which was asked for).
+func checkVersionFlag(cmd *cobra.Command) error {
+	if v, _ := cmd.Flags().GetInt("version"); cmd.Flags().Changed("version") && v < 1 {
+		return fmt.Errorf("invalid value \"%d\" for --version: want a version number, 1 or more", v)
+	}
+	return nil
+}
+
 // revisionName names what a run runs.
 func revisionName(r *data.TestRun) string {
 	if r.AgentVersion != nil {
@@ -131,7 +145,9 @@ func testIDs(ctx context.Context, c *client.Client, agentID string, refs []strin
 		if found == "" {
 			return nil, fmt.Errorf("the agent has no test named %q", ref)
 		}
-		out = append(out, found)
+		if !slices.Contains(out, found) { // named twice (by name and id, say): run once
+			out = append(out, found)
+		}
 	}
 	return out, nil
 }
