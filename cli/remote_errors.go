@@ -55,10 +55,10 @@ var htmlTag = regexp.MustCompile(`<[^>]*>`)
 // unreachableError rewords a request that got no answer (refused, no such host, timed
 // out, TLS) as "cannot reach the server at URL: why", keeping what the command wrapped
 // around it (an export's --cursor to continue with) and the error itself for errors.Is.
-// Errors the server answered, and an interrupt, pass as they are.
+// Errors the server answered, an interrupt and a command's own --timeout pass as they are.
 func unreachableError(err error) error {
 	var ue *url.Error
-	if err == nil || !errors.As(err, &ue) || errors.Is(err, context.Canceled) {
+	if err == nil || !errors.As(err, &ue) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	server := ue.URL

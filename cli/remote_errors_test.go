@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"net"
 	"net/http"
@@ -41,6 +42,13 @@ func TestUnreachableServer(t *testing.T) {
 		var ue *url.Error
 		if err == nil || err.Error() != want+c.after || ExitCode(err) != 1 || !errors.As(err, &ue) {
 			t.Errorf("%s: %v, want %q", strings.Join(c.args[:2], " "), err, want+c.after)
+		}
+	}
+	// A command's own --timeout, or Ctrl-C, ending a request is no unreachable server.
+	for _, cause := range []error{context.DeadlineExceeded, context.Canceled} {
+		err := &url.Error{Op: "Get", URL: server + "/api/v1/jobs/job_1", Err: cause}
+		if got := unreachableError(err); got != error(err) {
+			t.Errorf("%v reworded as %q", cause, got)
 		}
 	}
 }

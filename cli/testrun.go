@@ -159,9 +159,12 @@ func waitRun(ctx context.Context, c *client.Client, agentID, runID string, o tes
 	shown := -1
 	tick := time.NewTicker(o.poll)
 	defer tick.Stop()
-	for {
+	for ctx.Err() == nil {
 		run, err := c.TestRuns.Get(ctx, agentID, runID)
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() != nil:
+			continue // --timeout ran out during the read: said below, not as the read's error
+		case err != nil:
 			return nil, err
 		}
 		if run.Summary.Done != shown {
@@ -173,10 +176,13 @@ func waitRun(ctx context.Context, c *client.Client, agentID, runID string, o tes
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("run %s has not ended after %s: %w", runID, o.timeout, ctx.Err())
 		case <-tick.C:
 		}
 	}
+	if ctx.Err() == context.DeadlineExceeded {
+		return nil, fmt.Errorf("run %s has not ended after --timeout %s; it goes on: read it with GET /api/v1/agents/%s/test-runs/%s", runID, o.timeout, agentID, runID)
+	}
+	return nil, ctx.Err()
 }
 
 // printRun writes each test's verdict and what failed.
