@@ -119,7 +119,7 @@ func runChat(ctx context.Context, o chatOptions, agentRef string, in io.Reader, 
 	for i := range conv.Messages {
 		p.item(&conv.Messages[i], true)
 	}
-	ended, err := chatTurns(ctx, c, conv.ID, p, in)
+	ended, inputErr, err := chatTurns(ctx, c, conv.ID, p, in)
 	if ended || err != nil {
 		return err
 	}
@@ -133,12 +133,14 @@ func runChat(ctx context.Context, o chatOptions, agentRef string, in io.Reader, 
 	if interrupted {
 		return ErrInterrupted
 	}
-	return nil
+	return inputErr
 }
 
 // chatTurns sends each line of in as a message and prints the reply, until /end, the end
 // of in or of ctx (Ctrl-C), or a tool that ends the conversation (ended: it printed so).
-func chatTurns(ctx context.Context, c *client.Client, convID string, p *chatPrinter, in io.Reader) (ended bool, err error) {
+// A failure to read in ends the turns as the end of input does, inputErr saying why: the
+// conversation is still ended, not left open until it expires.
+func chatTurns(ctx context.Context, c *client.Client, convID string, p *chatPrinter, in io.Reader) (ended bool, inputErr, err error) {
 	interactive := false
 	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		interactive = true
@@ -153,23 +155,23 @@ func chatTurns(ctx context.Context, c *client.Client, convID string, p *chatPrin
 		select {
 		case <-ctx.Done():
 			p.endLine()
-			return false, nil
+			return false, nil, nil
 		case line, ok = <-lines:
 		}
 		if !ok {
-			return false, *readErr
+			return false, inputError(*readErr), nil
 		}
 		msg := strings.TrimSpace(line)
 		if msg == "" {
 			continue
 		}
 		if msg == "/end" {
-			return false, nil
+			return false, nil, nil
 		}
 		turn, err := c.Conversations.SendStream(ctx, convID, msg, data.ConversationObserver{Text: p.text, Item: func(it *data.ConversationItem) error { return p.item(it, false) }})
 		p.endLine()
 		if ctx.Err() != nil {
-			return false, nil // interrupted during the reply
+			return false, nil, nil // interrupted during the reply
 		}
 		if err != nil {
 			var ce *client.Error
@@ -177,13 +179,28 @@ func chatTurns(ctx context.Context, c *client.Client, convID string, p *chatPrin
 				fmt.Fprintf(p.out, "! %s\n", ce.Message) // a provider's failure: the conversation goes on
 				continue
 			}
-			return false, err
+			return false, nil, err
 		}
 		if turn.Status == data.ConversationEnded {
 			fmt.Fprintf(p.out, "The conversation ended (%s): call %s\n", deref(turn.DisconnectionReason), deref(turn.CallID))
-			return true, nil
+			return true, nil, nil
 		}
 	}
+}
+
+// maxChatLine is the longest line chat reads; a message holds far less
+// (validate.MaxConversationMessage characters), which the server says.
+const maxChatLine = 1 << 20
+
+// inputError words a failure to read standard input; nil stays nil.
+func inputError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, bufio.ErrTooLong):
+		return fmt.Errorf("standard input has a line longer than %d MiB: the conversation ended there", maxChatLine>>20)
+	}
+	return fmt.Errorf("reading standard input: %w", err)
 }
 
 // readLines reads in line by line on a goroutine of its own, so that a wait for the next
@@ -194,7 +211,7 @@ func readLines(ctx context.Context, in io.Reader) (<-chan string, *error) {
 	go func() {
 		defer close(lines)
 		scan := bufio.NewScanner(in)
-		scan.Buffer(make([]byte, 64<<10), 1<<20)
+		scan.Buffer(make([]byte, 64<<10), maxChatLine)
 		for scan.Scan() {
 			select {
 			case lines <- scan.Text():

@@ -99,6 +99,27 @@ func TestChat(t *testing.T) {
 	}
 }
 
+// TestChatLongLine: a line of standard input longer than chat reads (1 MiB) ends the
+// conversation as the end of input does, its call printed, and the command fails
+// saying why; before, the conversation was left open until it expired.
+func TestChatLongLine(t *testing.T) {
+	s, stand := chatServer(t)
+	cfg := stand.LLMConfig()
+	name := "Desk"
+	agent, _, err := s.c.Agents.Create(context.Background(), client.AgentInput{Name: &name, LLMConfig: &cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stand.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Text("Noted.") })
+	out, _, err := run(t, "hello\n"+strings.Repeat("x", maxChatLine+1)+"\n", "chat", agent.ID, "--draft", "--server", s.url, "--token", s.token)
+	if err == nil || err.Error() != "standard input has a line longer than 1 MiB: the conversation ended there" {
+		t.Errorf("error %v", err)
+	}
+	if !strings.Contains(out, "agent: Noted.\n") || !strings.Contains(out, "The conversation ended (user_ended): call call_") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
 func TestChatVariables(t *testing.T) {
 	got, err := chatVariables([]string{"a=1", "b=true", "c=+1555", "d=x=y", "e=", "f=2.5", "g=false", "h=007"})
 	if err != nil {
