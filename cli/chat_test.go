@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
@@ -133,5 +135,34 @@ func TestChatVariables(t *testing.T) {
 	}
 	if _, err := chatVariables([]string{"novalue"}); err == nil {
 		t.Error("an item without = was accepted")
+	}
+}
+
+// TestEndConversationWaitsForACutReply: the end after Ctrl-C cut a reply short asks
+// again while the server still answers 409 (the cut reply holds the conversation for a
+// moment), and gets the call once it is let go.
+func TestEndConversationWaitsForACutReply(t *testing.T) {
+	var ends atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/api/v1/conversations/conv_1/end" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if ends.Add(1) <= 2 {
+			w.WriteHeader(http.StatusConflict)
+			io.WriteString(w, `{"message":"A message of this conversation is being answered: wait for its reply.","code":"conflict"}`)
+			return
+		}
+		io.WriteString(w, `{"data":{"id":"call_1","disconnection_reason":"user_ended"}}`)
+	}))
+	defer srv.Close()
+	c, err := client.New(srv.URL, client.WithToken("1|x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	call, err := endConversation(context.Background(), c, "conv_1")
+	if err != nil || call.ID != "call_1" || ends.Load() != 3 {
+		t.Errorf("call %+v, error %v after %d end(s)", call, err, ends.Load())
 	}
 }
