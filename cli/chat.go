@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/voiceapi/voiceapi/client"
 	"github.com/voiceapi/voiceapi/data"
@@ -141,10 +140,7 @@ func runChat(ctx context.Context, o chatOptions, agentRef string, in io.Reader, 
 // A failure to read in ends the turns as the end of input does, inputErr saying why: the
 // conversation is still ended, not left open until it expires.
 func chatTurns(ctx context.Context, c *client.Client, convID string, p *chatPrinter, in io.Reader) (ended bool, inputErr, err error) {
-	interactive := false
-	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		interactive = true
-	}
+	interactive := inputIsTerminal(in)
 	lines, readErr := readLines(ctx, in)
 	for {
 		if interactive {
@@ -154,7 +150,7 @@ func chatTurns(ctx context.Context, c *client.Client, convID string, p *chatPrin
 		var ok bool
 		select {
 		case <-ctx.Done():
-			p.endLine()
+			p.interrupted(interactive)
 			return false, nil, nil
 		case line, ok = <-lines:
 		}
@@ -169,10 +165,11 @@ func chatTurns(ctx context.Context, c *client.Client, convID string, p *chatPrin
 			return false, nil, nil
 		}
 		turn, err := c.Conversations.SendStream(ctx, convID, msg, data.ConversationObserver{Text: p.text, Item: func(it *data.ConversationItem) error { return p.item(it, false) }})
-		p.endLine()
-		if ctx.Err() != nil {
-			return false, nil, nil // interrupted during the reply
+		if ctx.Err() != nil { // interrupted during the reply
+			p.interrupted(interactive)
+			return false, nil, nil
 		}
+		p.endLine()
 		if err != nil {
 			var ce *client.Error
 			if errors.As(err, &ce) && ce.Code != data.ECONFLICT {
@@ -311,6 +308,16 @@ func (p *chatPrinter) text(delta string) error {
 
 func (p *chatPrinter) endLine() {
 	if p.inLine {
+		fmt.Fprintln(p.out)
+		p.inLine = false
+	}
+}
+
+// interrupted ends the line Ctrl-C cut short: the agent's text, or on a terminal the line
+// it echoed ^C on (after the "you> " prompt, or under the line typed), so that what
+// follows starts a line of its own.
+func (p *chatPrinter) interrupted(terminal bool) {
+	if p.inLine || terminal {
 		fmt.Fprintln(p.out)
 		p.inLine = false
 	}

@@ -49,7 +49,7 @@ func TestChatInterrupt(t *testing.T) {
 			defer typing.Close()
 			out := &testkit.SyncBuffer{}
 			root := cli.NewRootCommand(out, out)
-			root.SetIn(in)
+			root.SetIn(cli.TerminalInput{Reader: in}) // a terminal: a "you> " prompt before each line
 			root.SetArgs([]string{"chat", agent, "--draft", "--server", s.URL, "--token", s.Owner.Token})
 			errc := make(chan error, 1)
 			go func() { errc <- root.ExecuteContext(context.Background()) }()
@@ -70,8 +70,9 @@ func TestChatInterrupt(t *testing.T) {
 			if cli.ExitCode(err) != 130 {
 				t.Errorf("exit status %d (%v), want 130", cli.ExitCode(err), err)
 			}
-			m := regexp.MustCompile(`Conversation (conv_\w+) .*\n(?s:.*)The conversation ended \(user_ended\): call (call_\w+)\n$`).FindStringSubmatch(out.String())
-			if m == nil {
+			// The end is on a line of its own, not after the prompt the terminal echoed ^C on.
+			m := regexp.MustCompile(`Conversation (conv_\w+) .*\n(?s:.*)\nThe conversation ended \(user_ended\): call (call_\w+)\n$`).FindStringSubmatch(out.String())
+			if m == nil || !strings.Contains(out.String(), "you> ") {
 				t.Fatalf("output:\n%s", out)
 			}
 			if conv := s.Do("GET", "/api/v1/conversations/"+m[1], s.Owner.Token, nil).Data(); conv["status"] != "ended" || conv["call_id"] != m[2] {
