@@ -63,6 +63,11 @@ func NewApplyCommand() *cobra.Command {
 			if description != "" && !publish {
 				return errors.New("--description is the description of a publish: add --publish")
 			}
+			if testTimeout <= 0 {
+				// Refused before anything is applied: the runs would time out at once,
+				// after the changes had been made.
+				return errors.New("--test-timeout must be more than 0")
+			}
 			p, err := makePlan(cmd.Context(), &flags)
 			if err != nil {
 				return err

@@ -70,7 +70,12 @@ func (st *applyState) publishTested(ctx context.Context) error {
 		}
 		wctx, cancel := context.WithTimeout(ctx, st.testTimeout)
 		run, err := st.c.TestRuns.Wait(wctx, p.id, run.ID, testRunPoll)
+		timedOut := wctx.Err() == context.DeadlineExceeded && ctx.Err() == nil
 		cancel()
+		if timedOut {
+			return fmt.Errorf("published nothing: the tests of %q (run %s) did not end within --test-timeout %s; the changes above are applied as drafts",
+				p.name, runs[p.id].ID, st.testTimeout)
+		}
 		if err != nil {
 			return fmt.Errorf("waiting for the tests of agent %q: %w", p.name, err)
 		}

@@ -31,6 +31,19 @@ func (w *jobWait) register(cmd *cobra.Command, what string) {
 	f.BoolVar(&w.asJSON, "json", false, "print the job (with --wait, what it made) as JSON")
 }
 
+// check refuses a --poll or --timeout that is not positive before anything is queued:
+// a --poll of 0 read the job in a busy loop (into the rate limit), a --timeout of 0 gave
+// up at once, each after the job had been asked for.
+func (w *jobWait) check() error { return checkPollTimeout(w.poll, w.timeout) }
+
+// checkPollTimeout is the check of the --poll and --timeout of a command that waits.
+func checkPollTimeout(poll, timeout time.Duration) error {
+	if poll <= 0 || timeout <= 0 {
+		return errors.New("--poll and --timeout must be more than 0")
+	}
+	return nil
+}
+
 // waitJob reads the job until it ends, telling each change of its progress to changed.
 func (w *jobWait) waitJob(ctx context.Context, c *client.Client, job *data.Job, changed func(*data.Job)) (*data.Job, error) {
 	ctx, cancel := context.WithTimeout(ctx, w.timeout)
@@ -72,6 +85,9 @@ func newCallsAnalyzeCommand() *cobra.Command {
 			"exit status 1 when the analysis failed, with the reason. See docs/analysis.md.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := w.check(); err != nil {
+				return err
+			}
 			c, err := flags.client()
 			if err != nil {
 				return err
@@ -132,6 +148,12 @@ func newCallsBackfillCommand() *cobra.Command {
 			"when it failed. See docs/analysis.md.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := w.check(); err != nil {
+				return err
+			}
+			if err := checkVersionFlag(cmd); err != nil {
+				return err
+			}
 			if from == "" || to == "" {
 				return errors.New("give the range with --from and --to (RFC 3339 times such as 2026-11-01T00:00:00Z)")
 			}

@@ -47,6 +47,21 @@ func TestCallsAnalyzeAndBackfill(t *testing.T) {
 		return r.Data()["id"].(string)
 	}
 	call := register()
+	from, to := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339), time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+
+	// A --poll or --timeout that is not positive is refused before anything is queued.
+	for _, args := range [][]string{
+		{"calls", "analyze", call, "--wait", "--poll", "0s"},
+		{"calls", "analyze", call, "--wait", "--timeout", "-1s"},
+		{"calls", "backfill", "Bookings", "--from", from, "--to", to, "--wait", "--poll", "-20ms"},
+	} {
+		if _, err := s.voiceapi(t, args...); err == nil || !strings.Contains(err.Error(), "--poll and --timeout must be more than 0") {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	if jobs := s.Do("GET", "/api/v1/jobs", tok, nil).List(); len(jobs) != 0 {
+		t.Errorf("refused flags queued %d job(s): %v", len(jobs), jobs)
+	}
 
 	out, err := s.voiceapi(t, "calls", "analyze", call)
 	if err != nil || !strings.Contains(out, "Analysis of "+call+" queued: job job_") {
@@ -68,7 +83,6 @@ func TestCallsAnalyzeAndBackfill(t *testing.T) {
 	}
 
 	register()
-	from, to := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339), time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 	out, err = s.voiceapi(t, "calls", "backfill", "Bookings", "--from", from, "--to", to, "--wait", "--poll", "20ms")
 	if err != nil || !strings.Contains(out, "Backfill of Bookings: job job_") || !strings.Contains(out, "succeeded: 2 call(s) looked at.") {
 		t.Errorf("backfill --wait: %v\n%s", err, out)

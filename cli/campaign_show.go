@@ -36,7 +36,7 @@ func newCampaignShowCommand() *cobra.Command {
 		Short: "Show a campaign and its recipients' counts by state; --watch follows it to its end",
 		Long: "Shows the campaign's settings and its recipients by state (completed ones by outcome). --watch reads it again " +
 			"every --interval until it is completed or canceled: a bar of finished recipients on standard error when that is " +
-			"a terminal, otherwise a line each time the counts change. Ctrl-C stops watching; the campaign goes on.",
+			"a terminal, otherwise a line each time the counts change. Ctrl-C stops watching (exit status 130); the campaign goes on.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := o.client()
@@ -50,16 +50,22 @@ func newCampaignShowCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			var stopped error
 			if o.watch {
-				if camp, err = watchCampaign(cmd, c, camp, o.interval); err != nil {
+				if camp, err = watchCampaign(cmd, c, camp, o.interval); errors.Is(err, ErrInterrupted) {
+					stopped, cmd.SilenceErrors = err, true // the campaign as last read, then exit 130
+				} else if err != nil {
 					return err
 				}
 			}
 			if o.asJSON {
-				return json.NewEncoder(cmd.OutOrStdout()).Encode(camp)
+				if err := json.NewEncoder(cmd.OutOrStdout()).Encode(camp); err != nil {
+					return err
+				}
+				return stopped
 			}
 			printCampaign(cmd.OutOrStdout(), camp)
-			return nil
+			return stopped
 		},
 	}
 	f := cmd.Flags()
@@ -72,7 +78,8 @@ func newCampaignShowCommand() *cobra.Command {
 
 // watchCampaign reads the campaign every interval until it is final and returns it as
 // last read. An interrupt (Ctrl-C) or the end of ctx stops the watching only: it returns
-// the campaign as last read, which goes on as it was.
+// the campaign as last read, which goes on as it was, with ErrInterrupted (exit 130: a
+// script waiting for the campaign's end must not go on as though it had come).
 func watchCampaign(cmd *cobra.Command, c *client.Client, camp *data.Campaign, interval time.Duration) (*data.Campaign, error) {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
@@ -94,7 +101,7 @@ func watchCampaign(cmd *cobra.Command, c *client.Client, camp *data.Campaign, in
 		case <-ctx.Done():
 			bar.done()
 			fmt.Fprintf(cmd.ErrOrStderr(), "Stopped watching; campaign %s goes on.\n", camp.ID)
-			return camp, nil
+			return camp, ErrInterrupted
 		case <-tick.C:
 		}
 		next, _, err := c.Campaigns.Get(ctx, camp.ID)

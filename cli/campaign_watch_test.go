@@ -124,7 +124,8 @@ func TestCampaignWatchOnTerminal(t *testing.T) {
 }
 
 // TestCampaignWatchStopped: stopping the watch (Ctrl-C cancels the command's context)
-// ends the command without error and leaves the campaign running.
+// ends the command with ErrInterrupted (exit 130, so that a script waiting for the
+// campaign's end stops too), prints the campaign as last read and leaves it running.
 func TestCampaignWatchStopped(t *testing.T) {
 	s := newCampaignServer(t)
 	s.voiceapi(s.createArgs(file(t, "one.csv", "phone_number\n+14155550101\n"))...)
@@ -134,8 +135,11 @@ func TestCampaignWatchStopped(t *testing.T) {
 	w := s.watch(ctx, id, errOut)
 	waitFor(t, "the first reading", func() bool { return strings.Contains(w.out.String(), "running: 0 of 1 finished") })
 	cancel()
-	if err := w.done(t); err != nil {
-		t.Fatalf("a stopped watch: %v", err)
+	if err := w.done(t); cli.ExitCode(err) != 130 {
+		t.Fatalf("a stopped watch: %v (exit %d), want exit 130", err, cli.ExitCode(err))
+	}
+	if !strings.Contains(w.out.String(), "Campaign "+id+` "one": running`) {
+		t.Errorf("the campaign as last read is not printed:\n%s", w.out.String())
 	}
 	if !strings.Contains(errOut.String(), "Stopped watching; campaign "+id+" goes on.") {
 		t.Errorf("standard error: %q", errOut.String())

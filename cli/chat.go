@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/voiceapi/voiceapi/client"
 	"github.com/voiceapi/voiceapi/data"
@@ -35,11 +36,18 @@ func NewChatCommand() *cobra.Command {
 		Short: "Talk to an agent in the terminal (its live version, a version or its draft)",
 		Long: "Starts a conversation with AGENT (its id, or its name) on a running server and reads your messages line by line " +
 			"from standard input; the agent's reply streams in, with each tool call, the knowledge it retrieved and its latency. " +
-			"/end (or the end of input) ends the conversation and prints the call it became. --var NAME=VALUE gives a {{variable}}: " +
+			"/end, the end of input or Ctrl-C ends the conversation and prints the call it became (after Ctrl-C the exit status is 130). --var NAME=VALUE gives a {{variable}}: " +
 			"true, false and numbers are sent as such, anything else as a string.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runChat(cmd.Context(), o, args[0], cmd.InOrStdin(), cmd.OutOrStdout())
+			if err := checkVersionFlag(cmd); err != nil {
+				return err
+			}
+			err := runChat(cmd.Context(), o, args[0], cmd.InOrStdin(), cmd.OutOrStdout())
+			if errors.Is(err, ErrInterrupted) {
+				cmd.SilenceErrors = true // the conversation's end is printed; the exit code (130) says the rest
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -72,9 +80,6 @@ func chatVariables(items []string) (map[string]any, error) {
 }
 
 func runChat(ctx context.Context, o chatOptions, agentRef string, in io.Reader, out io.Writer) error {
-	if o.version < 0 {
-		return errors.New("--version must be a version number (1 or more)")
-	}
 	vars, err := chatVariables(o.vars)
 	if err != nil {
 		return err
@@ -87,9 +92,16 @@ func runChat(ctx context.Context, o chatOptions, agentRef string, in io.Reader, 
 	if err != nil {
 		return err
 	}
+	// Ctrl-C ends the conversation as /end does, cutting a reply short: killed instead, the
+	// command left it open for 30 minutes and its call unmade until it expired.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
 	start := data.ConversationStart{Variables: vars, Version: data.ConversationVersion{Draft: o.draft, Number: o.version}}
 	conv, err := c.Conversations.Start(ctx, agent.ID, start)
 	if err != nil {
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
 		return chatStartError(err)
 	}
 	which := "live"
@@ -106,51 +118,130 @@ func runChat(ctx context.Context, o chatOptions, agentRef string, in io.Reader, 
 	for i := range conv.Messages {
 		p.item(&conv.Messages[i], true)
 	}
-	interactive := false
-	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		interactive = true
-	}
-	lines := bufio.NewScanner(in)
-	lines.Buffer(make([]byte, 64<<10), 1<<20)
-	for {
-		if interactive {
-			fmt.Fprint(out, "you> ")
-		}
-		if !lines.Scan() {
-			break
-		}
-		msg := strings.TrimSpace(lines.Text())
-		if msg == "" {
-			continue
-		}
-		if msg == "/end" {
-			break
-		}
-		turn, err := c.Conversations.SendStream(ctx, conv.ID, msg, data.ConversationObserver{Text: p.text, Item: func(it *data.ConversationItem) error { return p.item(it, false) }})
-		p.endLine()
-		if err != nil {
-			var ce *client.Error
-			if errors.As(err, &ce) && ce.Code != data.ECONFLICT {
-				fmt.Fprintf(out, "! %s\n", ce.Message) // a provider's failure: the conversation goes on
-				continue
-			}
-			return err
-		}
-		if turn.Status == data.ConversationEnded {
-			fmt.Fprintf(out, "The conversation ended (%s): call %s\n", deref(turn.DisconnectionReason), deref(turn.CallID))
-			return nil
-		}
-	}
-	if err := lines.Err(); err != nil {
+	ended, inputErr, err := chatTurns(ctx, c, conv.ID, p, in)
+	if ended || err != nil {
 		return err
 	}
-	call, err := c.Conversations.End(ctx, conv.ID)
+	interrupted := ctx.Err() != nil
+	stop() // a second Ctrl-C while the conversation ends kills the command
+	call, err := endConversation(context.WithoutCancel(ctx), c, conv.ID)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "The conversation ended (%s): call %s\n", deref(call.DisconnectionReason), call.ID)
-	return nil
+	if interrupted {
+		return ErrInterrupted
+	}
+	return inputErr
 }
+
+// chatTurns sends each line of in as a message and prints the reply, until /end, the end
+// of in or of ctx (Ctrl-C), or a tool that ends the conversation (ended: it printed so).
+// A failure to read in ends the turns as the end of input does, inputErr saying why: the
+// conversation is still ended, not left open until it expires.
+func chatTurns(ctx context.Context, c *client.Client, convID string, p *chatPrinter, in io.Reader) (ended bool, inputErr, err error) {
+	interactive := inputIsTerminal(in)
+	lines, readErr := readLines(ctx, in)
+	for {
+		if interactive {
+			fmt.Fprint(p.out, "you> ")
+		}
+		var line string
+		var ok bool
+		select {
+		case <-ctx.Done():
+			p.interrupted(interactive)
+			return false, nil, nil
+		case line, ok = <-lines:
+		}
+		if !ok {
+			return false, inputError(*readErr), nil
+		}
+		msg := strings.TrimSpace(line)
+		if msg == "" {
+			continue
+		}
+		if msg == "/end" {
+			return false, nil, nil
+		}
+		turn, err := c.Conversations.SendStream(ctx, convID, msg, data.ConversationObserver{Text: p.text, Item: func(it *data.ConversationItem) error { return p.item(it, false) }})
+		if ctx.Err() != nil { // interrupted during the reply
+			p.interrupted(interactive)
+			return false, nil, nil
+		}
+		p.endLine()
+		if err != nil {
+			var ce *client.Error
+			if errors.As(err, &ce) && ce.Code != data.ECONFLICT {
+				fmt.Fprintf(p.out, "! %s\n", ce.Message) // a provider's failure: the conversation goes on
+				continue
+			}
+			return false, nil, err
+		}
+		if turn.Status == data.ConversationEnded {
+			fmt.Fprintf(p.out, "The conversation ended (%s): call %s\n", deref(turn.DisconnectionReason), deref(turn.CallID))
+			return true, nil, nil
+		}
+	}
+}
+
+// maxChatLine is the longest line chat reads; a message holds far less
+// (validate.MaxConversationMessage characters), which the server says.
+const maxChatLine = 1 << 20
+
+// inputError words a failure to read standard input; nil stays nil.
+func inputError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, bufio.ErrTooLong):
+		return fmt.Errorf("standard input has a line longer than %d MiB: the conversation ended there", maxChatLine>>20)
+	}
+	return fmt.Errorf("reading standard input: %w", err)
+}
+
+// readLines reads in line by line on a goroutine of its own, so that a wait for the next
+// line can be interrupted; the channel closes at the end of in, with *err its error. The
+// goroutine stops sending once ctx ends.
+func readLines(ctx context.Context, in io.Reader) (<-chan string, *error) {
+	lines, readErr := make(chan string), new(error)
+	go func() {
+		defer close(lines)
+		scan := bufio.NewScanner(in)
+		scan.Buffer(make([]byte, 64<<10), maxChatLine)
+		for scan.Scan() {
+			select {
+			case lines <- scan.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+		*readErr = scan.Err()
+	}()
+	return lines, readErr
+}
+
+// endConversation ends the conversation. A reply cut short by Ctrl-C may still hold the
+// conversation for a moment (409 while the server lets go of the model's answer): the
+// end is asked again until it holds no more, for at most endWait.
+func endConversation(ctx context.Context, c *client.Client, id string) (*data.Call, error) {
+	ctx, cancel := context.WithTimeout(ctx, endWait)
+	defer cancel()
+	for {
+		call, err := c.Conversations.End(ctx, id)
+		if !client.IsCode(err, data.ECONFLICT) {
+			return call, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// endWait is how long endConversation asks again.
+const endWait = 15 * time.Second
 
 // chatStartError adds to the server's refusal of a start what to do about it in this
 // command's flags: the server's messages speak of the API's members ("version": "draft").
@@ -217,6 +308,16 @@ func (p *chatPrinter) text(delta string) error {
 
 func (p *chatPrinter) endLine() {
 	if p.inLine {
+		fmt.Fprintln(p.out)
+		p.inLine = false
+	}
+}
+
+// interrupted ends the line Ctrl-C cut short: the agent's text, or on a terminal the line
+// it echoed ^C on (after the "you> " prompt, or under the line typed), so that what
+// follows starts a line of its own.
+func (p *chatPrinter) interrupted(terminal bool) {
+	if p.inLine || terminal {
 		fmt.Fprintln(p.out)
 		p.inLine = false
 	}

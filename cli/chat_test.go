@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
@@ -99,6 +101,27 @@ func TestChat(t *testing.T) {
 	}
 }
 
+// TestChatLongLine: a line of standard input longer than chat reads (1 MiB) ends the
+// conversation as the end of input does, its call printed, and the command fails
+// saying why; before, the conversation was left open until it expired.
+func TestChatLongLine(t *testing.T) {
+	s, stand := chatServer(t)
+	cfg := stand.LLMConfig()
+	name := "Desk"
+	agent, _, err := s.c.Agents.Create(context.Background(), client.AgentInput{Name: &name, LLMConfig: &cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stand.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Text("Noted.") })
+	out, _, err := run(t, "hello\n"+strings.Repeat("x", maxChatLine+1)+"\n", "chat", agent.ID, "--draft", "--server", s.url, "--token", s.token)
+	if err == nil || err.Error() != "standard input has a line longer than 1 MiB: the conversation ended there" {
+		t.Errorf("error %v", err)
+	}
+	if !strings.Contains(out, "agent: Noted.\n") || !strings.Contains(out, "The conversation ended (user_ended): call call_") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
 func TestChatVariables(t *testing.T) {
 	got, err := chatVariables([]string{"a=1", "b=true", "c=+1555", "d=x=y", "e=", "f=2.5", "g=false", "h=007"})
 	if err != nil {
@@ -112,5 +135,34 @@ func TestChatVariables(t *testing.T) {
 	}
 	if _, err := chatVariables([]string{"novalue"}); err == nil {
 		t.Error("an item without = was accepted")
+	}
+}
+
+// TestEndConversationWaitsForACutReply: the end after Ctrl-C cut a reply short asks
+// again while the server still answers 409 (the cut reply holds the conversation for a
+// moment), and gets the call once it is let go.
+func TestEndConversationWaitsForACutReply(t *testing.T) {
+	var ends atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/api/v1/conversations/conv_1/end" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if ends.Add(1) <= 2 {
+			w.WriteHeader(http.StatusConflict)
+			io.WriteString(w, `{"message":"A message of this conversation is being answered: wait for its reply.","code":"conflict"}`)
+			return
+		}
+		io.WriteString(w, `{"data":{"id":"call_1","disconnection_reason":"user_ended"}}`)
+	}))
+	defer srv.Close()
+	c, err := client.New(srv.URL, client.WithToken("1|x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	call, err := endConversation(context.Background(), c, "conv_1")
+	if err != nil || call.ID != "call_1" || ends.Load() != 3 {
+		t.Errorf("call %+v, error %v after %d end(s)", call, err, ends.Load())
 	}
 }

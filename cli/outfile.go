@@ -27,6 +27,21 @@ func existsError(path string) error {
 	return fmt.Errorf("%s already exists; pass --force to replace it, or choose another --out", path)
 }
 
+// checkWritable fails when writeFileAtomically could not write path: its directory is
+// missing or not writable, or path is a directory. A command that writes its output at
+// the end of long work checks first.
+func checkWritable(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory", path)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".voiceapi-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	tmp.Close()
+	return os.Remove(tmp.Name())
+}
+
 // writeFileAtomically writes path through a temporary file beside it (mode 0600: the
 // file may hold the secret key or credentials), fsynced and then put in place, so a
 // failed write never leaves a file that looks complete. With force it replaces an

@@ -18,14 +18,23 @@ import (
 // changes" (0), "changes" (2) and "error" (1) apart.
 var ErrChangesPlanned = errors.New("changes planned")
 
+// ErrInterrupted is what a command that catches Ctrl-C (SIGINT) returns once it has
+// tidied up (chat ended its conversation, campaign show --watch stopped reading): the
+// process exits 130, as a program that SIGINT ended does, so that a shell script that
+// ran it stops too instead of going on as after a success.
+var ErrInterrupted = errors.New("interrupted")
+
 // ExitCode is the process exit code for a command's error: 0 for none, 2 for
-// ErrChangesPlanned, 1 for anything else (ErrTestsFailed included).
+// ErrChangesPlanned, 130 for ErrInterrupted, 1 for anything else (ErrTestsFailed
+// included). docs/configuration.md lists them.
 func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, ErrChangesPlanned):
 		return 2
+	case errors.Is(err, ErrInterrupted):
+		return 130
 	default:
 		return 1
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -259,6 +260,24 @@ func TestPullThenPlanIsEmpty(t *testing.T) {
 	}
 	if _, err := s.cmd(t, "pull", "-o", dir); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("a second pull overwrote the file: %v", err)
+	}
+	// --force replaces the file in one rename: a reader of the last pull reads it whole.
+	reader, err := os.Open(filepath.Join(dir, PullFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	if _, err := s.c.Webhooks.Create(ctx, data.WebhookCreate{URL: "https://example.com/later", Events: []string{"*"}}); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := s.cmd(t, "pull", "-o", dir, "--force"); err != nil {
+		t.Fatalf("pull --force: %v\n%s", err, out)
+	}
+	if held, _ := io.ReadAll(reader); !bytes.Equal(held, raw) {
+		t.Errorf("the reader of the last pull read %d bytes of %d", len(held), len(raw))
+	}
+	if now, _ := os.ReadFile(filepath.Join(dir, PullFile)); !strings.Contains(string(now), "https://example.com/later") {
+		t.Errorf("pull --force did not write the new state:\n%s", now)
 	}
 
 	// Without the variable, plan names it; with it, nothing changes.

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -59,7 +60,7 @@ func NewPullCommand() *cobra.Command {
 				if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 					return err
 				}
-				if err := os.WriteFile(full, b, 0o644); err != nil {
+				if err := writeFileAtomically(full, true, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
 					return err
 				}
 			}
@@ -74,7 +75,17 @@ func NewPullCommand() *cobra.Command {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}
-			if err := os.WriteFile(target, append([]byte(header), y...), 0o644); err != nil {
+			// Through a temporary file renamed over the last pull's: a failed write (a full
+			// disk) keeps that file whole, and a file that appeared since without --force
+			// is not overwritten.
+			err = writeFileAtomically(target, force, func(w io.Writer) error {
+				_, err := io.WriteString(w, header)
+				if err == nil {
+					_, err = w.Write(y)
+				}
+				return err
+			})
+			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()

@@ -2,9 +2,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,7 +16,7 @@ import (
 // Execute runs the command line and exits non-zero on error.
 func Execute() {
 	if err := NewRootCommand(os.Stdout, os.Stderr).Execute(); err != nil {
-		os.Exit(ExitCode(err)) // 2: plan found changes
+		os.Exit(ExitCode(err)) // 2: plan found changes; 130: interrupted
 	}
 }
 
@@ -34,6 +36,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 	root.SetVersionTemplate("{{.Version}}")
 	root.SetOut(out)
 	root.SetErr(errOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagValueError(err) })
 	root.AddCommand(
 		NewServeCommand(),
 		NewUserCommand(),
@@ -50,7 +53,36 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewCallsCommand(), NewChatCommand(), NewTestCommand(), NewPublishCommand(), NewCampaignCommand(), NewSuppressionsCommand(),
 		NewKBCommand(), NewJobsCommand(),
 	)
+	refuseUnknownSubcommands(root)
+	wordRemoteErrors(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes every command group below root (calls, campaign, jobs…)
+// refuse a word that names none of its commands. Cobra checks that on the root only: a
+// mistyped `voiceapi campaign cancle ID` printed the group's help and exited 0, so a
+// script went on as though the campaign had been canceled. Without arguments a group
+// still prints its help.
+func refuseUnknownSubcommands(root *cobra.Command) {
+	for _, cmd := range root.Commands() {
+		refuseUnknownSubcommands(cmd)
+		if !cmd.HasSubCommands() || cmd.Runnable() {
+			continue
+		}
+		cmd.SuggestionsMinimumDistance = 2 // cobra's default, which only its own lookup sets
+		cmd.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += "; did you mean " + strings.Join(s, " or ") + "?"
+			}
+			return fmt.Errorf("%s\nRun '%s --help' for usage.", msg, cmd.CommandPath())
+		}
+		cmd.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+		cmd.DisableFlagsInUseLine = true // a group has no flags of its own to show in "Usage:"
+	}
 }
 
 // envName is the environment variable read for a flag: VOICEAPI_<FLAG>.
@@ -85,11 +117,36 @@ func bindEnv(flags *pflag.FlagSet) error {
 		}
 		if v, ok := os.LookupEnv(envName(f.Name)); ok {
 			if setErr := flags.Set(f.Name, v); setErr != nil {
-				err = fmt.Errorf("%s: %w", envName(f.Name), setErr)
+				err = fmt.Errorf("%s: %w", envName(f.Name), flagValueError(setErr))
 			}
 		}
 	})
 	return err
+}
+
+// flagValueError words a flag's value that does not parse as what the flag wants, in the
+// terms of the command line: pflag's own message ends in the parser's Go error
+// (`strconv.ParseInt: parsing "ten": invalid syntax`). Other errors pass as they are.
+func flagValueError(err error) error {
+	var bad *pflag.InvalidValueError
+	if !errors.As(err, &bad) {
+		return err
+	}
+	var want string
+	switch bad.GetFlag().Value.Type() {
+	case "int", "int64":
+		want = "a whole number"
+		if errors.Is(err, strconv.ErrRange) {
+			want = "a whole number, and this one is out of range"
+		}
+	case "duration":
+		want = "a duration with its unit, such as 500ms, 30s, 10m or 1h30m"
+	case "bool":
+		want = "true or false"
+	default:
+		return err
+	}
+	return &reworded{msg: fmt.Sprintf("invalid value %q for --%s: want %s", bad.GetValue(), bad.GetFlag().Name, want), err: err}
 }
 
 // dataFlag adds --data to a command's flags.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,6 +42,9 @@ func NewTestCommand() *cobra.Command {
 			"and repeat), which CI systems read. Exit status: 0 every test passed, 1 a test failed or could not run, or an error.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkVersionFlag(cmd); err != nil {
+				return err
+			}
 			err := runTests(cmd.Context(), o, args[0], cmd.OutOrStdout())
 			if errors.Is(err, ErrTestsFailed) {
 				cmd.SilenceErrors = true // the report is the message; the exit code says the rest
@@ -64,8 +67,14 @@ func runTests(ctx context.Context, o testOptions, agentRef string, out io.Writer
 	if err != nil {
 		return err
 	}
-	if o.poll <= 0 || o.timeout <= 0 {
-		return errors.New("--poll and --timeout must be more than 0")
+	if err := checkPollTimeout(o.poll, o.timeout); err != nil {
+		return err
+	}
+	if o.junit != "" {
+		// Found out now, not after a run of many minutes whose report has nowhere to go.
+		if err := checkWritable(o.junit); err != nil {
+			return fmt.Errorf("--junit: %w", err)
+		}
 	}
 	agent, err := findAgent(ctx, c, agentRef)
 	if err != nil {
@@ -101,6 +110,16 @@ func runTests(ctx context.Context, o testOptions, agentRef string, out io.Writer
 	return nil
 }
 
+// checkVersionFlag refuses a --version given below 1: versions are numbered from 1, and
+// 0 or less read as the flag left out (test ran the draft, chat talked to the live
+// version, neither of which was asked for).
+func checkVersionFlag(cmd *cobra.Command) error {
+	if v, _ := cmd.Flags().GetInt("version"); cmd.Flags().Changed("version") && v < 1 {
+		return fmt.Errorf("invalid value \"%d\" for --version: want a version number, 1 or more", v)
+	}
+	return nil
+}
+
 // revisionName names what a run runs.
 func revisionName(r *data.TestRun) string {
 	if r.AgentVersion != nil {
@@ -126,7 +145,9 @@ func testIDs(ctx context.Context, c *client.Client, agentID string, refs []strin
 		if found == "" {
 			return nil, fmt.Errorf("the agent has no test named %q", ref)
 		}
-		out = append(out, found)
+		if !slices.Contains(out, found) { // named twice (by name and id, say): run once
+			out = append(out, found)
+		}
 	}
 	return out, nil
 }
@@ -138,9 +159,12 @@ func waitRun(ctx context.Context, c *client.Client, agentID, runID string, o tes
 	shown := -1
 	tick := time.NewTicker(o.poll)
 	defer tick.Stop()
-	for {
+	for ctx.Err() == nil {
 		run, err := c.TestRuns.Get(ctx, agentID, runID)
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() != nil:
+			continue // --timeout ran out during the read: said below, not as the read's error
+		case err != nil:
 			return nil, err
 		}
 		if run.Summary.Done != shown {
@@ -152,10 +176,13 @@ func waitRun(ctx context.Context, c *client.Client, agentID, runID string, o tes
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("run %s has not ended after %s: %w", runID, o.timeout, ctx.Err())
 		case <-tick.C:
 		}
 	}
+	if ctx.Err() == context.DeadlineExceeded {
+		return nil, fmt.Errorf("run %s has not ended after --timeout %s; it goes on: read it with GET /api/v1/agents/%s/test-runs/%s", runID, o.timeout, agentID, runID)
+	}
+	return nil, ctx.Err()
 }
 
 // printRun writes each test's verdict and what failed.
@@ -198,11 +225,16 @@ func caseFaults(rep data.TestCaseResult) []string {
 	return out
 }
 
-// writeJUnit writes the run as JUnit XML to path.
+// writeJUnit writes the run as JUnit XML to path, replacing the report of an earlier run
+// in one rename: a CI system reading it meanwhile, or a write cut short, never sees half a
+// document.
 func writeJUnit(path, agentName string, run *data.TestRun) error {
 	b, err := junitXML(agentName, run)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	return writeFileAtomically(path, true, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,5 +230,78 @@ func TestTestCommand(t *testing.T) {
 	}
 	if _, err := s.voiceapi(t, "test", "Trattoria", "--test", "nothing"); err == nil || !strings.Contains(err.Error(), `no test named "nothing"`) {
 		t.Errorf("an unknown test: %v", err)
+	}
+}
+
+// TestTestJUnitFile: --junit is checked before the run (a report with nowhere to go is
+// refused, no run made), and a report replaces the last one in one rename, so a reader
+// holding the old one reads it whole.
+func TestTestJUnitFile(t *testing.T) {
+	s := newTestServer(t)
+	r := s.Do("POST", "/api/v1/agents", s.Owner.Token, map[string]any{"name": "Trattoria", "llm_config": json.RawMessage(s.llmConfig())})
+	testkit.Expect(t, r, 201)
+	agent := r.Data()["id"].(string)
+	testkit.Expect(t, s.Do("POST", "/api/v1/agents/"+agent+"/tests", s.Owner.Token, `{"name":"greets","user":{"script":["hello"]},"criteria":[{"type":"says","pattern":"Welcome"}]}`), 201)
+	dir := t.TempDir()
+
+	for _, bad := range []string{filepath.Join(dir, "missing", "report.xml"), dir} {
+		if _, err := s.voiceapi(t, "test", "Trattoria", "--junit", bad, "--poll", "20ms"); err == nil || !strings.HasPrefix(err.Error(), "--junit: ") {
+			t.Errorf("--junit %s: %v", bad, err)
+		}
+	}
+	if runs := s.Do("GET", "/api/v1/agents/"+agent+"/test-runs", s.Owner.Token, nil).List(); len(runs) != 0 {
+		t.Errorf("a refused --junit made %d run(s)", len(runs))
+	}
+
+	junit := filepath.Join(dir, "report.xml")
+	old := []byte("<testsuites><!-- the last run's report --></testsuites>\n")
+	if err := os.WriteFile(junit, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reader, err := os.Open(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	if out, err := s.voiceapi(t, "test", "Trattoria", "--junit", junit, "--poll", "20ms"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if got, _ := io.ReadAll(reader); !bytes.Equal(got, old) {
+		t.Errorf("the reader of the last report read %q", got)
+	}
+	if doc := readJUnit(t, junit); *doc.Tests != 1 {
+		t.Errorf("the new report: %+v", doc)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left in the directory: %v", entries)
+	}
+}
+
+// TestVersionFlagBelowOne: --version 0 or less is refused, naming the flag, before
+// anything is asked of the server; it used to read as the flag left out, so `test
+// --version -1` ran the draft. A test named twice (by name and by id) runs once.
+func TestVersionFlagBelowOne(t *testing.T) {
+	s := newTestServer(t)
+	r := s.Do("POST", "/api/v1/agents", s.Owner.Token, map[string]any{"name": "Trattoria", "llm_config": json.RawMessage(s.llmConfig())})
+	testkit.Expect(t, r, 201)
+	agent := r.Data()["id"].(string)
+	r = s.Do("POST", "/api/v1/agents/"+agent+"/tests", s.Owner.Token, `{"name":"greets","user":{"script":["hello"]},"criteria":[{"type":"says","pattern":"Welcome"}]}`)
+	testkit.Expect(t, r, 201)
+	for _, args := range [][]string{
+		{"test", "Trattoria", "--version", "-1"},
+		{"test", "Trattoria", "--version", "0"},
+		{"chat", "Trattoria", "--version", "0"},
+		{"calls", "backfill", "Trattoria", "--from", "2026-01-01T00:00:00Z", "--to", "2026-02-01T00:00:00Z", "--version", "-2"},
+	} {
+		if _, err := s.voiceapi(t, args...); err == nil || !strings.Contains(err.Error(), "for --version: want a version number, 1 or more") {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	if runs := s.Do("GET", "/api/v1/agents/"+agent+"/test-runs", s.Owner.Token, nil).List(); len(runs) != 0 {
+		t.Errorf("a refused --version made %d run(s)", len(runs))
+	}
+	out, err := s.voiceapi(t, "test", "Trattoria", "--test", "greets", "--test", r.Data()["id"].(string), "--poll", "20ms")
+	if err != nil || !strings.Contains(out, "1 passed, 0 failed, 0 error of 1 test(s)") {
+		t.Errorf("a test named twice: %v\n%s", err, out)
 	}
 }

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// TestGroupsRefuseUnknownCommands walks the command tree: every group (calls, campaign,
+// jobs, …) refuses a word that is none of its commands with exit status 1, suggesting
+// the near one, and without arguments still prints its help and exits 0.
+func TestGroupsRefuseUnknownCommands(t *testing.T) {
+	var groups []string
+	var walk func(cmd *cobra.Command)
+	walk = func(cmd *cobra.Command) {
+		for _, sub := range cmd.Commands() {
+			if sub.HasSubCommands() {
+				groups = append(groups, strings.TrimPrefix(sub.CommandPath(), "voiceapi "))
+			}
+			walk(sub)
+		}
+	}
+	walk(NewRootCommand(io.Discard, io.Discard))
+	if len(groups) < 8 {
+		t.Fatalf("found the groups %v: the walk missed some", groups)
+	}
+	for _, g := range groups {
+		args := append(strings.Fields(g), "no-such-command")
+		out, _, err := run(t, "", args...)
+		if err == nil || ExitCode(err) != 1 || !strings.Contains(err.Error(), `unknown command "no-such-command" for "voiceapi `+g+`"`) {
+			t.Errorf("voiceapi %s no-such-command: %v (exit %d)\n%s", g, err, ExitCode(err), out)
+		}
+		out, _, err = run(t, "", strings.Fields(g)...)
+		if err != nil || !strings.Contains(out, "Available Commands:") {
+			t.Errorf("voiceapi %s: %v\n%s", g, err, out)
+		}
+	}
+	_, _, err := run(t, "", "campaign", "cancle", "cmp_1")
+	if err == nil || !strings.Contains(err.Error(), "did you mean cancel?") {
+		t.Errorf("campaign cancle: %v", err)
+	}
+}
+
+// TestFlagValueErrors: a flag's value that does not parse is named with the flag and what
+// it wants, without the parser's Go error, from the command line and from VOICEAPI_*.
+func TestFlagValueErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"chat", "A", "--version", "two"}, `invalid value "two" for --version: want a whole number`},
+		{[]string{"chat", "A", "--version", "99999999999999999999"}, `invalid value "99999999999999999999" for --version: want a whole number, and this one is out of range`},
+		{[]string{"test", "A", "--poll", "5"}, `invalid value "5" for --poll: want a duration with its unit, such as 500ms, 30s, 10m or 1h30m`},
+		{[]string{"campaign", "show", "cmp_1", "--watch=maybe"}, `invalid value "maybe" for --watch: want true or false`},
+		{[]string{"campaign", "create", "--max-concurrent", "1.5"}, `invalid value "1.5" for --max-concurrent: want a whole number`},
+	} {
+		_, _, err := run(t, "", c.args...)
+		if err == nil || err.Error() != c.want || ExitCode(err) != 1 {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+	t.Setenv("VOICEAPI_TIMEOUT", "soon")
+	_, _, err := run(t, "", "calls", "analyze", "call_1")
+	if want := `VOICEAPI_TIMEOUT: invalid value "soon" for --timeout: want a duration with its unit, such as 500ms, 30s, 10m or 1h30m`; err == nil || err.Error() != want {
+		t.Errorf("from the environment: %v, want %q", err, want)
+	}
+}
