@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // refuseOverwrite fails, before any work is done, when path exists and force is off: a
@@ -48,10 +50,21 @@ func checkWritable(path string) error {
 // existing file in one rename; without, it links the finished file under path, which
 // fails if a file of that name appeared meanwhile: nothing is ever overwritten.
 func writeFileAtomically(path string, force bool, write func(io.Writer) error) error {
+	return writeFileAtomicallyPerm(path, force, 0o600, write)
+}
+
+// writeReadableFileAtomically is writeFileAtomically for files that hold no secret and
+// are read by other programs and users (pulled configuration, a JUnit report): mode 0666
+// less the umask, as os.WriteFile would give them.
+func writeReadableFileAtomically(path string, force bool, write func(io.Writer) error) error {
+	return writeFileAtomicallyPerm(path, force, 0o666, write)
+}
+
+func writeFileAtomicallyPerm(path string, force bool, perm fs.FileMode, write func(io.Writer) error) error {
 	if err := refuseOverwrite(path, force); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".voiceapi-"+filepath.Base(path)+"-*")
+	tmp, err := createTemp(filepath.Dir(path), ".voiceapi-"+filepath.Base(path)+"-", perm)
 	if err != nil {
 		return err
 	}
@@ -70,6 +83,19 @@ func writeFileAtomically(path string, force bool, write func(io.Writer) error) e
 		return os.Rename(tmp.Name(), path)
 	}
 	return placeNew(tmp.Name(), path)
+}
+
+// createTemp is os.CreateTemp with the file's mode given (the umask applies), which
+// os.CreateTemp fixes at 0600.
+func createTemp(dir, prefix string, perm fs.FileMode) (*os.File, error) {
+	for range 10000 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("creating a temporary file in %s: too many names taken", dir)
 }
 
 // placeNew gives the finished temporary file the name path only if no file has it.

@@ -151,3 +151,45 @@ func TestPlaceNewNeverReplaces(t *testing.T) {
 		t.Fatalf("placed file holds %q", b)
 	}
 }
+
+// TestReadableFilesKeepTheUmasksMode: pulled configuration and JUnit reports are read by
+// other programs and users (a CI reporter, a teammate's editor), so they get the mode
+// os.WriteFile gives a new file, not the 0600 of backups and exports.
+func TestReadableFilesKeepTheUmasksMode(t *testing.T) {
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref")
+	if err := os.WriteFile(ref, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.Stat(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, force := range []bool{false, true} {
+		path := filepath.Join(dir, "voiceapi.yaml")
+		err := writeReadableFileAtomically(path, force, func(w io.Writer) error {
+			_, err := io.WriteString(w, "agents: []\n")
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Mode().Perm() != want.Mode().Perm() {
+			t.Errorf("force %v: mode %v, want %v as os.WriteFile gives", force, got.Mode().Perm(), want.Mode().Perm())
+		}
+	}
+	secret := filepath.Join(dir, "backup.tar.gz")
+	if err := writeFileAtomically(secret, false, func(io.Writer) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.Stat(secret); got.Mode().Perm() != 0o600 {
+		t.Errorf("a backup's mode %v, want 0600", got.Mode().Perm())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
+		t.Errorf("left in the directory: %v", entries)
+	}
+}

@@ -60,7 +60,7 @@ func NewPullCommand() *cobra.Command {
 				if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 					return err
 				}
-				if err := writeFileAtomically(full, true, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
+				if err := writeReadableFileAtomically(full, true, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
 					return err
 				}
 			}
@@ -78,7 +78,7 @@ func NewPullCommand() *cobra.Command {
 			// Through a temporary file renamed over the last pull's: a failed write (a full
 			// disk) keeps that file whole, and a file that appeared since without --force
 			// is not overwritten.
-			err = writeFileAtomically(target, force, func(w io.Writer) error {
+			err = writeReadableFileAtomically(target, force, func(w io.Writer) error {
 				_, err := io.WriteString(w, header)
 				if err == nil {
 					_, err = w.Write(y)

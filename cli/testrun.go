@@ -233,7 +233,7 @@ func writeJUnit(path, agentName string, run *data.TestRun) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomically(path, true, func(w io.Writer) error {
+	return writeReadableFileAtomically(path, true, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})
