@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -84,6 +86,7 @@ next:
 type lifecycleScene struct {
 	alpha, bravo, number string
 	runs                 []string // Alpha's runs, oldest first
+	campaign             string   // Alpha's, with a page of recipients and one more
 }
 
 func newLifecycleScene(t *testing.T, b *browser) lifecycleScene {
@@ -101,6 +104,14 @@ func newLifecycleScene(t *testing.T, b *browser) lifecycleScene {
 	}
 	s.bravo = str(b.mustAPI(http.StatusCreated, "POST", "/api/v1/agents", map[string]any{"name": "Bravo"})["id"])
 	s.number = str(b.mustAPI(http.StatusCreated, "POST", "/api/v1/numbers", map[string]any{"phone_number": "+14155550160", "provider": "sip"})["id"])
+	var recipients []any
+	for i := range 21 {
+		recipients = append(recipients, map[string]any{"phone_number": fmt.Sprintf("+1415555%04d", 1000+i)})
+	}
+	s.campaign = str(b.mustAPI(http.StatusCreated, "POST", "/api/v1/campaigns", map[string]any{"name": "Autumn reminders", "agent_id": s.alpha,
+		"number_id": s.number, "recipients": recipients, "max_concurrent": 1,
+		"window": map[string]any{"days": data.Weekdays, "start": "09:00", "end": "18:00"},
+		"retry":  map[string]any{"on": []string{"busy"}, "max_attempts": 1, "backoff_minutes": 5}})["id"])
 	return s
 }
 
@@ -134,6 +145,8 @@ func TestLifecycleAudit(t *testing.T) {
 
 	b.checkRunPages(t, s)
 	watch.check(t, "the Tests tab")
+	b.checkRecipientPages(t, s)
+	watch.check(t, "the campaign's page")
 	b.checkRefusedRollout(t, s)
 	watch.check(t, "the rollout page", "/rollout")
 
@@ -205,6 +218,29 @@ func (b *browser) checkRunPages(t *testing.T, s lifecycleScene) {
 		t.Errorf("back: %v, want the oldest run", got)
 	}
 	b.audit("tests-runs-older")
+}
+
+// checkRecipientPages walks a campaign's recipients older and newer: a page of 20 and
+// the one left.
+func (b *browser) checkRecipientPages(t *testing.T, s lifecycleScene) {
+	rows := func() []string {
+		var numbers []string
+		b.eval("recipient rows", `Array.from(document.querySelectorAll("main table tbody tr td:first-child"), td => td.textContent)`, &numbers)
+		return numbers
+	}
+	b.open("/campaigns/" + s.campaign)
+	first := rows()
+	if len(first) != 20 {
+		t.Fatalf("the first page of recipients: %v", first)
+	}
+	b.followText("Older recipients")
+	if got := rows(); len(got) != 1 || slices.Contains(first, got[0]) {
+		t.Fatalf("the older recipients: %v", got)
+	}
+	b.followText("Newer recipients")
+	if got := rows(); strings.Join(got, ",") != strings.Join(first, ",") {
+		t.Errorf("back to the newer recipients: %v, want %v", got, first)
+	}
 }
 
 func (b *browser) checkRefusedRollout(t *testing.T, s lifecycleScene) {
