@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
 )
 
 // consoleWatch collects what a page reports in the browser's console: exceptions,
@@ -147,6 +148,8 @@ func TestLifecycleAudit(t *testing.T) {
 	watch.check(t, "the Tests tab")
 	b.checkRecipientPages(t, s)
 	watch.check(t, "the campaign's page")
+	b.checkTestEditorBounds(t, s)
+	watch.check(t, "the test editor")
 	b.checkRefusedRollout(t, s)
 	watch.check(t, "the rollout page", "/rollout")
 
@@ -240,6 +243,31 @@ func (b *browser) checkRecipientPages(t *testing.T, s lifecycleScene) {
 	b.followText("Newer recipients")
 	if got := rows(); strings.Join(got, ",") != strings.Join(first, ",") {
 		t.Errorf("back to the newer recipients: %v, want %v", got, first)
+	}
+}
+
+// checkTestEditorBounds: the test editor's number fields take validate's bounds at the
+// edge and refuse one past it before the form is sent.
+func (b *browser) checkTestEditorBounds(t *testing.T, s lifecycleScene) {
+	b.open("/agents/" + s.alpha + "/tests/new")
+	b.run("a mock row", chromedp.Click(`[data-add-row="mocks"]`, chromedp.ByQuery))
+	for _, c := range []struct {
+		field string
+		value int
+		valid bool
+	}{
+		{"max_turns", validate.MinTestMaxTurns, true}, {"max_turns", validate.MinTestMaxTurns - 1, false},
+		{"max_turns", validate.MaxTestMaxTurns, true}, {"max_turns", validate.MaxTestMaxTurns + 1, false},
+		{"repeat", validate.MinTestRepeat, true}, {"repeat", validate.MinTestRepeat - 1, false},
+		{"repeat", validate.MaxTestRepeat, true}, {"repeat", validate.MaxTestRepeat + 1, false},
+		{"mock_status", validate.MinMockStatus, true}, {"mock_status", validate.MinMockStatus - 1, false},
+		{"mock_status", validate.MaxMockStatus, true}, {"mock_status", validate.MaxMockStatus + 1, false},
+	} {
+		var valid bool
+		b.eval(c.field, fmt.Sprintf(`(e => (e.value = "%d", e.checkValidity()))(document.querySelector('#test-form [name="%s"]'))`, c.value, c.field), &valid)
+		if valid != c.valid {
+			t.Errorf("the editor's %s of %d: valid %v, want %v", c.field, c.value, valid, c.valid)
+		}
 	}
 }
 
