@@ -94,7 +94,8 @@ func newLifecycleScene(t *testing.T, b *browser) lifecycleScene {
 	t.Helper()
 	var s lifecycleScene
 	s.alpha = createTrattoria(t, b)
-	b.mustAPI(http.StatusOK, "PUT", "/api/v1/agents/"+s.alpha, map[string]any{"name": "Alpha"})
+	b.mustAPI(http.StatusOK, "PUT", "/api/v1/agents/"+s.alpha, map[string]any{"name": "Alpha",
+		"analysis_config": map[string]any{"success_criterion": "A table was booked."}})
 	for range 2 {
 		b.mustAPI(http.StatusNoContent, "POST", "/api/v1/agents/"+s.alpha+"/publish", nil)
 	}
@@ -152,6 +153,8 @@ func TestLifecycleAudit(t *testing.T) {
 	watch.check(t, "the test editor")
 	b.checkRefusedRollout(t, s)
 	watch.check(t, "the rollout page", "/rollout")
+	b.checkAnalysisUnjudged(t, s)
+	watch.check(t, "the analysis page")
 
 	b.signInAsMember("reader@example.com", data.RoleMember, nil, []string{})
 	b.checkReaderTests(t, s)
@@ -268,6 +271,21 @@ func (b *browser) checkTestEditorBounds(t *testing.T, s lifecycleScene) {
 		if valid != c.valid {
 			t.Errorf("the editor's %s of %d: valid %v, want %v", c.field, c.value, valid, c.valid)
 		}
+	}
+}
+
+// checkAnalysisUnjudged: a call of the agent ended today, never analyzed; the success
+// rate per version says there is nothing judged, not that no call ended.
+func (b *browser) checkAnalysisUnjudged(t *testing.T, s lifecycleScene) {
+	now := time.Now().UTC()
+	b.mustAPI(http.StatusCreated, "POST", "/api/v1/calls", map[string]any{"agent_id": s.alpha, "direction": "inbound",
+		"from_number": "+14155550999", "to_number": "+14155550160", "status": "ended", "disconnection_reason": "user_hangup",
+		"started_at": now.Add(-time.Minute).Format(time.RFC3339), "ended_at": now.Format(time.RFC3339)})
+	b.open("/agents/" + s.alpha + "/analysis")
+	var msg string
+	b.eval("the success rate per version", `document.querySelector('svg[aria-label="Success rate per version (%)"]')?.textContent ?? ""`, &msg)
+	if !strings.Contains(msg, "judged") {
+		t.Errorf("with a call ended and none analyzed, the success rate per version says %q", msg)
 	}
 }
 
