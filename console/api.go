@@ -48,6 +48,13 @@ func (r *reply) NextCursor() string {
 	return s
 }
 
+// PrevCursor returns meta.prev_cursor, "" on the first page.
+func (r *reply) PrevCursor() string {
+	meta, _ := r.Body["meta"].(map[string]any)
+	s, _ := meta["prev_cursor"].(string)
+	return s
+}
+
 // call runs one request through the REST API in process, as the signed-in user (the
 // session's token as the bearer token): the console holds no rule of its own, every
 // check is the API's. A status of 400 or more comes back as *apiError.
@@ -178,6 +185,15 @@ func filterQuery(in url.Values, keys ...string) url.Values {
 	}
 	if v := in.Get("to"); v != "" {
 		q.Set("to", dayParam(v, true))
+	}
+	return q
+}
+
+// pageQuery asks for one page of size records, at cursor ("" for the first).
+func pageQuery(size, cursor string) url.Values {
+	q := url.Values{"per_page": {size}}
+	if cursor != "" {
+		q.Set("cursor", cursor)
 	}
 	return q
 }

@@ -24,6 +24,12 @@ var formBounds = map[string]int{
 	"MaxChunksToRetrieve":      validate.MaxChunksToRetrieve,
 	"MinVectorShare":           validate.MinVectorShare, // whole numbers: a compile error says when they stop being
 	"MaxVectorShare":           validate.MaxVectorShare,
+	"MinTestMaxTurns":          validate.MinTestMaxTurns,
+	"MaxTestMaxTurns":          validate.MaxTestMaxTurns,
+	"MinTestRepeat":            validate.MinTestRepeat,
+	"MaxTestRepeat":            validate.MaxTestRepeat,
+	"MinMockStatus":            validate.MinMockStatus,
+	"MaxMockStatus":            validate.MaxMockStatus,
 }
 
 // textBounds are the validate bounds of text in characters (runes, as validate counts

@@ -220,6 +220,11 @@ func areas(b *strings.Builder, slot, plotH, top float64, ss []barSeries) {
 
 // hbars draws one horizontal bar per label, with its count.
 func hbars(title string, labels []string, values []float64) template.HTML {
+	return hbarsOr(title, "No call ended in this range.", labels, values)
+}
+
+// hbarsOr is hbars saying empty when there is no label.
+func hbarsOr(title, empty string, labels []string, values []float64) template.HTML {
 	var b strings.Builder
 	rowH := 26
 	h := padT + rowH*len(labels) + 8
@@ -228,7 +233,7 @@ func hbars(title string, labels []string, values []float64) template.HTML {
 	}
 	fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" role="img" aria-label="%s" class="chart" xmlns="http://www.w3.org/2000/svg">`, chartW, h, template.HTMLEscapeString(title))
 	if len(labels) == 0 {
-		b.WriteString(`<text x="8" y="24" font-size="14" fill="#374151">No call ended in this range.</text></svg>`)
+		fmt.Fprintf(&b, `<text x="8" y="24" font-size="14" fill="#374151">%s</text></svg>`, template.HTMLEscapeString(empty))
 		return template.HTML(b.String())
 	}
 	max := 0.0

@@ -95,7 +95,9 @@ func successCharts(f map[string]any) []chart {
 		}
 	}
 	t2 := "Success rate per version (%)"
-	return append(out, chart{Title: t2, SVG: hbars(t2, vlabels, vrates)})
+	// Calls may have ended without one judged against the success criterion (not
+	// analyzed yet, or analyzed without one): the rate has nothing to count.
+	return append(out, chart{Title: t2, SVG: hbarsOr(t2, "No call of this range was judged against the success criterion.", vlabels, vrates)})
 }
 
 // costCharts draws what the agent's calls cost per day and per version, a chart pair per

@@ -69,10 +69,13 @@ type editorData struct {
 	Catalog  map[string]any
 	Tools    []any
 	CanWrite bool
-	LLM      []string
-	STT      []string
-	TTS      []string
-	Types    []string
+	// CanAnalyze tells whether the user holds the analytics module, which the agent's
+	// analysis page reads.
+	CanAnalyze bool
+	LLM        []string
+	STT        []string
+	TTS        []string
+	Types      []string
 	// KBs are the knowledge bases the picker offers; KBsOK is false when the user may
 	// not list them (the picker then takes ids).
 	KBs     []any
@@ -96,8 +99,8 @@ func (h *Handler) agentEditor(w http.ResponseWriter, r *http.Request) {
 	tools, _ := lookup(a, "llm_config.tools").([]any)
 	p := data.PrincipalFrom(r.Context())
 	d := editorData{A: a, ETag: res.ETag, Catalog: cat.Data(), Tools: tools,
-		CanWrite: p.Allows(data.Write(data.ModuleAgents)) == nil,
-		LLM:      data.LLMProviders, STT: data.STTProviders, TTS: data.TTSProviders, Types: data.ToolTypes}
+		CanWrite: p.Allows(data.Write(data.ModuleAgents)) == nil, CanAnalyze: p.Allows(data.Read(data.ModuleAnalytics)) == nil,
+		LLM: data.LLMProviders, STT: data.STTProviders, TTS: data.TTSProviders, Types: data.ToolTypes}
 	if kbs, err := h.call(r, "GET", "/api/v1/knowledge-bases", url.Values{"per_page": {"100"}}, nil); err == nil {
 		d.KBs, d.KBsOK = kbs.List(), true
 		d.KBNames = recordNames(d.KBs, "name")

@@ -38,11 +38,7 @@ func (h *Handler) campaignList(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) renderCampaigns(w http.ResponseWriter, r *http.Request, status int, fail *apiError, form url.Values) {
-	q := url.Values{"per_page": {perPage}}
-	if c := r.URL.Query().Get("cursor"); c != "" {
-		q.Set("cursor", c)
-	}
-	res, err := h.call(r, "GET", "/api/v1/campaigns", q, nil)
+	res, err := h.call(r, "GET", "/api/v1/campaigns", pageQuery(perPage, r.URL.Query().Get("cursor")), nil)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -55,7 +51,7 @@ func (h *Handler) renderCampaigns(w http.ResponseWriter, r *http.Request, status
 	agents := h.agentChoices(r)
 	list := res.List()
 	h.render(w, r, status, "campaigns", &view{Title: "Campaigns", Active: "campaigns", Err: relabel(fail, campaignLabels), D: map[string]any{
-		"Campaigns": list, "Next": res.NextCursor(), "Agents": agents, "Numbers": h.numberChoices(r),
+		"Campaigns": list, "Next": res.NextCursor(), "Prev": res.PrevCursor(), "Agents": agents, "Numbers": h.numberChoices(r),
 		"AgentNames": h.agentNames(r, agents, listIDs(list, "agent_id")...), "Form": form,
 		"Days": data.Weekdays, "Outcomes": data.RetryOutcomes,
 		"CanWrite": p.Allows(data.Write(data.ModuleCallHistory)) == nil,
@@ -178,7 +174,7 @@ func formInt(s string) any {
 type campaignView struct {
 	C          map[string]any
 	Recipients []any
-	Next       string
+	Next, Prev string
 	Done, All  float64 // recipients settled, of all (suppressed ones included)
 	Percent    int
 	Open       bool // still dialing or waiting: the page refreshes its progress
@@ -192,17 +188,13 @@ func (h *Handler) loadCampaign(r *http.Request) (*campaignView, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := url.Values{"per_page": {perPage}}
-	if c := r.URL.Query().Get("cursor"); c != "" {
-		q.Set("cursor", c)
-	}
-	rs, err := h.call(r, "GET", "/api/v1/campaigns/"+id+"/recipients", q, nil)
+	rs, err := h.call(r, "GET", "/api/v1/campaigns/"+id+"/recipients", pageQuery(perPage, r.URL.Query().Get("cursor")), nil)
 	if err != nil {
 		return nil, err
 	}
 	c := res.Data()
 	counts, _ := c["counts"].(map[string]any)
-	v := &campaignView{C: c, Recipients: rs.List(), Next: rs.NextCursor(),
+	v := &campaignView{C: c, Recipients: rs.List(), Next: rs.NextCursor(), Prev: rs.PrevCursor(),
 		AgentNames: h.agentNames(r, nil, str(c["agent_id"])),
 		CanWrite:   data.PrincipalFrom(r.Context()).Allows(data.Write(data.ModuleCallHistory)) == nil}
 	v.All = member(counts, "total") + member(counts, "suppressed")

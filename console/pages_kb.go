@@ -30,18 +30,14 @@ func (h *Handler) kbList(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) renderKBList(w http.ResponseWriter, r *http.Request, status int, fail *apiError) {
-	q := url.Values{"per_page": {perPage}}
-	if c := r.URL.Query().Get("cursor"); c != "" {
-		q.Set("cursor", c)
-	}
-	res, err := h.call(r, "GET", "/api/v1/knowledge-bases", q, nil)
+	res, err := h.call(r, "GET", "/api/v1/knowledge-bases", pageQuery(perPage, r.URL.Query().Get("cursor")), nil)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	p := data.PrincipalFrom(r.Context())
 	h.render(w, r, status, "kbs", &view{Title: "Knowledge bases", Active: "knowledge-bases", Err: relabel(fail, fieldLabels{"name": "Name"}), D: map[string]any{
-		"KBs": res.List(), "Next": res.NextCursor(), "CanWrite": p.Allows(data.Write(data.ModuleKnowledgeBase)) == nil,
+		"KBs": res.List(), "Next": res.NextCursor(), "Prev": res.PrevCursor(), "CanWrite": p.Allows(data.Write(data.ModuleKnowledgeBase)) == nil,
 	}})
 }
 

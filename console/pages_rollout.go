@@ -42,6 +42,7 @@ type variantRow struct {
 // rolloutPanel is what the panel's template needs.
 type rolloutPanel struct {
 	AgentID   string
+	AgentName string
 	CSRF      string
 	CanWrite  bool
 	Live      int // the published version; 0 when none
@@ -51,6 +52,8 @@ type rolloutPanel struct {
 	Versions  []int // every published version, newest first
 	Metrics   []string
 	Err       *apiError
+	// Form is the refused form as it was sent, shown again as typed; nil otherwise.
+	Form url.Values
 }
 
 // agentRolloutPanel serves GET /agents/{id}/rollout-panel: the panel alone.
@@ -69,13 +72,22 @@ func (h *Handler) agentRolloutPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) renderRollout(w http.ResponseWriter, r *http.Request, status int, fail *apiError) {
+	h.renderRolloutForm(w, r, fail, nil)
+}
+
+// renderRolloutForm is renderRollout with the refused form shown again as typed.
+func (h *Handler) renderRolloutForm(w http.ResponseWriter, r *http.Request, fail *apiError, form url.Values) {
 	d, err := h.rolloutPanelData(r)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	d.Err = fail
-	h.render(w, r, status, "rollout", &view{Title: "Variables and rollout", Active: "agents", Err: fail, D: d})
+	d.Err, d.Form = fail, form
+	status := http.StatusOK
+	if fail != nil {
+		status = fail.Status
+	}
+	h.render(w, r, status, "rollout", &view{Title: d.AgentName + " · variables and rollout", Active: "agents", Err: fail, D: d})
 }
 
 func (h *Handler) rolloutPanelData(r *http.Request) (*rolloutPanel, error) {
@@ -87,7 +99,7 @@ func (h *Handler) rolloutPanelData(r *http.Request) (*rolloutPanel, error) {
 	}
 	a := res.Data()
 	p := data.PrincipalFrom(r.Context())
-	d := &rolloutPanel{AgentID: id, CSRF: CSRFToken(SessionToken(r)), CanWrite: p.Allows(data.Write(data.ModuleAgents)) == nil,
+	d := &rolloutPanel{AgentID: id, AgentName: str(a["name"]), CSRF: CSRFToken(SessionToken(r)), CanWrite: p.Allows(data.Write(data.ModuleAgents)) == nil,
 		Metrics: data.RolloutMetrics}
 	if v, ok := a["published_version"].(float64); ok {
 		d.Live = int(v)
@@ -173,10 +185,35 @@ func (h *Handler) agentRolloutSet(w http.ResponseWriter, r *http.Request) {
 		body["rollback"] = map[string]any{"metric": m, "threshold": threshold, "min_calls": formNumber(r.PostFormValue("min_calls"))}
 	}
 	if _, err := h.call(r, "PUT", "/api/v1/agents/"+url.PathEscape(id)+"/rollout", nil, body); err != nil {
-		h.renderRollout(w, r, err.(*apiError).Status, err.(*apiError))
+		h.renderRolloutForm(w, r, rolloutFormError(err.(*apiError), variants), r.PostForm)
 		return
 	}
 	http.Redirect(w, r, "/agents/"+url.PathEscape(id)+"#rollout", http.StatusSeeOther)
+}
+
+// rolloutLabels name the rollout form's fields as its labels do.
+var rolloutLabels = fieldLabels{"variants": "The weights", "rollback.metric": "Metric", "rollback.threshold": "Threshold",
+	"rollback.min_calls": "Minimum calls per variant"}
+
+// rolloutFormError is e relabeled for the form, with the faults of the variant sent at
+// index i (variants.<i>.weight) moved to that version's field (weight_<version>).
+func rolloutFormError(e *apiError, variants []any) *apiError {
+	e = relabel(e, rolloutLabels)
+	if e == nil || len(e.Errors) == 0 {
+		return e
+	}
+	out := *e
+	out.Errors = map[string][]string{}
+	for path, msgs := range e.Errors {
+		if rest, ok := strings.CutPrefix(path, "variants."); ok {
+			i, _, _ := strings.Cut(rest, ".")
+			if n, err := strconv.Atoi(i); err == nil && n < len(variants) {
+				path = "weight_" + strconv.Itoa(variants[n].(map[string]any)["version"].(int))
+			}
+		}
+		out.Errors[path] = append(out.Errors[path], msgs...)
+	}
+	return &out
 }
 
 // formNumber is a form field as a JSON number when it reads as one, else as the text

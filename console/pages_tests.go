@@ -42,12 +42,15 @@ func (h *Handler) testsTab(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	tests, err := h.call(r, "GET", agentPath(r, "/tests"), url.Values{"per_page": {"100"}}, nil)
+	// Each list pages on its own cursor: an agent may hold more tests than a page
+	// (validate.MaxTestsPerAgent), and its runs grow without bound.
+	in := r.URL.Query()
+	tests, err := h.call(r, "GET", agentPath(r, "/tests"), pageQuery("100", in.Get("tests_cursor")), nil)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	runs, err := h.call(r, "GET", agentPath(r, "/test-runs"), url.Values{"per_page": {perPage}}, nil)
+	runs, err := h.call(r, "GET", agentPath(r, "/test-runs"), pageQuery(perPage, in.Get("runs_cursor")), nil)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -61,6 +64,7 @@ func (h *Handler) testsTab(w http.ResponseWriter, r *http.Request) {
 	name := str(a.Data()["name"])
 	h.render(w, r, http.StatusOK, "tests", &view{Title: name + " · tests", Active: "agents", D: map[string]any{
 		"Agent": a.Data(), "Tests": tests.List(), "Runs": runs.List(), "Gate": gate.Data(),
+		"TestsNext": tests.NextCursor(), "TestsPrev": tests.PrevCursor(), "RunsNext": runs.NextCursor(), "RunsPrev": runs.PrevCursor(),
 		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil, "CanForce": data.RoleAtLeast(p.Role, data.RoleAdmin),
 	}})
 }
@@ -83,6 +87,11 @@ type criterionRow struct {
 var endReasons = data.TestEndReasons
 
 func (h *Handler) testNew(w http.ResponseWriter, r *http.Request) {
+	// A reader is not offered the editor: the API would refuse what it sends.
+	if err := data.PrincipalFrom(r.Context()).Allows(data.Write(data.ModuleAgents)); err != nil {
+		h.fail(w, r, &apiError{Status: http.StatusForbidden, Code: data.EFORBIDDEN, Message: data.ErrorMessage(err)})
+		return
+	}
 	h.renderTestForm(w, r, http.StatusOK, testForm{Caller: "script", MaxTurns: "10", Repeat: "1",
 		Criteria: []criterionRow{{Type: data.CriterionSays}}}, nil)
 }
