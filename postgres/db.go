@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -27,8 +28,8 @@ import (
 type Options struct {
 	// URL is the connection string (postgres://user:pass@host:port/db?sslmode=...).
 	URL string
-	// MaxConns bounds the connection pool; 0 leaves pgx's default (4, or the number
-	// of CPUs when larger).
+	// MaxConns bounds the requests' connections, reads' and writes' together
+	// (splitPools); 0 leaves pgx's default (4, or the number of CPUs when larger).
 	MaxConns int32
 	// DataDir holds the secret key file when SecretKey and VOICEAPI_SECRET_KEY are unset.
 	DataDir string
@@ -54,7 +55,10 @@ type Options struct {
 
 // DB is an open PostgreSQL database.
 type DB struct {
-	pool *pgxpool.Pool
+	// pool runs reads, READ COMMITTED writes and the engine's own statements; writes runs
+	// SERIALIZABLE writes, on sessions planned without sequential scans (writesPoolConfig).
+	pool   *pgxpool.Pool
+	writes *pgxpool.Pool
 	// shared runs the statements concurrent requests share (cache checks, rate counts),
 	// one connection each, apart from the requests' pool: see sharedPoolConfig.
 	shared    *pgxpool.Pool
@@ -113,26 +117,74 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: %w", err)
+	readsCfg, writesCfg := splitPools(cfg)
+	db := &DB{opts: opts, sealer: sealer, log: opts.Logger}
+	for _, p := range []struct {
+		pool **pgxpool.Pool
+		cfg  *pgxpool.Config
+	}{{&db.pool, readsCfg}, {&db.writes, writesCfg}, {&db.shared, sharedPoolConfig(cfg)}} {
+		if *p.pool, err = pgxpool.NewWithConfig(ctx, p.cfg); err != nil {
+			db.closePools()
+			return nil, fmt.Errorf("postgres: %w", err)
+		}
 	}
-	shared, err := pgxpool.NewWithConfig(ctx, sharedPoolConfig(cfg))
-	if err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
-	db := &DB{pool: pool, shared: shared, opts: opts, sealer: sealer, log: opts.Logger}
 	db.ids = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
 	db.revisions = newRevisionBatcher(db.readRevisions, revisionStatementsInFlight)
 	db.rates = &batcher[*rateCount]{run: db.countRequests, maxInFlight: rateStatementsInFlight}
 	if err := db.setUp(ctx); err != nil {
-		pool.Close()
-		shared.Close()
+		db.closePools()
 		return nil, err
 	}
 	db.touch = lastused.Start(db.writeUses, db.log)
 	return db, nil
+}
+
+// splitPools divides the requests' connections (cfg.MaxConns: the operator's
+// --db-pool-size, or pgx's default) between reads and SERIALIZABLE writes, half each and
+// at least one each: a pool size of 1 opens two. Apart, a write waiting for its
+// workspace's lock (locks.go) holds a write connection, not one a read could use.
+func splitPools(cfg *pgxpool.Config) (reads, writes *pgxpool.Config) {
+	reads, writes = cfg.Copy(), writesPoolConfig(cfg)
+	writes.MaxConns = max(1, cfg.MaxConns/2)
+	reads.MaxConns = max(1, cfg.MaxConns-writes.MaxConns)
+	reads.MinConns, writes.MinConns = min(cfg.MinConns, reads.MaxConns), min(cfg.MinConns, writes.MaxConns)
+	return reads, writes
+}
+
+// writesPoolConfig is cfg with sequential scans off for the whole session. SSI locks what
+// a sequential scan read as the whole relation (SIReadLock on the table), and the planner
+// picks one for a point lookup on a small table (event_heads, users, api_keys, members,
+// agents of a young database, once ANALYZE has counted their rows): then every write
+// that read it conflicted with every other write that changed any row of it, whatever
+// its workspace (about one serialization failure a write between separate workspaces,
+// docs/performance.md). An index scan is locked by the index page it read. Set for the
+// session, rather than for each transaction, every plan these connections cache is made
+// with it, so writes keep their cached plans: a plan cached by a read (sequential scans
+// allowed) cannot serve a write, since reads run on the other pool. Plans change,
+// results do not.
+func writesPoolConfig(cfg *pgxpool.Config) *pgxpool.Config {
+	return withRuntimeParam(cfg.Copy(), "enable_seqscan", "off")
+}
+
+// withRuntimeParam sets a parameter every connection of c starts its session with.
+func withRuntimeParam(c *pgxpool.Config, name, value string) *pgxpool.Config {
+	params := make(map[string]string, len(c.ConnConfig.RuntimeParams)+1)
+	for k, v := range c.ConnConfig.RuntimeParams {
+		params[k] = v
+	}
+	params[name] = value
+	c.ConnConfig.RuntimeParams = params
+	return c
+}
+
+// writePool is the pool a write transaction at level runs on: SERIALIZABLE writes on
+// writes; the READ COMMITTED ones (queue work, tx.go claimQueue) take row locks and no
+// predicate locks, so they plan as reads do.
+func (db *DB) writePool(level pgx.TxIsoLevel) *pgxpool.Pool {
+	if level == pgx.Serializable {
+		return db.writes
+	}
+	return db.pool
 }
 
 // sharedPoolConfig is the requests' pool configuration for the shared statements'
@@ -145,13 +197,7 @@ func sharedPoolConfig(cfg *pgxpool.Config) *pgxpool.Config {
 	c := cfg.Copy()
 	c.MaxConns = revisionStatementsInFlight + rateStatementsInFlight
 	c.MinConns = 0
-	params := make(map[string]string, len(c.ConnConfig.RuntimeParams)+1)
-	for k, v := range c.ConnConfig.RuntimeParams {
-		params[k] = v
-	}
-	params["plan_cache_mode"] = "force_generic_plan"
-	c.ConnConfig.RuntimeParams = params
-	return c
+	return withRuntimeParam(c, "plan_cache_mode", "force_generic_plan")
 }
 
 // setUp migrates (or checks the schema), then reads the cursor key and checks the secret
@@ -204,17 +250,28 @@ func (db *DB) checkSecretKey(ctx context.Context) error {
 	return nil
 }
 
-// Close flushes pending bookkeeping and closes the pool.
+// Close flushes pending bookkeeping (on pool) and closes the pools.
 func (db *DB) Close() error {
 	db.touch.Stop()
-	db.pool.Close()
+	db.closePools()
 	return nil
+}
+
+// closePools closes the pools that are open.
+func (db *DB) closePools() {
+	for _, p := range []*pgxpool.Pool{db.pool, db.writes, db.shared} {
+		if p != nil {
+			p.Close()
+		}
+	}
 }
 
 // Pool is the connection pool (tools and tests).
 func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 
-// Ping reports whether the database answers (readiness).
+// Ping reports whether the database answers (readiness). It pings the reads' pool only:
+// a write connection may be held a while by a write waiting for its workspace's lock,
+// and every pool reaches the one database.
 func (db *DB) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
