@@ -117,6 +117,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	readCommittedSessions(cfg)
 	readsCfg, writesCfg := splitPools(cfg)
 	db := &DB{opts: opts, sealer: sealer, log: opts.Logger}
 	for _, p := range []struct {
@@ -137,6 +138,23 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	}
 	db.touch = lastused.Start(db.writeUses, db.log)
 	return db, nil
+}
+
+// readCommittedSessions makes every connection of every pool made from cfg start its
+// session at READ COMMITTED, whatever the
+// database's, role's or URL's default_transaction_isolation: the transactions that need
+// more say so (View: REPEATABLE READ; Update: SERIALIZABLE, tx.go), and what runs outside
+// them needs no more and must not get more. Those statements (rate counting and its
+// clean-up, the revision checks, last_used_at's flush, source files, the webhook queue's
+// depth, setUp's meta rows, migrations under their lock) each read or write committed
+// rows in one statement, so one statement's snapshot is all the consistency they need.
+// At SERIALIZABLE they would fail where replicas update one row at once (a busy key's
+// rate window: 40001, "concurrent update", and the request with it) and, reading what
+// writes read, join the writes' conflict graph and make them fail and retry (as the
+// flush did: docs/performance.md, BenchmarkRecheckContention); at READ COMMITTED
+// PostgreSQL tracks none of it. TestStatementsOutsideTransactionsRunReadCommitted.
+func readCommittedSessions(cfg *pgxpool.Config) {
+	withRuntimeParam(cfg, "default_transaction_isolation", "read committed")
 }
 
 // splitPools divides the requests' connections (cfg.MaxConns: the operator's
