@@ -113,8 +113,8 @@ func TestWriteTakesNoWholeTablePredicateLock(t *testing.T) {
 // page or two) and a dozen renames of one agent on the one write connection, that
 // session's own value of enable_seqscan (reset_val: not one a transaction set) is off, and
 // the generic plans it cached for the writes' point lookups are index plans. Set per
-// transaction instead, the session's value was on, and custom plans were forced (no
-// generic plan cached), at about 0.5 ms a write (docs/performance.md).
+// transaction instead (before), the session's value was on, and each write forced custom
+// plans to avoid a read's cached ones, at about 0.5 ms a write (docs/performance.md).
 func TestWriteConnectionsCacheIndexPlans(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Database(t)
