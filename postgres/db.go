@@ -141,10 +141,10 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 }
 
 // readCommittedSessions makes every connection of every pool made from cfg start its
-// session at READ COMMITTED, whatever the
-// database's, role's or URL's default_transaction_isolation: the transactions that need
-// more say so (View: REPEATABLE READ; Update: SERIALIZABLE, tx.go), and what runs outside
-// them needs no more and must not get more. Those statements (rate counting and its
+// session at READ COMMITTED, whatever the database's, role's or URL's
+// default_transaction_isolation: the transactions that need more say so (View:
+// REPEATABLE READ; Update: SERIALIZABLE, tx.go), and what runs outside them needs no
+// more and must not get more. Those statements (rate counting and its
 // clean-up, the revision checks, last_used_at's flush, source files, the webhook queue's
 // depth, setUp's meta rows, migrations under their lock) each read or write committed
 // rows in one statement, so one statement's snapshot is all the consistency they need.

@@ -173,11 +173,11 @@ type writeTx struct {
 }
 
 // begin starts the transaction before its first statement: a connection of its level's
-// pool (writePool), the locks, then BEGIN, sent together (one round trip). PostgreSQL takes a SERIALIZABLE transaction's snapshot
-// at its first statement, so a lock taken inside the transaction (pg_advisory_xact_lock)
-// would be waited for with a snapshot from before the previous holder committed, and the
-// rows it guards would fail to serialize all the same: these are session locks, taken
-// before BEGIN and given back after COMMIT.
+// pool (writePool), then the locks and BEGIN, sent together (one round trip). PostgreSQL
+// takes a SERIALIZABLE transaction's snapshot at its first statement, so a lock taken
+// inside the transaction (pg_advisory_xact_lock) would be waited for with a snapshot from
+// before the previous holder committed, and the rows it guards would fail to serialize
+// all the same: these are session locks, taken before BEGIN and given back after COMMIT.
 func (t *tx) begin() error {
 	if t.err != nil {
 		return t.err
