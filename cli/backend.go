@@ -48,7 +48,7 @@ type location struct {
 func (l *location) register(f *pflag.FlagSet) {
 	dataFlag(f, &l.dir)
 	f.StringVar(&l.url, "database-url", "", "PostgreSQL connection URL (postgres://user:password@host:5432/db); when set, records live there instead of in --data, which then only holds the secret key file unless VOICEAPI_SECRET_KEY is set")
-	f.Int32Var(&l.poolSize, "db-pool-size", 0, "most PostgreSQL connections this process opens for requests, half of them for writes (0: pgx's default, the larger of 4 and the number of CPUs)")
+	f.Int32Var(&l.poolSize, "db-pool-size", 0, "most PostgreSQL connections this process opens (0: pgx's default, the larger of 4 and the number of CPUs)")
 }
 
 // postgres reports whether the location is a PostgreSQL database.

@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -28,8 +27,8 @@ import (
 type Options struct {
 	// URL is the connection string (postgres://user:pass@host:port/db?sslmode=...).
 	URL string
-	// MaxConns bounds the requests' connections, reads' and writes' together
-	// (splitPools); 0 leaves pgx's default (4, or the number of CPUs when larger).
+	// MaxConns bounds the connection pool; 0 leaves pgx's default (4, or the number
+	// of CPUs when larger).
 	MaxConns int32
 	// DataDir holds the secret key file when SecretKey and VOICEAPI_SECRET_KEY are unset.
 	DataDir string
@@ -55,10 +54,7 @@ type Options struct {
 
 // DB is an open PostgreSQL database.
 type DB struct {
-	// pool runs reads, READ COMMITTED writes and the engine's own statements; writes runs
-	// SERIALIZABLE writes, on sessions planned without sequential scans (writesPoolConfig).
-	pool   *pgxpool.Pool
-	writes *pgxpool.Pool
+	pool *pgxpool.Pool
 	// shared runs the statements concurrent requests share (cache checks, rate counts),
 	// one connection each, apart from the requests' pool: see sharedPoolConfig.
 	shared    *pgxpool.Pool
@@ -118,12 +114,11 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		return nil, err
 	}
 	readCommittedSessions(cfg)
-	readsCfg, writesCfg := splitPools(cfg)
 	db := &DB{opts: opts, sealer: sealer, log: opts.Logger}
 	for _, p := range []struct {
 		pool **pgxpool.Pool
 		cfg  *pgxpool.Config
-	}{{&db.pool, readsCfg}, {&db.writes, writesCfg}, {&db.shared, sharedPoolConfig(cfg)}} {
+	}{{&db.pool, cfg}, {&db.shared, sharedPoolConfig(cfg)}} {
 		if *p.pool, err = pgxpool.NewWithConfig(ctx, p.cfg); err != nil {
 			db.closePools()
 			return nil, fmt.Errorf("postgres: %w", err)
@@ -144,10 +139,10 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 // session at READ COMMITTED, whatever the database's, role's or URL's
 // default_transaction_isolation: the transactions that need more say so (View:
 // REPEATABLE READ; Update: SERIALIZABLE, tx.go), and what runs outside them needs no
-// more and must not get more. Those statements (rate counting and its
-// clean-up, the revision checks, last_used_at's flush, source files, the webhook queue's
-// depth, setUp's meta rows, migrations under their lock) each read or write committed
-// rows in one statement, so one statement's snapshot is all the consistency they need.
+// more and must not get more. Those statements (rate counting and its clean-up, the
+// revision checks, last_used_at's flush, source files, the webhook queue's depth,
+// setUp's meta rows, migrations under their lock) each read or write committed rows in
+// one statement, so one statement's snapshot is all the consistency they need.
 // At SERIALIZABLE they would fail where replicas update one row at once (a busy key's
 // rate window: 40001, "concurrent update", and the request with it) and, reading what
 // writes read, join the writes' conflict graph and make them fail and retry (as the
@@ -155,33 +150,6 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 // PostgreSQL tracks none of it. TestStatementsOutsideTransactionsRunReadCommitted.
 func readCommittedSessions(cfg *pgxpool.Config) {
 	withRuntimeParam(cfg, "default_transaction_isolation", "read committed")
-}
-
-// splitPools divides the requests' connections (cfg.MaxConns: the operator's
-// --db-pool-size, or pgx's default) between reads and SERIALIZABLE writes, half each and
-// at least one each: a pool size of 1 opens two. Apart, a write waiting for its
-// workspace's lock (locks.go) holds a write connection, not one a read could use.
-func splitPools(cfg *pgxpool.Config) (reads, writes *pgxpool.Config) {
-	reads, writes = cfg.Copy(), writesPoolConfig(cfg)
-	writes.MaxConns = max(1, cfg.MaxConns/2)
-	reads.MaxConns = max(1, cfg.MaxConns-writes.MaxConns)
-	reads.MinConns, writes.MinConns = min(cfg.MinConns, reads.MaxConns), min(cfg.MinConns, writes.MaxConns)
-	return reads, writes
-}
-
-// writesPoolConfig is cfg with sequential scans off for the whole session. SSI locks what
-// a sequential scan read as the whole relation (SIReadLock on the table), and the planner
-// picks one for a point lookup on a small table (event_heads, users, api_keys, members,
-// agents of a young database, once ANALYZE has counted their rows): then every write
-// that read it conflicted with every other write that changed any row of it, whatever
-// its workspace (about one serialization failure a write between separate workspaces,
-// docs/performance.md). An index scan is locked by the index page it read. Set for the
-// session, rather than for each transaction, every plan these connections cache is made
-// with it, so writes keep their cached plans: a plan cached by a read (sequential scans
-// allowed) cannot serve a write, since reads run on the other pool. Plans change,
-// results do not.
-func writesPoolConfig(cfg *pgxpool.Config) *pgxpool.Config {
-	return withRuntimeParam(cfg.Copy(), "enable_seqscan", "off")
 }
 
 // withRuntimeParam sets a parameter every connection of c starts its session with.
@@ -193,16 +161,6 @@ func withRuntimeParam(c *pgxpool.Config, name, value string) *pgxpool.Config {
 	params[name] = value
 	c.ConnConfig.RuntimeParams = params
 	return c
-}
-
-// writePool is the pool a write transaction at level runs on: SERIALIZABLE writes on
-// writes; the READ COMMITTED ones (queue work, tx.go claimQueue) take row locks and no
-// predicate locks, so they plan as reads do.
-func (db *DB) writePool(level pgx.TxIsoLevel) *pgxpool.Pool {
-	if level == pgx.Serializable {
-		return db.writes
-	}
-	return db.pool
 }
 
 // sharedPoolConfig is the requests' pool configuration for the shared statements'
@@ -277,7 +235,7 @@ func (db *DB) Close() error {
 
 // closePools closes the pools that are open.
 func (db *DB) closePools() {
-	for _, p := range []*pgxpool.Pool{db.pool, db.writes, db.shared} {
+	for _, p := range []*pgxpool.Pool{db.pool, db.shared} {
 		if p != nil {
 			p.Close()
 		}
@@ -287,9 +245,7 @@ func (db *DB) closePools() {
 // Pool is the connection pool (tools and tests).
 func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 
-// Ping reports whether the database answers (readiness). It pings the reads' pool only:
-// a write connection may be held a while by a write waiting for its workspace's lock,
-// and every pool reaches the one database.
+// Ping reports whether the database answers (readiness).
 func (db *DB) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()

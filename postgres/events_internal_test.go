@@ -19,10 +19,10 @@ import (
 // read, the second's insert and read and the third's insert made the second a pivot
 // between two conflicts, and one of them failed to serialize and ran again.
 func TestAppendsOfSeparateWorkspacesDoNotConflict(t *testing.T) {
-	const writers = 3
-	db := openInternalConns(t, 2*writers) // writes have half the pool: one each, open at once
+	db := openInternal(t)
 	ctx := context.Background()
 	ids := db.IDs()
+	const writers = 3
 	var attempts atomic.Int32
 	appended := make(chan int)
 	var release, done [writers]chan struct{}

@@ -106,8 +106,8 @@ func (s lockSet) held() map[string]bool {
 
 // lockAndBegin sends the locks, BEGIN and the locked workspaces' chain heads in one
 // round trip (a pipeline): the locks in an implicit transaction of their own (session
-// locks outlive it), then BEGIN and the heads' read (the transaction's first statement,
-// so its snapshot is taken once the locks are held). The
+// locks outlive it), then BEGIN, the index plans' setting (tx.go; the transaction's first
+// statement, so its snapshot is taken once the locks are held) and the heads' read. The
 // heads cannot move but by this transaction until it ends, so EventHead answers from
 // them: most writes record an event, and the head's read was one more round trip inside
 // the workspace's turn.
@@ -117,7 +117,8 @@ func (w *writeTx) lockAndBegin(ctx context.Context, lockSQL, beginSQL string) er
 	p.SendQueryParams(lockSQL, nil, nil, nil, nil)
 	p.SendPipelineSync()
 	p.SendQueryParams(beginSQL, nil, nil, nil, nil)
-	if readHeads {
+	if readHeads { // SERIALIZABLE: index plans (tx.go) from the first statement on
+		p.SendQueryParams(indexPlansSQL, nil, nil, nil, nil)
 		p.SendQueryParams(`SELECT workspace_id, hash FROM event_heads WHERE workspace_id = ANY($1::text[])`,
 			[][]byte{textArray(w.locks)}, nil, nil, nil)
 	}
@@ -136,7 +137,7 @@ func (w *writeTx) lockAndBegin(ctx context.Context, lockSQL, beginSQL string) er
 		switch r := res.(type) {
 		case *pgconn.ResultReader:
 			for r.NextRow() {
-				if readHeads && results == 2 {
+				if readHeads && results == 3 {
 					heads[string(r.Values()[0])] = string(r.Values()[1])
 				}
 			}

@@ -14,12 +14,9 @@ import (
 )
 
 // openInternal opens the engine on a new database of the package's cluster.
-func openInternal(t testing.TB) *DB { t.Helper(); return openInternalConns(t, 0) }
-
-// openInternalConns opens a fresh database with a pool of maxConns (0: the default).
-func openInternalConns(t testing.TB, maxConns int32) *DB {
+func openInternal(t testing.TB) *DB {
 	t.Helper()
-	db, err := Open(context.Background(), Options{URL: pgtest.Database(t), PasswordCost: bcrypt.MinCost, SecretKey: make([]byte, 32), MaxConns: maxConns})
+	db, err := Open(context.Background(), Options{URL: pgtest.Database(t), PasswordCost: bcrypt.MinCost, SecretKey: make([]byte, 32)})
 	if err != nil {
 		t.Fatal(err)
 	}

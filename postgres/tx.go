@@ -147,9 +147,13 @@ func (db *DB) Update(ctx context.Context, fn func(service.Tx) error) error {
 // attempt runs fn in one transaction on one connection. The transaction begins at its
 // first statement (begin), so an Update that reads nothing costs no round trip.
 func (db *DB) attempt(ctx context.Context, locks lockSet, serialized bool, st *txState, fn func(service.Tx) error) error {
-	w := &writeTx{level: pgx.Serializable, locks: locks, serialized: serialized}
-	t := &tx{ctx: ctx, db: db, st: st, w: w} // conn and q are set once the transaction has begun
-	err := fn(t)
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return &txFailed{err}
+	}
+	w := &writeTx{conn: conn, level: pgx.Serializable, locks: locks, serialized: serialized}
+	t := &tx{ctx: ctx, db: db, st: st, w: w} // q is set once the transaction has begun
+	err = fn(t)
 	if t.err != nil {
 		err = t.err // BEGIN failed: whatever fn made of it, nothing ran
 	}
@@ -158,7 +162,7 @@ func (db *DB) attempt(ctx context.Context, locks lockSet, serialized bool, st *t
 
 // writeTx is an Update's connection and the transaction on it.
 type writeTx struct {
-	conn  *pgxpool.Conn // acquired at begin, from the pool of the transaction's level
+	conn  *pgxpool.Conn
 	level pgx.TxIsoLevel
 	// locks are the workspaces locked before the snapshot (with retryLock when
 	// serialized); held the workspaces locked so far, inside the transaction included.
@@ -172,12 +176,12 @@ type writeTx struct {
 	heads map[string]string
 }
 
-// begin starts the transaction before its first statement: a connection of its level's
-// pool (writePool), then the locks and BEGIN, sent together (one round trip). PostgreSQL
-// takes a SERIALIZABLE transaction's snapshot at its first statement, so a lock taken
-// inside the transaction (pg_advisory_xact_lock) would be waited for with a snapshot from
-// before the previous holder committed, and the rows it guards would fail to serialize
-// all the same: these are session locks, taken before BEGIN and given back after COMMIT.
+// begin starts the transaction before its first statement: the locks first, then BEGIN,
+// sent together (one round trip). PostgreSQL takes a SERIALIZABLE transaction's snapshot
+// at its first statement, so a lock taken inside the transaction (pg_advisory_xact_lock)
+// would be waited for with a snapshot from before the previous holder committed, and the
+// rows it guards would fail to serialize all the same: these are session locks, taken
+// before BEGIN and given back after COMMIT.
 func (t *tx) begin() error {
 	if t.err != nil {
 		return t.err
@@ -187,16 +191,14 @@ func (t *tx) begin() error {
 		return nil
 	}
 	w.begun = true
-	conn, err := t.db.writePool(w.level).Acquire(t.ctx)
-	if err != nil {
-		t.err = &txFailed{err}
-		return t.err
-	}
-	w.conn = conn
 	lockSQL := w.locks.lockSQL(w.serialized)
 	w.held = w.locks.held()
 	beginSQL := "BEGIN ISOLATION LEVEL " + isolation(w.level)
+	var err error
 	if lockSQL == "" {
+		if w.level == pgx.Serializable {
+			beginSQL += "; " + indexPlansSQL // no arguments: one message, simple protocol
+		}
 		_, err = w.conn.Exec(t.ctx, beginSQL)
 	} else {
 		w.sessionSQL = w.locks.unlockSQL(w.serialized)
@@ -212,6 +214,18 @@ func (t *tx) begin() error {
 	return nil
 }
 
+// indexPlansSQL makes the planner of a SERIALIZABLE write prefer any index to a
+// sequential scan, for the rest of the transaction. SSI locks what a sequential scan read
+// as the whole relation (SIReadLock on the table), and the planner picks one for a point
+// lookup on a small table (event_heads, users, api_keys, members, agents of a young
+// database, once ANALYZE has counted their rows): then every write that read it
+// conflicted with every other write that changed any row of it, whatever its workspace
+// (about one serialization failure a write between separate workspaces,
+// docs/performance.md). An index scan is locked by the index page it read. Plans are made
+// anew for the transaction (force_custom_plan): a connection's cached generic plan may
+// have been made by a read with sequential scans allowed. Plans change, results do not.
+const indexPlansSQL = `SELECT set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_custom_plan', true)`
+
 // isolation is level as BEGIN spells it.
 func isolation(level pgx.TxIsoLevel) string {
 	if level == pgx.ReadCommitted {
@@ -224,10 +238,10 @@ func isolation(level pgx.TxIsoLevel) string {
 // locks in the same message, and releases the connection: closed when its state is not
 // known, which ends its session and so its locks.
 func (w *writeTx) finish(ctx context.Context, fnErr error) error {
-	if w.conn == nil { // never begun, or no connection could be had
+	defer w.conn.Release()
+	if !w.begun {
 		return fnErr
 	}
-	defer w.conn.Release()
 	end := "COMMIT"
 	if fnErr != nil {
 		end = "ROLLBACK"
