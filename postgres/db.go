@@ -113,26 +113,54 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: %w", err)
+	readCommittedSessions(cfg)
+	db := &DB{opts: opts, sealer: sealer, log: opts.Logger}
+	for _, p := range []struct {
+		pool **pgxpool.Pool
+		cfg  *pgxpool.Config
+	}{{&db.pool, cfg}, {&db.shared, sharedPoolConfig(cfg)}} {
+		if *p.pool, err = pgxpool.NewWithConfig(ctx, p.cfg); err != nil {
+			db.closePools()
+			return nil, fmt.Errorf("postgres: %w", err)
+		}
 	}
-	shared, err := pgxpool.NewWithConfig(ctx, sharedPoolConfig(cfg))
-	if err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
-	db := &DB{pool: pool, shared: shared, opts: opts, sealer: sealer, log: opts.Logger}
 	db.ids = &data.IDGen{Now: opts.Now, Rand: rand.Reader}
 	db.revisions = newRevisionBatcher(db.readRevisions, revisionStatementsInFlight)
 	db.rates = &batcher[*rateCount]{run: db.countRequests, maxInFlight: rateStatementsInFlight}
 	if err := db.setUp(ctx); err != nil {
-		pool.Close()
-		shared.Close()
+		db.closePools()
 		return nil, err
 	}
 	db.touch = lastused.Start(db.writeUses, db.log)
 	return db, nil
+}
+
+// readCommittedSessions makes every connection of every pool made from cfg start its
+// session at READ COMMITTED, whatever the database's, role's or URL's
+// default_transaction_isolation: the transactions that need more say so (View:
+// REPEATABLE READ; Update: SERIALIZABLE, tx.go), and what runs outside them needs no
+// more and must not get more. Those statements (rate counting and its clean-up, the
+// revision checks, last_used_at's flush, source files, the webhook queue's depth,
+// setUp's meta rows, migrations under their lock) each read or write committed rows in
+// one statement, so one statement's snapshot is all the consistency they need.
+// At SERIALIZABLE they would fail where replicas update one row at once (a busy key's
+// rate window: 40001, "concurrent update", and the request with it) and, reading what
+// writes read, join the writes' conflict graph and make them fail and retry (as the
+// flush did: docs/performance.md, BenchmarkRecheckContention); at READ COMMITTED
+// PostgreSQL tracks none of it. TestStatementsOutsideTransactionsRunReadCommitted.
+func readCommittedSessions(cfg *pgxpool.Config) {
+	withRuntimeParam(cfg, "default_transaction_isolation", "read committed")
+}
+
+// withRuntimeParam sets a parameter every connection of c starts its session with.
+func withRuntimeParam(c *pgxpool.Config, name, value string) *pgxpool.Config {
+	params := make(map[string]string, len(c.ConnConfig.RuntimeParams)+1)
+	for k, v := range c.ConnConfig.RuntimeParams {
+		params[k] = v
+	}
+	params[name] = value
+	c.ConnConfig.RuntimeParams = params
+	return c
 }
 
 // sharedPoolConfig is the requests' pool configuration for the shared statements'
@@ -145,13 +173,7 @@ func sharedPoolConfig(cfg *pgxpool.Config) *pgxpool.Config {
 	c := cfg.Copy()
 	c.MaxConns = revisionStatementsInFlight + rateStatementsInFlight
 	c.MinConns = 0
-	params := make(map[string]string, len(c.ConnConfig.RuntimeParams)+1)
-	for k, v := range c.ConnConfig.RuntimeParams {
-		params[k] = v
-	}
-	params["plan_cache_mode"] = "force_generic_plan"
-	c.ConnConfig.RuntimeParams = params
-	return c
+	return withRuntimeParam(c, "plan_cache_mode", "force_generic_plan")
 }
 
 // setUp migrates (or checks the schema), then reads the cursor key and checks the secret
@@ -204,11 +226,20 @@ func (db *DB) checkSecretKey(ctx context.Context) error {
 	return nil
 }
 
-// Close flushes pending bookkeeping and closes the pool.
+// Close flushes pending bookkeeping (on pool) and closes the pools.
 func (db *DB) Close() error {
 	db.touch.Stop()
-	db.pool.Close()
+	db.closePools()
 	return nil
+}
+
+// closePools closes the pools that are open.
+func (db *DB) closePools() {
+	for _, p := range []*pgxpool.Pool{db.pool, db.shared} {
+		if p != nil {
+			p.Close()
+		}
+	}
 }
 
 // Pool is the connection pool (tools and tests).

@@ -34,7 +34,9 @@ import (
 // one-workspace: one key, one workspace (its writes take turns under its lock);
 // own-workspaces: each writer its own key and workspace (nothing serializes them but SSI).
 // VOICEAPI_BENCH_SERIALIZABLE_DEFAULT=1 runs on a database whose connections default to
-// SERIALIZABLE (default_transaction_isolation, as an operator may set it).
+// SERIALIZABLE (default_transaction_isolation, as an operator may set it); since every
+// pool's sessions start at READ COMMITTED (db.go readCommittedSessions), the engine's
+// statements no longer follow it, so its figures are the default's.
 // VOICEAPI_BENCH_ANALYZE=1 runs ANALYZE before the writes, as autovacuum does on a live
 // database: the planner then knows how small the tables are (their plans, and so their
 // predicate locks, may differ).

@@ -3,8 +3,6 @@ package postgres
 import (
 	"context"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // MarkAPIKeyUsed implements service.KeyUseRecorder: db.touch writes last_used_at in
@@ -15,11 +13,12 @@ func (db *DB) MarkAPIKeyUsed(id int64, at time.Time) { db.touch.Mark(id, at) }
 // service's: it touches only last_used_at, never earlier than what is stored (another
 // replica may have written a later use), and skips keys revoked meanwhile.
 //
-// It runs at READ COMMITTED whatever the database's default_transaction_isolation:
-// every write's access re-check reads these rows in its SERIALIZABLE transaction, and
-// a SERIALIZABLE flush would join their predicate-lock graph: writes of separate
-// workspaces failed and ran again nearly twice as often, and flushes failed
-// (docs/performance.md). At READ COMMITTED PostgreSQL tracks none of its reads or writes.
+// It runs at READ COMMITTED whatever the database's default_transaction_isolation, as
+// every statement outside a transaction does (readCommittedSessions): every write's
+// access re-check reads these rows in its SERIALIZABLE transaction, and a SERIALIZABLE
+// flush would join their predicate-lock graph: writes of separate workspaces failed and
+// ran again nearly twice as often, and flushes failed (docs/performance.md). At READ
+// COMMITTED PostgreSQL tracks none of its reads or writes.
 func (db *DB) writeUses(batch map[int64]time.Time) error {
 	ids := make([]int64, 0, len(batch))
 	ats := make([]time.Time, 0, len(batch))
@@ -28,10 +27,8 @@ func (db *DB) writeUses(batch map[int64]time.Time) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `UPDATE api_keys k SET last_used_at = u.at
-			FROM unnest($1::bigint[], $2::timestamptz[]) AS u(id, at)
-			WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`, ids, ats)
-		return err
-	})
+	_, err := db.pool.Exec(ctx, `UPDATE api_keys k SET last_used_at = u.at
+		FROM unnest($1::bigint[], $2::timestamptz[]) AS u(id, at)
+		WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`, ids, ats)
+	return err
 }
