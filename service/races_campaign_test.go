@@ -74,20 +74,19 @@ func TestNumberDeleteCancelsItsCampaigns(t *testing.T) {
 // retry, leases nothing from it, and the campaign leaves the open campaigns.
 func TestCanceledCampaignReturnsItsExpiredLeases(t *testing.T) {
 	for _, tc := range []struct {
-		name       string
-		started    bool          // the runtime reports the call ongoing before the cancel
-		wait       time.Duration // past the lease: the claim's, or the started call's deadline
-		reason     string        // the call's end
-		state      string        // the recipient's, then
-		outcome    string        // its attempt's
-		terminated func(c *data.Campaign) bool
+		name     string
+		started  bool          // the runtime reports the call ongoing before the cancel
+		wait     time.Duration // past the lease: the claim's, or the started call's deadline
+		reason   string        // the call's end
+		state    string        // the recipient's, then
+		outcome  string        // its attempt's
+		canceled int64         // the campaign's canceled count, then
+		failed   int64         // its completed count of outcome failed
 	}{
 		{name: "never reported", wait: 2 * time.Minute, reason: data.DisconnectionDialLeaseExpired,
-			state: data.RecipientCanceled, outcome: data.OutcomeLeaseExpired,
-			terminated: func(c *data.Campaign) bool { return c.Counts.Canceled == 2 }},
+			state: data.RecipientCanceled, outcome: data.OutcomeLeaseExpired, canceled: 2},
 		{name: "started, never ended", started: true, wait: 2 * time.Hour, reason: data.DisconnectionAbandoned,
-			state: data.RecipientCompleted, outcome: data.OutcomeFailed,
-			terminated: func(c *data.Campaign) bool { return c.Counts.Canceled == 1 && c.Counts.Completed[data.OutcomeFailed] == 1 }},
+			state: data.RecipientCompleted, outcome: data.OutcomeFailed, canceled: 1, failed: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			engine := testkit.OpenEngine(t)
@@ -132,7 +131,8 @@ func TestCanceledCampaignReturnsItsExpiredLeases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.Status != data.CampaignCanceled || got.Counts.InProgress != 0 || got.Counts.Pending != 0 || !tc.terminated(got) {
+			if got.Status != data.CampaignCanceled || got.Counts.InProgress != 0 || got.Counts.Pending != 0 ||
+				got.Counts.Canceled != tc.canceled || got.Counts.Completed[data.OutcomeFailed] != tc.failed {
 				t.Errorf("the campaign after the claim: %s, counts %+v", got.Status, got.Counts)
 			}
 			checkOpen(t, engine, u.PersonalWorkspaceID, nil, "canceled with its lease returned")
