@@ -140,6 +140,46 @@ func TestCanceledCampaignReturnsItsExpiredLeases(t *testing.T) {
 	}
 }
 
+// A campaign canceled with a lease out is among the open campaigns until the lease is
+// settled, and a number's delete cancels the open campaigns that dial from it: that delete
+// must leave a campaign canceled already as it was (no second campaign.canceled, its end
+// unchanged); its lease is settled all the same when it runs out.
+func TestNumberDeleteLeavesACanceledCampaignAsItWas(t *testing.T) {
+	engine := testkit.OpenEngine(t)
+	clock := &movableClock{t: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)}
+	svc := servicesOn(t, engine, engine, func(o *service.Options) { o.Now = clock.now })
+	u := mustUser(t, svc, "ada@example.com")
+	ctx := testkit.As(u)
+	c, _ := leaseOneOfTwo(t, svc, ctx)
+	canceled, err := svc.Campaigns.CancelCampaign(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.add(time.Second)
+	if err := svc.Numbers.DeleteNumber(ctx, c.NumberID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := svc.Campaigns.Campaign(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.FinishedAt.Equal(canceled.FinishedAt.Time) || got.Counts.Canceled != 1 || got.Counts.InProgress != 1 {
+		t.Errorf("the canceled campaign after its number's delete: finished %v (was %v), counts %+v", got.FinishedAt, canceled.FinishedAt, got.Counts)
+	}
+	events, _, err := svc.Audit.ListAuditLog(ctx, data.AuditFilter{Type: data.EventCampaignCanceled}, data.PageRequest{})
+	if err != nil || len(events) != 1 {
+		t.Errorf("campaign.canceled events: %d, %v; want 1", len(events), err)
+	}
+	clock.add(2 * time.Minute)
+	if _, err := svc.Campaigns.ClaimDialTasks(ctx, data.DialClaim{Max: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = svc.Campaigns.Campaign(ctx, c.ID); err != nil || got.Counts.InProgress != 0 || got.Counts.Canceled != 2 {
+		t.Errorf("after the lease ran out: %+v, %v; want 2 canceled, none in progress", got.Counts, err)
+	}
+	checkOpen(t, engine, u.PersonalWorkspaceID, nil, "its lease settled")
+}
+
 // leaseOneOfTwo makes a running campaign of two recipients and leases one of them
 // (for a minute), returning the campaign and the task.
 func leaseOneOfTwo(t *testing.T, svc *service.Services, ctx context.Context) (*data.Campaign, *data.DialTask) {
