@@ -16,7 +16,7 @@ import (
 var (
 	bucketCampaigns       = []byte("campaigns")       // campaign id → storedCampaign
 	bucketCampaignsByWS   = []byte("campaigns_by_ws") // "<ws>\x00<campaign id>" → empty
-	bucketCampaignsOpen   = []byte("campaigns_open")  // "<ws>\x00<campaign id>" → empty, while not final
+	bucketCampaignsOpen   = []byte("campaigns_open")  // "<ws>\x00<campaign id>" → empty, while campaignOpen
 	bucketRecipients      = []byte("recipients")      // recipient id → data.Recipient
 	bucketRecipientsByC   = []byte("recipients_by_campaign")
 	bucketRecipientsDue   = []byte("recipients_due")     // "<campaign>\x00" + next_at ms + id, pending only
@@ -87,14 +87,20 @@ func readCampaign(tx *bbolt.Tx, id string) (*data.Campaign, error) {
 	return s.Campaign, nil
 }
 
+// campaignOpen tells whether c belongs in the open index: not final, or final with
+// recipients still in progress (a claim returns their leases when they run out).
+func campaignOpen(c *data.Campaign) bool {
+	return !data.CampaignFinal(c.Status) || c.Counts.InProgress > 0
+}
+
 // PutCampaign implements service.CampaignTx.
 func (t tx) PutCampaign(c *data.Campaign) error {
 	open := t.b.Bucket(bucketCampaignsOpen)
 	var err error
-	if data.CampaignFinal(c.Status) {
-		err = indexDelete(open, c.WorkspaceID, c.ID)
-	} else {
+	if campaignOpen(c) {
 		err = indexPut(open, c.WorkspaceID, c.ID)
+	} else {
+		err = indexDelete(open, c.WorkspaceID, c.ID)
 	}
 	if err != nil {
 		return err
@@ -338,4 +344,21 @@ func deleteWorkspaceCampaigns(tx *bbolt.Tx, ws string) error {
 		}
 	}
 	return deleteWorkspaceSuppressions(tx, ws)
+}
+
+// indexDrainingCampaigns puts into the open index the campaigns a file written before
+// schema 10 left out of it: final (canceled) with recipients still in progress, whose
+// leases no claim would return (the schema 9 → 10 migration).
+func indexDrainingCampaigns(tx *bbolt.Tx) error {
+	open := tx.Bucket(bucketCampaignsOpen)
+	return tx.Bucket(bucketCampaigns).ForEach(func(_, v []byte) error {
+		s := storedCampaign{Campaign: &data.Campaign{}}
+		if err := jsonUnmarshal(v, &s); err != nil {
+			return err
+		}
+		if !campaignOpen(s.Campaign) {
+			return nil
+		}
+		return indexPut(open, s.WorkspaceID, s.ID) // another bucket than the walk's
+	})
 }

@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 9
+const schemaVersion = 10
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -282,6 +282,11 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// their values (jobs_index.go), moved here from schema 8's two. An older binary would
 	// look for them in the scopes they left, so the version keeps it out.
 	mergePendingJobScopes,
+	// 9 → 10: a canceled campaign stays in the open index while recipients are in
+	// progress (campaigns.go), so claims return their leases; filled here from the stored
+	// campaigns. An older binary would drop such a campaign from the index with its
+	// leases still out, so the version keeps it out.
+	indexDrainingCampaigns,
 }
 
 func migrate(tx *bbolt.Tx) error {

@@ -197,8 +197,8 @@ func TestJobListingBuiltOnUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if v, err := db.SchemaVersion(); err != nil || v != 9 {
-		t.Fatalf("schema version %d, %v; want 9 (7 → 8 → 9)", v, err)
+	if v, err := db.SchemaVersion(); err != nil || v != schemaVersion {
+		t.Fatalf("schema version %d, %v; want %d (7 → 8 → 9 → …)", v, err, schemaVersion)
 	}
 	checkJobListing(t, db.bolt, "after the upgrade")
 	failed, _ := listJobsPage(t, db, data.JobSelection{Kinds: listKinds, JobFilter: data.JobFilter{Status: data.JobFailed}}, data.PageRequest{})

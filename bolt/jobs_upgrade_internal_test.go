@@ -265,8 +265,8 @@ func TestJobListingSurvivesUpgrade(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			db := openJobGolden(t, edit)
-			if v, err := db.SchemaVersion(); err != nil || v != 9 {
-				t.Fatalf("schema version %d, %v; want 9", v, err)
+			if v, err := db.SchemaVersion(); err != nil || v != schemaVersion {
+				t.Fatalf("schema version %d, %v; want %d", v, err, schemaVersion)
 			}
 			checkJobListing(t, db.bolt, "after the upgrade")
 			for _, p := range want {

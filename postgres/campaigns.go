@@ -137,10 +137,15 @@ func (t *tx) Campaigns(ws string, f data.CampaignFilter, agentIDs []string, req 
 	})
 }
 
+// campaignOpen is the predicate of the index campaigns_open (migration 0022), written
+// the same so that the planner can use it: not final, or final with recipients still in
+// progress (a claim returns their leases when they run out).
+const campaignOpen = `(status IN ('scheduled', 'running', 'paused') OR (body #>> '{counts,in_progress}')::bigint > 0)`
+
 // OpenCampaigns implements service.CampaignTx.
 func (t *tx) OpenCampaigns(ws string) ([]*data.Campaign, error) {
 	rows, err := t.query(`SELECT body, last_claim_at FROM campaigns
-		WHERE workspace_id = $1 AND status IN ('scheduled', 'running', 'paused') ORDER BY id`, ws)
+		WHERE workspace_id = $1 AND `+campaignOpen+` ORDER BY id`, ws)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +164,7 @@ func (t *tx) OpenCampaigns(ws string) ([]*data.Campaign, error) {
 // AgentCampaigns implements service.CampaignTx.
 func (t *tx) AgentCampaigns(ws, agentID string) ([]string, error) {
 	rows, err := t.query(`SELECT id FROM campaigns WHERE workspace_id = $1 AND agent_id = $2
-		AND status IN ('scheduled', 'running', 'paused') ORDER BY id`, ws, agentID)
+		AND `+campaignOpen+` ORDER BY id`, ws, agentID)
 	if err != nil {
 		return nil, err
 	}

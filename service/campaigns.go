@@ -482,7 +482,7 @@ func (b *base) cancelNumberCampaigns(ctx context.Context, tx Tx, ws, numberID st
 	}
 	now := b.now()
 	for _, c := range open {
-		if c.NumberID != numberID {
+		if c.NumberID != numberID || data.CampaignFinal(c.Status) { // listed only until its leases settle
 			continue
 		}
 		if err := b.cancelInTx(ctx, tx, c, now); err != nil {

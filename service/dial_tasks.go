@@ -108,6 +108,8 @@ func (cl *claim) run(ctx context.Context) error {
 	if err := cl.countOpen(ctx); err != nil {
 		return err
 	}
+	// A canceled campaign with leases out is among them until its last lease is
+	// returned: expire settles them, and take never runs for a campaign not running.
 	camps, err := tx.OpenCampaigns(ws)
 	if err != nil {
 		return err

@@ -10,19 +10,23 @@ import (
 // §25, docs/campaigns.md). Storage keeps, beside the records: each campaign's due index
 // (pending recipients by next_at), its lease index (in-progress recipients by
 // lease_until), an index of in-progress calls (call id → recipient), and the workspace's
-// open campaigns (scheduled, running, paused). The service moves a recipient's state and
-// its campaign's counts together; storage moves the indexes with the record.
+// open campaigns: those not final, and a final (canceled) one while it still has
+// recipients in progress, whose leases a claim must still return. The service moves a
+// recipient's state and its campaign's counts together; storage moves the indexes with
+// the record.
 type CampaignTx interface {
 	// InsertCampaign stores a new campaign and its recipients (all pending).
 	InsertCampaign(c *data.Campaign, recipients []*data.Recipient) error
 	// Campaign returns one campaign, nil when there is none.
 	Campaign(id string) (*data.Campaign, error)
-	// PutCampaign stores a campaign's new state (its status may leave the open index).
+	// PutCampaign stores a campaign's new state: it leaves the open index when its status
+	// is final and its in-progress count is 0.
 	PutCampaign(c *data.Campaign) error
 	// Campaigns returns one newest-first page of the workspace's campaigns; agentIDs,
 	// when not nil, keeps those of these agents only.
 	Campaigns(workspaceID string, f data.CampaignFilter, agentIDs []string, req data.PageRequest) ([]*data.Campaign, data.Page, error)
-	// OpenCampaigns returns the workspace's campaigns that are not final.
+	// OpenCampaigns returns the workspace's campaigns that are not final, and those final
+	// ones whose in-progress count is above 0 (a claim returns their expired leases).
 	OpenCampaigns(workspaceID string) ([]*data.Campaign, error)
 	// Recipient returns one recipient, nil when there is none.
 	Recipient(id string) (*data.Recipient, error)
@@ -43,7 +47,7 @@ type CampaignTx interface {
 	// RecipientByCall returns the in-progress recipient whose attempt's call is callID,
 	// nil when there is none.
 	RecipientByCall(callID string) (*data.Recipient, error)
-	// AgentCampaigns returns the ids of the agent's open campaigns.
+	// AgentCampaigns returns the ids of the agent's campaigns OpenCampaigns returns.
 	AgentCampaigns(workspaceID, agentID string) ([]string, error)
 
 	// InsertSuppressions adds entries to their workspace's list and reports which were

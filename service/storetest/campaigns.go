@@ -11,7 +11,7 @@ import (
 
 func init() {
 	suites = append(suites, suite{"campaigns", testCampaigns}, suite{"suppressions", testSuppressions},
-		suite{"campaigns_workspace_delete", testCampaignsWorkspaceDelete})
+		suite{"campaigns_workspace_delete", testCampaignsWorkspaceDelete}, suite{"campaigns_draining", testCampaignsDraining})
 }
 
 // campaignFixture is a campaign of ws with three pending recipients due at t0, t0+1m, t0+2m.
@@ -128,7 +128,8 @@ func endLeasedAttempt(t *testing.T, s service.Store, c *data.Campaign, rs []*dat
 	outcome := data.OutcomeAnswered
 	done.State, done.LeaseUntil, done.CallID, done.Outcome = data.RecipientCompleted, nil, nil, &outcome
 	done.Attempts = []data.RecipientAttempt{{Attempt: 1, CallID: &call, Outcome: &outcome}}
-	c.Status = data.CampaignCanceled
+	c.Status, c.Counts.InProgress = data.CampaignCanceled, 0
+	c.Counts.Add(data.RecipientCompleted, outcome, 1)
 	update(t, s, func(tx service.Tx) error {
 		if err := tx.PutRecipient(&leased, &done); err != nil {
 			return err
@@ -267,6 +268,75 @@ func testCampaignsWorkspaceDelete(t *testing.T, open Opener) {
 		ks, _ := tx.SuppressedAmong(kept, []string{"+14155550199"})
 		if k == nil || len(kr) != 3 || len(ks) != 1 {
 			t.Errorf("the other workspace's: campaign %v, due %d, suppressed %v", k != nil, len(kr), ks)
+		}
+		return err
+	})
+}
+
+// testCampaignsDraining: a campaign canceled with a recipient in progress stays among the
+// open campaigns (and its agent's), so a claim returns the lease when it runs out; the
+// write that moves its in-progress count to 0 takes it out. A completed campaign (no
+// recipient in progress) is not open.
+func testCampaignsDraining(t *testing.T, open Opener) {
+	s := open(t)
+	g := stepIDs()
+	t0 := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	c, rs := campaignFixture(g, "ws_1", t0)
+	done, drs := campaignFixture(g, "ws_1", t0)
+	update(t, s, func(tx service.Tx) error {
+		if err := tx.InsertCampaign(c, rs); err != nil {
+			return err
+		}
+		return tx.InsertCampaign(done, drs)
+	})
+	leased := leaseFirstRecipient(t, s, c, rs, t0)
+	done.Status, done.Counts.Pending = data.CampaignCompleted, 0
+	done.Counts.Add(data.RecipientCompleted, data.OutcomeAnswered, 3)
+	c.Status, c.Counts.Canceled, c.Counts.Pending = data.CampaignCanceled, 2, 0
+	update(t, s, func(tx service.Tx) error {
+		if err := tx.PutCampaign(done); err != nil {
+			return err
+		}
+		return tx.PutCampaign(c)
+	})
+	checkOpenCampaigns(t, s, []string{c.ID}, "canceled with one recipient in progress")
+	returned := leased
+	returned.State, returned.LeaseUntil, returned.CallID = data.RecipientCanceled, nil, nil
+	c.Counts.InProgress, c.Counts.Canceled = 0, 3
+	update(t, s, func(tx service.Tx) error {
+		if err := tx.PutRecipient(&leased, &returned); err != nil {
+			return err
+		}
+		return tx.PutCampaign(c)
+	})
+	checkOpenCampaigns(t, s, nil, "canceled with its last lease returned")
+	view(t, s, func(tx service.Tx) error {
+		got, err := tx.Campaign(c.ID)
+		if err != nil || got == nil || got.Status != data.CampaignCanceled || got.Counts.InProgress != 0 {
+			t.Fatalf("the canceled campaign: %+v %v", got, err)
+		}
+		return err
+	})
+}
+
+// checkOpenCampaigns fails the test unless ws_1's open campaigns, and agt_1's, are want.
+func checkOpenCampaigns(t *testing.T, s service.Store, want []string, when string) {
+	t.Helper()
+	view(t, s, func(tx service.Tx) error {
+		open, err := tx.OpenCampaigns("ws_1")
+		if err != nil {
+			return err
+		}
+		var ids []string
+		for _, c := range open {
+			ids = append(ids, c.ID)
+		}
+		if !slices.Equal(ids, want) {
+			t.Errorf("%s: open campaigns %v, want %v", when, ids, want)
+		}
+		agents, err := tx.AgentCampaigns("ws_1", "agt_1")
+		if !slices.Equal(agents, want) {
+			t.Errorf("%s: the agent's open campaigns %v, want %v", when, agents, want)
 		}
 		return err
 	})

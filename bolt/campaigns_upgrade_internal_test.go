@@ -1,0 +1,82 @@
+package bolt
+
+import (
+	"context"
+	"encoding/binary"
+	"slices"
+	"testing"
+
+	"go.etcd.io/bbolt"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// A schema 9 file kept no final campaign in the open index, so a campaign canceled with
+// a recipient in progress there was out of it, its lease never returned. Opening the file
+// (schema 10) puts it back; a canceled campaign with nothing in progress and a completed
+// one stay out, a running one stays in.
+func TestDrainingCampaignsOfAnOlderFileAreIndexed(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
+	db, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	campaign := func(id, status string, inProgress int64) *data.Campaign {
+		return &data.Campaign{ID: id, WorkspaceID: "ws_1", AgentID: "agt_1", Status: status,
+			Counts: data.CampaignCounts{Total: 1, InProgress: inProgress, Canceled: 1 - inProgress}}
+	}
+	draining, canceled, running := campaign("cmp_1", data.CampaignCanceled, 1), campaign("cmp_2", data.CampaignCanceled, 0),
+		campaign("cmp_3", data.CampaignRunning, 1)
+	completed := campaign("cmp_4", data.CampaignCompleted, 0)
+	if err := db.Update(context.Background(), func(tx service.Tx) error {
+		for _, c := range []*data.Campaign{draining, canceled, running, completed} {
+			if err := tx.InsertCampaign(c, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// As a schema 9 binary left it: the canceled campaign out of the open index.
+	if err := db.bolt.Update(func(b *bbolt.Tx) error {
+		if err := b.Bucket(bucketMeta).Put([]byte("schema_version"), binary.BigEndian.AppendUint64(nil, 9)); err != nil {
+			return err
+		}
+		return indexDelete(b.Bucket(bucketCampaignsOpen), "ws_1", draining.ID)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := openCampaignIDs(t, db); !slices.Equal(got, []string{running.ID}) {
+		t.Fatalf("the schema 9 file's open campaigns: %v, want the running one only", got)
+	}
+	db.Close()
+	if db, err = Open(dir, opts); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if v, err := db.SchemaVersion(); err != nil || v != schemaVersion {
+		t.Fatalf("schema version %d, %v; want %d", v, err, schemaVersion)
+	}
+	if got := openCampaignIDs(t, db); !slices.Equal(got, []string{draining.ID, running.ID}) {
+		t.Errorf("open campaigns after the upgrade: %v, want the canceled one in progress and the running one", got)
+	}
+}
+
+func openCampaignIDs(t *testing.T, db *DB) []string {
+	t.Helper()
+	var ids []string
+	if err := db.View(context.Background(), func(tx service.Tx) error {
+		open, err := tx.OpenCampaigns("ws_1")
+		for _, c := range open {
+			ids = append(ids, c.ID)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
