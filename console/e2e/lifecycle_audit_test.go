@@ -275,17 +275,20 @@ func (b *browser) checkTestEditorBounds(t *testing.T, s lifecycleScene) {
 }
 
 // checkAnalysisUnjudged: a call of the agent ended today, never analyzed; the success
-// rate per version says there is nothing judged, not that no call ended.
+// rate per day and per version say there is nothing judged, not that no call ended nor
+// draw empty days.
 func (b *browser) checkAnalysisUnjudged(t *testing.T, s lifecycleScene) {
 	now := time.Now().UTC()
 	b.mustAPI(http.StatusCreated, "POST", "/api/v1/calls", map[string]any{"agent_id": s.alpha, "direction": "inbound",
 		"from_number": "+14155550999", "to_number": "+14155550160", "status": "ended", "disconnection_reason": "user_hangup",
 		"started_at": now.Add(-time.Minute).Format(time.RFC3339), "ended_at": now.Format(time.RFC3339)})
 	b.open("/agents/" + s.alpha + "/analysis")
-	var msg string
-	b.eval("the success rate per version", `document.querySelector('svg[aria-label="Success rate per version (%)"]')?.textContent ?? ""`, &msg)
-	if !strings.Contains(msg, "judged") {
-		t.Errorf("with a call ended and none analyzed, the success rate per version says %q", msg)
+	for _, chart := range []string{"Success rate per day (%)", "Success rate per version (%)"} {
+		var msg string
+		b.eval(chart, fmt.Sprintf(`document.querySelector('svg[aria-label=%q]')?.textContent ?? ""`, chart), &msg)
+		if !strings.Contains(msg, "judged") {
+			t.Errorf("with a call ended and none analyzed, the chart %q says %q", chart, msg)
+		}
 	}
 }
 
