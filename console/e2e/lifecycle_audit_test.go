@@ -135,7 +135,8 @@ func (b *browser) signInAsMember(email, role string, modules, agentIDs []string)
 // watched throughout:
 //   - the Tests tab pages its runs (older and newer, the back button and a reload);
 //   - a refused rollout shows each fault beside its field and keeps what was typed;
-//   - a reader is not offered a test editor it could not save;
+//   - a reader is not offered a test editor it could not save, nor told by an empty
+//     list to create what it cannot;
 //   - a developer without the analytics module is not offered the analysis page, and one
 //     without the phone_numbers module still starts a campaign (the number by its id).
 func TestLifecycleAudit(t *testing.T) {
@@ -343,6 +344,12 @@ func (b *browser) checkReaderTests(t *testing.T, s lifecycleScene) {
 	}
 	if msg := b.text("main"); !strings.Contains(msg, "role (member)") {
 		t.Errorf("the reader's refusal: %q", msg)
+	}
+	// The workspace has no knowledge base: the empty list does not ask the reader to
+	// create one (TestListEmptyStatesFitTheRole checks every list page).
+	b.open("/knowledge-bases")
+	if msg := b.text(".empty"); strings.Contains(msg, "Create one") || !strings.Contains(msg, "Your role lets you") {
+		t.Errorf("the reader's empty list of knowledge bases: %q", msg)
 	}
 }
 
