@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -135,8 +136,9 @@ func (b *browser) signInAsMember(email, role string, modules, agentIDs []string)
 // watched throughout:
 //   - the Tests tab pages its runs (older and newer, the back button and a reload);
 //   - a refused rollout shows each fault beside its field and keeps what was typed;
-//   - a reader is not offered a test editor it could not save, nor told by an empty
-//     list to create what it cannot;
+//   - a reader is not offered a test editor it could not save, sees an existing test and
+//     the agent with every field disabled, and is not told by an empty list to create
+//     what it cannot;
 //   - a developer without the analytics module is not offered the analysis page, and one
 //     without the phone_numbers module still starts a campaign (the number by its id).
 func TestLifecycleAudit(t *testing.T) {
@@ -344,6 +346,29 @@ func (b *browser) checkReaderTests(t *testing.T, s lifecycleScene) {
 	}
 	if msg := b.text("main"); !strings.Contains(msg, "role (member)") {
 		t.Errorf("the reader's refusal: %q", msg)
+	}
+	// An existing test and the agent itself: a reader sees every field, none editable,
+	// and is told why.
+	b.open("/agents/" + s.alpha + "/tests")
+	b.follow("open the test", chromedp.Click(`//a[text()="books a table"]`, chromedp.BySearch))
+	for _, form := range []string{"#test-form", "#agent-form"} {
+		if form == "#agent-form" {
+			b.open("/agents/" + s.alpha)
+		}
+		var fields struct {
+			All      int
+			Editable []string
+			Save     bool
+			Told     bool
+		}
+		var found string
+		b.eval("the fields of "+form, fmt.Sprintf(`(f => JSON.stringify({All: f.querySelectorAll("input:not([type=hidden]), select, textarea").length,
+			Editable: Array.from(f.querySelectorAll("input:not([type=hidden]), select, textarea")).filter(e => !e.matches(":disabled") && !e.readOnly).map(e => e.name || e.dataset.key),
+			Save: !!f.querySelector('button[type="submit"]'), Told: !!document.querySelector("[data-read-only]")}))(document.querySelector(%q))`, form), &found)
+		json.Unmarshal([]byte(found), &fields)
+		if fields.All == 0 || len(fields.Editable) > 0 || fields.Save || !fields.Told {
+			t.Errorf("a reader's %s: %d fields, editable %v, a save button %v, told it is read-only %v", form, fields.All, fields.Editable, fields.Save, fields.Told)
+		}
 	}
 	// The workspace has no knowledge base: the empty list does not ask the reader to
 	// create one (TestListEmptyStatesFitTheRole checks every list page).
