@@ -218,4 +218,7 @@ func (b *browser) runSelected(t *testing.T, agentID, name string) {
 	if n := strings.Count(names, "|") + 1; n != 1 || !strings.Contains(names, name) {
 		t.Errorf("the run of the selected test holds %d result(s): %q", n, names)
 	}
+	if h := b.text("h1"); !strings.Contains(h, "Test “"+name+"” of Trattoria, run ") {
+		t.Errorf("the title of a run of one test = %q", h)
+	}
 }
