@@ -74,7 +74,8 @@ func fieldCharts(name string, f map[string]any) []chart {
 // successCharts draws the success rate (analysis.call_successful) per day and per
 // version, from any field's figures.
 func successCharts(f map[string]any) []chart {
-	series, _ := f["success"].(map[string]any)["series"].([]any)
+	success, _ := f["success"].(map[string]any)
+	series, _ := success["series"].([]any)
 	labels := make([]string, len(series))
 	rates := make([]float64, len(series))
 	for i, p := range series {
@@ -83,7 +84,12 @@ func successCharts(f map[string]any) []chart {
 		rates[i] = 100 * num(m["rate"])
 	}
 	t1 := "Success rate per day (%)"
-	out := []chart{{Title: t1, SVG: stacked(t1, labels, []barSeries{{"successful", "#15803d", rates}}, unitAxis("%"))}}
+	var out []chart
+	if num(success["judged"]) > 0 {
+		out = append(out, chart{Title: t1, SVG: stacked(t1, labels, []barSeries{{"successful", "#15803d", rates}}, unitAxis("%"))})
+	} else { // days of zeros would read as calls that all failed
+		out = append(out, chart{Title: t1, SVG: hbarsOr(t1, noneJudged, nil, nil)})
+	}
 	versions, _ := f["versions"].([]any)
 	var vlabels []string
 	var vrates []float64
@@ -95,10 +101,13 @@ func successCharts(f map[string]any) []chart {
 		}
 	}
 	t2 := "Success rate per version (%)"
-	// Calls may have ended without one judged against the success criterion (not
-	// analyzed yet, or analyzed without one): the rate has nothing to count.
-	return append(out, chart{Title: t2, SVG: hbarsOr(t2, "No call of this range was judged against the success criterion.", vlabels, vrates)})
+	return append(out, chart{Title: t2, SVG: hbarsOr(t2, noneJudged, vlabels, vrates)})
 }
+
+// noneJudged is what the success charts say when calls ended without one judged against
+// the success criterion (not analyzed yet, or analyzed without one): the rate has
+// nothing to count.
+const noneJudged = "No call of this range was judged against the success criterion."
 
 // costCharts draws what the agent's calls cost per day and per version, a chart pair per
 // currency, in units of the currency.

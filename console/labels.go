@@ -19,7 +19,9 @@ var labelOverrides = map[string]string{
 	"texts": "Text", "urls": "URL", "files": "File",
 	"calls:runtime":   "Voice runtime (start and register calls, read agents and numbers)",
 	"workspace:admin": "Workspace administration",
-	// Job kinds.
+	// How a call or test conversation ended (data.TestEndReasons among them).
+	"user_ended": "Caller ended", "agent_ended": "Agent ended", "max_turns": "Turn limit reached",
+	// Job kinds: the one table of their names, wherever the console shows a kind.
 	"knowledge_base.fetch_url": "URL fetch", "knowledge_base.embed": "Embeddings", "analysis.call": "Call analysis",
 	"analysis.backfill": "Analysis backfill", "agent.test_run": "Test run", "campaign.start": "Campaign start",
 	// Price units.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -13,6 +14,9 @@ type runView struct {
 	Run      map[string]any
 	Finished bool
 	Tests    []testResultView
+	// TestName names the run's one test, for its title; empty when it ran several, or
+	// before any result is in.
+	TestName string
 }
 
 type testResultView struct {
@@ -50,7 +54,7 @@ func (h *Handler) testRunPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := viewOfRun(run.Data())
-	h.render(w, r, http.StatusOK, "testrun", &view{Title: "Test run", Active: "agents", D: map[string]any{"Agent": a.Data(), "V": v}})
+	h.render(w, r, http.StatusOK, "testrun", &view{Title: "Test run of " + str(a.Data()["name"]), Active: "agents", D: map[string]any{"Agent": a.Data(), "V": v}})
 }
 
 // testRunProgress serves the progress fragment the run page polls; once the run has
@@ -84,6 +88,9 @@ func viewOfRun(run map[string]any) runView {
 			tv.Repeats = append(tv.Repeats, viewOfRepeat(ti, rep.(map[string]any)))
 		}
 		v.Tests = append(v.Tests, tv)
+	}
+	if len(v.Tests) == 1 {
+		v.TestName = v.Tests[0].Name
 	}
 	return v
 }
@@ -144,7 +151,7 @@ func describe(c any) string {
 	case data.CriterionVariableEquals:
 		return str(m["name"]) + " = " + toJSON(m["value"])
 	case data.CriterionEndsWith:
-		return "ends with " + str(m["reason"])
+		return "how it ends: " + strings.ToLower(label(m["reason"]))
 	case data.CriterionMaxLatencyMS:
 		return "replies within " + str(m["value"]) + " ms"
 	case data.CriterionJudge:

@@ -183,3 +183,29 @@ func TestAgentsListSearchesByName(t *testing.T) {
 		t.Fatalf("search by name:\n%s", page)
 	}
 }
+
+// TestListEmptyStatesFitTheRole: each list page's empty state tells a writer how to add
+// the first one, and a reader (member role) that they appear once someone may add them,
+// never to create or upload what the page does not offer them.
+func TestListEmptyStatesFitTheRole(t *testing.T) {
+	e := testenv.Start(t)
+	rita := e.NewUser("rita@example.com", false)
+	addMember(t, e, rita, map[string]any{"role": data.RoleMember, "modules": []string{data.ModuleAgents,
+		data.ModuleKnowledgeBase, data.ModulePhoneNumbers, data.ModuleCallHistory}})
+	owner, reader := e.SignIn(e.Owner, e.Owner.WorkspaceID), e.SignIn(rita, e.Owner.WorkspaceID)
+	for _, c := range []struct{ path, writer string }{
+		{"/agents", "Create one above"},
+		{"/knowledge-bases", "Create one above"},
+		{"/campaigns", "Upload a CSV"},
+		{"/numbers", "Add the phone numbers"},
+		{"/suppressions", "Add the numbers"},
+	} {
+		if page := string(e.Do(owner.Client, "GET", c.path, "", nil).Body); !strings.Contains(page, c.writer) {
+			t.Errorf("%s: the owner's empty state does not say %q", c.path, c.writer)
+		}
+		page := string(e.Do(reader.Client, "GET", c.path, "", nil).Body)
+		if strings.Contains(page, c.writer) || !strings.Contains(page, "Your role lets you") {
+			t.Errorf("%s: the reader's empty state offers what it cannot do (%q) or does not say why the list is empty", c.path, c.writer)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -135,7 +136,9 @@ func (b *browser) signInAsMember(email, role string, modules, agentIDs []string)
 // watched throughout:
 //   - the Tests tab pages its runs (older and newer, the back button and a reload);
 //   - a refused rollout shows each fault beside its field and keeps what was typed;
-//   - a reader is not offered a test editor it could not save;
+//   - a reader is not offered a test editor it could not save, sees an existing test and
+//     the agent with every field disabled, and is not told by an empty list to create
+//     what it cannot;
 //   - a developer without the analytics module is not offered the analysis page, and one
 //     without the phone_numbers module still starts a campaign (the number by its id).
 func TestLifecycleAudit(t *testing.T) {
@@ -275,17 +278,20 @@ func (b *browser) checkTestEditorBounds(t *testing.T, s lifecycleScene) {
 }
 
 // checkAnalysisUnjudged: a call of the agent ended today, never analyzed; the success
-// rate per version says there is nothing judged, not that no call ended.
+// rate per day and per version say there is nothing judged, not that no call ended nor
+// draw empty days.
 func (b *browser) checkAnalysisUnjudged(t *testing.T, s lifecycleScene) {
 	now := time.Now().UTC()
 	b.mustAPI(http.StatusCreated, "POST", "/api/v1/calls", map[string]any{"agent_id": s.alpha, "direction": "inbound",
 		"from_number": "+14155550999", "to_number": "+14155550160", "status": "ended", "disconnection_reason": "user_hangup",
 		"started_at": now.Add(-time.Minute).Format(time.RFC3339), "ended_at": now.Format(time.RFC3339)})
 	b.open("/agents/" + s.alpha + "/analysis")
-	var msg string
-	b.eval("the success rate per version", `document.querySelector('svg[aria-label="Success rate per version (%)"]')?.textContent ?? ""`, &msg)
-	if !strings.Contains(msg, "judged") {
-		t.Errorf("with a call ended and none analyzed, the success rate per version says %q", msg)
+	for _, chart := range []string{"Success rate per day (%)", "Success rate per version (%)"} {
+		var msg string
+		b.eval(chart, fmt.Sprintf(`document.querySelector('svg[aria-label=%q]')?.textContent ?? ""`, chart), &msg)
+		if !strings.Contains(msg, "judged") {
+			t.Errorf("with a call ended and none analyzed, the chart %q says %q", chart, msg)
+		}
 	}
 }
 
@@ -340,6 +346,35 @@ func (b *browser) checkReaderTests(t *testing.T, s lifecycleScene) {
 	}
 	if msg := b.text("main"); !strings.Contains(msg, "role (member)") {
 		t.Errorf("the reader's refusal: %q", msg)
+	}
+	// An existing test and the agent itself: a reader sees every field, none editable,
+	// and is told why.
+	b.open("/agents/" + s.alpha + "/tests")
+	b.follow("open the test", chromedp.Click(`//a[text()="books a table"]`, chromedp.BySearch))
+	for _, form := range []string{"#test-form", "#agent-form"} {
+		if form == "#agent-form" {
+			b.open("/agents/" + s.alpha)
+		}
+		var fields struct {
+			All      int
+			Editable []string
+			Save     bool
+			Told     bool
+		}
+		var found string
+		b.eval("the fields of "+form, fmt.Sprintf(`(f => JSON.stringify({All: f.querySelectorAll("input:not([type=hidden]), select, textarea").length,
+			Editable: Array.from(f.querySelectorAll("input:not([type=hidden]), select, textarea")).filter(e => !e.matches(":disabled") && !e.readOnly).map(e => e.name || e.dataset.key),
+			Save: !!f.querySelector('button[type="submit"]'), Told: !!document.querySelector("[data-read-only]")}))(document.querySelector(%q))`, form), &found)
+		json.Unmarshal([]byte(found), &fields)
+		if fields.All == 0 || len(fields.Editable) > 0 || fields.Save || !fields.Told {
+			t.Errorf("a reader's %s: %d fields, editable %v, a save button %v, told it is read-only %v", form, fields.All, fields.Editable, fields.Save, fields.Told)
+		}
+	}
+	// The workspace has no knowledge base: the empty list does not ask the reader to
+	// create one (TestListEmptyStatesFitTheRole checks every list page).
+	b.open("/knowledge-bases")
+	if msg := b.text(".empty"); strings.Contains(msg, "Create one") || !strings.Contains(msg, "Your role lets you") {
+		t.Errorf("the reader's empty list of knowledge bases: %q", msg)
 	}
 }
 

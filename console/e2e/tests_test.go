@@ -140,6 +140,9 @@ func (b *browser) writeFailingTest(t *testing.T, id string) {
 	b.audit("tests")
 }
 
+// runEnded finds a run's status once it has ended.
+const runEnded = `//span[@data-run-status="passed" or @data-run-status="failed" or @data-run-status="error"]`
+
 // runAllTests runs all the tests, the page following the run to its end, and reads each
 // verdict highlighted with the turn it rests on.
 func (b *browser) runAllTests(t *testing.T) {
@@ -147,10 +150,22 @@ func (b *browser) runAllTests(t *testing.T) {
 	b.run("run all", chromedp.Click(`[data-run-all]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#run-progress`, chromedp.ByQuery),
 		// The progress polls, and once the run ends the page reloads with its results.
-		chromedp.WaitVisible(`//span[@data-run-status][text()="passed" or text()="failed" or text()="error"]`, chromedp.BySearch),
+		chromedp.WaitVisible(runEnded, chromedp.BySearch),
 		chromedp.WaitVisible(`li.verdict`, chromedp.ByQuery))
-	if s := b.text(`[data-run-status]`); s != data.TestFailed {
-		t.Errorf("the run's status = %q, want failed (dessert)", s)
+	var status string
+	b.eval("the run's status", `document.querySelector("[data-run-status]").dataset.runStatus`, &status)
+	if s := b.text(`[data-run-status]`); status != data.TestFailed || s != "Failed" {
+		t.Errorf("the run's status = %q, shown as %q; want failed (dessert), in words", status, s)
+	}
+	// A title naming the agent and when the run was asked for, and results in words.
+	if h := b.text("h1"); !strings.Contains(h, "Tests of Trattoria, run ") || strings.Contains(h, data.PrefixTestRun) {
+		t.Errorf("the run's title = %q", h)
+	}
+	var codes []string
+	b.eval("the results' codes", `Array.from(document.querySelectorAll("[data-test-result] .badge, [data-test-result] summary"), e => e.textContent)
+		.filter(s => /\b(passed|failed|error|user_ended|agent_ended|max_turns)\b/.test(s))`, &codes)
+	if len(codes) > 0 {
+		t.Errorf("results shown as the API's codes: %q", codes)
 	}
 	var counts struct{ Results, Pass, Fail, PassTurns, FailTurns int }
 	var found string
@@ -196,11 +211,14 @@ func (b *browser) runSelected(t *testing.T, agentID, name string) {
 	b.open("/agents/" + agentID + "/tests")
 	b.run("run the selected test", chromedp.Click(`input[aria-label="Select `+name+`"]`, chromedp.ByQuery),
 		chromedp.Click(`[data-run-selected]`, chromedp.ByQuery),
-		chromedp.WaitVisible(`//span[@data-run-status][text()="passed" or text()="failed" or text()="error"]`, chromedp.BySearch),
+		chromedp.WaitVisible(runEnded, chromedp.BySearch),
 		chromedp.WaitVisible(`li.verdict`, chromedp.ByQuery))
 	var names string
 	b.eval("the run's tests", `Array.from(document.querySelectorAll("[data-test-result]"), e => e.textContent).join("|")`, &names)
 	if n := strings.Count(names, "|") + 1; n != 1 || !strings.Contains(names, name) {
 		t.Errorf("the run of the selected test holds %d result(s): %q", n, names)
+	}
+	if h := b.text("h1"); !strings.Contains(h, "Test “"+name+"” of Trattoria, run ") {
+		t.Errorf("the title of a run of one test = %q", h)
 	}
 }
