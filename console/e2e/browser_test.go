@@ -240,12 +240,12 @@ var docsPages = map[string]bool{
 	"login": true, "home": true, "agents": true, "agent-errors": true, "versions": true, "diff": true, "restore": true,
 	"knowledge-bases": true, "knowledge-base": true, "knowledge-base-delete": true, "numbers": true, "number": true,
 	"calls": true, "call": true, "analytics": true, "webhooks": true, "webhook": true, "api-keys": true,
-	"workspace": true, "privacy": true, "audit": true, "account": true, "users": true,
+	"workspace": true, "privacy": true, "audit": true, "account": true, "users": true, "test-run": true,
 }
 
 // shot saves a screenshot of a page of docsPages for docs/dashboard.md when
 // DOCS_SCREENSHOTS names a directory (the docs are refreshed with
-// DOCS_SCREENSHOTS=$PWD/docs/img go test ./console/e2e -run 'AgentJourney|Screenshots').
+// DOCS_SCREENSHOTS=$PWD/docs/img go test ./console/e2e -run 'AgentJourney|Screenshots|TestsTab').
 func (b *browser) shot(page string) {
 	dir := os.Getenv("DOCS_SCREENSHOTS")
 	if dir == "" || !docsPages[page] {
