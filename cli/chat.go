@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
@@ -118,7 +119,7 @@ func runChat(ctx context.Context, o chatOptions, agentRef string, in io.Reader, 
 	for i := range conv.Messages {
 		p.item(&conv.Messages[i], true)
 	}
-	ended, inputErr, err := chatTurns(ctx, c, conv.ID, p, in)
+	ended, stopErr, err := chatTurns(ctx, c, conv.ID, p, in)
 	if ended || err != nil {
 		return err
 	}
@@ -126,20 +127,24 @@ func runChat(ctx context.Context, o chatOptions, agentRef string, in io.Reader, 
 	stop() // a second Ctrl-C while the conversation ends kills the command
 	call, err := endConversation(context.WithoutCancel(ctx), c, conv.ID)
 	if err != nil {
+		if stopErr != nil { // why the turns stopped comes first
+			return fmt.Errorf("%w (and the conversation could not be ended: %v)", stopErr, err)
+		}
 		return err
 	}
 	fmt.Fprintf(out, "The conversation ended (%s): call %s\n", deref(call.DisconnectionReason), call.ID)
 	if interrupted {
 		return ErrInterrupted
 	}
-	return inputErr
+	return stopErr
 }
 
 // chatTurns sends each line of in as a message and prints the reply, until /end, the end
 // of in or of ctx (Ctrl-C), or a tool that ends the conversation (ended: it printed so).
-// A failure to read in ends the turns as the end of input does, inputErr saying why: the
-// conversation is still ended, not left open until it expires.
-func chatTurns(ctx context.Context, c *client.Client, convID string, p *chatPrinter, in io.Reader) (ended bool, inputErr, err error) {
+// A failure to read in, or a refusal every later message would get too, ends the turns
+// as the end of input does, stopErr saying why: the conversation is still ended, not left
+// open until it expires.
+func chatTurns(ctx context.Context, c *client.Client, convID string, p *chatPrinter, in io.Reader) (ended bool, stopErr, err error) {
 	interactive := inputIsTerminal(in)
 	lines, readErr := readLines(ctx, in)
 	for {
@@ -173,6 +178,12 @@ func chatTurns(ctx context.Context, c *client.Client, convID string, p *chatPrin
 		if err != nil {
 			var ce *client.Error
 			if errors.As(err, &ce) && ce.Code != data.ECONFLICT {
+				if refusedForGood(ce) {
+					// Every later message would be refused as this one was (the agent
+					// deleted, the token revoked, the access lowered): stop sending, and
+					// still end the conversation where it can be ended.
+					return false, err, nil
+				}
 				fmt.Fprintf(p.out, "! %s\n", ce.Message) // a provider's failure: the conversation goes on
 				continue
 			}
@@ -183,6 +194,19 @@ func chatTurns(ctx context.Context, c *client.Client, convID string, p *chatPrin
 			return true, nil, nil
 		}
 	}
+}
+
+// refusedForGood tells a refusal of a message that every later message would get too:
+// the caller's token or access (401, 403) or the conversation or its agent gone (404).
+// Other refusals (a provider's failure, a message too long, a rate limit) concern that
+// message alone. A refusal inside a streamed reply (its status already 200) has the
+// code alone.
+func refusedForGood(e *client.Error) bool {
+	switch e.Code {
+	case data.EUNAUTHORIZED, data.EFORBIDDEN, data.ENOTFOUND:
+		return true
+	}
+	return e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden || e.StatusCode == http.StatusNotFound
 }
 
 // maxChatLine is the longest line chat reads; a message holds far less

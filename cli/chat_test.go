@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -119,6 +120,44 @@ func TestChatLongLine(t *testing.T) {
 	}
 	if !strings.Contains(out, "agent: Noted.\n") || !strings.Contains(out, "The conversation ended (user_ended): call call_") {
 		t.Errorf("output:\n%s", out)
+	}
+}
+
+// TestChatStopsWhenRefusedForGood: a message refused as every later one would be (here
+// its agent deleted while it was answered: 404) stops the chat, which still ends the
+// conversation and fails saying why; before, each later line was sent and refused in
+// turn and the command ended with success.
+func TestChatStopsWhenRefusedForGood(t *testing.T) {
+	s, stand := chatServer(t)
+	cfg := stand.LLMConfig()
+	name := "Desk"
+	agent, _, err := s.c.Agents.Create(context.Background(), client.AgentInput{Name: &name, LLMConfig: &cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answered atomic.Int32
+	stand.Respond(func(r llmtest.Request) llmtest.Reply {
+		answered.Add(1)
+		if r.LastUserText() == "delete it" {
+			if err := s.c.Agents.Delete(context.Background(), agent.ID); err != nil {
+				t.Errorf("deleting the agent: %v", err)
+			}
+		}
+		return llmtest.Text("Noted.")
+	})
+	out, _, err := run(t, "hello\ndelete it\nstill there?\nand now?\n", "chat", agent.ID, "--draft", "--server", s.url, "--token", s.token)
+	var ce *client.Error
+	if !errors.As(err, &ce) || ce.Code != data.ENOTFOUND {
+		t.Fatalf("the chat ended with %v, want the not_found of the message answered after the delete\n%s", err, out)
+	}
+	if strings.Contains(out, "\n! ") {
+		t.Errorf("later lines were sent and refused one by one:\n%s", out)
+	}
+	if !strings.Contains(out, "agent: Noted.\n") || !strings.Contains(out, "The conversation ended (user_ended): call call_") {
+		t.Errorf("output:\n%s", out)
+	}
+	if n := answered.Load(); n != 2 {
+		t.Errorf("the model answered %d messages, want 2 (hello, delete it)", n)
 	}
 }
 
