@@ -44,19 +44,28 @@ func checkPollTimeout(poll, timeout time.Duration) error {
 	return nil
 }
 
+// errWaitTimedOut is the cause of a wait's context ending at --timeout (not at Ctrl-C).
+var errWaitTimedOut = errors.New("--timeout ran out")
+
 // waitJob reads the job until it ends, telling each change of its progress to changed.
 func (w *jobWait) waitJob(ctx context.Context, c *client.Client, job *data.Job, changed func(*data.Job)) (*data.Job, error) {
-	ctx, cancel := context.WithTimeout(ctx, w.timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, w.timeout, errWaitTimedOut)
 	defer cancel()
+	timedOut := func() error {
+		return fmt.Errorf("job %s is still %s after --timeout %s: read it with GET /api/v1/jobs/%s", job.ID, job.Status, w.timeout, job.ID)
+	}
 	last := *job
 	for job.Status == data.JobQueued || job.Status == data.JobRunning {
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("job %s is still %s after --timeout %s: read it with GET /api/v1/jobs/%s", job.ID, job.Status, w.timeout, job.ID)
+			return nil, timedOut()
 		case <-time.After(w.poll):
 		}
 		got, _, err := c.Jobs.Get(ctx, job.ID)
 		if err != nil {
+			if context.Cause(ctx) == errWaitTimedOut { // it ran out during the read
+				return nil, timedOut()
+			}
 			return nil, err
 		}
 		if got.Status != last.Status || got.Progress != last.Progress {
