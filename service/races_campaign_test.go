@@ -21,25 +21,8 @@ func TestNumberDeleteCancelsItsCampaigns(t *testing.T) {
 	svc := servicesOn(t, engine, engine, nil)
 	a, b := mustUser(t, svc, "ada@example.com"), mustUser(t, svc, "bob@example.com")
 	ctx := testkit.As(a)
-	agent, err := svc.Agents.CreateAgent(ctx, data.AgentCreate{Name: data.Some("Dialer")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Agents.PublishAgent(ctx, agent.ID, data.PublishRequest{}); err != nil {
-		t.Fatal(err)
-	}
-	n, err := svc.Numbers.CreateNumber(ctx, data.NumberCreate{PhoneNumber: "+14155550123", Provider: "sip"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mc := 2
-	c, err := svc.Campaigns.CreateCampaign(ctx, data.CampaignCreate{Name: "Spring", AgentID: agent.ID, NumberID: n.ID,
-		Window:        &data.CampaignWindow{Days: data.Weekdays, Start: "00:00", End: "23:59"},
-		MaxConcurrent: &mc, Recipients: []data.RecipientInput{{PhoneNumber: "+14155550100"}, {PhoneNumber: "+14155550101"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Numbers.DeleteNumber(ctx, n.ID); err != nil {
+	c := campaignOfTwo(t, svc, ctx, 2)
+	if err := svc.Numbers.DeleteNumber(ctx, c.NumberID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Numbers.CreateNumber(testkit.As(b), data.NumberCreate{PhoneNumber: "+14155550123", Provider: "sip"}); err != nil {
@@ -180,9 +163,9 @@ func TestNumberDeleteLeavesACanceledCampaignAsItWas(t *testing.T) {
 	checkOpen(t, engine, u.PersonalWorkspaceID, nil, "its lease settled")
 }
 
-// leaseOneOfTwo makes a running campaign of two recipients and leases one of them
-// (for a minute), returning the campaign and the task.
-func leaseOneOfTwo(t *testing.T, svc *service.Services, ctx context.Context) (*data.Campaign, *data.DialTask) {
+// campaignOfTwo makes a published agent, the number +14155550123 and a running campaign
+// from it to two recipients, dialing at most maxConcurrent at once, all day every weekday.
+func campaignOfTwo(t *testing.T, svc *service.Services, ctx context.Context, maxConcurrent int) *data.Campaign {
 	t.Helper()
 	agent, err := svc.Agents.CreateAgent(ctx, data.AgentCreate{Name: data.Some("Dialer")})
 	if err != nil {
@@ -195,13 +178,20 @@ func leaseOneOfTwo(t *testing.T, svc *service.Services, ctx context.Context) (*d
 	if err != nil {
 		t.Fatal(err)
 	}
-	mc := 1
 	c, err := svc.Campaigns.CreateCampaign(ctx, data.CampaignCreate{Name: "Spring", AgentID: agent.ID, NumberID: n.ID,
 		Window:        &data.CampaignWindow{Days: data.Weekdays, Start: "00:00", End: "23:59"},
-		MaxConcurrent: &mc, Recipients: []data.RecipientInput{{PhoneNumber: "+14155550100"}, {PhoneNumber: "+14155550101"}}})
+		MaxConcurrent: &maxConcurrent, Recipients: []data.RecipientInput{{PhoneNumber: "+14155550100"}, {PhoneNumber: "+14155550101"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// leaseOneOfTwo makes a running campaign of two recipients and leases one of them
+// (for a minute), returning the campaign and the task.
+func leaseOneOfTwo(t *testing.T, svc *service.Services, ctx context.Context) (*data.Campaign, *data.DialTask) {
+	t.Helper()
+	c := campaignOfTwo(t, svc, ctx, 1)
 	lease := 60
 	claimed, err := svc.Campaigns.ClaimDialTasks(ctx, data.DialClaim{Max: 5, LeaseSeconds: &lease})
 	if err != nil {
