@@ -26,6 +26,12 @@ import (
 // allowed through the SSRF guard by its prefix, with an owner's token.
 func chatServer(t *testing.T) (*iacServer, *llmtest.Server) {
 	t.Helper()
+	return chatServerWith(t, nil)
+}
+
+// chatServerWith is chatServer with wrap (when not nil) in front of the server's handler.
+func chatServerWith(t *testing.T, wrap func(http.Handler) http.Handler) (*iacServer, *llmtest.Server) {
+	t.Helper()
 	stand := llmtest.New(t, data.LLMInternal)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	db, err := bolt.Open(t.TempDir(), bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true, Logger: logger, SecretKey: bytes.Repeat([]byte{7}, 32)})
@@ -34,10 +40,26 @@ func chatServer(t *testing.T) (*iacServer, *llmtest.Server) {
 	}
 	svc := NewServices(db)
 	svc.Conversations.Configure(ConversationOptions(LLMSettings{AllowURLPrefixes: []string{stand.URL + "/"}}))
-	srv := httptest.NewServer(NewServerOn(db, svc, logger).Handler())
+	handler := NewServerOn(db, svc, logger).Handler()
+	if wrap != nil {
+		handler = wrap(handler)
+	}
+	srv := httptest.NewServer(handler)
 	t.Cleanup(func() { srv.Close(); db.Close() })
 	token, c := ownerClient(t, svc, srv.URL, "chat")
 	return &iacServer{url: srv.URL, token: token, c: c}, stand
+}
+
+// deskAgent creates a draft agent named Desk on the stand-in's model.
+func deskAgent(t *testing.T, s *iacServer, stand *llmtest.Server) *data.Agent {
+	t.Helper()
+	cfg := stand.LLMConfig()
+	name := "Desk"
+	agent, _, err := s.c.Agents.Create(context.Background(), client.AgentInput{Name: &name, LLMConfig: &cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return agent
 }
 
 func TestChat(t *testing.T) {
@@ -107,12 +129,7 @@ func TestChat(t *testing.T) {
 // saying why; before, the conversation was left open until it expired.
 func TestChatLongLine(t *testing.T) {
 	s, stand := chatServer(t)
-	cfg := stand.LLMConfig()
-	name := "Desk"
-	agent, _, err := s.c.Agents.Create(context.Background(), client.AgentInput{Name: &name, LLMConfig: &cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
+	agent := deskAgent(t, s, stand)
 	stand.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Text("Noted.") })
 	out, _, err := run(t, "hello\n"+strings.Repeat("x", maxChatLine+1)+"\n", "chat", agent.ID, "--draft", "--server", s.url, "--token", s.token)
 	if err == nil || err.Error() != "standard input has a line longer than 1 MiB: the conversation ended there" {
@@ -129,12 +146,7 @@ func TestChatLongLine(t *testing.T) {
 // turn and the command ended with success.
 func TestChatStopsWhenRefusedForGood(t *testing.T) {
 	s, stand := chatServer(t)
-	cfg := stand.LLMConfig()
-	name := "Desk"
-	agent, _, err := s.c.Agents.Create(context.Background(), client.AgentInput{Name: &name, LLMConfig: &cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
+	agent := deskAgent(t, s, stand)
 	var answered atomic.Int32
 	stand.Respond(func(r llmtest.Request) llmtest.Reply {
 		answered.Add(1)

@@ -1,44 +1,29 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
-	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/client"
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/internal/llmtest"
 )
 
 // TestJobWaitTimeoutDuringARead: --timeout running out while the job is being read says
 // so, as it does between reads, instead of the HTTP client's "context deadline exceeded".
 // The server here answers job reads slower than the timeout.
 func TestJobWaitTimeoutDuringARead(t *testing.T) {
-	stand := llmtest.New(t, data.LLMInternal)
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	db, err := bolt.Open(t.TempDir(), bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true, Logger: logger, SecretKey: bytes.Repeat([]byte{7}, 32)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := NewServices(db)
-	handler := NewServerOn(db, svc, logger).Handler()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/v1/jobs/") {
-			time.Sleep(300 * time.Millisecond)
-		}
-		handler.ServeHTTP(w, r)
-	}))
-	t.Cleanup(func() { srv.Close(); db.Close() })
-	_, c := ownerClient(t, svc, srv.URL, "wait")
+	s, stand := chatServerWith(t, func(handler http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/v1/jobs/") {
+				time.Sleep(300 * time.Millisecond)
+			}
+			handler.ServeHTTP(w, r)
+		})
+	})
+	c := s.c
 	ctx := context.Background()
 
 	cfg := stand.LLMConfig()
