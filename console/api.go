@@ -189,32 +189,6 @@ func filterQuery(in url.Values, keys ...string) url.Values {
 	return q
 }
 
-// pageQuery asks for one page of size records, at cursor ("" for the first).
-func pageQuery(size, cursor string) url.Values {
-	q := url.Values{"per_page": {size}}
-	if cursor != "" {
-		q.Set("cursor", cursor)
-	}
-	return q
-}
-
 func internalError() *apiError {
 	return &apiError{Status: http.StatusInternalServerError, Code: "internal_error", Message: "Internal error."}
-}
-
-// filteredList reads one page of a list with the query parameters keys copied from the
-// page's own URL, and from and to as whole days. A 422 (a bad filter) comes back as fail,
-// for the page to show on its form; any other failure has been rendered, and ok is false.
-func (h *Handler) filteredList(w http.ResponseWriter, r *http.Request, path string, keys ...string) (list []any, next string, fail *apiError, ok bool) {
-	q := filterQuery(r.URL.Query(), append(keys, "cursor")...)
-	q.Set("per_page", perPage)
-	res, err := h.call(r, "GET", path, q, nil)
-	if err == nil {
-		return res.List(), res.NextCursor(), nil, true
-	}
-	if fail = err.(*apiError); fail.Status != http.StatusUnprocessableEntity {
-		h.fail(w, r, err)
-		return nil, "", nil, false
-	}
-	return nil, "", fail, true
 }

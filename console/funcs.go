@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"net/url"
 	"strings"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 // idempotencyField is the hidden field of a creating form that carries its
@@ -60,8 +62,9 @@ func (h *Handler) templateFuncs() template.FuncMap {
 			rand.Read(b[:])
 			return base64.RawURLEncoding.EncodeToString(b[:])
 		},
-		"idemField": func() string { return idempotencyField },
-		"add":       func(a, b int) int { return a + b },
+		"idemField":   func() string { return idempotencyField },
+		"runFinished": data.TestRunFinished,
+		"add":         func(a, b int) int { return a + b },
 	}
 }
 

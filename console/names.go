@@ -70,12 +70,15 @@ func (h *Handler) agentNames(r *http.Request, choices []any, ids ...string) name
 }
 
 // nameMissing fills in the names of ids not in out, one request each: used for the few
-// ids of one page of a list.
+// ids of one page of a list. An id asked for in vain (a record gone, or hidden from the
+// user) is asked for once, however many rows name it.
 func (h *Handler) nameMissing(r *http.Request, out names, base, key string, ids []string) {
+	asked := map[string]bool{}
 	for _, id := range ids {
-		if _, ok := out[id]; ok || id == "" {
+		if _, ok := out[id]; ok || id == "" || asked[id] {
 			continue
 		}
+		asked[id] = true
 		if res, err := h.call(r, "GET", base+url.PathEscape(id), nil, nil); err == nil {
 			out[id] = str(res.Data()[key])
 		}

@@ -25,17 +25,14 @@ func (h *Handler) agentRoutes() {
 	m.HandleFunc("GET /agents/{id}/try", h.page(h.agentTry))
 }
 
-// perPage is the console's page size for lists; the API pages, the console follows.
-const perPage = "20"
-
 func (h *Handler) agentList(w http.ResponseWriter, r *http.Request) {
 	h.renderAgents(w, r, http.StatusOK, nil)
 }
 
 func (h *Handler) renderAgents(w http.ResponseWriter, r *http.Request, status int, fail *apiError) {
 	in := r.URL.Query()
-	q := url.Values{"per_page": {perPage}}
-	for _, k := range []string{"status", "name", "cursor"} {
+	q := pageQuery(perPage, in.Get("cursor"))
+	for _, k := range []string{"status", "name"} {
 		if v := in.Get(k); v != "" {
 			q.Set(k, v)
 		}
@@ -47,7 +44,7 @@ func (h *Handler) renderAgents(w http.ResponseWriter, r *http.Request, status in
 	}
 	p := data.PrincipalFrom(r.Context())
 	h.render(w, r, status, "agents", &view{Title: "Agents", Active: "agents", Err: relabel(fail, fieldLabels{"name": "Name"}), D: map[string]any{
-		"Agents": res.List(), "Next": res.NextCursor(), "Status": in.Get("status"), "Name": in.Get("name"),
+		"Agents": res.List(), "Pages": pagerOf(r, "cursor", res), "Status": in.Get("status"), "Name": in.Get("name"),
 		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil,
 	}})
 }
@@ -116,11 +113,7 @@ func (h *Handler) agentVersions(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	q := url.Values{"per_page": {"100"}}
-	if c := r.URL.Query().Get("cursor"); c != "" {
-		q.Set("cursor", c)
-	}
-	vs, err := h.call(r, "GET", "/api/v1/agents/"+url.PathEscape(id)+"/versions", q, nil)
+	vs, err := h.call(r, "GET", "/api/v1/agents/"+url.PathEscape(id)+"/versions", pageQuery("100", r.URL.Query().Get("cursor")), nil)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -133,7 +126,7 @@ func (h *Handler) agentVersions(w http.ResponseWriter, r *http.Request) {
 	p := data.PrincipalFrom(r.Context())
 	name, _ := a.Data()["name"].(string)
 	h.render(w, r, http.StatusOK, "versions", &view{Title: name + " · versions", Active: "agents", D: map[string]any{
-		"Agent": a.Data(), "Versions": vs.List(), "Next": vs.NextCursor(), "Gate": gate.Data(),
+		"Agent": a.Data(), "Versions": vs.List(), "Pages": pagerOf(r, "cursor", vs), "Gate": gate.Data(),
 		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil, "CanForce": data.RoleAtLeast(p.Role, data.RoleAdmin),
 	}})
 }

@@ -39,7 +39,7 @@ func dayParam(s string, end bool) string {
 func (h *Handler) callList(w http.ResponseWriter, r *http.Request) {
 	in := r.URL.Query()
 	// A bad filter is a 422: shown on the form rather than an error page.
-	list, next, fail, ok := h.filteredList(w, r, "/api/v1/calls", callFilters...)
+	list, pages, fail, ok := h.filteredList(w, r, "/api/v1/calls", callFilters...)
 	if !ok {
 		return
 	}
@@ -50,7 +50,7 @@ func (h *Handler) callList(w http.ResponseWriter, r *http.Request) {
 	export := filterQuery(in, callFilters...)
 	p := data.PrincipalFrom(r.Context())
 	h.render(w, r, http.StatusOK, "calls", &view{Title: "Calls", Active: "calls", Err: relabel(fail, callFilterLabels), D: map[string]any{
-		"Calls": list, "Next": next, "Q": in, "Agents": agents, "Numbers": numbers,
+		"Calls": list, "Pages": pages, "Q": in, "Agents": agents, "Numbers": numbers,
 		"AgentNames": h.agentNames(r, agents, listIDs(list, "agent_id")...), "NumberNames": numberNames(numbers),
 		"Directions": data.CallDirections, "Statuses": data.CallStatuses, "Export": template.URL(export.Encode()),
 		"Filtered": len(filterQuery(in, callFilters...)) > 0, "CanWrite": p.Allows(data.Write(data.ModuleCallHistory)) == nil,

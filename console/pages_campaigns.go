@@ -51,7 +51,7 @@ func (h *Handler) renderCampaigns(w http.ResponseWriter, r *http.Request, status
 	agents := h.agentChoices(r)
 	list := res.List()
 	h.render(w, r, status, "campaigns", &view{Title: "Campaigns", Active: "campaigns", Err: relabel(fail, campaignLabels), D: map[string]any{
-		"Campaigns": list, "Next": res.NextCursor(), "Prev": res.PrevCursor(), "Agents": agents, "Numbers": h.numberChoices(r),
+		"Campaigns": list, "Pages": pagerOf(r, "cursor", res), "Agents": agents, "Numbers": h.numberChoices(r),
 		"AgentNames": h.agentNames(r, agents, listIDs(list, "agent_id")...), "Form": form,
 		"Days": data.Weekdays, "Outcomes": data.RetryOutcomes,
 		"CanWrite": p.Allows(data.Write(data.ModuleCallHistory)) == nil,
@@ -174,7 +174,7 @@ func formInt(s string) any {
 type campaignView struct {
 	C          map[string]any
 	Recipients []any
-	Next, Prev string
+	Pages      pager
 	Done, All  float64 // recipients settled, of all (suppressed ones included)
 	Percent    int
 	Open       bool // still dialing or waiting: the page refreshes its progress
@@ -194,7 +194,7 @@ func (h *Handler) loadCampaign(r *http.Request) (*campaignView, error) {
 	}
 	c := res.Data()
 	counts, _ := c["counts"].(map[string]any)
-	v := &campaignView{C: c, Recipients: rs.List(), Next: rs.NextCursor(), Prev: rs.PrevCursor(),
+	v := &campaignView{C: c, Recipients: rs.List(), Pages: pagerOf(r, "cursor", rs),
 		AgentNames: h.agentNames(r, nil, str(c["agent_id"])),
 		CanWrite:   data.PrincipalFrom(r.Context()).Allows(data.Write(data.ModuleCallHistory)) == nil}
 	v.All = member(counts, "total") + member(counts, "suppressed")

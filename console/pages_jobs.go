@@ -41,7 +41,7 @@ func mayReadJobs(p *data.Principal) bool {
 func (h *Handler) jobList(w http.ResponseWriter, r *http.Request) {
 	in := r.URL.Query()
 	// A bad filter is a 422: shown on the form rather than an error page.
-	list, next, fail, ok := h.filteredList(w, r, "/api/v1/jobs", jobFilters...)
+	list, pages, fail, ok := h.filteredList(w, r, "/api/v1/jobs", jobFilters...)
 	if !ok {
 		return
 	}
@@ -51,7 +51,7 @@ func (h *Handler) jobList(w http.ResponseWriter, r *http.Request) {
 		agents = h.agentChoices(r)
 	}
 	h.render(w, r, http.StatusOK, "jobs", &view{Title: "Jobs", Active: "jobs", Err: relabel(fail, jobFilterLabels), D: map[string]any{
-		"Jobs": list, "Next": next, "Q": in, "Agents": agents, "Kinds": jobKinds, "Statuses": data.JobStatuses,
+		"Jobs": list, "Pages": pages, "Q": in, "Agents": agents, "Kinds": jobKinds, "Statuses": data.JobStatuses,
 		"AgentNames": h.agentNames(r, agents, listIDs(list, "agent_id")...),
 		"Filtered":   len(filterQuery(in, jobFilters...)) > 0,
 	}})

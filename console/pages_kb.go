@@ -37,7 +37,7 @@ func (h *Handler) renderKBList(w http.ResponseWriter, r *http.Request, status in
 	}
 	p := data.PrincipalFrom(r.Context())
 	h.render(w, r, status, "kbs", &view{Title: "Knowledge bases", Active: "knowledge-bases", Err: relabel(fail, fieldLabels{"name": "Name"}), D: map[string]any{
-		"KBs": res.List(), "Next": res.NextCursor(), "Prev": res.PrevCursor(), "CanWrite": p.Allows(data.Write(data.ModuleKnowledgeBase)) == nil,
+		"KBs": res.List(), "Pages": pagerOf(r, "cursor", res), "CanWrite": p.Allows(data.Write(data.ModuleKnowledgeBase)) == nil,
 	}})
 }
 

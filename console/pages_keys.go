@@ -27,10 +27,7 @@ var keyLabels = fieldLabels{"name": "Name", "expiration": "Expires on", "scopes"
 // renderKeys shows the caller's keys and the form for a new one; a refused form keeps
 // what was typed and checked.
 func (h *Handler) renderKeys(w http.ResponseWriter, r *http.Request, status int, fail *apiError) {
-	q := url.Values{"per_page": {perPage}}
-	if c := r.URL.Query().Get("cursor"); c != "" {
-		q.Set("cursor", c)
-	}
+	q := pageQuery(perPage, r.URL.Query().Get("cursor"))
 	res, err := h.call(r, "GET", "/api/v1/api-keys", q, nil)
 	if err != nil {
 		h.fail(w, r, err)
@@ -39,7 +36,7 @@ func (h *Handler) renderKeys(w http.ResponseWriter, r *http.Request, status int,
 	agents := h.agentChoices(r)
 	r.ParseForm()
 	h.render(w, r, status, "keys", &view{Title: "API keys", Active: "api-keys", Err: relabel(fail, keyLabels), D: map[string]any{
-		"Keys": res.List(), "Next": res.NextCursor(), "Form": r.PostForm,
+		"Keys": res.List(), "Pages": pagerOf(r, "cursor", res), "Form": r.PostForm,
 		"Scopes": scopeGroups(), "Agents": agents, "AgentNames": h.agentNames(r, agents),
 	}})
 }

@@ -24,11 +24,9 @@ func (h *Handler) numberList(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) renderNumbers(w http.ResponseWriter, r *http.Request, status int, fail *apiError) {
 	in := r.URL.Query()
-	q := url.Values{"per_page": {perPage}}
-	for _, k := range []string{"agent_id", "cursor"} {
-		if v := in.Get(k); v != "" {
-			q.Set(k, v)
-		}
+	q := pageQuery(perPage, in.Get("cursor"))
+	if v := in.Get("agent_id"); v != "" {
+		q.Set("agent_id", v)
 	}
 	res, err := h.call(r, "GET", "/api/v1/numbers", q, nil)
 	if err != nil {
@@ -38,7 +36,7 @@ func (h *Handler) renderNumbers(w http.ResponseWriter, r *http.Request, status i
 	p := data.PrincipalFrom(r.Context())
 	agents := h.agentChoices(r)
 	h.render(w, r, status, "numbers", &view{Title: "Numbers", Active: "numbers", Err: relabel(fail, numberLabels), D: map[string]any{
-		"Numbers": res.List(), "Next": res.NextCursor(), "Agents": agents, "AgentID": in.Get("agent_id"),
+		"Numbers": res.List(), "Pages": pagerOf(r, "cursor", res), "Agents": agents, "AgentID": in.Get("agent_id"),
 		"AgentNames": h.agentNames(r, agents, listIDs(res.List(), "inbound_agent_id", "outbound_agent_id")...),
 		"Providers":  data.NumberProviders, "Form": r.PostForm,
 		"CanWrite": p.Allows(data.Write(data.ModulePhoneNumbers)) == nil,

@@ -33,10 +33,7 @@ func (h *Handler) suppressionList(w http.ResponseWriter, r *http.Request) {
 // renderSuppressions shows the list; fail and form carry a refused form (which says
 // which of the two forms was refused: "add" or "import").
 func (h *Handler) renderSuppressions(w http.ResponseWriter, r *http.Request, status int, fail *apiError, form url.Values, which string) {
-	q := url.Values{"per_page": {perPage}}
-	if c := r.URL.Query().Get("cursor"); c != "" {
-		q.Set("cursor", c)
-	}
+	q := pageQuery(perPage, r.URL.Query().Get("cursor"))
 	res, err := h.call(r, "GET", "/api/v1/suppressions", q, nil)
 	if err != nil {
 		h.fail(w, r, err)
@@ -48,7 +45,7 @@ func (h *Handler) renderSuppressions(w http.ResponseWriter, r *http.Request, sta
 	p := data.PrincipalFrom(r.Context())
 	canWrite := p.Allows(data.Write(data.ModuleCallHistory)) == nil
 	h.render(w, r, status, "suppressions", &view{Title: "Suppression list", Active: "campaigns", Err: relabel(fail, suppressionLabels), D: map[string]any{
-		"Entries": res.List(), "Next": res.NextCursor(), "Form": form, "Which": which,
+		"Entries": res.List(), "Pages": pagerOf(r, "cursor", res), "Form": form, "Which": which,
 		"CanWrite": canWrite,
 		// A member limited to some agents may add but not remove: removing lets every
 		// agent call the number again (the API answers 403).

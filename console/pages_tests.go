@@ -60,11 +60,15 @@ func (h *Handler) testsTab(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	// Runs are labelled in words; who started each is named as the members list names
+	// them (a former member by a short id).
+	startedBy := names{}
+	h.nameMissing(r, startedBy, h.wsPath(r)+"/users/", "name", listIDs(runs.List(), "created_by"))
 	p := data.PrincipalFrom(r.Context())
 	name := str(a.Data()["name"])
 	h.render(w, r, http.StatusOK, "tests", &view{Title: name + " · tests", Active: "agents", D: map[string]any{
-		"Agent": a.Data(), "Tests": tests.List(), "Runs": runs.List(), "Gate": gate.Data(),
-		"TestsNext": tests.NextCursor(), "TestsPrev": tests.PrevCursor(), "RunsNext": runs.NextCursor(), "RunsPrev": runs.PrevCursor(),
+		"Agent": a.Data(), "Tests": tests.List(), "Runs": runs.List(), "StartedBy": startedBy, "Gate": gate.Data(),
+		"TestPages": pagerOf(r, "tests_cursor", tests), "RunPages": pagerOf(r, "runs_cursor", runs),
 		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil, "CanForce": data.RoleAtLeast(p.Role, data.RoleAdmin),
 	}})
 }

@@ -27,10 +27,7 @@ func (h *Handler) userList(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) renderUsers(w http.ResponseWriter, r *http.Request, status int, fail *apiError) {
-	q := url.Values{"per_page": {perPage}}
-	if c := r.URL.Query().Get("cursor"); c != "" {
-		q.Set("cursor", c)
-	}
+	q := pageQuery(perPage, r.URL.Query().Get("cursor"))
 	res, err := h.call(r, "GET", "/api/v1/users", q, nil)
 	if err != nil {
 		h.fail(w, r, err)
@@ -43,7 +40,7 @@ func (h *Handler) renderUsers(w http.ResponseWriter, r *http.Request, status int
 	}
 	r.ParseForm()
 	h.render(w, r, status, "users", &view{Title: "Instance", Active: "users", Err: relabel(fail, userLabels), D: map[string]any{
-		"Users": res.List(), "Next": res.NextCursor(), "Me": str(me.Data()["id"]), "Form": r.PostForm,
+		"Users": res.List(), "Pages": pagerOf(r, "cursor", res), "Me": str(me.Data()["id"]), "Form": r.PostForm,
 	}})
 }
 

@@ -33,10 +33,7 @@ func (h *Handler) webhookList(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) renderWebhooks(w http.ResponseWriter, r *http.Request, status int, fail *apiError) {
-	q := url.Values{"per_page": {perPage}}
-	if c := r.URL.Query().Get("cursor"); c != "" {
-		q.Set("cursor", c)
-	}
+	q := pageQuery(perPage, r.URL.Query().Get("cursor"))
 	res, err := h.call(r, "GET", "/api/v1/webhooks", q, nil)
 	if err != nil {
 		h.fail(w, r, err)
@@ -44,7 +41,7 @@ func (h *Handler) renderWebhooks(w http.ResponseWriter, r *http.Request, status 
 	}
 	r.ParseForm()
 	h.render(w, r, status, "webhooks", &view{Title: "Webhooks", Active: "webhooks", Err: relabel(fail, webhookLabels), D: map[string]any{
-		"Webhooks": res.List(), "Next": res.NextCursor(), "Groups": eventGroups(), "Form": r.PostForm, "Subscribed": checked(r.PostForm["events"]),
+		"Webhooks": res.List(), "Pages": pagerOf(r, "cursor", res), "Groups": eventGroups(), "Form": r.PostForm, "Subscribed": checked(r.PostForm["events"]),
 	}})
 }
 
@@ -126,10 +123,7 @@ func (h *Handler) renderWebhook(w http.ResponseWriter, r *http.Request, status i
 		h.fail(w, r, err)
 		return
 	}
-	q := url.Values{"per_page": {perPage}}
-	if c := r.URL.Query().Get("cursor"); c != "" {
-		q.Set("cursor", c)
-	}
+	q := pageQuery(perPage, r.URL.Query().Get("cursor"))
 	dl, err := h.call(r, "GET", "/api/v1/webhooks/"+url.PathEscape(id)+"/deliveries", q, nil)
 	if err != nil {
 		h.fail(w, r, err)
@@ -139,7 +133,7 @@ func (h *Handler) renderWebhook(w http.ResponseWriter, r *http.Request, status i
 	now := time.Now().UTC()
 	h.render(w, r, status, "webhook", &view{Title: "Webhook", Active: "webhooks", Err: relabel(fail, webhookLabels), D: map[string]any{
 		"W": wh, "ETag": res.ETag, "Groups": eventGroups(), "Subscribed": checked(strs(wh["events"])),
-		"Deliveries": dl.List(), "Next": dl.NextCursor(),
+		"Deliveries": dl.List(), "Pages": pagerOf(r, "cursor", dl),
 		"From": now.Add(-24 * time.Hour).Format("2006-01-02T15:04"), "To": now.Add(time.Minute).Format("2006-01-02T15:04"),
 	}})
 }

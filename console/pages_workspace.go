@@ -61,11 +61,7 @@ func (h *Handler) renderWorkspace(w http.ResponseWriter, r *http.Request, status
 		h.fail(w, r, err)
 		return
 	}
-	mq := url.Values{"per_page": {perPage}}
-	if c := r.URL.Query().Get("cursor"); c != "" {
-		mq.Set("cursor", c)
-	}
-	members, err := h.call(r, "GET", ws+"/users", mq, nil)
+	members, err := h.call(r, "GET", ws+"/users", pageQuery(perPage, r.URL.Query().Get("cursor")), nil)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -75,7 +71,7 @@ func (h *Handler) renderWorkspace(w http.ResponseWriter, r *http.Request, status
 	h.render(w, r, status, "workspace", &view{Title: "Workspace", Active: "workspace", Err: relabel(fail, workspaceLabels), D: map[string]any{
 		"Workspaces": mine.List(), "Current": p.WorkspaceID, "WS": cur.Data(), "WSETag": cur.ETag, "Me": me.Data(),
 		"Personal": str(me.Data()["personal_workspace_id"]) == p.WorkspaceID,
-		"Role":     p.Role, "Modules": p.Modules, "Members": members.List(), "Next": members.NextCursor(),
+		"Role":     p.Role, "Modules": p.Modules, "Members": members.List(), "Pages": pagerOf(r, "cursor", members),
 		"Usage": h.usage(r), "Admin": data.RoleAtLeast(p.Role, data.RoleAdmin), "Owner": p.Role == data.RoleOwner,
 		"AllAgents": len(p.AgentIDs) == 0, "Roles": data.Roles, "AllModules": data.Modules,
 		"Agents": agents, "AgentNames": h.agentNames(r, agents, listIDs(members.List(), "agent_ids")...),
@@ -220,7 +216,7 @@ func (h *Handler) memberRemove(w http.ResponseWriter, r *http.Request) {
 // others). Actors are named: members by name, the rest by what they are.
 func (h *Handler) auditPage(w http.ResponseWriter, r *http.Request) {
 	in := r.URL.Query()
-	list, next, fail, ok := h.filteredList(w, r, "/api/v1/audit-log", "type", "actor")
+	list, pages, fail, ok := h.filteredList(w, r, "/api/v1/audit-log", "type", "actor")
 	if !ok {
 		return
 	}
@@ -233,7 +229,7 @@ func (h *Handler) auditPage(w http.ResponseWriter, r *http.Request) {
 	members, emails := h.memberNames(r)
 	h.render(w, r, http.StatusOK, "audit", &view{Title: "Audit log", Active: "workspace",
 		Err: relabel(fail, fieldLabels{"type": "Event", "actor": "Who", "from": "From", "to": "To"}), D: map[string]any{
-			"Events": list, "Next": next, "Q": in, "Types": data.EventTypes, "Verified": verified,
+			"Events": list, "Pages": pages, "Q": in, "Types": data.EventTypes, "Verified": verified,
 			"Members": members, "Emails": emails,
 		}})
 }

@@ -185,11 +185,12 @@ func (b *browser) waitFor(what, cond string) {
 	}
 }
 
-// runRows are the run ids the Tests tab lists.
+// runRows are the run ids the Tests tab lists (each row's data-run-id: a run is
+// labelled in words).
 func (b *browser) runRows() []string {
 	b.t.Helper()
 	var ids []string
-	b.eval("run rows", `Array.from(document.querySelectorAll('section[aria-labelledby="runs-h"] tbody tr a'), a => a.textContent)`, &ids)
+	b.eval("run rows", `Array.from(document.querySelectorAll('section[aria-labelledby="runs-h"] tbody tr[data-run-id]'), tr => tr.dataset.runId)`, &ids)
 	return ids
 }
 
