@@ -115,11 +115,27 @@ func TestRuntimeExampleRuns(t *testing.T) {
 
 	key := docBlock(t, "docs/runtime.md", "Give the runtime an API key", "VOICEAPI=")
 	start := docBlock(t, "docs/runtime.md", "## The raw HTTP\n", "curl")
+	report := docBlock(t, "docs/runtime.md", "## During and after the call\n", "# CALL")
 	out := runBlocks(t, strings.NewReplacer("http://127.0.0.1:8080", url), []string{"TOKEN=" + token, "SIP_CALL_ID=7f3a9c@pbx"},
-		key, `test -n "$RUNTIME_TOKEN" && test "$RUNTIME_TOKEN" != null`, start,
+		key, `test -n "$RUNTIME_TOKEN" && test "$RUNTIME_TOKEN" != null`,
+		"ANSWER=$("+start+")", `echo "$ANSWER"; CALL=$(jq -r .data.call.id <<<"$ANSWER"); echo "call: $CALL"`,
+		report,
 		// The key holds the runtime's scope only: a read of the call history is refused.
 		`echo; curl -s -o /dev/null -w 'list: %{http_code}\n' $VOICEAPI/api/v1/calls -H "Authorization: Bearer $RUNTIME_TOKEN"`)
 	expectOutput(t, out, `"status":"registered"`, `"agent_id":"`+agent+`"`, `"variant":\{"version":1,"weight":100,"rollout":false\}`, `list: 403`)
+
+	// What the reports left on the call, read with the owner's token.
+	callID := regexp.MustCompile(`call: (call_\w+)`).FindSubmatch(out)
+	if callID == nil {
+		t.Fatalf("no call id in the output:\n%s", out)
+	}
+	got := do("GET", "/api/v1/calls/"+string(callID[1]), "", http.StatusOK)
+	transcript, _ := got["transcript"].([]any)
+	analysis, _ := got["analysis"].(map[string]any)
+	if got["status"] != "ended" || got["disconnection_reason"] != "user_hangup" || got["duration_ms"] != 95000.0 ||
+		got["recording_url"] != "https://recordings.example.com/call.wav" || len(transcript) != 2 || analysis["call_successful"] != true {
+		t.Errorf("the call after the documented reports: %v", got)
+	}
 }
 
 // decodeData is the data member of an answer.
