@@ -152,3 +152,37 @@ func decodeData(t *testing.T, body []byte) map[string]any {
 	}
 	return v.Data
 }
+
+// TestTestingAgentsExampleRuns runs docs/testing-agents.md's worked example up to the
+// publish its gate refuses (steps 1 to 3; the runs after need a model), and holds the
+// refusal the page shows to the real one.
+func TestTestingAgentsExampleRuns(t *testing.T) {
+	url, token := docServer(t)
+	agent := docBlock(t, "docs/testing-agents.md", `\*\*1\. The agent\*\*`, "export TOKEN=")
+	tests := docBlock(t, "docs/testing-agents.md", `\*\*2\. Three tests\*\*`, "post()")
+	publish := docBlock(t, "docs/testing-agents.md", `\*\*3\. Publish without a run:\*\*`, "curl")
+	command, shown, _ := strings.Cut(publish, "\n")
+	out := runBlocks(t, strings.NewReplacer("export TOKEN='12|…' SERVER=http://localhost:8080", "SERVER="+url),
+		[]string{"TOKEN=" + token}, agent, tests, `echo; echo "agent: $A"`, command)
+
+	id := regexp.MustCompile(`agent: (agt_\w+)`).FindSubmatch(out)
+	if id == nil {
+		t.Fatalf("step 1 made no agent:\n%s", out)
+	}
+	status, body := call(t, "GET", url+"/api/v1/agents/"+string(id[1])+"/tests", token, "")
+	var list struct {
+		Data []struct {
+			Name     string `json:"name"`
+			Required bool   `json:"required_for_publish"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &list); status != http.StatusOK || err != nil || len(list.Data) != 3 {
+		t.Fatalf("step 2 should make three tests: %d %v %s", status, err, body)
+	}
+	// The refusal as the page shows it, "…" standing for what it leaves out.
+	var shape []string
+	for _, piece := range strings.Split(strings.TrimSpace(shown), "…") {
+		shape = append(shape, regexp.QuoteMeta(piece))
+	}
+	expectOutput(t, out, strings.Join(shape, ".*"))
+}
