@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -185,4 +187,44 @@ func TestTestingAgentsExampleRuns(t *testing.T) {
 		shape = append(shape, regexp.QuoteMeta(piece))
 	}
 	expectOutput(t, out, strings.Join(shape, ".*"))
+}
+
+// TestAgentsAsCodeExampleRuns runs docs/agents-as-code.md's first commands (pull, plan,
+// apply on a new workspace), then its example file with the exit-status check before and
+// after an apply: plan says "changes to apply", apply makes them, plan says "in sync".
+// The file's FAQ url is served here, so nothing leaves the machine.
+func TestAgentsAsCodeExampleRuns(t *testing.T) {
+	faq := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintln(w, "We are open from nine to five on weekdays.")
+	}))
+	defer faq.Close()
+	url, token := docServer(t, "--allow-url-prefix", faq.URL+"/")
+	const doc = "docs/agents-as-code.md"
+	first := docBlock(t, doc, "# Agents as code", "export VOICEAPI_TOKEN=")
+	exitStatus := docBlock(t, doc, "detailed-exitcode", "voiceapi plan")
+	raw, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := regexp.MustCompile("(?s)## The files\n.*?```yaml\n(.*?)```\n").FindSubmatch(raw)
+	if file == nil {
+		t.Fatalf("%s has no yaml block under \"The files\"", doc)
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "infra", "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "infra", "docs", "refunds.md"), []byte("# Refunds\nWithin 30 days.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	replace := strings.NewReplacer("export VOICEAPI_TOKEN='12|…'", "export VOICEAPI_TOKEN='"+token+"'",
+		"https://voice.example.com", url, "https://example.com/faq", faq.URL+"/faq")
+	out := runBlocks(t, replace, []string{"VOICEAPI_SERVER=" + url, "MISTRAL_API_KEY=the-key", "PATH=" + filepath.Dir(voiceapiBinary(t)) + ":" + os.Getenv("PATH")},
+		"cd "+dir, first,
+		"cat > infra/support.yaml <<'YAML'\n"+replace.Replace(string(file[1]))+"YAML",
+		"set +e", exitStatus, "set -e",
+		"voiceapi apply -f infra/",
+		"set +e", exitStatus, "set -e")
+	expectOutput(t, out, `Wrote infra/voiceapi.yaml`, `(?s)changes to apply.*Apply complete: 4 change\(s\).*in sync`)
 }
