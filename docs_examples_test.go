@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -227,4 +228,149 @@ func TestAgentsAsCodeExampleRuns(t *testing.T) {
 		"voiceapi apply -f infra/",
 		"set +e", exitStatus, "set -e")
 	expectOutput(t, out, `Wrote infra/voiceapi.yaml`, `(?s)changes to apply.*Apply complete: 4 change\(s\).*in sync`)
+}
+
+// troubleRow is one row of a page's Troubleshooting table: | status, code | message | what to do |.
+type troubleRow struct {
+	status  int
+	code    string
+	message *regexp.Regexp // the quoted message, "…" standing for anything
+	quoted  string
+}
+
+var troubleLine = regexp.MustCompile("(?m)^\\| (\\d{3}) `(\\w+)` \\| \"(.*?)\" \\|")
+
+// troubleshooting reads doc's Troubleshooting table.
+func troubleshooting(t *testing.T, doc string) []troubleRow {
+	t.Helper()
+	raw, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(raw), "## Troubleshooting\n")
+	if !ok {
+		t.Fatalf("%s has no Troubleshooting section", doc)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var rows []troubleRow
+	for _, m := range troubleLine.FindAllStringSubmatch(section, -1) {
+		var pattern []string
+		for _, piece := range strings.Split(m[3], "…") {
+			pattern = append(pattern, regexp.QuoteMeta(piece))
+		}
+		status := 0
+		fmt.Sscan(m[1], &status)
+		rows = append(rows, troubleRow{status: status, code: m[2], quoted: m[3],
+			message: regexp.MustCompile("^" + strings.Join(pattern, "(?s:.*)") + "$")})
+	}
+	if len(rows) == 0 {
+		t.Fatalf("%s: no rows in its Troubleshooting table", doc)
+	}
+	return rows
+}
+
+// expectTroubleshooting holds each real refusal to a row of doc's table, and every row
+// but those unchecked (a quoted message's start, with why) to a real refusal.
+func expectTroubleshooting(t *testing.T, doc string, unchecked map[string]string, answers ...[]byte) {
+	t.Helper()
+	rows := troubleshooting(t, doc)
+	met := make([]bool, len(rows))
+	for _, a := range answers {
+		var status int
+		var e struct{ Message, Code string }
+		head, body, _ := strings.Cut(string(a), " ")
+		fmt.Sscan(head, &status)
+		if err := json.Unmarshal([]byte(body), &e); err != nil {
+			t.Fatalf("not an error answer: %s", a)
+		}
+		found := false
+		for i, r := range rows {
+			if r.status == status && r.code == e.Code && r.message.MatchString(e.Message) {
+				met[i], found = true, true
+			}
+		}
+		if !found {
+			t.Errorf("%s's Troubleshooting table has no row for the real %d %s %q", doc, status, e.Code, e.Message)
+		}
+	}
+	for i, r := range rows {
+		why := ""
+		for start, w := range unchecked {
+			if strings.HasPrefix(r.quoted, start) {
+				why = w
+			}
+		}
+		if !met[i] && why == "" {
+			t.Errorf("%s's Troubleshooting row %d %s %q was met by no real refusal", doc, r.status, r.code, r.quoted)
+		}
+	}
+}
+
+// answer is a request's status and body, as expectTroubleshooting reads them.
+func answer(t *testing.T, req *http.Request) []byte {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return []byte(fmt.Sprintf("%d %s", resp.StatusCode, b))
+}
+
+func request(t *testing.T, method, url, token, contentType, body string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	return req
+}
+
+// TestConversationsTroubleshooting meets each refusal docs/conversations.md's
+// Troubleshooting table lists, and holds the table to what the server says.
+func TestConversationsTroubleshooting(t *testing.T) {
+	url, token := docServer(t)
+	api := url + "/api/v1"
+	post := func(path, tok, body string) []byte {
+		return answer(t, request(t, "POST", api+path, tok, "application/json", body))
+	}
+	data := func(a []byte) map[string]any {
+		_, body, _ := strings.Cut(string(a), " ")
+		return decodeData(t, []byte(body))
+	}
+	agent := data(post("/agents", token, `{"name": "Front desk", "prompt_config": {"prompt": "You are the front desk of {{hotel}}.", "welcome_message": "Hello"}}`))["id"].(string)
+	onLAN := data(post("/agents", token, `{"name": "LAN", "llm_config": {"provider": "internal", "model": "m", "base_url": "http://10.0.0.5:8000/v1"}, "prompt_config": {"prompt": "Hi"}}`))["id"].(string)
+	key := func(scopes string) string {
+		// The key's token is beside its record, not in it: shown once.
+		_, body, _ := strings.Cut(string(post("/api-keys", token, `{"name": "k", "scopes": [`+scopes+`]}`)), " ")
+		var created struct{ Token string }
+		if err := json.Unmarshal([]byte(body), &created); err != nil || created.Token == "" {
+			t.Fatalf("no key: %v %s", err, body)
+		}
+		return created.Token
+	}
+	start := "/agents/" + agent + "/conversations"
+	lan := data(post("/agents/"+onLAN+"/conversations", token, `{"version": "draft"}`))["id"].(string)
+	ended := data(post(start, token, `{"version": "draft", "variables": {"hotel": "Grand Hotel"}}`))["id"].(string)
+	if a := post("/conversations/"+ended+"/end", token, ""); !strings.HasPrefix(string(a), "200 ") {
+		t.Fatalf("end: %s", a)
+	}
+	expectTroubleshooting(t, "docs/conversations.md", map[string]string{
+		"The language model provider groq answered":                   "a provider's refusal needs the provider: llm's tests hold its wording",
+		"The language model provider internal did not answer in time": "llm's tests hold its wording",
+		"A message of this conversation is being answered":            "needs a message in flight: service's TestConversationLease",
+	},
+		post(start, "not-a-token", `{}`),
+		answer(t, request(t, "POST", api+start, token, "", `{"version": "draft"}`)),
+		post(start, key(`"agents:read"`), `{}`),
+		post(start, key(`"agents:read", "conversations:write"`), `{"version": "draft"}`),
+		post(start, token, `{"variables": {"hotel": "Grand Hotel"}}`),
+		post(start, token, `{"version": "draft"}`),
+		post("/conversations/"+lan+"/messages", token, `{"content": "Hello?"}`),
+		post("/conversations/"+ended+"/messages", token, `{"content": "Hello?"}`))
 }
