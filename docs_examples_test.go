@@ -374,3 +374,43 @@ func TestConversationsTroubleshooting(t *testing.T) {
 		post("/conversations/"+lan+"/messages", token, `{"content": "Hello?"}`),
 		post("/conversations/"+ended+"/messages", token, `{"content": "Hello?"}`))
 }
+
+// TestRuntimeTroubleshooting meets each refusal docs/runtime.md's Troubleshooting table
+// lists, and holds the table to what the server says.
+func TestRuntimeTroubleshooting(t *testing.T) {
+	url, token := docServer(t)
+	api := url + "/api/v1"
+	send := func(method, path, body string) []byte {
+		return answer(t, request(t, method, api+path, token, "application/json", body))
+	}
+	id := func(a []byte) string {
+		_, body, _ := strings.Cut(string(a), " ")
+		return decodeData(t, []byte(body))["id"].(string)
+	}
+	agent := id(send("POST", "/agents", `{"name": "Front desk", "max_concurrent_calls": 1, "prompt_config": {"prompt": "You answer for {{company}}."}}`))
+	number := id(send("POST", "/numbers", `{"phone_number": "+14155550123", "provider": "sip"}`))
+	_, body, _ := strings.Cut(string(send("POST", "/api-keys", `{"name": "k", "scopes": ["agents:read"]}`)), " ")
+	var readOnly struct{ Token string }
+	if err := json.Unmarshal([]byte(body), &readOnly); err != nil || readOnly.Token == "" {
+		t.Fatalf("no key: %v %s", err, body)
+	}
+	const inbound = `{"direction": "inbound", "to_number": "+14155550123"}`
+	start := func() []byte { return send("POST", "/calls/start", inbound) }
+	var answers [][]byte
+	answers = append(answers,
+		answer(t, request(t, "POST", api+"/calls/start", readOnly.Token, "application/json", inbound)),
+		answer(t, request(t, "POST", api+"/calls/start", token, "", inbound)),
+		send("POST", "/calls/start", `{"direction": "inbound", "to_number": "4155550123"}`),
+		send("POST", "/calls/start", `{"direction": "inbound", "to_number": "+14155550999"}`),
+		start())
+	send("PUT", "/numbers/"+number, `{"inbound_agent_id": "`+agent+`"}`)
+	answers = append(answers, start())
+	send("POST", "/agents/"+agent+"/publish", "")
+	answers = append(answers, start())
+	send("PUT", "/numbers/"+number, `{"variables": {"company": "Acme"}}`)
+	if a := start(); !strings.HasPrefix(string(a), "201 ") {
+		t.Fatalf("start: %s", a)
+	}
+	answers = append(answers, start())
+	expectTroubleshooting(t, "docs/runtime.md", nil, answers...)
+}
