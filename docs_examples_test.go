@@ -414,3 +414,30 @@ func TestRuntimeTroubleshooting(t *testing.T) {
 	answers = append(answers, start())
 	expectTroubleshooting(t, "docs/runtime.md", nil, answers...)
 }
+
+// TestAnalysisTroubleshooting meets the refusals docs/analysis.md's Troubleshooting table
+// lists: analysis asked of a call whose version declares nothing (the fields were saved
+// on the draft after it), and by a key that may only read calls.
+func TestAnalysisTroubleshooting(t *testing.T) {
+	url, token := docServer(t)
+	api := url + "/api/v1"
+	send := func(tok, method, path, body string) []byte {
+		return answer(t, request(t, method, api+path, tok, "application/json", body))
+	}
+	data := func(a []byte) map[string]any {
+		_, body, _ := strings.Cut(string(a), " ")
+		return decodeData(t, []byte(body))
+	}
+	agent := data(send(token, "POST", "/agents", `{"name": "Front desk"}`))["id"].(string)
+	send(token, "POST", "/agents/"+agent+"/publish", "")
+	send(token, "PUT", "/agents/"+agent, `{"analysis_config": {"fields": [{"name": "outcome", "type": "string", "description": "How it ended"}]}}`)
+	call := data(send(token, "POST", "/calls", `{"agent_id": "`+agent+`", "direction": "web", "status": "ended"}`))["id"].(string)
+	_, body, _ := strings.Cut(string(send(token, "POST", "/api-keys", `{"name": "k", "scopes": ["call_history:read"]}`)), " ")
+	var reader struct{ Token string }
+	if err := json.Unmarshal([]byte(body), &reader); err != nil || reader.Token == "" {
+		t.Fatalf("no key: %v %s", err, body)
+	}
+	expectTroubleshooting(t, "docs/analysis.md", nil,
+		send(token, "POST", "/calls/"+call+"/analyze", ""),
+		send(reader.Token, "POST", "/calls/"+call+"/analyze", ""))
+}
