@@ -2,6 +2,7 @@ package data
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -119,6 +120,16 @@ type CampaignCounts struct {
 	Suppressed int64            `json:"suppressed"`
 	Exhausted  int64            `json:"exhausted"`
 	Canceled   int64            `json:"canceled"`
+}
+
+// MarshalJSON writes completed as {} until a recipient completes, never null: a client
+// reads counts.completed[outcome] as it reads every other count, without a null check.
+func (c CampaignCounts) MarshalJSON() ([]byte, error) {
+	type plain CampaignCounts
+	if c.Completed == nil {
+		c.Completed = map[string]int64{}
+	}
+	return json.Marshal(plain(c))
 }
 
 // Add moves n recipients into state (outcome for completed ones); a negative n moves

@@ -121,6 +121,9 @@ func init() {
 		"agent":   {Description: "The configuration to run, as POST /api/v1/calls/start answers it (credentials in clear)."},
 		"variant": {Description: "The version that runs and why."},
 	}
+	fieldRules["CampaignCounts"] = map[string]fieldRule{
+		"completed": {NotNull: true, Description: "Completed recipients by outcome ({} until one completes)."},
+	}
 	fieldRules["Campaign"] = map[string]fieldRule{
 		"status": oneOf(validate.CampaignStatuses...),
 		"counts": {Description: "Recipients by state; completed ones by outcome."},

@@ -61,6 +61,13 @@ func TestCampaignBadInput(t *testing.T) {
 		t.Errorf("the message does not name the line: %q", msg)
 	}
 	testkit.ExpectFields(t, e.uploadCampaign(e.settingsJSON(), "number\n+14155550101\n"), "file")
+	// A quote opened on line 3 and never closed is found at the end of the file: the
+	// line named is the row's, where the quote is, as for every other fault of a row.
+	r = e.uploadCampaign(e.settingsJSON(), "phone_number,customer_name\n+14155550101,Ada\n\"+14155550102,Bob\n+14155550103,Cy\n")
+	testkit.ExpectFields(t, r, "recipients.line_3")
+	if msgs, _ := r.FieldErrors()["recipients.line_3"].([]any); len(msgs) != 1 || !strings.HasPrefix(msgs[0].(string), "Line 3:") || !strings.Contains(msgs[0].(string), "line 4") {
+		t.Errorf("the message should name the row's line and where the fault was found: %v", r.FieldErrors())
+	}
 
 	bad := []struct {
 		name   string

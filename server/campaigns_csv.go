@@ -43,7 +43,13 @@ func readCSV(r io.Reader, what string) (*csvTable, error) {
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
-				errs.Addf(fmt.Sprintf("%s.line_%d", what, pe.Line), "Line %d: the CSV cannot be read (%v).", pe.Line, pe.Err)
+				// The row's line, as every other fault of a row names it: a quote left open
+				// is found lines later, at the end of the file.
+				msg := fmt.Sprintf("Line %d: the CSV cannot be read (%v).", pe.StartLine, pe.Err)
+				if pe.Line != pe.StartLine {
+					msg = fmt.Sprintf("Line %d: the CSV cannot be read (%v, found at line %d: a quoted field opened on line %d runs on).", pe.StartLine, pe.Err, pe.Line, pe.StartLine)
+				}
+				errs.Add(fmt.Sprintf("%s.line_%d", what, pe.StartLine), msg)
 				return nil, errs.Err()
 			}
 			return nil, data.Errorf(data.EMALFORMED, "The file cannot be read: %v.", err)

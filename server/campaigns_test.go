@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -85,4 +86,26 @@ func TestCampaignOutcomeNotRetried(t *testing.T) {
 		t.Fatalf("counts: %v, want one completed no_answer", c)
 	}
 	testkit.Expect(t, e.Do("GET", "/api/v1/campaigns/"+id, e.Owner.Token, nil), 200)
+}
+
+// TestCampaignCompletedCountsAnObject: before any recipient completes, counts.completed is
+// {} (no outcome yet), not null, in every answer that shows a campaign: a client reads
+// counts.completed[outcome] without a null check, as docs/campaigns.md shows it.
+func TestCampaignCompletedCountsAnObject(t *testing.T) {
+	e := newCampaignEnv(t, time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	r := e.Do("POST", "/api/v1/campaigns", e.Owner.Token, e.campaignBody([]string{"+14155550101"}, nil))
+	testkit.Expect(t, r, 201)
+	id := r.Data()["id"].(string)
+	list := e.Do("GET", "/api/v1/campaigns", e.Owner.Token, nil)
+	testkit.Expect(t, list, 200)
+	var listed struct{ Data []map[string]any }
+	if err := json.Unmarshal(list.Body, &listed); err != nil || len(listed.Data) != 1 {
+		t.Fatalf("the list: %v %s", err, list.Body)
+	}
+	for where, c := range map[string]map[string]any{"create": r.Data(), "show": e.campaign(id), "list": listed.Data[0]} {
+		counts, _ := c["counts"].(map[string]any)
+		if done, ok := counts["completed"].(map[string]any); !ok || len(done) != 0 {
+			t.Errorf("%s: counts.completed %#v, want {}", where, counts["completed"])
+		}
+	}
 }
