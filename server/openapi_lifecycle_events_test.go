@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -27,7 +28,9 @@ func TestOpenAPIWebhookPayloadsMatchLifeCycleEvents(t *testing.T) {
 	tok := e.tok
 
 	agent := e.bookingAgent(t, "Trattoria")
-	testkit.Expect(t, e.Do("PUT", "/api/v1/agents/"+agent, tok, map[string]any{"name": "Trattoria Roma"}), 200)
+	testkit.Expect(t, e.Do("PUT", "/api/v1/agents/"+agent, tok, map[string]any{"name": "Trattoria Roma",
+		"analysis_config": map[string]any{"fields": []any{map[string]any{"name": "outcome", "type": "enum", "description": "How it ended",
+			"choices": []string{"booked", "declined"}, "required": true}}}}), 200)
 	required := e.createTest(t, agent, scripted("says goodbye", []string{"hello"},
 		map[string]any{"type": "says", "pattern": "never said"}))
 	testkit.Expect(t, e.Do("PUT", "/api/v1/agents/"+agent+"/tests/"+required["id"].(string), tok,
@@ -56,7 +59,11 @@ func TestOpenAPIWebhookPayloadsMatchLifeCycleEvents(t *testing.T) {
 	call := r.Data()["call"].(map[string]any)["id"].(string)
 	testkit.Expect(t, e.Do("PUT", "/api/v1/calls/"+call, runtime, map[string]any{"status": "ongoing"}), 204)
 	testkit.Expect(t, e.Do("PUT", "/api/v1/calls/"+call, runtime, map[string]any{"status": "ended", "disconnection_reason": "user_hangup"}), 204)
-	testkit.Expect(t, e.Do("PUT", "/api/v1/calls/"+call, runtime, map[string]any{"analysis": map[string]any{"call_successful": true}}), 204)
+	testkit.Expect(t, e.Do("PUT", "/api/v1/calls/"+call, runtime, map[string]any{"analysis": map[string]any{"outcome": "booked", "call_successful": true}}), 204)
+	// Post-call analysis, which the fixture's model answers in free text: a misfit.
+	r = e.Do("POST", "/api/v1/calls/"+call+"/analyze", tok, nil)
+	testkit.Expect(t, r, 202)
+	waitJob(t, e.Server, tok, r.Data()["id"].(string), data.JobFailed)
 
 	// A conversation, which becomes a web call.
 	conv := e.start(t, agent, map[string]any{"variables": map[string]any{"shop": "Trattoria"}}, 201).Data()["id"].(string)
@@ -105,7 +112,7 @@ func TestOpenAPIWebhookPayloadsMatchLifeCycleEvents(t *testing.T) {
 		data.EventTestRunQueued: 1, data.EventTestRunStarted: 1, data.EventTestRunProgress: 1, data.EventTestRunCompleted: 1,
 		data.EventRolloutUpdated: 1, data.EventRolloutEnded: 1,
 		// The started call's, and the conversation's web call, registered ended.
-		data.EventCallRegistered: 2, data.EventCallStarted: 1, data.EventCallEnded: 2, data.EventCallAnalyzed: 1,
+		data.EventCallRegistered: 2, data.EventCallStarted: 1, data.EventCallEnded: 2, data.EventCallAnalyzed: 1, data.EventCallAnalysisFailed: 1,
 		data.EventCampaignCreated: 1, data.EventCampaignStarted: 1, data.EventCampaignPaused: 1, data.EventCampaignResumed: 1,
 		data.EventCampaignCanceled: 1,
 	}
@@ -229,4 +236,23 @@ func alternatives(s map[string]any) []any {
 		return a
 	}
 	return nil
+}
+
+// waitJob reads job id until it is final, and fails unless it ended with status.
+func waitJob(t *testing.T, s *testkit.Server, token, id, status string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		r := s.Do("GET", "/api/v1/jobs/"+id, token, nil)
+		testkit.Expect(t, r, 200)
+		switch got := r.Data()["status"]; {
+		case got == status:
+			return
+		case got == data.JobSucceeded || got == data.JobFailed || got == data.JobCanceled:
+			t.Fatalf("job %s ended %v, want %s: %s", id, got, status, r.Body)
+		case time.Now().After(deadline):
+			t.Fatalf("job %s has not ended: %s", id, r.Body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
