@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/llmtest"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -24,7 +25,9 @@ import (
 // every depth the document describes, must be one it defines.
 func TestOpenAPIWebhookPayloadsMatchLifeCycleEvents(t *testing.T) {
 	body, doc := openapiDocument(t)
-	e := newTestsEnv(t)
+	// The agent's api_key: the call start answers it in clear, and no event may carry it.
+	const secret = "sk-lifecycle-secret-0123456789"
+	e := newTestsEnv(t, llmtest.WithAPIKey(secret))
 	tok := e.tok
 
 	agent := e.bookingAgent(t, "Trattoria")
@@ -56,6 +59,9 @@ func TestOpenAPIWebhookPayloadsMatchLifeCycleEvents(t *testing.T) {
 	r = e.Do("POST", "/api/v1/calls/start", runtime, map[string]any{"agent_id": agent, "direction": "outbound",
 		"from_number": startNumber, "to_number": "+14155550177", "variables": map[string]any{"shop": "Trattoria"}})
 	testkit.Expect(t, r, 201)
+	if !strings.Contains(string(r.Body), secret) {
+		t.Fatalf("the call start does not answer the agent's api_key: the check below would prove nothing: %s", r.Body)
+	}
 	call := r.Data()["call"].(map[string]any)["id"].(string)
 	testkit.Expect(t, e.Do("PUT", "/api/v1/calls/"+call, runtime, map[string]any{"status": "ongoing"}), 204)
 	testkit.Expect(t, e.Do("PUT", "/api/v1/calls/"+call, runtime, map[string]any{"status": "ended", "disconnection_reason": "user_hangup"}), 204)
@@ -87,6 +93,11 @@ func TestOpenAPIWebhookPayloadsMatchLifeCycleEvents(t *testing.T) {
 			envelope, err := ev.Envelope() // a delivery's body, and a stream message's data
 			if err != nil {
 				return false, err
+			}
+			for _, s := range []string{secret, runtime, tok} {
+				if strings.Contains(string(envelope), s) {
+					t.Errorf("%s carries a credential: %s", ev.Type, envelope)
+				}
 			}
 			if err := validate(ev.Type, envelope); err != nil {
 				t.Errorf("%s does not match its delivery's schema: %v\n%s", ev.Type, err, envelope)
