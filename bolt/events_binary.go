@@ -65,6 +65,7 @@ var eventTypeCodes = [...]string{
 	"agent.rollout_updated", "agent.rollout_ended", "agent.rollout_rolled_back",
 	"campaign.created", "campaign.started", "campaign.paused", "campaign.resumed", "campaign.canceled",
 	"campaign.completed",
+	"call.analysis_failed",
 }
 
 // actorTypeCodes is FROZEN as eventTypeCodes is (data.Actor's three types).

@@ -22,6 +22,7 @@ const (
 	EventCallStarted            = "call.started"
 	EventCallEnded              = "call.ended"
 	EventCallAnalyzed           = "call.analyzed"
+	EventCallAnalysisFailed     = "call.analysis_failed"
 	EventWebhookTest            = "webhook.test"
 	EventWorkspaceUpdated       = "workspace.updated"
 	EventWorkspaceUserAdded     = "member.added"
@@ -51,7 +52,7 @@ var EventTypes = []string{
 	EventKnowledgeBaseCreated, EventKnowledgeBaseUpdated, EventKnowledgeBaseDeleted,
 	EventKnowledgeSourceIndexed, EventKnowledgeSourceFailed,
 	EventNumberCreated, EventNumberUpdated, EventNumberDeleted,
-	EventCallRegistered, EventCallStarted, EventCallEnded, EventCallAnalyzed,
+	EventCallRegistered, EventCallStarted, EventCallEnded, EventCallAnalyzed, EventCallAnalysisFailed,
 	EventWebhookTest,
 	EventWorkspaceUpdated, EventWorkspaceUserAdded, EventWorkspaceUserUpdated, EventWorkspaceUserRemoved,
 	EventAPIKeyCreated, EventAPIKeyRevoked,

@@ -38,6 +38,8 @@ var eventPayloads = map[string]any{
 	data.EventCallStarted:    data.Call{},
 	data.EventCallEnded:      data.Call{},
 	data.EventCallAnalyzed:   data.Call{},
+	// The call with its analysis_error.
+	data.EventCallAnalysisFailed: data.Call{},
 
 	data.EventWebhookTest: objectPayload("A test delivery asked for with POST /api/v1/webhooks/{webhook_id}/test.",
 		map[string]any{"webhook_id": idString("The webhook tested."), "message": map[string]any{"type": "string"}}),

@@ -292,7 +292,7 @@ var opDocs = map[string]opDoc{
 		Out: data.CallAnalytics{}, Shape: shapeData, Query: analyticsQuery},
 	"POST /api/v1/calls/{call_id}/analyze": {Tag: "Call History", Summary: "Have the agent's model analyze the call (a job)",
 		Description: "202 with the job (GET /api/v1/jobs/{job_id}); a call with an analysis pending gets that job. The model of the call's agent version fills " +
-			"its analysis_config's fields through structured output (a forced tool call on bedrock_claude); an answer that does not fit is retried once, then recorded as analysis_error. Event call.analyzed.",
+			"its analysis_config's fields through structured output (a forced tool call on bedrock_claude); an answer that does not fit is retried once, then recorded as analysis_error. Event call.analyzed, or call.analysis_failed with the analysis_error.",
 		Out: data.Job{}, Shape: shapeData, Status: http.StatusAccepted},
 	"POST /api/v1/agents/{agent_id}/analysis/backfill": {Tag: "Call History", Summary: "Analyze the agent's calls of a range again, as one job with progress",
 		Description: "The calls created in [from, to) are analyzed with the analysis_config of agent_version (else the published version, else the current configuration), " +

@@ -35,7 +35,9 @@ type fieldRule struct {
 	// Required lists the member in a request body's required list.
 	Required bool
 	// NotNull marks a map member that is never null (a pointer or map is nullable otherwise).
-	NotNull     bool
+	NotNull bool
+	// Nullable marks a slice member that may be null (a slice is never null otherwise).
+	Nullable    bool
 	Description string
 }
 
@@ -282,6 +284,8 @@ var fieldRules = map[string]map[string]fieldRule{
 		"password":     fieldRule{MinLength: 1}.with(true, ""),
 		"workspace_id": {MinLength: 1, Description: "The workspace the token acts in; the user's personal workspace when omitted or null. An empty string names no workspace: 422 on workspace_id."},
 	},
+	"APIKey":          apiKeyRules,
+	"WorkspaceAPIKey": apiKeyRules,
 	"APIKeyCreate": {
 		"name":       fieldRule{MinLength: 1, MaxLength: validate.MaxNameLen}.with(true, ""),
 		"expiration": fieldRule{Format: "date", Pattern: datePattern, Description: "YYYY-MM-DD, a future date; expires_at is that date at 00:00:00Z."},
@@ -549,4 +553,9 @@ var workspaceEmbeddingsRules = map[string]fieldRule{
 		"The vector side's share of every knowledge query's hybrid score (1 − share is the words'); 0: vectors do not count, 1: only they do; null: the default, 0.5."),
 	"enabled": fieldRule{NotNull: true}.with(false,
 		"false: the workspace uses no embedding provider, neither its own nor the operator's default; its queries are lexical and its stored vectors wait unused. true again embeds what lacks vectors of the current model."),
+}
+
+// apiKeyRules are the rules of a key record, alone or with its user (an api_key.* event).
+var apiKeyRules = map[string]fieldRule{
+	"scopes": {Nullable: true, Description: "The key's scopes; null for a key with its user's full rights."},
 }

@@ -189,7 +189,7 @@ func (g *schemaGen) field(f reflect.StructField, mode schemaMode, rule fieldRule
 	if isOpt(t) {
 		t = t.Field(1).Type
 	}
-	nullable := false
+	nullable := rule.Nullable
 	if t.Kind() == reflect.Pointer || t.Kind() == reflect.Map {
 		nullable = f.Tag.Get("strict") != "nonnull" && !rule.NotNull
 	}

@@ -21,10 +21,10 @@ type testsEnv struct {
 }
 
 // newTestsEnv starts the server and its runner; the runner stops before the database
-// closes.
-func newTestsEnv(t *testing.T) *testsEnv {
+// closes. standOpts configure the model stand-in (the key it expects).
+func newTestsEnv(t *testing.T, standOpts ...llmtest.Option) *testsEnv {
 	t.Helper()
-	e := newTestsEnvWithoutRunner(t)
+	e := newTestsEnvWithoutRunner(t, standOpts...)
 	runner := e.Svc.Jobs.NewRunner(service.RunnerOptions{Poll: 20 * time.Millisecond, Lease: 5 * time.Second})
 	runner.Start(context.Background())
 	t.Cleanup(func() { runner.Stop(context.Background()) })
@@ -32,9 +32,9 @@ func newTestsEnv(t *testing.T) *testsEnv {
 }
 
 // newTestsEnvWithoutRunner is newTestsEnv whose runs wait for a runner the test drives.
-func newTestsEnvWithoutRunner(t *testing.T) *testsEnv {
+func newTestsEnvWithoutRunner(t *testing.T, standOpts ...llmtest.Option) *testsEnv {
 	t.Helper()
-	e := &testsEnv{convEnv: newConvEnv(t, nil), fixture: bookingFixture()}
+	e := &testsEnv{convEnv: newConvEnvWith(t, nil, standOpts), fixture: bookingFixture()}
 	e.stand.Respond(e.fixture.Respond)
 	return e
 }

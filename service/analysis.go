@@ -56,7 +56,7 @@ func (s *AnalysisService) Configure(o AnalysisOptions) { s.opts.Store(&o) }
 func (s *AnalysisService) kinds() []JobKind {
 	return []JobKind{
 		{Name: JobKindAnalyzeCall, Module: data.ModuleCallHistory, MaxAttempts: analysisAttempts, Handle: s.runCallAnalysis,
-			Timeout: 10 * time.Minute},
+			Timeout: 10 * time.Minute, Failed: s.failCallAnalysis},
 		{Name: JobKindAnalysisBackfill, Module: data.ModuleCallHistory, MaxAttempts: analysisAttempts, Handle: s.runBackfill},
 	}
 }
@@ -149,6 +149,32 @@ func (s *AnalysisService) runCallAnalysis(ctx context.Context, run *JobRun) erro
 	return err // a misfit or a provider's refusal fails the job too, with the call's error
 }
 
+// failCallAnalysis is the call analysis kind's Failed: a job that failed for good without
+// storing its outcome (its last attempt's server died, or the attempt ran out of time)
+// records the job's failure as the call's analysis_error, with call.analysis_failed, as a
+// failure the handler stored is; one it stored (the checkpoint) is not recorded twice.
+func (s *AnalysisService) failCallAnalysis(ctx context.Context, tx Tx, job *data.JobRecord, out data.JobOutcome) error {
+	stored, err := tx.Job(job.ID)
+	if err != nil || stored == nil || stored.Checkpoint == analysisDone {
+		return err
+	}
+	var p callAnalysisPayload
+	if err := json.Unmarshal(job.Payload, &p); err != nil {
+		return nil // the payload names no call
+	}
+	c, err := tx.Call(p.CallID)
+	if err != nil || c == nil || c.WorkspaceID != job.WorkspaceID {
+		return err // a call deleted meanwhile has nothing to tell
+	}
+	next, at := *c, data.NewTime(out.At)
+	next.UpdatedAt = at
+	next.AnalysisError = &data.AnalysisError{Message: out.Error, At: at}
+	if err := tx.PutCall(&next); err != nil {
+		return err
+	}
+	return s.callEventsAs(ctx, tx, &next, data.EventCallAnalysisFailed)
+}
+
 // loadForAnalysis reads call id of ws and the analysis_config it is analyzed with:
 // override when given (a backfill's), else its agent version's. Nil when the call is
 // gone.
@@ -227,8 +253,9 @@ func isTransientProvider(err error) bool {
 // storeResult writes one call's analysis outcome, in one transaction with the run's
 // progress and checkpoint (so a run that dies after it never analyzes the call again):
 // the analysis (llm source) and its values, or the analysis error; the model's tokens
-// in usage.analysis, priced; call.analyzed on success. A call deleted meanwhile only
-// moves the progress. A run that lost its lease stores nothing.
+// in usage.analysis, priced; call.analyzed on success, call.analysis_failed on a
+// failure. A call deleted meanwhile only moves the progress. A run that lost its lease
+// stores nothing.
 func (s *AnalysisService) storeResult(ctx context.Context, run *JobRun, c *data.Call, cfg *data.AnalysisConfig,
 	res analysisResult, failure error, p data.JobProgress, checkpoint string) error {
 	// The model's analysis is redacted before the write transaction, as a runtime's is
@@ -265,7 +292,10 @@ func (s *AnalysisService) storeResult(ctx context.Context, run *JobRun, c *data.
 		}
 		if failure != nil {
 			next.AnalysisError = &data.AnalysisError{Message: failure.Error(), At: now}
-			return tx.PutCall(&next)
+			if err := tx.PutCall(&next); err != nil {
+				return err
+			}
+			return s.callEventsAs(ctx, tx, &next, data.EventCallAnalysisFailed)
 		}
 		merged := map[string]any{}
 		for k, v := range old.Analysis {

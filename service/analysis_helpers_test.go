@@ -121,12 +121,15 @@ func (e *analysisEnv) runDue() {
 }
 
 // analyzedEvents counts the call.analyzed events of each call.
-func (e *analysisEnv) analyzedEvents() map[string]int {
+func (e *analysisEnv) analyzedEvents() map[string]int { return e.callEvents(data.EventCallAnalyzed) }
+
+// callEvents counts the events of type typ of each call.
+func (e *analysisEnv) callEvents(typ string) map[string]int {
 	e.t.Helper()
 	out := map[string]int{}
 	req := data.PageRequest{PerPage: 100}
 	for {
-		events, page, err := e.svc.Audit.ListAuditLog(e.ctx, data.AuditFilter{Type: data.EventCallAnalyzed}, req)
+		events, page, err := e.svc.Audit.ListAuditLog(e.ctx, data.AuditFilter{Type: typ}, req)
 		if err != nil {
 			e.t.Fatal(err)
 		}

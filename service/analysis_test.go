@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/llmtest"
 	"github.com/voiceapi/voiceapi/llm"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // TestExtractionByStructuredOutput: on the OpenAI-compatible providers the call's agent
@@ -178,6 +180,9 @@ func testExtractionMisfit(t *testing.T, provider string) {
 	if n := e.analyzedEvents(); n[broken.ID] != 0 || n[fixed.ID] != 1 {
 		t.Errorf("call.analyzed events: %v", n)
 	}
+	if n := e.callEvents(data.EventCallAnalysisFailed); n[broken.ID] != 1 || n[fixed.ID] != 0 {
+		t.Errorf("call.analysis_failed events: %v, want one, of the misfit's call", n)
+	}
 }
 
 // TestExtractionTransientFailureRetried: a provider's 429 is retried by the job
@@ -213,6 +218,10 @@ func TestExtractionTransientFailureRetried(t *testing.T) {
 	}
 	if got := e.call(refused.ID); got.AnalysisError == nil || !strings.Contains(got.AnalysisError.Message, "401") || strings.Contains(got.AnalysisError.Message, llmtest.DefaultAPIKey) {
 		t.Errorf("the 401 on the call: %+v", got.AnalysisError)
+	}
+	// A transient failure retried is no state change of the call; a refusal is.
+	if n := e.callEvents(data.EventCallAnalysisFailed); n[refused.ID] != 1 || n[c.ID] != 0 {
+		t.Errorf("call.analysis_failed events: %v, want one, of the refused call", n)
 	}
 }
 
@@ -368,5 +377,55 @@ func TestBackfillUsesTheVersionsFields(t *testing.T) {
 	f, err := e.svc.Analytics.AnalysisFigures(e.ctx, data.AnalysisQuery{AgentID: agent, Field: "outcome"})
 	if err != nil || f.Values["declined"] != 1 || len(f.Versions) != 1 || *f.Versions[0].AgentVersion != 1 {
 		t.Errorf("figures %+v, %v", f, err)
+	}
+}
+
+// TestAnalysisJobThatGivesUpIsTheCallsFailure: a call's analysis whose every attempt's
+// worker died (each claim commits, then nothing more is heard of it) is failed when
+// claimed after its last; the call gets the job's failure as its analysis_error and one
+// call.analysis_failed, and a later pass records no other. A failure the handler stored
+// (a refusal) is not recorded a second time when its job fails.
+func TestAnalysisJobThatGivesUpIsTheCallsFailure(t *testing.T) {
+	e := newAnalysisEnv(t, data.LLMGroq)
+	agent := e.agent(fmt.Sprintf(bookingConfig, false))
+	c := e.endedCall(agent, "call-1")
+	job, err := e.svc.Analysis.AnalyzeCall(e.ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range job.MaxAttempts {
+		if err := e.store.Update(context.Background(), func(tx service.Tx) error {
+			_, _, err := tx.ClaimJobs(data.JobClaim{Kinds: []string{service.JobKindAnalyzeCall}, Owner: "dead", Now: e.clock.now(),
+				LeaseUntil: e.clock.now().Add(time.Minute), Limit: 1})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.move(time.Minute)
+	}
+	e.runDue()
+	e.runDue()
+	if j := e.job(job.ID); j.Status != data.JobFailed {
+		t.Fatalf("job = %+v, want failed", j)
+	}
+	got := e.call(c.ID)
+	if got.Analysis != nil || got.AnalysisError == nil || !strings.Contains(got.AnalysisError.Message, "did not end") {
+		t.Errorf("the call: analysis %v, error %+v; want the job's failure as its analysis_error", got.Analysis, got.AnalysisError)
+	}
+	if n := e.callEvents(data.EventCallAnalysisFailed); n[c.ID] != 1 {
+		t.Errorf("call.analysis_failed events: %v, want one", n)
+	}
+
+	refused := e.endedCall(agent, "call-2")
+	e.model.Queue(llmtest.Fail(401, "Invalid API Key"))
+	if _, err := e.svc.Analysis.AnalyzeCall(e.ctx, refused.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.runDue()
+	if got := e.call(refused.ID); got.AnalysisError == nil || !strings.Contains(got.AnalysisError.Message, "401") {
+		t.Errorf("the refused call's error: %+v, want the provider's", got.AnalysisError)
+	}
+	if n := e.callEvents(data.EventCallAnalysisFailed); n[refused.ID] != 1 {
+		t.Errorf("call.analysis_failed events: %v, want one of the refused call", n)
 	}
 }

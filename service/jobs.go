@@ -79,6 +79,11 @@ type JobKind struct {
 	// again at once, the attempt not counted, instead of succeeding with that work left
 	// undone.
 	Again func(tx Tx, job *data.JobRecord) (bool, error)
+	// Failed, when set, runs in the transaction that fails the job for good (a permanent
+	// failure, the last attempt's, or a claim after the last attempt's worker died), so the
+	// work the job stood for ends with the job: a test run ends, with its event, instead
+	// of waiting for a job that will never run again.
+	Failed func(ctx context.Context, tx Tx, job *data.JobRecord, out data.JobOutcome) error
 }
 
 // ExponentialBackoff doubles base per attempt, up to limit.

@@ -193,8 +193,13 @@ func (r *JobRunner) finishWith(run *JobRun, outcome string, out data.JobOutcome,
 				return err
 			}
 		}
-		held, err = tx.FinishJob(run.Job.ID, run.lease, final)
-		return err
+		if held, err = tx.FinishJob(run.Job.ID, run.lease, final); err != nil || !held {
+			return err
+		}
+		if k := r.kinds[run.Job.Kind]; final.Status == data.JobFailed && k != nil && k.Failed != nil {
+			return k.Failed(context.Background(), tx, run.Job, final)
+		}
+		return nil
 	})
 	switch {
 	case err != nil:

@@ -24,7 +24,39 @@ const testRunAttempts = 4
 
 func (s *TestRunService) jobKind() JobKind {
 	return JobKind{Name: JobKindTestRun, Module: data.ModuleAgents, Handle: s.runJob, MaxAttempts: testRunAttempts,
-		Backoff: ExponentialBackoff(5*time.Second, 5*time.Minute)}
+		Backoff: ExponentialBackoff(5*time.Second, 5*time.Minute), Failed: s.endRunOfFailedJob}
+}
+
+// endRunOfFailedJob ends, with its job failed for good, a run that job left unended: error,
+// saying why (as reads showed it already: reconcileRun), with its test_run.completed, so
+// whoever waits for that event hears of the run.
+func (s *TestRunService) endRunOfFailedJob(ctx context.Context, tx Tx, job *data.JobRecord, out data.JobOutcome) error {
+	var p testRunPayload
+	if err := json.Unmarshal(job.Payload, &p); err != nil {
+		return nil // the payload names no run (the handler failed on it the same way)
+	}
+	r, err := tx.TestRun(p.RunID)
+	if err != nil || r == nil || data.TestRunFinished(r.Status) {
+		return err
+	}
+	results, err := tx.TestResults(r.ID)
+	if err != nil {
+		return err
+	}
+	msg, at := runJobEnded(out.Status, out.Error), data.NewTime(out.At)
+	r.Status, r.Error, r.FinishedAt = data.TestError, &msg, &at
+	full := assembleRun(r, results)
+	r.Summary = full.Summary
+	return s.storeCompleted(tx, r, full.Results)
+}
+
+// storeCompleted stores r ended and records its test_run.completed.
+func (s *TestRunService) storeCompleted(tx Tx, r *data.StoredTestRun, results []data.TestResult) error {
+	if err := tx.PutTestRun(r); err != nil {
+		return err
+	}
+	_, err := s.recordAs(tx, systemActor, data.EventTestRunCompleted, r.WorkspaceID, completedEvent(r, results))
+	return err
 }
 
 // testCase is one repeat of one test.
@@ -301,11 +333,7 @@ func (s *TestRunService) finishRun(ctx context.Context, run *JobRun, id string) 
 		case r.Summary.Failed > 0:
 			r.Status = data.TestFailed
 		}
-		if err := tx.PutTestRun(r); err != nil {
-			return err
-		}
-		_, err = s.recordAs(tx, systemActor, data.EventTestRunCompleted, r.WorkspaceID, completedEvent(r, full.Results))
-		return err
+		return s.storeCompleted(tx, r, full.Results)
 	})
 	if errors.Is(err, ErrJobLeaseLost) {
 		run.lose()

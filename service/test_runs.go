@@ -259,13 +259,23 @@ func reconcileRun(tx Tx, r *data.StoredTestRun) error {
 	}
 	r.Summary.Done = int(j.Progress.Done)
 	if j.Status == data.JobFailed || j.Status == data.JobCanceled {
-		msg := "The run's job " + j.Status
+		lastError := ""
 		if j.LastError != nil {
-			msg += ": " + *j.LastError
+			lastError = *j.LastError
 		}
+		msg := runJobEnded(j.Status, lastError)
 		r.Status, r.Error, r.FinishedAt = data.TestError, &msg, j.FinishedAt
 	}
 	return nil
+}
+
+// runJobEnded is the error of a run whose job ended (status) without ending it.
+func runJobEnded(status, lastError string) string {
+	msg := "The run's job " + status
+	if lastError != "" {
+		msg += ": " + lastError
+	}
+	return msg
 }
 
 // assembleRun is a run with its results: one per test, in the run's order, each with its

@@ -2,7 +2,9 @@ package service_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -91,5 +93,70 @@ func TestTestRunCasesBoundedByTheLimit(t *testing.T) {
 	defer model.mu.Unlock()
 	if model.peak != limit {
 		t.Errorf("the model was asked for %d answers at once, want the limit, %d", model.peak, limit)
+	}
+}
+
+// TestTestRunEndsWhenItsJobFailsForGood: a run whose job's last attempt never ended (its
+// worker died) is failed when claimed again; the run ends with it, error, saying why, with
+// one test_run.completed, and a later pass records no other. Without it the run's readers
+// saw an error while those waiting for its event heard nothing, ever.
+func TestTestRunEndsWhenItsJobFailsForGood(t *testing.T) {
+	stand := llmtest.New(t, data.LLMInternal)
+	env := testkit.New(t, nil)
+	svc := env.Svc
+	svc.Conversations.Configure(cli.ConversationOptions(cli.LLMSettings{AllowURLPrefixes: []string{stand.URL + "/"}}))
+	ctx := owner(t, env, "gaveup@example.com")
+	agent, err := svc.Agents.CreateAgent(ctx, data.AgentCreate{Name: data.Some("Kitchen"), LLMConfig: data.Some(llmPatch(stand.LLMConfig()))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.AgentTests.CreateAgentTest(ctx, agent.ID, data.AgentTestCreate{Name: "greets",
+		User: data.TestUser{Script: []string{"hello"}}, Criteria: []data.Criterion{{Type: data.CriterionSays, Pattern: "Welcome"}}}); err != nil {
+		t.Fatal(err)
+	}
+	run, err := svc.TestRuns.StartTestRun(ctx, agent.ID, data.TestRunCreate{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Workers that die: each claim commits, then nothing more is heard of it, until no
+	// attempt is left.
+	now := time.Now()
+	for range 4 {
+		if err := env.Store.Update(context.Background(), func(tx service.Tx) error {
+			_, _, err := tx.ClaimJobs(data.JobClaim{Kinds: []string{service.JobKindTestRun}, Owner: "dead", Now: now, LeaseUntil: now.Add(time.Minute), Limit: 1})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(time.Minute)
+	}
+	runner := svc.Jobs.NewRunner(service.RunnerOptions{Workers: 1, Kinds: []string{service.JobKindTestRun}, Now: func() time.Time { return now }})
+	for pass := range 2 {
+		if n, err := runner.RunDue(context.Background()); err != nil || n != 1-pass {
+			t.Fatalf("pass %d ran %d jobs: %v", pass, n, err)
+		}
+	}
+	got, err := svc.TestRuns.TestRun(ctx, agent.ID, run.ID)
+	if err != nil || got.Status != data.TestError || got.Error == nil || !strings.Contains(*got.Error, "did not end") {
+		t.Fatalf("run: %v %+v; want error, saying its job's attempt did not end", err, got)
+	}
+	var completed []data.TestRun
+	if err := env.Store.View(context.Background(), func(tx service.Tx) error {
+		return tx.EventsNewestFirst(agent.WorkspaceID, func(ev *data.Event) (bool, error) {
+			if ev.Type == data.EventTestRunCompleted {
+				var r data.TestRun
+				if err := json.Unmarshal(ev.Data, &r); err != nil {
+					return false, err
+				}
+				completed = append(completed, r)
+			}
+			return true, nil
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(completed) != 1 || completed[0].ID != run.ID || completed[0].Status != data.TestError || completed[0].Error == nil ||
+		*completed[0].Error != *got.Error || completed[0].Summary.Error != 1 {
+		t.Fatalf("test_run.completed events %+v; want one, the run ended error as it reads", completed)
 	}
 }

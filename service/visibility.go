@@ -119,7 +119,7 @@ var eventSubjects = func() map[string]eventSubject {
 		data.EventCampaignResumed, data.EventCampaignCanceled, data.EventCampaignCompleted} {
 		m[t] = eventSubject{data.ModuleCallHistory, "agent_id"}
 	}
-	for _, t := range []string{data.EventCallRegistered, data.EventCallStarted, data.EventCallEnded, data.EventCallAnalyzed} {
+	for _, t := range []string{data.EventCallRegistered, data.EventCallStarted, data.EventCallEnded, data.EventCallAnalyzed, data.EventCallAnalysisFailed} {
 		m[t] = eventSubject{data.ModuleCallHistory, "agent_id"}
 	}
 	for _, t := range []string{data.EventKnowledgeBaseCreated, data.EventKnowledgeBaseUpdated, data.EventKnowledgeBaseDeleted, data.EventKnowledgeSourceIndexed, data.EventKnowledgeSourceFailed} {
