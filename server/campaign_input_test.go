@@ -76,6 +76,9 @@ func TestCampaignBadInput(t *testing.T) {
 		{"max_concurrent past its bound", map[string]any{"max_concurrent": 1001}, []string{"max_concurrent"}},
 		{"max_attempts 0", map[string]any{"retry": map[string]any{"on": []string{"busy"}, "max_attempts": 0, "backoff_minutes": 1}}, []string{"retry.max_attempts"}},
 		{"an outcome that is not retried", map[string]any{"retry": map[string]any{"on": []string{"answered"}, "max_attempts": 2, "backoff_minutes": 1}}, []string{"retry.on.0"}},
+		// Left out, retry.on would read as [] (retry nothing), though the default retries
+		// no_answer and busy: [] is to be said.
+		{"a retry without on", map[string]any{"retry": map[string]any{"max_attempts": 2, "backoff_minutes": 1}}, []string{"retry.on"}},
 		{"no recipients", map[string]any{"recipients": []any{}}, []string{"recipients"}},
 	}
 	for _, c := range bad {
