@@ -91,7 +91,7 @@ func init() {
 		"backoff_minutes": between(1, validate.MaxBackoffMinutes).with(true, "Wait after a retried outcome; then the window's next opening."),
 	}
 	fieldRules["CampaignCreate"] = map[string]fieldRule{
-		"name":           fieldRule{MaxLength: validate.MaxCampaignName}.with(true, ""),
+		"name":           fieldRule{MinLength: 1, MaxLength: validate.MaxCampaignName}.with(true, "Not blank."),
 		"agent_id":       fieldRule{}.with(true, "A published agent of the workspace: the campaign belongs to it."),
 		"number_id":      fieldRule{}.with(true, "The workspace's number that calls (the caller id)."),
 		"timezone":       {Description: "IANA time zone of recipients without one; UTC when absent."},

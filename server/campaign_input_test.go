@@ -80,6 +80,11 @@ func TestCampaignBadInput(t *testing.T) {
 		// no_answer and busy: [] is to be said.
 		{"a retry without on", map[string]any{"retry": map[string]any{"max_attempts": 2, "backoff_minutes": 1}}, []string{"retry.on"}},
 		{"no recipients", map[string]any{"recipients": []any{}}, []string{"recipients"}},
+		// Stored, the year 10000 (in UTC) could not be read back: every campaign list and
+		// job list of the workspace failed. The zero time was stored as start_at null.
+		{"a start_at past 9999 in UTC", map[string]any{"start_at": "9999-12-31T23:00:00-05:00"}, []string{"start_at"}},
+		{"a start_at in the year 0000", map[string]any{"start_at": "0000-06-01T00:00:00Z"}, []string{"start_at"}},
+		{"a start_at of the zero time", map[string]any{"start_at": "0001-01-01T00:00:00Z"}, []string{"start_at"}},
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
@@ -95,6 +100,11 @@ func TestCampaignBadInput(t *testing.T) {
 	testkit.Expect(t, list, 200)
 	if n := len(list.List()); n != 0 {
 		t.Fatalf("%d campaigns stored from refused requests", n)
+	}
+	jobs := e.Do("GET", "/api/v1/jobs?kind=campaign.start", e.Owner.Token, nil)
+	testkit.Expect(t, jobs, 200)
+	if n := len(jobs.List()); n != 0 {
+		t.Fatalf("%d campaign.start jobs queued by refused requests", n)
 	}
 	events := e.Do("GET", "/api/v1/events?type=campaign.created", e.Owner.Token, nil)
 	if events.Status == 200 && len(events.List()) != 0 {

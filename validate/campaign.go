@@ -74,6 +74,9 @@ func CampaignCreate(in data.CampaignCreate, region string) ([]string, error) {
 	if in.Timezone != nil {
 		Timezone(&errs, "timezone", *in.Timezone)
 	}
+	if in.StartAt != nil {
+		Timestamp(&errs, "start_at", *in.StartAt)
+	}
 	if in.Window == nil {
 		errs.Required("window")
 	} else {
