@@ -106,7 +106,7 @@ func init() {
 	fieldRules["RecipientRow"] = map[string]fieldRule{
 		"phone_number": fieldRule{}.with(true, "E.164, or a national number of the caller id's country."),
 		"timezone":     {Description: "IANA time zone; the campaign's when absent."},
-		"variables":    variablesRule,
+		"variables":    variablesUpTo(validate.MaxRecipientVariables),
 	}
 	fieldRules["DialClaim"] = map[string]fieldRule{
 		"max":           between(1, validate.MaxDialClaim).with(true, "Tasks to lease at most."),

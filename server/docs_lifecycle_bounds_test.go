@@ -23,7 +23,7 @@ func TestDocsLifecycleBounds(t *testing.T) {
 			fmt.Sprintf("each turn non-blank, at most %s characters", n(validate.MaxTestTurn)),
 			fmt.Sprintf("`user.persona`, `user.goal` | both, non-blank, at most %s characters each", n(validate.MaxTestPersona)),
 			fmt.Sprintf("`variables` | at most %d, names", validate.MaxConversationVariables),
-			fmt.Sprintf("values string (≤ %s)", n(validate.MaxVariableValue)),
+			fmt.Sprintf("values string (≤ %s), number or boolean; %d KiB encoded", n(validate.MaxVariableValue), validate.MaxObjectBytes>>10),
 			fmt.Sprintf("`max_turns` | %d–%d, default %d", validate.MinTestMaxTurns, validate.MaxTestMaxTurns, data.DefaultTestMaxTurns),
 			fmt.Sprintf("`mocks` | at most %d,", validate.MaxTestMocks),
 			fmt.Sprintf("`status` %d–%d", validate.MinMockStatus, validate.MaxMockStatus),
@@ -38,11 +38,11 @@ func TestDocsLifecycleBounds(t *testing.T) {
 		"conversations.md": {
 			fmt.Sprintf("required, not blank, at most %s characters", n(validate.MaxConversationMessage)),
 			fmt.Sprintf("Values are strings (at most %s characters)", n(validate.MaxVariableValue)),
-			fmt.Sprintf("at most %d of them", validate.MaxConversationVariables),
+			fmt.Sprintf("at most %d of them, %d KiB encoded", validate.MaxConversationVariables, validate.MaxObjectBytes>>10),
 		},
 		"runtime.md": {
-			fmt.Sprintf("(at most %d characters), values are strings (at most %s characters), numbers or booleans; at most %d",
-				validate.MaxIdentifier, n(validate.MaxVariableValue), validate.MaxConversationVariables),
+			fmt.Sprintf("(at most %d characters), values are strings (at most %s characters), numbers or booleans; at most %d, %d KiB encoded",
+				validate.MaxIdentifier, n(validate.MaxVariableValue), validate.MaxConversationVariables, validate.MaxObjectBytes>>10),
 			fmt.Sprintf("(at most %d KiB, nested at most %d levels)", validate.MaxObjectBytes>>10, validate.MaxObjectDepth),
 		},
 		"agents.md": {
