@@ -105,7 +105,9 @@ type CampaignWindow struct {
 
 // CampaignRetry says which outcomes are tried again, how often, and after how long.
 type CampaignRetry struct {
-	On             []string `json:"on"`
+	// On is required: [] is a choice too (no outcome retried), so an absent list must not
+	// read as it when the default retries no_answer and busy.
+	On             []string `json:"on" strict:"required"`
 	MaxAttempts    int      `json:"max_attempts"`
 	BackoffMinutes int      `json:"backoff_minutes"`
 }

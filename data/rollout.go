@@ -52,7 +52,8 @@ type StoredRollout struct {
 // created since the rollout began did.
 type RolloutVariant struct {
 	Version int `json:"version"`
-	Weight  int `json:"weight"`
+	// Weight is required: 0 is a weight too (a variant that takes no callers).
+	Weight int `json:"weight" strict:"required"`
 	RolloutFigures
 	// RolledBack is set when the automatic rollback took this variant's weight.
 	RolledBack bool `json:"rolled_back"`
@@ -88,8 +89,10 @@ func (f RolloutFigures) SuccessRate() (rate float64, ok bool) {
 // MinCalls calls measured by Metric, a variant past Threshold (a failed rate above it, a
 // success rate below it) loses its weight to the best variant within it.
 type RolloutRollback struct {
-	Metric    string  `json:"metric"`
-	Threshold float64 `json:"threshold"`
+	Metric string `json:"metric"`
+	// Threshold is required: 0 is a threshold too (any failure is past it), so an absent
+	// one must not read as 0.
+	Threshold float64 `json:"threshold" strict:"required"`
 	MinCalls  int     `json:"min_calls"`
 }
 
@@ -102,7 +105,8 @@ type RolloutSet struct {
 // RolloutVariantSet is one variant of a RolloutSet.
 type RolloutVariantSet struct {
 	Version int `json:"version"`
-	Weight  int `json:"weight"`
+	// Weight is required: 0 is a weight too (a variant that takes no callers).
+	Weight int `json:"weight" strict:"required"`
 }
 
 // RolloutService manages agents' rollouts. Every method may return forbidden and

@@ -23,7 +23,10 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + t.UTC().Format(TimeLayout) + `"`), nil
 }
 
-// UnmarshalJSON accepts any RFC 3339 timestamp, or null.
+// UnmarshalJSON accepts an RFC 3339 timestamp that MarshalJSON can write back, or null.
+// An offset can carry a timestamp out of RFC 3339's four-digit years once in UTC
+// (9999-12-31T23:00:00-05:00 is in the year 10000): stored, such a time could not be
+// read again, and every read of its record failed.
 func (t *Time) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		*t = Time{}
@@ -35,6 +38,9 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 	parsed, err := time.Parse(time.RFC3339Nano, string(b[1:len(b)-1]))
 	if err != nil {
 		return fmt.Errorf("not an RFC 3339 timestamp")
+	}
+	if y := parsed.UTC().Year(); y < 0 || y > 9999 {
+		return fmt.Errorf("in UTC it falls outside the years 0000 to 9999 that RFC 3339 writes")
 	}
 	*t = NewTime(parsed)
 	return nil

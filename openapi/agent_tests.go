@@ -153,7 +153,7 @@ var agentTestRules = map[string]fieldRule{
 	"repeat":               between(validate.MinTestRepeat, validate.MaxTestRepeat).with(false, "Runs of the test in a run; 1 when absent."),
 	"criteria":             {MinItems: validate.MinTestCriteria, MaxItems: validate.MaxTestCriteria, Required: true, Description: "What the conversation must show; at least one."},
 	"mocks":                {Description: "Answers of the agent's custom_function tools, by tool name: a test never makes their requests (a function without a mock is refused to the model)."},
-	"variables":            {Keys: &fieldRule{Pattern: namePattern, MaxLength: validate.MaxIdentifier}, Description: "Values for the configuration's {{name}} references."},
+	"variables":            variablesRule,
 	"required_for_publish": {Description: "The publish gate: the agent publishes only once a run of its draft passed this test."},
 	"user":                 {Required: true, Description: "The caller: {script} or {persona, goal}."},
 }

@@ -10,9 +10,15 @@ import (
 )
 
 // variablesRule describes a map of {{name}} values (validate.Variables).
-var variablesRule = fieldRule{Keys: &fieldRule{Pattern: namePattern, MaxLength: validate.MaxIdentifier},
-	Description: fmt.Sprintf("Values for {{name}} references: strings (at most %d characters), numbers or booleans; at most %d.",
-		validate.MaxVariableValue, validate.MaxConversationVariables)}
+var variablesRule = variablesUpTo(validate.MaxConversationVariables)
+
+// variablesUpTo is variablesRule for a map of at most max values (a campaign's recipient
+// holds fewer than a call).
+func variablesUpTo(max int) fieldRule {
+	return fieldRule{Keys: &fieldRule{Pattern: namePattern, MaxLength: validate.MaxIdentifier}, MaxProperties: max,
+		Description: fmt.Sprintf("Values for {{name}} references: strings (at most %d characters), numbers or booleans; at most %d, %d KiB encoded.",
+			validate.MaxVariableValue, max, validate.MaxObjectBytes>>10)}
+}
 
 // The call-start contract (conventions §23, docs/runtime.md): the start, rollouts, and
 // the members it adds to agents and numbers.

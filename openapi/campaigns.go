@@ -91,7 +91,7 @@ func init() {
 		"backoff_minutes": between(1, validate.MaxBackoffMinutes).with(true, "Wait after a retried outcome; then the window's next opening."),
 	}
 	fieldRules["CampaignCreate"] = map[string]fieldRule{
-		"name":           fieldRule{MaxLength: validate.MaxCampaignName}.with(true, ""),
+		"name":           fieldRule{MinLength: 1, MaxLength: validate.MaxCampaignName}.with(true, "Not blank."),
 		"agent_id":       fieldRule{}.with(true, "A published agent of the workspace: the campaign belongs to it."),
 		"number_id":      fieldRule{}.with(true, "The workspace's number that calls (the caller id)."),
 		"timezone":       {Description: "IANA time zone of recipients without one; UTC when absent."},
@@ -106,7 +106,7 @@ func init() {
 	fieldRules["RecipientRow"] = map[string]fieldRule{
 		"phone_number": fieldRule{}.with(true, "E.164, or a national number of the caller id's country."),
 		"timezone":     {Description: "IANA time zone; the campaign's when absent."},
-		"variables":    variablesRule,
+		"variables":    variablesUpTo(validate.MaxRecipientVariables),
 	}
 	fieldRules["DialClaim"] = map[string]fieldRule{
 		"max":           between(1, validate.MaxDialClaim).with(true, "Tasks to lease at most."),

@@ -60,8 +60,7 @@ func init() {
 		Out: data.Call{}, Errors: []int{http.StatusConflict}}
 
 	fieldRules["ConversationStart"] = map[string]fieldRule{
-		"variables": {Keys: &fieldRule{Pattern: `^[a-zA-Z_-][a-zA-Z0-9_-]*$`, MaxLength: validate.MaxIdentifier},
-			Description: "Values for the configuration's {{name}} references: strings (at most 5000 characters), numbers or booleans; at most 100."},
+		"variables": variablesRule,
 	}
 	fieldRules["ConversationMessage"] = map[string]fieldRule{
 		"content": fieldRule{MinLength: 1, MaxLength: validate.MaxConversationMessage}.with(true, "The user's message."),

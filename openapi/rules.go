@@ -30,6 +30,7 @@ type fieldRule struct {
 	Format              string
 	Enum                []string
 	MinItems, MaxItems  int
+	MaxProperties       int // members of a map
 	UniqueItems         bool
 	Items, Values, Keys *fieldRule // array items, map values, map keys
 	// Required lists the member in a request body's required list.
@@ -84,6 +85,9 @@ func (r fieldRule) apply(s map[string]any) {
 	}
 	if r.MaxItems > 0 {
 		s["maxItems"] = r.MaxItems
+	}
+	if r.MaxProperties > 0 {
+		s["maxProperties"] = r.MaxProperties
 	}
 	if r.UniqueItems {
 		s["uniqueItems"] = true

@@ -156,7 +156,8 @@ func (g *schemaGen) object(t reflect.Type, mode schemaMode, name string) map[str
 				required = append(required, member)
 			}
 		case modeIn:
-			if rule.Required {
+			// strict:"required": the decoder refuses the member's absence.
+			if rule.Required || f.Tag.Get("strict") == "required" {
 				required = append(required, member)
 			}
 		}

@@ -307,6 +307,9 @@ func TestAnalysisRoutes(t *testing.T) {
 		{map[string]any{"from": rangeBody["to"], "to": rangeBody["from"]}, []string{"to"}},
 		{map[string]any{"from": rangeBody["from"], "to": rangeBody["to"], "agent_version": 0}, []string{"agent_version"}},
 		{map[string]any{"from": "yesterday", "to": rangeBody["to"]}, []string{"from"}},
+		// In UTC the year 10000, which RFC 3339 cannot write; and year 0000.
+		{map[string]any{"from": rangeBody["from"], "to": "9999-12-31T23:00:00-05:00"}, []string{"to"}},
+		{map[string]any{"from": "0000-06-01T00:00:00Z", "to": rangeBody["to"]}, []string{"from"}},
 	} {
 		r := e.do("POST", "/api/v1/agents/"+e.agent+"/analysis/backfill", tok, c.body)
 		expect(t, r, 422)

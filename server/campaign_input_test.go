@@ -83,7 +83,15 @@ func TestCampaignBadInput(t *testing.T) {
 		{"max_concurrent past its bound", map[string]any{"max_concurrent": 1001}, []string{"max_concurrent"}},
 		{"max_attempts 0", map[string]any{"retry": map[string]any{"on": []string{"busy"}, "max_attempts": 0, "backoff_minutes": 1}}, []string{"retry.max_attempts"}},
 		{"an outcome that is not retried", map[string]any{"retry": map[string]any{"on": []string{"answered"}, "max_attempts": 2, "backoff_minutes": 1}}, []string{"retry.on.0"}},
+		// Left out, retry.on would read as [] (retry nothing), though the default retries
+		// no_answer and busy: [] is to be said.
+		{"a retry without on", map[string]any{"retry": map[string]any{"max_attempts": 2, "backoff_minutes": 1}}, []string{"retry.on"}},
 		{"no recipients", map[string]any{"recipients": []any{}}, []string{"recipients"}},
+		// Stored, the year 10000 (in UTC) could not be read back: every campaign list and
+		// job list of the workspace failed. The zero time was stored as start_at null.
+		{"a start_at past 9999 in UTC", map[string]any{"start_at": "9999-12-31T23:00:00-05:00"}, []string{"start_at"}},
+		{"a start_at in the year 0000", map[string]any{"start_at": "0000-06-01T00:00:00Z"}, []string{"start_at"}},
+		{"a start_at of the zero time", map[string]any{"start_at": "0001-01-01T00:00:00Z"}, []string{"start_at"}},
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
@@ -99,6 +107,11 @@ func TestCampaignBadInput(t *testing.T) {
 	testkit.Expect(t, list, 200)
 	if n := len(list.List()); n != 0 {
 		t.Fatalf("%d campaigns stored from refused requests", n)
+	}
+	jobs := e.Do("GET", "/api/v1/jobs?kind=campaign.start", e.Owner.Token, nil)
+	testkit.Expect(t, jobs, 200)
+	if n := len(jobs.List()); n != 0 {
+		t.Fatalf("%d campaign.start jobs queued by refused requests", n)
 	}
 	events := e.Do("GET", "/api/v1/events?type=campaign.created", e.Owner.Token, nil)
 	if events.Status == 200 && len(events.List()) != 0 {

@@ -51,14 +51,13 @@ func (s *Server) uploadDefaults() {
 	}
 }
 
-// handleCampaignList: GET /api/v1/campaigns?agent_id=&status=.
+// handleCampaignList: GET /api/v1/campaigns?agent_id=&status=. The parameters' faults
+// go to the service, which adds its own in one 422.
 func (s *Server) handleCampaignList(w http.ResponseWriter, r *http.Request) error {
-	req, err := pageRequest(r)
-	if err != nil {
-		return err
-	}
-	q := r.URL.Query()
-	list, page, err := s.svc.Campaigns.Campaigns(r.Context(), data.CampaignFilter{AgentID: q.Get("agent_id"), Status: q.Get("status")}, req)
+	req, pageErr := pageRequest(r)
+	f, filterErr := validate.CampaignFilterParams(r.URL.Query())
+	ctx := data.WithInputFaults(r.Context(), validate.Combine(pageErr, filterErr))
+	list, page, err := s.svc.Campaigns.Campaigns(ctx, f, req)
 	if err != nil {
 		return err
 	}

@@ -164,6 +164,17 @@ func probeField(path string, p map[string]any, try func(v any, valid bool)) {
 		}
 		try("not-one-of-them", false)
 	}
+	if n, ok := p["maxProperties"].(float64); ok {
+		members := func(n int) map[string]any {
+			m := map[string]any{}
+			for i := range n {
+				m[fmt.Sprint("v", i)] = "x"
+			}
+			return m
+		}
+		try(members(int(n)), true)
+		try(members(int(n)+1), false)
+	}
 }
 
 // TestOpenAPIBodyBoundsAreEnforced probes the other request bodies the same way: each

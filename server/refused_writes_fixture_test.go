@@ -180,6 +180,8 @@ func (w *refusalWorkspace) validBody(op documentedOp, example map[string]any) ma
 	case "POST /api/v1/campaigns":
 		body["agent_id"], body["number_id"] = w.ids["agent_id"], w.ids["number_id"]
 		body["window"], body["recipients"] = everyDay, []any{map[string]any{"phone_number": "+14155550188"}}
+		// retry's members are probed too (retry.on left out is refused, not read as []).
+		body["retry"] = map[string]any{"on": []string{"busy"}, "max_attempts": 2, "backoff_minutes": 5}
 	case "POST /api/v1/numbers":
 		body["phone_number"] = "+14155550177"
 	case "POST /api/v1/suppressions":
@@ -197,6 +199,8 @@ func (w *refusalWorkspace) validBody(op documentedOp, example map[string]any) ma
 		body["from"], body["to"] = "2020-01-01T00:00:00Z", "2020-01-02T00:00:00Z"
 	case "PUT /api/v1/agents/{agent_id}/rollout":
 		body["variants"] = []any{map[string]any{"version": 1, "weight": 50}, map[string]any{"version": 2, "weight": 50}}
+		// rollback's members are probed too (a threshold left out is refused, not read as 0).
+		body["rollback"] = map[string]any{"metric": "failed_rate", "threshold": 0.2, "min_calls": 5}
 	case "POST /api/v1/knowledge-bases/{knowledge_base_id}/sources/add":
 		body["texts"] = []any{map[string]any{"title": "More", "content": "Opening hours are nine to five."}}
 	case "POST /api/v1/suppressions/import":

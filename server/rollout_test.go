@@ -87,6 +87,11 @@ func TestRolloutLifecycle(t *testing.T) {
 		{"a weight over 100", map[string]any{"variants": []any{map[string]any{"version": 1, "weight": 101}, map[string]any{"version": 2, "weight": -1}}}, []string{"variants.0.weight", "variants.1.weight"}},
 		{"a weight not an integer", map[string]any{"variants": []any{map[string]any{"version": 1, "weight": 50.5}, map[string]any{"version": 2, "weight": 49.5}}}, []string{"variants", "variants.0.weight", "variants.1.weight"}},
 		{"no variants", map[string]any{"variants": []any{}}, []string{"variants"}},
+		// Weight 0 and threshold 0 are values (no callers; any failure rolls back): left
+		// out, neither may read as 0.
+		{"a weight left out", map[string]any{"variants": []any{map[string]any{"version": 1, "weight": 100}, map[string]any{"version": 2}}}, []string{"variants.1.weight"}},
+		{"a rollback without its threshold", map[string]any{"variants": variants(50, 50), "rollback": map[string]any{"metric": "failed_rate", "min_calls": 50}},
+			[]string{"rollback.threshold"}},
 		{"eleven variants", map[string]any{"variants": variants(10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 0)}, []string{"variants"}},
 		{"a bad rollback", map[string]any{"variants": variants(50, 50), "rollback": map[string]any{"metric": "latency", "threshold": 1.5, "min_calls": 0}},
 			[]string{"rollback.metric", "rollback.threshold", "rollback.min_calls"}},

@@ -2,7 +2,9 @@ package strictjson
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -215,6 +217,47 @@ func TestDecodeRefusesNUL(t *testing.T) {
 		}
 		if _, err := Object([]byte(c.body)); data.ErrorCode(err) != data.EINVALID {
 			t.Errorf("Object(%s): %v, want validation_failed", c.body, err)
+		}
+	}
+}
+
+// A member tagged strict:"required" left out is a fault at its path, in a nested object
+// and a list's item too; given (its zero value included) it is none.
+func TestRequiredTag(t *testing.T) {
+	type item struct {
+		Weight int `json:"weight" strict:"required"`
+		Other  int `json:"other"`
+	}
+	type body struct {
+		Items     []item   `json:"items"`
+		Threshold float64  `json:"threshold" strict:"required"`
+		On        []string `json:"on" strict:"required"`
+	}
+	cases := []struct {
+		body   string
+		faults []string
+	}{
+		{`{"items": [{"weight": 0}], "threshold": 0, "on": []}`, nil},
+		{`{"threshold": 0.5, "on": ["busy"]}`, nil},
+		{`{"items": [{"weight": 1}, {"other": 2}], "on": []}`, []string{"items.1.weight", "threshold"}},
+		{`{}`, []string{"on", "threshold"}},
+		{``, []string{"on", "threshold"}},
+		// Decoded through the slower path (a duplicated member): the same faults.
+		{`{"on": [], "on": [], "items": [{}]}`, []string{"items.0.weight", "on", "threshold"}},
+		{`{"on": null, "threshold": null}`, []string{"on", "threshold"}},
+	}
+	for _, c := range cases {
+		var v body
+		err := Decode([]byte(c.body), &v)
+		var got []string
+		var e *data.Error
+		if errors.As(err, &e) {
+			got = e.SortedFieldPaths()
+		} else if err != nil {
+			t.Fatalf("%s: %v", c.body, err)
+		}
+		if !slices.Equal(got, c.faults) {
+			t.Errorf("%s: faults %v, want %v", c.body, got, c.faults)
 		}
 	}
 }

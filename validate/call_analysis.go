@@ -181,11 +181,15 @@ func PriceTable(in data.PriceTableSet) error {
 // and a version number when one is named.
 func AnalysisBackfill(in data.AnalysisBackfill) error {
 	var errs Errors
-	if in.From.IsZero() {
-		errs.Required("from")
-	}
-	if in.To.IsZero() {
-		errs.Required("to")
+	for _, f := range []struct {
+		path string
+		t    data.Time
+	}{{"from", in.From}, {"to", in.To}} {
+		if f.t.IsZero() {
+			errs.Required(f.path)
+		} else {
+			Timestamp(&errs, f.path, f.t)
+		}
 	}
 	if !in.From.IsZero() && !in.To.IsZero() && !in.To.After(in.From.Time) {
 		errs.Add("to", "The to field must be after from.")

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -73,6 +74,9 @@ func CampaignCreate(in data.CampaignCreate, region string) ([]string, error) {
 	}
 	if in.Timezone != nil {
 		Timezone(&errs, "timezone", *in.Timezone)
+	}
+	if in.StartAt != nil {
+		Timestamp(&errs, "start_at", *in.StartAt)
 	}
 	if in.Window == nil {
 		errs.Required("window")
@@ -259,6 +263,18 @@ func SuppressionRoom(path string, listed, added, max int) error {
 
 // CampaignStatuses are the statuses a campaign list may filter on.
 var CampaignStatuses = []string{data.CampaignScheduled, data.CampaignRunning, data.CampaignPaused, data.CampaignCompleted, data.CampaignCanceled}
+
+// CampaignFilterParams reads the filters of GET /api/v1/campaigns, naming every bad
+// parameter. A parameter given empty (?status=) is refused like any other bad value, as
+// the call and job lists do: read as absent, it would widen the list unseen.
+func CampaignFilterParams(q url.Values) (data.CampaignFilter, error) {
+	var errs Errors
+	f := data.CampaignFilter{
+		AgentID: idParam(&errs, q, "agent_id", data.PrefixAgent, "an agent"),
+		Status:  enumParam(&errs, q, "status", CampaignStatuses),
+	}
+	return f, errs.Err()
+}
 
 // CampaignFilter checks a campaign list's filters.
 func CampaignFilter(f data.CampaignFilter) error {

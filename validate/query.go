@@ -25,13 +25,28 @@ func TimeParam(errs *Errors, q url.Values, name string) time.Time {
 		return time.Time{}
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
-	// An offset can carry year 0000 or 9999 out of RFC 3339's range once in UTC, where the
-	// time can no longer be written back (found by FuzzCallQuery).
-	if y := t.UTC().Year(); err != nil || y < 1 || y > 9999 {
+	if err != nil || !timeInRange(t) {
 		errs.Addf(name, "The %s parameter must be an RFC 3339 timestamp such as 2026-11-21T10:04:05Z.", name)
 		return time.Time{}
 	}
 	return t.UTC()
+}
+
+// timeInRange reports whether t, in UTC, is in the years 0001 to 9999. An offset can carry
+// year 0000 or 9999 out of RFC 3339's range once in UTC, where the time can no longer be
+// written back (found by FuzzCallQuery); year 0000 is 1 BC, no date a client means.
+func timeInRange(t time.Time) bool {
+	y := t.UTC().Year()
+	return y >= 1 && y <= 9999
+}
+
+// Timestamp checks a body's timestamp at path (RFC 3339, as data.Time decoded it): in the
+// years 0001 to 9999, and not 0001-01-01T00:00:00Z, the zero time, which a record shows
+// as null (a campaign's start_at so given was stored as none).
+func Timestamp(errs *Errors, path string, t data.Time) {
+	if t.IsZero() || !timeInRange(t.Time) {
+		errs.Addf(path, "The %s field must be a timestamp from 0001-01-01T00:00:00.001Z to 9999-12-31T23:59:59.999Z.", path)
+	}
 }
 
 func idParam(errs *Errors, q url.Values, name, prefix, what string) string {
