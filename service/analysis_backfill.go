@@ -49,12 +49,15 @@ func (s *AnalysisService) BackfillAnalysis(ctx context.Context, agentID string, 
 		if err != nil {
 			return err
 		}
-		if pending, err := pendingJob(tx, p.WorkspaceID, JobKindAnalysisBackfill, agentID); err != nil {
+		pending, err := pendingJobs(tx, p.WorkspaceID, JobKindAnalysisBackfill, agentID, 1)
+		if err != nil {
 			return err
-		} else if pending != nil {
+		}
+		if len(pending) > 0 {
 			// Each backfill asks the model once per call: a second one of the same agent
 			// would pay for every call again, as many times as it is posted.
-			return data.Errorf(data.ECONFLICT, "The agent's backfill %s is still %s: an agent has one backfill at a time; follow it at GET /api/v1/jobs/%s.", pending.ID, pending.Status, pending.ID)
+			j := pending[0]
+			return data.Errorf(data.ECONFLICT, "The agent's backfill %s is still %s: an agent has one backfill at a time; follow it at GET /api/v1/jobs/%s.", j.ID, j.Status, j.ID)
 		}
 		data.NoteClaimAgent(ctx, agentID)
 		payload, err := json.Marshal(backfillPayload{AgentID: agentID, From: in.From, To: in.To, Version: version, Config: cfg})
@@ -192,19 +195,4 @@ func (s *AnalysisService) countCalls(ctx context.Context, ws string, p backfillP
 		return err
 	})
 	return n, err
-}
-
-// pendingJob returns a queued or running job of kind working for agentID, nil when none.
-func pendingJob(tx Tx, workspaceID, kind, agentID string) (*data.JobRecord, error) {
-	for _, status := range []string{data.JobQueued, data.JobRunning} {
-		sel := data.JobSelection{JobFilter: data.JobFilter{Kind: kind, Status: status, AgentID: agentID}, Kinds: []string{kind}}
-		jobs, _, err := tx.ListJobs(workspaceID, sel, data.PageRequest{PerPage: 1})
-		if err != nil {
-			return nil, err
-		}
-		if len(jobs) > 0 {
-			return jobs[0], nil
-		}
-	}
-	return nil, nil
 }
