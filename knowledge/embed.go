@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/voiceapi/voiceapi/redact"
 )
 
 // Embedder turns texts into vectors, one per text in the same order. Lexical search needs no
@@ -124,7 +126,10 @@ func (e *OpenAIEmbedder) embedBatch(ctx context.Context, texts []string) ([][]fl
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, maxEmbedErrorBodyBytes))
-		return nil, fmt.Errorf("embeddings: endpoint answered %d: %s", resp.StatusCode, strings.TrimSpace(string(snippet)))
+		// The answer is kept as the knowledge base's last failure, which every reader of
+		// it sees: a provider echoing the key or the Authorization header must not show it.
+		said := redact.Secrets(strings.TrimSpace(string(snippet)), e.cfg.APIKey)
+		return nil, fmt.Errorf("embeddings: endpoint answered %d: %s", resp.StatusCode, said)
 	}
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxEmbedResponseBytes+1))
 	if err != nil {

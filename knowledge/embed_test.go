@@ -149,3 +149,28 @@ func TestSearchHybrid(t *testing.T) {
 		t.Errorf("weight 0: %+v vs lexical %+v", hyb, lex)
 	}
 }
+
+// TestOpenAIEmbedderErrorHidesTheKey: a provider's refusal is kept as the knowledge base's
+// last failure, which every reader of the base sees; a provider (or a gateway in front of
+// it) that quotes the key or the Authorization header back must not show it there.
+func TestOpenAIEmbedderErrorHidesTheKey(t *testing.T) {
+	const key = "sk-embed-SECRET-0123456789abcdef"
+	for name, echo := range map[string]func(r *http.Request) string{
+		"header":    func(r *http.Request) string { return `{"error":"bad token: ` + r.Header.Get("Authorization") + `"}` },
+		"key alone": func(*http.Request) string { return "Incorrect API key provided: " + key + "." },
+		"masked":    func(*http.Request) string { return "Incorrect API key provided: sk-e*****************cdef" },
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, echo(r))
+		}))
+		_, err := NewOpenAIEmbedder(OpenAIEmbedderConfig{BaseURL: srv.URL, APIKey: key}).Embed(context.Background(), []string{"a"})
+		srv.Close()
+		if err == nil {
+			t.Fatalf("%s: a 401 was accepted", name)
+		}
+		if msg := err.Error(); strings.Contains(msg, "SECRET") || strings.Contains(msg, "cdef") || !strings.Contains(msg, "401") {
+			t.Errorf("%s: the error shows the key, or not the status: %s", name, msg)
+		}
+	}
+}

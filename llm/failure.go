@@ -9,13 +9,13 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 	"unicode/utf8"
 
 	"github.com/voiceapi/voiceapi/netguard"
+	"github.com/voiceapi/voiceapi/redact"
 )
 
 // errTimedOut is the cause of a completion's own deadline (Options.Timeout).
@@ -213,44 +213,8 @@ func clip(s string) string {
 	return string([]rune(s)[:maxMessage]) + "…"
 }
 
-const redacted = "[redacted]"
-
-// keyLike is a run of characters a key is made of, long enough to hold part of one.
-var keyLike = regexp.MustCompile(`[A-Za-z0-9_\-+/=.*:]{6,}`)
-
-// scrub removes b's credentials from a message a provider wrote. Providers echo keys in
-// whole ("Incorrect API key provided: sk-...") or masked in the middle ("sk-ab***wxyz"):
-// a run of key characters that holds any six characters of a secret in a row, or a
-// masked run that starts or ends like one, goes too.
+// scrub removes b's credentials, and more, from a message a provider wrote
+// (redact.Secrets).
 func (b *base) scrub(msg string, more ...string) string {
-	secrets := append(slices.Clone(b.secrets), more...)
-	for _, s := range secrets {
-		if s != "" {
-			msg = strings.ReplaceAll(msg, s, redacted)
-		}
-	}
-	return keyLike.ReplaceAllStringFunc(msg, func(run string) string {
-		for _, s := range secrets {
-			if revealsPart(run, s) {
-				return redacted
-			}
-		}
-		return run
-	})
-}
-
-// revealsPart reports whether run shows enough of secret to narrow it down.
-func revealsPart(run, secret string) bool {
-	const window, ends = 6, 4
-	if len(secret) < window {
-		return false
-	}
-	for i := 0; i+window <= len(secret); i++ {
-		if strings.Contains(run, secret[i:i+window]) {
-			return true
-		}
-	}
-	trimmed := strings.TrimRight(run, ".:")
-	return strings.Contains(run, "**") &&
-		(strings.HasPrefix(run, secret[:ends]) || strings.HasSuffix(trimmed, secret[len(secret)-ends:]))
+	return redact.Secrets(msg, append(slices.Clone(b.secrets), more...)...)
 }

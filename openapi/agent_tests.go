@@ -3,6 +3,7 @@ package openapi
 import (
 	"net/http"
 	"reflect"
+	"strconv"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/validate"
@@ -59,7 +60,7 @@ func agentTestRoutes() {
 		Description: "202 with the run, queued as a durable background job (conventions §26; its job_id reads with GET /api/v1/jobs/{job_id}) " +
 			"in the same transaction. The run is of the draft as it is now (its revision: what of its configuration a test can observe) or of a version, with every test of " +
 			"the agent or those test_ids names; each test runs repeat times through the conversation engine. Progress streams as test_run.* " +
-			"events; test_run.completed goes to webhooks. 409 when the agent has no tests.",
+			"events; test_run.completed goes to webhooks. 409 when the agent has no tests, or already has " + strconv.Itoa(validate.MaxPendingTestRuns) + " runs queued or running.",
 		Body: data.TestRunCreate{}, Out: data.TestRun{}, Status: http.StatusAccepted, Errors: []int{http.StatusConflict}}
 	opDocs["GET /api/v1/agents/{agent_id}/test-runs/{run_id}"] = opDoc{Tag: tag, Summary: "Show a test run with its results",
 		Description: "Per test: its status and pass rate over its repeats; per repeat: each criterion's verdict with its evidence (the transcript item " +

@@ -296,8 +296,9 @@ var opDocs = map[string]opDoc{
 		Out: data.Job{}, Shape: shapeData, Status: http.StatusAccepted},
 	"POST /api/v1/agents/{agent_id}/analysis/backfill": {Tag: "Call History", Summary: "Analyze the agent's calls of a range again, as one job with progress",
 		Description: "The calls created in [from, to) are analyzed with the analysis_config of agent_version (else the published version, else the current configuration), " +
-			"each by its own version's model; the job's progress counts the calls. A job stopped midway resumes after the last call stored: each call is analyzed once.",
-		Body: data.AnalysisBackfill{}, BodyRequired: true, Out: data.Job{}, Shape: shapeData, Status: http.StatusAccepted},
+			"each by its own version's model; the job's progress counts the calls. A job stopped midway resumes after the last call stored: each call is analyzed once. " +
+			"409 conflict while a backfill of the agent is still queued or running: one at a time.",
+		Body: data.AnalysisBackfill{}, BodyRequired: true, Out: data.Job{}, Shape: shapeData, Status: http.StatusAccepted, Errors: []int{http.StatusConflict}},
 	"GET /api/v1/analytics/analysis": {Tag: "Analytics", Summary: "One post-call analysis field's figures: counts per value, number statistics, success rate",
 		Description: "From per-field rollups kept with each analyzed call: counts per value (enum, boolean), count, mean, p50 and p90 within 1% (number), " +
 			"the success rate of analysis.call_successful per bucket, and the same per agent version.",

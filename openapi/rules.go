@@ -148,7 +148,7 @@ var fieldRules = map[string]map[string]fieldRule{
 		"endpoint":           fieldRule{MaxLength: validate.MaxURL, Format: "uri", Description: "http or https URL; required when provider is azure; refused otherwise."},
 		"api_version":        maxLen(validate.MaxIdentifier).with(false, "Required when provider is azure; refused otherwise."),
 		"base_url":           fieldRule{MaxLength: validate.MaxURL, Format: "uri", Description: "http or https URL of an OpenAI-compatible server; required when provider is internal; refused otherwise."},
-		"api_key":            maxLen(validate.MaxSecret).with(false, "A secret: responses show it masked (****1234); sending the masked value back keeps it; null clears it."),
+		"api_key":            maxLen(validate.MaxSecret).with(false, "A secret: responses show it masked (****1234); sending the masked value back keeps it, unless the provider's address moves to another origin (then it must be given again); null clears it."),
 		"region":             fieldRule{MaxLength: validate.MaxIdentifier, Pattern: regionPattern, Description: "AWS region; required when provider is bedrock_claude; refused otherwise."},
 		"max_tokens":         atLeast(1).with(false, "Required when provider is bedrock_claude."),
 		"knowledge_base_ids": {UniqueItems: true, Description: "Ids of knowledge bases of the workspace."},
@@ -552,7 +552,7 @@ var typeDocs = map[string]string{
 var workspaceEmbeddingsRules = map[string]fieldRule{
 	"base_url": fieldRule{MaxLength: validate.MaxURL, Format: "uri"}.with(false, "OpenAI-compatible API root (POST {base_url}/embeddings); null with model null: the operator's default provider. Through the SSRF guard."),
 	"model":    fieldRule{MinLength: 1, MaxLength: validate.MaxEmbeddingModel}.with(false, "Embedding model name; set together with base_url."),
-	"api_key":  fieldRule{MaxLength: validate.MaxEmbeddingAPIKey}.with(false, "Bearer token; shown masked, the masked value sent back keeps it, null clears it."),
+	"api_key":  fieldRule{MaxLength: validate.MaxEmbeddingAPIKey}.with(false, "Bearer token; shown masked, the masked value sent back keeps it unless base_url moves to another origin (then it must be given again), null clears it."),
 	"vector_share": between(validate.MinVectorShare, validate.MaxVectorShare).with(false,
 		"The vector side's share of every knowledge query's hybrid score (1 − share is the words'); 0: vectors do not count, 1: only they do; null: the default, 0.5."),
 	"enabled": fieldRule{NotNull: true}.with(false,

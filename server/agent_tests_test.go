@@ -15,6 +15,7 @@ import (
 	"github.com/voiceapi/voiceapi/internal/llmtest"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/service"
+	"github.com/voiceapi/voiceapi/validate"
 	"github.com/voiceapi/voiceapi/webhook"
 )
 
@@ -545,4 +546,32 @@ func TestToolCalledArgumentsExact(t *testing.T) {
 	}
 	r := e.Do("POST", "/api/v1/agents/"+agent+"/tests", e.tok, scripted("too big", []string{"hi"}, crit("1e999")))
 	testkit.ExpectFields(t, r, "criteria.0.arguments")
+}
+
+// TestPendingTestRunsBound: every run pays the models for each of its cases, so an agent
+// has at most validate.MaxPendingTestRuns runs queued or running; one more is 409
+// conflict and stores no run, while another agent's run is not held up.
+func TestPendingTestRunsBound(t *testing.T) {
+	e := newTestsEnvWithoutRunner(t)
+	agent := e.bookingAgent(t, "Trattoria")
+	e.createTest(t, agent, scripted("greets", []string{"hello"}, map[string]any{"type": "says", "pattern": "Trattoria"}))
+	runs := "/api/v1/agents/" + agent + "/test-runs"
+	for i := range validate.MaxPendingTestRuns {
+		if r := e.Do("POST", runs, e.tok, map[string]any{}); r.Status != 202 {
+			t.Fatalf("run %d of %d: %d %s", i+1, validate.MaxPendingTestRuns, r.Status, r.Body)
+		}
+	}
+	r := e.Do("POST", runs, e.tok, map[string]any{})
+	testkit.Expect(t, r, 409)
+	if code := r.JSON()["code"]; code != "conflict" {
+		t.Errorf("code %v, want conflict", code)
+	}
+	list := e.Do("GET", runs+"?per_page=100", e.tok, nil)
+	testkit.Expect(t, list, 200)
+	if n := len(list.List()); n != validate.MaxPendingTestRuns {
+		t.Errorf("%d runs stored, want %d", n, validate.MaxPendingTestRuns)
+	}
+	other := e.bookingAgent(t, "Pizzeria")
+	e.createTest(t, other, scripted("greets", []string{"hello"}, map[string]any{"type": "says", "pattern": "Pizzeria"}))
+	testkit.Expect(t, e.Do("POST", "/api/v1/agents/"+other+"/test-runs", e.tok, map[string]any{}), 202)
 }

@@ -334,3 +334,34 @@ func TestAnalysisRoutes(t *testing.T) {
 	member := e.addMember(e.newUser("member@example.com", false), "member", nil, nil)
 	expect(t, e.do("POST", "/api/v1/calls/"+call["id"].(string)+"/analyze", member, nil), 403)
 }
+
+// TestOneBackfillAtATime: each backfill asks the model once per call of its range, so a
+// member posting backfills of the same agent again and again would spend the model's
+// budget as many times over; a second one while the first is pending is 409 conflict and
+// queues nothing, while another agent's backfill is not held up.
+func TestOneBackfillAtATime(t *testing.T) {
+	e := newAnalysisEnv(t)
+	tok := e.Owner.Token
+	now := time.Now().UTC()
+	rangeBody := map[string]any{"from": now.Add(-time.Hour).Format(time.RFC3339), "to": now.Add(time.Hour).Format(time.RFC3339)}
+	first := e.do("POST", "/api/v1/agents/"+e.agent+"/analysis/backfill", tok, rangeBody)
+	expect(t, first, 202)
+	id := first.Data()["id"].(string)
+	jobs := func() int {
+		r := e.do("GET", "/api/v1/jobs?kind=analysis.backfill&per_page=100", tok, nil)
+		expect(t, r, 200)
+		return len(r.List())
+	}
+	for _, body := range []map[string]any{rangeBody, {"from": now.Add(-48 * time.Hour).Format(time.RFC3339), "to": rangeBody["to"]}} {
+		r := e.do("POST", "/api/v1/agents/"+e.agent+"/analysis/backfill", tok, body)
+		expect(t, r, 409)
+		if code := r.JSON()["code"]; code != "conflict" || !strings.Contains(string(r.Body), id) {
+			t.Errorf("the refusal = %s, want code conflict naming %s", r.Body, id)
+		}
+	}
+	if n := jobs(); n != 1 {
+		t.Fatalf("%d backfill jobs after the refusals, want 1", n)
+	}
+	other := e.createAgent(tok, map[string]any{"name": "Other", "analysis_config": analysisGroup()})
+	expect(t, e.do("POST", "/api/v1/agents/"+other["id"].(string)+"/analysis/backfill", tok, rangeBody), 202)
+}

@@ -163,6 +163,8 @@ func (s *AgentService) prepareUpdate(ctx context.Context, id string, row *data.S
 	}
 	a := in.Apply(&plain.Agent)
 	u := &agentUpdate{row: plain, merged: a, oldStatus: plain.Status, faults: s.checkAgent(ctx, a, in, false)}
+	validate.KeptCredentialMoved(u.faults, "llm_config.api_key", keptAPIKey(plain.LLMConfig, a.LLMConfig, in),
+		llmAddress(plain.LLMConfig), llmAddress(a.LLMConfig))
 	if u.faults.Len() > 0 {
 		return u, nil
 	}
@@ -197,4 +199,19 @@ func (s *AgentService) prepareUpdate(ctx context.Context, id string, row *data.S
 	stored.JSON = u.outJSON // storage keeps these bytes (data.StoredAgent)
 	u.stored = &stored
 	return u, nil
+}
+
+// keptAPIKey reports whether an update keeps the stored api_key without giving it: sent
+// back masked, or not sent.
+func keptAPIKey(before, after data.LLMConfig, in *data.AgentUpdate) bool {
+	if before.APIKey == nil || after.APIKey == nil || *before.APIKey != *after.APIKey {
+		return false
+	}
+	given := in.LLMConfig.Set && in.LLMConfig.V.APIKey.Set && in.LLMConfig.V.APIKey.V != nil
+	return !given || data.IsMasked(*in.LLMConfig.V.APIKey.V)
+}
+
+// llmAddress is where a model's requests go (validate.ProviderAddress).
+func llmAddress(c data.LLMConfig) string {
+	return validate.ProviderAddress(c.Provider, c.Region, c.BaseURL, c.Endpoint)
 }

@@ -49,6 +49,16 @@ func (s *AnalysisService) BackfillAnalysis(ctx context.Context, agentID string, 
 		if err != nil {
 			return err
 		}
+		pending, err := pendingJobs(tx, p.WorkspaceID, JobKindAnalysisBackfill, agentID, 1)
+		if err != nil {
+			return err
+		}
+		if len(pending) > 0 {
+			// Each backfill asks the model once per call: a second one of the same agent
+			// would pay for every call again, as many times as it is posted.
+			j := pending[0]
+			return data.Errorf(data.ECONFLICT, "The agent's backfill %s is still %s: an agent has one backfill at a time; follow it at GET /api/v1/jobs/%s.", j.ID, j.Status, j.ID)
+		}
 		data.NoteClaimAgent(ctx, agentID)
 		payload, err := json.Marshal(backfillPayload{AgentID: agentID, From: in.From, To: in.To, Version: version, Config: cfg})
 		if err != nil {

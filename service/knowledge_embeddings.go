@@ -224,6 +224,14 @@ func (b *base) applyEmbeddings(tx Tx, w *data.WorkspaceRecord, patch data.Worksp
 	if err := validate.WorkspaceEmbeddings(merged, b.urlGuard); err != nil {
 		return false, err
 	}
+	if merged.APIKey != nil && merged.BaseURL != nil && w.Embeddings.APIKey != nil && w.Embeddings.BaseURL != nil {
+		errs := &validate.Errors{}
+		validate.KeptCredentialMoved(errs, "embeddings.api_key", *merged.APIKey == *w.Embeddings.APIKey,
+			validate.ProviderAddress("", "", *w.Embeddings.BaseURL), validate.ProviderAddress("", "", *merged.BaseURL))
+		if err := errs.Err(); err != nil {
+			return false, err
+		}
+	}
 	switch {
 	case merged.APIKey == nil || merged.BaseURL == nil:
 		merged.APIKey, w.EmbeddingsKey = nil, ""

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
 )
 
 // The workspace's simulation setting (conventions §22): the model of agent tests'
@@ -52,6 +53,12 @@ func (b *base) mergeSimulation(stored, given *data.SimulationModel) (*data.Simul
 				return nil, fmt.Errorf("opening simulation.api_key: %w", err)
 			}
 			if data.MaskSecret(plain) == *next.APIKey {
+				errs := &validate.Errors{}
+				validate.KeptCredentialMoved(errs, "simulation.api_key", true,
+					llmAddress(stored.LLMConfig()), llmAddress(next.LLMConfig()))
+				if err := errs.Err(); err != nil {
+					return nil, err
+				}
 				next.APIKey = stored.APIKey
 				return &next, nil
 			}

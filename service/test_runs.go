@@ -88,6 +88,15 @@ func (s *TestRunService) StartTestRun(ctx context.Context, agentID string, in da
 			return err
 		}
 		data.NoteClaimAgent(ctx, agentID) // a replay checks the agent again
+		// Every run pays the models for each case; runs posted faster than they finish
+		// would queue the agent's budget away.
+		pending, err := pendingJobs(tx, plain.WorkspaceID, JobKindTestRun, agentID, validate.MaxPendingTestRuns)
+		if err != nil {
+			return err
+		}
+		if len(pending) >= validate.MaxPendingTestRuns {
+			return data.Errorf(data.ECONFLICT, "The agent has %d test runs queued or running, the most it may have: wait for one to finish.", len(pending))
+		}
 		r := &data.StoredTestRun{TestRun: data.TestRun{ID: s.ids.New(data.PrefixTestRun), WorkspaceID: plain.WorkspaceID,
 			AgentID: agentID, Status: data.TestQueued, CreatedBy: p.UserID, CreatedAt: s.timeNow()}}
 		v, tests, err := runTargets(tx, agentID, in)

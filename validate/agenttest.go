@@ -32,6 +32,7 @@ const (
 	MaxTestLatencyMS        = 600_000
 	MaxTestsPerAgent        = 200
 	MaxTestRunTests         = MaxTestsPerAgent // test_ids of a run
+	MaxPendingTestRuns      = 25               // runs of one agent queued or running at once
 	maxCriterionArgumentsKB = 16
 )
 
