@@ -163,9 +163,39 @@ func NewClient(opts Options) *http.Client {
 			if len(via) > maxRedirects || maxRedirects < 0 {
 				return fmt.Errorf("stopped after %d redirects", max(0, maxRedirects))
 			}
+			if Origin(via[0].URL) != Origin(req.URL) {
+				dropCredentialHeaders(req.Header)
+			}
 			return CheckURL(req.URL.String())
 		},
 	}
+}
+
+// keptAcrossOrigins are the request headers a redirect to another origin still carries.
+// Go drops Authorization and cookies there, but not the other headers a credential
+// travels in (Azure's api-key, a custom function's own headers), so every header but
+// these is dropped: a server that redirects must not receive the keys meant for it.
+var keptAcrossOrigins = map[string]bool{
+	"Accept": true, "Accept-Language": true, "Content-Type": true, "User-Agent": true,
+}
+
+func dropCredentialHeaders(h http.Header) {
+	for name := range h {
+		if !keptAcrossOrigins[http.CanonicalHeaderKey(name)] {
+			delete(h, name)
+		}
+	}
+}
+
+// Origin is u's scheme, host and port, lower-cased, with the scheme's default port filled
+// in: two URLs of one origin reach the same server.
+func Origin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[scheme]
+	}
+	return scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
 func newTransport(opts Options, timeout time.Duration, guarded bool) *http.Transport {

@@ -178,3 +178,57 @@ func TestReadLimited(t *testing.T) {
 		t.Fatalf("past the limit: %v, want ErrResponseTooLarge", err)
 	}
 }
+
+// TestCrossOriginRedirectDropsCredentialHeaders: a redirect to another origin carries no
+// header a credential may travel in (Go itself drops only Authorization and cookies), so
+// a tool or provider that redirects cannot hand a function's headers or Azure's api-key
+// to a server of its choosing; a redirect within the origin keeps them.
+func TestCrossOriginRedirectDropsCredentialHeaders(t *testing.T) {
+	got := make(chan http.Header, 1)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Clone()
+	}))
+	defer other.Close()
+	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, other.URL+"/landed", http.StatusTemporaryRedirect)
+		case "/here":
+			http.Redirect(w, r, "/landed", http.StatusTemporaryRedirect)
+		default:
+			got <- r.Header.Clone()
+		}
+	}))
+	defer first.Close()
+	c := NewClient(Options{AllowPrivate: true})
+	send := func(path string) http.Header {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, first.URL+path, strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Api-Key", "azure-secret")
+		req.Header.Set("X-Tool-Token", "tool-secret")
+		req.Header.Set("Authorization", "Bearer s3cret")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return <-got
+	}
+	away := send("/away")
+	for _, name := range []string{"Api-Key", "X-Tool-Token", "Authorization"} {
+		if v := away.Get(name); v != "" {
+			t.Errorf("the other origin received %s: %q", name, v)
+		}
+	}
+	if away.Get("Content-Type") != "application/json" {
+		t.Errorf("Content-Type dropped across origins: %q", away.Get("Content-Type"))
+	}
+	here := send("/here")
+	if here.Get("Api-Key") != "azure-secret" || here.Get("X-Tool-Token") != "tool-secret" || here.Get("Authorization") != "Bearer s3cret" {
+		t.Errorf("a redirect within the origin lost the headers: %v", here)
+	}
+}

@@ -3,6 +3,8 @@ package validate
 import (
 	"net/url"
 	"strings"
+
+	"github.com/voiceapi/voiceapi/netguard"
 )
 
 // KeptCredentialMoved reports the fault of a stored credential kept (sent back masked, or
@@ -28,17 +30,11 @@ func ProviderAddress(provider, region string, urls ...string) string {
 	return strings.Join(parts, "\x00")
 }
 
-// origin is u's scheme, host and port, lower-cased with the scheme's default port filled
-// in; a URL that does not parse is its own origin.
+// origin is raw's (netguard.Origin); a URL that does not parse is its own origin.
 func origin(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return raw
 	}
-	scheme := strings.ToLower(u.Scheme)
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[scheme]
-	}
-	return scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
+	return netguard.Origin(u)
 }
