@@ -139,19 +139,8 @@ func TestTestRunCaseDoesNotOutliveItsAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := testkit.As(u)
-	agent, err := svc.Agents.CreateAgent(ctx, data.AgentCreate{Name: data.Some("Kitchen"), LLMConfig: data.Some(llmPatch(stand.LLMConfig())),
+	agent, run := greetsRun(t, svc, ctx, data.AgentCreate{Name: data.Some("Kitchen"), LLMConfig: data.Some(llmPatch(stand.LLMConfig())),
 		PromptConfig: data.Some(data.PromptConfigPatch{FirstSpeaker: data.Some("user")})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.AgentTests.CreateAgentTest(ctx, agent.ID, data.AgentTestCreate{Name: "greets",
-		User: data.TestUser{Script: []string{"hello"}}, Criteria: []data.Criterion{{Type: data.CriterionSays, Pattern: "Welcome"}}}); err != nil {
-		t.Fatal(err)
-	}
-	run, err := svc.TestRuns.StartTestRun(ctx, agent.ID, data.TestRunCreate{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	svc.TestRuns.OnCase(func(string, string, int) {
 		if err := svc.Agents.DeleteAgent(ctx, agent.ID); err != nil {
 			t.Error(err)

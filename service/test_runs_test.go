@@ -106,18 +106,7 @@ func TestTestRunEndsWhenItsJobFailsForGood(t *testing.T) {
 	svc := env.Svc
 	svc.Conversations.Configure(cli.ConversationOptions(cli.LLMSettings{AllowURLPrefixes: []string{stand.URL + "/"}}))
 	ctx := owner(t, env, "gaveup@example.com")
-	agent, err := svc.Agents.CreateAgent(ctx, data.AgentCreate{Name: data.Some("Kitchen"), LLMConfig: data.Some(llmPatch(stand.LLMConfig()))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.AgentTests.CreateAgentTest(ctx, agent.ID, data.AgentTestCreate{Name: "greets",
-		User: data.TestUser{Script: []string{"hello"}}, Criteria: []data.Criterion{{Type: data.CriterionSays, Pattern: "Welcome"}}}); err != nil {
-		t.Fatal(err)
-	}
-	run, err := svc.TestRuns.StartTestRun(ctx, agent.ID, data.TestRunCreate{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	agent, run := greetsRun(t, svc, ctx, data.AgentCreate{Name: data.Some("Kitchen"), LLMConfig: data.Some(llmPatch(stand.LLMConfig()))})
 	// Workers that die: each claim commits, then nothing more is heard of it, until no
 	// attempt is left.
 	now := time.Now()
@@ -159,4 +148,23 @@ func TestTestRunEndsWhenItsJobFailsForGood(t *testing.T) {
 		*completed[0].Error != *got.Error || completed[0].Summary.Error != 1 {
 		t.Fatalf("test_run.completed events %+v; want one, the run ended error as it reads", completed)
 	}
+}
+
+// greetsRun creates the agent, its one test "greets" (says "hello", expects "Welcome") and
+// starts a run of it.
+func greetsRun(t *testing.T, svc *service.Services, ctx context.Context, in data.AgentCreate) (*data.Agent, *data.TestRun) {
+	t.Helper()
+	agent, err := svc.Agents.CreateAgent(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.AgentTests.CreateAgentTest(ctx, agent.ID, data.AgentTestCreate{Name: "greets",
+		User: data.TestUser{Script: []string{"hello"}}, Criteria: []data.Criterion{{Type: data.CriterionSays, Pattern: "Welcome"}}}); err != nil {
+		t.Fatal(err)
+	}
+	run, err := svc.TestRuns.StartTestRun(ctx, agent.ID, data.TestRunCreate{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return agent, run
 }
