@@ -187,12 +187,32 @@ func TestScratchTranslation(t *testing.T) {
 			t.Logf("%s: %s", w, strings.Join(s, ", "))
 		}
 		knowledge.SetTranslations(table, probs)
-		for _, k := range []int{3, 10} {
-			for _, share := range []float64{0.25, 0.5, 1, 2} {
-				knowledge.SetTranslation(share, k, 0, false)
-				measureParts(t, fmt.Sprintf("tlm alen %d top %d share %.2f", alen, k, share))
+		if os.Getenv("SCRATCH_DEV") != "" {
+			for _, w := range strings.Fields(os.Getenv("SCRATCH_WORDS")) {
+				var s []string
+				for i := range min(8, len(table[w])) {
+					s = append(s, fmt.Sprintf("%s %.3f", table[w][i], probs[w][i]))
+				}
+				t.Logf("%s: %s", w, strings.Join(s, ", "))
 			}
 		}
+		for _, k := range []int{3, 10} {
+			for _, share := range []float64{0.1, 0.25, 0.5} {
+				knowledge.SetTranslation(share, k, 0, true)
+				measureParts(t, fmt.Sprintf("tlm alen %d top %d share %.2f norm", alen, k, share))
+			}
+		}
+	}
+}
+
+// TestScratchDevMisses lists the development part's misses (top 5) with the current settings.
+func TestScratchDevMisses(t *testing.T) {
+	if os.Getenv("SCRATCH_DEV") == "" {
+		t.Skip("SCRATCH_DEV not set")
+	}
+	_, _, rep := hits(t, partBases(t, scratchParts[0].bases))
+	for _, m := range rep.Misses[evalset.ModeLexical] {
+		t.Log(m, " | ", strings.Join(knowledge.TermsEN(m), " "))
 	}
 }
 
