@@ -19,4 +19,14 @@ func SetTranslation(share float64, topK int, minP float64, norm bool) {
 	transShare, transTopK, transMinP, transNorm = share, topK, minP, norm
 }
 
-func SetAnswerBonus(b float64) { answerBonus = b }
+func SetAnswerBonus(b float64, kinds string) { answerBonus, answerKinds = b, kinds }
+
+func AnswerType(q string) string {
+	switch answerTypeOf(q) {
+	case whenAnswer:
+		return "when"
+	case numberAnswer:
+		return "number"
+	}
+	return ""
+}

@@ -217,11 +217,27 @@ func TestScratchDevMisses(t *testing.T) {
 }
 
 func TestScratchAnswerType(t *testing.T) {
-	defer knowledge.SetAnswerBonus(0)
-	for _, b := range []float64{0.02, 0.05, 0.1, 0.2} {
-		knowledge.SetAnswerBonus(b)
-		measureParts(t, fmt.Sprintf("answer type bonus %.2f", b))
+	defer knowledge.SetAnswerBonus(0, "")
+	for _, kinds := range []string{"", "when", "number"} {
+		for _, b := range []float64{0.02, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3} {
+			knowledge.SetAnswerBonus(b, kinds)
+			measureParts(t, fmt.Sprintf("answer type %q bonus %.2f", kinds, b))
+		}
 	}
 }
 
 var _ = math.Log
+
+// TestScratchAnswerTypeCount counts, per part, the questions answer-type evidence applies to
+// (the questions' text only: rust-faq's are counted, never printed).
+func TestScratchAnswerTypeCount(t *testing.T) {
+	for _, p := range scratchParts {
+		n := map[string]int{}
+		for _, b := range partBases(t, p.bases) {
+			for _, q := range b.Questions {
+				n[knowledge.AnswerType(q.Text)]++
+			}
+		}
+		t.Logf("%s: when %d, number %d, other %d", p.name, n["when"], n["number"], n[""])
+	}
+}

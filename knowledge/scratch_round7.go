@@ -63,10 +63,14 @@ func expandTranslations(terms []string, weights []float64, lang language) ([]str
 // Answer-type evidence: a question asking "when" favours chunks with a year or a version,
 // "how many" / "how much" chunks with a number; answerBonus is added to the chunk's
 // normalized score.
-var answerBonus = 0.0
+var (
+	answerBonus = 0.0
+	// answerKinds limits the evidence to "when" or "number" questions; "" is both.
+	answerKinds = ""
+)
 
 var (
-	whenAnswer   = regexp.MustCompile(`\b(1[89]\d\d|20\d\d)\b|\b(v|version |release |go|python )?\d+\.\d+(\.\d+)?\b|(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december)\b`)
+	whenAnswer   = regexp.MustCompile(`\b(1[89]\d\d|20\d\d)\b|\bv?\d+\.\d+(\.\d+)?\b|(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december)\b`)
 	numberAnswer = regexp.MustCompile(`\d`)
 )
 
@@ -74,9 +78,9 @@ var (
 func answerTypeOf(query string) *regexp.Regexp {
 	q := strings.ToLower(strings.TrimSpace(query))
 	switch {
-	case strings.HasPrefix(q, "when ") || strings.Contains(q, " when did ") || strings.Contains(q, "what year") || strings.HasPrefix(q, "cuándo ") || strings.HasPrefix(q, "¿cuándo "):
+	case answerKinds != "number" && (strings.HasPrefix(q, "when ") || strings.Contains(q, " when did ") || strings.Contains(q, "what year") || strings.HasPrefix(q, "cuándo ") || strings.HasPrefix(q, "¿cuándo ")):
 		return whenAnswer
-	case strings.Contains(q, "how many") || strings.Contains(q, "how much") || strings.Contains(q, "how long") || strings.Contains(q, "cuánto") || strings.Contains(q, "cuántos") || strings.Contains(q, "cuántas"):
+	case answerKinds != "when" && (strings.Contains(q, "how many") || strings.Contains(q, "how much") || strings.Contains(q, "how long") || strings.Contains(q, "cuánto") || strings.Contains(q, "cuántos") || strings.Contains(q, "cuántas")):
 		return numberAnswer
 	}
 	return nil
