@@ -396,7 +396,7 @@ func (ix *Index) lexicalLocked(query string) *scores {
 	for _, n := range sc.touched {
 		chunk := normalizeScore(sc.score[n], ideal)
 		if kind != nil && kind.MatchString(ix.docs[n].chunk.Text) {
-			chunk += answerBonus
+			chunk = min(1, chunk+answerBonus) // a score stays within [0, 1]
 		}
 		sc.score[n] = (1-sourceWeight)*chunk + sourceWeight*src.score(ix.docs[n].src)
 	}
