@@ -74,7 +74,7 @@ type qaPair struct {
 // trainModel1 learns p(answer term | question term) by IBM Model 1's EM (Brown et al.
 // 1993) over the pairs of SCRATCH_PAIRS, a NULL word on the question side, and keeps each
 // question term's top 30 translations.
-func trainModel1(t *testing.T, path string, answerTerms, iters int) (map[string][]string, map[string][]float64) {
+func trainModel1(t *testing.T, path string, answerTerms, iters int, pooled bool, minLift float64) (map[string][]string, map[string][]float64) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -113,6 +113,21 @@ func trainModel1(t *testing.T, path string, answerTerms, iters int) (map[string]
 			s.a = append(s.a, id(w))
 		}
 		data = append(data, s)
+		if pooled { // Xue, Jeon and Croft 2008: the pairs both ways, one model
+			r := sent{q: []int32{0}}
+			r.q = append(r.q, s.a...)
+			r.a = append(r.a, s.q[1:]...)
+			data = append(data, r)
+		}
+	}
+	// unigram probabilities of target terms, for the lift filter
+	uni := map[int32]float64{}
+	totalTargets := 0.0
+	for _, s := range data {
+		for _, a := range s.a {
+			uni[a]++
+			totalTargets++
+		}
 	}
 	t.Logf("%d pairs, %d terms", len(data), len(names))
 	type key struct{ q, a int32 }
@@ -149,6 +164,9 @@ func trainModel1(t *testing.T, path string, answerTerms, iters int) (map[string]
 		if k.q == 0 {
 			continue
 		}
+		if minLift > 0 && p < minLift*uni[k.a]/totalTargets {
+			continue
+		}
 		byQ[k.q] = append(byQ[k.q], transPair{names[k.a], p})
 	}
 	table := map[string][]string{}
@@ -177,8 +195,15 @@ func TestScratchTranslation(t *testing.T) {
 		t.Skip("SCRATCH_PAIRS not set")
 	}
 	defer knowledge.SetTranslation(0, 0, 0, false)
-	for _, alen := range []int{100} {
-		table, probs := trainModel1(t, path, alen, 8)
+	type variant struct {
+		alen   int
+		pooled bool
+		lift   float64
+	}
+	variants := []variant{{30, false, 0}, {100, true, 0}, {100, false, 10}, {100, true, 10}}
+	for _, v := range variants {
+		alen := v.alen
+		table, probs := trainModel1(t, path, alen, 8, v.pooled, v.lift)
 		for _, w := range []string{"generic", "scale", "cite", "exist", "compil", "password", "account", "phone", "faster", "releas"} {
 			var s []string
 			for i := range min(8, len(table[w])) {
@@ -197,9 +222,13 @@ func TestScratchTranslation(t *testing.T) {
 			}
 		}
 		for _, k := range []int{3, 10} {
-			for _, share := range []float64{0.1, 0.25, 0.5} {
+			for _, share := range []float64{1, 2} {
+				knowledge.SetTranslation(share, k, 0, false)
+				measureParts(t, fmt.Sprintf("tlm %v top %d share %.2f", v, k, share))
+			}
+			for _, share := range []float64{0.1, 0.25} {
 				knowledge.SetTranslation(share, k, 0, true)
-				measureParts(t, fmt.Sprintf("tlm alen %d top %d share %.2f norm", alen, k, share))
+				measureParts(t, fmt.Sprintf("tlm %v top %d share %.2f norm", v, k, share))
 			}
 		}
 	}
