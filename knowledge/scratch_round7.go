@@ -70,7 +70,7 @@ var (
 )
 
 var (
-	whenAnswer   = regexp.MustCompile(`\b(1[89]\d\d|20\d\d)\b|\bv?\d+\.\d+(\.\d+)?\b|(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december)\b`)
+	whenAnswer   = regexp.MustCompile(`\b(1[89]\d\d|20\d\d)\b|\bv?\d+\.\d+(\.\d+)?\b|(?i)\b(january|february|march|april|june|july|august|september|october|november|december)\b`)
 	numberAnswer = regexp.MustCompile(`\d`)
 )
 
