@@ -2,7 +2,6 @@ package knowledge
 
 import (
 	"math"
-	"regexp"
 	"runtime"
 	"slices"
 	"sync"
@@ -350,33 +349,20 @@ func (ix *Index) lexicalLocked(query string) *scores {
 	if avgLen == 0 {
 		avgLen = 1
 	}
-	weights := make([]float64, len(terms))
-	for i := range weights {
-		weights[i] = 1
-	}
-	orig := len(terms)
-	terms, weights = expandTranslations(terms, weights, lang)
 	ideal := 0.0
 	src := newSourceScores(ix)
-	for i, t := range terms {
-		w := weights[i]
+	for _, t := range terms {
 		ps := ix.postings[t]
 		df := 0
 		for _, p := range ps {
 			if d := &ix.docs[p.doc]; !d.dead {
 				df++
-				if i < orig {
-					src.count(d.src, float64(p.tf))
-				}
+				src.count(d.src, float64(p.tf))
 			}
 		}
-		if i < orig {
-			src.endTerm()
-		}
+		src.endTerm()
 		idf := termIDF(t, n, df, lang)
-		if i < orig {
-			ideal += idf
-		}
+		ideal += idf
 		for _, p := range ps {
 			d := &ix.docs[p.doc]
 			if d.dead {
@@ -386,18 +372,11 @@ func (ix *Index) lexicalLocked(query string) *scores {
 			if sc.score[p.doc] == 0 {
 				sc.touched = append(sc.touched, p.doc)
 			}
-			sc.score[p.doc] += w * idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(d.len)/avgLen))
+			sc.score[p.doc] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(d.len)/avgLen))
 		}
-	}
-	var kind *regexp.Regexp
-	if answerBonus > 0 {
-		kind = answerTypeOf(query)
 	}
 	for _, n := range sc.touched {
 		chunk := normalizeScore(sc.score[n], ideal)
-		if kind != nil && kind.MatchString(ix.docs[n].chunk.Text) {
-			chunk = min(1, chunk+answerBonus) // a score stays within [0, 1]
-		}
 		sc.score[n] = (1-sourceWeight)*chunk + sourceWeight*src.score(ix.docs[n].src)
 	}
 	src.release()
