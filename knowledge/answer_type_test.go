@@ -41,6 +41,8 @@ func TestAsksWhenAndIsDated(t *testing.T) {
 		"Whenever I log in, it fails":       false,
 		"¿Cuándo vence mi clave?":           true,
 		"cuándo vence mi clave":             true,
+		"WHEN DID IT SHIP?":                 true,
+		"¿CUÁNDO vence mi clave?":           true,
 		"How did you know when it changed?": false,
 	} {
 		if got := asksWhen(q); got != want {
@@ -54,6 +56,9 @@ func TestAsksWhenAndIsDated(t *testing.T) {
 		"Planned for 2100.":               false,
 		"Added in Go 1.18.":               true,
 		"Fixed in v2.0.1":                 true,
+		"Fixed in v2, not in v3.":         false,
+		"see file_2024 and 12024":         false,
+		"DECEMBER":                        true,
 		"Released in March":               true,
 		"You may change it at any time.":  false,
 		"Call 555 0100 to reach us":       false,
