@@ -54,8 +54,11 @@ func datedWord(w string) bool {
 	if len(w) == 4 && isDigits(w) {
 		return w >= "1800" && w <= "2099"
 	}
+	if len(w) < 4 || len(w) > 9 || !strings.ContainsRune("jfmasond", rune(w[0]|0x20)) {
+		return false // most words: no month has that length or first letter
+	}
 	for _, m := range months {
-		if strings.EqualFold(w, m) {
+		if len(w) == len(m) && strings.EqualFold(w, m) {
 			return true
 		}
 	}

@@ -69,3 +69,13 @@ func TestAsksWhenAndIsDated(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkIsDated measures the check each chunk gets when it is indexed, over the
+// synthetic chunks of build10k.
+func BenchmarkIsDated(b *testing.B) {
+	texts := syntheticCorpus(b, 1000)
+	b.ResetTimer()
+	for i := range b.N {
+		isDated(texts[i%len(texts)])
+	}
+}
