@@ -36,9 +36,20 @@ func isDated(text string) bool {
 	return false
 }
 
-func isWordByte(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
-}
+func isWordByte(c byte) bool { return wordBytes[c] }
+
+// wordBytes are the bytes of a word, as a regular expression's \b sees them; monthInitials
+// the first letters of the months, either case.
+var wordBytes, monthInitials = func() (w, m [256]bool) {
+	for c := range 256 {
+		b := byte(c)
+		w[c] = b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '_'
+	}
+	for _, c := range "jfmasondJFMASOND" {
+		m[c] = true
+	}
+	return
+}()
 
 func isDigits(w string) bool {
 	for i := 0; i < len(w); i++ {
@@ -54,7 +65,7 @@ func datedWord(w string) bool {
 	if len(w) == 4 && isDigits(w) {
 		return w >= "1800" && w <= "2099"
 	}
-	if len(w) < 4 || len(w) > 9 || !strings.ContainsRune("jfmasond", rune(w[0]|0x20)) {
+	if len(w) < 4 || len(w) > 9 || !monthInitials[w[0]] {
 		return false // most words: no month has that length or first letter
 	}
 	for _, m := range months {
