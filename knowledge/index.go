@@ -66,6 +66,7 @@ type doc struct {
 	row   int32 // the row of its vector in the matrix of dimension dim
 	dim   int32 // 0 without a vector
 	dead  bool
+	dated bool // names a year, a version or a month (answer_type.go)
 }
 
 // termCount is a term of a document with its weighted frequency: an occurrence in the
@@ -139,6 +140,7 @@ func prepareDocs(sourceID string, chunks []Chunk) ([]doc, [][]float32) {
 			prepared[i] = doc{chunk: c}
 			prepared[i].chunk.Vector = nil
 			prepared[i].terms, prepared[i].len, prepared[i].lang = countTerms(c.Text, c.Title+"\n"+headings[i], scratch)
+			prepared[i].dated = isDated(c.Text)
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(chunks)/128)
@@ -375,8 +377,12 @@ func (ix *Index) lexicalLocked(query string) *scores {
 			sc.score[p.doc] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(d.len)/avgLen))
 		}
 	}
+	when := asksWhen(query)
 	for _, n := range sc.touched {
 		chunk := normalizeScore(sc.score[n], ideal)
+		if when && ix.docs[n].dated {
+			chunk = min(1, chunk+whenBonus) // a score stays within [0, 1]
+		}
 		sc.score[n] = (1-sourceWeight)*chunk + sourceWeight*src.score(ix.docs[n].src)
 	}
 	src.release()

@@ -19,7 +19,7 @@ var setParts = []struct {
 	bases []string
 	floor int
 }{
-	{"development", []string{"go-faq", "login-gov-en", "login-gov-es"}, 108},
+	{"development", []string{"go-faq", "login-gov-en", "login-gov-es"}, 109},
 	{"held out: python-faq", []string{"python-faq"}, 32},
 	{"held out: python-library-faq", []string{"python-library-faq"}, 34},
 	{"fresh held out: django-faq", []string{"django-faq"}, 41},
