@@ -66,7 +66,8 @@ func TestOpenAPIWebhookPayloadsMatchLifeCycleEvents(t *testing.T) {
 	testkit.Expect(t, e.Do("PUT", "/api/v1/calls/"+call, runtime, map[string]any{"status": "ongoing"}), 204)
 	testkit.Expect(t, e.Do("PUT", "/api/v1/calls/"+call, runtime, map[string]any{"status": "ended", "disconnection_reason": "user_hangup"}), 204)
 	testkit.Expect(t, e.Do("PUT", "/api/v1/calls/"+call, runtime, map[string]any{"analysis": map[string]any{"outcome": "booked", "call_successful": true}}), 204)
-	// Post-call analysis, which the fixture's model answers in free text: a misfit.
+	// Post-call analysis, which the fixture's model answers in free text: a misfit, and a
+	// job that fails for good (call.analysis_failed and job.failed).
 	r = e.Do("POST", "/api/v1/calls/"+call+"/analyze", tok, nil)
 	testkit.Expect(t, r, 202)
 	waitJob(t, e.Server, tok, r.Data()["id"].(string), data.JobFailed)
@@ -126,6 +127,7 @@ func TestOpenAPIWebhookPayloadsMatchLifeCycleEvents(t *testing.T) {
 		data.EventCallRegistered: 2, data.EventCallStarted: 1, data.EventCallEnded: 2, data.EventCallAnalyzed: 1, data.EventCallAnalysisFailed: 1,
 		data.EventCampaignCreated: 1, data.EventCampaignStarted: 1, data.EventCampaignPaused: 1, data.EventCampaignResumed: 1,
 		data.EventCampaignCanceled: 1,
+		data.EventJobFailed:        1,
 	}
 	for typ, n := range want {
 		if seen[typ] != n {
