@@ -40,6 +40,14 @@ const (
 // CampaignPauseReasons lists every pause reason.
 var CampaignPauseReasons = []string{PauseCallMinutesUsedUp, PauseAgentNotPublished, PauseAgentUnavailable}
 
+// CampaignPauseHelp says, for each pause reason, what stops the campaign and what fixes
+// it: the refused resume's message and the console's campaign page both show it.
+var CampaignPauseHelp = map[string]string{
+	PauseCallMinutesUsedUp: "The workspace's call minutes of the month are used up (its subscription's call_minutes_per_month): raise the limit, or resume the campaign when the next month starts.",
+	PauseAgentNotPublished: "The campaign's agent has no published version: publish it, then resume the campaign.",
+	PauseAgentUnavailable:  "The campaign's agent is no longer this workspace's: the campaign cannot dial again; cancel it.",
+}
+
 // CampaignFinal reports whether a campaign in status s will dial no more.
 func CampaignFinal(s string) bool { return s == CampaignCompleted || s == CampaignCanceled }
 

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -31,18 +30,6 @@ func campaignBlocked(tx Tx, c *data.Campaign, minutesLeft bool) (string, error) 
 		return data.PauseCallMinutesUsedUp, nil
 	}
 	return "", nil
-}
-
-// pauseReasonMessage says what reason means for campaign c and what fixes it.
-func pauseReasonMessage(c *data.Campaign, reason string) string {
-	switch reason {
-	case data.PauseCallMinutesUsedUp:
-		return "The workspace's call minutes of the month are used up (its subscription's call_minutes_per_month): raise the limit, or resume the campaign when the next month starts."
-	case data.PauseAgentNotPublished:
-		return fmt.Sprintf("The campaign's agent %s has no published version: publish it, then resume the campaign.", c.AgentID)
-	default:
-		return fmt.Sprintf("The campaign's agent %s is no longer this workspace's: the campaign cannot dial again; cancel it.", c.AgentID)
-	}
 }
 
 // pauseIfBlocked pauses running campaign c in tx when campaignBlocked finds a reason,

@@ -393,7 +393,7 @@ func (s *CampaignService) ResumeCampaign(ctx context.Context, id string) (*data.
 			if err != nil {
 				return err
 			}
-			return data.Errorf(data.ECONFLICT, "The campaign cannot be resumed yet (%s). %s", reason, pauseReasonMessage(c, reason))
+			return data.Errorf(data.ECONFLICT, "The campaign cannot be resumed yet (%s). %s", reason, data.CampaignPauseHelp[reason])
 		}
 		c.Status, c.PauseReason = data.CampaignRunning, nil
 		if c.StartedAt == nil {
