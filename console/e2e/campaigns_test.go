@@ -108,7 +108,7 @@ func TestCampaignPausedByItselfSaysWhy(t *testing.T) {
 	b.api("POST", "/api/v1/agents/"+agent+"/publish", nil)
 	number := b.mustAPI(201, "POST", "/api/v1/numbers", map[string]any{"phone_number": "+14155550191", "provider": "sip"})["id"].(string)
 	id := b.mustAPI(201, "POST", "/api/v1/campaigns", map[string]any{"name": "April reminders", "agent_id": agent, "number_id": number,
-		"window": map[string]any{"days": []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}, "start": "00:00", "end": "23:59"},
+		"window":         map[string]any{"days": []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}, "start": "00:00", "end": "23:59"},
 		"max_concurrent": 1, "recipients": []any{map[string]any{"phone_number": "+14155550101"}}})["id"].(string)
 	limit(0)
 	b.mustAPI(200, "POST", "/api/v1/dial-tasks/claim", map[string]any{"max": 1})
