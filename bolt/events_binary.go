@@ -66,6 +66,7 @@ var eventTypeCodes = [...]string{
 	"campaign.created", "campaign.started", "campaign.paused", "campaign.resumed", "campaign.canceled",
 	"campaign.completed",
 	"call.analysis_failed",
+	"job.failed",
 }
 
 // actorTypeCodes is FROZEN as eventTypeCodes is (data.Actor's three types).

@@ -178,6 +178,8 @@ type campaignView struct {
 	Done, All  float64 // recipients settled, of all (suppressed ones included)
 	Percent    int
 	Open       bool // still dialing or waiting: the page refreshes its progress
+	// PauseHelp says why a campaign that paused itself did, and what fixes it.
+	PauseHelp  string
 	AgentNames names
 	CanWrite   bool
 }
@@ -201,6 +203,9 @@ func (h *Handler) loadCampaign(r *http.Request) (*campaignView, error) {
 	v.Done = v.All - member(counts, "pending") - member(counts, "in_progress")
 	if v.All > 0 {
 		v.Percent = int(100 * v.Done / v.All)
+	}
+	if reason := str(c["pause_reason"]); reason != "" {
+		v.PauseHelp = data.CampaignPauseHelp[reason]
 	}
 	st := str(c["status"])
 	v.Open = st == data.CampaignScheduled || st == data.CampaignRunning || st == data.CampaignPaused

@@ -13,7 +13,7 @@ const (
 )
 
 // Campaign statuses. A campaign is scheduled until its start_at, running while it has
-// recipients to dial, paused by a user, completed once every recipient is final, and
+// recipients to dial, paused by a user (or by itself: PauseReason), completed once every recipient is final, and
 // canceled by a user (or by its agent's delete). Completed and canceled are final.
 const (
 	CampaignScheduled = "scheduled"
@@ -22,6 +22,31 @@ const (
 	CampaignCompleted = "completed"
 	CampaignCanceled  = "canceled"
 )
+
+// Why a campaign paused itself (Campaign.PauseReason): a lasting condition under which
+// no recipient can be dialed, found by a dial-task claim (or the campaign's start). The
+// campaign is paused, with campaign.paused (actor system), instead of running on
+// silently; its user resumes it once the condition is fixed. A transient condition (a
+// concurrency limit, a recipient out of its window) never pauses it.
+const (
+	// PauseCallMinutesUsedUp: the subscription's call minutes of the month are used up.
+	PauseCallMinutesUsedUp = "call_minutes_used_up"
+	// PauseAgentNotPublished: the campaign's agent has no published version.
+	PauseAgentNotPublished = "agent_not_published"
+	// PauseAgentUnavailable: the campaign's agent is no longer the workspace's.
+	PauseAgentUnavailable = "agent_unavailable"
+)
+
+// CampaignPauseReasons lists every pause reason.
+var CampaignPauseReasons = []string{PauseCallMinutesUsedUp, PauseAgentNotPublished, PauseAgentUnavailable}
+
+// CampaignPauseHelp says, for each pause reason, what stops the campaign and what fixes
+// it: the refused resume's message and the console's campaign page both show it.
+var CampaignPauseHelp = map[string]string{
+	PauseCallMinutesUsedUp: "The workspace's call minutes of the month are used up (its subscription's call_minutes_per_month): raise the limit, or resume the campaign when the next month starts.",
+	PauseAgentNotPublished: "The campaign's agent has no published version: publish it, then resume the campaign.",
+	PauseAgentUnavailable:  "The campaign's agent is no longer this workspace's: the campaign cannot dial again; cancel it.",
+}
 
 // CampaignFinal reports whether a campaign in status s will dial no more.
 func CampaignFinal(s string) bool { return s == CampaignCompleted || s == CampaignCanceled }
@@ -187,12 +212,15 @@ type Campaign struct {
 	Retry         CampaignRetry  `json:"retry"`
 	StartAt       Time           `json:"start_at"`
 	Status        string         `json:"status"`
-	Counts        CampaignCounts `json:"counts"`
-	Import        CampaignImport `json:"import"`
-	CreatedAt     Time           `json:"created_at"`
-	UpdatedAt     Time           `json:"updated_at"`
-	StartedAt     *Time          `json:"started_at"`
-	FinishedAt    *Time          `json:"finished_at"`
+	// PauseReason says why the campaign paused itself (CampaignPauseReasons); null when
+	// it is not paused, or a user paused it.
+	PauseReason *string        `json:"pause_reason"`
+	Counts      CampaignCounts `json:"counts"`
+	Import      CampaignImport `json:"import"`
+	CreatedAt   Time           `json:"created_at"`
+	UpdatedAt   Time           `json:"updated_at"`
+	StartedAt   *Time          `json:"started_at"`
+	FinishedAt  *Time          `json:"finished_at"`
 	// LastClaimAt is when a dial-task claim last leased one of its recipients; claims
 	// serve the campaign served longest ago first. Storage only.
 	LastClaimAt *Time `json:"-"`

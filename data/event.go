@@ -23,6 +23,7 @@ const (
 	EventCallEnded              = "call.ended"
 	EventCallAnalyzed           = "call.analyzed"
 	EventCallAnalysisFailed     = "call.analysis_failed"
+	EventJobFailed              = "job.failed"
 	EventWebhookTest            = "webhook.test"
 	EventWorkspaceUpdated       = "workspace.updated"
 	EventWorkspaceUserAdded     = "member.added"
@@ -65,6 +66,7 @@ var EventTypes = []string{
 	EventRolloutUpdated, EventRolloutEnded, EventRolloutRolledBack,
 	EventCampaignCreated, EventCampaignStarted, EventCampaignPaused, EventCampaignResumed, EventCampaignCanceled,
 	EventCampaignCompleted,
+	EventJobFailed,
 }
 
 // Actor is who caused an event: a user through a token, or the system.

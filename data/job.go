@@ -62,6 +62,18 @@ type Job struct {
 	FinishedAt *Time `json:"finished_at"`
 }
 
+// JobFailure is job.failed's data: the job as GET /api/v1/jobs/{job_id} shows it once it
+// failed for good (last_error scrubbed of the credentials the job's work could meet), and
+// the records its work concerns, read from what the job was asked to do (null when its
+// kind's work names none).
+type JobFailure struct {
+	Job
+	KnowledgeBaseID *string `json:"knowledge_base_id"`
+	CampaignID      *string `json:"campaign_id"`
+	CallID          *string `json:"call_id"`
+	TestRunID       *string `json:"test_run_id"`
+}
+
 // JobRecord is a job as storage keeps it: the record the API shows, the feature's
 // payload and checkpoint, the unique key, and the lease of the worker running it.
 type JobRecord struct {

@@ -42,18 +42,20 @@ func init() {
 	opDocs["GET /api/v1/campaigns/{campaign_id}"] = opDoc{Tag: tag, Summary: "Show a campaign with its counts", Out: data.Campaign{}}
 	opDocs["GET /api/v1/campaigns/{campaign_id}/recipients"] = opDoc{Tag: tag, Summary: "List a campaign's recipients with their attempts",
 		Out: data.Recipient{}, Shape: shapeList}
-	for _, m := range []struct{ verb, summary string }{
-		{"pause", "Pause a campaign: no task is leased; calls in progress run on"},
-		{"resume", "Resume a paused campaign"},
-		{"cancel", "Cancel a campaign: nothing more is dialed; calls in progress are recorded without retries"},
+	for _, m := range []struct{ verb, summary, more string }{
+		{"pause", "Pause a campaign: no task is leased; calls in progress run on", ""},
+		{"resume", "Resume a paused campaign", " A campaign that paused itself (pause_reason) is also 409 while its reason still holds, " +
+			"the message saying what fixes it; a resume clears pause_reason."},
+		{"cancel", "Cancel a campaign: nothing more is dialed; calls in progress are recorded without retries", ""},
 	} {
 		opDocs["POST /api/v1/campaigns/{campaign_id}/"+m.verb] = opDoc{Tag: tag, Summary: m.summary, Out: data.Campaign{},
-			Description: "409 conflict when the campaign's status does not allow it.", Errors: []int{http.StatusConflict}}
+			Description: "409 conflict when the campaign's status does not allow it." + m.more, Errors: []int{http.StatusConflict}}
 	}
 	opDocs["POST /api/v1/dial-tasks/claim"] = opDoc{Tag: tag, Summary: "Lease due dial tasks, each with its call-start answer (the voice runtime)",
 		Description: "Returns leases whose time ran out, then leases up to max due recipients (in their window, under their campaign's max_concurrent " +
 			"and the concurrency limits, attempts left, not suppressed), registering each one's call as POST /api/v1/calls/start does, in one " +
-			"transaction. At the month's call_minutes_per_month limit it leases nothing (200, no tasks) yet still returns leases whose time ran out. Report the call with PUT /api/v1/calls/{call_id}: ongoing keeps the task for the call's length; its end (status, " +
+			"transaction. At the month's call_minutes_per_month limit it leases nothing (200, no tasks) yet still returns leases whose time ran out, " +
+			"and a running campaign that cannot dial for a lasting reason (those minutes, its agent unpublished or gone) pauses itself with its pause_reason and campaign.paused. Report the call with PUT /api/v1/calls/{call_id}: ongoing keeps the task for the call's length; its end (status, " +
 			"disconnection_reason) completes the recipient or schedules its retry. A task whose call is not reported started within the lease " +
 			"is given back (the call fails with dial_lease_expired). Each attempt is handed out once, on any number of replicas.",
 		Body: data.DialClaim{}, BodyRequired: true, Out: data.DialClaimAnswer{}, Shape: shapeData}
@@ -126,6 +128,9 @@ func init() {
 	}
 	fieldRules["Campaign"] = map[string]fieldRule{
 		"status": oneOf(validate.CampaignStatuses...),
+		"pause_reason": oneOf(data.CampaignPauseReasons...).with(false, "Why the campaign paused itself: a lasting condition under which it cannot dial "+
+			"(call_minutes_used_up: the month's call minutes; agent_not_published; agent_unavailable: its agent is no longer the workspace's), "+
+			"told by campaign.paused with actor system. Resume it once fixed (a resume while the condition holds is 409). Null when not paused, or paused by a user."),
 		"counts": {Description: "Recipients by state; completed ones by outcome."},
 		"import": {Description: "What the create made of the rows it was given."},
 	}

@@ -41,6 +41,9 @@ var eventPayloads = map[string]any{
 	// The call with its analysis_error.
 	data.EventCallAnalysisFailed: data.Call{},
 
+	// The job as GET /api/v1/jobs/{job_id} shows it, and the records its work concerns.
+	data.EventJobFailed: data.JobFailure{},
+
 	data.EventWebhookTest: objectPayload("A test delivery asked for with POST /api/v1/webhooks/{webhook_id}/test.",
 		map[string]any{"webhook_id": idString("The webhook tested."), "message": map[string]any{"type": "string"}}),
 

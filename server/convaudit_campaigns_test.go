@@ -41,7 +41,9 @@ func TestConvAuditClaimHoldsTheWorkspaceConcurrency(t *testing.T) {
 // leasing", and a claim "gives back the tasks whose lease ran out". With the minutes
 // used up a claim leases nothing and is no error: it still gives back a lease that ran
 // out (its call fails dial_lease_expired, its attempt waits), so the campaign's counts
-// stay true; once the limit is raised, the attempt is dialed again.
+// stay true. The campaign, which cannot dial until the limit is raised, pauses itself
+// (pause_reason call_minutes_used_up, docs/campaigns.md); resumed once the limit is
+// raised, the attempt is dialed again.
 func TestConvAuditClaimAtTheMonthsMinutes(t *testing.T) {
 	e := newCampaignEnv(t, time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
 	id := e.create(e.campaignBody([]string{"+14155550101", "+14155550102"}, nil))
@@ -66,7 +68,15 @@ func TestConvAuditClaimAtTheMonthsMinutes(t *testing.T) {
 	if c := e.counts(id); c["in_progress"] != float64(0) || c["pending"] != float64(2) {
 		t.Fatalf("counts with the lease given back: %v, want 2 pending, none in progress", c)
 	}
+	got := e.Do("GET", "/api/v1/campaigns/"+id, e.Owner.Token, nil).Data()
+	if got["status"] != "paused" || got["pause_reason"] != data.PauseCallMinutesUsedUp {
+		t.Fatalf("the campaign with the minutes used up: %v, pause_reason %v; want paused for %s", got["status"], got["pause_reason"], data.PauseCallMinutesUsedUp)
+	}
+	if r := e.Do("POST", "/api/v1/campaigns/"+id+"/resume", e.Owner.Token, nil); r.Status != 409 || !strings.Contains(string(r.Body), "call_minutes_per_month") {
+		t.Fatalf("a resume with the minutes still used up: %d %s; want 409 saying why", r.Status, r.Body)
+	}
 	e.setLimits(map[string]int64{data.LimitCallMinutes: 100})
+	testkit.Expect(t, e.Do("POST", "/api/v1/campaigns/"+id+"/resume", e.Owner.Token, nil), 200)
 	if got := toNumbers(e.claim(10)); len(got) != 2 || got[leased["to_number"].(string)]["attempt"] != float64(1) {
 		t.Fatalf("after the limit was raised: %v, want both, the given-back one as attempt 1", got)
 	}

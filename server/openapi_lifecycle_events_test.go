@@ -19,10 +19,11 @@ import (
 
 // TestOpenAPIWebhookPayloadsMatchLifeCycleEvents goes through the life cycle on a real
 // server (tests, a run, a forced publish, a rollout, a restore, a call start and its call,
-// a conversation, a campaign) and validates every event recorded, envelope and data, as a
-// webhook receiver would get it, against its delivery's schema in the document: types,
-// required members, enums, nested records and allOf payloads; and every member sent, at
-// every depth the document describes, must be one it defines.
+// a job that fails for good, a conversation, a campaign, one that pauses itself) and
+// validates every event recorded, envelope and data, as a webhook receiver would get it,
+// against its delivery's schema in the document: types, required members, enums, nested
+// records and allOf payloads; and every member sent, at every depth the document
+// describes, must be one it defines.
 func TestOpenAPIWebhookPayloadsMatchLifeCycleEvents(t *testing.T) {
 	body, doc := openapiDocument(t)
 	// The agent's api_key: the call start answers it in clear, and no event may carry it.
@@ -66,7 +67,8 @@ func TestOpenAPIWebhookPayloadsMatchLifeCycleEvents(t *testing.T) {
 	testkit.Expect(t, e.Do("PUT", "/api/v1/calls/"+call, runtime, map[string]any{"status": "ongoing"}), 204)
 	testkit.Expect(t, e.Do("PUT", "/api/v1/calls/"+call, runtime, map[string]any{"status": "ended", "disconnection_reason": "user_hangup"}), 204)
 	testkit.Expect(t, e.Do("PUT", "/api/v1/calls/"+call, runtime, map[string]any{"analysis": map[string]any{"outcome": "booked", "call_successful": true}}), 204)
-	// Post-call analysis, which the fixture's model answers in free text: a misfit.
+	// Post-call analysis, which the fixture's model answers in free text: a misfit, and a
+	// job that fails for good (call.analysis_failed and job.failed).
 	r = e.Do("POST", "/api/v1/calls/"+call+"/analyze", tok, nil)
 	testkit.Expect(t, r, 202)
 	waitJob(t, e.Server, tok, r.Data()["id"].(string), data.JobFailed)
@@ -83,6 +85,20 @@ func TestOpenAPIWebhookPayloadsMatchLifeCycleEvents(t *testing.T) {
 	campaign := r.Data()["id"].(string)
 	for _, step := range []string{"pause", "resume", "cancel"} {
 		testkit.Expect(t, e.Do("POST", "/api/v1/campaigns/"+campaign+"/"+step, tok, nil), 200)
+	}
+	// Another, which pauses itself with the month's call minutes used up: campaign.paused
+	// with its pause_reason.
+	r = e.Do("POST", "/api/v1/campaigns", tok, map[string]any{"name": "Follow-ups", "agent_id": agent, "number_id": number,
+		"window": everyDay, "max_concurrent": 1, "recipients": []any{map[string]any{"phone_number": "+14155550179",
+			"variables": map[string]any{"shop": "Trattoria"}}}})
+	testkit.Expect(t, r, 201)
+	if _, err := e.Svc.Subscriptions.SetSubscription(context.Background(), e.Owner.WorkspaceID,
+		data.SubscriptionSet{Limits: map[string]int64{data.LimitCallMinutes: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Expect(t, e.Do("POST", "/api/v1/dial-tasks/claim", runtime, map[string]any{"max": 1}), 200)
+	if got := e.Do("GET", "/api/v1/campaigns/"+r.Data()["id"].(string), tok, nil).Data(); got["pause_reason"] != data.PauseCallMinutesUsedUp {
+		t.Fatalf("the second campaign: %v, pause_reason %v; want it paused itself", got["status"], got["pause_reason"])
 	}
 
 	validate := deliverySchemas(t, body)
@@ -124,8 +140,9 @@ func TestOpenAPIWebhookPayloadsMatchLifeCycleEvents(t *testing.T) {
 		data.EventRolloutUpdated: 1, data.EventRolloutEnded: 1,
 		// The started call's, and the conversation's web call, registered ended.
 		data.EventCallRegistered: 2, data.EventCallStarted: 1, data.EventCallEnded: 2, data.EventCallAnalyzed: 1, data.EventCallAnalysisFailed: 1,
-		data.EventCampaignCreated: 1, data.EventCampaignStarted: 1, data.EventCampaignPaused: 1, data.EventCampaignResumed: 1,
+		data.EventCampaignCreated: 2, data.EventCampaignStarted: 2, data.EventCampaignPaused: 2, data.EventCampaignResumed: 1,
 		data.EventCampaignCanceled: 1,
+		data.EventJobFailed:        1,
 	}
 	for typ, n := range want {
 		if seen[typ] != n {

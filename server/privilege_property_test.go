@@ -85,6 +85,20 @@ func (r reader) seesEvent(e loggedEvent) bool {
 		return r.reads(data.ModuleKnowledgeBase)
 	case strings.HasPrefix(e.Type, "number."):
 		return r.reads(data.ModulePhoneNumbers)
+	// A failed job is read as GET /jobs reads it: its kind's module, its agent when it
+	// has one. Its type alone (a webhook's) needs every kind's module and every agent.
+	case e.Type == data.EventJobFailed:
+		if e.Data["kind"] == "" {
+			return len(r.agents()) == 0 && r.reads(data.ModuleAgents) && r.reads(data.ModuleKnowledgeBase) && r.reads(data.ModuleCallHistory)
+		}
+		module := data.ModuleCallHistory // analysis.*, campaign.start
+		switch {
+		case strings.HasPrefix(e.Data["kind"], "knowledge_base."):
+			module = data.ModuleKnowledgeBase
+		case strings.HasPrefix(e.Data["kind"], "agent."):
+			module = data.ModuleAgents
+		}
+		return r.reads(module) && (e.Data["agent_id"] == "" || r.seesAgent(e.Data["agent_id"]))
 	}
 	return r.audits()
 }
@@ -373,7 +387,7 @@ func (e *streamEnv) auditLog(token string) []loggedEvent {
 			m := it.(map[string]any)
 			ev := loggedEvent{ID: m["id"].(string), Type: m["type"].(string), Data: map[string]string{}}
 			if d, ok := m["data"].(map[string]any); ok {
-				for _, k := range []string{"id", "agent_id"} {
+				for _, k := range []string{"id", "agent_id", "kind"} {
 					ev.Data[k], _ = d[k].(string)
 				}
 			}

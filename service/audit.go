@@ -46,7 +46,7 @@ func (s *AuditService) ListAuditLog(ctx context.Context, f data.AuditFilter, req
 	// The filters, and what the caller may see (visibility.go): a caller who sees
 	// everything and filters nothing reads O(per_page) events.
 	var filter EventFilter
-	v := visibilityOf(data.PrincipalFrom(ctx))
+	v := s.eventVisibility(data.PrincipalFrom(ctx))
 	if f != (data.AuditFilter{}) || !v.everything() {
 		match := auditMatch(f)
 		filter = EventFilter{

@@ -39,7 +39,7 @@ func (s *AuditService) StreamStart(ctx context.Context, lastEventID string, type
 		if err != nil {
 			return err
 		}
-		if e == nil || !visibilityOf(data.PrincipalFrom(ctx)).event(e) {
+		if e == nil || !s.eventVisibility(data.PrincipalFrom(ctx)).event(e) {
 			// Unknown, another workspace's and one the caller may not see look the same:
 			// existence is not revealed. A stream only ever sends ids the caller sees.
 			idFaults.Add("last_event_id", "Last-Event-ID (or last_event_id) names no event of this workspace: resume from an id this stream sent, or start without one.")
@@ -70,7 +70,7 @@ func (s *AuditService) StreamEvents(ctx context.Context, after string, types []s
 		return nil, "", err
 	}
 	limit = min(max(limit, 1), MaxStreamBatch)
-	v := visibilityOf(data.PrincipalFrom(ctx))
+	v := s.eventVisibility(data.PrincipalFrom(ctx))
 	var out []*data.Event
 	pos := after
 	err = s.store.View(ctx, func(tx Tx) error {

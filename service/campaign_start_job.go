@@ -50,6 +50,15 @@ func (s *CampaignService) runCampaignStart(ctx context.Context, run *JobRun) err
 		if now.Before(c.StartAt.Time) {
 			return nil // resumed with a later start: that start has its own job
 		}
-		return s.startCampaign(ctx, tx, c, now)
+		if err := s.startCampaign(ctx, tx, c, now); err != nil {
+			return err
+		}
+		// One that cannot dial says so at once, as a claim would find it.
+		minutesLeft, _, err := callMinutesLeft(tx, c.WorkspaceID, now)
+		if err != nil {
+			return err
+		}
+		_, err = s.pauseIfBlocked(ctx, tx, c, now, minutesLeft)
+		return err
 	}))
 }

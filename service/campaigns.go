@@ -368,7 +368,7 @@ func (s *CampaignService) Recipients(ctx context.Context, campaignID string, req
 // PauseCampaign implements data.CampaignService: a paused campaign leases no task; the
 // calls in progress run on and their outcomes are recorded.
 func (s *CampaignService) PauseCampaign(ctx context.Context, id string) (*data.Campaign, error) {
-	return s.move(ctx, id, data.EventCampaignPaused, func(c *data.Campaign, now time.Time) error {
+	return s.move(ctx, id, data.EventCampaignPaused, func(_ Tx, c *data.Campaign, now time.Time) error {
 		if c.Status != data.CampaignRunning && c.Status != data.CampaignScheduled {
 			return data.Errorf(data.ECONFLICT, "A %s campaign cannot be paused: only a scheduled or running one can.", c.Status)
 		}
@@ -378,13 +378,24 @@ func (s *CampaignService) PauseCampaign(ctx context.Context, id string) (*data.C
 }
 
 // ResumeCampaign implements data.CampaignService: running again, or scheduled when its
-// start_at is still ahead.
+// start_at is still ahead. A campaign whose agent or workspace still cannot dial (the
+// reason it would pause itself for) is refused, saying why.
 func (s *CampaignService) ResumeCampaign(ctx context.Context, id string) (*data.Campaign, error) {
-	return s.move(ctx, id, data.EventCampaignResumed, func(c *data.Campaign, now time.Time) error {
+	return s.move(ctx, id, data.EventCampaignResumed, func(tx Tx, c *data.Campaign, now time.Time) error {
 		if c.Status != data.CampaignPaused {
 			return data.Errorf(data.ECONFLICT, "A %s campaign cannot be resumed: only a paused one can.", c.Status)
 		}
-		c.Status = data.CampaignRunning
+		minutesLeft, _, err := callMinutesLeft(tx, c.WorkspaceID, now)
+		if err != nil {
+			return err
+		}
+		if reason, err := campaignBlocked(tx, c, minutesLeft); err != nil || reason != "" {
+			if err != nil {
+				return err
+			}
+			return data.Errorf(data.ECONFLICT, "The campaign cannot be resumed yet (%s). %s", reason, data.CampaignPauseHelp[reason])
+		}
+		c.Status, c.PauseReason = data.CampaignRunning, nil
 		if c.StartedAt == nil {
 			c.Status = data.CampaignScheduled
 		}
@@ -395,7 +406,7 @@ func (s *CampaignService) ResumeCampaign(ctx context.Context, id string) (*data.
 // CancelCampaign implements data.CampaignService: nothing more is dialed; calls in
 // progress run on, and their outcomes are recorded without retries.
 func (s *CampaignService) CancelCampaign(ctx context.Context, id string) (*data.Campaign, error) {
-	return s.move(ctx, id, data.EventCampaignCanceled, func(c *data.Campaign, now time.Time) error {
+	return s.move(ctx, id, data.EventCampaignCanceled, func(_ Tx, c *data.Campaign, now time.Time) error {
 		if data.CampaignFinal(c.Status) {
 			return data.Errorf(data.ECONFLICT, "A %s campaign cannot be canceled.", c.Status)
 		}
@@ -407,13 +418,13 @@ func (s *CampaignService) CancelCampaign(ctx context.Context, id string) (*data.
 // cancelCampaign marks c canceled at now: its pending recipients count as canceled.
 func cancelCampaign(c *data.Campaign, now time.Time) {
 	at := data.NewTime(now)
-	c.Status, c.FinishedAt = data.CampaignCanceled, &at
+	c.Status, c.FinishedAt, c.PauseReason = data.CampaignCanceled, &at, nil
 	c.Counts.Canceled += c.Counts.Pending
 	c.Counts.Pending = 0
 }
 
 // move applies change to a campaign p may change, and records typ.
-func (s *CampaignService) move(ctx context.Context, id, typ string, change func(*data.Campaign, time.Time) error) (*data.Campaign, error) {
+func (s *CampaignService) move(ctx context.Context, id, typ string, change func(Tx, *data.Campaign, time.Time) error) (*data.Campaign, error) {
 	p, err := workspaceCaller(ctx)
 	if err != nil {
 		return nil, err
@@ -428,7 +439,7 @@ func (s *CampaignService) move(ctx context.Context, id, typ string, change func(
 			return err
 		}
 		now := s.now()
-		if err := change(c, now); err != nil {
+		if err := change(tx, c, now); err != nil {
 			return err
 		}
 		c.UpdatedAt = data.NewTime(now)

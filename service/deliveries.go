@@ -336,7 +336,7 @@ func (s *WebhookService) RetryDelivery(ctx context.Context, webhookID, deliveryI
 		if d == nil || d.WebhookID != webhookID {
 			return data.NotFound("Delivery")
 		}
-		if err := mayCarry(ctx, &data.Webhook{Events: []string{d.EventType}}); err != nil {
+		if err := s.mayCarry(ctx, &data.Webhook{Events: []string{d.EventType}}); err != nil {
 			return err
 		}
 		if d.Status == data.DeliveryPending {
@@ -374,7 +374,7 @@ func (s *WebhookService) ReplayEvents(ctx context.Context, webhookID string, in 
 		if err != nil {
 			return err
 		}
-		if err := mayCarry(ctx, &w.Webhook); err != nil {
+		if err := s.mayCarry(ctx, &w.Webhook); err != nil {
 			return err
 		}
 		var matched []*data.Event

@@ -100,7 +100,8 @@ func (cl *claim) run(ctx context.Context) error {
 	tx, ws := cl.tx, cl.p.WorkspaceID
 	// At the month's minutes the claim leases nothing, as a call start opens nothing,
 	// yet it is no error: it still gives back the leases that ran out and starts the
-	// campaigns due, so the counts stay true until the limit is raised.
+	// campaigns due, so the counts stay true until the limit is raised; the running
+	// campaigns pause themselves, saying why (pauseIfBlocked).
 	var err error
 	if cl.minutes, _, err = callMinutesLeft(tx, ws, cl.now); err != nil {
 		return err
@@ -130,6 +131,14 @@ func (cl *claim) run(ctx context.Context) error {
 			if err := cl.s.startCampaign(ctx, tx, c, cl.now); err != nil {
 				return err
 			}
+		}
+		// A campaign that cannot dial for a lasting reason pauses itself, saying why
+		// (campaign_pause.go), instead of running on with nothing leased.
+		if paused, err := cl.s.pauseIfBlocked(ctx, tx, c, cl.now, cl.minutes); err != nil || paused {
+			if err != nil {
+				return err
+			}
+			continue
 		}
 		if c.Status != data.CampaignRunning || !cl.minutes {
 			continue

@@ -65,7 +65,7 @@ func (s *ExportService) ImportWorkspace(ctx context.Context, workspaceID string,
 	// An imported webhook carries events as a created one does: the importer must be
 	// allowed to read them all (a workspace:admin key alone is not).
 	for _, in := range doc.Webhooks {
-		if err := mayCarry(ctx, &data.Webhook{Events: in.Events}); err != nil {
+		if err := s.mayCarry(ctx, &data.Webhook{Events: in.Events}); err != nil {
 			return nil, err
 		}
 	}

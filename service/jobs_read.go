@@ -22,10 +22,14 @@ type jobAccess struct {
 }
 
 // jobAccessOf is the rule for p.
-func (s *JobService) jobAccessOf(p *data.Principal) jobAccess {
+func (s *JobService) jobAccessOf(p *data.Principal) jobAccess { return jobAccessFor(s.jobs, p) }
+
+// jobAccessFor is the rule for p over the kinds registered in reg (also job.failed's,
+// visibility.go).
+func jobAccessFor(reg *jobRegistry, p *data.Principal) jobAccess {
 	a := jobAccess{workspaceID: p.WorkspaceID, kinds: []string{}}
-	for _, name := range s.jobs.names() {
-		if p.Allows(data.Read(s.jobs.kind(name).Module)) == nil {
+	for _, name := range reg.names() {
+		if p.Allows(data.Read(reg.kind(name).Module)) == nil {
 			a.kinds = append(a.kinds, name)
 		}
 	}

@@ -196,10 +196,15 @@ func (r *JobRunner) finishWith(run *JobRun, outcome string, out data.JobOutcome,
 		if held, err = tx.FinishJob(run.Job.ID, run.lease, final); err != nil || !held {
 			return err
 		}
-		if k := r.kinds[run.Job.Kind]; final.Status == data.JobFailed && k != nil && k.Failed != nil {
-			return k.Failed(context.Background(), tx, run.Job, final)
+		if final.Status != data.JobFailed {
+			return nil
 		}
-		return nil
+		if k := r.kinds[run.Job.Kind]; k != nil && k.Failed != nil {
+			if err := k.Failed(context.Background(), tx, run.Job, final); err != nil {
+				return err
+			}
+		}
+		return r.s.recordJobFailed(tx, run.Job.ID)
 	})
 	switch {
 	case err != nil:

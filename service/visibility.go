@@ -23,10 +23,20 @@ import (
 //     the workspace, its subscription, exports, backups, retention) is readable by those
 //     who may read the audit log: owners and admins whose token sees every agent and, on
 //     a key with scopes, holds audit:read.
-type visibility struct{ p *data.Principal }
+type visibility struct {
+	p *data.Principal
+	// jobs are the registered job kinds, which say who reads job.failed (the readers of
+	// its job, jobs_read.go); nil where no event is judged.
+	jobs *jobRegistry
+}
 
 // visibilityOf is the rule for p; a nil principal (the CLI, background work) sees all.
-func visibilityOf(p *data.Principal) visibility { return visibility{p} }
+func visibilityOf(p *data.Principal) visibility { return visibility{p: p} }
+
+// eventVisibility is the rule for p on events: visibilityOf(p) knowing the job kinds.
+func (b *base) eventVisibility(p *data.Principal) visibility {
+	return visibility{p: p, jobs: b.jobs}
+}
 
 // module reports whether the caller may read records of module.
 func (v visibility) module(module string) bool {
@@ -98,6 +108,9 @@ func (v visibility) agents(filter string) []string {
 type eventSubject struct {
 	module     string
 	agentField string
+	// job marks job.failed, whose readers are its job's (jobAccess): the module of the
+	// job's kind, and its agent when it has one.
+	job bool
 }
 
 // eventSubjects gives each event type its subject. A type missing here is treated as a
@@ -106,22 +119,23 @@ type eventSubject struct {
 var eventSubjects = func() map[string]eventSubject {
 	m := map[string]eventSubject{}
 	for _, t := range []string{data.EventAgentCreated, data.EventAgentUpdated, data.EventAgentDeleted, data.EventAgentPublished, data.EventAgentRestored} {
-		m[t] = eventSubject{data.ModuleAgents, "id"}
+		m[t] = eventSubject{module: data.ModuleAgents, agentField: "id"}
 	}
 	// A test's and a run's data, and a rollout's, name their agent as agent_id.
 	for _, t := range []string{data.EventAgentTestCreated, data.EventAgentTestUpdated, data.EventAgentTestDeleted,
 		data.EventAgentPublishedUntested, data.EventTestRunQueued, data.EventTestRunStarted, data.EventTestRunProgress,
 		data.EventTestRunCompleted, data.EventRolloutUpdated, data.EventRolloutEnded, data.EventRolloutRolledBack} {
-		m[t] = eventSubject{data.ModuleAgents, "agent_id"}
+		m[t] = eventSubject{module: data.ModuleAgents, agentField: "agent_id"}
 	}
 	// A campaign belongs to its agent and to the call_history module (conventions §25).
 	for _, t := range []string{data.EventCampaignCreated, data.EventCampaignStarted, data.EventCampaignPaused,
 		data.EventCampaignResumed, data.EventCampaignCanceled, data.EventCampaignCompleted} {
-		m[t] = eventSubject{data.ModuleCallHistory, "agent_id"}
+		m[t] = eventSubject{module: data.ModuleCallHistory, agentField: "agent_id"}
 	}
 	for _, t := range []string{data.EventCallRegistered, data.EventCallStarted, data.EventCallEnded, data.EventCallAnalyzed, data.EventCallAnalysisFailed} {
-		m[t] = eventSubject{data.ModuleCallHistory, "agent_id"}
+		m[t] = eventSubject{module: data.ModuleCallHistory, agentField: "agent_id"}
 	}
+	m[data.EventJobFailed] = eventSubject{job: true}
 	for _, t := range []string{data.EventKnowledgeBaseCreated, data.EventKnowledgeBaseUpdated, data.EventKnowledgeBaseDeleted, data.EventKnowledgeSourceIndexed, data.EventKnowledgeSourceFailed} {
 		m[t] = eventSubject{module: data.ModuleKnowledgeBase}
 	}
@@ -145,6 +159,9 @@ var eventSubjects = func() map[string]eventSubject {
 // who see every agent.
 func (v visibility) event(e *data.Event) bool {
 	s := eventSubjects[e.Type]
+	if s.job {
+		return v.jobEvent(e)
+	}
 	if s.module == "" {
 		return v.audit()
 	}
@@ -162,10 +179,38 @@ func (v visibility) event(e *data.Event) bool {
 // subscribed to it receives them all).
 func (v visibility) eventType(typ string) bool {
 	s := eventSubjects[typ]
+	if s.job {
+		return v.everyJob()
+	}
 	if s.module == "" {
 		return v.audit()
 	}
 	return v.module(s.module) && (s.agentField == "" || v.allAgents())
+}
+
+// jobEvent is the rule for a job.failed event: the caller reads its job (GET /jobs's
+// rule, jobAccess), so every channel limits it exactly as the job list does.
+func (v visibility) jobEvent(e *data.Event) bool {
+	if v.p == nil {
+		return true
+	}
+	var j data.JobRecord
+	if v.jobs == nil || json.Unmarshal(e.Data, &j.Job) != nil {
+		return false
+	}
+	return jobAccessFor(v.jobs, v.p).allows(&j)
+}
+
+// everyJob reports whether the caller reads every job of the workspace: every agent's,
+// of every registered kind.
+func (v visibility) everyJob() bool {
+	if v.p == nil {
+		return true
+	}
+	if !v.allAgents() || v.jobs == nil {
+		return false
+	}
+	return len(jobAccessFor(v.jobs, v.p).kinds) == len(v.jobs.names())
 }
 
 // key names what the rule lets the caller see, for binding cursors of filtered pages:

@@ -48,8 +48,8 @@ func currentWorkspace(ctx context.Context) (string, error) {
 // (conventions §6). The route admits owners and admins whose token sees every agent; a
 // key with scopes must also hold the read scope of each module the types belong to, and
 // audit:read for security events.
-func mayCarry(ctx context.Context, w *data.Webhook) error {
-	v := visibilityOf(data.PrincipalFrom(ctx))
+func (b *base) mayCarry(ctx context.Context, w *data.Webhook) error {
+	v := b.eventVisibility(data.PrincipalFrom(ctx))
 	if !v.allAgents() {
 		return data.Errorf(data.EFORBIDDEN, "A webhook carries the events of every agent; this token is limited to some agents.")
 	}
@@ -115,7 +115,7 @@ func (s *WebhookService) CreateWebhook(ctx context.Context, in data.WebhookCreat
 	if err != nil {
 		return nil, "", err
 	}
-	if err := mayCarry(ctx, &data.Webhook{Events: in.Events}); err != nil {
+	if err := s.mayCarry(ctx, &data.Webhook{Events: in.Events}); err != nil {
 		return nil, "", err
 	}
 	secret, sealed, err := s.newWebhookSecret()
@@ -187,7 +187,7 @@ func (s *WebhookService) change(ctx context.Context, id, event string, apply fun
 		}
 		before := storedSnapshot(w)
 		apply(w)
-		if err := mayCarry(ctx, &w.Webhook); err != nil {
+		if err := s.mayCarry(ctx, &w.Webhook); err != nil {
 			return err
 		}
 		if unchangedSince(before, w) {

@@ -1,12 +1,16 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // TestCampaignPage: a CSV with a bad line is refused naming the line; a good one starts a
@@ -83,5 +87,50 @@ func TestCampaignPage(t *testing.T) {
 	b.waitText("Campaign canceled.")
 	if s := b.text("#campaign-counts"); !strings.Contains(s, "Canceled") {
 		t.Errorf("counts after cancel: %q", s)
+	}
+}
+
+// TestCampaignPausedByItselfSaysWhy: a campaign that paused itself (the month's call
+// minutes used up) shows why on its page and what fixes it; a resume while the minutes
+// are still used up is refused with the reason; once the limit is raised, Resume runs it
+// again and the note goes.
+func TestCampaignPausedByItselfSaysWhy(t *testing.T) {
+	var svc *service.Services
+	b := newBrowserWith(t, func(s *service.Services) { svc = s })
+	e := b.env
+	limit := func(minutes int64) {
+		if _, err := svc.Subscriptions.SetSubscription(context.Background(), e.Owner.WorkspaceID,
+			data.SubscriptionSet{Limits: map[string]int64{data.LimitCallMinutes: minutes}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	agent := b.mustAPI(201, "POST", "/api/v1/agents", map[string]any{"name": "Reminder desk"})["id"].(string)
+	b.api("POST", "/api/v1/agents/"+agent+"/publish", nil)
+	number := b.mustAPI(201, "POST", "/api/v1/numbers", map[string]any{"phone_number": "+14155550191", "provider": "sip"})["id"].(string)
+	id := b.mustAPI(201, "POST", "/api/v1/campaigns", map[string]any{"name": "April reminders", "agent_id": agent, "number_id": number,
+		"window":         map[string]any{"days": []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}, "start": "00:00", "end": "23:59"},
+		"max_concurrent": 1, "recipients": []any{map[string]any{"phone_number": "+14155550101"}}})["id"].(string)
+	limit(0)
+	b.mustAPI(200, "POST", "/api/v1/dial-tasks/claim", map[string]any{"max": 1})
+
+	b.signIn(e.Owner.Email, e.Owner.Password, "")
+	b.open("/campaigns/" + id)
+	if s := b.text("#campaign-status"); s != "Paused" {
+		t.Errorf("status: %q, want Paused", s)
+	}
+	if s := b.text("#campaign-pause-reason"); !strings.Contains(s, "Call minutes used up") || !strings.Contains(s, "raise the limit") {
+		t.Errorf("the pause's note: %q; want the reason and its fix", s)
+	}
+	b.audit("campaign-self-paused")
+	b.followText("Resume")
+	b.waitText("cannot be resumed yet")
+	limit(100)
+	b.open("/campaigns/" + id)
+	b.followText("Resume")
+	b.waitText("Campaign resumed.")
+	var notes int
+	b.eval("no note", `document.querySelectorAll("#campaign-pause-reason").length`, &notes)
+	if s := b.text("#campaign-status"); s != "Running" || notes != 0 {
+		t.Errorf("after the resume: %q with %d pause notes; want Running and none", s, notes)
 	}
 }
