@@ -71,6 +71,8 @@ func TestDocsLifecycleBounds(t *testing.T) {
 		},
 		"campaigns.md": {
 			fmt.Sprintf("`name` not blank, at most %d characters", validate.MaxCampaignName),
+			fmt.Sprintf("A workspace has at most %d open campaigns (scheduled, running or paused) at once", validate.MaxOpenCampaigns),
+			fmt.Sprintf("(\"The workspace has %d open campaigns (scheduled, running or paused), the most it may have", validate.MaxOpenCampaigns),
 			fmt.Sprintf("at most %s recipients, %d variables a recipient", n(validate.MaxCampaignRecipients), validate.MaxRecipientVariables),
 			fmt.Sprintf("`max_concurrent` 1 to %s", n(validate.MaxCampaignConcurrent)),
 			fmt.Sprintf("`max_attempts` 1 to %d", validate.MaxCampaignAttempts),
