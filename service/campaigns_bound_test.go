@@ -15,7 +15,7 @@ import (
 // TestOpenCampaignsBound: a workspace has at most validate.MaxOpenCampaigns campaigns not
 // yet final (every claim reads each): the create that reaches the bound is taken, the one
 // past it refused (409 naming it, nothing stored), another workspace is not held back,
-// and a canceled one frees its place.
+// and a canceled one frees its place, which two creates racing for it do not both take.
 func TestOpenCampaignsBound(t *testing.T) {
 	engine := testkit.OpenEngine(t)
 	svc := servicesOn(t, engine, engine, nil)
@@ -74,11 +74,25 @@ func TestOpenCampaignsBound(t *testing.T) {
 		MaxConcurrent: &max, Recipients: []data.RecipientInput{{PhoneNumber: "+14155550100"}}}); err != nil {
 		t.Errorf("another workspace's campaign: %v", err)
 	}
+	// A canceled one frees its place; two creates racing for it store one.
 	if _, err := svc.Campaigns.CancelCampaign(ctx, first.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := create(); err != nil {
-		t.Errorf("a create once one was canceled: %v", err)
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { _, err := create(); errs <- err }()
+	}
+	won := 0
+	for range 2 {
+		switch err := <-errs; {
+		case err == nil:
+			won++
+		case data.ErrorCode(err) != data.ECONFLICT:
+			t.Errorf("the race's loser: %v, want %s", err, data.ECONFLICT)
+		}
+	}
+	if n := storedOpenCampaigns(t, engine, a.PersonalWorkspaceID); won != 1 || n != validate.MaxOpenCampaigns {
+		t.Errorf("two creates for the last place: %d won, %d open stored; want 1 and %d", won, n, validate.MaxOpenCampaigns)
 	}
 }
 
