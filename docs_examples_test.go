@@ -360,6 +360,15 @@ func TestConversationsTroubleshooting(t *testing.T) {
 	if a := post("/conversations/"+ended+"/end", token, ""); !strings.HasPrefix(string(a), "200 ") {
 		t.Fatalf("end: %s", a)
 	}
+	// The bound on open conversations, met on a server that allows one.
+	boundURL, boundToken := docServer(t, "--max-open-conversations", "1")
+	postBound := func(path, body string) []byte {
+		return answer(t, request(t, "POST", boundURL+"/api/v1"+path, boundToken, "application/json", body))
+	}
+	bounded := "/agents/" + data(postBound("/agents", `{"name": "Front desk"}`))["id"].(string) + "/conversations"
+	if a := postBound(bounded, `{"version": "draft"}`); !strings.HasPrefix(string(a), "201 ") {
+		t.Fatalf("the first start under the bound: %s", a)
+	}
 	expectTroubleshooting(t, "docs/conversations.md", map[string]string{
 		"The language model provider groq answered":                   "a provider's refusal needs the provider: llm's tests hold its wording",
 		"The language model provider internal did not answer in time": "llm's tests hold its wording",
@@ -372,7 +381,8 @@ func TestConversationsTroubleshooting(t *testing.T) {
 		post(start, token, `{"variables": {"hotel": "Grand Hotel"}}`),
 		post(start, token, `{"version": "draft"}`),
 		post("/conversations/"+lan+"/messages", token, `{"content": "Hello?"}`),
-		post("/conversations/"+ended+"/messages", token, `{"content": "Hello?"}`))
+		post("/conversations/"+ended+"/messages", token, `{"content": "Hello?"}`),
+		postBound(bounded, `{"version": "draft"}`))
 }
 
 // TestRuntimeTroubleshooting meets each refusal docs/runtime.md's Troubleshooting table

@@ -12,17 +12,20 @@ import (
 )
 
 // Buckets of conversations: the records, their items ("<id>\x00<8-byte sequence>"), the
-// active ones by last update ("<8-byte updated_at ms>\x00<id>", for the idle sweep) and a
-// workspace index (for the workspace's delete).
+// active ones by last update ("<8-byte updated_at ms>\x00<id>", for the idle sweep), a
+// workspace index (for the workspace's delete) and each workspace's active ones
+// ("<ws>\x00<id>" → updated_at and lease_until in ms, 8 bytes each, 0 without a lease:
+// the bound on open conversations counts them without reading the records).
 var (
 	bucketConversations     = []byte("conversations")
 	bucketConversationItems = []byte("conversation_items")
 	bucketConversationsIdle = []byte("conversations_idle")
 	bucketConversationsByWS = []byte("conversations_by_ws")
+	bucketConversationsOpen = []byte("conversations_open")
 )
 
 func init() {
-	allBuckets = append(allBuckets, bucketConversations, bucketConversationItems, bucketConversationsIdle, bucketConversationsByWS)
+	allBuckets = append(allBuckets, bucketConversations, bucketConversationItems, bucketConversationsIdle, bucketConversationsByWS, bucketConversationsOpen)
 	workspaceCascades = append(workspaceCascades, func(_ *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceConversations(tx, ws) })
 }
 
@@ -85,13 +88,17 @@ func (t tx) PutConversation(c *data.StoredConversation, items []data.Conversatio
 	return t.putConversation(old, c, items)
 }
 
-// putConversation writes c, appends items and moves the idle entry from old's to c's.
+// putConversation writes c, appends items and moves the idle and open entries from
+// old's to c's.
 func (t tx) putConversation(old, c *data.StoredConversation, items []data.ConversationItem) error {
 	idle := t.b.Bucket(bucketConversationsIdle)
 	if old != nil && old.Status == data.ConversationActive {
 		if err := idle.Delete(conversationIdleKey(old)); err != nil {
 			return err
 		}
+	}
+	if err := moveOpenConversation(t.b, c); err != nil {
+		return err
 	}
 	if c.Status == data.ConversationActive {
 		if err := idle.Put(conversationIdleKey(c), nil); err != nil {
@@ -122,6 +129,55 @@ func (t tx) IdleConversations(before time.Time, limit int) ([]string, error) {
 	return out, nil
 }
 
+// moveOpenConversation keeps c's entry among its workspace's open conversations in step
+// with c: written while it is active, removed when it ends.
+func moveOpenConversation(tx *bbolt.Tx, c *data.StoredConversation) error {
+	b := tx.Bucket(bucketConversationsOpen)
+	if c.Status != data.ConversationActive {
+		return indexDelete(b, c.WorkspaceID, c.ID)
+	}
+	v := binary.BigEndian.AppendUint64(make([]byte, 0, 16), uint64(c.UpdatedAt.UnixMilli()))
+	var lease int64
+	if c.Lease != nil {
+		lease = c.Lease.Until.UnixMilli()
+	}
+	return b.Put(indexKey(c.WorkspaceID, c.ID), binary.BigEndian.AppendUint64(v, uint64(lease)))
+}
+
+// OpenConversations implements service.ConversationTx, from the workspace's entries
+// (bbolt has one writer, so the count holds for the transaction).
+func (t tx) OpenConversations(ws string, updatedAfter, leasedAfter time.Time, limit int) (int, error) {
+	prefix := indexKey(ws, "")
+	n := 0
+	c := t.b.Bucket(bucketConversationsOpen).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && n < limit; k, v = c.Next() {
+		if len(v) != 16 {
+			return 0, fmt.Errorf("open conversation %q: entry of %d bytes", k, len(v))
+		}
+		updated, lease := int64(binary.BigEndian.Uint64(v)), int64(binary.BigEndian.Uint64(v[8:]))
+		if time.UnixMilli(updated).After(updatedAfter) || (lease != 0 && time.UnixMilli(lease).After(leasedAfter)) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// indexOpenConversations fills each workspace's open conversations of a file written
+// before they were kept (the schema 10 → 11 migration), from the active ones the idle
+// index lists. An older binary would end conversations without removing their entries,
+// so the version keeps it out.
+func indexOpenConversations(tx *bbolt.Tx) error {
+	records := tx.Bucket(bucketConversations)
+	return tx.Bucket(bucketConversationsIdle).ForEach(func(k, _ []byte) error {
+		var c data.StoredConversation
+		found, err := getJSON(records, k[9:], &c)
+		if err != nil || !found || c.Status != data.ConversationActive {
+			return err
+		}
+		return moveOpenConversation(tx, &c)
+	})
+}
+
 // deleteWorkspaceConversations removes a workspace's conversations with their items and
 // idle entries.
 func deleteWorkspaceConversations(tx *bbolt.Tx, ws string) error {
@@ -143,6 +199,9 @@ func deleteWorkspaceConversations(tx *bbolt.Tx, ws string) error {
 		if err := t.Bucket(bucketConversations).Delete([]byte(id)); err != nil {
 			return err
 		}
+	}
+	if err := deletePrefix(tx.Bucket(bucketConversationsOpen), indexKey(ws, "")); err != nil {
+		return err
 	}
 	return deletePrefix(byWS, indexKey(ws, ""))
 }

@@ -10,3 +10,7 @@ import (
 // BenchmarkConversationRead: a turn's read of a conversation of 40 items, tool calls with
 // numbers in their arguments and results (docs/performance.md, "Exact numbers").
 func BenchmarkConversationRead(b *testing.B) { storetest.BenchConversationRead(b, testkit.OpenStore) }
+
+// BenchmarkOpenConversations: the count of a start at the bound on open conversations
+// (docs/performance.md, "The bound on open conversations").
+func BenchmarkOpenConversations(b *testing.B) { storetest.BenchOpenConversations(b, testkit.OpenStore) }

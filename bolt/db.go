@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 10
+const schemaVersion = 11
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -287,6 +287,10 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// campaigns. An older binary would drop such a campaign from the index with its
 	// leases still out, so the version keeps it out.
 	indexDrainingCampaigns,
+	// 10 → 11: each workspace's active conversations are indexed with their last update
+	// and lease (conversations.go), for the bound on open conversations; filled here
+	// from the active ones (indexOpenConversations).
+	indexOpenConversations,
 }
 
 func migrate(tx *bbolt.Tx) error {

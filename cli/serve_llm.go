@@ -23,11 +23,14 @@ type llmFlags struct {
 	baseURLs []string
 	// timeout bounds one completion.
 	timeout time.Duration
+	// maxOpenConversations bounds each workspace's open conversations; 0: no bound.
+	maxOpenConversations int
 }
 
 func (l *llmFlags) register(f *pflag.FlagSet) {
 	f.StringArrayVar(&l.baseURLs, "llm-base-url", nil, "PROVIDER=URL: send that language model provider's requests to URL instead (a gateway, a test stand-in); repeatable")
 	f.DurationVar(&l.timeout, "llm-timeout", llm.DefaultTimeout, "longest a language model may take to answer one request (504 provider_timeout after)")
+	f.IntVar(&l.maxOpenConversations, "max-open-conversations", data.DefaultMaxOpenConversations, "conversations a workspace may hold open at once (active, not expired); a start past it is 409; 0 turns the bound off")
 }
 
 // LLMSettings are what conversations need of the operator's configuration.
@@ -36,6 +39,9 @@ type LLMSettings struct {
 	BaseURLs map[string]string
 	// Timeout bounds one completion (--llm-timeout); llm.DefaultTimeout when 0.
 	Timeout time.Duration
+	// MaxOpenConversations bounds each workspace's open conversations
+	// (--max-open-conversations); 0: no bound.
+	MaxOpenConversations int
 	// AllowPrivate lifts the SSRF guard (--allow-private-urls); AllowURLPrefixes lift it
 	// for URLs under them (--allow-url-prefix): serve's one netguard.Guard.
 	AllowPrivate     bool
@@ -49,9 +55,13 @@ func (s LLMSettings) guard() netguard.Guard {
 
 // settings checks the flags and returns them as LLMSettings, guarded by guard.
 func (l *llmFlags) settings(guard netguard.Guard) (LLMSettings, error) {
-	s := LLMSettings{BaseURLs: map[string]string{}, Timeout: l.timeout, AllowPrivate: guard.AllowPrivate, AllowURLPrefixes: guard.AllowURLPrefixes}
+	s := LLMSettings{BaseURLs: map[string]string{}, Timeout: l.timeout, MaxOpenConversations: l.maxOpenConversations,
+		AllowPrivate: guard.AllowPrivate, AllowURLPrefixes: guard.AllowURLPrefixes}
 	if l.timeout <= 0 {
 		return s, fmt.Errorf("--llm-timeout must be more than 0")
+	}
+	if l.maxOpenConversations < 0 {
+		return s, fmt.Errorf("--max-open-conversations must be 0 (no bound) or more")
 	}
 	for _, kv := range l.baseURLs {
 		provider, u, ok := strings.Cut(kv, "=")
@@ -83,6 +93,7 @@ func ConversationOptions(s LLMSettings) service.ConversationOptions {
 		Models:       func(cfg data.LLMConfig) (llm.Client, error) { return llm.New(llm.ConfigOf(cfg), opts) },
 		Functions:    functions,
 		ModelTimeout: timeout,
+		MaxOpen:      s.MaxOpenConversations,
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/netguard"
 )
 
@@ -38,5 +39,40 @@ func TestServeLLMFlags(t *testing.T) {
 	}
 	if _, _, err := run(t, "", "serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0", "--allow-url-prefix", "http://h/?q=1"); err == nil || !strings.Contains(err.Error(), "--allow-url-prefix") {
 		t.Errorf("serve with a bad --allow-url-prefix: %v", err)
+	}
+}
+
+// TestServeMaxOpenConversations: --max-open-conversations defaults to
+// data.DefaultMaxOpenConversations and reaches the conversations' options; 0 (no bound)
+// is taken, -1 refused before anything opens, from the flag or from its variable.
+func TestServeMaxOpenConversations(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want int
+		err  string
+	}{
+		{nil, data.DefaultMaxOpenConversations, ""},
+		{[]string{"--max-open-conversations", "1"}, 1, ""},
+		{[]string{"--max-open-conversations", "0"}, 0, ""},
+		{[]string{"--max-open-conversations", "-1"}, 0, "--max-open-conversations must be 0"},
+	} {
+		o := testServeOptions(t, t.TempDir(), c.args...)
+		set, err := o.settings()
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%v: %v, want %q", c.args, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if got := ConversationOptions(set.llm).MaxOpen; got != c.want {
+			t.Errorf("%v: the conversations' MaxOpen = %d, want %d", c.args, got, c.want)
+		}
+	}
+	t.Setenv("VOICEAPI_MAX_OPEN_CONVERSATIONS", "-1")
+	if _, _, err := run(t, "", "serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0"); err == nil || !strings.Contains(err.Error(), "--max-open-conversations") {
+		t.Errorf("serve with VOICEAPI_MAX_OPEN_CONVERSATIONS=-1: %v", err)
 	}
 }

@@ -40,6 +40,10 @@ const (
 	// ConversationAnswerLimit bounds the answer to one message (model calls and tools
 	// together); the lease a message holds spans one step of it, renewed at each.
 	ConversationAnswerLimit = 5 * time.Minute
+	// DefaultMaxOpenConversations is how many conversations a workspace may hold open at
+	// once (active and not expired) unless the operator says otherwise
+	// (--max-open-conversations): each message is a paid model call.
+	DefaultMaxOpenConversations = 100
 )
 
 // Conversation is a text conversation with an agent (conventions §21). AgentVersion is

@@ -36,9 +36,10 @@ func init() {
 			"merge; numbers on the suppression list are skipped and counted. Errors name rows: recipients.<index>.<field>, or recipients.line_<n> " +
 			"for a CSV. 422 on agent_id for an agent with no published version, on recipients.variables.<name> when a variable the agent uses is " +
 			"given nowhere. Nothing is stored from a refused request; an upload over the file limit is 413. A retry under an Idempotency-Key is 404 " +
-			"when the caller no longer sees the campaign's agent (docs/api.md). See docs/campaigns.md.",
+			"when the caller no longer sees the campaign's agent (docs/api.md). " + fmt.Sprintf("409 conflict when the workspace has %d open campaigns "+
+			"(scheduled, running or paused), the most it may have. ", validate.MaxOpenCampaigns) + "See docs/campaigns.md.",
 		Body: data.CampaignCreate{}, BodyRequired: true, Multipart: campaignMultipart, Out: data.Campaign{}, Status: http.StatusCreated,
-		Errors: []int{http.StatusNotFound, http.StatusRequestEntityTooLarge}}
+		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge}}
 	opDocs["GET /api/v1/campaigns/{campaign_id}"] = opDoc{Tag: tag, Summary: "Show a campaign with its counts", Out: data.Campaign{}}
 	opDocs["GET /api/v1/campaigns/{campaign_id}/recipients"] = opDoc{Tag: tag, Summary: "List a campaign's recipients with their attempts",
 		Out: data.Recipient{}, Shape: shapeList}

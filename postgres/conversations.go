@@ -188,3 +188,18 @@ func (t *tx) IdleConversations(before time.Time, limit int) ([]string, error) {
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
+
+// OpenConversations implements service.ConversationTx, from the index conversations_open
+// (migration 0023). The workspace's writers take its lock before their snapshot and write
+// SERIALIZABLE, so two starts racing for the last slot, on any replicas, do not both
+// commit.
+func (t *tx) OpenConversations(ws string, updatedAfter, leasedAfter time.Time, limit int) (int, error) {
+	var n int
+	err := t.queryRow(openConversationsSQL, ws, updatedAfter, leasedAfter, limit).Scan(&n)
+	return n, err
+}
+
+// openConversationsSQL counts a workspace's open conversations ($1), updated after $2 or
+// leased past $3, at most $4 of them; status = 'active' is the index's predicate.
+const openConversationsSQL = `SELECT count(*) FROM (SELECT 1 FROM conversations WHERE workspace_id = $1
+	AND status = 'active' AND (updated_at > $2 OR lease_until > $3) LIMIT $4) AS open`

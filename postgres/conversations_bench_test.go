@@ -12,3 +12,9 @@ import (
 func BenchmarkConversationRead(b *testing.B) {
 	storetest.BenchConversationRead(b, testkit.OpenPostgresStore)
 }
+
+// BenchmarkOpenConversations: the count of a start at the bound on open conversations
+// (docs/performance.md, "The bound on open conversations").
+func BenchmarkOpenConversations(b *testing.B) {
+	storetest.BenchOpenConversations(b, testkit.OpenPostgresStore)
+}

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"encoding/json"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -64,5 +65,51 @@ func TestConversationAcrossReplicas(t *testing.T) {
 	}
 	if got := a.Do("GET", "/api/v1/calls/"+end.Data()["id"].(string), tok, nil); got.Status != 200 {
 		t.Errorf("replica A does not see the call: %d", got.Status)
+	}
+}
+
+// Two starts through two replicas race for a workspace's last open conversation: both
+// find it free before their openings (the model writes each), and the transactions that
+// insert them count again under the workspace's lock, so one is stored (201) and the
+// other refused (409 naming the bound).
+func TestConversationLastSlotAcrossReplicas(t *testing.T) {
+	stand := llmtest.New(t, data.LLMInternal)
+	entered, release := make(chan struct{}, 2), make(chan struct{})
+	free := sync.OnceFunc(func() { close(release) })
+	defer free()
+	stand.Respond(func(llmtest.Request) llmtest.Reply {
+		entered <- struct{}{}
+		<-release
+		return llmtest.Text("Hello, how can I help?")
+	})
+	settings := cli.LLMSettings{AllowURLPrefixes: []string{stand.URL + "/"}, MaxOpenConversations: 1}
+	reps := testkit.NewReplicas(t, 2, testkit.ReplicaOptions{Prepare: func(svc *service.Services) {
+		svc.Conversations.Configure(cli.ConversationOptions(settings))
+	}})
+	tok := reps[0].Owner.Token
+	raw, _ := json.Marshal(stand.LLMConfig())
+	var cfg map[string]any
+	json.Unmarshal(raw, &cfg)
+	r := reps[0].Do("POST", "/api/v1/agents", tok, map[string]any{"name": "A", "llm_config": cfg,
+		"prompt_config": map[string]any{"first_speaker": "ai", "welcome_message_type": "dynamic"}})
+	testkit.Expect(t, r, 201)
+	path := "/api/v1/agents/" + r.Data()["id"].(string) + "/conversations"
+	answers := make(chan *testkit.Response, 2)
+	for _, rep := range reps {
+		go func() { answers <- testkit.Request(t, rep.URL, "POST", path, tok, map[string]any{"version": "draft"}) }()
+	}
+	<-entered
+	<-entered // both are in their openings, past the first count
+	free()
+	statuses := map[int]int{}
+	for range reps {
+		a := <-answers
+		statuses[a.Status]++
+		if a.Status == 409 && (a.Code() != "conflict" || !strings.Contains(a.JSON()["message"].(string), "--max-open-conversations")) {
+			t.Errorf("the loser's answer: %s", a.Body)
+		}
+	}
+	if statuses[201] != 1 || statuses[409] != 1 {
+		t.Errorf("statuses = %v, want one 201 and one 409", statuses)
 	}
 }

@@ -39,6 +39,14 @@ func TestDocsLifecycleBounds(t *testing.T) {
 			fmt.Sprintf("required, not blank, at most %s characters", n(validate.MaxConversationMessage)),
 			fmt.Sprintf("Values are strings (at most %s characters)", n(validate.MaxVariableValue)),
 			fmt.Sprintf("at most %d of them, %d KiB encoded", validate.MaxConversationVariables, validate.MaxObjectBytes>>10),
+			fmt.Sprintf("| open conversations of a workspace | %d (`--max-open-conversations`) |", data.DefaultMaxOpenConversations),
+			fmt.Sprintf("A workspace holds at most %d open conversations at once", data.DefaultMaxOpenConversations),
+			fmt.Sprintf("\"The workspace has %d open conversations, the most it may have", data.DefaultMaxOpenConversations),
+			fmt.Sprintf("| the agent's turns | %d |", data.ConversationMaxAgentTurns),
+			fmt.Sprintf("| idle time | %d minutes", int(data.ConversationIdleTimeout.Minutes())),
+		},
+		"configuration.md": {
+			fmt.Sprintf("| `--max-open-conversations N` | `VOICEAPI_MAX_OPEN_CONVERSATIONS` | `%d` |", data.DefaultMaxOpenConversations),
 		},
 		"runtime.md": {
 			fmt.Sprintf("(at most %d characters), values are strings (at most %s characters), numbers or booleans; at most %d, %d KiB encoded",
@@ -63,6 +71,8 @@ func TestDocsLifecycleBounds(t *testing.T) {
 		},
 		"campaigns.md": {
 			fmt.Sprintf("`name` not blank, at most %d characters", validate.MaxCampaignName),
+			fmt.Sprintf("A workspace has at most %d open campaigns (scheduled, running or paused) at once", validate.MaxOpenCampaigns),
+			fmt.Sprintf("(\"The workspace has %d open campaigns (scheduled, running or paused), the most it may have", validate.MaxOpenCampaigns),
 			fmt.Sprintf("at most %s recipients, %d variables a recipient", n(validate.MaxCampaignRecipients), validate.MaxRecipientVariables),
 			fmt.Sprintf("`max_concurrent` 1 to %s", n(validate.MaxCampaignConcurrent)),
 			fmt.Sprintf("`max_attempts` 1 to %d", validate.MaxCampaignAttempts),

@@ -95,6 +95,9 @@ func (s *CampaignService) insertCampaign(ctx context.Context, tx Tx, p *data.Pri
 	if err != nil {
 		return nil, err
 	}
+	if err := checkOpenCampaigns(tx, p.WorkspaceID); err != nil {
+		return nil, err
+	}
 	now := s.now()
 	c := &data.Campaign{
 		ID: s.ids.New(data.PrefixCampaign), WorkspaceID: p.WorkspaceID, Name: in.Name, AgentID: agent.ID,
@@ -479,6 +482,27 @@ func (b *base) cancelAgentCampaigns(ctx context.Context, tx Tx, ws, agentID stri
 		if err := b.cancelInTx(ctx, tx, c, now); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkOpenCampaigns refuses a new campaign (409) when workspace ws has
+// validate.MaxOpenCampaigns campaigns not yet final: every dial-task claim reads each of
+// them (claim.run), so their number bounds a claim's cost. Counted in the transaction
+// that inserts, so creates racing for the last one store one.
+func checkOpenCampaigns(tx Tx, ws string) error {
+	open, err := tx.OpenCampaigns(ws)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, c := range open {
+		if !data.CampaignFinal(c.Status) { // a canceled one is listed until its leases settle
+			n++
+		}
+	}
+	if n >= validate.MaxOpenCampaigns {
+		return data.Errorf(data.ECONFLICT, "The workspace has %d open campaigns (scheduled, running or paused), the most it may have: cancel one, or wait for one to complete.", n)
 	}
 	return nil
 }

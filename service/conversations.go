@@ -23,6 +23,9 @@ type ConversationOptions struct {
 	// ModelTimeout is the most one model request may take (--llm-timeout);
 	// llm.DefaultTimeout when 0. A message's lease is derived from it (leaseSpan).
 	ModelTimeout time.Duration
+	// MaxOpen is the most conversations a workspace may hold open at once
+	// (--max-open-conversations, data.DefaultMaxOpenConversations); 0: no bound.
+	MaxOpen int
 }
 
 // conversationLeaseMargin is a message lease's slack past its step's longest bounds: the
@@ -178,6 +181,10 @@ func (s *ConversationService) StartConversation(ctx context.Context, agentID str
 		if cfg, err = s.configOf(tx, p, agentID, version); err != nil {
 			return err
 		}
+		// Checked before the opening's model call too, to spare it.
+		if err := s.checkOpenConversations(tx, p.WorkspaceID); err != nil {
+			return err
+		}
 		return checkCallMinutes(tx, p.WorkspaceID, s.now())
 	})
 	if err != nil {
@@ -215,6 +222,11 @@ func (s *ConversationService) StartConversation(ctx context.Context, agentID str
 		// The minutes were checked before the opening too, to spare a model call: a call
 		// that used them up meanwhile must leave the start refused, as a register would be.
 		if err := checkCallMinutes(tx, p.WorkspaceID, s.now()); err != nil {
+			return err
+		}
+		// Counted again in the transaction that inserts: starts racing for the last slot
+		// during their openings, on any replicas, leave one of them in.
+		if err := s.checkOpenConversations(tx, p.WorkspaceID); err != nil {
 			return err
 		}
 		if err := tx.InsertConversation(c, out.Items); err != nil {
@@ -333,6 +345,29 @@ func endedCall(tx Tx, c *data.StoredConversation) (*data.Call, error) {
 // idle reports whether nobody wrote to c for ConversationIdleTimeout.
 func (s *ConversationService) idle(c *data.StoredConversation) bool {
 	return s.now().Sub(c.UpdatedAt.Time) >= data.ConversationIdleTimeout
+}
+
+// checkOpenConversations refuses a start (409) when workspace ws holds the most open
+// conversations it may: active ones, but not those expired (idle, no message being
+// answered: what idle and answering say) that the sweep has not ended yet, so a
+// conversation left alone frees its slot after ConversationIdleTimeout whether or not
+// it was ended. Each message is a paid model call: without the bound a script, or a
+// leaked conversations:write key, could hold tens of thousands open.
+func (s *ConversationService) checkOpenConversations(tx Tx, ws string) error {
+	max := s.options().MaxOpen
+	if max <= 0 {
+		return nil
+	}
+	now := s.now()
+	n, err := tx.OpenConversations(ws, now.Add(-data.ConversationIdleTimeout), now, max)
+	if err != nil {
+		return err
+	}
+	if n >= max {
+		return data.Errorf(data.ECONFLICT, "The workspace has %d open conversations, the most it may have (the server's --max-open-conversations): end one, or wait for an idle one to expire after %d minutes.",
+			n, int(data.ConversationIdleTimeout.Minutes()))
+	}
+	return nil
 }
 
 // ExpireIdle ends the conversations idle for ConversationIdleTimeout (expired), at most

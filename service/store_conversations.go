@@ -9,7 +9,8 @@ import (
 // ConversationTx stores conversations (conventions §21): the record, and its items apart,
 // numbered in order, so that a turn appends its items instead of rewriting the whole
 // conversation. Storage keeps an index of active conversations by updated_at, for the
-// sweep that ends idle ones; a workspace's delete removes its conversations.
+// sweep that ends idle ones, and of each workspace's active ones, for the bound on open
+// conversations; a workspace's delete removes its conversations.
 type ConversationTx interface {
 	// Conversation returns the conversation with id in any workspace, without its items
 	// (Messages nil), nil when there is none.
@@ -24,4 +25,11 @@ type ConversationTx interface {
 	// IdleConversations returns the ids of up to limit active conversations updated
 	// before the time, least recently updated first.
 	IdleConversations(before time.Time, limit int) ([]string, error)
+	// OpenConversations counts the workspace's active conversations updated after
+	// updatedAfter or whose lease holds past leasedAfter, at most limit of them, from an
+	// index of its active ones (never a read of every conversation). The service passes
+	// the times that make a conversation expired (idle and not answering); the
+	// transaction is one of a writer of the workspace, so the count holds until it
+	// commits (bbolt's one writer; PostgreSQL's lock and SERIALIZABLE).
+	OpenConversations(workspaceID string, updatedAfter, leasedAfter time.Time, limit int) (int, error)
 }

@@ -15,6 +15,9 @@ import (
 const (
 	// MaxCampaignName bounds a campaign's name.
 	MaxCampaignName = 255
+	// MaxOpenCampaigns bounds a workspace's campaigns not yet final (scheduled, running,
+	// paused): every dial-task claim reads each of them.
+	MaxOpenCampaigns = 100
 	// MaxCampaignRecipients bounds the recipients one campaign is created with.
 	MaxCampaignRecipients = 100_000
 	// MaxCampaignConcurrent bounds max_concurrent.

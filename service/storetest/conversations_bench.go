@@ -56,3 +56,49 @@ func BenchConversationRead(b *testing.B, open Opener) {
 		})
 	}
 }
+
+// BenchOpenConversations counts a workspace's open conversations as a start at the bound
+// does (service.ConversationService's check, data.DefaultMaxOpenConversations of them
+// active), among 5,000 the workspace ended and 5,000 active in other workspaces: the
+// count reads the workspace's active ones only.
+func BenchOpenConversations(b *testing.B, open Opener) {
+	s := open(b)
+	g := stepIDs()
+	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	ended, reason := data.NewTime(t0), data.EndUserEnded
+	for batch := range 10 {
+		update(b, s, func(tx service.Tx) error {
+			for i := range 1000 {
+				c := storedConversation(g, "ws_1", t0)
+				switch {
+				case batch < 5:
+					c.Status, c.EndedAt, c.DisconnectionReason = data.ConversationEnded, &ended, &reason
+				default:
+					c.WorkspaceID = fmt.Sprintf("ws_other_%d", i%50)
+				}
+				if err := tx.InsertConversation(c, nil); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	update(b, s, func(tx service.Tx) error {
+		for range data.DefaultMaxOpenConversations {
+			if err := tx.InsertConversation(storedConversation(g, "ws_1", t0), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	b.ReportAllocs()
+	for b.Loop() {
+		view(b, s, func(tx service.Tx) error {
+			n, err := tx.OpenConversations("ws_1", t0.Add(-time.Minute), t0, data.DefaultMaxOpenConversations)
+			if err != nil || n != data.DefaultMaxOpenConversations {
+				b.Fatalf("OpenConversations = %d, %v", n, err)
+			}
+			return nil
+		})
+	}
+}

@@ -1,0 +1,92 @@
+package bolt
+
+import (
+	"context"
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// A schema 10 file kept no index of each workspace's open conversations. Opening it
+// (schema 11) fills the index from the active conversations, in the opening
+// transaction, so that the bound counts the conversations opened before the upgrade; an
+// ended one stays out.
+func TestOpenConversationsOfAnOlderFileAreIndexed(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
+	db, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	conv := func(id, ws string, leased bool) *data.StoredConversation {
+		c := &data.StoredConversation{Conversation: data.Conversation{ID: id, WorkspaceID: ws, AgentID: "agt_1",
+			Status: data.ConversationActive, CreatedAt: data.NewTime(t0), UpdatedAt: data.NewTime(t0)}, StartedBy: "usr_1"}
+		if leased {
+			c.Lease = &data.ConversationLease{Token: "tok", Until: data.NewTime(t0.Add(time.Hour))}
+		}
+		return c
+	}
+	ended := conv("conv_3", "ws_1", false)
+	endedAt, reason := data.NewTime(t0), data.EndUserEnded
+	ended.Status, ended.EndedAt, ended.DisconnectionReason = data.ConversationEnded, &endedAt, &reason
+	if err := db.Update(context.Background(), func(tx service.Tx) error {
+		for _, c := range []*data.StoredConversation{conv("conv_1", "ws_1", false), conv("conv_2", "ws_1", true), ended, conv("conv_4", "ws_2", false)} {
+			if err := tx.InsertConversation(c, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// As a schema 10 binary left it: no open index.
+	if err := db.bolt.Update(func(b *bbolt.Tx) error {
+		if err := b.Bucket(bucketMeta).Put([]byte("schema_version"), binary.BigEndian.AppendUint64(nil, 10)); err != nil {
+			return err
+		}
+		return b.DeleteBucket(bucketConversationsOpen)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if db, err = Open(dir, opts); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if v, err := db.SchemaVersion(); err != nil || v != schemaVersion {
+		t.Fatalf("schema version %d, %v; want %d", v, err, schemaVersion)
+	}
+	count := func(ws string, leasedAfter time.Time) int {
+		var n int
+		if err := db.View(context.Background(), func(tx service.Tx) (err error) {
+			n, err = tx.OpenConversations(ws, t0.Add(-time.Millisecond), leasedAfter, 10)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count("ws_1", t0); n != 2 {
+		t.Errorf("ws_1 has %d open conversations after the upgrade, want its 2 active ones", n)
+	}
+	if n := count("ws_2", t0); n != 1 {
+		t.Errorf("ws_2 has %d open conversations after the upgrade, want 1", n)
+	}
+	// The lease came along: counted by it alone once its update is past.
+	if err := db.View(context.Background(), func(tx service.Tx) error {
+		n, err := tx.OpenConversations("ws_1", t0, t0.Add(time.Hour-time.Millisecond), 10)
+		if err == nil && n != 1 {
+			t.Errorf("leased past the time: %d, want the leased one", n)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
