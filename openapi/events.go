@@ -41,8 +41,13 @@ var eventPayloads = map[string]any{
 	// The call with its analysis_error.
 	data.EventCallAnalysisFailed: data.Call{},
 
-	// The job as GET /api/v1/jobs/{job_id} shows it, and the records its work concerns.
-	data.EventJobFailed: data.JobFailure{},
+	// The job as GET /api/v1/jobs/{job_id} shows it, and the records its work concerns:
+	// inline, as the other event-only payloads (a JobFailure component, named by the
+	// webhooks section alone, is pruned by oapi-codegen, which then cannot build).
+	data.EventJobFailed: map[string]any{"description": "The job that failed for good, as GET /api/v1/jobs/{job_id} shows it, and the records its work concerns.",
+		"allOf": []any{schemaOf(data.Job{}), objectPayload("The records the job's work concerns; null when its kind names none.", map[string]any{
+			"knowledge_base_id": nullableID("The knowledge base."), "campaign_id": nullableID("The campaign."),
+			"call_id": nullableID("The call."), "test_run_id": nullableID("The test run.")})}},
 
 	data.EventWebhookTest: objectPayload("A test delivery asked for with POST /api/v1/webhooks/{webhook_id}/test.",
 		map[string]any{"webhook_id": idString("The webhook tested."), "message": map[string]any{"type": "string"}}),
@@ -118,6 +123,11 @@ func schemaOf(v any) schemaRef { return schemaRef{v} }
 
 func idString(desc string) map[string]any {
 	return map[string]any{"type": "string", "description": desc}
+}
+
+// nullableID is a member holding a record's id, or null.
+func nullableID(desc string) map[string]any {
+	return map[string]any{"type": []any{"string", "null"}, "description": desc}
 }
 
 // objectPayload is a payload with every member present.

@@ -93,3 +93,35 @@ func TestOpenAPIParametersUnique(t *testing.T) {
 		t.Fatal("no parameter read: the document's shape changed")
 	}
 }
+
+// TestOpenAPIComponentsReachableFromPaths fails when a component schema is named only from
+// the webhooks section (or not at all): generators that prune unused components by
+// walking the paths (oapi-codegen) drop it and then cannot build the webhook bodies that
+// name it, as happened with job.failed's payload. An event-only payload is written inline.
+func TestOpenAPIComponentsReachableFromPaths(t *testing.T) {
+	_, doc := openapiDocument(t)
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	const prefix = "#/components/schemas/"
+	reached := map[string]bool{}
+	var reach func(v any)
+	reach = func(v any) {
+		walkSchemas(v, "", func(_ string, m map[string]any) {
+			ref, ok := m["$ref"].(string)
+			name, isSchema := strings.CutPrefix(ref, prefix)
+			if !ok || !isSchema || reached[name] {
+				return
+			}
+			reached[name] = true
+			reach(schemas[name])
+		})
+	}
+	reach(doc["paths"])
+	for _, kind := range []string{"responses", "parameters", "requestBodies", "headers"} {
+		reach(doc["components"].(map[string]any)[kind]) // named from the paths by reference
+	}
+	for name := range schemas {
+		if !reached[name] {
+			t.Errorf("component schema %s is not reachable from the paths: oapi-codegen prunes it; write an event-only payload inline", name)
+		}
+	}
+}
