@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"context"
-	"encoding/binary"
 	"slices"
 	"testing"
 
@@ -43,7 +42,7 @@ func TestDrainingCampaignsOfAnOlderFileAreIndexed(t *testing.T) {
 	}
 	// As a schema 9 binary left it: the canceled campaign out of the open index.
 	if err := db.bolt.Update(func(b *bbolt.Tx) error {
-		if err := b.Bucket(bucketMeta).Put([]byte("schema_version"), binary.BigEndian.AppendUint64(nil, 9)); err != nil {
+		if err := setSchemaVersion(b, 9); err != nil {
 			return err
 		}
 		return indexDelete(b.Bucket(bucketCampaignsOpen), "ws_1", draining.ID)
@@ -53,14 +52,8 @@ func TestDrainingCampaignsOfAnOlderFileAreIndexed(t *testing.T) {
 	if got := openCampaignIDs(t, db); !slices.Equal(got, []string{running.ID}) {
 		t.Fatalf("the schema 9 file's open campaigns: %v, want the running one only", got)
 	}
-	db.Close()
-	if db, err = Open(dir, opts); err != nil {
-		t.Fatal(err)
-	}
+	db = reopenUpgraded(t, db, dir, opts)
 	defer db.Close()
-	if v, err := db.SchemaVersion(); err != nil || v != schemaVersion {
-		t.Fatalf("schema version %d, %v; want %d", v, err, schemaVersion)
-	}
 	if got := openCampaignIDs(t, db); !slices.Equal(got, []string{draining.ID, running.ID}) {
 		t.Errorf("open campaigns after the upgrade: %v, want the canceled one in progress and the running one", got)
 	}

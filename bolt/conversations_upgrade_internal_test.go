@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"context"
-	"encoding/binary"
 	"testing"
 	"time"
 
@@ -48,21 +47,15 @@ func TestOpenConversationsOfAnOlderFileAreIndexed(t *testing.T) {
 	}
 	// As a schema 10 binary left it: no open index.
 	if err := db.bolt.Update(func(b *bbolt.Tx) error {
-		if err := b.Bucket(bucketMeta).Put([]byte("schema_version"), binary.BigEndian.AppendUint64(nil, 10)); err != nil {
+		if err := setSchemaVersion(b, 10); err != nil {
 			return err
 		}
 		return b.DeleteBucket(bucketConversationsOpen)
 	}); err != nil {
 		t.Fatal(err)
 	}
-	db.Close()
-	if db, err = Open(dir, opts); err != nil {
-		t.Fatal(err)
-	}
+	db = reopenUpgraded(t, db, dir, opts)
 	defer db.Close()
-	if v, err := db.SchemaVersion(); err != nil || v != schemaVersion {
-		t.Fatalf("schema version %d, %v; want %d", v, err, schemaVersion)
-	}
 	count := func(ws string, leasedAfter time.Time) int {
 		var n int
 		if err := db.View(context.Background(), func(tx service.Tx) (err error) {

@@ -493,3 +493,24 @@ func TestServicePathsKeepPostingsExact(t *testing.T) {
 		}
 	}
 }
+
+// setSchemaVersion writes version into b's meta bucket, as a binary of that schema left it.
+func setSchemaVersion(b *bbolt.Tx, version uint64) error {
+	return b.Bucket(bucketMeta).Put([]byte("schema_version"), binary.BigEndian.AppendUint64(nil, version))
+}
+
+// reopenUpgraded closes db and opens dir again, which migrates the file, and checks that
+// it reached this code's schema version.
+func reopenUpgraded(t *testing.T, db *DB, dir string, opts Options) *DB {
+	t.Helper()
+	db.Close()
+	db, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := db.SchemaVersion(); err != nil || v != schemaVersion {
+		db.Close()
+		t.Fatalf("schema version %d, %v; want %d", v, err, schemaVersion)
+	}
+	return db
+}
