@@ -436,6 +436,11 @@ func (tr *tour) audit() {
 
 func (tr *tour) webhooks() *data.Webhook {
 	t, c, ctx, check := tr.t, tr.c, tr.ctx, tr.check
+	types, err := c.Webhooks.EventTypes(ctx)
+	check("webhook event types", err)
+	if types == nil || !slices.Equal(types.Types, data.EventTypes) || len(types.Withheld) != 0 {
+		t.Errorf("an owner's webhook event types: %+v", types)
+	}
 	wh, err := c.Webhooks.Create(ctx, data.WebhookCreate{URL: "https://example.com/hook", Events: []string{"*"}})
 	check("webhook create", err)
 	if !strings.HasPrefix(wh.Secret, "whsec_") {

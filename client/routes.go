@@ -141,6 +141,7 @@ var operations = map[string]operation{
 
 	// Webhooks.
 	"webhookList":         {"GET", "/api/v1/webhooks", "Webhooks.List", false},
+	"webhookEventTypes":   {"GET", "/api/v1/webhooks/event-types", "Webhooks.EventTypes", false},
 	"webhookCreate":       {"POST", "/api/v1/webhooks", "Webhooks.Create", true},
 	"webhookShow":         {"GET", "/api/v1/webhooks/{webhook_id}", "Webhooks.Get", false},
 	"webhookUpdate":       {"PUT", "/api/v1/webhooks/{webhook_id}", "Webhooks.Update", false},

@@ -41,6 +41,16 @@ func (s *WebhooksService) All(ctx context.Context, opts ...RequestOption) iter.S
 	})
 }
 
+// EventTypes returns the event types this token may subscribe a webhook to, and those
+// withheld from it (a create or update naming one is 403).
+func (s *WebhooksService) EventTypes(ctx context.Context, opts ...RequestOption) (*data.WebhookEventTypes, error) {
+	var out data.WebhookEventTypes
+	if err := s.c.dataOf(ctx, request{op: "webhookEventTypes", opts: opts}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // Create makes a webhook and returns it with its signing secret.
 func (s *WebhooksService) Create(ctx context.Context, in data.WebhookCreate, opts ...RequestOption) (*WebhookWithSecret, error) {
 	return s.withSecret(ctx, "webhookCreate", nil, in, opts)

@@ -5,8 +5,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/voiceapi/voiceapi/data"
 )
 
 func (h *Handler) webhookRoutes() {
@@ -39,9 +37,14 @@ func (h *Handler) renderWebhooks(w http.ResponseWriter, r *http.Request, status 
 		h.fail(w, r, err)
 		return
 	}
+	picker, err := h.eventPicker(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	r.ParseForm()
 	h.render(w, r, status, "webhooks", &view{Title: "Webhooks", Active: "webhooks", Err: relabel(fail, webhookLabels), D: map[string]any{
-		"Webhooks": res.List(), "Pages": pagerOf(r, "cursor", res), "Groups": eventGroups(), "Form": r.PostForm, "Subscribed": checked(r.PostForm["events"]),
+		"Webhooks": res.List(), "Pages": pagerOf(r, "cursor", res), "Picker": picker.with(checked(r.PostForm["events"])), "Form": r.PostForm,
 	}})
 }
 
@@ -58,12 +61,36 @@ var eventResources = map[string]string{
 	"user": "Accounts", "subscription": "Subscription", "backup": "Backups", "retention": "Retention",
 }
 
-// eventGroups groups data.EventTypes by their resource (the part before the dot), in
-// the order the list first names each.
-func eventGroups() []eventGroup {
+// eventPicker is what the webhook forms offer: the event types the API lets this
+// sign-in subscribe to, grouped, and those it withholds (the caller's modules or agents
+// do not read every event of them), so the form never offers what a save refuses.
+type eventPicker struct {
+	Groups   []eventGroup
+	Withheld []string
+	// On are the types the form shows checked.
+	On map[string]bool
+}
+
+func (h *Handler) eventPicker(r *http.Request) (eventPicker, error) {
+	res, err := h.call(r, "GET", "/api/v1/webhooks/event-types", nil, nil)
+	if err != nil {
+		return eventPicker{}, err
+	}
+	d := res.Data()
+	return eventPicker{Groups: eventGroups(strs(d["types"])), Withheld: strs(d["withheld"])}, nil
+}
+
+func (p eventPicker) with(on map[string]bool) eventPicker {
+	p.On = on
+	return p
+}
+
+// eventGroups groups types (in data.EventTypes' order) by their resource (the part
+// before the dot), in the order the list first names each.
+func eventGroups(types []string) []eventGroup {
 	var out []eventGroup
 	at := map[string]int{}
-	for _, t := range data.EventTypes {
+	for _, t := range types {
 		res, _, _ := strings.Cut(t, ".")
 		i, ok := at[res]
 		if !ok {
@@ -129,10 +156,15 @@ func (h *Handler) renderWebhook(w http.ResponseWriter, r *http.Request, status i
 		h.fail(w, r, err)
 		return
 	}
+	picker, err := h.eventPicker(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	wh := res.Data()
 	now := time.Now().UTC()
 	h.render(w, r, status, "webhook", &view{Title: "Webhook", Active: "webhooks", Err: relabel(fail, webhookLabels), D: map[string]any{
-		"W": wh, "ETag": res.ETag, "Groups": eventGroups(), "Subscribed": checked(strs(wh["events"])),
+		"W": wh, "ETag": res.ETag, "Picker": picker.with(checked(strs(wh["events"]))),
 		"Deliveries": dl.List(), "Pages": pagerOf(r, "cursor", dl),
 		"From": now.Add(-24 * time.Hour).Format("2006-01-02T15:04"), "To": now.Add(time.Minute).Format("2006-01-02T15:04"),
 	}})

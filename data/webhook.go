@@ -72,6 +72,18 @@ type WebhookReplayed struct {
 	To    Time `json:"to"`
 }
 
+// WebhookEventTypes answers GET /api/v1/webhooks/event-types: which event types the
+// caller may subscribe a webhook to. A webhook sends every event of its types, of every
+// agent, so a type is offered only to a caller who reads every event of it (conventions
+// §6); the rest are withheld, and `["*"]` is allowed only when nothing is.
+type WebhookEventTypes struct {
+	// Types are the event types the caller may subscribe to, in data.EventTypes' order.
+	Types []string `json:"types"`
+	// Withheld are the event types a create or update naming them refuses with 403: the
+	// caller's modules, agent_ids or key scopes do not read every event of each.
+	Withheld []string `json:"withheld"`
+}
+
 // Delivery statuses. Each attempt is one delivery record: a failed attempt that will be
 // retried is "retrying" and a new "pending" record stands for the next attempt.
 const (
@@ -127,6 +139,9 @@ type WebhookService interface {
 	// ReplayEvents queues again every event created in [in.From, in.To) that the webhook
 	// subscribes to and returns how many. Errors: not_found, validation_failed (the range).
 	ReplayEvents(ctx context.Context, webhookID string, in WebhookReplay) (int, error)
+	// EventTypes lists the event types the caller may subscribe a webhook to, and those
+	// withheld from it.
+	EventTypes(ctx context.Context) (*WebhookEventTypes, error)
 }
 
 // DeliveryJob is a pending delivery loaded for posting: everything the dispatcher needs,

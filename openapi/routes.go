@@ -253,6 +253,8 @@ var opDocs = map[string]opDoc{
 
 	// Webhooks and the audit log.
 	"GET /api/v1/webhooks": {Tag: "Webhook", Summary: "List webhooks", Out: data.Webhook{}, Shape: shapeList},
+	"GET /api/v1/webhooks/event-types": {Tag: "Webhook", Summary: "The event types this token may subscribe a webhook to, and those withheld from it",
+		Out: data.WebhookEventTypes{}, Shape: shapeData},
 	"POST /api/v1/webhooks": {Tag: "Webhook", Summary: "Create a webhook", Body: data.WebhookCreate{}, BodyRequired: true,
 		Out: data.Webhook{}, Status: http.StatusCreated, Extra: map[string]string{"secret": "The signing secret (whsec_…); shown once."}},
 	"GET /api/v1/webhooks/{webhook_id}":    {Tag: "Webhook", Summary: "Show a webhook", Out: data.Webhook{}},

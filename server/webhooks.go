@@ -18,6 +18,8 @@ func (s *Server) webhookRoutes() []route {
 	need.AllAgents = true
 	return []route{
 		{Method: "GET", Path: base, Need: need, handle: s.handleWebhookList},
+		// Before {webhook_id}, which would otherwise take "event-types" as an id.
+		{Method: "GET", Path: base + "/event-types", Need: need, handle: s.handleWebhookEventTypes},
 		{Method: "POST", Path: base, Need: need, Idempotent: true, handle: s.handleWebhookCreate},
 		{Method: "GET", Path: base + "/{webhook_id}", Need: need, handle: s.handleWebhookShow},
 		{Method: "PUT", Path: base + "/{webhook_id}", Need: need, handle: s.handleWebhookUpdate},
@@ -41,6 +43,16 @@ func (s *Server) handleWebhookList(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	return writeList(w, list, page)
+}
+
+// handleWebhookEventTypes: GET /api/v1/webhooks/event-types — the types the caller may
+// subscribe a webhook to, and those withheld from it.
+func (s *Server) handleWebhookEventTypes(w http.ResponseWriter, r *http.Request) error {
+	types, err := s.svc.Webhooks.EventTypes(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeRecord(w, http.StatusOK, types, nil)
 }
 
 // handleWebhookCreate: POST /api/v1/webhooks — 201 with the secret, once, top-level.

@@ -54,8 +54,8 @@ func (b *base) mayCarry(ctx context.Context, w *data.Webhook) error {
 		return data.Errorf(data.EFORBIDDEN, "A webhook carries the events of every agent; this token is limited to some agents.")
 	}
 	var hidden []string
-	for _, t := range data.EventTypes {
-		if w.Subscribes(t) && !v.eventType(t) {
+	for _, t := range carriable(v).Withheld {
+		if w.Subscribes(t) {
 			hidden = append(hidden, t)
 		}
 	}
@@ -63,6 +63,29 @@ func (b *base) mayCarry(ctx context.Context, w *data.Webhook) error {
 		return data.Errorf(data.EFORBIDDEN, "This token may not read every event the webhook carries (%s): a key with scopes needs the read scope of their module, and audit:read for security events.", strings.Join(hidden, ", "))
 	}
 	return nil
+}
+
+// carriable splits the event types into those v reads every event of, which a webhook
+// of its caller may carry, and the rest: the one rule behind mayCarry and EventTypes, so
+// what the console offers is what a create accepts.
+func carriable(v visibility) *data.WebhookEventTypes {
+	out := &data.WebhookEventTypes{Types: []string{}, Withheld: []string{}}
+	for _, t := range data.EventTypes {
+		if v.allAgents() && v.eventType(t) {
+			out.Types = append(out.Types, t)
+		} else {
+			out.Withheld = append(out.Withheld, t)
+		}
+	}
+	return out
+}
+
+// EventTypes implements data.WebhookService.
+func (s *WebhookService) EventTypes(ctx context.Context) (*data.WebhookEventTypes, error) {
+	if _, err := currentWorkspace(ctx); err != nil {
+		return nil, err
+	}
+	return carriable(s.eventVisibility(data.PrincipalFrom(ctx))), nil
 }
 
 // loadWebhook returns a webhook of workspaceID; any other id is not found.
