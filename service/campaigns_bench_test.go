@@ -10,6 +10,7 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/service"
+	"github.com/voiceapi/voiceapi/validate"
 )
 
 // campaignBench is an owner's context on the engine the tests run on, as production runs
@@ -105,4 +106,47 @@ func BenchmarkDialClaim(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(tasks)/claiming.Seconds(), "tasks/s")
+}
+
+// BenchmarkDialClaimAcrossOpenCampaigns is BenchmarkDialClaim with the workspace at its
+// bound of open campaigns (validate.MaxOpenCampaigns), each of its own published agent
+// and 1,000 recipients: a claim reads every running campaign and its agent (whether it
+// must pause itself) before it leases, so this is a claim's cost at its widest.
+func BenchmarkDialClaimAcrossOpenCampaigns(b *testing.B) {
+	cb := newCampaignBench(b)
+	for i := range validate.MaxOpenCampaigns {
+		a, err := cb.svc.Agents.CreateAgent(cb.ctx, data.AgentCreate{Name: data.Some(fmt.Sprint("Dialer ", i))})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cb.svc.Agents.PublishAgent(cb.ctx, a.ID, data.PublishRequest{}); err != nil {
+			b.Fatal(err)
+		}
+		cb.agent = a.ID
+		cb.create(b, 1_000, 3_000_000+i*1_000)
+	}
+	var claiming time.Duration
+	tasks := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		a, err := cb.svc.Campaigns.ClaimDialTasks(cb.ctx, data.DialClaim{Max: 100})
+		claiming += time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(a.Tasks) == 0 {
+			b.Fatalf("no task left after %d", tasks)
+		}
+		tasks += len(a.Tasks)
+		b.StopTimer()
+		for _, t := range a.Tasks {
+			if _, err := cb.svc.Calls.UpdateCall(cb.ctx, t.Call.ID, data.CallUpdate{Status: data.Some(data.CallEnded), DisconnectionReason: data.Some("user_hangup")}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(tasks)/claiming.Seconds(), "tasks/s")
+	b.ReportMetric(claiming.Seconds()*1000/float64(b.N), "ms/claim")
 }
