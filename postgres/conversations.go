@@ -179,6 +179,55 @@ func (t *tx) appendConversationItems(c *data.StoredConversation, items []data.Co
 	return err
 }
 
+// RewriteConversationItems implements service.ConversationTx, in one statement.
+func (t *tx) RewriteConversationItems(id string, items []data.ConversationItem) error {
+	seqs := make([]int, len(items))
+	docs := make([]string, len(items))
+	for i := range items {
+		raw, err := jsonbSafe(&items[i])
+		if err != nil {
+			return fmt.Errorf("encoding an item of conversation %s: %w", id, err)
+		}
+		seqs[i], docs[i] = i, string(raw)
+	}
+	tag, err := t.exec(`UPDATE conversation_items SET item = u.d::jsonb
+		FROM unnest($2::integer[], $3::text[]) AS u(s, d) WHERE conversation_id = $1 AND seq = u.s`, id, seqs, docs)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() != int64(len(items)) {
+		return fmt.Errorf("conversation %s: %d items to rewrite, %d stored", id, len(items), tag.RowsAffected())
+	}
+	return nil
+}
+
+// ConversationOfCall implements service.ConversationTx, through the index
+// conversations_by_call (migration 0024).
+func (t *tx) ConversationOfCall(callID string) (string, error) {
+	var id string
+	err := t.queryRow(`SELECT id FROM conversations WHERE call_id = $1 LIMIT 1`, callID).Scan(&id)
+	if err := noRows(err); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// DeleteConversation implements service.ConversationTx; its items go with it (ON DELETE
+// CASCADE).
+func (t *tx) DeleteConversation(id string) error {
+	_, err := t.exec(`DELETE FROM conversations WHERE id = $1`, id)
+	return err
+}
+
+// EndedConversations implements service.ConversationTx, along the primary key.
+func (t *tx) EndedConversations(after string, limit int) ([]string, error) {
+	rows, err := t.query(`SELECT id FROM conversations WHERE id > $1 AND status = 'ended' ORDER BY id LIMIT $2`, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
 // IdleConversations implements service.ConversationTx.
 func (t *tx) IdleConversations(before time.Time, limit int) ([]string, error) {
 	rows, err := t.query(`SELECT id FROM conversations WHERE status = 'active' AND updated_at < $1

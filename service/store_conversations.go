@@ -10,7 +10,8 @@ import (
 // numbered in order, so that a turn appends its items instead of rewriting the whole
 // conversation. Storage keeps an index of active conversations by updated_at, for the
 // sweep that ends idle ones, and of each workspace's active ones, for the bound on open
-// conversations; a workspace's delete removes its conversations.
+// conversations, and of the ended ones by the call each became; a workspace's delete
+// removes its conversations.
 type ConversationTx interface {
 	// Conversation returns the conversation with id in any workspace, without its items
 	// (Messages nil), nil when there is none.
@@ -22,6 +23,20 @@ type ConversationTx interface {
 	// PutConversation replaces a stored conversation's record and appends items as its
 	// items number c.Items-len(items) to c.Items-1, moving its idle index entry.
 	PutConversation(c *data.StoredConversation, items []data.ConversationItem) error
+	// RewriteConversationItems replaces the stored items of conversation id, one for
+	// one, with items (all of them, in order): an ended conversation's with their
+	// redacted form.
+	RewriteConversationItems(id string, items []data.ConversationItem) error
+	// ConversationOfCall returns the id of the conversation that became the call with
+	// callID, "" when none did (from an index by call, never a read of every
+	// conversation).
+	ConversationOfCall(callID string) (string, error)
+	// DeleteConversation removes the conversation with id, its items and its index
+	// entries; an absent one is no error.
+	DeleteConversation(id string) error
+	// EndedConversations returns the ids of up to limit ended conversations whose id
+	// sorts after after, in id order (the upgrade's walk, conversation_upgrade.go).
+	EndedConversations(after string, limit int) ([]string, error)
 	// IdleConversations returns the ids of up to limit active conversations updated
 	// before the time, least recently updated first.
 	IdleConversations(before time.Time, limit int) ([]string, error)
