@@ -179,7 +179,8 @@ func (t *tx) appendConversationItems(c *data.StoredConversation, items []data.Co
 	return err
 }
 
-// RewriteConversationItems implements service.ConversationTx, in one statement.
+// RewriteConversationItems implements service.ConversationTx, in one statement, which
+// rewrites nothing unless items are as many as the conversation holds.
 func (t *tx) RewriteConversationItems(id string, items []data.ConversationItem) error {
 	seqs := make([]int, len(items))
 	docs := make([]string, len(items))
@@ -191,7 +192,8 @@ func (t *tx) RewriteConversationItems(id string, items []data.ConversationItem) 
 		seqs[i], docs[i] = i, string(raw)
 	}
 	tag, err := t.exec(`UPDATE conversation_items SET item = u.d::jsonb
-		FROM unnest($2::integer[], $3::text[]) AS u(s, d) WHERE conversation_id = $1 AND seq = u.s`, id, seqs, docs)
+		FROM unnest($2::integer[], $3::text[]) AS u(s, d) WHERE conversation_id = $1 AND seq = u.s
+		AND EXISTS (SELECT 1 FROM conversations WHERE id = $1 AND items = cardinality($2::integer[]))`, id, seqs, docs)
 	if err != nil {
 		return err
 	}
@@ -205,12 +207,15 @@ func (t *tx) RewriteConversationItems(id string, items []data.ConversationItem) 
 // conversations_by_call (migration 0024).
 func (t *tx) ConversationOfCall(callID string) (string, error) {
 	var id string
-	err := t.queryRow(`SELECT id FROM conversations WHERE call_id = $1 LIMIT 1`, callID).Scan(&id)
+	err := t.queryRow(conversationOfCallSQL, callID).Scan(&id)
 	if err := noRows(err); err != nil {
 		return "", err
 	}
 	return id, nil
 }
+
+// conversationOfCallSQL finds the conversation that became the call $1.
+const conversationOfCallSQL = `SELECT id FROM conversations WHERE call_id = $1 LIMIT 1`
 
 // DeleteConversation implements service.ConversationTx; its items go with it (ON DELETE
 // CASCADE).
