@@ -25,10 +25,13 @@ var (
 	bucketConversationsByWS = []byte("conversations_by_ws")
 	bucketConversationsOpen = []byte("conversations_open")
 	bucketConversationsCall = []byte("conversations_by_call")
+	// bucketConversationsToRedact lists ("<ws>\x00<id>") the conversations that ended
+	// before schema 12, for the upgrade's job.
+	bucketConversationsToRedact = []byte("conversations_to_redact")
 )
 
 func init() {
-	allBuckets = append(allBuckets, bucketConversations, bucketConversationItems, bucketConversationsIdle, bucketConversationsByWS, bucketConversationsOpen, bucketConversationsCall)
+	allBuckets = append(allBuckets, bucketConversations, bucketConversationItems, bucketConversationsIdle, bucketConversationsByWS, bucketConversationsOpen, bucketConversationsCall, bucketConversationsToRedact)
 	workspaceCascades = append(workspaceCascades, func(_ *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceConversations(tx, ws) })
 }
 
@@ -226,29 +229,19 @@ func (t tx) DeleteConversation(id string) error {
 	return indexDelete(t.b.Bucket(bucketConversationsOpen), c.WorkspaceID, id)
 }
 
-// EndedConversations implements service.ConversationTx, walking the records in id order
-// (a one-off walk: the upgrade's job).
-func (t tx) EndedConversations(after string, limit int) ([]string, error) {
-	var out []string
-	cur := t.b.Bucket(bucketConversations).Cursor()
-	k, v := cur.Seek([]byte(after))
-	if k != nil && string(k) == after {
-		k, v = cur.Next()
-	}
-	for ; k != nil && len(out) < limit; k, v = cur.Next() {
-		var c data.StoredConversation
-		if err := jsonUnmarshal(v, &c); err != nil {
-			return nil, fmt.Errorf("decoding conversation %q: %w", k, err)
-		}
-		if c.Status == data.ConversationEnded {
-			out = append(out, c.ID)
-		}
-	}
-	return out, nil
+// ConversationsToRedact implements service.ConversationTx (schema 12's list).
+func (t tx) ConversationsToRedact(ws string, limit int) ([]string, error) {
+	ids := scopeIDs(t.b.Bucket(bucketConversationsToRedact), ws)
+	return ids[:min(len(ids), limit)], nil
 }
 
-// deleteConversation removes c's record, items, idle entry and call entry; the
-// workspace's indexes are the caller's.
+// ConversationRedacted implements service.ConversationTx.
+func (t tx) ConversationRedacted(ws, id string) error {
+	return indexDelete(t.b.Bucket(bucketConversationsToRedact), ws, id)
+}
+
+// deleteConversation removes c's record, items, idle entry, call entry and place on the
+// upgrade's list; the workspace's indexes are the caller's.
 func deleteConversation(tx *bbolt.Tx, c *data.StoredConversation) error {
 	if c.Status == data.ConversationActive {
 		if err := tx.Bucket(bucketConversationsIdle).Delete(conversationIdleKey(c)); err != nil {
@@ -260,26 +253,37 @@ func deleteConversation(tx *bbolt.Tx, c *data.StoredConversation) error {
 			return err
 		}
 	}
+	if err := indexDelete(tx.Bucket(bucketConversationsToRedact), c.WorkspaceID, c.ID); err != nil {
+		return err
+	}
 	if err := deletePrefix(tx.Bucket(bucketConversationItems), append([]byte(c.ID), 0)); err != nil {
 		return err
 	}
 	return tx.Bucket(bucketConversations).Delete([]byte(c.ID))
 }
 
-// indexConversationCalls fills the call index of a file written before it was kept (the
-// schema 11 → 12 migration) from the ended conversations. An older binary would delete
-// calls without their conversations, so the version keeps it out.
-func indexConversationCalls(tx *bbolt.Tx) error {
-	calls := tx.Bucket(bucketConversationsCall)
+// indexEndedConversations fills the call index of a file written before it was kept (the
+// schema 11 → 12 migration) from the ended conversations, and lists each of them for the
+// upgrade's job (conversation.redact_ended), which redacts it as it would be now, or
+// deletes it when its call is gone. An older binary would delete calls without their
+// conversations, and end conversations unredacted and unlisted, so the version keeps it
+// out.
+func indexEndedConversations(tx *bbolt.Tx) error {
+	calls, toRedact := tx.Bucket(bucketConversationsCall), tx.Bucket(bucketConversationsToRedact)
 	return tx.Bucket(bucketConversations).ForEach(func(k, v []byte) error {
 		var c data.StoredConversation
 		if err := jsonUnmarshal(v, &c); err != nil {
 			return fmt.Errorf("decoding conversation %q: %w", k, err)
 		}
-		if c.CallID == nil {
+		if c.Status != data.ConversationEnded {
 			return nil
 		}
-		return calls.Put([]byte(*c.CallID), k)
+		if c.CallID != nil {
+			if err := calls.Put([]byte(*c.CallID), k); err != nil {
+				return err
+			}
+		}
+		return indexPut(toRedact, c.WorkspaceID, c.ID)
 	})
 }
 
@@ -299,8 +303,10 @@ func deleteWorkspaceConversations(tx *bbolt.Tx, ws string) error {
 			}
 		}
 	}
-	if err := deletePrefix(tx.Bucket(bucketConversationsOpen), indexKey(ws, "")); err != nil {
-		return err
+	for _, b := range [][]byte{bucketConversationsOpen, bucketConversationsToRedact} {
+		if err := deletePrefix(tx.Bucket(b), indexKey(ws, "")); err != nil {
+			return err
+		}
 	}
 	return deletePrefix(byWS, indexKey(ws, ""))
 }

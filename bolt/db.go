@@ -292,9 +292,10 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// from the active ones (indexOpenConversations).
 	indexOpenConversations,
 	// 11 → 12: ended conversations are indexed by the call each became
-	// (conversations.go), so a call's delete takes its conversation along; filled here
-	// from the stored conversations (indexConversationCalls).
-	indexConversationCalls,
+	// (conversations.go), so a call's delete takes its conversation along, and listed
+	// for the job that redacts them (service/conversation_upgrade.go); filled here from
+	// the stored conversations (indexEndedConversations).
+	indexEndedConversations,
 }
 
 func migrate(tx *bbolt.Tx) error {

@@ -217,20 +217,27 @@ func (t *tx) ConversationOfCall(callID string) (string, error) {
 // conversationOfCallSQL finds the conversation that became the call $1.
 const conversationOfCallSQL = `SELECT id FROM conversations WHERE call_id = $1 LIMIT 1`
 
-// DeleteConversation implements service.ConversationTx; its items go with it (ON DELETE
-// CASCADE).
+// DeleteConversation implements service.ConversationTx; its items and its place on the
+// upgrade's list go with it (ON DELETE CASCADE).
 func (t *tx) DeleteConversation(id string) error {
 	_, err := t.exec(`DELETE FROM conversations WHERE id = $1`, id)
 	return err
 }
 
-// EndedConversations implements service.ConversationTx, along the primary key.
-func (t *tx) EndedConversations(after string, limit int) ([]string, error) {
-	rows, err := t.query(`SELECT id FROM conversations WHERE id > $1 AND status = 'ended' ORDER BY id LIMIT $2`, after, limit)
+// ConversationsToRedact implements service.ConversationTx (migration 0024's list).
+func (t *tx) ConversationsToRedact(ws string, limit int) ([]string, error) {
+	rows, err := t.query(`SELECT conversation_id FROM conversations_to_redact WHERE workspace_id = $1
+		ORDER BY conversation_id LIMIT $2`, ws, limit)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// ConversationRedacted implements service.ConversationTx.
+func (t *tx) ConversationRedacted(ws, id string) error {
+	_, err := t.exec(`DELETE FROM conversations_to_redact WHERE workspace_id = $1 AND conversation_id = $2`, ws, id)
+	return err
 }
 
 // IdleConversations implements service.ConversationTx.

@@ -34,9 +34,13 @@ type ConversationTx interface {
 	// DeleteConversation removes the conversation with id, its items and its index
 	// entries; an absent one is no error.
 	DeleteConversation(id string) error
-	// EndedConversations returns the ids of up to limit ended conversations whose id
-	// sorts after after, in id order (the upgrade's walk, conversation_upgrade.go).
-	EndedConversations(after string, limit int) ([]string, error)
+	// ConversationsToRedact returns up to limit ids of the workspace's conversations
+	// that ended before an ended conversation was redacted with its call (listed by the
+	// storage upgrade: bbolt schema 12, PostgreSQL migration 0024; nothing adds to the
+	// list after), for the job that redacts them (conversation_upgrade.go).
+	ConversationsToRedact(workspaceID string, limit int) ([]string, error)
+	// ConversationRedacted takes conversation id off its workspace's list.
+	ConversationRedacted(workspaceID, id string) error
 	// IdleConversations returns the ids of up to limit active conversations updated
 	// before the time, least recently updated first.
 	IdleConversations(before time.Time, limit int) ([]string, error)
