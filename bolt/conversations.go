@@ -15,17 +15,23 @@ import (
 // active ones by last update ("<8-byte updated_at ms>\x00<id>", for the idle sweep), a
 // workspace index (for the workspace's delete) and each workspace's active ones
 // ("<ws>\x00<id>" → updated_at and lease_until in ms, 8 bytes each, 0 without a lease:
-// the bound on open conversations counts them without reading the records).
+// the bound on open conversations counts them without reading the records), and the
+// ended ones by the call each became (call id → conversation id: the call's delete takes
+// its conversation along, schema 12).
 var (
 	bucketConversations     = []byte("conversations")
 	bucketConversationItems = []byte("conversation_items")
 	bucketConversationsIdle = []byte("conversations_idle")
 	bucketConversationsByWS = []byte("conversations_by_ws")
 	bucketConversationsOpen = []byte("conversations_open")
+	bucketConversationsCall = []byte("conversations_by_call")
+	// bucketConversationsToRedact lists ("<ws>\x00<id>") the conversations that ended
+	// before schema 12, for the upgrade's job.
+	bucketConversationsToRedact = []byte("conversations_to_redact")
 )
 
 func init() {
-	allBuckets = append(allBuckets, bucketConversations, bucketConversationItems, bucketConversationsIdle, bucketConversationsByWS, bucketConversationsOpen)
+	allBuckets = append(allBuckets, bucketConversations, bucketConversationItems, bucketConversationsIdle, bucketConversationsByWS, bucketConversationsOpen, bucketConversationsCall, bucketConversationsToRedact)
 	workspaceCascades = append(workspaceCascades, func(_ *DB, tx *bbolt.Tx, ws string) error { return deleteWorkspaceConversations(tx, ws) })
 }
 
@@ -105,6 +111,11 @@ func (t tx) putConversation(old, c *data.StoredConversation, items []data.Conver
 			return err
 		}
 	}
+	if c.CallID != nil {
+		if err := t.b.Bucket(bucketConversationsCall).Put([]byte(*c.CallID), []byte(c.ID)); err != nil {
+			return err
+		}
+	}
 	itemsB := t.b.Bucket(bucketConversationItems)
 	for i := range items {
 		if err := putJSON(itemsB, conversationItemKey(c.ID, c.Items-len(items)+i), &items[i]); err != nil {
@@ -178,30 +189,124 @@ func indexOpenConversations(tx *bbolt.Tx) error {
 	})
 }
 
-// deleteWorkspaceConversations removes a workspace's conversations with their items and
-// idle entries.
-func deleteWorkspaceConversations(tx *bbolt.Tx, ws string) error {
-	byWS, t := tx.Bucket(bucketConversationsByWS), tx
-	for _, id := range scopeIDs(byWS, ws) {
-		var c data.StoredConversation
-		found, err := getJSON(t.Bucket(bucketConversations), []byte(id), &c)
-		if err != nil {
-			return err
-		}
-		if found && c.Status == data.ConversationActive {
-			if err := t.Bucket(bucketConversationsIdle).Delete(conversationIdleKey(&c)); err != nil {
-				return err
-			}
-		}
-		if err := deletePrefix(t.Bucket(bucketConversationItems), append([]byte(id), 0)); err != nil {
-			return err
-		}
-		if err := t.Bucket(bucketConversations).Delete([]byte(id)); err != nil {
+// RewriteConversationItems implements service.ConversationTx.
+func (t tx) RewriteConversationItems(id string, items []data.ConversationItem) error {
+	var c data.StoredConversation
+	found, err := getJSON(t.b.Bucket(bucketConversations), []byte(id), &c)
+	if err != nil {
+		return err
+	}
+	if !found || c.Items != len(items) {
+		return fmt.Errorf("conversation %s: %d items to rewrite, stored %d (found %v)", id, len(items), c.Items, found)
+	}
+	b := t.b.Bucket(bucketConversationItems)
+	for i := range items {
+		if err := putJSON(b, conversationItemKey(id, i), &items[i]); err != nil {
 			return err
 		}
 	}
-	if err := deletePrefix(tx.Bucket(bucketConversationsOpen), indexKey(ws, "")); err != nil {
+	return nil
+}
+
+// ConversationOfCall implements service.ConversationTx.
+func (t tx) ConversationOfCall(callID string) (string, error) {
+	return string(t.b.Bucket(bucketConversationsCall).Get([]byte(callID))), nil
+}
+
+// DeleteConversation implements service.ConversationTx.
+func (t tx) DeleteConversation(id string) error {
+	var c data.StoredConversation
+	found, err := getJSON(t.b.Bucket(bucketConversations), []byte(id), &c)
+	if err != nil || !found {
 		return err
+	}
+	if err := deleteConversation(t.b, &c); err != nil {
+		return err
+	}
+	if err := indexDelete(t.b.Bucket(bucketConversationsByWS), c.WorkspaceID, id); err != nil {
+		return err
+	}
+	return indexDelete(t.b.Bucket(bucketConversationsOpen), c.WorkspaceID, id)
+}
+
+// ConversationsToRedact implements service.ConversationTx (schema 12's list).
+func (t tx) ConversationsToRedact(ws string, limit int) ([]string, error) {
+	ids := scopeIDs(t.b.Bucket(bucketConversationsToRedact), ws)
+	return ids[:min(len(ids), limit)], nil
+}
+
+// ConversationRedacted implements service.ConversationTx.
+func (t tx) ConversationRedacted(ws, id string) error {
+	return indexDelete(t.b.Bucket(bucketConversationsToRedact), ws, id)
+}
+
+// deleteConversation removes c's record, items, idle entry, call entry and place on the
+// upgrade's list; the workspace's indexes are the caller's.
+func deleteConversation(tx *bbolt.Tx, c *data.StoredConversation) error {
+	if c.Status == data.ConversationActive {
+		if err := tx.Bucket(bucketConversationsIdle).Delete(conversationIdleKey(c)); err != nil {
+			return err
+		}
+	}
+	if c.CallID != nil {
+		if err := tx.Bucket(bucketConversationsCall).Delete([]byte(*c.CallID)); err != nil {
+			return err
+		}
+	}
+	if err := indexDelete(tx.Bucket(bucketConversationsToRedact), c.WorkspaceID, c.ID); err != nil {
+		return err
+	}
+	if err := deletePrefix(tx.Bucket(bucketConversationItems), append([]byte(c.ID), 0)); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketConversations).Delete([]byte(c.ID))
+}
+
+// indexEndedConversations fills the call index of a file written before it was kept (the
+// schema 11 → 12 migration) from the ended conversations, and lists each of them for the
+// upgrade's job (conversation.redact_ended), which redacts it as it would be now, or
+// deletes it when its call is gone. An older binary would delete calls without their
+// conversations, and end conversations unredacted and unlisted, so the version keeps it
+// out.
+func indexEndedConversations(tx *bbolt.Tx) error {
+	calls, toRedact := tx.Bucket(bucketConversationsCall), tx.Bucket(bucketConversationsToRedact)
+	return tx.Bucket(bucketConversations).ForEach(func(k, v []byte) error {
+		var c data.StoredConversation
+		if err := jsonUnmarshal(v, &c); err != nil {
+			return fmt.Errorf("decoding conversation %q: %w", k, err)
+		}
+		if c.Status != data.ConversationEnded {
+			return nil
+		}
+		if c.CallID != nil {
+			if err := calls.Put([]byte(*c.CallID), k); err != nil {
+				return err
+			}
+		}
+		return indexPut(toRedact, c.WorkspaceID, c.ID)
+	})
+}
+
+// deleteWorkspaceConversations removes a workspace's conversations with their items and
+// index entries.
+func deleteWorkspaceConversations(tx *bbolt.Tx, ws string) error {
+	byWS := tx.Bucket(bucketConversationsByWS)
+	for _, id := range scopeIDs(byWS, ws) {
+		var c data.StoredConversation
+		found, err := getJSON(tx.Bucket(bucketConversations), []byte(id), &c)
+		if err != nil {
+			return err
+		}
+		if found {
+			if err := deleteConversation(tx, &c); err != nil {
+				return err
+			}
+		}
+	}
+	for _, b := range [][]byte{bucketConversationsOpen, bucketConversationsToRedact} {
+		if err := deletePrefix(tx.Bucket(b), indexKey(ws, "")); err != nil {
+			return err
+		}
 	}
 	return deletePrefix(byWS, indexKey(ws, ""))
 }

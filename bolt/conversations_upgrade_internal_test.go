@@ -83,3 +83,48 @@ func TestOpenConversationsOfAnOlderFileAreIndexed(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A schema 11 file kept no index of ended conversations by their call. Opening it
+// (schema 12) fills the index from the stored conversations, so that the delete of a
+// call made before the upgrade finds its conversation; an active one has no call.
+func TestConversationsOfAnOlderFileAreIndexedByCall(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
+	db, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	active := &data.StoredConversation{Conversation: data.Conversation{ID: "conv_1", WorkspaceID: "ws_1", AgentID: "agt_1",
+		Status: data.ConversationActive, CreatedAt: data.NewTime(t0), UpdatedAt: data.NewTime(t0)}, StartedBy: "usr_1"}
+	ended := *active
+	endedAt, reason, callID := data.NewTime(t0), data.EndUserEnded, "call_1"
+	ended.ID, ended.Status, ended.EndedAt, ended.DisconnectionReason, ended.CallID = "conv_2", data.ConversationEnded, &endedAt, &reason, &callID
+	if err := db.Update(context.Background(), func(tx service.Tx) error {
+		if err := tx.InsertConversation(active, nil); err != nil {
+			return err
+		}
+		return tx.InsertConversation(&ended, nil)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// As a schema 11 binary left it: no call index.
+	if err := db.bolt.Update(func(b *bbolt.Tx) error {
+		if err := setSchemaVersion(b, 11); err != nil {
+			return err
+		}
+		return b.DeleteBucket(bucketConversationsCall)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	db = reopenUpgraded(t, db, dir, opts)
+	defer db.Close()
+	if err := db.View(context.Background(), func(tx service.Tx) error {
+		if got, err := tx.ConversationOfCall("call_1"); err != nil || got != "conv_2" {
+			t.Errorf("ConversationOfCall after the upgrade = %q, %v; want conv_2", got, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

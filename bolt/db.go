@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 11
+const schemaVersion = 12
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -291,6 +291,11 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// and lease (conversations.go), for the bound on open conversations; filled here
 	// from the active ones (indexOpenConversations).
 	indexOpenConversations,
+	// 11 → 12: ended conversations are indexed by the call each became
+	// (conversations.go), so a call's delete takes its conversation along, and listed
+	// for the job that redacts them (service/conversation_upgrade.go); filled here from
+	// the stored conversations (indexEndedConversations).
+	indexEndedConversations,
 }
 
 func migrate(tx *bbolt.Tx) error {

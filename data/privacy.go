@@ -117,6 +117,9 @@ type RetentionSwept struct {
 	KnowledgeFilesDeleted int `json:"knowledge_files_deleted"`
 	// CallsOnHold counts expired calls kept because they are on legal hold.
 	CallsOnHold int `json:"calls_on_hold"`
+	// ConversationsDeleted counts the conversations deleted with their calls (an ended
+	// conversation goes with the call it became).
+	ConversationsDeleted int `json:"conversations_deleted"`
 }
 
 // MarshalJSON writes absent lists as [], never null.

@@ -79,6 +79,7 @@ var eventPayloads = map[string]any{
 		"calls_deleted":           map[string]any{"type": "integer", "minimum": 0, "description": "Calls deleted for their workspace's or agent's retention."},
 		"knowledge_files_deleted": map[string]any{"type": "integer", "minimum": 0, "description": "Knowledge base files deleted."},
 		"calls_on_hold":           map[string]any{"type": "integer", "minimum": 0, "description": "Expired calls kept because they are on legal hold."},
+		"conversations_deleted":   map[string]any{"type": "integer", "minimum": 0, "description": "Conversations deleted with the calls they became."},
 	}),
 	data.EventPriceTableUpdated: data.PriceTable{},
 	data.EventBackupDownloaded: objectPayload("An instance admin downloaded a backup.", map[string]any{

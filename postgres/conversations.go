@@ -179,6 +179,67 @@ func (t *tx) appendConversationItems(c *data.StoredConversation, items []data.Co
 	return err
 }
 
+// RewriteConversationItems implements service.ConversationTx, in one statement, which
+// rewrites nothing unless items are as many as the conversation holds.
+func (t *tx) RewriteConversationItems(id string, items []data.ConversationItem) error {
+	seqs := make([]int, len(items))
+	docs := make([]string, len(items))
+	for i := range items {
+		raw, err := jsonbSafe(&items[i])
+		if err != nil {
+			return fmt.Errorf("encoding an item of conversation %s: %w", id, err)
+		}
+		seqs[i], docs[i] = i, string(raw)
+	}
+	tag, err := t.exec(`UPDATE conversation_items SET item = u.d::jsonb
+		FROM unnest($2::integer[], $3::text[]) AS u(s, d) WHERE conversation_id = $1 AND seq = u.s
+		AND EXISTS (SELECT 1 FROM conversations WHERE id = $1 AND items = cardinality($2::integer[]))`, id, seqs, docs)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() != int64(len(items)) {
+		return fmt.Errorf("conversation %s: %d items to rewrite, %d stored", id, len(items), tag.RowsAffected())
+	}
+	return nil
+}
+
+// ConversationOfCall implements service.ConversationTx, through the index
+// conversations_by_call (migration 0024).
+func (t *tx) ConversationOfCall(callID string) (string, error) {
+	var id string
+	err := t.queryRow(conversationOfCallSQL, callID).Scan(&id)
+	if err := noRows(err); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// conversationOfCallSQL finds the conversation that became the call $1.
+const conversationOfCallSQL = `SELECT id FROM conversations WHERE call_id = $1 LIMIT 1`
+
+// DeleteConversation implements service.ConversationTx; its items and its place on the
+// upgrade's list go with it (ON DELETE CASCADE).
+func (t *tx) DeleteConversation(id string) error {
+	_, err := t.exec(`DELETE FROM conversations WHERE id = $1`, id)
+	return err
+}
+
+// ConversationsToRedact implements service.ConversationTx (migration 0024's list).
+func (t *tx) ConversationsToRedact(ws string, limit int) ([]string, error) {
+	rows, err := t.query(`SELECT conversation_id FROM conversations_to_redact WHERE workspace_id = $1
+		ORDER BY conversation_id LIMIT $2`, ws, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// ConversationRedacted implements service.ConversationTx.
+func (t *tx) ConversationRedacted(ws, id string) error {
+	_, err := t.exec(`DELETE FROM conversations_to_redact WHERE workspace_id = $1 AND conversation_id = $2`, ws, id)
+	return err
+}
+
 // IdleConversations implements service.ConversationTx.
 func (t *tx) IdleConversations(before time.Time, limit int) ([]string, error) {
 	rows, err := t.query(`SELECT id FROM conversations WHERE status = 'active' AND updated_at < $1

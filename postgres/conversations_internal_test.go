@@ -15,3 +15,12 @@ func TestOpenConversationsReadTheirIndex(t *testing.T) {
 		t.Errorf("the count of open conversations does not read conversations_open:\n%s", plan)
 	}
 }
+
+// A call's delete finds its conversation through the index conversations_by_call
+// (migration 0024), not by reading every conversation.
+func TestConversationOfCallReadsItsIndex(t *testing.T) {
+	plan := queryPlan(t, conversationOfCallSQL, "call_1")
+	if !strings.Contains(plan, "conversations_by_call") {
+		t.Errorf("the conversation of a call is not found through conversations_by_call:\n%s", plan)
+	}
+}

@@ -510,6 +510,7 @@ func (s *CallService) DeleteCall(ctx context.Context, id string) error {
 		if c.LegalHold {
 			return data.Errorf(data.ECONFLICT, "The call is on legal hold: set legal_hold to false before deleting it.")
 		}
-		return deleteCall(tx, c)
+		_, err = deleteCall(tx, c)
+		return err
 	})
 }

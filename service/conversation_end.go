@@ -46,17 +46,30 @@ func (s *ConversationService) endingCall(c *data.StoredConversation, items []dat
 	return call, completeCall(call, now)
 }
 
-// writeEnd stores raw (built by endingCall) redacted as every call is, and the
-// conversation it ends. In the write transaction, load returns the conversation as it is
-// now, having checked it is still the one raw was built from (else an error:
-// errConversationMoved when reading it again may succeed); the conversation ended, its
-// call and whatever load wrote then commit together.
-func (s *ConversationService) writeEnd(ctx context.Context, raw *data.Call, load func(tx Tx) (*data.StoredConversation, error)) (*data.Call, error) {
+// writeEnd stores raw (built by endingCall from items, every item of the conversation)
+// redacted as every call is, and the conversation it ends, which from then on keeps no
+// more than its call: its items, tool calls and variables are replaced by their redacted
+// form in the same transaction (docs/conversations.md, "After the end"). One redaction
+// pass serves both: the items are redacted and the call's transcript built from them. In
+// the write transaction, load returns the conversation as it is now, having checked it is
+// still the one raw was built from (else an error: errConversationMoved when reading it
+// again may succeed); the conversation ended, its call and whatever load wrote then
+// commit together.
+func (s *ConversationService) writeEnd(ctx context.Context, raw *data.Call, items []data.ConversationItem, load func(tx Tx) (*data.StoredConversation, error)) (*data.Call, error) {
 	var call *data.Call
+	var redacted []data.ConversationItem // nil when no redaction applies
 	redactIt := func(r *redact.Redactor) error {
 		red := *raw
-		call = &red
-		return redactCall(r, call, allCallFields)
+		call, redacted = &red, nil
+		if r == nil {
+			return nil
+		}
+		if err := checkConversationWork(r, items, call); err != nil {
+			return err
+		}
+		redacted = redactItems(r, items)
+		call.Transcript = Transcript(*raw.StartedAt, redacted)
+		return redactCall(r, call, callFields{variables: true, analysis: true})
 	}
 	err := s.writeRedacted(ctx, raw.WorkspaceID, raw.AgentID, redactIt, func(tx Tx) error {
 		c, err := load(tx)
@@ -72,12 +85,40 @@ func (s *ConversationService) writeEnd(ctx context.Context, raw *data.Call, load
 		ended, reason, callID := *call.EndedAt, *call.DisconnectionReason, call.ID
 		c.Status, c.EndedAt, c.DisconnectionReason, c.CallID, c.Lease = data.ConversationEnded, &ended, &reason, &callID, nil
 		c.UpdatedAt = ended
-		return tx.PutConversation(c, nil)
+		if redacted != nil {
+			c.Variables = call.Variables // the conversation's, redacted as the call's
+		}
+		if err := tx.PutConversation(c, nil); err != nil {
+			return err
+		}
+		if redacted == nil {
+			return nil
+		}
+		return tx.RewriteConversationItems(c.ID, redacted)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return call, nil
+}
+
+// redactItems returns items with every match of r replaced by its marker, in what
+// redactCall covers on the call they become: each content (the transcript's text) and
+// each tool call's arguments and result (the text its tool item's content shows). The
+// chunks an agent item retrieved are the knowledge base's text, kept as it keeps it.
+func redactItems(r *redact.Redactor, items []data.ConversationItem) []data.ConversationItem {
+	out := make([]data.ConversationItem, len(items))
+	for i, it := range items {
+		it.Content, _ = r.Apply(it.Content)
+		if it.ToolCall != nil {
+			tc := *it.ToolCall
+			tc.Arguments, _ = r.ApplyJSON(tc.Arguments)
+			tc.Result, _ = r.ApplyJSON(tc.Result)
+			it.ToolCall = &tc
+		}
+		out[i] = it
+	}
+	return out
 }
 
 // endAsRead ends conversation id as read decides: read returns the conversation and why it
@@ -105,7 +146,7 @@ func (s *ConversationService) endAsRead(ctx context.Context, id string, read fun
 		if err != nil {
 			return nil, err
 		}
-		call, err := s.writeEnd(ctx, raw, func(tx Tx) (*data.StoredConversation, error) {
+		call, err := s.writeEnd(ctx, raw, items, func(tx Tx) (*data.StoredConversation, error) {
 			now, err := tx.Conversation(id)
 			if err != nil {
 				return nil, err

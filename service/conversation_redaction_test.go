@@ -73,41 +73,7 @@ func (w *redactionWorld) startConversation(t *testing.T, messages ...string) str
 // open, and on bbolt B's write never returns.
 func TestConversationEndRedactionHoldsNoWriter(t *testing.T) {
 	const secret = "card 4111 1111 1111 1111, order ORD-123456"
-	ends := []struct {
-		name   string
-		reason string
-		end    func(t *testing.T, w *redactionWorld, clock *testClock, id string) *string
-	}{
-		{"asked", data.EndUserEnded, func(t *testing.T, w *redactionWorld, _ *testClock, id string) *string {
-			call, err := w.svc.Conversations.EndConversation(w.ctxA, id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return &call.ID
-		}},
-		{"by a tool", data.EndAgentEnded, func(t *testing.T, w *redactionWorld, _ *testClock, id string) *string {
-			turn, err := w.svc.Conversations.SendMessage(w.ctxA, id, data.ConversationMessage{Content: "bye"}, data.ConversationObserver{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return turn.CallID
-		}},
-		{"by the idle sweep", data.EndExpired, func(t *testing.T, w *redactionWorld, clock *testClock, id string) *string {
-			clock.advance(data.ConversationIdleTimeout + time.Minute)
-			if n, err := w.svc.Conversations.ExpireIdle(context.Background(), 10); err != nil || n != 1 {
-				t.Fatalf("ExpireIdle ended %d, %v", n, err)
-			}
-			return conversationCall(t, w, id)
-		}},
-		{"by a message to an idle one", data.EndExpired, func(t *testing.T, w *redactionWorld, clock *testClock, id string) *string {
-			clock.advance(data.ConversationIdleTimeout + time.Minute)
-			if _, err := w.svc.Conversations.SendMessage(w.ctxA, id, data.ConversationMessage{Content: "hello?"}, data.ConversationObserver{}); data.ErrorCode(err) != data.ECONFLICT {
-				t.Fatalf("a message to an idle conversation: %v, want a conflict", err)
-			}
-			return conversationCall(t, w, id)
-		}},
-	}
-	for _, e := range ends {
+	for _, e := range conversationEnds() {
 		t.Run(e.name, func(t *testing.T) {
 			w, clock := conversationRedactionWorld(t)
 			id := w.startConversation(t, secret)
@@ -145,6 +111,49 @@ func TestConversationEndRedactionHoldsNoWriter(t *testing.T) {
 				t.Errorf("A's call redacted %d times, B wrote %d times during it; want 1 and 1", redactedA, wroteB)
 			}
 		})
+	}
+}
+
+// conversationEnd is one way a conversation ends: end ends conversation id and returns
+// the call it became.
+type conversationEnd struct {
+	name   string
+	reason string
+	end    func(t *testing.T, w *redactionWorld, clock *testClock, id string) *string
+}
+
+// conversationEnds are the four ways a conversation ends: asked, by a tool in the last
+// turn, by the idle sweep, by a message that finds it idle.
+func conversationEnds() []conversationEnd {
+	return []conversationEnd{
+		{"asked", data.EndUserEnded, func(t *testing.T, w *redactionWorld, _ *testClock, id string) *string {
+			call, err := w.svc.Conversations.EndConversation(w.ctxA, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return &call.ID
+		}},
+		{"by a tool", data.EndAgentEnded, func(t *testing.T, w *redactionWorld, _ *testClock, id string) *string {
+			turn, err := w.svc.Conversations.SendMessage(w.ctxA, id, data.ConversationMessage{Content: "bye"}, data.ConversationObserver{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return turn.CallID
+		}},
+		{"by the idle sweep", data.EndExpired, func(t *testing.T, w *redactionWorld, clock *testClock, id string) *string {
+			clock.advance(data.ConversationIdleTimeout + time.Minute)
+			if n, err := w.svc.Conversations.ExpireIdle(context.Background(), 10); err != nil || n != 1 {
+				t.Fatalf("ExpireIdle ended %d, %v", n, err)
+			}
+			return conversationCall(t, w, id)
+		}},
+		{"by a message to an idle one", data.EndExpired, func(t *testing.T, w *redactionWorld, clock *testClock, id string) *string {
+			clock.advance(data.ConversationIdleTimeout + time.Minute)
+			if _, err := w.svc.Conversations.SendMessage(w.ctxA, id, data.ConversationMessage{Content: "hello?"}, data.ConversationObserver{}); data.ErrorCode(err) != data.ECONFLICT {
+				t.Fatalf("a message to an idle conversation: %v, want a conflict", err)
+			}
+			return conversationCall(t, w, id)
+		}},
 	}
 }
 

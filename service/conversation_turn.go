@@ -224,11 +224,12 @@ func (s *ConversationService) storeTurn(ctx context.Context, leased *data.Stored
 	}
 	after := *leased
 	s.applyTurn(&after, out)
-	raw, err := s.endingCall(&after, append(slices.Clone(history), out.Items...), reason, out.Transfer)
+	items := append(slices.Clone(history), out.Items...)
+	raw, err := s.endingCall(&after, items, reason, out.Transfer)
 	if err != nil {
 		return nil, err
 	}
-	_, err = s.writeEnd(ctx, raw, func(tx Tx) (*data.StoredConversation, error) {
+	_, err = s.writeEnd(ctx, raw, items, func(tx Tx) (*data.StoredConversation, error) {
 		c, err := take(tx)
 		if err == nil {
 			turn.CallID, turn.Status, turn.DisconnectionReason = &raw.ID, data.ConversationEnded, &reason

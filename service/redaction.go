@@ -207,6 +207,29 @@ func checkRedactionWork(r *redact.Redactor, c *data.Call, fields callFields) err
 			sizes["transcript"] += len(it.Content)
 		}
 	}
+	return checkWork(r, c, fields, sizes)
+}
+
+// checkConversationWork is checkRedactionWork for an ended conversation's items and the
+// call they become: the items' text (contents, tool calls' arguments and results) counts
+// as the transcript it is redacted for.
+func checkConversationWork(r *redact.Redactor, items []data.ConversationItem, c *data.Call) error {
+	sizes := map[string]int{}
+	for _, it := range items {
+		sizes["transcript"] += len(it.Content)
+		if it.ToolCall != nil {
+			args, _ := json.Marshal(it.ToolCall.Arguments)
+			result, _ := json.Marshal(it.ToolCall.Result)
+			sizes["transcript"] += len(args) + len(result)
+		}
+	}
+	return checkWork(r, c, callFields{variables: true, analysis: true}, sizes)
+}
+
+// checkWork adds to sizes the encodings of c's objects that fields names and refuses
+// the total when r's rules would take more than redact.MaxWork over it, naming the
+// largest member.
+func checkWork(r *redact.Redactor, c *data.Call, fields callFields, sizes map[string]int) error {
 	for name, obj := range map[string]map[string]any{"variables": c.Variables, "analysis": c.Analysis} {
 		if len(obj) > 0 && (name == "variables" && fields.variables || name == "analysis" && fields.analysis) {
 			raw, _ := json.Marshal(obj)

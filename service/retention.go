@@ -45,8 +45,8 @@ func (s *RetentionService) Run(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// Sweep deletes, in every workspace, the calls and knowledge files its retention settings
-// have expired, RetentionBatch records per transaction, and records one retention.swept
+// Sweep deletes, in every workspace, the calls (with the conversations that became them)
+// and knowledge files its retention settings have expired, RetentionBatch records per transaction, and records one retention.swept
 // event per workspace where it deleted something. It returns those events' counts by
 // workspace id.
 func (s *RetentionService) Sweep(ctx context.Context) (map[string]data.RetentionSwept, error) {
@@ -112,7 +112,8 @@ func (s *RetentionService) sweepWorkspace(ctx context.Context, wsID string) (dat
 	})
 	if err == nil {
 		s.log.Info("retention sweep", "workspace_id", wsID, "calls_deleted", counts.CallsDeleted,
-			"knowledge_files_deleted", counts.KnowledgeFilesDeleted, "calls_on_hold", counts.CallsOnHold)
+			"knowledge_files_deleted", counts.KnowledgeFilesDeleted, "calls_on_hold", counts.CallsOnHold,
+			"conversations_deleted", counts.ConversationsDeleted)
 	}
 	return counts, err
 }
@@ -195,9 +196,9 @@ func (s *RetentionService) sweepCalls(ctx context.Context, wsID string, f data.C
 
 // deleteExpiredCalls deletes, in one transaction, those of ids that are still expired.
 func (s *RetentionService) deleteExpiredCalls(ctx context.Context, wsID string, ids []string, counts *data.RetentionSwept) error {
-	deleted, held := 0, 0
+	deleted, held, conversations := 0, 0, 0
 	err := s.store.Update(ctx, func(tx Tx) error {
-		deleted, held = 0, 0 // fn may run again
+		deleted, held, conversations = 0, 0, 0 // fn may run again
 		w, err := tx.Workspace(wsID)
 		if err != nil || w == nil {
 			return err
@@ -231,16 +232,21 @@ func (s *RetentionService) deleteExpiredCalls(ctx context.Context, wsID string, 
 			if days == nil || !c.CreatedAt.Before(now.Add(-time.Duration(*days)*day)) {
 				continue
 			}
-			if err := deleteCall(tx, c); err != nil {
+			conv, err := deleteCall(tx, c)
+			if err != nil {
 				return err
 			}
 			deleted++
+			if conv {
+				conversations++
+			}
 		}
 		return nil
 	})
 	if err == nil {
 		counts.CallsDeleted += deleted
 		counts.CallsOnHold += held
+		counts.ConversationsDeleted += conversations
 	}
 	return err
 }

@@ -10,7 +10,8 @@ import (
 // numbered in order, so that a turn appends its items instead of rewriting the whole
 // conversation. Storage keeps an index of active conversations by updated_at, for the
 // sweep that ends idle ones, and of each workspace's active ones, for the bound on open
-// conversations; a workspace's delete removes its conversations.
+// conversations, and of the ended ones by the call each became; a workspace's delete
+// removes its conversations.
 type ConversationTx interface {
 	// Conversation returns the conversation with id in any workspace, without its items
 	// (Messages nil), nil when there is none.
@@ -22,6 +23,24 @@ type ConversationTx interface {
 	// PutConversation replaces a stored conversation's record and appends items as its
 	// items number c.Items-len(items) to c.Items-1, moving its idle index entry.
 	PutConversation(c *data.StoredConversation, items []data.ConversationItem) error
+	// RewriteConversationItems replaces the stored items of conversation id, one for
+	// one, with items (all of them, in order): an ended conversation's with their
+	// redacted form.
+	RewriteConversationItems(id string, items []data.ConversationItem) error
+	// ConversationOfCall returns the id of the conversation that became the call with
+	// callID, "" when none did (from an index by call, never a read of every
+	// conversation).
+	ConversationOfCall(callID string) (string, error)
+	// DeleteConversation removes the conversation with id, its items and its index
+	// entries; an absent one is no error.
+	DeleteConversation(id string) error
+	// ConversationsToRedact returns up to limit ids of the workspace's conversations
+	// that ended before an ended conversation was redacted with its call (listed by the
+	// storage upgrade: bbolt schema 12, PostgreSQL migration 0024; nothing adds to the
+	// list after), for the job that redacts them (conversation_upgrade.go).
+	ConversationsToRedact(workspaceID string, limit int) ([]string, error)
+	// ConversationRedacted takes conversation id off its workspace's list.
+	ConversationRedacted(workspaceID, id string) error
 	// IdleConversations returns the ids of up to limit active conversations updated
 	// before the time, least recently updated first.
 	IdleConversations(before time.Time, limit int) ([]string, error)

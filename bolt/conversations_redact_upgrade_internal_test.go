@@ -1,0 +1,126 @@
+package bolt
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/redact"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// A schema 11 file holds conversations ended before an ended conversation was redacted
+// with its call: raw, and one whose call was deleted since. Opening it (schema 12) lists
+// them, and the upgrade's job (started with the runner, as serve starts it) redacts the
+// first as its call is and deletes the second; an active one is left as it is.
+func TestConversationsEndedBeforeTheUpgradeAreRedacted(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
+	db, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now().UTC().Add(-time.Hour).Truncate(time.Millisecond)
+	const card = "4111 1111 1111 1111"
+	raw := []data.ConversationItem{
+		{Role: data.ItemUser, Content: "my card is " + card, CreatedAt: data.NewTime(t0)},
+		{Role: data.ItemTool, Content: `note({"card":"` + card + `"})`, ToolCall: &data.ToolCallItem{ID: "c1", Name: "note",
+			Arguments: map[string]any{"card": card}, Result: map[string]any{"set": map[string]any{"card": card}}}, CreatedAt: data.NewTime(t0)},
+	}
+	conv := func(id, callID string) *data.StoredConversation {
+		c := &data.StoredConversation{Conversation: data.Conversation{ID: id, WorkspaceID: "ws_1", AgentID: "agt_1",
+			Status: data.ConversationActive, Variables: map[string]any{"card": card}, CreatedAt: data.NewTime(t0), UpdatedAt: data.NewTime(t0)},
+			StartedBy: "usr_1", Items: len(raw)}
+		if callID != "" {
+			at, reason := data.NewTime(t0), data.EndUserEnded
+			c.Status, c.EndedAt, c.DisconnectionReason, c.CallID = data.ConversationEnded, &at, &reason, &callID
+		}
+		return c
+	}
+	call1, call2 := db.ids.New(data.PrefixCall), db.ids.New(data.PrefixCall)
+	kept, orphan, active := conv("conv_1", call1), conv("conv_2", call2), conv("conv_3", "")
+	if err := db.Update(context.Background(), func(tx service.Tx) error {
+		ws := &data.WorkspaceRecord{Workspace: data.Workspace{ID: "ws_1", Name: "w", CreatedAt: data.NewTime(t0), UpdatedAt: data.NewTime(t0),
+			Privacy: data.WorkspacePrivacy{Redaction: data.Redaction{Detectors: []string{redact.Card}, Rules: []data.RedactionRule{}}}}}
+		if err := tx.PutWorkspace(ws); err != nil {
+			return err
+		}
+		if err := tx.InsertCall(&data.Call{ID: call1, WorkspaceID: "ws_1", AgentID: "agt_1", Direction: data.DirectionWeb,
+			Status: data.CallEnded, CreatedAt: data.NewTime(t0), UpdatedAt: data.NewTime(t0)}); err != nil {
+			return err
+		}
+		for _, c := range []*data.StoredConversation{kept, orphan, active} {
+			if err := tx.InsertConversation(c, raw); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// As a schema 11 binary left it: no call index, nothing listed.
+	if err := db.bolt.Update(func(b *bbolt.Tx) error {
+		if err := setSchemaVersion(b, 11); err != nil {
+			return err
+		}
+		if err := b.DeleteBucket(bucketConversationsCall); err != nil {
+			return err
+		}
+		return b.DeleteBucket(bucketConversationsToRedact)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	db = reopenUpgraded(t, db, dir, opts)
+	defer db.Close()
+	svc := svcOf(db)
+	runner := svc.Jobs.NewRunner(service.RunnerOptions{Owner: "upgrade", Kinds: []string{service.JobKindRedactEnded}, Poll: 10 * time.Millisecond})
+	runner.Start(context.Background())
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var left []string
+		if err := db.View(context.Background(), func(tx service.Tx) (err error) {
+			left, err = tx.ConversationsToRedact("ws_1", 10)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still listed after 20 s: %v", left)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := runner.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.View(context.Background(), func(tx service.Tx) error {
+		c, err := tx.Conversation("conv_1")
+		if err != nil || c == nil {
+			t.Fatalf("the conversation whose call is stored: %v, %v", c, err)
+		}
+		if c.Variables["card"] != "[card]" {
+			t.Errorf("its variables %v", c.Variables)
+		}
+		items, err := tx.ConversationItems("conv_1")
+		if err != nil || len(items) != 2 || items[0].Content != "my card is [card]" || items[1].ToolCall.Arguments.(map[string]any)["card"] != "[card]" {
+			t.Errorf("its items %+v, %v", items, err)
+		}
+		if gone, err := tx.Conversation("conv_2"); gone != nil || err != nil {
+			t.Errorf("the conversation whose call is gone: %+v, %v", gone, err)
+		}
+		items, _ = tx.ConversationItems("conv_3")
+		if len(items) != 2 || !strings.Contains(items[0].Content, card) {
+			t.Errorf("the active conversation's items %+v: an open one keeps its raw text", items)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
