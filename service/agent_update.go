@@ -200,7 +200,7 @@ func (s *AgentService) prepareUpdate(ctx context.Context, id string, row *data.S
 	if u.outJSON, err = u.out.AppendJSON(make([]byte, 0, 8192)); err != nil {
 		return nil, err
 	}
-	stored.JSON = u.outJSON // storage keeps these bytes (data.StoredAgent)
+	stored.JSON = rowJSON(stored.AgentConfig, u.outJSON) // storage may keep these bytes (data.StoredAgent)
 	u.stored = &stored
 	return u, nil
 }

@@ -108,6 +108,21 @@ func (s *AgentService) opened(ctx context.Context, id string, row *data.StoredAg
 	return row, &c, nil
 }
 
+// rowJSON is the response encoding out a stored row c may be kept as (AgentTx.PutAgent):
+// nil when c has a credential header with a value, which out shows only masked, so that
+// the engine encodes the row itself with the header sealed.
+func rowJSON(c data.AgentConfig, out json.RawMessage) json.RawMessage {
+	hasSecret := false
+	_, _ = data.MapCredentialHeaders(c, func(v string) (string, error) {
+		hasSecret = true
+		return v, nil
+	})
+	if hasSecret {
+		return nil
+	}
+	return out
+}
+
 // masked is the agent as responses and events show it: credentials masked, and the
 // variables its configuration uses (computed by the conversation engine, the one parser
 // of {{name}} references).
@@ -302,7 +317,7 @@ func (s *AgentService) CreateAgentJSON(ctx context.Context, in data.AgentCreate)
 	}
 	outJSON := json.RawMessage(enc) // record takes a RawMessage as is (a []byte would be base64)
 	stored := *row
-	stored.AgentConfig, stored.JSON = cfg, outJSON
+	stored.AgentConfig, stored.JSON = cfg, rowJSON(cfg, outJSON)
 	var storedRev uint64
 	err = s.store.Update(ctx, func(tx Tx) error {
 		errs, err := withReferences(tx, p.WorkspaceID, a, faults)
