@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -135,6 +136,19 @@ func TestCustomFunctionCredentialHeaders(t *testing.T) {
 	if !strings.Contains(string(exp.Body), "Authorization: ****1234") {
 		t.Errorf("the export does not hold the masked header: %s", exp.Body)
 	}
+	// Imported elsewhere, a masked header is no value: its name stays with an empty value,
+	// named in missing_secrets, as a masked api_key becomes null.
+	other := do("POST", "/api/v1/workspaces", map[string]any{"name": "Copy"}, 201).Data()["id"].(string)
+	imp := e.Do("POST", "/api/v1/workspaces/"+other+"/import", e.TokenIn(e.Owner, other), exp.Body)
+	testkit.Expect(t, imp, 201)
+	if missing := imp.Data()["missing_secrets"].([]any); !slices.Contains(missing, any("agents.0.llm_config.tools.0.custom_function_headers.0")) {
+		t.Errorf("missing_secrets: %v", missing)
+	}
+	copied := e.Do("GET", "/api/v1/agents/"+imp.Data()["agents"].([]any)[0].(map[string]any)["id"].(string), e.TokenIn(e.Owner, other), nil)
+	if got := headersOf(copied); len(got) != 1 || got[0] != "Authorization:" {
+		t.Errorf("the imported agent's headers: %v", got)
+	}
+
 	for _, text := range append(seen, "the server's log: "+e.Logs.String()) {
 		if strings.Contains(text, leak) || strings.Contains(text, apiKey) {
 			t.Errorf("holds a header's value in clear: %.300s", text)
