@@ -41,7 +41,7 @@ func startAgentBody(name string) map[string]any {
 		"llm_config": map[string]any{"provider": "groq", "model": "llama-3.3-70b-versatile", "api_key": startKey,
 			"tools": []any{map[string]any{"name": "lookup", "type": "custom_function", "description": "Look up {{customer_name}}'s order.",
 				"http_method": "POST", "api_endpoint": "https://api.example.com/orders/{{customer_name}}",
-				"custom_function_headers": []string{"X-Api-Key: key-{{plan}}-runtime-0001"},
+				"custom_function_headers":    []string{"X-Api-Key: key-{{plan}}-runtime-0001"},
 				"custom_function_parameters": `{"type":"object","properties":{"note":{"type":"string","description":"about {{plan}}"}}}`}}},
 	}
 }
