@@ -37,9 +37,9 @@ const (
 // the defaults or the stored agent) and returns every fault under its dot path: the name
 // when created or given, every group on create and the given groups on update, and an
 // api_key or custom function credential header given in its masked form that matched no
-// stored value. Groups not given are not
-// checked again: a rename must not fail because the catalog has since dropped the stored
-// model. References to other records are checked by the caller (KnowledgeBaseRefs).
+// stored value. Groups not given are not checked again: a rename must not fail because
+// the catalog has since dropped the stored model. References to other records are
+// checked by the caller (KnowledgeBaseRefs).
 func AgentChange(merged *data.Agent, in *data.AgentUpdate, creating bool, cat *data.Catalog) *Errors {
 	out := &Errors{}
 	if l := in.LLMConfig; l.Set && l.V.APIKey.Set && merged.LLMConfig.APIKey != nil && data.IsMasked(*merged.LLMConfig.APIKey) {
