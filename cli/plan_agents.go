@@ -145,15 +145,55 @@ func sameMember(group, member string, want, have any) bool {
 		}
 		return want == nil && have == nil
 	}
+	if group == "llm_config" && member == "tools" {
+		// The server masks credential headers too: a header counts as unchanged when it
+		// masks to what the server shows (a masked one, as pull writes it, keeps the value).
+		return data.SameJSON(maskedToolHeaders(want), have)
+	}
 	return data.SameJSON(want, have)
 }
 
-// shownMember masks api_key for printing.
+// shownMember masks api_key and the tools' credential headers for printing.
 func shownMember(group, member string, v any) any {
 	if s, ok := v.(string); ok && group == "llm_config" && member == "api_key" {
 		return data.MaskSecret(s)
 	}
+	if group == "llm_config" && member == "tools" {
+		return maskedToolHeaders(v)
+	}
 	return v
+}
+
+// maskedToolHeaders returns tools, llm_config.tools as decoded JSON, with each tool's
+// credential headers masked as the server shows them (data.MaskHeader).
+func maskedToolHeaders(tools any) any {
+	list, ok := tools.([]any)
+	if !ok {
+		return tools
+	}
+	out := make([]any, len(list))
+	for i, t := range list {
+		out[i] = t
+		tool, ok := t.(map[string]any)
+		if !ok {
+			continue
+		}
+		headers, ok := tool["custom_function_headers"].([]any)
+		if !ok {
+			continue
+		}
+		masked := make([]any, len(headers))
+		for j, h := range headers {
+			masked[j] = h
+			if s, ok := h.(string); ok {
+				masked[j] = data.MaskHeader(s)
+			}
+		}
+		copied := maps.Clone(tool)
+		copied["custom_function_headers"] = masked
+		out[i] = copied
+	}
+	return out
 }
 
 // normalizeGroups decodes each member a file gives through its group's Go type and

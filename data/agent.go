@@ -114,6 +114,7 @@ func (a *Agent) Clone() *Agent {
 // Masked returns a copy whose credentials are masked for a response (conventions §9).
 func (a Agent) Masked() Agent {
 	a.LLMConfig.APIKey = maskPtr(a.LLMConfig.APIKey)
+	a.AgentConfig = maskHeaders(a.AgentConfig)
 	return a
 }
 
@@ -292,6 +293,7 @@ func (v *AgentVersion) Snapshot() AgentSnapshot {
 // Masked returns a copy whose credentials are masked for a response.
 func (v AgentVersion) Masked() AgentVersion {
 	v.LLMConfig.APIKey = maskPtr(v.LLMConfig.APIKey)
+	v.AgentConfig = maskHeaders(v.AgentConfig)
 	return v
 }
 

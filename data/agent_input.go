@@ -147,7 +147,8 @@ type LLMConfigPatch struct {
 // Apply returns stored with the given members replaced (conventions §7): when the patch
 // names another provider, the stored fields tied to the provider are dropped first
 // (temperature, knowledge_base_ids and tools carry over); an api_key given as the mask of
-// the stored key keeps the stored key (§9).
+// the stored key keeps the stored key (§9), and so does a credential header of a tool
+// sent back masked (KeepMaskedHeaders).
 func (p LLMConfigPatch) Apply(stored LLMConfig) LLMConfig {
 	out := stored
 	switched := p.Provider.Set && p.Provider.V != stored.Provider
@@ -171,6 +172,9 @@ func (p LLMConfigPatch) Apply(stored LLMConfig) LLMConfig {
 	setPtr(&out.MaxTokens, p.MaxTokens)
 	set(&out.KnowledgeBaseIDs, p.KnowledgeBaseIDs)
 	set(&out.Tools, p.Tools)
+	if p.Tools.Set {
+		out.Tools, _ = KeepMaskedHeaders(out.Tools, stored.Tools)
+	}
 	if k := p.APIKey.V; !switched && k != nil && stored.APIKey != nil && IsMasked(*k) && *k == MaskSecret(*stored.APIKey) {
 		out.APIKey = stored.APIKey
 	}

@@ -104,7 +104,37 @@ func shown(path string, v any) any {
 	if s, ok := v.(string); ok && secretPaths[path] {
 		return MaskSecret(s)
 	}
+	return maskHeaderTree(path, v)
+}
+
+// maskHeaderTree returns v, the value at path, with every custom function header in it
+// masked (MaskHeader): an item that changed, or a list or tool added or removed whole.
+func maskHeaderTree(path string, v any) any {
+	switch t := v.(type) {
+	case string:
+		if isHeaderItemPath(path) {
+			return MaskHeader(t)
+		}
+	case []any:
+		out := make([]any, len(t))
+		for i, item := range t {
+			out[i] = maskHeaderTree(join(path, strconv.Itoa(i)), item)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, item := range t {
+			out[k] = maskHeaderTree(join(path, k), item)
+		}
+		return out
+	}
 	return v
+}
+
+// isHeaderItemPath reports whether path is llm_config.tools.N.custom_function_headers.M.
+func isHeaderItemPath(path string) bool {
+	s := strings.Split(path, ".")
+	return len(s) == 5 && s[0] == "llm_config" && s[1] == "tools" && s[3] == "custom_function_headers"
 }
 
 func equalJSON(a, b any) bool {

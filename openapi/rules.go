@@ -173,7 +173,7 @@ var fieldRules = map[string]map[string]fieldRule{
 		"http_method":                    oneOf("GET", "POST", "PUT", "PATCH", "DELETE"),
 		"api_endpoint":                   {MaxLength: validate.MaxURL, Format: "uri", Description: "http or https URL."},
 		"timeout":                        atLeast(0),
-		"custom_function_headers":        {Items: &fieldRule{MaxLength: validate.MaxText}},
+		"custom_function_headers":        {Items: &fieldRule{MaxLength: validate.MaxText}, Description: "\"Name: value\" items. An item whose name is Authorization, Proxy-Authorization or Cookie, or contains key, token, secret, auth, password, passwd, signature, session or credential (any case), is a secret: its value is encrypted at rest and responses show it masked after the name (Authorization: ****1234). Sending that masked item back keeps the stored value of the same tool's header of that name (the n-th masked item of a name, the n-th stored one), unless api_endpoint moves to another origin (then it must be given again); a masked item that matches no stored value is 422. Other headers are shown as they are."},
 		"custom_function_query":          {Items: &fieldRule{MaxLength: validate.MaxText}},
 		"custom_function_parameters":     maxLen(validate.MaxPrompt),
 		"custom_function_variables":      {Items: &fieldRule{MaxLength: validate.MaxIdentifier}},

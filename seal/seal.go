@@ -184,6 +184,10 @@ func (s *Sealer) Seal(plain string) (string, error) {
 	return sealedPrefix + base64.RawStdEncoding.EncodeToString(aead.Seal(nonce, nonce, []byte(plain), nil)), nil
 }
 
+// IsSealed reports whether v has the form Seal gives, so that a value stored in the clear
+// before its field was sealed can be told from a sealed one.
+func IsSealed(v string) bool { return strings.HasPrefix(v, sealedPrefix) }
+
 // Open decrypts a value made by Seal.
 func (s *Sealer) Open(sealed string) (string, error) {
 	if sealed == "" {

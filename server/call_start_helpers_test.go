@@ -26,8 +26,8 @@ type startEnv struct {
 
 const startNumber = "+14155550123"
 
-// startAgentBody is an agent whose prompt, welcome message and a custom function use
-// variables: customer_name has a default, plan has none (a start must give it), and
+// startAgentBody is an agent whose prompt, welcome message and a custom function (its
+// credential header too, sealed at rest) use variables: customer_name has a default, plan has none (a start must give it), and
 // current_time is written in Europe/Paris.
 func startAgentBody(name string) map[string]any {
 	return map[string]any{
@@ -41,6 +41,7 @@ func startAgentBody(name string) map[string]any {
 		"llm_config": map[string]any{"provider": "groq", "model": "llama-3.3-70b-versatile", "api_key": startKey,
 			"tools": []any{map[string]any{"name": "lookup", "type": "custom_function", "description": "Look up {{customer_name}}'s order.",
 				"http_method": "POST", "api_endpoint": "https://api.example.com/orders/{{customer_name}}",
+				"custom_function_headers":    []string{"X-Api-Key: key-{{plan}}-runtime-0001"},
 				"custom_function_parameters": `{"type":"object","properties":{"note":{"type":"string","description":"about {{plan}}"}}}`}}},
 	}
 }

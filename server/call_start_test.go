@@ -51,6 +51,10 @@ func TestCallStartInbound(t *testing.T) {
 		!strings.Contains(tool["custom_function_parameters"].(string), `"about gold"`) {
 		t.Errorf("tool not substituted: %v", tool)
 	}
+	// The runtime calls the function with the credential header: opened, then substituted.
+	if h := tool["custom_function_headers"].([]any); len(h) != 1 || h[0] != "X-Api-Key: key-gold-runtime-0001" {
+		t.Errorf("custom_function_headers %v, want the header opened and substituted", h)
+	}
 	if agent["id"] != e.agent || agent["version"] != float64(1) || agent["name"] != "Front desk" || agent["knowledge"] != nil {
 		t.Errorf("agent: id %v version %v name %v knowledge %v", agent["id"], agent["version"], agent["name"], agent["knowledge"])
 	}
@@ -65,7 +69,7 @@ func TestCallStartInbound(t *testing.T) {
 	audit := e.Do("GET", "/api/v1/audit-log?per_page=100", e.Owner.Token, nil)
 	testkit.Expect(t, audit, 200)
 	for where, text := range map[string]string{"the call": string(shown.Body), "the audit log": string(audit.Body), "the server's log": e.Logs.String()} {
-		if strings.Contains(text, startKey) {
+		if strings.Contains(text, startKey) || strings.Contains(text, "-runtime-") {
 			t.Errorf("%s holds the credential in clear", where)
 		}
 	}

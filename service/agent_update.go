@@ -165,6 +165,7 @@ func (s *AgentService) prepareUpdate(ctx context.Context, id string, row *data.S
 	u := &agentUpdate{row: plain, merged: a, oldStatus: plain.Status, faults: s.checkAgent(ctx, a, in, false)}
 	validate.KeptCredentialMoved(u.faults, "llm_config.api_key", keptAPIKey(plain.LLMConfig, a.LLMConfig, in),
 		llmAddress(plain.LLMConfig), llmAddress(a.LLMConfig))
+	keptHeadersMoved(u.faults, plain.LLMConfig.Tools, a.LLMConfig.Tools, in)
 	if u.faults.Len() > 0 {
 		return u, nil
 	}
@@ -190,13 +191,16 @@ func (s *AgentService) prepareUpdate(ctx context.Context, id string, row *data.S
 	stored := next
 	if plain.LLMConfig.APIKey == next.LLMConfig.APIKey {
 		stored.LLMConfig.APIKey = sealedRow.LLMConfig.APIKey // the same key: no sealing again
+		if stored.AgentConfig, err = s.sealedHeaders(stored.AgentConfig); err != nil {
+			return nil, err
+		}
 	} else if stored.AgentConfig, err = s.sealed(next.AgentConfig); err != nil {
 		return nil, err
 	}
 	if u.outJSON, err = u.out.AppendJSON(make([]byte, 0, 8192)); err != nil {
 		return nil, err
 	}
-	stored.JSON = u.outJSON // storage keeps these bytes (data.StoredAgent)
+	stored.JSON = rowJSON(stored.AgentConfig, u.outJSON) // storage may keep these bytes (data.StoredAgent)
 	u.stored = &stored
 	return u, nil
 }
@@ -214,4 +218,33 @@ func keptAPIKey(before, after data.LLMConfig, in *data.AgentUpdate) bool {
 // llmAddress is where a model's requests go (validate.ProviderAddress).
 func llmAddress(c data.LLMConfig) string {
 	return validate.ProviderAddress(c.Provider, c.Region, c.BaseURL, c.Endpoint)
+}
+
+// keptHeadersMoved adds the fault of each credential header kept by its mask
+// (data.KeepMaskedHeaders) in a tool whose api_endpoint moved to another origin: the
+// stored value is sent only where it was entered (validate.KeptCredentialMoved).
+func keptHeadersMoved(errs *validate.Errors, before, after []*data.Tool, in *data.AgentUpdate) {
+	if !in.LLMConfig.Set || !in.LLMConfig.V.Tools.Set {
+		return
+	}
+	given := in.LLMConfig.V.Tools.V
+	for i, t := range after {
+		if t == nil || i >= len(given) || given[i] == nil {
+			continue
+		}
+		var old *data.Tool
+		for _, b := range before {
+			if b != nil && b.Name == t.Name {
+				old = b
+			}
+		}
+		if old == nil {
+			continue
+		}
+		for j, item := range t.CustomFunctionHeaders {
+			kept := j < len(given[i].CustomFunctionHeaders) && data.IsMaskedHeader(given[i].CustomFunctionHeaders[j]) && !data.IsMaskedHeader(item)
+			path := validate.Index(validate.Index("llm_config.tools", i)+".custom_function_headers", j)
+			validate.KeptCredentialMoved(errs, path, kept, validate.ProviderAddress("", "", old.APIEndpoint), validate.ProviderAddress("", "", t.APIEndpoint))
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/conversation"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/seal"
 	"github.com/voiceapi/voiceapi/validate"
 )
 
@@ -19,30 +20,56 @@ type AgentService struct {
 
 var _ data.AgentService = (*AgentService)(nil)
 
-// open returns c with its api_key opened (c as stored holds it sealed).
+// open returns c with its credentials opened (openConfig).
 func (s *AgentService) open(c data.AgentConfig) (data.AgentConfig, error) {
-	if c.LLMConfig.APIKey == nil {
-		return c, nil
+	return openConfig(s.sealer, c)
+}
+
+// openConfig returns c, as stored, with its credentials opened: llm_config.api_key and
+// the value of each credential header of a custom function (data.IsCredentialHeader). A
+// header stored in the clear before headers were sealed is read as it is, and sealed at
+// the agent's next write (docs/upgrading.md).
+func openConfig(sealer *seal.Sealer, c data.AgentConfig) (data.AgentConfig, error) {
+	if c.LLMConfig.APIKey != nil {
+		plain, err := sealer.Open(*c.LLMConfig.APIKey)
+		if err != nil {
+			return c, fmt.Errorf("opening llm_config.api_key: %w", err)
+		}
+		c.LLMConfig.APIKey = &plain
 	}
-	plain, err := s.sealer.Open(*c.LLMConfig.APIKey)
+	return openHeaders(sealer, c)
+}
+
+// openHeaders returns c with the value of each credential header opened.
+func openHeaders(sealer *seal.Sealer, c data.AgentConfig) (data.AgentConfig, error) {
+	c, err := data.MapCredentialHeaders(c, func(v string) (string, error) {
+		if !seal.IsSealed(v) {
+			return v, nil // stored before headers were sealed
+		}
+		return sealer.Open(v)
+	})
 	if err != nil {
-		return c, fmt.Errorf("opening llm_config.api_key: %w", err)
+		return c, fmt.Errorf("opening a custom_function_headers value: %w", err)
 	}
-	c.LLMConfig.APIKey = &plain
 	return c, nil
 }
 
-// sealed returns c with its api_key sealed for storage.
+// sealed returns c with its credentials sealed for storage: the api_key and each
+// credential header's value.
 func (s *AgentService) sealed(c data.AgentConfig) (data.AgentConfig, error) {
-	if c.LLMConfig.APIKey == nil {
-		return c, nil
+	if c.LLMConfig.APIKey != nil {
+		sealed, err := s.sealer.Seal(*c.LLMConfig.APIKey)
+		if err != nil {
+			return c, err
+		}
+		c.LLMConfig.APIKey = &sealed
 	}
-	sealed, err := s.sealer.Seal(*c.LLMConfig.APIKey)
-	if err != nil {
-		return c, err
-	}
-	c.LLMConfig.APIKey = &sealed
-	return c, nil
+	return s.sealedHeaders(c)
+}
+
+// sealedHeaders returns c with the value of each credential header sealed.
+func (s *AgentService) sealedHeaders(c data.AgentConfig) (data.AgentConfig, error) {
+	return data.MapCredentialHeaders(c, s.sealer.Seal)
 }
 
 // visible returns row when the caller may see it (its workspace, within its agent_ids),
@@ -81,12 +108,28 @@ func (s *AgentService) opened(ctx context.Context, id string, row *data.StoredAg
 	return row, &c, nil
 }
 
+// rowJSON is the response encoding out a stored row c may be kept as (AgentTx.PutAgent):
+// nil when c has a credential header with a value, which out shows only masked, so that
+// the engine encodes the row itself with the header sealed.
+func rowJSON(c data.AgentConfig, out json.RawMessage) json.RawMessage {
+	hasSecret := false
+	_, _ = data.MapCredentialHeaders(c, func(v string) (string, error) {
+		hasSecret = true
+		return v, nil
+	})
+	if hasSecret {
+		return nil
+	}
+	return out
+}
+
 // masked is the agent as responses and events show it: credentials masked, and the
 // variables its configuration uses (computed by the conversation engine, the one parser
 // of {{name}} references).
 func masked(row *data.StoredAgent) *data.Agent {
 	a := row.Agent.Masked()
-	a.UsedVariables = conversation.ConfigVariables(&a.AgentConfig)
+	// From the plain configuration: a masked header hides the variables its value uses.
+	a.UsedVariables = conversation.ConfigVariables(&row.AgentConfig)
 	if a.UsedVariables == nil {
 		a.UsedVariables = []string{}
 	}
@@ -274,7 +317,7 @@ func (s *AgentService) CreateAgentJSON(ctx context.Context, in data.AgentCreate)
 	}
 	outJSON := json.RawMessage(enc) // record takes a RawMessage as is (a []byte would be base64)
 	stored := *row
-	stored.AgentConfig, stored.JSON = cfg, outJSON
+	stored.AgentConfig, stored.JSON = cfg, rowJSON(cfg, outJSON)
 	var storedRev uint64
 	err = s.store.Update(ctx, func(tx Tx) error {
 		errs, err := withReferences(tx, p.WorkspaceID, a, faults)

@@ -238,17 +238,16 @@ func workspaceNumber(tx Tx, ws, phone string) (*data.Number, error) {
 }
 
 // runConfig is the answer's configuration: the version with vals substituted everywhere
-// conventions §23 lists and its api_key opened, and the knowledge route. It runs after
+// conventions §23 lists and its credentials opened (the runtime calls the model and the
+// custom functions with them), and the knowledge route. It runs after
 // the commit, outside any transaction.
 func (s *CallStartService) runConfig(r *routed, vals map[string]any) (*data.RunConfig, error) {
-	cfg, _ := conversation.SubstituteConfig(r.version.cfg, vals)
-	if k := cfg.LLMConfig.APIKey; k != nil {
-		plain, err := s.sealer.Open(*k)
-		if err != nil {
-			return nil, err
-		}
-		cfg.LLMConfig.APIKey = &plain
+	// Opened before substitution: a sealed header value hides the variables it uses.
+	plain, err := openConfig(s.sealer, r.version.cfg)
+	if err != nil {
+		return nil, err
 	}
+	cfg, _ := conversation.SubstituteConfig(plain, vals)
 	run := &data.RunConfig{ID: r.agent.ID, Name: r.version.name, Version: r.variant.Version, AgentConfig: cfg, Variables: vals}
 	if len(cfg.LLMConfig.KnowledgeBaseIDs) > 0 {
 		run.Knowledge = &data.KnowledgeRoute{Method: "POST", Path: "/api/v1/agents/" + r.agent.ID + "/knowledge/query",

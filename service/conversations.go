@@ -77,7 +77,7 @@ func loadConversation(tx Tx, p *data.Principal, id string) (*data.StoredConversa
 	return c, nil
 }
 
-// configOf resolves the configuration a conversation runs, its api_key opened: version N,
+// configOf resolves the configuration a conversation runs, its credentials opened: version N,
 // or the agent's current configuration for a draft (which needs the right to write
 // agents, checked again at each message). live is resolved to its number at the start.
 func (s *ConversationService) configOf(tx Tx, p *data.Principal, agentID string, version *int) (*data.AgentConfig, error) {
@@ -103,14 +103,11 @@ func (s *ConversationService) configOf(tx Tx, p *data.Principal, agentID string,
 		}
 		cfg = v.AgentConfig
 	}
-	if cfg.LLMConfig.APIKey != nil {
-		plain, err := s.sealer.Open(*cfg.LLMConfig.APIKey)
-		if err != nil {
-			return nil, err
-		}
-		cfg.LLMConfig.APIKey = &plain
+	plain, err := openConfig(s.sealer, cfg)
+	if err != nil {
+		return nil, err
 	}
-	return &cfg, nil
+	return &plain, nil
 }
 
 // engine builds the engine of one conversation's configuration.

@@ -185,9 +185,12 @@ func exportConfig(cfg data.AgentConfig, kbKeys map[string]string, opts data.Expo
 		}
 	}
 	cfg.LLMConfig.KnowledgeBaseIDs = keys
-	if !opts.IncludeSecrets && cfg.LLMConfig.APIKey != nil {
-		m := data.MaskSecret(*cfg.LLMConfig.APIKey)
-		cfg.LLMConfig.APIKey = &m
+	if !opts.IncludeSecrets {
+		if cfg.LLMConfig.APIKey != nil {
+			m := data.MaskSecret(*cfg.LLMConfig.APIKey)
+			cfg.LLMConfig.APIKey = &m
+		}
+		cfg, _ = data.MapCredentialHeaders(cfg, func(v string) (string, error) { return data.MaskSecret(v), nil })
 	}
 	return cfg
 }

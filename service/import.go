@@ -13,6 +13,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -443,7 +444,7 @@ func (s *ExportService) importAgent(ctx context.Context, tx Tx, in *data.ExportA
 }
 
 // importConfig maps knowledge base keys to the new ids and turns a masked api_key into
-// null, noting its path: a mask is not a key, and storing it as one would fail every call.
+// null and a masked credential header's value into "", noting their paths: a mask is not a key, and storing it as one would fail every call.
 func (plan *importPlan) importConfig(cfg data.AgentConfig, path string) data.AgentConfig {
 	ids := make([]string, len(cfg.LLMConfig.KnowledgeBaseIDs))
 	for i, key := range cfg.LLMConfig.KnowledgeBaseIDs {
@@ -453,6 +454,32 @@ func (plan *importPlan) importConfig(cfg data.AgentConfig, path string) data.Age
 	if k := cfg.LLMConfig.APIKey; k != nil && data.IsMaskedSecret(*k) {
 		cfg.LLMConfig.APIKey = nil
 		plan.missing = append(plan.missing, path+".llm_config.api_key")
+	}
+	// A masked credential header keeps its name with an empty value, to be entered again.
+	var tools []*data.Tool
+	for i, t := range cfg.LLMConfig.Tools {
+		if t == nil {
+			continue
+		}
+		for j, item := range t.CustomFunctionHeaders {
+			name, value, _ := data.SplitHeader(item)
+			if !data.IsCredentialHeader(item) || !data.IsMaskedSecret(value) {
+				continue
+			}
+			if tools == nil {
+				tools = slices.Clone(cfg.LLMConfig.Tools)
+			}
+			if tools[i] == t {
+				c := *t
+				c.CustomFunctionHeaders = slices.Clone(t.CustomFunctionHeaders)
+				tools[i] = &c
+			}
+			tools[i].CustomFunctionHeaders[j] = name + ":"
+			plan.missing = append(plan.missing, validate.Index(validate.Index(path+".llm_config.tools", i)+".custom_function_headers", j))
+		}
+	}
+	if tools != nil {
+		cfg.LLMConfig.Tools = tools
 	}
 	return cfg
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/redact"
+	"github.com/voiceapi/voiceapi/seal"
 )
 
 // jobConcerns is what a job's payload names, read alike from every kind's payload (each
@@ -39,20 +40,22 @@ func (b *base) recordJobFailed(tx Tx, id string) error {
 }
 
 // jobSecrets are the credentials a job's work could have handed a remote server, which
-// may echo them in its error: the job's agent's model api_key and the workspace's
-// embeddings key. A key that does not open is left out, so that failing the job never
+// may echo them in its error: the job's agent's model api_key and custom function
+// credential headers, and the workspace's embeddings key. A key that does not open is left out, so that failing the job never
 // fails on it.
 func (b *base) jobSecrets(tx Tx, j *data.JobRecord) []string {
-	var sealed []string
+	var sealed, out []string
 	if j.AgentID != nil {
-		if a, err := tx.Agent(*j.AgentID); err == nil && a != nil && a.WorkspaceID == j.WorkspaceID && a.LLMConfig.APIKey != nil {
-			sealed = append(sealed, *a.LLMConfig.APIKey)
+		if a, err := tx.Agent(*j.AgentID); err == nil && a != nil && a.WorkspaceID == j.WorkspaceID {
+			if a.LLMConfig.APIKey != nil {
+				sealed = append(sealed, *a.LLMConfig.APIKey)
+			}
+			out = append(out, b.headerSecrets(a.AgentConfig)...)
 		}
 	}
 	if w, err := tx.Workspace(j.WorkspaceID); err == nil && w != nil && w.EmbeddingsKey != "" {
 		sealed = append(sealed, w.EmbeddingsKey)
 	}
-	var out []string
 	for _, s := range sealed {
 		if plain, err := b.sealer.Open(s); err == nil {
 			out = append(out, plain)
@@ -67,4 +70,19 @@ func optionalID(id string) *string {
 		return nil
 	}
 	return &id
+}
+
+// headerSecrets are the opened values of c's credential headers; one that does not open
+// is left out.
+func (b *base) headerSecrets(c data.AgentConfig) []string {
+	var out []string
+	_, _ = data.MapCredentialHeaders(c, func(v string) (string, error) {
+		if !seal.IsSealed(v) {
+			out = append(out, v)
+		} else if plain, err := b.sealer.Open(v); err == nil {
+			out = append(out, plain)
+		}
+		return v, nil
+	})
+	return out
 }

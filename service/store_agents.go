@@ -15,7 +15,8 @@ type AgentTx interface {
 	// workspace, newest first, and by workspace and status, moved from oldStatus ("" for
 	// a new agent). a.JSON, when set, is a.Agent masked and encoded (the response's
 	// bytes): an engine may keep it rather than encode the row again, its api_key member
-	// aside (the sealed key is a.LLMConfig.APIKey); an engine may also ignore it. Agent
+	// aside (the sealed key is a.LLMConfig.APIKey); an engine may also ignore it. It is
+	// nil when a custom function's credential header, masked there, is sealed in a. Agent
 	// returns the row with JSON nil either way.
 	PutAgent(a *data.StoredAgent, oldStatus string) error
 	// DeleteAgent removes the agent, its versions and its index entries, and runs the

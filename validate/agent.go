@@ -36,9 +36,10 @@ const (
 // AgentChange checks an agent a create or an update gave (merged: the body merged into
 // the defaults or the stored agent) and returns every fault under its dot path: the name
 // when created or given, every group on create and the given groups on update, and an
-// api_key given in its masked form that matched no stored key. Groups not given are not
-// checked again: a rename must not fail because the catalog has since dropped the stored
-// model. References to other records are checked by the caller (KnowledgeBaseRefs).
+// api_key or custom function credential header given in its masked form that matched no
+// stored value. Groups not given are not checked again: a rename must not fail because
+// the catalog has since dropped the stored model. References to other records are
+// checked by the caller (KnowledgeBaseRefs).
 func AgentChange(merged *data.Agent, in *data.AgentUpdate, creating bool, cat *data.Catalog) *Errors {
 	out := &Errors{}
 	if l := in.LLMConfig; l.Set && l.V.APIKey.Set && merged.LLMConfig.APIKey != nil && data.IsMasked(*merged.LLMConfig.APIKey) {
@@ -46,6 +47,9 @@ func AgentChange(merged *data.Agent, in *data.AgentUpdate, creating bool, cat *d
 		// other mask stored as a key would only fail later, at call time. This fault
 		// stands in for the api_key's other rules.
 		out.Add("llm_config.api_key", "The llm_config.api_key field holds a masked value that matches no stored key; send the whole key.")
+	}
+	if l := in.LLMConfig; l.Set && l.V.Tools.Set {
+		maskedHeadersUnmatched(out, merged.LLMConfig.Tools)
 	}
 	rules := &Errors{}
 	switch {
@@ -148,4 +152,21 @@ func AgentFilter(status, name string) error {
 	}
 	errs.MaxLen("name", name, MaxAgentName)
 	return errs.Err()
+}
+
+// maskedHeadersUnmatched adds a fault for each credential header of tools still masked
+// once the stored values its mask stands for were put back (data.KeepMaskedHeaders): a
+// mask of nothing stored would be sent as the credential.
+func maskedHeadersUnmatched(errs *Errors, tools []*data.Tool) {
+	for i, t := range tools {
+		if t == nil {
+			continue
+		}
+		for j, item := range t.CustomFunctionHeaders {
+			if data.IsMaskedHeader(item) {
+				path := Index(Index("llm_config.tools", i)+".custom_function_headers", j)
+				errs.Addf(path, "The %s field holds a masked value that matches no stored header of this tool; send the whole value.", path)
+			}
+		}
+	}
 }

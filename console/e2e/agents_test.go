@@ -186,6 +186,28 @@ func (b *browser) checkCredentialMaskedAndKept(id string) {
 	if kept != masked {
 		b.t.Errorf("after a save that did not touch it the api_key is %v, want it kept (%q)", kept, masked)
 	}
+
+	// A custom function's credential header: masked in the page (the tool's data the
+	// editor sends back included), kept by a save that does not touch it.
+	tools := []any{map[string]any{"name": "crm", "type": "custom_function", "http_method": "POST",
+		"api_endpoint": "https://crm.example.com/orders", "custom_function_headers": []string{"Authorization: Bearer sk_live_header0123abcd"}}}
+	if r := e.Do(nil, "PUT", "/api/v1/agents/"+id, e.Owner.Token, map[string]any{"llm_config": map[string]any{"tools": tools}}); r.Status != http.StatusOK {
+		b.t.Fatalf("set a credential header: %d %s", r.Status, r.Body)
+	}
+	b.open("/agents/" + id)
+	var page string
+	b.eval("page", `document.documentElement.outerHTML`, &page)
+	if strings.Contains(page, "sk_live_header") {
+		b.t.Error("the editor's page holds the credential header's value")
+	}
+	b.run("save untouched header", chromedp.SetValue(`textarea[data-key="prompt"]`, "Shorter answers.", chromedp.ByQuery),
+		chromedp.Click(`#agent-form .actions button`, chromedp.ByQuery),
+		chromedp.WaitVisible(`//*[@id="save-status"][text()="Saved."]`, chromedp.BySearch))
+	got := e.Do(nil, "GET", "/api/v1/agents/"+id, e.Owner.Token, nil).Data()
+	headers := got["llm_config"].(map[string]any)["tools"].([]any)[0].(map[string]any)["custom_function_headers"].([]any)
+	if got["prompt_config"].(map[string]any)["prompt"] != "Shorter answers." || len(headers) != 1 || headers[0] != "Authorization: ****abcd" {
+		b.t.Errorf("after a save that did not touch it the header is %v, want it kept masked", headers)
+	}
 }
 
 // checkStaleSaveOffersReload checks a 412: someone else saves meanwhile; the editor says
