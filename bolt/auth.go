@@ -187,3 +187,22 @@ func (t tx) UserTokens(userID, kind string) ([]*data.APIKeyRecord, error) {
 	}
 	return keys, nil
 }
+
+// LiveAPIKeys implements service.AccountTx, from the user's API key entries (bbolt has
+// one writer, so the count holds for the transaction).
+func (t tx) LiveAPIKeys(userID, workspaceID string, now time.Time, limit int) (int, error) {
+	n := 0
+	for _, id := range scopeIDs(t.b.Bucket(bucketAPIKeysByUser), keyScope(userID, data.TokenAPIKey)) {
+		if n >= limit {
+			break
+		}
+		k, err := getAPIKey(t.b, []byte(id))
+		if err != nil {
+			return 0, err
+		}
+		if k != nil && k.WorkspaceID == workspaceID && (k.ExpiresAt == nil || k.ExpiresAt.After(now)) {
+			n++
+		}
+	}
+	return n, nil
+}
