@@ -152,3 +152,15 @@ func (t *tx) LiveAPIKeys(userID, workspaceID string, now time.Time, limit int) (
 		AND workspace_id = $2 AND (expires_at IS NULL OR expires_at > $3) LIMIT $4) AS live`, userID, workspaceID, now, limit).Scan(&n)
 	return n, err
 }
+
+// DeleteExpiredTokens implements service.AccountTx, over the index api_keys_by_expiry
+// (migration 0024).
+func (t *tx) DeleteExpiredTokens(kind string, before time.Time, limit int) (int, error) {
+	tag, err := t.exec(deleteExpiredTokensSQL, kind, before, limit)
+	return int(tag.RowsAffected()), err
+}
+
+// deleteExpiredTokensSQL deletes up to $3 tokens of kind $1 expiring at or before $2,
+// earliest first.
+const deleteExpiredTokensSQL = `DELETE FROM api_keys WHERE id IN (SELECT id FROM api_keys
+	WHERE kind = $1 AND expires_at IS NOT NULL AND expires_at <= $2 ORDER BY expires_at LIMIT $3)`
