@@ -33,6 +33,10 @@ const (
 	MaxTestsPerAgent        = 200
 	MaxTestRunTests         = MaxTestsPerAgent // test_ids of a run
 	MaxPendingTestRuns      = 25               // runs of one agent queued or running at once
+	// MaxKeptTestRuns is how many finished runs of an agent are kept, the newest; an
+	// older one goes when a run finishes, unless the publish gate reads it
+	// (docs/testing-agents.md "How many runs are kept").
+	MaxKeptTestRuns = 50
 	maxCriterionArgumentsKB = 16
 )
 
