@@ -75,7 +75,7 @@ func TestPruneTokens(t *testing.T) {
 	}
 
 	clock.advance(ttl - time.Millisecond)
-	third, thirdToken := login() // valid for another ttl
+	third, thirdToken := login()    // valid for another ttl
 	clock.advance(time.Millisecond) // the first two expire now
 	if n := prune(); n != 2 {
 		t.Errorf("the pass at the logins' expiry deleted %d, want 2", n)

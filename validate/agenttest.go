@@ -33,12 +33,13 @@ const (
 	MaxTestsPerAgent        = 200
 	MaxTestRunTests         = MaxTestsPerAgent // test_ids of a run
 	MaxPendingTestRuns      = 25               // runs of one agent queued or running at once
-	// MaxKeptTestRuns is how many finished runs of an agent are kept, the newest; an
-	// older one goes when a run finishes, unless the publish gate reads it
-	// (docs/testing-agents.md "How many runs are kept").
-	MaxKeptTestRuns = 50
 	maxCriterionArgumentsKB = 16
 )
+
+// MaxKeptTestRuns is how many finished runs of an agent are kept, the newest; an older
+// one goes when a run of the agent finishes, unless the publish gate reads it
+// (docs/testing-agents.md "How many runs are kept").
+const MaxKeptTestRuns = 50
 
 // criterionMembers are the members each criterion type takes; the others are refused.
 var criterionMembers = map[string][]string{
