@@ -76,5 +76,6 @@ func pruneJobs(ctx context.Context, jobs *service.JobService, logger *slog.Logge
 	if retention <= 0 {
 		return
 	}
-	pruneLoop(ctx, logger, pruneEvery(retention), "finished jobs", func(ctx context.Context) (int, error) { return jobs.PruneJobs(ctx, retention) }, service.JobPruneBatch)
+	pruneLoop(ctx, logger, pruneEvery(retention), "finished jobs", func(ctx context.Context) (int, error) { return jobs.PruneJobs(ctx, retention) }, service.JobPruneBatch,
+		"retention", retention.String())
 }

@@ -23,7 +23,8 @@ func pruneDeliveries(ctx context.Context, d *service.DeliveryService, logger *sl
 	if retention <= 0 {
 		return
 	}
-	pruneLoop(ctx, logger, pruneEvery(retention), "webhook delivery records", func(ctx context.Context) (int, error) { return d.PruneDeliveries(ctx, retention) }, service.DeliveryPruneBatch)
+	pruneLoop(ctx, logger, pruneEvery(retention), "webhook delivery records", func(ctx context.Context) (int, error) { return d.PruneDeliveries(ctx, retention) }, service.DeliveryPruneBatch,
+		"retention", retention.String())
 }
 
 // tokenPruneEvery is how often the server deletes tokens past their use: login tokens
@@ -37,9 +38,10 @@ func pruneTokens(ctx context.Context, auth *service.AuthService, logger *slog.Lo
 }
 
 // pruneLoop runs a prunePass of prune now, then every interval until ctx is done, and
-// logs what each pass deleted (what names the records) or why it stopped: the one loop
-// of the server's pruning passes (delivery records, finished jobs, expired tokens).
-func pruneLoop(ctx context.Context, logger *slog.Logger, every time.Duration, what string, prune func(context.Context) (int, error), batch int) {
+// logs what each pass deleted (what names the records; attrs follow the count) or why it
+// stopped: the one loop of the server's pruning passes (delivery records, finished jobs,
+// expired tokens).
+func pruneLoop(ctx context.Context, logger *slog.Logger, every time.Duration, what string, prune func(context.Context) (int, error), batch int, attrs ...any) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
@@ -48,7 +50,7 @@ func pruneLoop(ctx context.Context, logger *slog.Logger, every time.Duration, wh
 		case err != nil && ctx.Err() == nil:
 			logger.Error("pruning "+what, "error", err, "pruned", total)
 		case total > 0:
-			logger.Info("pruned "+what, "count", total)
+			logger.Info("pruned "+what, append([]any{"count", total}, attrs...)...)
 		}
 		select {
 		case <-ctx.Done():
