@@ -206,3 +206,40 @@ func deleteAgentTests(tx *bbolt.Tx, agentID string) error {
 	}
 	return deletePrefix(tx.Bucket(bucketTestRunsByDraft), append([]byte(agentID), 0))
 }
+
+// FinishedTestRunIDs implements service.AgentTestTx, from the agent's runs (each read for
+// its status).
+func (t tx) FinishedTestRunIDs(agentID string) ([]string, error) {
+	ids := scopeIDs(t.b.Bucket(bucketTestRunsByAgent), agentID)
+	var out []string
+	for i := len(ids) - 1; i >= 0; i-- {
+		r, err := t.TestRun(ids[i])
+		if err != nil {
+			return nil, err
+		}
+		if r != nil && data.TestRunFinished(r.Status) {
+			out = append(out, r.ID)
+		}
+	}
+	return out, nil
+}
+
+// DeleteTestRun implements service.AgentTestTx.
+func (t tx) DeleteTestRun(id string) error {
+	r, err := t.TestRun(id)
+	if err != nil || r == nil {
+		return err
+	}
+	if err := deletePrefix(t.b.Bucket(bucketTestRunResults), append([]byte(id), 0)); err != nil {
+		return err
+	}
+	if err := indexDelete(t.b.Bucket(bucketTestRunsByAgent), r.AgentID, id); err != nil {
+		return err
+	}
+	if r.Revision != nil {
+		if err := indexDelete(t.b.Bucket(bucketTestRunsByDraft), revisionScope(r.AgentID, *r.Revision), id); err != nil {
+			return err
+		}
+	}
+	return t.b.Bucket(bucketTestRuns).Delete([]byte(id))
+}

@@ -1,7 +1,10 @@
 package bolt
 
 import (
+	"bytes"
 	"fmt"
+	"math"
+	"strconv"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -43,10 +46,7 @@ func (t tx) InsertAPIKey(k *data.APIKeyRecord) error {
 	if err := putJSON(t.b.Bucket(bucketAPIKeys), key, k); err != nil {
 		return err
 	}
-	if err := indexPut(t.b.Bucket(bucketAPIKeysByUser), keyScope(k.UserID, k.Kind), string(key)); err != nil {
-		return err
-	}
-	return indexPut(t.b.Bucket(bucketAPIKeysByWS), k.WorkspaceID, string(key))
+	return indexToken(t.b, k)
 }
 
 // PutAPIKey implements service.AccountTx.
@@ -61,13 +61,19 @@ func (t tx) PutAPIKey(k *data.APIKeyRecord) error {
 		}
 	}
 	key := apiKeyKey(k.ID)
+	old, err := getAPIKey(t.b, key)
+	if err != nil {
+		return err
+	}
+	if old != nil { // its entries may move with it (another user, workspace or expiry)
+		if err := deleteToken(t.b, old); err != nil {
+			return err
+		}
+	}
 	if err := putJSON(b, key, k); err != nil {
 		return err
 	}
-	if err := indexPut(t.b.Bucket(bucketAPIKeysByUser), keyScope(k.UserID, k.Kind), string(key)); err != nil {
-		return err
-	}
-	return indexPut(t.b.Bucket(bucketAPIKeysByWS), k.WorkspaceID, string(key))
+	return indexToken(t.b, k)
 }
 
 // DeleteAPIKey implements service.AccountTx.
@@ -79,6 +85,28 @@ func (t tx) DeleteAPIKey(id int64) error {
 	return deleteToken(t.b, k)
 }
 
+// indexToken adds a stored token's index entries: by user and kind, by workspace, and by
+// expiry when it has one.
+func indexToken(b *bbolt.Tx, k *data.APIKeyRecord) error {
+	key := string(apiKeyKey(k.ID))
+	if err := indexPut(b.Bucket(bucketAPIKeysByUser), keyScope(k.UserID, k.Kind), key); err != nil {
+		return err
+	}
+	if err := indexPut(b.Bucket(bucketAPIKeysByWS), k.WorkspaceID, key); err != nil {
+		return err
+	}
+	if k.ExpiresAt == nil {
+		return nil
+	}
+	return b.Bucket(bucketAPIKeysByExpiry).Put(tokenExpiryKey(k.Kind, k.ExpiresAt.Time, k.ID), nil)
+}
+
+// tokenExpiryKey is a token's entry in api_keys_by_expiry: by kind, then expiry (an
+// expiry before 1970 sorts as 1970, which is as expired), then id.
+func tokenExpiryKey(kind string, expires time.Time, id int64) []byte {
+	return fmt.Appendf(nil, "%s\x00%016x%s", kind, uint64(max(expires.UnixMilli(), 0)), apiKeyKey(id))
+}
+
 // deleteToken removes a token row and its index entries.
 func deleteToken(b *bbolt.Tx, k *data.APIKeyRecord) error {
 	key := apiKeyKey(k.ID)
@@ -88,7 +116,47 @@ func deleteToken(b *bbolt.Tx, k *data.APIKeyRecord) error {
 	if err := indexDelete(b.Bucket(bucketAPIKeysByUser), keyScope(k.UserID, k.Kind), string(key)); err != nil {
 		return err
 	}
-	return indexDelete(b.Bucket(bucketAPIKeysByWS), k.WorkspaceID, string(key))
+	if err := indexDelete(b.Bucket(bucketAPIKeysByWS), k.WorkspaceID, string(key)); err != nil {
+		return err
+	}
+	if k.ExpiresAt == nil {
+		return nil
+	}
+	return b.Bucket(bucketAPIKeysByExpiry).Delete(tokenExpiryKey(k.Kind, k.ExpiresAt.Time, k.ID))
+}
+
+// DeleteExpiredTokens implements service.AccountTx: the oldest entries of the kind's
+// expiry index up to before, each deleted with its row and its other entries.
+func (t tx) DeleteExpiredTokens(kind string, before time.Time, limit int) (int, error) {
+	prefix := []byte(kind + "\x00")
+	end := tokenExpiryKey(kind, before, math.MaxInt64) // every id expiring at before
+	var ids []int64
+	c := t.b.Bucket(bucketAPIKeysByExpiry).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, end) <= 0 && len(ids) < limit; k, _ = c.Next() {
+		id, err := strconv.ParseInt(string(k[len(k)-16:]), 16, 64)
+		if err != nil {
+			return 0, fmt.Errorf("bolt: token expiry entry %q: %w", k, err)
+		}
+		ids = append(ids, id)
+	}
+	for _, id := range ids { // after the walk: a cursor's bucket changed under it may skip
+		if err := t.DeleteAPIKey(id); err != nil {
+			return 0, err
+		}
+	}
+	return len(ids), nil
+}
+
+// indexTokenExpiries fills api_keys_by_expiry from the stored tokens of a file written
+// before it was kept (the schema 11 → 12 migration).
+func indexTokenExpiries(b *bbolt.Tx) error {
+	return b.Bucket(bucketAPIKeys).ForEach(func(key, _ []byte) error {
+		k, err := getAPIKey(b, key)
+		if err != nil || k == nil || k.ExpiresAt == nil {
+			return err
+		}
+		return b.Bucket(bucketAPIKeysByExpiry).Put(tokenExpiryKey(k.Kind, k.ExpiresAt.Time, k.ID), nil)
+	})
 }
 
 // deleteWorkspaceTokens removes the tokens bound to a workspace that match.
@@ -186,4 +254,23 @@ func (t tx) UserTokens(userID, kind string) ([]*data.APIKeyRecord, error) {
 		}
 	}
 	return keys, nil
+}
+
+// LiveAPIKeys implements service.AccountTx, from the user's API key entries (bbolt has
+// one writer, so the count holds for the transaction).
+func (t tx) LiveAPIKeys(userID, workspaceID string, now time.Time, limit int) (int, error) {
+	n := 0
+	for _, id := range scopeIDs(t.b.Bucket(bucketAPIKeysByUser), keyScope(userID, data.TokenAPIKey)) {
+		if n >= limit {
+			break
+		}
+		k, err := getAPIKey(t.b, []byte(id))
+		if err != nil {
+			return 0, err
+		}
+		if k != nil && k.WorkspaceID == workspaceID && (k.ExpiresAt == nil || k.ExpiresAt.After(now)) {
+			n++
+		}
+	}
+	return n, nil
 }

@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 12
+const schemaVersion = 13
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -44,22 +44,25 @@ var (
 	bucketAPIKeys       = []byte("api_keys")    // hex id → key row
 	bucketAPIKeysByUser = []byte("api_keys_by_user")
 	bucketAPIKeysByWS   = []byte("api_keys_by_ws")
-	bucketEvents        = []byte("events")
-	bucketEventsByWS    = []byte("events_by_ws")
-	bucketEventHeads    = []byte("event_heads") // ws → hash of its newest event
-	bucketOutbox        = []byte("outbox")      // event id → empty, until dispatched
-	bucketIdempotency   = []byte("idempotency")
-	bucketAgents        = []byte("agents")           // agent id → agent row, with its workspace_id
-	bucketKnowledgeBase = []byte("knowledge_bases")  // kb id → knowledge base row, with its workspace_id
-	bucketAgentsByWS    = []byte("agents_by_ws")     // scope workspace
-	bucketAgentsByState = []byte("agents_by_status") // scope "<workspace>/<status>"
-	bucketAgentVersions = []byte("agent_versions")   // "<agent>\x00<%010d version>" → version row
+	// "<kind>\x00<expiry, 16 hex digits of Unix milliseconds><hex id>" → empty, for the
+	// token pass (auth.go, DeleteExpiredTokens); tokens without an expiry are not in it.
+	bucketAPIKeysByExpiry = []byte("api_keys_by_expiry")
+	bucketEvents          = []byte("events")
+	bucketEventsByWS      = []byte("events_by_ws")
+	bucketEventHeads      = []byte("event_heads") // ws → hash of its newest event
+	bucketOutbox          = []byte("outbox")      // event id → empty, until dispatched
+	bucketIdempotency     = []byte("idempotency")
+	bucketAgents          = []byte("agents")           // agent id → agent row, with its workspace_id
+	bucketKnowledgeBase   = []byte("knowledge_bases")  // kb id → knowledge base row, with its workspace_id
+	bucketAgentsByWS      = []byte("agents_by_ws")     // scope workspace
+	bucketAgentsByState   = []byte("agents_by_status") // scope "<workspace>/<status>"
+	bucketAgentVersions   = []byte("agent_versions")   // "<agent>\x00<%010d version>" → version row
 )
 
 // allBuckets is every bucket Open creates.
 var allBuckets = [][]byte{
 	bucketMeta, bucketUsers, bucketUsersByEmail, bucketUsersIndex, bucketWorkspaces,
-	bucketMembers, bucketMemberships, bucketAPIKeys, bucketAPIKeysByUser, bucketAPIKeysByWS,
+	bucketMembers, bucketMemberships, bucketAPIKeys, bucketAPIKeysByUser, bucketAPIKeysByWS, bucketAPIKeysByExpiry,
 	bucketEvents, bucketEventsByWS, bucketEventHeads, bucketOutbox, bucketIdempotency,
 	bucketAgents, bucketKnowledgeBase, bucketAgentsByWS, bucketAgentsByState, bucketAgentVersions,
 	bucketWebhooks, bucketWebhooksByWS, bucketDeliveries, bucketDeliveriesByWebhook, bucketDeliveriesDue,
@@ -296,6 +299,11 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// for the job that redacts them (service/conversation_upgrade.go); filled here from
 	// the stored conversations (indexEndedConversations).
 	indexEndedConversations,
+	// 12 → 13: tokens with an expiry are indexed by it (auth.go), so that the token pass
+	// deletes expired ones without reading every token; filled here (indexTokenExpiries).
+	// An older binary would add and delete tokens without their entries, so the version
+	// keeps it out.
+	indexTokenExpiries,
 }
 
 func migrate(tx *bbolt.Tx) error {

@@ -297,6 +297,10 @@ func (o *serveOptions) startPasses(ctx context.Context, db Backend, svc *service
 	pruneCtx, stopPrune := context.WithCancel(ctx)
 	pruned := make(chan struct{})
 	go func() { defer close(pruned); pruneDeliveries(pruneCtx, svc.Deliveries, logger, o.deliveryRetention) }()
+	// Expired tokens are deleted at start and every hour, in small transactions.
+	tokensCtx, stopTokens := context.WithCancel(ctx)
+	tokensPruned := make(chan struct{})
+	go func() { defer close(tokensPruned); pruneTokens(tokensCtx, svc.Auth, logger) }()
 	// The retention sweeper stops between two batches.
 	stopSweep := func() {}
 	if o.retentionInterval > 0 {
@@ -317,6 +321,8 @@ func (o *serveOptions) startPasses(ctx context.Context, db Backend, svc *service
 		stopExpire()
 		<-expired
 		stopSweep()
+		stopTokens()
+		<-tokensPruned
 		stopPrune()
 		<-pruned
 		stopPurge()

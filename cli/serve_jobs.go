@@ -76,20 +76,6 @@ func pruneJobs(ctx context.Context, jobs *service.JobService, logger *slog.Logge
 	if retention <= 0 {
 		return
 	}
-	tick := time.NewTicker(pruneEvery(retention))
-	defer tick.Stop()
-	for {
-		total, err := prunePass(ctx, func(ctx context.Context) (int, error) { return jobs.PruneJobs(ctx, retention) }, service.JobPruneBatch)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			logger.Error("pruning finished jobs", "error", err, "pruned", total)
-		case total > 0:
-			logger.Info("pruned finished jobs", "count", total, "retention", retention.String())
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
+	pruneLoop(ctx, logger, pruneEvery(retention), "finished jobs", func(ctx context.Context) (int, error) { return jobs.PruneJobs(ctx, retention) }, service.JobPruneBatch,
+		"retention", retention.String())
 }

@@ -23,15 +23,34 @@ func pruneDeliveries(ctx context.Context, d *service.DeliveryService, logger *sl
 	if retention <= 0 {
 		return
 	}
-	tick := time.NewTicker(pruneEvery(retention))
+	pruneLoop(ctx, logger, pruneEvery(retention), "webhook delivery records", func(ctx context.Context) (int, error) { return d.PruneDeliveries(ctx, retention) }, service.DeliveryPruneBatch,
+		"retention", retention.String())
+}
+
+// tokenPruneEvery is how often the server deletes tokens past their use: login tokens
+// expire after --login-ttl (30 days by default), so an hour's delay keeps few.
+const tokenPruneEvery = time.Hour
+
+// pruneTokens deletes expired login tokens, and API keys past their grace after expiry
+// (service.AuthService.PruneTokens), now and then every tokenPruneEvery until ctx is done.
+func pruneTokens(ctx context.Context, auth *service.AuthService, logger *slog.Logger) {
+	pruneLoop(ctx, logger, tokenPruneEvery, "expired tokens", auth.PruneTokens, service.TokenPruneBatch)
+}
+
+// pruneLoop runs a prunePass of prune now, then every interval until ctx is done, and
+// logs what each pass deleted (what names the records; attrs follow the count) or why it
+// stopped: the one loop of the server's pruning passes (delivery records, finished jobs,
+// expired tokens).
+func pruneLoop(ctx context.Context, logger *slog.Logger, every time.Duration, what string, prune func(context.Context) (int, error), batch int, attrs ...any) {
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
-		total, err := prunePass(ctx, func(ctx context.Context) (int, error) { return d.PruneDeliveries(ctx, retention) }, service.DeliveryPruneBatch)
+		total, err := prunePass(ctx, prune, batch)
 		switch {
 		case err != nil && ctx.Err() == nil:
-			logger.Error("pruning webhook delivery records", "error", err, "pruned", total)
+			logger.Error("pruning "+what, "error", err, "pruned", total)
 		case total > 0:
-			logger.Info("pruned webhook delivery records", "count", total, "retention", retention.String())
+			logger.Info("pruned "+what, append([]any{"count", total}, attrs...)...)
 		}
 		select {
 		case <-ctx.Done():

@@ -2,8 +2,10 @@ package openapi
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
 )
 
 // shape is how a handler writes its successful response.
@@ -189,9 +191,10 @@ var opDocs = map[string]opDoc{
 	"POST /api/v1/auth/logout": {Tag: "Authentication", Summary: "Revoke the calling token", Shape: shapeNone},
 	"GET /api/v1/api-keys":     {Tag: "API Keys", Summary: "List the caller's API keys", Out: data.APIKey{}, Shape: shapeList},
 	"POST /api/v1/api-keys": {Tag: "API Keys", Summary: "Create an API key", Body: data.APIKeyCreate{}, BodyRequired: true,
-		Description: "Any token may make a key, but never one holding more than it does: scopes it lacks, or agents beyond its agent_ids, are 403.",
-		Out:         data.APIKey{}, Status: http.StatusCreated, Extra: map[string]string{"token": "The token, `<key id>|<secret>`; shown once."},
-		Errors: []int{http.StatusForbidden}},
+		Description: "Any token may make a key, but never one holding more than it does: scopes it lacks, or agents beyond its agent_ids, are 403. " +
+			"A user holds at most " + strconv.Itoa(validate.MaxLiveAPIKeys) + " keys that have not expired in a workspace (login tokens apart): one more is 409.",
+		Out: data.APIKey{}, Status: http.StatusCreated, Extra: map[string]string{"token": "The token, `<key id>|<secret>`; shown once."},
+		Errors: []int{http.StatusForbidden, http.StatusConflict}},
 	"DELETE /api/v1/api-keys/{key_id}": {Tag: "API Keys", Summary: "Revoke one of the caller's API keys", Shape: shapeNone},
 	"GET /api/v1/workspaces/{workspace_id}/api-keys": {Tag: "API Keys", Summary: "List every member's API keys bound to the workspace",
 		Description: "Owners and admins; each key names its user.", Out: data.WorkspaceAPIKey{}, Shape: shapeList},

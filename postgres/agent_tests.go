@@ -232,3 +232,19 @@ func (t *tx) TestResults(runID string) ([]*data.TestCaseResult, error) {
 	}
 	return out, rows.Err()
 }
+
+// FinishedTestRunIDs implements service.AgentTestTx, over the index test_runs_by_agent.
+func (t *tx) FinishedTestRunIDs(agentID string) ([]string, error) {
+	rows, err := t.query(`SELECT id FROM test_runs WHERE agent_id = $1 AND status IN ('passed', 'failed', 'error') ORDER BY id DESC`, agentID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// DeleteTestRun implements service.AgentTestTx: its results go with it (ON DELETE
+// CASCADE).
+func (t *tx) DeleteTestRun(id string) error {
+	_, err := t.exec(`DELETE FROM test_runs WHERE id = $1`, id)
+	return err
+}

@@ -142,3 +142,25 @@ func (t *tx) UserTokens(userID, kind string) ([]*data.APIKeyRecord, error) {
 func (t *tx) APIKeyRevision(id int64) (uint64, error) {
 	return t.accountRevision(`SELECT revision FROM api_keys WHERE id = $1`, id)
 }
+
+// LiveAPIKeys implements service.AccountTx, over the index api_keys_by_user. An API
+// key's create records its event, so it holds the workspace's lock (locks.go) and writes
+// SERIALIZABLE: two creates racing for the last slot, on any replicas, do not both commit.
+func (t *tx) LiveAPIKeys(userID, workspaceID string, now time.Time, limit int) (int, error) {
+	var n int
+	err := t.queryRow(`SELECT count(*) FROM (SELECT 1 FROM api_keys WHERE user_id = $1 AND kind = '`+data.TokenAPIKey+`'
+		AND workspace_id = $2 AND (expires_at IS NULL OR expires_at > $3) LIMIT $4) AS live`, userID, workspaceID, now, limit).Scan(&n)
+	return n, err
+}
+
+// DeleteExpiredTokens implements service.AccountTx, over the index api_keys_by_expiry
+// (migration 0024).
+func (t *tx) DeleteExpiredTokens(kind string, before time.Time, limit int) (int, error) {
+	tag, err := t.exec(deleteExpiredTokensSQL, kind, before, limit)
+	return int(tag.RowsAffected()), err
+}
+
+// deleteExpiredTokensSQL deletes up to $3 tokens of kind $1 expiring at or before $2,
+// earliest first.
+const deleteExpiredTokensSQL = `DELETE FROM api_keys WHERE id IN (SELECT id FROM api_keys
+	WHERE kind = $1 AND expires_at IS NOT NULL AND expires_at <= $2 ORDER BY expires_at LIMIT $3)`

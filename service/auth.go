@@ -361,6 +361,9 @@ func (s *AuthService) CreateAPIKeyFor(ctx context.Context, userID, workspaceID s
 		if err := checkAgentIDs(tx, workspaceID, in.AgentIDs); err != nil {
 			return err
 		}
+		if err := s.checkLiveAPIKeys(tx, userID, workspaceID); err != nil {
+			return err
+		}
 		if in.AgentIDs == nil {
 			in.AgentIDs = []string{}
 		}
@@ -372,6 +375,20 @@ func (s *AuthService) CreateAPIKeyFor(ctx context.Context, userID, workspaceID s
 		return err
 	})
 	return key, token, err
+}
+
+// checkLiveAPIKeys refuses a key past validate.MaxLiveAPIKeys live keys of the user in
+// the workspace (expired keys and login tokens do not count), in the create's write
+// transaction, so that racing creates store no more than the bound.
+func (s *AuthService) checkLiveAPIKeys(tx Tx, userID, workspaceID string) error {
+	n, err := tx.LiveAPIKeys(userID, workspaceID, s.now(), validate.MaxLiveAPIKeys)
+	if err != nil {
+		return err
+	}
+	if n >= validate.MaxLiveAPIKeys {
+		return data.Errorf(data.ECONFLICT, "The user already holds %d API keys in this workspace that have not expired, the most allowed: delete one (DELETE /api/v1/api-keys/{id}) first.", validate.MaxLiveAPIKeys)
+	}
+	return nil
 }
 
 // ListAPIKeys implements data.AuthService.

@@ -71,6 +71,14 @@ type AccountTx interface {
 	UserTokens(userID, kind string) ([]*data.APIKeyRecord, error)
 	// APIKeyRevision fingerprints the stored token (0 when absent), for caches.
 	APIKeyRevision(id int64) (uint64, error)
+	// DeleteExpiredTokens deletes up to limit tokens of kind (data.TokenLogin or
+	// data.TokenAPIKey) that expire at or before before, earliest expiry first, with their
+	// index entries, and says how many; tokens without an expiry never go.
+	DeleteExpiredTokens(kind string, before time.Time, limit int) (int, error)
+	// LiveAPIKeys counts userID's API keys (not login tokens) bound to workspaceID that
+	// have not expired at now (no expiry, or one after now), stopping at limit. The count
+	// holds for the transaction: two creates racing for the last slot do not both commit.
+	LiveAPIKeys(userID, workspaceID string, now time.Time, limit int) (int, error)
 
 	// AgentInWorkspace reports whether agentID is an agent of workspaceID.
 	AgentInWorkspace(workspaceID, agentID string) (bool, error)

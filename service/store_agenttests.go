@@ -28,6 +28,12 @@ type AgentTestTx interface {
 	// PutTestRun stores a new run or replaces a stored one (its revision and agent never
 	// change).
 	PutTestRun(r *data.StoredTestRun) error
+	// FinishedTestRunIDs returns the ids of the agent's finished runs (passed, failed or
+	// error), newest first.
+	FinishedTestRunIDs(agentID string) ([]string, error)
+	// DeleteTestRun removes a run, its results and its index entries; nothing when there
+	// is no run id.
+	DeleteTestRun(id string) error
 	// PutTestResult stores the result of one repeat of a test in a run, replacing one
 	// stored for the same test and repeat.
 	PutTestResult(runID string, r *data.TestCaseResult) error

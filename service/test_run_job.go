@@ -50,13 +50,16 @@ func (s *TestRunService) endRunOfFailedJob(ctx context.Context, tx Tx, job *data
 	return s.storeCompleted(tx, r, full.Results)
 }
 
-// storeCompleted stores r ended and records its test_run.completed.
+// storeCompleted stores r ended, records its test_run.completed and prunes the agent's
+// finished runs past those kept.
 func (s *TestRunService) storeCompleted(tx Tx, r *data.StoredTestRun, results []data.TestResult) error {
 	if err := tx.PutTestRun(r); err != nil {
 		return err
 	}
-	_, err := s.recordAs(tx, systemActor, data.EventTestRunCompleted, r.WorkspaceID, completedEvent(r, results))
-	return err
+	if _, err := s.recordAs(tx, systemActor, data.EventTestRunCompleted, r.WorkspaceID, completedEvent(r, results)); err != nil {
+		return err
+	}
+	return s.pruneFinishedRuns(tx, r.AgentID)
 }
 
 // testCase is one repeat of one test.

@@ -19,6 +19,13 @@ const (
 	MaxPasswordBytes  = 72 // bcrypt reads no further
 	MaxDescriptionLen = 1000
 	MaxIDListItems    = 1000
+	// MaxLiveAPIKeys bounds the API keys a user holds in one workspace that have not
+	// expired (login tokens apart), so that a looped create cannot grow the database
+	// without end (docs/api.md "API keys").
+	MaxLiveAPIKeys = 100
+	// ExpiredAPIKeyGrace is how long an expired API key stays listed (as expired) before
+	// the token pass deletes it; login tokens go at their expiry.
+	ExpiredAPIKeyGrace = 30 * 24 * time.Hour
 )
 
 // NormalizeEmail lower-cases and trims an address, so lookups ignore case.

@@ -36,6 +36,11 @@ const (
 	maxCriterionArgumentsKB = 16
 )
 
+// MaxKeptTestRuns is how many finished runs of an agent are kept, the newest; an older
+// one goes when a run of the agent finishes, unless the publish gate reads it
+// (docs/testing-agents.md "How many runs are kept").
+const MaxKeptTestRuns = 50
+
 // criterionMembers are the members each criterion type takes; the others are refused.
 var criterionMembers = map[string][]string{
 	data.CriterionToolCalled:     {"name", "arguments"},

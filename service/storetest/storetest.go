@@ -35,6 +35,7 @@ var suites = []struct {
 	{"workspace_delete", testWorkspaceDelete},
 	{"agent_delete_members", testAgentDeleteMembers},
 	{"put_api_key", testPutAPIKey},
+	{"tokens_prune", testPruneTokens},
 	{"webhooks", testWebhooks},
 	{"deliveries", testDeliveries},
 	{"deliveries_due_skips", testDueSkips},

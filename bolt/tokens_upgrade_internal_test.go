@@ -1,0 +1,74 @@
+package bolt
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// A schema 12 file kept no index of tokens by expiry. Opening it (schema 13) fills the
+// index from the stored tokens, so that the token pass finds the tokens that expired
+// before the upgrade; a token without an expiry stays out.
+func TestTokenExpiriesOfAnOlderFileAreIndexed(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
+	db, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	expired := data.NewTime(t0.Add(-time.Hour))
+	tokens := []*data.APIKeyRecord{
+		{APIKey: data.APIKey{Name: "login", ExpiresAt: &expired}, UserID: "usr_1", WorkspaceID: "ws_1", Kind: data.TokenLogin},
+		{APIKey: data.APIKey{Name: "key", ExpiresAt: &expired}, UserID: "usr_1", WorkspaceID: "ws_1", Kind: data.TokenAPIKey},
+		{APIKey: data.APIKey{Name: "forever"}, UserID: "usr_1", WorkspaceID: "ws_1", Kind: data.TokenAPIKey},
+	}
+	if err := db.Update(context.Background(), func(tx service.Tx) error {
+		for _, k := range tokens {
+			if err := tx.InsertAPIKey(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// As a schema 12 binary left it: no expiry index.
+	if err := db.bolt.Update(func(b *bbolt.Tx) error {
+		if err := setSchemaVersion(b, 12); err != nil {
+			return err
+		}
+		return b.DeleteBucket(bucketAPIKeysByExpiry)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	db = reopenUpgraded(t, db, dir, opts)
+	defer db.Close()
+	for _, kind := range []string{data.TokenLogin, data.TokenAPIKey} {
+		var n int
+		if err := db.Update(context.Background(), func(tx service.Tx) (err error) {
+			n, err = tx.DeleteExpiredTokens(kind, t0, 10)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n != 1 {
+			t.Errorf("%s tokens expired before the upgrade: %d deleted, want 1", kind, n)
+		}
+	}
+	if err := db.View(context.Background(), func(tx service.Tx) error {
+		k, err := tx.APIKey(tokens[2].ID)
+		if err == nil && k == nil {
+			t.Error("the key without expiry is gone")
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
