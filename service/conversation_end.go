@@ -64,10 +64,11 @@ func (s *ConversationService) writeEnd(ctx context.Context, raw *data.Call, item
 		if r == nil {
 			return nil
 		}
-		if err := checkConversationWork(r, items, call); err != nil {
-			return err
+		fitted := fitConversationWork(r, items, call)
+		if err := checkConversationWork(r, fitted, call); err != nil {
+			return err // only variables past the bound alone, which their own bound prevents
 		}
-		redacted = redactItems(r, items)
+		redacted = redactItems(r, fitted)
 		call.Transcript = Transcript(*raw.StartedAt, redacted)
 		return redactCall(r, call, callFields{variables: true, analysis: true})
 	}

@@ -368,8 +368,9 @@ func (s *ConversationService) checkOpenConversations(tx Tx, ws string) error {
 }
 
 // ExpireIdle ends the conversations idle for ConversationIdleTimeout (expired), at most
-// limit of them, each in its own transaction, and returns how many it ended. A server
-// runs it now and then; a message or an end that finds its conversation idle ends it too.
+// limit of them, each in its own transaction, and returns how many it ended and the last
+// failure (a conversation that fails is logged and passed over). A server runs it now and
+// then; a message or an end that finds its conversation idle ends it too.
 func (s *ConversationService) ExpireIdle(ctx context.Context, limit int) (int, error) {
 	var ids []string
 	err := s.store.View(ctx, func(tx Tx) error {
@@ -381,14 +382,22 @@ func (s *ConversationService) ExpireIdle(ctx context.Context, limit int) (int, e
 		return 0, err
 	}
 	ended := 0
+	var failed error
 	for _, id := range ids {
 		call, err := s.expireIfIdle(ctx, id)
 		if err != nil {
-			return ended, err
+			// One conversation that cannot end now must not keep the others open: the
+			// list is oldest first, so stopping here would meet it first on every pass.
+			if ctx.Err() != nil {
+				return ended, err
+			}
+			s.log.Warn("ending an idle conversation failed; the next pass tries again", "conversation_id", id, "error", err)
+			failed = err
+			continue
 		}
 		if call != nil {
 			ended++
 		}
 	}
-	return ended, nil
+	return ended, failed
 }

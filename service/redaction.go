@@ -216,14 +216,70 @@ func checkRedactionWork(r *redact.Redactor, c *data.Call, fields callFields) err
 func checkConversationWork(r *redact.Redactor, items []data.ConversationItem, c *data.Call) error {
 	sizes := map[string]int{}
 	for _, it := range items {
-		sizes["transcript"] += len(it.Content)
-		if it.ToolCall != nil {
-			args, _ := json.Marshal(it.ToolCall.Arguments)
-			result, _ := json.Marshal(it.ToolCall.Result)
-			sizes["transcript"] += len(args) + len(result)
-		}
+		sizes["transcript"] += itemTextBytes(it)
 	}
 	return checkWork(r, c, callFields{variables: true, analysis: true}, sizes)
+}
+
+// itemTextBytes is the text of a conversation's item that its end redacts: the content,
+// and a tool call's arguments and result as encoded.
+func itemTextBytes(it data.ConversationItem) int {
+	n := len(it.Content)
+	if it.ToolCall != nil {
+		args, _ := json.Marshal(it.ToolCall.Arguments)
+		result, _ := json.Marshal(it.ToolCall.Result)
+		n += len(args) + len(result)
+	}
+	return n
+}
+
+// WithheldTooLong stands for the text of a conversation's items that its end could not
+// redact within redact.MaxWork (fitConversationWork).
+const WithheldTooLong = "[withheld: too long to redact]"
+
+// fitConversationWork returns items cut to what r's rules redact within redact.MaxWork,
+// c's variables counted first: from the first item whose text would pass the budget on,
+// each item's content, and its tool call's arguments and result, are WithheldTooLong.
+// An end cannot be refused for its length (nobody can shorten what was said, and an idle
+// conversation must end: refused, it stayed open and raw, and the idle sweep met it
+// again every minute), and text not redacted must not be kept, so the tail goes, as a
+// transcript's past its byte bound does (Transcript). items is returned as it is when it
+// fits.
+func fitConversationWork(r *redact.Redactor, items []data.ConversationItem, c *data.Call) []data.ConversationItem {
+	perByte := r.Work(1)
+	if perByte == 0 || checkConversationWork(r, items, c) == nil {
+		return items
+	}
+	budget := redact.MaxWork / perByte
+	if len(c.Variables) > 0 {
+		raw, _ := json.Marshal(c.Variables)
+		budget -= int64(len(raw))
+	}
+	marker, _ := json.Marshal(WithheldTooLong)
+	// Each item withheld still holds markers the rules scan: room for them is kept.
+	budget -= int64(len(items) * (len(WithheldTooLong) + 2*len(marker)))
+	out := make([]data.ConversationItem, len(items))
+	var used int64
+	cut := false
+	for i, it := range items {
+		n := int64(itemTextBytes(it))
+		if !cut && used+n <= budget {
+			used += n
+			out[i] = it
+			continue
+		}
+		cut = true
+		if it.Content != "" {
+			it.Content = WithheldTooLong
+		}
+		if it.ToolCall != nil {
+			tc := *it.ToolCall
+			tc.Arguments, tc.Result = WithheldTooLong, WithheldTooLong
+			it.ToolCall = &tc
+		}
+		out[i] = it
+	}
+	return out
 }
 
 // checkWork adds to sizes the encodings of c's objects that fields names and refuses
