@@ -106,10 +106,12 @@ func (s *ConversationService) redactEnded(ctx context.Context, ws, id string) er
 		if r == nil {
 			return nil
 		}
-		if err := checkConversationWork(r, items, &data.Call{Variables: c.Variables}); err != nil {
+		// Withheld past the work bound, as an end withholds it now.
+		fitted := fitConversationWork(r, items, &data.Call{Variables: c.Variables})
+		if err := checkConversationWork(r, fitted, &data.Call{Variables: c.Variables}); err != nil {
 			return err
 		}
-		redacted, variables = redactItems(r, items), redactObject(r, c.Variables)
+		redacted, variables = redactItems(r, fitted), redactObject(r, c.Variables)
 		return nil
 	}, func(tx Tx) error {
 		now, err := tx.Conversation(id)
@@ -128,8 +130,9 @@ func (s *ConversationService) redactEnded(ctx context.Context, ws, id string) er
 		return tx.ConversationRedacted(ws, id)
 	})
 	if data.ErrorCode(err) == data.EINVALID {
-		// Too much text for the custom rules (checkConversationWork): a conversation
-		// kept raw would break the promise, and its call keeps its redacted transcript.
+		// Variables alone past the work bound (their own bound prevents it): a
+		// conversation kept raw would break the promise, and its call keeps its
+		// redacted transcript.
 		s.log.Warn("an ended conversation too long to redact is deleted; its call keeps its transcript", "conversation_id", id, "error", err)
 		return s.dropListedConversation(ctx, ws, id)
 	}
