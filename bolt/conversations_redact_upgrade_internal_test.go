@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"go.etcd.io/bbolt"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -64,18 +63,7 @@ func TestConversationsEndedBeforeTheUpgradeAreRedacted(t *testing.T) {
 		t.Fatal(err)
 	}
 	// As a schema 11 binary left it: no call index, nothing listed.
-	if err := db.bolt.Update(func(b *bbolt.Tx) error {
-		if err := setSchemaVersion(b, 11); err != nil {
-			return err
-		}
-		if err := b.DeleteBucket(bucketConversationsCall); err != nil {
-			return err
-		}
-		return b.DeleteBucket(bucketConversationsToRedact)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	db = reopenUpgraded(t, db, dir, opts)
+	db = asOlderFile(t, db, dir, opts, 11, bucketConversationsCall, bucketConversationsToRedact)
 	defer db.Close()
 	svc := svcOf(db)
 	runner := svc.Jobs.NewRunner(service.RunnerOptions{Owner: "upgrade", Kinds: []string{service.JobKindRedactEnded}, Poll: 10 * time.Millisecond})

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"go.etcd.io/bbolt"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -46,15 +45,7 @@ func TestOpenConversationsOfAnOlderFileAreIndexed(t *testing.T) {
 		t.Fatal(err)
 	}
 	// As a schema 10 binary left it: no open index.
-	if err := db.bolt.Update(func(b *bbolt.Tx) error {
-		if err := setSchemaVersion(b, 10); err != nil {
-			return err
-		}
-		return b.DeleteBucket(bucketConversationsOpen)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	db = reopenUpgraded(t, db, dir, opts)
+	db = asOlderFile(t, db, dir, opts, 10, bucketConversationsOpen)
 	defer db.Close()
 	count := func(ws string, leasedAfter time.Time) int {
 		var n int
@@ -109,15 +100,7 @@ func TestConversationsOfAnOlderFileAreIndexedByCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	// As a schema 11 binary left it: no call index.
-	if err := db.bolt.Update(func(b *bbolt.Tx) error {
-		if err := setSchemaVersion(b, 11); err != nil {
-			return err
-		}
-		return b.DeleteBucket(bucketConversationsCall)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	db = reopenUpgraded(t, db, dir, opts)
+	db = asOlderFile(t, db, dir, opts, 11, bucketConversationsCall)
 	defer db.Close()
 	if err := db.View(context.Background(), func(tx service.Tx) error {
 		if got, err := tx.ConversationOfCall("call_1"); err != nil || got != "conv_2" {

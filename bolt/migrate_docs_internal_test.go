@@ -514,3 +514,24 @@ func reopenUpgraded(t *testing.T, db *DB, dir string, opts Options) *DB {
 	}
 	return db
 }
+
+// asOlderFile makes db's file as a binary of schema version left it, without the given
+// buckets (the indexes that version did not have), then reopens it: the migrations to
+// this code's version run, and reopenUpgraded checks they reached it.
+func asOlderFile(t *testing.T, db *DB, dir string, opts Options, version uint64, buckets ...[]byte) *DB {
+	t.Helper()
+	if err := db.bolt.Update(func(b *bbolt.Tx) error {
+		if err := setSchemaVersion(b, version); err != nil {
+			return err
+		}
+		for _, name := range buckets {
+			if err := b.DeleteBucket(name); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return reopenUpgraded(t, db, dir, opts)
+}

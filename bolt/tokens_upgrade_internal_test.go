@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"go.etcd.io/bbolt"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -40,15 +39,7 @@ func TestTokenExpiriesOfAnOlderFileAreIndexed(t *testing.T) {
 		t.Fatal(err)
 	}
 	// As a schema 12 binary left it: no expiry index.
-	if err := db.bolt.Update(func(b *bbolt.Tx) error {
-		if err := setSchemaVersion(b, 12); err != nil {
-			return err
-		}
-		return b.DeleteBucket(bucketAPIKeysByExpiry)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	db = reopenUpgraded(t, db, dir, opts)
+	db = asOlderFile(t, db, dir, opts, 12, bucketAPIKeysByExpiry)
 	defer db.Close()
 	for _, kind := range []string{data.TokenLogin, data.TokenAPIKey} {
 		var n int
