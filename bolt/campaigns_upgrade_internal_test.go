@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"go.etcd.io/bbolt"
-	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
@@ -17,12 +16,7 @@ import (
 // (schema 10) puts it back; a canceled campaign with nothing in progress and a completed
 // one stay out, a running one stays in.
 func TestDrainingCampaignsOfAnOlderFileAreIndexed(t *testing.T) {
-	dir := t.TempDir()
-	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
-	db, err := Open(dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, dir, opts := openFile(t)
 	campaign := func(id, status string, inProgress int64) *data.Campaign {
 		return &data.Campaign{ID: id, WorkspaceID: "ws_1", AgentID: "agt_1", Status: status,
 			Counts: data.CampaignCounts{Total: 1, InProgress: inProgress, Canceled: 1 - inProgress}}

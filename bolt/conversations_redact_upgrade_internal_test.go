@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/redact"
 	"github.com/voiceapi/voiceapi/service"
@@ -18,12 +16,7 @@ import (
 // them, and the upgrade's job (started with the runner, as serve starts it) redacts the
 // first as its call is and deletes the second; an active one is left as it is.
 func TestConversationsEndedBeforeTheUpgradeAreRedacted(t *testing.T) {
-	dir := t.TempDir()
-	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
-	db, err := Open(dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, dir, opts := openFile(t)
 	t0 := time.Now().UTC().Add(-time.Hour).Truncate(time.Millisecond)
 	const card = "4111 1111 1111 1111"
 	raw := []data.ConversationItem{

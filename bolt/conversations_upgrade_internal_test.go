@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -16,12 +14,7 @@ import (
 // transaction, so that the bound counts the conversations opened before the upgrade; an
 // ended one stays out.
 func TestOpenConversationsOfAnOlderFileAreIndexed(t *testing.T) {
-	dir := t.TempDir()
-	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
-	db, err := Open(dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, dir, opts := openFile(t)
 	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	conv := func(id, ws string, leased bool) *data.StoredConversation {
 		c := &data.StoredConversation{Conversation: data.Conversation{ID: id, WorkspaceID: ws, AgentID: "agt_1",
@@ -79,12 +72,7 @@ func TestOpenConversationsOfAnOlderFileAreIndexed(t *testing.T) {
 // (schema 12) fills the index from the stored conversations, so that the delete of a
 // call made before the upgrade finds its conversation; an active one has no call.
 func TestConversationsOfAnOlderFileAreIndexedByCall(t *testing.T) {
-	dir := t.TempDir()
-	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
-	db, err := Open(dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, dir, opts := openFile(t)
 	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	active := &data.StoredConversation{Conversation: data.Conversation{ID: "conv_1", WorkspaceID: "ws_1", AgentID: "agt_1",
 		Status: data.ConversationActive, CreatedAt: data.NewTime(t0), UpdatedAt: data.NewTime(t0)}, StartedBy: "usr_1"}

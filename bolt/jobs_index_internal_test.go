@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
-	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
@@ -145,12 +144,7 @@ func TestJobListingAgreesWithRecords(t *testing.T) {
 // migration that fails (a job it cannot read) leaves version 7 and no entry, and the
 // next open builds it all.
 func TestJobListingBuiltOnUpgrade(t *testing.T) {
-	dir := t.TempDir()
-	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
-	db, err := Open(dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, dir, opts := openFile(t)
 	ids := storeJobs(t, db, 40)
 	if err := db.Close(); err != nil {
 		t.Fatal(err)

@@ -373,12 +373,7 @@ func BenchmarkJobPendingScopesMigration(b *testing.B) {
 // TestOpenRefusesNewerSchema: a file of a schema newer than this code knows (one past
 // schemaVersion) is refused at open, and left as it was.
 func TestOpenRefusesNewerSchema(t *testing.T) {
-	dir := t.TempDir()
-	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
-	db, err := Open(dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, dir, opts := openFile(t)
 	db.Close()
 	raw, err := bbolt.Open(filepath.Join(dir, FileName), 0o600, nil)
 	if err != nil {

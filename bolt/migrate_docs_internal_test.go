@@ -224,12 +224,8 @@ func allOf(step func(*bbolt.DB) (bool, error)) func(*bbolt.DB) (bool, error) {
 }
 
 func testMigrateSearchIndex(t *testing.T, version uint64, crash string) {
-	dir := t.TempDir()
-	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
-	db, err := Open(dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, dir, opts := openFile(t)
+	var err error
 	ids, calls := seedCrowdedCalls(t, db, version)
 	before := recordCallAnswers(t, db)
 	unindexed := map[string]bool{ids[3]: true, ids[40]: true, ids[41]: true}
@@ -534,4 +530,17 @@ func asOlderFile(t *testing.T, db *DB, dir string, opts Options, version uint64,
 		t.Fatal(err)
 	}
 	return reopenUpgraded(t, db, dir, opts)
+}
+
+// openFile opens a new file in a temporary directory, with the options the upgrade tests
+// reopen it with.
+func openFile(t *testing.T) (*DB, string, Options) {
+	t.Helper()
+	dir := t.TempDir()
+	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
+	db, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, dir, opts
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"go.etcd.io/bbolt"
-	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -14,12 +13,8 @@ import (
 // rule: the owner loses the limit, the admin keeps it as a developer with every module,
 // and everyone else is left as stored. A second open changes nothing more.
 func TestOpenUnlimitsOwnersAndAdmins(t *testing.T) {
-	dir := t.TempDir()
-	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
-	db, err := Open(dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, dir, opts := openFile(t)
+	var err error
 	limit := []string{"agt_01JD6000000000000000000001"}
 	before := []*data.MemberRecord{
 		{WorkspaceID: "ws_1", UserID: "usr_owner", Role: data.RoleOwner, Modules: data.Modules, AgentIDs: limit},

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -15,12 +13,7 @@ import (
 // index from the stored tokens, so that the token pass finds the tokens that expired
 // before the upgrade; a token without an expiry stays out.
 func TestTokenExpiriesOfAnOlderFileAreIndexed(t *testing.T) {
-	dir := t.TempDir()
-	opts := Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: make([]byte, 32)}
-	db, err := Open(dir, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, dir, opts := openFile(t)
 	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	expired := data.NewTime(t0.Add(-time.Hour))
 	tokens := []*data.APIKeyRecord{
