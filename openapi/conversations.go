@@ -59,7 +59,8 @@ func init() {
 	opDocs["POST /api/v1/conversations/{conversation_id}/end"] = opDoc{Tag: tag, Summary: "End a conversation: the call it becomes",
 		Description: "200 with the call record (direction web, the transcript with tool items, the variables, disconnection_reason user_ended, " +
 			"or expired after 30 idle minutes); a conversation already ended returns its call as stored now to a caller who may read call history " +
-			"(module call_history; on a key with scopes, call_history:read), 403 to any other. 409 while a message is being answered.",
+			"(module call_history; on a key with scopes, call_history:read), 403 to any other. 409 while a message is being answered. " +
+			"The call and the conversation are redacted; text past the redaction rules' work bound is kept as [withheld: too long to redact], never refused.",
 		Out: data.Call{}, Errors: []int{http.StatusConflict}}
 
 	fieldRules["ConversationStart"] = map[string]fieldRule{
