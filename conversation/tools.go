@@ -127,7 +127,7 @@ func (e *Engine) callFunction(ctx context.Context, t *data.Tool, args map[string
 		if !ok {
 			return failure(args, "The function %q has no mock in this test: it is not called.", t.Name)
 		}
-		return functionResult(t, args, mock.Status, []byte(mock.Body))
+		return functionResult(t, args, mock.Status, []byte(mock.Body), echoedSecrets(t))
 	}
 	if e.Functions == nil {
 		return failure(args, "Custom functions cannot be called here.")
@@ -150,11 +150,17 @@ func (e *Engine) callFunction(ctx context.Context, t *data.Tool, args map[string
 		return failure(args, "The function %q could not be reached: %v.", t.Name, unwrapURLError(err))
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxFunctionAnswer+1))
+	// Past the bound by the longest secret, so one that straddles the cut is whole to mask.
+	secrets := echoedSecrets(t)
+	limit := int64(MaxFunctionAnswer + 1)
+	if len(secrets) > 0 {
+		limit += int64(len(secrets[0]))
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit))
 	if err != nil {
 		return failure(args, "The function %q's answer was cut off: %v.", t.Name, unwrapURLError(err))
 	}
-	return functionResult(t, args, resp.StatusCode, body)
+	return functionResult(t, args, resp.StatusCode, body, secrets)
 }
 
 // FunctionAnswer is a custom function's answer given without a request (a test's mock).
@@ -164,10 +170,11 @@ type FunctionAnswer struct {
 }
 
 // functionResult is what the model reads of a custom function's answer: its status and
-// first MaxFunctionAnswer bytes; a 2xx JSON object sets the variables the tool names.
-func functionResult(t *data.Tool, args map[string]any, status int, body []byte) toolResult {
+// first MaxFunctionAnswer bytes, secrets (echoedSecrets) masked; a 2xx JSON object sets
+// the variables the tool names.
+func functionResult(t *data.Tool, args map[string]any, status int, body []byte, secrets []string) toolResult {
 	truncated := len(body) > MaxFunctionAnswer
-	if truncated {
+	if body = maskSecrets(body, secrets); len(body) > MaxFunctionAnswer {
 		body = body[:MaxFunctionAnswer]
 	}
 	r := toolResult{args: args, result: map[string]any{"status": status, "body": string(body), "truncated": truncated}}
