@@ -69,6 +69,9 @@ type AccountTx interface {
 	WorkspaceAPIKeyPage(workspaceID string, req data.PageRequest) ([]*data.APIKeyRecord, data.Page, error)
 	// UserTokens lists a user's tokens of one kind.
 	UserTokens(userID, kind string) ([]*data.APIKeyRecord, error)
+	// OldestTokens returns the ids of up to limit of the user's tokens of kind, oldest
+	// first, leaving out its newest keep: from the user's index, reading no token.
+	OldestTokens(userID, kind string, keep, limit int) ([]int64, error)
 	// APIKeyRevision fingerprints the stored token (0 when absent), for caches.
 	APIKeyRevision(id int64) (uint64, error)
 	// DeleteExpiredTokens deletes up to limit tokens of kind (data.TokenLogin or
