@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 16
+const schemaVersion = 17
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -313,6 +313,10 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// (service/agent_seal_upgrade.go, listAgentsToSeal). An older binary would not run
 	// the job, so the version keeps it out.
 	listAgentsToSeal,
+	// 16 → 17: kept Idempotency-Key responses are indexed by the time each was kept
+	// (idempotency.go), so that the purge goes in batches without walking every one;
+	// filled here (indexIdempotencyByTime).
+	indexIdempotencyByTime,
 }
 
 func migrate(tx *bbolt.Tx) error {

@@ -90,9 +90,10 @@ type AccountTx interface {
 	IdempotentResponse(tokenID int64, key string) (*data.IdempotentResponse, error)
 	// PutIdempotentResponse keeps r for (tokenID, key).
 	PutIdempotentResponse(tokenID int64, key string, r *data.IdempotentResponse) error
-	// DeleteIdempotentResponsesBefore removes the responses kept before t and says how
-	// many.
-	DeleteIdempotentResponsesBefore(t time.Time) (int, error)
+	// DeleteIdempotentResponsesBefore removes up to limit of the responses kept before t,
+	// oldest first, and says how many: from an index by time, so a call reads about as
+	// many responses as it deletes, however many are kept.
+	DeleteIdempotentResponsesBefore(t time.Time, limit int) (int, error)
 }
 
 // KeyUseRecorder takes note of API key use; a store may write it later, in batches, as
