@@ -188,3 +188,98 @@ func TestSealHeadersRacesAgentWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSealHeadersResumesAfterACrash: a run killed after it committed its first batch of
+// versions leaves them sealed, the rest and the row clear, and the agent listed (each
+// batch is its own write, the list its checkpoint). The next run seals the rest and
+// leaves the sealed ones byte for byte as they were.
+func TestSealHeadersResumesAfterACrash(t *testing.T) {
+	env := testkit.New(t, nil)
+	ctx := owner(t, env, "resume@example.com")
+	a := mustAgent(t, ctx, env.Svc.Agents, `{"name":"Resumed","llm_config":{"provider":"groq","model":"llama-3.3-70b-versatile",
+		"tools":[{"name":"crm","type":"custom_function","http_method":"POST","api_endpoint":"https://crm.example.com/o"}]}}`)
+	sealer := env.Store.(interface{ ServiceOptions() service.Options }).ServiceOptions().Sealer
+	const stored = service.RetentionBatch + 5
+	sealedBefore := map[int]string{}
+	err := env.Store.Update(context.Background(), func(tx service.Tx) error {
+		row, err := tx.Agent(a.ID)
+		if err != nil {
+			return err
+		}
+		header := func(value string) data.AgentConfig {
+			c := row.AgentConfig
+			tool := *c.LLMConfig.Tools[0]
+			tool.CustomFunctionHeaders = []string{"Authorization: " + value}
+			c.LLMConfig.Tools = []*data.Tool{&tool}
+			return c
+		}
+		for n := 1; n <= stored; n++ {
+			value := "Bearer sk_live_abcdefgh1234"
+			if n <= service.RetentionBatch { // what the killed run committed
+				if value, err = sealer.Seal(value); err != nil {
+					return err
+				}
+				sealedBefore[n] = value
+			}
+			if err := tx.PutAgentVersion(&data.AgentVersion{AgentID: a.ID, VersionNumber: n, Name: row.Name, AgentConfig: header(value), CreatedAt: row.CreatedAt}); err != nil {
+				return err
+			}
+		}
+		row.AgentConfig, row.JSON, row.LastVersion = header("Bearer sk_live_abcdefgh1234"), nil, stored
+		if err := tx.PutAgent(row, row.Status); err != nil {
+			return err
+		}
+		return tx.ListAgentToSeal(row.WorkspaceID, a.ID)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := testkit.Services(t, env.Store, nil)
+	runner := svc.Jobs.NewRunner(service.RunnerOptions{Owner: "upgrade", Kinds: []string{service.JobKindSealHeaders}, Poll: time.Millisecond})
+	runner.Start(context.Background())
+	defer runner.Stop(context.Background())
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var left []string
+		if err := env.Store.View(context.Background(), func(tx service.Tx) (err error) {
+			left, err = tx.AgentsToSeal(a.WorkspaceID, 1)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("still listed after 30 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	err = env.Store.View(context.Background(), func(tx service.Tx) error {
+		row, err := tx.Agent(a.ID)
+		if err != nil {
+			return err
+		}
+		configs := map[int]data.AgentConfig{0: row.AgentConfig}
+		for n := 1; n <= stored; n++ {
+			v, err := tx.AgentVersion(a.ID, n)
+			if err != nil {
+				return err
+			}
+			configs[n] = v.AgentConfig
+		}
+		for n, c := range configs {
+			_, value, _ := data.SplitHeader(c.LLMConfig.Tools[0].CustomFunctionHeaders[0])
+			if plain, err := sealer.Open(value); !seal.IsSealed(value) || err != nil || plain != "Bearer sk_live_abcdefgh1234" {
+				t.Errorf("config %d (0: the row) stores %q, opening to %q (%v)", n, value, plain, err)
+			}
+			if before, ok := sealedBefore[n]; ok && before != value {
+				t.Errorf("version %d, sealed by the killed run, was sealed again", n)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
