@@ -169,6 +169,9 @@ func (db *DB) deleteAgentTx(tx *bbolt.Tx, row *agentRow) error {
 	if err := indexDelete(tx.Bucket(bucketAgentsByWS), row.WorkspaceID, row.ID); err != nil {
 		return err
 	}
+	if err := indexDelete(tx.Bucket(bucketAgentsToSeal), row.WorkspaceID, row.ID); err != nil {
+		return err
+	}
 	if err := indexDelete(tx.Bucket(bucketAgentsByState), statusScope(row.WorkspaceID, row.Status), row.ID); err != nil {
 		return err
 	}

@@ -274,3 +274,34 @@ func (t tx) LiveAPIKeys(userID, workspaceID string, now time.Time, limit int) (i
 	}
 	return n, nil
 }
+
+// OldestTokens implements service.AccountTx, from the keys of the user's index alone
+// (ids in order): the newest keep are skipped from the end, then up to limit taken from
+// the start before them.
+func (t tx) OldestTokens(userID, kind string, keep, limit int) ([]int64, error) {
+	prefix := indexKey(keyScope(userID, kind), "")
+	c := t.b.Bucket(bucketAPIKeysByUser).Cursor()
+	// The first of the newest keep, nil when the user holds no more than keep.
+	end, _ := c.Seek(append(bytes.Clone(prefix), 0xff))
+	if end == nil {
+		end, _ = c.Last()
+	} else {
+		end, _ = c.Prev()
+	}
+	for i := 0; i < keep && end != nil && bytes.HasPrefix(end, prefix); i++ {
+		end, _ = c.Prev()
+	}
+	if end == nil || !bytes.HasPrefix(end, prefix) {
+		return nil, nil
+	}
+	last := bytes.Clone(end)
+	var ids []int64
+	for k, _ := c.Seek(prefix); k != nil && bytes.Compare(k, last) <= 0 && len(ids) < limit; k, _ = c.Next() {
+		id, err := strconv.ParseInt(string(k[len(prefix):]), 16, 64)
+		if err != nil {
+			return nil, fmt.Errorf("token index key %q: %w", k, err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}

@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 13
+const schemaVersion = 17
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -304,6 +304,19 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// An older binary would add and delete tokens without their entries, so the version
 	// keeps it out.
 	indexTokenExpiries,
+	// 13 → 14 and 14 → 15 are other branches' (the numbers are renumbered when they
+	// merge); nothing here.
+	func(*bbolt.Tx) error { return nil },
+	func(*bbolt.Tx) error { return nil },
+	// 15 → 16: every stored agent is listed for the job that seals the credential
+	// headers stored in the clear in agents and their versions
+	// (service/agent_seal_upgrade.go, listAgentsToSeal). An older binary would not run
+	// the job, so the version keeps it out.
+	listAgentsToSeal,
+	// 16 → 17: kept Idempotency-Key responses are indexed by the time each was kept
+	// (idempotency.go), so that the purge goes in batches without walking every one;
+	// filled here (indexIdempotencyByTime).
+	indexIdempotencyByTime,
 }
 
 func migrate(tx *bbolt.Tx) error {

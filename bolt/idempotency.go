@@ -1,15 +1,40 @@
 package bolt
 
 import (
+	"bytes"
 	"encoding/binary"
+	"fmt"
 	"time"
+
+	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
 )
 
+// bucketIdempotencyByTime indexes the kept responses by the time each was kept:
+// "<created_at, Unix nanoseconds, 8 bytes big-endian><idempotency key>" → nil, so that
+// the purge reads the expired ones alone, oldest first. A response stored again (a claim
+// replaced by its response) leaves its earlier entry, which the purge drops when it
+// reaches it.
+var bucketIdempotencyByTime = []byte("idempotency_by_time")
+
+func init() { allBuckets = append(allBuckets, bucketIdempotencyByTime) }
+
 func idempotencyKey(tokenID int64, key string) []byte {
 	k := make([]byte, 8, 8+len(key))
 	binary.BigEndian.PutUint64(k, uint64(tokenID))
+	return append(k, key...)
+}
+
+// idempotencyTimeKey is the entry in bucketIdempotencyByTime of the response under key
+// kept at t (before 1970 sorts as 1970: as expired).
+func idempotencyTimeKey(t time.Time, key []byte) []byte {
+	var ns int64 // UnixNano is undefined before 1678: compared first
+	if t.After(time.Unix(0, 0)) {
+		ns = t.UnixNano()
+	}
+	k := make([]byte, 8, 8+len(key))
+	binary.BigEndian.PutUint64(k, uint64(ns))
 	return append(k, key...)
 }
 
@@ -25,18 +50,33 @@ func (t tx) IdempotentResponse(tokenID int64, key string) (*data.IdempotentRespo
 
 // PutIdempotentResponse implements service.AccountTx.
 func (t tx) PutIdempotentResponse(tokenID int64, key string, r *data.IdempotentResponse) error {
-	return putJSON(t.b.Bucket(bucketIdempotency), idempotencyKey(tokenID, key), r)
+	k := idempotencyKey(tokenID, key)
+	if err := putJSON(t.b.Bucket(bucketIdempotency), k, r); err != nil {
+		return err
+	}
+	byTime := t.b.Bucket(bucketIdempotencyByTime)
+	byTime.FillPercent = appendFill // kept in time order
+	return byTime.Put(idempotencyTimeKey(r.CreatedAt.Time, k), nil)
 }
 
-// DeleteIdempotentResponsesBefore implements service.AccountTx. An entry that does not
-// decode goes too: it could never be replayed.
-func (t tx) DeleteIdempotentResponsesBefore(before time.Time) (int, error) {
+// DeleteIdempotentResponsesBefore implements service.AccountTx: up to limit entries of
+// the index by time, before before, each with its response when that was kept before
+// too (a later one under the same key stays, with its own entry). A response that does
+// not decode goes too: it could never be replayed.
+func (t tx) DeleteIdempotentResponsesBefore(before time.Time, limit int) (int, error) {
+	responses := t.b.Bucket(bucketIdempotency)
+	end := idempotencyTimeKey(before, nil)
 	n := 0
-	c := t.b.Bucket(bucketIdempotency).Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
+	c := t.b.Bucket(bucketIdempotencyByTime).Cursor()
+	for k, _ := c.First(); k != nil && bytes.Compare(k, end) < 0 && n < limit; k, _ = c.First() {
+		key := k[8:]
 		var r data.IdempotentResponse
-		if err := jsonUnmarshal(v, &r); err == nil && !r.CreatedAt.Before(before) {
-			continue
+		if v := responses.Get(key); v != nil {
+			if err := jsonUnmarshal(v, &r); err != nil || r.CreatedAt.Before(before) {
+				if err := responses.Delete(key); err != nil {
+					return n, err
+				}
+			}
 		}
 		if err := c.Delete(); err != nil {
 			return n, err
@@ -44,4 +84,23 @@ func (t tx) DeleteIdempotentResponsesBefore(before time.Time) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// indexIdempotencyByTime fills the index by time of a file written before it was kept
+// (the schema 16 → 17 migration) from the kept responses; one that does not decode is
+// entered as kept in 1970, so that the next purge deletes it, as the purge before did.
+// An older binary would keep responses without their entries, which no purge would
+// delete, so the version keeps it out.
+func indexIdempotencyByTime(tx *bbolt.Tx) error {
+	byTime := tx.Bucket(bucketIdempotencyByTime)
+	return tx.Bucket(bucketIdempotency).ForEach(func(k, v []byte) error {
+		var r data.IdempotentResponse
+		if err := jsonUnmarshal(v, &r); err != nil {
+			r.CreatedAt = data.Time{}
+		}
+		if err := byTime.Put(idempotencyTimeKey(r.CreatedAt.Time, k), nil); err != nil {
+			return fmt.Errorf("indexing kept response %x: %w", k, err)
+		}
+		return nil
+	})
 }

@@ -381,22 +381,11 @@ func serveMetrics(addr string, srv *server.Server, logger *slog.Logger) (func(),
 	return func() { hs.Close() }, nil
 }
 
-// purgeIdempotency deletes expired kept responses now, then every interval until ctx is done.
+// purgeIdempotency deletes expired kept responses now, then every interval until ctx is
+// done, in transactions of at most service.IdempotencyPurgeBatch, a breather apart
+// (pruneLoop).
 func purgeIdempotency(ctx context.Context, db Backend, logger *slog.Logger, every time.Duration) {
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		if n, err := NewServices(db).Idempotency.PurgeIdempotency(ctx); err != nil {
-			logger.Error("purging expired idempotent responses", "error", err)
-		} else if n > 0 {
-			logger.Info("purged expired idempotent responses", "count", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
+	pruneLoop(ctx, logger, every, "expired idempotent responses", NewServices(db).Idempotency.PurgeIdempotency, service.IdempotencyPurgeBatch)
 }
 
 // knowledgeOptions configures knowledge bases from the embeddings flags: both the url and

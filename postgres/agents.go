@@ -255,3 +255,25 @@ func paramTime(t *data.Time) *time.Time {
 	}
 	return &t.Time
 }
+
+// AgentsToSeal implements service.AgentTx (migration 0028's list).
+func (t *tx) AgentsToSeal(ws string, limit int) ([]string, error) {
+	rows, err := t.query(`SELECT agent_id FROM agents_to_seal WHERE workspace_id = $1
+		ORDER BY agent_id LIMIT $2`, ws, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// AgentSealed implements service.AgentTx.
+func (t *tx) AgentSealed(ws, id string) error {
+	_, err := t.exec(`DELETE FROM agents_to_seal WHERE workspace_id = $1 AND agent_id = $2`, ws, id)
+	return err
+}
+
+// ListAgentToSeal implements service.AgentTx.
+func (t *tx) ListAgentToSeal(ws, id string) error {
+	_, err := t.exec(`INSERT INTO agents_to_seal (workspace_id, agent_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, ws, id)
+	return err
+}

@@ -164,3 +164,15 @@ func (t *tx) DeleteExpiredTokens(kind string, before time.Time, limit int) (int,
 // earliest first.
 const deleteExpiredTokensSQL = `DELETE FROM api_keys WHERE id IN (SELECT id FROM api_keys
 	WHERE kind = $1 AND expires_at IS NOT NULL AND expires_at <= $2 ORDER BY expires_at LIMIT $3)`
+
+// OldestTokens implements service.AccountTx, over the index api_keys_by_user: the newest
+// keep are read from its end, then up to limit from its start.
+func (t *tx) OldestTokens(userID, kind string, keep, limit int) ([]int64, error) {
+	rows, err := t.query(`SELECT id FROM api_keys WHERE user_id = $1 AND kind = $2
+		AND id NOT IN (SELECT id FROM api_keys WHERE user_id = $1 AND kind = $2 ORDER BY `+apiKeyPageKey+` DESC LIMIT $3)
+		ORDER BY `+apiKeyPageKey+` LIMIT $4`, userID, kind, keep, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
+}

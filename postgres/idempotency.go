@@ -47,8 +47,10 @@ func (t *tx) PutIdempotentResponse(tokenID int64, key string, r *data.Idempotent
 	return err
 }
 
-// DeleteIdempotentResponsesBefore implements service.AccountTx.
-func (t *tx) DeleteIdempotentResponsesBefore(before time.Time) (int, error) {
-	tag, err := t.exec(`DELETE FROM idempotency_responses WHERE created_at < $1`, before)
+// DeleteIdempotentResponsesBefore implements service.AccountTx, over the index
+// idempotency_responses_created_at.
+func (t *tx) DeleteIdempotentResponsesBefore(before time.Time, limit int) (int, error) {
+	tag, err := t.exec(`DELETE FROM idempotency_responses WHERE (token_id, key) IN (
+		SELECT token_id, key FROM idempotency_responses WHERE created_at < $1 ORDER BY created_at LIMIT $2)`, before, limit)
 	return int(tag.RowsAffected()), err
 }

@@ -113,6 +113,9 @@ func (s *AuthService) Login(ctx context.Context, email, password string, workspa
 		if m == nil {
 			return refused
 		}
+		if err := trimLoginTokens(tx, u.ID); err != nil {
+			return err
+		}
 		expires := s.now().Add(s.opts.LoginTTL)
 		key, token, err = s.issueToken(tx, u.ID, workspaceID, data.TokenLogin, data.APIKeyCreate{Name: "login"}, &expires)
 		if err != nil {
@@ -129,6 +132,26 @@ func (s *AuthService) Login(ctx context.Context, email, password string, workspa
 		return nil, "", err
 	}
 	return key, token, nil
+}
+
+// trimLoginTokens deletes the user's oldest login tokens past validate.MaxLoginTokens
+// less the one a login is about to issue (GitHub does so with OAuth tokens), so a login
+// never fails for the bound, in the login's write transaction, so that racing logins keep
+// no more than it. At most TokenPruneBatch go a login: a user far past the bound (before
+// it existed) comes down by that many a login, and by expiry. A deleted token is 401 at
+// once on every replica: its revision is gone (tokenEntry, cachedToken). Nothing is
+// recorded, as for the token pass: the log holds each login.
+func trimLoginTokens(tx Tx, userID string) error {
+	ids, err := tx.OldestTokens(userID, data.TokenLogin, validate.MaxLoginTokens-1, TokenPruneBatch)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := tx.DeleteAPIKey(id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // loginEvent is the data of user.login and user.login_failed: never the password.

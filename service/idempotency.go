@@ -72,13 +72,23 @@ func (s *IdempotencyService) CheckReplayAgent(ctx context.Context, agentID strin
 	})
 }
 
-// PurgeIdempotency deletes expired responses; the server runs it now and then.
+// IdempotencyPurgeBatch bounds the expired responses one PurgeIdempotency transaction
+// deletes, so that a day of responses kept at the rate limit goes in many short
+// transactions that writers interleave with (as TokenPruneBatch).
+const IdempotencyPurgeBatch = 256
+
+// PurgeIdempotency deletes, in one transaction, up to IdempotencyPurgeBatch expired
+// responses, oldest first, and returns how many: the server runs it again while it
+// returns IdempotencyPurgeBatch (cli's pruneLoop), now and then.
 func (s *IdempotencyService) PurgeIdempotency(ctx context.Context) (int, error) {
 	n := 0
 	err := s.store.Update(ctx, func(tx Tx) error {
 		var err error
-		n, err = tx.DeleteIdempotentResponsesBefore(s.now().Add(-IdempotencyTTL))
+		n, err = tx.DeleteIdempotentResponsesBefore(s.now().Add(-IdempotencyTTL), IdempotencyPurgeBatch)
 		return err
 	})
-	return n, err
+	if err != nil {
+		return 0, err // rolled back: nothing was deleted
+	}
+	return n, nil
 }

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -57,5 +58,44 @@ func TestIdempotentResponsesExpireAndArePurged(t *testing.T) {
 	}
 	if got, _ := svc.Idempotency.IdempotentResponse(ctx, 1, "new"); got == nil {
 		t.Error("a fresh response was purged")
+	}
+}
+
+// TestIdempotencyPurgeGoesInBatches: one purge transaction deletes at most
+// service.IdempotencyPurgeBatch expired responses, the oldest; the server's pass calls it
+// again while it deletes that many (cli's pruneLoop), so none is left after the pass.
+func TestIdempotencyPurgeGoesInBatches(t *testing.T) {
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	e := testkit.New(t, func(o *bolt.Options) { o.Now = func() time.Time { return now } })
+	ctx := context.Background()
+	const expired = 2*service.IdempotencyPurgeBatch + 10
+	if err := e.Store.Update(ctx, func(tx service.Tx) error {
+		for i := range expired {
+			r := &data.IdempotentResponse{Status: 201, CreatedAt: data.NewTime(now.Add(time.Duration(i) * time.Millisecond))}
+			if err := tx.PutIdempotentResponse(1, fmt.Sprintf("k%04d", expired-i), r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(service.IdempotencyTTL + time.Hour)
+	n, err := e.Svc.Idempotency.PurgeIdempotency(ctx)
+	if err != nil || n != service.IdempotencyPurgeBatch {
+		t.Fatalf("one purge deleted %d (%v), want %d", n, err, service.IdempotencyPurgeBatch)
+	}
+	if kept(t, e.Store, 1, fmt.Sprintf("k%04d", expired)) || !kept(t, e.Store, 1, fmt.Sprintf("k%04d", expired-service.IdempotencyPurgeBatch)) {
+		t.Error("the purge did not take the oldest first")
+	}
+	left := expired - n
+	for left > 0 {
+		if n, err = e.Svc.Idempotency.PurgeIdempotency(ctx); err != nil || n == 0 || n > service.IdempotencyPurgeBatch {
+			t.Fatalf("a purge deleted %d (%v) with %d left", n, err, left)
+		}
+		left -= n
+	}
+	if left != 0 || kept(t, e.Store, 1, "k0001") {
+		t.Errorf("%d left after the purges", left)
 	}
 }

@@ -222,7 +222,13 @@ func (m *mover) agents(tx Tx, ws string) error {
 		if err != nil || a == nil {
 			return err
 		}
-		if err := m.put("agents", func(d Tx) error { return d.PutAgent(a, "") }); err != nil {
+		// Copied as stored, so listed for the job that seals headers stored in the clear.
+		if err := m.put("agents", func(d Tx) error {
+			if err := d.PutAgent(a, ""); err != nil {
+				return err
+			}
+			return d.ListAgentToSeal(ws, id)
+		}); err != nil {
 			return err
 		}
 		if r, err := tx.Rollout(id); err != nil {

@@ -69,6 +69,9 @@ type AccountTx interface {
 	WorkspaceAPIKeyPage(workspaceID string, req data.PageRequest) ([]*data.APIKeyRecord, data.Page, error)
 	// UserTokens lists a user's tokens of one kind.
 	UserTokens(userID, kind string) ([]*data.APIKeyRecord, error)
+	// OldestTokens returns the ids of up to limit of the user's tokens of kind, oldest
+	// first, leaving out its newest keep: from the user's index, reading no token.
+	OldestTokens(userID, kind string, keep, limit int) ([]int64, error)
 	// APIKeyRevision fingerprints the stored token (0 when absent), for caches.
 	APIKeyRevision(id int64) (uint64, error)
 	// DeleteExpiredTokens deletes up to limit tokens of kind (data.TokenLogin or
@@ -87,9 +90,10 @@ type AccountTx interface {
 	IdempotentResponse(tokenID int64, key string) (*data.IdempotentResponse, error)
 	// PutIdempotentResponse keeps r for (tokenID, key).
 	PutIdempotentResponse(tokenID int64, key string, r *data.IdempotentResponse) error
-	// DeleteIdempotentResponsesBefore removes the responses kept before t and says how
-	// many.
-	DeleteIdempotentResponsesBefore(t time.Time) (int, error)
+	// DeleteIdempotentResponsesBefore removes up to limit of the responses kept before t,
+	// oldest first, and says how many: from an index by time, so a call reads about as
+	// many responses as it deletes, however many are kept.
+	DeleteIdempotentResponsesBefore(t time.Time, limit int) (int, error)
 }
 
 // KeyUseRecorder takes note of API key use; a store may write it later, in batches, as

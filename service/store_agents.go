@@ -26,12 +26,26 @@ type AgentTx interface {
 	// AgentIDs returns a page of the ids of the workspace's agents, newest first: of one
 	// status unless status is "", and only those in only unless only is empty.
 	AgentIDs(workspaceID, status string, only []string, nameContains string, req data.PageRequest) ([]string, data.Page, error)
-	// PutAgentVersion stores a published version.
+	// PutAgentVersion stores a published version. Storing one that exists replaces it
+	// in place: versions are otherwise immutable, and only the job that seals the
+	// credential headers stored in the clear does so (agent_seal_upgrade.go), besides a
+	// move or an import into an empty place.
 	PutAgentVersion(v *data.AgentVersion) error
 	// AgentVersion returns version n of the agent, nil when there is none.
 	AgentVersion(agentID string, n int) (*data.AgentVersion, error)
 	// AgentVersions returns a page of the agent's versions, newest first.
 	AgentVersions(agentID string, req data.PageRequest) ([]*data.AgentVersion, data.Page, error)
+	// AgentsToSeal returns up to limit ids of the workspace's agents listed by the
+	// storage upgrade (bbolt schema 16, PostgreSQL migration 0028: every agent stored
+	// then) for the job that seals the credential headers an agent or its versions hold
+	// in the clear (agent_seal_upgrade.go). Every write seals them since, so only the
+	// upgrade and a move (ListAgentToSeal) add to the list.
+	AgentsToSeal(workspaceID string, limit int) ([]string, error)
+	// AgentSealed takes agent id off its workspace's list; deleting the agent does too.
+	AgentSealed(workspaceID, id string) error
+	// ListAgentToSeal puts agent id on its workspace's list: a move copies rows as
+	// stored, clear headers and all, so it lists what it copies.
+	ListAgentToSeal(workspaceID, id string) error
 	// KnowledgeBaseExists reports whether id names a knowledge base of the workspace.
 	KnowledgeBaseExists(workspaceID, id string) (bool, error)
 }

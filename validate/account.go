@@ -23,6 +23,11 @@ const (
 	// expired (login tokens apart), so that a looped create cannot grow the database
 	// without end (docs/api.md "API keys").
 	MaxLiveAPIKeys = 100
+	// MaxLoginTokens bounds the login tokens a user holds (across workspaces, expired
+	// ones not yet deleted among them): a login past it deletes the user's oldest, so a
+	// login script cannot grow the database without end, and a login never fails for it
+	// (docs/api.md "Authentication and tokens").
+	MaxLoginTokens = 100
 	// ExpiredAPIKeyGrace is how long an expired API key stays listed (as expired) before
 	// the token pass deletes it; login tokens go at their expiry.
 	ExpiredAPIKeyGrace = 30 * 24 * time.Hour

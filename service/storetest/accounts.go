@@ -108,7 +108,7 @@ func checkKeptResponsesExpire(t *testing.T, s service.Store) {
 		return tx.PutIdempotentResponse(1, "b", &data.IdempotentResponse{Status: 201, CreatedAt: data.NewTime(old.Add(time.Hour))})
 	})
 	update(t, s, func(tx service.Tx) error {
-		n, err := tx.DeleteIdempotentResponsesBefore(old.Add(time.Minute))
+		n, err := tx.DeleteIdempotentResponsesBefore(old.Add(time.Minute), 10)
 		if n != 1 {
 			t.Errorf("deleted %d kept responses, want 1", n)
 		}
