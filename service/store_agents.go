@@ -32,6 +32,12 @@ type AgentTx interface {
 	AgentVersion(agentID string, n int) (*data.AgentVersion, error)
 	// AgentVersions returns a page of the agent's versions, newest first.
 	AgentVersions(agentID string, req data.PageRequest) ([]*data.AgentVersion, data.Page, error)
+	// DeleteAgentVersion removes version n of the agent; an absent one is no error. The
+	// agent's LastVersion is the service's: a number is never given twice.
+	DeleteAgentVersion(agentID string, n int) error
+	// AgentVersionCount counts the agent's versions, at most upTo of them (a bound's
+	// check reads no more than the bound).
+	AgentVersionCount(agentID string, upTo int) (int, error)
 	// KnowledgeBaseExists reports whether id names a knowledge base of the workspace.
 	KnowledgeBaseExists(workspaceID, id string) (bool, error)
 }
