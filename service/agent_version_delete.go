@@ -25,6 +25,13 @@ func (s *AgentService) DeleteAgentVersion(ctx context.Context, agentID string, n
 		if v == nil {
 			return data.NotFound("Agent version")
 		}
+		if v.AgentConfig, err = s.open(v.AgentConfig); err != nil {
+			return err
+		}
+		shown := v.Masked() // as GET …/versions/{n} shows it, and its ETag
+		if err := data.CheckIfMatch(data.IfMatch(ctx), &shown); err != nil {
+			return err
+		}
 		if err := s.versionInUse(tx, stored, n); err != nil {
 			return err
 		}
@@ -33,10 +40,6 @@ func (s *AgentService) DeleteAgentVersion(ctx context.Context, agentID string, n
 		}
 		// This process's call starts read versions through the cache: drop it there.
 		tx.OnCommit(func() { s.versions.drop(agentID, n) })
-		if v.AgentConfig, err = s.open(v.AgentConfig); err != nil {
-			return err
-		}
-		shown := v.Masked()
 		_, err = s.record(ctx, tx, data.EventAgentVersionDeleted, plain.WorkspaceID, &shown)
 		return err
 	})
