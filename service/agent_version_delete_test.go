@@ -41,8 +41,8 @@ func versionNumbers(t *testing.T, ctx context.Context, agents *service.AgentServ
 
 // TestDeleteAgentVersion: a version nothing runs on is deleted: reading it, restoring it
 // and deleting it again are not found, the list no longer holds it, a call made on it
-// keeps its number, the audit log tells it; a rollout naming it is a fault of its field, as
-// for a version never published; and its number is never given again, even when it was
+// keeps its number and its analysis figures are still asked for by it, the audit log
+// tells it; a rollout naming it is a fault of its field, as for a version never published; and its number is never given again, even when it was
 // the newest. Runs on both engines (VOICEAPI_TEST_BACKEND=postgres).
 func TestDeleteAgentVersion(t *testing.T) {
 	env := testkit.New(t, nil)
@@ -87,6 +87,13 @@ func TestDeleteAgentVersion(t *testing.T) {
 	}
 	if len(events) != 1 || !strings.Contains(string(events[0].Data), `"version_number":1`) {
 		t.Errorf("audit log of %s = %d events, want one naming version 1", data.EventAgentVersionDeleted, len(events))
+	}
+	if _, err := svc.Analytics.AnalysisFigures(ctx, data.AnalysisQuery{AgentID: a.ID, Field: data.AnalysisKeySuccessful, Version: &one}); err != nil {
+		t.Errorf("analysis figures of the deleted version's calls: %v", err)
+	}
+	never := 99
+	if _, err := svc.Analytics.AnalysisFigures(ctx, data.AnalysisQuery{AgentID: a.ID, Field: data.AnalysisKeySuccessful, Version: &never}); fieldsOf(err) != "agent_version" {
+		t.Errorf("analysis figures of a version never published: %v, want a fault of agent_version", err)
 	}
 	_, err = svc.Rollouts.SetRollout(ctx, a.ID, data.RolloutSet{Variants: []data.RolloutVariantSet{{Version: 1, Weight: 50}, {Version: 3, Weight: 50}}})
 	if fieldsOf(err) != "variants.0.version" {
