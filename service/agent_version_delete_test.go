@@ -283,3 +283,29 @@ func countVersions(t *testing.T, env *testkit.Env, agentID string) int {
 	}
 	return n
 }
+
+// TestAnalysisOfADeletedVersionsCall: a call's analysis job queued before its version was
+// deleted (the call had ended: nothing held the version) asks no model and fails, the
+// call's analysis_error saying the version was deleted; before, it asked the agent's
+// current model for an analysis of nothing.
+func TestAnalysisOfADeletedVersionsCall(t *testing.T) {
+	e := newAnalysisEnv(t, data.LLMInternal)
+	agent := e.agent(fmt.Sprintf(bookingConfig, false))
+	c := e.endedCall(agent, "Friday")
+	job, err := e.svc.Analysis.AnalyzeCall(e.ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	publishN(t, e.ctx, e.svc.Agents, agent, 1)
+	if err := e.svc.Agents.DeleteAgentVersion(e.ctx, agent, 1); err != nil {
+		t.Fatalf("deleting the version of an ended call: %v", err)
+	}
+	e.runDue()
+	if j := e.job(job.ID); j.Status != data.JobFailed {
+		t.Errorf("the job = %s, want %s", j.Status, data.JobFailed)
+	}
+	got := e.call(c.ID)
+	if got.AnalysisError == nil || !strings.Contains(got.AnalysisError.Message, "deleted") || got.Analysis != nil {
+		t.Errorf("the call's analysis %v, error %+v, want no analysis and an error saying its version was deleted", got.Analysis, got.AnalysisError)
+	}
+}
