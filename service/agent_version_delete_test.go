@@ -309,3 +309,32 @@ func TestAnalysisOfADeletedVersionsCall(t *testing.T) {
 		t.Errorf("the call's analysis %v, error %+v, want no analysis and an error saying its version was deleted", got.Analysis, got.AnalysisError)
 	}
 }
+
+// TestDeletedVersionLeavesTheCache: call starts keep the versions they run in memory; a
+// deleted version leaves it, so that a knowledge query naming it is the fault of its
+// agent_version field, as in a process that never cached it, rather than an answer from
+// a version that no longer exists.
+func TestDeletedVersionLeavesTheCache(t *testing.T) {
+	env := testkit.New(t, nil)
+	svc := env.Svc
+	ctx := owner(t, env, "cache@example.com")
+	a := mustAgent(t, ctx, svc.Agents, `{"name":"Cached"}`)
+	publishN(t, ctx, svc.Agents, a.ID, 1)
+	to, agentID := "+14155550123", a.ID
+	started, err := svc.CallStart.StartCall(ctx, data.CallStart{Direction: data.DirectionOutbound, ToNumber: &to, AgentID: &agentID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	publishN(t, ctx, svc.Agents, a.ID, 1)
+	if _, err := svc.Calls.UpdateCall(ctx, started.Call.ID, data.CallUpdate{Status: data.Some(data.CallEnded)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Agents.DeleteAgentVersion(ctx, a.ID, 1); err != nil {
+		t.Fatal(err)
+	}
+	one := 1
+	_, err = svc.KnowledgeBases.QueryAgentKnowledge(ctx, a.ID, data.AgentKnowledgeQuery{Query: "opening hours", AgentVersion: &one})
+	if fieldsOf(err) != "agent_version" {
+		t.Errorf("a knowledge query naming the deleted version: %v, want a fault of agent_version", err)
+	}
+}
