@@ -310,11 +310,11 @@ func TestAnalysisOfADeletedVersionsCall(t *testing.T) {
 	}
 }
 
-// TestDeletedVersionLeavesTheCache: call starts keep the versions they run in memory; a
-// deleted version leaves it, so that a knowledge query naming it is the fault of its
-// agent_version field, as in a process that never cached it, rather than an answer from
-// a version that no longer exists.
-func TestDeletedVersionLeavesTheCache(t *testing.T) {
+// TestKnowledgeQueryOfADeletedVersion: call starts keep the versions they run in memory;
+// a knowledge query naming a version deleted since is the fault of its agent_version
+// field, as for a version never published, rather than an answer from the memory of a
+// version that no longer exists (which another replica's delete could not clear).
+func TestKnowledgeQueryOfADeletedVersion(t *testing.T) {
 	env := testkit.New(t, nil)
 	svc := env.Svc
 	ctx := owner(t, env, "cache@example.com")

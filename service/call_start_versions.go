@@ -16,10 +16,11 @@ const maxCachedVersions = 4096
 
 // versionCache keeps published versions as a call start needs them. A version never
 // changes once published (restore and publish make new states of the agent, never new
-// contents of an old version) and its number is never given again, a deleted agent's
-// versions are never asked for again (a start reads the agent first), and a deleted
-// version is dropped (drop) and was in use by nothing that asks (versionInUse), so an
-// entry is never stale for a start.
+// contents of an old version) and its number is never given again, and a deleted
+// agent's versions are never asked for again (a start reads the agent first). A deleted
+// version is dropped here (drop), not from another replica's cache: only versions a
+// delete refuses (versionInUse: published, a rollout's, an open call's) are read through
+// it, so an entry asked for is never stale.
 type versionCache struct {
 	mu sync.Mutex
 	m  map[string]*runVersion
