@@ -338,3 +338,33 @@ func TestKnowledgeQueryOfADeletedVersion(t *testing.T) {
 		t.Errorf("a knowledge query naming the deleted version: %v, want a fault of agent_version", err)
 	}
 }
+
+// TestVersionDeletedDuringAConversationsOpening: a start checks its version, asks the
+// model for the opening outside any transaction, then inserts the conversation; a delete
+// of the version meanwhile (no active conversation held it yet) leaves the start refused
+// (conflict) and nothing stored, where the conversation was stored on a version that no
+// longer existed, each of its turns then not found.
+func TestVersionDeletedDuringAConversationsOpening(t *testing.T) {
+	w, m := openingWorld(t)
+	publishN(t, w.ctxA, w.svc.Agents, w.agentA, 2)
+	started := make(chan error, 1)
+	go func() {
+		_, err := w.svc.Conversations.StartConversation(w.ctxA, w.agentA, data.ConversationStart{Version: data.ConversationVersion{Number: 1}}, data.ConversationObserver{})
+		started <- err
+	}()
+	select {
+	case <-m.opening:
+	case err := <-started:
+		t.Fatalf("the start ended before its opening was asked for: %v", err)
+	}
+	if err := w.svc.Agents.DeleteAgentVersion(w.ctxA, w.agentA, 1); err != nil {
+		t.Fatalf("deleting version 1 during the opening: %v", err)
+	}
+	close(m.release)
+	if err := <-started; data.ErrorCode(err) != data.ECONFLICT || !strings.Contains(data.ErrorMessage(err), "deleted") {
+		t.Errorf("the start whose version was deleted during its opening: %v, want %s saying so", err, data.ECONFLICT)
+	}
+	if got := activeConversations(t, w); len(got) != 0 {
+		t.Errorf("active conversations after the refused start: %v, want none", got)
+	}
+}
