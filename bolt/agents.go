@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -121,6 +122,22 @@ func (t tx) AgentVersions(agentID string, req data.PageRequest) ([]*data.AgentVe
 		}
 	}
 	return list, page, nil
+}
+
+// DeleteAgentVersion implements service.AgentTx.
+func (t tx) DeleteAgentVersion(agentID string, n int) error {
+	return t.b.Bucket(bucketAgentVersions).Delete(versionKey(agentID, n))
+}
+
+// AgentVersionCount implements service.AgentTx: a walk of the agent's keys, at most upTo.
+func (t tx) AgentVersionCount(agentID string, upTo int) (int, error) {
+	prefix := indexKey(agentID, "")
+	n := 0
+	c := t.b.Bucket(bucketAgentVersions).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && n < upTo; k, _ = c.Next() {
+		n++
+	}
+	return n, nil
 }
 
 // KnowledgeBaseExists implements service.AgentTx.

@@ -173,6 +173,27 @@ func (t tx) OpenConversations(ws string, updatedAfter, leasedAfter time.Time, li
 	return n, nil
 }
 
+// ActiveConversationOn implements service.ConversationTx: it reads the records of the
+// workspace's active conversations (bounded, conventions §21), their agent and version
+// only.
+func (t tx) ActiveConversationOn(ws, agentID string, n int) (string, error) {
+	records := t.b.Bucket(bucketConversations)
+	for _, id := range scopeIDs(t.b.Bucket(bucketConversationsOpen), ws) {
+		var c struct {
+			AgentID      string `json:"agent_id"`
+			AgentVersion *int   `json:"agent_version"`
+		}
+		found, err := getJSON(records, []byte(id), &c)
+		if err != nil {
+			return "", err
+		}
+		if found && c.AgentID == agentID && c.AgentVersion != nil && *c.AgentVersion == n {
+			return id, nil
+		}
+	}
+	return "", nil
+}
+
 // indexOpenConversations fills each workspace's open conversations of a file written
 // before they were kept (the schema 10 → 11 migration), from the active ones the idle
 // index lists. An older binary would end conversations without removing their entries,

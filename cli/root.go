@@ -51,7 +51,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewVersionCommand(),
 		NewPlanCommand(), NewApplyCommand(), NewPullCommand(),
 		NewCallsCommand(), NewChatCommand(), NewTestCommand(), NewPublishCommand(), NewCampaignCommand(), NewSuppressionsCommand(),
-		NewKBCommand(), NewJobsCommand(),
+		NewKBCommand(), NewJobsCommand(), NewAgentCommand(),
 	)
 	refuseUnknownSubcommands(root)
 	wordRemoteErrors(root)

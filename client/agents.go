@@ -169,6 +169,13 @@ func (s *AgentsService) RestoreVersion(ctx context.Context, id string, number in
 	return sendRecord[data.Agent](ctx, s.c, "agentVersionRestore", []string{id, strconv.Itoa(number)}, nil, opts)
 }
 
+// DeleteVersion deletes a version nothing runs on: 409 conflict while it is the published
+// version, a variant of the rollout, or an open call or conversation runs on it. Its
+// number is never given again.
+func (s *AgentsService) DeleteVersion(ctx context.Context, id string, number int, opts ...RequestOption) error {
+	return s.c.noContent(ctx, "agentVersionDelete", []string{id, strconv.Itoa(number)}, nil, opts)
+}
+
 // DiffVersions lists the fields changed from version a to version b, or to the current
 // agent when b is 0.
 func (s *AgentsService) DiffVersions(ctx context.Context, id string, a, b int, opts ...RequestOption) ([]data.Change, error) {

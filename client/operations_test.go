@@ -214,6 +214,12 @@ func (tr *tour) agents() *data.Agent {
 	if agent.Name != "Support" {
 		t.Errorf("restored name: %q", agent.Name)
 	}
+	if err := c.Agents.DeleteVersion(ctx, agent.ID, 1); !client.IsCode(err, data.ECONFLICT) {
+		t.Errorf("deleting the published version: %v, want %s", err, data.ECONFLICT)
+	}
+	if err := c.Agents.DeleteVersion(ctx, agent.ID, 7); !client.IsCode(err, data.ENOTFOUND) {
+		t.Errorf("deleting a version never published: %v, want %s", err, data.ENOTFOUND)
+	}
 	cat, err := c.Agents.Catalog(ctx)
 	check("catalog", err)
 	if cat == nil {

@@ -78,6 +78,7 @@ var operations = map[string]operation{
 	"agentPublish":        {"POST", "/api/v1/agents/{agent_id}/publish", "Agents.Publish", false},
 	"agentVersionList":    {"GET", "/api/v1/agents/{agent_id}/versions", "Agents.ListVersions", false},
 	"agentVersionShow":    {"GET", "/api/v1/agents/{agent_id}/versions/{version_number}", "Agents.GetVersion", false},
+	"agentVersionDelete":  {"DELETE", "/api/v1/agents/{agent_id}/versions/{version_number}", "Agents.DeleteVersion", false},
 	"agentVersionRestore": {"POST", "/api/v1/agents/{agent_id}/versions/{version_number}/restore", "Agents.RestoreVersion", false},
 	"agentVersionDiff":    {"GET", "/api/v1/agents/{agent_id}/versions/{version_number}/diff/{other}", "Agents.DiffVersions", false},
 	"agentKnowledgeQuery": {"POST", "/api/v1/agents/{agent_id}/knowledge/query", "Agents.QueryKnowledge", false},

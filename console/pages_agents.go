@@ -22,6 +22,8 @@ func (h *Handler) agentRoutes() {
 	m.HandleFunc("GET /agents/{id}/diff", h.page(h.agentDiff))
 	m.HandleFunc("GET /agents/{id}/versions/{n}/restore", h.page(h.agentRestoreConfirm))
 	m.HandleFunc("POST /agents/{id}/versions/{n}/restore", h.action(h.agentRestore))
+	m.HandleFunc("GET /agents/{id}/versions/{n}/delete", h.page(h.agentVersionDeleteConfirm))
+	m.HandleFunc("POST /agents/{id}/versions/{n}/delete", h.action(h.agentVersionDelete))
 	m.HandleFunc("GET /agents/{id}/try", h.page(h.agentTry))
 }
 
@@ -125,9 +127,14 @@ func (h *Handler) agentVersions(w http.ResponseWriter, r *http.Request) {
 	}
 	p := data.PrincipalFrom(r.Context())
 	name, _ := a.Data()["name"].(string)
+	canWrite := p.Allows(data.Write(data.ModuleAgents)) == nil
+	var inUse map[string]bool
+	if canWrite {
+		inUse = h.versionsInUse(r, id, a.Data())
+	}
 	h.render(w, r, http.StatusOK, "versions", &view{Title: name + " · versions", Active: "agents", D: map[string]any{
 		"Agent": a.Data(), "Versions": vs.List(), "Pages": pagerOf(r, "cursor", vs), "Gate": gate.Data(),
-		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil, "CanForce": data.RoleAtLeast(p.Role, data.RoleAdmin),
+		"CanWrite": canWrite, "CanForce": data.RoleAtLeast(p.Role, data.RoleAdmin), "InUse": inUse,
 	}})
 }
 

@@ -436,6 +436,10 @@ type AgentService interface {
 	// RestoreAgentVersion makes that version live again, creating no version. Errors:
 	// not_found (agent or version), precondition_failed.
 	RestoreAgentVersion(ctx context.Context, agentID string, number int) (*Agent, error)
+	// DeleteAgentVersion removes a version nothing runs on; its number is never given
+	// again and history keeps it. Errors: not_found (agent or version), conflict (the
+	// version is in use: published, in the rollout, an open call or conversation on it).
+	DeleteAgentVersion(ctx context.Context, agentID string, number int) error
 	// DiffAgentVersions lists what changed from version a to version b, or to the current
 	// configuration when b is nil (see DiffAgentConfig). Errors: not_found.
 	DiffAgentVersions(ctx context.Context, agentID string, a int, b *int) ([]Change, error)

@@ -10,6 +10,7 @@ const (
 	EventAgentDeleted           = "agent.deleted"
 	EventAgentPublished         = "agent.published"
 	EventAgentRestored          = "agent.restored"
+	EventAgentVersionDeleted    = "agent.version_deleted"
 	EventKnowledgeBaseCreated   = "knowledge_base.created"
 	EventKnowledgeBaseUpdated   = "knowledge_base.updated"
 	EventKnowledgeBaseDeleted   = "knowledge_base.deleted"
@@ -50,6 +51,7 @@ const (
 // EventTypes lists every event type, for validating webhook subscriptions.
 var EventTypes = []string{
 	EventAgentCreated, EventAgentUpdated, EventAgentDeleted, EventAgentPublished, EventAgentRestored,
+	EventAgentVersionDeleted,
 	EventKnowledgeBaseCreated, EventKnowledgeBaseUpdated, EventKnowledgeBaseDeleted,
 	EventKnowledgeSourceIndexed, EventKnowledgeSourceFailed,
 	EventNumberCreated, EventNumberUpdated, EventNumberDeleted,

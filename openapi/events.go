@@ -19,6 +19,8 @@ var eventPayloads = map[string]any{
 	data.EventAgentDeleted:   data.Agent{},
 	data.EventAgentPublished: data.Agent{},
 	data.EventAgentRestored:  data.Agent{},
+	// The version deleted, as GET …/versions/{version_number} showed it.
+	data.EventAgentVersionDeleted: data.AgentVersion{},
 
 	data.EventRolloutUpdated:    data.Rollout{},
 	data.EventRolloutEnded:      data.Rollout{},

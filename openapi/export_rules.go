@@ -18,7 +18,7 @@ func init() {
 	fieldRules["ExportAgent"] = map[string]fieldRule{
 		"key":                  exportKey.with(true, "The agent's key in this document: numbers and nothing else name it by this."),
 		"name":                 fieldRule{MinLength: 1, MaxLength: validate.MaxAgentName}.with(true, ""),
-		"versions":             {MaxItems: validate.MaxImportItems, Description: "Published versions, version_number unique."},
+		"versions":             {MaxItems: validate.MaxVersionsPerAgent, Description: "Published versions, version_number unique."},
 		"tests":                {MaxItems: validate.MaxTestsPerAgent, Description: "The agent's tests, names unique; none when absent."},
 		"max_concurrent_calls": between(1, validate.MaxConcurrentCalls).with(false, "The agent's bound on open calls; none when absent."),
 	}

@@ -243,10 +243,15 @@ var opDocs = map[string]opDoc{
 	"DELETE /api/v1/agents/{agent_id}": {Tag: "Agent", Summary: "Delete an agent and its versions",
 		Description: "Numbers bound to it are unbound; its call history stays.", Shape: shapeNone},
 	"POST /api/v1/agents/{agent_id}/publish": {Tag: "Agent Versions", Summary: "Publish the agent as a new version",
-		Description: "409 tests_required or tests_failed while the agent's required tests have not passed on its draft (docs/testing-agents.md).",
+		Description: "409 tests_required or tests_failed while the agent's required tests have not passed on its draft (docs/testing-agents.md); 409 conflict when the agent holds " + strconv.Itoa(validate.MaxVersionsPerAgent) + " versions, the most it may (delete old ones first).",
 		Body:        data.PublishRequest{}, Shape: shapeNone, IfMatch: true, Errors: []int{http.StatusConflict}},
 	"GET /api/v1/agents/{agent_id}/versions":                  {Tag: "Agent Versions", Summary: "List the agent's versions, newest first", Out: data.AgentVersion{}, Shape: shapeList},
 	"GET /api/v1/agents/{agent_id}/versions/{version_number}": {Tag: "Agent Versions", Summary: "Show a version", Out: data.AgentVersion{}},
+	"DELETE /api/v1/agents/{agent_id}/versions/{version_number}": {Tag: "Agent Versions", Summary: "Delete a version nothing runs on",
+		Description: "409 while the version is in use: the published version, a variant of the rollout, a version an open call or an active conversation runs on; the message says which. " +
+			"Calls, analysis results and test runs keep its number, which is never given again; reading or restoring it is then 404. " +
+			"An agent holds at most " + strconv.Itoa(validate.MaxVersionsPerAgent) + " versions (a publish past it is 409): delete old ones to publish again.",
+		Shape: shapeNone, Errors: []int{http.StatusConflict}},
 	"POST /api/v1/agents/{agent_id}/versions/{version_number}/restore": {Tag: "Agent Versions", Summary: "Make a version live again",
 		Description: "The agent's configuration becomes the snapshot, published at that version; no version is created.",
 		Out:         data.Agent{}, IfMatch: true},

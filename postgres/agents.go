@@ -145,6 +145,18 @@ func (t *tx) PutAgentVersion(v *data.AgentVersion) error {
 	return err
 }
 
+// DeleteAgentVersion implements service.AgentTx.
+func (t *tx) DeleteAgentVersion(agentID string, n int) error {
+	_, err := t.exec(`DELETE FROM agent_versions WHERE agent_id = $1 AND version_number = $2`, agentID, n)
+	return err
+}
+
+// AgentVersionCount implements service.AgentTx: the primary key's walk, at most upTo.
+func (t *tx) AgentVersionCount(agentID string, upTo int) (int, error) {
+	n, err := t.countWhereUpTo(`agent_versions WHERE agent_id = $1`, int64(upTo), agentID)
+	return int(n), err
+}
+
 // scanVersion reads the versionCols of a row, then extra.
 func scanVersion(row pgx.Row, extra ...any) (*data.AgentVersion, error) {
 	var v data.AgentVersion

@@ -260,6 +260,15 @@ func (t *tx) OpenConversations(ws string, updatedAfter, leasedAfter time.Time, l
 	return n, err
 }
 
+// ActiveConversationOn implements service.ConversationTx, through the index of the
+// workspace's active conversations (conversations_open).
+func (t *tx) ActiveConversationOn(ws, agentID string, n int) (string, error) {
+	var id string
+	err := t.queryRow(`SELECT id FROM conversations WHERE workspace_id = $1 AND status = 'active'
+		AND agent_id = $2 AND agent_version = $3 LIMIT 1`, ws, agentID, n).Scan(&id)
+	return id, noRows(err)
+}
+
 // openConversationsSQL counts a workspace's open conversations ($1), updated after $2 or
 // leased past $3, at most $4 of them; status = 'active' is the index's predicate.
 const openConversationsSQL = `SELECT count(*) FROM (SELECT 1 FROM conversations WHERE workspace_id = $1

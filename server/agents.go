@@ -24,6 +24,7 @@ func (s *Server) agentRoutes() []route {
 		{Method: "POST", Path: "/api/v1/agents/{agent_id}/publish", Need: write, handle: s.handleAgentPublish},
 		{Method: "GET", Path: "/api/v1/agents/{agent_id}/versions", Need: read, handle: s.handleAgentVersionList},
 		{Method: "GET", Path: "/api/v1/agents/{agent_id}/versions/{version_number}", Need: read, handle: s.handleAgentVersionShow},
+		{Method: "DELETE", Path: "/api/v1/agents/{agent_id}/versions/{version_number}", Need: write, handle: s.handleAgentVersionDelete},
 		{Method: "POST", Path: "/api/v1/agents/{agent_id}/versions/{version_number}/restore", Need: write, NoBody: true, handle: s.handleAgentVersionRestore},
 		{Method: "GET", Path: "/api/v1/agents/{agent_id}/versions/{version_number}/diff/{other}", Need: read, handle: s.handleAgentVersionDiff},
 		// The catalog describes no workspace's data: any token, and a key with agents:read.
@@ -195,6 +196,21 @@ func (s *Server) handleAgentVersionShow(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	return writeRecord(w, http.StatusOK, ver, nil)
+}
+
+// handleAgentVersionDelete: DELETE /api/v1/agents/{agent_id}/versions/{version_number} —
+// 204; 409 while the version is in use (published, in the rollout, an open call or
+// conversation on it).
+func (s *Server) handleAgentVersionDelete(w http.ResponseWriter, r *http.Request) error {
+	v := mux.Vars(r)
+	n, err := versionNumber(v["version_number"])
+	if err != nil {
+		return err
+	}
+	if err := s.svc.Agents.DeleteAgentVersion(r.Context(), v["agent_id"], n); err != nil {
+		return err
+	}
+	return writeNoContent(w)
 }
 
 // handleAgentVersionRestore: POST /api/v1/agents/{agent_id}/versions/{version_number}/restore

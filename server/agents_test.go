@@ -348,6 +348,7 @@ func agentRoutes(id string) [][3]any {
 		{"GET", "/api/v1/agents/" + id + "/versions/1", nil},
 		{"POST", "/api/v1/agents/" + id + "/versions/1/restore", nil},
 		{"GET", "/api/v1/agents/" + id + "/versions/1/diff/current", nil},
+		{"DELETE", "/api/v1/agents/" + id + "/versions/1", nil},
 	}
 }
 

@@ -26,7 +26,7 @@ func TestOpenAPIImportBounds(t *testing.T) {
 		{"ExportWorkspace", "description", "maxLength", validate.MaxDescriptionLen},
 		{"ExportAgent", "key", "maxLength", validate.MaxExportKey},
 		{"ExportAgent", "name", "maxLength", validate.MaxAgentName},
-		{"ExportAgent", "versions", "maxItems", validate.MaxImportItems},
+		{"ExportAgent", "versions", "maxItems", validate.MaxVersionsPerAgent},
 		{"ExportAgent", "tests", "maxItems", validate.MaxTestsPerAgent},
 		{"ExportAgent", "max_concurrent_calls", "maximum", validate.MaxConcurrentCalls},
 		{"ExportAgentTest", "max_turns", "maximum", validate.MaxTestMaxTurns},

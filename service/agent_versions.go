@@ -68,7 +68,10 @@ func (s *AgentService) unbindNumbers(ctx context.Context, tx Tx, ws, agentID str
 }
 
 // PublishAgent implements data.AgentService: version N+1 snapshots name and every group,
-// once the publish gate lets the draft through (service/publish_gate.go).
+// once the publish gate lets the draft through (service/publish_gate.go), N the last
+// number given (deleted versions included: a number is never given twice). It is the one
+// place a version is made (apply --publish and the console publish through it), within
+// validate.MaxVersionsPerAgent.
 func (s *AgentService) PublishAgent(ctx context.Context, id string, in data.PublishRequest) error {
 	description := in.Description
 	var errs validate.Errors
@@ -84,6 +87,9 @@ func (s *AgentService) PublishAgent(ctx context.Context, id string, in data.Publ
 		}
 		current := masked(plain)
 		if err := data.CheckIfMatch(data.IfMatch(ctx), current); err != nil {
+			return err
+		}
+		if err := checkVersionBound(tx, id); err != nil {
 			return err
 		}
 		keys, err := s.draftKeysOf(plain)

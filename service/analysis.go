@@ -139,6 +139,15 @@ func (s *AnalysisService) runCallAnalysis(ctx context.Context, run *JobRun) erro
 	if err != nil || c == nil {
 		return err // a call deleted meanwhile has nothing to analyze
 	}
+	if !cfg.Asks() {
+		// The call's version was deleted after the job was queued (the job does not
+		// hold it: docs/agents.md "Deleting a version"): no model is asked for nothing.
+		err := errors.New("The call's agent version declares no analysis any more: it was deleted after the call ended.")
+		if werr := s.storeResult(ctx, run, c, cfg, analysisResult{}, err, data.JobProgress{Done: 1, Total: 1}, analysisDone); werr != nil {
+			return werr
+		}
+		return err
+	}
 	res, err := s.analyze(ctx, c, cfg)
 	if err != nil && isTransientProvider(err) && !run.LastAttempt() {
 		return Transient(err)

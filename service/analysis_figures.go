@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -60,7 +61,7 @@ func (s *AnalyticsService) AnalysisFigures(ctx context.Context, q data.AnalysisQ
 }
 
 // figuresField is the field q asks for, as declared: a field the agent (or the version
-// asked) does not declare is a fault on field, a version the agent does not have one on
+// asked) does not declare is a fault on field, a version the agent never published one on
 // agent_version; an agent the caller may not see is not found.
 func figuresField(tx Tx, p *data.Principal, q data.AnalysisQuery) (*data.AnalysisField, error) {
 	a, err := tx.Agent(q.AgentID)
@@ -72,11 +73,19 @@ func figuresField(tx Tx, p *data.Principal, q data.AnalysisQuery) (*data.Analysi
 	}
 	cfg, where := &a.AnalysisConfig, "the agent's current configuration (give agent_version for a field of an earlier version)"
 	if q.Version != nil {
-		v, err := versionRef(tx, a.ID, "agent_version", *q.Version)
-		if err != nil {
+		v, err := tx.AgentVersion(a.ID, *q.Version)
+		switch {
+		case err != nil:
 			return nil, err
+		case v != nil:
+			cfg, where = &v.AnalysisConfig, "that agent version"
+		case *q.Version > a.LastVersion:
+			return nil, unknownVersion("agent_version", *q.Version)
+		default:
+			// Deleted: its calls keep its number and are counted; their fields read as
+			// the agent declares them now, the version's declaration being gone.
+			where = fmt.Sprintf("the agent's current configuration (version %d was deleted: its calls' fields read as the agent declares them now)", *q.Version)
 		}
-		cfg, where = &v.AnalysisConfig, "that agent version"
 	}
 	if q.Field == data.AnalysisKeySuccessful {
 		return &data.AnalysisField{Name: q.Field, Type: data.AnalysisBoolean}, nil

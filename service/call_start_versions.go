@@ -16,8 +16,11 @@ const maxCachedVersions = 4096
 
 // versionCache keeps published versions as a call start needs them. A version never
 // changes once published (restore and publish make new states of the agent, never new
-// contents of an old version), and a deleted agent's versions are never asked for again
-// (a start reads the agent first), so an entry is never stale.
+// contents of an old version) and its number is never given again, and a deleted
+// agent's versions are never asked for again (a start reads the agent first). A deleted
+// version is dropped here (drop), not from another replica's cache: only versions a
+// delete refuses (versionInUse: published, a rollout's, an open call's) are read through
+// it, so an entry asked for is never stale.
 type versionCache struct {
 	mu sync.Mutex
 	m  map[string]*runVersion
@@ -68,6 +71,13 @@ func (c *versionCache) find(tx Tx, agentID string, n int) (*runVersion, error) {
 	c.m[key] = v
 	c.mu.Unlock()
 	return v, nil
+}
+
+// drop forgets version n of agentID, deleted.
+func (c *versionCache) drop(agentID string, n int) {
+	c.mu.Lock()
+	delete(c.m, versionKey(agentID, n))
+	c.mu.Unlock()
 }
 
 // callValues are the values a call's configuration is filled with (conventions §23),

@@ -216,6 +216,10 @@ func (s *ConversationService) StartConversation(ctx context.Context, agentID str
 		if err := agentStillThere(tx, p.WorkspaceID, agentID); err != nil {
 			return err
 		}
+		// Its version too: a delete checks the active conversations, which this one is not yet.
+		if err := versionStillThere(tx, agentID, version); err != nil {
+			return err
+		}
 		// The minutes were checked before the opening too, to spare a model call: a call
 		// that used them up meanwhile must leave the start refused, as a register would be.
 		if err := checkCallMinutes(tx, p.WorkspaceID, s.now()); err != nil {
@@ -252,6 +256,19 @@ func agentStillThere(tx Tx, ws, agentID string) error {
 		return data.NotFound("Agent")
 	}
 	return nil
+}
+
+// versionStillThere refuses (conflict) a conversation's start on version n of agentID
+// when the version was deleted during the opening's model call; nil n is the draft.
+func versionStillThere(tx Tx, agentID string, n *int) error {
+	if n == nil {
+		return nil
+	}
+	v, err := tx.AgentVersion(agentID, *n)
+	if err == nil && v == nil {
+		err = data.Errorf(data.ECONFLICT, "Version %d of the agent was deleted while the conversation opened: start it again on another version.", *n)
+	}
+	return err
 }
 
 func orEmptyItems(items []data.ConversationItem) []data.ConversationItem {

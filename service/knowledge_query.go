@@ -245,14 +245,23 @@ func (s *KnowledgeBaseService) queriedKnowledge(tx Tx, p *data.Principal, agentI
 	if version == nil {
 		return agent.KnowledgeBaseConfig, agent.LLMConfig.KnowledgeBaseIDs, nil
 	}
-	v, err := s.versions.find(tx, agentID, *version)
+	if agent.PublishedVersion != nil && *agent.PublishedVersion == *version {
+		// The live version cannot be deleted: the cache (another replica's too) holds it right.
+		v, err := s.versions.get(tx, agentID, *version)
+		if err != nil {
+			return data.KnowledgeBaseConfig{}, nil, err
+		}
+		return v.cfg.KnowledgeBaseConfig, v.cfg.LLMConfig.KnowledgeBaseIDs, nil
+	}
+	// Any other may have been deleted on another replica, whose cache this one's is not.
+	v, err := tx.AgentVersion(agentID, *version)
 	if err != nil {
 		return data.KnowledgeBaseConfig{}, nil, err
 	}
 	if v == nil {
 		return data.KnowledgeBaseConfig{}, nil, unknownVersion("agent_version", *version)
 	}
-	return v.cfg.KnowledgeBaseConfig, v.cfg.LLMConfig.KnowledgeBaseIDs, nil
+	return v.KnowledgeBaseConfig, v.LLMConfig.KnowledgeBaseIDs, nil
 }
 
 // QueryAgentKnowledge implements data.KnowledgeBaseService: the agent must be of the

@@ -27,14 +27,25 @@ func rolloutAgent(tx Tx, p *data.Principal, agentID string) (*data.StoredAgent, 
 }
 
 // rolloutVersions returns the rollout's agent (rolloutAgent) and reports the variants'
-// versions it never published.
+// versions it does not have: never published, or deleted since.
 func rolloutVersions(tx Tx, p *data.Principal, agentID string, in data.RolloutSet) (*data.StoredAgent, error) {
 	a, err := rolloutAgent(tx, p, agentID)
 	if err != nil {
 		return nil, err
 	}
 	var errs validate.Errors
-	validate.VersionRefs(&errs, in, func(v int) bool { return v <= a.LastVersion })
+	var readErr error
+	validate.VersionRefs(&errs, in, func(n int) bool {
+		if n > a.LastVersion || readErr != nil {
+			return readErr != nil // never published; a failed read is reported alone
+		}
+		v, err := tx.AgentVersion(agentID, n)
+		readErr = err
+		return err != nil || v != nil
+	})
+	if readErr != nil {
+		return nil, readErr
+	}
 	return a, errs.Err()
 }
 

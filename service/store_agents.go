@@ -46,6 +46,12 @@ type AgentTx interface {
 	// ListAgentToSeal puts agent id on its workspace's list: a move copies rows as
 	// stored, clear headers and all, so it lists what it copies.
 	ListAgentToSeal(workspaceID, id string) error
+	// DeleteAgentVersion removes version n of the agent; an absent one is no error. The
+	// agent's LastVersion is the service's: a number is never given twice.
+	DeleteAgentVersion(agentID string, n int) error
+	// AgentVersionCount counts the agent's versions, at most upTo of them (a bound's
+	// check reads no more than the bound).
+	AgentVersionCount(agentID string, upTo int) (int, error)
 	// KnowledgeBaseExists reports whether id names a knowledge base of the workspace.
 	KnowledgeBaseExists(workspaceID, id string) (bool, error)
 }

@@ -51,4 +51,8 @@ type ConversationTx interface {
 	// transaction is one of a writer of the workspace, so the count holds until it
 	// commits (bbolt's one writer; PostgreSQL's lock and SERIALIZABLE).
 	OpenConversations(workspaceID string, updatedAfter, leasedAfter time.Time, limit int) (int, error)
+	// ActiveConversationOn returns the id of one of the workspace's active conversations
+	// that runs version n of agentID, "" when none does, from the index of its active
+	// ones.
+	ActiveConversationOn(workspaceID, agentID string, n int) (string, error)
 }

@@ -121,9 +121,9 @@ var eventSubjects = func() map[string]eventSubject {
 	for _, t := range []string{data.EventAgentCreated, data.EventAgentUpdated, data.EventAgentDeleted, data.EventAgentPublished, data.EventAgentRestored} {
 		m[t] = eventSubject{module: data.ModuleAgents, agentField: "id"}
 	}
-	// A test's and a run's data, and a rollout's, name their agent as agent_id.
+	// A test's and a run's data, a rollout's and a version's, name their agent as agent_id.
 	for _, t := range []string{data.EventAgentTestCreated, data.EventAgentTestUpdated, data.EventAgentTestDeleted,
-		data.EventAgentPublishedUntested, data.EventTestRunQueued, data.EventTestRunStarted, data.EventTestRunProgress,
+		data.EventAgentPublishedUntested, data.EventAgentVersionDeleted, data.EventTestRunQueued, data.EventTestRunStarted, data.EventTestRunProgress,
 		data.EventTestRunCompleted, data.EventRolloutUpdated, data.EventRolloutEnded, data.EventRolloutRolledBack} {
 		m[t] = eventSubject{module: data.ModuleAgents, agentField: "agent_id"}
 	}

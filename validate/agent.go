@@ -33,6 +33,10 @@ const (
 	MaxPrompt = 100_000
 )
 
+// MaxVersionsPerAgent bounds the versions an agent holds: a publish past it is refused
+// until old versions are deleted (docs/agents.md), and an import brings no more.
+const MaxVersionsPerAgent = 1000
+
 // AgentChange checks an agent a create or an update gave (merged: the body merged into
 // the defaults or the stored agent) and returns every fault under its dot path: the name
 // when created or given, every group on create and the given groups on update, and an

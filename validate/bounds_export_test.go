@@ -131,8 +131,9 @@ func TestImportBounds(t *testing.T) {
 	})
 }
 
-// TestImportAgentListBounds: the agents of a document and the versions of one agent are
-// bounded as the other lists are, each agent and version checked as a create would.
+// TestImportAgentListBounds: the agents of a document are bounded as the other lists are,
+// the versions of one agent as a publish is (MaxVersionsPerAgent), each agent and version
+// checked as a create would.
 func TestImportAgentListBounds(t *testing.T) {
 	checkBounds(t, []bound{
 		{"MaxImportItems agents", "agents", func(past bool) error {
@@ -143,10 +144,10 @@ func TestImportAgentListBounds(t *testing.T) {
 				}
 			})
 		}},
-		{"MaxImportItems versions", "agents.0.versions", func(past bool) error {
+		{"MaxVersionsPerAgent versions", "agents.0.versions", func(past bool) error {
 			return importDoc(func(d *data.WorkspaceExport) {
 				a := importAgentOf("support")
-				a.Versions = make([]data.ExportAgentVersion, upTo(MaxImportItems, past))
+				a.Versions = make([]data.ExportAgentVersion, upTo(MaxVersionsPerAgent, past))
 				for i := range a.Versions {
 					a.Versions[i] = data.ExportAgentVersion{VersionNumber: i + 1, Name: "Support", AgentConfig: a.AgentConfig, CreatedAt: data.Time{Time: testNow}}
 				}

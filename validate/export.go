@@ -13,7 +13,7 @@ import (
 // transaction.
 const (
 	// MaxImportItems bounds each list of the document (agents, knowledge bases, numbers,
-	// webhooks) and the versions of one agent.
+	// webhooks); an agent's versions are bounded by MaxVersionsPerAgent.
 	MaxImportItems = 10_000
 	// MaxExportKey bounds an export-local key.
 	MaxExportKey = 64
@@ -126,7 +126,7 @@ func importAgent(a *data.ExportAgent, path string, kbIDs map[string]string, cat 
 	}
 	importTests(a, &inner)
 	maxConcurrentCalls(&inner, a.MaxConcurrentCalls)
-	inner.MaxItems("versions", len(a.Versions), MaxImportItems)
+	inner.MaxItems("versions", len(a.Versions), MaxVersionsPerAgent)
 	numbers := map[int]bool{}
 	for j, v := range a.Versions {
 		vp := Index("versions", j)

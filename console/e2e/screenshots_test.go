@@ -21,6 +21,7 @@ func consolePages(s seeded) []consolePage {
 		{"versions", "/agents/" + s.Agent + "/versions"},
 		{"diff", "/agents/" + s.Agent + "/diff?a=1&b=2"},
 		{"restore", "/agents/" + s.Agent + "/versions/1/restore"},
+		{"version-delete", "/agents/" + s.Agent + "/versions/1/delete"},
 		{"knowledge-bases", "/knowledge-bases"},
 		{"knowledge-base", "/knowledge-bases/" + s.KB + "?q=when+do+orders+ship"},
 		{"source-delete", "/knowledge-bases/" + s.KB + "/sources/texts/" + s.TextSource + "/delete"},

@@ -31,6 +31,7 @@ func testAgents(t *testing.T, open Opener) {
 	}
 	firstRev := checkStoredAgents(t, s, ws, ids)
 	checkAgentPublished(t, s, ws, ids, firstRev)
+	checkAgentVersionDelete(t, s, ids[1], ids[0])
 	// Deleting removes the row, its versions and its index entries.
 	update(t, s, func(tx service.Tx) error {
 		a, err := tx.Agent(ids[0])
@@ -124,6 +125,45 @@ func checkAgentPublished(t *testing.T, s service.Store, ws string, ids []string,
 		list, _, _ := tx.AgentVersions(ids[0], data.PageRequest{PerPage: 10})
 		if v == nil || v.VersionNumber != 1 || missing != nil || len(list) != 1 {
 			t.Errorf("versions: %+v, %+v, %d listed", v, missing, len(list))
+		}
+		return err
+	})
+}
+
+// checkAgentVersionDelete gives agent three versions, counts them (at most upTo), deletes
+// the newest and an absent one (no error): the rest are listed and counted, and other's
+// version is untouched.
+func checkAgentVersionDelete(t *testing.T, s service.Store, agent, other string) {
+	t.Helper()
+	update(t, s, func(tx service.Tx) error {
+		for n := 1; n <= 3; n++ {
+			if err := tx.PutAgentVersion(&data.AgentVersion{AgentID: agent, VersionNumber: n, Name: "v"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	view(t, s, func(tx service.Tx) error {
+		all, err := tx.AgentVersionCount(agent, 10)
+		upTo, _ := tx.AgentVersionCount(agent, 2)
+		if all != 3 || upTo != 2 {
+			t.Errorf("version counts: %d (up to 10), %d (up to 2); want 3, 2", all, upTo)
+		}
+		return err
+	})
+	update(t, s, func(tx service.Tx) error {
+		if err := tx.DeleteAgentVersion(agent, 3); err != nil {
+			return err
+		}
+		return tx.DeleteAgentVersion(agent, 9)
+	})
+	view(t, s, func(tx service.Tx) error {
+		gone, err := tx.AgentVersion(agent, 3)
+		list, _, _ := tx.AgentVersions(agent, data.PageRequest{PerPage: 10})
+		count, _ := tx.AgentVersionCount(agent, 10)
+		kept, _ := tx.AgentVersion(other, 1)
+		if gone != nil || len(list) != 2 || list[0].VersionNumber != 2 || count != 2 || kept == nil {
+			t.Errorf("after deleting version 3: %+v, %d listed, counted %d, the other agent's version %+v", gone, len(list), count, kept)
 		}
 		return err
 	})
