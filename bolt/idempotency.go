@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"encoding/binary"
 	"time"
 
@@ -23,9 +24,45 @@ func (t tx) IdempotentResponse(tokenID int64, key string) (*data.IdempotentRespo
 	return &r, nil
 }
 
-// PutIdempotentResponse implements service.AccountTx.
+// conversationResponseKey is r's entry in bucketIdempotencyByConversation:
+// "<conversation id>\x00<token id><key>".
+func conversationResponseKey(conversationID string, k []byte) []byte {
+	return append(append([]byte(conversationID), 0), k...)
+}
+
+// PutIdempotentResponse implements service.AccountTx. A response to a message is listed
+// under its conversation too, for DeleteConversationResponses.
 func (t tx) PutIdempotentResponse(tokenID int64, key string, r *data.IdempotentResponse) error {
-	return putJSON(t.b.Bucket(bucketIdempotency), idempotencyKey(tokenID, key), r)
+	k := idempotencyKey(tokenID, key)
+	if r.ConversationID != "" {
+		if err := t.b.Bucket(bucketIdempotencyByConversation).Put(conversationResponseKey(r.ConversationID, k), nil); err != nil {
+			return err
+		}
+	}
+	return putJSON(t.b.Bucket(bucketIdempotency), k, r)
+}
+
+// DeleteConversationResponses implements service.AccountTx.
+func (t tx) DeleteConversationResponses(conversationID string) (int, error) {
+	byConv, responses := t.b.Bucket(bucketIdempotencyByConversation), t.b.Bucket(bucketIdempotency)
+	prefix := conversationResponseKey(conversationID, nil)
+	n := 0
+	c := byConv.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+		var r data.IdempotentResponse
+		if found, err := getJSON(responses, k[len(prefix):], &r); err != nil {
+			return n, err
+		} else if found && r.ConversationID == conversationID {
+			if err := responses.Delete(k[len(prefix):]); err != nil {
+				return n, err
+			}
+			n++
+		}
+		if err := c.Delete(); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // DeleteIdempotentResponsesBefore implements service.AccountTx. An entry that does not
@@ -40,6 +77,11 @@ func (t tx) DeleteIdempotentResponsesBefore(before time.Time) (int, error) {
 		}
 		if err := c.Delete(); err != nil {
 			return n, err
+		}
+		if r.ConversationID != "" {
+			if err := t.b.Bucket(bucketIdempotencyByConversation).Delete(conversationResponseKey(r.ConversationID, k)); err != nil {
+				return n, err
+			}
 		}
 		n++
 	}

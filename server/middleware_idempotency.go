@@ -235,8 +235,9 @@ func (s *Server) keepResponse(r *http.Request, cw *captureWriter, hash string) {
 	if hook := testHookBeforeKeep.Load(); hook != nil {
 		(*hook)(r)
 	}
+	claim := data.IdempotencyClaimFrom(r.Context())
 	resp := &data.IdempotentResponse{RequestHash: hash, Status: cw.status, Header: map[string]string{}, Body: cw.body.Bytes(),
-		AgentID: data.IdempotencyClaimFrom(r.Context()).AgentID()}
+		AgentID: claim.AgentID(), ConversationID: claim.ConversationID()}
 	for _, k := range replayedHeaders {
 		if v := cw.Header().Get(k); v != "" {
 			resp.Header[k] = v

@@ -90,6 +90,9 @@ type AccountTx interface {
 	// DeleteIdempotentResponsesBefore removes the responses kept before t and says how
 	// many.
 	DeleteIdempotentResponsesBefore(t time.Time) (int, error)
+	// DeleteConversationResponses removes the responses kept for messages to conversation
+	// id (r.ConversationID), under any token, and says how many.
+	DeleteConversationResponses(conversationID string) (int, error)
 }
 
 // KeyUseRecorder takes note of API key use; a store may write it later, in batches, as
