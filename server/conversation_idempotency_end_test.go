@@ -113,3 +113,29 @@ func TestConversationMessageAnswerNotKeptAfterTheEnd(t *testing.T) {
 		t.Errorf("kept after the end: %s", kept)
 	}
 }
+
+// A streamed turn that ends the conversation keeps only its claim (a stream's frames are
+// not kept past the end, and cannot be rebuilt): its retry is told the message was
+// carried out, and that the conversation is where its turn is, never answered twice.
+func TestConversationStreamedEndingTurnNotKept(t *testing.T) {
+	e, id, tokenID := echoConv(t, map[string]any{"name": "hang_up", "type": "end_call"})
+	path := "/api/v1/conversations/" + id + "/messages"
+	e.stand.Queue(llmtest.Reply{Text: "Goodbye!", ToolCalls: []llm.ToolCall{{ID: "call_end1", Name: "hang_up", Arguments: "{}"}}})
+	first := e.Do("POST", path, e.tok, cardMessage, "Idempotency-Key", "bye", "Accept", "text/event-stream")
+	testkit.Expect(t, first, 200)
+	if !strings.Contains(string(first.Body), "4111 1111 1111 1111") {
+		t.Fatalf("the streamed ending turn: %s", first.Body)
+	}
+	if kept := keptBody(t, e, tokenID, "bye"); strings.Contains(kept, "4111") {
+		t.Errorf("the streamed ending turn's key keeps %s", kept)
+	}
+	asked := len(e.stand.Requests())
+	retry := e.Do("POST", path, e.tok, cardMessage, "Idempotency-Key", "bye", "Accept", "text/event-stream")
+	testkit.Expect(t, retry, 409)
+	if msg := retry.JSON()["message"].(string); !strings.Contains(msg, "carried out") || !strings.Contains(msg, "ended the conversation") {
+		t.Errorf("the retry: %s", retry.Body)
+	}
+	if n := len(e.stand.Requests()) - asked; n != 0 {
+		t.Errorf("the retry asked the model %d times", n)
+	}
+}
