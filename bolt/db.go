@@ -307,7 +307,7 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// An older binary would add and delete tokens without their entries, so the version
 	// keeps it out.
 	indexTokenExpiries,
-	// 13 → 14: a response kept for a conversation's message is listed under the
+	// 14 → 15: a response kept for a conversation's message is listed under the
 	// conversation (idempotency.go), whose end deletes it. Responses kept before carry no
 	// conversation and expire within a day, as before; an older binary would keep new
 	// ones without their entries, so the version keeps it out.
