@@ -52,18 +52,21 @@ var (
 	bucketEventHeads      = []byte("event_heads") // ws → hash of its newest event
 	bucketOutbox          = []byte("outbox")      // event id → empty, until dispatched
 	bucketIdempotency     = []byte("idempotency")
-	bucketAgents          = []byte("agents")           // agent id → agent row, with its workspace_id
-	bucketKnowledgeBase   = []byte("knowledge_bases")  // kb id → knowledge base row, with its workspace_id
-	bucketAgentsByWS      = []byte("agents_by_ws")     // scope workspace
-	bucketAgentsByState   = []byte("agents_by_status") // scope "<workspace>/<status>"
-	bucketAgentVersions   = []byte("agent_versions")   // "<agent>\x00<%010d version>" → version row
+	// "<conversation id>\x00<token id><key>" → empty: the responses kept for a
+	// conversation's messages, which its end deletes (DeleteConversationResponses).
+	bucketIdempotencyByConversation = []byte("idempotency_by_conversation")
+	bucketAgents                    = []byte("agents")           // agent id → agent row, with its workspace_id
+	bucketKnowledgeBase             = []byte("knowledge_bases")  // kb id → knowledge base row, with its workspace_id
+	bucketAgentsByWS                = []byte("agents_by_ws")     // scope workspace
+	bucketAgentsByState             = []byte("agents_by_status") // scope "<workspace>/<status>"
+	bucketAgentVersions             = []byte("agent_versions")   // "<agent>\x00<%010d version>" → version row
 )
 
 // allBuckets is every bucket Open creates.
 var allBuckets = [][]byte{
 	bucketMeta, bucketUsers, bucketUsersByEmail, bucketUsersIndex, bucketWorkspaces,
 	bucketMembers, bucketMemberships, bucketAPIKeys, bucketAPIKeysByUser, bucketAPIKeysByWS, bucketAPIKeysByExpiry,
-	bucketEvents, bucketEventsByWS, bucketEventHeads, bucketOutbox, bucketIdempotency,
+	bucketEvents, bucketEventsByWS, bucketEventHeads, bucketOutbox, bucketIdempotency, bucketIdempotencyByConversation,
 	bucketAgents, bucketKnowledgeBase, bucketAgentsByWS, bucketAgentsByState, bucketAgentVersions,
 	bucketWebhooks, bucketWebhooksByWS, bucketDeliveries, bucketDeliveriesByWebhook, bucketDeliveriesDue,
 	bucketNumbers, bucketNumbersByPhone, bucketNumbersByWS, bucketNumbersByAgent, bucketCalls, bucketCallScopes, bucketCallEntries, bucketCallScopeCounts, bucketCallRollups, bucketCallMinutes, bucketSubscriptions,
@@ -304,9 +307,12 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// An older binary would add and delete tokens without their entries, so the version
 	// keeps it out.
 	indexTokenExpiries,
-	// 13 → 14 and 14 → 15 are other branches' (the numbers are renumbered when they
-	// merge); nothing here.
+	// 13 → 14 is another branch's (renumbered when it merges); nothing here.
 	func(*bbolt.Tx) error { return nil },
+	// 14 → 15: a response kept for a conversation's message is listed under the
+	// conversation (idempotency.go), whose end deletes it. Responses kept before carry no
+	// conversation and expire within a day, as before; an older binary would keep new
+	// ones without their entries, so the version keeps it out.
 	func(*bbolt.Tx) error { return nil },
 	// 15 → 16: every stored agent is listed for the job that seals the credential
 	// headers stored in the clear in agents and their versions

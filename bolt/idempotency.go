@@ -48,15 +48,51 @@ func (t tx) IdempotentResponse(tokenID int64, key string) (*data.IdempotentRespo
 	return &r, nil
 }
 
-// PutIdempotentResponse implements service.AccountTx.
+// conversationResponseKey is r's entry in bucketIdempotencyByConversation:
+// "<conversation id>\x00<token id><key>".
+func conversationResponseKey(conversationID string, k []byte) []byte {
+	return append(append([]byte(conversationID), 0), k...)
+}
+
+// PutIdempotentResponse implements service.AccountTx. A response to a message is listed
+// under its conversation too, for DeleteConversationResponses.
 func (t tx) PutIdempotentResponse(tokenID int64, key string, r *data.IdempotentResponse) error {
 	k := idempotencyKey(tokenID, key)
+	if r.ConversationID != "" {
+		if err := t.b.Bucket(bucketIdempotencyByConversation).Put(conversationResponseKey(r.ConversationID, k), nil); err != nil {
+			return err
+		}
+	}
 	if err := putJSON(t.b.Bucket(bucketIdempotency), k, r); err != nil {
 		return err
 	}
 	byTime := t.b.Bucket(bucketIdempotencyByTime)
 	byTime.FillPercent = appendFill // kept in time order
 	return byTime.Put(idempotencyTimeKey(r.CreatedAt.Time, k), nil)
+}
+
+// DeleteConversationResponses implements service.AccountTx. Their entries by time stay
+// until the purge reaches them and finds no response kept before its time.
+func (t tx) DeleteConversationResponses(conversationID string) (int, error) {
+	byConv, responses := t.b.Bucket(bucketIdempotencyByConversation), t.b.Bucket(bucketIdempotency)
+	prefix := conversationResponseKey(conversationID, nil)
+	n := 0
+	c := byConv.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+		var r data.IdempotentResponse
+		if found, err := getJSON(responses, k[len(prefix):], &r); err != nil {
+			return n, err
+		} else if found && r.ConversationID == conversationID {
+			if err := responses.Delete(k[len(prefix):]); err != nil {
+				return n, err
+			}
+			n++
+		}
+		if err := c.Delete(); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // DeleteIdempotentResponsesBefore implements service.AccountTx: up to limit entries of
@@ -75,6 +111,11 @@ func (t tx) DeleteIdempotentResponsesBefore(before time.Time, limit int) (int, e
 			if err := jsonUnmarshal(v, &r); err != nil || r.CreatedAt.Before(before) {
 				if err := responses.Delete(key); err != nil {
 					return n, err
+				}
+				if r.ConversationID != "" { // its entry under its conversation goes with it
+					if err := t.b.Bucket(bucketIdempotencyByConversation).Delete(conversationResponseKey(r.ConversationID, key)); err != nil {
+						return n, err
+					}
 				}
 			}
 		}

@@ -21,6 +21,10 @@ type IdempotentResponse struct {
 	// checks the caller may still see; "" for a request about no one agent, and for a
 	// response kept by a release before it was noted.
 	AgentID string `json:"agent_id,omitempty"`
+	// ConversationID is the conversation a message was sent to (see NoteConversation):
+	// its end deletes the response, whose body holds the turn as it was answered, before
+	// redaction; "" for any other request.
+	ConversationID string `json:"conversation_id,omitempty"`
 }
 
 // IdempotencyStore keeps responses per token and key for 24 hours (conventions §17).
@@ -49,8 +53,9 @@ type IdempotencyClaim struct {
 	// made so that a retry after a crash can be answered in full.
 	Status int
 
-	answer  *ClaimAnswer
-	agentID string
+	answer         *ClaimAnswer
+	agentID        string
+	conversationID string
 }
 
 // ClaimAnswer is what a request answers: {"data": Record} and the top-level Extra members
@@ -91,6 +96,24 @@ func (c *IdempotencyClaim) AgentID() string {
 		return ""
 	}
 	return c.agentID
+}
+
+// NoteConversation notes the conversation a message was sent to, for the claim and the
+// response kept under its key: the conversation's end deletes them. A nil claim notes
+// nothing.
+func (c *IdempotencyClaim) NoteConversation(conversationID string) {
+	if c != nil {
+		c.conversationID = conversationID
+	}
+}
+
+// ConversationID is the conversation NoteConversation noted, "" when none was (or the
+// claim is nil).
+func (c *IdempotencyClaim) ConversationID() string {
+	if c == nil {
+		return ""
+	}
+	return c.conversationID
 }
 
 // NoteClaimAgent notes on the request's claim, when ctx carries one, the agent the

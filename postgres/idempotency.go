@@ -12,8 +12,9 @@ func (t *tx) IdempotentResponse(tokenID int64, key string) (*data.IdempotentResp
 	var r data.IdempotentResponse
 	var header []byte
 	var created time.Time
-	err := t.queryRow(`SELECT request_hash, status, header, body, created_at, claim_id, coalesce(agent_id, '') FROM idempotency_responses
-		WHERE token_id = $1 AND key = $2`, tokenID, []byte(key)).Scan(&r.RequestHash, &r.Status, &header, &r.Body, &created, &r.ClaimID, &r.AgentID)
+	err := t.queryRow(`SELECT request_hash, status, header, body, created_at, claim_id, coalesce(agent_id, ''), coalesce(conversation_id, '')
+		FROM idempotency_responses WHERE token_id = $1 AND key = $2`, tokenID, []byte(key)).
+		Scan(&r.RequestHash, &r.Status, &header, &r.Body, &created, &r.ClaimID, &r.AgentID, &r.ConversationID)
 	if err != nil {
 		return nil, noRows(err)
 	}
@@ -38,13 +39,19 @@ func (t *tx) PutIdempotentResponse(tokenID int64, key string, r *data.Idempotent
 		}
 		header = string(raw)
 	}
-	_, err := t.exec(`INSERT INTO idempotency_responses (token_id, key, request_hash, status, header, body, created_at, claim_id, agent_id)
-		VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, nullif($9, ''))
+	_, err := t.exec(`INSERT INTO idempotency_responses (token_id, key, request_hash, status, header, body, created_at, claim_id, agent_id, conversation_id)
+		VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, nullif($9, ''), nullif($10, ''))
 		ON CONFLICT (token_id, key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
 			header = excluded.header, body = excluded.body, created_at = excluded.created_at, claim_id = excluded.claim_id,
-			agent_id = excluded.agent_id`,
-		tokenID, []byte(key), r.RequestHash, r.Status, header, r.Body, r.CreatedAt.Time, r.ClaimID, r.AgentID)
+			agent_id = excluded.agent_id, conversation_id = excluded.conversation_id`,
+		tokenID, []byte(key), r.RequestHash, r.Status, header, r.Body, r.CreatedAt.Time, r.ClaimID, r.AgentID, r.ConversationID)
 	return err
+}
+
+// DeleteConversationResponses implements service.AccountTx.
+func (t *tx) DeleteConversationResponses(conversationID string) (int, error) {
+	tag, err := t.exec(`DELETE FROM idempotency_responses WHERE conversation_id = $1`, conversationID)
+	return int(tag.RowsAffected()), err
 }
 
 // DeleteIdempotentResponsesBefore implements service.AccountTx, over the index

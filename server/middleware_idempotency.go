@@ -188,7 +188,13 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, rt route, prev *
 		s.writeError(w, r, err)
 		return
 	}
-	if prev.Status == 0 {
+	switch {
+	case prev.Status == 0 && prev.ConversationID != "":
+		// A streamed message's claim: the server stopped before keeping its frames, or
+		// the turn ended the conversation, whose end keeps no message's raw answer.
+		s.writeError(w, r, data.Errorf(data.ECONFLICT, "A message with this Idempotency-Key was carried out; its streamed answer is not kept (the server stopped before keeping it, or the turn ended the conversation). It is not repeated: read the conversation instead."))
+		return
+	case prev.Status == 0:
 		// Only a claim: the change committed, and the server stopped before it kept
 		// the response (service/idempotency_claim.go).
 		s.writeError(w, r, data.Errorf(data.ECONFLICT, "A request with this Idempotency-Key was carried out, but the server stopped before answering it; it is not repeated. Look the record up instead."))
@@ -235,8 +241,9 @@ func (s *Server) keepResponse(r *http.Request, cw *captureWriter, hash string) {
 	if hook := testHookBeforeKeep.Load(); hook != nil {
 		(*hook)(r)
 	}
+	claim := data.IdempotencyClaimFrom(r.Context())
 	resp := &data.IdempotentResponse{RequestHash: hash, Status: cw.status, Header: map[string]string{}, Body: cw.body.Bytes(),
-		AgentID: data.IdempotencyClaimFrom(r.Context()).AgentID()}
+		AgentID: claim.AgentID(), ConversationID: claim.ConversationID()}
 	for _, k := range replayedHeaders {
 		if v := cw.Header().Get(k); v != "" {
 			resp.Header[k] = v

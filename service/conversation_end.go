@@ -53,9 +53,11 @@ func (s *ConversationService) endingCall(c *data.StoredConversation, items []dat
 // pass serves both: the items are redacted and the call's transcript built from them. In
 // the write transaction, load returns the conversation as it is now, having checked it is
 // still the one raw was built from (else an error: errConversationMoved when reading it
-// again may succeed); the conversation ended, its call and whatever load wrote then
-// commit together.
-func (s *ConversationService) writeEnd(ctx context.Context, raw *data.Call, items []data.ConversationItem, load func(tx Tx) (*data.StoredConversation, error)) (*data.Call, error) {
+// again may succeed), given the items as the end keeps them (redacted, or items when no
+// redaction applies); the conversation ended, its call and whatever load wrote then
+// commit together, and the answers its messages kept under an Idempotency-Key, which
+// hold their turns unredacted, are deleted with them.
+func (s *ConversationService) writeEnd(ctx context.Context, raw *data.Call, items []data.ConversationItem, load func(tx Tx, kept []data.ConversationItem) (*data.StoredConversation, error)) (*data.Call, error) {
 	var call *data.Call
 	var redacted []data.ConversationItem // nil when no redaction applies
 	redactIt := func(r *redact.Redactor) error {
@@ -73,7 +75,11 @@ func (s *ConversationService) writeEnd(ctx context.Context, raw *data.Call, item
 		return redactCall(r, call, callFields{variables: true, analysis: true})
 	}
 	err := s.writeRedacted(ctx, raw.WorkspaceID, raw.AgentID, redactIt, func(tx Tx) error {
-		c, err := load(tx)
+		kept := redacted
+		if kept == nil {
+			kept = items
+		}
+		c, err := load(tx, kept)
 		if err != nil {
 			return err
 		}
@@ -90,6 +96,10 @@ func (s *ConversationService) writeEnd(ctx context.Context, raw *data.Call, item
 			c.Variables = call.Variables // the conversation's, redacted as the call's
 		}
 		if err := tx.PutConversation(c, nil); err != nil {
+			return err
+		}
+		// What its messages' Idempotency-Keys kept holds their turns unredacted.
+		if _, err := tx.DeleteConversationResponses(c.ID); err != nil {
 			return err
 		}
 		if redacted == nil {
@@ -147,7 +157,7 @@ func (s *ConversationService) endAsRead(ctx context.Context, id string, read fun
 		if err != nil {
 			return nil, err
 		}
-		call, err := s.writeEnd(ctx, raw, items, func(tx Tx) (*data.StoredConversation, error) {
+		call, err := s.writeEnd(ctx, raw, items, func(tx Tx, _ []data.ConversationItem) (*data.StoredConversation, error) {
 			now, err := tx.Conversation(id)
 			if err != nil {
 				return nil, err

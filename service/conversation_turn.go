@@ -42,6 +42,7 @@ func (s *ConversationService) SendMessage(ctx context.Context, id string, in dat
 			return err
 		}
 		claim.NoteAgent(c.AgentID)
+		claim.NoteConversation(c.ID)
 		if err := claimedMeanwhile(tx, claim); err != nil {
 			return err
 		}
@@ -229,11 +230,15 @@ func (s *ConversationService) storeTurn(ctx context.Context, leased *data.Stored
 	if err != nil {
 		return nil, err
 	}
-	_, err = s.writeEnd(ctx, raw, items, func(tx Tx) (*data.StoredConversation, error) {
+	_, err = s.writeEnd(ctx, raw, items, func(tx Tx, kept []data.ConversationItem) (*data.StoredConversation, error) {
 		c, err := take(tx)
 		if err == nil {
 			turn.CallID, turn.Status, turn.DisconnectionReason = &raw.ID, data.ConversationEnded, &reason
-			answerClaim(ctx, turn, nil)
+			// The end deletes what the conversation's messages kept under their keys, which
+			// held their turns unredacted; this turn's claim keeps it as the end stores it.
+			asKept := *turn
+			asKept.Items = kept[len(history):]
+			answerClaim(ctx, &asKept, nil)
 		}
 		return c, err
 	})

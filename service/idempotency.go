@@ -1,7 +1,9 @@
 package service
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -47,7 +49,32 @@ func (s *IdempotencyService) SaveIdempotentResponse(ctx context.Context, tokenID
 	stored := *r
 	stored.Body = []byte(sealed)
 	// The change this response answers has committed: keeping it is bookkeeping.
-	return s.store.Update(withoutAccessRecheck(ctx), func(tx Tx) error { return tx.PutIdempotentResponse(tokenID, key, &stored) })
+	err = s.store.Update(withoutAccessRecheck(ctx), func(tx Tx) error {
+		if open, err := conversationOpen(tx, r.ConversationID); err != nil || !open {
+			// Failed, so that the claim is not written again either: the end deleted it.
+			return cmp.Or(err, errConversationEndedMeanwhile)
+		}
+		return tx.PutIdempotentResponse(tokenID, key, &stored)
+	})
+	if errors.Is(err, errConversationEndedMeanwhile) {
+		return nil
+	}
+	return err
+}
+
+// errConversationEndedMeanwhile stops the keeping of a message's answer whose
+// conversation ended after the turn: nothing is kept.
+var errConversationEndedMeanwhile = errors.New("the conversation ended meanwhile")
+
+// conversationOpen reports whether a response to a message to conversation id may be
+// kept: the conversation has not ended (its end deleted the answers kept before, and a
+// turn's answer holds its text before redaction). True for a response to no message.
+func conversationOpen(tx Tx, id string) (bool, error) {
+	if id == "" {
+		return true, nil
+	}
+	c, err := tx.Conversation(id)
+	return c != nil && c.Status != data.ConversationEnded, err
 }
 
 // CheckReplayAgent implements data.IdempotencyStore with the one rule of what a caller

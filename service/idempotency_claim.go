@@ -93,7 +93,8 @@ func answerClaimAction(ctx context.Context, v any) {
 // (server/middleware_idempotency.go). Either carries the agent the request acted on, so a
 // retry after a crash is checked as a replay of the full response is.
 func (b *base) claimResponse(c *data.IdempotencyClaim, created *data.Event) *data.IdempotentResponse {
-	r := &data.IdempotentResponse{RequestHash: c.RequestHash, CreatedAt: b.timeNow(), ClaimID: c.ID, AgentID: c.AgentID()}
+	r := &data.IdempotentResponse{RequestHash: c.RequestHash, CreatedAt: b.timeNow(), ClaimID: c.ID, AgentID: c.AgentID(),
+		ConversationID: c.ConversationID()}
 	if c.Status == 0 {
 		return r
 	}

@@ -94,6 +94,9 @@ type AccountTx interface {
 	// oldest first, and says how many: from an index by time, so a call reads about as
 	// many responses as it deletes, however many are kept.
 	DeleteIdempotentResponsesBefore(t time.Time, limit int) (int, error)
+	// DeleteConversationResponses removes the responses kept for messages to conversation
+	// id (r.ConversationID), under any token, and says how many.
+	DeleteConversationResponses(conversationID string) (int, error)
 }
 
 // KeyUseRecorder takes note of API key use; a store may write it later, in batches, as

@@ -39,6 +39,7 @@ func testAccounts(t *testing.T, open Opener) {
 	checkAccountsStored(t, s, key.ID, userRev, keyRev)
 	checkUserChangedMemberRemoved(t, s, u, key.ID, userRev)
 	checkKeptResponsesExpire(t, s)
+	checkConversationResponsesDeleted(t, s)
 }
 
 // checkAccountsStored reads the stored user back: by email, its API keys (not its login
@@ -117,6 +118,71 @@ func checkKeptResponsesExpire(t *testing.T, s service.Store) {
 	view(t, s, func(tx service.Tx) error {
 		if r, _ := tx.IdempotentResponse(1, "b"); r == nil || r.Status != 201 {
 			t.Errorf("the fresh response is gone: %+v", r)
+		}
+		return nil
+	})
+}
+
+// checkConversationResponsesDeleted checks that the responses kept for a conversation's
+// messages, under any token, go with DeleteConversationResponses, and nothing else does;
+// and that a response expired meanwhile leaves nothing behind for it.
+func checkConversationResponsesDeleted(t *testing.T, s service.Store) {
+	t.Helper()
+	at := data.NewTime(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	put := func(tx service.Tx, token int64, key, conv string) error {
+		return tx.PutIdempotentResponse(token, key, &data.IdempotentResponse{Status: 200, CreatedAt: at, ConversationID: conv})
+	}
+	update(t, s, func(tx service.Tx) error {
+		for _, r := range []struct {
+			token     int64
+			key, conv string
+		}{{1, "m1", "conv_a"}, {2, "m2", "conv_a"}, {1, "m3", "conv_ab"}, {1, "other", ""}, {3, "m1", "conv_b"}} {
+			if err := put(tx, r.token, r.key, r.conv); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	update(t, s, func(tx service.Tx) error {
+		if r, err := tx.IdempotentResponse(2, "m2"); err != nil || r == nil || r.ConversationID != "conv_a" {
+			t.Errorf("a kept response reads %+v, %v: want its conversation", r, err)
+		}
+		n, err := tx.DeleteConversationResponses("conv_a")
+		if n != 2 {
+			t.Errorf("deleted %d responses of conv_a, want 2", n)
+		}
+		return err
+	})
+	view(t, s, func(tx service.Tx) error {
+		for _, k := range []struct {
+			token int64
+			key   string
+			kept  bool
+		}{{1, "m1", false}, {2, "m2", false}, {1, "m3", true}, {1, "other", true}, {3, "m1", true}} {
+			if r, _ := tx.IdempotentResponse(k.token, k.key); (r != nil) != k.kept {
+				t.Errorf("response (%d, %s) kept: %v, want %v", k.token, k.key, r != nil, k.kept)
+			}
+		}
+		return nil
+	})
+	// Expired, its key used again for a message to another conversation: the end of the
+	// first conversation deletes nothing (an expired response leaves no trace of it).
+	update(t, s, func(tx service.Tx) error {
+		if _, err := tx.DeleteIdempotentResponsesBefore(at.Add(time.Minute), 100); err != nil {
+			return err
+		}
+		if err := put(tx, 3, "m1", "conv_c"); err != nil {
+			return err
+		}
+		n, err := tx.DeleteConversationResponses("conv_b")
+		if n != 0 {
+			t.Errorf("deleted %d responses of conv_b after they expired, want 0", n)
+		}
+		return err
+	})
+	view(t, s, func(tx service.Tx) error {
+		if r, _ := tx.IdempotentResponse(3, "m1"); r == nil || r.ConversationID != "conv_c" {
+			t.Errorf("the key's response to another conversation: %+v", r)
 		}
 		return nil
 	})

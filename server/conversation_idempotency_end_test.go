@@ -1,0 +1,141 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/internal/llmtest"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/llm"
+	"github.com/voiceapi/voiceapi/server"
+)
+
+const cardMessage = `{"content":"my card is 4111 1111 1111 1111"}`
+
+// echoConv is a conversation with an agent that says back what it heard, in a workspace
+// that redacts card numbers; tools are the agent's tools.
+func echoConv(t *testing.T, tools ...any) (*convEnv, string, int64) {
+	t.Helper()
+	e := newConvEnv(t, nil)
+	e.stand.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Text("You said: " + r.LastUserText()) })
+	testkit.Expect(t, e.Do("PUT", "/api/v1/workspaces/"+e.Owner.WorkspaceID, e.tok,
+		map[string]any{"privacy": map[string]any{"redaction": map[string]any{"detectors": []string{"card"}}}}), 200)
+	llmConfig := e.llmConfig(nil)
+	if len(tools) > 0 {
+		llmConfig = e.llmConfig(map[string]any{"tools": tools})
+	}
+	agent := e.createAgent(t, map[string]any{"name": "Desk", "llm_config": llmConfig})
+	id := e.start(t, agent, map[string]any{"version": "draft"}, 201).Data()["id"].(string)
+	tokenID, _ := strconv.ParseInt(strings.Split(e.tok, "|")[0], 10, 64)
+	return e, id, tokenID
+}
+
+// keptBody is the body kept under the token's key, "" when nothing is.
+func keptBody(t *testing.T, e *convEnv, tokenID int64, key string) string {
+	t.Helper()
+	r, err := e.Svc.Idempotency.IdempotentResponse(context.Background(), tokenID, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r == nil {
+		return ""
+	}
+	return string(r.Body)
+}
+
+// A message's answer kept under its Idempotency-Key, which holds the turn as answered
+// (before redaction), is replayed while the conversation is open and deleted with its
+// end: a retry after the end is told the conversation ended, and nothing of the turn's
+// raw text is kept. Kept, it was replayed raw for a day after the end had redacted the
+// conversation and its call.
+func TestConversationMessageAnswerGoesAtTheEnd(t *testing.T) {
+	e, id, tokenID := echoConv(t)
+	path := "/api/v1/conversations/" + id + "/messages"
+	testkit.Expect(t, e.Do("POST", path, e.tok, cardMessage, "Idempotency-Key", "m1"), 200)
+	replay := e.Do("POST", path, e.tok, cardMessage, "Idempotency-Key", "m1")
+	testkit.Expect(t, replay, 200)
+	if replay.Header.Get("Idempotent-Replayed") != "true" || !strings.Contains(string(replay.Body), "4111 1111 1111 1111") {
+		t.Fatalf("the replay while open: %s %v", replay.Body, replay.Header)
+	}
+	testkit.Expect(t, e.Do("POST", "/api/v1/conversations/"+id+"/end", e.tok, nil), 200)
+	if kept := keptBody(t, e, tokenID, "m1"); kept != "" {
+		t.Errorf("after the end the key keeps %s", kept)
+	}
+	asked := len(e.stand.Requests())
+	retry := e.Do("POST", path, e.tok, cardMessage, "Idempotency-Key", "m1")
+	testkit.Expect(t, retry, 409)
+	if strings.Contains(string(retry.Body), "4111") || !strings.Contains(retry.JSON()["message"].(string), "ended") {
+		t.Errorf("the retry after the end: %s", retry.Body)
+	}
+	if n := len(e.stand.Requests()) - asked; n != 0 {
+		t.Errorf("the retry asked the model %d times", n)
+	}
+}
+
+// The turn that ends the conversation keeps its answer as the end stores it (redacted),
+// so its retry after a lost answer is still answered with the turn and its call; the
+// answer the server would keep after writing it, raw, is not kept over it.
+func TestConversationEndingTurnKeptRedacted(t *testing.T) {
+	e, id, tokenID := echoConv(t, map[string]any{"name": "hang_up", "type": "end_call"})
+	path := "/api/v1/conversations/" + id + "/messages"
+	e.stand.Queue(llmtest.Reply{Text: "Goodbye!", ToolCalls: []llm.ToolCall{{ID: "call_end1", Name: "hang_up", Arguments: "{}"}}})
+	first := e.Do("POST", path, e.tok, cardMessage, "Idempotency-Key", "bye")
+	testkit.Expect(t, first, 200)
+	if first.Data()["status"] != "ended" || !strings.Contains(string(first.Body), "4111 1111 1111 1111") {
+		t.Fatalf("the ending turn's answer: %s", first.Body)
+	}
+	if kept := keptBody(t, e, tokenID, "bye"); strings.Contains(kept, "4111") || !strings.Contains(kept, "[card]") {
+		t.Errorf("the ending turn's key keeps %s", kept)
+	}
+	retry := e.Do("POST", path, e.tok, cardMessage, "Idempotency-Key", "bye")
+	testkit.Expect(t, retry, 200)
+	if retry.Header.Get("Idempotent-Replayed") != "true" || retry.Data()["call_id"] != first.Data()["call_id"] || strings.Contains(string(retry.Body), "4111") {
+		t.Errorf("the retry of the ending turn: %s %v", retry.Body, retry.Header)
+	}
+}
+
+// An end that commits between a message's turn and the keeping of its answer (another
+// request, another replica) leaves nothing kept: the answer is not written after the end
+// deleted what was kept.
+func TestConversationMessageAnswerNotKeptAfterTheEnd(t *testing.T) {
+	e, id, tokenID := echoConv(t)
+	path := "/api/v1/conversations/" + id + "/messages"
+	server.BeforeKeepingAnswer(t, func(r *http.Request) {
+		if r.URL.Path == path {
+			testkit.Expect(t, e.Do("POST", "/api/v1/conversations/"+id+"/end", e.tok, nil), 200)
+		}
+	})
+	testkit.Expect(t, e.Do("POST", path, e.tok, cardMessage, "Idempotency-Key", "late"), 200)
+	if kept := keptBody(t, e, tokenID, "late"); kept != "" {
+		t.Errorf("kept after the end: %s", kept)
+	}
+}
+
+// A streamed turn that ends the conversation keeps only its claim (a stream's frames are
+// not kept past the end, and cannot be rebuilt): its retry is told the message was
+// carried out, and that the conversation is where its turn is, never answered twice.
+func TestConversationStreamedEndingTurnNotKept(t *testing.T) {
+	e, id, tokenID := echoConv(t, map[string]any{"name": "hang_up", "type": "end_call"})
+	path := "/api/v1/conversations/" + id + "/messages"
+	e.stand.Queue(llmtest.Reply{Text: "Goodbye!", ToolCalls: []llm.ToolCall{{ID: "call_end1", Name: "hang_up", Arguments: "{}"}}})
+	first := e.Do("POST", path, e.tok, cardMessage, "Idempotency-Key", "bye", "Accept", "text/event-stream")
+	testkit.Expect(t, first, 200)
+	if !strings.Contains(string(first.Body), "4111 1111 1111 1111") {
+		t.Fatalf("the streamed ending turn: %s", first.Body)
+	}
+	if kept := keptBody(t, e, tokenID, "bye"); strings.Contains(kept, "4111") {
+		t.Errorf("the streamed ending turn's key keeps %s", kept)
+	}
+	asked := len(e.stand.Requests())
+	retry := e.Do("POST", path, e.tok, cardMessage, "Idempotency-Key", "bye", "Accept", "text/event-stream")
+	testkit.Expect(t, retry, 409)
+	if msg := retry.JSON()["message"].(string); !strings.Contains(msg, "carried out") || !strings.Contains(msg, "ended the conversation") {
+		t.Errorf("the retry: %s", retry.Body)
+	}
+	if n := len(e.stand.Requests()) - asked; n != 0 {
+		t.Errorf("the retry asked the model %d times", n)
+	}
+}
