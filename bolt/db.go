@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 13
+const schemaVersion = 14
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -304,6 +304,11 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// An older binary would add and delete tokens without their entries, so the version
 	// keeps it out.
 	indexTokenExpiries,
+	// 13 → 14: each workspace keeps the count of its campaigns' recipients (campaigns.go),
+	// for the bound on kept recipients; filled here from the stored campaigns
+	// (countKeptCampaigns). An older binary would add campaigns without counting them, so
+	// the version keeps it out.
+	countKeptCampaigns,
 }
 
 func migrate(tx *bbolt.Tx) error {

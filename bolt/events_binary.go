@@ -67,6 +67,7 @@ var eventTypeCodes = [...]string{
 	"campaign.completed",
 	"call.analysis_failed",
 	"job.failed",
+	"campaign.deleted",
 }
 
 // actorTypeCodes is FROZEN as eventTypeCodes is (data.Actor's three types).

@@ -65,7 +65,7 @@ var EventTypes = []string{
 	EventTestRunQueued, EventTestRunStarted, EventTestRunProgress, EventTestRunCompleted,
 	EventRolloutUpdated, EventRolloutEnded, EventRolloutRolledBack,
 	EventCampaignCreated, EventCampaignStarted, EventCampaignPaused, EventCampaignResumed, EventCampaignCanceled,
-	EventCampaignCompleted,
+	EventCampaignCompleted, EventCampaignDeleted,
 	EventJobFailed,
 }
 
