@@ -15,17 +15,17 @@ import (
 // 100,000 (docs/performance.md, "Deleting a campaign").
 const CampaignDeleteBatch = 1_000
 
-// campaignRecipientsDeleteKind is the job that deletes a deleted campaign's recipients
+// JobKindDeleteCampaignRecipients is the job kind that deletes a deleted campaign's recipients
 // past its delete's first batch. The campaign is gone already (no listing, no bound counts
 // it); its recipients are kept by id under the campaign's id until the job reaches them.
-const campaignRecipientsDeleteKind = "campaign.delete_recipients"
+const JobKindDeleteCampaignRecipients = "campaign.delete_recipients"
 
 type campaignRecipientsDeletePayload struct {
 	CampaignID string `json:"campaign_id"`
 }
 
 func (s *CampaignService) recipientsDeleteKind() JobKind {
-	return JobKind{Name: campaignRecipientsDeleteKind, Module: data.ModuleCallHistory, Handle: s.runRecipientsDelete,
+	return JobKind{Name: JobKindDeleteCampaignRecipients, Module: data.ModuleCallHistory, Handle: s.runRecipientsDelete,
 		Backoff: ExponentialBackoff(5*time.Second, time.Minute)}
 }
 
@@ -71,7 +71,7 @@ func (b *base) deleteCampaign(ctx context.Context, tx Tx, c *data.Campaign) erro
 			return err
 		}
 		if _, err := b.enqueueJob(tx, data.JobEnqueue{WorkspaceID: c.WorkspaceID, AgentID: c.AgentID,
-			Kind: campaignRecipientsDeleteKind, Payload: payload, UniqueKey: c.ID}); err != nil {
+			Kind: JobKindDeleteCampaignRecipients, Payload: payload, UniqueKey: c.ID}); err != nil {
 			return err
 		}
 	}
