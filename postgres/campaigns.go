@@ -270,10 +270,12 @@ func (t *tx) DeleteCampaign(c *data.Campaign) error {
 	return t.moveKept(c.WorkspaceID, -c.KeptWeight())
 }
 
-// DeleteCampaignRecipients implements service.CampaignTx.
+// DeleteCampaignRecipients implements service.CampaignTx: any limit of the campaign's
+// recipients, in no order, so that a batch reads no more of them than it deletes (with
+// ORDER BY id the planner sorted the whole campaign each batch: 0.1 s of 100,000).
 func (t *tx) DeleteCampaignRecipients(campaignID string, limit int) (int, error) {
 	tag, err := t.exec(`DELETE FROM campaign_recipients WHERE id IN (
-		SELECT id FROM campaign_recipients WHERE campaign_id = $1 ORDER BY id LIMIT $2)`, campaignID, limit)
+		SELECT id FROM campaign_recipients WHERE campaign_id = $1 LIMIT $2)`, campaignID, limit)
 	return int(tag.RowsAffected()), err
 }
 
