@@ -24,11 +24,15 @@ var (
 	bucketRecipientsCall  = []byte("recipients_by_call") // call id → recipient id, in progress only
 	// ws → the recipients its campaigns keep (data.Campaign.KeptWeight), uint64 big-endian
 	bucketCampaignsKept = []byte("campaigns_kept")
+	// campaign id → its workspace, for a deleted campaign whose recipients are not all
+	// deleted yet: a workspace's delete finds them here (no other index of it is left)
+	bucketCampaignsDeleting = []byte("campaigns_deleting")
 )
 
 func init() {
 	allBuckets = append(allBuckets, bucketCampaigns, bucketCampaignsByWS, bucketCampaignsOpen, bucketRecipients,
-		bucketRecipientsByC, bucketRecipientsDue, bucketRecipientsLease, bucketRecipientsCall, bucketCampaignsKept)
+		bucketRecipientsByC, bucketRecipientsDue, bucketRecipientsLease, bucketRecipientsCall, bucketCampaignsKept,
+		bucketCampaignsDeleting)
 	workspaceCascades = append(workspaceCascades, func(_ *DB, tx *bbolt.Tx, ws string) error {
 		return deleteWorkspaceCampaigns(tx, ws)
 	})
@@ -326,24 +330,37 @@ func (t tx) DeleteCampaign(c *data.Campaign) error {
 	if err := putKept(t.b, c.WorkspaceID, max(keptCount(t.b, c.WorkspaceID)-c.KeptWeight(), 0)); err != nil {
 		return err
 	}
+	if err := t.b.Bucket(bucketCampaignsDeleting).Put([]byte(c.ID), []byte(c.WorkspaceID)); err != nil {
+		return err
+	}
 	return t.b.Bucket(bucketCampaigns).Delete([]byte(c.ID))
 }
 
-// DeleteCampaignRecipients implements service.CampaignTx: the campaign's first limit
-// recipients, collected before any is deleted (deleting under a moving cursor can skip).
+// DeleteCampaignRecipients implements service.CampaignTx.
 func (t tx) DeleteCampaignRecipients(campaignID string, limit int) (int, error) {
-	byC := t.b.Bucket(bucketRecipientsByC)
+	n, err := deleteRecipientsOf(t.b, campaignID, limit)
+	if err != nil || n == limit {
+		return n, err
+	}
+	return n, t.b.Bucket(bucketCampaignsDeleting).Delete([]byte(campaignID)) // none left
+}
+
+// deleteRecipientsOf deletes the campaign's first limit recipients (all when limit < 0)
+// with their entries, collected before any is deleted (deleting under a moving cursor
+// can skip).
+func deleteRecipientsOf(tx *bbolt.Tx, campaignID string, limit int) (int, error) {
+	byC := tx.Bucket(bucketRecipientsByC)
 	prefix := indexKey(campaignID, "")
 	var keys [][]byte
 	cur := byC.Cursor()
-	for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(keys) < limit; k, _ = cur.Next() {
+	for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && (limit < 0 || len(keys) < limit); k, _ = cur.Next() {
 		keys = append(keys, append([]byte(nil), k...))
 	}
-	due, lease, calls := t.b.Bucket(bucketRecipientsDue), t.b.Bucket(bucketRecipientsLease), t.b.Bucket(bucketRecipientsCall)
-	recipients := t.b.Bucket(bucketRecipients)
+	due, lease, calls := tx.Bucket(bucketRecipientsDue), tx.Bucket(bucketRecipientsLease), tx.Bucket(bucketRecipientsCall)
+	recipients := tx.Bucket(bucketRecipients)
 	for _, k := range keys {
 		rid := k[len(prefix):]
-		r, err := readRecipient(t.b, string(rid))
+		r, err := readRecipient(tx, string(rid))
 		if err != nil {
 			return 0, err
 		}
@@ -397,27 +414,26 @@ func countKeptCampaigns(tx *bbolt.Tx) error {
 	return nil
 }
 
-// deleteWorkspaceCampaigns removes a deleted workspace's campaigns, recipients and
-// suppression list (a cascade).
+// deleteWorkspaceCampaigns removes a deleted workspace's campaigns, recipients (those of
+// its deleted campaigns not yet deleted too) and suppression list (a cascade).
 func deleteWorkspaceCampaigns(tx *bbolt.Tx, ws string) error {
-	due, lease, calls := tx.Bucket(bucketRecipientsDue), tx.Bucket(bucketRecipientsLease), tx.Bucket(bucketRecipientsCall)
-	byC, recipients := tx.Bucket(bucketRecipientsByC), tx.Bucket(bucketRecipients)
-	for _, id := range scopeIDs(tx.Bucket(bucketCampaignsByWS), ws) {
-		for _, rid := range scopeIDs(byC, id) {
-			r, err := readRecipient(tx, rid)
-			if err != nil {
-				return err
-			}
-			if r != nil {
-				if err := dropRecipientEntries(due, lease, calls, r); err != nil {
-					return err
-				}
-			}
-			if err := recipients.Delete([]byte(rid)); err != nil {
-				return err
-			}
+	ids := scopeIDs(tx.Bucket(bucketCampaignsByWS), ws)
+	deleting := tx.Bucket(bucketCampaignsDeleting)
+	var gone [][]byte
+	if err := deleting.ForEach(func(id, owner []byte) error {
+		if string(owner) == ws {
+			ids = append(ids, string(id))
+			gone = append(gone, append([]byte(nil), id...))
 		}
-		if err := deleteScopePrefix(byC, id); err != nil {
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := deleteKeys(deleting, gone); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if _, err := deleteRecipientsOf(tx, id, -1); err != nil {
 			return err
 		}
 		if err := tx.Bucket(bucketCampaigns).Delete([]byte(id)); err != nil {
