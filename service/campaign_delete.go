@@ -15,9 +15,9 @@ import (
 // 100,000 (docs/performance.md, "Deleting a campaign").
 const CampaignDeleteBatch = 1_000
 
-// JobKindDeleteCampaignRecipients is the job kind that deletes a deleted campaign's recipients
-// past its delete's first batch. The campaign is gone already (no listing, no bound counts
-// it); its recipients are kept by id under the campaign's id until the job reaches them.
+// JobKindDeleteCampaignRecipients is the job that deletes a deleted campaign's
+// recipients past its delete's first batch. The campaign is gone already (no listing, no
+// bound counts it); its recipients stay under its id until the job reaches them.
 const JobKindDeleteCampaignRecipients = "campaign.delete_recipients"
 
 type campaignRecipientsDeletePayload struct {
