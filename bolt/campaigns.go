@@ -22,11 +22,17 @@ var (
 	bucketRecipientsDue   = []byte("recipients_due")     // "<campaign>\x00" + next_at ms + id, pending only
 	bucketRecipientsLease = []byte("recipients_lease")   // "<campaign>\x00" + lease_until ms + id, in progress only
 	bucketRecipientsCall  = []byte("recipients_by_call") // call id → recipient id, in progress only
+	// ws → the recipients its campaigns keep (data.Campaign.KeptWeight), uint64 big-endian
+	bucketCampaignsKept = []byte("campaigns_kept")
+	// campaign id → its workspace, for a deleted campaign whose recipients are not all
+	// deleted yet: a workspace's delete finds them here (no other index of it is left)
+	bucketCampaignsDeleting = []byte("campaigns_deleting")
 )
 
 func init() {
 	allBuckets = append(allBuckets, bucketCampaigns, bucketCampaignsByWS, bucketCampaignsOpen, bucketRecipients,
-		bucketRecipientsByC, bucketRecipientsDue, bucketRecipientsLease, bucketRecipientsCall)
+		bucketRecipientsByC, bucketRecipientsDue, bucketRecipientsLease, bucketRecipientsCall, bucketCampaignsKept,
+		bucketCampaignsDeleting)
 	workspaceCascades = append(workspaceCascades, func(_ *DB, tx *bbolt.Tx, ws string) error {
 		return deleteWorkspaceCampaigns(tx, ws)
 	})
@@ -57,6 +63,9 @@ func timeKeyParts(prefix, k []byte) (time.Time, string) {
 // InsertCampaign implements service.CampaignTx.
 func (t tx) InsertCampaign(c *data.Campaign, recipients []*data.Recipient) error {
 	if err := indexPut(t.b.Bucket(bucketCampaignsByWS), c.WorkspaceID, c.ID); err != nil {
+		return err
+	}
+	if err := putKept(t.b, c.WorkspaceID, keptCount(t.b, c.WorkspaceID)+c.KeptWeight()); err != nil {
 		return err
 	}
 	if err := t.PutCampaign(c); err != nil {
@@ -311,27 +320,120 @@ func (t tx) RecipientByCall(callID string) (*data.Recipient, error) {
 	return readRecipient(t.b, string(id))
 }
 
-// deleteWorkspaceCampaigns removes a deleted workspace's campaigns, recipients and
-// suppression list (a cascade).
-func deleteWorkspaceCampaigns(tx *bbolt.Tx, ws string) error {
+// DeleteCampaign implements service.CampaignTx.
+func (t tx) DeleteCampaign(c *data.Campaign) error {
+	for _, b := range [][]byte{bucketCampaignsByWS, bucketCampaignsOpen} {
+		if err := indexDelete(t.b.Bucket(b), c.WorkspaceID, c.ID); err != nil {
+			return err
+		}
+	}
+	if err := putKept(t.b, c.WorkspaceID, max(keptCount(t.b, c.WorkspaceID)-c.KeptWeight(), 0)); err != nil {
+		return err
+	}
+	if err := t.b.Bucket(bucketCampaignsDeleting).Put([]byte(c.ID), []byte(c.WorkspaceID)); err != nil {
+		return err
+	}
+	return t.b.Bucket(bucketCampaigns).Delete([]byte(c.ID))
+}
+
+// DeleteCampaignRecipients implements service.CampaignTx.
+func (t tx) DeleteCampaignRecipients(campaignID string, limit int) (int, error) {
+	n, err := deleteRecipientsOf(t.b, campaignID, limit)
+	if err != nil || n == limit {
+		return n, err
+	}
+	return n, t.b.Bucket(bucketCampaignsDeleting).Delete([]byte(campaignID)) // none left
+}
+
+// deleteRecipientsOf deletes the campaign's first limit recipients (all when limit < 0)
+// with their entries, collected before any is deleted (deleting under a moving cursor
+// can skip).
+func deleteRecipientsOf(tx *bbolt.Tx, campaignID string, limit int) (int, error) {
+	byC := tx.Bucket(bucketRecipientsByC)
+	prefix := indexKey(campaignID, "")
+	var keys [][]byte
+	cur := byC.Cursor()
+	for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && (limit < 0 || len(keys) < limit); k, _ = cur.Next() {
+		keys = append(keys, append([]byte(nil), k...))
+	}
 	due, lease, calls := tx.Bucket(bucketRecipientsDue), tx.Bucket(bucketRecipientsLease), tx.Bucket(bucketRecipientsCall)
-	byC, recipients := tx.Bucket(bucketRecipientsByC), tx.Bucket(bucketRecipients)
-	for _, id := range scopeIDs(tx.Bucket(bucketCampaignsByWS), ws) {
-		for _, rid := range scopeIDs(byC, id) {
-			r, err := readRecipient(tx, rid)
-			if err != nil {
-				return err
-			}
-			if r != nil {
-				if err := dropRecipientEntries(due, lease, calls, r); err != nil {
-					return err
-				}
-			}
-			if err := recipients.Delete([]byte(rid)); err != nil {
-				return err
+	recipients := tx.Bucket(bucketRecipients)
+	for _, k := range keys {
+		rid := k[len(prefix):]
+		r, err := readRecipient(tx, string(rid))
+		if err != nil {
+			return 0, err
+		}
+		if r != nil {
+			if err := dropRecipientEntries(due, lease, calls, r); err != nil {
+				return 0, err
 			}
 		}
-		if err := deleteScopePrefix(byC, id); err != nil {
+		if err := recipients.Delete(rid); err != nil {
+			return 0, err
+		}
+	}
+	return len(keys), deleteKeys(byC, keys)
+}
+
+// KeptCampaignRecipients implements service.CampaignTx (bbolt has one writer, so the
+// count holds for the transaction).
+func (t tx) KeptCampaignRecipients(ws string) (int64, error) { return keptCount(t.b, ws), nil }
+
+// keptCount is what ws's campaigns keep (data.Campaign.KeptWeight summed).
+func keptCount(tx *bbolt.Tx, ws string) int64 {
+	if v := tx.Bucket(bucketCampaignsKept).Get([]byte(ws)); len(v) == 8 {
+		return int64(binary.BigEndian.Uint64(v))
+	}
+	return 0
+}
+
+func putKept(tx *bbolt.Tx, ws string, n int64) error {
+	return tx.Bucket(bucketCampaignsKept).Put([]byte(ws), binary.BigEndian.AppendUint64(nil, uint64(n)))
+}
+
+// countKeptCampaigns fills each workspace's kept count from its campaigns, for a file
+// written before counts were kept (the schema 13 → 14 migration).
+func countKeptCampaigns(tx *bbolt.Tx) error {
+	kept := map[string]int64{}
+	if err := tx.Bucket(bucketCampaigns).ForEach(func(_, v []byte) error {
+		s := storedCampaign{Campaign: &data.Campaign{}}
+		if err := jsonUnmarshal(v, &s); err != nil {
+			return err
+		}
+		kept[s.WorkspaceID] += s.KeptWeight()
+		return nil
+	}); err != nil {
+		return err
+	}
+	for ws, n := range kept {
+		if err := putKept(tx, ws, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteWorkspaceCampaigns removes a deleted workspace's campaigns, recipients (those of
+// its deleted campaigns not yet deleted too) and suppression list (a cascade).
+func deleteWorkspaceCampaigns(tx *bbolt.Tx, ws string) error {
+	ids := scopeIDs(tx.Bucket(bucketCampaignsByWS), ws)
+	deleting := tx.Bucket(bucketCampaignsDeleting)
+	var gone [][]byte
+	if err := deleting.ForEach(func(id, owner []byte) error {
+		if string(owner) == ws {
+			ids = append(ids, string(id))
+			gone = append(gone, append([]byte(nil), id...))
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := deleteKeys(deleting, gone); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if _, err := deleteRecipientsOf(tx, id, -1); err != nil {
 			return err
 		}
 		if err := tx.Bucket(bucketCampaigns).Delete([]byte(id)); err != nil {
@@ -342,6 +444,9 @@ func deleteWorkspaceCampaigns(tx *bbolt.Tx, ws string) error {
 		if err := deleteScopePrefix(tx.Bucket(b), ws); err != nil {
 			return err
 		}
+	}
+	if err := tx.Bucket(bucketCampaignsKept).Delete([]byte(ws)); err != nil {
+		return err
 	}
 	return deleteWorkspaceSuppressions(tx, ws)
 }

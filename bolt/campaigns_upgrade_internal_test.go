@@ -67,3 +67,37 @@ func openCampaignIDs(t *testing.T, db *DB) []string {
 	}
 	return ids
 }
+
+// A schema 13 file kept no count of its campaigns' recipients. Opening it (schema 14)
+// counts each workspace's (a campaign of no recipient counting 1), so the bound on kept
+// recipients holds for campaigns created before it.
+func TestKeptCampaignRecipientsOfAnOlderFileAreCounted(t *testing.T) {
+	db, dir, opts := openFile(t)
+	campaign := func(id, ws string, total int64) *data.Campaign {
+		return &data.Campaign{ID: id, WorkspaceID: ws, AgentID: "agt_1", Status: data.CampaignCompleted,
+			Counts: data.CampaignCounts{Total: total}}
+	}
+	if err := db.Update(context.Background(), func(tx service.Tx) error {
+		for _, c := range []*data.Campaign{campaign("cmp_1", "ws_1", 3), campaign("cmp_2", "ws_1", 0), campaign("cmp_3", "ws_2", 5)} {
+			if err := tx.InsertCampaign(c, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	db = asOlderFile(t, db, dir, opts, 13, bucketCampaignsKept)
+	defer db.Close()
+	for ws, want := range map[string]int64{"ws_1": 4, "ws_2": 5, "ws_3": 0} {
+		if err := db.View(context.Background(), func(tx service.Tx) error {
+			n, err := tx.KeptCampaignRecipients(ws)
+			if n != want {
+				t.Errorf("%s keeps %d after the upgrade, want %d", ws, n, want)
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

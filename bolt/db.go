@@ -307,8 +307,11 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// An older binary would add and delete tokens without their entries, so the version
 	// keeps it out.
 	indexTokenExpiries,
-	// 13 → 14 is another branch's (renumbered when it merges); nothing here.
-	func(*bbolt.Tx) error { return nil },
+	// 13 → 14: each workspace keeps the count of its campaigns' recipients (campaigns.go),
+	// for the bound on kept recipients; filled here from the stored campaigns
+	// (countKeptCampaigns). An older binary would add campaigns without counting them, so
+	// the version keeps it out.
+	countKeptCampaigns,
 	// 14 → 15: a response kept for a conversation's message is listed under the
 	// conversation (idempotency.go), whose end deletes it. Responses kept before carry no
 	// conversation and expire within a day, as before; an older binary would keep new

@@ -68,6 +68,7 @@ var eventTypeCodes = [...]string{
 	"call.analysis_failed",
 	"job.failed",
 	"agent.version_deleted",
+	"campaign.deleted",
 }
 
 // actorTypeCodes is FROZEN as eventTypeCodes is (data.Actor's three types).

@@ -29,7 +29,8 @@ func NewCampaignCommand() *cobra.Command {
 	cmd.AddCommand(newCampaignCreateCommand(), newCampaignListCommand(), newCampaignShowCommand(), newCampaignRecipientsCommand(),
 		newCampaignActionCommand("pause", "Stop leasing the campaign's recipients (calls in progress run on)"),
 		newCampaignActionCommand("resume", "Lease the paused campaign's recipients again"),
-		newCampaignActionCommand("cancel", "End the campaign: its pending recipients are canceled, nothing more is dialed"))
+		newCampaignActionCommand("cancel", "End the campaign: its pending recipients are canceled, nothing more is dialed"),
+		newCampaignDeleteCommand())
 	return cmd
 }
 
@@ -183,12 +184,18 @@ func confirmCancel(cmd *cobra.Command, c *client.Client, id string) error {
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "Cancel campaign %s %q (%s; %d of %d recipients not finished)? Nothing more will be dialed. [y/N] ",
 		camp.ID, camp.Name, camp.Status, camp.Counts.Open(), camp.Counts.Total)
+	return answeredYes(in, errNotConfirmed)
+}
+
+// answeredYes reads the answer to a question asked on the terminal: nil for y or yes,
+// else no (anything else leaves things as they were).
+func answeredYes(in io.Reader, no error) error {
 	answer, _ := bufio.NewReader(in).ReadString('\n')
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":
 		return nil
 	}
-	return errNotConfirmed
+	return no
 }
 
 // inputIsTerminal reports whether r is an interactive terminal someone can answer on

@@ -67,3 +67,44 @@ func TestCampaignPauseResumeCancel(t *testing.T) {
 		t.Errorf("cancel of an unknown campaign: %s", got)
 	}
 }
+
+// TestCampaignDelete: delete refuses an open campaign with the server's 409 (cancel it
+// first), needs --yes without a terminal, asks on one (a "no" keeps the campaign), and
+// deletes a canceled one on "yes" or with --yes; then the campaign is not found.
+func TestCampaignDelete(t *testing.T) {
+	s := newCampaignServer(t)
+	csv := file(t, "list.csv", "phone_number\n+14155550101\n+14155550102\n")
+	s.voiceapi(s.createArgs(csv, "--name", "first")...)
+	s.voiceapi(s.createArgs(csv, "--name", "second")...)
+	camps := s.campaigns()
+	second, first := camps[0].ID, camps[1].ID
+
+	if got := s.refused("campaign", "delete", first, "--yes"); !strings.Contains(got, "409 conflict") || !strings.Contains(got, "cancel it first") {
+		t.Errorf("deleting a running campaign: %s", got)
+	}
+	s.voiceapi("campaign", "cancel", first, "--yes")
+	s.voiceapi("campaign", "cancel", second, "--yes")
+	if got := s.refused("campaign", "delete", first); !strings.Contains(got, "--yes") || s.status(first) != data.CampaignCanceled {
+		t.Errorf("delete without a terminal nor --yes: %s", got)
+	}
+	r := s.run(context.Background(), "", cli.TerminalInput{Reader: strings.NewReader("n\n")}, nil, "campaign", "delete", first)
+	if r.err == nil || cli.ExitCode(r.err) != 1 || !strings.Contains(r.errOut, `Delete campaign `+first+` "first" (canceled) with its 2 recipients? This cannot be undone. [y/N]`) ||
+		s.status(first) != data.CampaignCanceled {
+		t.Errorf("delete answered no: %v %q", r.err, r.errOut)
+	}
+	r = s.run(context.Background(), "", cli.TerminalInput{Reader: strings.NewReader("yes\n")}, nil, "campaign", "delete", first)
+	if r.err != nil || !strings.Contains(r.out, "Campaign "+first+" deleted with its recipients.") {
+		t.Errorf("delete answered yes: %v %q", r.err, r.out)
+	}
+	if out := s.voiceapi("campaign", "delete", second, "--yes"); !strings.Contains(out, second+" deleted") {
+		t.Errorf("delete --yes: %q", out)
+	}
+	for _, id := range []string{first, second} {
+		if got := s.refused("campaign", "show", id); !strings.Contains(got, "404 not_found") {
+			t.Errorf("show after the delete: %s", got)
+		}
+	}
+	if got := s.refused("campaign", "delete", first, "--yes"); !strings.Contains(got, "404 not_found") {
+		t.Errorf("a second delete: %s", got)
+	}
+}

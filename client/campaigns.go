@@ -131,6 +131,12 @@ func (s *CampaignsService) Cancel(ctx context.Context, id string, opts ...Reques
 	return sendRecord[data.Campaign](ctx, s.c, "campaignCancel", []string{id}, nil, opts)
 }
 
+// Delete deletes a finished campaign (completed, or canceled with no call in progress)
+// with its recipients; an open one is a 409 conflict.
+func (s *CampaignsService) Delete(ctx context.Context, id string, opts ...RequestOption) error {
+	return s.c.noContent(ctx, "campaignDelete", []string{id}, nil, opts)
+}
+
 // ClaimDialTasks leases due dial tasks, each with its call-start answer (credentials in
 // clear: keep them in memory for the call only). Report each task's call with
 // Calls.Update: ongoing once dialed, then its end.

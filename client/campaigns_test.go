@@ -90,7 +90,7 @@ func (tr *tour) pauseResumeCancel(settings data.CampaignCreate, agent *data.Agen
 }
 
 // suppressionList adds a suppression, imports more, lists them one a page, checks the
-// canceled campaign two's recipients, and removes the suppression.
+// canceled campaign two's recipients, removes the suppression, and deletes two.
 func (tr *tour) suppressionList(two *data.Campaign) {
 	t, c, ctx, check := tr.t, tr.c, tr.ctx, tr.check
 	sup, _, err := c.Campaigns.Suppress(ctx, data.SuppressionCreate{PhoneNumber: "+14155557003"})
@@ -117,4 +117,8 @@ func (tr *tour) suppressionList(two *data.Campaign) {
 		t.Errorf("all recipients of the canceled campaign: %+v", canceledRs)
 	}
 	check("unsuppress", c.Campaigns.Unsuppress(ctx, sup.ID))
+	check("campaign delete", c.Campaigns.Delete(ctx, two.ID))
+	if _, _, err := c.Campaigns.Get(ctx, two.ID); !client.IsCode(err, data.ENOTFOUND) {
+		t.Errorf("the deleted campaign: %v, want not found", err)
+	}
 }

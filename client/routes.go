@@ -18,6 +18,7 @@ var operations = map[string]operation{
 	"campaignList":       {"GET", "/api/v1/campaigns", "Campaigns.List", false},
 	"campaignCreate":     {"POST", "/api/v1/campaigns", "Campaigns.Create", true},
 	"campaignShow":       {"GET", "/api/v1/campaigns/{campaign_id}", "Campaigns.Get", false},
+	"campaignDelete":     {"DELETE", "/api/v1/campaigns/{campaign_id}", "Campaigns.Delete", false},
 	"campaignRecipients": {"GET", "/api/v1/campaigns/{campaign_id}/recipients", "Campaigns.Recipients", false},
 	"campaignPause":      {"POST", "/api/v1/campaigns/{campaign_id}/pause", "Campaigns.Pause", false},
 	"campaignResume":     {"POST", "/api/v1/campaigns/{campaign_id}/resume", "Campaigns.Resume", false},

@@ -15,7 +15,8 @@ import (
 )
 
 // Campaigns (docs/campaigns.md): the list with each campaign's progress, a form that
-// uploads a CSV, and a campaign's page with its counts, pause, resume and cancel.
+// uploads a CSV, and a campaign's page with its counts, pause, resume and cancel, and
+// delete once it is finished.
 func (h *Handler) campaignRoutes() {
 	m := h.mux
 	m.HandleFunc("GET /campaigns", h.page(h.campaignList))
@@ -26,6 +27,8 @@ func (h *Handler) campaignRoutes() {
 	m.HandleFunc("POST /campaigns/{id}/resume", h.action(h.campaignMove("resume", "Campaign resumed.")))
 	m.HandleFunc("GET /campaigns/{id}/cancel", h.page(h.campaignCancelConfirm))
 	m.HandleFunc("POST /campaigns/{id}/cancel", h.action(h.campaignMove("cancel", "Campaign canceled.")))
+	m.HandleFunc("GET /campaigns/{id}/delete", h.page(h.campaignDeleteConfirm))
+	m.HandleFunc("POST /campaigns/{id}/delete", h.action(h.campaignDelete))
 }
 
 // campaignLabels are the create form's labels, for the API's messages.
@@ -178,6 +181,8 @@ type campaignView struct {
 	Done, All  float64 // recipients settled, of all (suppressed ones included)
 	Percent    int
 	Open       bool // still dialing or waiting: the page refreshes its progress
+	// Finished is a campaign done with for good (data.CampaignFinished): it may be deleted.
+	Finished bool
 	// PauseHelp says why a campaign that paused itself did, and what fixes it.
 	PauseHelp  string
 	AgentNames names
@@ -209,6 +214,7 @@ func (h *Handler) loadCampaign(r *http.Request) (*campaignView, error) {
 	}
 	st := str(c["status"])
 	v.Open = st == data.CampaignScheduled || st == data.CampaignRunning || st == data.CampaignPaused
+	v.Finished = data.CampaignFinished(&data.Campaign{Status: st, Counts: data.CampaignCounts{InProgress: int64(member(counts, "in_progress"))}})
 	return v, nil
 }
 
@@ -259,4 +265,30 @@ func (h *Handler) campaignCancelConfirm(w http.ResponseWriter, r *http.Request) 
 			"The campaign, its recipients and their calls."},
 		Button: "Cancel campaign", Cancel: "/campaigns/" + url.PathEscape(str(v.C["id"])), Crumb: "Campaigns", CrumbHref: "/campaigns",
 	}, http.StatusOK, nil)
+}
+
+// campaignDeleteConfirm says what a delete takes (the recipients' numbers and variables)
+// and what it keeps (the calls).
+func (h *Handler) campaignDeleteConfirm(w http.ResponseWriter, r *http.Request) {
+	v, err := h.loadCampaign(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	counts, _ := v.C["counts"].(map[string]any)
+	h.confirmPage(w, r, "campaigns", confirmation{
+		Title: "Delete the campaign " + str(v.C["name"]) + "?",
+		Lost: []string{"The campaign and its " + plural(member(counts, "total"), "recipient", "recipients") +
+			", with their numbers, variables and attempts."},
+		Kept:   []string{"The calls it made, in the call history."},
+		Button: "Delete campaign", Cancel: "/campaigns/" + url.PathEscape(str(v.C["id"])), Crumb: "Campaigns", CrumbHref: "/campaigns",
+	}, http.StatusOK, nil)
+}
+
+func (h *Handler) campaignDelete(w http.ResponseWriter, r *http.Request) {
+	if _, err := h.call(r, "DELETE", "/api/v1/campaigns/"+url.PathEscape(r.PathValue("id")), nil, nil); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.done(w, r, "/campaigns", flash{Notice: "Campaign deleted."})
 }

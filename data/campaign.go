@@ -187,6 +187,15 @@ func (c *CampaignCounts) Add(state, outcome string, n int64) {
 // Open is how many recipients may still be dialed or are being dialed.
 func (c *CampaignCounts) Open() int64 { return c.Pending + c.InProgress }
 
+// KeptWeight is what a campaign counts toward its workspace's bound on kept recipients
+// (docs/campaigns.md, "Deleting a campaign"): its recipients, and at least 1, so that
+// campaigns whose every number was suppressed are bounded too.
+func (c *Campaign) KeptWeight() int64 { return max(c.Counts.Total, 1) }
+
+// CampaignFinished tells whether c is done with for good: final, and with no recipient
+// in progress (a canceled campaign stays open to claims while its leases are out).
+func CampaignFinished(c *Campaign) bool { return CampaignFinal(c.Status) && c.Counts.InProgress == 0 }
+
 // CampaignImport is what a create made of the recipients it was given.
 type CampaignImport struct {
 	// Rows is how many recipients (JSON items or CSV data lines) were given.
@@ -340,6 +349,7 @@ const (
 	EventCampaignResumed   = "campaign.resumed"
 	EventCampaignCanceled  = "campaign.canceled"
 	EventCampaignCompleted = "campaign.completed"
+	EventCampaignDeleted   = "campaign.deleted"
 )
 
 // CampaignService manages campaigns. A campaign belongs to its agent: a caller sees it
@@ -363,6 +373,9 @@ type CampaignService interface {
 	PauseCampaign(ctx context.Context, id string) (*Campaign, error)
 	ResumeCampaign(ctx context.Context, id string) (*Campaign, error)
 	CancelCampaign(ctx context.Context, id string) (*Campaign, error)
+	// DeleteCampaign deletes a finished campaign (completed, or canceled with no call in
+	// progress) with its recipients. Errors: not_found, conflict (not finished).
+	DeleteCampaign(ctx context.Context, id string) error
 	// ClaimDialTasks leases due tasks with a call-start answer each. Errors:
 	// validation_failed, forbidden (a caller who may not read agents), quota_exceeded
 	// (call minutes).

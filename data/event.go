@@ -67,7 +67,7 @@ var EventTypes = []string{
 	EventTestRunQueued, EventTestRunStarted, EventTestRunProgress, EventTestRunCompleted,
 	EventRolloutUpdated, EventRolloutEnded, EventRolloutRolledBack,
 	EventCampaignCreated, EventCampaignStarted, EventCampaignPaused, EventCampaignResumed, EventCampaignCanceled,
-	EventCampaignCompleted,
+	EventCampaignCompleted, EventCampaignDeleted,
 	EventJobFailed,
 }
 

@@ -120,6 +120,9 @@ type RetentionSwept struct {
 	// ConversationsDeleted counts the conversations deleted with their calls (an ended
 	// conversation goes with the call it became).
 	ConversationsDeleted int `json:"conversations_deleted"`
+	// CampaignsDeleted counts the finished campaigns deleted, with their recipients, for
+	// their workspace's retention_days.
+	CampaignsDeleted int `json:"campaigns_deleted"`
 }
 
 // MarshalJSON writes absent lists as [], never null.

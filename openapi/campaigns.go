@@ -37,10 +37,17 @@ func init() {
 			"for a CSV. 422 on agent_id for an agent with no published version, on recipients.variables.<name> when a variable the agent uses is " +
 			"given nowhere. Nothing is stored from a refused request; an upload over the file limit is 413. A retry under an Idempotency-Key is 404 " +
 			"when the caller no longer sees the campaign's agent (docs/api.md). " + fmt.Sprintf("409 conflict when the workspace has %d open campaigns "+
-			"(scheduled, running or paused), the most it may have. ", validate.MaxOpenCampaigns) + "See docs/campaigns.md.",
+			"(scheduled, running or paused), the most it may have, ", validate.MaxOpenCampaigns) + fmt.Sprintf("and when the workspace's campaigns "+
+			"would keep more than %d recipients (each campaign counting at least one): delete finished ones, or set privacy.retention_days. ", validate.MaxKeptCampaignRecipients) + "See docs/campaigns.md.",
 		Body: data.CampaignCreate{}, BodyRequired: true, Multipart: campaignMultipart, Out: data.Campaign{}, Status: http.StatusCreated,
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge}}
 	opDocs["GET /api/v1/campaigns/{campaign_id}"] = opDoc{Tag: tag, Summary: "Show a campaign with its counts", Out: data.Campaign{}}
+	opDocs["DELETE /api/v1/campaigns/{campaign_id}"] = opDoc{Tag: tag, Summary: "Delete a finished campaign with its recipients",
+		Description: "A completed or canceled campaign goes at once, with its recipients (their numbers and variables); the calls it made stay, " +
+			"call history under its own retention. 409 conflict for a scheduled, running or paused campaign (cancel it first) and for a canceled " +
+			"one whose calls are still in progress (until they end). Event campaign.deleted. Finished campaigns also expire with " +
+			"privacy.retention_days; see docs/campaigns.md.",
+		Shape: shapeNone, Errors: []int{http.StatusConflict}}
 	opDocs["GET /api/v1/campaigns/{campaign_id}/recipients"] = opDoc{Tag: tag, Summary: "List a campaign's recipients with their attempts",
 		Out: data.Recipient{}, Shape: shapeList}
 	for _, m := range []struct{ verb, summary, more string }{
@@ -78,7 +85,7 @@ func init() {
 		Description: "403 for a caller limited to some agents: the number would be callable by every agent again.", Shape: shapeNone}
 
 	for _, t := range []string{data.EventCampaignCreated, data.EventCampaignStarted, data.EventCampaignPaused, data.EventCampaignResumed,
-		data.EventCampaignCanceled, data.EventCampaignCompleted} {
+		data.EventCampaignCanceled, data.EventCampaignCompleted, data.EventCampaignDeleted} {
 		eventPayloads[t] = data.Campaign{}
 	}
 

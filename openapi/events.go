@@ -82,6 +82,7 @@ var eventPayloads = map[string]any{
 		"knowledge_files_deleted": map[string]any{"type": "integer", "minimum": 0, "description": "Knowledge base files deleted."},
 		"calls_on_hold":           map[string]any{"type": "integer", "minimum": 0, "description": "Expired calls kept because they are on legal hold."},
 		"conversations_deleted":   map[string]any{"type": "integer", "minimum": 0, "description": "Conversations deleted with the calls they became."},
+		"campaigns_deleted":       map[string]any{"type": "integer", "minimum": 0, "description": "Finished campaigns deleted, with their recipients, for the workspace's retention_days."},
 	}),
 	data.EventPriceTableUpdated: data.PriceTable{},
 	data.EventBackupDownloaded: objectPayload("An instance admin downloaded a backup.", map[string]any{

@@ -56,3 +56,41 @@ func TestMigrationOpensCanceledCampaignsWithLeasesOut(t *testing.T) {
 		t.Errorf("open campaigns after the migration: %v, want the canceled one in progress and the running one", open)
 	}
 }
+
+// Migration 0026 counts each workspace's campaign recipients from the campaigns there are
+// (a campaign of no recipient counting 1), so the bound on kept recipients holds for
+// campaigns created before it.
+func TestMigrationCountsKeptCampaignRecipients(t *testing.T) {
+	pool := schemaAt(t, 25)
+	ctx := context.Background()
+	for _, c := range []data.Campaign{
+		{ID: "cmp_1", WorkspaceID: "ws_1", AgentID: "agt_1", Status: data.CampaignCompleted, Counts: data.CampaignCounts{Total: 3}},
+		{ID: "cmp_2", WorkspaceID: "ws_1", AgentID: "agt_1", Status: data.CampaignCanceled},
+		{ID: "cmp_3", WorkspaceID: "ws_2", AgentID: "agt_1", Status: data.CampaignRunning, Counts: data.CampaignCounts{Total: 5}},
+	} {
+		body, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pool.Exec(ctx, `INSERT INTO campaigns (id, workspace_id, agent_id, status, body) VALUES ($1, $2, $3, $4, $5)`,
+			c.ID, c.WorkspaceID, c.AgentID, c.Status, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := postgres.Open(ctx, postgres.Options{URL: pool.Config().ConnString(), PasswordCost: bcrypt.MinCost, SecretKey: testkit.SecretKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for ws, want := range map[string]int64{"ws_1": 4, "ws_2": 5, "ws_3": 0} {
+		if err := db.View(ctx, func(tx service.Tx) error {
+			n, err := tx.KeptCampaignRecipients(ws)
+			if n != want {
+				t.Errorf("%s keeps %d after the migration, want %d", ws, n, want)
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -28,6 +28,7 @@ func (s *Server) campaignRoutes() []route {
 		{Method: "GET", Path: c, Need: read, handle: s.handleCampaignList},
 		{Method: "POST", Path: c, Need: write, Idempotent: true, BodyLimit: s.cfg.MaxFileSize, Long: true, handle: s.handleCampaignCreate, legacyRecheck: s.recheckCampaignAgent},
 		{Method: "GET", Path: c + "/{campaign_id}", Need: read, handle: s.handleCampaignShow},
+		{Method: "DELETE", Path: c + "/{campaign_id}", Need: write, handle: s.handleCampaignDelete},
 		{Method: "GET", Path: c + "/{campaign_id}/recipients", Need: read, handle: s.handleCampaignRecipients},
 		{Method: "POST", Path: c + "/{campaign_id}/pause", Need: write, NoBody: true, handle: s.handleCampaignPause},
 		{Method: "POST", Path: c + "/{campaign_id}/resume", Need: write, NoBody: true, handle: s.handleCampaignResume},
@@ -157,6 +158,15 @@ func (s *Server) handleCampaignShow(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	return writeRecord(w, http.StatusOK, c, nil)
+}
+
+// handleCampaignDelete: DELETE /api/v1/campaigns/{campaign_id} — 204; a finished
+// campaign only.
+func (s *Server) handleCampaignDelete(w http.ResponseWriter, r *http.Request) error {
+	if err := s.svc.Campaigns.DeleteCampaign(r.Context(), mux.Vars(r)["campaign_id"]); err != nil {
+		return err
+	}
+	return writeNoContent(w)
 }
 
 // handleCampaignRecipients: GET /api/v1/campaigns/{campaign_id}/recipients — each with

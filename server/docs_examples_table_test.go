@@ -176,7 +176,7 @@ var docExamples = map[string]docExample{
 
 	"calls.md#1": {first: `"search": {`, check: searchMember},
 	"calls.md#2": {first: `PUT /api/v1/workspaces/ws_…`, check: send("", "", 200)},
-	"calls.md#3": {first: `{"type": "retention.swept", "data": {"calls_deleted": 412, "knowledge_files_deleted": 3, "calls_on_hold": 2, "conversations_deleted": 5}}`, check: retentionEvent},
+	"calls.md#3": {first: `{"type": "retention.swept", "data": {"calls_deleted": 412, "knowledge_files_deleted": 3, "calls_on_hold": 2, "conversations_deleted": 5, "campaigns_deleted": 1}}`, check: retentionEvent},
 
 	"campaigns.md#1": {first: `{`, check: send("POST", "/api/v1/campaigns", 201, "recipients")},
 	"campaigns.md#2": {first: `{"data": {"tasks": [{"campaign_id": "cmp_…", "recipient_id": "rcp_…", "attempt": 1,`, check: dialClaim},

@@ -124,6 +124,9 @@ func (s *CampaignService) insertCampaign(ctx context.Context, tx Tx, p *data.Pri
 	if err := s.checkRecipientVariables(tx, agent, number, in, recipients); err != nil {
 		return nil, err
 	}
+	if err := checkKeptRecipients(tx, c.WorkspaceID, c.KeptWeight()); err != nil {
+		return nil, err
+	}
 	if err := tx.InsertCampaign(c, recipients); err != nil {
 		return nil, err
 	}

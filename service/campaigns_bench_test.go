@@ -18,6 +18,7 @@ import (
 type campaignBench struct {
 	ctx           context.Context
 	svc           *service.Services
+	store         service.Store
 	agent, number string
 }
 
@@ -45,7 +46,7 @@ func newCampaignBench(b *testing.B) *campaignBench {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &campaignBench{ctx: ctx, svc: svc, agent: a.ID, number: n.ID}
+	return &campaignBench{ctx: ctx, svc: svc, store: store, agent: a.ID, number: n.ID}
 }
 
 // create stores a campaign of n recipients, open every day, at most max_concurrent 1,000.
@@ -134,4 +135,45 @@ func (cb *campaignBench) claimEach(b *testing.B) {
 	}
 	b.ReportMetric(float64(tasks)/claiming.Seconds(), "tasks/s")
 	b.ReportMetric(claiming.Seconds()*1000/float64(b.N), "ms/claim")
+}
+
+// BenchmarkCampaignDelete100k deletes a canceled campaign of 100,000 recipients: "one
+// transaction" deletes the record and every recipient in one write (what a writer
+// waiting for the database would wait for, were the delete done so); "request" is
+// DeleteCampaign as it runs, the record and the first service.CampaignDeleteBatch
+// recipients, the rest left to its job. Creating and canceling each campaign is untimed.
+func BenchmarkCampaignDelete100k(b *testing.B) {
+	for _, mode := range []string{"one transaction", "request"} {
+		b.Run(mode, func(b *testing.B) {
+			cb := newCampaignBench(b)
+			b.StopTimer()
+			for i := 0; i < b.N; i++ {
+				c := cb.create(b, 100_000, 2_000_000+i*100_000)
+				if _, err := cb.svc.Campaigns.CancelCampaign(cb.ctx, c.ID); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				var err error
+				if mode == "request" {
+					err = cb.svc.Campaigns.DeleteCampaign(cb.ctx, c.ID)
+				} else {
+					err = cb.store.Update(cb.ctx, func(tx service.Tx) error {
+						c, err := tx.Campaign(c.ID)
+						if err != nil {
+							return err
+						}
+						if err := tx.DeleteCampaign(c); err != nil {
+							return err
+						}
+						_, err = tx.DeleteCampaignRecipients(c.ID, 100_000)
+						return err
+					})
+				}
+				b.StopTimer()
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -45,8 +45,8 @@ func (s *RetentionService) Run(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// Sweep deletes, in every workspace, the calls (with the conversations that became them)
-// and knowledge files its retention settings have expired, RetentionBatch records per
+// Sweep deletes, in every workspace, the calls (with the conversations that became them),
+// finished campaigns and knowledge files its retention settings have expired, RetentionBatch records per
 // transaction, and records one retention.swept event per workspace where it deleted
 // something. It returns those events' counts by workspace id.
 func (s *RetentionService) Sweep(ctx context.Context) (map[string]data.RetentionSwept, error) {
@@ -70,7 +70,7 @@ func (s *RetentionService) Sweep(ctx context.Context) (map[string]data.Retention
 		if err != nil {
 			return out, err
 		}
-		if counts.CallsDeleted+counts.KnowledgeFilesDeleted > 0 {
+		if sweptAny(counts) {
 			out[id] = counts
 		}
 	}
@@ -103,7 +103,12 @@ func (s *RetentionService) sweepWorkspace(ctx context.Context, wsID string) (dat
 			return counts, err
 		}
 	}
-	if counts.CallsDeleted+counts.KnowledgeFilesDeleted == 0 {
+	if p.calls != nil {
+		if err := s.sweepCampaigns(ctx, wsID, &counts); err != nil {
+			return counts, err
+		}
+	}
+	if !sweptAny(counts) {
 		return counts, nil
 	}
 	err = s.store.Update(ctx, func(tx Tx) error {
@@ -113,7 +118,7 @@ func (s *RetentionService) sweepWorkspace(ctx context.Context, wsID string) (dat
 	if err == nil {
 		s.log.Info("retention sweep", "workspace_id", wsID, "calls_deleted", counts.CallsDeleted,
 			"knowledge_files_deleted", counts.KnowledgeFilesDeleted, "calls_on_hold", counts.CallsOnHold,
-			"conversations_deleted", counts.ConversationsDeleted)
+			"conversations_deleted", counts.ConversationsDeleted, "campaigns_deleted", counts.CampaignsDeleted)
 	}
 	return counts, err
 }

@@ -47,6 +47,17 @@ type CampaignTx interface {
 	// RecipientByCall returns the in-progress recipient whose attempt's call is callID,
 	// nil when there is none.
 	RecipientByCall(callID string) (*data.Recipient, error)
+	// DeleteCampaign removes a campaign's record, out of every listing and index of its
+	// workspace, and takes it off the workspace's kept count. Its recipients stay until
+	// DeleteCampaignRecipients removes them, so that a campaign of any size goes at once.
+	DeleteCampaign(c *data.Campaign) error
+	// DeleteCampaignRecipients removes up to limit recipients of the campaign, with their
+	// index entries, and returns how many it removed (fewer than limit: none is left).
+	DeleteCampaignRecipients(campaignID string, limit int) (int, error)
+	// KeptCampaignRecipients returns the workspace's kept count: data.Campaign.KeptWeight
+	// summed over its campaigns. In a write transaction it holds until the transaction
+	// ends, as CountSuppressions's does.
+	KeptCampaignRecipients(workspaceID string) (int64, error)
 	// AgentCampaigns returns the ids of the agent's campaigns OpenCampaigns returns.
 	AgentCampaigns(workspaceID, agentID string) ([]string, error)
 

@@ -129,7 +129,7 @@ var eventSubjects = func() map[string]eventSubject {
 	}
 	// A campaign belongs to its agent and to the call_history module (conventions §25).
 	for _, t := range []string{data.EventCampaignCreated, data.EventCampaignStarted, data.EventCampaignPaused,
-		data.EventCampaignResumed, data.EventCampaignCanceled, data.EventCampaignCompleted} {
+		data.EventCampaignResumed, data.EventCampaignCanceled, data.EventCampaignCompleted, data.EventCampaignDeleted} {
 		m[t] = eventSubject{module: data.ModuleCallHistory, agentField: "agent_id"}
 	}
 	for _, t := range []string{data.EventCallRegistered, data.EventCallStarted, data.EventCallEnded, data.EventCallAnalyzed, data.EventCallAnalysisFailed} {

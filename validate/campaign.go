@@ -20,6 +20,10 @@ const (
 	MaxOpenCampaigns = 100
 	// MaxCampaignRecipients bounds the recipients one campaign is created with.
 	MaxCampaignRecipients = 100_000
+	// MaxKeptCampaignRecipients bounds the recipients a workspace's campaigns keep, each
+	// campaign counting at least one (data.Campaign.KeptWeight): finished campaigns stay
+	// until deleted or expired by retention, and a create past it is 409.
+	MaxKeptCampaignRecipients = 1_000_000
 	// MaxCampaignConcurrent bounds max_concurrent.
 	MaxCampaignConcurrent = 1_000
 	// MaxCampaignAttempts bounds retry.max_attempts.

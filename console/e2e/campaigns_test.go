@@ -15,7 +15,9 @@ import (
 
 // TestCampaignPage: a CSV with a bad line is refused naming the line; a good one starts a
 // campaign whose page shows its progress as a bar and counts, which follow the calls as
-// they end, then pause and cancel (confirmed).
+// they end, then pause and cancel (confirmed); the finished campaign, and only it, has a
+// Delete, which confirms, deletes it with its recipients and leads back to the list, its
+// call kept.
 func TestCampaignPage(t *testing.T) {
 	b := newBrowser(t)
 	e := b.env
@@ -76,6 +78,9 @@ func TestCampaignPage(t *testing.T) {
 		t.Errorf("counts: %q", s)
 	}
 
+	if n := b.count("#campaign-delete"); n != 0 {
+		t.Errorf("a running campaign offers %d Delete links", n)
+	}
 	b.followText("Pause")
 	b.waitText("Campaign paused.")
 	if s := b.text("#campaign-status"); s != "Paused" {
@@ -88,6 +93,19 @@ func TestCampaignPage(t *testing.T) {
 	if s := b.text("#campaign-counts"); !strings.Contains(s, "Canceled") {
 		t.Errorf("counts after cancel: %q", s)
 	}
+
+	b.followText("Delete campaign")
+	b.waitText("The campaign and its 3 recipients, with their numbers, variables and attempts.")
+	b.waitText("The calls it made, in the call history.")
+	b.followText("Delete campaign")
+	b.waitText("Campaign deleted.")
+	if got := b.text("h1"); got != "Campaigns" {
+		t.Errorf("after the delete the page is %q, want the list", got)
+	}
+	if got := b.listCount("/api/v1/campaigns", "", ""); got != 0 {
+		t.Errorf("%d campaigns after the delete", got)
+	}
+	b.mustAPI(200, "GET", "/api/v1/calls/"+call, nil)
 }
 
 // TestCampaignPausedByItselfSaysWhy: a campaign that paused itself (the month's call

@@ -253,7 +253,30 @@ func testCampaignsWorkspaceDelete(t *testing.T, open Opener) {
 		}
 		return tx.InsertCampaign(ck, rk)
 	})
+	// A campaign deleted with recipients left for its job goes with the workspace too.
+	deleted, rd := campaignFixture(g, gone, t0)
+	update(t, s, func(tx service.Tx) error {
+		if err := tx.InsertCampaign(deleted, rd); err != nil {
+			return err
+		}
+		if err := tx.DeleteCampaign(deleted); err != nil {
+			return err
+		}
+		_, err := tx.DeleteCampaignRecipients(deleted.ID, 1)
+		return err
+	})
 	update(t, s, func(tx service.Tx) error { return tx.DeleteWorkspace(gone) })
+	view(t, s, func(tx service.Tx) error {
+		for _, r := range rd {
+			if got, _ := tx.Recipient(r.ID); got != nil {
+				t.Errorf("recipient %s of a campaign deleted before its workspace is left", r.ID)
+			}
+		}
+		if due, _ := tx.DueRecipients(deleted.ID, t0.Add(time.Hour), 10); len(due) != 0 {
+			t.Errorf("%d recipients of a campaign deleted before its workspace still due", len(due))
+		}
+		return nil
+	})
 	view(t, s, func(tx service.Tx) error {
 		c, err := tx.Campaign(cg.ID)
 		r, _ := tx.Recipient(rg[0].ID)
