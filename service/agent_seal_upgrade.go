@@ -16,60 +16,8 @@ const JobKindSealHeaders = "agent.seal_headers"
 
 // sealHeadersKind is the job kind of that upgrade, run by s.
 func (s *AgentService) sealHeadersKind() JobKind {
-	return JobKind{Name: JobKindSealHeaders, Module: data.ModuleAgents, Handle: s.runSealHeaders, AtStart: s.enqueueSealHeaders}
-}
-
-// enqueueSealHeaders queues the job of each workspace whose list holds an agent; a
-// workspace's pending job is kept (the unique key), so every replica may run it.
-func (s *AgentService) enqueueSealHeaders(ctx context.Context) error {
-	return s.store.Update(ctx, func(tx Tx) error {
-		workspaces, err := tx.AllWorkspaces()
-		if err != nil {
-			return err
-		}
-		for _, w := range workspaces {
-			ids, err := tx.AgentsToSeal(w.ID, 1)
-			if err != nil {
-				return err
-			}
-			if len(ids) == 0 {
-				continue
-			}
-			if _, err := s.enqueueJob(tx, data.JobEnqueue{WorkspaceID: w.ID, Kind: JobKindSealHeaders, UniqueKey: JobKindSealHeaders}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// runSealHeaders works through the job's workspace's list, RetentionBatch ids a read.
-// The list is the job's checkpoint: an agent leaves it in the write that seals the last
-// of it, so a run again after a crash starts where the last one stopped (what it had
-// sealed of that agent stays sealed, and is passed over).
-func (s *AgentService) runSealHeaders(ctx context.Context, run *JobRun) error {
-	ws := run.Job.WorkspaceID
-	for {
-		var ids []string
-		err := s.store.View(ctx, func(tx Tx) (err error) {
-			ids, err = tx.AgentsToSeal(ws, RetentionBatch)
-			return err
-		})
-		if err != nil {
-			return Transient(err)
-		}
-		if len(ids) == 0 {
-			return nil
-		}
-		for _, id := range ids {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := s.sealStoredHeaders(ctx, ws, id); err != nil {
-				return Transient(err)
-			}
-		}
-	}
+	return s.listedUpgradeKind(listedUpgrade{name: JobKindSealHeaders, each: s.sealStoredHeaders,
+		list: func(tx Tx, ws string, limit int) ([]string, error) { return tx.AgentsToSeal(ws, limit) }}, data.ModuleAgents)
 }
 
 // sealStoredHeaders seals the clear credential headers of listed agent id of workspace

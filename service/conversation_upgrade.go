@@ -14,62 +14,11 @@ import (
 // nothing adds to the list after, so the job runs once per workspace that had any.
 const JobKindRedactEnded = "conversation.redact_ended"
 
-// redactEndedKind is the job kind of that upgrade, run by s.
+// redactEndedKind is the job kind of that upgrade, run by s, each listed conversation in
+// a write of its own (redacted before it, as an end is).
 func (s *ConversationService) redactEndedKind() JobKind {
-	return JobKind{Name: JobKindRedactEnded, Module: data.ModuleAgents, Handle: s.runRedactEnded, AtStart: s.enqueueRedactEnded}
-}
-
-// enqueueRedactEnded queues the job of each workspace whose list holds a conversation; a
-// workspace's pending job is kept (the unique key), so every replica may run it.
-func (s *ConversationService) enqueueRedactEnded(ctx context.Context) error {
-	return s.store.Update(ctx, func(tx Tx) error {
-		workspaces, err := tx.AllWorkspaces()
-		if err != nil {
-			return err
-		}
-		for _, w := range workspaces {
-			ids, err := tx.ConversationsToRedact(w.ID, 1)
-			if err != nil {
-				return err
-			}
-			if len(ids) == 0 {
-				continue
-			}
-			if _, err := s.enqueueJob(tx, data.JobEnqueue{WorkspaceID: w.ID, Kind: JobKindRedactEnded, UniqueKey: JobKindRedactEnded}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// runRedactEnded works through the job's workspace's list, RetentionBatch ids a read,
-// each conversation in a write of its own (redacted before it, as an end is). The list
-// is the job's checkpoint: a conversation leaves it in the write that redacts or deletes
-// it, so a run again after a crash starts where the last one stopped.
-func (s *ConversationService) runRedactEnded(ctx context.Context, run *JobRun) error {
-	ws := run.Job.WorkspaceID
-	for {
-		var ids []string
-		err := s.store.View(ctx, func(tx Tx) (err error) {
-			ids, err = tx.ConversationsToRedact(ws, RetentionBatch)
-			return err
-		})
-		if err != nil {
-			return Transient(err)
-		}
-		if len(ids) == 0 {
-			return nil
-		}
-		for _, id := range ids {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := s.redactEnded(ctx, ws, id); err != nil {
-				return Transient(err)
-			}
-		}
-	}
+	return s.listedUpgradeKind(listedUpgrade{name: JobKindRedactEnded, each: s.redactEnded,
+		list: func(tx Tx, ws string, limit int) ([]string, error) { return tx.ConversationsToRedact(ws, limit) }}, data.ModuleAgents)
 }
 
 // redactEnded brings listed conversation id of workspace ws to what an end stores now:
