@@ -46,9 +46,9 @@ func (s *RetentionService) Run(ctx context.Context, interval time.Duration) {
 }
 
 // Sweep deletes, in every workspace, the calls (with the conversations that became them),
-// finished campaigns and knowledge files its retention settings have expired, RetentionBatch records per
-// transaction, and records one retention.swept event per workspace where it deleted
-// something. It returns those events' counts by workspace id.
+// finished campaigns and knowledge files its retention settings have expired,
+// RetentionBatch records per transaction, and records one retention.swept event per
+// workspace where it deleted something. It returns those events' counts by workspace id.
 func (s *RetentionService) Sweep(ctx context.Context) (map[string]data.RetentionSwept, error) {
 	var ids []string
 	err := s.store.View(ctx, func(tx Tx) error {
