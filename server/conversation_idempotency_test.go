@@ -348,7 +348,8 @@ func TestConversationMessageClaimedMeanwhile(t *testing.T) {
 }
 
 // A turn that ends its conversation commits with its call, and its claim keeps the turn
-// as answered (status ended, the call's id): the retry after a crash gets it in full.
+// as the end stores it (status ended, the call's id, its text redacted): the retry after
+// a crash gets it in full.
 func TestConversationMessageClaimKeepsAnEndingTurn(t *testing.T) {
 	c := newOrderConv(t)
 	agent := c.createAgent(t, map[string]any{"name": "Bye", "llm_config": c.llmConfig(map[string]any{"tools": []any{
