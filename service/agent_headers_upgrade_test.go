@@ -114,10 +114,7 @@ func TestSealHeadersRacesAgentWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := testkit.Services(t, env.Store, nil)
-	runner := svc.Jobs.NewRunner(service.RunnerOptions{Owner: "upgrade", Kinds: []string{service.JobKindSealHeaders}, Poll: time.Millisecond})
-	runner.Start(context.Background())
-	defer runner.Stop(context.Background())
+	svc := startSealJob(t, env.Store)
 	// Once the job has sealed its first batch of versions (the row read, still clear),
 	// rename and publish: the job's later writes must keep both.
 	deadline := time.Now().Add(30 * time.Second)
@@ -234,10 +231,7 @@ func TestSealHeadersResumesAfterACrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := testkit.Services(t, env.Store, nil)
-	runner := svc.Jobs.NewRunner(service.RunnerOptions{Owner: "upgrade", Kinds: []string{service.JobKindSealHeaders}, Poll: time.Millisecond})
-	runner.Start(context.Background())
-	defer runner.Stop(context.Background())
+	startSealJob(t, env.Store)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var left []string
@@ -282,4 +276,15 @@ func TestSealHeadersResumesAfterACrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// startSealJob runs the upgrade's agent.seal_headers job on store, as serve starts it,
+// until the test ends, and returns the services it runs in.
+func startSealJob(t *testing.T, store service.Store) *service.Services {
+	t.Helper()
+	svc := testkit.Services(t, store, nil)
+	runner := svc.Jobs.NewRunner(service.RunnerOptions{Owner: "upgrade", Kinds: []string{service.JobKindSealHeaders}, Poll: time.Millisecond})
+	runner.Start(context.Background())
+	t.Cleanup(func() { runner.Stop(context.Background()) })
+	return svc
 }
