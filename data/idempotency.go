@@ -56,6 +56,7 @@ type IdempotencyClaim struct {
 	answer         *ClaimAnswer
 	agentID        string
 	conversationID string
+	answerKept     bool
 }
 
 // ClaimAnswer is what a request answers: {"data": Record} and the top-level Extra members
@@ -81,6 +82,19 @@ func (c *IdempotencyClaim) SetActionAnswer(v any) {
 
 // Answer is what SetAnswer kept, nil when nothing was.
 func (c *IdempotencyClaim) Answer() *ClaimAnswer { return c.answer }
+
+// KeepAnswer makes the claim's answer (SetAnswer) the response kept for replay, in place
+// of what the server writes: a conversation's start answers its caller as given, and
+// keeps its answer redacted, as the conversation's end will keep the conversation.
+func (c *IdempotencyClaim) KeepAnswer() {
+	if c != nil {
+		c.answerKept = true
+	}
+}
+
+// AnswerKept reports whether KeepAnswer was called: the server then keeps nothing over
+// the claim (false for a nil claim).
+func (c *IdempotencyClaim) AnswerKept() bool { return c != nil && c.answerKept }
 
 // NoteAgent notes the agent the request acted on, for the claim and the response kept
 // under its key: a replay re-checks the caller's access to it. A nil claim notes nothing.

@@ -139,3 +139,33 @@ func TestConversationStreamedEndingTurnNotKept(t *testing.T) {
 		t.Errorf("the retry asked the model %d times", n)
 	}
 }
+
+// A conversation's start keeps its answer under its Idempotency-Key as the end will keep
+// the conversation (its variables and opening redacted), never raw: kept raw, it was
+// replayed for a day after the end had redacted the conversation and its call. Its
+// retry, before the end or after, is still that start's answer: no second conversation.
+func TestConversationStartKeptRedacted(t *testing.T) {
+	e, _, tokenID := echoConv(t)
+	agent := e.createAgent(t, map[string]any{"name": "Greeter", "llm_config": e.llmConfig(nil),
+		"prompt_config": map[string]any{"welcome_message": "Hello, is your card {{card}}?"}})
+	path, body := "/api/v1/agents/"+agent+"/conversations", map[string]any{"version": "draft", "variables": map[string]any{"card": "4111 1111 1111 1111"}}
+	first := e.Do("POST", path, e.tok, body, "Idempotency-Key", "s1")
+	testkit.Expect(t, first, 201)
+	id := first.Data()["id"].(string)
+	if !strings.Contains(string(first.Body), "4111 1111 1111 1111") {
+		t.Fatalf("the start's answer holds no card: nothing to redact: %s", first.Body)
+	}
+	if kept := keptBody(t, e, tokenID, "s1"); strings.Contains(kept, "4111") || strings.Count(kept, "[card]") != 2 {
+		t.Errorf("the start's key keeps %s", kept)
+	}
+	for _, when := range []string{"open", "ended"} {
+		if when == "ended" {
+			testkit.Expect(t, e.Do("POST", "/api/v1/conversations/"+id+"/end", e.tok, nil), 200)
+		}
+		retry := e.Do("POST", path, e.tok, body, "Idempotency-Key", "s1")
+		testkit.Expect(t, retry, 201)
+		if retry.Header.Get("Idempotent-Replayed") != "true" || retry.Data()["id"] != id || strings.Contains(string(retry.Body), "4111") {
+			t.Errorf("the start's retry, conversation %s: %s %v", when, retry.Body, retry.Header)
+		}
+	}
+}

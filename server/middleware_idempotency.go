@@ -238,6 +238,9 @@ func (s *Server) keepResponse(r *http.Request, cw *captureWriter, hash string) {
 	if cw.status < 200 || cw.status >= 300 || cw.failed {
 		return
 	}
+	if data.IdempotencyClaimFrom(r.Context()).AnswerKept() {
+		return // the claim, committed with the change, keeps the answer to replay
+	}
 	if hook := testHookBeforeKeep.Load(); hook != nil {
 		(*hook)(r)
 	}

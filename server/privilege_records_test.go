@@ -19,7 +19,9 @@ import (
 
 // The property test's records beyond agents and calls: for each agent its versions and
 // rollout, a test and a run of it, a conversation, a campaign with its recipients, an
-// analysed call and a backfill job. Each is read through every route that shows it, by
+// analysed call and a backfill job; and the newest features' deletes and failures (a
+// version deleted, a campaign deleted, a call's analysis failing for good with its
+// job.failed), whose events and gone records are checked alike. Each is read through every route that shows it, by
 // every reader of the property test, against the rule written there (reader); their
 // events through the audit log filtered by type, and a webhook for each type.
 
@@ -34,11 +36,14 @@ type agentRecords struct {
 	recipients map[string][]string // campaign id → its recipients
 	jobs       map[string]recordJob
 	callAgent  map[string]string // call id → agent, the analysed calls among them
+	// gone are records deleted in the setup (a campaign, a version: their delete's
+	// event is in the log), path → the module its route needs.
+	gone map[string]string
 }
 
-// recordJob is a job's agent and the module its kind is read with (docs/api.md,
-// "Background work").
-type recordJob struct{ agent, module string }
+// recordJob is a job's agent, the module its kind is read with (docs/api.md,
+// "Background work"), and the status it ends in.
+type recordJob struct{ agent, module, status string }
 
 // newRecordsEnv is the property test's server: newStreamEnv whose conversations and test
 // runs reach a language model stand-in, allowed through the SSRF guard as an operator
@@ -62,7 +67,7 @@ func (e *streamEnv) makeAgentRecords(t *testing.T, stand *llmtest.Server, agents
 	t.Helper()
 	rec := &agentRecords{agents: agents, field: map[string]string{}, tests: map[string]string{}, runs: map[string]string{},
 		convs: map[string]string{}, campaigns: map[string]string{}, recipients: map[string][]string{}, jobs: map[string]recordJob{},
-		callAgent: callAgent}
+		callAgent: callAgent, gone: map[string]string{}}
 	runner := e.Svc.Jobs.NewRunner(service.RunnerOptions{Poll: 20 * time.Millisecond, Lease: 5 * time.Second})
 	runner.Start(context.Background())
 	t.Cleanup(func() { runner.Stop(context.Background()) })
@@ -73,8 +78,8 @@ func (e *streamEnv) makeAgentRecords(t *testing.T, stand *llmtest.Server, agents
 		e.versionAgent(t, stand, rec, a, i)
 		e.makeRecordsOf(t, rec, a, i, number)
 	}
-	for id := range rec.jobs {
-		e.waitJob(t, id)
+	for id, j := range rec.jobs {
+		e.waitJob(t, id, j.status)
 	}
 	if err := runner.Stop(context.Background()); err != nil {
 		t.Fatal(err)
@@ -97,6 +102,12 @@ func (e *streamEnv) versionAgent(t *testing.T, stand *llmtest.Server, rec *agent
 	expect(t, e.do("POST", "/api/v1/agents/"+a+"/publish", tok, nil), 204)
 	expect(t, e.do("PUT", "/api/v1/agents/"+a, tok, map[string]any{"name": fmt.Sprintf("Agent %d, second", i)}), 200)
 	expect(t, e.do("POST", "/api/v1/agents/"+a+"/publish", tok, nil), 204)
+	// A third version, deleted once the second is live again: agent.version_deleted.
+	expect(t, e.do("PUT", "/api/v1/agents/"+a, tok, map[string]any{"name": fmt.Sprintf("Agent %d, third", i)}), 200)
+	expect(t, e.do("POST", "/api/v1/agents/"+a+"/publish", tok, nil), 204)
+	expect(t, e.do("POST", "/api/v1/agents/"+a+"/versions/2/restore", tok, nil), 200)
+	expect(t, e.do("DELETE", "/api/v1/agents/"+a+"/versions/3", tok, nil), 204)
+	rec.gone["/api/v1/agents/"+a+"/versions/3"] = data.ModuleAgents
 	expect(t, e.do("PUT", "/api/v1/agents/"+a+"/rollout", tok, map[string]any{
 		"variants": []any{map[string]any{"version": 1, "weight": 50}, map[string]any{"version": 2, "weight": 50}}}), 200)
 }
@@ -113,7 +124,7 @@ func (e *streamEnv) makeRecordsOf(t *testing.T, rec *agentRecords, a string, i i
 	res = e.do("POST", "/api/v1/agents/"+a+"/test-runs", tok, map[string]any{})
 	expect(t, res, 202)
 	rec.runs[res.Data()["id"].(string)] = a
-	rec.jobs[res.Data()["job_id"].(string)] = recordJob{a, data.ModuleAgents}
+	rec.jobs[res.Data()["job_id"].(string)] = recordJob{a, data.ModuleAgents, "succeeded"}
 
 	res = e.do("POST", "/api/v1/agents/"+a+"/conversations", tok, map[string]any{})
 	expect(t, res, 201)
@@ -127,7 +138,17 @@ func (e *streamEnv) makeRecordsOf(t *testing.T, rec *agentRecords, a string, i i
 	// A backfill over a range without calls: a job of the agent that asks no model.
 	res = e.do("POST", "/api/v1/agents/"+a+"/analysis/backfill", tok, map[string]any{"from": "2020-01-01T00:00:00Z", "to": "2020-01-02T00:00:00Z"})
 	expect(t, res, 202)
-	rec.jobs[res.Data()["id"].(string)] = recordJob{a, data.ModuleCallHistory}
+	rec.jobs[res.Data()["id"].(string)] = recordJob{a, data.ModuleCallHistory, "succeeded"}
+	// A call whose analysis fails for good: the stand-in answers in prose, which fits no
+	// field (call.analysis_failed, and job.failed naming the agent).
+	res = e.do("POST", "/api/v1/calls", tok, map[string]any{"agent_id": a, "direction": "web", "status": "ended",
+		"disconnection_reason": "user_hangup", "transcript": []map[string]any{{"role": "user", "content": "my parcel is lost"}}})
+	expect(t, res, 201)
+	call := res.Data()["id"].(string)
+	rec.callAgent[call] = a
+	res = e.do("POST", "/api/v1/calls/"+call+"/analyze", tok, nil)
+	expect(t, res, 202)
+	rec.jobs[res.Data()["id"].(string)] = recordJob{a, data.ModuleCallHistory, "failed"}
 
 	res = e.do("POST", "/api/v1/campaigns", tok, map[string]any{"name": fmt.Sprintf("Campaign %d", i), "agent_id": a, "number_id": number,
 		"window": everyDay, "max_concurrent": 1, "recipients": []any{
@@ -140,20 +161,29 @@ func (e *streamEnv) makeRecordsOf(t *testing.T, rec *agentRecords, a string, i i
 	if rec.recipients[c] = itemIDs(res.List()); len(rec.recipients[c]) != 2 {
 		t.Fatalf("campaign %s has recipients %v, want 2", c, rec.recipients[c])
 	}
+	// A second campaign, canceled and deleted: campaign.deleted.
+	res = e.do("POST", "/api/v1/campaigns", tok, map[string]any{"name": fmt.Sprintf("Gone %d", i), "agent_id": a, "number_id": number,
+		"window": everyDay, "max_concurrent": 1, "start_at": "2099-01-01T00:00:00Z",
+		"recipients": []any{map[string]any{"phone_number": fmt.Sprintf("+1415555040%d", i)}}})
+	expect(t, res, 201)
+	gone := res.Data()["id"].(string)
+	expect(t, e.do("POST", "/api/v1/campaigns/"+gone+"/cancel", tok, nil), 200)
+	expect(t, e.do("DELETE", "/api/v1/campaigns/"+gone, tok, nil), 204)
+	rec.gone["/api/v1/campaigns/"+gone] = data.ModuleCallHistory
 }
 
-// waitJob waits until job id has ended, and fails unless it succeeded.
-func (e *streamEnv) waitJob(t *testing.T, id string) {
+// waitJob waits until job id has ended, and fails unless it ended as want.
+func (e *streamEnv) waitJob(t *testing.T, id, want string) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		res := e.do("GET", "/api/v1/jobs/"+id, e.Owner.Token, nil)
 		expect(t, res, 200)
-		switch res.Data()["status"] {
-		case "succeeded":
+		switch st := res.Data()["status"]; st {
+		case want:
 			return
-		case "failed", "canceled":
-			t.Fatalf("job %s: %s", id, res.Body)
+		case "succeeded", "failed", "canceled":
+			t.Fatalf("job %s ended %s, want %s: %s", id, st, want, res.Body)
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("job %s has not ended: %s", id, res.Body)
@@ -230,6 +260,11 @@ func (e *streamEnv) checkAgentRecords(t *testing.T, r reader, rec *agentRecords)
 	// not found, as another workspace's (docs/api.md, "Background work").
 	for id, j := range rec.jobs {
 		e.readAs(t, r, "/api/v1/jobs/"+id, map[bool]int{true: 200, false: 404}[r.reads(j.module) && r.seesAgent(j.agent)])
+	}
+	// A deleted record is not found by whoever passes its route's gate, nor 403 to
+	// anyone else: its delete tells nobody more than an unknown id does.
+	for path, module := range rec.gone {
+		e.readAs(t, r, path, ruleStatus(r.reads(module), false))
 	}
 	e.checkExports(t, r, rec)
 }
@@ -379,7 +414,9 @@ func exportAnalysisColumns(t *testing.T, res *response) []string {
 // the log holds each).
 var recordEventTypes = []string{data.EventAgentUpdated, data.EventAgentPublished, data.EventRolloutUpdated,
 	data.EventAgentTestCreated, data.EventTestRunQueued, data.EventTestRunStarted, data.EventTestRunCompleted,
-	data.EventCampaignCreated, data.EventCampaignStarted, data.EventCallAnalyzed}
+	data.EventCampaignCreated, data.EventCampaignStarted, data.EventCallAnalyzed,
+	// The newest features' events (docs/events.md).
+	data.EventAgentVersionDeleted, data.EventCampaignCanceled, data.EventCampaignDeleted, data.EventCallAnalysisFailed, data.EventJobFailed}
 
 // checkAuditByType reads the audit log filtered by each of the records' event types: the
 // filter narrows what the rule lets the reader see, never widens it.

@@ -32,7 +32,7 @@ func (s *AgentService) DeleteAgentVersion(ctx context.Context, agentID string, n
 		if err := data.CheckIfMatch(data.IfMatch(ctx), &shown); err != nil {
 			return err
 		}
-		if err := s.versionInUse(tx, stored, n); err != nil {
+		if err := s.versionInUse(tx, visibilityOf(data.PrincipalFrom(ctx)), stored, n); err != nil {
 			return err
 		}
 		if err := tx.DeleteAgentVersion(agentID, n); err != nil {
@@ -50,8 +50,10 @@ func (s *AgentService) DeleteAgentVersion(ctx context.Context, agentID string, n
 // weight: the automatic rollback and a PUT move weights without a publish), a call still
 // open on it (its deadline and its campaign's lease read the version), an active
 // conversation on it (each turn reads it). Numbers and campaigns name no version: they run
-// what is live, the first two.
-func (s *AgentService) versionInUse(tx Tx, a *data.StoredAgent, n int) error {
+// what is live, the first two. The call or conversation is named only when v (the
+// caller) may read it: a caller without call history, say, learns that a call runs on
+// the version, not which.
+func (s *AgentService) versionInUse(tx Tx, v visibility, a *data.StoredAgent, n int) error {
 	inUse := func(why string) error {
 		return data.Errorf(data.ECONFLICT, "Version %d of the agent is in use: %s.", n, why)
 	}
@@ -71,12 +73,18 @@ func (s *AgentService) versionInUse(tx Tx, a *data.StoredAgent, n int) error {
 	}
 	for _, c := range open {
 		if c.AgentID == a.ID && c.AgentVersion != nil && *c.AgentVersion == n {
+			if !v.record(data.ModuleCallHistory, a.ID) {
+				return inUse("a call still runs on it; delete the version once the call has ended")
+			}
 			return inUse(fmt.Sprintf("call %s still runs on it; delete the version once the call has ended", c.ID))
 		}
 	}
 	id, err := tx.ActiveConversationOn(a.WorkspaceID, a.ID, n)
 	if err != nil || id == "" {
 		return err
+	}
+	if !v.conversation(a.ID) {
+		return inUse("a conversation still runs on it; delete the version once it has ended")
 	}
 	return inUse(fmt.Sprintf("conversation %s still runs on it; end it (POST /api/v1/conversations/%s/end) first", id, id))
 }

@@ -176,6 +176,64 @@ func TestDeleteAgentVersionInUse(t *testing.T) {
 	}
 }
 
+// TestDeleteAgentVersionInUseNamesWhatTheCallerReads: the conflict names the call or the
+// conversation running on the version only to a caller who may read it (conventions §6,
+// §20): a developer without the call_history module, or a key without its read scope, is
+// told a call runs on it, not which; a key without conversations:write, not which
+// conversation. Who reads them is still told which, so they can end it.
+func TestDeleteAgentVersionInUseNamesWhatTheCallerReads(t *testing.T) {
+	env := testkit.New(t, nil)
+	svc := env.Svc
+	svc.Conversations.Configure(service.ConversationOptions{Models: func(data.LLMConfig) (llm.Client, error) { return instantModel{}, nil }})
+	u := env.User(t, "named@example.com")
+	ctx := testkit.As(u)
+	a := mustAgent(t, ctx, svc.Agents, `{"name":"Busy"}`)
+	publishN(t, ctx, svc.Agents, a.ID, 3) // 3 is published
+	two := 2
+	call, err := svc.Calls.RegisterCall(ctx, data.CallCreate{AgentID: a.ID, AgentVersion: &two, Direction: data.DirectionWeb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv, err := svc.Conversations.StartConversation(ctx, a.ID, data.ConversationStart{Version: data.ConversationVersion{Number: 1}}, data.ConversationObserver{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := func(role string, modules, scopes []string) context.Context {
+		return data.WithPrincipal(context.Background(), &data.Principal{UserID: u.ID, WorkspaceID: u.PersonalWorkspaceID,
+			CurrentWorkspaceID: u.PersonalWorkspaceID, Role: role, Modules: modules, Scopes: scopes})
+	}
+	agentsOnly := []string{data.ModuleAgents}
+	cases := []struct {
+		name                 string
+		ctx                  context.Context
+		namesCall, namesConv bool
+	}{
+		{"owner", ctx, true, true},
+		{"developer with every module", as(data.RoleDeveloper, data.Modules, nil), true, true},
+		{"developer without call_history", as(data.RoleDeveloper, agentsOnly, nil), false, true},
+		{"key with agents:write alone", as(data.RoleOwner, data.Modules, []string{"agents:write"}), false, false},
+		{"key with agents:write and call_history:read", as(data.RoleOwner, data.Modules, []string{"agents:write", "call_history:read"}), true, false},
+		{"key with agents:write and conversations:write", as(data.RoleOwner, data.Modules, []string{"agents:write", data.ScopeConversationsWrite}), false, true},
+	}
+	for _, c := range cases {
+		for _, v := range []struct {
+			n      int
+			id     string
+			named  bool
+			anyway string
+		}{{2, call.ID, c.namesCall, "a call"}, {1, conv.ID, c.namesConv, "a conversation"}} {
+			err := svc.Agents.DeleteAgentVersion(c.ctx, a.ID, v.n)
+			msg := data.ErrorMessage(err)
+			if data.ErrorCode(err) != data.ECONFLICT || strings.Contains(msg, v.id) != v.named {
+				t.Errorf("%s deleting version %d: %v; want %s, naming %s: %v", c.name, v.n, err, data.ECONFLICT, v.id, v.named)
+			}
+			if !v.named && !strings.Contains(msg, v.anyway) {
+				t.Errorf("%s deleting version %d: %q does not say %q runs on it", c.name, v.n, msg, v.anyway)
+			}
+		}
+	}
+}
+
 // TestAgentVersionsBound: an agent holds at most validate.MaxVersionsPerAgent versions.
 // The publish that makes the last one stores it; of publishes racing for the last place
 // exactly one does; past the bound a publish is a conflict naming the bound and the way

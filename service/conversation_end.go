@@ -222,3 +222,35 @@ func conversationUsage(tx Tx, call *data.Call, used data.TokenUsage) error {
 	}
 	return priceUsage(tx, call)
 }
+
+// answerStartClaim gives a conversation's start its Idempotency-Key claim's answer, res.
+// Where redaction applies to the agent's calls, the claim keeps res as the end will keep
+// the conversation (its variables and opening redacted, an opening past the work bound
+// withheld) and is what a retry is answered (data.IdempotencyClaim.KeepAnswer): the
+// caller reads what it gave, but nothing raw is kept under the key to outlive the end,
+// and a retry after the end is still this start, never a second conversation. The
+// setting is read in tx, the insert's; the opening is one or two items, cheap to redact.
+func (s *ConversationService) answerStartClaim(ctx context.Context, tx Tx, res data.Conversation) error {
+	claim := data.IdempotencyClaimFrom(ctx)
+	if claim == nil {
+		return nil
+	}
+	cfg, key, err := redactionSetting(tx, res.WorkspaceID, res.AgentID)
+	if err != nil {
+		return err
+	}
+	if key == "" {
+		answerClaim(ctx, &res, nil)
+		return nil
+	}
+	r, err := s.redactors.get(cfg, key)
+	if err != nil {
+		return err
+	}
+	kept := res
+	opening := fitConversationWork(r, res.Messages, &data.Call{Variables: res.Variables})
+	kept.Messages, kept.Variables = redactItems(r, opening), redactObject(r, res.Variables)
+	answerClaim(ctx, &kept, nil)
+	claim.KeepAnswer()
+	return nil
+}

@@ -235,8 +235,7 @@ func (s *ConversationService) StartConversation(ctx context.Context, agentID str
 		}
 		res = c.Conversation
 		res.Messages = orEmptyItems(out.Items)
-		answerClaim(ctx, &res, nil)
-		return nil
+		return s.answerStartClaim(ctx, tx, res)
 	})
 	if err != nil {
 		return nil, err

@@ -2,11 +2,15 @@ package service_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -87,5 +91,107 @@ func TestListJobsRefusesBadFilters(t *testing.T) {
 	}
 	if _, _, err := e.svc.Jobs.ListJobs(context.Background(), data.JobFilter{}, data.PageRequest{}); data.ErrorCode(err) != data.EUNAUTHORIZED {
 		t.Errorf("no caller: %v; want unauthenticated", err)
+	}
+}
+
+// TestNewJobKindsAreReadAsTheirRecords: the newest kinds are read by the rule of the
+// records they work on (docs/jobs.md). A campaign's delete_recipients job, queued by the
+// delete of a campaign past its first batch, is of call_history and of the campaign's
+// agent: a caller limited to another agent, or without call history, neither lists nor
+// reads it. agent.seal_headers and conversation.redact_ended are of the agents module and
+// of no agent (each works over the whole workspace): any reader of agents reads them,
+// and they name no agent. Both engines.
+func TestNewJobKindsAreReadAsTheirRecords(t *testing.T) {
+	engine := testkit.OpenEngine(t)
+	svc := servicesOn(t, engine, engine, nil)
+	ada := mustUser(t, svc, "ada@example.com")
+	ctx := testkit.As(ada)
+	first := campaignOfTwo(t, svc, ctx, 1)
+	other, err := svc.Agents.CreateAgent(ctx, data.AgentCreate{Name: data.Some("Other")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([]data.RecipientInput, service.CampaignDeleteBatch+1)
+	for i := range rows {
+		rows[i] = data.RecipientInput{PhoneNumber: fmt.Sprintf("+1415%07d", 1_000_000+i)}
+	}
+	one := 1
+	c, err := svc.Campaigns.CreateCampaign(ctx, data.CampaignCreate{Name: "Big", AgentID: first.AgentID, NumberID: first.NumberID,
+		Window: &data.CampaignWindow{Days: data.Weekdays, Start: "00:00", End: "23:59"}, MaxConcurrent: &one, Recipients: rows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Campaigns.CancelCampaign(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Campaigns.DeleteCampaign(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	jobs := map[string]string{} // kind → its job's id
+	for _, kind := range []string{service.JobKindSealHeaders, service.JobKindRedactEnded} {
+		if err := engine.Update(context.Background(), func(tx service.Tx) error {
+			_, err := svc.Jobs.Enqueue(tx, data.JobEnqueue{WorkspaceID: ada.PersonalWorkspaceID, Kind: kind, UniqueKey: kind})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, _, err := svc.Jobs.ListJobs(ctx, data.JobFilter{}, data.PageRequest{PerPage: data.MaxPerPage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range all {
+		jobs[j.Kind] = j.ID
+	}
+	deleteJob := jobs[service.JobKindDeleteCampaignRecipients]
+	if deleteJob == "" || jobs[service.JobKindSealHeaders] == "" || jobs[service.JobKindRedactEnded] == "" {
+		t.Fatalf("the owner lists %v", jobs)
+	}
+	if j, err := svc.Jobs.Job(ctx, deleteJob); err != nil || j.AgentID == nil || *j.AgentID != first.AgentID {
+		t.Fatalf("the delete's job %+v (%v), want it of the campaign's agent %s", j, err, first.AgentID)
+	}
+	as := func(role string, modules, agents, scopes []string) context.Context {
+		return data.WithPrincipal(context.Background(), &data.Principal{UserID: ada.ID, WorkspaceID: ada.PersonalWorkspaceID,
+			CurrentWorkspaceID: ada.PersonalWorkspaceID, Role: role, Modules: modules, AgentIDs: agents, Scopes: scopes})
+	}
+	workspaceWide := []string{service.JobKindSealHeaders, service.JobKindRedactEnded}
+	cases := []struct {
+		name  string
+		ctx   context.Context
+		kinds []string // the new kinds' jobs it reads
+	}{
+		{"owner", ctx, append([]string{service.JobKindDeleteCampaignRecipients}, workspaceWide...)},
+		{"developer of the campaign's agent", as(data.RoleDeveloper, data.Modules, []string{first.AgentID}, nil), append([]string{service.JobKindDeleteCampaignRecipients}, workspaceWide...)},
+		{"developer of another agent", as(data.RoleDeveloper, data.Modules, []string{other.ID}, nil), workspaceWide},
+		{"member without call_history", as(data.RoleMember, []string{data.ModuleAgents}, nil, nil), workspaceWide},
+		{"member without agents", as(data.RoleMember, []string{data.ModuleCallHistory}, nil, nil), []string{service.JobKindDeleteCampaignRecipients}},
+		{"owner's key with call_history:read", as(data.RoleOwner, data.Modules, nil, []string{"call_history:read"}), []string{service.JobKindDeleteCampaignRecipients}},
+		{"owner's key narrowed to another agent", as(data.RoleOwner, data.Modules, []string{other.ID}, []string{"agents:read", "call_history:read"}), workspaceWide},
+	}
+	for _, c := range cases {
+		listed, _, err := svc.Jobs.ListJobs(c.ctx, data.JobFilter{}, data.PageRequest{PerPage: data.MaxPerPage})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []string
+		for _, j := range listed {
+			got = append(got, j.Kind)
+			if j.Kind != service.JobKindDeleteCampaignRecipients {
+				if raw, _ := json.Marshal(j); j.AgentID != nil || strings.Contains(string(raw), "agt_") {
+					t.Errorf("%s: the workspace's %s job names an agent: %s", c.name, j.Kind, raw)
+				}
+			}
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(c.kinds))
+		if !slices.Equal(got, want) {
+			t.Errorf("%s lists %v, want %v", c.name, got, want)
+		}
+		for kind, id := range jobs {
+			_, err := svc.Jobs.Job(c.ctx, id)
+			if reads := slices.Contains(c.kinds, kind); reads != (err == nil) || !reads && data.ErrorCode(err) != data.ENOTFOUND {
+				t.Errorf("%s reading the %s job: %v, want it read: %v (else not found)", c.name, kind, err, reads)
+			}
+		}
 	}
 }

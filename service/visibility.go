@@ -58,6 +58,13 @@ func (v visibility) record(module, agentID string) bool {
 	return !agentBound(module) || v.agent(agentID)
 }
 
+// conversation is the rule for a conversation with agent agentID: the agents module, the
+// agent, and on a key with scopes conversations:write (server/conversations.go's gate,
+// conventions §21), the only scope that reaches conversations.
+func (v visibility) conversation(agentID string) bool {
+	return v.p == nil || slices.Contains(v.p.Modules, data.ModuleAgents) && v.p.HoldsScope(data.ScopeConversationsWrite) && v.agent(agentID)
+}
+
 // agentBound reports whether module's records belong to an agent.
 func agentBound(module string) bool {
 	return module == data.ModuleAgents || module == data.ModuleCallHistory || module == data.ModuleAnalytics
