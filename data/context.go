@@ -152,6 +152,12 @@ func (r Requirement) ForAnyKey() Requirement { r.AnyKey = true; return r }
 // ForRuntime returns r allowed to keys with the calls:runtime scope as well.
 func (r Requirement) ForRuntime() Requirement { r.Runtime = true; return r }
 
+// ConversationNeed gates conversations (conventions §21): module agents, any role, and an
+// API key with conversations:write (no part of calls:runtime). A draft needs the right to
+// write agents too, which the service checks. The routes and the service's messages that
+// name a conversation both read it.
+var ConversationNeed = Requirement{Module: ModuleAgents, Workspace: true, Scope: ScopeConversationsWrite}
+
 // Admin is the requirement of an instance administrator.
 var Admin = Requirement{InstanceAdmin: true}
 

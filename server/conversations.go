@@ -12,10 +12,9 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 )
 
-// conversationNeed gates conversations (conventions §21): module agents, any role, and an
-// API key with conversations:write (no part of calls:runtime). A draft needs the right to
-// write agents too, which the service checks.
-var conversationNeed = data.Requirement{Module: data.ModuleAgents, Workspace: true, Scope: data.ScopeConversationsWrite}
+// conversationNeed gates conversations: data.ConversationNeed, the rule the service's
+// messages follow too.
+var conversationNeed = data.ConversationNeed
 
 // conversationAnswerTime bounds a message's request: the answer's limit (which the
 // service holds it to) and a margin to write it.

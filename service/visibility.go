@@ -58,11 +58,10 @@ func (v visibility) record(module, agentID string) bool {
 	return !agentBound(module) || v.agent(agentID)
 }
 
-// conversation is the rule for a conversation with agent agentID: the agents module, the
-// agent, and on a key with scopes conversations:write (server/conversations.go's gate,
-// conventions §21), the only scope that reaches conversations.
+// conversation is the rule for a conversation with agent agentID: the conversation routes'
+// gate (data.ConversationNeed) and the agent.
 func (v visibility) conversation(agentID string) bool {
-	return v.p == nil || slices.Contains(v.p.Modules, data.ModuleAgents) && v.p.HoldsScope(data.ScopeConversationsWrite) && v.agent(agentID)
+	return v.p == nil || v.p.Allows(data.ConversationNeed) == nil && v.agent(agentID)
 }
 
 // agentBound reports whether module's records belong to an agent.
