@@ -217,6 +217,9 @@ func New(svc Services, cfg Config) *Server {
 func (s *Server) addRoutes(rs []route) {
 	for _, rt := range rs {
 		rt.query = declaredQuery(rt.Method, rt.Path)
+		// No delete reads a body: one sent anyway (text, or JSON other than {}) is refused
+		// before the delete runs, as an action's is, so a garbled request deletes nothing.
+		rt.NoBody = rt.NoBody || rt.Method == http.MethodDelete
 		s.routes = append(s.routes, withScopes(rt))
 	}
 }
