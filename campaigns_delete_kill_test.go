@@ -177,30 +177,35 @@ func listOf(t *testing.T, body []byte) []json.RawMessage {
 	return l.Data
 }
 
-// withStoppedStore opens the stopped installation in dataDir (on the engine the tests
-// run on; on bbolt after checking the file's consistency) and reads it in one view.
+// withStoppedStore reads the stopped installation in dataDir in one view
+// (openStoppedStore).
 func withStoppedStore(t *testing.T, dataDir string, read func(tx service.Tx) error) {
 	t.Helper()
-	var store service.Store
+	store, closeStore := openStoppedStore(t, dataDir)
+	defer closeStore()
+	if err := store.View(context.Background(), read); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// openStoppedStore opens the stopped installation in dataDir (on the engine the tests
+// run on; on bbolt after checking the file's consistency), and its sealer; the store
+// must be closed before a server starts on it again.
+func openStoppedStore(t *testing.T, dataDir string) (service.Store, func()) {
+	t.Helper()
 	if testkit.OnPostgres() {
 		db, err := postgres.Open(context.Background(), postgres.Options{URL: databaseOf(t, dataDir), DataDir: dataDir})
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer db.Close()
-		store = db
-	} else {
-		db, err := bolt.Open(dataDir, bolt.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if err := db.CheckConsistency(); err != nil {
-			t.Errorf("after the kill and the restart: %v", err)
-		}
-		store = db
+		return db, func() { db.Close() }
 	}
-	if err := store.View(context.Background(), read); err != nil {
+	db, err := bolt.Open(dataDir, bolt.Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
+	if err := db.CheckConsistency(); err != nil {
+		t.Errorf("the stopped server's file: %v", err)
+	}
+	return db, func() { db.Close() }
 }
