@@ -21,7 +21,9 @@ type badDelete struct {
 // TestNewDeletesRefuseBadInput: DELETE /agents/{id}/versions/{n} and DELETE
 // /campaigns/{id} given a version number that names no version (0, -1, past the 1,000
 // bound, past int64, not a number, not in its canonical form), an id of the wrong shape
-// or of another kind, an If-Match that is not the record's ETag, a body of another media
+// or of another kind, a path with dot segments or doubled slashes (each named nothing:
+// a 404, where the router had answered 301 to the cleaned path, so that a client
+// following it as a DELETE deleted what "versions/.." cleans to, the agent), an If-Match that is not the record's ETag, a body of another media
 // type or one other than {} (conventions §1, §2, §3, §17): each is the error shape with
 // its status, and the whole store (storeDump) is byte for byte what it was. Then the
 // same deletes, well formed, are 204.
@@ -41,13 +43,14 @@ func TestNewDeletesRefuseBadInput(t *testing.T) {
 
 	var cases []badDelete
 	for _, n := range []string{"0", "-1", "4", "1000", "1001", "9223372036854775807", "9223372036854775808",
-		"99999999999999999999", "abc", "1.5", "1e0", "+1", "01", "0x1", "%201", "1%20", "%00"} {
+		"99999999999999999999", "abc", "1.5", "1e0", "+1", "01", "0x1", "%201", "1%20", "%00", ".", "..", "%2e%2e", "x/../1", "1/"} {
 		cases = append(cases, badDelete{"version " + n, versions + n, nil, nil, 404})
 	}
-	for _, id := range []string{"x", "agt_", strings.Repeat("a", 300), campaign, agent + "x", "%00"} {
+	for _, id := range []string{"x", "agt_", strings.Repeat("a", 300), campaign, agent + "x", "%00", "..", "x/../" + agent} {
 		cases = append(cases, badDelete{"agent id " + id, "/api/v1/agents/" + id + "/versions/1", nil, nil, 404})
 	}
-	for _, id := range []string{"x", "cmp_", strings.Repeat("c", 300), agent, campaign + "x", "%00"} {
+	for _, id := range []string{"x", "cmp_", strings.Repeat("c", 300), agent, campaign + "x", "%00", ".", "..", "%2e%2e",
+		"x/../" + campaign, "/" + campaign, campaign + "/", campaign + "/."} {
 		cases = append(cases, badDelete{"campaign id " + id, "/api/v1/campaigns/" + id, nil, nil, 404})
 	}
 	for _, path := range []string{deletable, campaignPath} {
