@@ -1,11 +1,15 @@
 package server_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/service"
+	"github.com/voiceapi/voiceapi/validate"
 )
 
 // badDelete is one refused request to a delete route: its path, headers (name, value
@@ -81,5 +85,64 @@ func TestNewDeletesRefuseBadInput(t *testing.T) {
 	}
 	for _, path := range []string{deletable, campaignPath} {
 		testkit.Expect(t, e.Do("DELETE", path, tok, "{ }"), 204)
+	}
+}
+
+// TestNewDeleteConflictsChangeNothing: the refusals of the new deletes and of the
+// versions' bound, each a 409 conflict in the error shape, leave the whole store
+// (storeDump: events, outbox, jobs included) byte for byte as it was: a running
+// campaign's delete, a canceled one's with its call in progress, the published version's
+// and a rollout variant's delete, and a publish at the 1,000 versions' bound.
+func TestNewDeleteConflictsChangeNothing(t *testing.T) {
+	e := newCampaignEnv(t, time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	tok := e.Owner.Token
+	running := e.create(e.campaignBody([]string{"+14155550101"}, nil))
+	calling := e.create(e.campaignBody([]string{"+14155550102"}, nil))
+	if tasks := e.claim(5); len(tasks) != 2 {
+		t.Fatalf("%d tasks claimed, want 2", len(tasks))
+	}
+	testkit.Expect(t, e.Do("POST", "/api/v1/campaigns/"+calling+"/cancel", tok, nil), 200)
+
+	agent := e.publishedAgent("Bounded")
+	versions := "/api/v1/agents/" + agent + "/versions/"
+	testkit.Expect(t, e.Do("POST", "/api/v1/agents/"+agent+"/publish", tok, nil), 204)
+	testkit.Expect(t, e.Do("PUT", "/api/v1/agents/"+agent+"/rollout", tok, map[string]any{"variants": []map[string]any{
+		{"version": 2, "weight": 90}, {"version": 1, "weight": 10}}}), 200)
+	// Versions 3 .. the bound written straight to storage: a thousand publishes would
+	// test nothing more.
+	err := e.Store.Update(context.Background(), func(tx service.Tx) error {
+		v, err := tx.AgentVersion(agent, 1)
+		if err != nil {
+			return err
+		}
+		for n := 3; n <= validate.MaxVersionsPerAgent; n++ {
+			c := *v
+			c.VersionNumber = n
+			if err := tx.PutAgentVersion(&c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ name, method, path string }{
+		{"a running campaign's delete", "DELETE", "/api/v1/campaigns/" + running},
+		{"a canceled campaign's with its call in progress", "DELETE", "/api/v1/campaigns/" + calling},
+		{"the published version's delete", "DELETE", versions + "2"},
+		{"a rollout variant's delete", "DELETE", versions + "1"},
+		{"a publish at the bound", "POST", "/api/v1/agents/" + agent + "/publish"},
+	}
+	before := dumpStore(t, e.Store)
+	for _, c := range cases {
+		r := e.Do(c.method, c.path, tok, nil)
+		testkit.Expect(t, r, 409)
+		if r.Code() != data.ECONFLICT {
+			t.Errorf("%s: %s, want code conflict", c.name, r.Body)
+		}
+		if changed := before.diff(dumpStore(t, e.Store), 8); len(changed) > 0 {
+			t.Fatalf("%s (409) changed the store: %v", c.name, changed)
+		}
 	}
 }
