@@ -58,7 +58,13 @@ func TestNewDeletesRefuseBadInput(t *testing.T) {
 		cases = append(cases, badDelete{"campaign id " + id, "/api/v1/campaigns/" + id, nil, nil, 404})
 	}
 	for _, path := range []string{deletable, campaignPath} {
+		etag := e.Do("GET", path, tok, nil).Header.Get("ETag")
+		if !strings.HasPrefix(etag, `"`) {
+			t.Fatalf("GET %s: ETag %q", path, etag)
+		}
 		cases = append(cases,
+			badDelete{"the ETag weak (If-Match compares strongly)", path, []string{"If-Match", "W/" + etag}, nil, 412},
+			badDelete{"the ETag unquoted", path, []string{"If-Match", strings.Trim(etag, `"`)}, nil, 412},
 			badDelete{"stale If-Match", path, []string{"If-Match", `"stale"`}, nil, 412},
 			badDelete{"unquoted If-Match", path, []string{"If-Match", "stale"}, nil, 412},
 			badDelete{"weak If-Match", path, []string{"If-Match", `W/"stale"`}, nil, 412},
