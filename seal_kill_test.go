@@ -54,7 +54,7 @@ func TestSealHeadersJobSurvivesKill(t *testing.T) {
 	srv.cmd.Wait()
 	plantClearHeaders(t, dataDir, agents)
 
-	srv, _ = startServer(t, bin, dataDir, flags...)
+	srv = restartServer(t, bin, dataDir, flags...) // the start queues the job: watched from readyz on
 	jobs := "/api/v1/jobs?kind=" + service.JobKindSealHeaders
 	for deadline := time.Now().Add(30 * time.Second); !hasJob(t, srv.url+jobs+"&status=running", token); {
 		if time.Now().After(deadline) {
