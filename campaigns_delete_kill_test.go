@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/bbolt"
+
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
@@ -112,6 +114,49 @@ func TestCampaignDeleteJobSurvivesKill(t *testing.T) {
 		}
 		return err
 	})
+	checkStoredRecipients(t, dataDir, 3)
+}
+
+// checkStoredRecipients checks, below the indexes the store's reads go through, that the
+// stopped installation holds want recipients (pending, none leased or calling) and no
+// campaign still being deleted: on
+// bbolt each recipients bucket's keys (records, by campaign, due, leased, by call) and the
+// campaigns_deleting list; on PostgreSQL the campaign_recipients table.
+func checkStoredRecipients(t *testing.T, dataDir string, want int) {
+	t.Helper()
+	store, closeStore := openStoppedStore(t, dataDir)
+	defer closeStore()
+	switch db := store.(type) {
+	case *postgres.DB:
+		var n int
+		if err := db.Pool().QueryRow(context.Background(), `SELECT count(*) FROM campaign_recipients`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != want {
+			t.Errorf("campaign_recipients holds %d rows, want %d", n, want)
+		}
+	case *bolt.DB:
+		err := db.Bolt().View(func(tx *bbolt.Tx) error {
+			// The campaign left was canceled before any dial: its recipients stay pending
+			// (a cancel counts them canceled, writing none), none leased or calling.
+			for name, keys := range map[string]int{"recipients": want, "recipients_by_campaign": want, "recipients_due": want,
+				"recipients_lease": 0, "recipients_by_call": 0, "campaigns_deleting": 0} {
+				b := tx.Bucket([]byte(name))
+				if b == nil {
+					return fmt.Errorf("no bucket %s", name)
+				}
+				if n := b.Stats().KeyN; n != keys {
+					t.Errorf("bucket %s holds %d keys, want %d", name, n, keys)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Fatalf("no recipients check on %T", store)
+	}
 }
 
 // dialAgentAndNumber creates a published agent and a number; it returns their ids.
