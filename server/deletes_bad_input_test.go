@@ -28,7 +28,8 @@ type badDelete struct {
 // or of another kind, a path with dot segments or doubled slashes (each named nothing:
 // a 404, where the router had answered 301 to the cleaned path, so that a client
 // following it as a DELETE deleted what "versions/.." cleans to, the agent), an If-Match that is not the record's ETag, a body of another media
-// type or one other than {} (conventions §1, §2, §3, §17): each is the error shape with
+// type or one other than {} (conventions §1, §2, §3, §17); the version numbers go to the
+// version's restore too: each is the error shape with
 // its status, and the whole store (storeDump) is byte for byte what it was. Then the
 // same deletes, well formed, are 204.
 func TestNewDeletesRefuseBadInput(t *testing.T) {
@@ -48,7 +49,8 @@ func TestNewDeletesRefuseBadInput(t *testing.T) {
 	var cases []badDelete
 	for _, n := range []string{"0", "-1", "4", "1000", "1001", "9223372036854775807", "9223372036854775808",
 		"99999999999999999999", "abc", "1.5", "1e0", "+1", "01", "0x1", "%201", "1%20", "%00", ".", "..", "%2e%2e", "x/../1", "1/"} {
-		cases = append(cases, badDelete{"version " + n, versions + n, nil, nil, 404})
+		cases = append(cases, badDelete{"version " + n, versions + n, nil, nil, 404},
+			badDelete{"restore of version " + n, "POST " + versions + n + "/restore", nil, nil, 404})
 	}
 	for _, id := range []string{"x", "agt_", strings.Repeat("a", 300), campaign, agent + "x", "%00", "..", "x/../" + agent} {
 		cases = append(cases, badDelete{"agent id " + id, "/api/v1/agents/" + id + "/versions/1", nil, nil, 404})
@@ -77,7 +79,11 @@ func TestNewDeletesRefuseBadInput(t *testing.T) {
 	}
 	before := dumpStore(t, e.Store)
 	for _, c := range cases {
-		r := e.Do("DELETE", c.path, tok, c.body, c.headers...)
+		method, path := "DELETE", c.path
+		if m, p, ok := strings.Cut(c.path, " "); ok {
+			method, path = m, p // a version's other write, under the same numbers
+		}
+		r := e.Do(method, path, tok, c.body, c.headers...)
 		if r.Status != c.want {
 			t.Errorf("%s (DELETE %s): %d %s, want %d", c.name, c.path, r.Status, r.Body, c.want)
 			continue
