@@ -24,14 +24,14 @@ type badDelete struct {
 
 // TestNewDeletesRefuseBadInput: DELETE /agents/{id}/versions/{n} and DELETE
 // /campaigns/{id} given a version number that names no version (0, -1, past the 1,000
-// bound, past int64, not a number, not in its canonical form), an id of the wrong shape
-// or of another kind, a path with dot segments or doubled slashes (each named nothing:
-// a 404, where the router had answered 301 to the cleaned path, so that a client
-// following it as a DELETE deleted what "versions/.." cleans to, the agent), an If-Match that is not the record's ETag, a body of another media
-// type or one other than {} (conventions §1, §2, §3, §17); the version numbers go to the
-// version's restore too: each is the error shape with
-// its status, and the whole store (storeDump) is byte for byte what it was. Then the
-// same deletes, well formed, are 204.
+// bound, past int64, not a number, not in its canonical form; the version's restore
+// too), an id of the wrong shape or of another kind, a path with dot segments or doubled
+// slashes, an If-Match that is not the record's ETag, a body of another media type or
+// one other than {} (conventions §1, §2, §3, §17): each is the error shape with its
+// status, and the whole store (storeDump) is byte for byte what it was. Then the same
+// deletes, well formed, are 204. A dot-segment path was answered 301 to the cleaned
+// path, so that a client following it as a DELETE deleted what "versions/.." cleans
+// to, the agent; a body was ignored, so that a text/plain one deleted the version.
 func TestNewDeletesRefuseBadInput(t *testing.T) {
 	e := newCampaignEnv(t, time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
 	tok := e.Owner.Token
