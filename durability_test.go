@@ -102,6 +102,21 @@ func databaseOf(t *testing.T, dataDir string) string {
 // for /readyz; it returns what the process printed on stdout by then.
 func startServer(t *testing.T, bin, dataDir string, extra ...string) (*proc, string) {
 	t.Helper()
+	return launchServer(t, bin, dataDir, true, extra...)
+}
+
+// restartServer is startServer for a test that needs nothing of stdout: it returns as
+// soon as /readyz answers, so that a test can watch work the start begins (a job its
+// kind queues at start) from its first moment.
+func restartServer(t *testing.T, bin, dataDir string, extra ...string) *proc {
+	t.Helper()
+	p, _ := launchServer(t, bin, dataDir, false, extra...)
+	return p
+}
+
+// launchServer starts the server; collect waits for stdout to be quiet and returns it.
+func launchServer(t *testing.T, bin, dataDir string, collect bool, extra ...string) (*proc, string) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +160,7 @@ func startServer(t *testing.T, bin, dataDir string, extra ...string) (*proc, str
 	}
 	// The bootstrap lines are printed before the listener opens; collect them until the
 	// output has been quiet for a moment.
-	for quiet := false; !quiet; {
+	for quiet := !collect; !quiet; {
 		select {
 		case l := <-lines:
 			stdout.WriteString(l + "\n")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,10 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
-	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -155,42 +152,17 @@ func indexedEvents(t *testing.T, url, token, sourceID string) int {
 }
 
 // storedJobs reads every job of the stopped installation in dataDir (on the engine the
-// tests run on), on bbolt after checking the file's consistency.
+// tests run on), on bbolt after checking the file's consistency (withStoppedStore).
 func storedJobs(t *testing.T, dataDir string) []*data.JobRecord {
 	t.Helper()
-	var store service.Store
-	if testkit.OnPostgres() {
-		db, err := postgres.Open(context.Background(), postgres.Options{URL: databaseOf(t, dataDir), DataDir: dataDir})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		store = db
-	} else {
-		db, err := bolt.Open(dataDir, bolt.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		// The file a SIGKILL left, run on by the next server: its job list index agrees
-		// with its jobs (written in the transaction of each change).
-		if err := db.CheckConsistency(); err != nil {
-			t.Errorf("after the kill and the restart: %v", err)
-		}
-		store = db
-	}
-	var ws []string
 	var out []*data.JobRecord
-	err := store.View(context.Background(), func(tx service.Tx) error {
+	withStoppedStore(t, dataDir, func(tx service.Tx) error {
 		list, err := tx.AllWorkspaces()
-		for _, w := range list {
-			ws = append(ws, w.ID)
-		}
 		if err != nil {
 			return err
 		}
-		for _, id := range ws {
-			jobs, _, err := tx.Jobs(id, data.PageRequest{PerPage: 100})
+		for _, w := range list {
+			jobs, _, err := tx.Jobs(w.ID, data.PageRequest{PerPage: 100})
 			if err != nil {
 				return err
 			}
@@ -198,8 +170,5 @@ func storedJobs(t *testing.T, dataDir string) []*data.JobRecord {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return out
 }

@@ -72,8 +72,10 @@ func newAgentVersionsDeleteCommand() *cobra.Command {
 			"ones to publish again. See docs/agents.md.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// One spelling, as the API's path takes it: "01" or "+1" is no version number
+			// there (404), so it must not delete version 1 here.
 			n, err := strconv.Atoi(args[1])
-			if err != nil || n < 1 {
+			if err != nil || n < 1 || strconv.Itoa(n) != args[1] {
 				return fmt.Errorf("VERSION must be a version number (1, 2, …), not %q", args[1])
 			}
 			c, err := flags.client()

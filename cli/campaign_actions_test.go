@@ -108,3 +108,27 @@ func TestCampaignDelete(t *testing.T) {
 		t.Errorf("a second delete: %s", got)
 	}
 }
+
+// TestCampaignDeleteRefusesBadIDs: `voiceapi campaign delete ID --yes` given an id that
+// names no campaign (empty: the client's refusal; of the wrong shape, of another kind, a path's dot segments, the
+// campaign's id with more around it) is a 404 message, and the canceled campaign is there.
+func TestCampaignDeleteRefusesBadIDs(t *testing.T) {
+	s := newCampaignServer(t)
+	csv := file(t, "list.csv", "phone_number\n+14155550101\n")
+	s.voiceapi(s.createArgs(csv, "--name", "kept")...)
+	id := s.campaigns()[0].ID
+	s.voiceapi("campaign", "cancel", id, "--yes")
+	for _, bad := range []string{"", "x", "cmp_", "cmp_01JD6X0000000000000000000", ".", "..", "../" + id, "x/../" + id, id + "/", id + "x", "%2e%2e",
+		strings.Repeat("c", 300)} {
+		want := "404 not_found"
+		if bad == "" {
+			want = "needs a non-empty campaign_id" // the client's, before any request
+		}
+		if got := s.refused("campaign", "delete", bad, "--yes"); !strings.Contains(got, want) {
+			t.Errorf("delete %q: %s, want %q", bad, got, want)
+		}
+		if got := s.status(id); got != data.CampaignCanceled {
+			t.Fatalf("after delete %q the campaign is %q", bad, got)
+		}
+	}
+}

@@ -217,13 +217,20 @@ func New(svc Services, cfg Config) *Server {
 func (s *Server) addRoutes(rs []route) {
 	for _, rt := range rs {
 		rt.query = declaredQuery(rt.Method, rt.Path)
+		// No delete reads a body: one sent anyway (text, or JSON other than {}) is refused
+		// before the delete runs, as an action's is, so a garbled request deletes nothing.
+		rt.NoBody = rt.NoBody || rt.Method == http.MethodDelete
 		s.routes = append(s.routes, withScopes(rt))
 	}
 }
 
 // buildRouter registers the route table on a gorilla/mux router, with JSON 404 and 405.
 func (s *Server) buildRouter() {
-	r := mux.NewRouter()
+	// A path is matched as sent: the router's default answered one with dot segments or
+	// doubled slashes 301 to its cleaned form, so that a client following it as a DELETE
+	// (as RFC 9110 allows) deleted what "…/versions/.." cleans to, the agent. Such a path
+	// names no record: 404 (conventions §3). The console's own mux still cleans its pages.
+	r := mux.NewRouter().SkipClean(true)
 	for _, rt := range s.routes {
 		methods := []string{rt.Method}
 		if rt.Method == http.MethodGet {

@@ -24,9 +24,17 @@ type campaignRecipientsDeletePayload struct {
 	CampaignID string `json:"campaign_id"`
 }
 
+// campaignDeleteAttempts bounds the runs of a campaign.delete_recipients job. The client
+// was told the campaign is deleted, and nothing but this job deletes the recipients left
+// (their numbers and variables), so it must not give up where other jobs do: a run
+// killed (SIGKILL, a lost replica) or failing for a while (the database unreachable) is
+// tried again, a minute apart at most, for about a week. Each run goes on from what is
+// left, so runs again cost nothing; an error that is no transient one still fails it.
+const campaignDeleteAttempts = 10_000
+
 func (s *CampaignService) recipientsDeleteKind() JobKind {
 	return JobKind{Name: JobKindDeleteCampaignRecipients, Module: data.ModuleCallHistory, Handle: s.runRecipientsDelete,
-		Backoff: ExponentialBackoff(5*time.Second, time.Minute)}
+		MaxAttempts: campaignDeleteAttempts, Backoff: ExponentialBackoff(5*time.Second, time.Minute)}
 }
 
 // DeleteCampaign implements data.CampaignService: a finished campaign (completed, or
