@@ -284,12 +284,15 @@ const campaignLockSpace int32 = 0x76636d70
 // two workspaces' delete jobs at once failed to serialize one batch in four
 // (docs/performance.md, "Deleting a campaign"). No rule reads a deleted campaign's
 // recipients. The campaign's batches take turns under a transaction lock, so that a
-// batch's count, whose shortfall ends the job, is not short for rows a second runner of
-// the job (its lease taken over) was deleting and may yet roll back.
+// batch's count, whose shortfall ends the job, never comes short because a second runner
+// of the job (its lease taken over) deleted the same rows meanwhile.
 func (t *tx) DeleteCampaignRecipients(campaignID string, limit int) (int, error) {
 	if t.w != nil && !t.w.begun {
 		t.w.level = pgx.ReadCommitted
-		if _, err := t.exec(`SELECT pg_advisory_xact_lock($1, $2)`, campaignLockSpace, workspaceKey(campaignID)); err != nil {
+		// With the SERIALIZABLE writes' plan settings (indexPlansSQL), so that the batch
+		// plans as it was measured: never a sequential scan of every campaign's recipients.
+		if _, err := t.exec(`SELECT pg_advisory_xact_lock($1, $2), set_config('enable_seqscan', 'off', true),
+			set_config('plan_cache_mode', 'force_custom_plan', true)`, campaignLockSpace, workspaceKey(campaignID)); err != nil {
 			return 0, err
 		}
 	}
