@@ -31,3 +31,16 @@ func TestSupersededAtItsEdges(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFenceOnTheWritePath is what every write (Update, a job claim, a source file)
+// pays for the fence: one atomic load (docs/performance.md).
+//
+//	go test -run '^$' -bench BenchmarkFenceOnTheWritePath -count 5 ./postgres
+func BenchmarkFenceOnTheWritePath(b *testing.B) {
+	f := newFence(nil)
+	for b.Loop() {
+		if f.failed() != nil {
+			b.Fatal("fenced")
+		}
+	}
+}
