@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -96,6 +97,28 @@ func TestOlderReplicaStepsAsideOnceANewerBinaryMigrated(t *testing.T) {
 	}
 	if status != "queued" || owner != "" || runs.Load() != 1 {
 		t.Errorf("the job queued after the newer migration: status %s, lease owner %q, runs %d; want queued, unclaimed, 1 run (the first job's)", status, owner, runs.Load())
+	}
+
+	// The passes a server runs in the background (cli/serve.go) claim and write nothing.
+	// (The idle conversations' end and the retention sweep read first and find nothing
+	// to do here; their writes go through the same Update.)
+	passes := map[string]func() error{
+		"webhook claim": func() error {
+			_, _, err := r.Svc.Deliveries.ClaimDueDeliveries(ctx, time.Now(), 4, time.Minute, func(string) bool { return false })
+			return err
+		},
+		"webhook fan-out":    func() error { _, err := r.Svc.Deliveries.FanOut(ctx, 0); return err },
+		"token pruning":      func() error { _, err := r.Svc.Auth.PruneTokens(ctx); return err },
+		"idempotency purge":  func() error { _, err := r.Svc.Idempotency.PurgeIdempotency(ctx); return err },
+		"delivery pruning":   func() error { _, err := r.Svc.Deliveries.PruneDeliveries(ctx, time.Hour); return err },
+		"job pruning":        func() error { _, err := r.Svc.Jobs.PruneJobs(ctx, time.Hour); return err },
+		"idle conversations": func() error { _, err := r.Svc.Conversations.ExpireIdle(ctx, 100); return err },
+		"retention sweep":    func() error { _, err := r.Svc.Retention.Sweep(ctx); return err },
+	}
+	for name, pass := range passes {
+		if err := pass(); !errors.Is(err, data.ErrStorageSuperseded) {
+			t.Errorf("%s on the fenced replica: %v, want it refused", name, err)
+		}
 	}
 
 	logs := r.Logs.String()
