@@ -107,13 +107,11 @@ func TestOlderReplicaStepsAsideOnceANewerBinaryMigrated(t *testing.T) {
 			_, _, err := r.Svc.Deliveries.ClaimDueDeliveries(ctx, time.Now(), 4, time.Minute, func(string) bool { return false })
 			return err
 		},
-		"webhook fan-out":    func() error { _, err := r.Svc.Deliveries.FanOut(ctx, 0); return err },
-		"token pruning":      func() error { _, err := r.Svc.Auth.PruneTokens(ctx); return err },
-		"idempotency purge":  func() error { _, err := r.Svc.Idempotency.PurgeIdempotency(ctx); return err },
-		"delivery pruning":   func() error { _, err := r.Svc.Deliveries.PruneDeliveries(ctx, time.Hour); return err },
-		"job pruning":        func() error { _, err := r.Svc.Jobs.PruneJobs(ctx, time.Hour); return err },
-		"idle conversations": func() error { _, err := r.Svc.Conversations.ExpireIdle(ctx, 100); return err },
-		"retention sweep":    func() error { _, err := r.Svc.Retention.Sweep(ctx); return err },
+		"webhook fan-out":   func() error { _, err := r.Svc.Deliveries.FanOut(ctx, 0); return err },
+		"token pruning":     func() error { _, err := r.Svc.Auth.PruneTokens(ctx); return err },
+		"idempotency purge": func() error { _, err := r.Svc.Idempotency.PurgeIdempotency(ctx); return err },
+		"delivery pruning":  func() error { _, err := r.Svc.Deliveries.PruneDeliveries(ctx, time.Hour); return err },
+		"job pruning":       func() error { _, err := r.Svc.Jobs.PruneJobs(ctx, time.Hour); return err },
 	}
 	for name, pass := range passes {
 		if err := pass(); !errors.Is(err, data.ErrStorageSuperseded) {
