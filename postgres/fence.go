@@ -41,21 +41,25 @@ type fence struct {
 	// after a recent one (GET /readyz reads it through Ping).
 	checkedAt atomic.Int64
 	checks    atomic.Int64 // readings made (tests)
-	stop      chan struct{}
-	done      chan struct{}
+	// ctx ends when the database closes: the loop's reading under way with it.
+	ctx  context.Context
+	stop context.CancelFunc
+	done chan struct{}
 }
 
 // newFence is the fence of a binary whose migrations are all.
 func newFence(all []Migration) *fence {
-	return &fence{latest: LatestVersion(all), known: len(all), stop: make(chan struct{}), done: make(chan struct{})}
+	ctx, stop := context.WithCancel(context.Background())
+	return &fence{latest: LatestVersion(all), known: len(all), ctx: ctx, stop: stop, done: make(chan struct{})}
 }
 
-// superseded reports whether a database at version max holding count migrations holds
-// one this binary does not know. After Open the database holds exactly the known ones
-// (Migrate applied the rest, CheckSchema refused otherwise), so a higher version or more
-// rows mean a newer binary has been at it; fewer rows are an operator's rollback by hand.
-func superseded(max, count, latest, known int) bool {
-	return max > latest || count > known
+// superseded reports whether a database at version newest holding count migrations
+// holds one this binary does not know. After Open the database holds exactly the known
+// ones (Migrate applied the rest, and both it and CheckSchema refuse an unknown one), so
+// a higher version or more rows mean a newer binary has been at it; fewer rows are an
+// operator's rollback by hand.
+func superseded(newest, count, latest, known int) bool {
+	return newest > latest || count > known
 }
 
 // failed returns the error writes answer once fenced, else nil: one atomic load.
@@ -66,8 +70,8 @@ func (f *fence) failed() error {
 	return nil
 }
 
-// checkSchemaVersion reads the schema version and fences db when a newer binary migrated it. An
-// error is the reading's (the database unreachable), not a verdict.
+// checkSchemaVersion reads the schema version and fences db when a newer binary has
+// migrated it. Other errors are the reading's (the database unreachable), not a verdict.
 func (db *DB) checkSchemaVersion(ctx context.Context) error {
 	f := db.fence
 	if err := f.failed(); err != nil {
@@ -75,20 +79,20 @@ func (db *DB) checkSchemaVersion(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, fenceQueryTimeout)
 	defer cancel()
-	var max, count int
-	if err := db.pool.QueryRow(ctx, fenceSQL).Scan(&max, &count); err != nil {
+	var newest, count int
+	if err := db.pool.QueryRow(ctx, fenceSQL).Scan(&newest, &count); err != nil {
 		return unavailableError(err)
 	}
 	f.checks.Add(1)
 	f.checkedAt.Store(time.Now().UnixNano())
-	if !superseded(max, count, f.latest, f.known) {
+	if !superseded(newest, count, f.latest, f.known) {
 		return nil
 	}
 	err := fmt.Errorf("%w: the database holds schema version %d (%d migrations) and this voiceapi knows up to %d (%d migrations)",
-		data.ErrStorageSuperseded, max, count, f.latest, f.known)
+		data.ErrStorageSuperseded, newest, count, f.latest, f.known)
 	if f.err.CompareAndSwap(nil, &err) {
 		db.log.Error("the database was upgraded by a newer voiceapi: this replica no longer writes, claims no work and answers /readyz 503; replace it with the new version",
-			"schema_version", max, "migrations", count, "newest_known", f.latest, "known", f.known)
+			"schema_version", newest, "migrations", count, "newest_known", f.latest, "known", f.known)
 	}
 	return f.failed()
 }
@@ -101,17 +105,17 @@ func (db *DB) watchSchema() {
 	defer tick.Stop()
 	for {
 		select {
-		case <-db.fence.stop:
+		case <-db.fence.ctx.Done():
 			return
 		case <-tick.C:
 		}
-		// /readyz has just read it (HAProxy's checks then make the loop's readings):
-		// skipping within three quarters of the interval never skips the loop's own
-		// previous reading, so a version is at most about 1.75 s old.
+		// A reading /readyz has just made (HAProxy checks every second) stands in for
+		// the loop's. Skipping only within three quarters of the interval never skips
+		// after the loop's own previous reading, so a verdict is at most about 1.75 s old.
 		if time.Since(time.Unix(0, db.fence.checkedAt.Load())) < fenceInterval*3/4 {
 			continue
 		}
-		if db.checkSchemaVersion(context.Background()) != nil && db.fence.failed() != nil {
+		if db.checkSchemaVersion(db.fence.ctx) != nil && db.fence.failed() != nil {
 			return // fenced for good: nothing more to watch
 		}
 	}
@@ -119,10 +123,6 @@ func (db *DB) watchSchema() {
 
 // stopWatching ends watchSchema and waits for it.
 func (f *fence) stopWatching() {
-	select {
-	case <-f.stop:
-	default:
-		close(f.stop)
-	}
+	f.stop()
 	<-f.done
 }
