@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -106,7 +107,7 @@ func expireConversations(ctx context.Context, conv *service.ConversationService,
 		for {
 			n, err := conv.ExpireIdle(ctx, 100)
 			if err != nil {
-				if ctx.Err() == nil {
+				if ctx.Err() == nil && !errors.Is(err, data.ErrStorageSuperseded) {
 					logger.Error("ending idle conversations", "error", err)
 				}
 				break

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
+	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -47,7 +49,7 @@ func pruneLoop(ctx context.Context, logger *slog.Logger, every time.Duration, wh
 	for {
 		total, err := prunePass(ctx, prune, batch)
 		switch {
-		case err != nil && ctx.Err() == nil:
+		case err != nil && ctx.Err() == nil && !errors.Is(err, data.ErrStorageSuperseded):
 			logger.Error("pruning "+what, "error", err, "pruned", total)
 		case total > 0:
 			logger.Info("pruned "+what, append([]any{"count", total}, attrs...)...)

@@ -44,6 +44,12 @@ const (
 // not have committed; a retry with the same Idempotency-Key is answered either way.
 var ErrStorageUnavailable = errors.New("the database is unavailable")
 
+// ErrStorageSuperseded is the cause a storage engine refuses a write with once a newer
+// voiceapi has migrated the database past this binary's schema (PostgreSQL replicas
+// upgraded one by one): the server answers 503 and the replica is to be replaced. Nothing
+// of the refused write was carried out.
+var ErrStorageSuperseded = errors.New("the database was upgraded by a newer voiceapi")
+
 // Error is an application error: a code, a message safe to show to the client and, for
 // validation failures, the messages per field keyed by dot path.
 type Error struct {

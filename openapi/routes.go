@@ -172,7 +172,7 @@ var opDocs = map[string]opDoc{
 		Description: "A durable background job of the current workspace (fetching a knowledge base's URL source, or the work behind a 202 that names its job): its status, attempt, progress, last error and times. Readable by those who hold the module its kind belongs to (knowledge_base for knowledge_base.* jobs) and may see its agent; not_found otherwise. See docs/jobs.md.",
 		Out:         data.Job{}},
 	"GET /healthz": {Tag: "Operations", Summary: "Liveness: the process is up", Out: healthBody{}, Shape: shapeRaw},
-	"GET /readyz":  {Tag: "Operations", Summary: "Readiness: the database answers", Out: healthBody{}, Shape: shapeRaw, Errors: []int{http.StatusServiceUnavailable}},
+	"GET /readyz":  {Tag: "Operations", Summary: "Readiness: the database answers and is not newer than this replica", Out: healthBody{}, Shape: shapeRaw, Errors: []int{http.StatusServiceUnavailable}},
 	"GET /metrics": {Tag: "Operations", Summary: "Prometheus metrics (instance admins)", Shape: shapeRaw, Media: "text/plain; version=0.0.4"},
 	"GET /api/v1/openapi.json": {Tag: "Operations", Summary: "This OpenAPI document",
 		Description: "Public: the document describes the API, not any data. Built once per process; send its ETag in If-None-Match to get 304.",

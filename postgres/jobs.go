@@ -287,6 +287,9 @@ func init() {
 // The statement is atomic on its own: each row it leases was due and unlocked when it
 // took it.
 func (db *DB) ClaimJobs(ctx context.Context, c data.JobClaim) ([]*data.JobRecord, time.Time, error) {
+	if err := db.fence.failed(); err != nil {
+		return nil, time.Time{}, err // a newer binary's jobs are not this one's to run
+	}
 	var jobs []*data.JobRecord
 	var next time.Time
 	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(q pgx.Tx) (err error) {

@@ -26,6 +26,9 @@ func (db *DB) PutSourceFile(ctx context.Context, workspaceID, kbID, sourceID str
 	if !data.ValidID(data.PrefixWorkspace, workspaceID) || !data.ValidID(data.PrefixKnowledgeBase, kbID) || !data.ValidID(data.PrefixSource, sourceID) {
 		return fmt.Errorf("storing a source file: invalid id in %s/%s/%s", workspaceID, kbID, sourceID)
 	}
+	if err := db.fence.failed(); err != nil {
+		return err
+	}
 	content, err := io.ReadAll(r)
 	if err != nil {
 		return err
@@ -60,6 +63,9 @@ func (readSeekNopCloser) Close() error { return nil }
 func (db *DB) DiscardSourceFiles(ctx context.Context, workspaceID, kbID string, sourceIDs []string) error {
 	if len(sourceIDs) == 0 {
 		return nil
+	}
+	if err := db.fence.failed(); err != nil {
+		return err
 	}
 	_, err := db.pool.Exec(ctx, `DELETE FROM source_files WHERE workspace_id = $1 AND knowledge_base_id = $2 AND source_id = ANY($3)`,
 		workspaceID, kbID, sourceIDs)

@@ -110,7 +110,11 @@ func (db *DB) view(ctx context.Context, fn func(service.Tx) error) error {
 // under the workspace's lock before the snapshot (locks.go), so writers of one
 // workspace wait for each other instead of failing; a transaction that loses another
 // conflict runs again, as the interface allows, a bounded number of times.
+// Once a newer binary has migrated the database, nothing runs (fence.go).
 func (db *DB) Update(ctx context.Context, fn func(service.Tx) error) error {
+	if err := db.fence.failed(); err != nil {
+		return err
+	}
 	locks := lockHint(ctx)
 	reconnects := 0
 	for attempt := 0; ; {

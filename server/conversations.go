@@ -137,8 +137,10 @@ func (s *Server) handleConversationMessage(w http.ResponseWriter, r *http.Reques
 }
 
 // streamError is the error shape of an error frame; an internal error names the request
-// id and nothing internal, as writeError does.
+// id and nothing internal, as writeError does, and a known cause below storage (the
+// database unavailable, or upgraded by a newer voiceapi) is told as writeError tells it.
 func streamError(err error, reqID string) errorBody {
+	err = classify(err)
 	code := data.ErrorCode(err)
 	if StatusOf(code) == http.StatusInternalServerError {
 		return errorBody{Message: "Internal error; quote request id " + reqID + " when reporting it.", Code: data.EINTERNAL}

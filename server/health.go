@@ -19,10 +19,14 @@ func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// handleReadyz: GET /readyz — the database answers.
+// handleReadyz: GET /readyz — the database answers, and is still this binary's (a
+// replica whose database a newer voiceapi migrated says so, for good: postgres/fence.go).
 func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) error {
 	if s.svc.Ready != nil {
 		if err := s.svc.Ready(r.Context()); err != nil {
+			if alreadyLogged(err) {
+				return err // logged once by storage; the answer says why
+			}
 			s.log.Error("not ready", "error", err)
 			return data.Errorf(data.EUNAVAILABLE, "The database is not available.")
 		}

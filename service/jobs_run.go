@@ -207,6 +207,11 @@ func (r *JobRunner) finishWith(run *JobRun, outcome string, out data.JobOutcome,
 		return r.s.recordJobFailed(tx, run.Job.ID)
 	})
 	switch {
+	case errors.Is(err, data.ErrStorageSuperseded):
+		// As below, on an upgraded replica; storage has logged the cause at error level.
+		r.s.log.Warn("jobs: a run's outcome not stored: a newer voiceapi migrated the database; an upgraded replica runs the job once its lease ends",
+			"job_id", run.Job.ID, "kind", run.Job.Kind, "outcome", outcome)
+		return
 	case err != nil:
 		// The job stays running under this lease: once it ends, a runner claims the job
 		// and runs it again (the idempotency contract of JobHandler).

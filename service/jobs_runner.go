@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	mathrand "math/rand/v2"
 	"os"
@@ -249,6 +250,9 @@ func (r *JobRunner) loop(ctx context.Context) {
 			// their leases end. Its jobs are then drained with the others.
 			jobs, next, err := r.claim(context.WithoutCancel(ctx), free)
 			switch {
+			case errors.Is(err, data.ErrStorageSuperseded):
+				// A newer voiceapi migrated the database (storage said so once): its jobs
+				// are not this binary's to run. The refused claim costs no statement.
 			case err != nil && ctx.Err() == nil:
 				r.s.log.Error("jobs: claiming due jobs", "error", err)
 				wait = jobErrorWait
@@ -369,6 +373,8 @@ func (r *JobRunner) Heartbeat(ctx context.Context) {
 	})
 	for i, run := range runs {
 		switch {
+		case errors.Is(err, data.ErrStorageSuperseded):
+			run.lose() // it could record nothing: its lease ends, and an upgraded replica runs it
 		case err == nil && held[i]:
 			run.setLeaseEnd(until)
 		case err == nil:
@@ -378,7 +384,7 @@ func (r *JobRunner) Heartbeat(ctx context.Context) {
 			run.lose()
 		}
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, data.ErrStorageSuperseded) {
 		r.s.log.Error("jobs: extending leases", "error", err)
 	}
 }

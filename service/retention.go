@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -34,7 +35,7 @@ func (s *RetentionService) Run(ctx context.Context, interval time.Duration) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
-		if _, err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
+		if _, err := s.Sweep(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, data.ErrStorageSuperseded) {
 			s.log.Error("retention sweep", "error", err)
 		}
 		select {

@@ -196,7 +196,9 @@ func (d *Dispatcher) run(ctx context.Context) {
 		d.beginClaim()
 		list, next, err := d.q.ClaimDueDeliveries(ctx, d.cfg.Now(), d.cfg.Workers, d.cfg.Lease, d.isClaimed)
 		if err != nil {
-			d.log.Error("webhook dispatcher: reading due deliveries", "error", err)
+			if !errors.Is(err, data.ErrStorageSuperseded) { // storage logged that once
+				d.log.Error("webhook dispatcher: reading due deliveries", "error", err)
+			}
 			wait = errorWait // with an error the claim returns no jobs (it holds no lease)
 		}
 		for i, job := range list {
@@ -235,7 +237,9 @@ func (d *Dispatcher) drainOutbox(ctx context.Context) time.Duration {
 	for ctx.Err() == nil {
 		n, err := d.q.FanOut(ctx, 0)
 		if err != nil {
-			d.log.Error("webhook dispatcher: fanning out events", "error", err)
+			if !errors.Is(err, data.ErrStorageSuperseded) {
+				d.log.Error("webhook dispatcher: fanning out events", "error", err)
+			}
 			return errorWait
 		}
 		if n == 0 {

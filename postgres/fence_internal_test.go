@@ -1,0 +1,46 @@
+package postgres
+
+import "testing"
+
+// FenceChecks is how many times db has read the schema version (tests in postgres_test).
+func FenceChecks(db *DB) int64 { return db.fence.checks.Load() }
+
+// Fenced reports whether db refuses writes because a newer binary migrated its database.
+func Fenced(db *DB) bool { return db.fence.failed() != nil }
+
+// The fence's verdict at its edges: the database holding exactly this binary's
+// migrations is its own; one version more, or one row more below the newest (a
+// migration numbered in a gap: migrate.go), is a newer binary's; a row removed by an
+// operator's rollback by hand is not.
+func TestSupersededAtItsEdges(t *testing.T) {
+	const latest, known = 28, 27 // as of this release: 0009 was never released
+	for _, c := range []struct {
+		name       string
+		max, count int
+		want       bool
+	}{
+		{"exactly this binary's", latest, known, false},
+		{"a newer version", latest + 1, known + 1, true},
+		{"a newer version, a row removed by hand", latest + 1, known, true},
+		{"a migration in a gap below the newest", latest, known + 1, true},
+		{"a row removed by hand (rollback)", latest, known - 1, false},
+		{"the newest removed by hand", latest - 1, known - 1, false},
+	} {
+		if got := superseded(c.max, c.count, latest, known); got != c.want {
+			t.Errorf("%s (max %d, count %d): superseded %v, want %v", c.name, c.max, c.count, got, c.want)
+		}
+	}
+}
+
+// BenchmarkFenceOnTheWritePath is what every write (Update, a job claim, a source file)
+// pays for the fence: one atomic load (docs/performance.md).
+//
+//	go test -run '^$' -bench BenchmarkFenceOnTheWritePath -count 5 ./postgres
+func BenchmarkFenceOnTheWritePath(b *testing.B) {
+	f := newFence(nil)
+	for b.Loop() {
+		if f.failed() != nil {
+			b.Fatal("fenced")
+		}
+	}
+}

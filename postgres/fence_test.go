@@ -1,0 +1,148 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/postgres"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// fenceLog is the line a fenced replica logs, once, at error level.
+const fenceLog = "the database was upgraded by a newer voiceapi"
+
+// A running replica whose database a newer voiceapi migrates steps aside on its own (no
+// /readyz call until it has): /readyz answers 503 saying why, a write is 503 with
+// Retry-After and stores nothing, its job runner claims no job, reads are still served,
+// and it says so once in its log. Before the newer migration, the same replica, having
+// read the version itself, serves writes and runs jobs.
+func TestOlderReplicaStepsAsideOnceANewerBinaryMigrated(t *testing.T) {
+	r := testkit.NewReplicas(t, 1, testkit.ReplicaOptions{})[0]
+	var runs atomic.Int64
+	r.Svc.Jobs.Register(service.JobKind{Name: "test.fence", Module: data.ModuleAgents,
+		Handle: func(ctx context.Context, run *service.JobRun) error { runs.Add(1); return nil }})
+	runner := r.Svc.Jobs.NewRunner(service.RunnerOptions{Poll: 50 * time.Millisecond, Kinds: []string{"test.fence"}})
+	runner.Start(context.Background())
+	t.Cleanup(func() { runner.Stop(context.Background()) })
+	tok, ws := r.Owner.Token, r.Owner.WorkspaceID
+	pool := r.PG.Pool()
+	ctx := context.Background()
+
+	// Without a newer migration nothing changes, however often the version is read.
+	before := postgres.FenceChecks(r.PG)
+	waitUntil(t, 10*time.Second, "the replica to read the schema version twice on its own", func() bool {
+		return postgres.FenceChecks(r.PG) >= before+2
+	})
+	if resp := r.Do("GET", "/readyz", "", nil); resp.Status != 200 {
+		t.Fatalf("/readyz before the newer migration: %d %s", resp.Status, resp.Body)
+	}
+	if resp := r.Do("POST", "/api/v1/agents", tok, map[string]any{"name": "Before"}); resp.Status != 201 {
+		t.Fatalf("a write before the newer migration: %d %s", resp.Status, resp.Body)
+	}
+	if err := r.Store.Update(ctx, func(tx service.Tx) error {
+		_, err := r.Svc.Jobs.Enqueue(tx, data.JobEnqueue{WorkspaceID: ws, Kind: "test.fence"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, 10*time.Second, "the job queued before the newer migration to run", func() bool { return runs.Load() == 1 })
+	if postgres.Fenced(r.PG) {
+		t.Fatal("fenced with no newer migration")
+	}
+
+	// A newer voiceapi migrates: one version past this binary's.
+	all, err := postgres.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, 'from_a_newer_voiceapi')`, postgres.LatestVersion(all)+1); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, 10*time.Second, "the replica to notice the newer migration on its own", func() bool { return postgres.Fenced(r.PG) })
+
+	resp := r.Do("GET", "/readyz", "", nil)
+	checkSuperseded(t, "/readyz", resp)
+	resp = r.Do("POST", "/api/v1/agents", tok, map[string]any{"name": "After"})
+	checkSuperseded(t, "POST /api/v1/agents", resp)
+	if resp.Header.Get("Retry-After") == "" {
+		t.Error("the refused write has no Retry-After")
+	}
+	var agents int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM agents WHERE workspace_id = $1`, ws).Scan(&agents); err != nil || agents != 1 {
+		t.Errorf("agents stored: %d (%v), want 1: the refused write stored something", agents, err)
+	}
+	// Reads are served (docs/upgrading.md says why).
+	list := r.Do("GET", "/api/v1/agents", tok, nil)
+	if list.Status != 200 || !strings.Contains(string(list.Body), `"Before"`) {
+		t.Errorf("a read on the fenced replica: %d %s", list.Status, list.Body)
+	}
+
+	// A job a newer replica queues is not this one's to run.
+	id := r.PG.IDs().New(data.PrefixJob)
+	if _, err := pool.Exec(ctx, `INSERT INTO jobs (id, workspace_id, kind, payload, status, attempt, max_attempts, run_at, due_at, created_at)
+		VALUES ($1, $2, 'test.fence', '\x7b7d', 'queued', 0, 3, now() - interval '1 second', now() - interval '1 second', now())`, id, ws); err != nil {
+		t.Fatal(err)
+	}
+	runner.Wake()
+	time.Sleep(time.Second) // twenty polls of the runner
+	var status, owner string
+	if err := pool.QueryRow(ctx, `SELECT status, lease_owner FROM jobs WHERE id = $1`, id).Scan(&status, &owner); err != nil {
+		t.Fatal(err)
+	}
+	if status != "queued" || owner != "" || runs.Load() != 1 {
+		t.Errorf("the job queued after the newer migration: status %s, lease owner %q, runs %d; want queued, unclaimed, 1 run (the first job's)", status, owner, runs.Load())
+	}
+
+	// The passes a server runs in the background (cli/serve.go) claim and write nothing.
+	// (The idle conversations' end and the retention sweep read first and find nothing
+	// to do here; their writes go through the same Update.)
+	passes := map[string]func() error{
+		"webhook claim": func() error {
+			_, _, err := r.Svc.Deliveries.ClaimDueDeliveries(ctx, time.Now(), 4, time.Minute, func(string) bool { return false })
+			return err
+		},
+		"webhook fan-out":   func() error { _, err := r.Svc.Deliveries.FanOut(ctx, 0); return err },
+		"token pruning":     func() error { _, err := r.Svc.Auth.PruneTokens(ctx); return err },
+		"idempotency purge": func() error { _, err := r.Svc.Idempotency.PurgeIdempotency(ctx); return err },
+		"delivery pruning":  func() error { _, err := r.Svc.Deliveries.PruneDeliveries(ctx, time.Hour); return err },
+		"job pruning":       func() error { _, err := r.Svc.Jobs.PruneJobs(ctx, time.Hour); return err },
+	}
+	for name, pass := range passes {
+		if err := pass(); !errors.Is(err, data.ErrStorageSuperseded) {
+			t.Errorf("%s on the fenced replica: %v, want it refused", name, err)
+		}
+	}
+
+	logs := r.Logs.String()
+	if n := strings.Count(logs, fenceLog); n != 1 {
+		t.Errorf("the fence is logged %d times, want once:\n%s", n, logs)
+	}
+	for _, line := range strings.Split(logs, "\n") {
+		if strings.Contains(line, fenceLog) && !strings.Contains(line, `"level":"ERROR"`) {
+			t.Errorf("the fence is logged below error level: %s", line)
+		}
+	}
+	if strings.Contains(logs, "request refused by the system below storage") || strings.Contains(logs, `"msg":"not ready"`) {
+		t.Errorf("refused requests are logged one by one:\n%s", logs)
+	}
+}
+
+// checkSuperseded checks a fenced replica's answer: 503 service_unavailable in the error
+// shape, saying the database was upgraded and the replica must be replaced.
+func checkSuperseded(t *testing.T, what string, resp *testkit.Response) {
+	t.Helper()
+	body := resp.JSON()
+	msg, _ := body["message"].(string)
+	if resp.Status != 503 || body["code"] != data.EUNAVAILABLE || !strings.Contains(msg, "upgraded by a newer voiceapi") || !strings.Contains(msg, "replace this replica") {
+		t.Errorf("%s on the fenced replica: %d %s, want 503 service_unavailable saying the database was upgraded", what, resp.Status, resp.Body)
+	}
+	if _, ok := body["errors"]; ok {
+		t.Errorf("%s: a 503 carries errors: %s", what, resp.Body)
+	}
+}
