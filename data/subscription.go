@@ -25,7 +25,8 @@ var LimitNames = []string{LimitAgents, LimitKnowledgeBases, LimitNumbers, LimitW
 // DefaultPlan is the plan of a workspace nobody set one for: everything unlimited.
 const DefaultPlan = "unlimited"
 
-// Subscription is a workspace's plan, its limits (nil = unlimited) and its usage now.
+// Subscription is a workspace's plan, its limits (nil = unlimited; open_conversations
+// the bound in force, the server's when the plan sets none) and its usage now.
 type Subscription struct {
 	Plan               string            `json:"plan"`
 	Status             string            `json:"status"`
