@@ -16,6 +16,7 @@ import (
 	"github.com/voiceapi/voiceapi/llm"
 	"github.com/voiceapi/voiceapi/netguard"
 	"github.com/voiceapi/voiceapi/service"
+	"github.com/voiceapi/voiceapi/validate"
 )
 
 // llmFlags are serve's language model settings (conventions §21, docs/configuration.md).
@@ -31,7 +32,7 @@ type llmFlags struct {
 func (l *llmFlags) register(f *pflag.FlagSet) {
 	f.StringArrayVar(&l.baseURLs, "llm-base-url", nil, "PROVIDER=URL: send that language model provider's requests to URL instead (a gateway, a test stand-in); repeatable")
 	f.DurationVar(&l.timeout, "llm-timeout", llm.DefaultTimeout, "longest a language model may take to answer one request (504 provider_timeout after)")
-	f.IntVar(&l.maxOpenConversations, "max-open-conversations", data.DefaultMaxOpenConversations, "conversations a workspace may hold open at once (active, not expired); a start past it is 409; 0 turns the bound off")
+	f.IntVar(&l.maxOpenConversations, "max-open-conversations", data.DefaultMaxOpenConversations, "conversations a workspace may hold open at once (active, not expired) unless its plan's open_conversations limit says otherwise; a start past it is 409; 0 turns the bound off")
 }
 
 // LLMSettings are what conversations need of the operator's configuration.
@@ -61,8 +62,8 @@ func (l *llmFlags) settings(guard netguard.Guard) (LLMSettings, error) {
 	if l.timeout <= 0 {
 		return s, fmt.Errorf("--llm-timeout must be more than 0")
 	}
-	if l.maxOpenConversations < 0 {
-		return s, fmt.Errorf("--max-open-conversations must be 0 (no bound) or more")
+	if l.maxOpenConversations < 0 || l.maxOpenConversations > validate.MaxOpenConversations {
+		return s, fmt.Errorf("--max-open-conversations must be 0 (no bound) to %d", validate.MaxOpenConversations)
 	}
 	for _, kv := range l.baseURLs {
 		provider, u, ok := strings.Cut(kv, "=")

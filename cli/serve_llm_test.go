@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/netguard"
+	"github.com/voiceapi/voiceapi/validate"
 )
 
 func TestServeLLMFlags(t *testing.T) {
@@ -44,7 +46,7 @@ func TestServeLLMFlags(t *testing.T) {
 
 // TestServeMaxOpenConversations: --max-open-conversations defaults to
 // data.DefaultMaxOpenConversations and reaches the conversations' options; 0 (no bound)
-// is taken, -1 refused before anything opens, from the flag or from its variable.
+// and validate.MaxOpenConversations are taken, -1 and one past that refused before anything opens, from the flag or from its variable.
 func TestServeMaxOpenConversations(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -55,6 +57,8 @@ func TestServeMaxOpenConversations(t *testing.T) {
 		{[]string{"--max-open-conversations", "1"}, 1, ""},
 		{[]string{"--max-open-conversations", "0"}, 0, ""},
 		{[]string{"--max-open-conversations", "-1"}, 0, "--max-open-conversations must be 0"},
+		{[]string{"--max-open-conversations", strconv.Itoa(validate.MaxOpenConversations)}, validate.MaxOpenConversations, ""},
+		{[]string{"--max-open-conversations", strconv.Itoa(validate.MaxOpenConversations + 1)}, 0, "--max-open-conversations must be 0"},
 	} {
 		o := testServeOptions(t, t.TempDir(), c.args...)
 		set, err := o.settings()

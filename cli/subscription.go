@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 
@@ -16,15 +17,17 @@ func NewSubscriptionCommand() *cobra.Command {
 	return cmd
 }
 
-// limitFlags maps each flag to the limit it sets (conventions §13).
-var limitFlags = []struct{ flag, limit string }{
-	{"agents", data.LimitAgents},
-	{"knowledge-bases", data.LimitKnowledgeBases},
-	{"numbers", data.LimitNumbers},
-	{"webhooks", data.LimitWebhooks},
-	{"workspace-users", data.LimitWorkspaceUsers},
-	{"call-minutes", data.LimitCallMinutes},
-	{"concurrent-calls", data.LimitConcurrentCalls},
+// limitFlags maps each flag to the limit it sets (conventions §13); unset, when given,
+// says what -1 means for a limit it does not make unlimited.
+var limitFlags = []struct{ flag, limit, unset string }{
+	{"agents", data.LimitAgents, ""},
+	{"knowledge-bases", data.LimitKnowledgeBases, ""},
+	{"numbers", data.LimitNumbers, ""},
+	{"webhooks", data.LimitWebhooks, ""},
+	{"workspace-users", data.LimitWorkspaceUsers, ""},
+	{"call-minutes", data.LimitCallMinutes, ""},
+	{"concurrent-calls", data.LimitConcurrentCalls, ""},
+	{"open-conversations", data.LimitOpenConversations, "-1 = no plan limit: the server's --max-open-conversations bounds it"},
 }
 
 func newSubscriptionSetCommand() *cobra.Command {
@@ -68,7 +71,8 @@ func newSubscriptionSetCommand() *cobra.Command {
 	f.StringVar(&workspace, "workspace", "", "workspace id (required)")
 	f.StringVar(&plan, "plan", "", "plan name")
 	for i, lf := range limitFlags {
-		f.Int64Var(&values[i], lf.flag, -1, "limit of "+lf.limit+" (-1 = unlimited)")
+		unset := cmp.Or(lf.unset, "-1 = unlimited")
+		f.Int64Var(&values[i], lf.flag, -1, "limit of "+lf.limit+" ("+unset+")")
 	}
 	cmd.MarkFlagRequired("workspace")
 	return cmd

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
 )
 
 func run(t *testing.T, args ...string) (string, error) {
@@ -75,5 +77,76 @@ func TestSubscriptionSetCommand(t *testing.T) {
 	}
 	if _, err := run(t, "subscription", "set", "--data", dir, "--numbers", "1"); err == nil {
 		t.Error("missing --workspace accepted")
+	}
+}
+
+// TestSubscriptionSetOpenConversations: --open-conversations sets the plan's
+// open_conversations limit, 0 and validate.MaxOpenConversations included; -1 removes it
+// (the server's --max-open-conversations bounds again); -2, a word, 1e9 and values past
+// the bound are refused and leave the stored limit as it was.
+func TestSubscriptionSetOpenConversations(t *testing.T) {
+	dir := t.TempDir()
+	db, err := bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := cli.NewServices(db).Users.CreateUser(context.Background(), data.UserCreate{Name: "Op", Email: "op@example.com", Password: "password123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	ws := u.PersonalWorkspaceID
+	// stored reads the plan's open_conversations limit; -1 when the plan sets none (this
+	// process runs no server, so no server bound shows either).
+	stored := func() int64 {
+		t.Helper()
+		db, err := bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		s, err := cli.Services(db).Subscriptions.Subscription(context.Background(), ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Limits[data.LimitOpenConversations] == nil {
+			return -1
+		}
+		return *s.Limits[data.LimitOpenConversations]
+	}
+	set := func(v string) (string, error) {
+		return run(t, "subscription", "set", "--data", dir, "--workspace", ws, "--open-conversations", v)
+	}
+	for _, c := range []struct {
+		value string
+		want  int64
+	}{
+		{"500", 500},
+		{"0", 0},
+		{strconv.Itoa(validate.MaxOpenConversations), validate.MaxOpenConversations},
+		{"-1", -1},
+		{"7", 7},
+	} {
+		if out, err := set(c.value); err != nil {
+			t.Fatalf("--open-conversations %s: %v\n%s", c.value, err, out)
+		}
+		if got := stored(); got != c.want {
+			t.Errorf("--open-conversations %s: stored %d, want %d", c.value, got, c.want)
+		}
+	}
+	for _, c := range []struct{ value, says string }{
+		{"-2", "open_conversations"},
+		{"x", "want a whole number"},
+		{"1e9", "want a whole number"},
+		{strconv.Itoa(validate.MaxOpenConversations + 1), "open_conversations"},
+		{"1000000000", "open_conversations"},
+	} {
+		out, err := set(c.value)
+		if err == nil || !strings.Contains(err.Error()+out, c.says) {
+			t.Errorf("--open-conversations %s: %v\n%s, want a refusal saying %q", c.value, err, out, c.says)
+		}
+		if got := stored(); got != 7 {
+			t.Errorf("--open-conversations %s refused, yet the stored limit is now %d, want 7", c.value, got)
+		}
 	}
 }

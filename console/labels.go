@@ -14,7 +14,7 @@ var labelOverrides = map[string]string{
 	"ai": "The agent", "user": "The caller",
 	// Subscription limits.
 	"workspace_users": "Members", "call_minutes_per_month": "Call minutes this month",
-	"concurrent_calls": "Concurrent calls (open now)",
+	"concurrent_calls": "Concurrent calls (open now)", "open_conversations": "Open conversations (now)",
 	// Sources and scopes.
 	"texts": "Text", "urls": "URL", "files": "File",
 	"calls:runtime":   "Voice runtime (start and register calls, read agents and numbers)",

@@ -137,11 +137,12 @@ func TestAgentDelete(t *testing.T) {
 }
 
 // TestUsageBars: a limited subscription shows each limit's use as a bar, the calls open
-// now against concurrent_calls among them.
+// now against concurrent_calls and the open conversations against open_conversations
+// among them.
 func TestUsageBars(t *testing.T) {
 	e := testenv.Start(t)
 	// The operator's command sets plans (no API route does), through the service layer.
-	limits := map[string]int64{"agents": 4, data.LimitConcurrentCalls: 2}
+	limits := map[string]int64{"agents": 4, data.LimitConcurrentCalls: 2, data.LimitOpenConversations: 5}
 	if _, err := cli.NewServices(e.DB).Subscriptions.SetSubscription(context.Background(), e.Owner.WorkspaceID, data.SubscriptionSet{Limits: limits}); err != nil {
 		t.Fatal(err)
 	}
@@ -156,6 +157,9 @@ func TestUsageBars(t *testing.T) {
 	}
 	if !strings.Contains(page, `<progress max="100" value="50" aria-label="Concurrent calls (open now): 1 of 2">`) {
 		t.Errorf("no usage bar for 1 of 2 concurrent calls in:\n%s", page)
+	}
+	if !strings.Contains(page, `<progress max="100" value="0" aria-label="Open conversations (now): 0 of 5">`) {
+		t.Errorf("no usage bar for 0 of 5 open conversations in:\n%s", page)
 	}
 }
 

@@ -13,15 +13,20 @@ const (
 	// LimitConcurrentCalls bounds the workspace's open calls (registered or ongoing) at
 	// once; a call start beyond it is 429 concurrency_limit (conventions §23).
 	LimitConcurrentCalls = "concurrent_calls"
+	// LimitOpenConversations bounds the workspace's open conversations (active, not
+	// expired); a start beyond it is 409. A plan without it leaves the server's
+	// --max-open-conversations in force (docs/conversations.md#limits).
+	LimitOpenConversations = "open_conversations"
 )
 
 // LimitNames lists every limit, in the order responses show them.
-var LimitNames = []string{LimitAgents, LimitKnowledgeBases, LimitNumbers, LimitWebhooks, LimitWorkspaceUsers, LimitCallMinutes, LimitConcurrentCalls}
+var LimitNames = []string{LimitAgents, LimitKnowledgeBases, LimitNumbers, LimitWebhooks, LimitWorkspaceUsers, LimitCallMinutes, LimitConcurrentCalls, LimitOpenConversations}
 
 // DefaultPlan is the plan of a workspace nobody set one for: everything unlimited.
 const DefaultPlan = "unlimited"
 
-// Subscription is a workspace's plan, its limits (nil = unlimited) and its usage now.
+// Subscription is a workspace's plan, its limits (nil = unlimited; open_conversations
+// the bound in force, the server's when the plan sets none) and its usage now.
 type Subscription struct {
 	Plan               string            `json:"plan"`
 	Status             string            `json:"status"`

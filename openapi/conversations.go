@@ -41,8 +41,8 @@ func init() {
 			"has none), a version, or the draft. Variables fill the configuration's {{name}} references; one used and given nowhere is 422 " +
 			"missing_variables naming variables.<name>. When the agent speaks first, its opening is in messages (a static welcome message " +
 			"verbatim, a dynamic one written by the model). " + fmt.Sprintf("409 conflict when the workspace already holds the most open "+
-			"conversations the server allows (--max-open-conversations, %d by default): active ones, an idle one expired after 30 minutes not "+
-			"counted; nothing is stored. ", data.DefaultMaxOpenConversations) + "A provider's failure is 502 provider_error, no answer in time 504 provider_timeout; " +
+			"conversations it may: its plan's %s limit, else the server's --max-open-conversations (%d by default); active ones, an idle one "+
+			"expired after 30 minutes not counted; nothing is stored. ", data.LimitOpenConversations, data.DefaultMaxOpenConversations) + "A provider's failure is 502 provider_error, no answer in time 504 provider_timeout; " +
 			"503 when the server has no language model client. See docs/conversations.md.",
 		Body: data.ConversationStart{}, Out: data.Conversation{}, Status: http.StatusCreated,
 		Errors: append([]int{http.StatusConflict}, provider...)}

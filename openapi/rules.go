@@ -405,8 +405,9 @@ var fieldRules = map[string]map[string]fieldRule{
 		"tts": {NotNull: true, Description: "Provider to models."},
 	},
 	"Subscription": {
-		"limits": {NotNull: true, Description: "null for a limit means unlimited."},
-		"usage":  {NotNull: true},
+		"limits": {NotNull: true, Description: "null for a limit means unlimited. open_conversations is the bound in force: the plan's, else the server's " +
+			"--max-open-conversations; null only when neither bounds."},
+		"usage": {NotNull: true},
 	},
 
 	// Webhooks and events (validate/webhook.go).

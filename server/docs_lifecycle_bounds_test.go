@@ -39,7 +39,8 @@ func TestDocsLifecycleBounds(t *testing.T) {
 			fmt.Sprintf("required, not blank, at most %s characters", n(validate.MaxConversationMessage)),
 			fmt.Sprintf("Values are strings (at most %s characters)", n(validate.MaxVariableValue)),
 			fmt.Sprintf("at most %d of them, %d KiB encoded", validate.MaxConversationVariables, validate.MaxObjectBytes>>10),
-			fmt.Sprintf("| open conversations of a workspace | %d (`--max-open-conversations`) |", data.DefaultMaxOpenConversations),
+			fmt.Sprintf("| open conversations of a workspace | %d (`--max-open-conversations`), or the plan's `%s` |", data.DefaultMaxOpenConversations, data.LimitOpenConversations),
+			fmt.Sprintf("Either is at most %s.", n(validate.MaxOpenConversations)),
 			fmt.Sprintf("A workspace holds at most %d open conversations at once", data.DefaultMaxOpenConversations),
 			fmt.Sprintf("\"The workspace has %d open conversations, the most it may have", data.DefaultMaxOpenConversations),
 			fmt.Sprintf("| the agent's turns | %d |", data.ConversationMaxAgentTurns),
@@ -47,6 +48,12 @@ func TestDocsLifecycleBounds(t *testing.T) {
 		},
 		"configuration.md": {
 			fmt.Sprintf("| `--max-open-conversations N` | `VOICEAPI_MAX_OPEN_CONVERSATIONS` | `%d` |", data.DefaultMaxOpenConversations),
+			fmt.Sprintf("`0` turns it off (plans' limits still hold); at most %s.", n(validate.MaxOpenConversations)),
+		},
+		"subscription.md": {
+			fmt.Sprintf("`--open-conversations` (conversations open at once, 0 to %s)", n(validate.MaxOpenConversations)),
+			fmt.Sprintf("Either bound is at most %s:", n(validate.MaxOpenConversations)),
+			fmt.Sprintf("else the server's `--max-open-conversations` (%d by default;", data.DefaultMaxOpenConversations),
 		},
 		"runtime.md": {
 			fmt.Sprintf("(at most %d characters), values are strings (at most %s characters), numbers or booleans; at most %d, %d KiB encoded",

@@ -24,7 +24,8 @@ type ConversationOptions struct {
 	// llm.DefaultTimeout when 0. A message's lease is derived from it (leaseSpan).
 	ModelTimeout time.Duration
 	// MaxOpen is the most conversations a workspace may hold open at once
-	// (--max-open-conversations, data.DefaultMaxOpenConversations); 0: no bound.
+	// (--max-open-conversations, data.DefaultMaxOpenConversations) when its plan sets no
+	// open_conversations limit (openBound); 0: no bound.
 	MaxOpen int
 }
 
@@ -358,29 +359,6 @@ func endedCall(tx Tx, c *data.StoredConversation) (*data.Call, error) {
 // idle reports whether nobody wrote to c for ConversationIdleTimeout.
 func (s *ConversationService) idle(c *data.StoredConversation) bool {
 	return s.now().Sub(c.UpdatedAt.Time) >= data.ConversationIdleTimeout
-}
-
-// checkOpenConversations refuses a start (409) when workspace ws holds the most open
-// conversations it may: active ones, but not those expired (idle, no message being
-// answered: what idle and answering say) that the sweep has not ended yet, so a
-// conversation left alone frees its slot after ConversationIdleTimeout whether or not
-// it was ended. Each message is a paid model call: without the bound a script, or a
-// leaked conversations:write key, could hold tens of thousands open.
-func (s *ConversationService) checkOpenConversations(tx Tx, ws string) error {
-	max := s.options().MaxOpen
-	if max <= 0 {
-		return nil
-	}
-	now := s.now()
-	n, err := tx.OpenConversations(ws, now.Add(-data.ConversationIdleTimeout), now, max)
-	if err != nil {
-		return err
-	}
-	if n >= max {
-		return data.Errorf(data.ECONFLICT, "The workspace has %d open conversations, the most it may have (the server's --max-open-conversations): end one, or wait for an idle one to expire after %d minutes.",
-			n, int(data.ConversationIdleTimeout.Minutes()))
-	}
-	return nil
 }
 
 // ExpireIdle ends the conversations idle for ConversationIdleTimeout (expired), at most

@@ -150,31 +150,44 @@ func TestOpenConversationsExpiredNotCounted(t *testing.T) {
 
 // TestOpenConversationsRaceForTheLastSlot: two starts that both found a slot free before
 // their openings (a model call each, outside any transaction) race for it: the
-// transactions that insert count again, so one is stored and the other refused. With
-// VOICEAPI_TEST_BACKEND=postgres this holds PostgreSQL's workspace lock and SERIALIZABLE
-// to it; postgres/conversations_replicas_test.go races two replicas.
+// transactions that insert count again, so one is stored and the other refused, whether
+// the server's bound or the plan's open_conversations limit (below the server's) is the
+// bound. With VOICEAPI_TEST_BACKEND=postgres this holds PostgreSQL's workspace lock and
+// SERIALIZABLE to it; postgres/conversations_replicas_test.go races two replicas.
 func TestOpenConversationsRaceForTheLastSlot(t *testing.T) {
-	w, m := openingWorld(t)
-	w.svc.Conversations.Configure(service.ConversationOptions{
-		Models:  func(data.LLMConfig) (llm.Client, error) { return m, nil },
-		MaxOpen: 1,
-	})
-	a, b := startDuringOpening(t, w, m), startDuringOpening(t, w, m)
-	close(m.release)
-	errs := []error{<-a, <-b}
-	won := 0
-	for _, err := range errs {
-		switch {
-		case err == nil:
-			won++
-		case data.ErrorCode(err) != data.ECONFLICT:
-			t.Errorf("the loser: %v, want %s", err, data.ECONFLICT)
-		}
-	}
-	if won != 1 {
-		t.Errorf("%d starts won the last slot (%v), want exactly one", won, errs)
-	}
-	if got := activeConversations(t, w); len(got) != 1 {
-		t.Errorf("active conversations = %v, want the winner's alone", got)
+	for _, c := range []struct {
+		name      string
+		server    int
+		planLimit int64 // -1: the plan sets none
+	}{
+		{"the server's bound", 1, -1},
+		{"the plan's limit", 5, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w, m := openingWorld(t)
+			w.svc.Conversations.Configure(service.ConversationOptions{
+				Models:  func(data.LLMConfig) (llm.Client, error) { return m, nil },
+				MaxOpen: c.server,
+			})
+			w.setOpenConversationsLimit(t, c.planLimit)
+			a, b := startDuringOpening(t, w, m), startDuringOpening(t, w, m)
+			close(m.release)
+			errs := []error{<-a, <-b}
+			won := 0
+			for _, err := range errs {
+				switch {
+				case err == nil:
+					won++
+				case data.ErrorCode(err) != data.ECONFLICT:
+					t.Errorf("the loser: %v, want %s", err, data.ECONFLICT)
+				}
+			}
+			if won != 1 {
+				t.Errorf("%d starts won the last slot (%v), want exactly one", won, errs)
+			}
+			if got := activeConversations(t, w); len(got) != 1 {
+				t.Errorf("active conversations = %v, want the winner's alone", got)
+			}
+		})
 	}
 }

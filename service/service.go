@@ -207,7 +207,7 @@ func New(store Store, opts Options) (*Services, error) {
 		Analytics:      &AnalyticsService{b},
 		Prices:         &PriceTableService{b},
 		Analysis:       newAnalysisService(b),
-		Subscriptions:  &SubscriptionService{b},
+		Subscriptions:  &SubscriptionService{base: b},
 		Exports:        newExportService(b),
 		Backup:         newBackupService(b, store),
 		Retention:      &RetentionService{b},
@@ -219,6 +219,7 @@ func New(store Store, opts Options) (*Services, error) {
 		Suppressions:   &SuppressionService{b},
 	}
 	svc.TestRuns = newTestRuns(b, svc.Conversations, kbs)
+	svc.Subscriptions.conversations = svc.Conversations
 	svc.Campaigns = &CampaignService{base: b, starts: svc.CallStart}
 	// Every kind of background job is registered here, so every process knows it.
 	svc.Jobs.Register(svc.KnowledgeBases.urlFetchKind())

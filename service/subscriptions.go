@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"maps"
+	"math"
 	"strings"
 	"time"
 
@@ -12,7 +13,12 @@ import (
 
 // SubscriptionService reads a workspace's plan with its usage, and sets plans (the
 // operator's CLI).
-type SubscriptionService struct{ *base }
+type SubscriptionService struct {
+	*base
+	// conversations holds the server's bound on open conversations, which the
+	// open_conversations limit shows when the plan sets none.
+	conversations *ConversationService
+}
 
 var _ data.SubscriptionService = (*SubscriptionService)(nil)
 
@@ -41,6 +47,8 @@ func workspace(ctx context.Context, tx Tx, ws string) error {
 
 // subscription shows the workspace's plan with every limit (nil = unlimited) and the
 // usage counted now; call minutes are those of calls that ended this month.
+// open_conversations shows the bound in force (openBound): the plan's, else this
+// server's --max-open-conversations, nil only when neither bounds.
 func (s *SubscriptionService) subscription(tx Tx, ws string) (*data.Subscription, error) {
 	pl, err := plan(tx, ws)
 	if err != nil {
@@ -62,6 +70,8 @@ func (s *SubscriptionService) subscription(tx Tx, ws string) (*data.Subscription
 			out.Usage[name], err = usedMinutes(tx, ws, now)
 		case data.LimitConcurrentCalls:
 			out.Usage[name], err = s.openCalls(tx, ws) // calls open now, abandoned ones not
+		case data.LimitOpenConversations:
+			out.Limits[name], out.Usage[name], err = s.openConversations(tx, ws, now)
 		default:
 			out.Usage[name], err = tx.CountUpTo(name, ws, -1)
 		}
@@ -70,6 +80,20 @@ func (s *SubscriptionService) subscription(tx Tx, ws string) (*data.Subscription
 		}
 	}
 	return out, nil
+}
+
+// openConversations is the bound on workspace ws's open conversations (nil: none) and
+// how many it holds open at now, counted as a start counts them.
+func (s *SubscriptionService) openConversations(tx Tx, ws string, now time.Time) (*int64, int64, error) {
+	bound, err := s.conversations.openBound(tx, ws)
+	if err != nil {
+		return nil, 0, err
+	}
+	n, err := countOpenConversations(tx, ws, now, math.MaxInt64)
+	if err != nil || !bound.bounded {
+		return nil, n, err
+	}
+	return &bound.max, n, nil
 }
 
 // Subscription implements data.SubscriptionService.

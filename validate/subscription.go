@@ -11,9 +11,14 @@ import (
 // MaxPlanLen bounds a plan name.
 const MaxPlanLen = 100
 
+// MaxOpenConversations bounds a workspace's open conversations, whether a plan's
+// open_conversations limit or the server's --max-open-conversations sets it: a start
+// counts them in its write transaction (bbolt's only writer), up to the bound.
+const MaxOpenConversations = 10_000
+
 // SubscriptionSet checks a change of a workspace's plan (the operator's CLI): a plan name
 // not blank and at most MaxPlanLen characters, known limits, each -1 (unlimited) or at
-// least 0.
+// least 0; open_conversations at most MaxOpenConversations.
 func SubscriptionSet(in data.SubscriptionSet) error {
 	var errs Errors
 	if in.Plan != nil {
@@ -25,6 +30,8 @@ func SubscriptionSet(in data.SubscriptionSet) error {
 			errs.Addf(name, "The %s limit is unknown; limits are %s.", name, strings.Join(data.LimitNames, ", "))
 		} else if in.Limits[name] < -1 {
 			errs.Addf(name, "The %s limit must be -1 (unlimited) or at least 0.", name)
+		} else if name == data.LimitOpenConversations && in.Limits[name] > MaxOpenConversations {
+			errs.Addf(name, "The %s limit must be -1 (the server's bound) or 0 to %d.", name, MaxOpenConversations)
 		}
 	}
 	return errs.Err()

@@ -24,6 +24,12 @@ func TestSubscriptionSetRules(t *testing.T) {
 		{"limit -1 lifts", data.SubscriptionSet{Limits: map[string]int64{data.LimitCallMinutes: -1}}, ""},
 		{"limit -2", data.SubscriptionSet{Limits: map[string]int64{data.LimitNumbers: -2}}, data.LimitNumbers},
 		{"unknown limit", data.SubscriptionSet{Limits: map[string]int64{"seats": 1}}, "seats"},
+		{"open conversations 0", data.SubscriptionSet{Limits: map[string]int64{data.LimitOpenConversations: 0}}, ""},
+		{"open conversations -1", data.SubscriptionSet{Limits: map[string]int64{data.LimitOpenConversations: -1}}, ""},
+		{"open conversations -2", data.SubscriptionSet{Limits: map[string]int64{data.LimitOpenConversations: -2}}, data.LimitOpenConversations},
+		{"open conversations at the bound", data.SubscriptionSet{Limits: map[string]int64{data.LimitOpenConversations: validate.MaxOpenConversations}}, ""},
+		{"open conversations past the bound", data.SubscriptionSet{Limits: map[string]int64{data.LimitOpenConversations: validate.MaxOpenConversations + 1}}, data.LimitOpenConversations},
+		{"another limit past that bound", data.SubscriptionSet{Limits: map[string]int64{data.LimitAgents: validate.MaxOpenConversations + 1}}, ""},
 		{"every fault at once", data.SubscriptionSet{Plan: plan(""), Limits: map[string]int64{"seats": 1, data.LimitWebhooks: -5}}, "plan,seats,webhooks"},
 	} {
 		if got := fields(t, validate.SubscriptionSet(tc.in)); got != tc.want {
