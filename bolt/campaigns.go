@@ -8,6 +8,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // Buckets of campaigns and their recipients (service.CampaignTx, docs/campaigns.md). A
@@ -343,6 +344,49 @@ func (t tx) DeleteCampaignRecipients(campaignID string, limit int) (int, error) 
 		return n, err
 	}
 	return n, t.b.Bucket(bucketCampaignsDeleting).Delete([]byte(campaignID)) // none left
+}
+
+// DeletingCampaigns implements service.CampaignTx from campaigns_deleting.
+func (t tx) DeletingCampaigns(after string, limit int) ([]service.DeletingCampaign, error) {
+	var out []service.DeletingCampaign
+	cur := t.b.Bucket(bucketCampaignsDeleting).Cursor()
+	k, v := cur.Seek([]byte(after))
+	if k != nil && string(k) == after {
+		k, v = cur.Next()
+	}
+	for ; k != nil && len(out) < limit; k, v = cur.Next() {
+		out = append(out, service.DeletingCampaign{ID: string(k), WorkspaceID: string(v)})
+	}
+	return out, nil
+}
+
+// listOrphanedRecipients lists in campaigns_deleting each campaign that has recipients
+// but no record: deleted before the list was kept, its delete job may have given up
+// (the schema 21 → 22 migration). It walks the recipients index one campaign a seek.
+func listOrphanedRecipients(tx *bbolt.Tx) error {
+	campaigns, deleting := tx.Bucket(bucketCampaigns), tx.Bucket(bucketCampaignsDeleting)
+	cur := tx.Bucket(bucketRecipientsByC).Cursor()
+	for k, _ := cur.First(); k != nil; {
+		i := bytes.IndexByte(k, 0)
+		if i < 0 {
+			k, _ = cur.Next()
+			continue
+		}
+		id := append([]byte(nil), k[:i]...)
+		if campaigns.Get(id) == nil && deleting.Get(id) == nil {
+			r, err := readRecipient(tx, string(k[i+1:]))
+			if err != nil {
+				return err
+			}
+			if r != nil {
+				if err := deleting.Put(id, []byte(r.WorkspaceID)); err != nil {
+					return err
+				}
+			}
+		}
+		k, _ = cur.Seek(append(id, 1)) // past "<id>\x00…": the next campaign
+	}
+	return nil
 }
 
 // deleteRecipientsOf deletes the campaign's first limit recipients (all when limit < 0)
