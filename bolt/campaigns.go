@@ -25,8 +25,9 @@ var (
 	bucketRecipientsCall  = []byte("recipients_by_call") // call id → recipient id, in progress only
 	// ws → the recipients its campaigns keep (data.Campaign.KeptWeight), uint64 big-endian
 	bucketCampaignsKept = []byte("campaigns_kept")
-	// campaign id → its workspace, for a deleted campaign whose recipients are not all
-	// deleted yet: a workspace's delete finds them here (no other index of it is left)
+	// campaign id → "<ws>\x00<agent id>" (before schema 22 "<ws>" alone), for a deleted
+	// campaign whose recipients are not all deleted yet: a workspace's delete finds them
+	// here (no other index of it is left), and so does the check that re-queues their job
 	bucketCampaignsDeleting = []byte("campaigns_deleting")
 )
 
@@ -331,7 +332,7 @@ func (t tx) DeleteCampaign(c *data.Campaign) error {
 	if err := putKept(t.b, c.WorkspaceID, max(keptCount(t.b, c.WorkspaceID)-c.KeptWeight(), 0)); err != nil {
 		return err
 	}
-	if err := t.b.Bucket(bucketCampaignsDeleting).Put([]byte(c.ID), []byte(c.WorkspaceID)); err != nil {
+	if err := t.b.Bucket(bucketCampaignsDeleting).Put([]byte(c.ID), []byte(c.WorkspaceID+"\x00"+c.AgentID)); err != nil {
 		return err
 	}
 	return t.b.Bucket(bucketCampaigns).Delete([]byte(c.ID))
@@ -355,9 +356,17 @@ func (t tx) DeletingCampaigns(after string, limit int) ([]service.DeletingCampai
 		k, v = cur.Next()
 	}
 	for ; k != nil && len(out) < limit; k, v = cur.Next() {
-		out = append(out, service.DeletingCampaign{ID: string(k), WorkspaceID: string(v)})
+		ws, agent := deletingOwner(v)
+		out = append(out, service.DeletingCampaign{ID: string(k), WorkspaceID: ws, AgentID: agent})
 	}
 	return out, nil
+}
+
+// deletingOwner splits a campaigns_deleting value into its workspace and agent ("" in a
+// value written before schema 22).
+func deletingOwner(v []byte) (ws, agent string) {
+	w, a, _ := bytes.Cut(v, []byte{0})
+	return string(w), string(a)
 }
 
 // listOrphanedRecipients lists in campaigns_deleting each campaign that has recipients
@@ -465,7 +474,7 @@ func deleteWorkspaceCampaigns(tx *bbolt.Tx, ws string) error {
 	deleting := tx.Bucket(bucketCampaignsDeleting)
 	var gone [][]byte
 	if err := deleting.ForEach(func(id, owner []byte) error {
-		if string(owner) == ws {
+		if w, _ := deletingOwner(owner); w == ws {
 			ids = append(ids, string(id))
 			gone = append(gone, append([]byte(nil), id...))
 		}

@@ -268,8 +268,8 @@ func (t *tx) DeleteCampaign(c *data.Campaign) error {
 	if _, err := t.exec(`DELETE FROM campaigns WHERE id = $1`, c.ID); err != nil {
 		return err
 	}
-	if _, err := t.exec(`INSERT INTO campaigns_deleting (campaign_id, workspace_id) VALUES ($1, $2)
-		ON CONFLICT (campaign_id) DO NOTHING`, c.ID, c.WorkspaceID); err != nil {
+	if _, err := t.exec(`INSERT INTO campaigns_deleting (campaign_id, workspace_id, agent_id) VALUES ($1, $2, $3)
+		ON CONFLICT (campaign_id) DO NOTHING`, c.ID, c.WorkspaceID, c.AgentID); err != nil {
 		return err
 	}
 	return t.moveKept(c.WorkspaceID, -c.KeptWeight())
@@ -291,7 +291,7 @@ func (t *tx) DeleteCampaignRecipients(campaignID string, limit int) (int, error)
 // DeletingCampaigns implements service.CampaignTx from campaigns_deleting (migration
 // 0033).
 func (t *tx) DeletingCampaigns(after string, limit int) ([]service.DeletingCampaign, error) {
-	rows, err := t.query(`SELECT campaign_id, workspace_id FROM campaigns_deleting
+	rows, err := t.query(`SELECT campaign_id, workspace_id, agent_id FROM campaigns_deleting
 		WHERE campaign_id > $1 ORDER BY campaign_id LIMIT $2`, after, limit)
 	if err != nil {
 		return nil, err
@@ -300,7 +300,7 @@ func (t *tx) DeletingCampaigns(after string, limit int) ([]service.DeletingCampa
 	var out []service.DeletingCampaign
 	for rows.Next() {
 		var c service.DeletingCampaign
-		if err := rows.Scan(&c.ID, &c.WorkspaceID); err != nil {
+		if err := rows.Scan(&c.ID, &c.WorkspaceID, &c.AgentID); err != nil {
 			return nil, err
 		}
 		out = append(out, c)

@@ -29,7 +29,7 @@ func (b *base) requeueCampaignDeletes(ctx context.Context) (int, error) {
 				if err != nil {
 					return err
 				}
-				if _, err := b.enqueueJob(tx, data.JobEnqueue{WorkspaceID: c.WorkspaceID,
+				if _, err := b.enqueueJob(tx, data.JobEnqueue{WorkspaceID: c.WorkspaceID, AgentID: c.AgentID,
 					Kind: JobKindDeleteCampaignRecipients, Payload: payload, UniqueKey: c.ID}); err != nil {
 					return err
 				}

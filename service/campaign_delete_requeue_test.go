@@ -26,7 +26,7 @@ func TestDeletedCampaignRecipientsOutlastTheirJob(t *testing.T) {
 	ws := first.WorkspaceID
 
 	c, recipients := deletedBigCampaign(t, svc, ctx, first, 1_000_000)
-	giveUpDeleteJob(t, engine, ws, c.ID, data.JobFailed)
+	giveUpDeleteJob(t, engine, c, data.JobFailed)
 	if n := storedRecipients(t, engine, recipients); n != 10 {
 		t.Fatalf("%d recipients stored after the job gave up, want the 10 past the delete's batch", n)
 	}
@@ -34,7 +34,7 @@ func TestDeletedCampaignRecipientsOutlastTheirJob(t *testing.T) {
 		if _, err := svc.Retention.Sweep(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if n := liveDeleteJobs(t, engine, ws, c.ID); n != 1 {
+		if n := liveDeleteJobs(t, engine, c); n != 1 {
 			t.Fatalf("%d live delete jobs of the campaign after a sweep, want 1", n)
 		}
 	}
@@ -48,13 +48,13 @@ func TestDeletedCampaignRecipientsOutlastTheirJob(t *testing.T) {
 	if _, err := svc.Retention.Sweep(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n := liveDeleteJobs(t, engine, ws, c.ID); n != 0 {
+	if n := liveDeleteJobs(t, engine, c); n != 0 {
 		t.Errorf("%d live delete jobs once the recipients are all deleted, want 0", n)
 	}
 
 	// A job canceled: a runner's start queues it again.
 	d, more := deletedBigCampaign(t, svc, ctx, first, 2_000_000)
-	giveUpDeleteJob(t, engine, ws, d.ID, data.JobCanceled)
+	giveUpDeleteJob(t, engine, d, data.JobCanceled)
 	started := svc.Jobs.NewRunner(service.RunnerOptions{Workers: 1, Kinds: []string{service.JobKindDeleteCampaignRecipients},
 		Poll: 10 * time.Millisecond, Jitter: noJitter})
 	started.Start(context.Background())
@@ -102,7 +102,7 @@ func deletedBigCampaign(t *testing.T, svc *service.Services, ctx context.Context
 
 // giveUpDeleteJob ends the campaign's pending delete job for good, as status (failed: a
 // run claims it and ends failed, its attempts spent; canceled: an operator cancels it).
-func giveUpDeleteJob(t *testing.T, store service.Store, ws, campaignID, status string) {
+func giveUpDeleteJob(t *testing.T, store service.Store, c *data.Campaign, status string) {
 	t.Helper()
 	if err := store.Update(context.Background(), func(tx service.Tx) error {
 		now := time.Now()
@@ -111,8 +111,8 @@ func giveUpDeleteJob(t *testing.T, store service.Store, ws, campaignID, status s
 		if err != nil {
 			return err
 		}
-		if len(claimed) != 1 || claimed[0].WorkspaceID != ws {
-			return fmt.Errorf("claimed %d jobs, want the delete's of %s", len(claimed), campaignID)
+		if len(claimed) != 1 || claimed[0].WorkspaceID != c.WorkspaceID {
+			return fmt.Errorf("claimed %d jobs, want the delete's of %s", len(claimed), c.ID)
 		}
 		j := claimed[0]
 		if status == data.JobCanceled {
@@ -128,26 +128,31 @@ func giveUpDeleteJob(t *testing.T, store service.Store, ws, campaignID, status s
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if n := liveDeleteJobs(t, store, ws, campaignID); n != 0 {
+	if n := liveDeleteJobs(t, store, c); n != 0 {
 		t.Fatalf("%d live delete jobs after the job gave up, want 0", n)
 	}
 }
 
-// liveDeleteJobs counts the campaign's queued or running campaign.delete_recipients jobs.
-func liveDeleteJobs(t *testing.T, store service.Store, ws, campaignID string) int {
+// liveDeleteJobs counts the campaign's queued or running campaign.delete_recipients jobs;
+// each must be of the campaign's agent, as the delete's job was (its readers are the
+// agent's).
+func liveDeleteJobs(t *testing.T, store service.Store, c *data.Campaign) int {
 	t.Helper()
 	n := 0
 	if err := store.View(context.Background(), func(tx service.Tx) error {
 		req := data.PageRequest{PerPage: data.MaxPerPage}
 		for {
-			jobs, page, err := tx.Jobs(ws, req)
+			jobs, page, err := tx.Jobs(c.WorkspaceID, req)
 			if err != nil {
 				return err
 			}
 			for _, j := range jobs {
 				if j.Kind == service.JobKindDeleteCampaignRecipients && !data.JobFinished(j.Status) &&
-					string(j.Payload) == fmt.Sprintf(`{"campaign_id":%q}`, campaignID) {
+					string(j.Payload) == fmt.Sprintf(`{"campaign_id":%q}`, c.ID) {
 					n++
+					if j.AgentID == nil || *j.AgentID != c.AgentID {
+						t.Errorf("live delete job %s of agent %v, want the campaign's %s", j.ID, j.AgentID, c.AgentID)
+					}
 				}
 			}
 			if page.NextCursor == nil {

@@ -92,4 +92,7 @@ type CampaignTx interface {
 type DeletingCampaign struct {
 	ID          string
 	WorkspaceID string
+	// AgentID is the campaign's agent, whose the job queued again is (as the delete's
+	// was); "" for a campaign listed by the storage upgrade, deleted before the list kept it.
+	AgentID string
 }

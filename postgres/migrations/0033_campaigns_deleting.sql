@@ -2,10 +2,12 @@
 -- "Deleting a campaign"): a campaign's delete lists it, the write that deletes its last
 -- recipients takes it off. A check reads it to queue the delete job again when the job
 -- queued by the delete gave up, without reading the recipients. Filled here with the
--- campaigns deleted before, whose recipients have no campaign (one pass at migration).
+-- campaigns deleted before, whose recipients have no campaign (one pass at migration);
+-- their agent is not known any more ('').
 CREATE TABLE campaigns_deleting (
 	campaign_id  text COLLATE "C" PRIMARY KEY,
-	workspace_id text COLLATE "C" NOT NULL
+	workspace_id text COLLATE "C" NOT NULL,
+	agent_id     text COLLATE "C" NOT NULL DEFAULT ''
 );
 CREATE INDEX campaigns_deleting_workspace ON campaigns_deleting (workspace_id);
 INSERT INTO campaigns_deleting (campaign_id, workspace_id)

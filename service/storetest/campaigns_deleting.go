@@ -13,8 +13,8 @@ func init() {
 	suites = append(suites, suite{"campaigns_deleting", testCampaignsDeleting})
 }
 
-// testCampaignsDeleting: a deleted campaign is listed as deleting (with its workspace,
-// by id, paged by after) until a DeleteCampaignRecipients removes fewer than its limit;
+// testCampaignsDeleting: a deleted campaign is listed as deleting (with its workspace
+// and agent, by id, paged by after) until a DeleteCampaignRecipients removes fewer than its limit;
 // one that removes exactly its limit keeps it listed (recipients may be left); a
 // workspace's delete takes its entries.
 func testCampaignsDeleting(t *testing.T, open Opener) {
@@ -23,6 +23,7 @@ func testCampaignsDeleting(t *testing.T, open Opener) {
 	t0 := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	a, ra := campaignFixture(g, "ws_1", t0)
 	b, rb := campaignFixture(g, "ws_1", t0)
+	b.AgentID = "agt_2"
 	c, rc := campaignFixture(g, "ws_2", t0)
 	kept, rk := campaignFixture(g, "ws_1", t0)
 	update(t, s, func(tx service.Tx) error {
@@ -45,7 +46,8 @@ func testCampaignsDeleting(t *testing.T, open Opener) {
 		}
 		return nil
 	})
-	all := []service.DeletingCampaign{{ID: a.ID, WorkspaceID: "ws_1"}, {ID: b.ID, WorkspaceID: "ws_1"}, {ID: c.ID, WorkspaceID: "ws_2"}}
+	all := []service.DeletingCampaign{{ID: a.ID, WorkspaceID: "ws_1", AgentID: "agt_1"}, {ID: b.ID, WorkspaceID: "ws_1", AgentID: "agt_2"},
+		{ID: c.ID, WorkspaceID: "ws_2", AgentID: "agt_1"}}
 	checkDeleting(t, s, all)
 	view(t, s, func(tx service.Tx) error {
 		first, err := tx.DeletingCampaigns("", 2)
