@@ -46,10 +46,11 @@ func (s *RetentionService) Run(ctx context.Context, interval time.Duration) {
 }
 
 // Sweep queues the delete job of every deleted campaign whose recipients are not all
-// deleted yet (requeueCampaignDeletes), then deletes, in every workspace, the calls (with the conversations that became them),
-// finished campaigns and knowledge files its retention settings have expired,
-// RetentionBatch records per transaction, and records one retention.swept event per
-// workspace where it deleted something. It returns those events' counts by workspace id.
+// deleted yet (requeueCampaignDeletes), then deletes, in every workspace, the calls
+// (with the conversations that became them), finished campaigns and knowledge files its
+// retention settings have expired, RetentionBatch records per transaction, and records
+// one retention.swept event per workspace where it deleted something. It returns those
+// events' counts by workspace id.
 func (s *RetentionService) Sweep(ctx context.Context) (map[string]data.RetentionSwept, error) {
 	// First, so that a workspace's failing sweep does not keep it from running: the
 	// recipients of deleted campaigns whose delete job gave up are queued again.
