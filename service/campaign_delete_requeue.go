@@ -19,6 +19,13 @@ func (b *base) requeueCampaignDeletes(ctx context.Context) (int, error) {
 	found, after := 0, ""
 	for {
 		var page []DeletingCampaign
+		// A read first: the list is empty most of the time, and then no write is made.
+		if err := b.store.View(ctx, func(tx Tx) (err error) {
+			page, err = tx.DeletingCampaigns(after, 1)
+			return err
+		}); err != nil || len(page) == 0 {
+			return found, err
+		}
 		err := b.store.Update(ctx, func(tx Tx) (err error) {
 			page, err = tx.DeletingCampaigns(after, RetentionBatch)
 			if err != nil {
