@@ -53,9 +53,10 @@ func (s *RetentionService) Run(ctx context.Context, interval time.Duration) {
 // events' counts by workspace id.
 func (s *RetentionService) Sweep(ctx context.Context) (map[string]data.RetentionSwept, error) {
 	// First, so that a workspace's failing sweep does not keep it from running: the
-	// recipients of deleted campaigns whose delete job gave up are queued again.
+	// recipients of deleted campaigns whose delete job gave up are queued again. Its
+	// failure is logged and keeps no workspace from its sweep.
 	if n, err := s.requeueCampaignDeletes(ctx); err != nil {
-		return nil, err
+		s.log.Error("retention sweep: queueing deleted campaigns' recipients", "error", err)
 	} else if n > 0 {
 		s.log.Info("retention sweep: deleted campaigns' recipients left to delete", "campaigns", n)
 	}
