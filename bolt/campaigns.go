@@ -371,9 +371,11 @@ func deletingOwner(v []byte) (ws, agent string) {
 
 // listOrphanedRecipients lists in campaigns_deleting each campaign that has recipients
 // but no record: deleted before the list was kept, its delete job may have given up
-// (the schema 21 → 22 migration). It walks the recipients index one campaign a seek.
+// (the schema 21 → 22 migration). It walks the recipients index one campaign a seek. The
+// campaign's agent is its earlier delete job's, while that job is kept (deleteJobAgents).
 func listOrphanedRecipients(tx *bbolt.Tx) error {
 	campaigns, deleting := tx.Bucket(bucketCampaigns), tx.Bucket(bucketCampaignsDeleting)
+	var agents map[string]string
 	cur := tx.Bucket(bucketRecipientsByC).Cursor()
 	for k, _ := cur.First(); k != nil; {
 		i := bytes.IndexByte(k, 0)
@@ -388,7 +390,12 @@ func listOrphanedRecipients(tx *bbolt.Tx) error {
 				return err
 			}
 			if r != nil {
-				if err := deleting.Put(id, []byte(r.WorkspaceID)); err != nil {
+				if agents == nil {
+					if agents, err = deleteJobAgents(tx); err != nil {
+						return err
+					}
+				}
+				if err := deleting.Put(id, []byte(r.WorkspaceID+"\x00"+agents[r.WorkspaceID+"\x00"+string(id)])); err != nil {
 					return err
 				}
 			}
@@ -396,6 +403,21 @@ func listOrphanedRecipients(tx *bbolt.Tx) error {
 		k, _ = cur.Seek(append(id, 1)) // past "<id>\x00…": the next campaign
 	}
 	return nil
+}
+
+// deleteJobAgents maps "<ws>\x00<campaign id>" to the agent of a campaign.delete_recipients
+// job of that campaign (its unique key) among the jobs kept (one walk of them: finished
+// ones are pruned after --job-retention).
+func deleteJobAgents(tx *bbolt.Tx) (map[string]string, error) {
+	out := map[string]string{}
+	err := tx.Bucket(bucketJobs).ForEach(func(k, _ []byte) error {
+		j, err := readJob(tx, string(k))
+		if err == nil && j != nil && j.Kind == service.JobKindDeleteCampaignRecipients && j.AgentID != nil {
+			out[j.WorkspaceID+"\x00"+j.UniqueKey] = *j.AgentID
+		}
+		return err
+	})
+	return out, err
 }
 
 // deleteRecipientsOf deletes the campaign's first limit recipients (all when limit < 0)

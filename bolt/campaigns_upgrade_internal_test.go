@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"go.etcd.io/bbolt"
 
@@ -104,8 +105,9 @@ func TestKeptCampaignRecipientsOfAnOlderFileAreCounted(t *testing.T) {
 
 // A file before schema 22 did not list every campaign deleted with recipients left (a
 // campaign deleted before campaigns_deleting was kept). Opening it (schema 22) lists
-// each campaign whose recipients have no record, with their workspace, so that the check
-// that queues their delete job again finds it; a campaign there is stays off the list.
+// each campaign whose recipients have no record, with their workspace (and the agent of
+// its earlier delete job when it is kept), so that the check that queues their delete job
+// again finds it; a campaign there is stays off the list.
 func TestDeletedCampaignsOfAnOlderFileAreListed(t *testing.T) {
 	db, dir, opts := openFile(t)
 	recipient := func(id, campaign, ws string) *data.Recipient {
@@ -131,6 +133,17 @@ func TestDeletedCampaignsOfAnOlderFileAreListed(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// cmp_2's delete job failed for good and is still kept: the campaign's agent is its.
+	agent := "agt_2"
+	if err := db.Update(context.Background(), func(tx service.Tx) error {
+		_, err := tx.EnqueueJob(&data.JobRecord{Job: data.Job{ID: "job_1", WorkspaceID: "ws_1", AgentID: &agent,
+			Kind: service.JobKindDeleteCampaignRecipients, Status: data.JobFailed, Attempt: 5, MaxAttempts: 5,
+			RunAt: data.NewTime(time.Now()), CreatedAt: data.NewTime(time.Now()), FinishedAt: data.NewTime(time.Now()).Ptr()},
+			Payload: []byte(`{"campaign_id":"cmp_2"}`), UniqueKey: "cmp_2"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
 	// As an older binary left it: two campaigns deleted, their recipients not, unlisted.
 	if err := db.bolt.Update(func(b *bbolt.Tx) error {
 		if err := setSchemaVersion(b, 21); err != nil {
@@ -150,7 +163,7 @@ func TestDeletedCampaignsOfAnOlderFileAreListed(t *testing.T) {
 	}
 	db = reopenUpgraded(t, db, dir, opts)
 	defer db.Close()
-	want := []service.DeletingCampaign{{ID: "cmp_2", WorkspaceID: "ws_1"}, {ID: "cmp_3", WorkspaceID: "ws_2"}}
+	want := []service.DeletingCampaign{{ID: "cmp_2", WorkspaceID: "ws_1", AgentID: "agt_2"}, {ID: "cmp_3", WorkspaceID: "ws_2"}}
 	if err := db.View(context.Background(), func(tx service.Tx) error {
 		got, err := tx.DeletingCampaigns("", 10)
 		if !slices.Equal(got, want) {

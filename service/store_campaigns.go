@@ -93,6 +93,7 @@ type DeletingCampaign struct {
 	ID          string
 	WorkspaceID string
 	// AgentID is the campaign's agent, whose the job queued again is (as the delete's
-	// was); "" for a campaign listed by the storage upgrade, deleted before the list kept it.
+	// was); for a campaign the storage upgrade listed (deleted before the list was kept),
+	// its earlier delete job's agent while that job is kept, else "".
 	AgentID string
 }
