@@ -25,7 +25,7 @@ var (
 	bucketRecipientsCall  = []byte("recipients_by_call") // call id → recipient id, in progress only
 	// ws → the recipients its campaigns keep (data.Campaign.KeptWeight), uint64 big-endian
 	bucketCampaignsKept = []byte("campaigns_kept")
-	// campaign id → "<ws>\x00<agent id>" (before schema 22 "<ws>" alone), for a deleted
+	// campaign id → "<ws>\x00<agent id>" (before schema 18 "<ws>" alone), for a deleted
 	// campaign whose recipients are not all deleted yet: a workspace's delete finds them
 	// here (no other index of it is left), and so does the check that re-queues their job
 	bucketCampaignsDeleting = []byte("campaigns_deleting")
@@ -363,7 +363,7 @@ func (t tx) DeletingCampaigns(after string, limit int) ([]service.DeletingCampai
 }
 
 // deletingOwner splits a campaigns_deleting value into its workspace and agent ("" in a
-// value written before schema 22).
+// value written before schema 18).
 func deletingOwner(v []byte) (ws, agent string) {
 	w, a, _ := bytes.Cut(v, []byte{0})
 	return string(w), string(a)
@@ -371,7 +371,7 @@ func deletingOwner(v []byte) (ws, agent string) {
 
 // listOrphanedRecipients lists in campaigns_deleting each campaign that has recipients
 // but no record: deleted before the list was kept, its delete job may have given up
-// (the schema 21 → 22 migration). It walks the recipients index one campaign a seek. The
+// (the schema 17 → 18 migration). It walks the recipients index one campaign a seek. The
 // campaign's agent is its earlier delete job's, while that job is kept (deleteJobAgents).
 func listOrphanedRecipients(tx *bbolt.Tx) error {
 	campaigns, deleting := tx.Bucket(bucketCampaigns), tx.Bucket(bucketCampaignsDeleting)

@@ -103,8 +103,8 @@ func TestKeptCampaignRecipientsOfAnOlderFileAreCounted(t *testing.T) {
 	}
 }
 
-// A file before schema 22 did not list every campaign deleted with recipients left (a
-// campaign deleted before campaigns_deleting was kept). Opening it (schema 22) lists
+// A file before schema 18 did not list every campaign deleted with recipients left (a
+// campaign deleted before campaigns_deleting was kept). Opening it (schema 18) lists
 // each campaign whose recipients have no record, with their workspace (and the agent of
 // its earlier delete job when it is kept), so that the check that queues their delete job
 // again finds it; a campaign there is stays off the list.
@@ -146,7 +146,7 @@ func TestDeletedCampaignsOfAnOlderFileAreListed(t *testing.T) {
 	}
 	// As an older binary left it: two campaigns deleted, their recipients not, unlisted.
 	if err := db.bolt.Update(func(b *bbolt.Tx) error {
-		if err := setSchemaVersion(b, 21); err != nil {
+		if err := setSchemaVersion(b, 17); err != nil {
 			return err
 		}
 		for _, c := range []*data.Campaign{gone, other} {

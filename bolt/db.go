@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 22
+const schemaVersion = 18
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -326,13 +326,7 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// (idempotency.go), so that the purge goes in batches without walking every one;
 	// filled here (indexIdempotencyByTime).
 	indexIdempotencyByTime,
-	// 17 → 18 … 20 → 21: numbers given to other changes, made on other branches; their
-	// steps take these places when they are merged.
-	func(*bbolt.Tx) error { return nil },
-	func(*bbolt.Tx) error { return nil },
-	func(*bbolt.Tx) error { return nil },
-	func(*bbolt.Tx) error { return nil },
-	// 21 → 22: campaigns_deleting lists every deleted campaign with recipients left,
+	// 17 → 18: campaigns_deleting lists every deleted campaign with recipients left,
 	// which a check reads to queue their delete job again when it gave up
 	// (service/campaign_delete_requeue.go); filled here with the campaigns deleted before
 	// the list was kept (listOrphanedRecipients). An older binary would not re-queue

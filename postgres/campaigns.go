@@ -289,7 +289,7 @@ func (t *tx) DeleteCampaignRecipients(campaignID string, limit int) (int, error)
 }
 
 // DeletingCampaigns implements service.CampaignTx from campaigns_deleting (migration
-// 0033).
+// 0029).
 func (t *tx) DeletingCampaigns(after string, limit int) ([]service.DeletingCampaign, error) {
 	rows, err := t.query(`SELECT campaign_id, workspace_id, agent_id FROM campaigns_deleting
 		WHERE campaign_id > $1 ORDER BY campaign_id LIMIT $2`, after, limit)

@@ -10,14 +10,14 @@ import (
 	"github.com/voiceapi/voiceapi/postgres"
 )
 
-// BenchmarkMigrationListsDeletedCampaigns times the open that applies migration 0033 to a
+// BenchmarkMigrationListsDeletedCampaigns times the open that applies migration 0029 to a
 // database holding 200,000 campaign recipients: 100,000 of 100 live campaigns and 100,000
 // of 100 deleted ones (no row in campaigns), which it lists. Writing the rows is untimed.
 func BenchmarkMigrationListsDeletedCampaigns(b *testing.B) {
 	ctx := context.Background()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		pool := schemaAt(b, 32)
+		pool := schemaAt(b, 28)
 		if _, err := pool.Exec(ctx, `INSERT INTO campaigns (id, workspace_id, agent_id, status, body)
 			SELECT 'cmp_live_' || c, 'ws_1', 'agt_1', 'completed', '{}' FROM generate_series(1, 100) c`); err != nil {
 			b.Fatal(err)

@@ -95,12 +95,12 @@ func TestMigrationCountsKeptCampaignRecipients(t *testing.T) {
 	}
 }
 
-// Migration 0033 lists as deleting each campaign deleted before it whose recipients are
+// Migration 0029 lists as deleting each campaign deleted before it whose recipients are
 // not all deleted (recipients without their campaign), so the check that queues their
 // delete job again finds them, of the agent of their earlier delete job when it is kept;
 // a campaign there is stays off the list.
 func TestMigrationListsDeletedCampaignsRecipientsLeft(t *testing.T) {
-	pool := schemaAt(t, 32)
+	pool := schemaAt(t, 28)
 	ctx := context.Background()
 	body, err := json.Marshal(data.Campaign{ID: "cmp_1", WorkspaceID: "ws_1", AgentID: "agt_1", Status: data.CampaignRunning,
 		Counts: data.CampaignCounts{Total: 1}})
