@@ -8,6 +8,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // Buckets of campaigns and their recipients (service.CampaignTx, docs/campaigns.md). A
@@ -24,8 +25,9 @@ var (
 	bucketRecipientsCall  = []byte("recipients_by_call") // call id → recipient id, in progress only
 	// ws → the recipients its campaigns keep (data.Campaign.KeptWeight), uint64 big-endian
 	bucketCampaignsKept = []byte("campaigns_kept")
-	// campaign id → its workspace, for a deleted campaign whose recipients are not all
-	// deleted yet: a workspace's delete finds them here (no other index of it is left)
+	// campaign id → "<ws>\x00<agent id>" (before schema 18 "<ws>" alone), for a deleted
+	// campaign whose recipients are not all deleted yet: a workspace's delete finds them
+	// here (no other index of it is left), and so does the check that re-queues their job
 	bucketCampaignsDeleting = []byte("campaigns_deleting")
 )
 
@@ -330,7 +332,7 @@ func (t tx) DeleteCampaign(c *data.Campaign) error {
 	if err := putKept(t.b, c.WorkspaceID, max(keptCount(t.b, c.WorkspaceID)-c.KeptWeight(), 0)); err != nil {
 		return err
 	}
-	if err := t.b.Bucket(bucketCampaignsDeleting).Put([]byte(c.ID), []byte(c.WorkspaceID)); err != nil {
+	if err := t.b.Bucket(bucketCampaignsDeleting).Put([]byte(c.ID), []byte(c.WorkspaceID+"\x00"+c.AgentID)); err != nil {
 		return err
 	}
 	return t.b.Bucket(bucketCampaigns).Delete([]byte(c.ID))
@@ -343,6 +345,79 @@ func (t tx) DeleteCampaignRecipients(campaignID string, limit int) (int, error) 
 		return n, err
 	}
 	return n, t.b.Bucket(bucketCampaignsDeleting).Delete([]byte(campaignID)) // none left
+}
+
+// DeletingCampaigns implements service.CampaignTx from campaigns_deleting.
+func (t tx) DeletingCampaigns(after string, limit int) ([]service.DeletingCampaign, error) {
+	var out []service.DeletingCampaign
+	cur := t.b.Bucket(bucketCampaignsDeleting).Cursor()
+	k, v := cur.Seek([]byte(after))
+	if k != nil && string(k) == after {
+		k, v = cur.Next()
+	}
+	for ; k != nil && len(out) < limit; k, v = cur.Next() {
+		ws, agent := deletingOwner(v)
+		out = append(out, service.DeletingCampaign{ID: string(k), WorkspaceID: ws, AgentID: agent})
+	}
+	return out, nil
+}
+
+// deletingOwner splits a campaigns_deleting value into its workspace and agent ("" in a
+// value written before schema 18).
+func deletingOwner(v []byte) (ws, agent string) {
+	w, a, _ := bytes.Cut(v, []byte{0})
+	return string(w), string(a)
+}
+
+// listOrphanedRecipients lists in campaigns_deleting each campaign that has recipients
+// but no record: deleted before the list was kept, its delete job may have given up
+// (the schema 17 → 18 migration). It walks the recipients index one campaign a seek. The
+// campaign's agent is its earlier delete job's, while that job is kept (deleteJobAgents).
+func listOrphanedRecipients(tx *bbolt.Tx) error {
+	campaigns, deleting := tx.Bucket(bucketCampaigns), tx.Bucket(bucketCampaignsDeleting)
+	var agents map[string]string
+	cur := tx.Bucket(bucketRecipientsByC).Cursor()
+	for k, _ := cur.First(); k != nil; {
+		i := bytes.IndexByte(k, 0)
+		if i < 0 {
+			k, _ = cur.Next()
+			continue
+		}
+		id := append([]byte(nil), k[:i]...)
+		if campaigns.Get(id) == nil && deleting.Get(id) == nil {
+			r, err := readRecipient(tx, string(k[i+1:]))
+			if err != nil {
+				return err
+			}
+			if r != nil {
+				if agents == nil {
+					if agents, err = deleteJobAgents(tx); err != nil {
+						return err
+					}
+				}
+				if err := deleting.Put(id, []byte(r.WorkspaceID+"\x00"+agents[r.WorkspaceID+"\x00"+string(id)])); err != nil {
+					return err
+				}
+			}
+		}
+		k, _ = cur.Seek(append(id, 1)) // past "<id>\x00…": the next campaign
+	}
+	return nil
+}
+
+// deleteJobAgents maps "<ws>\x00<campaign id>" to the agent of a campaign.delete_recipients
+// job of that campaign (its unique key) among the jobs kept (one walk of them: finished
+// ones are pruned after --job-retention).
+func deleteJobAgents(tx *bbolt.Tx) (map[string]string, error) {
+	out := map[string]string{}
+	err := tx.Bucket(bucketJobs).ForEach(func(k, _ []byte) error {
+		j, err := readJob(tx, string(k))
+		if err == nil && j != nil && j.Kind == service.JobKindDeleteCampaignRecipients && j.AgentID != nil {
+			out[j.WorkspaceID+"\x00"+j.UniqueKey] = *j.AgentID
+		}
+		return err
+	})
+	return out, err
 }
 
 // deleteRecipientsOf deletes the campaign's first limit recipients (all when limit < 0)
@@ -421,7 +496,7 @@ func deleteWorkspaceCampaigns(tx *bbolt.Tx, ws string) error {
 	deleting := tx.Bucket(bucketCampaignsDeleting)
 	var gone [][]byte
 	if err := deleting.ForEach(func(id, owner []byte) error {
-		if string(owner) == ws {
+		if w, _ := deletingOwner(owner); w == ws {
 			ids = append(ids, string(id))
 			gone = append(gone, append([]byte(nil), id...))
 		}

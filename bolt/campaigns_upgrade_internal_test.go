@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"go.etcd.io/bbolt"
 
@@ -99,5 +100,77 @@ func TestKeptCampaignRecipientsOfAnOlderFileAreCounted(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// A file before schema 18 did not list every campaign deleted with recipients left (a
+// campaign deleted before campaigns_deleting was kept). Opening it (schema 18) lists
+// each campaign whose recipients have no record, with their workspace (and the agent of
+// its earlier delete job when it is kept), so that the check that queues their delete job
+// again finds it; a campaign there is stays off the list.
+func TestDeletedCampaignsOfAnOlderFileAreListed(t *testing.T) {
+	db, dir, opts := openFile(t)
+	recipient := func(id, campaign, ws string) *data.Recipient {
+		return &data.Recipient{ID: id, CampaignID: campaign, WorkspaceID: ws, PhoneNumber: "+14155550100", State: data.RecipientPending}
+	}
+	campaign := func(id, ws string, rs ...*data.Recipient) (*data.Campaign, []*data.Recipient) {
+		return &data.Campaign{ID: id, WorkspaceID: ws, AgentID: "agt_1", Status: data.CampaignCompleted,
+			Counts: data.CampaignCounts{Total: int64(len(rs))}}, rs
+	}
+	kept, rk := campaign("cmp_1", "ws_1", recipient("rcp_1", "cmp_1", "ws_1"))
+	gone, rg := campaign("cmp_2", "ws_1", recipient("rcp_2", "cmp_2", "ws_1"), recipient("rcp_3", "cmp_2", "ws_1"))
+	other, ro := campaign("cmp_3", "ws_2", recipient("rcp_4", "cmp_3", "ws_2"))
+	if err := db.Update(context.Background(), func(tx service.Tx) error {
+		for _, x := range []struct {
+			c  *data.Campaign
+			rs []*data.Recipient
+		}{{kept, rk}, {gone, rg}, {other, ro}} {
+			if err := tx.InsertCampaign(x.c, x.rs); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// cmp_2's delete job failed for good and is still kept: the campaign's agent is its.
+	agent := "agt_2"
+	if err := db.Update(context.Background(), func(tx service.Tx) error {
+		_, err := tx.EnqueueJob(&data.JobRecord{Job: data.Job{ID: "job_1", WorkspaceID: "ws_1", AgentID: &agent,
+			Kind: service.JobKindDeleteCampaignRecipients, Status: data.JobFailed, Attempt: 5, MaxAttempts: 5,
+			RunAt: data.NewTime(time.Now()), CreatedAt: data.NewTime(time.Now()), FinishedAt: data.NewTime(time.Now()).Ptr()},
+			Payload: []byte(`{"campaign_id":"cmp_2"}`), UniqueKey: "cmp_2"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// As an older binary left it: two campaigns deleted, their recipients not, unlisted.
+	if err := db.bolt.Update(func(b *bbolt.Tx) error {
+		if err := setSchemaVersion(b, 17); err != nil {
+			return err
+		}
+		for _, c := range []*data.Campaign{gone, other} {
+			if err := indexDelete(b.Bucket(bucketCampaignsByWS), c.WorkspaceID, c.ID); err != nil {
+				return err
+			}
+			if err := b.Bucket(bucketCampaigns).Delete([]byte(c.ID)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	db = reopenUpgraded(t, db, dir, opts)
+	defer db.Close()
+	want := []service.DeletingCampaign{{ID: "cmp_2", WorkspaceID: "ws_1", AgentID: "agt_2"}, {ID: "cmp_3", WorkspaceID: "ws_2"}}
+	if err := db.View(context.Background(), func(tx service.Tx) error {
+		got, err := tx.DeletingCampaigns("", 10)
+		if !slices.Equal(got, want) {
+			t.Errorf("deleting campaigns after the upgrade: %v, want %v", got, want)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 17
+const schemaVersion = 18
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -326,6 +326,12 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// (idempotency.go), so that the purge goes in batches without walking every one;
 	// filled here (indexIdempotencyByTime).
 	indexIdempotencyByTime,
+	// 17 → 18: campaigns_deleting lists every deleted campaign with recipients left,
+	// which a check reads to queue their delete job again when it gave up
+	// (service/campaign_delete_requeue.go); filled here with the campaigns deleted before
+	// the list was kept (listOrphanedRecipients). An older binary would not re-queue
+	// them, so the version keeps it out.
+	listOrphanedRecipients,
 }
 
 func migrate(tx *bbolt.Tx) error {

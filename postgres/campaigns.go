@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // Campaigns and their recipients (service.CampaignTx, migration 0016). Each record is
@@ -18,7 +19,7 @@ import (
 
 func init() {
 	workspaceCascades = append(workspaceCascades, func(t *tx, ws string) error {
-		for _, table := range []string{"campaign_recipients", "campaigns", "campaign_kept_counts", "suppressions", "suppression_counts"} {
+		for _, table := range []string{"campaign_recipients", "campaigns", "campaigns_deleting", "campaign_kept_counts", "suppressions", "suppression_counts"} {
 			if _, err := t.exec(`DELETE FROM `+table+` WHERE workspace_id = $1`, ws); err != nil {
 				return err
 			}
@@ -267,6 +268,10 @@ func (t *tx) DeleteCampaign(c *data.Campaign) error {
 	if _, err := t.exec(`DELETE FROM campaigns WHERE id = $1`, c.ID); err != nil {
 		return err
 	}
+	if _, err := t.exec(`INSERT INTO campaigns_deleting (campaign_id, workspace_id, agent_id) VALUES ($1, $2, $3)
+		ON CONFLICT (campaign_id) DO NOTHING`, c.ID, c.WorkspaceID, c.AgentID); err != nil {
+		return err
+	}
 	return t.moveKept(c.WorkspaceID, -c.KeptWeight())
 }
 
@@ -298,7 +303,31 @@ func (t *tx) DeleteCampaignRecipients(campaignID string, limit int) (int, error)
 	}
 	tag, err := t.exec(`DELETE FROM campaign_recipients WHERE id IN (
 		SELECT id FROM campaign_recipients WHERE campaign_id = $1 LIMIT $2)`, campaignID, limit)
+	if err != nil || int(tag.RowsAffected()) == limit {
+		return int(tag.RowsAffected()), err
+	}
+	_, err = t.exec(`DELETE FROM campaigns_deleting WHERE campaign_id = $1`, campaignID) // none left
 	return int(tag.RowsAffected()), err
+}
+
+// DeletingCampaigns implements service.CampaignTx from campaigns_deleting (migration
+// 0029).
+func (t *tx) DeletingCampaigns(after string, limit int) ([]service.DeletingCampaign, error) {
+	rows, err := t.query(`SELECT campaign_id, workspace_id, agent_id FROM campaigns_deleting
+		WHERE campaign_id > $1 ORDER BY campaign_id LIMIT $2`, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []service.DeletingCampaign
+	for rows.Next() {
+		var c service.DeletingCampaign
+		if err := rows.Scan(&c.ID, &c.WorkspaceID, &c.AgentID); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
 
 // KeptCampaignRecipients implements service.CampaignTx from the kept count (migration

@@ -94,3 +94,47 @@ func TestMigrationCountsKeptCampaignRecipients(t *testing.T) {
 		}
 	}
 }
+
+// Migration 0029 lists as deleting each campaign deleted before it whose recipients are
+// not all deleted (recipients without their campaign), so the check that queues their
+// delete job again finds them, of the agent of their earlier delete job when it is kept;
+// a campaign there is stays off the list.
+func TestMigrationListsDeletedCampaignsRecipientsLeft(t *testing.T) {
+	pool := schemaAt(t, 28)
+	ctx := context.Background()
+	body, err := json.Marshal(data.Campaign{ID: "cmp_1", WorkspaceID: "ws_1", AgentID: "agt_1", Status: data.CampaignRunning,
+		Counts: data.CampaignCounts{Total: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO campaigns (id, workspace_id, agent_id, status, body) VALUES ('cmp_1', 'ws_1', 'agt_1', $1, $2)`,
+		data.CampaignRunning, body); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range [][3]string{{"rcp_1", "cmp_1", "ws_1"}, {"rcp_2", "cmp_2", "ws_1"}, {"rcp_3", "cmp_2", "ws_1"}, {"rcp_4", "cmp_3", "ws_2"}} {
+		if _, err := pool.Exec(ctx, `INSERT INTO campaign_recipients (id, campaign_id, workspace_id, state, body) VALUES ($1, $2, $3, 'pending', '{}')`,
+			r[0], r[1], r[2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// cmp_2's delete job failed for good and is still kept: the campaign's agent is its.
+	if _, err := pool.Exec(ctx, `INSERT INTO jobs (id, workspace_id, agent_id, kind, payload, status, attempt, max_attempts, run_at, unique_key, created_at, finished_at)
+		VALUES ('job_1', 'ws_1', 'agt_2', 'campaign.delete_recipients', '{"campaign_id":"cmp_2"}', 'failed', 5, 5, now(), 'cmp_2', now(), now())`); err != nil {
+		t.Fatal(err)
+	}
+	db, err := postgres.Open(ctx, postgres.Options{URL: pool.Config().ConnString(), PasswordCost: bcrypt.MinCost, SecretKey: testkit.SecretKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	want := []service.DeletingCampaign{{ID: "cmp_2", WorkspaceID: "ws_1", AgentID: "agt_2"}, {ID: "cmp_3", WorkspaceID: "ws_2"}}
+	if err := db.View(ctx, func(tx service.Tx) error {
+		got, err := tx.DeletingCampaigns("", 10)
+		if !slices.Equal(got, want) {
+			t.Errorf("deleting campaigns after the migration: %v, want %v", got, want)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

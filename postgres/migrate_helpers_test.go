@@ -13,7 +13,7 @@ import (
 // schemaAt opens a new database with the schema as version left it, applied as Migrate
 // applies it (each migration recorded in schema_migrations), so that a migration's test
 // can write the rows the older code wrote before it migrates the rest.
-func schemaAt(t *testing.T, version int) *pgxpool.Pool {
+func schemaAt(t testing.TB, version int) *pgxpool.Pool {
 	t.Helper()
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, pgtest.Database(t))

@@ -34,7 +34,8 @@ const campaignDeleteAttempts = 10_000
 
 func (s *CampaignService) recipientsDeleteKind() JobKind {
 	return JobKind{Name: JobKindDeleteCampaignRecipients, Module: data.ModuleCallHistory, Handle: s.runRecipientsDelete,
-		MaxAttempts: campaignDeleteAttempts, Backoff: ExponentialBackoff(5*time.Second, time.Minute)}
+		MaxAttempts: campaignDeleteAttempts, Backoff: ExponentialBackoff(5*time.Second, time.Minute),
+		AtStart: func(ctx context.Context) error { _, err := s.requeueCampaignDeletes(ctx); return err }}
 }
 
 // DeleteCampaign implements data.CampaignService: a finished campaign (completed, or

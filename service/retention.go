@@ -46,11 +46,21 @@ func (s *RetentionService) Run(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// Sweep deletes, in every workspace, the calls (with the conversations that became them),
-// finished campaigns and knowledge files its retention settings have expired,
-// RetentionBatch records per transaction, and records one retention.swept event per
-// workspace where it deleted something. It returns those events' counts by workspace id.
+// Sweep queues the delete job of every deleted campaign whose recipients are not all
+// deleted yet (requeueCampaignDeletes), then deletes, in every workspace, the calls
+// (with the conversations that became them), finished campaigns and knowledge files its
+// retention settings have expired, RetentionBatch records per transaction, and records
+// one retention.swept event per workspace where it deleted something. It returns those
+// events' counts by workspace id.
 func (s *RetentionService) Sweep(ctx context.Context) (map[string]data.RetentionSwept, error) {
+	// First, so that a workspace's failing sweep does not keep it from running: the
+	// recipients of deleted campaigns whose delete job gave up are queued again. Its
+	// failure is logged and keeps no workspace from its sweep.
+	if n, err := s.requeueCampaignDeletes(ctx); err != nil {
+		s.log.Error("retention sweep: queueing deleted campaigns' recipients", "error", err)
+	} else if n > 0 {
+		s.log.Info("retention sweep: deleted campaigns' recipients left to delete", "campaigns", n)
+	}
 	var ids []string
 	err := s.store.View(ctx, func(tx Tx) error {
 		all, err := tx.AllWorkspaces()

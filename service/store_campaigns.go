@@ -53,7 +53,14 @@ type CampaignTx interface {
 	DeleteCampaign(c *data.Campaign) error
 	// DeleteCampaignRecipients removes up to limit recipients of the campaign, with their
 	// index entries, and returns how many it removed (fewer than limit: none is left).
+	// DeleteCampaign lists the campaign as deleting (DeletingCampaigns); the call that
+	// removes fewer than limit takes it off the list.
 	DeleteCampaignRecipients(campaignID string, limit int) (int, error)
+	// DeletingCampaigns returns up to limit deleted campaigns whose recipients are not
+	// all removed yet, by campaign id, those after after (""): the list the check that
+	// re-queues their delete job reads (requeueCampaignDeletes), read without a walk of
+	// the recipients. A deleted workspace's entries go with it.
+	DeletingCampaigns(after string, limit int) ([]DeletingCampaign, error)
 	// KeptCampaignRecipients returns the workspace's kept count: data.Campaign.KeptWeight
 	// summed over its campaigns. In a write transaction it holds until the transaction
 	// ends, as CountSuppressions's does.
@@ -78,4 +85,15 @@ type CampaignTx interface {
 	Suppressions(workspaceID string, req data.PageRequest) ([]*data.Suppression, data.Page, error)
 	// DeleteSuppression removes an entry; none is no error.
 	DeleteSuppression(s *data.Suppression) error
+}
+
+// DeletingCampaign is a deleted campaign whose recipients are not all removed yet
+// (CampaignTx.DeletingCampaigns).
+type DeletingCampaign struct {
+	ID          string
+	WorkspaceID string
+	// AgentID is the campaign's agent, whose the job queued again is (as the delete's
+	// was); for a campaign the storage upgrade listed (deleted before the list was kept),
+	// its earlier delete job's agent while that job is kept, else "".
+	AgentID string
 }
