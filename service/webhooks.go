@@ -59,10 +59,13 @@ func (b *base) mayCarry(ctx context.Context, w *data.Webhook) error {
 			hidden = append(hidden, t)
 		}
 	}
-	if len(hidden) > 0 {
-		return data.Errorf(data.EFORBIDDEN, "This token may not read every event the webhook carries (%s): a key with scopes needs the read scope of their module, and audit:read for security events.", strings.Join(hidden, ", "))
+	if len(hidden) == 0 {
+		return nil
 	}
-	return nil
+	if lacks := v.lacks(hidden); len(lacks) > 0 {
+		return data.Errorf(data.EFORBIDDEN, "This token may not read every event the webhook carries (%s): this API key lacks %s.", strings.Join(hidden, ", "), strings.Join(lacks, ", "))
+	}
+	return data.Errorf(data.EFORBIDDEN, "This token may not read every event the webhook carries (%s): a key with scopes needs the read scope of their module, and audit:read for security events.", strings.Join(hidden, ", "))
 }
 
 // carriable splits the event types into those v reads every event of, which a webhook
