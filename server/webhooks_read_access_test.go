@@ -205,3 +205,45 @@ func TestWebhookReadsHoldTheEventLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestWebhookTestEventNeedsItsReader: POST /webhooks/{id}/test answers with the
+// webhook.test event (a security event: its actor, its place in the audit chain) and
+// queues a delivery that names it, so a key with scopes needs audit:read to send one,
+// as it does to read or retry that delivery. Refused, nothing is recorded.
+func TestWebhookTestEventNeedsItsReader(t *testing.T) {
+	s := testkit.NewServer(t, nil)
+	own := s.Owner.Token
+	r := s.Do("POST", "/api/v1/webhooks", own, map[string]any{"url": "https://example.com/calls", "events": []string{data.EventCallEnded}})
+	testkit.Expect(t, r, 201)
+	id := r.Data()["id"].(string)
+	logged := func() int {
+		fanOutAll(t, s)
+		return len(s.Do("GET", "/api/v1/webhooks/"+id+"/deliveries?per_page=100", own, nil).List())
+	}
+	for _, c := range []struct {
+		scopes []string
+		status int
+		msg    string
+	}{
+		{[]string{data.ScopeWebhooksWrite}, 403, "This token may not read every event the webhook carries (webhook.test): this API key lacks audit:read."},
+		{[]string{data.ScopeWebhooksWrite, "call_history:read"}, 403, "This token may not read every event the webhook carries (webhook.test): this API key lacks audit:read."},
+		{[]string{data.ScopeWebhooksWrite, data.ScopeAuditRead}, 202, ""},
+		{nil, 202, ""},
+	} {
+		token := own
+		if c.scopes != nil {
+			token = keyWithScopes(t, s, c.scopes...)
+		}
+		before := logged()
+		r := s.Do("POST", "/api/v1/webhooks/"+id+"/test", token, nil)
+		after := logged()
+		switch {
+		case r.Status != c.status:
+			t.Errorf("%v: %d %s, want %d", c.scopes, r.Status, r.Body, c.status)
+		case c.status == 403 && (r.JSON()["message"] != c.msg || after != before):
+			t.Errorf("%v: %s; deliveries %d, then %d", c.scopes, r.Body, before, after)
+		case c.status == 202 && (r.Data()["type"] != data.EventWebhookTest || after != before+1):
+			t.Errorf("%v: %s; deliveries %d, then %d", c.scopes, r.Body, before, after)
+		}
+	}
+}
