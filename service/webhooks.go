@@ -44,10 +44,11 @@ func currentWorkspace(ctx context.Context) (string, error) {
 
 // mayCarry refuses a caller who may not read every event of the types a webhook carries
 // (visibility.go): a webhook sends every event of its types, of every agent, to its
-// receiver, so only who may read them all configures, tests, replays or retries it, or reads
-// its deliveries (loggedTypes; conventions §6). The route admits owners and admins whose token sees every agent; a
-// key with scopes must also hold the read scope of each module the types belong to, and
-// audit:read for security events.
+// receiver, so only who may read them all configures, tests, replays or retries it, or
+// reads its deliveries (loggedTypes; conventions §6). The route admits owners and admins
+// whose token sees every agent; a key with scopes must also hold the read scope of each
+// module the types belong to, and audit:read for security events. The refusal names the
+// types and the scopes the key lacks (conventions §20).
 func (b *base) mayCarry(ctx context.Context, w *data.Webhook) error {
 	v := b.eventVisibility(data.PrincipalFrom(ctx))
 	if !v.allAgents() {
