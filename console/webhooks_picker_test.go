@@ -14,7 +14,9 @@ import (
 // key limited to the agents module (the session cookie holds any token) is offered
 // neither as a box it can tick: job.failed comes disabled under "Not offered to you",
 // and on a webhook that already carries it, ticked and sent back as it is, so a save
-// neither drops it unseen nor passes (the API refuses the key, 403, and says why).
+// neither drops it unseen nor passes (the API refuses the key, 403, and says why). Its
+// deliveries, which name events the key may not read, are not shown, and the API's
+// reason is.
 func TestWebhookFormOffersWhatTheAPIAccepts(t *testing.T) {
 	e := testenv.Start(t)
 	owner := e.SignIn(e.Owner, e.Owner.WorkspaceID)
@@ -51,5 +53,16 @@ func TestWebhookFormOffersWhatTheAPIAccepts(t *testing.T) {
 	show := string(e.Do(nil, "GET", "/webhooks/"+id, "", nil, "Cookie", cookie).Body)
 	if !strings.Contains(show, `value="job.failed" disabled checked`) || !strings.Contains(show, `<input type="hidden" name="events" value="job.failed">`) {
 		t.Errorf("the webhook's withheld job.failed is not shown ticked and sent back")
+	}
+	// The delivery log names job.failed and webhook.test events, which the key may not
+	// read: the page shows the API's reason instead, and offers no test event (a
+	// webhook.test event the key may not read either). The owner has both.
+	test := `action="/webhooks/` + id + `/test"`
+	if !strings.Contains(show, "data-withheld-deliveries") || !strings.Contains(show, "lacks") || strings.Contains(show, test) {
+		t.Errorf("the limited key's page: deliveries withheld %v, test offered %v", strings.Contains(show, "data-withheld-deliveries"), strings.Contains(show, test))
+	}
+	mine := string(e.Do(owner.Client, "GET", "/webhooks/"+id, "", nil).Body)
+	if strings.Contains(mine, "data-withheld-deliveries") || !strings.Contains(mine, test) {
+		t.Errorf("the owner's page: deliveries withheld %v, test offered %v", strings.Contains(mine, "data-withheld-deliveries"), strings.Contains(mine, test))
 	}
 }

@@ -131,7 +131,8 @@ type WebhookService interface {
 	// Errors: not_found.
 	SendTestEvent(ctx context.Context, id string) (*Event, error)
 	// ListDeliveries lists a webhook's delivery attempts, newest first. Errors: not_found,
-	// validation_failed (cursor).
+	// validation_failed (cursor), forbidden (the page may name events the caller may not
+	// read).
 	ListDeliveries(ctx context.Context, webhookID string, p PageRequest) ([]*Delivery, Page, error)
 	// RetryDelivery queues the delivery's event again for its webhook, due now, and returns
 	// the new pending delivery. Errors: not_found, conflict (the delivery is still pending).

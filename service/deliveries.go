@@ -304,13 +304,33 @@ func (s *WebhookService) ListDeliveries(ctx context.Context, webhookID string, r
 	var list []*data.Delivery
 	var page data.Page
 	err = s.store.View(ctx, func(tx Tx) error {
-		if _, err := loadWebhook(tx, ws, webhookID); err != nil {
+		w, err := loadWebhook(tx, ws, webhookID)
+		if err != nil {
 			return err
 		}
-		list, page, err = tx.Deliveries(webhookID, req)
-		return err
+		if list, page, err = tx.Deliveries(webhookID, req); err != nil {
+			return err
+		}
+		return s.mayCarry(ctx, loggedTypes(&w.Webhook, list))
 	})
-	return list, page, err
+	if err != nil {
+		return nil, data.Page{}, err
+	}
+	return list, page, nil
+}
+
+// loggedTypes are the event types a page of w's delivery log may name: w's types (what
+// replay queues), webhook.test (sent to a webhook whatever its types), and the type of
+// each delivery on the page (what retry checks), which covers those of a wider filter w
+// had before. A delivery shows its event's id, type and time and the receiver's answer,
+// so the log is read under mayCarry like a replay: a page is refused whole (403 naming
+// the types), never filtered, so no short page or cursor points at a hidden event.
+func loggedTypes(w *data.Webhook, page []*data.Delivery) *data.Webhook {
+	types := append(append([]string{}, w.Events...), data.EventWebhookTest)
+	for _, d := range page {
+		types = append(types, d.EventType)
+	}
+	return &data.Webhook{Events: types}
 }
 
 // RetryDelivery implements data.WebhookService. The retry starts a new series of attempts

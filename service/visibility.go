@@ -194,6 +194,40 @@ func (v visibility) eventType(typ string) bool {
 	return v.module(s.module) && (s.agentField == "" || v.allAgents())
 }
 
+// lacks names the read scopes, in data.Scopes' order, that the caller's key lacks to read
+// every event of types (eventType's rule, by scope alone): a module's read scope, audit:read
+// for security events, and for job.failed the read scope of each job kind's module. None
+// for a token without scopes, which a role or agent_ids limits instead.
+func (v visibility) lacks(types []string) []string {
+	if v.p == nil || v.p.Scopes == nil {
+		return nil
+	}
+	need := map[string]bool{}
+	for _, typ := range types {
+		s := eventSubjects[typ]
+		switch {
+		case s.job:
+			if v.jobs == nil {
+				continue
+			}
+			for _, name := range v.jobs.names() {
+				need[data.ReadScope(v.jobs.kind(name).Module)] = true
+			}
+		case s.module == "":
+			need[data.ScopeAuditRead] = true
+		default:
+			need[data.ReadScope(s.module)] = true
+		}
+	}
+	var out []string
+	for _, scope := range data.Scopes {
+		if need[scope] && !v.p.HoldsScope(scope) {
+			out = append(out, scope)
+		}
+	}
+	return out
+}
+
 // jobEvent is the rule for a job.failed event: the caller reads its job (GET /jobs's
 // rule, jobAccess), so every channel limits it exactly as the job list does.
 func (v visibility) jobEvent(e *data.Event) bool {

@@ -44,10 +44,11 @@ func currentWorkspace(ctx context.Context) (string, error) {
 
 // mayCarry refuses a caller who may not read every event of the types a webhook carries
 // (visibility.go): a webhook sends every event of its types, of every agent, to its
-// receiver, so only who may read them all configures, replays or retries it
-// (conventions §6). The route admits owners and admins whose token sees every agent; a
-// key with scopes must also hold the read scope of each module the types belong to, and
-// audit:read for security events.
+// receiver, so only who may read them all configures, tests, replays or retries it, or
+// reads its deliveries (loggedTypes; conventions §6). The route admits owners and admins
+// whose token sees every agent; a key with scopes must also hold the read scope of each
+// module the types belong to, and audit:read for security events. The refusal names the
+// types and the scopes the key lacks (conventions §20).
 func (b *base) mayCarry(ctx context.Context, w *data.Webhook) error {
 	v := b.eventVisibility(data.PrincipalFrom(ctx))
 	if !v.allAgents() {
@@ -59,10 +60,13 @@ func (b *base) mayCarry(ctx context.Context, w *data.Webhook) error {
 			hidden = append(hidden, t)
 		}
 	}
-	if len(hidden) > 0 {
-		return data.Errorf(data.EFORBIDDEN, "This token may not read every event the webhook carries (%s): a key with scopes needs the read scope of their module, and audit:read for security events.", strings.Join(hidden, ", "))
+	if len(hidden) == 0 {
+		return nil
 	}
-	return nil
+	if lacks := v.lacks(hidden); len(lacks) > 0 {
+		return data.Errorf(data.EFORBIDDEN, "This token may not read every event the webhook carries (%s): this API key lacks %s.", strings.Join(hidden, ", "), strings.Join(lacks, ", "))
+	}
+	return data.Errorf(data.EFORBIDDEN, "This token may not read every event the webhook carries (%s): a key with scopes needs the read scope of their module, and audit:read for security events.", strings.Join(hidden, ", "))
 }
 
 // carriable splits the event types into those v reads every event of, which a webhook
@@ -304,6 +308,12 @@ func (s *WebhookService) SendTestEvent(ctx context.Context, id string) (*data.Ev
 	var out *data.Event
 	err = s.store.Update(ctx, func(tx Tx) error {
 		if _, err := loadWebhook(tx, ws, id); err != nil {
+			return err
+		}
+		// The answer is the webhook.test event, and its delivery names it: the caller
+		// must read such events (audit:read on a key with scopes), as it must to read or
+		// retry that delivery.
+		if err := s.mayCarry(ctx, &data.Webhook{Events: []string{data.EventWebhookTest}}); err != nil {
 			return err
 		}
 		e, err := s.record(ctx, tx, data.EventWebhookTest, ws, testEventData{WebhookID: id, Message: "This is a test event from voiceapi."})
