@@ -56,13 +56,17 @@ func (s *RetentionService) Sweep(ctx context.Context) (map[string]data.Retention
 	// First, so that a workspace's failing sweep does not keep it from running: the
 	// recipients of deleted campaigns whose delete job gave up are queued again. Its
 	// failure is logged and keeps no workspace from its sweep.
-	if n, err := s.requeueCampaignDeletes(ctx); err != nil {
+	n, err := s.requeueCampaignDeletes(ctx)
+	switch {
+	case errors.Is(err, data.ErrStorageSuperseded):
+		// Storage logged once that this replica no longer writes, as Run does not repeat.
+	case err != nil:
 		s.log.Error("retention sweep: queueing deleted campaigns' recipients", "error", err)
-	} else if n > 0 {
+	case n > 0:
 		s.log.Info("retention sweep: deleted campaigns' recipients left to delete", "campaigns", n)
 	}
 	var ids []string
-	err := s.store.View(ctx, func(tx Tx) error {
+	err = s.store.View(ctx, func(tx Tx) error {
 		all, err := tx.AllWorkspaces()
 		for _, w := range all {
 			ids = append(ids, w.ID)
