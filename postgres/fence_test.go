@@ -129,6 +129,12 @@ func TestOlderReplicaStepsAsideOnceANewerBinaryMigrated(t *testing.T) {
 		t.Errorf("retention sweep on the fenced replica: %v", err)
 	}
 
+	// A wrong password is still refused (422); its record, a write, is not, and is not
+	// logged again either.
+	if resp := r.Do("POST", "/api/v1/auth/login", "", map[string]any{"email": "owner@example.com", "password": "not-the-password"}); resp.Status != 422 {
+		t.Errorf("a wrong password on the fenced replica: %d %s, want 422", resp.Status, resp.Body)
+	}
+
 	logs := r.Logs.String()
 	for _, line := range strings.Split(logs, "\n") {
 		if strings.Contains(line, `"level":"ERROR"`) && !strings.Contains(line, fenceLog) {
