@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -35,7 +34,7 @@ func (s *RetentionService) Run(ctx context.Context, interval time.Duration) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
-		if _, err := s.Sweep(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, data.ErrStorageSuperseded) {
+		if _, err := s.Sweep(ctx); err != nil && ctx.Err() == nil && !data.LoggedByStorage(err) {
 			s.log.Error("retention sweep", "error", err)
 		}
 		select {
@@ -58,10 +57,10 @@ func (s *RetentionService) Sweep(ctx context.Context) (map[string]data.Retention
 	// failure is logged and keeps no workspace from its sweep.
 	n, err := s.requeueCampaignDeletes(ctx)
 	switch {
-	case errors.Is(err, data.ErrStorageSuperseded):
-		// Storage logged once that this replica no longer writes, as Run does not repeat.
 	case err != nil:
-		s.log.Error("retention sweep: queueing deleted campaigns' recipients", "error", err)
+		if !data.LoggedByStorage(err) {
+			s.log.Error("retention sweep: queueing deleted campaigns' recipients", "error", err)
+		}
 	case n > 0:
 		s.log.Info("retention sweep: deleted campaigns' recipients left to delete", "campaigns", n)
 	}
