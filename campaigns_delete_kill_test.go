@@ -50,23 +50,7 @@ func TestCampaignDeleteJobSurvivesKill(t *testing.T) {
 	if status, body := call(t, "DELETE", srv.url+"/api/v1/campaigns/"+doomed, token, ""); status != 204 {
 		t.Fatalf("delete: %d %s", status, body)
 	}
-	jobs := "/api/v1/jobs?kind=" + service.JobKindDeleteCampaignRecipients
-	for deadline := time.Now().Add(30 * time.Second); !hasJob(t, srv.url+jobs+"&status=running", token); {
-		if time.Now().After(deadline) {
-			t.Fatal("the recipients' delete job was not seen running in 30 s")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	srv.cmd.Process.Signal(syscall.SIGKILL)
-	srv.cmd.Wait()
-
-	srv, _ = startServer(t, bin, dataDir, flags...)
-	for deadline := time.Now().Add(60 * time.Second); !hasJob(t, srv.url+jobs+"&status=succeeded", token); {
-		if time.Now().After(deadline) {
-			t.Fatal("the recipients' delete job did not succeed within a minute of the restart")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	srv = killWhileJobRuns(t, srv, bin, dataDir, flags, token, service.JobKindDeleteCampaignRecipients)
 	if status, body := call(t, "GET", srv.url+"/api/v1/campaigns/"+doomed, token, ""); status != 404 {
 		t.Errorf("the deleted campaign after the restart: %d %s", status, body)
 	}
@@ -200,6 +184,31 @@ func createdID(t *testing.T) func(int, []byte) string {
 		}
 		return r.Data.ID
 	}
+}
+
+// killWhileJobRuns SIGKILLs srv once a job of kind is seen running (polled every 2 ms, for
+// 30 s at most), starts the server again on dataDir and returns it once a job of kind has
+// succeeded (within a minute).
+func killWhileJobRuns(t *testing.T, srv *proc, bin, dataDir string, flags []string, token, kind string) *proc {
+	t.Helper()
+	jobs := "/api/v1/jobs?kind=" + kind
+	for deadline := time.Now().Add(30 * time.Second); !hasJob(t, srv.url+jobs+"&status=running", token); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s job was seen running in 30 s", kind)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	srv.cmd.Process.Signal(syscall.SIGKILL)
+	srv.cmd.Wait()
+
+	srv, _ = startServer(t, bin, dataDir, flags...)
+	for deadline := time.Now().Add(60 * time.Second); !hasJob(t, srv.url+jobs+"&status=succeeded", token); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the %s job did not succeed within a minute of the restart", kind)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return srv
 }
 
 // hasJob reports whether the job list at url has a job.

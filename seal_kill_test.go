@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
@@ -55,23 +54,7 @@ func TestSealHeadersJobSurvivesKill(t *testing.T) {
 	plantClearHeaders(t, dataDir, agents)
 
 	srv = restartServer(t, bin, dataDir, flags...) // the start queues the job: watched from readyz on
-	jobs := "/api/v1/jobs?kind=" + service.JobKindSealHeaders
-	for deadline := time.Now().Add(30 * time.Second); !hasJob(t, srv.url+jobs+"&status=running", token); {
-		if time.Now().After(deadline) {
-			t.Fatal("the sealing job was not seen running in 30 s")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	srv.cmd.Process.Signal(syscall.SIGKILL)
-	srv.cmd.Wait()
-
-	srv, _ = startServer(t, bin, dataDir, flags...)
-	for deadline := time.Now().Add(60 * time.Second); !hasJob(t, srv.url+jobs+"&status=succeeded", token); {
-		if time.Now().After(deadline) {
-			t.Fatal("the sealing job did not succeed within a minute of the restart")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	srv = killWhileJobRuns(t, srv, bin, dataDir, flags, token, service.JobKindSealHeaders)
 	srv.cmd.Process.Signal(syscall.SIGTERM)
 	srv.cmd.Wait()
 	checkSealedOnce(t, dataDir, agents)

@@ -372,10 +372,35 @@ func deletingOwner(v []byte) (ws, agent string) {
 // listOrphanedRecipients lists in campaigns_deleting each campaign that has recipients
 // but no record: deleted before the list was kept, its delete job may have given up
 // (the schema 17 → 18 migration). It walks the recipients index one campaign a seek. The
-// campaign's agent is its earlier delete job's, while that job is kept (deleteJobAgents).
+// campaign's agent is its earlier delete job's, while that job is kept (deleteJobAgents),
+// and so is that of each entry a schema 17 binary listed (its workspace alone), as
+// PostgreSQL's migration 0029 gives every campaign it lists.
 func listOrphanedRecipients(tx *bbolt.Tx) error {
 	campaigns, deleting := tx.Bucket(bucketCampaigns), tx.Bucket(bucketCampaignsDeleting)
-	var agents map[string]string
+	var agents map[string]string // read once, only when a campaign needs its agent
+	list := func(id []byte, ws string) error {
+		if agents == nil {
+			var err error
+			if agents, err = deleteJobAgents(tx); err != nil {
+				return err
+			}
+		}
+		return deleting.Put(id, []byte(ws+"\x00"+agents[ws+"\x00"+string(id)]))
+	}
+	older := map[string]string{} // entries without an agent: id → workspace
+	if err := deleting.ForEach(func(id, v []byte) error {
+		if bytes.IndexByte(v, 0) < 0 {
+			older[string(id)] = string(v)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for id, ws := range older {
+		if err := list([]byte(id), ws); err != nil {
+			return err
+		}
+	}
 	cur := tx.Bucket(bucketRecipientsByC).Cursor()
 	for k, _ := cur.First(); k != nil; {
 		i := bytes.IndexByte(k, 0)
@@ -390,12 +415,7 @@ func listOrphanedRecipients(tx *bbolt.Tx) error {
 				return err
 			}
 			if r != nil {
-				if agents == nil {
-					if agents, err = deleteJobAgents(tx); err != nil {
-						return err
-					}
-				}
-				if err := deleting.Put(id, []byte(r.WorkspaceID+"\x00"+agents[r.WorkspaceID+"\x00"+string(id)])); err != nil {
+				if err := list(id, r.WorkspaceID); err != nil {
 					return err
 				}
 			}

@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -107,7 +108,8 @@ func TestKeptCampaignRecipientsOfAnOlderFileAreCounted(t *testing.T) {
 // campaign deleted before campaigns_deleting was kept). Opening it (schema 18) lists
 // each campaign whose recipients have no record, with their workspace (and the agent of
 // its earlier delete job when it is kept), so that the check that queues their delete job
-// again finds it; a campaign there is stays off the list.
+// again finds it; a campaign there is stays off the list. A campaign the schema 17 binary
+// listed itself (its workspace alone) takes its earlier delete job's agent the same way.
 func TestDeletedCampaignsOfAnOlderFileAreListed(t *testing.T) {
 	db, dir, opts := openFile(t)
 	recipient := func(id, campaign, ws string) *data.Recipient {
@@ -120,11 +122,13 @@ func TestDeletedCampaignsOfAnOlderFileAreListed(t *testing.T) {
 	kept, rk := campaign("cmp_1", "ws_1", recipient("rcp_1", "cmp_1", "ws_1"))
 	gone, rg := campaign("cmp_2", "ws_1", recipient("rcp_2", "cmp_2", "ws_1"), recipient("rcp_3", "cmp_2", "ws_1"))
 	other, ro := campaign("cmp_3", "ws_2", recipient("rcp_4", "cmp_3", "ws_2"))
+	listed, rl := campaign("cmp_4", "ws_1", recipient("rcp_5", "cmp_4", "ws_1"))
+	listedNoJob, rn := campaign("cmp_5", "ws_2", recipient("rcp_6", "cmp_5", "ws_2"))
 	if err := db.Update(context.Background(), func(tx service.Tx) error {
 		for _, x := range []struct {
 			c  *data.Campaign
 			rs []*data.Recipient
-		}{{kept, rk}, {gone, rg}, {other, ro}} {
+		}{{kept, rk}, {gone, rg}, {other, ro}, {listed, rl}, {listedNoJob, rn}} {
 			if err := tx.InsertCampaign(x.c, x.rs); err != nil {
 				return err
 			}
@@ -133,27 +137,38 @@ func TestDeletedCampaignsOfAnOlderFileAreListed(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	// cmp_2's delete job failed for good and is still kept: the campaign's agent is its.
-	agent := "agt_2"
+	// cmp_2's and cmp_4's delete jobs failed for good and are still kept: each campaign's
+	// agent is its job's.
 	if err := db.Update(context.Background(), func(tx service.Tx) error {
-		_, err := tx.EnqueueJob(&data.JobRecord{Job: data.Job{ID: "job_1", WorkspaceID: "ws_1", AgentID: &agent,
-			Kind: service.JobKindDeleteCampaignRecipients, Status: data.JobFailed, Attempt: 5, MaxAttempts: 5,
-			RunAt: data.NewTime(time.Now()), CreatedAt: data.NewTime(time.Now()), FinishedAt: data.NewTime(time.Now()).Ptr()},
-			Payload: []byte(`{"campaign_id":"cmp_2"}`), UniqueKey: "cmp_2"})
-		return err
+		for i, c := range []struct{ id, agent string }{{"cmp_2", "agt_2"}, {"cmp_4", "agt_3"}} {
+			agent := c.agent
+			if _, err := tx.EnqueueJob(&data.JobRecord{Job: data.Job{ID: fmt.Sprintf("job_%d", i+1), WorkspaceID: "ws_1", AgentID: &agent,
+				Kind: service.JobKindDeleteCampaignRecipients, Status: data.JobFailed, Attempt: 5, MaxAttempts: 5,
+				RunAt: data.NewTime(time.Now()), CreatedAt: data.NewTime(time.Now()), FinishedAt: data.NewTime(time.Now()).Ptr()},
+				Payload: []byte(`{"campaign_id":"` + c.id + `"}`), UniqueKey: c.id}); err != nil {
+				return err
+			}
+		}
+		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	// As an older binary left it: two campaigns deleted, their recipients not, unlisted.
+	// As an older binary left it: four campaigns deleted, their recipients not; two of
+	// them unlisted (deleted before the list was kept), two listed by their workspace.
 	if err := db.bolt.Update(func(b *bbolt.Tx) error {
 		if err := setSchemaVersion(b, 17); err != nil {
 			return err
 		}
-		for _, c := range []*data.Campaign{gone, other} {
+		for _, c := range []*data.Campaign{gone, other, listed, listedNoJob} {
 			if err := indexDelete(b.Bucket(bucketCampaignsByWS), c.WorkspaceID, c.ID); err != nil {
 				return err
 			}
 			if err := b.Bucket(bucketCampaigns).Delete([]byte(c.ID)); err != nil {
+				return err
+			}
+		}
+		for _, c := range []*data.Campaign{listed, listedNoJob} {
+			if err := b.Bucket(bucketCampaignsDeleting).Put([]byte(c.ID), []byte(c.WorkspaceID)); err != nil {
 				return err
 			}
 		}
@@ -163,7 +178,8 @@ func TestDeletedCampaignsOfAnOlderFileAreListed(t *testing.T) {
 	}
 	db = reopenUpgraded(t, db, dir, opts)
 	defer db.Close()
-	want := []service.DeletingCampaign{{ID: "cmp_2", WorkspaceID: "ws_1", AgentID: "agt_2"}, {ID: "cmp_3", WorkspaceID: "ws_2"}}
+	want := []service.DeletingCampaign{{ID: "cmp_2", WorkspaceID: "ws_1", AgentID: "agt_2"}, {ID: "cmp_3", WorkspaceID: "ws_2"},
+		{ID: "cmp_4", WorkspaceID: "ws_1", AgentID: "agt_3"}, {ID: "cmp_5", WorkspaceID: "ws_2"}}
 	if err := db.View(context.Background(), func(tx service.Tx) error {
 		got, err := tx.DeletingCampaigns("", 10)
 		if !slices.Equal(got, want) {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -108,7 +107,7 @@ func expireConversations(ctx context.Context, conv *service.ConversationService,
 		for {
 			n, err := conv.ExpireIdle(ctx, 100)
 			if err != nil {
-				if ctx.Err() == nil && !errors.Is(err, data.ErrStorageSuperseded) {
+				if ctx.Err() == nil && !data.LoggedByStorage(err) {
 					logger.Error("ending idle conversations", "error", err)
 				}
 				break

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -49,7 +48,7 @@ func pruneLoop(ctx context.Context, logger *slog.Logger, every time.Duration, wh
 	for {
 		total, err := prunePass(ctx, prune, batch)
 		switch {
-		case err != nil && ctx.Err() == nil && !errors.Is(err, data.ErrStorageSuperseded):
+		case err != nil && ctx.Err() == nil && !data.LoggedByStorage(err):
 			logger.Error("pruning "+what, "error", err, "pruned", total)
 		case total > 0:
 			logger.Info("pruned "+what, append([]any{"count", total}, attrs...)...)

@@ -50,6 +50,11 @@ var ErrStorageUnavailable = errors.New("the database is unavailable")
 // of the refused write was carried out.
 var ErrStorageSuperseded = errors.New("the database was upgraded by a newer voiceapi")
 
+// LoggedByStorage reports an error whose cause storage has logged once already (the
+// fence's ErrStorageSuperseded): whatever logs its errors (a request, a background loop)
+// leaves it out, or the line would repeat for as long as the replica runs.
+func LoggedByStorage(err error) bool { return errors.Is(err, ErrStorageSuperseded) }
+
 // Error is an application error: a code, a message safe to show to the client and, for
 // validation failures, the messages per field keyed by dot path.
 type Error struct {

@@ -296,8 +296,8 @@ func (t *tx) DeleteCampaignRecipients(campaignID string, limit int) (int, error)
 		t.w.level = pgx.ReadCommitted
 		// With the SERIALIZABLE writes' plan settings (indexPlansSQL), so that the batch
 		// plans as it was measured: never a sequential scan of every campaign's recipients.
-		if _, err := t.exec(`SELECT pg_advisory_xact_lock($1, $2), set_config('enable_seqscan', 'off', true),
-			set_config('plan_cache_mode', 'force_custom_plan', true)`, campaignLockSpace, workspaceKey(campaignID)); err != nil {
+		if _, err := t.exec(`SELECT pg_advisory_xact_lock($1, $2), `+indexPlanSettings,
+			campaignLockSpace, workspaceKey(campaignID)); err != nil {
 			return 0, err
 		}
 	}

@@ -119,7 +119,28 @@ func TestOlderReplicaStepsAsideOnceANewerBinaryMigrated(t *testing.T) {
 		}
 	}
 
+	// The retention sweep's check of deleted campaigns finds one listed (left by a
+	// campaign deleted before the fence) and is refused its write: no line of its own.
+	if _, err := pool.Exec(ctx, `INSERT INTO campaigns_deleting (campaign_id, workspace_id) VALUES ($1, $2)`,
+		r.PG.IDs().New(data.PrefixCampaign), ws); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Svc.Retention.Sweep(ctx); err != nil && !errors.Is(err, data.ErrStorageSuperseded) {
+		t.Errorf("retention sweep on the fenced replica: %v", err)
+	}
+
+	// A wrong password is still refused (422); its record, a write, is not, and is not
+	// logged again either.
+	if resp := r.Do("POST", "/api/v1/auth/login", "", map[string]any{"email": "owner@example.com", "password": "not-the-password"}); resp.Status != 422 {
+		t.Errorf("a wrong password on the fenced replica: %d %s, want 422", resp.Status, resp.Body)
+	}
+
 	logs := r.Logs.String()
+	for _, line := range strings.Split(logs, "\n") {
+		if strings.Contains(line, `"level":"ERROR"`) && !strings.Contains(line, fenceLog) {
+			t.Errorf("a background pass logs the fence again: %s", line)
+		}
+	}
 	if n := strings.Count(logs, fenceLog); n != 1 {
 		t.Errorf("the fence is logged %d times, want once:\n%s", n, logs)
 	}

@@ -228,7 +228,11 @@ func (t *tx) begin() error {
 // docs/performance.md). An index scan is locked by the index page it read. Plans are made
 // anew for the transaction (force_custom_plan): a connection's cached generic plan may
 // have been made by a read with sequential scans allowed. Plans change, results do not.
-const indexPlansSQL = `SELECT set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_custom_plan', true)`
+const indexPlansSQL = `SELECT ` + indexPlanSettings
+
+// indexPlanSettings are indexPlansSQL's settings, for a statement that makes them along
+// with something else (a campaign's recipients batch: campaigns.go).
+const indexPlanSettings = `set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_custom_plan', true)`
 
 // isolation is level as BEGIN spells it.
 func isolation(level pgx.TxIsoLevel) string {

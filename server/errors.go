@@ -52,29 +52,16 @@ var causes = []struct {
 	cause error
 	code  string
 	msg   string
-	// logged: storage has told the operator once already; a line per request would
-	// repeat it for as long as the replica runs.
-	logged bool
 }{
-	{syscall.ENOSPC, data.ESTORAGEFULL, "The server's storage is full: nothing was written. Retry once the operator has freed space; reads keep working.", false},
-	{data.ErrStorageSuperseded, data.EUNAVAILABLE, supersededMessage, true},
-	{data.ErrStorageUnavailable, data.EUNAVAILABLE, "The database is unavailable (restarting or unreachable). Retry the request in a few seconds; a create retried with the same Idempotency-Key is made only once.", false},
+	{syscall.ENOSPC, data.ESTORAGEFULL, "The server's storage is full: nothing was written. Retry once the operator has freed space; reads keep working."},
+	{data.ErrStorageSuperseded, data.EUNAVAILABLE, supersededMessage},
+	{data.ErrStorageUnavailable, data.EUNAVAILABLE, "The database is unavailable (restarting or unreachable). Retry the request in a few seconds; a create retried with the same Idempotency-Key is made only once."},
 }
 
 // supersededMessage answers a write (and /readyz) on a replica whose database a newer
 // voiceapi has migrated (postgres/fence.go): the load balancer takes it out, so a retry
 // reaches an upgraded replica.
 const supersededMessage = "The database was upgraded by a newer voiceapi: this replica runs an older version and no longer writes; nothing was written. Retry the request in a few seconds (an upgraded replica answers it); the operator must replace this replica with the new version."
-
-// alreadyLogged reports an error whose cause storage has logged once already.
-func alreadyLogged(err error) bool {
-	for _, c := range causes {
-		if c.logged && errors.Is(err, c.cause) {
-			return true
-		}
-	}
-	return false
-}
 
 // unavailableRetryAfter is the Retry-After, in seconds, of a 503 that sets none itself:
 // about the time a database restart or a load balancer's health check takes.
@@ -105,7 +92,7 @@ type errorBody struct {
 // and masked: the client sees the id, nothing internal.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if known := classify(err); known != err {
-		if !alreadyLogged(err) {
+		if !data.LoggedByStorage(err) {
 			// The operator must hear of it: clients only learn to retry later.
 			s.log.ErrorContext(r.Context(), "request refused by the system below storage", slog.String("request_id", requestIDFrom(r.Context())),
 				slog.String("code", data.ErrorCode(known)), slog.String("error", err.Error()))

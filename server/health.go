@@ -24,7 +24,7 @@ func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) error {
 	if s.svc.Ready != nil {
 		if err := s.svc.Ready(r.Context()); err != nil {
-			if alreadyLogged(err) {
+			if data.LoggedByStorage(err) {
 				return err // logged once by storage; the answer says why
 			}
 			s.log.Error("not ready", "error", err)

@@ -169,7 +169,7 @@ func (s *AuthService) loginFailed(ctx context.Context, u *data.UserRecord, works
 		_, err := s.recordAs(tx, actor, data.EventUserLoginFailed, u.PersonalWorkspaceID, loginEvent{UserID: u.ID, Email: u.Email, WorkspaceID: workspaceID})
 		return err
 	})
-	if err != nil {
+	if err != nil && !data.LoggedByStorage(err) {
 		s.log.Error("recording a failed login", "error", err)
 	}
 	return refused

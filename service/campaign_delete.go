@@ -75,16 +75,25 @@ func (b *base) deleteCampaign(ctx context.Context, tx Tx, c *data.Campaign) erro
 		return err
 	}
 	if n == CampaignDeleteBatch {
-		payload, err := json.Marshal(campaignRecipientsDeletePayload{c.ID})
-		if err != nil {
-			return err
-		}
-		if _, err := b.enqueueJob(tx, data.JobEnqueue{WorkspaceID: c.WorkspaceID, AgentID: c.AgentID,
-			Kind: JobKindDeleteCampaignRecipients, Payload: payload, UniqueKey: c.ID}); err != nil {
+		if err := b.enqueueRecipientsDelete(tx, DeletingCampaign{ID: c.ID, WorkspaceID: c.WorkspaceID, AgentID: c.AgentID}); err != nil {
 			return err
 		}
 	}
 	_, err = b.record(ctx, tx, data.EventCampaignDeleted, c.WorkspaceID, c)
+	return err
+}
+
+// enqueueRecipientsDelete queues deleted campaign c's campaign.delete_recipients job, of
+// its agent: the one place the delete and the check that queues it again
+// (requeueCampaignDeletes) build it. Its unique key, the campaign id, keeps a campaign
+// to one pending job.
+func (b *base) enqueueRecipientsDelete(tx Tx, c DeletingCampaign) error {
+	payload, err := json.Marshal(campaignRecipientsDeletePayload{c.ID})
+	if err != nil {
+		return err
+	}
+	_, err = b.enqueueJob(tx, data.JobEnqueue{WorkspaceID: c.WorkspaceID, AgentID: c.AgentID,
+		Kind: JobKindDeleteCampaignRecipients, Payload: payload, UniqueKey: c.ID})
 	return err
 }
 

@@ -1,11 +1,6 @@
 package service
 
-import (
-	"context"
-	"encoding/json"
-
-	"github.com/voiceapi/voiceapi/data"
-)
+import "context"
 
 // requeueCampaignDeletes queues campaign.delete_recipients for each deleted campaign
 // whose recipients are not all deleted yet (CampaignTx.DeletingCampaigns), so that they
@@ -32,12 +27,7 @@ func (b *base) requeueCampaignDeletes(ctx context.Context) (int, error) {
 				return err
 			}
 			for _, c := range page {
-				payload, err := json.Marshal(campaignRecipientsDeletePayload{c.ID})
-				if err != nil {
-					return err
-				}
-				if _, err := b.enqueueJob(tx, data.JobEnqueue{WorkspaceID: c.WorkspaceID, AgentID: c.AgentID,
-					Kind: JobKindDeleteCampaignRecipients, Payload: payload, UniqueKey: c.ID}); err != nil {
+				if err := b.enqueueRecipientsDelete(tx, c); err != nil {
 					return err
 				}
 			}

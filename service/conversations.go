@@ -382,7 +382,8 @@ func (s *ConversationService) ExpireIdle(ctx context.Context, limit int) (int, e
 		if err != nil {
 			// One conversation that cannot end now must not keep the others open: the
 			// list is oldest first, so stopping here would meet it first on every pass.
-			if ctx.Err() != nil {
+			// A refusal storage logged (a fenced replica) refuses the others alike.
+			if ctx.Err() != nil || data.LoggedByStorage(err) {
 				return ended, err
 			}
 			s.log.Warn("ending an idle conversation failed; the next pass tries again", "conversation_id", id, "error", err)

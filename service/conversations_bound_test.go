@@ -1,7 +1,10 @@
 package service_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -189,5 +192,37 @@ func TestOpenConversationsRaceForTheLastSlot(t *testing.T) {
 				t.Errorf("active conversations = %v, want the winner's alone", got)
 			}
 		})
+	}
+}
+
+// TestExpireIdleStopsOnAFencedStore: on a replica whose database a newer voiceapi migrated
+// (every write refused, which storage logged once), the idle conversations' pass stops at
+// the first refused end and returns the refusal: it neither redacts and tries every other
+// idle conversation nor logs a line for each, every pass.
+func TestExpireIdleStopsOnAFencedStore(t *testing.T) {
+	clock := newSteppedClock()
+	var logs strings.Builder
+	w := newRedactionWorldWith(t, func(o *service.Options) {
+		o.Now = clock.now
+		o.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+	})
+	w.svc.Conversations.Configure(service.ConversationOptions{
+		Models: func(data.LLMConfig) (llm.Client, error) { return hangUpModel{}, nil }, ModelTimeout: leaseTestModelTimeout})
+	for range 3 {
+		if _, err := w.tryStartA(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.advance(data.ConversationIdleTimeout + time.Minute)
+	w.store.superseded.Store(true)
+	n, err := w.svc.Conversations.ExpireIdle(context.Background(), 100)
+	if n != 0 || !errors.Is(err, data.ErrStorageSuperseded) {
+		t.Errorf("ExpireIdle on a fenced store: %d ended, %v; want 0 and the refusal", n, err)
+	}
+	if got := w.store.refused.Load(); got != 1 {
+		t.Errorf("%d ends tried on the fenced store, want 1 (the pass stops at the first refusal)", got)
+	}
+	if strings.Contains(logs.String(), "ending an idle conversation failed") {
+		t.Errorf("the refused ends are logged one by one:\n%s", logs.String())
 	}
 }

@@ -384,7 +384,7 @@ func (r *JobRunner) Heartbeat(ctx context.Context) {
 			run.lose()
 		}
 	}
-	if err != nil && !errors.Is(err, data.ErrStorageSuperseded) {
+	if err != nil && !data.LoggedByStorage(err) {
 		r.s.log.Error("jobs: extending leases", "error", err)
 	}
 }

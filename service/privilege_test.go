@@ -18,9 +18,16 @@ import (
 type watchedStore struct {
 	service.Store
 	writing atomic.Int32
+	// superseded refuses every write as a fenced PostgreSQL replica does; refused counts them.
+	superseded atomic.Bool
+	refused    atomic.Int32
 }
 
 func (w *watchedStore) Update(ctx context.Context, fn func(tx service.Tx) error) error {
+	if w.superseded.Load() {
+		w.refused.Add(1)
+		return fmt.Errorf("%w: as a fenced replica", data.ErrStorageSuperseded)
+	}
 	w.writing.Add(1)
 	defer w.writing.Add(-1)
 	return w.Store.Update(ctx, fn)

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -35,7 +34,7 @@ func (s *RetentionService) Run(ctx context.Context, interval time.Duration) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
-		if _, err := s.Sweep(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, data.ErrStorageSuperseded) {
+		if _, err := s.Sweep(ctx); err != nil && ctx.Err() == nil && !data.LoggedByStorage(err) {
 			s.log.Error("retention sweep", "error", err)
 		}
 		select {
@@ -56,13 +55,17 @@ func (s *RetentionService) Sweep(ctx context.Context) (map[string]data.Retention
 	// First, so that a workspace's failing sweep does not keep it from running: the
 	// recipients of deleted campaigns whose delete job gave up are queued again. Its
 	// failure is logged and keeps no workspace from its sweep.
-	if n, err := s.requeueCampaignDeletes(ctx); err != nil {
-		s.log.Error("retention sweep: queueing deleted campaigns' recipients", "error", err)
-	} else if n > 0 {
+	n, err := s.requeueCampaignDeletes(ctx)
+	switch {
+	case err != nil:
+		if !data.LoggedByStorage(err) {
+			s.log.Error("retention sweep: queueing deleted campaigns' recipients", "error", err)
+		}
+	case n > 0:
 		s.log.Info("retention sweep: deleted campaigns' recipients left to delete", "campaigns", n)
 	}
 	var ids []string
-	err := s.store.View(ctx, func(tx Tx) error {
+	err = s.store.View(ctx, func(tx Tx) error {
 		all, err := tx.AllWorkspaces()
 		for _, w := range all {
 			ids = append(ids, w.ID)

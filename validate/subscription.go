@@ -28,10 +28,13 @@ func SubscriptionSet(in data.SubscriptionSet) error {
 	for _, name := range slices.Sorted(maps.Keys(in.Limits)) {
 		if !slices.Contains(data.LimitNames, name) {
 			errs.Addf(name, "The %s limit is unknown; limits are %s.", name, strings.Join(data.LimitNames, ", "))
+		} else if name == data.LimitOpenConversations {
+			// -1 takes the plan's limit away, which leaves the server's bound, not none.
+			if v := in.Limits[name]; v < -1 || v > MaxOpenConversations {
+				errs.Addf(name, "The %s limit must be -1 (the server's bound) or 0 to %d.", name, MaxOpenConversations)
+			}
 		} else if in.Limits[name] < -1 {
 			errs.Addf(name, "The %s limit must be -1 (unlimited) or at least 0.", name)
-		} else if name == data.LimitOpenConversations && in.Limits[name] > MaxOpenConversations {
-			errs.Addf(name, "The %s limit must be -1 (the server's bound) or 0 to %d.", name, MaxOpenConversations)
 		}
 	}
 	return errs.Err()

@@ -38,6 +38,22 @@ func TestSubscriptionSetRules(t *testing.T) {
 	}
 }
 
+// An open_conversations limit out of range, below or above, is told what -1 means for it:
+// the plan's limit taken away leaves the server's bound, so "-1 (unlimited)" would be
+// untrue. Other limits keep their message.
+func TestSubscriptionSetOpenConversationsMessage(t *testing.T) {
+	for _, v := range []int64{-2, validate.MaxOpenConversations + 1} {
+		err := validate.SubscriptionSet(data.SubscriptionSet{Limits: map[string]int64{data.LimitOpenConversations: v}})
+		if err == nil || !strings.Contains(err.Error(), "-1 (the server's bound)") || strings.Contains(err.Error(), "unlimited") {
+			t.Errorf("open_conversations %d: %v, want it to say -1 is the server's bound", v, err)
+		}
+	}
+	err := validate.SubscriptionSet(data.SubscriptionSet{Limits: map[string]int64{data.LimitAgents: -2}})
+	if err == nil || !strings.Contains(err.Error(), "-1 (unlimited)") {
+		t.Errorf("agents -2: %v, want -1 (unlimited)", err)
+	}
+}
+
 // TestAnalyticsParamsLeaveDefaultsToTheRange: the query string's parameters are read
 // without a clock; CallAnalyticsRange fills the defaults on the one it is given.
 func TestAnalyticsParamsLeaveDefaultsToTheRange(t *testing.T) {

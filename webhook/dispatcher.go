@@ -196,7 +196,7 @@ func (d *Dispatcher) run(ctx context.Context) {
 		d.beginClaim()
 		list, next, err := d.q.ClaimDueDeliveries(ctx, d.cfg.Now(), d.cfg.Workers, d.cfg.Lease, d.isClaimed)
 		if err != nil {
-			if !errors.Is(err, data.ErrStorageSuperseded) { // storage logged that once
+			if !data.LoggedByStorage(err) { // storage logged that once
 				d.log.Error("webhook dispatcher: reading due deliveries", "error", err)
 			}
 			wait = errorWait // with an error the claim returns no jobs (it holds no lease)
@@ -237,7 +237,7 @@ func (d *Dispatcher) drainOutbox(ctx context.Context) time.Duration {
 	for ctx.Err() == nil {
 		n, err := d.q.FanOut(ctx, 0)
 		if err != nil {
-			if !errors.Is(err, data.ErrStorageSuperseded) {
+			if !data.LoggedByStorage(err) {
 				d.log.Error("webhook dispatcher: fanning out events", "error", err)
 			}
 			return errorWait
