@@ -78,7 +78,10 @@ func TestAgentTestRunEveryCriterion(t *testing.T) {
 	if hits.Load() != 0 {
 		t.Errorf("the custom function's endpoint was asked %d times: a test must answer from its mock", hits.Load())
 	}
-	// The run's job is readable and succeeded, with its progress.
+	// The run's job is readable and succeeded, with its progress. The run's end is
+	// committed by the job's handler, the job's success by the runner once the handler
+	// has returned: the job may still read running here, so it is waited for.
+	waitJob(t, e.Server, e.tok, run["job_id"].(string), data.JobSucceeded)
 	job := e.Do("GET", "/api/v1/jobs/"+run["job_id"].(string), e.tok, nil)
 	testkit.Expect(t, job, 200)
 	if job.Data()["status"] != data.JobSucceeded || job.Data()["kind"] != "agent.test_run" || job.Data()["agent_id"] != agent {
