@@ -23,23 +23,7 @@ func TestCampaignDeleteJobOutlastsKills(t *testing.T) {
 	ada := mustUser(t, svc, "ada@example.com")
 	ctx := testkit.As(ada)
 	first := campaignOfTwo(t, svc, ctx, 1)
-	rows := make([]data.RecipientInput, service.CampaignDeleteBatch+10)
-	for i := range rows {
-		rows[i] = data.RecipientInput{PhoneNumber: fmt.Sprintf("+1415%07d", 1_000_000+i)}
-	}
-	max := 1
-	c, err := svc.Campaigns.CreateCampaign(ctx, data.CampaignCreate{Name: "Big", AgentID: first.AgentID, NumberID: first.NumberID,
-		Window: &data.CampaignWindow{Days: data.Weekdays, Start: "00:00", End: "23:59"}, MaxConcurrent: &max, Recipients: rows})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.Campaigns.CancelCampaign(ctx, c.ID); err != nil {
-		t.Fatal(err)
-	}
-	recipients := recipientIDsOf(t, svc, ctx, c.ID)
-	if err := svc.Campaigns.DeleteCampaign(ctx, c.ID); err != nil {
-		t.Fatal(err)
-	}
+	_, recipients := deletedBigCampaign(t, svc, ctx, first, 1_000_000, service.CampaignDeleteBatch+10)
 	// Runs that die: each claim commits with a lease already over, and nothing more is
 	// heard of it, DefaultJobMaxAttempts times.
 	for range service.DefaultJobMaxAttempts {

@@ -25,7 +25,7 @@ func TestDeletedCampaignRecipientsOutlastTheirJob(t *testing.T) {
 	first := campaignOfTwo(t, svc, ctx, 1)
 	ws := first.WorkspaceID
 
-	c, recipients := deletedBigCampaign(t, svc, ctx, first, 1_000_000)
+	c, recipients := deletedBigCampaign(t, svc, ctx, first, 1_000_000, service.CampaignDeleteBatch+10)
 	giveUpDeleteJob(t, engine, c, data.JobFailed)
 	if n := storedRecipients(t, engine, recipients); n != 10 {
 		t.Fatalf("%d recipients stored after the job gave up, want the 10 past the delete's batch", n)
@@ -53,7 +53,7 @@ func TestDeletedCampaignRecipientsOutlastTheirJob(t *testing.T) {
 	}
 
 	// A job canceled: a runner's start queues it again.
-	d, more := deletedBigCampaign(t, svc, ctx, first, 2_000_000)
+	d, more := deletedBigCampaign(t, svc, ctx, first, 2_000_000, service.CampaignDeleteBatch+10)
 	giveUpDeleteJob(t, engine, d, data.JobCanceled)
 	started := svc.Jobs.NewRunner(service.RunnerOptions{Workers: 1, Kinds: []string{service.JobKindDeleteCampaignRecipients},
 		Poll: 10 * time.Millisecond, Jitter: noJitter})
@@ -76,11 +76,11 @@ func TestDeletedCampaignRecipientsOutlastTheirJob(t *testing.T) {
 	}
 }
 
-// deletedBigCampaign creates a campaign of CampaignDeleteBatch+10 recipients (numbers
-// from base on) beside first, cancels and deletes it, and returns it with its recipients' ids.
-func deletedBigCampaign(t *testing.T, svc *service.Services, ctx context.Context, first *data.Campaign, base int) (*data.Campaign, []string) {
+// deletedBigCampaign creates a campaign of size recipients (numbers from base on) beside
+// first, cancels and deletes it, and returns it with its recipients' ids.
+func deletedBigCampaign(t *testing.T, svc *service.Services, ctx context.Context, first *data.Campaign, base, size int) (*data.Campaign, []string) {
 	t.Helper()
-	rows := make([]data.RecipientInput, service.CampaignDeleteBatch+10)
+	rows := make([]data.RecipientInput, size)
 	for i := range rows {
 		rows[i] = data.RecipientInput{PhoneNumber: fmt.Sprintf("+1415%07d", base+i)}
 	}

@@ -3,7 +3,6 @@ package service_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -73,23 +72,7 @@ func TestCampaignDeleteInBatches(t *testing.T) {
 	ctx := testkit.As(ada)
 	first := campaignOfTwo(t, svc, ctx, 1)
 	size := service.CampaignDeleteBatch*2 + 10
-	rows := make([]data.RecipientInput, size)
-	for i := range rows {
-		rows[i] = data.RecipientInput{PhoneNumber: fmt.Sprintf("+1415%07d", 1_000_000+i)}
-	}
-	max := 1
-	c, err := svc.Campaigns.CreateCampaign(ctx, data.CampaignCreate{Name: "Big", AgentID: first.AgentID, NumberID: first.NumberID,
-		Window: &data.CampaignWindow{Days: data.Weekdays, Start: "00:00", End: "23:59"}, MaxConcurrent: &max, Recipients: rows})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.Campaigns.CancelCampaign(ctx, c.ID); err != nil {
-		t.Fatal(err)
-	}
-	recipients := recipientIDsOf(t, svc, ctx, c.ID)
-	if err := svc.Campaigns.DeleteCampaign(ctx, c.ID); err != nil {
-		t.Fatal(err)
-	}
+	c, recipients := deletedBigCampaign(t, svc, ctx, first, 1_000_000, size)
 	if _, err := svc.Campaigns.Campaign(ctx, c.ID); data.ErrorCode(err) != data.ENOTFOUND {
 		t.Errorf("the deleted campaign reads %v, want %s at once", err, data.ENOTFOUND)
 	}

@@ -3,7 +3,6 @@ package service_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -111,22 +110,7 @@ func TestNewJobKindsAreReadAsTheirRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := make([]data.RecipientInput, service.CampaignDeleteBatch+1)
-	for i := range rows {
-		rows[i] = data.RecipientInput{PhoneNumber: fmt.Sprintf("+1415%07d", 1_000_000+i)}
-	}
-	one := 1
-	c, err := svc.Campaigns.CreateCampaign(ctx, data.CampaignCreate{Name: "Big", AgentID: first.AgentID, NumberID: first.NumberID,
-		Window: &data.CampaignWindow{Days: data.Weekdays, Start: "00:00", End: "23:59"}, MaxConcurrent: &one, Recipients: rows})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.Campaigns.CancelCampaign(ctx, c.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Campaigns.DeleteCampaign(ctx, c.ID); err != nil {
-		t.Fatal(err)
-	}
+	deletedBigCampaign(t, svc, ctx, first, 1_000_000, service.CampaignDeleteBatch+1)
 	jobs := map[string]string{} // kind → its job's id
 	for _, kind := range []string{service.JobKindSealHeaders, service.JobKindRedactEnded} {
 		if err := engine.Update(context.Background(), func(tx service.Tx) error {
