@@ -37,11 +37,7 @@ func TestCampaignDeleteJobSurvivesKill(t *testing.T) {
 	}
 	bin := voiceapiBinary(t)
 	dataDir := filepath.Join(t.TempDir(), "data")
-	lease := "10m" // the restarted server owns the bbolt file alone: it runs the job at once
-	if testkit.OnPostgres() {
-		lease = "2s" // another replica might hold it: the restarted one waits the lease out
-	}
-	flags := []string{"--rate-limit", "0", "--job-lease", lease, "--job-poll", "200ms"}
+	flags := killedJobFlags()
 	srv, stdout := startServer(t, bin, dataDir, flags...)
 	token := bootstrapToken(t, stdout)
 	agent, number := dialAgentAndNumber(t, srv.url, token)
@@ -209,6 +205,16 @@ func killWhileJobRuns(t *testing.T, srv *proc, bin, dataDir string, flags []stri
 		time.Sleep(50 * time.Millisecond)
 	}
 	return srv
+}
+
+// killedJobFlags are the flags of a server whose job killWhileJobRuns kills: the
+// restarted server runs it again as soon as its lease allows.
+func killedJobFlags() []string {
+	lease := "10m" // the restarted server owns the bbolt file alone: it runs the job at once
+	if testkit.OnPostgres() {
+		lease = "2s" // another replica might hold it: the restarted one waits the lease out
+	}
+	return []string{"--rate-limit", "0", "--job-lease", lease, "--job-poll", "200ms"}
 }
 
 // hasJob reports whether the job list at url has a job.

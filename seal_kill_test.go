@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/seal"
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -38,11 +37,7 @@ func TestSealHeadersJobSurvivesKill(t *testing.T) {
 	}
 	bin := voiceapiBinary(t)
 	dataDir := filepath.Join(t.TempDir(), "data")
-	lease := "10m" // the restarted server owns the bbolt file alone: it runs the job at once
-	if testkit.OnPostgres() {
-		lease = "2s" // another replica might hold it: the restarted one waits the lease out
-	}
-	flags := []string{"--rate-limit", "0", "--job-lease", lease, "--job-poll", "200ms"}
+	flags := killedJobFlags()
 	srv, stdout := startServer(t, bin, dataDir, flags...)
 	token := bootstrapToken(t, stdout)
 	var agents []string
