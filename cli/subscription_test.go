@@ -25,17 +25,7 @@ func run(t *testing.T, args ...string) (string, error) {
 }
 
 func TestSubscriptionSetCommand(t *testing.T) {
-	dir := t.TempDir()
-	db, err := bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := cli.NewServices(db).Users.CreateUser(context.Background(), data.UserCreate{Name: "Op", Email: "op@example.com", Password: "password123"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	ws := u.PersonalWorkspaceID
+	dir, ws := operatorWorkspace(t)
 
 	out, err := run(t, "subscription", "set", "--data", dir, "--workspace", ws, "--plan", "pro", "--numbers", "5", "--call-minutes", "1000", "--agents", "0")
 	if err != nil {
@@ -48,7 +38,7 @@ func TestSubscriptionSetCommand(t *testing.T) {
 	if out, err := run(t, "subscription", "set", "--data", dir, "--workspace", ws, "--agents", "-1", "--webhooks", "3", "--concurrent-calls", "25"); err != nil {
 		t.Fatalf("second set: %v\n%s", err, out)
 	}
-	db, err = bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true})
+	db, err := bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,17 +75,7 @@ func TestSubscriptionSetCommand(t *testing.T) {
 // (the server's --max-open-conversations bounds again); -2, a word, 1e9 and values past
 // the bound are refused and leave the stored limit as it was.
 func TestSubscriptionSetOpenConversations(t *testing.T) {
-	dir := t.TempDir()
-	db, err := bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := cli.NewServices(db).Users.CreateUser(context.Background(), data.UserCreate{Name: "Op", Email: "op@example.com", Password: "password123"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	ws := u.PersonalWorkspaceID
+	dir, ws := operatorWorkspace(t)
 	// stored reads the plan's open_conversations limit; -1 when the plan sets none (this
 	// process runs no server, so no server bound shows either).
 	stored := func() int64 {
@@ -149,4 +129,21 @@ func TestSubscriptionSetOpenConversations(t *testing.T) {
 			t.Errorf("--open-conversations %s refused, yet the stored limit is now %d, want 7", c.value, got)
 		}
 	}
+}
+
+// operatorWorkspace is a stopped server's data directory holding one user, and that
+// user's workspace: what `voiceapi subscription set` works on.
+func operatorWorkspace(t *testing.T) (dir, ws string) {
+	t.Helper()
+	dir = t.TempDir()
+	db, err := bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := cli.NewServices(db).Users.CreateUser(context.Background(), data.UserCreate{Name: "Op", Email: "op@example.com", Password: "password123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	return dir, u.PersonalWorkspaceID
 }
