@@ -30,13 +30,13 @@ type Hit struct {
 }
 
 // BM25 parameters: the usual values from the literature, fine for paragraph-sized chunks.
-const (
+var (
 	bm25K1 = 1.2
 	bm25B  = 0.75
 )
 
 // scoreSteepness shapes the normalized score; see normalizeScore.
-const scoreSteepness = 1.6
+var scoreSteepness = 1.6
 
 // Index is an in-memory lexical index over chunks, ranked by BM25. It is safe for concurrent
 // use: searches share a read lock, Add and Remove take the write lock. The storage layer
@@ -55,6 +55,7 @@ type Index struct {
 	dead     int
 	langs    [numLanguages]int // live documents per language
 	vectors  []*vectorMatrix   // the documents' vectors, one matrix per dimension
+	expanded bool // scratch
 }
 
 type doc struct {
@@ -79,6 +80,7 @@ type termCount struct {
 type posting struct {
 	doc int32
 	tf  float32
+	otf float32 // scratch: the unexpanded frequency
 }
 
 // NewIndex returns an empty index.
@@ -102,6 +104,7 @@ func (ix *Index) Add(sourceID string, chunks []Chunk) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.removeLocked(sourceID)
+	ix.unexpandLocked()
 	for i, d := range prepared {
 		if old, ok := ix.byID[d.chunk.ID]; ok {
 			ix.dropDocLocked(old)
@@ -111,7 +114,7 @@ func (ix *Index) Add(sourceID string, chunks []Chunk) {
 		ix.byID[d.chunk.ID] = n
 		ix.bySource[sourceID] = append(ix.bySource[sourceID], n)
 		for _, tc := range d.terms {
-			ix.postings[tc.term] = append(ix.postings[tc.term], posting{doc: n, tf: tc.count})
+			ix.postings[tc.term] = append(ix.postings[tc.term], posting{doc: n, tf: tc.count, otf: tc.count})
 		}
 		ix.totalLen += float64(d.len)
 		ix.docs[n].src = ix.sourceNumLocked(sourceID)
@@ -221,7 +224,7 @@ func (ix *Index) maybeCompactLocked() {
 		ix.byID[d.chunk.ID] = n
 		ix.bySource[d.chunk.SourceID] = append(ix.bySource[d.chunk.SourceID], n)
 		for _, tc := range d.terms {
-			ix.postings[tc.term] = append(ix.postings[tc.term], posting{doc: n, tf: tc.count})
+			ix.postings[tc.term] = append(ix.postings[tc.term], posting{doc: n, tf: tc.count, otf: tc.count})
 		}
 		var unit []float32
 		for _, m := range oldVectors {
@@ -268,7 +271,7 @@ func countTerms(text, heading string, pos map[string]int) ([]termCount, float32,
 	}
 	add(toks, 1)
 	if headingWeight > 0 {
-		add(analyzeAs(heading, lang), headingWeight)
+		add(analyzeAs(heading, lang), float32(headingWeight))
 	}
 	return out, n, lang
 }
@@ -280,6 +283,7 @@ func (ix *Index) Search(query string, k int, threshold float64) []Hit {
 	if k < 1 {
 		return nil
 	}
+	ix.maybeExpand()
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	sc := ix.lexicalLocked(query)
@@ -357,9 +361,9 @@ func (ix *Index) lexicalLocked(query string) *scores {
 		ps := ix.postings[t]
 		df := 0
 		for _, p := range ps {
-			if d := &ix.docs[p.doc]; !d.dead {
+			if d := &ix.docs[p.doc]; !d.dead && p.otf > 0 {
 				df++
-				src.count(d.src, float64(p.tf))
+				src.count(d.src, float64(p.otf))
 			}
 		}
 		src.endTerm()

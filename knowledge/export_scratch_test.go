@@ -1,0 +1,19 @@
+package knowledge
+
+// Scratch of the eighth round: setters for the experiments' variables.
+
+type Settings struct {
+	K1, B, Heading, Source, Mu, Steep, ChunkTerms float64
+}
+
+func GetSettings() Settings {
+	return Settings{bm25K1, bm25B, headingWeight, sourceWeight, backgroundChunks, scoreSteepness, backgroundChunkTerms}
+}
+
+func SetSettings(s Settings) {
+	bm25K1, bm25B, headingWeight, sourceWeight, backgroundChunks, scoreSteepness, backgroundChunkTerms = s.K1, s.B, s.Heading, s.Source, s.Mu, s.Steep, s.ChunkTerms
+}
+
+func SetNeighbours(k int, beta float64, otherSrc bool, minSim float64, flat bool) {
+	nbrK, nbrBeta, nbrOtherSrc, nbrMinSim, nbrFlat = k, beta, otherSrc, minSim, flat
+}

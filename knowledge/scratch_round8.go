@@ -1,0 +1,160 @@
+package knowledge
+
+import (
+	"math"
+	"sort"
+)
+
+// Scratch of the eighth round (docs/knowledge-bases.md, "The eighth round"): document
+// expansion by each chunk's nearest chunks of the same base (Tao, Wang, Mei and Zhai,
+// HLT-NAACL 2006; Liu and Croft, SIGIR 2004). Off while nbrK is 0; reverted once the round
+// is decided.
+var (
+	nbrK        = 0     // neighbours per chunk
+	nbrBeta     = 0.0   // the neighbours' mass, as a share of the chunk's own length
+	nbrOtherSrc = false // neighbours from other sources only
+	nbrMinSim   = 0.0   // neighbours below this cosine are not taken
+	nbrFlat     = false // neighbours weighted alike instead of by similarity
+)
+
+// maybeExpand rebuilds the postings with each live document's terms smoothed by its
+// neighbours', once after the index last changed.
+func (ix *Index) maybeExpand() {
+	if nbrK == 0 {
+		return
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.expanded {
+		return
+	}
+	ix.expanded = true
+	var live []int32
+	for n := range ix.docs {
+		if !ix.docs[n].dead {
+			live = append(live, int32(n))
+		}
+	}
+	N := float64(len(live))
+	df := map[string]float64{}
+	for _, n := range live {
+		for _, tc := range ix.docs[n].terms {
+			df[tc.term]++
+		}
+	}
+	// tf-idf vectors, unit length
+	type entry struct {
+		term string
+		w    float64
+	}
+	vecs := make(map[int32][]entry, len(live))
+	inv := map[string][]struct {
+		doc int32
+		w   float64
+	}{}
+	for _, n := range live {
+		var v []entry
+		norm := 0.0
+		for _, tc := range ix.docs[n].terms {
+			idf := math.Log(N / df[tc.term])
+			w := (1 + math.Log(float64(tc.count))) * idf
+			if tc.count < 1 {
+				w = float64(tc.count) * idf
+			}
+			if w <= 0 {
+				continue
+			}
+			v = append(v, entry{tc.term, w})
+			norm += w * w
+		}
+		norm = math.Sqrt(norm)
+		for i := range v {
+			v[i].w /= norm
+			inv[v[i].term] = append(inv[v[i].term], struct {
+				doc int32
+				w   float64
+			}{n, v[i].w})
+		}
+		vecs[n] = v
+	}
+	ix.postings = map[string][]posting{}
+	for _, n := range live {
+		d := &ix.docs[n]
+		sims := map[int32]float64{}
+		for _, e := range vecs[n] {
+			for _, o := range inv[e.term] {
+				if o.doc != n {
+					sims[o.doc] += e.w * o.w
+				}
+			}
+		}
+		type nb struct {
+			doc int32
+			sim float64
+		}
+		var nbs []nb
+		for o, s := range sims {
+			if s < nbrMinSim || (nbrOtherSrc && ix.docs[o].src == d.src) {
+				continue
+			}
+			nbs = append(nbs, nb{o, s})
+		}
+		sort.Slice(nbs, func(i, j int) bool {
+			if nbs[i].sim != nbs[j].sim {
+				return nbs[i].sim > nbs[j].sim
+			}
+			return nbs[i].doc < nbs[j].doc
+		})
+		if len(nbs) > nbrK {
+			nbs = nbs[:nbrK]
+		}
+		total := 0.0
+		for i := range nbs {
+			if nbrFlat {
+				nbs[i].sim = 1
+			}
+			total += nbs[i].sim
+		}
+		counts := map[string]float32{}
+		order := []string{}
+		for _, tc := range d.terms {
+			counts[tc.term] = tc.count
+			order = append(order, tc.term)
+		}
+		orig := map[string]float32{}
+		for k, v := range counts {
+			orig[k] = v
+		}
+		for _, b := range nbs {
+			od := &ix.docs[b.doc]
+			scale := nbrBeta * b.sim / total * float64(d.len) / float64(od.len)
+			for _, tc := range od.terms {
+				if _, ok := counts[tc.term]; !ok {
+					order = append(order, tc.term)
+				}
+				counts[tc.term] += float32(scale * float64(tc.count))
+			}
+		}
+		for _, t := range order {
+			ix.postings[t] = append(ix.postings[t], posting{doc: n, tf: counts[t], otf: orig[t]})
+		}
+	}
+}
+
+// unexpandLocked restores the postings to the documents' own terms.
+func (ix *Index) unexpandLocked() {
+	if !ix.expanded {
+		return
+	}
+	ix.expanded = false
+	ix.postings = map[string][]posting{}
+	for n := range ix.docs {
+		d := &ix.docs[n]
+		if d.dead {
+			continue
+		}
+		for _, tc := range d.terms {
+			ix.postings[tc.term] = append(ix.postings[tc.term], posting{doc: int32(n), tf: tc.count, otf: tc.count})
+		}
+	}
+}
