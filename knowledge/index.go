@@ -55,7 +55,7 @@ type Index struct {
 	dead     int
 	langs    [numLanguages]int // live documents per language
 	vectors  []*vectorMatrix   // the documents' vectors, one matrix per dimension
-	expanded bool // scratch
+	expanded bool              // scratch
 }
 
 type doc struct {
