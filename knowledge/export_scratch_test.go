@@ -4,14 +4,16 @@ package knowledge
 
 type Settings struct {
 	K1, B, Heading, Source, Mu, Steep, ChunkTerms float64
+	NbrK, NbrBeta                                 float64
 }
 
 func GetSettings() Settings {
-	return Settings{bm25K1, bm25B, headingWeight, sourceWeight, backgroundChunks, scoreSteepness, backgroundChunkTerms}
+	return Settings{bm25K1, bm25B, headingWeight, sourceWeight, backgroundChunks, scoreSteepness, backgroundChunkTerms, float64(nbrK), nbrBeta}
 }
 
 func SetSettings(s Settings) {
 	bm25K1, bm25B, headingWeight, sourceWeight, backgroundChunks, scoreSteepness, backgroundChunkTerms = s.K1, s.B, s.Heading, s.Source, s.Mu, s.Steep, s.ChunkTerms
+	nbrK, nbrBeta = int(s.NbrK), s.NbrBeta
 }
 
 func SetNeighbours(k int, beta float64, otherSrc bool, minSim float64, flat bool) {

@@ -80,3 +80,163 @@ func TestScratchNeighbours(t *testing.T) {
 		}
 	}
 }
+
+// trainBases reads the pseudo knowledge bases of SCRATCH_TRAIN (evalset format, one per
+// outside repository), at most 200 questions each (every k-th), so one large collection
+// does not outweigh the rest.
+func trainBases(t *testing.T) []evalset.Base {
+	t.Helper()
+	dir := os.Getenv("SCRATCH_TRAIN")
+	if dir == "" {
+		t.Skip("SCRATCH_TRAIN names the pseudo knowledge bases")
+	}
+	all, err := evalset.Load(os.DirFS(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// SCRATCH_TRAIN_ONLY / SCRATCH_TRAIN_SKIP: comma-separated substrings of base names
+	var bases []evalset.Base
+	for _, b := range all {
+		keep := os.Getenv("SCRATCH_TRAIN_ONLY") == ""
+		for _, s := range strings.Split(os.Getenv("SCRATCH_TRAIN_ONLY"), ",") {
+			if s != "" && strings.Contains(b.Name, s) {
+				keep = true
+			}
+		}
+		for _, s := range strings.Split(os.Getenv("SCRATCH_TRAIN_SKIP"), ",") {
+			if s != "" && strings.Contains(b.Name, s) {
+				keep = false
+			}
+		}
+		if keep {
+			bases = append(bases, b)
+		}
+	}
+	n := 0
+	for i, b := range bases {
+		if len(b.Questions) > 200 {
+			step := (len(b.Questions) + 199) / 200
+			var qs []evalset.Question
+			for j := 0; j < len(b.Questions); j += step {
+				qs = append(qs, b.Questions[j])
+			}
+			bases[i].Questions = qs
+		}
+		n += len(bases[i].Questions)
+	}
+	t.Logf("%d outside bases, %d questions", len(bases), n)
+	return bases
+}
+
+type fit struct {
+	r3  int
+	mrr float64
+}
+
+// better: by recall@3, MRR breaking ties; SCRATCH_OBJ=mrr the other way round;
+// SCRATCH_MARGIN=n asks a change to gain n questions (or n/100 of MRR) before it is taken.
+func (a fit) better(b fit) bool {
+	margin := 0.0
+	fmt.Sscan(os.Getenv("SCRATCH_MARGIN"), &margin)
+	if os.Getenv("SCRATCH_OBJ") == "mrr" {
+		return a.mrr > b.mrr+margin/100+1e-9
+	}
+	if margin > 0 {
+		return float64(a.r3) >= float64(b.r3)+margin
+	}
+	return a.r3 > b.r3 || (a.r3 == b.r3 && a.mrr > b.mrr+1e-9)
+}
+
+func score(t *testing.T, bases []evalset.Base) fit {
+	n, f := hits(t, bases)
+	return fit{n, f.MRR}
+}
+
+// ascend sets each constant in turn to its best value on bases with the others fixed,
+// until a pass changes nothing (coordinate ascent, as the sixth round's joint tuning).
+func ascend(t *testing.T, bases []evalset.Base, start knowledge.Settings) (knowledge.Settings, fit) {
+	grids := []struct {
+		name string
+		vals []float64
+		ptr  func(*knowledge.Settings) *float64
+	}{
+		{"k1", []float64{0.6, 0.9, 1.2, 1.5, 2, 3}, func(s *knowledge.Settings) *float64 { return &s.K1 }},
+		{"b", []float64{0.3, 0.4, 0.5, 0.6, 0.75, 0.9, 1}, func(s *knowledge.Settings) *float64 { return &s.B }},
+		{"heading", []float64{0, 1, 2, 3, 4, 6}, func(s *knowledge.Settings) *float64 { return &s.Heading }},
+		{"source", []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5}, func(s *knowledge.Settings) *float64 { return &s.Source }},
+		{"mu", []float64{0, 30, 100, 300, 1000}, func(s *knowledge.Settings) *float64 { return &s.Mu }},
+		{"steep", []float64{0.8, 1.2, 1.6, 2.4, 3.2}, func(s *knowledge.Settings) *float64 { return &s.Steep }},
+		{"chunkterms", []float64{100, 300, 1000}, func(s *knowledge.Settings) *float64 { return &s.ChunkTerms }},
+	}
+	if os.Getenv("SCRATCH_TRAIN_NBR") != "" {
+		grids = append(grids,
+			struct {
+				name string
+				vals []float64
+				ptr  func(*knowledge.Settings) *float64
+			}{"nbrk", []float64{0, 1, 3, 5, 10}, func(s *knowledge.Settings) *float64 { return &s.NbrK }},
+			struct {
+				name string
+				vals []float64
+				ptr  func(*knowledge.Settings) *float64
+			}{"nbrbeta", []float64{0.1, 0.25, 0.5}, func(s *knowledge.Settings) *float64 { return &s.NbrBeta }})
+	}
+	cur := start
+	knowledge.SetSettings(cur)
+	best := score(t, bases)
+	for pass := 0; pass < 4; pass++ {
+		changed := false
+		for _, g := range grids {
+			for _, v := range g.vals {
+				s := cur
+				if *g.ptr(&s) == v {
+					continue
+				}
+				*g.ptr(&s) = v
+				knowledge.SetSettings(s)
+				if f := score(t, bases); f.better(best) {
+					best, cur, changed = f, s, true
+				}
+			}
+		}
+		t.Logf("pass %d: %+v r3 %d mrr %.4f", pass, cur, best.r3, best.mrr)
+		if !changed {
+			break
+		}
+	}
+	knowledge.SetSettings(start)
+	return cur, best
+}
+
+func TestScratchTrain(t *testing.T) {
+	bases := trainBases(t)
+	today := knowledge.GetSettings()
+	defer knowledge.SetSettings(today)
+	start := today
+	if os.Getenv("SCRATCH_TRAIN_NBR") != "" {
+		start.NbrBeta = 0.25 // nbrK 0: the same ranking as today's
+	}
+	var a, b []evalset.Base
+	for i, base := range bases {
+		if i%2 == 0 {
+			a = append(a, base)
+		} else {
+			b = append(b, base)
+		}
+	}
+	t.Logf("today on outside: all %+v, A %+v, B %+v", score(t, bases), score(t, a), score(t, b))
+	sa, fa := ascend(t, a, start)
+	knowledge.SetSettings(sa)
+	t.Logf("fitted on A (%+v), scored on B: %+v", fa, score(t, b))
+	knowledge.SetSettings(today)
+	sb, fb := ascend(t, b, start)
+	knowledge.SetSettings(sb)
+	t.Logf("fitted on B (%+v), scored on A: %+v", fb, score(t, a))
+	knowledge.SetSettings(today)
+	s, f := ascend(t, bases, start)
+	t.Logf("fitted on all outside bases: %+v %+v", s, f)
+	knowledge.SetSettings(s)
+	measureParts(t, "fitted on outside")
+	knowledge.SetSettings(today)
+	measureParts(t, "today")
+}
