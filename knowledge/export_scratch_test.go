@@ -19,3 +19,5 @@ func SetSettings(s Settings) {
 func SetNeighbours(k int, beta float64, otherSrc bool, minSim float64, flat bool) {
 	nbrK, nbrBeta, nbrOtherSrc, nbrMinSim, nbrFlat = k, beta, otherSrc, minSim, flat
 }
+
+func SetRegularization(alpha float64) { regAlpha = alpha }

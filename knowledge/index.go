@@ -53,9 +53,10 @@ type Index struct {
 	srcLen   []float64        // by source number: the sum of its live documents' lengths
 	live     int
 	dead     int
-	langs    [numLanguages]int // live documents per language
-	vectors  []*vectorMatrix   // the documents' vectors, one matrix per dimension
-	expanded bool              // scratch
+	langs    [numLanguages]int   // live documents per language
+	vectors  []*vectorMatrix     // the documents' vectors, one matrix per dimension
+	expanded bool                // scratch
+	nbrs     map[int32][]nbrLink // scratch
 }
 
 type doc struct {
@@ -390,6 +391,7 @@ func (ix *Index) lexicalLocked(query string) *scores {
 		sc.score[n] = (1-sourceWeight)*chunk + sourceWeight*src.score(ix.docs[n].src)
 	}
 	src.release()
+	ix.regularizeLocked(sc)
 	return sc
 }
 

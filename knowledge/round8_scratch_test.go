@@ -240,3 +240,22 @@ func TestScratchTrain(t *testing.T) {
 	knowledge.SetSettings(today)
 	measureParts(t, "today")
 }
+
+// TestScratchRegularize: score regularization over the neighbour graph (Diaz 2005), the
+// chunks' own terms unexpanded (beta 0).
+func TestScratchRegularize(t *testing.T) {
+	if os.Getenv("SCRATCH_REG") == "" {
+		t.Skip("SCRATCH_REG=1")
+	}
+	defer knowledge.SetNeighbours(0, 0, false, 0, false)
+	defer knowledge.SetRegularization(0)
+	for _, other := range []bool{false, true} {
+		for _, k := range []int{1, 3, 5, 10} {
+			for _, a := range []float64{0.1, 0.2, 0.3, 0.5} {
+				knowledge.SetNeighbours(k, 0, other, 0, false)
+				knowledge.SetRegularization(a)
+				measureParts(t, fmt.Sprintf("reg k %d alpha %.2f other %v", k, a, other))
+			}
+		}
+	}
+}

@@ -15,7 +15,15 @@ var (
 	nbrOtherSrc = false // neighbours from other sources only
 	nbrMinSim   = 0.0   // neighbours below this cosine are not taken
 	nbrFlat     = false // neighbours weighted alike instead of by similarity
+	// score regularization over the same neighbour graph (Diaz, CIKM 2005): a chunk's
+	// score becomes (1-regAlpha)·its own + regAlpha·its neighbours' (weighted by similarity)
+	regAlpha = 0.0
 )
+
+type nbrLink struct {
+	doc int32
+	w   float64
+}
 
 // maybeExpand rebuilds the postings with each live document's terms smoothed by its
 // neighbours', once after the index last changed.
@@ -29,6 +37,7 @@ func (ix *Index) maybeExpand() {
 		return
 	}
 	ix.expanded = true
+	ix.nbrs = nil
 	var live []int32
 	for n := range ix.docs {
 		if !ix.docs[n].dead {
@@ -115,6 +124,16 @@ func (ix *Index) maybeExpand() {
 			}
 			total += nbs[i].sim
 		}
+		if regAlpha > 0 {
+			if ix.nbrs == nil {
+				ix.nbrs = map[int32][]nbrLink{}
+			}
+			var links []nbrLink
+			for _, b := range nbs {
+				links = append(links, nbrLink{b.doc, b.sim / total})
+			}
+			ix.nbrs[n] = links
+		}
 		counts := map[string]float32{}
 		order := []string{}
 		for _, tc := range d.terms {
@@ -156,5 +175,23 @@ func (ix *Index) unexpandLocked() {
 		for _, tc := range d.terms {
 			ix.postings[tc.term] = append(ix.postings[tc.term], posting{doc: int32(n), tf: tc.count, otf: tc.count})
 		}
+	}
+}
+
+// regularizeLocked mixes each scored chunk's score with its neighbours'.
+func (ix *Index) regularizeLocked(sc *scores) {
+	if regAlpha == 0 || ix.nbrs == nil {
+		return
+	}
+	next := make([]float64, len(sc.touched))
+	for i, n := range sc.touched {
+		m := 0.0
+		for _, l := range ix.nbrs[n] {
+			m += l.w * sc.score[l.doc]
+		}
+		next[i] = (1-regAlpha)*sc.score[n] + regAlpha*m
+	}
+	for i, n := range sc.touched {
+		sc.score[n] = next[i]
 	}
 }
