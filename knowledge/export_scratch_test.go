@@ -21,3 +21,7 @@ func SetNeighbours(k int, beta float64, otherSrc bool, minSim float64, flat bool
 }
 
 func SetRegularization(alpha float64) { regAlpha = alpha }
+
+func SetMI(k int, share, maxDF float64, minCo int) {
+	miK, miShare, miMaxDF, miMinCo = k, share, maxDF, minCo
+}

@@ -358,18 +358,31 @@ func (ix *Index) lexicalLocked(query string) *scores {
 	}
 	ideal := 0.0
 	src := newSourceScores(ix)
-	for _, t := range terms {
+	orig := len(terms)
+	weights := make([]float64, len(terms))
+	for i := range weights {
+		weights[i] = 1
+	}
+	terms, weights = ix.miExpandLocked(terms, weights)
+	for i, t := range terms {
 		ps := ix.postings[t]
 		df := 0
 		for _, p := range ps {
 			if d := &ix.docs[p.doc]; !d.dead && p.otf > 0 {
 				df++
-				src.count(d.src, float64(p.otf))
+				if i < orig {
+					src.count(d.src, float64(p.otf))
+				}
 			}
 		}
-		src.endTerm()
+		if i < orig {
+			src.endTerm()
+		}
 		idf := termIDF(t, n, df, lang)
-		ideal += idf
+		if i < orig {
+			ideal += idf
+		}
+		idf *= weights[i]
 		for _, p := range ps {
 			d := &ix.docs[p.doc]
 			if d.dead {

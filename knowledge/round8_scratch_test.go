@@ -259,3 +259,20 @@ func TestScratchRegularize(t *testing.T) {
 		}
 	}
 }
+
+// TestScratchMI: question terms expanded by the base's own mutual-information
+// translation (Karimzadehgan and Zhai 2010).
+func TestScratchMI(t *testing.T) {
+	if os.Getenv("SCRATCH_MI") == "" {
+		t.Skip("SCRATCH_MI=1")
+	}
+	defer knowledge.SetMI(0, 0, 1, 2)
+	for _, maxDF := range []float64{0.05, 1} {
+		for _, k := range []int{1, 3, 5} {
+			for _, share := range []float64{0.05, 0.1, 0.2, 0.3} {
+				knowledge.SetMI(k, share, maxDF, 2)
+				measureParts(t, fmt.Sprintf("mi k %d share %.2f maxdf %.2f", k, share, maxDF))
+			}
+		}
+	}
+}

@@ -195,3 +195,119 @@ func (ix *Index) regularizeLocked(sc *scores) {
 		sc.score[n] = next[i]
 	}
 }
+
+// Translation learned from the base itself by mutual information of chunk co-occurrence
+// (Karimzadehgan and Zhai, SIGIR 2010): each question term u adds its miK terms w of
+// highest normalized I(w;u), at miShare × p_t(w|u) / p_t(best|u) of a question word's
+// weight, p_t(w|u) = I(w;u) / Σ I(·;u). Only question terms in at most miMaxDF of the
+// chunks are expanded.
+var (
+	miK     = 0
+	miShare = 0.0
+	miMaxDF = 1.0
+	miMinCo = 2
+)
+
+func (ix *Index) miExpandLocked(terms []string, weights []float64) ([]string, []float64) {
+	if miK == 0 {
+		return terms, weights
+	}
+	N := float64(ix.live)
+	dfOf := func(t string) float64 {
+		c := 0.0
+		for _, p := range ix.postings[t] {
+			if !ix.docs[p.doc].dead && p.otf > 0 {
+				c++
+			}
+		}
+		return c
+	}
+	orig := len(terms)
+	for _, u := range terms[:orig] {
+		nu := dfOf(u)
+		if nu == 0 || nu/N > miMaxDF {
+			continue
+		}
+		co := map[string]float64{}
+		for _, p := range ix.postings[u] {
+			d := &ix.docs[p.doc]
+			if d.dead || p.otf == 0 {
+				continue
+			}
+			for _, tc := range d.terms {
+				if tc.term != u {
+					co[tc.term]++
+				}
+			}
+		}
+		type cand struct {
+			w  string
+			mi float64
+		}
+		var cs []cand
+		total := 0.0
+		for w, nuw := range co {
+			if int(nuw) < miMinCo {
+				continue
+			}
+			nw := dfOf(w)
+			mi := 0.0
+			for _, xu := range []bool{true, false} {
+				for _, xw := range []bool{true, false} {
+					var c float64
+					switch {
+					case xu && xw:
+						c = nuw
+					case xu && !xw:
+						c = nu - nuw
+					case !xu && xw:
+						c = nw - nuw
+					default:
+						c = N - nu - nw + nuw
+					}
+					pj := (c + 0.25) / (N + 1)
+					pu, pw := nu, nw
+					if !xu {
+						pu = N - nu
+					}
+					if !xw {
+						pw = N - nw
+					}
+					mi += pj * math.Log(pj/(((pu+0.5)/(N+1))*((pw+0.5)/(N+1))))
+				}
+			}
+			if mi <= 0 {
+				continue
+			}
+			total += mi
+			cs = append(cs, cand{w, mi})
+		}
+		sort.Slice(cs, func(i, j int) bool {
+			if cs[i].mi != cs[j].mi {
+				return cs[i].mi > cs[j].mi
+			}
+			return cs[i].w < cs[j].w
+		})
+		for i := 0; i < miK && i < len(cs); i++ {
+			w := miShare * cs[i].mi / cs[0].mi
+			if j := slicesIndex(terms, cs[i].w); j >= 0 {
+				if j >= orig {
+					weights[j] += w
+				}
+				continue
+			}
+			terms = append(terms, cs[i].w)
+			weights = append(weights, w)
+		}
+	}
+	return terms, weights
+}
+
+func slicesIndex(s []string, v string) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
