@@ -25,3 +25,9 @@ func SetRegularization(alpha float64) { regAlpha = alpha }
 func SetMI(k int, share, maxDF float64, minCo int) {
 	miK, miShare, miMaxDF, miMinCo = k, share, maxDF, minCo
 }
+
+func SetNecessity(table map[string]float64, mean, pow float64) {
+	necTable, necMean, necPow = table, mean, pow
+}
+
+func TermsEN(s string) []string { return analyzeAs(s, english_) }

@@ -379,6 +379,9 @@ func (ix *Index) lexicalLocked(query string) *scores {
 			src.endTerm()
 		}
 		idf := termIDF(t, n, df, lang)
+		if i < orig && lang == english_ {
+			idf *= necessityWeight(t)
+		}
 		if i < orig {
 			ideal += idf
 		}

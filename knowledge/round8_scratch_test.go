@@ -276,3 +276,59 @@ func TestScratchMI(t *testing.T) {
 		}
 	}
 }
+
+// necessities: for each English question term of the outside pairs seen in at least
+// minQ questions, the share of its pairs whose answer holds it too, smoothed by a prior
+// of 2 pairs at the overall mean.
+func necessities(t *testing.T, bases []evalset.Base, minQ int) (map[string]float64, float64) {
+	inQ, inBoth := map[string]float64{}, map[string]float64{}
+	var totQ, totBoth float64
+	for _, b := range bases {
+		for _, q := range b.Questions {
+			ans := map[string]bool{}
+			for _, w := range knowledge.TermsEN(q.Answer) {
+				ans[w] = true
+			}
+			seen := map[string]bool{}
+			for _, w := range knowledge.TermsEN(q.Text) {
+				if seen[w] {
+					continue
+				}
+				seen[w] = true
+				inQ[w]++
+				totQ++
+				if ans[w] {
+					inBoth[w]++
+					totBoth++
+				}
+			}
+		}
+	}
+	mean := totBoth / totQ
+	table := map[string]float64{}
+	for w, n := range inQ {
+		if int(n) >= minQ {
+			table[w] = (inBoth[w] + 2*mean) / (n + 2)
+		}
+	}
+	t.Logf("necessity: %d terms, mean %.3f", len(table), mean)
+	if words := os.Getenv("SCRATCH_WORDS"); words != "" {
+		for _, w := range strings.Fields(words) {
+			t.Logf("  %s: %.3f (%v questions)", w, table[w], inQ[w])
+		}
+	}
+	return table, mean
+}
+
+func TestScratchNecessity(t *testing.T) {
+	bases := trainBases(t)
+	defer knowledge.SetNecessity(nil, 0, 0)
+	for _, minQ := range []int{3, 10} {
+		table, mean := necessities(t, bases, minQ)
+		for _, pow := range []float64{0.25, 0.5, 1, 2} {
+			knowledge.SetNecessity(table, mean, pow)
+			t.Logf("outside (itself) %+v", score(t, bases))
+			measureParts(t, fmt.Sprintf("necessity min %d pow %.2f", minQ, pow))
+		}
+	}
+}

@@ -311,3 +311,24 @@ func slicesIndex(s []string, v string) int {
 	}
 	return -1
 }
+
+// Term necessity (Zhao and Callan, SIGIR 2010): P(a question word is in the answer |
+// it is in the question), estimated from outside question-answer pairs; an English
+// question term's weight is multiplied by (necessity / mean)^necPow. Terms the pairs
+// saw fewer than necMin times get the mean.
+var (
+	necTable map[string]float64
+	necMean  = 0.0
+	necPow   = 0.0
+)
+
+func necessityWeight(t string) float64 {
+	if necPow == 0 {
+		return 1
+	}
+	v, ok := necTable[t]
+	if !ok {
+		return 1
+	}
+	return math.Pow(v/necMean, necPow)
+}
