@@ -24,12 +24,12 @@ import (
 // A small base takes most of its idf from the background; a base of thousands of
 // chunks keeps its own. Other languages keep the base's idf. docs/knowledge-bases.md
 // ("The fifth round") gives the measurements both constants were chosen on.
-var (
+const (
 	// backgroundChunks is the background's weight, in chunks.
-	backgroundChunks = 300.0
+	backgroundChunks = 300
 	// backgroundChunkTerms is the length, in words, of the chunks the background's
 	// document frequency is estimated for: the share of them that hold a word.
-	backgroundChunkTerms = 300.0
+	backgroundChunkTerms = 300
 )
 
 // backgroundWords is how many of GloVe's most frequent words the table is built from.

@@ -5,7 +5,7 @@ import "strings"
 // headingWeight is how much an occurrence of a word in a chunk's title or in a heading
 // above it counts, against 1 for an occurrence in its text. docs/knowledge-bases.md gives
 // the measurements it was chosen on.
-var headingWeight = 2.0
+const headingWeight = 2
 
 // headingsAbove returns, for each chunk of one source in order, the Markdown headings it
 // falls under and those inside it ("# Returns", "## By post"), joined by newlines: the

@@ -30,13 +30,13 @@ type Hit struct {
 }
 
 // BM25 parameters: the usual values from the literature, fine for paragraph-sized chunks.
-var (
+const (
 	bm25K1 = 1.2
 	bm25B  = 0.75
 )
 
 // scoreSteepness shapes the normalized score; see normalizeScore.
-var scoreSteepness = 1.6
+const scoreSteepness = 1.6
 
 // Index is an in-memory lexical index over chunks, ranked by BM25. It is safe for concurrent
 // use: searches share a read lock, Add and Remove take the write lock. The storage layer
@@ -53,10 +53,8 @@ type Index struct {
 	srcLen   []float64        // by source number: the sum of its live documents' lengths
 	live     int
 	dead     int
-	langs    [numLanguages]int   // live documents per language
-	vectors  []*vectorMatrix     // the documents' vectors, one matrix per dimension
-	expanded bool                // scratch
-	nbrs     map[int32][]nbrLink // scratch
+	langs    [numLanguages]int // live documents per language
+	vectors  []*vectorMatrix   // the documents' vectors, one matrix per dimension
 }
 
 type doc struct {
@@ -81,7 +79,6 @@ type termCount struct {
 type posting struct {
 	doc int32
 	tf  float32
-	otf float32 // scratch: the unexpanded frequency
 }
 
 // NewIndex returns an empty index.
@@ -105,7 +102,6 @@ func (ix *Index) Add(sourceID string, chunks []Chunk) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.removeLocked(sourceID)
-	ix.unexpandLocked()
 	for i, d := range prepared {
 		if old, ok := ix.byID[d.chunk.ID]; ok {
 			ix.dropDocLocked(old)
@@ -115,7 +111,7 @@ func (ix *Index) Add(sourceID string, chunks []Chunk) {
 		ix.byID[d.chunk.ID] = n
 		ix.bySource[sourceID] = append(ix.bySource[sourceID], n)
 		for _, tc := range d.terms {
-			ix.postings[tc.term] = append(ix.postings[tc.term], posting{doc: n, tf: tc.count, otf: tc.count})
+			ix.postings[tc.term] = append(ix.postings[tc.term], posting{doc: n, tf: tc.count})
 		}
 		ix.totalLen += float64(d.len)
 		ix.docs[n].src = ix.sourceNumLocked(sourceID)
@@ -225,7 +221,7 @@ func (ix *Index) maybeCompactLocked() {
 		ix.byID[d.chunk.ID] = n
 		ix.bySource[d.chunk.SourceID] = append(ix.bySource[d.chunk.SourceID], n)
 		for _, tc := range d.terms {
-			ix.postings[tc.term] = append(ix.postings[tc.term], posting{doc: n, tf: tc.count, otf: tc.count})
+			ix.postings[tc.term] = append(ix.postings[tc.term], posting{doc: n, tf: tc.count})
 		}
 		var unit []float32
 		for _, m := range oldVectors {
@@ -272,7 +268,7 @@ func countTerms(text, heading string, pos map[string]int) ([]termCount, float32,
 	}
 	add(toks, 1)
 	if headingWeight > 0 {
-		add(analyzeAs(heading, lang), float32(headingWeight))
+		add(analyzeAs(heading, lang), headingWeight)
 	}
 	return out, n, lang
 }
@@ -284,7 +280,6 @@ func (ix *Index) Search(query string, k int, threshold float64) []Hit {
 	if k < 1 {
 		return nil
 	}
-	ix.maybeExpand()
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	sc := ix.lexicalLocked(query)
@@ -358,34 +353,18 @@ func (ix *Index) lexicalLocked(query string) *scores {
 	}
 	ideal := 0.0
 	src := newSourceScores(ix)
-	orig := len(terms)
-	weights := make([]float64, len(terms))
-	for i := range weights {
-		weights[i] = 1
-	}
-	terms, weights = ix.miExpandLocked(terms, weights)
-	for i, t := range terms {
+	for _, t := range terms {
 		ps := ix.postings[t]
 		df := 0
 		for _, p := range ps {
-			if d := &ix.docs[p.doc]; !d.dead && p.otf > 0 {
+			if d := &ix.docs[p.doc]; !d.dead {
 				df++
-				if i < orig {
-					src.count(d.src, float64(p.otf))
-				}
+				src.count(d.src, float64(p.tf))
 			}
 		}
-		if i < orig {
-			src.endTerm()
-		}
+		src.endTerm()
 		idf := termIDF(t, n, df, lang)
-		if i < orig && lang == english_ {
-			idf *= necessityWeight(t)
-		}
-		if i < orig {
-			ideal += idf
-		}
-		idf *= weights[i]
+		ideal += idf
 		for _, p := range ps {
 			d := &ix.docs[p.doc]
 			if d.dead {
@@ -407,7 +386,6 @@ func (ix *Index) lexicalLocked(query string) *scores {
 		sc.score[n] = (1-sourceWeight)*chunk + sourceWeight*src.score(ix.docs[n].src)
 	}
 	src.release()
-	ix.regularizeLocked(sc)
 	return sc
 }
 

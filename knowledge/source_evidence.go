@@ -9,7 +9,7 @@ import (
 // about the question as a whole lends its chunks some credit, and a chunk that happens to
 // share words with the question in a source about something else loses some.
 // docs/knowledge-bases.md gives the measurements it was chosen on.
-var sourceWeight = 0.2
+const sourceWeight = 0.2
 
 // sourceScores scores whole sources for one query by BM25 over sources, each source one
 // document (its chunks' terms together). Its arrays are dense by source number and pooled,
