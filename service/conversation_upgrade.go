@@ -76,7 +76,8 @@ func (s *ConversationService) redactEnded(ctx context.Context, ws, id string) er
 			if err := tx.RewriteConversationItems(id, redacted); err != nil {
 				return err
 			}
-			// As an end does (answers kept by a release that noted the start have none).
+			// As an end does: the start's kept answer too (none is found for the
+			// conversations this job lists, which ended before starts were noted).
 			if err := s.redactKeptStarts(tx, id, redactor); err != nil {
 				return err
 			}
