@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/llm"
 	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 const cardMessage = `{"content":"my card is 4111 1111 1111 1111"}`
@@ -203,5 +205,33 @@ func TestConversationStartKeptRedactedAtTheEnd(t *testing.T) {
 	if retry.Header.Get("Idempotent-Replayed") != "true" || retry.Data()["id"] != id || strings.Contains(string(retry.Body), "4111") ||
 		retry.Header.Get("ETag") == "" || retry.Header.Get("ETag") == first.Header.Get("ETag") {
 		t.Errorf("the start's retry after the end: %s %v", retry.Body, retry.Header)
+	}
+}
+
+// A start's kept answer that cannot be read (its seal broken) cannot be redacted at the
+// end: the end still ends the conversation, and keeps only the start's claim, which a
+// retry is told was carried out: no raw answer, no second conversation.
+func TestConversationStartKeptUnreadableAtTheEnd(t *testing.T) {
+	e, _, tokenID := echoConv(t)
+	agent := e.createAgent(t, map[string]any{"name": "Greeter", "llm_config": e.llmConfig(nil)})
+	path, body := "/api/v1/agents/"+agent+"/conversations", map[string]any{"version": "draft"}
+	first := e.Do("POST", path, e.tok, body, "Idempotency-Key", "s3")
+	testkit.Expect(t, first, 201)
+	id := first.Data()["id"].(string)
+	if err := e.Store.Update(context.Background(), func(tx service.Tx) error {
+		r, err := tx.IdempotentResponse(tokenID, "s3")
+		if err != nil || r == nil || r.StartedConversationID != id {
+			return fmt.Errorf("the start's kept answer: %+v, %v", r, err)
+		}
+		r.Body = []byte("not a sealed body")
+		return tx.PutIdempotentResponse(tokenID, "s3", r)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Expect(t, e.Do("POST", "/api/v1/conversations/"+id+"/end", e.tok, nil), 200)
+	retry := e.Do("POST", path, e.tok, body, "Idempotency-Key", "s3")
+	testkit.Expect(t, retry, 409)
+	if msg, _ := retry.JSON()["message"].(string); !strings.Contains(msg, "carried out") {
+		t.Errorf("the start's retry: %s", retry.Body)
 	}
 }

@@ -295,33 +295,46 @@ func (s *ConversationService) redactKeptStarts(tx Tx, id string, r *redact.Redac
 		if resp.Status == 0 || len(resp.Body) == 0 {
 			continue // only a claim: no answer to redact
 		}
-		plain, err := s.sealer.Open(string(resp.Body))
-		if err != nil {
-			return fmt.Errorf("opening the kept answer of conversation %s's start: %w", id, err)
-		}
-		var body struct {
-			Data data.Conversation `json:"data"`
-		}
-		if err := data.DecodeJSON([]byte(plain), &body); err != nil {
-			return fmt.Errorf("reading the kept answer of conversation %s's start: %w", id, err)
-		}
-		raw, err := json.Marshal(redactedStart(r, body.Data))
-		if err != nil {
-			return err
-		}
-		out, err := data.RecordBody(raw, nil)
-		if err != nil {
-			return err
-		}
-		sealed, err := s.sealer.Seal(string(out))
-		if err != nil {
-			return err
-		}
 		next := *resp
-		next.Body, next.Header = []byte(sealed), map[string]string{"Content-Type": "application/json", "ETag": data.ETagOfBytes(raw)}
+		if err := s.redactKeptStart(&next, r); err != nil {
+			// Unreadable, it cannot be redacted, and must neither stay nor stop the end
+			// (an idle conversation must end): only its claim is kept, which a retry
+			// is told was carried out, never a second conversation.
+			s.log.Warn("a conversation start's kept answer could not be redacted at its end: only its claim is kept",
+				"conversation_id", id, "error", err)
+			next.Status, next.Body, next.Header = 0, nil, nil
+		}
 		if err := tx.PutIdempotentResponse(k.TokenID, k.Key, &next); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// redactKeptStart replaces resp's body, a start's answer sealed, by that answer under r.
+func (s *ConversationService) redactKeptStart(resp *data.IdempotentResponse, r *redact.Redactor) error {
+	plain, err := s.sealer.Open(string(resp.Body))
+	if err != nil {
+		return fmt.Errorf("opening it: %w", err)
+	}
+	var body struct {
+		Data data.Conversation `json:"data"`
+	}
+	if err := data.DecodeJSON([]byte(plain), &body); err != nil {
+		return fmt.Errorf("reading it: %w", err)
+	}
+	raw, err := json.Marshal(redactedStart(r, body.Data))
+	if err != nil {
+		return err
+	}
+	out, err := data.RecordBody(raw, nil)
+	if err != nil {
+		return err
+	}
+	sealed, err := s.sealer.Seal(string(out))
+	if err != nil {
+		return err
+	}
+	resp.Body, resp.Header = []byte(sealed), map[string]string{"Content-Type": "application/json", "ETag": data.ETagOfBytes(raw)}
 	return nil
 }
