@@ -18,7 +18,12 @@ import (
 // reaches it.
 var bucketIdempotencyByTime = []byte("idempotency_by_time")
 
-func init() { allBuckets = append(allBuckets, bucketIdempotencyByTime) }
+// bucketIdempotencyByStart lists the responses kept for a conversation's start:
+// "<conversation id>\x00<token id><key>" → nil, so that its end finds them
+// (ConversationStartResponses) and redacts them as it redacts the conversation.
+var bucketIdempotencyByStart = []byte("idempotency_by_started_conversation")
+
+func init() { allBuckets = append(allBuckets, bucketIdempotencyByTime, bucketIdempotencyByStart) }
 
 func idempotencyKey(tokenID int64, key string) []byte {
 	k := make([]byte, 8, 8+len(key))
@@ -55,11 +60,17 @@ func conversationResponseKey(conversationID string, k []byte) []byte {
 }
 
 // PutIdempotentResponse implements service.AccountTx. A response to a message is listed
-// under its conversation too, for DeleteConversationResponses.
+// under its conversation too, for DeleteConversationResponses, and one to a start under
+// the conversation it made, for ConversationStartResponses.
 func (t tx) PutIdempotentResponse(tokenID int64, key string, r *data.IdempotentResponse) error {
 	k := idempotencyKey(tokenID, key)
 	if r.ConversationID != "" {
 		if err := t.b.Bucket(bucketIdempotencyByConversation).Put(conversationResponseKey(r.ConversationID, k), nil); err != nil {
+			return err
+		}
+	}
+	if r.StartedConversationID != "" {
+		if err := t.b.Bucket(bucketIdempotencyByStart).Put(conversationResponseKey(r.StartedConversationID, k), nil); err != nil {
 			return err
 		}
 	}
@@ -95,6 +106,28 @@ func (t tx) DeleteConversationResponses(conversationID string) (int, error) {
 	return n, nil
 }
 
+// ConversationStartResponses implements service.AccountTx. An entry whose response is
+// gone or is another request's now is passed over.
+func (t tx) ConversationStartResponses(conversationID string) ([]data.KeptResponse, error) {
+	responses := t.b.Bucket(bucketIdempotency)
+	prefix := conversationResponseKey(conversationID, nil)
+	var out []data.KeptResponse
+	c := t.b.Bucket(bucketIdempotencyByStart).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		key := k[len(prefix):]
+		if len(key) < 8 {
+			continue
+		}
+		var r data.IdempotentResponse
+		if found, err := getJSON(responses, key, &r); err != nil {
+			return nil, err
+		} else if found && r.StartedConversationID == conversationID {
+			out = append(out, data.KeptResponse{TokenID: int64(binary.BigEndian.Uint64(key)), Key: string(key[8:]), Response: &r})
+		}
+	}
+	return out, nil
+}
+
 // DeleteIdempotentResponsesBefore implements service.AccountTx: up to limit entries of
 // the index by time, before before, each with its response when that was kept before
 // too (a later one under the same key stays, with its own entry). A response that does
@@ -114,6 +147,11 @@ func (t tx) DeleteIdempotentResponsesBefore(before time.Time, limit int) (int, e
 				}
 				if r.ConversationID != "" { // its entry under its conversation goes with it
 					if err := t.b.Bucket(bucketIdempotencyByConversation).Delete(conversationResponseKey(r.ConversationID, key)); err != nil {
+						return n, err
+					}
+				}
+				if r.StartedConversationID != "" { // and the one under the conversation it started
+					if err := t.b.Bucket(bucketIdempotencyByStart).Delete(conversationResponseKey(r.StartedConversationID, key)); err != nil {
 						return n, err
 					}
 				}

@@ -61,8 +61,8 @@ func (l *llmFlags) settings(guard netguard.Guard) (LLMSettings, error) {
 	if l.timeout <= 0 {
 		return s, fmt.Errorf("--llm-timeout must be more than 0")
 	}
-	if l.maxOpenConversations < 0 || l.maxOpenConversations > validate.MaxOpenConversations {
-		return s, fmt.Errorf("--max-open-conversations must be 0 (no bound) to %d", validate.MaxOpenConversations)
+	if err := checkMaxOpenConversations(l.maxOpenConversations); err != nil {
+		return s, err
 	}
 	for _, kv := range l.baseURLs {
 		provider, u, ok := strings.Cut(kv, "=")
@@ -75,6 +75,15 @@ func (l *llmFlags) settings(guard netguard.Guard) (LLMSettings, error) {
 		s.BaseURLs[provider] = u
 	}
 	return s, nil
+}
+
+// checkMaxOpenConversations refuses a --max-open-conversations outside 0 (no bound) to
+// validate.MaxOpenConversations: serve's, and the one subscription set shows a plan under.
+func checkMaxOpenConversations(n int) error {
+	if n < 0 || n > validate.MaxOpenConversations {
+		return fmt.Errorf("--max-open-conversations must be 0 (no bound) to %d", validate.MaxOpenConversations)
+	}
+	return nil
 }
 
 // ConversationOptions builds what conversations need from s: model clients of each

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -146,4 +147,53 @@ func operatorWorkspace(t *testing.T) (dir, ws string) {
 	}
 	db.Close()
 	return dir, u.PersonalWorkspaceID
+}
+
+// TestSubscriptionSetShowsOpenConversationsBound: the subscription set prints shows
+// open_conversations as the bound in force, as GET /api/v1/subscription does on a server:
+// the plan's limit, else the server's --max-open-conversations (its default 100 when not
+// given), and says which on stderr; the JSON on stdout stays whole.
+func TestSubscriptionSetShowsOpenConversationsBound(t *testing.T) {
+	dir, ws := operatorWorkspace(t)
+	set := func(args ...string) (bound any, said string) {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		cmd := cli.NewRootCommand(&out, &errOut)
+		cmd.SetArgs(append([]string{"subscription", "set", "--data", dir, "--workspace", ws}, args...))
+		if err := cmd.Execute(); err != nil {
+			t.Fatalf("set %v: %v\n%s%s", args, err, out.String(), errOut.String())
+		}
+		var sub struct {
+			Limits map[string]any `json:"limits"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &sub); err != nil {
+			t.Fatalf("set %v: stdout is not the subscription's JSON: %v\n%s", args, err, out.String())
+		}
+		return sub.Limits[data.LimitOpenConversations], strings.TrimSpace(errOut.String())
+	}
+	for _, c := range []struct {
+		args []string
+		want any
+		says string
+	}{
+		{[]string{"--numbers", "5"}, float64(data.DefaultMaxOpenConversations), "open_conversations: 100 (server default"},
+		{[]string{"--max-open-conversations", "40"}, float64(40), "open_conversations: 40 (the plan sets none: the server's --max-open-conversations)"},
+		{[]string{"--open-conversations", "500"}, float64(500), "open_conversations: 500 (the plan's limit)"},
+		{[]string{"--open-conversations", "0", "--max-open-conversations", "40"}, float64(0), "open_conversations: 0 (the plan's limit)"},
+		{[]string{"--open-conversations", "-1", "--max-open-conversations", "0"}, nil, "open_conversations: no bound"},
+	} {
+		bound, said := set(c.args...)
+		if bound != c.want || !strings.HasPrefix(said, c.says) {
+			t.Errorf("set %v: open_conversations %v, said %q; want %v, saying %q", c.args, bound, said, c.want, c.says)
+		}
+	}
+	t.Setenv("VOICEAPI_MAX_OPEN_CONVERSATIONS", "25")
+	if bound, said := set(); bound != float64(25) || !strings.Contains(said, "the server's --max-open-conversations") {
+		t.Errorf("with VOICEAPI_MAX_OPEN_CONVERSATIONS=25: open_conversations %v, said %q", bound, said)
+	}
+	for _, v := range []string{"-1", strconv.Itoa(validate.MaxOpenConversations + 1)} {
+		if out, err := run(t, "subscription", "set", "--data", dir, "--workspace", ws, "--max-open-conversations", v); err == nil || !strings.Contains(err.Error(), "--max-open-conversations must be") {
+			t.Errorf("--max-open-conversations %s: %v\n%s", v, err, out)
+		}
+	}
 }

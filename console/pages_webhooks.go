@@ -177,8 +177,23 @@ func (h *Handler) renderWebhook(w http.ResponseWriter, r *http.Request, status i
 		"Deliveries": deliveries, "Pages": pages, "DeliveriesWithheld": withheld,
 		// A test event is a webhook.test event, which the token must read to send one.
 		"CanTest": !has(picker.Withheld, "webhook.test"),
-		"From":    now.Add(-24 * time.Hour).Format("2006-01-02T15:04"), "To": now.Add(time.Minute).Format("2006-01-02T15:04"),
+		// Its changes, replay, rotation and delete need a token that reads every event
+		// it carries (the API's rule, 403 otherwise): not offered to any other.
+		"Uncarried": strings.Join(uncarried(strs(wh["events"]), picker.Withheld), ", "),
+		"From":      now.Add(-24 * time.Hour).Format("2006-01-02T15:04"), "To": now.Add(time.Minute).Format("2006-01-02T15:04"),
 	}})
+}
+
+// uncarried are the types of withheld (event-types' answer: those the token may not
+// read every event of) that a webhook of events carries; none when the token may manage it.
+func uncarried(events, withheld []string) []string {
+	var out []string
+	for _, t := range withheld {
+		if has(events, "*") || has(events, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func asList(v any) []any {

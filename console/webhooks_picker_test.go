@@ -13,10 +13,10 @@ import (
 // /webhooks/event-types. An owner is offered "*" and job.failed. A console used with a
 // key limited to the agents module (the session cookie holds any token) is offered
 // neither as a box it can tick: job.failed comes disabled under "Not offered to you",
-// and on a webhook that already carries it, ticked and sent back as it is, so a save
-// neither drops it unseen nor passes (the API refuses the key, 403, and says why). Its
-// deliveries, which name events the key may not read, are not shown, and the API's
-// reason is.
+// and on a webhook that already carries it, ticked and sent back as it is, so nothing
+// drops it unseen; such a webhook's save, replay, rotation and delete are not offered to
+// the key at all (the API refuses them, 403), the page saying why. Its deliveries, which
+// name events the key may not read, are not shown, and the API's reason is.
 func TestWebhookFormOffersWhatTheAPIAccepts(t *testing.T) {
 	e := testenv.Start(t)
 	owner := e.SignIn(e.Owner, e.Owner.WorkspaceID)
@@ -61,8 +61,14 @@ func TestWebhookFormOffersWhatTheAPIAccepts(t *testing.T) {
 	if !strings.Contains(show, "data-withheld-deliveries") || !strings.Contains(show, "lacks") || strings.Contains(show, test) {
 		t.Errorf("the limited key's page: deliveries withheld %v, test offered %v", strings.Contains(show, "data-withheld-deliveries"), strings.Contains(show, test))
 	}
+	if !strings.Contains(show, "data-uncarried") || strings.Contains(show, `href="/webhooks/`+id+`/delete"`) {
+		t.Errorf("the limited key's page: says what it may not carry %v, offers the delete %v", strings.Contains(show, "data-uncarried"),
+			strings.Contains(show, `href="/webhooks/`+id+`/delete"`))
+	}
 	mine := string(e.Do(owner.Client, "GET", "/webhooks/"+id, "", nil).Body)
-	if strings.Contains(mine, "data-withheld-deliveries") || !strings.Contains(mine, test) {
-		t.Errorf("the owner's page: deliveries withheld %v, test offered %v", strings.Contains(mine, "data-withheld-deliveries"), strings.Contains(mine, test))
+	if strings.Contains(mine, "data-withheld-deliveries") || !strings.Contains(mine, test) ||
+		strings.Contains(mine, "data-uncarried") || !strings.Contains(mine, `href="/webhooks/`+id+`/delete"`) {
+		t.Errorf("the owner's page: deliveries withheld %v, test offered %v, delete offered %v", strings.Contains(mine, "data-withheld-deliveries"),
+			strings.Contains(mine, test), strings.Contains(mine, `href="/webhooks/`+id+`/delete"`))
 	}
 }

@@ -25,6 +25,17 @@ type IdempotentResponse struct {
 	// its end deletes the response, whose body holds the turn as it was answered, before
 	// redaction; "" for any other request.
 	ConversationID string `json:"conversation_id,omitempty"`
+	// StartedConversationID is the conversation a conversation's start made: its end
+	// brings the kept answer (the conversation as started) under the redaction in force
+	// then, as it does the conversation; "" for any other request.
+	StartedConversationID string `json:"started_conversation_id,omitempty"`
+}
+
+// KeptResponse is a response kept under an Idempotency-Key, with its token and key.
+type KeptResponse struct {
+	TokenID  int64
+	Key      string
+	Response *IdempotentResponse
 }
 
 // IdempotencyStore keeps responses per token and key for 24 hours (conventions §17).
@@ -53,10 +64,11 @@ type IdempotencyClaim struct {
 	// made so that a retry after a crash can be answered in full.
 	Status int
 
-	answer         *ClaimAnswer
-	agentID        string
-	conversationID string
-	answerKept     bool
+	answer                *ClaimAnswer
+	agentID               string
+	conversationID        string
+	startedConversationID string
+	answerKept            bool
 }
 
 // ClaimAnswer is what a request answers: {"data": Record} and the top-level Extra members
@@ -128,6 +140,24 @@ func (c *IdempotencyClaim) ConversationID() string {
 		return ""
 	}
 	return c.conversationID
+}
+
+// NoteStartedConversation notes the conversation a start made, for the response kept
+// under its key: the conversation's end redacts that response as it redacts the
+// conversation. A nil claim notes nothing.
+func (c *IdempotencyClaim) NoteStartedConversation(conversationID string) {
+	if c != nil {
+		c.startedConversationID = conversationID
+	}
+}
+
+// StartedConversationID is the conversation NoteStartedConversation noted, "" when none
+// was (or the claim is nil).
+func (c *IdempotencyClaim) StartedConversationID() string {
+	if c == nil {
+		return ""
+	}
+	return c.startedConversationID
 }
 
 // NoteClaimAgent notes on the request's claim, when ctx carries one, the agent the

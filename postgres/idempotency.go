@@ -12,19 +12,56 @@ func (t *tx) IdempotentResponse(tokenID int64, key string) (*data.IdempotentResp
 	var r data.IdempotentResponse
 	var header []byte
 	var created time.Time
-	err := t.queryRow(`SELECT request_hash, status, header, body, created_at, claim_id, coalesce(agent_id, ''), coalesce(conversation_id, '')
-		FROM idempotency_responses WHERE token_id = $1 AND key = $2`, tokenID, []byte(key)).
-		Scan(&r.RequestHash, &r.Status, &header, &r.Body, &created, &r.ClaimID, &r.AgentID, &r.ConversationID)
+	err := t.queryRow(`SELECT `+keptColumns+` FROM idempotency_responses WHERE token_id = $1 AND key = $2`, tokenID, []byte(key)).
+		Scan(keptInto(&r, &header, &created)...)
 	if err != nil {
 		return nil, noRows(err)
 	}
-	if header != nil {
-		if err := data.DecodeJSON(header, &r.Header); err != nil {
+	return &r, keptDone(&r, header, created)
+}
+
+// keptColumns are the columns of a kept response that keptInto scans.
+const keptColumns = `request_hash, status, header, body, created_at, claim_id, coalesce(agent_id, ''),
+	coalesce(conversation_id, ''), coalesce(started_conversation_id, '')`
+
+// keptInto are the scan targets of keptColumns; keptDone completes r from the two that
+// need decoding.
+func keptInto(r *data.IdempotentResponse, header *[]byte, created *time.Time) []any {
+	return []any{&r.RequestHash, &r.Status, header, &r.Body, created, &r.ClaimID, &r.AgentID, &r.ConversationID, &r.StartedConversationID}
+}
+
+func keptDone(r *data.IdempotentResponse, header []byte, created time.Time) error {
+	r.CreatedAt = data.NewTime(created)
+	if header == nil {
+		return nil
+	}
+	return data.DecodeJSON(header, &r.Header)
+}
+
+// ConversationStartResponses implements service.AccountTx, over the index
+// idempotency_responses_started_conversation.
+func (t *tx) ConversationStartResponses(conversationID string) ([]data.KeptResponse, error) {
+	rows, err := t.query(`SELECT token_id, key, `+keptColumns+` FROM idempotency_responses WHERE started_conversation_id = $1`, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []data.KeptResponse
+	for rows.Next() {
+		var k data.KeptResponse
+		var key, header []byte
+		var created time.Time
+		r := &data.IdempotentResponse{}
+		if err := rows.Scan(append([]any{&k.TokenID, &key}, keptInto(r, &header, &created)...)...); err != nil {
 			return nil, err
 		}
+		if err := keptDone(r, header, created); err != nil {
+			return nil, err
+		}
+		k.Key, k.Response = string(key), r
+		out = append(out, k)
 	}
-	r.CreatedAt = data.NewTime(created)
-	return &r, nil
+	return out, rows.Err()
 }
 
 // PutIdempotentResponse implements service.AccountTx. Two replicas claiming one key at
@@ -39,12 +76,15 @@ func (t *tx) PutIdempotentResponse(tokenID int64, key string, r *data.Idempotent
 		}
 		header = string(raw)
 	}
-	_, err := t.exec(`INSERT INTO idempotency_responses (token_id, key, request_hash, status, header, body, created_at, claim_id, agent_id, conversation_id)
-		VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, nullif($9, ''), nullif($10, ''))
+	_, err := t.exec(`INSERT INTO idempotency_responses (token_id, key, request_hash, status, header, body, created_at, claim_id, agent_id,
+			conversation_id, started_conversation_id)
+		VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, nullif($9, ''), nullif($10, ''), nullif($11, ''))
 		ON CONFLICT (token_id, key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
 			header = excluded.header, body = excluded.body, created_at = excluded.created_at, claim_id = excluded.claim_id,
-			agent_id = excluded.agent_id, conversation_id = excluded.conversation_id`,
-		tokenID, []byte(key), r.RequestHash, r.Status, header, r.Body, r.CreatedAt.Time, r.ClaimID, r.AgentID, r.ConversationID)
+			agent_id = excluded.agent_id, conversation_id = excluded.conversation_id,
+			started_conversation_id = excluded.started_conversation_id`,
+		tokenID, []byte(key), r.RequestHash, r.Status, header, r.Body, r.CreatedAt.Time, r.ClaimID, r.AgentID, r.ConversationID,
+		r.StartedConversationID)
 	return err
 }
 

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/llm"
 	"github.com/voiceapi/voiceapi/server"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 const cardMessage = `{"content":"my card is 4111 1111 1111 1111"}`
@@ -167,5 +169,69 @@ func TestConversationStartKeptRedacted(t *testing.T) {
 		if retry.Header.Get("Idempotent-Replayed") != "true" || retry.Data()["id"] != id || strings.Contains(string(retry.Body), "4111") {
 			t.Errorf("the start's retry, conversation %s: %s %v", when, retry.Body, retry.Header)
 		}
+	}
+}
+
+// A start kept while redaction was off is brought under the setting its conversation's
+// end redacts with: the workspace turns redaction on mid-conversation, the end redacts
+// the conversation and its call, and the start's kept answer with them, so its retry
+// after the end replays the start redacted (the same conversation, never a second).
+// Before, it was replayed raw until it expired, a day after the start. Both engines.
+func TestConversationStartKeptRedactedAtTheEnd(t *testing.T) {
+	e := newConvEnv(t, nil)
+	e.stand.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Text("You said: " + r.LastUserText()) })
+	tokenID, _ := strconv.ParseInt(strings.Split(e.tok, "|")[0], 10, 64)
+	agent := e.createAgent(t, map[string]any{"name": "Greeter", "llm_config": e.llmConfig(nil),
+		"prompt_config": map[string]any{"welcome_message": "Hello, is your card {{card}}?"}})
+	path, body := "/api/v1/agents/"+agent+"/conversations", map[string]any{"version": "draft", "variables": map[string]any{"card": "4111 1111 1111 1111"}}
+	first := e.Do("POST", path, e.tok, body, "Idempotency-Key", "s2")
+	testkit.Expect(t, first, 201)
+	id := first.Data()["id"].(string)
+	if kept := keptBody(t, e, tokenID, "s2"); strings.Count(kept, "4111 1111 1111 1111") != 2 {
+		t.Fatalf("with redaction off the start's key keeps %s: nothing for the end to redact", kept)
+	}
+	testkit.Expect(t, e.Do("PUT", "/api/v1/workspaces/"+e.Owner.WorkspaceID, e.tok,
+		map[string]any{"privacy": map[string]any{"redaction": map[string]any{"detectors": []string{"card"}}}}), 200)
+	end := e.Do("POST", "/api/v1/conversations/"+id+"/end", e.tok, nil)
+	testkit.Expect(t, end, 200)
+	if strings.Contains(string(end.Body), "4111") {
+		t.Fatalf("the call the conversation became is not redacted: %s", end.Body)
+	}
+	if kept := keptBody(t, e, tokenID, "s2"); strings.Contains(kept, "4111") || strings.Count(kept, "[card]") != 2 {
+		t.Errorf("after the end the start's key keeps %s", kept)
+	}
+	retry := e.Do("POST", path, e.tok, body, "Idempotency-Key", "s2")
+	testkit.Expect(t, retry, 201)
+	if retry.Header.Get("Idempotent-Replayed") != "true" || retry.Data()["id"] != id || strings.Contains(string(retry.Body), "4111") ||
+		retry.Header.Get("ETag") == "" || retry.Header.Get("ETag") == first.Header.Get("ETag") {
+		t.Errorf("the start's retry after the end: %s %v", retry.Body, retry.Header)
+	}
+}
+
+// A start's kept answer that cannot be read (its seal broken) cannot be redacted at the
+// end: the end still ends the conversation, and keeps only the start's claim, which a
+// retry is told was carried out: no raw answer, no second conversation.
+func TestConversationStartKeptUnreadableAtTheEnd(t *testing.T) {
+	e, _, tokenID := echoConv(t)
+	agent := e.createAgent(t, map[string]any{"name": "Greeter", "llm_config": e.llmConfig(nil)})
+	path, body := "/api/v1/agents/"+agent+"/conversations", map[string]any{"version": "draft"}
+	first := e.Do("POST", path, e.tok, body, "Idempotency-Key", "s3")
+	testkit.Expect(t, first, 201)
+	id := first.Data()["id"].(string)
+	if err := e.Store.Update(context.Background(), func(tx service.Tx) error {
+		r, err := tx.IdempotentResponse(tokenID, "s3")
+		if err != nil || r == nil || r.StartedConversationID != id {
+			return fmt.Errorf("the start's kept answer: %+v, %v", r, err)
+		}
+		r.Body = []byte("not a sealed body")
+		return tx.PutIdempotentResponse(tokenID, "s3", r)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Expect(t, e.Do("POST", "/api/v1/conversations/"+id+"/end", e.tok, nil), 200)
+	retry := e.Do("POST", path, e.tok, body, "Idempotency-Key", "s3")
+	testkit.Expect(t, retry, 409)
+	if msg, _ := retry.JSON()["message"].(string); !strings.Contains(msg, "carried out") {
+		t.Errorf("the start's retry: %s", retry.Body)
 	}
 }

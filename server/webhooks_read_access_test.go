@@ -247,3 +247,63 @@ func TestWebhookTestEventNeedsItsReader(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookDeleteNeedsItsReader: deleting a webhook silences every event it carries,
+// so a key with scopes deletes one only when it may read every event of its types, as it
+// changes, tests or replays one: webhooks:write alone cannot delete the owner's webhook
+// of security events (403 naming the types and the scopes it lacks), which stays, no
+// webhook.deleted recorded. A key that reads them all deletes it (204). Before, the
+// route's webhooks:write was enough.
+func TestWebhookDeleteNeedsItsReader(t *testing.T) {
+	s := testkit.NewServer(t, nil)
+	own := s.Owner.Token
+	create := func(events ...string) string {
+		r := s.Do("POST", "/api/v1/webhooks", own, map[string]any{"url": "https://example.com/" + events[0], "events": events})
+		testkit.Expect(t, r, 201)
+		return r.Data()["id"].(string)
+	}
+	deleted := func() int {
+		r := s.Do("GET", "/api/v1/audit-log?per_page=100&type="+data.EventWebhookDeleted, own, nil)
+		testkit.Expect(t, r, 200)
+		return len(r.List())
+	}
+	security := create(data.EventAPIKeyCreated, data.EventUserLoginFailed)
+	every := create("*")
+	for _, c := range []struct {
+		name   string
+		scopes []string
+		id     string
+		status int
+		msg    string
+	}{
+		{"webhooks:write alone, security events", []string{data.ScopeWebhooksWrite}, security, 403,
+			"This token may not read every event the webhook carries (api_key.created, user.login_failed): this API key lacks audit:read."},
+		{"+ call_history:read, security events", []string{data.ScopeWebhooksWrite, "call_history:read"}, security, 403,
+			"This token may not read every event the webhook carries (api_key.created, user.login_failed): this API key lacks audit:read."},
+		{"+ audit:read, every event", []string{data.ScopeWebhooksWrite, data.ScopeAuditRead}, every, 403, "lacks agents:read, knowledge_base:read, phone_numbers:read, call_history:read"},
+		{"+ audit:read, security events", []string{data.ScopeWebhooksWrite, data.ScopeAuditRead}, security, 204, ""},
+		{"owner, every event", nil, every, 204, ""},
+	} {
+		token := own
+		if c.scopes != nil {
+			token = keyWithScopes(t, s, c.scopes...)
+		}
+		before := deleted()
+		r := s.Do("DELETE", "/api/v1/webhooks/"+c.id, token, nil)
+		if c.status == 204 {
+			testkit.Expect(t, r, 204)
+			testkit.Expect(t, s.Do("GET", "/api/v1/webhooks/"+c.id, own, nil), 404)
+			if n := deleted() - before; n != 1 {
+				t.Errorf("%s: %d webhook.deleted events, want 1", c.name, n)
+			}
+			continue
+		}
+		if r.Status != 403 || r.Code() != "forbidden" || !strings.Contains(r.JSON()["message"].(string), c.msg) {
+			t.Errorf("%s: DELETE %d %s, want 403 %q", c.name, r.Status, r.Body, c.msg)
+		}
+		testkit.Expect(t, s.Do("GET", "/api/v1/webhooks/"+c.id, own, nil), 200)
+		if n := deleted() - before; n != 0 {
+			t.Errorf("%s: refused, yet %d webhook.deleted events recorded", c.name, n)
+		}
+	}
+}

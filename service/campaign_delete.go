@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -29,7 +30,10 @@ type campaignRecipientsDeletePayload struct {
 // (their numbers and variables), so it must not give up where other jobs do: a run
 // killed (SIGKILL, a lost replica) or failing for a while (the database unreachable) is
 // tried again, a minute apart at most, for about a week. Each run goes on from what is
-// left, so runs again cost nothing; an error that is no transient one still fails it.
+// left, so runs again cost nothing. A failure that retrying cannot heal
+// (TransientStorage) fails the job at once, job.failed naming it, rather than a week
+// later: the next retention sweep queues the job again (requeueCampaignDeletes), so the
+// recipients still go once the fault is fixed.
 const campaignDeleteAttempts = 10_000
 
 func (s *CampaignService) recipientsDeleteKind() JobKind {
@@ -113,7 +117,10 @@ func (s *CampaignService) runRecipientsDelete(ctx context.Context, run *JobRun) 
 			n, err = tx.DeleteCampaignRecipients(p.CampaignID, CampaignDeleteBatch)
 			return err
 		}); err != nil {
-			return Transient(err)
+			if err := TransientStorage(err); IsTransient(err) {
+				return err
+			}
+			return fmt.Errorf("deleting the recipients of deleted campaign %s: %w (not retried: the next retention sweep queues the job again)", p.CampaignID, err)
 		}
 		if n < CampaignDeleteBatch {
 			return nil

@@ -2,7 +2,9 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/voiceapi/voiceapi/conversation"
 	"github.com/voiceapi/voiceapi/data"
@@ -60,9 +62,10 @@ func (s *ConversationService) endingCall(c *data.StoredConversation, items []dat
 func (s *ConversationService) writeEnd(ctx context.Context, raw *data.Call, items []data.ConversationItem, load func(tx Tx, kept []data.ConversationItem) (*data.StoredConversation, error)) (*data.Call, error) {
 	var call *data.Call
 	var redacted []data.ConversationItem // nil when no redaction applies
+	var redactor *redact.Redactor        // the setting the end redacts with
 	redactIt := func(r *redact.Redactor) error {
 		red := *raw
-		call, redacted = &red, nil
+		call, redacted, redactor = &red, nil, r
 		if r == nil {
 			return nil
 		}
@@ -98,8 +101,12 @@ func (s *ConversationService) writeEnd(ctx context.Context, raw *data.Call, item
 		if err := tx.PutConversation(c, nil); err != nil {
 			return err
 		}
-		// What its messages' Idempotency-Keys kept holds their turns unredacted.
+		// What its messages' Idempotency-Keys kept holds their turns unredacted; what its
+		// start's kept is redacted as the conversation is.
 		if _, err := tx.DeleteConversationResponses(c.ID); err != nil {
+			return err
+		}
+		if err := s.redactKeptStarts(tx, c.ID, redactor); err != nil {
 			return err
 		}
 		if redacted == nil {
@@ -223,34 +230,111 @@ func conversationUsage(tx Tx, call *data.Call, used data.TokenUsage) error {
 	return priceUsage(tx, call)
 }
 
-// answerStartClaim gives a conversation's start its Idempotency-Key claim's answer, res.
-// Where redaction applies to the agent's calls, the claim keeps res as the end will keep
-// the conversation (its variables and opening redacted, an opening past the work bound
-// withheld) and is what a retry is answered (data.IdempotencyClaim.KeepAnswer): the
-// caller reads what it gave, but nothing raw is kept under the key to outlive the end,
-// and a retry after the end is still this start, never a second conversation. The
-// setting is read in tx, the insert's; the opening is one or two items, cheap to redact.
+// answerStartClaim gives a conversation's start its Idempotency-Key claim's answer, res,
+// which the claim keeps (data.IdempotencyClaim.KeepAnswer) and a retry is answered:
+// written in tx, the insert's, and noted with the conversation, so that its end finds it
+// (redactKeptStarts) whatever the order of the end and the start's reply; the server
+// keeps nothing over it after the commit. Where redaction applies to the agent's calls,
+// it is kept as the end will keep the conversation (redactedStart): the caller reads
+// what it gave, but nothing raw is kept under the key to outlive the end, and a retry
+// after the end is still this start, never a second conversation. The setting is read
+// in tx; the opening is one or two items, cheap to redact.
 func (s *ConversationService) answerStartClaim(ctx context.Context, tx Tx, res data.Conversation) error {
 	claim := data.IdempotencyClaimFrom(ctx)
 	if claim == nil {
 		return nil
 	}
-	cfg, key, err := redactionSetting(tx, res.WorkspaceID, res.AgentID)
+	r, err := s.redactorIn(tx, res.WorkspaceID, res.AgentID)
 	if err != nil {
 		return err
 	}
-	if key == "" {
-		answerClaim(ctx, &res, nil)
+	kept := redactedStart(r, res)
+	answerClaim(ctx, &kept, nil)
+	claim.NoteStartedConversation(res.ID)
+	claim.KeepAnswer()
+	return nil
+}
+
+// redactorIn is the compiled redaction setting for agentID's calls in workspaceID, read
+// in tx; nil when it redacts nothing.
+func (s *ConversationService) redactorIn(tx Tx, workspaceID, agentID string) (*redact.Redactor, error) {
+	cfg, key, err := redactionSetting(tx, workspaceID, agentID)
+	if err != nil || key == "" {
+		return nil, err
+	}
+	return s.redactors.get(cfg, key)
+}
+
+// redactedStart is a start's answer c as the end keeps the conversation under r: its
+// variables and opening redacted, an opening past the work bound withheld; c itself
+// when r is nil.
+func redactedStart(r *redact.Redactor, c data.Conversation) data.Conversation {
+	if r == nil {
+		return c
+	}
+	opening := fitConversationWork(r, c.Messages, &data.Call{Variables: c.Variables})
+	c.Messages, c.Variables = redactItems(r, opening), redactObject(r, c.Variables)
+	return c
+}
+
+// redactKeptStarts brings the answers kept for conversation id's start (under any token)
+// under r, the setting its end redacts the conversation with, in tx, the end's: a start
+// kept while redaction was off (or narrower) is replayed from then on as the
+// conversation is kept, not raw until it expires. Its time stays the start's, so it
+// still expires a day after the start. Nothing changes when r is nil.
+func (s *ConversationService) redactKeptStarts(tx Tx, id string, r *redact.Redactor) error {
+	if r == nil {
 		return nil
 	}
-	r, err := s.redactors.get(cfg, key)
+	kept, err := tx.ConversationStartResponses(id)
 	if err != nil {
 		return err
 	}
-	kept := res
-	opening := fitConversationWork(r, res.Messages, &data.Call{Variables: res.Variables})
-	kept.Messages, kept.Variables = redactItems(r, opening), redactObject(r, res.Variables)
-	answerClaim(ctx, &kept, nil)
-	claim.KeepAnswer()
+	for _, k := range kept {
+		resp := k.Response
+		if resp.Status == 0 || len(resp.Body) == 0 {
+			continue // only a claim: no answer to redact
+		}
+		next := *resp
+		if err := s.redactKeptStart(&next, r); err != nil {
+			// Unreadable, it cannot be redacted, and must neither stay nor stop the end
+			// (an idle conversation must end): only its claim is kept, which a retry
+			// is told was carried out, never a second conversation.
+			s.log.Warn("a conversation start's kept answer could not be redacted at its end: only its claim is kept",
+				"conversation_id", id, "error", err)
+			next.Status, next.Body, next.Header = 0, nil, nil
+		}
+		if err := tx.PutIdempotentResponse(k.TokenID, k.Key, &next); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// redactKeptStart replaces resp's body, a start's answer sealed, by that answer under r.
+func (s *ConversationService) redactKeptStart(resp *data.IdempotentResponse, r *redact.Redactor) error {
+	plain, err := s.sealer.Open(string(resp.Body))
+	if err != nil {
+		return fmt.Errorf("opening it: %w", err)
+	}
+	var body struct {
+		Data data.Conversation `json:"data"`
+	}
+	if err := data.DecodeJSON([]byte(plain), &body); err != nil {
+		return fmt.Errorf("reading it: %w", err)
+	}
+	raw, err := json.Marshal(redactedStart(r, body.Data))
+	if err != nil {
+		return err
+	}
+	out, err := data.RecordBody(raw, nil)
+	if err != nil {
+		return err
+	}
+	sealed, err := s.sealer.Seal(string(out))
+	if err != nil {
+		return err
+	}
+	resp.Body, resp.Header = []byte(sealed), map[string]string{"Content-Type": "application/json", "ETag": data.ETagOfBytes(raw)}
 	return nil
 }

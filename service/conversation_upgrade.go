@@ -50,8 +50,9 @@ func (s *ConversationService) redactEnded(ctx context.Context, ws, id string) er
 	}
 	var redacted []data.ConversationItem // nil when no redaction applies
 	var variables map[string]any
+	var redactor *redact.Redactor
 	err = s.writeRedacted(ctx, ws, c.AgentID, func(r *redact.Redactor) error {
-		redacted, variables = nil, nil
+		redacted, variables, redactor = nil, nil, r
 		if r == nil {
 			return nil
 		}
@@ -73,6 +74,11 @@ func (s *ConversationService) redactEnded(ctx context.Context, ws, id string) er
 				return err
 			}
 			if err := tx.RewriteConversationItems(id, redacted); err != nil {
+				return err
+			}
+			// As an end does: the start's kept answer too (none is found for the
+			// conversations this job lists, which ended before starts were noted).
+			if err := s.redactKeptStarts(tx, id, redactor); err != nil {
 				return err
 			}
 		}

@@ -94,7 +94,7 @@ func answerClaimAction(ctx context.Context, v any) {
 // retry after a crash is checked as a replay of the full response is.
 func (b *base) claimResponse(c *data.IdempotencyClaim, created *data.Event) *data.IdempotentResponse {
 	r := &data.IdempotentResponse{RequestHash: c.RequestHash, CreatedAt: b.timeNow(), ClaimID: c.ID, AgentID: c.AgentID(),
-		ConversationID: c.ConversationID()}
+		ConversationID: c.ConversationID(), StartedConversationID: c.StartedConversationID()}
 	if c.Status == 0 {
 		return r
 	}

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -110,6 +111,23 @@ func Transient(err error) error {
 		return nil
 	}
 	return transientError{err}
+}
+
+// TransientStorage marks a storage failure Transient when it may heal by itself, and
+// returns any other as it is, a permanent failure (the job ends failed, job.failed
+// naming it): a stored row that does not decode or a violated constraint is a bug that
+// every run would meet again. Transient: the database unreachable
+// (data.ErrStorageUnavailable), its disk full (syscall.ENOSPC), the run's context ended,
+// and a replica fenced by a newer binary (data.ErrStorageSuperseded), which must only let
+// the job go: it can store no outcome, and an upgraded replica claims the job once its
+// lease ends.
+func TransientStorage(err error) error {
+	switch {
+	case errors.Is(err, data.ErrStorageUnavailable), errors.Is(err, data.ErrStorageSuperseded),
+		errors.Is(err, syscall.ENOSPC), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return Transient(err)
+	}
+	return err
 }
 
 // IsTransient reports whether err (or an error it wraps) was marked with Transient.

@@ -97,6 +97,9 @@ type AccountTx interface {
 	// DeleteConversationResponses removes the responses kept for messages to conversation
 	// id (r.ConversationID), under any token, and says how many.
 	DeleteConversationResponses(conversationID string) (int, error)
+	// ConversationStartResponses returns the responses kept for the start of
+	// conversation id (r.StartedConversationID), under any token: one, seldom more.
+	ConversationStartResponses(conversationID string) ([]data.KeptResponse, error)
 }
 
 // KeyUseRecorder takes note of API key use; a store may write it later, in batches, as

@@ -44,11 +44,12 @@ func currentWorkspace(ctx context.Context) (string, error) {
 
 // mayCarry refuses a caller who may not read every event of the types a webhook carries
 // (visibility.go): a webhook sends every event of its types, of every agent, to its
-// receiver, so only who may read them all configures, tests, replays or retries it, or
-// reads its deliveries (loggedTypes; conventions §6). The route admits owners and admins
-// whose token sees every agent; a key with scopes must also hold the read scope of each
-// module the types belong to, and audit:read for security events. The refusal names the
-// types and the scopes the key lacks (conventions §20).
+// receiver, so only who may read them all configures, tests, replays or retries it,
+// reads its deliveries (loggedTypes; conventions §6) or deletes it (which silences them:
+// a narrow key must not stop the monitoring of events it could never read). The route
+// admits owners and admins whose token sees every agent; a key with scopes must also
+// hold the read scope of each module the types belong to, and audit:read for security
+// events. The refusal names the types and the scopes the key lacks (conventions §20).
 func (b *base) mayCarry(ctx context.Context, w *data.Webhook) error {
 	v := b.eventVisibility(data.PrincipalFrom(ctx))
 	if !v.allAgents() {
@@ -265,6 +266,11 @@ func (s *WebhookService) DeleteWebhook(ctx context.Context, id string) error {
 			return err
 		}
 		if err := data.CheckIfMatch(data.IfMatch(ctx), w.Webhook); err != nil {
+			return err
+		}
+		// Deleting a webhook silences every event it carries: only who may read them
+		// all may, as for any change of it (conventions §6, §20).
+		if err := s.mayCarry(ctx, &w.Webhook); err != nil {
 			return err
 		}
 		if err := tx.DeleteWebhook(id); err != nil {

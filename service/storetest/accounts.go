@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -40,6 +42,7 @@ func testAccounts(t *testing.T, open Opener) {
 	checkUserChangedMemberRemoved(t, s, u, key.ID, userRev)
 	checkKeptResponsesExpire(t, s)
 	checkConversationResponsesDeleted(t, s)
+	checkConversationStartResponses(t, s)
 }
 
 // checkAccountsStored reads the stored user back: by email, its API keys (not its login
@@ -186,4 +189,59 @@ func checkConversationResponsesDeleted(t *testing.T, s service.Store) {
 		}
 		return nil
 	})
+}
+
+// checkConversationStartResponses checks that the responses kept for a conversation's
+// start, under any token, are found by ConversationStartResponses with their token and
+// key, and nothing else is; that DeleteConversationResponses (its messages') leaves them;
+// and that one expired is found no more, its key used again for another start found
+// under that one's conversation.
+func checkConversationStartResponses(t *testing.T, s service.Store) {
+	t.Helper()
+	at := data.NewTime(time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC))
+	update(t, s, func(tx service.Tx) error {
+		for _, r := range []struct {
+			token            int64
+			key, conv, start string
+		}{{1, "s1", "", "conv_s"}, {2, "s\x00two", "", "conv_s"}, {1, "s3", "", "conv_st"}, {1, "m1", "conv_s", ""}, {1, "plain", "", ""}} {
+			if err := tx.PutIdempotentResponse(r.token, r.key, &data.IdempotentResponse{Status: 201, CreatedAt: at, Body: []byte(r.key),
+				ConversationID: r.conv, StartedConversationID: r.start}); err != nil {
+				return err
+			}
+		}
+		_, err := tx.DeleteConversationResponses("conv_s")
+		return err
+	})
+	found := func(conv string) []string {
+		t.Helper()
+		var out []string
+		view(t, s, func(tx service.Tx) error {
+			kept, err := tx.ConversationStartResponses(conv)
+			for _, k := range kept {
+				if k.Response.StartedConversationID != conv || string(k.Response.Body) != k.Key {
+					t.Errorf("%s's start responses hold %+v under (%d, %q)", conv, k.Response, k.TokenID, k.Key)
+				}
+				out = append(out, fmt.Sprintf("%d/%s", k.TokenID, k.Key))
+			}
+			return err
+		})
+		slices.Sort(out)
+		return out
+	}
+	if got := found("conv_s"); !slices.Equal(got, []string{"1/s1", "2/s\x00two"}) {
+		t.Errorf("conv_s's start responses: %q, want 1/s1 and 2/s\\x00two", got)
+	}
+	update(t, s, func(tx service.Tx) error {
+		if _, err := tx.DeleteIdempotentResponsesBefore(at.Add(time.Minute), 100); err != nil {
+			return err
+		}
+		return tx.PutIdempotentResponse(1, "s1", &data.IdempotentResponse{Status: 201, CreatedAt: data.NewTime(at.Add(time.Hour)), Body: []byte("s1"),
+			StartedConversationID: "conv_u"})
+	})
+	if got := found("conv_s"); len(got) != 0 {
+		t.Errorf("conv_s's start responses after they expired: %q, want none", got)
+	}
+	if got := found("conv_u"); !slices.Equal(got, []string{"1/s1"}) {
+		t.Errorf("conv_u's start responses: %q, want 1/s1", got)
+	}
 }
