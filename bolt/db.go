@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 20
+const schemaVersion = 19
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -332,10 +332,7 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// the list was kept (listOrphanedRecipients). An older binary would not re-queue
 	// them, so the version keeps it out.
 	listOrphanedRecipients,
-	// 18 → 19: reserved for another change's step (numbers are handed out per change);
-	// nothing here.
-	func(*bbolt.Tx) error { return nil },
-	// 19 → 20: a response kept for a conversation's start is listed under the
+	// 18 → 19: a response kept for a conversation's start is listed under the
 	// conversation (idempotency.go), whose end redacts it. Responses kept before carry no
 	// conversation and expire within a day, as before; an older binary would keep new
 	// ones without their entries, so the version keeps it out.
