@@ -167,3 +167,30 @@ func jobFailedOf(t *testing.T, store service.Store, ws, id string) []data.JobFai
 	}
 	return out
 }
+
+// sqlStateError is a database driver's error naming its SQLSTATE, as PostgreSQL's does.
+type sqlStateError string
+
+func (e sqlStateError) Error() string    { return "ERROR: (SQLSTATE " + string(e) + ")" }
+func (e sqlStateError) SQLState() string { return string(e) }
+
+// TestTransientStorageBySQLState: a database error's class decides whether a job meets it
+// again on its next run. A serialization failure past the store's retries, a statement
+// timeout or an exhausted resource must not fail the campaign delete job at once; a
+// violated constraint or bad data must.
+func TestTransientStorageBySQLState(t *testing.T) {
+	for _, tc := range []struct {
+		code      string
+		transient bool
+	}{
+		{"40001", true}, {"40P01", true}, {"53200", true}, {"53300", true}, {"57014", true},
+		{"57P01", true}, {"58030", true}, {"55P03", true},
+		{"23505", false}, {"23503", false}, {"22P02", false}, {"42P01", false}, {"55000", false},
+		{"XX000", false}, {"4", false}, {"", false},
+	} {
+		err := fmt.Errorf("deleting a batch: %w", sqlStateError(tc.code))
+		if got := service.IsTransient(service.TransientStorage(err)); got != tc.transient {
+			t.Errorf("SQLSTATE %q: transient %v, want %v", tc.code, got, tc.transient)
+		}
+	}
+}

@@ -124,10 +124,38 @@ func Transient(err error) error {
 func TransientStorage(err error) error {
 	switch {
 	case errors.Is(err, data.ErrStorageUnavailable), errors.Is(err, data.ErrStorageSuperseded),
-		errors.Is(err, syscall.ENOSPC), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		errors.Is(err, syscall.ENOSPC), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+		transientSQLState(err):
 		return Transient(err)
 	}
 	return err
+}
+
+// sqlStater is a database error naming its SQLSTATE (PostgreSQL's driver's errors), read
+// here without importing the driver.
+type sqlStater interface{ SQLState() string }
+
+// transientSQLState reports a database error of a class that heals by itself: 40
+// (serialization failures and deadlocks past the store's own retries), 53 (insufficient
+// resources: memory, connections), 57 (a statement timeout, a shutdown), 58 (an I/O
+// error) and 55P03 (a lock not available in time). A violated constraint (23) or bad
+// data (22) is met again by every run.
+func transientSQLState(err error) bool {
+	var s sqlStater
+	if !errors.As(err, &s) {
+		return false
+	}
+	code := s.SQLState()
+	switch {
+	case code == "55P03":
+		return true
+	case len(code) == 5:
+		switch code[:2] {
+		case "40", "53", "57", "58":
+			return true
+		}
+	}
+	return false
 }
 
 // IsTransient reports whether err (or an error it wraps) was marked with Transient.
