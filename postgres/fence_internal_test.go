@@ -1,6 +1,11 @@
 package postgres
 
-import "testing"
+import (
+	"fmt"
+	"io/fs"
+	"testing"
+	"testing/fstest"
+)
 
 // FenceChecks is how many times db has read the schema version (tests in postgres_test).
 func FenceChecks(db *DB) int64 { return db.fence.checks.Load() }
@@ -43,4 +48,26 @@ func BenchmarkFenceOnTheWritePath(b *testing.B) {
 			b.Fatal("fenced")
 		}
 	}
+}
+
+// AsNewerBinary makes this package a newer voiceapi's until the test ends: its migrations
+// are this binary's and m. A database opened, or Migrate run, meanwhile migrates to m as
+// that newer binary would; a database opened before is the older binary's.
+func AsNewerBinary(t testing.TB, m Migration) {
+	t.Helper()
+	newer := fstest.MapFS{}
+	entries, err := fs.ReadDir(migrationFiles, "migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		body, err := fs.ReadFile(migrationFiles, "migrations/"+e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		newer["migrations/"+e.Name()] = &fstest.MapFile{Data: body}
+	}
+	newer[fmt.Sprintf("migrations/%04d_%s.sql", m.Version, m.Name)] = &fstest.MapFile{Data: []byte(m.SQL)}
+	migrationSource = newer
+	t.Cleanup(func() { migrationSource = migrationFiles })
 }

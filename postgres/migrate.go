@@ -22,6 +22,10 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
+// migrationSource is where Migrations reads them: migrationFiles, but for a test that
+// plays a newer voiceapi (fence_internal_test.go).
+var migrationSource fs.FS = migrationFiles
+
 // migrationLock is the advisory lock key the migrating replica holds ("voiceapi" in
 // ASCII), so that replicas starting together migrate once and the others wait.
 const migrationLock int64 = 0x766f696365617069
@@ -35,7 +39,7 @@ type Migration struct {
 
 // Migrations returns the embedded migrations, oldest first.
 func Migrations() ([]Migration, error) {
-	entries, err := fs.ReadDir(migrationFiles, "migrations")
+	entries, err := fs.ReadDir(migrationSource, "migrations")
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +51,7 @@ func Migrations() ([]Migration, error) {
 		if !ok || err != nil || v <= 0 {
 			return nil, fmt.Errorf("postgres: migration file %q is not named NNNN_name.sql", name)
 		}
-		body, err := fs.ReadFile(migrationFiles, "migrations/"+name)
+		body, err := fs.ReadFile(migrationSource, "migrations/"+name)
 		if err != nil {
 			return nil, err
 		}
@@ -157,6 +161,23 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
+	return applyMigrations(ctx, conn, pending)
+}
+
+// applyMigrations applies pending on conn, which holds migrationLock, each in its own
+// transaction, under the fence's lock held exclusively (fence.go): it waits for the
+// writes under way, of every replica, to end, and the writes that begin meanwhile wait
+// for it and then read the new version. A write transaction that runs long delays the
+// migration, and every write waits for the migration's end: most take milliseconds, a
+// migration that fills a table as long as that takes (docs/upgrading.md).
+func applyMigrations(ctx context.Context, conn *pgxpool.Conn, pending []Migration) ([]int, error) {
+	if len(pending) == 0 {
+		return nil, nil
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, fenceLock); err != nil {
+		return nil, fmt.Errorf("postgres: taking the fence's lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, fenceLock)
 	var applied []int
 	for _, m := range pending {
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
