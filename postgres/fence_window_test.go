@@ -318,3 +318,64 @@ func TestAFencedReplicasRunningJobIsTakenOverByANewerOne(t *testing.T) {
 		t.Errorf("fenced: older %v, newer %v; want the older only", postgres.Fenced(older.PG), postgres.Fenced(newer))
 	}
 }
+
+// A write that holds the fence's lock and, in the process, awaits another write that
+// began after a migration asked for the lock (and so waits behind it) is a cycle
+// PostgreSQL cannot see: the migration gives up its wait after a while, the awaited write
+// passes, the first ends, and the migration then applies.
+func TestAMigrationGivesWayToWritesAwaitingEachOther(t *testing.T) {
+	r := testkit.NewReplicas(t, 1, testkit.ReplicaOptions{})[0]
+	ws, pool := r.Owner.WorkspaceID, r.PG.Pool()
+	ctx := context.Background()
+	postgres.ShortenFenceLockWait(t, 200*time.Millisecond)
+	waiting := func(n int) func() bool {
+		return func() bool {
+			var c int
+			return pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&c) == nil && c >= n
+		}
+	}
+
+	outer, err := pool.Acquire(ctx) // the first write, holding the lock as writes do
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outer.Release()
+	if _, err := outer.Exec(ctx, `SELECT pg_advisory_lock_shared($1)`, postgres.FenceLock); err != nil {
+		t.Fatal(err)
+	}
+	newer := newerMigration(t)
+	postgres.AsNewerBinary(t, newer)
+	type result struct {
+		applied []int
+		err     error
+	}
+	migrated := make(chan result, 1)
+	go func() {
+		applied, err := postgres.Migrate(ctx, pool)
+		migrated <- result{applied, err}
+	}()
+	waitUntil(t, 10*time.Second, "the migration to wait for the lock", waiting(1))
+	inner := make(chan error, 1)
+	go func() {
+		inner <- r.Store.Update(ctx, func(tx service.Tx) error { _, err := tx.Workspace(ws); return err })
+	}()
+	select {
+	case err := <-inner:
+		if err != nil {
+			t.Errorf("the awaited write: %v, want it through (it began before the migration committed)", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the awaited write never ended: the migration kept its place in the lock's queue")
+	}
+	if _, err := outer.Exec(ctx, `SELECT pg_advisory_unlock_shared($1)`, postgres.FenceLock); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case res := <-migrated:
+		if res.err != nil || !slices.Equal(res.applied, []int{newer.Version}) {
+			t.Errorf("the migration: applied %v, %v", res.applied, res.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the migration never applied")
+	}
+}

@@ -3,13 +3,16 @@ package postgres
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -174,7 +177,7 @@ func applyMigrations(ctx context.Context, conn *pgxpool.Conn, pending []Migratio
 	if len(pending) == 0 {
 		return nil, nil
 	}
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, fenceLock); err != nil {
+	if err := takeFenceLock(ctx, conn); err != nil {
 		return nil, fmt.Errorf("postgres: taking the fence's lock: %w", err)
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, fenceLock)
@@ -193,6 +196,29 @@ func applyMigrations(ctx context.Context, conn *pgxpool.Conn, pending []Migratio
 		applied = append(applied, m.Version)
 	}
 	return applied, nil
+}
+
+// fenceLockWait bounds one wait of a migration for the fence's lock. The writes that
+// begin while it waits queue behind it; were one of them awaited by a write holding the
+// lock (in the process, where PostgreSQL's deadlock detector cannot see it), neither
+// would ever end. Giving up the wait lets them through; the migration then asks again.
+// A variable for a test to shorten (fence_internal_test.go).
+var fenceLockWait = 10 * time.Second
+
+// takeFenceLock takes the fence's lock exclusively on conn, asking again after each
+// fenceLockWait until it has it or ctx ends.
+func takeFenceLock(ctx context.Context, conn *pgxpool.Conn) error {
+	if _, err := conn.Exec(ctx, fmt.Sprintf("SET lock_timeout = %d", fenceLockWait.Milliseconds())); err != nil {
+		return err
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `RESET lock_timeout`)
+	for {
+		_, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, fenceLock)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "55P03" { // lock_not_available: the wait ran out
+			return err
+		}
+	}
 }
 
 // CheckSchema refuses a database whose schema is not this binary's version.
