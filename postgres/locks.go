@@ -109,11 +109,12 @@ func (s lockSet) held() map[string]bool {
 }
 
 // lockAndBegin sends the locks, the schema version's read (the fence), BEGIN and the
-// locked workspaces' chain heads in one round trip (a pipeline): the locks in an implicit
-// transaction of their own (session locks outlive it); the version's read in another, so
-// its snapshot is taken once the fence's lock is held (fence.go), and outside the
-// SERIALIZABLE transaction, which it would otherwise join to every migration's conflict
-// graph for nothing; then BEGIN, the index plans' setting (tx.go; the transaction's first
+// locked workspaces' chain heads in one round trip (a pipeline): the locks and then the
+// version's read in an implicit transaction of their own (session locks outlive it; the
+// sessions are READ COMMITTED, db.go, so the read's snapshot is taken once the fence's
+// lock is held: fence.go), outside the SERIALIZABLE transaction, which the read would
+// otherwise join to every migration's conflict graph for nothing; then BEGIN, the index
+// plans' setting (tx.go; the transaction's first
 // statement, so its snapshot is taken once the locks are held) and the heads' read. The
 // heads cannot move but by this transaction until it ends, so EventHead answers from
 // them: most writes record an event, and the head's read was one more round trip inside
@@ -123,8 +124,7 @@ func (w *writeTx) lockAndBegin(ctx context.Context, lockSQL, beginSQL string) (n
 	readHeads := serializable && len(w.locks) > 0
 	p := w.conn.Conn().PgConn().StartPipeline(ctx)
 	p.SendQueryParams(lockSQL, nil, nil, nil, nil)
-	p.SendPipelineSync()
-	p.SendQueryParams(fenceSQL, nil, nil, nil, nil)
+	p.SendQueryParams(fenceSQL, nil, nil, nil, nil) // READ COMMITTED (db.go): its own snapshot
 	p.SendPipelineSync()
 	p.SendQueryParams(beginSQL, nil, nil, nil, nil)
 	if serializable { // index plans (tx.go) from the first statement on
@@ -142,7 +142,7 @@ func (w *writeTx) lockAndBegin(ctx context.Context, lockSQL, beginSQL string) (n
 	const versionResult, headsResult = 1, 4 // lock, version, BEGIN, index plans, heads
 	heads := map[string]string{}
 	read := false
-	for results, syncs := 0, 0; syncs < 3; {
+	for results, syncs := 0, 0; syncs < 2; {
 		res, err := p.GetResults()
 		if err != nil {
 			p.Close()
@@ -174,7 +174,7 @@ func (w *writeTx) lockAndBegin(ctx context.Context, lockSQL, beginSQL string) (n
 		case *pgconn.PipelineSync:
 			syncs++
 		case nil:
-			syncs = 3
+			syncs = 2
 		}
 	}
 	if err := p.Close(); err != nil {
