@@ -25,10 +25,11 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 )
 
-// fenceInterval is how often a replica reads the schema version. A second matches the
-// load balancer's health check (deploy/haproxy.cfg: inter 1s), so an older replica
-// stops writing about when HAProxy would notice, and costs one lookup in a table of a
-// few dozen rows a second (docs/performance.md).
+// fenceInterval is how often a replica reads the schema version on its own (its writes
+// read it anyway). A second matches the load balancer's health check (deploy/haproxy.cfg:
+// inter 1s), so an older replica that nothing writes through steps aside about when
+// HAProxy would notice, and costs one lookup in a table of a few dozen rows a second
+// (docs/performance.md).
 const fenceInterval = time.Second
 
 // fenceQueryTimeout bounds one reading: a database that does not answer is /readyz's

@@ -122,9 +122,15 @@ func (s lockSet) held() map[string]bool {
 func (w *writeTx) lockAndBegin(ctx context.Context, lockSQL, beginSQL string) (newest, count int, err error) {
 	serializable := w.level == pgx.Serializable
 	readHeads := serializable && len(w.locks) > 0
+	// The version's read is prepared once a connection: it is every write's, and its plan
+	// was most of its cost (docs/performance.md, fence2).
+	check, err := w.conn.Conn().Prepare(ctx, "voiceapi_fence", fenceSQL)
+	if err != nil {
+		return 0, 0, err
+	}
 	p := w.conn.Conn().PgConn().StartPipeline(ctx)
 	p.SendQueryParams(lockSQL, nil, nil, nil, nil)
-	p.SendQueryParams(fenceSQL, nil, nil, nil, nil) // READ COMMITTED (db.go): its own snapshot
+	p.SendQueryStatement(check, nil, nil, nil) // READ COMMITTED (db.go): its own snapshot
 	p.SendPipelineSync()
 	p.SendQueryParams(beginSQL, nil, nil, nil, nil)
 	if serializable { // index plans (tx.go) from the first statement on
