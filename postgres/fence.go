@@ -2,10 +2,19 @@ package postgres
 
 // A replica steps aside once a newer voiceapi has migrated its database. During a rolling
 // upgrade the first upgraded replica migrates the schema while the older ones still run;
-// their code would keep writing by the old rules (docs/upgrading.md). So every replica
-// reads the schema version about once a second and, once the database holds a migration
-// this binary does not know, refuses every write for the rest of its life (the fence):
-// its /readyz answers 503 and the load balancer takes it out.
+// their code would keep writing by the old rules (docs/upgrading.md). So, once the
+// database holds a migration this binary does not know, a replica refuses every write for
+// the rest of its life (the fence): its /readyz answers 503 and the load balancer takes
+// it out.
+//
+// Every write transaction learns it with no delay: it holds fenceLock shared from before
+// its BEGIN to after its COMMIT and, once it holds it, reads the schema version, in the
+// round trip of its BEGIN (locks.go); a migration holds fenceLock exclusively from before
+// its BEGIN to after its COMMIT (migrate.go). So a write either commits before a
+// migration starts, or waits for it, reads the newer version and is refused: no write
+// runs the old code once a newer binary's migration has committed.
+// Besides, the replica reads the version about once a second on its own, for /readyz and
+// so that its runner stops claiming before it would try.
 
 import (
 	"context"
@@ -16,10 +25,11 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 )
 
-// fenceInterval is how often a replica reads the schema version. A second matches the
-// load balancer's health check (deploy/haproxy.cfg: inter 1s), so an older replica
-// stops writing about when HAProxy would notice, and costs one lookup in a table of a
-// few dozen rows a second (docs/performance.md).
+// fenceInterval is how often a replica reads the schema version on its own (its writes
+// read it anyway). A second matches the load balancer's health check (deploy/haproxy.cfg:
+// inter 1s), so an older replica that nothing writes through steps aside about when
+// HAProxy would notice, and costs one lookup in a table of a few dozen rows a second
+// (docs/performance.md).
 const fenceInterval = time.Second
 
 // fenceQueryTimeout bounds one reading: a database that does not answer is /readyz's
@@ -30,6 +40,15 @@ const fenceQueryTimeout = 2 * time.Second
 // there are. The count catches a migration numbered below this binary's newest (numbers
 // are handed out to work built side by side: migrate.go), which max alone would miss.
 const fenceSQL = `SELECT coalesce(max(version), 0), count(*) FROM schema_migrations`
+
+// fenceLock is the advisory lock of the fence ("voicefen" in ASCII): shared by every
+// write transaction, exclusive to a migration. A session lock taken before BEGIN, as the
+// workspaces' are (locks.go): PostgreSQL takes a SERIALIZABLE transaction's snapshot at
+// its first statement, so a lock taken inside the transaction could be waited for with a
+// snapshot from before the migration committed. An advisory lock rather than a lock of
+// schema_migrations leaves the table to its readers (/readyz, CheckSchema) while a
+// migration runs.
+const fenceLock int64 = 0x766f69636566656e
 
 // fence watches the schema version for a newer binary's migration.
 type fence struct {
@@ -85,6 +104,13 @@ func (db *DB) checkSchemaVersion(ctx context.Context) error {
 	}
 	f.checks.Add(1)
 	f.checkedAt.Store(time.Now().UnixNano())
+	return db.verdict(newest, count)
+}
+
+// verdict fences db when a database at version newest holding count migrations is a
+// newer binary's, and returns the error writes answer then; nil when it is this one's.
+func (db *DB) verdict(newest, count int) error {
+	f := db.fence
 	if !superseded(newest, count, f.latest, f.known) {
 		return nil
 	}

@@ -1,6 +1,12 @@
 package postgres
 
-import "testing"
+import (
+	"fmt"
+	"io/fs"
+	"testing"
+	"testing/fstest"
+	"time"
+)
 
 // FenceChecks is how many times db has read the schema version (tests in postgres_test).
 func FenceChecks(db *DB) int64 { return db.fence.checks.Load() }
@@ -32,8 +38,10 @@ func TestSupersededAtItsEdges(t *testing.T) {
 	}
 }
 
-// BenchmarkFenceOnTheWritePath is what every write (Update, a job claim, a source file)
-// pays for the fence: one atomic load (docs/performance.md).
+// BenchmarkFenceOnTheWritePath is what a write (Update, a job claim, a source file) pays
+// for the fence before it begins, on a replica already fenced or not: one atomic load
+// (docs/performance.md). Its lock and read with BEGIN are measured through a whole PUT
+// and a call registration (docs/performance.md, fence2).
 //
 //	go test -run '^$' -bench BenchmarkFenceOnTheWritePath -count 5 ./postgres
 func BenchmarkFenceOnTheWritePath(b *testing.B) {
@@ -43,4 +51,37 @@ func BenchmarkFenceOnTheWritePath(b *testing.B) {
 			b.Fatal("fenced")
 		}
 	}
+}
+
+// AsNewerBinary makes this package a newer voiceapi's until the test ends: its migrations
+// are this binary's and m. A database opened, or Migrate run, meanwhile migrates to m as
+// that newer binary would; a database opened before is the older binary's.
+func AsNewerBinary(t testing.TB, m Migration) {
+	t.Helper()
+	newer := fstest.MapFS{}
+	entries, err := fs.ReadDir(migrationFiles, "migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		body, err := fs.ReadFile(migrationFiles, "migrations/"+e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		newer["migrations/"+e.Name()] = &fstest.MapFile{Data: body}
+	}
+	newer[fmt.Sprintf("migrations/%04d_%s.sql", m.Version, m.Name)] = &fstest.MapFile{Data: []byte(m.SQL)}
+	migrationSource = newer
+	t.Cleanup(func() { migrationSource = migrationFiles })
+}
+
+// FenceLock is the fence's advisory lock key (tests in postgres_test).
+const FenceLock = fenceLock
+
+// ShortenFenceLockWait makes a migration's waits for the fence's lock d long until the
+// test ends.
+func ShortenFenceLockWait(t testing.TB, d time.Duration) {
+	old := fenceLockWait
+	fenceLockWait = d
+	t.Cleanup(func() { fenceLockWait = old })
 }

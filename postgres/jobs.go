@@ -287,17 +287,15 @@ func init() {
 // The statement is atomic on its own: each row it leases was due and unlocked when it
 // took it.
 func (db *DB) ClaimJobs(ctx context.Context, c data.JobClaim) ([]*data.JobRecord, time.Time, error) {
-	if err := db.fence.failed(); err != nil {
-		return nil, time.Time{}, err // a newer binary's jobs are not this one's to run
-	}
 	var jobs []*data.JobRecord
 	var next time.Time
-	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(q pgx.Tx) (err error) {
-		jobs, next, err = (&tx{ctx: ctx, db: db, q: q, st: &txState{}}).ClaimJobs(c)
+	// Behind the fence (a newer binary's jobs are not this one's to run): writeOnce.
+	err := db.writeOnce(ctx, func(t *tx) (err error) {
+		jobs, next, err = t.ClaimJobs(c)
 		return err
 	})
 	if err != nil {
-		return nil, time.Time{}, storageError(err)
+		return nil, time.Time{}, err
 	}
 	return jobs, next, nil
 }

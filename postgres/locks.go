@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"hash/fnv"
 	"slices"
 	"strconv"
@@ -75,22 +77,24 @@ func (s lockSet) keys() []int32 {
 	return slices.Compact(keys)
 }
 
-// lockSQL takes s's locks (and retryLock first when serialized); "" when there are none.
-func (s lockSet) lockSQL(serialized bool) string { return s.sql("pg_advisory_lock", serialized) }
+// lockSQL takes the fence's lock shared (fence.go), then retryLock when serialized, then
+// s's locks: the fence's first, so a write waiting for a migration holds no workspace.
+func (s lockSet) lockSQL(serialized bool) string {
+	return s.sql("pg_advisory_lock_shared", "pg_advisory_lock", serialized)
+}
 
 // unlockSQL gives them back.
-func (s lockSet) unlockSQL(serialized bool) string { return s.sql("pg_advisory_unlock", serialized) }
+func (s lockSet) unlockSQL(serialized bool) string {
+	return s.sql("pg_advisory_unlock_shared", "pg_advisory_unlock", serialized)
+}
 
-func (s lockSet) sql(fn string, serialized bool) string {
-	var calls []string
+func (s lockSet) sql(shared, fn string, serialized bool) string {
+	calls := []string{shared + "(" + strconv.FormatInt(fenceLock, 10) + ")"}
 	if serialized {
 		calls = append(calls, fn+"("+strconv.FormatInt(retryLock, 10)+")")
 	}
 	for _, k := range s.keys() {
 		calls = append(calls, fn+"("+strconv.Itoa(int(lockSpace))+", "+strconv.Itoa(int(k))+")")
-	}
-	if len(calls) == 0 {
-		return ""
 	}
 	return "SELECT " + strings.Join(calls, ", ")
 }
@@ -104,46 +108,73 @@ func (s lockSet) held() map[string]bool {
 	return m
 }
 
-// lockAndBegin sends the locks, BEGIN and the locked workspaces' chain heads in one
-// round trip (a pipeline): the locks in an implicit transaction of their own (session
-// locks outlive it), then BEGIN, the index plans' setting (tx.go; the transaction's first
+// lockAndBegin sends the locks, the schema version's read (the fence), BEGIN and the
+// locked workspaces' chain heads in one round trip (a pipeline): the locks and then the
+// version's read in an implicit transaction of their own (session locks outlive it; the
+// sessions are READ COMMITTED, db.go, so the read's snapshot is taken once the fence's
+// lock is held: fence.go), outside the SERIALIZABLE transaction, which the read would
+// otherwise join to every migration's conflict graph for nothing; then BEGIN, the index
+// plans' setting (tx.go; the transaction's first
 // statement, so its snapshot is taken once the locks are held) and the heads' read. The
 // heads cannot move but by this transaction until it ends, so EventHead answers from
 // them: most writes record an event, and the head's read was one more round trip inside
-// the workspace's turn.
-func (w *writeTx) lockAndBegin(ctx context.Context, lockSQL, beginSQL string) error {
-	readHeads := w.level == pgx.Serializable
+// the workspace's turn. It returns the version read: the newest and how many.
+func (w *writeTx) lockAndBegin(ctx context.Context, lockSQL, beginSQL string) (newest, count int, err error) {
+	serializable := w.level == pgx.Serializable
+	readHeads := serializable && len(w.locks) > 0
+	// The version's read is prepared once a connection: it is every write's, and its plan
+	// was most of its cost (docs/performance.md, fence2).
+	check, err := w.conn.Conn().Prepare(ctx, "voiceapi_fence", fenceSQL)
+	if err != nil {
+		return 0, 0, err
+	}
 	p := w.conn.Conn().PgConn().StartPipeline(ctx)
 	p.SendQueryParams(lockSQL, nil, nil, nil, nil)
+	p.SendQueryStatement(check, nil, nil, nil) // READ COMMITTED (db.go): its own snapshot
 	p.SendPipelineSync()
 	p.SendQueryParams(beginSQL, nil, nil, nil, nil)
-	if readHeads { // SERIALIZABLE: index plans (tx.go) from the first statement on
+	if serializable { // index plans (tx.go) from the first statement on
 		p.SendQueryParams(indexPlansSQL, nil, nil, nil, nil)
+	}
+	if readHeads {
 		p.SendQueryParams(`SELECT workspace_id, hash FROM event_heads WHERE workspace_id = ANY($1::text[])`,
 			[][]byte{textArray(w.locks)}, nil, nil, nil)
 	}
 	p.SendPipelineSync()
 	if err := p.Flush(); err != nil {
 		p.Close()
-		return err
+		return 0, 0, err
 	}
+	const versionResult, headsResult = 1, 4 // lock, version, BEGIN, index plans, heads
 	heads := map[string]string{}
+	read := false
 	for results, syncs := 0, 0; syncs < 2; {
 		res, err := p.GetResults()
 		if err != nil {
 			p.Close()
-			return err
+			return 0, 0, err
 		}
 		switch r := res.(type) {
 		case *pgconn.ResultReader:
 			for r.NextRow() {
-				if readHeads && results == 3 {
+				switch {
+				case results == versionResult && !read:
+					newest, err = strconv.Atoi(string(r.Values()[0]))
+					if err == nil {
+						count, err = strconv.Atoi(string(r.Values()[1]))
+					}
+					if err != nil {
+						p.Close()
+						return 0, 0, fmt.Errorf("reading the schema version: %w", err)
+					}
+					read = true
+				case results == headsResult && readHeads:
 					heads[string(r.Values()[0])] = string(r.Values()[1])
 				}
 			}
 			if _, err := r.Close(); err != nil {
 				p.Close()
-				return err
+				return 0, 0, err
 			}
 			results++
 		case *pgconn.PipelineSync:
@@ -153,7 +184,10 @@ func (w *writeTx) lockAndBegin(ctx context.Context, lockSQL, beginSQL string) er
 		}
 	}
 	if err := p.Close(); err != nil {
-		return err
+		return 0, 0, err
+	}
+	if !read {
+		return 0, 0, errors.New("reading the schema version: no row")
 	}
 	if readHeads {
 		w.heads = make(map[string]string, len(w.locks))
@@ -161,7 +195,7 @@ func (w *writeTx) lockAndBegin(ctx context.Context, lockSQL, beginSQL string) er
 			w.heads[ws] = heads[ws] // "" for a workspace with no chain yet
 		}
 	}
-	return nil
+	return newest, count, nil
 }
 
 // textArray is ids as a text[] parameter in text format.

@@ -3,13 +3,16 @@ package postgres
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -21,6 +24,10 @@ import (
 //
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
+
+// migrationSource is where Migrations reads them: migrationFiles, but for a test that
+// plays a newer voiceapi (fence_internal_test.go).
+var migrationSource fs.FS = migrationFiles
 
 // migrationLock is the advisory lock key the migrating replica holds ("voiceapi" in
 // ASCII), so that replicas starting together migrate once and the others wait.
@@ -35,7 +42,7 @@ type Migration struct {
 
 // Migrations returns the embedded migrations, oldest first.
 func Migrations() ([]Migration, error) {
-	entries, err := fs.ReadDir(migrationFiles, "migrations")
+	entries, err := fs.ReadDir(migrationSource, "migrations")
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +54,7 @@ func Migrations() ([]Migration, error) {
 		if !ok || err != nil || v <= 0 {
 			return nil, fmt.Errorf("postgres: migration file %q is not named NNNN_name.sql", name)
 		}
-		body, err := fs.ReadFile(migrationFiles, "migrations/"+name)
+		body, err := fs.ReadFile(migrationSource, "migrations/"+name)
 		if err != nil {
 			return nil, err
 		}
@@ -157,6 +164,23 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
+	return applyMigrations(ctx, conn, pending)
+}
+
+// applyMigrations applies pending on conn, which holds migrationLock, each in its own
+// transaction, under the fence's lock held exclusively (fence.go): it waits for the
+// writes under way, of every replica, to end, and the writes that begin meanwhile wait
+// for it and then read the new version. A write transaction that runs long delays the
+// migration, and every write waits for the migration's end: most take milliseconds, a
+// migration that fills a table as long as that takes (docs/upgrading.md).
+func applyMigrations(ctx context.Context, conn *pgxpool.Conn, pending []Migration) ([]int, error) {
+	if len(pending) == 0 {
+		return nil, nil
+	}
+	if err := takeFenceLock(ctx, conn); err != nil {
+		return nil, fmt.Errorf("postgres: taking the fence's lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, fenceLock)
 	var applied []int
 	for _, m := range pending {
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
@@ -172,6 +196,29 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) ([]int, error) {
 		applied = append(applied, m.Version)
 	}
 	return applied, nil
+}
+
+// fenceLockWait bounds one wait of a migration for the fence's lock. The writes that
+// begin while it waits queue behind it; were one of them awaited by a write holding the
+// lock (in the process, where PostgreSQL's deadlock detector cannot see it), neither
+// would ever end. Giving up the wait lets them through; the migration then asks again.
+// A variable for a test to shorten (fence_internal_test.go).
+var fenceLockWait = 10 * time.Second
+
+// takeFenceLock takes the fence's lock exclusively on conn, asking again after each
+// fenceLockWait until it has it or ctx ends.
+func takeFenceLock(ctx context.Context, conn *pgxpool.Conn) error {
+	if _, err := conn.Exec(ctx, fmt.Sprintf("SET lock_timeout = %d", fenceLockWait.Milliseconds())); err != nil {
+		return err
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `RESET lock_timeout`)
+	for {
+		_, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, fenceLock)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "55P03" { // lock_not_available: the wait ran out
+			return err
+		}
+	}
 }
 
 // CheckSchema refuses a database whose schema is not this binary's version.

@@ -27,16 +27,18 @@ func (db *DB) PutSourceFile(ctx context.Context, workspaceID, kbID, sourceID str
 		return fmt.Errorf("storing a source file: invalid id in %s/%s/%s", workspaceID, kbID, sourceID)
 	}
 	if err := db.fence.failed(); err != nil {
-		return err
+		return err // before reading the file
 	}
 	content, err := io.ReadAll(r)
 	if err != nil {
 		return err
 	}
-	_, err = db.pool.Exec(ctx, `INSERT INTO source_files (workspace_id, knowledge_base_id, source_id, content) VALUES ($1, $2, $3, $4)
+	return db.writeOnce(ctx, func(t *tx) error {
+		_, err := t.exec(`INSERT INTO source_files (workspace_id, knowledge_base_id, source_id, content) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (knowledge_base_id, source_id) DO UPDATE SET workspace_id = excluded.workspace_id, content = excluded.content, stored_at = now()`,
-		workspaceID, kbID, sourceID, content)
-	return storageError(err)
+			workspaceID, kbID, sourceID, content)
+		return err
+	})
 }
 
 // OpenSourceFile implements service.SourceFiles. The file is read whole (files are
@@ -64,12 +66,11 @@ func (db *DB) DiscardSourceFiles(ctx context.Context, workspaceID, kbID string, 
 	if len(sourceIDs) == 0 {
 		return nil
 	}
-	if err := db.fence.failed(); err != nil {
+	return db.writeOnce(ctx, func(t *tx) error {
+		_, err := t.exec(`DELETE FROM source_files WHERE workspace_id = $1 AND knowledge_base_id = $2 AND source_id = ANY($3)`,
+			workspaceID, kbID, sourceIDs)
 		return err
-	}
-	_, err := db.pool.Exec(ctx, `DELETE FROM source_files WHERE workspace_id = $1 AND knowledge_base_id = $2 AND source_id = ANY($3)`,
-		workspaceID, kbID, sourceIDs)
-	return unavailableError(err)
+	})
 }
 
 // sweepSourceFiles removes, at start, the files whose file source row is absent (a crash

@@ -164,6 +164,25 @@ func (db *DB) attempt(ctx context.Context, locks lockSet, serialized bool, st *t
 	return w.finish(ctx, err)
 }
 
+// writeOnce runs fn in one READ COMMITTED write transaction, once: the writes made outside
+// Update (a job claim, a knowledge file), which pass the fence as Update's do (begin).
+func (db *DB) writeOnce(ctx context.Context, fn func(t *tx) error) error {
+	if err := db.fence.failed(); err != nil {
+		return err
+	}
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return storageError(err)
+	}
+	w := &writeTx{conn: conn, level: pgx.ReadCommitted}
+	t := &tx{ctx: ctx, db: db, st: &txState{}, w: w}
+	err = fn(t)
+	if t.err != nil {
+		err = t.err // BEGIN failed, or the fence: whatever fn made of it, nothing ran
+	}
+	return storageError(w.finish(ctx, err))
+}
+
 // writeTx is an Update's connection and the transaction on it.
 type writeTx struct {
 	conn  *pgxpool.Conn
@@ -180,12 +199,13 @@ type writeTx struct {
 	heads map[string]string
 }
 
-// begin starts the transaction before its first statement: the locks first, then BEGIN,
-// sent together (one round trip). PostgreSQL takes a SERIALIZABLE transaction's snapshot
-// at its first statement, so a lock taken inside the transaction (pg_advisory_xact_lock)
-// would be waited for with a snapshot from before the previous holder committed, and the
-// rows it guards would fail to serialize all the same: these are session locks, taken
-// before BEGIN and given back after COMMIT.
+// begin starts the transaction before its first statement: the locks first, then BEGIN
+// and the schema version's read, sent together (one round trip). PostgreSQL takes a
+// SERIALIZABLE transaction's snapshot at its first statement, so a lock taken inside the
+// transaction (pg_advisory_xact_lock) would be waited for with a snapshot from before the
+// previous holder committed, and the rows it guards would fail to serialize all the same:
+// these are session locks, taken before BEGIN and given back after COMMIT. Among them is
+// the fence's (fence.go): a write that finds a newer binary's migration stops here.
 func (t *tx) begin() error {
 	if t.err != nil {
 		return t.err
@@ -197,19 +217,14 @@ func (t *tx) begin() error {
 	w.begun = true
 	lockSQL := w.locks.lockSQL(w.serialized)
 	w.held = w.locks.held()
-	beginSQL := "BEGIN ISOLATION LEVEL " + isolation(w.level)
-	var err error
-	if lockSQL == "" {
-		if w.level == pgx.Serializable {
-			beginSQL += "; " + indexPlansSQL // no arguments: one message, simple protocol
-		}
-		_, err = w.conn.Exec(t.ctx, beginSQL)
-	} else {
-		w.sessionSQL = w.locks.unlockSQL(w.serialized)
-		err = w.lockAndBegin(t.ctx, lockSQL, beginSQL)
+	w.sessionSQL = w.locks.unlockSQL(w.serialized)
+	newest, count, err := w.lockAndBegin(t.ctx, lockSQL, "BEGIN ISOLATION LEVEL "+isolation(w.level))
+	if err == nil {
+		err = t.db.verdict(newest, count)
 	}
 	if err != nil {
-		// The connection's state is unknown (a lock held, a transaction open): close it.
+		// The connection's state is unknown (a lock held, a transaction open), or the
+		// database is a newer binary's: close it, which ends both.
 		w.conn.Conn().Close(context.WithoutCancel(t.ctx))
 		t.err = &txFailed{err}
 		return t.err
@@ -260,11 +275,18 @@ func (w *writeTx) finish(ctx context.Context, fnErr error) error {
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
 	defer cancel()
 	results, err := w.conn.Conn().PgConn().Exec(bg, end+";"+w.sessionSQL).ReadAll()
-	if err == nil && len(results) > 0 && fnErr == nil && results[0].CommandTag.String() == "ROLLBACK" {
+	switch {
+	case err != nil && !unavailable(err):
+		// The end failed (a serialization failure at COMMIT), which skipped the unlock
+		// after it: give the locks back on their own rather than reconnect (every write
+		// holds the fence's lock).
+		if _, err := w.conn.Conn().PgConn().Exec(bg, w.sessionSQL).ReadAll(); err != nil {
+			w.conn.Conn().Close(bg)
+		}
+	case err != nil:
+		w.conn.Conn().Close(bg)
+	case len(results) > 0 && fnErr == nil && results[0].CommandTag.String() == "ROLLBACK":
 		err = pgx.ErrTxCommitRollback // the transaction had failed: COMMIT rolled it back
-	}
-	if err != nil && (w.sessionSQL != "" || unavailable(err)) {
-		w.conn.Conn().Close(bg) // the unlock after a failed COMMIT did not run
 	}
 	if fnErr != nil {
 		return fnErr

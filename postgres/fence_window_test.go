@@ -1,0 +1,381 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/cli"
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/postgres"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// newerMigration is a newer voiceapi's migration that marks what older code writes after
+// it committed: agents stored before it have written_after_newer NULL (the column comes
+// with no default), agents stored after it true (the default set next), which no older
+// binary knows to leave out. The pause keeps it running while writes arrive.
+func newerMigration(t *testing.T) postgres.Migration {
+	t.Helper()
+	all, err := postgres.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return postgres.Migration{Version: postgres.LatestVersion(all) + 1, Name: "from_a_newer_voiceapi", SQL: `
+		ALTER TABLE agents ADD COLUMN written_after_newer boolean;
+		ALTER TABLE agents ALTER COLUMN written_after_newer SET DEFAULT true;
+		SELECT pg_sleep(0.2);`}
+}
+
+// A newer voiceapi migrates the database while an older replica serves writes through
+// real HTTP: no write the older replica answers 201 committed after the migration (none
+// stored an agent the migration's default marks), every write that began once the
+// migration had returned is 503 with the fence's message and stores nothing, and each
+// 201 stored its agent. Before the fence's lock and read with BEGIN, the replica went on
+// writing by its old code until its next reading of the version, up to 1.75 s later.
+func TestNoWriteRunsTheOldCodeOnceANewerBinaryMigrated(t *testing.T) {
+	r := testkit.NewReplicas(t, 1, testkit.ReplicaOptions{})[0]
+	tok, ws := r.Owner.Token, r.Owner.WorkspaceID
+	pool := r.PG.Pool()
+	ctx := context.Background()
+
+	type outcome struct {
+		name    string
+		started time.Time
+		resp    *testkit.Response
+	}
+	const workers, afterEach = 4, 5
+	var (
+		mu       sync.Mutex
+		outcomes []outcome
+		done     atomic.Int64 // writes answered
+		migrated atomic.Int64 // when Migrate returned (UnixNano), 0 before
+		wg       sync.WaitGroup
+	)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, after := 0, 0; after < afterEach; i++ {
+				name := fmt.Sprintf("w%d-%d", w, i)
+				started := time.Now()
+				resp := r.Do("POST", "/api/v1/agents", tok, agentBody(name))
+				mu.Lock()
+				outcomes = append(outcomes, outcome{name, started, resp})
+				mu.Unlock()
+				done.Add(1)
+				if m := migrated.Load(); m != 0 && started.UnixNano() > m {
+					after++
+				}
+				if i > 10000 {
+					return // the test fails below: the migration never returned
+				}
+			}
+		}()
+	}
+	waitUntil(t, 30*time.Second, "the writes to be under way", func() bool { return done.Load() >= 3*workers })
+
+	newer := newerMigration(t)
+	postgres.AsNewerBinary(t, newer)
+	applied, err := postgres.Migrate(ctx, pool)
+	migrated.Store(time.Now().UnixNano())
+	if err != nil || !slices.Equal(applied, []int{newer.Version}) {
+		t.Fatalf("the newer binary's migration: applied %v, %v", applied, err)
+	}
+	wg.Wait()
+
+	stored := map[string]*bool{}
+	rows, err := pool.Query(ctx, `SELECT name, written_after_newer FROM agents WHERE workspace_id = $1`, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		var after *bool
+		if err := rows.Scan(&name, &after); err != nil {
+			t.Fatal(err)
+		}
+		stored[name] = after
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var created, refused, refusedAfter int
+	for _, o := range outcomes {
+		after, ok := stored[o.name]
+		switch o.resp.Status {
+		case 201:
+			created++
+			if o.started.UnixNano() > migrated.Load() {
+				t.Errorf("%s began after the newer migration had returned and was answered 201", o.name)
+			}
+			if !ok {
+				t.Errorf("%s was answered 201 and stored nothing", o.name)
+			} else if after != nil {
+				t.Errorf("%s was answered 201 and committed after the newer migration: the older replica wrote by its old code", o.name)
+			}
+		case 503:
+			refused++
+			if o.started.UnixNano() > migrated.Load() {
+				refusedAfter++
+			}
+			checkSuperseded(t, "POST /api/v1/agents ("+o.name+")", o.resp)
+			if o.resp.Header.Get("Retry-After") == "" {
+				t.Errorf("%s: the refused write has no Retry-After", o.name)
+			}
+			if ok {
+				t.Errorf("%s was refused and stored its agent", o.name)
+			}
+		default:
+			t.Errorf("%s: %d %s", o.name, o.resp.Status, o.resp.Body)
+		}
+	}
+	if created == 0 || refusedAfter < workers*afterEach {
+		t.Errorf("%d writes answered 201, %d refused (%d begun after the migration), want some 201 and every write begun after refused", created, refused, refusedAfter)
+	}
+	if len(stored) != created {
+		t.Errorf("%d agents stored, %d writes answered 201", len(stored), created)
+	}
+	t.Logf("%d writes: %d stored before the migration, %d refused (%d begun after it returned)", len(outcomes), created, refused, refusedAfter)
+}
+
+// Each write path the fence guards (Update, the job claim, a knowledge file's store and
+// discard) refuses at once a write that begins after a newer binary's migration has
+// committed, on a replica that has not read the version since: each is tried on a replica
+// of its own, so that none learns it from another path's refusal. Nothing is written: the
+// queued job stays queued and unclaimed, the file stored before stays, no file is added.
+func TestEveryWritePathMeetsANewerMigrationAtOnce(t *testing.T) {
+	rs := testkit.NewReplicas(t, 4, testkit.ReplicaOptions{})
+	ws := rs[0].Owner.WorkspaceID
+	pool := rs[0].PG.Pool()
+	ctx := context.Background()
+	ids := rs[0].PG.IDs()
+	kb, kept, added := ids.New(data.PrefixKnowledgeBase), ids.New(data.PrefixSource), ids.New(data.PrefixSource)
+	if err := rs[0].PG.PutSourceFile(ctx, ws, kb, kept, strings.NewReader("kept")); err != nil {
+		t.Fatal(err)
+	}
+	job := ids.New(data.PrefixJob)
+	if _, err := pool.Exec(ctx, `INSERT INTO jobs (id, workspace_id, kind, payload, status, attempt, max_attempts, run_at, due_at, created_at)
+		VALUES ($1, $2, 'test.fence', '\x7b7d', 'queued', 0, 3, now() - interval '1 second', now() - interval '1 second', now())`, job, ws); err != nil {
+		t.Fatal(err)
+	}
+
+	newer := newerMigration(t)
+	postgres.AsNewerBinary(t, newer)
+	if _, err := postgres.Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	paths := []struct {
+		name  string
+		write func(db *postgres.DB) error
+	}{
+		{"Update", func(db *postgres.DB) error {
+			return db.Update(ctx, func(tx service.Tx) error { _, err := tx.Workspace(ws); return err })
+		}},
+		{"ClaimJobs", func(db *postgres.DB) error {
+			_, _, err := db.ClaimJobs(ctx, data.JobClaim{Kinds: []string{"test.fence"}, Owner: "older", Now: now, LeaseUntil: now.Add(time.Minute), Limit: 1})
+			return err
+		}},
+		{"PutSourceFile", func(db *postgres.DB) error {
+			return db.PutSourceFile(ctx, ws, kb, added, strings.NewReader("added"))
+		}},
+		{"DiscardSourceFiles", func(db *postgres.DB) error {
+			return db.DiscardSourceFiles(ctx, ws, kb, []string{kept})
+		}},
+	}
+	for i, p := range paths {
+		db := rs[i].PG
+		checks := postgres.FenceChecks(db)
+		err := p.write(db)
+		if !errors.Is(err, data.ErrStorageSuperseded) {
+			t.Errorf("%s after the newer migration: %v, want it refused", p.name, err)
+		} else if !postgres.Fenced(db) {
+			t.Errorf("%s was refused and left its replica unfenced", p.name)
+		}
+		if postgres.FenceChecks(db) != checks {
+			t.Logf("%s: the replica read the version on its own meanwhile", p.name)
+		}
+	}
+	var status, owner string
+	if err := pool.QueryRow(ctx, `SELECT status, lease_owner FROM jobs WHERE id = $1`, job).Scan(&status, &owner); err != nil || status != "queued" || owner != "" {
+		t.Errorf("the queued job: %s, leased to %q (%v), want queued and unclaimed", status, owner, err)
+	}
+	var files []string
+	rows, err := pool.Query(ctx, `SELECT source_id FROM source_files WHERE knowledge_base_id = $1`, kb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, id)
+	}
+	if !slices.Equal(files, []string{kept}) {
+		t.Errorf("files stored: %v, want only %s, stored before the migration", files, kept)
+	}
+}
+
+// A job the older replica is running when a newer voiceapi migrates is let go at the
+// runner's next heartbeat, while its lease still runs (the run is cancelled: it could
+// record nothing), and the newer replica runs it once the lease has ended: never both at
+// once, and it succeeds there (docs/jobs.md, conventions §26).
+func TestAFencedReplicasRunningJobIsTakenOverByANewerOne(t *testing.T) {
+	older := testkit.NewReplicas(t, 1, testkit.ReplicaOptions{})[0]
+	ws := older.Owner.WorkspaceID
+	pool := older.PG.Pool()
+	ctx := context.Background()
+	const kind = "test.takeover"
+
+	var (
+		mu                       sync.Mutex
+		olderStarted, olderEnded time.Time
+		leaseLeft                = true // whether the older run's lease still ran when it ended
+		newerStarted             time.Time
+		newerRuns                atomic.Int64
+	)
+	older.Svc.Jobs.Register(service.JobKind{Name: kind, Module: data.ModuleAgents,
+		Handle: func(ctx context.Context, run *service.JobRun) error {
+			mu.Lock()
+			olderStarted = time.Now()
+			mu.Unlock()
+			<-ctx.Done()
+			var running bool
+			err := pool.QueryRow(context.Background(), `SELECT lease_until > now() FROM jobs WHERE id = $1`, run.Job.ID).Scan(&running)
+			mu.Lock()
+			olderEnded, leaseLeft = time.Now(), err == nil && running
+			mu.Unlock()
+			return ctx.Err()
+		}})
+	opts := service.RunnerOptions{Lease: 2 * time.Second, Heartbeat: 200 * time.Millisecond, Poll: 50 * time.Millisecond, Kinds: []string{kind}}
+	olderOpts := opts
+	olderOpts.Owner = "older"
+	runner := older.Svc.Jobs.NewRunner(olderOpts)
+	runner.Start(context.Background())
+	t.Cleanup(func() { runner.Stop(context.Background()) })
+	var job string
+	if err := older.Store.Update(ctx, func(tx service.Tx) error {
+		j, err := older.Svc.Jobs.Enqueue(tx, data.JobEnqueue{WorkspaceID: ws, Kind: kind})
+		if j != nil {
+			job = j.ID
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, 10*time.Second, "the older replica to run the job", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return !olderStarted.IsZero()
+	})
+
+	// The newer voiceapi starts on the same database: its Open migrates.
+	postgres.AsNewerBinary(t, newerMigration(t))
+	newer := testkit.OpenPostgres(t, func(o *postgres.Options) { o.URL = older.PG.Options().URL })
+	svc := cli.NewServices(newer)
+	svc.Jobs.Register(service.JobKind{Name: kind, Module: data.ModuleAgents,
+		Handle: func(ctx context.Context, run *service.JobRun) error {
+			mu.Lock()
+			newerStarted = time.Now()
+			mu.Unlock()
+			newerRuns.Add(1)
+			return nil
+		}})
+	newerOpts := opts
+	newerOpts.Owner = "newer"
+	newerRunner := svc.Jobs.NewRunner(newerOpts)
+	newerRunner.Start(context.Background())
+	t.Cleanup(func() { newerRunner.Stop(context.Background()) })
+
+	var status string
+	waitUntil(t, 20*time.Second, "the newer replica to run the job to its end", func() bool {
+		return pool.QueryRow(ctx, `SELECT status FROM jobs WHERE id = $1`, job).Scan(&status) == nil && status == "succeeded"
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if olderEnded.IsZero() {
+		t.Fatal("the older replica's run never ended")
+	}
+	if !leaseLeft {
+		t.Error("the older replica let its run go only once its lease had ended, not at its next heartbeat")
+	}
+	if !olderEnded.Before(newerStarted) {
+		t.Errorf("the job ran on both replicas at once: the older run ended at %v, the newer began at %v", olderEnded, newerStarted)
+	}
+	if n := newerRuns.Load(); n != 1 {
+		t.Errorf("the newer replica ran the job %d times, want once", n)
+	}
+	if !postgres.Fenced(older.PG) || postgres.Fenced(newer) {
+		t.Errorf("fenced: older %v, newer %v; want the older only", postgres.Fenced(older.PG), postgres.Fenced(newer))
+	}
+}
+
+// A write that holds the fence's lock and, in the process, awaits another write that
+// began after a migration asked for the lock (and so waits behind it) is a cycle
+// PostgreSQL cannot see: the migration gives up its wait after a while, the awaited write
+// passes, the first ends, and the migration then applies.
+func TestAMigrationGivesWayToWritesAwaitingEachOther(t *testing.T) {
+	r := testkit.NewReplicas(t, 1, testkit.ReplicaOptions{})[0]
+	ws, pool := r.Owner.WorkspaceID, r.PG.Pool()
+	ctx := context.Background()
+	postgres.ShortenFenceLockWait(t, 200*time.Millisecond)
+	waiting := func(n int) func() bool {
+		return func() bool {
+			var c int
+			return pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&c) == nil && c >= n
+		}
+	}
+
+	outer, err := pool.Acquire(ctx) // the first write, holding the lock as writes do
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outer.Release()
+	if _, err := outer.Exec(ctx, `SELECT pg_advisory_lock_shared($1)`, postgres.FenceLock); err != nil {
+		t.Fatal(err)
+	}
+	newer := newerMigration(t)
+	postgres.AsNewerBinary(t, newer)
+	type result struct {
+		applied []int
+		err     error
+	}
+	migrated := make(chan result, 1)
+	go func() {
+		applied, err := postgres.Migrate(ctx, pool)
+		migrated <- result{applied, err}
+	}()
+	waitUntil(t, 10*time.Second, "the migration to wait for the lock", waiting(1))
+	inner := make(chan error, 1)
+	go func() {
+		inner <- r.Store.Update(ctx, func(tx service.Tx) error { _, err := tx.Workspace(ws); return err })
+	}()
+	select {
+	case err := <-inner:
+		if err != nil {
+			t.Errorf("the awaited write: %v, want it through (it began before the migration committed)", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the awaited write never ended: the migration kept its place in the lock's queue")
+	}
+	if _, err := outer.Exec(ctx, `SELECT pg_advisory_unlock_shared($1)`, postgres.FenceLock); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case res := <-migrated:
+		if res.err != nil || !slices.Equal(res.applied, []int{newer.Version}) {
+			t.Errorf("the migration: applied %v, %v", res.applied, res.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the migration never applied")
+	}
+}
