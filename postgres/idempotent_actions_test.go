@@ -173,10 +173,12 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // A conversation's start is a create that records no event, so the commit hook above
-// cannot cut it: here the connection that keeps the full response ends itself (a trigger
-// terminates its own backend when a claim is replaced), as a connection lost between the
-// commit and the answer does. The retry under the same Idempotency-Key gets the 201 again,
-// the conversation made once.
+// cannot cut it. Its answer is kept in the transaction that inserts the conversation
+// (service: answerStartClaim), not by a write after the commit that a lost connection
+// would skip: a trigger here ends the connection of any write that replaces a claim by
+// its answer, as a connection lost between the commit and the answer would, and the
+// start must neither need such a write nor lose its answer. The retry under the same
+// Idempotency-Key gets the 201 again, the conversation made once.
 func TestConversationStartReplayAfterConnectionLost(t *testing.T) {
 	stand := llmtest.New(t, data.LLMInternal)
 	settings := cli.LLMSettings{AllowURLPrefixes: []string{stand.URL + "/"}}
@@ -200,8 +202,15 @@ func TestConversationStartReplayAfterConnectionLost(t *testing.T) {
 	}
 	first := r.Do("POST", path, tok, map[string]any{"version": "draft"}, "Idempotency-Key", "lost-start")
 	testkit.Expect(t, first, 201)
-	if !strings.Contains(r.Logs.String(), "saving idempotent response") {
-		t.Fatalf("the response was kept although its connection ended; logs:\n%s", r.Logs.String())
+	if strings.Contains(r.Logs.String(), "saving idempotent response") {
+		t.Fatalf("the start's answer was saved after its commit, by a write a lost connection skips; logs:\n%s", r.Logs.String())
+	}
+	var status int
+	var body []byte
+	if err := r.PG.Pool().QueryRow(context.Background(),
+		`SELECT status, body FROM idempotency_responses WHERE key = $1`, []byte("lost-start")).Scan(&status, &body); err != nil ||
+		status != 201 || len(body) == 0 {
+		t.Fatalf("kept under the key: status %d, %d bytes (%v); want the 201 with its body, kept with the conversation", status, len(body), err)
 	}
 	again := r.Do("POST", path, tok, map[string]any{"version": "draft"}, "Idempotency-Key", "lost-start")
 	testkit.Expect(t, again, 201)
