@@ -14,7 +14,9 @@ type consolePage struct {
 // consolePages lists every page of the console on a seeded workspace; a new page adds
 // its line here, so that the accessibility check and the screenshots cover it.
 func consolePages(s seeded) []consolePage {
+	tested := "/agents/" + s.Tested
 	return []consolePage{
+		{"home-seeded", "/"},
 		{"agents", "/agents"},
 		{"agent", "/agents/" + s.Agent},
 		{"agent-delete", "/agents/" + s.Agent + "/delete"},
@@ -22,6 +24,13 @@ func consolePages(s seeded) []consolePage {
 		{"diff", "/agents/" + s.Agent + "/diff?a=1&b=2"},
 		{"restore", "/agents/" + s.Agent + "/versions/1/restore"},
 		{"version-delete", "/agents/" + s.Agent + "/versions/1/delete"},
+		{"analysis", "/agents/" + s.Agent + "/analysis"},
+		{"rollout", "/agents/" + s.Agent + "/rollout"},
+		{"tests", tested + "/tests"},
+		{"test-new", tested + "/tests/new"},
+		{"test-editor", tested + "/tests/" + s.Test},
+		{"test-delete", tested + "/tests/" + s.Test + "/delete"},
+		{"test-run", tested + "/test-runs/" + s.Run},
 		{"knowledge-bases", "/knowledge-bases"},
 		{"knowledge-base", "/knowledge-bases/" + s.KB + "?q=when+do+orders+ship"},
 		{"source-delete", "/knowledge-bases/" + s.KB + "/sources/texts/" + s.TextSource + "/delete"},
@@ -32,7 +41,12 @@ func consolePages(s seeded) []consolePage {
 		{"calls", "/calls"},
 		{"call", "/calls/" + s.Call},
 		{"call-delete", "/calls/" + s.Call + "/delete"},
+		{"campaigns", "/campaigns"},
+		{"campaign", "/campaigns/" + s.Campaign},
+		{"campaign-cancel", "/campaigns/" + s.Campaign + "/cancel"},
 		{"suppressions", "/suppressions"},
+		{"jobs", "/jobs"},
+		{"job", "/jobs/" + s.Job},
 		{"analytics", "/analytics"},
 		{"webhooks", "/webhooks"},
 		{"webhook", "/webhooks/" + s.Webhook},
@@ -54,6 +68,14 @@ func consolePages(s seeded) []consolePage {
 	}
 }
 
+// emptyPages are the lists of a new workspace: each says what it is for.
+var emptyPages = []consolePage{
+	{"agents-empty", "/agents"}, {"knowledge-bases-empty", "/knowledge-bases"}, {"numbers-empty", "/numbers"},
+	{"calls-empty", "/calls"}, {"campaigns-empty", "/campaigns"}, {"suppressions-empty", "/suppressions"},
+	{"analytics-empty", "/analytics"}, {"jobs-empty", "/jobs"}, {"webhooks-empty", "/webhooks"},
+	{"api-keys-empty", "/api-keys"}, {"audit-empty", "/workspace/audit"},
+}
+
 // TestScreenshots opens every page of the console, as an owner who administers the
 // instance, first in an empty workspace and then in a seeded one: on each, at 1280 and
 // 375 px wide, axe-core finds no serious or critical violation and nothing scrolls
@@ -70,12 +92,12 @@ func TestScreenshots(t *testing.T) {
 	// A new workspace: the first steps, and empty lists that say what they are for.
 	b.run("first steps", chromedp.WaitVisible("ol.steps", chromedp.ByQuery))
 	b.audit("home")
-	for _, p := range []consolePage{{"agents-empty", "/agents"}, {"numbers-empty", "/numbers"}, {"calls-empty", "/calls"}} {
+	for _, p := range emptyPages {
 		b.open(p.path)
 		b.audit(p.name)
 	}
 
-	s := seed(t, e)
+	s := seed(t, b)
 	for _, p := range consolePages(s) {
 		b.open(p.path)
 		b.audit(p.name)
