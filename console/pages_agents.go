@@ -227,7 +227,7 @@ func (h *Handler) agentDiff(w http.ResponseWriter, r *http.Request) {
 		return "Version " + s
 	}
 	h.render(w, r, http.StatusOK, "diff", &view{Title: "Diff", Active: "agents", D: map[string]any{
-		"ID": id, "Rows": rows, "A": label(a), "B": label(b),
+		"ID": id, "Name": h.agentNames(r, nil, id).Of(id), "Rows": rows, "A": label(a), "B": label(b),
 	}})
 }
 

@@ -187,6 +187,8 @@ type campaignView struct {
 	PauseHelp  string
 	AgentNames names
 	CanWrite   bool
+	// NumberLink: the user may open the number the campaign calls from.
+	NumberLink bool
 }
 
 func (h *Handler) loadCampaign(r *http.Request) (*campaignView, error) {
@@ -204,6 +206,7 @@ func (h *Handler) loadCampaign(r *http.Request) (*campaignView, error) {
 	v := &campaignView{C: c, Recipients: rs.List(), Pages: pagerOf(r, "cursor", rs),
 		AgentNames: h.agentNames(r, nil, str(c["agent_id"])),
 		CanWrite:   data.PrincipalFrom(r.Context()).Allows(data.Write(data.ModuleCallHistory)) == nil}
+	v.NumberLink = str(c["number_id"]) != "" && data.PrincipalFrom(r.Context()).Allows(data.Read(data.ModulePhoneNumbers)) == nil
 	v.All = member(counts, "total") + member(counts, "suppressed")
 	v.Done = v.All - member(counts, "pending") - member(counts, "in_progress")
 	if v.All > 0 {

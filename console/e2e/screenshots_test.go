@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -101,5 +103,55 @@ func TestScreenshots(t *testing.T) {
 	for _, p := range consolePages(s) {
 		b.open(p.path)
 		b.audit(p.name)
+	}
+	b.checkRelatedLinks(s)
+
+	// A form refused: each fault beside its field, on the page the form was on.
+	b.open("/numbers")
+	b.run("a bad number", chromedp.SetValue("#n-phone", "12345", chromedp.ByQuery))
+	b.submit("#n-phone")
+	b.run("refused", chromedp.WaitVisible(".alert", chromedp.ByQuery))
+	b.audit("numbers-refused")
+
+	// A member limited to one agent and two modules: a section not theirs is refused in
+	// words, and an agent not theirs is not found.
+	b.run("sign out", chromedp.Click(`form.signout button`, chromedp.ByQuery), chromedp.WaitVisible("#email", chromedp.ByQuery))
+	b.signIn(s.MemberEmail, s.MemberPassword, e.Owner.WorkspaceID)
+	for _, p := range []struct{ name, path, title string }{
+		{"forbidden", "/numbers", "Not allowed"},
+		{"agent-not-yours", "/agents/" + s.Tested, "Not found"},
+	} {
+		b.open(p.path)
+		if h := b.text("h1"); h != p.title {
+			t.Errorf("%s: the page's title is %q, want %q", p.path, h, p.title)
+		}
+		b.audit(p.name)
+	}
+}
+
+// checkRelatedLinks: each record's page links to the records it names, as a reader
+// would follow them: a call to the agent's version it ran on, a campaign to its number,
+// the jobs list to each job's agent, a diff to its agent by name.
+func (b *browser) checkRelatedLinks(s seeded) {
+	b.t.Helper()
+	for _, c := range []struct{ page, sel, want string }{
+		{"/calls/" + s.Call, `a[href="/agents/` + s.Agent + `/versions#v2"]`, "version 2"},
+		{"/campaigns/" + s.Campaign, `a[href="/numbers/` + s.Number + `"]`, "+14155550123"},
+		{"/jobs", `#jobs a[href="/agents/` + s.Tested + `"]`, "Trattoria"},
+		{"/agents/" + s.Agent + "/diff?a=1&b=2", `.crumbs a[href="/agents/` + s.Agent + `"]`, "Front desk"},
+	} {
+		b.open(c.page)
+		var got string
+		b.eval("link on "+c.page, fmt.Sprintf(`(document.querySelector(%q) || {textContent: "no such link"}).textContent.trim()`, c.sel), &got)
+		if got != c.want {
+			b.t.Errorf("%s: the link %s reads %q, want %q", c.page, c.sel, got, c.want)
+		}
+	}
+	// The version a call links to is the row its anchor names.
+	b.open("/agents/" + s.Agent + "/versions")
+	var row string
+	b.eval("version row", `(document.getElementById("v2") || {textContent: ""}).textContent`, &row)
+	if !strings.Contains(row, "Shorter answers") {
+		b.t.Errorf("the versions page's #v2 row reads %q", row)
 	}
 }

@@ -18,6 +18,9 @@ type seeded struct {
 	// Tested is an agent on a scripted model with a test (Test) and a finished run (Run).
 	Tested, Test, Run string
 	Campaign, Job     string
+	// MemberEmail and MemberPassword sign in as Member: a developer limited to Agent,
+	// with the agents and call history modules.
+	MemberEmail, MemberPassword string
 }
 
 // seed fills the owner's workspace through the API as a team would after a few days: two
@@ -91,7 +94,7 @@ func seed(t *testing.T, b *browser) seeded {
 	grace := e.NewUser("grace@example.com", false)
 	must(e.Do(nil, "POST", "/api/v1/workspaces/"+e.Owner.WorkspaceID+"/users", tok, map[string]any{"id": grace.ID, "role": "developer",
 		"modules": []string{"agents", "call_history"}, "agent_ids": []string{s.Agent}}), http.StatusCreated, "member")
-	s.Member = grace.ID
+	s.Member, s.MemberEmail, s.MemberPassword = grace.ID, grace.Email, grace.Password
 	s.Workspace = must(e.Do(nil, "POST", "/api/v1/workspaces", tok, map[string]any{"name": "Staging"}), http.StatusCreated, "workspace")["id"].(string)
 
 	s.Tested = createTrattoria(t, b)
