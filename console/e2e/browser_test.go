@@ -218,7 +218,9 @@ func (b *browser) audit(page string) {
 //   - a definition list's term is set apart from its value (on a phone they stack);
 //   - a badge reads in words ("Failed"), not as the API's code ("failed", "not_run");
 //   - an action that leads to a confirmation of loss, outside a table's row, is a button
-//     ("Delete this agent…"), as on every record's page.
+//     ("Delete this agent…"), as on every record's page;
+//   - at the width it runs at (a phone's), no text is drawn smaller than 10 px, a chart's
+//     (SVG, scaled to its box) among them.
 const consistencyRules = `(() => {
 	const bad = [];
 	for (const dt of document.querySelectorAll("dl dt")) {
@@ -234,6 +236,15 @@ const consistencyRules = `(() => {
 	}
 	for (const a of document.querySelectorAll("a.danger:not(.button)"))
 		if (!a.closest("table")) bad.push("the action " + JSON.stringify(a.textContent.trim()) + " is a link, not a button");
+	const small = new Set();
+	for (const el of document.querySelectorAll("body *")) {
+		if (![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+		const r = el.getBoundingClientRect();
+		if (!r.height) continue; // not drawn
+		const px = el instanceof SVGElement ? r.height / 1.15 : parseFloat(getComputedStyle(el).fontSize);
+		if (px < 10) small.add(el.textContent.trim().slice(0, 30));
+	}
+	if (small.size) bad.push("text drawn smaller than 10 px: " + JSON.stringify([...small].slice(0, 5)));
 	return bad;
 })()`
 
