@@ -135,6 +135,7 @@ func (h *Handler) agentVersions(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "versions", &view{Title: name + " · versions", Active: "agents", D: map[string]any{
 		"Agent": a.Data(), "Versions": vs.List(), "Pages": pagerOf(r, "cursor", vs), "Gate": gate.Data(),
 		"CanWrite": canWrite, "CanForce": data.RoleAtLeast(p.Role, data.RoleAdmin), "InUse": inUse,
+		"CanAnalyze": p.Allows(data.Read(data.ModuleAnalytics)) == nil,
 	}})
 }
 

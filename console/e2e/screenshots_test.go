@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -111,6 +112,7 @@ func TestScreenshots(t *testing.T) {
 		b.audit(p.name)
 	}
 	b.checkRelatedLinks(s)
+	b.checkAgentTabs(s)
 
 	// A form refused: each fault beside its field, on the page the form was on.
 	b.open("/numbers")
@@ -132,6 +134,31 @@ func TestScreenshots(t *testing.T) {
 			t.Errorf("%s: the page's title is %q, want %q", p.path, h, p.title)
 		}
 		b.audit(p.name)
+	}
+}
+
+// checkAgentTabs: an agent's pages lead to one another by the same links, in the same
+// words, each marking itself; they used to differ from page to page (the versions and
+// tests pages had no way to the analysis or to Try it).
+func (b *browser) checkAgentTabs(s seeded) {
+	b.t.Helper()
+	var first string
+	for _, p := range []struct{ path, current string }{
+		{"", "Configuration"}, {"/versions", "Versions and publishing"}, {"/tests", "Tests"}, {"/analysis", "Analysis and cost"},
+	} {
+		b.open("/agents/" + s.Agent + p.path)
+		var tabs struct{ Links, Current string }
+		var raw string
+		b.eval("tabs", `(() => { const n = document.querySelector('nav[aria-label="This agent\'s pages"]');
+			return JSON.stringify(n ? {Links: Array.from(n.querySelectorAll("a"), a => a.textContent.trim() + " " + a.getAttribute("href")).join(" | "),
+				Current: Array.from(n.querySelectorAll('a[aria-current="page"]'), a => a.textContent.trim()).join(" | ")} : {}); })()`, &raw)
+		json.Unmarshal([]byte(raw), &tabs)
+		if first == "" {
+			first = tabs.Links
+		}
+		if tabs.Links == "" || tabs.Links != first || tabs.Current != p.current {
+			b.t.Errorf("/agents/…%s: the agent's pages read %q (%q marked), want %q with %q marked", p.path, tabs.Links, tabs.Current, first, p.current)
+		}
 	}
 }
 
