@@ -92,7 +92,7 @@ func (b *browser) addURLSource(t *testing.T) {
 		chromedp.WaitVisible("#u-url", chromedp.ByQuery),
 		chromedp.SendKeys("#u-url", site.URL+"/shipping", chromedp.ByQuery),
 		chromedp.Click(`//button[text()="Add URL"]`, chromedp.BySearch),
-		chromedp.WaitVisible(`//tr[td[contains(., "/shipping")]]//span[contains(@class, "badge")][text()="pending"]`, chromedp.BySearch),
+		chromedp.WaitVisible(`//tr[td[contains(., "/shipping")]]//span[contains(@class, "badge")][text()="Pending"]`, chromedp.BySearch),
 		chromedp.Evaluate(`window.stillHere = true`, nil))
 	close(release)
 	b.run("indexed", chromedp.WaitVisible(`//tr[td[contains(., "/shipping")]]//span[contains(@class, "badge")][text()="Indexed"]`, chromedp.BySearch))

@@ -113,6 +113,24 @@ func TestScreenshots(t *testing.T) {
 	}
 	b.checkRelatedLinks(s)
 	b.checkAgentTabs(s)
+	// Deleting the workspace names all it loses: its campaign among them.
+	b.open("/workspace/delete")
+	if lost := b.text(".confirm"); !strings.Contains(lost, "1 campaign") || !strings.Contains(lost, "suppression list") {
+		t.Errorf("the workspace's deletion does not name its campaign and suppression list: %q", lost)
+	}
+	// The test editor's choices in words, not the API's codes (it offered "says" and
+	// "not_says", "scripted: …").
+	b.open("/agents/" + s.Tested + "/tests/" + s.Test)
+	var choices []string
+	b.eval("choices", `Array.from(document.querySelectorAll('select[name="c_type"] option, select[name="caller"] option'), o => o.textContent.trim())`, &choices)
+	for _, c := range choices {
+		if c == "" || strings.Contains(c, "_") || strings.ToUpper(c[:1]) != c[:1] {
+			t.Errorf("the test editor offers %q: not in words", c)
+		}
+	}
+	if len(choices) == 0 {
+		t.Error("the test editor offers no criterion type")
+	}
 
 	// A form refused: each fault beside its field, on the page the form was on.
 	b.open("/numbers")
