@@ -65,6 +65,7 @@ func (h *Handler) templateFuncs() template.FuncMap {
 		"idemField":   func() string { return idempotencyField },
 		"runFinished": data.TestRunFinished,
 		"add":         func(a, b int) int { return a + b },
+		"tally":       tally,
 	}
 }
 

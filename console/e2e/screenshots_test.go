@@ -104,6 +104,12 @@ func TestScreenshots(t *testing.T) {
 		if len(idBoxes) > 0 {
 			t.Errorf("%s: the empty workspace's filters ask for ids: %v", p.name, idBoxes)
 		}
+		// Nor an export of nothing.
+		var exports int
+		b.eval("exports", `document.querySelectorAll("main a[download]").length`, &exports)
+		if exports > 0 {
+			t.Errorf("%s: an empty list offers %d exports", p.name, exports)
+		}
 	}
 
 	s := seed(t, b)
@@ -113,6 +119,17 @@ func TestScreenshots(t *testing.T) {
 	}
 	b.checkRelatedLinks(s)
 	b.checkAgentTabs(s)
+	// A campaign's progress reads alike on the list and on its page, its status a badge
+	// as every list's.
+	b.open("/campaigns")
+	if row := b.text("main table tbody tr"); !strings.Contains(row, "0 of 5 done · 5 waiting · 0 calling") {
+		t.Errorf("the campaigns list's row: %q", row)
+	}
+	var badges int
+	b.eval("status badge", `document.querySelectorAll('main tbody td[data-label="Status"] .badge').length`, &badges)
+	if badges != 1 {
+		t.Errorf("the campaigns list shows %d status badges for 1 campaign", badges)
+	}
 	// Deleting the workspace names all it loses: its campaign among them.
 	b.open("/workspace/delete")
 	if lost := b.text(".confirm"); !strings.Contains(lost, "1 campaign") || !strings.Contains(lost, "suppression list") {
