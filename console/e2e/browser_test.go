@@ -221,7 +221,8 @@ func (b *browser) audit(page string) {
 //     ("Delete this agent…"), as on every record's page;
 //   - at the width it runs at (a phone's), no text is drawn smaller than 10 px, a chart's
 //     (SVG, scaled to its box) among them; and a time series too wide for its box opens
-//     on its latest time (its right end in view).
+//     on its latest time (its right end in view);
+//   - no count written with "(s)": "1 case", "3 cases".
 const consistencyRules = `(() => {
 	const bad = [];
 	for (const dt of document.querySelectorAll("dl dt")) {
@@ -246,6 +247,8 @@ const consistencyRules = `(() => {
 		if (px < 10) small.add(el.textContent.trim().slice(0, 30));
 	}
 	if (small.size) bad.push("text drawn smaller than 10 px: " + JSON.stringify([...small].slice(0, 5)));
+	const plurals = (document.querySelector("main") || document.body).innerText.match(/\w+\(s\)/g);
+	if (plurals) bad.push("counts written with (s): " + JSON.stringify(plurals));
 	for (const svg of document.querySelectorAll("svg.series")) {
 		const box = svg.parentElement.getBoundingClientRect(), r = svg.getBoundingClientRect();
 		if (r.right > box.right + 1) bad.push("the chart " + JSON.stringify(svg.getAttribute("aria-label")) + " opens on its oldest time, its latest out of view");
