@@ -48,6 +48,8 @@ func (h *Handler) renderAgents(w http.ResponseWriter, r *http.Request, status in
 	h.render(w, r, status, "agents", &view{Title: "Agents", Active: "agents", Err: relabel(fail, fieldLabels{"name": "Name"}), D: map[string]any{
 		"Agents": res.List(), "Pages": pagerOf(r, "cursor", res), "Status": in.Get("status"), "Name": in.Get("name"),
 		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil,
+		// A member limited to some agents may change those, not add one (the API's rule).
+		"CanCreate": p.Allows(data.NeedAgentCreate()) == nil,
 	}})
 }
 

@@ -170,6 +170,24 @@ func TestScreenshots(t *testing.T) {
 		}
 		b.audit(p.name)
 	}
+	// Not offered what the API refuses such a member: adding an agent (here, or as the
+	// first step of the home page).
+	b.open("/agents")
+	var offered int
+	b.eval("create offered", `document.querySelectorAll('#new-agent').length`, &offered)
+	if offered != 0 {
+		t.Error("a member limited to one agent is offered to create agents")
+	}
+	b.open("/")
+	if h := b.text("h1"); h == "Get started" {
+		t.Error("a member limited to one agent is shown the first steps, which begin by creating an agent")
+	}
+	// What such a member is offered, to look at (no action the API would refuse).
+	for _, p := range []consolePage{{"member-agents", "/agents"}, {"member-agent", "/agents/" + s.Agent}, {"member-calls", "/calls"},
+		{"member-campaigns", "/campaigns"}, {"member-jobs", "/jobs"}, {"member-workspace", "/workspace"}, {"member-api-keys", "/api-keys"}} {
+		b.open(p.path)
+		b.audit(p.name)
+	}
 }
 
 // checkAgentTabs: an agent's pages lead to one another by the same links, in the same
