@@ -130,6 +130,16 @@ func TestScreenshots(t *testing.T) {
 	if badges != 1 {
 		t.Errorf("the campaigns list shows %d status badges for 1 campaign", badges)
 	}
+	// A recipient not called yet says so in its Calls cell, as every empty cell does.
+	b.open("/campaigns/" + s.Campaign)
+	var calls []string
+	b.eval("recipients' calls", `Array.from(document.querySelectorAll('td[data-label="Calls"]'), td => td.textContent.trim())`, &calls)
+	for _, c := range calls {
+		if c != "—" {
+			t.Errorf("a recipient not called yet: its Calls cell reads %q", c)
+			break
+		}
+	}
 	// Deleting the workspace names all it loses: its campaign among them.
 	b.open("/workspace/delete")
 	if lost := b.text(".confirm"); !strings.Contains(lost, "1 campaign") || !strings.Contains(lost, "suppression list") {
