@@ -151,7 +151,8 @@ func stacked(title string, labels []string, ss []barSeries, scale func(float64) 
 		max = math.Max(max, sum)
 	}
 	ax := scale(max)
-	fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" role="img" aria-label="%s" class="chart" xmlns="http://www.w3.org/2000/svg">`, chartW, chartH+24, template.HTMLEscapeString(title))
+	// "series": time runs left to right, so a box too narrow for it shows its end first.
+	fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" role="img" aria-label="%s" class="chart series" xmlns="http://www.w3.org/2000/svg">`, chartW, chartH+24, template.HTMLEscapeString(title))
 	plotH := float64(chartH - padT - padB)
 	for v := 0.0; v <= ax.top+ax.step/2; v += ax.step {
 		y := float64(padT) + plotH*(1-v/ax.top)

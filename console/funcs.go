@@ -65,6 +65,17 @@ func (h *Handler) templateFuncs() template.FuncMap {
 		"idemField":   func() string { return idempotencyField },
 		"runFinished": data.TestRunFinished,
 		"add":         func(a, b int) int { return a + b },
+		"tally":       tally,
+		// plural counts in words, "1 case", "3 cases", rather than "case(s)".
+		"plural": func(v any, one, many string) string {
+			switch n := v.(type) {
+			case float64:
+				return plural(n, one, many)
+			case int:
+				return plural(float64(n), one, many)
+			}
+			return str(v) + " " + many
+		},
 	}
 }
 

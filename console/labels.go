@@ -19,6 +19,8 @@ var labelOverrides = map[string]string{
 	"texts": "Text", "urls": "URL", "files": "File",
 	"calls:runtime":   "Voice runtime (start and register calls, read agents and numbers)",
 	"workspace:admin": "Workspace administration",
+	// A test's criterion types, where the words of the code read wrong.
+	"not_says": "Does not say", "max_latency_ms": "Latency at most (ms)", "judge": "Judged by a model",
 	// How a call or test conversation ended (data.TestEndReasons among them).
 	"user_ended": "Caller ended", "agent_ended": "Agent ended", "max_turns": "Turn limit reached",
 	// Job kinds: the one table of their names, wherever the console shows a kind.

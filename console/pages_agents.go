@@ -48,6 +48,8 @@ func (h *Handler) renderAgents(w http.ResponseWriter, r *http.Request, status in
 	h.render(w, r, status, "agents", &view{Title: "Agents", Active: "agents", Err: relabel(fail, fieldLabels{"name": "Name"}), D: map[string]any{
 		"Agents": res.List(), "Pages": pagerOf(r, "cursor", res), "Status": in.Get("status"), "Name": in.Get("name"),
 		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil,
+		// A member limited to some agents may change those, not add one (the API's rule).
+		"CanCreate": p.Allows(data.NeedAgentCreate()) == nil,
 	}})
 }
 
@@ -135,6 +137,7 @@ func (h *Handler) agentVersions(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "versions", &view{Title: name + " · versions", Active: "agents", D: map[string]any{
 		"Agent": a.Data(), "Versions": vs.List(), "Pages": pagerOf(r, "cursor", vs), "Gate": gate.Data(),
 		"CanWrite": canWrite, "CanForce": data.RoleAtLeast(p.Role, data.RoleAdmin), "InUse": inUse,
+		"CanAnalyze": p.Allows(data.Read(data.ModuleAnalytics)) == nil,
 	}})
 }
 
@@ -227,7 +230,7 @@ func (h *Handler) agentDiff(w http.ResponseWriter, r *http.Request) {
 		return "Version " + s
 	}
 	h.render(w, r, http.StatusOK, "diff", &view{Title: "Diff", Active: "agents", D: map[string]any{
-		"ID": id, "Rows": rows, "A": label(a), "B": label(b),
+		"ID": id, "Name": h.agentNames(r, nil, id).Of(id), "Rows": rows, "A": label(a), "B": label(b),
 	}})
 }
 

@@ -87,7 +87,22 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if e.Status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", unavailableRetryAfter)
 	}
-	h.render(w, r, e.Status, "error", &view{Title: "Error", Err: e})
+	h.render(w, r, e.Status, "error", &view{Title: errorTitle(e.Status), Err: e})
+}
+
+// errorTitle names a refusal by what it means to the reader, as the 404 page does.
+func errorTitle(status int) string {
+	switch status {
+	case http.StatusNotFound:
+		return "Not found"
+	case http.StatusForbidden:
+		return "Not allowed"
+	case http.StatusUnauthorized:
+		return "Signed out"
+	case http.StatusServiceUnavailable:
+		return "Unavailable for now"
+	}
+	return "Something went wrong"
 }
 
 type loginView struct {

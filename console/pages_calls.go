@@ -54,6 +54,9 @@ func (h *Handler) callList(w http.ResponseWriter, r *http.Request) {
 		"AgentNames": h.agentNames(r, agents, listIDs(list, "agent_id")...), "NumberNames": numberNames(numbers),
 		"Directions": data.CallDirections, "Statuses": data.CallStatuses, "Export": template.URL(export.Encode()),
 		"Filtered": len(filterQuery(in, callFilters...)) > 0, "CanWrite": p.Allows(data.Write(data.ModuleCallHistory)) == nil,
+		// Whether an empty list of choices means none exist (no filter) or none visible
+		// (a box for an id).
+		"SeesAgents": p.Allows(data.Read(data.ModuleAgents)) == nil, "SeesNumbers": p.Allows(data.Read(data.ModulePhoneNumbers)) == nil,
 	}})
 }
 
@@ -181,5 +184,6 @@ func (h *Handler) analytics(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "analytics", &view{Title: "Analytics", Active: "analytics",
 		Err: relabel(fail, fieldLabels{"from": "From", "to": "To", "interval": "Per", "agent_id": "Agent"}), D: map[string]any{
 			"Charts": charts, "Totals": totals, "Q": in, "Agents": h.agentChoices(r),
+			"SeesAgents": data.PrincipalFrom(r.Context()).Allows(data.Read(data.ModuleAgents)) == nil,
 		}})
 }

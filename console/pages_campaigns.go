@@ -116,6 +116,15 @@ func (h *Handler) campaignCreate(w http.ResponseWriter, r *http.Request) {
 }
 
 // member reads a number member of a map.
+// campaignTally counts a campaign's recipients settled (done) of all, suppressed ones
+// included, from the API's counts: the one sum behind its page's bar and its list's row.
+type campaignTally struct{ Done, All float64 }
+
+func tally(counts any) campaignTally {
+	all := member(counts, "total") + member(counts, "suppressed")
+	return campaignTally{Done: all - member(counts, "pending") - member(counts, "in_progress"), All: all}
+}
+
 func member(m any, key string) float64 {
 	mm, _ := m.(map[string]any)
 	f, _ := mm[key].(float64)
@@ -187,6 +196,8 @@ type campaignView struct {
 	PauseHelp  string
 	AgentNames names
 	CanWrite   bool
+	// NumberLink: the user may open the number the campaign calls from.
+	NumberLink bool
 }
 
 func (h *Handler) loadCampaign(r *http.Request) (*campaignView, error) {
@@ -204,8 +215,9 @@ func (h *Handler) loadCampaign(r *http.Request) (*campaignView, error) {
 	v := &campaignView{C: c, Recipients: rs.List(), Pages: pagerOf(r, "cursor", rs),
 		AgentNames: h.agentNames(r, nil, str(c["agent_id"])),
 		CanWrite:   data.PrincipalFrom(r.Context()).Allows(data.Write(data.ModuleCallHistory)) == nil}
-	v.All = member(counts, "total") + member(counts, "suppressed")
-	v.Done = v.All - member(counts, "pending") - member(counts, "in_progress")
+	v.NumberLink = str(c["number_id"]) != "" && data.PrincipalFrom(r.Context()).Allows(data.Read(data.ModulePhoneNumbers)) == nil
+	t := tally(counts)
+	v.Done, v.All = t.Done, t.All
 	if v.All > 0 {
 		v.Percent = int(100 * v.Done / v.All)
 	}

@@ -17,11 +17,12 @@ type step struct {
 // home is the console's front page. Until a workspace has an agent that is published and
 // answers a number, it shows the first steps (create an agent, try it, publish, connect a
 // number), each ticked once done, instead of empty tables; then it opens the first
-// section. Members who cannot write agents go to their first section at once.
+// section. Members who cannot add agents (a member limited to some agents among them) go
+// to their first section at once.
 func (h *Handler) home(w http.ResponseWriter, r *http.Request) {
 	p := data.PrincipalFrom(r.Context())
 	items := nav(p)
-	if p.Allows(data.Write(data.ModuleAgents)) != nil {
+	if p.Allows(data.NeedAgentCreate()) != nil {
 		http.Redirect(w, r, items[0].Href, http.StatusSeeOther)
 		return
 	}

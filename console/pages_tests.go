@@ -70,6 +70,7 @@ func (h *Handler) testsTab(w http.ResponseWriter, r *http.Request) {
 		"Agent": a.Data(), "Tests": tests.List(), "Runs": runs.List(), "StartedBy": startedBy, "Gate": gate.Data(),
 		"TestPages": pagerOf(r, "tests_cursor", tests), "RunPages": pagerOf(r, "runs_cursor", runs),
 		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil, "CanForce": data.RoleAtLeast(p.Role, data.RoleAdmin),
+		"CanAnalyze": p.Allows(data.Read(data.ModuleAnalytics)) == nil,
 	}})
 }
 

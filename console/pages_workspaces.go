@@ -86,7 +86,8 @@ func (h *Handler) workspaceContents(r *http.Request) string {
 	var parts []string
 	for _, c := range []struct{ path, one, many string }{
 		{"/api/v1/agents", "agent", "agents"}, {"/api/v1/knowledge-bases", "knowledge base", "knowledge bases"},
-		{"/api/v1/numbers", "number", "numbers"}, {"/api/v1/webhooks", "webhook", "webhooks"},
+		{"/api/v1/numbers", "number", "numbers"}, {"/api/v1/campaigns", "campaign", "campaigns"},
+		{"/api/v1/webhooks", "webhook", "webhooks"},
 	} {
 		res, err := h.call(r, "GET", c.path, map[string][]string{"per_page": {"100"}}, nil)
 		if err != nil {
@@ -98,7 +99,7 @@ func (h *Handler) workspaceContents(r *http.Request) string {
 		}
 		parts = append(parts, n)
 	}
-	return strings.Join(append(parts, "its calls, analytics and audit log"), ", ")
+	return strings.Join(append(parts, "its calls, tests and their runs, suppression list, analytics and audit log"), ", ")
 }
 
 func (h *Handler) workspaceDelete(w http.ResponseWriter, r *http.Request) {

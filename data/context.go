@@ -132,6 +132,14 @@ func Write(module string) Requirement {
 	return Requirement{Module: module, MinRole: RoleDeveloper, Workspace: true, Scope: WriteScope(module)}
 }
 
+// NeedAgentCreate is the requirement of adding an agent: Write in the agents module, by a
+// caller not limited to some agents. The API's route and the console's offer both ask it.
+func NeedAgentCreate() Requirement {
+	r := Write(ModuleAgents)
+	r.AllAgents = true
+	return r
+}
+
 // Member is the requirement of a role in the workspace, outside any module.
 func Member(minRole string) Requirement {
 	return Requirement{MinRole: minRole, Workspace: true}

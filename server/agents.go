@@ -13,8 +13,7 @@ import (
 
 func (s *Server) agentRoutes() []route {
 	read, write := data.Read(data.ModuleAgents), data.Write(data.ModuleAgents)
-	create := write
-	create.AllAgents = true // a user limited to some agents cannot add agents
+	create := data.NeedAgentCreate() // a user limited to some agents cannot add agents
 	return []route{
 		{Method: "GET", Path: "/api/v1/agents", Need: read, handle: s.handleAgentList},
 		{Method: "POST", Path: "/api/v1/agents", Need: create, Idempotent: true, handle: s.handleAgentCreate},

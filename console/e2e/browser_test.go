@@ -208,8 +208,62 @@ func (b *browser) audit(page string) {
 		b.t.Errorf("%s: at 375 px wide the page scrolls sideways by %d px: %s", page, overflow, wide)
 	}
 	b.screenshot(page, 375)
+	b.consistent(page)
 	b.shot(page)
 	b.run("desktop", chromedp.EmulateViewport(1280, 900))
+}
+
+// consistencyRules are the console's house style, checked on every audited page; each
+// returns what breaks it:
+//   - a definition list's term is set apart from its value (on a phone they stack);
+//   - a badge reads in words ("Failed"), not as the API's code ("failed", "not_run");
+//   - an action that leads to a confirmation of loss, outside a table's row, is a button
+//     ("Delete this agent…"), as on every record's page;
+//   - at the width it runs at (a phone's), no text is drawn smaller than 10 px, a chart's
+//     (SVG, scaled to its box) among them; and a time series too wide for its box opens
+//     on its latest time (its right end in view);
+//   - no count written with "(s)": "1 case", "3 cases".
+const consistencyRules = `(() => {
+	const bad = [];
+	for (const dt of document.querySelectorAll("dl dt")) {
+		const dd = dt.nextElementSibling;
+		if (!dd || dd.tagName !== "DD") continue;
+		const a = getComputedStyle(dt), b = getComputedStyle(dd);
+		if (a.fontWeight === b.fontWeight && a.color === b.color && a.fontSize === b.fontSize)
+			bad.push("the term " + JSON.stringify(dt.textContent.trim()) + " looks like its value");
+	}
+	for (const s of document.querySelectorAll(".badge")) {
+		const t = s.textContent.trim();
+		if (t && (!/^[A-Z0-9]/.test(t) || t.includes("_"))) bad.push("the badge " + JSON.stringify(t) + " is not in words");
+	}
+	for (const a of document.querySelectorAll("a.danger:not(.button)"))
+		if (!a.closest("table")) bad.push("the action " + JSON.stringify(a.textContent.trim()) + " is a link, not a button");
+	const small = new Set();
+	for (const el of document.querySelectorAll("body *")) {
+		if (![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+		const r = el.getBoundingClientRect();
+		if (!r.height) continue; // not drawn
+		const px = el instanceof SVGElement ? r.height / 1.15 : parseFloat(getComputedStyle(el).fontSize);
+		if (px < 10) small.add(el.textContent.trim().slice(0, 30));
+	}
+	if (small.size) bad.push("text drawn smaller than 10 px: " + JSON.stringify([...small].slice(0, 5)));
+	const plurals = (document.querySelector("main") || document.body).innerText.match(/\w+\(s\)/g);
+	if (plurals) bad.push("counts written with (s): " + JSON.stringify(plurals));
+	for (const svg of document.querySelectorAll("svg.series")) {
+		const box = svg.parentElement.getBoundingClientRect(), r = svg.getBoundingClientRect();
+		if (r.right > box.right + 1) bad.push("the chart " + JSON.stringify(svg.getAttribute("aria-label")) + " opens on its oldest time, its latest out of view");
+	}
+	return bad;
+})()`
+
+// consistent fails the test for each consistencyRules break on the current page.
+func (b *browser) consistent(page string) {
+	b.t.Helper()
+	var bad []string
+	b.eval("consistency", consistencyRules, &bad)
+	for _, s := range bad {
+		b.t.Errorf("%s: %s", page, s)
+	}
 }
 
 // screenshot saves the whole page, as wide as the viewport now is (width names it), as

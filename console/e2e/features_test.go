@@ -29,7 +29,7 @@ func TestSourcesRefetchAndRemove(t *testing.T) {
 	defer site.Close()
 	kb := b.mustAPI(http.StatusCreated, "POST", "/api/v1/knowledge-bases", map[string]any{"name": "Shipping", "urls": []string{site.URL + "/faq"}})["id"].(string)
 	b.open("/knowledge-bases/" + kb)
-	b.run("indexed", chromedp.WaitVisible(`//tr[td[contains(., "/faq")]]//span[contains(@class, "badge")][text()="indexed"]`, chromedp.BySearch))
+	b.run("indexed", chromedp.WaitVisible(`//tr[td[contains(., "/faq")]]//span[contains(@class, "badge")][text()="Indexed"]`, chromedp.BySearch))
 	b.followText("Fetch again")
 	b.waitInView("fetched again")
 	for i := 0; hits.Load() < 2; i++ {

@@ -45,7 +45,7 @@ func (b *browser) uploadReturnsPDF(t *testing.T) {
 	b.run("upload", chromedp.SetUploadFiles("#kb-files", []string{pdf}, chromedp.ByQuery),
 		chromedp.WaitVisible(`//ul[@class="uploads"]//span[text()="uploaded"]`, chromedp.BySearch),
 		// The sources table is refreshed in place: no navigation happened.
-		chromedp.WaitVisible(`//tr[td[text()="returns.pdf"]]//span[contains(@class, "badge")][text()="indexed"]`, chromedp.BySearch))
+		chromedp.WaitVisible(`//tr[td[text()="returns.pdf"]]//span[contains(@class, "badge")][text()="Indexed"]`, chromedp.BySearch))
 	var progress string
 	b.eval("progress", `document.querySelector(".uploads progress").value + "/" + document.querySelector(".uploads progress").max`, &progress)
 	if progress != "100/100" {
@@ -92,10 +92,10 @@ func (b *browser) addURLSource(t *testing.T) {
 		chromedp.WaitVisible("#u-url", chromedp.ByQuery),
 		chromedp.SendKeys("#u-url", site.URL+"/shipping", chromedp.ByQuery),
 		chromedp.Click(`//button[text()="Add URL"]`, chromedp.BySearch),
-		chromedp.WaitVisible(`//tr[td[contains(., "/shipping")]]//span[contains(@class, "badge")][text()="pending"]`, chromedp.BySearch),
+		chromedp.WaitVisible(`//tr[td[contains(., "/shipping")]]//span[contains(@class, "badge")][text()="Pending"]`, chromedp.BySearch),
 		chromedp.Evaluate(`window.stillHere = true`, nil))
 	close(release)
-	b.run("indexed", chromedp.WaitVisible(`//tr[td[contains(., "/shipping")]]//span[contains(@class, "badge")][text()="indexed"]`, chromedp.BySearch))
+	b.run("indexed", chromedp.WaitVisible(`//tr[td[contains(., "/shipping")]]//span[contains(@class, "badge")][text()="Indexed"]`, chromedp.BySearch))
 	var still bool
 	b.eval("no reload", `window.stillHere === true`, &still)
 	if !still {

@@ -15,14 +15,22 @@ type seeded struct {
 	Agent, Draft, KB, TextSource, URLSource, Number, Call, Webhook, Member string
 	KeyID                                                                  string
 	Workspace                                                              string // a second workspace the owner owns
+	// Tested is an agent on a scripted model with a test (Test) and a finished run (Run).
+	Tested, Test, Run string
+	Campaign, Job     string
+	// MemberEmail and MemberPassword sign in as Member: a developer limited to Agent,
+	// with the agents and call history modules.
+	MemberEmail, MemberPassword string
 }
 
 // seed fills the owner's workspace through the API as a team would after a few days: two
 // agents (one published with a tool and a knowledge base), a knowledge base with a text
 // and a URL, a number, calls over three days, a webhook with a delivery, a scoped key, a
-// member, and a second workspace.
-func seed(t *testing.T, e *testenv.Env) seeded {
+// member, a tested agent with a finished test run, a campaign with recipients, the jobs
+// these leave, and a second workspace.
+func seed(t *testing.T, b *browser) seeded {
 	t.Helper()
+	e := b.env
 	tok := e.Owner.Token
 	must := func(res *testenv.Response, status int, what string) map[string]any {
 		t.Helper()
@@ -86,8 +94,39 @@ func seed(t *testing.T, e *testenv.Env) seeded {
 	grace := e.NewUser("grace@example.com", false)
 	must(e.Do(nil, "POST", "/api/v1/workspaces/"+e.Owner.WorkspaceID+"/users", tok, map[string]any{"id": grace.ID, "role": "developer",
 		"modules": []string{"agents", "call_history"}, "agent_ids": []string{s.Agent}}), http.StatusCreated, "member")
-	s.Member = grace.ID
+	s.Member, s.MemberEmail, s.MemberPassword = grace.ID, grace.Email, grace.Password
 	s.Workspace = must(e.Do(nil, "POST", "/api/v1/workspaces", tok, map[string]any{"name": "Staging"}), http.StatusCreated, "workspace")["id"].(string)
+
+	s.Tested = createTrattoria(t, b)
+	must(e.Do(nil, "POST", "/api/v1/agents/"+s.Tested+"/publish", tok, map[string]any{"description": "Opening menu"}), http.StatusNoContent, "publish")
+	s.Test = str(must(e.Do(nil, "POST", "/api/v1/agents/"+s.Tested+"/tests", tok, map[string]any{"name": "books a table", "required_for_publish": true,
+		"user": map[string]any{"script": []string{"A table for two, please"}}, "criteria": []any{map[string]any{"type": "says", "pattern": "booked"},
+			map[string]any{"type": "tool_called", "name": "book"}}}), http.StatusCreated, "test")["id"])
+	s.Run = str(must(e.Do(nil, "POST", "/api/v1/agents/"+s.Tested+"/test-runs", tok, map[string]any{}), http.StatusAccepted, "test run")["id"])
+	for deadline := time.Now().Add(time.Minute); ; {
+		run := must(e.Do(nil, "GET", "/api/v1/agents/"+s.Tested+"/test-runs/"+s.Run, tok, nil), http.StatusOK, "test run")
+		if st := str(run["status"]); st != "queued" && st != "running" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("seed: the test run did not end: %v", run)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var recipients []any
+	for i, name := range []string{"Ada", "Bo", "Cy", "Dee", "Eli"} {
+		recipients = append(recipients, map[string]any{"phone_number": "+1415555020" + strconv.Itoa(i), "variables": map[string]any{"customer": name}})
+	}
+	s.Campaign = str(must(e.Do(nil, "POST", "/api/v1/campaigns", tok, map[string]any{"name": "Spring reminders", "agent_id": s.Agent,
+		"number_id": s.Number, "recipients": recipients, "max_concurrent": 2,
+		"window": map[string]any{"days": []string{"mon", "tue", "wed", "thu", "fri"}, "start": "09:00", "end": "18:00"},
+		"retry":  map[string]any{"on": []string{"busy", "no_answer"}, "max_attempts": 2, "backoff_minutes": 30}}), http.StatusCreated, "campaign")["id"])
+	jobs := e.Do(nil, "GET", "/api/v1/jobs", tok, nil)
+	if list, _ := jobs.JSON()["data"].([]any); len(list) > 0 {
+		s.Job = str(list[0].(map[string]any)["id"])
+	} else {
+		t.Fatalf("seed: no jobs: %d %s", jobs.Status, jobs.Body)
+	}
 	return s
 }
 

@@ -57,7 +57,7 @@ func TestWebhookDelivery(t *testing.T) {
 		b.open(url)
 		var s string
 		b.run("log", chromedp.Text("table tbody", &s, chromedp.ByQuery))
-		if strings.Contains(s, "webhook.test") && strings.Contains(s, "succeeded") && strings.Contains(s, "204") {
+		if strings.Contains(s, "webhook.test") && strings.Contains(s, "Succeeded") && strings.Contains(s, "204") {
 			break
 		}
 		if i == 100 {
