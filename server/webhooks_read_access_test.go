@@ -61,11 +61,7 @@ func deliveryIDs(list []any) []string {
 func TestWebhookReadsHoldTheEventLimit(t *testing.T) {
 	s := testkit.NewServer(t, nil)
 	own := s.Owner.Token
-	create := func(events ...string) string {
-		r := s.Do("POST", "/api/v1/webhooks", own, map[string]any{"url": "https://example.com/" + events[0], "events": events})
-		testkit.Expect(t, r, 201)
-		return r.Data()["id"].(string)
-	}
+	create := func(events ...string) string { return webhookOf(t, s, own, events...) }
 	all := create("*")
 	calls := create(data.EventCallRegistered, data.EventCallEnded)
 	narrowed := create("*")
@@ -257,11 +253,7 @@ func TestWebhookTestEventNeedsItsReader(t *testing.T) {
 func TestWebhookDeleteNeedsItsReader(t *testing.T) {
 	s := testkit.NewServer(t, nil)
 	own := s.Owner.Token
-	create := func(events ...string) string {
-		r := s.Do("POST", "/api/v1/webhooks", own, map[string]any{"url": "https://example.com/" + events[0], "events": events})
-		testkit.Expect(t, r, 201)
-		return r.Data()["id"].(string)
-	}
+	create := func(events ...string) string { return webhookOf(t, s, own, events...) }
 	deleted := func() int {
 		r := s.Do("GET", "/api/v1/audit-log?per_page=100&type="+data.EventWebhookDeleted, own, nil)
 		testkit.Expect(t, r, 200)
@@ -306,4 +298,13 @@ func TestWebhookDeleteNeedsItsReader(t *testing.T) {
 			t.Errorf("%s: refused, yet %d webhook.deleted events recorded", c.name, n)
 		}
 	}
+}
+
+// webhookOf creates, as token, a webhook of events at a URL named by the first one, and
+// returns its id.
+func webhookOf(t *testing.T, s *testkit.Server, token string, events ...string) string {
+	t.Helper()
+	r := s.Do("POST", "/api/v1/webhooks", token, map[string]any{"url": "https://example.com/" + events[0], "events": events})
+	testkit.Expect(t, r, 201)
+	return r.Data()["id"].(string)
 }
