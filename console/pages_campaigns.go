@@ -115,7 +115,6 @@ func (h *Handler) campaignCreate(w http.ResponseWriter, r *http.Request) {
 	h.done(w, r, "/campaigns/"+url.PathEscape(str(d["id"])), flash{Notice: notice})
 }
 
-// member reads a number member of a map.
 // campaignTally counts a campaign's recipients settled (done) of all, suppressed ones
 // included, from the API's counts: the one sum behind its page's bar and its list's row.
 type campaignTally struct{ Done, All float64 }
@@ -125,6 +124,7 @@ func tally(counts any) campaignTally {
 	return campaignTally{Done: all - member(counts, "pending") - member(counts, "in_progress"), All: all}
 }
 
+// member reads a number member of a map.
 func member(m any, key string) float64 {
 	mm, _ := m.(map[string]any)
 	f, _ := mm[key].(float64)
