@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 func (h *Handler) webhookRoutes() {
@@ -222,11 +224,25 @@ func (h *Handler) webhookUpdate(w http.ResponseWriter, r *http.Request) {
 	h.webhookBack(w, r, "wh-settings", "Saved.")
 }
 
-// webhookConfirmed loads the webhook a confirmation names; nil when it has failed.
+// webhookConfirmed loads the webhook a confirmation names; nil when it has failed. The
+// confirmed actions (delete, secret rotation) need a token that reads every event the
+// webhook carries, as the API asks (mayCarry): any other is refused here, not offered a
+// button the API answers 403.
 func (h *Handler) webhookConfirmed(w http.ResponseWriter, r *http.Request) map[string]any {
 	res, err := h.call(r, "GET", "/api/v1/webhooks/"+url.PathEscape(r.PathValue("id")), nil, nil)
 	if err != nil {
 		h.fail(w, r, err)
+		return nil
+	}
+	picker, err := h.eventPicker(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return nil
+	}
+	if u := uncarried(strs(res.Data()["events"]), picker.Withheld); len(u) > 0 {
+		h.fail(w, r, &apiError{Status: http.StatusForbidden, Code: data.EFORBIDDEN,
+			Message: "This webhook carries events your token may not read (" + strings.Join(u, ", ") +
+				"): only a token that reads every event it carries rotates the secret of or deletes it."})
 		return nil
 	}
 	return res.Data()

@@ -48,6 +48,16 @@ func TestWebhookDeleteOfferedWhereAccepted(t *testing.T) {
 		t.Errorf("the security webhook's page offers the key %d of its replay, rotation and save", offered)
 	}
 	b.audit("webhook-uncarried")
+	// Nor by its address: the confirmations refuse the key as the API would.
+	for _, action := range []string{"delete", "rotate"} {
+		b.open("/webhooks/" + security + "/" + action)
+		if h := b.text("h1"); h != "Not allowed" {
+			t.Errorf("the security webhook's %s confirmation, opened by its address, is titled %q", action, h)
+		}
+		if n := b.count(`form[action$="/` + action + `"] button`); n != 0 {
+			t.Errorf("the security webhook's %s confirmation offers the key %d buttons", action, n)
+		}
+	}
 
 	b.open("/webhooks/" + agents)
 	if n := deleteLink(); n != 1 {
