@@ -23,8 +23,7 @@ func echoConv(t *testing.T, tools ...any) (*convEnv, string, int64) {
 	t.Helper()
 	e := newConvEnv(t, nil)
 	e.stand.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Text("You said: " + r.LastUserText()) })
-	testkit.Expect(t, e.Do("PUT", "/api/v1/workspaces/"+e.Owner.WorkspaceID, e.tok,
-		map[string]any{"privacy": map[string]any{"redaction": map[string]any{"detectors": []string{"card"}}}}), 200)
+	redactCards(t, e)
 	llmConfig := e.llmConfig(nil)
 	if len(tools) > 0 {
 		llmConfig = e.llmConfig(map[string]any{"tools": tools})
@@ -148,11 +147,7 @@ func TestConversationStreamedEndingTurnNotKept(t *testing.T) {
 // retry, before the end or after, is still that start's answer: no second conversation.
 func TestConversationStartKeptRedacted(t *testing.T) {
 	e, _, tokenID := echoConv(t)
-	agent := e.createAgent(t, map[string]any{"name": "Greeter", "llm_config": e.llmConfig(nil),
-		"prompt_config": map[string]any{"welcome_message": "Hello, is your card {{card}}?"}})
-	path, body := "/api/v1/agents/"+agent+"/conversations", map[string]any{"version": "draft", "variables": map[string]any{"card": "4111 1111 1111 1111"}}
-	first := e.Do("POST", path, e.tok, body, "Idempotency-Key", "s1")
-	testkit.Expect(t, first, 201)
+	path, body, first := startCardGreeter(t, e, "s1")
 	id := first.Data()["id"].(string)
 	if !strings.Contains(string(first.Body), "4111 1111 1111 1111") {
 		t.Fatalf("the start's answer holds no card: nothing to redact: %s", first.Body)
@@ -181,17 +176,12 @@ func TestConversationStartKeptRedactedAtTheEnd(t *testing.T) {
 	e := newConvEnv(t, nil)
 	e.stand.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Text("You said: " + r.LastUserText()) })
 	tokenID, _ := strconv.ParseInt(strings.Split(e.tok, "|")[0], 10, 64)
-	agent := e.createAgent(t, map[string]any{"name": "Greeter", "llm_config": e.llmConfig(nil),
-		"prompt_config": map[string]any{"welcome_message": "Hello, is your card {{card}}?"}})
-	path, body := "/api/v1/agents/"+agent+"/conversations", map[string]any{"version": "draft", "variables": map[string]any{"card": "4111 1111 1111 1111"}}
-	first := e.Do("POST", path, e.tok, body, "Idempotency-Key", "s2")
-	testkit.Expect(t, first, 201)
+	path, body, first := startCardGreeter(t, e, "s2")
 	id := first.Data()["id"].(string)
 	if kept := keptBody(t, e, tokenID, "s2"); strings.Count(kept, "4111 1111 1111 1111") != 2 {
 		t.Fatalf("with redaction off the start's key keeps %s: nothing for the end to redact", kept)
 	}
-	testkit.Expect(t, e.Do("PUT", "/api/v1/workspaces/"+e.Owner.WorkspaceID, e.tok,
-		map[string]any{"privacy": map[string]any{"redaction": map[string]any{"detectors": []string{"card"}}}}), 200)
+	redactCards(t, e)
 	end := e.Do("POST", "/api/v1/conversations/"+id+"/end", e.tok, nil)
 	testkit.Expect(t, end, 200)
 	if strings.Contains(string(end.Body), "4111") {
@@ -234,4 +224,24 @@ func TestConversationStartKeptUnreadableAtTheEnd(t *testing.T) {
 	if msg, _ := retry.JSON()["message"].(string); !strings.Contains(msg, "carried out") {
 		t.Errorf("the start's retry: %s", retry.Body)
 	}
+}
+
+// redactCards turns on the workspace's redaction of card numbers.
+func redactCards(t *testing.T, e *convEnv) {
+	t.Helper()
+	testkit.Expect(t, e.Do("PUT", "/api/v1/workspaces/"+e.Owner.WorkspaceID, e.tok,
+		map[string]any{"privacy": map[string]any{"redaction": map[string]any{"detectors": []string{"card"}}}}), 200)
+}
+
+// startCardGreeter starts, under Idempotency-Key key, a conversation with a new agent
+// whose welcome message says the card number given as a variable; it returns the start's
+// path and body (for its retries) and its 201.
+func startCardGreeter(t *testing.T, e *convEnv, key string) (string, map[string]any, *testkit.Response) {
+	t.Helper()
+	agent := e.createAgent(t, map[string]any{"name": "Greeter", "llm_config": e.llmConfig(nil),
+		"prompt_config": map[string]any{"welcome_message": "Hello, is your card {{card}}?"}})
+	path, body := "/api/v1/agents/"+agent+"/conversations", map[string]any{"version": "draft", "variables": map[string]any{"card": "4111 1111 1111 1111"}}
+	first := e.Do("POST", path, e.tok, body, "Idempotency-Key", key)
+	testkit.Expect(t, first, 201)
+	return path, body, first
 }
