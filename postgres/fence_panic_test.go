@@ -1,0 +1,62 @@
+package postgres_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/postgres"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// A write whose function panics (the server and the job runner recover and go on) gives
+// back its connection and its session locks, the fence's among them, with and without a
+// workspace's lock: kept, they made every later migration wait for ever (asking again
+// every fenceLockWait, each time holding every write of every replica behind it) and
+// the pool's Close hang. Afterwards no session of the database holds an advisory lock,
+// no connection is out of the pool, and a newer binary's migration applies.
+func TestAPanickingWriteLeavesNoLockBehind(t *testing.T) {
+	db := testkit.OpenPostgres(t, nil)
+	pool := db.Pool()
+	const ws = "ws_01M8PJKXCQAW2M68WVPKBZQC82"
+	for _, ctx := range []context.Context{
+		data.WithPrincipal(context.Background(), &data.Principal{CurrentWorkspaceID: ws}),
+		context.Background(),
+	} {
+		func() {
+			defer func() {
+				if p := recover(); p == nil || !strings.Contains(p.(string), "a bug") {
+					t.Errorf("Update's panic: %v, want the function's, passed on", p)
+				}
+			}()
+			_ = db.Update(ctx, func(tx service.Tx) error {
+				if _, err := tx.Workspace(ws); err != nil { // the locks are taken with BEGIN
+					return err
+				}
+				panic("a bug")
+			})
+		}()
+	}
+	ctx := context.Background()
+	waitUntil(t, 10*time.Second, "the panicking writes' sessions to give back their locks", func() bool {
+		var n int
+		return pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+			WHERE l.locktype = 'advisory' AND d.datname = current_database() AND l.pid <> pg_backend_pid()`).Scan(&n) == nil && n == 0
+	})
+	if n := pool.Stat().AcquiredConns(); n != 0 {
+		t.Errorf("%d connections still out of the pool", n)
+	}
+
+	newer := newerMigration(t)
+	postgres.AsNewerBinary(t, newer)
+	postgres.ShortenFenceLockWait(t, 200*time.Millisecond)
+	mctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if applied, err := postgres.Migrate(mctx, pool); err != nil || !slices.Equal(applied, []int{newer.Version}) {
+		t.Errorf("the newer binary's migration: applied %v, %v", applied, err)
+	}
+}
