@@ -47,9 +47,10 @@ func TestAPanickingWriteLeavesNoLockBehind(t *testing.T) {
 		return pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database
 			WHERE l.locktype = 'advisory' AND d.datname = current_database() AND l.pid <> pg_backend_pid()`).Scan(&n) == nil && n == 0
 	})
-	if n := pool.Stat().AcquiredConns(); n != 0 {
-		t.Errorf("%d connections still out of the pool", n)
-	}
+	// pgxpool destroys a closed connection in the background: it may count as out a moment.
+	waitUntil(t, 10*time.Second, "the panicking writes' connections back in the pool", func() bool {
+		return pool.Stat().AcquiredConns() == 0
+	})
 
 	newer := newerMigration(t)
 	postgres.AsNewerBinary(t, newer)
