@@ -61,3 +61,55 @@ func TestAPanickingWriteLeavesNoLockBehind(t *testing.T) {
 		t.Errorf("the newer binary's migration: applied %v, %v", applied, err)
 	}
 }
+
+// A migration kept waiting for a write under way (here a session holding the fence's lock
+// shared, as a long write does) says so each time its wait for the lock runs out, with
+// how long it has waited, and applies once the write ends: `voiceapi serve` logs it and
+// `voiceapi migrate` prints it, where both were silent while every write waited.
+func TestAMigrationKeptWaitingSaysSo(t *testing.T) {
+	db := testkit.OpenPostgres(t, nil)
+	pool := db.Pool()
+	ctx := context.Background()
+	write, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer write.Release()
+	if _, err := write.Exec(ctx, `SELECT pg_advisory_lock_shared($1)`, postgres.FenceLock); err != nil {
+		t.Fatal(err)
+	}
+	newer := newerMigration(t)
+	postgres.AsNewerBinary(t, newer)
+	postgres.ShortenFenceLockWait(t, 100*time.Millisecond)
+	waits := make(chan time.Duration, 100)
+	type result struct {
+		applied []int
+		err     error
+	}
+	migrated := make(chan result, 1)
+	go func() {
+		applied, err := postgres.MigrateWithWaits(ctx, pool, func(waited time.Duration) { waits <- waited })
+		migrated <- result{applied, err}
+	}()
+	select {
+	case waited := <-waits:
+		if waited < 100*time.Millisecond {
+			t.Errorf("the first wait said it had waited %v, want at least the 100 ms it was given", waited)
+		}
+	case res := <-migrated:
+		t.Fatalf("the migration ended (%v, %v) while a write held the lock", res.applied, res.err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the migration never said it was waiting")
+	}
+	if _, err := write.Exec(ctx, `SELECT pg_advisory_unlock_shared($1)`, postgres.FenceLock); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case res := <-migrated:
+		if res.err != nil || !slices.Equal(res.applied, []int{newer.Version}) {
+			t.Errorf("the migration: applied %v, %v", res.applied, res.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the migration never applied once the write ended")
+	}
+}
