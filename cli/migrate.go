@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
@@ -60,7 +61,10 @@ must hold no records yet.`,
 			for _, m := range all {
 				names[m.Version] = m.Name
 			}
-			applied, err := postgres.Migrate(ctx, pool)
+			applied, err := postgres.MigrateWithWaits(ctx, pool, func(waited time.Duration) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "waiting for the writes under way on every replica to end (%s so far); writes wait meanwhile\n",
+					waited.Round(time.Second))
+			})
 			for _, v := range applied {
 				fmt.Fprintf(out, "applied %04d_%s\n", v, names[v])
 			}

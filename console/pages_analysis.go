@@ -120,7 +120,7 @@ func (h *Handler) analysisPage(w http.ResponseWriter, r *http.Request, backfillE
 	h.render(w, r, status, "analysis", &view{Title: name + " · analysis", Active: "agents", Err: fail, D: map[string]any{
 		"Agent": a, "Fields": fields, "Success": success, "Costs": costs, "Q": in, "Versions": versionChoices(a),
 		"BackfillErr": backfillErr, "CanBackfill": p.Allows(data.Write(data.ModuleCallHistory)) == nil,
-		"CanPrice": data.RoleAtLeast(p.Role, data.RoleAdmin), // as the workspace page's Prices link
+		"CanPrice": p.Allows(data.NeedWorkspaceAdmin()) == nil, // the price table's (the API's rule)
 	}})
 }
 

@@ -115,12 +115,18 @@ func (h *Handler) campaignCreate(w http.ResponseWriter, r *http.Request) {
 	h.done(w, r, "/campaigns/"+url.PathEscape(str(d["id"])), flash{Notice: notice})
 }
 
-// campaignTally counts a campaign's recipients settled (done) of all, suppressed ones
-// included, from the API's counts: the one sum behind its page's bar and its list's row.
+// campaignTally counts a campaign's recipients settled (done) of all, the numbers skipped
+// at import included, from the API's campaign record: the one sum behind its page's bar
+// and its list's row.
 type campaignTally struct{ Done, All float64 }
 
-func tally(counts any) campaignTally {
-	all := member(counts, "total") + member(counts, "suppressed")
+// tally reads counts.total and import.suppressed, not counts.suppressed: that one also
+// holds the recipients found suppressed when their turn came, who are in the total
+// already, and were counted twice.
+func tally(campaign any) campaignTally {
+	c, _ := campaign.(map[string]any)
+	counts := c["counts"]
+	all := member(counts, "total") + member(c["import"], "suppressed")
 	return campaignTally{Done: all - member(counts, "pending") - member(counts, "in_progress"), All: all}
 }
 
@@ -187,7 +193,7 @@ type campaignView struct {
 	C          map[string]any
 	Recipients []any
 	Pages      pager
-	Done, All  float64 // recipients settled, of all (suppressed ones included)
+	Done, All  float64 // recipients settled, of all (the numbers skipped at import included)
 	Percent    int
 	Open       bool // still dialing or waiting: the page refreshes its progress
 	// Finished is a campaign done with for good (data.CampaignFinished): it may be deleted.
@@ -216,7 +222,7 @@ func (h *Handler) loadCampaign(r *http.Request) (*campaignView, error) {
 		AgentNames: h.agentNames(r, nil, str(c["agent_id"])),
 		CanWrite:   data.PrincipalFrom(r.Context()).Allows(data.Write(data.ModuleCallHistory)) == nil}
 	v.NumberLink = str(c["number_id"]) != "" && data.PrincipalFrom(r.Context()).Allows(data.Read(data.ModulePhoneNumbers)) == nil
-	t := tally(counts)
+	t := tally(c)
 	v.Done, v.All = t.Done, t.All
 	if v.All > 0 {
 		v.Percent = int(100 * v.Done / v.All)

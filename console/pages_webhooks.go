@@ -190,8 +190,9 @@ func (h *Handler) renderWebhook(w http.ResponseWriter, r *http.Request, status i
 // read every event of) that a webhook of events carries; none when the token may manage it.
 func uncarried(events, withheld []string) []string {
 	var out []string
+	wh := &data.Webhook{Events: events} // which types it carries is data's rule
 	for _, t := range withheld {
-		if has(events, "*") || has(events, t) {
+		if wh.Subscribes(t) {
 			out = append(out, t)
 		}
 	}

@@ -73,6 +73,7 @@ func (h *Handler) renderWorkspace(w http.ResponseWriter, r *http.Request, status
 		"Personal": str(me.Data()["personal_workspace_id"]) == p.WorkspaceID,
 		"Role":     p.Role, "Modules": p.Modules, "Members": members.List(), "Pages": pagerOf(r, "cursor", members),
 		"Usage": h.usage(r), "Admin": data.RoleAtLeast(p.Role, data.RoleAdmin), "Owner": p.Role == data.RoleOwner,
+		"CanPrice":  p.Allows(data.NeedWorkspaceAdmin()) == nil, // the price table's (the API's rule)
 		"AllAgents": len(p.AgentIDs) == 0, "Roles": data.Roles, "AllModules": data.Modules,
 		"Agents": agents, "AgentNames": h.agentNames(r, agents, listIDs(members.List(), "agent_ids")...),
 		"Form": form, "Values": r.PostForm,

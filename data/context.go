@@ -140,6 +140,11 @@ func NeedAgentCreate() Requirement {
 	return r
 }
 
+// NeedWorkspaceAdmin is the requirement of managing a workspace (its prices, members,
+// settings): an admin, and a key holding workspace:admin if it has scopes. The API's
+// routes and the console's offers both ask it.
+func NeedWorkspaceAdmin() Requirement { return Member(RoleAdmin).WithScope(ScopeWorkspaceAdmin) }
+
 // Member is the requirement of a role in the workspace, outside any module.
 func Member(minRole string) Requirement {
 	return Requirement{MinRole: minRole, Workspace: true}

@@ -192,7 +192,10 @@ func (db *DB) setUp(ctx context.Context) error {
 		if err := CheckSchema(ctx, db.pool); err != nil {
 			return err
 		}
-	} else if _, err := Migrate(ctx, db.pool); err != nil {
+	} else if _, err := MigrateWithWaits(ctx, db.pool, func(waited time.Duration) {
+		db.log.Warn("migrating: waiting for the writes under way on every replica to end (the fence's lock); writes wait meanwhile",
+			"waited", waited.Round(time.Second).String())
+	}); err != nil {
 		return err
 	}
 	key := make([]byte, 32)

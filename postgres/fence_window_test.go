@@ -256,7 +256,10 @@ func TestAFencedReplicasRunningJobIsTakenOverByANewerOne(t *testing.T) {
 			mu.Unlock()
 			return ctx.Err()
 		}})
-	opts := service.RunnerOptions{Lease: 2 * time.Second, Heartbeat: 200 * time.Millisecond, Poll: 50 * time.Millisecond, Kinds: []string{kind}}
+	// The lease is twenty heartbeats: the heartbeat that meets the migration waits for it
+	// (the newer replica's Open) before it is refused, which on a loaded CI machine under
+	// -race can take a second or more; a lease ending meanwhile would fail leaseLeft.
+	opts := service.RunnerOptions{Lease: 4 * time.Second, Heartbeat: 200 * time.Millisecond, Poll: 50 * time.Millisecond, Kinds: []string{kind}}
 	olderOpts := opts
 	olderOpts.Owner = "older"
 	runner := older.Svc.Jobs.NewRunner(olderOpts)

@@ -114,11 +114,11 @@ func (s lockSet) held() map[string]bool {
 // sessions are READ COMMITTED, db.go, so the read's snapshot is taken once the fence's
 // lock is held: fence.go), outside the SERIALIZABLE transaction, which the read would
 // otherwise join to every migration's conflict graph for nothing; then BEGIN, the index
-// plans' setting (tx.go; the transaction's first
-// statement, so its snapshot is taken once the locks are held) and the heads' read. The
-// heads cannot move but by this transaction until it ends, so EventHead answers from
-// them: most writes record an event, and the head's read was one more round trip inside
-// the workspace's turn. It returns the version read: the newest and how many.
+// plans' setting (tx.go; the transaction's first statement, so its snapshot is taken
+// once the locks are held) and the heads' read. The heads cannot move but by this
+// transaction until it ends, so EventHead answers from them: most writes record an
+// event, and the head's read was one more round trip inside the workspace's turn. It
+// returns the version read: the newest and how many.
 func (w *writeTx) lockAndBegin(ctx context.Context, lockSQL, beginSQL string) (newest, count int, err error) {
 	serializable := w.level == pgx.Serializable
 	readHeads := serializable && len(w.locks) > 0

@@ -137,6 +137,15 @@ func SchemaVersion(ctx context.Context, q interface {
 // Migrate brings the schema to this binary's version under the advisory lock and returns
 // the versions it applied. A database newer than the binary is refused.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) ([]int, error) {
+	return MigrateWithWaits(ctx, pool, nil)
+}
+
+// MigrateWithWaits is Migrate, calling onWait (when not nil) each time its wait for the
+// writes under way on every replica (the fence's lock) has lasted another fenceLockWait,
+// with how long it has waited so far: a long write, a campaign's import, holds the
+// migration and every write behind it, which the operator must hear of rather than see
+// a start or a `voiceapi migrate` hang.
+func MigrateWithWaits(ctx context.Context, pool *pgxpool.Pool, onWait func(waited time.Duration)) ([]int, error) {
 	all, err := Migrations()
 	if err != nil {
 		return nil, err
@@ -164,7 +173,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	return applyMigrations(ctx, conn, pending)
+	return applyMigrations(ctx, conn, pending, onWait)
 }
 
 // applyMigrations applies pending on conn, which holds migrationLock, each in its own
@@ -173,11 +182,11 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) ([]int, error) {
 // for it and then read the new version. A write transaction that runs long delays the
 // migration, and every write waits for the migration's end: most take milliseconds, a
 // migration that fills a table as long as that takes (docs/upgrading.md).
-func applyMigrations(ctx context.Context, conn *pgxpool.Conn, pending []Migration) ([]int, error) {
+func applyMigrations(ctx context.Context, conn *pgxpool.Conn, pending []Migration, onWait func(time.Duration)) ([]int, error) {
 	if len(pending) == 0 {
 		return nil, nil
 	}
-	if err := takeFenceLock(ctx, conn); err != nil {
+	if err := takeFenceLock(ctx, conn, onWait); err != nil {
 		return nil, fmt.Errorf("postgres: taking the fence's lock: %w", err)
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, fenceLock)
@@ -206,17 +215,21 @@ func applyMigrations(ctx context.Context, conn *pgxpool.Conn, pending []Migratio
 var fenceLockWait = 10 * time.Second
 
 // takeFenceLock takes the fence's lock exclusively on conn, asking again after each
-// fenceLockWait until it has it or ctx ends.
-func takeFenceLock(ctx context.Context, conn *pgxpool.Conn) error {
+// fenceLockWait until it has it or ctx ends, and telling onWait (when not nil) each time.
+func takeFenceLock(ctx context.Context, conn *pgxpool.Conn, onWait func(time.Duration)) error {
 	if _, err := conn.Exec(ctx, fmt.Sprintf("SET lock_timeout = %d", fenceLockWait.Milliseconds())); err != nil {
 		return err
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), `RESET lock_timeout`)
+	began := time.Now()
 	for {
 		_, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, fenceLock)
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) || pe.Code != "55P03" { // lock_not_available: the wait ran out
 			return err
+		}
+		if onWait != nil {
+			onWait(time.Since(began))
 		}
 	}
 }

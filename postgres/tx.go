@@ -156,6 +156,7 @@ func (db *DB) attempt(ctx context.Context, locks lockSet, serialized bool, st *t
 		return &txFailed{err}
 	}
 	w := &writeTx{conn: conn, level: pgx.Serializable, locks: locks, serialized: serialized}
+	defer w.abandonOnPanic()
 	t := &tx{ctx: ctx, db: db, st: st, w: w} // q is set once the transaction has begun
 	err = fn(t)
 	if t.err != nil {
@@ -175,6 +176,7 @@ func (db *DB) writeOnce(ctx context.Context, fn func(t *tx) error) error {
 		return storageError(err)
 	}
 	w := &writeTx{conn: conn, level: pgx.ReadCommitted}
+	defer w.abandonOnPanic()
 	t := &tx{ctx: ctx, db: db, st: &txState{}, w: w}
 	err = fn(t)
 	if t.err != nil {
@@ -292,6 +294,20 @@ func (w *writeTx) finish(ctx context.Context, fnErr error) error {
 		return fnErr
 	}
 	return err
+}
+
+// abandonOnPanic, deferred, closes w's connection when the function it runs panicked,
+// and passes the panic on: the server and the job runner recover from it and go on, and
+// the connection, never given back, kept its transaction open and its session locks,
+// the fence's among them, so that every later migration waited for ever.
+func (w *writeTx) abandonOnPanic() {
+	if p := recover(); p != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
+		defer cancel()
+		w.conn.Conn().Close(ctx) // ends the transaction and the locks; Release drops it
+		w.conn.Release()
+		panic(p)
+	}
 }
 
 // OnCommit implements service.KnowledgeTx.

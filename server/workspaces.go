@@ -8,9 +8,8 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 )
 
-// workspaceAdmin is what managing a workspace needs: an admin, and a key holding
-// workspace:admin if it has scopes.
-var workspaceAdmin = data.Member(data.RoleAdmin).WithScope(data.ScopeWorkspaceAdmin)
+// workspaceAdmin is what managing a workspace needs (data.NeedWorkspaceAdmin).
+var workspaceAdmin = data.NeedWorkspaceAdmin()
 
 func (s *Server) workspaceRoutes() []route {
 	admin := workspaceAdmin

@@ -327,14 +327,6 @@ func (s *ConversationService) redactKeptStart(resp *data.IdempotentResponse, r *
 	if err != nil {
 		return err
 	}
-	out, err := data.RecordBody(raw, nil)
-	if err != nil {
-		return err
-	}
-	sealed, err := s.sealer.Seal(string(out))
-	if err != nil {
-		return err
-	}
-	resp.Body, resp.Header = []byte(sealed), map[string]string{"Content-Type": "application/json", "ETag": data.ETagOfBytes(raw)}
-	return nil
+	resp.Body, resp.Header, err = s.keptBody(raw, nil, true) // as answerStartClaim's answer
+	return err
 }

@@ -113,20 +113,31 @@ func (b *base) claimResponse(c *data.IdempotencyClaim, created *data.Event) *dat
 	default:
 		return r
 	}
-	body, err := data.RecordBody(raw, extra)
-	if err != nil {
-		return r
-	}
-	sealed, err := b.sealer.Seal(string(body))
+	body, header, err := b.keptBody(raw, extra, etag)
 	if err != nil {
 		return r // keep the claim without the body rather than fail the change
 	}
-	r.Status, r.Body = c.Status, []byte(sealed)
-	r.Header = map[string]string{"Content-Type": "application/json"}
-	if etag {
-		r.Header["ETag"] = data.ETagOfBytes(raw)
-	}
+	r.Status, r.Body, r.Header = c.Status, body, header
 	return r
+}
+
+// keptBody is what a kept response holds of an answer whose record is raw: the body the
+// server writes ({"data": raw} and extra's members), sealed as every kept body is, and
+// its headers (with raw's ETag when etag).
+func (b *base) keptBody(raw []byte, extra map[string]any, etag bool) ([]byte, map[string]string, error) {
+	body, err := data.RecordBody(raw, extra)
+	if err != nil {
+		return nil, nil, err
+	}
+	sealed, err := b.sealer.Seal(string(body))
+	if err != nil {
+		return nil, nil, err
+	}
+	header := map[string]string{"Content-Type": "application/json"}
+	if etag {
+		header["ETag"] = data.ETagOfBytes(raw)
+	}
+	return []byte(sealed), header, nil
 }
 
 // eventWatcher is a transaction that notes the first created-record event appended in it.
