@@ -220,8 +220,10 @@ func (w *refusalWorkspace) path(template, param, value string) string {
 	})
 }
 
-// missing is an id of the valid one's shape that names nothing: its last character
-// changed (an API key's and a version's number made large).
+// missing is an id of the valid one's shape that names nothing: the first character of
+// its ULID's random part changed (an API key's and a version's number made large). Not
+// the last character: ids made in one millisecond are the same ULID plus one, so the
+// next delivery of an event fanned out to two webhooks was the "missing" one.
 func missing(param, valid string) string {
 	switch param {
 	case "key_id", "version_number":
@@ -229,9 +231,14 @@ func missing(param, valid string) string {
 	case "source_type":
 		return "urls"
 	}
-	last := valid[len(valid)-1]
-	if last == 'Z' {
-		return valid[:len(valid)-1] + "Y"
+	const ulidLen, timeLen = 26, 10
+	at := len(valid) - ulidLen + timeLen
+	if at < 0 {
+		at = len(valid) - 1
 	}
-	return valid[:len(valid)-1] + "Z"
+	changed := byte('Z')
+	if valid[at] == 'Z' {
+		changed = 'Y'
+	}
+	return valid[:at] + string(changed) + valid[at+1:]
 }
