@@ -151,13 +151,19 @@ func stacked(title string, labels []string, ss []barSeries, scale func(float64) 
 		max = math.Max(max, sum)
 	}
 	ax := scale(max)
-	// "series": time runs left to right, so a box too narrow for it shows its end first.
-	fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" role="img" aria-label="%s" class="chart series" xmlns="http://www.w3.org/2000/svg">`, chartW, chartH+24, template.HTMLEscapeString(title))
+	// Two drawings side by side in one scroll box: the plot ("series": time runs left to
+	// right, so a box too narrow for it shows its end first) and its y axis, which stays
+	// in view on a phone while the plot scrolls beneath it (console.css). The box is
+	// right to left, so the plot comes first and the axis lands on its left.
+	var yAxis strings.Builder
+	b.WriteString(`<div class="chart-scroll series-scroll" tabindex="0" role="group" aria-label="` + template.HTMLEscapeString(title) + `">`)
+	fmt.Fprintf(&b, `<svg viewBox="%d 0 %d %d" role="img" aria-label="%s" class="chart series" xmlns="http://www.w3.org/2000/svg">`, padL, chartW-padL, chartH, template.HTMLEscapeString(title))
+	fmt.Fprintf(&yAxis, `<svg viewBox="0 0 %d %d" aria-hidden="true" class="chart-axis" xmlns="http://www.w3.org/2000/svg">`, padL, chartH)
 	plotH := float64(chartH - padT - padB)
 	for v := 0.0; v <= ax.top+ax.step/2; v += ax.step {
 		y := float64(padT) + plotH*(1-v/ax.top)
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#d5dbe1"/>`, padL, chartW-padR, y, y)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" font-size="12" fill="#374151">%s</text>`, padL-6, y+4, ax.format(v))
+		fmt.Fprintf(&yAxis, `<text x="%d" y="%.1f" text-anchor="end" font-size="12" fill="#374151">%s</text>`, padL-6, y+4, ax.format(v))
 	}
 	n := len(labels)
 	if n > 0 {
@@ -173,13 +179,14 @@ func stacked(title string, labels []string, ss []barSeries, scale func(float64) 
 			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" font-size="12" fill="#374151">%s</text>`, x, chartH-padB+16, template.HTMLEscapeString(labels[i]))
 		}
 	}
-	x := padL
-	for _, s := range ss {
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" font-size="13" fill="#111827">%s</text>`,
-			x, chartH+6, s.color, x+16, chartH+16, s.name)
-		x += 40 + 8*len(s.name)
-	}
 	b.WriteString(`</svg>`)
+	b.WriteString(yAxis.String() + `</svg></div>`)
+	// The legend is text under the box, in view however the plot is scrolled.
+	b.WriteString(`<ul class="legend">`)
+	for _, s := range ss {
+		fmt.Fprintf(&b, `<li><svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="%s"/></svg>%s</li>`, s.color, template.HTMLEscapeString(s.name))
+	}
+	b.WriteString(`</ul>`)
 	return template.HTML(b.String())
 }
 
@@ -232,9 +239,10 @@ func hbarsOr(title, empty string, labels []string, values []float64) template.HT
 	if len(labels) == 0 {
 		h = 40
 	}
+	fmt.Fprintf(&b, `<div class="chart-scroll" tabindex="0" role="group" aria-label="%s">`, template.HTMLEscapeString(title))
 	fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" role="img" aria-label="%s" class="chart" xmlns="http://www.w3.org/2000/svg">`, chartW, h, template.HTMLEscapeString(title))
 	if len(labels) == 0 {
-		fmt.Fprintf(&b, `<text x="8" y="24" font-size="14" fill="#374151">%s</text></svg>`, template.HTMLEscapeString(empty))
+		fmt.Fprintf(&b, `<text x="8" y="24" font-size="14" fill="#374151">%s</text></svg></div>`, template.HTMLEscapeString(empty))
 		return template.HTML(b.String())
 	}
 	max := 0.0
@@ -249,7 +257,7 @@ func hbarsOr(title, empty string, labels []string, values []float64) template.HT
 		fmt.Fprintf(&b, `<rect x="%.0f" y="%d" width="%.1f" height="18" fill="#7c3aed"><title>%s: %s</title></rect>`, labelW, y+2, math.Max(w, 1), template.HTMLEscapeString(l), trimNum(values[i]))
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="13" fill="#111827">%s</text>`, labelW+math.Max(w, 1)+6, y+15, trimNum(values[i]))
 	}
-	b.WriteString(`</svg>`)
+	b.WriteString(`</svg></div>`)
 	return template.HTML(b.String())
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/voiceapi/voiceapi/console/internal/testenv"
+	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -222,9 +223,58 @@ func (b *browser) audit(page string) {
 //   - at the width it runs at (a phone's), no text is drawn smaller than 10 px, a chart's
 //     (SVG, scaled to its box) among them; and a time series too wide for its box opens
 //     on its latest time (its right end in view);
-//   - no count written with "(s)": "1 case", "3 cases".
-const consistencyRules = `(() => {
+//   - no count written with "(s)": "1 case", "3 cases";
+//   - on a phone the header stays compact (at most 112 px tall, where its sections
+//     wrapped to about 160) with the current section's link in view;
+//   - no table cell squeezed so narrow that its words break letter by letter (a diff's
+//     field path did);
+//   - a time series' y axis stays in view beside the part of the chart shown;
+//   - no module named by its API code (call_history) in the page's prose, outside code;
+//   - no network error shown by its resolver's internals ("dial tcp: lookup x on
+//     127.0.0.53:53"): a summary in words leads, the raw text one click away.
+var consistencyRules = `((moduleCodes) => {
 	const bad = [];
+	const phone = window.innerWidth <= 640;
+	const header = document.querySelector("header.top");
+	if (phone && header && header.getBoundingClientRect().height > 112)
+		bad.push("the header is " + Math.round(header.getBoundingClientRect().height) + " px tall on a phone");
+	const cur = document.querySelector('header.top nav [aria-current="page"]');
+	if (phone && cur) {
+		const n = cur.closest("nav").getBoundingClientRect(), r = cur.getBoundingClientRect();
+		if (r.left < n.left - 1 || r.right > n.right + 1) bad.push("the current section's link " + JSON.stringify(cur.textContent.trim()) + " is out of view");
+	}
+	for (const c of document.querySelectorAll("th, td")) {
+		const t = c.textContent.trim(), r = c.getBoundingClientRect(), st = getComputedStyle(c);
+		if (!r.height || t.length < 8) continue;
+		const lines = (r.height - parseFloat(st.paddingTop) - parseFloat(st.paddingBottom)) / (parseFloat(st.fontSize) * 1.45);
+		if (lines >= 3 && t.length / lines < 6) bad.push("the cell " + JSON.stringify(t.slice(0, 30)) + " is squeezed to " + Math.round(r.width) + " px, " + Math.round(lines) + " lines");
+	}
+	for (const fig of document.querySelectorAll("figure.chart-box")) {
+		if (!fig.querySelector("svg.series")) continue;
+		const box = fig.getBoundingClientRect();
+		for (const t of fig.querySelectorAll('svg text[text-anchor="end"]')) {
+			const r = t.getBoundingClientRect();
+			if (r.left < box.left - 1 || r.right > box.right + 1) {
+				bad.push("the y axis of the chart " + JSON.stringify(fig.querySelector("figcaption").textContent) + " is out of view");
+				break;
+			}
+		}
+	}
+	const codes = new RegExp("\\b(" + moduleCodes.join("|") + ")\\b");
+	const walk = document.createTreeWalker(document.querySelector("main") || document.body, NodeFilter.SHOW_TEXT);
+	const internals = /\bdial (tcp|udp)\b|\blookup \S+ on \S+:53\b/;
+	let named = false, raw = false;
+	for (let n; (n = walk.nextNode());) {
+		const m = n.textContent.match(codes);
+		if (!named && m && !n.parentElement.closest("code, pre, kbd, samp, textarea, script, style, [hidden]")) {
+			bad.push("the module " + m[1] + " is named by its code: " + JSON.stringify(n.textContent.trim().slice(0, 80)));
+			named = true;
+		}
+		if (!raw && internals.test(n.textContent) && n.parentElement.checkVisibility()) {
+			bad.push("a network error shows the resolver's internals: " + JSON.stringify(n.textContent.trim().slice(0, 80)));
+			raw = true;
+		}
+	}
 	for (const dt of document.querySelectorAll("dl dt")) {
 		const dd = dt.nextElementSibling;
 		if (!dd || dd.tagName !== "DD") continue;
@@ -254,7 +304,20 @@ const consistencyRules = `(() => {
 		if (r.right > box.right + 1) bad.push("the chart " + JSON.stringify(svg.getAttribute("aria-label")) + " opens on its oldest time, its latest out of view");
 	}
 	return bad;
-})()`
+})(` + moduleCodesJSON() + `)`
+
+// moduleCodesJSON lists the modules whose API code is not a word of prose (call_history,
+// not agents), as a JSON array for consistencyRules.
+func moduleCodesJSON() string {
+	var codes []string
+	for _, m := range data.Modules {
+		if strings.Contains(m, "_") {
+			codes = append(codes, m)
+		}
+	}
+	b, _ := json.Marshal(codes)
+	return string(b)
+}
 
 // consistent fails the test for each consistencyRules break on the current page.
 func (b *browser) consistent(page string) {
