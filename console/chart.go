@@ -34,6 +34,8 @@ type barSeries struct {
 type axis struct {
 	top, step float64
 	format    func(float64) string
+	// exact reads a bar's value in its title, where format is too round (nil: format).
+	exact func(float64) string
 }
 
 // analyticsCharts draws the analytics page's charts from GET /api/v1/analytics/calls.
@@ -116,12 +118,26 @@ func durationAxis(max float64) axis {
 			break
 		}
 	}
-	return axis{top: step * math.Max(1, math.Ceil(max/step)), step: step, format: func(v float64) string {
+	return axis{top: step * math.Max(1, math.Ceil(max/step)), step: step, format: axisDuration, exact: func(v float64) string {
 		if v == 0 {
 			return "0"
 		}
 		return duration(v)
 	}}
+}
+
+// axisDuration is a tick's duration in one unit ("1.5 min", not "1 min 30 s"): the axis
+// is padL wide, and a longer label was cut off at its left edge.
+func axisDuration(ms float64) string {
+	switch {
+	case ms == 0:
+		return "0"
+	case ms < 60e3:
+		return trimNum(ms/1e3) + " s"
+	case ms < 3600e3:
+		return trimNum(ms/60e3) + " min"
+	}
+	return trimNum(ms/3600e3) + " h"
 }
 
 // niceStep rounds a step up to 1, 2 or 5 times a power of ten.
@@ -192,6 +208,10 @@ func stacked(title string, labels []string, ss []barSeries, scale func(float64) 
 
 // bars draws one stacked bar per bucket, each segment titled with its value.
 func bars(b *strings.Builder, labels []string, slot, plotH float64, ax axis, ss []barSeries) {
+	exact := ax.exact
+	if exact == nil {
+		exact = ax.format
+	}
 	w := math.Max(1, slot*0.7)
 	for i, l := range labels {
 		x := float64(padL) + slot*float64(i) + (slot-w)/2
@@ -201,7 +221,7 @@ func bars(b *strings.Builder, labels []string, slot, plotH float64, ax axis, ss 
 			if h > 0 {
 				y -= h
 				fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %s</title></rect>`,
-					x, y, w, h, s.color, template.HTMLEscapeString(l), s.name, ax.format(s.values[i]))
+					x, y, w, h, s.color, template.HTMLEscapeString(l), s.name, exact(s.values[i]))
 			}
 		}
 	}

@@ -150,4 +150,8 @@ func TestChartAxes(t *testing.T) {
 	if a := durationAxis(150_000); a.step != 60_000 || a.top != 180_000 || a.format(60_000) != "1 min" || a.format(0) != "0" {
 		t.Errorf("durationAxis(150 s) = top %v step %v", a.top, a.step)
 	}
+	// A tick in one unit, short enough for the axis; a bar's title exact.
+	if a := durationAxis(100_000); a.format(90_000) != "1.5 min" || a.exact(90_000) != "1 min 30 s" || a.format(3_600_000) != "1 h" {
+		t.Errorf("durationAxis ticks %q %q, title %q", a.format(90_000), a.format(3_600_000), a.exact(90_000))
+	}
 }

@@ -322,6 +322,9 @@ func moduleCodesJSON() string {
 // consistent fails the test for each consistencyRules break on the current page.
 func (b *browser) consistent(page string) {
 	b.t.Helper()
+	// The page has seen the viewport's new width (its resize handlers ran) before it is
+	// judged at it.
+	b.eval("a frame", `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`, nil)
 	var bad []string
 	b.eval("consistency", consistencyRules, &bad)
 	for _, s := range bad {
