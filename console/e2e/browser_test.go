@@ -244,10 +244,12 @@ var consistencyRules = `((moduleCodes) => {
 		if (r.left < n.left - 1 || r.right > n.right + 1) bad.push("the current section's link " + JSON.stringify(cur.textContent.trim()) + " is out of view");
 	}
 	for (const c of document.querySelectorAll("th, td")) {
-		const t = c.textContent.trim(), r = c.getBoundingClientRect(), st = getComputedStyle(c);
-		if (!r.height || t.length < 8) continue;
-		const lines = (r.height - parseFloat(st.paddingTop) - parseFloat(st.paddingBottom)) / (parseFloat(st.fontSize) * 1.45);
-		if (lines >= 3 && t.length / lines < 6) bad.push("the cell " + JSON.stringify(t.slice(0, 30)) + " is squeezed to " + Math.round(r.width) + " px, " + Math.round(lines) + " lines");
+		// Squeezed: its longest word (about 0.6 em a character) needs 2.5 lines of the cell.
+		const r = c.getBoundingClientRect(), st = getComputedStyle(c);
+		const word = c.textContent.split(/\s+/).reduce((a, w) => w.length > a.length ? w : a, "");
+		const inner = r.width - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight);
+		if (r.height && word.length >= 8 && inner * 2.5 < word.length * 0.6 * parseFloat(st.fontSize))
+			bad.push("the cell " + JSON.stringify(word.slice(0, 30)) + " is squeezed to " + Math.round(r.width) + " px: its words break letter by letter");
 	}
 	for (const fig of document.querySelectorAll("figure.chart-box")) {
 		if (!fig.querySelector("svg.series")) continue;
