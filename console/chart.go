@@ -22,6 +22,9 @@ const (
 	// maxBars is the most buckets drawn as bars: beyond it (30 days by the hour) a bar
 	// would be a hairline, so the series is drawn as stacked areas.
 	maxBars = 62
+	// hbarW is the width of a chart of horizontal bars, hbarLabel the most characters of
+	// its labels shown.
+	hbarW, hbarLabel = 440, 20
 )
 
 // barSeries is one stacked segment of a chart.
@@ -251,31 +254,32 @@ func hbars(title string, labels []string, values []float64) template.HTML {
 	return hbarsOr(title, "No call ended in this range.", labels, values)
 }
 
-// hbarsOr is hbars saying empty when there is no label.
+// hbarsOr is hbars saying empty, in words under the title, when there is no label.
+// Drawn hbarW wide, a chart fits a phone's width with its text legible, so it never
+// scrolls there; a label longer than hbarLabel characters is cut, whole in its title.
 func hbarsOr(title, empty string, labels []string, values []float64) template.HTML {
+	if len(labels) == 0 {
+		return template.HTML(`<p class="muted">` + template.HTMLEscapeString(empty) + `</p>`)
+	}
 	var b strings.Builder
 	rowH := 26
 	h := padT + rowH*len(labels) + 8
-	if len(labels) == 0 {
-		h = 40
-	}
-	fmt.Fprintf(&b, `<div class="chart-scroll" tabindex="0" role="group" aria-label="%s">`, template.HTMLEscapeString(title))
-	fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" role="img" aria-label="%s" class="chart" xmlns="http://www.w3.org/2000/svg">`, chartW, h, template.HTMLEscapeString(title))
-	if len(labels) == 0 {
-		fmt.Fprintf(&b, `<text x="8" y="24" font-size="14" fill="#374151">%s</text></svg></div>`, template.HTMLEscapeString(empty))
-		return template.HTML(b.String())
-	}
+	fmt.Fprintf(&b, `<div class="chart-scroll"><svg viewBox="0 0 %d %d" role="img" aria-label="%s" class="chart bars-h" xmlns="http://www.w3.org/2000/svg">`, hbarW, h, template.HTMLEscapeString(title))
 	max := 0.0
 	for _, v := range values {
 		max = math.Max(max, v)
 	}
-	labelW := 220.0
+	const labelW, valueW = 170.0, 56.0
 	for i, l := range labels {
 		y := padT + rowH*i
-		w := (float64(chartW) - labelW - 60) * values[i] / math.Max(max, 1)
-		fmt.Fprintf(&b, `<text x="%.0f" y="%d" text-anchor="end" font-size="13" fill="#111827">%s</text>`, labelW-8, y+15, template.HTMLEscapeString(l))
+		w := (hbarW - labelW - valueW) * values[i] / math.Max(max, 1)
+		shown := l
+		if r := []rune(l); len(r) > hbarLabel {
+			shown = string(r[:hbarLabel-1]) + "…"
+		}
+		fmt.Fprintf(&b, `<text x="%.0f" y="%d" text-anchor="end" font-size="14" fill="#111827"><title>%s</title>%s</text>`, labelW-8, y+15, template.HTMLEscapeString(l), template.HTMLEscapeString(shown))
 		fmt.Fprintf(&b, `<rect x="%.0f" y="%d" width="%.1f" height="18" fill="#7c3aed"><title>%s: %s</title></rect>`, labelW, y+2, math.Max(w, 1), template.HTMLEscapeString(l), trimNum(values[i]))
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="13" fill="#111827">%s</text>`, labelW+math.Max(w, 1)+6, y+15, trimNum(values[i]))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="14" fill="#111827">%s</text>`, labelW+math.Max(w, 1)+6, y+15, trimNum(values[i]))
 	}
 	b.WriteString(`</svg></div>`)
 	return template.HTML(b.String())

@@ -228,7 +228,8 @@ func (b *browser) audit(page string) {
 //     wrapped to about 160) with the current section's link in view;
 //   - no table cell squeezed so narrow that its words break letter by letter (a diff's
 //     field path did);
-//   - a time series' y axis stays in view beside the part of the chart shown;
+//   - a time series' y axis stays in view beside the part of the chart shown, and every
+//     label and count of another chart is in view;
 //   - no module named by its API code (call_history) in the page's prose, outside code;
 //   - no network error shown by its resolver's internals ("dial tcp: lookup x on
 //     127.0.0.53:53"): a summary in words leads, the raw text one click away.
@@ -252,12 +253,12 @@ var consistencyRules = `((moduleCodes) => {
 			bad.push("the cell " + JSON.stringify(word.slice(0, 30)) + " is squeezed to " + Math.round(r.width) + " px: its words break letter by letter");
 	}
 	for (const fig of document.querySelectorAll("figure.chart-box")) {
-		if (!fig.querySelector("svg.series")) continue;
-		const box = fig.getBoundingClientRect();
-		for (const t of fig.querySelectorAll('svg text[text-anchor="end"]')) {
+		// A time series' y axis; every text of another chart (bars' labels and counts).
+		const series = fig.querySelector("svg.series"), box = fig.getBoundingClientRect();
+		for (const t of fig.querySelectorAll(series ? 'svg text[text-anchor="end"]' : "svg text")) {
 			const r = t.getBoundingClientRect();
 			if (r.left < box.left - 1 || r.right > box.right + 1) {
-				bad.push("the y axis of the chart " + JSON.stringify(fig.querySelector("figcaption").textContent) + " is out of view");
+				bad.push((series ? "the y axis of the chart " : "a label of the chart ") + JSON.stringify(fig.querySelector("figcaption").textContent) + " is out of view");
 				break;
 			}
 		}
