@@ -227,7 +227,8 @@ func (b *browser) audit(page string) {
 //   - on a phone the header stays compact (at most 112 px tall, where its sections
 //     wrapped to about 160) with the current section's link in view;
 //   - no table cell squeezed so narrow that its words break letter by letter (a diff's
-//     field path did);
+//     field path did), and in a table shown as cards no part of a value (an event's code
+//     under its name) in the column of names;
 //   - a time series' y axis stays in view beside the part of the chart shown, and every
 //     label and count of another chart is in view;
 //   - no module named by its API code (call_history) in the page's prose, outside code;
@@ -251,6 +252,15 @@ var consistencyRules = `((moduleCodes) => {
 		const inner = r.width - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight);
 		if (r.height && word.length >= 8 && inner * 2.5 < word.length * 0.6 * parseFloat(st.fontSize))
 			bad.push("the cell " + JSON.stringify(word.slice(0, 30)) + " is squeezed to " + Math.round(r.width) + " px: its words break letter by letter");
+	}
+	if (phone) for (const td of document.querySelectorAll("table.cards td[data-label]")) {
+		// A card's value, all of it, right of its column's name.
+		const names = td.getBoundingClientRect().left + parseFloat(getComputedStyle(td).gridTemplateColumns);
+		const astray = [...td.children].find(e => e.getBoundingClientRect().width && e.getBoundingClientRect().left < names - 1);
+		if (astray) {
+			bad.push("in the card's " + JSON.stringify(td.dataset.label) + ", " + JSON.stringify(astray.textContent.trim().slice(0, 30)) + " sits in the column of names");
+			break;
+		}
 	}
 	for (const fig of document.querySelectorAll("figure.chart-box")) {
 		// A time series' y axis; every text of another chart (bars' labels and counts).
