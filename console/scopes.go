@@ -16,8 +16,8 @@ import (
 // whose operations the user may perform would give a key nothing: the key form does not
 // offer it.
 type scopeNeeds struct {
-	once  sync.Once
-	needs map[string][]data.Requirement
+	mu    sync.Mutex
+	needs map[string][]data.Requirement // nil until read; a failed read is tried again
 }
 
 // requires is an operation's x-voiceapi-requires.
@@ -33,37 +33,40 @@ type requires struct {
 
 // load reads the document through the API (it is the same for every caller).
 func (s *scopeNeeds) load(h *Handler, r *http.Request) map[string][]data.Requirement {
-	s.once.Do(func() {
-		res, err := h.call(r, "GET", "/api/v1/openapi.json", nil, nil)
-		if err != nil {
-			return // no needs known: every scope is offered, as before, and the API decides
-		}
-		raw, _ := json.Marshal(res.Body["paths"])
-		var paths map[string]map[string]struct {
-			Requires *requires `json:"x-voiceapi-requires"`
-		}
-		if json.Unmarshal(raw, &paths) != nil {
-			return
-		}
-		needs := map[string][]data.Requirement{}
-		for _, ops := range paths {
-			for _, op := range ops {
-				q := op.Requires
-				if q == nil {
-					continue
-				}
-				need := data.Requirement{Module: q.Module, MinRole: q.MinRole, Workspace: q.WorkspaceMember,
-					InstanceAdmin: q.InstanceAdmin, AllAgents: q.AllAgents, AnyKey: true}
-				if q.Scope != "" {
-					needs[q.Scope] = append(needs[q.Scope], need)
-				}
-				if q.Runtime {
-					needs[data.ScopeCallsRuntime] = append(needs[data.ScopeCallsRuntime], need)
-				}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.needs != nil {
+		return s.needs
+	}
+	res, err := h.call(r, "GET", "/api/v1/openapi.json", nil, nil)
+	if err != nil {
+		return nil // no needs known: every scope is offered, as before, and the API decides
+	}
+	raw, _ := json.Marshal(res.Body["paths"])
+	var paths map[string]map[string]struct {
+		Requires *requires `json:"x-voiceapi-requires"`
+	}
+	if json.Unmarshal(raw, &paths) != nil {
+		return nil
+	}
+	needs := map[string][]data.Requirement{}
+	for _, ops := range paths {
+		for _, op := range ops {
+			q := op.Requires
+			if q == nil {
+				continue
+			}
+			need := data.Requirement{Module: q.Module, MinRole: q.MinRole, Workspace: q.WorkspaceMember,
+				InstanceAdmin: q.InstanceAdmin, AllAgents: q.AllAgents, AnyKey: true}
+			if q.Scope != "" {
+				needs[q.Scope] = append(needs[q.Scope], need)
+			}
+			if q.Runtime {
+				needs[data.ScopeCallsRuntime] = append(needs[data.ScopeCallsRuntime], need)
 			}
 		}
-		s.needs = needs
-	})
+	}
+	s.needs = needs
 	return s.needs
 }
 
