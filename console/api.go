@@ -133,6 +133,12 @@ func (h *Handler) send(r *http.Request, c apiCall) (*reply, error) {
 		if json.Unmarshal(rec.Body.Bytes(), e) != nil || e.Message == "" {
 			e.Message = http.StatusText(rec.Code)
 		}
+		e.Message = modulesInWords(e.Message)
+		for k, msgs := range e.Errors {
+			for i, m := range msgs {
+				e.Errors[k][i] = modulesInWords(m)
+			}
+		}
 		return nil, e
 	}
 	if rec.Body.Len() > 0 {

@@ -22,6 +22,9 @@ const (
 	// maxBars is the most buckets drawn as bars: beyond it (30 days by the hour) a bar
 	// would be a hairline, so the series is drawn as stacked areas.
 	maxBars = 62
+	// hbarW is the width of a chart of horizontal bars, hbarLabel the most characters of
+	// its labels shown.
+	hbarW, hbarLabel = 440, 20
 )
 
 // barSeries is one stacked segment of a chart.
@@ -34,6 +37,8 @@ type barSeries struct {
 type axis struct {
 	top, step float64
 	format    func(float64) string
+	// exact reads a bar's value in its title, where format is too round (nil: format).
+	exact func(float64) string
 }
 
 // analyticsCharts draws the analytics page's charts from GET /api/v1/analytics/calls.
@@ -116,12 +121,26 @@ func durationAxis(max float64) axis {
 			break
 		}
 	}
-	return axis{top: step * math.Max(1, math.Ceil(max/step)), step: step, format: func(v float64) string {
+	return axis{top: step * math.Max(1, math.Ceil(max/step)), step: step, format: axisDuration, exact: func(v float64) string {
 		if v == 0 {
 			return "0"
 		}
 		return duration(v)
 	}}
+}
+
+// axisDuration is a tick's duration in one unit ("1.5 min", not "1 min 30 s"): the axis
+// is padL wide, and a longer label was cut off at its left edge.
+func axisDuration(ms float64) string {
+	switch {
+	case ms == 0:
+		return "0"
+	case ms < 60e3:
+		return trimNum(ms/1e3) + " s"
+	case ms < 3600e3:
+		return trimNum(ms/60e3) + " min"
+	}
+	return trimNum(ms/3600e3) + " h"
 }
 
 // niceStep rounds a step up to 1, 2 or 5 times a power of ten.
@@ -151,13 +170,19 @@ func stacked(title string, labels []string, ss []barSeries, scale func(float64) 
 		max = math.Max(max, sum)
 	}
 	ax := scale(max)
-	// "series": time runs left to right, so a box too narrow for it shows its end first.
-	fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" role="img" aria-label="%s" class="chart series" xmlns="http://www.w3.org/2000/svg">`, chartW, chartH+24, template.HTMLEscapeString(title))
+	// Two drawings side by side in one scroll box: the plot ("series": time runs left to
+	// right, so a box too narrow for it shows its end first) and its y axis, which stays
+	// in view on a phone while the plot scrolls beneath it (console.css). The box is
+	// right to left, so the plot comes first and the axis lands on its left.
+	var yAxis strings.Builder
+	b.WriteString(`<div class="chart-scroll series-scroll" tabindex="0" role="group" aria-label="` + template.HTMLEscapeString(title) + `">`)
+	fmt.Fprintf(&b, `<svg viewBox="%d 0 %d %d" role="img" aria-label="%s" class="chart series" xmlns="http://www.w3.org/2000/svg">`, padL, chartW-padL, chartH, template.HTMLEscapeString(title))
+	fmt.Fprintf(&yAxis, `<svg viewBox="0 0 %d %d" aria-hidden="true" class="chart-axis" xmlns="http://www.w3.org/2000/svg">`, padL, chartH)
 	plotH := float64(chartH - padT - padB)
 	for v := 0.0; v <= ax.top+ax.step/2; v += ax.step {
 		y := float64(padT) + plotH*(1-v/ax.top)
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#d5dbe1"/>`, padL, chartW-padR, y, y)
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" font-size="12" fill="#374151">%s</text>`, padL-6, y+4, ax.format(v))
+		fmt.Fprintf(&yAxis, `<text x="%d" y="%.1f" text-anchor="end" font-size="12" fill="#374151">%s</text>`, padL-6, y+4, ax.format(v))
 	}
 	n := len(labels)
 	if n > 0 {
@@ -173,18 +198,23 @@ func stacked(title string, labels []string, ss []barSeries, scale func(float64) 
 			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" font-size="12" fill="#374151">%s</text>`, x, chartH-padB+16, template.HTMLEscapeString(labels[i]))
 		}
 	}
-	x := padL
-	for _, s := range ss {
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" font-size="13" fill="#111827">%s</text>`,
-			x, chartH+6, s.color, x+16, chartH+16, s.name)
-		x += 40 + 8*len(s.name)
-	}
 	b.WriteString(`</svg>`)
+	b.WriteString(yAxis.String() + `</svg></div>`)
+	// The legend is text under the box, in view however the plot is scrolled.
+	b.WriteString(`<ul class="legend">`)
+	for _, s := range ss {
+		fmt.Fprintf(&b, `<li><svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="%s"/></svg>%s</li>`, s.color, template.HTMLEscapeString(s.name))
+	}
+	b.WriteString(`</ul>`)
 	return template.HTML(b.String())
 }
 
 // bars draws one stacked bar per bucket, each segment titled with its value.
 func bars(b *strings.Builder, labels []string, slot, plotH float64, ax axis, ss []barSeries) {
+	exact := ax.exact
+	if exact == nil {
+		exact = ax.format
+	}
 	w := math.Max(1, slot*0.7)
 	for i, l := range labels {
 		x := float64(padL) + slot*float64(i) + (slot-w)/2
@@ -194,7 +224,7 @@ func bars(b *strings.Builder, labels []string, slot, plotH float64, ax axis, ss 
 			if h > 0 {
 				y -= h
 				fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %s</title></rect>`,
-					x, y, w, h, s.color, template.HTMLEscapeString(l), s.name, ax.format(s.values[i]))
+					x, y, w, h, s.color, template.HTMLEscapeString(l), s.name, exact(s.values[i]))
 			}
 		}
 	}
@@ -224,32 +254,34 @@ func hbars(title string, labels []string, values []float64) template.HTML {
 	return hbarsOr(title, "No call ended in this range.", labels, values)
 }
 
-// hbarsOr is hbars saying empty when there is no label.
+// hbarsOr is hbars saying empty, in words under the title, when there is no label.
+// Drawn hbarW wide, a chart fits a phone's width with its text legible, so it never
+// scrolls there; a label longer than hbarLabel characters is cut, whole in its title.
 func hbarsOr(title, empty string, labels []string, values []float64) template.HTML {
+	if len(labels) == 0 {
+		return template.HTML(`<p class="muted">` + template.HTMLEscapeString(empty) + `</p>`)
+	}
 	var b strings.Builder
 	rowH := 26
 	h := padT + rowH*len(labels) + 8
-	if len(labels) == 0 {
-		h = 40
-	}
-	fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" role="img" aria-label="%s" class="chart" xmlns="http://www.w3.org/2000/svg">`, chartW, h, template.HTMLEscapeString(title))
-	if len(labels) == 0 {
-		fmt.Fprintf(&b, `<text x="8" y="24" font-size="14" fill="#374151">%s</text></svg>`, template.HTMLEscapeString(empty))
-		return template.HTML(b.String())
-	}
+	fmt.Fprintf(&b, `<div class="chart-scroll"><svg viewBox="0 0 %d %d" role="img" aria-label="%s" class="chart bars-h" xmlns="http://www.w3.org/2000/svg">`, hbarW, h, template.HTMLEscapeString(title))
 	max := 0.0
 	for _, v := range values {
 		max = math.Max(max, v)
 	}
-	labelW := 220.0
+	const labelW, valueW = 170.0, 56.0
 	for i, l := range labels {
 		y := padT + rowH*i
-		w := (float64(chartW) - labelW - 60) * values[i] / math.Max(max, 1)
-		fmt.Fprintf(&b, `<text x="%.0f" y="%d" text-anchor="end" font-size="13" fill="#111827">%s</text>`, labelW-8, y+15, template.HTMLEscapeString(l))
+		w := (hbarW - labelW - valueW) * values[i] / math.Max(max, 1)
+		shown := l
+		if r := []rune(l); len(r) > hbarLabel {
+			shown = string(r[:hbarLabel-1]) + "…"
+		}
+		fmt.Fprintf(&b, `<text x="%.0f" y="%d" text-anchor="end" font-size="14" fill="#111827"><title>%s</title>%s</text>`, labelW-8, y+15, template.HTMLEscapeString(l), template.HTMLEscapeString(shown))
 		fmt.Fprintf(&b, `<rect x="%.0f" y="%d" width="%.1f" height="18" fill="#7c3aed"><title>%s: %s</title></rect>`, labelW, y+2, math.Max(w, 1), template.HTMLEscapeString(l), trimNum(values[i]))
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="13" fill="#111827">%s</text>`, labelW+math.Max(w, 1)+6, y+15, trimNum(values[i]))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="14" fill="#111827">%s</text>`, labelW+math.Max(w, 1)+6, y+15, trimNum(values[i]))
 	}
-	b.WriteString(`</svg>`)
+	b.WriteString(`</svg></div>`)
 	return template.HTML(b.String())
 }
 

@@ -36,6 +36,7 @@ type Handler struct {
 	assets *assets
 	pages  map[string]*template.Template
 	mux    *http.ServeMux
+	scopes scopeNeeds // what each API key scope needs, from the API's document
 }
 
 // ContentSecurityPolicy is the policy of every console page: scripts and styles only from

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -161,4 +162,43 @@ func clock(v any) string {
 		return fmt.Sprintf("%d:%02d:%02d", h, m, s)
 	}
 	return fmt.Sprintf("%d:%02d", m, s)
+}
+
+// deliveryFaults are what a webhook delivery's error means to a reader, by the text the
+// dispatcher (webhook/dispatcher.go) or Go's network stack puts in it; the first that
+// matches names it. The API gives only the raw text, which the page keeps one click away.
+var deliveryFaults = []struct{ in, summary string }{
+	{"no such host", "The host could not be resolved"},
+	{"server misbehaving", "The host could not be resolved"},
+	{"connection refused", "The connection was refused"},
+	{"connection reset", "The connection was reset"},
+	{"no answer within", "Timed out"},
+	{"i/o timeout", "Timed out"},
+	{"SSRF guard", "Refused: the URL leads to an internal address"},
+	{"redirect", "Answered with a redirect, which is not followed"},
+	{"x509:", "TLS failed: the certificate was not accepted"},
+	{"tls:", "TLS failed"},
+	{"certificate", "TLS failed: the certificate was not accepted"},
+	{"secret cannot be used", "The webhook's secret cannot be used"},
+	{"URL cannot be used", "The webhook's URL cannot be used"},
+}
+
+// fault is an error in words, with the raw text it came from ("" when it says no more).
+type fault struct{ Summary, Detail string }
+
+// deliveryFault summarizes a delivery's error for people: "The host could not be
+// resolved" for "dial tcp: lookup x on 127.0.0.53:53: no such host", "HTTP 503 Service
+// Unavailable" for an answer's status. The raw text, when it says more, is the detail.
+func deliveryFault(v any) fault {
+	raw := str(v)
+	var status int
+	if _, err := fmt.Sscanf(raw, "the receiver answered HTTP %d", &status); err == nil {
+		return fault{Summary: strings.TrimSpace(fmt.Sprintf("HTTP %d %s", status, http.StatusText(status)))}
+	}
+	for _, f := range deliveryFaults {
+		if strings.Contains(raw, f.in) {
+			return fault{f.summary, raw}
+		}
+	}
+	return fault{"Not delivered", raw}
 }

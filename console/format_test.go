@@ -36,6 +36,15 @@ func TestHumanFormatsOfValues(t *testing.T) {
 		{"an acronym", label("api_key.created"), "API key created"},
 		{"a brand", label("elevenlabs"), "ElevenLabs"},
 		{"a scope", scopeLabel("call_history:write"), "Call history: write"},
+		{"a host not resolved", deliveryFault("dial tcp: lookup hooks.example.com on 127.0.0.53:53: no such host").Summary, "The host could not be resolved"},
+		{"a refused connection", deliveryFault("dial tcp 127.0.0.1:9: connect: connection refused").Summary, "The connection was refused"},
+		{"a timeout", deliveryFault("no answer within 10s").Summary, "Timed out"},
+		{"a TLS failure", deliveryFault("tls: failed to verify certificate: x509: certificate signed by unknown authority").Summary, "TLS failed: the certificate was not accepted"},
+		{"an answer's status", deliveryFault("the receiver answered HTTP 503").Summary, "HTTP 503 Service Unavailable"},
+		{"an answer's status says all", deliveryFault("the receiver answered HTTP 410").Detail, ""},
+		{"an unknown error", deliveryFault("something else").Summary, "Not delivered"},
+		{"a refusal's module", modulesInWords("You do not have access to the call_history module."), "You do not have access to the Call history module."},
+		{"a module's code as a word", modulesInWords("the agents module; on a key with scopes, agents:read"), "the Agents module; on a key with scopes, agents:read"},
 		{"a short id", shortID("agt_01JD6ABCDEFGHJKMNPQRSTVWXY"), "agt_…STVWXY"},
 		{"a sketch's percentile", figure(2.9742334234766927), "2.97"},
 		{"an exact mean", figure(3.0), "3"},
@@ -140,5 +149,9 @@ func TestChartAxes(t *testing.T) {
 	}
 	if a := durationAxis(150_000); a.step != 60_000 || a.top != 180_000 || a.format(60_000) != "1 min" || a.format(0) != "0" {
 		t.Errorf("durationAxis(150 s) = top %v step %v", a.top, a.step)
+	}
+	// A tick in one unit, short enough for the axis; a bar's title exact.
+	if a := durationAxis(100_000); a.format(90_000) != "1.5 min" || a.exact(90_000) != "1 min 30 s" || a.format(3_600_000) != "1 h" {
+		t.Errorf("durationAxis ticks %q %q, title %q", a.format(90_000), a.format(3_600_000), a.exact(90_000))
 	}
 }

@@ -19,7 +19,7 @@ func (h *Handler) templateFuncs() template.FuncMap {
 	return template.FuncMap{
 		"asset": h.assets.URL,
 		// Human formats (format.go, labels.go).
-		"str": str, "count": count, "figure": figure, "when": when, "whenDay": whenDay, "duration": duration,
+		"str": str, "count": count, "figure": figure, "when": when, "whenDay": whenDay, "duration": duration, "deliveryFault": deliveryFault,
 		"label": label, "scopeLabel": scopeLabel, "json": toJSON, "clock": clock,
 		"has":   has,
 		"bound": formBound, "textRule": textRule,

@@ -1,6 +1,11 @@
 package console
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+
+	"github.com/voiceapi/voiceapi/data"
+)
 
 // labelOverrides are the API values whose label is not their words capitalized: brand
 // names, and names that read better otherwise. Everything else goes through humanize.
@@ -79,4 +84,16 @@ func scopeLabel(scope string) string {
 		return humanize(scope)
 	}
 	return humanize(module) + ": " + access
+}
+
+// moduleByCode finds a module the API's messages name by its code ("the call_history
+// module"); modulesInWords names it as every page does ("the Call history module").
+var moduleByCode = regexp.MustCompile(`\b(` + strings.Join(data.Modules, "|") + `) module\b`)
+
+// modulesInWords rewrites the module codes of an API message (a refusal shown on the
+// error page or beside a form) in words, with label.
+func modulesInWords(msg string) string {
+	return moduleByCode.ReplaceAllStringFunc(msg, func(m string) string {
+		return label(strings.TrimSuffix(m, " module")) + " module"
+	})
 }

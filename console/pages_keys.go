@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,9 +36,10 @@ func (h *Handler) renderKeys(w http.ResponseWriter, r *http.Request, status int,
 	}
 	agents := h.agentChoices(r)
 	r.ParseForm()
+	held, withheld := h.heldScopes(r)
 	h.render(w, r, status, "keys", &view{Title: "API keys", Active: "api-keys", Err: relabel(fail, keyLabels), D: map[string]any{
 		"Keys": res.List(), "Pages": pagerOf(r, "cursor", res), "Form": r.PostForm,
-		"Scopes": scopeGroups(), "Agents": agents, "AgentNames": h.agentNames(r, agents),
+		"Scopes": scopeGroups(held), "Withheld": withheld, "Agents": agents, "AgentNames": h.agentNames(r, agents),
 	}})
 }
 
@@ -47,16 +49,26 @@ type scopeGroup struct {
 	Scopes []string
 }
 
-// scopeGroups lays data.Scopes out by what they are about.
-func scopeGroups() []scopeGroup {
-	var out []scopeGroup
+// scopeGroups lays the scopes of held (data.Scopes the user could give a key) out by
+// what they are about; a group with none of them is left out.
+func scopeGroups(held []string) []scopeGroup {
+	var all []scopeGroup
 	for _, m := range data.Modules {
-		out = append(out, scopeGroup{label(m), []string{data.ReadScope(m), data.WriteScope(m)}})
+		all = append(all, scopeGroup{label(m), []string{data.ReadScope(m), data.WriteScope(m)}})
 	}
-	return append(out,
+	all = append(all,
 		scopeGroup{"Webhooks", []string{data.ScopeWebhooksRead, data.ScopeWebhooksWrite}},
 		scopeGroup{"Workspace", []string{data.ScopeAuditRead, data.ScopeWorkspaceAdmin}},
-		scopeGroup{"Voice runtime", []string{data.ScopeCallsRuntime}})
+		scopeGroup{"Voice runtime", []string{data.ScopeCallsRuntime}},
+		scopeGroup{"Conversations", []string{data.ScopeConversationsWrite}})
+	var out []scopeGroup
+	for _, g := range all {
+		g.Scopes = slices.DeleteFunc(g.Scopes, func(s string) bool { return !slices.Contains(held, s) })
+		if len(g.Scopes) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 func (h *Handler) keyCreate(w http.ResponseWriter, r *http.Request) {

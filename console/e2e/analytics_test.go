@@ -28,7 +28,7 @@ func TestAnalyticsAgree(t *testing.T) {
 		t.Errorf("the card's average is %q, the chart's bars say %q for the same calls", card, titles)
 	}
 	var ticks []string
-	b.eval("ticks", `Array.from(document.querySelector("figure svg").querySelectorAll("text[text-anchor=end]")).map(t => t.textContent)`, &ticks)
+	b.eval("ticks", `Array.from(document.querySelector("figure svg.chart-axis").querySelectorAll("text[text-anchor=end]")).map(t => t.textContent)`, &ticks)
 	whole := regexp.MustCompile(`^\d+$`)
 	for _, tk := range ticks {
 		if !whole.MatchString(tk) {

@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/voiceapi/voiceapi/console/internal/testenv"
+	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -222,9 +223,71 @@ func (b *browser) audit(page string) {
 //   - at the width it runs at (a phone's), no text is drawn smaller than 10 px, a chart's
 //     (SVG, scaled to its box) among them; and a time series too wide for its box opens
 //     on its latest time (its right end in view);
-//   - no count written with "(s)": "1 case", "3 cases".
-const consistencyRules = `(() => {
+//   - no count written with "(s)": "1 case", "3 cases";
+//   - on a phone the header stays compact (at most 112 px tall, where its sections
+//     wrapped to about 160) with the current section's link in view;
+//   - no table cell squeezed so narrow that its words break letter by letter (a diff's
+//     field path did), and in a table shown as cards no part of a value (an event's code
+//     under its name) in the column of names;
+//   - a time series' y axis stays in view beside the part of the chart shown, and every
+//     label and count of another chart is in view;
+//   - no module named by its API code (call_history) in the page's prose, outside code;
+//   - no network error shown by its resolver's internals ("dial tcp: lookup x on
+//     127.0.0.53:53"): a summary in words leads, the raw text one click away.
+var consistencyRules = `((moduleCodes) => {
 	const bad = [];
+	const phone = window.innerWidth <= 640;
+	const header = document.querySelector("header.top");
+	if (phone && header && header.getBoundingClientRect().height > 112)
+		bad.push("the header is " + Math.round(header.getBoundingClientRect().height) + " px tall on a phone");
+	const cur = document.querySelector('header.top nav [aria-current="page"]');
+	if (phone && cur) {
+		const n = cur.closest("nav").getBoundingClientRect(), r = cur.getBoundingClientRect();
+		if (r.left < n.left - 1 || r.right > n.right + 1) bad.push("the current section's link " + JSON.stringify(cur.textContent.trim()) + " is out of view");
+	}
+	for (const c of document.querySelectorAll("th, td")) {
+		// Squeezed: its longest word (about 0.6 em a character) needs 2.5 lines of the cell.
+		const r = c.getBoundingClientRect(), st = getComputedStyle(c);
+		const word = c.textContent.split(/\s+/).reduce((a, w) => w.length > a.length ? w : a, "");
+		const inner = r.width - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight);
+		if (r.height && word.length >= 8 && inner * 2.5 < word.length * 0.6 * parseFloat(st.fontSize))
+			bad.push("the cell " + JSON.stringify(word.slice(0, 30)) + " is squeezed to " + Math.round(r.width) + " px: its words break letter by letter");
+	}
+	if (phone) for (const td of document.querySelectorAll("table.cards td[data-label]")) {
+		// A card's value, all of it, right of its column's name.
+		const names = td.getBoundingClientRect().left + parseFloat(getComputedStyle(td).gridTemplateColumns);
+		const astray = [...td.children].find(e => e.getBoundingClientRect().width && e.getBoundingClientRect().left < names - 1);
+		if (astray) {
+			bad.push("in the card's " + JSON.stringify(td.dataset.label) + ", " + JSON.stringify(astray.textContent.trim().slice(0, 30)) + " sits in the column of names");
+			break;
+		}
+	}
+	for (const fig of document.querySelectorAll("figure.chart-box")) {
+		// A time series' y axis; every text of another chart (bars' labels and counts).
+		const series = fig.querySelector("svg.series"), box = fig.getBoundingClientRect();
+		for (const t of fig.querySelectorAll(series ? 'svg text[text-anchor="end"]' : "svg text")) {
+			const r = t.getBoundingClientRect();
+			if (r.left < box.left - 1 || r.right > box.right + 1) {
+				bad.push((series ? "the y axis of the chart " : "a label of the chart ") + JSON.stringify(fig.querySelector("figcaption").textContent) + " is out of view");
+				break;
+			}
+		}
+	}
+	const codes = new RegExp("\\b(" + moduleCodes.join("|") + ")\\b");
+	const walk = document.createTreeWalker(document.querySelector("main") || document.body, NodeFilter.SHOW_TEXT);
+	const internals = /\bdial (tcp|udp)\b|\blookup \S+ on \S+:53\b/;
+	let named = false, raw = false;
+	for (let n; (n = walk.nextNode());) {
+		const m = n.textContent.match(codes);
+		if (!named && m && !n.parentElement.closest("code, pre, kbd, samp, textarea, script, style, [hidden]")) {
+			bad.push("the module " + m[1] + " is named by its code: " + JSON.stringify(n.textContent.trim().slice(0, 80)));
+			named = true;
+		}
+		if (!raw && internals.test(n.textContent) && n.parentElement.checkVisibility()) {
+			bad.push("a network error shows the resolver's internals: " + JSON.stringify(n.textContent.trim().slice(0, 80)));
+			raw = true;
+		}
+	}
 	for (const dt of document.querySelectorAll("dl dt")) {
 		const dd = dt.nextElementSibling;
 		if (!dd || dd.tagName !== "DD") continue;
@@ -254,11 +317,27 @@ const consistencyRules = `(() => {
 		if (r.right > box.right + 1) bad.push("the chart " + JSON.stringify(svg.getAttribute("aria-label")) + " opens on its oldest time, its latest out of view");
 	}
 	return bad;
-})()`
+})(` + moduleCodesJSON() + `)`
+
+// moduleCodesJSON lists the modules whose API code is not a word of prose (call_history,
+// not agents), as a JSON array for consistencyRules.
+func moduleCodesJSON() string {
+	var codes []string
+	for _, m := range data.Modules {
+		if strings.Contains(m, "_") {
+			codes = append(codes, m)
+		}
+	}
+	b, _ := json.Marshal(codes)
+	return string(b)
+}
 
 // consistent fails the test for each consistencyRules break on the current page.
 func (b *browser) consistent(page string) {
 	b.t.Helper()
+	// The page has seen the viewport's new width (its resize handlers ran) before it is
+	// judged at it.
+	b.eval("a frame", `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`, nil)
 	var bad []string
 	b.eval("consistency", consistencyRules, &bad)
 	for _, s := range bad {

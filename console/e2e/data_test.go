@@ -87,7 +87,7 @@ func TestNumbersCallsAnalytics(t *testing.T) {
 		t.Errorf("disconnection reasons missing: %q", s)
 	}
 	var bars int
-	b.eval("bars", `document.querySelectorAll("svg.chart rect[fill='#15803d'], svg.chart rect[fill='#b91c1c']").length`, &bars)
+	b.eval("bars", `document.querySelectorAll("figure rect[fill='#15803d'], figure rect[fill='#b91c1c']").length`, &bars)
 	if bars < 3 { // ended and failed bars, and their legend swatches
 		t.Errorf("%d ended/failed shapes in the charts", bars)
 	}
@@ -153,7 +153,7 @@ func TestAPIKeysAndModules(t *testing.T) {
 	}
 	// Not offered, and still refused: the agents page answers 403.
 	b.open("/agents")
-	if s := b.text(".alert"); !strings.Contains(s, "agents module") {
+	if s := b.text(".alert"); !strings.Contains(s, "Agents module") { // the module in words, as the nav names it
 		t.Errorf("the agents page for a member without the module: %q", s)
 	}
 	b.open("/calls")

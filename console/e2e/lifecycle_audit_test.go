@@ -289,7 +289,7 @@ func (b *browser) checkAnalysisUnjudged(t *testing.T, s lifecycleScene) {
 	b.open("/agents/" + s.alpha + "/analysis")
 	for _, chart := range []string{"Success rate per day (%)", "Success rate per version (%)"} {
 		var msg string
-		b.eval(chart, fmt.Sprintf(`document.querySelector('svg[aria-label=%q]')?.textContent ?? ""`, chart), &msg)
+		b.eval(chart, fmt.Sprintf(`Array.from(document.querySelectorAll("figure.chart-box")).find(f => f.querySelector("figcaption").textContent === %q)?.textContent ?? ""`, chart), &msg)
 		if !strings.Contains(msg, "judged") {
 			t.Errorf("with a call ended and none analyzed, the chart %q says %q", chart, msg)
 		}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,6 +141,21 @@ func TestScreenshots(t *testing.T) {
 			break
 		}
 	}
+	// The calls list reads in the order it is in: the API's, newest received first, whose
+	// time leads each row (it led with the start time, and the seeded calls, received in
+	// the order 5 minutes, 3 hours, 26 and 50 hours after they started, read oldest first).
+	b.open("/calls")
+	var times []string
+	b.eval("calls' first times", `Array.from(document.querySelectorAll("main table tbody tr td:first-child time"), t => t.getAttribute("datetime"))`, &times)
+	if len(times) != 4 {
+		t.Errorf("the calls list shows %d times in its first column, want 4", len(times))
+	}
+	for i := 1; i < len(times); i++ {
+		if times[i] > times[i-1] {
+			t.Errorf("the calls list's first column is not newest first: %v", times)
+			break
+		}
+	}
 	// Deleting the workspace names all it loses: its campaign among them.
 	b.open("/workspace/delete")
 	if lost := b.text(".confirm"); !strings.Contains(lost, "1 campaign") || !strings.Contains(lost, "suppression list") {
@@ -191,6 +207,31 @@ func TestScreenshots(t *testing.T) {
 	b.open("/")
 	if h := b.text("h1"); h == "Get started" {
 		t.Error("a member limited to one agent is shown the first steps, which begin by creating an agent")
+	}
+	// A key holds at most its user's rights: the key form offers such a member only the
+	// scopes that grant them something (it offered all 16), and says why the others are
+	// missing.
+	b.open("/api-keys")
+	var keyForm struct {
+		Scopes   []string
+		Withheld string
+	}
+	var raw string
+	b.eval("offered scopes", `JSON.stringify({Scopes: Array.from(document.querySelectorAll('#new-key input[name="scopes"]'), i => i.value),
+		Withheld: (document.querySelector("[data-withheld-scopes]") || {textContent: ""}).textContent})`, &raw)
+	json.Unmarshal([]byte(raw), &keyForm)
+	for _, want := range []string{"agents:read", "agents:write", "call_history:read", "call_history:write", "calls:runtime"} {
+		if !slices.Contains(keyForm.Scopes, want) {
+			t.Errorf("the key form does not offer a developer holding its module %s: %v", want, keyForm.Scopes)
+		}
+	}
+	for _, not := range []string{"knowledge_base:read", "phone_numbers:write", "analytics:read", "webhooks:read"} {
+		if slices.Contains(keyForm.Scopes, not) {
+			t.Errorf("the key form offers %s to a developer without its module or role: %v", not, keyForm.Scopes)
+		}
+	}
+	if !strings.Contains(keyForm.Withheld, "Knowledge base: read") || !strings.Contains(keyForm.Withheld, "do not allow") {
+		t.Errorf("the key form does not say which scopes it leaves out, and why: %q", keyForm.Withheld)
 	}
 	// What such a member is offered, to look at (no action the API would refuse).
 	for _, p := range []consolePage{{"member-agents", "/agents"}, {"member-agent", "/agents/" + s.Agent}, {"member-calls", "/calls"},

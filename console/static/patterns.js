@@ -157,8 +157,17 @@
     root.querySelectorAll('input[data-unit="ms"]').forEach(showDuration);
     root.querySelectorAll("input[pattern][title]").forEach(explainPattern);
   }
+  // currentSection scrolls the header's sections, one line on a phone, to the one shown.
+  function currentSection() {
+    var cur = document.querySelector('header.top nav [aria-current="page"]');
+    if (!cur) return;
+    var nav = cur.closest("nav"), n = nav.getBoundingClientRect(), r = cur.getBoundingClientRect();
+    if (r.right > n.right) nav.scrollLeft += r.right - n.right + 16;
+  }
+  window.addEventListener("resize", currentSection); // a phone turned, a window narrowed
   document.addEventListener("DOMContentLoaded", function () {
     init(document);
+    currentSection();
     openTarget();
     showRefusal();
     setInterval(function () { showTimes(document); }, 30000);
