@@ -147,12 +147,16 @@ func TestNoWriteRunsTheOldCodeOnceANewerBinaryMigrated(t *testing.T) {
 }
 
 // Each write path the fence guards (Update, the job claim, a knowledge file's store and
-// discard) refuses at once a write that begins after a newer binary's migration has
+// discard, API keys' last_used_at, the shared rate counts, the rows a start writes after
+// its migration) refuses at once a write that begins after a newer binary's migration has
 // committed, on a replica that has not read the version since: each is tried on a replica
 // of its own, so that none learns it from another path's refusal. Nothing is written: the
-// queued job stays queued and unclaimed, the file stored before stays, no file is added.
+// queued job stays queued and unclaimed, the file stored before stays, no file is added,
+// last_used_at stays, no rate window is counted, the start's meta rows stay absent and
+// its sweep leaves the orphan file. (last_used_at's flush drops a fenced replica's uses
+// without an error: they are informational, and the fence is logged once.)
 func TestEveryWritePathMeetsANewerMigrationAtOnce(t *testing.T) {
-	rs := testkit.NewReplicas(t, 4, testkit.ReplicaOptions{})
+	rs := testkit.NewReplicas(t, 7, testkit.ReplicaOptions{})
 	ws := rs[0].Owner.WorkspaceID
 	pool := rs[0].PG.Pool()
 	ctx := context.Background()
@@ -167,6 +171,22 @@ func TestEveryWritePathMeetsANewerMigrationAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	var keyID int64
+	var keyUsed *time.Time
+	if err := pool.QueryRow(ctx, `SELECT id, last_used_at FROM api_keys ORDER BY id LIMIT 1`).Scan(&keyID, &keyUsed); err != nil {
+		t.Fatal(err)
+	}
+	// What a start writes once migrated: the meta rows (made absent, so that a start
+	// would write them) and the sweep of a file no source holds, past its grace.
+	orphanKB, orphan := ids.New(data.PrefixKnowledgeBase), ids.New(data.PrefixSource)
+	if _, err := pool.Exec(ctx, `INSERT INTO source_files (workspace_id, knowledge_base_id, source_id, content, stored_at)
+		VALUES ($1, $2, $3, 'orphan', now() - interval '2 hours')`, ws, orphanKB, orphan); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `DELETE FROM meta WHERE name IN ('cursor_key', 'secret_key_check')`); err != nil {
+		t.Fatal(err)
+	}
+
 	newer := newerMigration(t)
 	postgres.AsNewerBinary(t, newer)
 	if _, err := postgres.Migrate(ctx, pool); err != nil {
@@ -176,25 +196,39 @@ func TestEveryWritePathMeetsANewerMigrationAtOnce(t *testing.T) {
 	paths := []struct {
 		name  string
 		write func(db *postgres.DB) error
+		quiet bool // refused without an error
 	}{
 		{"Update", func(db *postgres.DB) error {
 			return db.Update(ctx, func(tx service.Tx) error { _, err := tx.Workspace(ws); return err })
-		}},
+		}, false},
 		{"ClaimJobs", func(db *postgres.DB) error {
 			_, _, err := db.ClaimJobs(ctx, data.JobClaim{Kinds: []string{"test.fence"}, Owner: "older", Now: now, LeaseUntil: now.Add(time.Minute), Limit: 1})
 			return err
-		}},
+		}, false},
 		{"PutSourceFile", func(db *postgres.DB) error {
 			return db.PutSourceFile(ctx, ws, kb, added, strings.NewReader("added"))
-		}},
+		}, false},
 		{"DiscardSourceFiles", func(db *postgres.DB) error {
 			return db.DiscardSourceFiles(ctx, ws, kb, []string{kept})
-		}},
+		}, false},
+		{"last_used_at", func(db *postgres.DB) error {
+			db.MarkAPIKeyUsed(keyID, now.Add(time.Hour))
+			postgres.FlushKeyUses(db)
+			return nil
+		}, true},
+		{"CountRequest", func(db *postgres.DB) error {
+			_, _, err := db.CountRequest(ctx, "tfence", now.Truncate(time.Minute), 10)
+			return err
+		}, false},
+		{"the start's rows", func(db *postgres.DB) error { return postgres.StartRows(ctx, db) }, false},
 	}
 	for i, p := range paths {
 		db := rs[i].PG
 		checks := postgres.FenceChecks(db)
 		err := p.write(db)
+		if p.quiet && err == nil && postgres.Fenced(db) {
+			continue
+		}
 		if !errors.Is(err, data.ErrStorageSuperseded) {
 			t.Errorf("%s after the newer migration: %v, want it refused", p.name, err)
 		} else if !postgres.Fenced(db) {
@@ -222,6 +256,22 @@ func TestEveryWritePathMeetsANewerMigrationAtOnce(t *testing.T) {
 	}
 	if !slices.Equal(files, []string{kept}) {
 		t.Errorf("files stored: %v, want only %s, stored before the migration", files, kept)
+	}
+	var used *time.Time
+	if err := pool.QueryRow(ctx, `SELECT last_used_at FROM api_keys WHERE id = $1`, keyID).Scan(&used); err != nil {
+		t.Fatal(err)
+	}
+	if (used == nil) != (keyUsed == nil) || used != nil && !used.Equal(*keyUsed) {
+		t.Errorf("last_used_at: %v, want %v as before the migration", used, keyUsed)
+	}
+	var windows, metaRows, orphans int
+	if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM rate_windows WHERE key = 'tfence'),
+		(SELECT count(*) FROM meta WHERE name IN ('cursor_key', 'secret_key_check')),
+		(SELECT count(*) FROM source_files WHERE source_id = $1)`, orphan).Scan(&windows, &metaRows, &orphans); err != nil {
+		t.Fatal(err)
+	}
+	if windows != 0 || metaRows != 0 || orphans != 1 {
+		t.Errorf("after the newer migration: %d rate windows counted, %d meta rows written, %d of 1 orphan file left; want 0, 0, 1", windows, metaRows, orphans)
 	}
 }
 

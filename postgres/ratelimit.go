@@ -3,6 +3,7 @@ package postgres
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -70,33 +71,38 @@ func (db *DB) countRequests(ctx context.Context, batch []*rateCount, _ uint64) e
 		g := groups[w]
 		keys[i], starts[i], ns[i], limits[i] = w.key, g[0].start, int32(len(g)), int32(g[0].limit)
 	}
-	rows, err := db.shared.Query(ctx, countRequestsSQL, keys, starts, ns, limits)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
 	answered, oldest := 0, time.Time{}
-	for rows.Next() {
-		var key string
-		var start time.Time
-		var before int
-		if err := rows.Scan(&key, &start, &before); err != nil {
+	// Behind the fence (writeOnce), on the shared statements' connection: a newer
+	// binary's migration may have changed rate_windows or the windows' meaning.
+	err := db.writeOnceOn(ctx, db.shared, func(t *tx) error {
+		rows, err := t.query(countRequestsSQL, keys, starts, ns, limits)
+		if err != nil {
 			return err
 		}
-		g := groups[rateWindowKey{key, start.UnixMicro()}]
-		if g == nil {
-			return fmt.Errorf("postgres: counted a window nobody asked for (%s at %s)", key, start)
+		defer rows.Close()
+		for rows.Next() {
+			var key string
+			var start time.Time
+			var before int
+			if err := rows.Scan(&key, &start, &before); err != nil {
+				return err
+			}
+			g := groups[rateWindowKey{key, start.UnixMicro()}]
+			if g == nil {
+				return fmt.Errorf("postgres: counted a window nobody asked for (%s at %s)", key, start)
+			}
+			for i, c := range g {
+				n := before + i + 1
+				c.added, c.count = n <= c.limit, min(n, c.limit)
+			}
+			answered += len(g)
+			if before == 0 && (oldest.IsZero() || start.Before(oldest)) {
+				oldest = start
+			}
 		}
-		for i, c := range g {
-			n := before + i + 1
-			c.added, c.count = n <= c.limit, min(n, c.limit)
-		}
-		answered += len(g)
-		if before == 0 && (oldest.IsZero() || start.Before(oldest)) {
-			oldest = start
-		}
-	}
-	if err := rows.Err(); err != nil {
+		return rows.Err()
+	})
+	if err != nil {
 		return err
 	}
 	if answered != len(batch) {
@@ -104,8 +110,12 @@ func (db *DB) countRequests(ctx context.Context, batch []*rateCount, _ uint64) e
 	}
 	if !oldest.IsZero() {
 		// A window's first requests clear the windows that ended before the last one,
-		// so the table holds about two minutes of keys.
-		if _, err := db.pool.Exec(ctx, `DELETE FROM rate_windows WHERE window_start < $1`, oldest.Add(-time.Minute)); err != nil {
+		// so the table holds about two minutes of keys: after the counts' commit, so
+		// that their rows' locks are not held meanwhile.
+		if err := db.writeOnceOn(ctx, db.shared, func(t *tx) error {
+			_, err := t.exec(`DELETE FROM rate_windows WHERE window_start < $1`, oldest.Add(-time.Minute))
+			return err
+		}); err != nil && !errors.Is(err, data.ErrStorageSuperseded) {
 			db.log.Warn("rate limit: clearing old windows", "error", err)
 		}
 	}
