@@ -429,3 +429,55 @@ func TestAMigrationGivesWayToWritesAwaitingEachOther(t *testing.T) {
 		t.Fatal("the migration never applied")
 	}
 }
+
+// A rate count that arrives while a migration holds the fence's lock waits for it (as
+// every write does) and then meets it: refused, nothing counted, the replica fenced. The
+// migration is played by hand (the lock taken exclusively, its row added, the lock given
+// back) so that the count surely arrives while it runs; without the lock the count
+// passed with the version read before the migration's commit.
+func TestARateCountWaitsForAMigrationAndMeetsIt(t *testing.T) {
+	db := testkit.OpenPostgres(t, nil)
+	pool := db.Pool()
+	ctx := context.Background()
+	migration, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer migration.Release()
+	if _, err := migration.Exec(ctx, `SELECT pg_advisory_lock($1)`, postgres.FenceLock); err != nil {
+		t.Fatal(err)
+	}
+	counted := make(chan error, 1)
+	go func() {
+		_, _, err := db.CountRequest(ctx, "tmigrating", time.Now().Truncate(time.Minute), 10)
+		counted <- err
+	}()
+	for waiting := false; !waiting; {
+		select {
+		case err := <-counted:
+			t.Fatalf("the count ended while the migration held the fence's lock: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if err := pool.QueryRow(ctx, `SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := postgres.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := migration.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, 'from_a_newer_voiceapi')`, postgres.LatestVersion(all)+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := migration.Exec(ctx, `SELECT pg_advisory_unlock($1)`, postgres.FenceLock); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-counted; !errors.Is(err, data.ErrStorageSuperseded) || !postgres.Fenced(db) {
+		t.Errorf("the count that waited for the migration: %v (fenced %v), want it refused", err, postgres.Fenced(db))
+	}
+	var windows int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM rate_windows WHERE key = 'tmigrating'`).Scan(&windows); err != nil || windows != 0 {
+		t.Errorf("windows counted: %d (%v), want none", windows, err)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -72,14 +74,7 @@ func (db *DB) countRequests(ctx context.Context, batch []*rateCount, _ uint64) e
 		keys[i], starts[i], ns[i], limits[i] = w.key, g[0].start, int32(len(g)), int32(g[0].limit)
 	}
 	answered, oldest := 0, time.Time{}
-	// Behind the fence (writeOnce), on the shared statements' connection: a newer
-	// binary's migration may have changed rate_windows or the windows' meaning.
-	err := db.writeOnceOn(ctx, db.shared, func(t *tx) error {
-		rows, err := t.query(countRequestsSQL, keys, starts, ns, limits)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
+	err := db.fencedCount(ctx, func(rows pgx.Rows) error {
 		for rows.Next() {
 			var key string
 			var start time.Time
@@ -101,7 +96,7 @@ func (db *DB) countRequests(ctx context.Context, batch []*rateCount, _ uint64) e
 			}
 		}
 		return rows.Err()
-	})
+	}, keys, starts, ns, limits)
 	if err != nil {
 		return err
 	}
@@ -122,14 +117,59 @@ func (db *DB) countRequests(ctx context.Context, batch []*rateCount, _ uint64) e
 	return nil
 }
 
+// fencedCount runs countRequestsSQL with args behind the fence (fence.go) in the one
+// round trip the count takes anyway: a request's count is every request's, reads
+// included, and writeOnce's two more round trips doubled its cost (docs/performance.md,
+// fence3). The same lock and reading as every write, in one implicit transaction: the
+// fence's lock shared until its commit (pg_advisory_xact_lock_shared: each statement of
+// a READ COMMITTED transaction takes its snapshot anew, so the next two read once the
+// lock is held, and a migration holding it exclusively has committed by then), the
+// schema version, and the count, which writes nothing when the version it reads in the
+// same statement is a newer binary's. The reading then fences the replica (verdict).
+func (db *DB) fencedCount(ctx context.Context, read func(pgx.Rows) error, args ...any) error {
+	if err := db.fence.failed(); err != nil {
+		return err
+	}
+	b := &pgx.Batch{}
+	b.Queue(`SELECT pg_advisory_xact_lock_shared($1)`, fenceLock)
+	b.Queue(fenceSQL)
+	b.Queue(countRequestsSQL, append(args, db.fence.latest, db.fence.known)...)
+	br := db.shared.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return err
+	}
+	var newest, count int
+	if err := br.QueryRow().Scan(&newest, &count); err != nil {
+		return err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	err = read(rows)
+	rows.Close()
+	if verdict := db.verdict(newest, count); verdict != nil {
+		return verdict
+	}
+	if err != nil {
+		return err
+	}
+	return br.Close()
+}
+
 // countRequestsSQL adds n requests to each window, up to its limit, and returns each
-// window's count before: a new window's row starts at min(n, limit) with prev 0.
+// window's count before: a new window's row starts at min(n, limit) with prev 0. It
+// counts nothing in a database holding a migration this binary does not know (fence.go's
+// superseded, with $5 its newest and $6 how many it knows).
 const countRequestsSQL = `
 WITH t AS (
 	SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[]) WITH ORDINALITY AS t(key, start, n, lim, i)
 )
 INSERT INTO rate_windows AS w (key, window_start, count, prev)
-SELECT t.key, t.start, LEAST(t.n, t.lim), 0 FROM t ORDER BY t.i
+SELECT t.key, t.start, LEAST(t.n, t.lim), 0 FROM t
+WHERE (SELECT coalesce(max(version), 0) <= $5 AND count(*) <= $6 FROM schema_migrations)
+ORDER BY t.i
 ON CONFLICT (key, window_start) DO UPDATE SET prev = w.count, count = (
 	SELECT CASE WHEN w.count >= t.lim THEN w.count ELSE LEAST(w.count + t.n, t.lim) END
 	FROM t WHERE t.key = excluded.key AND t.start = excluded.window_start)
