@@ -126,17 +126,24 @@ func (db *DB) countRequests(ctx context.Context, batch []*rateCount, _ uint64) e
 // lock is held, and a migration holding it exclusively has committed by then), the
 // schema version, and the count, which writes nothing when the version it reads in the
 // same statement is a newer binary's. The reading then fences the replica (verdict).
+//
+// Unlike a write, a count does not wait for a migration: it only tries the lock, and
+// while a migration holds it or waits for it the count writes nothing (its condition
+// reads the try's outcome, noted in a setting of the transaction) and answers
+// data.ErrCountBusy, so that the server counts the request on its own and reads are not
+// held for as long as the migration runs (docs/upgrading.md).
 func (db *DB) fencedCount(ctx context.Context, read func(pgx.Rows) error, args ...any) error {
 	if err := db.fence.failed(); err != nil {
 		return err
 	}
 	b := &pgx.Batch{}
-	b.Queue(`SELECT pg_advisory_xact_lock_shared($1)`, fenceLock)
+	b.Queue(`SELECT set_config('voiceapi.fence_held', CASE WHEN pg_try_advisory_xact_lock_shared($1) THEN 'on' ELSE 'off' END, true) = 'on'`, fenceLock)
 	b.Queue(fenceSQL)
 	b.Queue(countRequestsSQL, append(args, db.fence.latest, db.fence.known)...)
 	br := db.shared.SendBatch(ctx, b)
 	defer br.Close()
-	if _, err := br.Exec(); err != nil {
+	var held bool
+	if err := br.QueryRow().Scan(&held); err != nil {
 		return err
 	}
 	var newest, count int
@@ -155,20 +162,28 @@ func (db *DB) fencedCount(ctx context.Context, read func(pgx.Rows) error, args .
 	if err != nil {
 		return err
 	}
-	return br.Close()
+	if err := br.Close(); err != nil {
+		return err
+	}
+	if !held {
+		return data.ErrCountBusy
+	}
+	return nil
 }
 
 // countRequestsSQL adds n requests to each window, up to its limit, and returns each
 // window's count before: a new window's row starts at min(n, limit) with prev 0. It
-// counts nothing in a database holding a migration this binary does not know (fence.go's
-// superseded, with $5 its newest and $6 how many it knows).
+// counts nothing unless the transaction holds the fence's lock (fencedCount) or in a
+// database holding a migration this binary does not know (fence.go's superseded, with $5
+// its newest and $6 how many it knows).
 const countRequestsSQL = `
 WITH t AS (
 	SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[]) WITH ORDINALITY AS t(key, start, n, lim, i)
 )
 INSERT INTO rate_windows AS w (key, window_start, count, prev)
 SELECT t.key, t.start, LEAST(t.n, t.lim), 0 FROM t
-WHERE (SELECT coalesce(max(version), 0) <= $5 AND count(*) <= $6 FROM schema_migrations)
+WHERE current_setting('voiceapi.fence_held', true) = 'on'
+	AND (SELECT coalesce(max(version), 0) <= $5 AND count(*) <= $6 FROM schema_migrations)
 ORDER BY t.i
 ON CONFLICT (key, window_start) DO UPDATE SET prev = w.count, count = (
 	SELECT CASE WHEN w.count >= t.lim THEN w.count ELSE LEAST(w.count + t.n, t.lim) END

@@ -105,10 +105,11 @@ func (l *rateLimiter) allowShared(ctx context.Context, key string, now time.Time
 	start := now.Truncate(rateWindow)
 	d := rateDecision{limit: l.limit, reset: start.Add(rateWindow).Sub(now)}
 	count, added, err := l.shared.CountRequest(ctx, key, start, l.limit)
-	if errors.Is(err, data.ErrStorageSuperseded) {
+	if errors.Is(err, data.ErrStorageSuperseded) || errors.Is(err, data.ErrCountBusy) {
 		// A replica a newer binary's migration fenced writes no count (postgres/fence.go)
-		// but still serves reads until it is replaced: it limits them by its own counts,
-		// quietly (the fence is logged once).
+		// but still serves reads until it is replaced, and a count does not wait for a
+		// migration under way: the request is limited by this replica's own counts,
+		// quietly (the fence is logged once; a migration is no failure).
 		return l.allowLocal(key, now)
 	}
 	if err != nil {
