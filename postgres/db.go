@@ -148,11 +148,10 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 // session at READ COMMITTED, whatever the database's, role's or URL's
 // default_transaction_isolation: the transactions that need more say so (View:
 // REPEATABLE READ; Update: SERIALIZABLE, tx.go), and what runs outside them needs no
-// more and must not get more. Those statements (the revision checks, source files'
-// reads, the webhook queue's depth, migrations under their lock, and the writes of
-// writeOnce: rate counting and its clean-up, last_used_at's flush, source files, the start's
-// rows) each read or write committed rows in one statement, so one statement's
-// snapshot is all the consistency they need.
+// more and must not get more. Those statements (rate counting and its clean-up, the
+// revision checks, last_used_at's flush, source files, the webhook queue's depth, the
+// start's rows, migrations under their lock) each read or write committed rows in one
+// statement, so one statement's snapshot is all the consistency they need.
 // At SERIALIZABLE they would fail where replicas update one row at once (a busy key's
 // rate window: 40001, "concurrent update", and the request with it) and, reading what
 // writes read, join the writes' conflict graph and make them fail and retry (as the

@@ -92,3 +92,12 @@ func StartRows(ctx context.Context, db *DB) error { return db.startRows(ctx) }
 
 // FlushKeyUses writes db's pending API key uses now.
 func FlushKeyUses(db *DB) { db.touch.Flush() }
+
+// ClearRateWindows deletes the rate windows that started before before, as a window's
+// first requests do.
+func ClearRateWindows(ctx context.Context, db *DB, before time.Time) error {
+	return db.clearWindows(ctx, before)
+}
+
+// StopWatching ends db's own readings of the schema version (its writes still read it).
+func StopWatching(db *DB) { db.fence.stopWatching() }

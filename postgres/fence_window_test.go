@@ -147,16 +147,17 @@ func TestNoWriteRunsTheOldCodeOnceANewerBinaryMigrated(t *testing.T) {
 }
 
 // Each write path the fence guards (Update, the job claim, a knowledge file's store and
-// discard, API keys' last_used_at, the shared rate counts, the rows a start writes after
-// its migration) refuses at once a write that begins after a newer binary's migration has
-// committed, on a replica that has not read the version since: each is tried on a replica
-// of its own, so that none learns it from another path's refusal. Nothing is written: the
+// discard, API keys' last_used_at, the shared rate counts and their clean-up, the rows a
+// start writes after its migration) refuses at once a write that begins after a newer binary's migration has
+// committed, on an engine that has not read the version since: each is tried on an engine
+// of its own whose own readings are stopped, so that none learns it from another path's
+// refusal or its own loop. Nothing is written: the
 // queued job stays queued and unclaimed, the file stored before stays, no file is added,
-// last_used_at stays, no rate window is counted, the start's meta rows stay absent and
-// its sweep leaves the orphan file. (last_used_at's flush drops a fenced replica's uses
+// last_used_at stays, no rate window is counted or cleared, the start's meta rows stay
+// absent and its sweep leaves the orphan file. (last_used_at's flush drops a fenced replica's uses
 // without an error: they are informational, and the fence is logged once.)
 func TestEveryWritePathMeetsANewerMigrationAtOnce(t *testing.T) {
-	rs := testkit.NewReplicas(t, 7, testkit.ReplicaOptions{})
+	rs := testkit.NewReplicas(t, 1, testkit.ReplicaOptions{})
 	ws := rs[0].Owner.WorkspaceID
 	pool := rs[0].PG.Pool()
 	ctx := context.Background()
@@ -176,6 +177,16 @@ func TestEveryWritePathMeetsANewerMigrationAtOnce(t *testing.T) {
 	if err := pool.QueryRow(ctx, `SELECT id, last_used_at FROM api_keys ORDER BY id LIMIT 1`).Scan(&keyID, &keyUsed); err != nil {
 		t.Fatal(err)
 	}
+	// One older engine a path, with nothing of its own reading the version (no job runner,
+	// no dispatcher, its watch stopped): what refuses a path's write is the path's own
+	// reading, not a reading made meanwhile.
+	var dbs []*postgres.DB
+	for range 8 {
+		db := testkit.OpenPostgres(t, func(o *postgres.Options) { o.URL = rs[0].PG.Options().URL })
+		postgres.StopWatching(db)
+		dbs = append(dbs, db)
+	}
+
 	// What a start writes once migrated: the meta rows (made absent, so that a start
 	// would write them) and the sweep of a file no source holds, past its grace.
 	orphanKB, orphan := ids.New(data.PrefixKnowledgeBase), ids.New(data.PrefixSource)
@@ -184,6 +195,10 @@ func TestEveryWritePathMeetsANewerMigrationAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := pool.Exec(ctx, `DELETE FROM meta WHERE name IN ('cursor_key', 'secret_key_check')`); err != nil {
+		t.Fatal(err)
+	}
+	oldWindow := time.Now().Add(-time.Hour).Truncate(time.Minute)
+	if _, err := pool.Exec(ctx, `INSERT INTO rate_windows (key, window_start, count, prev) VALUES ('told', $1, 1, 0)`, oldWindow); err != nil {
 		t.Fatal(err)
 	}
 
@@ -221,9 +236,12 @@ func TestEveryWritePathMeetsANewerMigrationAtOnce(t *testing.T) {
 			return err
 		}, false},
 		{"the start's rows", func(db *postgres.DB) error { return postgres.StartRows(ctx, db) }, false},
+		{"the rate windows' clean-up", func(db *postgres.DB) error {
+			return postgres.ClearRateWindows(ctx, db, oldWindow.Add(time.Minute))
+		}, false},
 	}
 	for i, p := range paths {
-		db := rs[i].PG
+		db := dbs[i]
 		checks := postgres.FenceChecks(db)
 		err := p.write(db)
 		if p.quiet && err == nil && postgres.Fenced(db) {
@@ -235,7 +253,7 @@ func TestEveryWritePathMeetsANewerMigrationAtOnce(t *testing.T) {
 			t.Errorf("%s was refused and left its replica unfenced", p.name)
 		}
 		if postgres.FenceChecks(db) != checks {
-			t.Logf("%s: the replica read the version on its own meanwhile", p.name)
+			t.Errorf("%s: the engine read the version on its own meanwhile: its refusal proves nothing of the path", p.name)
 		}
 	}
 	var status, owner string
@@ -265,13 +283,13 @@ func TestEveryWritePathMeetsANewerMigrationAtOnce(t *testing.T) {
 		t.Errorf("last_used_at: %v, want %v as before the migration", used, keyUsed)
 	}
 	var windows, metaRows, orphans int
-	if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM rate_windows WHERE key = 'tfence'),
+	if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM rate_windows WHERE key = 'tfence') + 1 - (SELECT count(*) FROM rate_windows WHERE key = 'told'),
 		(SELECT count(*) FROM meta WHERE name IN ('cursor_key', 'secret_key_check')),
 		(SELECT count(*) FROM source_files WHERE source_id = $1)`, orphan).Scan(&windows, &metaRows, &orphans); err != nil {
 		t.Fatal(err)
 	}
 	if windows != 0 || metaRows != 0 || orphans != 1 {
-		t.Errorf("after the newer migration: %d rate windows counted, %d meta rows written, %d of 1 orphan file left; want 0, 0, 1", windows, metaRows, orphans)
+		t.Errorf("after the newer migration: %d rate windows counted or cleared, %d meta rows written, %d of 1 orphan file left; want 0, 0, 1", windows, metaRows, orphans)
 	}
 }
 

@@ -74,7 +74,7 @@ func (db *DB) countRequests(ctx context.Context, batch []*rateCount, _ uint64) e
 		keys[i], starts[i], ns[i], limits[i] = w.key, g[0].start, int32(len(g)), int32(g[0].limit)
 	}
 	answered, oldest := 0, time.Time{}
-	err := db.fencedCount(ctx, func(rows pgx.Rows) error {
+	err := db.tryFenced(ctx, countRequestsSQL, func(rows pgx.Rows) error {
 		for rows.Next() {
 			var key string
 			var start time.Time
@@ -106,40 +106,46 @@ func (db *DB) countRequests(ctx context.Context, batch []*rateCount, _ uint64) e
 	if !oldest.IsZero() {
 		// A window's first requests clear the windows that ended before the last one,
 		// so the table holds about two minutes of keys: after the counts' commit, so
-		// that their rows' locks are not held meanwhile.
-		if err := db.writeOnceOn(ctx, db.shared, func(t *tx) error {
-			_, err := t.exec(`DELETE FROM rate_windows WHERE window_start < $1`, oldest.Add(-time.Minute))
-			return err
-		}); err != nil && !errors.Is(err, data.ErrStorageSuperseded) {
+		// that their rows' locks are not held meanwhile. Behind the fence as the count
+		// (a newer binary may keep other windows); skipped while a migration runs, as a
+		// later window's first requests clear them too.
+		err := db.clearWindows(ctx, oldest.Add(-time.Minute))
+		if err != nil && !errors.Is(err, data.ErrStorageSuperseded) && !errors.Is(err, data.ErrCountBusy) {
 			db.log.Warn("rate limit: clearing old windows", "error", err)
 		}
 	}
 	return nil
 }
 
-// fencedCount runs countRequestsSQL with args behind the fence (fence.go) in the one
-// round trip the count takes anyway: a request's count is every request's, reads
+// clearWindows deletes the windows that started before before.
+func (db *DB) clearWindows(ctx context.Context, before time.Time) error {
+	return db.tryFenced(ctx, `DELETE FROM rate_windows WHERE window_start < $1 AND `+fencedSQL(2), nil, before)
+}
+
+// tryFenced runs sql (a statement of the rate counts whose condition ends with
+// fencedSQL) with args behind the fence (fence.go) in the one round trip it takes anyway,
+// and hands its rows to read (nil: none): a request's count is every request's, reads
 // included, and writeOnce's two more round trips doubled its cost (docs/performance.md,
 // fence3). The same lock and reading as every write, in one implicit transaction: the
-// fence's lock shared until its commit (pg_advisory_xact_lock_shared: each statement of
-// a READ COMMITTED transaction takes its snapshot anew, so the next two read once the
-// lock is held, and a migration holding it exclusively has committed by then), the
-// schema version, and the count, which writes nothing when the version it reads in the
-// same statement is a newer binary's. The reading then fences the replica (verdict).
+// fence's lock tried shared until its commit (pg_try_advisory_xact_lock_shared), its
+// outcome noted in a setting of the transaction, then the schema version's read and sql,
+// each with a snapshot of its own taken after the try (READ COMMITTED), so that when the
+// lock is held a migration has committed or has not begun; sql writes only when the lock
+// is held and the version it reads is this binary's. The reading then fences the replica
+// (verdict).
 //
-// Unlike a write, a count does not wait for a migration: it only tries the lock, and
-// while a migration holds it or waits for it the count writes nothing (its condition
-// reads the try's outcome, noted in a setting of the transaction) and answers
-// data.ErrCountBusy, so that the server counts the request on its own and reads are not
-// held for as long as the migration runs (docs/upgrading.md).
-func (db *DB) fencedCount(ctx context.Context, read func(pgx.Rows) error, args ...any) error {
+// Unlike a write, it does not wait for a migration: while one holds the lock or waits for
+// it, sql writes nothing and tryFenced answers data.ErrCountBusy, so that the server
+// counts the request on its own and reads are not held for as long as the migration runs
+// (docs/upgrading.md).
+func (db *DB) tryFenced(ctx context.Context, sql string, read func(pgx.Rows) error, args ...any) error {
 	if err := db.fence.failed(); err != nil {
 		return err
 	}
 	b := &pgx.Batch{}
 	b.Queue(`SELECT set_config('voiceapi.fence_held', CASE WHEN pg_try_advisory_xact_lock_shared($1) THEN 'on' ELSE 'off' END, true) = 'on'`, fenceLock)
 	b.Queue(fenceSQL)
-	b.Queue(countRequestsSQL, append(args, db.fence.latest, db.fence.known)...)
+	b.Queue(sql, append(args, db.fence.latest, db.fence.known)...)
 	br := db.shared.SendBatch(ctx, b)
 	defer br.Close()
 	var held bool
@@ -154,8 +160,13 @@ func (db *DB) fencedCount(ctx context.Context, read func(pgx.Rows) error, args .
 	if err != nil {
 		return err
 	}
-	err = read(rows)
+	if read != nil {
+		err = read(rows)
+	}
 	rows.Close()
+	if err == nil {
+		err = rows.Err()
+	}
 	if verdict := db.verdict(newest, count); verdict != nil {
 		return verdict
 	}
@@ -171,19 +182,25 @@ func (db *DB) fencedCount(ctx context.Context, read func(pgx.Rows) error, args .
 	return nil
 }
 
+// fencedSQL is the condition tryFenced's statements write under: the fence's lock held
+// (the setting tryFenced's try leaves) and the database holding no migration this binary
+// does not know (fence.go's superseded), with $n this binary's newest and $n+1 how many
+// it knows.
+func fencedSQL(n int) string {
+	return fmt.Sprintf(`current_setting('voiceapi.fence_held', true) = 'on'
+	AND (SELECT coalesce(max(version), 0) <= $%d AND count(*) <= $%d FROM schema_migrations)`, n, n+1)
+}
+
 // countRequestsSQL adds n requests to each window, up to its limit, and returns each
 // window's count before: a new window's row starts at min(n, limit) with prev 0. It
-// counts nothing unless the transaction holds the fence's lock (fencedCount) or in a
-// database holding a migration this binary does not know (fence.go's superseded, with $5
-// its newest and $6 how many it knows).
-const countRequestsSQL = `
+// counts only under fencedSQL (tryFenced).
+var countRequestsSQL = `
 WITH t AS (
 	SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[]) WITH ORDINALITY AS t(key, start, n, lim, i)
 )
 INSERT INTO rate_windows AS w (key, window_start, count, prev)
 SELECT t.key, t.start, LEAST(t.n, t.lim), 0 FROM t
-WHERE current_setting('voiceapi.fence_held', true) = 'on'
-	AND (SELECT coalesce(max(version), 0) <= $5 AND count(*) <= $6 FROM schema_migrations)
+WHERE ` + fencedSQL(5) + `
 ORDER BY t.i
 ON CONFLICT (key, window_start) DO UPDATE SET prev = w.count, count = (
 	SELECT CASE WHEN w.count >= t.lim THEN w.count ELSE LEAST(w.count + t.n, t.lim) END

@@ -164,20 +164,14 @@ func (db *DB) attempt(ctx context.Context, locks lockSet, serialized bool, st *t
 	return w.finish(ctx, err)
 }
 
-// writeOnce runs fn in one READ COMMITTED write transaction, once: the writes made
-// outside Update (a job claim, a knowledge file, last_used_at, rate counts, the start's
-// rows), which pass the fence as Update's do (begin).
+// writeOnce runs fn in one READ COMMITTED write transaction, once: the writes made outside
+// Update (a job claim, a knowledge file, last_used_at, the start's rows), which pass the
+// fence as Update's do (begin). The rate counts pass it their own way (tryFenced).
 func (db *DB) writeOnce(ctx context.Context, fn func(t *tx) error) error {
-	return db.writeOnceOn(ctx, db.pool, fn)
-}
-
-// writeOnceOn is writeOnce on a connection of pool: the shared statements' pool for the
-// rate counts (db.go, sharedPoolConfig).
-func (db *DB) writeOnceOn(ctx context.Context, pool *pgxpool.Pool, fn func(t *tx) error) error {
 	if err := db.fence.failed(); err != nil {
 		return err
 	}
-	conn, err := pool.Acquire(ctx)
+	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return storageError(err)
 	}
