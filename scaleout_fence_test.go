@@ -34,13 +34,15 @@ func TestHAProxyTakesFencedReplicasOut(t *testing.T) {
 	}
 	haproxy := haproxyPath(t)
 	tmp := t.TempDir()
-	bin, newerBin := voiceapiBinary(t), newerVoiceapiBinary(t)
+	newerBin := buildNewerVoiceapi(t) // built while the older replicas start
+	bin := voiceapiBinary(t)
 	keyDir := filepath.Join(tmp, "key")
 	if err := os.Mkdir(keyDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	url := databaseOf(t, keyDir)
-	flags := []string{"--database-url", url, "--trusted-proxies", "127.0.0.1/32", "--rate-limit", "0"}
+	// A limit no writer reaches, so that every request is counted, through the migration too.
+	flags := []string{"--database-url", url, "--trusted-proxies", "127.0.0.1/32", "--rate-limit", "100000"}
 	r1, stdout := startServer(t, bin, keyDir, flags...)
 	token := bootstrapToken(t, stdout)
 	r2, _ := startServer(t, bin, keyDir, flags...)
@@ -52,7 +54,7 @@ func TestHAProxyTakesFencedReplicasOut(t *testing.T) {
 	w.waitFor(t, "writes through both older replicas", func(o []writeOutcome) bool {
 		return countBy(o, "r1", 201) > 0 && countBy(o, "r2", 201) > 0
 	})
-	launchServerAt(t, newerBin, keyDir, newerAddr, false, flags...) // its start migrates
+	launchServerAt(t, newerBin(), keyDir, newerAddr, false, flags...) // its start migrates
 	migrated := time.Now()
 	// r3 is up from HAProxy's start (servers start up) unless two checks failed before
 	// the newer replica listened, then up again after two good ones: either way, up
@@ -125,15 +127,28 @@ func TestHAProxyTakesFencedReplicasOut(t *testing.T) {
 		len(outcomes), before, refused, newer)
 }
 
-// newerVoiceapiBinary builds this checkout with the tag voiceapi_newer: a newer voiceapi
-// of one migration more (postgres/newer_binary.go).
-func newerVoiceapiBinary(t *testing.T) string {
+// buildNewerVoiceapi starts building this checkout with the tag voiceapi_newer (a newer
+// voiceapi of one migration more: postgres/newer_binary.go) and returns a function that
+// waits for the build and returns the binary's path.
+func buildNewerVoiceapi(t *testing.T) func() string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "voiceapi-newer")
-	if out, err := exec.Command("go", "build", "-tags", "voiceapi_newer", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags voiceapi_newer: %v\n%s", err, out)
+	done := make(chan struct{})
+	var out []byte
+	var err error
+	go func() {
+		out, err = exec.Command("go", "build", "-tags", "voiceapi_newer", "-o", bin, ".").CombinedOutput()
+		close(done)
+	}()
+	t.Cleanup(func() { <-done }) // before the directory's removal
+	return func() string {
+		t.Helper()
+		<-done
+		if err != nil {
+			t.Fatalf("go build -tags voiceapi_newer: %v\n%s", err, out)
+		}
+		return bin
 	}
-	return bin
 }
 
 // writeOutcome is one agent's create through HAProxy.
