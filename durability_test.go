@@ -117,12 +117,24 @@ func restartServer(t *testing.T, bin, dataDir string, extra ...string) *proc {
 // launchServer starts the server; collect waits for stdout to be quiet and returns it.
 func launchServer(t *testing.T, bin, dataDir string, collect bool, extra ...string) (*proc, string) {
 	t.Helper()
+	return launchServerAt(t, bin, dataDir, freeAddr(t), collect, extra...)
+}
+
+// freeAddr is a loopback address with a port free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// launchServerAt is launchServer listening on addr (one a load balancer was given before
+// the server started).
+func launchServerAt(t *testing.T, bin, dataDir, addr string, collect bool, extra ...string) (*proc, string) {
+	t.Helper()
 	args := []string{"serve", "--data", dataDir, "--addr", addr, "--log-level", "warn"}
 	if testkit.OnPostgres() {
 		args = append(args, "--database-url", databaseOf(t, dataDir))

@@ -34,7 +34,7 @@ func TestHAProxyConfig(t *testing.T) {
 	}
 	url := databaseOf(t, keyDir)
 	replicas, token := startThreeReplicas(t, bin, keyDir, url)
-	front := startHAProxy(t, haproxy, filepath.Join(tmp, "haproxy.cfg"), replicas)
+	front, _ := startHAProxy(t, haproxy, filepath.Join(tmp, "haproxy.cfg"), replicas)
 	id := checkRoundRobin(t, front, token)
 	checkKilledReplicaTakenOut(t, front, token, id, replicas[1])
 }
@@ -124,8 +124,9 @@ func checkKilledReplicaTakenOut(t *testing.T, front, token, id string, r2 *proc)
 }
 
 // startHAProxy writes deploy/haproxy.cfg with the replicas' addresses and a free front
-// port, checks it, runs it in the foreground and returns the front URL once it serves.
-func startHAProxy(t *testing.T, haproxy, cfgPath string, replicas []*proc) string {
+// port, checks it, runs it in the foreground and returns the front URL once it serves,
+// and what HAProxy logs (its servers' state changes among them).
+func startHAProxy(t *testing.T, haproxy, cfgPath string, replicas []*proc) (string, *testkit.SyncBuffer) {
 	t.Helper()
 	cfg, err := os.ReadFile("deploy/haproxy.cfg")
 	if err != nil {
@@ -152,6 +153,8 @@ func startHAProxy(t *testing.T, haproxy, cfgPath string, replicas []*proc) strin
 		t.Fatalf("haproxy -c: %v\n%s", err, out)
 	}
 	cmd := exec.Command(haproxy, "-db", "-f", cfgPath) // -db: foreground
+	logs := &testkit.SyncBuffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +166,7 @@ func startHAProxy(t *testing.T, haproxy, cfgPath string, replicas []*proc) strin
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
-				return url
+				return url, logs
 			}
 		}
 		if time.Now().After(deadline) {

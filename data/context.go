@@ -2,6 +2,7 @@ package data
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 )
@@ -286,6 +287,12 @@ func ClientAddress(ctx context.Context) string {
 	s, _ := ctx.Value(clientAddressKey).(string)
 	return s
 }
+
+// ErrCountBusy is what a RateCounter answers when it cannot count where every replica
+// sees it without waiting (PostgreSQL: a migration holds the database, postgres/fence.go):
+// nothing was counted, and the caller counts the request on its own rather than make it
+// wait for the migration.
+var ErrCountBusy = errors.New("the shared count is busy")
 
 // RateCounter counts requests in fixed windows that every replica of a cluster shares,
 // so that a rate limit is the cluster's and not one per replica.

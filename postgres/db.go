@@ -149,9 +149,9 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 // default_transaction_isolation: the transactions that need more say so (View:
 // REPEATABLE READ; Update: SERIALIZABLE, tx.go), and what runs outside them needs no
 // more and must not get more. Those statements (rate counting and its clean-up, the
-// revision checks, last_used_at's flush, source files, the webhook queue's depth,
-// setUp's meta rows, migrations under their lock) each read or write committed rows in
-// one statement, so one statement's snapshot is all the consistency they need.
+// revision checks, last_used_at's flush, source files, the webhook queue's depth, the
+// start's rows, migrations under their lock) each read or write committed rows in one
+// statement, so one statement's snapshot is all the consistency they need.
 // At SERIALIZABLE they would fail where replicas update one row at once (a busy key's
 // rate window: 40001, "concurrent update", and the request with it) and, reading what
 // writes read, join the writes' conflict graph and make them fail and retry (as the
@@ -185,8 +185,8 @@ func sharedPoolConfig(cfg *pgxpool.Config) *pgxpool.Config {
 	return withRuntimeParam(c, "plan_cache_mode", "force_generic_plan")
 }
 
-// setUp migrates (or checks the schema), then reads the cursor key and checks the secret
-// key against the database's check value, each created by the first replica to start.
+// setUp migrates (or checks the schema), then writes and reads the rows a start needs
+// (startRows).
 func (db *DB) setUp(ctx context.Context) error {
 	if db.opts.NoMigrate {
 		if err := CheckSchema(ctx, db.pool); err != nil {
@@ -198,20 +198,40 @@ func (db *DB) setUp(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+	return db.startRows(ctx)
+}
+
+// startRows reads the cursor key and checks the secret key against the database's check
+// value, each created by the first replica to start, and sweeps leftover knowledge base
+// files (sweepOrphanFiles), in one write transaction: behind the fence (writeOnce), as
+// every write is, since a newer binary may migrate between Migrate's check and here.
+func (db *DB) startRows(ctx context.Context) error {
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		return err
 	}
-	if _, err := db.pool.Exec(ctx, `INSERT INTO meta (name, value) VALUES ('cursor_key', $1) ON CONFLICT (name) DO NOTHING`, key); err != nil {
-		return fmt.Errorf("postgres: storing the cursor key: %w", err)
-	}
-	if err := db.pool.QueryRow(ctx, `SELECT value FROM meta WHERE name = 'cursor_key'`).Scan(&db.cursorKey); err != nil {
-		return fmt.Errorf("postgres: reading the cursor key: %w", err)
-	}
-	if err := db.checkSecretKey(ctx); err != nil {
+	var swept int64
+	err := db.writeOnce(ctx, func(t *tx) error {
+		if _, err := t.exec(`INSERT INTO meta (name, value) VALUES ('cursor_key', $1) ON CONFLICT (name) DO NOTHING`, key); err != nil {
+			return fmt.Errorf("postgres: storing the cursor key: %w", err)
+		}
+		if err := t.queryRow(`SELECT value FROM meta WHERE name = 'cursor_key'`).Scan(&db.cursorKey); err != nil {
+			return fmt.Errorf("postgres: reading the cursor key: %w", err)
+		}
+		if err := db.checkSecretKey(t); err != nil {
+			return err
+		}
+		var err error
+		swept, err = sweepOrphanFiles(t)
+		return err
+	})
+	if err != nil {
 		return err
 	}
-	return db.sweepSourceFiles(ctx)
+	if swept > 0 {
+		db.log.Info("removed leftover knowledge base files", "count", swept)
+	}
+	return nil
 }
 
 // keyCheck is a value derived from the secret key that reveals nothing of it; the
@@ -222,13 +242,13 @@ func (db *DB) keyCheck() []byte {
 	return m.Sum(nil)
 }
 
-func (db *DB) checkSecretKey(ctx context.Context) error {
+func (db *DB) checkSecretKey(t *tx) error {
 	mine := db.keyCheck()
-	if _, err := db.pool.Exec(ctx, `INSERT INTO meta (name, value) VALUES ('secret_key_check', $1) ON CONFLICT (name) DO NOTHING`, mine); err != nil {
+	if _, err := t.exec(`INSERT INTO meta (name, value) VALUES ('secret_key_check', $1) ON CONFLICT (name) DO NOTHING`, mine); err != nil {
 		return fmt.Errorf("postgres: storing the key check: %w", err)
 	}
 	var stored []byte
-	if err := db.pool.QueryRow(ctx, `SELECT value FROM meta WHERE name = 'secret_key_check'`).Scan(&stored); err != nil {
+	if err := t.queryRow(`SELECT value FROM meta WHERE name = 'secret_key_check'`).Scan(&stored); err != nil {
 		return fmt.Errorf("postgres: reading the key check: %w", err)
 	}
 	if !hmac.Equal(stored, mine) {

@@ -12,7 +12,8 @@ package postgres
 // round trip of its BEGIN (locks.go); a migration holds fenceLock exclusively from before
 // its BEGIN to after its COMMIT (migrate.go). So a write either commits before a
 // migration starts, or waits for it, reads the newer version and is refused: no write
-// runs the old code once a newer binary's migration has committed.
+// runs the old code once a newer binary's migration has committed. A rate count, which
+// reads make too, tries the lock instead of waiting for a migration (ratelimit.go).
 // Besides, the replica reads the version about once a second on its own, for /readyz and
 // so that its runner stops claiming before it would try.
 

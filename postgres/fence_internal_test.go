@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"testing"
@@ -85,3 +86,18 @@ func ShortenFenceLockWait(t testing.TB, d time.Duration) {
 	fenceLockWait = d
 	t.Cleanup(func() { fenceLockWait = old })
 }
+
+// StartRows writes the rows a start writes after its migration (tests in postgres_test).
+func StartRows(ctx context.Context, db *DB) error { return db.startRows(ctx) }
+
+// FlushKeyUses writes db's pending API key uses now.
+func FlushKeyUses(db *DB) { db.touch.Flush() }
+
+// ClearRateWindows deletes the rate windows that started before before, as a window's
+// first requests do.
+func ClearRateWindows(ctx context.Context, db *DB, before time.Time) error {
+	return db.clearWindows(ctx, before)
+}
+
+// StopWatching ends db's own readings of the schema version (its writes still read it).
+func StopWatching(db *DB) { db.fence.stopWatching() }

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/postgres"
+	"github.com/voiceapi/voiceapi/server"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -165,5 +167,81 @@ func checkSuperseded(t *testing.T, what string, resp *testkit.Response) {
 	}
 	if _, ok := body["errors"]; ok {
 		t.Errorf("%s: a 503 carries errors: %s", what, resp.Body)
+	}
+}
+
+// A fenced replica writes no rate count (its counting is a write: fence.go) yet still
+// limits the reads it serves, by its own counts in memory, quietly: the limit's headers
+// count down, the request past it is 429, and no request logs a failed count.
+func TestAFencedReplicaLimitsItsReadsByItsOwnCounts(t *testing.T) {
+	const limit = 3
+	r := testkit.NewReplicas(t, 1, testkit.ReplicaOptions{Configure: func(c *server.Config) { c.RateLimit = limit }})[0]
+	ctx := context.Background()
+	all, err := postgres.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.PG.Pool().Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, 'from_a_newer_voiceapi')`, postgres.LatestVersion(all)+1); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, 10*time.Second, "the replica to notice the newer migration", func() bool { return postgres.Fenced(r.PG) })
+	var windows int
+	if err := r.PG.Pool().QueryRow(ctx, `SELECT count(*) FROM rate_windows`).Scan(&windows); err != nil {
+		t.Fatal(err)
+	}
+	for i := range limit + 1 {
+		resp := r.Do("GET", "/api/v1/agents", r.Owner.Token, nil)
+		switch {
+		case i < limit && (resp.Status != 200 || resp.Header.Get("X-RateLimit-Remaining") != strconv.Itoa(limit-1-i)):
+			t.Errorf("read %d on the fenced replica: %d, remaining %q, want 200 and %d", i+1, resp.Status, resp.Header.Get("X-RateLimit-Remaining"), limit-1-i)
+		case i == limit && resp.Status != 429:
+			t.Errorf("read %d on the fenced replica: %d %s, want 429 past the limit", i+1, resp.Status, resp.Body)
+		}
+	}
+	var after int
+	if err := r.PG.Pool().QueryRow(ctx, `SELECT count(*) FROM rate_windows`).Scan(&after); err != nil || after != windows {
+		t.Errorf("rate windows: %d before the reads, %d after (%v): the fenced replica counted in the database", windows, after, err)
+	}
+	if logs := r.Logs.String(); strings.Contains(logs, "rate limit") {
+		t.Errorf("the fenced replica logs its rate counts:\n%s", logs)
+	}
+}
+
+// While a migration holds the fence's lock, a replica's reads neither wait for it nor go
+// unlimited: their rate counts, which would have to wait, are kept by the replica in
+// memory, quietly, and the shared count goes on once the migration is over.
+func TestReadsDuringAMigrationAreLimitedByTheReplicasOwnCounts(t *testing.T) {
+	const limit = 3
+	r := testkit.NewReplicas(t, 1, testkit.ReplicaOptions{Configure: func(c *server.Config) { c.RateLimit = limit }})[0]
+	ctx := context.Background()
+	migration, err := r.PG.Pool().Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer migration.Release()
+	if _, err := migration.Exec(ctx, `SELECT pg_advisory_lock($1)`, postgres.FenceLock); err != nil {
+		t.Fatal(err)
+	}
+	for i := range limit + 1 {
+		resp := r.Do("GET", "/api/v1/agents", r.Owner.Token, nil)
+		switch {
+		case i < limit && (resp.Status != 200 || resp.Header.Get("X-RateLimit-Remaining") != strconv.Itoa(limit-1-i)):
+			t.Errorf("read %d during the migration: %d, remaining %q, want 200 and %d", i+1, resp.Status, resp.Header.Get("X-RateLimit-Remaining"), limit-1-i)
+		case i == limit && resp.Status != 429:
+			t.Errorf("read %d during the migration: %d %s, want 429 past the limit", i+1, resp.Status, resp.Body)
+		}
+	}
+	if logs := r.Logs.String(); strings.Contains(logs, "rate limit") {
+		t.Errorf("reads during the migration log their rate counts:\n%s", logs)
+	}
+	if _, err := migration.Exec(ctx, `SELECT pg_advisory_unlock($1)`, postgres.FenceLock); err != nil {
+		t.Fatal(err)
+	}
+	var windows int
+	if resp := r.Do("GET", "/api/v1/agents", r.Owner.Token, nil); resp.Status != 200 {
+		t.Errorf("a read after the migration: %d %s", resp.Status, resp.Body)
+	}
+	if err := r.PG.Pool().QueryRow(ctx, `SELECT count(*) FROM rate_windows`).Scan(&windows); err != nil || windows == 0 {
+		t.Errorf("rate windows after the migration: %d (%v), want the read counted in the database", windows, err)
 	}
 }

@@ -147,12 +147,17 @@ func TestNoWriteRunsTheOldCodeOnceANewerBinaryMigrated(t *testing.T) {
 }
 
 // Each write path the fence guards (Update, the job claim, a knowledge file's store and
-// discard) refuses at once a write that begins after a newer binary's migration has
-// committed, on a replica that has not read the version since: each is tried on a replica
-// of its own, so that none learns it from another path's refusal. Nothing is written: the
-// queued job stays queued and unclaimed, the file stored before stays, no file is added.
+// discard, API keys' last_used_at, the shared rate counts and their clean-up, the rows a
+// start writes after its migration) refuses at once a write that begins after a newer binary's migration has
+// committed, on an engine that has not read the version since: each is tried on an engine
+// of its own whose own readings are stopped, so that none learns it from another path's
+// refusal or its own loop. Nothing is written: the
+// queued job stays queued and unclaimed, the file stored before stays, no file is added,
+// last_used_at stays, no rate window is counted or cleared, the start's meta rows stay
+// absent and its sweep leaves the orphan file. (last_used_at's flush drops a fenced replica's uses
+// without an error: they are informational, and the fence is logged once.)
 func TestEveryWritePathMeetsANewerMigrationAtOnce(t *testing.T) {
-	rs := testkit.NewReplicas(t, 4, testkit.ReplicaOptions{})
+	rs := testkit.NewReplicas(t, 1, testkit.ReplicaOptions{})
 	ws := rs[0].Owner.WorkspaceID
 	pool := rs[0].PG.Pool()
 	ctx := context.Background()
@@ -167,6 +172,36 @@ func TestEveryWritePathMeetsANewerMigrationAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	var keyID int64
+	var keyUsed *time.Time
+	if err := pool.QueryRow(ctx, `SELECT id, last_used_at FROM api_keys ORDER BY id LIMIT 1`).Scan(&keyID, &keyUsed); err != nil {
+		t.Fatal(err)
+	}
+	// One older engine a path, with nothing of its own reading the version (no job runner,
+	// no dispatcher, its watch stopped): what refuses a path's write is the path's own
+	// reading, not a reading made meanwhile.
+	var dbs []*postgres.DB
+	for range 8 {
+		db := testkit.OpenPostgres(t, func(o *postgres.Options) { o.URL = rs[0].PG.Options().URL })
+		postgres.StopWatching(db)
+		dbs = append(dbs, db)
+	}
+
+	// What a start writes once migrated: the meta rows (made absent, so that a start
+	// would write them) and the sweep of a file no source holds, past its grace.
+	orphanKB, orphan := ids.New(data.PrefixKnowledgeBase), ids.New(data.PrefixSource)
+	if _, err := pool.Exec(ctx, `INSERT INTO source_files (workspace_id, knowledge_base_id, source_id, content, stored_at)
+		VALUES ($1, $2, $3, 'orphan', now() - interval '2 hours')`, ws, orphanKB, orphan); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `DELETE FROM meta WHERE name IN ('cursor_key', 'secret_key_check')`); err != nil {
+		t.Fatal(err)
+	}
+	oldWindow := time.Now().Add(-time.Hour).Truncate(time.Minute)
+	if _, err := pool.Exec(ctx, `INSERT INTO rate_windows (key, window_start, count, prev) VALUES ('told', $1, 1, 0)`, oldWindow); err != nil {
+		t.Fatal(err)
+	}
+
 	newer := newerMigration(t)
 	postgres.AsNewerBinary(t, newer)
 	if _, err := postgres.Migrate(ctx, pool); err != nil {
@@ -176,32 +211,49 @@ func TestEveryWritePathMeetsANewerMigrationAtOnce(t *testing.T) {
 	paths := []struct {
 		name  string
 		write func(db *postgres.DB) error
+		quiet bool // refused without an error
 	}{
 		{"Update", func(db *postgres.DB) error {
 			return db.Update(ctx, func(tx service.Tx) error { _, err := tx.Workspace(ws); return err })
-		}},
+		}, false},
 		{"ClaimJobs", func(db *postgres.DB) error {
 			_, _, err := db.ClaimJobs(ctx, data.JobClaim{Kinds: []string{"test.fence"}, Owner: "older", Now: now, LeaseUntil: now.Add(time.Minute), Limit: 1})
 			return err
-		}},
+		}, false},
 		{"PutSourceFile", func(db *postgres.DB) error {
 			return db.PutSourceFile(ctx, ws, kb, added, strings.NewReader("added"))
-		}},
+		}, false},
 		{"DiscardSourceFiles", func(db *postgres.DB) error {
 			return db.DiscardSourceFiles(ctx, ws, kb, []string{kept})
-		}},
+		}, false},
+		{"last_used_at", func(db *postgres.DB) error {
+			db.MarkAPIKeyUsed(keyID, now.Add(time.Hour))
+			postgres.FlushKeyUses(db)
+			return nil
+		}, true},
+		{"CountRequest", func(db *postgres.DB) error {
+			_, _, err := db.CountRequest(ctx, "tfence", now.Truncate(time.Minute), 10)
+			return err
+		}, false},
+		{"the start's rows", func(db *postgres.DB) error { return postgres.StartRows(ctx, db) }, false},
+		{"the rate windows' clean-up", func(db *postgres.DB) error {
+			return postgres.ClearRateWindows(ctx, db, oldWindow.Add(time.Minute))
+		}, false},
 	}
 	for i, p := range paths {
-		db := rs[i].PG
+		db := dbs[i]
 		checks := postgres.FenceChecks(db)
 		err := p.write(db)
+		if p.quiet && err == nil && postgres.Fenced(db) {
+			continue
+		}
 		if !errors.Is(err, data.ErrStorageSuperseded) {
 			t.Errorf("%s after the newer migration: %v, want it refused", p.name, err)
 		} else if !postgres.Fenced(db) {
 			t.Errorf("%s was refused and left its replica unfenced", p.name)
 		}
 		if postgres.FenceChecks(db) != checks {
-			t.Logf("%s: the replica read the version on its own meanwhile", p.name)
+			t.Errorf("%s: the engine read the version on its own meanwhile: its refusal proves nothing of the path", p.name)
 		}
 	}
 	var status, owner string
@@ -222,6 +274,22 @@ func TestEveryWritePathMeetsANewerMigrationAtOnce(t *testing.T) {
 	}
 	if !slices.Equal(files, []string{kept}) {
 		t.Errorf("files stored: %v, want only %s, stored before the migration", files, kept)
+	}
+	var used *time.Time
+	if err := pool.QueryRow(ctx, `SELECT last_used_at FROM api_keys WHERE id = $1`, keyID).Scan(&used); err != nil {
+		t.Fatal(err)
+	}
+	if (used == nil) != (keyUsed == nil) || used != nil && !used.Equal(*keyUsed) {
+		t.Errorf("last_used_at: %v, want %v as before the migration", used, keyUsed)
+	}
+	var windows, metaRows, orphans int
+	if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM rate_windows WHERE key = 'tfence') + 1 - (SELECT count(*) FROM rate_windows WHERE key = 'told'),
+		(SELECT count(*) FROM meta WHERE name IN ('cursor_key', 'secret_key_check')),
+		(SELECT count(*) FROM source_files WHERE source_id = $1)`, orphan).Scan(&windows, &metaRows, &orphans); err != nil {
+		t.Fatal(err)
+	}
+	if windows != 0 || metaRows != 0 || orphans != 1 {
+		t.Errorf("after the newer migration: %d rate windows counted or cleared, %d meta rows written, %d of 1 orphan file left; want 0, 0, 1", windows, metaRows, orphans)
 	}
 }
 
@@ -380,5 +448,49 @@ func TestAMigrationGivesWayToWritesAwaitingEachOther(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the migration never applied")
+	}
+}
+
+// A rate count that arrives while a migration holds the fence's lock neither waits for it
+// (reads would wait with it: the count is every request's) nor counts: it answers
+// data.ErrCountBusy, for the server to count the request on its own. Once the migration
+// has committed, the next count meets it: refused, nothing counted, the replica fenced.
+// The migration is played by hand (the lock taken exclusively, its row added, the lock
+// given back) so that the counts surely arrive while it runs.
+func TestARateCountDuringAMigrationNeitherWaitsNorCounts(t *testing.T) {
+	db := testkit.OpenPostgres(t, nil)
+	pool := db.Pool()
+	ctx := context.Background()
+	start := time.Now().Truncate(time.Minute)
+	migration, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer migration.Release()
+	if _, err := migration.Exec(ctx, `SELECT pg_advisory_lock($1)`, postgres.FenceLock); err != nil {
+		t.Fatal(err)
+	}
+	// A bound rather than a timing: a count that waited for the lock would wait for good.
+	bounded, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if _, _, err := db.CountRequest(bounded, "tmigrating", start, 10); !errors.Is(err, data.ErrCountBusy) {
+		t.Errorf("a count while the migration holds the fence's lock: %v, want data.ErrCountBusy at once", err)
+	}
+	all, err := postgres.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := migration.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, 'from_a_newer_voiceapi')`, postgres.LatestVersion(all)+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := migration.Exec(ctx, `SELECT pg_advisory_unlock($1)`, postgres.FenceLock); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.CountRequest(ctx, "tmigrating", start, 10); !errors.Is(err, data.ErrStorageSuperseded) || !postgres.Fenced(db) {
+		t.Errorf("a count after the migration: %v (fenced %v), want it refused", err, postgres.Fenced(db))
+	}
+	var windows int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM rate_windows WHERE key = 'tmigrating'`).Scan(&windows); err != nil || windows != 0 {
+		t.Errorf("windows counted: %d (%v), want none", windows, err)
 	}
 }

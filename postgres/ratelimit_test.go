@@ -98,3 +98,33 @@ func TestCountRequestConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCountRequest is what the shared rate limit costs a request on PostgreSQL: one
+// request counted alone (a quiet replica: each request its own statement) and requests
+// counted by 8 goroutines at once (a busy one: batched). The fence's lock and read
+// with the count show here (docs/performance.md, fence3).
+//
+//	go test -run '^$' -bench BenchmarkCountRequest -benchtime 3000x -count 3 ./postgres
+func BenchmarkCountRequest(b *testing.B) {
+	db := testkit.OpenPostgres(b, nil)
+	ctx := context.Background()
+	start := time.Now().Truncate(time.Minute)
+	b.Run("alone", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := db.CountRequest(ctx, "tbench", start, 1<<30); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("concurrent", func(b *testing.B) {
+		b.SetParallelism(4) // 8 goroutines on 2 cores
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, _, err := db.CountRequest(ctx, "tbench", start, 1<<30); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}

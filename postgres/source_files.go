@@ -73,18 +73,18 @@ func (db *DB) DiscardSourceFiles(ctx context.Context, workspaceID, kbID string, 
 	})
 }
 
-// sweepSourceFiles removes, at start, the files whose file source row is absent (a crash
-// between storing the file and committing the row) once older than orphanFileGrace.
-func (db *DB) sweepSourceFiles(ctx context.Context) error {
-	tag, err := db.pool.Exec(ctx, `DELETE FROM source_files f WHERE f.stored_at < now() - $1 * interval '1 second'
+// sweepOrphanFiles removes, at start (startRows), the files whose file source row is
+// absent (a crash between storing the file and committing the row) once older than
+// orphanFileGrace, and returns how many. It runs behind the fence: which files a source
+// holds is a newer binary's to say once it has migrated, and an older rule could delete
+// what it keeps.
+func sweepOrphanFiles(t *tx) (int64, error) {
+	tag, err := t.exec(`DELETE FROM source_files f WHERE f.stored_at < now() - $1 * interval '1 second'
 		AND NOT EXISTS (SELECT 1 FROM knowledge_sources s
 			WHERE s.knowledge_base_id = f.knowledge_base_id AND s.id = f.source_id AND s.type = 'files')`,
 		int64(orphanFileGrace/time.Second))
 	if err != nil {
-		return fmt.Errorf("postgres: sweeping knowledge base files: %w", err)
+		return 0, fmt.Errorf("postgres: sweeping knowledge base files: %w", err)
 	}
-	if n := tag.RowsAffected(); n > 0 {
-		db.log.Info("removed leftover knowledge base files", "count", n)
-	}
-	return nil
+	return tag.RowsAffected(), nil
 }

@@ -2,7 +2,10 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"time"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 // MarkAPIKeyUsed implements service.KeyUseRecorder: db.touch writes last_used_at in
@@ -13,8 +16,11 @@ func (db *DB) MarkAPIKeyUsed(id int64, at time.Time) { db.touch.Mark(id, at) }
 // service's: it touches only last_used_at, never earlier than what is stored (another
 // replica may have written a later use), and skips keys revoked meanwhile.
 //
-// It runs at READ COMMITTED whatever the database's default_transaction_isolation, as
-// every statement outside a transaction does (readCommittedSessions): every write's
+// It passes the fence (writeOnce): a newer binary's migration may have changed api_keys,
+// and a replica that stepped aside writes nothing of its own rules into it.
+//
+// It runs at READ COMMITTED whatever the database's default_transaction_isolation
+// (writeOnce's, as every statement outside an Update: readCommittedSessions): every write's
 // access re-check reads these rows in its SERIALIZABLE transaction, and a SERIALIZABLE
 // flush would join their predicate-lock graph: writes of separate workspaces failed and
 // ran again nearly twice as often, and flushes failed (docs/performance.md). At READ
@@ -27,8 +33,14 @@ func (db *DB) writeUses(batch map[int64]time.Time) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, err := db.pool.Exec(ctx, `UPDATE api_keys k SET last_used_at = u.at
+	err := db.writeOnce(ctx, func(t *tx) error {
+		_, err := t.exec(`UPDATE api_keys k SET last_used_at = u.at
 		FROM unnest($1::bigint[], $2::timestamptz[]) AS u(id, at)
 		WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`, ids, ats)
+		return err
+	})
+	if errors.Is(err, data.ErrStorageSuperseded) {
+		return nil // a fenced replica's uses are dropped (informational), logged once by the fence
+	}
 	return err
 }

@@ -166,7 +166,8 @@ func (db *DB) attempt(ctx context.Context, locks lockSet, serialized bool, st *t
 }
 
 // writeOnce runs fn in one READ COMMITTED write transaction, once: the writes made outside
-// Update (a job claim, a knowledge file), which pass the fence as Update's do (begin).
+// Update (a job claim, a knowledge file, last_used_at, the start's rows), which pass the
+// fence as Update's do (begin). The rate counts pass it their own way (tryFenced).
 func (db *DB) writeOnce(ctx context.Context, fn func(t *tx) error) error {
 	if err := db.fence.failed(); err != nil {
 		return err

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -27,7 +28,8 @@ type rateLimiter struct {
 	limit int
 	now   func() time.Time
 	// shared, when set, keeps the counts where every replica sees them (windows then
-	// start on the minute, so replicas agree on them); the map below is unused.
+	// start on the minute, so replicas agree on them); the map below is used only once
+	// the replica is fenced (allowShared).
 	shared data.RateCounter
 	log    *slog.Logger
 
@@ -65,6 +67,11 @@ func (l *rateLimiter) allow(ctx context.Context, key string) rateDecision {
 	if l.shared != nil {
 		return l.allowShared(ctx, key, now)
 	}
+	return l.allowLocal(key, now)
+}
+
+// allowLocal is allow on the counts in memory.
+func (l *rateLimiter) allowLocal(key string, now time.Time) rateDecision {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if now.Sub(l.lastSweep) >= rateWindow {
@@ -98,6 +105,13 @@ func (l *rateLimiter) allowShared(ctx context.Context, key string, now time.Time
 	start := now.Truncate(rateWindow)
 	d := rateDecision{limit: l.limit, reset: start.Add(rateWindow).Sub(now)}
 	count, added, err := l.shared.CountRequest(ctx, key, start, l.limit)
+	if errors.Is(err, data.ErrStorageSuperseded) || errors.Is(err, data.ErrCountBusy) {
+		// A replica a newer binary's migration fenced writes no count (postgres/fence.go)
+		// but still serves reads until it is replaced, and a count does not wait for a
+		// migration under way: the request is limited by this replica's own counts,
+		// quietly (the fence is logged once; a migration is no failure).
+		return l.allowLocal(key, now)
+	}
 	if err != nil {
 		l.log.Warn("rate limit: counting in the database failed; the request is let through", "error", err)
 		d.allowed, d.remaining = true, l.limit
