@@ -10,6 +10,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // dueKey orders pending deliveries by due time, then by id, so the dispatcher finds the
@@ -44,17 +45,39 @@ func (t tx) Delivery(id string) (*data.Delivery, error) {
 	return &d, nil
 }
 
-// Deliveries implements service.DeliveryTx.
-func (t tx) Deliveries(webhookID string, req data.PageRequest) ([]*data.Delivery, data.Page, error) {
-	ids, page, err := t.db.page(t.b, bucketDeliveriesByWebhook, webhookID, req)
+// Deliveries implements service.DeliveryTx. Under a filter each delivery looked at is
+// decoded once: the filter reads its type and the page reuses it.
+func (t tx) Deliveries(webhookID string, f service.DeliveryFilter, req data.PageRequest) ([]*data.Delivery, data.Page, error) {
+	seen := map[string]*data.Delivery{}
+	var readErr error
+	spec := listSpec{index: bucketDeliveriesByWebhook, scope: webhookID, filter: f.Key()}
+	if f.Types != nil {
+		spec.keep = func(id string) bool {
+			d, err := t.Delivery(id)
+			if err != nil {
+				readErr = err
+			}
+			if d == nil || !f.Keeps(d.EventType) {
+				return false
+			}
+			seen[id] = d
+			return true
+		}
+	}
+	ids, page, err := t.db.list(t.b, spec, req)
+	if err == nil {
+		err = readErr
+	}
 	if err != nil {
 		return nil, page, err
 	}
 	list := make([]*data.Delivery, 0, len(ids))
 	for _, id := range ids {
-		d, err := t.Delivery(id)
-		if err != nil {
-			return nil, page, err
+		d := seen[id]
+		if d == nil {
+			if d, err = t.Delivery(id); err != nil {
+				return nil, page, err
+			}
 		}
 		if d == nil {
 			return nil, page, data.NotFound("Delivery")
