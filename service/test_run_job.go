@@ -89,7 +89,7 @@ func (s *TestRunService) runJob(ctx context.Context, run *JobRun) error {
 	}
 	runner, buildErr := s.runner(ctx, r)
 	if buildErr != nil && transientCase(buildErr) {
-		return Transient(buildErr) // storage unreachable: not the cases' fault
+		return buildErr // a storage fault, not the cases': the runner judges it (TransientStorage)
 	}
 	c := &caseRecorder{s: s, run: run, r: r, done: len(done)}
 	transient := s.runCases(ctx, run, pending, func(ctx context.Context, tc testCase) error {
@@ -230,9 +230,8 @@ func (c *caseRecorder) record(ctx context.Context, res *data.TestCaseResult) err
 		_, err = c.s.recordAs(tx, systemActor, data.EventTestRunProgress, c.r.WorkspaceID, ev)
 		return err
 	})
-	if err != nil && !errors.Is(err, ErrJobLeaseLost) && !errors.Is(err, errTestRunGone) {
-		return Transient(err) // storage unreachable: the job runs again and redoes this case
-	}
+	// A storage fault that heals (TransientStorage, judged by the runner) runs the job
+	// again, which redoes this case.
 	if err == nil {
 		c.done = done
 	}
@@ -295,9 +294,6 @@ func (s *TestRunService) beginRun(ctx context.Context, run *JobRun, id string) (
 	if errors.Is(err, ErrJobLeaseLost) {
 		run.lose()
 	}
-	if err != nil && !errors.Is(err, ErrJobLeaseLost) {
-		err = Transient(err)
-	}
 	return r, done, err
 }
 
@@ -342,7 +338,7 @@ func (s *TestRunService) finishRun(ctx context.Context, run *JobRun, id string) 
 		run.lose()
 		return err
 	}
-	return Transient(err)
+	return err
 }
 
 // completedEvent is test_run.completed's data: the run with each test's verdict, without
