@@ -45,23 +45,22 @@ func (t tx) Delivery(id string) (*data.Delivery, error) {
 	return &d, nil
 }
 
-// Deliveries implements service.DeliveryTx. Under a filter each delivery looked at is
-// decoded once: the filter reads its type and the page reuses it.
+// Deliveries implements service.DeliveryTx. Under a filter, each delivery looked at is
+// read for its event type alone; the page's are read whole.
 func (t tx) Deliveries(webhookID string, f service.DeliveryFilter, req data.PageRequest) ([]*data.Delivery, data.Page, error) {
-	seen := map[string]*data.Delivery{}
 	var readErr error
-	spec := listSpec{index: bucketDeliveriesByWebhook, scope: webhookID, filter: f.Key()}
+	spec := listSpec{index: bucketDeliveriesByWebhook, scope: webhookID, filter: f.Key(), maxScan: f.MaxScan}
 	if f.Types != nil {
+		records := t.b.Bucket(bucketDeliveries)
 		spec.keep = func(id string) bool {
-			d, err := t.Delivery(id)
+			var d struct {
+				EventType string `json:"event_type"`
+			}
+			found, err := getJSON(records, []byte(id), &d)
 			if err != nil {
 				readErr = err
 			}
-			if d == nil || !f.Keeps(d.EventType) {
-				return false
-			}
-			seen[id] = d
-			return true
+			return found && f.Keeps(d.EventType)
 		}
 	}
 	ids, page, err := t.db.list(t.b, spec, req)
@@ -73,11 +72,9 @@ func (t tx) Deliveries(webhookID string, f service.DeliveryFilter, req data.Page
 	}
 	list := make([]*data.Delivery, 0, len(ids))
 	for _, id := range ids {
-		d := seen[id]
-		if d == nil {
-			if d, err = t.Delivery(id); err != nil {
-				return nil, page, err
-			}
+		d, err := t.Delivery(id)
+		if err != nil {
+			return nil, page, err
 		}
 		if d == nil {
 			return nil, page, data.NotFound("Delivery")

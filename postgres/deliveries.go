@@ -62,7 +62,7 @@ func (t *tx) Delivery(id string) (*data.Delivery, error) {
 }
 
 // Deliveries implements service.DeliveryTx; a filter's types are a condition of the
-// statement.
+// statement, which reads no row it passes over, so f.MaxScan is not needed.
 func (t *tx) Deliveries(webhookID string, f service.DeliveryFilter, req data.PageRequest) ([]*data.Delivery, data.Page, error) {
 	ks := keyset{binding: binding("deliveries", webhookID, f.Key()), cols: deliveryCols, from: `deliveries WHERE webhook_id = $1`, key: "id", args: []any{webhookID}}
 	if f.Types != nil {

@@ -86,6 +86,10 @@ type DeliveryFilter struct {
 	// Types, when not nil, are the event types kept; a delivery of any other is passed
 	// over. An empty, non-nil list keeps none.
 	Types []string
+	// MaxScan bounds the deliveries one page looks at (0: no bound), for an engine that
+	// reads each to judge it (bbolt): a page then ends short, with a cursor past what it
+	// looked at. An engine that filters inside the database (PostgreSQL) may ignore it.
+	MaxScan int
 }
 
 // Keeps reports whether f keeps a delivery of eventType: the one test both engines and
