@@ -93,6 +93,13 @@ func (t firstReadFaultTx) ConversationsToRedact(ws string, limit int) ([]string,
 	return t.Tx.ConversationsToRedact(ws, limit)
 }
 
+func (t firstReadFaultTx) StartsToNote(ws string, limit int) ([]data.KeptResponse, error) {
+	if err := t.spend(); err != nil {
+		return nil, err
+	}
+	return t.Tx.StartsToNote(ws, limit)
+}
+
 func (t firstReadFaultTx) AgentsToSeal(ws string, limit int) ([]string, error) {
 	if err := t.spend(); err != nil {
 		return nil, err
@@ -125,6 +132,7 @@ func TestJobKindsFailOnLastingStorageFaults(t *testing.T) {
 		"campaign.start":                map[string]string{"campaign_id": "cmp_01JD6ZZZZZZZZZZZZZZZZZZZZZ"},
 		service.JobKindRedactEnded:      map[string]string{},
 		service.JobKindSealHeaders:      map[string]string{},
+		service.JobKindNoteStarts:       map[string]string{},
 	}
 	var row struct{}
 	lasting := fmt.Errorf("decoding the job's record: %w", json.Unmarshal([]byte(`{"id":`), &row))
