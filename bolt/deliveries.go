@@ -10,6 +10,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // dueKey orders pending deliveries by due time, then by id, so the dispatcher finds the
@@ -44,9 +45,28 @@ func (t tx) Delivery(id string) (*data.Delivery, error) {
 	return &d, nil
 }
 
-// Deliveries implements service.DeliveryTx.
-func (t tx) Deliveries(webhookID string, req data.PageRequest) ([]*data.Delivery, data.Page, error) {
-	ids, page, err := t.db.page(t.b, bucketDeliveriesByWebhook, webhookID, req)
+// Deliveries implements service.DeliveryTx. Under a filter, each delivery looked at is
+// read for its event type alone; the page's are read whole.
+func (t tx) Deliveries(webhookID string, f service.DeliveryFilter, req data.PageRequest) ([]*data.Delivery, data.Page, error) {
+	var readErr error
+	spec := listSpec{index: bucketDeliveriesByWebhook, scope: webhookID, filter: f.Key(), maxScan: f.MaxScan}
+	if f.Types != nil {
+		records := t.b.Bucket(bucketDeliveries)
+		spec.keep = func(id string) bool {
+			var d struct {
+				EventType string `json:"event_type"`
+			}
+			found, err := getJSON(records, []byte(id), &d)
+			if err != nil {
+				readErr = err
+			}
+			return found && f.Keeps(d.EventType)
+		}
+	}
+	ids, page, err := t.db.list(t.b, spec, req)
+	if err == nil {
+		err = readErr
+	}
 	if err != nil {
 		return nil, page, err
 	}

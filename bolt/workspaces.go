@@ -77,5 +77,8 @@ func (db *DB) deleteWorkspaceTx(b *bbolt.Tx, id string) error {
 	if err := deleteWorkspaceEvents(b, id); err != nil {
 		return err
 	}
+	if err := unlistWorkspaceStarts(b, id); err != nil {
+		return err
+	}
 	return b.Bucket(bucketWorkspaces).Delete([]byte(id))
 }

@@ -95,7 +95,7 @@ func TestServePrunesOldDeliveries(t *testing.T) {
 	}
 	defer db.Close()
 	err = db.View(context.Background(), func(tx service.Tx) error {
-		list, _, err := tx.Deliveries("wh_1", data.PageRequest{PerPage: 100})
+		list, _, err := tx.Deliveries("wh_1", service.DeliveryFilter{}, data.PageRequest{PerPage: 100})
 		if err != nil {
 			return err
 		}

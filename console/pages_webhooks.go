@@ -153,8 +153,9 @@ func (h *Handler) renderWebhook(w http.ResponseWriter, r *http.Request, status i
 		return
 	}
 	q := pageQuery(perPage, r.URL.Query().Get("cursor"))
-	// A token that may not read every event the log names (a key with scopes in the
-	// session) sees the webhook without its deliveries, and the API's reason.
+	// A token that may not read every event the webhook carries (a key with scopes in
+	// the session) sees it without its deliveries, and the API's reason; the API lists
+	// a token that may only the deliveries it reads.
 	var deliveries []any
 	var pages pager
 	withheld := ""

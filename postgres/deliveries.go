@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // deliveryCols are the columns a delivery is read from, in scanDelivery's order.
@@ -60,9 +61,14 @@ func (t *tx) Delivery(id string) (*data.Delivery, error) {
 	return d, nil
 }
 
-// Deliveries implements service.DeliveryTx.
-func (t *tx) Deliveries(webhookID string, req data.PageRequest) ([]*data.Delivery, data.Page, error) {
-	ks := keyset{binding: binding("deliveries", webhookID), cols: deliveryCols, from: `deliveries WHERE webhook_id = $1`, key: "id", args: []any{webhookID}}
+// Deliveries implements service.DeliveryTx; a filter's types are a condition of the
+// statement, which reads no row it passes over, so f.MaxScan is not needed.
+func (t *tx) Deliveries(webhookID string, f service.DeliveryFilter, req data.PageRequest) ([]*data.Delivery, data.Page, error) {
+	ks := keyset{binding: binding("deliveries", webhookID, f.Key()), cols: deliveryCols, from: `deliveries WHERE webhook_id = $1`, key: "id", args: []any{webhookID}}
+	if f.Types != nil {
+		ks.from += ` AND event_type = ANY($2)`
+		ks.args = append(ks.args, f.Types)
+	}
 	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.Delivery, string, error) {
 		d, err := scanDelivery(rows)
 		if err != nil {

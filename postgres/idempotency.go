@@ -101,3 +101,36 @@ func (t *tx) DeleteIdempotentResponsesBefore(before time.Time, limit int) (int, 
 		SELECT token_id, key FROM idempotency_responses WHERE created_at < $1 ORDER BY created_at LIMIT $2)`, before, limit)
 	return int(tag.RowsAffected()), err
 }
+
+// StartsToNote implements service.AccountTx (migration 0032's list).
+func (t *tx) StartsToNote(ws string, limit int) ([]data.KeptResponse, error) {
+	rows, err := t.query(`SELECT token_id, key FROM idempotency_starts_to_note WHERE workspace_id = $1
+		ORDER BY token_id, key LIMIT $2`, ws, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []data.KeptResponse
+	for rows.Next() {
+		var k data.KeptResponse
+		var key []byte
+		if err := rows.Scan(&k.TokenID, &key); err != nil {
+			return nil, err
+		}
+		k.Key = string(key)
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// StartNoted implements service.AccountTx.
+func (t *tx) StartNoted(ws string, tokenID int64, key string) error {
+	_, err := t.exec(`DELETE FROM idempotency_starts_to_note WHERE workspace_id = $1 AND token_id = $2 AND key = $3`, ws, tokenID, []byte(key))
+	return err
+}
+
+// ListStartToNote implements service.AccountTx.
+func (t *tx) ListStartToNote(ws string, tokenID int64, key string) error {
+	_, err := t.exec(`INSERT INTO idempotency_starts_to_note (workspace_id, token_id, key) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, ws, tokenID, []byte(key))
+	return err
+}

@@ -89,6 +89,7 @@ func (t *tx) DeleteWorkspace(id string) error {
 	for _, sql := range []string{
 		`DELETE FROM members WHERE workspace_id = $1`,
 		`DELETE FROM api_keys WHERE workspace_id = $1`,
+		`DELETE FROM idempotency_starts_to_note WHERE workspace_id = $1`,
 		// Events, their outbox entries and the chain head went with the cascades
 		// (deleteWorkspaceEvents): the outbox has no foreign key to events, so events
 		// deleted here alone would leave their entries behind.

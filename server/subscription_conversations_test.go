@@ -52,3 +52,29 @@ func TestSubscriptionOpenConversations(t *testing.T) {
 		t.Errorf("plan limit removed: limit %v, want the server's 3", l)
 	}
 }
+
+// TestSubscriptionOpenConversationsUnbounded: on a server run with
+// --max-open-conversations 0 and a plan without the limit, nothing bounds a start, so
+// GET /subscription shows the limit null (unlimited, as every limit a plan leaves unset)
+// and still counts the open conversations as usage; a plan's limit shows again at once.
+func TestSubscriptionOpenConversationsUnbounded(t *testing.T) {
+	e := newConvEnv(t, nil, func(s *cli.LLMSettings) { s.MaxOpenConversations = 0 })
+	agent := e.createAgent(t, map[string]any{"name": "Desk"})
+	for range 2 {
+		e.start(t, agent, map[string]any{"version": "draft"}, 201)
+	}
+	r := e.Do("GET", "/api/v1/subscription", e.tok, nil)
+	testkit.Expect(t, r, 200)
+	limits, usage := r.Data()["limits"].(map[string]any), r.Data()["usage"].(map[string]any)
+	if l, ok := limits[data.LimitOpenConversations]; !ok || l != nil || usage[data.LimitOpenConversations] != float64(2) {
+		t.Errorf("no bound: open_conversations limit %v (present %v), usage %v; want null and 2", l, ok, usage[data.LimitOpenConversations])
+	}
+	if _, err := e.Svc.Subscriptions.SetSubscription(context.Background(), e.Owner.WorkspaceID,
+		data.SubscriptionSet{Limits: map[string]int64{data.LimitOpenConversations: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	r = e.Do("GET", "/api/v1/subscription", e.tok, nil)
+	if l := r.Data()["limits"].(map[string]any)[data.LimitOpenConversations]; l != float64(5) {
+		t.Errorf("plan limit 5 on an unbounded server: limit %v", l)
+	}
+}

@@ -53,11 +53,13 @@ func deliveryIDs(list []any) []string {
 
 // TestWebhookReadsHoldTheEventLimit: a webhook's delivery log names events (their ids,
 // types, times and the receiver's answers), so a token reads it only when it may read
-// every event type the log holds: the webhook's types, the webhook.test events sent to
-// it, and the types of the deliveries on the page (those of a wider filter the webhook
-// had before). Otherwise 403 naming the types, on every page. The webhook's own record
-// holds no event and stays readable with webhooks:read; event-types answers each token
-// its own rule. Both engines (VOICEAPI_TEST_BACKEND=postgres).
+// every event type the webhook carries now: its types and the webhook.test events sent
+// to it, both named by the webhook's own record; otherwise 403 naming those types. The
+// deliveries of types the webhook carried before (a wider filter) that the token may not
+// read are passed over, never named, not even in a 403: naming them would tell which
+// such events happened. The webhook's own record holds no event and stays readable with
+// webhooks:read; event-types answers each token its own rule. Both engines
+// (VOICEAPI_TEST_BACKEND=postgres).
 func TestWebhookReadsHoldTheEventLimit(t *testing.T) {
 	s := testkit.NewServer(t, nil)
 	own := s.Owner.Token
@@ -134,14 +136,10 @@ func TestWebhookReadsHoldTheEventLimit(t *testing.T) {
 	// log keeps them.
 	config := map[string][]string{all: data.EventTypes, calls: {data.EventCallRegistered, data.EventCallEnded},
 		narrowed: {data.EventCallRegistered, data.EventCallEnded}}
-	// hidden are the types a page of webhook id's log may hold that caller c may not read,
-	// as the 403 names them (none when it reads them all): the webhook's types, the test
-	// events sent to it, and the types of the deliveries on the page (the owner's answer).
-	hidden := func(c int, id string, page *testkit.Response) []string {
+	// hidden are the types webhook id carries now (its filter, and the test events sent
+	// to it) that caller c may not read, as the 403 names them (none when it reads them).
+	hidden := func(c int, id string) []string {
 		holds := append([]string{data.EventWebhookTest}, config[id]...)
-		for _, d := range page.List() {
-			holds = append(holds, d.(map[string]any)["event_type"].(string))
-		}
 		var out []string
 		for _, t := range data.EventTypes {
 			if slices.Contains(holds, t) && !slices.Contains(callers[c].offers, t) {
@@ -150,11 +148,22 @@ func TestWebhookReadsHoldTheEventLimit(t *testing.T) {
 		}
 		return out
 	}
+	// readable are the ids of the owner's page that caller c may read.
+	readable := func(c int, page *testkit.Response) []string {
+		out := []string{}
+		for _, d := range page.List() {
+			if d := d.(map[string]any); slices.Contains(callers[c].offers, d["event_type"].(string)) {
+				out = append(out, d["id"].(string))
+			}
+		}
+		return out
+	}
 
 	// The case the webhook's filter alone would miss is there: a token that reads every
 	// type narrowed carries now, but not every type its log holds.
-	if h := hidden(3, narrowed, s.Do("GET", "/api/v1/webhooks/"+narrowed+"/deliveries?per_page=100", own, nil)); !slices.Contains(h, data.EventAgentCreated) {
-		t.Fatalf("narrowed's log holds nothing hidden from %s: %q", callers[3].name, h)
+	ownNarrowed := s.Do("GET", "/api/v1/webhooks/"+narrowed+"/deliveries?per_page=100", own, nil)
+	if len(hidden(3, narrowed)) > 0 || len(readable(3, ownNarrowed)) == len(ownNarrowed.List()) {
+		t.Fatalf("narrowed's log holds nothing hidden from %s: %s", callers[3].name, ownNarrowed.Body)
 	}
 	for c, caller := range callers {
 		t.Run(caller.name, func(t *testing.T) {
@@ -175,30 +184,65 @@ func TestWebhookReadsHoldTheEventLimit(t *testing.T) {
 				if len(mine.List()) == 0 {
 					t.Fatalf("webhook %s has no deliveries to read", id)
 				}
-				// The second page, by the cursor of the owner's first page of one.
-				first := s.Do("GET", "/api/v1/webhooks/"+id+"/deliveries?per_page=1", own, nil)
-				next, _ := first.Meta()["next_cursor"].(string)
-				if next == "" {
-					t.Fatalf("webhook %s: no second page: %s", id, first.Body)
-				}
-				second := "/api/v1/webhooks/" + id + "/deliveries?per_page=1&cursor=" + next
-				for _, p := range []string{path, second} {
-					r := s.Do("GET", p, caller.token, nil)
-					want := s.Do("GET", p, own, nil)
-					if h := hidden(c, id, want); len(h) > 0 {
-						msg := refusal(c, h)
+				first := s.Do("GET", "/api/v1/webhooks/"+id+"/deliveries?per_page=1", caller.token, nil)
+				if h := hidden(c, id); len(h) > 0 {
+					msg := refusal(c, h)
+					for _, r := range []*testkit.Response{s.Do("GET", path, caller.token, nil), first} {
 						if r.Status != 403 || r.Code() != "forbidden" || r.JSON()["message"] != msg {
-							t.Errorf("GET %s: %d %s, want 403 %q", p, r.Status, r.Body, msg)
+							t.Errorf("GET %s deliveries: %d %s, want 403 %q", id, r.Status, r.Body, msg)
 						}
-						continue
 					}
-					testkit.Expect(t, r, 200)
-					if !slices.Equal(deliveryIDs(r.List()), deliveryIDs(want.List())) || fmt.Sprint(r.Meta()) != fmt.Sprint(want.Meta()) {
-						t.Errorf("GET %s: %s, the owner's %s", p, r.Body, want.Body)
+					continue
+				}
+				// The page is the owner's without what the caller may not read; its
+				// cursor leads on to the next readable delivery.
+				want := readable(c, mine)
+				r := s.Do("GET", path, caller.token, nil)
+				testkit.Expect(t, r, 200)
+				if got := deliveryIDs(r.List()); !slices.Equal(got, want) {
+					t.Errorf("GET %s: %v, want the owner's readable %v", path, got, want)
+				}
+				for _, d := range r.List() {
+					if typ := d.(map[string]any)["event_type"].(string); !slices.Contains(caller.offers, typ) {
+						t.Errorf("GET %s lists a %s delivery", path, typ)
 					}
+				}
+				next, _ := first.Meta()["next_cursor"].(string)
+				if len(want) < 2 || next == "" {
+					t.Fatalf("webhook %s: no second readable page: %s", id, first.Body)
+				}
+				second := s.Do("GET", "/api/v1/webhooks/"+id+"/deliveries?per_page=1&cursor="+next, caller.token, nil)
+				testkit.Expect(t, second, 200)
+				if got := deliveryIDs(second.List()); !slices.Equal(got, want[1:2]) {
+					t.Errorf("webhook %s, second page: %v, want %v", id, got, want[1:2])
 				}
 			}
 		})
+	}
+
+	// A retry of a delivery the caller may not read finds none (404), as the list shows
+	// none; one it reads gets as far as its state (409: still pending, not dispatched
+	// here), as the owner's retry of either does.
+	var hiddenID, shownID string
+	for _, d := range ownNarrowed.List() {
+		d := d.(map[string]any)
+		if slices.Contains(callers[3].offers, d["event_type"].(string)) {
+			shownID = d["id"].(string)
+		} else {
+			hiddenID = d["id"].(string)
+		}
+	}
+	retry := func(id string) string { return "/api/v1/webhooks/" + narrowed + "/deliveries/" + id + "/retry" }
+	writer := keyWithScopes(t, s, append([]string{data.ScopeWebhooksWrite}, callers[3].scopes...)...)
+	for _, c := range []struct {
+		token    string
+		delivery string
+		status   int
+	}{{writer, hiddenID, 404}, {writer, shownID, 409}, {own, hiddenID, 409}} {
+		r := s.Do("POST", retry(c.delivery), c.token, nil)
+		if r.Status != c.status || strings.Contains(string(r.Body), data.EventAgentCreated) {
+			t.Errorf("retry of %s: %d %s, want %d naming no hidden type", c.delivery, r.Status, r.Body, c.status)
+		}
 	}
 }
 

@@ -116,7 +116,7 @@ func (s *AnalysisService) runBackfill(ctx context.Context, run *JobRun) error {
 	if cursor == "" && progress.Total == 0 {
 		total, err := s.countCalls(ctx, ws, p)
 		if err != nil {
-			return Transient(err)
+			return err
 		}
 		progress.Total = total
 		if err := run.Progress(ctx, progress, ""); err != nil {
@@ -136,7 +136,7 @@ func (s *AnalysisService) runBackfill(ctx context.Context, run *JobRun) error {
 			return err
 		})
 		if err != nil {
-			return Transient(err)
+			return err
 		}
 		after := backfillEnd
 		if next.NextCursor != nil {

@@ -41,7 +41,7 @@ func (s *CampaignService) runCampaignStart(ctx context.Context, run *JobRun) err
 	if err := json.Unmarshal(run.Job.Payload, &p); err != nil {
 		return err
 	}
-	return Transient(s.store.Update(ctx, func(tx Tx) error {
+	return s.store.Update(ctx, func(tx Tx) error {
 		c, err := tx.Campaign(p.CampaignID)
 		if err != nil || c == nil || c.Status != data.CampaignScheduled {
 			return err
@@ -60,5 +60,5 @@ func (s *CampaignService) runCampaignStart(ctx context.Context, run *JobRun) err
 		}
 		_, err = s.pauseIfBlocked(ctx, tx, c, now, minutesLeft)
 		return err
-	}))
+	})
 }

@@ -295,7 +295,12 @@ func (s *DeliveryService) FinishAttempt(ctx context.Context, id string, out data
 	})
 }
 
-// ListDeliveries implements data.WebhookService.
+// ListDeliveries implements data.WebhookService. The caller must read every event the
+// webhook carries now (mayCarry over its types and webhook.test, all named by the
+// webhook's own record, so a 403 naming them tells nothing the record does not); the
+// deliveries of types it carried before and the caller may not read are passed over
+// (readableDeliveries), as every list passes over what its caller may not read: naming
+// them, even in a 403, would tell which events of those types happened.
 func (s *WebhookService) ListDeliveries(ctx context.Context, webhookID string, req data.PageRequest) ([]*data.Delivery, data.Page, error) {
 	ws, err := currentWorkspace(ctx)
 	if err != nil {
@@ -308,10 +313,11 @@ func (s *WebhookService) ListDeliveries(ctx context.Context, webhookID string, r
 		if err != nil {
 			return err
 		}
-		if list, page, err = tx.Deliveries(webhookID, req); err != nil {
+		if err := s.mayCarry(ctx, withTestEvents(&w.Webhook)); err != nil {
 			return err
 		}
-		return s.mayCarry(ctx, loggedTypes(&w.Webhook, list))
+		list, page, err = tx.Deliveries(webhookID, s.readableDeliveries(ctx), req)
+		return err
 	})
 	if err != nil {
 		return nil, data.Page{}, err
@@ -319,19 +325,27 @@ func (s *WebhookService) ListDeliveries(ctx context.Context, webhookID string, r
 	return list, page, nil
 }
 
-// loggedTypes are the event types a page of w's delivery log may name: w's types (what
-// replay queues), webhook.test (sent to a webhook whatever its types), and the type of
-// each delivery on the page (what retry checks), which covers those of a wider filter w
-// had before. A delivery shows its event's id, type and time and the receiver's answer,
-// so the log is read under mayCarry like a replay: a page is refused whole (403 naming
-// the types), never filtered, so no short page or cursor points at a hidden event.
-func loggedTypes(w *data.Webhook, page []*data.Delivery) *data.Webhook {
-	types := append(append([]string{}, w.Events...), data.EventWebhookTest)
-	for _, d := range page {
-		types = append(types, d.EventType)
-	}
-	return &data.Webhook{Events: types}
+// withTestEvents is w's types and webhook.test (sent to a webhook whatever its types):
+// what its delivery log holds of its present filter.
+func withTestEvents(w *data.Webhook) *data.Webhook {
+	return &data.Webhook{Events: append(append([]string{}, w.Events...), data.EventWebhookTest)}
 }
+
+// readableDeliveries is the part of a webhook's delivery log the caller reads: the
+// deliveries of the event types it reads every event of (carriable, the rule mayCarry
+// applies). A delivery shows its event's id, type and time and the receiver's answer.
+func (b *base) readableDeliveries(ctx context.Context) DeliveryFilter {
+	c := carriable(b.eventVisibility(data.PrincipalFrom(ctx)))
+	if len(c.Withheld) == 0 {
+		return DeliveryFilter{}
+	}
+	return DeliveryFilter{Types: c.Types, MaxScan: MaxDeliveryScan}
+}
+
+// MaxDeliveryScan bounds the deliveries a filtered page of a delivery log looks at, so a
+// key past many older deliveries it may not read is answered promptly, a short page with
+// a cursor on (docs/performance.md, "A narrowed webhook's delivery log").
+const MaxDeliveryScan = 2000
 
 // RetryDelivery implements data.WebhookService. The retry starts a new series of attempts
 // (attempt 1, due now) that follows the backoff schedule like any other.
@@ -356,8 +370,13 @@ func (s *WebhookService) RetryDelivery(ctx context.Context, webhookID, deliveryI
 		if d == nil || d.WebhookID != webhookID {
 			return data.NotFound("Delivery")
 		}
-		if err := s.mayCarry(ctx, &data.Webhook{Events: []string{d.EventType}}); err != nil {
+		// Limited to some agents: refused as every webhook route refuses it. A delivery
+		// of a type the caller may not read is not found, as it is not listed.
+		if err := s.mayCarry(ctx, &data.Webhook{}); err != nil {
 			return err
+		}
+		if !s.readableDeliveries(ctx).Keeps(d.EventType) {
+			return data.NotFound("Delivery")
 		}
 		if d.Status == data.DeliveryPending {
 			return data.Errorf(data.ECONFLICT, "The delivery is still pending; it will be attempted at its next_attempt_at.")

@@ -115,7 +115,7 @@ func Transient(err error) error {
 
 // TransientStorage marks a storage failure Transient when it may heal by itself, and
 // returns any other as it is, a permanent failure (the job ends failed, job.failed
-// naming it): a stored row that does not decode or a violated constraint is a bug that
+// naming it); the runner applies it to every kind's failures (failureOf): a stored row that does not decode or a violated constraint is a bug that
 // every run would meet again. Transient: the database unreachable
 // (data.ErrStorageUnavailable), its disk full (syscall.ENOSPC), the run's context ended,
 // and a replica fenced by a newer binary (data.ErrStorageSuperseded), which must only let

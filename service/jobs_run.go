@@ -128,7 +128,7 @@ func (r *JobRunner) execute(ctx context.Context, run *JobRun) {
 		hctx, cancel = context.WithTimeout(ctx, k.Timeout)
 		defer cancel()
 	}
-	err := callHandler(hctx, k.Handle, run)
+	err := failureOf(callHandler(hctx, k.Handle, run))
 	if errors.Is(context.Cause(ctx), ErrJobLeaseLost) {
 		r.s.jobs.count(j.Kind, JobOutcomeLeaseLost)
 		return // the job's holder (or its cancel) decides: nothing is stored
@@ -160,6 +160,21 @@ func (r *JobRunner) execute(ctx context.Context, run *JobRun) {
 		}
 		r.finish(run, JobOutcomeFailed, data.JobOutcome{Status: data.JobFailed, At: now, Error: msg})
 	}
+}
+
+// failureOf is the one rule, for every kind, of which failures a run again may heal:
+// those the handler marked Transient (a provider's 429 or 5xx), and, judged by
+// TransientStorage, the storage faults that heal by themselves (the database
+// unreachable, a full disk, a fenced replica, SQLSTATE 40, 53, 57, 58 and 55P03, the
+// run's context ended). Any other failure, a stored row that does not decode or a
+// violated constraint among them, is permanent: the job fails at once, job.failed
+// naming it, rather than meeting it again for its whole attempt budget. So a handler
+// returns a storage error as it is and marks only what it knows heals.
+func failureOf(err error) error {
+	if err == nil || IsTransient(err) {
+		return err
+	}
+	return TransientStorage(err)
 }
 
 // errHandlerPanicked is the failure of a handler that panicked: a bug, which running the

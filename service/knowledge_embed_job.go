@@ -203,7 +203,7 @@ func (s *KnowledgeBaseService) runEmbed(ctx context.Context, run *JobRun) error 
 			return err
 		})
 		if err != nil {
-			return Transient(err)
+			return err
 		}
 		if kb == nil || p == nil {
 			return nil // deleted, or embeddings turned off: nothing to do
@@ -231,7 +231,7 @@ func (s *KnowledgeBaseService) runEmbed(ctx context.Context, run *JobRun) error 
 				if serr := s.setEmbeddingError(ctx, run, kb.ID, &reason); serr != nil {
 					s.log.Warn("recording an embedding failure", "knowledge_base_id", kb.ID, "error", serr)
 				}
-				return Transient(err)
+				return err
 			}
 		}
 	}
@@ -274,14 +274,16 @@ func (s *KnowledgeBaseService) embedGroup(ctx context.Context, p *embedProvider,
 	}
 	var vecs [][]float32
 	if len(texts) > 0 {
+		// The provider's failures may pass (Transient); the storage faults around them
+		// are judged by the runner (failureOf).
 		if vecs, err = p.embedder.Embed(ctx, texts); err != nil {
-			return 0, err
+			return 0, Transient(err)
 		}
 		if len(vecs) != len(texts) {
-			return 0, fmt.Errorf("embeddings: %d vectors for %d chunks", len(vecs), len(texts))
+			return 0, Transient(fmt.Errorf("embeddings: %d vectors for %d chunks", len(vecs), len(texts)))
 		}
 		if *dim > 0 && len(vecs[0]) != *dim {
-			return 0, fmt.Errorf("embeddings: the provider answered vectors of %d dimensions, where this knowledge base's vectors of model %s have %d", len(vecs[0]), p.model, *dim)
+			return 0, Transient(fmt.Errorf("embeddings: the provider answered vectors of %d dimensions, where this knowledge base's vectors of model %s have %d", len(vecs[0]), p.model, *dim))
 		}
 	}
 	err = s.store.Update(ctx, func(tx Tx) error {

@@ -82,7 +82,7 @@ func (s *KnowledgeBaseService) runURLFetch(ctx context.Context, run *JobRun) err
 		src, err = stillPending(tx, job)
 		return err
 	}); err != nil {
-		return Transient(err)
+		return err
 	}
 	if src == nil {
 		return nil // fetched already, refetched or deleted meanwhile: nothing to do
@@ -96,10 +96,7 @@ func (s *KnowledgeBaseService) runURLFetch(ctx context.Context, run *JobRun) err
 	if ctx.Err() != nil {
 		return ctx.Err() // stopping, or the job is no longer ours: the source stays pending
 	}
-	if err := s.CompleteURL(ctx, job, got); err != nil {
-		return Transient(err)
-	}
-	return nil
+	return s.CompleteURL(ctx, job, got)
 }
 
 // PendingURLs implements data.KnowledgeBaseService: every url source waiting for a fetch.

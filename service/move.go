@@ -369,7 +369,9 @@ func (m *mover) webhooks(tx Tx, ws string) error {
 		if err := m.put("webhooks", func(d Tx) error { return d.PutWebhook(w) }); err != nil {
 			return err
 		}
-		page := func(req data.PageRequest) ([]*data.Delivery, data.Page, error) { return tx.Deliveries(w.ID, req) }
+		page := func(req data.PageRequest) ([]*data.Delivery, data.Page, error) {
+			return tx.Deliveries(w.ID, DeliveryFilter{}, req)
+		}
 		if err := each(page, func(dl *data.Delivery) error {
 			return m.put("deliveries", func(d Tx) error { return d.PutDelivery(dl) })
 		}); err != nil {

@@ -231,6 +231,7 @@ func New(store Store, opts Options) (*Services, error) {
 	svc.Jobs.Register(svc.Campaigns.startKind())
 	svc.Jobs.Register(svc.Campaigns.recipientsDeleteKind())
 	svc.Jobs.Register(svc.Conversations.redactEndedKind())
+	svc.Jobs.Register(svc.Conversations.noteStartsKind())
 	svc.Jobs.Register(svc.Agents.sealHeadersKind())
 	return svc, nil
 }

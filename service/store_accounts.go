@@ -100,6 +100,17 @@ type AccountTx interface {
 	// ConversationStartResponses returns the responses kept for the start of
 	// conversation id (r.StartedConversationID), under any token: one, seldom more.
 	ConversationStartResponses(conversationID string) ([]data.KeptResponse, error)
+	// StartsToNote returns up to limit of the responses the upgrade listed for workspace
+	// ws (its tokens') for the job that notes a start's answer with its conversation
+	// (service/idempotency_start_upgrade.go): every answer kept with status 201 before
+	// starts were noted (bbolt schema 21, PostgreSQL 0032) and naming no conversation.
+	// Their bodies are sealed, so which are a start's is the job's to tell. Response is
+	// nil; nothing adds to the list after.
+	StartsToNote(ws string, limit int) ([]data.KeptResponse, error)
+	// StartNoted takes a response off its workspace's list.
+	StartNoted(ws string, tokenID int64, key string) error
+	// ListStartToNote lists a response as the upgrade does (tests of the job).
+	ListStartToNote(ws string, tokenID int64, key string) error
 }
 
 // KeyUseRecorder takes note of API key use; a store may write it later, in batches, as

@@ -1,6 +1,8 @@
 package service
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -30,8 +32,9 @@ type WebhookTx interface {
 type DeliveryTx interface {
 	// Delivery returns one delivery record, nil when there is none.
 	Delivery(id string) (*data.Delivery, error)
-	// Deliveries returns one newest-first page of the webhook's delivery records.
-	Deliveries(webhookID string, req data.PageRequest) ([]*data.Delivery, data.Page, error)
+	// Deliveries returns one newest-first page of the webhook's delivery records that f
+	// keeps (DeliveryFilter.Keeps); a cursor made under another filter is refused.
+	Deliveries(webhookID string, f DeliveryFilter, req data.PageRequest) ([]*data.Delivery, data.Page, error)
 	// PutDelivery stores d, new or changed, indexed under its webhook, and keeps the due
 	// index: a pending delivery is listed at its NextAttemptAt, any other is not (a
 	// delivery that stops being pending leaves it). Storing a pending delivery wakes the
@@ -75,6 +78,32 @@ type EventReadTx interface {
 	// not stored, nil with readErr when the stored bytes cannot be read as an event. It
 	// reports what is stored and judges nothing: the verification is the caller's.
 	ChainEvents(workspaceID string, fn func(id string, e *data.Event, readErr error) error) error
+}
+
+// DeliveryFilter selects the deliveries of a page by their event's type: the part of a
+// webhook's log its caller may read (readableDeliveries). The zero filter keeps all.
+type DeliveryFilter struct {
+	// Types, when not nil, are the event types kept; a delivery of any other is passed
+	// over. An empty, non-nil list keeps none.
+	Types []string
+	// MaxScan bounds the deliveries one page looks at (0: no bound), for an engine that
+	// reads each to judge it (bbolt): a page then ends short, with a cursor past what it
+	// looked at. An engine that filters inside the database (PostgreSQL) may ignore it.
+	MaxScan int
+}
+
+// Keeps reports whether f keeps a delivery of eventType: the one test both engines and
+// a retry apply.
+func (f DeliveryFilter) Keeps(eventType string) bool {
+	return f.Types == nil || slices.Contains(f.Types, eventType)
+}
+
+// Key names f in cursors: "" for the zero filter.
+func (f DeliveryFilter) Key() string {
+	if f.Types == nil {
+		return ""
+	}
+	return "types:" + strings.Join(f.Types, ",")
 }
 
 // EventFilter selects the events of a page. Storage walks the workspace's events newest

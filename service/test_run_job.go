@@ -89,10 +89,10 @@ func (s *TestRunService) runJob(ctx context.Context, run *JobRun) error {
 	}
 	runner, buildErr := s.runner(ctx, r)
 	if buildErr != nil && transientCase(buildErr) {
-		return Transient(buildErr) // storage unreachable: not the cases' fault
+		return buildErr // a storage fault, not the cases': the runner judges it (TransientStorage)
 	}
 	c := &caseRecorder{s: s, run: run, r: r, done: len(done)}
-	transient := s.runCases(ctx, run, pending, func(ctx context.Context, tc testCase) error {
+	failure := s.runCases(ctx, run, pending, func(ctx context.Context, tc testCase) error {
 		if s.onCase != nil {
 			s.onCase(r.ID, tc.test.ID, tc.repeat)
 		}
@@ -114,11 +114,11 @@ func (s *TestRunService) runJob(ctx context.Context, run *JobRun) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if errors.Is(transient, errTestRunGone) {
+	if errors.Is(failure, errTestRunGone) {
 		return nil
 	}
-	if transient != nil {
-		return transient
+	if failure != nil {
+		return failure
 	}
 	return s.finishRun(ctx, run, r.ID)
 }
@@ -152,8 +152,9 @@ func caseError(tc testCase, err error, now data.Time) *data.TestCaseResult {
 }
 
 // runCases runs the cases in parallel, each holding one of the process's case slots, and
-// returns the first transient failure (nil when none). After one, no further case starts:
-// the job runs again after its backoff and takes up the cases left.
+// returns the first failure (nil when none): a transient one, or a storage fault, which
+// the runner judges (failureOf). After one, no further case starts: the job runs again
+// after its backoff and takes up the cases left, or fails.
 func (s *TestRunService) runCases(ctx context.Context, run *JobRun, cases []testCase, do func(context.Context, testCase) error) error {
 	slots := *s.limit.Load()
 	var wg sync.WaitGroup
@@ -230,9 +231,8 @@ func (c *caseRecorder) record(ctx context.Context, res *data.TestCaseResult) err
 		_, err = c.s.recordAs(tx, systemActor, data.EventTestRunProgress, c.r.WorkspaceID, ev)
 		return err
 	})
-	if err != nil && !errors.Is(err, ErrJobLeaseLost) && !errors.Is(err, errTestRunGone) {
-		return Transient(err) // storage unreachable: the job runs again and redoes this case
-	}
+	// A storage fault that heals (TransientStorage, judged by the runner) runs the job
+	// again, which redoes this case.
 	if err == nil {
 		c.done = done
 	}
@@ -295,9 +295,6 @@ func (s *TestRunService) beginRun(ctx context.Context, run *JobRun, id string) (
 	if errors.Is(err, ErrJobLeaseLost) {
 		run.lose()
 	}
-	if err != nil && !errors.Is(err, ErrJobLeaseLost) {
-		err = Transient(err)
-	}
 	return r, done, err
 }
 
@@ -342,7 +339,7 @@ func (s *TestRunService) finishRun(ctx context.Context, run *JobRun, id string) 
 		run.lose()
 		return err
 	}
-	return Transient(err)
+	return err
 }
 
 // completedEvent is test_run.completed's data: the run with each test's verdict, without

@@ -58,7 +58,7 @@ func (b *base) runListedUpgrade(ctx context.Context, run *JobRun, u listedUpgrad
 			return err
 		})
 		if err != nil {
-			return Transient(err)
+			return err
 		}
 		if len(ids) == 0 {
 			return nil
@@ -68,7 +68,7 @@ func (b *base) runListedUpgrade(ctx context.Context, run *JobRun, u listedUpgrad
 				return err
 			}
 			if err := u.each(ctx, ws, id); err != nil {
-				return Transient(err)
+				return err
 			}
 		}
 	}

@@ -45,7 +45,7 @@ func currentWorkspace(ctx context.Context) (string, error) {
 // mayCarry refuses a caller who may not read every event of the types a webhook carries
 // (visibility.go): a webhook sends every event of its types, of every agent, to its
 // receiver, so only who may read them all configures, tests, replays or retries it,
-// reads its deliveries (loggedTypes; conventions §6) or deletes it (which silences them:
+// reads its deliveries (withTestEvents; conventions §6) or deletes it (which silences them:
 // a narrow key must not stop the monitoring of events it could never read). The route
 // admits owners and admins whose token sees every agent; a key with scopes must also
 // hold the read scope of each module the types belong to, and audit:read for security

@@ -113,7 +113,7 @@ func (f *pruneDeliveries) checkFirstPass(t *testing.T) {
 func (f *pruneDeliveries) checkKept(t *testing.T) {
 	t.Helper()
 	view(t, f.s, func(tx service.Tx) error {
-		page, _, err := tx.Deliveries(f.w.ID, data.PageRequest{PerPage: 10})
+		page, _, err := tx.Deliveries(f.w.ID, service.DeliveryFilter{}, data.PageRequest{PerPage: 10})
 		if err != nil {
 			return err
 		}
@@ -125,7 +125,7 @@ func (f *pruneDeliveries) checkKept(t *testing.T) {
 		if !slices.Equal(ids, want) {
 			t.Errorf("webhook's deliveries after pruning = %v, want %v (edge, restamped, pending)", ids, want)
 		}
-		page, _, err = tx.Deliveries(f.other.ID, data.PageRequest{PerPage: 10})
+		page, _, err = tx.Deliveries(f.other.ID, service.DeliveryFilter{}, data.PageRequest{PerPage: 10})
 		if err != nil || len(page) != 0 {
 			t.Errorf("other webhook's deliveries after pruning = %d, %v; want none", len(page), err)
 		}

@@ -38,6 +38,7 @@ var suites = []struct {
 	{"tokens_prune", testPruneTokens},
 	{"webhooks", testWebhooks},
 	{"deliveries", testDeliveries},
+	{"deliveries_by_type", testDeliveriesByType},
 	{"deliveries_due_skips", testDueSkips},
 	{"deliveries_prune", testPruneDeliveries},
 	{"outbox", testOutbox},

@@ -137,7 +137,7 @@ func testDeliveries(t *testing.T, open Opener) {
 		if err != nil || got == nil || got.Status != data.DeliveryPending || got.Attempt != 1 || got.WebhookID != w.ID {
 			t.Errorf("stored delivery = %+v, %v", got, err)
 		}
-		page, _, err := tx.Deliveries(w.ID, data.PageRequest{PerPage: 2})
+		page, _, err := tx.Deliveries(w.ID, service.DeliveryFilter{}, data.PageRequest{PerPage: 2})
 		if err != nil || len(page) != 2 || page[0].ID != later.ID || page[1].ID != late.ID {
 			t.Errorf("first page of deliveries: %d, %v; want the two newest", len(page), err)
 		}

@@ -1,0 +1,96 @@
+package server_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/llmtest"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// TestConversationStartKeptBeforeTheUpgradeNoted: a start's answer kept before starts
+// were noted names no conversation, so an end left it as kept, raw when redaction was
+// turned on meanwhile. The upgrade lists every answer kept with status 201 (bbolt schema
+// 21, PostgreSQL 0032: ListStartToNote stands in for it here) and its job
+// (idempotency.note_starts) opens each: a start's is noted with its conversation, and
+// redacted at once when that conversation already ended; an open one's is redacted by
+// its end, as a start kept now is; any other answer is left as it is. Each is taken off
+// the list. Both engines.
+func TestConversationStartKeptBeforeTheUpgradeNoted(t *testing.T) {
+	e := newConvEnv(t, nil)
+	e.stand.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Text("You said: " + r.LastUserText()) })
+	tokenID, _ := strconv.ParseInt(strings.Split(e.tok, "|")[0], 10, 64)
+	_, _, open := startCardGreeter(t, e, "open")
+	_, _, ended := startCardGreeter(t, e, "ended")
+	other := e.Do("POST", "/api/v1/agents", e.tok, map[string]any{"name": "Other"}, "Idempotency-Key", "other")
+	testkit.Expect(t, other, 201)
+	ws := e.Owner.WorkspaceID
+	// As kept before the upgrade: naming no conversation, listed by the upgrade.
+	if err := e.Store.Update(context.Background(), func(tx service.Tx) error {
+		for _, key := range []string{"open", "ended", "other"} {
+			r, err := tx.IdempotentResponse(tokenID, key)
+			if err != nil || r == nil {
+				t.Fatalf("kept %s: %v, %v", key, r, err)
+			}
+			r.StartedConversationID = ""
+			if err := tx.PutIdempotentResponse(tokenID, key, r); err != nil {
+				return err
+			}
+			if err := tx.ListStartToNote(ws, tokenID, key); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	otherBefore := keptBody(t, e, tokenID, "other")
+	redactCards(t, e)
+	testkit.Expect(t, e.Do("POST", "/api/v1/conversations/"+ended.Data()["id"].(string)+"/end", e.tok, nil), 200)
+	if kept := keptBody(t, e, tokenID, "ended"); !strings.Contains(kept, "4111 1111 1111 1111") {
+		t.Fatalf("an end before the job found the unnoted answer: %s", kept)
+	}
+
+	runner := e.Svc.Jobs.NewRunner(service.RunnerOptions{Owner: "upgrade", Kinds: []string{service.JobKindNoteStarts}})
+	if err := e.Store.Update(context.Background(), func(tx service.Tx) error {
+		_, err := e.Svc.Jobs.Enqueue(tx, data.JobEnqueue{WorkspaceID: ws, Kind: service.JobKindNoteStarts, UniqueKey: service.JobKindNoteStarts})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := runner.RunDue(context.Background()); err != nil || n != 1 {
+		t.Fatalf("ran %d jobs: %v", n, err)
+	}
+	if err := e.Store.View(context.Background(), func(tx service.Tx) error {
+		left, err := tx.StartsToNote(ws, 10)
+		if len(left) != 0 {
+			t.Errorf("still listed after the job: %+v", left)
+		}
+		for key, want := range map[string]string{"open": open.Data()["id"].(string), "ended": ended.Data()["id"].(string), "other": ""} {
+			r, _ := tx.IdempotentResponse(tokenID, key)
+			if r == nil || r.StartedConversationID != want {
+				t.Errorf("kept %s names conversation %q, want %q", key, r.StartedConversationID, want)
+			}
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if kept := keptBody(t, e, tokenID, "ended"); strings.Contains(kept, "4111") || strings.Count(kept, "[card]") != 2 {
+		t.Errorf("the job left the ended conversation's start %s", kept)
+	}
+	if kept := keptBody(t, e, tokenID, "open"); strings.Count(kept, "4111 1111 1111 1111") != 2 {
+		t.Errorf("the job changed the open conversation's start before its end: %s", kept)
+	}
+	if kept := keptBody(t, e, tokenID, "other"); kept != otherBefore {
+		t.Errorf("the job changed an agent create's answer: %s, was %s", kept, otherBefore)
+	}
+	testkit.Expect(t, e.Do("POST", "/api/v1/conversations/"+open.Data()["id"].(string)+"/end", e.tok, nil), 200)
+	if kept := keptBody(t, e, tokenID, "open"); strings.Contains(kept, "4111") || strings.Count(kept, "[card]") != 2 {
+		t.Errorf("the end after the job left the start %s", kept)
+	}
+}

@@ -1,0 +1,46 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// BenchDeliveriesFiltered reads the first page (15) of a narrowed webhook's delivery log
+// for a key that reads only its present type, as the service asks for it (its scan bound,
+// service.MaxDeliveryScan): the 10,000 newest deliveries are of a type it carried before,
+// which the filter passes over (service.DeliveryFilter), before the readable ones. An
+// engine that reads each to judge it ends the page at the bound, short, with a cursor on.
+func BenchDeliveriesFiltered(b *testing.B, open Opener) {
+	s := open(b)
+	w := webhookRecord("ws_1")
+	update(b, s, func(tx service.Tx) error { return tx.PutWebhook(w) })
+	for batch := range 11 {
+		update(b, s, func(tx service.Tx) error {
+			for range 1000 {
+				d := pendingDelivery(w.ID, time.Now())
+				d.Status, d.NextAttemptAt = data.DeliverySucceeded, nil
+				if batch == 0 {
+					d.EventType = data.EventCallEnded // the oldest: the present type
+				}
+				if err := tx.PutDelivery(d); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	f := service.DeliveryFilter{Types: []string{data.EventCallEnded}, MaxScan: service.MaxDeliveryScan}
+	b.ReportAllocs()
+	for b.Loop() {
+		view(b, s, func(tx service.Tx) error {
+			page, meta, err := tx.Deliveries(w.ID, f, data.PageRequest{PerPage: 15})
+			if err != nil || len(page) != 15 && meta.NextCursor == nil {
+				b.Fatalf("a filtered page: %d, next %v, %v", len(page), meta.NextCursor, err)
+			}
+			return nil
+		})
+	}
+}
