@@ -106,6 +106,31 @@ func (t tx) DeleteConversationResponses(conversationID string) (int, error) {
 	return n, nil
 }
 
+// deleteConversationKeptResponses deletes every response kept for a message to or the
+// start of conversation id, with their entries: its workspace is being deleted, and with
+// it the tokens that could replay them, so nothing of them is kept (not even a claim).
+func deleteConversationKeptResponses(b *bbolt.Tx, id string) error {
+	responses := b.Bucket(bucketIdempotency)
+	prefix := conversationResponseKey(id, nil)
+	for _, index := range [][]byte{bucketIdempotencyByConversation, bucketIdempotencyByStart} {
+		c := b.Bucket(index).Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+			key := k[len(prefix):]
+			var r data.IdempotentResponse
+			// One that does not decode is deleted too: it could never be replayed.
+			if err := jsonUnmarshal(responses.Get(key), &r); err != nil || r.ConversationID == id || r.StartedConversationID == id {
+				if err := responses.Delete(key); err != nil {
+					return err
+				}
+			}
+			if err := c.Delete(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // ConversationStartResponses implements service.AccountTx. An entry whose response is
 // gone or is another request's now is passed over.
 func (t tx) ConversationStartResponses(conversationID string) ([]data.KeptResponse, error) {
