@@ -55,3 +55,21 @@ func TestDeletedCallTakesItsConversationsKeptAnswers(t *testing.T) {
 		t.Errorf("the start's key after the delete: %+v, %v; want its claim", r, err)
 	}
 }
+
+// An agent's delete keeps its conversations (and their calls), but a retry of a start
+// with it is refused as a first request would be: 404 "Agent not found.", not the kept
+// answer with its variables (the replay re-checks the agent kept with it). Evidence for
+// docs/conversations.md, "Gone with its call"; it held before this change.
+func TestDeletedAgentsKeptStartNotReplayed(t *testing.T) {
+	e := newConvEnv(t, nil)
+	agent := e.createAgent(t, map[string]any{"name": "Greeter", "llm_config": e.llmConfig(nil),
+		"prompt_config": map[string]any{"welcome_message": "Hello {{name}}"}})
+	path, body := "/api/v1/agents/"+agent+"/conversations", map[string]any{"version": "draft", "variables": map[string]any{"name": "Ada Lovelace"}}
+	testkit.Expect(t, e.Do("POST", path, e.tok, body, "Idempotency-Key", "start"), 201)
+	testkit.Expect(t, e.Do("DELETE", "/api/v1/agents/"+agent, e.tok, nil), 204)
+	retry := e.Do("POST", path, e.tok, body, "Idempotency-Key", "start")
+	testkit.Expect(t, retry, 404)
+	if strings.Contains(string(retry.Body), "Ada") {
+		t.Errorf("the start's retry after the agent's delete: %s", retry.Body)
+	}
+}
