@@ -323,6 +323,9 @@ func deleteWorkspaceConversations(tx *bbolt.Tx, ws string) error {
 				return err
 			}
 		}
+		if err := deleteConversationKeptResponses(tx, id); err != nil {
+			return err
+		}
 	}
 	for _, b := range [][]byte{bucketConversationsOpen, bucketConversationsToRedact} {
 		if err := deletePrefix(tx.Bucket(b), indexKey(ws, "")); err != nil {

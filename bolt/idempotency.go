@@ -106,6 +106,31 @@ func (t tx) DeleteConversationResponses(conversationID string) (int, error) {
 	return n, nil
 }
 
+// deleteConversationKeptResponses deletes every response kept for a message to or the
+// start of conversation id, with their entries: its workspace is being deleted, and with
+// it the tokens that could replay them, so nothing of them is kept (not even a claim).
+func deleteConversationKeptResponses(b *bbolt.Tx, id string) error {
+	responses := b.Bucket(bucketIdempotency)
+	prefix := conversationResponseKey(id, nil)
+	for _, index := range [][]byte{bucketIdempotencyByConversation, bucketIdempotencyByStart} {
+		c := b.Bucket(index).Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+			key := k[len(prefix):]
+			var r data.IdempotentResponse
+			// One that does not decode is deleted too: it could never be replayed.
+			if err := jsonUnmarshal(responses.Get(key), &r); err != nil || r.ConversationID == id || r.StartedConversationID == id {
+				if err := responses.Delete(key); err != nil {
+					return err
+				}
+			}
+			if err := c.Delete(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // ConversationStartResponses implements service.AccountTx. An entry whose response is
 // gone or is another request's now is passed over.
 func (t tx) ConversationStartResponses(conversationID string) ([]data.KeptResponse, error) {
@@ -130,30 +155,28 @@ func (t tx) ConversationStartResponses(conversationID string) ([]data.KeptRespon
 
 // DeleteIdempotentResponsesBefore implements service.AccountTx: up to limit entries of
 // the index by time, before before, each with its response when that was kept before
-// too (a later one under the same key stays, with its own entry). A response that does
-// not decode goes too: it could never be replayed.
+// too (a later one under the same key stays, with its own entry), and the response's
+// entries under its conversation and the conversation it started. A response that does
+// not decode goes too: it could never be replayed. Its entries name a conversation it
+// no longer says, so they are looked for by key, in one pass over both indexes for the
+// batch (such a response is rare: written by no binary of ours).
 func (t tx) DeleteIdempotentResponsesBefore(before time.Time, limit int) (int, error) {
 	responses := t.b.Bucket(bucketIdempotency)
 	end := idempotencyTimeKey(before, nil)
 	n := 0
+	undecodable := map[string]bool{}
 	c := t.b.Bucket(bucketIdempotencyByTime).Cursor()
 	for k, _ := c.First(); k != nil && bytes.Compare(k, end) < 0 && n < limit; k, _ = c.First() {
 		key := k[8:]
 		var r data.IdempotentResponse
 		if v := responses.Get(key); v != nil {
-			if err := jsonUnmarshal(v, &r); err != nil || r.CreatedAt.Before(before) {
-				if err := responses.Delete(key); err != nil {
+			err := jsonUnmarshal(v, &r)
+			if err != nil {
+				undecodable[string(key)] = true
+			}
+			if err != nil || r.CreatedAt.Before(before) {
+				if err := t.deleteKeptResponse(key, &r); err != nil {
 					return n, err
-				}
-				if r.ConversationID != "" { // its entry under its conversation goes with it
-					if err := t.b.Bucket(bucketIdempotencyByConversation).Delete(conversationResponseKey(r.ConversationID, key)); err != nil {
-						return n, err
-					}
-				}
-				if r.StartedConversationID != "" { // and the one under the conversation it started
-					if err := t.b.Bucket(bucketIdempotencyByStart).Delete(conversationResponseKey(r.StartedConversationID, key)); err != nil {
-						return n, err
-					}
 				}
 			}
 		}
@@ -162,7 +185,53 @@ func (t tx) DeleteIdempotentResponsesBefore(before time.Time, limit int) (int, e
 		}
 		n++
 	}
+	if len(undecodable) == 0 {
+		return n, nil
+	}
+	for _, b := range [][]byte{bucketIdempotencyByConversation, bucketIdempotencyByStart} {
+		if err := deleteEntriesOfKeys(t.b.Bucket(b), undecodable); err != nil {
+			return n, err
+		}
+	}
 	return n, nil
+}
+
+// deleteKeptResponse deletes the response r kept under key, and its entries under its
+// conversation and under the conversation it started.
+func (t tx) deleteKeptResponse(key []byte, r *data.IdempotentResponse) error {
+	if err := t.b.Bucket(bucketIdempotency).Delete(key); err != nil {
+		return err
+	}
+	if r.ConversationID != "" {
+		if err := t.b.Bucket(bucketIdempotencyByConversation).Delete(conversationResponseKey(r.ConversationID, key)); err != nil {
+			return err
+		}
+	}
+	if r.StartedConversationID != "" {
+		return t.b.Bucket(bucketIdempotencyByStart).Delete(conversationResponseKey(r.StartedConversationID, key))
+	}
+	return nil
+}
+
+// deleteEntriesOfKeys deletes the entries "<conversation id>\x00<key>" of index whose key
+// is in keys (a conversation id holds no 0 byte).
+func deleteEntriesOfKeys(index *bbolt.Bucket, keys map[string]bool) error {
+	var gone [][]byte
+	err := index.ForEach(func(k, _ []byte) error {
+		if i := bytes.IndexByte(k, 0); i >= 0 && keys[string(k[i+1:])] {
+			gone = append(gone, bytes.Clone(k)) // k is valid only until the bucket changes
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range gone {
+		if err := index.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // indexIdempotencyByTime fills the index by time of a file written before it was kept

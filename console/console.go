@@ -137,7 +137,7 @@ func nav(p *data.Principal) []navItem {
 	if mayReadJobs(p) {
 		add("", "jobs", "Jobs")
 	}
-	if data.RoleAtLeast(p.Role, data.RoleAdmin) && len(p.AgentIDs) == 0 { // owners and admins (conventions §6)
+	if p.Allows(data.NeedWebhooks(false)) == nil { // the API's rule (conventions §6)
 		add("", "webhooks", "Webhooks")
 	}
 	add("", "api-keys", "API keys")

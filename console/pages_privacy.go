@@ -56,7 +56,8 @@ func (h *Handler) renderPrivacy(w http.ResponseWriter, r *http.Request, status i
 	h.render(w, r, status, "privacy", &view{Title: "Privacy", Active: "workspace", Err: relabel(fail, privacyLabels), D: map[string]any{
 		"WS": ws, "ETag": res.ETag, "P": priv, "Rules": rules, "Detectors": validate.RedactionDetectors,
 		"On": strs(lookup(priv, "redaction.detectors")), "Min": validate.MinRetentionDays, "Max": validate.MaxRetentionDays,
-		"Admin": data.RoleAtLeast(data.PrincipalFrom(r.Context()).Role, data.RoleAdmin),
+		// Saving is PUT /api/v1/workspaces/{id}: the API's rule, which reads a key's scopes.
+		"CanSave": data.PrincipalFrom(r.Context()).Allows(data.NeedWorkspaceAdmin()) == nil,
 	}})
 }
 

@@ -72,9 +72,15 @@ func (h *Handler) renderWorkspace(w http.ResponseWriter, r *http.Request, status
 		"Workspaces": mine.List(), "Current": p.WorkspaceID, "WS": cur.Data(), "WSETag": cur.ETag, "Me": me.Data(),
 		"Personal": str(me.Data()["personal_workspace_id"]) == p.WorkspaceID,
 		"Role":     p.Role, "Modules": p.Modules, "Members": members.List(), "Pages": pagerOf(r, "cursor", members),
-		"Usage": h.usage(r), "Admin": data.RoleAtLeast(p.Role, data.RoleAdmin), "Owner": p.Role == data.RoleOwner,
-		"CanPrice":  p.Allows(data.NeedWorkspaceAdmin()) == nil, // the price table's (the API's rule)
-		"AllAgents": len(p.AgentIDs) == 0, "Roles": data.Roles, "AllModules": data.Modules,
+		"Usage": h.usage(r), "Owner": p.Role == data.RoleOwner,
+		// Each offer under the rule of the API's route it leads to, which reads a key's
+		// scopes and agent_ids as well as the role.
+		"CanSettings": p.Allows(data.NeedWorkspaceAdmin()) == nil,
+		"CanPrice":    p.Allows(data.NeedWorkspaceAdmin()) == nil,
+		"CanAudit":    p.Allows(data.NeedAuditLog()) == nil,
+		"CanMembers":  p.Allows(data.NeedMemberChange()) == nil,
+		"CanExport":   p.Allows(data.NeedWorkspaceExport()) == nil,
+		"Roles":       data.Roles, "AllModules": data.Modules,
 		"Agents": agents, "AgentNames": h.agentNames(r, agents, listIDs(members.List(), "agent_ids")...),
 		"Form": form, "Values": r.PostForm,
 	}})

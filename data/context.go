@@ -146,6 +146,41 @@ func NeedAgentCreate() Requirement {
 // routes and the console's offers both ask it.
 func NeedWorkspaceAdmin() Requirement { return Member(RoleAdmin).WithScope(ScopeWorkspaceAdmin) }
 
+// NeedWebhooks is the requirement of reading (change false) or changing the webhooks: an
+// admin whose token sees every agent (a webhook carries every event of the workspace),
+// and a key holding webhooks:read or webhooks:write if it has scopes. The API's routes
+// and the console's offers both ask it.
+func NeedWebhooks(change bool) Requirement {
+	r := Member(RoleAdmin).WithScope(ScopeWebhooksRead)
+	if change {
+		r.Scope = ScopeWebhooksWrite
+	}
+	r.AllAgents = true
+	return r
+}
+
+// NeedWorkspaceExport is the requirement of exporting or importing a whole workspace:
+// NeedWorkspaceAdmin by a token that sees every agent (an export holds every agent, an
+// import creates agents). The API's routes and the console's offer both ask it.
+func NeedWorkspaceExport() Requirement {
+	r := NeedWorkspaceAdmin()
+	r.AllAgents = true
+	return r
+}
+
+// NeedAuditLog is the requirement of reading the audit log: an admin, and a key holding
+// audit:read if it has scopes. The API's route and the console's offers both ask it.
+func NeedAuditLog() Requirement { return Member(RoleAdmin).WithScope(ScopeAuditRead) }
+
+// NeedMemberChange is the requirement of adding, changing or removing a workspace's
+// members: an admin whose token sees every agent, with a key without scopes. The API's
+// routes and the console's offers both ask it.
+func NeedMemberChange() Requirement {
+	r := Member(RoleAdmin)
+	r.AllAgents = true
+	return r
+}
+
 // Member is the requirement of a role in the workspace, outside any module.
 func Member(minRole string) Requirement {
 	return Requirement{MinRole: minRole, Workspace: true}

@@ -14,6 +14,14 @@ import (
 
 func init() {
 	workspaceCascades = append(workspaceCascades, func(t *tx, ws string) error {
+		// What the Idempotency-Keys of its conversations' requests kept goes first (the
+		// tokens that could replay them go with the workspace), each over its index.
+		for _, col := range []string{"conversation_id", "started_conversation_id"} {
+			if _, err := t.exec(`DELETE FROM idempotency_responses WHERE `+col+` IN (
+				SELECT id FROM conversations WHERE workspace_id = $1)`, ws); err != nil {
+				return err
+			}
+		}
 		// Items go with their conversation (ON DELETE CASCADE).
 		_, err := t.exec(`DELETE FROM conversations WHERE workspace_id = $1`, ws)
 		return err

@@ -11,10 +11,10 @@ import (
 // events the rule lets it see (service/visibility.go). The chain's head and its
 // verification name events of every kind, so they need a token that sees every agent.
 func (s *Server) auditRoutes() []route {
-	whole := data.Member(data.RoleAdmin)
+	whole := data.NeedAuditLog()
 	whole.AllAgents = true
 	return []route{
-		{Method: "GET", Path: "/api/v1/audit-log", Need: data.Member(data.RoleAdmin), handle: s.handleAuditLog},
+		{Method: "GET", Path: "/api/v1/audit-log", Need: data.NeedAuditLog(), handle: s.handleAuditLog},
 		{Method: "GET", Path: "/api/v1/audit-log/head", Need: whole, handle: s.handleAuditHead},
 		{Method: "GET", Path: "/api/v1/audit-log/verify", Need: whole, handle: s.handleAuditVerify},
 	}

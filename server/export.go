@@ -21,8 +21,7 @@ func (s *Server) exportRoutes() []route {
 	if s.cfg.MaxImportBody == 0 {
 		s.cfg.MaxImportBody = DefaultMaxImportBody
 	}
-	need := data.Member(data.RoleAdmin).WithScope(data.ScopeWorkspaceAdmin)
-	need.AllAgents = true
+	need := data.NeedWorkspaceExport()
 	const ws = "/api/v1/workspaces/{workspace_id}"
 	return []route{
 		{Method: "GET", Path: ws + "/export", Need: need, Long: true, handle: s.handleWorkspaceExport},

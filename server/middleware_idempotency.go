@@ -194,6 +194,12 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, rt route, prev *
 		// the turn ended the conversation, whose end keeps no message's raw answer.
 		s.writeError(w, r, data.Errorf(data.ECONFLICT, "A message with this Idempotency-Key was carried out; its streamed answer is not kept (the server stopped before keeping it, or the turn ended the conversation). It is not repeated: read the conversation instead."))
 		return
+	case prev.Status == 0 && prev.StartedConversationID != "":
+		// A conversation start's answer cut to its claim: the conversation was deleted
+		// with its call (service/conversation_delete.go), or its answer could not be
+		// redacted at its end. Its variables and opening are not replayed.
+		s.writeError(w, r, data.Errorf(data.ECONFLICT, "A conversation start with this Idempotency-Key was carried out; its answer is no longer kept (the conversation was deleted with its call, or its answer could not be redacted). It is not repeated."))
+		return
 	case prev.Status == 0:
 		// Only a claim: the change committed, and the server stopped before it kept
 		// the response (service/idempotency_claim.go).

@@ -14,21 +14,20 @@ import (
 // service also refuses a key with scopes that may not read every event a webhook carries.
 func (s *Server) webhookRoutes() []route {
 	const base = "/api/v1/webhooks"
-	need := data.Member(data.RoleAdmin)
-	need.AllAgents = true
+	need, change := data.NeedWebhooks(false), data.NeedWebhooks(true)
 	return []route{
 		{Method: "GET", Path: base, Need: need, handle: s.handleWebhookList},
 		// Before {webhook_id}, which would otherwise take "event-types" as an id.
 		{Method: "GET", Path: base + "/event-types", Need: need, handle: s.handleWebhookEventTypes},
-		{Method: "POST", Path: base, Need: need, Idempotent: true, handle: s.handleWebhookCreate},
+		{Method: "POST", Path: base, Need: change, Idempotent: true, handle: s.handleWebhookCreate},
 		{Method: "GET", Path: base + "/{webhook_id}", Need: need, handle: s.handleWebhookShow},
-		{Method: "PUT", Path: base + "/{webhook_id}", Need: need, handle: s.handleWebhookUpdate},
-		{Method: "DELETE", Path: base + "/{webhook_id}", Need: need, handle: s.handleWebhookDelete},
-		{Method: "POST", Path: base + "/{webhook_id}/rotate-secret", Need: need, NoBody: true, handle: s.handleWebhookRotateSecret},
-		{Method: "POST", Path: base + "/{webhook_id}/test", Need: need, NoBody: true, Idempotent: true, handle: s.handleWebhookTest},
-		{Method: "POST", Path: base + "/{webhook_id}/replay", Need: need, Idempotent: true, handle: s.handleWebhookReplay},
+		{Method: "PUT", Path: base + "/{webhook_id}", Need: change, handle: s.handleWebhookUpdate},
+		{Method: "DELETE", Path: base + "/{webhook_id}", Need: change, handle: s.handleWebhookDelete},
+		{Method: "POST", Path: base + "/{webhook_id}/rotate-secret", Need: change, NoBody: true, handle: s.handleWebhookRotateSecret},
+		{Method: "POST", Path: base + "/{webhook_id}/test", Need: change, NoBody: true, Idempotent: true, handle: s.handleWebhookTest},
+		{Method: "POST", Path: base + "/{webhook_id}/replay", Need: change, Idempotent: true, handle: s.handleWebhookReplay},
 		{Method: "GET", Path: base + "/{webhook_id}/deliveries", Need: need, handle: s.handleDeliveryList},
-		{Method: "POST", Path: base + "/{webhook_id}/deliveries/{delivery_id}/retry", Need: need, NoBody: true, Idempotent: true, handle: s.handleDeliveryRetry},
+		{Method: "POST", Path: base + "/{webhook_id}/deliveries/{delivery_id}/retry", Need: change, NoBody: true, Idempotent: true, handle: s.handleDeliveryRetry},
 	}
 }
 

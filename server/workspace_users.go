@@ -15,8 +15,7 @@ import (
 func (s *Server) workspaceUserRoutes() []route {
 	const base = "/api/v1/workspaces/{workspace_id}/users"
 	read := data.Member("").WithScope(data.ScopeWorkspaceAdmin)
-	admin := data.Member(data.RoleAdmin)
-	admin.AllAgents = true
+	admin := data.NeedMemberChange()
 	return []route{
 		{Method: "GET", Path: base, Need: read, handle: s.handleWorkspaceUserList},
 		{Method: "POST", Path: base, Need: admin, Idempotent: true, handle: s.handleWorkspaceUserAdd},

@@ -302,7 +302,7 @@ func (s *ConversationService) redactKeptStarts(tx Tx, id string, r *redact.Redac
 			// is told was carried out, never a second conversation.
 			s.log.Warn("a conversation start's kept answer could not be redacted at its end: only its claim is kept",
 				"conversation_id", id, "error", err)
-			next.Status, next.Body, next.Header = 0, nil, nil
+			next = *claimOnly(resp)
 		}
 		if err := tx.PutIdempotentResponse(k.TokenID, k.Key, &next); err != nil {
 			return err

@@ -201,3 +201,50 @@ func TestRetentionSweepsConversationsWithTheirCalls(t *testing.T) {
 		t.Error("the held call's conversation was deleted")
 	}
 }
+
+// The retention sweep deletes an expired call's conversation with what its start's
+// Idempotency-Key kept cut to its claim (deleteConversation, as DELETE of the call):
+// the answer, holding the start's variables and opening, is not left at rest for the
+// purge. Both engines.
+func TestRetentionSweepCutsTheKeptStart(t *testing.T) {
+	w, clock := conversationPrivacyWorld(t)
+	one := 1
+	if _, err := w.svc.Workspaces.UpdateWorkspace(w.ctxA, w.wsA, data.WorkspaceUpdate{Privacy: data.Some(data.WorkspacePrivacyPatch{RetentionDays: data.Some(&one)})}); err != nil {
+		t.Fatal(err)
+	}
+	claim := &data.IdempotencyClaim{ID: "claim-1", TokenID: 7, Key: "start", RequestHash: "h", Status: 201}
+	c, err := w.svc.Conversations.StartConversation(data.WithIdempotencyClaim(w.ctxA, claim), w.agentA,
+		data.ConversationStart{Version: data.ConversationVersion{Draft: true}}, data.ConversationObserver{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := func() *data.IdempotentResponse {
+		t.Helper()
+		var r *data.IdempotentResponse
+		if err := w.store.View(context.Background(), func(tx service.Tx) (err error) {
+			r, err = tx.IdempotentResponse(7, "start")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := kept(); r == nil || r.Status != 201 || len(r.Body) == 0 {
+		t.Fatalf("the start kept %+v: nothing for the sweep to cut", r)
+	}
+	if _, err := w.svc.Conversations.EndConversation(w.ctxA, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	clock.advance(48 * time.Hour)
+	if _, err := w.svc.Retention.Sweep(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !conversationGone(t, w, c.ID) {
+		t.Fatal("the sweep left the conversation")
+	}
+	if r := kept(); r == nil {
+		t.Error("after the sweep the start's key keeps nothing, want its claim")
+	} else if r.Status != 0 || len(r.Body) != 0 || r.Header != nil {
+		t.Errorf("after the sweep the start's key keeps status %d, a body of %d bytes, headers %v; want its claim alone", r.Status, len(r.Body), r.Header)
+	}
+}

@@ -110,6 +110,6 @@ func (s *ConversationService) dropListedConversation(ctx context.Context, ws, id
 		if err := tx.ConversationRedacted(ws, id); err != nil {
 			return err
 		}
-		return tx.DeleteConversation(id)
+		return deleteConversation(tx, id)
 	})
 }

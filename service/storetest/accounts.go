@@ -218,7 +218,7 @@ func checkConversationStartResponses(t *testing.T, s service.Store) {
 		view(t, s, func(tx service.Tx) error {
 			kept, err := tx.ConversationStartResponses(conv)
 			for _, k := range kept {
-				if k.Response.StartedConversationID != conv || string(k.Response.Body) != k.Key {
+				if k.Response.StartedConversationID != conv || string(k.Response.Body) != k.Key && k.Response.Status != 0 {
 					t.Errorf("%s's start responses hold %+v under (%d, %q)", conv, k.Response, k.TokenID, k.Key)
 				}
 				out = append(out, fmt.Sprintf("%d/%s", k.TokenID, k.Key))
@@ -230,6 +230,24 @@ func checkConversationStartResponses(t *testing.T, s service.Store) {
 	}
 	if got := found("conv_s"); !slices.Equal(got, []string{"1/s1", "2/s\x00two"}) {
 		t.Errorf("conv_s's start responses: %q, want 1/s1 and 2/s\\x00two", got)
+	}
+	// A start's answer cut to its claim (a deleted conversation's, service's
+	// deleteConversation) reads back as the claim: no status, body or headers, the same
+	// conversation and time, still found under the conversation.
+	update(t, s, func(tx service.Tx) error {
+		return tx.PutIdempotentResponse(2, "s\x00two", &data.IdempotentResponse{RequestHash: "h", ClaimID: "c", CreatedAt: at,
+			StartedConversationID: "conv_s"})
+	})
+	view(t, s, func(tx service.Tx) error {
+		r, err := tx.IdempotentResponse(2, "s\x00two")
+		if err == nil && (r == nil || r.Status != 0 || len(r.Body) != 0 || r.Header != nil || r.RequestHash != "h" ||
+			r.StartedConversationID != "conv_s" || !r.CreatedAt.Equal(at.Time)) {
+			t.Errorf("a start's answer cut to its claim reads back as %+v", r)
+		}
+		return err
+	})
+	if got := found("conv_s"); !slices.Equal(got, []string{"1/s1", "2/s\x00two"}) {
+		t.Errorf("conv_s's start responses, one cut to its claim: %q, want 1/s1 and 2/s\\x00two", got)
 	}
 	update(t, s, func(tx service.Tx) error {
 		if _, err := tx.DeleteIdempotentResponsesBefore(at.Add(time.Minute), 100); err != nil {

@@ -1,0 +1,75 @@
+package server_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/internal/llmtest"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/llm"
+)
+
+// A call deleted (its conversation with it) takes what its conversation's
+// Idempotency-Keys kept: the start's answer, which holds its variables and opening, is
+// cut to its claim, so a retry of the start is told it was carried out (409), neither
+// replayed the erased data nor given a second conversation; the ending turn's answer,
+// which holds what the caller said, goes, so its retry finds no conversation (404).
+// Both were replayed for up to a day after the erasure. Both engines.
+func TestDeletedCallTakesItsConversationsKeptAnswers(t *testing.T) {
+	e := newConvEnv(t, nil)
+	e.stand.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Text("You said: " + r.LastUserText()) })
+	tokenID, _ := strconv.ParseInt(strings.Split(e.tok, "|")[0], 10, 64)
+	agent := e.createAgent(t, map[string]any{"name": "Greeter", "llm_config": e.llmConfig(map[string]any{
+		"tools": []any{map[string]any{"name": "hang_up", "type": "end_call"}}}),
+		"prompt_config": map[string]any{"welcome_message": "Hello {{name}}, how can I help?"}})
+	startPath, startBody := "/api/v1/agents/"+agent+"/conversations", map[string]any{"version": "draft", "variables": map[string]any{"name": "Ada Lovelace"}}
+	start := e.Do("POST", startPath, e.tok, startBody, "Idempotency-Key", "start")
+	testkit.Expect(t, start, 201)
+	msgPath, msg := "/api/v1/conversations/"+start.Data()["id"].(string)+"/messages", `{"content":"I live at 12 Analytical Row"}`
+	e.stand.Queue(llmtest.Reply{Text: "Goodbye!", ToolCalls: []llm.ToolCall{{ID: "call_end1", Name: "hang_up", Arguments: "{}"}}})
+	bye := e.Do("POST", msgPath, e.tok, msg, "Idempotency-Key", "bye")
+	testkit.Expect(t, bye, 200)
+	callID, _ := bye.Data()["call_id"].(string)
+	if bye.Data()["status"] != "ended" || callID == "" {
+		t.Fatalf("the ending turn's answer: %s", bye.Body)
+	}
+	if !strings.Contains(keptBody(t, e, tokenID, "start"), "Ada Lovelace") || !strings.Contains(keptBody(t, e, tokenID, "bye"), "Analytical Row") {
+		t.Fatal("before the delete, the kept answers hold no personal data: nothing to erase")
+	}
+	testkit.Expect(t, e.Do("DELETE", "/api/v1/calls/"+callID, e.tok, nil), 204)
+
+	for _, key := range []string{"start", "bye"} {
+		if kept := keptBody(t, e, tokenID, key); kept != "" {
+			t.Errorf("after the call's delete, key %q keeps %s", key, kept)
+		}
+	}
+	retry := e.Do("POST", startPath, e.tok, startBody, "Idempotency-Key", "start")
+	testkit.Expect(t, retry, 409)
+	if msg, _ := retry.JSON()["message"].(string); strings.Contains(string(retry.Body), "Ada") || !strings.Contains(msg, "carried out") {
+		t.Errorf("the start's retry after the delete: %s", retry.Body)
+	}
+	testkit.Expect(t, e.Do("POST", msgPath, e.tok, msg, "Idempotency-Key", "bye"), 404)
+	if r, err := e.Svc.Idempotency.IdempotentResponse(context.Background(), tokenID, "start"); err != nil || r == nil || r.Status != 0 {
+		t.Errorf("the start's key after the delete: %+v, %v; want its claim", r, err)
+	}
+}
+
+// An agent's delete keeps its conversations (and their calls), but a retry of a start
+// with it is refused as a first request would be: 404 "Agent not found.", not the kept
+// answer with its variables (the replay re-checks the agent kept with it). Evidence for
+// docs/conversations.md, "Gone with its call"; it held before this change.
+func TestDeletedAgentsKeptStartNotReplayed(t *testing.T) {
+	e := newConvEnv(t, nil)
+	agent := e.createAgent(t, map[string]any{"name": "Greeter", "llm_config": e.llmConfig(nil),
+		"prompt_config": map[string]any{"welcome_message": "Hello {{name}}"}})
+	path, body := "/api/v1/agents/"+agent+"/conversations", map[string]any{"version": "draft", "variables": map[string]any{"name": "Ada Lovelace"}}
+	testkit.Expect(t, e.Do("POST", path, e.tok, body, "Idempotency-Key", "start"), 201)
+	testkit.Expect(t, e.Do("DELETE", "/api/v1/agents/"+agent, e.tok, nil), 204)
+	retry := e.Do("POST", path, e.tok, body, "Idempotency-Key", "start")
+	testkit.Expect(t, retry, 404)
+	if strings.Contains(string(retry.Body), "Ada") {
+		t.Errorf("the start's retry after the agent's delete: %s", retry.Body)
+	}
+}
