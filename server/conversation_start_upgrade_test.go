@@ -17,7 +17,8 @@ import (
 // turned on meanwhile. The upgrade lists every answer kept with status 201 (bbolt schema
 // 21, PostgreSQL 0032: ListStartToNote stands in for it here) and its job
 // (idempotency.note_starts) opens each: a start's is noted with its conversation, and
-// redacted at once when that conversation already ended; an open one's is redacted by
+// redacted at once when that conversation already ended, cut to its claim when it was
+// deleted with its call (its delete found it unnoted); an open one's is redacted by
 // its end, as a start kept now is; any other answer is left as it is. Each is taken off
 // the list. Both engines.
 func TestConversationStartKeptBeforeTheUpgradeNoted(t *testing.T) {
@@ -26,12 +27,13 @@ func TestConversationStartKeptBeforeTheUpgradeNoted(t *testing.T) {
 	tokenID, _ := strconv.ParseInt(strings.Split(e.tok, "|")[0], 10, 64)
 	_, _, open := startCardGreeter(t, e, "open")
 	_, _, ended := startCardGreeter(t, e, "ended")
+	deletedPath, deletedBody, deleted := startCardGreeter(t, e, "deleted")
 	other := e.Do("POST", "/api/v1/agents", e.tok, map[string]any{"name": "Other"}, "Idempotency-Key", "other")
 	testkit.Expect(t, other, 201)
 	ws := e.Owner.WorkspaceID
 	// As kept before the upgrade: naming no conversation, listed by the upgrade.
 	if err := e.Store.Update(context.Background(), func(tx service.Tx) error {
-		for _, key := range []string{"open", "ended", "other"} {
+		for _, key := range []string{"open", "ended", "deleted", "other"} {
 			r, err := tx.IdempotentResponse(tokenID, key)
 			if err != nil || r == nil {
 				t.Fatalf("kept %s: %v, %v", key, r, err)
@@ -55,6 +57,14 @@ func TestConversationStartKeptBeforeTheUpgradeNoted(t *testing.T) {
 		t.Fatalf("an end before the job found the unnoted answer: %s", kept)
 	}
 
+	// Deleted with its call before the job: the delete found no noted answer to cut.
+	call := e.Do("POST", "/api/v1/conversations/"+deleted.Data()["id"].(string)+"/end", e.tok, nil)
+	testkit.Expect(t, call, 200)
+	testkit.Expect(t, e.Do("DELETE", "/api/v1/calls/"+call.Data()["id"].(string), e.tok, nil), 204)
+	if kept := keptBody(t, e, tokenID, "deleted"); !strings.Contains(kept, "4111") {
+		t.Fatalf("a delete before the job found the unnoted answer: %s", kept)
+	}
+
 	runner := e.Svc.Jobs.NewRunner(service.RunnerOptions{Owner: "upgrade", Kinds: []string{service.JobKindNoteStarts}})
 	if err := e.Store.Update(context.Background(), func(tx service.Tx) error {
 		_, err := e.Svc.Jobs.Enqueue(tx, data.JobEnqueue{WorkspaceID: ws, Kind: service.JobKindNoteStarts, UniqueKey: service.JobKindNoteStarts})
@@ -70,7 +80,7 @@ func TestConversationStartKeptBeforeTheUpgradeNoted(t *testing.T) {
 		if len(left) != 0 {
 			t.Errorf("still listed after the job: %+v", left)
 		}
-		for key, want := range map[string]string{"open": open.Data()["id"].(string), "ended": ended.Data()["id"].(string), "other": ""} {
+		for key, want := range map[string]string{"open": open.Data()["id"].(string), "ended": ended.Data()["id"].(string), "deleted": deleted.Data()["id"].(string), "other": ""} {
 			r, _ := tx.IdempotentResponse(tokenID, key)
 			if r == nil || r.StartedConversationID != want {
 				t.Errorf("kept %s names conversation %q, want %q", key, r.StartedConversationID, want)
@@ -85,6 +95,14 @@ func TestConversationStartKeptBeforeTheUpgradeNoted(t *testing.T) {
 	}
 	if kept := keptBody(t, e, tokenID, "open"); strings.Count(kept, "4111 1111 1111 1111") != 2 {
 		t.Errorf("the job changed the open conversation's start before its end: %s", kept)
+	}
+	if kept := keptBody(t, e, tokenID, "deleted"); kept != "" {
+		t.Errorf("the job left the deleted conversation's start %s", kept)
+	}
+	retry := e.Do("POST", deletedPath, e.tok, deletedBody, "Idempotency-Key", "deleted")
+	testkit.Expect(t, retry, 409)
+	if strings.Contains(string(retry.Body), "4111") {
+		t.Errorf("the deleted conversation's start replayed: %s", retry.Body)
 	}
 	if kept := keptBody(t, e, tokenID, "other"); kept != otherBefore {
 		t.Errorf("the job changed an agent create's answer: %s, was %s", kept, otherBefore)

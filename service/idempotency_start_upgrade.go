@@ -33,8 +33,10 @@ func (s *ConversationService) noteStartsKind() JobKind {
 }
 
 // noteKeptStart looks at listed answer id ("<token id>:<key>") of workspace ws: a start's
-// is noted with its conversation, and redacted under the current setting when that
-// conversation has ended (as the end would have); any other is only taken off the list.
+// is noted with its conversation, redacted under the current setting when that
+// conversation has ended (as the end would have), and cut to its claim when it was
+// deleted with its call (as deleteConversation would have); any other is only taken off
+// the list.
 func (s *ConversationService) noteKeptStart(ctx context.Context, ws, id string) error {
 	token, key, _ := strings.Cut(id, ":")
 	tokenID, err := strconv.ParseInt(token, 10, 64)
@@ -43,17 +45,17 @@ func (s *ConversationService) noteKeptStart(ctx context.Context, ws, id string) 
 	}
 	var kept *data.IdempotentResponse
 	var c *data.StoredConversation
+	var conversationID string
 	err = s.store.View(ctx, func(tx Tx) error {
 		var err error
 		if kept, err = tx.IdempotentResponse(tokenID, key); err != nil || kept == nil {
 			return err
 		}
-		conversationID := s.startedBy(kept)
-		if conversationID == "" {
+		if conversationID = s.startedBy(kept); conversationID == "" {
 			return nil
 		}
-		if c, err = tx.Conversation(conversationID); err != nil || c != nil && c.WorkspaceID != ws {
-			c = nil
+		if c, err = tx.Conversation(conversationID); err == nil && c != nil && c.WorkspaceID != ws {
+			c, conversationID = nil, ""
 		}
 		return err
 	})
@@ -61,11 +63,10 @@ func (s *ConversationService) noteKeptStart(ctx context.Context, ws, id string) 
 		return err
 	}
 	unlist := func(tx Tx) error { return tx.StartNoted(ws, tokenID, key) }
-	if c == nil { // not a start's answer, or its conversation is gone (deleted with its call)
+	if conversationID == "" { // not a start's answer
 		return s.store.Update(ctx, unlist)
 	}
-	var redactor *redact.Redactor
-	return s.writeRedacted(ctx, ws, c.AgentID, func(r *redact.Redactor) error { redactor = r; return nil }, func(tx Tx) error {
+	note := func(tx Tx, redactor *redact.Redactor) error {
 		now, err := tx.IdempotentResponse(tokenID, key)
 		if err != nil {
 			return err
@@ -73,22 +74,32 @@ func (s *ConversationService) noteKeptStart(ctx context.Context, ws, id string) 
 		if now == nil || now.ClaimID != kept.ClaimID || now.StartedConversationID != "" {
 			return unlist(tx) // purged or replaced meanwhile
 		}
-		now.StartedConversationID = c.ID
-		if err := tx.PutIdempotentResponse(tokenID, key, now); err != nil {
-			return err
-		}
-		// Read in this write: an end that committed since the read above has not
-		// redacted this answer, which it did not find noted.
-		conv, err := tx.Conversation(c.ID)
+		now.StartedConversationID = conversationID
+		// Read in this write: an end or a delete that committed since the read above did
+		// not find this answer noted.
+		conv, err := tx.Conversation(conversationID)
 		if err != nil {
 			return err
 		}
+		if conv == nil { // deleted with its call: cut to its claim, as the delete would have
+			now = claimOnly(now)
+		}
+		if err := tx.PutIdempotentResponse(tokenID, key, now); err != nil {
+			return err
+		}
 		if conv != nil && conv.Status == data.ConversationEnded {
-			if err := s.redactKeptStarts(tx, c.ID, redactor); err != nil {
+			if err := s.redactKeptStarts(tx, conversationID, redactor); err != nil {
 				return err
 			}
 		}
 		return unlist(tx)
+	}
+	if c == nil { // gone already: nothing to redact by its agent's setting
+		return s.store.Update(ctx, func(tx Tx) error { return note(tx, nil) })
+	}
+	var redactor *redact.Redactor
+	return s.writeRedacted(ctx, ws, c.AgentID, func(r *redact.Redactor) error { redactor = r; return nil }, func(tx Tx) error {
+		return note(tx, redactor)
 	})
 }
 
