@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 21
+const schemaVersion = 20
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -337,9 +337,7 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// conversation and expire within a day, as before; an older binary would keep new
 	// ones without their entries, so the version keeps it out.
 	func(*bbolt.Tx) error { return nil },
-	// 19 → 20: held for another change of this release; nothing.
-	func(*bbolt.Tx) error { return nil },
-	// 20 → 21: the responses kept with status 201 before a start's answer named its
+	// 19 → 20: the responses kept with status 201 before a start's answer named its
 	// conversation are listed under their token's workspace (listStartsToNote) for the
 	// job that notes a start's with its conversation, redacting it when the
 	// conversation already ended (service/idempotency_start_upgrade.go). An older binary

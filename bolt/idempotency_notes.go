@@ -11,12 +11,12 @@ import (
 
 // bucketStartsToNote lists ("<ws>\x00<token id><key>") the responses kept before a
 // start's answer named its conversation, for the job that tells which are a start's
-// (service/idempotency_start_upgrade.go): filled by the schema 20 → 21 migration.
+// (service/idempotency_start_upgrade.go): filled by the schema 19 → 20 migration.
 var bucketStartsToNote = []byte("idempotency_starts_to_note")
 
 func init() { allBuckets = append(allBuckets, bucketStartsToNote) }
 
-// StartsToNote implements service.AccountTx (schema 21's list).
+// StartsToNote implements service.AccountTx (schema 20's list).
 func (t tx) StartsToNote(ws string, limit int) ([]data.KeptResponse, error) {
 	prefix := indexKey(ws, "")
 	var out []data.KeptResponse
@@ -35,7 +35,7 @@ func (t tx) StartNoted(ws string, tokenID int64, key string) error {
 }
 
 // listStartsToNote lists, under its token's workspace, every response kept with status
-// 201 that names no conversation (the schema 20 → 21 migration): a conversation's start
+// 201 that names no conversation (the schema 19 → 20 migration): a conversation's start
 // kept before starts were noted is among them, and only its sealed body tells, which the
 // job reads. A response that does not decode, or whose token is gone (no one can replay
 // it), is passed over.

@@ -102,7 +102,7 @@ func (t *tx) DeleteIdempotentResponsesBefore(before time.Time, limit int) (int, 
 	return int(tag.RowsAffected()), err
 }
 
-// StartsToNote implements service.AccountTx (migration 0032's list).
+// StartsToNote implements service.AccountTx (migration 0031's list).
 func (t *tx) StartsToNote(ws string, limit int) ([]data.KeptResponse, error) {
 	rows, err := t.query(`SELECT token_id, key FROM idempotency_starts_to_note WHERE workspace_id = $1
 		ORDER BY token_id, key LIMIT $2`, ws, limit)

@@ -11,7 +11,7 @@ import (
 	"github.com/voiceapi/voiceapi/service/storetest"
 )
 
-// A database at migration 0031 keeps answers of every kind. Migration 0032 lists, under
+// A database at migration 0030 keeps answers of every kind. Migration 0031 lists, under
 // its token's workspace, the one kept with status 201 naming no conversation, for the
 // job that tells a start's; not a 200, not an answer noted with a conversation, not one
 // whose token is gone. As on bbolt.
@@ -28,8 +28,8 @@ func TestMigrationListsKeptStartsToNote(t *testing.T) {
 	db := open()
 	tokenID, key := storetest.StoreKeptAnswers(t, db)
 	db.Close()
-	// As migration 0031 left it: the answers kept, no list.
-	if _, err := pool.Exec(ctx, `DROP TABLE idempotency_starts_to_note; DELETE FROM schema_migrations WHERE version = 32`); err != nil {
+	// As migration 0030 left it: the answers kept, no list.
+	if _, err := pool.Exec(ctx, `DROP TABLE idempotency_starts_to_note; DELETE FROM schema_migrations WHERE version = 31`); err != nil {
 		t.Fatal(err)
 	}
 	db = open()

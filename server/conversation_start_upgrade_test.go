@@ -15,7 +15,7 @@ import (
 // TestConversationStartKeptBeforeTheUpgradeNoted: a start's answer kept before starts
 // were noted names no conversation, so an end left it as kept, raw when redaction was
 // turned on meanwhile. The upgrade lists every answer kept with status 201 (bbolt schema
-// 21, PostgreSQL 0032: ListStartToNote stands in for it here) and its job
+// 20, PostgreSQL 0031: ListStartToNote stands in for it here) and its job
 // (idempotency.note_starts) opens each: a start's is noted with its conversation, and
 // redacted at once when that conversation already ended, cut to its claim when it was
 // deleted with its call (its delete found it unnoted); an open one's is redacted by

@@ -103,7 +103,7 @@ type AccountTx interface {
 	// StartsToNote returns up to limit of the responses the upgrade listed for workspace
 	// ws (its tokens') for the job that notes a start's answer with its conversation
 	// (service/idempotency_start_upgrade.go): every answer kept with status 201 before
-	// starts were noted (bbolt schema 21, PostgreSQL 0032) and naming no conversation.
+	// starts were noted (bbolt schema 20, PostgreSQL 0031) and naming no conversation.
 	// Their bodies are sealed, so which are a start's is the job's to tell. Response is
 	// nil; nothing adds to the list after.
 	StartsToNote(ws string, limit int) ([]data.KeptResponse, error)
