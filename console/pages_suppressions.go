@@ -47,9 +47,8 @@ func (h *Handler) renderSuppressions(w http.ResponseWriter, r *http.Request, sta
 	h.render(w, r, status, "suppressions", &view{Title: "Suppression list", Active: "campaigns", Err: relabel(fail, suppressionLabels), D: map[string]any{
 		"Entries": res.List(), "Pages": pagerOf(r, "cursor", res), "Form": form, "Which": which,
 		"CanWrite": canWrite,
-		// A member limited to some agents may add but not remove: removing lets every
-		// agent call the number again (the API answers 403).
-		"CanRemove": canWrite && len(p.AgentIDs) == 0,
+		// The API's rule: a member limited to some agents may add but not remove.
+		"CanRemove": p.Allows(data.NeedSuppressionRemove()) == nil,
 	}})
 }
 

@@ -141,6 +141,16 @@ func NeedAgentCreate() Requirement {
 	return r
 }
 
+// NeedSuppressionRemove is the requirement of removing a number from the suppression
+// list: Write in the call_history module, by a caller not limited to some agents (lifting
+// a number's block lets every agent call it). The API's route and the console's offer
+// both ask it.
+func NeedSuppressionRemove() Requirement {
+	r := Write(ModuleCallHistory)
+	r.AllAgents = true
+	return r
+}
+
 // NeedWorkspaceAdmin is the requirement of managing a workspace (its prices, members,
 // settings): an admin, and a key holding workspace:admin if it has scopes. The API's
 // routes and the console's offers both ask it.

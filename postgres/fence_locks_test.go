@@ -82,15 +82,9 @@ func TestAMigrationKeptWaitingSaysSo(t *testing.T) {
 	postgres.AsNewerBinary(t, newer)
 	postgres.ShortenFenceLockWait(t, 100*time.Millisecond)
 	waits := make(chan time.Duration, 100)
-	type result struct {
-		applied []int
-		err     error
-	}
-	migrated := make(chan result, 1)
-	go func() {
-		applied, err := postgres.MigrateWithWaits(ctx, pool, func(waited time.Duration) { waits <- waited })
-		migrated <- result{applied, err}
-	}()
+	migrated := migrateInBackground(func() ([]int, error) {
+		return postgres.MigrateWithWaits(ctx, pool, func(waited time.Duration) { waits <- waited })
+	})
 	select {
 	case waited := <-waits:
 		if waited < 100*time.Millisecond {
@@ -104,12 +98,36 @@ func TestAMigrationKeptWaitingSaysSo(t *testing.T) {
 	if _, err := write.Exec(ctx, `SELECT pg_advisory_unlock_shared($1)`, postgres.FenceLock); err != nil {
 		t.Fatal(err)
 	}
+	awaitAppliedOnly(t, migrated, newer.Version, "once the write ended")
+}
+
+// migrationResult is what a migration run in the background answered.
+type migrationResult struct {
+	applied []int
+	err     error
+}
+
+// migrateInBackground runs migrate in a goroutine, for a test to hold a lock it waits for;
+// its answer arrives on the channel.
+func migrateInBackground(migrate func() ([]int, error)) <-chan migrationResult {
+	migrated := make(chan migrationResult, 1)
+	go func() {
+		applied, err := migrate()
+		migrated <- migrationResult{applied, err}
+	}()
+	return migrated
+}
+
+// awaitAppliedOnly waits for a background migration's answer and checks that it applied
+// version and no other. when says what should have let it through.
+func awaitAppliedOnly(t *testing.T, migrated <-chan migrationResult, version int, when string) {
+	t.Helper()
 	select {
 	case res := <-migrated:
-		if res.err != nil || !slices.Equal(res.applied, []int{newer.Version}) {
-			t.Errorf("the migration: applied %v, %v", res.applied, res.err)
+		if res.err != nil || !slices.Equal(res.applied, []int{version}) {
+			t.Errorf("the migration: applied %v, %v; want %d alone", res.applied, res.err, version)
 		}
 	case <-time.After(30 * time.Second):
-		t.Fatal("the migration never applied once the write ended")
+		t.Fatal("the migration never applied " + when)
 	}
 }

@@ -189,15 +189,7 @@ func TestAFencedReplicaLimitsItsReadsByItsOwnCounts(t *testing.T) {
 	if err := r.PG.Pool().QueryRow(ctx, `SELECT count(*) FROM rate_windows`).Scan(&windows); err != nil {
 		t.Fatal(err)
 	}
-	for i := range limit + 1 {
-		resp := r.Do("GET", "/api/v1/agents", r.Owner.Token, nil)
-		switch {
-		case i < limit && (resp.Status != 200 || resp.Header.Get("X-RateLimit-Remaining") != strconv.Itoa(limit-1-i)):
-			t.Errorf("read %d on the fenced replica: %d, remaining %q, want 200 and %d", i+1, resp.Status, resp.Header.Get("X-RateLimit-Remaining"), limit-1-i)
-		case i == limit && resp.Status != 429:
-			t.Errorf("read %d on the fenced replica: %d %s, want 429 past the limit", i+1, resp.Status, resp.Body)
-		}
-	}
+	checkReadsLimited(t, r, limit, "on the fenced replica")
 	var after int
 	if err := r.PG.Pool().QueryRow(ctx, `SELECT count(*) FROM rate_windows`).Scan(&after); err != nil || after != windows {
 		t.Errorf("rate windows: %d before the reads, %d after (%v): the fenced replica counted in the database", windows, after, err)
@@ -222,15 +214,7 @@ func TestReadsDuringAMigrationAreLimitedByTheReplicasOwnCounts(t *testing.T) {
 	if _, err := migration.Exec(ctx, `SELECT pg_advisory_lock($1)`, postgres.FenceLock); err != nil {
 		t.Fatal(err)
 	}
-	for i := range limit + 1 {
-		resp := r.Do("GET", "/api/v1/agents", r.Owner.Token, nil)
-		switch {
-		case i < limit && (resp.Status != 200 || resp.Header.Get("X-RateLimit-Remaining") != strconv.Itoa(limit-1-i)):
-			t.Errorf("read %d during the migration: %d, remaining %q, want 200 and %d", i+1, resp.Status, resp.Header.Get("X-RateLimit-Remaining"), limit-1-i)
-		case i == limit && resp.Status != 429:
-			t.Errorf("read %d during the migration: %d %s, want 429 past the limit", i+1, resp.Status, resp.Body)
-		}
-	}
+	checkReadsLimited(t, r, limit, "during the migration")
 	if logs := r.Logs.String(); strings.Contains(logs, "rate limit") {
 		t.Errorf("reads during the migration log their rate counts:\n%s", logs)
 	}
@@ -243,5 +227,20 @@ func TestReadsDuringAMigrationAreLimitedByTheReplicasOwnCounts(t *testing.T) {
 	}
 	if err := r.PG.Pool().QueryRow(ctx, `SELECT count(*) FROM rate_windows`).Scan(&windows); err != nil || windows == 0 {
 		t.Errorf("rate windows after the migration: %d (%v), want the read counted in the database", windows, err)
+	}
+}
+
+// checkReadsLimited reads limit+1 times on r: each within the limit is answered 200 with
+// the remaining count it leaves, the one past it 429. when says when the reads are made.
+func checkReadsLimited(t *testing.T, r *testkit.Replica, limit int, when string) {
+	t.Helper()
+	for i := range limit + 1 {
+		resp := r.Do("GET", "/api/v1/agents", r.Owner.Token, nil)
+		switch {
+		case i < limit && (resp.Status != 200 || resp.Header.Get("X-RateLimit-Remaining") != strconv.Itoa(limit-1-i)):
+			t.Errorf("read %d %s: %d, remaining %q, want 200 and %d", i+1, when, resp.Status, resp.Header.Get("X-RateLimit-Remaining"), limit-1-i)
+		case i == limit && resp.Status != 429:
+			t.Errorf("read %d %s: %d %s, want 429 past the limit", i+1, when, resp.Status, resp.Body)
+		}
 	}
 }

@@ -416,15 +416,7 @@ func TestAMigrationGivesWayToWritesAwaitingEachOther(t *testing.T) {
 	}
 	newer := newerMigration(t)
 	postgres.AsNewerBinary(t, newer)
-	type result struct {
-		applied []int
-		err     error
-	}
-	migrated := make(chan result, 1)
-	go func() {
-		applied, err := postgres.Migrate(ctx, pool)
-		migrated <- result{applied, err}
-	}()
+	migrated := migrateInBackground(func() ([]int, error) { return postgres.Migrate(ctx, pool) })
 	waitUntil(t, 10*time.Second, "the migration to wait for the lock", waiting(1))
 	inner := make(chan error, 1)
 	go func() {
@@ -441,14 +433,7 @@ func TestAMigrationGivesWayToWritesAwaitingEachOther(t *testing.T) {
 	if _, err := outer.Exec(ctx, `SELECT pg_advisory_unlock_shared($1)`, postgres.FenceLock); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case res := <-migrated:
-		if res.err != nil || !slices.Equal(res.applied, []int{newer.Version}) {
-			t.Errorf("the migration: applied %v, %v", res.applied, res.err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the migration never applied")
-	}
+	awaitAppliedOnly(t, migrated, newer.Version, "once the write ended")
 }
 
 // A rate count that arrives while a migration holds the fence's lock neither waits for it

@@ -5,10 +5,6 @@ import (
 	"context"
 	"testing"
 
-	"golang.org/x/crypto/bcrypt"
-
-	"github.com/voiceapi/voiceapi/internal/testkit"
-	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/service"
 	"github.com/voiceapi/voiceapi/service/storetest"
 )
@@ -20,21 +16,14 @@ import (
 func TestMigrationListsAgentsForTheirHeadersSealing(t *testing.T) {
 	pool := schemaAt(t, 27)
 	ctx := context.Background()
-	open := func() *postgres.DB {
-		db, err := postgres.Open(ctx, postgres.Options{URL: pool.Config().ConnString(), PasswordCost: bcrypt.MinCost, SecretKey: testkit.SecretKey})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return db
-	}
-	db := open()
+	db := openMigrated(t, pool)
 	id := storetest.StoreClearHeaders(t, db)
 	db.Close()
 	// As migration 27 left it: the agent stored, no list.
 	if _, err := pool.Exec(ctx, `DROP TABLE agents_to_seal; DELETE FROM schema_migrations WHERE version = 28`); err != nil {
 		t.Fatal(err)
 	}
-	db = open()
+	db = openMigrated(t, pool)
 	defer db.Close()
 	if err := db.View(ctx, func(tx service.Tx) error {
 		listed, err := tx.AgentsToSeal(storetest.SealWorkspace, 10)

@@ -3,11 +3,6 @@ package postgres_test
 import (
 	"context"
 	"testing"
-
-	"golang.org/x/crypto/bcrypt"
-
-	"github.com/voiceapi/voiceapi/internal/testkit"
-	"github.com/voiceapi/voiceapi/postgres"
 )
 
 // BenchmarkMigrationListsDeletedCampaigns times the open that applies migration 0029 to a
@@ -32,11 +27,8 @@ func BenchmarkMigrationListsDeletedCampaigns(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		db, err := postgres.Open(ctx, postgres.Options{URL: pool.Config().ConnString(), PasswordCost: bcrypt.MinCost, SecretKey: testkit.SecretKey})
+		db := openMigrated(b, pool)
 		b.StopTimer()
-		if err != nil {
-			b.Fatal(err)
-		}
 		var listed int
 		if err := pool.QueryRow(ctx, `SELECT count(*) FROM campaigns_deleting`).Scan(&listed); err != nil || listed != 100 {
 			b.Fatalf("%d campaigns listed: %v, want the 100 deleted", listed, err)

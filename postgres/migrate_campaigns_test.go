@@ -6,11 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/internal/testkit"
-	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -37,10 +33,7 @@ func TestMigrationOpensCanceledCampaignsWithLeasesOut(t *testing.T) {
 	insert("cmp_2", data.CampaignCanceled, 0)
 	insert("cmp_3", data.CampaignRunning, 1)
 	insert("cmp_4", data.CampaignCompleted, 0)
-	db, err := postgres.Open(ctx, postgres.Options{URL: pool.Config().ConnString(), PasswordCost: bcrypt.MinCost, SecretKey: testkit.SecretKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openMigrated(t, pool)
 	defer db.Close()
 	var open []string
 	if err := db.View(ctx, func(tx service.Tx) error {
@@ -77,10 +70,7 @@ func TestMigrationCountsKeptCampaignRecipients(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db, err := postgres.Open(ctx, postgres.Options{URL: pool.Config().ConnString(), PasswordCost: bcrypt.MinCost, SecretKey: testkit.SecretKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openMigrated(t, pool)
 	defer db.Close()
 	for ws, want := range map[string]int64{"ws_1": 4, "ws_2": 5, "ws_3": 0} {
 		if err := db.View(ctx, func(tx service.Tx) error {
@@ -122,10 +112,7 @@ func TestMigrationListsDeletedCampaignsRecipientsLeft(t *testing.T) {
 		VALUES ('job_1', 'ws_1', 'agt_2', 'campaign.delete_recipients', '{"campaign_id":"cmp_2"}', 'failed', 5, 5, now(), 'cmp_2', now(), now())`); err != nil {
 		t.Fatal(err)
 	}
-	db, err := postgres.Open(ctx, postgres.Options{URL: pool.Config().ConnString(), PasswordCost: bcrypt.MinCost, SecretKey: testkit.SecretKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openMigrated(t, pool)
 	defer db.Close()
 	want := []service.DeletingCampaign{{ID: "cmp_2", WorkspaceID: "ws_1", AgentID: "agt_2"}, {ID: "cmp_3", WorkspaceID: "ws_2"}}
 	if err := db.View(ctx, func(tx service.Tx) error {

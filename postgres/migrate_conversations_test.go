@@ -7,11 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"github.com/voiceapi/voiceapi/data"
-	"github.com/voiceapi/voiceapi/internal/testkit"
-	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/redact"
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -47,10 +43,7 @@ func TestMigrationListsEndedConversationsForTheirRedaction(t *testing.T) {
 	insert("conv_1", &call1)
 	insert("conv_2", &call2)
 	insert("conv_3", nil)
-	db, err := postgres.Open(ctx, postgres.Options{URL: pool.Config().ConnString(), PasswordCost: bcrypt.MinCost, SecretKey: testkit.SecretKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openMigrated(t, pool)
 	defer db.Close()
 	if err := db.Update(ctx, func(tx service.Tx) error {
 		listed, err := tx.ConversationsToRedact("ws_1", 10)

@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/internal/pgtest"
+	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/postgres"
 )
 
@@ -40,4 +42,16 @@ func schemaAt(t testing.TB, version int) *pgxpool.Pool {
 		}
 	}
 	return pool
+}
+
+// openMigrated opens the store on pool's database as the server does, which applies the
+// migrations after the one the database is at. The caller closes it (a migration's test
+// reopens it to see what a restart does).
+func openMigrated(t testing.TB, pool *pgxpool.Pool) *postgres.DB {
+	t.Helper()
+	db, err := postgres.Open(context.Background(), postgres.Options{URL: pool.Config().ConnString(), PasswordCost: bcrypt.MinCost, SecretKey: testkit.SecretKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
 }

@@ -4,10 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"golang.org/x/crypto/bcrypt"
-
-	"github.com/voiceapi/voiceapi/internal/testkit"
-	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/service/storetest"
 )
 
@@ -18,21 +14,14 @@ import (
 func TestMigrationListsKeptStartsToNote(t *testing.T) {
 	pool := schemaAt(t, 30)
 	ctx := context.Background()
-	open := func() *postgres.DB {
-		db, err := postgres.Open(ctx, postgres.Options{URL: pool.Config().ConnString(), PasswordCost: bcrypt.MinCost, SecretKey: testkit.SecretKey})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return db
-	}
-	db := open()
+	db := openMigrated(t, pool)
 	tokenID, key := storetest.StoreKeptAnswers(t, db)
 	db.Close()
 	// As migration 0030 left it: the answers kept, no list.
 	if _, err := pool.Exec(ctx, `DROP TABLE idempotency_starts_to_note; DELETE FROM schema_migrations WHERE version = 31`); err != nil {
 		t.Fatal(err)
 	}
-	db = open()
+	db = openMigrated(t, pool)
 	defer db.Close()
 	storetest.CheckStartsListed(t, db, tokenID, key)
 	storetest.CheckStartsUnlistedWithTheirWorkspace(t, db)

@@ -20,9 +20,6 @@ import (
 func (s *Server) campaignRoutes() []route {
 	s.uploadDefaults()
 	read, write := data.Read(data.ModuleCallHistory), data.Write(data.ModuleCallHistory)
-	// Lifting a number's block lets every agent call it: not for a caller limited to some.
-	unblock := write
-	unblock.AllAgents = true
 	const c = "/api/v1/campaigns"
 	return []route{
 		{Method: "GET", Path: c, Need: read, handle: s.handleCampaignList},
@@ -37,7 +34,7 @@ func (s *Server) campaignRoutes() []route {
 		{Method: "GET", Path: "/api/v1/suppressions", Need: read, handle: s.handleSuppressionList},
 		{Method: "POST", Path: "/api/v1/suppressions", Need: write, handle: s.handleSuppressionAdd},
 		{Method: "POST", Path: "/api/v1/suppressions/import", Need: write, BodyLimit: s.cfg.MaxFileSize, Long: true, handle: s.handleSuppressionImport},
-		{Method: "DELETE", Path: "/api/v1/suppressions/{suppression_id}", Need: unblock, handle: s.handleSuppressionDelete},
+		{Method: "DELETE", Path: "/api/v1/suppressions/{suppression_id}", Need: data.NeedSuppressionRemove(), handle: s.handleSuppressionDelete},
 	}
 }
 

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -20,7 +19,7 @@ import (
 func TestDeletedCallTakesItsConversationsKeptAnswers(t *testing.T) {
 	e := newConvEnv(t, nil)
 	e.stand.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Text("You said: " + r.LastUserText()) })
-	tokenID, _ := strconv.ParseInt(strings.Split(e.tok, "|")[0], 10, 64)
+	tokenID := tokenIDOf(t, e.tok)
 	agent := e.createAgent(t, map[string]any{"name": "Greeter", "llm_config": e.llmConfig(map[string]any{
 		"tools": []any{map[string]any{"name": "hang_up", "type": "end_call"}}}),
 		"prompt_config": map[string]any{"welcome_message": "Hello {{name}}, how can I help?"}})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -30,7 +29,7 @@ func echoConv(t *testing.T, tools ...any) (*convEnv, string, int64) {
 	}
 	agent := e.createAgent(t, map[string]any{"name": "Desk", "llm_config": llmConfig})
 	id := e.start(t, agent, map[string]any{"version": "draft"}, 201).Data()["id"].(string)
-	tokenID, _ := strconv.ParseInt(strings.Split(e.tok, "|")[0], 10, 64)
+	tokenID := tokenIDOf(t, e.tok)
 	return e, id, tokenID
 }
 
@@ -175,7 +174,7 @@ func TestConversationStartKeptRedacted(t *testing.T) {
 func TestConversationStartKeptRedactedAtTheEnd(t *testing.T) {
 	e := newConvEnv(t, nil)
 	e.stand.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Text("You said: " + r.LastUserText()) })
-	tokenID, _ := strconv.ParseInt(strings.Split(e.tok, "|")[0], 10, 64)
+	tokenID := tokenIDOf(t, e.tok)
 	path, body, first := startCardGreeter(t, e, "s2")
 	id := first.Data()["id"].(string)
 	if kept := keptBody(t, e, tokenID, "s2"); strings.Count(kept, "4111 1111 1111 1111") != 2 {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -282,7 +281,7 @@ func messageClaim(t *testing.T, c *orderConv, key, body string, streamed bool) c
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, _ := strconv.ParseInt(strings.Split(c.tok, "|")[0], 10, 64)
+	id := tokenIDOf(t, c.tok)
 	head, status := "POST "+c.path+"\n", http.StatusOK
 	if streamed {
 		head, status = head+"Accept: text/event-stream\n", 0
@@ -327,7 +326,7 @@ func TestConversationMessageClaimCommitsWithTheTurn(t *testing.T) {
 	if _, err := c.Svc.Conversations.SendMessage(messageClaim(t, c, "failed", orderMessage, false), c.id, data.ConversationMessage{Content: "where is A-1?"}, data.ConversationObserver{}); data.ErrorCode(err) != data.EPROVIDER {
 		t.Fatalf("a failed answer: %v", err)
 	}
-	tokenID, _ := strconv.ParseInt(strings.Split(c.tok, "|")[0], 10, 64)
+	tokenID := tokenIDOf(t, c.tok)
 	if kept, err := c.Svc.Idempotency.IdempotentResponse(context.Background(), tokenID, "failed"); err != nil || kept != nil {
 		t.Errorf("a failed answer kept %+v, %v", kept, err)
 	}

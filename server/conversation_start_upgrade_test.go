@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -24,7 +23,7 @@ import (
 func TestConversationStartKeptBeforeTheUpgradeNoted(t *testing.T) {
 	e := newConvEnv(t, nil)
 	e.stand.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Text("You said: " + r.LastUserText()) })
-	tokenID, _ := strconv.ParseInt(strings.Split(e.tok, "|")[0], 10, 64)
+	tokenID := tokenIDOf(t, e.tok)
 	_, _, open := startCardGreeter(t, e, "open")
 	_, _, ended := startCardGreeter(t, e, "ended")
 	deletedPath, deletedBody, deleted := startCardGreeter(t, e, "deleted")

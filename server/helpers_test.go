@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,4 +105,15 @@ func listIDs(t testing.TB, r *response) []string {
 	t.Helper()
 	expect(t, r, 200)
 	return pageIDs(r)
+}
+
+// tokenIDOf is the id of the stored token an API token names (the part before "|"), the
+// key the store keeps a token's Idempotency-Key answers under.
+func tokenIDOf(t testing.TB, token string) int64 {
+	t.Helper()
+	id, err := strconv.ParseInt(strings.Split(token, "|")[0], 10, 64)
+	if err != nil {
+		t.Fatalf("token id of %q: %v", token, err)
+	}
+	return id
 }

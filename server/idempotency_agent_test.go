@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -119,7 +118,7 @@ func TestLegacyReplayStillRechecks(t *testing.T) {
 	dev := e.Member("dev@example.com", e.ws, data.RoleDeveloper, nil, []string{e.agent})
 	path, body := "/api/v1/agents/"+e.agent+"/conversations", `{"version":"draft"}`
 	sum := sha256.Sum256([]byte("POST " + path + "\n" + body))
-	tokenID, _ := strconv.ParseInt(strings.Split(dev.Token, "|")[0], 10, 64)
+	tokenID := tokenIDOf(t, dev.Token)
 	kept := &data.IdempotentResponse{RequestHash: hex.EncodeToString(sum[:]), Status: 201,
 		Header: map[string]string{"Content-Type": "application/json"}, Body: []byte(`{"data":{"id":"conv_kept"}}` + "\n")}
 	if err := e.Svc.Idempotency.SaveIdempotentResponse(context.Background(), tokenID, "old", kept); err != nil {
@@ -148,7 +147,7 @@ func TestLegacyCallStartReplayRechecksTheAgent(t *testing.T) {
 	to, caller := startNumber, "+15551230000"
 	body := `{"direction":"inbound","to_number":"` + to + `","from_number":"` + caller + `"}`
 	ctx := context.Background()
-	tokenID, _ := strconv.ParseInt(strings.Split(dev.Token, "|")[0], 10, 64)
+	tokenID := tokenIDOf(t, dev.Token)
 	for _, c := range []struct {
 		name, key string
 		start     func()

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +27,7 @@ func crashedRequest(t *testing.T, s *testkit.Server, token, method, path, body s
 // crashedRequestAnswering is crashedRequest for a route answering status on success.
 func crashedRequestAnswering(t *testing.T, s *testkit.Server, status int, token, method, path, body string, do func(ctx context.Context) error) {
 	t.Helper()
-	id, _ := strconv.ParseInt(strings.Split(token, "|")[0], 10, 64)
+	id := tokenIDOf(t, token)
 	p, err := s.Svc.Auth.Authenticate(context.Background(), token)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +101,7 @@ func TestIdempotencyClaimKeepsEveryCreatesAnswer(t *testing.T) {
 			if err := c.do(ctx); err != nil {
 				return err
 			}
-			id, _ := strconv.ParseInt(strings.Split(s.Owner.Token, "|")[0], 10, 64)
+			id := tokenIDOf(t, s.Owner.Token)
 			var err error
 			kept, err = s.Svc.Idempotency.IdempotentResponse(context.Background(), id, "k-"+c.path)
 			return err

@@ -30,8 +30,8 @@ type campaignRecipientsDeletePayload struct {
 // (their numbers and variables), so it must not give up where other jobs do: a run
 // killed (SIGKILL, a lost replica) or failing for a while (the database unreachable) is
 // tried again, a minute apart at most, for about a week. Each run goes on from what is
-// left, so runs again cost nothing. A failure that retrying cannot heal
-// (TransientStorage) fails the job at once, job.failed naming it, rather than a week
+// left, so runs again cost nothing. A failure that retrying cannot heal (the runner's
+// failureOf judges) fails the job at once, job.failed naming it, rather than a week
 // later: the next retention sweep queues the job again (requeueCampaignDeletes), so the
 // recipients still go once the fault is fixed.
 const campaignDeleteAttempts = 10_000
@@ -117,10 +117,10 @@ func (s *CampaignService) runRecipientsDelete(ctx context.Context, run *JobRun) 
 			n, err = tx.DeleteCampaignRecipients(p.CampaignID, CampaignDeleteBatch)
 			return err
 		}); err != nil {
-			if err := TransientStorage(err); IsTransient(err) {
-				return err
-			}
-			return fmt.Errorf("deleting the recipients of deleted campaign %s: %w (not retried: the next retention sweep queues the job again)", p.CampaignID, err)
+			// Returned as it is, wrapped: the runner judges whether a run again heals it
+			// (failureOf). Either way the job's end is not the recipients': a job that
+			// ends with some left is queued again (requeueCampaignDeletes).
+			return fmt.Errorf("deleting the recipients of deleted campaign %s (should the job fail, the next runner start or retention sweep queues it again): %w", p.CampaignID, err)
 		}
 		if n < CampaignDeleteBatch {
 			return nil

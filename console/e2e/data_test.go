@@ -78,6 +78,18 @@ func TestNumbersCallsAnalytics(t *testing.T) {
 	if s := b.text("main"); !strings.Contains(s, "positive") || !strings.Contains(s, "party_size") {
 		t.Errorf("analysis or variables missing: %q", s)
 	}
+	// The call's page shows when it was received, as the list it is opened from leads with
+	// it, through the same time element (docs/dashboard.md's Calls row).
+	received, err := time.Parse(time.RFC3339Nano, call.Data()["created_at"].(string))
+	if err != nil {
+		t.Fatalf("created_at: %v", err)
+	}
+	var shown string
+	b.eval("received", `(() => { const dt = [...document.querySelectorAll('dl.facts dt')].find(d => d.textContent === 'Received');
+		const el = dt && dt.nextElementSibling.querySelector('time[data-when]'); return el ? el.getAttribute('datetime') : ''; })()`, &shown)
+	if want := received.UTC().Format(time.RFC3339); shown != want {
+		t.Errorf("the call's page shows received %q, want %q", shown, want)
+	}
 	b.audit("call")
 
 	// Analytics: a chart with bars for today's calls, and the reasons.
