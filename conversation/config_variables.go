@@ -96,45 +96,77 @@ func SubstituteConfig(cfg data.AgentConfig, vars map[string]any) (data.AgentConf
 }
 
 // substituteJSON substitutes inside every string (keys included) of a JSON document.
+// Members whose keys become one (`{{a}}` and `{{b}}` with a and b equal) keep the later
+// one's value, in the document's order, as a JSON decoder keeps the later of two equal
+// keys: decoded into a map first, which of them stayed was chance.
 func substituteJSON(text string, vars map[string]any) (string, []string) {
 	if !strings.Contains(text, "{{") {
 		return text, nil
 	}
 	// Numbers keep their text (json.Number): as float64 12345678901234567890 would come
 	// back 12345678901234567000 and 1.50 as 1.5, changing a schema's bounds.
-	var doc any
-	d := json.NewDecoder(strings.NewReader(text))
-	d.UseNumber()
-	if !json.Valid([]byte(text)) || d.Decode(&doc) != nil {
+	if !json.Valid([]byte(text)) {
 		return Substitute(text, vars)
 	}
+	d := json.NewDecoder(strings.NewReader(text))
+	d.UseNumber()
 	var missing []string
-	var walk func(v any) any
-	walk = func(v any) any {
-		switch x := v.(type) {
-		case string:
-			s, lacked := Substitute(x, vars)
-			missing = append(missing, lacked...)
-			return s
-		case []any:
-			for i := range x {
-				x[i] = walk(x[i])
-			}
-		case map[string]any:
-			m := make(map[string]any, len(x))
-			for k, item := range x {
-				m[walk(k).(string)] = walk(item)
-			}
-			return m
-		}
-		return v
+	sub := func(s string) string {
+		out, lacked := Substitute(s, vars)
+		missing = append(missing, lacked...)
+		return out
 	}
-	b, err := json.Marshal(walk(doc))
+	doc, err := decodeSubstituted(d, sub)
+	if err != nil { // cannot happen: the document is valid
+		return Substitute(text, vars)
+	}
+	b, err := json.Marshal(doc)
 	if err != nil { // cannot happen: the document was just decoded
 		return Substitute(text, vars)
 	}
 	slices.Sort(missing)
 	return string(b), slices.Compact(missing)
+}
+
+// decodeSubstituted decodes the next value of d with sub applied to every string, keys
+// included, an object's members taken in the document's order.
+func decodeSubstituted(d *json.Decoder, sub func(string) string) (any, error) {
+	t, err := d.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch v := t.(type) {
+	case string:
+		return sub(v), nil
+	case json.Delim:
+		if v == '[' {
+			list := []any{}
+			for d.More() {
+				item, err := decodeSubstituted(d, sub)
+				if err != nil {
+					return nil, err
+				}
+				list = append(list, item)
+			}
+			_, err := d.Token()
+			return list, err
+		}
+		object := map[string]any{}
+		for d.More() {
+			key, err := d.Token()
+			if err != nil {
+				return nil, err
+			}
+			item, err := decodeSubstituted(d, sub)
+			if err != nil {
+				return nil, err
+			}
+			object[sub(key.(string))] = item
+		}
+		_, err := d.Token()
+		return object, err
+	}
+	return t, nil // json.Number, bool or nil
 }
 
 // cloneConfig copies what substitution may change: the prompt group by value, and each

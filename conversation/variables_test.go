@@ -205,3 +205,24 @@ func TestSubstituteConfigParametersKeepNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestSubstituteConfigParametersKeysMadeEqual: members whose keys substitution makes
+// equal keep the later one's value, in the document's order, every time (found by
+// FuzzSubstitute: decoded into a map first, which one stayed was chance). Run 64 times,
+// each a fresh map order.
+func TestSubstituteConfigParametersKeysMadeEqual(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"{{b}}":{"type":"string"},"{{x}}":1}`, `{"b":1}`},
+		{`{"{{x}}":1,"{{b}}":{"type":"string"}}`, `{"b":{"type":"string"}}`},
+		{`{"properties":{"{{x}}":{"type":"number"},"b":{"type":"string"},"c":[{"{{b}}":1,"{{x}}":2}]}}`, `{"properties":{"b":{"type":"string"},"c":[{"b":2}]}}`},
+	} {
+		for range 64 {
+			cfg := data.DefaultAgentConfig()
+			cfg.LLMConfig.Tools = []*data.Tool{{Name: "f", Type: data.ToolCustomFunction, CustomFunctionParameters: str(c.in)}}
+			got, _ := SubstituteConfig(cfg, map[string]any{"x": "b", "b": "b"})
+			if s := *got.LLMConfig.Tools[0].CustomFunctionParameters; s != c.want {
+				t.Fatalf("parameters %s = %s, want %s", c.in, s, c.want)
+			}
+		}
+	}
+}
