@@ -55,6 +55,9 @@ func TestDeliveriesFilterScanBound(t *testing.T) {
 		for _, d := range page {
 			walked = append(walked, d.ID)
 		}
+		if pages == 0 && meta.PrevCursor != nil {
+			t.Errorf("the first page, cut short by the bound, leads to newer deliveries (%s): there are none", *meta.PrevCursor)
+		}
 		if meta.NextCursor == nil {
 			break
 		}

@@ -312,7 +312,7 @@ func (db *DB) setBackCursor(meta *data.Page, b *bbolt.Bucket, spec listSpec, bin
 		if hasNeighbour(b, spec, ids[len(ids)-1], false) {
 			meta.NextCursor = db.encodeCursor(older, binding, ids[len(ids)-1])
 		}
-	case cut && from.dir == older:
+	case cut && from.dir == older && from.cursor: // a first page has nothing newer
 		meta.PrevCursor = db.encodeCursor(newer, binding, from.id)
 	case cut && from.dir == newer:
 		meta.NextCursor = db.encodeCursor(older, binding, from.id)

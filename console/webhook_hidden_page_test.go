@@ -18,7 +18,8 @@ import (
 // TestWebhookPageOfHiddenDeliveries: a key that may not read the older deliveries of a
 // narrowed webhook gets, on bbolt, a page that looked at service.MaxDeliveryScan of them
 // and found none, with a cursor on. The console says so and links the next page, rather
-// than "No deliveries yet" above a link to older ones.
+// than "No deliveries yet" above a link to older ones, and links no newer page (there
+// is none before the first).
 func TestWebhookPageOfHiddenDeliveries(t *testing.T) {
 	e := testenv.Start(t)
 	r := e.Do(nil, "POST", "/api/v1/webhooks", e.Owner.Token, map[string]any{"url": "https://example.com/h", "events": []string{"agent.created"}})
@@ -54,5 +55,8 @@ func TestWebhookPageOfHiddenDeliveries(t *testing.T) {
 	}
 	if strings.Contains(body, "No deliveries yet") || !strings.Contains(body, "data-empty-page") || !strings.Contains(body, "cursor=") {
 		t.Errorf("the page of hidden deliveries does not say the pages go on:\n%s", body)
+	}
+	if strings.Contains(body, `rel="prev"`) {
+		t.Errorf("the first page of the log links newer deliveries:\n%s", body)
 	}
 }
