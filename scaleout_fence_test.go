@@ -57,9 +57,13 @@ func TestHAProxyTakesFencedReplicasOut(t *testing.T) {
 	launchServerAt(t, newerBin(), keyDir, newerAddr, false, flags...) // its start migrates
 	migrated := time.Now()
 	// r3 is up from HAProxy's start (servers start up) unless two checks failed before
-	// the newer replica listened, then up again after two good ones: either way, up
-	// when the writes below find it.
+	// the newer replica listened, then up again only after two good ones: on a loaded
+	// machine that can be after the older ones are out, HAProxy answering 503 itself
+	// meanwhile. So the writes held to r3 are those begun once it has answered one.
 	waitLogged(t, haproxyLog, "replicas/r1 is DOWN", "replicas/r2 is DOWN")
+	w.waitFor(t, "a write answered by the newer replica", func(o []writeOutcome) bool {
+		return countBy(o, "r3", 201) > 0
+	})
 	out := time.Now()
 	w.waitFor(t, "writes through the newer replica once the older are out", func(o []writeOutcome) bool {
 		n := 0
@@ -120,7 +124,7 @@ func TestHAProxyTakesFencedReplicasOut(t *testing.T) {
 			t.Errorf("%s: %d from %q: %s", o.name, o.status, o.replica, o.body)
 		}
 		if o.started.After(out) && (o.status != 201 || o.replica != "r3") {
-			t.Errorf("%s: begun once HAProxy had taken the older replicas out, answered %d by %q", o.name, o.status, o.replica)
+			t.Errorf("%s: begun once HAProxy had taken the older replicas out and the newer one answered, answered %d by %q", o.name, o.status, o.replica)
 		}
 	}
 	t.Logf("%d writes: %d stored by the older replicas before the migration, %d refused by them after it, %d stored by the newer one",
@@ -206,7 +210,7 @@ func startAgentWriters(t *testing.T, front, token string, n int) *agentWriters {
 // waitFor waits until the outcomes so far satisfy ok.
 func (w *agentWriters) waitFor(t *testing.T, what string, ok func([]writeOutcome) bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a bound for a failure only: loaded CI is slow
 	for {
 		w.mu.Lock()
 		done := ok(w.outcomes)
