@@ -142,3 +142,57 @@ func TestDeliveriesFilterScanBoundEdge(t *testing.T) {
 		})
 	}
 }
+
+// TestDeliveriesFilterOffersOnlyCursorsItTakes: a narrowed log of only deliveries the
+// key may not read, more than a page looks at, walked by every cursor its pages offer:
+// each is taken. The page read newer from the oldest end (where an empty last page leads
+// back) was cut by the bound and offered an older cursor past the oldest delivery, one
+// without an id, which pagecursor refuses: the server's own next_cursor answered 422.
+func TestDeliveriesFilterOffersOnlyCursorsItTakes(t *testing.T) {
+	ids := data.NewIDGen()
+	s := testkit.OpenStore(t)
+	now := data.NewTime(time.Now())
+	w := &data.WebhookRecord{Webhook: data.Webhook{ID: ids.New(data.PrefixWebhook), WorkspaceID: "ws_1", URL: "https://example.com/h",
+		Events: []string{"*"}, Enabled: true, CreatedAt: now, UpdatedAt: now}}
+	if err := s.Update(context.Background(), func(tx service.Tx) error {
+		if err := tx.PutWebhook(w); err != nil {
+			return err
+		}
+		for range 3 {
+			if err := tx.PutDelivery(&data.Delivery{ID: ids.New(data.PrefixDelivery), WebhookID: w.ID, EventID: "evt_x",
+				EventType: data.EventAgentCreated, Attempt: 1, Status: data.DeliverySucceeded, CreatedAt: now}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f := service.DeliveryFilter{Types: []string{data.EventCallEnded}, MaxScan: 2}
+	seen := map[string]bool{}
+	todo := []string{""} // the first page, then every cursor offered, each followed once
+	for len(todo) > 0 && len(seen) < 20 {
+		cursor := todo[0]
+		todo = todo[1:]
+		if seen[cursor] {
+			continue
+		}
+		seen[cursor] = true
+		var meta data.Page
+		if err := s.View(context.Background(), func(tx service.Tx) (err error) {
+			_, meta, err = tx.Deliveries(w.ID, f, data.PageRequest{PerPage: 15, Cursor: cursor})
+			return err
+		}); err != nil {
+			t.Errorf("a cursor the list offered (after %d pages): %v", len(seen)-1, err)
+			continue
+		}
+		for _, next := range []*string{meta.NextCursor, meta.PrevCursor} {
+			if next != nil {
+				todo = append(todo, *next)
+			}
+		}
+	}
+	if len(seen) < 3 {
+		t.Errorf("%d pages walked, want the bound to have cut at least one (3 or more)", len(seen))
+	}
+}
