@@ -314,7 +314,9 @@ func (db *DB) setBackCursor(meta *data.Page, b *bbolt.Bucket, spec listSpec, bin
 		}
 	case cut && from.dir == older && from.cursor: // a first page has nothing newer
 		meta.PrevCursor = db.encodeCursor(newer, binding, from.id)
-	case cut && from.dir == newer:
+	case cut && from.dir == newer && from.id != "":
+		// A walk from "" began at the oldest id: nothing is older, and pagecursor refuses
+		// an older cursor without an id.
 		meta.NextCursor = db.encodeCursor(older, binding, from.id)
 	case from.dir == older && from.cursor:
 		if spec.walk(b, listFrom{dir: older}).anyMatch(spec.maxPass) {

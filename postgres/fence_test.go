@@ -92,7 +92,11 @@ func TestOlderReplicaStepsAsideOnceANewerBinaryMigrated(t *testing.T) {
 		t.Fatal(err)
 	}
 	runner.Wake()
-	time.Sleep(time.Second) // twenty polls of the runner
+	time.Sleep(time.Second) // twenty polls of the started runner, when the machine allows
+	// A claim made now, whatever the started runner's loop did meanwhile: refused.
+	if ran, err := r.Svc.Jobs.NewRunner(service.RunnerOptions{Kinds: []string{"test.fence"}}).RunDue(ctx); ran != 0 || !errors.Is(err, data.ErrStorageSuperseded) {
+		t.Errorf("a claim on the fenced replica: ran %d, %v; want none, refused", ran, err)
+	}
 	var status, owner string
 	if err := pool.QueryRow(ctx, `SELECT status, lease_owner FROM jobs WHERE id = $1`, id).Scan(&status, &owner); err != nil {
 		t.Fatal(err)

@@ -28,8 +28,9 @@ type rateLimiter struct {
 	limit int
 	now   func() time.Time
 	// shared, when set, keeps the counts where every replica sees them (windows then
-	// start on the minute, so replicas agree on them); the map below is used only once
-	// the replica is fenced (allowShared).
+	// start on the minute, so replicas agree on them); the map below is used only while
+	// the shared count cannot be written: the replica fenced, or a migration holding the
+	// database (allowShared).
 	shared data.RateCounter
 	log    *slog.Logger
 

@@ -19,10 +19,11 @@ func indexCall(tx Tx, old, next *data.Call) error {
 	return tx.SetCallTerms(next.WorkspaceID, next.ID, was, fulltext.CallTerms(next))
 }
 
-// deleteCall deletes c with its postings, and the conversation that became c, if any, with
-// what its Idempotency-Keys kept (deleteConversation): an ended conversation keeps no
-// more than its call (docs/conversations.md, "After the end"). It reports whether a conversation went with it. Every path that deletes a call
-// calls it (a workspace's delete takes its conversations with its calls).
+// deleteCall deletes c with its postings, and the conversation that became c, if any,
+// with what its Idempotency-Keys kept (deleteConversation): an ended conversation keeps
+// no more than its call (docs/conversations.md, "After the end"). It reports whether a
+// conversation went with it. Every path that deletes a call calls it (a workspace's
+// delete takes its conversations with its calls).
 func deleteCall(tx Tx, c *data.Call) (conversation bool, err error) {
 	if err := tx.DeleteCall(c.ID, fulltext.CallTerms(c)); err != nil {
 		return false, err

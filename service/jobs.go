@@ -115,12 +115,13 @@ func Transient(err error) error {
 
 // TransientStorage marks a storage failure Transient when it may heal by itself, and
 // returns any other as it is, a permanent failure (the job ends failed, job.failed
-// naming it); the runner applies it to every kind's failures (failureOf): a stored row that does not decode or a violated constraint is a bug that
-// every run would meet again. Transient: the database unreachable
-// (data.ErrStorageUnavailable), its disk full (syscall.ENOSPC), the run's context ended,
-// and a replica fenced by a newer binary (data.ErrStorageSuperseded), which must only let
-// the job go: it can store no outcome, and an upgraded replica claims the job once its
-// lease ends.
+// naming it): a stored row that does not decode or a violated constraint is a bug that
+// every run would meet again. The runner applies it to every kind's failures
+// (failureOf). Transient: the database unreachable (data.ErrStorageUnavailable), its disk
+// full (syscall.ENOSPC), the SQLSTATE classes that heal (transientSQLState), the run's
+// context ended, and a replica fenced by a newer binary (data.ErrStorageSuperseded),
+// which must only let the job go: it can store no outcome, and an upgraded replica
+// claims the job once its lease ends.
 func TransientStorage(err error) error {
 	switch {
 	case errors.Is(err, data.ErrStorageUnavailable), errors.Is(err, data.ErrStorageSuperseded),
