@@ -131,6 +131,48 @@ func deleteConversationKeptResponses(b *bbolt.Tx, id string) error {
 	return nil
 }
 
+// deleteWorkspaceTokensKeptResponses deletes every response kept under a token bound to
+// workspace ws, with its entries under conversations: the tokens go with the workspace,
+// and no one could replay them (docs/api.md, Idempotency-Key). Their entries by time stay
+// until the purge reaches them and finds no response. Each token's responses are one
+// range of bucketIdempotency, whose keys begin with the token's id.
+func deleteWorkspaceTokensKeptResponses(b *bbolt.Tx, ws string) error {
+	t := tx{b: b}
+	responses := b.Bucket(bucketIdempotency)
+	undecodable := map[string]bool{}
+	for _, apiKey := range scopeIDs(b.Bucket(bucketAPIKeysByWS), ws) {
+		k, err := getAPIKey(b, []byte(apiKey))
+		if err != nil {
+			return err
+		}
+		if k == nil {
+			continue
+		}
+		prefix := idempotencyKey(k.ID, "")
+		c := responses.Cursor()
+		for key, v := c.Seek(prefix); key != nil && bytes.HasPrefix(key, prefix); key, v = c.Seek(prefix) {
+			key = bytes.Clone(key) // valid only until the bucket changes
+			var r data.IdempotentResponse
+			if err := jsonUnmarshal(v, &r); err != nil {
+				undecodable[string(key)] = true
+				r = data.IdempotentResponse{}
+			}
+			if err := t.deleteKeptResponse(key, &r); err != nil {
+				return err
+			}
+		}
+	}
+	if len(undecodable) == 0 {
+		return nil
+	}
+	for _, index := range [][]byte{bucketIdempotencyByConversation, bucketIdempotencyByStart} {
+		if err := deleteEntriesOfKeys(b.Bucket(index), undecodable); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ConversationStartResponses implements service.AccountTx. An entry whose response is
 // gone or is another request's now is passed over.
 func (t tx) ConversationStartResponses(conversationID string) ([]data.KeptResponse, error) {

@@ -50,21 +50,41 @@ func (s *IdempotencyService) SaveIdempotentResponse(ctx context.Context, tokenID
 	stored.Body = []byte(sealed)
 	// The change this response answers has committed: keeping it is bookkeeping.
 	err = s.store.Update(withoutAccessRecheck(ctx), func(tx Tx) error {
+		if there, err := tokenWorkspaceThere(ctx, tx); err != nil || !there {
+			// Failed, so that the claim is not written again either: the cascade deleted it.
+			return cmp.Or(err, errNothingToKeep)
+		}
 		if open, err := conversationOpen(tx, r.ConversationID); err != nil || !open {
 			// Failed, so that the claim is not written again either: the end deleted it.
-			return cmp.Or(err, errConversationEndedMeanwhile)
+			return cmp.Or(err, errNothingToKeep)
 		}
 		return tx.PutIdempotentResponse(tokenID, key, &stored)
 	})
-	if errors.Is(err, errConversationEndedMeanwhile) {
+	if errors.Is(err, errNothingToKeep) {
 		return nil
 	}
 	return err
 }
 
-// errConversationEndedMeanwhile stops the keeping of a message's answer whose
-// conversation ended after the turn: nothing is kept.
-var errConversationEndedMeanwhile = errors.New("the conversation ended meanwhile")
+// errNothingToKeep stops the keeping of an answer that must not be kept: a message's
+// whose conversation ended after the turn, or any whose token's workspace was deleted
+// after the change.
+var errNothingToKeep = errors.New("nothing to keep")
+
+// tokenWorkspaceThere reports whether the workspace ctx's token is bound to still
+// exists, read in tx. Its delete takes the tokens bound to it, and what they kept, in
+// its transaction: an answer kept after it (the request's change committed before the
+// delete, its answer is kept after) would stay a day under a token no one holds. On
+// PostgreSQL both writes hold that workspace's lock (the caller's, lockHint), so the
+// keeping reads the workspace after the delete committed, or the delete finds the
+// answer kept. True without a caller.
+func tokenWorkspaceThere(ctx context.Context, tx Tx) (bool, error) {
+	p := data.PrincipalFrom(ctx)
+	if p == nil || p.CurrentWorkspaceID == "" {
+		return true, nil
+	}
+	return tx.WorkspaceExists(p.CurrentWorkspaceID)
+}
 
 // conversationOpen reports whether a response to a message to conversation id may be
 // kept: the conversation has not ended (its end deleted the answers kept before, and a
