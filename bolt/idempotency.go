@@ -213,12 +213,12 @@ func unlistByAgent(b *bbolt.Tx, key []byte, r *data.IdempotentResponse) error {
 
 // AgentConversationResponses implements service.AccountTx. An entry whose response is
 // gone, is a claim now or is another request's is passed over.
-func (t tx) AgentConversationResponses(agentID string) ([]data.KeptResponse, error) {
+func (t tx) AgentConversationResponses(agentID string, limit int) ([]data.KeptResponse, error) {
 	responses := t.b.Bucket(bucketIdempotency)
 	prefix := conversationResponseKey(agentID, nil)
 	var out []data.KeptResponse
 	c := t.b.Bucket(bucketIdempotencyByAgent).Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(out) < limit; k, _ = c.Next() {
 		key := k[len(prefix):]
 		if len(key) < 8 {
 			continue

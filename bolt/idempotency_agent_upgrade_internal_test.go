@@ -32,7 +32,7 @@ func TestUpgradeListsAgentConversationAnswers(t *testing.T) {
 	defer db.Close()
 	var keys []string
 	if err := db.View(context.Background(), func(tx service.Tx) error {
-		kept, err := tx.AgentConversationResponses(agent)
+		kept, err := tx.AgentConversationResponses(agent, 100)
 		for _, k := range kept {
 			keys = append(keys, k.Key)
 		}

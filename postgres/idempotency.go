@@ -46,9 +46,10 @@ func (t *tx) ConversationStartResponses(conversationID string) ([]data.KeptRespo
 
 // AgentConversationResponses implements service.AccountTx, over the index
 // idempotency_responses_agent_conversation (migration 0032).
-func (t *tx) AgentConversationResponses(agentID string) ([]data.KeptResponse, error) {
+func (t *tx) AgentConversationResponses(agentID string, limit int) ([]data.KeptResponse, error) {
 	return t.keptResponses(`SELECT token_id, key, `+keptColumns+` FROM idempotency_responses
-		WHERE agent_id = $1 AND status <> 0 AND (conversation_id IS NOT NULL OR started_conversation_id IS NOT NULL)`, agentID)
+		WHERE agent_id = $1 AND status <> 0 AND (conversation_id IS NOT NULL OR started_conversation_id IS NOT NULL)
+		LIMIT $2`, agentID, limit)
 }
 
 // keptResponses runs query, which selects token_id, key and keptColumns, with args.

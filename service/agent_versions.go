@@ -10,7 +10,7 @@ import (
 // DeleteAgent implements data.AgentService: the agent and its versions go, numbers bound
 // to it are unbound and members' agent_ids drop it (storage cascades), its open campaigns
 // are canceled; its calls, conversations and campaigns stay, and what its
-// conversations' Idempotency-Keys kept is cut to its claims (cutAgentConversationAnswers).
+// conversations' Idempotency-Keys kept is cut to its claims (cutKeptAnswersOfDeleted).
 func (s *AgentService) DeleteAgent(ctx context.Context, id string) error {
 	return s.store.Update(ctx, func(tx Tx) error {
 		stored, plain, err := s.load(ctx, tx, id)
@@ -29,34 +29,12 @@ func (s *AgentService) DeleteAgent(ctx context.Context, id string) error {
 		if err := tx.DeleteAgent(stored); err != nil {
 			return err
 		}
-		if err := cutAgentConversationAnswers(tx, id); err != nil {
+		if err := s.cutKeptAnswersOfDeleted(tx, plain.WorkspaceID, id); err != nil {
 			return err
 		}
 		_, err = s.record(ctx, tx, data.EventAgentDeleted, plain.WorkspaceID, masked(plain))
 		return err
 	})
-}
-
-// cutAgentConversationAnswers cuts to their claims, in tx, the answers kept under any
-// token for the starts of and messages to agent id's conversations, which its delete
-// keeps (conventions §7): their variables, openings and turns are not kept a day under
-// keys whose replay is 404 "Agent not found." whatever is kept (the replay re-checks
-// the agent noted with the claim, docs/api.md). Cut rather than deleted, as
-// deleteConversation cuts a start: the claim still says the request was carried out, so
-// a retry is that 404, never a second conversation or turn, and never the 409 an ended
-// conversation would give a message sent afresh. Their number is what the agent's
-// conversations kept in the last day (the purge takes older ones), read from an index.
-func cutAgentConversationAnswers(tx Tx, id string) error {
-	kept, err := tx.AgentConversationResponses(id)
-	if err != nil {
-		return err
-	}
-	for _, k := range kept {
-		if err := tx.PutIdempotentResponse(k.TokenID, k.Key, claimOnly(k.Response)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // unbindNumbers clears a deleted agent from the numbers bound to it, telling each change

@@ -51,7 +51,7 @@ func testAgentConversationsKeptAnswers(t *testing.T, open Opener) {
 	listed := func(want ...string) {
 		t.Helper()
 		view(t, s, func(tx service.Tx) error {
-			got, err := tx.AgentConversationResponses(agent)
+			got, err := tx.AgentConversationResponses(agent, 100)
 			var keys []string
 			for _, k := range got {
 				keys = append(keys, k.Key)
