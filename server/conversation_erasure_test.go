@@ -2,12 +2,15 @@ package server_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/internal/llmtest"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/llm"
+	"github.com/voiceapi/voiceapi/server"
 )
 
 // A call deleted (its conversation with it) takes what its conversation's
@@ -94,4 +97,37 @@ func TestDeletedAgentsKeptStartNotReplayed(t *testing.T) {
 	if c := e.Do("GET", "/api/v1/conversations/"+start.Data()["id"].(string), e.tok, nil); c.Status != 200 {
 		t.Errorf("the conversation after its agent's delete: %d %s; want it kept", c.Status, c.Body)
 	}
+}
+
+// A message whose turn committed before its agent's delete, and whose answer the server
+// keeps after it (the hook runs the delete in between), keeps only its claim: the delete
+// found the claim, not yet the answer, to cut, and the keeping finds the agent gone.
+// Before, the turn's words were kept whole after the delete, for the rest of the day.
+// Both engines.
+func TestMessageAnswerNotKeptAfterItsAgentsDelete(t *testing.T) {
+	e := newConvEnv(t, nil)
+	e.stand.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Text("You said: " + r.LastUserText()) })
+	tokenID := tokenIDOf(t, e.tok)
+	agent := e.createAgent(t, map[string]any{"name": "Greeter", "llm_config": e.llmConfig(nil)})
+	start := e.Do("POST", "/api/v1/agents/"+agent+"/conversations", e.tok, map[string]any{"version": "draft"})
+	testkit.Expect(t, start, 201)
+	const key = "turn"
+	var deleted atomic.Bool
+	server.BeforeKeepingAnswer(t, func(r *http.Request) {
+		if r.Header.Get("Idempotency-Key") == key && deleted.CompareAndSwap(false, true) {
+			if err := e.Svc.Agents.DeleteAgent(ownerOf(e.Server), agent); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	msgPath := "/api/v1/conversations/" + start.Data()["id"].(string) + "/messages"
+	testkit.Expect(t, e.Do("POST", msgPath, e.tok, `{"content":"I live at 12 Analytical Row"}`, "Idempotency-Key", key), 200)
+	if !deleted.Load() {
+		t.Fatal("the agent was not deleted between the turn and the keeping of its answer")
+	}
+	if r, err := e.Svc.Idempotency.IdempotentResponse(context.Background(), tokenID, key); err != nil || r == nil || r.Status != 0 || len(r.Body) != 0 {
+		t.Errorf("after the agent's delete, the turn's key keeps %+v (%v); want its claim", r, err)
+	}
+	retry := e.Do("POST", msgPath, e.tok, `{"content":"I live at 12 Analytical Row"}`, "Idempotency-Key", key)
+	testkit.Expect(t, retry, 404)
 }

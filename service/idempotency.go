@@ -58,6 +58,10 @@ func (s *IdempotencyService) SaveIdempotentResponse(ctx context.Context, tokenID
 			// Failed, so that the claim is not written again either: the end deleted it.
 			return cmp.Or(err, errNothingToKeep)
 		}
+		if there, err := conversationAgentThere(ctx, tx, r); err != nil || !there {
+			// Failed, so that the claim stays as the agent's delete left it.
+			return cmp.Or(err, errNothingToKeep)
+		}
 		return tx.PutIdempotentResponse(tokenID, key, &stored)
 	})
 	if errors.Is(err, errNothingToKeep) {
@@ -67,8 +71,8 @@ func (s *IdempotencyService) SaveIdempotentResponse(ctx context.Context, tokenID
 }
 
 // errNothingToKeep stops the keeping of an answer that must not be kept: a message's
-// whose conversation ended after the turn, or any whose token's workspace was deleted
-// after the change.
+// whose conversation ended after the turn or whose agent was deleted after it, or any
+// whose token's workspace was deleted after the change.
 var errNothingToKeep = errors.New("nothing to keep")
 
 // tokenWorkspaceThere reports whether the workspace ctx's token is bound to still
@@ -95,6 +99,21 @@ func conversationOpen(tx Tx, id string) (bool, error) {
 	}
 	c, err := tx.Conversation(id)
 	return c != nil && c.Status != data.ConversationEnded, err
+}
+
+// conversationAgentThere reports whether the agent of r, an answer to a message to its
+// conversation, still exists, read in tx: its delete cut what the agent's conversations
+// had kept to their claims (cutKeptAnswersOfDeleted), and a turn's answer kept after it
+// would hold the turn's words for the rest of the day, its replay 404. Both writes are of
+// the agent's workspace, so on PostgreSQL they take turns on its lock (the keeping's
+// caller's, lockHint; the delete's event's). True for any other answer.
+func conversationAgentThere(ctx context.Context, tx Tx, r *data.IdempotentResponse) (bool, error) {
+	p := data.PrincipalFrom(ctx)
+	if r.ConversationID == "" || r.AgentID == "" || p == nil {
+		return true, nil
+	}
+	found, _, err := tx.AgentRef(p.WorkspaceID, r.AgentID)
+	return found, err
 }
 
 // CheckReplayAgent implements data.IdempotencyStore with the one rule of what a caller
