@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 20
+const schemaVersion = 21
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -343,6 +343,11 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// conversation already ended (service/idempotency_start_upgrade.go). An older binary
 	// would not run the job, so the version keeps it out.
 	listStartsToNote,
+	// 20 → 21: a response kept with an answer for a request to an agent's conversation
+	// (a start, a message) is listed under the agent (idempotency.go), whose delete cuts
+	// it to its claim; filled here (indexIdempotencyByAgent). An older binary would keep
+	// new ones without their entries, so the version keeps it out.
+	indexIdempotencyByAgent,
 }
 
 func migrate(tx *bbolt.Tx) error {

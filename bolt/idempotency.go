@@ -23,7 +23,20 @@ var bucketIdempotencyByTime = []byte("idempotency_by_time")
 // (ConversationStartResponses) and redacts them as it redacts the conversation.
 var bucketIdempotencyByStart = []byte("idempotency_by_started_conversation")
 
-func init() { allBuckets = append(allBuckets, bucketIdempotencyByTime, bucketIdempotencyByStart) }
+// bucketIdempotencyByAgent lists the responses kept with an answer for the requests to an
+// agent's conversations (starts and messages): "<agent id>\x00<token id><key>" → nil, so
+// that the agent's delete finds them (AgentConversationResponses) and cuts them to their
+// claims. A claim is not listed: it holds nothing to cut.
+var bucketIdempotencyByAgent = []byte("idempotency_by_agent_conversation")
+
+func init() {
+	allBuckets = append(allBuckets, bucketIdempotencyByTime, bucketIdempotencyByStart, bucketIdempotencyByAgent)
+}
+
+// listedByAgent reports whether r is listed under its agent (bucketIdempotencyByAgent).
+func listedByAgent(r *data.IdempotentResponse) bool {
+	return r.AgentID != "" && r.Status != 0 && (r.ConversationID != "" || r.StartedConversationID != "")
+}
 
 func idempotencyKey(tokenID int64, key string) []byte {
 	k := make([]byte, 8, 8+len(key))
@@ -74,6 +87,16 @@ func (t tx) PutIdempotentResponse(tokenID int64, key string, r *data.IdempotentR
 			return err
 		}
 	}
+	if r.AgentID != "" {
+		byAgent, entry := t.b.Bucket(bucketIdempotencyByAgent), conversationResponseKey(r.AgentID, k)
+		put := byAgent.Delete // a response cut to its claim leaves the list
+		if listedByAgent(r) {
+			put = func(key []byte) error { return byAgent.Put(key, nil) }
+		}
+		if err := put(entry); err != nil {
+			return err
+		}
+	}
 	if err := putJSON(t.b.Bucket(bucketIdempotency), k, r); err != nil {
 		return err
 	}
@@ -95,6 +118,9 @@ func (t tx) DeleteConversationResponses(conversationID string) (int, error) {
 			return n, err
 		} else if found && r.ConversationID == conversationID {
 			if err := responses.Delete(k[len(prefix):]); err != nil {
+				return n, err
+			}
+			if err := unlistByAgent(t.b, k[len(prefix):], &r); err != nil {
 				return n, err
 			}
 			n++
@@ -122,6 +148,9 @@ func deleteConversationKeptResponses(b *bbolt.Tx, id string) error {
 				if err := responses.Delete(key); err != nil {
 					return err
 				}
+				if err := unlistByAgent(b, key, &r); err != nil {
+					return err
+				}
 			}
 			if err := c.Delete(); err != nil {
 				return err
@@ -129,6 +158,96 @@ func deleteConversationKeptResponses(b *bbolt.Tx, id string) error {
 		}
 	}
 	return nil
+}
+
+// deleteWorkspaceTokensKeptResponses deletes every response kept under a token bound to
+// workspace ws, with its entries under conversations: the tokens go with the workspace,
+// and no one could replay them (docs/api.md, Idempotency-Key). Their entries by time stay
+// until the purge reaches them and finds no response. Each token's responses are one
+// range of bucketIdempotency, whose keys begin with the token's id.
+func deleteWorkspaceTokensKeptResponses(b *bbolt.Tx, ws string) error {
+	t := tx{b: b}
+	responses := b.Bucket(bucketIdempotency)
+	undecodable := map[string]bool{}
+	for _, apiKey := range scopeIDs(b.Bucket(bucketAPIKeysByWS), ws) {
+		k, err := getAPIKey(b, []byte(apiKey))
+		if err != nil {
+			return err
+		}
+		if k == nil {
+			continue
+		}
+		prefix := idempotencyKey(k.ID, "")
+		c := responses.Cursor()
+		for key, v := c.Seek(prefix); key != nil && bytes.HasPrefix(key, prefix); key, v = c.Seek(prefix) {
+			key = bytes.Clone(key) // valid only until the bucket changes
+			var r data.IdempotentResponse
+			if err := jsonUnmarshal(v, &r); err != nil {
+				undecodable[string(key)] = true
+				r = data.IdempotentResponse{}
+			}
+			if err := t.deleteKeptResponse(key, &r); err != nil {
+				return err
+			}
+		}
+	}
+	if len(undecodable) == 0 {
+		return nil
+	}
+	for _, index := range [][]byte{bucketIdempotencyByConversation, bucketIdempotencyByStart, bucketIdempotencyByAgent} {
+		if err := deleteEntriesOfKeys(b.Bucket(index), undecodable); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unlistByAgent deletes the entry under its agent of the response r kept under key
+// (none when r has no agent).
+func unlistByAgent(b *bbolt.Tx, key []byte, r *data.IdempotentResponse) error {
+	if r.AgentID == "" {
+		return nil
+	}
+	return b.Bucket(bucketIdempotencyByAgent).Delete(conversationResponseKey(r.AgentID, key))
+}
+
+// AgentConversationResponses implements service.AccountTx. An entry whose response is
+// gone, is a claim now or is another request's is passed over.
+func (t tx) AgentConversationResponses(agentID string, limit int) ([]data.KeptResponse, error) {
+	responses := t.b.Bucket(bucketIdempotency)
+	prefix := conversationResponseKey(agentID, nil)
+	var out []data.KeptResponse
+	c := t.b.Bucket(bucketIdempotencyByAgent).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(out) < limit; k, _ = c.Next() {
+		key := k[len(prefix):]
+		if len(key) < 8 {
+			continue
+		}
+		var r data.IdempotentResponse
+		if found, err := getJSON(responses, key, &r); err != nil {
+			return nil, err
+		} else if found && r.AgentID == agentID && listedByAgent(&r) {
+			out = append(out, data.KeptResponse{TokenID: int64(binary.BigEndian.Uint64(key)), Key: string(key[8:]), Response: &r})
+		}
+	}
+	return out, nil
+}
+
+// indexIdempotencyByAgent fills the list of the responses kept for agents' conversations
+// (bucketIdempotencyByAgent) of a file written before it was kept (the schema 20 → 21
+// migration). One that does not decode is left to the purge, which deletes it.
+func indexIdempotencyByAgent(tx *bbolt.Tx) error {
+	byAgent := tx.Bucket(bucketIdempotencyByAgent)
+	return tx.Bucket(bucketIdempotency).ForEach(func(k, v []byte) error {
+		var r data.IdempotentResponse
+		if jsonUnmarshal(v, &r) != nil || !listedByAgent(&r) {
+			return nil
+		}
+		if err := byAgent.Put(conversationResponseKey(r.AgentID, k), nil); err != nil {
+			return fmt.Errorf("listing kept response %x under its agent: %w", k, err)
+		}
+		return nil
+	})
 }
 
 // ConversationStartResponses implements service.AccountTx. An entry whose response is
@@ -188,7 +307,7 @@ func (t tx) DeleteIdempotentResponsesBefore(before time.Time, limit int) (int, e
 	if len(undecodable) == 0 {
 		return n, nil
 	}
-	for _, b := range [][]byte{bucketIdempotencyByConversation, bucketIdempotencyByStart} {
+	for _, b := range [][]byte{bucketIdempotencyByConversation, bucketIdempotencyByStart, bucketIdempotencyByAgent} {
 		if err := deleteEntriesOfKeys(t.b.Bucket(b), undecodable); err != nil {
 			return n, err
 		}
@@ -197,9 +316,12 @@ func (t tx) DeleteIdempotentResponsesBefore(before time.Time, limit int) (int, e
 }
 
 // deleteKeptResponse deletes the response r kept under key, and its entries under its
-// conversation and under the conversation it started.
+// conversation, under the conversation it started and under its agent.
 func (t tx) deleteKeptResponse(key []byte, r *data.IdempotentResponse) error {
 	if err := t.b.Bucket(bucketIdempotency).Delete(key); err != nil {
+		return err
+	}
+	if err := unlistByAgent(t.b, key, r); err != nil {
 		return err
 	}
 	if r.ConversationID != "" {

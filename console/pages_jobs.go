@@ -20,7 +20,7 @@ func (h *Handler) jobRoutes() {
 // this list equal to the server's.
 var jobKinds = []string{"knowledge_base.fetch_url", "knowledge_base.embed", "analysis.call", "analysis.backfill",
 	"agent.test_run", "campaign.start", "conversation.redact_ended", "agent.seal_headers",
-	"idempotency.note_starts", "campaign.delete_recipients"}
+	"idempotency.note_starts", "campaign.delete_recipients", "agent.cut_kept_answers"}
 
 // jobFilters are the jobs page's filters, passed on to the API's list.
 var jobFilters = []string{"kind", "status", "agent_id"}

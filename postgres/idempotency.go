@@ -41,7 +41,20 @@ func keptDone(r *data.IdempotentResponse, header []byte, created time.Time) erro
 // ConversationStartResponses implements service.AccountTx, over the index
 // idempotency_responses_started_conversation.
 func (t *tx) ConversationStartResponses(conversationID string) ([]data.KeptResponse, error) {
-	rows, err := t.query(`SELECT token_id, key, `+keptColumns+` FROM idempotency_responses WHERE started_conversation_id = $1`, conversationID)
+	return t.keptResponses(`SELECT token_id, key, `+keptColumns+` FROM idempotency_responses WHERE started_conversation_id = $1`, conversationID)
+}
+
+// AgentConversationResponses implements service.AccountTx, over the index
+// idempotency_responses_agent_conversation (migration 0032).
+func (t *tx) AgentConversationResponses(agentID string, limit int) ([]data.KeptResponse, error) {
+	return t.keptResponses(`SELECT token_id, key, `+keptColumns+` FROM idempotency_responses
+		WHERE agent_id = $1 AND status <> 0 AND (conversation_id IS NOT NULL OR started_conversation_id IS NOT NULL)
+		LIMIT $2`, agentID, limit)
+}
+
+// keptResponses runs query, which selects token_id, key and keptColumns, with args.
+func (t *tx) keptResponses(query string, args ...any) ([]data.KeptResponse, error) {
+	rows, err := t.query(query, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -2,12 +2,15 @@ package server_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/internal/llmtest"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/llm"
+	"github.com/voiceapi/voiceapi/server"
 )
 
 // A call deleted (its conversation with it) takes what its conversation's
@@ -55,20 +58,76 @@ func TestDeletedCallTakesItsConversationsKeptAnswers(t *testing.T) {
 	}
 }
 
-// An agent's delete keeps its conversations (and their calls), but a retry of a start
-// with it is refused as a first request would be: 404 "Agent not found.", not the kept
-// answer with its variables (the replay re-checks the agent kept with it). Evidence for
-// docs/conversations.md, "Gone with its call"; it held before this change.
+// An agent's delete keeps its conversations (and their calls), and cuts what their
+// Idempotency-Keys kept to its claims: the start's answer (its variables and opening) and
+// a message's (the turn's words) are not kept a day longer. A retry of either is refused
+// as a first request would be, 404 "Agent not found." (the replay re-checks the agent
+// kept with the claim), never the kept answer, a second conversation or a second turn.
+// Before, the answers stayed whole until they expired (the 404 held already). Both
+// engines.
 func TestDeletedAgentsKeptStartNotReplayed(t *testing.T) {
 	e := newConvEnv(t, nil)
+	e.stand.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Text("You said: " + r.LastUserText()) })
+	tokenID := tokenIDOf(t, e.tok)
 	agent := e.createAgent(t, map[string]any{"name": "Greeter", "llm_config": e.llmConfig(nil),
 		"prompt_config": map[string]any{"welcome_message": "Hello {{name}}"}})
 	path, body := "/api/v1/agents/"+agent+"/conversations", map[string]any{"version": "draft", "variables": map[string]any{"name": "Ada Lovelace"}}
-	testkit.Expect(t, e.Do("POST", path, e.tok, body, "Idempotency-Key", "start"), 201)
-	testkit.Expect(t, e.Do("DELETE", "/api/v1/agents/"+agent, e.tok, nil), 204)
-	retry := e.Do("POST", path, e.tok, body, "Idempotency-Key", "start")
-	testkit.Expect(t, retry, 404)
-	if strings.Contains(string(retry.Body), "Ada") {
-		t.Errorf("the start's retry after the agent's delete: %s", retry.Body)
+	start := e.Do("POST", path, e.tok, body, "Idempotency-Key", "start")
+	testkit.Expect(t, start, 201)
+	msgPath, msg := "/api/v1/conversations/"+start.Data()["id"].(string)+"/messages", `{"content":"I live at 12 Analytical Row"}`
+	testkit.Expect(t, e.Do("POST", msgPath, e.tok, msg, "Idempotency-Key", "turn"), 200)
+	if !strings.Contains(keptBody(t, e, tokenID, "start"), "Ada Lovelace") || !strings.Contains(keptBody(t, e, tokenID, "turn"), "Analytical Row") {
+		t.Fatal("before the delete, the kept answers hold no personal data: nothing to cut")
 	}
+	testkit.Expect(t, e.Do("DELETE", "/api/v1/agents/"+agent, e.tok, nil), 204)
+
+	for _, key := range []string{"start", "turn"} {
+		r, err := e.Svc.Idempotency.IdempotentResponse(context.Background(), tokenID, key)
+		if err != nil || r == nil || r.Status != 0 || len(r.Body) != 0 || r.AgentID != agent {
+			t.Errorf("after the agent's delete, key %q keeps %+v (%v); want its claim, naming the agent", key, r, err)
+		}
+	}
+	for _, retry := range []*testkit.Response{e.Do("POST", path, e.tok, body, "Idempotency-Key", "start"),
+		e.Do("POST", msgPath, e.tok, msg, "Idempotency-Key", "turn")} {
+		testkit.Expect(t, retry, 404)
+		if m, _ := retry.JSON()["message"].(string); m != "Agent not found." || strings.Contains(string(retry.Body), "Ada") {
+			t.Errorf("a retry after the agent's delete: %s", retry.Body)
+		}
+	}
+	if c := e.Do("GET", "/api/v1/conversations/"+start.Data()["id"].(string), e.tok, nil); c.Status != 200 {
+		t.Errorf("the conversation after its agent's delete: %d %s; want it kept", c.Status, c.Body)
+	}
+}
+
+// A message whose turn committed before its agent's delete, and whose answer the server
+// keeps after it (the hook runs the delete in between), keeps only its claim: the delete
+// found the claim, not yet the answer, to cut, and the keeping finds the agent gone.
+// Before, the turn's words were kept whole after the delete, for the rest of the day.
+// Both engines.
+func TestMessageAnswerNotKeptAfterItsAgentsDelete(t *testing.T) {
+	e := newConvEnv(t, nil)
+	e.stand.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Text("You said: " + r.LastUserText()) })
+	tokenID := tokenIDOf(t, e.tok)
+	agent := e.createAgent(t, map[string]any{"name": "Greeter", "llm_config": e.llmConfig(nil)})
+	start := e.Do("POST", "/api/v1/agents/"+agent+"/conversations", e.tok, map[string]any{"version": "draft"})
+	testkit.Expect(t, start, 201)
+	const key = "turn"
+	var deleted atomic.Bool
+	server.BeforeKeepingAnswer(t, func(r *http.Request) {
+		if r.Header.Get("Idempotency-Key") == key && deleted.CompareAndSwap(false, true) {
+			if err := e.Svc.Agents.DeleteAgent(ownerOf(e.Server), agent); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	msgPath := "/api/v1/conversations/" + start.Data()["id"].(string) + "/messages"
+	testkit.Expect(t, e.Do("POST", msgPath, e.tok, `{"content":"I live at 12 Analytical Row"}`, "Idempotency-Key", key), 200)
+	if !deleted.Load() {
+		t.Fatal("the agent was not deleted between the turn and the keeping of its answer")
+	}
+	if r, err := e.Svc.Idempotency.IdempotentResponse(context.Background(), tokenID, key); err != nil || r == nil || r.Status != 0 || len(r.Body) != 0 {
+		t.Errorf("after the agent's delete, the turn's key keeps %+v (%v); want its claim", r, err)
+	}
+	retry := e.Do("POST", msgPath, e.tok, `{"content":"I live at 12 Analytical Row"}`, "Idempotency-Key", key)
+	testkit.Expect(t, retry, 404)
 }

@@ -17,7 +17,8 @@ import (
 // 20, PostgreSQL 0031: ListStartToNote stands in for it here) and its job
 // (idempotency.note_starts) opens each: a start's is noted with its conversation, and
 // redacted at once when that conversation already ended, cut to its claim when it was
-// deleted with its call (its delete found it unnoted); an open one's is redacted by
+// deleted with its call or its agent deleted (either delete found it unnoted); an open
+// one's is redacted by
 // its end, as a start kept now is; any other answer is left as it is. Each is taken off
 // the list. Both engines.
 func TestConversationStartKeptBeforeTheUpgradeNoted(t *testing.T) {
@@ -27,12 +28,13 @@ func TestConversationStartKeptBeforeTheUpgradeNoted(t *testing.T) {
 	_, _, open := startCardGreeter(t, e, "open")
 	_, _, ended := startCardGreeter(t, e, "ended")
 	deletedPath, deletedBody, deleted := startCardGreeter(t, e, "deleted")
+	agentGonePath, agentGoneBody, agentGone := startCardGreeter(t, e, "agent gone")
 	other := e.Do("POST", "/api/v1/agents", e.tok, map[string]any{"name": "Other"}, "Idempotency-Key", "other")
 	testkit.Expect(t, other, 201)
 	ws := e.Owner.WorkspaceID
 	// As kept before the upgrade: naming no conversation, listed by the upgrade.
 	if err := e.Store.Update(context.Background(), func(tx service.Tx) error {
-		for _, key := range []string{"open", "ended", "deleted", "other"} {
+		for _, key := range []string{"open", "ended", "deleted", "agent gone", "other"} {
 			r, err := tx.IdempotentResponse(tokenID, key)
 			if err != nil || r == nil {
 				t.Fatalf("kept %s: %v, %v", key, r, err)
@@ -64,6 +66,12 @@ func TestConversationStartKeptBeforeTheUpgradeNoted(t *testing.T) {
 		t.Fatalf("a delete before the job found the unnoted answer: %s", kept)
 	}
 
+	// Its agent deleted before the job: the delete found no noted answer to cut.
+	testkit.Expect(t, e.Do("DELETE", "/api/v1/agents/"+agentGone.Data()["agent_id"].(string), e.tok, nil), 204)
+	if kept := keptBody(t, e, tokenID, "agent gone"); !strings.Contains(kept, "4111") {
+		t.Fatalf("an agent's delete before the job found the unnoted answer: %s", kept)
+	}
+
 	runner := e.Svc.Jobs.NewRunner(service.RunnerOptions{Owner: "upgrade", Kinds: []string{service.JobKindNoteStarts}})
 	if err := e.Store.Update(context.Background(), func(tx service.Tx) error {
 		_, err := e.Svc.Jobs.Enqueue(tx, data.JobEnqueue{WorkspaceID: ws, Kind: service.JobKindNoteStarts, UniqueKey: service.JobKindNoteStarts})
@@ -79,7 +87,8 @@ func TestConversationStartKeptBeforeTheUpgradeNoted(t *testing.T) {
 		if len(left) != 0 {
 			t.Errorf("still listed after the job: %+v", left)
 		}
-		for key, want := range map[string]string{"open": open.Data()["id"].(string), "ended": ended.Data()["id"].(string), "deleted": deleted.Data()["id"].(string), "other": ""} {
+		for key, want := range map[string]string{"open": open.Data()["id"].(string), "ended": ended.Data()["id"].(string), "deleted": deleted.Data()["id"].(string),
+			"agent gone": agentGone.Data()["id"].(string), "other": ""} {
 			r, _ := tx.IdempotentResponse(tokenID, key)
 			if r == nil || r.StartedConversationID != want {
 				t.Errorf("kept %s names conversation %q, want %q", key, r.StartedConversationID, want)
@@ -102,6 +111,14 @@ func TestConversationStartKeptBeforeTheUpgradeNoted(t *testing.T) {
 	testkit.Expect(t, retry, 409)
 	if strings.Contains(string(retry.Body), "4111") {
 		t.Errorf("the deleted conversation's start replayed: %s", retry.Body)
+	}
+	if kept := keptBody(t, e, tokenID, "agent gone"); kept != "" {
+		t.Errorf("the job left the start of a deleted agent's conversation %s", kept)
+	}
+	retry = e.Do("POST", agentGonePath, e.tok, agentGoneBody, "Idempotency-Key", "agent gone")
+	testkit.Expect(t, retry, 404)
+	if strings.Contains(string(retry.Body), "4111") {
+		t.Errorf("the deleted agent's conversation's start replayed: %s", retry.Body)
 	}
 	if kept := keptBody(t, e, tokenID, "other"); kept != otherBefore {
 		t.Errorf("the job changed an agent create's answer: %s, was %s", kept, otherBefore)

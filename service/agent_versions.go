@@ -9,7 +9,8 @@ import (
 
 // DeleteAgent implements data.AgentService: the agent and its versions go, numbers bound
 // to it are unbound and members' agent_ids drop it (storage cascades), its open campaigns
-// are canceled; its calls and campaigns stay.
+// are canceled; its calls, conversations and campaigns stay, and what its
+// conversations' Idempotency-Keys kept is cut to its claims (cutKeptAnswersOfDeleted).
 func (s *AgentService) DeleteAgent(ctx context.Context, id string) error {
 	return s.store.Update(ctx, func(tx Tx) error {
 		stored, plain, err := s.load(ctx, tx, id)
@@ -26,6 +27,9 @@ func (s *AgentService) DeleteAgent(ctx context.Context, id string) error {
 			return err
 		}
 		if err := tx.DeleteAgent(stored); err != nil {
+			return err
+		}
+		if err := s.cutKeptAnswersOfDeleted(tx, plain.WorkspaceID, id); err != nil {
 			return err
 		}
 		_, err = s.record(ctx, tx, data.EventAgentDeleted, plain.WorkspaceID, masked(plain))

@@ -50,21 +50,45 @@ func (s *IdempotencyService) SaveIdempotentResponse(ctx context.Context, tokenID
 	stored.Body = []byte(sealed)
 	// The change this response answers has committed: keeping it is bookkeeping.
 	err = s.store.Update(withoutAccessRecheck(ctx), func(tx Tx) error {
+		if there, err := tokenWorkspaceThere(ctx, tx); err != nil || !there {
+			// Failed, so that the claim is not written again either: the cascade deleted it.
+			return cmp.Or(err, errNothingToKeep)
+		}
 		if open, err := conversationOpen(tx, r.ConversationID); err != nil || !open {
 			// Failed, so that the claim is not written again either: the end deleted it.
-			return cmp.Or(err, errConversationEndedMeanwhile)
+			return cmp.Or(err, errNothingToKeep)
+		}
+		if there, err := conversationAgentThere(ctx, tx, r); err != nil || !there {
+			// Failed, so that the claim stays as the agent's delete left it.
+			return cmp.Or(err, errNothingToKeep)
 		}
 		return tx.PutIdempotentResponse(tokenID, key, &stored)
 	})
-	if errors.Is(err, errConversationEndedMeanwhile) {
+	if errors.Is(err, errNothingToKeep) {
 		return nil
 	}
 	return err
 }
 
-// errConversationEndedMeanwhile stops the keeping of a message's answer whose
-// conversation ended after the turn: nothing is kept.
-var errConversationEndedMeanwhile = errors.New("the conversation ended meanwhile")
+// errNothingToKeep stops the keeping of an answer that must not be kept: a message's
+// whose conversation ended after the turn or whose agent was deleted after it, or any
+// whose token's workspace was deleted after the change.
+var errNothingToKeep = errors.New("nothing to keep")
+
+// tokenWorkspaceThere reports whether the workspace ctx's token is bound to still
+// exists, read in tx. Its delete takes the tokens bound to it, and what they kept, in
+// its transaction: an answer kept after it (the request's change committed before the
+// delete, its answer is kept after) would stay a day under a token no one holds. On
+// PostgreSQL both writes hold that workspace's lock (the caller's, lockHint), so the
+// keeping reads the workspace after the delete committed, or the delete finds the
+// answer kept. True without a caller.
+func tokenWorkspaceThere(ctx context.Context, tx Tx) (bool, error) {
+	p := data.PrincipalFrom(ctx)
+	if p == nil || p.CurrentWorkspaceID == "" {
+		return true, nil
+	}
+	return tx.WorkspaceExists(p.CurrentWorkspaceID)
+}
 
 // conversationOpen reports whether a response to a message to conversation id may be
 // kept: the conversation has not ended (its end deleted the answers kept before, and a
@@ -75,6 +99,21 @@ func conversationOpen(tx Tx, id string) (bool, error) {
 	}
 	c, err := tx.Conversation(id)
 	return c != nil && c.Status != data.ConversationEnded, err
+}
+
+// conversationAgentThere reports whether the agent of r, an answer to a message to its
+// conversation, still exists, read in tx: its delete cut what the agent's conversations
+// had kept to their claims (cutKeptAnswersOfDeleted), and a turn's answer kept after it
+// would hold the turn's words for the rest of the day, its replay 404. Both writes are of
+// the agent's workspace, so on PostgreSQL they take turns on its lock (the keeping's
+// caller's, lockHint; the delete's event's). True for any other answer.
+func conversationAgentThere(ctx context.Context, tx Tx, r *data.IdempotentResponse) (bool, error) {
+	p := data.PrincipalFrom(ctx)
+	if r.ConversationID == "" || r.AgentID == "" || p == nil {
+		return true, nil
+	}
+	found, _, err := tx.AgentRef(p.WorkspaceID, r.AgentID)
+	return found, err
 }
 
 // CheckReplayAgent implements data.IdempotencyStore with the one rule of what a caller

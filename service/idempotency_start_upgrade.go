@@ -35,8 +35,8 @@ func (s *ConversationService) noteStartsKind() JobKind {
 // noteKeptStart looks at listed answer id ("<token id>:<key>") of workspace ws: a start's
 // is noted with its conversation, redacted under the current setting when that
 // conversation has ended (as the end would have), and cut to its claim when it was
-// deleted with its call (as deleteConversation would have); any other is only taken off
-// the list.
+// deleted with its call (as deleteConversation would have) or its agent was deleted (as
+// cutKeptAnswersOfDeleted would have); any other is only taken off the list.
 func (s *ConversationService) noteKeptStart(ctx context.Context, ws, id string) error {
 	token, key, _ := strings.Cut(id, ":")
 	tokenID, err := strconv.ParseInt(token, 10, 64)
@@ -82,6 +82,10 @@ func (s *ConversationService) noteKeptStart(ctx context.Context, ws, id string) 
 			return err
 		}
 		if conv == nil { // deleted with its call: cut to its claim, as the delete would have
+			now = claimOnly(now)
+		} else if found, _, err := tx.AgentRef(ws, conv.AgentID); err != nil {
+			return err
+		} else if !found { // its agent deleted: cut, as the agent's delete would have
 			now = claimOnly(now)
 		}
 		if err := tx.PutIdempotentResponse(tokenID, key, now); err != nil {

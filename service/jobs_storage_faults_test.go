@@ -100,6 +100,13 @@ func (t firstReadFaultTx) StartsToNote(ws string, limit int) ([]data.KeptRespons
 	return t.Tx.StartsToNote(ws, limit)
 }
 
+func (t firstReadFaultTx) AgentConversationResponses(agentID string, limit int) ([]data.KeptResponse, error) {
+	if err := t.spend(); err != nil {
+		return nil, err
+	}
+	return t.Tx.AgentConversationResponses(agentID, limit)
+}
+
 func (t firstReadFaultTx) AgentsToSeal(ws string, limit int) ([]string, error) {
 	if err := t.spend(); err != nil {
 		return nil, err
@@ -112,7 +119,8 @@ func (t firstReadFaultTx) AgentsToSeal(ws string, limit int) ([]string, error) {
 // (a stored row that does not decode), job.failed naming it; a fault that heals by itself
 // (the database unreachable) queues the job again, naming it, no job.failed sent. One
 // kind of each family: test runs, analysis (a call's, a backfill), knowledge (a url
-// fetch, embeddings), campaign starts and the upgrade jobs. Before, the test run,
+// fetch, embeddings), campaign starts, the upgrade jobs and the cut of a deleted agent's
+// kept answers. Before, the test run,
 // backfill, knowledge, campaign start and upgrade jobs retried every storage fault for
 // their whole attempt budget, and the call analysis failed at once on any, healing or
 // not. Both engines (VOICEAPI_TEST_BACKEND=postgres).
@@ -133,6 +141,7 @@ func TestJobKindsFailOnLastingStorageFaults(t *testing.T) {
 		service.JobKindRedactEnded:      map[string]string{},
 		service.JobKindSealHeaders:      map[string]string{},
 		service.JobKindNoteStarts:       map[string]string{},
+		service.JobKindCutKeptAnswers:   map[string]string{"agent_id": "agt_01JD6ZZZZZZZZZZZZZZZZZZZZZ"},
 	}
 	var row struct{}
 	lasting := fmt.Errorf("decoding the job's record: %w", json.Unmarshal([]byte(`{"id":`), &row))

@@ -233,6 +233,7 @@ func New(store Store, opts Options) (*Services, error) {
 	svc.Jobs.Register(svc.Conversations.redactEndedKind())
 	svc.Jobs.Register(svc.Conversations.noteStartsKind())
 	svc.Jobs.Register(svc.Agents.sealHeadersKind())
+	svc.Jobs.Register(svc.Agents.cutKeptAnswersKind())
 	return svc, nil
 }
 

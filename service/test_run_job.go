@@ -88,8 +88,8 @@ func (s *TestRunService) runJob(ctx context.Context, run *JobRun) error {
 		}
 	}
 	runner, buildErr := s.runner(ctx, r)
-	if buildErr != nil && transientCase(buildErr) {
-		return buildErr // a storage fault, not the cases': the runner judges it (TransientStorage)
+	if buildErr != nil && storageFault(buildErr) {
+		return buildErr // not the cases': the runner judges it (failureOf)
 	}
 	c := &caseRecorder{s: s, run: run, r: r, done: len(done)}
 	failure := s.runCases(ctx, run, pending, func(ctx context.Context, tc testCase) error {
@@ -104,7 +104,10 @@ func (s *TestRunService) runJob(ctx context.Context, run *JobRun) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if transientCase(err) && !run.LastAttempt() {
+			switch {
+			case storageFault(err):
+				return err // the knowledge lookup's, say: the runner judges it (failureOf)
+			case retryableProvider(err) && !run.LastAttempt():
 				return Transient(err)
 			}
 			res = caseError(tc, err, s.timeNow())
@@ -126,16 +129,21 @@ func (s *TestRunService) runJob(ctx context.Context, run *JobRun) error {
 // caseKey names a case among a run's results.
 func caseKey(testID string, repeat int) string { return fmt.Sprintf("%s/%d", testID, repeat) }
 
-// transientCase reports whether a case's failure may pass when tried later: a provider's
-// 408, 429, 5xx or timeout, or storage unreachable (the retriever's read). A provider's
-// refusal (401, a bad model) and the case's own faults will not.
-func transientCase(err error) bool {
+// retryableProvider reports whether a case's failure is a provider's that may pass when
+// tried later: its 408, 429, 5xx or timeout. Its refusal (401, a bad model) will not.
+func retryableProvider(err error) bool {
 	var le *llm.Error
-	if errors.As(err, &le) {
-		return le.Retryable
-	}
+	return errors.As(err, &le) && le.Retryable
+}
+
+// storageFault reports whether a case's failure is neither a provider's nor the case's
+// own (a data error): a fault of the storage it read (its knowledge lookup), which the
+// job returns as it is, for the runner's one rule of every kind (failureOf): one that
+// heals by itself runs the job again, a lasting one fails it at once, and the run with it.
+func storageFault(err error) bool {
+	var le *llm.Error
 	var de *data.Error
-	return !errors.As(err, &de)
+	return !errors.As(err, &le) && !errors.As(err, &de)
 }
 
 // caseError is a case that could not be judged: status error with the failure's message

@@ -7,8 +7,9 @@ import (
 	"github.com/voiceapi/voiceapi/service"
 )
 
-// testWorkspaceDelete checks DeleteWorkspace's cascade over the accounts' records and the
-// workspace's events and chain head, and that another workspace keeps its own.
+// testWorkspaceDelete checks DeleteWorkspace's cascade over the accounts' records (the
+// tokens with what they kept under Idempotency-Keys) and the workspace's events and chain
+// head, and that another workspace keeps its own.
 func testWorkspaceDelete(t *testing.T, open Opener) {
 	s := open(t)
 	gone, kept := wsIDs[0], wsIDs[1]
@@ -26,6 +27,16 @@ func testWorkspaceDelete(t *testing.T, open Opener) {
 				func() error {
 					keys[ws] = accountKey(usrIDs[0], ws, data.TokenAPIKey)
 					return tx.InsertAPIKey(keys[ws])
+				},
+				func() error {
+					// What the token kept under Idempotency-Keys: a create's answer, a message's.
+					for _, r := range []*data.IdempotentResponse{{Status: 201, Body: []byte("agent")},
+						{Status: 200, Body: []byte("turn"), ConversationID: "conv_" + ws}} {
+						if err := tx.PutIdempotentResponse(keys[ws].ID, string(r.Body), r); err != nil {
+							return err
+						}
+					}
+					return nil
 				},
 				func() error { return tx.PutSubscriptionPlan(ws, &data.SubscriptionPlan{Plan: "pro", Status: "active"}) },
 				func() error {
@@ -59,6 +70,14 @@ func testWorkspaceDelete(t *testing.T, open Opener) {
 		head, _ = tx.EventHead(kept)
 		if w == nil || m == nil || k == nil || plan == nil || head != "h"+kept {
 			t.Errorf("another workspace lost records: workspace %v, member %v, token %v, plan %v, head %q", w, m, k, plan, head)
+		}
+		for _, key := range []string{"agent", "turn"} {
+			if r, err := tx.IdempotentResponse(keys[gone].ID, key); err != nil || r != nil {
+				t.Errorf("the deleted workspace's token keeps %q: %+v, %v; want nothing", key, r, err)
+			}
+			if r, err := tx.IdempotentResponse(keys[kept].ID, key); err != nil || r == nil {
+				t.Errorf("another workspace's token lost %q: %v", key, err)
+			}
 		}
 		if u, _ := tx.User(usrIDs[0]); u == nil {
 			t.Error("the member's account went with the workspace")

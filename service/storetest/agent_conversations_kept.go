@@ -1,0 +1,86 @@
+package storetest
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+func init() {
+	suites = append(suites, struct {
+		name string
+		run  func(t *testing.T, open Opener)
+	}{"agent_conversations_kept_answers", testAgentConversationsKeptAnswers})
+}
+
+// AgentConversationResponses lists the answers kept for the starts of and messages to
+// an agent's conversations, under any token: not a claim, not another request of the
+// agent (a call's start), not another agent's. An answer cut to its claim, deleted with
+// its conversation or purged leaves the list.
+func testAgentConversationsKeptAnswers(t *testing.T, open Opener) {
+	s := open(t)
+	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	const agent, other = "agt_01JD6000000000000000000001", "agt_01JD6000000000000000000002"
+	kept := []struct {
+		token        int64
+		key          string
+		status       int
+		agent        string
+		conv, start  string
+		createdAfter time.Duration
+	}{
+		{1, "start", 201, agent, "", "conv_1", 0},
+		{2, "message", 200, agent, "conv_1", "", time.Hour},
+		{1, "old message", 200, agent, "conv_2", "", 0},
+		{1, "claim", 0, agent, "", "conv_3", 0},
+		{1, "call start", 201, agent, "", "", 0},
+		{1, "other's start", 201, other, "", "conv_4", 0},
+	}
+	update(t, s, func(tx service.Tx) error {
+		for _, k := range kept {
+			if err := tx.PutIdempotentResponse(k.token, k.key, &data.IdempotentResponse{Status: k.status, Body: []byte(k.key),
+				CreatedAt: data.NewTime(t0.Add(k.createdAfter)), AgentID: k.agent, ConversationID: k.conv, StartedConversationID: k.start}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	listed := func(want ...string) {
+		t.Helper()
+		view(t, s, func(tx service.Tx) error {
+			got, err := tx.AgentConversationResponses(agent, 100)
+			var keys []string
+			for _, k := range got {
+				keys = append(keys, k.Key)
+				if k.Response == nil || string(k.Response.Body) != k.Key || k.TokenID == 0 {
+					t.Errorf("listed %q: %+v", k.Key, k)
+				}
+			}
+			slices.Sort(keys)
+			slices.Sort(want)
+			if !slices.Equal(keys, want) {
+				t.Errorf("the agent's conversations' kept answers: %q, want %q", keys, want)
+			}
+			return err
+		})
+	}
+	listed("message", "old message", "start")
+
+	update(t, s, func(tx service.Tx) error { // cut to its claim, as the agent's delete does
+		return tx.PutIdempotentResponse(1, "start", &data.IdempotentResponse{CreatedAt: data.NewTime(t0), AgentID: agent, StartedConversationID: "conv_1"})
+	})
+	listed("message", "old message")
+	update(t, s, func(tx service.Tx) error {
+		_, err := tx.DeleteConversationResponses("conv_2")
+		return err
+	})
+	listed("message")
+	update(t, s, func(tx service.Tx) error {
+		_, err := tx.DeleteIdempotentResponsesBefore(t0.Add(2*time.Hour), 100)
+		return err
+	})
+	listed()
+}
