@@ -39,6 +39,7 @@ var suites = []struct {
 	{"webhooks", testWebhooks},
 	{"deliveries", testDeliveries},
 	{"deliveries_by_type", testDeliveriesByType},
+	{"deliveries_by_type_after_prune", testDeliveriesByTypeAfterPrune},
 	{"deliveries_due_skips", testDueSkips},
 	{"deliveries_prune", testPruneDeliveries},
 	{"outbox", testOutbox},
