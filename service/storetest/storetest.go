@@ -40,6 +40,8 @@ var suites = []struct {
 	{"deliveries", testDeliveries},
 	{"deliveries_by_type", testDeliveriesByType},
 	{"deliveries_by_type_after_prune", testDeliveriesByTypeAfterPrune},
+	{"deliveries_scan_bound_edge", testDeliveriesScanBoundEdge},
+	{"deliveries_scan_bound_walks", testDeliveriesScanBoundWalks},
 	{"deliveries_due_skips", testDueSkips},
 	{"deliveries_prune", testPruneDeliveries},
 	{"outbox", testOutbox},
