@@ -155,7 +155,10 @@ func (r rowWith) Scan(dest ...any) error { return r.Rows.Scan(append(dest, r.ext
 // the hidden ones past the bound are never read); of them it returns those the filter
 // keeps, up to per_page+1, and the one past the bound (n = MaxScan+1) whatever its type,
 // which tells the page the bound cut it and where it stopped. Rows are pulled in the
-// index's order and the outer LIMIT stops the walk at the first row past the page.
+// index's order and the outer LIMIT stops the walk at the first row past the page. The
+// walk carries ids and types alone; a returned row's columns are read by a LATERAL
+// lookup that LIMIT keeps apart from the walk (as calls_search.go's postingsSource), so
+// it stays a lazy nested loop rather than a join of every delivery.
 func (w deliveryWalk) pageSQL(dir byte, hasFrom bool, perPage int) string {
 	op, order := "<", "DESC"
 	if dir == newer {
@@ -167,11 +170,12 @@ func (w deliveryWalk) pageSQL(dir byte, hasFrom bool, perPage int) string {
 	}
 	if w.maxScan > 0 {
 		bound = " LIMIT " + strconv.Itoa(w.maxScan+1)
-		sentinel = " OR n > " + strconv.Itoa(w.maxScan)
+		sentinel = " OR w.n > " + strconv.Itoa(w.maxScan)
 	}
-	return fmt.Sprintf(`SELECT %[1]s, n, coalesce(prev, '') FROM (
-			SELECT %[1]s, row_number() OVER w AS n, lag(id) OVER w AS prev FROM (
-				SELECT %[1]s FROM deliveries WHERE webhook_id = $1%[2]s ORDER BY id %[3]s%[4]s) s
+	return fmt.Sprintf(`SELECT %[1]s, w.n, coalesce(w.prev, '') FROM (
+			SELECT id, event_type, row_number() OVER w AS n, lag(id) OVER w AS prev FROM (
+				SELECT id, event_type FROM deliveries WHERE webhook_id = $1%[2]s ORDER BY id %[3]s%[4]s) s
 			WINDOW w AS (ORDER BY id %[3]s)) w
-		WHERE event_type = ANY($2)%[5]s ORDER BY id %[3]s LIMIT %[6]d`, deliveryCols, cond, order, bound, sentinel, perPage+1)
+		CROSS JOIN LATERAL (SELECT %[7]s FROM deliveries WHERE id = w.id LIMIT 1) d
+		WHERE w.event_type = ANY($2)%[5]s ORDER BY w.id %[3]s LIMIT %[6]d`, qualified(deliveryCols, "d"), cond, order, bound, sentinel, perPage+1, deliveryCols)
 }
