@@ -24,34 +24,31 @@ func (t *tx) narrowedDeliveries(webhookID string, f service.DeliveryFilter, req 
 		return nil, meta, err
 	}
 	w := deliveryWalk{webhookID: webhookID, types: f.Types, maxScan: f.MaxScan}
-	rows, err := t.query(w.pageSQL(q.dir, q.hasFrom, q.perPage), w.args(q.from, q.hasFrom)...)
-	if err != nil {
-		return nil, meta, err
-	}
 	var list []*data.Delivery
 	var ids []string
 	lastSeen := "" // the last id looked at: where the next walk this way resumes
 	more, cut := false, false
-	for rows.Next() {
-		var n int
-		var prev string
-		d, err := scanDelivery(rowWith{rows, []any{&n, &prev}})
-		if err != nil {
-			rows.Close()
-			return nil, meta, err
+	err = t.walkQuery(w.pageSQL(q.dir, q.hasFrom, q.perPage), w.args(q.from, q.hasFrom), func(rows pgx.Rows) error {
+		for rows.Next() {
+			var n int
+			var prev string
+			d, err := scanDelivery(rowWith{rows, []any{&n, &prev}})
+			if err != nil {
+				return err
+			}
+			if w.maxScan > 0 && n > w.maxScan { // the bound's sentinel: looked at no more
+				more, cut, lastSeen = true, true, prev
+				return nil
+			}
+			if len(list) == q.perPage {
+				more, lastSeen = true, prev
+				return nil
+			}
+			list, ids, lastSeen = append(list, d), append(ids, d.ID), d.ID
 		}
-		if w.maxScan > 0 && n > w.maxScan { // the bound's sentinel: looked at no more
-			more, cut, lastSeen = true, true, prev
-			break
-		}
-		if len(list) == q.perPage {
-			more, lastSeen = true, prev
-			break
-		}
-		list, ids, lastSeen = append(list, d), append(ids, d.ID), d.ID
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, meta, err
 	}
 	if q.dir == newer {
@@ -69,6 +66,47 @@ func (t *tx) narrowedDeliveries(webhookID string, f service.DeliveryFilter, req 
 		return nil, meta, err
 	}
 	return list, meta, nil
+}
+
+// walkPlansOn makes the planner walk an index in its order, as the walk's bound needs: on
+// a table whose statistics undercount a webhook's deliveries (fresh, or grown since
+// autovacuum's last ANALYZE) it would read them all by a bitmap scan and sort them for
+// the inner LIMIT, the cost the bound is there to avoid (docs/performance.md). Plans
+// change, results do not. walkPlansOff puts back the session's settings, for the
+// statements of the transaction after the walk's.
+const (
+	walkPlansOn  = `SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`
+	walkPlansOff = `SELECT set_config(name, reset_val, true) FROM pg_settings WHERE name IN ('enable_bitmapscan', 'enable_sort')`
+)
+
+// walkQuery runs sql under walkPlansOn and calls fn with its rows, in one round trip with
+// the settings put back after it; fn may stop reading early.
+func (t *tx) walkQuery(sql string, args []any, fn func(pgx.Rows) error) error {
+	b := &pgx.Batch{}
+	b.Queue(walkPlansOn)
+	b.Queue(sql, args...)
+	b.Queue(walkPlansOff)
+	br, err := t.batch(b)
+	if err != nil {
+		return err
+	}
+	if _, err = br.Exec(); err == nil {
+		var rows pgx.Rows
+		if rows, err = br.Query(); err == nil {
+			err = fn(rows)
+			rows.Close()
+			if err == nil {
+				err = rows.Err()
+			}
+		}
+		if err == nil {
+			_, err = br.Exec()
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // narrowedBackCursor sets the cursor back, toward where the walk started, as bolt's
@@ -121,7 +159,12 @@ func (t *tx) deliveryNeighbour(w deliveryWalk, id string, after bool) (bool, err
 		sql = fmt.Sprintf(`SELECT EXISTS (SELECT 1 FROM deliveries WHERE webhook_id = $1 AND event_type = ANY($2) AND id %s $3)`, op)
 	}
 	var found bool
-	err := t.queryRow(sql, w.args(id, true)...).Scan(&found)
+	err := t.walkQuery(sql, w.args(id, true), func(rows pgx.Rows) error {
+		if rows.Next() {
+			return rows.Scan(&found)
+		}
+		return nil
+	})
 	return found, err
 }
 
