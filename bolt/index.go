@@ -276,19 +276,6 @@ func (w *scopeWalk) next() (id []byte, match, ok bool) {
 	return id, match, true
 }
 
-// anyMatch reports whether the walk holds an entry of its value, true too once it has
-// passed over maxPass others (0: no bound): a cursor that may lead to an empty page is
-// better than one missing.
-func (w *scopeWalk) anyMatch(maxPass int) bool {
-	passed := 0
-	for _, match, ok := w.next(); ok; _, match, ok = w.next() {
-		if passed++; match || maxPass > 0 && passed > maxPass {
-			return true
-		}
-	}
-	return false
-}
-
 // setOnwardCursor sets the cursor in the walk's direction (dir), which resumes past the
 // last id looked at.
 func (db *DB) setOnwardCursor(meta *data.Page, binding string, dir byte, lastSeen string) {
@@ -319,9 +306,11 @@ func (db *DB) setBackCursor(meta *data.Page, b *bbolt.Bucket, spec listSpec, bin
 		// an older cursor without an id.
 		meta.NextCursor = db.encodeCursor(older, binding, from.id)
 	case from.dir == older && from.cursor:
-		if spec.walk(b, listFrom{dir: older}).anyMatch(spec.maxPass) {
-			// Everything after the cursor was deleted: lead back to the oldest page, which
-			// a "newer than the empty id" cursor reads (every id sorts after "").
+		// Everything after the cursor was deleted: lead back to the oldest page, which a
+		// "newer than the empty id" cursor reads (every id sorts after ""), when that page
+		// has an id the list keeps (keep and value both, within the bounds), the walk it
+		// will make: a link to a page of ids the filter passes over only is no link.
+		if hasNeighbour(b, spec, "", true) {
 			meta.PrevCursor = db.encodeCursor(newer, binding, "")
 		}
 	}

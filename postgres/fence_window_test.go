@@ -296,7 +296,10 @@ func TestEveryWritePathMeetsANewerMigrationAtOnce(t *testing.T) {
 // A job the older replica is running when a newer voiceapi migrates is let go at the
 // runner's next heartbeat, while its lease still runs (the run is cancelled: it could
 // record nothing), and the newer replica runs it once the lease has ended: never both at
-// once, and it succeeds there (docs/jobs.md, conventions §26).
+// once, and it succeeds there (docs/jobs.md, conventions §26). The lease is long (five
+// minutes) and the test moves the newer runner's clock past its end once the older has
+// let go: the migration may take any time a loaded CI machine gives it without the lease
+// ending first, and the newer replica's claim waits for the lease, not for the wall clock.
 func TestAFencedReplicasRunningJobIsTakenOverByANewerOne(t *testing.T) {
 	older := testkit.NewReplicas(t, 1, testkit.ReplicaOptions{})[0]
 	ws := older.Owner.WorkspaceID
@@ -324,10 +327,11 @@ func TestAFencedReplicasRunningJobIsTakenOverByANewerOne(t *testing.T) {
 			mu.Unlock()
 			return ctx.Err()
 		}})
-	// The lease is twenty heartbeats: the heartbeat that meets the migration waits for it
-	// (the newer replica's Open) before it is refused, which on a loaded CI machine under
-	// -race can take a second or more; a lease ending meanwhile would fail leaseLeft.
-	opts := service.RunnerOptions{Lease: 4 * time.Second, Heartbeat: 200 * time.Millisecond, Poll: 50 * time.Millisecond, Kinds: []string{kind}}
+	// The heartbeat that meets the migration waits for it (the newer replica's Open)
+	// before it is refused, which on a loaded CI machine under -race can take seconds; a
+	// lease of 1,500 heartbeats cannot end meanwhile, so letting go at a heartbeat is told
+	// apart from a lease that ran out.
+	opts := service.RunnerOptions{Lease: 5 * time.Minute, Heartbeat: 200 * time.Millisecond, Poll: 50 * time.Millisecond, Kinds: []string{kind}}
 	olderOpts := opts
 	olderOpts.Owner = "older"
 	runner := older.Svc.Jobs.NewRunner(olderOpts)
@@ -361,13 +365,26 @@ func TestAFencedReplicasRunningJobIsTakenOverByANewerOne(t *testing.T) {
 			newerRuns.Add(1)
 			return nil
 		}})
+	var ahead atomic.Int64 // how far the newer runner's clock runs ahead of the wall clock
 	newerOpts := opts
 	newerOpts.Owner = "newer"
+	newerOpts.Now = func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
 	newerRunner := svc.Jobs.NewRunner(newerOpts)
 	newerRunner.Start(context.Background())
 	t.Cleanup(func() { newerRunner.Stop(context.Background()) })
 
-	var status string
+	waitUntil(t, time.Minute, "the older replica to let its run go", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return !olderEnded.IsZero()
+	})
+	var status, owner string
+	if err := pool.QueryRow(ctx, `SELECT status, lease_owner FROM jobs WHERE id = $1`, job).Scan(&status, &owner); err != nil ||
+		status != "running" || owner != "older" || newerRuns.Load() != 0 {
+		t.Fatalf("once the older replica let go: job %s held by %q, %d runs on the newer, %v; want it the older's until its lease ends", status, owner, newerRuns.Load(), err)
+	}
+	// The lease runs out: on the newer replica's clock, which claims by it.
+	ahead.Store(int64(opts.Lease + time.Second))
 	waitUntil(t, 20*time.Second, "the newer replica to run the job to its end", func() bool {
 		return pool.QueryRow(ctx, `SELECT status FROM jobs WHERE id = $1`, job).Scan(&status) == nil && status == "succeeded"
 	})

@@ -82,8 +82,9 @@ func pageRows[T any](t *tx, ks keyset, req data.PageRequest, scan func(pgx.Rows)
 // where its cursor points, and that cursor's direction.
 type keysetQuery struct {
 	perPage int
-	dir     byte // older, or newer for a prev_cursor
-	hasFrom bool // a cursor gave the key the page starts past
+	dir     byte   // older, or newer for a prev_cursor
+	hasFrom bool   // a cursor gave the key the page starts past
+	from    string // that key
 	sql     string
 	args    []any
 }
@@ -101,7 +102,7 @@ func (t *tx) pageQuery(ks keyset, req data.PageRequest) (keysetQuery, error) {
 		if !ok {
 			return q, errBadCursor()
 		}
-		q.dir, from, q.hasFrom = d, id, true
+		q.dir, from, q.hasFrom, q.from = d, id, true, id
 	}
 	args := append([]any(nil), ks.args...)
 	where, order := "", "DESC"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -166,6 +167,29 @@ func jobFailedOf(t *testing.T, store service.Store, ws, id string) []data.JobFai
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestTransientStorageByErrno: a disk fault bbolt meets is judged as PostgreSQL's
+// SQLSTATE for the same fault: a full disk (53100, which the postgres engine makes
+// ENOSPC) and a disk I/O error (class 58) are retried, on both engines; a fault no retry
+// heals (a file the process may not write) fails the job. Before, EIO failed a bbolt
+// job for good while PostgreSQL's 58030 was retried.
+func TestTransientStorageByErrno(t *testing.T) {
+	for _, tc := range []struct {
+		err       error
+		transient bool
+	}{
+		{&fs.PathError{Op: "write", Path: "voiceapi.db", Err: syscall.ENOSPC}, true},
+		{&fs.PathError{Op: "write", Path: "voiceapi.db", Err: syscall.EIO}, true},
+		{fmt.Errorf("committing: %w", syscall.EIO), true},
+		{&fs.PathError{Op: "open", Path: "voiceapi.db", Err: syscall.EACCES}, false},
+		{&fs.PathError{Op: "write", Path: "voiceapi.db", Err: syscall.EBADF}, false},
+	} {
+		err := fmt.Errorf("deleting a batch: %w", tc.err)
+		if got := service.IsTransient(service.TransientStorage(err)); got != tc.transient {
+			t.Errorf("%v: transient %v, want %v", tc.err, got, tc.transient)
+		}
+	}
 }
 
 // sqlStateError is a database driver's error naming its SQLSTATE, as PostgreSQL's does.

@@ -118,14 +118,15 @@ func Transient(err error) error {
 // naming it): a stored row that does not decode or a violated constraint is a bug that
 // every run would meet again. The runner applies it to every kind's failures
 // (failureOf). Transient: the database unreachable (data.ErrStorageUnavailable), its disk
-// full (syscall.ENOSPC), the SQLSTATE classes that heal (transientSQLState), the run's
-// context ended, and a replica fenced by a newer binary (data.ErrStorageSuperseded),
-// which must only let the job go: it can store no outcome, and an upgraded replica
-// claims the job once its lease ends.
+// full (syscall.ENOSPC), a disk I/O error (syscall.EIO, on bbolt: judged as PostgreSQL's
+// class 58 is, so both engines retry the same fault), the SQLSTATE classes that heal
+// (transientSQLState), the run's context ended, and a replica fenced by a newer binary
+// (data.ErrStorageSuperseded), which must only let the job go: it can store no outcome,
+// and an upgraded replica claims the job once its lease ends.
 func TransientStorage(err error) error {
 	switch {
 	case errors.Is(err, data.ErrStorageUnavailable), errors.Is(err, data.ErrStorageSuperseded),
-		errors.Is(err, syscall.ENOSPC), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EIO), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
 		transientSQLState(err):
 		return Transient(err)
 	}

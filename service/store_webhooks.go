@@ -86,9 +86,9 @@ type DeliveryFilter struct {
 	// Types, when not nil, are the event types kept; a delivery of any other is passed
 	// over. An empty, non-nil list keeps none.
 	Types []string
-	// MaxScan bounds the deliveries one page looks at (0: no bound), for an engine that
-	// reads each to judge it (bbolt): a page then ends short, with a cursor past what it
-	// looked at. An engine that filters inside the database (PostgreSQL) may ignore it.
+	// MaxScan bounds the deliveries one page looks at (0: no bound), on every engine, so
+	// that both give the same pages: a page then ends short, even empty, with a cursor
+	// past the last delivery it looked at (service/storetest, deliveries_scan_bound_*).
 	MaxScan int
 }
 
