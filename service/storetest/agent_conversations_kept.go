@@ -10,10 +10,7 @@ import (
 )
 
 func init() {
-	suites = append(suites, struct {
-		name string
-		run  func(t *testing.T, open Opener)
-	}{"agent_conversations_kept_answers", testAgentConversationsKeptAnswers})
+	suites = append(suites, suite{"agent_conversations_kept_answers", testAgentConversationsKeptAnswers})
 }
 
 // AgentConversationResponses lists the answers kept for the starts of and messages to

@@ -11,10 +11,6 @@ import (
 )
 
 func init() {
-	type suite = struct {
-		name string
-		run  func(t *testing.T, open Opener)
-	}
 	suites = append(suites, suite{"agent_tests", testAgentTests}, suite{"test_runs", testTestRuns},
 		suite{"agent_tests_cascade", testAgentTestsCascade}, suite{"workspace_simulation", testWorkspaceSimulation})
 }

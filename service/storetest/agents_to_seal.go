@@ -10,10 +10,7 @@ import (
 )
 
 func init() {
-	suites = append(suites, struct {
-		name string
-		run  func(t *testing.T, open Opener)
-	}{"agents_to_seal", testAgentsToSeal})
+	suites = append(suites, suite{"agents_to_seal", testAgentsToSeal})
 }
 
 // The list of agents whose headers the upgrade's job seals: only listing adds to it (an

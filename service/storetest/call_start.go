@@ -10,12 +10,6 @@ import (
 	"github.com/voiceapi/voiceapi/service"
 )
 
-// suite is one group of the suite (an alias of suites' element type).
-type suite = struct {
-	name string
-	run  func(t *testing.T, open Opener)
-}
-
 func init() {
 	suites = append(suites, suite{"open_calls", testOpenCalls}, suite{"rollouts", testRollouts},
 		suite{"number_by_phone", testNumberByPhone})

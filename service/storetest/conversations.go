@@ -11,13 +11,7 @@ import (
 )
 
 func init() {
-	suites = append(suites, struct {
-		name string
-		run  func(t *testing.T, open Opener)
-	}{"conversations", testConversations}, struct {
-		name string
-		run  func(t *testing.T, open Opener)
-	}{"conversations_workspace_delete", testConversationsWorkspaceDelete})
+	suites = append(suites, suite{"conversations", testConversations}, suite{"conversations_workspace_delete", testConversationsWorkspaceDelete})
 }
 
 func storedConversation(g *data.IDGen, ws string, at time.Time) *data.StoredConversation {

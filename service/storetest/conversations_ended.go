@@ -10,10 +10,7 @@ import (
 )
 
 func init() {
-	suites = append(suites, struct {
-		name string
-		run  func(t *testing.T, open Opener)
-	}{"conversations_ended", testConversationsEnded})
+	suites = append(suites, suite{"conversations_ended", testConversationsEnded})
 }
 
 // An ended conversation is found by the call it became, its items are rewritten in

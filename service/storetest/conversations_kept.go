@@ -9,10 +9,7 @@ import (
 )
 
 func init() {
-	suites = append(suites, struct {
-		name string
-		run  func(t *testing.T, open Opener)
-	}{"conversations_kept_answers", testConversationsKeptAnswers})
+	suites = append(suites, suite{"conversations_kept_answers", testConversationsKeptAnswers})
 }
 
 // A workspace's delete takes with its conversations what the Idempotency-Keys of their

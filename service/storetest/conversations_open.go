@@ -9,10 +9,7 @@ import (
 )
 
 func init() {
-	suites = append(suites, struct {
-		name string
-		run  func(t *testing.T, open Opener) // the bound on open conversations
-	}{"conversations_open", testOpenConversations})
+	suites = append(suites, suite{"conversations_open", testOpenConversations})
 }
 
 // testOpenConversations: a workspace's open conversations are its active ones updated

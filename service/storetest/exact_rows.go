@@ -10,10 +10,7 @@ import (
 )
 
 func init() {
-	suites = append(suites, struct {
-		name string
-		run  func(t *testing.T, open Opener)
-	}{"exact_numbers_conversations_and_tests", testExactNumbersConversationsAndTests})
+	suites = append(suites, suite{"exact_numbers_conversations_and_tests", testExactNumbersConversationsAndTests})
 }
 
 // exactValue holds numbers a float64 would round or rewrite.

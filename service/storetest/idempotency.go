@@ -10,10 +10,7 @@ import (
 
 // The idempotency groups register themselves here rather than in storetest.go's list.
 func init() {
-	suites = append(suites, struct {
-		name string
-		run  func(t *testing.T, open Opener)
-	}{"idempotency_agent", testIdempotencyAgent})
+	suites = append(suites, suite{"idempotency_agent", testIdempotencyAgent})
 }
 
 // testIdempotencyAgent: a kept response keeps the agent its request acted on, a claim's

@@ -9,10 +9,7 @@ import (
 )
 
 func init() {
-	suites = append(suites, struct {
-		name string
-		run  func(t *testing.T, open Opener)
-	}{"idempotency_purge", testIdempotencyPurge})
+	suites = append(suites, suite{"idempotency_purge", testIdempotencyPurge})
 }
 
 // The purge of kept responses goes oldest first, limit at a time, whatever the order of

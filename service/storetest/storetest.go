@@ -13,11 +13,14 @@ import (
 // Opener opens an empty store that lives until the test ends.
 type Opener func(t testing.TB) service.Store
 
-// suites are the groups of the suite, one per resource; each file adds its own.
-var suites = []struct {
+// suite is one group of the suite: a resource's cases, run on a fresh store each.
+type suite struct {
 	name string
 	run  func(t *testing.T, open Opener)
-}{
+}
+
+// suites are the groups of the suite, one per resource; each file adds its own.
+var suites = []suite{
 	{"events", testEvents},
 	{"limits", testLimits},
 	{"knowledge_bases", testKnowledgeBases},

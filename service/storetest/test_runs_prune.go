@@ -10,10 +10,7 @@ import (
 )
 
 func init() {
-	suites = append(suites, struct {
-		name string
-		run  func(t *testing.T, open Opener)
-	}{"test_runs_prune", testTestRunsPrune})
+	suites = append(suites, suite{"test_runs_prune", testTestRunsPrune})
 }
 
 // testTestRunsPrune: FinishedTestRunIDs lists an agent's finished runs newest first (not

@@ -9,10 +9,7 @@ import (
 )
 
 func init() {
-	suites = append(suites, struct {
-		name string
-		run  func(t *testing.T, open Opener)
-	}{"tokens_oldest", testOldestTokens})
+	suites = append(suites, suite{"tokens_oldest", testOldestTokens})
 }
 
 // OldestTokens gives a user's tokens of one kind past its newest keep, oldest first, at
