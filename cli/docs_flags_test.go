@@ -191,3 +191,22 @@ func TestDocsCommandsExist(t *testing.T) {
 		t.Errorf("checked %d command lines: the scan missed some", checked)
 	}
 }
+
+// TestFlagHelpShowsNoStrayArgument: pflag reads a `quoted` word of a flag's usage as the
+// name of its argument, so `voiceapi serve --help` printed "--no-migrate voiceapi migrate",
+// a switch shown as taking two words. A switch shows none, other flags one word.
+func TestFlagHelpShowsNoStrayArgument(t *testing.T) {
+	var walk func(cmd *cobra.Command)
+	walk = func(cmd *cobra.Command) {
+		for _, sub := range cmd.Commands() {
+			walk(sub)
+		}
+		cmd.Flags().VisitAll(func(f *pflag.Flag) {
+			name, _ := pflag.UnquoteUsage(f)
+			if f.Value.Type() == "bool" && name != "" || strings.Contains(name, " ") {
+				t.Errorf("%s --help shows --%s %s", cmd.CommandPath(), f.Name, name)
+			}
+		})
+	}
+	walk(NewRootCommand(io.Discard, io.Discard))
+}

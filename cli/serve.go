@@ -99,7 +99,7 @@ func NewServeCommand() *cobra.Command {
 func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address HOST:PORT")
 	o.loc.register(f)
-	f.BoolVar(&o.noMigrate, "no-migrate", false, "with --database-url: refuse to start on a schema older than this binary's instead of migrating it (deploys that run `voiceapi migrate` first)")
+	f.BoolVar(&o.noMigrate, "no-migrate", false, "with --database-url: refuse to start on a schema older than this binary's instead of migrating it (deploys that run voiceapi migrate first)")
 	f.DurationVar(&o.loginTTL, "login-ttl", service.DefaultLoginTTL, "lifetime of login tokens (Go duration)")
 	f.DurationVar(&o.drain, "drain-timeout", 20*time.Second, "how long shutdown waits for in-flight requests")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
