@@ -134,13 +134,15 @@ func flagValueError(err error) error {
 	}
 	var want string
 	switch bad.GetFlag().Value.Type() {
-	case "int", "int64":
+	case "int", "int32", "int64":
 		want = "a whole number"
 		if errors.Is(err, strconv.ErrRange) {
 			want = "a whole number, and this one is out of range"
 		}
 	case "duration":
 		want = "a duration with its unit, such as 500ms, 30s, 10m or 1h30m"
+	case "durationSlice":
+		want = "durations with their units, comma-separated, such as 5s,30s,2m"
 	case "bool":
 		want = "true or false"
 	default:

@@ -55,6 +55,8 @@ func TestFlagValueErrors(t *testing.T) {
 		{[]string{"test", "A", "--poll", "5"}, `invalid value "5" for --poll: want a duration with its unit, such as 500ms, 30s, 10m or 1h30m`},
 		{[]string{"campaign", "show", "cmp_1", "--watch=maybe"}, `invalid value "maybe" for --watch: want true or false`},
 		{[]string{"campaign", "create", "--max-concurrent", "1.5"}, `invalid value "1.5" for --max-concurrent: want a whole number`},
+		{[]string{"serve", "--db-pool-size", "many"}, `invalid value "many" for --db-pool-size: want a whole number`},
+		{[]string{"serve", "--webhook-retry-schedule", "5s,later"}, `invalid value "5s,later" for --webhook-retry-schedule: want durations with their units, comma-separated, such as 5s,30s,2m`},
 	} {
 		_, _, err := run(t, "", c.args...)
 		if err == nil || err.Error() != c.want || ExitCode(err) != 1 {
