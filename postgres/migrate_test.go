@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -76,11 +77,12 @@ func TestOpenRefusesAnotherSecretKey(t *testing.T) {
 	db.Close()
 }
 
-// NoMigrate refuses a database behind the binary instead of changing it.
+// NoMigrate refuses a database behind the binary instead of changing it, naming the first
+// missing migration as its file is named (it said "1_core" for 0001_core.sql) and what to run.
 func TestNoMigrateRefusesAnOldSchema(t *testing.T) {
 	url := pgtest.Database(t)
 	_, err := postgres.Open(context.Background(), postgres.Options{URL: url, SecretKey: testkit.SecretKey, NoMigrate: true})
-	if err == nil {
-		t.Fatal("opened an empty database without migrating it")
+	if err == nil || !strings.Contains(err.Error(), "schema version 0 and lacks 0001_core, which this voiceapi needs") || !strings.HasSuffix(err.Error(), "run `voiceapi migrate`") {
+		t.Fatalf("opened an empty database without migrating it, or said so unclearly: %v", err)
 	}
 }
