@@ -39,6 +39,9 @@ checksums. For a running server, use GET /api/v1/admin/backup (instance admins).
 			if err := loc.boltOnly("backup", "back up PostgreSQL with its own tools: pg_dump (a logical copy) or continuous archiving for point-in-time recovery (docs/scale-out.md), and keep the secret key (VOICEAPI_SECRET_KEY) with them"); err != nil {
 				return err
 			}
+			if err := requireDatabase(loc.dir); err != nil {
+				return err
+			}
 			dir := loc.dir
 			opts := data.BackupOptions{ExcludeSecretKey: excludeKey}
 			// The compressed size is known only at the end: a spinner counts the bytes.

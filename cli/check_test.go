@@ -87,7 +87,7 @@ func TestCheckReportsDamage(t *testing.T) {
 }
 
 func TestCheckMissingAndLocked(t *testing.T) {
-	if _, _, err := run(t, "", "check", "--data", filepath.Join(t.TempDir(), "missing")); err == nil || !strings.Contains(err.Error(), "no database") {
+	if _, _, err := run(t, "", "check", "--data", filepath.Join(t.TempDir(), "missing")); err == nil || !strings.Contains(err.Error(), "does not exist: name the server's data directory with --data DIR") {
 		t.Errorf("missing directory: %v", err)
 	}
 	dir := t.TempDir()
@@ -100,5 +100,34 @@ func TestCheckMissingAndLocked(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("check on a held database took %v", d)
+	}
+}
+
+// TestAdminCommandsOnADirectoryWithoutDatabase: an admin command given an existing data
+// directory that holds no database (a mistyped --data, a fresh volume) says so and what to
+// give, and leaves the directory empty: `user list` answered an empty table and `key
+// create` "no user", each over a new database and secret.key made there, which no server
+// reads. `user create` alone may still make it, to provision an administrator before the
+// first start.
+func TestAdminCommandsOnADirectoryWithoutDatabase(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"user", "list"}, {"workspace", "list"}, {"key", "create", "--email", "a@example.com"},
+		{"user", "reset-password", "--email", "a@example.com"}, {"audit", "verify"},
+		{"subscription", "set", "--workspace", "ws_1", "--agents", "1"},
+		{"workspace", "export", "--workspace", "ws_1"}, {"check"}, {"stats"}, {"compact"},
+		{"backup", "--out", filepath.Join(t.TempDir(), "b.tar.gz")},
+	} {
+		_, _, err := run(t, "", append(args, "--data", dir)...)
+		want := "data directory " + dir + " holds no database (voiceapi.db): name the server's data directory with --data DIR"
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%v: %v, want %q", args, err, want)
+		}
+		if names := dirNames(t, dir); len(names) != 0 {
+			t.Fatalf("%v left %v in the directory", args, names)
+		}
+	}
+	if _, _, err := run(t, "", "user", "create", "--data", dir, "--email", "a@example.com", "--name", "A", "--password", "password123"); err != nil {
+		t.Fatalf("user create on an empty directory: %v", err)
 	}
 }
