@@ -28,6 +28,10 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: false,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			// Before the environment's values: only the command line can give both.
+			if err := refuseTogether(cmd); err != nil {
+				return err
+			}
 			return bindEnv(cmd.Flags())
 		},
 	}
@@ -154,4 +158,47 @@ func flagValueError(err error) error {
 // dataFlag adds --data to a command's flags.
 func dataFlag(f *pflag.FlagSet, dir *string) {
 	f.StringVar(dir, "data", "./voiceapi-data", "data directory (database, key file, uploaded files)")
+}
+
+// exclusiveAnnotation holds a command's groups of flags that may not be given together,
+// one group a line, names separated by spaces.
+const exclusiveAnnotation = "voiceapi_exclusive"
+
+// exclusiveFlags says that at most one of names may be given on cmd's command line. It
+// replaces cobra's MarkFlagsMutuallyExclusive, whose refusal read "if any flags in the
+// group [password password-stdin] are set none of the others can be; [password
+// password-stdin] were all set".
+func exclusiveFlags(cmd *cobra.Command, names ...string) {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	for _, n := range names {
+		if cmd.Flags().Lookup(n) == nil {
+			panic("exclusiveFlags: no flag " + n) // a programming error
+		}
+	}
+	if g := cmd.Annotations[exclusiveAnnotation]; g != "" {
+		cmd.Annotations[exclusiveAnnotation] = g + "\n"
+	}
+	cmd.Annotations[exclusiveAnnotation] += strings.Join(names, " ")
+}
+
+// refuseTogether refuses a command line that gives two flags of one exclusive group.
+func refuseTogether(cmd *cobra.Command) error {
+	groups := cmd.Annotations[exclusiveAnnotation]
+	if groups == "" {
+		return nil
+	}
+	for _, group := range strings.Split(groups, "\n") {
+		var given []string
+		for _, n := range strings.Fields(group) {
+			if f := cmd.Flags().Lookup(n); f != nil && f.Changed {
+				given = append(given, "--"+n)
+			}
+		}
+		if len(given) > 1 {
+			return fmt.Errorf("%s cannot be given together: give one of them", strings.Join(given, " and "))
+		}
+	}
+	return nil
 }

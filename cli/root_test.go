@@ -69,3 +69,28 @@ func TestFlagValueErrors(t *testing.T) {
 		t.Errorf("from the environment: %v, want %q", err, want)
 	}
 }
+
+// TestFlagsGivenTogether: two flags that exclude each other are refused in the command
+// line's terms, not cobra's ("if any flags in the group [password password-stdin] are set
+// none of the others can be; [password password-stdin] were all set"). A variable does not
+// count: VOICEAPI_PASSWORD left in the environment does not refuse --password-stdin.
+func TestFlagsGivenTogether(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"user", "create", "--email", "a@example.com", "--name", "A", "--password", "password123", "--password-stdin"}, "--password and --password-stdin cannot be given together: give one of them"},
+		{[]string{"chat", "A", "--draft", "--version", "2"}, "--draft and --version cannot be given together: give one of them"},
+		{[]string{"campaign", "create", "--file", "c.json", "--window", "mon 09:00-17:00"}, "--file and --window cannot be given together: give one of them"},
+	} {
+		_, _, err := run(t, "", c.args...)
+		if err == nil || err.Error() != c.want || ExitCode(err) != 1 {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+	t.Setenv("VOICEAPI_PASSWORD", "from-the-environment")
+	dir := t.TempDir()
+	if _, _, err := run(t, "new-password1\n", "user", "create", "--data", dir, "--email", "b@example.com", "--name", "B", "--password-stdin"); err != nil {
+		t.Errorf("--password-stdin with VOICEAPI_PASSWORD set: %v", err)
+	}
+}
