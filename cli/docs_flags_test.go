@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -267,5 +268,69 @@ func TestDocsAdminCommandsTable(t *testing.T) {
 	}
 	if len(rows) < 15 {
 		t.Errorf("read %d rows: the table moved?", len(rows))
+	}
+}
+
+// TestDocsServeDefaults compares each default in docs/configuration.md's table of serve
+// flags with the flag's own: a default changed in the code and not on the page (or the
+// other way) is what an operator sizing a deploy reads. Durations compare as durations
+// (`2m` is 2m0s), "off" is false, an "*(empty…)*" cell is no value.
+func TestDocsServeDefaults(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "docs", "configuration.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(raw), "## `voiceapi serve`")
+	table, _, _ = strings.Cut(table, "### Environment only")
+	cmd := NewServeCommand()
+	row := regexp.MustCompile("^\\| `--([a-z-]+)[^|]*\\| `[A-Z_]+` \\| ([^|]*) \\|")
+	checked := 0
+	for _, line := range strings.Split(table, "\n") {
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		f := cmd.Flags().Lookup(m[1])
+		if f == nil {
+			t.Errorf("configuration.md: serve has no --%s", m[1])
+			continue
+		}
+		cell := strings.TrimSpace(m[2])
+		var doc string
+		switch {
+		case strings.HasPrefix(cell, "*(empty"):
+		case cell == "off":
+			doc = "false"
+		default:
+			v := regexp.MustCompile("^`([^`]*)`").FindStringSubmatch(cell)
+			if v == nil {
+				t.Errorf("configuration.md: --%s: default cell %q not read", m[1], cell)
+				continue
+			}
+			doc = v[1]
+		}
+		code := strings.Trim(f.DefValue, "[]")
+		same := doc == code
+		switch f.Value.Type() {
+		case "duration":
+			d1, err1 := time.ParseDuration(doc)
+			d2, err2 := time.ParseDuration(code)
+			same = err1 == nil && err2 == nil && d1 == d2
+		case "durationSlice":
+			a, b := strings.Split(doc, ","), strings.Split(code, ",")
+			same = len(a) == len(b)
+			for i := 0; same && i < len(a); i++ {
+				d1, err1 := time.ParseDuration(a[i])
+				d2, err2 := time.ParseDuration(b[i])
+				same = err1 == nil && err2 == nil && d1 == d2
+			}
+		}
+		if !same {
+			t.Errorf("configuration.md: --%s defaults to %q, the flag to %q", m[1], doc, f.DefValue)
+		}
+		checked++
+	}
+	if checked < 30 {
+		t.Errorf("checked %d rows: the table moved?", checked)
 	}
 }
