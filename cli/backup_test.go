@@ -67,7 +67,7 @@ func TestBackupAndRestoreCommands(t *testing.T) {
 
 // TestRestoreTruncatedArchiveSaysSo: an archive cut short (an interrupted download) is
 // refused with what happened and that nothing changed, not a bare "unexpected EOF"; a
-// missing --in file is named with the flag.
+// missing --in file (of restore, of workspace import) is named with the flag.
 func TestRestoreTruncatedArchiveSaysSo(t *testing.T) {
 	dir, _ := stoppedDataDir(t)
 	archive := filepath.Join(t.TempDir(), "b.tar.gz")
@@ -93,5 +93,9 @@ func TestRestoreTruncatedArchiveSaysSo(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "none.tar.gz")
 	if _, err := runCombined(t, "restore", "--data", target, "--in", missing); err == nil || !strings.HasPrefix(err.Error(), "--in "+missing+": ") {
 		t.Errorf("missing archive: %v", err)
+	}
+	missingDoc := filepath.Join(t.TempDir(), "none.json")
+	if _, err := runCombined(t, "workspace", "import", "--data", dir, "--workspace", "ws_1", "--in", missingDoc); err == nil || !strings.HasPrefix(err.Error(), "--in "+missingDoc+": ") {
+		t.Errorf("missing import document: %v", err)
 	}
 }
