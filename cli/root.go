@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -59,6 +60,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 	)
 	refuseUnknownSubcommands(root)
 	wordRemoteErrors(root)
+	nameEnvironmentSources(root)
 	return root
 }
 
@@ -123,6 +125,10 @@ func bindEnv(flags *pflag.FlagSet) error {
 			if setErr := flags.Set(f.Name, v); setErr != nil {
 				err = fmt.Errorf("%s: %w", envName(f.Name), flagValueError(setErr))
 			}
+			if f.Annotations == nil {
+				f.Annotations = map[string][]string{}
+			}
+			f.Annotations[fromEnvAnnotation] = []string{"true"}
 		}
 	})
 	return err
@@ -201,4 +207,38 @@ func refuseTogether(cmd *cobra.Command) error {
 		}
 	}
 	return nil
+}
+
+// fromEnvAnnotation marks a flag whose value bindEnv took from its VOICEAPI_* variable.
+const fromEnvAnnotation = "voiceapi_from_env"
+
+var leadingFlag = regexp.MustCompile(`^--([a-z][a-z-]*)`)
+
+// nameEnvironmentSources makes a refusal that begins with a flag's name say so when the
+// value came from the environment: with Environment=VOICEAPI_LOGIN_TTL=0 in a unit, "--login-ttl
+// must be more than 0" sent the operator looking for a flag no command line had.
+func nameEnvironmentSources(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		nameEnvironmentSources(sub)
+	}
+	if cmd.RunE == nil {
+		return
+	}
+	run := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		err := run(cmd, args)
+		if err == nil {
+			return nil
+		}
+		m := leadingFlag.FindStringSubmatch(err.Error())
+		if m == nil {
+			return err
+		}
+		f := cmd.Flags().Lookup(m[1])
+		if f == nil || f.Annotations[fromEnvAnnotation] == nil {
+			return err
+		}
+		rest := strings.TrimLeft(strings.TrimPrefix(err.Error(), "--"+f.Name), ": ")
+		return &reworded{msg: fmt.Sprintf("--%s (from %s): %s", f.Name, envName(f.Name), rest), err: err}
+	}
 }

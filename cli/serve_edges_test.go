@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"os"
 	"strings"
 	"testing"
 )
@@ -70,5 +71,26 @@ func TestServeEdgeValuesStart(t *testing.T) {
 		if _, err := o.settings(); err != nil {
 			t.Errorf("%v: %v", args, err)
 		}
+	}
+}
+
+// TestServeRefusalNamesTheVariable: a value serve refuses that came from VOICEAPI_* (a
+// systemd Environment= line, docker -e) is named with its variable as well as its flag;
+// from the command line, with the flag alone.
+func TestServeRefusalNamesTheVariable(t *testing.T) {
+	for _, c := range []struct{ env, value, want string }{
+		{"VOICEAPI_LOGIN_TTL", "0s", "--login-ttl (from VOICEAPI_LOGIN_TTL): must be more than 0"},
+		{"VOICEAPI_TRUSTED_PROXIES", "proxy.local", `--trusted-proxies (from VOICEAPI_TRUSTED_PROXIES): "proxy.local" is neither a CIDR range`},
+		{"VOICEAPI_LOG_LEVEL", "loud", `--log-level (from VOICEAPI_LOG_LEVEL): "loud": want debug, info, warn or error`},
+	} {
+		t.Setenv(c.env, c.value)
+		_, _, err := run(t, "", "serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0")
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s=%s: %v, want %q", c.env, c.value, err, c.want)
+		}
+		os.Unsetenv(c.env) // t.Setenv puts it back at the end
+	}
+	if _, _, err := run(t, "", "serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0", "--login-ttl", "0s"); err == nil || !strings.HasPrefix(err.Error(), "--login-ttl must be more than 0") {
+		t.Errorf("from the command line: %v", err)
 	}
 }
