@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -103,92 +105,126 @@ func TestDocsNameEveryFlag(t *testing.T) {
 // name up to the end of that shell command.
 var invocation = regexp.MustCompile(`(?:(?:^|[;&|(]\s*|^\s*\$\s+|^\s*-\s+|sudo -u voiceapi\s+|\./|\bbin/)voiceapi|\bgo run \.)((?:\s+[^\s;&|()#]+)*)`)
 
-// TestDocsCommandsExist runs over every code block of README.md and docs/*.md: each
-// command line that starts the program (`voiceapi …`, `./voiceapi …`, `sudo -u voiceapi
-// voiceapi …`, `/usr/local/bin/voiceapi …`, `go run . …`) names a command the binary has and only flags
-// that command takes. An operator copies these lines; a renamed flag in the code left them
-// failing with "unknown flag" and nothing in the build said so.
+// TestDocsCommandsExist runs over every code block of README.md and docs/*.md, and the
+// files of deploy/ (their comments and ExecStart, the Dockerfile's CMD): each command line
+// that starts the program (`voiceapi …`, `./voiceapi …`, `sudo -u voiceapi voiceapi …`,
+// `/usr/local/bin/voiceapi …`, `go run . …`) names a command the binary has and only
+// flags that command takes. An operator copies these lines; a renamed flag in the code
+// left them failing with "unknown flag" and nothing in the build said so.
 func TestDocsCommandsExist(t *testing.T) {
 	root := NewRootCommand(io.Discard, io.Discard)
+	flagWord := regexp.MustCompile(`^--?([a-zA-Z][a-zA-Z-]*)`)
+	checked := 0
+	// check reads one line; shell says its first word must be a command (a shell block, a
+	// comment's command), not perhaps a program's output ("voiceapi vs PocketBase").
+	check := func(where, line string, shell bool) {
+		if hash := strings.Index(line, " #"); hash >= 0 {
+			line = line[:hash]
+		}
+		for _, m := range invocation.FindAllStringSubmatch(line, -1) {
+			words := strings.Fields(m[1])
+			if len(words) == 0 || strings.ContainsAny(words[0], `"'=:.{}`) {
+				continue // a user, a unit or a name in prose or JSON, not the program
+			}
+			var path []string
+			for _, w := range words {
+				if strings.HasPrefix(w, "-") || strings.ToLower(w) != w || strings.ContainsAny(w, `"'$/.…_+0123456789`) {
+					break
+				}
+				path = append(path, w)
+			}
+			cmd := root
+			if len(path) > 0 {
+				found, rest, err := root.Find(path)
+				if err != nil || found == root || len(rest) > 0 && found.HasSubCommands() {
+					if shell && len(path) == 1 && found == root {
+						t.Errorf("%s: voiceapi has no command %q", where, words[0])
+					}
+					if found == root {
+						continue
+					}
+				}
+				cmd = found
+			}
+			checked++
+			for _, w := range words[len(path):] {
+				w = strings.Trim(w, "[]")
+				f := flagWord.FindStringSubmatch(w)
+				if f == nil {
+					continue
+				}
+				var ok bool
+				if strings.HasPrefix(w, "--") {
+					ok = cmd.Flags().Lookup(f[1]) != nil || cmd.InheritedFlags().Lookup(f[1]) != nil || cmd == root && f[1] == "version"
+				} else {
+					ok = len(f[1]) == 1 && cmd.Flags().ShorthandLookup(f[1]) != nil
+				}
+				if !ok && f[1] != "help" {
+					t.Errorf("%s: %s has no %s", where, cmd.CommandPath(), w)
+				}
+			}
+		}
+	}
+	// joined gives each line with those it continues (a trailing backslash) appended.
+	joined := func(lines []string, each func(at int, line string)) {
+		for i := 0; i < len(lines); i++ {
+			line, at := lines[i], i+1
+			for strings.HasSuffix(line, "\\") && i+1 < len(lines) {
+				i++
+				line = strings.TrimSuffix(line, "\\") + " " + strings.TrimLeft(strings.TrimSpace(lines[i]), "#")
+			}
+			each(at, line)
+		}
+	}
+
 	pages, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages = append(pages, filepath.Join("..", "README.md"))
-	flagWord := regexp.MustCompile(`^--?([a-zA-Z][a-zA-Z-]*)`)
-	checked := 0
-	for _, page := range pages {
+	for _, page := range append(pages, filepath.Join("..", "README.md")) {
 		raw, err := os.ReadFile(page)
 		if err != nil {
 			t.Fatal(err)
 		}
 		inCode, shell := false, false
-		lines := strings.Split(string(raw), "\n")
-		for i := 0; i < len(lines); i++ {
-			line, at := lines[i], i+1
+		joined(strings.Split(string(raw), "\n"), func(at int, line string) {
 			if fence := strings.TrimSpace(line); strings.HasPrefix(fence, "```") {
 				inCode = !inCode
 				// An unlabelled block may be a program's output ("voiceapi vs PocketBase"):
 				// only a shell block's first word must be a command.
 				shell = inCode && regexp.MustCompile("^```(sh|bash|yaml|ini)$").MatchString(fence)
-				continue
+				return
 			}
-			if !inCode {
-				continue
+			if inCode {
+				check(fmt.Sprintf("%s:%d", filepath.Base(page), at), line, shell)
 			}
-			for strings.HasSuffix(line, "\\") && i+1 < len(lines) { // a command continued on the next line
-				i++
-				line = strings.TrimSuffix(line, "\\") + " " + lines[i]
-			}
-			if hash := strings.Index(line, " #"); hash >= 0 {
-				line = line[:hash]
-			}
-			for _, m := range invocation.FindAllStringSubmatch(line, -1) {
-				words := strings.Fields(m[1])
-				if len(words) == 0 || strings.ContainsAny(words[0], `"'=:.{}`) {
-					continue // a user, a unit or a name in prose or JSON, not the program
-				}
-				var path []string
-				for _, w := range words {
-					if strings.HasPrefix(w, "-") || strings.ToLower(w) != w || strings.ContainsAny(w, `"'$/.…_+0123456789`) {
-						break
-					}
-					path = append(path, w)
-				}
-				cmd := root
-				if len(path) > 0 {
-					found, rest, err := root.Find(path)
-					if err != nil || found == root || len(rest) > 0 && found.HasSubCommands() {
-						if shell && len(path) == 1 && found == root {
-							t.Errorf("%s:%d: voiceapi has no command %q", filepath.Base(page), at, words[0])
-						}
-						if found == root {
-							continue
-						}
-					}
-					cmd = found
-				}
-				checked++
-				for _, w := range words[len(path):] {
-					w = strings.Trim(w, "[]")
-					f := flagWord.FindStringSubmatch(w)
-					if f == nil {
-						continue
-					}
-					var ok bool
-					if strings.HasPrefix(w, "--") {
-						ok = cmd.Flags().Lookup(f[1]) != nil || cmd.InheritedFlags().Lookup(f[1]) != nil || cmd == root && f[1] == "version"
-					} else {
-						ok = len(f[1]) == 1 && cmd.Flags().ShorthandLookup(f[1]) != nil
-					}
-					if !ok && f[1] != "help" {
-						t.Errorf("%s:%d: %s has no %s", filepath.Base(page), at, cmd.CommandPath(), w)
-					}
-				}
-			}
-		}
+		})
 	}
-	if checked < 50 {
+
+	deployed, err := filepath.Glob(filepath.Join("..", "deploy", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmdForm := regexp.MustCompile(`^CMD (\[.*\])$`)
+	for _, file := range deployed {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		joined(strings.Split(string(raw), "\n"), func(at int, line string) {
+			where := fmt.Sprintf("deploy/%s:%d", filepath.Base(file), at)
+			if m := cmdForm.FindStringSubmatch(line); m != nil { // the Dockerfile's exec form
+				var args []string
+				if err := json.Unmarshal([]byte(m[1]), &args); err != nil {
+					t.Errorf("%s: %v", where, err)
+				}
+				line = "voiceapi " + strings.Join(args, " ")
+			}
+			line = strings.TrimLeft(strings.TrimSpace(line), "#")
+			check(where, strings.TrimSpace(line), true)
+		})
+	}
+	if checked < 60 {
 		t.Errorf("checked %d command lines: the scan missed some", checked)
 	}
 }
