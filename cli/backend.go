@@ -120,7 +120,17 @@ func openForAdmin(dir string) (*bolt.DB, error) {
 	if err := requireDatabase(dir); err != nil {
 		return nil, err
 	}
-	return bolt.Open(dir, adminOptions)
+	db, err := bolt.Open(dir, adminOptions)
+	return db, notPermitted(dir, err)
+}
+
+// notPermitted adds the next step to a refusal by the file system: "opening X: open X:
+// permission denied" said what but not as whom to run.
+func notPermitted(dir string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("%w: run it as the user that owns %s (the service's: sudo -u voiceapi voiceapi …)", err, dir)
+	}
+	return err
 }
 
 // requireDatabase fails, saying what to give instead, unless dir holds a database. An

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -129,5 +130,22 @@ func TestAdminCommandsOnADirectoryWithoutDatabase(t *testing.T) {
 	}
 	if _, _, err := run(t, "", "user", "create", "--data", dir, "--email", "a@example.com", "--name", "A", "--password", "password123"); err != nil {
 		t.Fatalf("user create on an empty directory: %v", err)
+	}
+}
+
+// TestPermissionDeniedSaysAsWhomToRun: the file system's refusal to open the database
+// (a command run as another user than the directory's owner) gets the next step. The
+// refusal itself needs a user other than root to happen, so the wording is tested alone.
+func TestPermissionDeniedSaysAsWhomToRun(t *testing.T) {
+	denied := fmt.Errorf("opening /srv/voiceapi.db: %w", &os.PathError{Op: "open", Path: "/srv/voiceapi.db", Err: os.ErrPermission})
+	got := notPermitted("/srv", denied)
+	if !errors.Is(got, os.ErrPermission) || !strings.HasSuffix(got.Error(), "permission denied: run it as the user that owns /srv (the service's: sudo -u voiceapi voiceapi …)") {
+		t.Errorf("permission denied: %v", got)
+	}
+	if other := errors.New("x"); notPermitted("/srv", other) != other {
+		t.Error("another error was changed")
+	}
+	if notPermitted("/srv", nil) != nil {
+		t.Error("no error became one")
 	}
 }

@@ -365,7 +365,11 @@ func (o *serveOptions) open(ctx context.Context, logger *slog.Logger, guard netg
 	if o.loc.postgres() {
 		return o.loc.openPostgres(ctx, postgres.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts, PasswordCost: o.passwordCost, NoMigrate: o.noMigrate})
 	}
-	return bolt.Open(o.loc.dir, bolt.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts, PasswordCost: o.passwordCost})
+	db, err := bolt.Open(o.loc.dir, bolt.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts, PasswordCost: o.passwordCost})
+	if err != nil {
+		return nil, notPermitted(o.loc.dir, err) // not a typed nil Backend
+	}
+	return db, nil
 }
 
 // serveMetrics serves the metrics alone, without authentication, on addr: for a
