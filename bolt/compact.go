@@ -96,6 +96,9 @@ func Compact(dir string, o CompactOptions) (res CompactResult, err error) {
 	if err := os.Chmod(tmpPath, fi.Mode().Perm()); err != nil {
 		return res, err
 	}
+	if err := matchOwner(tmpPath, fi); err != nil {
+		return res, fmt.Errorf("giving the compacted file the owner of %s: %w", path, err)
+	}
 	if res.Keys, res.DataBytes, err = compactInto(tmpPath, src, o); err != nil {
 		return res, err
 	}

@@ -223,7 +223,8 @@ const allocSize = 1 << 20
 
 // init creates buckets, the cursor key and runs migrations, in one transaction.
 func (db *DB) init() error {
-	return db.bolt.Update(func(tx *bbolt.Tx) error {
+	from := 0
+	err := db.bolt.Update(func(tx *bbolt.Tx) error {
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("creating bucket %s: %w", name, err)
@@ -240,11 +241,18 @@ func (db *DB) init() error {
 			}
 		}
 		db.cursorKey = append([]byte(nil), meta.Get([]byte("cursor_key"))...)
-		if err := migrate(tx); err != nil {
+		var err error
+		if from, err = migrate(tx); err != nil {
 			return err
 		}
 		return unlimitOwnersAndAdmins(tx)
 	})
+	// docs/upgrading.md has the operator watch the log at the upgraded start: say that the
+	// migrations ran, once they have committed (a new file, version 0, has none to run).
+	if err == nil && from > 0 && from < schemaVersion {
+		db.log.Info("migrated the database to this voiceapi's schema", "from_schema_version", from, "schema_version", schemaVersion)
+	}
+	return err
 }
 
 // migrations[i] moves the schema from version i to i+1. Version 0 is a new file.
@@ -350,23 +358,25 @@ var migrations = []func(tx *bbolt.Tx) error{
 	indexIdempotencyByAgent,
 }
 
-func migrate(tx *bbolt.Tx) error {
+// migrate runs the migrations from the stored version up to schemaVersion and returns
+// the version it found.
+func migrate(tx *bbolt.Tx) (int, error) {
 	meta := tx.Bucket(bucketMeta)
 	current := 0
 	if v := meta.Get([]byte("schema_version")); len(v) == 8 {
 		current = int(binary.BigEndian.Uint64(v))
 	}
 	if current > schemaVersion {
-		return fmt.Errorf("the database has schema version %d, newer than this voiceapi (%d): upgrade voiceapi", current, schemaVersion)
+		return current, fmt.Errorf("the database has schema version %d, newer than this voiceapi (%d): upgrade voiceapi, or to roll back restore a backup taken before the upgrade (docs/upgrading.md, Rollback)", current, schemaVersion)
 	}
 	for v := current; v < schemaVersion; v++ {
 		if err := migrations[v](tx); err != nil {
-			return fmt.Errorf("migrating schema %d → %d: %w", v, v+1, err)
+			return current, fmt.Errorf("migrating schema %d → %d: %w", v, v+1, err)
 		}
 	}
 	var buf [8]byte
 	binary.BigEndian.PutUint64(buf[:], schemaVersion)
-	return meta.Put([]byte("schema_version"), buf[:])
+	return current, meta.Put([]byte("schema_version"), buf[:])
 }
 
 // SchemaVersion returns the schema version stored in the file.

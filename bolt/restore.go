@@ -65,6 +65,13 @@ func Restore(dir string, r io.Reader, opts RestoreOptions) (*Manifest, error) {
 	if err := checkDatabase(filepath.Join(staging, FileName)); err != nil {
 		return nil, err
 	}
+	// Restored into an existing directory, the files take its owner: the service user's,
+	// also when root ran the restore.
+	if target, err := os.Stat(dir); err == nil {
+		if err := matchOwner(staging, target); err != nil {
+			return nil, fmt.Errorf("giving the restored files the owner of %s: %w", dir, err)
+		}
+	}
 	if err := moveIntoPlace(staging, dir); err != nil {
 		return nil, err
 	}

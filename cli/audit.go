@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 // errChainBroken makes `audit verify` exit non-zero once it has named every fault.
@@ -46,6 +49,11 @@ func NewAuditCommand() *cobra.Command {
 			}
 			if len(problems) > 0 {
 				fmt.Fprintf(out, "%d problem(s) in %d event(s) checked\n", len(problems), checked)
+				if unkeyed := hashMismatches(problems); unkeyed == checked && checked > 1 {
+					// The hashes are keyed with the secret key: under another key every
+					// event reads as edited, the likelier cause by far.
+					fmt.Fprintln(out, "every event's hash differs from its content: more likely than every event edited, the secret key this command was given (VOICEAPI_SECRET_KEY, else secret.key in --data) is not the one that wrote the chain; run it with the server's key")
+				}
 				return errChainBroken
 			}
 			fmt.Fprintf(out, "ok: %d event(s) checked, every hash chain is intact\n", checked)
@@ -94,4 +102,15 @@ func newAuditRekeyCommand() *cobra.Command {
 	loc.register(cmd.Flags())
 	cmd.Flags().StringVar(&workspace, "workspace", "", "rekey only this workspace (default: every workspace)")
 	return cmd
+}
+
+// hashMismatches counts the events whose own hash does not match their content.
+func hashMismatches(problems []data.ChainProblem) int {
+	n := 0
+	for _, p := range problems {
+		if strings.HasPrefix(p.Problem, "its hash does not match its content") {
+			n++
+		}
+	}
+	return n
 }

@@ -89,6 +89,9 @@ func TestAuditVerifyNamesEditedEvent(t *testing.T) {
 			t.Errorf("untouched event %s named:\n%s", other, out)
 		}
 	}
+	if strings.Contains(out, "secret key") {
+		t.Errorf("one edit blamed on the key:\n%s", out)
+	}
 }
 
 func TestAuditVerifyNamesDeletedEvent(t *testing.T) {
@@ -180,5 +183,23 @@ func TestAuditRekeyRelinksAnUnkeyedChain(t *testing.T) {
 	root.SetArgs([]string{"audit", "rekey", "--data", dir})
 	if err := root.Execute(); err == nil || !strings.Contains(err.Error(), "does not match its content") {
 		t.Fatalf("rekey of an edited chain: %v\n%s", err, out.String())
+	}
+}
+
+// TestAuditVerifyUnderAnotherKeySaysSo: run with another secret key than the one that
+// wrote the chain, every event reads as edited; the output says the likelier cause (it
+// named 13 "edited" events, met when a move to PostgreSQL ran under another key), while a
+// single edit (TestAuditVerifyNamesEditedEvent) gets no such line.
+func TestAuditVerifyUnderAnotherKeySaysSo(t *testing.T) {
+	dir := t.TempDir()
+	seedEvents(t, dir, 3)
+	t.Setenv("VOICEAPI_SECRET_KEY", strings.Repeat("cd", 32))
+	out, err := runVerify(dir)
+	if err == nil || !strings.Contains(out, "3 problem(s) in 3 event(s) checked\nevery event's hash differs from its content: more likely than every event edited, the secret key this command was given") {
+		t.Fatalf("verify under another key (err %v):\n%s", err, out)
+	}
+	t.Setenv("VOICEAPI_SECRET_KEY", "")
+	if out, err := runVerify(dir); err != nil || strings.Contains(out, "secret key") {
+		t.Fatalf("verify under its own key (err %v):\n%s", err, out)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -89,6 +90,21 @@ func (l *location) openAdmin(ctx context.Context) (Backend, error) {
 	return openForAdmin(l.dir)
 }
 
+// openAdminMayCreate is openAdmin for `user create`, the one admin command that may make
+// the database in an existing, empty data directory: an administrator provisioned before
+// the first start.
+func (l *location) openAdminMayCreate(ctx context.Context) (Backend, error) {
+	if l.postgres() {
+		return l.openPostgres(ctx, postgres.Options{})
+	}
+	if _, err := os.Stat(filepath.Join(l.dir, bolt.FileName)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(l.dir); err == nil {
+			return bolt.Open(l.dir, adminOptions)
+		}
+	}
+	return openForAdmin(l.dir)
+}
+
 // boltOnly refuses a command that works on the bbolt file itself when the records are in
 // PostgreSQL, saying what to use instead.
 func (l *location) boltOnly(command, instead string) error {
@@ -101,12 +117,38 @@ func (l *location) boltOnly(command, instead string) error {
 // openForAdmin opens the bbolt database for a one-shot command: it fails within seconds
 // with a clear message when a server holds it.
 func openForAdmin(dir string) (*bolt.DB, error) {
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("data directory %s does not exist: name the server's data directory with --data DIR (or VOICEAPI_DATA); `voiceapi serve` creates it on its first start", dir)
-	} else if err != nil {
-		return nil, fmt.Errorf("data directory %s: %w", dir, err)
+	if err := requireDatabase(dir); err != nil {
+		return nil, err
 	}
-	return bolt.Open(dir, adminOptions)
+	db, err := bolt.Open(dir, adminOptions)
+	return db, notPermitted(dir, err)
+}
+
+// notPermitted adds the next step to a refusal by the file system: "opening X: open X:
+// permission denied" said what but not as whom to run.
+func notPermitted(dir string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("%w: run it as the user that owns %s (the service's: sudo -u voiceapi voiceapi …)", err, dir)
+	}
+	return err
+}
+
+// requireDatabase fails, saying what to give instead, unless dir holds a database. An
+// admin command given an existing directory without one (a mistyped --data, a fresh
+// volume) created a database there and reported success: `user create` made a user on a
+// database no server reads.
+func requireDatabase(dir string) error {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("data directory %s does not exist: name the server's data directory with --data DIR (or VOICEAPI_DATA); `voiceapi serve` creates it on its first start", dir)
+	} else if err != nil {
+		return fmt.Errorf("data directory %s: %w", dir, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, bolt.FileName)); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("data directory %s holds no database (%s): name the server's data directory with --data DIR (or VOICEAPI_DATA); `voiceapi serve` creates the database on its first start", dir, bolt.FileName)
+	} else if err != nil {
+		return fmt.Errorf("data directory %s: %w", dir, err)
+	}
+	return nil
 }
 
 // adminOptions open the database for one-shot commands; tests lower the bcrypt cost.

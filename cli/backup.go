@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,6 +37,9 @@ checksums. For a running server, use GET /api/v1/admin/backup (instance admins).
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := loc.boltOnly("backup", "back up PostgreSQL with its own tools: pg_dump (a logical copy) or continuous archiving for point-in-time recovery (docs/scale-out.md), and keep the secret key (VOICEAPI_SECRET_KEY) with them"); err != nil {
+				return err
+			}
+			if err := requireDatabase(loc.dir); err != nil {
 				return err
 			}
 			dir := loc.dir
@@ -110,7 +114,7 @@ anything is moved into place. Schema migrations run when the server next starts.
 			if in != "-" {
 				f, err := os.Open(in)
 				if err != nil {
-					return err
+					return fmt.Errorf("--in %s: %w", in, err)
 				}
 				defer f.Close()
 				r, size = f, fileSize(f)
@@ -118,6 +122,11 @@ anything is moved into place. Schema migrations run when the server next starts.
 			bar := newProgress(cmd.ErrOrStderr(), size, "reading the archive")
 			m, err := bolt.Restore(dir, bar.Reader(r), bolt.RestoreOptions{Force: force})
 			bar.Done()
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				// The bare "unexpected EOF" of a cut download said neither what nor whether
+				// anything had changed.
+				return fmt.Errorf("the archive ends early, truncated (an interrupted download or copy?): take or fetch it again; nothing was restored into %s (%w)", dir, err)
+			}
 			if err != nil {
 				return err
 			}

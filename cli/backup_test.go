@@ -64,3 +64,38 @@ func TestBackupAndRestoreCommands(t *testing.T) {
 		t.Fatalf("user list on the restored data: %v\n%s", err, out)
 	}
 }
+
+// TestRestoreTruncatedArchiveSaysSo: an archive cut short (an interrupted download) is
+// refused with what happened and that nothing changed, not a bare "unexpected EOF"; a
+// missing --in file (of restore, of workspace import) is named with the flag.
+func TestRestoreTruncatedArchiveSaysSo(t *testing.T) {
+	dir, _ := stoppedDataDir(t)
+	archive := filepath.Join(t.TempDir(), "b.tar.gz")
+	if out, err := runCombined(t, "backup", "--data", dir, "--out", archive); err != nil {
+		t.Fatalf("backup: %v\n%s", err, out)
+	}
+	whole, err := os.ReadFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.tar.gz")
+	if err := os.WriteFile(cut, whole[:len(whole)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(t.TempDir(), "restored")
+	_, err = runCombined(t, "restore", "--data", target, "--in", cut)
+	if err == nil || !strings.HasPrefix(err.Error(), "the archive ends early, truncated") || !strings.Contains(err.Error(), "nothing was restored into "+target) {
+		t.Errorf("truncated archive: %v", err)
+	}
+	if _, serr := os.Stat(target); !os.IsNotExist(serr) {
+		t.Errorf("the target was made: %v", serr)
+	}
+	missing := filepath.Join(t.TempDir(), "none.tar.gz")
+	if _, err := runCombined(t, "restore", "--data", target, "--in", missing); err == nil || !strings.HasPrefix(err.Error(), "--in "+missing+": ") {
+		t.Errorf("missing archive: %v", err)
+	}
+	missingDoc := filepath.Join(t.TempDir(), "none.json")
+	if _, err := runCombined(t, "workspace", "import", "--data", dir, "--workspace", "ws_1", "--in", missingDoc); err == nil || !strings.HasPrefix(err.Error(), "--in "+missingDoc+": ") {
+		t.Errorf("missing import document: %v", err)
+	}
+}

@@ -65,7 +65,7 @@ func newCampaignCreateCommand() *cobra.Command {
 	f.StringVar(&o.key, "idempotency-key", "", "the request's Idempotency-Key (default: a new random one)")
 	f.BoolVar(&o.asJSON, "json", false, "print the created campaign as JSON (as campaign show --json) instead of a sentence")
 	for _, s := range settingFlags {
-		cmd.MarkFlagsMutuallyExclusive("file", s)
+		exclusiveFlags(cmd, "file", s)
 	}
 	return cmd
 }

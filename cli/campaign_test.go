@@ -183,7 +183,7 @@ func TestCampaignCreateListShow(t *testing.T) {
 	if !strings.Contains(out, `"From a file" (scheduled): 1 recipient(s) from 1 row(s)`) {
 		t.Errorf("create from --file: %q", out)
 	}
-	if got := s.refused("campaign", "create", "--file", settings, "--recipients", list, "--max-concurrent", "3"); !strings.Contains(got, "none of the others can be") {
+	if got := s.refused("campaign", "create", "--file", settings, "--recipients", list, "--max-concurrent", "3"); !strings.Contains(got, "--file and --max-concurrent cannot be given together: give one of them") {
 		t.Errorf("--file with a setting flag: %s", got)
 	}
 

@@ -56,7 +56,7 @@ func NewChatCommand() *cobra.Command {
 	f.BoolVar(&o.draft, "draft", false, "talk to the agent's draft (needs the right to write agents)")
 	f.IntVar(&o.version, "version", 0, "talk to this published version (default: the live one)")
 	f.StringArrayVar(&o.vars, "var", nil, "NAME=VALUE: a variable of the conversation; repeatable")
-	cmd.MarkFlagsMutuallyExclusive("draft", "version")
+	exclusiveFlags(cmd, "draft", "version")
 	return cmd
 }
 

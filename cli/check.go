@@ -30,6 +30,9 @@ func NewCheckCommand() *cobra.Command {
 			if err := loc.boltOnly("check", "PostgreSQL checks its own pages (pg_amcheck); the records' constraints are the schema's"); err != nil {
 				return err
 			}
+			if err := requireDatabase(loc.dir); err != nil {
+				return err
+			}
 			dir := loc.dir
 			return runCheck(dir, cmd.OutOrStdout())
 		},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -87,7 +88,7 @@ func TestCheckReportsDamage(t *testing.T) {
 }
 
 func TestCheckMissingAndLocked(t *testing.T) {
-	if _, _, err := run(t, "", "check", "--data", filepath.Join(t.TempDir(), "missing")); err == nil || !strings.Contains(err.Error(), "no database") {
+	if _, _, err := run(t, "", "check", "--data", filepath.Join(t.TempDir(), "missing")); err == nil || !strings.Contains(err.Error(), "does not exist: name the server's data directory with --data DIR") {
 		t.Errorf("missing directory: %v", err)
 	}
 	dir := t.TempDir()
@@ -100,5 +101,51 @@ func TestCheckMissingAndLocked(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("check on a held database took %v", d)
+	}
+}
+
+// TestAdminCommandsOnADirectoryWithoutDatabase: an admin command given an existing data
+// directory that holds no database (a mistyped --data, a fresh volume) says so and what to
+// give, and leaves the directory empty: `user list` answered an empty table and `key
+// create` "no user", each over a new database and secret.key made there, which no server
+// reads. `user create` alone may still make it, to provision an administrator before the
+// first start.
+func TestAdminCommandsOnADirectoryWithoutDatabase(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"user", "list"}, {"workspace", "list"}, {"key", "create", "--email", "a@example.com"},
+		{"user", "reset-password", "--email", "a@example.com"}, {"audit", "verify"},
+		{"subscription", "set", "--workspace", "ws_1", "--agents", "1"},
+		{"workspace", "export", "--workspace", "ws_1"}, {"check"}, {"stats"}, {"compact"},
+		{"backup", "--out", filepath.Join(t.TempDir(), "b.tar.gz")},
+	} {
+		_, _, err := run(t, "", append(args, "--data", dir)...)
+		want := "data directory " + dir + " holds no database (voiceapi.db): name the server's data directory with --data DIR"
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%v: %v, want %q", args, err, want)
+		}
+		if names := dirNames(t, dir); len(names) != 0 {
+			t.Fatalf("%v left %v in the directory", args, names)
+		}
+	}
+	if _, _, err := run(t, "", "user", "create", "--data", dir, "--email", "a@example.com", "--name", "A", "--password", "password123"); err != nil {
+		t.Fatalf("user create on an empty directory: %v", err)
+	}
+}
+
+// TestPermissionDeniedSaysAsWhomToRun: the file system's refusal to open the database
+// (a command run as another user than the directory's owner) gets the next step. The
+// refusal itself needs a user other than root to happen, so the wording is tested alone.
+func TestPermissionDeniedSaysAsWhomToRun(t *testing.T) {
+	denied := fmt.Errorf("opening /srv/voiceapi.db: %w", &os.PathError{Op: "open", Path: "/srv/voiceapi.db", Err: os.ErrPermission})
+	got := notPermitted("/srv", denied)
+	if !errors.Is(got, os.ErrPermission) || !strings.HasSuffix(got.Error(), "permission denied: run it as the user that owns /srv (the service's: sudo -u voiceapi voiceapi …)") {
+		t.Errorf("permission denied: %v", got)
+	}
+	if other := errors.New("x"); notPermitted("/srv", other) != other {
+		t.Error("another error was changed")
+	}
+	if notPermitted("/srv", nil) != nil {
+		t.Error("no error became one")
 	}
 }

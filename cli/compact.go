@@ -33,6 +33,9 @@ voiceapi.db.old-<UTC time>.`,
 			if err := loc.boltOnly("compact", "PostgreSQL reclaims space with VACUUM (autovacuum runs by itself; VACUUM FULL rewrites a table)"); err != nil {
 				return err
 			}
+			if err := requireDatabase(loc.dir); err != nil {
+				return err
+			}
 			dir := loc.dir
 			return runCompact(dir, keepOld, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},

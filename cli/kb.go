@@ -88,5 +88,15 @@ func loadEvalSet(dir string) ([]evalset.Base, error) {
 	if dir == "" {
 		return evalset.Builtin()
 	}
-	return evalset.Load(os.DirFS(dir))
+	// Named with the flag: a mistyped --set said only "no *.md knowledge bases found".
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("--set %s: %w", dir, err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("--set %s is not a directory: give the directory that holds the set's *.md files", dir)
+	}
+	bases, err := evalset.Load(os.DirFS(dir))
+	if err != nil {
+		return nil, fmt.Errorf("--set %s: %w (the format: docs/knowledge-bases.md, retrieval quality)", dir, err)
+	}
+	return bases, nil
 }

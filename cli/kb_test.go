@@ -129,3 +129,23 @@ func TestKBEvalPublished(t *testing.T) {
 		}
 	}
 }
+
+// TestKBEvalBadSetNamesIt: a --set that is missing, a file or a directory without a set
+// is named with the flag; a missing one said only "no *.md knowledge bases found".
+func TestKBEvalBadSetNamesIt(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-set")
+	empty := t.TempDir()
+	file := filepath.Join(t.TempDir(), "set.md")
+	if err := os.WriteFile(file, []byte("# not a directory\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]string{
+		missing: "--set " + missing + ": stat " + missing + ": no such file or directory",
+		empty:   "--set " + empty + ": no *.md knowledge bases found (the format: docs/knowledge-bases.md, retrieval quality)",
+		file:    "--set " + file + " is not a directory: give the directory that holds the set's *.md files",
+	} {
+		if _, _, err := run(t, "", "kb", "eval", "--set", dir); err == nil || err.Error() != want {
+			t.Errorf("--set %s: %v, want %q", dir, err, want)
+		}
+	}
+}

@@ -1,13 +1,17 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/voiceapi/voiceapi/postgres"
+	"github.com/voiceapi/voiceapi/seal"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -15,6 +19,9 @@ import (
 // database of loc (migrated first), with a spinner counting records on a terminal, and
 // prints what it copied.
 func moveInstallation(cmd *cobra.Command, dir string, loc *location) error {
+	if err := refuseOtherKey(dir); err != nil {
+		return err
+	}
 	src, err := openForAdmin(dir)
 	if err != nil {
 		return fmt.Errorf("--from-data: %w", err)
@@ -51,4 +58,29 @@ func moveInstallation(cmd *cobra.Command, dir string, loc *location) error {
 	fmt.Fprintf(cmd.OutOrStdout(), "moved %s into PostgreSQL: %s\n", dir, strings.Join(parts, ", "))
 	fmt.Fprintln(cmd.OutOrStdout(), "start the servers with --database-url and the same secret key (VOICEAPI_SECRET_KEY, or this directory's secret.key as --data)")
 	return nil
+}
+
+// refuseOtherKey stops a move whose VOICEAPI_SECRET_KEY is not the installation's own
+// secret.key. The key in force wins, so the move succeeded and then the database was
+// set up with a key that opens none of the moved credentials and under which the audit
+// chain reads as edited: docs/scale-out.md has the operator export a new key for the
+// replicas just before, a natural way to meet it. Without a key file there is nothing to
+// compare: the node ran with the variable.
+func refuseOtherKey(dir string) error {
+	env := os.Getenv("VOICEAPI_SECRET_KEY")
+	path := filepath.Join(dir, seal.KeyFile)
+	raw, err := os.ReadFile(path)
+	if strings.TrimSpace(env) == "" || err != nil {
+		return nil
+	}
+	envKey, err := seal.ParseKey(env)
+	if err != nil {
+		return fmt.Errorf("VOICEAPI_SECRET_KEY: %w", err)
+	}
+	if fileKey, err := seal.ParseKey(string(raw)); err != nil || bytes.Equal(envKey, fileKey) {
+		return nil
+	}
+	return fmt.Errorf("VOICEAPI_SECRET_KEY is not the key in %s, which sealed this installation's credentials and keyed its audit chain: "+
+		"unset VOICEAPI_SECRET_KEY for the move (the database then takes the file's key) and start the replicas with VOICEAPI_SECRET_KEY=$(cat %s); "+
+		"if the node ran with this VOICEAPI_SECRET_KEY instead, move the stale %s out of %s first", path, path, seal.KeyFile, dir)
 }

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"mime/multipart"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -271,5 +274,37 @@ func (inst *installation) checkMovedOutboxAndKey(t *testing.T, dst *postgres.DB)
 	}
 	if plain, err := dst.Sealer().Open(sealed); err != nil || plain != "sk-moved-secret-1234" {
 		t.Errorf("the moved agent's api key opens as %q, %v", plain, err)
+	}
+}
+
+// TestMigrateFromDataRefusesAnotherKey: with VOICEAPI_SECRET_KEY set to a key that is not
+// the installation's secret.key (scale-out.md exports a new one for the replicas just
+// before), the move is refused before anything is written: it used to succeed, leaving a
+// database whose credentials no replica could open and whose audit chain read as edited.
+// The same key as the file's passes the check (and then needs a database).
+func TestMigrateFromDataRefusesAnotherKey(t *testing.T) {
+	dir := t.TempDir()
+	src, err := bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Close()
+	fileKey, err := os.ReadFile(filepath.Join(dir, "secret.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	migrate := func(key string) error {
+		t.Setenv("VOICEAPI_SECRET_KEY", key)
+		root := cli.NewRootCommand(io.Discard, io.Discard)
+		// Nothing listens on port 1: a move past the check fails to connect.
+		root.SetArgs([]string{"migrate", "--from-data", dir, "--database-url", "postgres://voiceapi@127.0.0.1:1/voiceapi?connect_timeout=2"})
+		return root.Execute()
+	}
+	err = migrate(strings.Repeat("ab", 32))
+	if err == nil || !strings.HasPrefix(err.Error(), "VOICEAPI_SECRET_KEY is not the key in "+filepath.Join(dir, "secret.key")) {
+		t.Fatalf("another key: %v", err)
+	}
+	if err := migrate(string(fileKey)); err == nil || strings.Contains(err.Error(), "is not the key in") {
+		t.Fatalf("the file's own key: %v (want it past the check, failing to connect)", err)
 	}
 }

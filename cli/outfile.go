@@ -38,7 +38,7 @@ func checkWritable(path string) error {
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".voiceapi-"+filepath.Base(path)+"-*")
 	if err != nil {
-		return err
+		return outDirError(path, err)
 	}
 	tmp.Close()
 	return os.Remove(tmp.Name())
@@ -66,7 +66,7 @@ func writeFileAtomicallyPerm(path string, force bool, perm fs.FileMode, write fu
 	}
 	tmp, err := createTemp(filepath.Dir(path), ".voiceapi-"+filepath.Base(path)+"-", perm)
 	if err != nil {
-		return err
+		return outDirError(path, err)
 	}
 	defer os.Remove(tmp.Name())
 	err = write(tmp)
@@ -83,6 +83,20 @@ func writeFileAtomicallyPerm(path string, force bool, perm fs.FileMode, write fu
 		return os.Rename(tmp.Name(), path)
 	}
 	return placeNew(tmp.Name(), path)
+}
+
+// outDirError words a failure to create the temporary file beside path: the error named
+// that file (".voiceapi-x.tgz-1212627980"), which the operator never asked for, not the
+// file they named nor what to do.
+func outDirError(path string, err error) error {
+	dir := filepath.Dir(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("cannot write %s: the directory %s does not exist; create it first or choose another path", path, dir)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("cannot write %s: no permission to create files in %s (the file is written beside its final name, then renamed); choose a directory this user may write to", path, dir)
+	}
+	return fmt.Errorf("cannot write %s: %w", path, err)
 }
 
 // createTemp is os.CreateTemp with the file's mode given (the umask applies), which

@@ -193,3 +193,26 @@ func TestReadableFilesKeepTheUmasksMode(t *testing.T) {
 		t.Errorf("left in the directory: %v", entries)
 	}
 }
+
+// TestOutputIntoMissingOrClosedDirectory: an --out in a directory that is missing or not
+// writable is named, with its directory and what to do, not as the temporary file beside
+// it ("open /backups/.voiceapi-x.tgz-1573090062: no such file or directory").
+func TestOutputIntoMissingOrClosedDirectory(t *testing.T) {
+	dir, u := stoppedDataDir(t)
+	missing := filepath.Join(t.TempDir(), "not-made")
+	for _, args := range [][]string{
+		{"backup", "--data", dir, "--out", filepath.Join(missing, "b.tar.gz")},
+		{"workspace", "export", "--data", dir, "--workspace", u.PersonalWorkspaceID, "--out", filepath.Join(missing, "ws.json")},
+	} {
+		out, err := runCombined(t, args...)
+		want := "cannot write " + args[len(args)-1] + ": the directory " + missing + " does not exist; create it first"
+		if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), ".voiceapi-") {
+			t.Errorf("%v: %v, want %q\n%s", args[:2], err, want, out)
+		}
+	}
+	// Root may write anywhere, so the permission case is the wording alone.
+	denied := &os.PathError{Op: "open", Path: "/srv/.voiceapi-b.tar.gz-1", Err: os.ErrPermission}
+	if got := outDirError("/srv/b.tar.gz", denied).Error(); !strings.HasPrefix(got, "cannot write /srv/b.tar.gz: no permission to create files in /srv") {
+		t.Errorf("permission denied: %q", got)
+	}
+}

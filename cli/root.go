@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,10 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: false,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			// Before the environment's values: only the command line can give both.
+			if err := refuseTogether(cmd); err != nil {
+				return err
+			}
 			return bindEnv(cmd.Flags())
 		},
 	}
@@ -55,6 +60,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 	)
 	refuseUnknownSubcommands(root)
 	wordRemoteErrors(root)
+	nameEnvironmentSources(root)
 	return root
 }
 
@@ -119,6 +125,10 @@ func bindEnv(flags *pflag.FlagSet) error {
 			if setErr := flags.Set(f.Name, v); setErr != nil {
 				err = fmt.Errorf("%s: %w", envName(f.Name), flagValueError(setErr))
 			}
+			if f.Annotations == nil {
+				f.Annotations = map[string][]string{}
+			}
+			f.Annotations[fromEnvAnnotation] = []string{"true"}
 		}
 	})
 	return err
@@ -134,13 +144,15 @@ func flagValueError(err error) error {
 	}
 	var want string
 	switch bad.GetFlag().Value.Type() {
-	case "int", "int64":
+	case "int", "int32", "int64":
 		want = "a whole number"
 		if errors.Is(err, strconv.ErrRange) {
 			want = "a whole number, and this one is out of range"
 		}
 	case "duration":
 		want = "a duration with its unit, such as 500ms, 30s, 10m or 1h30m"
+	case "durationSlice":
+		want = "durations with their units, comma-separated, such as 5s,30s,2m"
 	case "bool":
 		want = "true or false"
 	default:
@@ -152,4 +164,81 @@ func flagValueError(err error) error {
 // dataFlag adds --data to a command's flags.
 func dataFlag(f *pflag.FlagSet, dir *string) {
 	f.StringVar(dir, "data", "./voiceapi-data", "data directory (database, key file, uploaded files)")
+}
+
+// exclusiveAnnotation holds a command's groups of flags that may not be given together,
+// one group a line, names separated by spaces.
+const exclusiveAnnotation = "voiceapi_exclusive"
+
+// exclusiveFlags says that at most one of names may be given on cmd's command line. It
+// replaces cobra's MarkFlagsMutuallyExclusive, whose refusal read "if any flags in the
+// group [password password-stdin] are set none of the others can be; [password
+// password-stdin] were all set".
+func exclusiveFlags(cmd *cobra.Command, names ...string) {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	for _, n := range names {
+		if cmd.Flags().Lookup(n) == nil {
+			panic("exclusiveFlags: no flag " + n) // a programming error
+		}
+	}
+	if g := cmd.Annotations[exclusiveAnnotation]; g != "" {
+		cmd.Annotations[exclusiveAnnotation] = g + "\n"
+	}
+	cmd.Annotations[exclusiveAnnotation] += strings.Join(names, " ")
+}
+
+// refuseTogether refuses a command line that gives two flags of one exclusive group.
+func refuseTogether(cmd *cobra.Command) error {
+	groups := cmd.Annotations[exclusiveAnnotation]
+	if groups == "" {
+		return nil
+	}
+	for _, group := range strings.Split(groups, "\n") {
+		var given []string
+		for _, n := range strings.Fields(group) {
+			if f := cmd.Flags().Lookup(n); f != nil && f.Changed {
+				given = append(given, "--"+n)
+			}
+		}
+		if len(given) > 1 {
+			return fmt.Errorf("%s cannot be given together: give one of them", strings.Join(given, " and "))
+		}
+	}
+	return nil
+}
+
+// fromEnvAnnotation marks a flag whose value bindEnv took from its VOICEAPI_* variable.
+const fromEnvAnnotation = "voiceapi_from_env"
+
+var leadingFlag = regexp.MustCompile(`^--([a-z][a-z-]*)`)
+
+// nameEnvironmentSources makes a refusal that begins with a flag's name say so when the
+// value came from the environment: with Environment=VOICEAPI_LOGIN_TTL=0 in a unit, "--login-ttl
+// must be more than 0" sent the operator looking for a flag no command line had.
+func nameEnvironmentSources(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		nameEnvironmentSources(sub)
+	}
+	if cmd.RunE == nil {
+		return
+	}
+	run := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		err := run(cmd, args)
+		if err == nil {
+			return nil
+		}
+		m := leadingFlag.FindStringSubmatch(err.Error())
+		if m == nil {
+			return err
+		}
+		f := cmd.Flags().Lookup(m[1])
+		if f == nil || f.Annotations[fromEnvAnnotation] == nil {
+			return err
+		}
+		rest := strings.TrimLeft(strings.TrimPrefix(err.Error(), "--"+f.Name), ": ")
+		return &reworded{msg: fmt.Sprintf("--%s (from %s): %s", f.Name, envName(f.Name), rest), err: err}
+	}
 }

@@ -55,6 +55,8 @@ func TestFlagValueErrors(t *testing.T) {
 		{[]string{"test", "A", "--poll", "5"}, `invalid value "5" for --poll: want a duration with its unit, such as 500ms, 30s, 10m or 1h30m`},
 		{[]string{"campaign", "show", "cmp_1", "--watch=maybe"}, `invalid value "maybe" for --watch: want true or false`},
 		{[]string{"campaign", "create", "--max-concurrent", "1.5"}, `invalid value "1.5" for --max-concurrent: want a whole number`},
+		{[]string{"serve", "--db-pool-size", "many"}, `invalid value "many" for --db-pool-size: want a whole number`},
+		{[]string{"serve", "--webhook-retry-schedule", "5s,later"}, `invalid value "5s,later" for --webhook-retry-schedule: want durations with their units, comma-separated, such as 5s,30s,2m`},
 	} {
 		_, _, err := run(t, "", c.args...)
 		if err == nil || err.Error() != c.want || ExitCode(err) != 1 {
@@ -65,5 +67,30 @@ func TestFlagValueErrors(t *testing.T) {
 	_, _, err := run(t, "", "calls", "analyze", "call_1")
 	if want := `VOICEAPI_TIMEOUT: invalid value "soon" for --timeout: want a duration with its unit, such as 500ms, 30s, 10m or 1h30m`; err == nil || err.Error() != want {
 		t.Errorf("from the environment: %v, want %q", err, want)
+	}
+}
+
+// TestFlagsGivenTogether: two flags that exclude each other are refused in the command
+// line's terms, not cobra's ("if any flags in the group [password password-stdin] are set
+// none of the others can be; [password password-stdin] were all set"). A variable does not
+// count: VOICEAPI_PASSWORD left in the environment does not refuse --password-stdin.
+func TestFlagsGivenTogether(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"user", "create", "--email", "a@example.com", "--name", "A", "--password", "password123", "--password-stdin"}, "--password and --password-stdin cannot be given together: give one of them"},
+		{[]string{"chat", "A", "--draft", "--version", "2"}, "--draft and --version cannot be given together: give one of them"},
+		{[]string{"campaign", "create", "--file", "c.json", "--window", "mon 09:00-17:00"}, "--file and --window cannot be given together: give one of them"},
+	} {
+		_, _, err := run(t, "", c.args...)
+		if err == nil || err.Error() != c.want || ExitCode(err) != 1 {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+	t.Setenv("VOICEAPI_PASSWORD", "from-the-environment")
+	dir := t.TempDir()
+	if _, _, err := run(t, "new-password1\n", "user", "create", "--data", dir, "--email", "b@example.com", "--name", "B", "--password-stdin"); err != nil {
+		t.Errorf("--password-stdin with VOICEAPI_PASSWORD set: %v", err)
 	}
 }

@@ -99,7 +99,7 @@ func NewServeCommand() *cobra.Command {
 func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address HOST:PORT")
 	o.loc.register(f)
-	f.BoolVar(&o.noMigrate, "no-migrate", false, "with --database-url: refuse to start on a schema older than this binary's instead of migrating it (deploys that run `voiceapi migrate` first)")
+	f.BoolVar(&o.noMigrate, "no-migrate", false, "with --database-url: refuse to start on a schema older than this binary's instead of migrating it (deploys that run voiceapi migrate first)")
 	f.DurationVar(&o.loginTTL, "login-ttl", service.DefaultLoginTTL, "lifetime of login tokens (Go duration)")
 	f.DurationVar(&o.drain, "drain-timeout", 20*time.Second, "how long shutdown waits for in-flight requests")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
@@ -133,10 +133,26 @@ func (o *serveOptions) register(f *pflag.FlagSet) {
 func (o *serveOptions) check() (slog.Level, error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
-		return level, fmt.Errorf("--log-level: %w", err)
+		return level, fmt.Errorf("--log-level %q: want debug, info, warn or error", o.logLevel)
 	}
-	if o.maxJSONBody < 0 || o.maxFileSize < 0 || o.maxMultipartBody < 0 {
-		return level, fmt.Errorf("--max-json-body, --max-file-size and --max-multipart-body must be 0 (the default) or more")
+	if o.maxImportBody < 0 || o.maxJSONBody < 0 || o.maxFileSize < 0 || o.maxMultipartBody < 0 {
+		return level, fmt.Errorf("--max-import-body, --max-json-body, --max-file-size and --max-multipart-body must be 0 or more (0: their default size)")
+	}
+	// 0 would silently mean the default and a negative lifetime would hand out tokens
+	// already expired: logins would answer 200 and every later request 401.
+	if o.loginTTL <= 0 {
+		return level, fmt.Errorf("--login-ttl must be more than 0, such as 720h (30 days, the default) or 12h")
+	}
+	if o.drain < 0 {
+		return level, fmt.Errorf("--drain-timeout must be 0 or more, such as 20s (the default)")
+	}
+	if o.loc.poolSize < 0 {
+		return level, fmt.Errorf("--db-pool-size must be 0 (pgx's default) or more")
+	}
+	for _, wait := range o.webhookRetries {
+		if wait < 0 {
+			return level, fmt.Errorf("--webhook-retry-schedule: %s is negative; want waits of 0 or more, such as 5s,30s,2m", wait)
+		}
 	}
 	if o.rateLimit < 0 || o.loginRateLimit < 0 {
 		return level, fmt.Errorf("--rate-limit and --login-rate-limit must be 0 (off) or more")
@@ -349,7 +365,11 @@ func (o *serveOptions) open(ctx context.Context, logger *slog.Logger, guard netg
 	if o.loc.postgres() {
 		return o.loc.openPostgres(ctx, postgres.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts, PasswordCost: o.passwordCost, NoMigrate: o.noMigrate})
 	}
-	return bolt.Open(o.loc.dir, bolt.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts, PasswordCost: o.passwordCost})
+	db, err := bolt.Open(o.loc.dir, bolt.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts, PasswordCost: o.passwordCost})
+	if err != nil {
+		return nil, notPermitted(o.loc.dir, err) // not a typed nil Backend
+	}
+	return db, nil
 }
 
 // serveMetrics serves the metrics alone, without authentication, on addr: for a

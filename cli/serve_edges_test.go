@@ -3,12 +3,16 @@ package cli
 import (
 	"context"
 	"io"
+	"os"
 	"strings"
 	"testing"
 )
 
-// TestServeRefusesBadTrustedProxiesAndTimeouts: a bad --trusted-proxies range or a
-// timeout of 0 stops serve before it opens anything, with a message naming the flag.
+// TestServeRefusesBadTrustedProxiesAndTimeouts: a bad --trusted-proxies range, a timeout
+// of 0 or another value serve cannot honour (a login lifetime of 0 or less, a negative
+// drain, body bound, pool size or retry wait, an unknown log level) stops serve before it
+// opens anything, with a message naming the flag and what it wants. The edges that pass
+// (--drain-timeout 0, a body bound of 0) start, which TestServeEdgeValuesStart holds.
 func TestServeRefusesBadTrustedProxiesAndTimeouts(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -18,10 +22,22 @@ func TestServeRefusesBadTrustedProxiesAndTimeouts(t *testing.T) {
 		{[]string{"--trusted-proxies", "10.0.0.0/8,proxy.local"}, `--trusted-proxies: "proxy.local" is neither a CIDR range`},
 		{[]string{"--read-header-timeout", "0s"}, "--read-header-timeout, --read-timeout, --write-timeout and --idle-timeout must be more than 0"},
 		{[]string{"--write-timeout", "-1s"}, "must be more than 0"},
+		{[]string{"--log-level", "verbose"}, `--log-level "verbose": want debug, info, warn or error`},
+		{[]string{"--login-ttl", "0s"}, "--login-ttl must be more than 0"},
+		{[]string{"--login-ttl", "-1h"}, "--login-ttl must be more than 0"},
+		{[]string{"--drain-timeout", "-1ns"}, "--drain-timeout must be 0 or more"},
+		{[]string{"--max-import-body", "-1"}, "--max-import-body, --max-json-body, --max-file-size and --max-multipart-body must be 0 or more"},
+		{[]string{"--max-multipart-body", "-1"}, "must be 0 or more (0: their default size)"},
+		{[]string{"--db-pool-size", "-1"}, "--db-pool-size must be 0 (pgx's default) or more"},
+		{[]string{"--webhook-retry-schedule", "5s,-1ns"}, "--webhook-retry-schedule: -1ns is negative"},
 	} {
 		dir := t.TempDir()
 		o := testServeOptions(t, dir, c.args...)
-		err := runServe(context.Background(), o, io.Discard, io.Discard)
+		// Already cancelled: a value that passes the checks makes serve start and stop at
+		// once, returning nil, instead of serving until the test times out.
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		err := runServe(ctx, o, io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: got %v, want an error containing %q", c.args, err, c.want)
 		}
@@ -38,5 +54,43 @@ func TestServeTrustedProxiesFromEnvironment(t *testing.T) {
 	got, err := cmd.Flags().GetStringSlice("trusted-proxies")
 	if err != nil || strings.Join(got, " ") != "10.0.0.0/8 fd00::/8" {
 		t.Fatalf("trusted-proxies from the environment: %v, %v", got, err)
+	}
+}
+
+// TestServeEdgeValuesStart: the smallest values the docs allow pass the checks: a drain of
+// 0, a body bound of 0 (its default), a login lifetime of 1ns, a retry wait of 0.
+func TestServeEdgeValuesStart(t *testing.T) {
+	for _, args := range [][]string{
+		{"--drain-timeout", "0s"},
+		{"--max-import-body", "0", "--max-json-body", "0"},
+		{"--login-ttl", "1ns"},
+		{"--db-pool-size", "0"},
+		{"--webhook-retry-schedule", "0s,5s"},
+	} {
+		o := testServeOptions(t, t.TempDir(), args...)
+		if _, err := o.settings(); err != nil {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+}
+
+// TestServeRefusalNamesTheVariable: a value serve refuses that came from VOICEAPI_* (a
+// systemd Environment= line, docker -e) is named with its variable as well as its flag;
+// from the command line, with the flag alone.
+func TestServeRefusalNamesTheVariable(t *testing.T) {
+	for _, c := range []struct{ env, value, want string }{
+		{"VOICEAPI_LOGIN_TTL", "0s", "--login-ttl (from VOICEAPI_LOGIN_TTL): must be more than 0"},
+		{"VOICEAPI_TRUSTED_PROXIES", "proxy.local", `--trusted-proxies (from VOICEAPI_TRUSTED_PROXIES): "proxy.local" is neither a CIDR range`},
+		{"VOICEAPI_LOG_LEVEL", "loud", `--log-level (from VOICEAPI_LOG_LEVEL): "loud": want debug, info, warn or error`},
+	} {
+		t.Setenv(c.env, c.value)
+		_, _, err := run(t, "", "serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0")
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s=%s: %v, want %q", c.env, c.value, err, c.want)
+		}
+		os.Unsetenv(c.env) // t.Setenv puts it back at the end
+	}
+	if _, _, err := run(t, "", "serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0", "--login-ttl", "0s"); err == nil || !strings.HasPrefix(err.Error(), "--login-ttl must be more than 0") {
+		t.Errorf("from the command line: %v", err)
 	}
 }

@@ -59,6 +59,9 @@ read-only and not changed.`,
 			if err := loc.boltOnly("stats", "ask PostgreSQL: pg_total_relation_size per table, or pg_stat_user_tables (docs/scale-out.md)"); err != nil {
 				return err
 			}
+			if err := requireDatabase(loc.dir); err != nil {
+				return err
+			}
 			dir := loc.dir
 			st, err := bolt.Stats(dir, adminOptions.LockTimeout)
 			if err != nil {

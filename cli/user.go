@@ -39,7 +39,7 @@ func newUserCreateCommand() *cobra.Command {
 					return err
 				}
 			}
-			db, err := loc.openAdmin(cmd.Context())
+			db, err := loc.openAdminMayCreate(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -60,7 +60,7 @@ func newUserCreateCommand() *cobra.Command {
 	f.BoolVar(&passwordStdin, "password-stdin", false, "read the password from standard input")
 	f.BoolVar(&admin, "admin", false, "make the user an instance administrator")
 	consentFlag(f, "admin")
-	cmd.MarkFlagsMutuallyExclusive("password", "password-stdin")
+	exclusiveFlags(cmd, "password", "password-stdin")
 	return cmd
 }
 

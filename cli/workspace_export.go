@@ -128,7 +128,7 @@ func readImportFile(cmd *cobra.Command, in string) ([]byte, error) {
 	if in != "-" {
 		f, err := os.Open(in)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--in %s: %w", in, err)
 		}
 		defer f.Close()
 		r, size = f, fileSize(f)

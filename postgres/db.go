@@ -192,11 +192,14 @@ func (db *DB) setUp(ctx context.Context) error {
 		if err := CheckSchema(ctx, db.pool); err != nil {
 			return err
 		}
-	} else if _, err := MigrateWithWaits(ctx, db.pool, func(waited time.Duration) {
+	} else if applied, err := MigrateWithWaits(ctx, db.pool, func(waited time.Duration) {
 		db.log.Warn("migrating: waiting for the writes under way on every replica to end (the fence's lock); writes wait meanwhile",
 			"waited", waited.Round(time.Second).String())
 	}); err != nil {
 		return err
+	} else if len(applied) > 0 {
+		// docs/upgrading.md has the operator watch the upgraded start's log for this.
+		db.log.Info("migrated the database to this voiceapi's schema", "applied", applied, "schema_version", applied[len(applied)-1])
 	}
 	return db.startRows(ctx)
 }

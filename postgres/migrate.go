@@ -253,7 +253,7 @@ func CheckSchema(ctx context.Context, pool *pgxpool.Pool) error {
 		if err != nil {
 			return fmt.Errorf("postgres: %w", err)
 		}
-		return fmt.Errorf("postgres: the database has schema version %d and lacks %d_%s, which this voiceapi needs (version %d): run `voiceapi migrate`",
+		return fmt.Errorf("postgres: the database has schema version %d and lacks %04d_%s, which this voiceapi needs (version %d): run `voiceapi migrate`",
 			v, pending[0].Version, pending[0].Name, LatestVersion(all))
 	}
 	return nil

@@ -1,8 +1,11 @@
 package postgres_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 
@@ -76,11 +79,34 @@ func TestOpenRefusesAnotherSecretKey(t *testing.T) {
 	db.Close()
 }
 
-// NoMigrate refuses a database behind the binary instead of changing it.
+// NoMigrate refuses a database behind the binary instead of changing it, naming the first
+// missing migration as its file is named (it said "1_core" for 0001_core.sql) and what to run.
 func TestNoMigrateRefusesAnOldSchema(t *testing.T) {
 	url := pgtest.Database(t)
 	_, err := postgres.Open(context.Background(), postgres.Options{URL: url, SecretKey: testkit.SecretKey, NoMigrate: true})
-	if err == nil {
-		t.Fatal("opened an empty database without migrating it")
+	if err == nil || !strings.Contains(err.Error(), "schema version 0 and lacks 0001_core, which this voiceapi needs") || !strings.HasSuffix(err.Error(), "run `voiceapi migrate`") {
+		t.Fatalf("opened an empty database without migrating it, or said so unclearly: %v", err)
+	}
+}
+
+// TestOpenLogsTheMigration: the open that applies migrations (an upgraded replica's start)
+// logs which, once; an open with none to apply says nothing of it. docs/upgrading.md has
+// the operator watch the log for it.
+func TestOpenLogsTheMigration(t *testing.T) {
+	url := pgtest.Database(t)
+	open := func() string {
+		var logs bytes.Buffer
+		db, err := postgres.Open(context.Background(), postgres.Options{URL: url, SecretKey: testkit.SecretKey, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		return logs.String()
+	}
+	if logs := open(); !strings.Contains(logs, "msg=\"migrated the database to this voiceapi's schema\" applied=\"[1 2 3") {
+		t.Errorf("the migrating open logged %q", logs)
+	}
+	if logs := open(); strings.Contains(logs, "migrated") {
+		t.Errorf("an open with nothing to apply logged %q", logs)
 	}
 }

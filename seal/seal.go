@@ -52,6 +52,10 @@ func Load(dir string, key []byte) (*Sealer, error) {
 	return &Sealer{key: key}, nil
 }
 
+// ParseKey reads a key as VOICEAPI_SECRET_KEY and the key file give it: 64 hex characters
+// or base64 of 32 bytes, surrounding space ignored.
+func ParseKey(s string) ([]byte, error) { return parseKey(strings.TrimSpace(s)) }
+
 func parseKey(s string) ([]byte, error) {
 	if b, err := hex.DecodeString(s); err == nil && len(b) == 32 {
 		return b, nil

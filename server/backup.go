@@ -19,7 +19,7 @@ func (s *Server) backupRoutes() []route {
 // the secret key) while the server keeps serving. Instance admins only.
 func (s *Server) handleBackup(w http.ResponseWriter, r *http.Request) error {
 	if s.svc.Backup == nil {
-		return data.Errorf(data.ENOTFOUND, "Backups are not available on this server.")
+		return data.Errorf(data.ENOTFOUND, "This server keeps its records in PostgreSQL, which this route cannot copy: back them up with pg_dump or continuous archiving for point-in-time recovery, and keep the secret key with them (docs/scale-out.md, Backups).")
 	}
 	var opts data.BackupOptions
 	var optErr error

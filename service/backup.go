@@ -35,7 +35,7 @@ func (s *BackupService) Available() bool { return s.snapshots != nil }
 // nothing, as there is no workspace whose audit log could hold it.
 func (s *BackupService) Backup(ctx context.Context, opts data.BackupOptions) (data.BackupArchive, error) {
 	if s.snapshots == nil {
-		return nil, data.Errorf(data.ENOTFOUND, "Backups are not available on this server.")
+		return nil, data.Errorf(data.ENOTFOUND, "This server keeps its records in PostgreSQL, which this route cannot copy: back them up with pg_dump or continuous archiving for point-in-time recovery, and keep the secret key with them (docs/scale-out.md, Backups).")
 	}
 	archive, err := s.snapshots.Backup(ctx, opts)
 	if err != nil {
