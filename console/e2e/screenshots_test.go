@@ -81,10 +81,10 @@ var emptyPages = []consolePage{
 }
 
 // TestScreenshots opens every page of the console, as an owner who administers the
-// instance, first in an empty workspace and then in a seeded one: on each, at 1280 and
-// 375 px wide, axe-core finds no serious or critical violation and nothing scrolls
-// sideways. With CONSOLE_SCREENSHOTS=DIR it saves every page at both widths as
-// DIR/<page>-1280.png and DIR/<page>-375.png:
+// instance, first in an empty workspace and then in a seeded one: on each, axe-core
+// finds no serious or critical violation at 1280 px wide, and at each of auditWidths
+// nothing scrolls sideways and consistencyRules hold. With CONSOLE_SCREENSHOTS=DIR it
+// saves every page at each width as DIR/<page>-<width>.png:
 //
 //	CONSOLE_SCREENSHOTS=/tmp/console go test ./console/e2e -run Screenshots
 func TestScreenshots(t *testing.T) {
