@@ -172,6 +172,35 @@
     showRefusal();
     setInterval(function () { showTimes(document); }, 30000);
   });
+  // A fragment htmx fetches (a panel its page loads, a progress it follows) whose request
+  // fails, answered with an error or not at all, would leave what was there: "Loading…"
+  // for good, or figures that stopped moving with nothing to say so. A note says what
+  // happened instead, in place of the panel's "Loading…" or above the progress, until a
+  // later request succeeds (a progress is still asked for at its interval).
+  function fragmentFailed(e) {
+    var el = e.detail.elt, xhr = e.detail.xhr;
+    if (!el || !el.id) return;
+    var why = e.type === "htmx:responseError" ? "the server answered with an error (" + xhr.status + ")" : "the server could not be reached";
+    var following = /\bevery\b/.test(el.getAttribute("hx-trigger") || "");
+    var note = document.getElementById(el.id + "-failed");
+    if (!note) {
+      note = document.createElement("p");
+      note.id = el.id + "-failed";
+      note.className = "alert";
+      note.setAttribute("role", "alert");
+      var loading = el.querySelector("[data-loading]");
+      if (loading) loading.replaceWith(note);
+      else el.parentNode.insertBefore(note, el);
+    }
+    note.textContent = following ? "Not up to date: " + why + ". Trying again…" :
+      "This part of the page did not load: " + why + ". Reload the page to try again.";
+  }
+  ["htmx:responseError", "htmx:sendError", "htmx:timeout"].forEach(function (t) { document.addEventListener(t, fragmentFailed); });
+  // Before the swap: after it, an element swapped out (outerHTML) no longer hears events.
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var el = e.detail.elt, note = !e.detail.isError && el && el.id && document.getElementById(el.id + "-failed");
+    if (note) note.remove();
+  });
   // Fragments htmx swaps in (a knowledge base's sources) get the same treatment.
   document.addEventListener("htmx:afterSwap", function (e) { init(e.target); });
 })();
