@@ -255,6 +255,7 @@ func (b *browser) targetSizes(page string, width int) {
 //   - no table cell squeezed so narrow that its words break letter by letter (a diff's
 //     field path did), and in a table shown as cards no part of a value (an event's code
 //     under its name) in the column of names;
+//   - a field's message describes its field (aria-describedby), which is marked invalid;
 //   - no table wider than its box, its last columns behind a sideways scroll (the calls
 //     list's at 768 px);
 //   - a time series' y axis stays in view beside the part of the chart shown, and every
@@ -280,6 +281,15 @@ var consistencyRules = `((moduleCodes) => {
 		const inner = r.width - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight);
 		if (r.height && word.length >= 8 && inner * 2.5 < word.length * 0.6 * parseFloat(st.fontSize))
 			bad.push("the cell " + JSON.stringify(word.slice(0, 30)) + " is squeezed to " + Math.round(r.width) + " px: its words break letter by letter");
+	}
+	for (const p of document.querySelectorAll("main .err:not([role=alert])")) {
+		// A field's message is its field's description, the field marked invalid.
+		if (!p.checkVisibility() || !p.textContent.trim()) continue;
+		const field = p.id && [...document.querySelectorAll("[aria-describedby]")].find(f => f.getAttribute("aria-describedby").split(/\s+/).includes(p.id));
+		if (!field || (field.matches("input, select, textarea") && field.getAttribute("aria-invalid") !== "true")) {
+			bad.push("the message " + JSON.stringify(p.textContent.trim().slice(0, 60)) + " is not tied to its field (aria-describedby, aria-invalid)");
+			break;
+		}
 	}
 	for (const w of document.querySelectorAll(".table-wrap")) {
 		// A table wider than its box hides its last columns behind a sideways scroll.

@@ -149,8 +149,22 @@
     });
   }
 
+  // A field's message (layout.html's fielderr, data-for naming the field) describes the
+  // field, which reads as invalid: a screen reader says what is wrong on reaching it.
+  function tieErrors(root) {
+    root.querySelectorAll(".err[data-for]").forEach(function (p) {
+      var field = document.getElementById(p.dataset.for);
+      if (!field) return;
+      var ids = (field.getAttribute("aria-describedby") || "").split(/\s+/).filter(Boolean);
+      if (ids.indexOf(p.id) < 0) ids.push(p.id);
+      field.setAttribute("aria-describedby", ids.join(" "));
+      if (field.matches("input, select, textarea")) field.setAttribute("aria-invalid", "true");
+    });
+  }
+
   function init(root) {
     showTimes(root);
+    tieErrors(root);
     localZones(root);
     root.querySelectorAll("input[data-all]").forEach(function (b) { b.closest("label").hidden = false; });
     root.querySelectorAll("[data-select-all]").forEach(syncAll);
