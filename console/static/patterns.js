@@ -151,9 +151,19 @@
 
   // A field's message (layout.html's fielderr, data-for naming the field) describes the
   // field, which reads as invalid: a screen reader says what is wrong on reaching it.
+  // A message written beside its field without fielderr (the test editor's) is tied to
+  // the one control of its .field.
+  var errSeq = 0;
+  function fieldOf(p) {
+    if (p.dataset.for) return document.getElementById(p.dataset.for);
+    var box = p.closest(".field"), controls = box ? box.querySelectorAll("input, select, textarea") : [];
+    if (controls.length !== 1) return null;
+    p.id = p.id || "field-err-" + (++errSeq);
+    return controls[0];
+  }
   function tieErrors(root) {
-    root.querySelectorAll(".err[data-for]").forEach(function (p) {
-      var field = document.getElementById(p.dataset.for);
+    root.querySelectorAll(".err[data-for], .field .err:not([data-err]):not([role=alert])").forEach(function (p) {
+      var field = fieldOf(p);
       if (!field) return;
       var ids = (field.getAttribute("aria-describedby") || "").split(/\s+/).filter(Boolean);
       if (ids.indexOf(p.id) < 0) ids.push(p.id);
