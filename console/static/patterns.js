@@ -189,6 +189,12 @@
     if (r.right > n.right) nav.scrollLeft += r.right - n.right + 16;
   }
   window.addEventListener("resize", currentSection); // a phone turned, a window narrowed
+  // A section reached with the Tab key on a phone is scrolled wholly into its line, its
+  // focus ring with it: the browser scrolls only one out of view, leaving one cut at the
+  // line's edge mostly hidden.
+  document.addEventListener("focusin", function (e) {
+    if (e.target.matches("header.top nav a")) e.target.scrollIntoView({ block: "nearest", inline: "nearest" });
+  });
   document.addEventListener("DOMContentLoaded", function () {
     init(document);
     currentSection();
