@@ -256,6 +256,8 @@ func (b *browser) targetSizes(page string, width int) {
 //     field path did), and in a table shown as cards no part of a value (an event's code
 //     under its name) in the column of names;
 //   - a field's message describes its field (aria-describedby), which is marked invalid;
+//   - an empty list's state leads to the form that adds the first (folded in a details
+//     above it, easily missed), as a button;
 //   - no table wider than its box, its last columns behind a sideways scroll (the calls
 //     list's at 768 px);
 //   - a time series' y axis stays in view beside the part of the chart shown, and every
@@ -291,6 +293,9 @@ var consistencyRules = `((moduleCodes) => {
 			break;
 		}
 	}
+	const empty = document.querySelector("main .empty"), forms = [...document.querySelectorAll("main details.create[id]:not([open])")];
+	if (empty && forms.length && !forms.some(d => empty.querySelector('a[href="#' + d.id + '"]')))
+		bad.push("the empty state does not lead to the form folded above it, " + JSON.stringify(forms[0].querySelector("summary").textContent.trim()));
 	for (const w of document.querySelectorAll(".table-wrap")) {
 		// A table wider than its box hides its last columns behind a sideways scroll.
 		if (w.scrollWidth > w.clientWidth + 1 && w.checkVisibility()) {

@@ -105,6 +105,13 @@ func TestScreenshots(t *testing.T) {
 		if len(idBoxes) > 0 {
 			t.Errorf("%s: the empty workspace's filters ask for ids: %v", p.name, idBoxes)
 		}
+		// Its button to the form folded above it opens the form.
+		var opened string
+		b.eval("empty state's button", `(a => { if (!a) return "none"; const d = document.querySelector(a.getAttribute("href"));
+			return new Promise(r => { addEventListener("hashchange", () => r(d && d.open ? "open" : "closed"), {once: true}); a.click(); }); })(document.querySelector('.empty a.button[href^="#"]'))`, &opened)
+		if opened == "closed" {
+			t.Errorf("%s: the empty state's button leaves its form folded", p.name)
+		}
 		// Nor an export of nothing.
 		var exports int
 		b.eval("exports", `document.querySelectorAll("main a[download]").length`, &exports)
