@@ -27,8 +27,6 @@ type browser struct {
 	ctx context.Context // the tab, bounded by the test's time limit
 	tab context.Context // the tab without the limit, for the failure screenshot
 	env *testenv.Env
-	// everyWidth makes audit check the page at each of auditWidths, not only the first.
-	everyWidth bool
 }
 
 // chromiumPath finds Debian's chromium; without it a test skips, except in CI.
@@ -177,17 +175,13 @@ var axeSource = func() string {
 	return string(b)
 }()
 
-// auditWidths are the widths below the desktop's at which audit checks a page: the
-// narrowest common phone, the common phone and a tablet held upright. Every audit checks
-// the first; a browser with everyWidth set (TestScreenshots, which opens every page of
-// the console, and the tests of the panels it does not show filled) checks all: at every
-// call they made the e2e package's run 66% longer (docs/dashboard.md, Tests).
+// auditWidths are the widths below the desktop's at which audit checks every page: the
+// narrowest common phone, the common phone and a tablet held upright.
 var auditWidths = []int{375, 390, 768}
 
-// audit runs axe-core on the current page, its target-size rule (off by default) among
-// the others, and fails on any serious or critical violation; then, at auditWidths (see
-// there), checks that nothing overflows sideways and that consistencyRules hold (and,
-// with everyWidth, that no control is too small to tap there either). With CONSOLE_SCREENSHOTS naming a directory it saves the
+// audit runs axe-core on the current page and fails on any serious or critical
+// violation; then, at each of auditWidths, checks that nothing overflows sideways and
+// that consistencyRules hold. With CONSOLE_SCREENSHOTS naming a directory it saves the
 // whole page there at 1280 px and at each of those widths.
 func (b *browser) audit(page string) {
 	b.t.Helper()
@@ -195,7 +189,7 @@ func (b *browser) audit(page string) {
 	var injected bool
 	b.eval("inject axe", axeSource+";true", &injected)
 	var found string
-	b.eval("run axe", `axe.run(document, {resultTypes: ["violations"], rules: {"target-size": {enabled: true}}}).then(r => JSON.stringify({passes: r.passes.length,
+	b.eval("run axe", `axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify({passes: r.passes.length,
 		violations: r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(" "))}))}))`, &found)
 	var res struct {
 		Passes     int
@@ -211,11 +205,7 @@ func (b *browser) audit(page string) {
 			b.t.Logf("%s: axe %s (%s): %s", page, v["id"], v["impact"], v["help"])
 		}
 	}
-	widths := auditWidths[:1]
-	if b.everyWidth {
-		widths = auditWidths
-	}
-	for _, w := range widths {
+	for _, w := range auditWidths {
 		b.atWidth(page, w)
 	}
 	b.shot(page)
@@ -236,9 +226,7 @@ func (b *browser) atWidth(page string, width int) {
 	}
 	b.screenshot(page, width)
 	b.consistent(page, width)
-	if b.everyWidth { // else the desktop's axe run alone checks target sizes
-		b.targetSizes(page, width)
-	}
+	b.targetSizes(page, width)
 }
 
 // targetSizes runs axe-core's target-size rule (WCAG 2.5.8: a control at least 24 px

@@ -13,7 +13,6 @@ import (
 // ends it; the editor saves default variables, a time zone and a concurrency bound.
 func TestRolloutPanel(t *testing.T) {
 	b := newBrowser(t)
-	b.everyWidth = true // the variants' table, which TestScreenshots does not show
 	e := b.env
 	id := createCanaryDesk(t, b)
 

@@ -89,7 +89,6 @@ var emptyPages = []consolePage{
 //	CONSOLE_SCREENSHOTS=/tmp/console go test ./console/e2e -run Screenshots
 func TestScreenshots(t *testing.T) {
 	b := newBrowser(t)
-	b.everyWidth = true
 	e := b.env
 	b.open("/login")
 	b.audit("login")

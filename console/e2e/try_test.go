@@ -19,7 +19,6 @@ import (
 // call history.
 func TestTryIt(t *testing.T) {
 	b := newBrowser(t)
-	b.everyWidth = true // a conversation in the panel, which TestScreenshots does not show
 	e := b.env
 	stand := startSalesModel(t)
 	id := createSalesDesk(t, e, stand)
