@@ -179,17 +179,18 @@ var axeSource = func() string {
 // narrowest common phone, the common phone and a tablet held upright.
 var auditWidths = []int{375, 390, 768}
 
-// audit runs axe-core on the current page and fails on any serious or critical
-// violation; then, at each of auditWidths, checks that nothing overflows sideways and
-// that consistencyRules hold. With CONSOLE_SCREENSHOTS naming a directory it saves the
-// whole page there at 1280 px and at each of those widths.
+// audit runs axe-core on the current page, its target-size rule (off by default) among
+// the others, and fails on any serious or critical violation; then, at each of
+// auditWidths, checks that nothing overflows sideways, that no control is too small to
+// tap and that consistencyRules hold. With CONSOLE_SCREENSHOTS naming a directory it
+// saves the whole page there at 1280 px and at each of those widths.
 func (b *browser) audit(page string) {
 	b.t.Helper()
 	b.screenshot(page, 1280)
 	var injected bool
 	b.eval("inject axe", axeSource+";true", &injected)
 	var found string
-	b.eval("run axe", `axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify({passes: r.passes.length,
+	b.eval("run axe", `axe.run(document, {resultTypes: ["violations"], rules: {"target-size": {enabled: true}}}).then(r => JSON.stringify({passes: r.passes.length,
 		violations: r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(" "))}))}))`, &found)
 	var res struct {
 		Passes     int
