@@ -154,7 +154,18 @@ func variantRows(ro map[string]any) []variantRow {
 	return out
 }
 
-func percent(n, of int64) string { return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of)) }
+// percent is n of of as a percentage to one decimal, never rounded to 100.0% or 0.0%
+// when it is not exactly so: a variant compared against a rollback threshold.
+func percent(n, of int64) string {
+	p := 100 * float64(n) / float64(of)
+	switch {
+	case n < of && p >= 99.95:
+		return ">99.9%"
+	case n > 0 && p < 0.05:
+		return "<0.1%"
+	}
+	return fmt.Sprintf("%.1f%%", p)
+}
 
 // agentRolloutSet serves POST /agents/{id}/rollout: weight_<version> fields (a blank one
 // leaves the version out) and, when metric is chosen, the rollback's threshold (a

@@ -24,7 +24,13 @@ type tryPanel struct {
 	// Variables are the {{variables}} the draft's configuration uses, built-ins aside: a
 	// field each, so a conversation can start.
 	Variables []string
+	// EndReasons name each way a conversation ends in words, for try.js to say how one
+	// ended ("Caller ended", not the API's user_ended).
+	EndReasons map[string]string
 }
+
+// conversationEndReasons are the disconnection reasons a conversation ends with (data, conventions §21).
+var conversationEndReasons = []string{data.EndUserEnded, data.EndAgentEnded, data.EndTransferred, data.EndMaxTurns, data.EndExpired}
 
 // agentTry serves GET /agents/{id}/try: the panel alone.
 func (h *Handler) agentTry(w http.ResponseWriter, r *http.Request) {
@@ -41,6 +47,10 @@ func (h *Handler) agentTry(w http.ResponseWriter, r *http.Request) {
 		d.Live = int(v)
 	}
 	d.Variables = agentVariables(a)
+	d.EndReasons = map[string]string{}
+	for _, reason := range conversationEndReasons {
+		d.EndReasons[reason] = label(reason)
+	}
 	h.renderPart(w, r, "try", "panel", d)
 }
 

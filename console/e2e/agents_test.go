@@ -67,8 +67,11 @@ func (b *browser) checkInvalidToolErrors() {
 	if !strings.HasPrefix(nameErr, "Name ") || strings.Contains(nameErr, "llm_config") {
 		b.t.Errorf("the name's error beside it: %q", nameErr)
 	}
+	// The list's message in the form's words too, the condition's field and value among
+	// them (it read "The llm_config.tools.0.phone_directory field is required when
+	// llm_config.tools.0.type is transfer_call.").
 	dirErr := b.text(`li.tool [data-list="phone_directory"] > [data-err]`)
-	if !strings.Contains(dirErr, "phone_directory") {
+	if dirErr != "Phone directory is required when “Type” is “Transfer call”." {
 		b.t.Errorf("the phone directory's error beside it: %q", dirErr)
 	}
 	var invalid string

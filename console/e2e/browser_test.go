@@ -175,16 +175,22 @@ var axeSource = func() string {
 	return string(b)
 }()
 
-// audit runs axe-core on the current page and fails on any serious or critical
-// violation; then checks that at 375 px wide nothing overflows sideways. With
-// CONSOLE_SCREENSHOTS naming a directory it saves the whole page there at both widths.
+// auditWidths are the widths below the desktop's at which audit checks every page: the
+// narrowest common phone, the common phone and a tablet held upright.
+var auditWidths = []int{375, 390, 768}
+
+// audit runs axe-core on the current page, its target-size rule (off by default) among
+// the others, and fails on any serious or critical violation; then, at each of
+// auditWidths, checks that nothing overflows sideways, that no control is too small to
+// tap and that consistencyRules hold. With CONSOLE_SCREENSHOTS naming a directory it
+// saves the whole page there at 1280 px and at each of those widths.
 func (b *browser) audit(page string) {
 	b.t.Helper()
 	b.screenshot(page, 1280)
 	var injected bool
 	b.eval("inject axe", axeSource+";true", &injected)
 	var found string
-	b.eval("run axe", `axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify({passes: r.passes.length,
+	b.eval("run axe", `axe.run(document, {resultTypes: ["violations"], rules: {"target-size": {enabled: true}}}).then(r => JSON.stringify({passes: r.passes.length,
 		violations: r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(" "))}))}))`, &found)
 	var res struct {
 		Passes     int
@@ -200,18 +206,39 @@ func (b *browser) audit(page string) {
 			b.t.Logf("%s: axe %s (%s): %s", page, v["id"], v["impact"], v["help"])
 		}
 	}
-	b.run("375 px", chromedp.EmulateViewport(375, 800))
+	for _, w := range auditWidths {
+		b.atWidth(page, w)
+	}
+	b.shot(page)
+	b.run("desktop", chromedp.EmulateViewport(1280, 900))
+}
+
+// atWidth makes the viewport width px wide and checks there that nothing scrolls
+// sideways and that consistencyRules hold.
+func (b *browser) atWidth(page string, width int) {
+	b.t.Helper()
+	b.run(fmt.Sprintf("%d px", width), chromedp.EmulateViewport(int64(width), 800))
 	var overflow int
 	b.eval("overflow", `document.documentElement.scrollWidth - document.documentElement.clientWidth`, &overflow)
 	if overflow > 0 {
 		var wide string
 		b.eval("wide elements", `Array.from(document.querySelectorAll("body, body *")).filter(e => e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).slice(0, 8).map(e => e.tagName + "." + e.className + "#" + e.id + ":" + e.scrollWidth + "/" + e.clientWidth + "/" + getComputedStyle(e).overflowX).join(" ")`, &wide)
-		b.t.Errorf("%s: at 375 px wide the page scrolls sideways by %d px: %s", page, overflow, wide)
+		b.t.Errorf("%s: at %d px wide the page scrolls sideways by %d px: %s", page, width, overflow, wide)
 	}
-	b.screenshot(page, 375)
-	b.consistent(page)
-	b.shot(page)
-	b.run("desktop", chromedp.EmulateViewport(1280, 900))
+	b.screenshot(page, width)
+	b.consistent(page, width)
+	b.targetSizes(page, width)
+}
+
+// targetSizes runs axe-core's target-size rule (WCAG 2.5.8: a control at least 24 px
+// square, or that far from the next), off by default, at the viewport's width.
+func (b *browser) targetSizes(page string, width int) {
+	b.t.Helper()
+	var found string
+	b.eval("run axe target-size", `axe.run(document, {runOnly: ["target-size"]}).then(r => JSON.stringify(r.violations.map(v => v.nodes.slice(0, 5).map(n => n.target.join(" ") + " " + n.failureSummary.replace(/\s+/g, " ").slice(0, 160)))))`, &found)
+	if found != "[]" {
+		b.t.Errorf("%s at %d px: controls too small to tap: %s", page, width, found)
+	}
 }
 
 // consistencyRules are the console's house style, checked on every audited page; each
@@ -229,6 +256,11 @@ func (b *browser) audit(page string) {
 //   - no table cell squeezed so narrow that its words break letter by letter (a diff's
 //     field path did), and in a table shown as cards no part of a value (an event's code
 //     under its name) in the column of names;
+//   - a field's message describes its field (aria-describedby), which is marked invalid;
+//   - an empty list's state leads to the form that adds the first (folded in a details
+//     above it, easily missed), as a button;
+//   - no table wider than its box, its last columns behind a sideways scroll (the calls
+//     list's at 768 px);
 //   - a time series' y axis stays in view beside the part of the chart shown, and every
 //     label and count of another chart is in view;
 //   - no module named by its API code (call_history) in the page's prose, outside code;
@@ -253,8 +285,29 @@ var consistencyRules = `((moduleCodes) => {
 		if (r.height && word.length >= 8 && inner * 2.5 < word.length * 0.6 * parseFloat(st.fontSize))
 			bad.push("the cell " + JSON.stringify(word.slice(0, 30)) + " is squeezed to " + Math.round(r.width) + " px: its words break letter by letter");
 	}
-	if (phone) for (const td of document.querySelectorAll("table.cards td[data-label]")) {
-		// A card's value, all of it, right of its column's name.
+	for (const p of document.querySelectorAll("main .err:not([role=alert])")) {
+		// A field's message is its field's description, the field marked invalid.
+		if (!p.checkVisibility() || !p.textContent.trim()) continue;
+		const field = p.id && [...document.querySelectorAll("[aria-describedby]")].find(f => f.getAttribute("aria-describedby").split(/\s+/).includes(p.id));
+		if (!field || (field.matches("input, select, textarea") && field.getAttribute("aria-invalid") !== "true")) {
+			bad.push("the message " + JSON.stringify(p.textContent.trim().slice(0, 60)) + " is not tied to its field (aria-describedby, aria-invalid)");
+			break;
+		}
+	}
+	const empty = document.querySelector("main .empty"), forms = [...document.querySelectorAll("main details.create[id]:not([open])")];
+	if (empty && forms.length && !forms.some(d => empty.querySelector('a[href="#' + d.id + '"]')))
+		bad.push("the empty state does not lead to the form folded above it, " + JSON.stringify(forms[0].querySelector("summary").textContent.trim()));
+	for (const w of document.querySelectorAll(".table-wrap")) {
+		// A table wider than its box hides its last columns behind a sideways scroll.
+		if (w.scrollWidth > w.clientWidth + 1 && w.checkVisibility()) {
+			const cols = [...w.querySelectorAll("thead th")].map(th => th.textContent.trim()).join(", ");
+			bad.push("a table (" + cols.slice(0, 60) + ") scrolls sideways in its box by " + (w.scrollWidth - w.clientWidth) + " px");
+			break;
+		}
+	}
+	for (const td of document.querySelectorAll("table.cards td[data-label]")) {
+		// A card's value, all of it, right of its column's name (where rows are cards).
+		if (getComputedStyle(td).display !== "grid") continue;
 		const names = td.getBoundingClientRect().left + parseFloat(getComputedStyle(td).gridTemplateColumns);
 		const astray = [...td.children].find(e => e.getBoundingClientRect().width && e.getBoundingClientRect().left < names - 1);
 		if (astray) {
@@ -332,8 +385,9 @@ func moduleCodesJSON() string {
 	return string(b)
 }
 
-// consistent fails the test for each consistencyRules break on the current page.
-func (b *browser) consistent(page string) {
+// consistent fails the test for each consistencyRules break on the current page, as
+// wide as the viewport now is (width names it).
+func (b *browser) consistent(page string, width int) {
 	b.t.Helper()
 	// The page has seen the viewport's new width (its resize handlers ran) before it is
 	// judged at it.
@@ -341,7 +395,7 @@ func (b *browser) consistent(page string) {
 	var bad []string
 	b.eval("consistency", consistencyRules, &bad)
 	for _, s := range bad {
-		b.t.Errorf("%s: %s", page, s)
+		b.t.Errorf("%s at %d px: %s", page, width, s)
 	}
 }
 

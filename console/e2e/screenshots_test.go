@@ -81,10 +81,10 @@ var emptyPages = []consolePage{
 }
 
 // TestScreenshots opens every page of the console, as an owner who administers the
-// instance, first in an empty workspace and then in a seeded one: on each, at 1280 and
-// 375 px wide, axe-core finds no serious or critical violation and nothing scrolls
-// sideways. With CONSOLE_SCREENSHOTS=DIR it saves every page at both widths as
-// DIR/<page>-1280.png and DIR/<page>-375.png:
+// instance, first in an empty workspace and then in a seeded one: on each, axe-core
+// finds no serious or critical violation at 1280 px wide, and at each of auditWidths
+// nothing scrolls sideways and consistencyRules hold. With CONSOLE_SCREENSHOTS=DIR it
+// saves every page at each width as DIR/<page>-<width>.png:
 //
 //	CONSOLE_SCREENSHOTS=/tmp/console go test ./console/e2e -run Screenshots
 func TestScreenshots(t *testing.T) {
@@ -104,6 +104,13 @@ func TestScreenshots(t *testing.T) {
 		b.eval("id boxes", `Array.from(document.querySelectorAll('form.filters input[type="text"][name$="_id"]'), i => i.name)`, &idBoxes)
 		if len(idBoxes) > 0 {
 			t.Errorf("%s: the empty workspace's filters ask for ids: %v", p.name, idBoxes)
+		}
+		// Its button to the form folded above it opens the form.
+		var opened string
+		b.eval("empty state's button", `(a => { if (!a) return "none"; const d = document.querySelector(a.getAttribute("href"));
+			return new Promise(r => { addEventListener("hashchange", () => r(d && d.open ? "open" : "closed"), {once: true}); a.click(); }); })(document.querySelector('.empty a.button[href^="#"]'))`, &opened)
+		if opened == "closed" {
+			t.Errorf("%s: the empty state's button leaves its form folded", p.name)
 		}
 		// Nor an export of nothing.
 		var exports int

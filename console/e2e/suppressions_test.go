@@ -57,6 +57,7 @@ func TestSuppressionPage(t *testing.T) {
 	if msg := b.text(".alert"); !strings.Contains(msg, "not a number") {
 		t.Errorf("the refusal does not name the row: %q", msg)
 	}
+	b.audit("suppressions-refused") // the bad rows' messages describe the file's field
 	if got := b.listCount("/api/v1/suppressions", "", ""); got != 1 {
 		t.Fatalf("a refused upload left %d entries, want 1", got)
 	}
@@ -131,6 +132,7 @@ func TestSuppressionBoundOnThePage(t *testing.T) {
 	if msg := b.text("#import-suppressions .alert"); !strings.Contains(msg, want) {
 		t.Errorf("beside the upload form: %q, want it to say %q", msg, want)
 	}
+	b.audit("suppressions-import-refused") // the rows' message describes the file's field
 	if n := listed(); n != bound {
 		t.Fatalf("a refused import left %d numbers on the list, want %d", n, bound)
 	}

@@ -110,6 +110,7 @@ func (b *browser) writeRequiredTest(t *testing.T, id string) {
 	if s := b.text(`[data-rows="criteria"] li:first-child [data-for="says not_says"] .err`); !strings.Contains(s, "RE2") {
 		t.Fatalf("the bad pattern's fault beside its field = %q", s)
 	}
+	b.audit("test-editor-refused") // the fault describes its field
 	b.run("fix it and save", chromedp.SetValue(`[data-rows="criteria"] li:first-child input[name="c_pattern"]`, "booked", chromedp.ByQuery),
 		chromedp.Click(`#test-form button[type="submit"]`, chromedp.ByQuery), chromedp.WaitVisible(`p.notice`, chromedp.ByQuery))
 }

@@ -135,10 +135,24 @@ func (b *browser) sendAndReadTurn() {
 func (b *browser) endTryAndFindCall() {
 	t := b.t
 	t.Helper()
+	// The network gone, End says so (it said nothing), and the conversation stays open.
+	br := b.breakRequests()
+	br.set("/end", "offline")
+	b.run("end offline", chromedp.Click(`[data-try-end]`, chromedp.ByQuery))
+	if s := b.text(`[data-try-error]`); !strings.Contains(s, "could not be reached") {
+		t.Errorf("End without a network: %q", s)
+	}
+	br.set("/end", "")
 	b.run("end", chromedp.Click(`[data-try-end]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`[data-try-result] a`, chromedp.ByQuery))
-	if s := b.text(`[data-try-result]`); !strings.Contains(s, "user_ended") {
+	// How it ended in words, as a test run's page says it, not the API's user_ended.
+	if s := b.text(`[data-try-result]`); !strings.Contains(s, "(Caller ended)") {
 		t.Errorf("end result = %q", s)
+	}
+	var errShown bool
+	b.eval("error cleared", `!document.querySelector("[data-try-error]").hidden`, &errShown)
+	if errShown {
+		t.Error("the failed End's message stays once the conversation ended")
 	}
 	b.run("open the call", chromedp.Click(`[data-try-result] a`, chromedp.ByQuery),
 		chromedp.WaitVisible(`ol.transcript`, chromedp.ByQuery))

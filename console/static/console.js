@@ -177,7 +177,7 @@
 
   function clearErrors(form) {
     form.querySelectorAll("[data-err]").forEach(function (p) { p.hidden = true; p.textContent = ""; });
-    form.querySelectorAll("[aria-invalid]").forEach(function (i) { i.removeAttribute("aria-invalid"); i.removeAttribute("aria-describedby"); });
+    form.querySelectorAll("[aria-invalid], button[aria-describedby]").forEach(function (i) { i.removeAttribute("aria-invalid"); i.removeAttribute("aria-describedby"); });
   }
 
   // labelOf is the words of a field's label, without its hints.
@@ -189,12 +189,30 @@
     return t.trim();
   }
 
-  // relabel writes a field's label into the API's message about it: "The
-  // call_config.max_call_duration_ms field must be…" becomes "Max call duration (ms) must be…".
-  function relabel(form, path, msg) {
+  // named finds the field or list a dot path names on the form, with its words: a
+  // field's label, a list's title.
+  function named(form, path) {
     var el = form.querySelector('[data-path="' + CSS.escape(path) + '"]');
-    var l = el && el.matches("[data-key]") ? labelOf(el) : "";
-    return l ? msg.split("The " + path + " field").join(l) : msg;
+    if (!el) return null;
+    var title = el.matches("[data-list]") && el.querySelector(".list-title");
+    var l = el.matches("[data-key]") ? labelOf(el) : title ? title.textContent.trim() : "";
+    return l ? { el: el, label: l } : null;
+  }
+
+  // relabel writes the form's words into the API's message about a field: "The
+  // call_config.max_call_duration_ms field must be…" becomes "Max call duration (ms) must
+  // be…", and a path it names besides, with a choice's value, reads as the form shows
+  // them: "… required when llm_config.tools.0.type is transfer_call" becomes "… required
+  // when “Type” is “Transfer call”".
+  function relabel(form, path, msg) {
+    var own = named(form, path);
+    if (own) msg = msg.split("The " + path + " field").join(own.label);
+    return msg.replace(/\b([a-z_]+(?:\.[a-z0-9_]+)+)( is ([a-z0-9_]+))?/g, function (m, p, is, v) {
+      var other = named(form, p);
+      if (!other) return m;
+      var opt = v && other.el.matches("select") && Array.prototype.find.call(other.el.options, function (o) { return o.value === v; });
+      return "“" + other.label + "”" + (opt ? " is “" + opt.textContent.trim() + "”" : is || "");
+    });
   }
 
   var errSeq = 0;
@@ -227,6 +245,12 @@
       if (el.matches("[data-key]")) {
         el.setAttribute("aria-invalid", "true");
         el.setAttribute("aria-describedby", slot.id);
+      } else {
+        // A list's or a group's message describes the control that adds to it, if any.
+        var add = Array.prototype.find.call(el.querySelectorAll('button[data-action="add"]'), function (b) {
+          return b.closest("[data-list], [data-item], [data-obj]") === el;
+        });
+        if (add) add.setAttribute("aria-describedby", slot.id);
       }
       if (!first || (first.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_PRECEDING)) first = el;
     });

@@ -149,8 +149,32 @@
     });
   }
 
+  // A field's message (layout.html's fielderr, data-for naming the field) describes the
+  // field, which reads as invalid: a screen reader says what is wrong on reaching it.
+  // A message written beside its field without fielderr (the test editor's) is tied to
+  // the one control of its .field.
+  var errSeq = 0;
+  function fieldOf(p) {
+    if (p.dataset.for) return document.getElementById(p.dataset.for);
+    var box = p.closest(".field"), controls = box ? box.querySelectorAll("input, select, textarea") : [];
+    if (controls.length !== 1) return null;
+    p.id = p.id || "field-err-" + (++errSeq);
+    return controls[0];
+  }
+  function tieErrors(root) {
+    root.querySelectorAll(".err[data-for], .field .err:not([data-err]):not([role=alert])").forEach(function (p) {
+      var field = fieldOf(p);
+      if (!field) return;
+      var ids = (field.getAttribute("aria-describedby") || "").split(/\s+/).filter(Boolean);
+      if (ids.indexOf(p.id) < 0) ids.push(p.id);
+      field.setAttribute("aria-describedby", ids.join(" "));
+      if (field.matches("input, select, textarea")) field.setAttribute("aria-invalid", "true");
+    });
+  }
+
   function init(root) {
     showTimes(root);
+    tieErrors(root);
     localZones(root);
     root.querySelectorAll("input[data-all]").forEach(function (b) { b.closest("label").hidden = false; });
     root.querySelectorAll("[data-select-all]").forEach(syncAll);
@@ -165,12 +189,47 @@
     if (r.right > n.right) nav.scrollLeft += r.right - n.right + 16;
   }
   window.addEventListener("resize", currentSection); // a phone turned, a window narrowed
+  // A section reached with the Tab key on a phone is scrolled wholly into its line, its
+  // focus ring with it: the browser scrolls only one out of view, leaving one cut at the
+  // line's edge mostly hidden.
+  document.addEventListener("focusin", function (e) {
+    if (e.target.matches("header.top nav a")) e.target.scrollIntoView({ block: "nearest", inline: "nearest" });
+  });
   document.addEventListener("DOMContentLoaded", function () {
     init(document);
     currentSection();
     openTarget();
     showRefusal();
     setInterval(function () { showTimes(document); }, 30000);
+  });
+  // A fragment htmx fetches (a panel its page loads, a progress it follows) whose request
+  // fails, answered with an error or not at all, would leave what was there: "Loading…"
+  // for good, or figures that stopped moving with nothing to say so. A note says what
+  // happened instead, in place of the panel's "Loading…" or above the progress, until a
+  // later request succeeds (a progress is still asked for at its interval).
+  function fragmentFailed(e) {
+    var el = e.detail.elt, xhr = e.detail.xhr;
+    if (!el || !el.id) return;
+    var why = e.type === "htmx:responseError" ? "the server answered with an error (" + xhr.status + ")" : "the server could not be reached";
+    var following = /\bevery\b/.test(el.getAttribute("hx-trigger") || "");
+    var note = document.getElementById(el.id + "-failed");
+    if (!note) {
+      note = document.createElement("p");
+      note.id = el.id + "-failed";
+      note.className = "alert";
+      note.setAttribute("role", "alert");
+      var loading = el.querySelector("[data-loading]");
+      if (loading) loading.replaceWith(note);
+      else el.parentNode.insertBefore(note, el);
+    }
+    note.textContent = following ? "Not up to date: " + why + ". Trying again…" :
+      "This part of the page did not load: " + why + ". Reload the page to try again.";
+  }
+  ["htmx:responseError", "htmx:sendError", "htmx:timeout"].forEach(function (t) { document.addEventListener(t, fragmentFailed); });
+  // Before the swap: after it, an element swapped out (outerHTML) no longer hears events.
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var el = e.detail.elt, note = !e.detail.isError && el && el.id && document.getElementById(el.id + "-failed");
+    if (note) note.remove();
   });
   // Fragments htmx swaps in (a knowledge base's sources) get the same treatment.
   document.addEventListener("htmx:afterSwap", function (e) { init(e.target); });

@@ -110,7 +110,8 @@
     var chat = panel.querySelector("[data-try-chat]");
     chat.querySelector("[data-try-send]").hidden = true;
     var r = panel.querySelector("[data-try-result]");
-    r.textContent = "The conversation ended (" + reason + "). ";
+    var names = JSON.parse(panel.dataset.endReasons || "{}");
+    r.textContent = "The conversation ended (" + (names[reason] || reason) + "). ";
     var a = el("a", null, "Open the call");
     a.href = "/calls/" + encodeURIComponent(callID);
     r.appendChild(a);
@@ -219,10 +220,11 @@
 
   function end(button) {
     var panel = panelOf(button);
+    showError(panel, "");
     api("POST", "/api/v1/conversations/" + encodeURIComponent(panel.dataset.conversation) + "/end").then(function (res) {
       if (!res.ok) return failure(res).then(function (m) { showError(panel, m); });
       return res.json().then(function (j) { ended(panel, j.data.id, j.data.disconnection_reason); });
-    });
+    }, function () { showError(panel, "The server could not be reached: the conversation is still open. Press End again."); });
   }
 
   document.addEventListener("submit", function (e) {
