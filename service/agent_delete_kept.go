@@ -76,20 +76,10 @@ func (s *AgentService) runCutKeptAnswers(ctx context.Context, run *JobRun) error
 	if err := json.Unmarshal(run.Job.Payload, &p); err != nil {
 		return err
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		n := 0
-		if err := s.store.Update(ctx, func(tx Tx) (err error) {
-			n, err = cutAgentKeptAnswers(tx, p.AgentID)
-			return err
-		}); err != nil {
-			// As it is, wrapped: the runner judges whether a run again heals it (failureOf).
-			return fmt.Errorf("cutting the answers kept for deleted agent %s's conversations: %w", p.AgentID, err)
-		}
-		if n < AgentKeptCutBatch {
-			return nil
-		}
+	err := inBatches(ctx, s.store, AgentKeptCutBatch, func(tx Tx) (int, error) { return cutAgentKeptAnswers(tx, p.AgentID) })
+	if err != nil {
+		// As it is, wrapped: the runner judges whether a run again heals it (failureOf).
+		return fmt.Errorf("cutting the answers kept for deleted agent %s's conversations: %w", p.AgentID, err)
 	}
+	return nil
 }

@@ -108,24 +108,16 @@ func (s *CampaignService) runRecipientsDelete(ctx context.Context, run *JobRun) 
 	if err := json.Unmarshal(run.Job.Payload, &p); err != nil {
 		return err
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		n := 0
-		if err := s.store.Update(ctx, func(tx Tx) (err error) {
-			n, err = tx.DeleteCampaignRecipients(p.CampaignID, CampaignDeleteBatch)
-			return err
-		}); err != nil {
-			// Returned as it is, wrapped: the runner judges whether a run again heals it
-			// (failureOf). Either way the job's end is not the recipients': a job that
-			// ends with some left is queued again (requeueCampaignDeletes).
-			return fmt.Errorf("deleting the recipients of deleted campaign %s (should the job fail, the next runner start or retention sweep queues it again): %w", p.CampaignID, err)
-		}
-		if n < CampaignDeleteBatch {
-			return nil
-		}
+	err := inBatches(ctx, s.store, CampaignDeleteBatch, func(tx Tx) (int, error) {
+		return tx.DeleteCampaignRecipients(p.CampaignID, CampaignDeleteBatch)
+	})
+	if err != nil {
+		// Returned as it is, wrapped: the runner judges whether a run again heals it
+		// (failureOf). Either way the job's end is not the recipients': a job that
+		// ends with some left is queued again (requeueCampaignDeletes).
+		return fmt.Errorf("deleting the recipients of deleted campaign %s (should the job fail, the next runner start or retention sweep queues it again): %w", p.CampaignID, err)
 	}
+	return nil
 }
 
 // checkKeptRecipients refuses a new campaign of weight more (data.Campaign.KeptWeight)

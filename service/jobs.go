@@ -388,3 +388,24 @@ func (s *JobService) PruneJobs(ctx context.Context, retention time.Duration) (in
 	})
 	return n, err
 }
+
+// inBatches runs batch, each in its own write transaction, until one handles fewer than
+// size: a job's unbounded delete or cut keeps every write short, and a run again after a
+// crash goes on from what is left.
+func inBatches(ctx context.Context, store Store, size int, batch func(Tx) (int, error)) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := 0
+		if err := store.Update(ctx, func(tx Tx) (err error) {
+			n, err = batch(tx)
+			return err
+		}); err != nil {
+			return err
+		}
+		if n < size {
+			return nil
+		}
+	}
+}
