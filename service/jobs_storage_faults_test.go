@@ -14,23 +14,25 @@ import (
 	"github.com/voiceapi/voiceapi/service"
 )
 
-// firstReadFaultStore is a store whose next read of a job's record (a test run, a call,
-// a knowledge base or source, a campaign, an upgrade's list: what each kind's handler
-// reads first) fails with the error fault holds, once: the fault is spent by the read it
-// fails, so the job's end (its Failed hook reads them too) is stored.
-type firstReadFaultStore struct {
+// wrappedTxStore is a store whose every transaction is wrapped by wrap: a test's faults
+// sit in the wrapper's methods.
+type wrappedTxStore struct {
 	service.Store
-	fault *atomic.Pointer[error]
+	wrap func(service.Tx) service.Tx
 }
 
-func (s firstReadFaultStore) View(ctx context.Context, fn func(service.Tx) error) error {
-	return s.Store.View(ctx, func(tx service.Tx) error { return fn(firstReadFaultTx{tx, s.fault}) })
+func (s wrappedTxStore) View(ctx context.Context, fn func(service.Tx) error) error {
+	return s.Store.View(ctx, func(tx service.Tx) error { return fn(s.wrap(tx)) })
 }
 
-func (s firstReadFaultStore) Update(ctx context.Context, fn func(service.Tx) error) error {
-	return s.Store.Update(ctx, func(tx service.Tx) error { return fn(firstReadFaultTx{tx, s.fault}) })
+func (s wrappedTxStore) Update(ctx context.Context, fn func(service.Tx) error) error {
+	return s.Store.Update(ctx, func(tx service.Tx) error { return fn(s.wrap(tx)) })
 }
 
+// firstReadFaultTx is a transaction whose next read of a job's record (a test run, a
+// call, a knowledge base or source, a campaign, an upgrade's list: what each kind's
+// handler reads first) fails with the error fault holds, once: the fault is spent by the
+// read it fails, so the job's end (its Failed hook reads them too) is stored.
 type firstReadFaultTx struct {
 	service.Tx
 	fault *atomic.Pointer[error]
@@ -127,7 +129,7 @@ func (t firstReadFaultTx) AgentsToSeal(ws string, limit int) ([]string, error) {
 func TestJobKindsFailOnLastingStorageFaults(t *testing.T) {
 	engine := testkit.OpenEngine(t)
 	var fault atomic.Pointer[error]
-	svc := servicesOn(t, firstReadFaultStore{engine, &fault}, engine, nil)
+	svc := servicesOn(t, wrappedTxStore{engine, func(tx service.Tx) service.Tx { return firstReadFaultTx{tx, &fault} }}, engine, nil)
 	ws := mustUser(t, svc, "ada@example.com").PersonalWorkspaceID
 	day := data.NewTime(time.Now().Add(-24 * time.Hour))
 	to := data.NewTime(time.Now())

@@ -15,21 +15,8 @@ import (
 	"github.com/voiceapi/voiceapi/service"
 )
 
-// knowledgeFaultStore is a store whose reads of a knowledge base fail with the error
+// knowledgeFaultTx is a transaction whose reads of a knowledge base fail with the error
 // fault holds, while it holds one: a test case's knowledge lookup meets it.
-type knowledgeFaultStore struct {
-	service.Store
-	fault *atomic.Pointer[error]
-}
-
-func (s knowledgeFaultStore) View(ctx context.Context, fn func(service.Tx) error) error {
-	return s.Store.View(ctx, func(tx service.Tx) error { return fn(knowledgeFaultTx{tx, s.fault}) })
-}
-
-func (s knowledgeFaultStore) Update(ctx context.Context, fn func(service.Tx) error) error {
-	return s.Store.Update(ctx, func(tx service.Tx) error { return fn(knowledgeFaultTx{tx, s.fault}) })
-}
-
 type knowledgeFaultTx struct {
 	service.Tx
 	fault *atomic.Pointer[error]
@@ -52,7 +39,7 @@ func TestTestRunCaseKnowledgeFaultJudgedAsStorage(t *testing.T) {
 	stand.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Text("Welcome to the test kitchen.") })
 	engine := testkit.OpenEngine(t)
 	var fault atomic.Pointer[error]
-	svc := servicesOn(t, knowledgeFaultStore{engine, &fault}, engine, nil)
+	svc := servicesOn(t, wrappedTxStore{engine, func(tx service.Tx) service.Tx { return knowledgeFaultTx{tx, &fault} }}, engine, nil)
 	svc.Conversations.Configure(cli.ConversationOptions(cli.LLMSettings{AllowURLPrefixes: []string{stand.URL + "/"}}))
 	u := mustUser(t, svc, "kbfault@example.com")
 	ctx := testkit.As(u)
