@@ -214,11 +214,20 @@ func unlistByAgent(b *bbolt.Tx, key []byte, r *data.IdempotentResponse) error {
 // AgentConversationResponses implements service.AccountTx. An entry whose response is
 // gone, is a claim now or is another request's is passed over.
 func (t tx) AgentConversationResponses(agentID string, limit int) ([]data.KeptResponse, error) {
+	return t.listedResponses(bucketIdempotencyByAgent, agentID, limit, func(r *data.IdempotentResponse) bool {
+		return r.AgentID == agentID && listedByAgent(r)
+	})
+}
+
+// listedResponses reads up to limit (0: all) of the responses an index lists under id,
+// those keep accepts: an entry outlives its response's change of mind until the next
+// write of that response, so each is checked against what it lists.
+func (t tx) listedResponses(index []byte, id string, limit int, keep func(*data.IdempotentResponse) bool) ([]data.KeptResponse, error) {
 	responses := t.b.Bucket(bucketIdempotency)
-	prefix := conversationResponseKey(agentID, nil)
+	prefix := conversationResponseKey(id, nil)
 	var out []data.KeptResponse
-	c := t.b.Bucket(bucketIdempotencyByAgent).Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(out) < limit; k, _ = c.Next() {
+	c := t.b.Bucket(index).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && (limit == 0 || len(out) < limit); k, _ = c.Next() {
 		key := k[len(prefix):]
 		if len(key) < 8 {
 			continue
@@ -226,7 +235,7 @@ func (t tx) AgentConversationResponses(agentID string, limit int) ([]data.KeptRe
 		var r data.IdempotentResponse
 		if found, err := getJSON(responses, key, &r); err != nil {
 			return nil, err
-		} else if found && r.AgentID == agentID && listedByAgent(&r) {
+		} else if found && keep(&r) {
 			out = append(out, data.KeptResponse{TokenID: int64(binary.BigEndian.Uint64(key)), Key: string(key[8:]), Response: &r})
 		}
 	}
@@ -253,23 +262,9 @@ func indexIdempotencyByAgent(tx *bbolt.Tx) error {
 // ConversationStartResponses implements service.AccountTx. An entry whose response is
 // gone or is another request's now is passed over.
 func (t tx) ConversationStartResponses(conversationID string) ([]data.KeptResponse, error) {
-	responses := t.b.Bucket(bucketIdempotency)
-	prefix := conversationResponseKey(conversationID, nil)
-	var out []data.KeptResponse
-	c := t.b.Bucket(bucketIdempotencyByStart).Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		key := k[len(prefix):]
-		if len(key) < 8 {
-			continue
-		}
-		var r data.IdempotentResponse
-		if found, err := getJSON(responses, key, &r); err != nil {
-			return nil, err
-		} else if found && r.StartedConversationID == conversationID {
-			out = append(out, data.KeptResponse{TokenID: int64(binary.BigEndian.Uint64(key)), Key: string(key[8:]), Response: &r})
-		}
-	}
-	return out, nil
+	return t.listedResponses(bucketIdempotencyByStart, conversationID, 0, func(r *data.IdempotentResponse) bool {
+		return r.StartedConversationID == conversationID
+	})
 }
 
 // DeleteIdempotentResponsesBefore implements service.AccountTx: up to limit entries of
