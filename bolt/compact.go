@@ -31,10 +31,16 @@ type CompactOptions struct {
 
 // CompactResult says what a compaction did.
 type CompactResult struct {
-	Before, After int64  // file sizes in bytes
-	Keys          int64  // keys copied, nested buckets' included
-	DataBytes     int64  // bytes of keys and values copied
-	OldPath       string // where the replaced file was kept ("" unless KeepOld)
+	Before, After int64 // file sizes in bytes
+	// InUseBefore and InUseAfter are the bytes of the pages holding data, FreeBefore and
+	// FreeAfter those of the free pages below the file's high-water mark. bbolt grows a
+	// file in steps (doubling from 32 KiB up to 16 MiB), so a small database's file can keep
+	// its size while its free pages go: these say what the compaction gave back.
+	InUseBefore, InUseAfter int64
+	FreeBefore, FreeAfter   int64
+	Keys                    int64  // keys copied, nested buckets' included
+	DataBytes               int64  // bytes of keys and values copied
+	OldPath                 string // where the replaced file was kept ("" unless KeepOld)
 }
 
 // compactTempPattern names the new file while it is written: never voiceapi.db, so a
@@ -99,7 +105,10 @@ func Compact(dir string, o CompactOptions) (res CompactResult, err error) {
 	if err := matchOwner(tmpPath, fi); err != nil {
 		return res, fmt.Errorf("giving the compacted file the owner of %s: %w", path, err)
 	}
-	if res.Keys, res.DataBytes, err = compactInto(tmpPath, src, o); err != nil {
+	if res.InUseBefore, res.FreeBefore, err = pages(src); err != nil {
+		return res, err
+	}
+	if res.Keys, res.DataBytes, res.InUseAfter, res.FreeAfter, err = compactInto(tmpPath, src, o); err != nil {
 		return res, err
 	}
 	if err := syncPath(tmpPath); err != nil {
@@ -132,15 +141,16 @@ func Compact(dir string, o CompactOptions) (res CompactResult, err error) {
 
 // compactInto copies src into a new bbolt file at path and verifies it: the same number
 // of keys and bytes as the source, and a clean consistency check. It returns the keys and
-// bytes copied. The copy runs without fsync; the caller syncs the finished file once.
-func compactInto(path string, src *bbolt.DB, o CompactOptions) (keys, bytes int64, err error) {
+// bytes copied and the new file's pages in use and free. The copy runs without fsync; the
+// caller syncs the finished file once.
+func compactInto(path string, src *bbolt.DB, o CompactOptions) (keys, bytes, inUse, free int64, err error) {
 	total, totalKeys, err := measure(src)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, 0, err
 	}
 	dst, err := bbolt.Open(path, 0o600, &bbolt.Options{NoSync: true, FreelistType: bbolt.FreelistMapType})
 	if err != nil {
-		return 0, 0, fmt.Errorf("opening the compacted file: %w", err)
+		return 0, 0, 0, 0, fmt.Errorf("opening the compacted file: %w", err)
 	}
 	defer func() {
 		if cerr := dst.Close(); cerr != nil && err == nil {
@@ -155,13 +165,13 @@ func compactInto(path string, src *bbolt.DB, o CompactOptions) (keys, bytes int6
 			o.Progress(done, total)
 		}
 	}); err != nil {
-		return keys, bytes, fmt.Errorf("writing the compacted file: %w", err)
+		return keys, bytes, 0, 0, fmt.Errorf("writing the compacted file: %w", err)
 	}
 	if keys != totalKeys || bytes != total {
-		return keys, bytes, fmt.Errorf("the compacted file holds %d keys (%d bytes), the database %d (%d bytes)", keys, bytes, totalKeys, total)
+		return keys, bytes, 0, 0, fmt.Errorf("the compacted file holds %d keys (%d bytes), the database %d (%d bytes)", keys, bytes, totalKeys, total)
 	}
 	if err := dst.Sync(); err != nil {
-		return keys, bytes, fmt.Errorf("syncing the compacted file: %w", err)
+		return keys, bytes, 0, 0, fmt.Errorf("syncing the compacted file: %w", err)
 	}
 	err = dst.View(func(tx *bbolt.Tx) error {
 		for fault := range tx.Check() {
@@ -172,7 +182,25 @@ func compactInto(path string, src *bbolt.DB, o CompactOptions) (keys, bytes int6
 		}
 		return err
 	})
-	return keys, bytes, err
+	if err != nil {
+		return keys, bytes, 0, 0, err
+	}
+	inUse, free, err = pages(dst)
+	return keys, bytes, inUse, free, err
+}
+
+// pages returns the bytes of db's pages that hold data and of its free (and pending)
+// pages, both below the high-water mark. The file is usually larger: bbolt grows it in
+// steps.
+func pages(db *bbolt.DB) (inUse, free int64, err error) {
+	var size int64
+	err = db.View(func(tx *bbolt.Tx) error {
+		size = tx.Size()
+		return nil
+	})
+	st := db.Stats()
+	free = int64(st.FreePageN+st.PendingPageN) * int64(db.Info().PageSize)
+	return size - free, free, err
 }
 
 // measure returns the bytes of keys and values, and the number of keys, in db.

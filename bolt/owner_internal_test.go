@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -59,5 +60,53 @@ func TestCompactAndRestoreKeepTheServiceUsersOwnership(t *testing.T) {
 		if u, g := owner(filepath.Join(dir, name)); u != uid || g != gid {
 			t.Errorf("after restore %s is owned by %d:%d, want %d:%d", name, u, g, uid, gid)
 		}
+	}
+}
+
+// TestRestoreAsRootIntoANewDirectory: run as root into a directory that did not exist,
+// restore made it root's (0700), and the service user's server could not open it. Under
+// a parent another user owns, the new directory and its files now take that owner; under
+// a root-owned parent the restore is refused, naming the commands to run, and creates
+// nothing. Needs root to change owners.
+func TestRestoreAsRootIntoANewDirectory(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("changing a file's owner needs root")
+	}
+	const uid, gid = 65534, 65534 // nobody
+	db, dir, _ := openFile(t)
+	db.Close()
+	var archive bytes.Buffer
+	if _, err := BackupStopped(dir, &archive, data.BackupOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	serviceHome := t.TempDir()
+	if err := os.Lchown(serviceHome, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(serviceHome, "data")
+	if _, err := Restore(target, bytes.NewReader(archive.Bytes()), RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := filepath.Walk(target, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if st := fi.Sys().(*syscall.Stat_t); st.Uid != uid || st.Gid != gid {
+			t.Errorf("%s is owned by %d:%d, want its parent's %d:%d", p, st.Uid, st.Gid, uid, gid)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	rootsParent := t.TempDir()
+	target = filepath.Join(rootsParent, "data")
+	_, err := Restore(target, bytes.NewReader(archive.Bytes()), RestoreOptions{})
+	if err == nil || !strings.Contains(err.Error(), "sudo install -d -o voiceapi -g voiceapi -m 0700 "+target) || !strings.Contains(err.Error(), "sudo -u voiceapi voiceapi restore --data "+target) {
+		t.Fatalf("restore as root under a root-owned parent: %v", err)
+	}
+	if entries, _ := os.ReadDir(rootsParent); len(entries) != 0 {
+		t.Errorf("the refused restore left %v in %s", entries, rootsParent)
 	}
 }

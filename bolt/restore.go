@@ -46,7 +46,11 @@ func Restore(dir string, r io.Reader, opts RestoreOptions) (*Manifest, error) {
 	// as with systemd's StateDirectory), else beside it: on the same filesystem either
 	// way, so moving into place is a rename.
 	stageIn := dir
+	var newDirRef fs.FileInfo // whose a directory made here becomes
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		if newDirRef, err = newDirOwner(dir); err != nil {
+			return nil, err
+		}
 		stageIn = filepath.Dir(dir)
 		if err := os.MkdirAll(stageIn, 0o700); err != nil {
 			return nil, err
@@ -70,6 +74,10 @@ func Restore(dir string, r io.Reader, opts RestoreOptions) (*Manifest, error) {
 	if target, err := os.Stat(dir); err == nil {
 		if err := matchOwner(staging, target); err != nil {
 			return nil, fmt.Errorf("giving the restored files the owner of %s: %w", dir, err)
+		}
+	} else if newDirRef != nil {
+		if err := matchOwner(staging, newDirRef); err != nil {
+			return nil, fmt.Errorf("giving %s the owner of its parent: %w", dir, err)
 		}
 	}
 	if err := moveIntoPlace(staging, dir); err != nil {

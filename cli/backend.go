@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/voiceapi/voiceapi/bolt"
@@ -81,28 +83,31 @@ func (l *location) openPostgres(ctx context.Context, o postgres.Options) (*postg
 	return postgres.Open(ctx, o)
 }
 
-// openAdmin opens the location for a one-shot command: bbolt fails within seconds with a
-// clear message when a server holds the file; PostgreSQL is shared with running servers.
-func (l *location) openAdmin(ctx context.Context) (Backend, error) {
+// openAdmin opens the location for the one-shot command cmd: bbolt fails within seconds
+// with a clear message when a server holds the file; PostgreSQL is shared with running
+// servers. What the engine logs goes to cmd's standard error as plain lines.
+func (l *location) openAdmin(cmd *cobra.Command) (Backend, error) {
+	log := adminLogger(cmd.ErrOrStderr())
 	if l.postgres() {
-		return l.openPostgres(ctx, postgres.Options{})
+		return l.openPostgres(cmd.Context(), postgres.Options{Logger: log})
 	}
-	return openForAdmin(l.dir)
+	return openForAdmin(l.dir, log)
 }
 
 // openAdminMayCreate is openAdmin for `user create`, the one admin command that may make
 // the database in an existing, empty data directory: an administrator provisioned before
 // the first start.
-func (l *location) openAdminMayCreate(ctx context.Context) (Backend, error) {
+func (l *location) openAdminMayCreate(cmd *cobra.Command) (Backend, error) {
+	log := adminLogger(cmd.ErrOrStderr())
 	if l.postgres() {
-		return l.openPostgres(ctx, postgres.Options{})
+		return l.openPostgres(cmd.Context(), postgres.Options{Logger: log})
 	}
 	if _, err := os.Stat(filepath.Join(l.dir, bolt.FileName)); errors.Is(err, fs.ErrNotExist) {
 		if _, err := os.Stat(l.dir); err == nil {
-			return bolt.Open(l.dir, adminOptions)
+			return bolt.Open(l.dir, adminOpenOptions(log))
 		}
 	}
-	return openForAdmin(l.dir)
+	return openForAdmin(l.dir, log)
 }
 
 // boltOnly refuses a command that works on the bbolt file itself when the records are in
@@ -115,12 +120,12 @@ func (l *location) boltOnly(command, instead string) error {
 }
 
 // openForAdmin opens the bbolt database for a one-shot command: it fails within seconds
-// with a clear message when a server holds it.
-func openForAdmin(dir string) (*bolt.DB, error) {
+// with a clear message when a server holds it. What it logs goes to log.
+func openForAdmin(dir string, log *slog.Logger) (*bolt.DB, error) {
 	if err := requireDatabase(dir); err != nil {
 		return nil, err
 	}
-	db, err := bolt.Open(dir, adminOptions)
+	db, err := bolt.Open(dir, adminOpenOptions(log))
 	return db, notPermitted(dir, err)
 }
 
@@ -153,3 +158,10 @@ func requireDatabase(dir string) error {
 
 // adminOptions open the database for one-shot commands; tests lower the bcrypt cost.
 var adminOptions = bolt.Options{LockTimeout: 2 * time.Second}
+
+// adminOpenOptions are adminOptions with log for what the engine logs.
+func adminOpenOptions(log *slog.Logger) bolt.Options {
+	o := adminOptions
+	o.Logger = log
+	return o
+}

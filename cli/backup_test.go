@@ -49,7 +49,7 @@ func TestBackupAndRestoreCommands(t *testing.T) {
 		t.Fatalf("archive mode: %v, %v", fi, err)
 	}
 
-	target := filepath.Join(t.TempDir(), "restored")
+	target := newRestoreTarget(t)
 	if out, err := runCombined(t, "restore", "--data", target, "--in", archive); err != nil {
 		t.Fatalf("restore: %v\n%s", err, out)
 	}
@@ -82,7 +82,7 @@ func TestRestoreTruncatedArchiveSaysSo(t *testing.T) {
 	if err := os.WriteFile(cut, whole[:len(whole)/2], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	target := filepath.Join(t.TempDir(), "restored")
+	target := newRestoreTarget(t)
 	_, err = runCombined(t, "restore", "--data", target, "--in", cut)
 	if err == nil || !strings.HasPrefix(err.Error(), "the archive ends early, truncated") || !strings.Contains(err.Error(), "nothing was restored into "+target) {
 		t.Errorf("truncated archive: %v", err)
@@ -97,5 +97,43 @@ func TestRestoreTruncatedArchiveSaysSo(t *testing.T) {
 	missingDoc := filepath.Join(t.TempDir(), "none.json")
 	if _, err := runCombined(t, "workspace", "import", "--data", dir, "--workspace", "ws_1", "--in", missingDoc); err == nil || !strings.HasPrefix(err.Error(), "--in "+missingDoc+": ") {
 		t.Errorf("missing import document: %v", err)
+	}
+}
+
+// newRestoreTarget is a data directory that does not exist yet, for a restore to create.
+// Run as root, a restore refuses to make one under a root-owned parent (it would be
+// root's, which the service user cannot open), so the parent is then another user's:
+// the new directory takes that owner.
+func newRestoreTarget(t *testing.T) string {
+	t.Helper()
+	parent := t.TempDir()
+	if os.Geteuid() == 0 {
+		if err := os.Chown(parent, 65534, 65534); err != nil { // nobody
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(parent, "restored")
+}
+
+// TestRestoreAsRootUnderRootsDirectoryRefused: `sudo voiceapi restore --data
+// /var/lib/voiceapi-new` made the directory root's, and the service user's server could
+// not open it. Refused now, naming the commands to run, with nothing created. Needs root.
+func TestRestoreAsRootUnderRootsDirectoryRefused(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the refusal is root's")
+	}
+	dir, _ := stoppedDataDir(t)
+	archive := filepath.Join(t.TempDir(), "b.tar.gz")
+	if out, err := runCombined(t, "backup", "--data", dir, "--out", archive); err != nil {
+		t.Fatalf("backup: %v\n%s", err, out)
+	}
+	parent := t.TempDir()
+	target := filepath.Join(parent, "restored")
+	out, err := runCombined(t, "restore", "--data", target, "--in", archive)
+	if err == nil || !strings.Contains(out, "sudo install -d -o voiceapi -g voiceapi -m 0700 "+target) || !strings.Contains(out, "sudo -u voiceapi voiceapi restore --data "+target) {
+		t.Fatalf("restore as root into a new directory under root's: %v\n%s", err, out)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+		t.Errorf("the refused restore left %v", entries)
 	}
 }

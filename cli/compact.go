@@ -67,8 +67,16 @@ func runCompact(dir string, keepOld bool, out, errOut io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "compacted %s: %s → %s (%d keys, %s of keys and values)\n",
-		dir, sizeText(res.Before), sizeText(res.After), res.Keys, sizeText(res.DataBytes))
+	fmt.Fprintf(out, "compacted %s: %s → %s (%d keys, %s of keys and values; free pages %s → %s)\n",
+		dir, sizeText(res.Before), sizeText(res.After), res.Keys, sizeText(res.DataBytes), sizeText(res.FreeBefore), sizeText(res.FreeAfter))
+	// The same size before and after read as a compaction that did nothing, or failed.
+	if res.After >= res.Before {
+		if res.FreeBefore <= res.FreeAfter && res.InUseAfter >= res.InUseBefore {
+			fmt.Fprintln(out, "already compact: the database had no free pages to give back")
+		} else {
+			fmt.Fprintln(out, "the file keeps its size: bbolt grows a file in steps (doubling from 32 KiB up to 16 MiB) and the data still needs this one; the free pages given back are room to grow in")
+		}
+	}
 	if res.OldPath != "" {
 		fmt.Fprintf(out, "the old file is kept as %s\n", res.OldPath)
 	}

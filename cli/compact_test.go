@@ -275,3 +275,58 @@ func TestCompactFailureChild(t *testing.T) {
 	out, errOut, err := run(t, "", "compact", "--data", dir)
 	fmt.Printf("error: %v\n%s%s", err, out, errOut)
 }
+
+// TestCompactSmallDatabaseSaysWhy: on a small database bbolt's growth step keeps the file's
+// size, and the report said "65536 bytes → 65536 bytes" as though nothing had been done.
+// It now gives the free pages before and after and why the file kept its size; a second compaction,
+// with nothing left to give back, says the database is already compact.
+func TestCompactSmallDatabaseSaysWhy(t *testing.T) {
+	dir := filledDir(t)
+	path := filepath.Join(dir, bolt.FileName)
+	if out, _, err := run(t, "", "compact", "--data", dir); err != nil { // tight pages to start from
+		t.Fatalf("compact: %v\n%s", err, out)
+	}
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A few records written and dropped: free pages, too few to change the growth step.
+	if err := db.Update(func(tx *bbolt.Tx) error {
+		b, err := tx.CreateBucket([]byte("scratch"))
+		for i := range 20 {
+			if err == nil {
+				err = b.Put(fmt.Appendf(nil, "%08d", i), bytes.Repeat([]byte("x"), 500))
+			}
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bbolt.Tx) error { return tx.DeleteBucket([]byte("scratch")) }); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	fi, _ := os.Stat(path)
+	size := fi.Size()
+
+	out, _, err := run(t, "", "compact", "--data", dir)
+	if err != nil {
+		t.Fatalf("compact: %v\n%s", err, out)
+	}
+	if fi, _ := os.Stat(path); fi.Size() != size {
+		t.Fatalf("the file went from %d to %d bytes: this test needs one that keeps its size", size, fi.Size())
+	}
+	if !strings.Contains(out, "free pages") || !strings.Contains(out, "keeps its size") || !strings.Contains(out, "steps") {
+		t.Errorf("the same size before and after, unexplained:\n%s", out)
+	}
+	if strings.Contains(out, "already compact") {
+		t.Errorf("free pages were given back, yet:\n%s", out)
+	}
+	out, _, err = run(t, "", "compact", "--data", dir)
+	if err != nil {
+		t.Fatalf("second compact: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "already compact") {
+		t.Errorf("a second compaction does not say the database was already compact:\n%s", out)
+	}
+}

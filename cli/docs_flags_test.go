@@ -77,27 +77,22 @@ func TestDocsNameEveryFlag(t *testing.T) {
 	synopsis := regexp.MustCompile(`^\$? *voiceapi ((?:[a-z]+ ?)+)(.*)$`)
 	flag := regexp.MustCompile(`--[a-z][a-z-]*`)
 	for _, page := range []string{"conversations.md", "testing-agents.md", "agents-as-code.md", "analysis.md", "calls.md", "campaigns.md", "jobs.md", "knowledge-bases.md"} {
-		inCode := false
-		for i, line := range strings.Split(read(page), "\n") {
-			if strings.HasPrefix(line, "```") {
-				inCode = !inCode
-				continue
-			}
+		codeLines(read(page), func(at int, line string, _ bool) {
 			m := synopsis.FindStringSubmatch(strings.TrimSpace(line))
-			if !inCode || m == nil {
-				continue
+			if m == nil {
+				return
 			}
 			args, _, _ := strings.Cut(m[2], "&&") // the next command of a line is another's
 			cmd, rest, err := root.Find(strings.Fields(m[1]))
 			if err != nil || cmd == root {
-				continue
+				return
 			}
 			for _, f := range flag.FindAllString(strings.Join(rest, " ")+" "+args, -1) {
 				if cmd.Flags().Lookup(strings.TrimPrefix(f, "--")) == nil {
-					t.Errorf("docs/%s:%d: %s has no %s", page, i+1, cmd.CommandPath(), f)
+					t.Errorf("docs/%s:%d: %s has no %s", page, at, cmd.CommandPath(), f)
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -105,12 +100,13 @@ func TestDocsNameEveryFlag(t *testing.T) {
 // name up to the end of that shell command.
 var invocation = regexp.MustCompile(`(?:(?:^|[;&|(]\s*|^\s*\$\s+|^\s*-\s+|sudo -u voiceapi\s+|\./|\bbin/)voiceapi|\bgo run \.)((?:\s+[^\s;&|()#]+)*)`)
 
-// TestDocsCommandsExist runs over every code block of README.md and docs/*.md, and the
-// files of deploy/ (their comments and ExecStart, the Dockerfile's CMD): each command line
-// that starts the program (`voiceapi …`, `./voiceapi …`, `sudo -u voiceapi voiceapi …`,
-// `/usr/local/bin/voiceapi …`, `go run . …`) names a command the binary has and only
-// flags that command takes. An operator copies these lines; a renamed flag in the code
-// left them failing with "unknown flag" and nothing in the build said so.
+// TestDocsCommandsExist runs over every code block (fenced or indented, at the top level
+// or in a list item) of README.md and docs/*.md, and the files of deploy/ (their comments
+// and ExecStart, the Dockerfile's CMD): each command line that starts the program
+// (`voiceapi …`, `./voiceapi …`, `sudo -u voiceapi voiceapi …`, `/usr/local/bin/voiceapi
+// …`, `go run . …`) names a command the binary has and only flags that command takes. An
+// operator copies these lines; a renamed flag in the code left them failing with
+// "unknown flag" and nothing in the build said so.
 func TestDocsCommandsExist(t *testing.T) {
 	root := NewRootCommand(io.Discard, io.Discard)
 	flagWord := regexp.MustCompile(`^--?([a-zA-Z][a-zA-Z-]*)`)
@@ -186,19 +182,24 @@ func TestDocsCommandsExist(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inCode, shell := false, false
-		joined(strings.Split(string(raw), "\n"), func(at int, line string) {
-			if fence := strings.TrimSpace(line); strings.HasPrefix(fence, "```") {
-				inCode = !inCode
-				// An unlabelled block may be a program's output ("voiceapi vs PocketBase"):
-				// only a shell block's first word must be a command.
-				shell = inCode && regexp.MustCompile("^```(sh|bash|yaml|ini)$").MatchString(fence)
+		// Each code line with those it continues (a trailing backslash) appended.
+		type codeLine struct {
+			at, last int // its first line and last
+			line     string
+			shell    bool
+		}
+		var code []codeLine
+		codeLines(string(raw), func(at int, line string, shell bool) {
+			if n := len(code); n > 0 && code[n-1].last == at-1 && strings.HasSuffix(code[n-1].line, "\\") {
+				code[n-1].line = strings.TrimSuffix(code[n-1].line, "\\") + " " + strings.TrimLeft(strings.TrimSpace(line), "#")
+				code[n-1].last = at
 				return
 			}
-			if inCode {
-				check(fmt.Sprintf("%s:%d", filepath.Base(page), at), line, shell)
-			}
+			code = append(code, codeLine{at, at, line, shell})
 		})
+		for _, c := range code {
+			check(fmt.Sprintf("%s:%d", filepath.Base(page), c.at), c.line, c.shell)
+		}
 	}
 
 	deployed, err := filepath.Glob(filepath.Join("..", "deploy", "*"))

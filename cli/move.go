@@ -22,7 +22,8 @@ func moveInstallation(cmd *cobra.Command, dir string, loc *location) error {
 	if err := refuseOtherKey(dir); err != nil {
 		return err
 	}
-	src, err := openForAdmin(dir)
+	log := adminLogger(cmd.ErrOrStderr())
+	src, err := openForAdmin(dir, log)
 	if err != nil {
 		return fmt.Errorf("--from-data: %w", err)
 	}
@@ -31,7 +32,7 @@ func moveInstallation(cmd *cobra.Command, dir string, loc *location) error {
 	// database takes the installation's key, from the same place the server took it.
 	moved := *loc
 	moved.dir = dir
-	dst, err := moved.openPostgres(cmd.Context(), postgres.Options{SecretKey: src.Options().SecretKey})
+	dst, err := moved.openPostgres(cmd.Context(), postgres.Options{SecretKey: src.Options().SecretKey, Logger: log})
 	if err != nil {
 		return err
 	}

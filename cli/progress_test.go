@@ -55,7 +55,7 @@ func TestLongOperationsQuietWithoutTerminal(t *testing.T) {
 	archive, doc := filepath.Join(tmp, "b.tar.gz"), filepath.Join(tmp, "ws.json")
 	steps := [][]string{
 		{"backup", "--data", dir, "--out", archive},
-		{"restore", "--data", filepath.Join(tmp, "restored"), "--in", archive},
+		{"restore", "--data", newRestoreTarget(t), "--in", archive},
 		{"workspace", "export", "--data", dir, "--workspace", u.PersonalWorkspaceID, "--out", doc},
 		{"workspace", "import", "--data", dir, "--workspace", u.PersonalWorkspaceID, "--in", doc},
 	}
@@ -87,7 +87,7 @@ func TestLongOperationsShowProgressOnTerminal(t *testing.T) {
 	}{
 		{[]string{"backup", "--data", dir, "--out", archive}, []string{"writing the archive", " B", "backed up "}},
 		// The archive's size is known: the bar has a total and a percentage.
-		{[]string{"restore", "--data", filepath.Join(tmp, "restored"), "--in", archive}, []string{"reading the archive", "%", " B/", "restored "}},
+		{[]string{"restore", "--data", newRestoreTarget(t), "--in", archive}, []string{"reading the archive", "%", " B/", "restored "}},
 		{[]string{"workspace", "export", "--data", dir, "--workspace", u.PersonalWorkspaceID, "--out", doc}, []string{"writing the document", " B"}},
 		{[]string{"workspace", "import", "--data", dir, "--workspace", u.PersonalWorkspaceID, "--in", doc}, []string{"reading the document", "%", "checking and importing"}},
 	} {

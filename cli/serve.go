@@ -476,7 +476,7 @@ func randomPassword(n int) (string, error) {
 // records (a bbolt file fails fast when a server holds it), runs fn, and closes them.
 func withAdminDB(loc *location, fn func(cmd *cobra.Command, db Backend) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		db, err := loc.openAdmin(cmd.Context())
+		db, err := loc.openAdmin(cmd)
 		if err != nil {
 			return err
 		}

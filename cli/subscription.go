@@ -51,7 +51,7 @@ func newSubscriptionSetCommand() *cobra.Command {
 					in.Limits[lf.limit] = values[i]
 				}
 			}
-			db, err := loc.openAdmin(cmd.Context())
+			db, err := loc.openAdmin(cmd)
 			if err != nil {
 				return err
 			}

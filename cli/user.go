@@ -39,7 +39,7 @@ func newUserCreateCommand() *cobra.Command {
 					return err
 				}
 			}
-			db, err := loc.openAdminMayCreate(cmd.Context())
+			db, err := loc.openAdminMayCreate(cmd)
 			if err != nil {
 				return err
 			}

@@ -42,7 +42,7 @@ recorded in the audit log of the user's personal workspace as user.password_chan
 			if err != nil {
 				return err
 			}
-			db, err := loc.openAdmin(cmd.Context())
+			db, err := loc.openAdmin(cmd)
 			if err != nil {
 				return err
 			}

@@ -89,7 +89,7 @@ secret, printed once. URL sources are fetched when the server next starts.`,
 			if err := strictjson.Decode(raw, &doc); err != nil {
 				return describe(err)
 			}
-			db, err := loc.openAdmin(cmd.Context())
+			db, err := loc.openAdmin(cmd)
 			if err != nil {
 				return err
 			}
