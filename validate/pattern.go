@@ -1,51 +1,15 @@
 package validate
 
 import (
-	"errors"
-	"fmt"
 	"regexp"
-	"regexp/syntax"
-	"strings"
+
+	"github.com/voiceapi/voiceapi/redact"
 )
 
-// patternProblems word each way Go's RE2 parser refuses a pattern for the person who
-// wrote it: its own text ("error parsing regexp: missing closing ): `(a`") is for
-// programmers.
-var patternProblems = map[syntax.ErrorCode]string{
-	syntax.ErrMissingParen:          "a ( has no closing )",
-	syntax.ErrUnexpectedParen:       "a ) closes no (",
-	syntax.ErrMissingBracket:        "a [ has no closing ]",
-	syntax.ErrInvalidCharClass:      "a character class in [ ] is not one RE2 knows",
-	syntax.ErrInvalidCharRange:      "a range in [ ] runs backwards or is not a range",
-	syntax.ErrInvalidEscape:         "a backslash escape is not one RE2 knows",
-	syntax.ErrTrailingBackslash:     "it ends with a lone backslash",
-	syntax.ErrMissingRepeatArgument: "a *, + or ? repeats nothing",
-	syntax.ErrInvalidRepeatOp:       "two repetitions (such as ** or +*) follow each other",
-	syntax.ErrInvalidRepeatSize:     "a {n,m} repetition is out of order or over 1000",
-	syntax.ErrInvalidNamedCapture:   "a named group (?P<name>…) has an invalid or repeated name",
-	syntax.ErrInvalidPerlOp:         "a (?…) group is not one RE2 supports (lookarounds such as (?= and (?! are not)",
-	syntax.ErrInvalidUTF8:           "it is not valid UTF-8",
-	syntax.ErrNestingDepth:          "it nests groups or repetitions too deeply",
-	syntax.ErrLarge:                 "it is too large once its repetitions are expanded",
-}
-
 // regexpPattern faults path when s is not an RE2 regular expression, saying in words
-// what is wrong and where.
+// what is wrong and where (redact.PatternProblem, as a redaction rule's pattern is told).
 func regexpPattern(errs *Errors, path, s string) {
-	_, err := regexp.Compile(s)
-	if err == nil {
-		return
+	if _, err := regexp.Compile(s); err != nil {
+		errs.Addf(path, "The %s field is not a valid regular expression: %s.", path, redact.PatternProblem(s, err))
 	}
-	what := "it is not one RE2 reads"
-	var se *syntax.Error
-	if errors.As(err, &se) {
-		if w, ok := patternProblems[se.Code]; ok {
-			what = w
-		}
-		if se.Expr != "" && se.Expr != s {
-			// As written, not Go-quoted: a backslash the writer typed once reads once.
-			what += fmt.Sprintf(", at \"%s\"", strings.ToValidUTF8(se.Expr, "\uFFFD"))
-		}
-	}
-	errs.Addf(path, "The %s field is not a valid regular expression: %s.", path, what)
 }
