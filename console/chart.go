@@ -251,13 +251,14 @@ func areas(b *strings.Builder, slot, plotH, top float64, ss []barSeries) {
 
 // hbars draws one horizontal bar per label, with its count.
 func hbars(title string, labels []string, values []float64) template.HTML {
-	return hbarsOr(title, "No call ended in this range.", labels, values)
+	return hbarsOr(title, "No call ended in this range.", labels, values, trimNum)
 }
 
-// hbarsOr is hbars saying empty, in words under the title, when there is no label.
+// hbarsOr is hbars saying empty, in words under the title, when there is no label, and
+// each value as text shows it (trimNum for counts, a share's own form for rates).
 // Drawn hbarW wide, a chart fits a phone's width with its text legible, so it never
 // scrolls there; a label longer than hbarLabel characters is cut, whole in its title.
-func hbarsOr(title, empty string, labels []string, values []float64) template.HTML {
+func hbarsOr(title, empty string, labels []string, values []float64, text func(float64) string) template.HTML {
 	if len(labels) == 0 {
 		return template.HTML(`<p class="muted">` + template.HTMLEscapeString(empty) + `</p>`)
 	}
@@ -278,8 +279,8 @@ func hbarsOr(title, empty string, labels []string, values []float64) template.HT
 			shown = string(r[:hbarLabel-1]) + "…"
 		}
 		fmt.Fprintf(&b, `<text x="%.0f" y="%d" text-anchor="end" font-size="14" fill="#111827"><title>%s</title>%s</text>`, labelW-8, y+15, template.HTMLEscapeString(l), template.HTMLEscapeString(shown))
-		fmt.Fprintf(&b, `<rect x="%.0f" y="%d" width="%.1f" height="18" fill="#7c3aed"><title>%s: %s</title></rect>`, labelW, y+2, math.Max(w, 1), template.HTMLEscapeString(l), trimNum(values[i]))
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="14" fill="#111827">%s</text>`, labelW+math.Max(w, 1)+6, y+15, trimNum(values[i]))
+		fmt.Fprintf(&b, `<rect x="%.0f" y="%d" width="%.1f" height="18" fill="#7c3aed"><title>%s: %s</title></rect>`, labelW, y+2, math.Max(w, 1), template.HTMLEscapeString(l), template.HTMLEscapeString(text(values[i])))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="14" fill="#111827">%s</text>`, labelW+math.Max(w, 1)+6, y+15, template.HTMLEscapeString(text(values[i])))
 	}
 	b.WriteString(`</svg></div>`)
 	return template.HTML(b.String())

@@ -88,7 +88,7 @@ func successCharts(f map[string]any) []chart {
 	if num(success["judged"]) > 0 {
 		out = append(out, chart{Title: t1, SVG: stacked(t1, labels, []barSeries{{"successful", "#15803d", rates}}, unitAxis("%"))})
 	} else { // days of zeros would read as calls that all failed
-		out = append(out, chart{Title: t1, SVG: hbarsOr(t1, noneJudged, nil, nil)})
+		out = append(out, chart{Title: t1, SVG: hbarsOr(t1, noneJudged, nil, nil, nil)})
 	}
 	versions, _ := f["versions"].([]any)
 	var vlabels []string
@@ -101,7 +101,8 @@ func successCharts(f map[string]any) []chart {
 		}
 	}
 	t2 := "Success rate per version (%)"
-	return append(out, chart{Title: t2, SVG: hbarsOr(t2, noneJudged, vlabels, vrates)})
+	rate := func(p float64) string { return shareOf(p / 100) }
+	return append(out, chart{Title: t2, SVG: hbarsOr(t2, noneJudged, vlabels, vrates, rate)})
 }
 
 // noneJudged is what the success charts say when calls ended without one judged against

@@ -144,6 +144,26 @@ func duration(v any) string {
 	return strings.Join(parts, " ")
 }
 
+// share is n of all as a percentage to one decimal, the one form of every share the
+// console shows (a rollout's rates, a campaign's progress, a test's pass rate): never
+// rounded to 100.0% or 0.0% when it is not exactly so, as 1 failure in 10,000 or 3
+// recipients done of 5,000 would be. all must be above 0.
+func share(n, all int64) string {
+	return shareOf(float64(n) / float64(all))
+}
+
+// shareOf is share for a fraction the API gives (a test's pass_rate, 0 to 1).
+func shareOf(f float64) string {
+	p := 100 * f
+	switch {
+	case f < 1 && p >= 99.95:
+		return ">99.9%"
+	case f > 0 && p < 0.05:
+		return "<0.1%"
+	}
+	return fmt.Sprintf("%.1f%%", p)
+}
+
 // toJSON shows a value as indented JSON (diffs, unknown shapes).
 func toJSON(v any) string {
 	b, _ := json.MarshalIndent(v, "", "  ")

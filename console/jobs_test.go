@@ -67,4 +67,19 @@ func TestJobKindsAreTheRegisteredOnes(t *testing.T) {
 	if !slices.Equal(offered, registered) {
 		t.Errorf("the kind filter offers %v; the server registers %v", offered, registered)
 	}
+	// The intro names each kind the filter offers, by its label (it named six of eleven).
+	found := regexp.MustCompile(`(?s)<h1>Jobs</h1>\s*<p class="hint"[^>]*>(.*?)</p>`).FindStringSubmatch(page)
+	if found == nil {
+		t.Fatal("the jobs page has no intro")
+	}
+	intro := strings.ToLower(found[1])
+	labels := regexp.MustCompile(`<option value="[^"]+"[^>]*>([^<]+)</option>`).FindAllStringSubmatch(sel, -1)
+	for _, l := range labels {
+		if !strings.Contains(intro, strings.ToLower(l[1])) {
+			t.Errorf("the jobs page's intro does not name %q: %s", l[1], intro)
+		}
+	}
+	if len(labels) != len(registered) {
+		t.Errorf("the kind filter labels %d kinds; the server registers %d", len(labels), len(registered))
+	}
 }

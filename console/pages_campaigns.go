@@ -120,6 +120,14 @@ func (h *Handler) campaignCreate(w http.ResponseWriter, r *http.Request) {
 // and its list's row.
 type campaignTally struct{ Done, All float64 }
 
+// Share is Done of All as share shows it, "" for a campaign of no recipient.
+func (t campaignTally) Share() string {
+	if t.All <= 0 {
+		return ""
+	}
+	return share(int64(t.Done), int64(t.All))
+}
+
 // tally reads counts.total and import.suppressed, not counts.suppressed: that one also
 // holds the recipients found suppressed when their turn came, who are in the total
 // already, and were counted twice.
@@ -194,8 +202,8 @@ type campaignView struct {
 	Recipients []any
 	Pages      pager
 	Done, All  float64 // recipients settled, of all (the numbers skipped at import included)
-	Percent    int
-	Open       bool // still dialing or waiting: the page refreshes its progress
+	Share      string  // Done of All as share shows it; "" when there are none
+	Open       bool    // still dialing or waiting: the page refreshes its progress
 	// Finished is a campaign done with for good (data.CampaignFinished): it may be deleted.
 	Finished bool
 	// PauseHelp says why a campaign that paused itself did, and what fixes it.
@@ -224,9 +232,7 @@ func (h *Handler) loadCampaign(r *http.Request) (*campaignView, error) {
 	v.NumberLink = str(c["number_id"]) != "" && data.PrincipalFrom(r.Context()).Allows(data.Read(data.ModulePhoneNumbers)) == nil
 	t := tally(c)
 	v.Done, v.All = t.Done, t.All
-	if v.All > 0 {
-		v.Percent = int(100 * v.Done / v.All)
-	}
+	v.Share = t.Share()
 	if reason := str(c["pause_reason"]); reason != "" {
 		v.PauseHelp = data.CampaignPauseHelp[reason]
 	}

@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -21,6 +22,27 @@ func (h *Handler) jobRoutes() {
 var jobKinds = []string{"knowledge_base.fetch_url", "knowledge_base.embed", "analysis.call", "analysis.backfill",
 	"agent.test_run", "campaign.start", "conversation.redact_ended", "agent.seal_headers",
 	"idempotency.note_starts", "campaign.delete_recipients", "agent.cut_kept_answers"}
+
+// jobKindsInWords names every kind of jobKinds in a sentence ("URL fetch, embeddings,
+// …, and deleted agent's kept answers cut"), for the page's intro: written from the
+// same list the filter offers, it names every kind the server registers.
+func jobKindsInWords() string {
+	words := make([]string, len(jobKinds))
+	for i, k := range jobKinds {
+		words[i] = midSentence(label(k))
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// midSentence is a label as written inside a sentence: its first letter in lower case,
+// unless its first word is an acronym ("URL fetch").
+func midSentence(l string) string {
+	first, _, _ := strings.Cut(l, " ")
+	if len(first) > 1 && strings.ToUpper(first) == first {
+		return l
+	}
+	return strings.ToLower(l[:1]) + l[1:]
+}
 
 // jobFilters are the jobs page's filters, passed on to the API's list.
 var jobFilters = []string{"kind", "status", "agent_id"}
@@ -52,7 +74,7 @@ func (h *Handler) jobList(w http.ResponseWriter, r *http.Request) {
 		agents = h.agentChoices(r)
 	}
 	h.render(w, r, http.StatusOK, "jobs", &view{Title: "Jobs", Active: "jobs", Err: relabel(fail, jobFilterLabels), D: map[string]any{
-		"Jobs": list, "Pages": pages, "Q": in, "Agents": agents, "Kinds": jobKinds, "Statuses": data.JobStatuses,
+		"Jobs": list, "Pages": pages, "Q": in, "Agents": agents, "Kinds": jobKinds, "KindsInWords": jobKindsInWords(), "Statuses": data.JobStatuses,
 		"AgentNames": h.agentNames(r, agents, listIDs(list, "agent_id")...),
 		"Filtered":   len(filterQuery(in, jobFilters...)) > 0,
 	}})

@@ -1,7 +1,6 @@
 package console
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -144,27 +143,14 @@ func variantRows(ro map[string]any) []variantRow {
 			Analyzed: int64(num(v["analyzed"])), Successful: int64(num(v["successful"])),
 			RolledBack: v["rolled_back"] == true, FailedRate: "—", SuccessRate: "—"}
 		if row.Calls > 0 {
-			row.FailedRate = percent(row.Failed, row.Calls)
+			row.FailedRate = share(row.Failed, row.Calls)
 		}
 		if row.Analyzed > 0 {
-			row.SuccessRate = percent(row.Successful, row.Analyzed)
+			row.SuccessRate = share(row.Successful, row.Analyzed)
 		}
 		out = append(out, row)
 	}
 	return out
-}
-
-// percent is n of of as a percentage to one decimal, never rounded to 100.0% or 0.0%
-// when it is not exactly so: a variant compared against a rollback threshold.
-func percent(n, of int64) string {
-	p := 100 * float64(n) / float64(of)
-	switch {
-	case n < of && p >= 99.95:
-		return ">99.9%"
-	case n > 0 && p < 0.05:
-		return "<0.1%"
-	}
-	return fmt.Sprintf("%.1f%%", p)
 }
 
 // agentRolloutSet serves POST /agents/{id}/rollout: weight_<version> fields (a blank one

@@ -81,7 +81,7 @@ func viewOfRun(run map[string]any) runView {
 		tv := testResultView{Name: str(m["name"]), Status: str(m["status"])}
 		tv.Required, _ = m["required"].(bool)
 		if rate, ok := m["pass_rate"].(float64); ok {
-			tv.PassRate = fmt.Sprintf("%.0f%%", rate*100)
+			tv.PassRate = shareOf(rate)
 		}
 		reps, _ := m["repeats"].([]any)
 		for _, rep := range reps {

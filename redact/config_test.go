@@ -72,7 +72,7 @@ func configPatternAndNameCases() []configCase {
 	name32 := "a" + strings.Repeat("b", 31)
 	return []configCase{
 		{"invalid regexp", Config{Rules: []Rule{{"r", "(ab"}}},
-			map[string]string{"redaction.rules.0.pattern": "must be a valid RE2 regular expression: missing closing )"}},
+			map[string]string{"redaction.rules.0.pattern": "must be a valid RE2 regular expression: a ( has no closing )."}},
 		{"perl lookahead", Config{Rules: []Rule{{"r", "a(?=b)"}}},
 			map[string]string{"redaction.rules.0.pattern": "must be a valid RE2 regular expression"}},
 		{"matches empty", Config{Rules: []Rule{{"r", "a*"}}},

@@ -117,28 +117,21 @@ func compilePattern(p string, maxProgram int) (*regexp.Regexp, int, string) {
 	}
 	re, err := syntax.Parse(p, syntax.Perl)
 	if err != nil {
-		return nil, 0, fmt.Sprintf("must be a valid RE2 regular expression: %s.", syntaxMessage(err))
+		return nil, 0, fmt.Sprintf("must be a valid RE2 regular expression: %s.", PatternProblem(p, err))
 	}
 	prog, err := syntax.Compile(re.Simplify())
 	if err != nil {
-		return nil, 0, fmt.Sprintf("must be a valid RE2 regular expression: %s.", syntaxMessage(err))
+		return nil, 0, fmt.Sprintf("must be a valid RE2 regular expression: %s.", PatternProblem(p, err))
 	}
 	if len(prog.Inst) > maxProgram {
 		return nil, 0, fmt.Sprintf("must compile to at most %d instructions (it compiles to %d); simplify it or lower its repetition counts.", maxProgram, len(prog.Inst))
 	}
 	compiled, err := regexp.Compile(p)
 	if err != nil {
-		return nil, 0, fmt.Sprintf("must be a valid RE2 regular expression: %s.", syntaxMessage(err))
+		return nil, 0, fmt.Sprintf("must be a valid RE2 regular expression: %s.", PatternProblem(p, err))
 	}
 	if compiled.MatchString("") {
 		return nil, 0, "must not match the empty string."
 	}
 	return compiled, len(prog.Inst), ""
-}
-
-func syntaxMessage(err error) string {
-	if se, ok := err.(*syntax.Error); ok {
-		return fmt.Sprintf("%s: `%s`", se.Code, se.Expr)
-	}
-	return err.Error()
 }

@@ -3,7 +3,6 @@ package validate
 import (
 	"encoding/json"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 
@@ -202,9 +201,7 @@ func criterion(errs *Errors, path string, c data.Criterion, tools []*data.Tool) 
 	case data.CriterionSays, data.CriterionNotSays:
 		if c.Pattern != "" {
 			errs.MaxLen(path+".pattern", c.Pattern, MaxTestPattern)
-			if _, err := regexp.Compile(c.Pattern); err != nil {
-				errs.Addf(path+".pattern", "The %s.pattern field is not a valid RE2 regular expression: %v.", path, err)
-			}
+			regexpPattern(errs, path+".pattern", c.Pattern)
 		}
 	case data.CriterionVariableEquals:
 		if c.Name != "" && (len(c.Name) > MaxIdentifier || !validName(c.Name)) {

@@ -251,8 +251,11 @@ func (b *browser) targetSizes(page string, width int) {
 //     (SVG, scaled to its box) among them; and a time series too wide for its box opens
 //     on its latest time (its right end in view);
 //   - no count written with "(s)": "1 case", "3 cases";
-//   - on a phone the header stays compact (at most 112 px tall, where its sections
-//     wrapped to about 160) with the current section's link in view;
+//   - on a phone or a tablet (768 px) the header stays compact, two lines (at most 112
+//     px tall, where its sections wrapped to about 160 on a phone and 120 at 768) with
+//     the current section's link in view;
+//   - a hint or a message says in words, without the API's error code after it
+//     ("… refuses the call start (missing_variables)");
 //   - no table cell squeezed so narrow that its words break letter by letter (a diff's
 //     field path did), and in a table shown as cards no part of a value (an event's code
 //     under its name) in the column of names;
@@ -268,12 +271,12 @@ func (b *browser) targetSizes(page string, width int) {
 //     127.0.0.53:53"): a summary in words leads, the raw text one click away.
 var consistencyRules = `((moduleCodes) => {
 	const bad = [];
-	const phone = window.innerWidth <= 640;
+	const upToTablet = window.innerWidth <= 800;
 	const header = document.querySelector("header.top");
-	if (phone && header && header.getBoundingClientRect().height > 112)
-		bad.push("the header is " + Math.round(header.getBoundingClientRect().height) + " px tall on a phone");
+	if (upToTablet && header && header.getBoundingClientRect().height > 112)
+		bad.push("the header is " + Math.round(header.getBoundingClientRect().height) + " px tall at " + window.innerWidth + " px");
 	const cur = document.querySelector('header.top nav [aria-current="page"]');
-	if (phone && cur) {
+	if (upToTablet && cur) {
 		const n = cur.closest("nav").getBoundingClientRect(), r = cur.getBoundingClientRect();
 		if (r.left < n.left - 1 || r.right > n.right + 1) bad.push("the current section's link " + JSON.stringify(cur.textContent.trim()) + " is out of view");
 	}
@@ -329,7 +332,8 @@ var consistencyRules = `((moduleCodes) => {
 	const codes = new RegExp("\\b(" + moduleCodes.join("|") + ")\\b");
 	const walk = document.createTreeWalker(document.querySelector("main") || document.body, NodeFilter.SHOW_TEXT);
 	const internals = /\bdial (tcp|udp)\b|\blookup \S+ on \S+:53\b/;
-	let named = false, raw = false;
+	const errorCode = /\(\s*[a-z]+(_[a-z]+)+\s*\)/;
+	let named = false, raw = false, coded = false;
 	for (let n; (n = walk.nextNode());) {
 		const m = n.textContent.match(codes);
 		if (!named && m && !n.parentElement.closest("code, pre, kbd, samp, textarea, script, style, [hidden]")) {
@@ -339,6 +343,10 @@ var consistencyRules = `((moduleCodes) => {
 		if (!raw && internals.test(n.textContent) && n.parentElement.checkVisibility()) {
 			bad.push("a network error shows the resolver's internals: " + JSON.stringify(n.textContent.trim().slice(0, 80)));
 			raw = true;
+		}
+		if (!coded && errorCode.test(n.textContent) && n.parentElement.checkVisibility() && !n.parentElement.closest("code, pre, kbd, samp, textarea, script, style")) {
+			bad.push("a text shows an API code after its words: " + JSON.stringify(n.textContent.trim().slice(0, 100)));
+			coded = true;
 		}
 	}
 	for (const dt of document.querySelectorAll("dl dt")) {

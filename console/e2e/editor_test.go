@@ -36,6 +36,17 @@ func TestEditorNumbersStatusAndMessages(t *testing.T) {
 		t.Errorf("after a save of a published agent the badge says %q, want draft", s)
 	}
 
+	// A save that does not reach the server says so, and that nothing was saved, in
+	// words (it showed the browser's "Failed to fetch").
+	br := b.breakRequests()
+	br.set("/api/v1/agents/"+id, "offline")
+	b.run("save offline", chromedp.Click(`#agent-form button[type="submit"]`, chromedp.ByQuery))
+	b.waitInView("Not saved: the save did not reach the server.")
+	if s := b.text("#save-errors"); s != "The save did not reach the server: nothing was saved. Check the connection and save again." {
+		t.Errorf("a save offline says %q", s)
+	}
+	br.set("/api/v1/agents/"+id, "")
+
 	// A refused save, also from the bottom: what went wrong is in view, and the field in
 	// error has the focus.
 	b.run("break the name", chromedp.Evaluate(`document.querySelector('input[data-key="name"]').value = " "`, nil),

@@ -80,7 +80,7 @@ func TestFragmentFailuresSaySo(t *testing.T) {
 	b.open("/agents/" + agent)
 	for _, c := range []struct{ sel, want string }{
 		{"#try [role=alert]", "did not load: the server answered with an error (500). Reload the page"},
-		{"#rollout [role=alert]", "did not load: the server could not be reached. Reload the page"},
+		{"#rollout [role=alert]", "did not load: the request did not reach the server. Reload the page"},
 	} {
 		if got := b.text(c.sel); !strings.Contains(got, c.want) {
 			t.Errorf("%s reads %q, want %q", c.sel, got, c.want)
@@ -102,7 +102,7 @@ func TestFragmentFailuresSaySo(t *testing.T) {
 		"window": map[string]any{"days": []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}, "start": "00:00", "end": "23:59"}})["id"].(string)
 	b.open("/campaigns/" + campaign)
 	br.set("/progress", "offline")
-	if got := b.text("#progress-failed"); !strings.Contains(got, "Not up to date: the server could not be reached. Trying again") {
+	if got := b.text("#progress-failed"); !strings.Contains(got, "Not up to date: the request did not reach the server. Trying again") {
 		t.Errorf("the campaign's progress, its network gone: %q", got)
 	}
 	br.set("/progress", "500")

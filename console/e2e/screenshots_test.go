@@ -168,6 +168,19 @@ func TestScreenshots(t *testing.T) {
 	if lost := b.text(".confirm"); !strings.Contains(lost, "1 campaign") || !strings.Contains(lost, "suppression list") {
 		t.Errorf("the workspace's deletion does not name its campaign and suppression list: %q", lost)
 	}
+	// The Tests tab's cells in sentence case like every other cell (the caller's read
+	// "scripted, 1 turn").
+	b.open("/agents/" + s.Tested + "/tests")
+	var callers []string
+	b.eval("callers", `Array.from(document.querySelectorAll('td[data-label="Caller"]'), td => td.textContent.trim())`, &callers)
+	for _, c := range callers {
+		if c == "" || strings.ToUpper(c[:1]) != c[:1] {
+			t.Errorf("the Tests tab's caller cell reads %q: not in sentence case", c)
+		}
+	}
+	if len(callers) == 0 {
+		t.Error("the Tests tab shows no caller cell")
+	}
 	// The test editor's choices in words, not the API's codes (it offered "says" and
 	// "not_says", "scripted: …").
 	b.open("/agents/" + s.Tested + "/tests/" + s.Test)

@@ -292,8 +292,16 @@
       headers: { "Content-Type": "application/json", "If-Match": form.dataset.etag, "X-CSRF-Token": csrf() },
       body: stringifyExact(body)
     }).then(function (res) {
-      return res.json().then(function (j) { return { res: res, j: j }; });
+      // An answer that is not the API's JSON (a proxy's error page) is told by its status.
+      return res.json().then(function (j) { return { res: res, j: j }; }, function () { return { res: res, j: {} }; });
+    }, function () {
+      // Not sent, or no answer came: the browser's "Failed to fetch" told nothing.
+      saved(status, "Not saved: the save did not reach the server.", false);
+      summary.textContent = window.voiceapiUnreached("The save", "nothing was saved", "Check the connection and save again.");
+      summary.hidden = false;
+      summary.focus();
     }).then(function (x) {
+      if (!x) return;
       if (x.res.ok) {
         form.dataset.etag = x.res.headers.get("ETag") || form.dataset.etag;
         var key = form.querySelector('[data-kind="secret"]');
@@ -333,10 +341,6 @@
       summary.textContent = x.j.message || ("Error " + x.res.status);
       summary.hidden = false;
       summary.focus();
-    }).catch(function (e) {
-      saved(status, "Not saved: the request failed.", false);
-      summary.textContent = "The request failed: " + e.message;
-      summary.hidden = false;
     });
   }
 
@@ -432,7 +436,10 @@
       }
       if (window.htmx) window.htmx.ajax("GET", zone.dataset.refresh, { target: "#sources", swap: "outerHTML" });
     });
-    xhr.addEventListener("error", function () { state.textContent = "the upload failed"; });
+    xhr.addEventListener("error", function () {
+      state.textContent = window.voiceapiUnreached("The file", "it was not added", "Drop it again.");
+      state.className = "upload-state err-text";
+    });
     xhr.send(fd);
   }
   function files(zone, list) {

@@ -181,7 +181,8 @@
     root.querySelectorAll('input[data-unit="ms"]').forEach(showDuration);
     root.querySelectorAll("input[pattern][title]").forEach(explainPattern);
   }
-  // currentSection scrolls the header's sections, one line on a phone, to the one shown.
+  // currentSection scrolls the header's sections, one line on a phone or a tablet, to the
+  // one shown.
   function currentSection() {
     var cur = document.querySelector('header.top nav [aria-current="page"]');
     if (!cur) return;
@@ -202,6 +203,14 @@
     showRefusal();
     setInterval(function () { showTimes(document); }, 30000);
   });
+  // unreached says that a request did not reach the server, the same words in every
+  // script (the browser's own, "Failed to fetch", tell a reader nothing): what did not
+  // reach it ("The save"), what that left ("nothing was saved") and what to do ("Save
+  // again."), the last two when there is something to say.
+  function unreached(what, outcome, then) {
+    return what + " did not reach the server" + (outcome ? ": " + outcome + "." : "") + (then ? " " + then : "");
+  }
+  window.voiceapiUnreached = unreached;
   // A fragment htmx fetches (a panel its page loads, a progress it follows) whose request
   // fails, answered with an error or not at all, would leave what was there: "Loading…"
   // for good, or figures that stopped moving with nothing to say so. A note says what
@@ -210,7 +219,7 @@
   function fragmentFailed(e) {
     var el = e.detail.elt, xhr = e.detail.xhr;
     if (!el || !el.id) return;
-    var why = e.type === "htmx:responseError" ? "the server answered with an error (" + xhr.status + ")" : "the server could not be reached";
+    var why = e.type === "htmx:responseError" ? "the server answered with an error (" + xhr.status + ")" : unreached("the request");
     var following = /\bevery\b/.test(el.getAttribute("hx-trigger") || "");
     var note = document.getElementById(el.id + "-failed");
     if (!note) {

@@ -136,7 +136,7 @@
         render(panel, j.data.messages);
         panel.querySelector("[data-try-input]").focus();
       });
-    }, function () { showError(panel, "The server could not be reached."); });
+    }, function () { showError(panel, window.voiceapiUnreached("The request", "no conversation was started", "Press Start again.")); });
   }
 
   // readStream calls onFrame(event, data) for each Server-Sent Event of a response body.
@@ -224,7 +224,7 @@
     api("POST", "/api/v1/conversations/" + encodeURIComponent(panel.dataset.conversation) + "/end").then(function (res) {
       if (!res.ok) return failure(res).then(function (m) { showError(panel, m); });
       return res.json().then(function (j) { ended(panel, j.data.id, j.data.disconnection_reason); });
-    }, function () { showError(panel, "The server could not be reached: the conversation is still open. Press End again."); });
+    }, function () { showError(panel, window.voiceapiUnreached("The request", "the conversation is still open", "Press End again.")); });
   }
 
   document.addEventListener("submit", function (e) {
