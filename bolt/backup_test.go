@@ -19,6 +19,7 @@ import (
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testdirs"
 )
 
 // stoppedInstance makes a data directory with a user, a key file and a stored file, and
@@ -62,7 +63,7 @@ func TestBackupStoppedAndRestore(t *testing.T) {
 		t.Fatalf("manifest members %v (key included %v)", names, m.SecretKeyIncluded)
 	}
 
-	target := newRestoreTarget(t)
+	target := testdirs.NewRestoreTarget(t)
 	if _, err := bolt.Restore(target, bytes.NewReader(archive), bolt.RestoreOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -235,19 +236,4 @@ func TestRestoreRejectsDamagedOrHostileArchives(t *testing.T) {
 
 func asAdmin() context.Context {
 	return data.WithPrincipal(context.Background(), &data.Principal{IsAdmin: true})
-}
-
-// newRestoreTarget is a data directory that does not exist yet, for a restore to create.
-// Run as root, a restore refuses to make one under a root-owned parent (it would be
-// root's, which the service user cannot open), so the parent is then another user's:
-// the new directory takes that owner.
-func newRestoreTarget(t *testing.T) string {
-	t.Helper()
-	parent := t.TempDir()
-	if os.Geteuid() == 0 {
-		if err := os.Chown(parent, 65534, 65534); err != nil { // nobody
-			t.Fatal(err)
-		}
-	}
-	return filepath.Join(parent, "restored")
 }

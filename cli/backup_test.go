@@ -12,6 +12,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testdirs"
 )
 
 // run executes the command line with args and returns its output and error.
@@ -49,7 +50,7 @@ func TestBackupAndRestoreCommands(t *testing.T) {
 		t.Fatalf("archive mode: %v, %v", fi, err)
 	}
 
-	target := newRestoreTarget(t)
+	target := testdirs.NewRestoreTarget(t)
 	if out, err := runCombined(t, "restore", "--data", target, "--in", archive); err != nil {
 		t.Fatalf("restore: %v\n%s", err, out)
 	}
@@ -82,7 +83,7 @@ func TestRestoreTruncatedArchiveSaysSo(t *testing.T) {
 	if err := os.WriteFile(cut, whole[:len(whole)/2], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	target := newRestoreTarget(t)
+	target := testdirs.NewRestoreTarget(t)
 	_, err = runCombined(t, "restore", "--data", target, "--in", cut)
 	if err == nil || !strings.HasPrefix(err.Error(), "the archive ends early, truncated") || !strings.Contains(err.Error(), "nothing was restored into "+target) {
 		t.Errorf("truncated archive: %v", err)
@@ -98,21 +99,6 @@ func TestRestoreTruncatedArchiveSaysSo(t *testing.T) {
 	if _, err := runCombined(t, "workspace", "import", "--data", dir, "--workspace", "ws_1", "--in", missingDoc); err == nil || !strings.HasPrefix(err.Error(), "--in "+missingDoc+": ") {
 		t.Errorf("missing import document: %v", err)
 	}
-}
-
-// newRestoreTarget is a data directory that does not exist yet, for a restore to create.
-// Run as root, a restore refuses to make one under a root-owned parent (it would be
-// root's, which the service user cannot open), so the parent is then another user's:
-// the new directory takes that owner.
-func newRestoreTarget(t *testing.T) string {
-	t.Helper()
-	parent := t.TempDir()
-	if os.Geteuid() == 0 {
-		if err := os.Chown(parent, 65534, 65534); err != nil { // nobody
-			t.Fatal(err)
-		}
-	}
-	return filepath.Join(parent, "restored")
 }
 
 // TestRestoreAsRootUnderRootsDirectoryRefused: `sudo voiceapi restore --data

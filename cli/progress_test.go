@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/voiceapi/voiceapi/internal/testdirs"
 )
 
 // fakeTerminal collects what the commands write to standard error while claiming to be a
@@ -55,7 +57,7 @@ func TestLongOperationsQuietWithoutTerminal(t *testing.T) {
 	archive, doc := filepath.Join(tmp, "b.tar.gz"), filepath.Join(tmp, "ws.json")
 	steps := [][]string{
 		{"backup", "--data", dir, "--out", archive},
-		{"restore", "--data", newRestoreTarget(t), "--in", archive},
+		{"restore", "--data", testdirs.NewRestoreTarget(t), "--in", archive},
 		{"workspace", "export", "--data", dir, "--workspace", u.PersonalWorkspaceID, "--out", doc},
 		{"workspace", "import", "--data", dir, "--workspace", u.PersonalWorkspaceID, "--in", doc},
 	}
@@ -87,7 +89,7 @@ func TestLongOperationsShowProgressOnTerminal(t *testing.T) {
 	}{
 		{[]string{"backup", "--data", dir, "--out", archive}, []string{"writing the archive", " B", "backed up "}},
 		// The archive's size is known: the bar has a total and a percentage.
-		{[]string{"restore", "--data", newRestoreTarget(t), "--in", archive}, []string{"reading the archive", "%", " B/", "restored "}},
+		{[]string{"restore", "--data", testdirs.NewRestoreTarget(t), "--in", archive}, []string{"reading the archive", "%", " B/", "restored "}},
 		{[]string{"workspace", "export", "--data", dir, "--workspace", u.PersonalWorkspaceID, "--out", doc}, []string{"writing the document", " B"}},
 		{[]string{"workspace", "import", "--data", dir, "--workspace", u.PersonalWorkspaceID, "--in", doc}, []string{"reading the document", "%", "checking and importing"}},
 	} {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
+	"github.com/voiceapi/voiceapi/internal/testdirs"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 )
 
@@ -126,7 +127,7 @@ func (l *workspaceLoad) ackedSoFar() []string {
 // workspace of before and authenticates token.
 func checkRestoredBackup(t *testing.T, archive []byte, before []string, token string) {
 	t.Helper()
-	target := newRestoreTarget(t)
+	target := testdirs.NewRestoreTarget(t)
 	m, err := bolt.Restore(target, bytes.NewReader(archive), bolt.RestoreOptions{})
 	if err != nil {
 		t.Fatalf("restore: %v", err)
@@ -190,7 +191,7 @@ func TestOnlineBackupIncludesOrExcludesTheKeyFile(t *testing.T) {
 	for _, exclude := range []bool{false, true} {
 		r := e.do("GET", fmt.Sprintf("/api/v1/admin/backup?exclude_secret_key=%v", exclude), e.Owner.Token, nil)
 		expect(t, r, 200)
-		target := newRestoreTarget(t)
+		target := testdirs.NewRestoreTarget(t)
 		m, err := bolt.Restore(target, bytes.NewReader(r.Body), bolt.RestoreOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -209,19 +210,4 @@ func TestOnlineBackupIncludesOrExcludesTheKeyFile(t *testing.T) {
 			t.Errorf("restored key file mode: %v, %v", fi, err)
 		}
 	}
-}
-
-// newRestoreTarget is a data directory that does not exist yet, for a restore to create.
-// Run as root, a restore refuses to make one under a root-owned parent (it would be
-// root's, which the service user cannot open), so the parent is then another user's:
-// the new directory takes that owner.
-func newRestoreTarget(t *testing.T) string {
-	t.Helper()
-	parent := t.TempDir()
-	if os.Geteuid() == 0 {
-		if err := os.Chown(parent, 65534, 65534); err != nil { // nobody
-			t.Fatal(err)
-		}
-	}
-	return filepath.Join(parent, "restored")
 }
