@@ -55,6 +55,12 @@ func readCSV(r io.Reader, what string) (*csvTable, error) {
 			return nil, data.Errorf(data.EMALFORMED, "The file cannot be read: %v.", err)
 		}
 		line, _ := cr.FieldPos(0)
+		for i, f := range rec {
+			// A line break in a quoted field reads as \n whichever way the file wrote it:
+			// encoding/csv turns a line's final \r\n into \n but keeps a \r before it, so a
+			// cell holding \r\n would read back, once written out again, as \n.
+			rec[i] = strings.ReplaceAll(strings.ReplaceAll(f, "\r\n", "\n"), "\r", "\n")
+		}
 		if slices.ContainsFunc(rec, func(f string) bool { return strings.IndexByte(f, 0) >= 0 }) {
 			// No engine keeps such text alike (PostgreSQL cannot store it at all).
 			errs.Addf(fmt.Sprintf("%s.line_%d", what, line), "Line %d: a field holds U+0000 (a NUL character).", line)

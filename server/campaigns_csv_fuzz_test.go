@@ -30,6 +30,7 @@ func FuzzReadRecipientsCSV(f *testing.F) {
 		"",
 		"\n\n",
 		"a\"b,c\n",
+		"phone_number,note\n+14155550101,\"two\r\r\nlines\"\n+14155550102,\"lone\rreturn\"\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -122,9 +123,10 @@ func checkRecipients(t *testing.T, rows []data.RecipientInput, lines int) {
 		w.Write(rec)
 	}
 	w.Flush()
+	written := buf.String()
 	again, err := readRecipientsCSV(&buf)
 	if err != nil {
-		t.Fatalf("rows written back as %q do not read: %v", buf.String(), err)
+		t.Fatalf("rows written back as %q do not read: %v", written, err)
 	}
 	for i := range again {
 		again[i].Line = 0
@@ -134,6 +136,6 @@ func checkRecipients(t *testing.T, rows []data.RecipientInput, lines int) {
 		want[i].Line = 0
 	}
 	if !reflect.DeepEqual(again, want) {
-		t.Fatalf("rows %+v written back as %q read as %+v", want, buf.String(), again)
+		t.Fatalf("rows %#v written back as %q read as %#v", want, written, again)
 	}
 }
