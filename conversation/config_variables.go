@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -161,12 +162,26 @@ func decodeSubstituted(d *json.Decoder, sub func(string) string) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			object[sub(key.(string))] = item
+			object[asJSONWrites(sub(key.(string)))] = item
 		}
 		_, err := d.Token()
 		return object, err
 	}
 	return t, nil // json.Number, bool or nil
+}
+
+// asJSONWrites is s as encoding/json writes it, each byte of invalid UTF-8 as U+FFFD: keys
+// that a value's broken bytes would make differ only until written then merge as the
+// document's later member wins, as keys equal from the start do, not in byte order.
+func asJSONWrites(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s { // a range gives U+FFFD for each byte of invalid UTF-8
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // cloneConfig copies what substitution may change: the prompt group by value, and each
