@@ -113,7 +113,8 @@ func agentTestFields() {
 	}
 	fieldRules["TestCaseResult"] = map[string]fieldRule{
 		"status":     oneOf(repeatStatuses...),
-		"end_reason": oneOf(data.TestEndReasons...),
+		"end_reason": fieldRule{Enum: append([]string{""}, data.TestEndReasons...)}.with(false,
+			"Why the conversation ended; empty when the repeat errored before it began (a variable the configuration uses and the test does not give)."),
 		"error":      {Description: "Why the repeat could not be judged (a provider's failure, a missing variable)."},
 	}
 	fieldRules["TestEvidence"] = map[string]fieldRule{"item": {Description: "The index of the transcript item the verdict rests on."}}

@@ -72,7 +72,7 @@ func init() {
 		Description: fmt.Sprintf("201 with the new entry; 200 with the stored one when the number is listed already. A list holds at most %d numbers: "+
 			"a new number past that is 422 naming phone_number.", validate.MaxSuppressions),
 		Body: data.SuppressionCreate{}, BodyRequired: true, Out: data.Suppression{}, Status: http.StatusCreated,
-		Others: map[int]string{http.StatusOK: "The number was listed already: the stored entry."}}
+		AlsoSuccess: map[int]string{http.StatusOK: "The number was listed already: the stored entry."}}
 	opDocs["POST /api/v1/suppressions/import"] = opDoc{Tag: tag, Summary: "Import a CSV into the suppression list (every row or none)",
 		Description: "Send text/csv, or a multipart file part: a phone_number column (E.164 numbers) and an optional reason column; or JSON " +
 			"{rows: [{phone_number, reason?}]}. Errors name rows.line_<n>.phone_number (rows.<i>.phone_number for JSON). 413 over the file limit. " +
