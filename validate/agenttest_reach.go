@@ -9,9 +9,26 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 )
 
-// A criterion the agent's draft can never satisfy is refused when the test is written,
-// as one naming a tool the agent lacks is: a test that cannot pass would only block the
-// publish gate, and its author learns why now rather than from a failed run.
+// AgentTestReachable checks, beyond AgentTest, that each criterion is one the agent's
+// draft (tools) can satisfy at all: a test written or changed through the API that cannot
+// pass would only block the publish gate, and its author learns why now rather than from
+// a failed run. An import does not apply it: a test exported as it was stored (its
+// agent's end_call tool removed since, say) imports, and fails its runs as it did.
+func AgentTestReachable(t data.AgentTest, tools []*data.Tool) error {
+	var errs Errors
+	for i, c := range t.Criteria {
+		path := Index("criteria", i)
+		switch c.Type {
+		case data.CriterionEndsWith:
+			endReasonReachable(&errs, path+".reason", c.Reason, tools)
+		case data.CriterionToolCalled:
+			if tool := toolOf(tools, c.Name); tool != nil && c.Arguments != nil {
+				argumentsReachable(&errs, path+".arguments", tool, c.Arguments)
+			}
+		}
+	}
+	return errs.Err()
+}
 
 // endTools are the tool types without which a conversation never ends with a reason.
 var endTools = map[string]string{

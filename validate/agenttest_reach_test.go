@@ -7,7 +7,7 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 )
 
-// TestAgentTestCriteriaThatCannotPass refuses, naming the member, a criterion the
+// TestAgentTestCriteriaThatCannotPass refuses (AgentTestReachable), naming the member, a criterion the
 // agent's draft can never satisfy: an end no tool of the agent can bring, or a built-in
 // tool's call with an argument it never carries or a value its argument never takes. The
 // same criteria pass on an agent that can satisfy them; a custom_function's arguments are
@@ -77,6 +77,6 @@ func TestAgentTestCriteriaThatCannotPass(t *testing.T) {
 	} {
 		x := validTest()
 		x.Criteria = []data.Criterion{c.criterion}
-		expectPaths(t, c.name, AgentTest(x, c.tools), c.paths...)
+		expectPaths(t, c.name, Combine(AgentTest(x, c.tools), AgentTestReachable(x, c.tools)), c.paths...)
 	}
 }

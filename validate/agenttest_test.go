@@ -214,7 +214,7 @@ func agentTestOtherCriterionCases() []agentTestCase {
 			x.Criteria = []data.Criterion{{Type: data.CriterionVariableEquals, Name: "a b", Value: "x"}}
 		}, []string{"criteria.0.name"}},
 		{"ends_with", func(x *data.AgentTest) {
-			x.Criteria = []data.Criterion{{Type: data.CriterionEndsWith, Reason: data.EndAgentEnded}}
+			x.Criteria = []data.Criterion{{Type: data.CriterionEndsWith, Reason: data.EndTransferred}}
 		}, nil},
 		{"ends_with expired", func(x *data.AgentTest) {
 			x.Criteria = []data.Criterion{{Type: data.CriterionEndsWith, Reason: data.EndExpired}}
