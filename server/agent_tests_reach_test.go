@@ -49,3 +49,13 @@ func TestAgentTestThatCannotPassRefused(t *testing.T) {
 		map[string]any{"type": "ends_with", "reason": "agent_ended"},
 		map[string]any{"type": "tool_called", "name": "note", "arguments": map[string]any{"vip": true}}))
 }
+
+// TestAgentTestEmptyScriptNamed: a script given with no turns is a 422 on user.script
+// (it was told "the user field needs a script", though one was given).
+func TestAgentTestEmptyScriptNamed(t *testing.T) {
+	e := newTestsEnv(t)
+	agent := e.bookingAgent(t, "Trattoria")
+	r := e.Do("POST", "/api/v1/agents/"+agent+"/tests", e.tok, scripted("empty", []string{},
+		map[string]any{"type": "says", "pattern": "hello"}))
+	testkit.ExpectFields(t, r, "user.script")
+}
