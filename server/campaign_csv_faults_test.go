@@ -41,3 +41,25 @@ func TestCampaignUnreadableFileToldWithSettings(t *testing.T) {
 		t.Fatalf("a refused campaign was stored: %s", list.Body)
 	}
 }
+
+// TestCampaignMissingVariableMessage: a variable the live version uses that some rows do
+// not give is named with how many rows lack it (in the singular for one), their lines,
+// and what to do.
+func TestCampaignMissingVariableMessage(t *testing.T) {
+	e := newCampaignEnv(t, time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	testkit.Expect(t, e.Do("PUT", "/api/v1/agents/"+e.agent, e.Owner.Token, map[string]any{
+		"prompt_config": map[string]any{"default_variables": map[string]any{"customer_name": "there"}}}), 200)
+	testkit.Expect(t, e.Do("POST", "/api/v1/agents/"+e.agent+"/publish", e.Owner.Token, nil), 204)
+	for _, c := range []struct {
+		csv, want string
+	}{
+		{"phone_number,plan\n+14155550101,\n+14155550102,gold\n", "nor 1 recipient gives: line 2. Give it a value in each recipient (a column plan in a CSV), or a default."},
+		{"phone_number,plan\n+14155550101,\n+14155550102,\n", "nor 2 recipients give: line 2, line 3."},
+	} {
+		r := e.uploadCampaign(e.settingsJSON(), c.csv)
+		testkit.ExpectFields(t, r, "recipients.variables.plan")
+		if msg := r.FieldErrors()["recipients.variables.plan"].([]any)[0].(string); !strings.Contains(msg, c.want) {
+			t.Errorf("message %q, want it to hold %q", msg, c.want)
+		}
+	}
+}
