@@ -109,7 +109,8 @@ func init() {
 		"max_concurrent": between(1, validate.MaxCampaignConcurrent).with(true, "Calls of this campaign in progress at once."),
 		"retry":          {Description: "Absent: no_answer and busy, 3 attempts, 60 minutes apart."},
 		"start_at":       {Description: "When dialing may begin; now when absent."},
-		"recipients":     fieldRule{MaxItems: validate.MaxCampaignRecipients}.with(false, "At least one; absent with a CSV upload."),
+		"recipients": fieldRule{MinItems: 1, MaxItems: validate.MaxCampaignRecipients}.with(true,
+			"At least one. A multipart upload's recipients come from its CSV file instead: its campaign part must not list them."),
 	}
 	// data.RecipientInput's own name would read as the input form of Recipient.
 	schemaNames[reflect.TypeFor[data.RecipientInput]()] = "RecipientRow"
