@@ -114,9 +114,9 @@ func MissingVariables(names []string) *Error {
 	order := make([]string, len(names))
 	for i, n := range names {
 		order[i] = "variables." + n
-		fields[order[i]] = []string{fmt.Sprintf("The variable %s is used by the agent's configuration but has no value.", n)}
+		fields[order[i]] = []string{fmt.Sprintf("The variable %s is used by the agent's configuration but has no value: give it one in variables, or a default in the agent's prompt_config.default_variables.", n)}
 	}
-	msg := fmt.Sprintf("The agent's configuration uses variables with no value: %s.", strings.Join(names, ", "))
+	msg := fmt.Sprintf("The agent's configuration uses variables with no value: %s. Give each a value in variables, or a default in the agent's prompt_config.default_variables.", strings.Join(names, ", "))
 	return &Error{Code: EMISSINGVARIABLES, Message: msg, Fields: fields, order: order}
 }
 

@@ -37,7 +37,7 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 	}
 	parsed, err := time.Parse(time.RFC3339Nano, string(b[1:len(b)-1]))
 	if err != nil {
-		return fmt.Errorf("not an RFC 3339 timestamp")
+		return fmt.Errorf("not an RFC 3339 timestamp (such as 2026-11-21T10:04:05Z)")
 	}
 	if y := parsed.UTC().Year(); y < 0 || y > 9999 {
 		return fmt.Errorf("in UTC it falls outside the years 0000 to 9999 that RFC 3339 writes")

@@ -2,6 +2,7 @@ package data
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -36,6 +37,18 @@ func TestTimeUnmarshalYears(t *testing.T) {
 		var back Time
 		if err := json.Unmarshal(out, &back); err != nil || !back.Equal(v.Time) {
 			t.Errorf("%s: written back as %s, read again as %v (%v)", c.in, out, back, err)
+		}
+	}
+}
+
+// TestTimeUnmarshalSaysTheForm: a date, or a word, is refused with an example of the form
+// a timestamp takes, so the 422 tells the user what to send.
+func TestTimeUnmarshalSaysTheForm(t *testing.T) {
+	for _, in := range []string{`"2026-11-01"`, `"tomorrow"`, `"2026-11-01 10:00:00"`} {
+		var v Time
+		err := json.Unmarshal([]byte(in), &v)
+		if err == nil || !strings.Contains(err.Error(), "2026-11-21T10:04:05Z") {
+			t.Errorf("%s: %v, want a refusal showing the form", in, err)
 		}
 	}
 }

@@ -112,9 +112,10 @@ func agentTestFields() {
 		"test_revision": {Description: "The test's ETag as run: a result counts for the publish gate only while the test is unchanged."},
 	}
 	fieldRules["TestCaseResult"] = map[string]fieldRule{
-		"status":     oneOf(repeatStatuses...),
-		"end_reason": oneOf(data.TestEndReasons...),
-		"error":      {Description: "Why the repeat could not be judged (a provider's failure, a missing variable)."},
+		"status": oneOf(repeatStatuses...),
+		"end_reason": fieldRule{Enum: append([]string{""}, data.TestEndReasons...)}.with(false,
+			"Why the conversation ended; empty when the repeat errored before it began (a variable the configuration uses and the test does not give)."),
+		"error": {Description: "Why the repeat could not be judged (a provider's failure, a missing variable)."},
 	}
 	fieldRules["TestEvidence"] = map[string]fieldRule{"item": {Description: "The index of the transcript item the verdict rests on."}}
 	fieldRules["PublishGate"] = map[string]fieldRule{"state": oneOf(data.GateOpen, data.GateTestsRequired, data.GateTestsFailed),

@@ -72,7 +72,7 @@ func init() {
 		Description: fmt.Sprintf("201 with the new entry; 200 with the stored one when the number is listed already. A list holds at most %d numbers: "+
 			"a new number past that is 422 naming phone_number.", validate.MaxSuppressions),
 		Body: data.SuppressionCreate{}, BodyRequired: true, Out: data.Suppression{}, Status: http.StatusCreated,
-		Others: map[int]string{http.StatusOK: "The number was listed already: the stored entry."}}
+		AlsoSuccess: map[int]string{http.StatusOK: "The number was listed already: the stored entry."}}
 	opDocs["POST /api/v1/suppressions/import"] = opDoc{Tag: tag, Summary: "Import a CSV into the suppression list (every row or none)",
 		Description: "Send text/csv, or a multipart file part: a phone_number column (E.164 numbers) and an optional reason column; or JSON " +
 			"{rows: [{phone_number, reason?}]}. Errors name rows.line_<n>.phone_number (rows.<i>.phone_number for JSON). 413 over the file limit. " +
@@ -109,7 +109,8 @@ func init() {
 		"max_concurrent": between(1, validate.MaxCampaignConcurrent).with(true, "Calls of this campaign in progress at once."),
 		"retry":          {Description: "Absent: no_answer and busy, 3 attempts, 60 minutes apart."},
 		"start_at":       {Description: "When dialing may begin; now when absent."},
-		"recipients":     fieldRule{MaxItems: validate.MaxCampaignRecipients}.with(false, "At least one; absent with a CSV upload."),
+		"recipients": fieldRule{MinItems: 1, MaxItems: validate.MaxCampaignRecipients}.with(true,
+			"At least one. A multipart upload's recipients come from its CSV file instead: its campaign part must not list them."),
 	}
 	// data.RecipientInput's own name would read as the input form of Recipient.
 	schemaNames[reflect.TypeFor[data.RecipientInput]()] = "RecipientRow"

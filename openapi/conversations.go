@@ -78,7 +78,7 @@ func init() {
 	fieldRules["ConversationItem"] = map[string]fieldRule{
 		"role":      oneOf(data.ItemAgent, data.ItemUser, data.ItemTool),
 		"tool_call": {Description: "On tool items: the call the model made and its result."},
-		"knowledge": {Description: "On the first agent item of a turn whose agent has knowledge bases: the chunks retrieved for the user's message."},
+		"knowledge": {Nullable: true, Description: "On the first agent item of a turn whose agent has knowledge bases: the chunks retrieved for the user's message; null on every other item."},
 	}
 	typeDocs["Conversation"] = "A text conversation with an agent (conventions §21)."
 	typeDocs["ConversationItem"] = "One message: the user's, the agent's (one model reply; empty when it only called tools) or a tool's result."

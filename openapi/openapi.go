@@ -241,6 +241,11 @@ func operation(g *schemaGen, rt Route, d opDoc) map[string]any {
 	for code, desc := range d.Others {
 		responses[fmt.Sprint(code)] = map[string]any{"description": desc}
 	}
+	for code, desc := range d.AlsoSuccess {
+		also := maps.Clone(success)
+		also["description"] = desc
+		responses[fmt.Sprint(code)] = also
+	}
 	for _, code := range errorStatuses(rt, d, ifMatch) {
 		responses[fmt.Sprint(code)] = map[string]any{"$ref": "#/components/responses/" + errorResponseName[code]}
 	}

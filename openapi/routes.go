@@ -55,6 +55,9 @@ type opDoc struct {
 	IfMatch bool
 	// Others are responses other than the success and the errors, by status.
 	Others map[int]string
+	// AlsoSuccess are other statuses answered with the success's body and headers, with
+	// their descriptions (an add that finds the record there already: 200 with it).
+	AlsoSuccess map[int]string
 	// Multipart is the schema of a multipart/form-data body the route accepts as well as
 	// its JSON Body.
 	Multipart map[string]any

@@ -429,7 +429,7 @@ var fieldRules = map[string]map[string]fieldRule{
 	},
 	"Delivery": {"status": oneOf(data.DeliveryPending, data.DeliverySucceeded, data.DeliveryFailed, data.DeliveryRetrying)},
 	"Event":    {"type": oneOf(data.EventTypes...), "data": {Description: "The record the event is about."}},
-	"Actor":    {"type": oneOf("user", "system")},
+	"Actor":    {"type": oneOf("user", "client", "system")},
 
 	// Workspace export and import (validate/export.go).
 	"WorkspaceExport": {

@@ -140,8 +140,12 @@ func (s *Server) readCampaignParts(r *http.Request) (in data.CampaignCreate, par
 	}
 	rows, err := readRecipientsCSV(bytes.NewReader(file))
 	if err != nil {
-		// A file that cannot be read as rows has no recipients to check: its faults, and
-		// the settings' decoding faults, are the answer.
+		// A file that cannot be read as rows has no recipients to check: its faults and
+		// the settings' (their decoding's, and their own rules' where decoding named
+		// nothing) are the answer, all at once.
+		if settings != nil {
+			faults = []error{validate.CombineUncovered(validate.Combine(faults...), validate.CampaignSettings(in))}
+		}
 		return in, nil, validate.Combine(append(faults, err, errs.Err())...)
 	}
 	in.Recipients, in.FromCSV = rows, true

@@ -74,9 +74,11 @@ func newDocEnv(t *testing.T) *docEnv {
 	bookTable := map[string]any{"name": "book_table", "type": "custom_function", "description": "Book a table",
 		"http_method": "POST", "api_endpoint": "https://api.example.com/bookings",
 		"custom_function_parameters": `{"type":"object","properties":{"people":{"type":"number"}}}`}
+	// hang_up lets its test expect the agent to end the call (ends_with agent_ended).
+	hangUp := map[string]any{"name": "hang_up", "type": "end_call"}
 	e.ids["agt"] = e.createAgent(t, map[string]any{"name": "Concierge",
 		"prompt_config": map[string]any{"prompt": "You answer for Acme.", "welcome_message": "Hello!"},
-		"llm_config":    e.llmConfig(map[string]any{"tools": []any{bookTable}})})
+		"llm_config":    e.llmConfig(map[string]any{"tools": []any{bookTable, hangUp}})})
 	testkit.Expect(t, e.Do("POST", "/api/v1/agents/"+e.ids["agt"]+"/publish", e.tok, nil), 204)
 	r := e.Do("POST", "/api/v1/knowledge-bases", e.tok, map[string]any{"name": "Policies"})
 	testkit.Expect(t, r, 201)

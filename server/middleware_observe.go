@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -22,6 +23,14 @@ const requestInfoKey ctxKey = iota
 // tests set it, before any server starts (export_internal_test.go): they check that every
 // status a route answered is one the OpenAPI document lists for it.
 var testHookServed func(r *http.Request, route string, status int)
+
+// testHookAnswered, when set, sees every answer with its body (up to answerHookLimit
+// bytes; a longer one is cut and its truncated flag set): the server's tests validate each
+// body against its operation's schema in the OpenAPI document.
+var testHookAnswered func(r *http.Request, route string, status int, header http.Header, body []byte, truncated bool)
+
+// answerHookLimit bounds the body kept for testHookAnswered.
+const answerHookLimit = 4 << 20
 
 // requestInfo is filled as a request goes down the chain, for its log line.
 type requestInfo struct {
@@ -63,6 +72,9 @@ type statusRecorder struct {
 	http.ResponseWriter
 	status int
 	bytes  int
+	// body keeps what was written when testHookAnswered is set (tests only).
+	body      *bytes.Buffer
+	truncated bool
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
@@ -78,6 +90,13 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 	}
 	n, err := s.ResponseWriter.Write(b)
 	s.bytes += n
+	if s.body != nil {
+		if s.body.Len()+n > answerHookLimit {
+			s.truncated = true
+		} else {
+			s.body.Write(b[:n])
+		}
+	}
 	return n, err
 }
 
@@ -97,6 +116,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		ctx := context.WithValue(r.Context(), requestInfoKey, info)
 		r = r.WithContext(data.WithClientAddress(ctx, info.client))
 		rec := &statusRecorder{ResponseWriter: w}
+		if testHookAnswered != nil {
+			rec.body = &bytes.Buffer{}
+		}
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -128,6 +150,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			}
 			if testHookServed != nil {
 				testHookServed(r, route, status)
+			}
+			if testHookAnswered != nil {
+				testHookAnswered(r, route, status, rec.Header(), rec.body.Bytes(), rec.truncated)
 			}
 			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 		}()

@@ -82,6 +82,9 @@ func TestRolloutLifecycle(t *testing.T) {
 		fields []string
 	}{
 		{"weights sum to 90", map[string]any{"variants": variants(60, 30)}, []string{"variants"}},
+		// The sum refuses no variant: an unpublished one is told with it.
+		{"weights sum to 90, and an unpublished version", map[string]any{"variants": []any{map[string]any{"version": 1, "weight": 60},
+			map[string]any{"version": 3, "weight": 30}}}, []string{"variants", "variants.1.version"}},
 		{"an unpublished version", map[string]any{"variants": []any{map[string]any{"version": 1, "weight": 50}, map[string]any{"version": 3, "weight": 50}}}, []string{"variants.1.version"}},
 		{"a version twice", map[string]any{"variants": []any{map[string]any{"version": 1, "weight": 50}, map[string]any{"version": 1, "weight": 50}}}, []string{"variants.1.version"}},
 		{"a weight over 100", map[string]any{"variants": []any{map[string]any{"version": 1, "weight": 101}, map[string]any{"version": 2, "weight": -1}}}, []string{"variants.0.weight", "variants.1.weight"}},

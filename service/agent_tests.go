@@ -108,8 +108,9 @@ func (s *AgentTestService) insertTest(ctx context.Context, tx Tx, agentID string
 	return &t, err
 }
 
-// checkTest is every rule of a test (validate.AgentTest, with the draft's tools) and its
-// name unique among the agent's other tests.
+// checkTest is every rule of a test (validate.AgentTest, with the draft's tools), each
+// criterion one the draft can satisfy (validate.AgentTestReachable), and its name unique
+// among the agent's other tests.
 func checkTest(t data.AgentTest, agent *data.StoredAgent, others []*data.AgentTest, self string) error {
 	var errs validate.Errors
 	for _, o := range others {
@@ -117,7 +118,7 @@ func checkTest(t data.AgentTest, agent *data.StoredAgent, others []*data.AgentTe
 			errs.Addf("name", "The name field must be unique among the agent's tests: %s has it.", o.ID)
 		}
 	}
-	return validate.Combine(validate.AgentTest(t, agent.LLMConfig.Tools), errs.Err())
+	return validate.Combine(validate.AgentTest(t, agent.LLMConfig.Tools), validate.AgentTestReachable(t, agent.LLMConfig.Tools), errs.Err())
 }
 
 // UpdateAgentTest implements data.AgentTestService.

@@ -264,8 +264,12 @@ func (s *CampaignService) checkRecipientVariables(tx Tx, a *data.StoredAgent, n 
 			if count > len(lines) {
 				more = fmt.Sprintf(" and %d more", count-len(lines))
 			}
-			errs.Addf("recipients.variables."+name, "The agent's live version uses {{%s}}, which neither the agent's default_variables, the number's variables nor %d recipients give: %s%s.",
-				name, count, strings.Join(lines, ", "), more)
+			lacking := fmt.Sprintf("%d recipients give", count)
+			if count == 1 {
+				lacking = "1 recipient gives"
+			}
+			errs.Addf("recipients.variables."+name, "The agent's live version uses {{%s}}, which neither the agent's default_variables, the number's variables nor %s: %s%s. Give it a value in each recipient (a column %s in a CSV), or a default.",
+				name, lacking, strings.Join(lines, ", "), more, name)
 		}
 	}
 	return errs.Err()

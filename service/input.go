@@ -34,3 +34,19 @@ func (b *base) checkInputAndRefs(ctx context.Context, rules error, refs func(tx 
 	}
 	return err
 }
+
+// checkInputAndRefsBeside is checkInputAndRefs for an input with a fault of a whole list
+// that refuses none of its items (a rollout's weights, which must sum to 100): the
+// references' faults under the paths beside names are told with it, not covered by it.
+func (b *base) checkInputAndRefsBeside(ctx context.Context, rules error, refs func(tx Tx) error, beside ...string) error {
+	err := checkInput(ctx, rules)
+	if data.ErrorCode(err) != data.EINVALID {
+		return err
+	}
+	refErr := b.store.View(ctx, refs)
+	if data.ErrorCode(refErr) != data.EINVALID {
+		return err
+	}
+	listFaults, rest := validate.SplitFaults(err, beside...)
+	return validate.Combine(validate.CombineUncovered(rest, refErr), listFaults)
+}

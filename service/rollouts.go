@@ -86,7 +86,15 @@ func (s *RolloutService) SetRollout(ctx context.Context, agentID string, in data
 		_, err := rolloutVersions(tx, p, agentID, in)
 		return err
 	}
-	if err := s.checkInputAndRefs(ctx, validate.Rollout(in), refs); err != nil {
+	check := s.checkInputAndRefs
+	if len(in.Variants) <= validate.MaxRolloutVariants {
+		// The weights' sum is told at variants but refuses no variant: each one's version
+		// is checked with it, so a body is told both at once (conventions §2).
+		check = func(ctx context.Context, rules error, refs func(Tx) error) error {
+			return s.checkInputAndRefsBeside(ctx, rules, refs, "variants")
+		}
+	}
+	if err := check(ctx, validate.Rollout(in), refs); err != nil {
 		return nil, err
 	}
 	var r *data.StoredRollout

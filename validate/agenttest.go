@@ -106,6 +106,9 @@ func testUser(errs *Errors, u data.TestUser, maxTurns int) {
 			errs.NotBlank(f[0], f[1])
 			errs.MaxLen(f[0], f[1], MaxTestPersona)
 		}
+	case u.Script != nil:
+		// Given, but empty: the fault is the script's, not a missing caller.
+		errs.Add("user.script", "The user.script field must have at least 1 turn (the caller's first words).")
 	default:
 		errs.Add("user", "The user field needs a script (the caller's turns) or a persona and a goal (a simulated caller).")
 	}

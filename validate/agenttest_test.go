@@ -78,6 +78,8 @@ func agentTestFieldCases() []agentTestCase {
 func agentTestUserCases() []agentTestCase {
 	return []agentTestCase{
 		{"no caller", func(x *data.AgentTest) { x.User = data.TestUser{} }, []string{"user"}},
+		{"a script of no turns", func(x *data.AgentTest) { x.User = data.TestUser{Script: []string{}} }, []string{"user.script"}},
+		{"a script of 1 turn", func(x *data.AgentTest) { x.User = data.TestUser{Script: []string{"hi"}} }, nil},
 		{"script and persona", func(x *data.AgentTest) { x.User.Persona = "p" }, []string{"user.persona"}},
 		{"script and goal", func(x *data.AgentTest) { x.User.Goal = "g" }, []string{"user.goal"}},
 		{"persona without goal", func(x *data.AgentTest) { x.User = data.TestUser{Persona: "p"} }, []string{"user.goal"}},

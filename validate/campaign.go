@@ -71,6 +71,25 @@ func RecipientPath(r data.RecipientInput, index int) string {
 // the service's to say.
 func CampaignCreate(in data.CampaignCreate, region string) ([]string, error) {
 	var errs Errors
+	campaignSettings(&errs, in)
+	numbers := recipients(&errs, in.Recipients, region)
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	return numbers, nil
+}
+
+// CampaignSettings checks a campaign's settings alone, every rule of CampaignCreate but
+// the recipients': for an upload whose file cannot be read as rows, so the settings'
+// faults are told with the file's rather than after it is mended.
+func CampaignSettings(in data.CampaignCreate) error {
+	var errs Errors
+	campaignSettings(&errs, in)
+	return errs.Err()
+}
+
+// campaignSettings checks every member of a campaign but its recipients.
+func campaignSettings(errs *Errors, in data.CampaignCreate) {
 	errs.NotBlank("name", in.Name)
 	errs.MaxLen("name", in.Name, MaxCampaignName)
 	if !data.ValidID(data.PrefixAgent, in.AgentID) {
@@ -80,15 +99,15 @@ func CampaignCreate(in data.CampaignCreate, region string) ([]string, error) {
 		errs.Add("number_id", "The number_id field must be a number of this workspace.")
 	}
 	if in.Timezone != nil {
-		Timezone(&errs, "timezone", *in.Timezone)
+		Timezone(errs, "timezone", *in.Timezone)
 	}
 	if in.StartAt != nil {
-		Timestamp(&errs, "start_at", *in.StartAt)
+		Timestamp(errs, "start_at", *in.StartAt)
 	}
 	if in.Window == nil {
 		errs.Required("window")
 	} else {
-		window(&errs, *in.Window)
+		window(errs, *in.Window)
 	}
 	if in.MaxConcurrent == nil {
 		errs.Required("max_concurrent")
@@ -96,13 +115,8 @@ func CampaignCreate(in data.CampaignCreate, region string) ([]string, error) {
 		errs.IntBetween("max_concurrent", int64(*in.MaxConcurrent), 1, MaxCampaignConcurrent)
 	}
 	if in.Retry != nil {
-		retry(&errs, *in.Retry)
+		retry(errs, *in.Retry)
 	}
-	numbers := recipients(&errs, in.Recipients, region)
-	if err := errs.Err(); err != nil {
-		return nil, err
-	}
-	return numbers, nil
 }
 
 // window checks days (known, each once, at least one) and start before end.

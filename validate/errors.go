@@ -5,6 +5,7 @@ package validate
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -186,4 +187,24 @@ func CombineUncovered(first, later error) error {
 	}
 	out.AddUncovered(&more)
 	return out.Err()
+}
+
+// SplitFaults parts a validation error into its faults at exactly paths and the others
+// (each nil when it holds none); any other error comes back whole as rest.
+func SplitFaults(err error, paths ...string) (at, rest error) {
+	e, ok := err.(*data.Error)
+	if !ok || e.Code != data.EINVALID {
+		return nil, err
+	}
+	var a, r Errors
+	for _, p := range e.SortedFieldPaths() {
+		into := &r
+		if slices.Contains(paths, p) {
+			into = &a
+		}
+		for _, m := range e.Fields[p] {
+			into.Add(p, m)
+		}
+	}
+	return a.Err(), r.Err()
 }
