@@ -423,6 +423,19 @@ func purgeIdempotency(ctx context.Context, db Backend, logger *slog.Logger, ever
 	pruneLoop(ctx, logger, every, "expired idempotent responses", NewServices(db).Idempotency.PurgeIdempotency, service.IdempotencyPurgeBatch)
 }
 
+// embeddingsPair refuses one of --embeddings-url and --embeddings-model without the
+// other, beginning with the one given (nameEnvironmentSources then names its variable,
+// where the other was most likely forgotten).
+func embeddingsPair(url, model string) error {
+	switch {
+	case url != "" && model == "":
+		return fmt.Errorf("--embeddings-url needs --embeddings-model: give both or neither")
+	case url == "" && model != "":
+		return fmt.Errorf("--embeddings-model needs --embeddings-url: give both or neither")
+	}
+	return nil
+}
+
 // knowledgeOptions configures knowledge bases from the embeddings flags: both the url and
 // the model, or neither.
 func knowledgeOptions(o serveOptions, guard netguard.Guard) (bolt.KnowledgeOptions, error) {
@@ -431,8 +444,8 @@ func knowledgeOptions(o serveOptions, guard netguard.Guard) (bolt.KnowledgeOptio
 	if o.embeddingsURL == "" && o.embeddingsModel == "" {
 		return k, nil
 	}
-	if o.embeddingsURL == "" || o.embeddingsModel == "" {
-		return k, fmt.Errorf("--embeddings-url and --embeddings-model go together")
+	if err := embeddingsPair(o.embeddingsURL, o.embeddingsModel); err != nil {
+		return k, err
 	}
 	if err := netguard.CheckURL(o.embeddingsURL); err != nil {
 		return k, fmt.Errorf("--embeddings-url: %w", err)

@@ -88,6 +88,7 @@ func TestServeRefusalNamesTheVariable(t *testing.T) {
 		{"VOICEAPI_MAX_JSON_BODY", "-1", "--max-json-body (from VOICEAPI_MAX_JSON_BODY): must be 0 or more"},
 		{"VOICEAPI_LOGIN_RATE_LIMIT", "-1", "--login-rate-limit (from VOICEAPI_LOGIN_RATE_LIMIT): must be 0 (off) or more"},
 		{"VOICEAPI_IDLE_TIMEOUT", "0s", "--idle-timeout (from VOICEAPI_IDLE_TIMEOUT): must be more than 0"},
+		{"VOICEAPI_EMBEDDINGS_URL", "https://embed.example.com/v1", "--embeddings-url (from VOICEAPI_EMBEDDINGS_URL): needs --embeddings-model: give both or neither"},
 	} {
 		t.Setenv(c.env, c.value)
 		_, _, err := run(t, "", "serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0")
