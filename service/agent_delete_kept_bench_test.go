@@ -26,20 +26,7 @@ func BenchmarkAgentDeleteCutsKeptAnswers(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				now := data.NewTime(time.Now())
-				for i := 0; i < n; i += 500 {
-					if err := env.Store.Update(context.Background(), func(tx service.Tx) error {
-						for j := i; j < min(i+500, n); j++ {
-							if err := tx.PutIdempotentResponse(1, fmt.Sprintf("%s-%d", agent.ID, j), &data.IdempotentResponse{Status: 200, Body: body,
-								CreatedAt: now, AgentID: agent.ID, ConversationID: fmt.Sprintf("conv_%d", j/10)}); err != nil {
-								return err
-							}
-						}
-						return nil
-					}); err != nil {
-						b.Fatal(err)
-					}
-				}
+				keepAgentAnswers(b, env, agent.ID, n, body)
 				b.StartTimer()
 				if err := env.Svc.Agents.DeleteAgent(ctx, agent.ID); err != nil {
 					b.Fatal(err)
@@ -66,20 +53,7 @@ func BenchmarkAgentCutKeptAnswersJob(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				now := data.NewTime(time.Now())
-				for i := 0; i < n; i += 1000 {
-					if err := env.Store.Update(context.Background(), func(tx service.Tx) error {
-						for j := i; j < min(i+1000, n); j++ {
-							if err := tx.PutIdempotentResponse(1, fmt.Sprintf("%s-%d", agent.ID, j), &data.IdempotentResponse{Status: 200, Body: body,
-								CreatedAt: now, AgentID: agent.ID, ConversationID: fmt.Sprintf("conv_%d", j/10)}); err != nil {
-								return err
-							}
-						}
-						return nil
-					}); err != nil {
-						b.Fatal(err)
-					}
-				}
+				keepAgentAnswers(b, env, agent.ID, n, body)
 				if err := env.Svc.Agents.DeleteAgent(ctx, agent.ID); err != nil {
 					b.Fatal(err)
 				}
@@ -89,5 +63,24 @@ func BenchmarkAgentCutKeptAnswersJob(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// keepAgentAnswers keeps n answers with body for agent's conversations, ten a
+// conversation, 500 a transaction.
+func keepAgentAnswers(b *testing.B, env *testkit.Env, agent string, n int, body []byte) {
+	now := data.NewTime(time.Now())
+	for i := 0; i < n; i += 500 {
+		if err := env.Store.Update(context.Background(), func(tx service.Tx) error {
+			for j := i; j < min(i+500, n); j++ {
+				if err := tx.PutIdempotentResponse(1, fmt.Sprintf("%s-%d", agent, j), &data.IdempotentResponse{Status: 200, Body: body,
+					CreatedAt: now, AgentID: agent, ConversationID: fmt.Sprintf("conv_%d", j/10)}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
