@@ -81,8 +81,11 @@ func refuseOtherKey(dir string) error {
 		return fmt.Errorf("--from-data: %s has no %s and VOICEAPI_SECRET_KEY is unset: the node ran with VOICEAPI_SECRET_KEY, "+
 			"which sealed its credentials and keyed its audit chain; set it to that key for the move and for the replicas", dir, seal.KeyFile)
 	}
-	if strings.TrimSpace(env) == "" || err != nil {
+	if strings.TrimSpace(env) == "" || errors.Is(err, fs.ErrNotExist) {
 		return nil
+	}
+	if err != nil { // a key file there that cannot be compared: the move would pass it over
+		return fmt.Errorf("--from-data: reading %s to compare it with VOICEAPI_SECRET_KEY: %w", path, err)
 	}
 	envKey, err := seal.ParseKey(env)
 	if err != nil {

@@ -331,3 +331,25 @@ func TestMigrateFromDataRefusesWithoutTheKey(t *testing.T) {
 		t.Errorf("the move left a key file in %s (%v); want none", dir, err)
 	}
 }
+
+// TestMigrateFromDataRefusesAKeyFileItCannotRead: with VOICEAPI_SECRET_KEY set and a
+// secret.key it cannot read (a directory here; another user's file when not run as
+// root), the move cannot tell the two keys apart: refused, naming the file. It went on
+// with the variable's key, unchecked.
+func TestMigrateFromDataRefusesAKeyFileItCannotRead(t *testing.T) {
+	dir := t.TempDir()
+	src, err := bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: bytes.Repeat([]byte{7}, 32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Close()
+	if err := os.Mkdir(filepath.Join(dir, "secret.key"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("VOICEAPI_SECRET_KEY", strings.Repeat("07", 32))
+	root := cli.NewRootCommand(io.Discard, io.Discard)
+	root.SetArgs([]string{"migrate", "--from-data", dir, "--database-url", "postgres://voiceapi@127.0.0.1:1/voiceapi?connect_timeout=2"})
+	if err := root.Execute(); err == nil || !strings.HasPrefix(err.Error(), "--from-data: reading "+filepath.Join(dir, "secret.key")+" to compare it with VOICEAPI_SECRET_KEY") {
+		t.Errorf("a key file the move cannot read: %v", err)
+	}
+}
