@@ -209,7 +209,9 @@ func (t *tx) setBackCursor(meta *data.Page, workspaceID, bind string, from event
 		}
 	case cut && from.dir == older:
 		meta.PrevCursor = t.db.encodeCursor(newer, bind, from.key)
-	case cut && from.dir == newer:
+	case cut && from.dir == newer && from.key != "":
+		// A walk from "" began at the oldest event: nothing is older, and an older
+		// cursor without a seq is refused (decodeEventCursor).
 		meta.NextCursor = t.db.encodeCursor(older, bind, from.key)
 	case from.dir == older && from.hasFrom:
 		// Everything past the cursor was deleted: lead back to the oldest page, which a
