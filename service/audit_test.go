@@ -126,7 +126,6 @@ func TestAuditFilterAndScanBound(t *testing.T) {
 		cursor = back.PrevCursor
 	}
 
-
 	// The one kept event past exactly MaxAuditScan others: the page that holds it offers no
 	// prev_cursor, as nothing it keeps lies newer within the bound. On PostgreSQL it had
 	// one (bbolt's hasNeighbour said the same once), to a page of nothing with neither
