@@ -33,6 +33,9 @@ type committer struct {
 type commitCall struct {
 	fn  func(*bbolt.Tx) error
 	err chan error
+	// own is set, before err is sent, when the error is fn's own rather than the
+	// commit's: noSpace, which reads bbolt's errors by their text, passes it over.
+	own bool
 }
 
 // errRunAlone tells a submitter that its function failed in a group: run it alone.
@@ -62,7 +65,15 @@ func (c *committer) update(fn func(*bbolt.Tx) error) error {
 	}
 	err := <-call.err
 	if err == errRunAlone {
-		return noSpace(c.db.Update(func(tx *bbolt.Tx) error { return safely(fn, tx) }))
+		var own error
+		err = c.db.Update(func(tx *bbolt.Tx) error {
+			own = safely(fn, tx)
+			return own
+		})
+		call.own = err != nil && err == own
+	}
+	if call.own {
+		return err // fn's own refusal: its words may be anything, its kind is its own
 	}
 	return noSpace(err)
 }
@@ -106,6 +117,7 @@ func (c *committer) commit(calls []*commitCall) {
 		})
 		if failed >= 0 {
 			if len(calls) == 1 {
+				calls[0].own = true
 				calls[0].err <- err // alone already: the error is its own
 				return
 			}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/bbolt"
+
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -43,4 +45,53 @@ func TestUpgradeListsAgentConversationAnswers(t *testing.T) {
 	if len(keys) != 2 || keys[0] == keys[1] || keys[0] != "start" && keys[0] != "turn" || keys[1] != "start" && keys[1] != "turn" {
 		t.Errorf("listed under the agent after the upgrade: %q; want the start's and the turn's answers", keys)
 	}
+}
+
+// TestAgentListLeavesWithItsAnswer: an answer's entry under its agent goes when the answer
+// is cut to its claim, deleted with its conversation or purged. The list passes over an
+// entry whose answer is gone, so only the bucket tells: an entry left behind by each
+// purged answer would grow it without end.
+func TestAgentListLeavesWithItsAnswer(t *testing.T) {
+	db, _, _ := openFile(t)
+	defer db.Close()
+	const agent = "agt_01JD6000000000000000000001"
+	at := data.NewTime(time.Now())
+	update := func(fn func(tx service.Tx) error) {
+		t.Helper()
+		if err := db.Update(context.Background(), fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keep := func(status int) {
+		update(func(tx service.Tx) error {
+			return tx.PutIdempotentResponse(7, "turn", &data.IdempotentResponse{Status: status, Body: []byte("words"), CreatedAt: at,
+				AgentID: agent, ConversationID: "conv_1"})
+		})
+	}
+	entries := func(after string, want int) {
+		t.Helper()
+		n := 0
+		if err := db.bolt.View(func(tx *bbolt.Tx) error {
+			n = tx.Bucket(bucketIdempotencyByAgent).Stats().KeyN
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n != want {
+			t.Errorf("after %s: %d entries under agents, want %d", after, n, want)
+		}
+	}
+	keep(200)
+	entries("an answer kept", 1)
+	keep(0)
+	entries("its cut to its claim", 0)
+	keep(200)
+	update(func(tx service.Tx) error { _, err := tx.DeleteConversationResponses("conv_1"); return err })
+	entries("its conversation's answers deleted", 0)
+	keep(200)
+	update(func(tx service.Tx) error {
+		_, err := tx.DeleteIdempotentResponsesBefore(at.Add(time.Hour), 100)
+		return err
+	})
+	entries("the purge", 0)
 }

@@ -347,9 +347,10 @@ func seekBefore(c *bbolt.Cursor, key []byte) (k, v []byte) {
 	return c.Prev()
 }
 
-// hasNeighbour reports whether spec lists a kept id after (newer) or before id. With a
-// scan bound it answers true once the bound is reached: a cursor that may lead to an
-// empty page is better than one missing.
+// hasNeighbour reports whether spec lists a kept id after (newer) or before id, as a
+// page walking that way would find it: true too when the bounds would cut that page
+// (one entry past them), which then ends empty with a cursor on. Not when the bounds
+// are merely reached: that page would end empty with no cursor at all, a dead end.
 func hasNeighbour(b *bbolt.Bucket, spec listSpec, id string, after bool) bool {
 	dir := byte(older)
 	if after {
@@ -359,7 +360,7 @@ func hasNeighbour(b *bbolt.Bucket, spec listSpec, id string, after bool) bool {
 	n, passed := 0, 0
 	for k, match, ok := w.next(); ok; k, match, ok = w.next() {
 		if !match {
-			if passed++; spec.maxPass > 0 && passed >= spec.maxPass {
+			if passed++; spec.maxPass > 0 && passed > spec.maxPass {
 				return true
 			}
 			continue
@@ -367,7 +368,7 @@ func hasNeighbour(b *bbolt.Bucket, spec listSpec, id string, after bool) bool {
 		if spec.keep == nil || spec.keep(string(k)) {
 			return true
 		}
-		if n++; spec.maxScan > 0 && n >= spec.maxScan {
+		if n++; spec.maxScan > 0 && n > spec.maxScan {
 			return true
 		}
 	}

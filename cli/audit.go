@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // errChainBroken makes `audit verify` exit non-zero once it has named every fault.
@@ -108,7 +109,7 @@ func newAuditRekeyCommand() *cobra.Command {
 func hashMismatches(problems []data.ChainProblem) int {
 	n := 0
 	for _, p := range problems {
-		if strings.HasPrefix(p.Problem, "its hash does not match its content") {
+		if strings.HasPrefix(p.Problem, service.HashMismatch) {
 			n++
 		}
 	}

@@ -43,8 +43,8 @@ the ranks (reciprocal rank fusion, K 60 when left out); every fusion on one embe
 			}
 			opts := evalset.Options{Published: published}
 			if url != "" || model != "" {
-				if url == "" || model == "" {
-					return fmt.Errorf("--embeddings-url and --embeddings-model go together")
+				if err := embeddingsPair(url, model); err != nil {
+					return err
 				}
 				opts.Embedder = knowledge.NewOpenAIEmbedder(knowledge.OpenAIEmbedderConfig{BaseURL: url, Model: model, APIKey: key})
 			}

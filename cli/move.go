@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,6 +21,9 @@ import (
 // database of loc (migrated first), with a spinner counting records on a terminal, and
 // prints what it copied.
 func moveInstallation(cmd *cobra.Command, dir string, loc *location) error {
+	if err := requireDatabase(dir); err != nil {
+		return fmt.Errorf("--from-data: %w", err) // before the key: a mistyped dir has no key file either
+	}
 	if err := refuseOtherKey(dir); err != nil {
 		return err
 	}
@@ -65,14 +70,22 @@ func moveInstallation(cmd *cobra.Command, dir string, loc *location) error {
 // secret.key. The key in force wins, so the move succeeded and then the database was
 // set up with a key that opens none of the moved credentials and under which the audit
 // chain reads as edited: docs/scale-out.md has the operator export a new key for the
-// replicas just before, a natural way to meet it. Without a key file there is nothing to
-// compare: the node ran with the variable.
+// replicas just before, a natural way to meet it. Without a key file the node ran with
+// the variable, which the move then needs: opening the file without either made a new
+// random key file, and the database was set up with that.
 func refuseOtherKey(dir string) error {
 	env := os.Getenv("VOICEAPI_SECRET_KEY")
 	path := filepath.Join(dir, seal.KeyFile)
 	raw, err := os.ReadFile(path)
-	if strings.TrimSpace(env) == "" || err != nil {
+	if errors.Is(err, fs.ErrNotExist) && strings.TrimSpace(env) == "" {
+		return fmt.Errorf("--from-data: %s has no %s and VOICEAPI_SECRET_KEY is unset: the node ran with VOICEAPI_SECRET_KEY, "+
+			"which sealed its credentials and keyed its audit chain; set it to that key for the move and for the replicas", dir, seal.KeyFile)
+	}
+	if strings.TrimSpace(env) == "" || errors.Is(err, fs.ErrNotExist) {
 		return nil
+	}
+	if err != nil { // a key file there that cannot be compared: the move would pass it over
+		return fmt.Errorf("--from-data: reading %s to compare it with VOICEAPI_SECRET_KEY: %w", path, err)
 	}
 	envKey, err := seal.ParseKey(env)
 	if err != nil {

@@ -308,3 +308,48 @@ func TestMigrateFromDataRefusesAnotherKey(t *testing.T) {
 		t.Fatalf("the file's own key: %v (want it past the check, failing to connect)", err)
 	}
 }
+
+// TestMigrateFromDataRefusesWithoutTheKey: a node that ran with VOICEAPI_SECRET_KEY has no
+// secret.key. Moved without the variable, the move used to make a new key file and set
+// the database up with that random key: nothing sealed could be opened and the audit
+// chain read as edited. It is refused before anything is written, no key file made.
+func TestMigrateFromDataRefusesWithoutTheKey(t *testing.T) {
+	dir := t.TempDir()
+	src, err := bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: bytes.Repeat([]byte{7}, 32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Close()
+	t.Setenv("VOICEAPI_SECRET_KEY", "")
+	root := cli.NewRootCommand(io.Discard, io.Discard)
+	root.SetArgs([]string{"migrate", "--from-data", dir, "--database-url", "postgres://voiceapi@127.0.0.1:1/voiceapi?connect_timeout=2"})
+	err = root.Execute()
+	if err == nil || !strings.HasPrefix(err.Error(), "--from-data: "+dir+" has no secret.key and VOICEAPI_SECRET_KEY is unset") {
+		t.Errorf("a move without the node's key: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "secret.key")); !os.IsNotExist(err) {
+		t.Errorf("the move left a key file in %s (%v); want none", dir, err)
+	}
+}
+
+// TestMigrateFromDataRefusesAKeyFileItCannotRead: with VOICEAPI_SECRET_KEY set and a
+// secret.key it cannot read (a directory here; another user's file when not run as
+// root), the move cannot tell the two keys apart: refused, naming the file. It went on
+// with the variable's key, unchecked.
+func TestMigrateFromDataRefusesAKeyFileItCannotRead(t *testing.T) {
+	dir := t.TempDir()
+	src, err := bolt.Open(dir, bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true, SecretKey: bytes.Repeat([]byte{7}, 32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Close()
+	if err := os.Mkdir(filepath.Join(dir, "secret.key"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("VOICEAPI_SECRET_KEY", strings.Repeat("07", 32))
+	root := cli.NewRootCommand(io.Discard, io.Discard)
+	root.SetArgs([]string{"migrate", "--from-data", dir, "--database-url", "postgres://voiceapi@127.0.0.1:1/voiceapi?connect_timeout=2"})
+	if err := root.Execute(); err == nil || !strings.HasPrefix(err.Error(), "--from-data: reading "+filepath.Join(dir, "secret.key")+" to compare it with VOICEAPI_SECRET_KEY") {
+		t.Errorf("a key file the move cannot read: %v", err)
+	}
+}

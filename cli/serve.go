@@ -135,8 +135,15 @@ func (o *serveOptions) check() (slog.Level, error) {
 	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
 		return level, fmt.Errorf("--log-level %q: want debug, info, warn or error", o.logLevel)
 	}
-	if o.maxImportBody < 0 || o.maxJSONBody < 0 || o.maxFileSize < 0 || o.maxMultipartBody < 0 {
-		return level, fmt.Errorf("--max-import-body, --max-json-body, --max-file-size and --max-multipart-body must be 0 or more (0: their default size)")
+	// One flag a refusal, the faulty one: nameEnvironmentSources names the variable of
+	// the flag a refusal begins with.
+	for _, b := range []struct {
+		flag  string
+		bound int64
+	}{{"max-import-body", o.maxImportBody}, {"max-json-body", o.maxJSONBody}, {"max-file-size", o.maxFileSize}, {"max-multipart-body", o.maxMultipartBody}} {
+		if b.bound < 0 {
+			return level, fmt.Errorf("--%s must be 0 or more (0: its default size)", b.flag)
+		}
 	}
 	// 0 would silently mean the default and a negative lifetime would hand out tokens
 	// already expired: logins would answer 200 and every later request 401.
@@ -154,8 +161,11 @@ func (o *serveOptions) check() (slog.Level, error) {
 			return level, fmt.Errorf("--webhook-retry-schedule: %s is negative; want waits of 0 or more, such as 5s,30s,2m", wait)
 		}
 	}
-	if o.rateLimit < 0 || o.loginRateLimit < 0 {
-		return level, fmt.Errorf("--rate-limit and --login-rate-limit must be 0 (off) or more")
+	if o.rateLimit < 0 {
+		return level, fmt.Errorf("--rate-limit must be 0 (off) or more")
+	}
+	if o.loginRateLimit < 0 {
+		return level, fmt.Errorf("--login-rate-limit must be 0 (off) or more")
 	}
 	if o.deliveryRetention < 0 {
 		return level, fmt.Errorf("--delivery-retention must be 0 (keep forever) or more")
@@ -237,8 +247,13 @@ func (o *serveOptions) settings() (serveSettings, error) {
 	if set.proxies, err = server.ParseTrustedProxies(o.trustedProxies); err != nil {
 		return set, fmt.Errorf("--trusted-proxies: %w", err)
 	}
-	if t := o.timeouts; t.ReadHeader <= 0 || t.Read <= 0 || t.Write <= 0 || t.Idle <= 0 {
-		return set, fmt.Errorf("--read-header-timeout, --read-timeout, --write-timeout and --idle-timeout must be more than 0")
+	for _, t := range []struct {
+		flag    string
+		timeout time.Duration
+	}{{"read-header-timeout", o.timeouts.ReadHeader}, {"read-timeout", o.timeouts.Read}, {"write-timeout", o.timeouts.Write}, {"idle-timeout", o.timeouts.Idle}} {
+		if t.timeout <= 0 {
+			return set, fmt.Errorf("--%s must be more than 0", t.flag)
+		}
 	}
 	if set.guard, err = netguard.NewGuard(o.allowPrivateURLs, o.allowURLPrefixes); err != nil {
 		return set, err
@@ -408,6 +423,19 @@ func purgeIdempotency(ctx context.Context, db Backend, logger *slog.Logger, ever
 	pruneLoop(ctx, logger, every, "expired idempotent responses", NewServices(db).Idempotency.PurgeIdempotency, service.IdempotencyPurgeBatch)
 }
 
+// embeddingsPair refuses one of --embeddings-url and --embeddings-model without the
+// other, beginning with the one given (nameEnvironmentSources then names its variable,
+// where the other was most likely forgotten).
+func embeddingsPair(url, model string) error {
+	switch {
+	case url != "" && model == "":
+		return fmt.Errorf("--embeddings-url needs --embeddings-model: give both or neither")
+	case url == "" && model != "":
+		return fmt.Errorf("--embeddings-model needs --embeddings-url: give both or neither")
+	}
+	return nil
+}
+
 // knowledgeOptions configures knowledge bases from the embeddings flags: both the url and
 // the model, or neither.
 func knowledgeOptions(o serveOptions, guard netguard.Guard) (bolt.KnowledgeOptions, error) {
@@ -416,8 +444,8 @@ func knowledgeOptions(o serveOptions, guard netguard.Guard) (bolt.KnowledgeOptio
 	if o.embeddingsURL == "" && o.embeddingsModel == "" {
 		return k, nil
 	}
-	if o.embeddingsURL == "" || o.embeddingsModel == "" {
-		return k, fmt.Errorf("--embeddings-url and --embeddings-model go together")
+	if err := embeddingsPair(o.embeddingsURL, o.embeddingsModel); err != nil {
+		return k, err
 	}
 	if err := netguard.CheckURL(o.embeddingsURL); err != nil {
 		return k, fmt.Errorf("--embeddings-url: %w", err)

@@ -20,14 +20,15 @@ func TestServeRefusesBadTrustedProxiesAndTimeouts(t *testing.T) {
 	}{
 		{[]string{"--trusted-proxies", "10.0.0.0/33"}, `--trusted-proxies: "10.0.0.0/33" is not a CIDR range`},
 		{[]string{"--trusted-proxies", "10.0.0.0/8,proxy.local"}, `--trusted-proxies: "proxy.local" is neither a CIDR range`},
-		{[]string{"--read-header-timeout", "0s"}, "--read-header-timeout, --read-timeout, --write-timeout and --idle-timeout must be more than 0"},
-		{[]string{"--write-timeout", "-1s"}, "must be more than 0"},
+		{[]string{"--read-header-timeout", "0s"}, "--read-header-timeout must be more than 0"},
+		{[]string{"--write-timeout", "-1s"}, "--write-timeout must be more than 0"},
 		{[]string{"--log-level", "verbose"}, `--log-level "verbose": want debug, info, warn or error`},
 		{[]string{"--login-ttl", "0s"}, "--login-ttl must be more than 0"},
 		{[]string{"--login-ttl", "-1h"}, "--login-ttl must be more than 0"},
 		{[]string{"--drain-timeout", "-1ns"}, "--drain-timeout must be 0 or more"},
-		{[]string{"--max-import-body", "-1"}, "--max-import-body, --max-json-body, --max-file-size and --max-multipart-body must be 0 or more"},
-		{[]string{"--max-multipart-body", "-1"}, "must be 0 or more (0: their default size)"},
+		{[]string{"--max-import-body", "-1"}, "--max-import-body must be 0 or more (0: its default size)"},
+		{[]string{"--max-multipart-body", "-1"}, "--max-multipart-body must be 0 or more (0: its default size)"},
+		{[]string{"--rate-limit", "-1"}, "--rate-limit must be 0 (off) or more"},
 		{[]string{"--db-pool-size", "-1"}, "--db-pool-size must be 0 (pgx's default) or more"},
 		{[]string{"--webhook-retry-schedule", "5s,-1ns"}, "--webhook-retry-schedule: -1ns is negative"},
 	} {
@@ -82,6 +83,12 @@ func TestServeRefusalNamesTheVariable(t *testing.T) {
 		{"VOICEAPI_LOGIN_TTL", "0s", "--login-ttl (from VOICEAPI_LOGIN_TTL): must be more than 0"},
 		{"VOICEAPI_TRUSTED_PROXIES", "proxy.local", `--trusted-proxies (from VOICEAPI_TRUSTED_PROXIES): "proxy.local" is neither a CIDR range`},
 		{"VOICEAPI_LOG_LEVEL", "loud", `--log-level (from VOICEAPI_LOG_LEVEL): "loud": want debug, info, warn or error`},
+		// A flag checked with others: the refusal is the faulty one's alone, named with its
+		// variable. It named the group's first flag before, whatever its source.
+		{"VOICEAPI_MAX_JSON_BODY", "-1", "--max-json-body (from VOICEAPI_MAX_JSON_BODY): must be 0 or more"},
+		{"VOICEAPI_LOGIN_RATE_LIMIT", "-1", "--login-rate-limit (from VOICEAPI_LOGIN_RATE_LIMIT): must be 0 (off) or more"},
+		{"VOICEAPI_IDLE_TIMEOUT", "0s", "--idle-timeout (from VOICEAPI_IDLE_TIMEOUT): must be more than 0"},
+		{"VOICEAPI_EMBEDDINGS_URL", "https://embed.example.com/v1", "--embeddings-url (from VOICEAPI_EMBEDDINGS_URL): needs --embeddings-model: give both or neither"},
 	} {
 		t.Setenv(c.env, c.value)
 		_, _, err := run(t, "", "serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0")
@@ -92,5 +99,11 @@ func TestServeRefusalNamesTheVariable(t *testing.T) {
 	}
 	if _, _, err := run(t, "", "serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0", "--login-ttl", "0s"); err == nil || !strings.HasPrefix(err.Error(), "--login-ttl must be more than 0") {
 		t.Errorf("from the command line: %v", err)
+	}
+	// A good value from the environment does not take the blame for a bad one given on
+	// the command line: "--max-import-body (from VOICEAPI_MAX_IMPORT_BODY): , --max-json-body, …" before.
+	t.Setenv("VOICEAPI_MAX_IMPORT_BODY", "1000")
+	if _, _, err := run(t, "", "serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0", "--max-json-body", "-1"); err == nil || !strings.HasPrefix(err.Error(), "--max-json-body must be 0 or more") {
+		t.Errorf("a bad --max-json-body beside VOICEAPI_MAX_IMPORT_BODY: %v", err)
 	}
 }

@@ -142,8 +142,9 @@ func (t *tx) narrowedBackCursor(meta *data.Page, bind string, w deliveryWalk, di
 }
 
 // deliveryNeighbour reports whether the filter keeps a delivery after (newer) or before
-// id, as a page walking that way would find it: true too once MaxScan deliveries lie
-// that way, since a cursor that may lead to an empty page is better than one missing.
+// id, as a page walking that way would find it: true too when more than MaxScan
+// deliveries lie that way, where that page ends at the bound with a cursor on (bolt's
+// hasNeighbour); not for exactly MaxScan, where it would end empty with no cursor.
 func (t *tx) deliveryNeighbour(w deliveryWalk, id string, after bool) (bool, error) {
 	op, order := "<", "DESC"
 	if after {
@@ -154,7 +155,7 @@ func (t *tx) deliveryNeighbour(w deliveryWalk, id string, after bool) (bool, err
 		sql = fmt.Sprintf(`SELECT EXISTS (SELECT 1 FROM (
 			SELECT event_type, row_number() OVER (ORDER BY id %[2]s) AS n FROM (
 				SELECT id, event_type FROM deliveries WHERE webhook_id = $1 AND id %[1]s $3 ORDER BY id %[2]s LIMIT %[3]d) s) w
-			WHERE event_type = ANY($2) OR n >= %[3]d)`, op, order, w.maxScan)
+			WHERE event_type = ANY($2) OR n > %[4]d)`, op, order, w.maxScan+1, w.maxScan)
 	} else {
 		sql = fmt.Sprintf(`SELECT EXISTS (SELECT 1 FROM deliveries WHERE webhook_id = $1 AND event_type = ANY($2) AND id %s $3)`, op)
 	}

@@ -209,7 +209,9 @@ func (t *tx) setBackCursor(meta *data.Page, workspaceID, bind string, from event
 		}
 	case cut && from.dir == older:
 		meta.PrevCursor = t.db.encodeCursor(newer, bind, from.key)
-	case cut && from.dir == newer:
+	case cut && from.dir == newer && from.key != "":
+		// A walk from "" began at the oldest event: nothing is older, and an older
+		// cursor without a seq is refused (decodeEventCursor).
 		meta.NextCursor = t.db.encodeCursor(older, bind, from.key)
 	case from.dir == older && from.hasFrom:
 		// Everything past the cursor was deleted: lead back to the oldest page, which a
@@ -222,8 +224,9 @@ func (t *tx) setBackCursor(meta *data.Page, workspaceID, bind string, from event
 }
 
 // eventNeighbour reports whether the workspace holds a kept event after (newer) or before
-// seq. With a scan bound it answers true once the bound is reached: a cursor that may lead
-// to an empty page is better than one missing.
+// seq, as a page walking that way would find it: true too past the scan bound, where that
+// page ends empty with a cursor on (bolt's hasNeighbour); not at exactly the bound, where
+// it would end empty with neither cursor.
 func (t *tx) eventNeighbour(workspaceID string, seq int64, after bool, keep func(*data.Event) bool, maxScan int) (bool, error) {
 	batch := 1
 	if keep != nil {
@@ -238,7 +241,7 @@ func (t *tx) eventNeighbour(workspaceID string, seq int64, after bool, keep func
 		if keep == nil || keep(e) {
 			return true, nil
 		}
-		if n++; maxScan > 0 && n >= maxScan {
+		if n++; maxScan > 0 && n > maxScan {
 			return true, nil
 		}
 	}

@@ -45,12 +45,17 @@ func (t *tx) ConversationStartResponses(conversationID string) ([]data.KeptRespo
 }
 
 // AgentConversationResponses implements service.AccountTx, over the index
-// idempotency_responses_agent_conversation (migration 0032).
+// idempotency_responses_agent_conversation.
 func (t *tx) AgentConversationResponses(agentID string, limit int) ([]data.KeptResponse, error) {
-	return t.keptResponses(`SELECT token_id, key, `+keptColumns+` FROM idempotency_responses
-		WHERE agent_id = $1 AND status <> 0 AND (conversation_id IS NOT NULL OR started_conversation_id IS NOT NULL)
-		LIMIT $2`, agentID, limit)
+	return t.keptResponses(agentConversationResponsesSQL, agentID, limit)
 }
+
+// agentConversationResponsesSQL reads the answers kept for agent $1's conversations, up
+// to $2, all in the partial index (migration 0036): a batch reads none of the claims the
+// batches before cut.
+const agentConversationResponsesSQL = `SELECT token_id, key, ` + keptColumns + ` FROM idempotency_responses
+	WHERE agent_id = $1 AND status <> 0 AND (conversation_id IS NOT NULL OR started_conversation_id IS NOT NULL)
+	LIMIT $2`
 
 // keptResponses runs query, which selects token_id, key and keptColumns, with args.
 func (t *tx) keptResponses(query string, args ...any) ([]data.KeptResponse, error) {

@@ -13,9 +13,9 @@ import (
 
 // TestAgentDeleteCutsKeptAnswersInBatches: an agent's delete cuts the answers kept for
 // its conversations to their claims, the first service.AgentKeptCutBatch in its own
-// transaction, and queues agent.cut_kept_answers for the rest, which cuts them all; an
-// answer of another agent, and an answer of the agent that is not a conversation's (a
-// call's start), stay as kept. Both engines.
+// transaction, and queues agent.cut_kept_answers for the rest, which cuts them all, batch
+// after batch; an answer of another agent, and an answer of the agent that is not a
+// conversation's (a call's start), stay as kept. Both engines.
 func TestAgentDeleteCutsKeptAnswersInBatches(t *testing.T) {
 	env := testkit.New(t, nil)
 	ctx := owner(t, env, "cut@example.com")
@@ -28,7 +28,9 @@ func TestAgentDeleteCutsKeptAnswersInBatches(t *testing.T) {
 		agents = append(agents, a.ID)
 	}
 	agent, other := agents[0], agents[1]
-	n := service.AgentKeptCutBatch + 5
+	// The job's run cuts a full batch, then the one past it: a run that stopped after one
+	// batch would leave that one whole.
+	n := 2*service.AgentKeptCutBatch + 1
 	now := data.NewTime(time.Now())
 	put := func(tx service.Tx, key, agentID, conv string) error {
 		return tx.PutIdempotentResponse(1, key, &data.IdempotentResponse{Status: 200, Body: []byte("words"), CreatedAt: now,

@@ -64,6 +64,10 @@ func (s *AuditService) ListAuditLog(ctx context.Context, f data.AuditFilter, req
 	return list, page, err
 }
 
+// HashMismatch begins the problem of an event whose hash does not match its content:
+// `audit verify` counts them (every event's points at the key, not at edits).
+const HashMismatch = "its hash does not match its content"
+
 // VerifyAuditChain recomputes the hash chain of one workspace, or of every workspace when
 // workspaceID is "", and returns every fault: an event whose hash does not match its
 // content (an edit), an event whose prev_hash does not name its predecessor's hash (an
@@ -115,7 +119,7 @@ func (s *AuditService) verifyChain(tx Tx, ws string) ([]data.ChainProblem, int, 
 			return nil
 		}
 		if !s.linkHolds(e) {
-			add(id, "its hash does not match its content: the event was edited")
+			add(id, HashMismatch+": the event was edited")
 		}
 		if e.ID != id || e.WorkspaceID != ws {
 			add(id, "it is stored under another id or workspace (%s, %s): the event was edited", e.ID, e.WorkspaceID)
@@ -202,7 +206,7 @@ func (s *AuditService) rekeyChain(tx Tx, ws string) (int, error) {
 		}
 		keyed := strings.HasPrefix(e.Hash, keyedHashPrefix)
 		if keyed && !s.linkHolds(e) || !keyed && e.Hash != LegacyEventHash(e) {
-			return fmt.Errorf("workspace %s: event %s: its hash does not match its content; run voiceapi audit verify", ws, id)
+			return fmt.Errorf("workspace %s: event %s: %s; run voiceapi audit verify", ws, id, HashMismatch)
 		}
 		legacy = legacy || !keyed
 		prevHash = e.Hash

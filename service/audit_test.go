@@ -109,6 +109,40 @@ func TestAuditFilterAndScanBound(t *testing.T) {
 	if err != nil || len(list) != 0 || page.NextCursor != nil {
 		t.Errorf("second page: %d events, next %v, %v; want the end", len(list), page.NextCursor, err)
 	}
+	// Every cursor these pages offer is taken: the way back leads to the oldest page, cut
+	// by the bound walking newer from its start, whose own cursors read too. On
+	// PostgreSQL that page offered a next_cursor older than no event, which the list
+	// refused as a cursor of another list (422): bbolt's guard was missing there.
+	for hops, cursor := 0, page.PrevCursor; cursor != nil && hops < 4; hops++ {
+		var back data.Page
+		if _, back, err = svc.Audit.ListAuditLog(as("ws_2"), f, data.PageRequest{PerPage: 10, Cursor: *cursor}); err != nil {
+			t.Fatalf("a cursor the audit log offered (after %d pages back): %v", hops, err)
+		}
+		if back.NextCursor != nil {
+			if _, _, err := svc.Audit.ListAuditLog(as("ws_2"), f, data.PageRequest{PerPage: 10, Cursor: *back.NextCursor}); err != nil {
+				t.Errorf("the next_cursor of a page back: %v", err)
+			}
+		}
+		cursor = back.PrevCursor
+	}
+
+	// The one kept event past exactly MaxAuditScan others: the page that holds it offers no
+	// prev_cursor, as nothing it keeps lies newer within the bound. On PostgreSQL it had
+	// one (bbolt's hasNeighbour said the same once), to a page of nothing with neither
+	// cursor: a dead end, and the engines' pages differed.
+	appendChain(t, store, gen, "ws_3", service.MaxAuditScan+1, func(i int, e *data.Event) {
+		if i == 0 {
+			e.Type = data.EventAgentCreated
+		}
+	})
+	list, page, err = svc.Audit.ListAuditLog(as("ws_3"), f, data.PageRequest{PerPage: 10})
+	if err != nil || len(list) != 0 || page.NextCursor == nil {
+		t.Fatalf("first page over %d unmatched events: %d events, next %v, %v", service.MaxAuditScan, len(list), page.NextCursor, err)
+	}
+	list, page, err = svc.Audit.ListAuditLog(as("ws_3"), f, data.PageRequest{PerPage: 10, Cursor: *page.NextCursor})
+	if err != nil || len(list) != 1 || page.NextCursor != nil || page.PrevCursor != nil {
+		t.Errorf("the page of the kept event: %d events, next %v, prev %v, %v; want it alone, no cursor", len(list), page.NextCursor, page.PrevCursor, err)
+	}
 }
 
 func TestVerifyAuditChain(t *testing.T) {

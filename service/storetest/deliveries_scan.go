@@ -71,7 +71,13 @@ func testDeliveriesScanBoundEdge(t *testing.T, open Opener) {
 		{"hidden, at the bound", maxScan, 0, 0, -1, false},
 		{"hidden, past the bound", maxScan + 1, 0, 0, 0, true},
 		{"kept one, at the bound", maxScan - 1, 1, 1, -1, false},
-		{"kept one, past the bound", maxScan, 1, 0, 1, true},
+		// The next page holds the kept one and nothing readable lies newer within the
+		// bound: no prev_cursor. It had one, leading to a page of nothing with neither
+		// cursor: a dead end, the way back to the first page lost.
+		{"kept one, past the bound", maxScan, 1, 0, 1, false},
+		// One hidden more past the bound: a page back from the kept one would be cut by
+		// the bound, with a cursor on; so it is offered.
+		{"kept one, one past the bound", maxScan + 1, 1, 0, 1, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := open(t)
@@ -96,6 +102,11 @@ func testDeliveriesScanBoundEdge(t *testing.T, open Opener) {
 			}
 			if (meta.PrevCursor != nil) != c.newerOnNext {
 				t.Errorf("the next page's prev_cursor: %v, want one: %v", meta.PrevCursor, c.newerOnNext)
+			}
+			if meta.PrevCursor != nil {
+				if back, meta := deliveryPage(t, s, webhookID, f, data.PageRequest{PerPage: 15, Cursor: *meta.PrevCursor}); len(back) == 0 && meta.NextCursor == nil && meta.PrevCursor == nil {
+					t.Errorf("the next page's prev_cursor leads to a page of nothing with neither cursor")
+				}
 			}
 		})
 	}
