@@ -64,6 +64,26 @@ func (v visibility) conversation(agentID string) bool {
 	return v.p == nil || v.p.Allows(data.ConversationNeed) == nil && v.agent(agentID)
 }
 
+// memberAgents is a member's agent_ids as the caller may read them: a caller limited to
+// some agents reads only those among them, so a member's list never names an agent the
+// caller does not see (conventions §2: its existence is never revealed). A list left with
+// none reads as data.NoAgent, never as [] (which would say every agent).
+func (v visibility) memberAgents(ids []string) []string {
+	if v.allAgents() || len(ids) == 0 {
+		return ids
+	}
+	shown := []string{}
+	for _, id := range ids {
+		if v.agent(id) {
+			shown = append(shown, id)
+		}
+	}
+	if len(shown) == 0 {
+		return []string{data.NoAgent}
+	}
+	return shown
+}
+
 // agentBound reports whether module's records belong to an agent.
 func agentBound(module string) bool {
 	return module == data.ModuleAgents || module == data.ModuleCallHistory || module == data.ModuleAnalytics
