@@ -88,3 +88,47 @@ func strs(v any) []string {
 	}
 	return out
 }
+
+// TestKeyListNamesOnlyAgentsTheCallerSees: GET /api-keys read by a key narrowed to agent
+// A lists its user's other keys with only the agents it sees: a key narrowed to B reads as
+// narrowed to no agent the caller sees. The user's sign-in reads every key as stored.
+func TestKeyListNamesOnlyAgentsTheCallerSees(t *testing.T) {
+	e := newEnv(t)
+	owner := e.Owner.Token
+	agent := func(name string) string {
+		r := e.do("POST", "/api/v1/agents", owner, map[string]any{"name": name})
+		expect(t, r, 201)
+		return r.Data()["id"].(string)
+	}
+	a, b := agent("A"), agent("B")
+	key := func(name string, agents []string) (int64, string) {
+		r := e.do("POST", "/api/v1/api-keys", owner, map[string]any{"name": name, "agent_ids": agents})
+		expect(t, r, 201)
+		return int64(r.Data()["id"].(float64)), r.JSON()["token"].(string)
+	}
+	keyA, tokenA := key("A only", []string{a})
+	keyB, _ := key("B only", []string{b})
+	for _, c := range []struct {
+		name, token string
+		want        map[int64][]string
+	}{
+		{"key narrowed to A", tokenA, map[int64][]string{keyA: {a}, keyB: {data.NoAgent}}},
+		{"owner", owner, map[int64][]string{keyA: {a}, keyB: {b}}},
+	} {
+		r := e.do("GET", "/api/v1/api-keys?per_page=100", c.token, nil)
+		expect(t, r, 200)
+		got := map[int64][]string{}
+		for _, it := range r.List() {
+			m := it.(map[string]any)
+			got[int64(m["id"].(float64))] = strs(m["agent_ids"])
+		}
+		for id, want := range c.want {
+			if !slices.Equal(got[id], want) {
+				t.Errorf("%s: key %d's agent_ids %v, want %v", c.name, id, got[id], want)
+			}
+		}
+		if c.token != owner && strings.Contains(string(r.Body), b) {
+			t.Errorf("%s: the list names agent B: %s", c.name, r.Body)
+		}
+	}
+}
