@@ -148,3 +148,29 @@ func TestConsoleNumberOfAnotherAgentIsNotOffered(t *testing.T) {
 		}
 	}
 }
+
+// TestConsoleMembersNameOnlyTheUsersAgents: the workspace page's member list, read by a
+// developer limited to agent A, names no agent of another's: a member limited to B alone
+// reads as limited to no agent (the API shows such a list as agt_000…, "No agent").
+func TestConsoleMembersNameOnlyTheUsersAgents(t *testing.T) {
+	e := testenv.Start(t)
+	mine, other := createAgent(t, e, e.Owner.Token, "Alpha line"), createAgent(t, e, e.Owner.Token, "Bravo line")
+	addMember(t, e, e.NewUser("bravo@example.com", false), map[string]any{"role": "developer", "agent_ids": []string{other}})
+	dev := e.NewUser("limited@example.com", false)
+	addMember(t, e, dev, map[string]any{"role": "developer", "agent_ids": []string{mine}})
+	s := e.SignIn(dev, e.Owner.WorkspaceID)
+	res := e.Do(s.Client, "GET", "/workspace", "", nil)
+	if res.Status != http.StatusOK {
+		t.Fatalf("/workspace: %d", res.Status)
+	}
+	page := string(res.Body)
+	_, rest, _ := strings.Cut(other, "_")
+	for _, hidden := range []string{other, "Bravo line", rest[len(rest)-6:]} {
+		if strings.Contains(page, hidden) {
+			t.Errorf("/workspace shows %q of another agent", hidden)
+		}
+	}
+	if !strings.Contains(page, "No agent") || !strings.Contains(page, "Alpha line") {
+		t.Errorf("/workspace does not show the members' agents as the developer sees them")
+	}
+}
