@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 // names maps record ids to what people call them (docs/dashboard.md, "Shared patterns":
@@ -20,6 +22,9 @@ func (n names) Of(id any) string {
 	}
 	if name, ok := n[s]; ok {
 		return name
+	}
+	if s == data.NoAgent { // agent_ids left with no agent (the caller may see)
+		return "No agent"
 	}
 	return shortID(s)
 }

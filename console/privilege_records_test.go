@@ -114,3 +114,63 @@ func TestConsoleShowsAMemberOnlyItsAgents(t *testing.T) {
 		}
 	}
 }
+
+// TestConsoleNumberOfAnotherAgentIsNotOffered: a number that routes calls of an agent
+// the developer does not see is not theirs to change (the API's 403): its page offers
+// neither the save nor the delete, and says why; a number of their own agent offers both.
+func TestConsoleNumberOfAnotherAgentIsNotOffered(t *testing.T) {
+	e := testenv.Start(t)
+	mine, other := createAgent(t, e, e.Owner.Token, "Alpha line"), createAgent(t, e, e.Owner.Token, "Bravo line")
+	number := func(phone, agent string) string {
+		res := e.Do(nil, "POST", "/api/v1/numbers", e.Owner.Token, map[string]any{"phone_number": phone, "provider": "twilio", "inbound_agent_id": agent})
+		if res.Status != http.StatusCreated {
+			t.Fatalf("create number: %d %s", res.Status, res.Body)
+		}
+		return res.Data()["id"].(string)
+	}
+	ofMine, ofOther := number("+14155550101", mine), number("+14155550102", other)
+	dev := e.NewUser("limited@example.com", false)
+	addMember(t, e, dev, map[string]any{"role": "developer", "agent_ids": []string{mine}})
+	s := e.SignIn(dev, e.Owner.WorkspaceID)
+	for id, offered := range map[string]bool{ofMine: true, ofOther: false} {
+		res := e.Do(s.Client, "GET", "/numbers/"+id, "", nil)
+		if res.Status != http.StatusOK {
+			t.Fatalf("/numbers/%s: %d", id, res.Status)
+		}
+		page := string(res.Body)
+		for _, offer := range []string{"Save bindings and variables", "Delete this number"} {
+			if strings.Contains(page, offer) != offered {
+				t.Errorf("/numbers/%s offers %q: %v, want %v", id, offer, !offered, offered)
+			}
+		}
+		if says := strings.Contains(page, "outside your access"); says == offered {
+			t.Errorf("/numbers/%s says it routes another agent's calls: %v, want %v", id, says, !offered)
+		}
+	}
+}
+
+// TestConsoleMembersNameOnlyTheUsersAgents: the workspace page's member list, read by a
+// developer limited to agent A, names no agent of another's: a member limited to B alone
+// reads as limited to no agent (the API shows such a list as agt_000…, "No agent").
+func TestConsoleMembersNameOnlyTheUsersAgents(t *testing.T) {
+	e := testenv.Start(t)
+	mine, other := createAgent(t, e, e.Owner.Token, "Alpha line"), createAgent(t, e, e.Owner.Token, "Bravo line")
+	addMember(t, e, e.NewUser("bravo@example.com", false), map[string]any{"role": "developer", "agent_ids": []string{other}})
+	dev := e.NewUser("limited@example.com", false)
+	addMember(t, e, dev, map[string]any{"role": "developer", "agent_ids": []string{mine}})
+	s := e.SignIn(dev, e.Owner.WorkspaceID)
+	res := e.Do(s.Client, "GET", "/workspace", "", nil)
+	if res.Status != http.StatusOK {
+		t.Fatalf("/workspace: %d", res.Status)
+	}
+	page := string(res.Body)
+	_, rest, _ := strings.Cut(other, "_")
+	for _, hidden := range []string{other, "Bravo line", rest[len(rest)-6:]} {
+		if strings.Contains(page, hidden) {
+			t.Errorf("/workspace shows %q of another agent", hidden)
+		}
+	}
+	if !strings.Contains(page, "No agent") || !strings.Contains(page, "Alpha line") {
+		t.Errorf("/workspace does not show the members' agents as the developer sees them")
+	}
+}

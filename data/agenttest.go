@@ -242,4 +242,7 @@ type AgentTestService interface {
 	// agent, or a call of another agent or one the caller may not read), forbidden,
 	// validation_failed (a call without caller turns), conflict (as many tests as it may).
 	AgentTestFromCall(ctx context.Context, agentID, callID string) (*AgentTest, error)
+	// CheckTestCall is AgentTestFromCall's access check of the call alone, which a replay
+	// of its answer (the call's caller turns) makes again: nil, or not_found as the make.
+	CheckTestCall(ctx context.Context, agentID, callID string) error
 }

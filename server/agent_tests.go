@@ -16,7 +16,8 @@ func (s *Server) agentTestRoutes() []route {
 	return []route{
 		{Method: "GET", Path: "/api/v1/agents/{agent_id}/tests", Need: read, handle: s.handleAgentTestList},
 		{Method: "POST", Path: "/api/v1/agents/{agent_id}/tests", Need: write, Idempotent: true, handle: s.handleAgentTestCreate, legacyRecheck: s.recheckAgentPath},
-		{Method: "POST", Path: "/api/v1/agents/{agent_id}/tests/from-call/{call_id}", Need: write, Idempotent: true, NoBody: true, handle: s.handleAgentTestFromCall, legacyRecheck: s.recheckAgentPath},
+		{Method: "POST", Path: "/api/v1/agents/{agent_id}/tests/from-call/{call_id}", Need: write, Idempotent: true, NoBody: true, handle: s.handleAgentTestFromCall, legacyRecheck: s.recheckAgentPath,
+			replayRecheck: s.recheckTestCall},
 		{Method: "GET", Path: "/api/v1/agents/{agent_id}/tests/{test_id}", Need: read, handle: s.handleAgentTestShow},
 		{Method: "PUT", Path: "/api/v1/agents/{agent_id}/tests/{test_id}", Need: write, handle: s.handleAgentTestUpdate},
 		{Method: "DELETE", Path: "/api/v1/agents/{agent_id}/tests/{test_id}", Need: write, handle: s.handleAgentTestDelete},
@@ -148,4 +149,11 @@ func (s *Server) handlePublishGate(w http.ResponseWriter, r *http.Request) error
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": g})
 	return nil
+}
+
+// recheckTestCall is the access check of the call a test is made from (its answer holds
+// the call's caller turns), which every replay of the make passes again.
+func (s *Server) recheckTestCall(r *http.Request, _ *data.IdempotentResponse) error {
+	v := mux.Vars(r)
+	return s.svc.AgentTests.CheckTestCall(r.Context(), v["agent_id"], v["call_id"])
 }

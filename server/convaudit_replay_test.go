@@ -49,3 +49,34 @@ func TestConvAuditTestRoutesReplayRecheckTheAgent(t *testing.T) {
 		testkit.Expect(t, e.Do("PUT", "/api/v1/workspaces/"+ws+"/users/"+dev.ID, e.tok, map[string]any{"agent_ids": []string{agent}}), 200)
 	}
 }
+
+// A test made from a call holds the call's caller turns, so making one needs the right to
+// read that call (call_history), beyond the route's agents:write. Its replay checks that
+// right again: a member who lost call_history since is answered as a first request is
+// (404 for the call), never the kept answer with the call's words.
+func TestTestFromCallReplayRechecksTheCall(t *testing.T) {
+	e := newTestsEnvWithoutRunner(t)
+	ws := e.Owner.WorkspaceID
+	agent := e.bookingAgent(t, "Trattoria")
+	call := e.Do("POST", "/api/v1/calls", e.tok, map[string]any{"agent_id": agent, "direction": "web", "status": "ended",
+		"transcript": []any{map[string]any{"role": "user", "content": "the private words", "start_ms": 0}}})
+	testkit.Expect(t, call, 201)
+	dev := e.Member("dev@example.com", ws, data.RoleDeveloper, nil, nil)
+	path := "/api/v1/agents/" + agent + "/tests/from-call/" + call.Data()["id"].(string)
+	first := e.Do("POST", path, dev.Token, nil, "Idempotency-Key", "k")
+	testkit.Expect(t, first, 201)
+	if !strings.Contains(string(first.Body), "private words") {
+		t.Fatalf("the test made from the call does not hold its caller turn: %s", first.Body)
+	}
+	if again := e.Do("POST", path, dev.Token, nil, "Idempotency-Key", "k"); again.Status != 201 || again.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the retry while allowed: %d %v", again.Status, again.Header)
+	}
+	without := []string{data.ModuleAgents, data.ModuleKnowledgeBase, data.ModulePhoneNumbers, data.ModuleAnalytics}
+	testkit.Expect(t, e.Do("PUT", "/api/v1/workspaces/"+ws+"/users/"+dev.ID, e.tok, map[string]any{"modules": without}), 200)
+	fresh := e.Do("POST", path, dev.Token, nil)
+	testkit.Expect(t, fresh, 404)
+	r := e.Do("POST", path, dev.Token, nil, "Idempotency-Key", "k")
+	if r.Status != fresh.Status || r.Header.Get("Idempotent-Replayed") != "" || strings.Contains(string(r.Body), "private words") {
+		t.Errorf("a member who lost call_history got %d %v %.300s, want as a first request: %d %s", r.Status, r.Header, r.Body, fresh.Status, fresh.Body)
+	}
+}

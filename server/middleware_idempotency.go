@@ -222,8 +222,14 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, rt route, prev *
 // must still see the agent the first request acted on, which the service noted in the
 // kept record (data.NoteClaimAgent), so that a member whose agent_ids were narrowed
 // since is not shown again what the narrowing took away. A record kept before agents
-// were noted has none: the route's own check of it stands in (legacyRecheck).
+// were noted has none: the route's own check of it stands in (legacyRecheck). A route
+// whose answer holds a record of another module checks that record first (replayRecheck).
 func (s *Server) recheckReplay(r *http.Request, rt route, prev *data.IdempotentResponse) error {
+	if rt.replayRecheck != nil {
+		if err := rt.replayRecheck(r, prev); err != nil {
+			return err
+		}
+	}
 	switch {
 	case prev.AgentID != "":
 		return s.svc.Idempotency.CheckReplayAgent(r.Context(), prev.AgentID)

@@ -164,6 +164,10 @@ type route struct {
 	// otherwise: recheckReplay). Such responses expire 24 hours after an upgrade; the
 	// field can go a release later (docs/upgrading.md).
 	legacyRecheck func(r *http.Request, kept *data.IdempotentResponse) error
+	// replayRecheck, when set, is a check every replay of the route makes beside its
+	// agent's: the read of another record its answer holds, which the route's requirement
+	// does not cover (a test made from a call holds the call's caller turns).
+	replayRecheck func(r *http.Request, kept *data.IdempotentResponse) error
 }
 
 // New builds a server and its routes.

@@ -188,13 +188,9 @@ func (s *AgentTestService) AgentTestFromCall(ctx context.Context, agentID, callI
 		if err != nil {
 			return err
 		}
-		call, err := tx.Call(callID)
+		call, err := testCall(tx, p, agentID, callID)
 		if err != nil {
 			return err
-		}
-		// The call must be one the caller may read (call_history) and of this agent.
-		if call == nil || call.WorkspaceID != p.WorkspaceID || call.AgentID != agentID || p.Allows(data.Read(data.ModuleCallHistory)) != nil {
-			return data.NotFound("Call")
 		}
 		t, err := testFromCall(call, agent)
 		if err != nil {
@@ -209,6 +205,32 @@ func (s *AgentTestService) AgentTestFromCall(ctx context.Context, agentID, callI
 		return err
 	})
 	return out, err
+}
+
+// testCall is the call a test is made from: one the caller may read (call_history) and
+// of agent agentID, else not found.
+func testCall(tx Tx, p *data.Principal, agentID, callID string) (*data.Call, error) {
+	call, err := tx.Call(callID)
+	if err != nil {
+		return nil, err
+	}
+	if call == nil || call.WorkspaceID != p.WorkspaceID || call.AgentID != agentID || p.Allows(data.Read(data.ModuleCallHistory)) != nil {
+		return nil, data.NotFound("Call")
+	}
+	return call, nil
+}
+
+// CheckTestCall implements data.AgentTestService: the replay of a test made from a call
+// holds the call's caller turns, so it reads the call again under the caller's access now.
+func (s *AgentTestService) CheckTestCall(ctx context.Context, agentID, callID string) error {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return err
+	}
+	return s.store.View(ctx, func(tx Tx) error {
+		_, err := testCall(tx, p, agentID, callID)
+		return err
+	})
 }
 
 // testFromCall builds the scripted test of a call: its user turns, and tool_called for

@@ -424,7 +424,11 @@ func (s *AuthService) ListAPIKeys(ctx context.Context, req data.PageRequest) ([]
 		page = pg
 		keys = make([]*data.APIKey, 0, len(list))
 		for _, k := range list {
-			keys = append(keys, k.Public())
+			pub := k.Public()
+			if k.WorkspaceID == p.WorkspaceID { // another workspace's agents are not this token's to judge
+				pub.AgentIDs = visibilityOf(p).memberAgents(pub.AgentIDs)
+			}
+			keys = append(keys, pub)
 		}
 		return err
 	})

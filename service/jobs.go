@@ -57,6 +57,11 @@ type JobKind struct {
 	// Module is what a caller must hold to read the kind's jobs through the API (and the
 	// module's read scope, for a key with scopes).
 	Module string
+	// EveryAgent marks a kind whose jobs work over every agent of the workspace and so
+	// belong to none (an upgrade's list): their progress and last_error may name any
+	// agent, so only callers who see every agent read them, as only they read an agent's
+	// event that names no agent (visibility.event).
+	EveryAgent bool
 	// Handle runs one job of the kind.
 	Handle JobHandler
 	// MaxAttempts bounds the runs of a job enqueued without its own;

@@ -10,8 +10,9 @@ import (
 // jobAccess is the one rule of who reads which jobs, applied alike by GET /jobs/{id} and
 // GET /jobs (and so by the CLI and the console, which call them): a caller reads a job
 // of its workspace when it holds the module the job's kind was registered with (and, on
-// a key with scopes, that module's read scope) and may see the job's agent. Any other
-// job does not exist for it (conventions §2, §20).
+// a key with scopes, that module's read scope) and may see the job's agent; a kind whose
+// jobs work over every agent (JobKind.EveryAgent) only when it sees every agent. Any
+// other job does not exist for it (conventions §2, §20).
 type jobAccess struct {
 	workspaceID string
 	// kinds are the registered kinds the caller may read; a kind this process does not
@@ -29,7 +30,11 @@ func (s *JobService) jobAccessOf(p *data.Principal) jobAccess { return jobAccess
 func jobAccessFor(reg *jobRegistry, p *data.Principal) jobAccess {
 	a := jobAccess{workspaceID: p.WorkspaceID, kinds: []string{}}
 	for _, name := range reg.names() {
-		if p.Allows(data.Read(reg.kind(name).Module)) == nil {
+		k := reg.kind(name)
+		if k.EveryAgent && len(p.AgentIDs) > 0 {
+			continue // works over agents the caller may not see (JobKind.EveryAgent)
+		}
+		if p.Allows(data.Read(k.Module)) == nil {
 			a.kinds = append(a.kinds, name)
 		}
 	}

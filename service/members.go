@@ -39,8 +39,9 @@ func lastOwner(tx Tx, workspaceID, userID string) (bool, error) {
 	return isOwner && owners == 1, nil
 }
 
-// workspaceUser is a membership as responses show it.
-func workspaceUser(tx Tx, m *data.MemberRecord) (*data.WorkspaceUser, error) {
+// workspaceUser is a membership as responses show it to the caller of ctx: its agent_ids
+// cut to the agents the caller sees (visibility.memberAgents).
+func workspaceUser(ctx context.Context, tx Tx, m *data.MemberRecord) (*data.WorkspaceUser, error) {
 	u, err := loadUser(tx, m.UserID)
 	if err != nil {
 		return nil, err
@@ -48,7 +49,7 @@ func workspaceUser(tx Tx, m *data.MemberRecord) (*data.WorkspaceUser, error) {
 	role := m.Role
 	return &data.WorkspaceUser{
 		ID: u.ID, Name: u.Name, Email: u.Email, Role: &role, IsOwner: m.Role == data.RoleOwner,
-		Modules: data.EffectiveModules(m.Role, m.Modules), AgentIDs: m.AgentIDs,
+		Modules: data.EffectiveModules(m.Role, m.Modules), AgentIDs: visibilityOf(data.PrincipalFrom(ctx)).memberAgents(m.AgentIDs),
 	}, nil
 }
 
@@ -67,7 +68,7 @@ func (s *WorkspaceUserService) ListWorkspaceUsers(ctx context.Context, workspace
 		page = pg
 		list = make([]*data.WorkspaceUser, 0, len(members))
 		for _, m := range members {
-			wu, err := workspaceUser(tx, m)
+			wu, err := workspaceUser(ctx, tx, m)
 			if err != nil {
 				return err
 			}
@@ -218,7 +219,7 @@ func (s *WorkspaceUserService) AddWorkspaceUser(ctx context.Context, workspaceID
 		if err := tx.PutMember(m); err != nil {
 			return err
 		}
-		if out, err = workspaceUser(tx, m); err != nil {
+		if out, err = workspaceUser(ctx, tx, m); err != nil {
 			return err
 		}
 		_, err = s.record(ctx, tx, data.EventWorkspaceUserAdded, workspaceID, out)
@@ -238,7 +239,7 @@ func (s *WorkspaceUserService) WorkspaceUser(ctx context.Context, workspaceID, u
 		if err != nil {
 			return err
 		}
-		out, err = workspaceUser(tx, m)
+		out, err = workspaceUser(ctx, tx, m)
 		return err
 	})
 	return out, err
@@ -255,7 +256,7 @@ func loadMemberForChange(ctx context.Context, tx Tx, workspaceID, userID string)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	current, err := workspaceUser(tx, m)
+	current, err := workspaceUser(ctx, tx, m)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -360,7 +361,7 @@ func (s *WorkspaceUserService) UpdateWorkspaceUser(ctx context.Context, workspac
 		if err := tx.PutMember(m); err != nil {
 			return err
 		}
-		if out, err = workspaceUser(tx, m); err != nil {
+		if out, err = workspaceUser(ctx, tx, m); err != nil {
 			return err
 		}
 		_, err = s.record(ctx, tx, data.EventWorkspaceUserUpdated, workspaceID, out)

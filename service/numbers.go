@@ -59,6 +59,35 @@ func checkBindings(tx Tx, p *data.Principal, in, out *string) error {
 	return errs.Err()
 }
 
+// errNumberOfHiddenAgent refuses a change of a number that routes or dials calls of an
+// agent outside the caller's agent_ids (visibility.numberWritable).
+func errNumberOfHiddenAgent() error {
+	return data.Errorf(data.EFORBIDDEN, "The number routes or dials calls of an agent outside your access (agent_ids): only a token that sees that agent may change or delete it.")
+}
+
+// checkNumberWritable refuses, in tx, a change of number n by p that would act on calls
+// of an agent p does not see: n's bound agents, and the open campaigns dialing from it.
+func checkNumberWritable(tx Tx, p *data.Principal, n *data.Number) error {
+	v := visibilityOf(p)
+	if v.allAgents() {
+		return nil
+	}
+	open, err := tx.OpenCampaigns(n.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	var dialing []*data.Campaign
+	for _, c := range open {
+		if c.NumberID == n.ID && !data.CampaignFinal(c.Status) {
+			dialing = append(dialing, c)
+		}
+	}
+	if !v.numberWritable(n, dialing) {
+		return errNumberOfHiddenAgent()
+	}
+	return nil
+}
+
 // givenBinding is the agent a number's update binds, nil when the update leaves the
 // binding alone or removes it.
 func givenBinding(o data.Opt[*string]) *string {
@@ -167,6 +196,9 @@ func (s *NumberService) UpdateNumber(ctx context.Context, id string, in data.Num
 		if err := data.CheckIfMatch(data.IfMatch(ctx), old); err != nil {
 			return err
 		}
+		if err := checkNumberWritable(tx, p, old); err != nil {
+			return err
+		}
 		before := storedSnapshot(old)
 		next := *old
 		setOpt(&next.Nickname, in.Nickname)
@@ -210,6 +242,9 @@ func (s *NumberService) DeleteNumber(ctx context.Context, id string) error {
 			return err
 		}
 		if err := data.CheckIfMatch(data.IfMatch(ctx), n); err != nil {
+			return err
+		}
+		if err := checkNumberWritable(tx, p, n); err != nil {
 			return err
 		}
 		if err := s.cancelNumberCampaigns(ctx, tx, n.WorkspaceID, id); err != nil {

@@ -19,7 +19,7 @@ type listedUpgrade struct {
 
 // listedUpgradeKind is the job kind of u, in module.
 func (b *base) listedUpgradeKind(u listedUpgrade, module string) JobKind {
-	return JobKind{Name: u.name, Module: module,
+	return JobKind{Name: u.name, Module: module, EveryAgent: agentBound(module),
 		Handle:  func(ctx context.Context, run *JobRun) error { return b.runListedUpgrade(ctx, run, u) },
 		AtStart: func(ctx context.Context) error { return b.enqueueListedUpgrade(ctx, u) }}
 }

@@ -64,6 +64,49 @@ func (v visibility) conversation(agentID string) bool {
 	return v.p == nil || v.p.Allows(data.ConversationNeed) == nil && v.agent(agentID)
 }
 
+// memberAgents is a member's agent_ids as the caller may read them: a caller limited to
+// some agents reads only those among them, so a member's list never names an agent the
+// caller does not see (conventions §2: its existence is never revealed). A list left with
+// none reads as data.NoAgent, never as [] (which would say every agent).
+func (v visibility) memberAgents(ids []string) []string {
+	if v.allAgents() || len(ids) == 0 {
+		return ids
+	}
+	shown := []string{}
+	for _, id := range ids {
+		if v.agent(id) {
+			shown = append(shown, id)
+		}
+	}
+	if len(shown) == 0 {
+		return []string{data.NoAgent}
+	}
+	return shown
+}
+
+// numberWritable reports whether the caller may change or delete number n: not when n
+// routes calls of an agent the caller does not see (its inbound or outbound agent), nor
+// when an open campaign of such an agent dials from it (dialing is its delete's to stop).
+// A number belongs to no agent, so a caller limited to some agents reads every number;
+// it acts only on those agents (conventions §6), and a number's binding, variables and
+// existence decide what another agent's calls do.
+func (v visibility) numberWritable(n *data.Number, dialing []*data.Campaign) bool {
+	if v.allAgents() {
+		return true
+	}
+	for _, id := range []*string{n.InboundAgentID, n.OutboundAgentID} {
+		if id != nil && !v.agent(*id) {
+			return false
+		}
+	}
+	for _, c := range dialing {
+		if !v.agent(c.AgentID) {
+			return false
+		}
+	}
+	return true
+}
+
 // agentBound reports whether module's records belong to an agent.
 func agentBound(module string) bool {
 	return module == data.ModuleAgents || module == data.ModuleCallHistory || module == data.ModuleAnalytics
