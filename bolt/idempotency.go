@@ -23,10 +23,11 @@ var bucketIdempotencyByTime = []byte("idempotency_by_time")
 // (ConversationStartResponses) and redacts them as it redacts the conversation.
 var bucketIdempotencyByStart = []byte("idempotency_by_started_conversation")
 
-// bucketIdempotencyByAgent lists the responses kept with an answer for the requests to an
-// agent's conversations (starts and messages): "<agent id>\x00<token id><key>" → nil, so
-// that the agent's delete finds them (AgentConversationResponses) and cuts them to their
-// claims. A claim is not listed: it holds nothing to cut.
+// bucketIdempotencyByAgent lists the responses kept with an answer for the requests that
+// acted on an agent (r.AgentID): "<agent id>\x00<token id><key>" → nil, so that the
+// agent's delete finds them (AgentResponses) and cuts them to their claims. A claim is
+// not listed: it holds nothing to cut. The name is schema 21's, which listed only the
+// agent's conversations' answers (schema 22 lists every one).
 var bucketIdempotencyByAgent = []byte("idempotency_by_agent_conversation")
 
 func init() {
@@ -35,7 +36,7 @@ func init() {
 
 // listedByAgent reports whether r is listed under its agent (bucketIdempotencyByAgent).
 func listedByAgent(r *data.IdempotentResponse) bool {
-	return r.AgentID != "" && r.Status != 0 && (r.ConversationID != "" || r.StartedConversationID != "")
+	return r.AgentID != "" && r.Status != 0
 }
 
 func idempotencyKey(tokenID int64, key string) []byte {
@@ -211,9 +212,9 @@ func unlistByAgent(b *bbolt.Tx, key []byte, r *data.IdempotentResponse) error {
 	return b.Bucket(bucketIdempotencyByAgent).Delete(conversationResponseKey(r.AgentID, key))
 }
 
-// AgentConversationResponses implements service.AccountTx. An entry whose response is
+// AgentResponses implements service.AccountTx. An entry whose response is
 // gone, is a claim now or is another request's is passed over.
-func (t tx) AgentConversationResponses(agentID string, limit int) ([]data.KeptResponse, error) {
+func (t tx) AgentResponses(agentID string, limit int) ([]data.KeptResponse, error) {
 	return t.listedResponses(bucketIdempotencyByAgent, agentID, limit, func(r *data.IdempotentResponse) bool {
 		return r.AgentID == agentID && listedByAgent(r)
 	})
@@ -242,9 +243,11 @@ func (t tx) listedResponses(index []byte, id string, limit int, keep func(*data.
 	return out, nil
 }
 
-// indexIdempotencyByAgent fills the list of the responses kept for agents' conversations
-// (bucketIdempotencyByAgent) of a file written before it was kept (the schema 20 → 21
-// migration). One that does not decode is left to the purge, which deletes it.
+// indexIdempotencyByAgent fills the list of the responses kept with an agent
+// (bucketIdempotencyByAgent) of a file written before it listed them all (the schema
+// 21 → 22 migration; schema 21 listed the agent's conversations' only, which this lists
+// again, a write of what is there). One that does not decode is left to the purge,
+// which deletes it.
 func indexIdempotencyByAgent(tx *bbolt.Tx) error {
 	byAgent := tx.Bucket(bucketIdempotencyByAgent)
 	return tx.Bucket(bucketIdempotency).ForEach(func(k, v []byte) error {

@@ -44,12 +44,11 @@ func (t *tx) ConversationStartResponses(conversationID string) ([]data.KeptRespo
 	return t.keptResponses(`SELECT token_id, key, `+keptColumns+` FROM idempotency_responses WHERE started_conversation_id = $1`, conversationID)
 }
 
-// AgentConversationResponses implements service.AccountTx, over the index
-// idempotency_responses_agent_conversation (migration 0032).
-func (t *tx) AgentConversationResponses(agentID string, limit int) ([]data.KeptResponse, error) {
+// AgentResponses implements service.AccountTx, over the partial index
+// idempotency_responses_agent (migration 0033), which a response cut to its claim leaves.
+func (t *tx) AgentResponses(agentID string, limit int) ([]data.KeptResponse, error) {
 	return t.keptResponses(`SELECT token_id, key, `+keptColumns+` FROM idempotency_responses
-		WHERE agent_id = $1 AND status <> 0 AND (conversation_id IS NOT NULL OR started_conversation_id IS NOT NULL)
-		LIMIT $2`, agentID, limit)
+		WHERE agent_id = $1 AND status <> 0 AND agent_id IS NOT NULL LIMIT $2`, agentID, limit)
 }
 
 // keptResponses runs query, which selects token_id, key and keptColumns, with args.

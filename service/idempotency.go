@@ -58,7 +58,7 @@ func (s *IdempotencyService) SaveIdempotentResponse(ctx context.Context, tokenID
 			// Failed, so that the claim is not written again either: the end deleted it.
 			return cmp.Or(err, errNothingToKeep)
 		}
-		if there, err := conversationAgentThere(ctx, tx, r); err != nil || !there {
+		if there, err := agentThere(ctx, tx, r); err != nil || !there {
 			// Failed, so that the claim stays as the agent's delete left it.
 			return cmp.Or(err, errNothingToKeep)
 		}
@@ -71,8 +71,8 @@ func (s *IdempotencyService) SaveIdempotentResponse(ctx context.Context, tokenID
 }
 
 // errNothingToKeep stops the keeping of an answer that must not be kept: a message's
-// whose conversation ended after the turn or whose agent was deleted after it, or any
-// whose token's workspace was deleted after the change.
+// whose conversation ended after the turn, one whose agent was deleted after its change,
+// or any whose token's workspace was deleted after the change.
 var errNothingToKeep = errors.New("nothing to keep")
 
 // tokenWorkspaceThere reports whether the workspace ctx's token is bound to still
@@ -101,15 +101,15 @@ func conversationOpen(tx Tx, id string) (bool, error) {
 	return c != nil && c.Status != data.ConversationEnded, err
 }
 
-// conversationAgentThere reports whether the agent of r, an answer to a message to its
-// conversation, still exists, read in tx: its delete cut what the agent's conversations
-// had kept to their claims (cutKeptAnswersOfDeleted), and a turn's answer kept after it
-// would hold the turn's words for the rest of the day, its replay 404. Both writes are of
-// the agent's workspace, so on PostgreSQL they take turns on its lock (the keeping's
-// caller's, lockHint; the delete's event's). True for any other answer.
-func conversationAgentThere(ctx context.Context, tx Tx, r *data.IdempotentResponse) (bool, error) {
+// agentThere reports whether the agent r's request acted on still exists, read in tx:
+// its delete cut what was kept with it to its claims (cutKeptAnswersOfDeleted), and an
+// answer kept after it (a turn's words, a call start's configuration) would stay for the
+// rest of the day, its replay 404. Both writes are of the agent's workspace, so on
+// PostgreSQL they take turns on its lock (the keeping's caller's, lockHint; the delete's
+// event's). True for an answer about no agent.
+func agentThere(ctx context.Context, tx Tx, r *data.IdempotentResponse) (bool, error) {
 	p := data.PrincipalFrom(ctx)
-	if r.ConversationID == "" || r.AgentID == "" || p == nil {
+	if r.AgentID == "" || p == nil {
 		return true, nil
 	}
 	found, _, err := tx.AgentRef(p.WorkspaceID, r.AgentID)

@@ -102,11 +102,11 @@ func (t firstReadFaultTx) StartsToNote(ws string, limit int) ([]data.KeptRespons
 	return t.Tx.StartsToNote(ws, limit)
 }
 
-func (t firstReadFaultTx) AgentConversationResponses(agentID string, limit int) ([]data.KeptResponse, error) {
+func (t firstReadFaultTx) AgentResponses(agentID string, limit int) ([]data.KeptResponse, error) {
 	if err := t.spend(); err != nil {
 		return nil, err
 	}
-	return t.Tx.AgentConversationResponses(agentID, limit)
+	return t.Tx.AgentResponses(agentID, limit)
 }
 
 func (t firstReadFaultTx) AgentsToSeal(ws string, limit int) ([]string, error) {

@@ -100,11 +100,12 @@ type AccountTx interface {
 	// ConversationStartResponses returns the responses kept for the start of
 	// conversation id (r.StartedConversationID), under any token: one, seldom more.
 	ConversationStartResponses(conversationID string) ([]data.KeptResponse, error)
-	// AgentConversationResponses returns up to limit of the responses kept with an
-	// answer (status not 0) for the requests to agent agentID's conversations, their
-	// starts and messages (r.AgentID, with r.ConversationID or r.StartedConversationID),
-	// under any token: those its delete cuts to their claims. A claim is not among them.
-	AgentConversationResponses(agentID string, limit int) ([]data.KeptResponse, error)
+	// AgentResponses returns up to limit of the responses kept with an answer (status
+	// not 0) for the requests that acted on agent agentID (r.AgentID: its conversations'
+	// starts and messages, a call's start or registration, its tests and test runs, an
+	// analysis, a backfill, a campaign's create), under any token: those its delete cuts
+	// to their claims. A claim is not among them.
+	AgentResponses(agentID string, limit int) ([]data.KeptResponse, error)
 	// StartsToNote returns up to limit of the responses the upgrade listed for workspace
 	// ws (its tokens') for the job that notes a start's answer with its conversation
 	// (service/idempotency_start_upgrade.go): every answer kept with status 201 before
