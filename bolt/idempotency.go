@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -163,13 +164,9 @@ func deleteConversationKeptResponses(b *bbolt.Tx, id string) error {
 
 // deleteWorkspaceTokensKeptResponses deletes every response kept under a token bound to
 // workspace ws, with its entries under conversations: the tokens go with the workspace,
-// and no one could replay them (docs/api.md, Idempotency-Key). Their entries by time stay
-// until the purge reaches them and finds no response. Each token's responses are one
-// range of bucketIdempotency, whose keys begin with the token's id.
+// and no one could replay them (docs/api.md, Idempotency-Key).
 func deleteWorkspaceTokensKeptResponses(b *bbolt.Tx, ws string) error {
 	t := tx{b: b}
-	responses := b.Bucket(bucketIdempotency)
-	undecodable := map[string]bool{}
 	for _, apiKey := range scopeIDs(b.Bucket(bucketAPIKeysByWS), ws) {
 		k, err := getAPIKey(b, []byte(apiKey))
 		if err != nil {
@@ -178,29 +175,45 @@ func deleteWorkspaceTokensKeptResponses(b *bbolt.Tx, ws string) error {
 		if k == nil {
 			continue
 		}
-		prefix := idempotencyKey(k.ID, "")
-		c := responses.Cursor()
-		for key, v := c.Seek(prefix); key != nil && bytes.HasPrefix(key, prefix); key, v = c.Seek(prefix) {
-			key = bytes.Clone(key) // valid only until the bucket changes
-			var r data.IdempotentResponse
-			if err := jsonUnmarshal(v, &r); err != nil {
-				undecodable[string(key)] = true
-				r = data.IdempotentResponse{}
-			}
-			if err := t.deleteKeptResponse(key, &r); err != nil {
-				return err
-			}
-		}
-	}
-	if len(undecodable) == 0 {
-		return nil
-	}
-	for _, index := range [][]byte{bucketIdempotencyByConversation, bucketIdempotencyByStart, bucketIdempotencyByAgent} {
-		if err := deleteEntriesOfKeys(b.Bucket(index), undecodable); err != nil {
+		if _, err := t.DeleteTokenResponses(k.ID, math.MaxInt); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// DeleteTokenResponses implements service.AccountTx: the first limit responses of the
+// token's key range of bucketIdempotency (each token's responses are one range: their
+// keys begin with its id), with their entries (looked for by key, in one pass, for one
+// that does not decode). Their entries by time stay until the purge reaches them and
+// finds no response.
+func (t tx) DeleteTokenResponses(tokenID int64, limit int) (int, error) {
+	responses := t.b.Bucket(bucketIdempotency)
+	prefix := idempotencyKey(tokenID, "")
+	n := 0
+	undecodable := map[string]bool{}
+	c := responses.Cursor()
+	for key, v := c.Seek(prefix); key != nil && bytes.HasPrefix(key, prefix) && n < limit; key, v = c.Seek(prefix) {
+		key = bytes.Clone(key) // valid only until the bucket changes
+		var r data.IdempotentResponse
+		if err := jsonUnmarshal(v, &r); err != nil {
+			undecodable[string(key)] = true
+			r = data.IdempotentResponse{}
+		}
+		if err := t.deleteKeptResponse(key, &r); err != nil {
+			return n, err
+		}
+		n++
+	}
+	if len(undecodable) == 0 {
+		return n, nil
+	}
+	for _, index := range [][]byte{bucketIdempotencyByConversation, bucketIdempotencyByStart, bucketIdempotencyByAgent} {
+		if err := deleteEntriesOfKeys(t.b.Bucket(index), undecodable); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // unlistByAgent deletes the entry under its agent of the response r kept under key

@@ -106,6 +106,14 @@ func (t *tx) DeleteConversationResponses(conversationID string) (int, error) {
 	return int(tag.RowsAffected()), err
 }
 
+// DeleteTokenResponses implements service.AccountTx, over the primary key (token_id,
+// key).
+func (t *tx) DeleteTokenResponses(tokenID int64, limit int) (int, error) {
+	tag, err := t.exec(`DELETE FROM idempotency_responses WHERE token_id = $1 AND key IN (
+		SELECT key FROM idempotency_responses WHERE token_id = $1 LIMIT $2)`, tokenID, limit)
+	return int(tag.RowsAffected()), err
+}
+
 // DeleteIdempotentResponsesBefore implements service.AccountTx, over the index
 // idempotency_responses_created_at.
 func (t *tx) DeleteIdempotentResponsesBefore(before time.Time, limit int) (int, error) {

@@ -50,8 +50,9 @@ func (s *IdempotencyService) SaveIdempotentResponse(ctx context.Context, tokenID
 	stored.Body = []byte(sealed)
 	// The change this response answers has committed: keeping it is bookkeeping.
 	err = s.store.Update(withoutAccessRecheck(ctx), func(tx Tx) error {
-		if there, err := tokenWorkspaceThere(ctx, tx); err != nil || !there {
-			// Failed, so that the claim is not written again either: the cascade deleted it.
+		if there, err := tokenThere(ctx, tx); err != nil || !there {
+			// Failed, so that the claim is not written again either: the token's delete
+			// (or its workspace's) deleted it.
 			return cmp.Or(err, errNothingToKeep)
 		}
 		if open, err := conversationOpen(tx, r.ConversationID); err != nil || !open {
@@ -72,22 +73,29 @@ func (s *IdempotencyService) SaveIdempotentResponse(ctx context.Context, tokenID
 
 // errNothingToKeep stops the keeping of an answer that must not be kept: a message's
 // whose conversation ended after the turn, one whose agent was deleted after its change,
-// or any whose token's workspace was deleted after the change.
+// or any whose token, or its workspace, was deleted after the change.
 var errNothingToKeep = errors.New("nothing to keep")
 
-// tokenWorkspaceThere reports whether the workspace ctx's token is bound to still
-// exists, read in tx. Its delete takes the tokens bound to it, and what they kept, in
-// its transaction: an answer kept after it (the request's change committed before the
-// delete, its answer is kept after) would stay a day under a token no one holds. On
-// PostgreSQL both writes hold that workspace's lock (the caller's, lockHint), so the
-// keeping reads the workspace after the delete committed, or the delete finds the
-// answer kept. True without a caller.
-func tokenWorkspaceThere(ctx context.Context, tx Tx) (bool, error) {
+// tokenThere reports whether ctx's token, and the workspace it is bound to, still
+// exist, read in tx. A token's delete takes what it kept (deleteTokensKeptAnswers), and
+// a workspace's the tokens bound to it with what they kept, in its transaction: an
+// answer kept after it (the request's change committed before the delete, its answer
+// is kept after) would stay a day under a token no one holds. On PostgreSQL a
+// workspace's delete and the keeping both hold that workspace's lock (the caller's,
+// lockHint), as does a key's revoke (its event's), so the keeping reads after the
+// delete committed, or the delete finds the answer kept; a logout, which records
+// nothing, conflicts with the keeping's read of the token (SERIALIZABLE), one of them
+// running again. True without a caller.
+func tokenThere(ctx context.Context, tx Tx) (bool, error) {
 	p := data.PrincipalFrom(ctx)
 	if p == nil || p.CurrentWorkspaceID == "" {
 		return true, nil
 	}
-	return tx.WorkspaceExists(p.CurrentWorkspaceID)
+	if there, err := tx.WorkspaceExists(p.CurrentWorkspaceID); err != nil || !there {
+		return false, err
+	}
+	k, err := tx.APIKey(p.TokenID)
+	return k != nil, err
 }
 
 // conversationOpen reports whether a response to a message to conversation id may be

@@ -76,8 +76,9 @@ type AccountTx interface {
 	APIKeyRevision(id int64) (uint64, error)
 	// DeleteExpiredTokens deletes up to limit tokens of kind (data.TokenLogin or
 	// data.TokenAPIKey) that expire at or before before, earliest expiry first, with their
-	// index entries, and says how many; tokens without an expiry never go.
-	DeleteExpiredTokens(kind string, before time.Time, limit int) (int, error)
+	// index entries, and returns them (the service deletes what they kept with them);
+	// tokens without an expiry never go.
+	DeleteExpiredTokens(kind string, before time.Time, limit int) ([]*data.APIKeyRecord, error)
 	// LiveAPIKeys counts userID's API keys (not login tokens) bound to workspaceID that
 	// have not expired at now (no expiry, or one after now), stopping at limit. The count
 	// holds for the transaction: two creates racing for the last slot do not both commit.
@@ -94,6 +95,10 @@ type AccountTx interface {
 	// oldest first, and says how many: from an index by time, so a call reads about as
 	// many responses as it deletes, however many are kept.
 	DeleteIdempotentResponsesBefore(t time.Time, limit int) (int, error)
+	// DeleteTokenResponses deletes up to limit of the responses kept under token
+	// tokenID, claims too, with their entries, and says how many: the token is gone, and
+	// no one can replay them.
+	DeleteTokenResponses(tokenID int64, limit int) (int, error)
 	// DeleteConversationResponses removes the responses kept for messages to conversation
 	// id (r.ConversationID), under any token, and says how many.
 	DeleteConversationResponses(conversationID string) (int, error)

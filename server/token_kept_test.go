@@ -1,0 +1,118 @@
+package server_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// loginIn logs a in, bound to workspace ws, and returns the token.
+func loginIn(t *testing.T, s *testkit.Server, a *testkit.Account, ws string) string {
+	t.Helper()
+	r := s.Do("POST", "/api/v1/auth/login", "", map[string]any{"email": a.Email, "password": a.Password, "workspace_id": ws})
+	testkit.Expect(t, r, 200)
+	return r.JSON()["token"].(string)
+}
+
+// Every way a token goes takes what it kept under Idempotency-Keys, in the same
+// transaction: no one holds the token, so no one could replay them, and an API key's
+// create keeps the new key's token (shown once) for a day. Each case keeps a key's
+// create under a member's token, then deletes that token by one path. Before, each
+// answer stayed, sealed, until the hourly purge a day later. Both engines.
+func TestDeletedTokensKeptAnswersGo(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		// token returns the token that keeps an answer; gone deletes it.
+		token func(t *testing.T, s *testkit.Server, m *testkit.Account) string
+		gone  func(t *testing.T, s *testkit.Server, m *testkit.Account, token string)
+	}{
+		{"an API key revoked by its user", memberKey, func(t *testing.T, s *testkit.Server, m *testkit.Account, token string) {
+			testkit.Expect(t, s.Do("DELETE", "/api/v1/api-keys/"+strconv.FormatInt(tokenIDOf(t, token), 10), m.Token, nil), 204)
+		}},
+		{"an API key revoked in its workspace", memberKey, func(t *testing.T, s *testkit.Server, m *testkit.Account, token string) {
+			path := "/api/v1/workspaces/" + s.Owner.WorkspaceID + "/api-keys/" + strconv.FormatInt(tokenIDOf(t, token), 10)
+			testkit.Expect(t, s.Do("DELETE", path, s.Owner.Token, nil), 204)
+		}},
+		{"a logout", memberLogin, func(t *testing.T, s *testkit.Server, _ *testkit.Account, token string) {
+			testkit.Expect(t, s.Do("POST", "/api/v1/auth/logout", token, nil), 204)
+		}},
+		{"a password change ending the other logins", memberLogin, func(t *testing.T, s *testkit.Server, m *testkit.Account, _ string) {
+			other := loginIn(t, s, m, s.Owner.WorkspaceID)
+			testkit.Expect(t, s.Do("PUT", "/api/v1/user", other, map[string]any{"password": "a-new-password-1", "current_password": m.Password}), 200)
+		}},
+		{"an expired login purged", memberLogin, func(t *testing.T, s *testkit.Server, _ *testkit.Account, token string) {
+			expire(t, s, tokenIDOf(t, token))
+			if _, err := s.Svc.Auth.PruneTokens(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a member removed", memberKey, func(t *testing.T, s *testkit.Server, m *testkit.Account, _ string) {
+			testkit.Expect(t, s.Do("DELETE", "/api/v1/workspaces/"+s.Owner.WorkspaceID+"/users/"+m.ID, s.Owner.Token, nil), 204)
+		}},
+		{"a user deleted", memberLogin, func(t *testing.T, s *testkit.Server, m *testkit.Account, _ string) {
+			testkit.Expect(t, s.Do("DELETE", "/api/v1/users/"+m.ID, s.Owner.Token, nil), 204)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := testkit.NewServer(t, nil)
+			m := s.Member("member@example.com", s.Owner.WorkspaceID, data.RoleDeveloper, nil, nil)
+			token := c.token(t, s, m)
+			id := tokenIDOf(t, token)
+			testkit.Expect(t, s.Do("POST", "/api/v1/api-keys", token, map[string]any{"name": "ci"}, "Idempotency-Key", "k"), 201)
+			if r, err := s.Svc.Idempotency.IdempotentResponse(context.Background(), id, "k"); err != nil || r == nil {
+				t.Fatalf("nothing kept before the token's delete (%v): nothing to take", err)
+			}
+			c.gone(t, s, m, token)
+			if k := apiKeyRecord(t, s, id); k != nil {
+				t.Fatalf("the token is still there: %+v", k)
+			}
+			if r, err := s.Svc.Idempotency.IdempotentResponse(context.Background(), id, "k"); err != nil || r != nil {
+				t.Errorf("kept under the deleted token (%v): %v; want nothing", err, r != nil)
+			}
+		})
+	}
+}
+
+// memberKey is an API key of m's, bound to the owner's workspace.
+func memberKey(_ *testing.T, s *testkit.Server, m *testkit.Account) string {
+	return s.TokenIn(m, s.Owner.WorkspaceID)
+}
+
+// memberLogin is a login token of m's, bound to the owner's workspace.
+func memberLogin(t *testing.T, s *testkit.Server, m *testkit.Account) string {
+	return loginIn(t, s, m, s.Owner.WorkspaceID)
+}
+
+// apiKeyRecord reads token id as stored, nil when it is gone.
+func apiKeyRecord(t *testing.T, s *testkit.Server, id int64) *data.APIKeyRecord {
+	t.Helper()
+	var k *data.APIKeyRecord
+	if err := s.Store.View(context.Background(), func(tx service.Tx) (err error) {
+		k, err = tx.APIKey(id)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// expire makes token id expired an hour ago, as the clock would.
+func expire(t *testing.T, s *testkit.Server, id int64) {
+	t.Helper()
+	if err := s.Store.Update(context.Background(), func(tx service.Tx) error {
+		k, err := tx.APIKey(id)
+		if err != nil || k == nil {
+			return err
+		}
+		past := data.NewTime(time.Now().Add(-time.Hour))
+		k.ExpiresAt = &past
+		return tx.PutAPIKey(k)
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
