@@ -2,13 +2,17 @@ package server_test
 
 import (
 	"context"
+	"net/http"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/server"
 	"github.com/voiceapi/voiceapi/service"
+	"github.com/voiceapi/voiceapi/validate"
 )
 
 // loginIn logs a in, bound to workspace ws, and returns the token.
@@ -50,6 +54,21 @@ func TestDeletedTokensKeptAnswersGo(t *testing.T) {
 			if _, err := s.Svc.Auth.PruneTokens(context.Background()); err != nil {
 				t.Fatal(err)
 			}
+		}},
+		{"a login past the bound trimming the oldest", memberLogin, func(t *testing.T, s *testkit.Server, m *testkit.Account, _ string) {
+			if err := s.Store.Update(context.Background(), func(tx service.Tx) error {
+				for range validate.MaxLoginTokens - 1 {
+					k := &data.APIKeyRecord{APIKey: data.APIKey{Name: "login", CreatedAt: data.NewTime(time.Now())},
+						UserID: m.ID, WorkspaceID: s.Owner.WorkspaceID, Kind: data.TokenLogin, SecretHash: []byte("h")}
+					if err := tx.InsertAPIKey(k); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			loginIn(t, s, m, s.Owner.WorkspaceID)
 		}},
 		{"a member removed", memberKey, func(t *testing.T, s *testkit.Server, m *testkit.Account, _ string) {
 			testkit.Expect(t, s.Do("DELETE", "/api/v1/workspaces/"+s.Owner.WorkspaceID+"/users/"+m.ID, s.Owner.Token, nil), 204)
@@ -114,5 +133,34 @@ func expire(t *testing.T, s *testkit.Server, id int64) {
 		return tx.PutAPIKey(k)
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A request whose change committed before its token's delete, and whose answer the
+// server keeps after it (the hook revokes the key in between), keeps nothing: the
+// delete took the claim, and the keeping finds the token gone. Before, the answer (here
+// a new key's token, shown once) was kept after the revoke for the rest of the day,
+// under a token no one holds. Both engines.
+func TestAnswerNotKeptAfterItsTokensDelete(t *testing.T) {
+	s := testkit.NewServer(t, nil)
+	m := s.Member("member@example.com", s.Owner.WorkspaceID, data.RoleDeveloper, nil, nil)
+	token := memberKey(t, s, m)
+	id := tokenIDOf(t, token)
+	const key = "create"
+	var revoked atomic.Bool
+	server.BeforeKeepingAnswer(t, func(r *http.Request) {
+		if r.Header.Get("Idempotency-Key") == key && revoked.CompareAndSwap(false, true) {
+			path := "/api/v1/workspaces/" + s.Owner.WorkspaceID + "/api-keys/" + strconv.FormatInt(id, 10)
+			if res := s.Do("DELETE", path, s.Owner.Token, nil); res.Status != 204 {
+				t.Errorf("revoking the key: %d %s", res.Status, res.Body)
+			}
+		}
+	})
+	testkit.Expect(t, s.Do("POST", "/api/v1/api-keys", token, map[string]any{"name": "ci"}, "Idempotency-Key", key), 201)
+	if !revoked.Load() {
+		t.Fatal("the key was not revoked between its request's change and the keeping of its answer")
+	}
+	if r, err := s.Svc.Idempotency.IdempotentResponse(context.Background(), id, key); err != nil || r != nil {
+		t.Errorf("kept under the revoked key (%v): %v; want nothing", err, r != nil)
 	}
 }
