@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -162,5 +163,26 @@ func TestAnswerNotKeptAfterItsTokensDelete(t *testing.T) {
 	}
 	if r, err := s.Svc.Idempotency.IdempotentResponse(context.Background(), id, key); err != nil || r != nil {
 		t.Errorf("kept under the revoked key (%v): %v; want nothing", err, r != nil)
+	}
+}
+
+// A member removed from a workspace keeps their tokens bound to other workspaces, which
+// may have acted in it (a route with {workspace_id}: adding a member, an import). A kept
+// answer does not know the workspace its request acted in, so such an answer stays until
+// it expires (docs/api.md, Idempotency-Key), but its retry is 404 as any request of a
+// non-member there, never the kept answer. (A contract case: it held before.)
+func TestRemovedMembersOtherTokensReplayNothingOfTheWorkspace(t *testing.T) {
+	s := testkit.NewServer(t, nil)
+	m := s.NewUser("admin@example.com", false) // m.Token is bound to m's personal workspace
+	other := s.NewUser("other@example.com", false)
+	path := "/api/v1/workspaces/" + s.Owner.WorkspaceID + "/users"
+	testkit.Expect(t, s.Do("POST", path, s.Owner.Token, map[string]any{"id": m.ID, "role": "admin"}), 201)
+	body := map[string]any{"id": other.ID, "role": "member"}
+	testkit.Expect(t, s.Do("POST", path, m.Token, body, "Idempotency-Key", "add"), 201)
+	testkit.Expect(t, s.Do("DELETE", path+"/"+m.ID, s.Owner.Token, nil), 204)
+	retry := s.Do("POST", path, m.Token, body, "Idempotency-Key", "add")
+	testkit.Expect(t, retry, 404)
+	if retry.Header.Get("Idempotent-Replayed") != "" || strings.Contains(string(retry.Body), other.ID) {
+		t.Errorf("a removed member's retry replayed the kept answer: %s", retry.Body)
 	}
 }
