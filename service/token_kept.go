@@ -13,9 +13,9 @@ import (
 // TokenKeptDeleteBatch bounds the kept answers the delete of tokens takes in its own
 // transaction; a job takes the rest, as many a write. A token may keep far more in its
 // day: at the default rate limit, 300 requests a minute, 432,000 (and as many again on
-// each replica, or without bound with the limit off), which at bbolt's 24 µs and
-// PostgreSQL's 0.1 ms an answer (docs/performance.md, "An agent's delete") would hold
-// every writer for seconds.
+// each replica, or without bound with the limit off), which at bbolt's 27 µs an answer
+// would hold every writer of the file for seconds (docs/performance.md, "A token's
+// delete").
 const TokenKeptDeleteBatch = 1_000
 
 // JobKindDeleteTokenAnswers is the job that deletes what a deleted token kept under its
