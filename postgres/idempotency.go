@@ -47,9 +47,12 @@ func (t *tx) ConversationStartResponses(conversationID string) ([]data.KeptRespo
 // AgentResponses implements service.AccountTx, over the partial index
 // idempotency_responses_agent (migration 0033), which a response cut to its claim leaves.
 func (t *tx) AgentResponses(agentID string, limit int) ([]data.KeptResponse, error) {
-	return t.keptResponses(`SELECT token_id, key, `+keptColumns+` FROM idempotency_responses
-		WHERE agent_id = $1 AND status <> 0 AND agent_id IS NOT NULL LIMIT $2`, agentID, limit)
+	return t.keptResponses(agentResponsesSQL, agentID, limit)
 }
+
+// agentResponsesSQL selects up to $2 answers kept with agent $1.
+const agentResponsesSQL = `SELECT token_id, key, ` + keptColumns + ` FROM idempotency_responses
+	WHERE agent_id = $1 AND status <> 0 AND agent_id IS NOT NULL LIMIT $2`
 
 // keptResponses runs query, which selects token_id, key and keptColumns, with args.
 func (t *tx) keptResponses(query string, args ...any) ([]data.KeptResponse, error) {
@@ -109,10 +112,13 @@ func (t *tx) DeleteConversationResponses(conversationID string) (int, error) {
 // DeleteTokenResponses implements service.AccountTx, over the primary key (token_id,
 // key).
 func (t *tx) DeleteTokenResponses(tokenID int64, limit int) (int, error) {
-	tag, err := t.exec(`DELETE FROM idempotency_responses WHERE token_id = $1 AND key IN (
-		SELECT key FROM idempotency_responses WHERE token_id = $1 LIMIT $2)`, tokenID, limit)
+	tag, err := t.exec(deleteTokenResponsesSQL, tokenID, limit)
 	return int(tag.RowsAffected()), err
 }
+
+// deleteTokenResponsesSQL deletes up to $2 answers kept under token $1.
+const deleteTokenResponsesSQL = `DELETE FROM idempotency_responses WHERE token_id = $1 AND key IN (
+	SELECT key FROM idempotency_responses WHERE token_id = $1 LIMIT $2)`
 
 // DeleteIdempotentResponsesBefore implements service.AccountTx, over the index
 // idempotency_responses_created_at.
