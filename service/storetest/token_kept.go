@@ -86,8 +86,7 @@ func testTokenKeptAnswers(t *testing.T, open Opener) {
 		}
 		return nil
 	})
-	// A message's entry under its conversation is gone too: the conversation's end
-	// deletes the other token's only.
+	// The conversation's end then finds the other token's message alone.
 	update(t, s, func(tx service.Tx) error {
 		n, err := tx.DeleteConversationResponses("conv_1")
 		if n != 1 {
