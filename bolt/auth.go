@@ -127,7 +127,7 @@ func deleteToken(b *bbolt.Tx, k *data.APIKeyRecord) error {
 
 // DeleteExpiredTokens implements service.AccountTx: the oldest entries of the kind's
 // expiry index up to before, each deleted with its row and its other entries.
-func (t tx) DeleteExpiredTokens(kind string, before time.Time, limit int) (int, error) {
+func (t tx) DeleteExpiredTokens(kind string, before time.Time, limit int) ([]*data.APIKeyRecord, error) {
 	prefix := []byte(kind + "\x00")
 	end := tokenExpiryKey(kind, before, math.MaxInt64) // every id expiring at before
 	var ids []int64
@@ -135,16 +135,25 @@ func (t tx) DeleteExpiredTokens(kind string, before time.Time, limit int) (int, 
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && bytes.Compare(k, end) <= 0 && len(ids) < limit; k, _ = c.Next() {
 		id, err := strconv.ParseInt(string(k[len(k)-16:]), 16, 64)
 		if err != nil {
-			return 0, fmt.Errorf("bolt: token expiry entry %q: %w", k, err)
+			return nil, fmt.Errorf("bolt: token expiry entry %q: %w", k, err)
 		}
 		ids = append(ids, id)
 	}
+	var deleted []*data.APIKeyRecord
 	for _, id := range ids { // after the walk: a cursor's bucket changed under it may skip
-		if err := t.DeleteAPIKey(id); err != nil {
-			return 0, err
+		k, err := t.APIKey(id)
+		if err != nil {
+			return nil, err
 		}
+		if k == nil {
+			continue
+		}
+		if err := deleteToken(t.b, k); err != nil {
+			return nil, err
+		}
+		deleted = append(deleted, k)
 	}
-	return len(ids), nil
+	return deleted, nil
 }
 
 // indexTokenExpiries fills api_keys_by_expiry from the stored tokens of a file written

@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 21
+const schemaVersion = 22
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -353,8 +353,15 @@ var migrations = []func(tx *bbolt.Tx) error{
 	listStartsToNote,
 	// 20 → 21: a response kept with an answer for a request to an agent's conversation
 	// (a start, a message) is listed under the agent (idempotency.go), whose delete cuts
-	// it to its claim; filled here (indexIdempotencyByAgent). An older binary would keep
-	// new ones without their entries, so the version keeps it out.
+	// it to its claim. Filled by the next step, which lists what this one did and more.
+	// An older binary would keep new ones without their entries, so the version keeps it
+	// out.
+	func(*bbolt.Tx) error { return nil },
+	// 21 → 22: every response kept with an answer and an agent (a call's start or
+	// registration, a test, a test run, an analysis, a backfill, a campaign's create, as
+	// well as a conversation's start or message) is listed under the agent, whose delete
+	// cuts it to its claim; filled here (indexIdempotencyByAgent). An older binary would
+	// keep new ones unlisted, so the version keeps it out.
 	indexIdempotencyByAgent,
 }
 

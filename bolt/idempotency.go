@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -23,10 +24,11 @@ var bucketIdempotencyByTime = []byte("idempotency_by_time")
 // (ConversationStartResponses) and redacts them as it redacts the conversation.
 var bucketIdempotencyByStart = []byte("idempotency_by_started_conversation")
 
-// bucketIdempotencyByAgent lists the responses kept with an answer for the requests to an
-// agent's conversations (starts and messages): "<agent id>\x00<token id><key>" → nil, so
-// that the agent's delete finds them (AgentConversationResponses) and cuts them to their
-// claims. A claim is not listed: it holds nothing to cut.
+// bucketIdempotencyByAgent lists the responses kept with an answer for the requests that
+// acted on an agent (r.AgentID): "<agent id>\x00<token id><key>" → nil, so that the
+// agent's delete finds them (AgentResponses) and cuts them to their claims. A claim is
+// not listed: it holds nothing to cut. The name is schema 21's, which listed only the
+// agent's conversations' answers (schema 22 lists every one).
 var bucketIdempotencyByAgent = []byte("idempotency_by_agent_conversation")
 
 func init() {
@@ -35,7 +37,7 @@ func init() {
 
 // listedByAgent reports whether r is listed under its agent (bucketIdempotencyByAgent).
 func listedByAgent(r *data.IdempotentResponse) bool {
-	return r.AgentID != "" && r.Status != 0 && (r.ConversationID != "" || r.StartedConversationID != "")
+	return r.AgentID != "" && r.Status != 0
 }
 
 func idempotencyKey(tokenID int64, key string) []byte {
@@ -162,13 +164,9 @@ func deleteConversationKeptResponses(b *bbolt.Tx, id string) error {
 
 // deleteWorkspaceTokensKeptResponses deletes every response kept under a token bound to
 // workspace ws, with its entries under conversations: the tokens go with the workspace,
-// and no one could replay them (docs/api.md, Idempotency-Key). Their entries by time stay
-// until the purge reaches them and finds no response. Each token's responses are one
-// range of bucketIdempotency, whose keys begin with the token's id.
+// and no one could replay them (docs/api.md, Idempotency-Key).
 func deleteWorkspaceTokensKeptResponses(b *bbolt.Tx, ws string) error {
 	t := tx{b: b}
-	responses := b.Bucket(bucketIdempotency)
-	undecodable := map[string]bool{}
 	for _, apiKey := range scopeIDs(b.Bucket(bucketAPIKeysByWS), ws) {
 		k, err := getAPIKey(b, []byte(apiKey))
 		if err != nil {
@@ -177,29 +175,45 @@ func deleteWorkspaceTokensKeptResponses(b *bbolt.Tx, ws string) error {
 		if k == nil {
 			continue
 		}
-		prefix := idempotencyKey(k.ID, "")
-		c := responses.Cursor()
-		for key, v := c.Seek(prefix); key != nil && bytes.HasPrefix(key, prefix); key, v = c.Seek(prefix) {
-			key = bytes.Clone(key) // valid only until the bucket changes
-			var r data.IdempotentResponse
-			if err := jsonUnmarshal(v, &r); err != nil {
-				undecodable[string(key)] = true
-				r = data.IdempotentResponse{}
-			}
-			if err := t.deleteKeptResponse(key, &r); err != nil {
-				return err
-			}
-		}
-	}
-	if len(undecodable) == 0 {
-		return nil
-	}
-	for _, index := range [][]byte{bucketIdempotencyByConversation, bucketIdempotencyByStart, bucketIdempotencyByAgent} {
-		if err := deleteEntriesOfKeys(b.Bucket(index), undecodable); err != nil {
+		if _, err := t.DeleteTokenResponses(k.ID, math.MaxInt); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// DeleteTokenResponses implements service.AccountTx: the first limit responses of the
+// token's key range of bucketIdempotency (each token's responses are one range: their
+// keys begin with its id), with their entries (looked for by key, in one pass, for one
+// that does not decode). Their entries by time stay until the purge reaches them and
+// finds no response.
+func (t tx) DeleteTokenResponses(tokenID int64, limit int) (int, error) {
+	responses := t.b.Bucket(bucketIdempotency)
+	prefix := idempotencyKey(tokenID, "")
+	n := 0
+	undecodable := map[string]bool{}
+	c := responses.Cursor()
+	for key, v := c.Seek(prefix); key != nil && bytes.HasPrefix(key, prefix) && n < limit; key, v = c.Seek(prefix) {
+		key = bytes.Clone(key) // valid only until the bucket changes
+		var r data.IdempotentResponse
+		if err := jsonUnmarshal(v, &r); err != nil {
+			undecodable[string(key)] = true
+			r = data.IdempotentResponse{}
+		}
+		if err := t.deleteKeptResponse(key, &r); err != nil {
+			return n, err
+		}
+		n++
+	}
+	if len(undecodable) == 0 {
+		return n, nil
+	}
+	for _, index := range [][]byte{bucketIdempotencyByConversation, bucketIdempotencyByStart, bucketIdempotencyByAgent} {
+		if err := deleteEntriesOfKeys(t.b.Bucket(index), undecodable); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // unlistByAgent deletes the entry under its agent of the response r kept under key
@@ -211,9 +225,9 @@ func unlistByAgent(b *bbolt.Tx, key []byte, r *data.IdempotentResponse) error {
 	return b.Bucket(bucketIdempotencyByAgent).Delete(conversationResponseKey(r.AgentID, key))
 }
 
-// AgentConversationResponses implements service.AccountTx. An entry whose response is
+// AgentResponses implements service.AccountTx. An entry whose response is
 // gone, is a claim now or is another request's is passed over.
-func (t tx) AgentConversationResponses(agentID string, limit int) ([]data.KeptResponse, error) {
+func (t tx) AgentResponses(agentID string, limit int) ([]data.KeptResponse, error) {
 	return t.listedResponses(bucketIdempotencyByAgent, agentID, limit, func(r *data.IdempotentResponse) bool {
 		return r.AgentID == agentID && listedByAgent(r)
 	})
@@ -242,9 +256,11 @@ func (t tx) listedResponses(index []byte, id string, limit int, keep func(*data.
 	return out, nil
 }
 
-// indexIdempotencyByAgent fills the list of the responses kept for agents' conversations
-// (bucketIdempotencyByAgent) of a file written before it was kept (the schema 20 → 21
-// migration). One that does not decode is left to the purge, which deletes it.
+// indexIdempotencyByAgent fills the list of the responses kept with an agent
+// (bucketIdempotencyByAgent) of a file written before it listed them all (the schema
+// 21 → 22 migration; schema 21 listed the agent's conversations' only, which this lists
+// again, a write of what is there). One that does not decode is left to the purge,
+// which deletes it.
 func indexIdempotencyByAgent(tx *bbolt.Tx) error {
 	byAgent := tx.Bucket(bucketIdempotencyByAgent)
 	return tx.Bucket(bucketIdempotency).ForEach(func(k, v []byte) error {

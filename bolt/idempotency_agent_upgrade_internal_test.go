@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -11,10 +12,11 @@ import (
 	"github.com/voiceapi/voiceapi/service"
 )
 
-// A schema 20 file keeps answers for an agent's conversations without listing them under
-// the agent. Opening it (schema 21) lists them, so that the agent's delete cuts them to
-// their claims; not a claim, not another request of the agent (a call's start).
-func TestUpgradeListsAgentConversationAnswers(t *testing.T) {
+// A schema 21 file keeps answers with an agent without listing them all under it (only
+// its conversations', and a schema 20 file none). Opening it (schema 22) lists every one
+// with an answer, so that the agent's delete cuts them to their claims: a conversation's
+// start and message, a call's start; not a claim.
+func TestUpgradeListsAgentAnswers(t *testing.T) {
 	db, dir, opts := openFile(t)
 	const agent = "agt_01JD6000000000000000000001"
 	at := data.NewTime(time.Now())
@@ -30,11 +32,11 @@ func TestUpgradeListsAgentConversationAnswers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db = asOlderFile(t, db, dir, opts, 20, bucketIdempotencyByAgent)
+	db = asOlderFile(t, db, dir, opts, 21, bucketIdempotencyByAgent)
 	defer db.Close()
 	var keys []string
 	if err := db.View(context.Background(), func(tx service.Tx) error {
-		kept, err := tx.AgentConversationResponses(agent, 100)
+		kept, err := tx.AgentResponses(agent, 100)
 		for _, k := range kept {
 			keys = append(keys, k.Key)
 		}
@@ -42,8 +44,9 @@ func TestUpgradeListsAgentConversationAnswers(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if len(keys) != 2 || keys[0] == keys[1] || keys[0] != "start" && keys[0] != "turn" || keys[1] != "start" && keys[1] != "turn" {
-		t.Errorf("listed under the agent after the upgrade: %q; want the start's and the turn's answers", keys)
+	slices.Sort(keys)
+	if want := []string{"call start", "start", "turn"}; !slices.Equal(keys, want) {
+		t.Errorf("listed under the agent after the upgrade: %q; want %q", keys, want)
 	}
 }
 

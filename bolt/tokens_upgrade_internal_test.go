@@ -36,8 +36,9 @@ func TestTokenExpiriesOfAnOlderFileAreIndexed(t *testing.T) {
 	defer db.Close()
 	for _, kind := range []string{data.TokenLogin, data.TokenAPIKey} {
 		var n int
-		if err := db.Update(context.Background(), func(tx service.Tx) (err error) {
-			n, err = tx.DeleteExpiredTokens(kind, t0, 10)
+		if err := db.Update(context.Background(), func(tx service.Tx) error {
+			deleted, err := tx.DeleteExpiredTokens(kind, t0, 10)
+			n = len(deleted)
 			return err
 		}); err != nil {
 			t.Fatal(err)

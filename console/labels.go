@@ -33,6 +33,7 @@ var labelOverrides = map[string]string{
 	"analysis.backfill": "Analysis backfill", "agent.test_run": "Test run", "campaign.start": "Campaign start",
 	"conversation.redact_ended": "Ended conversations redacted", "agent.seal_headers": "Credential headers sealed", "campaign.delete_recipients": "Deleted campaign's recipients",
 	"idempotency.note_starts": "Kept conversation starts noted", "agent.cut_kept_answers": "Deleted agent's kept answers cut",
+	"idempotency.delete_token_answers": "Deleted token's kept answers deleted",
 	// Price units.
 	"llm_input_1m_tokens": "Model input, per million tokens", "llm_output_1m_tokens": "Model output, per million tokens",
 	"tts_1m_characters": "Speech synthesis, per million characters", "stt_minute": "Speech recognition, per minute",

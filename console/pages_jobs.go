@@ -21,7 +21,7 @@ func (h *Handler) jobRoutes() {
 // this list equal to the server's.
 var jobKinds = []string{"knowledge_base.fetch_url", "knowledge_base.embed", "analysis.call", "analysis.backfill",
 	"agent.test_run", "campaign.start", "conversation.redact_ended", "agent.seal_headers",
-	"idempotency.note_starts", "campaign.delete_recipients", "agent.cut_kept_answers"}
+	"idempotency.note_starts", "campaign.delete_recipients", "agent.cut_kept_answers", "idempotency.delete_token_answers"}
 
 // jobKindsInWords names every kind of jobKinds in a sentence ("URL fetch, embeddings,
 // …, and deleted agent's kept answers cut"), for the page's intro: written from the

@@ -155,15 +155,15 @@ func (t *tx) LiveAPIKeys(userID, workspaceID string, now time.Time, limit int) (
 
 // DeleteExpiredTokens implements service.AccountTx, over the index api_keys_by_expiry
 // (migration 0024).
-func (t *tx) DeleteExpiredTokens(kind string, before time.Time, limit int) (int, error) {
-	tag, err := t.exec(deleteExpiredTokensSQL, kind, before, limit)
-	return int(tag.RowsAffected()), err
+func (t *tx) DeleteExpiredTokens(kind string, before time.Time, limit int) ([]*data.APIKeyRecord, error) {
+	return apiKeys(t.query(deleteExpiredTokensSQL, kind, before, limit))
 }
 
 // deleteExpiredTokensSQL deletes up to $3 tokens of kind $1 expiring at or before $2,
-// earliest first.
+// earliest first, and returns them.
 const deleteExpiredTokensSQL = `DELETE FROM api_keys WHERE id IN (SELECT id FROM api_keys
-	WHERE kind = $1 AND expires_at IS NOT NULL AND expires_at <= $2 ORDER BY expires_at LIMIT $3)`
+	WHERE kind = $1 AND expires_at IS NOT NULL AND expires_at <= $2 ORDER BY expires_at LIMIT $3)
+	RETURNING ` + apiKeyCols
 
 // OldestTokens implements service.AccountTx, over the index api_keys_by_user: the newest
 // keep are read from its end, then up to limit from its start.

@@ -44,18 +44,15 @@ func (t *tx) ConversationStartResponses(conversationID string) ([]data.KeptRespo
 	return t.keptResponses(`SELECT token_id, key, `+keptColumns+` FROM idempotency_responses WHERE started_conversation_id = $1`, conversationID)
 }
 
-// AgentConversationResponses implements service.AccountTx, over the index
-// idempotency_responses_agent_conversation.
-func (t *tx) AgentConversationResponses(agentID string, limit int) ([]data.KeptResponse, error) {
-	return t.keptResponses(agentConversationResponsesSQL, agentID, limit)
+// AgentResponses implements service.AccountTx, over the partial index
+// idempotency_responses_agent (migration 0033), which a response cut to its claim leaves.
+func (t *tx) AgentResponses(agentID string, limit int) ([]data.KeptResponse, error) {
+	return t.keptResponses(agentResponsesSQL, agentID, limit)
 }
 
-// agentConversationResponsesSQL reads the answers kept for agent $1's conversations, up
-// to $2, all in the partial index (migration 0036): a batch reads none of the claims the
-// batches before cut.
-const agentConversationResponsesSQL = `SELECT token_id, key, ` + keptColumns + ` FROM idempotency_responses
-	WHERE agent_id = $1 AND status <> 0 AND (conversation_id IS NOT NULL OR started_conversation_id IS NOT NULL)
-	LIMIT $2`
+// agentResponsesSQL selects up to $2 answers kept with agent $1.
+const agentResponsesSQL = `SELECT token_id, key, ` + keptColumns + ` FROM idempotency_responses
+	WHERE agent_id = $1 AND status <> 0 AND agent_id IS NOT NULL LIMIT $2`
 
 // keptResponses runs query, which selects token_id, key and keptColumns, with args.
 func (t *tx) keptResponses(query string, args ...any) ([]data.KeptResponse, error) {
@@ -111,6 +108,17 @@ func (t *tx) DeleteConversationResponses(conversationID string) (int, error) {
 	tag, err := t.exec(`DELETE FROM idempotency_responses WHERE conversation_id = $1`, conversationID)
 	return int(tag.RowsAffected()), err
 }
+
+// DeleteTokenResponses implements service.AccountTx, over the primary key (token_id,
+// key).
+func (t *tx) DeleteTokenResponses(tokenID int64, limit int) (int, error) {
+	tag, err := t.exec(deleteTokenResponsesSQL, tokenID, limit)
+	return int(tag.RowsAffected()), err
+}
+
+// deleteTokenResponsesSQL deletes up to $2 answers kept under token $1.
+const deleteTokenResponsesSQL = `DELETE FROM idempotency_responses WHERE token_id = $1 AND key IN (
+	SELECT key FROM idempotency_responses WHERE token_id = $1 LIMIT $2)`
 
 // DeleteIdempotentResponsesBefore implements service.AccountTx, over the index
 // idempotency_responses_created_at.

@@ -11,11 +11,11 @@ import (
 	"github.com/voiceapi/voiceapi/service"
 )
 
-// TestAgentDeleteCutsKeptAnswersInBatches: an agent's delete cuts the answers kept for
-// its conversations to their claims, the first service.AgentKeptCutBatch in its own
-// transaction, and queues agent.cut_kept_answers for the rest, which cuts them all, batch
-// after batch; an answer of another agent, and an answer of the agent that is not a
-// conversation's (a call's start), stay as kept. Both engines.
+// TestAgentDeleteCutsKeptAnswersInBatches: an agent's delete cuts the answers kept with
+// it to their claims (its conversations' and every other, a call's start), the first
+// service.AgentKeptCutBatch in its own transaction, and queues agent.cut_kept_answers for
+// the rest, which cuts them all, batch after batch; an answer of another agent, and one about no agent, stay
+// as kept. Both engines.
 func TestAgentDeleteCutsKeptAnswersInBatches(t *testing.T) {
 	env := testkit.New(t, nil)
 	ctx := owner(t, env, "cut@example.com")
@@ -45,6 +45,9 @@ func TestAgentDeleteCutsKeptAnswersInBatches(t *testing.T) {
 		if err := put(tx, "other's turn", other, "conv_x"); err != nil {
 			return err
 		}
+		if err := put(tx, "webhook", "", ""); err != nil {
+			return err
+		}
 		return put(tx, "call start", agent, "")
 	}); err != nil {
 		t.Fatal(err)
@@ -60,12 +63,16 @@ func TestAgentDeleteCutsKeptAnswersInBatches(t *testing.T) {
 		}
 		return r
 	}
+	keys := []string{"call start"}
+	for i := range n {
+		keys = append(keys, fmt.Sprint("turn-", i))
+	}
 	whole := func() (left int) {
 		t.Helper()
-		for i := range n {
-			r := kept(fmt.Sprint("turn-", i))
+		for _, key := range keys {
+			r := kept(key)
 			if r == nil {
-				t.Fatalf("turn %d: gone; want kept (its claim at least)", i)
+				t.Fatalf("%s: gone; want kept (its claim at least)", key)
 			}
 			if r.Status != 0 || r.AgentID != agent {
 				left++
@@ -77,8 +84,8 @@ func TestAgentDeleteCutsKeptAnswersInBatches(t *testing.T) {
 	if err := env.Svc.Agents.DeleteAgent(ctx, agent); err != nil {
 		t.Fatal(err)
 	}
-	if left := whole(); left != n-service.AgentKeptCutBatch {
-		t.Fatalf("after the delete's transaction, %d answers kept whole; want %d", left, n-service.AgentKeptCutBatch)
+	if left := whole(); left != len(keys)-service.AgentKeptCutBatch {
+		t.Fatalf("after the delete's transaction, %d answers kept whole; want %d", left, len(keys)-service.AgentKeptCutBatch)
 	}
 	runner := env.Svc.Jobs.NewRunner(service.RunnerOptions{Workers: 1, Kinds: []string{service.JobKindCutKeptAnswers}})
 	if ran, err := runner.RunDue(context.Background()); err != nil || ran != 1 {
@@ -87,7 +94,7 @@ func TestAgentDeleteCutsKeptAnswersInBatches(t *testing.T) {
 	if left := whole(); left != 0 {
 		t.Errorf("after the job, %d answers kept whole; want none", left)
 	}
-	for _, key := range []string{"other's turn", "call start"} {
+	for _, key := range []string{"other's turn", "webhook"} {
 		if r := kept(key); r == nil || r.Status != 200 {
 			t.Errorf("%q after the delete: %+v; want it kept as it was", key, r)
 		}

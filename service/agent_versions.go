@@ -9,8 +9,9 @@ import (
 
 // DeleteAgent implements data.AgentService: the agent and its versions go, numbers bound
 // to it are unbound and members' agent_ids drop it (storage cascades), its open campaigns
-// are canceled; its calls, conversations and campaigns stay, and what its
-// conversations' Idempotency-Keys kept is cut to its claims (cutKeptAnswersOfDeleted).
+// are canceled; its calls, conversations and campaigns stay, and what the
+// Idempotency-Keys of the requests that acted on it kept is cut to its claims
+// (cutKeptAnswersOfDeleted).
 func (s *AgentService) DeleteAgent(ctx context.Context, id string) error {
 	return s.store.Update(ctx, func(tx Tx) error {
 		stored, plain, err := s.load(ctx, tx, id)

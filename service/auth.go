@@ -113,7 +113,7 @@ func (s *AuthService) Login(ctx context.Context, email, password string, workspa
 		if m == nil {
 			return refused
 		}
-		if err := trimLoginTokens(tx, u.ID); err != nil {
+		if err := s.trimLoginTokens(tx, u.ID); err != nil {
 			return err
 		}
 		expires := s.now().Add(s.opts.LoginTTL)
@@ -141,17 +141,22 @@ func (s *AuthService) Login(ctx context.Context, email, password string, workspa
 // it existed) comes down by that many a login, and by expiry. A deleted token is 401 at
 // once on every replica: its revision is gone (tokenEntry, cachedToken). Nothing is
 // recorded, as for the token pass: the log holds each login.
-func trimLoginTokens(tx Tx, userID string) error {
+func (b *base) trimLoginTokens(tx Tx, userID string) error {
 	ids, err := tx.OldestTokens(userID, data.TokenLogin, validate.MaxLoginTokens-1, TokenPruneBatch)
 	if err != nil {
 		return err
 	}
+	tokens := make([]*data.APIKeyRecord, 0, len(ids))
 	for _, id := range ids {
-		if err := tx.DeleteAPIKey(id); err != nil {
+		k, err := tx.APIKey(id)
+		if err != nil {
 			return err
 		}
+		if k != nil {
+			tokens = append(tokens, k)
+		}
 	}
-	return nil
+	return b.deleteTokens(tx, tokens)
 }
 
 // loginEvent is the data of user.login and user.login_failed: never the password.
@@ -302,7 +307,13 @@ func (s *AuthService) Logout(ctx context.Context) error {
 	if p == nil {
 		return data.Errorf(data.EUNAUTHORIZED, "Not authenticated.")
 	}
-	return s.store.Update(ctx, func(tx Tx) error { return tx.DeleteAPIKey(p.TokenID) })
+	return s.store.Update(ctx, func(tx Tx) error {
+		k, err := tx.APIKey(p.TokenID)
+		if err != nil || k == nil {
+			return err
+		}
+		return s.deleteTokens(tx, []*data.APIKeyRecord{k})
+	})
 }
 
 // CreateAPIKey implements data.AuthService.
@@ -505,7 +516,7 @@ func (s *AuthService) RevokeWorkspaceAPIKey(ctx context.Context, workspaceID str
 
 // revoke deletes an API key and records api_key.revoked in its workspace.
 func (s *AuthService) revoke(ctx context.Context, tx Tx, k *data.APIKeyRecord) error {
-	if err := tx.DeleteAPIKey(k.ID); err != nil {
+	if err := s.deleteTokens(tx, []*data.APIKeyRecord{k}); err != nil {
 		return err
 	}
 	_, err := s.record(ctx, tx, data.EventAPIKeyRevoked, k.WorkspaceID, &data.WorkspaceAPIKey{APIKey: *k.Public(), UserID: k.UserID})

@@ -17,20 +17,26 @@ const TokenPruneBatch = 256
 // returns TokenPruneBatch. Login tokens go from their expiry on (nothing lists them);
 // API keys validate.ExpiredAPIKeyGrace after theirs, until when GET /api-keys shows them
 // as expired. A deleted token authenticates no more than an expired one: its revision
-// is gone, so no cache entry is used for it (tokenEntry, cachedToken). Nothing is
+// is gone, so no cache entry is used for it (tokenEntry, cachedToken). What the tokens
+// kept under Idempotency-Keys goes with them (deleteTokensKeptAnswers). Nothing is
 // recorded: the audit log already holds each token's creation with its expiry.
 func (s *AuthService) PruneTokens(ctx context.Context) (int, error) {
 	now := s.now()
 	n := 0
 	err := s.store.Update(ctx, func(tx Tx) error {
-		logins, err := tx.DeleteExpiredTokens(data.TokenLogin, now, TokenPruneBatch)
-		if err != nil || logins == TokenPruneBatch {
-			n = logins
+		deleted, err := tx.DeleteExpiredTokens(data.TokenLogin, now, TokenPruneBatch)
+		if err != nil {
 			return err
 		}
-		keys, err := tx.DeleteExpiredTokens(data.TokenAPIKey, now.Add(-validate.ExpiredAPIKeyGrace), TokenPruneBatch-logins)
-		n = logins + keys
-		return err
+		if len(deleted) < TokenPruneBatch {
+			keys, err := tx.DeleteExpiredTokens(data.TokenAPIKey, now.Add(-validate.ExpiredAPIKeyGrace), TokenPruneBatch-len(deleted))
+			if err != nil {
+				return err
+			}
+			deleted = append(deleted, keys...)
+		}
+		n = len(deleted)
+		return s.deleteTokensKeptAnswers(tx, deleted)
 	})
 	if err != nil {
 		return 0, err // rolled back: nothing was deleted

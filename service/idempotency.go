@@ -50,15 +50,16 @@ func (s *IdempotencyService) SaveIdempotentResponse(ctx context.Context, tokenID
 	stored.Body = []byte(sealed)
 	// The change this response answers has committed: keeping it is bookkeeping.
 	err = s.store.Update(withoutAccessRecheck(ctx), func(tx Tx) error {
-		if there, err := tokenWorkspaceThere(ctx, tx); err != nil || !there {
-			// Failed, so that the claim is not written again either: the cascade deleted it.
+		if there, err := tokenThere(ctx, tx); err != nil || !there {
+			// Failed, so that the claim is not written again either: the token's delete
+			// (or its workspace's) deleted it.
 			return cmp.Or(err, errNothingToKeep)
 		}
 		if open, err := conversationOpen(tx, r.ConversationID); err != nil || !open {
 			// Failed, so that the claim is not written again either: the end deleted it.
 			return cmp.Or(err, errNothingToKeep)
 		}
-		if there, err := conversationAgentThere(ctx, tx, r); err != nil || !there {
+		if there, err := agentThere(ctx, tx, r); err != nil || !there {
 			// Failed, so that the claim stays as the agent's delete left it.
 			return cmp.Or(err, errNothingToKeep)
 		}
@@ -71,23 +72,30 @@ func (s *IdempotencyService) SaveIdempotentResponse(ctx context.Context, tokenID
 }
 
 // errNothingToKeep stops the keeping of an answer that must not be kept: a message's
-// whose conversation ended after the turn or whose agent was deleted after it, or any
-// whose token's workspace was deleted after the change.
+// whose conversation ended after the turn, one whose agent was deleted after its change,
+// or any whose token, or its workspace, was deleted after the change.
 var errNothingToKeep = errors.New("nothing to keep")
 
-// tokenWorkspaceThere reports whether the workspace ctx's token is bound to still
-// exists, read in tx. Its delete takes the tokens bound to it, and what they kept, in
-// its transaction: an answer kept after it (the request's change committed before the
-// delete, its answer is kept after) would stay a day under a token no one holds. On
-// PostgreSQL both writes hold that workspace's lock (the caller's, lockHint), so the
-// keeping reads the workspace after the delete committed, or the delete finds the
-// answer kept. True without a caller.
-func tokenWorkspaceThere(ctx context.Context, tx Tx) (bool, error) {
+// tokenThere reports whether ctx's token, and the workspace it is bound to, still
+// exist, read in tx. A token's delete takes what it kept (deleteTokensKeptAnswers), and
+// a workspace's the tokens bound to it with what they kept, in its transaction: an
+// answer kept after it (the request's change committed before the delete, its answer
+// is kept after) would stay a day under a token no one holds. On PostgreSQL a
+// workspace's delete and the keeping both hold that workspace's lock (the caller's,
+// lockHint), as does a key's revoke (its event's), so the keeping reads after the
+// delete committed, or the delete finds the answer kept; a logout, which records
+// nothing, conflicts with the keeping's read of the token (SERIALIZABLE), one of them
+// running again. True without a caller.
+func tokenThere(ctx context.Context, tx Tx) (bool, error) {
 	p := data.PrincipalFrom(ctx)
 	if p == nil || p.CurrentWorkspaceID == "" {
 		return true, nil
 	}
-	return tx.WorkspaceExists(p.CurrentWorkspaceID)
+	if there, err := tx.WorkspaceExists(p.CurrentWorkspaceID); err != nil || !there {
+		return false, err
+	}
+	k, err := tx.APIKey(p.TokenID)
+	return k != nil, err
 }
 
 // conversationOpen reports whether a response to a message to conversation id may be
@@ -101,15 +109,15 @@ func conversationOpen(tx Tx, id string) (bool, error) {
 	return c != nil && c.Status != data.ConversationEnded, err
 }
 
-// conversationAgentThere reports whether the agent of r, an answer to a message to its
-// conversation, still exists, read in tx: its delete cut what the agent's conversations
-// had kept to their claims (cutKeptAnswersOfDeleted), and a turn's answer kept after it
-// would hold the turn's words for the rest of the day, its replay 404. Both writes are of
-// the agent's workspace, so on PostgreSQL they take turns on its lock (the keeping's
-// caller's, lockHint; the delete's event's). True for any other answer.
-func conversationAgentThere(ctx context.Context, tx Tx, r *data.IdempotentResponse) (bool, error) {
+// agentThere reports whether the agent r's request acted on still exists, read in tx:
+// its delete cut what was kept with it to its claims (cutKeptAnswersOfDeleted), and an
+// answer kept after it (a turn's words, a call start's configuration) would stay for the
+// rest of the day, its replay 404. Both writes are of the agent's workspace, so on
+// PostgreSQL they take turns on its lock (the keeping's caller's, lockHint; the delete's
+// event's). True for an answer about no agent.
+func agentThere(ctx context.Context, tx Tx, r *data.IdempotentResponse) (bool, error) {
 	p := data.PrincipalFrom(ctx)
-	if r.ConversationID == "" || r.AgentID == "" || p == nil {
+	if r.AgentID == "" || p == nil {
 		return true, nil
 	}
 	found, _, err := tx.AgentRef(p.WorkspaceID, r.AgentID)

@@ -97,8 +97,9 @@ func TestListJobsRefusesBadFilters(t *testing.T) {
 // records they work on (docs/jobs.md). A campaign's delete_recipients job, queued by the
 // delete of a campaign past its first batch, is of call_history and of the campaign's
 // agent: a caller limited to another agent, or without call history, neither lists nor
-// reads it. agent.seal_headers and conversation.redact_ended are of the agents module and
-// of no agent (each works over the whole workspace): a reader of agents who sees every
+// reads it. agent.seal_headers, conversation.redact_ended and
+// idempotency.delete_token_answers are of the agents module and of no agent (each works
+// over the whole workspace, the last over answers about any agent): a reader of agents who sees every
 // agent reads them, one limited to some agents does not (their progress and last_error
 // may name any agent, a storage error naming the row it met), and they name no agent.
 // Both engines.
@@ -114,7 +115,7 @@ func TestNewJobKindsAreReadAsTheirRecords(t *testing.T) {
 	}
 	deletedBigCampaign(t, svc, ctx, first, 1_000_000, service.CampaignDeleteBatch+1)
 	jobs := map[string]string{} // kind → its job's id
-	for _, kind := range []string{service.JobKindSealHeaders, service.JobKindRedactEnded} {
+	for _, kind := range []string{service.JobKindSealHeaders, service.JobKindRedactEnded, service.JobKindDeleteTokenAnswers} {
 		if err := engine.Update(context.Background(), func(tx service.Tx) error {
 			_, err := svc.Jobs.Enqueue(tx, data.JobEnqueue{WorkspaceID: ada.PersonalWorkspaceID, Kind: kind, UniqueKey: kind})
 			return err
@@ -140,7 +141,7 @@ func TestNewJobKindsAreReadAsTheirRecords(t *testing.T) {
 		return data.WithPrincipal(context.Background(), &data.Principal{UserID: ada.ID, WorkspaceID: ada.PersonalWorkspaceID,
 			CurrentWorkspaceID: ada.PersonalWorkspaceID, Role: role, Modules: modules, AgentIDs: agents, Scopes: scopes})
 	}
-	workspaceWide := []string{service.JobKindSealHeaders, service.JobKindRedactEnded}
+	workspaceWide := []string{service.JobKindSealHeaders, service.JobKindRedactEnded, service.JobKindDeleteTokenAnswers}
 	cases := []struct {
 		name  string
 		ctx   context.Context

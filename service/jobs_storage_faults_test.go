@@ -102,11 +102,18 @@ func (t firstReadFaultTx) StartsToNote(ws string, limit int) ([]data.KeptRespons
 	return t.Tx.StartsToNote(ws, limit)
 }
 
-func (t firstReadFaultTx) AgentConversationResponses(agentID string, limit int) ([]data.KeptResponse, error) {
+func (t firstReadFaultTx) AgentResponses(agentID string, limit int) ([]data.KeptResponse, error) {
 	if err := t.spend(); err != nil {
 		return nil, err
 	}
-	return t.Tx.AgentConversationResponses(agentID, limit)
+	return t.Tx.AgentResponses(agentID, limit)
+}
+
+func (t firstReadFaultTx) DeleteTokenResponses(tokenID int64, limit int) (int, error) {
+	if err := t.spend(); err != nil {
+		return 0, err
+	}
+	return t.Tx.DeleteTokenResponses(tokenID, limit)
 }
 
 func (t firstReadFaultTx) AgentsToSeal(ws string, limit int) ([]string, error) {
@@ -121,8 +128,8 @@ func (t firstReadFaultTx) AgentsToSeal(ws string, limit int) ([]string, error) {
 // (a stored row that does not decode), job.failed naming it; a fault that heals by itself
 // (the database unreachable) queues the job again, naming it, no job.failed sent. One
 // kind of each family: test runs, analysis (a call's, a backfill), knowledge (a url
-// fetch, embeddings), campaign starts, the upgrade jobs and the cut of a deleted agent's
-// kept answers. Before, the test run,
+// fetch, embeddings), campaign starts, the upgrade jobs, the cut of a deleted agent's
+// kept answers and the delete of a deleted token's. Before, the test run,
 // backfill, knowledge, campaign start and upgrade jobs retried every storage fault for
 // their whole attempt budget, and the call analysis failed at once on any, healing or
 // not. Both engines (VOICEAPI_TEST_BACKEND=postgres).
@@ -134,16 +141,17 @@ func TestJobKindsFailOnLastingStorageFaults(t *testing.T) {
 	day := data.NewTime(time.Now().Add(-24 * time.Hour))
 	to := data.NewTime(time.Now())
 	payloads := map[string]any{
-		service.JobKindTestRun:          map[string]string{"run_id": "trn_01JD6ZZZZZZZZZZZZZZZZZZZZZ"},
-		service.JobKindAnalyzeCall:      map[string]string{"call_id": "call_01JD6ZZZZZZZZZZZZZZZZZZZZZ"},
-		service.JobKindAnalysisBackfill: map[string]any{"agent_id": "agt_01JD6ZZZZZZZZZZZZZZZZZZZZZ", "from": day, "to": to},
-		service.JobKindFetchURL:         map[string]any{"knowledge_base_id": "kb_01JD6ZZZZZZZZZZZZZZZZZZZZZ", "source_id": "src_01JD6ZZZZZZZZZZZZZZZZZZZZZ", "attempt": 1},
-		service.JobKindEmbed:            map[string]string{"knowledge_base_id": "kb_01JD6ZZZZZZZZZZZZZZZZZZZZZ"},
-		"campaign.start":                map[string]string{"campaign_id": "cmp_01JD6ZZZZZZZZZZZZZZZZZZZZZ"},
-		service.JobKindRedactEnded:      map[string]string{},
-		service.JobKindSealHeaders:      map[string]string{},
-		service.JobKindNoteStarts:       map[string]string{},
-		service.JobKindCutKeptAnswers:   map[string]string{"agent_id": "agt_01JD6ZZZZZZZZZZZZZZZZZZZZZ"},
+		service.JobKindTestRun:            map[string]string{"run_id": "trn_01JD6ZZZZZZZZZZZZZZZZZZZZZ"},
+		service.JobKindAnalyzeCall:        map[string]string{"call_id": "call_01JD6ZZZZZZZZZZZZZZZZZZZZZ"},
+		service.JobKindAnalysisBackfill:   map[string]any{"agent_id": "agt_01JD6ZZZZZZZZZZZZZZZZZZZZZ", "from": day, "to": to},
+		service.JobKindFetchURL:           map[string]any{"knowledge_base_id": "kb_01JD6ZZZZZZZZZZZZZZZZZZZZZ", "source_id": "src_01JD6ZZZZZZZZZZZZZZZZZZZZZ", "attempt": 1},
+		service.JobKindEmbed:              map[string]string{"knowledge_base_id": "kb_01JD6ZZZZZZZZZZZZZZZZZZZZZ"},
+		"campaign.start":                  map[string]string{"campaign_id": "cmp_01JD6ZZZZZZZZZZZZZZZZZZZZZ"},
+		service.JobKindRedactEnded:        map[string]string{},
+		service.JobKindSealHeaders:        map[string]string{},
+		service.JobKindNoteStarts:         map[string]string{},
+		service.JobKindCutKeptAnswers:     map[string]string{"agent_id": "agt_01JD6ZZZZZZZZZZZZZZZZZZZZZ"},
+		service.JobKindDeleteTokenAnswers: map[string]int64{"token_id": 7},
 	}
 	var row struct{}
 	lasting := fmt.Errorf("decoding the job's record: %w", json.Unmarshal([]byte(`{"id":`), &row))

@@ -388,8 +388,15 @@ func (s *WorkspaceUserService) RemoveWorkspaceUser(ctx context.Context, workspac
 			return err
 		}
 		// Tokens bound to this workspace would only fail from now on: storage revokes
-		// them with the membership.
+		// them with the membership, and what they kept goes with them.
+		bound, err := userTokens(tx, userID, func(k *data.APIKeyRecord) bool { return k.WorkspaceID == workspaceID })
+		if err != nil {
+			return err
+		}
 		if err := tx.DeleteMember(workspaceID, userID); err != nil {
+			return err
+		}
+		if err := s.deleteTokensKeptAnswers(tx, bound); err != nil {
 			return err
 		}
 		_, err = s.record(ctx, tx, data.EventWorkspaceUserRemoved, workspaceID, current)

@@ -234,6 +234,7 @@ func New(store Store, opts Options) (*Services, error) {
 	svc.Jobs.Register(svc.Conversations.noteStartsKind())
 	svc.Jobs.Register(svc.Agents.sealHeadersKind())
 	svc.Jobs.Register(svc.Agents.cutKeptAnswersKind())
+	svc.Jobs.Register(svc.Idempotency.deleteTokenAnswersKind())
 	return svc, nil
 }
 

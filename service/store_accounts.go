@@ -76,8 +76,9 @@ type AccountTx interface {
 	APIKeyRevision(id int64) (uint64, error)
 	// DeleteExpiredTokens deletes up to limit tokens of kind (data.TokenLogin or
 	// data.TokenAPIKey) that expire at or before before, earliest expiry first, with their
-	// index entries, and says how many; tokens without an expiry never go.
-	DeleteExpiredTokens(kind string, before time.Time, limit int) (int, error)
+	// index entries, and returns them (the service deletes what they kept with them);
+	// tokens without an expiry never go.
+	DeleteExpiredTokens(kind string, before time.Time, limit int) ([]*data.APIKeyRecord, error)
 	// LiveAPIKeys counts userID's API keys (not login tokens) bound to workspaceID that
 	// have not expired at now (no expiry, or one after now), stopping at limit. The count
 	// holds for the transaction: two creates racing for the last slot do not both commit.
@@ -94,17 +95,22 @@ type AccountTx interface {
 	// oldest first, and says how many: from an index by time, so a call reads about as
 	// many responses as it deletes, however many are kept.
 	DeleteIdempotentResponsesBefore(t time.Time, limit int) (int, error)
+	// DeleteTokenResponses deletes up to limit of the responses kept under token
+	// tokenID, claims too, with their entries, and says how many: the token is gone, and
+	// no one can replay them.
+	DeleteTokenResponses(tokenID int64, limit int) (int, error)
 	// DeleteConversationResponses removes the responses kept for messages to conversation
 	// id (r.ConversationID), under any token, and says how many.
 	DeleteConversationResponses(conversationID string) (int, error)
 	// ConversationStartResponses returns the responses kept for the start of
 	// conversation id (r.StartedConversationID), under any token: one, seldom more.
 	ConversationStartResponses(conversationID string) ([]data.KeptResponse, error)
-	// AgentConversationResponses returns up to limit of the responses kept with an
-	// answer (status not 0) for the requests to agent agentID's conversations, their
-	// starts and messages (r.AgentID, with r.ConversationID or r.StartedConversationID),
-	// under any token: those its delete cuts to their claims. A claim is not among them.
-	AgentConversationResponses(agentID string, limit int) ([]data.KeptResponse, error)
+	// AgentResponses returns up to limit of the responses kept with an answer (status
+	// not 0) for the requests that acted on agent agentID (r.AgentID: its conversations'
+	// starts and messages, a call's start or registration, its tests and test runs, an
+	// analysis, a backfill, a campaign's create), under any token: those its delete cuts
+	// to their claims. A claim is not among them.
+	AgentResponses(agentID string, limit int) ([]data.KeptResponse, error)
 	// StartsToNote returns up to limit of the responses the upgrade listed for workspace
 	// ws (its tokens') for the job that notes a start's answer with its conversation
 	// (service/idempotency_start_upgrade.go): every answer kept with status 201 before

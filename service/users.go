@@ -76,7 +76,7 @@ func (s *UserService) UpdateMe(ctx context.Context, in data.UserUpdate) (*data.U
 				return data.FieldError("current_password", "The current_password is incorrect.")
 			}
 			u.PasswordHash = newHash
-			if err := revokeOtherLogins(tx, u.ID, p.TokenID); err != nil {
+			if err := s.revokeOtherLogins(tx, u.ID, p.TokenID); err != nil {
 				return err
 			}
 			// In the personal workspace: the account is the user's alone.
@@ -135,7 +135,7 @@ func (s *UserService) ResetPassword(ctx context.Context, email, password string)
 		}
 		u.PasswordHash = hash
 		u.UpdatedAt = s.timeNow()
-		if err := revokeOtherLogins(tx, u.ID, 0); err != nil {
+		if err := s.revokeOtherLogins(tx, u.ID, 0); err != nil {
 			return err
 		}
 		if _, err := s.record(ctx, tx, data.EventUserPasswordChanged, u.PersonalWorkspaceID, map[string]string{"user_id": u.ID}); err != nil {
@@ -153,19 +153,18 @@ func (s *UserService) ResetPassword(ctx context.Context, email, password string)
 // revokeOtherLogins ends every login session of the user but the one making the change
 // (keep; 0 keeps none), so that a new password locks out whoever knew the old one. API
 // keys stay: they are revoked one by one (docs/api.md).
-func revokeOtherLogins(tx Tx, userID string, keep int64) error {
+func (b *base) revokeOtherLogins(tx Tx, userID string, keep int64) error {
 	logins, err := tx.UserTokens(userID, data.TokenLogin)
 	if err != nil {
 		return err
 	}
+	others := logins[:0]
 	for _, k := range logins {
 		if k.ID != keep {
-			if err := tx.DeleteAPIKey(k.ID); err != nil {
-				return err
-			}
+			others = append(others, k)
 		}
 	}
-	return nil
+	return b.deleteTokens(tx, others)
 }
 
 // emailFree refuses an email another account has.
@@ -297,9 +296,18 @@ func (s *UserService) DeleteUser(ctx context.Context, id string) error {
 			}
 		}
 		tx.OnCommit(func() { s.kbIndexes.dropWorkspace(u.PersonalWorkspaceID) })
+		// The personal workspace's delete takes its tokens' kept answers; what the
+		// user's other tokens kept goes with them.
+		others, err := userTokens(tx, id, func(k *data.APIKeyRecord) bool { return k.WorkspaceID != u.PersonalWorkspaceID })
+		if err != nil {
+			return err
+		}
 		if err := tx.DeleteWorkspace(u.PersonalWorkspaceID); err != nil {
 			return err
 		}
-		return tx.DeleteUser(id)
+		if err := tx.DeleteUser(id); err != nil {
+			return err
+		}
+		return s.deleteTokensKeptAnswers(tx, others)
 	})
 }

@@ -69,8 +69,9 @@ func testPruneTokens(t *testing.T, open Opener) {
 	prune := func(kind string, before time.Time, limit int) int {
 		t.Helper()
 		var n int
-		update(t, s, func(tx service.Tx) (err error) {
-			n, err = tx.DeleteExpiredTokens(kind, before, limit)
+		update(t, s, func(tx service.Tx) error {
+			deleted, err := tx.DeleteExpiredTokens(kind, before, limit)
+			n = len(deleted)
 			return err
 		})
 		return n

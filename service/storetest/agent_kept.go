@@ -10,14 +10,14 @@ import (
 )
 
 func init() {
-	suites = append(suites, suite{"agent_conversations_kept_answers", testAgentConversationsKeptAnswers})
+	suites = append(suites, suite{"agent_kept_answers", testAgentKeptAnswers})
 }
 
-// AgentConversationResponses lists the answers kept for the starts of and messages to
-// an agent's conversations, under any token: not a claim, not another request of the
-// agent (a call's start), not another agent's. An answer cut to its claim, deleted with
-// its conversation or purged leaves the list.
-func testAgentConversationsKeptAnswers(t *testing.T, open Opener) {
+// AgentResponses lists the answers kept with an agent, under any token: the starts of
+// and messages to its conversations, and every other request that acted on it (a call's
+// start, a test run); not a claim, not another agent's, not an answer about no agent. An
+// answer cut to its claim, deleted with its conversation or purged leaves the list.
+func testAgentKeptAnswers(t *testing.T, open Opener) {
 	s := open(t)
 	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	const agent, other = "agt_01JD6000000000000000000001", "agt_01JD6000000000000000000002"
@@ -34,6 +34,9 @@ func testAgentConversationsKeptAnswers(t *testing.T, open Opener) {
 		{1, "old message", 200, agent, "conv_2", "", 0},
 		{1, "claim", 0, agent, "", "conv_3", 0},
 		{1, "call start", 201, agent, "", "", 0},
+		{3, "test run", 202, agent, "", "", time.Hour},
+		{1, "call start's claim", 0, agent, "", "", 0},
+		{1, "webhook", 201, "", "", "", 0},
 		{1, "other's start", 201, other, "", "conv_4", 0},
 	}
 	update(t, s, func(tx service.Tx) error {
@@ -48,7 +51,7 @@ func testAgentConversationsKeptAnswers(t *testing.T, open Opener) {
 	listed := func(want ...string) {
 		t.Helper()
 		view(t, s, func(tx service.Tx) error {
-			got, err := tx.AgentConversationResponses(agent, 100)
+			got, err := tx.AgentResponses(agent, 100)
 			var keys []string
 			for _, k := range got {
 				keys = append(keys, k.Key)
@@ -59,22 +62,26 @@ func testAgentConversationsKeptAnswers(t *testing.T, open Opener) {
 			slices.Sort(keys)
 			slices.Sort(want)
 			if !slices.Equal(keys, want) {
-				t.Errorf("the agent's conversations' kept answers: %q, want %q", keys, want)
+				t.Errorf("the agent's kept answers: %q, want %q", keys, want)
 			}
 			return err
 		})
 	}
-	listed("message", "old message", "start")
+	listed("message", "old message", "start", "call start", "test run")
 
 	update(t, s, func(tx service.Tx) error { // cut to its claim, as the agent's delete does
 		return tx.PutIdempotentResponse(1, "start", &data.IdempotentResponse{CreatedAt: data.NewTime(t0), AgentID: agent, StartedConversationID: "conv_1"})
 	})
-	listed("message", "old message")
+	listed("message", "old message", "call start", "test run")
+	update(t, s, func(tx service.Tx) error {
+		return tx.PutIdempotentResponse(1, "call start", &data.IdempotentResponse{CreatedAt: data.NewTime(t0), AgentID: agent})
+	})
+	listed("message", "old message", "test run")
 	update(t, s, func(tx service.Tx) error {
 		_, err := tx.DeleteConversationResponses("conv_2")
 		return err
 	})
-	listed("message")
+	listed("message", "test run")
 	update(t, s, func(tx service.Tx) error {
 		_, err := tx.DeleteIdempotentResponsesBefore(t0.Add(2*time.Hour), 100)
 		return err

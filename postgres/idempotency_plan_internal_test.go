@@ -1,0 +1,20 @@
+package postgres
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// An agent's delete reads the answers kept with it over the partial index of migration
+// 0033, and a token's delete takes its answers over the primary key: neither reads
+// every kept answer.
+func TestKeptAnswersDeletesReadTheirIndexes(t *testing.T) {
+	// Not 0032's idempotency_responses_agent_conversation, which it replaced.
+	if plan := queryPlan(t, agentResponsesSQL, "agt_1", 1000); !regexp.MustCompile(`idempotency_responses_agent\b`).MatchString(plan) {
+		t.Errorf("an agent's delete does not read idempotency_responses_agent:\n%s", plan)
+	}
+	if plan := queryPlan(t, deleteTokenResponsesSQL, int64(1), 1000); !strings.Contains(plan, "idempotency_responses_pkey") {
+		t.Errorf("a token's delete does not read the primary key:\n%s", plan)
+	}
+}
