@@ -145,6 +145,23 @@ func (t tx) KnowledgeBaseExists(workspaceID, id string) (bool, error) {
 	return knowledgeBaseInWorkspace(t.b, workspaceID, id), nil
 }
 
+// AgentsUsingKnowledgeBase implements service.AgentTx: the workspace's agents read as
+// its delete's cascade (removeKnowledgeBaseFromAgents) reads them.
+func (t tx) AgentsUsingKnowledgeBase(workspaceID, kbID string) ([]string, error) {
+	var using []string
+	b := t.b.Bucket(bucketAgents)
+	for _, id := range scopeIDs(t.b.Bucket(bucketAgentsByWS), workspaceID) {
+		row, err := getAgentRow(b, id)
+		if err != nil {
+			return nil, err
+		}
+		if row != nil && slices.Contains(row.LLMConfig.KnowledgeBaseIDs, kbID) {
+			using = append(using, id)
+		}
+	}
+	return using, nil
+}
+
 // putAgentRow stores row as given and moves its status index entry from oldStatus.
 func putAgentRow(tx *bbolt.Tx, row *agentRow, oldStatus string) error {
 	raw, err := encodeAgentRow(row)

@@ -203,6 +203,16 @@ func (t *tx) KnowledgeBaseExists(ws, id string) (bool, error) {
 	return found, err
 }
 
+// AgentsUsingKnowledgeBase implements service.AgentTx: the rows its delete's cascade
+// (removeKnowledgeBaseFromAgents) rewrites.
+func (t *tx) AgentsUsingKnowledgeBase(ws, kbID string) ([]string, error) {
+	rows, err := t.query(`SELECT id FROM agents WHERE workspace_id = $1 AND config->'llm_config'->'knowledge_base_ids' ? $2`, ws, kbID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
 // AgentRef implements service.NumberTx.
 func (t *tx) AgentRef(ws, agentID string) (bool, *int, error) {
 	var published *int

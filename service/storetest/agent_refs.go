@@ -82,6 +82,8 @@ func checkKnowledgeBaseDeleteUnlinks(t *testing.T, s service.Store, draft, pub *
 		revision, err = tx.AgentRevision(draft.ID)
 		return err
 	})
+	checkAgentsUsing(t, s, draft.WorkspaceID, kbGone, []string{draft.ID})
+	checkAgentsUsing(t, s, "ws_01JD6000000000000000000002", kbGone, nil)
 	update(t, s, func(tx service.Tx) error {
 		kb, err := tx.KnowledgeBase(kbGone)
 		if err != nil || kb == nil {
@@ -99,6 +101,20 @@ func checkKnowledgeBaseDeleteUnlinks(t *testing.T, s service.Store, draft, pub *
 		}
 		if p, _ := tx.Agent(pub.ID); p == nil || len(p.LLMConfig.KnowledgeBaseIDs) != 0 {
 			t.Errorf("an agent without knowledge bases: %+v", p)
+		}
+		return err
+	})
+	checkAgentsUsing(t, s, draft.WorkspaceID, kbGone, nil)
+	checkAgentsUsing(t, s, draft.WorkspaceID, kbKept, []string{draft.ID})
+}
+
+// checkAgentsUsing checks that AgentsUsingKnowledgeBase(ws, kbID) names exactly want.
+func checkAgentsUsing(t *testing.T, s service.Store, ws, kbID string, want []string) {
+	t.Helper()
+	view(t, s, func(tx service.Tx) error {
+		got, err := tx.AgentsUsingKnowledgeBase(ws, kbID)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("AgentsUsingKnowledgeBase(%s, %s) = %v, %v; want %v", ws, kbID, got, err, want)
 		}
 		return err
 	})
