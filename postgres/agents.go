@@ -204,9 +204,10 @@ func (t *tx) KnowledgeBaseExists(ws, id string) (bool, error) {
 }
 
 // AgentsUsingKnowledgeBase implements service.AgentTx: the rows its delete's cascade
-// (removeKnowledgeBaseFromAgents) rewrites.
+// (removeKnowledgeBaseFromAgents) rewrites, and the agents a version of which names it.
 func (t *tx) AgentsUsingKnowledgeBase(ws, kbID string) ([]string, error) {
-	rows, err := t.query(`SELECT id FROM agents WHERE workspace_id = $1 AND config->'llm_config'->'knowledge_base_ids' ? $2`, ws, kbID)
+	rows, err := t.query(`SELECT a.id FROM agents a WHERE a.workspace_id = $1 AND (a.config->'llm_config'->'knowledge_base_ids' ? $2
+		OR EXISTS (SELECT 1 FROM agent_versions v WHERE v.agent_id = a.id AND v.config->'llm_config'->'knowledge_base_ids' ? $2))`, ws, kbID)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 // developer limited to agent A (with the knowledge_base module) reads every one; but one
 // that agent B uses (its knowledge_base_ids) is not the developer's to change: its delete
 // would drop it from B's knowledge_base_ids, and its rename, sources and refetch change
-// what B retrieves. Each is 403, saying an agent outside the caller's access uses it
+// what B retrieves, as they do for an agent whose live version alone names it. Each is 403, saying an agent outside the caller's access uses it
 // without naming B, and nothing changes (conventions §6, numbers' rule). A knowledge base
 // only A uses, or none does, stays the developer's. Owners act on all. Both engines.
 func TestKnowledgeBasesOfHiddenAgentsAreReadOnly(t *testing.T) {
@@ -36,6 +36,11 @@ func TestKnowledgeBasesOfHiddenAgentsAreReadOnly(t *testing.T) {
 	unused, _, _ := kb("nobody's")
 	a := agent("A", ofA, shared)
 	b := agent("B", ofB, shared)
+	// B2's live version retrieves from liveOfB2; its draft no longer names it.
+	liveOfB2, liveText, liveURL := kb("B2's live")
+	b2 := agent("B2", liveOfB2)
+	expect(t, e.do("POST", "/api/v1/agents/"+b2+"/publish", owner, nil), 204)
+	expect(t, e.do("PUT", "/api/v1/agents/"+b2, owner, map[string]any{"llm_config": map[string]any{"knowledge_base_ids": []string{}}}), 200)
 
 	ws := e.Owner.WorkspaceID
 	u := e.newUser("dev@example.com", false)
@@ -44,7 +49,7 @@ func TestKnowledgeBasesOfHiddenAgentsAreReadOnly(t *testing.T) {
 	dev := e.tokenIn(u, ws)
 	agentB := e.do("GET", "/api/v1/agents/"+b, owner, nil)
 	expect(t, agentB, 200)
-	for _, k := range []struct{ id, text, url string }{{ofB, ofBText, ofBURL}, {shared, sharedText, sharedURL}} {
+	for _, k := range []struct{ id, text, url string }{{ofB, ofBText, ofBURL}, {shared, sharedText, sharedURL}, {liveOfB2, liveText, liveURL}} {
 		before := e.do("GET", "/api/v1/knowledge-bases/"+k.id, owner, nil)
 		expect(t, before, 200)
 		base := "/api/v1/knowledge-bases/" + k.id
@@ -60,7 +65,7 @@ func TestKnowledgeBasesOfHiddenAgentsAreReadOnly(t *testing.T) {
 		} {
 			res := e.do(c.method, c.path, dev, c.body)
 			expect(t, res, 403)
-			if msg := string(res.Body); !strings.Contains(msg, "agent outside your access") || strings.Contains(msg, b) {
+			if msg := string(res.Body); !strings.Contains(msg, "agent outside your access") || strings.Contains(msg, b) || strings.Contains(msg, b2) {
 				t.Errorf("%s %s: the refusal should say an agent outside the caller's access uses it, naming none: %s", c.method, c.path, msg)
 			}
 		}
