@@ -145,6 +145,53 @@ func (t tx) KnowledgeBaseExists(workspaceID, id string) (bool, error) {
 	return knowledgeBaseInWorkspace(t.b, workspaceID, id), nil
 }
 
+// AgentsUsingKnowledgeBase implements service.AgentTx: the workspace's agents read as
+// its delete's cascade (removeKnowledgeBaseFromAgents) reads them, and their versions.
+func (t tx) AgentsUsingKnowledgeBase(workspaceID, kbID string) ([]string, error) {
+	var using []string
+	b := t.b.Bucket(bucketAgents)
+	for _, id := range scopeIDs(t.b.Bucket(bucketAgentsByWS), workspaceID) {
+		row, err := getAgentRow(b, id)
+		if err != nil {
+			return nil, err
+		}
+		if row == nil {
+			continue
+		}
+		uses := slices.Contains(row.LLMConfig.KnowledgeBaseIDs, kbID)
+		if !uses {
+			if uses, err = t.versionUses(id, kbID); err != nil {
+				return nil, err
+			}
+		}
+		if uses {
+			using = append(using, id)
+		}
+	}
+	return using, nil
+}
+
+// versionUses reports whether a stored version of agentID names kbID in its
+// knowledge_base_ids (a live or rollout version retrieves from it).
+func (t tx) versionUses(agentID, kbID string) (bool, error) {
+	prefix := indexKey(agentID, "")
+	c := t.b.Bucket(bucketAgentVersions).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		n, err := strconv.Atoi(string(k[len(prefix):]))
+		if err != nil {
+			return false, fmt.Errorf("agent %s: version key %q: %w", agentID, k, err)
+		}
+		v, err := t.AgentVersion(agentID, n)
+		if err != nil {
+			return false, err
+		}
+		if v != nil && slices.Contains(v.LLMConfig.KnowledgeBaseIDs, kbID) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // putAgentRow stores row as given and moves its status index entry from oldStatus.
 func putAgentRow(tx *bbolt.Tx, row *agentRow, oldStatus string) error {
 	raw, err := encodeAgentRow(row)

@@ -264,6 +264,9 @@ func jobListPlan(ws string, sel data.JobSelection) []string {
 			scopes = append(scopes, jobListScope(ws, false, "", k, sel.Status))
 		}
 		for _, a := range agents {
+			if a == "" && slices.Contains(sel.AgentKinds, k) {
+				continue // a job of an agent kind that names no agent is not the caller's (data.JobSelection)
+			}
 			scopes = append(scopes, jobListScope(ws, true, a, k, sel.Status))
 		}
 	}

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -57,6 +58,9 @@ type kbView struct {
 	Sources  []source
 	Pending  bool
 	CanWrite bool
+	// OthersAgent: an agent the user does not see uses the knowledge base, so it is
+	// read-only to them (kbWritable).
+	OthersAgent bool
 	// The test-retrieval box: the question asked, the chunks found, each with the name
 	// of the source it came from.
 	Query  string
@@ -75,6 +79,17 @@ type source struct {
 	Added, Indexed                any
 }
 
+// kbWritable asks the API whether a user limited to some agents may change knowledge base
+// id: not when an agent the user does not see uses it (the API's rule, service
+// visibility.knowledgeBaseWritable), which the console cannot tell, those agents being
+// hidden from it. The question is an update that changes nothing, refused as every write
+// would be (403) and otherwise no write and no event.
+func (h *Handler) kbWritable(r *http.Request, id, etag string) bool {
+	_, err := h.callIfMatch(r, "PUT", "/api/v1/knowledge-bases/"+url.PathEscape(id), etag, map[string]any{})
+	var fail *apiError
+	return !errors.As(err, &fail) || fail.Status != http.StatusForbidden
+}
+
 func (h *Handler) loadKB(r *http.Request) (*kbView, error) {
 	res, err := h.call(r, "GET", "/api/v1/knowledge-bases/"+url.PathEscape(r.PathValue("id")), nil, nil)
 	if err != nil {
@@ -84,6 +99,10 @@ func (h *Handler) loadKB(r *http.Request) (*kbView, error) {
 	p := data.PrincipalFrom(r.Context())
 	v := &kbView{KB: kb, ETag: res.ETag, CanWrite: p.Allows(data.Write(data.ModuleKnowledgeBase)) == nil, Titles: names{},
 		CSRF: CSRFToken(SessionToken(r))}
+	if v.CanWrite && len(p.AgentIDs) > 0 {
+		v.CanWrite = h.kbWritable(r, str(kb["id"]), res.ETag)
+		v.OthersAgent = !v.CanWrite
+	}
 	add := func(typ, nameKey string) {
 		for _, it := range asList(kb[typ]) {
 			m, _ := it.(map[string]any)

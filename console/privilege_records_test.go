@@ -174,3 +174,52 @@ func TestConsoleMembersNameOnlyTheUsersAgents(t *testing.T) {
 		t.Errorf("/workspace does not show the members' agents as the developer sees them")
 	}
 }
+
+// TestConsoleKnowledgeBaseOfAnotherAgentIsNotOffered: a knowledge base an agent the
+// developer does not see uses is not theirs to change (the API's 403): its page offers no
+// upload, rename, delete, source removal or refetch, and says why without naming the
+// agent; a knowledge base only their agent uses offers them all.
+func TestConsoleKnowledgeBaseOfAnotherAgentIsNotOffered(t *testing.T) {
+	e := testenv.Start(t)
+	kb := func(name string) string {
+		res := e.Do(nil, "POST", "/api/v1/knowledge-bases", e.Owner.Token, map[string]any{"name": name,
+			"texts": []any{map[string]any{"title": "Hours", "content": "We open at nine."}}, "urls": []any{"https://example.com/faq"}})
+		if res.Status != http.StatusCreated {
+			t.Fatalf("create knowledge base: %d %s", res.Status, res.Body)
+		}
+		return res.Data()["id"].(string)
+	}
+	ofMine, ofOther := kb("Alpha facts"), kb("Bravo facts")
+	agent := func(name, kbID string) string {
+		res := e.Do(nil, "POST", "/api/v1/agents", e.Owner.Token, map[string]any{"name": name, "llm_config": map[string]any{"knowledge_base_ids": []string{kbID}}})
+		if res.Status != http.StatusCreated {
+			t.Fatalf("create agent: %d %s", res.Status, res.Body)
+		}
+		return res.Data()["id"].(string)
+	}
+	mine, other := agent("Alpha line", ofMine), agent("Bravo line", ofOther)
+	dev := e.NewUser("limited@example.com", false)
+	addMember(t, e, dev, map[string]any{"role": "developer", "agent_ids": []string{mine}})
+	s := e.SignIn(dev, e.Owner.WorkspaceID)
+	for id, offered := range map[string]bool{ofMine: true, ofOther: false} {
+		res := e.Do(s.Client, "GET", "/knowledge-bases/"+id, "", nil)
+		if res.Status != http.StatusOK {
+			t.Fatalf("/knowledge-bases/%s: %d", id, res.Status)
+		}
+		page := string(res.Body)
+		for _, offer := range []string{"Upload files", ">Rename<", "Delete this knowledge base", "Remove…", "Fetch again"} {
+			if strings.Contains(page, offer) != offered {
+				t.Errorf("/knowledge-bases/%s offers %q: %v, want %v", id, offer, !offered, offered)
+			}
+		}
+		if says := strings.Contains(page, "used by an agent outside your access"); says == offered {
+			t.Errorf("/knowledge-bases/%s says another agent uses it: %v, want %v", id, says, !offered)
+		}
+		if strings.Contains(page, other) || strings.Contains(page, "Bravo line") {
+			t.Errorf("/knowledge-bases/%s names the hidden agent", id)
+		}
+	}
+	if kb := e.Do(nil, "GET", "/api/v1/knowledge-bases/"+ofOther, e.Owner.Token, nil); kb.Data()["name"] != "Bravo facts" {
+		t.Errorf("the page's question changed the knowledge base: %s", kb.Body)
+	}
+}

@@ -206,6 +206,10 @@ type JobSelection struct {
 	// Agents, when not nil, are the agents whose jobs the caller may see, beside the jobs
 	// that work for no agent; nil sees every agent's.
 	Agents []string
+	// AgentKinds are kinds whose jobs each work for one agent: a job of one of them that
+	// names no agent (queued before its kind recorded it) may concern any agent, so it is
+	// selected only when Agents is nil.
+	AgentKinds []string
 }
 
 // Keeps reports whether s selects j: the one predicate of a job list, which both storage
@@ -216,7 +220,7 @@ func (s JobSelection) Keeps(j *Job) bool {
 		agent = *j.AgentID
 	}
 	return slices.Contains(s.Kinds, j.Kind) &&
-		(s.Agents == nil || agent == "" || slices.Contains(s.Agents, agent)) &&
+		(s.Agents == nil || agent == "" && !slices.Contains(s.AgentKinds, j.Kind) || slices.Contains(s.Agents, agent)) &&
 		(s.Kind == "" || j.Kind == s.Kind) &&
 		(s.Status == "" || j.Status == s.Status) &&
 		(s.AgentID == "" || agent == s.AgentID) &&

@@ -203,6 +203,17 @@ func (t *tx) KnowledgeBaseExists(ws, id string) (bool, error) {
 	return found, err
 }
 
+// AgentsUsingKnowledgeBase implements service.AgentTx: the rows its delete's cascade
+// (removeKnowledgeBaseFromAgents) rewrites, and the agents a version of which names it.
+func (t *tx) AgentsUsingKnowledgeBase(ws, kbID string) ([]string, error) {
+	rows, err := t.query(`SELECT a.id FROM agents a WHERE a.workspace_id = $1 AND (a.config->'llm_config'->'knowledge_base_ids' ? $2
+		OR EXISTS (SELECT 1 FROM agent_versions v WHERE v.agent_id = a.id AND v.config->'llm_config'->'knowledge_base_ids' ? $2))`, ws, kbID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
 // AgentRef implements service.NumberTx.
 func (t *tx) AgentRef(ws, agentID string) (bool, *int, error) {
 	var published *int

@@ -18,7 +18,7 @@ func (t *tx) ListJobs(workspaceID string, sel data.JobSelection, req data.PageRe
 	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
 	conds := []string{"workspace_id = $1", "kind = ANY(" + arg(sel.Kinds) + "::text[])"}
 	if sel.Agents != nil {
-		conds = append(conds, "(agent_id IS NULL OR agent_id = ANY("+arg(sel.Agents)+"::text[]))")
+		conds = append(conds, "(agent_id IS NULL AND NOT kind = ANY("+arg(nonNil(sel.AgentKinds))+"::text[]) OR agent_id = ANY("+arg(sel.Agents)+"::text[]))")
 	}
 	if sel.Kind != "" {
 		conds = append(conds, "kind = "+arg(sel.Kind))
@@ -52,4 +52,13 @@ func (t *tx) ListJobs(workspaceID string, sel data.JobSelection, req data.PageRe
 		}
 		return j, j.ID, nil
 	})
+}
+
+// nonNil is list, or an empty list for nil: a nil slice is SQL NULL, and NOT kind = ANY(NULL)
+// is NULL, which would select no job of no agent at all.
+func nonNil(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
 }

@@ -234,6 +234,12 @@ func TestJobFailedIsReadAsItsJob(t *testing.T) {
 	mineJob := e.enqueue(data.JobEnqueue{WorkspaceID: ws, Kind: "test.agent_work", AgentID: mine})
 	theirsJob := e.enqueue(data.JobEnqueue{WorkspaceID: ws, Kind: "test.agent_work", AgentID: theirs})
 	kbJob := e.enqueue(data.JobEnqueue{WorkspaceID: ws, Kind: "test.kb_work"})
+	// A job of an agent's kind naming no agent (queued before its kind recorded it) may
+	// concern any agent: only callers who see every agent read it.
+	e.svc.Jobs.Register(service.JobKind{Name: "test.agent_old", Module: data.ModuleAgents, Handle: func(context.Context, *service.JobRun) error {
+		return errors.New("401 from the provider: Incorrect API key provided")
+	}})
+	noAgentJob := e.enqueue(data.JobEnqueue{WorkspaceID: ws, Kind: "test.agent_old"})
 	caller := func(role string, modules, agents, scopes []string) context.Context {
 		return data.WithPrincipal(context.Background(), &data.Principal{UserID: u.ID, WorkspaceID: ws, CurrentWorkspaceID: ws,
 			Role: role, Modules: modules, AgentIDs: agents, Scopes: scopes})
@@ -245,10 +251,10 @@ func TestJobFailedIsReadAsItsJob(t *testing.T) {
 		reads []string // the jobs whose job.failed it reads
 		hooks bool     // may subscribe a webhook to job.failed
 	}{
-		{"owner", caller(data.RoleOwner, all, nil, nil), []string{mineJob.ID, theirsJob.ID, kbJob.ID}, true},
+		{"owner", caller(data.RoleOwner, all, nil, nil), []string{mineJob.ID, theirsJob.ID, kbJob.ID, noAgentJob.ID}, true},
 		{"member of one agent", caller(data.RoleAdmin, all, []string{mine}, nil), []string{mineJob.ID, kbJob.ID}, false},
-		{"member without knowledge bases", caller(data.RoleAdmin, []string{data.ModuleAgents}, nil, nil), []string{mineJob.ID, theirsJob.ID}, false},
-		{"key with agents:read only", caller(data.RoleOwner, all, nil, []string{"agents:read", "webhooks:write"}), []string{mineJob.ID, theirsJob.ID}, false},
+		{"member without knowledge bases", caller(data.RoleAdmin, []string{data.ModuleAgents}, nil, nil), []string{mineJob.ID, theirsJob.ID, noAgentJob.ID}, false},
+		{"key with agents:read only", caller(data.RoleOwner, all, nil, []string{"agents:read", "webhooks:write"}), []string{mineJob.ID, theirsJob.ID, noAgentJob.ID}, false},
 	}
 	starts := map[string]string{}
 	for _, c := range cases {

@@ -11,8 +11,9 @@ import (
 // GET /jobs (and so by the CLI and the console, which call them): a caller reads a job
 // of its workspace when it holds the module the job's kind was registered with (and, on
 // a key with scopes, that module's read scope) and may see the job's agent; a kind whose
-// jobs work over every agent (JobKind.EveryAgent) only when it sees every agent. Any
-// other job does not exist for it (conventions §2, §20).
+// jobs work over every agent (JobKind.EveryAgent), and a job of an agent's kind that names
+// no agent, only when it sees every agent. Any other job does not exist for it
+// (conventions §2, §20).
 type jobAccess struct {
 	workspaceID string
 	// kinds are the registered kinds the caller may read; a kind this process does not
@@ -20,6 +21,12 @@ type jobAccess struct {
 	kinds []string
 	// agents are the agents whose jobs the caller sees, nil for every agent.
 	agents []string
+	// agentKinds are, for a caller limited to some agents, the kinds read whose module's
+	// records belong to an agent (visibility.agentBound): a job of one of them naming no
+	// agent, queued before its kind recorded the agent (campaign.delete_recipients before
+	// bbolt schema 18 / migration 0029), may concern an agent the caller does not see, so
+	// only callers who see every agent read it, as with an agent's event naming no agent.
+	agentKinds []string
 }
 
 // jobAccessOf is the rule for p.
@@ -36,6 +43,9 @@ func jobAccessFor(reg *jobRegistry, p *data.Principal) jobAccess {
 		}
 		if p.Allows(data.Read(k.Module)) == nil {
 			a.kinds = append(a.kinds, name)
+			if len(p.AgentIDs) > 0 && agentBound(k.Module) {
+				a.agentKinds = append(a.agentKinds, name)
+			}
 		}
 	}
 	if len(p.AgentIDs) > 0 {
@@ -46,7 +56,7 @@ func jobAccessFor(reg *jobRegistry, p *data.Principal) jobAccess {
 
 // selection is f within what the caller may read: what storage lists.
 func (a jobAccess) selection(f data.JobFilter) data.JobSelection {
-	return data.JobSelection{JobFilter: f, Kinds: a.kinds, Agents: a.agents}
+	return data.JobSelection{JobFilter: f, Kinds: a.kinds, Agents: a.agents, AgentKinds: a.agentKinds}
 }
 
 // allows reports whether the caller reads j.

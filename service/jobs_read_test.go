@@ -183,3 +183,75 @@ func TestNewJobKindsAreReadAsTheirRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentKindJobWithoutAnAgentIsReadOnlyByCallersOfEveryAgent: a campaign.delete_recipients
+// job queued before its kind recorded the campaign's agent (bbolt schema 18, PostgreSQL
+// migration 0029) names no agent, and its last_error may name another agent's campaign: a
+// caller limited to some agents neither lists nor reads it (as an agent's event naming no
+// agent, conventions §20), a caller who sees every agent does. A job of a kind whose
+// records belong to no agent (a url fetch) stays read by every holder of its module.
+// Both engines.
+func TestAgentKindJobWithoutAnAgentIsReadOnlyByCallersOfEveryAgent(t *testing.T) {
+	engine := testkit.OpenEngine(t)
+	svc := servicesOn(t, engine, engine, nil)
+	ada := mustUser(t, svc, "ada@example.com")
+	ws := ada.PersonalWorkspaceID
+	mine, err := svc.Agents.CreateAgent(testkit.As(ada), data.AgentCreate{Name: data.Some("Mine")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var old, fetch *data.JobRecord
+	if err := engine.Update(context.Background(), func(tx service.Tx) error {
+		if old, err = svc.Jobs.Enqueue(tx, data.JobEnqueue{WorkspaceID: ws, Kind: service.JobKindDeleteCampaignRecipients,
+			Payload: json.RawMessage(`{"campaign_id":"cmp_01JD6000000000000000000001"}`), RunAt: time.Now().Add(time.Hour)}); err != nil {
+			return err
+		}
+		fetch, err = svc.Jobs.Enqueue(tx, data.JobEnqueue{WorkspaceID: ws, Kind: service.JobKindFetchURL,
+			Payload: json.RawMessage(`{"knowledge_base_id":"kb_01JD6000000000000000000001"}`), RunAt: time.Now().Add(time.Hour)})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if old.AgentID != nil || fetch.AgentID != nil {
+		t.Fatalf("the jobs name agents: %v, %v", old.AgentID, fetch.AgentID)
+	}
+	as := func(agents, scopes []string) context.Context {
+		return data.WithPrincipal(context.Background(), &data.Principal{UserID: ada.ID, WorkspaceID: ws,
+			CurrentWorkspaceID: ws, Role: data.RoleDeveloper, Modules: data.Modules, AgentIDs: agents, Scopes: scopes})
+	}
+	for _, c := range []struct {
+		name  string
+		ctx   context.Context
+		reads []string
+	}{
+		{"owner", testkit.As(ada), []string{old.ID, fetch.ID}},
+		{"developer of every agent", as(nil, nil), []string{old.ID, fetch.ID}},
+		{"developer of one agent", as([]string{mine.ID}, nil), []string{fetch.ID}},
+		{"key of one agent", as([]string{mine.ID}, []string{"call_history:read", "knowledge_base:read"}), []string{fetch.ID}},
+	} {
+		for _, f := range []data.JobFilter{{}, {Kind: service.JobKindDeleteCampaignRecipients}, {Status: data.JobQueued}} {
+			listed, _, err := svc.Jobs.ListJobs(c.ctx, f, data.PageRequest{PerPage: data.MaxPerPage})
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			var got []string
+			for _, j := range listed {
+				got = append(got, j.ID)
+			}
+			want := slices.DeleteFunc(slices.Clone(c.reads), func(id string) bool {
+				return f.Kind != "" && id != old.ID
+			})
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s lists %v under %+v, want %v", c.name, got, f, want)
+			}
+		}
+		for _, id := range []string{old.ID, fetch.ID} {
+			_, err := svc.Jobs.Job(c.ctx, id)
+			if reads := slices.Contains(c.reads, id); reads != (err == nil) || !reads && data.ErrorCode(err) != data.ENOTFOUND {
+				t.Errorf("%s reading %s: %v, want it read: %v (else not found)", c.name, id, err, reads)
+			}
+		}
+	}
+}

@@ -87,8 +87,33 @@ func loadKB(ctx context.Context, tx Tx, id string) (*data.KnowledgeBase, error) 
 	return kb, nil
 }
 
+// errKnowledgeBaseOfHiddenAgent refuses a change of a knowledge base an agent outside the
+// caller's agent_ids uses (visibility.knowledgeBaseWritable); the agent is not named
+// (conventions §2: its existence is never revealed).
+func errKnowledgeBaseOfHiddenAgent() error {
+	return data.Errorf(data.EFORBIDDEN, "The knowledge base is used by an agent outside your access (agent_ids): only a token that sees every agent using it may change or delete it.")
+}
+
+// checkKnowledgeBaseWritable refuses, in tx, a change of kb by the caller that would
+// change what an agent it does not see retrieves.
+func checkKnowledgeBaseWritable(ctx context.Context, tx Tx, kb *data.KnowledgeBase) error {
+	v := visibilityOf(data.PrincipalFrom(ctx))
+	if v.allAgents() {
+		return nil
+	}
+	using, err := tx.AgentsUsingKnowledgeBase(kb.WorkspaceID, kb.ID)
+	if err != nil {
+		return err
+	}
+	if !v.knowledgeBaseWritable(using) {
+		return errKnowledgeBaseOfHiddenAgent()
+	}
+	return nil
+}
+
 // loadKBForChange loads a knowledge base about to change with its sources and embeddings,
-// as the caller last saw it, refusing a stale If-Match.
+// as the caller last saw it, refusing a stale If-Match and a caller who may not change it
+// (checkKnowledgeBaseWritable).
 func (s *KnowledgeBaseService) loadKBForChange(ctx context.Context, tx Tx, id string) (*data.KnowledgeBase, error) {
 	kb, err := loadKB(ctx, tx, id)
 	if err != nil {
@@ -101,6 +126,9 @@ func (s *KnowledgeBaseService) loadKBForChange(ctx context.Context, tx Tx, id st
 		return nil, err
 	}
 	if err := data.CheckIfMatch(data.IfMatch(ctx), kb); err != nil {
+		return nil, err
+	}
+	if err := checkKnowledgeBaseWritable(ctx, tx, kb); err != nil {
 		return nil, err
 	}
 	return kb, nil

@@ -198,6 +198,9 @@ func (s *KnowledgeBaseService) AddSources(ctx context.Context, kbID string, in d
 		if kb, err = loadKB(ctx, tx, kbID); err != nil {
 			return err
 		}
+		if err := checkKnowledgeBaseWritable(ctx, tx, kb); err != nil {
+			return err
+		}
 		return s.checkSourceRoom(tx, kbID, in)
 	})
 	if err != nil {
@@ -224,6 +227,9 @@ func (s *KnowledgeBaseService) AddSources(ctx context.Context, kbID string, in d
 	err = s.store.Update(ctx, func(tx Tx) error {
 		kb, err := loadKB(ctx, tx, kbID)
 		if err != nil {
+			return err
+		}
+		if err := checkKnowledgeBaseWritable(ctx, tx, kb); err != nil {
 			return err
 		}
 		if err := s.checkSourceRoom(tx, kbID, in); err != nil {
@@ -308,6 +314,9 @@ func (s *KnowledgeBaseService) RefetchURL(ctx context.Context, kbID, sourceID st
 	err := s.store.Update(ctx, func(tx Tx) error {
 		kb, err := loadKB(ctx, tx, kbID)
 		if err != nil {
+			return err
+		}
+		if err := checkKnowledgeBaseWritable(ctx, tx, kb); err != nil {
 			return err
 		}
 		src, err := loadSource(tx, kbID, data.SourceURLs, sourceID)

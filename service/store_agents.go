@@ -54,4 +54,9 @@ type AgentTx interface {
 	AgentVersionCount(agentID string, upTo int) (int, error)
 	// KnowledgeBaseExists reports whether id names a knowledge base of the workspace.
 	KnowledgeBaseExists(workspaceID, id string) (bool, error)
+	// AgentsUsingKnowledgeBase returns the ids of the workspace's agents whose
+	// llm_config.knowledge_base_ids names kbID (those its delete's cascade changes), or
+	// whose stored versions' (the live and a rollout's retrieve from it), in no
+	// particular order.
+	AgentsUsingKnowledgeBase(workspaceID, kbID string) ([]string, error)
 }

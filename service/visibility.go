@@ -107,6 +107,25 @@ func (v visibility) numberWritable(n *data.Number, dialing []*data.Campaign) boo
 	return true
 }
 
+// knowledgeBaseWritable reports whether the caller may change or delete a knowledge base
+// that the agents using (those whose knowledge_base_ids name it) retrieve from: not when
+// one of them is an agent the caller does not see. The rule of numbers (numberWritable):
+// a knowledge base belongs to no agent, so every reader of the module reads it, but its
+// sources decide what another agent answers and its delete changes that agent's
+// knowledge_base_ids, and a caller limited to some agents acts only on those
+// (conventions §6).
+func (v visibility) knowledgeBaseWritable(using []string) bool {
+	if v.allAgents() {
+		return true
+	}
+	for _, id := range using {
+		if !v.agent(id) {
+			return false
+		}
+	}
+	return true
+}
+
 // agentBound reports whether module's records belong to an agent.
 func agentBound(module string) bool {
 	return module == data.ModuleAgents || module == data.ModuleCallHistory || module == data.ModuleAnalytics

@@ -31,6 +31,12 @@ func testAgentRefs(t *testing.T, open Opener) {
 				return err
 			}
 		}
+		// pub's row names no knowledge base, its version 2 (live) kbKept.
+		live := &data.AgentVersion{AgentID: pub.ID, VersionNumber: 2, Name: "v2"}
+		live.LLMConfig.KnowledgeBaseIDs = []string{kbKept}
+		if err := tx.PutAgentVersion(live); err != nil {
+			return err
+		}
 		return tx.InsertCall(call)
 	})
 	checkAgentRefsRead(t, s, ws, pub, draft)
@@ -82,6 +88,8 @@ func checkKnowledgeBaseDeleteUnlinks(t *testing.T, s service.Store, draft, pub *
 		revision, err = tx.AgentRevision(draft.ID)
 		return err
 	})
+	checkAgentsUsing(t, s, draft.WorkspaceID, kbGone, []string{draft.ID})
+	checkAgentsUsing(t, s, "ws_01JD6000000000000000000002", kbGone, nil)
 	update(t, s, func(tx service.Tx) error {
 		kb, err := tx.KnowledgeBase(kbGone)
 		if err != nil || kb == nil {
@@ -99,6 +107,22 @@ func checkKnowledgeBaseDeleteUnlinks(t *testing.T, s service.Store, draft, pub *
 		}
 		if p, _ := tx.Agent(pub.ID); p == nil || len(p.LLMConfig.KnowledgeBaseIDs) != 0 {
 			t.Errorf("an agent without knowledge bases: %+v", p)
+		}
+		return err
+	})
+	checkAgentsUsing(t, s, draft.WorkspaceID, kbGone, nil)
+	checkAgentsUsing(t, s, draft.WorkspaceID, kbKept, []string{draft.ID, pub.ID})
+}
+
+// checkAgentsUsing checks that AgentsUsingKnowledgeBase(ws, kbID) names exactly want, in any order.
+func checkAgentsUsing(t *testing.T, s service.Store, ws, kbID string, want []string) {
+	t.Helper()
+	view(t, s, func(tx service.Tx) error {
+		got, err := tx.AgentsUsingKnowledgeBase(ws, kbID)
+		slices.Sort(got)
+		want = slices.Sorted(slices.Values(want))
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("AgentsUsingKnowledgeBase(%s, %s) = %v, %v; want %v", ws, kbID, got, err, want)
 		}
 		return err
 	})
