@@ -99,6 +99,29 @@ func (h *Handler) numberChoices(r *http.Request) []any {
 	return res.List()
 }
 
+// boundToOthersAgent reports whether number n routes calls of an agent p does not see:
+// such a number is not p's to change, nor to dial from (the API's rule, service
+// visibility.numberWritable; the campaigns dialing from it the API alone knows).
+func boundToOthersAgent(p *data.Principal, n map[string]any) bool {
+	for _, k := range []string{"inbound_agent_id", "outbound_agent_id"} {
+		if id := str(n[k]); id != "" && !p.CanSeeAgent(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// dialableNumbers are the numbers of choices p may dial from (boundToOthersAgent).
+func dialableNumbers(p *data.Principal, choices []any) []any {
+	out := []any{}
+	for _, it := range choices {
+		if n, _ := it.(map[string]any); !boundToOthersAgent(p, n) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
 // numberLabel names a number record: its nickname and phone number.
 func numberLabel(n map[string]any) string {
 	if nick := str(n["nickname"]); nick != "" {

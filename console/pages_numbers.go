@@ -83,12 +83,7 @@ func (h *Handler) renderNumber(w http.ResponseWriter, r *http.Request, status in
 	// A number bound to an agent the user does not see is not theirs to change (the
 	// API's rule, service visibility.numberWritable; the campaigns dialing from it the
 	// API alone knows, and says so if it refuses).
-	othersAgent := false
-	for _, k := range []string{"inbound_agent_id", "outbound_agent_id"} {
-		if id := str(n[k]); id != "" && !p.CanSeeAgent(id) {
-			othersAgent = true
-		}
-	}
+	othersAgent := boundToOthersAgent(p, n)
 	h.render(w, r, status, "number", &view{Title: str(n["phone_number"]), Active: "numbers", Err: relabel(fail, numberLabels), D: map[string]any{
 		"N": n, "ETag": res.ETag, "Agents": h.agentChoices(r), "Providers": data.NumberProviders,
 		"CanWrite":    p.Allows(data.Write(data.ModulePhoneNumbers)) == nil && !othersAgent,

@@ -118,6 +118,7 @@ func TestConsoleShowsAMemberOnlyItsAgents(t *testing.T) {
 // TestConsoleNumberOfAnotherAgentIsNotOffered: a number that routes calls of an agent
 // the developer does not see is not theirs to change (the API's 403): its page offers
 // neither the save nor the delete, and says why; a number of their own agent offers both.
+// The campaign form offers only the latter to dial from (the API's 422 on number_id).
 func TestConsoleNumberOfAnotherAgentIsNotOffered(t *testing.T) {
 	e := testenv.Start(t)
 	mine, other := createAgent(t, e, e.Owner.Token, "Alpha line"), createAgent(t, e, e.Owner.Token, "Bravo line")
@@ -145,6 +146,16 @@ func TestConsoleNumberOfAnotherAgentIsNotOffered(t *testing.T) {
 		}
 		if says := strings.Contains(page, "outside your access"); says == offered {
 			t.Errorf("/numbers/%s says it routes another agent's calls: %v, want %v", id, says, !offered)
+		}
+	}
+	// Nor is it offered to dial from: a campaign's create naming it is refused (422).
+	res := e.Do(s.Client, "GET", "/campaigns", "", nil)
+	if res.Status != http.StatusOK {
+		t.Fatalf("/campaigns: %d", res.Status)
+	}
+	for id, offered := range map[string]bool{ofMine: true, ofOther: false} {
+		if got := strings.Contains(string(res.Body), `value="`+id+`"`); got != offered {
+			t.Errorf("the campaign form offers number %s: %v, want %v", id, got, offered)
 		}
 	}
 }

@@ -344,7 +344,7 @@ func successResponse(g *schemaGen, rt Route, d opDoc) (int, map[string]any) {
 		default:
 			content := map[string]any{}
 			for _, m := range append([]string{d.Media}, d.AltMedia...) {
-				media := map[string]any{"schema": map[string]any{"type": "string", "contentMediaType": m}}
+				media := map[string]any{"schema": rawMediaSchema(m)}
 				if d.Example != "" && m == d.Media {
 					media["example"] = d.Example
 				}
@@ -354,9 +354,22 @@ func successResponse(g *schemaGen, rt Route, d opDoc) (int, map[string]any) {
 		}
 	}
 	if schema != nil {
-		resp["content"] = map[string]any{"application/json": map[string]any{"schema": schema}}
+		content := map[string]any{"application/json": map[string]any{"schema": schema}}
+		for _, m := range d.AltMedia { // a stream the same route answers when asked (Accept)
+			content[m] = map[string]any{"schema": rawMediaSchema(m)}
+		}
+		resp["content"] = content
 	}
 	return status, resp
+}
+
+// rawMediaSchema is the schema of an answer of media type m that is not a JSON document;
+// under a range (*/*: whatever a stored file is) its bytes are of no one known type.
+func rawMediaSchema(m string) map[string]any {
+	if strings.Contains(m, "*") {
+		m = "application/octet-stream"
+	}
+	return map[string]any{"type": "string", "contentMediaType": m}
 }
 
 // errorStatuses are the failures a route can answer, derived from what the route table

@@ -41,7 +41,8 @@ type opDoc struct {
 	ExtraOut map[string]any
 	// Media is the response's media type when it is not JSON.
 	Media string
-	// AltMedia are other media types the same response may have (a format parameter).
+	// AltMedia are other media types the same response may have (a format parameter, a
+	// stream asked for by Accept, a range such as */* for whatever a stored file is).
 	AltMedia []string
 	// Example is an example body of that media type.
 	Example string
@@ -340,7 +341,7 @@ var opDocs = map[string]opDoc{
 	"DELETE /api/v1/knowledge-bases/{knowledge_base_id}/sources/delete/{source_type}/{source_id}": {Tag: "Knowledge Base", Summary: "Delete a source",
 		Description: "An unknown source_type is 422.", Out: data.KnowledgeBase{}, Errors: []int{http.StatusUnprocessableEntity}},
 	"GET /api/v1/knowledge-bases/{knowledge_base_id}/sources/files/{source_id}/content": {Tag: "Knowledge Base", Summary: "Download a file source's original bytes",
-		Description: "Served with the file's content type, Range and If-None-Match support.", Shape: shapeRaw, Media: "application/octet-stream",
+		Description: "Served with the file's content type, Range and If-None-Match support.", Shape: shapeRaw, Media: "application/octet-stream", AltMedia: []string{"*/*"},
 		Others: map[int]string{http.StatusPartialContent: "The requested range.", http.StatusNotModified: "Not modified.", http.StatusRequestedRangeNotSatisfiable: "The range is outside the file."}},
 	"POST /api/v1/knowledge-bases/{knowledge_base_id}/sources/urls/{source_id}/refetch": {Tag: "Knowledge Base", Summary: "Fetch a url source again",
 		Description: "The source is pending again until the fetch completes.", Out: data.KnowledgeBase{}, Status: http.StatusAccepted},

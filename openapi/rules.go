@@ -319,6 +319,8 @@ var fieldRules = map[string]map[string]fieldRule{
 	"WorkspaceUser": {
 		"role":    oneOf(data.Roles...),
 		"modules": {Items: &fieldRule{Enum: data.Modules}},
+		"agent_ids": {Description: "The agents the member is limited to; [] means all. Read by a token limited to some agents: " +
+			narrowedAgentIDs + " Only a token that sees every agent changes members, so such a list is never sent back."},
 	},
 	"WorkspaceUserAdd": {
 		"id":        {MinLength: 1, Description: "Id of an existing user; required when email is absent."},
@@ -562,5 +564,11 @@ var workspaceEmbeddingsRules = map[string]fieldRule{
 
 // apiKeyRules are the rules of a key record, alone or with its user (an api_key.* event).
 var apiKeyRules = map[string]fieldRule{
-	"scopes": {Nullable: true, Description: "The key's scopes; null for a key with its user's full rights."},
+	"scopes":    {Nullable: true, Description: "The key's scopes; null for a key with its user's full rights."},
+	"agent_ids": {Description: "The agents the key is narrowed to; [] means no narrowing. Another key's, in GET /api-keys, read by a token limited to some agents: " + narrowedAgentIDs},
 }
+
+// narrowedAgentIDs says how a token limited to some agents reads another's agent_ids
+// (service visibility.memberAgents), for the schemas that carry them.
+const narrowedAgentIDs = "only the agents it sees; a list of none of them reads as [\"" +
+	data.NoAgent + "\"] (no agent it may see), never as [] (docs/api.md)."

@@ -59,3 +59,33 @@ func TestAgentTestEmptyScriptNamed(t *testing.T) {
 		map[string]any{"type": "says", "pattern": "hello"}))
 	testkit.ExpectFields(t, r, "user.script")
 }
+
+// TestAgentUpdateLeavesTestsItMakesUnpassable pins what docs/testing-agents.md says of an
+// agent's update that takes away the tool a test needs: the update is not refused and the
+// test stays, any change to it is then a 422 naming the criterion (the whole test is
+// checked against the draft, as on create), and its delete goes.
+func TestAgentUpdateLeavesTestsItMakesUnpassable(t *testing.T) {
+	e := newTestsEnv(t)
+	agent := e.bookingAgent(t, "Trattoria") // book, note, handoff, hang_up (end_call)
+	test := e.createTest(t, agent, scripted("hangs up", []string{"bye"}, map[string]any{"type": "ends_with", "reason": "agent_ended"}))
+	path := "/api/v1/agents/" + agent + "/tests/" + test["id"].(string)
+
+	tools := e.Do("GET", "/api/v1/agents/"+agent, e.tok, nil).Data()["llm_config"].(map[string]any)["tools"].([]any)
+	kept := []any{}
+	for _, tool := range tools {
+		if tool.(map[string]any)["type"] != "end_call" {
+			kept = append(kept, tool)
+		}
+	}
+	if len(kept) != len(tools)-1 {
+		t.Fatalf("the booking agent has no one end_call tool: %v", tools)
+	}
+	testkit.Expect(t, e.Do("PUT", "/api/v1/agents/"+agent, e.tok, map[string]any{"llm_config": map[string]any{"tools": kept}}), 200)
+	testkit.Expect(t, e.Do("GET", path, e.tok, nil), 200)
+
+	testkit.ExpectFields(t, e.Do("PUT", path, e.tok, map[string]any{"name": "hangs up, renamed"}), "criteria.0.reason")
+	if got := e.Do("GET", path, e.tok, nil).Data()["name"]; got != "hangs up" {
+		t.Errorf("the refused rename changed the test's name to %v", got)
+	}
+	testkit.Expect(t, e.Do("DELETE", path, e.tok, nil), 204)
+}

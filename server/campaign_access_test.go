@@ -24,7 +24,8 @@ func TestCampaignBelongsToItsAgent(t *testing.T) {
 	if l := e.Do("GET", "/api/v1/campaigns", outsider.Token, nil); len(l.List()) != 0 {
 		t.Errorf("the outsider lists %d campaigns", len(l.List()))
 	}
-	testkit.ExpectFields(t, e.Do("POST", "/api/v1/campaigns", outsider.Token, e.campaignBody([]string{"+14155550102"}, nil)), "agent_id")
+	// The number too: the agent's open campaign dials from it (numbers.md).
+	testkit.ExpectFields(t, e.Do("POST", "/api/v1/campaigns", outsider.Token, e.campaignBody([]string{"+14155550102"}, nil)), "agent_id", "number_id")
 	r := e.Do("POST", "/api/v1/dial-tasks/claim", outsider.Token, map[string]any{"max": 5})
 	testkit.Expect(t, r, 200)
 	if n := len(r.Data()["tasks"].([]any)); n != 0 {

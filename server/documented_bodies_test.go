@@ -53,14 +53,16 @@ func (a *answeredBodies) record(r *http.Request, route string, status int, heade
 	if route == "unmatched" || route == "console" || r.Method == http.MethodHead || truncated || len(body) == 0 {
 		return
 	}
-	if mt, _, _ := mime.ParseMediaType(header.Get("Content-Type")); mt != "application/json" {
-		return // a stream, a CSV, a download: not a JSON document to validate
-	}
 	if header.Get("Idempotent-Replayed") == "true" {
 		return // a kept answer, checked when it was first served (or planted by a test)
 	}
 	k := servedKey{r.Method, route, status}
-	if fault := a.check(k, body); fault != "" {
+	mt, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
+	fault := a.checkMediaType(k, mt)
+	if fault == "" && mt == "application/json" {
+		fault = a.check(k, body)
+	}
+	if fault != "" {
 		a.mu.Lock()
 		if _, seen := a.faults[k]; !seen {
 			a.faults[k] = fmt.Sprintf("%s %s answered %d with a body that does not match its schema (%s %s): %s\n\t\t%.600s",
@@ -68,6 +70,28 @@ func (a *answeredBodies) record(r *http.Request, route string, status int, heade
 		}
 		a.mu.Unlock()
 	}
+}
+
+// checkMediaType returns why an answer of media type mt (its Content-Type's, "" for none)
+// is not one k's documented answer lists, or "": a JSON body sent as another type (or
+// with none) would otherwise pass unchecked. A status not documented, or documented with
+// no content, is left to servedStatuses and check.
+func (a *answeredBodies) checkMediaType(k servedKey, mt string) string {
+	resp, _, ok := a.response(k)
+	content, _ := resp["content"].(map[string]any)
+	if !ok || len(content) == 0 {
+		return ""
+	}
+	listed := make([]string, 0, len(content))
+	for m := range content {
+		listed = append(listed, m)
+		documented, _, _ := mime.ParseMediaType(m) // "text/plain; version=0.0.4" is text/plain
+		if documented == mt || documented == "*/*" || strings.HasSuffix(documented, "/*") && strings.HasPrefix(mt, strings.TrimSuffix(documented, "*")) {
+			return ""
+		}
+	}
+	slices.Sort(listed)
+	return fmt.Sprintf("Content-Type %q, where the document lists %s", mt, strings.Join(listed, ", "))
 }
 
 // check returns why body does not fit the schema of k's documented answer, or "".
@@ -104,6 +128,21 @@ func (a *answeredBodies) check(k servedKey, body []byte) string {
 // the document, following a response's $ref; ok is false when the status is not listed,
 // and the pointer empty when the answer has no JSON body.
 func (a *answeredBodies) schemaPointer(k servedKey) (ptr string, ok bool) {
+	resp, ptr, ok := a.response(k)
+	if !ok {
+		return "", false
+	}
+	content, _ := resp["content"].(map[string]any)
+	media, _ := content["application/json"].(map[string]any)
+	if _, hasJSON := media["schema"]; !hasJSON {
+		return "", true
+	}
+	return ptr + "/content/application~1json/schema", true
+}
+
+// response finds k's documented answer in the document, following its $ref, with its
+// JSON pointer; ok is false when the status is not listed.
+func (a *answeredBodies) response(k servedKey) (resp map[string]any, ptr string, ok bool) {
 	paths, _ := a.doc["paths"].(map[string]any)
 	op, _ := paths[k.route].(map[string]any)[strings.ToLower(k.method)].(map[string]any)
 	responses, _ := op["responses"].(map[string]any)
@@ -119,14 +158,9 @@ func (a *answeredBodies) schemaPointer(k servedKey) (ptr string, ok bool) {
 			resp, _ = a.doc["components"].(map[string]any)["responses"].(map[string]any)[name].(map[string]any)
 			ptr = "/components/responses/" + escapePointer(name)
 		}
-		content, _ := resp["content"].(map[string]any)
-		media, _ := content["application/json"].(map[string]any)
-		if _, hasJSON := media["schema"]; !hasJSON {
-			return "", true
-		}
-		return ptr + "/content/application~1json/schema", true
+		return resp, ptr, true
 	}
-	return "", false
+	return nil, "", false
 }
 
 func escapePointer(s string) string {
@@ -147,9 +181,10 @@ func (a *answeredBodies) misfits() []string {
 
 // TestAnsweredBodiesChecked checks the check TestMain makes: a body that fits its
 // operation's schema passes; one missing a required member, one with a member of the
-// wrong type, an error of another shape, and a JSON body where the document describes
-// none are each reported once with the request; streams and unlisted statuses are left
-// to others.
+// wrong type, an error of another shape, a JSON body where the document describes
+// none, and a body of a media type the document does not list (here none: it would
+// have gone unchecked) are each reported once with the request; streams and unlisted
+// statuses are left to others.
 func TestAnsweredBodiesChecked(t *testing.T) {
 	doc, _ := openapiDocument(t)
 	a, err := newAnsweredBodies(doc)
@@ -176,11 +211,13 @@ func TestAnsweredBodiesChecked(t *testing.T) {
 	a.record(req("GET", "/api/v1/agents/agt_1"), "/api/v1/agents/{agent_id}", 418, jsonHeader, []byte(`{}`), false)
 	a.record(req("GET", "/api/v1/events/stream"), "/api/v1/events/stream", 200,
 		http.Header{"Content-Type": {"text/event-stream"}}, []byte("event: x\n\n"), false)
+	a.record(req("GET", "/api/v1/agents/agt_3"), "/api/v1/agents/{agent_id}", 200, http.Header{}, []byte(`{"id":"agt_3"}`), false)
 	got := a.misfits()
 	want := []string{
 		"DELETE /api/v1/agents/{agent_id} answered 204 with a body that does not match its schema (DELETE /api/v1/agents/agt_2): the document describes no JSON body",
 		"DELETE /api/v1/agents/{agent_id} answered 404 with a body that does not match its schema (DELETE /api/v1/agents/agt_1)",
 		"GET /api/v1/agents answered 200 with a body that does not match its schema (GET /api/v1/agents?x)",
+		"GET /api/v1/agents/{agent_id} answered 200 with a body that does not match its schema (GET /api/v1/agents/agt_3): Content-Type \"\", where the document lists application/json",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("reported %d misfits, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))

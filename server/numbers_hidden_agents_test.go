@@ -10,7 +10,8 @@ import (
 // limited to agent A reads every number; but one that routes calls of agent B (its
 // inbound or outbound agent) or that B's open campaign dials from is not the developer's
 // to change or delete: 403, the number, its binding and the campaign unchanged
-// (conventions §6: a member acts only on its agents). A number of A alone stays theirs.
+// (conventions §6: a member acts only on its agents), nor to dial from (a campaign's
+// create, 422 on number_id). A number of A alone stays theirs.
 // Owners act on all. Both engines.
 func TestNumbersOfHiddenAgentsAreReadOnly(t *testing.T) {
 	e := newEnv(t)
@@ -69,6 +70,20 @@ func TestNumbersOfHiddenAgentsAreReadOnly(t *testing.T) {
 	if st := e.do("GET", "/api/v1/campaigns/"+campaign, owner, nil).Data()["status"]; st == "canceled" {
 		t.Errorf("B's campaign was canceled by the developer's delete of its number")
 	}
+	// Nor does the developer dial from such a number: A's campaign would call from B's
+	// line (its calls back reach B) and make the number read-only to B's members.
+	campaignFrom := func(number string) *response {
+		return e.do("POST", "/api/v1/campaigns", dev, map[string]any{"name": "A's", "agent_id": a, "number_id": number,
+			"window": everyDay, "max_concurrent": 1, "start_at": "2099-01-01T00:00:00Z",
+			"recipients": []any{map[string]any{"phone_number": "+14155550201"}}})
+	}
+	for _, id := range []string{inboundB, outboundB, dialedForB} {
+		expectFields(t, campaignFrom(id), "number_id")
+	}
+	if list := e.do("GET", "/api/v1/campaigns", owner, nil).List(); len(list) != 1 {
+		t.Errorf("%d campaigns after the refused ones; want B's alone", len(list))
+	}
+	expect(t, campaignFrom(ofA), 201)
 	expect(t, e.do("PUT", "/api/v1/numbers/"+ofA, dev, map[string]any{"nickname": "A's line", "outbound_agent_id": a}), 200)
 	expect(t, e.do("DELETE", "/api/v1/numbers/"+ofA, dev, nil), 204)
 	expect(t, e.do("PUT", "/api/v1/numbers/"+inboundB, owner, map[string]any{"inbound_agent_id": a}), 200)

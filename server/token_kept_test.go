@@ -56,6 +56,12 @@ func TestDeletedTokensKeptAnswersGo(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{"an expired API key purged past its grace", memberKey, func(t *testing.T, s *testkit.Server, _ *testkit.Account, token string) {
+			expireAt(t, s, tokenIDOf(t, token), time.Now().Add(-validate.ExpiredAPIKeyGrace-time.Hour))
+			if _, err := s.Svc.Auth.PruneTokens(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{"a login past the bound trimming the oldest", memberLogin, func(t *testing.T, s *testkit.Server, m *testkit.Account, _ string) {
 			if err := s.Store.Update(context.Background(), func(tx service.Tx) error {
 				for range validate.MaxLoginTokens - 1 {
@@ -124,12 +130,18 @@ func apiKeyRecord(t *testing.T, s *testkit.Server, id int64) *data.APIKeyRecord 
 // expire makes token id expired an hour ago, as the clock would.
 func expire(t *testing.T, s *testkit.Server, id int64) {
 	t.Helper()
+	expireAt(t, s, id, time.Now().Add(-time.Hour))
+}
+
+// expireAt makes token id expire at when.
+func expireAt(t *testing.T, s *testkit.Server, id int64, when time.Time) {
+	t.Helper()
 	if err := s.Store.Update(context.Background(), func(tx service.Tx) error {
 		k, err := tx.APIKey(id)
 		if err != nil || k == nil {
 			return err
 		}
-		past := data.NewTime(time.Now().Add(-time.Hour))
+		past := data.NewTime(when)
 		k.ExpiresAt = &past
 		return tx.PutAPIKey(k)
 	}); err != nil {

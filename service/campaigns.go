@@ -165,10 +165,26 @@ func (s *CampaignService) campaignRefs(ctx context.Context, tx Tx, p *data.Princ
 			return nil, nil, err
 		}
 	}
-	if n == nil || n.WorkspaceID != p.WorkspaceID {
+	switch err := numberUsable(tx, p, n); {
+	case n == nil || n.WorkspaceID != p.WorkspaceID:
 		errs.Add("number_id", "The number_id field must be a number of this workspace.")
+	case data.ErrorCode(err) == data.EFORBIDDEN:
+		errs.Add("number_id", "The number routes or dials calls of an agent outside your access (agent_ids): dial from a number of your agents.")
+	case err != nil:
+		return nil, nil, err
 	}
 	return a, n, errs.Err()
+}
+
+// numberUsable is the rule of dialing from n: the caller's campaign would call from a
+// number whose calls back reach its bound agents, and would make n read-only to their
+// members (an open campaign of an agent they do not see dials from it), so p dials only
+// from a number it may change (checkNumberWritable). Nil for no number of p's workspace.
+func numberUsable(tx Tx, p *data.Principal, n *data.Number) error {
+	if n == nil || n.WorkspaceID != p.WorkspaceID {
+		return nil
+	}
+	return checkNumberWritable(tx, p, n)
 }
 
 // buildRecipients merges rows that name one number (later rows' variables and time zone
