@@ -89,9 +89,10 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 	if s.status == 0 {
 		s.status = http.StatusOK
 	}
-	if s.body != nil && s.bytes == 0 && !isJSONAnswer(s.Header()) {
-		// Only JSON answers are checked: keeping a stream's first 4 MiB would hold memory
-		// the stream's own bounds are measured without (TestEventStreamNeverReadingClientIsBounded).
+	if s.body != nil && s.bytes == 0 && !jsonOrUntyped(s.Header()) {
+		// Only JSON bodies are checked (another type's is not read): keeping a stream's
+		// first 4 MiB would hold memory the stream's own bounds are measured without
+		// (TestEventStreamNeverReadingClientIsBounded).
 		s.body = nil
 	}
 	n, err := s.ResponseWriter.Write(b)
@@ -108,7 +109,7 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// keptBody is what Write kept for testHookAnswered: nil for an answer that is not JSON.
+// keptBody is what Write kept for testHookAnswered: nil for an answer of another type.
 func (s *statusRecorder) keptBody() []byte {
 	if s.body == nil {
 		return nil
@@ -116,10 +117,12 @@ func (s *statusRecorder) keptBody() []byte {
 	return s.body.Bytes()
 }
 
-// isJSONAnswer reports whether header gives an answer's media type as application/json.
-func isJSONAnswer(header http.Header) bool {
-	mt, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
-	return mt == "application/json"
+// jsonOrUntyped reports whether header gives an answer's media type as application/json,
+// or none yet (net/http would sniff one: the check then reports the JSON sent untyped).
+func jsonOrUntyped(header http.Header) bool {
+	ct := header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	return ct == "" || mt == "application/json"
 }
 
 // observe gives every request an id, recovers panics into a masked 500, and logs one JSON
