@@ -3,9 +3,7 @@ package bolt
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -262,32 +260,23 @@ func (t tx) listedResponses(index []byte, id string, limit int, keep func(*data.
 // 21 → 22 migration; schema 21 listed the agent's conversations' only, which this lists
 // again, a write of what is there). One that does not decode is left to the purge,
 // which deletes it. It runs at open, in one transaction, so it reads only the two members
-// it needs (not the kept body) and writes the list in key order: put in the order the
-// responses are kept, entries land all over one bucket's pages, each insert shifting
-// those before it (100,000 answers took 11.8 s, in order 0.5 s: docs/performance.md).
+// it needs (not the kept body) and writes the list in key order (putSorted: in the order
+// the responses are kept, 100,000 answers took 11.8 s, docs/performance.md).
 func indexIdempotencyByAgent(tx *bbolt.Tx) error {
-	var entries [][]byte
+	var entries []indexEntry
 	if err := tx.Bucket(bucketIdempotency).ForEach(func(k, v []byte) error {
 		var r struct {
 			Status  int    `json:"status"`
 			AgentID string `json:"agent_id"`
 		}
-		if jsonUnmarshal(v, &r) != nil || !listedByAgent(&data.IdempotentResponse{Status: r.Status, AgentID: r.AgentID}) {
-			return nil
+		if jsonUnmarshal(v, &r) == nil && listedByAgent(&data.IdempotentResponse{Status: r.Status, AgentID: r.AgentID}) {
+			entries = append(entries, indexEntry{key: conversationResponseKey(r.AgentID, k)})
 		}
-		entries = append(entries, conversationResponseKey(r.AgentID, k))
 		return nil
 	}); err != nil {
 		return err
 	}
-	slices.SortFunc(entries, bytes.Compare)
-	byAgent := tx.Bucket(bucketIdempotencyByAgent)
-	for _, e := range entries {
-		if err := byAgent.Put(e, nil); err != nil {
-			return fmt.Errorf("listing kept response %x under its agent: %w", e, err)
-		}
-	}
-	return nil
+	return putSorted(tx.Bucket(bucketIdempotencyByAgent), entries)
 }
 
 // ConversationStartResponses implements service.AccountTx. An entry whose response is
@@ -388,15 +377,18 @@ func deleteEntriesOfKeys(index *bbolt.Bucket, keys map[string]bool) error {
 // An older binary would keep responses without their entries, which no purge would
 // delete, so the version keeps it out.
 func indexIdempotencyByTime(tx *bbolt.Tx) error {
-	byTime := tx.Bucket(bucketIdempotencyByTime)
-	return tx.Bucket(bucketIdempotency).ForEach(func(k, v []byte) error {
-		var r data.IdempotentResponse
+	var entries []indexEntry
+	if err := tx.Bucket(bucketIdempotency).ForEach(func(k, v []byte) error {
+		var r struct {
+			CreatedAt data.Time `json:"created_at"`
+		}
 		if err := jsonUnmarshal(v, &r); err != nil {
 			r.CreatedAt = data.Time{}
 		}
-		if err := byTime.Put(idempotencyTimeKey(r.CreatedAt.Time, k), nil); err != nil {
-			return fmt.Errorf("indexing kept response %x: %w", k, err)
-		}
+		entries = append(entries, indexEntry{key: idempotencyTimeKey(r.CreatedAt.Time, k)})
 		return nil
-	})
+	}); err != nil {
+		return err
+	}
+	return putSorted(tx.Bucket(bucketIdempotencyByTime), entries) // in key order: see putSorted
 }

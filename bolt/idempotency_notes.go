@@ -40,8 +40,8 @@ func (t tx) StartNoted(ws string, tokenID int64, key string) error {
 // job reads. A response that does not decode, or whose token is gone (no one can replay
 // it), is passed over.
 func listStartsToNote(tx *bbolt.Tx) error {
-	toNote := tx.Bucket(bucketStartsToNote)
-	return tx.Bucket(bucketIdempotency).ForEach(func(k, v []byte) error {
+	var entries []indexEntry
+	if err := tx.Bucket(bucketIdempotency).ForEach(func(k, v []byte) error {
 		var r data.IdempotentResponse
 		if len(k) < 8 || jsonUnmarshal(v, &r) != nil || r.Status != 201 || r.ConversationID != "" || r.StartedConversationID != "" {
 			return nil
@@ -50,8 +50,12 @@ func listStartsToNote(tx *bbolt.Tx) error {
 		if err != nil || token == nil {
 			return nil
 		}
-		return toNote.Put(append(indexKey(token.WorkspaceID, ""), k...), nil)
-	})
+		entries = append(entries, indexEntry{key: append(indexKey(token.WorkspaceID, ""), k...)})
+		return nil
+	}); err != nil {
+		return err
+	}
+	return putSorted(tx.Bucket(bucketStartsToNote), entries) // in key order: see putSorted
 }
 
 // ListStartToNote implements service.AccountTx.
