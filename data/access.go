@@ -7,8 +7,9 @@ package data
 type Access struct {
 	// Write: the caller may change and delete the record (and, for a knowledge base, add,
 	// remove and refetch its sources): its role, modules and key scopes allow it, and no
-	// agent outside its agent_ids would be changed by it. A write is still checked when
-	// made: Access is what held when the record was read.
+	// agent outside its agent_ids would be acted for (one that uses the knowledge base; one
+	// the number routes, or that an open campaign dials from it for). A write is still
+	// checked when made: Access is what held when the record was read.
 	Write bool `json:"write"`
 }
 

@@ -488,7 +488,7 @@ var fieldRules = map[string]map[string]fieldRule{
 	"WorkspaceEmbeddings":      workspaceEmbeddingsRules,
 	"WorkspaceEmbeddingsPatch": workspaceEmbeddingsRules,
 	"Access": {
-		"write": {Description: "The caller may change and delete the record (a knowledge base: rename, delete, add, remove and refetch sources): its role, modules and key scopes allow it, and no agent outside its agent_ids uses the record. Each write is checked again when made."},
+		"write": {Description: "The caller may change and delete the record: its role, modules and key scopes allow it, and no agent outside its agent_ids would be acted for (a knowledge base: none uses it, and then its sources may be added, removed and refetched too; a number: none is bound to it nor dials from it in an open campaign). Each write is checked again when made."},
 	},
 	"KnowledgeEmbeddings": {
 		"status": oneOf(data.EmbeddingsOff, data.EmbeddingsInProgress, data.EmbeddingsReady, data.EmbeddingsFailing),
