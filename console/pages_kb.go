@@ -79,7 +79,7 @@ type source struct {
 }
 
 // canWrite reads the access a single-record answer carries beside its record: whether
-// the user may change it (the API's rule, service fillAccess; for a knowledge base, no
+// the user may change it (the API's rule, service fillKnowledgeBaseAccess; for a knowledge base, no
 // agent the user does not see uses it, which the console cannot tell, those agents being
 // hidden from it). A read says it, so no page writes to find out.
 func canWrite(res *reply) bool {

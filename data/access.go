@@ -1,7 +1,7 @@
 package data
 
 // Access is what the caller may do with the record a response carries, answered beside
-// it as the top-level member "access" (docs/api.md "What you may do with a record"). It
+// it as the top-level member "access" (docs/api.md "What a caller may do with a record"). It
 // is the caller's, not the record's: events, webhooks, exports and the ETag leave it out,
 // and every reader of the record reads the same record.
 type Access struct {

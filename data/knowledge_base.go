@@ -38,7 +38,7 @@ type KnowledgeBase struct {
 	// EmbeddingError is the last embedding failure, stored; nil once embedding succeeds.
 	EmbeddingError *string `json:"-"`
 	// Access is what the caller who read it may do with it (the service decides,
-	// knowledgeBaseAccess), answered beside the record, never in it.
+	// fillKnowledgeBaseAccess), answered beside the record, never in it.
 	Access Access `json:"-"`
 }
 

@@ -121,10 +121,10 @@ func agentsLetChange(ctx context.Context, tx Tx, kb *data.KnowledgeBase) (bool, 
 	return v.knowledgeBaseWritable(using), nil
 }
 
-// fillAccess sets kb.Access to what the caller may do with it, by the rules its writes
+// fillKnowledgeBaseAccess sets kb.Access to what the caller may do with it, by the rules its writes
 // are refused by: the route's requirement (role, module, key scope) and
 // checkKnowledgeBaseWritable. A client learns it from a read, never by trying a write.
-func fillAccess(ctx context.Context, tx Tx, kb *data.KnowledgeBase) error {
+func fillKnowledgeBaseAccess(ctx context.Context, tx Tx, kb *data.KnowledgeBase) error {
 	if p := data.PrincipalFrom(ctx); p != nil && p.Allows(data.Write(data.ModuleKnowledgeBase)) != nil {
 		kb.Access = data.Access{}
 		return nil
@@ -219,7 +219,7 @@ func (s *KnowledgeBaseService) CreateKnowledgeBase(ctx context.Context, in data.
 		if err := s.fillEmbeddings(tx, out); err != nil {
 			return err
 		}
-		if err := fillAccess(ctx, tx, out); err != nil {
+		if err := fillKnowledgeBaseAccess(ctx, tx, out); err != nil {
 			return err
 		}
 		// The event's data is the record; the claim keeps the answer, access beside it.
@@ -245,7 +245,7 @@ func (s *KnowledgeBaseService) KnowledgeBase(ctx context.Context, id string) (*d
 		if err := s.fillEmbeddings(tx, kb); err != nil {
 			return err
 		}
-		return fillAccess(ctx, tx, kb)
+		return fillKnowledgeBaseAccess(ctx, tx, kb)
 	})
 	return out, err
 }
@@ -262,7 +262,7 @@ func (s *KnowledgeBaseService) UpdateKnowledgeBase(ctx context.Context, id strin
 			return err
 		}
 		out = kb
-		if err := fillAccess(ctx, tx, kb); err != nil {
+		if err := fillKnowledgeBaseAccess(ctx, tx, kb); err != nil {
 			return err
 		}
 		if !in.Name.Set || in.Name.V == kb.Name {

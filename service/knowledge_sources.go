@@ -249,7 +249,7 @@ func (s *KnowledgeBaseService) AddSources(ctx context.Context, kbID string, in d
 		if err := s.fillEmbeddings(tx, kb); err != nil {
 			return err
 		}
-		if err := fillAccess(ctx, tx, kb); err != nil {
+		if err := fillKnowledgeBaseAccess(ctx, tx, kb); err != nil {
 			return err
 		}
 		answerClaim(ctx, kb, data.AccessAnswer(kb.Access))
@@ -302,7 +302,7 @@ func (s *KnowledgeBaseService) DeleteSource(ctx context.Context, kbID, sourceTyp
 		if err := s.fillEmbeddings(tx, kb); err != nil {
 			return err
 		}
-		if err := fillAccess(ctx, tx, kb); err != nil {
+		if err := fillKnowledgeBaseAccess(ctx, tx, kb); err != nil {
 			return err
 		}
 		out = kb
@@ -348,7 +348,7 @@ func (s *KnowledgeBaseService) RefetchURL(ctx context.Context, kbID, sourceID st
 		if err := s.fillEmbeddings(tx, kb); err != nil {
 			return err
 		}
-		return fillAccess(ctx, tx, kb)
+		return fillKnowledgeBaseAccess(ctx, tx, kb)
 	})
 	return out, err
 }
