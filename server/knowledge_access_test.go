@@ -98,7 +98,7 @@ func TestKnowledgeBaseAccessSaysWhatAWriteGets(t *testing.T) {
 }
 
 // accessWrite is the access.write beside the record of an answer, nil when absent.
-func accessWrite(t *testing.T, r *response) any {
+func accessWrite(t testing.TB, r *response) any {
 	t.Helper()
 	var body struct {
 		Access map[string]any `json:"access"`
