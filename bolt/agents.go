@@ -147,15 +147,18 @@ func (t tx) KnowledgeBaseExists(workspaceID, id string) (bool, error) {
 
 // AgentsUsingKnowledgeBase implements service.AgentTx: the workspace's agents read as
 // its delete's cascade (removeKnowledgeBaseFromAgents) reads them, and their versions.
+// Each row is read for its knowledge_base_ids alone (kbRefs): a knowledge base's show
+// asks this for every caller limited to some agents (its access).
 func (t tx) AgentsUsingKnowledgeBase(workspaceID, kbID string) ([]string, error) {
 	var using []string
 	b := t.b.Bucket(bucketAgents)
 	for _, id := range scopeIDs(t.b.Bucket(bucketAgentsByWS), workspaceID) {
-		row, err := getAgentRow(b, id)
+		var row kbRefs
+		found, err := getJSON(b, []byte(id), &row)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("decoding agent %s: %w", id, err)
 		}
-		if row == nil {
+		if !found {
 			continue
 		}
 		uses := slices.Contains(row.LLMConfig.KnowledgeBaseIDs, kbID)
@@ -171,21 +174,25 @@ func (t tx) AgentsUsingKnowledgeBase(workspaceID, kbID string) ([]string, error)
 	return using, nil
 }
 
+// kbRefs is what AgentsUsingKnowledgeBase reads of an agent's or a version's row: its
+// knowledge_base_ids, the rest of the row passed over rather than built.
+type kbRefs struct {
+	LLMConfig struct {
+		KnowledgeBaseIDs []string `json:"knowledge_base_ids"`
+	} `json:"llm_config"`
+}
+
 // versionUses reports whether a stored version of agentID names kbID in its
 // knowledge_base_ids (a live or rollout version retrieves from it).
 func (t tx) versionUses(agentID, kbID string) (bool, error) {
 	prefix := indexKey(agentID, "")
 	c := t.b.Bucket(bucketAgentVersions).Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		n, err := strconv.Atoi(string(k[len(prefix):]))
-		if err != nil {
-			return false, fmt.Errorf("agent %s: version key %q: %w", agentID, k, err)
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		var row kbRefs
+		if err := jsonUnmarshal(v, &row); err != nil {
+			return false, fmt.Errorf("agent %s: version %q: %w", agentID, k[len(prefix):], err)
 		}
-		v, err := t.AgentVersion(agentID, n)
-		if err != nil {
-			return false, err
-		}
-		if v != nil && slices.Contains(v.LLMConfig.KnowledgeBaseIDs, kbID) {
+		if slices.Contains(row.LLMConfig.KnowledgeBaseIDs, kbID) {
 			return true, nil
 		}
 	}

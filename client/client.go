@@ -455,12 +455,23 @@ func jsonBody(v any) ([]byte, error) {
 func record[T any](res *response) (*T, string, error) {
 	var env struct {
 		Data *T `json:"data"`
+		// Access is what the caller may do with the record, beside it (knowledge bases
+		// and numbers): kept on the record's Access.
+		Access *data.Access `json:"access"`
 	}
 	if err := data.DecodeJSON(res.body, &env); err != nil {
 		return nil, "", fmt.Errorf("client: decoding the response: %w", err)
 	}
 	if env.Data == nil {
 		return nil, "", errors.New("client: the response has no data")
+	}
+	if env.Access != nil {
+		switch r := any(env.Data).(type) {
+		case *data.KnowledgeBase:
+			r.Access = *env.Access
+		case *data.Number:
+			r.Access = *env.Access
+		}
 	}
 	return env.Data, res.header.Get("ETag"), nil
 }

@@ -282,8 +282,11 @@ func (tr *tour) knowledgeBases(agent *data.Agent) *data.KnowledgeBase {
 	check("source delete", err)
 	kb, _, err = c.KnowledgeBases.Update(ctx, kb.ID, data.KnowledgeBaseUpdate{Name: data.Some("Help")}, client.IfMatch(etag))
 	check("kb update", err)
-	_, _, err = c.KnowledgeBases.Get(ctx, kb.ID)
+	shown, _, err := c.KnowledgeBases.Get(ctx, kb.ID)
 	check("kb show", err)
+	if !shown.Access.Write {
+		t.Errorf("kb show: the owner may not change it (access %+v)", shown.Access)
+	}
 	kbs, _, err := c.KnowledgeBases.List(ctx, data.PageRequest{})
 	check("kb list", err)
 	if len(kbs) != 1 || kbs[0].Name != "Help" {
@@ -327,8 +330,11 @@ func (tr *tour) numbers(agent *data.Agent) *data.Number {
 	if num.InboundAgentID != nil || num.Nickname != "front desk" {
 		t.Errorf("a set null unbinds: %+v", num)
 	}
-	_, _, err = c.Numbers.Get(ctx, num.ID)
+	shownNum, _, err := c.Numbers.Get(ctx, num.ID)
 	check("number show", err)
+	if !shownNum.Access.Write {
+		t.Errorf("number show: the owner may not change it (access %+v)", shownNum.Access)
+	}
 	nums, _, err := c.Numbers.List(ctx, data.NumberFilter{}, data.PageRequest{})
 	check("number list", err)
 	if len(nums) != 1 {

@@ -224,12 +224,20 @@ func (h *Handler) loadCampaign(r *http.Request) (*campaignView, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := res.Data()
+	v := progressOf(res.Data())
+	v.Recipients, v.Pages = rs.List(), pagerOf(r, "cursor", rs)
+	v.AgentNames = h.agentNames(r, nil, str(v.C["agent_id"]))
+	p := data.PrincipalFrom(r.Context())
+	v.CanWrite = p.Allows(data.Write(data.ModuleCallHistory)) == nil
+	v.NumberLink = str(v.C["number_id"]) != "" && p.Allows(data.Read(data.ModulePhoneNumbers)) == nil
+	return v, nil
+}
+
+// progressOf is what the progress panel shows of campaign c, from the record alone: the
+// panel, polled every 2 s while the campaign is open, asks the API for nothing else.
+func progressOf(c map[string]any) *campaignView {
 	counts, _ := c["counts"].(map[string]any)
-	v := &campaignView{C: c, Recipients: rs.List(), Pages: pagerOf(r, "cursor", rs),
-		AgentNames: h.agentNames(r, nil, str(c["agent_id"])),
-		CanWrite:   data.PrincipalFrom(r.Context()).Allows(data.Write(data.ModuleCallHistory)) == nil}
-	v.NumberLink = str(c["number_id"]) != "" && data.PrincipalFrom(r.Context()).Allows(data.Read(data.ModulePhoneNumbers)) == nil
+	v := &campaignView{C: c}
 	t := tally(c)
 	v.Done, v.All = t.Done, t.All
 	v.Share = t.Share()
@@ -239,7 +247,7 @@ func (h *Handler) loadCampaign(r *http.Request) (*campaignView, error) {
 	st := str(c["status"])
 	v.Open = st == data.CampaignScheduled || st == data.CampaignRunning || st == data.CampaignPaused
 	v.Finished = data.CampaignFinished(&data.Campaign{Status: st, Counts: data.CampaignCounts{InProgress: int64(member(counts, "in_progress"))}})
-	return v, nil
+	return v
 }
 
 func (h *Handler) campaignShow(w http.ResponseWriter, r *http.Request) {
@@ -252,14 +260,14 @@ func (h *Handler) campaignShow(w http.ResponseWriter, r *http.Request) {
 }
 
 // campaignProgress is the progress panel alone, which the page polls while the campaign
-// is open.
+// is open: one read of the campaign (not its recipients, nor its agent's name).
 func (h *Handler) campaignProgress(w http.ResponseWriter, r *http.Request) {
-	v, err := h.loadCampaign(r)
+	res, err := h.call(r, "GET", "/api/v1/campaigns/"+url.PathEscape(r.PathValue("id")), nil, nil)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	h.renderPart(w, r, "campaign", "progress", v)
+	h.renderPart(w, r, "campaign", "progress", progressOf(res.Data()))
 }
 
 // campaignMove pauses, resumes or cancels the campaign.

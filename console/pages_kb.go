@@ -1,7 +1,6 @@
 package console
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -59,7 +58,7 @@ type kbView struct {
 	Pending  bool
 	CanWrite bool
 	// OthersAgent: an agent the user does not see uses the knowledge base, so it is
-	// read-only to them (kbWritable).
+	// read-only to them (the API's access.write, canWrite).
 	OthersAgent bool
 	// The test-retrieval box: the question asked, the chunks found, each with the name
 	// of the source it came from.
@@ -79,15 +78,13 @@ type source struct {
 	Added, Indexed                any
 }
 
-// kbWritable asks the API whether a user limited to some agents may change knowledge base
-// id: not when an agent the user does not see uses it (the API's rule, service
-// visibility.knowledgeBaseWritable), which the console cannot tell, those agents being
-// hidden from it. The question is an update that changes nothing, refused as every write
-// would be (403) and otherwise no write and no event.
-func (h *Handler) kbWritable(r *http.Request, id, etag string) bool {
-	_, err := h.callIfMatch(r, "PUT", "/api/v1/knowledge-bases/"+url.PathEscape(id), etag, map[string]any{})
-	var fail *apiError
-	return !errors.As(err, &fail) || fail.Status != http.StatusForbidden
+// canWrite reads the access a single-record answer carries beside its record: whether
+// the user may change it (the API's rule, service fillKnowledgeBaseAccess; for a knowledge base, no
+// agent the user does not see uses it, which the console cannot tell, those agents being
+// hidden from it). A read says it, so no page writes to find out.
+func canWrite(res *reply) bool {
+	access, _ := res.Body["access"].(map[string]any)
+	return access["write"] == true
 }
 
 func (h *Handler) loadKB(r *http.Request) (*kbView, error) {
@@ -97,12 +94,10 @@ func (h *Handler) loadKB(r *http.Request) (*kbView, error) {
 	}
 	kb := res.Data()
 	p := data.PrincipalFrom(r.Context())
-	v := &kbView{KB: kb, ETag: res.ETag, CanWrite: p.Allows(data.Write(data.ModuleKnowledgeBase)) == nil, Titles: names{},
-		CSRF: CSRFToken(SessionToken(r))}
-	if v.CanWrite && len(p.AgentIDs) > 0 {
-		v.CanWrite = h.kbWritable(r, str(kb["id"]), res.ETag)
-		v.OthersAgent = !v.CanWrite
-	}
+	v := &kbView{KB: kb, ETag: res.ETag, CanWrite: canWrite(res), Titles: names{}, CSRF: CSRFToken(SessionToken(r))}
+	// Refused although the role may write knowledge bases: an agent the user does not see
+	// uses it, which the page says (without naming the agent).
+	v.OthersAgent = !v.CanWrite && len(p.AgentIDs) > 0 && p.Allows(data.Write(data.ModuleKnowledgeBase)) == nil
 	add := func(typ, nameKey string) {
 		for _, it := range asList(kb[typ]) {
 			m, _ := it.(map[string]any)

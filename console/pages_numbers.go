@@ -80,14 +80,14 @@ func (h *Handler) renderNumber(w http.ResponseWriter, r *http.Request, status in
 	}
 	p := data.PrincipalFrom(r.Context())
 	n := res.Data()
-	// A number bound to an agent the user does not see is not theirs to change (the
-	// API's rule, service visibility.numberWritable; the campaigns dialing from it the
-	// API alone knows, and says so if it refuses).
-	othersAgent := boundToOthersAgent(p, n)
+	// A number that routes calls of an agent the user does not see, or that an open
+	// campaign of such an agent dials from, is not theirs to change: the API's access says
+	// so (service fillNumberAccess), the page offers nothing and says why.
+	writable := canWrite(res)
 	h.render(w, r, status, "number", &view{Title: str(n["phone_number"]), Active: "numbers", Err: relabel(fail, numberLabels), D: map[string]any{
 		"N": n, "ETag": res.ETag, "Agents": h.agentChoices(r), "Providers": data.NumberProviders,
-		"CanWrite":    p.Allows(data.Write(data.ModulePhoneNumbers)) == nil && !othersAgent,
-		"OthersAgent": othersAgent,
+		"CanWrite":    writable,
+		"OthersAgent": !writable && len(p.AgentIDs) > 0 && p.Allows(data.Write(data.ModulePhoneNumbers)) == nil,
 	}})
 }
 

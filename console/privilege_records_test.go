@@ -234,3 +234,43 @@ func TestConsoleKnowledgeBaseOfAnotherAgentIsNotOffered(t *testing.T) {
 		t.Errorf("the page's question changed the knowledge base: %s", kb.Body)
 	}
 }
+
+// TestConsoleNumberDialedForAnotherAgentIsNotOffered: a number bound to no agent, which
+// an open campaign of an agent the developer does not see dials from, is not theirs to
+// change either (the API's 403): the page, which cannot see that campaign, reads the
+// API's access and offers neither the save nor the delete, and says why. A number their
+// own agent's campaign dials from offers both.
+func TestConsoleNumberDialedForAnotherAgentIsNotOffered(t *testing.T) {
+	e := testenv.Start(t)
+	number := func(phone string) string {
+		res := e.Do(nil, "POST", "/api/v1/numbers", e.Owner.Token, map[string]any{"phone_number": phone, "provider": "twilio"})
+		if res.Status != http.StatusCreated {
+			t.Fatalf("create number: %d %s", res.Status, res.Body)
+		}
+		return res.Data()["id"].(string)
+	}
+	ofMine, ofOther := number("+14155550101"), number("+14155550102")
+	mine := makeConsoleAgent(t, e, "Alpha line", ofMine, 0)
+	makeConsoleAgent(t, e, "Bravo line", ofOther, 1)
+	dev := e.NewUser("limited@example.com", false)
+	addMember(t, e, dev, map[string]any{"role": "developer", "agent_ids": []string{mine.id}})
+	s := e.SignIn(dev, e.Owner.WorkspaceID)
+	for id, offered := range map[string]bool{ofMine: true, ofOther: false} {
+		res := e.Do(s.Client, "GET", "/numbers/"+id, "", nil)
+		if res.Status != http.StatusOK {
+			t.Fatalf("/numbers/%s: %d", id, res.Status)
+		}
+		page := string(res.Body)
+		for _, offer := range []string{"Save bindings and variables", "Delete this number"} {
+			if strings.Contains(page, offer) != offered {
+				t.Errorf("/numbers/%s offers %q: %v, want %v", id, offer, !offered, offered)
+			}
+		}
+		if says := strings.Contains(page, "outside your access"); says == offered {
+			t.Errorf("/numbers/%s says it serves another agent: %v, want %v", id, says, !offered)
+		}
+		if strings.Contains(page, "Bravo line") {
+			t.Errorf("/numbers/%s names the hidden agent", id)
+		}
+	}
+}

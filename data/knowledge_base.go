@@ -37,6 +37,9 @@ type KnowledgeBase struct {
 	Embeddings *KnowledgeEmbeddings `json:"embeddings,omitempty"`
 	// EmbeddingError is the last embedding failure, stored; nil once embedding succeeds.
 	EmbeddingError *string `json:"-"`
+	// Access is what the caller who read it may do with it (the service decides,
+	// fillKnowledgeBaseAccess), answered beside the record, never in it.
+	Access Access `json:"-"`
 }
 
 // TextSource is an item of a knowledge base's texts. Title is "" when none was given.

@@ -32,6 +32,9 @@ type Number struct {
 	Variables map[string]any `json:"variables"`
 	CreatedAt Time           `json:"created_at"`
 	UpdatedAt Time           `json:"updated_at"`
+	// Access is what the caller who read it may do with it (the service decides,
+	// fillNumberAccess), answered beside the record, never in it.
+	Access Access `json:"-"`
 }
 
 // MarshalJSON shows variables as {} when absent (numbers stored before they existed).

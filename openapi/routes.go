@@ -285,11 +285,12 @@ var opDocs = map[string]opDoc{
 
 	// Numbers, call history, analytics, subscription.
 	"GET /api/v1/numbers": {Tag: "Number", Summary: "List numbers", Out: data.Number{}, Shape: shapeList,
-		Query: []queryParam{strParam("agent_id", "Only numbers bound to this agent, inbound or outbound.")}},
+		Description: "The list does not say what the caller may do with each number: its show does, in access.",
+		Query:       []queryParam{strParam("agent_id", "Only numbers bound to this agent, inbound or outbound.")}},
 	"POST /api/v1/numbers": {Tag: "Number", Summary: "Register a number", Body: data.NumberCreate{}, BodyRequired: true,
-		Out: data.Number{}, Status: http.StatusCreated, Errors: []int{http.StatusConflict}},
-	"GET /api/v1/numbers/{number_id}":    {Tag: "Number", Summary: "Show a number", Out: data.Number{}},
-	"PUT /api/v1/numbers/{number_id}":    {Tag: "Number", Summary: "Update a number; the phone number itself cannot change", Body: data.NumberUpdate{}, Out: data.Number{}},
+		Out: data.Number{}, ExtraOut: accessBeside, Status: http.StatusCreated, Errors: []int{http.StatusConflict}},
+	"GET /api/v1/numbers/{number_id}":    {Tag: "Number", Summary: "Show a number", Out: data.Number{}, ExtraOut: accessBeside},
+	"PUT /api/v1/numbers/{number_id}":    {Tag: "Number", Summary: "Update a number; the phone number itself cannot change", Body: data.NumberUpdate{}, Out: data.Number{}, ExtraOut: accessBeside},
 	"DELETE /api/v1/numbers/{number_id}": {Tag: "Number", Summary: "Delete a number of the current workspace", Shape: shapeNone},
 	"GET /api/v1/calls":                  {Tag: "Call History", Summary: "List calls", Out: data.Call{}, Shape: shapeList, Query: callFilters},
 	"POST /api/v1/calls": {Tag: "Call History", Summary: "Register a call (the voice runtime)", Body: data.CallCreate{}, BodyRequired: true,
@@ -327,30 +328,35 @@ var opDocs = map[string]opDoc{
 		Body:        data.PriceTableSet{}, BodyRequired: true, Out: data.PriceTable{}},
 
 	// Knowledge bases.
-	"GET /api/v1/knowledge-bases": {Tag: "Knowledge Base", Summary: "List knowledge bases", Out: data.KnowledgeBase{}, Shape: shapeList},
+	"GET /api/v1/knowledge-bases": {Tag: "Knowledge Base", Summary: "List knowledge bases", Out: data.KnowledgeBase{}, Shape: shapeList,
+		Description: "The list does not say what the caller may do with each knowledge base: its show does, in access."},
 	"POST /api/v1/knowledge-bases": {Tag: "Knowledge Base", Summary: "Create a knowledge base, with optional texts and urls",
 		Description: "Texts are indexed at once; urls are fetched in the background (status pending, then indexed or failed).",
-		Body:        data.KnowledgeBaseCreate{}, BodyRequired: true, Out: data.KnowledgeBase{}, Status: http.StatusCreated},
-	"GET /api/v1/knowledge-bases/{knowledge_base_id}":    {Tag: "Knowledge Base", Summary: "Show a knowledge base", Out: data.KnowledgeBase{}},
-	"PUT /api/v1/knowledge-bases/{knowledge_base_id}":    {Tag: "Knowledge Base", Summary: "Rename a knowledge base", Body: data.KnowledgeBaseUpdate{}, Out: data.KnowledgeBase{}},
+		Body:        data.KnowledgeBaseCreate{}, BodyRequired: true, Out: data.KnowledgeBase{}, ExtraOut: accessBeside, Status: http.StatusCreated},
+	"GET /api/v1/knowledge-bases/{knowledge_base_id}":    {Tag: "Knowledge Base", Summary: "Show a knowledge base", Out: data.KnowledgeBase{}, ExtraOut: accessBeside},
+	"PUT /api/v1/knowledge-bases/{knowledge_base_id}":    {Tag: "Knowledge Base", Summary: "Rename a knowledge base", Body: data.KnowledgeBaseUpdate{}, Out: data.KnowledgeBase{}, ExtraOut: accessBeside},
 	"DELETE /api/v1/knowledge-bases/{knowledge_base_id}": {Tag: "Knowledge Base", Summary: "Delete a knowledge base; agents drop it from knowledge_base_ids", Shape: shapeNone},
 	"POST /api/v1/knowledge-bases/{knowledge_base_id}/sources/add": {Tag: "Knowledge Base", Summary: "Add files, texts or urls",
 		Description: "multipart/form-data with repeated files (or files[]) parts, texts parts (a part's filename is the text's title) and urls parts; or JSON with texts and urls. " +
 			"Files: plain text, Markdown, CSV, HTML, JSON, PDF, DOCX, judged by content; at most 20 MiB each and 50 MiB in all by default.",
-		Body: data.SourcesAdd{}, BodyRequired: true, Multipart: sourcesMultipart, Out: data.KnowledgeBase{}},
+		Body: data.SourcesAdd{}, BodyRequired: true, Multipart: sourcesMultipart, Out: data.KnowledgeBase{}, ExtraOut: accessBeside},
 	"DELETE /api/v1/knowledge-bases/{knowledge_base_id}/sources/delete/{source_type}/{source_id}": {Tag: "Knowledge Base", Summary: "Delete a source",
-		Description: "An unknown source_type is 422.", Out: data.KnowledgeBase{}, Errors: []int{http.StatusUnprocessableEntity}},
+		Description: "An unknown source_type is 422.", Out: data.KnowledgeBase{}, ExtraOut: accessBeside, Errors: []int{http.StatusUnprocessableEntity}},
 	"GET /api/v1/knowledge-bases/{knowledge_base_id}/sources/files/{source_id}/content": {Tag: "Knowledge Base", Summary: "Download a file source's original bytes",
 		Description: "Served with the file's content type, Range and If-None-Match support.", Shape: shapeRaw, Media: "application/octet-stream", AltMedia: []string{"*/*"},
 		Others: map[int]string{http.StatusPartialContent: "The requested range.", http.StatusNotModified: "Not modified.", http.StatusRequestedRangeNotSatisfiable: "The range is outside the file."}},
 	"POST /api/v1/knowledge-bases/{knowledge_base_id}/sources/urls/{source_id}/refetch": {Tag: "Knowledge Base", Summary: "Fetch a url source again",
-		Description: "The source is pending again until the fetch completes.", Out: data.KnowledgeBase{}, Status: http.StatusAccepted},
+		Description: "The source is pending again until the fetch completes.", Out: data.KnowledgeBase{}, ExtraOut: accessBeside, Status: http.StatusAccepted},
 	"POST /api/v1/knowledge-bases/{knowledge_base_id}/query": {Tag: "Knowledge Base", Summary: "Retrieve the chunks best matching a query",
 		Description: "Chunks with a score in [0, 1], best first, at most chunks_to_retrieve, none under similarity_threshold.",
 		Body:        data.KnowledgeQuery{}, BodyRequired: true, Out: []data.KnowledgeChunk{}, Shape: shapeData},
 	"POST /api/v1/agents/{agent_id}/knowledge/query": {Tag: "Knowledge Base", Summary: "Retrieve with an agent's knowledge_base_config over its knowledge bases",
 		Body: data.AgentKnowledgeQuery{}, BodyRequired: true, Out: []data.KnowledgeChunk{}, Shape: shapeData},
 }
+
+// accessBeside is the member beside every knowledge base and number a route answers
+// with: what the caller may do with it (data.Access).
+var accessBeside = map[string]any{"access": data.Access{}}
 
 // sourcesMultipart is the multipart form of adding knowledge base sources.
 var sourcesMultipart = map[string]any{

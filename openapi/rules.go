@@ -487,6 +487,9 @@ var fieldRules = map[string]map[string]fieldRule{
 	// Embedding provider of a workspace (validate/knowledge_base.go, docs/knowledge-bases.md).
 	"WorkspaceEmbeddings":      workspaceEmbeddingsRules,
 	"WorkspaceEmbeddingsPatch": workspaceEmbeddingsRules,
+	"Access": {
+		"write": {Description: "The caller may change and delete the record: its role, modules and key scopes allow it, and no agent outside its agent_ids would be acted for (a knowledge base: none uses it, and then its sources may be added, removed and refetched too; a number: none is bound to it nor dials from it in an open campaign). Each write is checked again when made."},
+	},
 	"KnowledgeEmbeddings": {
 		"status": oneOf(data.EmbeddingsOff, data.EmbeddingsInProgress, data.EmbeddingsReady, data.EmbeddingsFailing),
 		"error":  fieldRule{Description: "The last embedding failure; null once embedding succeeds."},
@@ -533,6 +536,7 @@ var typeDocs = map[string]string{
 	"WorkspaceExport": "A whole workspace as one JSON document, for moving between instances and config as code (conventions §17).",
 	"ImportResult":    "What an import created: the new ids by the document's keys.",
 	"KnowledgeBase":   "A knowledge base and its text, url and file sources (conventions §8).",
+	"Access":          "What the caller may do with the record answered beside it: the caller's, not the record's, so the ETag, events and exports leave it out.",
 	"Agent":           "A voice agent: its configuration groups and publication state (conventions §7).",
 	"AgentCreate":     "Body of an agent create: name, and any group to merge into its default.",
 	"AgentUpdate":     "Body of an agent update: each given group is merged into the stored one field by field; a change of provider drops the old provider's fields.",

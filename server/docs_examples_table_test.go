@@ -175,6 +175,7 @@ var docExamples = map[string]docExample{
 	"analytics.md#1": {first: `{"data": {`, check: callFigures},
 
 	"api.md#1": {first: `{"message": "The name field is required.", "code": "validation_failed",`, check: errorShape},
+	"api.md#2": {first: `{"data": {"id": "kb_01JD6…", "name": "Support", …}, "access": {"write": false}}`, check: kbRecord},
 
 	"calls.md#1": {first: `"search": {`, check: searchMember},
 	"calls.md#2": {first: `PUT /api/v1/workspaces/ws_…`, check: send("", "", 200)},

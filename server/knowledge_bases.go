@@ -55,6 +55,13 @@ func (s *Server) knowledgeBaseRoutes() []route {
 	}
 }
 
+// writeKnowledgeBase answers with knowledge base kb and, beside it, what the caller may
+// do with it (access: the service's verdict, which is the caller's and not the record's,
+// so the ETag, events and exports leave it out).
+func writeKnowledgeBase(w http.ResponseWriter, status int, kb *data.KnowledgeBase) error {
+	return writeRecord(w, status, kb, data.AccessAnswer(kb.Access))
+}
+
 // handleKnowledgeBaseList: GET /api/v1/knowledge-bases — newest first.
 func (s *Server) handleKnowledgeBaseList(w http.ResponseWriter, r *http.Request) error {
 	req, err := pageRequest(r)
@@ -80,7 +87,7 @@ func (s *Server) handleKnowledgeBaseCreate(w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	return writeRecord(w, http.StatusCreated, kb, nil)
+	return writeKnowledgeBase(w, http.StatusCreated, kb)
 }
 
 // handleKnowledgeBaseShow: GET /api/v1/knowledge-bases/{knowledge_base_id}.
@@ -89,7 +96,7 @@ func (s *Server) handleKnowledgeBaseShow(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	return writeRecord(w, http.StatusOK, kb, nil)
+	return writeKnowledgeBase(w, http.StatusOK, kb)
 }
 
 // handleKnowledgeBaseUpdate: PUT /api/v1/knowledge-bases/{knowledge_base_id} — renames.
@@ -103,7 +110,7 @@ func (s *Server) handleKnowledgeBaseUpdate(w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	return writeRecord(w, http.StatusOK, kb, nil)
+	return writeKnowledgeBase(w, http.StatusOK, kb)
 }
 
 // handleKnowledgeBaseDelete: DELETE /api/v1/knowledge-bases/{knowledge_base_id} — 204.
@@ -143,7 +150,7 @@ func (s *Server) handleSourcesAdd(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	return writeRecord(w, http.StatusOK, kb, nil)
+	return writeKnowledgeBase(w, http.StatusOK, kb)
 }
 
 // readSourceParts streams the parts of a multipart body, each under its own limit, rather
@@ -251,7 +258,7 @@ func (s *Server) handleSourceDelete(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	return writeRecord(w, http.StatusOK, kb, nil)
+	return writeKnowledgeBase(w, http.StatusOK, kb)
 }
 
 // handleSourceURLRefetch: POST /api/v1/knowledge-bases/{knowledge_base_id}/sources/urls/{source_id}/refetch
@@ -262,7 +269,7 @@ func (s *Server) handleSourceURLRefetch(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	return writeRecord(w, http.StatusAccepted, kb, nil)
+	return writeKnowledgeBase(w, http.StatusAccepted, kb)
 }
 
 // handleSourceFileContent: GET /api/v1/knowledge-bases/{knowledge_base_id}/sources/files/{source_id}/content

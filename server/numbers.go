@@ -50,7 +50,7 @@ func (s *Server) handleNumberCreate(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	return writeRecord(w, http.StatusCreated, n, nil)
+	return writeRecord(w, http.StatusCreated, n, data.AccessAnswer(n.Access))
 }
 
 // handleNumberShow: GET /api/v1/numbers/{number_id}.
@@ -59,7 +59,7 @@ func (s *Server) handleNumberShow(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	return writeRecord(w, http.StatusOK, n, nil)
+	return writeRecord(w, http.StatusOK, n, data.AccessAnswer(n.Access))
 }
 
 // handleNumberUpdate: PUT /api/v1/numbers/{number_id}. A bound agent given as null is unbound,
@@ -74,7 +74,7 @@ func (s *Server) handleNumberUpdate(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	return writeRecord(w, http.StatusOK, n, nil)
+	return writeRecord(w, http.StatusOK, n, data.AccessAnswer(n.Access))
 }
 
 // handleNumberDelete: DELETE /api/v1/numbers/{number_id} — only a number of the current workspace.

@@ -97,18 +97,41 @@ func errKnowledgeBaseOfHiddenAgent() error {
 // checkKnowledgeBaseWritable refuses, in tx, a change of kb by the caller that would
 // change what an agent it does not see retrieves.
 func checkKnowledgeBaseWritable(ctx context.Context, tx Tx, kb *data.KnowledgeBase) error {
-	v := visibilityOf(data.PrincipalFrom(ctx))
-	if v.allAgents() {
-		return nil
-	}
-	using, err := tx.AgentsUsingKnowledgeBase(kb.WorkspaceID, kb.ID)
+	ok, err := agentsLetChange(ctx, tx, kb)
 	if err != nil {
 		return err
 	}
-	if !v.knowledgeBaseWritable(using) {
+	if !ok {
 		return errKnowledgeBaseOfHiddenAgent()
 	}
 	return nil
+}
+
+// agentsLetChange reports whether every agent using kb is one the caller sees
+// (visibility.knowledgeBaseWritable); only a caller limited to some agents reads them.
+func agentsLetChange(ctx context.Context, tx Tx, kb *data.KnowledgeBase) (bool, error) {
+	v := visibilityOf(data.PrincipalFrom(ctx))
+	if v.allAgents() {
+		return true, nil
+	}
+	using, err := tx.AgentsUsingKnowledgeBase(kb.WorkspaceID, kb.ID)
+	if err != nil {
+		return false, err
+	}
+	return v.knowledgeBaseWritable(using), nil
+}
+
+// fillKnowledgeBaseAccess sets kb.Access to what the caller may do with it, by the rules its writes
+// are refused by: the route's requirement (role, module, key scope) and
+// checkKnowledgeBaseWritable. A client learns it from a read, never by trying a write.
+func fillKnowledgeBaseAccess(ctx context.Context, tx Tx, kb *data.KnowledgeBase) error {
+	if p := data.PrincipalFrom(ctx); p != nil && p.Allows(data.Write(data.ModuleKnowledgeBase)) != nil {
+		kb.Access = data.Access{}
+		return nil
+	}
+	ok, err := agentsLetChange(ctx, tx, kb)
+	kb.Access = data.Access{Write: ok}
+	return err
 }
 
 // loadKBForChange loads a knowledge base about to change with its sources and embeddings,
@@ -196,6 +219,11 @@ func (s *KnowledgeBaseService) CreateKnowledgeBase(ctx context.Context, in data.
 		if err := s.fillEmbeddings(tx, out); err != nil {
 			return err
 		}
+		if err := fillKnowledgeBaseAccess(ctx, tx, out); err != nil {
+			return err
+		}
+		// The event's data is the record; the claim keeps the answer, access beside it.
+		answerClaim(ctx, out, data.AccessAnswer(out.Access))
 		_, err := s.record(ctx, tx, data.EventKnowledgeBaseCreated, ws, out)
 		return err
 	})
@@ -214,7 +242,10 @@ func (s *KnowledgeBaseService) KnowledgeBase(ctx context.Context, id string) (*d
 		if err := tx.KnowledgeBaseSources(kb); err != nil {
 			return err
 		}
-		return s.fillEmbeddings(tx, kb)
+		if err := s.fillEmbeddings(tx, kb); err != nil {
+			return err
+		}
+		return fillKnowledgeBaseAccess(ctx, tx, kb)
 	})
 	return out, err
 }
@@ -231,6 +262,9 @@ func (s *KnowledgeBaseService) UpdateKnowledgeBase(ctx context.Context, id strin
 			return err
 		}
 		out = kb
+		if err := fillKnowledgeBaseAccess(ctx, tx, kb); err != nil {
+			return err
+		}
 		if !in.Name.Set || in.Name.V == kb.Name {
 			return nil // nothing changed: no write, no event
 		}

@@ -249,7 +249,10 @@ func (s *KnowledgeBaseService) AddSources(ctx context.Context, kbID string, in d
 		if err := s.fillEmbeddings(tx, kb); err != nil {
 			return err
 		}
-		answerClaim(ctx, kb, nil)
+		if err := fillKnowledgeBaseAccess(ctx, tx, kb); err != nil {
+			return err
+		}
+		answerClaim(ctx, kb, data.AccessAnswer(kb.Access))
 		return nil
 	})
 	if err != nil {
@@ -299,6 +302,9 @@ func (s *KnowledgeBaseService) DeleteSource(ctx context.Context, kbID, sourceTyp
 		if err := s.fillEmbeddings(tx, kb); err != nil {
 			return err
 		}
+		if err := fillKnowledgeBaseAccess(ctx, tx, kb); err != nil {
+			return err
+		}
 		out = kb
 		tx.OnCommit(func() { s.kbIndexes.apply(kbID, func(ix *knowledge.Index) { ix.Remove(sourceID) }) })
 		_, err = s.record(ctx, tx, data.EventKnowledgeBaseUpdated, kb.WorkspaceID, kb)
@@ -339,7 +345,10 @@ func (s *KnowledgeBaseService) RefetchURL(ctx context.Context, kbID, sourceID st
 		if err := tx.KnowledgeBaseSources(kb); err != nil {
 			return err
 		}
-		return s.fillEmbeddings(tx, kb)
+		if err := s.fillEmbeddings(tx, kb); err != nil {
+			return err
+		}
+		return fillKnowledgeBaseAccess(ctx, tx, kb)
 	})
 	return out, err
 }

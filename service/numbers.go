@@ -68,13 +68,27 @@ func errNumberOfHiddenAgent() error {
 // checkNumberWritable refuses, in tx, a change of number n by p that would act on calls
 // of an agent p does not see: n's bound agents, and the open campaigns dialing from it.
 func checkNumberWritable(tx Tx, p *data.Principal, n *data.Number) error {
+	ok, err := agentsLetNumberChange(tx, p, n)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errNumberOfHiddenAgent()
+	}
+	return nil
+}
+
+// agentsLetNumberChange reports whether every agent n acts for is one p sees
+// (visibility.numberWritable): its bound agents, and those of the open campaigns dialing
+// from it, which only a caller limited to some agents reads.
+func agentsLetNumberChange(tx Tx, p *data.Principal, n *data.Number) (bool, error) {
 	v := visibilityOf(p)
 	if v.allAgents() {
-		return nil
+		return true, nil
 	}
 	open, err := tx.OpenCampaigns(n.WorkspaceID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	var dialing []*data.Campaign
 	for _, c := range open {
@@ -82,10 +96,19 @@ func checkNumberWritable(tx Tx, p *data.Principal, n *data.Number) error {
 			dialing = append(dialing, c)
 		}
 	}
-	if !v.numberWritable(n, dialing) {
-		return errNumberOfHiddenAgent()
+	return v.numberWritable(n, dialing), nil
+}
+
+// fillNumberAccess sets n.Access to what p may do with it, by the rules its writes are
+// refused by: the route's requirement (role, module, key scope) and checkNumberWritable.
+func fillNumberAccess(tx Tx, p *data.Principal, n *data.Number) error {
+	if p.Allows(data.Write(data.ModulePhoneNumbers)) != nil {
+		n.Access = data.Access{}
+		return nil
 	}
-	return nil
+	ok, err := agentsLetNumberChange(tx, p, n)
+	n.Access = data.Access{Write: ok}
+	return err
 }
 
 // givenBinding is the agent a number's update binds, nil when the update leaves the
@@ -145,6 +168,11 @@ func (s *NumberService) CreateNumber(ctx context.Context, in data.NumberCreate) 
 		if !stored {
 			return data.Errorf(data.ECONFLICT, "The number %s is already registered.", in.PhoneNumber)
 		}
+		if err := fillNumberAccess(tx, p, n); err != nil {
+			return err
+		}
+		// The event's data is the record; the claim keeps the answer, access beside it.
+		answerClaim(ctx, n, data.AccessAnswer(n.Access))
 		_, err = s.record(ctx, tx, data.EventNumberCreated, p.WorkspaceID, n)
 		return err
 	})
@@ -162,8 +190,10 @@ func (s *NumberService) Number(ctx context.Context, id string) (*data.Number, er
 	}
 	var n *data.Number
 	err = s.store.View(ctx, func(tx Tx) error {
-		n, err = number(tx, p.WorkspaceID, id)
-		return err
+		if n, err = number(tx, p.WorkspaceID, id); err != nil {
+			return err
+		}
+		return fillNumberAccess(tx, p, n)
 	})
 	return n, err
 }
@@ -213,13 +243,16 @@ func (s *NumberService) UpdateNumber(ctx context.Context, id string, in data.Num
 		}
 		if unchangedSince(before, &next) {
 			n = old
-			return nil // nothing changed: no write, no event (unchanged.go)
+			return fillNumberAccess(tx, p, n) // nothing changed: no write, no event (unchanged.go)
 		}
 		next.UpdatedAt = s.timeNow()
 		if err := tx.PutNumber(&next); err != nil {
 			return err
 		}
 		n = &next
+		if err := fillNumberAccess(tx, p, n); err != nil {
+			return err
+		}
 		_, err = s.record(ctx, tx, data.EventNumberUpdated, p.WorkspaceID, n)
 		return err
 	})

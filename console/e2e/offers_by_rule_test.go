@@ -107,3 +107,62 @@ func TestMemberChangesOfferedWhereAccepted(t *testing.T) {
 		t.Errorf("the key scoped to workspace:admin is offered %d of adding, changing and removing members", n)
 	}
 }
+
+// TestNumberChangesOfferedWhereAccepted: a console session of the owner's key limited to
+// agent A is offered a number's save and delete where the API accepts its update, and on
+// a number bound to no agent but dialed from by agent B's open campaign, which the API
+// refuses (403), is offered neither and told why. Before, the page judged from the
+// number's bindings alone and offered both there.
+func TestNumberChangesOfferedWhereAccepted(t *testing.T) {
+	b := newBrowser(t)
+	agent := func(name string) string {
+		r := b.api("POST", "/api/v1/agents", map[string]any{"name": name})
+		if r.Status != 201 {
+			t.Fatalf("agent: %d %s", r.Status, r.Body)
+		}
+		id := r.Data()["id"].(string)
+		if r := b.api("POST", "/api/v1/agents/"+id+"/publish", nil); r.Status != 204 {
+			t.Fatalf("publish: %d %s", r.Status, r.Body)
+		}
+		return id
+	}
+	a, other := agent("Alpha line"), agent("Bravo line")
+	number := func(phone string) string {
+		r := b.api("POST", "/api/v1/numbers", map[string]any{"phone_number": phone, "provider": "twilio"})
+		if r.Status != 201 {
+			t.Fatalf("number: %d %s", r.Status, r.Body)
+		}
+		return r.Data()["id"].(string)
+	}
+	free, dialed := number("+14155550101"), number("+14155550102")
+	window := map[string]any{"days": []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}, "start": "00:00", "end": "23:59"}
+	if r := b.api("POST", "/api/v1/campaigns", map[string]any{"name": "Bravo's", "agent_id": other, "number_id": dialed, "window": window,
+		"max_concurrent": 1, "start_at": "2099-01-01T00:00:00Z", "recipients": []any{map[string]any{"phone_number": "+14155550200"}}}); r.Status != 201 {
+		t.Fatalf("campaign: %d %s", r.Status, r.Body)
+	}
+	k := b.api("POST", "/api/v1/api-keys", map[string]any{"name": "alpha", "agent_ids": []string{a}})
+	if k.Status != 201 {
+		t.Fatalf("key: %d %s", k.Status, k.Body)
+	}
+	token := k.JSON()["token"].(string)
+	b.run("session of the key", chromedp.ActionFunc(func(ctx context.Context) error {
+		return network.SetCookie(console.SessionCookie, token).WithURL(b.env.URL).WithHTTPOnly(true).Do(ctx)
+	}))
+	for id, refused := range map[string]bool{free: false, dialed: true} {
+		if res := b.env.Do(nil, "PUT", "/api/v1/numbers/"+id, token, map[string]any{}); (res.Status == 403) != refused {
+			t.Fatalf("the key's update of %s: %d %s", id, res.Status, res.Body)
+		}
+		b.open("/numbers/" + id)
+		if n := b.count(`#main button[type="submit"].primary`); (n == 0) != refused {
+			t.Errorf("number %s: %d save buttons offered, refused %v", id, n, refused)
+		}
+		if n := b.count(`#main a[href="/numbers/` + id + `/delete"]`); (n == 0) != refused {
+			t.Errorf("number %s: %d delete links offered, refused %v", id, n, refused)
+		}
+		var says bool
+		b.eval("why", `document.querySelector("#main").innerText.includes("outside your access")`, &says)
+		if says != refused {
+			t.Errorf("number %s: the page says an agent outside the key's access acts through it: %v, refused %v", id, says, refused)
+		}
+	}
+}

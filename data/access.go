@@ -1,0 +1,18 @@
+package data
+
+// Access is what the caller may do with the record a response carries, answered beside
+// it as the top-level member "access" (docs/api.md "What a caller may do with a record"). It
+// is the caller's, not the record's: events, webhooks, exports and the ETag leave it out,
+// and every reader of the record reads the same record.
+type Access struct {
+	// Write: the caller may change and delete the record (and, for a knowledge base, add,
+	// remove and refetch its sources): its role, modules and key scopes allow it, and no
+	// agent outside its agent_ids would be acted for (one that uses the knowledge base; one
+	// the number routes, or that an open campaign dials from it for). A write is still
+	// checked when made: Access is what held when the record was read.
+	Write bool `json:"write"`
+}
+
+// AccessAnswer is the top-level member beside a record that says what the caller may do
+// with it, for writing the answer (the server) and keeping it (an Idempotency-Key's claim).
+func AccessAnswer(a Access) map[string]any { return map[string]any{"access": a} }
