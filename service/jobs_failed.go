@@ -26,6 +26,11 @@ func (b *base) recordJobFailed(tx Tx, id string) error {
 	if err != nil || j == nil || j.Status != data.JobFailed {
 		return err
 	}
+	// A job that outlived its workspace (deleteWorkspace) has no one to tell, and an
+	// event would start the deleted workspace's chain again.
+	if there, err := tx.WorkspaceExists(j.WorkspaceID); err != nil || !there {
+		return err
+	}
 	ev := data.JobFailure{Job: j.Job}
 	var c jobConcerns
 	_ = json.Unmarshal(j.Payload, &c) // a payload that names nothing concerns nothing more
