@@ -1,0 +1,124 @@
+package service_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// TestWorkspaceDeleteTakesKeptAnswersInBatches: a workspace's delete takes what was kept
+// for requests made in it under a token bound elsewhere (a visitor's), and what its
+// tokens kept wherever they acted, the first service.TokenKeptDeleteBatch in its
+// transaction (the workspace's first, then its tokens'); the jobs for the rest, and the
+// job a token deleted before had pending, run after the workspace is gone and take the
+// rest; what the visitor kept in its own workspace stays. Both engines.
+func TestWorkspaceDeleteTakesKeptAnswersInBatches(t *testing.T) {
+	env := testkit.New(t, nil)
+	u := mustUser(t, env.Svc, "ws-kept@example.com")
+	home := u.PersonalWorkspaceID
+	ws, err := env.Svc.Workspaces.CreateWorkspace(ownerCtx(u.ID, home), data.WorkspaceCreate{Name: "Team"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const batch = service.TokenKeptDeleteBatch
+	past, now := data.NewTime(time.Now().Add(-time.Hour)), data.NewTime(time.Now())
+	var bound, earlier, visitor int64
+	// Each token's answers: how many, made in which workspace ("": kept before the
+	// workspace was noted).
+	type answers struct {
+		n  int
+		in string
+	}
+	kept := map[*int64][]answers{
+		&bound:   {{batch + 5, home}},     // a token of ws acting elsewhere: found by the token
+		&earlier: {{batch + 3, ""}},       // deleted before the workspace, its job pending
+		&visitor: {{3, ws.ID}, {2, home}}, // bound to home, acting in ws
+	}
+	if err := env.Store.Update(context.Background(), func(tx service.Tx) error {
+		for _, id := range []*int64{&bound, &earlier, &visitor} {
+			k := &data.APIKeyRecord{APIKey: data.APIKey{Name: "login", CreatedAt: past},
+				UserID: u.ID, WorkspaceID: ws.ID, Kind: data.TokenLogin, SecretHash: []byte("h")}
+			switch id {
+			case &earlier:
+				k.ExpiresAt = &past
+			case &visitor:
+				k.WorkspaceID = home
+			}
+			if err := tx.InsertAPIKey(k); err != nil {
+				return err
+			}
+			*id = k.ID
+			for i, a := range kept[id] {
+				for j := range a.n {
+					if err := tx.PutIdempotentResponse(k.ID, fmt.Sprint("k-", i, "-", j), &data.IdempotentResponse{Status: 201,
+						Body: []byte("a token shown once"), CreatedAt: now, WorkspaceID: a.in}); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	left := func(id *int64, i int) int {
+		t.Helper()
+		n := 0
+		if err := env.Store.View(context.Background(), func(tx service.Tx) error {
+			for j := range kept[id][i].n {
+				r, err := tx.IdempotentResponse(*id, fmt.Sprint("k-", i, "-", j))
+				if err != nil {
+					return err
+				}
+				if r != nil {
+					n++
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if _, err := env.Svc.Auth.PruneTokens(context.Background()); err != nil { // earlier goes, a job for its rest
+		t.Fatal(err)
+	}
+	if n := left(&earlier, 0); n != 3 {
+		t.Fatalf("the token deleted before: %d kept; want the 3 its job is to take", n)
+	}
+	if err := env.Svc.Workspaces.DeleteWorkspace(ownerCtx(u.ID, ws.ID), ws.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := left(&visitor, 0); n != 0 {
+		t.Errorf("the visitor's answers in the workspace: %d kept after its delete; want none", n)
+	}
+	if n := left(&bound, 0); n != 8 {
+		t.Errorf("the workspace's token: %d kept after the delete's transaction; want %d (the batch less the visitor's 3)", n, 8)
+	}
+	runner := env.Svc.Jobs.NewRunner(service.RunnerOptions{Workers: 1, Kinds: []string{service.JobKindDeleteTokenAnswers}})
+	ran := 0
+	for {
+		n, err := runner.RunDue(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		ran += n
+	}
+	if ran != 2 {
+		t.Errorf("ran %d jobs after the workspace's delete; want 2 (its token's, the earlier token's queued again)", ran)
+	}
+	if a, b := left(&bound, 0), left(&earlier, 0); a != 0 || b != 0 {
+		t.Errorf("after the jobs: the workspace's token keeps %d, the earlier token %d; want none", a, b)
+	}
+	if n := left(&visitor, 1); n != 2 {
+		t.Errorf("the visitor's answers in its own workspace: %d; want its 2", n)
+	}
+}
