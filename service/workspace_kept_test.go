@@ -122,3 +122,89 @@ func TestWorkspaceDeleteTakesKeptAnswersInBatches(t *testing.T) {
 		t.Errorf("the visitor's answers in its own workspace: %d; want its 2", n)
 	}
 }
+
+// TestRemovedMembersAnswersInTheWorkspaceGoInBatches: a member's removal takes what the
+// member's token bound to another workspace kept of requests made in this one, the first
+// service.TokenKeptDeleteBatch in its transaction and the rest by a job of the
+// workspace; what the token kept of its own workspace stays, as does the token. Both
+// engines.
+func TestRemovedMembersAnswersInTheWorkspaceGoInBatches(t *testing.T) {
+	env := testkit.New(t, nil)
+	u := mustUser(t, env.Svc, "ws-owner@example.com")
+	v := mustUser(t, env.Svc, "ws-visitor@example.com")
+	ws, err := env.Svc.Workspaces.CreateWorkspace(ownerCtx(u.ID, u.PersonalWorkspaceID), data.WorkspaceCreate{Name: "Team"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx := ownerCtx(u.ID, ws.ID)
+	if _, err := env.Svc.WorkspaceUsers.AddWorkspaceUser(wctx, ws.ID, data.WorkspaceUserAdd{ID: v.ID, Role: data.RoleAdmin}); err != nil {
+		t.Fatal(err)
+	}
+	const there, home = service.TokenKeptDeleteBatch + 2, 3
+	var token int64
+	if err := env.Store.Update(context.Background(), func(tx service.Tx) error {
+		k := &data.APIKeyRecord{APIKey: data.APIKey{Name: "login", CreatedAt: data.NewTime(time.Now())},
+			UserID: v.ID, WorkspaceID: v.PersonalWorkspaceID, Kind: data.TokenLogin, SecretHash: []byte("h")}
+		if err := tx.InsertAPIKey(k); err != nil {
+			return err
+		}
+		token = k.ID
+		for i := range there + home {
+			in := ws.ID
+			if i >= there {
+				in = v.PersonalWorkspaceID
+			}
+			if err := tx.PutIdempotentResponse(token, fmt.Sprint("k-", i), &data.IdempotentResponse{Status: 201,
+				Body: []byte("a member added"), CreatedAt: data.NewTime(time.Now()), WorkspaceID: in}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	left := func(from, to int) int {
+		t.Helper()
+		n := 0
+		if err := env.Store.View(context.Background(), func(tx service.Tx) error {
+			for i := from; i < to; i++ {
+				r, err := tx.IdempotentResponse(token, fmt.Sprint("k-", i))
+				if err != nil {
+					return err
+				}
+				if r != nil {
+					n++
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if err := env.Svc.WorkspaceUsers.RemoveWorkspaceUser(wctx, ws.ID, v.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := left(0, there); n != there-service.TokenKeptDeleteBatch {
+		t.Errorf("after the removal's transaction: %d of the answers made in the workspace kept; want %d", n, there-service.TokenKeptDeleteBatch)
+	}
+	runner := env.Svc.Jobs.NewRunner(service.RunnerOptions{Workers: 1, Kinds: []string{service.JobKindDeleteTokenAnswers}})
+	if n, err := runner.RunDue(context.Background()); err != nil || n != 1 {
+		t.Fatalf("ran %d jobs (%v); want the removal's one", n, err)
+	}
+	if n := left(0, there); n != 0 {
+		t.Errorf("after the job: %d of the answers made in the workspace kept; want none", n)
+	}
+	if n := left(there, there+home); n != home {
+		t.Errorf("the token's answers of its own workspace: %d; want its %d", n, home)
+	}
+	if err := env.Store.View(context.Background(), func(tx service.Tx) error {
+		k, err := tx.APIKey(token)
+		if k == nil {
+			t.Error("the member's token bound to another workspace went with the removal")
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
