@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -206,5 +207,42 @@ func TestRemovedMembersAnswersInTheWorkspaceGoInBatches(t *testing.T) {
 		return err
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestJobOutlivingItsWorkspaceFailsWithoutAnEvent: a job queued under a workspace that
+// is gone (a workspace's delete queues the rest of its kept answers' work so) that fails
+// for good records no job.failed: no one could read it, and it would start the deleted
+// workspace's audit chain again. The same job of a workspace that is there records one.
+// Both engines.
+func TestJobOutlivingItsWorkspaceFailsWithoutAnEvent(t *testing.T) {
+	e := newJobEnv(t)
+	e.svc.Jobs.Register(service.JobKind{Name: "test.orphan", Module: data.ModuleAgents, EveryAgent: true,
+		Handle: func(context.Context, *service.JobRun) error { return errors.New("refused for good") }})
+	const gone = "ws_gone"
+	orphan := e.enqueue(data.JobEnqueue{Kind: "test.orphan", WorkspaceID: gone})
+	kept := e.enqueue(data.JobEnqueue{Kind: "test.orphan"})
+	r := e.runner("r")
+	for e.runDue(r) > 0 {
+	}
+	for _, j := range []*data.JobRecord{orphan, kept} {
+		if got := e.job(j.ID); got == nil || got.Status != data.JobFailed {
+			t.Fatalf("job %s: %+v; want it failed", j.ID, got)
+		}
+	}
+	if got := e.jobFailures(gone); len(got) != 0 {
+		t.Errorf("job.failed recorded for a deleted workspace: %+v", got)
+	}
+	if err := e.store.View(context.Background(), func(tx service.Tx) error {
+		head, err := tx.EventHead(gone)
+		if head != "" {
+			t.Errorf("the deleted workspace has an audit chain again: head %q", head)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.jobFailures("ws_1"); len(got) != 1 || got[0].ID != kept.ID {
+		t.Errorf("job.failed of the workspace that is there: %+v; want its job's one", got)
 	}
 }
