@@ -77,11 +77,11 @@ func (b *base) deleteTokens(tx Tx, tokens []*data.APIKeyRecord) error {
 // kept under their Idempotency-Keys, claims too: no one holds them any more, so no one
 // can replay these answers (keys are scoped per token), and an answer may hold what was
 // shown once (an API key's token, a webhook's secret, a call start's credentials).
-// Every path that deletes a token calls it: a key revoked, a logout, a password change's
-// or a login's trim of login tokens, the pass over expired tokens, a member's removal,
-// a user's delete, a workspace's delete (deleteWorkspace). The first
-// TokenKeptDeleteBatch go in tx (keptCut); each token with answers left gets a job of
-// its workspace for the rest.
+// Every path that deletes a token calls it (a key revoked, a logout, a password
+// change's or a login's trim of login tokens, the pass over expired tokens) or shares
+// its keptCut with the rest of what it takes (a member's removal, a user's delete, a
+// workspace's delete: deleteWorkspace). The first TokenKeptDeleteBatch go in tx; each
+// token with answers left gets a job of its workspace for the rest.
 func (b *base) deleteTokensKeptAnswers(tx Tx, tokens []*data.APIKeyRecord) error {
 	cut := newKeptCut()
 	if err := cut.tokens(tx, tokens); err != nil {
