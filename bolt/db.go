@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 22
+const schemaVersion = 24
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -363,6 +363,16 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// cuts it to its claim; filled here (indexIdempotencyByAgent). An older binary would
 	// keep new ones unlisted, so the version keeps it out.
 	indexIdempotencyByAgent,
+	// 22 → 23: another piece of work's number (numbers are handed out to work built side
+	// by side); nothing here, its step replaces this one when it merges.
+	func(*bbolt.Tx) error { return nil },
+	// 23 → 24: a response kept under an Idempotency-Key is listed under the workspace its
+	// request acted in (idempotency.go, bucketIdempotencyByWorkspace), whose delete and a
+	// member's removal take it. Responses kept before name no workspace, which only the
+	// request knew (a path's {workspace_id}; their bodies are sealed), so none is listed:
+	// they go with their token as before, or expire within the day. An older binary would
+	// keep new ones unlisted, so the version keeps it out.
+	func(*bbolt.Tx) error { return nil },
 }
 
 // migrate runs the migrations from the stored version up to schemaVersion and returns

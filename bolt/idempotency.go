@@ -3,7 +3,6 @@ package bolt
 import (
 	"bytes"
 	"encoding/binary"
-	"math"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -30,9 +29,20 @@ var bucketIdempotencyByStart = []byte("idempotency_by_started_conversation")
 // agent's conversations' answers (schema 22 lists every one).
 var bucketIdempotencyByAgent = []byte("idempotency_by_agent_conversation")
 
+// bucketIdempotencyByWorkspace lists the responses kept for requests made in a
+// workspace (r.WorkspaceID), claims too: "<workspace id>\x00<token id><key>" → nil, so
+// that the workspace's delete, and a member's removal (the member's tokens' alone, by
+// the token id after the workspace's), find them (DeleteWorkspaceResponses). Schema 24;
+// responses kept before name no workspace and are not listed.
+var bucketIdempotencyByWorkspace = []byte("idempotency_by_workspace")
+
 func init() {
-	allBuckets = append(allBuckets, bucketIdempotencyByTime, bucketIdempotencyByStart, bucketIdempotencyByAgent)
+	allBuckets = append(allBuckets, bucketIdempotencyByTime, bucketIdempotencyByStart, bucketIdempotencyByAgent, bucketIdempotencyByWorkspace)
 }
+
+// keptIndexes are the lists whose entries "<id>\x00<token id><key>" name a kept
+// response, looked through by key for one that does not decode (deleteEntriesOfKeys).
+var keptIndexes = [][]byte{bucketIdempotencyByConversation, bucketIdempotencyByStart, bucketIdempotencyByAgent, bucketIdempotencyByWorkspace}
 
 // listedByAgent reports whether r is listed under its agent (bucketIdempotencyByAgent).
 func listedByAgent(r *data.IdempotentResponse) bool {
@@ -95,6 +105,11 @@ func (t tx) PutIdempotentResponse(tokenID int64, key string, r *data.IdempotentR
 			put = func(key []byte) error { return byAgent.Put(key, nil) }
 		}
 		if err := put(entry); err != nil {
+			return err
+		}
+	}
+	if r.WorkspaceID != "" {
+		if err := t.b.Bucket(bucketIdempotencyByWorkspace).Put(conversationResponseKey(r.WorkspaceID, k), nil); err != nil {
 			return err
 		}
 	}
@@ -161,26 +176,6 @@ func deleteConversationKeptResponses(b *bbolt.Tx, id string) error {
 	return nil
 }
 
-// deleteWorkspaceTokensKeptResponses deletes every response kept under a token bound to
-// workspace ws, with its entries under conversations: the tokens go with the workspace,
-// and no one could replay them (docs/api.md, Idempotency-Key).
-func deleteWorkspaceTokensKeptResponses(b *bbolt.Tx, ws string) error {
-	t := tx{b: b}
-	for _, apiKey := range scopeIDs(b.Bucket(bucketAPIKeysByWS), ws) {
-		k, err := getAPIKey(b, []byte(apiKey))
-		if err != nil {
-			return err
-		}
-		if k == nil {
-			continue
-		}
-		if _, err := t.DeleteTokenResponses(k.ID, math.MaxInt); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // DeleteTokenResponses implements service.AccountTx: the first limit responses of the
 // token's key range of bucketIdempotency (each token's responses are one range: their
 // keys begin with its id), with their entries (looked for by key, in one pass, for one
@@ -207,7 +202,7 @@ func (t tx) DeleteTokenResponses(tokenID int64, limit int) (int, error) {
 	if len(undecodable) == 0 {
 		return n, nil
 	}
-	for _, index := range [][]byte{bucketIdempotencyByConversation, bucketIdempotencyByStart, bucketIdempotencyByAgent} {
+	for _, index := range keptIndexes {
 		if err := deleteEntriesOfKeys(t.b.Bucket(index), undecodable); err != nil {
 			return n, err
 		}
@@ -215,13 +210,78 @@ func (t tx) DeleteTokenResponses(tokenID int64, limit int) (int, error) {
 	return n, nil
 }
 
-// unlistByAgent deletes the entry under its agent of the response r kept under key
-// (none when r has no agent).
+// unlistByAgent deletes the entries under its agent and its workspace of the response
+// r kept under key (none when r names neither).
 func unlistByAgent(b *bbolt.Tx, key []byte, r *data.IdempotentResponse) error {
+	if r.WorkspaceID != "" {
+		if err := b.Bucket(bucketIdempotencyByWorkspace).Delete(conversationResponseKey(r.WorkspaceID, key)); err != nil {
+			return err
+		}
+	}
 	if r.AgentID == "" {
 		return nil
 	}
 	return b.Bucket(bucketIdempotencyByAgent).Delete(conversationResponseKey(r.AgentID, key))
+}
+
+// DeleteWorkspaceResponses implements service.AccountTx over
+// bucketIdempotencyByWorkspace: the first limit entries under ws (and tokenID's id when
+// not 0), each with its response when that is still ws's, and the response's other
+// entries, until limit responses went. An entry whose response is gone or names another
+// workspace (rare: a key is one request's) goes uncounted.
+func (t tx) DeleteWorkspaceResponses(ws string, tokenID int64, limit int) (int, error) {
+	responses := t.b.Bucket(bucketIdempotency)
+	prefix := conversationResponseKey(ws, nil)
+	if tokenID != 0 {
+		prefix = conversationResponseKey(ws, idempotencyKey(tokenID, ""))
+	}
+	n := 0
+	undecodable := map[string]bool{}
+	c := t.b.Bucket(bucketIdempotencyByWorkspace).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && n < limit; k, _ = c.Seek(prefix) {
+		key := bytes.Clone(k[len(ws)+1:]) // valid only until the bucket changes
+		if err := c.Delete(); err != nil {
+			return n, err
+		}
+		v := responses.Get(key)
+		if v == nil {
+			continue
+		}
+		var r data.IdempotentResponse
+		if err := jsonUnmarshal(v, &r); err != nil {
+			undecodable[string(key)] = true
+		} else if r.WorkspaceID != ws {
+			continue
+		}
+		if err := t.deleteKeptResponse(key, &r); err != nil {
+			return n, err
+		}
+		n++
+	}
+	for _, index := range keptIndexes {
+		if len(undecodable) == 0 {
+			break
+		}
+		if err := deleteEntriesOfKeys(t.b.Bucket(index), undecodable); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// WorkspaceTokens implements service.AccountTx, from the index of tokens by workspace.
+func (t tx) WorkspaceTokens(ws string) ([]int64, error) {
+	var out []int64
+	for _, key := range scopeIDs(t.b.Bucket(bucketAPIKeysByWS), ws) {
+		k, err := getAPIKey(t.b, []byte(key))
+		if err != nil {
+			return nil, err
+		}
+		if k != nil {
+			out = append(out, k.ID)
+		}
+	}
+	return out, nil
 }
 
 // AgentResponses implements service.AccountTx. An entry whose response is
@@ -322,7 +382,7 @@ func (t tx) DeleteIdempotentResponsesBefore(before time.Time, limit int) (int, e
 	if len(undecodable) == 0 {
 		return n, nil
 	}
-	for _, b := range [][]byte{bucketIdempotencyByConversation, bucketIdempotencyByStart, bucketIdempotencyByAgent} {
+	for _, b := range keptIndexes {
 		if err := deleteEntriesOfKeys(t.b.Bucket(b), undecodable); err != nil {
 			return n, err
 		}

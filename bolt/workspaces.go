@@ -71,9 +71,6 @@ func (db *DB) deleteWorkspaceTx(b *bbolt.Tx, id string) error {
 			return err
 		}
 	}
-	if err := deleteWorkspaceTokensKeptResponses(b, id); err != nil {
-		return err
-	}
 	if err := deleteWorkspaceTokens(b, id, func(*data.APIKeyRecord) bool { return true }); err != nil {
 		return err
 	}

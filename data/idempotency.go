@@ -29,6 +29,11 @@ type IdempotentResponse struct {
 	// brings the kept answer (the conversation as started) under the redaction in force
 	// then, as it does the conversation; "" for any other request.
 	StartedConversationID string `json:"started_conversation_id,omitempty"`
+	// WorkspaceID is the workspace the request acted in (Principal.WorkspaceID: a path's
+	// {workspace_id}, else the token's): the workspace's delete, and a member's removal
+	// from it, take the answers kept for requests made in it, under any token. "" for a
+	// response kept by a release before it was noted, which expires within the day.
+	WorkspaceID string `json:"workspace_id,omitempty"`
 }
 
 // KeptResponse is a response kept under an Idempotency-Key, with its token and key.

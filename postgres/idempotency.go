@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -22,12 +24,12 @@ func (t *tx) IdempotentResponse(tokenID int64, key string) (*data.IdempotentResp
 
 // keptColumns are the columns of a kept response that keptInto scans.
 const keptColumns = `request_hash, status, header, body, created_at, claim_id, coalesce(agent_id, ''),
-	coalesce(conversation_id, ''), coalesce(started_conversation_id, '')`
+	coalesce(conversation_id, ''), coalesce(started_conversation_id, ''), coalesce(workspace_id, '')`
 
 // keptInto are the scan targets of keptColumns; keptDone completes r from the two that
 // need decoding.
 func keptInto(r *data.IdempotentResponse, header *[]byte, created *time.Time) []any {
-	return []any{&r.RequestHash, &r.Status, header, &r.Body, created, &r.ClaimID, &r.AgentID, &r.ConversationID, &r.StartedConversationID}
+	return []any{&r.RequestHash, &r.Status, header, &r.Body, created, &r.ClaimID, &r.AgentID, &r.ConversationID, &r.StartedConversationID, &r.WorkspaceID}
 }
 
 func keptDone(r *data.IdempotentResponse, header []byte, created time.Time) error {
@@ -92,14 +94,14 @@ func (t *tx) PutIdempotentResponse(tokenID int64, key string, r *data.Idempotent
 		header = string(raw)
 	}
 	_, err := t.exec(`INSERT INTO idempotency_responses (token_id, key, request_hash, status, header, body, created_at, claim_id, agent_id,
-			conversation_id, started_conversation_id)
-		VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, nullif($9, ''), nullif($10, ''), nullif($11, ''))
+			conversation_id, started_conversation_id, workspace_id)
+		VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, nullif($9, ''), nullif($10, ''), nullif($11, ''), nullif($12, ''))
 		ON CONFLICT (token_id, key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
 			header = excluded.header, body = excluded.body, created_at = excluded.created_at, claim_id = excluded.claim_id,
 			agent_id = excluded.agent_id, conversation_id = excluded.conversation_id,
-			started_conversation_id = excluded.started_conversation_id`,
+			started_conversation_id = excluded.started_conversation_id, workspace_id = excluded.workspace_id`,
 		tokenID, []byte(key), r.RequestHash, r.Status, header, r.Body, r.CreatedAt.Time, r.ClaimID, r.AgentID, r.ConversationID,
-		r.StartedConversationID)
+		r.StartedConversationID, r.WorkspaceID)
 	return err
 }
 
@@ -119,6 +121,35 @@ func (t *tx) DeleteTokenResponses(tokenID int64, limit int) (int, error) {
 // deleteTokenResponsesSQL deletes up to $2 answers kept under token $1.
 const deleteTokenResponsesSQL = `DELETE FROM idempotency_responses WHERE token_id = $1 AND key IN (
 	SELECT key FROM idempotency_responses WHERE token_id = $1 LIMIT $2)`
+
+// DeleteWorkspaceResponses implements service.AccountTx, over the partial index
+// idempotency_responses_workspace (migration 0035).
+func (t *tx) DeleteWorkspaceResponses(ws string, tokenID int64, limit int) (int, error) {
+	query, args := deleteWorkspaceResponsesSQL, []any{ws, limit}
+	if tokenID != 0 {
+		query, args = deleteWorkspaceTokenResponsesSQL, []any{ws, limit, tokenID}
+	}
+	tag, err := t.exec(query, args...)
+	return int(tag.RowsAffected()), err
+}
+
+// deleteWorkspaceResponsesSQL deletes up to $2 answers kept for requests made in
+// workspace $1; deleteWorkspaceTokenResponsesSQL those of token $3 alone.
+const (
+	deleteWorkspaceResponsesSQL = `DELETE FROM idempotency_responses WHERE (token_id, key) IN (
+	SELECT token_id, key FROM idempotency_responses WHERE workspace_id = $1 LIMIT $2)`
+	deleteWorkspaceTokenResponsesSQL = `DELETE FROM idempotency_responses WHERE token_id = $3 AND key IN (
+	SELECT key FROM idempotency_responses WHERE workspace_id = $1 AND token_id = $3 LIMIT $2)`
+)
+
+// WorkspaceTokens implements service.AccountTx, over api_keys_by_workspace.
+func (t *tx) WorkspaceTokens(ws string) ([]int64, error) {
+	rows, err := t.query(`SELECT id FROM api_keys WHERE workspace_id = $1`, ws)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
+}
 
 // DeleteIdempotentResponsesBefore implements service.AccountTx, over the index
 // idempotency_responses_created_at.

@@ -17,4 +17,14 @@ func TestKeptAnswersDeletesReadTheirIndexes(t *testing.T) {
 	if plan := queryPlan(t, deleteTokenResponsesSQL, int64(1), 1000); !strings.Contains(plan, "idempotency_responses_pkey") {
 		t.Errorf("a token's delete does not read the primary key:\n%s", plan)
 	}
+	// A workspace's delete and a member's removal read migration 0035's index, not every
+	// kept answer.
+	for name, q := range map[string][]any{
+		deleteWorkspaceResponsesSQL:      {"ws_1", 1000},
+		deleteWorkspaceTokenResponsesSQL: {"ws_1", 1000, int64(1)},
+	} {
+		if plan := queryPlan(t, name, q...); !regexp.MustCompile(`idempotency_responses_workspace\b`).MatchString(plan) {
+			t.Errorf("%s does not read idempotency_responses_workspace:\n%s", name, plan)
+		}
+	}
 }

@@ -75,8 +75,9 @@ func (t *tx) PutWorkspace(w *data.WorkspaceRecord) error {
 }
 
 // DeleteWorkspace implements service.AccountTx: each resource's records (the cascades
-// the resources registered), then the members, the tokens bound to the workspace with
-// what they kept under Idempotency-Keys, its events and chain head, and the workspace.
+// the resources registered), then the members, the tokens bound to the workspace (the
+// service took what they kept under Idempotency-Keys first), its events and chain head,
+// and the workspace.
 func (t *tx) DeleteWorkspace(id string) error {
 	if err := t.lockWorkspace(id); err != nil {
 		return err
@@ -88,9 +89,6 @@ func (t *tx) DeleteWorkspace(id string) error {
 	}
 	for _, sql := range []string{
 		`DELETE FROM members WHERE workspace_id = $1`,
-		// What the tokens kept under Idempotency-Keys goes with them: no one could replay
-		// it (over the primary key, whose first column is the token).
-		`DELETE FROM idempotency_responses WHERE token_id IN (SELECT id FROM api_keys WHERE workspace_id = $1)`,
 		`DELETE FROM api_keys WHERE workspace_id = $1`,
 		`DELETE FROM idempotency_starts_to_note WHERE workspace_id = $1`,
 		// Events, their outbox entries and the chain head went with the cascades

@@ -179,10 +179,10 @@ func TestAnswerNotKeptAfterItsTokensDelete(t *testing.T) {
 }
 
 // A member removed from a workspace keeps their tokens bound to other workspaces, which
-// may have acted in it (a route with {workspace_id}: adding a member, an import). A kept
-// answer does not know the workspace its request acted in, so such an answer stays until
-// it expires (docs/api.md, Idempotency-Key), but its retry is 404 as any request of a
-// non-member there, never the kept answer. (A contract case: it held before.)
+// may have acted in it (a route with {workspace_id}: adding a member, an import). The
+// removal takes what they kept there (TestAnswersKeptInAnotherWorkspaceGoWithIt), and
+// their retry is 404 as any request of a non-member there, never the kept answer. (A
+// contract case: it held before, when such an answer stayed until it expired.)
 func TestRemovedMembersOtherTokensReplayNothingOfTheWorkspace(t *testing.T) {
 	s := testkit.NewServer(t, nil)
 	m := s.NewUser("admin@example.com", false) // m.Token is bound to m's personal workspace

@@ -47,7 +47,7 @@ func (s *IdempotencyService) SaveIdempotentResponse(ctx context.Context, tokenID
 		return err
 	}
 	stored := *r
-	stored.Body = []byte(sealed)
+	stored.Body, stored.WorkspaceID = []byte(sealed), actingWorkspace(ctx)
 	// The change this response answers has committed: keeping it is bookkeeping.
 	err = s.store.Update(withoutAccessRecheck(ctx), func(tx Tx) error {
 		if there, err := tokenThere(ctx, tx); err != nil || !there {
@@ -94,8 +94,24 @@ func tokenThere(ctx context.Context, tx Tx) (bool, error) {
 	if there, err := tx.WorkspaceExists(p.CurrentWorkspaceID); err != nil || !there {
 		return false, err
 	}
-	k, err := tx.APIKey(p.TokenID)
-	return k != nil, err
+	if k, err := tx.APIKey(p.TokenID); err != nil || k == nil {
+		return false, err
+	}
+	return memberThere(tx, p)
+}
+
+// memberThere reports whether the caller of a request acting in a workspace other than
+// its token's (a path's {workspace_id}) is still a member there, and the workspace still
+// exists: that workspace's delete, and the member's removal from it, take the answers
+// kept for requests made in it (deleteWorkspace, RemoveWorkspaceUser), and one kept
+// after would stay the day. Both delete the membership the keeping reads, so on
+// PostgreSQL one of the two fails its commit (SERIALIZABLE) and runs again.
+func memberThere(tx Tx, p *data.Principal) (bool, error) {
+	if p.WorkspaceID == "" || p.WorkspaceID == p.CurrentWorkspaceID {
+		return true, nil
+	}
+	m, err := tx.Member(p.WorkspaceID, p.UserID)
+	return m != nil, err
 }
 
 // conversationOpen reports whether a response to a message to conversation id may be

@@ -64,8 +64,19 @@ func (s claimingStore) Update(ctx context.Context, fn func(tx Tx) error) error {
 			return err // fn kept the full response itself
 		}
 		// The first change, or a later one that knows the answer the claim lacked.
-		return tx.PutIdempotentResponse(c.TokenID, c.Key, s.b.claimResponse(c, w.created))
+		r := s.b.claimResponse(c, w.created)
+		r.WorkspaceID = actingWorkspace(ctx)
+		return tx.PutIdempotentResponse(c.TokenID, c.Key, r)
 	})
+}
+
+// actingWorkspace is the workspace ctx's request acts in, kept with its answer
+// (data.IdempotentResponse.WorkspaceID); "" without a caller.
+func actingWorkspace(ctx context.Context) string {
+	if p := data.PrincipalFrom(ctx); p != nil {
+		return p.WorkspaceID
+	}
+	return ""
 }
 
 // answerClaim keeps what a create (or an action answering a record, as adding sources

@@ -26,13 +26,22 @@ func (b *base) recordJobFailed(tx Tx, id string) error {
 	if err != nil || j == nil || j.Status != data.JobFailed {
 		return err
 	}
+	// A job that outlived its workspace (deleteWorkspace) has no one to tell, and an
+	// event would start the deleted workspace's chain again.
+	if there, err := tx.WorkspaceExists(j.WorkspaceID); err != nil || !there {
+		return err
+	}
 	ev := data.JobFailure{Job: j.Job}
 	var c jobConcerns
 	_ = json.Unmarshal(j.Payload, &c) // a payload that names nothing concerns nothing more
 	ev.KnowledgeBaseID, ev.CampaignID = optionalID(c.KnowledgeBaseID), optionalID(c.CampaignID)
 	ev.CallID, ev.TestRunID = optionalID(c.CallID), optionalID(c.TestRunID)
 	if j.LastError != nil {
-		msg := redact.Secrets(*j.LastError, b.jobSecrets(tx, j)...)
+		secrets, err := b.jobSecrets(tx, j)
+		if err != nil {
+			return err
+		}
+		msg := redact.Secrets(*j.LastError, secrets...)
 		ev.LastError = &msg
 	}
 	_, err = b.recordAs(tx, data.Actor{Type: "system"}, data.EventJobFailed, j.WorkspaceID, ev)
@@ -41,19 +50,30 @@ func (b *base) recordJobFailed(tx Tx, id string) error {
 
 // jobSecrets are the credentials a job's work could have handed a remote server, which
 // may echo them in its error: the job's agent's model api_key and custom function
-// credential headers, and the workspace's embeddings key. A key that does not open is left out, so that failing the job never
-// fails on it.
-func (b *base) jobSecrets(tx Tx, j *data.JobRecord) []string {
+// credential headers, and the workspace's embeddings key. A key that does not open is
+// left out, so that failing the job never fails on it; a read that fails is returned:
+// on PostgreSQL a serialization failure swallowed here left the transaction aborted, and
+// the outcome's store then failed on the next statement (SQLSTATE 25P02), which no retry
+// heals, instead of running again.
+func (b *base) jobSecrets(tx Tx, j *data.JobRecord) ([]string, error) {
 	var sealed, out []string
 	if j.AgentID != nil {
-		if a, err := tx.Agent(*j.AgentID); err == nil && a != nil && a.WorkspaceID == j.WorkspaceID {
+		a, err := tx.Agent(*j.AgentID)
+		if err != nil {
+			return nil, err
+		}
+		if a != nil && a.WorkspaceID == j.WorkspaceID {
 			if a.LLMConfig.APIKey != nil {
 				sealed = append(sealed, *a.LLMConfig.APIKey)
 			}
 			out = append(out, b.headerSecrets(a.AgentConfig)...)
 		}
 	}
-	if w, err := tx.Workspace(j.WorkspaceID); err == nil && w != nil && w.EmbeddingsKey != "" {
+	w, err := tx.Workspace(j.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	if w != nil && w.EmbeddingsKey != "" {
 		sealed = append(sealed, w.EmbeddingsKey)
 	}
 	for _, s := range sealed {
@@ -61,7 +81,7 @@ func (b *base) jobSecrets(tx Tx, j *data.JobRecord) []string {
 			out = append(out, plain)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // optionalID is id, or nil when empty.

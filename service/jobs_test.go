@@ -41,6 +41,12 @@ func newJobEnv(t *testing.T) *jobEnv {
 	clock := newJobClock()
 	store := testkit.OpenEngine(t)
 	svc := testkit.Services(t, store, func(o *service.Options) { o.Now = clock.now })
+	// The jobs' workspace: one whose workspace is gone records no job.failed.
+	if err := store.Update(context.Background(), func(tx service.Tx) error {
+		return tx.PutWorkspace(&data.WorkspaceRecord{Workspace: data.Workspace{ID: "ws_1", Name: "Jobs"}})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	return &jobEnv{t: t, svc: svc, store: store, clock: clock}
 }
 

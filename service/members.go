@@ -388,15 +388,27 @@ func (s *WorkspaceUserService) RemoveWorkspaceUser(ctx context.Context, workspac
 			return err
 		}
 		// Tokens bound to this workspace would only fail from now on: storage revokes
-		// them with the membership, and what they kept goes with them.
-		bound, err := userTokens(tx, userID, func(k *data.APIKeyRecord) bool { return k.WorkspaceID == workspaceID })
+		// them with the membership, and what they kept goes with them. The user's
+		// tokens bound elsewhere live on, but what they kept of requests made here
+		// (adding a member, an import) goes: they can no longer act here.
+		tokens, err := userTokens(tx, userID, func(*data.APIKeyRecord) bool { return true })
 		if err != nil {
 			return err
 		}
 		if err := tx.DeleteMember(workspaceID, userID); err != nil {
 			return err
 		}
-		if err := s.deleteTokensKeptAnswers(tx, bound); err != nil {
+		cut := newKeptCut()
+		for _, k := range tokens {
+			w := deleteTokenAnswersPayload{TokenID: k.ID}
+			if k.WorkspaceID != workspaceID {
+				w.WorkspaceID = workspaceID
+			}
+			if err := cut.take(tx, w, workspaceID); err != nil {
+				return err
+			}
+		}
+		if err := cut.queue(s.base, tx); err != nil {
 			return err
 		}
 		_, err = s.record(ctx, tx, data.EventWorkspaceUserRemoved, workspaceID, current)

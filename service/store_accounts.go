@@ -29,7 +29,9 @@ type AccountTx interface {
 	// PutWorkspace stores a workspace.
 	PutWorkspace(w *data.WorkspaceRecord) error
 	// DeleteWorkspace removes a workspace and every record in it: each resource's
-	// records, its members, the tokens bound to it, its events and its chain head.
+	// records, its members, the tokens bound to it, its events and its chain head. What
+	// was kept under Idempotency-Keys in it or under its tokens is the service's to take
+	// first (DeleteWorkspaceResponses, DeleteTokenResponses), in batches.
 	DeleteWorkspace(id string) error
 	// WorkspacePage pages the workspaces userID is a member of, newest first.
 	WorkspacePage(userID string, req data.PageRequest) ([]*data.WorkspaceRecord, data.Page, error)
@@ -99,6 +101,12 @@ type AccountTx interface {
 	// tokenID, claims too, with their entries, and says how many: the token is gone, and
 	// no one can replay them.
 	DeleteTokenResponses(tokenID int64, limit int) (int, error)
+	// DeleteWorkspaceResponses deletes up to limit of the responses kept for requests
+	// made in workspace ws (r.WorkspaceID), claims too, under token tokenID only when it
+	// is not 0 (under any token when it is), with their entries, and says how many.
+	DeleteWorkspaceResponses(ws string, tokenID int64, limit int) (int, error)
+	// WorkspaceTokens returns the ids of the tokens (both kinds) bound to workspace ws.
+	WorkspaceTokens(ws string) ([]int64, error)
 	// DeleteConversationResponses removes the responses kept for messages to conversation
 	// id (r.ConversationID), under any token, and says how many.
 	DeleteConversationResponses(conversationID string) (int, error)

@@ -22,15 +22,42 @@ const TokenKeptDeleteBatch = 1_000
 // Idempotency-Keys past the first batch its delete took.
 const JobKindDeleteTokenAnswers = "idempotency.delete_token_answers"
 
+// deleteTokenAnswersPayload names what a job of the kind deletes: what token TokenID
+// kept, or, with WorkspaceID, what was kept for requests made in that workspace (under
+// TokenID only, when set: a member's removal; under any token otherwise: the
+// workspace's delete). A job queued before WorkspaceID existed names the token alone.
 type deleteTokenAnswersPayload struct {
-	TokenID int64 `json:"token_id"`
+	TokenID     int64  `json:"token_id,omitempty"`
+	WorkspaceID string `json:"workspace_id,omitempty"`
+}
+
+// delete deletes up to limit of the answers p names, in tx, and says how many.
+func (p deleteTokenAnswersPayload) delete(tx Tx, limit int) (int, error) {
+	if p.WorkspaceID == "" {
+		return tx.DeleteTokenResponses(p.TokenID, limit)
+	}
+	return tx.DeleteWorkspaceResponses(p.WorkspaceID, p.TokenID, limit)
+}
+
+// uniqueKey keeps one pending job for the same work: a token's id as before, the
+// workspace's with "in:".
+func (p deleteTokenAnswersPayload) uniqueKey() string {
+	switch {
+	case p.WorkspaceID == "":
+		return strconv.FormatInt(p.TokenID, 10)
+	case p.TokenID == 0:
+		return "in:" + p.WorkspaceID
+	}
+	return "in:" + p.WorkspaceID + ":" + strconv.FormatInt(p.TokenID, 10)
 }
 
 // deleteTokenAnswersKind is the job's kind. Each run goes on from what is left, so runs
 // again cost nothing; should it fail for good, what is left expires with the day as
 // every kept answer does, unreachable all the while (keys are scoped per token). It
-// names only the token's id, but works over answers about any agent, so only a reader of
-// the agents module who sees every agent reads it (JobKind.EveryAgent).
+// names only a token's or a workspace's id, but works over answers about any agent, so
+// only a reader of the agents module who sees every agent reads it (JobKind.EveryAgent).
+// A job queued by a workspace's delete belongs to the deleted workspace, which no one
+// can read any more (deleteWorkspace says why it outlives it).
 func (s *IdempotencyService) deleteTokenAnswersKind() JobKind {
 	return JobKind{Name: JobKindDeleteTokenAnswers, Module: data.ModuleAgents, EveryAgent: true, Handle: s.runDeleteTokenAnswers,
 		MaxAttempts: 10, Backoff: ExponentialBackoff(5*time.Second, time.Minute)}
@@ -50,30 +77,65 @@ func (b *base) deleteTokens(tx Tx, tokens []*data.APIKeyRecord) error {
 // kept under their Idempotency-Keys, claims too: no one holds them any more, so no one
 // can replay these answers (keys are scoped per token), and an answer may hold what was
 // shown once (an API key's token, a webhook's secret, a call start's credentials).
-// Every path that deletes a token calls it: a key revoked, a logout, a password change's
-// or a login's trim of login tokens, the pass over expired tokens, a member's removal,
-// a user's delete (a workspace's delete takes its tokens' answers in storage). The first
-// TokenKeptDeleteBatch go in tx; each token with answers left gets a job of its
-// workspace for the rest. Once the batch is spent, each further token still has one
-// answer deleted, so that only a token with answers left is given a job.
+// Every path that deletes a token calls it (a key revoked, a logout, a password
+// change's or a login's trim of login tokens, the pass over expired tokens) or shares
+// its keptCut with the rest of what it takes (a member's removal, a user's delete, a
+// workspace's delete: deleteWorkspace). The first TokenKeptDeleteBatch go in tx; each
+// token with answers left gets a job of its workspace for the rest.
 func (b *base) deleteTokensKeptAnswers(tx Tx, tokens []*data.APIKeyRecord) error {
-	budget := TokenKeptDeleteBatch
+	cut := newKeptCut()
+	if err := cut.tokens(tx, tokens); err != nil {
+		return err
+	}
+	return cut.queue(b, tx)
+}
+
+// keptCut shares TokenKeptDeleteBatch among the deletes of kept answers one transaction
+// makes, and lists a job for each whose answers it did not take all of. Once the batch
+// is spent, each further delete still takes one answer, so that only work with answers
+// left is given a job.
+type keptCut struct {
+	budget int
+	jobs   []data.JobEnqueue
+}
+
+func newKeptCut() *keptCut { return &keptCut{budget: TokenKeptDeleteBatch} }
+
+// take deletes, in tx, what w names, within the budget, and lists a job of workspace
+// jobWS for the rest when some may be left.
+func (c *keptCut) take(tx Tx, w deleteTokenAnswersPayload, jobWS string) error {
+	limit := max(c.budget, 1)
+	n, err := w.delete(tx, limit)
+	if err != nil {
+		return err
+	}
+	c.budget -= n
+	if n < limit {
+		return nil
+	}
+	payload, err := json.Marshal(w)
+	if err != nil {
+		return err
+	}
+	c.jobs = append(c.jobs, data.JobEnqueue{WorkspaceID: jobWS, Kind: JobKindDeleteTokenAnswers, Payload: payload, UniqueKey: w.uniqueKey()})
+	return nil
+}
+
+// tokens takes what each of tokens kept, its jobs of the token's workspace.
+func (c *keptCut) tokens(tx Tx, tokens []*data.APIKeyRecord) error {
 	for _, k := range tokens {
-		limit := max(budget, 1)
-		n, err := tx.DeleteTokenResponses(k.ID, limit)
-		if err != nil {
+		if err := c.take(tx, deleteTokenAnswersPayload{TokenID: k.ID}, k.WorkspaceID); err != nil {
 			return err
 		}
-		budget -= n
-		if n < limit {
-			continue
-		}
-		payload, err := json.Marshal(deleteTokenAnswersPayload{k.ID})
-		if err != nil {
-			return err
-		}
-		if _, err := b.enqueueJob(tx, data.JobEnqueue{WorkspaceID: k.WorkspaceID, Kind: JobKindDeleteTokenAnswers,
-			Payload: payload, UniqueKey: strconv.FormatInt(k.ID, 10)}); err != nil {
+	}
+	return nil
+}
+
+// queue enqueues, in tx, the jobs take listed: after every delete of the transaction,
+// a workspace's included, whose delete takes its jobs along (deleteWorkspace).
+func (c *keptCut) queue(b *base, tx Tx) error {
+	for _, j := range c.jobs {
+		if _, err := b.enqueueJob(tx, j); err != nil {
 			return err
 		}
 	}
@@ -97,7 +159,7 @@ func userTokens(tx Tx, userID string, match func(*data.APIKeyRecord) bool) ([]*d
 	return out, nil
 }
 
-// runDeleteTokenAnswers deletes the job's token's kept answers, TokenKeptDeleteBatch a
+// runDeleteTokenAnswers deletes the kept answers the job names, TokenKeptDeleteBatch a
 // transaction, until none is left.
 func (s *IdempotencyService) runDeleteTokenAnswers(ctx context.Context, run *JobRun) error {
 	var p deleteTokenAnswersPayload
@@ -105,10 +167,14 @@ func (s *IdempotencyService) runDeleteTokenAnswers(ctx context.Context, run *Job
 		return err
 	}
 	err := inBatches(ctx, s.store, TokenKeptDeleteBatch, func(tx Tx) (int, error) {
-		return tx.DeleteTokenResponses(p.TokenID, TokenKeptDeleteBatch)
+		return p.delete(tx, TokenKeptDeleteBatch)
 	})
-	if err != nil {
+	switch {
+	case err == nil:
+	case p.WorkspaceID != "":
 		// As it is, wrapped: the runner judges whether a run again heals it (failureOf).
+		return fmt.Errorf("deleting the answers kept for requests in workspace %s (token %d; 0: any): %w", p.WorkspaceID, p.TokenID, err)
+	default:
 		return fmt.Errorf("deleting the answers kept by deleted token %d: %w", p.TokenID, err)
 	}
 	return nil

@@ -296,18 +296,22 @@ func (s *UserService) DeleteUser(ctx context.Context, id string) error {
 			}
 		}
 		tx.OnCommit(func() { s.kbIndexes.dropWorkspace(u.PersonalWorkspaceID) })
-		// The personal workspace's delete takes its tokens' kept answers; what the
-		// user's other tokens kept goes with them.
+		// The personal workspace's delete takes what was kept in it and under its
+		// tokens; what the user's other tokens kept goes with them, in one batch.
 		others, err := userTokens(tx, id, func(k *data.APIKeyRecord) bool { return k.WorkspaceID != u.PersonalWorkspaceID })
 		if err != nil {
 			return err
 		}
-		if err := tx.DeleteWorkspace(u.PersonalWorkspaceID); err != nil {
+		cut := newKeptCut()
+		if err := s.deleteWorkspace(tx, u.PersonalWorkspaceID, cut); err != nil {
 			return err
 		}
 		if err := tx.DeleteUser(id); err != nil {
 			return err
 		}
-		return s.deleteTokensKeptAnswers(tx, others)
+		if err := cut.tokens(tx, others); err != nil {
+			return err
+		}
+		return cut.queue(s.base, tx)
 	})
 }

@@ -205,6 +205,10 @@ func (s *WorkspaceService) DeleteWorkspace(ctx context.Context, id string) error
 			return data.FieldError("workspace_id", "A personal workspace cannot be deleted; it goes with its user.")
 		}
 		tx.OnCommit(func() { s.kbIndexes.dropWorkspace(id) })
-		return tx.DeleteWorkspace(id)
+		cut := newKeptCut()
+		if err := s.deleteWorkspace(tx, id, cut); err != nil {
+			return err
+		}
+		return cut.queue(s.base, tx)
 	})
 }
