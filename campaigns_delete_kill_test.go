@@ -60,7 +60,7 @@ func TestCampaignDeleteJobSurvivesKill(t *testing.T) {
 	srv.cmd.Wait()
 
 	withStoppedStore(t, dataDir, func(tx service.Tx) error {
-		left, _, err := tx.Recipients(doomed, data.PageRequest{PerPage: 1})
+		left, _, err := tx.Recipients(doomed, service.StateSelection{}, data.PageRequest{PerPage: 1})
 		if err != nil {
 			return err
 		}

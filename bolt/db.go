@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 22
+const schemaVersion = 23
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -363,6 +363,11 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// cuts it to its claim; filled here (indexIdempotencyByAgent). An older binary would
 	// keep new ones unlisted, so the version keeps it out.
 	indexIdempotencyByAgent,
+	// 22 → 23: a campaign's recipients are listed by stored state (campaigns_state.go),
+	// for the recipient list's state filter; filled here (indexRecipientStates). An older
+	// binary would change a recipient's state without moving its entry, so the version
+	// keeps it out.
+	indexRecipientStates,
 }
 
 // migrate runs the migrations from the stored version up to schemaVersion and returns

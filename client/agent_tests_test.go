@@ -106,7 +106,7 @@ func (tr *tour) runTestsOnStream(agentID string) {
 	if run.Status != data.TestPassed || len(run.Results) != 1 || run.Results[0].Repeats[0].Status != data.TestPassed {
 		t.Errorf("run = %+v", run)
 	}
-	runs, _, err := c.TestRuns.List(ctx, agentID, data.PageRequest{})
+	runs, _, err := c.TestRuns.List(ctx, agentID, data.TestRunFilter{}, data.PageRequest{})
 	check("run list", err)
 	if len(runs) != 1 || runs[0].Results != nil {
 		t.Errorf("runs = %+v", runs)

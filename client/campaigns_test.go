@@ -58,7 +58,7 @@ func (tr *tour) claimAndReport(camp *data.Campaign) {
 	if got.Status != data.CampaignCompleted || got.Counts.Completed[data.OutcomeAnswered] != 1 {
 		t.Errorf("campaign after its call: %s %+v", got.Status, got.Counts)
 	}
-	rs, _, err := c.Campaigns.Recipients(ctx, camp.ID, data.PageRequest{})
+	rs, _, err := c.Campaigns.Recipients(ctx, camp.ID, data.RecipientFilter{}, data.PageRequest{})
 	check("recipients", err)
 	if len(rs) != 1 || len(rs[0].Attempts) != 1 || rs[0].Attempts[0].CallID == nil {
 		t.Errorf("recipients: %+v", rs)
@@ -111,7 +111,7 @@ func (tr *tour) suppressionList(two *data.Campaign) {
 	if len(listed) != 2 || listed[1].ID != sup.ID {
 		t.Errorf("all suppressions, one a page: %+v", listed)
 	}
-	canceledRs, err := client.Collect(onePerPage.Campaigns.AllRecipients(ctx, two.ID))
+	canceledRs, err := client.Collect(onePerPage.Campaigns.AllRecipients(ctx, two.ID, data.RecipientFilter{}))
 	check("all recipients", err)
 	if len(canceledRs) != 1 || canceledRs[0].State != data.RecipientCanceled {
 		t.Errorf("all recipients of the canceled campaign: %+v", canceledRs)
