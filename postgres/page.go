@@ -31,6 +31,14 @@ type keyset struct {
 	// args, and key is the key column.
 	cols, from, key string
 	args            []any
+	// within, when set, is a column the condition holds to one value, compared as a
+	// range (col >= $n AND col <= $n) and sorted before key: the order then is that of
+	// an index on (scope, within, key) alone, so the planner reads that index rather
+	// than walk the key's order and pass over the rows of other values. With an
+	// equality the planner drops the sorted column (it is constant) and may take the
+	// key's own index, guessing the matching rows spread evenly, which they often are
+	// not (a campaign's completed recipients are its oldest).
+	within string
 }
 
 // pageRows returns one newest-first page of ks's rows, scanned by scan, and the page's
@@ -114,7 +122,7 @@ func (t *tx) pageQuery(ks keyset, req data.PageRequest) (keysetQuery, error) {
 		args = append(args, from)
 		where = fmt.Sprintf(" AND %s < $%d", ks.key, len(args))
 	}
-	q.sql = fmt.Sprintf("SELECT %s FROM %s%s ORDER BY %s %s LIMIT %d", ks.cols, ks.from, where, ks.key, order, q.perPage+1)
+	q.sql = fmt.Sprintf("SELECT %s FROM %s%s ORDER BY %s LIMIT %d", ks.cols, ks.from, where, ks.orderBy(order), q.perPage+1)
 	q.args = args
 	return q, nil
 }
@@ -165,8 +173,20 @@ func (t *tx) pageCursors(ks keyset, q keysetQuery, more bool, keys []string, met
 func (t *tx) exists(ks keyset, op, key string) (bool, error) {
 	args := append(append([]any(nil), ks.args...), key)
 	var found bool
-	err := t.queryRow(fmt.Sprintf("SELECT EXISTS (SELECT 1 FROM %s AND %s %s $%d)", ks.from, ks.key, op, len(args)), args...).Scan(&found)
+	sql := fmt.Sprintf("SELECT EXISTS (SELECT 1 FROM %s AND %s %s $%d)", ks.from, ks.key, op, len(args))
+	if ks.within != "" { // the first row in the index's order, as a page reads (keyset.within)
+		sql = fmt.Sprintf("SELECT EXISTS (SELECT 1 FROM %s AND %s %s $%d ORDER BY %s LIMIT 1)", ks.from, ks.key, op, len(args), ks.orderBy("ASC"))
+	}
+	err := t.queryRow(sql, args...).Scan(&found)
 	return found, err
+}
+
+// orderBy is the ORDER BY of ks's rows in dir (ASC, DESC).
+func (ks keyset) orderBy(dir string) string {
+	if ks.within != "" {
+		return fmt.Sprintf("%s %s, %s %s", ks.within, dir, ks.key, dir)
+	}
+	return ks.key + " " + dir
 }
 
 func reverse[T any](s []T) {
