@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -212,6 +213,12 @@ type campaignView struct {
 	CanWrite   bool
 	// NumberLink: the user may open the number the campaign calls from.
 	NumberLink bool
+	// State is the recipients' state filter (the API's state), States its choices;
+	// StateErr is the API's 422 on it or the cursor, shown by the form (a hand-edited or
+	// stale address).
+	State    string
+	States   []string
+	StateErr *apiError
 }
 
 func (h *Handler) loadCampaign(r *http.Request) (*campaignView, error) {
@@ -220,15 +227,23 @@ func (h *Handler) loadCampaign(r *http.Request) (*campaignView, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs, err := h.call(r, "GET", "/api/v1/campaigns/"+id+"/recipients", pageQuery(perPage, r.URL.Query().Get("cursor")), nil)
-	if err != nil {
-		return nil, err
-	}
+	in := r.URL.Query()
+	q := filterQuery(in, "state")
+	maps.Copy(q, pageQuery(perPage, in.Get("cursor")))
 	c := res.Data()
 	counts, _ := c["counts"].(map[string]any)
-	v := &campaignView{C: c, Recipients: rs.List(), Pages: pagerOf(r, "cursor", rs),
+	v := &campaignView{C: c, State: in.Get("state"), States: data.RecipientStates,
 		AgentNames: h.agentNames(r, nil, str(c["agent_id"])),
 		CanWrite:   data.PrincipalFrom(r.Context()).Allows(data.Write(data.ModuleCallHistory)) == nil}
+	rs, err := h.call(r, "GET", "/api/v1/campaigns/"+id+"/recipients", q, nil)
+	switch fail, _ := err.(*apiError); {
+	case fail != nil && fail.Status == http.StatusUnprocessableEntity:
+		v.StateErr = relabel(fail, fieldLabels{"state": "State", "cursor": "Page"})
+	case err != nil:
+		return nil, err
+	default:
+		v.Recipients, v.Pages = rs.List(), pagerOf(r, "cursor", rs)
+	}
 	v.NumberLink = str(c["number_id"]) != "" && data.PrincipalFrom(r.Context()).Allows(data.Read(data.ModulePhoneNumbers)) == nil
 	t := tally(c)
 	v.Done, v.All = t.Done, t.All
