@@ -1,6 +1,8 @@
 package client_test
 
 import (
+	"errors"
+
 	"github.com/voiceapi/voiceapi/client"
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -62,6 +64,18 @@ func (tr *tour) claimAndReport(camp *data.Campaign) {
 	check("recipients", err)
 	if len(rs) != 1 || len(rs[0].Attempts) != 1 || rs[0].Attempts[0].CallID == nil {
 		t.Errorf("recipients: %+v", rs)
+	}
+	// The state filter: the completed one, none pending, an unknown state the API's 422.
+	done, err := client.Collect(c.Campaigns.AllRecipients(ctx, camp.ID, data.RecipientFilter{State: data.RecipientCompleted}))
+	check("completed recipients", err)
+	pending, _, err := c.Campaigns.Recipients(ctx, camp.ID, data.RecipientFilter{State: data.RecipientPending}, data.PageRequest{})
+	check("pending recipients", err)
+	if len(done) != 1 || len(pending) != 0 {
+		t.Errorf("completed %d, pending %d; want 1 and 0", len(done), len(pending))
+	}
+	var apiErr *client.Error
+	if _, _, err := c.Campaigns.Recipients(ctx, camp.ID, data.RecipientFilter{State: "failed"}, data.PageRequest{}); !errors.As(err, &apiErr) || apiErr.StatusCode != 422 || apiErr.Fields["state"] == nil {
+		t.Errorf("an unknown state: %v, want a 422 naming state", err)
 	}
 }
 
