@@ -171,14 +171,28 @@ func (t *tx) pageCursors(ks keyset, q keysetQuery, more bool, keys []string, met
 
 // exists reports whether ks selects a row whose key is op than key.
 func (t *tx) exists(ks keyset, op, key string) (bool, error) {
-	args := append(append([]any(nil), ks.args...), key)
+	sql, args := existsQuery(ks, op, key)
 	var found bool
-	sql := fmt.Sprintf("SELECT EXISTS (SELECT 1 FROM %s AND %s %s $%d)", ks.from, ks.key, op, len(args))
-	if ks.within != "" { // the first row in the index's order, as a page reads (keyset.within)
-		sql = fmt.Sprintf("SELECT EXISTS (SELECT 1 FROM %s AND %s %s $%d ORDER BY %s LIMIT 1)", ks.from, ks.key, op, len(args), ks.orderBy("ASC"))
-	}
 	err := t.queryRow(sql, args...).Scan(&found)
 	return found, err
+}
+
+// existsQuery is the statement of exists and its arguments.
+func existsQuery(ks keyset, op, key string) (string, []any) {
+	args := append(append([]any(nil), ks.args...), key)
+	if ks.within == "" {
+		return fmt.Sprintf("SELECT EXISTS (SELECT 1 FROM %s AND %s %s $%d)", ks.from, ks.key, op, len(args)), args
+	}
+	// In the index's order (keyset.within), from the end op points to: the newest row is
+	// newer than key if any is, the oldest older, so one entry is read. The first row is
+	// a subquery of its own: the planner drops an EXISTS's own ORDER BY and LIMIT, and
+	// would then pass over the other values' rows as a page would (keyset.within).
+	dir := "ASC"
+	if op == ">" {
+		dir = "DESC"
+	}
+	return fmt.Sprintf("SELECT EXISTS (SELECT 1 FROM (SELECT 1 FROM %s AND %s %s $%d ORDER BY %s LIMIT 1) edge)",
+		ks.from, ks.key, op, len(args), ks.orderBy(dir)), args
 }
 
 // orderBy is the ORDER BY of ks's rows in dir (ASC, DESC).
