@@ -50,8 +50,10 @@ func recipientKeyset(campaignID string, sel service.StateSelection) keyset {
 	case 1:
 		ks.from, ks.args = ks.from+` AND state >= $2 AND state <= $2`, append(ks.args, sel.States[0])
 		ks.within = "state"
-	default:
-		ks.from, ks.args = ks.from+` AND state = ANY($2)`, append(ks.args, sel.States) // cursors' EXISTS only
+	default: // read apart and merged (recipientsMerged); ks names the list in its cursors
+		for _, state := range sel.States {
+			ks.union = append(ks.union, recipientKeyset(campaignID, service.StateSelection{Filter: sel.Filter, States: []string{state}}))
+		}
 	}
 	return ks
 }
@@ -63,7 +65,7 @@ func recipientKeyset(campaignID string, sel service.StateSelection) keyset {
 // UNION ALL branches included: an Append, then a sort).
 func (t *tx) recipientsMerged(campaignID string, sel service.StateSelection, req data.PageRequest) ([]*data.Recipient, data.Page, error) {
 	ks := recipientKeyset(campaignID, sel)
-	q, err := t.pageQuery(ks, req)
+	q, err := t.pageQuery(ks, req) // its page size, direction and cursor; each state's statement is its own
 	meta := data.Page{PerPage: q.perPage}
 	if err != nil {
 		return nil, meta, err
@@ -73,8 +75,8 @@ func (t *tx) recipientsMerged(campaignID string, sel service.StateSelection, req
 		id string
 	}
 	var merged []row
-	for _, state := range sel.States {
-		one, err := t.pageQuery(recipientKeyset(campaignID, service.StateSelection{Filter: sel.Filter, States: []string{state}}), req)
+	for _, state := range ks.union {
+		one, err := t.pageQuery(state, req)
 		if err != nil {
 			return nil, meta, err
 		}

@@ -39,6 +39,10 @@ type keyset struct {
 	// key's own index, guessing the matching rows spread evenly, which they often are
 	// not (a campaign's completed recipients are its oldest).
 	within string
+	// union, when set, are keysets whose rows together are this one's, each read through
+	// its own index: the cursors' checks ask each (a page of them is read apart and
+	// merged by its caller, as recipientsMerged does).
+	union []keyset
 }
 
 // pageRows returns one newest-first page of ks's rows, scanned by scan, and the page's
@@ -171,6 +175,14 @@ func (t *tx) pageCursors(ks keyset, q keysetQuery, more bool, keys []string, met
 
 // exists reports whether ks selects a row whose key is op than key.
 func (t *tx) exists(ks keyset, op, key string) (bool, error) {
+	if ks.union != nil {
+		for _, u := range ks.union {
+			if found, err := t.exists(u, op, key); err != nil || found {
+				return found, err
+			}
+		}
+		return false, nil
+	}
 	sql, args := existsQuery(ks, op, key)
 	var found bool
 	err := t.queryRow(sql, args...).Scan(&found)
