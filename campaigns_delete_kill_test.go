@@ -60,7 +60,7 @@ func TestCampaignDeleteJobSurvivesKill(t *testing.T) {
 	srv.cmd.Wait()
 
 	withStoppedStore(t, dataDir, func(tx service.Tx) error {
-		left, _, err := tx.Recipients(doomed, data.PageRequest{PerPage: 1})
+		left, _, err := tx.Recipients(doomed, service.StateSelection{}, data.PageRequest{PerPage: 1})
 		if err != nil {
 			return err
 		}
@@ -100,7 +100,7 @@ func TestCampaignDeleteJobSurvivesKill(t *testing.T) {
 // checkStoredRecipients checks, below the indexes the store's reads go through, that the
 // stopped installation holds want recipients (pending, none leased or calling) and no
 // campaign still being deleted: on
-// bbolt each recipients bucket's keys (records, by campaign, due, leased, by call) and the
+// bbolt each recipients bucket's keys (records, by campaign, due, by state, leased, by call) and the
 // campaigns_deleting list; on PostgreSQL the campaign_recipients table.
 func checkStoredRecipients(t *testing.T, dataDir string, want int) {
 	t.Helper()
@@ -120,7 +120,7 @@ func checkStoredRecipients(t *testing.T, dataDir string, want int) {
 			// The campaign left was canceled before any dial: its recipients stay pending
 			// (a cancel counts them canceled, writing none), none leased or calling.
 			for name, keys := range map[string]int{"recipients": want, "recipients_by_campaign": want, "recipients_due": want,
-				"recipients_lease": 0, "recipients_by_call": 0, "campaigns_deleting": 0} {
+				"recipients_by_state": want, "recipients_lease": 0, "recipients_by_call": 0, "campaigns_deleting": 0} {
 				b := tx.Bucket([]byte(name))
 				if b == nil {
 					return fmt.Errorf("no bucket %s", name)

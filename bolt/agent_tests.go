@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // Buckets of agent tests (conventions §22): the tests and an index of them by agent; the
@@ -127,9 +129,18 @@ func (t tx) testRunsOf(ids []string) ([]*data.StoredTestRun, error) {
 	return out, nil
 }
 
-// TestRunPage implements service.AgentTestTx.
-func (t tx) TestRunPage(agentID string, req data.PageRequest) ([]*data.StoredTestRun, data.Page, error) {
-	ids, page, err := t.db.page(t.b, bucketTestRunsByAgent, agentID, req)
+// TestRunPage implements service.AgentTestTx. A filter reads each run the walk meets:
+// an agent keeps few (service.AgentTestTx.TestRunPage), so no index by status is kept.
+func (t tx) TestRunPage(agentID string, sel service.StateSelection, req data.PageRequest) ([]*data.StoredTestRun, data.Page, error) {
+	spec := listSpec{index: bucketTestRunsByAgent, scope: agentID}
+	if sel.Filter != "" {
+		spec.filter = "status=" + sel.Filter
+		spec.keep = func(id string) bool {
+			r, err := getTestRun(t.b, id)
+			return err == nil && r != nil && slices.Contains(sel.States, r.Status)
+		}
+	}
+	ids, page, err := t.db.list(t.b, spec, req)
 	if err != nil {
 		return nil, page, err
 	}

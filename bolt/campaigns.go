@@ -200,8 +200,8 @@ func readRecipient(tx *bbolt.Tx, id string) (*data.Recipient, error) {
 // PutRecipient implements service.CampaignTx.
 func (t tx) PutRecipient(old, r *data.Recipient) error { return putRecipient(t.b, old, r) }
 
-// putRecipient stores r and moves its due, lease and call entries from old's (nil for a
-// new recipient).
+// putRecipient stores r and moves its due, lease, call and state entries from old's
+// (nil for a new recipient).
 func putRecipient(tx *bbolt.Tx, old, r *data.Recipient) error {
 	due, lease, calls := tx.Bucket(bucketRecipientsDue), tx.Bucket(bucketRecipientsLease), tx.Bucket(bucketRecipientsCall)
 	if old != nil {
@@ -226,6 +226,9 @@ func putRecipient(tx *bbolt.Tx, old, r *data.Recipient) error {
 			}
 		}
 	}
+	if err := putRecipientState(tx, old, r); err != nil {
+		return err
+	}
 	return putJSON(tx.Bucket(bucketRecipients), []byte(r.ID), r)
 }
 
@@ -245,25 +248,6 @@ func dropRecipientEntries(due, lease, calls *bbolt.Bucket, r *data.Recipient) er
 		return calls.Delete([]byte(*r.CallID))
 	}
 	return nil
-}
-
-// Recipients implements service.CampaignTx.
-func (t tx) Recipients(campaignID string, req data.PageRequest) ([]*data.Recipient, data.Page, error) {
-	ids, page, err := t.db.page(t.b, bucketRecipientsByC, campaignID, req)
-	if err != nil {
-		return nil, page, err
-	}
-	list := make([]*data.Recipient, 0, len(ids))
-	for _, id := range ids {
-		r, err := readRecipient(t.b, id)
-		if err != nil {
-			return nil, page, err
-		}
-		if r != nil {
-			list = append(list, r)
-		}
-	}
-	return list, page, nil
 }
 
 // DueRecipients implements service.CampaignTx.
@@ -461,6 +445,9 @@ func deleteRecipientsOf(tx *bbolt.Tx, campaignID string, limit int) (int, error)
 		}
 		if r != nil {
 			if err := dropRecipientEntries(due, lease, calls, r); err != nil {
+				return 0, err
+			}
+			if err := dropRecipientState(tx, r); err != nil {
 				return 0, err
 			}
 		}

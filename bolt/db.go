@@ -363,9 +363,11 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// cuts it to its claim; filled here (indexIdempotencyByAgent). An older binary would
 	// keep new ones unlisted, so the version keeps it out.
 	indexIdempotencyByAgent,
-	// 22 → 23: another piece of work's number (numbers are handed out to work built side
-	// by side); nothing here, its step replaces this one when it merges.
-	func(*bbolt.Tx) error { return nil },
+	// 22 → 23: a campaign's recipients are listed by stored state (campaigns_state.go),
+	// for the recipient list's state filter; filled here (indexRecipientStates). An older
+	// binary would change a recipient's state without moving its entry, so the version
+	// keeps it out.
+	indexRecipientStates,
 	// 23 → 24: a response kept under an Idempotency-Key is listed under the workspace its
 	// request acted in (idempotency.go, bucketIdempotencyByWorkspace), whose delete and a
 	// member's removal take it. Responses kept before name no workspace, which only the

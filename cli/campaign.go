@@ -82,18 +82,20 @@ func newCampaignListCommand() *cobra.Command {
 func newCampaignRecipientsCommand() *cobra.Command {
 	var flags remoteFlags
 	var asJSON bool
+	var state string
 	cmd := &cobra.Command{
 		Use:   "recipients ID",
 		Short: "List a campaign's recipients with their state and attempts",
 		Long: "Lists every recipient of the campaign, newest first, page after page: a table, or one JSON record a line " +
-			"(with each attempt's call, outcome and times) with --json.",
+			"(with each attempt's call, outcome and times) with --json. --state lists those in one state only " +
+			"(pending: still to dial; exhausted: retried to the last attempt).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := flags.client()
 			if err != nil {
 				return err
 			}
-			seq := c.Campaigns.AllRecipients(cmd.Context(), args[0])
+			seq := c.Campaigns.AllRecipients(cmd.Context(), args[0], data.RecipientFilter{State: state})
 			if asJSON {
 				return writeNDJSON(cmd.OutOrStdout(), seq)
 			}
@@ -120,6 +122,7 @@ func newCampaignRecipientsCommand() *cobra.Command {
 	}
 	flags.register(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON record a line (NDJSON) instead of a table")
+	cmd.Flags().StringVar(&state, "state", "", "only recipients in this state: "+strings.Join(data.RecipientStates, ", "))
 	return cmd
 }
 

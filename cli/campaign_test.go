@@ -215,6 +215,17 @@ func TestCampaignCreateListShow(t *testing.T) {
 	if !strings.Contains(out, "NEXT") || !regexp.MustCompile(`pending .* \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`).MatchString(out) {
 		t.Errorf("campaign recipients lacks the next due time:\n%s", out)
 	}
+	// --state: those in one state only; a state of none lists none; an unknown one is
+	// the server's 422, naming the values.
+	if out := s.voiceapi("campaign", "recipients", csvCamp.ID, "--state", "pending"); strings.Count(strings.TrimSpace(out), "\n") != 2 {
+		t.Errorf("campaign recipients --state pending:\n%s", out)
+	}
+	if out := s.voiceapi("campaign", "recipients", csvCamp.ID, "--state", "completed", "--json"); out != "" {
+		t.Errorf("campaign recipients --state completed --json: %q, want none", out)
+	}
+	if got := s.refused("campaign", "recipients", csvCamp.ID, "--state", "failed"); !strings.Contains(got, "must be one of: pending, in_progress") {
+		t.Errorf("campaign recipients --state failed: %q", got)
+	}
 	out = s.voiceapi("campaign", "recipients", csvCamp.ID, "--json")
 	sc := bufio.NewScanner(strings.NewReader(out))
 	vars := map[string]any{}

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"iter"
+	"net/url"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -91,9 +92,14 @@ func (s *TestRunsService) Start(ctx context.Context, agentID string, in data.Tes
 	return r, err
 }
 
-// List returns one page of the agent's runs, newest first, without results.
-func (s *TestRunsService) List(ctx context.Context, agentID string, p data.PageRequest, opts ...RequestOption) ([]*data.TestRun, data.Page, error) {
-	res, err := s.c.do(ctx, request{op: "testRunList", pathArgs: []string{agentID}, query: pageQuery(nil, p), opts: opts})
+// List returns one page of the agent's runs, newest first, without results, those in
+// f.Status only when given.
+func (s *TestRunsService) List(ctx context.Context, agentID string, f data.TestRunFilter, p data.PageRequest, opts ...RequestOption) ([]*data.TestRun, data.Page, error) {
+	q := url.Values{}
+	if f.Status != "" {
+		q.Set("status", f.Status)
+	}
+	res, err := s.c.do(ctx, request{op: "testRunList", pathArgs: []string{agentID}, query: pageQuery(q, p), opts: opts})
 	if err != nil {
 		return nil, data.Page{}, err
 	}

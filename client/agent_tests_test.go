@@ -106,8 +106,15 @@ func (tr *tour) runTestsOnStream(agentID string) {
 	if run.Status != data.TestPassed || len(run.Results) != 1 || run.Results[0].Repeats[0].Status != data.TestPassed {
 		t.Errorf("run = %+v", run)
 	}
-	runs, _, err := c.TestRuns.List(ctx, agentID, data.PageRequest{})
+	runs, _, err := c.TestRuns.List(ctx, agentID, data.TestRunFilter{}, data.PageRequest{})
 	check("run list", err)
+	for status, want := range map[string]int{data.TestPassed: 1, data.TestFailed: 0} {
+		got, _, err := c.TestRuns.List(ctx, agentID, data.TestRunFilter{Status: status}, data.PageRequest{})
+		check("run list by status", err)
+		if len(got) != want {
+			t.Errorf("runs %s: %d, want %d", status, len(got), want)
+		}
+	}
 	if len(runs) != 1 || runs[0].Results != nil {
 		t.Errorf("runs = %+v", runs)
 	}

@@ -100,19 +100,25 @@ func (s *CampaignsService) Get(ctx context.Context, id string, opts ...RequestOp
 	return getRecord[data.Campaign](ctx, s.c, "campaignShow", []string{id}, opts)
 }
 
-// Recipients returns one page of a campaign's recipients with their attempts.
-func (s *CampaignsService) Recipients(ctx context.Context, id string, p data.PageRequest, opts ...RequestOption) ([]*data.Recipient, data.Page, error) {
-	res, err := s.c.do(ctx, request{op: "campaignRecipients", pathArgs: []string{id}, query: pageQuery(nil, p), opts: opts})
+// Recipients returns one page of a campaign's recipients with their attempts, newest
+// first, those in f.State only when given.
+func (s *CampaignsService) Recipients(ctx context.Context, id string, f data.RecipientFilter, p data.PageRequest, opts ...RequestOption) ([]*data.Recipient, data.Page, error) {
+	q := url.Values{}
+	if f.State != "" {
+		q.Set("state", f.State)
+	}
+	res, err := s.c.do(ctx, request{op: "campaignRecipients", pathArgs: []string{id}, query: pageQuery(q, p), opts: opts})
 	if err != nil {
 		return nil, data.Page{}, err
 	}
 	return list[data.Recipient](res)
 }
 
-// AllRecipients iterates over every recipient of a campaign, page by page.
-func (s *CampaignsService) AllRecipients(ctx context.Context, id string, opts ...RequestOption) iter.Seq2[*data.Recipient, error] {
+// AllRecipients iterates over every recipient of a campaign the filter selects, page by
+// page.
+func (s *CampaignsService) AllRecipients(ctx context.Context, id string, f data.RecipientFilter, opts ...RequestOption) iter.Seq2[*data.Recipient, error] {
 	return all(ctx, s.c, func(ctx context.Context, p data.PageRequest) ([]*data.Recipient, data.Page, error) {
-		return s.Recipients(ctx, id, p, opts...)
+		return s.Recipients(ctx, id, f, p, opts...)
 	})
 }
 

@@ -1,6 +1,8 @@
 package client_test
 
 import (
+	"errors"
+
 	"github.com/voiceapi/voiceapi/client"
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -58,10 +60,22 @@ func (tr *tour) claimAndReport(camp *data.Campaign) {
 	if got.Status != data.CampaignCompleted || got.Counts.Completed[data.OutcomeAnswered] != 1 {
 		t.Errorf("campaign after its call: %s %+v", got.Status, got.Counts)
 	}
-	rs, _, err := c.Campaigns.Recipients(ctx, camp.ID, data.PageRequest{})
+	rs, _, err := c.Campaigns.Recipients(ctx, camp.ID, data.RecipientFilter{}, data.PageRequest{})
 	check("recipients", err)
 	if len(rs) != 1 || len(rs[0].Attempts) != 1 || rs[0].Attempts[0].CallID == nil {
 		t.Errorf("recipients: %+v", rs)
+	}
+	// The state filter: the completed one, none pending, an unknown state the API's 422.
+	done, err := client.Collect(c.Campaigns.AllRecipients(ctx, camp.ID, data.RecipientFilter{State: data.RecipientCompleted}))
+	check("completed recipients", err)
+	pending, _, err := c.Campaigns.Recipients(ctx, camp.ID, data.RecipientFilter{State: data.RecipientPending}, data.PageRequest{})
+	check("pending recipients", err)
+	if len(done) != 1 || len(pending) != 0 {
+		t.Errorf("completed %d, pending %d; want 1 and 0", len(done), len(pending))
+	}
+	var apiErr *client.Error
+	if _, _, err := c.Campaigns.Recipients(ctx, camp.ID, data.RecipientFilter{State: "failed"}, data.PageRequest{}); !errors.As(err, &apiErr) || apiErr.StatusCode != 422 || apiErr.Fields["state"] == nil {
+		t.Errorf("an unknown state: %v, want a 422 naming state", err)
 	}
 }
 
@@ -111,7 +125,7 @@ func (tr *tour) suppressionList(two *data.Campaign) {
 	if len(listed) != 2 || listed[1].ID != sup.ID {
 		t.Errorf("all suppressions, one a page: %+v", listed)
 	}
-	canceledRs, err := client.Collect(onePerPage.Campaigns.AllRecipients(ctx, two.ID))
+	canceledRs, err := client.Collect(onePerPage.Campaigns.AllRecipients(ctx, two.ID, data.RecipientFilter{}))
 	check("all recipients", err)
 	if len(canceledRs) != 1 || canceledRs[0].State != data.RecipientCanceled {
 		t.Errorf("all recipients of the canceled campaign: %+v", canceledRs)

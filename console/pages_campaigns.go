@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -212,6 +213,12 @@ type campaignView struct {
 	CanWrite   bool
 	// NumberLink: the user may open the number the campaign calls from.
 	NumberLink bool
+	// State is the recipients' state filter (the API's state), States its choices;
+	// StateErr is the API's 422 on it or the cursor, shown by the form (a hand-edited or
+	// stale address).
+	State    string
+	States   []string
+	StateErr *apiError
 }
 
 func (h *Handler) loadCampaign(r *http.Request) (*campaignView, error) {
@@ -220,12 +227,20 @@ func (h *Handler) loadCampaign(r *http.Request) (*campaignView, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs, err := h.call(r, "GET", "/api/v1/campaigns/"+id+"/recipients", pageQuery(perPage, r.URL.Query().Get("cursor")), nil)
-	if err != nil {
-		return nil, err
-	}
 	v := progressOf(res.Data())
-	v.Recipients, v.Pages = rs.List(), pagerOf(r, "cursor", rs)
+	in := r.URL.Query()
+	q := filterQuery(in, "state")
+	maps.Copy(q, pageQuery(perPage, in.Get("cursor")))
+	v.State, v.States = in.Get("state"), data.RecipientStates
+	rs, err := h.call(r, "GET", "/api/v1/campaigns/"+id+"/recipients", q, nil)
+	switch fail, _ := err.(*apiError); {
+	case fail != nil && fail.Status == http.StatusUnprocessableEntity:
+		v.StateErr = relabel(fail, fieldLabels{"state": "State", "cursor": "Page"})
+	case err != nil:
+		return nil, err
+	default:
+		v.Recipients, v.Pages = rs.List(), pagerOf(r, "cursor", rs)
+	}
 	v.AgentNames = h.agentNames(r, nil, str(v.C["agent_id"]))
 	p := data.PrincipalFrom(r.Context())
 	v.CanWrite = p.Allows(data.Write(data.ModuleCallHistory)) == nil

@@ -50,10 +50,24 @@ func (h *Handler) testsTab(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	runs, err := h.call(r, "GET", agentPath(r, "/test-runs"), pageQuery(perPage, in.Get("runs_cursor")), nil)
-	if err != nil {
+	// The runs' status filter is runs_status here (the API's status), as their cursor is
+	// runs_cursor; a 422 on it (a hand-edited address) is shown beside its form.
+	runsQuery := pageQuery(perPage, in.Get("runs_cursor"))
+	if st := in.Get("runs_status"); st != "" {
+		runsQuery.Set("status", st)
+	}
+	var runList []any
+	var runPages pager
+	runs, err := h.call(r, "GET", agentPath(r, "/test-runs"), runsQuery, nil)
+	runsFail, _ := err.(*apiError)
+	switch {
+	case runsFail != nil && runsFail.Status == http.StatusUnprocessableEntity:
+		runsFail = relabel(runsFail, fieldLabels{"status": "Status", "cursor": "Page"})
+	case err != nil:
 		h.fail(w, r, err)
 		return
+	default:
+		runsFail, runList, runPages = nil, runs.List(), pagerOf(r, "runs_cursor", runs)
 	}
 	gate, err := h.call(r, "GET", agentPath(r, "/publish-gate"), nil, nil)
 	if err != nil {
@@ -63,12 +77,13 @@ func (h *Handler) testsTab(w http.ResponseWriter, r *http.Request) {
 	// Runs are labelled in words; who started each is named as the members list names
 	// them (a former member by a short id).
 	startedBy := names{}
-	h.nameMissing(r, startedBy, h.wsPath(r)+"/users/", "name", listIDs(runs.List(), "created_by"))
+	h.nameMissing(r, startedBy, h.wsPath(r)+"/users/", "name", listIDs(runList, "created_by"))
 	p := data.PrincipalFrom(r.Context())
 	name := str(a.Data()["name"])
 	h.render(w, r, http.StatusOK, "tests", &view{Title: name + " · tests", Active: "agents", D: map[string]any{
-		"Agent": a.Data(), "Tests": tests.List(), "Runs": runs.List(), "StartedBy": startedBy, "Gate": gate.Data(),
-		"TestPages": pagerOf(r, "tests_cursor", tests), "RunPages": pagerOf(r, "runs_cursor", runs),
+		"Agent": a.Data(), "Tests": tests.List(), "Runs": runList, "StartedBy": startedBy, "Gate": gate.Data(),
+		"TestPages": pagerOf(r, "tests_cursor", tests), "RunPages": runPages,
+		"RunsStatus": in.Get("runs_status"), "RunStatuses": data.TestRunStatuses, "RunsErr": runsFail,
 		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil, "CanForce": data.RoleAtLeast(p.Role, data.RoleAdmin),
 		"CanAnalyze": p.Allows(data.Read(data.ModuleAnalytics)) == nil,
 	}})

@@ -65,6 +65,11 @@ const (
 	RecipientCanceled   = "canceled"
 )
 
+// RecipientStates lists every state of a recipient, in the order of its life: the
+// values a recipient list may filter on.
+var RecipientStates = []string{RecipientPending, RecipientInProgress, RecipientCompleted,
+	RecipientSuppressed, RecipientExhausted, RecipientCanceled}
+
 // Outcomes of an attempt, from its call's end (OutcomeOf). Every outcome but answered
 // may be retried (CampaignRetry.On).
 const (
@@ -311,6 +316,13 @@ type CampaignFilter struct {
 	Status  string
 }
 
+// RecipientFilter is the filter of a campaign's recipient list (GET
+// /api/v1/campaigns/{campaign_id}/recipients?state=), named as the recipient's member.
+type RecipientFilter struct {
+	// State is one of RecipientStates, as the list shows it; "" lists every recipient.
+	State string
+}
+
 // DialClaim is the body of POST /api/v1/dial-tasks/claim.
 type DialClaim struct {
 	// Max bounds the tasks leased (1 to validate.MaxDialClaim).
@@ -365,9 +377,10 @@ type CampaignService interface {
 	Campaigns(ctx context.Context, f CampaignFilter, req PageRequest) ([]*Campaign, Page, error)
 	// Campaign returns one. Errors: not_found.
 	Campaign(ctx context.Context, id string) (*Campaign, error)
-	// Recipients lists a campaign's recipients with their attempts, newest first.
-	// Errors: not_found.
-	Recipients(ctx context.Context, campaignID string, req PageRequest) ([]*Recipient, Page, error)
+	// Recipients lists a campaign's recipients with their attempts, newest first, those
+	// in f.State only when given. Errors: not_found, validation_failed (state,
+	// per_page, cursor).
+	Recipients(ctx context.Context, campaignID string, f RecipientFilter, req PageRequest) ([]*Recipient, Page, error)
 	// PauseCampaign, ResumeCampaign and CancelCampaign move a campaign. Errors:
 	// not_found, conflict (a move its status does not allow).
 	PauseCampaign(ctx context.Context, id string) (*Campaign, error)

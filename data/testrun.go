@@ -30,6 +30,13 @@ func TestRunFinished(status string) bool {
 	return status == TestPassed || status == TestFailed || status == TestError
 }
 
+// TestRunFilter is the filter of an agent's run list (GET
+// /api/v1/agents/{agent_id}/test-runs?status=).
+type TestRunFilter struct {
+	// Status is one of TestRunStatuses, as the list shows it; "" lists every run.
+	Status string
+}
+
 // Error codes of the publish gate (conventions §22): 409 both.
 const (
 	// ETESTSREQUIRED is a publish of an agent with required tests that no run of its
@@ -230,9 +237,10 @@ type TestRunService interface {
 	// forbidden (the right to write agents), validation_failed (a version the agent lacks,
 	// test_ids naming no test of the agent), conflict (an agent without tests).
 	StartTestRun(ctx context.Context, agentID string, in TestRunCreate) (*TestRun, error)
-	// ListTestRuns returns a page of the agent's runs, newest first, without results.
-	// Errors: not_found, validation_failed (per_page, cursor).
-	ListTestRuns(ctx context.Context, agentID string, p PageRequest) ([]*TestRun, Page, error)
+	// ListTestRuns returns a page of the agent's runs, newest first, without results,
+	// those in f.Status only when given. Errors: not_found, validation_failed (status,
+	// per_page, cursor).
+	ListTestRuns(ctx context.Context, agentID string, f TestRunFilter, p PageRequest) ([]*TestRun, Page, error)
 	// TestRun returns one run with its results. Errors: not_found.
 	TestRun(ctx context.Context, agentID, id string) (*TestRun, error)
 	// PublishGate says whether the agent's draft may be published now. Errors: not_found.

@@ -55,7 +55,11 @@ func agentTestRoutes() {
 		Body:        data.AgentTestUpdate{}, Out: data.AgentTest{}}
 	opDocs["DELETE /api/v1/agents/{agent_id}/tests/{test_id}"] = opDoc{Tag: tag, Summary: "Delete a test (its results in earlier runs stay)", Shape: shapeNone}
 	opDocs["GET /api/v1/agents/{agent_id}/test-runs"] = opDoc{Tag: tag, Summary: "List an agent's test runs, without their results",
-		Out: data.TestRun{}, Shape: shapeList}
+		Description: "Newest first. status filters on the status shown: a run whose job ended without ending it reads error, so a page " +
+			"filtered on queued or running can come back short (even empty) with a next_cursor. A cursor is bound to its filter: reused " +
+			"under another it is 422 on cursor. See docs/testing-agents.md.",
+		Query: []queryParam{enumParam("status", "Only runs in this status.", data.TestRunStatuses...)},
+		Out:   data.TestRun{}, Shape: shapeList}
 	opDocs["POST /api/v1/agents/{agent_id}/test-runs"] = opDoc{Tag: tag, Summary: "Run an agent's tests",
 		Description: "202 with the run, queued as a durable background job (conventions §26; its job_id reads with GET /api/v1/jobs/{job_id}) " +
 			"in the same transaction. The run is of the draft as it is now (its revision: what of its configuration a test can observe) or of a version, with every test of " +

@@ -49,7 +49,11 @@ func init() {
 			"privacy.retention_days; see docs/campaigns.md.",
 		Shape: shapeNone, Errors: []int{http.StatusConflict}}
 	opDocs["GET /api/v1/campaigns/{campaign_id}/recipients"] = opDoc{Tag: tag, Summary: "List a campaign's recipients with their attempts",
-		Out: data.Recipient{}, Shape: shapeList}
+		Description: "Newest first. state filters on the state shown (a canceled campaign's pending recipients read canceled); a filtered " +
+			"page reads per_page recipients whatever the campaign's size. A cursor is bound to its filter: reused under another it is 422 " +
+			"on cursor. See docs/campaigns.md.",
+		Query: []queryParam{enumParam("state", "Only recipients in this state.", data.RecipientStates...)},
+		Out:   data.Recipient{}, Shape: shapeList}
 	for _, m := range []struct{ verb, summary, more string }{
 		{"pause", "Pause a campaign: no task is leased; calls in progress run on", ""},
 		{"resume", "Resume a paused campaign", " A campaign that paused itself (pause_reason) is also 409 while its reason still holds, " +

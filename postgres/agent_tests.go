@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 func init() {
@@ -166,8 +167,14 @@ func (t *tx) TestRun(id string) (*data.StoredTestRun, error) {
 }
 
 // TestRunPage implements service.AgentTestTx.
-func (t *tx) TestRunPage(agentID string, req data.PageRequest) ([]*data.StoredTestRun, data.Page, error) {
+func (t *tx) TestRunPage(agentID string, sel service.StateSelection, req data.PageRequest) ([]*data.StoredTestRun, data.Page, error) {
 	ks := keyset{binding: binding("test_runs", agentID), cols: testRunCols, from: `test_runs WHERE agent_id = $1`, key: "id", args: []any{agentID}}
+	if sel.Filter != "" {
+		// test_runs_by_agent: an agent keeps few runs (service.AgentTestTx.TestRunPage).
+		ks.binding = binding("test_runs", agentID, "status="+sel.Filter)
+		ks.from += ` AND status = ANY($2)`
+		ks.args = append(ks.args, sel.States)
+	}
 	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.StoredTestRun, string, error) {
 		r, err := scanTestRun(rows)
 		if err != nil {

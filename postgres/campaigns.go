@@ -199,24 +199,6 @@ func (t *tx) PutRecipient(_, r *data.Recipient) error {
 	return err
 }
 
-// Recipients implements service.CampaignTx.
-func (t *tx) Recipients(campaignID string, req data.PageRequest) ([]*data.Recipient, data.Page, error) {
-	ks := keyset{binding: binding("campaign_recipients", campaignID), cols: "body, id", key: "id",
-		from: `campaign_recipients WHERE campaign_id = $1`, args: []any{campaignID}}
-	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.Recipient, string, error) {
-		var body []byte
-		var id string
-		if err := rows.Scan(&body, &id); err != nil {
-			return nil, "", err
-		}
-		var r data.Recipient
-		if err := data.DecodeJSON(body, &r); err != nil {
-			return nil, "", err
-		}
-		return &r, id, nil
-	})
-}
-
 // DueRecipients implements service.CampaignTx.
 func (t *tx) DueRecipients(campaignID string, now time.Time, limit int) ([]*data.Recipient, error) {
 	return t.recipientsWhere(`state = 'pending' AND next_at <= $2 ORDER BY next_at, id LIMIT $3`, campaignID, now, limit)

@@ -31,6 +31,18 @@ type keyset struct {
 	// args, and key is the key column.
 	cols, from, key string
 	args            []any
+	// within, when set, is a column the condition holds to one value, compared as a
+	// range (col >= $n AND col <= $n) and sorted before key: the order then is that of
+	// an index on (scope, within, key) alone, so the planner reads that index rather
+	// than walk the key's order and pass over the rows of other values. With an
+	// equality the planner drops the sorted column (it is constant) and may take the
+	// key's own index, guessing the matching rows spread evenly, which they often are
+	// not (a campaign's completed recipients are its oldest).
+	within string
+	// union, when set, are keysets whose rows together are this one's, each read through
+	// its own index: the cursors' checks ask each (a page of them is read apart and
+	// merged by its caller, as recipientsMerged does).
+	union []keyset
 }
 
 // pageRows returns one newest-first page of ks's rows, scanned by scan, and the page's
@@ -114,7 +126,7 @@ func (t *tx) pageQuery(ks keyset, req data.PageRequest) (keysetQuery, error) {
 		args = append(args, from)
 		where = fmt.Sprintf(" AND %s < $%d", ks.key, len(args))
 	}
-	q.sql = fmt.Sprintf("SELECT %s FROM %s%s ORDER BY %s %s LIMIT %d", ks.cols, ks.from, where, ks.key, order, q.perPage+1)
+	q.sql = fmt.Sprintf("SELECT %s FROM %s%s ORDER BY %s LIMIT %d", ks.cols, ks.from, where, ks.orderBy(order), q.perPage+1)
 	q.args = args
 	return q, nil
 }
@@ -163,10 +175,44 @@ func (t *tx) pageCursors(ks keyset, q keysetQuery, more bool, keys []string, met
 
 // exists reports whether ks selects a row whose key is op than key.
 func (t *tx) exists(ks keyset, op, key string) (bool, error) {
-	args := append(append([]any(nil), ks.args...), key)
+	if ks.union != nil {
+		for _, u := range ks.union {
+			if found, err := t.exists(u, op, key); err != nil || found {
+				return found, err
+			}
+		}
+		return false, nil
+	}
+	sql, args := existsQuery(ks, op, key)
 	var found bool
-	err := t.queryRow(fmt.Sprintf("SELECT EXISTS (SELECT 1 FROM %s AND %s %s $%d)", ks.from, ks.key, op, len(args)), args...).Scan(&found)
+	err := t.queryRow(sql, args...).Scan(&found)
 	return found, err
+}
+
+// existsQuery is the statement of exists and its arguments.
+func existsQuery(ks keyset, op, key string) (string, []any) {
+	args := append(append([]any(nil), ks.args...), key)
+	if ks.within == "" {
+		return fmt.Sprintf("SELECT EXISTS (SELECT 1 FROM %s AND %s %s $%d)", ks.from, ks.key, op, len(args)), args
+	}
+	// In the index's order (keyset.within), from the end op points to: the newest row is
+	// newer than key if any is, the oldest older, so one entry is read. The first row is
+	// a subquery of its own: the planner drops an EXISTS's own ORDER BY and LIMIT, and
+	// would then pass over the other values' rows as a page would (keyset.within).
+	dir := "ASC"
+	if op == ">" {
+		dir = "DESC"
+	}
+	return fmt.Sprintf("SELECT EXISTS (SELECT 1 FROM (SELECT 1 FROM %s AND %s %s $%d ORDER BY %s LIMIT 1) edge)",
+		ks.from, ks.key, op, len(args), ks.orderBy(dir)), args
+}
+
+// orderBy is the ORDER BY of ks's rows in dir (ASC, DESC).
+func (ks keyset) orderBy(dir string) string {
+	if ks.within != "" {
+		return fmt.Sprintf("%s %s, %s %s", ks.within, dir, ks.key, dir)
+	}
+	return ks.key + " " + dir
 }
 
 func reverse[T any](s []T) {

@@ -6,6 +6,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
 )
 
 // agentTestRoutes are an agent's tests and their runs (conventions §22): module agents;
@@ -101,14 +102,14 @@ func (s *Server) handleAgentTestDelete(w http.ResponseWriter, r *http.Request) e
 	return writeNoContent(w)
 }
 
-// handleTestRunList: GET /api/v1/agents/{agent_id}/test-runs — newest first, without
-// results.
+// handleTestRunList: GET /api/v1/agents/{agent_id}/test-runs?status= — newest first,
+// without results. The parameters' faults go to the service, which adds its own in one
+// 422.
 func (s *Server) handleTestRunList(w http.ResponseWriter, r *http.Request) error {
-	req, err := pageRequest(r)
-	if err != nil {
-		return err
-	}
-	list, page, err := s.svc.TestRuns.ListTestRuns(r.Context(), mux.Vars(r)["agent_id"], req)
+	req, pageErr := pageRequest(r)
+	f, filterErr := validate.TestRunFilterParams(r.URL.Query())
+	ctx := data.WithInputFaults(r.Context(), validate.Combine(pageErr, filterErr))
+	list, page, err := s.svc.TestRuns.ListTestRuns(ctx, mux.Vars(r)["agent_id"], f, req)
 	if err != nil {
 		return err
 	}

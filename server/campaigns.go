@@ -170,14 +170,14 @@ func (s *Server) handleCampaignDelete(w http.ResponseWriter, r *http.Request) er
 	return writeNoContent(w)
 }
 
-// handleCampaignRecipients: GET /api/v1/campaigns/{campaign_id}/recipients — each with
-// its attempts and their calls.
+// handleCampaignRecipients: GET /api/v1/campaigns/{campaign_id}/recipients?state= — each
+// with its attempts and their calls. The parameters' faults go to the service, which
+// adds its own in one 422.
 func (s *Server) handleCampaignRecipients(w http.ResponseWriter, r *http.Request) error {
-	req, err := pageRequest(r)
-	if err != nil {
-		return err
-	}
-	list, page, err := s.svc.Campaigns.Recipients(r.Context(), mux.Vars(r)["campaign_id"], req)
+	req, pageErr := pageRequest(r)
+	f, filterErr := validate.RecipientFilterParams(r.URL.Query())
+	ctx := data.WithInputFaults(r.Context(), validate.Combine(pageErr, filterErr))
+	list, page, err := s.svc.Campaigns.Recipients(ctx, mux.Vars(r)["campaign_id"], f, req)
 	if err != nil {
 		return err
 	}

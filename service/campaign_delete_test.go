@@ -100,7 +100,7 @@ func recipientIDsOf(t *testing.T, svc *service.Services, ctx context.Context, ca
 	var ids []string
 	req := data.PageRequest{PerPage: data.MaxPerPage}
 	for {
-		list, page, err := svc.Campaigns.Recipients(ctx, campaignID, req)
+		list, page, err := svc.Campaigns.Recipients(ctx, campaignID, data.RecipientFilter{}, req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -365,10 +365,13 @@ func (s *CampaignService) Campaign(ctx context.Context, id string) (*data.Campai
 }
 
 // Recipients implements data.CampaignService. A canceled campaign's pending recipients
-// read canceled: they will never be dialed.
-func (s *CampaignService) Recipients(ctx context.Context, campaignID string, req data.PageRequest) ([]*data.Recipient, data.Page, error) {
+// read canceled: they will never be dialed; a filter reads them so too.
+func (s *CampaignService) Recipients(ctx context.Context, campaignID string, f data.RecipientFilter, req data.PageRequest) ([]*data.Recipient, data.Page, error) {
 	p, err := workspaceCaller(ctx)
 	if err != nil {
+		return nil, data.Page{}, err
+	}
+	if err := checkInput(ctx, validate.RecipientFilter(f)); err != nil {
 		return nil, data.Page{}, err
 	}
 	var list []*data.Recipient
@@ -378,7 +381,7 @@ func (s *CampaignService) Recipients(ctx context.Context, campaignID string, req
 		if err != nil {
 			return err
 		}
-		list, page, err = tx.Recipients(campaignID, req)
+		list, page, err = tx.Recipients(campaignID, recipientSelection(c, f.State), req)
 		if err == nil && c.Status == data.CampaignCanceled {
 			for _, r := range list {
 				if r.State == data.RecipientPending {
@@ -389,6 +392,21 @@ func (s *CampaignService) Recipients(ctx context.Context, campaignID string, req
 		return err
 	})
 	return list, page, err
+}
+
+// recipientSelection is the stored states a filter on state reads in c: a canceled
+// campaign's stored pending recipients read canceled, so none reads pending.
+func recipientSelection(c *data.Campaign, state string) StateSelection {
+	sel := StateSelection{Filter: state, States: []string{state}}
+	if c.Status == data.CampaignCanceled {
+		switch state {
+		case data.RecipientPending:
+			sel.States = nil
+		case data.RecipientCanceled:
+			sel.States = append(sel.States, data.RecipientPending)
+		}
+	}
+	return sel
 }
 
 // PauseCampaign implements data.CampaignService: a paused campaign leases no task; the

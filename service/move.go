@@ -261,7 +261,7 @@ func (m *mover) agentTests(tx Tx, agentID string) error {
 		}
 	}
 	runs := func(req data.PageRequest) ([]*data.StoredTestRun, data.Page, error) {
-		return tx.TestRunPage(agentID, req)
+		return tx.TestRunPage(agentID, StateSelection{}, req)
 	}
 	return each(runs, func(r *data.StoredTestRun) error {
 		if err := m.put("test_runs", func(d Tx) error { return d.PutTestRun(r) }); err != nil {

@@ -206,7 +206,7 @@ func leaseOneOfTwo(t *testing.T, svc *service.Services, ctx context.Context) (*d
 // recipientOf reads one recipient of the campaign through the service.
 func recipientOf(t *testing.T, svc *service.Services, ctx context.Context, campaignID, id string) *data.Recipient {
 	t.Helper()
-	list, _, err := svc.Campaigns.Recipients(ctx, campaignID, data.PageRequest{PerPage: 100})
+	list, _, err := svc.Campaigns.Recipients(ctx, campaignID, data.RecipientFilter{}, data.PageRequest{PerPage: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,10 @@ type AgentTestTx interface {
 
 	// TestRun returns the run with id in any workspace, without results, nil when none.
 	TestRun(id string) (*data.StoredTestRun, error)
-	// TestRunPage returns one newest-first page of the agent's runs.
-	TestRunPage(agentID string, req data.PageRequest) ([]*data.StoredTestRun, data.Page, error)
+	// TestRunPage returns one newest-first page of the agent's runs, those sel selects
+	// (an agent keeps few runs: validate.MaxKeptTestRuns finished, MaxPendingTestRuns
+	// more).
+	TestRunPage(agentID string, sel StateSelection, req data.PageRequest) ([]*data.StoredTestRun, data.Page, error)
 	// TestRunsAt returns the agent's runs of the draft revision, newest first.
 	TestRunsAt(agentID, revision string) ([]*data.StoredTestRun, error)
 	// PutTestRun stores a new run or replaces a stored one (its revision and agent never

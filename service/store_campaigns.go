@@ -33,8 +33,10 @@ type CampaignTx interface {
 	// PutRecipient stores a recipient's new state; old is its stored state, which tells
 	// storage which index entries to move.
 	PutRecipient(old, r *data.Recipient) error
-	// Recipients returns one newest-first page of a campaign's recipients.
-	Recipients(campaignID string, req data.PageRequest) ([]*data.Recipient, data.Page, error)
+	// Recipients returns one newest-first page of a campaign's recipients, those sel
+	// selects; a filtered page reads O(per_page) records, whatever the campaign's size
+	// (an index by campaign and state, moved with every PutRecipient).
+	Recipients(campaignID string, sel StateSelection, req data.PageRequest) ([]*data.Recipient, data.Page, error)
 	// DueRecipients returns up to limit pending recipients of the campaign whose next_at
 	// is at or before now, earliest first.
 	DueRecipients(campaignID string, now time.Time, limit int) ([]*data.Recipient, error)
@@ -85,6 +87,17 @@ type CampaignTx interface {
 	Suppressions(workspaceID string, req data.PageRequest) ([]*data.Suppression, data.Page, error)
 	// DeleteSuppression removes an entry; none is no error.
 	DeleteSuppression(s *data.Suppression) error
+}
+
+// StateSelection is which records a filtered list reads, by their stored state.
+type StateSelection struct {
+	// Filter is the list's state or status filter as the client gave it, "" for none (every
+	// record, States unread). The page's cursors are bound to it, so a cursor taken under
+	// another filter is refused, and one taken under this filter stays good when the
+	// stored states it maps to change (a campaign canceled meanwhile).
+	Filter string
+	// States are the stored states read when Filter is given; none reads nothing.
+	States []string
 }
 
 // DeletingCampaign is a deleted campaign whose recipients are not all removed yet

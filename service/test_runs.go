@@ -203,15 +203,25 @@ func (s *TestRunService) loadRun(ctx context.Context, tx Tx, agentID, id string)
 	return r, nil
 }
 
-// ListTestRuns implements data.TestRunService.
-func (s *TestRunService) ListTestRuns(ctx context.Context, agentID string, req data.PageRequest) ([]*data.TestRun, data.Page, error) {
+// ListTestRuns implements data.TestRunService. A filter is on the status the list shows,
+// after reconcileRun: a run its job ended without ending reads error, so a filter on
+// error reads the runs stored queued or running too, and one on queued or running drops
+// those; such a page can come back short (even empty) with a next_cursor.
+func (s *TestRunService) ListTestRuns(ctx context.Context, agentID string, f data.TestRunFilter, req data.PageRequest) ([]*data.TestRun, data.Page, error) {
+	if err := checkInput(ctx, validate.TestRunFilter(f)); err != nil {
+		return nil, data.Page{}, err
+	}
+	sel := StateSelection{Filter: f.Status, States: []string{f.Status}}
+	if f.Status == data.TestError {
+		sel.States = append(sel.States, data.TestQueued, data.TestRunning)
+	}
 	var list []*data.TestRun
 	var page data.Page
 	err := s.store.View(ctx, func(tx Tx) error {
 		if _, _, err := s.agents.load(ctx, tx, agentID); err != nil {
 			return err
 		}
-		runs, pg, err := tx.TestRunPage(agentID, req)
+		runs, pg, err := tx.TestRunPage(agentID, sel, req)
 		if err != nil {
 			return err
 		}
@@ -220,6 +230,9 @@ func (s *TestRunService) ListTestRuns(ctx context.Context, agentID string, req d
 		for _, r := range runs {
 			if err := reconcileRun(tx, r); err != nil {
 				return err
+			}
+			if f.Status != "" && r.Status != f.Status {
+				continue
 			}
 			pub := r.TestRun
 			list = append(list, &pub)

@@ -80,7 +80,7 @@ func (w *keptRunsWorld) storedRuns(t *testing.T) []string {
 	var ids []string
 	req := data.PageRequest{PerPage: 100}
 	for {
-		runs, page, err := w.svc.TestRuns.ListTestRuns(w.ctx, w.agent.ID, req)
+		runs, page, err := w.svc.TestRuns.ListTestRuns(w.ctx, w.agent.ID, data.TestRunFilter{}, req)
 		if err != nil {
 			t.Fatal(err)
 		}

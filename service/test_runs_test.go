@@ -168,3 +168,51 @@ func greetsRun(t *testing.T, svc *service.Services, ctx context.Context, in data
 	}
 	return agent, run
 }
+
+// TestTestRunListFilterReadsTheReconciledStatus: the run list's status filter is on
+// the status the list shows. A run stored queued whose job was canceled (so it will never
+// end) reads error: listed under error, not under queued; a run still queued stays
+// under queued.
+func TestTestRunListFilterReadsTheReconciledStatus(t *testing.T) {
+	env := testkit.New(t, nil)
+	svc := env.Svc
+	ctx := owner(t, env, "filter@example.com")
+	agent, dead := greetsRun(t, svc, ctx, data.AgentCreate{Name: data.Some("Kitchen")})
+	alive, err := svc.TestRuns.StartTestRun(ctx, agent.ID, data.TestRunCreate{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Store.Update(context.Background(), func(tx service.Tx) error {
+		_, err := tx.CancelJob(dead.JobID, time.Now())
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(status string) []string {
+		t.Helper()
+		runs, _, err := svc.TestRuns.ListTestRuns(ctx, agent.ID, data.TestRunFilter{Status: status}, data.PageRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range runs {
+			if status != "" && r.Status != status {
+				t.Errorf("status=%s listed a run reading %s", status, r.Status)
+			}
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	if got := ids(data.TestError); len(got) != 1 || got[0] != dead.ID {
+		t.Errorf("error: %v, want the run whose job was canceled, %s", got, dead.ID)
+	}
+	if got := ids(data.TestQueued); len(got) != 1 || got[0] != alive.ID {
+		t.Errorf("queued: %v, want the run still queued, %s", got, alive.ID)
+	}
+	if got := ids(""); len(got) != 2 {
+		t.Errorf("every run: %v, want both", got)
+	}
+	if _, _, err := svc.TestRuns.ListTestRuns(ctx, agent.ID, data.TestRunFilter{Status: "failing"}, data.PageRequest{}); data.ErrorCode(err) != data.EINVALID {
+		t.Errorf("an unknown status from a caller other than the query string: %v, want validation_failed", err)
+	}
+}

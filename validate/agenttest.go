@@ -3,6 +3,7 @@ package validate
 import (
 	"encoding/json"
 	"math"
+	"net/url"
 	"slices"
 	"sort"
 
@@ -284,4 +285,21 @@ func TestRunCreate(in data.TestRunCreate) error {
 // provider members and their rules.
 func SimulationModel(errs *Errors, path string, m data.SimulationModel, cat *data.Catalog) {
 	llmProvider(m.LLMConfig(), cat, path+".", errs)
+}
+
+// TestRunFilterParams reads the filter of GET /api/v1/agents/{agent_id}/test-runs:
+// status, one of data.TestRunStatuses, given once (as every list's filter: docs/api.md).
+func TestRunFilterParams(q url.Values) (data.TestRunFilter, error) {
+	var errs Errors
+	f := data.TestRunFilter{Status: enumParam(&errs, q, "status", data.TestRunStatuses)}
+	return f, errs.Err()
+}
+
+// TestRunFilter checks a run list's filter, from any caller.
+func TestRunFilter(f data.TestRunFilter) error {
+	var errs Errors
+	if f.Status != "" {
+		errs.OneOf("status", f.Status, data.TestRunStatuses...)
+	}
+	return errs.Err()
 }

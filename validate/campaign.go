@@ -308,3 +308,21 @@ func CampaignFilter(f data.CampaignFilter) error {
 	}
 	return errs.Err()
 }
+
+// RecipientFilterParams reads the filter of GET /api/v1/campaigns/{campaign_id}/recipients:
+// state (the recipient's member), one of data.RecipientStates, given once (as every
+// list's filter: docs/api.md).
+func RecipientFilterParams(q url.Values) (data.RecipientFilter, error) {
+	var errs Errors
+	f := data.RecipientFilter{State: enumParam(&errs, q, "state", data.RecipientStates)}
+	return f, errs.Err()
+}
+
+// RecipientFilter checks a recipient list's filter, from any caller.
+func RecipientFilter(f data.RecipientFilter) error {
+	var errs Errors
+	if f.State != "" {
+		errs.OneOf("state", f.State, data.RecipientStates...)
+	}
+	return errs.Err()
+}

@@ -140,7 +140,7 @@ func testTestRuns(t *testing.T, open Opener) {
 		if none, _ := tx.TestRunsAt(agent, `"zzz"`); len(none) != 0 {
 			t.Errorf("runs at an unknown revision: %d", len(none))
 		}
-		page, meta, err := tx.TestRunPage(agent, data.PageRequest{PerPage: 3})
+		page, meta, err := tx.TestRunPage(agent, service.StateSelection{}, data.PageRequest{PerPage: 3})
 		if err != nil || len(page) != 3 || page[0].ID != r4.ID || meta.NextCursor == nil {
 			t.Errorf("TestRunPage = %d runs (first %v), %+v, %v", len(page), page[0].ID, meta, err)
 		}

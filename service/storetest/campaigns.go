@@ -150,7 +150,7 @@ func endLeasedAttempt(t *testing.T, s service.Store, c *data.Campaign, rs []*dat
 		if open, _ := tx.OpenCampaigns("ws_1"); len(open) != 0 {
 			t.Error("a canceled campaign is still open")
 		}
-		list, _, err := tx.Recipients(c.ID, data.PageRequest{PerPage: 2})
+		list, _, err := tx.Recipients(c.ID, service.StateSelection{}, data.PageRequest{PerPage: 2})
 		if err != nil || len(list) != 2 || list[0].ID != rs[2].ID {
 			t.Fatalf("recipients page: %v %v, want newest first", recipientIDs(list), err)
 		}

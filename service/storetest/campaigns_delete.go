@@ -75,7 +75,7 @@ func testCampaignsDelete(t *testing.T, open Opener) {
 				t.Errorf("recipient %s reads %v %v after its campaign's delete", r.ID, got, err)
 			}
 		}
-		if list, _, _ := tx.Recipients(c.ID, data.PageRequest{PerPage: 10}); len(list) != 0 {
+		if list, _, _ := tx.Recipients(c.ID, service.StateSelection{}, data.PageRequest{PerPage: 10}); len(list) != 0 {
 			t.Errorf("the deleted campaign lists %d recipients", len(list))
 		}
 		if due, _ := tx.DueRecipients(c.ID, t0.Add(time.Hour), 10); len(due) != 0 {
@@ -87,7 +87,7 @@ func testCampaignsDelete(t *testing.T, open Opener) {
 		if r, _ := tx.RecipientByCall("call_1"); r != nil {
 			t.Errorf("the leased call still finds recipient %s", r.ID)
 		}
-		kept, _, err := tx.Recipients(other.ID, data.PageRequest{PerPage: 10})
+		kept, _, err := tx.Recipients(other.ID, service.StateSelection{}, data.PageRequest{PerPage: 10})
 		if err != nil || len(kept) != 3 {
 			t.Errorf("the other campaign's recipients: %d %v", len(kept), err)
 		}

@@ -78,7 +78,7 @@ func testTestRunsPrune(t *testing.T, open Opener) {
 		if err != nil || len(at) != 4 || slices.ContainsFunc(at, func(r *data.StoredTestRun) bool { return r.ID == runs[1].ID }) {
 			t.Errorf("the draft's runs after the delete: %d, %v; want the 4 others", len(at), err)
 		}
-		page, _, err := tx.TestRunPage(agent, data.PageRequest{PerPage: 10})
+		page, _, err := tx.TestRunPage(agent, service.StateSelection{}, data.PageRequest{PerPage: 10})
 		if err != nil || len(page) != 4 {
 			t.Errorf("the agent's runs after the delete: %d, %v; want 4", len(page), err)
 		}
