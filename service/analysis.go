@@ -300,7 +300,8 @@ func (s *AnalysisService) storeResult(ctx context.Context, run *JobRun, c *data.
 			}
 		}
 		if failure != nil {
-			next.AnalysisError = &data.AnalysisError{Message: failure.Error(), At: now}
+			// Scrubbed as the job's own error is (scrubJobError): every reader of the call sees it.
+			next.AnalysisError = &data.AnalysisError{Message: s.scrubJobError(tx, run.Job, failure.Error()), At: now}
 			if err := tx.PutCall(&next); err != nil {
 				return err
 			}
