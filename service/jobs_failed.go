@@ -2,6 +2,7 @@ package service
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/redact"
@@ -90,6 +91,10 @@ func (b *base) jobSecrets(tx Tx, j *data.JobRecord) []string {
 			out = append(out, plain)
 		}
 	}
+	slices.Sort(out) // versions repeat their headers: each secret once
+	out = slices.Compact(out)
+	// The longest first, so a secret holding another is replaced whole.
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
 	return out
 }
 
