@@ -91,6 +91,16 @@ func (e *Errors) NotBlank(path, s string) {
 	}
 }
 
+// NotBlankWhen is NotBlank for a string required only when cond holds (RequiredWhen).
+func (e *Errors) NotBlankWhen(path, s, cond string) {
+	switch {
+	case s == "":
+		e.RequiredWhen(path, cond)
+	case strings.TrimSpace(s) == "":
+		e.Addf(path, "The %s field must not be blank.", path)
+	}
+}
+
 // IntBetween checks min <= v <= max.
 func (e *Errors) IntBetween(path string, v, min, max int64) {
 	if v < min || v > max {
