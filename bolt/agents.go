@@ -183,13 +183,21 @@ type kbRefs struct {
 }
 
 // versionUses reports whether a stored version of agentID names kbID in its
-// knowledge_base_ids (a live or rollout version retrieves from it).
+// knowledge_base_ids (a live or rollout version retrieves from it). A version whose
+// stored bytes do not hold the id cannot name it and is not decoded: a limited caller's
+// every knowledge base write reads every version of the workspace's agents, in the
+// write's transaction (docs/performance.md).
 func (t tx) versionUses(agentID, kbID string) (bool, error) {
-	prefix := indexKey(agentID, "")
+	prefix, id := indexKey(agentID, ""), []byte(kbID)
 	c := t.b.Bucket(bucketAgentVersions).Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+	for k, raw := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, raw = c.Next() {
+		if holds, err := storedContains(raw, id); err != nil {
+			return false, fmt.Errorf("agent %s: version %q: %w", agentID, k[len(prefix):], err)
+		} else if !holds {
+			continue
+		}
 		var row kbRefs
-		if err := jsonUnmarshal(v, &row); err != nil {
+		if err := jsonUnmarshal(raw, &row); err != nil {
 			return false, fmt.Errorf("agent %s: version %q: %w", agentID, k[len(prefix):], err)
 		}
 		if slices.Contains(row.LLMConfig.KnowledgeBaseIDs, kbID) {

@@ -147,6 +147,25 @@ func jsonUnmarshal(stored []byte, v any) error {
 	return data.DecodeJSON(buf.Bytes(), v)
 }
 
+// storedContains reports whether the stored value, deflated or not, holds part, inflating
+// into a pooled buffer as jsonUnmarshal does: a cheap test before a decode.
+func storedContains(stored, part []byte) (bool, error) {
+	if !deflated(stored) {
+		return bytes.Contains(stored, part), nil
+	}
+	buf := inflateBufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledInflate {
+			inflateBufs.Put(buf)
+		}
+	}()
+	buf.Reset()
+	if err := inflateInto(buf, stored); err != nil {
+		return false, err
+	}
+	return bytes.Contains(buf.Bytes(), part), nil
+}
+
 // inflateBufs are the scratch buffers of jsonUnmarshal.
 var inflateBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -248,7 +249,11 @@ func TestConversationMessageFailureNotKept(t *testing.T) {
 		want.model, want.hits, want.users = want.model+2, want.hits+1, want.users+1
 		c.expectCounts(t, f.name+" retried", want)
 	}
-	testkit.ExpectFields(t, c.Do("POST", c.path, c.tok, `{"content":" "}`, "Idempotency-Key", "k-422"), "content")
+	blank := c.Do("POST", c.path, c.tok, `{"content":"   "}`, "Idempotency-Key", "k-422")
+	testkit.ExpectFields(t, blank, "content")
+	if got := fmt.Sprint(blank.FieldErrors()["content"]); got != "[The content field must not be blank.]" {
+		t.Errorf("a blank message is told %s", got) // it was given: not "required"
+	}
 	testkit.Expect(t, c.Do("POST", c.path, c.tok, orderMessage, "Idempotency-Key", "k-422"), 200)
 	want.model, want.hits, want.users = want.model+2, want.hits+1, want.users+1
 	c.expectCounts(t, "a 422 fixed", want)

@@ -58,14 +58,19 @@ func (a *answeredBodies) record(r *http.Request, route string, status int, heade
 	}
 	k := servedKey{r.Method, route, status}
 	mt, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
-	if mt == "" && len(body) == 0 {
-		return // no content
-	}
-	// The server keeps the body of a JSON answer (or one with no type yet) only: a
-	// stream's or a download's type is checked without it.
-	fault := a.checkMediaType(k, mt)
-	if fault == "" && mt == "application/json" && len(body) > 0 {
-		fault = a.check(k, body)
+	var fault string
+	switch {
+	case len(body) == 0 && (mt == "" || mt == "application/json"):
+		// The body of a JSON answer (or one with no type) is kept whole: none came.
+		if a.describesContent(k) {
+			fault = "no body, where the document describes one"
+		}
+	default:
+		// The server keeps the body of a JSON answer (or one with no type yet) only: a
+		// stream's or a download's type is checked without it.
+		if fault = a.checkMediaType(k, mt); fault == "" && mt == "application/json" {
+			fault = a.check(k, body)
+		}
 	}
 	if fault != "" {
 		a.mu.Lock()
@@ -97,6 +102,13 @@ func (a *answeredBodies) checkMediaType(k servedKey, mt string) string {
 	}
 	slices.Sort(listed)
 	return fmt.Sprintf("Content-Type %q, where the document lists %s", mt, strings.Join(listed, ", "))
+}
+
+// describesContent reports whether k's documented answer has a body.
+func (a *answeredBodies) describesContent(k servedKey) bool {
+	resp, _, ok := a.response(k)
+	content, _ := resp["content"].(map[string]any)
+	return ok && len(content) > 0
 }
 
 // check returns why body does not fit the schema of k's documented answer, or "".
@@ -187,8 +199,9 @@ func (a *answeredBodies) misfits() []string {
 // TestAnsweredBodiesChecked checks the check TestMain makes: a body that fits its
 // operation's schema passes; one missing a required member, one with a member of the
 // wrong type, an error of another shape, a JSON body where the document describes
-// none, and a body of a media type the document does not list (here none: it would
-// have gone unchecked) are each reported once with the request; streams and unlisted
+// none, a body of a media type the document does not list (here none: it would
+// have gone unchecked), and no body where the document describes one, are each reported
+// once with the request; no body where it describes none passes; streams and unlisted
 // statuses are left to others.
 func TestAnsweredBodiesChecked(t *testing.T) {
 	doc, _ := openapiDocument(t)
@@ -217,12 +230,16 @@ func TestAnsweredBodiesChecked(t *testing.T) {
 	a.record(req("GET", "/api/v1/events/stream"), "/api/v1/events/stream", 200,
 		http.Header{"Content-Type": {"text/event-stream"}}, []byte("event: x\n\n"), false)
 	a.record(req("GET", "/api/v1/agents/agt_3"), "/api/v1/agents/{agent_id}", 200, http.Header{}, []byte(`{"id":"agt_3"}`), false)
+	a.record(req("GET", "/api/v1/knowledge-bases/kb_4"), "/api/v1/knowledge-bases/{knowledge_base_id}", 200, jsonHeader, nil, false)
+	a.record(req("DELETE", "/api/v1/agents/agt_5"), "/api/v1/agents/{agent_id}", 204, http.Header{}, nil, false)
+	a.record(req("DELETE", "/api/v1/agents/agt_6"), "/api/v1/agents/{agent_id}", 204, jsonHeader, nil, false)
 	got := a.misfits()
 	want := []string{
 		"DELETE /api/v1/agents/{agent_id} answered 204 with a body that does not match its schema (DELETE /api/v1/agents/agt_2): the document describes no JSON body",
 		"DELETE /api/v1/agents/{agent_id} answered 404 with a body that does not match its schema (DELETE /api/v1/agents/agt_1)",
 		"GET /api/v1/agents answered 200 with a body that does not match its schema (GET /api/v1/agents?x)",
 		"GET /api/v1/agents/{agent_id} answered 200 with a body that does not match its schema (GET /api/v1/agents/agt_3): Content-Type \"\", where the document lists application/json",
+		"GET /api/v1/knowledge-bases/{knowledge_base_id} answered 200 with a body that does not match its schema (GET /api/v1/knowledge-bases/kb_4): no body, where the document describes one",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("reported %d misfits, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))

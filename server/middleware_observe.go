@@ -76,20 +76,46 @@ type statusRecorder struct {
 	// body keeps what was written when testHookAnswered is set (tests only).
 	body      *bytes.Buffer
 	truncated bool
+	// observed is set when testHookAnswered is (tests only); sent is then the header as
+	// it went out: net/http sends it at the first final WriteHeader or Write, and a change
+	// made later (a Content-Type set after the body began) reaches no client, so the check
+	// must not take it for the answer's.
+	observed bool
+	sent     http.Header
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
 	if s.status == 0 {
 		s.status = code
 	}
+	if code >= 200 { // an informational answer sends its header, not the final one
+		s.noteSent()
+	}
 	s.ResponseWriter.WriteHeader(code)
+}
+
+// noteSent keeps the header as it goes out, once, when the answers are observed.
+func (s *statusRecorder) noteSent() {
+	if s.observed && s.sent == nil {
+		s.sent = s.Header().Clone()
+	}
+}
+
+// sentHeader is the answer's header as the client got it (for testHookAnswered): as sent,
+// or, when nothing was written, as net/http will send it at the end.
+func (s *statusRecorder) sentHeader() http.Header {
+	if s.sent != nil {
+		return s.sent
+	}
+	return s.Header()
 }
 
 func (s *statusRecorder) Write(b []byte) (int, error) {
 	if s.status == 0 {
 		s.status = http.StatusOK
 	}
-	if s.body != nil && s.bytes == 0 && !jsonOrUntyped(s.Header()) {
+	s.noteSent()
+	if s.body != nil && s.bytes == 0 && !jsonOrUntyped(s.sentHeader()) {
 		// Only JSON bodies are checked (another type's is not read): keeping a stream's
 		// first 4 MiB would hold memory the stream's own bounds are measured without
 		// (TestEventStreamNeverReadingClientIsBounded).
@@ -140,7 +166,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		r = r.WithContext(data.WithClientAddress(ctx, info.client))
 		rec := &statusRecorder{ResponseWriter: w}
 		if testHookAnswered != nil {
-			rec.body = &bytes.Buffer{}
+			rec.body, rec.observed = &bytes.Buffer{}, true
 		}
 		defer func() {
 			if v := recover(); v != nil {
@@ -175,7 +201,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				testHookServed(r, route, status)
 			}
 			if testHookAnswered != nil {
-				testHookAnswered(r, route, status, rec.Header(), rec.keptBody(), rec.truncated)
+				testHookAnswered(r, route, status, rec.sentHeader(), rec.keptBody(), rec.truncated)
 			}
 			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 		}()

@@ -300,7 +300,12 @@ func (s *AnalysisService) storeResult(ctx context.Context, run *JobRun, c *data.
 			}
 		}
 		if failure != nil {
-			next.AnalysisError = &data.AnalysisError{Message: failure.Error(), At: now}
+			// Scrubbed as the job's own error is (scrubJobError): every reader of the call sees it.
+			msg, err := s.scrubJobError(tx, run.Job, failure.Error())
+			if err != nil {
+				return err
+			}
+			next.AnalysisError = &data.AnalysisError{Message: msg, At: now}
 			if err := tx.PutCall(&next); err != nil {
 				return err
 			}

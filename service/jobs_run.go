@@ -201,6 +201,7 @@ func (r *JobRunner) finish(run *JobRun, outcome string, out data.JobOutcome) {
 // transaction that stores it.
 func (r *JobRunner) finishWith(run *JobRun, outcome string, out data.JobOutcome, adjust func(tx Tx, out *data.JobOutcome) error) {
 	var held bool
+	told := out.Error // what the log says: the error as stored, scrubbed (conventions §9)
 	err := r.s.store.Update(context.Background(), func(tx Tx) (err error) {
 		final := out // a write may run again: adjust the outcome as given
 		if adjust != nil {
@@ -208,6 +209,10 @@ func (r *JobRunner) finishWith(run *JobRun, outcome string, out data.JobOutcome,
 				return err
 			}
 		}
+		if final.Error, err = r.s.scrubJobError(tx, run.Job, final.Error); err != nil {
+			return err
+		}
+		told = final.Error
 		if held, err = tx.FinishJob(run.Job.ID, run.lease, final); err != nil || !held {
 			return err
 		}
@@ -238,6 +243,6 @@ func (r *JobRunner) finishWith(run *JobRun, outcome string, out data.JobOutcome,
 	r.s.jobs.count(run.Job.Kind, outcome)
 	if outcome == JobOutcomeFailed || outcome == JobOutcomeRetried {
 		r.s.log.Warn("jobs: a run failed", "job_id", run.Job.ID, "kind", run.Job.Kind, "attempt", run.Job.Attempt,
-			"retry", outcome == JobOutcomeRetried, "error", out.Error)
+			"retry", outcome == JobOutcomeRetried, "error", told)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/voiceapi/voiceapi/agenttest"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/llm"
+	"github.com/voiceapi/voiceapi/redact"
 )
 
 // JobKindTestRun is the job that runs one test run: every test and repeat it names, each
@@ -91,13 +92,24 @@ func (s *TestRunService) runJob(ctx context.Context, run *JobRun) error {
 	if buildErr != nil && storageFault(buildErr) {
 		return buildErr // not the cases': the runner judges it (failureOf)
 	}
+	// A case's error is scrubbed as the job's own is (scrubJobError): every reader of the
+	// run sees it.
+	var secrets []string
+	if err := s.store.View(ctx, func(tx Tx) (err error) { secrets, err = s.jobSecrets(tx, run.Job); return err }); err != nil {
+		return err
+	}
+	scrubbedCaseError := func(tc testCase, err error, now data.Time) *data.TestCaseResult {
+		res := caseError(tc, err, now)
+		*res.Error = redact.Secrets(*res.Error, secrets...)
+		return res
+	}
 	c := &caseRecorder{s: s, run: run, r: r, done: len(done)}
 	failure := s.runCases(ctx, run, pending, func(ctx context.Context, tc testCase) error {
 		if s.onCase != nil {
 			s.onCase(r.ID, tc.test.ID, tc.repeat)
 		}
 		if buildErr != nil {
-			return c.record(ctx, caseError(tc, buildErr, s.timeNow()))
+			return c.record(ctx, scrubbedCaseError(tc, buildErr, s.timeNow()))
 		}
 		res, err := runner.Run(ctx, tc.test, tc.repeat)
 		if err != nil {
@@ -110,7 +122,7 @@ func (s *TestRunService) runJob(ctx context.Context, run *JobRun) error {
 			case retryableProvider(err) && !run.LastAttempt():
 				return Transient(err)
 			}
-			res = caseError(tc, err, s.timeNow())
+			res = scrubbedCaseError(tc, err, s.timeNow())
 		}
 		return c.record(ctx, res)
 	})

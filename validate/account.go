@@ -38,7 +38,7 @@ func NormalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(
 
 func email(errs *Errors, path, s string) {
 	if strings.TrimSpace(s) == "" {
-		errs.Required(path)
+		errs.NotBlank(path, s)
 		return
 	}
 	// Characters, as MaxLen and the document's maxLength count them: a test in bytes here
@@ -105,9 +105,7 @@ func NewPassword(pw string) error {
 // empty (absent or null is the personal workspace).
 func Login(emailAddr, pw string, workspaceID *string) error {
 	var errs Errors
-	if strings.TrimSpace(emailAddr) == "" {
-		errs.Required("email")
-	}
+	errs.NotBlank("email", emailAddr)
 	if pw == "" {
 		errs.Required("password")
 	}

@@ -54,7 +54,7 @@ func validateAnalysisField(f data.AnalysisField, path string, errs *Errors) {
 	p := path + "."
 	switch {
 	case strings.TrimSpace(f.Name) == "":
-		errs.Required(p + "name")
+		errs.NotBlank(p+"name", f.Name)
 	case f.Name == data.AnalysisKeySuccessful || f.Name == data.AnalysisKeySummary:
 		errs.Addf(p+"name", "The %sname field must not be %s: analysis writes it itself (analysis_config.%s).", p, f.Name,
 			map[string]string{data.AnalysisKeySuccessful: "success_criterion", data.AnalysisKeySummary: "summary"}[f.Name])

@@ -45,8 +45,8 @@ func validatePromptConfig(c data.PromptConfig, errs *Errors) {
 		errs.FloatBetween(p+"ai_speak_wait_time", *c.AISpeakWaitTime, MinAISpeakWaitTime, MaxAISpeakWaitTime)
 	}
 	enum(errs, p+"welcome_message_type", c.WelcomeMessageType, "static", "dynamic")
-	if c.WelcomeMessageType == "static" && strings.TrimSpace(c.WelcomeMessage) == "" {
-		errs.RequiredWhen(p+"welcome_message", p+"welcome_message_type is static")
+	if c.WelcomeMessageType == "static" {
+		errs.NotBlankWhen(p+"welcome_message", c.WelcomeMessage, p+"welcome_message_type is static")
 	}
 	errs.MaxLen(p+"welcome_message", c.WelcomeMessage, MaxText)
 	promptVariables(c, errs)
@@ -73,7 +73,7 @@ func validateTTSConfig(c data.TTSConfig, cat *data.Catalog, errs *Errors) {
 	// voice_id: required for elevenlabs and cartesia; rime uses speaker instead.
 	switch {
 	case (elevenlabs || cartesia) && blank(c.VoiceID):
-		errs.RequiredWhen(p+"voice_id", onProvider)
+		errs.NotBlankWhen(p+"voice_id", deref(c.VoiceID), onProvider)
 	case rime && c.VoiceID != nil:
 		errs.Prohibited(p+"voice_id", onProvider+" (rime uses speaker)")
 	case c.VoiceID != nil:
@@ -82,7 +82,7 @@ func validateTTSConfig(c data.TTSConfig, cat *data.Catalog, errs *Errors) {
 	// speaker: rime only, and required there.
 	switch {
 	case rime && blank(c.Speaker):
-		errs.RequiredWhen(p+"speaker", onProvider)
+		errs.NotBlankWhen(p+"speaker", deref(c.Speaker), onProvider)
 	case !rime && c.Speaker != nil:
 		errs.Prohibited(p+"speaker", onProvider+" (speaker is for rime)")
 	case c.Speaker != nil:
@@ -156,6 +156,14 @@ func checkURL(errs *Errors, path, s string) {
 }
 
 func blank(s *string) bool { return s == nil || strings.TrimSpace(*s) == "" }
+
+// deref is *s, "" for nil (a missing field: NotBlankWhen says it is required).
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
 
 // noDuplicates reports each item of list equal to an earlier one, under its index.
 func noDuplicates(errs *Errors, path string, list []string) {

@@ -113,7 +113,7 @@ func llmKnowledgeAndTools(c data.LLMConfig, p string, errs *Errors) {
 func providerString(errs *Errors, path, v string, mine bool, onProvider, notMine string, max int) {
 	switch {
 	case mine && strings.TrimSpace(v) == "":
-		errs.RequiredWhen(path, onProvider)
+		errs.NotBlankWhen(path, v, onProvider)
 	case !mine && v != "":
 		errs.Prohibited(path, notMine)
 	default:
@@ -133,7 +133,7 @@ func validateTool(t *data.Tool, path func() string, errs *Errors) {
 	p := func() string { return path() + "." }
 	isType := func() string { return p() + "type is " + t.Type }
 	if strings.TrimSpace(t.Name) == "" {
-		errs.Required(p() + "name")
+		errs.NotBlank(p()+"name", t.Name)
 	} else {
 		if !validName(t.Name) {
 			errs.Match(p()+"name", t.Name, nameRe, nameForm)
@@ -270,7 +270,7 @@ func validateToolVariable(v data.ToolVariable, path func() string, errs *Errors)
 	p := func() string { return path() + "." }
 	enumAt(errs, p, "type", v.Type, "string", "number", "boolean", "enum")
 	if strings.TrimSpace(v.Name) == "" {
-		errs.Required(p() + "name")
+		errs.NotBlank(p()+"name", v.Name)
 	} else {
 		if !validName(v.Name) {
 			errs.Match(p()+"name", v.Name, nameRe, nameForm)

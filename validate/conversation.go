@@ -62,11 +62,7 @@ func Variables(errs *Errors, path string, vars map[string]any) {
 // characters.
 func ConversationMessage(in data.ConversationMessage) error {
 	var errs Errors
-	if in.Content == "" {
-		errs.Required("content")
-	} else {
-		errs.NotBlank("content", in.Content)
-		errs.MaxLen("content", in.Content, MaxConversationMessage)
-	}
+	errs.NotBlank("content", in.Content)
+	errs.MaxLen("content", in.Content, MaxConversationMessage)
 	return errs.Err()
 }

@@ -80,10 +80,24 @@ func (e *Errors) MaxLen(path, s string, max int) {
 	}
 }
 
-// NotBlank checks that a required string is not empty or only white space.
+// NotBlank checks that a required string is not empty (required) or only white space
+// (blank: it was given, so "required" would mislead), the one message for every blank string.
 func (e *Errors) NotBlank(path, s string) {
-	if strings.TrimSpace(s) == "" {
+	switch {
+	case s == "":
 		e.Required(path)
+	case strings.TrimSpace(s) == "":
+		e.Addf(path, "The %s field must not be blank.", path)
+	}
+}
+
+// NotBlankWhen is NotBlank for a string required only when cond holds (RequiredWhen).
+func (e *Errors) NotBlankWhen(path, s, cond string) {
+	switch {
+	case s == "":
+		e.RequiredWhen(path, cond)
+	case strings.TrimSpace(s) == "":
+		e.Addf(path, "The %s field must not be blank.", path)
 	}
 }
 

@@ -72,7 +72,7 @@ func sources(errs *Errors, texts []data.TextInput, urls []string, checkURL func(
 		p := Index("texts", i)
 		errs.MaxLen(p+".title", t.Title, MaxSourceTitle)
 		if strings.TrimSpace(t.Content) == "" {
-			errs.Required(p + ".content")
+			errs.NotBlank(p+".content", t.Content)
 		} else {
 			errs.MaxLen(p+".content", t.Content, MaxTextContent)
 		}
@@ -80,7 +80,7 @@ func sources(errs *Errors, texts []data.TextInput, urls []string, checkURL func(
 	for i, u := range urls {
 		p := Index("urls", i)
 		if strings.TrimSpace(u) == "" {
-			errs.Required(p)
+			errs.NotBlank(p, u)
 			continue
 		}
 		sourceURL(errs, p, u, checkURL)

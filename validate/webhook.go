@@ -22,7 +22,7 @@ const (
 // connecting, not here.
 func WebhookURL(errs *Errors, path, raw string) {
 	if strings.TrimSpace(raw) == "" {
-		errs.Required(path)
+		errs.NotBlank(path, raw)
 		return
 	}
 	if utf8.RuneCountInString(raw) > MaxWebhookURLLen {
