@@ -243,7 +243,10 @@ func (s *NumberService) UpdateNumber(ctx context.Context, id string, in data.Num
 		}
 		if unchangedSince(before, &next) {
 			n = old
-			return fillNumberAccess(tx, p, n) // nothing changed: no write, no event (unchanged.go)
+			if err := fillNumberAccess(tx, p, n); err != nil {
+				return err
+			}
+			return errNothingToWrite // nothing changed: no write, no event (unchanged.go)
 		}
 		next.UpdatedAt = s.timeNow()
 		if err := tx.PutNumber(&next); err != nil {
