@@ -99,7 +99,7 @@ func (h *Handler) numberChoices(r *http.Request) []any {
 	return res.List()
 }
 
-// dialableNumbers lists the phone numbers p may dial from in a campaign, for the
+// dialableNumbers lists the phone numbers the user may dial from in a campaign, for the
 // campaign form's picker: those the list's access says so of (access.dial, the API's
 // rule of a campaign's number_id, which alone knows the campaigns dialing from each).
 func (h *Handler) dialableNumbers(r *http.Request) []any {
