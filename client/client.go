@@ -31,6 +31,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -457,7 +458,7 @@ func record[T any](res *response) (*T, string, error) {
 		Data *T `json:"data"`
 		// Access is what the caller may do with the record, beside it (knowledge bases
 		// and numbers): kept on the record's Access.
-		Access *data.Access `json:"access"`
+		Access json.RawMessage `json:"access"`
 	}
 	if err := data.DecodeJSON(res.body, &env); err != nil {
 		return nil, "", fmt.Errorf("client: decoding the response: %w", err)
@@ -466,11 +467,15 @@ func record[T any](res *response) (*T, string, error) {
 		return nil, "", errors.New("client: the response has no data")
 	}
 	if env.Access != nil {
+		var err error
 		switch r := any(env.Data).(type) {
 		case *data.KnowledgeBase:
-			r.Access = *env.Access
+			err = data.DecodeJSON(env.Access, &r.Access)
 		case *data.Number:
-			r.Access = *env.Access
+			err = data.DecodeJSON(env.Access, &r.Access)
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("client: decoding the response's access: %w", err)
 		}
 	}
 	return env.Data, res.header.Get("ETag"), nil
@@ -481,9 +486,17 @@ func list[T any](res *response) ([]*T, data.Page, error) {
 	var env struct {
 		Data []*T      `json:"data"`
 		Meta data.Page `json:"meta"`
+		// Access is what the caller may do with each item, by id, beside a list of
+		// numbers: kept on each number's Access.
+		Access map[string]data.NumberAccess `json:"access"`
 	}
 	if err := data.DecodeJSON(res.body, &env); err != nil {
 		return nil, data.Page{}, fmt.Errorf("client: decoding the response: %w", err)
+	}
+	for _, it := range env.Data {
+		if n, ok := any(it).(*data.Number); ok && n != nil {
+			n.Access = env.Access[n.ID]
+		}
 	}
 	return env.Data, env.Meta, nil
 }

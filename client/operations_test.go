@@ -332,13 +332,15 @@ func (tr *tour) numbers(agent *data.Agent) *data.Number {
 	}
 	shownNum, _, err := c.Numbers.Get(ctx, num.ID)
 	check("number show", err)
-	if !shownNum.Access.Write {
-		t.Errorf("number show: the owner may not change it (access %+v)", shownNum.Access)
+	if !shownNum.Access.Write || !shownNum.Access.Dial {
+		t.Errorf("number show: the owner may not change it or dial from it (access %+v)", shownNum.Access)
 	}
 	nums, _, err := c.Numbers.List(ctx, data.NumberFilter{}, data.PageRequest{})
 	check("number list", err)
 	if len(nums) != 1 {
 		t.Errorf("numbers: %d", len(nums))
+	} else if nums[0].Access != shownNum.Access {
+		t.Errorf("number list: access %+v, the show's %+v (the list's access by id kept on each number)", nums[0].Access, shownNum.Access)
 	}
 	return num
 }

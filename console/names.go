@@ -99,23 +99,19 @@ func (h *Handler) numberChoices(r *http.Request) []any {
 	return res.List()
 }
 
-// boundToOthersAgent reports whether number n routes calls of an agent p does not see:
-// such a number is not p's to change, nor to dial from (the API's rule, service
-// visibility.numberWritable; the campaigns dialing from it the API alone knows).
-func boundToOthersAgent(p *data.Principal, n map[string]any) bool {
-	for _, k := range []string{"inbound_agent_id", "outbound_agent_id"} {
-		if id := str(n[k]); id != "" && !p.CanSeeAgent(id) {
-			return true
-		}
+// dialableNumbers lists the phone numbers the user may dial from in a campaign, for the
+// campaign form's picker: those the list's access says so of (access.dial, the API's
+// rule of a campaign's number_id, which alone knows the campaigns dialing from each).
+func (h *Handler) dialableNumbers(r *http.Request) []any {
+	res, err := h.call(r, "GET", "/api/v1/numbers", url.Values{"per_page": {"100"}}, nil)
+	if err != nil {
+		return nil
 	}
-	return false
-}
-
-// dialableNumbers are the numbers of choices p may dial from (boundToOthersAgent).
-func dialableNumbers(p *data.Principal, choices []any) []any {
+	access, _ := res.Body["access"].(map[string]any)
 	out := []any{}
-	for _, it := range choices {
-		if n, _ := it.(map[string]any); !boundToOthersAgent(p, n) {
+	for _, it := range res.List() {
+		n, _ := it.(map[string]any)
+		if a, _ := access[str(n["id"])].(map[string]any); a["dial"] == true {
 			out = append(out, it)
 		}
 	}

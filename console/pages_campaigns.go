@@ -55,7 +55,7 @@ func (h *Handler) renderCampaigns(w http.ResponseWriter, r *http.Request, status
 	agents := h.agentChoices(r)
 	list := res.List()
 	h.render(w, r, status, "campaigns", &view{Title: "Campaigns", Active: "campaigns", Err: relabel(fail, campaignLabels), D: map[string]any{
-		"Campaigns": list, "Pages": pagerOf(r, "cursor", res), "Agents": agents, "Numbers": dialableNumbers(p, h.numberChoices(r)),
+		"Campaigns": list, "Pages": pagerOf(r, "cursor", res), "Agents": agents, "Numbers": h.dialableNumbers(r),
 		"AgentNames": h.agentNames(r, agents, listIDs(list, "agent_id")...), "Form": form,
 		"Days": data.Weekdays, "Outcomes": data.RetryOutcomes,
 		"CanWrite": p.Allows(data.Write(data.ModuleCallHistory)) == nil,

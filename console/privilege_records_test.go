@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/console/internal/testenv"
+	"github.com/voiceapi/voiceapi/internal/testkit"
 )
 
 // consoleAgent is an agent of the console's privilege test and the records it owns, each
@@ -271,6 +273,27 @@ func TestConsoleNumberDialedForAnotherAgentIsNotOffered(t *testing.T) {
 		}
 		if strings.Contains(page, "Bravo line") {
 			t.Errorf("/numbers/%s names the hidden agent", id)
+		}
+	}
+	// Nor does the campaign form offer it to dial from (a create naming it is the API's
+	// 422 on number_id): the form reads the list's access.dial, not the bindings.
+	res := e.Do(s.Client, "GET", "/campaigns", "", nil)
+	if res.Status != http.StatusOK {
+		t.Fatalf("/campaigns: %d", res.Status)
+	}
+	for id, offered := range map[string]bool{ofMine: true, ofOther: false} {
+		if got := strings.Contains(string(res.Body), `value="`+id+`"`); got != offered {
+			t.Errorf("the campaign form offers number %s: %v, want %v", id, got, offered)
+		}
+	}
+	// What it offers the API accepts, and what it leaves out the API refuses.
+	window := map[string]any{"days": []string{"mon"}, "start": "09:00", "end": "17:00"}
+	tok := testkit.APIKey(t, cli.NewServices(e.DB), dev.ID, e.Owner.WorkspaceID)
+	for id, status := range map[string]int{ofMine: http.StatusCreated, ofOther: http.StatusUnprocessableEntity} {
+		got := e.Do(nil, "POST", "/api/v1/campaigns", tok, map[string]any{"name": "Mine " + id, "agent_id": mine.id, "number_id": id,
+			"window": window, "max_concurrent": 1, "recipients": []any{map[string]any{"phone_number": "+14155550499"}}})
+		if got.Status != status {
+			t.Errorf("a campaign dialing from %s: %d %s, want %d", id, got.Status, got.Body, status)
 		}
 	}
 }

@@ -13,6 +13,18 @@ type Access struct {
 	Write bool `json:"write"`
 }
 
+// NumberAccess is Access for a number: what its writes need, and what a campaign's
+// dialing from it needs.
+type NumberAccess struct {
+	// Write is Access.Write.
+	Write bool `json:"write"`
+	// Dial: the caller may start a campaign that dials from the number: its role, modules
+	// and key scopes allow a campaign's create (call_history write), and the number
+	// routes, and an open campaign dials from it for, no agent outside its agent_ids (the
+	// rule Write's agents part is). A campaign's create is still checked when made.
+	Dial bool `json:"dial"`
+}
+
 // AccessAnswer is the top-level member beside a record that says what the caller may do
 // with it, for writing the answer (the server) and keeping it (an Idempotency-Key's claim).
-func AccessAnswer(a Access) map[string]any { return map[string]any{"access": a} }
+func AccessAnswer[A Access | NumberAccess](a A) map[string]any { return map[string]any{"access": a} }

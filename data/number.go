@@ -34,7 +34,7 @@ type Number struct {
 	UpdatedAt Time           `json:"updated_at"`
 	// Access is what the caller who read it may do with it (the service decides,
 	// fillNumberAccess), answered beside the record, never in it.
-	Access Access `json:"-"`
+	Access NumberAccess `json:"-"`
 }
 
 // MarshalJSON shows variables as {} when absent (numbers stored before they existed).

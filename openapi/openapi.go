@@ -327,10 +327,17 @@ func successResponse(g *schemaGen, rt Route, d opDoc) (int, map[string]any) {
 		slices.Sort(required)
 		schema = map[string]any{"type": "object", "required": required, "properties": props}
 	case shapeList:
-		schema = map[string]any{"type": "object", "required": []string{"data", "meta"}, "properties": map[string]any{
+		props := map[string]any{
 			"data": map[string]any{"type": "array", "items": g.schema(reflect.TypeOf(d.Out), modeOut)},
 			"meta": g.ref(reflect.TypeFor[data.Page](), modeOut),
-		}}
+		}
+		required := []string{"data", "meta"}
+		for name, v := range d.ExtraOut {
+			props[name] = g.schema(reflect.TypeOf(v), modeOut)
+			required = append(required, name)
+		}
+		slices.Sort(required)
+		schema = map[string]any{"type": "object", "required": required, "properties": props}
 	case shapeData:
 		schema = map[string]any{"type": "object", "required": []string{"data"}, "properties": map[string]any{
 			"data": g.schema(reflect.TypeOf(d.Out), modeOut),

@@ -284,13 +284,13 @@ var opDocs = map[string]opDoc{
 		Out: data.Event{}, Shape: shapeList, Query: auditFilters},
 
 	// Numbers, call history, analytics, subscription.
-	"GET /api/v1/numbers": {Tag: "Number", Summary: "List numbers", Out: data.Number{}, Shape: shapeList,
-		Description: "The list does not say what the caller may do with each number: its show does, in access.",
+	"GET /api/v1/numbers": {Tag: "Number", Summary: "List numbers", Out: data.Number{}, Shape: shapeList, ExtraOut: accessByID,
+		Description: "Beside the list, access says by number id what the caller may do with each number, as a number's show does.",
 		Query:       []queryParam{strParam("agent_id", "Only numbers bound to this agent, inbound or outbound.")}},
 	"POST /api/v1/numbers": {Tag: "Number", Summary: "Register a number", Body: data.NumberCreate{}, BodyRequired: true,
-		Out: data.Number{}, ExtraOut: accessBeside, Status: http.StatusCreated, Errors: []int{http.StatusConflict}},
-	"GET /api/v1/numbers/{number_id}":    {Tag: "Number", Summary: "Show a number", Out: data.Number{}, ExtraOut: accessBeside},
-	"PUT /api/v1/numbers/{number_id}":    {Tag: "Number", Summary: "Update a number; the phone number itself cannot change", Body: data.NumberUpdate{}, Out: data.Number{}, ExtraOut: accessBeside},
+		Out: data.Number{}, ExtraOut: numberAccessBeside, Status: http.StatusCreated, Errors: []int{http.StatusConflict}},
+	"GET /api/v1/numbers/{number_id}":    {Tag: "Number", Summary: "Show a number", Out: data.Number{}, ExtraOut: numberAccessBeside},
+	"PUT /api/v1/numbers/{number_id}":    {Tag: "Number", Summary: "Update a number; the phone number itself cannot change", Body: data.NumberUpdate{}, Out: data.Number{}, ExtraOut: numberAccessBeside},
 	"DELETE /api/v1/numbers/{number_id}": {Tag: "Number", Summary: "Delete a number of the current workspace", Shape: shapeNone},
 	"GET /api/v1/calls":                  {Tag: "Call History", Summary: "List calls", Out: data.Call{}, Shape: shapeList, Query: callFilters},
 	"POST /api/v1/calls": {Tag: "Call History", Summary: "Register a call (the voice runtime)", Body: data.CallCreate{}, BodyRequired: true,
@@ -357,6 +357,12 @@ var opDocs = map[string]opDoc{
 // accessBeside is the member beside every knowledge base and number a route answers
 // with: what the caller may do with it (data.Access).
 var accessBeside = map[string]any{"access": data.Access{}}
+
+// numberAccessBeside is accessBeside for a number (data.NumberAccess).
+var numberAccessBeside = map[string]any{"access": data.NumberAccess{}}
+
+// accessByID is the member beside a list of numbers: data.NumberAccess by number id.
+var accessByID = map[string]any{"access": map[string]data.NumberAccess{}}
 
 // sourcesMultipart is the multipart form of adding knowledge base sources.
 var sourcesMultipart = map[string]any{

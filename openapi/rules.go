@@ -490,6 +490,10 @@ var fieldRules = map[string]map[string]fieldRule{
 	"Access": {
 		"write": {Description: "The caller may change and delete the record: its role, modules and key scopes allow it, and no agent outside its agent_ids would be acted for (a knowledge base: none uses it, and then its sources may be added, removed and refetched too; a number: none is bound to it nor dials from it in an open campaign). Each write is checked again when made."},
 	},
+	"NumberAccess": {
+		"write": {Description: "The caller may change and delete the number: its role, modules and key scopes allow it, and no agent outside its agent_ids is bound to it nor dials from it in an open campaign. Each write is checked again when made."},
+		"dial":  {Description: "The caller may start a campaign that dials from the number: its role, modules and key scopes allow a campaign's create (call_history write), and no agent outside its agent_ids is bound to it nor dials from it in an open campaign (the rule a campaign's number_id is refused by). The create is checked again when made."},
+	},
 	"KnowledgeEmbeddings": {
 		"status": oneOf(data.EmbeddingsOff, data.EmbeddingsInProgress, data.EmbeddingsReady, data.EmbeddingsFailing),
 		"error":  fieldRule{Description: "The last embedding failure; null once embedding succeeds."},
@@ -537,6 +541,7 @@ var typeDocs = map[string]string{
 	"ImportResult":    "What an import created: the new ids by the document's keys.",
 	"KnowledgeBase":   "A knowledge base and its text, url and file sources (conventions §8).",
 	"Access":          "What the caller may do with the record answered beside it: the caller's, not the record's, so the ETag, events and exports leave it out.",
+	"NumberAccess":    "What the caller may do with the number answered beside it (or, beside a list, with each number, by id): the caller's, not the number's, so the ETag, events and exports leave it out.",
 	"Agent":           "A voice agent: its configuration groups and publication state (conventions §7).",
 	"AgentCreate":     "Body of an agent create: name, and any group to merge into its default.",
 	"AgentUpdate":     "Body of an agent update: each given group is merged into the stored one field by field; a change of provider drops the old provider's fields.",

@@ -36,7 +36,24 @@ func (s *Server) handleNumberList(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	return writeList(w, list, page)
+	// What the caller may do with each number, beside the list as beside one number
+	// (docs/api.md "What a caller may do with a record"), by id.
+	access := make(map[string]data.NumberAccess, len(list))
+	for _, n := range list {
+		access[n.ID] = n.Access
+	}
+	if list == nil {
+		list = []*data.Number{}
+	}
+	writeJSON(w, http.StatusOK, numberListBody{Data: list, Meta: page, Access: access})
+	return nil
+}
+
+// numberListBody is a list of numbers with, beside it, what the caller may do with each.
+type numberListBody struct {
+	Data   []*data.Number               `json:"data"`
+	Meta   data.Page                    `json:"meta"`
+	Access map[string]data.NumberAccess `json:"access"`
 }
 
 // handleNumberCreate: POST /api/v1/numbers — 201.

@@ -143,7 +143,7 @@ func (s *AgentTestService) UpdateAgentTest(ctx context.Context, agentID, id stri
 		}
 		if unchangedSince(before, &next) {
 			out = stored
-			return nil // nothing changed: no write, no event (unchanged.go)
+			return errNothingToWrite // nothing changed: no write, no event (unchanged.go)
 		}
 		next.UpdatedAt = s.timeNow()
 		if err := tx.PutAgentTest(&next); err != nil {

@@ -47,6 +47,9 @@ func (s *AgentService) UpdateAgentJSON(ctx context.Context, id string, in data.A
 	err = s.store.Update(ctx, func(tx Tx) error {
 		var err error
 		done, storedRev, err = s.storeUpdate(ctx, tx, id, rev, prep, &in)
+		if err == nil && done.unchanged {
+			return errNothingToWrite // a concurrent write made it a no-op: commit nothing
+		}
 		return err
 	})
 	if err != nil {

@@ -323,7 +323,7 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 		}
 		if unchangedCall(before, old, next) {
 			c = old
-			return nil // nothing changed: no write, no event, no webhook (unchanged.go)
+			return errNothingToWrite // nothing changed: no write, no event, no webhook (unchanged.go)
 		}
 		c = next
 		return s.storeCallUpdate(ctx, tx, old, next, given, cfg, analyzed)

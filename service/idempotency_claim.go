@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -27,8 +28,18 @@ type claimingStore struct {
 }
 
 // Update implements Store. It is also where every write of a request re-checks the
-// caller's access, first, so that a refused write commits nothing (access_recheck.go).
+// caller's access, first, so that a refused write commits nothing (access_recheck.go),
+// and where an update that found nothing to write (errNothingToWrite) is rolled back
+// rather than committed, and answered as a success.
 func (s claimingStore) Update(ctx context.Context, fn func(tx Tx) error) error {
+	if err := s.update(ctx, fn); !errors.Is(err, errNothingToWrite) {
+		return err
+	}
+	return nil
+}
+
+// update is Update but for errNothingToWrite, which it returns as fn did.
+func (s claimingStore) update(ctx context.Context, fn func(tx Tx) error) error {
 	p := accessToRecheck(ctx)
 	c := data.IdempotencyClaimFrom(ctx)
 	if p == nil && c == nil {

@@ -266,7 +266,7 @@ func (s *KnowledgeBaseService) UpdateKnowledgeBase(ctx context.Context, id strin
 			return err
 		}
 		if !in.Name.Set || in.Name.V == kb.Name {
-			return nil // nothing changed: no write, no event
+			return errNothingToWrite // nothing changed: no write, no event
 		}
 		kb.Name, kb.UpdatedAt = in.Name.V, s.timeNow()
 		if err := tx.PutKnowledgeBase(kb); err != nil {

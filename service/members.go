@@ -355,7 +355,7 @@ func (s *WorkspaceUserService) UpdateWorkspaceUser(ctx context.Context, workspac
 		}
 		if unchangedSince(before, m) {
 			out = current
-			return nil // nothing changed: no write, no event (unchanged.go)
+			return errNothingToWrite // nothing changed: no write, no event (unchanged.go)
 		}
 		m.UpdatedAt = s.timeNow()
 		if err := tx.PutMember(m); err != nil {

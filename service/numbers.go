@@ -86,29 +86,64 @@ func agentsLetNumberChange(tx Tx, p *data.Principal, n *data.Number) (bool, erro
 	if v.allAgents() {
 		return true, nil
 	}
-	open, err := tx.OpenCampaigns(n.WorkspaceID)
+	dialing, err := openCampaignsByNumber(tx, n.WorkspaceID)
 	if err != nil {
 		return false, err
 	}
-	var dialing []*data.Campaign
-	for _, c := range open {
-		if c.NumberID == n.ID && !data.CampaignFinal(c.Status) {
-			dialing = append(dialing, c)
-		}
-	}
-	return v.numberWritable(n, dialing), nil
+	return v.numberWritable(n, dialing[n.ID]), nil
 }
 
-// fillNumberAccess sets n.Access to what p may do with it, by the rules its writes are
-// refused by: the route's requirement (role, module, key scope) and checkNumberWritable.
-func fillNumberAccess(tx Tx, p *data.Principal, n *data.Number) error {
-	if p.Allows(data.Write(data.ModulePhoneNumbers)) != nil {
-		n.Access = data.Access{}
-		return nil
+// openCampaignsByNumber reads the workspace's open campaigns once, by the number each
+// dials from: what numberWritable weighs for one number or a page of them.
+func openCampaignsByNumber(tx Tx, ws string) (map[string][]*data.Campaign, error) {
+	open, err := tx.OpenCampaigns(ws)
+	if err != nil {
+		return nil, err
 	}
+	dialing := map[string][]*data.Campaign{}
+	for _, c := range open {
+		if !data.CampaignFinal(c.Status) {
+			dialing[c.NumberID] = append(dialing[c.NumberID], c)
+		}
+	}
+	return dialing, nil
+}
+
+// numberAccess is what p may do with n once the agents' verdict (agentsLetNumberChange)
+// is known: change it (checkNumberWritable, under the number routes' requirement) and
+// dial from it in a campaign (numberUsable, under the campaign create's requirement:
+// call_history write).
+func numberAccess(p *data.Principal, agentsAllow bool) data.NumberAccess {
+	return data.NumberAccess{
+		Write: agentsAllow && p.Allows(data.Write(data.ModulePhoneNumbers)) == nil,
+		Dial:  agentsAllow && p.Allows(data.Write(data.ModuleCallHistory)) == nil,
+	}
+}
+
+// fillNumberAccess sets n.Access to what p may do with it, by the rules its writes and
+// a campaign's dialing from it are refused by (numberAccess).
+func fillNumberAccess(tx Tx, p *data.Principal, n *data.Number) error {
 	ok, err := agentsLetNumberChange(tx, p, n)
-	n.Access = data.Access{Write: ok}
+	n.Access = numberAccess(p, ok)
 	return err
+}
+
+// fillNumbersAccess is fillNumberAccess for a page of numbers of p's workspace, in a
+// bounded number of reads: the open campaigns once for the page (none for a caller who
+// sees every agent), whatever its size.
+func fillNumbersAccess(tx Tx, p *data.Principal, list []*data.Number) error {
+	v := visibilityOf(p)
+	var dialing map[string][]*data.Campaign
+	if !v.allAgents() && len(list) > 0 {
+		var err error
+		if dialing, err = openCampaignsByNumber(tx, p.WorkspaceID); err != nil {
+			return err
+		}
+	}
+	for _, n := range list {
+		n.Access = numberAccess(p, v.numberWritable(n, dialing[n.ID]))
+	}
+	return nil
 }
 
 // givenBinding is the agent a number's update binds, nil when the update leaves the
@@ -130,8 +165,10 @@ func (s *NumberService) ListNumbers(ctx context.Context, f data.NumberFilter, re
 	var page data.Page
 	err = s.store.View(ctx, func(tx Tx) error {
 		var err error
-		list, page, err = tx.Numbers(p.WorkspaceID, f, req)
-		return err
+		if list, page, err = tx.Numbers(p.WorkspaceID, f, req); err != nil {
+			return err
+		}
+		return fillNumbersAccess(tx, p, list)
 	})
 	return list, page, err
 }
@@ -243,7 +280,10 @@ func (s *NumberService) UpdateNumber(ctx context.Context, id string, in data.Num
 		}
 		if unchangedSince(before, &next) {
 			n = old
-			return fillNumberAccess(tx, p, n) // nothing changed: no write, no event (unchanged.go)
+			if err := fillNumberAccess(tx, p, n); err != nil {
+				return err
+			}
+			return errNothingToWrite // nothing changed: no write, no event (unchanged.go)
 		}
 		next.UpdatedAt = s.timeNow()
 		if err := tx.PutNumber(&next); err != nil {

@@ -58,7 +58,7 @@ func (s *PriceTableService) SetPriceTable(ctx context.Context, in data.PriceTabl
 		}
 		if next := priceTableOf(in, current.UpdatedAt); unchangedSince(storedSnapshot(current), next) {
 			out = current
-			return nil // nothing changed: no write, no event (unchanged.go)
+			return errNothingToWrite // nothing changed: no write, no event (unchanged.go)
 		}
 		out, err = s.storePriceTable(ctx, tx, p.WorkspaceID, in)
 		return err

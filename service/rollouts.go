@@ -128,7 +128,7 @@ func (s *RolloutService) SetRollout(ctx context.Context, agentID string, in data
 		// The same weights keep every slot, so an unchanged record is an unchanged map.
 		if old != nil && unchangedRollout(&old.Rollout, &r.Rollout) {
 			r = old
-			return nil // nothing changed: no write, no event (unchanged.go)
+			return errNothingToWrite // nothing changed: no write, no event (unchanged.go)
 		}
 		if err := tx.PutRollout(r); err != nil {
 			return err

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -16,11 +17,20 @@ type Store interface {
 	// Update runs fn in a read-write transaction: what fn writes commits together,
 	// durably (fsynced) before Update returns nil, or not at all. fn may run more than
 	// once (a shared commit retries a failed member alone), so it must only touch tx.
+	// When fn returns an error nothing it wrote is kept: the transaction is rolled back,
+	// not committed (errNothingToWrite relies on that).
 	Update(ctx context.Context, fn func(tx Tx) error) error
 	// SourceFiles keeps the files of knowledge base sources, outside transactions.
 	SourceFiles
 	KeyUseRecorder
 }
+
+// errNothingToWrite is what an update's transaction function returns once it finds the
+// request changes nothing (unchanged.go), having set its answer and written nothing: the
+// store rolls the transaction back, as for any error, so a no-op commits nothing (on
+// bbolt no meta page written, no fsync), and the services' store (claimingStore.Update)
+// answers it as a success. It never leaves the service package.
+var errNothingToWrite = errors.New("service: nothing to write")
 
 // SharedStore is a store that several processes may write at once (PostgreSQL replicas),
 // which coordination then has to go through: webhook claims are leased in storage.

@@ -97,7 +97,7 @@ func (s *UserService) UpdateMe(ctx context.Context, in data.UserUpdate) (*data.U
 		}
 		if unchangedSince(before, u) {
 			out = current
-			return nil // nothing changed: no write (unchanged.go)
+			return errNothingToWrite // nothing changed: no write (unchanged.go)
 		}
 		u.UpdatedAt = s.timeNow()
 		if err := tx.PutUser(u); err != nil {

@@ -220,7 +220,7 @@ func (s *WebhookService) change(ctx context.Context, id, event string, apply fun
 		}
 		if unchangedSince(before, w) {
 			out = publicWebhook(w)
-			return nil // nothing changed: no write, no event (unchanged.go)
+			return errNothingToWrite // nothing changed: no write, no event (unchanged.go)
 		}
 		w.UpdatedAt = s.timeNow()
 		out = publicWebhook(w)

@@ -162,7 +162,7 @@ func (s *WorkspaceService) UpdateWorkspace(ctx context.Context, id string, in da
 		}
 		if unchangedSince(before, w) {
 			out = current
-			return nil // nothing changed: no write, no event, nothing to embed again (unchanged.go)
+			return errNothingToWrite // nothing changed: no write, no event, nothing to embed again (unchanged.go)
 		}
 		w.UpdatedAt = s.timeNow()
 		if err := tx.PutWorkspace(w); err != nil {
