@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 22
+const schemaVersion = 26
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -363,6 +363,16 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// cuts it to its claim; filled here (indexIdempotencyByAgent). An older binary would
 	// keep new ones unlisted, so the version keeps it out.
 	indexIdempotencyByAgent,
+	// 22 → 23, 23 → 24, 24 → 25: numbers given to other branches; nothing here. Merging
+	// one puts its step in its place.
+	func(*bbolt.Tx) error { return nil },
+	func(*bbolt.Tx) error { return nil },
+	func(*bbolt.Tx) error { return nil },
+	// 25 → 26: conversations are listed by workspace and by agent with their status
+	// (conversations_list.go), for GET /api/v1/conversations; filled here from the stored
+	// conversations (listConversationsOfStore). An older binary would start, end and
+	// delete conversations without their entries, so the version keeps it out.
+	listConversationsOfStore,
 }
 
 // migrate runs the migrations from the stored version up to schemaVersion and returns
