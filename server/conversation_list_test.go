@@ -106,6 +106,15 @@ func TestConversationList(t *testing.T) {
 	if got := list(stranger.Token, ""); len(got) != 0 {
 		t.Errorf("another workspace lists %v", got)
 	}
+	// An agent's delete keeps its conversations (docs/conversations.md, "After the end"):
+	// the list shows what the show route shows.
+	testkit.Expect(t, e.Do("DELETE", "/api/v1/agents/"+b, e.tok, nil), 204)
+	for _, id := range []string{b1, b2} {
+		testkit.Expect(t, e.Do("GET", "/api/v1/conversations/"+id, e.tok, nil), 200)
+	}
+	if got := list(e.tok, "agent_id="+b); !sameIDs(got, []string{b2, b1}) {
+		t.Errorf("a deleted agent's conversations, which the show route shows: listed %v", got)
+	}
 }
 
 // TestConversationListAccess: the list follows the show route's rule: a member or a key
