@@ -122,6 +122,11 @@ func (t tx) putConversation(old, c *data.StoredConversation, items []data.Conver
 			return err
 		}
 	}
+	if old == nil || old.Status != c.Status {
+		if err := listConversation(t.b, c); err != nil {
+			return err
+		}
+	}
 	rec := *c
 	rec.Messages = nil // the items are stored apart
 	return putJSON(t.b.Bucket(bucketConversations), []byte(c.ID), &rec)
@@ -247,6 +252,9 @@ func (t tx) DeleteConversation(id string) error {
 	if err := indexDelete(t.b.Bucket(bucketConversationsByWS), c.WorkspaceID, id); err != nil {
 		return err
 	}
+	if err := unlistConversation(t.b, &c); err != nil {
+		return err
+	}
 	return indexDelete(t.b.Bucket(bucketConversationsOpen), c.WorkspaceID, id)
 }
 
@@ -326,6 +334,9 @@ func deleteWorkspaceConversations(tx *bbolt.Tx, ws string) error {
 		if err := deleteConversationKeptResponses(tx, id); err != nil {
 			return err
 		}
+	}
+	if err := unlistWorkspaceConversations(tx, ws); err != nil {
+		return err
 	}
 	for _, b := range [][]byte{bucketConversationsOpen, bucketConversationsToRedact} {
 		if err := deletePrefix(tx.Bucket(b), indexKey(ws, "")); err != nil {

@@ -14,3 +14,7 @@ func BenchmarkConversationRead(b *testing.B) { storetest.BenchConversationRead(b
 // BenchmarkOpenConversations: the count of a start at the bound on open conversations
 // (docs/performance.md, "The bound on open conversations").
 func BenchmarkOpenConversations(b *testing.B) { storetest.BenchOpenConversations(b, testkit.OpenStore) }
+
+// BenchmarkConversationList: the first page of GET /api/v1/conversations at 1,000 and
+// 20,000 conversations (docs/performance.md, "The conversation list").
+func BenchmarkConversationList(b *testing.B) { storetest.BenchConversationList(b, testkit.OpenStore) }

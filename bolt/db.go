@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 24
+const schemaVersion = 25
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -375,6 +375,11 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// they go with their token as before, or expire within the day. An older binary would
 	// keep new ones unlisted, so the version keeps it out.
 	func(*bbolt.Tx) error { return nil },
+	// 24 → 25: conversations are listed by workspace and by agent with their status
+	// (conversations_list.go), for GET /api/v1/conversations; filled here from the stored
+	// conversations (listConversationsOfStore). An older binary would start, end and
+	// delete conversations without their entries, so the version keeps it out.
+	listConversationsOfStore,
 }
 
 // migrate runs the migrations from the stored version up to schemaVersion and returns

@@ -81,8 +81,8 @@ func TestUpgradeKeepsOlderAnswersUnlistedByWorkspace(t *testing.T) {
 	}
 	db = asOlderFile(t, db, dir, opts, 22, bucketIdempotencyByWorkspace)
 	defer db.Close()
-	if v, err := db.SchemaVersion(); err != nil || v != 24 {
-		t.Fatalf("schema version %d, %v; want 24", v, err)
+	if v, err := db.SchemaVersion(); err != nil || v != schemaVersion {
+		t.Fatalf("schema version %d, %v; want %d", v, err, schemaVersion)
 	}
 	if err := db.Update(context.Background(), func(tx service.Tx) error {
 		return tx.PutIdempotentResponse(7, "after", &data.IdempotentResponse{Status: 201, Body: []byte("after"), CreatedAt: at, WorkspaceID: ws})

@@ -17,7 +17,7 @@ import (
 
 // lifecycleDocs names the page that documents each command talking to a running server.
 var lifecycleDocs = map[string]string{
-	"chat": "conversations.md", "test": "testing-agents.md", "publish": "testing-agents.md",
+	"chat": "conversations.md", "conversation": "conversations.md", "test": "testing-agents.md", "publish": "testing-agents.md",
 	"plan": "agents-as-code.md", "apply": "agents-as-code.md", "pull": "agents-as-code.md",
 	"calls analyze": "analysis.md", "calls backfill": "analysis.md", "calls export": "calls.md",
 	"campaign": "campaigns.md", "suppressions": "campaigns.md", "jobs": "jobs.md", "kb eval": "knowledge-bases.md",

@@ -55,7 +55,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewStatsCommand(), NewCompactCommand(), NewMigrateCommand(),
 		NewVersionCommand(),
 		NewPlanCommand(), NewApplyCommand(), NewPullCommand(),
-		NewCallsCommand(), NewChatCommand(), NewTestCommand(), NewPublishCommand(), NewCampaignCommand(), NewSuppressionsCommand(),
+		NewCallsCommand(), NewChatCommand(), NewConversationCommand(), NewTestCommand(), NewPublishCommand(), NewCampaignCommand(), NewSuppressionsCommand(),
 		NewKBCommand(), NewJobsCommand(), NewAgentCommand(),
 	)
 	refuseUnknownSubcommands(root)

@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -19,6 +21,30 @@ type ConversationsService struct{ c *Client }
 func (s *ConversationsService) Start(ctx context.Context, agentID string, in data.ConversationStart, opts ...RequestOption) (*data.Conversation, error) {
 	c, _, err := sendRecord[data.Conversation](ctx, s.c, "conversationStart", []string{agentID}, in, opts)
 	return c, err
+}
+
+// List returns one page of the conversations the filter selects, newest first, without
+// their messages (Get has them).
+func (s *ConversationsService) List(ctx context.Context, f data.ConversationFilter, p data.PageRequest, opts ...RequestOption) ([]*data.ConversationSummary, data.Page, error) {
+	q := url.Values{}
+	if f.AgentID != "" {
+		q.Set("agent_id", f.AgentID)
+	}
+	if f.Status != "" {
+		q.Set("status", f.Status)
+	}
+	res, err := s.c.do(ctx, request{op: "conversationList", query: pageQuery(q, p), opts: opts})
+	if err != nil {
+		return nil, data.Page{}, err
+	}
+	return list[data.ConversationSummary](res)
+}
+
+// All iterates over every conversation the filter selects.
+func (s *ConversationsService) All(ctx context.Context, f data.ConversationFilter, opts ...RequestOption) iter.Seq2[*data.ConversationSummary, error] {
+	return all(ctx, s.c, func(ctx context.Context, p data.PageRequest) ([]*data.ConversationSummary, data.Page, error) {
+		return s.List(ctx, f, p, opts...)
+	})
 }
 
 // Get returns a conversation with its messages.

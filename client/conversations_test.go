@@ -64,6 +64,15 @@ func (tr *tour) conversations() {
 	if len(got.Messages) != 9 {
 		t.Errorf("messages = %d", len(got.Messages))
 	}
+	// The list: the conversation, active, without its messages; by agent and status.
+	listed, page, err := c.Conversations.List(ctx, data.ConversationFilter{AgentID: agent.ID, Status: data.ConversationActive}, data.PageRequest{PerPage: 1})
+	check("conversation list", err)
+	if len(listed) != 1 || listed[0].ID != conv.ID || listed[0].AgentTurns != got.AgentTurns || page.PerPage != 1 {
+		t.Errorf("listed %+v, page %+v", listed, page)
+	}
+	if ended, err := client.Collect(c.Conversations.All(ctx, data.ConversationFilter{AgentID: agent.ID, Status: data.ConversationEnded})); err != nil || len(ended) != 0 {
+		t.Errorf("ended ones before the end: %v, %v", ended, err)
+	}
 	tr.s.model.Queue(llmtest.Fail(500, "down"))
 	_, err = c.Conversations.SendStream(ctx, conv.ID, "four", data.ConversationObserver{})
 	if e := mustErr(t, err, 502); e.Code != data.EPROVIDER {
@@ -82,5 +91,10 @@ func (tr *tour) conversations() {
 	check("conversation end", err)
 	if call.Direction != data.DirectionWeb || *call.DisconnectionReason != data.EndUserEnded || len(call.Transcript) != 9 {
 		t.Errorf("call = %+v", call)
+	}
+	ended, err := client.Collect(c.Conversations.All(ctx, data.ConversationFilter{Status: data.ConversationEnded}))
+	check("ended conversations", err)
+	if len(ended) != 1 || ended[0].ID != conv.ID || ended[0].CallID == nil || *ended[0].CallID != call.ID {
+		t.Errorf("ended conversations = %+v", ended)
 	}
 }

@@ -119,6 +119,7 @@ var operations = map[string]operation{
 	"publishGate":       {"GET", "/api/v1/agents/{agent_id}/publish-gate", "TestRuns.PublishGate", false},
 
 	"conversationStart":   {"POST", "/api/v1/agents/{agent_id}/conversations", "Conversations.Start", true},
+	"conversationList":    {"GET", "/api/v1/conversations", "Conversations.List", false},
 	"conversationShow":    {"GET", "/api/v1/conversations/{conversation_id}", "Conversations.Get", false},
 	"conversationMessage": {"POST", "/api/v1/conversations/{conversation_id}/messages", "Conversations.Send", true},
 	"conversationEnd":     {"POST", "/api/v1/conversations/{conversation_id}/end", "Conversations.End", false},

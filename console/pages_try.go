@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 
 	"github.com/voiceapi/voiceapi/conversation"
 	"github.com/voiceapi/voiceapi/data"
@@ -24,10 +25,20 @@ type tryPanel struct {
 	// Variables are the {{variables}} the draft's configuration uses, built-ins aside: a
 	// field each, so a conversation can start.
 	Variables []string
+	// Conversations are the agent's newest conversations (tryListSize, from
+	// GET /api/v1/conversations, so the caller sees those the API lists it), without
+	// their messages: an active one can be resumed in the panel.
+	Conversations []any
+	// MoreConversations tells there are older ones than those listed.
+	MoreConversations bool
 	// EndReasons name each way a conversation ends in words, for try.js to say how one
 	// ended ("Caller ended", not the API's user_ended).
 	EndReasons map[string]string
 }
+
+// tryListSize is how many of the agent's conversations the panel lists, newest first;
+// `voiceapi conversation list --agent` and the API list them all.
+const tryListSize = 10
 
 // conversationEndReasons are the disconnection reasons a conversation ends with (data, conventions §21).
 var conversationEndReasons = []string{data.EndUserEnded, data.EndAgentEnded, data.EndTransferred, data.EndMaxTurns, data.EndExpired}
@@ -47,6 +58,10 @@ func (h *Handler) agentTry(w http.ResponseWriter, r *http.Request) {
 		d.Live = int(v)
 	}
 	d.Variables = agentVariables(a)
+	// The list is a help, not the panel: a failure to read it leaves the panel whole.
+	if list, err := h.call(r, "GET", "/api/v1/conversations", url.Values{"agent_id": {id}, "per_page": {strconv.Itoa(tryListSize)}}, nil); err == nil {
+		d.Conversations, d.MoreConversations = list.List(), list.NextCursor() != ""
+	}
 	d.EndReasons = map[string]string{}
 	for _, reason := range conversationEndReasons {
 		d.EndReasons[reason] = label(reason)

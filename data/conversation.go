@@ -68,6 +68,38 @@ type Conversation struct {
 	EndedAt   *Time   `json:"ended_at"`
 }
 
+// ConversationFilter selects the conversations of GET /api/v1/conversations: of one
+// agent, in one status; "" selects any.
+type ConversationFilter struct {
+	AgentID string
+	Status  string
+}
+
+// ConversationSummary is a conversation as a list shows it: the record without its
+// messages, so that a page stays small (the show route has them).
+type ConversationSummary struct {
+	ID                  string         `json:"id"`
+	WorkspaceID         string         `json:"workspace_id"`
+	AgentID             string         `json:"agent_id"`
+	AgentVersion        *int           `json:"agent_version"`
+	Status              string         `json:"status"`
+	Variables           map[string]any `json:"variables"`
+	Usage               TokenUsage     `json:"usage"`
+	AgentTurns          int            `json:"agent_turns"`
+	DisconnectionReason *string        `json:"disconnection_reason"`
+	CallID              *string        `json:"call_id"`
+	CreatedAt           Time           `json:"created_at"`
+	UpdatedAt           Time           `json:"updated_at"`
+	EndedAt             *Time          `json:"ended_at"`
+}
+
+// Summary is c without its messages.
+func (c *Conversation) Summary() *ConversationSummary {
+	return &ConversationSummary{ID: c.ID, WorkspaceID: c.WorkspaceID, AgentID: c.AgentID, AgentVersion: c.AgentVersion,
+		Status: c.Status, Variables: c.Variables, Usage: c.Usage, AgentTurns: c.AgentTurns,
+		DisconnectionReason: c.DisconnectionReason, CallID: c.CallID, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt, EndedAt: c.EndedAt}
+}
+
 // StoredConversation is a conversation as storage keeps it: the record without its
 // messages (stored apart, appended turn by turn), the caller who started it and the
 // lease of the message being answered.
@@ -197,6 +229,10 @@ type ConversationService interface {
 	StartConversation(ctx context.Context, agentID string, in ConversationStart, obs ConversationObserver) (*Conversation, error)
 	// Conversation returns one conversation with its messages. Errors: not_found.
 	Conversation(ctx context.Context, id string) (*Conversation, error)
+	// ListConversations returns one newest-first page of the conversations f selects
+	// that the caller may see (the rule of Conversation), without their messages.
+	// Errors: validation_failed (the filters, the page).
+	ListConversations(ctx context.Context, f ConversationFilter, req PageRequest) ([]*ConversationSummary, Page, error)
 	// SendMessage adds a user message and returns the turn: the items it added (the
 	// message, the agent's replies, the tools' results) and whether it ended the
 	// conversation. Nothing is stored when it fails. Errors:

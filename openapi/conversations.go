@@ -46,6 +46,13 @@ func init() {
 			"503 when the server has no language model client. See docs/conversations.md.",
 		Body: data.ConversationStart{}, Out: data.Conversation{}, Status: http.StatusCreated,
 		Errors: append([]int{http.StatusConflict}, provider...)}
+	opDocs["GET /api/v1/conversations"] = opDoc{Tag: tag, Summary: "List conversations, without their messages", Out: data.ConversationSummary{}, Shape: shapeList,
+		Query: []queryParam{
+			{"agent_id", "Only this agent's conversations.", map[string]any{"type": "string"}},
+			{"status", "Only conversations in this status.", map[string]any{"type": "string", "enum": validate.ConversationStatuses}},
+		},
+		Description: "The workspace's conversations with the agents the caller may see, drafts' included, newest first, each without its " +
+			"messages (the show route has them). Ended ones are also web calls (GET /api/v1/calls?direction=web). See docs/conversations.md."}
 	opDocs["GET /api/v1/conversations/{conversation_id}"] = opDoc{Tag: tag, Summary: "Show a conversation with its messages", Out: data.Conversation{}}
 	opDocs["POST /api/v1/conversations/{conversation_id}/messages"] = opDoc{Tag: tag, Summary: "Send a message and get the agent's reply",
 		Description: "200 with the turn: the items it added (the user's message, each model reply, each tool's result) and the conversation's status " +
@@ -75,12 +82,14 @@ func init() {
 		"disconnection_reason": oneOf(data.EndUserEnded, data.EndAgentEnded, data.EndTransferred, data.EndMaxTurns, data.EndExpired),
 		"call_id":              {Description: "The call the conversation became once ended."},
 	}
+	fieldRules["ConversationSummary"] = fieldRules["Conversation"]
 	fieldRules["ConversationItem"] = map[string]fieldRule{
 		"role":      oneOf(data.ItemAgent, data.ItemUser, data.ItemTool),
 		"tool_call": {Description: "On tool items: the call the model made and its result."},
 		"knowledge": {Nullable: true, Description: "On the first agent item of a turn whose agent has knowledge bases: the chunks retrieved for the user's message; null on every other item."},
 	}
 	typeDocs["Conversation"] = "A text conversation with an agent (conventions §21)."
+	typeDocs["ConversationSummary"] = "A conversation as a list shows it: without its messages."
 	typeDocs["ConversationItem"] = "One message: the user's, the agent's (one model reply; empty when it only called tools) or a tool's result."
 	typeDocs["ConversationTurn"] = "What a message added, and the conversation's status after it."
 }

@@ -18,3 +18,9 @@ func BenchmarkConversationRead(b *testing.B) {
 func BenchmarkOpenConversations(b *testing.B) {
 	storetest.BenchOpenConversations(b, testkit.OpenPostgresStore)
 }
+
+// BenchmarkConversationList: the first page of GET /api/v1/conversations at 1,000 and
+// 20,000 conversations (docs/performance.md, "The conversation list").
+func BenchmarkConversationList(b *testing.B) {
+	storetest.BenchConversationList(b, testkit.OpenPostgresStore)
+}

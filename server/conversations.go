@@ -10,6 +10,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/validate"
 )
 
 // conversationNeed gates conversations: data.ConversationNeed, the rule the service's
@@ -23,6 +24,7 @@ const conversationAnswerTime = data.ConversationAnswerLimit + 30*time.Second
 func (s *Server) conversationRoutes() []route {
 	return []route{
 		{Method: "POST", Path: "/api/v1/agents/{agent_id}/conversations", Need: conversationNeed, Idempotent: true, handle: s.handleConversationStart, legacyRecheck: s.recheckAgentPath},
+		{Method: "GET", Path: "/api/v1/conversations", Need: conversationNeed, handle: s.handleConversationList},
 		{Method: "GET", Path: "/api/v1/conversations/{conversation_id}", Need: conversationNeed, handle: s.handleConversationShow},
 		{Method: "POST", Path: "/api/v1/conversations/{conversation_id}/messages", Need: conversationNeed, Idempotent: true, Streams: true,
 			handle: s.handleConversationMessage, legacyRecheck: s.recheckConversation},
@@ -53,6 +55,20 @@ func (s *Server) handleConversationStart(w http.ResponseWriter, r *http.Request)
 		return err
 	}
 	return writeRecord(w, http.StatusCreated, c, nil)
+}
+
+// handleConversationList: GET /api/v1/conversations?agent_id=&status= — the
+// conversations without their messages. The parameters' faults go to the service, which
+// adds its own in one 422.
+func (s *Server) handleConversationList(w http.ResponseWriter, r *http.Request) error {
+	req, pageErr := pageRequest(r)
+	f, filterErr := validate.ConversationFilterParams(r.URL.Query())
+	ctx := data.WithInputFaults(r.Context(), validate.Combine(pageErr, filterErr))
+	list, page, err := s.svc.Conversations.ListConversations(ctx, f, req)
+	if err != nil {
+		return err
+	}
+	return writeList(w, list, page)
 }
 
 // handleConversationShow: GET /api/v1/conversations/{conversation_id}.

@@ -256,6 +256,14 @@ func (e *streamEnv) checkAgentRecords(t *testing.T, r reader, rec *agentRecords)
 	for id, a := range rec.convs {
 		e.readAs(t, r, "/api/v1/conversations/"+id, ruleStatus(convGate, r.seesAgent(a)))
 	}
+	// The list shows exactly the conversations the show route shows, by the same rule.
+	var wantConvs []string
+	for id, a := range rec.convs {
+		if r.seesAgent(a) {
+			wantConvs = append(wantConvs, id)
+		}
+	}
+	e.checkIDs(t, r, "GET /conversations", "/api/v1/conversations?per_page=100", convGate, wantConvs)
 	// A job shows to whoever holds its module and sees its agent; to anyone else it is
 	// not found, as another workspace's (docs/api.md, "Background work").
 	for id, j := range rec.jobs {

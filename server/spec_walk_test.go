@@ -1,12 +1,16 @@
 package server_test
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // TestSpecEveryListWalksBothWays: a cursor is "taken from meta.next_cursor or
@@ -79,6 +83,21 @@ func fillEveryList(t *testing.T, e *startEnv) map[string]string {
 		ids["{campaign_id}"] = post("/api/v1/campaigns", map[string]any{"name": "Walk", "agent_id": e.agent, "number_id": e.number,
 			"window": everyDay, "max_concurrent": 1, "recipients": []any{map[string]any{"phone_number": "+14155550601"},
 				map[string]any{"phone_number": "+14155550602"}, map[string]any{"phone_number": "+14155550603"}}}, 201)["id"].(string)
+	}
+	// Three conversations, stored as a start stores them (the server here has no model
+	// client, which a start needs).
+	gen, at := data.NewIDGen(), data.NewTime(time.Now())
+	if err := e.Store.Update(context.Background(), func(tx service.Tx) error {
+		for range 3 {
+			c := &data.StoredConversation{Conversation: data.Conversation{ID: gen.New(data.PrefixConversation), WorkspaceID: e.ws,
+				AgentID: e.agent, Status: data.ConversationActive, CreatedAt: at, UpdatedAt: at}, StartedBy: e.Owner.ID}
+			if err := tx.InsertConversation(c, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	for range 3 { // runs are listed once queued, whatever their model then answers
 		post("/api/v1/agents/"+e.agent+"/test-runs", map[string]any{}, 202)

@@ -301,6 +301,34 @@ func (s *ConversationService) Conversation(ctx context.Context, id string) (*dat
 	return c, err
 }
 
+// ListConversations implements data.ConversationService: the rule of Conversation
+// (loadConversation), in storage's selection: the caller's workspace, the agents it may
+// see. A draft's conversations are listed as the show route shows them.
+func (s *ConversationService) ListConversations(ctx context.Context, f data.ConversationFilter, req data.PageRequest) ([]*data.ConversationSummary, data.Page, error) {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return nil, data.Page{}, err
+	}
+	if err := checkInput(ctx, validate.ConversationFilter(f)); err != nil {
+		return nil, data.Page{}, err
+	}
+	var agents []string
+	if !visibilityOf(p).allAgents() {
+		agents = p.AgentIDs
+	}
+	var list []*data.ConversationSummary
+	var page data.Page
+	err = s.store.View(ctx, func(tx Tx) error {
+		stored, pg, err := tx.ListConversations(p.WorkspaceID, f, agents, req)
+		list, page = make([]*data.ConversationSummary, 0, len(stored)), pg
+		for _, c := range stored {
+			list = append(list, c.Summary())
+		}
+		return err
+	})
+	return list, page, err
+}
+
 // EndConversation implements data.ConversationService.
 func (s *ConversationService) EndConversation(ctx context.Context, id string) (*data.Call, error) {
 	p, err := workspaceCaller(ctx)

@@ -16,6 +16,11 @@ type ConversationTx interface {
 	// Conversation returns the conversation with id in any workspace, without its items
 	// (Messages nil), nil when there is none.
 	Conversation(id string) (*data.StoredConversation, error)
+	// ListConversations returns one newest-first page of the workspace's conversations
+	// that f selects, without their items; agentIDs, when not nil, keeps those of these
+	// agents only. From indexes by workspace and by agent (never a read of every
+	// conversation); a deleted one is gone from them in its delete's transaction.
+	ListConversations(workspaceID string, f data.ConversationFilter, agentIDs []string, req data.PageRequest) ([]*data.StoredConversation, data.Page, error)
 	// ConversationItems returns the conversation's items, oldest first.
 	ConversationItems(id string) ([]data.ConversationItem, error)
 	// InsertConversation stores a new conversation and its first items (c.Items of them).

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"encoding/json"
+	"net/url"
 	"sort"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -64,5 +65,33 @@ func ConversationMessage(in data.ConversationMessage) error {
 	var errs Errors
 	errs.NotBlank("content", in.Content)
 	errs.MaxLen("content", in.Content, MaxConversationMessage)
+	return errs.Err()
+}
+
+// ConversationStatuses are the values of a conversation list's status filter.
+var ConversationStatuses = []string{data.ConversationActive, data.ConversationEnded}
+
+// ConversationFilterParams reads the filters of GET /api/v1/conversations, naming every
+// bad parameter; one given empty is refused, as the other lists' are (read as absent,
+// it would widen the list unseen).
+func ConversationFilterParams(q url.Values) (data.ConversationFilter, error) {
+	var errs Errors
+	f := data.ConversationFilter{
+		AgentID: idParam(&errs, q, "agent_id", data.PrefixAgent, "an agent"),
+		Status:  enumParam(&errs, q, "status", ConversationStatuses),
+	}
+	return f, errs.Err()
+}
+
+// ConversationFilter checks a conversation list's filters (a caller of the service that
+// did not read them from a query: the console, tests).
+func ConversationFilter(f data.ConversationFilter) error {
+	var errs Errors
+	if f.AgentID != "" && !data.ValidID(data.PrefixAgent, f.AgentID) {
+		errs.Add("agent_id", "The agent_id parameter must be the id of an agent.")
+	}
+	if f.Status != "" {
+		errs.OneOf("status", f.Status, ConversationStatuses...)
+	}
 	return errs.Err()
 }

@@ -128,15 +128,35 @@
     showError(panel, "");
     api("POST", "/api/v1/agents/" + encodeURIComponent(panel.dataset.agentId) + "/conversations", body).then(function (res) {
       if (!res.ok) return failure(res).then(function (m) { showError(panel, m); });
-      return res.text().then(parseFrame).then(function (j) {
-        panel.dataset.conversation = j.data.id;
-        form.hidden = true;
-        log(panel).textContent = "";
-        panel.querySelector("[data-try-chat]").hidden = false;
-        render(panel, j.data.messages);
-        panel.querySelector("[data-try-input]").focus();
-      });
+      return res.text().then(parseFrame).then(function (j) { openConversation(panel, j.data); });
     }, function () { showError(panel, window.voiceapiUnreached("The request", "no conversation was started", "Press Start again.")); });
+  }
+
+  // openConversation shows conversation c (started, or resumed) in the panel with its
+  // messages so far, ready for the next message.
+  function openConversation(panel, c) {
+    panel.dataset.conversation = c.id;
+    panel.querySelector("[data-try-start]").hidden = true;
+    panel.querySelector("[data-try-result]").hidden = true;
+    log(panel).textContent = "";
+    var chat = panel.querySelector("[data-try-chat]");
+    chat.hidden = false;
+    chat.querySelector("[data-try-send]").hidden = false;
+    render(panel, c.messages);
+    panel.querySelector("[data-try-input]").focus();
+  }
+
+  // resume reads an active conversation of the list, with its messages, into the panel.
+  function resume(button) {
+    var panel = panelOf(button);
+    showError(panel, "");
+    api("GET", "/api/v1/conversations/" + encodeURIComponent(button.dataset.tryResume)).then(function (res) {
+      if (!res.ok) return failure(res).then(function (m) { showError(panel, m); });
+      return res.text().then(parseFrame).then(function (j) {
+        if (j.data.status !== "active") { showError(panel, "This conversation has ended: its call is in the call history."); return; }
+        openConversation(panel, j.data);
+      });
+    }, function () { showError(panel, window.voiceapiUnreached("The request", "the conversation was not opened", "Press Resume again.")); });
   }
 
   // readStream calls onFrame(event, data) for each Server-Sent Event of a response body.
@@ -234,6 +254,8 @@
   });
   document.addEventListener("click", function (e) {
     var b = e.target.closest("[data-try-end]");
-    if (b) { e.preventDefault(); end(b); }
+    if (b) { e.preventDefault(); end(b); return; }
+    var r = e.target.closest("[data-try-resume]");
+    if (r) { e.preventDefault(); resume(r); }
   });
 })();

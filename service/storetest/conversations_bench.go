@@ -102,3 +102,57 @@ func BenchOpenConversations(b *testing.B, open Opener) {
 		})
 	}
 }
+
+// BenchConversationList: the first page (15) of GET /api/v1/conversations in a workspace
+// of n conversations over 10 agents, all ended but the newest 20: the whole list, one
+// agent's, the active ones, and a caller limited to 2 agents. A page reads its own
+// records, so its time holds from 1,000 conversations to 20,000 (docs/performance.md,
+// "The conversation list").
+func BenchConversationList(b *testing.B, open Opener) {
+	for _, n := range []int{1000, 20000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			s := open(b)
+			g := stepIDs()
+			t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+			ended, reason := data.NewTime(t0), data.EndUserEnded
+			for batch := 0; batch < n; batch += 1000 {
+				update(b, s, func(tx service.Tx) error {
+					for i := batch; i < batch+1000; i++ {
+						c := storedConversation(g, "ws_1", t0)
+						c.AgentID = fmt.Sprintf("agt_%d", i%10)
+						if i < n-20 {
+							c.Status, c.EndedAt, c.DisconnectionReason = data.ConversationEnded, &ended, &reason
+						}
+						if err := tx.InsertConversation(c, nil); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+			}
+			for _, c := range []struct {
+				name   string
+				f      data.ConversationFilter
+				agents []string
+			}{
+				{"all", data.ConversationFilter{}, nil},
+				{"agent", data.ConversationFilter{AgentID: "agt_3"}, nil},
+				{"active", data.ConversationFilter{Status: data.ConversationActive}, nil},
+				{"limited", data.ConversationFilter{}, []string{"agt_1", "agt_2"}},
+			} {
+				b.Run(c.name, func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						view(b, s, func(tx service.Tx) error {
+							list, _, err := tx.ListConversations("ws_1", c.f, c.agents, data.PageRequest{PerPage: 15})
+							if err != nil || len(list) != 15 {
+								b.Fatalf("ListConversations = %d, %v", len(list), err)
+							}
+							return nil
+						})
+					}
+				})
+			}
+		})
+	}
+}

@@ -1,0 +1,47 @@
+package postgres
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// ListConversations implements service.ConversationTx: a keyset page over the index
+// conversations_by_workspace (workspace_id, id), or conversations_by_agent (migration
+// 0036: workspace_id, agent_id, id) for one agent or the caller's agents; a status filter
+// is a condition on the rows the index walk meets.
+func (t *tx) ListConversations(ws string, f data.ConversationFilter, agentIDs []string, req data.PageRequest) ([]*data.StoredConversation, data.Page, error) {
+	return pageRows(t, conversationList(ws, f, agentIDs), req, func(rows pgx.Rows) (*data.StoredConversation, string, error) {
+		c, err := scanConversation(rows)
+		if err != nil {
+			return nil, "", err
+		}
+		return c, c.ID, nil
+	})
+}
+
+// conversationList is the keyset of a conversation list.
+func conversationList(ws string, f data.ConversationFilter, agentIDs []string) keyset {
+	agents := "*"
+	if agentIDs != nil {
+		agents = strings.Join(agentIDs, ",")
+	}
+	ks := keyset{binding: binding("conversations", ws, f.AgentID, f.Status, agents), cols: conversationCols, key: "id",
+		from: `conversations WHERE workspace_id = $1`, args: []any{ws}}
+	if f.AgentID != "" {
+		ks.args = append(ks.args, f.AgentID)
+		ks.from += fmt.Sprintf(` AND agent_id = $%d`, len(ks.args))
+	}
+	if f.Status != "" {
+		ks.args = append(ks.args, f.Status)
+		ks.from += fmt.Sprintf(` AND status = $%d`, len(ks.args))
+	}
+	if agentIDs != nil {
+		ks.args = append(ks.args, agentIDs)
+		ks.from += fmt.Sprintf(` AND agent_id = ANY($%d)`, len(ks.args))
+	}
+	return ks
+}
