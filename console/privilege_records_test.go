@@ -80,6 +80,7 @@ func TestConsoleShowsAMemberOnlyItsAgents(t *testing.T) {
 		"/numbers/" + number:               {mine.name},
 		// Pages that may show nothing of A, but nothing of B's or C's either.
 		"/numbers":                                  nil,
+		"/conversations":                            nil,
 		"/workspace":                                nil,
 		"/agents/" + mine.id + "/try":               nil,
 		"/agents/" + mine.id + "/rollout-panel":     nil,
