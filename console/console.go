@@ -132,6 +132,9 @@ func nav(p *data.Principal) []navItem {
 	add(data.ModuleKnowledgeBase, "knowledge-bases", "Knowledge bases")
 	add(data.ModulePhoneNumbers, "numbers", "Numbers")
 	add(data.ModuleCallHistory, "calls", "Calls")
+	if mayReadConversations(p) { // the API's gate (data.ConversationNeed)
+		add("", "conversations", "Conversations")
+	}
 	add(data.ModuleCallHistory, "campaigns", "Campaigns")
 	add(data.ModuleAnalytics, "analytics", "Analytics")
 	if mayReadJobs(p) {

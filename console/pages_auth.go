@@ -27,6 +27,7 @@ func (h *Handler) routes() {
 	h.kbRoutes()
 	h.webhookRoutes()
 	h.callRoutes()
+	h.conversationRoutes()
 	h.campaignRoutes()
 	h.suppressionRoutes()
 	h.jobRoutes()

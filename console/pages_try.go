@@ -37,7 +37,7 @@ type tryPanel struct {
 }
 
 // tryListSize is how many of the agent's conversations the panel lists, newest first;
-// `voiceapi conversation list --agent` and the API list them all.
+// the conversations page (/conversations?agent_id=…) lists them all.
 const tryListSize = 10
 
 // conversationEndReasons are the disconnection reasons a conversation ends with (data, conventions §21).

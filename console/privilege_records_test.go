@@ -3,11 +3,14 @@ package console_test
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/console/internal/testenv"
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/llmtest"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 )
 
@@ -77,6 +80,7 @@ func TestConsoleShowsAMemberOnlyItsAgents(t *testing.T) {
 		"/numbers/" + number:               {mine.name},
 		// Pages that may show nothing of A, but nothing of B's or C's either.
 		"/numbers":                                  nil,
+		"/conversations":                            nil,
 		"/workspace":                                nil,
 		"/agents/" + mine.id + "/try":               nil,
 		"/agents/" + mine.id + "/rollout-panel":     nil,
@@ -295,5 +299,49 @@ func TestConsoleNumberDialedForAnotherAgentIsNotOffered(t *testing.T) {
 		if got.Status != status {
 			t.Errorf("a campaign dialing from %s: %d %s, want %d", id, got.Status, got.Body, status)
 		}
+	}
+}
+
+// TestConsoleConversationsOfAMemberOnlyItsAgents: a developer limited to agent A opens
+// the conversations page: it lists A's conversations and nothing of B's (the API
+// decides), its agent picker offers A alone, and asking for B's by hand lists none.
+func TestConsoleConversationsOfAMemberOnlyItsAgents(t *testing.T) {
+	e := testenv.Start(t)
+	stand := llmtest.New(t, data.LLMInternal)
+	mine, other := convAgent(t, e, stand, "Alpha line"), convAgent(t, e, stand, "Bravo line")
+	mineActive, otherActive := startConv(t, e, mine), startConv(t, e, other)
+	mineEnded, otherEnded := startConv(t, e, mine), startConv(t, e, other)
+	mineCall, otherCall := endConv(t, e, mineEnded), endConv(t, e, otherEnded)
+	dev := e.NewUser("limited@example.com", false)
+	addMember(t, e, dev, map[string]any{"role": "developer", "agent_ids": []string{mine}})
+	s := e.SignIn(dev, e.Owner.WorkspaceID)
+
+	for _, path := range []string{"/conversations", "/conversations?status=active", "/conversations?status=ended", "/conversations?agent_id=" + mine} {
+		res := e.Do(s.Client, "GET", path, "", nil)
+		page := string(res.Body)
+		if res.Status != http.StatusOK {
+			t.Errorf("%s: %d", path, res.Status)
+			continue
+		}
+		for _, hidden := range []string{other, "Bravo line", otherActive, otherEnded, otherCall} {
+			if strings.Contains(page, hidden) {
+				t.Errorf("%s shows %q of another agent", path, hidden)
+			}
+		}
+	}
+	page := string(e.Do(s.Client, "GET", "/conversations", "", nil).Body)
+	if got := conversationRows(page); len(got) != 2 || got[0] != mineEnded || got[1] != mineActive {
+		t.Errorf("lists %v, want A's [%s %s]", got, mineEnded, mineActive)
+	}
+	if !strings.Contains(page, `href="/calls/`+mineCall+`"`) || !strings.Contains(page, ">Alpha line<") {
+		t.Error("A's conversations are not shown with their call and agent")
+	}
+	if n := strings.Count(regexp.MustCompile(`(?s)<select id="cv-agent".*?</select>`).FindString(page), "<option"); n != 2 {
+		t.Errorf("the agent picker offers %d options, want Any and A", n)
+	}
+	// B's asked for by hand: the API lists none (no 404, no hint it exists).
+	byHand := e.Do(s.Client, "GET", "/conversations?agent_id="+other, "", nil)
+	if got := conversationRows(string(byHand.Body)); byHand.Status != http.StatusOK || len(got) != 0 {
+		t.Errorf("B's by hand: %d %v", byHand.Status, got)
 	}
 }

@@ -128,7 +128,7 @@ func TestConsolePagesWriteNothing(t *testing.T) {
 	a, k := "/agents/"+mine.id, "/knowledge-bases/"+kbID
 	pages := []string{"/", "/agents", a, a + "/versions", a + "/versions/1/delete", a + "/versions/1/restore", a + "/tests",
 		a + "/tests/new", a + "/tests/" + mine.test, a + "/tests/" + mine.test + "/delete", a + "/analysis", a + "/try",
-		a + "/rollout-panel", a + "/rollout", a + "/delete", "/calls", "/calls/" + mine.call, "/calls/" + mine.call + "/delete",
+		a + "/rollout-panel", a + "/rollout", a + "/delete", "/calls", "/calls/" + mine.call, "/calls/" + mine.call + "/delete", "/conversations",
 		"/campaigns", "/campaigns/" + mine.campaign, "/campaigns/" + mine.campaign + "/progress", "/campaigns/" + mine.campaign + "/cancel",
 		"/analytics", "/numbers", "/numbers/" + number, "/numbers/" + number + "/delete", "/knowledge-bases", k, k + "/sources",
 		k + "/delete", k + "/sources/texts/" + text + "/delete", "/jobs", "/api-keys", "/account", "/workspace", "/workspace/audit",

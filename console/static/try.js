@@ -146,11 +146,11 @@
     panel.querySelector("[data-try-input]").focus();
   }
 
-  // resume reads an active conversation of the list, with its messages, into the panel.
-  function resume(button) {
-    var panel = panelOf(button);
+  // resume reads an active conversation (of the list, or named by the page's ?resume=),
+  // with its messages, into the panel.
+  function resume(panel, id) {
     showError(panel, "");
-    api("GET", "/api/v1/conversations/" + encodeURIComponent(button.dataset.tryResume)).then(function (res) {
+    api("GET", "/api/v1/conversations/" + encodeURIComponent(id)).then(function (res) {
       if (!res.ok) return failure(res).then(function (m) { showError(panel, m); });
       return res.text().then(parseFrame).then(function (j) {
         if (j.data.status !== "active") { showError(panel, "This conversation has ended: its call is in the call history."); return; }
@@ -256,6 +256,18 @@
     var b = e.target.closest("[data-try-end]");
     if (b) { e.preventDefault(); end(b); return; }
     var r = e.target.closest("[data-try-resume]");
-    if (r) { e.preventDefault(); resume(r); }
+    if (r) { e.preventDefault(); resume(panelOf(r), r.dataset.tryResume); }
+  });
+  // The conversations page links an active conversation to its agent's page with
+  // ?resume=ID: once the panel has loaded, that conversation opens in it (once per page
+  // load, so a panel loaded again starts afresh).
+  var resumeOnLoad = new URLSearchParams(window.location.search).get("resume");
+  document.addEventListener("htmx:load", function (e) {
+    if (!resumeOnLoad || !e.target.querySelector) return;
+    var panel = e.target.matches("[data-try]") ? e.target : e.target.querySelector("[data-try]");
+    if (!panel) return;
+    var id = resumeOnLoad;
+    resumeOnLoad = "";
+    resume(panel, id);
   });
 })();
