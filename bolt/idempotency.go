@@ -228,8 +228,9 @@ func unlistByAgent(b *bbolt.Tx, key []byte, r *data.IdempotentResponse) error {
 // bucketIdempotencyByWorkspace: the first limit entries under ws (and tokenID's id when
 // not 0), each with its response when that is still ws's, and the response's other
 // entries, until limit responses went. An entry whose response is gone or names another
-// workspace (rare: a key is one request's) goes uncounted.
-func (t tx) DeleteWorkspaceResponses(ws string, tokenID int64, limit int) (int, error) {
+// workspace (rare: a key is one request's) goes uncounted; one kept after before (when
+// not zero) stays, passed over: the walk seeks past it.
+func (t tx) DeleteWorkspaceResponses(ws string, tokenID int64, before time.Time, limit int) (int, error) {
 	responses := t.b.Bucket(bucketIdempotency)
 	prefix := conversationResponseKey(ws, nil)
 	if tokenID != 0 {
@@ -238,17 +239,23 @@ func (t tx) DeleteWorkspaceResponses(ws string, tokenID int64, limit int) (int, 
 	n := 0
 	undecodable := map[string]bool{}
 	c := t.b.Bucket(bucketIdempotencyByWorkspace).Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && n < limit; k, _ = c.Seek(prefix) {
+	from := prefix
+	for k, _ := c.Seek(from); k != nil && bytes.HasPrefix(k, prefix) && n < limit; k, _ = c.Seek(from) {
 		key := bytes.Clone(k[len(ws)+1:]) // valid only until the bucket changes
+		v := responses.Get(key)
+		var r data.IdempotentResponse
+		decoded := v != nil && jsonUnmarshal(v, &r) == nil
+		if decoded && r.WorkspaceID == ws && !before.IsZero() && r.CreatedAt.After(before) {
+			from = append(bytes.Clone(k), 0) // kept since: stays
+			continue
+		}
 		if err := c.Delete(); err != nil {
 			return n, err
 		}
-		v := responses.Get(key)
 		if v == nil {
 			continue
 		}
-		var r data.IdempotentResponse
-		if err := jsonUnmarshal(v, &r); err != nil {
+		if !decoded {
 			undecodable[string(key)] = true
 		} else if r.WorkspaceID != ws {
 			continue

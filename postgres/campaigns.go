@@ -113,18 +113,7 @@ func (t *tx) PutCampaign(c *data.Campaign) error {
 func (t *tx) Campaigns(ws string, f data.CampaignFilter, agentIDs []string, req data.PageRequest) ([]*data.Campaign, data.Page, error) {
 	ks := keyset{binding: binding("campaigns", ws, f.AgentID, f.Status), cols: "body, last_claim_at, id", key: "id",
 		from: `campaigns WHERE workspace_id = $1`, args: []any{ws}}
-	if f.AgentID != "" {
-		ks.args = append(ks.args, f.AgentID)
-		ks.from += fmt.Sprintf(` AND agent_id = $%d`, len(ks.args))
-	}
-	if f.Status != "" {
-		ks.args = append(ks.args, f.Status)
-		ks.from += fmt.Sprintf(` AND status = $%d`, len(ks.args))
-	}
-	if agentIDs != nil {
-		ks.args = append(ks.args, agentIDs)
-		ks.from += fmt.Sprintf(` AND agent_id = ANY($%d)`, len(ks.args))
-	}
+	ks.narrowByAgent(f.AgentID, f.Status, agentIDs)
 	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.Campaign, string, error) {
 		var body []byte
 		var last *time.Time

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -31,17 +30,6 @@ func conversationList(ws string, f data.ConversationFilter, agentIDs []string) k
 	}
 	ks := keyset{binding: binding("conversations", ws, f.AgentID, f.Status, agents), cols: conversationCols, key: "id",
 		from: `conversations WHERE workspace_id = $1`, args: []any{ws}}
-	if f.AgentID != "" {
-		ks.args = append(ks.args, f.AgentID)
-		ks.from += fmt.Sprintf(` AND agent_id = $%d`, len(ks.args))
-	}
-	if f.Status != "" {
-		ks.args = append(ks.args, f.Status)
-		ks.from += fmt.Sprintf(` AND status = $%d`, len(ks.args))
-	}
-	if agentIDs != nil {
-		ks.args = append(ks.args, agentIDs)
-		ks.from += fmt.Sprintf(` AND agent_id = ANY($%d)`, len(ks.args))
-	}
+	ks.narrowByAgent(f.AgentID, f.Status, agentIDs)
 	return ks
 }

@@ -124,10 +124,14 @@ const deleteTokenResponsesSQL = `DELETE FROM idempotency_responses WHERE token_i
 
 // DeleteWorkspaceResponses implements service.AccountTx, over the partial index
 // idempotency_responses_workspace (migration 0035).
-func (t *tx) DeleteWorkspaceResponses(ws string, tokenID int64, limit int) (int, error) {
+func (t *tx) DeleteWorkspaceResponses(ws string, tokenID int64, before time.Time, limit int) (int, error) {
 	query, args := deleteWorkspaceResponsesSQL, []any{ws, limit}
 	if tokenID != 0 {
 		query, args = deleteWorkspaceTokenResponsesSQL, []any{ws, limit, tokenID}
+	}
+	if !before.IsZero() {
+		// Kept after before: a member added again since keeps those (service.AccountTx).
+		query, args = deleteWorkspaceTokenResponsesBeforeSQL, []any{ws, limit, tokenID, before}
 	}
 	tag, err := t.exec(query, args...)
 	return int(tag.RowsAffected()), err
@@ -140,6 +144,9 @@ const (
 	SELECT token_id, key FROM idempotency_responses WHERE workspace_id = $1 LIMIT $2)`
 	deleteWorkspaceTokenResponsesSQL = `DELETE FROM idempotency_responses WHERE token_id = $3 AND key IN (
 	SELECT key FROM idempotency_responses WHERE workspace_id = $1 AND token_id = $3 LIMIT $2)`
+	// deleteWorkspaceTokenResponsesBeforeSQL: token $3's kept at or before $4 alone.
+	deleteWorkspaceTokenResponsesBeforeSQL = `DELETE FROM idempotency_responses WHERE token_id = $3 AND key IN (
+	SELECT key FROM idempotency_responses WHERE workspace_id = $1 AND token_id = $3 AND created_at <= $4 LIMIT $2)`
 )
 
 // WorkspaceTokens implements service.AccountTx, over api_keys_by_workspace.

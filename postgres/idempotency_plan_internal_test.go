@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // An agent's delete reads the answers kept with it over the partial index of migration
@@ -20,8 +21,9 @@ func TestKeptAnswersDeletesReadTheirIndexes(t *testing.T) {
 	// A workspace's delete and a member's removal read migration 0035's index, not every
 	// kept answer.
 	for name, q := range map[string][]any{
-		deleteWorkspaceResponsesSQL:      {"ws_1", 1000},
-		deleteWorkspaceTokenResponsesSQL: {"ws_1", 1000, int64(1)},
+		deleteWorkspaceResponsesSQL:            {"ws_1", 1000},
+		deleteWorkspaceTokenResponsesSQL:       {"ws_1", 1000, int64(1)},
+		deleteWorkspaceTokenResponsesBeforeSQL: {"ws_1", 1000, int64(1), time.Now()},
 	} {
 		if plan := queryPlan(t, name, q...); !regexp.MustCompile(`idempotency_responses_workspace\b`).MatchString(plan) {
 			t.Errorf("%s does not read idempotency_responses_workspace:\n%s", name, plan)

@@ -237,3 +237,22 @@ func (db *DB) decodeCursor(cursor, scope string) (byte, string, bool) {
 // errBadCursor refuses a cursor this database did not sign for the list read, in the one
 // wording every list and the server's form check use.
 func errBadCursor() error { return data.FieldError("cursor", pagecursor.Refused) }
+
+// narrowByAgent narrows a workspace's rows (campaigns, conversations: columns agent_id
+// and status) to a list's agent_id and status filters, "" for none, and to the caller's
+// agents: agentIDs nil for every agent, empty for none (service: a caller limited to
+// agents it cannot see any more sees nothing).
+func (ks *keyset) narrowByAgent(agentID, status string, agentIDs []string) {
+	if agentID != "" {
+		ks.args = append(ks.args, agentID)
+		ks.from += fmt.Sprintf(` AND agent_id = $%d`, len(ks.args))
+	}
+	if status != "" {
+		ks.args = append(ks.args, status)
+		ks.from += fmt.Sprintf(` AND status = $%d`, len(ks.args))
+	}
+	if agentIDs != nil {
+		ks.args = append(ks.args, agentIDs)
+		ks.from += fmt.Sprintf(` AND agent_id = ANY($%d)`, len(ks.args))
+	}
+}

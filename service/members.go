@@ -399,10 +399,11 @@ func (s *WorkspaceUserService) RemoveWorkspaceUser(ctx context.Context, workspac
 			return err
 		}
 		cut := newKeptCut()
+		removedAt := s.timeNow()
 		for _, k := range tokens {
 			w := deleteTokenAnswersPayload{TokenID: k.ID}
 			if k.WorkspaceID != workspaceID {
-				w.WorkspaceID = workspaceID
+				w.WorkspaceID, w.Before = workspaceID, &removedAt
 			}
 			if err := cut.take(tx, w, workspaceID); err != nil {
 				return err

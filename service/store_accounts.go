@@ -103,8 +103,10 @@ type AccountTx interface {
 	DeleteTokenResponses(tokenID int64, limit int) (int, error)
 	// DeleteWorkspaceResponses deletes up to limit of the responses kept for requests
 	// made in workspace ws (r.WorkspaceID), claims too, under token tokenID only when it
-	// is not 0 (under any token when it is), with their entries, and says how many.
-	DeleteWorkspaceResponses(ws string, tokenID int64, limit int) (int, error)
+	// is not 0 (under any token when it is), kept at or before `before` only when it is
+	// not zero (a member's removal: not what the member, added again, kept since), with
+	// their entries, and says how many.
+	DeleteWorkspaceResponses(ws string, tokenID int64, before time.Time, limit int) (int, error)
 	// WorkspaceTokens returns the ids of the tokens (both kinds) bound to workspace ws.
 	WorkspaceTokens(ws string) ([]int64, error)
 	// DeleteConversationResponses removes the responses kept for messages to conversation

@@ -26,9 +26,14 @@ const JobKindDeleteTokenAnswers = "idempotency.delete_token_answers"
 // kept, or, with WorkspaceID, what was kept for requests made in that workspace (under
 // TokenID only, when set: a member's removal; under any token otherwise: the
 // workspace's delete). A job queued before WorkspaceID existed names the token alone.
+//
+// Before, set by a member's removal, bounds it to the answers kept by then: the member
+// may be added again before the job runs, and what the token keeps in the workspace
+// after that is a live request's answer, which a retry must get replayed.
 type deleteTokenAnswersPayload struct {
-	TokenID     int64  `json:"token_id,omitempty"`
-	WorkspaceID string `json:"workspace_id,omitempty"`
+	TokenID     int64      `json:"token_id,omitempty"`
+	WorkspaceID string     `json:"workspace_id,omitempty"`
+	Before      *data.Time `json:"before,omitempty"`
 }
 
 // delete deletes up to limit of the answers p names, in tx, and says how many.
@@ -36,17 +41,25 @@ func (p deleteTokenAnswersPayload) delete(tx Tx, limit int) (int, error) {
 	if p.WorkspaceID == "" {
 		return tx.DeleteTokenResponses(p.TokenID, limit)
 	}
-	return tx.DeleteWorkspaceResponses(p.WorkspaceID, p.TokenID, limit)
+	var before time.Time
+	if p.Before != nil {
+		before = p.Before.Time
+	}
+	return tx.DeleteWorkspaceResponses(p.WorkspaceID, p.TokenID, before, limit)
 }
 
 // uniqueKey keeps one pending job for the same work: a token's id as before, the
-// workspace's with "in:".
+// workspace's with "in:", a removal's with its time too (a member removed, added again
+// and removed again before the first job ran: the first job's bound would leave what
+// was kept in between).
 func (p deleteTokenAnswersPayload) uniqueKey() string {
 	switch {
 	case p.WorkspaceID == "":
 		return strconv.FormatInt(p.TokenID, 10)
 	case p.TokenID == 0:
 		return "in:" + p.WorkspaceID
+	case p.Before != nil:
+		return "in:" + p.WorkspaceID + ":" + strconv.FormatInt(p.TokenID, 10) + "@" + strconv.FormatInt(p.Before.UnixMilli(), 10)
 	}
 	return "in:" + p.WorkspaceID + ":" + strconv.FormatInt(p.TokenID, 10)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/service"
@@ -244,5 +245,120 @@ func TestJobOutlivingItsWorkspaceFailsWithoutAnEvent(t *testing.T) {
 	}
 	if got := e.jobFailures("ws_1"); len(got) != 1 || got[0].ID != kept.ID {
 		t.Errorf("job.failed of the workspace that is there: %+v; want its job's one", got)
+	}
+}
+
+// TestRemovalJobSparesAnswersKeptAfterTheMemberIsAddedAgain: a member removed with more
+// answers kept in the workspace than the removal's batch, by a token bound elsewhere, is
+// added again before the removal's job runs, and keeps an answer there since (a live
+// request's, which a retry must get replayed). The job takes what was kept by the
+// removal and leaves that one. Removed again before the first job ran, with more kept
+// in between than a batch, the second removal's job is its own and takes the rest.
+func TestRemovalJobSparesAnswersKeptAfterTheMemberIsAddedAgain(t *testing.T) {
+	clock := &movableClock{t: time.Now().UTC()}
+	env := testkit.New(t, func(o *bolt.Options) { o.Now = clock.now })
+	u := mustUser(t, env.Svc, "ws-owner@example.com")
+	v := mustUser(t, env.Svc, "ws-visitor@example.com")
+	ws, err := env.Svc.Workspaces.CreateWorkspace(ownerCtx(u.ID, u.PersonalWorkspaceID), data.WorkspaceCreate{Name: "Team"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx := ownerCtx(u.ID, ws.ID)
+	add := func() {
+		t.Helper()
+		if _, err := env.Svc.WorkspaceUsers.AddWorkspaceUser(wctx, ws.ID, data.WorkspaceUserAdd{ID: v.ID, Role: data.RoleAdmin}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add()
+	var token int64
+	keep := func(keys ...string) {
+		t.Helper()
+		if err := env.Store.Update(context.Background(), func(tx service.Tx) error {
+			if token == 0 {
+				k := &data.APIKeyRecord{APIKey: data.APIKey{Name: "login", CreatedAt: data.NewTime(clock.now())},
+					UserID: v.ID, WorkspaceID: v.PersonalWorkspaceID, Kind: data.TokenLogin, SecretHash: []byte("h")}
+				if err := tx.InsertAPIKey(k); err != nil {
+					return err
+				}
+				token = k.ID
+			}
+			for _, key := range keys {
+				if err := tx.PutIdempotentResponse(token, key, &data.IdempotentResponse{Status: 201,
+					Body: []byte("a member added"), CreatedAt: data.NewTime(clock.now()), WorkspaceID: ws.ID}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var before []string
+	for i := range service.TokenKeptDeleteBatch + 2 {
+		before = append(before, fmt.Sprint("k-", i))
+	}
+	keep(before...)
+	kept := func(key string) bool {
+		t.Helper()
+		var r *data.IdempotentResponse
+		if err := env.Store.View(context.Background(), func(tx service.Tx) (err error) {
+			r, err = tx.IdempotentResponse(token, key)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return r != nil
+	}
+	runJobs := func() int {
+		t.Helper()
+		runner := env.Svc.Jobs.NewRunner(service.RunnerOptions{Workers: 4, Kinds: []string{service.JobKindDeleteTokenAnswers}})
+		n, err := runner.RunDue(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	remove := func() {
+		t.Helper()
+		if err := env.Svc.WorkspaceUsers.RemoveWorkspaceUser(wctx, ws.ID, v.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	remove()
+	clock.add(time.Second)
+	add()
+	keep("after-readd")
+	if n := runJobs(); n != 1 {
+		t.Fatalf("ran %d jobs; want the removal's one", n)
+	}
+	for _, key := range before {
+		if kept(key) {
+			t.Fatalf("%s, kept before the removal, outlived its job", key)
+		}
+	}
+	if !kept("after-readd") {
+		t.Fatal("the removal's job took the answer the member, added again, kept since")
+	}
+
+	// Removed, added, removed again, the first job still pending: each removal's job
+	// takes what was kept by its own time.
+	keep(before...)
+	remove()
+	clock.add(time.Second)
+	add()
+	var between []string
+	for i := range service.TokenKeptDeleteBatch + 2 {
+		between = append(between, fmt.Sprint("between-", i))
+	}
+	keep(between...)
+	remove()
+	if n := runJobs(); n != 2 {
+		t.Fatalf("ran %d jobs; want each removal's one", n)
+	}
+	for _, key := range append(append(before, "after-readd"), between...) {
+		if kept(key) {
+			t.Errorf("%s, kept before the second removal, outlived its job", key)
+		}
 	}
 }

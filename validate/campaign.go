@@ -299,14 +299,7 @@ func CampaignFilterParams(q url.Values) (data.CampaignFilter, error) {
 
 // CampaignFilter checks a campaign list's filters.
 func CampaignFilter(f data.CampaignFilter) error {
-	var errs Errors
-	if f.AgentID != "" && !data.ValidID(data.PrefixAgent, f.AgentID) {
-		errs.Add("agent_id", "The agent_id parameter must be an agent id.")
-	}
-	if f.Status != "" {
-		errs.OneOf("status", f.Status, CampaignStatuses...)
-	}
-	return errs.Err()
+	return agentStatusFilter(f.AgentID, f.Status, CampaignStatuses)
 }
 
 // RecipientFilterParams reads the filter of GET /api/v1/campaigns/{campaign_id}/recipients:

@@ -86,12 +86,5 @@ func ConversationFilterParams(q url.Values) (data.ConversationFilter, error) {
 // ConversationFilter checks a conversation list's filters (a caller of the service that
 // did not read them from a query: the console, tests).
 func ConversationFilter(f data.ConversationFilter) error {
-	var errs Errors
-	if f.AgentID != "" && !data.ValidID(data.PrefixAgent, f.AgentID) {
-		errs.Add("agent_id", "The agent_id parameter must be the id of an agent.")
-	}
-	if f.Status != "" {
-		errs.OneOf("status", f.Status, ConversationStatuses...)
-	}
-	return errs.Err()
+	return agentStatusFilter(f.AgentID, f.Status, ConversationStatuses)
 }

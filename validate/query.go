@@ -233,3 +233,18 @@ func PageCursorForm(cursor string) error {
 	}
 	return data.FieldError("cursor", pagecursor.Refused)
 }
+
+// agentStatusFilter checks a list's agent_id and status filters given by a caller that
+// did not read them from a query (the console, the Go client's callers, tests): one rule
+// for every list filtered so (campaigns, conversations), its agent_id told as idParam
+// tells it.
+func agentStatusFilter(agentID, status string, statuses []string) error {
+	var errs Errors
+	if agentID != "" && !data.ValidID(data.PrefixAgent, agentID) {
+		errs.Addf("agent_id", "The agent_id parameter must be the id of %s.", "an agent")
+	}
+	if status != "" {
+		errs.OneOf("status", status, statuses...)
+	}
+	return errs.Err()
+}

@@ -10,7 +10,8 @@ import (
 )
 
 func init() {
-	suites = append(suites, suite{"workspace_kept_answers", testWorkspaceKeptAnswers})
+	suites = append(suites, suite{"workspace_kept_answers", testWorkspaceKeptAnswers},
+		suite{"workspace_kept_answers_before", testWorkspaceKeptAnswersBefore})
 }
 
 // DeleteWorkspaceResponses deletes up to limit of the responses kept for requests made
@@ -51,7 +52,7 @@ func testWorkspaceKeptAnswers(t *testing.T, open Opener) {
 		t.Helper()
 		var n int
 		update(t, s, func(tx service.Tx) (err error) {
-			n, err = tx.DeleteWorkspaceResponses(gone, token, limit)
+			n, err = tx.DeleteWorkspaceResponses(gone, token, time.Time{}, limit)
 			return err
 		})
 		return n
@@ -102,6 +103,65 @@ func testWorkspaceKeptAnswers(t *testing.T, open Opener) {
 	update(t, s, func(tx service.Tx) error {
 		if n, err := tx.DeleteConversationResponses("conv_1"); err != nil || n != 0 {
 			t.Errorf("the conversation's end found %d (%v); want none left", n, err)
+		}
+		return nil
+	})
+}
+
+// DeleteWorkspaceResponses with a time (a member's removal) takes, of the token's answers
+// made in the workspace, only those kept at or before it: one kept after (the member
+// added again, a request since) stays, however many the walk passes over, and so do the
+// token's answers of another workspace.
+func testWorkspaceKeptAnswersBefore(t *testing.T, open Opener) {
+	s := open(t)
+	removed := data.NewTime(time.Now())
+	ws, other := wsIDs[0], wsIDs[1]
+	const token = int64(7)
+	keys := map[string]data.IdempotentResponse{
+		"old-1":     {Status: 201, WorkspaceID: ws, CreatedAt: data.NewTime(removed.Add(-time.Second))},
+		"at":        {Status: 201, WorkspaceID: ws, CreatedAt: removed},
+		"new-1":     {Status: 201, WorkspaceID: ws, CreatedAt: data.NewTime(removed.Add(time.Second))},
+		"old-2":     {AgentID: "agt_01JD6000000000000000000001", WorkspaceID: ws, CreatedAt: data.NewTime(removed.Add(-time.Minute))},
+		"new-2":     {Status: 200, WorkspaceID: ws, CreatedAt: data.NewTime(removed.Add(time.Minute))},
+		"elsewhere": {Status: 201, WorkspaceID: other, CreatedAt: data.NewTime(removed.Add(-time.Second))},
+	}
+	update(t, s, func(tx service.Tx) error {
+		for key, r := range keys {
+			r.Body = []byte(key)
+			if err := tx.PutIdempotentResponse(token, key, &r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	var passes []int
+	for range 4 {
+		update(t, s, func(tx service.Tx) error {
+			n, err := tx.DeleteWorkspaceResponses(ws, token, removed.Time, 1)
+			passes = append(passes, n)
+			return err
+		})
+	}
+	if !slices.Equal(passes, []int{1, 1, 1, 0}) {
+		t.Errorf("passes of limit 1 took %v; want the 3 kept by the time, one each, then none", passes)
+	}
+	view(t, s, func(tx service.Tx) error {
+		for key := range keys {
+			r, err := tx.IdempotentResponse(token, key)
+			if err != nil {
+				return err
+			}
+			want := key == "new-1" || key == "new-2" || key == "elsewhere"
+			if (r != nil) != want {
+				t.Errorf("%q: %+v; want kept %v", key, r, want)
+			}
+		}
+		return nil
+	})
+	// Without a time, what stays goes too.
+	update(t, s, func(tx service.Tx) error {
+		if n, err := tx.DeleteWorkspaceResponses(ws, token, time.Time{}, 10); err != nil || n != 2 {
+			t.Errorf("a pass without a time took %d (%v); want the 2 kept after", n, err)
 		}
 		return nil
 	})
