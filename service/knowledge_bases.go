@@ -134,6 +134,16 @@ func fillKnowledgeBaseAccess(ctx context.Context, tx Tx, kb *data.KnowledgeBase)
 	return err
 }
 
+// changedKnowledgeBaseAccess is fillKnowledgeBaseAccess for a knowledge base the caller
+// has just created (no agent uses it yet) or changed, checkKnowledgeBaseWritable having
+// passed in the same transaction: the agents using it are not read a second time, which
+// for a caller limited to some agents is a read of every agent and version of the
+// workspace, in the write's transaction.
+func changedKnowledgeBaseAccess(ctx context.Context, kb *data.KnowledgeBase) {
+	p := data.PrincipalFrom(ctx)
+	kb.Access = data.Access{Write: p == nil || p.Allows(data.Write(data.ModuleKnowledgeBase)) == nil}
+}
+
 // loadKBForChange loads a knowledge base about to change with its sources and embeddings,
 // as the caller last saw it, refusing a stale If-Match and a caller who may not change it
 // (checkKnowledgeBaseWritable).
@@ -219,9 +229,7 @@ func (s *KnowledgeBaseService) CreateKnowledgeBase(ctx context.Context, in data.
 		if err := s.fillEmbeddings(tx, out); err != nil {
 			return err
 		}
-		if err := fillKnowledgeBaseAccess(ctx, tx, out); err != nil {
-			return err
-		}
+		changedKnowledgeBaseAccess(ctx, out)
 		// The event's data is the record; the claim keeps the answer, access beside it.
 		answerClaim(ctx, out, data.AccessAnswer(out.Access))
 		_, err := s.record(ctx, tx, data.EventKnowledgeBaseCreated, ws, out)
@@ -262,9 +270,7 @@ func (s *KnowledgeBaseService) UpdateKnowledgeBase(ctx context.Context, id strin
 			return err
 		}
 		out = kb
-		if err := fillKnowledgeBaseAccess(ctx, tx, kb); err != nil {
-			return err
-		}
+		changedKnowledgeBaseAccess(ctx, kb)
 		if !in.Name.Set || in.Name.V == kb.Name {
 			return errNothingToWrite // nothing changed: no write, no event
 		}

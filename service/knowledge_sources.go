@@ -249,9 +249,7 @@ func (s *KnowledgeBaseService) AddSources(ctx context.Context, kbID string, in d
 		if err := s.fillEmbeddings(tx, kb); err != nil {
 			return err
 		}
-		if err := fillKnowledgeBaseAccess(ctx, tx, kb); err != nil {
-			return err
-		}
+		changedKnowledgeBaseAccess(ctx, kb)
 		answerClaim(ctx, kb, data.AccessAnswer(kb.Access))
 		return nil
 	})
@@ -302,9 +300,7 @@ func (s *KnowledgeBaseService) DeleteSource(ctx context.Context, kbID, sourceTyp
 		if err := s.fillEmbeddings(tx, kb); err != nil {
 			return err
 		}
-		if err := fillKnowledgeBaseAccess(ctx, tx, kb); err != nil {
-			return err
-		}
+		changedKnowledgeBaseAccess(ctx, kb)
 		out = kb
 		tx.OnCommit(func() { s.kbIndexes.apply(kbID, func(ix *knowledge.Index) { ix.Remove(sourceID) }) })
 		_, err = s.record(ctx, tx, data.EventKnowledgeBaseUpdated, kb.WorkspaceID, kb)
@@ -348,7 +344,8 @@ func (s *KnowledgeBaseService) RefetchURL(ctx context.Context, kbID, sourceID st
 		if err := s.fillEmbeddings(tx, kb); err != nil {
 			return err
 		}
-		return fillKnowledgeBaseAccess(ctx, tx, kb)
+		changedKnowledgeBaseAccess(ctx, kb)
+		return nil
 	})
 	return out, err
 }
