@@ -153,6 +153,15 @@
     api("GET", "/api/v1/conversations/" + encodeURIComponent(id)).then(function (res) {
       if (!res.ok) return failure(res).then(function (m) { showError(panel, m); });
       return res.text().then(parseFrame).then(function (j) {
+        if (j.data.agent_id !== panel.dataset.agentId) {
+          // A ?resume= edited by hand: the conversation runs another agent's configuration,
+          // which this panel (its versions, its variables) does not describe.
+          showError(panel, "This conversation is with another agent. ");
+          var a = el("a", null, "Resume it on its agent's page");
+          a.href = "/agents/" + encodeURIComponent(j.data.agent_id) + "?resume=" + encodeURIComponent(id) + "#try";
+          panel.querySelector("[data-try-error]").appendChild(a);
+          return;
+        }
         if (j.data.status !== "active") { showError(panel, "This conversation has ended: its call is in the call history."); return; }
         openConversation(panel, j.data);
       });
