@@ -163,6 +163,12 @@
           return;
         }
         if (j.data.status !== "active") { showError(panel, "This conversation has ended: its call is in the call history."); return; }
+        // The API answers a message to a draft's conversation only to who may talk to
+        // drafts, for whom the panel offers the draft.
+        if (j.data.agent_version === null && !panel.querySelector('input[name="version"][value="draft"]')) {
+          showError(panel, "This conversation is with the agent's draft, which your role may not talk to.");
+          return;
+        }
         openConversation(panel, j.data);
       });
     }, function () { showError(panel, window.voiceapiUnreached("The request", "the conversation was not opened", "Press Resume again.")); });
