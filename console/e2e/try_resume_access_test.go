@@ -14,7 +14,8 @@ import (
 // conversation of that agent the user may see. A member limited to agents A and C opens
 // A's page naming a conversation of agent B, hidden from them: the panel shows the API's
 // 404 and nothing of the conversation; naming one of C (which they see): the panel of A
-// refuses it rather than talk to C under A's name, and links to C's page.
+// refuses it rather than talk to C under A's name, and links to C's page; naming one of
+// A's draft, which a member may not talk to: told so, not opened.
 func TestTryResumeOnlyItsAgentsVisibleConversation(t *testing.T) {
 	b := newBrowser(t)
 	e := b.env
@@ -27,7 +28,7 @@ func TestTryResumeOnlyItsAgentsVisibleConversation(t *testing.T) {
 		}
 		return r.Data()["id"].(string)
 	}
-	hiddenConv, otherConv := start(hidden, "Hiddenshop"), start(other, "Othershop")
+	hiddenConv, otherConv, draftConv := start(hidden, "Hiddenshop"), start(other, "Othershop"), start(a, "Draftshop")
 	mia := e.NewUser("mia@example.com", false)
 	b.mustAPI(http.StatusCreated, "POST", "/api/v1/workspaces/"+e.Owner.WorkspaceID+"/users",
 		map[string]any{"id": mia.ID, "role": data.RoleMember, "modules": []string{data.ModuleAgents}, "agent_ids": []string{a, other}})
@@ -59,5 +60,17 @@ func TestTryResumeOnlyItsAgentsVisibleConversation(t *testing.T) {
 	b.eval("the log", `document.querySelector('[data-try-log]').textContent`, &log)
 	if chatShown || strings.Contains(log, "Othershop") {
 		t.Errorf("A's panel opened C's conversation (chat shown %v): %q", chatShown, log)
+	}
+
+	// Its own agent's conversation with the draft, which a member may not talk to (the
+	// API refuses its messages): told, not opened.
+	b.open("/agents/" + a + "?resume=" + draftConv + "#try")
+	b.run("a draft's conversation is not opened for a member", chromedp.WaitVisible(`[data-try-error]`, chromedp.ByQuery))
+	if msg := b.text(`[data-try-error]`); !strings.Contains(msg, "draft") {
+		t.Errorf("the panel says %q, want that the conversation is with the draft", msg)
+	}
+	b.eval("the chat", `!document.querySelector('[data-try-chat]').hidden`, &chatShown)
+	if chatShown {
+		t.Error("a member's panel opened a conversation with the draft, whose messages the API refuses it")
 	}
 }
