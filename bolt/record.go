@@ -131,8 +131,25 @@ func bucketName(b *bbolt.Bucket) string {
 // collections that allocation paid for were a cause of its tail latency. Numbers in
 // free-form values come back as written (data.DecodeJSON), never rounded to float64.
 func jsonUnmarshal(stored []byte, v any) error {
+	return withInflated(stored, func(plain []byte) error { return data.DecodeJSON(plain, v) })
+}
+
+// storedContains reports whether the stored value, deflated or not, holds part, inflating
+// into a pooled buffer as jsonUnmarshal does: a cheap test before a decode.
+func storedContains(stored, part []byte) (bool, error) {
+	found := false
+	err := withInflated(stored, func(plain []byte) error {
+		found = bytes.Contains(plain, part)
+		return nil
+	})
+	return found, err
+}
+
+// withInflated calls use with the stored value as written: stored itself, or inflated
+// into a pooled buffer, which is valid only until use returns.
+func withInflated(stored []byte, use func(plain []byte) error) error {
 	if !deflated(stored) {
-		return data.DecodeJSON(stored, v)
+		return use(stored)
 	}
 	buf := inflateBufs.Get().(*bytes.Buffer)
 	defer func() {
@@ -144,26 +161,7 @@ func jsonUnmarshal(stored []byte, v any) error {
 	if err := inflateInto(buf, stored); err != nil {
 		return err
 	}
-	return data.DecodeJSON(buf.Bytes(), v)
-}
-
-// storedContains reports whether the stored value, deflated or not, holds part, inflating
-// into a pooled buffer as jsonUnmarshal does: a cheap test before a decode.
-func storedContains(stored, part []byte) (bool, error) {
-	if !deflated(stored) {
-		return bytes.Contains(stored, part), nil
-	}
-	buf := inflateBufs.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= maxPooledInflate {
-			inflateBufs.Put(buf)
-		}
-	}()
-	buf.Reset()
-	if err := inflateInto(buf, stored); err != nil {
-		return false, err
-	}
-	return bytes.Contains(buf.Bytes(), part), nil
+	return use(buf.Bytes())
 }
 
 // inflateBufs are the scratch buffers of jsonUnmarshal.

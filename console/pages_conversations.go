@@ -42,5 +42,8 @@ func (h *Handler) conversationList(w http.ResponseWriter, r *http.Request) {
 			"Conversations": list, "Pages": pages, "Q": in, "Agents": agents, "Statuses": conversationStatuses,
 			"AgentNames": h.agentNames(r, agents, listIDs(list, "agent_id")...),
 			"Filtered":   len(filterQuery(in, conversationFilters...)) > 0,
+			// A draft's conversation is resumed only by who may talk to drafts (the API
+			// refuses the others' messages): the Try panel's rule (tryPanel.CanDraft).
+			"CanDraft": data.PrincipalFrom(r.Context()).Allows(data.Write(data.ModuleAgents)) == nil,
 		}})
 }

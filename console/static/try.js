@@ -153,7 +153,22 @@
     api("GET", "/api/v1/conversations/" + encodeURIComponent(id)).then(function (res) {
       if (!res.ok) return failure(res).then(function (m) { showError(panel, m); });
       return res.text().then(parseFrame).then(function (j) {
+        if (j.data.agent_id !== panel.dataset.agentId) {
+          // A ?resume= edited by hand: the conversation runs another agent's configuration,
+          // which this panel (its versions, its variables) does not describe.
+          showError(panel, "This conversation is with another agent. ");
+          var a = el("a", null, "Resume it on its agent's page");
+          a.href = "/agents/" + encodeURIComponent(j.data.agent_id) + "?resume=" + encodeURIComponent(id) + "#try";
+          panel.querySelector("[data-try-error]").appendChild(a);
+          return;
+        }
         if (j.data.status !== "active") { showError(panel, "This conversation has ended: its call is in the call history."); return; }
+        // The API answers a message to a draft's conversation only to who may talk to
+        // drafts, for whom the panel offers the draft.
+        if (j.data.agent_version === null && !panel.querySelector('input[name="version"][value="draft"]')) {
+          showError(panel, "This conversation is with the agent's draft, which your role may not talk to.");
+          return;
+        }
         openConversation(panel, j.data);
       });
     }, function () { showError(panel, window.voiceapiUnreached("The request", "the conversation was not opened", "Press Resume again.")); });
