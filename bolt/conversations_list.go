@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,16 +14,18 @@ import (
 // bucketConversationsListed indexes conversations for GET /api/v1/conversations (schema
 // 25): "<ws>\x00<id>" and "<ws>/a/<agent id>\x00<id>", each holding the conversation's
 // status (conversationListValue), so that a page reads only the records it shows: a
-// caller limited to some agents walks their scopes merged, a status filter passes over
-// the entries of the other status by their value alone.
+// caller limited to some agents walks their scopes merged.
 var bucketConversationsListed = []byte("conversations_listed")
 
-func init() { allBuckets = append(allBuckets, bucketConversationsListed) }
+// bucketConversationsByStatus holds the same scopes per status (schema 26):
+// "<scope>/s/<status>\x00<id>", so that a status filter's page walks its status's
+// entries only, never passing over the other's (an active conversation older than many
+// ended ones).
+var bucketConversationsByStatus = []byte("conversations_by_status")
 
-// maxConversationListPass bounds the entries of the other status one page passes over
-// (an active conversation among many ended ones): a page that reaches it ends with a
-// next_cursor that resumes past them. A variable for the tests.
-var maxConversationListPass = 100_000
+func init() {
+	allBuckets = append(allBuckets, bucketConversationsListed, bucketConversationsByStatus)
+}
 
 // conversationListScopes are the scopes c is listed under.
 func conversationListScopes(ws, agentID string) []string {
@@ -40,11 +43,23 @@ func conversationListValue(status string) []byte {
 	return []byte(status[:1])
 }
 
-// listConversation writes c's entries with its status.
-func listConversation(tx *bbolt.Tx, c *data.StoredConversation) error {
-	b := tx.Bucket(bucketConversationsListed)
+// conversationStatusScope is scope's part for status in bucketConversationsByStatus.
+func conversationStatusScope(scope, status string) string { return scope + "/s/" + status }
+
+// listConversation writes c's entries with its status, and moves its status entries
+// from old's status (nil for a new conversation).
+func listConversation(tx *bbolt.Tx, old, c *data.StoredConversation) error {
+	b, byStatus := tx.Bucket(bucketConversationsListed), tx.Bucket(bucketConversationsByStatus)
 	for _, scope := range conversationListScopes(c.WorkspaceID, c.AgentID) {
 		if err := b.Put(indexKey(scope, c.ID), conversationListValue(c.Status)); err != nil {
+			return err
+		}
+		if old != nil && old.Status != c.Status {
+			if err := indexDelete(byStatus, conversationStatusScope(scope, old.Status), c.ID); err != nil {
+				return err
+			}
+		}
+		if err := indexPut(byStatus, conversationStatusScope(scope, c.Status), c.ID); err != nil {
 			return err
 		}
 	}
@@ -53,9 +68,12 @@ func listConversation(tx *bbolt.Tx, c *data.StoredConversation) error {
 
 // unlistConversation removes c's entries.
 func unlistConversation(tx *bbolt.Tx, c *data.StoredConversation) error {
-	b := tx.Bucket(bucketConversationsListed)
+	b, byStatus := tx.Bucket(bucketConversationsListed), tx.Bucket(bucketConversationsByStatus)
 	for _, scope := range conversationListScopes(c.WorkspaceID, c.AgentID) {
 		if err := indexDelete(b, scope, c.ID); err != nil {
+			return err
+		}
+		if err := indexDelete(byStatus, conversationStatusScope(scope, c.Status), c.ID); err != nil {
 			return err
 		}
 	}
@@ -63,22 +81,34 @@ func unlistConversation(tx *bbolt.Tx, c *data.StoredConversation) error {
 }
 
 // ListConversations implements service.ConversationTx: a walk of the workspace's scope,
-// of the agent's, or of the caller's agents' merged; a status filter's other entries
-// passed over by their value. Only the page's records are read.
+// of the agent's, or of the caller's agents' merged; with a status filter, those scopes'
+// parts for the status in bucketConversationsByStatus. Only the page's records are read.
 func (t tx) ListConversations(ws string, f data.ConversationFilter, agentIDs []string, req data.PageRequest) ([]*data.StoredConversation, data.Page, error) {
-	spec := listSpec{index: bucketConversationsListed, scope: ws, value: conversationListValue(f.Status), maxPass: maxConversationListPass,
-		filter: conversationListKey(f, agentIDs)}
+	// Named in cursors as the schema-25 list, whichever bucket is walked: a cursor of
+	// before the upgrade reads on.
+	spec := listSpec{index: bucketConversationsListed, scope: ws, filter: conversationListKey(f, agentIDs)}
+	var scopes []string
 	switch {
 	case f.AgentID != "" && (agentIDs == nil || slices.Contains(agentIDs, f.AgentID)):
-		spec.scopes = []string{conversationAgentScope(ws, f.AgentID)}
+		scopes = []string{conversationAgentScope(ws, f.AgentID)}
 	case f.AgentID != "":
-		spec.scopes = []string{} // an agent the caller may not see: nothing
+		scopes = []string{} // an agent the caller may not see: nothing
 	case agentIDs != nil:
-		spec.scopes = make([]string, 0, len(agentIDs))
+		scopes = make([]string, 0, len(agentIDs))
 		for _, a := range agentIDs {
-			spec.scopes = append(spec.scopes, conversationAgentScope(ws, a))
+			scopes = append(scopes, conversationAgentScope(ws, a))
 		}
 	}
+	if f.Status != "" {
+		spec.walked = bucketConversationsByStatus
+		if scopes == nil {
+			scopes = []string{ws}
+		}
+		for i := range scopes {
+			scopes[i] = conversationStatusScope(scopes[i], f.Status)
+		}
+	}
+	spec.scopes = scopes
 	ids, page, err := t.db.list(t.b, spec, req)
 	if err != nil {
 		return nil, page, err
@@ -132,11 +162,38 @@ func listConversationsOfStore(tx *bbolt.Tx) error {
 	return putSorted(tx.Bucket(bucketConversationsListed), entries)
 }
 
-// unlistWorkspaceConversations removes a workspace's entries, both kinds of scope.
+// statusesOfListed is the schema 25 → 26 migration: each entry of conversations_listed
+// put again under its scope's part for its status (the entry's value, its status's first
+// byte), no record read; in key order (putSorted), in the transaction that raises the
+// version, so a crash leaves schema 25 to fill it again.
+func statusesOfListed(tx *bbolt.Tx) error {
+	statuses := map[string]string{}
+	for _, s := range []string{data.ConversationActive, data.ConversationEnded} {
+		statuses[string(conversationListValue(s))] = s
+	}
+	var entries []indexEntry
+	if err := tx.Bucket(bucketConversationsListed).ForEach(func(k, v []byte) error {
+		end := bytes.LastIndexByte(k, 0) // ids hold no NUL; scopes end at the last one
+		status, ok := statuses[string(v)]
+		if end < 0 || !ok {
+			return fmt.Errorf("conversation list entry %q (%q) names no conversation and status", k, v)
+		}
+		entries = append(entries, indexEntry{indexKey(conversationStatusScope(string(k[:end]), status), string(k[end+1:])), nil})
+		return nil
+	}); err != nil {
+		return err
+	}
+	return putSorted(tx.Bucket(bucketConversationsByStatus), entries)
+}
+
+// unlistWorkspaceConversations removes a workspace's entries, every kind of scope.
 func unlistWorkspaceConversations(tx *bbolt.Tx, ws string) error {
 	b := tx.Bucket(bucketConversationsListed)
 	if err := deletePrefix(b, indexKey(ws, "")); err != nil {
 		return err
 	}
-	return deletePrefix(b, []byte(ws+"/a/"))
+	if err := deletePrefix(b, []byte(ws+"/a/")); err != nil {
+		return err
+	}
+	return deletePrefix(tx.Bucket(bucketConversationsByStatus), []byte(ws+"/"))
 }

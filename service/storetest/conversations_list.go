@@ -100,8 +100,20 @@ func testConversationList(t *testing.T, open Opener) {
 	if got := pageAllConversations(t, s, ws1, data.ConversationFilter{}, nil, 2); !reflect.DeepEqual(got, ids(5, 4, 3, 2, 1, 0)) {
 		t.Errorf("after a delete = %v", got)
 	}
+	for _, c := range []struct {
+		f    data.ConversationFilter
+		want []string
+	}{
+		{data.ConversationFilter{Status: data.ConversationActive}, ids(5, 3, 2, 0)},
+		{data.ConversationFilter{AgentID: "agt_a", Status: data.ConversationActive}, ids(2, 0)},
+	} {
+		if got := pageAllConversations(t, s, ws1, c.f, nil, 2); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("after a delete, %+v = %v, want %v", c.f, got, c.want)
+		}
+	}
 	update(t, s, func(tx service.Tx) error { return tx.DeleteWorkspace(ws1) })
-	for _, f := range []data.ConversationFilter{{}, {AgentID: "agt_a"}, {Status: data.ConversationActive}} {
+	for _, f := range []data.ConversationFilter{{}, {AgentID: "agt_a"}, {Status: data.ConversationActive}, {Status: data.ConversationEnded},
+		{AgentID: "agt_b", Status: data.ConversationEnded}} {
 		if got := pageAllConversations(t, s, ws1, f, nil, 10); len(got) != 0 {
 			t.Errorf("a deleted workspace's list %+v = %v", f, got)
 		}
