@@ -297,10 +297,17 @@ func (ks *keyset) narrowByAgent(agentID, status string, agentIDs []string, open 
 	}
 	switch {
 	case agents == nil: // every agent's: the workspace's rows
-	case len(agents) <= maxAgentWalks && !slices.Contains(open, status):
-		ks.eachCol, ks.each = "agent_id", agents
-	default:
+	case slices.Contains(open, status) && len(agents) == 1:
+		ks.args = append(ks.args, agents[0])
+		ks.from += fmt.Sprintf(` AND agent_id = $%d`, len(ks.args))
+	case slices.Contains(open, status) || len(agents) > maxAgentWalks:
 		ks.args = append(ks.args, agents)
 		ks.from += fmt.Sprintf(` AND agent_id = ANY($%d)`, len(ks.args))
+	case len(agents) == 1: // its walk alone, without the merge's statement around it
+		ks.args = append(ks.args, agents[0])
+		ks.from += fmt.Sprintf(` AND agent_id >= $%d AND agent_id <= $%d`, len(ks.args), len(ks.args))
+		ks.within = "agent_id"
+	default:
+		ks.eachCol, ks.each = "agent_id", agents
 	}
 }

@@ -28,7 +28,8 @@ type agentsPageCase struct {
 // TestLimitedPagesWalkEachAgent: a page for a caller limited to some agents walks each
 // agent's rows apart on conversations_by_agent (campaigns_by_agent, migration 0037) and
 // reads at most per_page+1 of each, however many rows those agents have: every step of
-// the plan yields at most 2 × 16 rows, here among 4,000 of the two agents'. With
+// the plan yields at most 2 × 16 rows, here among 4,000 of the two agents' (16 for one
+// agent's page, the agent_id filter's or a caller's limited to one). With
 // "agent_id = ANY(…)" the planner read the agents' rows whole and sorted them. The
 // tables are big enough, and analyzed, for the planner's choice to be the real one. A
 // status filter is a condition on what the walks meet (for ended, the newer active
@@ -85,10 +86,13 @@ func TestLimitedPagesWalkEachAgent(t *testing.T) {
 	each := 2 * (perPage + 1)
 	for _, c := range []agentsPageCase{
 		{"conversations", conversationList(ws, data.ConversationFilter{}, agents), convs[n/2], "conversations_by_agent", each},
+		{"one agent's conversations", conversationList(ws, data.ConversationFilter{AgentID: "agt_3"}, nil), convs[n/2], "conversations_by_agent", perPage + 1},
+		{"conversations of one agent of the caller's", conversationList(ws, data.ConversationFilter{}, agents[:1]), convs[n/2], "conversations_by_agent", perPage + 1},
 		{"ended conversations", conversationList(ws, data.ConversationFilter{Status: data.ConversationEnded}, agents), convs[n/2], "conversations_by_agent", each},
 		{"active conversations", conversationList(ws, data.ConversationFilter{Status: data.ConversationActive}, agents), convs[n/2], "", 40},
 		{"campaigns", campaignList(data.CampaignFilter{}), camps[len(camps)/2], "campaigns_by_agent", each},
 		{"completed campaigns", campaignList(data.CampaignFilter{Status: data.CampaignCompleted}), camps[len(camps)/2], "campaigns_by_agent", each},
+		{"one agent's campaigns", campaignList(data.CampaignFilter{AgentID: "agt_2"}), camps[len(camps)/2], "campaigns_by_agent", perPage + 1},
 	} {
 		checkAgentsPagePlan(t, db, c, perPage)
 	}

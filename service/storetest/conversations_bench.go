@@ -107,11 +107,11 @@ func BenchOpenConversations(b *testing.B, open Opener) {
 // of n conversations (each of sizes) over 10 agents, all ended but the newest 20 and the
 // oldest 20: the whole list, one agent's, the active ones, the active ones' second page
 // (5 of the newest, then 10 of the oldest, past every ended one), a caller limited to 2
-// agents and one limited to 500 (the 10 with conversations among them). A page reads its
+// agents, and to 500 and 1,000 (the 10 with conversations among them). A page reads its
 // own records, so its time holds from 1,000 conversations up (docs/performance.md, "The
 // conversation list").
 func BenchConversationList(b *testing.B, open Opener, sizes ...int) {
-	many := make([]string, 500)
+	many := make([]string, 1000) // an agent_ids list's bound
 	for i := range many {
 		many[i] = fmt.Sprintf("agt_%d", i)
 	}
@@ -157,7 +157,8 @@ func BenchConversationList(b *testing.B, open Opener, sizes ...int) {
 				{"active", active, nil, ""},
 				{"active_oldest", active, nil, second},
 				{"limited", data.ConversationFilter{}, []string{"agt_1", "agt_2"}, ""},
-				{"limited_500", data.ConversationFilter{}, many, ""},
+				{"limited_500", data.ConversationFilter{}, many[:500], ""},
+				{"limited_1000", data.ConversationFilter{}, many, ""},
 			} {
 				b.Run(c.name, func(b *testing.B) {
 					b.ReportAllocs()
