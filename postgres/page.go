@@ -270,9 +270,9 @@ func (db *DB) decodeCursor(cursor, scope string) (byte, string, bool) {
 // wording every list and the server's form check use.
 func errBadCursor() error { return data.FieldError("cursor", pagecursor.Refused) }
 
-// maxAgentWalks bounds the agents a page walks apart (keyset.each): as many as a member's
-// or key's agent_ids may name (validate.MaxIDListItems), measured in docs/performance.md ("The
-// conversation list"); past it, agent_id = ANY(…).
+// maxAgentWalks bounds the agents a page walks apart (keyset.each): as many as a
+// member's or key's agent_ids may name (validate.MaxIDListItems), measured in
+// docs/performance.md ("The conversation list"); past it, agent_id = ANY(…).
 const maxAgentWalks = 1000
 
 // narrowByAgent narrows a workspace's rows (campaigns, conversations: columns agent_id
