@@ -174,9 +174,12 @@ func statusesOfListed(tx *bbolt.Tx) error {
 	var entries []indexEntry
 	if err := tx.Bucket(bucketConversationsListed).ForEach(func(k, v []byte) error {
 		end := bytes.LastIndexByte(k, 0) // ids hold no NUL; scopes end at the last one
+		if end < 0 {
+			return fmt.Errorf("conversation list entry %q names no conversation", k)
+		}
 		status, ok := statuses[string(v)]
-		if end < 0 || !ok {
-			return fmt.Errorf("conversation list entry %q (%q) names no conversation and status", k, v)
+		if !ok {
+			return nil // an entry without a status (never written so): no status lists it; the open goes on
 		}
 		entries = append(entries, indexEntry{indexKey(conversationStatusScope(string(k[:end]), status), string(k[end+1:])), nil})
 		return nil
