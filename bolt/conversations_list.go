@@ -3,7 +3,6 @@ package bolt
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"strings"
 
 	"go.etcd.io/bbolt"
@@ -12,9 +11,9 @@ import (
 )
 
 // bucketConversationsListed indexes conversations for GET /api/v1/conversations (schema
-// 25): "<ws>\x00<id>" and "<ws>/a/<agent id>\x00<id>", each holding the conversation's
-// status (conversationListValue), so that a page reads only the records it shows: a
-// caller limited to some agents walks their scopes merged.
+// 25) in the scopes of list_by_agent.go: "<ws>\x00<id>" and "<ws>/a/<agent id>\x00<id>",
+// each holding the conversation's status (conversationListValue), so that a page reads
+// only the records it shows: a caller limited to some agents walks their scopes merged.
 var bucketConversationsListed = []byte("conversations_listed")
 
 // bucketConversationsByStatus holds the same scopes per status (schema 26):
@@ -27,13 +26,6 @@ func init() {
 	allBuckets = append(allBuckets, bucketConversationsListed, bucketConversationsByStatus)
 }
 
-// conversationListScopes are the scopes c is listed under.
-func conversationListScopes(ws, agentID string) []string {
-	return []string{ws, conversationAgentScope(ws, agentID)}
-}
-
-func conversationAgentScope(ws, agentID string) string { return ws + "/a/" + agentID }
-
 // conversationListValue is the value of a conversation's entries: its status's first
 // byte ("a" active, "e" ended).
 func conversationListValue(status string) []byte {
@@ -43,23 +35,20 @@ func conversationListValue(status string) []byte {
 	return []byte(status[:1])
 }
 
-// conversationStatusScope is scope's part for status in bucketConversationsByStatus.
-func conversationStatusScope(scope, status string) string { return scope + "/s/" + status }
-
 // listConversation writes c's entries with its status, and moves its status entries
 // from old's status (nil for a new conversation).
 func listConversation(tx *bbolt.Tx, old, c *data.StoredConversation) error {
 	b, byStatus := tx.Bucket(bucketConversationsListed), tx.Bucket(bucketConversationsByStatus)
-	for _, scope := range conversationListScopes(c.WorkspaceID, c.AgentID) {
+	for _, scope := range agentScopes(c.WorkspaceID, c.AgentID) {
 		if err := b.Put(indexKey(scope, c.ID), conversationListValue(c.Status)); err != nil {
 			return err
 		}
 		if old != nil && old.Status != c.Status {
-			if err := indexDelete(byStatus, conversationStatusScope(scope, old.Status), c.ID); err != nil {
+			if err := indexDelete(byStatus, listStatusScope(scope, old.Status), c.ID); err != nil {
 				return err
 			}
 		}
-		if err := indexPut(byStatus, conversationStatusScope(scope, c.Status), c.ID); err != nil {
+		if err := indexPut(byStatus, listStatusScope(scope, c.Status), c.ID); err != nil {
 			return err
 		}
 	}
@@ -69,11 +58,11 @@ func listConversation(tx *bbolt.Tx, old, c *data.StoredConversation) error {
 // unlistConversation removes c's entries.
 func unlistConversation(tx *bbolt.Tx, c *data.StoredConversation) error {
 	b, byStatus := tx.Bucket(bucketConversationsListed), tx.Bucket(bucketConversationsByStatus)
-	for _, scope := range conversationListScopes(c.WorkspaceID, c.AgentID) {
+	for _, scope := range agentScopes(c.WorkspaceID, c.AgentID) {
 		if err := indexDelete(b, scope, c.ID); err != nil {
 			return err
 		}
-		if err := indexDelete(byStatus, conversationStatusScope(scope, c.Status), c.ID); err != nil {
+		if err := indexDelete(byStatus, listStatusScope(scope, c.Status), c.ID); err != nil {
 			return err
 		}
 	}
@@ -86,29 +75,11 @@ func unlistConversation(tx *bbolt.Tx, c *data.StoredConversation) error {
 func (t tx) ListConversations(ws string, f data.ConversationFilter, agentIDs []string, req data.PageRequest) ([]*data.StoredConversation, data.Page, error) {
 	// Named in cursors as the schema-25 list, whichever bucket is walked: a cursor of
 	// before the upgrade reads on.
-	spec := listSpec{index: bucketConversationsListed, scope: ws, filter: conversationListKey(f, agentIDs)}
-	var scopes []string
-	switch {
-	case f.AgentID != "" && (agentIDs == nil || slices.Contains(agentIDs, f.AgentID)):
-		scopes = []string{conversationAgentScope(ws, f.AgentID)}
-	case f.AgentID != "":
-		scopes = []string{} // an agent the caller may not see: nothing
-	case agentIDs != nil:
-		scopes = make([]string, 0, len(agentIDs))
-		for _, a := range agentIDs {
-			scopes = append(scopes, conversationAgentScope(ws, a))
-		}
-	}
+	spec := listSpec{index: bucketConversationsListed, scope: ws, filter: conversationListKey(f, agentIDs),
+		scopes: walkScopes(ws, f.AgentID, f.Status, agentIDs)}
 	if f.Status != "" {
 		spec.walked = bucketConversationsByStatus
-		if scopes == nil {
-			scopes = []string{ws}
-		}
-		for i := range scopes {
-			scopes[i] = conversationStatusScope(scopes[i], f.Status)
-		}
 	}
-	spec.scopes = scopes
 	ids, page, err := t.db.list(t.b, spec, req)
 	if err != nil {
 		return nil, page, err
@@ -152,7 +123,7 @@ func listConversationsOfStore(tx *bbolt.Tx) error {
 		if err := jsonUnmarshal(v, &c); err != nil {
 			return fmt.Errorf("decoding conversation %q: %w", k, err)
 		}
-		for _, scope := range conversationListScopes(c.WorkspaceID, c.AgentID) {
+		for _, scope := range agentScopes(c.WorkspaceID, c.AgentID) {
 			entries = append(entries, indexEntry{indexKey(scope, string(k)), conversationListValue(c.Status)})
 		}
 		return nil
@@ -181,7 +152,7 @@ func statusesOfListed(tx *bbolt.Tx) error {
 		if !ok {
 			return nil // an entry without a status (never written so): no status lists it; the open goes on
 		}
-		entries = append(entries, indexEntry{indexKey(conversationStatusScope(string(k[:end]), status), string(k[end+1:])), nil})
+		entries = append(entries, indexEntry{indexKey(listStatusScope(string(k[:end]), status), string(k[end+1:])), nil})
 		return nil
 	}); err != nil {
 		return err
