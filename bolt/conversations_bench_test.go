@@ -20,3 +20,9 @@ func BenchmarkOpenConversations(b *testing.B) { storetest.BenchOpenConversations
 func BenchmarkConversationList(b *testing.B) {
 	storetest.BenchConversationList(b, testkit.OpenStore, 1000, 20000)
 }
+
+// BenchmarkCampaignList: the first page of GET /api/v1/campaigns at 1,000 and 20,000
+// campaigns (docs/performance.md, "The conversation list").
+func BenchmarkCampaignList(b *testing.B) {
+	storetest.BenchCampaignList(b, testkit.OpenStore, 1000, 20000)
+}

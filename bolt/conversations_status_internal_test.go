@@ -133,7 +133,7 @@ const statusFillChild = "VOICEAPI_TEST_STATUS_FILL_DIR"
 
 // TestStatusFillSurvivesKill: a process SIGKILLed while schema 26's fill runs (its
 // entries put, the transaction not committed) leaves a file of schema 25 that opens: the
-// next open fills the list again, and the status filters show every conversation.
+// next open fills the lists again, and the filters show every conversation and campaign.
 func TestStatusFillSurvivesKill(t *testing.T) {
 	if dir := os.Getenv(statusFillChild); dir != "" {
 		fillThenHang(dir)
@@ -144,9 +144,13 @@ func TestStatusFillSurvivesKill(t *testing.T) {
 	}
 	db, dir, opts := openFile(t)
 	ids := statusTestConversations(t, db, 10, func(i int) bool { return i%3 == 0 })
-	// As a schema 25 binary left it: no status list.
+	campaigns := storeListTestCampaigns(t, db)
+	// As a schema 25 binary left it: no status list, no campaign list.
 	if err := db.bolt.Update(func(b *bbolt.Tx) error {
 		if err := setSchemaVersion(b, 25); err != nil {
+			return err
+		}
+		if err := b.DeleteBucket(bucketCampaignsListed); err != nil {
 			return err
 		}
 		return b.DeleteBucket(bucketConversationsByStatus)
@@ -187,6 +191,7 @@ func TestStatusFillSurvivesKill(t *testing.T) {
 		t.Fatalf("schema %d, %v after the second open, want %d", v, err, schemaVersion)
 	}
 	checkStatusLists(t, db, ids)
+	checkCampaignLists(t, db, campaigns)
 	if err := db.bolt.View(func(tx *bbolt.Tx) error { return <-tx.Check() }); err != nil {
 		t.Error(err)
 	}

@@ -24,3 +24,9 @@ func BenchmarkOpenConversations(b *testing.B) {
 func BenchmarkConversationList(b *testing.B) {
 	storetest.BenchConversationList(b, testkit.OpenPostgresStore, 1000, 20000, 100000)
 }
+
+// BenchmarkCampaignList: the first page of GET /api/v1/campaigns at 1,000 and 20,000
+// campaigns (docs/performance.md, "The conversation list").
+func BenchmarkCampaignList(b *testing.B) {
+	storetest.BenchCampaignList(b, testkit.OpenPostgresStore, 1000, 20000)
+}
