@@ -11,10 +11,11 @@ import (
 
 // BenchCampaignList: the first page (15) of GET /api/v1/campaigns in a workspace of n
 // campaigns (each of sizes) over 10 agents, all completed but the newest 20 (running)
-// and the oldest 20 (paused): the whole list, one agent's, the running ones, the paused
-// ones (the oldest, past every other), a caller limited to 2 agents; a store with a
-// Settle method is settled once they are stored (docs/performance.md, "The conversation
-// list").
+// and the oldest 20 (paused, of an 11th agent): the whole list, one agent's, the running
+// ones, the paused ones (the oldest, past every other), a caller limited to 2 agents, the
+// 11th agent's (past every other) and a caller limited to it and one without any. A
+// store with a Settle method is settled once they are stored (docs/performance.md, "The
+// conversation list").
 func BenchCampaignList(b *testing.B, open Opener, sizes ...int) {
 	for _, n := range sizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
@@ -28,7 +29,7 @@ func BenchCampaignList(b *testing.B, open Opener, sizes ...int) {
 						c.AgentID, c.Status, c.Counts = fmt.Sprintf("agt_%d", i%10), data.CampaignCompleted, data.CampaignCounts{}
 						switch {
 						case i < 20:
-							c.Status = data.CampaignPaused
+							c.AgentID, c.Status = "agt_rare", data.CampaignPaused
 						case i >= n-20:
 							c.Status = data.CampaignRunning
 						}
@@ -52,6 +53,8 @@ func BenchCampaignList(b *testing.B, open Opener, sizes ...int) {
 				{"running", data.CampaignFilter{Status: data.CampaignRunning}, nil},
 				{"paused_oldest", data.CampaignFilter{Status: data.CampaignPaused}, nil},
 				{"limited", data.CampaignFilter{}, []string{"agt_1", "agt_2"}},
+				{"rare_agent", data.CampaignFilter{AgentID: "agt_rare"}, nil},
+				{"limited_rare", data.CampaignFilter{}, []string{"agt_rare", "agt_none"}},
 			} {
 				b.Run(c.name, func(b *testing.B) {
 					b.ReportAllocs()
