@@ -33,7 +33,10 @@ type agentsPageCase struct {
 // "agent_id = ANY(…)" the planner read the agents' rows whole and sorted them. The
 // tables are big enough, and analyzed, for the planner's choice to be the real one. A
 // status filter is a condition on what the walks meet (for ended, the newer active
-// ones); active is read from the partial index of the few active ones, as before.
+// ones); active is read from conversations_open, the partial index of the few active
+// ones. Each statement is planned as sent and as the plan the server keeps for it
+// (generic: its parameters unknown), which must prove that index's predicate too: with
+// status as a parameter, it walked conversations_by_workspace past every ended one.
 func TestLimitedPagesWalkEachAgent(t *testing.T) {
 	db := openInternal(t)
 	ctx := context.Background()
@@ -90,6 +93,7 @@ func TestLimitedPagesWalkEachAgent(t *testing.T) {
 		{"conversations of one agent of the caller's", conversationList(ws, data.ConversationFilter{}, agents[:1]), convs[n/2], "conversations_by_agent", perPage + 1},
 		{"ended conversations", conversationList(ws, data.ConversationFilter{Status: data.ConversationEnded}, agents), convs[n/2], "conversations_by_agent", each},
 		{"active conversations", conversationList(ws, data.ConversationFilter{Status: data.ConversationActive}, agents), convs[n/2], "", 40},
+		{"the workspace's active conversations", conversationList(ws, data.ConversationFilter{Status: data.ConversationActive}, nil), convs[n/2], "conversations_open", 40},
 		{"campaigns", campaignList(data.CampaignFilter{}), camps[len(camps)/2], "campaigns_by_agent", each},
 		{"completed campaigns", campaignList(data.CampaignFilter{Status: data.CampaignCompleted}), camps[len(camps)/2], "campaigns_by_agent", each},
 		{"one agent's campaigns", campaignList(data.CampaignFilter{AgentID: "agt_2"}), camps[len(camps)/2], "campaigns_by_agent", perPage + 1},
@@ -103,21 +107,23 @@ func TestLimitedPagesWalkEachAgent(t *testing.T) {
 func checkAgentsPagePlan(t *testing.T, db *DB, c agentsPageCase, perPage int) {
 	t.Helper()
 	var plans []string
-	for _, req := range []data.PageRequest{
-		{PerPage: perPage},
-		{PerPage: perPage, Cursor: *db.encodeCursor(older, c.ks.binding, c.middle)},
-		{PerPage: perPage, Cursor: *db.encodeCursor(newer, c.ks.binding, c.middle)},
-	} {
-		plans = append(plans, plannedExplain(t, db, func(x *tx) (string, []any, error) {
-			q, err := x.pageQuery(c.ks, req)
-			return q.sql, q.args, err
-		}))
-	}
-	for _, op := range []string{"<", ">"} {
-		plans = append(plans, plannedExplain(t, db, func(*tx) (string, []any, error) {
-			sql, args := existsQuery(c.ks, op, c.middle)
-			return sql, args, nil
-		}))
+	for _, generic := range []bool{false, true} {
+		for _, req := range []data.PageRequest{
+			{PerPage: perPage},
+			{PerPage: perPage, Cursor: *db.encodeCursor(older, c.ks.binding, c.middle)},
+			{PerPage: perPage, Cursor: *db.encodeCursor(newer, c.ks.binding, c.middle)},
+		} {
+			plans = append(plans, plannedExplain(t, db, generic, func(x *tx) (string, []any, error) {
+				q, err := x.pageQuery(c.ks, req)
+				return q.sql, q.args, err
+			}))
+		}
+		for _, op := range []string{"<", ">"} {
+			plans = append(plans, plannedExplain(t, db, generic, func(*tx) (string, []any, error) {
+				sql, args := existsQuery(c.ks, op, c.middle)
+				return sql, args, nil
+			}))
+		}
 	}
 	for _, plan := range plans {
 		if c.index != "" && !strings.Contains(plan, c.index) {
@@ -133,8 +139,10 @@ func checkAgentsPagePlan(t *testing.T, db *DB, c agentsPageCase, perPage int) {
 }
 
 // plannedExplain is EXPLAIN ANALYZE of the statement stmt gives, as the planner plans it
-// (explain turns sequential and bitmap scans off, for small tables).
-func plannedExplain(t *testing.T, db *DB, stmt func(*tx) (string, []any, error)) string {
+// (explain turns sequential and bitmap scans off, for small tables): with its parameters'
+// values, or generic, as a plan the server keeps for a prepared statement after a few
+// runs (pgx prepares each statement it sends).
+func plannedExplain(t *testing.T, db *DB, generic bool, stmt func(*tx) (string, []any, error)) string {
 	t.Helper()
 	var plan []string
 	if err := db.View(context.Background(), func(stx service.Tx) error {
@@ -143,7 +151,22 @@ func plannedExplain(t *testing.T, db *DB, stmt func(*tx) (string, []any, error))
 		if err != nil {
 			return err
 		}
-		rows, err := x.query(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) `+sql, args...)
+		explain := `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ` + sql
+		if generic {
+			if _, err := x.exec(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`); err != nil {
+				return err
+			}
+			if _, err := x.exec(`PREPARE planned_page AS ` + sql); err != nil {
+				return err
+			}
+			defer x.exec(`DEALLOCATE planned_page`)
+			values := make([]string, len(args)) // EXECUTE takes values, not parameters
+			for i, a := range args {
+				values[i] = sqlLiteral(a)
+			}
+			explain, args = `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) EXECUTE planned_page(`+strings.Join(values, ", ")+`)`, nil
+		}
+		rows, err := x.query(explain, args...)
 		if err != nil {
 			return err
 		}
@@ -160,4 +183,21 @@ func plannedExplain(t *testing.T, db *DB, stmt func(*tx) (string, []any, error))
 		t.Fatal(err)
 	}
 	return strings.Join(plan, "\n")
+}
+
+// sqlLiteral writes a statement's argument (text, or an array of text) as a literal.
+func sqlLiteral(a any) string {
+	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	switch v := a.(type) {
+	case string:
+		return quote(v)
+	case []string:
+		items := make([]string, len(v))
+		for i, s := range v {
+			items[i] = quote(s)
+		}
+		return "ARRAY[" + strings.Join(items, ", ") + "]::text[]"
+	default:
+		return fmt.Sprint(v)
+	}
 }
