@@ -116,43 +116,10 @@ func (t tx) PutCampaign(c *data.Campaign) error {
 	if err != nil {
 		return err
 	}
+	if err := listCampaign(t.b, c); err != nil {
+		return err
+	}
 	return putJSON(t.b.Bucket(bucketCampaigns), []byte(c.ID), storedCampaign{Campaign: c, LastClaimAt: c.LastClaimAt})
-}
-
-// Campaigns implements service.CampaignTx. Campaigns are few beside calls, so filters
-// read each one the walk meets.
-func (t tx) Campaigns(ws string, f data.CampaignFilter, agentIDs []string, req data.PageRequest) ([]*data.Campaign, data.Page, error) {
-	only := map[string]bool{}
-	for _, a := range agentIDs {
-		only[a] = true
-	}
-	keep := func(id string) bool {
-		c, err := readCampaign(t.b, id)
-		if err != nil || c == nil {
-			return false
-		}
-		return (agentIDs == nil || only[c.AgentID]) && (f.AgentID == "" || c.AgentID == f.AgentID) &&
-			(f.Status == "" || c.Status == f.Status)
-	}
-	spec := listSpec{index: bucketCampaignsByWS, scope: ws, filter: f.AgentID + "/" + f.Status}
-	if agentIDs != nil || f.AgentID != "" || f.Status != "" {
-		spec.keep = keep
-	}
-	ids, page, err := t.db.list(t.b, spec, req)
-	if err != nil {
-		return nil, page, err
-	}
-	list := make([]*data.Campaign, 0, len(ids))
-	for _, id := range ids {
-		c, err := readCampaign(t.b, id)
-		if err != nil {
-			return nil, page, err
-		}
-		if c != nil {
-			list = append(list, c)
-		}
-	}
-	return list, page, nil
 }
 
 // OpenCampaigns implements service.CampaignTx.
@@ -312,6 +279,9 @@ func (t tx) DeleteCampaign(c *data.Campaign) error {
 		if err := indexDelete(t.b.Bucket(b), c.WorkspaceID, c.ID); err != nil {
 			return err
 		}
+	}
+	if err := unlistCampaign(t.b, c); err != nil {
+		return err
 	}
 	if err := putKept(t.b, c.WorkspaceID, max(keptCount(t.b, c.WorkspaceID)-c.KeptWeight(), 0)); err != nil {
 		return err
@@ -526,6 +496,9 @@ func deleteWorkspaceCampaigns(tx *bbolt.Tx, ws string) error {
 		if err := deleteScopePrefix(tx.Bucket(b), ws); err != nil {
 			return err
 		}
+	}
+	if err := unlistWorkspaceCampaigns(tx, ws); err != nil {
+		return err
 	}
 	if err := tx.Bucket(bucketCampaignsKept).Delete([]byte(ws)); err != nil {
 		return err

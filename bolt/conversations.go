@@ -123,7 +123,7 @@ func (t tx) putConversation(old, c *data.StoredConversation, items []data.Conver
 		}
 	}
 	if old == nil || old.Status != c.Status {
-		if err := listConversation(t.b, c); err != nil {
+		if err := listConversation(t.b, old, c); err != nil {
 			return err
 		}
 	}

@@ -17,4 +17,12 @@ func BenchmarkOpenConversations(b *testing.B) { storetest.BenchOpenConversations
 
 // BenchmarkConversationList: the first page of GET /api/v1/conversations at 1,000 and
 // 20,000 conversations (docs/performance.md, "The conversation list").
-func BenchmarkConversationList(b *testing.B) { storetest.BenchConversationList(b, testkit.OpenStore) }
+func BenchmarkConversationList(b *testing.B) {
+	storetest.BenchConversationList(b, testkit.OpenStore, 1000, 20000)
+}
+
+// BenchmarkCampaignList: the first page of GET /api/v1/campaigns at 1,000 and 20,000
+// campaigns (docs/performance.md, "The conversation list").
+func BenchmarkCampaignList(b *testing.B) {
+	storetest.BenchCampaignList(b, testkit.OpenStore, 1000, 20000)
+}

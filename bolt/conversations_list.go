@@ -1,8 +1,8 @@
 package bolt
 
 import (
+	"bytes"
 	"fmt"
-	"slices"
 	"strings"
 
 	"go.etcd.io/bbolt"
@@ -11,25 +11,20 @@ import (
 )
 
 // bucketConversationsListed indexes conversations for GET /api/v1/conversations (schema
-// 25): "<ws>\x00<id>" and "<ws>/a/<agent id>\x00<id>", each holding the conversation's
-// status (conversationListValue), so that a page reads only the records it shows: a
-// caller limited to some agents walks their scopes merged, a status filter passes over
-// the entries of the other status by their value alone.
+// 25) in the scopes of list_by_agent.go: "<ws>\x00<id>" and "<ws>/a/<agent id>\x00<id>",
+// each holding the conversation's status (conversationListValue), so that a page reads
+// only the records it shows: a caller limited to some agents walks their scopes merged.
 var bucketConversationsListed = []byte("conversations_listed")
 
-func init() { allBuckets = append(allBuckets, bucketConversationsListed) }
+// bucketConversationsByStatus holds the same scopes per status (schema 26):
+// "<scope>/s/<status>\x00<id>", so that a status filter's page walks its status's
+// entries only, never passing over the other's (an active conversation older than many
+// ended ones).
+var bucketConversationsByStatus = []byte("conversations_by_status")
 
-// maxConversationListPass bounds the entries of the other status one page passes over
-// (an active conversation among many ended ones): a page that reaches it ends with a
-// next_cursor that resumes past them. A variable for the tests.
-var maxConversationListPass = 100_000
-
-// conversationListScopes are the scopes c is listed under.
-func conversationListScopes(ws, agentID string) []string {
-	return []string{ws, conversationAgentScope(ws, agentID)}
+func init() {
+	allBuckets = append(allBuckets, bucketConversationsListed, bucketConversationsByStatus)
 }
-
-func conversationAgentScope(ws, agentID string) string { return ws + "/a/" + agentID }
 
 // conversationListValue is the value of a conversation's entries: its status's first
 // byte ("a" active, "e" ended).
@@ -40,11 +35,20 @@ func conversationListValue(status string) []byte {
 	return []byte(status[:1])
 }
 
-// listConversation writes c's entries with its status.
-func listConversation(tx *bbolt.Tx, c *data.StoredConversation) error {
-	b := tx.Bucket(bucketConversationsListed)
-	for _, scope := range conversationListScopes(c.WorkspaceID, c.AgentID) {
+// listConversation writes c's entries with its status, and moves its status entries
+// from old's status (nil for a new conversation).
+func listConversation(tx *bbolt.Tx, old, c *data.StoredConversation) error {
+	b, byStatus := tx.Bucket(bucketConversationsListed), tx.Bucket(bucketConversationsByStatus)
+	for _, scope := range agentScopes(c.WorkspaceID, c.AgentID) {
 		if err := b.Put(indexKey(scope, c.ID), conversationListValue(c.Status)); err != nil {
+			return err
+		}
+		if old != nil && old.Status != c.Status {
+			if err := indexDelete(byStatus, listStatusScope(scope, old.Status), c.ID); err != nil {
+				return err
+			}
+		}
+		if err := indexPut(byStatus, listStatusScope(scope, c.Status), c.ID); err != nil {
 			return err
 		}
 	}
@@ -53,9 +57,12 @@ func listConversation(tx *bbolt.Tx, c *data.StoredConversation) error {
 
 // unlistConversation removes c's entries.
 func unlistConversation(tx *bbolt.Tx, c *data.StoredConversation) error {
-	b := tx.Bucket(bucketConversationsListed)
-	for _, scope := range conversationListScopes(c.WorkspaceID, c.AgentID) {
+	b, byStatus := tx.Bucket(bucketConversationsListed), tx.Bucket(bucketConversationsByStatus)
+	for _, scope := range agentScopes(c.WorkspaceID, c.AgentID) {
 		if err := indexDelete(b, scope, c.ID); err != nil {
+			return err
+		}
+		if err := indexDelete(byStatus, listStatusScope(scope, c.Status), c.ID); err != nil {
 			return err
 		}
 	}
@@ -63,21 +70,15 @@ func unlistConversation(tx *bbolt.Tx, c *data.StoredConversation) error {
 }
 
 // ListConversations implements service.ConversationTx: a walk of the workspace's scope,
-// of the agent's, or of the caller's agents' merged; a status filter's other entries
-// passed over by their value. Only the page's records are read.
+// of the agent's, or of the caller's agents' merged; with a status filter, those scopes'
+// parts for the status in bucketConversationsByStatus. Only the page's records are read.
 func (t tx) ListConversations(ws string, f data.ConversationFilter, agentIDs []string, req data.PageRequest) ([]*data.StoredConversation, data.Page, error) {
-	spec := listSpec{index: bucketConversationsListed, scope: ws, value: conversationListValue(f.Status), maxPass: maxConversationListPass,
-		filter: conversationListKey(f, agentIDs)}
-	switch {
-	case f.AgentID != "" && (agentIDs == nil || slices.Contains(agentIDs, f.AgentID)):
-		spec.scopes = []string{conversationAgentScope(ws, f.AgentID)}
-	case f.AgentID != "":
-		spec.scopes = []string{} // an agent the caller may not see: nothing
-	case agentIDs != nil:
-		spec.scopes = make([]string, 0, len(agentIDs))
-		for _, a := range agentIDs {
-			spec.scopes = append(spec.scopes, conversationAgentScope(ws, a))
-		}
+	// Named in cursors as the schema-25 list, whichever bucket is walked: a cursor of
+	// before the upgrade reads on.
+	spec := listSpec{index: bucketConversationsListed, scope: ws, filter: conversationListKey(f, agentIDs),
+		scopes: walkScopes(ws, f.AgentID, f.Status, agentIDs)}
+	if f.Status != "" {
+		spec.walked = bucketConversationsByStatus
 	}
 	ids, page, err := t.db.list(t.b, spec, req)
 	if err != nil {
@@ -122,7 +123,7 @@ func listConversationsOfStore(tx *bbolt.Tx) error {
 		if err := jsonUnmarshal(v, &c); err != nil {
 			return fmt.Errorf("decoding conversation %q: %w", k, err)
 		}
-		for _, scope := range conversationListScopes(c.WorkspaceID, c.AgentID) {
+		for _, scope := range agentScopes(c.WorkspaceID, c.AgentID) {
 			entries = append(entries, indexEntry{indexKey(scope, string(k)), conversationListValue(c.Status)})
 		}
 		return nil
@@ -132,11 +133,41 @@ func listConversationsOfStore(tx *bbolt.Tx) error {
 	return putSorted(tx.Bucket(bucketConversationsListed), entries)
 }
 
-// unlistWorkspaceConversations removes a workspace's entries, both kinds of scope.
+// statusesOfListed is the schema 25 → 26 migration: each entry of conversations_listed
+// put again under its scope's part for its status (the entry's value, its status's first
+// byte), no record read; in key order (putSorted), in the transaction that raises the
+// version, so a crash leaves schema 25 to fill it again.
+func statusesOfListed(tx *bbolt.Tx) error {
+	statuses := map[string]string{}
+	for _, s := range []string{data.ConversationActive, data.ConversationEnded} {
+		statuses[string(conversationListValue(s))] = s
+	}
+	var entries []indexEntry
+	if err := tx.Bucket(bucketConversationsListed).ForEach(func(k, v []byte) error {
+		end := bytes.LastIndexByte(k, 0) // ids hold no NUL; scopes end at the last one
+		if end < 0 {
+			return fmt.Errorf("conversation list entry %q names no conversation", k)
+		}
+		status, ok := statuses[string(v)]
+		if !ok {
+			return nil // an entry without a status (never written so): no status lists it; the open goes on
+		}
+		entries = append(entries, indexEntry{indexKey(listStatusScope(string(k[:end]), status), string(k[end+1:])), nil})
+		return nil
+	}); err != nil {
+		return err
+	}
+	return putSorted(tx.Bucket(bucketConversationsByStatus), entries)
+}
+
+// unlistWorkspaceConversations removes a workspace's entries, every kind of scope.
 func unlistWorkspaceConversations(tx *bbolt.Tx, ws string) error {
 	b := tx.Bucket(bucketConversationsListed)
 	if err := deletePrefix(b, indexKey(ws, "")); err != nil {
 		return err
 	}
-	return deletePrefix(b, []byte(ws+"/a/"))
+	if err := deletePrefix(b, []byte(ws+"/a/")); err != nil {
+		return err
+	}
+	return deletePrefix(tx.Bucket(bucketConversationsByStatus), []byte(ws+"/"))
 }

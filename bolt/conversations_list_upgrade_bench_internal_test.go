@@ -63,3 +63,57 @@ func BenchmarkUpgradeListsConversations(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkUpgradeListsConversationsByStatus times the schema 25 → 26 fill
+// (statusesOfListed) over n conversations of 20 agents, a quarter of them active: it
+// runs at open, in the migration's one transaction (docs/performance.md, "Schema 26's
+// fill at open"). It reads conversations_listed's entries, no record.
+func BenchmarkUpgradeListsConversationsByStatus(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			db, err := Open(b.TempDir(), Options{NoSync: true, SecretKey: make([]byte, 32)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			g := data.NewIDGen()
+			at := data.NewTime(time.Now())
+			for i := 0; i < n; i += 1000 {
+				if err := db.Update(context.Background(), func(tx service.Tx) error {
+					for j := i; j < min(i+1000, n); j++ {
+						c := &data.StoredConversation{Conversation: data.Conversation{ID: g.New(data.PrefixConversation),
+							WorkspaceID: fmt.Sprintf("ws_%d", j%5), AgentID: fmt.Sprintf("agt_01JD60000000000000000%05d", j%20),
+							Status: data.ConversationActive, CreatedAt: at, UpdatedAt: at}, StartedBy: "usr_1"}
+						if j%4 != 0 {
+							reason := data.EndUserEnded
+							c.Status, c.EndedAt, c.DisconnectionReason = data.ConversationEnded, &at, &reason
+						}
+						if err := tx.InsertConversation(c, nil); err != nil {
+							return err
+						}
+					}
+					return nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				if err := db.bolt.Update(func(tx *bbolt.Tx) error { // as a schema 25 file: no status list
+					if err := tx.DeleteBucket(bucketConversationsByStatus); err != nil {
+						return err
+					}
+					_, err := tx.CreateBucket(bucketConversationsByStatus)
+					return err
+				}); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if err := db.bolt.Update(statusesOfListed); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 25
+const schemaVersion = 26
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -380,6 +380,18 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// conversations (listConversationsOfStore). An older binary would start, end and
 	// delete conversations without their entries, so the version keeps it out.
 	listConversationsOfStore,
+	// 25 → 26: conversations are listed by status too (conversations_by_status), so that
+	// a status filter's page walks only its status's entries, filled here from the
+	// schema-25 list's entries (statusesOfListed); campaigns are listed by workspace,
+	// agent and status (campaigns_list.go), filled from the stored campaigns
+	// (listCampaignsOfStore). An older binary would start, end and delete them without
+	// moving these entries, so the version keeps it out.
+	func(tx *bbolt.Tx) error {
+		if err := statusesOfListed(tx); err != nil {
+			return err
+		}
+		return listCampaignsOfStore(tx)
+	},
 }
 
 // migrate runs the migrations from the stored version up to schemaVersion and returns

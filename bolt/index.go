@@ -70,8 +70,10 @@ func (db *DB) pageWhere(tx *bbolt.Tx, index []byte, scope string, req data.PageR
 
 // listSpec says which ids a list walks.
 type listSpec struct {
-	index []byte
-	scope string
+	// index names the list in its cursors; walked, when set, is the bucket walked
+	// instead (a list moved to another index keeps its cursors).
+	index, walked []byte
+	scope         string
 	// scopes, when not nil, are the scopes walked together as one list, merged by id
 	// (each scope's keys are its ids in creation order); scope then only names the list
 	// in its cursors. An empty, non-nil list lists nothing.
@@ -98,6 +100,9 @@ type listSpec struct {
 // list returns one newest-first page of the ids spec selects.
 func (db *DB) list(tx *bbolt.Tx, spec listSpec, req data.PageRequest) ([]string, data.Page, error) {
 	b := tx.Bucket(spec.index)
+	if spec.walked != nil {
+		b = tx.Bucket(spec.walked)
+	}
 	binding := string(spec.index) + "\x00" + spec.scope
 	if spec.filter != "" {
 		binding += "\x00" + spec.filter

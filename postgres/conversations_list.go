@@ -10,8 +10,9 @@ import (
 
 // ListConversations implements service.ConversationTx: a keyset page over the index
 // conversations_by_workspace (workspace_id, id), or conversations_by_agent (migration
-// 0036: workspace_id, agent_id, id) for one agent or the caller's agents; a status filter
-// is a condition on the rows the index walk meets.
+// 0036: workspace_id, agent_id, id) for one agent or each of the caller's agents
+// (narrowByAgent); a status filter is a condition on the rows the index walk meets, but
+// for active, which the planner reads from conversations_open (migration 0023).
 func (t *tx) ListConversations(ws string, f data.ConversationFilter, agentIDs []string, req data.PageRequest) ([]*data.StoredConversation, data.Page, error) {
 	return pageRows(t, conversationList(ws, f, agentIDs), req, func(rows pgx.Rows) (*data.StoredConversation, string, error) {
 		c, err := scanConversation(rows)
@@ -30,6 +31,6 @@ func conversationList(ws string, f data.ConversationFilter, agentIDs []string) k
 	}
 	ks := keyset{binding: binding("conversations", ws, f.AgentID, f.Status, agents), cols: conversationCols, key: "id",
 		from: `conversations WHERE workspace_id = $1`, args: []any{ws}}
-	ks.narrowByAgent(f.AgentID, f.Status, agentIDs)
+	ks.narrowByAgent(f.AgentID, f.Status, agentIDs, data.ConversationActive)
 	return ks
 }

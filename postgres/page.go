@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -43,6 +44,13 @@ type keyset struct {
 	// its own index: the cursors' checks ask each (a page of them is read apart and
 	// merged by its caller, as recipientsMerged does).
 	union []keyset
+	// eachCol and each, when eachCol is set, select the rows whose eachCol is one of
+	// each, read apart: one walk per value of an index on (scope, eachCol, key), at most
+	// per_page+1 rows each, merged by the statement (a LATERAL join), so that a page costs
+	// its values' first rows whatever their rows number. "eachCol = ANY(…)" reads every
+	// row of the values and sorts them (narrowByAgent).
+	eachCol string
+	each    []string
 }
 
 // pageRows returns one newest-first page of ks's rows, scanned by scan, and the page's
@@ -127,6 +135,14 @@ func (t *tx) pageQuery(ks keyset, req data.PageRequest) (keysetQuery, error) {
 		where = fmt.Sprintf(" AND %s < $%d", ks.key, len(args))
 	}
 	q.sql = fmt.Sprintf("SELECT %s FROM %s%s ORDER BY %s LIMIT %d", ks.cols, ks.from, where, ks.orderBy(order), q.perPage+1)
+	if ks.eachCol != "" {
+		// The page's keys, from each value's walk, then their rows: only the page's rows
+		// are read whole.
+		args = append(args, ks.each)
+		walk := fmt.Sprintf("SELECT %s FROM %s AND %s%s ORDER BY %s LIMIT %d", ks.key, ks.from, ks.eachWithin(), where, ks.eachOrderBy(order), q.perPage+1)
+		q.sql = fmt.Sprintf("SELECT %s FROM %s AND %s IN (SELECT walk.%s FROM unnest($%d::text[]) AS vals(v) CROSS JOIN LATERAL (%s) walk ORDER BY walk.%s %s LIMIT %d) ORDER BY %s",
+			ks.cols, ks.from, ks.key, ks.key, len(args), walk, ks.key, order, q.perPage+1, ks.orderBy(order))
+	}
 	q.args = args
 	return q, nil
 }
@@ -192,6 +208,15 @@ func (t *tx) exists(ks keyset, op, key string) (bool, error) {
 // existsQuery is the statement of exists and its arguments.
 func existsQuery(ks keyset, op, key string) (string, []any) {
 	args := append(append([]any(nil), ks.args...), key)
+	dir := "ASC" // from the end op points to (keyset.within)
+	if op == ">" {
+		dir = "DESC"
+	}
+	if ks.eachCol != "" { // a value's walk from that end: its first row
+		args = append(args, ks.each)
+		return fmt.Sprintf("SELECT EXISTS (SELECT 1 FROM unnest($%d::text[]) AS vals(v) CROSS JOIN LATERAL (SELECT 1 FROM %s AND %s AND %s %s $%d ORDER BY %s LIMIT 1) walk)",
+			len(args), ks.from, ks.eachWithin(), ks.key, op, len(args)-1, ks.eachOrderBy(dir)), args
+	}
 	if ks.within == "" {
 		return fmt.Sprintf("SELECT EXISTS (SELECT 1 FROM %s AND %s %s $%d)", ks.from, ks.key, op, len(args)), args
 	}
@@ -199,12 +224,19 @@ func existsQuery(ks keyset, op, key string) (string, []any) {
 	// newer than key if any is, the oldest older, so one entry is read. The first row is
 	// a subquery of its own: the planner drops an EXISTS's own ORDER BY and LIMIT, and
 	// would then pass over the other values' rows as a page would (keyset.within).
-	dir := "ASC"
-	if op == ">" {
-		dir = "DESC"
-	}
 	return fmt.Sprintf("SELECT EXISTS (SELECT 1 FROM (SELECT 1 FROM %s AND %s %s $%d ORDER BY %s LIMIT 1) edge)",
 		ks.from, ks.key, op, len(args), ks.orderBy(dir)), args
+}
+
+// eachWithin holds a walk of ks.each to its value, vals.v, as a range for the reason
+// keyset.within is one: with an equality the planner may walk the key's own index.
+func (ks keyset) eachWithin() string {
+	return fmt.Sprintf("%s >= vals.v AND %s <= vals.v", ks.eachCol, ks.eachCol)
+}
+
+// eachOrderBy is the ORDER BY of a walk of ks.each in dir: the index's.
+func (ks keyset) eachOrderBy(dir string) string {
+	return fmt.Sprintf("%s %s, %s %s", ks.eachCol, dir, ks.key, dir)
 }
 
 // orderBy is the ORDER BY of ks's rows in dir (ASC, DESC).
@@ -238,21 +270,49 @@ func (db *DB) decodeCursor(cursor, scope string) (byte, string, bool) {
 // wording every list and the server's form check use.
 func errBadCursor() error { return data.FieldError("cursor", pagecursor.Refused) }
 
+// maxAgentWalks bounds the agents a page walks apart (keyset.each): as many as a
+// member's or key's agent_ids may name (validate.MaxIDListItems), measured in
+// docs/performance.md ("The conversation list"); past it, agent_id = ANY(…).
+const maxAgentWalks = 1000
+
 // narrowByAgent narrows a workspace's rows (campaigns, conversations: columns agent_id
-// and status) to a list's agent_id and status filters, "" for none, and to the caller's
-// agents: agentIDs nil for every agent, empty for none (service: a caller limited to
-// agents it cannot see any more sees nothing).
-func (ks *keyset) narrowByAgent(agentID, status string, agentIDs []string) {
-	if agentID != "" {
-		ks.args = append(ks.args, agentID)
-		ks.from += fmt.Sprintf(` AND agent_id = $%d`, len(ks.args))
-	}
-	if status != "" {
+// and status, an index on workspace_id, agent_id, id) to a list's agent_id and status
+// filters, "" for none, and to the caller's agents: agentIDs nil for every agent, empty
+// for none (service: a caller limited to agents it cannot see any more sees nothing).
+// The agent or agents are walked apart (keyset.each), but for a status among open: a
+// workspace holds few rows of those (conversations' active, campaigns' not final: both
+// bounded) and a partial index of them, which the planner may read, where a walk of an
+// agent's rows would pass over every row of the other statuses.
+func (ks *keyset) narrowByAgent(agentID, status string, agentIDs []string, open ...string) {
+	switch {
+	case slices.Contains(open, status):
+		// Written out, from the caller's constant, so that a plan the server keeps for the
+		// statement still proves the predicate of the open rows' partial index.
+		ks.from += ` AND status = '` + open[slices.Index(open, status)] + `'`
+	case status != "":
 		ks.args = append(ks.args, status)
 		ks.from += fmt.Sprintf(` AND status = $%d`, len(ks.args))
 	}
-	if agentIDs != nil {
-		ks.args = append(ks.args, agentIDs)
+	agents := agentIDs
+	if agentID != "" {
+		agents = []string{agentID}
+		if agentIDs != nil && !slices.Contains(agentIDs, agentID) {
+			agents = []string{} // an agent the caller may not see: nothing
+		}
+	}
+	switch {
+	case agents == nil: // every agent's: the workspace's rows
+	case slices.Contains(open, status) && len(agents) == 1:
+		ks.args = append(ks.args, agents[0])
+		ks.from += fmt.Sprintf(` AND agent_id = $%d`, len(ks.args))
+	case slices.Contains(open, status) || len(agents) > maxAgentWalks:
+		ks.args = append(ks.args, agents)
 		ks.from += fmt.Sprintf(` AND agent_id = ANY($%d)`, len(ks.args))
+	case len(agents) == 1: // its walk alone, without the merge's statement around it
+		ks.args = append(ks.args, agents[0])
+		ks.from += fmt.Sprintf(` AND agent_id >= $%d AND agent_id <= $%d`, len(ks.args), len(ks.args))
+		ks.within = "agent_id"
+	default:
+		ks.eachCol, ks.each = "agent_id", agents
 	}
 }

@@ -104,12 +104,19 @@ func BenchOpenConversations(b *testing.B, open Opener) {
 }
 
 // BenchConversationList: the first page (15) of GET /api/v1/conversations in a workspace
-// of n conversations over 10 agents, all ended but the newest 20: the whole list, one
-// agent's, the active ones, and a caller limited to 2 agents. A page reads its own
-// records, so its time holds from 1,000 conversations to 20,000 (docs/performance.md,
-// "The conversation list").
-func BenchConversationList(b *testing.B, open Opener) {
-	for _, n := range []int{1000, 20000} {
+// of n conversations (each of sizes) over 10 agents, all ended but the newest 20 and the
+// oldest 20: the whole list, one agent's, the active ones, the active ones' second page
+// (5 of the newest, then 10 of the oldest, past every ended one), a caller limited to 2
+// agents, and to 500 and 1,000 (the 10 with conversations among them). A store with a
+// Settle method (PostgreSQL's: ANALYZE, as autovacuum would) is settled once they are
+// stored. A page reads its own records, so its time holds from 1,000 conversations up
+// (docs/performance.md, "The conversation list").
+func BenchConversationList(b *testing.B, open Opener, sizes ...int) {
+	many := make([]string, 1000) // an agent_ids list's bound
+	for i := range many {
+		many[i] = fmt.Sprintf("agt_%d", i)
+	}
+	for _, n := range sizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			s := open(b)
 			g := stepIDs()
@@ -120,7 +127,7 @@ func BenchConversationList(b *testing.B, open Opener) {
 					for i := batch; i < batch+1000; i++ {
 						c := storedConversation(g, "ws_1", t0)
 						c.AgentID = fmt.Sprintf("agt_%d", i%10)
-						if i < n-20 {
+						if i >= 20 && i < n-20 {
 							c.Status, c.EndedAt, c.DisconnectionReason = data.ConversationEnded, &ended, &reason
 						}
 						if err := tx.InsertConversation(c, nil); err != nil {
@@ -130,21 +137,38 @@ func BenchConversationList(b *testing.B, open Opener) {
 					return nil
 				})
 			}
+			if settle, ok := s.(interface{ Settle(testing.TB) }); ok {
+				settle.Settle(b)
+			}
+			active := data.ConversationFilter{Status: data.ConversationActive}
+			var second string // the active ones' second page
+			view(b, s, func(tx service.Tx) error {
+				_, page, err := tx.ListConversations("ws_1", active, nil, data.PageRequest{PerPage: 15})
+				if err != nil || page.NextCursor == nil {
+					b.Fatalf("ListConversations = %+v, %v", page, err)
+				}
+				second = *page.NextCursor
+				return nil
+			})
 			for _, c := range []struct {
 				name   string
 				f      data.ConversationFilter
 				agents []string
+				cursor string
 			}{
-				{"all", data.ConversationFilter{}, nil},
-				{"agent", data.ConversationFilter{AgentID: "agt_3"}, nil},
-				{"active", data.ConversationFilter{Status: data.ConversationActive}, nil},
-				{"limited", data.ConversationFilter{}, []string{"agt_1", "agt_2"}},
+				{"all", data.ConversationFilter{}, nil, ""},
+				{"agent", data.ConversationFilter{AgentID: "agt_3"}, nil, ""},
+				{"active", active, nil, ""},
+				{"active_oldest", active, nil, second},
+				{"limited", data.ConversationFilter{}, []string{"agt_1", "agt_2"}, ""},
+				{"limited_500", data.ConversationFilter{}, many[:500], ""},
+				{"limited_1000", data.ConversationFilter{}, many, ""},
 			} {
 				b.Run(c.name, func(b *testing.B) {
 					b.ReportAllocs()
 					for b.Loop() {
 						view(b, s, func(tx service.Tx) error {
-							list, _, err := tx.ListConversations("ws_1", c.f, c.agents, data.PageRequest{PerPage: 15})
+							list, _, err := tx.ListConversations("ws_1", c.f, c.agents, data.PageRequest{PerPage: 15, Cursor: c.cursor})
 							if err != nil || len(list) != 15 {
 								b.Fatalf("ListConversations = %d, %v", len(list), err)
 							}

@@ -73,6 +73,8 @@ func testConversationList(t *testing.T, open Opener) {
 		{"one agent's ended", data.ConversationFilter{AgentID: "agt_b", Status: data.ConversationEnded}, nil, ids(1)},
 		{"the caller's agents", data.ConversationFilter{}, []string{"agt_b", "agt_c"}, ids(5, 3, 1)},
 		{"the caller's agents, active", data.ConversationFilter{Status: data.ConversationActive}, []string{"agt_b", "agt_c"}, ids(5, 3)},
+		{"the caller's agents, one with more than a page", data.ConversationFilter{}, []string{"agt_a", "agt_c"}, ids(6, 4, 3, 2, 0)},
+		{"the caller's agents, ended", data.ConversationFilter{Status: data.ConversationEnded}, []string{"agt_a", "agt_b"}, ids(4, 1)},
 		{"an agent among the caller's", data.ConversationFilter{AgentID: "agt_c"}, []string{"agt_b", "agt_c"}, ids(3)},
 		{"an agent not the caller's", data.ConversationFilter{AgentID: "agt_a"}, []string{"agt_b"}, []string{}},
 		{"no agent of the caller's", data.ConversationFilter{}, []string{}, []string{}},
@@ -100,8 +102,20 @@ func testConversationList(t *testing.T, open Opener) {
 	if got := pageAllConversations(t, s, ws1, data.ConversationFilter{}, nil, 2); !reflect.DeepEqual(got, ids(5, 4, 3, 2, 1, 0)) {
 		t.Errorf("after a delete = %v", got)
 	}
+	for _, c := range []struct {
+		f    data.ConversationFilter
+		want []string
+	}{
+		{data.ConversationFilter{Status: data.ConversationActive}, ids(5, 3, 2, 0)},
+		{data.ConversationFilter{AgentID: "agt_a", Status: data.ConversationActive}, ids(2, 0)},
+	} {
+		if got := pageAllConversations(t, s, ws1, c.f, nil, 2); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("after a delete, %+v = %v, want %v", c.f, got, c.want)
+		}
+	}
 	update(t, s, func(tx service.Tx) error { return tx.DeleteWorkspace(ws1) })
-	for _, f := range []data.ConversationFilter{{}, {AgentID: "agt_a"}, {Status: data.ConversationActive}} {
+	for _, f := range []data.ConversationFilter{{}, {AgentID: "agt_a"}, {Status: data.ConversationActive}, {Status: data.ConversationEnded},
+		{AgentID: "agt_b", Status: data.ConversationEnded}} {
 		if got := pageAllConversations(t, s, ws1, f, nil, 10); len(got) != 0 {
 			t.Errorf("a deleted workspace's list %+v = %v", f, got)
 		}
@@ -111,12 +125,11 @@ func testConversationList(t *testing.T, open Opener) {
 	}
 }
 
-// pageAllConversations walks every page of a list by next_cursor, checking each page's size.
+// pageAllConversations walks every page of a list by next_cursor, checking each page's
+// size, then back from the last by prev_cursor, checking the walk back meets the same.
 func pageAllConversations(t *testing.T, s service.Store, ws string, f data.ConversationFilter, agents []string, per int) []string {
 	t.Helper()
-	out := []string{}
-	cursor := ""
-	for range 50 {
+	read := func(cursor string) ([]string, data.Page) {
 		var list []*data.StoredConversation
 		var page data.Page
 		view(t, s, func(tx service.Tx) error {
@@ -127,13 +140,31 @@ func pageAllConversations(t *testing.T, s service.Store, ws string, f data.Conve
 		if len(list) > per {
 			t.Fatalf("a page of %d holds %d", per, len(list))
 		}
-		for _, c := range list {
-			out = append(out, c.ID)
+		ids := make([]string, len(list))
+		for i, c := range list {
+			ids[i] = c.ID
 		}
+		return ids, page
+	}
+	out := []string{}
+	ids, page := read("")
+	for range 50 {
+		out = append(out, ids...)
 		if page.NextCursor == nil {
-			return out
+			back := ids
+			for range 50 {
+				if page.PrevCursor == nil {
+					if !reflect.DeepEqual(back, out) {
+						t.Errorf("%+v of %v by %d, walked back: %v, forward: %v", f, agents, per, back, out)
+					}
+					return out
+				}
+				ids, page = read(*page.PrevCursor)
+				back = append(ids, back...)
+			}
+			t.Fatal("the walk back does not end")
 		}
-		cursor = *page.NextCursor
+		ids, page = read(*page.NextCursor)
 	}
 	t.Fatal("the list does not end")
 	return nil
