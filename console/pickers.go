@@ -1,0 +1,202 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// Pickers (docs/dashboard.md, "Shared patterns"): a select of the records the user may
+// see, read from the API as the signed-in user, that reaches every one of them. It shows
+// one page of 100, newest first; when the list has more, agents are found by name (the
+// agents list's name=) and the pages of choices are walked with Newer/More buttons (the
+// list's cursors): a GET round-trip of the picker's own form, which carries every value
+// typed in it. A record chosen before stays among the choices, named, whatever is shown.
+
+// pickPage is how many records a picker shows at once: the API's largest page.
+const pickPage = "100"
+
+// Each picker's query parameters are named after the field it fills, so that two pickers
+// on one form (a number's inbound and outbound agents) keep each other's search.
+const (
+	findPrefix = "find_" // find_agent_id: the name searched for
+	morePrefix = "more_" // more_agent_id: the cursor of the page of choices shown
+)
+
+// picking reports whether the request is a picker's round-trip (a Find, Newer or More
+// button), for a form page to show what was typed rather than its defaults.
+func picking(in url.Values) bool {
+	for k := range in {
+		if strings.HasPrefix(k, findPrefix) || strings.HasPrefix(k, morePrefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// pickChoice is one option of a picker.
+type pickChoice struct {
+	ID, Name string
+	Selected bool
+}
+
+// picker is one picker's choices and how to reach the others.
+type picker struct {
+	Field    string // the form field the choice is sent as
+	What     string // "agents", "numbers": the buttons' words
+	Listed   bool   // the user may list the records; else the field takes an id
+	Multiple bool
+	Value    string // the chosen id, for the id field of a user who may not list
+	Choices  []pickChoice
+	// Findable: a name search is offered (the list has more than one page, or a search
+	// was made). Query is the text searched for.
+	Findable bool
+	Query    string
+	// Newer and Older are the cursors of the pages of choices beside the one shown.
+	Newer, Older string
+	Err          string // the API's refusal of the search (a name past its bound)
+	records      []any  // the page of records shown, for naming a list's rows
+}
+
+// Shown reports whether there is something to pick from or search: a user who may list
+// the records but has none gets no picker.
+func (p *picker) Shown() bool {
+	return p.Listed && (len(p.Choices) > 0 || p.Findable || p.Err != "")
+}
+
+// FindParam and MoreParam are the picker's query parameters.
+func (p *picker) FindParam() string { return findPrefix + p.Field }
+func (p *picker) MoreParam() string { return morePrefix + p.Field }
+
+// Status says what the choices are, for the line under the picker that the select and
+// the search field are described by.
+func (p *picker) Status() string {
+	n := 0
+	for _, c := range p.Choices {
+		if c.ID != "" {
+			n++
+		}
+	}
+	switch {
+	case p.Err != "":
+		return p.Err
+	case p.Query != "" && n == 0:
+		return "No " + p.What + " match “" + p.Query + "”."
+	case p.Query != "" && p.Older != "":
+		return "Some " + p.What + " matching “" + p.Query + "”; More " + p.What + " shows the next."
+	case p.Query != "":
+		return strings.ToUpper(p.What[:1]) + p.What[1:] + " matching “" + p.Query + "”: choose one."
+	case p.Older != "" && p.Findable:
+		return "The newest " + p.What + " are shown: find the others by name, or show more."
+	case p.Older != "":
+		return "More " + p.What + " shows the next."
+	}
+	return ""
+}
+
+// agentPicker is the agents' picker for field, the ids in selected chosen: the matches
+// of its name search, or one page of the agents the user may see.
+func (h *Handler) agentPicker(r *http.Request, field string, selected ...string) *picker {
+	p := &picker{Field: field, What: "agents", Query: strings.TrimSpace(r.URL.Query().Get(findPrefix + field))}
+	q := pageQuery(pickPage, r.URL.Query().Get(p.MoreParam()))
+	if p.Query != "" {
+		q.Set("name", p.Query)
+	}
+	res, ok := h.pickPage(r, p, "/api/v1/agents", q)
+	if !ok {
+		p.Value = first(selected)
+		return p
+	}
+	p.Findable = p.Query != "" || p.Older != "" || p.Newer != "" || p.Err != ""
+	list := res.List()
+	n := recordNames(list, "name")
+	h.nameMissing(r, n, "/api/v1/agents/", "name", selected)
+	p.fill(list, n, selected)
+	return p
+}
+
+// numberPicker is the numbers' picker for field, one page at a time (the numbers list
+// has no search: More walks them). dialable keeps only the numbers the list's access
+// lets the user dial from in a campaign (access.dial, the API's rule of a campaign's
+// number_id).
+func (h *Handler) numberPicker(r *http.Request, field string, dialable bool, selected ...string) *picker {
+	p := &picker{Field: field, What: "numbers"}
+	q := pageQuery(pickPage, r.URL.Query().Get(p.MoreParam()))
+	res, ok := h.pickPage(r, p, "/api/v1/numbers", q)
+	if !ok {
+		p.Value = first(selected)
+		return p
+	}
+	access, _ := res.Body["access"].(map[string]any)
+	var list []any
+	for _, it := range res.List() {
+		m, _ := it.(map[string]any)
+		if a, _ := access[str(m["id"])].(map[string]any); !dialable || a["dial"] == true {
+			list = append(list, it)
+		}
+	}
+	n := numberNames(list)
+	for _, id := range selected {
+		if _, ok := n[id]; !ok && id != "" {
+			if one, err := h.call(r, "GET", "/api/v1/numbers/"+url.PathEscape(id), nil, nil); err == nil {
+				n[id] = numberLabel(one.Data())
+			}
+		}
+	}
+	p.fill(list, n, selected)
+	return p
+}
+
+// pickPage reads one page of choices into p; false when the user may not list them
+// (the picker then takes an id).
+func (h *Handler) pickPage(r *http.Request, p *picker, path string, q url.Values) (*reply, bool) {
+	res, err := h.call(r, "GET", path, q, nil)
+	if err != nil {
+		if e, ok := err.(*apiError); ok && e.Status == http.StatusUnprocessableEntity {
+			// A search past its bound or a stale cursor: said under the picker, which
+			// keeps the chosen records.
+			p.Listed, p.Err = true, strings.Join(e.Messages(), " ")
+			return &reply{}, true
+		}
+		return nil, p.listed(err)
+	}
+	p.Listed, p.Newer, p.Older = true, res.PrevCursor(), res.NextCursor()
+	return res, true
+}
+
+// listed records whether the list could be read; a user without its module gets an id
+// field instead of a picker, as before.
+func (p *picker) listed(err error) bool {
+	p.Listed = err == nil
+	return p.Listed
+}
+
+// fill sets the choices: the ids selected that list lacks first, then list, named by n.
+func (p *picker) fill(list []any, n names, selected []string) {
+	p.records = list
+	shown := map[string]bool{}
+	for _, it := range list {
+		m, _ := it.(map[string]any)
+		shown[str(m["id"])] = true
+	}
+	for _, id := range selected {
+		if id != "" && !shown[id] {
+			shown[id] = true
+			p.Choices = append(p.Choices, pickChoice{ID: id, Name: n.Of(id), Selected: true})
+		}
+	}
+	for _, it := range list {
+		id := str(it.(map[string]any)["id"])
+		p.Choices = append(p.Choices, pickChoice{ID: id, Name: n.Of(id), Selected: slices.Contains(selected, id)})
+	}
+	p.Value = first(selected)
+}
+
+// first is the first of ids, or "".
+func first(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return ids[0]
+}
