@@ -44,8 +44,9 @@ func shortID(id string) string {
 	return prefix + "_…" + rest[len(rest)-6:]
 }
 
-// agentChoices lists the agents the user may see, for pickers: one page of 100, newest
-// first; none when the user lacks the agents module (the picker then takes an id).
+// agentChoices lists one page of 100 of the agents the user may see, newest first; none
+// when the user lacks the agents module. Pickers use agentPicker (pickers.go), which
+// reaches the others.
 func (h *Handler) agentChoices(r *http.Request) []any {
 	res, err := h.call(r, "GET", "/api/v1/agents", url.Values{"per_page": {"100"}}, nil)
 	if err != nil {
@@ -66,8 +67,8 @@ func recordNames(list []any, key string) names {
 	return out
 }
 
-// agentNames names the agents in choices and, for the ids the page shows that are not
-// among them (beyond the first 100), asks for each one.
+// agentNames names the agents in choices (a picker's page of them) and, for the ids the
+// page shows that are not among them, asks for each one.
 func (h *Handler) agentNames(r *http.Request, choices []any, ids ...string) names {
 	out := recordNames(choices, "name")
 	h.nameMissing(r, out, "/api/v1/agents/", "name", ids)
@@ -88,34 +89,6 @@ func (h *Handler) nameMissing(r *http.Request, out names, base, key string, ids 
 			out[id] = str(res.Data()[key])
 		}
 	}
-}
-
-// numberChoices lists the phone numbers the user may see, for pickers.
-func (h *Handler) numberChoices(r *http.Request) []any {
-	res, err := h.call(r, "GET", "/api/v1/numbers", url.Values{"per_page": {"100"}}, nil)
-	if err != nil {
-		return nil
-	}
-	return res.List()
-}
-
-// dialableNumbers lists the phone numbers the user may dial from in a campaign, for the
-// campaign form's picker: those the list's access says so of (access.dial, the API's
-// rule of a campaign's number_id, which alone knows the campaigns dialing from each).
-func (h *Handler) dialableNumbers(r *http.Request) []any {
-	res, err := h.call(r, "GET", "/api/v1/numbers", url.Values{"per_page": {"100"}}, nil)
-	if err != nil {
-		return nil
-	}
-	access, _ := res.Body["access"].(map[string]any)
-	out := []any{}
-	for _, it := range res.List() {
-		n, _ := it.(map[string]any)
-		if a, _ := access[str(n["id"])].(map[string]any); a["dial"] == true {
-			out = append(out, it)
-		}
-	}
-	return out
 }
 
 // numberLabel names a number record: its nickname and phone number.

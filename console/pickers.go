@@ -17,8 +17,9 @@ import (
 // pickPage is how many records a picker shows at once: the API's largest page.
 const pickPage = "100"
 
-// Each picker's query parameters are named after the field it fills, so that two pickers
-// on one form (a number's inbound and outbound agents) keep each other's search.
+// Each picker's query parameters are named after the field it fills (or its key, where
+// several forms of a page fill the same field), so that two pickers on one form (a
+// number's inbound and outbound agents) keep each other's search.
 const (
 	findPrefix = "find_" // find_agent_id: the name searched for
 	morePrefix = "more_" // more_agent_id: the cursor of the page of choices shown
@@ -44,6 +45,7 @@ type pickChoice struct {
 // picker is one picker's choices and how to reach the others.
 type picker struct {
 	Field    string // the form field the choice is sent as
+	Key      string // names its query parameters: the field, unless several forms fill it
 	What     string // "agents", "numbers": the buttons' words
 	Listed   bool   // the user may list the records; else the field takes an id
 	Multiple bool
@@ -66,8 +68,8 @@ func (p *picker) Shown() bool {
 }
 
 // FindParam and MoreParam are the picker's query parameters.
-func (p *picker) FindParam() string { return findPrefix + p.Field }
-func (p *picker) MoreParam() string { return morePrefix + p.Field }
+func (p *picker) FindParam() string { return findPrefix + p.Key }
+func (p *picker) MoreParam() string { return morePrefix + p.Key }
 
 // Status says what the choices are, for the line under the picker that the select and
 // the search field are described by.
@@ -98,7 +100,13 @@ func (p *picker) Status() string {
 // agentPicker is the agents' picker for field, the ids in selected chosen: the matches
 // of its name search, or one page of the agents the user may see.
 func (h *Handler) agentPicker(r *http.Request, field string, selected ...string) *picker {
-	p := &picker{Field: field, What: "agents", Query: strings.TrimSpace(r.URL.Query().Get(findPrefix + field))}
+	return h.agentPickerKeyed(r, field, field, selected)
+}
+
+// agentPickerKeyed is agentPicker for one of several forms filling field, its query
+// parameters named by key.
+func (h *Handler) agentPickerKeyed(r *http.Request, field, key string, selected []string) *picker {
+	p := &picker{Field: field, Key: key, What: "agents", Query: strings.TrimSpace(r.URL.Query().Get(findPrefix + key))}
 	q := pageQuery(pickPage, r.URL.Query().Get(p.MoreParam()))
 	if p.Query != "" {
 		q.Set("name", p.Query)
@@ -121,7 +129,7 @@ func (h *Handler) agentPicker(r *http.Request, field string, selected ...string)
 // lets the user dial from in a campaign (access.dial, the API's rule of a campaign's
 // number_id).
 func (h *Handler) numberPicker(r *http.Request, field string, dialable bool, selected ...string) *picker {
-	p := &picker{Field: field, What: "numbers"}
+	p := &picker{Field: field, Key: field, What: "numbers"}
 	q := pageQuery(pickPage, r.URL.Query().Get(p.MoreParam()))
 	res, ok := h.pickPage(r, p, "/api/v1/numbers", q)
 	if !ok {
@@ -146,6 +154,28 @@ func (h *Handler) numberPicker(r *http.Request, field string, dialable bool, sel
 	}
 	p.fill(list, n, selected)
 	return p
+}
+
+// pickedKey is the key of the picker whose Find, Newer or More button the request comes
+// from, "" for none.
+func pickedKey(in url.Values) string {
+	for k := range in {
+		for _, prefix := range []string{findPrefix, morePrefix} {
+			if key, ok := strings.CutPrefix(k, prefix); ok {
+				return key
+			}
+		}
+	}
+	return ""
+}
+
+// copyFor is p's page of choices for another form's picker (key), selected there, named
+// by n: one read of the list serves every form of a page.
+func (p *picker) copyFor(key string, selected []string, n names) *picker {
+	c := *p
+	c.Key, c.Choices, c.Query = key, nil, ""
+	c.fill(p.records, n, selected)
+	return &c
 }
 
 // pickPage reads one page of choices into p; false when the user may not list them
