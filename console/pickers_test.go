@@ -1,0 +1,191 @@
+package console_test
+
+import (
+	"fmt"
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/console/internal/testenv"
+)
+
+// pickWorkspace fills the owner's workspace with 106 agents and 106 numbers: the oldest
+// of each ("Zebra far", "Far line") is past the first page of 100 a picker shows, and so
+// is "Zebra other", the second oldest agent.
+type pickWorkspace struct {
+	far, other, farNumber, aNumber string
+}
+
+func newPickWorkspace(t *testing.T, e *testenv.Env) pickWorkspace {
+	t.Helper()
+	var w pickWorkspace
+	w.far = createAgent(t, e, e.Owner.Token, "Zebra far")
+	w.other = createAgent(t, e, e.Owner.Token, "Zebra other")
+	for i := range 104 {
+		createAgent(t, e, e.Owner.Token, fmt.Sprintf("Desk %03d", i))
+	}
+	for i := range 106 {
+		body := map[string]any{"phone_number": fmt.Sprintf("+1415555%04d", i), "provider": "twilio"}
+		if i == 0 {
+			body["nickname"] = "Far line"
+		}
+		res := e.Do(nil, "POST", "/api/v1/numbers", e.Owner.Token, body)
+		if res.Status != http.StatusCreated {
+			t.Fatalf("number %d: %d %s", i, res.Status, res.Body)
+		}
+		if i == 0 {
+			w.farNumber = res.Data()["id"].(string)
+		}
+		w.aNumber = res.Data()["id"].(string)
+	}
+	return w
+}
+
+// selectOf is the select with the id, "" when the page has none.
+func selectOf(page, id string) string {
+	return regexp.MustCompile(`(?s)<select id="` + regexp.QuoteMeta(id) + `".*?</select>`).FindString(page)
+}
+
+// option is the option for id named name, selected or not.
+func option(id, name string, selected bool) string {
+	s := `<option value="` + id + `"`
+	if selected {
+		s += ` selected`
+	}
+	// html/template writes a + as &#43;.
+	return s + `>` + strings.ReplaceAll(html.EscapeString(name), "+", "&#43;") + `</option>`
+}
+
+// TestPickersReachPastTheFirstHundred: with 106 agents and 106 numbers, every picker of
+// the console shows the newest 100 and offers a name search (agents) or the next page
+// (numbers); the search finds the oldest agent, More shows the oldest number, and each,
+// once chosen, stays chosen and named on a page that does not list it. A POST form's
+// round-trip keeps what was typed and takes the CSRF token off the URL; a number
+// created with the agent found is bound to it.
+func TestPickersReachPastTheFirstHundred(t *testing.T) {
+	e := testenv.Start(t)
+	w := newPickWorkspace(t, e)
+	s := e.SignIn(e.Owner, e.Owner.WorkspaceID)
+	get := func(path string) string {
+		t.Helper()
+		res := e.Do(s.Client, "GET", path, "", nil)
+		if res.Status != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", path, res.Status, res.Body)
+		}
+		return string(res.Body)
+	}
+	bob := e.NewUser("bob@example.com", false)
+	addMember(t, e, bob, map[string]any{"role": "developer"})
+	num := w.aNumber
+
+	agentPickers := []struct{ page, id, field, key string }{
+		{"/conversations", "cv-agent", "agent_id", "agent_id"},
+		{"/calls", "c-agent", "agent_id", "agent_id"},
+		{"/analytics", "a-agent", "agent_id", "agent_id"},
+		{"/jobs", "j-agent", "agent_id", "agent_id"},
+		{"/campaigns", "c-agent", "agent_id", "agent_id"},
+		{"/numbers", "n-in", "inbound_agent_id", "inbound_agent_id"},
+		{"/numbers", "n-out", "outbound_agent_id", "outbound_agent_id"},
+		{"/numbers/" + num, "n-in", "inbound_agent_id", "inbound_agent_id"},
+		{"/numbers/" + num, "n-out", "outbound_agent_id", "outbound_agent_id"},
+		{"/api-keys", "key-agents", "agent_ids", "agent_ids"},
+		{"/workspace", "new-agents", "agent_ids", "new"},
+		{"/workspace", "m-" + bob.ID + "-agents", "agent_ids", "m-" + bob.ID},
+	}
+	for _, c := range agentPickers {
+		first := get(c.page)
+		sel := selectOf(first, c.id)
+		if sel == "" || !strings.Contains(sel, ">Desk 103<") || strings.Contains(sel, w.far) {
+			t.Errorf("%s #%s: the first page of agents, without the oldest: %.300s", c.page, c.id, sel)
+		}
+		if !strings.Contains(first, `name="find_`+c.key+`"`) {
+			t.Errorf("%s #%s: no search offered with more than 100 agents", c.page, c.id)
+		}
+		found := get(c.page + "?" + url.Values{"find_" + c.key: {"zebra"}}.Encode())
+		sel = selectOf(found, c.id)
+		if !strings.Contains(sel, option(w.far, "Zebra far", false)) || !strings.Contains(sel, option(w.other, "Zebra other", false)) || strings.Contains(sel, "Desk") {
+			t.Errorf("%s #%s: the search for zebra: %.400s", c.page, c.id, sel)
+		}
+		// Chosen, then shown again without the search: still chosen, by its name.
+		kept := get(c.page + "?" + url.Values{c.field: {w.far}, "more_" + c.key: {""}}.Encode())
+		if sel := selectOf(kept, c.id); !strings.Contains(sel, option(w.far, "Zebra far", true)) {
+			t.Errorf("%s #%s: the chosen agent past the first 100 is not kept chosen and named: %.300s", c.page, c.id, sel)
+		}
+	}
+
+	// Numbers: More walks the pages of choices, to the oldest.
+	for _, c := range []struct{ page, id string }{{"/calls", "c-number"}, {"/campaigns", "c-number"}} {
+		first := get(c.page)
+		if strings.Contains(selectOf(first, c.id), w.farNumber) {
+			t.Errorf("%s: the oldest number is on the first page", c.page)
+		}
+		more := regexp.MustCompile(`name="more_number_id" value="([^"]+)"[^>]*>More numbers<`).FindStringSubmatch(first)
+		if more == nil {
+			t.Fatalf("%s: no More numbers button", c.page)
+		}
+		next := get(c.page + "?" + url.Values{"more_number_id": {html.UnescapeString(more[1])}}.Encode())
+		if sel := selectOf(next, c.id); !strings.Contains(sel, option(w.farNumber, "Far line (+14155550000)", false)) {
+			t.Errorf("%s: More numbers does not reach the oldest: %.300s", c.page, sel)
+		}
+		kept := get(c.page + "?" + url.Values{"number_id": {w.farNumber}, "more_number_id": {""}}.Encode())
+		if sel := selectOf(kept, c.id); !strings.Contains(sel, option(w.farNumber, "Far line (+14155550000)", true)) {
+			t.Errorf("%s: the chosen number is not kept chosen and named: %.300s", c.page, sel)
+		}
+	}
+
+	// A POST form's Find: the browser sends the whole form by GET, CSRF token and
+	// Idempotency-Key included; the page sends it on without them, and shows the form as
+	// typed, unfolded.
+	res := e.Do(s.Client, "GET", "/campaigns?"+url.Values{"csrf_token": {"tok"}, "idempotency_key": {"k"}, "name": {"Spring"},
+		"find_agent_id": {"zebra"}, "timezone": {"Europe/Paris"}}.Encode(), "", nil)
+	loc := res.Header.Get("Location")
+	if res.Status != http.StatusSeeOther || strings.Contains(loc, "tok") || strings.Contains(loc, "idempotency_key") || !strings.Contains(loc, "find_agent_id=zebra") {
+		t.Fatalf("the round-trip with a CSRF token: %d to %q", res.Status, loc)
+	}
+	form := get(loc)
+	for _, want := range []string{`id="new-campaign" open`, `value="Spring"`, `value="Europe/Paris"`, option(w.far, "Zebra far", false)} {
+		if !strings.Contains(form, want) {
+			t.Errorf("the campaign form after Find lacks %q", want)
+		}
+	}
+
+	// The agent found is the one bound: a number added with it.
+	csrf := e.CSRF(s)
+	add := e.Do(s.Client, "POST", "/numbers", "", url.Values{"csrf_token": {csrf}, "phone_number": {"+14155559999"}, "provider": {"twilio"},
+		"inbound_agent_id": {w.far}, "find_inbound_agent_id": {"zebra"}})
+	if add.Status != http.StatusSeeOther {
+		t.Fatalf("add a number bound to the agent found: %d %s", add.Status, add.Body)
+	}
+	bound := e.Do(nil, "GET", "/api/v1/numbers?agent_id="+w.far, e.Owner.Token, nil)
+	if list, _ := bound.JSON()["data"].([]any); len(list) != 1 {
+		t.Errorf("numbers bound to the agent found: %s", bound.Body)
+	}
+}
+
+// TestPickerSearchShowsOnlyTheMembersAgents: a developer limited to one agent searches
+// as themself: the API's rule, not the console's, decides, so the search that finds two
+// agents for the owner finds theirs alone, and a page of their one agent offers no search.
+func TestPickerSearchShowsOnlyTheMembersAgents(t *testing.T) {
+	e := testenv.Start(t)
+	w := newPickWorkspace(t, e)
+	dev := e.NewUser("limited@example.com", false)
+	addMember(t, e, dev, map[string]any{"role": "developer", "agent_ids": []string{w.far}})
+	s := e.SignIn(dev, e.Owner.WorkspaceID)
+	for _, c := range []struct{ page, id, key string }{
+		{"/conversations", "cv-agent", "agent_id"}, {"/calls", "c-agent", "agent_id"}, {"/campaigns", "c-agent", "agent_id"},
+		{"/numbers", "n-in", "inbound_agent_id"}, {"/api-keys", "key-agents", "agent_ids"},
+	} {
+		page := string(e.Do(s.Client, "GET", c.page, "", nil).Body)
+		if strings.Contains(page, `name="find_`+c.key+`"`) || !strings.Contains(selectOf(page, c.id), option(w.far, "Zebra far", false)) {
+			t.Errorf("%s: one agent to see, and a search offered or the agent not: %.300s", c.page, selectOf(page, c.id))
+		}
+		found := string(e.Do(s.Client, "GET", c.page+"?"+url.Values{"find_" + c.key: {"zebra"}}.Encode(), "", nil).Body)
+		sel := selectOf(found, c.id)
+		if !strings.Contains(sel, option(w.far, "Zebra far", false)) || strings.Contains(sel, w.other) || strings.Contains(found, "Zebra other") {
+			t.Errorf("%s: the limited member's search: %.300s", c.page, sel)
+		}
+	}
+}
