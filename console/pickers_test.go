@@ -17,6 +17,7 @@ import (
 // is "Zebra other", the second oldest agent.
 type pickWorkspace struct {
 	far, other, farNumber, aNumber string
+	desks                          []string // the 104 other agents
 }
 
 func newPickWorkspace(t *testing.T, e *testenv.Env) pickWorkspace {
@@ -25,7 +26,7 @@ func newPickWorkspace(t *testing.T, e *testenv.Env) pickWorkspace {
 	w.far = createAgent(t, e, e.Owner.Token, "Zebra far")
 	w.other = createAgent(t, e, e.Owner.Token, "Zebra other")
 	for i := range 104 {
-		createAgent(t, e, e.Owner.Token, fmt.Sprintf("Desk %03d", i))
+		w.desks = append(w.desks, createAgent(t, e, e.Owner.Token, fmt.Sprintf("Desk %03d", i)))
 	}
 	for i := range 106 {
 		body := map[string]any{"phone_number": fmt.Sprintf("+1415555%04d", i), "provider": "twilio"}
@@ -165,26 +166,27 @@ func TestPickersReachPastTheFirstHundred(t *testing.T) {
 	}
 }
 
-// TestPickerSearchShowsOnlyTheMembersAgents: a developer limited to one agent searches
-// as themself: the API's rule, not the console's, decides, so the search that finds two
-// agents for the owner finds theirs alone, and a page of their one agent offers no search.
+// TestPickerSearchShowsOnlyTheMembersAgents: a developer limited to 105 agents (Zebra
+// far among them, not Zebra other) searches as themself: the API's rule, not the
+// console's, decides, so the search that finds two agents for the owner finds theirs
+// alone; their first page of 100 lacks Zebra far, so the search is offered.
 func TestPickerSearchShowsOnlyTheMembersAgents(t *testing.T) {
 	e := testenv.Start(t)
 	w := newPickWorkspace(t, e)
 	dev := e.NewUser("limited@example.com", false)
-	addMember(t, e, dev, map[string]any{"role": "developer", "agent_ids": []string{w.far}})
+	addMember(t, e, dev, map[string]any{"role": "developer", "agent_ids": append([]string{w.far}, w.desks...)})
 	s := e.SignIn(dev, e.Owner.WorkspaceID)
 	for _, c := range []struct{ page, id, key string }{
 		{"/conversations", "cv-agent", "agent_id"}, {"/calls", "c-agent", "agent_id"}, {"/campaigns", "c-agent", "agent_id"},
 		{"/numbers", "n-in", "inbound_agent_id"}, {"/api-keys", "key-agents", "agent_ids"},
 	} {
 		page := string(e.Do(s.Client, "GET", c.page, "", nil).Body)
-		if strings.Contains(page, `name="find_`+c.key+`"`) || !strings.Contains(selectOf(page, c.id), option(w.far, "Zebra far", false)) {
-			t.Errorf("%s: one agent to see, and a search offered or the agent not: %.300s", c.page, selectOf(page, c.id))
+		if !strings.Contains(page, `name="find_`+c.key+`"`) || strings.Contains(selectOf(page, c.id), w.far) {
+			t.Errorf("%s: 105 agents to see, and no search offered, or Zebra far among the first 100: %.300s", c.page, selectOf(page, c.id))
 		}
 		found := string(e.Do(s.Client, "GET", c.page+"?"+url.Values{"find_" + c.key: {"zebra"}}.Encode(), "", nil).Body)
 		sel := selectOf(found, c.id)
-		if !strings.Contains(sel, option(w.far, "Zebra far", false)) || strings.Contains(sel, w.other) || strings.Contains(found, "Zebra other") {
+		if !strings.Contains(sel, option(w.far, "Zebra far", false)) || strings.Contains(sel, w.other) || strings.Contains(found, "Zebra other") || strings.Contains(sel, "Desk") {
 			t.Errorf("%s: the limited member's search: %.300s", c.page, sel)
 		}
 	}
