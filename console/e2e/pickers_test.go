@@ -1,0 +1,66 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// TestCampaignFormFindsAnAgentPastTheFirstHundred: with 106 agents, the campaign form's
+// agent picker shows the newest 100 and a search. The name typed first stays; "zebra"
+// and Enter in the search field bring back the form, unfolded, with the name still in
+// it and the oldest agent among the matches; chosen, it starts the campaign. The page
+// passes the accessibility audit with the search shown.
+func TestCampaignFormFindsAnAgentPastTheFirstHundred(t *testing.T) {
+	b := newBrowser(t)
+	e := b.env
+	far := b.mustAPI(201, "POST", "/api/v1/agents", map[string]any{"name": "Zebra far"})["id"].(string)
+	b.mustAPI(204, "POST", "/api/v1/agents/"+far+"/publish", nil)
+	for i := range 105 {
+		b.mustAPI(201, "POST", "/api/v1/agents", map[string]any{"name": fmt.Sprintf("Desk %03d", i)})
+	}
+	n := b.mustAPI(201, "POST", "/api/v1/numbers", map[string]any{"phone_number": "+14155550190", "provider": "sip"})["id"].(string)
+	csv := filepath.Join(t.TempDir(), "list.csv")
+	os.WriteFile(csv, []byte("phone_number\n+14155550101\n"), 0o600)
+
+	b.signIn(e.Owner.Email, e.Owner.Password, "")
+	b.open("/campaigns")
+	b.clickText("Start a campaign")
+	b.run("name", chromedp.WaitVisible("#c-name", chromedp.ByQuery), chromedp.SendKeys("#c-name", "Spring", chromedp.ByQuery))
+	var options int
+	b.eval("first page", `document.querySelectorAll("#c-agent option").length`, &options)
+	if options != 101 { // None and the newest 100
+		t.Errorf("the picker shows %d options, want 101", options)
+	}
+	b.follow("find zebra", chromedp.SendKeys("#c-agent-q", "zebra"+kb.Enter, chromedp.ByQuery))
+	var state struct {
+		Open    bool
+		Name    string
+		Options []string
+		URL     string
+	}
+	b.eval("after Find", `({open: document.querySelector("#new-campaign").open, name: document.querySelector("#c-name").value,
+		options: Array.from(document.querySelectorAll("#c-agent option")).map(o => o.textContent), url: location.href})`, &state)
+	if !state.Open || state.Name != "Spring" || strings.Join(state.Options, "|") != "None|Zebra far" || strings.Contains(state.URL, "csrf_token") {
+		t.Fatalf("after Find: %+v", state)
+	}
+	if s := b.text("#c-agent-found"); !strings.Contains(s, "zebra") {
+		t.Errorf("the picker does not say what it shows: %q", s)
+	}
+	b.audit("campaign-picker")
+
+	b.setSelect("#c-agent", far)
+	b.setSelect("#c-number", n)
+	b.run("file", chromedp.SetUploadFiles("#c-file", []string{csv}, chromedp.ByQuery))
+	b.follow("start", chromedp.Click(`//button[normalize-space(.)="Start campaign"]`, chromedp.BySearch))
+	b.waitText("created with 1 recipient")
+	list, _ := b.api("GET", "/api/v1/campaigns", nil).JSON()["data"].([]any)
+	if len(list) != 1 || list[0].(map[string]any)["agent_id"] != far {
+		t.Errorf("campaigns: %v, want one of %s", list, far)
+	}
+}
