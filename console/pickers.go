@@ -36,6 +36,9 @@ func picking(in url.Values) bool {
 	return false
 }
 
+// pickLabels name the list's parameters a picker sends in its own words.
+var pickLabels = fieldLabels{"name": "The search", "cursor": "The page of choices (the search changed: press Find)"}
+
 // pickChoice is one option of a picker.
 type pickChoice struct {
 	ID, Name string
@@ -186,7 +189,7 @@ func (h *Handler) pickPage(r *http.Request, p *picker, path string, q url.Values
 		if e, ok := err.(*apiError); ok && e.Status == http.StatusUnprocessableEntity {
 			// A search past its bound or a stale cursor: said under the picker, which
 			// keeps the chosen records.
-			p.Listed, p.Err = true, strings.Join(e.Messages(), " ")
+			p.Listed, p.Err = true, strings.Join(relabel(e, pickLabels).Messages(), " ")
 			return &reply{}, true
 		}
 		return nil, p.listed(err)

@@ -137,6 +137,16 @@ func TestPickersReachPastTheFirstHundred(t *testing.T) {
 		}
 	}
 
+	// The search is bounded as the API bounds it: at the bound it searches, past it the
+	// API's refusal shows under the picker, which keeps the agent chosen.
+	for _, n := range []int{255, 256} {
+		page := get("/calls?" + url.Values{"find_agent_id": {strings.Repeat("é", n)}, "agent_id": {w.far}}.Encode())
+		refused := strings.Contains(page, `id="c-agent-found" role="alert">The search must not be greater than 255 characters`)
+		if refused != (n > 255) || !strings.Contains(selectOf(page, "c-agent"), option(w.far, "Zebra far", true)) {
+			t.Errorf("a search of %d characters: refused %v, picker %.200s", n, refused, selectOf(page, "c-agent"))
+		}
+	}
+
 	// A POST form's Find: the browser sends the whole form by GET, CSRF token and
 	// Idempotency-Key included; the page sends it on without them, and shows the form as
 	// typed, unfolded.
