@@ -77,27 +77,34 @@ func (p *picker) MoreParam() string { return morePrefix + p.Key }
 // Status says what the choices are, for the line under the picker that the select and
 // the search field are described by.
 func (p *picker) Status() string {
-	n := 0
-	for _, c := range p.Choices {
-		if c.ID != "" {
-			n++
-		}
-	}
+	found := len(p.records)
 	switch {
 	case p.Err != "":
 		return p.Err
-	case p.Query != "" && n == 0:
+	case p.Query != "" && found == 0 && p.Older != "":
+		// The API looks at a bounded number of agents a page (docs/agents.md).
+		return "No " + p.What + " matching “" + p.Query + "” yet: More " + p.What + " looks further."
+	case p.Query != "" && found == 0:
 		return "No " + p.What + " match “" + p.Query + "”."
 	case p.Query != "" && p.Older != "":
-		return "Some " + p.What + " matching “" + p.Query + "”; More " + p.What + " shows the next."
+		return titled(p.What) + " matching “" + p.Query + "”; More " + p.What + " shows the next."
 	case p.Query != "":
-		return strings.ToUpper(p.What[:1]) + p.What[1:] + " matching “" + p.Query + "”: choose one."
-	case p.Older != "" && p.Findable:
-		return "The newest " + p.What + " are shown: find the others by name, or show more."
+		return titled(p.What) + " matching “" + p.Query + "”."
+	case p.Newer == "" && p.Older != "" && p.Findable:
+		return "The newest " + pickPage + " " + p.What + ": find the others by name, or show more."
+	case p.Newer == "" && p.Older != "":
+		return "The newest " + pickPage + " " + p.What + ": More " + p.What + " shows the next."
 	case p.Older != "":
-		return "More " + p.What + " shows the next."
+		return "Older " + p.What + "; More " + p.What + " shows the next."
+	case p.Newer != "":
+		return "The oldest " + p.What + "."
 	}
 	return ""
+}
+
+// titled is s with a capital first letter.
+func titled(s string) string {
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // agentPicker is the agents' picker for field, the ids in selected chosen: the matches
