@@ -116,7 +116,11 @@ func (h *Handler) agentPicker(r *http.Request, field string, selected ...string)
 // agentPickerKeyed is agentPicker for one of several forms filling field, its query
 // parameters named by key.
 func (h *Handler) agentPickerKeyed(r *http.Request, field, key string, selected []string) *picker {
-	p := &picker{Field: field, Key: key, What: "agents", Query: strings.TrimSpace(r.URL.Query().Get(findPrefix + key))}
+	query := r.URL.Query().Get(findPrefix + key)
+	if query == "" && r.PostForm != nil {
+		query = r.PostForm.Get(findPrefix + key) // a refused form shows the matches it was sent with
+	}
+	p := &picker{Field: field, Key: key, What: "agents", Query: strings.TrimSpace(query)}
 	q := pageQuery(pickPage, r.URL.Query().Get(p.MoreParam()))
 	if p.Query != "" {
 		q.Set("name", p.Query)

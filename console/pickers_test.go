@@ -163,8 +163,16 @@ func TestPickersReachPastTheFirstHundred(t *testing.T) {
 		}
 	}
 
-	// The agent found is the one bound: a number added with it.
+	// A refused form comes back with its search's matches, the agent chosen among them.
 	csrf := e.CSRF(s)
+	refused := e.Do(s.Client, "POST", "/numbers", "", url.Values{"csrf_token": {csrf}, "phone_number": {"not a number"}, "provider": {"twilio"},
+		"inbound_agent_id": {w.far}, "find_inbound_agent_id": {"zebra"}})
+	sel := selectOf(string(refused.Body), "n-in")
+	if refused.Status != http.StatusUnprocessableEntity || !strings.Contains(sel, option(w.far, "Zebra far", true)) || !strings.Contains(sel, option(w.other, "Zebra other", false)) {
+		t.Errorf("the refused form: %d, its picker %.300s", refused.Status, sel)
+	}
+
+	// The agent found is the one bound: a number added with it.
 	add := e.Do(s.Client, "POST", "/numbers", "", url.Values{"csrf_token": {csrf}, "phone_number": {"+14155559999"}, "provider": {"twilio"},
 		"inbound_agent_id": {w.far}, "find_inbound_agent_id": {"zebra"}})
 	if add.Status != http.StatusSeeOther {
