@@ -117,10 +117,16 @@ func (h *Handler) agentVersions(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	vs, err := h.call(r, "GET", "/api/v1/agents/"+url.PathEscape(id)+"/versions", pageQuery("100", r.URL.Query().Get("cursor")), nil)
+	q := r.URL.Query()
+	vs, err := h.call(r, "GET", "/api/v1/agents/"+url.PathEscape(id)+"/versions", pageQuery(pickPage, q.Get("cursor")), nil)
 	if err != nil {
 		h.fail(w, r, err)
 		return
+	}
+	// The comparison's pickers start from the list's read when it is the newest page.
+	var firstPage *reply
+	if q.Get("cursor") == "" {
+		firstPage = vs
 	}
 	gate, err := h.call(r, "GET", "/api/v1/agents/"+url.PathEscape(id)+"/publish-gate", nil, nil)
 	if err != nil {
@@ -136,6 +142,7 @@ func (h *Handler) agentVersions(w http.ResponseWriter, r *http.Request) {
 	}
 	h.render(w, r, http.StatusOK, "versions", &view{Title: name + " · versions", Active: "agents", D: map[string]any{
 		"Agent": a.Data(), "Versions": vs.List(), "Pages": pagerOf(r, "cursor", vs), "Gate": gate.Data(),
+		"DiffA": h.versionPicker(r, id, "a", q.Get("a"), firstPage), "DiffB": h.versionPicker(r, id, "b", q.Get("b"), firstPage),
 		"CanWrite": canWrite, "CanForce": data.RoleAtLeast(p.Role, data.RoleAdmin), "InUse": inUse,
 		"CanAnalyze": p.Allows(data.Read(data.ModuleAnalytics)) == nil,
 	}})

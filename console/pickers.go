@@ -170,6 +170,36 @@ func (h *Handler) numberPicker(r *http.Request, field string, dialable bool, sel
 	return p
 }
 
+// versionPicker is the picker of one of an agent's versions for field ("a", "b" of the
+// versions page's comparison), selected a version number: the page of versions first
+// (the versions page's own read of the newest 100, when its list is on its first page
+// and the picker too), More walking the others.
+func (h *Handler) versionPicker(r *http.Request, agentID, field, selected string, first *reply) *picker {
+	p := &picker{Field: field, Key: field, What: "versions"}
+	res, ok := first, true
+	if cursor := r.URL.Query().Get(p.MoreParam()); cursor != "" || res == nil {
+		res, ok = h.pickPage(r, p, "/api/v1/agents/"+url.PathEscape(agentID)+"/versions", pageQuery(pickPage, cursor))
+	} else {
+		p.Listed, p.Newer, p.Older = true, res.PrevCursor(), res.NextCursor()
+	}
+	if !ok {
+		p.Value = selected
+		return p
+	}
+	var list []any
+	n := names{}
+	for _, it := range res.List() {
+		v := str(it.(map[string]any)["version_number"])
+		list, n[v] = append(list, map[string]any{"id": v}), "Version "+v
+	}
+	var chosen []string
+	if selected != "" && selected != "current" { // "current" is the draft, the picker's empty choice
+		chosen, n[selected] = []string{selected}, "Version "+selected
+	}
+	p.fill(list, n, chosen)
+	return p
+}
+
 // pickedKey is the key of the picker whose Find, Newer or More button the request comes
 // from, "" for none.
 func pickedKey(in url.Values) string {

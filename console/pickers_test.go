@@ -209,3 +209,52 @@ func TestPickerSearchShowsOnlyTheMembersAgents(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionComparisonReachesEveryVersion: an agent with 102 versions; the versions
+// page's comparison shows the newest 100 in each of its pickers, More shows version 1,
+// which, chosen, stays chosen and named while the other picker pages; the comparison
+// of version 1 with the newest opens.
+func TestVersionComparisonReachesEveryVersion(t *testing.T) {
+	e := testenv.Start(t)
+	id := createAgent(t, e, e.Owner.Token, "Prolific")
+	for i := range 102 {
+		if res := e.Do(nil, "PUT", "/api/v1/agents/"+id, e.Owner.Token, map[string]any{"prompt_config": map[string]any{"prompt": fmt.Sprintf("Take %d.", i)}}); res.Status != http.StatusOK {
+			t.Fatalf("update: %d %s", res.Status, res.Body)
+		}
+		if res := e.Do(nil, "POST", "/api/v1/agents/"+id+"/publish", e.Owner.Token, nil); res.Status != http.StatusNoContent {
+			t.Fatalf("publish: %d %s", res.Status, res.Body)
+		}
+	}
+	s := e.SignIn(e.Owner, e.Owner.WorkspaceID)
+	get := func(path string) string {
+		t.Helper()
+		res := e.Do(s.Client, "GET", path, "", nil)
+		if res.Status != http.StatusOK {
+			t.Fatalf("GET %s: %d", path, res.Status)
+		}
+		return string(res.Body)
+	}
+	page := "/agents/" + id + "/versions"
+	first := get(page)
+	for _, sel := range []string{"diff-a", "diff-b"} {
+		if got := selectOf(first, sel); strings.Contains(got, `value="1"`) || !strings.Contains(got, option("102", "Version 102", false)) {
+			t.Errorf("%s on the first page: %.200s", sel, got)
+		}
+	}
+	more := regexp.MustCompile(`name="more_a" value="([^"]+)"`).FindStringSubmatch(first)
+	if more == nil {
+		t.Fatal("no More versions for the comparison")
+	}
+	older := get(page + "?" + url.Values{"more_a": {html.UnescapeString(more[1])}}.Encode())
+	if got := selectOf(older, "diff-a"); !strings.Contains(got, option("1", "Version 1", false)) {
+		t.Errorf("More versions does not reach version 1: %.200s", got)
+	}
+	kept := get(page + "?" + url.Values{"a": {"1"}, "b": {"102"}, "more_b": {""}}.Encode())
+	if got := selectOf(kept, "diff-a"); !strings.Contains(got, option("1", "Version 1", true)) {
+		t.Errorf("version 1 chosen is not kept: %.200s", got)
+	}
+	if got := selectOf(kept, "diff-b"); !strings.Contains(got, option("102", "Version 102", true)) {
+		t.Errorf("version 102 chosen is not kept: %.200s", got)
+	}
+	get("/agents/" + id + "/diff?a=1&b=102")
+}
