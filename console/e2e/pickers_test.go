@@ -15,7 +15,8 @@ import (
 // agent picker shows the newest 100 and a search. The name typed first stays; "zebra"
 // and Enter in the search field bring back the form, unfolded, with the name still in
 // it and the oldest agent among the matches; chosen, it starts the campaign. The page
-// passes the accessibility audit with the search shown.
+// passes the accessibility audit with the search shown, and so does the calls page's
+// filter form with its pickers' search and More buttons.
 func TestCampaignFormFindsAnAgentPastTheFirstHundred(t *testing.T) {
 	b := newBrowser(t)
 	e := b.env
@@ -43,10 +44,12 @@ func TestCampaignFormFindsAnAgentPastTheFirstHundred(t *testing.T) {
 		Name    string
 		Options []string
 		URL     string
+		Focused string
 	}
 	b.eval("after Find", `({open: document.querySelector("#new-campaign").open, name: document.querySelector("#c-name").value,
-		options: Array.from(document.querySelectorAll("#c-agent option")).map(o => o.textContent), url: location.href})`, &state)
-	if !state.Open || state.Name != "Spring" || strings.Join(state.Options, "|") != "None|Zebra far" || strings.Contains(state.URL, "csrf_token") {
+		options: Array.from(document.querySelectorAll("#c-agent option")).map(o => o.textContent), url: location.href,
+		focused: document.activeElement.id})`, &state)
+	if !state.Open || state.Name != "Spring" || strings.Join(state.Options, "|") != "None|Zebra far" || strings.Contains(state.URL, "csrf_token") || state.Focused != "c-agent" {
 		t.Fatalf("after Find: %+v", state)
 	}
 	if s := b.text("#c-agent-found"); !strings.Contains(s, "zebra") {
@@ -63,4 +66,14 @@ func TestCampaignFormFindsAnAgentPastTheFirstHundred(t *testing.T) {
 	if len(list) != 1 || list[0].(map[string]any)["agent_id"] != far {
 		t.Errorf("campaigns: %v, want one of %s", list, far)
 	}
+
+	// A filter form's picker: the search takes its row, at every width the audit checks.
+	b.open("/calls")
+	b.follow("find on the calls page", chromedp.SendKeys("#c-agent-q", "zebra"+kb.Enter, chromedp.ByQuery))
+	var focused string
+	b.eval("focus", `document.activeElement.id`, &focused)
+	if focused != "c-agent" || !strings.Contains(b.text("#c-agent-found"), "zebra") {
+		t.Errorf("the calls page after Find: focus on %q, %q", focused, b.text("#c-agent-found"))
+	}
+	b.audit("calls-picker")
 }

@@ -125,11 +125,14 @@
   });
 
   // A link to a section inside a closed <details> ("#add-number") opens it.
+  // A picker's own address after its Find, Newer or More (layout.html "pick") focuses
+  // its choices, to pick from.
   function openTarget() {
     var id = decodeURIComponent(location.hash.slice(1));
     var el = id && document.getElementById(id);
     var d = el && el.closest("details");
     if (d) d.open = true;
+    if (el && el.matches(".pick > select")) el.focus();
   }
   window.addEventListener("hashchange", openTarget);
 
