@@ -109,10 +109,10 @@ func numberNames(choices []any) names {
 	return out
 }
 
-// memberNames names the members of the workspace ("Ada Lovelace"), with their emails in
-// a second map, walking at most five pages of 100: the audit log's actors.
-func (h *Handler) memberNames(r *http.Request) (byID, emails names) {
-	byID, emails = names{}, names{}
+// memberNames names the members of the workspace ("Ada Lovelace"), walking at most five
+// pages of 100: the audit log's actors.
+func (h *Handler) memberNames(r *http.Request) (byID names) {
+	byID = names{}
 	q := url.Values{"per_page": {"100"}}
 	for range 5 {
 		res, err := h.call(r, "GET", h.wsPath(r)+"/users", q, nil)
@@ -122,7 +122,6 @@ func (h *Handler) memberNames(r *http.Request) (byID, emails names) {
 		for _, it := range res.List() {
 			m, _ := it.(map[string]any)
 			byID[str(m["id"])] = str(m["name"])
-			emails[str(m["id"])] = str(m["email"])
 		}
 		if res.NextCursor() == "" {
 			return

@@ -277,10 +277,10 @@ func (h *Handler) auditPage(w http.ResponseWriter, r *http.Request) {
 	if v, err := h.call(r, "GET", "/api/v1/audit-log/verify", nil, nil); err == nil {
 		verified = v.Data()
 	}
-	members, emails := h.memberNames(r)
+	members := h.memberNames(r)
 	h.render(w, r, http.StatusOK, "audit", &view{Title: "Audit log", Active: "workspace",
 		Err: relabel(fail, fieldLabels{"type": "Event", "actor": "Who", "from": "From", "to": "To"}), D: map[string]any{
 			"Events": list, "Pages": pages, "Q": in, "Types": data.EventTypes, "Verified": verified,
-			"Members": members, "Emails": emails,
+			"Members": members, "ActorPick": h.memberPicker(r, "actor", in.Get("actor")),
 		}})
 }

@@ -170,6 +170,32 @@ func (h *Handler) numberPicker(r *http.Request, field string, dialable bool, sel
 	return p
 }
 
+// memberPicker is the picker of the workspace's members for field (the audit log's
+// actor), named with their emails, one page at a time (the members list has no search:
+// More walks it).
+func (h *Handler) memberPicker(r *http.Request, field, selected string) *picker {
+	p := &picker{Field: field, Key: field, What: "members"}
+	base := h.wsPath(r) + "/users"
+	res, ok := h.pickPage(r, p, base, pageQuery(pickPage, r.URL.Query().Get(p.MoreParam())))
+	if !ok {
+		p.Value = selected
+		return p
+	}
+	n := names{}
+	label := func(m map[string]any) string { return str(m["name"]) + " <" + str(m["email"]) + ">" }
+	for _, it := range res.List() {
+		m, _ := it.(map[string]any)
+		n[str(m["id"])] = label(m)
+	}
+	if _, known := n[selected]; !known && selected != "" {
+		if one, err := h.call(r, "GET", base+"/"+url.PathEscape(selected), nil, nil); err == nil {
+			n[selected] = label(one.Data())
+		}
+	}
+	p.fill(res.List(), n, []string{selected})
+	return p
+}
+
 // versionPicker is the picker of one of an agent's versions for field ("a", "b" of the
 // versions page's comparison), selected a version number: the page of versions first
 // (the versions page's own read of the newest 100, when its list is on its first page

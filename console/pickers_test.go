@@ -258,3 +258,45 @@ func TestVersionComparisonReachesEveryVersion(t *testing.T) {
 	}
 	get("/agents/" + id + "/diff?a=1&b=102")
 }
+
+// TestAuditActorPickerReachesEveryMember: with 106 members, the audit log's Who picker
+// shows 100; More shows the others, and one of those, chosen, stays chosen and named
+// with its email on the first page of choices.
+func TestAuditActorPickerReachesEveryMember(t *testing.T) {
+	e := testenv.Start(t)
+	for i := range 105 {
+		addMember(t, e, e.NewUser(fmt.Sprintf("m%03d@example.com", i), false), map[string]any{"role": "member"})
+	}
+	s := e.SignIn(e.Owner, e.Owner.WorkspaceID)
+	get := func(path string) string {
+		t.Helper()
+		res := e.Do(s.Client, "GET", path, "", nil)
+		if res.Status != http.StatusOK {
+			t.Fatalf("GET %s: %d", path, res.Status)
+		}
+		return string(res.Body)
+	}
+	ids := regexp.MustCompile(`<option value="(usr_[^"]+)"`)
+	first := get("/workspace/audit")
+	shown := map[string]bool{}
+	for _, m := range ids.FindAllStringSubmatch(selectOf(first, "au-actor"), -1) {
+		shown[m[1]] = true
+	}
+	more := regexp.MustCompile(`name="more_actor" value="([^"]+)"`).FindStringSubmatch(first)
+	if len(shown) != 100 || more == nil {
+		t.Fatalf("the first page of members: %d, More %v", len(shown), more != nil)
+	}
+	var past string
+	for _, m := range ids.FindAllStringSubmatch(selectOf(get("/workspace/audit?"+url.Values{"more_actor": {html.UnescapeString(more[1])}}.Encode()), "au-actor"), -1) {
+		if !shown[m[1]] {
+			past = m[1]
+		}
+	}
+	if past == "" {
+		t.Fatal("More members shows none past the first 100")
+	}
+	kept := selectOf(get("/workspace/audit?actor="+past), "au-actor")
+	if !regexp.MustCompile(`<option value="` + past + `" selected>[^<]+ &lt;[^&]+@example.com&gt;</option>`).MatchString(kept) {
+		t.Errorf("the member chosen past the first 100 is not kept chosen and named: %.300s", kept)
+	}
+}
