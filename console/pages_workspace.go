@@ -46,11 +46,6 @@ func (h *Handler) workspacePage(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) renderWorkspace(w http.ResponseWriter, r *http.Request, status int, form string, fail *apiError) {
 	p := data.PrincipalFrom(r.Context())
 	ws := h.wsPath(r)
-	mine, err := h.call(r, "GET", "/api/v1/workspaces", url.Values{"per_page": {"100"}}, nil)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
 	me, err := h.call(r, "GET", "/api/v1/user", nil, nil)
 	if err != nil {
 		h.fail(w, r, err)
@@ -77,7 +72,7 @@ func (h *Handler) renderWorkspace(w http.ResponseWriter, r *http.Request, status
 	}
 	forms, agentNames := h.memberForms(r, members.List(), form, picked, values)
 	h.render(w, r, status, "workspace", &view{Title: "Workspace", Active: "workspace", Err: relabel(fail, workspaceLabels), D: map[string]any{
-		"Workspaces": mine.List(), "Current": p.WorkspaceID, "WS": cur.Data(), "WSETag": cur.ETag, "Me": me.Data(),
+		"WorkspacePick": h.workspacePicker(r, "workspace_id", p.WorkspaceID), "Current": p.WorkspaceID, "WS": cur.Data(), "WSETag": cur.ETag, "Me": me.Data(),
 		"Personal": str(me.Data()["personal_workspace_id"]) == p.WorkspaceID,
 		"Role":     p.Role, "Modules": p.Modules, "Members": members.List(), "Pages": pagerOf(r, "cursor", members),
 		"Usage": h.usage(r), "Owner": p.Role == data.RoleOwner,

@@ -196,6 +196,21 @@ func (h *Handler) memberPicker(r *http.Request, field, selected string) *picker 
 	return p
 }
 
+// workspacePicker is the picker of the user's workspaces for field (the switch), the
+// current one chosen, one page at a time (More walks the others).
+func (h *Handler) workspacePicker(r *http.Request, field, current string) *picker {
+	p := &picker{Field: field, Key: field, What: "workspaces"}
+	res, ok := h.pickPage(r, p, "/api/v1/workspaces", pageQuery(pickPage, r.URL.Query().Get(p.MoreParam())))
+	if !ok {
+		p.Value = current
+		return p
+	}
+	n := recordNames(res.List(), "name")
+	h.nameMissing(r, n, "/api/v1/workspaces/", "name", []string{current})
+	p.fill(res.List(), n, []string{current})
+	return p
+}
+
 // versionPicker is the picker of one of an agent's versions for field ("a", "b" of the
 // versions page's comparison), selected a version number: the page of versions first
 // (the versions page's own read of the newest 100, when its list is on its first page

@@ -300,3 +300,34 @@ func TestAuditActorPickerReachesEveryMember(t *testing.T) {
 		t.Errorf("the member chosen past the first 100 is not kept chosen and named: %.300s", kept)
 	}
 }
+
+// TestWorkspaceSwitchReachesEveryWorkspace: an owner of 102 workspaces; the switch shows
+// the newest 100 and the current one (the personal, the oldest) chosen by its name; its
+// More is a link, which sends nothing of the form (its password), and shows the others.
+func TestWorkspaceSwitchReachesEveryWorkspace(t *testing.T) {
+	e := testenv.Start(t)
+	var second string
+	for i := range 101 {
+		res := e.Do(nil, "POST", "/api/v1/workspaces", e.Owner.Token, map[string]any{"name": fmt.Sprintf("Branch %03d", i)})
+		if res.Status != http.StatusCreated {
+			t.Fatalf("workspace: %d %s", res.Status, res.Body)
+		}
+		if i == 0 {
+			second = res.Data()["id"].(string)
+		}
+	}
+	s := e.SignIn(e.Owner, "")
+	page := string(e.Do(s.Client, "GET", "/workspace", "", nil).Body)
+	sel := selectOf(page, "ws-switch")
+	if !regexp.MustCompile(`<option value="`+e.Owner.WorkspaceID+`" selected>[^<]+</option>`).MatchString(sel) || strings.Contains(sel, second) {
+		t.Errorf("the switch on the first page: %.300s", sel)
+	}
+	more := regexp.MustCompile(`<a class="button" href="(/workspace\?more_workspace_id=[^"#]+)#ws-switch">More workspaces</a>`).FindStringSubmatch(page)
+	if more == nil {
+		t.Fatal("no More workspaces link")
+	}
+	next := string(e.Do(s.Client, "GET", html.UnescapeString(more[1]), "", nil).Body)
+	if sel := selectOf(next, "ws-switch"); !strings.Contains(sel, option(second, "Branch 000", false)) {
+		t.Errorf("More workspaces does not reach Branch 000: %.300s", sel)
+	}
+}
