@@ -1,6 +1,7 @@
 package console
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
 	"sort"
@@ -82,6 +83,10 @@ type editorData struct {
 	KBs     []any
 	KBNames names
 	KBsOK   bool
+	// KBChosen are the agent's knowledge bases past the page of KBs, named when the user
+	// may read them; KBMore is the list's next cursor, for the picker's More button.
+	KBChosen []pickChoice
+	KBMore   string
 }
 
 func (h *Handler) agentEditor(w http.ResponseWriter, r *http.Request) {
@@ -103,8 +108,17 @@ func (h *Handler) agentEditor(w http.ResponseWriter, r *http.Request) {
 		CanWrite: p.Allows(data.Write(data.ModuleAgents)) == nil, CanAnalyze: p.Allows(data.Read(data.ModuleAnalytics)) == nil,
 		LLM: data.LLMProviders, STT: data.STTProviders, TTS: data.TTSProviders, Types: data.ToolTypes}
 	if kbs, err := h.call(r, "GET", "/api/v1/knowledge-bases", url.Values{"per_page": {"100"}}, nil); err == nil {
-		d.KBs, d.KBsOK = kbs.List(), true
+		d.KBs, d.KBsOK, d.KBMore = kbs.List(), true, kbs.NextCursor()
 		d.KBNames = recordNames(d.KBs, "name")
+		chosen := strs(lookup(a, "llm_config.knowledge_base_ids"))
+		shown := names{}
+		maps.Copy(shown, d.KBNames)
+		h.nameMissing(r, shown, "/api/v1/knowledge-bases/", "name", chosen)
+		for _, id := range chosen {
+			if _, onPage := d.KBNames[id]; !onPage {
+				d.KBChosen = append(d.KBChosen, pickChoice{ID: id, Name: shown[id]})
+			}
+		}
 	}
 	name, _ := a["name"].(string)
 	h.render(w, r, http.StatusOK, "agent", &view{Title: name, Active: "agents", D: d})

@@ -77,3 +77,43 @@ func TestCampaignFormFindsAnAgentPastTheFirstHundred(t *testing.T) {
 	}
 	b.audit("calls-picker")
 }
+
+// TestEditorKnowledgeBasesPastTheFirstHundred: with 101 knowledge bases, the agent
+// editor's picker shows 100 and a More button, which adds the oldest; checked and saved,
+// it is the agent's, and the editor shows it again checked by its name.
+func TestEditorKnowledgeBasesPastTheFirstHundred(t *testing.T) {
+	b := newBrowser(t)
+	archive := b.mustAPI(201, "POST", "/api/v1/knowledge-bases", map[string]any{"name": "Archive"})["id"].(string)
+	for i := range 100 {
+		b.mustAPI(201, "POST", "/api/v1/knowledge-bases", map[string]any{"name": fmt.Sprintf("Shelf %03d", i)})
+	}
+	id := b.mustAPI(201, "POST", "/api/v1/agents", map[string]any{"name": "Librarian"})["id"].(string)
+	b.signIn(b.env.Owner.Email, b.env.Owner.Password, "")
+	b.open("/agents/" + id)
+	archiveBox := `//label[normalize-space(.)="Archive"]/input[@type="checkbox"]`
+	var before int
+	b.eval("before More", `document.evaluate('count(`+archiveBox+`)', document, null, XPathResult.NUMBER_TYPE, null).numberValue`, &before)
+	if before != 0 {
+		t.Fatal("the oldest knowledge base is shown before More")
+	}
+	b.run("More", chromedp.Click(`button[data-kb-more]`, chromedp.ByQuery), chromedp.WaitVisible(archiveBox, chromedp.BySearch))
+	var focused, moreLeft bool
+	b.eval("after More", `document.activeElement.value === `+quoteJS(archive), &focused)
+	b.eval("More gone", `!document.querySelector("button[data-kb-more]")`, &moreLeft)
+	if !focused || !moreLeft {
+		t.Errorf("after More: focus on the added one %v, the button gone at the end %v", focused, moreLeft)
+	}
+	b.run("check and save", chromedp.Click(archiveBox, chromedp.BySearch), chromedp.Click(`#agent-form button[type="submit"]`, chromedp.ByQuery))
+	b.waitInView("Saved.")
+	ids := b.mustAPI(200, "GET", "/api/v1/agents/"+id, nil)["llm_config"].(map[string]any)["knowledge_base_ids"]
+	if fmt.Sprint(ids) != "["+archive+"]" {
+		t.Errorf("knowledge_base_ids = %v, want [%s]", ids, archive)
+	}
+	b.open("/agents/" + id)
+	var checked bool
+	b.eval("after reload", `document.evaluate('`+archiveBox+`', document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue?.checked === true`, &checked)
+	if !checked {
+		t.Error("the editor does not show the knowledge base past the first 100 checked by its name")
+	}
+	b.audit("editor-kb-more")
+}
