@@ -44,17 +44,6 @@ func shortID(id string) string {
 	return prefix + "_…" + rest[len(rest)-6:]
 }
 
-// agentChoices lists one page of 100 of the agents the user may see, newest first; none
-// when the user lacks the agents module. Pickers use agentPicker (pickers.go), which
-// reaches the others.
-func (h *Handler) agentChoices(r *http.Request) []any {
-	res, err := h.call(r, "GET", "/api/v1/agents", url.Values{"per_page": {"100"}}, nil)
-	if err != nil {
-		return nil
-	}
-	return res.List()
-}
-
 // recordNames maps the "id" of each record to its field key.
 func recordNames(list []any, key string) names {
 	out := names{}

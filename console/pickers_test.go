@@ -331,3 +331,29 @@ func TestWorkspaceSwitchReachesEveryWorkspace(t *testing.T) {
 		t.Errorf("More workspaces does not reach Branch 000: %.300s", sel)
 	}
 }
+
+// TestKnowledgeBaseDeleteSaysOlderAgentsMayLoseIt: the delete confirmation of a knowledge
+// base names the agents using it among the newest 100; with more agents than that it
+// says that an older one may use it too, rather than naming none.
+func TestKnowledgeBaseDeleteSaysOlderAgentsMayLoseIt(t *testing.T) {
+	e := testenv.Start(t)
+	kb := e.Do(nil, "POST", "/api/v1/knowledge-bases", e.Owner.Token, map[string]any{"name": "Facts"})
+	if kb.Status != http.StatusCreated {
+		t.Fatalf("knowledge base: %d %s", kb.Status, kb.Body)
+	}
+	kbID := kb.Data()["id"].(string)
+	if res := e.Do(nil, "POST", "/api/v1/agents", e.Owner.Token, map[string]any{"name": "Old reader", "llm_config": map[string]any{"knowledge_base_ids": []string{kbID}}}); res.Status != http.StatusCreated {
+		t.Fatalf("agent: %d %s", res.Status, res.Body)
+	}
+	s := e.SignIn(e.Owner, e.Owner.WorkspaceID)
+	confirm := func() string { return string(e.Do(s.Client, "GET", "/knowledge-bases/"+kbID+"/delete", "", nil).Body) }
+	if page := confirm(); !strings.Contains(page, "Old reader") || strings.Contains(page, "older agent") {
+		t.Errorf("with one agent: names it %v, speaks of older ones %v", strings.Contains(page, "Old reader"), strings.Contains(page, "older agent"))
+	}
+	for i := range 100 {
+		createAgent(t, e, e.Owner.Token, fmt.Sprintf("Desk %03d", i))
+	}
+	if page := confirm(); strings.Contains(page, "Old reader") || !strings.Contains(page, "any older agent that uses it") {
+		t.Errorf("with 101 agents: names the oldest %v, speaks of older ones %v", strings.Contains(page, "Old reader"), strings.Contains(page, "any older agent"))
+	}
+}
