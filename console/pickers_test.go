@@ -357,3 +357,34 @@ func TestKnowledgeBaseDeleteSaysOlderAgentsMayLoseIt(t *testing.T) {
 		t.Errorf("with 101 agents: names the oldest %v, speaks of older ones %v", strings.Contains(page, "Old reader"), strings.Contains(page, "any older agent"))
 	}
 }
+
+// TestRolloutFormKeepsAnOldVariant: a rollout between version 1 and version 102 of an
+// agent: the rollout form, which offers the newest 100 versions, still has version 1's
+// weight, so that a save does not drop it.
+func TestRolloutFormKeepsAnOldVariant(t *testing.T) {
+	e := testenv.Start(t)
+	id := createAgent(t, e, e.Owner.Token, "Prolific")
+	for i := range 102 {
+		if res := e.Do(nil, "PUT", "/api/v1/agents/"+id, e.Owner.Token, map[string]any{"prompt_config": map[string]any{"prompt": fmt.Sprintf("Take %d.", i)}}); res.Status != http.StatusOK {
+			t.Fatalf("update: %d %s", res.Status, res.Body)
+		}
+		if res := e.Do(nil, "POST", "/api/v1/agents/"+id+"/publish", e.Owner.Token, nil); res.Status != http.StatusNoContent {
+			t.Fatalf("publish: %d %s", res.Status, res.Body)
+		}
+	}
+	ro := e.Do(nil, "PUT", "/api/v1/agents/"+id+"/rollout", e.Owner.Token, map[string]any{"variants": []any{
+		map[string]any{"version": 1, "weight": 30}, map[string]any{"version": 102, "weight": 70}}})
+	if ro.Status != http.StatusOK {
+		t.Fatalf("rollout: %d %s", ro.Status, ro.Body)
+	}
+	s := e.SignIn(e.Owner, e.Owner.WorkspaceID)
+	page := string(e.Do(s.Client, "GET", "/agents/"+id+"/rollout-panel", "", nil).Body)
+	for _, want := range []string{`id="w-1" name="weight_1" type="number" min="0" max="100" step="1" value="30"`, `name="weight_102" type="number" min="0" max="100" step="1" value="70"`, `name="weight_3"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the rollout form lacks %s", want)
+		}
+	}
+	if strings.Contains(page, `name="weight_2"`) {
+		t.Error("the rollout form offers version 2, past the newest 100 and no variant")
+	}
+}
