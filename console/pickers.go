@@ -27,17 +27,10 @@ const (
 
 // picking reports whether the request is a picker's round-trip (a Find, Newer or More
 // button), for a form page to show what was typed rather than its defaults.
-func picking(in url.Values) bool {
-	for k := range in {
-		if strings.HasPrefix(k, findPrefix) || strings.HasPrefix(k, morePrefix) {
-			return true
-		}
-	}
-	return false
-}
+func picking(in url.Values) bool { return pickedKey(in) != "" }
 
 // pickLabels name the list's parameters a picker sends in its own words.
-var pickLabels = fieldLabels{"name": "The search", "cursor": "The page of choices (the search changed: press Find)"}
+var pickLabels = fieldLabels{"name": "The search"}
 
 // pickChoice is one option of a picker.
 type pickChoice struct {
@@ -272,6 +265,9 @@ func (h *Handler) pickPage(r *http.Request, p *picker, path string, q url.Values
 			// A search past its bound or a stale cursor: said under the picker, which
 			// keeps the chosen records.
 			p.Listed, p.Err = true, strings.Join(relabel(e, pickLabels).Messages(), " ")
+			if _, stale := e.Errors["cursor"]; stale {
+				p.Err = "These choices no longer follow from the search: press Find."
+			}
 			return &reply{}, true
 		}
 		return nil, p.listed(err)

@@ -147,6 +147,12 @@ func TestPickersReachPastTheFirstHundred(t *testing.T) {
 		}
 	}
 
+	// A page of choices that does not follow from the search (edited since) says so.
+	stale := get("/calls?" + url.Values{"find_agent_id": {"zebra"}, "more_agent_id": {"not-a-cursor"}, "agent_id": {w.far}}.Encode())
+	if !strings.Contains(stale, `role="alert">These choices no longer follow from the search: press Find.`) || !strings.Contains(selectOf(stale, "c-agent"), option(w.far, "Zebra far", true)) {
+		t.Errorf("a stale page of choices: %.300s", selectOf(stale, "c-agent"))
+	}
+
 	// A POST form's Find: the browser sends the whole form by GET, CSRF token and
 	// Idempotency-Key included; the page sends it on without them, and shows the form as
 	// typed, unfolded.
