@@ -105,7 +105,7 @@ func (h *Handler) memberForms(r *http.Request, members []any, form, picked strin
 	n := h.agentNames(r, base.records, append(listIDs(members, "agent_ids"), values["agent_ids"]...)...)
 	out := map[string]memberForm{}
 	add := func(key string, f memberForm, chosen []string, typed bool) {
-		if typed {
+		if typed && values.Has("role") { // the form as sent (an address edited by hand may lack it)
 			f.Role, f.Mods, chosen = values.Get("role"), values["modules"], values["agent_ids"]
 		}
 		if key == picked {

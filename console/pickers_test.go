@@ -110,11 +110,29 @@ func TestPickersReachPastTheFirstHundred(t *testing.T) {
 		if !strings.Contains(sel, option(w.far, "Zebra far", false)) || !strings.Contains(sel, option(w.other, "Zebra other", false)) || strings.Contains(sel, "Desk") {
 			t.Errorf("%s #%s: the search for zebra: %.400s", c.page, c.id, sel)
 		}
-		// Chosen, then shown again without the search: still chosen, by its name.
-		kept := get(c.page + "?" + url.Values{c.field: {w.far}, "more_" + c.key: {""}}.Encode())
+		// Chosen, then shown again without the search: still chosen, by its name (the
+		// member forms send their role too).
+		kept := get(c.page + "?" + url.Values{c.field: {w.far}, "more_" + c.key: {""}, "role": {"developer"}}.Encode())
 		if sel := selectOf(kept, c.id); !strings.Contains(sel, option(w.far, "Zebra far", true)) {
 			t.Errorf("%s #%s: the chosen agent past the first 100 is not kept chosen and named: %.300s", c.page, c.id, sel)
 		}
+	}
+
+	// A member form's round-trip shows the role as sent, and unfolds that form alone; an
+	// address without the role (edited by hand) shows the stored one.
+	roleOf := func(page string) string {
+		m := regexp.MustCompile(`(?s)<select id="m-` + bob.ID + `-role".*?<option value="(\w+)" selected>`).FindStringSubmatch(page)
+		if m == nil {
+			return ""
+		}
+		return m[1]
+	}
+	member := get("/workspace?" + url.Values{"find_m-" + bob.ID: {"zebra"}, "role": {"admin"}}.Encode())
+	if roleOf(member) != "admin" || strings.Count(member, "<details open>") != 1 {
+		t.Errorf("a member form's round-trip: role %q, %d forms unfolded", roleOf(member), strings.Count(member, "<details open>"))
+	}
+	if got := roleOf(get("/workspace?find_m-" + bob.ID + "=zebra")); got != "developer" {
+		t.Errorf("without the role sent: %q, want the stored developer", got)
 	}
 
 	// Numbers: More walks the pages of choices, to the oldest.

@@ -15,8 +15,9 @@ import (
 // agent picker shows the newest 100 and a search. The name typed first stays; "zebra"
 // and Enter in the search field bring back the form, unfolded, with the name still in
 // it and the oldest agent among the matches; chosen, it starts the campaign. The page
-// passes the accessibility audit with the search shown, and so does the calls page's
-// filter form with its pickers' search and More buttons.
+// passes the accessibility audit with the search shown, and so do the calls page's
+// filter form with its pickers' search and More buttons, the API key form, a number's
+// form and the workspace's member forms.
 func TestCampaignFormFindsAnAgentPastTheFirstHundred(t *testing.T) {
 	b := newBrowser(t)
 	e := b.env
@@ -76,6 +77,16 @@ func TestCampaignFormFindsAnAgentPastTheFirstHundred(t *testing.T) {
 		t.Errorf("the calls page after Find: focus on %q, %q", focused, b.text("#c-agent-found"))
 	}
 	b.audit("calls-picker")
+
+	// The other forms' pickers with their search, a member's among them, pass the same
+	// audit: the API key form's, a number's, and the workspace's member forms.
+	bob := e.NewUser("bob@example.com", false)
+	b.mustAPI(201, "POST", "/api/v1/workspaces/"+e.Owner.WorkspaceID+"/users", map[string]any{"id": bob.ID, "role": "developer"})
+	for name, page := range map[string]string{"keys-picker": "/api-keys?find_agent_ids=desk", "number-picker": "/numbers/" + n + "?find_inbound_agent_id=zebra",
+		"member-picker": "/workspace?find_m-" + bob.ID + "=desk"} {
+		b.open(page)
+		b.audit(name)
+	}
 }
 
 // TestEditorKnowledgeBasesPastTheFirstHundred: with 101 knowledge bases, the agent
