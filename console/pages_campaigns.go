@@ -48,7 +48,7 @@ func (h *Handler) renderCampaigns(w http.ResponseWriter, r *http.Request, status
 		return
 	}
 	picks := picking(r.URL.Query())
-	if form == nil && picks {
+	if form == nil && picks && r.URL.Query().Has("name") {
 		form = r.URL.Query() // a picker's round-trip: the form as it was typed
 	}
 	if form == nil {

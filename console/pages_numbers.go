@@ -94,8 +94,8 @@ func (h *Handler) renderNumber(w http.ResponseWriter, r *http.Request, status in
 	var form url.Values
 	if r.Method == http.MethodPost {
 		form = r.PostForm
-	} else if picking(r.URL.Query()) {
-		form = r.URL.Query()
+	} else if q := r.URL.Query(); picking(q) && q.Has("etag") { // the form as sent, not an address edited by hand
+		form = q
 	}
 	etag, in, out := res.ETag, str(n["inbound_agent_id"]), str(n["outbound_agent_id"])
 	if form != nil {

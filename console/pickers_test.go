@@ -110,9 +110,10 @@ func TestPickersReachPastTheFirstHundred(t *testing.T) {
 		if !strings.Contains(sel, option(w.far, "Zebra far", false)) || !strings.Contains(sel, option(w.other, "Zebra other", false)) || strings.Contains(sel, "Desk") {
 			t.Errorf("%s #%s: the search for zebra: %.400s", c.page, c.id, sel)
 		}
-		// Chosen, then shown again without the search: still chosen, by its name (the
-		// member forms send their role too).
-		kept := get(c.page + "?" + url.Values{c.field: {w.far}, "more_" + c.key: {""}, "role": {"developer"}}.Encode())
+		// Chosen, then shown again without the search: still chosen, by its name. The
+		// query is a form's as sent: the forms' other fields come along (a member's role,
+		// a campaign's name, a number's etag), which a form page reads it by.
+		kept := get(c.page + "?" + url.Values{c.field: {w.far}, "more_" + c.key: {""}, "role": {"developer"}, "name": {"Spring"}, "etag": {`"1"`}}.Encode())
 		if sel := selectOf(kept, c.id); !strings.Contains(sel, option(w.far, "Zebra far", true)) {
 			t.Errorf("%s #%s: the chosen agent past the first 100 is not kept chosen and named: %.300s", c.page, c.id, sel)
 		}
@@ -135,6 +136,16 @@ func TestPickersReachPastTheFirstHundred(t *testing.T) {
 		t.Errorf("without the role sent: %q, want the stored developer", got)
 	}
 
+	// A number's form comes back as sent, its etag the one its values were typed against;
+	// an address without the etag shows the stored number.
+	typed := get("/numbers/" + num + "?" + url.Values{"find_inbound_agent_id": {"zebra"}, "nickname": {"Typed"}, "etag": {`"7"`}}.Encode())
+	if !strings.Contains(typed, `value="Typed"`) || !strings.Contains(typed, `name="etag" value="&#34;7&#34;"`) {
+		t.Error("the number form's round-trip does not keep what was typed and its etag")
+	}
+	if strings.Contains(get("/numbers/"+num+"?find_inbound_agent_id=zebra&nickname=Typed"), `value="Typed"`) {
+		t.Error("an address without the etag is shown as the number's form")
+	}
+
 	// Numbers: More walks the pages of choices, to the oldest.
 	for _, c := range []struct{ page, id string }{{"/calls", "c-number"}, {"/campaigns", "c-number"}} {
 		first := get(c.page)
@@ -149,7 +160,7 @@ func TestPickersReachPastTheFirstHundred(t *testing.T) {
 		if sel := selectOf(next, c.id); !strings.Contains(sel, option(w.farNumber, "Far line (+14155550000)", false)) {
 			t.Errorf("%s: More numbers does not reach the oldest: %.300s", c.page, sel)
 		}
-		kept := get(c.page + "?" + url.Values{"number_id": {w.farNumber}, "more_number_id": {""}}.Encode())
+		kept := get(c.page + "?" + url.Values{"number_id": {w.farNumber}, "more_number_id": {""}, "name": {"Spring"}}.Encode())
 		if sel := selectOf(kept, c.id); !strings.Contains(sel, option(w.farNumber, "Far line (+14155550000)", true)) {
 			t.Errorf("%s: the chosen number is not kept chosen and named: %.300s", c.page, sel)
 		}
