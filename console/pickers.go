@@ -265,8 +265,10 @@ func (h *Handler) pickPage(r *http.Request, p *picker, path string, q url.Values
 			// A search past its bound or a stale cursor: said under the picker, which
 			// keeps the chosen records.
 			p.Listed, p.Err = true, strings.Join(relabel(e, pickLabels).Messages(), " ")
-			if _, stale := e.Errors["cursor"]; stale {
+			if _, stale := e.Errors["cursor"]; stale && p.What == "agents" {
 				p.Err = "These choices no longer follow from the search: press Find."
+			} else if stale {
+				p.Err = "This page of " + p.What + " is out of date: open the page again from the menu."
 			}
 			return &reply{}, true
 		}
