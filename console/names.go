@@ -98,28 +98,6 @@ func numberNames(choices []any) names {
 	return out
 }
 
-// memberNames names the members of the workspace ("Ada Lovelace"), walking at most five
-// pages of 100: the audit log's actors.
-func (h *Handler) memberNames(r *http.Request) (byID names) {
-	byID = names{}
-	q := url.Values{"per_page": {"100"}}
-	for range 5 {
-		res, err := h.call(r, "GET", h.wsPath(r)+"/users", q, nil)
-		if err != nil {
-			return
-		}
-		for _, it := range res.List() {
-			m, _ := it.(map[string]any)
-			byID[str(m["id"])] = str(m["name"])
-		}
-		if res.NextCursor() == "" {
-			return
-		}
-		q.Set("cursor", res.NextCursor())
-	}
-	return
-}
-
 // listIDs collects the key of each record of list, for names to look up.
 func listIDs(list []any, keys ...string) []string {
 	var out []string

@@ -272,10 +272,19 @@ func (h *Handler) auditPage(w http.ResponseWriter, r *http.Request) {
 	if v, err := h.call(r, "GET", "/api/v1/audit-log/verify", nil, nil); err == nil {
 		verified = v.Data()
 	}
-	members := h.memberNames(r)
+	// Actors are named from the picker's page of members and, for the rest of the page's
+	// actors, one read each: a member past that page is named, a former one is not found.
+	pick := h.memberPicker(r, "actor", in.Get("actor"))
+	members := recordNames(pick.records, "name")
+	var actors []string
+	for _, ev := range list {
+		a, _ := ev.(map[string]any)["actor"].(map[string]any)
+		actors = append(actors, str(a["user_id"]))
+	}
+	h.nameMissing(r, members, h.wsPath(r)+"/users/", "name", actors)
 	h.render(w, r, http.StatusOK, "audit", &view{Title: "Audit log", Active: "workspace",
 		Err: relabel(fail, fieldLabels{"type": "Event", "actor": "Who", "from": "From", "to": "To"}), D: map[string]any{
 			"Events": list, "Pages": pages, "Q": in, "Types": data.EventTypes, "Verified": verified,
-			"Members": members, "ActorPick": h.memberPicker(r, "actor", in.Get("actor")),
+			"Members": members, "ActorPick": pick,
 		}})
 }

@@ -423,3 +423,19 @@ func TestRolloutFormKeepsAnOldVariant(t *testing.T) {
 		t.Error("the rollout form offers version 2, past the newest 100 and no variant")
 	}
 }
+
+// TestAuditNamesActorsPastFiveHundredMembers: with 502 members, the owner (the oldest)
+// added the others: the audit log names them as the owner, not as a former member (the
+// page read the newest 500 members for names).
+func TestAuditNamesActorsPastFiveHundredMembers(t *testing.T) {
+	e := testenv.Start(t)
+	for i := range 501 {
+		addMember(t, e, e.NewUser(fmt.Sprintf("m%03d@example.com", i), false), map[string]any{"role": "member"})
+	}
+	s := e.SignIn(e.Owner, e.Owner.WorkspaceID)
+	page := string(e.Do(s.Client, "GET", "/workspace/audit", "", nil).Body)
+	rows := strings.Count(page, "<tr data-event=")
+	if rows == 0 || strings.Contains(page, "Former member") {
+		t.Errorf("%d events; a current member called former: %v", rows, strings.Contains(page, "Former member"))
+	}
+}
