@@ -41,7 +41,7 @@ func (h *Handler) renderNumbers(w http.ResponseWriter, r *http.Request, status i
 	inbound := h.agentPicker(r, "inbound_agent_id", form.Get("inbound_agent_id"))
 	h.render(w, r, status, "numbers", &view{Title: "Numbers", Active: "numbers", Err: relabel(fail, numberLabels), D: map[string]any{
 		"Numbers": res.List(), "Pages": pagerOf(r, "cursor", res), "AgentID": in.Get("agent_id"),
-		"InboundPick": inbound, "OutboundPick": h.agentPicker(r, "outbound_agent_id", form.Get("outbound_agent_id")),
+		"InboundPick": inbound, "OutboundPick": h.agentPickerBeside(r, inbound, "outbound_agent_id", form.Get("outbound_agent_id")),
 		"AgentNames": h.agentNames(r, inbound.records, listIDs(res.List(), "inbound_agent_id", "outbound_agent_id")...),
 		"Providers":  data.NumberProviders, "Form": form, "Picking": picks,
 		"CanWrite": p.Allows(data.Write(data.ModulePhoneNumbers)) == nil,
@@ -101,9 +101,10 @@ func (h *Handler) renderNumber(w http.ResponseWriter, r *http.Request, status in
 	if form != nil {
 		etag, in, out = form.Get("etag"), form.Get("inbound_agent_id"), form.Get("outbound_agent_id")
 	}
+	inbound := h.agentPicker(r, "inbound_agent_id", in)
 	h.render(w, r, status, "number", &view{Title: str(n["phone_number"]), Active: "numbers", Err: relabel(fail, numberLabels), D: map[string]any{
 		"N": n, "ETag": etag, "Form": form, "Providers": data.NumberProviders,
-		"InboundPick": h.agentPicker(r, "inbound_agent_id", in), "OutboundPick": h.agentPicker(r, "outbound_agent_id", out),
+		"InboundPick": inbound, "OutboundPick": h.agentPickerBeside(r, inbound, "outbound_agent_id", out),
 		"CanWrite":    writable,
 		"OthersAgent": !writable && len(p.AgentIDs) > 0 && p.Allows(data.Write(data.ModulePhoneNumbers)) == nil,
 	}})

@@ -131,6 +131,22 @@ func (h *Handler) agentPickerKeyed(r *http.Request, field, key string, selected 
 	return p
 }
 
+// agentPickerBeside is the agents' picker for a second field of base's form (a number's
+// outbound agent beside its inbound one): base's read serves it when both show the
+// first page, unsearched.
+func (h *Handler) agentPickerBeside(r *http.Request, base *picker, field, selected string) *picker {
+	in := r.URL.Query()
+	if base.Query != "" || in.Get(base.MoreParam()) != "" || in.Get(findPrefix+field) != "" || in.Get(morePrefix+field) != "" ||
+		(r.PostForm != nil && r.PostForm.Get(findPrefix+field) != "") {
+		return h.agentPicker(r, field, selected)
+	}
+	n := recordNames(base.records, "name")
+	h.nameMissing(r, n, "/api/v1/agents/", "name", []string{selected})
+	c := base.copyFor(field, []string{selected}, n)
+	c.Field = field
+	return c
+}
+
 // numberPicker is the numbers' picker for field, one page at a time (the numbers list
 // has no search: More walks them). dialable keeps only the numbers the list's access
 // lets the user dial from in a campaign (access.dial, the API's rule of a campaign's

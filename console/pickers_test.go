@@ -439,3 +439,25 @@ func TestAuditNamesActorsPastFiveHundredMembers(t *testing.T) {
 		t.Errorf("%d events; a current member called former: %v", rows, strings.Contains(page, "Former member"))
 	}
 }
+
+// TestNumberFormReadsTheAgentsOnce: a number's page and the add form hold two agent
+// pickers (inbound, outbound) that show the same first page: one read of the agents
+// list serves both.
+func TestNumberFormReadsTheAgentsOnce(t *testing.T) {
+	e := testenv.Start(t)
+	createAgent(t, e, e.Owner.Token, "Desk")
+	res := e.Do(nil, "POST", "/api/v1/numbers", e.Owner.Token, map[string]any{"phone_number": "+14155550100", "provider": "twilio"})
+	if res.Status != http.StatusCreated {
+		t.Fatalf("number: %d %s", res.Status, res.Body)
+	}
+	s := e.SignIn(e.Owner, e.Owner.WorkspaceID)
+	for _, page := range []string{"/numbers", "/numbers/" + res.Data()["id"].(string)} {
+		before := apiRequests(t, e)["GET /api/v1/agents"]
+		if got := e.Do(s.Client, "GET", page, "", nil); got.Status != http.StatusOK || !strings.Contains(selectOf(string(got.Body), "n-out"), ">Desk<") {
+			t.Fatalf("%s: %d, outbound picker %q", page, got.Status, selectOf(string(got.Body), "n-out"))
+		}
+		if n := apiRequests(t, e)["GET /api/v1/agents"] - before; n != 1 {
+			t.Errorf("%s read the agents list %d times, want 1", page, n)
+		}
+	}
+}
