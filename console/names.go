@@ -44,16 +44,6 @@ func shortID(id string) string {
 	return prefix + "_…" + rest[len(rest)-6:]
 }
 
-// agentChoices lists the agents the user may see, for pickers: one page of 100, newest
-// first; none when the user lacks the agents module (the picker then takes an id).
-func (h *Handler) agentChoices(r *http.Request) []any {
-	res, err := h.call(r, "GET", "/api/v1/agents", url.Values{"per_page": {"100"}}, nil)
-	if err != nil {
-		return nil
-	}
-	return res.List()
-}
-
 // recordNames maps the "id" of each record to its field key.
 func recordNames(list []any, key string) names {
 	out := names{}
@@ -66,8 +56,8 @@ func recordNames(list []any, key string) names {
 	return out
 }
 
-// agentNames names the agents in choices and, for the ids the page shows that are not
-// among them (beyond the first 100), asks for each one.
+// agentNames names the agents in choices (a picker's page of them) and, for the ids the
+// page shows that are not among them, asks for each one.
 func (h *Handler) agentNames(r *http.Request, choices []any, ids ...string) names {
 	out := recordNames(choices, "name")
 	h.nameMissing(r, out, "/api/v1/agents/", "name", ids)
@@ -90,34 +80,6 @@ func (h *Handler) nameMissing(r *http.Request, out names, base, key string, ids 
 	}
 }
 
-// numberChoices lists the phone numbers the user may see, for pickers.
-func (h *Handler) numberChoices(r *http.Request) []any {
-	res, err := h.call(r, "GET", "/api/v1/numbers", url.Values{"per_page": {"100"}}, nil)
-	if err != nil {
-		return nil
-	}
-	return res.List()
-}
-
-// dialableNumbers lists the phone numbers the user may dial from in a campaign, for the
-// campaign form's picker: those the list's access says so of (access.dial, the API's
-// rule of a campaign's number_id, which alone knows the campaigns dialing from each).
-func (h *Handler) dialableNumbers(r *http.Request) []any {
-	res, err := h.call(r, "GET", "/api/v1/numbers", url.Values{"per_page": {"100"}}, nil)
-	if err != nil {
-		return nil
-	}
-	access, _ := res.Body["access"].(map[string]any)
-	out := []any{}
-	for _, it := range res.List() {
-		n, _ := it.(map[string]any)
-		if a, _ := access[str(n["id"])].(map[string]any); a["dial"] == true {
-			out = append(out, it)
-		}
-	}
-	return out
-}
-
 // numberLabel names a number record: its nickname and phone number.
 func numberLabel(n map[string]any) string {
 	if nick := str(n["nickname"]); nick != "" {
@@ -134,29 +96,6 @@ func numberNames(choices []any) names {
 		out[str(m["id"])] = numberLabel(m)
 	}
 	return out
-}
-
-// memberNames names the members of the workspace ("Ada Lovelace"), with their emails in
-// a second map, walking at most five pages of 100: the audit log's actors.
-func (h *Handler) memberNames(r *http.Request) (byID, emails names) {
-	byID, emails = names{}, names{}
-	q := url.Values{"per_page": {"100"}}
-	for range 5 {
-		res, err := h.call(r, "GET", h.wsPath(r)+"/users", q, nil)
-		if err != nil {
-			return
-		}
-		for _, it := range res.List() {
-			m, _ := it.(map[string]any)
-			byID[str(m["id"])] = str(m["name"])
-			emails[str(m["id"])] = str(m["email"])
-		}
-		if res.NextCursor() == "" {
-			return
-		}
-		q.Set("cursor", res.NextCursor())
-	}
-	return
 }
 
 // listIDs collects the key of each record of list, for names to look up.

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
 	"sort"
@@ -82,6 +83,10 @@ type editorData struct {
 	KBs     []any
 	KBNames names
 	KBsOK   bool
+	// KBChosen are the agent's knowledge bases past the page of KBs, named when the user
+	// may read them; KBMore is the list's next cursor, for the picker's More button.
+	KBChosen []pickChoice
+	KBMore   string
 }
 
 func (h *Handler) agentEditor(w http.ResponseWriter, r *http.Request) {
@@ -103,8 +108,17 @@ func (h *Handler) agentEditor(w http.ResponseWriter, r *http.Request) {
 		CanWrite: p.Allows(data.Write(data.ModuleAgents)) == nil, CanAnalyze: p.Allows(data.Read(data.ModuleAnalytics)) == nil,
 		LLM: data.LLMProviders, STT: data.STTProviders, TTS: data.TTSProviders, Types: data.ToolTypes}
 	if kbs, err := h.call(r, "GET", "/api/v1/knowledge-bases", url.Values{"per_page": {"100"}}, nil); err == nil {
-		d.KBs, d.KBsOK = kbs.List(), true
+		d.KBs, d.KBsOK, d.KBMore = kbs.List(), true, kbs.NextCursor()
 		d.KBNames = recordNames(d.KBs, "name")
+		chosen := strs(lookup(a, "llm_config.knowledge_base_ids"))
+		shown := names{}
+		maps.Copy(shown, d.KBNames)
+		h.nameMissing(r, shown, "/api/v1/knowledge-bases/", "name", chosen)
+		for _, id := range chosen {
+			if _, onPage := d.KBNames[id]; !onPage {
+				d.KBChosen = append(d.KBChosen, pickChoice{ID: id, Name: shown[id]})
+			}
+		}
 	}
 	name, _ := a["name"].(string)
 	h.render(w, r, http.StatusOK, "agent", &view{Title: name, Active: "agents", D: d})
@@ -117,10 +131,16 @@ func (h *Handler) agentVersions(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	vs, err := h.call(r, "GET", "/api/v1/agents/"+url.PathEscape(id)+"/versions", pageQuery("100", r.URL.Query().Get("cursor")), nil)
+	q := r.URL.Query()
+	vs, err := h.call(r, "GET", "/api/v1/agents/"+url.PathEscape(id)+"/versions", pageQuery(pickPage, q.Get("cursor")), nil)
 	if err != nil {
 		h.fail(w, r, err)
 		return
+	}
+	// The comparison's pickers start from the list's read when it is the newest page.
+	var firstPage *reply
+	if q.Get("cursor") == "" {
+		firstPage = vs
 	}
 	gate, err := h.call(r, "GET", "/api/v1/agents/"+url.PathEscape(id)+"/publish-gate", nil, nil)
 	if err != nil {
@@ -136,6 +156,7 @@ func (h *Handler) agentVersions(w http.ResponseWriter, r *http.Request) {
 	}
 	h.render(w, r, http.StatusOK, "versions", &view{Title: name + " · versions", Active: "agents", D: map[string]any{
 		"Agent": a.Data(), "Versions": vs.List(), "Pages": pagerOf(r, "cursor", vs), "Gate": gate.Data(),
+		"DiffA": h.versionPicker(r, id, "a", q.Get("a"), firstPage), "DiffB": h.versionPicker(r, id, "b", q.Get("b"), firstPage),
 		"CanWrite": canWrite, "CanForce": data.RoleAtLeast(p.Role, data.RoleAdmin), "InUse": inUse,
 		"CanAnalyze": p.Allows(data.Read(data.ModuleAnalytics)) == nil,
 	}})

@@ -54,6 +54,15 @@ func (h *Handler) page(fn http.HandlerFunc) http.HandlerFunc {
 			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		}
+		// A POST form's picker buttons read its page again by GET (pickers.go), which
+		// sends every field of the form: the CSRF token and the Idempotency-Key are taken
+		// off the URL, so neither stays in the browser's history.
+		if q := r.URL.Query(); q.Has(csrfField) || q.Has(idempotencyField) {
+			q.Del(csrfField)
+			q.Del(idempotencyField)
+			http.Redirect(w, r, r.URL.Path+"?"+q.Encode(), http.StatusSeeOther)
+			return
+		}
 		fn(w, r)
 	}
 }

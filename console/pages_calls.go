@@ -43,15 +43,15 @@ func (h *Handler) callList(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	agents, numbers := h.agentChoices(r), h.numberChoices(r)
+	agents, numbers := h.agentPicker(r, "agent_id", in.Get("agent_id")), h.numberPicker(r, "number_id", false, in.Get("number_id"))
 	// The export takes the same filters; a download link, so the browser saves the file.
 	// The query is already encoded: as a plain string, html/template would escape its =
 	// and & again, and the API would read one parameter named "direction=web".
 	export := filterQuery(in, callFilters...)
 	p := data.PrincipalFrom(r.Context())
 	h.render(w, r, http.StatusOK, "calls", &view{Title: "Calls", Active: "calls", Err: relabel(fail, callFilterLabels), D: map[string]any{
-		"Calls": list, "Pages": pages, "Q": in, "Agents": agents, "Numbers": numbers,
-		"AgentNames": h.agentNames(r, agents, listIDs(list, "agent_id")...), "NumberNames": numberNames(numbers),
+		"Calls": list, "Pages": pages, "Q": in, "AgentPick": agents, "NumberPick": numbers,
+		"AgentNames": h.agentNames(r, agents.records, listIDs(list, "agent_id")...),
 		"Directions": data.CallDirections, "Statuses": data.CallStatuses, "Export": template.URL(export.Encode()),
 		"Filtered": len(filterQuery(in, callFilters...)) > 0, "CanWrite": p.Allows(data.Write(data.ModuleCallHistory)) == nil,
 		// Whether an empty list of choices means none exist (no filter) or none visible
@@ -183,7 +183,7 @@ func (h *Handler) analytics(w http.ResponseWriter, r *http.Request) {
 	}
 	h.render(w, r, http.StatusOK, "analytics", &view{Title: "Analytics", Active: "analytics",
 		Err: relabel(fail, fieldLabels{"from": "From", "to": "To", "interval": "Per", "agent_id": "Agent"}), D: map[string]any{
-			"Charts": charts, "Totals": totals, "Q": in, "Agents": h.agentChoices(r),
+			"Charts": charts, "Totals": totals, "Q": in, "AgentPick": h.agentPicker(r, "agent_id", in.Get("agent_id")),
 			"SeesAgents": data.PrincipalFrom(r.Context()).Allows(data.Read(data.ModuleAgents)) == nil,
 		}})
 }

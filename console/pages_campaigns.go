@@ -47,16 +47,20 @@ func (h *Handler) renderCampaigns(w http.ResponseWriter, r *http.Request, status
 		h.fail(w, r, err)
 		return
 	}
+	picks := picking(r.URL.Query())
+	if form == nil && picks && r.URL.Query().Has("name") {
+		form = r.URL.Query() // a picker's round-trip: the form as it was typed
+	}
 	if form == nil {
 		form = url.Values{"days": {"mon", "tue", "wed", "thu", "fri"}, "start": {"09:00"}, "end": {"18:00"}, "max_concurrent": {"5"},
 			"retry_on": {"no_answer", "busy"}, "max_attempts": {"3"}, "backoff_minutes": {"60"}, "timezone": {"UTC"}}
 	}
 	p := data.PrincipalFrom(r.Context())
-	agents := h.agentChoices(r)
+	agents := h.agentPicker(r, "agent_id", form.Get("agent_id"))
 	list := res.List()
 	h.render(w, r, status, "campaigns", &view{Title: "Campaigns", Active: "campaigns", Err: relabel(fail, campaignLabels), D: map[string]any{
-		"Campaigns": list, "Pages": pagerOf(r, "cursor", res), "Agents": agents, "Numbers": h.dialableNumbers(r),
-		"AgentNames": h.agentNames(r, agents, listIDs(list, "agent_id")...), "Form": form,
+		"Campaigns": list, "Pages": pagerOf(r, "cursor", res), "AgentPick": agents, "NumberPick": h.numberPicker(r, "number_id", true, form.Get("number_id")),
+		"Picking": picks, "AgentNames": h.agentNames(r, agents.records, listIDs(list, "agent_id")...), "Form": form,
 		"Days": data.Weekdays, "Outcomes": data.RetryOutcomes,
 		"CanWrite": p.Allows(data.Write(data.ModuleCallHistory)) == nil,
 	}})

@@ -36,11 +36,11 @@ func (h *Handler) conversationList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The gate is the agents module, so the picker's list is the agents the API shows.
-	agents := h.agentChoices(r)
+	agents := h.agentPicker(r, "agent_id", in.Get("agent_id"))
 	h.render(w, r, http.StatusOK, "conversations", &view{Title: "Conversations", Active: "conversations",
 		Err: relabel(fail, conversationFilterLabels), D: map[string]any{
-			"Conversations": list, "Pages": pages, "Q": in, "Agents": agents, "Statuses": conversationStatuses,
-			"AgentNames": h.agentNames(r, agents, listIDs(list, "agent_id")...),
+			"Conversations": list, "Pages": pages, "Q": in, "AgentPick": agents, "Statuses": conversationStatuses,
+			"AgentNames": h.agentNames(r, agents.records, listIDs(list, "agent_id")...),
 			"Filtered":   len(filterQuery(in, conversationFilters...)) > 0,
 			// A draft's conversation is resumed only by who may talk to drafts (the API
 			// refuses the others' messages): the Try panel's rule (tryPanel.CanDraft).

@@ -70,11 +70,13 @@ func (h *Handler) jobList(w http.ResponseWriter, r *http.Request) {
 	}
 	p := data.PrincipalFrom(r.Context())
 	var agents []any
+	var pick *picker
 	if p.Allows(data.Read(data.ModuleAgents)) == nil {
-		agents = h.agentChoices(r)
+		pick = h.agentPicker(r, "agent_id", in.Get("agent_id"))
+		agents = pick.records
 	}
 	h.render(w, r, http.StatusOK, "jobs", &view{Title: "Jobs", Active: "jobs", Err: relabel(fail, jobFilterLabels), D: map[string]any{
-		"Jobs": list, "Pages": pages, "Q": in, "Agents": agents, "Kinds": jobKinds, "KindsInWords": jobKindsInWords(), "Statuses": data.JobStatuses,
+		"Jobs": list, "Pages": pages, "Q": in, "AgentPick": pick, "Kinds": jobKinds, "KindsInWords": jobKindsInWords(), "Statuses": data.JobStatuses,
 		"AgentNames": h.agentNames(r, agents, listIDs(list, "agent_id")...),
 		"Filtered":   len(filterQuery(in, jobFilters...)) > 0,
 	}})

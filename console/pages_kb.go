@@ -198,15 +198,24 @@ func (h *Handler) kbDeleteConfirm(w http.ResponseWriter, r *http.Request) {
 	}
 	id, name := str(v.KB["id"]), str(v.KB["name"])
 	lost := []string{"Its " + plural(float64(len(v.Sources)), "source", "sources") + ", with their extracted text, chunks and uploaded files."}
+	// The agents that use it, among the newest 100 the user sees: the API lists agents by
+	// name and status only, so past those the page says that others may use it too.
 	var users []string
-	for _, a := range h.agentChoices(r) {
-		m, _ := a.(map[string]any)
-		if has(strs(lookup(m, "llm_config.knowledge_base_ids")), id) {
-			users = append(users, str(m["name"]))
+	var more bool
+	if res, err := h.call(r, "GET", "/api/v1/agents", pageQuery(pickPage, ""), nil); err == nil {
+		for _, a := range res.List() {
+			m, _ := a.(map[string]any)
+			if has(strs(lookup(m, "llm_config.knowledge_base_ids")), id) {
+				users = append(users, str(m["name"]))
+			}
 		}
+		more = res.NextCursor() != ""
 	}
 	if len(users) > 0 {
 		lost = append(lost, "Retrieval from it for "+strings.Join(users, ", ")+": the knowledge base is taken off those agents.")
+	}
+	if more {
+		lost = append(lost, "Retrieval from it for any older agent that uses it (only the newest 100 agents are looked at here).")
 	}
 	h.confirmPage(w, r, "knowledge-bases", confirmation{
 		Title: "Delete the knowledge base " + name + "?", Lost: lost,

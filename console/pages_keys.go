@@ -34,12 +34,18 @@ func (h *Handler) renderKeys(w http.ResponseWriter, r *http.Request, status int,
 		h.fail(w, r, err)
 		return
 	}
-	agents := h.agentChoices(r)
 	r.ParseForm()
+	form := r.PostForm
+	if picking(r.URL.Query()) {
+		form = r.URL.Query() // a picker's round-trip: the form as it was typed
+	}
+	agents := h.agentPicker(r, "agent_ids", form["agent_ids"]...)
+	agents.Multiple = true
 	held, withheld := h.heldScopes(r)
 	h.render(w, r, status, "keys", &view{Title: "API keys", Active: "api-keys", Err: relabel(fail, keyLabels), D: map[string]any{
-		"Keys": res.List(), "Pages": pagerOf(r, "cursor", res), "Form": r.PostForm,
-		"Scopes": scopeGroups(held), "Withheld": withheld, "Agents": agents, "AgentNames": h.agentNames(r, agents),
+		"Keys": res.List(), "Pages": pagerOf(r, "cursor", res), "Form": form,
+		"Scopes": scopeGroups(held), "Withheld": withheld, "AgentPick": agents,
+		"AgentNames": h.agentNames(r, agents.records, listIDs(res.List(), "agent_ids")...),
 	}})
 }
 

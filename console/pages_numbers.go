@@ -34,11 +34,16 @@ func (h *Handler) renderNumbers(w http.ResponseWriter, r *http.Request, status i
 		return
 	}
 	p := data.PrincipalFrom(r.Context())
-	agents := h.agentChoices(r)
+	form, picks := r.PostForm, picking(in)
+	if picks {
+		form = in // a picker's round-trip: the form as it was typed
+	}
+	inbound := h.agentPicker(r, "inbound_agent_id", form.Get("inbound_agent_id"))
 	h.render(w, r, status, "numbers", &view{Title: "Numbers", Active: "numbers", Err: relabel(fail, numberLabels), D: map[string]any{
-		"Numbers": res.List(), "Pages": pagerOf(r, "cursor", res), "Agents": agents, "AgentID": in.Get("agent_id"),
-		"AgentNames": h.agentNames(r, agents, listIDs(res.List(), "inbound_agent_id", "outbound_agent_id")...),
-		"Providers":  data.NumberProviders, "Form": r.PostForm,
+		"Numbers": res.List(), "Pages": pagerOf(r, "cursor", res), "AgentID": in.Get("agent_id"),
+		"InboundPick": inbound, "OutboundPick": h.agentPickerBeside(r, inbound, "outbound_agent_id", form.Get("outbound_agent_id")),
+		"AgentNames": h.agentNames(r, inbound.records, listIDs(res.List(), "inbound_agent_id", "outbound_agent_id")...),
+		"Providers":  data.NumberProviders, "Form": form, "Picking": picks,
 		"CanWrite": p.Allows(data.Write(data.ModulePhoneNumbers)) == nil,
 	}})
 }
@@ -84,8 +89,22 @@ func (h *Handler) renderNumber(w http.ResponseWriter, r *http.Request, status in
 	// campaign of such an agent dials from, is not theirs to change: the API's access says
 	// so (service fillNumberAccess), the page offers nothing and says why.
 	writable := canWrite(res)
+	// The form shows what was typed when it comes back: refused, or from a picker's
+	// round-trip, whose etag is still the one the values were typed against.
+	var form url.Values
+	if r.Method == http.MethodPost {
+		form = r.PostForm
+	} else if q := r.URL.Query(); picking(q) && q.Has("etag") { // the form as sent, not an address edited by hand
+		form = q
+	}
+	etag, in, out := res.ETag, str(n["inbound_agent_id"]), str(n["outbound_agent_id"])
+	if form != nil {
+		etag, in, out = form.Get("etag"), form.Get("inbound_agent_id"), form.Get("outbound_agent_id")
+	}
+	inbound := h.agentPicker(r, "inbound_agent_id", in)
 	h.render(w, r, status, "number", &view{Title: str(n["phone_number"]), Active: "numbers", Err: relabel(fail, numberLabels), D: map[string]any{
-		"N": n, "ETag": res.ETag, "Agents": h.agentChoices(r), "Providers": data.NumberProviders,
+		"N": n, "ETag": etag, "Form": form, "Providers": data.NumberProviders,
+		"InboundPick": inbound, "OutboundPick": h.agentPickerBeside(r, inbound, "outbound_agent_id", out),
 		"CanWrite":    writable,
 		"OthersAgent": !writable && len(p.AgentIDs) > 0 && p.Allows(data.Write(data.ModulePhoneNumbers)) == nil,
 	}})

@@ -130,6 +130,14 @@ func (h *Handler) rolloutPanelData(r *http.Request) (*rolloutPanel, error) {
 			d.Versions = append(d.Versions, int(n))
 		}
 	}
+	// A variant older than the newest 100 versions keeps its field: a save sends every
+	// weight, and one not sent would drop the variant.
+	for _, row := range d.Variants {
+		if !slices.Contains(d.Versions, row.Version) {
+			d.Versions = append(d.Versions, row.Version)
+		}
+	}
+	slices.SortFunc(d.Versions, func(a, b int) int { return b - a })
 	return d, nil
 }
 

@@ -46,11 +46,6 @@ func (h *Handler) workspacePage(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) renderWorkspace(w http.ResponseWriter, r *http.Request, status int, form string, fail *apiError) {
 	p := data.PrincipalFrom(r.Context())
 	ws := h.wsPath(r)
-	mine, err := h.call(r, "GET", "/api/v1/workspaces", url.Values{"per_page": {"100"}}, nil)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
 	me, err := h.call(r, "GET", "/api/v1/user", nil, nil)
 	if err != nil {
 		h.fail(w, r, err)
@@ -66,10 +61,18 @@ func (h *Handler) renderWorkspace(w http.ResponseWriter, r *http.Request, status
 		h.fail(w, r, err)
 		return
 	}
-	agents := h.agentChoices(r)
 	r.ParseForm()
+	values := r.PostForm
+	picked := pickedKey(r.URL.Query())
+	if picked != "" {
+		values = r.URL.Query() // a picker's round-trip: its form as it was typed
+		if picked == "new" {
+			form = "add-member"
+		}
+	}
+	forms, agentNames := h.memberForms(r, members.List(), form, picked, values)
 	h.render(w, r, status, "workspace", &view{Title: "Workspace", Active: "workspace", Err: relabel(fail, workspaceLabels), D: map[string]any{
-		"Workspaces": mine.List(), "Current": p.WorkspaceID, "WS": cur.Data(), "WSETag": cur.ETag, "Me": me.Data(),
+		"WorkspacePick": h.workspacePicker(r, "workspace_id", p.WorkspaceID), "Current": p.WorkspaceID, "WS": cur.Data(), "WSETag": cur.ETag, "Me": me.Data(),
 		"Personal": str(me.Data()["personal_workspace_id"]) == p.WorkspaceID,
 		"Role":     p.Role, "Modules": p.Modules, "Members": members.List(), "Pages": pagerOf(r, "cursor", members),
 		"Usage": h.usage(r), "Owner": p.Role == data.RoleOwner,
@@ -81,9 +84,45 @@ func (h *Handler) renderWorkspace(w http.ResponseWriter, r *http.Request, status
 		"CanMembers":  p.Allows(data.NeedMemberChange()) == nil,
 		"CanExport":   p.Allows(data.NeedWorkspaceExport()) == nil,
 		"Roles":       data.Roles, "AllModules": data.Modules,
-		"Agents": agents, "AgentNames": h.agentNames(r, agents, listIDs(members.List(), "agent_ids")...),
-		"Form": form, "Values": r.PostForm,
+		"MemberForms": forms, "AgentNames": agentNames,
+		"Form": form, "Values": values, "Cursor": r.URL.Query().Get("cursor"),
 	}})
+}
+
+// memberForm is what a member form shows: the add form's ("new") or a member's ("m-<id>").
+type memberForm struct {
+	Role   string
+	Mods   []string
+	Agents *picker
+	Open   bool // its picker was used: the form is shown unfolded
+}
+
+// memberForms are the member forms of the page: one read of the agents serves every
+// form's picker but the one searched or paged, which reads its own. values are what
+// the form named by form (a refusal) or picked (a picker's round-trip) was sent with.
+func (h *Handler) memberForms(r *http.Request, members []any, form, picked string, values url.Values) (map[string]memberForm, names) {
+	base := h.agentPickerKeyed(r, "agent_ids", "", nil)
+	n := h.agentNames(r, base.records, append(listIDs(members, "agent_ids"), values["agent_ids"]...)...)
+	out := map[string]memberForm{}
+	add := func(key string, f memberForm, chosen []string, typed bool) {
+		if typed && values.Has("role") { // the form as sent (an address edited by hand may lack it)
+			f.Role, f.Mods, chosen = values.Get("role"), values["modules"], values["agent_ids"]
+		}
+		if key == picked {
+			f.Agents, f.Open = h.agentPickerKeyed(r, "agent_ids", key, chosen), true
+		} else {
+			f.Agents = base.copyFor(key, chosen, n)
+		}
+		f.Agents.Multiple = true
+		out[key] = f
+	}
+	add("new", memberForm{Role: data.RoleMember}, nil, form == "add-member")
+	for _, it := range members {
+		m, _ := it.(map[string]any)
+		key := "m-" + str(m["id"])
+		add(key, memberForm{Role: str(m["role"]), Mods: strs(m["modules"])}, strs(m["agent_ids"]), key == picked)
+	}
+	return out, n
 }
 
 // usage reads the subscription's limits with their use, one bar each; none when the
@@ -233,10 +272,19 @@ func (h *Handler) auditPage(w http.ResponseWriter, r *http.Request) {
 	if v, err := h.call(r, "GET", "/api/v1/audit-log/verify", nil, nil); err == nil {
 		verified = v.Data()
 	}
-	members, emails := h.memberNames(r)
+	// Actors are named from the picker's page of members and, for the rest of the page's
+	// actors, one read each: a member past that page is named, a former one is not found.
+	pick := h.memberPicker(r, "actor", in.Get("actor"))
+	members := recordNames(pick.records, "name")
+	var actors []string
+	for _, ev := range list {
+		a, _ := ev.(map[string]any)["actor"].(map[string]any)
+		actors = append(actors, str(a["user_id"]))
+	}
+	h.nameMissing(r, members, h.wsPath(r)+"/users/", "name", actors)
 	h.render(w, r, http.StatusOK, "audit", &view{Title: "Audit log", Active: "workspace",
 		Err: relabel(fail, fieldLabels{"type": "Event", "actor": "Who", "from": "From", "to": "To"}), D: map[string]any{
 			"Events": list, "Pages": pages, "Q": in, "Types": data.EventTypes, "Verified": verified,
-			"Members": members, "Emails": emails,
+			"Members": members, "ActorPick": pick,
 		}})
 }

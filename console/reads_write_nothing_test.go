@@ -133,7 +133,11 @@ func TestConsolePagesWriteNothing(t *testing.T) {
 		"/analytics", "/numbers", "/numbers/" + number, "/numbers/" + number + "/delete", "/knowledge-bases", k, k + "/sources",
 		k + "/delete", k + "/sources/texts/" + text + "/delete", "/jobs", "/api-keys", "/account", "/workspace", "/workspace/audit",
 		"/workspace/prices", "/workspace/privacy", "/workspace/delete", "/suppressions", "/webhooks", "/webhooks/" + wh.Data()["id"].(string),
-		"/users"}
+		"/users",
+		// The pickers' round-trips (pickers.go): a search and a page of choices.
+		"/calls?find_agent_id=a&more_number_id=", "/conversations?find_agent_id=a", "/analytics?find_agent_id=a",
+		"/jobs?find_agent_id=a", "/campaigns?name=N&find_agent_id=a&more_number_id=", "/numbers?find_inbound_agent_id=a",
+		"/numbers/" + number + "?find_outbound_agent_id=a&etag=x", "/api-keys?find_agent_ids=a", "/workspace?find_new=a&role=member"}
 	for _, u := range []*testenv.User{e.Owner, limited} {
 		s := e.SignIn(u, e.Owner.WorkspaceID)
 		before := apiRequests(t, e)

@@ -309,10 +309,11 @@ var consistencyRules = `((moduleCodes) => {
 		}
 	}
 	for (const td of document.querySelectorAll("table.cards td[data-label]")) {
-		// A card's value, all of it, right of its column's name (where rows are cards).
+		// A card's value, all of it, right of its column's name (where rows are cards); an
+		// opened details (a form) takes the card's width by design.
 		if (getComputedStyle(td).display !== "grid") continue;
 		const names = td.getBoundingClientRect().left + parseFloat(getComputedStyle(td).gridTemplateColumns);
-		const astray = [...td.children].find(e => e.getBoundingClientRect().width && e.getBoundingClientRect().left < names - 1);
+		const astray = [...td.children].find(e => !e.matches("details[open]") && e.getBoundingClientRect().width && e.getBoundingClientRect().left < names - 1);
 		if (astray) {
 			bad.push("in the card's " + JSON.stringify(td.dataset.label) + ", " + JSON.stringify(astray.textContent.trim().slice(0, 30)) + " sits in the column of names");
 			break;

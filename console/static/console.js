@@ -464,6 +464,40 @@
     var zone = e.target.closest && e.target.closest(".drop[data-upload]");
     if (zone) zone.classList.remove("over");
   });
+  // The knowledge base picker's More (agent.html "kbpick") reads the next page of the
+  // list as the signed-in user and adds its knowledge bases, unchecked, to the picker.
+  document.addEventListener("click", function (e) {
+    var more = e.target.closest && e.target.closest("button[data-kb-more]");
+    if (!more) return;
+    var set = more.closest("fieldset"), line = more.closest("p");
+    more.disabled = true;
+    fetch("/api/v1/knowledge-bases?per_page=100&cursor=" + encodeURIComponent(more.dataset.kbMore), { credentials: "same-origin" })
+      .then(function (res) { if (!res.ok) throw new Error(res.status); return res.json(); })
+      .then(function (body) {
+        var first = null;
+        body.data.forEach(function (kb) {
+          if (set.querySelector('input[type="checkbox"][value="' + CSS.escape(kb.id) + '"]')) return; // chosen, shown already
+          var label = document.createElement("label"), box = document.createElement("input");
+          label.className = "check";
+          box.type = "checkbox";
+          box.value = kb.id;
+          label.append(box, " " + kb.name);
+          set.insertBefore(label, line);
+          first = first || box;
+        });
+        if (body.meta && body.meta.next_cursor) {
+          more.dataset.kbMore = body.meta.next_cursor;
+          more.disabled = false;
+        } else {
+          line.remove();
+        }
+        if (first) first.focus(); // the keyboard goes on among the ones added
+      }, function (err) {
+        more.disabled = false;
+        line.append(" " + (err instanceof TypeError ? window.voiceapiUnreached("The request", "no more knowledge bases were shown", "Press More again.")
+          : "More knowledge bases could not be read (" + err.message + "): reload the page."));
+      });
+  });
   document.addEventListener("drop", function (e) {
     var zone = e.target.closest && e.target.closest(".drop[data-upload]");
     if (!zone) return;

@@ -108,12 +108,31 @@
     if (e.target.matches("input[pattern][title]")) explainPattern(e.target);
   });
 
+  // Enter in a picker's search field (layout.html "pick") presses its Find button; in
+  // another field of a form with pickers, the form's own button rather than the first
+  // button of the form, which may be a picker's (without script the browser presses
+  // that one: a Find that keeps every value typed).
+  document.addEventListener("keydown", function (e) {
+    var t = e.target;
+    if (e.key !== "Enter" || e.defaultPrevented || !t.form || t.tagName !== "INPUT" ||
+        /^(checkbox|radio|button|submit|reset|file|image)$/.test(t.type)) return;
+    var find = t.getAttribute("data-pick-find");
+    var b = find ? document.getElementById(find)
+      : t.form.querySelector("[data-pick]") && t.form.querySelector('button:not([type]):not([data-pick]), button[type="submit"]:not([data-pick])');
+    if (!b) return;
+    e.preventDefault();
+    b.click();
+  });
+
   // A link to a section inside a closed <details> ("#add-number") opens it.
+  // A picker's own address after its Find, Newer or More (layout.html "pick") focuses
+  // its choices, to pick from.
   function openTarget() {
     var id = decodeURIComponent(location.hash.slice(1));
     var el = id && document.getElementById(id);
     var d = el && el.closest("details");
     if (d) d.open = true;
+    if (el && el.matches(".pick > select")) el.focus();
   }
   window.addEventListener("hashchange", openTarget);
 
