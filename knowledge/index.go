@@ -66,9 +66,7 @@ type doc struct {
 	row   int32 // the row of its vector in the matrix of dimension dim
 	dim   int32 // 0 without a vector
 	dead  bool
-	dated bool     // names a year, a version or a month (answer_type.go)
-	head  []string // scratch (ninth round): the terms of its title and headings
-	pos   int32    // scratch (ninth round): its place in its source
+	dated bool // names a year, a version or a month (answer_type.go)
 }
 
 // termCount is a term of a document with its weighted frequency: an occurrence in the
@@ -143,8 +141,6 @@ func prepareDocs(sourceID string, chunks []Chunk) ([]doc, [][]float32) {
 			prepared[i].chunk.Vector = nil
 			prepared[i].terms, prepared[i].len, prepared[i].lang = countTerms(c.Text, c.Title+"\n"+headings[i], scratch)
 			prepared[i].dated = isDated(c.Text)
-			prepared[i].head = analyzeAs(c.Title+"\n"+headings[i], prepared[i].lang)
-			prepared[i].pos = int32(i)
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(chunks)/128)
