@@ -7,6 +7,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"strings"
 )
 
 // Cursor directions.
@@ -70,4 +71,15 @@ func split(cursor string) (dir byte, id string, sum []byte, ok bool) {
 		return 0, "", nil, false
 	}
 	return dir, id, sum, true
+}
+
+// Agents names, in the binding of a list narrowed by the caller's agents, which agents
+// those are: "*" for every agent (agentIDs nil), else their ids. Every such list binds
+// it, so a cursor replayed by a caller who sees other agents is refused (422) rather
+// than paging a different set.
+func Agents(agentIDs []string) string {
+	if agentIDs == nil {
+		return "*"
+	}
+	return strings.Join(agentIDs, ",")
 }
