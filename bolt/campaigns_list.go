@@ -69,10 +69,11 @@ func unlistWorkspaceCampaigns(tx *bbolt.Tx, ws string) error {
 // Campaigns implements service.CampaignTx: a walk of the scopes the filters and the
 // caller's agents select (walkScopes); only the page's campaigns are read.
 func (t tx) Campaigns(ws string, f data.CampaignFilter, agentIDs []string, req data.PageRequest) ([]*data.Campaign, data.Page, error) {
-	// Named in cursors as before schema 26 (campaigns_by_ws), with the caller's agents
-	// (pagecursor.Agents): a cursor is refused to a caller who sees other agents.
+	// Named in cursors as before schema 26 (campaigns_by_ws), so that a cursor of before
+	// the upgrade reads on, with the agents of a caller limited to some: a cursor is
+	// refused to a caller who sees other agents.
 	spec := listSpec{index: bucketCampaignsByWS, walked: bucketCampaignsListed, scope: ws,
-		filter: f.AgentID + "/" + f.Status + "\x00" + pagecursor.Agents(agentIDs),
+		filter: pagecursor.BindAgents(f.AgentID+"/"+f.Status, agentIDs),
 		scopes: walkScopes(ws, f.AgentID, f.Status, agentIDs)}
 	ids, page, err := t.db.list(t.b, spec, req)
 	if err != nil {

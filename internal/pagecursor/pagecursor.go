@@ -75,11 +75,23 @@ func split(cursor string) (dir byte, id string, sum []byte, ok bool) {
 
 // Agents names, in the binding of a list narrowed by the caller's agents, which agents
 // those are: "*" for every agent (agentIDs nil), else their ids. Every such list binds
-// it, so a cursor replayed by a caller who sees other agents is refused (422) rather
-// than paging a different set.
+// them (this or BindAgents), so a cursor replayed by a caller who sees other agents is
+// refused (422) rather than paging a different set.
 func Agents(agentIDs []string) string {
 	if agentIDs == nil {
 		return "*"
 	}
 	return strings.Join(agentIDs, ",")
+}
+
+// BindAgents binds a list's cursors to the caller's agents, for the lists whose cursors
+// of a caller who sees every agent were handed out before they were bound (campaigns,
+// calls): those stay binding as they were, so that they, and the ones jobs keep (an
+// analysis backfill's checkpoint), read on; a caller limited to some agents (agentIDs
+// not nil, even empty) gets its agents added.
+func BindAgents(binding string, agentIDs []string) string {
+	if agentIDs == nil {
+		return binding
+	}
+	return binding + "\x00" + Agents(agentIDs)
 }
