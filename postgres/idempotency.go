@@ -170,8 +170,9 @@ const (
 	SELECT key FROM idempotency_responses WHERE workspace_id = $1 AND token_id = $3 LIMIT $2)`
 	// deleteWorkspaceTokenResponsesBeforeSQL reads up to twice $2 of token $3's answers
 	// past key $5, in key order, walks them until $2 are due (kept in $1 at or before $4)
-	// or $2 are not, deletes the due, and returns how many it deleted, walked and read,
-	// and the last key it walked.
+	// or $2 are not, deletes the due (joined on the primary key: key = ANY(array) was
+	// planned as a filter over every row of the token), and returns how many it deleted,
+	// walked and read, and the last key it walked.
 	deleteWorkspaceTokenResponsesBeforeSQL = `WITH read AS (
 		SELECT key, coalesce(workspace_id = $1 AND created_at <= $4, false) AS due FROM idempotency_responses
 		WHERE token_id = $3 AND key > $5 ORDER BY key LIMIT 2 * $2),
@@ -180,7 +181,7 @@ const (
 		FROM read WINDOW w AS (ORDER BY key)),
 	walked AS (SELECT key, due FROM counted WHERE dues <= $2 AND passed <= $2),
 	gone AS (
-		DELETE FROM idempotency_responses WHERE token_id = $3 AND key = ANY(ARRAY(SELECT key FROM walked WHERE due)) RETURNING 1)
+		DELETE FROM idempotency_responses r USING walked w WHERE r.token_id = $3 AND r.key = w.key AND w.due RETURNING 1)
 	SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM walked), (SELECT count(*) FROM read),
 		(SELECT key FROM walked ORDER BY key DESC LIMIT 1)`
 )
