@@ -123,10 +123,10 @@ const deleteTokenResponsesSQL = `DELETE FROM idempotency_responses WHERE token_i
 	SELECT key FROM idempotency_responses WHERE token_id = $1 LIMIT $2)`
 
 // DeleteWorkspaceResponses implements service.AccountTx, over the partial index
-// idempotency_responses_workspace (migration 0035) when it deletes all it finds; a
-// member's removal (a time) walks the token's answers over the primary key instead,
-// from `from` on: a filter on the time over 0035's index would read again, each batch,
-// every answer it spares (a member added again who kept many since).
+// idempotency_responses_workspace (migrations 0035, 0040); a member's removal (a time)
+// walks the token's answers there in key order from `from` on: a filter on the time
+// alone would read again, each batch, every answer it spares (a member added again who
+// kept many since).
 func (t *tx) DeleteWorkspaceResponses(ws string, tokenID int64, before time.Time, from []byte, limit int) (int, []byte, error) {
 	if !before.IsZero() {
 		return t.deleteWorkspaceTokenResponsesBefore(ws, tokenID, before, from, limit)
@@ -169,13 +169,13 @@ const (
 	deleteWorkspaceTokenResponsesSQL = `DELETE FROM idempotency_responses WHERE token_id = $3 AND key IN (
 	SELECT key FROM idempotency_responses WHERE workspace_id = $1 AND token_id = $3 LIMIT $2)`
 	// deleteWorkspaceTokenResponsesBeforeSQL reads up to twice $2 of token $3's answers
-	// past key $5, in key order, walks them until $2 are due (kept in $1 at or before $4)
-	// or $2 are not, deletes the due (joined on the primary key: key = ANY(array) was
-	// planned as a filter over every row of the token), and returns how many it deleted,
-	// walked and read, and the last key it walked.
+	// kept in $1 past key $5, in key order (0040's index), walks them until $2 are due
+	// (kept at or before $4) or $2 are not, deletes the due (joined on the primary key:
+	// key = ANY(array) was planned as a filter over every row of the token), and returns
+	// how many it deleted, walked and read, and the last key it walked.
 	deleteWorkspaceTokenResponsesBeforeSQL = `WITH read AS (
-		SELECT key, coalesce(workspace_id = $1 AND created_at <= $4, false) AS due FROM idempotency_responses
-		WHERE token_id = $3 AND key > $5 ORDER BY key LIMIT 2 * $2),
+		SELECT key, coalesce(created_at <= $4, false) AS due FROM idempotency_responses
+		WHERE workspace_id = $1 AND token_id = $3 AND key > $5 ORDER BY key LIMIT 2 * $2),
 	counted AS (
 		SELECT key, due, count(*) FILTER (WHERE due) OVER w AS dues, count(*) FILTER (WHERE NOT due) OVER w AS passed
 		FROM read WINDOW w AS (ORDER BY key)),
