@@ -12,6 +12,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/pagecursor"
 )
 
 // Call indexes live in one bucket with one scope per filter value: "<ws>" (every call),
@@ -451,8 +452,8 @@ func newCallQuery(tx *bbolt.Tx, ws string, agentIDs []string, f data.CallFilter)
 	if !f.To.IsZero() {
 		q.hi = data.IDBound(data.PrefixCall, f.To)
 	}
-	q.binding = strings.Join([]string{"calls", ws, f.AgentID, f.NumberID, f.Direction, f.Status,
-		strconv.FormatInt(unixMilliOrZero(f.From), 10), strconv.FormatInt(unixMilliOrZero(f.To), 10)}, "\x00")
+	q.binding = pagecursor.BindAgents(strings.Join([]string{"calls", ws, f.AgentID, f.NumberID, f.Direction, f.Status,
+		strconv.FormatInt(unixMilliOrZero(f.From), 10), strconv.FormatInt(unixMilliOrZero(f.To), 10)}, "\x00"), agentIDs)
 	return q
 }
 

@@ -7,6 +7,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/pagecursor"
 )
 
 // bucketCampaignsListed lists campaigns for GET /api/v1/campaigns (schema 26) in the
@@ -69,8 +70,10 @@ func unlistWorkspaceCampaigns(tx *bbolt.Tx, ws string) error {
 // caller's agents select (walkScopes); only the page's campaigns are read.
 func (t tx) Campaigns(ws string, f data.CampaignFilter, agentIDs []string, req data.PageRequest) ([]*data.Campaign, data.Page, error) {
 	// Named in cursors as before schema 26 (campaigns_by_ws), so that a cursor of before
-	// the upgrade reads on.
-	spec := listSpec{index: bucketCampaignsByWS, walked: bucketCampaignsListed, scope: ws, filter: f.AgentID + "/" + f.Status,
+	// the upgrade reads on, with the agents of a caller limited to some: a cursor is
+	// refused to a caller who sees other agents.
+	spec := listSpec{index: bucketCampaignsByWS, walked: bucketCampaignsListed, scope: ws,
+		filter: pagecursor.BindAgents(f.AgentID+"/"+f.Status, agentIDs),
 		scopes: walkScopes(ws, f.AgentID, f.Status, agentIDs)}
 	ids, page, err := t.db.list(t.b, spec, req)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/pagecursor"
 )
 
 // bucketConversationsListed indexes conversations for GET /api/v1/conversations (schema
@@ -101,11 +102,7 @@ func (t tx) ListConversations(ws string, f data.ConversationFilter, agentIDs []s
 // conversationListKey names a list's filters and the caller's agents in its cursors: a
 // cursor taken under other ones is refused.
 func conversationListKey(f data.ConversationFilter, agentIDs []string) string {
-	agents := "*"
-	if agentIDs != nil {
-		agents = strings.Join(agentIDs, ",")
-	}
-	return strings.Join([]string{"conversations", f.AgentID, f.Status, agents}, "\x00")
+	return strings.Join([]string{"conversations", f.AgentID, f.Status, pagecursor.Agents(agentIDs)}, "\x00")
 }
 
 // listConversationsOfStore fills the list index from the stored conversations (the

@@ -225,32 +225,36 @@ func unlistByAgent(b *bbolt.Tx, key []byte, r *data.IdempotentResponse) error {
 }
 
 // DeleteWorkspaceResponses implements service.AccountTx over
-// bucketIdempotencyByWorkspace: the first limit entries under ws (and tokenID's id when
-// not 0), each with its response when that is still ws's, and the response's other
-// entries, until limit responses went. An entry whose response is gone or names another
-// workspace (rare: a key is one request's) goes uncounted; one kept after before (when
-// not zero) stays, passed over: the walk seeks past it.
-func (t tx) DeleteWorkspaceResponses(ws string, tokenID int64, before time.Time, limit int) (int, error) {
+// bucketIdempotencyByWorkspace: from `from` (a key under ws's prefix, past it; nil: the
+// first), up to limit entries under ws (and tokenID's id when not 0), each with its
+// response when that is still ws's, and the response's other entries. An entry whose
+// response is gone or names another workspace (rare: a key is one request's) goes
+// uncounted; one kept after before (when not zero) stays, passed over. The walk stops at
+// limit deleted or limit passed over, and says where: a member re-added who kept many
+// answers since costs each of them one read, not one a batch.
+func (t tx) DeleteWorkspaceResponses(ws string, tokenID int64, before time.Time, from []byte, limit int) (int, []byte, error) {
 	responses := t.b.Bucket(bucketIdempotency)
 	prefix := conversationResponseKey(ws, nil)
 	if tokenID != 0 {
 		prefix = conversationResponseKey(ws, idempotencyKey(tokenID, ""))
 	}
-	n := 0
+	n, walked := 0, 0
 	undecodable := map[string]bool{}
 	c := t.b.Bucket(bucketIdempotencyByWorkspace).Cursor()
-	from := prefix
-	for k, _ := c.Seek(from); k != nil && bytes.HasPrefix(k, prefix) && n < limit; k, _ = c.Seek(from) {
+	at := append(bytes.Clone(prefix), from...) // deletes move the cursor: seek again each time
+	k, _ := c.Seek(at)
+	for ; k != nil && bytes.HasPrefix(k, prefix) && n < limit && walked-n < limit; k, _ = c.Seek(at) {
+		walked++
 		key := bytes.Clone(k[len(ws)+1:]) // valid only until the bucket changes
 		v := responses.Get(key)
 		var r data.IdempotentResponse
 		decoded := v != nil && jsonUnmarshal(v, &r) == nil
 		if decoded && r.WorkspaceID == ws && !before.IsZero() && r.CreatedAt.After(before) {
-			from = append(bytes.Clone(k), 0) // kept since: stays
+			at = append(bytes.Clone(k), 0) // kept since: stays
 			continue
 		}
 		if err := c.Delete(); err != nil {
-			return n, err
+			return n, nil, err
 		}
 		if v == nil {
 			continue
@@ -261,7 +265,7 @@ func (t tx) DeleteWorkspaceResponses(ws string, tokenID int64, before time.Time,
 			continue
 		}
 		if err := t.deleteKeptResponse(key, &r); err != nil {
-			return n, err
+			return n, nil, err
 		}
 		n++
 	}
@@ -270,10 +274,13 @@ func (t tx) DeleteWorkspaceResponses(ws string, tokenID int64, before time.Time,
 			break
 		}
 		if err := deleteEntriesOfKeys(t.b.Bucket(index), undecodable); err != nil {
-			return n, err
+			return n, nil, err
 		}
 	}
-	return n, nil
+	if k == nil || !bytes.HasPrefix(k, prefix) {
+		return n, nil, nil
+	}
+	return n, bytes.Clone(at[len(prefix):]), nil
 }
 
 // WorkspaceTokens implements service.AccountTx, from the index of tokens by workspace.

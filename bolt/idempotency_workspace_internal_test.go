@@ -56,7 +56,10 @@ func TestWorkspaceListLeavesWithItsAnswer(t *testing.T) {
 	update(func(tx service.Tx) error { _, err := tx.DeleteTokenResponses(7, 100); return err })
 	entries("its token's answers deleted", 0)
 	keep(200)
-	update(func(tx service.Tx) error { _, err := tx.DeleteWorkspaceResponses(ws, 0, time.Time{}, 100); return err })
+	update(func(tx service.Tx) error {
+		_, _, err := tx.DeleteWorkspaceResponses(ws, 0, time.Time{}, nil, 100)
+		return err
+	})
 	entries("the workspace's answers deleted", 0)
 	keep(200)
 	update(func(tx service.Tx) error {
@@ -90,7 +93,7 @@ func TestUpgradeKeepsOlderAnswersUnlistedByWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := db.Update(context.Background(), func(tx service.Tx) error {
-		if n, err := tx.DeleteWorkspaceResponses(ws, 0, time.Time{}, 100); err != nil || n != 1 {
+		if n, _, err := tx.DeleteWorkspaceResponses(ws, 0, time.Time{}, nil, 100); err != nil || n != 1 {
 			t.Errorf("the workspace's delete took %d (%v); want the answer kept after the upgrade", n, err)
 		}
 		r, err := tx.IdempotentResponse(7, "before")

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/pagecursor"
 )
 
 // maxJobListScan bounds the jobs one page of GET /api/v1/jobs reads and passes over. A
@@ -65,11 +66,7 @@ func (t tx) ListJobs(workspaceID string, sel data.JobSelection, req data.PageReq
 // jobSelectionKey names sel in a list's cursors: a cursor taken under one selection
 // (filters, or another caller's access) is refused by another.
 func jobSelectionKey(sel data.JobSelection) string {
-	agents := "*"
-	if sel.Agents != nil {
-		agents = strings.Join(sel.Agents, ",")
-	}
 	return strings.Join([]string{"jobs", sel.Kind, sel.Status, sel.AgentID,
 		strconv.FormatInt(unixMilliOrZero(sel.From), 10), strconv.FormatInt(unixMilliOrZero(sel.To), 10),
-		strings.Join(sel.Kinds, ","), agents}, "\x00")
+		strings.Join(sel.Kinds, ","), pagecursor.Agents(sel.Agents)}, "\x00")
 }

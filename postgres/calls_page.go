@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/pagecursor"
 )
 
 // maxCallScan bounds the rows one page of calls may examine. A page that reaches it ends
@@ -63,8 +64,8 @@ func (t *tx) Calls(ws string, agentIDs []string, f data.CallFilter, req data.Pag
 // (call_scope_counts), as the bbolt engine does; the other filters become conditions.
 func (t *tx) newCallQuery(ws string, agentIDs []string, f data.CallFilter) (*callQuery, error) {
 	q := &callQuery{args: []any{ws}}
-	q.binding = binding("calls", ws, f.AgentID, f.NumberID, f.Direction, f.Status,
-		strconv.FormatInt(unixMilliOrZero(f.From), 10), strconv.FormatInt(unixMilliOrZero(f.To), 10))
+	q.binding = pagecursor.BindAgents(binding("calls", ws, f.AgentID, f.NumberID, f.Direction, f.Status,
+		strconv.FormatInt(unixMilliOrZero(f.From), 10), strconv.FormatInt(unixMilliOrZero(f.To), 10)), agentIDs)
 	arg := func(v any) string { q.args = append(q.args, v); return fmt.Sprintf("$%d", len(q.args)) }
 	eq := func(col, scope, v string) callFilter {
 		c := col + " = " + arg(v)

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/pagecursor"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -111,7 +112,7 @@ func (t *tx) PutCampaign(c *data.Campaign) error {
 
 // Campaigns implements service.CampaignTx.
 func (t *tx) Campaigns(ws string, f data.CampaignFilter, agentIDs []string, req data.PageRequest) ([]*data.Campaign, data.Page, error) {
-	ks := keyset{binding: binding("campaigns", ws, f.AgentID, f.Status), cols: "body, last_claim_at, id", key: "id",
+	ks := keyset{binding: pagecursor.BindAgents(binding("campaigns", ws, f.AgentID, f.Status), agentIDs), cols: "body, last_claim_at, id", key: "id",
 		from: `campaigns WHERE workspace_id = $1`, args: []any{ws}}
 	ks.narrowByAgent(f.AgentID, f.Status, agentIDs, data.CampaignScheduled, data.CampaignRunning, data.CampaignPaused)
 	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.Campaign, string, error) {

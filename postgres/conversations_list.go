@@ -1,11 +1,10 @@
 package postgres
 
 import (
-	"strings"
-
 	"github.com/jackc/pgx/v5"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/pagecursor"
 )
 
 // ListConversations implements service.ConversationTx: a keyset page over the index
@@ -25,11 +24,7 @@ func (t *tx) ListConversations(ws string, f data.ConversationFilter, agentIDs []
 
 // conversationList is the keyset of a conversation list.
 func conversationList(ws string, f data.ConversationFilter, agentIDs []string) keyset {
-	agents := "*"
-	if agentIDs != nil {
-		agents = strings.Join(agentIDs, ",")
-	}
-	ks := keyset{binding: binding("conversations", ws, f.AgentID, f.Status, agents), cols: conversationCols, key: "id",
+	ks := keyset{binding: binding("conversations", ws, f.AgentID, f.Status, pagecursor.Agents(agentIDs)), cols: conversationCols, key: "id",
 		from: `conversations WHERE workspace_id = $1`, args: []any{ws}}
 	ks.narrowByAgent(f.AgentID, f.Status, agentIDs, data.ConversationActive)
 	return ks

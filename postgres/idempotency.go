@@ -123,18 +123,42 @@ const deleteTokenResponsesSQL = `DELETE FROM idempotency_responses WHERE token_i
 	SELECT key FROM idempotency_responses WHERE token_id = $1 LIMIT $2)`
 
 // DeleteWorkspaceResponses implements service.AccountTx, over the partial index
-// idempotency_responses_workspace (migration 0035).
-func (t *tx) DeleteWorkspaceResponses(ws string, tokenID int64, before time.Time, limit int) (int, error) {
+// idempotency_responses_workspace (migrations 0035, 0040); a member's removal (a time)
+// walks the token's answers there in key order from `from` on: a filter on the time
+// alone would read again, each batch, every answer it spares (a member added again who
+// kept many since).
+func (t *tx) DeleteWorkspaceResponses(ws string, tokenID int64, before time.Time, from []byte, limit int) (int, []byte, error) {
+	if !before.IsZero() {
+		return t.deleteWorkspaceTokenResponsesBefore(ws, tokenID, before, from, limit)
+	}
 	query, args := deleteWorkspaceResponsesSQL, []any{ws, limit}
 	if tokenID != 0 {
 		query, args = deleteWorkspaceTokenResponsesSQL, []any{ws, limit, tokenID}
 	}
-	if !before.IsZero() {
-		// Kept after before: a member added again since keeps those (service.AccountTx).
-		query, args = deleteWorkspaceTokenResponsesBeforeSQL, []any{ws, limit, tokenID, before}
-	}
 	tag, err := t.exec(query, args...)
-	return int(tag.RowsAffected()), err
+	n := int(tag.RowsAffected())
+	if err != nil || n < limit {
+		return n, nil, err
+	}
+	return n, []byte{}, nil // nothing passed over: the next call starts anywhere
+}
+
+// deleteWorkspaceTokenResponsesBefore walks token tokenID's answers past key from, and
+// deletes those kept in ws at or before `before`, until limit are deleted or limit passed
+// over, and says where it stopped.
+func (t *tx) deleteWorkspaceTokenResponsesBefore(ws string, tokenID int64, before time.Time, from []byte, limit int) (int, []byte, error) {
+	if from == nil {
+		from = []byte{} // NULL compares to nothing
+	}
+	var deleted, walked, read int
+	var last []byte
+	if err := t.queryRow(deleteWorkspaceTokenResponsesBeforeSQL, ws, limit, tokenID, before, from).Scan(&deleted, &walked, &read, &last); err != nil {
+		return 0, nil, err
+	}
+	if walked == read && read < 2*limit {
+		return deleted, nil, nil // it read the token's last answer
+	}
+	return deleted, last, nil
 }
 
 // deleteWorkspaceResponsesSQL deletes up to $2 answers kept for requests made in
@@ -144,9 +168,22 @@ const (
 	SELECT token_id, key FROM idempotency_responses WHERE workspace_id = $1 LIMIT $2)`
 	deleteWorkspaceTokenResponsesSQL = `DELETE FROM idempotency_responses WHERE token_id = $3 AND key IN (
 	SELECT key FROM idempotency_responses WHERE workspace_id = $1 AND token_id = $3 LIMIT $2)`
-	// deleteWorkspaceTokenResponsesBeforeSQL: token $3's kept at or before $4 alone.
-	deleteWorkspaceTokenResponsesBeforeSQL = `DELETE FROM idempotency_responses WHERE token_id = $3 AND key IN (
-	SELECT key FROM idempotency_responses WHERE workspace_id = $1 AND token_id = $3 AND created_at <= $4 LIMIT $2)`
+	// deleteWorkspaceTokenResponsesBeforeSQL reads up to twice $2 of token $3's answers
+	// kept in $1 past key $5, in key order (0040's index), walks them until $2 are due
+	// (kept at or before $4) or $2 are not, deletes the due (joined on the primary key:
+	// key = ANY(array) was planned as a filter over every row of the token), and returns
+	// how many it deleted, walked and read, and the last key it walked.
+	deleteWorkspaceTokenResponsesBeforeSQL = `WITH read AS (
+		SELECT key, coalesce(created_at <= $4, false) AS due FROM idempotency_responses
+		WHERE workspace_id = $1 AND token_id = $3 AND key > $5 ORDER BY key LIMIT 2 * $2),
+	counted AS (
+		SELECT key, due, count(*) FILTER (WHERE due) OVER w AS dues, count(*) FILTER (WHERE NOT due) OVER w AS passed
+		FROM read WINDOW w AS (ORDER BY key)),
+	walked AS (SELECT key, due FROM counted WHERE dues <= $2 AND passed <= $2),
+	gone AS (
+		DELETE FROM idempotency_responses r USING walked w WHERE r.token_id = $3 AND r.key = w.key AND w.due RETURNING 1)
+	SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM walked), (SELECT count(*) FROM read),
+		(SELECT key FROM walked ORDER BY key DESC LIMIT 1)`
 )
 
 // WorkspaceTokens implements service.AccountTx, over api_keys_by_workspace.

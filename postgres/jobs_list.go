@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/pagecursor"
 )
 
 // ListJobs implements service.JobTx: a keyset over the workspace's jobs whose conditions
@@ -35,14 +36,10 @@ func (t *tx) ListJobs(workspaceID string, sel data.JobSelection, req data.PageRe
 	if !sel.To.IsZero() {
 		conds = append(conds, "id < "+arg(data.IDBound(data.PrefixJob, sel.To)))
 	}
-	agents := "*"
-	if sel.Agents != nil {
-		agents = strings.Join(sel.Agents, ",")
-	}
 	ks := keyset{
 		binding: binding("jobs", workspaceID, sel.Kind, sel.Status, sel.AgentID,
 			strconv.FormatInt(unixMilliOrZero(sel.From), 10), strconv.FormatInt(unixMilliOrZero(sel.To), 10),
-			strings.Join(sel.Kinds, ","), agents),
+			strings.Join(sel.Kinds, ","), pagecursor.Agents(sel.Agents)),
 		cols: jobCols, from: "jobs WHERE " + strings.Join(conds, " AND "), key: "id", args: args,
 	}
 	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.JobRecord, string, error) {

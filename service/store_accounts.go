@@ -105,8 +105,12 @@ type AccountTx interface {
 	// made in workspace ws (r.WorkspaceID), claims too, under token tokenID only when it
 	// is not 0 (under any token when it is), kept at or before `before` only when it is
 	// not zero (a member's removal: not what the member, added again, kept since), with
-	// their entries, and says how many.
-	DeleteWorkspaceResponses(ws string, tokenID int64, before time.Time, limit int) (int, error)
+	// their entries, and says how many. It walks on from `from` (nil: the start), and
+	// stops once it deleted limit or passed limit over (spared, or an entry it had no
+	// answer for), returning where the next call goes on: nil when the walk is over,
+	// empty when it passed nothing over (the next may start anywhere). So a call reads at
+	// most twice limit, and a walk what it spares once, not once a batch.
+	DeleteWorkspaceResponses(ws string, tokenID int64, before time.Time, from []byte, limit int) (deleted int, next []byte, err error)
 	// WorkspaceTokens returns the ids of the tokens (both kinds) bound to workspace ws.
 	WorkspaceTokens(ws string) ([]int64, error)
 	// DeleteConversationResponses removes the responses kept for messages to conversation

@@ -30,22 +30,31 @@ const JobKindDeleteTokenAnswers = "idempotency.delete_token_answers"
 // Before, set by a member's removal, bounds it to the answers kept by then: the member
 // may be added again before the job runs, and what the token keeps in the workspace
 // after that is a live request's answer, which a retry must get replayed.
+//
+// From is where the walk of the workspace's answers goes on (DeleteWorkspaceResponses):
+// what the transaction that queued the job passed over, the job does not read again. A
+// job queued before it existed starts from the start.
 type deleteTokenAnswersPayload struct {
 	TokenID     int64      `json:"token_id,omitempty"`
 	WorkspaceID string     `json:"workspace_id,omitempty"`
 	Before      *data.Time `json:"before,omitempty"`
+	From        []byte     `json:"from,omitempty"`
 }
 
-// delete deletes up to limit of the answers p names, in tx, and says how many.
-func (p deleteTokenAnswersPayload) delete(tx Tx, limit int) (int, error) {
+// delete deletes up to limit of the answers p names, in tx, says how many, and moves
+// p.From on; done says none is left.
+func (p *deleteTokenAnswersPayload) delete(tx Tx, limit int) (n int, done bool, err error) {
 	if p.WorkspaceID == "" {
-		return tx.DeleteTokenResponses(p.TokenID, limit)
+		n, err = tx.DeleteTokenResponses(p.TokenID, limit)
+		return n, n < limit, err
 	}
 	var before time.Time
 	if p.Before != nil {
 		before = p.Before.Time
 	}
-	return tx.DeleteWorkspaceResponses(p.WorkspaceID, p.TokenID, before, limit)
+	n, next, err := tx.DeleteWorkspaceResponses(p.WorkspaceID, p.TokenID, before, p.From, limit)
+	p.From = next
+	return n, next == nil, err
 }
 
 // uniqueKey keeps one pending job for the same work: a token's id as before, the
@@ -118,12 +127,12 @@ func newKeptCut() *keptCut { return &keptCut{budget: TokenKeptDeleteBatch} }
 // jobWS for the rest when some may be left.
 func (c *keptCut) take(tx Tx, w deleteTokenAnswersPayload, jobWS string) error {
 	limit := max(c.budget, 1)
-	n, err := w.delete(tx, limit)
+	n, done, err := w.delete(tx, limit)
 	if err != nil {
 		return err
 	}
 	c.budget -= n
-	if n < limit {
+	if done {
 		return nil
 	}
 	payload, err := json.Marshal(w)
@@ -172,6 +181,27 @@ func userTokens(tx Tx, userID string, match func(*data.APIKeyRecord) bool) ([]*d
 	return out, nil
 }
 
+// deleteTokenAnswersInBatches deletes what p names, TokenKeptDeleteBatch a transaction,
+// each batch going on where the one before stopped. p.From moves on only once a batch
+// committed: a batch run again (rolled back, retried) reads from where it did.
+func (s *IdempotencyService) deleteTokenAnswersInBatches(ctx context.Context, p deleteTokenAnswersPayload) error {
+	for done := false; !done; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var q deleteTokenAnswersPayload
+		if err := s.store.Update(ctx, func(tx Tx) (err error) {
+			q = p
+			_, done, err = q.delete(tx, TokenKeptDeleteBatch)
+			return err
+		}); err != nil {
+			return err
+		}
+		p = q
+	}
+	return nil
+}
+
 // runDeleteTokenAnswers deletes the kept answers the job names, TokenKeptDeleteBatch a
 // transaction, until none is left.
 func (s *IdempotencyService) runDeleteTokenAnswers(ctx context.Context, run *JobRun) error {
@@ -179,9 +209,7 @@ func (s *IdempotencyService) runDeleteTokenAnswers(ctx context.Context, run *Job
 	if err := json.Unmarshal(run.Job.Payload, &p); err != nil {
 		return err
 	}
-	err := inBatches(ctx, s.store, TokenKeptDeleteBatch, func(tx Tx) (int, error) {
-		return p.delete(tx, TokenKeptDeleteBatch)
-	})
+	err := s.deleteTokenAnswersInBatches(ctx, p)
 	switch {
 	case err == nil:
 	case p.WorkspaceID != "":

@@ -362,3 +362,83 @@ func TestRemovalJobSparesAnswersKeptAfterTheMemberIsAddedAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestRemovalJobGoesOnPastWhatItSpares: a member re-added after its removal keeps more
+// answers in the workspace than a batch, before and after (in key order) those the
+// removal's job is to take, more than a batch of which are left: the job's batches go
+// on each where the one before stopped, passing over at most a batch of spared answers
+// each, and it takes every answer kept by the removal and none kept since. Both engines.
+// (That each spared answer is read once is storetest's
+// workspace_kept_answers_before_walk_once, on both engines.)
+func TestRemovalJobGoesOnPastWhatItSpares(t *testing.T) {
+	clock := &movableClock{t: time.Now().UTC()}
+	env := testkit.New(t, func(o *bolt.Options) { o.Now = clock.now })
+	u := mustUser(t, env.Svc, "ws-owner@example.com")
+	v := mustUser(t, env.Svc, "ws-visitor@example.com")
+	ws, err := env.Svc.Workspaces.CreateWorkspace(ownerCtx(u.ID, u.PersonalWorkspaceID), data.WorkspaceCreate{Name: "Team"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx := ownerCtx(u.ID, ws.ID)
+	add := func() {
+		t.Helper()
+		if _, err := env.Svc.WorkspaceUsers.AddWorkspaceUser(wctx, ws.ID, data.WorkspaceUserAdd{ID: v.ID, Role: data.RoleAdmin}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add()
+	var token int64
+	keep := func(prefix string, n int) []string {
+		t.Helper()
+		var keys []string
+		if err := env.Store.Update(context.Background(), func(tx service.Tx) error {
+			if token == 0 {
+				k := &data.APIKeyRecord{APIKey: data.APIKey{Name: "login", CreatedAt: data.NewTime(clock.now())},
+					UserID: v.ID, WorkspaceID: v.PersonalWorkspaceID, Kind: data.TokenLogin, SecretHash: []byte("h")}
+				if err := tx.InsertAPIKey(k); err != nil {
+					return err
+				}
+				token = k.ID
+			}
+			for i := range n {
+				key := fmt.Sprintf("%s-%04d", prefix, i)
+				keys = append(keys, key)
+				if err := tx.PutIdempotentResponse(token, key, &data.IdempotentResponse{Status: 201,
+					Body: []byte("kept"), CreatedAt: data.NewTime(clock.now()), WorkspaceID: ws.ID}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return keys
+	}
+	due := keep("k", service.TokenKeptDeleteBatch*5/2)
+	if err := env.Svc.WorkspaceUsers.RemoveWorkspaceUser(wctx, ws.ID, v.ID); err != nil {
+		t.Fatal(err)
+	}
+	clock.add(time.Second)
+	add()
+	since := append(keep("a", service.TokenKeptDeleteBatch*3/2), keep("m", service.TokenKeptDeleteBatch+200)...)
+	runner := env.Svc.Jobs.NewRunner(service.RunnerOptions{Workers: 1, Kinds: []string{service.JobKindDeleteTokenAnswers}})
+	if n, err := runner.RunDue(context.Background()); err != nil || n != 1 {
+		t.Fatalf("ran %d jobs (%v); want the removal's one", n, err)
+	}
+	if err := env.Store.View(context.Background(), func(tx service.Tx) error {
+		for i, keys := range [][]string{due, since} {
+			for _, key := range keys {
+				r, err := tx.IdempotentResponse(token, key)
+				if err != nil {
+					return err
+				}
+				if want := i == 1; (r != nil) != want {
+					t.Fatalf("%s: kept %v; want %v (kept by the removal: %v)", key, r != nil, want, i == 0)
+				}
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

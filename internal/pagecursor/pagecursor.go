@@ -7,6 +7,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"strings"
 )
 
 // Cursor directions.
@@ -70,4 +71,27 @@ func split(cursor string) (dir byte, id string, sum []byte, ok bool) {
 		return 0, "", nil, false
 	}
 	return dir, id, sum, true
+}
+
+// Agents names, in the binding of a list narrowed by the caller's agents, which agents
+// those are: "*" for every agent (agentIDs nil), else their ids. Every such list binds
+// them (this or BindAgents), so a cursor replayed by a caller who sees other agents is
+// refused (422) rather than paging a different set.
+func Agents(agentIDs []string) string {
+	if agentIDs == nil {
+		return "*"
+	}
+	return strings.Join(agentIDs, ",")
+}
+
+// BindAgents binds a list's cursors to the caller's agents, for the lists whose cursors
+// of a caller who sees every agent were handed out before they were bound (campaigns,
+// calls): those stay binding as they were, so that they, and the ones jobs keep (an
+// analysis backfill's checkpoint), read on; a caller limited to some agents (agentIDs
+// not nil, even empty) gets its agents added.
+func BindAgents(binding string, agentIDs []string) string {
+	if agentIDs == nil {
+		return binding
+	}
+	return binding + "\x00" + Agents(agentIDs)
 }

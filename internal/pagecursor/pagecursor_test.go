@@ -65,3 +65,21 @@ func TestEncodeIsStable(t *testing.T) {
 // stableCursor is HMAC-SHA256 over "n" "agents_by_ws\x00ws_1" "\x00" "agt_1" under fuzzKey,
 // cut to 12 bytes, after "n" "agt_1", in unpadded base64url (computed apart from Go).
 const stableCursor = "bmFndF8xCJAylHdCf7VwQChw"
+
+// TestBindAgentsKeepsEveryAgentsBinding: a caller who sees every agent binds a campaign or
+// call list as before its agents were bound (its cursors of before, and an analysis
+// backfill's checkpoint, read on), and any limit, even to no agent, binds another list.
+func TestBindAgentsKeepsEveryAgentsBinding(t *testing.T) {
+	const list = "calls\x00ws_1\x00\x00\x00\x00\x000\x000"
+	if got := BindAgents(list, nil); got != list {
+		t.Errorf("every agent: %q; want the binding of before, %q", got, list)
+	}
+	seen := map[string]bool{list: true}
+	for _, agents := range [][]string{{}, {"agt_a"}, {"agt_a", "agt_b"}, {"agt_b"}} {
+		got := BindAgents(list, agents)
+		if seen[got] {
+			t.Errorf("agents %q bind %q, as another set does", agents, got)
+		}
+		seen[got] = true
+	}
+}

@@ -178,6 +178,10 @@ func (f *searchFixture) checkScoresAndCursors(t *testing.T, tx service.Tx) {
 		if _, _, err := tx.Calls("ws_1", nil, data.CallFilter{}, data.PageRequest{Cursor: *p1.NextCursor}); data.ErrorCode(err) != data.EINVALID {
 			t.Errorf("%s cursor in the plain list: %v", sort, err)
 		}
+		// Bound to the caller's agents too: replayed by a caller limited to some, refused.
+		if _, _, err := tx.SearchCalls("ws_1", []string{"agt_a"}, data.CallFilter{}, q, data.PageRequest{Cursor: *p1.NextCursor}); data.ErrorCode(err) != data.EINVALID {
+			t.Errorf("%s cursor replayed by a caller limited to an agent: %v", sort, err)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -11,7 +12,8 @@ import (
 
 func init() {
 	suites = append(suites, suite{"workspace_kept_answers", testWorkspaceKeptAnswers},
-		suite{"workspace_kept_answers_before", testWorkspaceKeptAnswersBefore})
+		suite{"workspace_kept_answers_before", testWorkspaceKeptAnswersBefore},
+		suite{"workspace_kept_answers_before_walk_once", testWorkspaceKeptAnswersBeforeWalkOnce})
 }
 
 // DeleteWorkspaceResponses deletes up to limit of the responses kept for requests made
@@ -52,7 +54,7 @@ func testWorkspaceKeptAnswers(t *testing.T, open Opener) {
 		t.Helper()
 		var n int
 		update(t, s, func(tx service.Tx) (err error) {
-			n, err = tx.DeleteWorkspaceResponses(gone, token, time.Time{}, limit)
+			n, _, err = tx.DeleteWorkspaceResponses(gone, token, time.Time{}, nil, limit)
 			return err
 		})
 		return n
@@ -134,16 +136,11 @@ func testWorkspaceKeptAnswersBefore(t *testing.T, open Opener) {
 		}
 		return nil
 	})
-	var passes []int
-	for range 4 {
-		update(t, s, func(tx service.Tx) error {
-			n, err := tx.DeleteWorkspaceResponses(ws, token, removed.Time, 1)
-			passes = append(passes, n)
-			return err
-		})
-	}
-	if !slices.Equal(passes, []int{1, 1, 1, 0}) {
-		t.Errorf("passes of limit 1 took %v; want the 3 kept by the time, one each, then none", passes)
+	// Each pass walks at most its limit, deleted or spared, and goes on where the one
+	// before stopped: the 6 of the token's answers (an engine may walk the other
+	// workspace's too) take at most 6 passes of one and a last that finds none.
+	if took, calls := walkBefore(t, s, ws, token, removed.Time, 1, 10); took != 3 || calls > 7 {
+		t.Errorf("passes of limit 1 took %d in %d calls; want the 3 kept by the time in at most 7", took, calls)
 	}
 	view(t, s, func(tx service.Tx) error {
 		for key := range keys {
@@ -160,8 +157,81 @@ func testWorkspaceKeptAnswersBefore(t *testing.T, open Opener) {
 	})
 	// Without a time, what stays goes too.
 	update(t, s, func(tx service.Tx) error {
-		if n, err := tx.DeleteWorkspaceResponses(ws, token, time.Time{}, 10); err != nil || n != 2 {
+		if n, _, err := tx.DeleteWorkspaceResponses(ws, token, time.Time{}, nil, 10); err != nil || n != 2 {
 			t.Errorf("a pass without a time took %d (%v); want the 2 kept after", n, err)
+		}
+		return nil
+	})
+}
+
+// walkBefore runs DeleteWorkspaceResponses with limit, one transaction a call, each going
+// on from where the one before stopped, until it says it is over or maxCalls ran, and says
+// how many it deleted in how many calls. No call may delete more than its limit.
+func walkBefore(t *testing.T, s service.Store, ws string, token int64, before time.Time, limit, maxCalls int) (took, calls int) {
+	t.Helper()
+	var from []byte
+	for calls < maxCalls {
+		calls++
+		var next []byte
+		update(t, s, func(tx service.Tx) error {
+			n, at, err := tx.DeleteWorkspaceResponses(ws, token, before, from, limit)
+			if n > limit {
+				t.Errorf("a call of limit %d deleted %d", limit, n)
+			}
+			took, next = took+n, at
+			return err
+		})
+		if next == nil {
+			return took, calls
+		}
+		from = next
+	}
+	t.Errorf("the walk was not over after %d calls of limit %d (%d deleted)", calls, limit, took)
+	return took, calls
+}
+
+// A member's removal's walk reads each answer it spares once, not once a batch: with
+// many more kept after the removal (the member added again) than a batch, its batches go
+// on where the one before stopped, and it is over after as many batches as the token's
+// answers fill, having deleted each kept by then and none since.
+func testWorkspaceKeptAnswersBeforeWalkOnce(t *testing.T, open Opener) {
+	s := open(t)
+	removed := time.Now().Truncate(time.Millisecond)
+	ws := wsIDs[0]
+	const token, spared, due, limit = int64(9), 60, 6, 10
+	update(t, s, func(tx service.Tx) error {
+		for i := range spared + due {
+			at := removed.Add(time.Second) // kept since
+			if i%(spared/due+1) == 0 {
+				at = removed.Add(-time.Second)
+			}
+			r := data.IdempotentResponse{Status: 201, Body: []byte("answer"), WorkspaceID: ws, CreatedAt: data.NewTime(at)}
+			if err := tx.PutIdempotentResponse(token, fmt.Sprintf("key-%03d", i), &r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	// 66 answers, 10 a call: 7 calls walk them all, and an eighth may find the end.
+	if took, calls := walkBefore(t, s, ws, token, removed, limit, 8); took != due {
+		t.Errorf("the walk deleted %d in %d calls; want the %d kept by the removal", took, calls, due)
+	}
+	view(t, s, func(tx service.Tx) error {
+		left := 0
+		for i := range spared + due {
+			r, err := tx.IdempotentResponse(token, fmt.Sprintf("key-%03d", i))
+			if err != nil {
+				return err
+			}
+			if r != nil {
+				left++
+				if !r.CreatedAt.After(removed) {
+					t.Errorf("key-%03d, kept by the removal, outlived the walk", i)
+				}
+			}
+		}
+		if left != spared {
+			t.Errorf("%d answers left; want the %d kept since", left, spared)
 		}
 		return nil
 	})
