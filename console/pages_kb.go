@@ -236,7 +236,7 @@ func (h *Handler) kbDeleteConfirm(w http.ResponseWriter, r *http.Request) {
 		}
 		lost = append(lost, "Retrieval from it for "+who+" (by their configuration or a published version): the knowledge base is taken off those agents.")
 	} else if more {
-		lost = append(lost, "Retrieval from it for any agent that uses it (more than "+strconv.Itoa(kbUsersPages)+" pages of agents were looked at).")
+		lost = append(lost, "Retrieval from it for any agent that uses it: none was found among the agents looked at here, not all of them.")
 	}
 	h.confirmPage(w, r, "knowledge-bases", confirmation{
 		Title: "Delete the knowledge base " + name + "?", Lost: lost,
