@@ -55,9 +55,10 @@ func (t tx) DeleteAgent(a *data.StoredAgent) error { return t.db.deleteAgentTx(t
 
 // AgentIDs implements service.AgentTx.
 //
-// A name filter reads each agent's row, so one page looks at no more than
-// maxAgentNameScan agents; a short page then carries a cursor to go on from.
-func (t tx) AgentIDs(workspaceID, status string, only []string, nameContains string, req data.PageRequest) ([]string, data.Page, error) {
+// A name or knowledge base filter reads each agent's row (and, for the latter, its
+// versions holding the id), so one page looks at no more than maxAgentNameScan agents;
+// a short page then carries a cursor to go on from.
+func (t tx) AgentIDs(workspaceID, status string, only []string, nameContains, usingKB string, req data.PageRequest) ([]string, data.Page, error) {
 	index, scope := bucketAgentsByWS, workspaceID
 	if status != "" {
 		index, scope = bucketAgentsByState, statusScope(workspaceID, status)
@@ -66,21 +67,44 @@ func (t tx) AgentIDs(workspaceID, status string, only []string, nameContains str
 	if len(only) > 0 {
 		keep = func(id string) bool { return slices.Contains(only, id) }
 	}
-	if nameContains == "" {
+	if nameContains == "" && usingKB == "" {
 		return t.db.pageWhere(t.b, index, scope, req, keep)
 	}
 	want := strings.ToLower(nameContains)
-	byName := func(id string) bool {
+	var readErr error
+	matches := func(id string) bool {
+		if keep != nil && !keep(id) {
+			return false
+		}
 		var row struct {
 			Name string `json:"name"`
+			kbRefs
 		}
 		found, err := getJSON(t.b.Bucket(bucketAgents), []byte(id), &row)
-		return err == nil && found && strings.Contains(strings.ToLower(row.Name), want) && (keep == nil || keep(id))
+		if err != nil || !found || !strings.Contains(strings.ToLower(row.Name), want) {
+			return false
+		}
+		if usingKB == "" || slices.Contains(row.LLMConfig.KnowledgeBaseIDs, usingKB) {
+			return true
+		}
+		uses, err := t.versionUses(id, usingKB)
+		if err != nil && readErr == nil {
+			readErr = err
+		}
+		return uses
 	}
-	return t.db.list(t.b, listSpec{index: index, scope: scope, filter: "name\x00" + nameContains, keep: byName, maxScan: maxAgentNameScan}, req)
+	filter := "name\x00" + nameContains
+	if usingKB != "" {
+		filter += "\x00kb\x00" + usingKB
+	}
+	ids, page, err := t.db.list(t.b, listSpec{index: index, scope: scope, filter: filter, keep: matches, maxScan: maxAgentNameScan}, req)
+	if err == nil {
+		err = readErr
+	}
+	return ids, page, err
 }
 
-// maxAgentNameScan bounds the agents one page of a name search looks at.
+// maxAgentNameScan bounds the agents one page of a name or knowledge base search looks at.
 const maxAgentNameScan = 5000
 
 // PutAgentVersion implements service.AgentTx.

@@ -91,7 +91,17 @@ func (t tx) Numbers(ws string, f data.NumberFilter, req data.PageRequest) ([]*da
 	if f.AgentID != "" {
 		index, scope = bucketNumbersByAgent, numberAgentScope(ws, f.AgentID)
 	}
-	ids, page, err := t.db.page(t.b, index, scope, req)
+	spec := listSpec{index: index, scope: scope}
+	if f.Q != "" {
+		// A bounded scan per page, as the agents' name search (maxAgentNameScan): a page
+		// may come back short with a cursor resuming past what it looked at.
+		spec.filter, spec.maxScan = "q\x00"+f.Q, maxNumberSearchScan
+		spec.keep = func(id string) bool {
+			n, err := loadNumber(t.b, ws, id)
+			return err == nil && data.NumberMatches(n, f.Q)
+		}
+	}
+	ids, page, err := t.db.list(t.b, spec, req)
 	if err != nil {
 		return nil, page, err
 	}
@@ -105,6 +115,9 @@ func (t tx) Numbers(ws string, f data.NumberFilter, req data.PageRequest) ([]*da
 	}
 	return list, page, nil
 }
+
+// maxNumberSearchScan bounds the numbers one page of a search looks at.
+const maxNumberSearchScan = 5000
 
 // PhoneNumberTaken implements service.NumberTx.
 func (t tx) PhoneNumberTaken(phone string) (bool, error) {

@@ -15,7 +15,7 @@ func NewAgentCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "agent", Short: "Agent tools through the API of a running server"}
 	versions := &cobra.Command{Use: "versions", Short: "An agent's published versions"}
 	versions.AddCommand(newAgentVersionsListCommand(), newAgentVersionsDeleteCommand())
-	cmd.AddCommand(versions)
+	cmd.AddCommand(newAgentListCommand(), versions)
 	return cmd
 }
 

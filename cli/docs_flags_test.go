@@ -21,7 +21,7 @@ var lifecycleDocs = map[string]string{
 	"plan": "agents-as-code.md", "apply": "agents-as-code.md", "pull": "agents-as-code.md",
 	"calls analyze": "analysis.md", "calls backfill": "analysis.md", "calls export": "calls.md",
 	"campaign": "campaigns.md", "suppressions": "campaigns.md", "jobs": "jobs.md", "kb eval": "knowledge-bases.md",
-	"agent versions": "agents.md",
+	"agent versions": "agents.md", "agent list": "agents.md", "number list": "numbers.md",
 }
 
 // TestDocsNameEveryFlag compares the commands' flags with their pages in docs/: each flag

@@ -56,7 +56,7 @@ func NewRootCommand(out, errOut io.Writer) *cobra.Command {
 		NewVersionCommand(),
 		NewPlanCommand(), NewApplyCommand(), NewPullCommand(),
 		NewCallsCommand(), NewChatCommand(), NewConversationCommand(), NewTestCommand(), NewPublishCommand(), NewCampaignCommand(), NewSuppressionsCommand(),
-		NewKBCommand(), NewJobsCommand(), NewAgentCommand(),
+		NewKBCommand(), NewJobsCommand(), NewAgentCommand(), NewNumberCommand(),
 	)
 	refuseUnknownSubcommands(root)
 	wordRemoteErrors(root)

@@ -77,10 +77,12 @@ func (in AgentInput) MarshalJSON() ([]byte, error) {
 }
 
 // AgentFilter narrows a list of agents; Status "" lists every status, Name "" every name
-// (else the agents whose name contains it, ignoring case).
+// (else the agents whose name contains it, ignoring case), KnowledgeBaseID "" every agent
+// (else those using that knowledge base, by their configuration or a stored version).
 type AgentFilter struct {
-	Status string
-	Name   string
+	Status          string
+	Name            string
+	KnowledgeBaseID string
 }
 
 func (f AgentFilter) query() url.Values {
@@ -90,6 +92,9 @@ func (f AgentFilter) query() url.Values {
 	}
 	if f.Name != "" {
 		q.Set("name", f.Name)
+	}
+	if f.KnowledgeBaseID != "" {
+		q.Set("knowledge_base_id", f.KnowledgeBaseID)
 	}
 	return q
 }

@@ -18,6 +18,9 @@ func numberQuery(f data.NumberFilter) url.Values {
 	if f.AgentID != "" {
 		q.Set("agent_id", f.AgentID)
 	}
+	if f.Q != "" {
+		q.Set("q", f.Q)
+	}
 	return q
 }
 

@@ -198,24 +198,45 @@ func (h *Handler) kbDeleteConfirm(w http.ResponseWriter, r *http.Request) {
 	}
 	id, name := str(v.KB["id"]), str(v.KB["name"])
 	lost := []string{"Its " + plural(float64(len(v.Sources)), "source", "sources") + ", with their extracted text, chunks and uploaded files."}
-	// The agents that use it, among the newest 100 the user sees: the API lists agents by
-	// name and status only, so past those the page says that others may use it too.
+	// The agents that use it, by the agents list's knowledge_base_id= (their configuration
+	// or a stored version names it), as the user sees them: the first page named, the
+	// others counted. The count walks at most kbUsersPages pages.
 	var users []string
-	var more bool
-	if res, err := h.call(r, "GET", "/api/v1/agents", pageQuery(pickPage, ""), nil); err == nil {
-		for _, a := range res.List() {
-			m, _ := a.(map[string]any)
-			if has(strs(lookup(m, "llm_config.knowledge_base_ids")), id) {
-				users = append(users, str(m["name"]))
-			}
+	counted, more := 0, false
+	q := pageQuery(pickPage, "")
+	q.Set("knowledge_base_id", id)
+	for range kbUsersPages {
+		res, err := h.call(r, "GET", "/api/v1/agents", q, nil)
+		if err != nil {
+			break
 		}
-		more = res.NextCursor() != ""
+		for _, a := range res.List() {
+			if len(users) < 100 {
+				users = append(users, str(a.(map[string]any)["name"]))
+			}
+			counted++
+		}
+		next := res.NextCursor()
+		if next == "" {
+			more = false
+			break
+		}
+		q.Set("cursor", next)
+		more = true
 	}
 	if len(users) > 0 {
-		lost = append(lost, "Retrieval from it for "+strings.Join(users, ", ")+": the knowledge base is taken off those agents.")
-	}
-	if more {
-		lost = append(lost, "Retrieval from it for any older agent that uses it (only the newest 100 agents are looked at here).")
+		who := strings.Join(users, ", ")
+		switch others := counted - len(users); {
+		case more && others > 0:
+			who += " and at least " + plural(float64(others), "other agent", "other agents")
+		case more:
+			who += " and maybe other agents"
+		case others > 0:
+			who += " and " + plural(float64(others), "other agent", "other agents")
+		}
+		lost = append(lost, "Retrieval from it for "+who+" (by their configuration or a published version): the knowledge base is taken off those agents.")
+	} else if more {
+		lost = append(lost, "Retrieval from it for any agent that uses it: none was found among the agents looked at here, not all of them.")
 	}
 	h.confirmPage(w, r, "knowledge-bases", confirmation{
 		Title: "Delete the knowledge base " + name + "?", Lost: lost,
@@ -223,6 +244,10 @@ func (h *Handler) kbDeleteConfirm(w http.ResponseWriter, r *http.Request) {
 		Crumb: "Knowledge bases", CrumbHref: "/knowledge-bases",
 	}, http.StatusOK, nil)
 }
+
+// kbUsersPages bounds the pages of agents a knowledge base's delete confirmation reads to
+// count those using it (each page looks at no more than 5,000 agents on bbolt).
+const kbUsersPages = 20
 
 func (h *Handler) kbDelete(w http.ResponseWriter, r *http.Request) {
 	if _, err := h.call(r, "DELETE", "/api/v1/knowledge-bases/"+url.PathEscape(r.PathValue("id")), nil, nil); err != nil {

@@ -48,9 +48,12 @@ type rolloutPanel struct {
 	Variables []usedVariable
 	Rollout   map[string]any // nil when none stands
 	Variants  []variantRow
-	Versions  []int // every published version, newest first
-	Metrics   []string
-	Err       *apiError
+	Versions  []int // the page of published versions shown, and those the form holds, newest first
+	// Newer and Older are the cursors of the pages of versions beside the one shown,
+	// walked by the form's Newer/More versions buttons as a picker's (pickers.go).
+	Newer, Older string
+	Metrics      []string
+	Err          *apiError
 	// Form is the refused form as it was sent, shown again as typed; nil otherwise.
 	Form url.Values
 }
@@ -67,8 +70,18 @@ func (h *Handler) agentRolloutPanel(w http.ResponseWriter, r *http.Request) {
 
 // agentRolloutPage serves GET /agents/{id}/rollout: the panel as a page.
 func (h *Handler) agentRolloutPage(w http.ResponseWriter, r *http.Request) {
+	if q := r.URL.Query(); q.Has(rolloutMore) {
+		// The form's More or Newer versions button: the form as typed, another page of
+		// versions.
+		h.renderRolloutForm(w, r, nil, q)
+		return
+	}
 	h.renderRollout(w, r, http.StatusOK, nil)
 }
+
+// rolloutMore is the rollout form's parameter holding the cursor of the page of versions
+// shown, named as a picker's (morePrefix).
+const rolloutMore = morePrefix + "versions"
 
 func (h *Handler) renderRollout(w http.ResponseWriter, r *http.Request, status int, fail *apiError) {
 	h.renderRolloutForm(w, r, fail, nil)
@@ -82,6 +95,7 @@ func (h *Handler) renderRolloutForm(w http.ResponseWriter, r *http.Request, fail
 		return
 	}
 	d.Err, d.Form = fail, form
+	d.keepTyped(form)
 	status := http.StatusOK
 	if fail != nil {
 		status = fail.Status
@@ -121,24 +135,44 @@ func (h *Handler) rolloutPanelData(r *http.Request) (*rolloutPanel, error) {
 	} else if e := err.(*apiError); e.Status != http.StatusNotFound {
 		return nil, err
 	}
-	vs, err := h.call(r, "GET", base+"/versions", url.Values{"per_page": {"100"}}, nil)
+	vs, err := h.call(r, "GET", base+"/versions", pageQuery(pickPage, r.URL.Query().Get(rolloutMore)), nil)
+	if e, stale := err.(*apiError); stale && e.Status == http.StatusUnprocessableEntity {
+		vs, err = h.call(r, "GET", base+"/versions", pageQuery(pickPage, ""), nil) // a cursor edited by hand: the first page
+	}
 	if err != nil {
 		return nil, err
 	}
+	d.Newer, d.Older = vs.PrevCursor(), vs.NextCursor()
 	for _, v := range vs.List() {
 		if n, ok := lookup(v, "version_number").(float64); ok {
 			d.Versions = append(d.Versions, int(n))
 		}
 	}
-	// A variant older than the newest 100 versions keeps its field: a save sends every
+	// A variant not on the page of versions shown keeps its field: a save sends every
 	// weight, and one not sent would drop the variant.
 	for _, row := range d.Variants {
-		if !slices.Contains(d.Versions, row.Version) {
-			d.Versions = append(d.Versions, row.Version)
-		}
+		d.addVersion(row.Version)
+	}
+	return d, nil
+}
+
+// addVersion adds a field for version n, the fields kept newest first.
+func (d *rolloutPanel) addVersion(n int) {
+	if !slices.Contains(d.Versions, n) {
+		d.Versions = append(d.Versions, n)
 	}
 	slices.SortFunc(d.Versions, func(a, b int) int { return b - a })
-	return d, nil
+}
+
+// keepTyped adds a field for each version given a weight in form (typed on another page
+// of versions, or sent and refused), so that neither a round-trip nor a save loses it.
+func (d *rolloutPanel) keepTyped(form url.Values) {
+	for key, vals := range form {
+		v, ok := strings.CutPrefix(key, "weight_")
+		if n, err := strconv.Atoi(v); ok && err == nil && n > 0 && len(vals) > 0 && strings.TrimSpace(vals[0]) != "" {
+			d.addVersion(n)
+		}
+	}
 }
 
 func variantRows(ro map[string]any) []variantRow {
@@ -178,10 +212,12 @@ func (h *Handler) agentRolloutSet(w http.ResponseWriter, r *http.Request) {
 	slices.SortFunc(variants, func(a, b any) int {
 		return a.(map[string]any)["version"].(int) - b.(map[string]any)["version"].(int)
 	})
-	body := map[string]any{"variants": variants}
-	if variants == nil {
-		body["variants"] = []any{}
+	// A version typed by its number (one on no page shown), last: the API refuses one the
+	// agent does not hold, its fault shown beside that field.
+	if other := strings.TrimSpace(r.PostFormValue("other_version")); other != "" {
+		variants = append(variants, map[string]any{"version": formNumber(other), "weight": formNumber(r.PostFormValue("other_weight")), "other": true})
 	}
+	body := map[string]any{"variants": sentVariants(variants)}
 	if m := r.PostFormValue("metric"); m != "" {
 		threshold := formNumber(r.PostFormValue("threshold"))
 		if f, ok := threshold.(float64); ok {
@@ -194,6 +230,16 @@ func (h *Handler) agentRolloutSet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, "/agents/"+url.PathEscape(id)+"#rollout", http.StatusSeeOther)
+}
+
+// sentVariants is variants as the API takes them, without the form's own marks.
+func sentVariants(variants []any) []any {
+	out := []any{}
+	for _, v := range variants {
+		m := v.(map[string]any)
+		out = append(out, map[string]any{"version": m["version"], "weight": m["weight"]})
+	}
+	return out
 }
 
 // rolloutLabels name the rollout form's fields as its labels do.
@@ -213,7 +259,12 @@ func rolloutFormError(e *apiError, variants []any) *apiError {
 		if rest, ok := strings.CutPrefix(path, "variants."); ok {
 			i, _, _ := strings.Cut(rest, ".")
 			if n, err := strconv.Atoi(i); err == nil && n < len(variants) {
-				path = "weight_" + strconv.Itoa(variants[n].(map[string]any)["version"].(int))
+				v := variants[n].(map[string]any)
+				if v["other"] == true {
+					path = "other_version"
+				} else {
+					path = "weight_" + strconv.Itoa(v["version"].(int))
+				}
 			}
 		}
 		out.Errors[path] = append(out.Errors[path], msgs...)

@@ -10,7 +10,7 @@ import (
 // Pickers (docs/dashboard.md, "Shared patterns"): a select of the records the user may
 // see, read from the API as the signed-in user, that reaches every one of them. It shows
 // one page of 100, newest first; when the list has more, agents are found by name (the
-// agents list's name=) and the pages of choices are walked with Newer/More buttons (the
+// agents list's name=), numbers by nickname or number (the numbers list's q=), and the pages of choices are walked with Newer/More buttons (the
 // list's cursors): a GET round-trip of the picker's own form, which carries every value
 // typed in it. A record chosen before stays among the choices, named, whatever is shown.
 
@@ -30,7 +30,7 @@ const (
 func picking(in url.Values) bool { return pickedKey(in) != "" }
 
 // pickLabels name the list's parameters a picker sends in its own words.
-var pickLabels = fieldLabels{"name": "The search"}
+var pickLabels = fieldLabels{"name": "The search", "q": "The search"}
 
 // pickChoice is one option of a picker.
 type pickChoice struct {
@@ -47,10 +47,12 @@ type picker struct {
 	Multiple bool
 	Value    string // the chosen id, for the id field of a user who may not list
 	Choices  []pickChoice
-	// Findable: a name search is offered (the list has more than one page, or a search
-	// was made). Query is the text searched for.
-	Findable bool
-	Query    string
+	// Findable: a search is offered (the list has more than one page, or a search was
+	// made). Query is the text searched for; FindBy says what it reads ("name") and
+	// FindRule names the bound of its field (textRule).
+	Findable         bool
+	Query            string
+	FindBy, FindRule string
 	// Newer and Older are the cursors of the pages of choices beside the one shown.
 	Newer, Older string
 	Err          string // the API's refusal of the search (a name past its bound)
@@ -75,7 +77,7 @@ func (p *picker) Status() string {
 	case p.Err != "":
 		return p.Err
 	case p.Query != "" && found == 0 && p.Older != "":
-		// The API looks at a bounded number of agents a page (docs/agents.md).
+		// The API looks at a bounded number of records a page (docs/agents.md, numbers.md).
 		return "No " + p.What + " matching “" + p.Query + "” yet: More " + p.What + " looks further."
 	case p.Query != "" && found == 0:
 		return "No " + p.What + " match “" + p.Query + "”."
@@ -84,7 +86,7 @@ func (p *picker) Status() string {
 	case p.Query != "":
 		return titled(p.What) + " matching “" + p.Query + "”."
 	case p.Newer == "" && p.Older != "" && p.Findable:
-		return "The newest " + pickPage + " " + p.What + ": find the others by name, or show more."
+		return "The newest " + pickPage + " " + p.What + ": find the others by " + p.FindBy + ", or show more."
 	case p.Newer == "" && p.Older != "":
 		return "The newest " + pickPage + " " + p.What + ": More " + p.What + " shows the next."
 	case p.Older != "":
@@ -109,11 +111,8 @@ func (h *Handler) agentPicker(r *http.Request, field string, selected ...string)
 // agentPickerKeyed is agentPicker for one of several forms filling field, its query
 // parameters named by key.
 func (h *Handler) agentPickerKeyed(r *http.Request, field, key string, selected []string) *picker {
-	query := r.URL.Query().Get(findPrefix + key)
-	if query == "" && r.PostForm != nil {
-		query = r.PostForm.Get(findPrefix + key) // a refused form shows the matches it was sent with
-	}
-	p := &picker{Field: field, Key: key, What: "agents", Query: strings.TrimSpace(query)}
+	query := pickQuery(r, key)
+	p := &picker{Field: field, Key: key, What: "agents", Query: strings.TrimSpace(query), FindBy: "name", FindRule: "MaxAgentName"}
 	q := pageQuery(pickPage, r.URL.Query().Get(p.MoreParam()))
 	if p.Query != "" {
 		q.Set("name", p.Query)
@@ -129,6 +128,16 @@ func (h *Handler) agentPickerKeyed(r *http.Request, field, key string, selected 
 	h.nameMissing(r, n, "/api/v1/agents/", "name", selected)
 	p.fill(list, n, selected)
 	return p
+}
+
+// pickQuery is the text searched for by the picker key: in the address of a Find, or in
+// a refused form, which shows the matches it was sent with.
+func pickQuery(r *http.Request, key string) string {
+	query := r.URL.Query().Get(findPrefix + key)
+	if query == "" && r.PostForm != nil {
+		query = r.PostForm.Get(findPrefix + key)
+	}
+	return query
 }
 
 // agentPickerBeside is the agents' picker for a second field of base's form (a number's
@@ -147,18 +156,23 @@ func (h *Handler) agentPickerBeside(r *http.Request, base *picker, field, select
 	return c
 }
 
-// numberPicker is the numbers' picker for field, one page at a time (the numbers list
-// has no search: More walks them). dialable keeps only the numbers the list's access
-// lets the user dial from in a campaign (access.dial, the API's rule of a campaign's
-// number_id).
+// numberPicker is the numbers' picker for field: the matches of its search (the numbers
+// list's q=, a nickname or the digits of a number), or one page at a time. dialable
+// keeps only the numbers the list's access lets the user dial from in a campaign
+// (access.dial, the API's rule of a campaign's number_id).
 func (h *Handler) numberPicker(r *http.Request, field string, dialable bool, selected ...string) *picker {
-	p := &picker{Field: field, Key: field, What: "numbers"}
+	p := &picker{Field: field, Key: field, What: "numbers", Query: strings.TrimSpace(pickQuery(r, field)),
+		FindBy: "nickname or number", FindRule: "MaxNicknameLen"}
 	q := pageQuery(pickPage, r.URL.Query().Get(p.MoreParam()))
+	if p.Query != "" {
+		q.Set("q", p.Query)
+	}
 	res, ok := h.pickPage(r, p, "/api/v1/numbers", q)
 	if !ok {
 		p.Value = first(selected)
 		return p
 	}
+	p.Findable = p.Query != "" || p.Older != "" || p.Newer != "" || p.Err != ""
 	access, _ := res.Body["access"].(map[string]any)
 	var list []any
 	for _, it := range res.List() {
@@ -281,7 +295,7 @@ func (h *Handler) pickPage(r *http.Request, p *picker, path string, q url.Values
 			// A search past its bound or a stale cursor: said under the picker, which
 			// keeps the chosen records.
 			p.Listed, p.Err = true, strings.Join(relabel(e, pickLabels).Messages(), " ")
-			if _, stale := e.Errors["cursor"]; stale && p.What == "agents" {
+			if _, stale := e.Errors["cursor"]; stale && p.FindBy != "" {
 				p.Err = "These choices no longer follow from the search: press Find."
 			} else if stale {
 				p.Err = "This page of " + p.What + " is out of date: open the page again from the menu."

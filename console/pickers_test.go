@@ -367,29 +367,52 @@ func TestWorkspaceSwitchReachesEveryWorkspace(t *testing.T) {
 	}
 }
 
-// TestKnowledgeBaseDeleteSaysOlderAgentsMayLoseIt: the delete confirmation of a knowledge
-// base names the agents using it among the newest 100; with more agents than that it
-// says that an older one may use it too, rather than naming none.
-func TestKnowledgeBaseDeleteSaysOlderAgentsMayLoseIt(t *testing.T) {
+// TestKnowledgeBaseDeleteNamesEveryAgentUsingIt: the delete confirmation of a knowledge
+// base names the agents using it (the agents list's knowledge_base_id=), the oldest past
+// the newest 100 agents included, not those that do not use it; with more than a page
+// using it, it names a page and counts the others; a member limited to some agents is
+// told of theirs alone.
+func TestKnowledgeBaseDeleteNamesEveryAgentUsingIt(t *testing.T) {
 	e := testenv.Start(t)
 	kb := e.Do(nil, "POST", "/api/v1/knowledge-bases", e.Owner.Token, map[string]any{"name": "Facts"})
 	if kb.Status != http.StatusCreated {
 		t.Fatalf("knowledge base: %d %s", kb.Status, kb.Body)
 	}
 	kbID := kb.Data()["id"].(string)
-	if res := e.Do(nil, "POST", "/api/v1/agents", e.Owner.Token, map[string]any{"name": "Old reader", "llm_config": map[string]any{"knowledge_base_ids": []string{kbID}}}); res.Status != http.StatusCreated {
-		t.Fatalf("agent: %d %s", res.Status, res.Body)
+	reader := func(name string) string {
+		res := e.Do(nil, "POST", "/api/v1/agents", e.Owner.Token, map[string]any{"name": name, "llm_config": map[string]any{"knowledge_base_ids": []string{kbID}}})
+		if res.Status != http.StatusCreated {
+			t.Fatalf("agent: %d %s", res.Status, res.Body)
+		}
+		return res.Data()["id"].(string)
 	}
-	s := e.SignIn(e.Owner, e.Owner.WorkspaceID)
-	confirm := func() string { return string(e.Do(s.Client, "GET", "/knowledge-bases/"+kbID+"/delete", "", nil).Body) }
-	if page := confirm(); !strings.Contains(page, "Old reader") || strings.Contains(page, "older agent") {
-		t.Errorf("with one agent: names it %v, speaks of older ones %v", strings.Contains(page, "Old reader"), strings.Contains(page, "older agent"))
-	}
+	reader("Old reader")
 	for i := range 100 {
 		createAgent(t, e, e.Owner.Token, fmt.Sprintf("Desk %03d", i))
 	}
-	if page := confirm(); strings.Contains(page, "Old reader") || !strings.Contains(page, "any older agent that uses it") {
-		t.Errorf("with 101 agents: names the oldest %v, speaks of older ones %v", strings.Contains(page, "Old reader"), strings.Contains(page, "any older agent"))
+	s := e.SignIn(e.Owner, e.Owner.WorkspaceID)
+	confirm := func(c *http.Client) string {
+		return string(e.Do(c, "GET", "/knowledge-bases/"+kbID+"/delete", "", nil).Body)
+	}
+	if page := confirm(s.Client); !strings.Contains(page, "Retrieval from it for Old reader (") || strings.Contains(page, "Desk") || strings.Contains(page, "other agent") {
+		t.Errorf("with 101 agents, the oldest using it: %s", page)
+	}
+	var mine string
+	for i := range 100 {
+		id := reader(fmt.Sprintf("Reader %03d", i))
+		if i == 50 {
+			mine = id
+		}
+	}
+	page := confirm(s.Client)
+	if !strings.Contains(page, "Reader 099, Reader 098") || !strings.Contains(page, "Reader 000 and 1 other agent (") || strings.Contains(page, "Old reader") {
+		t.Errorf("with 101 agents using it: %s", page)
+	}
+	bob := e.NewUser("bob@example.com", false)
+	addMember(t, e, bob, map[string]any{"role": "developer", "agent_ids": []string{mine}})
+	limited := e.SignIn(bob, e.Owner.WorkspaceID)
+	if page := confirm(limited.Client); !strings.Contains(page, "Retrieval from it for Reader 050 (") {
+		t.Errorf("a member limited to Reader 050: %s", page)
 	}
 }
 

@@ -135,7 +135,7 @@ func TestConsolePagesWriteNothing(t *testing.T) {
 		"/workspace/prices", "/workspace/privacy", "/workspace/delete", "/suppressions", "/webhooks", "/webhooks/" + wh.Data()["id"].(string),
 		"/users",
 		// The pickers' round-trips (pickers.go): a search and a page of choices.
-		"/calls?find_agent_id=a&more_number_id=", "/conversations?find_agent_id=a", "/analytics?find_agent_id=a",
+		"/calls?find_agent_id=a&more_number_id=", "/calls?find_number_id=415", a + "/rollout?more_versions=x&weight_1=5", "/conversations?find_agent_id=a", "/analytics?find_agent_id=a",
 		"/jobs?find_agent_id=a", "/campaigns?name=N&find_agent_id=a&more_number_id=", "/numbers?find_inbound_agent_id=a",
 		"/numbers/" + number + "?find_outbound_agent_id=a&etag=x", "/api-keys?find_agent_ids=a", "/workspace?find_new=a&role=member"}
 	for _, u := range []*testenv.User{e.Owner, limited} {

@@ -402,6 +402,9 @@ type AgentFilter struct {
 	Status string
 	// Name keeps agents whose name contains it, ignoring case; "" keeps all.
 	Name string
+	// KnowledgeBaseID keeps agents using the knowledge base: their configuration attaches
+	// it or a stored version does (those a knowledge base write checks); "" keeps all.
+	KnowledgeBaseID string
 	PageRequest
 }
 

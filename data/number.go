@@ -3,6 +3,7 @@ package data
 import (
 	"context"
 	"encoding/json"
+	"strings"
 )
 
 // Number providers (conventions §10).
@@ -72,6 +73,38 @@ type NumberUpdate struct {
 type NumberFilter struct {
 	// AgentID keeps numbers bound to the agent, inbound or outbound; "" keeps all.
 	AgentID string
+	// Q keeps numbers whose nickname contains it, ignoring case, or whose phone_number
+	// contains its digits when it is written as a number (NumberSearchDigits); "" keeps all.
+	Q string
+}
+
+// NumberSearchDigits returns the digits of q when q is written as a phone number or part
+// of one (digits with any "+", spaces, dots, dashes or parentheses), else "": "+1 415"
+// finds +14155550123. The one reading of a numbers search, for both storage engines.
+func NumberSearchDigits(q string) string {
+	var digits []byte
+	for i := 0; i < len(q); i++ {
+		switch c := q[i]; {
+		case c >= '0' && c <= '9':
+			digits = append(digits, c)
+		case c == '+' || c == ' ' || c == '.' || c == '-' || c == '(' || c == ')':
+		default:
+			return ""
+		}
+	}
+	return string(digits)
+}
+
+// NumberMatches reports whether n is kept by the search q (NumberFilter.Q), as the
+// PostgreSQL query reads it too.
+func NumberMatches(n *Number, q string) bool {
+	if q == "" {
+		return true
+	}
+	if d := NumberSearchDigits(q); d != "" && strings.Contains(n.PhoneNumber, d) {
+		return true
+	}
+	return strings.Contains(strings.ToLower(n.Nickname), strings.ToLower(q))
 }
 
 // NumberService manages the phone numbers of the caller's workspace.

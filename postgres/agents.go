@@ -103,7 +103,7 @@ func (t *tx) DeleteAgent(a *data.StoredAgent) error {
 // (workspace_id[, status], id); a name search compares lowercased names, as the bbolt
 // engine does, though lower() follows the database's locale (under the C locale only
 // ASCII letters fold) where the bbolt engine folds all of Unicode.
-func (t *tx) AgentIDs(ws, status string, only []string, nameContains string, req data.PageRequest) ([]string, data.Page, error) {
+func (t *tx) AgentIDs(ws, status string, only []string, nameContains, usingKB string, req data.PageRequest) ([]string, data.Page, error) {
 	args := []any{ws}
 	from := `agents WHERE workspace_id = $1`
 	if status != "" {
@@ -118,8 +118,16 @@ func (t *tx) AgentIDs(ws, status string, only []string, nameContains string, req
 		args = append(args, strings.ToLower(nameContains))
 		from += fmt.Sprintf(` AND strpos(lower(name), $%d) > 0`, len(args))
 	}
+	bound := []string{"agents", ws, status, strings.Join(only, ","), nameContains}
+	if usingKB != "" {
+		// AgentsUsingKnowledgeBase's test, for one agent.
+		args = append(args, usingKB)
+		from += fmt.Sprintf(` AND (config->'llm_config'->'knowledge_base_ids' ? $%d
+			OR EXISTS (SELECT 1 FROM agent_versions v WHERE v.agent_id = agents.id AND v.config->'llm_config'->'knowledge_base_ids' ? $%d))`, len(args), len(args))
+		bound = append(bound, "kb", usingKB)
+	}
 	ks := keyset{
-		binding: binding("agents", ws, status, strings.Join(only, ","), nameContains),
+		binding: binding(bound...),
 		cols:    "id", from: from, key: "id", args: args,
 	}
 	return pageRows(t, ks, req, func(rows pgx.Rows) (string, string, error) {

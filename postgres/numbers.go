@@ -3,6 +3,7 @@ package postgres
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -72,6 +73,13 @@ func (t *tx) Numbers(ws string, f data.NumberFilter, req data.PageRequest) ([]*d
 	if f.AgentID != "" {
 		ks.from += ` AND (inbound_agent_id = $2 OR outbound_agent_id = $2)`
 		ks.args = append(ks.args, f.AgentID)
+	}
+	if f.Q != "" {
+		// data.NumberMatches in SQL: the digits in the phone number, or q in the nickname.
+		ks.binding = binding(ks.binding, "q", f.Q)
+		n := len(ks.args)
+		ks.from += fmt.Sprintf(` AND (($%d <> '' AND strpos(phone_number, $%d) > 0) OR strpos(lower(nickname), $%d) > 0)`, n+1, n+1, n+2)
+		ks.args = append(ks.args, data.NumberSearchDigits(f.Q), strings.ToLower(f.Q))
 	}
 	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.Number, string, error) {
 		n, err := scanNumber(rows)

@@ -52,7 +52,8 @@ func (s *Server) handleAgentList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f := data.AgentFilter{Status: r.URL.Query().Get("status"), Name: r.URL.Query().Get("name"), PageRequest: req}
+	q := r.URL.Query()
+	f := data.AgentFilter{Status: q.Get("status"), Name: q.Get("name"), KnowledgeBaseID: q.Get("knowledge_base_id"), PageRequest: req}
 	if src, ok := s.svc.Agents.(agentJSONSource); ok {
 		// A page of up to 100 agents, each with its whole configuration, is a heavy page:
 		// it takes a turn as the calls page does, for the same tail (see pageTurns).

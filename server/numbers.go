@@ -19,7 +19,8 @@ func (s *Server) numberRoutes() []route {
 	}
 }
 
-// handleNumberList: GET /api/v1/numbers?agent_id= — numbers bound to the agent either way.
+// handleNumberList: GET /api/v1/numbers?agent_id=&q= — numbers bound to the agent either
+// way, found by the search q (data.NumberFilter).
 func (s *Server) handleNumberList(w http.ResponseWriter, r *http.Request) error {
 	req, err := pageRequest(r)
 	if err != nil {
@@ -32,6 +33,7 @@ func (s *Server) handleNumberList(w http.ResponseWriter, r *http.Request) error 
 			return data.FieldError("agent_id", "The agent_id parameter must be the id of an agent.")
 		}
 	}
+	f.Q = r.URL.Query().Get("q")
 	list, page, err := s.svc.Numbers.ListNumbers(r.Context(), f, req)
 	if err != nil {
 		return err

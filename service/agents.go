@@ -214,12 +214,12 @@ func (s *AgentService) ListAgentsJSON(ctx context.Context, f data.AgentFilter) (
 // list reads a page of agents and hands each to add, in order.
 func (s *AgentService) list(ctx context.Context, f data.AgentFilter, add func(agentCacheEntry)) (data.Page, error) {
 	p := data.PrincipalFrom(ctx)
-	if err := validate.AgentFilter(f.Status, f.Name); err != nil {
+	if err := validate.AgentFilter(f); err != nil {
 		return data.Page{}, err
 	}
 	var page data.Page
 	err := s.store.View(ctx, func(tx Tx) error {
-		ids, pg, err := tx.AgentIDs(p.WorkspaceID, f.Status, visibilityOf(p).agents(""), f.Name, f.PageRequest)
+		ids, pg, err := tx.AgentIDs(p.WorkspaceID, f.Status, visibilityOf(p).agents(""), f.Name, f.KnowledgeBaseID, f.PageRequest)
 		if err != nil {
 			return err
 		}

@@ -247,7 +247,7 @@ func exportKnowledgeBases(tx Tx, ws string, st *exportStream) (map[string]string
 // exportAgents adds the workspace's agents with their versions, oldest first, and returns
 // their keys by id.
 func (s *ExportService) exportAgents(tx Tx, ws string, kbKeys map[string]string, opts data.ExportOptions, st *exportStream) (map[string]string, error) {
-	ids, err := all(func(req data.PageRequest) ([]string, data.Page, error) { return tx.AgentIDs(ws, "", nil, "", req) })
+	ids, err := all(func(req data.PageRequest) ([]string, data.Page, error) { return tx.AgentIDs(ws, "", nil, "", "", req) })
 	if err != nil {
 		return nil, err
 	}

@@ -216,7 +216,7 @@ func (m *mover) prices(tx Tx, ws string) error {
 }
 
 func (m *mover) agents(tx Tx, ws string) error {
-	ids := func(req data.PageRequest) ([]string, data.Page, error) { return tx.AgentIDs(ws, "", nil, "", req) }
+	ids := func(req data.PageRequest) ([]string, data.Page, error) { return tx.AgentIDs(ws, "", nil, "", "", req) }
 	return each(ids, func(id string) error {
 		a, err := tx.Agent(id)
 		if err != nil || a == nil {

@@ -161,6 +161,9 @@ func (s *NumberService) ListNumbers(ctx context.Context, f data.NumberFilter, re
 	if err != nil {
 		return nil, data.Page{}, err
 	}
+	if err := validate.NumberFilter(f); err != nil {
+		return nil, data.Page{}, err
+	}
 	var list []*data.Number
 	var page data.Page
 	err = s.store.View(ctx, func(tx Tx) error {

@@ -24,8 +24,12 @@ type AgentTx interface {
 	// agent_ids drop it. Its calls stay.
 	DeleteAgent(a *data.StoredAgent) error
 	// AgentIDs returns a page of the ids of the workspace's agents, newest first: of one
-	// status unless status is "", and only those in only unless only is empty.
-	AgentIDs(workspaceID, status string, only []string, nameContains string, req data.PageRequest) ([]string, data.Page, error)
+	// status unless status is "", only those in only unless only is empty, whose name
+	// contains nameContains (ignoring case) unless it is "", and using knowledge base
+	// usingKB unless it is "" (as AgentsUsingKnowledgeBase reads it: the configuration or
+	// a stored version names it). A name or knowledge base filter looks at a bounded
+	// number of agents a page, which may then come back short with a cursor.
+	AgentIDs(workspaceID, status string, only []string, nameContains, usingKB string, req data.PageRequest) ([]string, data.Page, error)
 	// PutAgentVersion stores a published version. Storing one that exists replaces it
 	// in place: versions are otherwise immutable, and only the job that seals the
 	// credential headers stored in the clear does so (agent_seal_upgrade.go), besides a

@@ -147,14 +147,17 @@ func (e *Errors) covers(path string) bool {
 	return false
 }
 
-// AgentFilter checks the agents list's filters: a known status, and a name search no
-// longer than a name.
-func AgentFilter(status, name string) error {
+// AgentFilter checks the agents list's filters: a known status, a name search no
+// longer than a name, and a knowledge base's id.
+func AgentFilter(f data.AgentFilter) error {
 	var errs Errors
-	if status != "" {
-		errs.OneOf("status", status, data.AgentStatusDraft, data.AgentStatusPublished)
+	if f.Status != "" {
+		errs.OneOf("status", f.Status, data.AgentStatusDraft, data.AgentStatusPublished)
 	}
-	errs.MaxLen("name", name, MaxAgentName)
+	errs.MaxLen("name", f.Name, MaxAgentName)
+	if f.KnowledgeBaseID != "" && !data.ValidID(data.PrefixKnowledgeBase, f.KnowledgeBaseID) {
+		errs.Add("knowledge_base_id", "The knowledge_base_id parameter must be the id of a knowledge base.")
+	}
 	return errs.Err()
 }
 

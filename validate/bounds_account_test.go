@@ -167,5 +167,8 @@ func TestNumberBounds(t *testing.T) {
 		{"MaxNicknameLen update", "nickname", func(past bool) error {
 			return NumberUpdate(data.NumberUpdate{Nickname: data.Some(chars(upTo(MaxNicknameLen, past)))})
 		}},
+		{"MaxNicknameLen search", "q", func(past bool) error {
+			return NumberFilter(data.NumberFilter{Q: chars(upTo(MaxNicknameLen, past))})
+		}},
 	})
 }

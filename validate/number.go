@@ -62,3 +62,11 @@ func NumberUpdate(in data.NumberUpdate) error {
 	}
 	return errs.Err()
 }
+
+// NumberFilter checks the numbers list's search: no longer than a nickname, the longest
+// thing it can find.
+func NumberFilter(f data.NumberFilter) error {
+	var errs Errors
+	errs.MaxLen("q", f.Q, MaxNicknameLen)
+	return errs.Err()
+}

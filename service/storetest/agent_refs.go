@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -65,11 +66,11 @@ func checkAgentRefsRead(t *testing.T, s service.Store, ws string, pub, draft *da
 		if n, _ := tx.CountUpTo(data.LimitAgents, ws, 1); n != 1 {
 			t.Errorf("agents counted up to 1 = %d", n)
 		}
-		first, page, err := tx.AgentIDs(ws, "", nil, "", data.PageRequest{PerPage: 1})
+		first, page, err := tx.AgentIDs(ws, "", nil, "", "", data.PageRequest{PerPage: 1})
 		if err != nil || len(first) != 1 || first[0] != draft.ID || page.NextCursor == nil {
 			t.Fatalf("first page of one id: %v %+v %v", first, page, err)
 		}
-		second, page, err := tx.AgentIDs(ws, "", nil, "", data.PageRequest{PerPage: 1, Cursor: *page.NextCursor})
+		second, page, err := tx.AgentIDs(ws, "", nil, "", "", data.PageRequest{PerPage: 1, Cursor: *page.NextCursor})
 		if err != nil || len(second) != 1 || second[0] != pub.ID || page.NextCursor != nil || page.PrevCursor == nil {
 			t.Errorf("second page of one id: %v %+v %v", second, page, err)
 		}
@@ -90,6 +91,7 @@ func checkKnowledgeBaseDeleteUnlinks(t *testing.T, s service.Store, draft, pub *
 	})
 	checkAgentsUsing(t, s, draft.WorkspaceID, kbGone, []string{draft.ID})
 	checkAgentsUsing(t, s, "ws_01JD6000000000000000000002", kbGone, nil)
+	checkAgentIDsUsing(t, s, draft, pub, kbGone, kbKept)
 	update(t, s, func(tx service.Tx) error {
 		kb, err := tx.KnowledgeBase(kbGone)
 		if err != nil || kb == nil {
@@ -144,5 +146,49 @@ func checkAgentDeleteKeepsCalls(t *testing.T, s service.Store, ws string, pub *d
 			t.Error("a deleted agent's call is gone")
 		}
 		return err
+	})
+}
+
+// checkAgentIDsUsing checks the agents list's knowledge base filter against
+// AgentsUsingKnowledgeBase: kbKept is named by the draft's row and by pub's version only,
+// kbGone by the draft's row; only, the name and the status narrow it; its pages join, and
+// its cursor is refused under another knowledge base.
+func checkAgentIDsUsing(t *testing.T, s service.Store, draft, pub *data.StoredAgent, kbGone, kbKept string) {
+	t.Helper()
+	ws := draft.WorkspaceID
+	view(t, s, func(tx service.Tx) error {
+		for _, c := range []struct {
+			name, status, nameContains, kb string
+			only                           []string
+			want                           []string
+		}{
+			{"row or version", "", "", kbKept, nil, []string{draft.ID, pub.ID}},
+			{"row only", "", "", kbGone, nil, []string{draft.ID}},
+			{"within only", "", "", kbKept, []string{pub.ID}, []string{pub.ID}},
+			{"outside only", "", "", kbGone, []string{pub.ID}, nil},
+			{"with a status", data.AgentStatusPublished, "", kbKept, nil, []string{pub.ID}},
+			{"with a name", "", strings.ToUpper(pub.Name), kbKept, nil, []string{pub.ID}},
+			{"unknown", "", "", "kb_01JD6ZZZZZZZZZZZZZZZZZZZZZ", nil, nil},
+		} {
+			got, page, err := tx.AgentIDs(ws, c.status, c.only, c.nameContains, c.kb, data.PageRequest{PerPage: 10})
+			if err != nil || !slices.Equal(got, c.want) || page.NextCursor != nil {
+				t.Errorf("%s: AgentIDs = %v %+v %v; want %v", c.name, got, page, err, c.want)
+			}
+		}
+		if other, _, _ := tx.AgentIDs("ws_01JD6000000000000000000002", "", nil, "", kbKept, data.PageRequest{PerPage: 10}); len(other) != 0 {
+			t.Errorf("another workspace's agents using it: %v", other)
+		}
+		first, page, err := tx.AgentIDs(ws, "", nil, "", kbKept, data.PageRequest{PerPage: 1})
+		if err != nil || !slices.Equal(first, []string{draft.ID}) || page.NextCursor == nil {
+			t.Fatalf("first page using %s: %v %+v %v", kbKept, first, page, err)
+		}
+		second, _, err := tx.AgentIDs(ws, "", nil, "", kbKept, data.PageRequest{PerPage: 1, Cursor: *page.NextCursor})
+		if err != nil || !slices.Equal(second, []string{pub.ID}) {
+			t.Errorf("second page using %s: %v %v", kbKept, second, err)
+		}
+		if _, _, err := tx.AgentIDs(ws, "", nil, "", kbGone, data.PageRequest{PerPage: 1, Cursor: *page.NextCursor}); data.ErrorCode(err) != data.EINVALID {
+			t.Errorf("a cursor of another knowledge base: %v, want a 422 on cursor", err)
+		}
+		return nil
 	})
 }

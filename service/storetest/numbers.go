@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -161,5 +162,57 @@ func testSubscriptions(t *testing.T, open Opener) {
 			t.Error("a workspace nobody stored exists")
 		}
 		return err
+	})
+}
+
+// testNumberSearch: the numbers list's search q reads the nickname (ignoring case) and the
+// phone number's digits however they are written, narrows the agent filter, pages, and binds
+// its cursor.
+func testNumberSearch(t *testing.T, open Opener) {
+	s := open(t)
+	g := stepIDs()
+	agent := g.New(data.PrefixAgent)
+	desk := &data.Number{ID: g.New(data.PrefixNumber), WorkspaceID: "ws_1", PhoneNumber: "+14155550123", Nickname: "Front Desk", Provider: "sip"}
+	sales := &data.Number{ID: g.New(data.PrefixNumber), WorkspaceID: "ws_1", PhoneNumber: "+442079460000", Nickname: "Sales 415", Provider: "sip", InboundAgentID: &agent}
+	other := &data.Number{ID: g.New(data.PrefixNumber), WorkspaceID: "ws_2", PhoneNumber: "+14155550999", Nickname: "Front desk", Provider: "sip"}
+	update(t, s, func(tx service.Tx) error {
+		for _, n := range []*data.Number{desk, sales, other} {
+			if ok, err := tx.InsertNumber(n); err != nil || !ok {
+				t.Fatalf("insert %s: %v %v", n.PhoneNumber, ok, err)
+			}
+		}
+		return nil
+	})
+	view(t, s, func(tx service.Tx) error {
+		for _, c := range []struct {
+			f    data.NumberFilter
+			want []string
+		}{
+			{data.NumberFilter{Q: "front"}, []string{desk.ID}},
+			{data.NumberFilter{Q: "DESK"}, []string{desk.ID}},
+			{data.NumberFilter{Q: "+1 (415) 555-01"}, []string{desk.ID}},
+			{data.NumberFilter{Q: "415"}, []string{sales.ID, desk.ID}}, // a nickname and a number
+			{data.NumberFilter{Q: "4420"}, []string{sales.ID}},
+			{data.NumberFilter{Q: "415", AgentID: agent}, []string{sales.ID}},
+			{data.NumberFilter{Q: "0999"}, []string{}},
+			{data.NumberFilter{Q: "nobody"}, []string{}},
+		} {
+			got, page, err := tx.Numbers("ws_1", c.f, data.PageRequest{PerPage: 10})
+			if ids := numberIDs(got); err != nil || !slices.Equal(ids, c.want) || page.NextCursor != nil {
+				t.Errorf("Numbers(%+v) = %v %+v %v; want %v", c.f, ids, page, err, c.want)
+			}
+		}
+		first, page, err := tx.Numbers("ws_1", data.NumberFilter{Q: "415"}, data.PageRequest{PerPage: 1})
+		if ids := numberIDs(first); err != nil || !slices.Equal(ids, []string{sales.ID}) || page.NextCursor == nil {
+			t.Fatalf("first page of a search: %v %+v %v", ids, page, err)
+		}
+		second, _, err := tx.Numbers("ws_1", data.NumberFilter{Q: "415"}, data.PageRequest{PerPage: 1, Cursor: *page.NextCursor})
+		if ids := numberIDs(second); err != nil || !slices.Equal(ids, []string{desk.ID}) {
+			t.Errorf("second page of a search: %v %v", ids, err)
+		}
+		if _, _, err := tx.Numbers("ws_1", data.NumberFilter{Q: "41"}, data.PageRequest{PerPage: 1, Cursor: *page.NextCursor}); data.ErrorCode(err) != data.EINVALID {
+			t.Errorf("a cursor of another search: %v, want a 422 on cursor", err)
+		}
+		return nil
 	})
 }

@@ -55,6 +55,7 @@ var suites = []suite{
 	{"agent_refs", testAgentRefs},
 	{"agent_json", testAgentJSON},
 	{"numbers", testNumbers},
+	{"number_search", testNumberSearch},
 	{"phone_number_taken", testPhoneNumberTaken},
 	{"calls", testCalls},
 	{"call_search", testCallSearch},
