@@ -123,7 +123,7 @@ const deleteTokenResponsesSQL = `DELETE FROM idempotency_responses WHERE token_i
 	SELECT key FROM idempotency_responses WHERE token_id = $1 LIMIT $2)`
 
 // DeleteWorkspaceResponses implements service.AccountTx, over the partial index
-// idempotency_responses_workspace (migrations 0035, 0040); a member's removal (a time)
+// idempotency_responses_workspace (migrations 0035, 0038); a member's removal (a time)
 // walks the token's answers there in key order from `from` on: a filter on the time
 // alone would read again, each batch, every answer it spares (a member added again who
 // kept many since).
@@ -169,7 +169,7 @@ const (
 	deleteWorkspaceTokenResponsesSQL = `DELETE FROM idempotency_responses WHERE token_id = $3 AND key IN (
 	SELECT key FROM idempotency_responses WHERE workspace_id = $1 AND token_id = $3 LIMIT $2)`
 	// deleteWorkspaceTokenResponsesBeforeSQL reads up to twice $2 of token $3's answers
-	// kept in $1 past key $5, in key order (0040's index), walks them until $2 are due
+	// kept in $1 past key $5, in key order (0038's index), walks them until $2 are due
 	// (kept at or before $4) or $2 are not, deletes the due (joined on the primary key:
 	// key = ANY(array) was planned as a filter over every row of the token), and returns
 	// how many it deleted, walked and read, and the last key it walked.

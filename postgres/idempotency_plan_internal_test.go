@@ -28,7 +28,7 @@ func TestKeptAnswersDeletesReadTheirIndexes(t *testing.T) {
 			t.Errorf("%s does not read idempotency_responses_workspace:\n%s", name, plan)
 		}
 	}
-	// A member's removal seeks in 0040's index, to the token's answers in the workspace
+	// A member's removal seeks in 0038's index, to the token's answers in the workspace
 	// past where its last batch stopped, and walks on from there in key order: not the
 	// token's answers elsewhere, not filtering on the time (which re-reads what it spares).
 	plan := queryPlan(t, deleteWorkspaceTokenResponsesBeforeSQL, "ws_1", 1000, int64(1), time.Now(), []byte("k"))
