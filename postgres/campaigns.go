@@ -419,10 +419,19 @@ func (t *tx) Suppression(id string) (*data.Suppression, error) {
 	return s, nil
 }
 
+// suppressionList is the keyset of a workspace's suppressions, in the order of
+// suppressions_by_workspace (keyset.within, the workspace compared as a range): the plan
+// the server keeps for the prepared statement, not knowing the workspace, walked
+// suppressions_pkey from a cursor past every other workspace's suppressions
+// (TestSuppressionPagesSeekTheWorkspace).
+func suppressionList(ws string) keyset {
+	return keyset{binding: binding("suppressions", ws), cols: suppressionCols, key: "id", within: "workspace_id",
+		from: `suppressions WHERE workspace_id >= $1 AND workspace_id <= $1`, args: []any{ws}}
+}
+
 // Suppressions implements service.CampaignTx.
 func (t *tx) Suppressions(ws string, req data.PageRequest) ([]*data.Suppression, data.Page, error) {
-	ks := keyset{binding: binding("suppressions", ws), cols: suppressionCols, key: "id",
-		from: `suppressions WHERE workspace_id = $1`, args: []any{ws}}
+	ks := suppressionList(ws)
 	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.Suppression, string, error) {
 		s, err := scanSuppression(rows)
 		if err != nil {
