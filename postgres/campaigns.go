@@ -419,14 +419,9 @@ func (t *tx) Suppression(id string) (*data.Suppression, error) {
 	return s, nil
 }
 
-// suppressionList is the keyset of a workspace's suppressions, in the order of
-// suppressions_by_workspace (keyset.within, the workspace compared as a range): the plan
-// the server keeps for the prepared statement, not knowing the workspace, walked
-// suppressions_pkey from a cursor past every other workspace's suppressions
-// (TestSuppressionPagesSeekTheWorkspace).
+// suppressionList is the keyset of a workspace's suppressions.
 func suppressionList(ws string) keyset {
-	return keyset{binding: binding("suppressions", ws), cols: suppressionCols, key: "id", within: "workspace_id",
-		from: `suppressions WHERE workspace_id >= $1 AND workspace_id <= $1`, args: []any{ws}}
+	return inWorkspace("suppressions", suppressionCols, ws)
 }
 
 // Suppressions implements service.CampaignTx.
