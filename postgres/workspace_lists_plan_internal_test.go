@@ -8,7 +8,7 @@ import (
 )
 
 // TestWorkspaceListsSeekTheWorkspace: a page of a workspace's suppressions, knowledge
-// bases or webhooks reads per_page+1 rows of the table's (workspace_id, id) index however
+// bases, webhooks or jobs (the export's, Jobs) reads per_page+1 rows of the table's (workspace_id, id) index however
 // many rows other workspaces hold among its own, in the plan as sent and in the generic
 // plan the server keeps for a prepared statement (checkAgentsPagePlan plans both). That
 // plan, not knowing the workspace, walked the primary key back from the cursor and passed
@@ -24,13 +24,15 @@ func TestWorkspaceListsSeekTheWorkspace(t *testing.T) {
 			INSERT INTO knowledge_bases (id, workspace_id, name, created_at, updated_at) SELECT 'kb_' || n, ws, 'KB', now(), now() FROM listed;
 			INSERT INTO webhooks (id, workspace_id, url, description, events, enabled, sealed_secret, created_at, updated_at)
 				SELECT 'wh_' || n, ws, 'https://example.com', '', '{}', true, '', now(), now() FROM listed;
-			ANALYZE suppressions; ANALYZE knowledge_bases; ANALYZE webhooks`)
+			INSERT INTO jobs (id, workspace_id, kind, payload, status, attempt, max_attempts, run_at, created_at)
+				SELECT 'job_' || n, ws, 'a.work', '', 'succeeded', 1, 1, now(), now() FROM listed;
+			ANALYZE suppressions; ANALYZE knowledge_bases; ANALYZE webhooks; ANALYZE jobs`)
 		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
 	const perPage = 15
-	for _, c := range []struct{ name, prefix string }{{"suppressions", "sup_"}, {"knowledge_bases", "kb_"}, {"webhooks", "wh_"}} {
+	for _, c := range []struct{ name, prefix string }{{"suppressions", "sup_"}, {"knowledge_bases", "kb_"}, {"webhooks", "wh_"}, {"jobs", "job_"}} {
 		checkAgentsPagePlan(t, db, agentsPageCase{name: c.name, ks: inWorkspace(c.name, "id", "ws_1"), middle: c.prefix + "000050000",
 			index: c.name + "_by_workspace", maxRows: perPage + 1}, perPage)
 	}
