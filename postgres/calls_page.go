@@ -28,6 +28,10 @@ type callQuery struct {
 	lo, hi   string   // id bounds: lo inclusive, hi exclusive; "" is unbounded
 	binding  string
 	empty    bool // nothing can match (a restriction to no agents, or one the filter leaves)
+	// armCol and armParams, when armCol is set, say that arm i is armCol = armParams[i]
+	// (an index on workspace_id, armCol, id): walkSQL may seek it in that index's order.
+	armCol    string
+	armParams []string
 	// The filter the arms answer: its scopes (whose counts a search compares with its
 	// rarest term's) and its condition on a row ("" without a filter).
 	scopes []string
@@ -49,6 +53,9 @@ type walkSource struct {
 type callFilter struct {
 	scopes, arms []string
 	cond         string
+	// armCol and armParams are callQuery's.
+	armCol    string
+	armParams []string
 }
 
 // Calls implements service.CallTx.
@@ -68,8 +75,9 @@ func (t *tx) newCallQuery(ws string, agentIDs []string, f data.CallFilter) (*cal
 		strconv.FormatInt(unixMilliOrZero(f.From), 10), strconv.FormatInt(unixMilliOrZero(f.To), 10)), agentIDs)
 	arg := func(v any) string { q.args = append(q.args, v); return fmt.Sprintf("$%d", len(q.args)) }
 	eq := func(col, scope, v string) callFilter {
-		c := col + " = " + arg(v)
-		return callFilter{scopes: []string{scope}, arms: []string{c}, cond: c}
+		p := arg(v)
+		c := col + " = " + p
+		return callFilter{scopes: []string{scope}, arms: []string{c}, cond: c, armCol: col, armParams: []string{p}}
 	}
 	var filters []callFilter
 	limited := agentIDs != nil
@@ -81,7 +89,7 @@ func (t *tx) newCallQuery(ws string, agentIDs []string, f data.CallFilter) (*cal
 		filters = append(filters, eq("agent_id", scopeAgent(f.AgentID), f.AgentID))
 	case limited:
 		// The condition reuses the arms' parameters: one left unused could not be typed.
-		var r callFilter
+		r := callFilter{armCol: "agent_id"}
 		var params []string
 		for _, a := range agentIDs {
 			p := arg(a)
@@ -90,6 +98,7 @@ func (t *tx) newCallQuery(ws string, agentIDs []string, f data.CallFilter) (*cal
 			r.arms = append(r.arms, "agent_id = "+p)
 		}
 		r.cond = "agent_id IN (" + strings.Join(params, ", ") + ")"
+		r.armParams = params
 		filters = append(filters, r)
 	}
 	if f.NumberID != "" {
@@ -114,6 +123,7 @@ func (t *tx) newCallQuery(ws string, agentIDs []string, f data.CallFilter) (*cal
 	q.arms = []string{"true"}
 	if best >= 0 {
 		q.arms, q.scopes, q.cond = filters[best].arms, filters[best].scopes, filters[best].cond
+		q.armCol, q.armParams = filters[best].armCol, filters[best].armParams
 	}
 	for i, fl := range filters {
 		if i != best {
@@ -199,6 +209,18 @@ func (q *callQuery) walkSQL(desc bool, from string, inclusive bool, limit int, c
 		arms[i] = fmt.Sprintf("SELECT %s FROM %s AND %s%s", src.cols, src.from, a, rng)
 	}
 	walk := func(n int) string {
+		if q.armCol != "" && q.src == nil && len(q.residual) == 0 {
+			// Each arm a range of its index, in that index's order, n rows at most: the
+			// plan the server keeps for a prepared statement (generic, its values unknown)
+			// could otherwise walk calls_pkey from the cursor past every call of other
+			// values and other workspaces (keyset.within; TestCallPagesSeekTheirFilter).
+			// A walk with residual filters keeps the equalities, merged in id order as
+			// they stream, its rows bounded by maxCallScan.
+			for i, p := range q.armParams {
+				arms[i] = fmt.Sprintf("(SELECT %s FROM %s AND %s >= %s AND %s <= %s%s ORDER BY %s %s, id %s LIMIT %d)",
+					src.cols, src.from, q.armCol, p, q.armCol, p, rng, q.armCol, order, order, n)
+			}
+		}
 		return fmt.Sprintf("SELECT * FROM (%s) u ORDER BY id %s LIMIT %d", strings.Join(arms, " UNION ALL "), order, n)
 	}
 	if len(q.residual) == 0 {

@@ -420,10 +420,14 @@ func (t *tx) Suppression(id string) (*data.Suppression, error) {
 	return s, nil
 }
 
+// suppressionList is the keyset of a workspace's suppressions.
+func suppressionList(ws string) keyset {
+	return inWorkspace("suppressions", suppressionCols, ws)
+}
+
 // Suppressions implements service.CampaignTx.
 func (t *tx) Suppressions(ws string, req data.PageRequest) ([]*data.Suppression, data.Page, error) {
-	ks := keyset{binding: binding("suppressions", ws), cols: suppressionCols, key: "id",
-		from: `suppressions WHERE workspace_id = $1`, args: []any{ws}}
+	ks := suppressionList(ws)
 	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.Suppression, string, error) {
 		s, err := scanSuppression(rows)
 		if err != nil {

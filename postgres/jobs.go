@@ -223,8 +223,7 @@ func (t *tx) Job(id string) (*data.JobRecord, error) {
 
 // Jobs implements service.JobTx.
 func (t *tx) Jobs(workspaceID string, req data.PageRequest) ([]*data.JobRecord, data.Page, error) {
-	ks := keyset{binding: binding("jobs", workspaceID), cols: jobCols, from: `jobs WHERE workspace_id = $1`, key: "id", args: []any{workspaceID}}
-	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.JobRecord, string, error) {
+	return pageRows(t, inWorkspace("jobs", jobCols, workspaceID), req, func(rows pgx.Rows) (*data.JobRecord, string, error) {
 		j, err := scanJob(rows)
 		if err != nil {
 			return nil, "", err

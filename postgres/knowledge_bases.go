@@ -65,8 +65,7 @@ func (t *tx) fillSources(kbs []*data.KnowledgeBase) error {
 
 // KnowledgeBasePage implements service.KnowledgeTx.
 func (t *tx) KnowledgeBasePage(workspaceID string, req data.PageRequest) ([]*data.KnowledgeBase, data.Page, error) {
-	ks := keyset{binding: binding("knowledge_bases", workspaceID), cols: kbCols, from: `knowledge_bases WHERE workspace_id = $1`, key: "id", args: []any{workspaceID}}
-	list, page, err := pageRows(t, ks, req, func(rows pgx.Rows) (*data.KnowledgeBase, string, error) {
+	list, page, err := pageRows(t, inWorkspace("knowledge_bases", kbCols, workspaceID), req, func(rows pgx.Rows) (*data.KnowledgeBase, string, error) {
 		kb, err := scanKB(rows)
 		if err != nil {
 			return nil, "", err

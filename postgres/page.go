@@ -239,6 +239,16 @@ func (ks keyset) eachOrderBy(dir string) string {
 	return fmt.Sprintf("%s %s, %s %s", ks.eachCol, dir, ks.key, dir)
 }
 
+// inWorkspace is the keyset of a table's rows of one workspace, by id, in the order of
+// the table's index on (workspace_id, id) (keyset.within, the workspace compared as a
+// range): the plan the server keeps for a prepared statement, not knowing the workspace,
+// walked the table's primary key from a cursor past every other workspace's rows
+// (TestWorkspaceListsSeekTheWorkspace).
+func inWorkspace(table, cols, ws string) keyset {
+	return keyset{binding: binding(table, ws), cols: cols, key: "id", within: "workspace_id",
+		from: table + ` WHERE workspace_id >= $1 AND workspace_id <= $1`, args: []any{ws}}
+}
+
 // orderBy is the ORDER BY of ks's rows in dir (ASC, DESC).
 func (ks keyset) orderBy(dir string) string {
 	if ks.within != "" {

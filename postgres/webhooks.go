@@ -33,8 +33,7 @@ func (t *tx) Webhook(id string) (*data.WebhookRecord, error) {
 
 // Webhooks implements service.WebhookTx.
 func (t *tx) Webhooks(workspaceID string, req data.PageRequest) ([]*data.WebhookRecord, data.Page, error) {
-	ks := keyset{binding: binding("webhooks", workspaceID), cols: webhookCols, from: `webhooks WHERE workspace_id = $1`, key: "id", args: []any{workspaceID}}
-	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.WebhookRecord, string, error) {
+	return pageRows(t, inWorkspace("webhooks", webhookCols, workspaceID), req, func(rows pgx.Rows) (*data.WebhookRecord, string, error) {
 		w, err := scanWebhook(rows)
 		if err != nil {
 			return nil, "", err

@@ -1,0 +1,65 @@
+package bolt_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// BenchmarkEventPageFiltered is an audit page whose filter only the oldest of 20,000
+// events matches (its type): the walk decodes service.MaxAuditScan events and answers an
+// empty page with a cursor, the cost of a filtered audit page (or a limited caller's)
+// however few events it shows; unfiltered is the page of 15 without a filter, for scale.
+// docs/performance.md ("Every list page's cost whatever the history") records the figures.
+func BenchmarkEventPageFiltered(b *testing.B) {
+	db := openTestDB(b)
+	ctx := context.Background()
+	const n = 20000
+	for batch := 0; batch < n; batch += 1000 {
+		if err := db.Update(ctx, func(tx service.Tx) error {
+			for i := batch; i < batch+1000; i++ {
+				head, err := tx.EventHead("ws_1")
+				if err != nil {
+					return err
+				}
+				typ := data.EventAgentCreated
+				if i == 0 {
+					typ = data.EventAgentDeleted
+				}
+				id := fmt.Sprintf("evt_%09d", i)
+				if err := tx.AppendEvent(&data.Event{ID: id, Type: typ, WorkspaceID: "ws_1", Data: []byte(`{"n":1}`), PrevHash: head, Hash: "h-" + id}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rare := func(e *data.Event) bool { return e.Type == data.EventAgentDeleted }
+	for _, c := range []struct {
+		name string
+		f    service.EventFilter
+		want int
+	}{
+		{"filtered_rare", service.EventFilter{Key: "rare", Keep: rare, MaxScan: service.MaxAuditScan}, 0},
+		{"unfiltered", service.EventFilter{}, 15},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := db.View(ctx, func(tx service.Tx) error {
+					list, _, err := tx.EventPage("ws_1", c.f, data.PageRequest{PerPage: 15})
+					if err == nil && len(list) != c.want {
+						err = fmt.Errorf("page of %d, want %d", len(list), c.want)
+					}
+					return err
+				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
