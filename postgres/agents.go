@@ -104,11 +104,24 @@ func (t *tx) DeleteAgent(a *data.StoredAgent) error {
 // engine does, though lower() follows the database's locale (under the C locale only
 // ASCII letters fold) where the bbolt engine folds all of Unicode.
 func (t *tx) AgentIDs(ws, status string, only []string, nameContains, usingKB string, req data.PageRequest) ([]string, data.Page, error) {
+	return pageRows(t, agentList(ws, status, only, nameContains, usingKB), req, func(rows pgx.Rows) (string, string, error) {
+		var id string
+		err := rows.Scan(&id)
+		return id, id, err
+	})
+}
+
+// agentList is the keyset of AgentIDs' agents.
+func agentList(ws, status string, only []string, nameContains, usingKB string) keyset {
+	// The scope's index (agents_by_workspace, or agents_by_status) is walked in its
+	// order, its first column compared as a range (keyset.within): a generic plan
+	// otherwise walked the primary key past other workspaces' agents
+	// (TestAgentAndAccountListsSeekTheScope).
 	args := []any{ws}
-	from := `agents WHERE workspace_id = $1`
+	from, within := `agents WHERE workspace_id >= $1 AND workspace_id <= $1`, "workspace_id"
 	if status != "" {
 		args = append(args, status)
-		from += fmt.Sprintf(` AND status = $%d`, len(args))
+		from, within = fmt.Sprintf(`agents WHERE workspace_id = $1 AND status >= $%d AND status <= $%d`, len(args), len(args)), "status"
 	}
 	if len(only) > 0 {
 		args = append(args, only)
@@ -126,15 +139,10 @@ func (t *tx) AgentIDs(ws, status string, only []string, nameContains, usingKB st
 			OR EXISTS (SELECT 1 FROM agent_versions v WHERE v.agent_id = agents.id AND v.config->'llm_config'->'knowledge_base_ids' ? $%d))`, len(args), len(args))
 		bound = append(bound, "kb", usingKB)
 	}
-	ks := keyset{
+	return keyset{
 		binding: binding(bound...),
-		cols:    "id", from: from, key: "id", args: args,
+		cols:    "id", from: from, key: "id", args: args, within: within,
 	}
-	return pageRows(t, ks, req, func(rows pgx.Rows) (string, string, error) {
-		var id string
-		err := rows.Scan(&id)
-		return id, id, err
-	})
 }
 
 const versionCols = `agent_id, version_number, description, name, config, created_at, published_by`

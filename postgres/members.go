@@ -68,20 +68,28 @@ func (t *tx) DeleteMember(workspaceID, userID string) error {
 // MemberPage implements service.AccountTx: newest user first, as bbolt's index of
 // members orders them.
 func (t *tx) MemberPage(workspaceID string, req data.PageRequest) ([]*data.MemberRecord, data.Page, error) {
-	ks := keyset{
-		binding: binding("members", workspaceID),
-		cols:    memberCols,
-		from:    `members WHERE workspace_id = $1`,
-		key:     "user_id",
-		args:    []any{workspaceID},
-	}
-	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.MemberRecord, string, error) {
+	return pageRows(t, memberList(workspaceID), req, func(rows pgx.Rows) (*data.MemberRecord, string, error) {
 		m, err := scanMember(rows)
 		if err != nil {
 			return nil, "", err
 		}
 		return m, m.UserID, nil
 	})
+}
+
+// memberList is the keyset of a workspace's members, in the order of the primary key
+// (workspace_id, user_id) with the workspace compared as a range (keyset.within): a
+// generic plan otherwise walked members_by_user past other workspaces' members
+// (TestAgentAndAccountListsSeekTheScope).
+func memberList(workspaceID string) keyset {
+	return keyset{
+		binding: binding("members", workspaceID),
+		cols:    memberCols,
+		from:    `members WHERE workspace_id >= $1 AND workspace_id <= $1`,
+		key:     "user_id",
+		within:  "workspace_id",
+		args:    []any{workspaceID},
+	}
 }
 
 // Members implements service.AccountTx (oldest user first).

@@ -68,8 +68,19 @@ func (t *tx) Number(id string) (*data.Number, error) {
 // Numbers implements service.NumberTx. A number bound to an agent both ways is one row,
 // so it is listed once.
 func (t *tx) Numbers(ws string, f data.NumberFilter, req data.PageRequest) ([]*data.Number, data.Page, error) {
-	ks := keyset{binding: binding("numbers", ws, f.AgentID), cols: numberCols, key: "id",
-		from: `numbers WHERE workspace_id = $1`, args: []any{ws}}
+	return pageRows(t, numberList(ws, f), req, func(rows pgx.Rows) (*data.Number, string, error) {
+		n, err := scanNumber(rows)
+		if err != nil {
+			return nil, "", err
+		}
+		return n, n.ID, nil
+	})
+}
+
+// numberList is the keyset of the numbers f selects in the workspace.
+func numberList(ws string, f data.NumberFilter) keyset {
+	ks := inWorkspace("numbers", numberCols, ws)
+	ks.binding = binding("numbers", ws, f.AgentID)
 	if f.AgentID != "" {
 		ks.from += ` AND (inbound_agent_id = $2 OR outbound_agent_id = $2)`
 		ks.args = append(ks.args, f.AgentID)
@@ -81,13 +92,7 @@ func (t *tx) Numbers(ws string, f data.NumberFilter, req data.PageRequest) ([]*d
 		ks.from += fmt.Sprintf(` AND (($%d <> '' AND strpos(phone_number, $%d) > 0) OR strpos(lower(nickname), $%d) > 0)`, n+1, n+1, n+2)
 		ks.args = append(ks.args, data.NumberSearchDigits(f.Q), strings.ToLower(f.Q))
 	}
-	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.Number, string, error) {
-		n, err := scanNumber(rows)
-		if err != nil {
-			return nil, "", err
-		}
-		return n, n.ID, nil
-	})
+	return ks
 }
 
 // InsertNumber implements service.NumberTx: the unique phone_number refuses a second

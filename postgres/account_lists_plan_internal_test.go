@@ -1,0 +1,47 @@
+package postgres
+
+import (
+	"context"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// TestAgentAndAccountListsSeekTheScope: a page of a workspace's agents or numbers, of a
+// workspace's or a user's API keys, or of a workspace's members reads per_page+1 rows of
+// its scope's index however many rows other workspaces (users) hold among its own, in
+// the plan as sent and in the generic plan the server keeps for a prepared statement
+// (checkAgentsPagePlan plans both), as TestWorkspaceListsSeekTheWorkspace asks of the
+// other workspace lists.
+func TestAgentAndAccountListsSeekTheScope(t *testing.T) {
+	db := openInternal(t)
+	if err := db.Update(context.Background(), func(stx service.Tx) error {
+		_, err := stx.(*tx).exec(`
+			CREATE TEMP TABLE listed AS SELECT i, lpad(i::text, 9, '0') AS n, CASE WHEN i % 100 = 0 THEN '1' ELSE '2' END AS s
+				FROM generate_series(1, 100000) i;
+			INSERT INTO agents (id, workspace_id, name, status, config, privacy, created_at, updated_at)
+				SELECT 'agt_' || n, 'ws_' || s, 'A', 'draft', '{}', '{}', now(), now() FROM listed;
+			INSERT INTO numbers (id, workspace_id, phone_number, nickname, provider, created_at, updated_at)
+				SELECT 'num_' || n, 'ws_' || s, '+1' || n, '', 'sip', now(), now() FROM listed;
+			INSERT INTO api_keys (id, user_id, workspace_id, kind, name, secret_hash, created_at)
+				SELECT i, 'usr_' || s, 'ws_' || s, 'api_key', 'K', '\x00', now() FROM listed;
+			INSERT INTO members (workspace_id, user_id, role, created_at, updated_at)
+				SELECT 'ws_' || s, 'usr_' || n, 'member', now(), now() FROM listed;
+			ANALYZE agents; ANALYZE numbers; ANALYZE api_keys; ANALYZE members`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const perPage = 15
+	for _, c := range []agentsPageCase{
+		{"agents", agentList("ws_1", "", nil, "", ""), "agt_000050000", "agents_by_workspace", perPage + 1},
+		{"draft agents", agentList("ws_1", "draft", nil, "", ""), "agt_000050000", "agents_by_status", perPage + 1},
+		{"numbers", numberList("ws_1", data.NumberFilter{}), "num_000050000", "numbers_by_workspace", perPage + 1},
+		{"a workspace's API keys", apiKeyList("api_keys_by_workspace", "workspace_id", "ws_1"), "000000000000c350", "api_keys_by_workspace", perPage + 1},
+		{"a user's API keys", apiKeyList("api_keys_by_user", "user_id", "usr_1"), "000000000000c350", "api_keys_by_user", perPage + 1},
+		{"members", memberList("ws_1"), "usr_000050000", "members_pkey", perPage + 1},
+	} {
+		checkAgentsPagePlan(t, db, c, perPage)
+	}
+}
