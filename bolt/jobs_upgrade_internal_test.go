@@ -275,7 +275,20 @@ func TestJobListingSurvivesUpgrade(t *testing.T) {
 					t.Fatalf("the golden pages name an unknown selection %q", p.Selection)
 				}
 				list, page := listJobsPage(t, db, sel, data.PageRequest{PerPage: 3, Cursor: p.Cursor})
-				if got := jobIDsOf(list); !slices.Equal(got, p.IDs) || str(page.NextCursor) != str(p.Next) || str(page.PrevCursor) != str(p.Prev) {
+				// Cursors are written encrypted since schema 8's were (clear): one of today
+				// holds the same position when it reads the same page as schema 8's.
+				samePosition := func(got, golden *string) bool {
+					if str(got) == str(golden) {
+						return true
+					}
+					if got == nil || golden == nil {
+						return false
+					}
+					a, _ := listJobsPage(t, db, sel, data.PageRequest{PerPage: 3, Cursor: *got})
+					b, _ := listJobsPage(t, db, sel, data.PageRequest{PerPage: 3, Cursor: *golden})
+					return slices.Equal(jobIDsOf(a), jobIDsOf(b))
+				}
+				if got := jobIDsOf(list); !slices.Equal(got, p.IDs) || !samePosition(page.NextCursor, p.Next) || !samePosition(page.PrevCursor, p.Prev) {
 					t.Errorf("%s, cursor %q: %v next %s prev %s; schema 8 answered %v next %s prev %s",
 						p.Selection, p.Cursor, got, str(page.NextCursor), str(page.PrevCursor), p.IDs, str(p.Next), str(p.Prev))
 				}

@@ -1,9 +1,14 @@
 // Package pagecursor signs and reads the pagination cursors of both storage engines: a
 // direction, the id of the page's edge record, and an HMAC binding them to one list, so
 // that a tampered cursor, or one of another list, is refused rather than reinterpreted.
+// The id is encrypted: a page that a scan bound ends carries the id of the last record
+// it looked at, which may be one the caller may not see (another agent's), and a cursor
+// must not name it.
 package pagecursor
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -29,11 +34,41 @@ func mac(key []byte, dir byte, scope, id string) []byte {
 	return m.Sum(nil)[:macLen]
 }
 
+// idCipher encrypts or decrypts a cursor's id, as AES-256-CTR under a key derived from
+// key, with the cursor's MAC as the counter's start (a synthetic IV, as in SIV mode): the
+// MAC covers the id in clear, so a cursor decrypted under the wrong MAC fails its check.
+// The same position of the same list gives the same cursor, as before.
+func idCipher(key, sum []byte, id []byte) []byte {
+	d := hmac.New(sha256.New, key)
+	d.Write([]byte("pagecursor id encryption"))
+	block, err := aes.NewCipher(d.Sum(nil))
+	if err != nil {
+		panic(err) // unreachable: a SHA-256 sum is a valid AES-256 key
+	}
+	iv := make([]byte, aes.BlockSize)
+	copy(iv, sum)
+	out := make([]byte, len(id))
+	cipher.NewCTR(block, iv).XORKeyStream(out, id)
+	return out
+}
+
 // Encode returns the cursor for a page in direction dir from id, in the list scope
-// names, signed with key.
+// names, signed with key, the id encrypted.
 func Encode(key []byte, dir byte, scope, id string) *string {
+	sum := mac(key, dir, scope, id)
+	return encode(dir, idCipher(key, sum, []byte(id)), sum)
+}
+
+// encodeClear is the form cursors had before their ids were encrypted: Decode still
+// reads it, so that cursors handed out before an upgrade, and those jobs keep (an
+// analysis backfill's checkpoint), read on.
+func encodeClear(key []byte, dir byte, scope, id string) *string {
+	return encode(dir, []byte(id), mac(key, dir, scope, id))
+}
+
+func encode(dir byte, id, sum []byte) *string {
 	raw := append([]byte{dir}, id...)
-	raw = append(raw, mac(key, dir, scope, id)...)
+	raw = append(raw, sum...)
 	s := base64.RawURLEncoding.EncodeToString(raw)
 	return &s
 }
@@ -44,11 +79,17 @@ const Refused = "The cursor is malformed, was tampered with, or belongs to anoth
 // Decode returns the direction and id of a cursor Encode wrote for scope with key; ok
 // is false for anything else.
 func Decode(key []byte, cursor, scope string) (dir byte, id string, ok bool) {
-	dir, id, sum, ok := split(cursor)
-	if !ok || !hmac.Equal(sum, mac(key, dir, scope, id)) {
+	dir, sealed, sum, ok := split(cursor)
+	if !ok {
 		return 0, "", false
 	}
-	return dir, id, true
+	if id := string(idCipher(key, sum, []byte(sealed))); hmac.Equal(sum, mac(key, dir, scope, id)) {
+		return dir, id, true
+	}
+	if hmac.Equal(sum, mac(key, dir, scope, sealed)) { // encodeClear's form
+		return dir, sealed, true
+	}
+	return 0, "", false
 }
 
 // WellFormed reports whether cursor has the form Encode writes (a direction, an id, a
