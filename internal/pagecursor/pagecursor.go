@@ -76,8 +76,8 @@ func encode(dir byte, id, sum []byte) *string {
 // Refused is what a list answers a cursor Decode does not take.
 const Refused = "The cursor is malformed, was tampered with, or belongs to another list."
 
-// Decode returns the direction and id of a cursor Encode wrote for scope with key; ok
-// is false for anything else.
+// Decode returns the direction and id of a cursor Encode (or, before ids were
+// encrypted, encodeClear) wrote for scope with key; ok is false for anything else.
 func Decode(key []byte, cursor, scope string) (dir byte, id string, ok bool) {
 	dir, sealed, sum, ok := split(cursor)
 	if !ok {
