@@ -13,6 +13,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"strings"
+	"sync"
 )
 
 // Cursor directions.
@@ -39,17 +40,30 @@ func mac(key []byte, dir byte, scope, id string) []byte {
 // MAC covers the id in clear, so a cursor decrypted under the wrong MAC fails its check.
 // The same position of the same list gives the same cursor, as before.
 func idCipher(key, sum []byte, id []byte) []byte {
+	block := idBlock(key)
+	iv := make([]byte, aes.BlockSize)
+	copy(iv, sum)
+	out := make([]byte, len(id))
+	cipher.NewCTR(block, iv).XORKeyStream(out, id)
+	return out
+}
+
+// idBlocks keeps each database key's derived AES block (safe for concurrent use), so
+// that a page's cursors do not derive it and expand its schedule again.
+var idBlocks sync.Map // string(key) -> cipher.Block
+
+func idBlock(key []byte) cipher.Block {
+	if b, ok := idBlocks.Load(string(key)); ok {
+		return b.(cipher.Block)
+	}
 	d := hmac.New(sha256.New, key)
 	d.Write([]byte("pagecursor id encryption"))
 	block, err := aes.NewCipher(d.Sum(nil))
 	if err != nil {
 		panic(err) // unreachable: a SHA-256 sum is a valid AES-256 key
 	}
-	iv := make([]byte, aes.BlockSize)
-	copy(iv, sum)
-	out := make([]byte, len(id))
-	cipher.NewCTR(block, iv).XORKeyStream(out, id)
-	return out
+	b, _ := idBlocks.LoadOrStore(string(key), block)
+	return b.(cipher.Block)
 }
 
 // Encode returns the cursor for a page in direction dir from id, in the list scope
