@@ -87,7 +87,7 @@ func TestConversationsPage(t *testing.T) {
 	b.run("send in it",
 		chromedp.SendKeys(`[data-try-input]`, "And the pro plan?", chromedp.ByQuery),
 		chromedp.Click(`[data-try-send] button[type="submit"]`, chromedp.ByQuery),
-		chromedp.WaitVisible(`//li[contains(@class,"try-agent")]/span[@class="try-text"][text()="The pro plan costs 20 euros a month."]`, chromedp.BySearch))
+		tryReplied("The pro plan costs 20 euros a month."))
 	msgs := b.mustAPI(200, "GET", "/api/v1/conversations/"+open, nil)["messages"].([]any)
 	if last := msgs[len(msgs)-1].(map[string]any); last["content"] != "The pro plan costs 20 euros a month." {
 		t.Errorf("the message went elsewhere: the resumed conversation ends with %v", last)

@@ -111,7 +111,7 @@ func (b *browser) sendAndReadTurn() {
 	b.run("send",
 		chromedp.SendKeys(`[data-try-input]`, "How much is the pro plan?", chromedp.ByQuery),
 		chromedp.Click(`[data-try-send] button[type="submit"]`, chromedp.ByQuery),
-		chromedp.WaitVisible(`//li[contains(@class,"try-agent")]/span[@class="try-text"][text()="The pro plan costs 20 euros a month."]`, chromedp.BySearch))
+		tryReplied("The pro plan costs 20 euros a month."))
 	// A number in the arguments, and in the result that echoes them, shows as the model
 	// wrote it, never 12345678901234567000.
 	if s := b.text(`[data-try-log] li.try-tool`); !strings.Contains(s, "note_plan") || !strings.Contains(s, `"plan":"pro"`) || strings.Count(s, `"ref":12345678901234567890`) != 2 {
@@ -225,7 +225,7 @@ func (b *browser) resendAfterCutOff(e *testenv.Env, stand *llmtest.Server) {
 	}
 	b.run("send again",
 		chromedp.Click(`[data-try-send] button[type="submit"]`, chromedp.ByQuery),
-		chromedp.WaitVisible(`//li[contains(@class,"try-agent")]/span[@class="try-text"][text()="How can I help?"]`, chromedp.BySearch))
+		tryReplied("How can I help?"))
 	var users, replies int
 	b.eval("user items", `[...document.querySelectorAll('[data-try-log] li.try-user')].filter(function (li) { return li.textContent.includes(`+"`"+msg+"`"+`); }).length`, &users)
 	b.eval("replies", `[...document.querySelectorAll('[data-try-log] li.try-agent')].filter(function (li) { return li.textContent.includes("How can I help?"); }).length`, &replies)
@@ -245,5 +245,15 @@ func (b *browser) resendAfterCutOff(e *testenv.Env, stand *llmtest.Server) {
 	}
 	if stored != 1 {
 		t.Errorf("the conversation holds the message %d times", stored)
+	}
+}
+
+// tryReplied waits for the Try panel's reply text, then for the end of its stream: the
+// words show as they stream, before the turn is stored, and the Send button comes back
+// only after the done frame, when the API serves the turn.
+func tryReplied(text string) chromedp.Action {
+	return chromedp.Tasks{
+		chromedp.WaitVisible(`//li[contains(@class,"try-agent")]/span[@class="try-text"][text()="`+text+`"]`, chromedp.BySearch),
+		chromedp.WaitEnabled(`[data-try-send] button[type="submit"]`, chromedp.ByQuery),
 	}
 }
