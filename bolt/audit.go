@@ -15,6 +15,7 @@ func (t tx) Event(id string) (*data.Event, error) {
 
 // EventPage implements service.EventReadTx. Each event looked at is decoded once: the
 // filter reads it and the page reuses it. An index entry without its event is passed over.
+// A type or actor filter walks that facet's entries only (audit_index.go).
 func (t tx) EventPage(workspaceID string, f service.EventFilter, req data.PageRequest) ([]*data.Event, data.Page, error) {
 	seen := map[string]*data.Event{}
 	var readErr error
@@ -30,6 +31,7 @@ func (t tx) EventPage(workspaceID string, f service.EventFilter, req data.PageRe
 		return true
 	}
 	spec := listSpec{index: bucketEventsByWS, scope: workspaceID, filter: f.Key, keep: keep, maxScan: f.MaxScan}
+	eventFacetWalk(&spec, workspaceID, f)
 	ids, page, err := t.db.list(t.b, spec, req)
 	if err == nil {
 		err = readErr

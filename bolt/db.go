@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 26
+const schemaVersion = 27
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -392,6 +392,11 @@ var migrations = []func(tx *bbolt.Tx) error{
 		}
 		return listCampaignsOfStore(tx)
 	},
+	// 26 → 27: events are listed by type and by actor too (events_by_facet,
+	// audit_index.go), so that an audit page filtered by either walks only its events,
+	// filled here from the stored events (listEventFacetsOfStore). An older binary would
+	// record events without these entries, so the version keeps it out.
+	listEventFacetsOfStore,
 }
 
 // migrate runs the migrations from the stored version up to schemaVersion and returns

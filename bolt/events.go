@@ -45,10 +45,13 @@ func (db *DB) appendEvent(tx *bbolt.Tx, e *data.Event) error {
 	return db.indexEvent(tx, e)
 }
 
-// indexEvent writes a stored event's index entry, its workspace's new chain head and its
+// indexEvent writes a stored event's index entries, its workspace's new chain head and its
 // outbox entry, and wakes the dispatcher after the commit.
 func (db *DB) indexEvent(tx *bbolt.Tx, e *data.Event) error {
 	if err := indexPut(tx.Bucket(bucketEventsByWS), e.WorkspaceID, e.ID); err != nil {
+		return err
+	}
+	if err := indexEventFacets(tx, e); err != nil {
 		return err
 	}
 	if err := tx.Bucket(bucketEventHeads).Put([]byte(e.WorkspaceID), []byte(e.Hash)); err != nil {
@@ -84,6 +87,9 @@ func deleteWorkspaceEvents(tx *bbolt.Tx, workspaceID string) error {
 		if err := indexDelete(idx, workspaceID, id); err != nil {
 			return err
 		}
+	}
+	if err := deleteWorkspaceEventFacets(tx, workspaceID); err != nil {
+		return err
 	}
 	return tx.Bucket(bucketEventHeads).Delete([]byte(workspaceID))
 }

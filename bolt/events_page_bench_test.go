@@ -10,9 +10,10 @@ import (
 )
 
 // BenchmarkEventPageFiltered is an audit page whose filter only the oldest of 20,000
-// events matches (its type): the walk decodes service.MaxAuditScan events and answers an
-// empty page with a cursor, the cost of a filtered audit page (or a limited caller's)
-// however few events it shows; unfiltered is the page of 15 without a filter, for scale.
+// events matches (its type): filtered_rare checks each event (as a time range or a
+// limited caller still does), decodes service.MaxAuditScan events and answers an empty
+// page with a cursor; type_rare walks the type's entries (events_by_facet) to the one;
+// unfiltered is the page of 15 without a filter, for scale.
 // docs/performance.md ("Every list page's cost whatever the history") records the figures.
 func BenchmarkEventPageFiltered(b *testing.B) {
 	db := openTestDB(b)
@@ -46,6 +47,7 @@ func BenchmarkEventPageFiltered(b *testing.B) {
 		want int
 	}{
 		{"filtered_rare", service.EventFilter{Key: "rare", Keep: rare, MaxScan: service.MaxAuditScan}, 0},
+		{"type_rare", service.EventFilter{Key: "rare", Keep: rare, MaxScan: service.MaxAuditScan, Type: data.EventAgentDeleted}, 1},
 		{"unfiltered", service.EventFilter{}, 15},
 	} {
 		b.Run(c.name, func(b *testing.B) {

@@ -20,8 +20,27 @@ type eventWalk struct {
 	forward     bool
 	from        int64 // exclusive: the walk starts past it
 	batch       int   // rows per query; 64 when 0
+	facet       eventFacet
 	buf         []walked
 	done        bool
+}
+
+// eventFacet narrows a walk to the events holding value in col (type, actor_user_id),
+// which their indexes (events_by_type, events_by_actor: migration 0039) serve in seq
+// order; a zero facet walks every event. where repeats events_by_actor's predicate,
+// which a generic plan, not knowing the value, could not otherwise prove.
+type eventFacet struct{ col, value, where string }
+
+// facetOf is the facet a filtered page walks: the actor's events when f names one (a
+// person's events are few beside a common type's), else the type's.
+func facetOf(f service.EventFilter) eventFacet {
+	switch {
+	case f.Actor != "":
+		return eventFacet{"actor_user_id", f.Actor, " AND actor_user_id <> ''"}
+	case f.Type != "":
+		return eventFacet{"type", f.Type, ""}
+	}
+	return eventFacet{}
 }
 
 type walked struct {
@@ -54,12 +73,8 @@ func (w *eventWalk) fill() error {
 	if n <= 0 {
 		n = 64
 	}
-	op, order := "<", "DESC"
-	if w.forward {
-		op, order = ">", "ASC"
-	}
-	rows, err := w.t.query(fmt.Sprintf(`SELECT %s FROM events WHERE workspace_id = $1 AND seq %s $2 ORDER BY seq %s LIMIT %d`,
-		eventCols, op, order, n), w.workspaceID, w.from)
+	sql, args := w.query(n)
+	rows, err := w.t.query(sql, args...)
 	if err != nil {
 		return err
 	}
@@ -77,6 +92,26 @@ func (w *eventWalk) fill() error {
 	}
 	w.done = len(w.buf) < n
 	return nil
+}
+
+// query is the statement of the walk's next n events and its arguments.
+func (w *eventWalk) query(n int) (string, []any) {
+	op, order := "<", "DESC"
+	if w.forward {
+		op, order = ">", "ASC"
+	}
+	// The scope's columns compared as ranges and named in the order, as keyset.within
+	// does: the generic plan the server keeps for a prepared statement otherwise walked
+	// events_seq_key past every other workspace's and facet's events
+	// (TestEventPagesSeekTheirFacet).
+	where, args := "workspace_id >= $1 AND workspace_id <= $1 AND seq "+op+" $2", []any{w.workspaceID, w.from}
+	orderBy := "workspace_id " + order
+	if w.facet.col != "" {
+		where += fmt.Sprintf(" AND %[1]s >= $3 AND %[1]s <= $3%[2]s", w.facet.col, w.facet.where)
+		orderBy += ", " + w.facet.col + " " + order
+		args = append(args, w.facet.value)
+	}
+	return fmt.Sprintf(`SELECT %s FROM events WHERE %s ORDER BY %s, seq %s LIMIT %d`, eventCols, where, orderBy, order, n), args
 }
 
 // seqKey is a seq as a cursor carries it.
@@ -98,7 +133,8 @@ func (t *tx) EventPage(workspaceID string, f service.EventFilter, req data.PageR
 	if err != nil {
 		return nil, meta, err
 	}
-	w := eventWalk{t: t, workspaceID: workspaceID, forward: from.dir == newer, from: from.seq, batch: eventPageBatch(f, perPage)}
+	facet := facetOf(f)
+	w := eventWalk{t: t, workspaceID: workspaceID, forward: from.dir == newer, from: from.seq, batch: eventPageBatch(f, perPage), facet: facet}
 	var list []*data.Event
 	var seqs []int64
 	lastSeen := int64(-1) // the last seq looked at: where the next walk this way resumes
@@ -135,7 +171,7 @@ func (t *tx) EventPage(workspaceID string, f service.EventFilter, req data.PageR
 	if more && lastSeen >= 0 {
 		t.setOnwardCursor(&meta, bind, from.dir, lastSeen)
 	}
-	if err := t.setBackCursor(&meta, workspaceID, bind, from, seqs, cut, keep, f.MaxScan); err != nil {
+	if err := t.setBackCursor(&meta, workspaceID, bind, from, seqs, cut, keep, f.MaxScan, facet); err != nil {
 		return nil, meta, err
 	}
 	return list, meta, nil
@@ -193,21 +229,21 @@ func (t *tx) setOnwardCursor(meta *data.Page, bind string, dir byte, lastSeen in
 // event (seqs are the page's, newest first), so that following next_cursor then
 // prev_cursor returns the same page; from where the walk started when the scan bound cut
 // it (cut) before it found any.
-func (t *tx) setBackCursor(meta *data.Page, workspaceID, bind string, from eventPageFrom, seqs []int64, cut bool, keep func(*data.Event) bool, maxScan int) error {
+func (t *tx) setBackCursor(meta *data.Page, workspaceID, bind string, from eventPageFrom, seqs []int64, cut bool, keep func(*data.Event) bool, maxScan int, facet eventFacet) error {
 	var err error
 	var found bool
 	switch {
 	case from.dir == older && len(seqs) > 0:
 		if from.hasFrom {
-			if found, err = t.eventNeighbour(workspaceID, seqs[0], true, keep, maxScan); found {
+			if found, err = t.eventNeighbour(workspaceID, seqs[0], true, keep, maxScan, facet); found {
 				meta.PrevCursor = t.db.encodeCursor(newer, bind, seqKey(seqs[0]))
 			}
 		}
 	case from.dir == newer && len(seqs) > 0:
-		if found, err = t.eventNeighbour(workspaceID, seqs[len(seqs)-1], false, keep, maxScan); found {
+		if found, err = t.eventNeighbour(workspaceID, seqs[len(seqs)-1], false, keep, maxScan, facet); found {
 			meta.NextCursor = t.db.encodeCursor(older, bind, seqKey(seqs[len(seqs)-1]))
 		}
-	case cut && from.dir == older:
+	case cut && from.dir == older && from.hasFrom: // a first page has nothing newer
 		meta.PrevCursor = t.db.encodeCursor(newer, bind, from.key)
 	case cut && from.dir == newer && from.key != "":
 		// A walk from "" began at the oldest event: nothing is older, and an older
@@ -216,7 +252,7 @@ func (t *tx) setBackCursor(meta *data.Page, workspaceID, bind string, from event
 	case from.dir == older && from.hasFrom:
 		// Everything past the cursor was deleted: lead back to the oldest page, which a
 		// "newer than the empty key" cursor reads.
-		if found, err = t.eventNeighbour(workspaceID, maxSeq, false, nil, 0); found {
+		if found, err = t.eventNeighbour(workspaceID, maxSeq, false, nil, 0, eventFacet{}); found {
 			meta.PrevCursor = t.db.encodeCursor(newer, bind, "")
 		}
 	}
@@ -227,12 +263,12 @@ func (t *tx) setBackCursor(meta *data.Page, workspaceID, bind string, from event
 // seq, as a page walking that way would find it: true too past the scan bound, where that
 // page ends empty with a cursor on (bolt's hasNeighbour); not at exactly the bound, where
 // it would end empty with neither cursor.
-func (t *tx) eventNeighbour(workspaceID string, seq int64, after bool, keep func(*data.Event) bool, maxScan int) (bool, error) {
+func (t *tx) eventNeighbour(workspaceID string, seq int64, after bool, keep func(*data.Event) bool, maxScan int, facet eventFacet) (bool, error) {
 	batch := 1
 	if keep != nil {
 		batch = 64
 	}
-	w := eventWalk{t: t, workspaceID: workspaceID, forward: after, from: seq, batch: batch}
+	w := eventWalk{t: t, workspaceID: workspaceID, forward: after, from: seq, batch: batch, facet: facet}
 	for n := 0; ; {
 		e, ok, err := w.next()
 		if err != nil || !ok {

@@ -34,7 +34,8 @@ func auditMatch(f data.AuditFilter) func(e *data.Event) bool {
 // ListAuditLog implements data.AuditService: the events the caller may see
 // (visibility.go). Without filters, for a caller who sees everything, a page reads
 // O(per_page) events; otherwise it reads until the page is full or MaxAuditScan events
-// were looked at.
+// were looked at: with a type or actor filter, events of that type or actor only (their
+// indexes), and only the time range and what the caller may see are passed over.
 func (s *AuditService) ListAuditLog(ctx context.Context, f data.AuditFilter, req data.PageRequest) ([]*data.Event, data.Page, error) {
 	if err := checkInput(ctx, validate.AuditFilter(f)); err != nil {
 		return nil, data.Page{}, err
@@ -53,6 +54,8 @@ func (s *AuditService) ListAuditLog(ctx context.Context, f data.AuditFilter, req
 			Key:     fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s", f.Type, f.Actor, f.From.Format(data.TimeLayout), f.To.Format(data.TimeLayout), v.key()),
 			Keep:    func(e *data.Event) bool { return match(e) && v.event(e) },
 			MaxScan: MaxAuditScan,
+			Type:    f.Type,
+			Actor:   f.Actor,
 		}
 	}
 	var list []*data.Event

@@ -118,4 +118,8 @@ type EventFilter struct {
 	// nothing in a long log still answers promptly, with a cursor that resumes past what
 	// was looked at.
 	MaxScan int
+	// Type and Actor, when not "", are an event's type and its actor's user id that Keep
+	// requires: storage may walk only the events of that type or actor (an index of
+	// each) instead of looking at the others. Keep still decides.
+	Type, Actor string
 }

@@ -1,0 +1,104 @@
+package bolt
+
+import (
+	"bytes"
+	"fmt"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// bucketEventsByFacet lists each workspace's events by type, "<ws>\x00t\x00<type>\x00<id>",
+// and by the user who caused them, "<ws>\x00a\x00<user id>\x00<id>" (schema 27): an audit
+// page filtered by type or actor walks only those events, where it looked at up to
+// service.MaxAuditScan events of every kind a page. Types and user ids hold no NUL, so
+// one facet's scope is never the prefix of another's.
+var bucketEventsByFacet = []byte("events_by_facet")
+
+func init() { allBuckets = append(allBuckets, bucketEventsByFacet) }
+
+func eventTypeScope(workspaceID, typ string) string { return workspaceID + "\x00t\x00" + typ }
+
+func eventActorScope(workspaceID, userID string) string {
+	return workspaceID + "\x00a\x00" + userID
+}
+
+// eventFacetScopes are the scopes e is listed in: its type's, and its actor's when a
+// user caused it.
+func eventFacetScopes(e *data.Event) []string {
+	scopes := []string{eventTypeScope(e.WorkspaceID, e.Type)}
+	if e.Actor.UserID != "" {
+		scopes = append(scopes, eventActorScope(e.WorkspaceID, e.Actor.UserID))
+	}
+	return scopes
+}
+
+// indexEventFacets lists a new event under its facets.
+func indexEventFacets(tx *bbolt.Tx, e *data.Event) error {
+	b := tx.Bucket(bucketEventsByFacet)
+	for _, scope := range eventFacetScopes(e) {
+		if err := indexPut(b, scope, e.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eventFacetWalk narrows spec, a page of the workspace's events, to the facet f names:
+// the actor's events when f names one (a person's events are few beside a common
+// type's), else the type's. The list keeps its name, scope and cursors: its keys are
+// event ids in either bucket.
+func eventFacetWalk(spec *listSpec, workspaceID string, f service.EventFilter) {
+	switch {
+	case f.Actor != "":
+		spec.walked, spec.scopes = bucketEventsByFacet, []string{eventActorScope(workspaceID, f.Actor)}
+	case f.Type != "":
+		spec.walked, spec.scopes = bucketEventsByFacet, []string{eventTypeScope(workspaceID, f.Type)}
+	}
+}
+
+// deleteWorkspaceEventFacets removes a deleted workspace's facet entries.
+func deleteWorkspaceEventFacets(tx *bbolt.Tx, workspaceID string) error {
+	b := tx.Bucket(bucketEventsByFacet)
+	prefix := []byte(workspaceID + "\x00")
+	var keys [][]byte
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		keys = append(keys, bytes.Clone(k))
+	}
+	for _, k := range keys {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// listEventFacetsOfStore fills the facet index from the stored events (the schema 26 → 27
+// migration, in the transaction that raises the version, so a crash leaves schema 26 to
+// fill it again), each event read once, the entries put in key order (putSorted). An
+// index entry without its event (a removal audit verify reports) lists nothing.
+func listEventFacetsOfStore(tx *bbolt.Tx) error {
+	var entries []indexEntry
+	c := tx.Bucket(bucketEventsByWS).Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		i := bytes.IndexByte(k, 0)
+		if i < 0 {
+			continue
+		}
+		id := string(k[i+1:])
+		e, err := readEvent(tx, id)
+		if err != nil {
+			return fmt.Errorf("reading event %q: %w", id, err)
+		}
+		if e == nil {
+			continue
+		}
+		for _, scope := range eventFacetScopes(e) {
+			entries = append(entries, indexEntry{indexKey(scope, id), nil})
+		}
+	}
+	return putSorted(tx.Bucket(bucketEventsByFacet), entries)
+}

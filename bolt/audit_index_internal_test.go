@@ -1,0 +1,83 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// A schema 26 file listed events by workspace only. Opening it (schema 27) lists the
+// stored events by type and by actor too, in the opening transaction, so that a filtered
+// audit page of before the upgrade walks its facet; a workspace's delete then takes its
+// facet entries with its events.
+func TestEventsOfAnOlderFileAreListedByFacet(t *testing.T) {
+	db, dir, opts := openFile(t)
+	want := map[string][]string{} // "<ws> <facet>" → ids, newest first
+	if err := db.Update(context.Background(), func(stx service.Tx) error {
+		for i := range 40 {
+			ws := []string{"ws_1", "ws_2"}[i%2]
+			e := &data.Event{ID: fmt.Sprintf("evt_%03d", i), WorkspaceID: ws, Type: []string{data.EventAgentCreated, data.EventAgentDeleted}[i%3/2],
+				Actor: data.Actor{Type: "user", UserID: []string{"usr_a", "usr_b"}[i%5/4]}, Data: []byte(`{}`), Hash: fmt.Sprint("h", i)}
+			if i%7 == 0 {
+				e.Actor = data.Actor{Type: "system"}
+			}
+			if err := stx.AppendEvent(e); err != nil {
+				return err
+			}
+			want[ws+" "+e.Type] = append([]string{e.ID}, want[ws+" "+e.Type]...)
+			if e.Actor.UserID != "" {
+				want[ws+" "+e.Actor.UserID] = append([]string{e.ID}, want[ws+" "+e.Actor.UserID]...)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	db = asOlderFile(t, db, dir, opts, 26, bucketEventsByFacet)
+	defer db.Close()
+	for _, ws := range []string{"ws_1", "ws_2"} {
+		for _, c := range []service.EventFilter{
+			{Type: data.EventAgentCreated}, {Type: data.EventAgentDeleted}, {Actor: "usr_a"}, {Actor: "usr_b"},
+		} {
+			// The bound of one event a page: a page walking every event would find
+			// nothing of a facet whose first event is not the newest.
+			c.Key, c.MaxScan, c.Keep = c.Type+c.Actor, 1, func(*data.Event) bool { return true }
+			var got []string
+			if err := db.View(context.Background(), func(tx service.Tx) error {
+				list, _, err := tx.EventPage(ws, c, data.PageRequest{PerPage: 100})
+				for _, e := range list {
+					got = append(got, e.ID)
+				}
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if w := want[ws+" "+c.Type+c.Actor]; len(w) == 0 || len(got) != 1 || got[0] != w[0] {
+				t.Errorf("%s, %s: the first page %v; want its newest event of %v", ws, c.Key, got, w)
+			}
+		}
+	}
+	if err := db.Update(context.Background(), func(tx service.Tx) error { return tx.DeleteWorkspace("ws_1") }); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	if err := db.bolt.View(func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketEventsByFacet).ForEach(func(k, _ []byte) error {
+			left = append(left, string(bytes.ReplaceAll(k, []byte{0}, []byte(" "))))
+			return nil
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(want["ws_2 "+data.EventAgentCreated]) + len(want["ws_2 "+data.EventAgentDeleted]) + len(want["ws_2 usr_a"]) + len(want["ws_2 usr_b"]); len(left) != n ||
+		slices.ContainsFunc(left, func(k string) bool { return !bytes.HasPrefix([]byte(k), []byte("ws_2 ")) }) {
+		t.Errorf("after ws_1's delete the facet index holds %d entries, want ws_2's %d: %v", len(left), n, left)
+	}
+}
