@@ -97,10 +97,11 @@ func TestAuditFilterAndScanBound(t *testing.T) {
 		t.Errorf("bad filters: %v", err)
 	}
 
-	// A filter matching nothing reads at most MaxAuditScan events per page and says where
-	// to go on; at exactly MaxAuditScan older events there is nothing left to read.
+	// A filter no index serves (a time range) matching nothing reads at most MaxAuditScan
+	// events per page and says where to go on; at exactly MaxAuditScan older events there
+	// is nothing left to read. (These events have no created_at: before any from.)
 	appendChain(t, store, gen, "ws_2", service.MaxAuditScan+1, nil)
-	f := data.AuditFilter{Type: data.EventAgentCreated}
+	f := data.AuditFilter{From: data.NewTime(start)}
 	list, page, err := svc.Audit.ListAuditLog(as("ws_2"), f, data.PageRequest{PerPage: 10})
 	if err != nil || len(list) != 0 || page.NextCursor == nil {
 		t.Fatalf("first page over %d unmatched events: %d events, next %v, %v", service.MaxAuditScan+1, len(list), page.NextCursor, err)
@@ -132,7 +133,7 @@ func TestAuditFilterAndScanBound(t *testing.T) {
 	// cursor: a dead end, and the engines' pages differed.
 	appendChain(t, store, gen, "ws_3", service.MaxAuditScan+1, func(i int, e *data.Event) {
 		if i == 0 {
-			e.Type = data.EventAgentCreated
+			e.Type, e.CreatedAt = data.EventAgentCreated, data.NewTime(start)
 		}
 	})
 	list, page, err = svc.Audit.ListAuditLog(as("ws_3"), f, data.PageRequest{PerPage: 10})
@@ -142,6 +143,23 @@ func TestAuditFilterAndScanBound(t *testing.T) {
 	list, page, err = svc.Audit.ListAuditLog(as("ws_3"), f, data.PageRequest{PerPage: 10, Cursor: *page.NextCursor})
 	if err != nil || len(list) != 1 || page.NextCursor != nil || page.PrevCursor != nil {
 		t.Errorf("the page of the kept event: %d events, next %v, prev %v, %v; want it alone, no cursor", len(list), page.NextCursor, page.PrevCursor, err)
+	}
+
+	// A type or actor filter walks only its events (their indexes): over the same logs
+	// its first page is the last, the one event of its type in it.
+	for _, c := range []struct {
+		ws   string
+		f    data.AuditFilter
+		want int
+	}{
+		{"ws_2", data.AuditFilter{Type: data.EventAgentCreated}, 0},
+		{"ws_3", data.AuditFilter{Type: data.EventAgentCreated}, 1},
+		{"ws_3", data.AuditFilter{Actor: alice}, 0},
+	} {
+		list, page, err := svc.Audit.ListAuditLog(as(c.ws), c.f, data.PageRequest{PerPage: 10})
+		if err != nil || len(list) != c.want || page.NextCursor != nil || page.PrevCursor != nil {
+			t.Errorf("%s, %+v over %d events: %d events, next %v, prev %v, %v; want %d in one page", c.ws, c.f, service.MaxAuditScan+1, len(list), page.NextCursor, page.PrevCursor, err, c.want)
+		}
 	}
 }
 
