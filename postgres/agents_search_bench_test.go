@@ -15,7 +15,7 @@ import (
 
 // BenchmarkAgentNameSearch reads the first page of a name search matching one agent of a
 // 20,000-agent workspace: the walk reads every agent of the workspace and compares its
-// name_folded (migration 0039) to the folded query ("19999": ASCII, so that the same
+// name_folded (migration 0040) to the folded query ("19999": ASCII, so that the same
 // benchmark times the lower(name) it replaced).
 func BenchmarkAgentNameSearch(b *testing.B) {
 	db := testkit.OpenPostgres(b, nil)

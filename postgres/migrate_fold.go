@@ -26,7 +26,7 @@ var foldedColumns = []struct{ table, text, folded string }{
 const foldBatch = 1000
 
 // foldSearchedColumns writes each row's folded copy of its searched text (migration
-// 0039), walking each table in primary key order a batch at a time. It writes only the
+// 0040), walking each table in primary key order a batch at a time. It writes only the
 // rows whose copy differs from the fold, so running it again changes nothing.
 func foldSearchedColumns(ctx context.Context, tx pgx.Tx) error {
 	for _, c := range foldedColumns {

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// BenchmarkMigrationFoldsSearchedNames times the open that applies migration 0039 to a
+// BenchmarkMigrationFoldsSearchedNames times the open that applies migration 0040 to a
 // database holding 100,000 agents and 100,000 numbers, whose names and nicknames its
 // backfill folds in Go, 1,000 rows a round. Writing the rows is untimed.
 func BenchmarkMigrationFoldsSearchedNames(b *testing.B) {

@@ -14,7 +14,7 @@ import (
 	"github.com/voiceapi/voiceapi/service"
 )
 
-// Migration 0039 folds the names and nicknames stored before it, in Go (data.FoldCase,
+// Migration 0040 folds the names and nicknames stored before it, in Go (data.FoldCase,
 // which SQL's lower() under the C locale is not), over more rows than one batch: every
 // row's copy is the fold of its text, and a search finds a name stored before by another
 // case of a non-ASCII letter. Run again, the backfill rewrites no row.
