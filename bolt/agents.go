@@ -70,8 +70,8 @@ func (t tx) AgentIDs(workspaceID, status string, only []string, nameContains, us
 	if nameContains == "" && usingKB == "" {
 		return t.db.pageWhere(t.b, index, scope, req, keep)
 	}
-	want := strings.ToLower(nameContains)
 	var readErr error
+	want := data.FoldCase(nameContains)
 	matches := func(id string) bool {
 		if keep != nil && !keep(id) {
 			return false
@@ -81,7 +81,7 @@ func (t tx) AgentIDs(workspaceID, status string, only []string, nameContains, us
 			kbRefs
 		}
 		found, err := getJSON(t.b.Bucket(bucketAgents), []byte(id), &row)
-		if err != nil || !found || !strings.Contains(strings.ToLower(row.Name), want) {
+		if err != nil || !found || !strings.Contains(data.FoldCase(row.Name), want) {
 			return false
 		}
 		if usingKB == "" || slices.Contains(row.LLMConfig.KnowledgeBaseIDs, usingKB) {

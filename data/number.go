@@ -104,7 +104,7 @@ func NumberMatches(n *Number, q string) bool {
 	if d := NumberSearchDigits(q); d != "" && strings.Contains(n.PhoneNumber, d) {
 		return true
 	}
-	return strings.Contains(strings.ToLower(n.Nickname), strings.ToLower(q))
+	return strings.Contains(FoldCase(n.Nickname), FoldCase(q))
 }
 
 // NumberService manages the phone numbers of the caller's workspace.

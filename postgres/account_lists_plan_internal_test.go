@@ -20,10 +20,10 @@ func TestAgentAndAccountListsSeekTheScope(t *testing.T) {
 		_, err := stx.(*tx).exec(`
 			CREATE TEMP TABLE listed AS SELECT i, lpad(i::text, 9, '0') AS n, CASE WHEN i % 100 = 0 THEN '1' ELSE '2' END AS s
 				FROM generate_series(1, 100000) i;
-			INSERT INTO agents (id, workspace_id, name, status, config, privacy, created_at, updated_at)
-				SELECT 'agt_' || n, 'ws_' || s, 'A', 'draft', '{}', '{}', now(), now() FROM listed;
-			INSERT INTO numbers (id, workspace_id, phone_number, nickname, provider, created_at, updated_at)
-				SELECT 'num_' || n, 'ws_' || s, '+1' || n, '', 'sip', now(), now() FROM listed;
+			INSERT INTO agents (id, workspace_id, name, name_folded, status, config, privacy, created_at, updated_at)
+				SELECT 'agt_' || n, 'ws_' || s, 'A', 'a', 'draft', '{}', '{}', now(), now() FROM listed;
+			INSERT INTO numbers (id, workspace_id, phone_number, nickname, nickname_folded, provider, created_at, updated_at)
+				SELECT 'num_' || n, 'ws_' || s, '+1' || n, '', '', 'sip', now(), now() FROM listed;
 			INSERT INTO api_keys (id, user_id, workspace_id, kind, name, secret_hash, created_at)
 				SELECT i, 'usr_' || s, 'ws_' || s, 'api_key', 'K', '\x00', now() FROM listed;
 			INSERT INTO members (workspace_id, user_id, role, created_at, updated_at)

@@ -70,15 +70,15 @@ func (t *tx) PutAgent(a *data.StoredAgent, oldStatus string) error {
 	if err != nil {
 		return fmt.Errorf("encoding agent %s: %w", a.ID, err)
 	}
-	_, err = t.exec(`INSERT INTO agents (`+agentCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-		ON CONFLICT (id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, name = EXCLUDED.name,
+	_, err = t.exec(`INSERT INTO agents (`+agentCols+`, name_folded) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		ON CONFLICT (id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id, name = EXCLUDED.name, name_folded = EXCLUDED.name_folded,
 			status = EXCLUDED.status, published_version = EXCLUDED.published_version,
 			last_version = EXCLUDED.last_version, config = EXCLUDED.config, privacy = EXCLUDED.privacy,
 			created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,
 			published_at = EXCLUDED.published_at, max_concurrent_calls = EXCLUDED.max_concurrent_calls,
 			revision = nextval('agent_revisions')`,
 		a.ID, a.WorkspaceID, a.Name, a.Status, a.PublishedVersion, a.LastVersion, config, privacy,
-		a.CreatedAt.Time, a.UpdatedAt.Time, paramTime(a.PublishedAt), a.MaxConcurrentCalls)
+		a.CreatedAt.Time, a.UpdatedAt.Time, paramTime(a.PublishedAt), a.MaxConcurrentCalls, data.FoldCase(a.Name))
 	return err
 }
 
@@ -100,9 +100,9 @@ func (t *tx) DeleteAgent(a *data.StoredAgent) error {
 }
 
 // AgentIDs implements service.AgentTx. Every filter is a condition on the walk of
-// (workspace_id[, status], id); a name search compares lowercased names, as the bbolt
-// engine does, though lower() follows the database's locale (under the C locale only
-// ASCII letters fold) where the bbolt engine folds all of Unicode.
+// (workspace_id[, status], id); a name search compares the folded query to name_folded,
+// written by data.FoldCase as the bbolt engine folds (lower() would fold by the
+// database's locale: only ASCII under the C locale).
 func (t *tx) AgentIDs(ws, status string, only []string, nameContains, usingKB string, req data.PageRequest) ([]string, data.Page, error) {
 	return pageRows(t, agentList(ws, status, only, nameContains, usingKB), req, func(rows pgx.Rows) (string, string, error) {
 		var id string
@@ -128,8 +128,8 @@ func agentList(ws, status string, only []string, nameContains, usingKB string) k
 		from += fmt.Sprintf(` AND id = ANY($%d::text[])`, len(args))
 	}
 	if nameContains != "" {
-		args = append(args, strings.ToLower(nameContains))
-		from += fmt.Sprintf(` AND strpos(lower(name), $%d) > 0`, len(args))
+		args = append(args, data.FoldCase(nameContains))
+		from += fmt.Sprintf(` AND strpos(name_folded, $%d) > 0`, len(args))
 	}
 	bound := []string{"agents", ws, status, strings.Join(only, ","), nameContains}
 	if usingKB != "" {

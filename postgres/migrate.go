@@ -38,6 +38,9 @@ type Migration struct {
 	Version int
 	Name    string
 	SQL     string
+	// Backfill, when not nil, runs after SQL in its transaction: what SQL cannot compute
+	// (migrationBackfills).
+	Backfill func(ctx context.Context, tx pgx.Tx) error
 }
 
 // Migrations returns the embedded migrations, oldest first.
@@ -58,7 +61,7 @@ func Migrations() ([]Migration, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Migration{Version: v, Name: rest, SQL: string(body)})
+		out = append(out, Migration{Version: v, Name: rest, SQL: string(body), Backfill: migrationBackfills[rest]})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
 	for i := 1; i < len(out); i++ {
@@ -195,6 +198,11 @@ func applyMigrations(ctx context.Context, conn *pgxpool.Conn, pending []Migratio
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, m.SQL); err != nil {
 				return err
+			}
+			if m.Backfill != nil {
+				if err := m.Backfill(ctx, tx); err != nil {
+					return fmt.Errorf("backfill: %w", err)
+				}
 			}
 			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name)
 			return err

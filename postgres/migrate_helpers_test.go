@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
 
@@ -36,6 +37,11 @@ func schemaAt(t testing.TB, version int) *pgxpool.Pool {
 		}
 		if _, err := pool.Exec(ctx, m.SQL); err != nil {
 			t.Fatalf("migration %d: %v", m.Version, err)
+		}
+		if m.Backfill != nil {
+			if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return m.Backfill(ctx, tx) }); err != nil {
+				t.Fatalf("migration %d's backfill: %v", m.Version, err)
+			}
 		}
 		if _, err := pool.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name); err != nil {
 			t.Fatal(err)

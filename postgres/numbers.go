@@ -3,7 +3,6 @@ package postgres
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -86,11 +85,12 @@ func numberList(ws string, f data.NumberFilter) keyset {
 		ks.args = append(ks.args, f.AgentID)
 	}
 	if f.Q != "" {
-		// data.NumberMatches in SQL: the digits in the phone number, or q in the nickname.
+		// data.NumberMatches in SQL: the digits in the phone number, or q in the nickname,
+		// both folded by data.FoldCase (nickname_folded).
 		ks.binding = binding(ks.binding, "q", f.Q)
 		n := len(ks.args)
-		ks.from += fmt.Sprintf(` AND (($%d <> '' AND strpos(phone_number, $%d) > 0) OR strpos(lower(nickname), $%d) > 0)`, n+1, n+1, n+2)
-		ks.args = append(ks.args, data.NumberSearchDigits(f.Q), strings.ToLower(f.Q))
+		ks.from += fmt.Sprintf(` AND (($%d <> '' AND strpos(phone_number, $%d) > 0) OR strpos(nickname_folded, $%d) > 0)`, n+1, n+1, n+2)
+		ks.args = append(ks.args, data.NumberSearchDigits(f.Q), data.FoldCase(f.Q))
 	}
 	return ks
 }
@@ -102,10 +102,10 @@ func (t *tx) InsertNumber(n *data.Number) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	tag, err := t.exec(`INSERT INTO numbers (`+numberCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+	tag, err := t.exec(`INSERT INTO numbers (`+numberCols+`, nickname_folded) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 		ON CONFLICT (phone_number) DO NOTHING`,
 		n.ID, n.WorkspaceID, n.PhoneNumber, n.Nickname, n.Provider, n.InboundAgentID, n.OutboundAgentID,
-		n.CreatedAt.Time, n.UpdatedAt.Time, vars)
+		n.CreatedAt.Time, n.UpdatedAt.Time, vars, data.FoldCase(n.Nickname))
 	if err != nil {
 		return false, err
 	}
@@ -126,9 +126,10 @@ func (t *tx) PutNumber(n *data.Number) error {
 		return err
 	}
 	_, err = t.exec(`UPDATE numbers SET nickname = $2, provider = $3, inbound_agent_id = $4,
-			outbound_agent_id = $5, created_at = $6, updated_at = $7, variables = $8
+			outbound_agent_id = $5, created_at = $6, updated_at = $7, variables = $8, nickname_folded = $9
 		WHERE id = $1`,
-		n.ID, n.Nickname, n.Provider, n.InboundAgentID, n.OutboundAgentID, n.CreatedAt.Time, n.UpdatedAt.Time, vars)
+		n.ID, n.Nickname, n.Provider, n.InboundAgentID, n.OutboundAgentID, n.CreatedAt.Time, n.UpdatedAt.Time, vars,
+		data.FoldCase(n.Nickname))
 	return err
 }
 

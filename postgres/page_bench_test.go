@@ -19,8 +19,8 @@ func BenchmarkKeysetPage(b *testing.B) {
 	db := testkit.OpenPostgres(b, nil)
 	ctx := context.Background()
 	const n = 20000
-	if _, err := db.Pool().Exec(ctx, `INSERT INTO agents (id, workspace_id, name, status, config, privacy, created_at, updated_at)
-		SELECT 'agent_' || lpad(i::text, 9, '0'), 'ws_1', 'Agent ' || i, 'draft', '{}', '{}', now(), now() FROM generate_series(1, $1) i`, n); err != nil {
+	if _, err := db.Pool().Exec(ctx, `INSERT INTO agents (id, workspace_id, name, name_folded, status, config, privacy, created_at, updated_at)
+		SELECT 'agent_' || lpad(i::text, 9, '0'), 'ws_1', 'Agent ' || i, 'agent ' || i, 'draft', '{}', '{}', now(), now() FROM generate_series(1, $1) i`, n); err != nil {
 		b.Fatal(err)
 	}
 	db.Pool().Exec(ctx, `VACUUM ANALYZE agents`)

@@ -56,6 +56,7 @@ var suites = []suite{
 	{"agent_json", testAgentJSON},
 	{"numbers", testNumbers},
 	{"number_search", testNumberSearch},
+	{"name_search_folds", testNameSearchFolds},
 	{"phone_number_taken", testPhoneNumberTaken},
 	{"calls", testCalls},
 	{"call_search", testCallSearch},
