@@ -82,8 +82,8 @@ func TestLimitedPagesWalkEachAgent(t *testing.T) {
 	}
 	agents := []string{"agt_1", "agt_2"}
 	campaignList := func(f data.CampaignFilter) keyset {
-		ks := keyset{binding: "campaigns", cols: "id", key: "id", from: `campaigns WHERE workspace_id = $1`, args: []any{ws}}
-		ks.narrowByAgent(f.AgentID, f.Status, agents, data.CampaignScheduled, data.CampaignRunning, data.CampaignPaused)
+		ks := keyset{binding: "campaigns", cols: "id", key: "id", args: []any{ws}}
+		ks.narrowByAgent("campaigns", f.AgentID, f.Status, agents, data.CampaignScheduled, data.CampaignRunning, data.CampaignPaused)
 		return ks
 	}
 	each := 2 * (perPage + 1)

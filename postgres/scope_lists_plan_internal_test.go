@@ -1,0 +1,67 @@
+package postgres
+
+import (
+	"context"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// TestScopedListsSeekTheScope: a page of a webhook's deliveries, of an agent's tests,
+// test runs (all, or a status filter's) or versions, of a campaign's recipients, of a
+// user's workspaces, or of a workspace's conversations or campaigns (no filter) reads
+// per_page+1 rows of its scope's index however many rows other scopes hold among its
+// own, in the plan as sent and in the generic plan the server keeps for a prepared
+// statement (checkAgentsPagePlan plans both), as TestAgentAndAccountListsSeekTheScope
+// asks of the workspace's lists. Here another scope holds 99 of every 100 rows.
+func TestScopedListsSeekTheScope(t *testing.T) {
+	db := openInternal(t)
+	if err := db.Update(context.Background(), func(stx service.Tx) error {
+		_, err := stx.(*tx).exec(`
+			CREATE TEMP TABLE listed AS SELECT i, lpad(i::text, 9, '0') AS n, CASE WHEN i % 100 = 0 THEN '1' ELSE '2' END AS s
+				FROM generate_series(1, 100000) i;
+			INSERT INTO webhooks (id, workspace_id, url, description, events, enabled, sealed_secret, created_at, updated_at)
+				VALUES ('wh_1', 'ws_1', 'https://example.com', '', '{}', true, '', now(), now()),
+					('wh_2', 'ws_1', 'https://example.com', '', '{}', true, '', now(), now());
+			INSERT INTO deliveries (id, webhook_id, workspace_id, event_id, event_type, attempt, status, created_at)
+				SELECT 'dlv_' || n, 'wh_' || s, 'ws_1', 'evt_' || n, 'call.ended', 1, 'succeeded', now() FROM listed;
+			INSERT INTO agent_tests (id, workspace_id, agent_id, name, caller, variables, max_turns, mocks, criteria, required_for_publish, repeat, created_at, updated_at)
+				SELECT 'tst_' || n, 'ws_1', 'agt_' || s, 'T', '{}', '{}', 1, '{}', '{}', false, 1, now(), now() FROM listed;
+			INSERT INTO test_runs (id, workspace_id, agent_id, agent_version, status, test_ids, summary, job_id, created_by, created_at, finished_at, config, tests)
+				SELECT 'trun_' || n, 'ws_1', 'agt_' || s, 1, 'passed', '[]', '{}', '', 'usr_1', now(), now(), '{}', '[]' FROM listed;
+			INSERT INTO agent_versions (agent_id, version_number, name, config, created_at, published_by)
+				SELECT 'agt_' || s, i, 'A', '{}', now(), 'usr_1' FROM listed;
+			INSERT INTO campaign_recipients (id, campaign_id, workspace_id, state, body)
+				SELECT 'rcp_' || n, 'cmp_' || s, 'ws_1', 'completed', '{}' FROM listed;
+			INSERT INTO workspaces (id, name, created_at, updated_at) SELECT 'ws_' || n, 'W', now(), now() FROM listed;
+			INSERT INTO members (workspace_id, user_id, role, created_at, updated_at)
+				SELECT 'ws_' || n, 'usr_' || s, 'member', now(), now() FROM listed;
+			INSERT INTO conversations (id, workspace_id, agent_id, status, variables, input_tokens, output_tokens, agent_turns, items, started_by, created_at, updated_at, ended_at)
+				SELECT 'conv_' || n, 'ws_' || s, 'agt_1', 'ended', '{}', 0, 0, 0, 0, 'usr_1', now(), now(), now() FROM listed;
+			INSERT INTO campaigns (id, workspace_id, agent_id, status, body)
+				SELECT 'cmp_' || n, 'ws_' || s, 'agt_1', 'completed', '{}' FROM listed;
+			ANALYZE deliveries; ANALYZE agent_tests; ANALYZE test_runs; ANALYZE agent_versions; ANALYZE campaign_recipients;
+			ANALYZE workspaces; ANALYZE members; ANALYZE conversations; ANALYZE campaigns`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const perPage = 15
+	finished := service.StateSelection{Filter: "finished", States: []string{data.TestPassed, data.TestFailed, data.TestError}}
+	for _, c := range []agentsPageCase{
+		{"deliveries", deliveryList("wh_1", service.DeliveryFilter{}), "dlv_000050000", "deliveries_by_webhook", perPage + 1},
+		{"agent tests", agentTestList("agt_1"), "tst_000050000", "agent_tests_by_agent", perPage + 1},
+		{"test runs", testRunList("agt_1", service.StateSelection{}), "trun_000050000", "test_runs_by_agent", perPage + 1},
+		{"finished test runs", testRunList("agt_1", finished), "trun_000050000", "test_runs_by_agent", perPage + 1},
+		{"agent versions", versionList("agt_1"), "0000050000", "agent_versions_page", perPage + 1},
+		{"recipients", recipientKeyset("cmp_1", service.StateSelection{}), "rcp_000050000", "campaign_recipients_by_campaign", perPage + 1},
+		{"a user's workspaces", workspaceList("usr_1"), "ws_000050000", "members_by_user", perPage + 1},
+		{"conversations", conversationList("ws_1", data.ConversationFilter{}, nil), "conv_000050000", "conversations_by_workspace", perPage + 1},
+		{"ended conversations", conversationList("ws_1", data.ConversationFilter{Status: data.ConversationEnded}, nil), "conv_000050000", "conversations_by_workspace", perPage + 1},
+		{"campaigns", campaignPageList("ws_1", data.CampaignFilter{}, nil), "cmp_000050000", "campaigns_by_workspace", perPage + 1},
+		{"completed campaigns", campaignPageList("ws_1", data.CampaignFilter{Status: data.CampaignCompleted}, nil), "cmp_000050000", "campaigns_by_workspace", perPage + 1},
+	} {
+		checkAgentsPagePlan(t, db, c, perPage)
+	}
+}
