@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -63,5 +64,41 @@ func TestScopedListsSeekTheScope(t *testing.T) {
 		{"completed campaigns", campaignPageList("ws_1", data.CampaignFilter{Status: data.CampaignCompleted}, nil), "cmp_000050000", "campaigns_by_workspace", perPage + 1},
 	} {
 		checkAgentsPagePlan(t, db, c, perPage)
+	}
+	checkNarrowedDeliveryPlans(t, db, perPage)
+}
+
+// checkNarrowedDeliveryPlans checks, as checkAgentsPagePlan does a keyset's, the walk of
+// a webhook's deliveries under a type filter (narrowedDeliveries) that keeps every
+// delivery of wh_1's: its first page, a page older and a page newer than the middle and
+// both neighbour checks, bounded (MaxScan) or not, under walkPlansOn.
+func checkNarrowedDeliveryPlans(t *testing.T, db *DB, perPage int) {
+	t.Helper()
+	const middle = "dlv_000050000"
+	for _, maxScan := range []int{service.MaxDeliveryScan, 0} {
+		w := deliveryWalk{webhookID: "wh_1", types: []string{"call.ended"}, maxScan: maxScan}
+		type stmt struct {
+			sql  string
+			args []any
+		}
+		stmts := []stmt{
+			{w.pageSQL(older, false, perPage), w.args("", false)},
+			{w.pageSQL(older, true, perPage), w.args(middle, true)},
+			{w.pageSQL(newer, true, perPage), w.args(middle, true)},
+			{w.neighbourSQL(true), w.args(middle, true)},
+			{w.neighbourSQL(false), w.args(middle, true)},
+		}
+		for _, generic := range []bool{false, true} {
+			for i, s := range stmts {
+				plan := plannedExplain(t, db, generic, func(x *tx) (string, []any, error) {
+					_, err := x.exec(walkPlansOn)
+					return s.sql, s.args, err
+				})
+				// A page's window reads one row past the page's (its peers).
+				c := agentsPageCase{name: fmt.Sprintf("narrowed deliveries, bound %d, statement %d, generic %t", maxScan, i, generic),
+					index: "deliveries_by_webhook", maxRows: perPage + 2}
+				checkPlanRows(t, c, plan, perPage)
+			}
+		}
 	}
 }
