@@ -49,17 +49,25 @@ func (w *eventWalk) nextSeq() (*data.Event, int64, bool, error) {
 	return r.e, r.seq, true, nil
 }
 
+// eventWalkSQL reads n events of a workspace ($1) past seq $2, forward or backward, in
+// the order of events_by_workspace, the workspace compared as a range (keyset.within): a
+// generic plan otherwise walked the seq's own index past other workspaces' events
+// (TestScopedListsSeekTheScope).
+func eventWalkSQL(forward bool, n int) string {
+	op, order := "<", "DESC"
+	if forward {
+		op, order = ">", "ASC"
+	}
+	return fmt.Sprintf(`SELECT %[1]s FROM events WHERE workspace_id >= $1 AND workspace_id <= $1 AND seq %[2]s $2
+		ORDER BY workspace_id %[3]s, seq %[3]s LIMIT %[4]d`, eventCols, op, order, n)
+}
+
 func (w *eventWalk) fill() error {
 	n := w.batch
 	if n <= 0 {
 		n = 64
 	}
-	op, order := "<", "DESC"
-	if w.forward {
-		op, order = ">", "ASC"
-	}
-	rows, err := w.t.query(fmt.Sprintf(`SELECT %s FROM events WHERE workspace_id = $1 AND seq %s $2 ORDER BY seq %s LIMIT %d`,
-		eventCols, op, order, n), w.workspaceID, w.from)
+	rows, err := w.t.query(eventWalkSQL(w.forward, n), w.workspaceID, w.from)
 	if err != nil {
 		return err
 	}

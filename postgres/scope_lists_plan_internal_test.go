@@ -42,7 +42,9 @@ func TestScopedListsSeekTheScope(t *testing.T) {
 				SELECT 'conv_' || n, 'ws_' || s, 'agt_1', 'ended', '{}', 0, 0, 0, 0, 'usr_1', now(), now(), now() FROM listed;
 			INSERT INTO campaigns (id, workspace_id, agent_id, status, body)
 				SELECT 'cmp_' || n, 'ws_' || s, 'agt_1', 'completed', '{}' FROM listed;
-			ANALYZE deliveries; ANALYZE agent_tests; ANALYZE test_runs; ANALYZE agent_versions; ANALYZE campaign_recipients;
+			INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, prev_hash, hash)
+				SELECT 'evt_' || n, 'ws_' || s, 'agent.created', now(), 'user', 'usr_1', 0, '', '', '' FROM listed ORDER BY i;
+			ANALYZE events; ANALYZE deliveries; ANALYZE agent_tests; ANALYZE test_runs; ANALYZE agent_versions; ANALYZE campaign_recipients;
 			ANALYZE workspaces; ANALYZE members; ANALYZE conversations; ANALYZE campaigns`)
 		return err
 	}); err != nil {
@@ -66,6 +68,27 @@ func TestScopedListsSeekTheScope(t *testing.T) {
 		checkAgentsPagePlan(t, db, c, perPage)
 	}
 	checkNarrowedDeliveryPlans(t, db, perPage)
+	checkEventWalkPlans(t, db, perPage)
+}
+
+// checkEventWalkPlans checks, as checkAgentsPagePlan does a keyset's, a batch of a walk of
+// a workspace's events (eventWalk: the audit log, the event stream's replay), backward
+// from the newest and from the middle, forward from the oldest and from the middle.
+func checkEventWalkPlans(t *testing.T, db *DB, batch int) {
+	t.Helper()
+	for _, generic := range []bool{false, true} {
+		for _, from := range []struct {
+			forward bool
+			seq     int64
+		}{{false, maxSeq}, {false, 50000}, {true, 0}, {true, 50000}} {
+			plan := plannedExplain(t, db, generic, func(*tx) (string, []any, error) {
+				return eventWalkSQL(from.forward, batch), []any{"ws_1", from.seq}, nil
+			})
+			c := agentsPageCase{name: fmt.Sprintf("events, forward %t from %d, generic %t", from.forward, from.seq, generic),
+				index: "events_by_workspace", maxRows: batch}
+			checkPlanRows(t, c, plan, batch)
+		}
+	}
 }
 
 // checkNarrowedDeliveryPlans checks, as checkAgentsPagePlan does a keyset's, the walk of
