@@ -62,9 +62,15 @@ func (t *tx) AgentTest(id string) (*data.AgentTest, error) {
 	return at, nil
 }
 
+// agentTestsSQL reads all of an agent's tests ($1), oldest first, in the order of
+// agent_tests_by_agent, the agent compared as a range (keyset.within): a generic plan
+// otherwise walked the primary key past every other agent's tests
+// (TestScopedListsSeekTheScope).
+const agentTestsSQL = `SELECT ` + agentTestCols + ` FROM agent_tests WHERE agent_id >= $1 AND agent_id <= $1 ORDER BY agent_id, id`
+
 // AgentTests implements service.AgentTestTx.
 func (t *tx) AgentTests(agentID string) ([]*data.AgentTest, error) {
-	rows, err := t.query(`SELECT `+agentTestCols+` FROM agent_tests WHERE agent_id = $1 ORDER BY id`, agentID)
+	rows, err := t.query(agentTestsSQL, agentID)
 	if err != nil {
 		return nil, err
 	}
@@ -260,9 +266,14 @@ func (t *tx) TestResults(runID string) ([]*data.TestCaseResult, error) {
 	return out, rows.Err()
 }
 
+// finishedTestRunsSQL reads the ids of an agent's ($1) finished runs, newest first, as
+// agentTestsSQL reads its tests.
+const finishedTestRunsSQL = `SELECT id FROM test_runs WHERE agent_id >= $1 AND agent_id <= $1 AND status IN ('passed', 'failed', 'error')
+	ORDER BY agent_id DESC, id DESC`
+
 // FinishedTestRunIDs implements service.AgentTestTx, over the index test_runs_by_agent.
 func (t *tx) FinishedTestRunIDs(agentID string) ([]string, error) {
-	rows, err := t.query(`SELECT id FROM test_runs WHERE agent_id = $1 AND status IN ('passed', 'failed', 'error') ORDER BY id DESC`, agentID)
+	rows, err := t.query(finishedTestRunsSQL, agentID)
 	if err != nil {
 		return nil, err
 	}

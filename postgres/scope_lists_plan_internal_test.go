@@ -69,6 +69,27 @@ func TestScopedListsSeekTheScope(t *testing.T) {
 	}
 	checkNarrowedDeliveryPlans(t, db, perPage)
 	checkEventWalkPlans(t, db, perPage)
+	checkAgentReadPlans(t, db)
+}
+
+// checkAgentReadPlans checks, in the plan as sent and in the generic plan, the reads of
+// all of an agent's tests or finished runs (not pages: the publish gate's, a run's, a
+// prune's): they read the agent's rows through its index, never the other agents'
+// through the primary key. agt_1 has 1,000 of each.
+func checkAgentReadPlans(t *testing.T, db *DB) {
+	t.Helper()
+	for _, s := range []struct {
+		name, sql, index string
+		args             []any
+	}{
+		{"AgentTests", agentTestsSQL, "agent_tests_by_agent", []any{"agt_1"}},
+		{"FinishedTestRunIDs", finishedTestRunsSQL, "test_runs_by_agent", []any{"agt_1"}},
+	} {
+		for _, generic := range []bool{false, true} {
+			plan := plannedExplain(t, db, generic, func(*tx) (string, []any, error) { return s.sql, s.args, nil })
+			checkPlanRows(t, agentsPageCase{name: fmt.Sprintf("%s, generic %t", s.name, generic), index: s.index, maxRows: 1000}, plan, 1000)
+		}
+	}
 }
 
 // checkEventWalkPlans checks, as checkAgentsPagePlan does a keyset's, a batch of a walk of
