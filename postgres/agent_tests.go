@@ -62,9 +62,15 @@ func (t *tx) AgentTest(id string) (*data.AgentTest, error) {
 	return at, nil
 }
 
+// agentTestsSQL reads all of an agent's tests ($1), oldest first, in the order of
+// agent_tests_by_agent, the agent compared as a range (keyset.within): a generic plan
+// otherwise walked the primary key past every other agent's tests
+// (TestScopedListsSeekTheScope).
+const agentTestsSQL = `SELECT ` + agentTestCols + ` FROM agent_tests WHERE agent_id >= $1 AND agent_id <= $1 ORDER BY agent_id, id`
+
 // AgentTests implements service.AgentTestTx.
 func (t *tx) AgentTests(agentID string) ([]*data.AgentTest, error) {
-	rows, err := t.query(`SELECT `+agentTestCols+` FROM agent_tests WHERE agent_id = $1 ORDER BY id`, agentID)
+	rows, err := t.query(agentTestsSQL, agentID)
 	if err != nil {
 		return nil, err
 	}
@@ -82,14 +88,28 @@ func (t *tx) AgentTests(agentID string) ([]*data.AgentTest, error) {
 
 // AgentTestPage implements service.AgentTestTx.
 func (t *tx) AgentTestPage(agentID string, req data.PageRequest) ([]*data.AgentTest, data.Page, error) {
-	ks := keyset{binding: binding("agent_tests", agentID), cols: agentTestCols, from: `agent_tests WHERE agent_id = $1`, key: "id", args: []any{agentID}}
-	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.AgentTest, string, error) {
+	return pageRows(t, agentTestList(agentID), req, func(rows pgx.Rows) (*data.AgentTest, string, error) {
 		at, err := scanAgentTest(rows)
 		if err != nil {
 			return nil, "", err
 		}
 		return at, at.ID, nil
 	})
+}
+
+// agentTestList is the keyset of an agent's tests, in the order of agent_tests_by_agent
+// (inAgent).
+func agentTestList(agentID string) keyset {
+	return inAgent("agent_tests", agentTestCols, agentID)
+}
+
+// inAgent is the keyset of a table's rows of one agent, by id, in the order of the
+// table's index on (agent_id, id), the agent compared as a range (keyset.within): a
+// generic plan otherwise walked the primary key past other agents' rows
+// (TestScopedListsSeekTheScope).
+func inAgent(table, cols, agentID string) keyset {
+	return keyset{binding: binding(table, agentID), cols: cols, key: "id", within: "agent_id",
+		from: table + ` WHERE agent_id >= $1 AND agent_id <= $1`, args: []any{agentID}}
 }
 
 // PutAgentTest implements service.AgentTestTx.
@@ -168,20 +188,26 @@ func (t *tx) TestRun(id string) (*data.StoredTestRun, error) {
 
 // TestRunPage implements service.AgentTestTx.
 func (t *tx) TestRunPage(agentID string, sel service.StateSelection, req data.PageRequest) ([]*data.StoredTestRun, data.Page, error) {
-	ks := keyset{binding: binding("test_runs", agentID), cols: testRunCols, from: `test_runs WHERE agent_id = $1`, key: "id", args: []any{agentID}}
-	if sel.Filter != "" {
-		// test_runs_by_agent: an agent keeps few runs (service.AgentTestTx.TestRunPage).
-		ks.binding = binding("test_runs", agentID, "status="+sel.Filter)
-		ks.from += ` AND status = ANY($2)`
-		ks.args = append(ks.args, sel.States)
-	}
-	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.StoredTestRun, string, error) {
+	return pageRows(t, testRunList(agentID, sel), req, func(rows pgx.Rows) (*data.StoredTestRun, string, error) {
 		r, err := scanTestRun(rows)
 		if err != nil {
 			return nil, "", err
 		}
 		return r, r.ID, nil
 	})
+}
+
+// testRunList is the keyset of the agent's runs sel selects, in the order of
+// test_runs_by_agent (inAgent).
+func testRunList(agentID string, sel service.StateSelection) keyset {
+	ks := inAgent("test_runs", testRunCols, agentID)
+	if sel.Filter != "" {
+		// test_runs_by_agent: an agent keeps few runs (service.AgentTestTx.TestRunPage).
+		ks.binding = binding("test_runs", agentID, "status="+sel.Filter)
+		ks.from += ` AND status = ANY($2)`
+		ks.args = append(ks.args, sel.States)
+	}
+	return ks
 }
 
 // TestRunsAt implements service.AgentTestTx.
@@ -240,9 +266,14 @@ func (t *tx) TestResults(runID string) ([]*data.TestCaseResult, error) {
 	return out, rows.Err()
 }
 
+// finishedTestRunsSQL reads the ids of an agent's ($1) finished runs, newest first, as
+// agentTestsSQL reads its tests.
+const finishedTestRunsSQL = `SELECT id FROM test_runs WHERE agent_id >= $1 AND agent_id <= $1 AND status IN ('passed', 'failed', 'error')
+	ORDER BY agent_id DESC, id DESC`
+
 // FinishedTestRunIDs implements service.AgentTestTx, over the index test_runs_by_agent.
 func (t *tx) FinishedTestRunIDs(agentID string) ([]string, error) {
-	rows, err := t.query(`SELECT id FROM test_runs WHERE agent_id = $1 AND status IN ('passed', 'failed', 'error') ORDER BY id DESC`, agentID)
+	rows, err := t.query(finishedTestRunsSQL, agentID)
 	if err != nil {
 		return nil, err
 	}

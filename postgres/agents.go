@@ -200,16 +200,23 @@ func (t *tx) AgentVersion(agentID string, n int) (*data.AgentVersion, error) {
 
 // AgentVersions implements service.AgentTx: newest (highest number) first.
 func (t *tx) AgentVersions(agentID string, req data.PageRequest) ([]*data.AgentVersion, data.Page, error) {
-	ks := keyset{
-		binding: binding("agent_versions", agentID),
-		cols:    versionCols + ", version_key", from: `agent_versions WHERE agent_id = $1`, key: "version_key",
-		args: []any{agentID},
-	}
-	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.AgentVersion, string, error) {
+	return pageRows(t, versionList(agentID), req, func(rows pgx.Rows) (*data.AgentVersion, string, error) {
 		var key string
 		v, err := scanVersion(rows, &key)
 		return v, key, err
 	})
+}
+
+// versionList is the keyset of an agent's versions, in the order of agent_versions_page,
+// the agent compared as a range (keyset.within): a generic plan otherwise walked the
+// primary key past other agents' versions and sorted the agent's
+// (TestScopedListsSeekTheScope).
+func versionList(agentID string) keyset {
+	return keyset{
+		binding: binding("agent_versions", agentID),
+		cols:    versionCols + ", version_key", key: "version_key", within: "agent_id",
+		from: `agent_versions WHERE agent_id >= $1 AND agent_id <= $1`, args: []any{agentID},
+	}
 }
 
 // KnowledgeBaseExists implements service.AgentTx, over the knowledge bases' table.

@@ -112,10 +112,7 @@ func (t *tx) PutCampaign(c *data.Campaign) error {
 
 // Campaigns implements service.CampaignTx.
 func (t *tx) Campaigns(ws string, f data.CampaignFilter, agentIDs []string, req data.PageRequest) ([]*data.Campaign, data.Page, error) {
-	ks := keyset{binding: pagecursor.BindAgents(binding("campaigns", ws, f.AgentID, f.Status), agentIDs), cols: "body, last_claim_at, id", key: "id",
-		from: `campaigns WHERE workspace_id = $1`, args: []any{ws}}
-	ks.narrowByAgent(f.AgentID, f.Status, agentIDs, data.CampaignScheduled, data.CampaignRunning, data.CampaignPaused)
-	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.Campaign, string, error) {
+	return pageRows(t, campaignPageList(ws, f, agentIDs), req, func(rows pgx.Rows) (*data.Campaign, string, error) {
 		var body []byte
 		var last *time.Time
 		var id string
@@ -129,6 +126,14 @@ func (t *tx) Campaigns(ws string, f data.CampaignFilter, agentIDs []string, req 
 		c.LastClaimAt = storedTimePtr(last)
 		return &c, id, nil
 	})
+}
+
+// campaignPageList is the keyset of a campaign list.
+func campaignPageList(ws string, f data.CampaignFilter, agentIDs []string) keyset {
+	ks := keyset{binding: pagecursor.BindAgents(binding("campaigns", ws, f.AgentID, f.Status), agentIDs), cols: "body, last_claim_at, id", key: "id",
+		args: []any{ws}}
+	ks.narrowByAgent("campaigns", f.AgentID, f.Status, agentIDs, data.CampaignScheduled, data.CampaignRunning, data.CampaignPaused)
+	return ks
 }
 
 // campaignOpen is the predicate of the index campaigns_open (migration 0022), written

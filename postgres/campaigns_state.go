@@ -37,10 +37,14 @@ func scanRecipientPage(rows pgx.Rows) (*data.Recipient, string, error) {
 
 // recipientKeyset is the keyset of the campaign's recipients sel selects. Its binding
 // names the filter, not the states, so a state's own keyset reads the same cursors.
+// Unfiltered, the campaign is compared as a range (keyset.within), in the order of
+// campaign_recipients_by_campaign: a generic plan otherwise walked the primary key past
+// other campaigns' recipients (TestScopedListsSeekTheScope).
 func recipientKeyset(campaignID string, sel service.StateSelection) keyset {
 	ks := keyset{binding: binding("campaign_recipients", campaignID), cols: "body, id", key: "id",
 		from: `campaign_recipients WHERE campaign_id = $1`, args: []any{campaignID}}
 	if sel.Filter == "" {
+		ks.from, ks.within = `campaign_recipients WHERE campaign_id >= $1 AND campaign_id <= $1`, "campaign_id"
 		return ks
 	}
 	ks.binding = binding("campaign_recipients", campaignID, "state="+sel.Filter)

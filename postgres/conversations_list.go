@@ -25,7 +25,7 @@ func (t *tx) ListConversations(ws string, f data.ConversationFilter, agentIDs []
 // conversationList is the keyset of a conversation list.
 func conversationList(ws string, f data.ConversationFilter, agentIDs []string) keyset {
 	ks := keyset{binding: binding("conversations", ws, f.AgentID, f.Status, pagecursor.Agents(agentIDs)), cols: conversationCols, key: "id",
-		from: `conversations WHERE workspace_id = $1`, args: []any{ws}}
-	ks.narrowByAgent(f.AgentID, f.Status, agentIDs, data.ConversationActive)
+		args: []any{ws}}
+	ks.narrowByAgent("conversations", f.AgentID, f.Status, agentIDs, data.ConversationActive)
 	return ks
 }

@@ -68,14 +68,22 @@ func (t *tx) Deliveries(webhookID string, f service.DeliveryFilter, req data.Pag
 	if f.Types != nil {
 		return t.narrowedDeliveries(webhookID, f, req)
 	}
-	ks := keyset{binding: binding("deliveries", webhookID, f.Key()), cols: deliveryCols, from: `deliveries WHERE webhook_id = $1`, key: "id", args: []any{webhookID}}
-	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.Delivery, string, error) {
+	return pageRows(t, deliveryList(webhookID, f), req, func(rows pgx.Rows) (*data.Delivery, string, error) {
 		d, err := scanDelivery(rows)
 		if err != nil {
 			return nil, "", err
 		}
 		return d, d.ID, nil
 	})
+}
+
+// deliveryList is the keyset of a webhook's deliveries, in the order of
+// deliveries_by_webhook, the webhook compared as a range (keyset.within): a generic plan
+// otherwise walked the primary key past other webhooks' deliveries
+// (TestScopedListsSeekTheScope).
+func deliveryList(webhookID string, f service.DeliveryFilter) keyset {
+	return keyset{binding: binding("deliveries", webhookID, f.Key()), cols: deliveryCols, key: "id", within: "webhook_id",
+		from: `deliveries WHERE webhook_id >= $1 AND webhook_id <= $1`, args: []any{webhookID}}
 }
 
 // PutDelivery implements service.DeliveryTx. The due index is the partial index on

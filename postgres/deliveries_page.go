@@ -146,21 +146,8 @@ func (t *tx) narrowedBackCursor(meta *data.Page, bind string, w deliveryWalk, di
 // deliveries lie that way, where that page ends at the bound with a cursor on (bolt's
 // hasNeighbour); not for exactly MaxScan, where it would end empty with no cursor.
 func (t *tx) deliveryNeighbour(w deliveryWalk, id string, after bool) (bool, error) {
-	op, order := "<", "DESC"
-	if after {
-		op, order = ">", "ASC"
-	}
-	var sql string
-	if w.maxScan > 0 {
-		sql = fmt.Sprintf(`SELECT EXISTS (SELECT 1 FROM (
-			SELECT event_type, row_number() OVER (ORDER BY id %[2]s) AS n FROM (
-				SELECT id, event_type FROM deliveries WHERE webhook_id = $1 AND id %[1]s $3 ORDER BY id %[2]s LIMIT %[3]d) s) w
-			WHERE event_type = ANY($2) OR n > %[4]d)`, op, order, w.maxScan+1, w.maxScan)
-	} else {
-		sql = fmt.Sprintf(`SELECT EXISTS (SELECT 1 FROM deliveries WHERE webhook_id = $1 AND event_type = ANY($2) AND id %s $3)`, op)
-	}
 	var found bool
-	err := t.walkQuery(sql, w.args(id, true), func(rows pgx.Rows) error {
+	err := t.walkQuery(w.neighbourSQL(after), w.args(id, true), func(rows pgx.Rows) error {
 		if rows.Next() {
 			return rows.Scan(&found)
 		}
@@ -168,6 +155,29 @@ func (t *tx) deliveryNeighbour(w deliveryWalk, id string, after bool) (bool, err
 	})
 	return found, err
 }
+
+// neighbourSQL is deliveryNeighbour's statement, after or before $3.
+func (w deliveryWalk) neighbourSQL(after bool) string {
+	op, order := "<", "DESC"
+	if after {
+		op, order = ">", "ASC"
+	}
+	if w.maxScan > 0 {
+		return fmt.Sprintf(`SELECT EXISTS (SELECT 1 FROM (
+			SELECT event_type, row_number() OVER (ORDER BY webhook_id %[2]s, id %[2]s) AS n FROM (
+				SELECT webhook_id, id, event_type FROM deliveries WHERE %[5]s AND id %[1]s $3 ORDER BY webhook_id %[2]s, id %[2]s LIMIT %[3]d) s) w
+			WHERE event_type = ANY($2) OR n > %[4]d)`, op, order, w.maxScan+1, w.maxScan, webhookRange)
+	}
+	// The nearest kept delivery, in a subquery of its own (as existsQuery's edge).
+	return fmt.Sprintf(`SELECT EXISTS (SELECT 1 FROM (SELECT 1 FROM deliveries WHERE %[3]s AND event_type = ANY($2) AND id %[1]s $3
+		ORDER BY webhook_id %[2]s, id %[2]s LIMIT 1) edge)`, op, order, webhookRange)
+}
+
+// webhookRange holds a walk to the webhook ($1) as a range, and the walks order by
+// webhook_id before id, for the reason keyset.within does (deliveryList): a generic plan
+// otherwise walked the primary key past other webhooks' deliveries
+// (TestScopedListsSeekTheScope).
+const webhookRange = `webhook_id >= $1 AND webhook_id <= $1`
 
 // deliveryWalk is a narrowed page's walk of one webhook's deliveries.
 type deliveryWalk struct {
@@ -217,9 +227,9 @@ func (w deliveryWalk) pageSQL(dir byte, hasFrom bool, perPage int) string {
 		sentinel = " OR w.n > " + strconv.Itoa(w.maxScan)
 	}
 	return fmt.Sprintf(`SELECT %[1]s, w.n, coalesce(w.prev, '') FROM (
-			SELECT id, event_type, row_number() OVER w AS n, lag(id) OVER w AS prev FROM (
-				SELECT id, event_type FROM deliveries WHERE webhook_id = $1%[2]s ORDER BY id %[3]s%[4]s) s
-			WINDOW w AS (ORDER BY id %[3]s)) w
+			SELECT webhook_id, id, event_type, row_number() OVER w AS n, lag(id) OVER w AS prev FROM (
+				SELECT webhook_id, id, event_type FROM deliveries WHERE %[8]s%[2]s ORDER BY webhook_id %[3]s, id %[3]s%[4]s) s
+			WINDOW w AS (ORDER BY webhook_id %[3]s, id %[3]s)) w
 		CROSS JOIN LATERAL (SELECT %[7]s FROM deliveries WHERE id = w.id LIMIT 1) d
-		WHERE w.event_type = ANY($2)%[5]s ORDER BY w.id %[3]s LIMIT %[6]d`, qualified(deliveryCols, "d"), cond, order, bound, sentinel, perPage+1, deliveryCols)
+		WHERE w.event_type = ANY($2)%[5]s ORDER BY w.webhook_id %[3]s, w.id %[3]s LIMIT %[6]d`, qualified(deliveryCols, "d"), cond, order, bound, sentinel, perPage+1, deliveryCols, webhookRange)
 }

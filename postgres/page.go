@@ -285,15 +285,22 @@ func errBadCursor() error { return data.FieldError("cursor", pagecursor.Refused)
 // docs/performance.md ("The conversation list"); past it, agent_id = ANY(…).
 const maxAgentWalks = 1000
 
-// narrowByAgent narrows a workspace's rows (campaigns, conversations: columns agent_id
-// and status, an index on workspace_id, agent_id, id) to a list's agent_id and status
-// filters, "" for none, and to the caller's agents: agentIDs nil for every agent, empty
-// for none (service: a caller limited to agents it cannot see any more sees nothing).
-// The agent or agents are walked apart (keyset.each), but for a status among open: a
-// workspace holds few rows of those (conversations' active, campaigns' not final: both
-// bounded) and a partial index of them, which the planner may read, where a walk of an
-// agent's rows would pass over every row of the other statuses.
-func (ks *keyset) narrowByAgent(agentID, status string, agentIDs []string, open ...string) {
+// narrowByAgent narrows a workspace's rows of table (campaigns, conversations: columns
+// workspace_id, agent_id and status, an index on workspace_id, id and one on
+// workspace_id, agent_id, id), ks's args holding the workspace ($1), to a list's
+// agent_id and status filters, "" for none, and to the caller's agents: agentIDs nil for
+// every agent, empty for none (service: a caller limited to agents it cannot see any more
+// sees nothing). The agent or agents are walked apart (keyset.each), but for a status
+// among open: a workspace holds few rows of those (conversations' active, campaigns' not
+// final: both bounded) and a partial index of them, which the planner may read, where a
+// walk of an agent's rows would pass over every row of the other statuses. Every agent's
+// rows but of an open status are the workspace's index's, walked as inWorkspace's
+// (TestScopedListsSeekTheScope).
+func (ks *keyset) narrowByAgent(table, agentID, status string, agentIDs []string, open ...string) {
+	ks.from = table + ` WHERE workspace_id = $1`
+	if agentID == "" && agentIDs == nil && !slices.Contains(open, status) {
+		ks.from, ks.within = table+` WHERE workspace_id >= $1 AND workspace_id <= $1`, "workspace_id"
+	}
 	switch {
 	case slices.Contains(open, status):
 		// Written out, from the caller's constant, so that a plan the server keeps for the

@@ -82,8 +82,8 @@ func TestLimitedPagesWalkEachAgent(t *testing.T) {
 	}
 	agents := []string{"agt_1", "agt_2"}
 	campaignList := func(f data.CampaignFilter) keyset {
-		ks := keyset{binding: "campaigns", cols: "id", key: "id", from: `campaigns WHERE workspace_id = $1`, args: []any{ws}}
-		ks.narrowByAgent(f.AgentID, f.Status, agents, data.CampaignScheduled, data.CampaignRunning, data.CampaignPaused)
+		ks := keyset{binding: "campaigns", cols: "id", key: "id", args: []any{ws}}
+		ks.narrowByAgent("campaigns", f.AgentID, f.Status, agents, data.CampaignScheduled, data.CampaignRunning, data.CampaignPaused)
 		return ks
 	}
 	each := 2 * (perPage + 1)
@@ -126,14 +126,21 @@ func checkAgentsPagePlan(t *testing.T, db *DB, c agentsPageCase, perPage int) {
 		}
 	}
 	for _, plan := range plans {
-		if c.index != "" && !strings.Contains(plan, c.index) {
-			t.Errorf("%s: the plan reads no %s:\n%s", c.name, c.index, plan)
-		}
-		for _, m := range regexp.MustCompile(`(?:actual rows|Rows Removed by Filter:)[= ](\d+)`).FindAllStringSubmatch(plan, -1) {
-			if n, _ := strconv.Atoi(m[1]); n > c.maxRows {
-				t.Errorf("%s: a step read %d rows for a page of %d (at most %d):\n%s", c.name, n, perPage, c.maxRows, plan)
-				break
-			}
+		checkPlanRows(t, c, plan, perPage)
+	}
+}
+
+// checkPlanRows checks that plan, of one of c's statements, reads c's index and that no
+// step of it yields or passes over more than c.maxRows rows.
+func checkPlanRows(t *testing.T, c agentsPageCase, plan string, perPage int) {
+	t.Helper()
+	if c.index != "" && !strings.Contains(plan, c.index) {
+		t.Errorf("%s: the plan reads no %s:\n%s", c.name, c.index, plan)
+	}
+	for _, m := range regexp.MustCompile(`(?:actual rows|Rows Removed by Filter:)[= ](\d+)`).FindAllStringSubmatch(plan, -1) {
+		if n, _ := strconv.Atoi(m[1]); n > c.maxRows {
+			t.Errorf("%s: a step read %d rows for a page of %d (at most %d):\n%s", c.name, n, perPage, c.maxRows, plan)
+			break
 		}
 	}
 }

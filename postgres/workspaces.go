@@ -106,20 +106,28 @@ func (t *tx) DeleteWorkspace(id string) error {
 // WorkspacePage implements service.AccountTx: the user's memberships, newest workspace
 // first, joined to their workspaces.
 func (t *tx) WorkspacePage(userID string, req data.PageRequest) ([]*data.WorkspaceRecord, data.Page, error) {
-	ks := keyset{
-		binding: binding("workspaces", userID),
-		cols:    `w.id, w.name, w.description, coalesce(w.personal_of, ''), w.privacy, w.embeddings, w.embeddings_key, w.simulation, w.created_at, w.updated_at`,
-		from:    `members m JOIN workspaces w ON w.id = m.workspace_id WHERE m.user_id = $1`,
-		key:     "m.workspace_id",
-		args:    []any{userID},
-	}
-	return pageRows(t, ks, req, func(rows pgx.Rows) (*data.WorkspaceRecord, string, error) {
+	return pageRows(t, workspaceList(userID), req, func(rows pgx.Rows) (*data.WorkspaceRecord, string, error) {
 		w, err := scanWorkspace(rows)
 		if err != nil {
 			return nil, "", err
 		}
 		return w, w.ID, nil
 	})
+}
+
+// workspaceList is the keyset of a user's workspaces, in the order of members_by_user,
+// the user compared as a range (keyset.within): a generic plan otherwise walked the
+// primary key (workspace_id, user_id) past other users' memberships
+// (TestScopedListsSeekTheScope).
+func workspaceList(userID string) keyset {
+	return keyset{
+		binding: binding("workspaces", userID),
+		cols:    `w.id, w.name, w.description, coalesce(w.personal_of, ''), w.privacy, w.embeddings, w.embeddings_key, w.simulation, w.created_at, w.updated_at`,
+		from:    `members m JOIN workspaces w ON w.id = m.workspace_id WHERE m.user_id >= $1 AND m.user_id <= $1`,
+		key:     "m.workspace_id",
+		within:  "m.user_id",
+		args:    []any{userID},
+	}
 }
 
 // AllWorkspaces implements service.AccountTx.
