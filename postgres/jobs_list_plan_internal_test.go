@@ -52,3 +52,52 @@ func TestJobListPagesSeekTheirFilter(t *testing.T) {
 		checkAgentsPagePlan(t, db, agentsPageCase{name: c.name, ks: jobList("ws_1", c.sel), middle: "job_000010000ws_1", index: c.index, maxRows: c.maxRows}, perPage)
 	}
 }
+
+// TestLimitedJobListWalksEachAgent: a page for a caller limited to some agents walks each
+// of its agents' jobs apart on jobs_by_agent, and the jobs of no agent kind by kind on
+// jobs_by_kind (keyset.walks), reading at most per_page+1 of each walk however many jobs
+// of other agents lie between: here the other agents' jobs outnumber the caller's agent's
+// 98 to 1 (and those of no agent 98 to 1). The one agent_id = ANY(…) over the workspace's
+// jobs passed over every other agent's job between the cursor and the page's end (735 to
+// 784 rows for a page of 15; 1,568 for a caller reading one kind, which read
+// jobs_by_kind). Planned as sent and generic (checkAgentsPagePlan).
+func TestLimitedJobListWalksEachAgent(t *testing.T) {
+	db := openInternal(t)
+	const perPage = 15
+	if err := db.Update(context.Background(), func(stx service.Tx) error {
+		// In each workspace one job in 100 is agt_mine's (a.work, failed), one in 100 is of no
+		// agent (b.sweep, failed), the rest are other agents' (a.work, succeeded).
+		_, err := stx.(*tx).exec(`INSERT INTO jobs (id, workspace_id, kind, agent_id, payload, status, attempt, max_attempts, run_at, created_at, finished_at)
+			SELECT 'job_' || lpad(i::text, 9, '0') || ws, ws,
+				CASE WHEN i % 100 = 50 THEN 'b.sweep' ELSE 'a.work' END,
+				CASE WHEN i % 100 = 0 THEN 'agt_mine' WHEN i % 100 = 50 THEN NULL ELSE 'agt_other' || (i % 7) END,
+				'', CASE WHEN i % 50 = 0 THEN 'failed' ELSE 'succeeded' END, 1, 1, now(), now(), now()
+			FROM generate_series(1, 20000) i CROSS JOIN (VALUES ('ws_1'), ('ws_2')) w(ws); ANALYZE jobs`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	kinds, agentKinds := []string{"a.work", "b.sweep"}, []string{"a.work"}
+	limited := func(agents []string, f data.JobFilter) data.JobSelection {
+		return data.JobSelection{Kinds: kinds, Agents: agents, AgentKinds: agentKinds, JobFilter: f}
+	}
+	mine, page := []string{"agt_mine"}, perPage+1
+	for _, c := range []struct {
+		name    string
+		sel     data.JobSelection
+		index   string
+		maxRows int
+	}{
+		{"a limited caller's jobs", limited(mine, data.JobFilter{}), "jobs_by_agent", 2 * page},
+		{"a caller limited to two agents", limited([]string{"agt_mine", "agt_none"}, data.JobFilter{}), "jobs_by_agent", 2 * page},
+		// A status is a condition on the walks' rows. Failed being rare (2%), the planner
+		// expects a walk to pass over 50 jobs for each it keeps and may read the agent's,
+		// and the kind's, 200 whole by bitmap instead: never the other agents' 19,600.
+		{"a limited caller's failed jobs", limited(mine, data.JobFilter{Status: data.JobFailed}), "jobs_by_agent", 200},
+		{"a limited caller's jobs of an agent kind", limited(mine, data.JobFilter{Kind: "a.work"}), "jobs_by_agent", page},
+		{"a limited caller's jobs of no agent's kind", limited(mine, data.JobFilter{Kind: "b.sweep"}), "jobs_by_kind", page},
+		{"a limited caller reading an agent kind only", data.JobSelection{Kinds: agentKinds, Agents: mine, AgentKinds: agentKinds}, "jobs_by_agent", page},
+	} {
+		checkAgentsPagePlan(t, db, agentsPageCase{name: c.name, ks: jobList("ws_1", c.sel), middle: "job_000010000ws_1", index: c.index, maxRows: c.maxRows}, perPage)
+	}
+}
