@@ -10,14 +10,14 @@ import (
 
 // TestJobListPagesSeekTheirFilter: a page of jobs with one filter (status, kind, agent)
 // reads per_page+1 rows of that filter's index (0019_jobs_list.sql) however many jobs
-// precede it, and a page without a filter at most per_page+1 of each kind the caller may
-// read, in the plan as sent and in the generic plan the server keeps for a prepared
-// statement after a few runs (checkAgentsPagePlan plans both). The generic plan, not
-// knowing the filter's value, walked jobs_pkey back from the cursor and passed over
-// every job of other values (9,983 rows for the second page of failed ones, the oldest
-// 16 of 20,000; 19,984 for a caller reading one kind only): the filter is now the first
-// column of the page's order (keyset.within), and the kinds are walked apart
-// (keyset.each), which no plan can serve from jobs_pkey without a sort.
+// precede it, and a page without a filter per_page+1 of the workspace's jobs, in the plan
+// as sent and in the generic plan the server keeps for a prepared statement after a few
+// runs (checkAgentsPagePlan plans both). The generic plan, not knowing the filter's
+// value, walked jobs_pkey back from the cursor and passed over every job of other values
+// (9,983 rows for the second page of failed ones, the oldest 16 of 20,000; 19,984 for a
+// caller reading one kind only): the filter, or the caller's one kind, is now the first
+// column of the page's order (keyset.within), which no plan can serve from jobs_pkey
+// without a sort.
 func TestJobListPagesSeekTheirFilter(t *testing.T) {
 	db := openInternal(t)
 	const perPage = 15
