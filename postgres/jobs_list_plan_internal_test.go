@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -99,5 +100,29 @@ func TestLimitedJobListWalksEachAgent(t *testing.T) {
 		{"a limited caller reading an agent kind only", data.JobSelection{Kinds: agentKinds, Agents: mine, AgentKinds: agentKinds}, "jobs_by_agent", page},
 	} {
 		checkAgentsPagePlan(t, db, agentsPageCase{name: c.name, ks: jobList("ws_1", c.sel), middle: "job_000010000ws_1", index: c.index, maxRows: c.maxRows}, perPage)
+	}
+}
+
+// TestLimitedJobListWalksUpToTheBound: a limited caller's page walks apart up to
+// data.MaxJobListWalks walks (an agent each, and each kind of no agent), the bound the
+// bbolt engine merges its scopes under; past it, one range of the workspace's jobs with
+// the agents checked on each (jobWalks).
+func TestLimitedJobListWalksUpToTheBound(t *testing.T) {
+	agents := func(n int) []string {
+		list := make([]string, n)
+		for i := range list {
+			list[i] = fmt.Sprintf("agt_%d", i)
+		}
+		return list
+	}
+	kinds, agentKinds := []string{"a.work", "b.sweep"}, []string{"a.work"}
+	for _, c := range []struct {
+		agents int
+		walked bool
+	}{{data.MaxJobListWalks - 1, true}, {data.MaxJobListWalks, false}} {
+		ks := jobList("ws_1", data.JobSelection{Kinds: kinds, Agents: agents(c.agents), AgentKinds: agentKinds})
+		if walked := ks.walks != nil; walked != c.walked {
+			t.Errorf("%d agents and a kind of no agent: walked apart %v, want %v", c.agents, walked, c.walked)
+		}
 	}
 }
