@@ -124,12 +124,7 @@ func jobWalks(sel data.JobSelection, arg func(any) string) []walk {
 		walks = append(walks, walk{col: "agent_id", vals: sel.Agents, also: "kind = ANY(" + arg(agentKinds) + "::text[])"})
 	}
 	if len(otherKinds) > 0 {
-		// No agent, or one of the caller's, written so that the planner, knowing no better,
-		// guesses it keeps half the kind's rows (an expression's default): as "agent_id IS
-		// NULL OR …" it took the share of the jobs of no agent among all, expected the walk
-		// to pass over most of its kind's rows, and read them all by bitmap and sorted them.
-		// In fact these kinds' jobs name no agent.
-		walks = append(walks, walk{col: "kind", vals: otherKinds, also: "CASE WHEN agent_id IS NULL THEN true ELSE agent_id = ANY(" + arg(sel.Agents) + "::text[]) END"})
+		walks = append(walks, walk{col: "kind", vals: otherKinds, also: "(agent_id IS NULL OR agent_id = ANY(" + arg(sel.Agents) + "::text[]))"})
 	}
 	return walks
 }

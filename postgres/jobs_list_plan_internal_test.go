@@ -126,3 +126,28 @@ func TestLimitedJobListWalksUpToTheBound(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitedJobListWalksWhereAgentKindsAreRare: an agent's walk reads per_page+1 of its
+// jobs where the agents' kinds are rare among the workspace's (one job in 25; the rest
+// are of no agent): the walk's kind condition is a CASE (walk.within), so the planner
+// does not take the kinds' share of the table for their share of the agent's jobs (all
+// of them). As "kind = ANY(…)" it expected the walk to pass over most of the agent's jobs
+// and read them all by bitmap and sorted them: 399 to 800 rows for a page of 15.
+func TestLimitedJobListWalksWhereAgentKindsAreRare(t *testing.T) {
+	db := openInternal(t)
+	const perPage = 15
+	if err := db.Update(context.Background(), func(stx service.Tx) error {
+		_, err := stx.(*tx).exec(`INSERT INTO jobs (id, workspace_id, kind, agent_id, payload, status, attempt, max_attempts, run_at, created_at, finished_at)
+			SELECT 'job_' || lpad(i::text, 9, '0') || ws, ws,
+				CASE WHEN i % 25 = 0 THEN 'a.work' ELSE 'b.sweep' END,
+				CASE WHEN i % 25 = 0 THEN 'agt_mine' ELSE NULL END,
+				'', 'succeeded', 1, 1, now(), now(), now()
+			FROM generate_series(1, 20000) i CROSS JOIN (VALUES ('ws_1'), ('ws_2')) w(ws); ANALYZE jobs`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sel := data.JobSelection{Kinds: []string{"a.work"}, Agents: []string{"agt_mine"}, AgentKinds: []string{"a.work"}}
+	checkAgentsPagePlan(t, db, agentsPageCase{name: "an agent's jobs of a rare kind", ks: jobList("ws_1", sel), middle: "job_000010000ws_1",
+		index: "jobs_by_agent", maxRows: perPage + 1}, perPage)
+}
