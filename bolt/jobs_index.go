@@ -236,14 +236,10 @@ func jobListingFault(tx *bbolt.Tx) error {
 	return nil
 }
 
-// maxJobListScopes bounds the scopes one list merges. A caller limited to many agents
-// would merge a scope per agent and kind; past the bound its list walks the workspace's
-// scopes instead and checks the agent on each job, under maxJobListScan.
-const maxJobListScopes = 128
-
 // jobListPlan returns the scopes of ws whose union is sel's jobs: exactly them, but for
-// a caller limited to more agents than maxJobListScopes allows, whose agents are then
-// checked on each job read.
+// a caller limited to so many agents that a scope per agent and kind would pass
+// data.MaxJobListWalks: its list walks the workspace's scopes instead and checks the
+// agent on each job read, under maxJobListScan.
 func jobListPlan(ws string, sel data.JobSelection) []string {
 	kinds := []string{}
 	for _, k := range sel.Kinds {
@@ -257,7 +253,7 @@ func jobListPlan(ws string, sel data.JobSelection) []string {
 		return []string{} // an agent the caller may not see has no jobs for it
 	case sel.AgentID != "":
 		agents = []string{sel.AgentID}
-	case sel.Agents != nil && (len(sel.Agents)+1)*len(kinds) <= maxJobListScopes:
+	case sel.Agents != nil && (len(sel.Agents)+1)*len(kinds) <= data.MaxJobListWalks:
 		agents = append(slices.Clone(sel.Agents), "") // and the jobs working for no agent
 	}
 	scopes := []string{}

@@ -209,7 +209,7 @@ func TestJobListManyAgentsKeepsScanBound(t *testing.T) {
 	db := openInternal(t, &clock{t: time.Now()})
 	ids := storeJobs(t, db, maxJobListScan+5)
 	agents := []string{rareAgent}
-	for i := range maxJobListScopes / len(listKinds) {
+	for i := range data.MaxJobListWalks / len(listKinds) {
 		agents = append(agents, fmt.Sprintf("agt_01JD7%021d", i))
 	}
 	sel := data.JobSelection{Kinds: listKinds, Agents: agents}

@@ -25,7 +25,7 @@ var maxJobListPass = 100_000
 
 // ListJobs implements service.JobTx: a merged walk of the scopes sel names, newest first,
 // from/to a seek in it, each job read once and kept when sel keeps it (always, but for
-// the caller's agents past maxJobListScopes); for queued or running, the entries of the
+// the caller's agents past data.MaxJobListWalks); for queued or running, the entries of the
 // other pending status passed over by their value, no job read.
 func (t tx) ListJobs(workspaceID string, sel data.JobSelection, req data.PageRequest) ([]*data.JobRecord, data.Page, error) {
 	seen := map[string]*data.JobRecord{}

@@ -212,6 +212,13 @@ type JobSelection struct {
 	AgentKinds []string
 }
 
+// MaxJobListWalks bounds the index walks one page of a job list merges, on either storage
+// engine: bbolt merges a scope per agent and kind (bolt/jobs_index.go), PostgreSQL walks
+// each agent and each kind of jobs of no agent (postgres/jobs_list.go). A caller limited
+// to agents whose walks would pass it is served by a walk of the workspace's jobs that
+// checks the agent on each (docs/jobs.md, "What a page costs").
+const MaxJobListWalks = 128
+
 // Keeps reports whether s selects j: the one predicate of a job list, which both storage
 // engines answer and the service's read of one job applies.
 func (s JobSelection) Keeps(j *Job) bool {

@@ -13,17 +13,22 @@ import (
 // BenchmarkListJobs reads a page of 15 of a workspace's 20,000 jobs (beside another
 // workspace's 20,000), unfiltered and by a status only its oldest job has: each filter
 // seeks its index of migration 0019, so the rare filter costs a page too. The oldest 16
-// are of a kind of their own, c.rare: asked for by the kind filter (rare_kind) and by a
-// caller who may read that kind only (rare_kind_caller). Each case runs its statement
-// many times, so the server's generic plan for it is measured too.
+// are of a kind of their own, c.rare, of no agent: asked for by the kind filter
+// (rare_kind) and by a caller who may read that kind only (rare_kind_caller). The other
+// jobs, a.work, are agents': one in 100 agt_mine's, one in 1,000 agt_few's, the rest seven
+// other agents'. limited is a caller limited to agt_mine, limited_few one limited to
+// agt_few, a.work being an agent's kind. Each case runs its statement many times, so the
+// server's generic plan for it is measured too.
 // docs/performance.md records the figures.
 func BenchmarkListJobs(b *testing.B) {
 	db := testkit.OpenPostgres(b, nil)
 	ctx := context.Background()
 	const n = 20000
 	for _, ws := range []string{"ws_1", "ws_2"} {
-		if _, err := db.Pool().Exec(ctx, `INSERT INTO jobs (id, workspace_id, kind, payload, status, attempt, max_attempts, run_at, created_at, finished_at)
-			SELECT 'job_' || $2 || lpad(i::text, 9, '0'), $2, CASE WHEN i <= 16 THEN 'c.rare' ELSE 'a.work' END, '', CASE WHEN i = 1 THEN 'failed' ELSE 'succeeded' END, 1, 1, now(), now(), now()
+		if _, err := db.Pool().Exec(ctx, `INSERT INTO jobs (id, workspace_id, kind, agent_id, payload, status, attempt, max_attempts, run_at, created_at, finished_at)
+			SELECT 'job_' || $2 || lpad(i::text, 9, '0'), $2, CASE WHEN i <= 16 THEN 'c.rare' ELSE 'a.work' END,
+				CASE WHEN i <= 16 THEN NULL WHEN i % 100 = 0 THEN 'agt_mine' WHEN i % 1000 = 555 THEN 'agt_few' ELSE 'agt_' || (i % 7) END,
+				'', CASE WHEN i = 1 THEN 'failed' ELSE 'succeeded' END, 1, 1, now(), now(), now()
 			FROM generate_series(1, $1) i`, n, ws); err != nil {
 			b.Fatal(err)
 		}
@@ -39,6 +44,8 @@ func BenchmarkListJobs(b *testing.B) {
 		{"failed", data.JobSelection{Kinds: kinds, JobFilter: data.JobFilter{Status: data.JobFailed}}, 1},
 		{"rare_kind", data.JobSelection{Kinds: kinds, JobFilter: data.JobFilter{Kind: "c.rare"}}, 15},
 		{"rare_kind_caller", data.JobSelection{Kinds: []string{"c.rare"}}, 15},
+		{"limited", data.JobSelection{Kinds: kinds, Agents: []string{"agt_mine"}, AgentKinds: []string{"a.work"}}, 15},
+		{"limited_few", data.JobSelection{Kinds: kinds, Agents: []string{"agt_few"}, AgentKinds: []string{"a.work"}}, 15},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {

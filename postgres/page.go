@@ -44,13 +44,13 @@ type keyset struct {
 	// its own index: the cursors' checks ask each (a page of them is read apart and
 	// merged by its caller, as recipientsMerged does).
 	union []keyset
-	// eachCol and each, when eachCol is set, select the rows whose eachCol is one of
-	// each, read apart: one walk per value of an index on (scope, eachCol, key), at most
-	// per_page+1 rows each, merged by the statement (a LATERAL join), so that a page costs
-	// its values' first rows whatever their rows number. "eachCol = ANY(…)" reads every
-	// row of the values and sorts them (narrowByAgent).
-	eachCol string
-	each    []string
+	// walks, when set, select ks's rows as the union of index walks read apart: for each
+	// walk, one per value of an index on (scope, walk.col, key), at most per_page+1 rows
+	// each, merged by the statement (a LATERAL join), so that a page costs its values'
+	// first rows whatever their rows number. "col = ANY(…)" reads every row of the values
+	// and sorts them (narrowByAgent), or passes over the rows of the other values (jobList).
+	// The walks' rows must not overlap.
+	walks []walk
 }
 
 // pageRows returns one newest-first page of ks's rows, scanned by scan, and the page's
@@ -135,13 +135,17 @@ func (t *tx) pageQuery(ks keyset, req data.PageRequest) (keysetQuery, error) {
 		where = fmt.Sprintf(" AND %s < $%d", ks.key, len(args))
 	}
 	q.sql = fmt.Sprintf("SELECT %s FROM %s%s ORDER BY %s LIMIT %d", ks.cols, ks.from, where, ks.orderBy(order), q.perPage+1)
-	if ks.eachCol != "" {
+	if ks.walks != nil {
 		// The page's keys, from each value's walk, then their rows: only the page's rows
 		// are read whole.
-		args = append(args, ks.each)
-		walk := fmt.Sprintf("SELECT %s FROM %s AND %s%s ORDER BY %s LIMIT %d", ks.key, ks.from, ks.eachWithin(), where, ks.eachOrderBy(order), q.perPage+1)
-		q.sql = fmt.Sprintf("SELECT %s FROM %s AND %s IN (SELECT walk.%s FROM unnest($%d::text[]) AS vals(v) CROSS JOIN LATERAL (%s) walk ORDER BY walk.%s %s LIMIT %d) ORDER BY %s",
-			ks.cols, ks.from, ks.key, ks.key, len(args), walk, ks.key, order, q.perPage+1, ks.orderBy(order))
+		var keys []string
+		for _, w := range ks.walks {
+			args = append(args, w.vals)
+			keys = append(keys, fmt.Sprintf("SELECT walk.%s FROM unnest($%d::text[]) AS vals(v) CROSS JOIN LATERAL (SELECT %s FROM %s AND %s%s ORDER BY %s LIMIT %d) walk",
+				ks.key, len(args), ks.key, ks.from, w.within(), where, w.orderBy(ks.key, order), q.perPage+1))
+		}
+		q.sql = fmt.Sprintf("SELECT %s FROM %s AND %s IN (%s ORDER BY %s %s LIMIT %d) ORDER BY %s",
+			ks.cols, ks.from, ks.key, strings.Join(keys, " UNION ALL "), ks.key, order, q.perPage+1, ks.orderBy(order))
 	}
 	q.args = args
 	return q, nil
@@ -212,10 +216,15 @@ func existsQuery(ks keyset, op, key string) (string, []any) {
 	if op == ">" {
 		dir = "DESC"
 	}
-	if ks.eachCol != "" { // a value's walk from that end: its first row
-		args = append(args, ks.each)
-		return fmt.Sprintf("SELECT EXISTS (SELECT 1 FROM unnest($%d::text[]) AS vals(v) CROSS JOIN LATERAL (SELECT 1 FROM %s AND %s AND %s %s $%d ORDER BY %s LIMIT 1) walk)",
-			len(args), ks.from, ks.eachWithin(), ks.key, op, len(args)-1, ks.eachOrderBy(dir)), args
+	if ks.walks != nil { // each value's walk from that end: its first row
+		keyArg := len(args)
+		var firsts []string
+		for _, w := range ks.walks {
+			args = append(args, w.vals)
+			firsts = append(firsts, fmt.Sprintf("SELECT 1 FROM unnest($%d::text[]) AS vals(v) CROSS JOIN LATERAL (SELECT 1 FROM %s AND %s AND %s %s $%d ORDER BY %s LIMIT 1) walk",
+				len(args), ks.from, w.within(), ks.key, op, keyArg, w.orderBy(ks.key, dir)))
+		}
+		return fmt.Sprintf("SELECT EXISTS (%s)", strings.Join(firsts, " UNION ALL ")), args
 	}
 	if ks.within == "" {
 		return fmt.Sprintf("SELECT EXISTS (SELECT 1 FROM %s AND %s %s $%d)", ks.from, ks.key, op, len(args)), args
@@ -228,15 +237,31 @@ func existsQuery(ks keyset, op, key string) (string, []any) {
 		ks.from, ks.key, op, len(args), ks.orderBy(dir)), args
 }
 
-// eachWithin holds a walk of ks.each to its value, vals.v, as a range for the reason
-// keyset.within is one: with an equality the planner may walk the key's own index.
-func (ks keyset) eachWithin() string {
-	return fmt.Sprintf("%s >= vals.v AND %s <= vals.v", ks.eachCol, ks.eachCol)
+// walk is a family of index walks of a keyset (keyset.walks): one per value of vals, of
+// the rows whose col is that value and where also, if set, holds too.
+type walk struct {
+	col, also string
+	vals      []string
 }
 
-// eachOrderBy is the ORDER BY of a walk of ks.each in dir: the index's.
-func (ks keyset) eachOrderBy(dir string) string {
-	return fmt.Sprintf("%s %s, %s %s", ks.eachCol, dir, ks.key, dir)
+// within holds a walk to its value, vals.v, as a range for the reason keyset.within is
+// one: with an equality the planner may walk the key's own index. also is written as a
+// CASE, whose share of the rows the planner does not estimate and guesses at half: its
+// statistics are of the whole table, and a condition's share there is not its share of
+// one value's rows (the agent kinds among all jobs, not among one agent's: all of them).
+// Taking the table's, rare, it expected a walk to pass over most of its rows, and read
+// them all by bitmap and sorted them (TestLimitedJobListWalksEachAgent).
+func (w walk) within() string {
+	s := fmt.Sprintf("%s >= vals.v AND %s <= vals.v", w.col, w.col)
+	if w.also != "" {
+		s += " AND CASE WHEN " + w.also + " THEN true ELSE false END"
+	}
+	return s
+}
+
+// orderBy is the ORDER BY of a walk in dir: its index's.
+func (w walk) orderBy(key, dir string) string {
+	return fmt.Sprintf("%s %s, %s %s", w.col, dir, key, dir)
 }
 
 // inWorkspace is the keyset of a table's rows of one workspace, by id, in the order of
@@ -280,7 +305,7 @@ func (db *DB) decodeCursor(cursor, scope string) (byte, string, bool) {
 // wording every list and the server's form check use.
 func errBadCursor() error { return data.FieldError("cursor", pagecursor.Refused) }
 
-// maxAgentWalks bounds the agents a page walks apart (keyset.each): as many as a
+// maxAgentWalks bounds the agents a page walks apart (keyset.walks): as many as a
 // member's or key's agent_ids may name (validate.MaxIDListItems), measured in
 // docs/performance.md ("The conversation list"); past it, agent_id = ANY(…).
 const maxAgentWalks = 1000
@@ -290,7 +315,7 @@ const maxAgentWalks = 1000
 // workspace_id, agent_id, id), ks's args holding the workspace ($1), to a list's
 // agent_id and status filters, "" for none, and to the caller's agents: agentIDs nil for
 // every agent, empty for none (service: a caller limited to agents it cannot see any more
-// sees nothing). The agent or agents are walked apart (keyset.each), but for a status
+// sees nothing). The agent or agents are walked apart (keyset.walks), but for a status
 // among open: a workspace holds few rows of those (conversations' active, campaigns' not
 // final: both bounded) and a partial index of them, which the planner may read, where a
 // walk of an agent's rows would pass over every row of the other statuses. Every agent's
@@ -330,6 +355,6 @@ func (ks *keyset) narrowByAgent(table, agentID, status string, agentIDs []string
 		ks.from += fmt.Sprintf(` AND agent_id >= $%d AND agent_id <= $%d`, len(ks.args), len(ks.args))
 		ks.within = "agent_id"
 	default:
-		ks.eachCol, ks.each = "agent_id", agents
+		ks.walks = []walk{{col: "agent_id", vals: agents}}
 	}
 }

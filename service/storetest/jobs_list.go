@@ -57,7 +57,7 @@ func testJobsListSelections(t *testing.T, open Opener) {
 	s := open(t)
 	all := listedJobs(t, s)
 	both := []string{"a.work", "b.work"}
-	agent1 := "agt_01JD6000000000000000000001"
+	agent1, agent2 := "agt_01JD6000000000000000000001", "agt_01JD6000000000000000000002"
 	cases := []struct {
 		name string
 		sel  data.JobSelection
@@ -79,6 +79,19 @@ func testJobsListSelections(t *testing.T, open Opener) {
 		{"range", data.JobSelection{Kinds: both, JobFilter: data.JobFilter{From: jobEpoch.Add(3 * time.Minute), To: jobEpoch.Add(9 * time.Minute)}}},
 		{"every filter", data.JobSelection{Kinds: both, Agents: []string{agent1}, JobFilter: data.JobFilter{Kind: "a.work",
 			Status: data.JobQueued, From: jobEpoch.Add(time.Minute)}}},
+		// A limited caller with an agent kind: PostgreSQL walks each agent for it and the
+		// other kind for the jobs of no agent (postgres/jobs_list.go, jobWalks).
+		{"two agents, an agent kind, failed", data.JobSelection{Kinds: both, Agents: []string{agent1, agent2}, AgentKinds: []string{"a.work"},
+			JobFilter: data.JobFilter{Status: data.JobFailed}}},
+		{"one agent, an agent kind, queued", data.JobSelection{Kinds: both, Agents: []string{agent1}, AgentKinds: []string{"a.work"},
+			JobFilter: data.JobFilter{Status: data.JobQueued}}},
+		{"one agent, an agent kind, the other kind", data.JobSelection{Kinds: both, Agents: []string{agent1}, AgentKinds: []string{"a.work"},
+			JobFilter: data.JobFilter{Kind: "b.work"}}},
+		{"one agent, an agent kind, that kind", data.JobSelection{Kinds: both, Agents: []string{agent1}, AgentKinds: []string{"a.work"},
+			JobFilter: data.JobFilter{Kind: "a.work"}}},
+		{"two agents, agent kinds, a range", data.JobSelection{Kinds: both, Agents: []string{agent1, agent2}, AgentKinds: both,
+			JobFilter: data.JobFilter{From: jobEpoch.Add(2 * time.Minute), To: jobEpoch.Add(10 * time.Minute)}}},
+		{"one agent, one readable kind, not an agent kind", data.JobSelection{Kinds: []string{"b.work"}, Agents: []string{agent1}, AgentKinds: []string{"a.work"}}},
 	}
 	for _, c := range cases {
 		var want []string
