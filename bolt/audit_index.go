@@ -61,19 +61,7 @@ func eventFacetWalk(spec *listSpec, workspaceID string, f service.EventFilter) {
 
 // deleteWorkspaceEventFacets removes a deleted workspace's facet entries.
 func deleteWorkspaceEventFacets(tx *bbolt.Tx, workspaceID string) error {
-	b := tx.Bucket(bucketEventsByFacet)
-	prefix := []byte(workspaceID + "\x00")
-	var keys [][]byte
-	c := b.Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		keys = append(keys, bytes.Clone(k))
-	}
-	for _, k := range keys {
-		if err := b.Delete(k); err != nil {
-			return err
-		}
-	}
-	return nil
+	return deletePrefix(tx.Bucket(bucketEventsByFacet), []byte(workspaceID+"\x00"))
 }
 
 // listEventFacetsOfStore fills the facet index from the stored events (the schema 26 → 27
