@@ -66,10 +66,12 @@ func deleteWorkspaceEventFacets(tx *bbolt.Tx, workspaceID string) error {
 
 // listEventFacetsOfStore fills the facet index from the stored events (the schema 26 → 27
 // migration, in the transaction that raises the version, so a crash leaves schema 26 to
-// fill it again), each event read once, the entries put in key order (putSorted). An
-// index entry without its event (a removal audit verify reports) lists nothing.
+// fill it again), each event's type and actor read once (storedEventFacets), the entries
+// put in key order (putSorted). An index entry without its event (a removal audit verify
+// reports) lists nothing.
 func listEventFacetsOfStore(tx *bbolt.Tx) error {
 	var entries []indexEntry
+	events := tx.Bucket(bucketEvents)
 	c := tx.Bucket(bucketEventsByWS).Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.Next() {
 		i := bytes.IndexByte(k, 0)
@@ -77,16 +79,35 @@ func listEventFacetsOfStore(tx *bbolt.Tx) error {
 			continue
 		}
 		id := string(k[i+1:])
-		e, err := readEvent(tx, id)
-		if err != nil {
-			return fmt.Errorf("reading event %q: %w", id, err)
-		}
-		if e == nil {
+		v := events.Get([]byte(id))
+		if v == nil {
 			continue
+		}
+		e, err := storedEventFacets(id, v)
+		if err != nil {
+			return err
 		}
 		for _, scope := range eventFacetScopes(e) {
 			entries = append(entries, indexEntry{indexKey(scope, id), nil})
 		}
 	}
 	return putSorted(tx.Bucket(bucketEventsByFacet), entries)
+}
+
+// storedEventFacets reads what the facet index needs of a stored event, its workspace,
+// type and actor, and not its payload: a binary event's header alone, another form
+// parsed without following a reference (a call's event would decode the whole call).
+func storedEventFacets(id string, v []byte) (*data.Event, error) {
+	if isBinaryEvent(v) {
+		e, _, err := decodeBinaryEvent(id, v)
+		if err != nil {
+			return nil, fmt.Errorf("event %s: %w", id, err)
+		}
+		return &e, nil
+	}
+	s, err := parseEvent(id, v)
+	if err != nil {
+		return nil, err
+	}
+	return &s.e, nil
 }

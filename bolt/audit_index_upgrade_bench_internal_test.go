@@ -1,0 +1,64 @@
+package bolt
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
+)
+
+// BenchmarkUpgradeListsEventFacets times the schema 26 → 27 fill (listEventFacetsOfStore)
+// over n events of 5 workspaces, 10 types and 20 users (one in ten caused by no user): it
+// runs at open, in the migration's one transaction (docs/performance.md, "Schema 27's
+// fill at open").
+func BenchmarkUpgradeListsEventFacets(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			db, err := Open(b.TempDir(), Options{NoSync: true, SecretKey: make([]byte, 32)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			g := data.NewIDGen()
+			for i := 0; i < n; i += 1000 {
+				if err := db.Update(context.Background(), func(tx service.Tx) error {
+					for j := i; j < min(i+1000, n); j++ {
+						e := &data.Event{ID: g.New(data.PrefixEvent), WorkspaceID: fmt.Sprintf("ws_%d", j%5), Type: data.EventTypes[j%10],
+							Actor: data.Actor{Type: "user", UserID: fmt.Sprintf("usr_01JD60000000000000000%05d", j%20)},
+							Data:  []byte(`{"id":"agt_1","name":"Support desk"}`), Hash: fmt.Sprintf("k1:%064x", j)}
+						if j%10 == 0 {
+							e.Actor = data.Actor{Type: "system"}
+						}
+						if err := tx.AppendEvent(e); err != nil {
+							return err
+						}
+					}
+					return nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				if err := db.bolt.Update(func(tx *bbolt.Tx) error { // as a schema 26 file: no facets
+					if err := tx.DeleteBucket(bucketEventsByFacet); err != nil {
+						return err
+					}
+					_, err := tx.CreateBucket(bucketEventsByFacet)
+					return err
+				}); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if err := db.bolt.Update(listEventFacetsOfStore); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
