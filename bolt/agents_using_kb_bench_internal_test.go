@@ -46,7 +46,7 @@ func BenchmarkAgentIDsUsingKnowledgeBase(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := db.View(context.Background(), func(tx service.Tx) error {
-					ids, _, err := tx.AgentIDs(benchWS, "", nil, "", benchKB, data.PageRequest{PerPage: 100})
+					ids, _, err := tx.AgentIDs(benchWS, "", nil, service.AgentSearch{KnowledgeBaseID: benchKB}, data.PageRequest{PerPage: 100})
 					if err == nil && len(ids) != 0 {
 						err = fmt.Errorf("used by %v", ids)
 					}

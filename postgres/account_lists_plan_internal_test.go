@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -35,9 +34,9 @@ func TestAgentAndAccountListsSeekTheScope(t *testing.T) {
 	}
 	const perPage = 15
 	for _, c := range []agentsPageCase{
-		{"agents", agentList("ws_1", "", nil, "", ""), "agt_000050000", "agents_by_workspace", perPage + 1},
-		{"draft agents", agentList("ws_1", "draft", nil, "", ""), "agt_000050000", "agents_by_status", perPage + 1},
-		{"numbers", numberList("ws_1", data.NumberFilter{}), "num_000050000", "numbers_by_workspace", perPage + 1},
+		{"agents", agentList("ws_1", "", nil, service.AgentSearch{}), "agt_000050000", "agents_by_workspace", perPage + 1},
+		{"draft agents", agentList("ws_1", "draft", nil, service.AgentSearch{}), "agt_000050000", "agents_by_status", perPage + 1},
+		{"numbers", numberList("ws_1", service.NumberSearch{}), "num_000050000", "numbers_by_workspace", perPage + 1},
 		{"a workspace's API keys", apiKeyList("api_keys_by_workspace", "workspace_id", "ws_1"), "000000000000c350", "api_keys_by_workspace", perPage + 1},
 		{"a user's API keys", apiKeyList("api_keys_by_user", "user_id", "usr_1"), "000000000000c350", "api_keys_by_user", perPage + 1},
 		{"members", memberList("ws_1"), "usr_000050000", "members_pkey", perPage + 1},

@@ -34,7 +34,7 @@ func BenchmarkAgentNameSearch(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := db.View(ctx, func(tx service.Tx) error {
-			ids, _, err := tx.AgentIDs("ws_1", "", nil, "19999", "", data.PageRequest{PerPage: 15})
+			ids, _, err := tx.AgentIDs("ws_1", "", nil, service.AgentSearch{Name: "19999"}, data.PageRequest{PerPage: 15})
 			if err == nil && len(ids) != 1 {
 				err = fmt.Errorf("found %v", ids)
 			}

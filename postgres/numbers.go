@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 func init() {
@@ -65,19 +66,32 @@ func (t *tx) Number(id string) (*data.Number, error) {
 }
 
 // Numbers implements service.NumberTx. A number bound to an agent both ways is one row,
-// so it is listed once.
-func (t *tx) Numbers(ws string, f data.NumberFilter, req data.PageRequest) ([]*data.Number, data.Page, error) {
-	return pageRows(t, numberList(ws, f), req, func(rows pgx.Rows) (*data.Number, string, error) {
-		n, err := scanNumber(rows)
+// so it is listed once. A q search is the bbolt engine's bounded walk of the list
+// (scanPage): the numbers looked at are the workspace's, or the agent's, so both engines
+// give the same pages.
+func (t *tx) Numbers(ws string, f service.NumberSearch, req data.PageRequest) ([]*data.Number, data.Page, error) {
+	scan := func(row pgx.Row) (*data.Number, string, error) {
+		n, err := scanNumber(row)
 		if err != nil {
 			return nil, "", err
 		}
 		return n, n.ID, nil
-	})
+	}
+	ks := numberList(ws, f)
+	if f.Q == "" {
+		return pageRows(t, ks, req, func(rows pgx.Rows) (*data.Number, string, error) { return scan(rows) })
+	}
+	// data.NumberMatches in SQL: the digits in the phone number, or q in the nickname,
+	// both folded by data.FoldCase (nickname_folded).
+	n := len(ks.args)
+	ks.args = append(ks.args, data.NumberSearchDigits(f.Q), data.FoldCase(f.Q))
+	keep := fmt.Sprintf(`($%d <> '' AND strpos(phone_number, $%d) > 0) OR strpos(nickname_folded, $%d) > 0`, n+1, n+1, n+2)
+	return scanPage(t, scanWalk{ks: ks, table: "numbers", keep: keep, maxScan: f.MaxScan}, req, scan)
 }
 
-// numberList is the keyset of the numbers f selects in the workspace.
-func numberList(ws string, f data.NumberFilter) keyset {
+// numberList is the keyset of the numbers of the workspace, or of f.AgentID, and its
+// binding with f.Q.
+func numberList(ws string, f service.NumberSearch) keyset {
 	ks := inWorkspace("numbers", numberCols, ws)
 	ks.binding = binding("numbers", ws, f.AgentID)
 	if f.AgentID != "" {
@@ -85,12 +99,7 @@ func numberList(ws string, f data.NumberFilter) keyset {
 		ks.args = append(ks.args, f.AgentID)
 	}
 	if f.Q != "" {
-		// data.NumberMatches in SQL: the digits in the phone number, or q in the nickname,
-		// both folded by data.FoldCase (nickname_folded).
 		ks.binding = binding(ks.binding, "q", f.Q)
-		n := len(ks.args)
-		ks.from += fmt.Sprintf(` AND (($%d <> '' AND strpos(phone_number, $%d) > 0) OR strpos(nickname_folded, $%d) > 0)`, n+1, n+1, n+2)
-		ks.args = append(ks.args, data.NumberSearchDigits(f.Q), data.FoldCase(f.Q))
 	}
 	return ks
 }

@@ -121,7 +121,7 @@ func checkNarrowedDeliveryPlans(t *testing.T, db *DB, perPage int) {
 	t.Helper()
 	const middle = "dlv_000050000"
 	for _, maxScan := range []int{service.MaxDeliveryScan, 0} {
-		w := deliveryWalk{webhookID: "wh_1", types: []string{"call.ended"}, maxScan: maxScan}
+		w := deliveryWalk("wh_1", service.DeliveryFilter{Types: []string{"call.ended"}, MaxScan: maxScan})
 		type stmt struct {
 			sql  string
 			args []any
