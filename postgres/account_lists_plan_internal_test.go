@@ -43,4 +43,21 @@ func TestAgentAndAccountListsSeekTheScope(t *testing.T) {
 	} {
 		checkAgentsPagePlan(t, db, c, perPage)
 	}
+	// A search that keeps none of ws_1's rows reads no more than its bound's (scanPage),
+	// its scope's index alone: the other workspace's rows are never looked at.
+	const maxScan = 100
+	for _, c := range []struct {
+		name, middle, index string
+		w                   scanWalk
+	}{
+		{"agents by name", "agt_000050000", "agents_by_workspace", agentSearchWalk("ws_1", "", nil, service.AgentSearch{Name: "zz", MaxScan: maxScan})},
+		{"some draft agents by knowledge base", "agt_000050000", "agents_by_status",
+			agentSearchWalk("ws_1", "draft", []string{"agt_000000100"}, service.AgentSearch{KnowledgeBaseID: "kb_1", MaxScan: maxScan})},
+	} {
+		checkScanWalkPlans(t, db, c.name, c.w, c.middle, c.index, maxScan+1, perPage)
+	}
+	numbers := numberList("ws_1", service.NumberSearch{})
+	numbers.args = append(numbers.args, "", "zz")
+	checkScanWalkPlans(t, db, "numbers by q", scanWalk{ks: numbers, table: "numbers", keep: numberSearchKeep(1), maxScan: maxScan},
+		"num_000050000", "numbers_by_workspace", maxScan+1, perPage)
 }

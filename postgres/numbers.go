@@ -81,12 +81,16 @@ func (t *tx) Numbers(ws string, f service.NumberSearch, req data.PageRequest) ([
 	if f.Q == "" {
 		return pageRows(t, ks, req, func(rows pgx.Rows) (*data.Number, string, error) { return scan(rows) })
 	}
-	// data.NumberMatches in SQL: the digits in the phone number, or q in the nickname,
-	// both folded by data.FoldCase (nickname_folded).
 	n := len(ks.args)
 	ks.args = append(ks.args, data.NumberSearchDigits(f.Q), data.FoldCase(f.Q))
-	keep := fmt.Sprintf(`($%d <> '' AND strpos(phone_number, $%d) > 0) OR strpos(nickname_folded, $%d) > 0`, n+1, n+1, n+2)
-	return scanPage(t, scanWalk{ks: ks, table: "numbers", keep: keep, maxScan: f.MaxScan}, req, scan)
+	return scanPage(t, scanWalk{ks: ks, table: "numbers", keep: numberSearchKeep(n), maxScan: f.MaxScan}, req, scan)
+}
+
+// numberSearchKeep is data.NumberMatches in SQL, its arguments after the first n: the
+// digits in the phone number, or q in the nickname, both folded by data.FoldCase
+// (nickname_folded).
+func numberSearchKeep(n int) string {
+	return fmt.Sprintf(`($%d <> '' AND strpos(phone_number, $%d) > 0) OR strpos(nickname_folded, $%d) > 0`, n+1, n+1, n+2)
 }
 
 // numberList is the keyset of the numbers of the workspace, or of f.AgentID, and its
