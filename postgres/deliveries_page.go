@@ -1,8 +1,6 @@
 package postgres
 
 import (
-	"github.com/jackc/pgx/v5"
-
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -12,13 +10,7 @@ import (
 // f.MaxScan looked at a page (0: no bound), so a page costs O(MaxScan) rows however many
 // hidden ones the log holds.
 func (t *tx) narrowedDeliveries(webhookID string, f service.DeliveryFilter, req data.PageRequest) ([]*data.Delivery, data.Page, error) {
-	return scanPage(t, deliveryWalk(webhookID, f), req, func(row pgx.Row) (*data.Delivery, string, error) {
-		d, err := scanDelivery(row)
-		if err != nil {
-			return nil, "", err
-		}
-		return d, d.ID, nil
-	})
+	return scanPage(t, deliveryWalk(webhookID, f), req, deliveryKeyed)
 }
 
 // deliveryWalk is a narrowed page's walk of one webhook's deliveries (deliveryList's
