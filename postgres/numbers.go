@@ -94,11 +94,22 @@ func numberSearchKeep(n int) string {
 }
 
 // numberList is the keyset of the numbers of the workspace, or of f.AgentID, and its
-// binding with f.Q.
+// binding with f.Q. An agent's numbers are a walk of each of its indexes
+// (numbers_by_inbound_agent, numbers_by_outbound_agent; keyset.walks), a number bound
+// both ways the inbound walk's alone, so a page reads per_page+1 rows a walk: with
+// "inbound_agent_id = $2 OR outbound_agent_id = $2" the planner read every number of the
+// agent's and sorted them (TestAgentAndAccountListsSeekTheScope). A search
+// (scanPage, which walks one index) keeps that condition, its walk bounded by MaxScan
+// only in the agent's numbers it looks at.
 func numberList(ws string, f service.NumberSearch) keyset {
 	ks := inWorkspace("numbers", numberCols, ws)
 	ks.binding = binding("numbers", ws, f.AgentID)
-	if f.AgentID != "" {
+	switch {
+	case f.AgentID != "" && f.Q == "":
+		ks.from, ks.within = `numbers WHERE workspace_id = $1`, ""
+		ks.walks = []walk{{col: "inbound_agent_id", vals: []string{f.AgentID}},
+			{col: "outbound_agent_id", vals: []string{f.AgentID}, also: "inbound_agent_id IS DISTINCT FROM vals.v"}}
+	case f.AgentID != "":
 		ks.from += ` AND (inbound_agent_id = $2 OR outbound_agent_id = $2)`
 		ks.args = append(ks.args, f.AgentID)
 	}
