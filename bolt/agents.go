@@ -10,6 +10,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // agentRow is an agent as stored: llm_config.api_key sealed, and the number of the last
@@ -55,10 +56,11 @@ func (t tx) DeleteAgent(a *data.StoredAgent) error { return t.db.deleteAgentTx(t
 
 // AgentIDs implements service.AgentTx.
 //
-// A name or knowledge base filter reads each agent's row (and, for the latter, its
-// versions holding the id), so one page looks at no more than maxAgentNameScan agents;
-// a short page then carries a cursor to go on from.
-func (t tx) AgentIDs(workspaceID, status string, only []string, nameContains, usingKB string, req data.PageRequest) ([]string, data.Page, error) {
+// A search reads each agent's row (and, for a knowledge base, its versions holding the
+// id), so one page looks at no more than search.MaxScan agents; a short page then
+// carries a cursor to go on from.
+func (t tx) AgentIDs(workspaceID, status string, only []string, search service.AgentSearch, req data.PageRequest) ([]string, data.Page, error) {
+	nameContains, usingKB := search.Name, search.KnowledgeBaseID
 	index, scope := bucketAgentsByWS, workspaceID
 	if status != "" {
 		index, scope = bucketAgentsByState, statusScope(workspaceID, status)
@@ -97,15 +99,12 @@ func (t tx) AgentIDs(workspaceID, status string, only []string, nameContains, us
 	if usingKB != "" {
 		filter += "\x00kb\x00" + usingKB
 	}
-	ids, page, err := t.db.list(t.b, listSpec{index: index, scope: scope, filter: filter, keep: matches, maxScan: maxAgentNameScan}, req)
+	ids, page, err := t.db.list(t.b, listSpec{index: index, scope: scope, filter: filter, keep: matches, maxScan: search.MaxScan}, req)
 	if err == nil {
 		err = readErr
 	}
 	return ids, page, err
 }
-
-// maxAgentNameScan bounds the agents one page of a name or knowledge base search looks at.
-const maxAgentNameScan = 5000
 
 // PutAgentVersion implements service.AgentTx.
 func (t tx) PutAgentVersion(v *data.AgentVersion) error {

@@ -4,6 +4,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 // Buckets of numbers: the records, a unique index phone → id over every workspace, a
@@ -86,16 +87,16 @@ func (t tx) Number(id string) (*data.Number, error) {
 }
 
 // Numbers implements service.NumberTx.
-func (t tx) Numbers(ws string, f data.NumberFilter, req data.PageRequest) ([]*data.Number, data.Page, error) {
+func (t tx) Numbers(ws string, f service.NumberSearch, req data.PageRequest) ([]*data.Number, data.Page, error) {
 	index, scope := bucketNumbersByWS, ws
 	if f.AgentID != "" {
 		index, scope = bucketNumbersByAgent, numberAgentScope(ws, f.AgentID)
 	}
 	spec := listSpec{index: index, scope: scope}
 	if f.Q != "" {
-		// A bounded scan per page, as the agents' name search (maxAgentNameScan): a page
-		// may come back short with a cursor resuming past what it looked at.
-		spec.filter, spec.maxScan = "q\x00"+f.Q, maxNumberSearchScan
+		// A bounded scan per page, as the agents' name search: a page may come back short
+		// with a cursor resuming past what it looked at.
+		spec.filter, spec.maxScan = "q\x00"+f.Q, f.MaxScan
 		spec.keep = func(id string) bool {
 			n, err := loadNumber(t.b, ws, id)
 			return err == nil && data.NumberMatches(n, f.Q)
@@ -115,9 +116,6 @@ func (t tx) Numbers(ws string, f data.NumberFilter, req data.PageRequest) ([]*da
 	}
 	return list, page, nil
 }
-
-// maxNumberSearchScan bounds the numbers one page of a search looks at.
-const maxNumberSearchScan = 5000
 
 // PhoneNumberTaken implements service.NumberTx.
 func (t tx) PhoneNumberTaken(phone string) (bool, error) {

@@ -28,6 +28,8 @@ func TestAgentAndAccountListsSeekTheScope(t *testing.T) {
 				SELECT i, 'usr_' || s, 'ws_' || s, 'api_key', 'K', '\x00', now() FROM listed;
 			INSERT INTO members (workspace_id, user_id, role, created_at, updated_at)
 				SELECT 'ws_' || s, 'usr_' || n, 'member', now(), now() FROM listed;
+			UPDATE numbers SET inbound_agent_id = 'agt_1' WHERE id LIKE '%000' AND id NOT LIKE '%5000';
+			UPDATE numbers SET outbound_agent_id = 'agt_1' WHERE id LIKE '%500' OR id LIKE '%5000';
 			ANALYZE agents; ANALYZE numbers; ANALYZE api_keys; ANALYZE members`)
 		return err
 	}); err != nil {
@@ -35,13 +37,34 @@ func TestAgentAndAccountListsSeekTheScope(t *testing.T) {
 	}
 	const perPage = 15
 	for _, c := range []agentsPageCase{
-		{"agents", agentList("ws_1", "", nil, "", ""), "agt_000050000", "agents_by_workspace", perPage + 1},
-		{"draft agents", agentList("ws_1", "draft", nil, "", ""), "agt_000050000", "agents_by_status", perPage + 1},
-		{"numbers", numberList("ws_1", data.NumberFilter{}), "num_000050000", "numbers_by_workspace", perPage + 1},
+		{"agents", agentList("ws_1", "", nil, service.AgentSearch{}), "agt_000050000", "agents_by_workspace", perPage + 1},
+		{"draft agents", agentList("ws_1", "draft", nil, service.AgentSearch{}), "agt_000050000", "agents_by_status", perPage + 1},
+		{"numbers", numberList("ws_1", service.NumberSearch{}), "num_000050000", "numbers_by_workspace", perPage + 1},
+		// 200 of ws_1's 1,000 numbers are agt_1's, 100 inbound (10 of them outbound too),
+		// 100 outbound: each of the two walks reads per_page+1. With the agent an OR
+		// condition, a step read all 200 of the agent's numbers.
+		{"an agent's numbers", numberList("ws_1", service.NumberSearch{NumberFilter: data.NumberFilter{AgentID: "agt_1"}}), "num_000050000", "numbers_by_outbound_agent", 2 * (perPage + 1)},
 		{"a workspace's API keys", apiKeyList("api_keys_by_workspace", "workspace_id", "ws_1"), "000000000000c350", "api_keys_by_workspace", perPage + 1},
 		{"a user's API keys", apiKeyList("api_keys_by_user", "user_id", "usr_1"), "000000000000c350", "api_keys_by_user", perPage + 1},
 		{"members", memberList("ws_1"), "usr_000050000", "members_pkey", perPage + 1},
 	} {
 		checkAgentsPagePlan(t, db, c, perPage)
 	}
+	// A search that keeps none of ws_1's rows reads no more than its bound's (scanPage),
+	// its scope's index alone: the other workspace's rows are never looked at.
+	const maxScan = 100
+	for _, c := range []struct {
+		name, middle, index string
+		w                   scanWalk
+	}{
+		{"agents by name", "agt_000050000", "agents_by_workspace", agentSearchWalk("ws_1", "", nil, service.AgentSearch{Name: "zz", MaxScan: maxScan})},
+		{"some draft agents by knowledge base", "agt_000050000", "agents_by_status",
+			agentSearchWalk("ws_1", "draft", []string{"agt_000000100"}, service.AgentSearch{KnowledgeBaseID: "kb_1", MaxScan: maxScan})},
+	} {
+		checkScanWalkPlans(t, db, c.name, c.w, c.middle, c.index, maxScan+1, perPage)
+	}
+	numbers := numberList("ws_1", service.NumberSearch{})
+	numbers.args = append(numbers.args, "", "zz")
+	checkScanWalkPlans(t, db, "numbers by q", scanWalk{ks: numbers, table: "numbers", keep: numberSearchKeep(1), maxScan: maxScan},
+		"num_000050000", "numbers_by_workspace", maxScan+1, perPage)
 }

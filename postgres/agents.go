@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 func init() {
@@ -99,50 +100,75 @@ func (t *tx) DeleteAgent(a *data.StoredAgent) error {
 	return nil
 }
 
-// AgentIDs implements service.AgentTx. Every filter is a condition on the walk of
-// (workspace_id[, status], id); a name search compares the folded query to name_folded,
-// written by data.FoldCase as the bbolt engine folds (lower() would fold by the
-// database's locale: only ASCII under the C locale).
-func (t *tx) AgentIDs(ws, status string, only []string, nameContains, usingKB string, req data.PageRequest) ([]string, data.Page, error) {
-	return pageRows(t, agentList(ws, status, only, nameContains, usingKB), req, func(rows pgx.Rows) (string, string, error) {
+// AgentIDs implements service.AgentTx. The scope (workspace, or status) is a walk of
+// its index (workspace_id[, status], id) and only a condition on it; a search is the
+// bbolt engine's bounded walk of the scope (scanPage), only among what it keeps and
+// counts, so both engines give the same pages. A name search compares the folded query
+// to name_folded, written by data.FoldCase as the bbolt engine folds (lower() would fold
+// by the database's locale: only ASCII under the C locale).
+func (t *tx) AgentIDs(ws, status string, only []string, search service.AgentSearch, req data.PageRequest) ([]string, data.Page, error) {
+	scanID := func(row pgx.Row) (string, string, error) {
 		var id string
-		err := rows.Scan(&id)
+		err := row.Scan(&id)
 		return id, id, err
-	})
+	}
+	if search.Name == "" && search.KnowledgeBaseID == "" {
+		return pageRows(t, agentList(ws, status, only, search), req, func(rows pgx.Rows) (string, string, error) { return scanID(rows) })
+	}
+	return scanPage(t, agentSearchWalk(ws, status, only, search), req, scanID)
 }
 
-// agentList is the keyset of AgentIDs' agents.
-func agentList(ws, status string, only []string, nameContains, usingKB string) keyset {
-	// The scope's index (agents_by_workspace, or agents_by_status) is walked in its
-	// order, its first column compared as a range (keyset.within): a generic plan
-	// otherwise walked the primary key past other workspaces' agents
-	// (TestAgentAndAccountListsSeekTheScope).
-	args := []any{ws}
-	from, within := `agents WHERE workspace_id >= $1 AND workspace_id <= $1`, "workspace_id"
-	if status != "" {
-		args = append(args, status)
-		from, within = fmt.Sprintf(`agents WHERE workspace_id = $1 AND status >= $%d AND status <= $%d`, len(args), len(args)), "status"
-	}
+// agentList is the keyset of AgentIDs' agents without a search, and its binding with one.
+func agentList(ws, status string, only []string, search service.AgentSearch) keyset {
+	ks := agentScope(ws, status)
 	if len(only) > 0 {
-		args = append(args, only)
-		from += fmt.Sprintf(` AND id = ANY($%d::text[])`, len(args))
+		ks.args = append(ks.args, only)
+		ks.from += fmt.Sprintf(` AND id = ANY($%d::text[])`, len(ks.args))
 	}
-	if nameContains != "" {
-		args = append(args, data.FoldCase(nameContains))
-		from += fmt.Sprintf(` AND strpos(name_folded, $%d) > 0`, len(args))
+	bound := []string{"agents", ws, status, strings.Join(only, ","), search.Name}
+	if search.KnowledgeBaseID != "" {
+		bound = append(bound, "kb", search.KnowledgeBaseID)
 	}
-	bound := []string{"agents", ws, status, strings.Join(only, ","), nameContains}
-	if usingKB != "" {
+	ks.binding = binding(bound...)
+	return ks
+}
+
+// agentScope is the keyset of a workspace's agents, of one status unless status is "".
+// The scope's index (agents_by_workspace, or agents_by_status) is walked in its order,
+// its last scope column compared as a range (keyset.within): a generic plan otherwise
+// walked the primary key past other workspaces' agents
+// (TestAgentAndAccountListsSeekTheScope).
+func agentScope(ws, status string) keyset {
+	ks := keyset{cols: "id", key: "id", args: []any{ws},
+		from: `agents WHERE workspace_id >= $1 AND workspace_id <= $1`, within: "workspace_id"}
+	if status != "" {
+		ks.args = append(ks.args, status)
+		ks.from, ks.within = `agents WHERE workspace_id = $1 AND status >= $2 AND status <= $2`, "status"
+	}
+	return ks
+}
+
+// agentSearchWalk is AgentIDs' walk of the scope for a search: only, the name and the
+// knowledge base are what it keeps, as bolt's AgentIDs counts them.
+func agentSearchWalk(ws, status string, only []string, search service.AgentSearch) scanWalk {
+	ks := agentScope(ws, status)
+	ks.binding = agentList(ws, status, only, search).binding
+	var keep []string
+	if len(only) > 0 {
+		ks.args = append(ks.args, only)
+		keep = append(keep, fmt.Sprintf(`id = ANY($%d::text[])`, len(ks.args)))
+	}
+	if search.Name != "" {
+		ks.args = append(ks.args, data.FoldCase(search.Name))
+		keep = append(keep, fmt.Sprintf(`strpos(name_folded, $%d) > 0`, len(ks.args)))
+	}
+	if kb := search.KnowledgeBaseID; kb != "" {
 		// AgentsUsingKnowledgeBase's test, for one agent.
-		args = append(args, usingKB)
-		from += fmt.Sprintf(` AND (config->'llm_config'->'knowledge_base_ids' ? $%d
-			OR EXISTS (SELECT 1 FROM agent_versions v WHERE v.agent_id = agents.id AND v.config->'llm_config'->'knowledge_base_ids' ? $%d))`, len(args), len(args))
-		bound = append(bound, "kb", usingKB)
+		ks.args = append(ks.args, kb)
+		keep = append(keep, fmt.Sprintf(`(config->'llm_config'->'knowledge_base_ids' ? $%d
+			OR EXISTS (SELECT 1 FROM agent_versions v WHERE v.agent_id = agents.id AND v.config->'llm_config'->'knowledge_base_ids' ? $%d))`, len(ks.args), len(ks.args)))
 	}
-	return keyset{
-		binding: binding(bound...),
-		cols:    "id", from: from, key: "id", args: args, within: within,
-	}
+	return scanWalk{ks: ks, table: "agents", keep: strings.Join(keep, " AND "), maxScan: search.MaxScan}
 }
 
 const versionCols = `agent_id, version_number, description, name, config, created_at, published_by`

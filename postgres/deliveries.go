@@ -68,13 +68,16 @@ func (t *tx) Deliveries(webhookID string, f service.DeliveryFilter, req data.Pag
 	if f.Types != nil {
 		return t.narrowedDeliveries(webhookID, f, req)
 	}
-	return pageRows(t, deliveryList(webhookID, f), req, func(rows pgx.Rows) (*data.Delivery, string, error) {
-		d, err := scanDelivery(rows)
-		if err != nil {
-			return nil, "", err
-		}
-		return d, d.ID, nil
-	})
+	return pageRows(t, deliveryList(webhookID, f), req, func(rows pgx.Rows) (*data.Delivery, string, error) { return deliveryKeyed(rows) })
+}
+
+// deliveryKeyed scans a page's delivery and its key.
+func deliveryKeyed(row pgx.Row) (*data.Delivery, string, error) {
+	d, err := scanDelivery(row)
+	if err != nil {
+		return nil, "", err
+	}
+	return d, d.ID, nil
 }
 
 // deliveryList is the keyset of a webhook's deliveries, in the order of

@@ -67,11 +67,11 @@ func TestMigrationFoldsSearchedNames(t *testing.T) {
 	db := openMigrated(t, pool)
 	defer db.Close()
 	if err := db.View(ctx, func(tx service.Tx) error {
-		ids, _, err := tx.AgentIDs("ws_1", "", nil, "élodie", "", data.PageRequest{PerPage: 10})
+		ids, _, err := tx.AgentIDs("ws_1", "", nil, service.AgentSearch{Name: "élodie"}, data.PageRequest{PerPage: 10})
 		if want := []string{"agt_01JD6000000000000000002007", "agt_01JD6000000000000000001007", "agt_01JD6000000000000000000007"}; err != nil || !slices.Equal(ids, want) {
 			t.Errorf("agents named élodie: %v, %v; want %v", ids, err, want)
 		}
-		found, _, err := tx.Numbers("ws_1", data.NumberFilter{Q: "αίθουσα 2499"}, data.PageRequest{PerPage: 10})
+		found, _, err := tx.Numbers("ws_1", service.NumberSearch{NumberFilter: data.NumberFilter{Q: "αίθουσα 2499"}}, data.PageRequest{PerPage: 10})
 		if err != nil || len(found) != 1 || found[0].ID != "num_01JD6000000000000000002499" {
 			t.Errorf("numbers nicknamed αίθουσα 2499: %v, %v", found, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/service"
 )
 
 func init() {
@@ -65,32 +66,55 @@ func (t *tx) Number(id string) (*data.Number, error) {
 }
 
 // Numbers implements service.NumberTx. A number bound to an agent both ways is one row,
-// so it is listed once.
-func (t *tx) Numbers(ws string, f data.NumberFilter, req data.PageRequest) ([]*data.Number, data.Page, error) {
-	return pageRows(t, numberList(ws, f), req, func(rows pgx.Rows) (*data.Number, string, error) {
-		n, err := scanNumber(rows)
+// so it is listed once. A q search is the bbolt engine's bounded walk of the list
+// (scanPage): the numbers looked at are the workspace's, or the agent's, so both engines
+// give the same pages.
+func (t *tx) Numbers(ws string, f service.NumberSearch, req data.PageRequest) ([]*data.Number, data.Page, error) {
+	scan := func(row pgx.Row) (*data.Number, string, error) {
+		n, err := scanNumber(row)
 		if err != nil {
 			return nil, "", err
 		}
 		return n, n.ID, nil
-	})
+	}
+	ks := numberList(ws, f)
+	if f.Q == "" {
+		return pageRows(t, ks, req, func(rows pgx.Rows) (*data.Number, string, error) { return scan(rows) })
+	}
+	n := len(ks.args)
+	ks.args = append(ks.args, data.NumberSearchDigits(f.Q), data.FoldCase(f.Q))
+	return scanPage(t, scanWalk{ks: ks, table: "numbers", keep: numberSearchKeep(n), maxScan: f.MaxScan}, req, scan)
 }
 
-// numberList is the keyset of the numbers f selects in the workspace.
-func numberList(ws string, f data.NumberFilter) keyset {
+// numberSearchKeep is data.NumberMatches in SQL, its arguments after the first n: the
+// digits in the phone number, or q in the nickname, both folded by data.FoldCase
+// (nickname_folded).
+func numberSearchKeep(n int) string {
+	return fmt.Sprintf(`($%d <> '' AND strpos(phone_number, $%d) > 0) OR strpos(nickname_folded, $%d) > 0`, n+1, n+1, n+2)
+}
+
+// numberList is the keyset of the numbers of the workspace, or of f.AgentID, and its
+// binding with f.Q. An agent's numbers are a walk of each of its indexes
+// (numbers_by_inbound_agent, numbers_by_outbound_agent; keyset.walks), a number bound
+// both ways the inbound walk's alone, so a page reads per_page+1 rows a walk: with
+// "inbound_agent_id = $2 OR outbound_agent_id = $2" the planner read every number of the
+// agent's and sorted them (TestAgentAndAccountListsSeekTheScope). A search
+// (scanPage, which walks one index) keeps that condition, its walk bounded by MaxScan
+// only in the agent's numbers it looks at.
+func numberList(ws string, f service.NumberSearch) keyset {
 	ks := inWorkspace("numbers", numberCols, ws)
 	ks.binding = binding("numbers", ws, f.AgentID)
-	if f.AgentID != "" {
+	switch {
+	case f.AgentID != "" && f.Q == "":
+		ks.from, ks.within = `numbers WHERE workspace_id = $1`, ""
+		ks.walks = []walk{{col: "inbound_agent_id", vals: []string{f.AgentID}},
+			{col: "outbound_agent_id", vals: []string{f.AgentID}, also: "inbound_agent_id IS DISTINCT FROM vals.v"}}
+	case f.AgentID != "":
 		ks.from += ` AND (inbound_agent_id = $2 OR outbound_agent_id = $2)`
 		ks.args = append(ks.args, f.AgentID)
 	}
 	if f.Q != "" {
-		// data.NumberMatches in SQL: the digits in the phone number, or q in the nickname,
-		// both folded by data.FoldCase (nickname_folded).
 		ks.binding = binding(ks.binding, "q", f.Q)
-		n := len(ks.args)
-		ks.from += fmt.Sprintf(` AND (($%d <> '' AND strpos(phone_number, $%d) > 0) OR strpos(nickname_folded, $%d) > 0)`, n+1, n+1, n+2)
-		ks.args = append(ks.args, data.NumberSearchDigits(f.Q), data.FoldCase(f.Q))
 	}
 	return ks
 }

@@ -27,7 +27,7 @@ func BenchmarkKeysetPage(b *testing.B) {
 	page := func(req data.PageRequest) (data.Page, error) {
 		var pg data.Page
 		err := db.View(ctx, func(tx service.Tx) error {
-			ids, p, err := tx.AgentIDs("ws_1", "", nil, "", "", req)
+			ids, p, err := tx.AgentIDs("ws_1", "", nil, service.AgentSearch{}, req)
 			if err == nil && len(ids) != 100 {
 				err = fmt.Errorf("page of %d", len(ids))
 			}

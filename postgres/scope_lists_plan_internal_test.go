@@ -115,35 +115,40 @@ func checkEventWalkPlans(t *testing.T, db *DB, batch int) {
 
 // checkNarrowedDeliveryPlans checks, as checkAgentsPagePlan does a keyset's, the walk of
 // a webhook's deliveries under a type filter (narrowedDeliveries) that keeps every
-// delivery of wh_1's: its first page, a page older and a page newer than the middle and
-// both neighbour checks, bounded (MaxScan) or not, under walkPlansOn.
+// delivery of wh_1's, bounded (MaxScan) or not (checkScanWalkPlans). A page's window
+// reads one row past the page's (its peers).
 func checkNarrowedDeliveryPlans(t *testing.T, db *DB, perPage int) {
 	t.Helper()
-	const middle = "dlv_000050000"
 	for _, maxScan := range []int{service.MaxDeliveryScan, 0} {
-		w := deliveryWalk{webhookID: "wh_1", types: []string{"call.ended"}, maxScan: maxScan}
-		type stmt struct {
-			sql  string
-			args []any
-		}
-		stmts := []stmt{
-			{w.pageSQL(older, false, perPage), w.args("", false)},
-			{w.pageSQL(older, true, perPage), w.args(middle, true)},
-			{w.pageSQL(newer, true, perPage), w.args(middle, true)},
-			{w.neighbourSQL(true), w.args(middle, true)},
-			{w.neighbourSQL(false), w.args(middle, true)},
-		}
-		for _, generic := range []bool{false, true} {
-			for i, s := range stmts {
-				plan := plannedExplain(t, db, generic, func(x *tx) (string, []any, error) {
-					_, err := x.exec(walkPlansOn)
-					return s.sql, s.args, err
-				})
-				// A page's window reads one row past the page's (its peers).
-				c := agentsPageCase{name: fmt.Sprintf("narrowed deliveries, bound %d, statement %d, generic %t", maxScan, i, generic),
-					index: "deliveries_by_webhook", maxRows: perPage + 2}
-				checkPlanRows(t, c, plan, perPage)
-			}
+		w := deliveryWalk("wh_1", service.DeliveryFilter{Types: []string{"call.ended"}, MaxScan: maxScan})
+		checkScanWalkPlans(t, db, fmt.Sprintf("narrowed deliveries, bound %d", maxScan), w, "dlv_000050000", "deliveries_by_webhook", perPage+2, perPage)
+	}
+}
+
+// checkScanWalkPlans checks a scan-bounded walk's statements (scanPage): its first page,
+// a page older and a page newer than middle and both neighbour checks, under
+// walkPlansOn, as sent and generic: each reads index and no step more than maxRows rows.
+func checkScanWalkPlans(t *testing.T, db *DB, name string, w scanWalk, middle, index string, maxRows, perPage int) {
+	t.Helper()
+	type stmt struct {
+		sql  string
+		args []any
+	}
+	stmts := []stmt{
+		{w.pageSQL(older, false, perPage), w.args("", false)},
+		{w.pageSQL(older, true, perPage), w.args(middle, true)},
+		{w.pageSQL(newer, true, perPage), w.args(middle, true)},
+		{w.neighbourSQL(true), w.args(middle, true)},
+		{w.neighbourSQL(false), w.args(middle, true)},
+	}
+	for _, generic := range []bool{false, true} {
+		for i, s := range stmts {
+			plan := plannedExplain(t, db, generic, func(x *tx) (string, []any, error) {
+				_, err := x.exec(walkPlansOn)
+				return s.sql, s.args, err
+			})
+			c := agentsPageCase{name: fmt.Sprintf("%s, statement %d, generic %t", name, i, generic), index: index, maxRows: maxRows}
+			checkPlanRows(t, c, plan, perPage)
 		}
 	}
 }

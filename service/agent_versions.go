@@ -44,7 +44,7 @@ func (s *AgentService) unbindNumbers(ctx context.Context, tx Tx, ws, agentID str
 	var bound []*data.Number
 	req := data.PageRequest{PerPage: 100}
 	for {
-		page, meta, err := tx.Numbers(ws, data.NumberFilter{AgentID: agentID}, req)
+		page, meta, err := tx.Numbers(ws, NumberSearch{NumberFilter: data.NumberFilter{AgentID: agentID}}, req)
 		if err != nil {
 			return err
 		}

@@ -239,7 +239,7 @@ func (s *AnalyticsService) ExportFields(ctx context.Context, agentID string) ([]
 		} else {
 			req := data.PageRequest{PerPage: 100}
 			for {
-				page, next, err := tx.AgentIDs(p.WorkspaceID, "", visibilityOf(p).agents(""), "", "", req)
+				page, next, err := tx.AgentIDs(p.WorkspaceID, "", visibilityOf(p).agents(""), AgentSearch{}, req)
 				if err != nil {
 					return err
 				}

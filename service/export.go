@@ -247,7 +247,9 @@ func exportKnowledgeBases(tx Tx, ws string, st *exportStream) (map[string]string
 // exportAgents adds the workspace's agents with their versions, oldest first, and returns
 // their keys by id.
 func (s *ExportService) exportAgents(tx Tx, ws string, kbKeys map[string]string, opts data.ExportOptions, st *exportStream) (map[string]string, error) {
-	ids, err := all(func(req data.PageRequest) ([]string, data.Page, error) { return tx.AgentIDs(ws, "", nil, "", "", req) })
+	ids, err := all(func(req data.PageRequest) ([]string, data.Page, error) {
+		return tx.AgentIDs(ws, "", nil, AgentSearch{}, req)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +311,7 @@ func exportNumbersAndWebhooks(tx Tx, ws string, agentKeys map[string]string, st 
 		return nil
 	}
 	numbers, err := all(func(req data.PageRequest) ([]*data.Number, data.Page, error) {
-		return tx.Numbers(ws, data.NumberFilter{}, req)
+		return tx.Numbers(ws, NumberSearch{}, req)
 	})
 	if err != nil {
 		return err

@@ -216,7 +216,9 @@ func (m *mover) prices(tx Tx, ws string) error {
 }
 
 func (m *mover) agents(tx Tx, ws string) error {
-	ids := func(req data.PageRequest) ([]string, data.Page, error) { return tx.AgentIDs(ws, "", nil, "", "", req) }
+	ids := func(req data.PageRequest) ([]string, data.Page, error) {
+		return tx.AgentIDs(ws, "", nil, AgentSearch{}, req)
+	}
 	return each(ids, func(id string) error {
 		a, err := tx.Agent(id)
 		if err != nil || a == nil {
@@ -321,7 +323,7 @@ func (m *mover) knowledge(tx Tx, ws string) error {
 
 func (m *mover) numbers(tx Tx, ws string) error {
 	page := func(req data.PageRequest) ([]*data.Number, data.Page, error) {
-		return tx.Numbers(ws, data.NumberFilter{}, req)
+		return tx.Numbers(ws, NumberSearch{}, req)
 	}
 	return each(page, func(n *data.Number) error {
 		return m.put("numbers", func(d Tx) error {

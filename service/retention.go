@@ -148,7 +148,7 @@ func (s *RetentionService) policy(ctx context.Context, wsID string) (*retentionP
 		p = &retentionPolicy{calls: w.Privacy.RetentionDays, knowledge: w.Privacy.KnowledgeRetentionDays, agents: map[string]int{}}
 		req := data.PageRequest{PerPage: data.MaxPerPage}
 		for {
-			ids, page, err := tx.AgentIDs(wsID, "", nil, "", "", req)
+			ids, page, err := tx.AgentIDs(wsID, "", nil, AgentSearch{}, req)
 			if err != nil {
 				return err
 			}

@@ -24,12 +24,9 @@ type AgentTx interface {
 	// agent_ids drop it. Its calls stay.
 	DeleteAgent(a *data.StoredAgent) error
 	// AgentIDs returns a page of the ids of the workspace's agents, newest first: of one
-	// status unless status is "", only those in only unless only is empty, whose name
-	// contains nameContains (ignoring case) unless it is "", and using knowledge base
-	// usingKB unless it is "" (as AgentsUsingKnowledgeBase reads it: the configuration or
-	// a stored version names it). A name or knowledge base filter looks at a bounded
-	// number of agents a page, which may then come back short with a cursor.
-	AgentIDs(workspaceID, status string, only []string, nameContains, usingKB string, req data.PageRequest) ([]string, data.Page, error)
+	// status unless status is "", only those in only unless only is empty, and those
+	// search keeps (AgentSearch), which looks at no more than search.MaxScan agents a page.
+	AgentIDs(workspaceID, status string, only []string, search AgentSearch, req data.PageRequest) ([]string, data.Page, error)
 	// PutAgentVersion stores a published version. Storing one that exists replaces it
 	// in place: versions are otherwise immutable, and only the job that seals the
 	// credential headers stored in the clear does so (agent_seal_upgrade.go), besides a
@@ -64,3 +61,23 @@ type AgentTx interface {
 	// particular order.
 	AgentsUsingKnowledgeBase(workspaceID, kbID string) ([]string, error)
 }
+
+// AgentSearch is a search of an agent list (AgentTx.AgentIDs). The zero search keeps all.
+type AgentSearch struct {
+	// Name keeps agents whose name contains it, ignoring case (data.FoldCase), unless "".
+	Name string
+	// KnowledgeBaseID keeps agents using that knowledge base, as AgentsUsingKnowledgeBase
+	// reads it (the configuration or a stored version names it), unless "".
+	KnowledgeBaseID string
+	// MaxScan bounds the agents one page of a Name or KnowledgeBaseID search looks at,
+	// in the scope's walk (status), the agents outside only counted too (0: no bound),
+	// on every engine, so that both give the same pages: a page then ends short, even
+	// empty, with a cursor past the last agent it looked at (service/storetest,
+	// name_search_scan_bound).
+	MaxScan int
+}
+
+// MaxAgentSearchScan bounds the agents a page of a name or knowledge base search looks
+// at (docs/agents.md): a search matching few of a large workspace's agents answers
+// promptly, a short page with a cursor on.
+const MaxAgentSearchScan = 5000

@@ -8,8 +8,9 @@ type NumberTx interface {
 	// Number returns the number with id in any workspace, nil when there is none.
 	Number(id string) (*data.Number, error)
 	// Numbers returns one newest-first page of the workspace's numbers; with f.AgentID,
-	// only those bound to that agent inbound or outbound (an index per bound agent).
-	Numbers(workspaceID string, f data.NumberFilter, p data.PageRequest) ([]*data.Number, data.Page, error)
+	// only those bound to that agent inbound or outbound (an index per bound agent); with
+	// f.Q, those it matches (data.NumberMatches), no more than f.MaxScan looked at a page.
+	Numbers(workspaceID string, f NumberSearch, p data.PageRequest) ([]*data.Number, data.Page, error)
 	// InsertNumber stores a new number with its indexes (phone, workspace, bound agents).
 	// It stores nothing and returns false when the phone number is already registered
 	// in any workspace.
@@ -30,3 +31,18 @@ type NumberTx interface {
 	// call's agent need to know of an agent.
 	AgentRef(workspaceID, agentID string) (found bool, publishedVersion *int, err error)
 }
+
+// NumberSearch is a number list's filter (NumberTx.Numbers) and the bound of its search.
+type NumberSearch struct {
+	data.NumberFilter
+	// MaxScan bounds the numbers one page of a Q search looks at, of the AgentID's when
+	// set (0: no bound), on every engine, so that both give the same pages: a page then
+	// ends short, even empty, with a cursor past the last number it looked at
+	// (service/storetest, name_search_scan_bound).
+	MaxScan int
+}
+
+// MaxNumberSearchScan bounds the numbers a page of a q search looks at (docs/numbers.md):
+// a search matching few of a large workspace's numbers answers promptly, a short page
+// with a cursor on.
+const MaxNumberSearchScan = 5000

@@ -66,11 +66,11 @@ func checkAgentRefsRead(t *testing.T, s service.Store, ws string, pub, draft *da
 		if n, _ := tx.CountUpTo(data.LimitAgents, ws, 1); n != 1 {
 			t.Errorf("agents counted up to 1 = %d", n)
 		}
-		first, page, err := tx.AgentIDs(ws, "", nil, "", "", data.PageRequest{PerPage: 1})
+		first, page, err := tx.AgentIDs(ws, "", nil, service.AgentSearch{}, data.PageRequest{PerPage: 1})
 		if err != nil || len(first) != 1 || first[0] != draft.ID || page.NextCursor == nil {
 			t.Fatalf("first page of one id: %v %+v %v", first, page, err)
 		}
-		second, page, err := tx.AgentIDs(ws, "", nil, "", "", data.PageRequest{PerPage: 1, Cursor: *page.NextCursor})
+		second, page, err := tx.AgentIDs(ws, "", nil, service.AgentSearch{}, data.PageRequest{PerPage: 1, Cursor: *page.NextCursor})
 		if err != nil || len(second) != 1 || second[0] != pub.ID || page.NextCursor != nil || page.PrevCursor == nil {
 			t.Errorf("second page of one id: %v %+v %v", second, page, err)
 		}
@@ -170,23 +170,23 @@ func checkAgentIDsUsing(t *testing.T, s service.Store, draft, pub *data.StoredAg
 			{"with a name", "", strings.ToUpper(pub.Name), kbKept, nil, []string{pub.ID}},
 			{"unknown", "", "", "kb_01JD6ZZZZZZZZZZZZZZZZZZZZZ", nil, nil},
 		} {
-			got, page, err := tx.AgentIDs(ws, c.status, c.only, c.nameContains, c.kb, data.PageRequest{PerPage: 10})
+			got, page, err := tx.AgentIDs(ws, c.status, c.only, service.AgentSearch{Name: c.nameContains, KnowledgeBaseID: c.kb}, data.PageRequest{PerPage: 10})
 			if err != nil || !slices.Equal(got, c.want) || page.NextCursor != nil {
 				t.Errorf("%s: AgentIDs = %v %+v %v; want %v", c.name, got, page, err, c.want)
 			}
 		}
-		if other, _, _ := tx.AgentIDs("ws_01JD6000000000000000000002", "", nil, "", kbKept, data.PageRequest{PerPage: 10}); len(other) != 0 {
+		if other, _, _ := tx.AgentIDs("ws_01JD6000000000000000000002", "", nil, service.AgentSearch{KnowledgeBaseID: kbKept}, data.PageRequest{PerPage: 10}); len(other) != 0 {
 			t.Errorf("another workspace's agents using it: %v", other)
 		}
-		first, page, err := tx.AgentIDs(ws, "", nil, "", kbKept, data.PageRequest{PerPage: 1})
+		first, page, err := tx.AgentIDs(ws, "", nil, service.AgentSearch{KnowledgeBaseID: kbKept}, data.PageRequest{PerPage: 1})
 		if err != nil || !slices.Equal(first, []string{draft.ID}) || page.NextCursor == nil {
 			t.Fatalf("first page using %s: %v %+v %v", kbKept, first, page, err)
 		}
-		second, _, err := tx.AgentIDs(ws, "", nil, "", kbKept, data.PageRequest{PerPage: 1, Cursor: *page.NextCursor})
+		second, _, err := tx.AgentIDs(ws, "", nil, service.AgentSearch{KnowledgeBaseID: kbKept}, data.PageRequest{PerPage: 1, Cursor: *page.NextCursor})
 		if err != nil || !slices.Equal(second, []string{pub.ID}) {
 			t.Errorf("second page using %s: %v %v", kbKept, second, err)
 		}
-		if _, _, err := tx.AgentIDs(ws, "", nil, "", kbGone, data.PageRequest{PerPage: 1, Cursor: *page.NextCursor}); data.ErrorCode(err) != data.EINVALID {
+		if _, _, err := tx.AgentIDs(ws, "", nil, service.AgentSearch{KnowledgeBaseID: kbGone}, data.PageRequest{PerPage: 1, Cursor: *page.NextCursor}); data.ErrorCode(err) != data.EINVALID {
 			t.Errorf("a cursor of another knowledge base: %v, want a 422 on cursor", err)
 		}
 		return nil

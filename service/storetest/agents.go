@@ -43,8 +43,8 @@ func testAgents(t *testing.T, open Opener) {
 	view(t, s, func(tx service.Tx) error {
 		a, err := tx.Agent(ids[0])
 		v, _ := tx.AgentVersion(ids[0], 1)
-		page, _, _ := tx.AgentIDs(ws, "", nil, "", "", data.PageRequest{PerPage: 10})
-		pub, _, _ := tx.AgentIDs(ws, data.AgentStatusPublished, nil, "", "", data.PageRequest{PerPage: 10})
+		page, _, _ := tx.AgentIDs(ws, "", nil, service.AgentSearch{}, data.PageRequest{PerPage: 10})
+		pub, _, _ := tx.AgentIDs(ws, data.AgentStatusPublished, nil, service.AgentSearch{}, data.PageRequest{PerPage: 10})
 		if a != nil || v != nil || len(page) != 2 || len(pub) != 0 {
 			t.Errorf("after delete: %+v, %+v, ids %v, published %v", a, v, page, pub)
 		}
@@ -68,23 +68,23 @@ func checkStoredAgents(t *testing.T, s service.Store, ws string, ids []string) (
 			t.Errorf("revision %d then %d; want one non-zero number", rev, again)
 		}
 		firstRev = rev
-		page, _, err := tx.AgentIDs(ws, "", nil, "", "", data.PageRequest{PerPage: 10})
+		page, _, err := tx.AgentIDs(ws, "", nil, service.AgentSearch{}, data.PageRequest{PerPage: 10})
 		if len(page) != 3 || page[0] != ids[2] {
 			t.Errorf("ids %v, want all three, newest first", page)
 		}
-		only, _, _ := tx.AgentIDs(ws, "", []string{ids[1]}, "", "", data.PageRequest{PerPage: 10})
+		only, _, _ := tx.AgentIDs(ws, "", []string{ids[1]}, service.AgentSearch{}, data.PageRequest{PerPage: 10})
 		if len(only) != 1 || only[0] != ids[1] {
 			t.Errorf("ids among one: %v", only)
 		}
 		// Names are "Agent <id>": a case-insensitive part of one id finds that agent only.
-		named, _, _ := tx.AgentIDs(ws, "", nil, "AGENT "+strings.ToUpper(ids[1]), "", data.PageRequest{PerPage: 10})
+		named, _, _ := tx.AgentIDs(ws, "", nil, service.AgentSearch{Name: "AGENT " + strings.ToUpper(ids[1])}, data.PageRequest{PerPage: 10})
 		if len(named) != 1 || named[0] != ids[1] {
 			t.Errorf("ids by name: %v, want %s", named, ids[1])
 		}
-		if none, _, _ := tx.AgentIDs(ws, "", []string{ids[0]}, ids[1], "", data.PageRequest{PerPage: 10}); len(none) != 0 {
+		if none, _, _ := tx.AgentIDs(ws, "", []string{ids[0]}, service.AgentSearch{Name: ids[1]}, data.PageRequest{PerPage: 10}); len(none) != 0 {
 			t.Errorf("a name outside the ids among: %v", none)
 		}
-		other, _, _ := tx.AgentIDs("ws_01JD6000000000000000000009", "", nil, "", "", data.PageRequest{PerPage: 10})
+		other, _, _ := tx.AgentIDs("ws_01JD6000000000000000000009", "", nil, service.AgentSearch{}, data.PageRequest{PerPage: 10})
 		if len(other) != 0 {
 			t.Errorf("another workspace's ids: %v", other)
 		}
@@ -115,8 +115,8 @@ func checkAgentPublished(t *testing.T, s service.Store, ws string, ids []string,
 		if rev == firstRev {
 			t.Error("the revision did not change with the row")
 		}
-		pub, _, err := tx.AgentIDs(ws, data.AgentStatusPublished, nil, "", "", data.PageRequest{PerPage: 10})
-		drafts, _, _ := tx.AgentIDs(ws, data.AgentStatusDraft, nil, "", "", data.PageRequest{PerPage: 10})
+		pub, _, err := tx.AgentIDs(ws, data.AgentStatusPublished, nil, service.AgentSearch{}, data.PageRequest{PerPage: 10})
+		drafts, _, _ := tx.AgentIDs(ws, data.AgentStatusDraft, nil, service.AgentSearch{}, data.PageRequest{PerPage: 10})
 		if len(pub) != 1 || pub[0] != ids[0] || len(drafts) != 2 {
 			t.Errorf("published %v, drafts %v", pub, drafts)
 		}

@@ -91,7 +91,7 @@ func testListPagesAcrossFilters(t *testing.T, open Opener) {
 	for _, per := range []int{1, 2, 5} {
 		agentList := func(st string, only []string, name string) func(tx service.Tx, req data.PageRequest) ([]string, data.Page, error) {
 			return func(tx service.Tx, req data.PageRequest) ([]string, data.Page, error) {
-				return tx.AgentIDs(ws, st, only, name, "", req)
+				return tx.AgentIDs(ws, st, only, service.AgentSearch{Name: name}, req)
 			}
 		}
 		checkPages(t, s, "agents", per, agentList("", nil, ""), where(agents, all))
@@ -103,7 +103,7 @@ func testListPagesAcrossFilters(t *testing.T, open Opener) {
 
 		numberList := func(f data.NumberFilter) func(tx service.Tx, req data.PageRequest) ([]string, data.Page, error) {
 			return func(tx service.Tx, req data.PageRequest) ([]string, data.Page, error) {
-				list, p, err := tx.Numbers(ws, f, req)
+				list, p, err := tx.Numbers(ws, service.NumberSearch{NumberFilter: f}, req)
 				return numberIDs(list), p, err
 			}
 		}

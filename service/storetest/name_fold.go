@@ -54,7 +54,7 @@ func testNameSearchFolds(t *testing.T, open Opener) {
 			{"plain", []string{}}, // the old name
 			{"elodie", []string{}},
 		} {
-			got, _, err := tx.AgentIDs(ws, "", nil, c.q, "", data.PageRequest{PerPage: 10})
+			got, _, err := tx.AgentIDs(ws, "", nil, service.AgentSearch{Name: c.q}, data.PageRequest{PerPage: 10})
 			if err != nil || !slices.Equal(got, c.want) {
 				t.Errorf("AgentIDs(name %q) = %v, %v; want %v", c.q, got, err, c.want)
 			}
@@ -68,7 +68,7 @@ func testNameSearchFolds(t *testing.T, open Opener) {
 			{"ÖST", []string{hall.ID}},
 			{"ΣΥΝΈΔΡΙΟ", []string{}}, // the old nickname
 		} {
-			got, _, err := tx.Numbers(ws, data.NumberFilter{Q: c.q}, data.PageRequest{PerPage: 10})
+			got, _, err := tx.Numbers(ws, service.NumberSearch{NumberFilter: data.NumberFilter{Q: c.q}}, data.PageRequest{PerPage: 10})
 			if ids := numberIDs(got); err != nil || !slices.Equal(ids, c.want) {
 				t.Errorf("Numbers(q %q) = %v, %v; want %v", c.q, ids, err, c.want)
 			}

@@ -79,23 +79,23 @@ func checkNumbersListed(t *testing.T, s service.Store, n1, n2, dup *data.Number,
 		if none, _ := tx.Number("num_01JD6ZZZZZZZZZZZZZZZZZZZZZ"); none != nil {
 			t.Errorf("an absent number = %+v, want nil", none)
 		}
-		all, _, err := tx.Numbers("ws_1", data.NumberFilter{}, data.PageRequest{})
+		all, _, err := tx.Numbers("ws_1", service.NumberSearch{}, data.PageRequest{})
 		if got := numberIDs(all); err != nil || len(got) != 2 || got[0] != n2.ID || got[1] != n1.ID {
 			t.Errorf("the workspace's numbers = %v, %v; want newest first [%s %s]", got, err, n2.ID, n1.ID)
 		}
 		// Bound inbound and outbound to the same agent, n1 is listed once.
-		byA, _, _ := tx.Numbers("ws_1", data.NumberFilter{AgentID: agentA}, data.PageRequest{})
+		byA, _, _ := tx.Numbers("ws_1", service.NumberSearch{NumberFilter: data.NumberFilter{AgentID: agentA}}, data.PageRequest{})
 		if len(byA) != 2 {
 			t.Errorf("agent A's numbers = %v, want both", numberIDs(byA))
 		}
-		if other, _, _ := tx.Numbers("ws_2", data.NumberFilter{}, data.PageRequest{}); len(other) != 0 {
+		if other, _, _ := tx.Numbers("ws_2", service.NumberSearch{}, data.PageRequest{}); len(other) != 0 {
 			t.Errorf("another workspace lists %v", numberIDs(other))
 		}
-		first, page, err := tx.Numbers("ws_1", data.NumberFilter{}, data.PageRequest{PerPage: 1})
+		first, page, err := tx.Numbers("ws_1", service.NumberSearch{}, data.PageRequest{PerPage: 1})
 		if err != nil || len(first) != 1 || page.NextCursor == nil {
 			t.Fatalf("first page of one: %v %+v %v", numberIDs(first), page, err)
 		}
-		second, _, err := tx.Numbers("ws_1", data.NumberFilter{}, data.PageRequest{PerPage: 1, Cursor: *page.NextCursor})
+		second, _, err := tx.Numbers("ws_1", service.NumberSearch{}, data.PageRequest{PerPage: 1, Cursor: *page.NextCursor})
 		if err != nil || len(second) != 1 || second[0].ID != n1.ID {
 			t.Errorf("second page: %v %v", numberIDs(second), err)
 		}
@@ -110,8 +110,8 @@ func checkNumberRebound(t *testing.T, s service.Store, n1, n2 *data.Number, agen
 	next.InboundAgentID, next.OutboundAgentID, next.Nickname = nil, &agentB, "desk"
 	update(t, s, func(tx service.Tx) error { return tx.PutNumber(&next) })
 	view(t, s, func(tx service.Tx) error {
-		byA, _, _ := tx.Numbers("ws_1", data.NumberFilter{AgentID: agentA}, data.PageRequest{})
-		byB, _, _ := tx.Numbers("ws_1", data.NumberFilter{AgentID: agentB}, data.PageRequest{})
+		byA, _, _ := tx.Numbers("ws_1", service.NumberSearch{NumberFilter: data.NumberFilter{AgentID: agentA}}, data.PageRequest{})
+		byB, _, _ := tx.Numbers("ws_1", service.NumberSearch{NumberFilter: data.NumberFilter{AgentID: agentB}}, data.PageRequest{})
 		if got := numberIDs(byA); len(got) != 1 || got[0] != n2.ID {
 			t.Errorf("after rebinding, agent A's numbers = %v, want [%s]", got, n2.ID)
 		}
@@ -128,7 +128,7 @@ func checkNumberDeleted(t *testing.T, s service.Store, n1, dup *data.Number, age
 	t.Helper()
 	update(t, s, func(tx service.Tx) error { return tx.DeleteNumber(n1.ID) })
 	view(t, s, func(tx service.Tx) error {
-		if byB, _, _ := tx.Numbers("ws_1", data.NumberFilter{AgentID: agentB}, data.PageRequest{}); len(byB) != 0 {
+		if byB, _, _ := tx.Numbers("ws_1", service.NumberSearch{NumberFilter: data.NumberFilter{AgentID: agentB}}, data.PageRequest{}); len(byB) != 0 {
 			t.Errorf("a deleted number is still listed under its agent: %v", numberIDs(byB))
 		}
 		if n, _ := tx.CountUpTo(data.LimitNumbers, "ws_1", -1); n != 1 {
@@ -197,20 +197,20 @@ func testNumberSearch(t *testing.T, open Opener) {
 			{data.NumberFilter{Q: "0999"}, []string{}},
 			{data.NumberFilter{Q: "nobody"}, []string{}},
 		} {
-			got, page, err := tx.Numbers("ws_1", c.f, data.PageRequest{PerPage: 10})
+			got, page, err := tx.Numbers("ws_1", service.NumberSearch{NumberFilter: c.f}, data.PageRequest{PerPage: 10})
 			if ids := numberIDs(got); err != nil || !slices.Equal(ids, c.want) || page.NextCursor != nil {
 				t.Errorf("Numbers(%+v) = %v %+v %v; want %v", c.f, ids, page, err, c.want)
 			}
 		}
-		first, page, err := tx.Numbers("ws_1", data.NumberFilter{Q: "415"}, data.PageRequest{PerPage: 1})
+		first, page, err := tx.Numbers("ws_1", service.NumberSearch{NumberFilter: data.NumberFilter{Q: "415"}}, data.PageRequest{PerPage: 1})
 		if ids := numberIDs(first); err != nil || !slices.Equal(ids, []string{sales.ID}) || page.NextCursor == nil {
 			t.Fatalf("first page of a search: %v %+v %v", ids, page, err)
 		}
-		second, _, err := tx.Numbers("ws_1", data.NumberFilter{Q: "415"}, data.PageRequest{PerPage: 1, Cursor: *page.NextCursor})
+		second, _, err := tx.Numbers("ws_1", service.NumberSearch{NumberFilter: data.NumberFilter{Q: "415"}}, data.PageRequest{PerPage: 1, Cursor: *page.NextCursor})
 		if ids := numberIDs(second); err != nil || !slices.Equal(ids, []string{desk.ID}) {
 			t.Errorf("second page of a search: %v %v", ids, err)
 		}
-		if _, _, err := tx.Numbers("ws_1", data.NumberFilter{Q: "41"}, data.PageRequest{PerPage: 1, Cursor: *page.NextCursor}); data.ErrorCode(err) != data.EINVALID {
+		if _, _, err := tx.Numbers("ws_1", service.NumberSearch{NumberFilter: data.NumberFilter{Q: "41"}}, data.PageRequest{PerPage: 1, Cursor: *page.NextCursor}); data.ErrorCode(err) != data.EINVALID {
 			t.Errorf("a cursor of another search: %v, want a 422 on cursor", err)
 		}
 		return nil
