@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"go.etcd.io/bbolt"
-
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -38,23 +36,7 @@ func BenchmarkUpgradeListsCampaigns(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportAllocs()
-			for b.Loop() {
-				b.StopTimer()
-				if err := db.bolt.Update(func(tx *bbolt.Tx) error { // as a schema 25 file: no campaign list
-					if err := tx.DeleteBucket(bucketCampaignsListed); err != nil {
-						return err
-					}
-					_, err := tx.CreateBucket(bucketCampaignsListed)
-					return err
-				}); err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-				if err := db.bolt.Update(listCampaignsOfStore); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchFill(b, db, bucketCampaignsListed, listCampaignsOfStore) // as a schema 25 file: no campaign list
 		})
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"go.etcd.io/bbolt"
-
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -36,23 +34,7 @@ func BenchmarkUpgradeListsRecipientStates(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportAllocs()
-			for b.Loop() {
-				b.StopTimer()
-				if err := db.bolt.Update(func(tx *bbolt.Tx) error { // as a schema 22 file: no list
-					if err := tx.DeleteBucket(bucketRecipientsByState); err != nil {
-						return err
-					}
-					_, err := tx.CreateBucket(bucketRecipientsByState)
-					return err
-				}); err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-				if err := db.bolt.Update(indexRecipientStates); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchFill(b, db, bucketRecipientsByState, indexRecipientStates) // as a schema 22 file: no list
 		})
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"go.etcd.io/bbolt"
-
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -43,23 +41,7 @@ func BenchmarkUpgradeListsConversations(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportAllocs()
-			for b.Loop() {
-				b.StopTimer()
-				if err := db.bolt.Update(func(tx *bbolt.Tx) error { // as a schema 24 file: no list
-					if err := tx.DeleteBucket(bucketConversationsListed); err != nil {
-						return err
-					}
-					_, err := tx.CreateBucket(bucketConversationsListed)
-					return err
-				}); err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-				if err := db.bolt.Update(listConversationsOfStore); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchFill(b, db, bucketConversationsListed, listConversationsOfStore) // as a schema 24 file: no list
 		})
 	}
 }
@@ -97,23 +79,7 @@ func BenchmarkUpgradeListsConversationsByStatus(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportAllocs()
-			for b.Loop() {
-				b.StopTimer()
-				if err := db.bolt.Update(func(tx *bbolt.Tx) error { // as a schema 25 file: no status list
-					if err := tx.DeleteBucket(bucketConversationsByStatus); err != nil {
-						return err
-					}
-					_, err := tx.CreateBucket(bucketConversationsByStatus)
-					return err
-				}); err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-				if err := db.bolt.Update(statusesOfListed); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchFill(b, db, bucketConversationsByStatus, statusesOfListed) // as a schema 25 file: no status list
 		})
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"go.etcd.io/bbolt"
-
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
 )
@@ -41,23 +39,7 @@ func BenchmarkUpgradeListsAgentAnswers(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportAllocs()
-			for b.Loop() {
-				b.StopTimer()
-				if err := db.bolt.Update(func(tx *bbolt.Tx) error { // as a schema 21 file: no list
-					if err := tx.DeleteBucket(bucketIdempotencyByAgent); err != nil {
-						return err
-					}
-					_, err := tx.CreateBucket(bucketIdempotencyByAgent)
-					return err
-				}); err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-				if err := db.bolt.Update(indexIdempotencyByAgent); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchFill(b, db, bucketIdempotencyByAgent, indexIdempotencyByAgent) // as a schema 21 file: no list
 		})
 	}
 }
