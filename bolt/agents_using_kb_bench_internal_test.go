@@ -38,7 +38,7 @@ func BenchmarkAgentsUsingKnowledgeBase(b *testing.B) {
 
 // BenchmarkAgentIDsUsingKnowledgeBase times a page of the agents list's knowledge_base_id=
 // filter on the same workspaces, none using it: the worst case, every agent looked at (up
-// to service.MaxAgentSearchScan) and its versions passed over by their stored bytes.
+// to data.MaxAgentSearchScan) and its versions passed over by their stored bytes.
 func BenchmarkAgentIDsUsingKnowledgeBase(b *testing.B) {
 	for _, shape := range []struct{ agents, versions int }{{100, 10}, {500, 20}} {
 		b.Run(fmt.Sprintf("%d_agents_%d_versions", shape.agents, shape.versions), func(b *testing.B) {
@@ -46,7 +46,7 @@ func BenchmarkAgentIDsUsingKnowledgeBase(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := db.View(context.Background(), func(tx service.Tx) error {
-					ids, _, err := tx.AgentIDs(benchWS, "", nil, service.AgentSearch{KnowledgeBaseID: benchKB, MaxScan: service.MaxAgentSearchScan}, data.PageRequest{PerPage: 100})
+					ids, _, err := tx.AgentIDs(benchWS, "", nil, service.AgentSearch{KnowledgeBaseID: benchKB, MaxScan: data.MaxAgentSearchScan}, data.PageRequest{PerPage: 100})
 					if err == nil && len(ids) != 0 {
 						err = fmt.Errorf("used by %v", ids)
 					}

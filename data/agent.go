@@ -408,6 +408,11 @@ type AgentFilter struct {
 	PageRequest
 }
 
+// MaxAgentSearchScan bounds the agents a page of a name or knowledge base search looks
+// at, on either storage engine (docs/agents.md): a search matching few of a large
+// workspace's agents answers promptly, a short page with a cursor on.
+const MaxAgentSearchScan = 5000
+
 // AgentService manages agents and their versions in the caller's workspace (the principal
 // in ctx). Every method may return forbidden (role, module or agent_ids), and not_found for
 // an agent that is unknown, of another workspace or outside the caller's agent_ids.

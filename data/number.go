@@ -78,6 +78,11 @@ type NumberFilter struct {
 	Q string
 }
 
+// MaxNumberSearchScan bounds the numbers a page of a q search looks at, on either storage
+// engine (docs/numbers.md): a search matching few of a large workspace's numbers answers
+// promptly, a short page with a cursor on.
+const MaxNumberSearchScan = 5000
+
 // NumberSearchDigits returns the digits of q when q is written as a phone number or part
 // of one (digits with any "+", spaces, dots, dashes or parentheses), else "": "+1 415"
 // finds +14155550123. The one reading of a numbers search, for both storage engines.

@@ -14,7 +14,7 @@ import (
 )
 
 // BenchmarkAgentNameSearch reads the first page of a name search of a 20,000-agent
-// workspace under service.MaxAgentSearchScan: matching one agent, the newest, and
+// workspace under data.MaxAgentSearchScan: matching one agent, the newest, and
 // matching none ("zzzz"). The walk compares each agent's name_folded (migration 0040) to
 // the folded query ("19999": ASCII, so that the same benchmark times the lower(name) it
 // replaced); it stops at the bound, 5,000 agents, where it read all 20,000 before the
@@ -41,7 +41,7 @@ func BenchmarkAgentNameSearch(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := db.View(ctx, func(tx service.Tx) error {
-					ids, _, err := tx.AgentIDs("ws_1", "", nil, service.AgentSearch{Name: c.q, MaxScan: service.MaxAgentSearchScan}, data.PageRequest{PerPage: 15})
+					ids, _, err := tx.AgentIDs("ws_1", "", nil, service.AgentSearch{Name: c.q, MaxScan: data.MaxAgentSearchScan}, data.PageRequest{PerPage: 15})
 					if err == nil && len(ids) != c.found {
 						err = fmt.Errorf("found %v", ids)
 					}

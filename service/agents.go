@@ -219,7 +219,7 @@ func (s *AgentService) list(ctx context.Context, f data.AgentFilter, add func(ag
 	}
 	var page data.Page
 	err := s.store.View(ctx, func(tx Tx) error {
-		ids, pg, err := tx.AgentIDs(p.WorkspaceID, f.Status, visibilityOf(p).agents(""), AgentSearch{Name: f.Name, KnowledgeBaseID: f.KnowledgeBaseID, MaxScan: MaxAgentSearchScan}, f.PageRequest)
+		ids, pg, err := tx.AgentIDs(p.WorkspaceID, f.Status, visibilityOf(p).agents(""), AgentSearch{Name: f.Name, KnowledgeBaseID: f.KnowledgeBaseID, MaxScan: data.MaxAgentSearchScan}, f.PageRequest)
 		if err != nil {
 			return err
 		}

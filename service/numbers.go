@@ -168,7 +168,7 @@ func (s *NumberService) ListNumbers(ctx context.Context, f data.NumberFilter, re
 	var page data.Page
 	err = s.store.View(ctx, func(tx Tx) error {
 		var err error
-		if list, page, err = tx.Numbers(p.WorkspaceID, NumberSearch{NumberFilter: f, MaxScan: MaxNumberSearchScan}, req); err != nil {
+		if list, page, err = tx.Numbers(p.WorkspaceID, NumberSearch{NumberFilter: f, MaxScan: data.MaxNumberSearchScan}, req); err != nil {
 			return err
 		}
 		return fillNumbersAccess(tx, p, list)

@@ -76,8 +76,3 @@ type AgentSearch struct {
 	// name_search_scan_bound).
 	MaxScan int
 }
-
-// MaxAgentSearchScan bounds the agents a page of a name or knowledge base search looks
-// at (docs/agents.md): a search matching few of a large workspace's agents answers
-// promptly, a short page with a cursor on.
-const MaxAgentSearchScan = 5000

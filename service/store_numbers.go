@@ -41,8 +41,3 @@ type NumberSearch struct {
 	// (service/storetest, name_search_scan_bound).
 	MaxScan int
 }
-
-// MaxNumberSearchScan bounds the numbers a page of a q search looks at (docs/numbers.md):
-// a search matching few of a large workspace's numbers answers promptly, a short page
-// with a cursor on.
-const MaxNumberSearchScan = 5000
