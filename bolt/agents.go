@@ -65,19 +65,16 @@ func (t tx) AgentIDs(workspaceID, status string, only []string, search service.A
 	if status != "" {
 		index, scope = bucketAgentsByState, statusScope(workspaceID, status)
 	}
-	var keep func(string) bool
-	if len(only) > 0 {
-		keep = func(id string) bool { return slices.Contains(only, id) }
-	}
 	if nameContains == "" && usingKB == "" {
+		var keep func(string) bool
+		if len(only) > 0 {
+			keep = func(id string) bool { return slices.Contains(only, id) }
+		}
 		return t.db.pageWhere(t.b, index, scope, req, keep)
 	}
 	var readErr error
 	want := data.FoldCase(nameContains)
 	matches := func(id string) bool {
-		if keep != nil && !keep(id) {
-			return false
-		}
 		var row struct {
 			Name string `json:"name"`
 			kbRefs
@@ -99,7 +96,13 @@ func (t tx) AgentIDs(workspaceID, status string, only []string, search service.A
 	if usingKB != "" {
 		filter += "\x00kb\x00" + usingKB
 	}
-	ids, page, err := t.db.list(t.b, listSpec{index: index, scope: scope, filter: filter, keep: matches, maxScan: search.MaxScan}, req)
+	spec := listSpec{index: index, scope: scope, filter: filter, keep: matches, maxScan: search.MaxScan}
+	if len(only) > 0 {
+		// The agents outside only are passed over uncounted: the bound is of the caller's
+		// agents, so the others shape none of its pages.
+		spec.admit = func(id []byte) bool { return slices.Contains(only, string(id)) }
+	}
+	ids, page, err := t.db.list(t.b, spec, req)
 	if err == nil {
 		err = readErr
 	}
