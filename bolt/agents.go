@@ -10,6 +10,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/pagecursor"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -65,12 +66,19 @@ func (t tx) AgentIDs(workspaceID, status string, only []string, search service.A
 	if status != "" {
 		index, scope = bucketAgentsByState, statusScope(workspaceID, status)
 	}
+	// A limited caller's cursors are bound to its agents, as PostgreSQL's are: another
+	// caller's cursor is refused, not read under these agents. Without a limit the
+	// binding is as before, so that cursors handed out before still read.
+	bound := ""
+	if len(only) > 0 {
+		bound = "only\x00" + pagecursor.Agents(only)
+	}
 	if nameContains == "" && usingKB == "" {
 		var keep func(string) bool
 		if len(only) > 0 {
 			keep = func(id string) bool { return slices.Contains(only, id) }
 		}
-		return t.db.pageWhere(t.b, index, scope, req, keep)
+		return t.db.list(t.b, listSpec{index: index, scope: scope, filter: bound, keep: keep}, req)
 	}
 	var readErr error
 	want := data.FoldCase(nameContains)
@@ -95,6 +103,9 @@ func (t tx) AgentIDs(workspaceID, status string, only []string, search service.A
 	filter := "name\x00" + nameContains
 	if usingKB != "" {
 		filter += "\x00kb\x00" + usingKB
+	}
+	if bound != "" {
+		filter += "\x00" + bound
 	}
 	spec := listSpec{index: index, scope: scope, filter: filter, keep: matches, maxScan: search.MaxScan}
 	if len(only) > 0 {

@@ -67,4 +67,26 @@ func testNameSearchScanOnly(t *testing.T, open Opener) {
 			})
 		}
 	}
+	// A cursor is bound to the agents of the caller it was handed to: another caller's
+	// (another limit, or none) is refused, as every list's is, not read under its agents.
+	for _, search := range []service.AgentSearch{{}, {Name: "match", MaxScan: maxScan}} {
+		var next string
+		view(t, s, func(tx service.Tx) error {
+			_, meta, err := tx.AgentIDs(ws, "", mine, search, data.PageRequest{PerPage: 1})
+			if err != nil || meta.NextCursor == nil {
+				t.Fatalf("first page of %q: %v, %v", search.Name, meta.NextCursor, err)
+			}
+			next = *meta.NextCursor
+			return nil
+		})
+		for _, other := range [][]string{mine[:1], nil} {
+			view(t, s, func(tx service.Tx) error {
+				_, _, err := tx.AgentIDs(ws, "", other, search, data.PageRequest{PerPage: 1, Cursor: next})
+				if data.ErrorCode(err) != data.EINVALID {
+					t.Errorf("search %q: a cursor of agents %v read under %v: %v, want a refusal", search.Name, mine, other, err)
+				}
+				return nil
+			})
+		}
+	}
 }
