@@ -3,6 +3,7 @@ package data
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // FoldCase is the one case fold of the name searches (an agent's name, a number's
@@ -17,5 +18,10 @@ import (
 // sign as k, where strings.ToLower kept them apart and "ΜΥΘΟΣ" missed "μυθος". One
 // letter folds to one letter: ß stays ß (not "ss"), as its fold to two would not.
 func FoldCase(s string) string {
-	return strings.Map(func(r rune) rune { return unicode.ToLower(unicode.ToUpper(r)) }, s)
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.Map(func(r rune) rune { return unicode.ToLower(unicode.ToUpper(r)) }, s)
+		}
+	}
+	return strings.ToLower(s) // ASCII: the same fold, without a rune's two table lookups
 }
