@@ -111,7 +111,11 @@ func (t tx) AgentIDs(workspaceID, status string, only []string, search service.A
 	if len(only) > 0 {
 		// The agents outside only are passed over uncounted: the bound is of the caller's
 		// agents, so the others shape none of its pages.
-		spec.admit = func(id []byte) bool { return slices.Contains(only, string(id)) }
+		set := make(map[string]bool, len(only)) // up to validate.MaxIDListItems ids, each entry checked
+		for _, id := range only {
+			set[id] = true
+		}
+		spec.admit = func(id []byte) bool { return set[string(id)] }
 	}
 	ids, page, err := t.db.list(t.b, spec, req)
 	if err == nil {
