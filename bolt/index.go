@@ -52,7 +52,7 @@ const (
 )
 
 // DefaultPerPage is the page size when per_page is not given (conventions §4).
-const DefaultPerPage = 15
+const DefaultPerPage = data.DefaultPerPage
 
 // page returns the ids of one newest-first page of scope in the index bucket, reading
 // O(per_page) keys whatever the size of the scope. The cursor is bound to the index and
