@@ -10,6 +10,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/pagecursor"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -65,19 +66,23 @@ func (t tx) AgentIDs(workspaceID, status string, only []string, search service.A
 	if status != "" {
 		index, scope = bucketAgentsByState, statusScope(workspaceID, status)
 	}
-	var keep func(string) bool
+	// A limited caller's cursors are bound to its agents, as PostgreSQL's are: another
+	// caller's cursor is refused, not read under these agents. Without a limit the
+	// binding is as before, so that cursors handed out before still read.
+	bound := ""
 	if len(only) > 0 {
-		keep = func(id string) bool { return slices.Contains(only, id) }
+		bound = "only\x00" + pagecursor.Agents(only)
 	}
 	if nameContains == "" && usingKB == "" {
-		return t.db.pageWhere(t.b, index, scope, req, keep)
+		var keep func(string) bool
+		if len(only) > 0 {
+			keep = func(id string) bool { return slices.Contains(only, id) }
+		}
+		return t.db.list(t.b, listSpec{index: index, scope: scope, filter: bound, keep: keep}, req)
 	}
 	var readErr error
 	want := data.FoldCase(nameContains)
 	matches := func(id string) bool {
-		if keep != nil && !keep(id) {
-			return false
-		}
 		var row struct {
 			Name string `json:"name"`
 			kbRefs
@@ -99,7 +104,20 @@ func (t tx) AgentIDs(workspaceID, status string, only []string, search service.A
 	if usingKB != "" {
 		filter += "\x00kb\x00" + usingKB
 	}
-	ids, page, err := t.db.list(t.b, listSpec{index: index, scope: scope, filter: filter, keep: matches, maxScan: search.MaxScan}, req)
+	if bound != "" {
+		filter += "\x00" + bound
+	}
+	spec := listSpec{index: index, scope: scope, filter: filter, keep: matches, maxScan: search.MaxScan}
+	if len(only) > 0 {
+		// The agents outside only are passed over uncounted: the bound is of the caller's
+		// agents, so the others shape none of its pages.
+		set := make(map[string]bool, len(only)) // up to validate.MaxIDListItems ids, each entry checked
+		for _, id := range only {
+			set[id] = true
+		}
+		spec.admit = func(id []byte) bool { return set[string(id)] }
+	}
+	ids, page, err := t.db.list(t.b, spec, req)
 	if err == nil {
 		err = readErr
 	}

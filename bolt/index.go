@@ -52,7 +52,7 @@ const (
 )
 
 // DefaultPerPage is the page size when per_page is not given (conventions §4).
-const DefaultPerPage = 15
+const DefaultPerPage = data.DefaultPerPage
 
 // page returns the ids of one newest-first page of scope in the index bucket, reading
 // O(per_page) keys whatever the size of the scope. The cursor is bound to the index and
@@ -95,6 +95,10 @@ type listSpec struct {
 	// which the page ends as maxScan ends it.
 	value   []byte
 	maxPass int
+	// admit, when not nil, passes over the ids it refuses as value does, uncounted by
+	// maxScan and never in a cursor: the records a caller may not see (another agent's)
+	// must not shape its pages, as counting them would (how many lie between its own).
+	admit func(id []byte) bool
 }
 
 // list returns one newest-first page of the ids spec selects.
@@ -186,7 +190,8 @@ type scopeWalk struct {
 	streams []*scopeStream
 	desc    bool
 	lo, hi  string
-	value   []byte // listSpec.value
+	value   []byte            // listSpec.value
+	admit   func([]byte) bool // listSpec.admit
 }
 
 // scopeStream is one scope's cursor and the id it is on (nil past the scope's end: the
@@ -206,7 +211,7 @@ func (spec listSpec) walk(b *bbolt.Bucket, from listFrom) *scopeWalk {
 	if scopes == nil {
 		scopes = []string{spec.scope}
 	}
-	w := &scopeWalk{desc: from.dir == older, lo: spec.lo, hi: spec.hi, value: spec.value}
+	w := &scopeWalk{desc: from.dir == older, lo: spec.lo, hi: spec.hi, value: spec.value, admit: spec.admit}
 	for _, scope := range scopes {
 		s := &scopeStream{c: b.Cursor(), prefix: indexKey(scope, "")}
 		var k, v []byte
@@ -240,7 +245,7 @@ func (w *scopeWalk) at(s *scopeStream, k, v []byte) {
 		return
 	}
 	s.id = k[len(s.prefix):]
-	s.match = w.value == nil || bytes.Equal(v, w.value)
+	s.match = (w.value == nil || bytes.Equal(v, w.value)) && (w.admit == nil || w.admit(s.id))
 }
 
 // next returns the walk's next id and whether its entry holds the walk's value, false

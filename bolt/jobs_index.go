@@ -239,8 +239,15 @@ func jobListingFault(tx *bbolt.Tx) error {
 // jobListPlan returns the scopes of ws whose union is sel's jobs: exactly them, but for
 // a caller limited to so many agents that a scope per agent and kind would pass
 // data.MaxJobListWalks: its list walks the workspace's scopes instead and checks the
-// agent on each job read, under maxJobListScan.
+// agent on each job read, passing over the other agents' uncounted (ListJobs).
 func jobListPlan(ws string, sel data.JobSelection) []string {
+	scopes, _ := jobListWalk(ws, sel)
+	return scopes
+}
+
+// jobListWalk is jobListPlan, and whether those scopes hold jobs of agents sel does
+// not keep (the workspace's scopes, for a caller limited to many agents).
+func jobListWalk(ws string, sel data.JobSelection) (scopes []string, otherAgents bool) {
 	kinds := []string{}
 	for _, k := range sel.Kinds {
 		if sel.Kind == "" || k == sel.Kind {
@@ -250,13 +257,13 @@ func jobListPlan(ws string, sel data.JobSelection) []string {
 	var agents []string // nil: the workspace's scopes
 	switch {
 	case sel.AgentID != "" && sel.Agents != nil && !slices.Contains(sel.Agents, sel.AgentID):
-		return []string{} // an agent the caller may not see has no jobs for it
+		return []string{}, false // an agent the caller may not see has no jobs for it
 	case sel.AgentID != "":
 		agents = []string{sel.AgentID}
 	case sel.Agents != nil && (len(sel.Agents)+1)*len(kinds) <= data.MaxJobListWalks:
 		agents = append(slices.Clone(sel.Agents), "") // and the jobs working for no agent
 	}
-	scopes := []string{}
+	scopes = []string{}
 	for _, k := range kinds {
 		if agents == nil {
 			scopes = append(scopes, jobListScope(ws, false, "", k, sel.Status))
@@ -268,5 +275,5 @@ func jobListPlan(ws string, sel data.JobSelection) []string {
 			scopes = append(scopes, jobListScope(ws, true, a, k, sel.Status))
 		}
 	}
-	return scopes
+	return scopes, agents == nil && sel.Agents != nil
 }

@@ -41,8 +41,16 @@ func (t tx) ListJobs(workspaceID string, sel data.JobSelection, req data.PageReq
 		seen[id] = j
 		return true
 	}
-	spec := listSpec{index: bucketJobsListed, scope: workspaceID, scopes: jobListPlan(workspaceID, sel), filter: jobSelectionKey(sel),
+	scopes, otherAgents := jobListWalk(workspaceID, sel)
+	spec := listSpec{index: bucketJobsListed, scope: workspaceID, scopes: scopes, filter: jobSelectionKey(sel),
 		keep: keep, maxScan: maxJobListScan, value: jobListValue(sel.Status), maxPass: maxJobListPass}
+	if otherAgents {
+		// The jobs of agents the caller may not see are passed over uncounted, by neither
+		// bound, as PostgreSQL's page passes over them: counted, they made its pages short
+		// or empty where they lay thick, telling how many there were. Every job is then
+		// kept, so neither bound ends a page; finished jobs are pruned (--job-retention).
+		spec.admit, spec.keep, spec.maxPass = func(id []byte) bool { return keep(string(id)) }, nil, 0
+	}
 	if !sel.From.IsZero() {
 		spec.lo = data.IDBound(data.PrefixJob, sel.From)
 	}

@@ -15,3 +15,7 @@ type Page struct {
 
 // MaxPerPage bounds per_page (spec: 1 to 100).
 const MaxPerPage = 100
+
+// DefaultPerPage is the page size when per_page is not given (conventions §4), on every
+// engine and for a page the service answers without reading one.
+const DefaultPerPage = 15

@@ -148,16 +148,13 @@ func agentScope(ws, status string) keyset {
 	return ks
 }
 
-// agentSearchWalk is AgentIDs' walk of the scope for a search: only, the name and the
-// knowledge base are what it keeps, as bolt's AgentIDs counts them.
+// agentSearchWalk is AgentIDs' walk of the scope for a search: only narrows the walk
+// (the agents outside it are neither looked at nor counted, so that they shape none of a
+// limited caller's pages), the name and the knowledge base are what it keeps, as bolt's
+// AgentIDs counts them.
 func agentSearchWalk(ws, status string, only []string, search service.AgentSearch) scanWalk {
-	ks := agentScope(ws, status)
-	ks.binding = agentList(ws, status, only, search).binding
+	ks := agentList(ws, status, only, search)
 	var keep []string
-	if len(only) > 0 {
-		ks.args = append(ks.args, only)
-		keep = append(keep, fmt.Sprintf(`id = ANY($%d::text[])`, len(ks.args)))
-	}
 	if search.Name != "" {
 		ks.args = append(ks.args, data.FoldCase(search.Name))
 		keep = append(keep, fmt.Sprintf(`strpos(name_folded, $%d) > 0`, len(ks.args)))
@@ -168,7 +165,7 @@ func agentSearchWalk(ws, status string, only []string, search service.AgentSearc
 		keep = append(keep, fmt.Sprintf(`(config->'llm_config'->'knowledge_base_ids' ? $%d
 			OR EXISTS (SELECT 1 FROM agent_versions v WHERE v.agent_id = agents.id AND v.config->'llm_config'->'knowledge_base_ids' ? $%d))`, len(ks.args), len(ks.args)))
 	}
-	return scanWalk{ks: ks, table: "agents", keep: strings.Join(keep, " AND "), maxScan: search.MaxScan}
+	return scanWalk{ks: ks, table: "agents", keep: strings.Join(keep, " AND "), maxScan: search.MaxScan, few: len(only) > 0}
 }
 
 const versionCols = `agent_id, version_number, description, name, config, created_at, published_by`

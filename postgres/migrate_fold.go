@@ -13,6 +13,8 @@ import (
 // name after its number, so that a renumbering keeps the step): what SQL cannot compute.
 var migrationBackfills = map[string]func(context.Context, pgx.Tx) error{
 	"search_folded": foldSearchedColumns,
+	// 0041: data.FoldCase changed (a final sigma folds as σ); the same walk folds again.
+	"search_refolded": foldSearchedColumns,
 }
 
 // foldedColumns are the searched texts and the copies data.FoldCase folds them into.
@@ -26,7 +28,7 @@ var foldedColumns = []struct{ table, text, folded string }{
 const foldBatch = 1000
 
 // foldSearchedColumns writes each row's folded copy of its searched text (migration
-// 0040), walking each table in primary key order a batch at a time. It writes only the
+// 0040, again in 0041), walking each table in primary key order a batch at a time. It writes only the
 // rows whose copy differs from the fold, so running it again changes nothing.
 func foldSearchedColumns(ctx context.Context, tx pgx.Tx) error {
 	for _, c := range foldedColumns {

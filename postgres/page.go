@@ -12,7 +12,7 @@ import (
 )
 
 // DefaultPerPage is the page size when per_page is not given (conventions §4).
-const DefaultPerPage = 15
+const DefaultPerPage = data.DefaultPerPage
 
 // Cursor directions.
 const (

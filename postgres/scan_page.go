@@ -22,6 +22,28 @@ type scanWalk struct {
 	keep string
 	// maxScan bounds the rows one page looks at (0: no bound).
 	maxScan int
+	// few marks a walk whose condition names its rows (a limited caller's agents, id =
+	// ANY): planned freely, read by their key and sorted, rather than by walkPlansOn's
+	// walk of the scope's index past every row it does not name.
+	few bool
+}
+
+// query runs one of the walk's statements and calls fn with its rows: under
+// walkPlansOn unless the walk names few rows.
+func (w scanWalk) query(t *tx, sql string, args []any, fn func(pgx.Rows) error) error {
+	if !w.few {
+		return t.walkQuery(sql, args, fn)
+	}
+	rows, err := t.query(sql, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if err := fn(rows); err != nil {
+		return err
+	}
+	rows.Close()
+	return rows.Err()
 }
 
 // scanPage is a page of w's kept rows, scanned by scan, with the bbolt engine's walk: the
@@ -40,7 +62,7 @@ func scanPage[T any](t *tx, w scanWalk, req data.PageRequest, scan func(pgx.Row)
 	var keys []string
 	lastSeen := "" // the last key looked at: where the next walk this way resumes
 	more, cut := false, false
-	err = t.walkQuery(w.pageSQL(q.dir, q.hasFrom, q.perPage), w.args(q.from, q.hasFrom), func(rows pgx.Rows) error {
+	err = w.query(t, w.pageSQL(q.dir, q.hasFrom, q.perPage), w.args(q.from, q.hasFrom), func(rows pgx.Rows) error {
 		for rows.Next() {
 			var n int
 			var prev string
@@ -160,7 +182,7 @@ func (t *tx) scanBackCursor(meta *data.Page, w scanWalk, dir byte, hasFrom bool,
 // exactly maxScan, where it would end empty with no cursor.
 func (t *tx) scanNeighbour(w scanWalk, key string, after bool) (bool, error) {
 	var found bool
-	err := t.walkQuery(w.neighbourSQL(after), w.args(key, true), func(rows pgx.Rows) error {
+	err := w.query(t, w.neighbourSQL(after), w.args(key, true), func(rows pgx.Rows) error {
 		if rows.Next() {
 			return rows.Scan(&found)
 		}

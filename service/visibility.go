@@ -243,6 +243,20 @@ func (v visibility) event(e *data.Event) bool {
 	return id != "" && v.agent(id)
 }
 
+// noEventOf reports whether the caller may read no event of type typ, whatever it holds:
+// a module it may not read, or a security event without the audit log. A job's event is
+// left to its job (jobEvent): some may be readable.
+func (v visibility) noEventOf(typ string) bool {
+	s := eventSubjects[typ]
+	if s.job {
+		return false
+	}
+	if s.module == "" {
+		return !v.audit()
+	}
+	return !v.module(s.module)
+}
+
 // eventType reports whether the caller may read every event of type typ (a webhook
 // subscribed to it receives them all).
 func (v visibility) eventType(typ string) bool {

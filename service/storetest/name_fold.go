@@ -17,7 +17,9 @@ func testNameSearchFolds(t *testing.T, open Opener) {
 	const ws = "ws_01JD6000000000000000000000"
 	g := stepIDs()
 	var agents []string
-	for _, name := range []string{"élodie support", "ÖFFNUNGSZEITEN", "σοφία", "Plain"} {
+	// A word's final sigma (ς) is a σ in capitals, as the long s (ſ) is an S and the
+	// Kelvin sign a K: each found by the other case, both ways.
+	for _, name := range []string{"élodie support", "ÖFFNUNGSZEITEN", "σοφία", "Plain", "Οδυσσέας", "ΜΥΘΟΣ", "Meſſe 5 K"} {
 		id := g.New(data.PrefixAgent)
 		agents = append(agents, id)
 		a := storedAgent(id, ws, data.AgentStatusDraft)
@@ -52,6 +54,10 @@ func testNameSearchFolds(t *testing.T, open Opener) {
 			{"ΣΟΦΊΑ", []string{agents[2]}},
 			{"åsa", []string{agents[3]}},
 			{"plain", []string{}}, // the old name
+			{"ΟΔΥΣΣΈΑΣ", []string{agents[4]}},
+			{"μυθος", []string{agents[5]}},
+			{"ας", []string{agents[4]}},
+			{"MESSE 5 k", []string{agents[6]}},
 			{"elodie", []string{}},
 		} {
 			got, _, err := tx.AgentIDs(ws, "", nil, service.AgentSearch{Name: c.q}, data.PageRequest{PerPage: 10})

@@ -46,7 +46,6 @@ func testNameSearchScanBound(t *testing.T, open Opener) {
 	g := stepIDs()
 	label := map[string]string{} // an id the search keeps → M1, M2, … newest first
 	var owner string             // the numbers' agent, for the agent_id scope
-	var only []string            // ws's agents the search keeps
 	update(t, s, func(tx service.Tx) error {
 		owner = g.New(data.PrefixAgent)
 		if err := tx.PutAgent(storedAgent(owner, scoped, data.AgentStatusPublished), ""); err != nil {
@@ -67,9 +66,6 @@ func testNameSearchScanBound(t *testing.T, open Opener) {
 			}
 			if mark != "" {
 				label[a.ID], label[n.ID] = mark, mark
-				if w == ws {
-					only = append(only, a.ID)
-				}
 			}
 			return nil
 		}
@@ -91,14 +87,14 @@ func testNameSearchScanBound(t *testing.T, open Opener) {
 		}
 		return nil
 	})
-	agents := func(status string, only []string, search service.AgentSearch) lister {
+	agents := func(status string, search service.AgentSearch) lister {
 		search.MaxScan = maxScan
 		return func(tx service.Tx, req data.PageRequest) ([]string, data.Page, error) {
 			w := ws
 			if status != "" {
 				w = scoped
 			}
-			return tx.AgentIDs(w, status, only, search, req)
+			return tx.AgentIDs(w, status, nil, search, req)
 		}
 	}
 	numbers := func(f data.NumberFilter) lister {
@@ -115,11 +111,9 @@ func testNameSearchScanBound(t *testing.T, open Opener) {
 		name string
 		list lister
 	}{
-		{"agents by name", agents("", nil, service.AgentSearch{Name: "MATCH"})},
-		{"draft agents by name", agents(data.AgentStatusDraft, nil, service.AgentSearch{Name: "match"})},
-		{"agents by knowledge base", agents("", nil, service.AgentSearch{KnowledgeBaseID: kb})},
-		// The agents outside only are looked at and counted too, as bbolt walks them.
-		{"some agents by knowledge base", agents("", only, service.AgentSearch{KnowledgeBaseID: kb})},
+		{"agents by name", agents("", service.AgentSearch{Name: "MATCH"})},
+		{"draft agents by name", agents(data.AgentStatusDraft, service.AgentSearch{Name: "match"})},
+		{"agents by knowledge base", agents("", service.AgentSearch{KnowledgeBaseID: kb})},
 		{"numbers by nickname", numbers(data.NumberFilter{Q: "match"})},
 		{"an agent's numbers by nickname", numbers(data.NumberFilter{Q: "Match", AgentID: owner})},
 	} {

@@ -1,0 +1,5 @@
+-- data.FoldCase now lowers each letter from its capital, so that the letters sharing one
+-- fold alike (a final sigma ς as σ, the long s ſ as s): the names and nicknames stored
+-- under migration 0040's fold (strings.ToLower) are folded again, in Go, by this
+-- migration's backfill (postgres/migrate_fold.go, the same as 0040's), which rewrites
+-- only the rows whose stored fold differs: those holding such a letter. No schema change.
