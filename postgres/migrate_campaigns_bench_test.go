@@ -23,12 +23,7 @@ func BenchmarkMigrationListsDeletedCampaigns(b *testing.B) {
 			FROM generate_series(1, 200000) n`); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := pool.Exec(ctx, `ANALYZE`); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		db := openMigrated(b, pool)
-		b.StopTimer()
+		db := timedMigratedOpen(b, pool)
 		var listed int
 		if err := pool.QueryRow(ctx, `SELECT count(*) FROM campaigns_deleting`).Scan(&listed); err != nil || listed != 100 {
 			b.Fatalf("%d campaigns listed: %v, want the 100 deleted", listed, err)

@@ -24,12 +24,7 @@ func BenchmarkMigrationFoldsSearchedNames(b *testing.B) {
 			FROM generate_series(1, 100000) n`); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := pool.Exec(ctx, `ANALYZE`); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		db := openMigrated(b, pool)
-		b.StopTimer()
+		db := timedMigratedOpen(b, pool)
 		var unfolded int
 		if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM agents WHERE name_folded = '') + (SELECT count(*) FROM numbers WHERE nickname_folded = '')`).Scan(&unfolded); err != nil || unfolded != 0 {
 			b.Fatalf("%d rows left unfolded: %v", unfolded, err)
@@ -59,12 +54,7 @@ func BenchmarkMigrationRefoldsSearchedNames(b *testing.B) {
 				LATERAL (SELECT CASE WHEN n % 100 = 0 THEN 'μύθος ' || n ELSE 'desk ' || n END AS nick) v`); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := pool.Exec(ctx, `ANALYZE`); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		db := openMigrated(b, pool)
-		b.StopTimer()
+		db := timedMigratedOpen(b, pool)
 		var stale int
 		if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM agents WHERE name_folded LIKE '%ς%') + (SELECT count(*) FROM numbers WHERE nickname_folded LIKE '%ς%')`).Scan(&stale); err != nil || stale != 0 {
 			b.Fatalf("%d rows left with a final sigma: %v", stale, err)
