@@ -201,13 +201,11 @@ func TestJobListingBuiltOnUpgrade(t *testing.T) {
 	}
 }
 
-// TestJobListManyAgentsKeepsScanBound: a caller limited to more agents than one list
-// merges the scopes of walks the workspace's jobs and checks the agent on each: among
-// more jobs than a page passes over, a page that finds none of its agents' jobs comes
-// back empty with a next_cursor, and the page after finds the job.
-func TestJobListManyAgentsKeepsScanBound(t *testing.T) {
-	db := openInternal(t, &clock{t: time.Now()})
-	ids := storeJobs(t, db, maxJobListScan+5)
+// checkManyAgentsKeepScanBound (TestJobListBeyondTheScanBound): a caller limited to more
+// agents than one list merges the scopes of walks the workspace's jobs and checks the
+// agent on each: among more jobs than a page passes over, a page that finds none of its
+// agents' jobs comes back empty with a next_cursor, and the page after finds the job.
+func checkManyAgentsKeepScanBound(t *testing.T, db *DB, ids []string) {
 	agents := []string{rareAgent}
 	for i := range data.MaxJobListWalks / len(listKinds) {
 		agents = append(agents, fmt.Sprintf("agt_01JD7%021d", i))
