@@ -201,14 +201,13 @@ func TestJobListingBuiltOnUpgrade(t *testing.T) {
 	}
 }
 
-// TestJobListManyAgentsPassesOthersUncounted: a caller limited to more agents than one
-// list merges the scopes of walks the workspace's jobs and checks the agent on each,
-// passing over the other agents' jobs uncounted: behind more of them than maxJobListScan,
-// its first page is its agent's job, alone, with neither cursor. Counted, they made that
-// page empty with a next_cursor: how many jobs of agents it may not see, told by shape.
-func TestJobListManyAgentsPassesOthersUncounted(t *testing.T) {
-	db := openInternal(t, &clock{t: time.Now()})
-	ids := storeJobs(t, db, maxJobListScan+5)
+// checkManyAgentsPassOthersUncounted (TestJobListBeyondTheScanBound): a caller limited to
+// more agents than one list merges the scopes of walks the workspace's jobs and checks the
+// agent on each, passing over the other agents' jobs uncounted: behind more of them than
+// maxJobListScan, its first page is its agent's job, alone, with neither cursor. Counted,
+// they made that page empty with a next_cursor: how many jobs of agents it may not see,
+// told by shape.
+func checkManyAgentsPassOthersUncounted(t *testing.T, db *DB, ids []string) {
 	agents := []string{rareAgent}
 	for i := range data.MaxJobListWalks / len(listKinds) {
 		agents = append(agents, fmt.Sprintf("agt_01JD7%021d", i))

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -16,12 +17,28 @@ import (
 // openInternal opens the engine on a new database of the package's cluster.
 func openInternal(t testing.TB) *DB {
 	t.Helper()
-	db, err := Open(context.Background(), Options{URL: pgtest.Database(t), PasswordCost: bcrypt.MinCost, SecretKey: make([]byte, 32)})
+	db, err := Open(context.Background(), Options{URL: migratedDatabase(t), PasswordCost: bcrypt.MinCost, SecretKey: make([]byte, 32)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// migratedDatabase is testkit.MigratedDatabase, which this package's internal tests
+// cannot import: a copy of a database migrated once per test process.
+func migratedDatabase(t testing.TB) string {
+	t.Helper()
+	return pgtest.DatabaseFrom(t, "migrated", func(url string) error {
+		ctx := context.Background()
+		pool, err := pgxpool.New(ctx, url)
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		_, err = Migrate(ctx, pool)
+		return err
+	})
 }
 
 // TestRemoveAgentFromMembers runs the agent delete hook alone (the storage suite's

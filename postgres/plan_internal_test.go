@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/voiceapi/voiceapi/internal/pgtest"
 )
 
 // queryPlan is PostgreSQL's plan of query with args on a migrated, empty database, with
@@ -16,14 +14,11 @@ import (
 func queryPlan(t *testing.T, query string, args ...any) string {
 	t.Helper()
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, pgtest.Database(t))
+	pool, err := pgxpool.New(ctx, migratedDatabase(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	if _, err := Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
