@@ -43,7 +43,7 @@ func BenchDeliveriesFiltered(b *testing.B, open Opener) {
 	if settle, ok := s.(interface{ Settle(testing.TB) }); ok {
 		settle.Settle(b)
 	}
-	f := service.DeliveryFilter{Types: []string{data.EventCallEnded}, MaxScan: service.MaxDeliveryScan}
+	f := service.DeliveryFilter{Types: []string{data.EventCallEnded}}
 	b.ReportAllocs()
 	for b.Loop() {
 		view(b, s, func(tx service.Tx) error {
