@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 27
+const schemaVersion = 28
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -397,6 +397,12 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// filled here from the stored events (listEventFacetsOfStore). An older binary would
 	// record events without these entries, so the version keeps it out.
 	listEventFacetsOfStore,
+	// 27 → 28: deliveries are listed by webhook and type too (deliveries_by_type,
+	// deliveries_index.go), so that a page for a caller that reads some types walks
+	// only theirs, filled here from the stored deliveries (listDeliveryTypesOfStore). An
+	// older binary would store deliveries without these entries, so the version keeps
+	// it out.
+	listDeliveryTypesOfStore,
 }
 
 // migrate runs the migrations from the stored version up to schemaVersion and returns

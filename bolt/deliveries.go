@@ -23,6 +23,7 @@ func dueKey(at time.Time, id string) []byte {
 
 // dueState is the part of a stored delivery that places it in the due index.
 type dueState struct {
+	EventType     string     `json:"event_type"` // its scope in deliveries_by_type
 	Status        string     `json:"status"`
 	NextAttemptAt *data.Time `json:"next_attempt_at"`
 }
@@ -45,28 +46,18 @@ func (t tx) Delivery(id string) (*data.Delivery, error) {
 	return &d, nil
 }
 
-// Deliveries implements service.DeliveryTx. Under a filter, each delivery looked at is
-// read for its event type alone; the page's are read whole.
+// Deliveries implements service.DeliveryTx. Under a filter the page walks its types'
+// scopes of deliveries_by_type merged, and no other delivery: its cursors are those of
+// the whole log's (delivery ids, under the list's name).
 func (t tx) Deliveries(webhookID string, f service.DeliveryFilter, req data.PageRequest) ([]*data.Delivery, data.Page, error) {
-	var readErr error
-	spec := listSpec{index: bucketDeliveriesByWebhook, scope: webhookID, filter: f.Key(), maxScan: f.MaxScan}
+	spec := listSpec{index: bucketDeliveriesByWebhook, scope: webhookID, filter: f.Key()}
 	if f.Types != nil {
-		records := t.b.Bucket(bucketDeliveries)
-		spec.keep = func(id string) bool {
-			var d struct {
-				EventType string `json:"event_type"`
-			}
-			found, err := getJSON(records, []byte(id), &d)
-			if err != nil {
-				readErr = err
-			}
-			return found && f.Keeps(d.EventType)
+		spec.walked, spec.scopes = bucketDeliveriesByType, make([]string, 0, len(f.Types))
+		for _, typ := range f.Types {
+			spec.scopes = append(spec.scopes, deliveryTypeScope(webhookID, typ))
 		}
 	}
 	ids, page, err := t.db.list(t.b, spec, req)
-	if err == nil {
-		err = readErr
-	}
 	if err != nil {
 		return nil, page, err
 	}
@@ -97,13 +88,23 @@ func (t tx) PutDelivery(d *data.Delivery) error {
 				return err
 			}
 		}
-	} else if err := indexPut(t.b.Bucket(bucketDeliveriesByWebhook), d.WebhookID, d.ID); err != nil {
-		return err
+		if s.EventType != d.EventType { // a record changed in place moves scope
+			if err := t.moveDeliveryType(d, s.EventType); err != nil {
+				return err
+			}
+		}
+	} else {
+		if err := indexPut(t.b.Bucket(bucketDeliveriesByWebhook), d.WebhookID, d.ID); err != nil {
+			return err
+		}
+		if err := indexPut(t.b.Bucket(bucketDeliveriesByType), deliveryTypeScope(d.WebhookID, d.EventType), d.ID); err != nil {
+			return err
+		}
 	}
 	if err := putJSON(b, []byte(d.ID), d); err != nil {
 		return err
 	}
-	if k := (dueState{d.Status, d.NextAttemptAt}).dueIndexKey(d.ID); k != nil {
+	if k := (dueState{Status: d.Status, NextAttemptAt: d.NextAttemptAt}).dueIndexKey(d.ID); k != nil {
 		if err := due.Put(k, nil); err != nil {
 			return err
 		}
@@ -169,7 +170,7 @@ func deleteWebhookDeliveries(tx *bbolt.Tx, webhookID string) error {
 			return err
 		}
 	}
-	return nil
+	return deleteWebhookDeliveryTypes(tx, webhookID)
 }
 
 // WebhookQueueDepth counts what the dispatcher still has to do: events in the outbox not
@@ -206,12 +207,15 @@ func (t tx) PruneDeliveries(before time.Time, limit int) (int, error) {
 		}
 	}
 	// Deleted after the walk: a bbolt cursor may skip a key after a delete under it.
-	idx := t.b.Bucket(bucketDeliveriesByWebhook)
+	idx, byType := t.b.Bucket(bucketDeliveriesByWebhook), t.b.Bucket(bucketDeliveriesByType)
 	for _, d := range old {
 		if err := b.Delete([]byte(d.ID)); err != nil {
 			return 0, err
 		}
 		if err := indexDelete(idx, d.WebhookID, d.ID); err != nil {
+			return 0, err
+		}
+		if err := indexDelete(byType, deliveryTypeScope(d.WebhookID, d.EventType), d.ID); err != nil {
 			return 0, err
 		}
 	}

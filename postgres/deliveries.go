@@ -61,9 +61,8 @@ func (t *tx) Delivery(id string) (*data.Delivery, error) {
 	return d, nil
 }
 
-// Deliveries implements service.DeliveryTx. Under a type filter the page is the bbolt
-// engine's scan-bounded walk (narrowedDeliveries): no more than f.MaxScan deliveries
-// looked at, so a page costs the same whatever the hidden ones before the readable.
+// Deliveries implements service.DeliveryTx. Under a type filter the page walks each
+// kept type's deliveries alone (narrowedDeliveries), never the others.
 func (t *tx) Deliveries(webhookID string, f service.DeliveryFilter, req data.PageRequest) ([]*data.Delivery, data.Page, error) {
 	if f.Types != nil {
 		return t.narrowedDeliveries(webhookID, f, req)

@@ -1,22 +1,26 @@
 package postgres
 
 import (
+	"github.com/jackc/pgx/v5"
+
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
 )
 
-// narrowedDeliveries is a page of a webhook's delivery log under a type filter, with the
-// bbolt engine's walk (scanPage): the deliveries of other types passed over, no more than
-// f.MaxScan looked at a page (0: no bound), so a page costs O(MaxScan) rows however many
-// hidden ones the log holds.
+// narrowedDeliveries is a page of a webhook's delivery log under a type filter: each of
+// f's types walked on deliveries_by_webhook_type (migration 0042), at most per_page+1
+// rows a type, and merged (keyset.walks). The deliveries of other types are never read,
+// so a page costs its own rows however many hidden ones the log holds, and its shape
+// (an empty page, a cursor) tells nothing of them.
 func (t *tx) narrowedDeliveries(webhookID string, f service.DeliveryFilter, req data.PageRequest) ([]*data.Delivery, data.Page, error) {
-	return scanPage(t, deliveryWalk(webhookID, f), req, deliveryKeyed)
+	return pageRows(t, deliveryWalks(webhookID, f), req, func(rows pgx.Rows) (*data.Delivery, string, error) { return deliveryKeyed(rows) })
 }
 
-// deliveryWalk is a narrowed page's walk of one webhook's deliveries (deliveryList's
-// order), keeping f's types ($2).
-func deliveryWalk(webhookID string, f service.DeliveryFilter) scanWalk {
+// deliveryWalks is the keyset of a narrowed page: the webhook's deliveries, one walk per
+// type of f. Types hold no duplicate (carriable), so the walks' rows do not overlap.
+func deliveryWalks(webhookID string, f service.DeliveryFilter) keyset {
 	ks := deliveryList(webhookID, f)
-	ks.args = append(ks.args, f.Types)
-	return scanWalk{ks: ks, table: "deliveries", keep: "event_type = ANY($2)", maxScan: f.MaxScan}
+	ks.within, ks.from = "", `deliveries WHERE webhook_id = $1`
+	ks.walks = []walk{{col: "event_type", vals: f.Types}}
+	return ks
 }

@@ -9,10 +9,9 @@ import (
 	"github.com/voiceapi/voiceapi/service"
 )
 
-// TestNarrowedDeliveriesPutBackThePlanSettings: a narrowed page's walk plans by an index
-// in its order (walkPlansOn), and the statements of its transaction after it plan as
-// the session does: a page past a cursor (its back cursor's walk too) leaves
-// enable_bitmapscan and enable_sort as they were.
+// TestNarrowedDeliveriesPutBackThePlanSettings: the statements of a transaction after a
+// narrowed page, and a page past a cursor (its back cursor's check too), plan as the
+// session does: enable_bitmapscan and enable_sort as they were.
 func TestNarrowedDeliveriesPutBackThePlanSettings(t *testing.T) {
 	db := openInternal(t)
 	ctx := context.Background()
@@ -31,7 +30,7 @@ func TestNarrowedDeliveriesPutBackThePlanSettings(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	f := service.DeliveryFilter{Types: []string{data.EventCallEnded}, MaxScan: 10}
+	f := service.DeliveryFilter{Types: []string{data.EventCallEnded}}
 	if err := db.View(ctx, func(stx service.Tx) error {
 		_, meta, err := stx.Deliveries(w.ID, f, data.PageRequest{PerPage: 1})
 		if err != nil || meta.NextCursor == nil {

@@ -339,13 +339,8 @@ func (b *base) readableDeliveries(ctx context.Context) DeliveryFilter {
 	if len(c.Withheld) == 0 {
 		return DeliveryFilter{}
 	}
-	return DeliveryFilter{Types: c.Types, MaxScan: MaxDeliveryScan}
+	return DeliveryFilter{Types: c.Types}
 }
-
-// MaxDeliveryScan bounds the deliveries a filtered page of a delivery log looks at, so a
-// key past many older deliveries it may not read is answered promptly, a short page with
-// a cursor on (docs/performance.md, "A narrowed webhook's delivery log").
-const MaxDeliveryScan = 2000
 
 // RetryDelivery implements data.WebhookService. The retry starts a new series of attempts
 // (attempt 1, due now) that follows the backoff schedule like any other.

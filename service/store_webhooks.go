@@ -83,13 +83,10 @@ type EventReadTx interface {
 // DeliveryFilter selects the deliveries of a page by their event's type: the part of a
 // webhook's log its caller may read (readableDeliveries). The zero filter keeps all.
 type DeliveryFilter struct {
-	// Types, when not nil, are the event types kept; a delivery of any other is passed
-	// over. An empty, non-nil list keeps none.
+	// Types, when not nil, are the event types kept, without repeats: a page walks each
+	// one's deliveries and no other's, so the others neither cost nor shape it. An
+	// empty, non-nil list keeps none.
 	Types []string
-	// MaxScan bounds the deliveries one page looks at (0: no bound), on every engine, so
-	// that both give the same pages: a page then ends short, even empty, with a cursor
-	// past the last delivery it looked at (service/storetest, deliveries_scan_bound_*).
-	MaxScan int
 }
 
 // Keeps reports whether f keeps a delivery of eventType: the one test both engines and

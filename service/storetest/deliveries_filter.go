@@ -106,7 +106,7 @@ func testDeliveriesByTypeAfterPrune(t *testing.T, open Opener) {
 		}
 		return nil
 	})
-	calls := service.DeliveryFilter{Types: []string{data.EventCallEnded}, MaxScan: 10}
+	calls := service.DeliveryFilter{Types: []string{data.EventCallEnded}}
 	var cursor string
 	view(t, s, func(tx service.Tx) error {
 		page, meta, err := tx.Deliveries(w.ID, calls, data.PageRequest{PerPage: 1})

@@ -165,7 +165,7 @@ func testListPagesOfAParent(t *testing.T, open Opener) {
 			return ids(len(l), func(i int) string { return l[i].ID }), p, err
 		}, deliveries},
 		{"a webhook's deliveries of a type", func(tx service.Tx, req data.PageRequest) ([]string, data.Page, error) {
-			l, p, err := tx.Deliveries(hook.ID, service.DeliveryFilter{Types: []string{data.EventAgentDeleted}, MaxScan: 4}, req)
+			l, p, err := tx.Deliveries(hook.ID, service.DeliveryFilter{Types: []string{data.EventAgentDeleted}}, req)
 			return ids(len(l), func(i int) string { return l[i].ID }), p, err
 		}, failedDeliveries},
 		{"a campaign's recipients", func(tx service.Tx, req data.PageRequest) ([]string, data.Page, error) {
