@@ -52,7 +52,12 @@ func (s *AuditService) ListAuditLog(ctx context.Context, f data.AuditFilter, req
 	if f.Type != "" && v.noEventOf(f.Type) {
 		// Nothing to walk: an empty last page, as a type of no event gives. The walk of
 		// that type's events would pass over them all, counted, and past MaxAuditScan
-		// answer with a next_cursor: how many there are, told to who may read none.
+		// answer with a next_cursor: how many there are, told to who may read none. No
+		// cursor was ever handed out under this filter (its key holds the visibility that
+		// makes it empty), so any cursor is refused, as the walk would refuse it.
+		if req.Cursor != "" {
+			return nil, data.Page{}, validate.PageCursorRefused()
+		}
 		return nil, data.Page{PerPage: cmp.Or(req.PerPage, data.DefaultPerPage)}, nil
 	}
 	if f != (data.AuditFilter{}) || !v.everything() {

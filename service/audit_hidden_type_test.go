@@ -27,4 +27,14 @@ func TestAuditTypeTheCallerReadsNoneOfTellsNothing(t *testing.T) {
 			t.Errorf("%s: %d events, next %v, prev %v, %v; want an empty last page", typ, len(list), page.NextCursor != nil, page.PrevCursor != nil, err)
 		}
 	}
+	// A cursor there is refused as the walk refuses one it did not hand out: none was,
+	// under this filter, so a malformed one or another list's is bad input, not a page.
+	_, everyType, err := svc.Audit.ListAuditLog(auditor, data.AuditFilter{}, data.PageRequest{PerPage: 15})
+	if err != nil || everyType.NextCursor == nil {
+		t.Fatalf("the unfiltered log: next %v, %v; want a next_cursor", everyType.NextCursor != nil, err)
+	}
+	for _, cursor := range []string{"not-a-cursor", *everyType.NextCursor} {
+		_, _, err := svc.Audit.ListAuditLog(auditor, data.AuditFilter{Type: data.EventAgentUpdated}, data.PageRequest{PerPage: 15, Cursor: cursor})
+		wantFields(t, err, "cursor")
+	}
 }

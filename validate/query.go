@@ -231,8 +231,12 @@ func PageCursorForm(cursor string) error {
 	if cursor == "" || pagecursor.WellFormed(cursor) {
 		return nil
 	}
-	return data.FieldError("cursor", pagecursor.Refused)
+	return PageCursorRefused()
 }
+
+// PageCursorRefused is the fault of a cursor a list does not take: malformed, tampered
+// with, or another list's, in the one message every list gives.
+func PageCursorRefused() error { return data.FieldError("cursor", pagecursor.Refused) }
 
 // agentStatusFilter checks a list's agent_id and status filters given by a caller that
 // did not read them from a query (the console, the Go client's callers, tests): one rule
