@@ -16,24 +16,32 @@ import (
 // runs at open, in the migration's one transaction (docs/performance.md, "Schema 27's
 // fill at open").
 func BenchmarkUpgradeListsEventFacets(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
+	g := data.NewIDGen()
+	benchUpgrade(b, []int{10_000, 100_000}, bucketEventsByFacet, listEventFacetsOfStore, func(tx service.Tx, j int) error { // as a schema 26 file: no facets
+		e := &data.Event{ID: g.New(data.PrefixEvent), WorkspaceID: fmt.Sprintf("ws_%d", j%5), Type: data.EventTypes[j%10],
+			Actor: data.Actor{Type: "user", UserID: fmt.Sprintf("usr_01JD60000000000000000%05d", j%20)},
+			Data:  []byte(`{"id":"agt_1","name":"Support desk"}`), Hash: fmt.Sprintf("k1:%064x", j)}
+		if j%10 == 0 {
+			e.Actor = data.Actor{Type: "system"}
+		}
+		return tx.AppendEvent(e)
+	})
+}
+
+// benchUpgrade runs an upgrade benchmark for each size n: a fresh file (NoSync) given n
+// records by put (j from 0 to n-1, a thousand a transaction), then benchFill of bucket.
+func benchUpgrade(b *testing.B, sizes []int, bucket []byte, fill func(*bbolt.Tx) error, put func(tx service.Tx, j int) error) {
+	for _, n := range sizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			db, err := Open(b.TempDir(), Options{NoSync: true, SecretKey: make([]byte, 32)})
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer db.Close()
-			g := data.NewIDGen()
 			for i := 0; i < n; i += 1000 {
 				if err := db.Update(context.Background(), func(tx service.Tx) error {
 					for j := i; j < min(i+1000, n); j++ {
-						e := &data.Event{ID: g.New(data.PrefixEvent), WorkspaceID: fmt.Sprintf("ws_%d", j%5), Type: data.EventTypes[j%10],
-							Actor: data.Actor{Type: "user", UserID: fmt.Sprintf("usr_01JD60000000000000000%05d", j%20)},
-							Data:  []byte(`{"id":"agt_1","name":"Support desk"}`), Hash: fmt.Sprintf("k1:%064x", j)}
-						if j%10 == 0 {
-							e.Actor = data.Actor{Type: "system"}
-						}
-						if err := tx.AppendEvent(e); err != nil {
+						if err := put(tx, j); err != nil {
 							return err
 						}
 					}
@@ -42,7 +50,7 @@ func BenchmarkUpgradeListsEventFacets(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			benchFill(b, db, bucketEventsByFacet, listEventFacetsOfStore) // as a schema 26 file: no facets
+			benchFill(b, db, bucket, fill)
 		})
 	}
 }
