@@ -196,6 +196,9 @@ func (s *AgentTestService) AgentTestFromCall(ctx context.Context, agentID, callI
 		if err != nil {
 			return err
 		}
+		if t.Variables, err = routedVariables(tx, p, call, t.Variables); err != nil {
+			return err
+		}
 		existing, err := tx.AgentTests(agentID)
 		if err != nil {
 			return err
@@ -265,6 +268,21 @@ func testFromCall(call *data.Call, agent *data.StoredAgent) (data.AgentTest, err
 		Variables: fromCallVariables(call.Variables), MaxTurns: max(len(script), data.DefaultTestMaxTurns),
 		Criteria: criteria, Repeat: data.DefaultTestRepeat}
 	return t.Normalized(), nil
+}
+
+// routedVariables lays the variables of the number that routed the call under vars: the
+// call ran with them (docs/runtime.md, "How variables are filled") but its record keeps
+// only the start's own, so a test without them would end in error. They are read as the
+// number is now, and only by a caller who may read numbers (module phone_numbers).
+func routedVariables(tx Tx, p *data.Principal, call *data.Call, vars map[string]any) (map[string]any, error) {
+	if call.NumberID == nil || p.Allows(data.Read(data.ModulePhoneNumbers)) != nil {
+		return vars, nil
+	}
+	n, err := tx.Number(*call.NumberID)
+	if err != nil || n == nil || n.WorkspaceID != call.WorkspaceID {
+		return vars, err
+	}
+	return fromCallVariables(conversation.Merge(n.Variables, vars)), nil
 }
 
 // fromCallVariables keeps the call's variables a test may hold (scalars).
