@@ -38,9 +38,9 @@ func TestAgentTestFromARoutedCall(t *testing.T) {
 		"prompt_config": map[string]any{"prompt": "You take bookings for {{shop}} in {{city}}."}}), 200)
 	e.publish(t, e.tok, agent, false, 204)
 	testkit.Expect(t, e.Do("POST", "/api/v1/numbers", e.tok, map[string]any{"phone_number": "+14155550123", "provider": "twilio",
-		"inbound_agent_id": agent, "variables": map[string]any{"shop": "Pizzeria", "city": "Rome"}}), 201)
+		"inbound_agent_id": agent, "variables": map[string]any{"shop": "Pizzeria", "city": "Rome", "floor": 2}}), 201)
 	start := e.Do("POST", "/api/v1/calls/start", e.tok, map[string]any{"direction": "inbound", "to_number": "+14155550123",
-		"variables": map[string]any{"shop": "Trattoria"}})
+		"variables": map[string]any{"shop": "Trattoria", "party": 4, "vip": true}})
 	testkit.Expect(t, start, 201)
 	callID := start.Data()["call"].(map[string]any)["id"].(string)
 	testkit.Expect(t, e.Do("PUT", "/api/v1/calls/"+callID, e.tok, map[string]any{"status": "ended",
@@ -48,8 +48,10 @@ func TestAgentTestFromARoutedCall(t *testing.T) {
 
 	r := e.Do("POST", "/api/v1/agents/"+agent+"/tests/from-call/"+callID, e.tok, nil)
 	testkit.Expect(t, r, 201)
-	if vars := r.Data()["variables"].(map[string]any); vars["shop"] != "Trattoria" || vars["city"] != "Rome" {
-		t.Fatalf("the test's variables are %v, want the call's shop over the number's city", vars)
+	// Numbers too: they are stored as JSON numbers, and were dropped as no scalar.
+	if vars := r.Data()["variables"].(map[string]any); vars["shop"] != "Trattoria" || vars["city"] != "Rome" ||
+		vars["floor"] != 2.0 || vars["party"] != 4.0 || vars["vip"] != true {
+		t.Fatalf("the test's variables are %v, want the call's over the number's", vars)
 	}
 	run := e.run(t, agent, map[string]any{"test_ids": []string{r.Data()["id"].(string)}})
 	if run["status"] != data.TestPassed {
@@ -59,7 +61,7 @@ func TestAgentTestFromARoutedCall(t *testing.T) {
 	dev := e.Member("dev@example.com", e.Owner.WorkspaceID, data.RoleDeveloper, []string{data.ModuleAgents, data.ModuleCallHistory}, nil)
 	r = e.Do("POST", "/api/v1/agents/"+agent+"/tests/from-call/"+callID, dev.Token, nil)
 	testkit.Expect(t, r, 201)
-	if vars := r.Data()["variables"].(map[string]any); len(vars) != 1 || vars["shop"] != "Trattoria" {
+	if vars := r.Data()["variables"].(map[string]any); len(vars) != 3 || vars["shop"] != "Trattoria" || vars["party"] != 4.0 {
 		t.Errorf("without phone_numbers the test's variables are %v, want the call's own", vars)
 	}
 }

@@ -297,8 +297,13 @@ func fromCallVariables(vars map[string]any) map[string]any {
 			if len([]rune(x)) <= validate.MaxVariableValue {
 				out[k] = v
 			}
-		case bool, float64:
+		case bool:
 			out[k] = v
+		default:
+			// Stored numbers decode as json.Number: kept when finite, as a test's rules ask.
+			if _, ok := data.NumberFloat(v); ok {
+				out[k] = v
+			}
 		}
 	}
 	return out
