@@ -54,9 +54,10 @@ func (r *Runner) now() time.Time {
 func (r *Runner) Run(ctx context.Context, t data.AgentTest, repeat int) (*data.TestCaseResult, error) {
 	start := r.now()
 	res := &data.TestCaseResult{TestID: t.ID, Repeat: repeat, StartedAt: data.NewTime(start),
-		Criteria: []data.CriterionVerdict{}, Transcript: []data.ConversationItem{}, Variables: conversation.Merge(t.Variables)}
-	facts := conversation.CallFacts{CallID: r.RunID, Now: start}
-	if missing := conversation.MissingVariables(&r.Config, conversation.WithBuiltIns(t.Variables, facts)); len(missing) > 0 {
+		Criteria: []data.CriterionVerdict{}, Transcript: []data.ConversationItem{}, Variables: r.variables(t)}
+	facts := r.facts()
+	facts.Now = start
+	if missing := conversation.MissingVariables(&r.Config, conversation.WithBuiltIns(res.Variables, facts)); len(missing) > 0 {
 		return r.errored(res, data.ErrorMessage(data.MissingVariables(missing))), nil
 	}
 	conv, err := r.converse(ctx, t)
@@ -85,6 +86,17 @@ func (r *Runner) Run(ctx context.Context, t data.AgentTest, repeat int) (*data.T
 	return res, nil
 }
 
+// variables are the test's values over the configuration's default_variables, as a
+// conversation or a call start fills them (docs/runtime.md, "How variables are filled").
+func (r *Runner) variables(t data.AgentTest) map[string]any {
+	return conversation.Merge(r.Config.PromptConfig.DefaultVariables, t.Variables)
+}
+
+// facts are the built-ins' values: current_time in the configuration's timezone.
+func (r *Runner) facts() conversation.CallFacts {
+	return conversation.CallFacts{CallID: r.RunID, Location: r.Config.PromptConfig.Location()}
+}
+
 func (r *Runner) errored(res *data.TestCaseResult, msg string) *data.TestCaseResult {
 	res.Status, res.Error = data.TestError, &msg
 	res.FinishedAt = data.NewTime(r.now())
@@ -105,8 +117,8 @@ type conversationRecord struct {
 // (max_turns).
 func (r *Runner) converse(ctx context.Context, t data.AgentTest) (*conversationRecord, error) {
 	e := &conversation.Engine{Config: r.Config, Model: r.Agent, Retriever: r.Retriever, Mocks: mocksOf(t.Mocks),
-		Facts: conversation.CallFacts{CallID: r.RunID}, Now: r.Now}
-	rec := &conversationRecord{vars: conversation.Merge(t.Variables)}
+		Facts: r.facts(), Now: r.Now}
+	rec := &conversationRecord{vars: r.variables(t)}
 	open, err := e.Open(ctx, conversation.State{Variables: rec.vars}, data.ConversationObserver{})
 	if err != nil {
 		return nil, err

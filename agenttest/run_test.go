@@ -185,3 +185,29 @@ func TestRunProviderFailure(t *testing.T) {
 		t.Fatalf("a 401: %v", err)
 	}
 }
+
+// TestRunFillsDefaultVariables: a test's conversation is filled as a conversation or a
+// call start is: the configuration's default_variables under the test's own, and
+// current_time in its timezone. A test that leaves a defaulted variable out runs.
+func TestRunFillsDefaultVariables(t *testing.T) {
+	r, _ := restaurant(t)
+	r.Config.PromptConfig.DefaultVariables = map[string]any{"shop": "Bistro", "table": 4}
+	r.Config.PromptConfig.Timezone = "Europe/Paris"
+	r.Config.PromptConfig.WelcomeMessage = "Hi, {{shop}} here, table {{table}}, {{current_time}}."
+	test := scriptedTest()
+	test.Criteria = []data.Criterion{{Type: data.CriterionSays, Pattern: "Bistro"}}
+	test.Variables = map[string]any{"table": 7}
+	res, err := r.Run(context.Background(), test, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != data.TestPassed {
+		t.Fatalf("status %s (error %v), want passed: the default gives shop", res.Status, res.Error)
+	}
+	if got, want := res.Transcript[0].Content, "Hi, Bistro here, table 7, 2026-11-21T11:00:00+01:00."; got != want {
+		t.Errorf("opening %q, want %q", got, want)
+	}
+	if res.Variables["shop"] != "Bistro" || res.Variables["table"] != 7 {
+		t.Errorf("variables %v", res.Variables)
+	}
+}

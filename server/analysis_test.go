@@ -226,7 +226,12 @@ func TestAnalysisFigures(t *testing.T) {
 			t.Errorf("%v: %s's message %q lacks %q", c.q, c.field, msg, c.says)
 		}
 	}
-	expect(t, e.do("GET", "/api/v1/analytics/analysis?field=outcome", tok, nil), 422)
+	// A query parameter is named as one, as field's is.
+	r = e.do("GET", "/api/v1/analytics/analysis?field=outcome", tok, nil)
+	expect(t, r, 422)
+	if msg := fmt.Sprint(r.FieldErrors()["agent_id"]); msg != "[The agent_id parameter is required.]" {
+		t.Errorf("agent_id left out is told %s", msg)
+	}
 	other := e.createAgent(tok, map[string]any{"name": "Other"})
 	limited := e.addMember(e.newUser("limited@example.com", false), "member", nil, []string{other["id"].(string)})
 	expect(t, e.do("GET", "/api/v1/analytics/analysis?field=outcome&agent_id="+e.agent, limited, nil), 404)

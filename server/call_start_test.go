@@ -161,6 +161,7 @@ func TestCallStartErrors(t *testing.T) {
 		{Name: "no to_number", Body: map[string]any{"direction": "inbound"}, Fields: []string{"to_number"}},
 		{Name: "agent_id on an inbound call", Body: map[string]any{"direction": "inbound", "to_number": startNumber, "agent_id": e.agent}, Fields: []string{"agent_id"}},
 		{Name: "outbound with neither agent_id nor from_number", Body: out(nil), Fields: []string{"agent_id"}},
+		{Name: "agent_id not of an agent id's form", Body: out(map[string]any{"agent_id": "nope"}), Fields: []string{"agent_id"}},
 		{Name: "direction web", Body: map[string]any{"direction": "web", "to_number": startNumber}, Fields: []string{"direction"}},
 		{Name: "no direction", Body: map[string]any{"to_number": startNumber}, Fields: []string{"direction"}},
 		{Name: "variables of other types", Body: inbound("+15551230000", map[string]any{"a": map[string]any{}, "b": []any{1}, "c": nil, "ok": 1.5}),

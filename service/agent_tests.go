@@ -196,6 +196,9 @@ func (s *AgentTestService) AgentTestFromCall(ctx context.Context, agentID, callI
 		if err != nil {
 			return err
 		}
+		if t.Variables, err = routedVariables(tx, p, call, t.Variables); err != nil {
+			return err
+		}
 		existing, err := tx.AgentTests(agentID)
 		if err != nil {
 			return err
@@ -267,6 +270,21 @@ func testFromCall(call *data.Call, agent *data.StoredAgent) (data.AgentTest, err
 	return t.Normalized(), nil
 }
 
+// routedVariables lays the variables of the number that routed the call under vars: the
+// call ran with them (docs/runtime.md, "How variables are filled") but its record keeps
+// only the start's own, so a test without them would end in error. They are read as the
+// number is now, and only by a caller who may read numbers (module phone_numbers).
+func routedVariables(tx Tx, p *data.Principal, call *data.Call, vars map[string]any) (map[string]any, error) {
+	if call.NumberID == nil || p.Allows(data.Read(data.ModulePhoneNumbers)) != nil {
+		return vars, nil
+	}
+	n, err := tx.Number(*call.NumberID)
+	if err != nil || n == nil || n.WorkspaceID != call.WorkspaceID {
+		return vars, err
+	}
+	return fromCallVariables(conversation.Merge(n.Variables, vars)), nil
+}
+
 // fromCallVariables keeps the call's variables a test may hold (scalars).
 func fromCallVariables(vars map[string]any) map[string]any {
 	out := map[string]any{}
@@ -279,8 +297,13 @@ func fromCallVariables(vars map[string]any) map[string]any {
 			if len([]rune(x)) <= validate.MaxVariableValue {
 				out[k] = v
 			}
-		case bool, float64:
+		case bool:
 			out[k] = v
+		default:
+			// Stored numbers decode as json.Number: kept when finite, as a test's rules ask.
+			if _, ok := data.NumberFloat(v); ok {
+				out[k] = v
+			}
 		}
 	}
 	return out

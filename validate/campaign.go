@@ -92,10 +92,16 @@ func CampaignSettings(in data.CampaignCreate) error {
 func campaignSettings(errs *Errors, in data.CampaignCreate) {
 	errs.NotBlank("name", in.Name)
 	errs.MaxLen("name", in.Name, MaxCampaignName)
-	if !data.ValidID(data.PrefixAgent, in.AgentID) {
+	switch {
+	case in.AgentID == "":
+		errs.Required("agent_id")
+	case !data.ValidID(data.PrefixAgent, in.AgentID):
 		errs.Add("agent_id", "The agent_id field must be an agent of this workspace.")
 	}
-	if !data.ValidID(data.PrefixNumber, in.NumberID) {
+	switch {
+	case in.NumberID == "":
+		errs.Required("number_id")
+	case !data.ValidID(data.PrefixNumber, in.NumberID):
 		errs.Add("number_id", "The number_id field must be a number of this workspace.")
 	}
 	if in.Timezone != nil {
@@ -178,7 +184,10 @@ func recipients(errs *Errors, rows []data.RecipientInput, region string) []strin
 	for i, r := range rows {
 		p := RecipientPath(r, i)
 		e164, ok := phone.Normalize(r.PhoneNumber, region)
-		if !ok {
+		switch {
+		case r.PhoneNumber == "" && r.Line == 0:
+			errs.Required(p + ".phone_number")
+		case !ok:
 			errs.Add(p+".phone_number", rowMessage(r, i, phoneMessage(r.PhoneNumber, region)))
 		}
 		out[i] = e164
@@ -217,7 +226,12 @@ func rowMessage(r data.RecipientInput, i int, msg string) string {
 // DialClaim checks a claim's body: max 1 to MaxDialClaim, lease_seconds within its bounds.
 func DialClaim(in data.DialClaim) error {
 	var errs Errors
-	errs.IntBetween("max", int64(in.Max), 1, MaxDialClaim)
+	if in.Max == 0 {
+		// 0 is what an omitted max decodes to: no claim asks for nothing.
+		errs.Addf("max", "The max field is required: the most tasks to lease, 1 to %d.", MaxDialClaim)
+	} else {
+		errs.IntBetween("max", int64(in.Max), 1, MaxDialClaim)
+	}
 	if in.LeaseSeconds != nil {
 		errs.IntBetween("lease_seconds", int64(*in.LeaseSeconds), MinDialLeaseSeconds, MaxDialLeaseSeconds)
 	}
@@ -252,7 +266,10 @@ func Suppressions(rows []data.SuppressionCreate, region string, single bool) ([]
 			p = Index("rows", i) + "."
 		}
 		e164, ok := phone.Normalize(r.PhoneNumber, region)
-		if !ok {
+		switch {
+		case r.PhoneNumber == "" && r.Line == 0:
+			errs.Required(p + "phone_number")
+		case !ok:
 			msg := phoneMessage(r.PhoneNumber, region)
 			if r.Line > 0 {
 				msg = fmt.Sprintf("Line %d: %s", r.Line, msg)

@@ -196,7 +196,7 @@ func AnalysisParams(q url.Values) (data.AnalysisQuery, error) {
 		To:       TimeParam(&errs, q, "to"),
 	}
 	if out.AgentID == "" && !errs.Has("agent_id") {
-		errs.Required("agent_id")
+		errs.Add("agent_id", "The agent_id parameter is required.")
 	}
 	if out.Field == "" {
 		// Named with what it takes: "the field field is required" told nothing.
