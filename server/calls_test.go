@@ -85,7 +85,7 @@ func TestCallRegisterValidation(t *testing.T) {
 	r := c.do("POST", "/api/v1/numbers", other.Token, map[string]any{"phone_number": "+14155550999", "provider": "sip"})
 	expect(t, r, 201)
 	foreignNumber := str(r.Data(), "id")
-	cb := callBodies{agent: c.agentA}
+	cb := callBodies{agent: c.agentA, unpublished: c.agentB}
 	bad := append(cb.refusedFieldCases(foreignAgent, foreignNumber), cb.refusedContentCases()...)
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,8 +98,9 @@ func TestCallRegisterValidation(t *testing.T) {
 	checkCallBoundsPass(t, c, cb)
 }
 
-// callBodies builds register bodies for agent.
-type callBodies struct{ agent string }
+// callBodies builds register bodies for agent (published, its last version 3);
+// unpublished is an agent never published.
+type callBodies struct{ agent, unpublished string }
 
 // base is a valid outbound register body with over's fields set, "<absent>" removing one.
 func (cb callBodies) base(over map[string]any) map[string]any {
@@ -150,6 +151,8 @@ func (cb callBodies) refusedFieldCases(foreignAgent, foreignNumber string) []cal
 		{"bad sip", cb.base(map[string]any{"to_number": "sip:nohost"}), []string{"to_number"}},
 		{"inbound needs numbers", cb.base(map[string]any{"direction": "inbound", "from_number": "<absent>", "to_number": "<absent>"}), []string{"from_number", "to_number"}},
 		{"agent_version 0", cb.base(map[string]any{"agent_version": 0}), []string{"agent_version"}},
+		{"agent_version past the last", cb.base(map[string]any{"agent_version": 4}), []string{"agent_version"}},
+		{"agent_version of a never published agent", cb.base(map[string]any{"agent_id": cb.unpublished, "agent_version": 1}), []string{"agent_version"}},
 		{"duration over", cb.base(map[string]any{"status": "ended", "duration_ms": 86_400_001}), []string{"duration_ms"}},
 		{"duration negative", cb.base(map[string]any{"status": "ended", "duration_ms": -1}), []string{"duration_ms"}},
 		{"started while registered", cb.base(map[string]any{"started_at": "2026-11-21T10:00:00Z"}), []string{"started_at"}},
@@ -188,6 +191,7 @@ func checkCallBoundsPass(t *testing.T, c *callEnv, cb callBodies) {
 		cb.base(map[string]any{"transcript": []any{callItem("agent", strings.Repeat("a", 10000), 86_400_000)}}),
 		cb.base(map[string]any{"status": "ended", "duration_ms": 86_400_000, "disconnection_reason": strings.Repeat("r", 100)}),
 		cb.base(map[string]any{"from_number": "sips:alice@example.com", "to_number": "+12"}),
+		cb.base(map[string]any{"agent_version": 3}), // the last version given
 	}
 	for _, d := range data.CallDirections {
 		good = append(good, cb.base(map[string]any{"direction": d}))

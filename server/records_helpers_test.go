@@ -17,6 +17,9 @@ func (e *env) newAgent(ws string, published *int) string {
 	e.t.Helper()
 	id := testIDs.New(data.PrefixAgent)
 	a := &data.StoredAgent{Agent: data.Agent{ID: id, WorkspaceID: ws, Name: "agent", Status: "draft", PublishedVersion: published}}
+	if published != nil {
+		a.LastVersion = *published // the versions up to it were given out, as publishing does
+	}
 	if err := e.DB.Update(context.Background(), func(tx service.Tx) error { return tx.PutAgent(a, "") }); err != nil {
 		e.t.Fatal(err)
 	}

@@ -185,6 +185,9 @@ func (s *CallService) checkCallRefs(ctx context.Context, tx Tx, p *data.Principa
 		errs.Add("agent_id", "The agent_id field must be an agent of this workspace.")
 	} else {
 		data.NoteClaimAgent(ctx, in.AgentID)
+		if err := checkCallVersion(tx, &errs, in); err != nil {
+			return nil, err
+		}
 	}
 	if in.NumberID != nil {
 		var n *data.Number
@@ -199,6 +202,28 @@ func (s *CallService) checkCallRefs(ctx context.Context, tx Tx, p *data.Principa
 		}
 	}
 	return published, errs.Err()
+}
+
+// checkCallVersion refuses an agent_version the agent never had: its analysis would be
+// checked against no fields and the figures by version would show a version that never
+// ran. A version deleted since is one it had (a late call may name it), so the bound is
+// the last number given, not the versions stored. The agent is read only when a version
+// is named; a call without one takes the published version.
+func checkCallVersion(tx Tx, errs *validate.Errors, in data.CallCreate) error {
+	if in.AgentVersion == nil || *in.AgentVersion < 1 {
+		return nil // none named, or refused by the rules already
+	}
+	a, err := tx.Agent(in.AgentID)
+	if err != nil || a == nil {
+		return err
+	}
+	switch {
+	case a.LastVersion == 0:
+		errs.Add("agent_version", "The agent_version field must be a version of the agent, which has never been published.")
+	case *in.AgentVersion > a.LastVersion:
+		errs.Addf("agent_version", "The agent_version field must be a version of the agent: 1 to %d.", a.LastVersion)
+	}
+	return nil
 }
 
 // normalizeCall gives absent collections their empty values, so clients read [] and {}.
