@@ -131,27 +131,20 @@ func (w *eventWalk) query(n int) (string, []any) {
 	return fmt.Sprintf(`SELECT %s FROM events WHERE %s ORDER BY %s, seq %s LIMIT %d`, eventCols, where, orderBy, order, n), args
 }
 
-// scopesQuery is query for a walk of (agent, type) pairs: one arm a pair, each reading
-// the pair's next n events from events_by_agent by a seek, merged (Merge Append) and cut
-// to the next n. A pair's rows beyond its first n are never read, and no other pair's at
-// all. The agent is compared as a range and named in the order, which events_by_agent
-// alone serves: with equalities only, the planner walked events_seq_key past other
-// agents' events for a common pair, and a generic plan read events_by_type; a lateral
-// join over the pairs' arrays planned no seek at all (TestEventPagesOfSomeAgentsSeekTheirPairs).
+// scopesQuery is query for a walk of (agent, type) pairs: a lateral join over the pairs'
+// arrays reads each pair's next n events from events_by_agent by a seek, merged and cut to
+// the next n. A pair's rows beyond its first n are never read, and no other pair's at
+// all; one statement whatever the number of pairs (an arm a pair planned 0.3 ms each).
+// The agent and type are compared as ranges and named in the order, which
+// events_by_agent alone serves without a sort (the agent's collation, "C", named so that
+// the index applies): as equalities the planner, not knowing the pair, walked
+// events_seq_key past other agents' events (TestEventPagesOfSomeAgentsSeekTheirPairs).
 func (w *eventWalk) scopesQuery(n int, op, order string) (string, []any) {
-	if len(w.facet.agents) == 0 {
-		return fmt.Sprintf(`SELECT %s FROM events WHERE false`, eventCols), nil
-	}
-	args := []any{w.workspaceID, w.from}
-	arms := make([]string, len(w.facet.agents))
-	for i := range w.facet.agents {
-		args = append(args, w.facet.agents[i], w.facet.types[i])
-		a, t := len(args)-1, len(args)
-		arms[i] = fmt.Sprintf(`(SELECT %[1]s FROM events WHERE workspace_id = $1 AND agent_id >= $%[2]d AND agent_id <= $%[2]d AND type = $%[3]d
-			AND seq %[4]s $2 ORDER BY agent_id %[5]s, seq %[5]s LIMIT %[6]d)`,
-			eventCols, a, t, op, order, n)
-	}
-	return fmt.Sprintf(`SELECT %s FROM (%s) e ORDER BY e.seq %s LIMIT %d`, eventColsOf("e"), strings.Join(arms, " UNION ALL "), order, n), args
+	return fmt.Sprintf(`SELECT %[1]s FROM unnest($3::text[], $4::text[]) AS s(a, t) CROSS JOIN LATERAL (
+		SELECT %[2]s FROM events WHERE workspace_id = $1 AND agent_id >= s.a COLLATE "C" AND agent_id <= s.a COLLATE "C"
+			AND type >= s.t AND type <= s.t AND seq %[3]s $2 ORDER BY agent_id %[4]s, type %[4]s, seq %[4]s LIMIT %[5]d) e
+		ORDER BY e.seq %[4]s LIMIT %[5]d`, eventColsOf("e"), eventCols, op, order, n),
+		[]any{w.workspaceID, w.from, w.facet.agents, w.facet.types}
 }
 
 // eventColsOf is eventCols qualified by the relation alias.
