@@ -19,7 +19,7 @@ func TestMigrationFillsEventAgents(t *testing.T) {
 	pool := schemaAt(t, 42)
 	ctx := context.Background()
 	var events []*data.Event
-	bodies := []string{`{"id":"agt_by_id","agent_id":"agt_by_agent_id","name":"x"}`, `{"id":"x","agent_id":null}`, `{"name":"x"}`, `null`, `[1]`}
+	bodies := []string{`{"id":"agt_by_id","agent_id":"agt_by_agent_id","name":"x"}`, `{"id":"x","agent_id":null}`, `{"name":"x"}`, `null`, `[1]`, `{"id":7,"agent_id":7}`}
 	for i, typ := range data.EventTypes {
 		for j, body := range bodies {
 			events = append(events, &data.Event{ID: fmt.Sprintf("evt_%03d_%d", i, j), WorkspaceID: "ws_1", Type: typ, Data: []byte(body)})

@@ -8,9 +8,11 @@
 -- job.failed (its job's) as data's agent_id. TestMigrationFillsEventAgents holds it to
 -- service.EventAgent for every event type.
 ALTER TABLE events ADD COLUMN agent_id text COLLATE "C" NOT NULL DEFAULT '';
+-- A member that is not a string (null, a number) names no agent, as in service.EventAgent.
 UPDATE events SET agent_id = COALESCE(CASE
-		WHEN type IN ('agent.created', 'agent.updated', 'agent.deleted', 'agent.published', 'agent.restored') THEN data->>'id'
-		ELSE data->>'agent_id'
+		WHEN type IN ('agent.created', 'agent.updated', 'agent.deleted', 'agent.published', 'agent.restored') THEN
+			CASE WHEN json_typeof(data->'id') = 'string' THEN data->>'id' END
+		WHEN json_typeof(data->'agent_id') = 'string' THEN data->>'agent_id'
 	END, '')
 WHERE type IN ('agent.created', 'agent.updated', 'agent.deleted', 'agent.published', 'agent.restored',
 	'agent.version_deleted', 'agent.published_untested', 'agent.rollout_updated', 'agent.rollout_ended',
