@@ -74,8 +74,8 @@ type installation struct {
 	before          map[string]*testkit.Response
 	// limited is a key limited to the agent, and its audit log before the move: the
 	// moved events are listed by their agent too (service.EventAgent).
-	limited      string
-	limitedAudit *testkit.Response
+	limited         string
+	limitedAudit    *testkit.Response
 	searchIDsBefore []string
 }
 
