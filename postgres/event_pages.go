@@ -245,10 +245,12 @@ func (t *tx) decodeEventCursor(cursor, bind string) (eventPageFrom, error) {
 }
 
 // eventPageBatch is the rows a page's walk reads a query: one more than the page when it
-// keeps every event, else 256, no more than the scan bound needs.
+// keeps every event, else 256, no more than the scan bound needs. A walk of pairs reads
+// up to a batch of each pair a query (scopesQuery), so one more than the page: what Keep
+// refuses there is the caller's own events that from, to or actor pass over.
 func eventPageBatch(f service.EventFilter, perPage int) int {
 	batch := perPage + 1
-	if f.Keep != nil {
+	if f.Keep != nil && f.Scopes == nil {
 		batch = 256
 		if f.MaxScan > 0 {
 			batch = min(batch, f.MaxScan+1)
@@ -309,6 +311,9 @@ func (t *tx) eventNeighbour(workspaceID string, seq int64, after bool, keep func
 	batch := 1
 	if keep != nil {
 		batch = 64
+		if facet.agents != nil {
+			batch = 16 // a batch of each pair (scopesQuery)
+		}
 	}
 	w := eventWalk{t: t, workspaceID: workspaceID, forward: after, from: seq, batch: batch, facet: facet}
 	for n := 0; ; {
