@@ -13,8 +13,10 @@ import (
 // bucketEventsByFacet lists each workspace's events by type, "<ws>\x00t\x00<type>\x00<id>",
 // and by the user who caused them, "<ws>\x00a\x00<user id>\x00<id>" (schema 27): an audit
 // page filtered by type or actor walks only those events, where it looked at up to
-// service.MaxAuditScan events of every kind a page. Types and user ids hold no NUL, so
-// one facet's scope is never the prefix of another's.
+// service.MaxAuditScan events of every kind a page. Since schema 29 also by the agent
+// they are about and type, "<ws>\x00g\x00<agent id or "">\x00<type>\x00<id>"
+// (audit_agents.go). Types, agent and user ids hold no NUL, so one facet's scope is
+// never the prefix of another's.
 var bucketEventsByFacet = []byte("events_by_facet")
 
 func init() { allBuckets = append(allBuckets, bucketEventsByFacet) }
@@ -25,8 +27,8 @@ func eventActorScope(workspaceID, userID string) string {
 	return workspaceID + "\x00a\x00" + userID
 }
 
-// eventFacetScopes are the scopes e is listed in: its type's, and its actor's when a
-// user caused it.
+// eventFacetScopes are the schema 27 scopes e is listed in: its type's, and its actor's
+// when a user caused it.
 func eventFacetScopes(e *data.Event) []string {
 	scopes := []string{eventTypeScope(e.WorkspaceID, e.Type)}
 	if e.Actor.UserID != "" {
@@ -35,10 +37,11 @@ func eventFacetScopes(e *data.Event) []string {
 	return scopes
 }
 
-// indexEventFacets lists a new event under its facets.
+// indexEventFacets lists a new event under its facets: eventFacetScopes, and its agent's
+// and type's (audit_agents.go).
 func indexEventFacets(tx *bbolt.Tx, e *data.Event) error {
 	b := tx.Bucket(bucketEventsByFacet)
-	for _, scope := range eventFacetScopes(e) {
+	for _, scope := range append(eventFacetScopes(e), eventAgentScope(e.WorkspaceID, e.AgentID, e.Type)) {
 		if err := indexPut(b, scope, e.ID); err != nil {
 			return err
 		}
@@ -47,11 +50,17 @@ func indexEventFacets(tx *bbolt.Tx, e *data.Event) error {
 }
 
 // eventFacetWalk narrows spec, a page of the workspace's events, to the facet f names:
-// the actor's events when f names one (a person's events are few beside a common
-// type's), else the type's. The list keeps its name, scope and cursors: its keys are
-// event ids in either bucket.
+// its (agent, type) scopes merged when it has some (a caller limited to some agents:
+// another agent's events are never looked at), else the actor's events when f names one
+// (a person's events are few beside a common type's), else the type's. The list keeps
+// its name, scope and cursors: its keys are event ids in either bucket.
 func eventFacetWalk(spec *listSpec, workspaceID string, f service.EventFilter) {
 	switch {
+	case f.Scopes != nil:
+		spec.walked, spec.scopes = bucketEventsByFacet, make([]string, 0, len(f.Scopes))
+		for _, s := range f.Scopes {
+			spec.scopes = append(spec.scopes, eventAgentScope(workspaceID, s.Agent, s.Type))
+		}
 	case f.Actor != "":
 		spec.walked, spec.scopes = bucketEventsByFacet, []string{eventActorScope(workspaceID, f.Actor)}
 	case f.Type != "":

@@ -77,3 +77,19 @@ func benchFill(b *testing.B, db *DB, bucket []byte, fill func(*bbolt.Tx) error) 
 		}
 	}
 }
+
+// BenchmarkUpgradeListsEventAgents times the schema 28 → 29 fill (listEventAgentsOfStore)
+// over n events of 5 workspaces, 10 types and 20 agents: each event read whole and given
+// its agent by service.EventAgent, in the migration's one transaction at open
+// (docs/performance.md, "Schema 29's fill at open").
+func BenchmarkUpgradeListsEventAgents(b *testing.B) {
+	g := data.NewIDGen()
+	benchUpgrade(b, []int{10_000, 100_000}, bucketEventsByFacet, listEventAgentsOfStore, func(tx service.Tx, j int) error {
+		typ := []string{data.EventAgentUpdated, data.EventCallEnded, data.EventCampaignStarted, data.EventTestRunCompleted, data.EventJobFailed,
+			data.EventKnowledgeBaseCreated, data.EventNumberUpdated, data.EventAPIKeyCreated, data.EventUserLogin, data.EventAgentPublished}[j%10]
+		agent := fmt.Sprintf("agt_01JD60000000000000000%05d", j%20)
+		e := &data.Event{ID: g.New(data.PrefixEvent), WorkspaceID: fmt.Sprintf("ws_%d", j%5), Type: typ, Actor: data.Actor{Type: "system"},
+			Data: []byte(`{"id":"` + agent + `","agent_id":"` + agent + `","name":"Support desk"}`), Hash: fmt.Sprintf("k1:%064x", j)}
+		return tx.AppendEvent(e)
+	})
+}

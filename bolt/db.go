@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 28
+const schemaVersion = 29
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -403,6 +403,12 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// older binary would store deliveries without these entries, so the version keeps
 	// it out.
 	listDeliveryTypesOfStore,
+	// 28 → 29: events are listed by the agent they are about and type too
+	// (events_by_facet, audit_agents.go), so that a page of a caller limited to some
+	// agents walks only theirs, filled here from the stored events
+	// (listEventAgentsOfStore). An older binary would record events without these
+	// entries, so the version keeps it out.
+	listEventAgentsOfStore,
 }
 
 // migrate runs the migrations from the stored version up to schemaVersion and returns

@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/service"
+	"github.com/voiceapi/voiceapi/service/storetest"
 )
 
 // BenchmarkEventPageFiltered is an audit page whose filter only the oldest of 20,000
@@ -64,4 +66,11 @@ func BenchmarkEventPageFiltered(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkEventPageOfSomeAgents: the first audit page of a caller limited to 1, 5 or 20
+// agents past 20,000 events of another agent (docs/performance.md, "A limited caller's
+// audit page").
+func BenchmarkEventPageOfSomeAgents(b *testing.B) {
+	storetest.BenchEventPageOfSomeAgents(b, testkit.OpenStore)
 }

@@ -72,6 +72,10 @@ type installation struct {
 	jobIDs          []string // the url source's fetch job, the test run's job
 	paths           []string
 	before          map[string]*testkit.Response
+	// limited is a key limited to the agent, and its audit log before the move: the
+	// moved events are listed by their agent too (service.EventAgent).
+	limited         string
+	limitedAudit    *testkit.Response
 	searchIDsBefore []string
 }
 
@@ -88,8 +92,15 @@ func seedInstallation(t *testing.T, src *bolt.DB, quiet *slog.Logger) *installat
 		return testkit.Request(t, hs.URL, method, path, inst.owner.Token, body, headers...)
 	}
 	inst.agentID = inst.seedAgentAndCalls(t)
+	key := inst.do("POST", "/api/v1/api-keys", map[string]any{"name": "limited", "agent_ids": []string{inst.agentID}})
+	testkit.Expect(t, key, 201)
+	inst.limited = key.JSON()["token"].(string)
 	inst.seedKnowledge(t, src)
 	inst.seedQueuedWork(t, src)
+	inst.limitedAudit = testkit.Request(t, hs.URL, "GET", "/api/v1/audit-log?per_page=100", inst.limited, nil)
+	if testkit.Expect(t, inst.limitedAudit, 200); !strings.Contains(string(inst.limitedAudit.Body), `"agent_id":"`+inst.agentID) {
+		t.Fatalf("the limited key's audit log holds no event of its agent: %s", inst.limitedAudit.Body)
+	}
 	inst.paths = inst.answerPaths()
 	inst.before = map[string]*testkit.Response{}
 	for _, p := range inst.paths {
@@ -239,6 +250,9 @@ func (inst *installation) checkSameAnswers(t *testing.T, base string) {
 		if a, b := after.Header.Get("ETag"), inst.before[p].Header.Get("ETag"); a != b {
 			t.Errorf("GET %s: ETag %q after the move, %q before", p, a, b)
 		}
+	}
+	if after := testkit.Request(t, base, "GET", "/api/v1/audit-log?per_page=100", inst.limited, nil); after.Status != 200 || !bytes.Equal(after.Body, inst.limitedAudit.Body) {
+		t.Errorf("the limited key's audit log after the move: %d\n%s\nbefore:\n%s", after.Status, after.Body, inst.limitedAudit.Body)
 	}
 	var searchIDs []string
 	for _, h := range testkit.Request(t, base, "GET", "/api/v1/calls?q=hello", inst.owner.Token, nil).List() {

@@ -91,4 +91,9 @@ type Event struct {
 	Data        json.RawMessage `json:"data"`
 	PrevHash    string          `json:"prev_hash"`
 	Hash        string          `json:"hash"`
+	// AgentID is the agent the event is about ("" for none), which the service computes
+	// when it records the event so that storage can list events by agent (a limited
+	// caller's audit page walks only its agents'). Neither shown nor hashed: it is not
+	// part of the event's content, and an event read back need not carry it.
+	AgentID string `json:"-"`
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
@@ -29,16 +30,29 @@ type eventWalk struct {
 // which their indexes (events_by_type, events_by_actor: migration 0039) serve in seq
 // order; a zero facet walks every event. where repeats events_by_actor's predicate,
 // which a generic plan, not knowing the value, could not otherwise prove.
-type eventFacet struct{ col, value, where string }
+// agents and types, when not nil, are instead the (agent, type) pairs walked, merged in
+// seq order (service.EventFilter.Scopes): each pair's events through events_by_agent
+// (migration 0043), so that another agent's events are never read.
+type eventFacet struct {
+	col, value, where string
+	agents, types     []string
+}
 
-// facetOf is the facet a filtered page walks: the actor's events when f names one (a
-// person's events are few beside a common type's), else the type's.
+// facetOf is the facet a filtered page walks: its (agent, type) scopes when it has some,
+// else the actor's events when f names one (a person's events are few beside a common
+// type's), else the type's.
 func facetOf(f service.EventFilter) eventFacet {
 	switch {
+	case f.Scopes != nil:
+		ef := eventFacet{agents: []string{}, types: []string{}}
+		for _, s := range f.Scopes {
+			ef.agents, ef.types = append(ef.agents, s.Agent), append(ef.types, s.Type)
+		}
+		return ef
 	case f.Actor != "":
-		return eventFacet{"actor_user_id", f.Actor, " AND actor_user_id <> ''"}
+		return eventFacet{col: "actor_user_id", value: f.Actor, where: " AND actor_user_id <> ''"}
 	case f.Type != "":
-		return eventFacet{"type", f.Type, ""}
+		return eventFacet{col: "type", value: f.Type}
 	}
 	return eventFacet{}
 }
@@ -100,6 +114,9 @@ func (w *eventWalk) query(n int) (string, []any) {
 	if w.forward {
 		op, order = ">", "ASC"
 	}
+	if w.facet.agents != nil {
+		return w.scopesQuery(n, op, order)
+	}
 	// The scope's columns compared as ranges and named in the order, as keyset.within
 	// does: the generic plan the server keeps for a prepared statement otherwise walked
 	// events_seq_key past every other workspace's and facet's events
@@ -112,6 +129,31 @@ func (w *eventWalk) query(n int) (string, []any) {
 		args = append(args, w.facet.value)
 	}
 	return fmt.Sprintf(`SELECT %s FROM events WHERE %s ORDER BY %s, seq %s LIMIT %d`, eventCols, where, orderBy, order, n), args
+}
+
+// scopesQuery is query for a walk of (agent, type) pairs: a lateral join over the pairs'
+// arrays reads each pair's next n events from events_by_agent by a seek, merged and cut to
+// the next n. A pair's rows beyond its first n are never read, and no other pair's at
+// all; one statement whatever the number of pairs (an arm a pair planned 0.3 ms each).
+// The agent and type are compared as ranges and named in the order, which
+// events_by_agent alone serves without a sort (the agent's collation, "C", named so that
+// the index applies): as equalities the planner, not knowing the pair, walked
+// events_seq_key past other agents' events (TestEventPagesOfSomeAgentsSeekTheirPairs).
+func (w *eventWalk) scopesQuery(n int, op, order string) (string, []any) {
+	return fmt.Sprintf(`SELECT %[1]s FROM unnest($3::text[], $4::text[]) AS s(a, t) CROSS JOIN LATERAL (
+		SELECT %[2]s FROM events WHERE workspace_id = $1 AND agent_id >= s.a COLLATE "C" AND agent_id <= s.a COLLATE "C"
+			AND type >= s.t AND type <= s.t AND seq %[3]s $2 ORDER BY agent_id %[4]s, type %[4]s, seq %[4]s LIMIT %[5]d) e
+		ORDER BY e.seq %[4]s LIMIT %[5]d`, eventColsOf("e"), eventCols, op, order, n),
+		[]any{w.workspaceID, w.from, w.facet.agents, w.facet.types}
+}
+
+// eventColsOf is eventCols qualified by the relation alias.
+func eventColsOf(alias string) string {
+	cols := strings.Split(eventCols, ", ")
+	for i, c := range cols {
+		cols[i] = alias + "." + c
+	}
+	return strings.Join(cols, ", ")
 }
 
 // seqKey is a seq as a cursor carries it.
@@ -203,10 +245,12 @@ func (t *tx) decodeEventCursor(cursor, bind string) (eventPageFrom, error) {
 }
 
 // eventPageBatch is the rows a page's walk reads a query: one more than the page when it
-// keeps every event, else 256, no more than the scan bound needs.
+// keeps every event, else 256, no more than the scan bound needs. A walk of pairs reads
+// up to a batch of each pair a query (scopesQuery), so one more than the page: what Keep
+// refuses there is the caller's own events that from, to or actor pass over.
 func eventPageBatch(f service.EventFilter, perPage int) int {
 	batch := perPage + 1
-	if f.Keep != nil {
+	if f.Keep != nil && f.Scopes == nil {
 		batch = 256
 		if f.MaxScan > 0 {
 			batch = min(batch, f.MaxScan+1)
@@ -252,7 +296,7 @@ func (t *tx) setBackCursor(meta *data.Page, workspaceID, bind string, from event
 	case from.dir == older && from.hasFrom:
 		// Everything past the cursor was deleted: lead back to the oldest page, which a
 		// "newer than the empty key" cursor reads.
-		if found, err = t.eventNeighbour(workspaceID, maxSeq, false, nil, 0, eventFacet{}); found {
+		if found, err = t.eventNeighbour(workspaceID, maxSeq, false, nil, 0, facet); found {
 			meta.PrevCursor = t.db.encodeCursor(newer, bind, "")
 		}
 	}
@@ -267,6 +311,9 @@ func (t *tx) eventNeighbour(workspaceID string, seq int64, after bool, keep func
 	batch := 1
 	if keep != nil {
 		batch = 64
+		if facet.agents != nil {
+			batch = 16 // a batch of each pair (scopesQuery)
+		}
 	}
 	w := eventWalk{t: t, workspaceID: workspaceID, forward: after, from: seq, batch: batch, facet: facet}
 	for n := 0; ; {

@@ -8,6 +8,7 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/service"
+	"github.com/voiceapi/voiceapi/service/storetest"
 )
 
 // BenchmarkAppendLinkedEvent is one write transaction of the service's record: the head
@@ -99,4 +100,11 @@ func BenchmarkEventPage(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkEventPageOfSomeAgents: the first audit page of a caller limited to 1, 5 or 20
+// agents past 20,000 events of another agent (docs/performance.md, "A limited caller's
+// audit page"); VOICEAPI_BENCH_ANALYZE=1 runs ANALYZE once they are stored.
+func BenchmarkEventPageOfSomeAgents(b *testing.B) {
+	storetest.BenchEventPageOfSomeAgents(b, openAnalyzedStore)
 }

@@ -36,7 +36,10 @@ func auditMatch(f data.AuditFilter) func(e *data.Event) bool {
 // (visibility.go). Without filters, for a caller who sees everything, a page reads
 // O(per_page) events; otherwise it reads until the page is full or MaxAuditScan events
 // were looked at: with a type or actor filter, events of that type or actor only (their
-// indexes), and only the time range and what the caller may see are passed over.
+// indexes), and only the time range and what the caller may see are passed over. A
+// caller limited to some agents reads only its agents' events and those about no agent
+// of the types it may read (eventScopes): the events of other agents are never looked
+// at, so their number shapes none of its pages.
 func (s *AuditService) ListAuditLog(ctx context.Context, f data.AuditFilter, req data.PageRequest) ([]*data.Event, data.Page, error) {
 	if err := checkInput(ctx, validate.AuditFilter(f)); err != nil {
 		return nil, data.Page{}, err
@@ -68,6 +71,7 @@ func (s *AuditService) ListAuditLog(ctx context.Context, f data.AuditFilter, req
 			MaxScan: MaxAuditScan,
 			Type:    f.Type,
 			Actor:   f.Actor,
+			Scopes:  v.eventScopes(f.Type),
 		}
 	}
 	var list []*data.Event

@@ -61,6 +61,10 @@ func (s *AuditService) StreamStart(ctx context.Context, lastEventID string, type
 // transaction. Events of other types, and those the caller may not see (visibility.go),
 // are passed over (the position moves past them), at most MaxAuditScan events in all per
 // read, so a filter that matches nothing in a long log keeps each read transaction short.
+// Counting the hidden ones tells the reader nothing, unlike an audit page's bound: the
+// stream reads on until its position stops moving (server/events_stream.go, catchUp) and
+// sends only the events, so their number changes how many reads it makes, not what it
+// sends.
 func (s *AuditService) StreamEvents(ctx context.Context, after string, types []string, limit int) ([]*data.Event, string, error) {
 	ws, err := currentWorkspace(ctx)
 	if err != nil {

@@ -119,4 +119,14 @@ type EventFilter struct {
 	// requires: storage may walk only the events of that type or actor (an index of
 	// each) instead of looking at the others. Keep still decides.
 	Type, Actor string
+	// Scopes, when not nil, are the only (agent, type) pairs whose events (by their
+	// data.Event.AgentID) Keep may accept: storage walks those pairs' events merged in
+	// chain order and never reads or counts another's, so the events of agents a caller
+	// may not see neither cost its pages nor shape them. They take the place of Type's
+	// and Actor's walks (Keep still decides those). An empty, non-nil list lists nothing.
+	Scopes []EventScope
 }
+
+// EventScope is one (agent, type) pair of EventFilter.Scopes; Agent "" is the events
+// about no agent.
+type EventScope struct{ Agent, Type string }

@@ -222,6 +222,22 @@ var eventSubjects = func() map[string]eventSubject {
 	return m
 }()
 
+// EventAgent is the agent event e is about, "" for none: the member of its data that
+// names its record's agent (eventSubjects), and for job.failed its job's agent_id. The
+// one statement of it storage lists events by (data.Event.AgentID), at append and in
+// bbolt's schema 29 fill; PostgreSQL's migration 0043 states it once more in SQL for its
+// backfill, which TestMigrationFillsEventAgents holds to this one.
+func EventAgent(e *data.Event) string {
+	s := eventSubjects[e.Type]
+	switch {
+	case s.job:
+		return topLevelString(e.Data, "agent_id")
+	case s.agentField != "":
+		return topLevelString(e.Data, s.agentField)
+	}
+	return ""
+}
+
 // event is the rule for one event: the record it is about, or the audit log for a
 // security event. An agent's event whose data names no agent is shown only to callers
 // who see every agent.
@@ -255,6 +271,37 @@ func (v visibility) noEventOf(typ string) bool {
 		return !v.audit()
 	}
 	return !v.module(s.module)
+}
+
+// eventScopes are the (agent, type) pairs whose events a caller limited to some agents
+// may read, of type typ when not "": each of its agents' events of a type it may read (of
+// a module it holds, or job.failed), and the events about no agent of a type that names
+// none (knowledge bases, numbers, a job of no agent). A page walks these alone
+// (EventFilter.Scopes), so another agent's events neither cost nor shape it. nil for a
+// caller who sees every agent.
+func (v visibility) eventScopes(typ string) []EventScope {
+	if v.allAgents() {
+		return nil
+	}
+	agents := slices.Clone(v.p.AgentIDs)
+	slices.Sort(agents)
+	agents = slices.Compact(agents)
+	scopes := []EventScope{}
+	for _, t := range data.EventTypes {
+		if typ != "" && t != typ || v.noEventOf(t) {
+			continue
+		}
+		s := eventSubjects[t]
+		if s.job || s.agentField == "" {
+			scopes = append(scopes, EventScope{Type: t})
+		}
+		if s.job || s.agentField != "" {
+			for _, a := range agents {
+				scopes = append(scopes, EventScope{Agent: a, Type: t})
+			}
+		}
+	}
+	return scopes
 }
 
 // eventType reports whether the caller may read every event of type typ (a webhook

@@ -1,0 +1,67 @@
+package service
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
+)
+
+// The pairs a limited caller's audit page walks (eventScopes) are exactly the events it
+// may read: every event the rule shows it is of a pair (none is lost to the walk), and
+// every pair's events are shown (job.failed's aside, which its job decides: Keep). A
+// caller who sees every agent walks no pairs.
+func TestEventScopesAreWhatTheCallerReads(t *testing.T) {
+	for _, p := range []*data.Principal{
+		{Role: data.RoleDeveloper, Modules: data.Modules, AgentIDs: []string{"agt_1", "agt_2", "agt_1"}},
+		{Role: data.RoleMember, Modules: []string{data.ModuleAgents, data.ModuleKnowledgeBase}, AgentIDs: []string{"agt_2"}},
+		{Role: data.RoleDeveloper, Modules: data.Modules, AgentIDs: []string{"agt_1"}, Scopes: []string{data.ReadScope(data.ModuleCallHistory)}},
+	} {
+		v := visibilityOf(p)
+		all := v.eventScopes("")
+		for _, typ := range data.EventTypes {
+			ofType := v.eventScopes(typ)
+			for _, agent := range []string{"agt_1", "agt_2", "agt_3", ""} {
+				body, _ := json.Marshal(map[string]string{"id": agent, "agent_id": agent})
+				if agent == "" {
+					body = []byte(`{"name":"x"}`)
+				}
+				e := &data.Event{Type: typ, Data: body}
+				pair := EventScope{Agent: EventAgent(e), Type: typ}
+				walked := slices.Contains(all, pair)
+				if v.event(e) && (!walked || !slices.Contains(ofType, pair)) {
+					t.Errorf("%+v: %s of %q is readable but of no pair walked", p, typ, agent)
+				}
+				if walked && !v.event(e) && typ != data.EventJobFailed {
+					t.Errorf("%+v: %s of %q is walked but not readable", p, typ, agent)
+				}
+			}
+			for _, s := range ofType {
+				if s.Type != typ {
+					t.Errorf("%+v: a pair of type %s for the filter %s", p, s.Type, typ)
+				}
+			}
+		}
+		if len(all) != len(slices.Compact(slices.Clone(all))) {
+			t.Errorf("%+v: a pair twice", p)
+		}
+	}
+	if s := visibilityOf(&data.Principal{Role: data.RoleDeveloper, Modules: data.Modules}).eventScopes(""); s != nil {
+		t.Errorf("a caller who sees every agent walks pairs: %v", s)
+	}
+}
+
+// An event's agent is neither shown nor linked: the audit chain's hash and the event's
+// JSON are the same with it or without it.
+func TestEventAgentIsNotHashedNorShown(t *testing.T) {
+	e := &data.Event{ID: "evt_1", Type: data.EventCallEnded, WorkspaceID: "ws_1", Data: json.RawMessage(`{"agent_id":"agt_1"}`)}
+	key := []byte("k")
+	before, _ := json.Marshal(e)
+	hash := ChainHash(key, e)
+	e.AgentID = EventAgent(e)
+	after, _ := json.Marshal(e)
+	if e.AgentID != "agt_1" || ChainHash(key, e) != hash || string(after) != string(before) {
+		t.Errorf("agent %q: hash %v, JSON %s", e.AgentID, ChainHash(key, e) == hash, after)
+	}
+}
