@@ -262,6 +262,15 @@ func TestConversationAccess(t *testing.T) {
 	testkit.Expect(t, e.Do("POST", "/api/v1/conversations/"+liveID+"/end", limited.Token, nil), 404)
 	// Without the agents module: 403.
 	testkit.Expect(t, e.Do("POST", "/api/v1/agents/"+agent+"/conversations", noAgents.Token, map[string]any{"variables": vars}), 403)
+	// Another's draft conversation: a member neither talks to it nor ends it (ending makes
+	// its call), and it stays active for whoever may.
+	draftID := e.start(t, agent, map[string]any{"version": "draft", "variables": vars}, 201).Data()["id"].(string)
+	testkit.Expect(t, e.Do("POST", "/api/v1/conversations/"+draftID+"/messages", member.Token, map[string]any{"content": "hi"}), 403)
+	testkit.Expect(t, e.Do("POST", "/api/v1/conversations/"+draftID+"/end", member.Token, nil), 403)
+	if got := e.Do("GET", "/api/v1/conversations/"+draftID, e.tok, nil).Data()["status"]; got != "active" {
+		t.Errorf("a refused end left the draft conversation %v", got)
+	}
+	testkit.Expect(t, e.Do("POST", "/api/v1/conversations/"+draftID+"/end", e.tok, nil), 200)
 	// Another workspace: 404.
 	stranger := e.NewUser("stranger@example.com", false)
 	testkit.Expect(t, e.Do("GET", "/api/v1/conversations/"+liveID, stranger.Token, nil), 404)

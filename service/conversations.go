@@ -91,8 +91,8 @@ func (s *ConversationService) configOf(tx Tx, p *data.Principal, agentID string,
 	}
 	cfg := agent.AgentConfig
 	if version == nil {
-		if err := p.Allows(data.Write(data.ModuleAgents)); err != nil {
-			return nil, data.Errorf(data.EFORBIDDEN, "Talking to an agent's draft needs the right to write agents: %s", data.ErrorMessage(err))
+		if err := draftTalk(p); err != nil {
+			return nil, err
 		}
 	} else {
 		v, err := tx.AgentVersion(agentID, *version)
@@ -109,6 +109,15 @@ func (s *ConversationService) configOf(tx Tx, p *data.Principal, agentID string,
 		return nil, err
 	}
 	return &plain, nil
+}
+
+// draftTalk refuses a caller without the right to write agents a conversation with an
+// agent's draft: talking to it, and ending one still active, which makes its call.
+func draftTalk(p *data.Principal) error {
+	if err := p.Allows(data.Write(data.ModuleAgents)); err != nil {
+		return data.Errorf(data.EFORBIDDEN, "Talking to an agent's draft needs the right to write agents: %s", data.ErrorMessage(err))
+	}
+	return nil
 }
 
 // engine builds the engine of one conversation's configuration.
@@ -349,6 +358,14 @@ func (s *ConversationService) EndConversation(ctx context.Context, id string) (*
 			}
 			before, err = endedCall(tx, c)
 			return nil, "", err
+		case c.AgentVersion == nil:
+			// Ending a draft's conversation is acting on the draft (it makes the call):
+			// who may not talk to drafts may not end one either.
+			if err := draftTalk(p); err != nil {
+				return nil, "", err
+			}
+		}
+		switch {
 		case s.answering(c):
 			return nil, "", errMessageInFlight
 		case s.idle(c):
