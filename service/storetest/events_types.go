@@ -27,7 +27,7 @@ func testEventPagesOfSomeTypes(t *testing.T, open Opener) {
 	g := stepIDs()
 	const maxScan = 20
 	hidden := map[string][]string{"ws_y1": {data.EventCallEnded, data.EventCallStarted}, "ws_y2": {data.EventUserLogin, data.EventAPIKeyCreated}}
-	want, byQuiet := map[string][]string{}, map[string][]string{}
+	want, byQuiet, mixed := map[string][]string{}, map[string][]string{}, []string{}
 	visible := map[string]bool{}
 	add := func(tx service.Tx, ws, typ, agent, user string) (string, error) {
 		body := fmt.Sprintf(`{"agent_id":%q}`, agent)
@@ -59,6 +59,9 @@ func testEventPagesOfSomeTypes(t *testing.T, open Opener) {
 				visible[id], want[ws] = true, append([]string{id}, want[ws]...)
 				if c.user == "usr_quiet" {
 					byQuiet[ws] = append([]string{id}, byQuiet[ws]...)
+				}
+				if ws == "ws_y1" && (c.typ == data.EventAgentUpdated || c.typ == data.EventAgentTestCreated) {
+					mixed = append([]string{id}, mixed...)
 				}
 			}
 			for i := range 3 * maxScan {
@@ -96,6 +99,10 @@ func testEventPagesOfSomeTypes(t *testing.T, open Opener) {
 		{"no call_history, an actor filter", "ws_y1", filter("ws_y1", "usr_quiet"), byQuiet["ws_y1"]},
 		{"no audit:read", "ws_y2", filter("ws_y2", ""), want["ws_y2"]},
 		{"no audit:read, an actor filter", "ws_y2", filter("ws_y2", "usr_quiet"), byQuiet["ws_y2"]},
+		// Storage takes scopes of any agent and pairs of one agent in one list.
+		{"a type of any agent and a pair", "ws_y1", service.EventFilter{Key: "mixed", MaxScan: maxScan, Keep: func(e *data.Event) bool { return visible[e.ID] },
+			Scopes: []service.EventScope{{Type: data.EventAgentUpdated, AnyAgent: true}, {Agent: "agt_2", Type: data.EventAgentTestCreated},
+				{Agent: "agt_1", Type: data.EventAgentTestCreated}, {Agent: "agt_1", Type: data.EventCallEnded}}}, mixed},
 	}
 	view(t, s, func(tx service.Tx) error {
 		for _, c := range cases {
