@@ -14,10 +14,10 @@ import (
 // three agents, its own 40 (agents', knowledge bases', logins') the oldest. The scopes are
 // what the service asks (visibility.eventScopes, every type's events whatever their
 // agent): "no_call_history" holds every type but the calls' and campaigns' (a key with
-// audit:read and every other module's scope), "audit_only" the security events (a key
-// with audit:read alone). "counted" is the walk before them, which looked at
-// service.MaxAuditScan of the call events and answered an empty page with a cursor. A
-// store with a Settle method is settled once the events are stored.
+// audit:read and every other module's scope), "audit_only" 7 security types, its logins'
+// among them (a key with audit:read alone walks 21). "counted" is the walk before them,
+// which looked at service.MaxAuditScan of the call events and answered an empty page
+// with a cursor. A store with a Settle method is settled once the events are stored.
 func BenchEventPageOfSomeTypes(b *testing.B, open Opener) {
 	s := open(b)
 	g := stepIDs()
