@@ -51,7 +51,8 @@ func indexEventFacets(tx *bbolt.Tx, e *data.Event) error {
 
 // eventFacetWalk narrows spec, a page of the workspace's events, to the facet f names:
 // its (agent, type) scopes merged when it has some (a caller limited to some agents:
-// another agent's events are never looked at), else the actor's events when f names one
+// another agent's events are never looked at; a scope of any agent is its type's, for a
+// caller who sees every agent but not every type), else the actor's events when f names one
 // (a person's events are few beside a common type's), else the type's. The list keeps
 // its name, scope and cursors: its keys are event ids in either bucket.
 func eventFacetWalk(spec *listSpec, workspaceID string, f service.EventFilter) {
@@ -59,6 +60,10 @@ func eventFacetWalk(spec *listSpec, workspaceID string, f service.EventFilter) {
 	case f.Scopes != nil:
 		spec.walked, spec.scopes = bucketEventsByFacet, make([]string, 0, len(f.Scopes))
 		for _, s := range f.Scopes {
+			if s.AnyAgent {
+				spec.scopes = append(spec.scopes, eventTypeScope(workspaceID, s.Type))
+				continue
+			}
 			spec.scopes = append(spec.scopes, eventAgentScope(workspaceID, s.Agent, s.Type))
 		}
 	case f.Actor != "":

@@ -108,3 +108,10 @@ func BenchmarkEventPage(b *testing.B) {
 func BenchmarkEventPageOfSomeAgents(b *testing.B) {
 	storetest.BenchEventPageOfSomeAgents(b, openAnalyzedStore)
 }
+
+// BenchmarkEventPageOfSomeTypes: the first audit page of a caller who sees every agent but
+// not every type past 20,000 call events it may not read (docs/performance.md, "A
+// limited caller's audit page"); VOICEAPI_BENCH_ANALYZE=1 runs ANALYZE once they are stored.
+func BenchmarkEventPageOfSomeTypes(b *testing.B) {
+	storetest.BenchEventPageOfSomeTypes(b, openAnalyzedStore)
+}

@@ -171,7 +171,8 @@ func plannedExplain(t *testing.T, db *DB, generic bool, stmt func(*tx) (string, 
 	return strings.Join(plan, "\n")
 }
 
-// sqlLiteral writes a statement's argument (text, or an array of text) as a literal.
+// sqlLiteral writes a statement's argument (text, or an array of text or booleans) as a
+// literal.
 func sqlLiteral(a any) string {
 	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 	switch v := a.(type) {
@@ -183,6 +184,12 @@ func sqlLiteral(a any) string {
 			items[i] = quote(s)
 		}
 		return "ARRAY[" + strings.Join(items, ", ") + "]::text[]"
+	case []bool:
+		items := make([]string, len(v))
+		for i, b := range v {
+			items[i] = fmt.Sprint(b)
+		}
+		return "ARRAY[" + strings.Join(items, ", ") + "]::bool[]"
 	default:
 		return fmt.Sprint(v)
 	}

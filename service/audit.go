@@ -37,9 +37,10 @@ func auditMatch(f data.AuditFilter) func(e *data.Event) bool {
 // O(per_page) events; otherwise it reads until the page is full or MaxAuditScan events
 // were looked at: with a type or actor filter, events of that type or actor only (their
 // indexes), and only the time range and what the caller may see are passed over. A
-// caller limited to some agents reads only its agents' events and those about no agent
-// of the types it may read (eventScopes): the events of other agents are never looked
-// at, so their number shapes none of its pages.
+// caller who may not read every event reads only what eventScopes names: limited to some
+// agents, its agents' events and those about no agent of the types it may read; seeing
+// every agent, the events of the types it may read. The events of other agents and of
+// types it may not read are never looked at, so their number shapes none of its pages.
 func (s *AuditService) ListAuditLog(ctx context.Context, f data.AuditFilter, req data.PageRequest) ([]*data.Event, data.Page, error) {
 	if err := checkInput(ctx, validate.AuditFilter(f)); err != nil {
 		return nil, data.Page{}, err

@@ -121,12 +121,16 @@ type EventFilter struct {
 	Type, Actor string
 	// Scopes, when not nil, are the only (agent, type) pairs whose events (by their
 	// data.Event.AgentID) Keep may accept: storage walks those pairs' events merged in
-	// chain order and never reads or counts another's, so the events of agents a caller
-	// may not see neither cost its pages nor shape them. They take the place of Type's
+	// chain order and never reads or counts another's, so the events of agents or types
+	// a caller may not see neither cost its pages nor shape them. They take the place of Type's
 	// and Actor's walks (Keep still decides those). An empty, non-nil list lists nothing.
 	Scopes []EventScope
 }
 
 // EventScope is one (agent, type) pair of EventFilter.Scopes; Agent "" is the events
-// about no agent.
-type EventScope struct{ Agent, Type string }
+// about no agent. AnyAgent makes it the type's events whatever their agent (Agent
+// unused): a caller who sees every agent but not every type walks its types alone.
+type EventScope struct {
+	Agent, Type string
+	AnyAgent    bool
+}

@@ -273,22 +273,31 @@ func (v visibility) noEventOf(typ string) bool {
 	return !v.module(s.module)
 }
 
-// eventScopes are the (agent, type) pairs whose events a caller limited to some agents
-// may read, of type typ when not "": each of its agents' events of a type it may read (of
-// a module it holds, or job.failed), and the events about no agent of a type that names
-// none (knowledge bases, numbers, a job of no agent). A page walks these alone
-// (EventFilter.Scopes), so another agent's events neither cost nor shape it. nil for a
-// caller who sees every agent.
+// eventScopes are the (agent, type) pairs whose events a caller who may not read every
+// event may read, of type typ when not "". A caller limited to some agents: each of its
+// agents' events of a type it may read (of a module it holds, or job.failed), and the
+// events about no agent of a type that names none (knowledge bases, numbers, a job of no
+// agent). A caller who sees every agent: every event of a type it may read, whatever its
+// agent (AnyAgent). A page walks these alone (EventFilter.Scopes), so the events of
+// another agent or of a type it may not read neither cost nor shape it. nil for a caller
+// who reads everything, whose page walks every event.
 func (v visibility) eventScopes(typ string) []EventScope {
-	if v.allAgents() {
+	if v.everything() {
 		return nil
 	}
-	agents := slices.Clone(v.p.AgentIDs)
-	slices.Sort(agents)
-	agents = slices.Compact(agents)
+	var agents []string
+	if !v.allAgents() {
+		agents = slices.Clone(v.p.AgentIDs)
+		slices.Sort(agents)
+		agents = slices.Compact(agents)
+	}
 	scopes := []EventScope{}
 	for _, t := range data.EventTypes {
 		if typ != "" && t != typ || v.noEventOf(t) {
+			continue
+		}
+		if agents == nil {
+			scopes = append(scopes, EventScope{Type: t, AnyAgent: true})
 			continue
 		}
 		s := eventSubjects[t]
