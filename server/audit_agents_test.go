@@ -32,22 +32,7 @@ func TestAuditLogOfSomeAgentsReadsOnlyTheirs(t *testing.T) {
 
 	// The other agent's events, as the service records them (service.EventAgent), newer
 	// than everything above: written straight to the store, as many as a long log holds.
-	at := time.Now().UTC().Add(time.Hour)
-	g := data.NewIDGen()
-	g.Now = func() time.Time { at = at.Add(time.Millisecond); return at }
-	if err := e.DB.Update(context.Background(), func(tx service.Tx) error {
-		for range service.MaxAuditScan + 10 {
-			ev := &data.Event{ID: g.New(data.PrefixEvent), Type: data.EventAgentCreated, CreatedAt: data.NewTime(at), WorkspaceID: e.Owner.WorkspaceID,
-				Actor: data.Actor{Type: "user", UserID: e.Owner.ID}, Data: []byte(`{"id":"` + otherID + `","name":"Other"}`), Hash: "k1:x"}
-			ev.AgentID = service.EventAgent(ev)
-			if err := tx.AppendEvent(ev); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	appendNewerEvents(t, e, service.MaxAuditScan+10, data.EventAgentCreated, `{"id":"`+otherID+`","name":"Other"}`)
 	types := func(r *response) []string {
 		var out []string
 		for _, item := range r.List() {
@@ -78,5 +63,28 @@ func TestAuditLogOfSomeAgentsReadsOnlyTheirs(t *testing.T) {
 	expect(t, r, 200)
 	if len(r.List()) != 50 || r.Meta()["next_cursor"] == nil {
 		t.Errorf("the owner's first page: %d events, next_cursor %v; want 50 and a cursor", len(r.List()), r.Meta()["next_cursor"])
+	}
+}
+
+// appendNewerEvents writes n events of type typ with payload body, caused by the owner and
+// newer than everything before, straight to the store as the service records them (each
+// given its agent by service.EventAgent): as many as a long log holds, quickly.
+func appendNewerEvents(t *testing.T, e *env, n int, typ, body string) {
+	t.Helper()
+	at := time.Now().UTC().Add(time.Hour)
+	g := data.NewIDGen()
+	g.Now = func() time.Time { at = at.Add(time.Millisecond); return at }
+	if err := e.DB.Update(context.Background(), func(tx service.Tx) error {
+		for range n {
+			ev := &data.Event{ID: g.New(data.PrefixEvent), Type: typ, CreatedAt: data.NewTime(at), WorkspaceID: e.Owner.WorkspaceID,
+				Actor: data.Actor{Type: "user", UserID: e.Owner.ID}, Data: []byte(body), Hash: "k1:x"}
+			ev.AgentID = service.EventAgent(ev)
+			if err := tx.AppendEvent(ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,12 +1,10 @@
 package server_test
 
 import (
-	"context"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
@@ -65,22 +63,7 @@ func TestAuditLogOfSomeTypesReadsOnlyThem(t *testing.T) {
 
 	// Call events of the agent, as the service records them, newer than everything
 	// above: written straight to the store, as many as a long log holds.
-	at := time.Now().UTC().Add(time.Hour)
-	g := data.NewIDGen()
-	g.Now = func() time.Time { at = at.Add(time.Millisecond); return at }
-	if err := e.DB.Update(context.Background(), func(tx service.Tx) error {
-		for range service.MaxAuditScan + 10 {
-			ev := &data.Event{ID: g.New(data.PrefixEvent), Type: data.EventCallEnded, CreatedAt: data.NewTime(at), WorkspaceID: e.Owner.WorkspaceID,
-				Actor: data.Actor{Type: "user", UserID: e.Owner.ID}, Data: []byte(`{"id":"call_1","agent_id":"` + agentID + `"}`), Hash: "k1:x"}
-			ev.AgentID = service.EventAgent(ev)
-			if err := tx.AppendEvent(ev); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	appendNewerEvents(t, e, service.MaxAuditScan+10, data.EventCallEnded, `{"id":"call_1","agent_id":"`+agentID+`"}`)
 	for _, c := range []struct {
 		query string
 		want  []string
