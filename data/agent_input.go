@@ -44,6 +44,15 @@ type AgentReadOnly struct {
 // ReadOnly is a record member that a body may not give; it holds nothing.
 type ReadOnly struct{}
 
+// RecordReadOnly are the members every stored record has and no body may set: a client
+// sending a record back is told they are read-only, not that they are unknown.
+type RecordReadOnly struct {
+	ID          ReadOnly `json:"id" strict:"readonly"`
+	WorkspaceID ReadOnly `json:"workspace_id" strict:"readonly"`
+	CreatedAt   ReadOnly `json:"created_at" strict:"readonly"`
+	UpdatedAt   ReadOnly `json:"updated_at" strict:"readonly"`
+}
+
 // Given reports whether the update gives the group named group (a wire name such as
 // "llm_config").
 func (u *AgentUpdate) Given(group string) bool {
