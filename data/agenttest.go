@@ -152,7 +152,7 @@ type AgentTestCreate struct {
 // AgentTestReadOnly are the members of a test record a body may not set.
 type AgentTestReadOnly struct {
 	RecordReadOnly
-	AgentID ReadOnly `json:"agent_id" strict:"readonly"`
+	AgentID ReadOnly `json:"agent_id,omitzero" strict:"readonly"`
 }
 
 // AgentTestUpdate is the body of PUT /api/v1/agents/{agent_id}/tests/{test_id}: each member

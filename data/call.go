@@ -91,10 +91,10 @@ type Call struct {
 // price the server computes.
 type CallReadOnly struct {
 	RecordReadOnly
-	AnalysisSource ReadOnly `json:"analysis_source" strict:"readonly"`
-	AnalyzedAt     ReadOnly `json:"analyzed_at" strict:"readonly"`
-	AnalysisError  ReadOnly `json:"analysis_error" strict:"readonly"`
-	Cost           ReadOnly `json:"cost" strict:"readonly"`
+	AnalysisSource ReadOnly `json:"analysis_source,omitzero" strict:"readonly"`
+	AnalyzedAt     ReadOnly `json:"analyzed_at,omitzero" strict:"readonly"`
+	AnalysisError  ReadOnly `json:"analysis_error,omitzero" strict:"readonly"`
+	Cost           ReadOnly `json:"cost,omitzero" strict:"readonly"`
 }
 
 // CallCreate is the body of POST /api/v1/calls: the voice runtime registers a call.
@@ -123,12 +123,12 @@ type CallCreate struct {
 type CallUpdate struct {
 	CallReadOnly
 	// What a call is about is set when it is registered and never changes.
-	AgentID             ReadOnly              `json:"agent_id" strict:"readonly"`
-	AgentVersion        ReadOnly              `json:"agent_version" strict:"readonly"`
-	NumberID            ReadOnly              `json:"number_id" strict:"readonly"`
-	Direction           ReadOnly              `json:"direction" strict:"readonly"`
-	FromNumber          ReadOnly              `json:"from_number" strict:"readonly"`
-	ToNumber            ReadOnly              `json:"to_number" strict:"readonly"`
+	AgentID             ReadOnly              `json:"agent_id,omitzero" strict:"readonly"`
+	AgentVersion        ReadOnly              `json:"agent_version,omitzero" strict:"readonly"`
+	NumberID            ReadOnly              `json:"number_id,omitzero" strict:"readonly"`
+	Direction           ReadOnly              `json:"direction,omitzero" strict:"readonly"`
+	FromNumber          ReadOnly              `json:"from_number,omitzero" strict:"readonly"`
+	ToNumber            ReadOnly              `json:"to_number,omitzero" strict:"readonly"`
 	Status              Opt[string]           `json:"status"`
 	StartedAt           Opt[Time]             `json:"started_at"`
 	EndedAt             Opt[Time]             `json:"ended_at"`

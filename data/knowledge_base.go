@@ -83,8 +83,8 @@ type TextInput struct {
 // KnowledgeBaseCreate is the body of POST /api/v1/knowledge-bases.
 type KnowledgeBaseCreate struct {
 	RecordReadOnly
-	Files      ReadOnly    `json:"files" strict:"readonly"`
-	Embeddings ReadOnly    `json:"embeddings" strict:"readonly"`
+	Files      ReadOnly    `json:"files,omitzero" strict:"readonly"`
+	Embeddings ReadOnly    `json:"embeddings,omitzero" strict:"readonly"`
 	Name       string      `json:"name"`
 	Texts      []TextInput `json:"texts"`
 	URLs       []string    `json:"urls"`
@@ -94,10 +94,10 @@ type KnowledgeBaseCreate struct {
 // rename. Sources change through their own routes, so the record's are read-only here.
 type KnowledgeBaseUpdate struct {
 	RecordReadOnly
-	Texts      ReadOnly    `json:"texts" strict:"readonly"`
-	URLs       ReadOnly    `json:"urls" strict:"readonly"`
-	Files      ReadOnly    `json:"files" strict:"readonly"`
-	Embeddings ReadOnly    `json:"embeddings" strict:"readonly"`
+	Texts      ReadOnly    `json:"texts,omitzero" strict:"readonly"`
+	URLs       ReadOnly    `json:"urls,omitzero" strict:"readonly"`
+	Files      ReadOnly    `json:"files,omitzero" strict:"readonly"`
+	Embeddings ReadOnly    `json:"embeddings,omitzero" strict:"readonly"`
 	Name       Opt[string] `json:"name"`
 }
 

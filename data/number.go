@@ -62,7 +62,7 @@ type NumberCreate struct {
 // given null unbinds, an absent member keeps the binding.
 type NumberUpdate struct {
 	RecordReadOnly
-	PhoneNumber     ReadOnly     `json:"phone_number" strict:"readonly"`
+	PhoneNumber     ReadOnly     `json:"phone_number,omitzero" strict:"readonly"`
 	Nickname        Opt[string]  `json:"nickname"`
 	Provider        Opt[string]  `json:"provider"`
 	InboundAgentID  Opt[*string] `json:"inbound_agent_id"`
