@@ -49,8 +49,8 @@ func encodeFields(buf *bytes.Buffer, v reflect.Value, first *bool) error {
 		}
 		tag := f.Tag.Get("json")
 		name, opts, _ := strings.Cut(tag, ",")
-		if name == "-" && opts == "" {
-			continue
+		if name == "-" && opts == "" || f.Tag.Get("strict") == "readonly" {
+			continue // a record's read-only member (data.ReadOnly): never sent
 		}
 		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
 			if err := encodeFields(buf, v.Field(i), first); err != nil {

@@ -31,18 +31,27 @@ type AgentCreate AgentUpdate
 // AgentReadOnly are the members of an agent record a body may not set: the strict decoder
 // refuses each as read-only.
 type AgentReadOnly struct {
-	ID               ReadOnly `json:"id" strict:"readonly"`
-	WorkspaceID      ReadOnly `json:"workspace_id" strict:"readonly"`
-	Status           ReadOnly `json:"status" strict:"readonly"`
-	PublishedVersion ReadOnly `json:"published_version" strict:"readonly"`
-	CreatedAt        ReadOnly `json:"created_at" strict:"readonly"`
-	UpdatedAt        ReadOnly `json:"updated_at" strict:"readonly"`
-	PublishedAt      ReadOnly `json:"published_at" strict:"readonly"`
-	UsedVariables    ReadOnly `json:"used_variables" strict:"readonly"`
+	ID               ReadOnly `json:"id,omitzero" strict:"readonly"`
+	WorkspaceID      ReadOnly `json:"workspace_id,omitzero" strict:"readonly"`
+	Status           ReadOnly `json:"status,omitzero" strict:"readonly"`
+	PublishedVersion ReadOnly `json:"published_version,omitzero" strict:"readonly"`
+	CreatedAt        ReadOnly `json:"created_at,omitzero" strict:"readonly"`
+	UpdatedAt        ReadOnly `json:"updated_at,omitzero" strict:"readonly"`
+	PublishedAt      ReadOnly `json:"published_at,omitzero" strict:"readonly"`
+	UsedVariables    ReadOnly `json:"used_variables,omitzero" strict:"readonly"`
 }
 
 // ReadOnly is a record member that a body may not give; it holds nothing.
 type ReadOnly struct{}
+
+// RecordReadOnly are the members every stored record has and no body may set: a client
+// sending a record back is told they are read-only, not that they are unknown.
+type RecordReadOnly struct {
+	ID          ReadOnly `json:"id,omitzero" strict:"readonly"`
+	WorkspaceID ReadOnly `json:"workspace_id,omitzero" strict:"readonly"`
+	CreatedAt   ReadOnly `json:"created_at,omitzero" strict:"readonly"`
+	UpdatedAt   ReadOnly `json:"updated_at,omitzero" strict:"readonly"`
+}
 
 // Given reports whether the update gives the group named group (a wire name such as
 // "llm_config").

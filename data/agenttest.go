@@ -138,6 +138,7 @@ const (
 // AgentTestCreate is the body of POST /api/v1/agents/{agent_id}/tests. MaxTurns and
 // Repeat are 0 when absent (their defaults then).
 type AgentTestCreate struct {
+	AgentTestReadOnly
 	Name               string              `json:"name"`
 	User               TestUser            `json:"user"`
 	Variables          map[string]any      `json:"variables" strict:"nonnull"`
@@ -148,10 +149,17 @@ type AgentTestCreate struct {
 	Repeat             Opt[int]            `json:"repeat"`
 }
 
+// AgentTestReadOnly are the members of a test record a body may not set.
+type AgentTestReadOnly struct {
+	RecordReadOnly
+	AgentID ReadOnly `json:"agent_id,omitzero" strict:"readonly"`
+}
+
 // AgentTestUpdate is the body of PUT /api/v1/agents/{agent_id}/tests/{test_id}: each member
 // given replaces the stored one whole. The maps are not nullable, as on a create: the tag
 // refuses the null a map would take as nil.
 type AgentTestUpdate struct {
+	AgentTestReadOnly
 	Name               Opt[string]              `json:"name"`
 	User               Opt[TestUser]            `json:"user"`
 	Variables          Opt[map[string]any]      `json:"variables" strict:"nonnull"`

@@ -87,8 +87,19 @@ type Call struct {
 	UpdatedAt Time `json:"updated_at"`
 }
 
+// CallReadOnly are the members of a call record that no body sets: analysis's own and the
+// price the server computes.
+type CallReadOnly struct {
+	RecordReadOnly
+	AnalysisSource ReadOnly `json:"analysis_source,omitzero" strict:"readonly"`
+	AnalyzedAt     ReadOnly `json:"analyzed_at,omitzero" strict:"readonly"`
+	AnalysisError  ReadOnly `json:"analysis_error,omitzero" strict:"readonly"`
+	Cost           ReadOnly `json:"cost,omitzero" strict:"readonly"`
+}
+
 // CallCreate is the body of POST /api/v1/calls: the voice runtime registers a call.
 type CallCreate struct {
+	CallReadOnly
 	AgentID             string           `json:"agent_id"`
 	AgentVersion        *int             `json:"agent_version"`
 	NumberID            *string          `json:"number_id"`
@@ -110,6 +121,14 @@ type CallCreate struct {
 
 // CallUpdate is the body of PUT /api/v1/calls/{call_id}: every member optional, none nullable.
 type CallUpdate struct {
+	CallReadOnly
+	// What a call is about is set when it is registered and never changes.
+	AgentID             ReadOnly              `json:"agent_id,omitzero" strict:"readonly"`
+	AgentVersion        ReadOnly              `json:"agent_version,omitzero" strict:"readonly"`
+	NumberID            ReadOnly              `json:"number_id,omitzero" strict:"readonly"`
+	Direction           ReadOnly              `json:"direction,omitzero" strict:"readonly"`
+	FromNumber          ReadOnly              `json:"from_number,omitzero" strict:"readonly"`
+	ToNumber            ReadOnly              `json:"to_number,omitzero" strict:"readonly"`
 	Status              Opt[string]           `json:"status"`
 	StartedAt           Opt[Time]             `json:"started_at"`
 	EndedAt             Opt[Time]             `json:"ended_at"`

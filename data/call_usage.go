@@ -52,7 +52,7 @@ type CallUsageInput struct {
 	TTS       []TTSUsage   `json:"tts"`
 	STT       []AudioUsage `json:"stt"`
 	Telephony []AudioUsage `json:"telephony"`
-	Analysis  ReadOnly     `json:"analysis" strict:"readonly"`
+	Analysis  ReadOnly     `json:"analysis,omitzero" strict:"readonly"`
 }
 
 // MarshalJSON writes the lists given, leaving out the nil ones and analysis, which a

@@ -82,14 +82,23 @@ type TextInput struct {
 
 // KnowledgeBaseCreate is the body of POST /api/v1/knowledge-bases.
 type KnowledgeBaseCreate struct {
-	Name  string      `json:"name"`
-	Texts []TextInput `json:"texts"`
-	URLs  []string    `json:"urls"`
+	RecordReadOnly
+	Files      ReadOnly    `json:"files,omitzero" strict:"readonly"`
+	Embeddings ReadOnly    `json:"embeddings,omitzero" strict:"readonly"`
+	Name       string      `json:"name"`
+	Texts      []TextInput `json:"texts"`
+	URLs       []string    `json:"urls"`
 }
 
-// KnowledgeBaseUpdate is the body of PUT /api/v1/knowledge-bases/{knowledge_base_id}.
+// KnowledgeBaseUpdate is the body of PUT /api/v1/knowledge-bases/{knowledge_base_id}: a
+// rename. Sources change through their own routes, so the record's are read-only here.
 type KnowledgeBaseUpdate struct {
-	Name Opt[string] `json:"name"`
+	RecordReadOnly
+	Texts      ReadOnly    `json:"texts,omitzero" strict:"readonly"`
+	URLs       ReadOnly    `json:"urls,omitzero" strict:"readonly"`
+	Files      ReadOnly    `json:"files,omitzero" strict:"readonly"`
+	Embeddings ReadOnly    `json:"embeddings,omitzero" strict:"readonly"`
+	Name       Opt[string] `json:"name"`
 }
 
 // FileUpload is one uploaded file: its client-supplied name and its bytes.

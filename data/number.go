@@ -49,6 +49,7 @@ func (n Number) MarshalJSON() ([]byte, error) {
 
 // NumberCreate is the body of POST /api/v1/numbers.
 type NumberCreate struct {
+	RecordReadOnly
 	PhoneNumber     string         `json:"phone_number"`
 	Nickname        string         `json:"nickname"`
 	Provider        string         `json:"provider"`
@@ -60,6 +61,8 @@ type NumberCreate struct {
 // NumberUpdate is the body of PUT /api/v1/numbers/{number_id}. The agent ids are nullable: a
 // given null unbinds, an absent member keeps the binding.
 type NumberUpdate struct {
+	RecordReadOnly
+	PhoneNumber     ReadOnly     `json:"phone_number,omitzero" strict:"readonly"`
 	Nickname        Opt[string]  `json:"nickname"`
 	Provider        Opt[string]  `json:"provider"`
 	InboundAgentID  Opt[*string] `json:"inbound_agent_id"`

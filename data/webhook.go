@@ -43,6 +43,7 @@ func (w *Webhook) Matches(e *Event, targetID string) bool {
 
 // WebhookCreate is the body of POST /api/v1/webhooks.
 type WebhookCreate struct {
+	RecordReadOnly
 	URL         string   `json:"url"`
 	Events      []string `json:"events"`
 	Description string   `json:"description"`
@@ -51,6 +52,7 @@ type WebhookCreate struct {
 
 // WebhookUpdate is the body of PUT /api/v1/webhooks/{webhook_id}: only the given fields change.
 type WebhookUpdate struct {
+	RecordReadOnly
 	URL         Opt[string]   `json:"url"`
 	Events      Opt[[]string] `json:"events"`
 	Description Opt[string]   `json:"description"`

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -148,6 +149,12 @@ func (g *schemaGen) object(t reflect.Type, mode schemaMode, name string) map[str
 	for _, f := range jsonFields(t) {
 		member, omitempty := jsonName(f)
 		rule := rules[member]
+		if f.Tag.Get("strict") == "readonly" {
+			// A record's member a body may not give (data.ReadOnly): named, so that a
+			// client sending a record back learns to drop it; any value is refused.
+			props[member] = readOnlyMember(rule)
+			continue
+		}
 		props[member] = g.field(f, mode, rule)
 		switch mode {
 		case modeOut:
@@ -179,6 +186,13 @@ func (g *schemaGen) object(t reflect.Type, mode schemaMode, name string) map[str
 	if d := typeDocs[strings.TrimSuffix(name, "Input")]; d != "" {
 		s["description"] = d
 	}
+	return s
+}
+
+// readOnlyMember is the schema of a body's read-only member.
+func readOnlyMember(rule fieldRule) map[string]any {
+	s := map[string]any{"readOnly": true}
+	s["description"] = cmp.Or(rule.Description, "Read-only: a body may not give it.")
 	return s
 }
 

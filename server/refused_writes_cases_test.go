@@ -75,6 +75,10 @@ func asList(v any) []any { l, _ := v.([]any); return l }
 
 // badValues lists the values s refuses.
 func (d schemaDoc) badValues(raw map[string]any) []badValue {
+	if raw["readOnly"] == true {
+		// A record's member the body may not give: any value is refused.
+		return []badValue{{"read-only", "a value"}}
+	}
 	types := d.types(raw)
 	s := d.resolve(raw)
 	var out []badValue

@@ -175,8 +175,8 @@ func plain(v reflect.Value) any {
 		m := map[string]any{}
 		for _, f := range reflect.VisibleFields(v.Type()) {
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if !f.IsExported() || f.Anonymous || name == "-" {
-				continue
+			if !f.IsExported() || f.Anonymous || name == "-" || f.Tag.Get("strict") == "readonly" {
+				continue // a read-only member is never given
 			}
 			if name == "" {
 				name = f.Name
