@@ -31,12 +31,9 @@ type AgentCreate AgentUpdate
 // AgentReadOnly are the members of an agent record a body may not set: the strict decoder
 // refuses each as read-only.
 type AgentReadOnly struct {
-	ID               ReadOnly `json:"id,omitzero" strict:"readonly"`
-	WorkspaceID      ReadOnly `json:"workspace_id,omitzero" strict:"readonly"`
+	RecordReadOnly
 	Status           ReadOnly `json:"status,omitzero" strict:"readonly"`
 	PublishedVersion ReadOnly `json:"published_version,omitzero" strict:"readonly"`
-	CreatedAt        ReadOnly `json:"created_at,omitzero" strict:"readonly"`
-	UpdatedAt        ReadOnly `json:"updated_at,omitzero" strict:"readonly"`
 	PublishedAt      ReadOnly `json:"published_at,omitzero" strict:"readonly"`
 	UsedVariables    ReadOnly `json:"used_variables,omitzero" strict:"readonly"`
 }
