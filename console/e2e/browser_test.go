@@ -44,8 +44,9 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-// newBrowser starts Chromium with a fresh profile for t, and a server. A failing test
-// leaves a screenshot of the page it was on (its path is logged).
+// newBrowser opens a tab for t in a fresh browser context of the shared Chromium (its
+// own cookies, storage and cache), and starts a server. A failing test leaves a
+// screenshot of the page it was on (its path is logged).
 func newBrowser(t *testing.T) *browser { return newBrowserWith(t, nil) }
 
 // newBrowserWith is newBrowser on a server whose services prepare readies first
@@ -53,27 +54,7 @@ func newBrowser(t *testing.T) *browser { return newBrowserWith(t, nil) }
 func newBrowserWith(t *testing.T, prepare func(*service.Services)) *browser {
 	path := chromiumPath(t)
 	env := testenv.StartWith(t, prepare)
-	// Not t.TempDir: Chromium may still write to its profile while the test's cleanup
-	// removes it, which TempDir reports as an error.
-	profile, err := os.MkdirTemp("", "voiceapi-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		// Phones draw scrollbars over the page; a desktop scrollbar would narrow a 375 px view.
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-default-browser-check", true),
-		chromedp.UserDataDir(profile),
-		chromedp.WindowSize(1280, 900),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	tab, cancelTab := chromedp.NewContext(actx)
+	tab, closeTab := newTab(t, path)
 	// A generous bound for the whole test: a loaded CI machine is slow, never stuck.
 	limit := 3 * time.Minute
 	if d, err := time.ParseDuration(os.Getenv("E2E_TIMEOUT")); err == nil {
@@ -85,16 +66,13 @@ func newBrowserWith(t *testing.T, prepare func(*service.Services)) *browser {
 		if t.Failed() {
 			b.failureShot()
 		}
-		chromedp.Cancel(tab) // closes the browser and waits for it
 		cancelTime()
-		cancelTab()
-		cancelAlloc()
-		os.RemoveAll(profile)
+		closeTab()
 	})
-	// The first Run starts the browser and ties its life to the context it is given: the
-	// tab's, so that a timed-out test can still take its screenshot.
+	// The first Run opens the tab, tied to the tab's context rather than the test's time
+	// limit, so that a timed-out test can still take its screenshot.
 	if err := chromedp.Run(tab); err != nil {
-		t.Fatalf("start chromium: %v", err)
+		t.Fatalf("open a tab: %v", err)
 	}
 	return b
 }
