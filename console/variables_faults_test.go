@@ -1,0 +1,49 @@
+package console_test
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"testing"
+
+	"github.com/voiceapi/voiceapi/console/internal/testenv"
+)
+
+// TestVariableFaultBesideItsField: the API names a bad variable by its own path
+// ("variables.my var"), which no field of the form has; a number's page and the test
+// editor showed it only above the form, their Variables field not marked. It is beside
+// that field now, and the field is marked invalid.
+func TestVariableFaultBesideItsField(t *testing.T) {
+	e := testenv.Start(t)
+	agent := createAgent(t, e, e.Owner.Token, "Alpha line")
+	num := e.Do(nil, "POST", "/api/v1/numbers", e.Owner.Token, map[string]any{"phone_number": "+14155550170", "provider": "twilio"})
+	if num.Status != http.StatusCreated {
+		t.Fatalf("create number: %d %s", num.Status, num.Body)
+	}
+	s := e.SignIn(e.Owner, e.Owner.WorkspaceID)
+	csrf := e.CSRF(s)
+
+	res := e.Do(s.Client, "POST", "/numbers/"+num.Data()["id"].(string), "", url.Values{"csrf_token": {csrf},
+		"provider": {"twilio"}, "variables": {`{"my var": "x", "plan": {"tier": 1}}`}})
+	if res.Status != http.StatusUnprocessableEntity {
+		t.Fatalf("number with bad variables: %d", res.Status)
+	}
+	page := string(res.Body)
+	if !regexp.MustCompile(`<textarea id="n-vars" name="variables" rows="3" aria-invalid="true" aria-describedby="n-vars-err">`).MatchString(page) {
+		t.Errorf("the number's Variables field is not marked invalid:\n%s", page)
+	}
+	for _, name := range []string{"my var", "plan"} {
+		if !regexp.MustCompile(`<p class="err" id="n-vars-err(-1)?" data-for="n-vars">[^<]*` + name).MatchString(page) {
+			t.Errorf("the fault of variable %q is not beside the Variables field:\n%s", name, page)
+		}
+	}
+
+	res = e.Do(s.Client, "POST", "/agents/"+agent+"/tests", "", url.Values{"csrf_token": {csrf}, "name": {"Hours"},
+		"caller": {"script"}, "script": {"When do you open?"}, "variables": {"my var=x"}})
+	if res.Status != http.StatusUnprocessableEntity {
+		t.Fatalf("test with a bad variable name: %d", res.Status)
+	}
+	if !regexp.MustCompile(`name="variables" rows="2">my var=x</textarea></label><p class="err">[^<]*my var`).MatchString(string(res.Body)) {
+		t.Errorf("the test's bad variable name is not beside its Variables field:\n%s", res.Body)
+	}
+}
