@@ -44,3 +44,25 @@ func TestAgentListRefusedFilterAboveTheList(t *testing.T) {
 		t.Errorf("create with a long name: %d, message beside the field: %v", res.Status, strings.Contains(string(res.Body), `id="new-agent-name-err"`))
 	}
 }
+
+// TestDiffOfNoVersionIsNotFound: a diff's address cut short (/diff, /diff?a=1&b=) or
+// hand-edited (a=1/..) asked the API for a route it has not, and the page showed the
+// API's "No route matches GET /api/v1/…"; it is the console's Page not found, and a
+// missing "with" side is the draft, as the form's "Draft" is.
+func TestDiffOfNoVersionIsNotFound(t *testing.T) {
+	e := testenv.Start(t)
+	id := createAgent(t, e, e.Owner.Token, "Alpha line")
+	if res := e.Do(nil, "POST", "/api/v1/agents/"+id+"/publish", e.Owner.Token, map[string]any{}); res.Status/100 != 2 {
+		t.Fatalf("publish: %d %s", res.Status, res.Body)
+	}
+	s := e.SignIn(e.Owner, e.Owner.WorkspaceID)
+	for _, q := range []string{"", "?a=", "?b=current", "?a=1%2F..&b=current", "?a=0&b=current", "?a=1&b=x"} {
+		res := e.Do(s.Client, "GET", "/agents/"+id+"/diff"+q, "", nil)
+		if page := string(res.Body); res.Status != http.StatusNotFound || strings.Contains(page, "/api/v1") || !strings.Contains(page, "Page not found") {
+			t.Errorf("/diff%s: %d, want the console's Page not found:\n%s", q, res.Status, page)
+		}
+	}
+	if res := e.Do(s.Client, "GET", "/agents/"+id+"/diff?a=1&b=", "", nil); res.Status != http.StatusOK || !strings.Contains(string(res.Body), "Version 1 compared with Draft") {
+		t.Errorf("/diff?a=1&b=: %d, want version 1 with the draft", res.Status)
+	}
+}

@@ -234,6 +234,18 @@ type diffRow struct {
 func (h *Handler) agentDiff(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	a, b := r.URL.Query().Get("a"), r.URL.Query().Get("b")
+	if b == "" {
+		b = "current" // the form's "Draft"
+	}
+	// Each side is a version's number or the draft: anything else (an address cut short,
+	// a hand-edited one) asked the API for a route it has not and showed its "No route
+	// matches GET /api/v1/…" on the page.
+	for _, v := range []string{a, b} {
+		if n, err := strconv.Atoi(v); v != "current" && (err != nil || n < 1) {
+			h.notFound(w, r)
+			return
+		}
+	}
 	// The API diffs an older version against a newer one or the draft ("current").
 	if b != "current" && a != "current" {
 		if x, _ := strconv.Atoi(a); x > 0 {
