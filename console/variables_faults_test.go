@@ -1,6 +1,8 @@
 package console_test
 
 import (
+	"bytes"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -45,5 +47,42 @@ func TestVariableFaultBesideItsField(t *testing.T) {
 	}
 	if !regexp.MustCompile(`name="variables" rows="2">my var=x</textarea></label><p class="err">[^<]*my var`).MatchString(string(res.Body)) {
 		t.Errorf("the test's bad variable name is not beside its Variables field:\n%s", res.Body)
+	}
+}
+
+// TestFileRowFaultsBesideTheFile: a refused CSV's row faults (the API's
+// rows.line_3.phone_number, recipients.line_4) were only above the form, the
+// suppression list's row messages meant for beside the file never matching; each is
+// beside the file field now, as the file's own faults were.
+func TestFileRowFaultsBesideTheFile(t *testing.T) {
+	e := testenv.Start(t)
+	agent := createAgent(t, e, e.Owner.Token, "Alpha line")
+	s := e.SignIn(e.Owner, e.Owner.WorkspaceID)
+	upload := func(path string, fields map[string]string, csv string) string {
+		t.Helper()
+		var body bytes.Buffer
+		w := multipart.NewWriter(&body)
+		w.WriteField("csrf_token", e.CSRF(s))
+		for k, v := range fields {
+			w.WriteField(k, v)
+		}
+		fw, _ := w.CreateFormFile("file", "rows.csv")
+		fw.Write([]byte(csv))
+		w.Close()
+		res := e.Do(s.Client, "POST", path, "", body.String(), "Content-Type", w.FormDataContentType())
+		if res.Status != http.StatusUnprocessableEntity {
+			t.Fatalf("%s: %d, want 422", path, res.Status)
+		}
+		return string(res.Body)
+	}
+	page := upload("/suppressions/import", nil, "phone_number,reason\n+14155550130,ok\nbad,x\n")
+	if !regexp.MustCompile(`<p class="err" id="s-rows-err" data-for="s-file">Line 3: [^<]*</p>`).MatchString(page) {
+		t.Errorf("the suppression file's bad row is not beside the file:\n%s", page)
+	}
+	page = upload("/campaigns", map[string]string{"name": "Spring", "agent_id": agent, "timezone": "UTC", "days": "mon",
+		"start": "09:00", "end": "18:00", "max_concurrent": "1", "max_attempts": "1", "backoff_minutes": "60"},
+		"phone_number,customer_name\n+14155550123,Ann\n+14155550124\n")
+	if !regexp.MustCompile(`<p class="err" id="c-rows-err" data-for="c-file">Line 3 has 1 field[^<]*</p>`).MatchString(page) {
+		t.Errorf("the campaign file's bad line is not beside the file:\n%s", page)
 	}
 }
