@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/console/internal/testenv"
@@ -41,12 +42,17 @@ func TestVariableFaultBesideItsField(t *testing.T) {
 	}
 
 	res = e.Do(s.Client, "POST", "/agents/"+agent+"/tests", "", url.Values{"csrf_token": {csrf}, "name": {"Hours"},
-		"caller": {"script"}, "script": {"When do you open?"}, "variables": {"my var=x"}})
+		"caller": {"script"}, "script": {"When do you open?"}, "variables": {"my var=x"},
+		"mock_tool": {"book"}, "mock_status": {"999"}, "mock_body": {`{"ok": true}`}})
 	if res.Status != http.StatusUnprocessableEntity {
 		t.Fatalf("test with a bad variable name: %d", res.Status)
 	}
 	if !regexp.MustCompile(`name="variables" rows="2">my var=x</textarea></label><p class="err">[^<]*my var`).MatchString(string(res.Body)) {
 		t.Errorf("the test's bad variable name is not beside its Variables field:\n%s", res.Body)
+	}
+	// A mock's field is named by its tool, not by the API's path (mocks.book.status).
+	if page := string(res.Body); !strings.Contains(page, "Mock book status must be between") || strings.Contains(page, "mocks.book.status") {
+		t.Errorf("the mock's fault is not in the form's words:\n%s", page)
 	}
 }
 
