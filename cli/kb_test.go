@@ -135,6 +135,10 @@ func TestKBEvalPublished(t *testing.T) {
 func TestKBEvalBadSetNamesIt(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-such-set")
 	empty := t.TempDir()
+	noQuestions := t.TempDir()
+	if err := os.WriteFile(filepath.Join(noQuestions, "faq.md"), []byte("# source: hours\nWe open at nine.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	file := filepath.Join(t.TempDir(), "set.md")
 	if err := os.WriteFile(file, []byte("# not a directory\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -143,6 +147,8 @@ func TestKBEvalBadSetNamesIt(t *testing.T) {
 		missing: "--set " + missing + ": stat " + missing + ": no such file or directory",
 		empty:   "--set " + empty + ": no *.md knowledge bases found (the format: docs/knowledge-bases.md, retrieval quality)",
 		file:    "--set " + file + " is not a directory: give the directory that holds the set's *.md files",
+		// A file without a question was measured as 0 questions, recall 0.000, exit 0.
+		noQuestions: "--set " + noQuestions + ": faq.md: no question in it: a set's file holds \"# source: TITLE\" lines, each followed by \"## Q: QUESTION\" lines and their answers (the format: docs/knowledge-bases.md, retrieval quality)",
 	} {
 		if _, _, err := run(t, "", "kb", "eval", "--set", dir); err == nil || err.Error() != want {
 			t.Errorf("--set %s: %v, want %q", dir, err, want)

@@ -88,6 +88,19 @@ func TestRelabel(t *testing.T) {
 			t.Errorf("%s: %q, want %q", p, got.Errors[p][0], w)
 		}
 	}
+	// Another field named in a message is its label too, unless it is part of a longer path.
+	other := relabel(&apiError{Status: 422, Message: "x", Errors: map[string][]string{
+		"window.end":    {"The window.end field must be after window.start (18:00): the window would be empty."},
+		"user.script.0": {"The user.script.0 field is required; see user.script."},
+	}}, fieldLabels{"window.start": "Opens at", "window.end": "Closes at", "user.script": "Script"})
+	for p, w := range map[string]string{
+		"window.end":    "Closes at must be after “Opens at” (18:00): the window would be empty.",
+		"user.script.0": "The user.script.0 field is required; see “Script”.",
+	} {
+		if other.Errors[p][0] != w {
+			t.Errorf("%s: %q, want %q", p, other.Errors[p][0], w)
+		}
+	}
 	if got.Message != "Phone number is required. (and 1 more error)" || e.Errors["name"][0] != "The name field must be unique among the tool names." {
 		t.Errorf("message %q, or the original changed", got.Message)
 	}

@@ -39,13 +39,54 @@ func relabel(e *apiError, labels fieldLabels) *apiError {
 		}
 		return msg
 	}
-	for p, msgs := range e.Errors {
-		for _, m := range msgs {
-			out.Errors[p] = append(out.Errors[p], rewrite(m))
+	// A message may name another field than its own ("Closes at must be after
+	// window.start (18:00)"): a labelled path the errors do not hold is its label too,
+	// when it stands as a whole path (not "user.script" inside "user.script.0").
+	var others []string
+	for p := range labels {
+		if _, own := e.Errors[p]; !own && !strings.Contains(p, "#") && strings.ContainsAny(p, "._") {
+			others = append(others, p)
 		}
 	}
-	out.Message = rewrite(e.Message)
+	sort.Slice(others, func(i, j int) bool { return len(others[i]) > len(others[j]) })
+	mentions := func(msg string) string {
+		for _, p := range others {
+			msg = replacePath(msg, p, "“"+labels[p]+"”")
+		}
+		return msg
+	}
+	for p, msgs := range e.Errors {
+		for _, m := range msgs {
+			out.Errors[p] = append(out.Errors[p], mentions(rewrite(m)))
+		}
+	}
+	out.Message = mentions(rewrite(e.Message))
 	return &out
+}
+
+// replacePath replaces each occurrence of path in msg that is not part of a longer path
+// or word.
+func replacePath(msg, path, with string) string {
+	part := func(c byte) bool {
+		return c == '.' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(msg, path)
+		if i < 0 {
+			b.WriteString(msg)
+			return b.String()
+		}
+		end := i + len(path)
+		// A sentence's full stop after the path ends it; a dot followed by more of a path does not.
+		after := end < len(msg) && part(msg[end]) && !(msg[end] == '.' && (end+1 == len(msg) || !part(msg[end+1])))
+		if (i > 0 && part(msg[i-1])) || after {
+			b.WriteString(msg[:end])
+		} else {
+			b.WriteString(msg[:i] + with)
+		}
+		msg = msg[end:]
+	}
 }
 
 // of returns the label of path: an exact key, or a key with "#" for each index.

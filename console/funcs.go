@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"html/template"
 	"net/url"
+	"sort"
 	"strings"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -39,8 +40,12 @@ func (h *Handler) templateFuncs() template.FuncMap {
 			}
 			return e.Errors[field]
 		},
-		"list": func(xs ...string) []string { return xs },
-		"strs": strs,
+		// errsIn returns the messages of a field that holds a whole JSON object (a
+		// number's or a test's variables) and of every path under it: the API names a bad
+		// variable by its own path ("variables.my var"), which no field of the form has.
+		"errsIn": errsIn,
+		"list":   func(xs ...string) []string { return xs },
+		"strs":   strs,
 		"dict": func(kv ...any) map[string]any {
 			m := map[string]any{}
 			for i := 0; i+1 < len(kv); i += 2 {
@@ -88,4 +93,22 @@ func queryString(kv ...string) template.URL {
 		}
 	}
 	return template.URL("?" + q.Encode())
+}
+
+func errsIn(e *apiError, field string) []string {
+	if e == nil {
+		return nil
+	}
+	paths := make([]string, 0, len(e.Errors))
+	for p := range e.Errors {
+		if p == field || strings.HasPrefix(p, field+".") {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	var out []string
+	for _, p := range paths {
+		out = append(out, e.Errors[p]...)
+	}
+	return out
 }

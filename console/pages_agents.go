@@ -41,13 +41,25 @@ func (h *Handler) renderAgents(w http.ResponseWriter, r *http.Request, status in
 		}
 	}
 	res, err := h.call(r, "GET", "/api/v1/agents", q, nil)
-	if err != nil {
+	var (
+		list       []any
+		pages      pager
+		filterFail *apiError
+	)
+	if err == nil {
+		list, pages = res.List(), pagerOf(r, "cursor", res)
+	} else if e, ok := err.(*apiError); ok && e.Status == http.StatusUnprocessableEntity {
+		// A hand-edited filter or page is the API's 422, shown above the list as on the
+		// other lists: it was an error page, and beside the create form's name field
+		// when it was the name's.
+		filterFail = relabel(e, fieldLabels{"name": "Name", "status": "Status", "cursor": "Page"})
+	} else {
 		h.fail(w, r, err)
 		return
 	}
 	p := data.PrincipalFrom(r.Context())
 	h.render(w, r, status, "agents", &view{Title: "Agents", Active: "agents", Err: relabel(fail, fieldLabels{"name": "Name"}), D: map[string]any{
-		"Agents": res.List(), "Pages": pagerOf(r, "cursor", res), "Status": in.Get("status"), "Name": in.Get("name"),
+		"Agents": list, "Pages": pages, "FilterErr": filterFail, "Status": in.Get("status"), "Name": in.Get("name"),
 		"CanWrite": p.Allows(data.Write(data.ModuleAgents)) == nil,
 		// A member limited to some agents may change those, not add one (the API's rule).
 		"CanCreate": p.Allows(data.NeedAgentCreate()) == nil,
@@ -222,6 +234,18 @@ type diffRow struct {
 func (h *Handler) agentDiff(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	a, b := r.URL.Query().Get("a"), r.URL.Query().Get("b")
+	if b == "" {
+		b = "current" // the form's "Draft"
+	}
+	// Each side is a version's number or the draft: anything else (an address cut short,
+	// a hand-edited one) asked the API for a route it has not and showed its "No route
+	// matches GET /api/v1/…" on the page.
+	for _, v := range []string{a, b} {
+		if n, err := strconv.Atoi(v); v != "current" && (err != nil || n < 1) {
+			h.notFound(w, r)
+			return
+		}
+	}
 	// The API diffs an older version against a newer one or the draft ("current").
 	if b != "current" && a != "current" {
 		if x, _ := strconv.Atoi(a); x > 0 {

@@ -71,7 +71,7 @@ func (h *Handler) numberCreate(w http.ResponseWriter, r *http.Request) {
 
 // numberLabels are the number forms' labels, for the API's messages.
 var numberLabels = fieldLabels{"phone_number": "Phone number", "nickname": "Nickname", "provider": "Provider",
-	"inbound_agent_id": "Inbound agent", "outbound_agent_id": "Outbound agent"}
+	"inbound_agent_id": "Inbound agent", "outbound_agent_id": "Outbound agent", "variables": "Variables"}
 
 func (h *Handler) numberEdit(w http.ResponseWriter, r *http.Request) {
 	h.renderNumber(w, r, http.StatusOK, nil)

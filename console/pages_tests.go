@@ -147,6 +147,15 @@ func (h *Handler) renderTestForm(w http.ResponseWriter, r *http.Request, status 
 	}
 	var mockErrs []string // mocks are keyed by tool name: their faults are listed together
 	if fail != nil {
+		// A mock's field is named by its tool ("Mock book status", not "The
+		// mocks.book.status field"): testLabels cannot, the names being the agent's.
+		labels := maps.Clone(testLabels)
+		for path := range fail.Errors {
+			if parts := strings.SplitN(path, ".", 3); len(parts) == 3 && parts[0] == "mocks" {
+				labels[path] = "Mock " + parts[1] + " " + parts[2]
+			}
+		}
+		fail = relabel(fail, labels)
 		for _, path := range slices.Sorted(maps.Keys(fail.Errors)) {
 			if strings.HasPrefix(path, "mocks") {
 				mockErrs = append(mockErrs, strings.Join(fail.Errors[path], " "))

@@ -175,6 +175,12 @@ func (h *Handler) renderWebhook(w http.ResponseWriter, r *http.Request, status i
 	}
 	wh := res.Data()
 	now := time.Now().UTC()
+	from, to := now.Add(-24*time.Hour).Format("2006-01-02T15:04"), now.Add(time.Minute).Format("2006-01-02T15:04")
+	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/replay") {
+		// A refused replay shows the range as typed (it came back as the last day's).
+		zone := r.PostFormValue("tz")
+		from, to = typedUTC(r.PostFormValue("from"), zone), typedUTC(r.PostFormValue("to"), zone)
+	}
 	h.render(w, r, status, "webhook", &view{Title: "Webhook", Active: "webhooks", Err: relabel(fail, webhookLabels), D: map[string]any{
 		"W": wh, "ETag": res.ETag, "Picker": picker.with(checked(strs(wh["events"]))),
 		"Deliveries": deliveries, "Pages": pages, "DeliveriesWithheld": withheld,
@@ -183,7 +189,7 @@ func (h *Handler) renderWebhook(w http.ResponseWriter, r *http.Request, status i
 		// Its changes, replay, rotation and delete need a token that reads every event
 		// it carries (the API's rule, 403 otherwise): not offered to any other.
 		"Uncarried": strings.Join(uncarried(strs(wh["events"]), picker.Withheld), ", "),
-		"From":      now.Add(-24 * time.Hour).Format("2006-01-02T15:04"), "To": now.Add(time.Minute).Format("2006-01-02T15:04"),
+		"From":      from, "To": to,
 	}})
 }
 
@@ -318,6 +324,16 @@ func typedTime(s, zone string) string {
 		return s // the API says what is wrong with it
 	}
 	return t.Format(time.RFC3339)
+}
+
+// typedUTC is a typed datetime-local value as the field holds it (data-utc: in UTC, which
+// patterns.js shows in the browser's zone again); a value it cannot read, as typed.
+func typedUTC(s, zone string) string {
+	t, err := time.Parse(time.RFC3339, typedTime(s, zone))
+	if err != nil {
+		return s
+	}
+	return t.UTC().Format("2006-01-02T15:04")
 }
 
 func (h *Handler) webhookReplay(w http.ResponseWriter, r *http.Request) {

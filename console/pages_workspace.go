@@ -83,7 +83,8 @@ func (h *Handler) renderWorkspace(w http.ResponseWriter, r *http.Request, status
 		"CanAudit":    p.Allows(data.NeedAuditLog()) == nil,
 		"CanMembers":  p.Allows(data.NeedMemberChange()) == nil,
 		"CanExport":   p.Allows(data.NeedWorkspaceExport()) == nil,
-		"Roles":       data.Roles, "AllModules": data.Modules,
+		// Only an owner may grant the owner role or change an owner (the API's 403).
+		"Roles": data.GrantableRoles(p.Role), "TouchOwners": data.MayTouchOwners(p.Role), "AllModules": data.Modules,
 		"MemberForms": forms, "AgentNames": agentNames,
 		"Form": form, "Values": values, "Cursor": r.URL.Query().Get("cursor"),
 	}})
@@ -235,6 +236,11 @@ func (h *Handler) memberRemoveConfirm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m := res.Data()
+	if str(m["role"]) == data.RoleOwner && !data.MayTouchOwners(data.PrincipalFrom(r.Context()).Role) {
+		// Its removal is the API's 403: the confirmation, opened by its address, says so.
+		h.fail(w, r, &apiError{Status: http.StatusForbidden, Code: "forbidden", Message: data.OwnersOnly})
+		return
+	}
 	ws, _ := h.call(r, "GET", h.wsPath(r), nil, nil)
 	wsName := "this workspace"
 	if ws != nil {

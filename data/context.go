@@ -191,6 +191,23 @@ func NeedMemberChange() Requirement {
 	return r
 }
 
+// MayTouchOwners tells whether a member of role may grant the owner role, or change or
+// remove an owner (conventions §6: owners only). The service refuses the others; the
+// console offers them neither an owner's row nor the owner role.
+func MayTouchOwners(role string) bool { return role == RoleOwner }
+
+// OwnersOnly is the refusal of what MayTouchOwners denies.
+const OwnersOnly = "Only an owner can grant, change or remove an owner."
+
+// GrantableRoles are the roles a member of role may give another: every role for an
+// owner, every role but owner for the others (MayTouchOwners).
+func GrantableRoles(role string) []string {
+	if MayTouchOwners(role) {
+		return Roles
+	}
+	return Roles[1:]
+}
+
 // Member is the requirement of a role in the workspace, outside any module.
 func Member(minRole string) Requirement {
 	return Requirement{MinRole: minRole, Workspace: true}

@@ -37,6 +37,17 @@ func TestCampaignUnreadableFileToldWithSettings(t *testing.T) {
 			}
 		}
 	}
+	// A line's width in words: in the singular for one field ("has 1 fields" before).
+	for csv, want := range map[string]string{
+		"phone_number,customer_name\n+14155550101\n":       "Line 2 has 1 field; the header has 2.",
+		"phone_number,customer_name\n+14155550101,Ada,x\n": "Line 2 has 3 fields; the header has 2.",
+	} {
+		r := e.uploadCampaign(e.settingsJSON(), csv)
+		testkit.ExpectFields(t, r, "recipients.line_2")
+		if msgs, _ := r.FieldErrors()["recipients.line_2"].([]any); len(msgs) != 1 || msgs[0] != want {
+			t.Errorf("line of the wrong width: %v, want %q", msgs, want)
+		}
+	}
 	if list := e.Do("GET", "/api/v1/campaigns", e.Owner.Token, nil); len(list.List()) != 0 {
 		t.Fatalf("a refused campaign was stored: %s", list.Body)
 	}

@@ -77,7 +77,7 @@ func readCSV(r io.Reader, what string) (*csvTable, error) {
 			continue // a blank line
 		}
 		if len(rec) != len(t.header) && errs.Len() < maxCSVErrors {
-			errs.Addf(fmt.Sprintf("%s.line_%d", what, line), "Line %d has %d fields; the header has %d.", line, len(rec), len(t.header))
+			errs.Addf(fmt.Sprintf("%s.line_%d", what, line), "Line %d has %s; the header has %d.", line, fieldCount(len(rec)), len(t.header))
 		}
 		t.rows, t.lines = append(t.rows, rec), append(t.lines, line)
 	}
@@ -167,4 +167,13 @@ func readSuppressionsCSV(r io.Reader) ([]data.SuppressionCreate, error) {
 		out = append(out, in)
 	}
 	return out, nil
+}
+
+// fieldCount is n fields in words: "1 field" in the singular ("Line 4 has 1 fields" read
+// wrong on the console).
+func fieldCount(n int) string {
+	if n == 1 {
+		return "1 field"
+	}
+	return fmt.Sprintf("%d fields", n)
 }

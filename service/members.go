@@ -274,7 +274,7 @@ func refuseUnlessOwner(tx Tx, p *data.Principal, workspaceID, message string) er
 	if err != nil {
 		return err
 	}
-	if caller == nil || caller.Role != data.RoleOwner {
+	if caller == nil || !data.MayTouchOwners(caller.Role) {
 		return data.Errorf(data.EFORBIDDEN, "%s", message)
 	}
 	return nil
@@ -283,7 +283,7 @@ func refuseUnlessOwner(tx Tx, p *data.Principal, workspaceID, message string) er
 // guardOwner refuses what only owners may do to owners, and leaving a workspace ownerless.
 func guardOwner(tx Tx, p *data.Principal, m *data.MemberRecord, newRole string, removing bool) error {
 	if m.Role == data.RoleOwner || newRole == data.RoleOwner {
-		if err := refuseUnlessOwner(tx, p, m.WorkspaceID, "Only an owner can grant, change or remove an owner."); err != nil {
+		if err := refuseUnlessOwner(tx, p, m.WorkspaceID, data.OwnersOnly); err != nil {
 			return err
 		}
 	}

@@ -56,4 +56,18 @@ func TestWebhookReplayRangeInTheBrowsersTimeZone(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the replay of a range typed in New York's time delivered nothing")
 	}
+
+	// A refused range (To before From) comes back as typed, in New York's time, its
+	// message beside To: it came back as the last day's range.
+	bad := [2]string{local(created.Add(time.Hour)), local(created)}
+	b.run("refused range", chromedp.SetValue("#rp-from", bad[0], chromedp.ByID),
+		chromedp.SetValue("#rp-to", bad[1], chromedp.ByID),
+		chromedp.Click(`#replay button[type="submit"]`, chromedp.ByQuery),
+		chromedp.WaitVisible("#rp-to-err", chromedp.ByID))
+	var again [2]string
+	b.eval("from again", `document.getElementById("rp-from").value`, &again[0])
+	b.eval("to again", `document.getElementById("rp-to").value`, &again[1])
+	if again != bad {
+		t.Errorf("the refused range came back as %v, want it as typed, %v", again, bad)
+	}
 }

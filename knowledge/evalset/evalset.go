@@ -150,6 +150,11 @@ func parse(name, text string) (Base, error) {
 		published = append(published, strings.TrimSpace(strings.Join(own, "\n")))
 	}
 	flushSource()
+	// A file without questions would be measured as recall 0 of 0 questions and pass
+	// for a result: a file of another format, or a set not yet written.
+	if len(base.Questions) == 0 {
+		return base, fmt.Errorf("no question in it: a set's file holds \"# source: TITLE\" lines, each followed by \"## Q: QUESTION\" lines and their answers")
+	}
 	for i, q := range base.Questions {
 		if q.Text == "" || q.Answer == "" {
 			return base, fmt.Errorf("question %d (%q) has no text or no answer", i+1, q.Text)
