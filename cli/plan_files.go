@@ -204,7 +204,7 @@ func (d *desired) load(file string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", file, err)
 		}
-		spec.origin = file
+		spec.origin = fmt.Sprintf("%s (agents[%d])", file, i)
 		d.agents = append(d.agents, spec)
 	}
 	for i := range sf.KnowledgeBases {
@@ -226,21 +226,21 @@ func (d *desired) load(file string) error {
 		if err := kb.checkDuplicates(fmt.Sprintf("knowledge_bases[%q]", kb.Name)); err != nil {
 			return fmt.Errorf("%s: %w", file, err)
 		}
-		kb.origin = file
+		kb.origin = fmt.Sprintf("%s (knowledge_bases[%d])", file, i)
 		d.kbs = append(d.kbs, kb)
 	}
 	for i := range sf.Numbers {
 		if sf.Numbers[i].PhoneNumber == "" {
 			return fmt.Errorf("%s: numbers[%d].phone_number: a number needs its phone_number", file, i)
 		}
-		sf.Numbers[i].origin = file
+		sf.Numbers[i].origin = fmt.Sprintf("%s (numbers[%d])", file, i)
 		d.numbers = append(d.numbers, &sf.Numbers[i])
 	}
 	for i := range sf.Webhooks {
 		if sf.Webhooks[i].URL == "" {
 			return fmt.Errorf("%s: webhooks[%d].url: a webhook needs its url", file, i)
 		}
-		sf.Webhooks[i].origin = file
+		sf.Webhooks[i].origin = fmt.Sprintf("%s (webhooks[%d])", file, i)
 		d.webhooks = append(d.webhooks, &sf.Webhooks[i])
 	}
 	return nil
@@ -403,7 +403,8 @@ func (d *desired) substitute(v any, path string) (any, error) {
 	return v, nil
 }
 
-// checkUnique refuses two declarations of one name, naming both files.
+// checkUnique refuses two declarations of one name, naming both: file and entry, as the
+// two may be in one file.
 func (d *desired) checkUnique() error {
 	seen := map[string]string{}
 	check := func(kind, key, origin string) error {
