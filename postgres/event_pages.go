@@ -148,8 +148,8 @@ func (w *eventWalk) query(n int) (string, []any) {
 // events_seq_key past other agents' events (TestEventPagesOfSomeAgentsSeekTheirPairs).
 // A pair of any agent takes the second arm, its type's events from events_by_type
 // (TestEventPagesOfSomeTypesSeekTheirTypes); a pair of a kind the third or fourth, its
-// kind's events from events_by_agent_kind or events_by_type_kind, whose predicate (kind
-// <> ”) each names (TestEventPagesOfSomeKindsSeekTheirKinds). Each arm's condition on
+// kind's events from events_by_agent_kind or events_by_type_kind, whose predicate (a
+// kind not empty) each names (TestEventPagesOfSomeKindsSeekTheirKinds). Each arm's condition on
 // the pair is a one-time filter, so a pair runs one arm's seek and never another's.
 func (w *eventWalk) scopesQuery(n int, op, order string) (string, []any) {
 	return fmt.Sprintf(`SELECT %[1]s FROM unnest($3::text[], $4::text[], $5::bool[], $6::text[]) AS s(a, t, any_agent, k) CROSS JOIN LATERAL (
