@@ -38,12 +38,11 @@ func eventFacetScopes(e *data.Event) []string {
 	return scopes
 }
 
-// indexEventFacets lists a new event under its facets: eventFacetScopes, its agent's
-// and type's (audit_agents.go), and with a kind its kind's (audit_kinds.go).
+// indexEventFacets lists a new event under its facets: eventFacetScopes, and its agent's
+// and type's (audit_agents.go), with a kind its kind's instead (audit_kinds.go).
 func indexEventFacets(tx *bbolt.Tx, e *data.Event) error {
 	b := tx.Bucket(bucketEventsByFacet)
-	scopes := append(eventFacetScopes(e), eventAgentScope(e.WorkspaceID, e.AgentID, e.Type))
-	for _, scope := range append(scopes, eventKindScopes(e.WorkspaceID, e.AgentID, e.Type, e.Kind)...) {
+	for _, scope := range append(eventFacetScopes(e), eventPairScopes(e.WorkspaceID, e.AgentID, e.Type, e.Kind)...) {
 		if err := indexPut(b, scope, e.ID); err != nil {
 			return err
 		}

@@ -9,8 +9,10 @@ import (
 )
 
 // The events_by_facet entries by kind (schema 30), for an event with one (data.Event.Kind:
-// a job.failed's job kind): "<ws>\x00gk\x00<agent id>\x00<type>\x00<kind>\x00<id>" beside
-// its agent's entry, and "<ws>\x00tk\x00<type>\x00<kind>\x00<id>" beside its type's. A page
+// a job.failed's job kind): "<ws>\x00gk\x00<agent id>\x00<type>\x00<kind>\x00<id>" in
+// place of its agent's entry (a pair is its agent's, type's and kind's events, "" the
+// events without one), and "<ws>\x00tk\x00<type>\x00<kind>\x00<id>" beside its type's
+// (which a scope of any agent without a kind walks, every kind's). A page
 // of a caller who reads some job kinds walks the scopes of those kinds alone
 // (service.EventScope.Kind), so that the failures of the others are never looked at:
 // counted against the scan bound they told the caller how many there were. The kind is
@@ -25,10 +27,11 @@ func eventTypeKindScope(workspaceID, typ, kind string) string {
 	return workspaceID + "\x00tk\x00" + typ + "\x00" + kind
 }
 
-// eventKindScopes are the scopes e is listed in by its kind: none without one.
-func eventKindScopes(workspaceID, agentID, typ, kind string) []string {
+// eventPairScopes are the scopes an event is listed in by its agent and kind: its
+// agent's and type's without a kind, else its kind's (agent's, and of any agent).
+func eventPairScopes(workspaceID, agentID, typ, kind string) []string {
 	if kind == "" {
-		return nil
+		return []string{eventAgentScope(workspaceID, agentID, typ)}
 	}
 	return []string{eventAgentKindScope(workspaceID, agentID, typ, kind), eventTypeKindScope(workspaceID, typ, kind)}
 }
@@ -50,10 +53,12 @@ func eventScopeKey(workspaceID string, s service.EventScope) string {
 // migration, in the transaction that raises the version, so that a crash leaves schema 29
 // to fill them again): in each workspace, the events of the types that have a kind
 // (service.KindedEventTypes), found by their type's facet entries, each read whole and
-// given its agent and kind by service.EventAgent and service.EventKind; the entries are
-// put in key order (putSorted). Other events are not read.
+// given its agent and kind by service.EventAgent and service.EventKind: its schema 29
+// entry of agent and type is taken out for its kind's; the entries are put in key order
+// (putSorted). Other events are not read.
 func listEventKindsOfStore(tx *bbolt.Tx) error {
 	var entries []indexEntry
+	var moved [][]byte
 	facets := tx.Bucket(bucketEventsByFacet).Cursor()
 	c := tx.Bucket(bucketEventsByWS).Cursor()
 	for k, _ := c.First(); k != nil; {
@@ -74,12 +79,23 @@ func listEventKindsOfStore(tx *bbolt.Tx) error {
 				if e == nil {
 					continue
 				}
-				for _, scope := range eventKindScopes(e.WorkspaceID, service.EventAgent(e), e.Type, service.EventKind(e)) {
+				agent, kind := service.EventAgent(e), service.EventKind(e)
+				if kind == "" {
+					continue
+				}
+				moved = append(moved, indexKey(eventAgentScope(e.WorkspaceID, agent, e.Type), id))
+				for _, scope := range eventPairScopes(e.WorkspaceID, agent, e.Type, kind) {
 					entries = append(entries, indexEntry{indexKey(scope, id), nil})
 				}
 			}
 		}
 		k, _ = c.Seek([]byte(ws + "\x01")) // the next workspace
 	}
-	return putSorted(tx.Bucket(bucketEventsByFacet), entries)
+	b := tx.Bucket(bucketEventsByFacet)
+	for _, k := range moved {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return putSorted(b, entries)
 }

@@ -16,8 +16,9 @@ import (
 // A schema 29 file listed events by agent and type, not by kind. Opening it (schema 30)
 // lists the stored events that have a kind (job.failed's job kind, service.EventKind) by
 // it, of every workspace, in the opening transaction, so that the page of a caller who
-// reads some job kinds walks the failures recorded before the upgrade; other events, and
-// a failure whose data names no kind, are listed by none.
+// reads some job kinds walks the failures recorded before the upgrade, and takes them out
+// of their agent's pair without a kind; other events, and a failure whose data names no
+// kind, are listed by none.
 func TestEventsOfAnOlderFileAreListedByKind(t *testing.T) {
 	db, dir, opts := openFile(t)
 	type wsScope struct {
@@ -25,6 +26,11 @@ func TestEventsOfAnOlderFileAreListedByKind(t *testing.T) {
 		s  service.EventScope
 	}
 	want := map[wsScope][]string{} // newest first
+	type listed struct {
+		wsScope
+		id string
+	}
+	var failures []listed // the failures of a kind, as schema 29 listed them
 	if err := db.Update(context.Background(), func(stx service.Tx) error {
 		for i, c := range []struct {
 			ws, typ, body string
@@ -42,6 +48,9 @@ func TestEventsOfAnOlderFileAreListedByKind(t *testing.T) {
 			if err := stx.AppendEvent(e); err != nil {
 				return err
 			}
+			if e.Kind != "" {
+				failures = append(failures, listed{wsScope{c.ws, service.EventScope{Agent: e.AgentID, Type: e.Type}}, e.ID})
+			}
 			for _, k := range []service.EventScope{{Agent: e.AgentID, Type: e.Type, Kind: e.Kind}, {Type: e.Type, Kind: e.Kind, AnyAgent: true}} {
 				if e.Kind != "" {
 					want[wsScope{c.ws, k}] = append([]string{e.ID}, want[wsScope{c.ws, k}]...)
@@ -52,9 +61,15 @@ func TestEventsOfAnOlderFileAreListedByKind(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	// As a schema 29 file: its events listed by type, actor and agent only.
+	// As a schema 29 file: its events listed by type, actor and agent only, a failure of
+	// a kind too.
 	if err := db.bolt.Update(func(b *bbolt.Tx) error {
 		facets := b.Bucket(bucketEventsByFacet)
+		for _, k := range failures {
+			if err := indexPut(facets, eventAgentScope(k.ws, k.s.Agent, k.s.Type), k.id); err != nil {
+				return err
+			}
+		}
 		var kinds [][]byte
 		facets.ForEach(func(k, _ []byte) error {
 			if bytes.Contains(k, []byte("\x00gk\x00")) || bytes.Contains(k, []byte("\x00tk\x00")) {
@@ -91,6 +106,19 @@ func TestEventsOfAnOlderFileAreListedByKind(t *testing.T) {
 		}
 		if !slices.Equal(got, ids) {
 			t.Errorf("%+v: the page %v; want %v", k, got, ids)
+		}
+	}
+	// A failure of a kind is no longer of its agent's pair without a kind.
+	for _, k := range failures {
+		f := service.EventFilter{Key: "k", MaxScan: 100, Scopes: []service.EventScope{k.s}, Keep: func(*data.Event) bool { return true }}
+		if err := db.View(context.Background(), func(tx service.Tx) error {
+			list, _, err := tx.EventPage(k.ws, f, data.PageRequest{PerPage: 100})
+			if ids := eventIDsOf(list); err == nil && slices.Contains(ids, k.id) {
+				t.Errorf("%+v: the page %v holds %s, a failure of a kind", k.wsScope, ids, k.id)
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
 		}
 	}
 	var entries int

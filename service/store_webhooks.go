@@ -129,9 +129,10 @@ type EventFilter struct {
 
 // EventScope is one (agent, type) pair of EventFilter.Scopes; Agent "" is the events
 // about no agent. AnyAgent makes it the type's events whatever their agent (Agent
-// unused): a caller who sees every agent but not every type walks its types alone. Kind,
-// when not "", narrows it to the events of that kind (data.Event.Kind): a caller who
-// reads some job kinds walks only their job.failed events.
+// unused): a caller who sees every agent but not every type walks its types alone. Kind
+// is the pair's events' kind (data.Event.Kind), "" for the events without one: a caller
+// who reads some job kinds walks only their job.failed events. A scope of any agent
+// without a kind is every event of its type, whatever its kind.
 type EventScope struct {
 	Agent, Type, Kind string
 	AnyAgent          bool

@@ -20,13 +20,14 @@ func init() {
 // first page without a cursor, for a caller who sees every agent (scopes of any agent) and
 // one limited to an agent (pairs) alike. Before, the walk counted the hidden kind's
 // failures and answered an empty page with a next_cursor: how many there are. A pair
-// without a kind still walks every kind's.
+// without a kind is the events without one; a type of any agent without a kind, every
+// kind's.
 func testEventPagesOfSomeKinds(t *testing.T, open Opener) {
 	s := open(t)
 	g := stepIDs()
 	const maxScan = 20
 	visible := map[string]bool{}
-	var everyAgent, oneAgent, anyKind []string
+	var everyAgent, oneAgent, anyKind, noKind []string
 	add := func(tx service.Tx, ws, typ, agent, kind string) (string, error) {
 		e := &data.Event{ID: g.New(data.PrefixEvent), WorkspaceID: ws, Type: typ, Data: []byte(fmt.Sprintf(`{"agent_id":%q,"kind":%q}`, agent, kind)),
 			Hash: "h", Actor: data.Actor{Type: "system"}, AgentID: agent, Kind: kind}
@@ -49,12 +50,16 @@ func testEventPagesOfSomeKinds(t *testing.T, open Opener) {
 			if _, err := add(tx, "ws_k2", data.EventJobFailed, c.agent, "run"); err != nil {
 				return err
 			}
-			// A kind's walk and a pair without a kind, in a workspace of few events.
-			id, err = add(tx, "ws_k3", data.EventJobFailed, "agt_1", []string{"run", "dial"}[len(anyKind)%2])
+			// Pairs and a type without a kind, in a workspace of few events.
+			kind := []string{"run", "dial", ""}[len(anyKind)%3]
+			id, err = add(tx, "ws_k3", data.EventJobFailed, "agt_1", kind)
 			if err != nil {
 				return err
 			}
 			visible[id], anyKind = true, append([]string{id}, anyKind...)
+			if kind == "" {
+				noKind = append([]string{id}, noKind...)
+			}
 		}
 		for i := range 3 * maxScan {
 			if _, err := add(tx, "ws_k1", data.EventJobFailed, []string{"agt_1", "agt_2", ""}[i%3], "dial"); err != nil {
@@ -78,7 +83,7 @@ func testEventPagesOfSomeKinds(t *testing.T, open Opener) {
 		{"agt_1, kinds run and embed", "ws_k1", f("one", service.EventScope{Agent: "agt_1", Type: updated},
 			service.EventScope{Agent: "agt_1", Type: failed, Kind: "run"}, service.EventScope{Agent: "agt_1", Type: failed, Kind: "embed"},
 			service.EventScope{Type: failed, Kind: "embed"}), oneAgent},
-		{"a pair without a kind", "ws_k3", f("all", service.EventScope{Agent: "agt_1", Type: failed}), anyKind},
+		{"a pair without a kind", "ws_k3", f("none", service.EventScope{Agent: "agt_1", Type: failed}), noKind},
 		{"a type without a kind", "ws_k3", f("all", service.EventScope{Type: failed, AnyAgent: true}), anyKind},
 	}
 	view(t, s, func(tx service.Tx) error {
