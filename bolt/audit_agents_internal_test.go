@@ -18,7 +18,7 @@ import (
 // lists the stored events by the agent they are about (service.EventAgent, read from each
 // event's data, a call's from the call it references) and type, in the opening
 // transaction, so that a limited caller's page of events recorded before the upgrade
-// walks them.
+// walks them (a job.failed by its kind too, schema 30).
 func TestEventsOfAnOlderFileAreListedByAgent(t *testing.T) {
 	db, dir, opts := openFile(t)
 	want := map[service.EventScope][]string{} // newest first
@@ -47,11 +47,11 @@ func TestEventsOfAnOlderFileAreListedByAgent(t *testing.T) {
 			{data.EventAPIKeyCreated, []byte(`{"id":1}`)},
 		} {
 			e := &data.Event{ID: fmt.Sprintf("evt_%03d", i), WorkspaceID: "ws_1", Type: c.typ, Actor: data.Actor{Type: "system"}, Data: c.body, Hash: fmt.Sprint("h", i)}
-			e.AgentID = service.EventAgent(e) // as the service appends it; the upgrade drops what it listed
+			e.AgentID, e.Kind = service.EventAgent(e), service.EventKind(e) // as the service appends it; the upgrade drops what it listed
 			if err := stx.AppendEvent(e); err != nil {
 				return err
 			}
-			k := service.EventScope{Agent: e.AgentID, Type: e.Type}
+			k := service.EventScope{Agent: e.AgentID, Type: e.Type, Kind: e.Kind}
 			want[k] = append([]string{e.ID}, want[k]...)
 		}
 		if ref, _ := parseEvent("evt_003", stx.(tx).b.Bucket(bucketEvents).Get([]byte("evt_003"))); ref.ref != markCallRef {
@@ -66,7 +66,7 @@ func TestEventsOfAnOlderFileAreListedByAgent(t *testing.T) {
 		facets := b.Bucket(bucketEventsByFacet)
 		var agents [][]byte
 		facets.ForEach(func(k, _ []byte) error {
-			if bytes.Contains(k, []byte("\x00g\x00")) {
+			if bytes.Contains(k, []byte("\x00g\x00")) || bytes.Contains(k, []byte("\x00gk\x00")) || bytes.Contains(k, []byte("\x00tk\x00")) {
 				agents = append(agents, bytes.Clone(k))
 			}
 			return nil
@@ -85,7 +85,7 @@ func TestEventsOfAnOlderFileAreListedByAgent(t *testing.T) {
 	wantScopes := map[service.EventScope]bool{
 		{Agent: "agt_1", Type: data.EventAgentCreated}: true, {Agent: "agt_2", Type: data.EventAgentCreated}: true,
 		{Agent: "", Type: data.EventKnowledgeBaseCreated}: true, {Agent: "agt_1", Type: data.EventCallEnded}: true,
-		{Agent: "agt_2", Type: data.EventJobFailed}: true, {Agent: "", Type: data.EventJobFailed}: true,
+		{Agent: "agt_2", Type: data.EventJobFailed, Kind: "x"}: true, {Agent: "", Type: data.EventJobFailed, Kind: "x"}: true,
 		{Agent: "agt_1", Type: data.EventCampaignStarted}: true, {Agent: "", Type: data.EventAPIKeyCreated}: true,
 	}
 	for k := range want {

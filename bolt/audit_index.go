@@ -15,7 +15,8 @@ import (
 // page filtered by type or actor walks only those events, where it looked at up to
 // service.MaxAuditScan events of every kind a page. Since schema 29 also by the agent
 // they are about and type, "<ws>\x00g\x00<agent id or "">\x00<type>\x00<id>"
-// (audit_agents.go). Types, agent and user ids hold no NUL, so one facet's scope is
+// (audit_agents.go), and since schema 30 an event with a kind by it too (audit_kinds.go).
+// Types, kinds, agent and user ids hold no NUL, so one facet's scope is
 // never the prefix of another's.
 var bucketEventsByFacet = []byte("events_by_facet")
 
@@ -38,10 +39,10 @@ func eventFacetScopes(e *data.Event) []string {
 }
 
 // indexEventFacets lists a new event under its facets: eventFacetScopes, and its agent's
-// and type's (audit_agents.go).
+// and type's (audit_agents.go), with a kind its kind's instead (audit_kinds.go).
 func indexEventFacets(tx *bbolt.Tx, e *data.Event) error {
 	b := tx.Bucket(bucketEventsByFacet)
-	for _, scope := range append(eventFacetScopes(e), eventAgentScope(e.WorkspaceID, e.AgentID, e.Type)) {
+	for _, scope := range append(eventFacetScopes(e), eventPairScopes(e.WorkspaceID, e.AgentID, e.Type, e.Kind)...) {
 		if err := indexPut(b, scope, e.ID); err != nil {
 			return err
 		}
@@ -52,7 +53,8 @@ func indexEventFacets(tx *bbolt.Tx, e *data.Event) error {
 // eventFacetWalk narrows spec, a page of the workspace's events, to the facet f names:
 // its (agent, type) scopes merged when it has some (a caller limited to some agents:
 // another agent's events are never looked at; a scope of any agent is its type's, for a
-// caller who sees every agent but not every type), else the actor's events when f names one
+// caller who sees every agent but not every type; a scope of a kind is its kind's:
+// audit_kinds.go), else the actor's events when f names one
 // (a person's events are few beside a common type's), else the type's. The list keeps
 // its name, scope and cursors: its keys are event ids in either bucket.
 func eventFacetWalk(spec *listSpec, workspaceID string, f service.EventFilter) {
@@ -60,11 +62,7 @@ func eventFacetWalk(spec *listSpec, workspaceID string, f service.EventFilter) {
 	case f.Scopes != nil:
 		spec.walked, spec.scopes = bucketEventsByFacet, make([]string, 0, len(f.Scopes))
 		for _, s := range f.Scopes {
-			if s.AnyAgent {
-				spec.scopes = append(spec.scopes, eventTypeScope(workspaceID, s.Type))
-				continue
-			}
-			spec.scopes = append(spec.scopes, eventAgentScope(workspaceID, s.Agent, s.Type))
+			spec.scopes = append(spec.scopes, eventScopeKey(workspaceID, s))
 		}
 	case f.Actor != "":
 		spec.walked, spec.scopes = bucketEventsByFacet, []string{eventActorScope(workspaceID, f.Actor)}

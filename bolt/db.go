@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 29
+const schemaVersion = 30
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -409,6 +409,12 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// (listEventAgentsOfStore). An older binary would record events without these
 	// entries, so the version keeps it out.
 	listEventAgentsOfStore,
+	// 29 → 30: events with a kind (a job.failed's job kind) are listed by it too
+	// (events_by_facet, audit_kinds.go), so that a page of a caller who reads some job
+	// kinds walks only theirs, filled here from the stored events of those types
+	// (listEventKindsOfStore). An older binary would record events without these entries,
+	// so the version keeps it out.
+	listEventKindsOfStore,
 }
 
 // migrate runs the migrations from the stored version up to schemaVersion and returns

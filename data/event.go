@@ -96,4 +96,10 @@ type Event struct {
 	// caller's audit page walks only its agents'). Neither shown nor hashed: it is not
 	// part of the event's content, and an event read back need not carry it.
 	AgentID string `json:"-"`
+	// Kind is, for an event whose type alone does not say who reads it, the kind of the
+	// record it is about that does ("" for none): a job.failed's job kind, whose module's
+	// readers read it. The service computes it beside AgentID so that storage lists
+	// events by it too (a caller who reads some job kinds walks only theirs); neither
+	// shown nor hashed.
+	Kind string `json:"-"`
 }

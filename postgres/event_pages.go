@@ -35,10 +35,14 @@ type eventWalk struct {
 // (migration 0043), so that another agent's events are never read; a pair whose anyAgent
 // is true is its type's events through events_by_type (a caller who sees every agent but
 // not every type), so that the types it may not read are never read.
+// A pair's kind (service.EventScope.Kind) narrows it to that kind's events, "" to the
+// events without one: events_by_agent_kind (migration 0044, which took the place of
+// events_by_agent) and for any agent events_by_type_kind, so that a job.failed of a job
+// kind the caller may not read is never read.
 type eventFacet struct {
-	col, value, where string
-	agents, types     []string
-	anyAgent          []bool
+	col, value, where    string
+	agents, types, kinds []string
+	anyAgent             []bool
 }
 
 // facetOf is the facet a filtered page walks: its (agent, type) scopes when it has some,
@@ -47,9 +51,10 @@ type eventFacet struct {
 func facetOf(f service.EventFilter) eventFacet {
 	switch {
 	case f.Scopes != nil:
-		ef := eventFacet{agents: []string{}, types: []string{}, anyAgent: []bool{}}
+		ef := eventFacet{agents: []string{}, types: []string{}, kinds: []string{}, anyAgent: []bool{}}
 		for _, s := range f.Scopes {
 			ef.agents, ef.types, ef.anyAgent = append(ef.agents, s.Agent), append(ef.types, s.Type), append(ef.anyAgent, s.AnyAgent)
+			ef.kinds = append(ef.kinds, s.Kind)
 		}
 		return ef
 	case f.Actor != "":
@@ -134,26 +139,34 @@ func (w *eventWalk) query(n int) (string, []any) {
 	return fmt.Sprintf(`SELECT %s FROM events WHERE %s ORDER BY %s, seq %s LIMIT %d`, eventCols, where, orderBy, order, n), args
 }
 
-// scopesQuery is query for a walk of (agent, type) pairs: a lateral join over the pairs'
-// arrays reads each pair's next n events from events_by_agent by a seek, merged and cut to
-// the next n. A pair's rows beyond its first n are never read, and no other pair's at
-// all; one statement whatever the number of pairs (an arm a pair planned 0.3 ms each).
-// The agent and type are compared as ranges and named in the order, which
-// events_by_agent alone serves without a sort (the agent's collation, "C", named so that
-// the index applies): as equalities the planner, not knowing the pair, walked
-// events_seq_key past other agents' events (TestEventPagesOfSomeAgentsSeekTheirPairs).
-// A pair of any agent takes the other arm, its type's events from events_by_type
-// (TestEventPagesOfSomeTypesSeekTheirTypes); each arm's condition on the pair is a
-// one-time filter, so a pair runs one arm's seek and never the other's.
+// scopesQuery is query for a walk of (agent, type, kind) pairs: a lateral join over the
+// pairs' arrays reads each pair's next n events from events_by_agent_kind by a seek,
+// merged and cut to the next n. A pair's rows beyond its first n are never read, and no
+// other pair's at all; one statement whatever the number of pairs (an arm a pair planned
+// 0.3 ms each). The agent, type and kind are compared as ranges and named in the order,
+// which events_by_agent_kind alone serves without a sort (the collation, "C", named so
+// that the index applies): as equalities the planner, not knowing the pair, walked
+// events_seq_key past other agents' events (TestEventPagesOfSomeAgentsSeekTheirPairs),
+// and with another index of (agent, type) it read every kind's events of the pair
+// (TestEventPagesOfSomeKindsSeekTheirKinds). A pair of any agent takes the second arm, its
+// type's events from events_by_type (TestEventPagesOfSomeTypesSeekTheirTypes), or with a
+// kind the third, its kind's from events_by_type_kind, whose predicate (a kind not empty)
+// it names. Each arm's condition on the pair is a one-time filter, so a pair runs one
+// arm's seek and never another's.
 func (w *eventWalk) scopesQuery(n int, op, order string) (string, []any) {
-	return fmt.Sprintf(`SELECT %[1]s FROM unnest($3::text[], $4::text[], $5::bool[]) AS s(a, t, any_agent) CROSS JOIN LATERAL (
+	return fmt.Sprintf(`SELECT %[1]s FROM unnest($3::text[], $4::text[], $5::bool[], $6::text[]) AS s(a, t, any_agent, k) CROSS JOIN LATERAL (
 		(SELECT %[2]s FROM events WHERE NOT s.any_agent AND workspace_id = $1 AND agent_id >= s.a COLLATE "C" AND agent_id <= s.a COLLATE "C"
-			AND type >= s.t AND type <= s.t AND seq %[3]s $2 ORDER BY agent_id %[4]s, type %[4]s, seq %[4]s LIMIT %[5]d)
+			AND type >= s.t AND type <= s.t AND kind >= s.k COLLATE "C" AND kind <= s.k COLLATE "C"
+			AND seq %[3]s $2 ORDER BY agent_id %[4]s, type %[4]s, kind %[4]s, seq %[4]s LIMIT %[5]d)
 		UNION ALL
-		(SELECT %[2]s FROM events WHERE s.any_agent AND workspace_id = $1 AND type >= s.t AND type <= s.t
-			AND seq %[3]s $2 ORDER BY type %[4]s, seq %[4]s LIMIT %[5]d)) e
+		(SELECT %[2]s FROM events WHERE s.any_agent AND s.k = '' AND workspace_id = $1 AND type >= s.t AND type <= s.t
+			AND seq %[3]s $2 ORDER BY type %[4]s, seq %[4]s LIMIT %[5]d)
+		UNION ALL
+		(SELECT %[2]s FROM events WHERE s.any_agent AND s.k <> '' AND workspace_id = $1 AND type >= s.t AND type <= s.t
+			AND kind >= s.k COLLATE "C" AND kind <= s.k COLLATE "C" AND kind <> ''
+			AND seq %[3]s $2 ORDER BY type %[4]s, kind %[4]s, seq %[4]s LIMIT %[5]d)) e
 		ORDER BY e.seq %[4]s LIMIT %[5]d`, eventColsOf("e"), eventCols, op, order, n),
-		[]any{w.workspaceID, w.from, w.facet.agents, w.facet.types, w.facet.anyAgent}
+		[]any{w.workspaceID, w.from, w.facet.agents, w.facet.types, w.facet.anyAgent, w.facet.kinds}
 }
 
 // eventColsOf is eventCols qualified by the relation alias.

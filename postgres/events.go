@@ -64,9 +64,9 @@ func (t *tx) AppendEvent(e *data.Event) error {
 		body = []byte(e.Data)
 	}
 	var b pgx.Batch
-	b.Queue(`INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash, agent_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::json, $10, $11, $12)`,
-		e.ID, e.WorkspaceID, e.Type, e.CreatedAt.Time, e.Actor.Type, e.Actor.UserID, e.Actor.TokenID, e.Actor.Address, body, e.PrevHash, e.Hash, e.AgentID)
+	b.Queue(`INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash, agent_id, kind)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::json, $10, $11, $12, $13)`,
+		e.ID, e.WorkspaceID, e.Type, e.CreatedAt.Time, e.Actor.Type, e.Actor.UserID, e.Actor.TokenID, e.Actor.Address, body, e.PrevHash, e.Hash, e.AgentID, e.Kind)
 	b.Queue(setEventHeadSQL, e.WorkspaceID, e.Hash)
 	b.Queue(`INSERT INTO outbox (event_id) VALUES ($1)`, e.ID)
 	if err := t.sendBatch(&b); err != nil {

@@ -11,7 +11,7 @@ import (
 )
 
 // TestEventPagesOfSomeAgentsSeekTheirPairs: a page of a caller limited to some agents
-// reads each (agent, type) pair's batch from events_by_agent (migration 0043), in the plan
+// reads each (agent, type) pair's batch from events_by_agent_kind (migrations 0043, 0044), in the plan
 // as sent and in the generic plan, and no step reads more than a batch a pair: the
 // events of the other nine agents among them are never read.
 func TestEventPagesOfSomeAgentsSeekTheirPairs(t *testing.T) {
@@ -56,8 +56,8 @@ func TestEventPagesOfSomeAgentsSeekTheirPairs(t *testing.T) {
 // TestEventPagesOfSomeTypesSeekTheirTypes: a page of a caller who sees every agent but
 // not every type (pairs of any agent) reads its types' events from events_by_type, in the
 // plan as sent and in the generic plan: the call events it may not read, 9 in 10 of the
-// log, are never read (no step filters rows out, none walks events_seq_key), nor is the
-// arm of the pairs of one agent run. Where the planner expects few rows of a type it may
+// log, are never read (no step filters rows out, none walks events_seq_key), nor are the
+// arms of the pairs of one agent or of a kind run. Where the planner expects few rows of a type it may
 // read them by a bitmap and sort them: still its types' rows alone.
 func TestEventPagesOfSomeTypesSeekTheirTypes(t *testing.T) {
 	db := openInternal(t)
@@ -89,8 +89,11 @@ func TestEventPagesOfSomeTypesSeekTheirTypes(t *testing.T) {
 			if !strings.Contains(plan, "events_by_type") || strings.Contains(plan, "events_seq_key") || strings.Contains(plan, "Rows Removed by Filter") {
 				t.Errorf("generic %v: the plan reads rows of other types:\n%s", generic, plan)
 			}
-			if !regexp.MustCompile(`events_by_agent on events \(never executed\)`).MatchString(plan) {
+			if !regexp.MustCompile(`events_by_agent_kind on events \(never executed\)`).MatchString(plan) {
 				t.Errorf("generic %v: the arm of one agent's pairs ran:\n%s", generic, plan)
+			}
+			if !regexp.MustCompile(`events_by_type_kind on events events_\d \(never executed\)`).MatchString(plan) {
+				t.Errorf("generic %v: the arm of a kind's pairs ran:\n%s", generic, plan)
 			}
 			for _, m := range regexp.MustCompile(`actual rows=(\d+)`).FindAllStringSubmatch(plan, -1) {
 				if n, _ := strconv.Atoi(m[1]); n > ofAType {

@@ -68,7 +68,8 @@ func TestAuditLogOfSomeAgentsReadsOnlyTheirs(t *testing.T) {
 
 // appendNewerEvents writes n events of type typ with payload body, caused by the owner and
 // newer than everything before, straight to the store as the service records them (each
-// given its agent by service.EventAgent): as many as a long log holds, quickly.
+// given its agent and kind by service.EventAgent and service.EventKind): as many as a
+// long log holds, quickly.
 func appendNewerEvents(t *testing.T, e *env, n int, typ, body string) {
 	t.Helper()
 	at := time.Now().UTC().Add(time.Hour)
@@ -78,7 +79,7 @@ func appendNewerEvents(t *testing.T, e *env, n int, typ, body string) {
 		for range n {
 			ev := &data.Event{ID: g.New(data.PrefixEvent), Type: typ, CreatedAt: data.NewTime(at), WorkspaceID: e.Owner.WorkspaceID,
 				Actor: data.Actor{Type: "user", UserID: e.Owner.ID}, Data: []byte(body), Hash: "k1:x"}
-			ev.AgentID = service.EventAgent(ev)
+			ev.AgentID, ev.Kind = service.EventAgent(ev), service.EventKind(ev)
 			if err := tx.AppendEvent(ev); err != nil {
 				return err
 			}

@@ -45,7 +45,7 @@ func (b *base) recordAs(tx Tx, actor data.Actor, typ, workspaceID string, payloa
 		PrevHash:    prev,
 	}
 	e.Hash = b.chainHash(e)
-	e.AgentID = EventAgent(e)
+	e.AgentID, e.Kind = EventAgent(e), EventKind(e)
 	return e, tx.AppendEvent(e)
 }
 

@@ -394,7 +394,7 @@ func (m *mover) events(tx Tx, ws string, outbox map[string]bool) error {
 			return fmt.Errorf("event %s is indexed but not stored: run `voiceapi audit verify` on the source", id)
 		}
 		queued := outbox[id]
-		e.AgentID = EventAgent(e) // read back without it: listed by agent in dst too
+		e.AgentID, e.Kind = EventAgent(e), EventKind(e) // read back without them: listed by agent and kind in dst too
 		return m.put("events", func(d Tx) error {
 			if err := d.AppendEvent(e); err != nil {
 				return err

@@ -120,7 +120,7 @@ type EventFilter struct {
 	// each) instead of looking at the others. Keep still decides.
 	Type, Actor string
 	// Scopes, when not nil, are the only (agent, type) pairs whose events (by their
-	// data.Event.AgentID) Keep may accept: storage walks those pairs' events merged in
+	// data.Event.AgentID, and Kind where a pair names one) Keep may accept: storage walks those pairs' events merged in
 	// chain order and never reads or counts another's, so the events of agents or types
 	// a caller may not see neither cost its pages nor shape them. They take the place of Type's
 	// and Actor's walks (Keep still decides those). An empty, non-nil list lists nothing.
@@ -129,8 +129,11 @@ type EventFilter struct {
 
 // EventScope is one (agent, type) pair of EventFilter.Scopes; Agent "" is the events
 // about no agent. AnyAgent makes it the type's events whatever their agent (Agent
-// unused): a caller who sees every agent but not every type walks its types alone.
+// unused): a caller who sees every agent but not every type walks its types alone. Kind
+// is the pair's events' kind (data.Event.Kind), "" for the events without one: a caller
+// who reads some job kinds walks only their job.failed events. A scope of any agent
+// without a kind is every event of its type, whatever its kind.
 type EventScope struct {
-	Agent, Type string
-	AnyAgent    bool
+	Agent, Type, Kind string
+	AnyAgent          bool
 }

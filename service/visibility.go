@@ -238,6 +238,31 @@ func EventAgent(e *data.Event) string {
 	return ""
 }
 
+// EventKind is the kind of record within its type that decides who reads event e, ""
+// for none: for job.failed its job's kind (data's kind, as jobEvent reads the job), whose
+// module's readers read it. The one statement of it storage lists events by
+// (data.Event.Kind), at append and in bbolt's schema 30 fill; PostgreSQL's migration 0044
+// states it once more in SQL for its backfill, which TestMigrationFillsEventKinds holds to
+// this one.
+func EventKind(e *data.Event) string {
+	if eventSubjects[e.Type].job {
+		return topLevelString(e.Data, "kind")
+	}
+	return ""
+}
+
+// KindedEventTypes are the event types whose events have a kind (EventKind): bbolt's
+// schema 30 fill reads only theirs.
+func KindedEventTypes() []string {
+	var out []string
+	for _, t := range data.EventTypes {
+		if eventSubjects[t].job {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // event is the rule for one event: the record it is about, or the audit log for a
 // security event. An agent's event whose data names no agent is shown only to callers
 // who see every agent.
@@ -278,9 +303,12 @@ func (v visibility) noEventOf(typ string) bool {
 // agents' events of a type it may read (of a module it holds, or job.failed), and the
 // events about no agent of a type that names none (knowledge bases, numbers, a job of no
 // agent). A caller who sees every agent: every event of a type it may read, whatever its
-// agent (AnyAgent). A page walks these alone (EventFilter.Scopes), so the events of
-// another agent or of a type it may not read neither cost nor shape it. nil for a caller
-// who reads everything, whose page walks every event.
+// agent (AnyAgent). job.failed's pairs are one a job kind the caller reads (jobAccess),
+// its events of that kind (EventScope.Kind), and about no agent only for a kind whose
+// jobs may name none for it (not of agentKinds). A page walks these alone
+// (EventFilter.Scopes), so the events of another agent, of a type or of a job kind it may
+// not read neither cost nor shape it. nil for a caller who reads everything, whose page
+// walks every event.
 func (v visibility) eventScopes(typ string) []EventScope {
 	if v.everything() {
 		return nil
@@ -296,21 +324,47 @@ func (v visibility) eventScopes(typ string) []EventScope {
 		if typ != "" && t != typ || v.noEventOf(t) {
 			continue
 		}
+		s := eventSubjects[t]
+		if s.job {
+			scopes = append(scopes, v.jobScopes(t, agents)...)
+			continue
+		}
 		if agents == nil {
 			scopes = append(scopes, EventScope{Type: t, AnyAgent: true})
 			continue
 		}
-		s := eventSubjects[t]
-		if s.job || s.agentField == "" {
+		if s.agentField == "" {
 			scopes = append(scopes, EventScope{Type: t})
+			continue
 		}
-		if s.job || s.agentField != "" {
-			for _, a := range agents {
-				scopes = append(scopes, EventScope{Agent: a, Type: t})
-			}
+		for _, a := range agents {
+			scopes = append(scopes, EventScope{Agent: a, Type: t})
 		}
 	}
 	return scopes
+}
+
+// jobScopes are eventScopes' pairs of typ, job.failed, for a caller of agents (nil for
+// every agent): one a job kind it reads, as jobAccess reads a job of that kind.
+func (v visibility) jobScopes(typ string, agents []string) []EventScope {
+	if v.jobs == nil {
+		return nil // no job kind judged: jobEvent reads none
+	}
+	access := jobAccessFor(v.jobs, v.p)
+	var out []EventScope
+	for _, k := range access.kinds {
+		if agents == nil {
+			out = append(out, EventScope{Type: typ, Kind: k, AnyAgent: true})
+			continue
+		}
+		if !slices.Contains(access.agentKinds, k) {
+			out = append(out, EventScope{Type: typ, Kind: k})
+		}
+		for _, a := range agents {
+			out = append(out, EventScope{Agent: a, Type: typ, Kind: k})
+		}
+	}
+	return out
 }
 
 // eventType reports whether the caller may read every event of type typ (a webhook
