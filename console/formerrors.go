@@ -119,9 +119,16 @@ func (e *apiError) Messages() []string {
 	if len(e.Errors) == 0 {
 		return []string{e.Message}
 	}
+	return e.messagesWhere(func(string) bool { return true })
+}
+
+// messagesWhere lists the messages of the paths keep takes, in path order.
+func (e *apiError) messagesWhere(keep func(path string) bool) []string {
 	paths := make([]string, 0, len(e.Errors))
 	for p := range e.Errors {
-		paths = append(paths, p)
+		if keep(p) {
+			paths = append(paths, p)
+		}
 	}
 	sort.Strings(paths)
 	var out []string

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"html/template"
 	"net/url"
-	"sort"
 	"strings"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -95,20 +94,11 @@ func queryString(kv ...string) template.URL {
 	return template.URL("?" + q.Encode())
 }
 
+// errsIn lists the messages of field and of every path under it, in path order: the
+// faults a form shows beside one field that stands for a whole object or list.
 func errsIn(e *apiError, field string) []string {
 	if e == nil {
 		return nil
 	}
-	paths := make([]string, 0, len(e.Errors))
-	for p := range e.Errors {
-		if p == field || strings.HasPrefix(p, field+".") {
-			paths = append(paths, p)
-		}
-	}
-	sort.Strings(paths)
-	var out []string
-	for _, p := range paths {
-		out = append(out, e.Errors[p]...)
-	}
-	return out
+	return e.messagesWhere(func(p string) bool { return p == field || strings.HasPrefix(p, field+".") })
 }
