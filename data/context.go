@@ -205,7 +205,7 @@ func GrantableRoles(role string) []string {
 	if MayTouchOwners(role) {
 		return Roles
 	}
-	return Roles[1:]
+	return slices.DeleteFunc(slices.Clone(Roles), func(r string) bool { return r == RoleOwner })
 }
 
 // Member is the requirement of a role in the workspace, outside any module.
