@@ -37,3 +37,19 @@ func (m *mover) suppressions(tx Tx, ws string) error {
 		})
 	})
 }
+
+// conversations copies the workspace's conversations with their messages, open ones
+// too (they go on, or expire, on the destination); an ended one's call came with the
+// calls.
+func (m *mover) conversations(tx Tx, ws string) error {
+	page := func(req data.PageRequest) ([]*data.StoredConversation, data.Page, error) {
+		return tx.ListConversations(ws, data.ConversationFilter{}, nil, req)
+	}
+	return each(page, func(c *data.StoredConversation) error {
+		items, err := tx.ConversationItems(c.ID)
+		if err != nil {
+			return err
+		}
+		return m.put("conversations", func(d Tx) error { return d.InsertConversation(c, items) })
+	})
+}
