@@ -109,6 +109,9 @@ func (db *DB) removeWorkspaceFiles(workspaceID string) {
 
 // openKnowledge prepares the knowledge bases at Open: a sweep of the files directory.
 func (db *DB) openKnowledge() error {
+	if err := db.probeFilesDir(); err != nil {
+		return err
+	}
 	n, err := db.sweepFiles()
 	if err != nil {
 		return fmt.Errorf("sweeping knowledge base files: %w", err)
@@ -117,6 +120,33 @@ func (db *DB) openKnowledge() error {
 		db.log.Info("removed leftover knowledge base files", "count", n)
 	}
 	return nil
+}
+
+// probeFilesDir proves that files can be made where the server makes them: in the data
+// directory (files/ itself, an online backup's spool) and in files/ when it exists. A
+// directory whose database the process may write but not the directory itself (a chown
+// of the database file alone) opened, and then failed every file upload with a 500.
+func (db *DB) probeFilesDir() error {
+	dirs := []string{db.dir}
+	if files := filepath.Join(db.dir, filesDir); dirExists(files) {
+		dirs = append(dirs, files)
+	}
+	for _, dir := range dirs {
+		f, err := os.CreateTemp(dir, tmpPrefix+"probe-*")
+		if err != nil {
+			return fmt.Errorf("files cannot be stored in %s: %w", dir, err)
+		}
+		f.Close()
+		if err := os.Remove(f.Name()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func dirExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // sweepFiles deletes what a crash can leave under the files directory: temporary files,

@@ -131,11 +131,16 @@ func openForAdmin(dir string, log *slog.Logger) (*bolt.DB, error) {
 
 // notPermitted adds the next step to a refusal by the file system: "opening X: open X:
 // permission denied" said what but not as whom to run.
+// A directory that does not exist yet has no owner to run as: the refusal was to make
+// it, so the next step is to make it for the service's user.
 func notPermitted(dir string, err error) error {
-	if errors.Is(err, fs.ErrPermission) {
-		return fmt.Errorf("%w: run it as the user that owns %s (the service's: sudo -u voiceapi voiceapi …)", err, dir)
+	if !errors.Is(err, fs.ErrPermission) {
+		return err
 	}
-	return err
+	if _, statErr := os.Stat(dir); errors.Is(statErr, fs.ErrNotExist) {
+		return fmt.Errorf("%w: create %s for the user that runs voiceapi first (sudo install -d -o voiceapi -g voiceapi -m 0700 %s), then run it as that user", err, dir, dir)
+	}
+	return fmt.Errorf("%w: run it as the user that owns %s (the service's: sudo -u voiceapi voiceapi …)", err, dir)
 }
 
 // requireDatabase fails, saying what to give instead, unless dir holds a database. An

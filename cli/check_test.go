@@ -135,12 +135,19 @@ func TestAdminCommandsOnADirectoryWithoutDatabase(t *testing.T) {
 
 // TestPermissionDeniedSaysAsWhomToRun: the file system's refusal to open the database
 // (a command run as another user than the directory's owner) gets the next step. The
-// refusal itself needs a user other than root to happen, so the wording is tested alone.
+// refusal itself needs a user other than root to happen, so the wording is tested alone:
+// for a directory that exists, and for one that does not yet (which has no owner to name).
 func TestPermissionDeniedSaysAsWhomToRun(t *testing.T) {
 	denied := fmt.Errorf("opening /srv/voiceapi.db: %w", &os.PathError{Op: "open", Path: "/srv/voiceapi.db", Err: os.ErrPermission})
 	got := notPermitted("/srv", denied)
 	if !errors.Is(got, os.ErrPermission) || !strings.HasSuffix(got.Error(), "permission denied: run it as the user that owns /srv (the service's: sudo -u voiceapi voiceapi …)") {
 		t.Errorf("permission denied: %v", got)
+	}
+	missing := filepath.Join(t.TempDir(), "data")
+	denied = fmt.Errorf("creating data directory: %w", &os.PathError{Op: "mkdir", Path: missing, Err: os.ErrPermission})
+	want := "permission denied: create " + missing + " for the user that runs voiceapi first (sudo install -d -o voiceapi -g voiceapi -m 0700 " + missing + "), then run it as that user"
+	if got := notPermitted(missing, denied); !errors.Is(got, os.ErrPermission) || !strings.HasSuffix(got.Error(), want) {
+		t.Errorf("a directory that does not exist: %v, want the suffix %q", got, want)
 	}
 	if other := errors.New("x"); notPermitted("/srv", other) != other {
 		t.Error("another error was changed")

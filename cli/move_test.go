@@ -69,6 +69,8 @@ type installation struct {
 	agentID, hookID string
 	kbID, fileID    string
 	testID, runID   string
+	campaignID      string
+	conversationIDs []string // one open, one ended (its call among the calls)
 	jobIDs          []string // the url source's fetch job, the test run's job
 	paths           []string
 	before          map[string]*testkit.Response
@@ -84,7 +86,10 @@ type installation struct {
 // answer before the move.
 func seedInstallation(t *testing.T, src *bolt.DB, quiet *slog.Logger) *installation {
 	t.Helper()
-	hs := httptest.NewServer(cli.NewServer(src, quiet).Handler())
+	// Conversations need a model client; the agent's static welcome calls none.
+	svc := cli.NewServices(src)
+	svc.Conversations.Configure(cli.ConversationOptions(cli.LLMSettings{}))
+	hs := httptest.NewServer(cli.NewServerOn(src, svc, quiet).Handler())
 	defer hs.Close()
 	inst := &installation{owner: testkit.NewAccount(t, cli.NewServices(src), "owner@example.com", true)}
 	inst.do = func(method, path string, body any, headers ...string) *testkit.Response {
@@ -96,6 +101,8 @@ func seedInstallation(t *testing.T, src *bolt.DB, quiet *slog.Logger) *installat
 	testkit.Expect(t, key, 201)
 	inst.limited = key.JSON()["token"].(string)
 	inst.seedKnowledge(t, src)
+	inst.seedCampaign(t)
+	inst.seedConversations(t)
 	inst.seedQueuedWork(t, src)
 	inst.limitedAudit = testkit.Request(t, hs.URL, "GET", "/api/v1/audit-log?per_page=100", inst.limited, nil)
 	if testkit.Expect(t, inst.limitedAudit, 200); !strings.Contains(string(inst.limitedAudit.Body), `"agent_id":"`+inst.agentID) {
@@ -206,6 +213,41 @@ func (inst *installation) answerPaths() []string {
 		"/api/v1/agents/" + agentID + "/tests", "/api/v1/agents/" + agentID + "/tests/" + inst.testID,
 		"/api/v1/agents/" + agentID + "/test-runs", "/api/v1/agents/" + agentID + "/test-runs/" + inst.runID,
 		"/api/v1/agents/" + agentID + "/publish-gate",
+		"/api/v1/campaigns", "/api/v1/campaigns/" + inst.campaignID, "/api/v1/campaigns/" + inst.campaignID + "/recipients",
+		"/api/v1/suppressions", "/api/v1/conversations",
+		"/api/v1/conversations/" + inst.conversationIDs[0], "/api/v1/conversations/" + inst.conversationIDs[1],
+	}
+}
+
+// seedConversations starts two conversations with the agent (its static welcome needs
+// no model) and ends the second: the move left their records behind.
+func (inst *installation) seedConversations(t *testing.T) {
+	t.Helper()
+	for i := range 2 {
+		c := inst.do("POST", "/api/v1/agents/"+inst.agentID+"/conversations", map[string]any{"variables": map[string]any{"n": i}})
+		testkit.Expect(t, c, 201)
+		inst.conversationIDs = append(inst.conversationIDs, c.Data()["id"].(string))
+	}
+	testkit.Expect(t, inst.do("POST", "/api/v1/conversations/"+inst.conversationIDs[1]+"/end", nil), 200)
+}
+
+// seedCampaign makes a running campaign of two recipients, one of them leased by a
+// claim (its call registered), and a suppression list entry: the move left both behind,
+// a do-not-call list among them.
+func (inst *installation) seedCampaign(t *testing.T) {
+	t.Helper()
+	do := inst.do
+	testkit.Expect(t, do("POST", "/api/v1/suppressions", map[string]any{"phone_number": "+14155550109", "reason": "asked not to be called"}), 201)
+	numbers := do("GET", "/api/v1/numbers", nil).List()
+	campaign := do("POST", "/api/v1/campaigns", map[string]any{"name": "Reminders", "agent_id": inst.agentID,
+		"number_id": numbers[0].(map[string]any)["id"], "timezone": "UTC", "max_concurrent": 1,
+		"window":     map[string]any{"days": []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}, "start": "00:00", "end": "23:59"},
+		"recipients": []any{map[string]any{"phone_number": "+14155550101"}, map[string]any{"phone_number": "+14155550102"}}})
+	testkit.Expect(t, campaign, 201)
+	inst.campaignID = campaign.Data()["id"].(string)
+	claim := do("POST", "/api/v1/dial-tasks/claim", map[string]any{"max": 1})
+	if testkit.Expect(t, claim, 200); len(claim.Data()["tasks"].([]any)) != 1 {
+		t.Fatalf("the claim leased no task: %s", claim.Body)
 	}
 }
 
@@ -228,8 +270,10 @@ func migrateInstallation(t *testing.T, dir, url string) {
 	if err != nil {
 		t.Fatalf("migrate --from-data: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "agent_versions 1") || !strings.Contains(out, "rollouts 1") || !strings.Contains(out, "calls 3") || !strings.Contains(out, "files 1") || !strings.Contains(out, "jobs 2") ||
-		!strings.Contains(out, "agent_tests 1") || !strings.Contains(out, "test_runs 1") {
+	if !strings.Contains(out, "agent_versions 1") || !strings.Contains(out, "rollouts 1") || !strings.Contains(out, "calls 5") || !strings.Contains(out, "files 1") || !strings.Contains(out, "jobs 2") ||
+		!strings.Contains(out, "agent_tests 1") || !strings.Contains(out, "test_runs 1") ||
+		!strings.Contains(out, "campaigns 1") || !strings.Contains(out, "campaign_recipients 2") || !strings.Contains(out, "suppressions 1") ||
+		!strings.Contains(out, "conversations 2") {
 		t.Errorf("the move's summary: %s", out)
 	}
 	if out, err := runMigrate(t, "migrate", "--from-data", dir, "--database-url", url); err == nil || !strings.Contains(err.Error(), "empty database") {
@@ -258,7 +302,8 @@ func (inst *installation) checkSameAnswers(t *testing.T, base string) {
 	for _, h := range testkit.Request(t, base, "GET", "/api/v1/calls?q=hello", inst.owner.Token, nil).List() {
 		searchIDs = append(searchIDs, h.(map[string]any)["id"].(string))
 	}
-	if got, want := searchIDs, inst.searchIDsBefore; len(want) != 3 || !slices.Equal(got, want) {
+	// The three calls saying hello and the ended conversation's, whose welcome does.
+	if got, want := searchIDs, inst.searchIDsBefore; len(want) != 4 || !slices.Equal(got, want) {
 		t.Errorf("search after the move: %v, want %v", got, want)
 	}
 }

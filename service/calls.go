@@ -318,6 +318,11 @@ func (s *CallService) UpdateCall(ctx context.Context, id string, in data.CallUpd
 	if err := checkInput(ctx, validate.CallUpdate(in)); err != nil {
 		return nil, err
 	}
+	if in.LegalHold.Set && !p.HoldsScope(data.WriteScope(data.ModuleCallHistory)) {
+		// A hold lifted lets retention delete the call: it takes the right to delete calls,
+		// which a calls:runtime key, that may only register and report them, lacks.
+		return nil, data.Errorf(data.EFORBIDDEN, "This API key lacks the %s scope: a legal hold is set and lifted only by a key that may delete calls.", data.WriteScope(data.ModuleCallHistory))
+	}
 	// The members given are redacted before the write transaction (the stored ones were
 	// when they came), with the setting of the call's agent, read first.
 	agentID, err := s.callAgentID(ctx, p, id)

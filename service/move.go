@@ -20,6 +20,7 @@ type MoveCounts map[string]int
 // accounts, workspaces, members, tokens (their ids kept, so every issued token keeps
 // working), plans, price tables, agents with their versions, rollouts, tests and test runs, knowledge bases with their sources, chunks
 // and files, numbers, calls (whose rollups and minutes dst derives as it stores them),
+// conversations with their messages, campaigns with their recipients, suppression lists,
 // webhooks and their deliveries, background jobs, and each workspace's events in chain
 // order with their hashes, so the audit chain verifies unchanged; only the events src had not yet fanned
 // out stay in dst's outbox. Ids are kept everywhere. Kept Idempotency-Key responses are
@@ -160,7 +161,7 @@ func (m *mover) workspaces(tx Tx) error {
 		if err := m.put("workspaces", func(d Tx) error { return d.PutWorkspace(w) }); err != nil {
 			return err
 		}
-		steps := []func(Tx, string) error{m.members, m.plan, m.prices, m.agents, m.knowledge, m.numbers, m.calls, m.webhooks, m.jobs}
+		steps := []func(Tx, string) error{m.members, m.plan, m.prices, m.agents, m.knowledge, m.numbers, m.calls, m.conversations, m.campaigns, m.suppressions, m.webhooks, m.jobs}
 		for _, step := range steps {
 			if err := step(tx, w.ID); err != nil {
 				return fmt.Errorf("workspace %s: %w", w.ID, err)

@@ -97,13 +97,16 @@ export class CallReport {
         await this.voiceapi.updateCall(this.callId, update);
         return;
       } catch (err) {
-        // A refusal (4xx) will not change on a retry; a network failure or 5xx may.
-        const final = err instanceof VoiceAPIError && err.status < 500;
+        // A refusal (4xx) will not change on a retry; a network failure, a 5xx or a 429
+        // (the key's rate limit, shared by every call of the worker) may.
+        const limited = err instanceof VoiceAPIError && err.status === 429;
+        const final = err instanceof VoiceAPIError && err.status < 500 && !limited;
         if (final || attempt === END_ATTEMPTS) {
           this.log.error?.(`voiceapi: the end of call ${this.callId} was not recorded: ${err.message}`);
           return;
         }
-        await this.sleep(END_BACKOFF_MS * 2 ** (attempt - 1));
+        const backoff = END_BACKOFF_MS * 2 ** (attempt - 1);
+        await this.sleep(limited && err.retryAfter ? Math.max(backoff, err.retryAfter * 1000) : backoff);
       }
     }
   }

@@ -196,6 +196,20 @@ describe('CallReport', () => {
     assert.equal(attempts, 1);
     assert.match(errors[0], /the end of call c was not recorded: voiceapi 409 conflict: The call is ended\./);
   });
+
+  test('the end is retried after the key\'s rate limit, waiting its Retry-After', async () => {
+    const sleeps = [];
+    let attempts = 0;
+    const limited = { updateCall: async () => {
+      attempts++;
+      if (attempts < 2) throw new VoiceAPIError(429, { code: 'rate_limited', message: 'Too many requests.' }, 7);
+    } };
+    const errors = [];
+    await new CallReport(limited, 'c', { log: { error: (m) => errors.push(m) }, sleep: async (ms) => sleeps.push(ms) }).end({ reason: 'x' });
+    assert.equal(attempts, 2, 'a 429 does not end the retries: the call would count toward the limits until abandoned');
+    assert.deepEqual(sleeps, [7000]);
+    assert.deepEqual(errors, []);
+  });
 });
 
 describe('the campaign dialer', () => {
