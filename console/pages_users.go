@@ -111,7 +111,7 @@ func (h *Handler) userDeletion(r *http.Request) (confirmation, error) {
 
 // ownAccountKept is the API's refusal of an administrator's delete of their own account.
 func ownAccountKept() *apiError {
-	return &apiError{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: data.OwnAccountKept,
+	return &apiError{Status: http.StatusUnprocessableEntity, Code: data.EINVALID, Message: data.OwnAccountKept,
 		Errors: map[string][]string{"id": {data.OwnAccountKept}}}
 }
 
