@@ -104,7 +104,7 @@ func (p *plan) apply(ctx context.Context, st *applyState) error {
 		}
 		fmt.Fprintf(st.out, "  done: %c %s %q\n", a.op, a.kind, a.key)
 	}
-	fmt.Fprintf(st.out, "Apply complete: %d change(s).\n", len(p.actions))
+	fmt.Fprintf(st.out, "Apply complete: %s.\n", plural(len(p.actions), "change"))
 	return nil
 }
 

@@ -49,7 +49,7 @@ func NewAuditCommand() *cobra.Command {
 				fmt.Fprintf(out, "workspace %s: event %s: %s\n", p.WorkspaceID, p.EventID, p.Problem)
 			}
 			if len(problems) > 0 {
-				fmt.Fprintf(out, "%d problem(s) in %d event(s) checked\n", len(problems), checked)
+				fmt.Fprintf(out, "%s in %s checked\n", plural(len(problems), "problem"), plural(checked, "event"))
 				if unkeyed := hashMismatches(problems); unkeyed == checked && checked > 1 {
 					// The hashes are keyed with the secret key: under another key every
 					// event reads as edited, the likelier cause by far.
@@ -57,7 +57,7 @@ func NewAuditCommand() *cobra.Command {
 				}
 				return errChainBroken
 			}
-			fmt.Fprintf(out, "ok: %d event(s) checked, every hash chain is intact\n", checked)
+			fmt.Fprintf(out, "ok: %s checked, every hash chain is intact\n", plural(checked, "event"))
 			return nil
 		}),
 	}
@@ -96,7 +96,7 @@ func newAuditRekeyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "ok: %d event(s) relinked under the key; record the new heads (GET /api/v1/audit-log/head)\n", n)
+			fmt.Fprintf(cmd.OutOrStdout(), "ok: %s relinked under the key; record the new heads (GET /api/v1/audit-log/head)\n", plural(n, "event"))
 			return nil
 		}),
 	}

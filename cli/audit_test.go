@@ -68,7 +68,7 @@ func tamper(t *testing.T, dir string, fn func(tx *bbolt.Tx) error) {
 func TestAuditVerifyNamesEditedEvent(t *testing.T) {
 	dir := t.TempDir()
 	ids, ws := seedEvents(t, dir, 4)
-	if out, err := runVerify(dir); err != nil || !strings.Contains(out, "ok: 4 event(s)") {
+	if out, err := runVerify(dir); err != nil || !strings.Contains(out, "ok: 4 events") {
 		t.Fatalf("untouched chain: %v\n%s", err, out)
 	}
 	tamper(t, dir, func(tx *bbolt.Tx) error {
@@ -170,10 +170,10 @@ func TestAuditRekeyRelinksAnUnkeyedChain(t *testing.T) {
 	var out bytes.Buffer
 	root := cli.NewRootCommand(&out, &out)
 	root.SetArgs([]string{"audit", "rekey", "--data", dir})
-	if err := root.Execute(); err != nil || !strings.Contains(out.String(), "ok: 3 event(s) relinked") {
+	if err := root.Execute(); err != nil || !strings.Contains(out.String(), "ok: 3 events relinked") {
 		t.Fatalf("rekey: %v\n%s", err, out.String())
 	}
-	if out, err := runVerify(dir); err != nil || !strings.Contains(out, "ok: 3 event(s)") {
+	if out, err := runVerify(dir); err != nil || !strings.Contains(out, "ok: 3 events") {
 		t.Fatalf("verify after rekey: %v\n%s", err, out)
 	}
 
@@ -195,7 +195,7 @@ func TestAuditVerifyUnderAnotherKeySaysSo(t *testing.T) {
 	seedEvents(t, dir, 3)
 	t.Setenv("VOICEAPI_SECRET_KEY", strings.Repeat("cd", 32))
 	out, err := runVerify(dir)
-	if err == nil || !strings.Contains(out, "3 problem(s) in 3 event(s) checked\nevery event's hash differs from its content: more likely than every event edited, the secret key this command was given") {
+	if err == nil || !strings.Contains(out, "3 problems in 3 events checked\nevery event's hash differs from its content: more likely than every event edited, the secret key this command was given") {
 		t.Fatalf("verify under another key (err %v):\n%s", err, out)
 	}
 	t.Setenv("VOICEAPI_SECRET_KEY", "")

@@ -78,7 +78,7 @@ func (w *jobWait) waitJob(ctx context.Context, c *client.Client, job *data.Job, 
 		if job.LastError != nil {
 			why = *job.LastError
 		}
-		return job, fmt.Errorf("job %s %s after %d attempt(s): %s", job.ID, job.Status, job.Attempt, why)
+		return job, fmt.Errorf("job %s %s after %s: %s", job.ID, job.Status, plural(job.Attempt, "attempt"), why)
 	}
 	return job, nil
 }
@@ -208,7 +208,7 @@ func newCallsBackfillCommand() *cobra.Command {
 func (w *jobWait) backfilled(ctx context.Context, c *client.Client, out io.Writer, agent *data.Agent, job *data.Job) error {
 	progress := func(j *data.Job) {
 		if !w.asJSON {
-			fmt.Fprintf(out, "  %s: %d of %d call(s) done\n", j.Status, j.Progress.Done, j.Progress.Total)
+			fmt.Fprintf(out, "  %s: %d of %s done\n", j.Status, j.Progress.Done, plural(j.Progress.Total, "call"))
 		}
 	}
 	if !w.wait {
@@ -228,6 +228,6 @@ func (w *jobWait) backfilled(ctx context.Context, c *client.Client, out io.Write
 	if w.asJSON {
 		return json.NewEncoder(out).Encode(end)
 	}
-	fmt.Fprintf(out, "Backfill %s succeeded: %d call(s) looked at.\n", end.ID, end.Progress.Done)
+	fmt.Fprintf(out, "Backfill %s succeeded: %s looked at.\n", end.ID, plural(end.Progress.Done, "call"))
 	return nil
 }

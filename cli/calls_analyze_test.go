@@ -84,7 +84,7 @@ func TestCallsAnalyzeAndBackfill(t *testing.T) {
 
 	register()
 	out, err = s.voiceapi(t, "calls", "backfill", "Bookings", "--from", from, "--to", to, "--wait", "--poll", "20ms")
-	if err != nil || !strings.Contains(out, "Backfill of Bookings: job job_") || !strings.Contains(out, "succeeded: 2 call(s) looked at.") {
+	if err != nil || !strings.Contains(out, "Backfill of Bookings: job job_") || !strings.Contains(out, "succeeded: 2 calls looked at.") {
 		t.Errorf("backfill --wait: %v\n%s", err, out)
 	}
 

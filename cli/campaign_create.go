@@ -109,8 +109,8 @@ func runCampaignCreate(cmd *cobra.Command, o createOptions) error {
 		return json.NewEncoder(cmd.OutOrStdout()).Encode(camp)
 	}
 	im := camp.Import
-	fmt.Fprintf(cmd.OutOrStdout(), "Created campaign %s %q (%s): %d recipient(s) from %d row(s), %d duplicate(s) merged, %d on the suppression list skipped.\n",
-		camp.ID, camp.Name, camp.Status, camp.Counts.Total, im.Rows, im.Duplicates, im.Suppressed)
+	fmt.Fprintf(cmd.OutOrStdout(), "Created campaign %s %q (%s): %s from %s, %s merged, %d on the suppression list skipped.\n",
+		camp.ID, camp.Name, camp.Status, plural(camp.Counts.Total, "recipient"), plural(im.Rows, "row"), plural(im.Duplicates, "duplicate"), im.Suppressed)
 	fmt.Fprintf(cmd.OutOrStdout(), "Follow it with: voiceapi campaign show %s --watch\n", camp.ID)
 	return nil
 }

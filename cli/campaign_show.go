@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -153,15 +152,6 @@ func (b *campaignBar) done() {
 		b.bar.Finish()
 		b.bar = nil
 	}
-}
-
-// plural counts n of noun in English: 1 minute, 2 minutes (a settings line read "1
-// minutes apart").
-func plural[N int | int64](n N, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.FormatInt(int64(n), 10) + " " + noun + "s"
 }
 
 // printCampaign writes a campaign's settings and its recipients by state.

@@ -168,7 +168,7 @@ func TestCampaignCreateListShow(t *testing.T) {
 		t.Fatalf("%d campaigns after a create, want 1", len(camps))
 	}
 	csvCamp := camps[0]
-	if !strings.Contains(out, "Created campaign "+csvCamp.ID+` "march" (running): 2 recipient(s) from 3 row(s), 1 duplicate(s) merged`) {
+	if !strings.Contains(out, "Created campaign "+csvCamp.ID+` "march" (running): 2 recipients from 3 rows, 1 duplicate merged`) {
 		t.Errorf("create output: %q", out)
 	}
 	if csvCamp.NumberID != s.number || csvCamp.AgentID != s.agent || csvCamp.Timezone != "America/New_York" || csvCamp.MaxConcurrent != 5 ||
@@ -180,7 +180,7 @@ func TestCampaignCreateListShow(t *testing.T) {
 		"window": {"days": ["mon", "tue"], "start": "09:00", "end": "17:00"}, "max_concurrent": 2, "start_at": "2026-03-03T09:00:00Z"}`)
 	list := file(t, "people.json", `[{"phone_number": "+14155550103", "variables": {"customer_name": "Linus"}}]`)
 	out = s.voiceapi("campaign", "create", "--file", settings, "--recipients", list)
-	if !strings.Contains(out, `"From a file" (scheduled): 1 recipient(s) from 1 row(s)`) {
+	if !strings.Contains(out, `"From a file" (scheduled): 1 recipient from 1 row`) {
 		t.Errorf("create from --file: %q", out)
 	}
 	if got := s.refused("campaign", "create", "--file", settings, "--recipients", list, "--max-concurrent", "3"); !strings.Contains(got, "--file and --max-concurrent cannot be given together: give one of them") {

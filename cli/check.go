@@ -86,7 +86,7 @@ func runCheck(dir string, out io.Writer) error {
 		return fmt.Errorf("%w: %v", errCorrupt, err)
 	}
 	if total > 0 {
-		fmt.Fprintf(out, "voiceapi check: %s: FAILED: %d fault(s)\n", path, total)
+		fmt.Fprintf(out, "voiceapi check: %s: FAILED: %s\n", path, plural(total, "fault"))
 		for _, f := range faults {
 			fmt.Fprintf(out, "  %v\n", f)
 		}

@@ -221,7 +221,11 @@ func (p *plan) print(w io.Writer) {
 		fmt.Fprintf(w, "\nPlan: %d to create, %d to change, %d to delete.\n", counts['+'], counts['~'], counts['-'])
 	}
 	if p.unmanaged > 0 {
-		fmt.Fprintf(w, "%d record(s) on the server are not in the files; --prune would delete them.\n", p.unmanaged)
+		are, them := "are", "them"
+		if p.unmanaged == 1 {
+			are, them = "is", "it"
+		}
+		fmt.Fprintf(w, "%s on the server %s not in the files; --prune would delete %s.\n", plural(p.unmanaged, "record"), are, them)
 	}
 }
 

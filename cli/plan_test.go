@@ -41,6 +41,9 @@ func TestApplyTwiceThenPlanIsEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
+	if !strings.Contains(out, "Apply complete: 4 changes.") {
+		t.Errorf("apply does not count its changes in words:\n%s", out)
+	}
 	if strings.Contains(out, key) {
 		t.Errorf("apply prints the secret:\n%s", out)
 	}
@@ -182,7 +185,7 @@ func TestPruneOnlyWithFlag(t *testing.T) {
 
 	out, err := s.cmd(t, "plan", "-f", dir)
 	// Only kinds the files declare are read: the extra agent is counted, the webhook not.
-	if ExitCode(err) != 0 || !strings.Contains(out, "1 record(s) on the server are not in the files; --prune would delete them.") || strings.Contains(out, "- agent") {
+	if ExitCode(err) != 0 || !strings.Contains(out, "1 record on the server is not in the files; --prune would delete it.") || strings.Contains(out, "- agent") {
 		t.Fatalf("plan without --prune: exit %d\n%s", ExitCode(err), out)
 	}
 	if _, err := s.cmd(t, "apply", "-f", dir); err != nil {

@@ -89,8 +89,8 @@ func NewPullCommand() *cobra.Command {
 				return err
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "Wrote %s: %d agent(s), %d knowledge base(s), %d number(s), %d webhook(s).\n",
-				target, len(cur.agentOrder), len(cur.kbOrder), len(cur.numberOrder), len(cur.webhookOrder))
+			fmt.Fprintf(out, "Wrote %s: %s, %s, %s, %s.\n", target, plural(len(cur.agentOrder), "agent"),
+				plural(len(cur.kbOrder), "knowledge base"), plural(len(cur.numberOrder), "number"), plural(len(cur.webhookOrder), "webhook"))
 			for _, e := range envs {
 				fmt.Fprintf(out, "Set %s to the agent's API key before plan or apply.\n", e)
 			}

@@ -57,7 +57,7 @@ func TestSuppressionsCommands(t *testing.T) {
 	}
 
 	out = s.voiceapi(s.createArgs(file(t, "list.csv", "phone_number\n+14155550101\n+14155550103\n"))...)
-	if !strings.Contains(out, "1 recipient(s) from 2 row(s), 0 duplicate(s) merged, 1 on the suppression list skipped.") {
+	if !strings.Contains(out, "1 recipient from 2 rows, 0 duplicates merged, 1 on the suppression list skipped.") {
 		t.Errorf("a campaign with a listed number: %q", out)
 	}
 	// show's lines add up: the skipped number is counted suppressed, not in the total.

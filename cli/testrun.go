@@ -92,7 +92,7 @@ func runTests(ctx context.Context, o testOptions, agentRef string, out io.Writer
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "Running %d test(s) of %q (%s), %d case(s): run %s\n", run.Summary.Tests, agent.Name, revisionName(run), run.Summary.Cases, run.ID)
+	fmt.Fprintf(out, "Running %s of %q (%s), %s: run %s\n", plural(run.Summary.Tests, "test"), agent.Name, revisionName(run), plural(run.Summary.Cases, "case"), run.ID)
 	run, err = waitRun(ctx, c, agent.ID, run.ID, o, out)
 	if err != nil {
 		return err
@@ -169,7 +169,7 @@ func waitRun(ctx context.Context, c *client.Client, agentID, runID string, o tes
 		}
 		if run.Summary.Done != shown {
 			shown = run.Summary.Done
-			fmt.Fprintf(out, "  %s: %d of %d case(s) done\n", run.Status, run.Summary.Done, run.Summary.Cases)
+			fmt.Fprintf(out, "  %s: %d of %s done\n", run.Status, run.Summary.Done, plural(run.Summary.Cases, "case"))
 		}
 		if data.TestRunFinished(run.Status) {
 			return run, nil
@@ -208,7 +208,7 @@ func printRun(out io.Writer, run *data.TestRun) {
 		}
 	}
 	s := run.Summary
-	fmt.Fprintf(out, "Run %s %s: %d passed, %d failed, %d error of %d test(s).\n", run.ID, run.Status, s.Passed, s.Failed, s.Error, s.Tests)
+	fmt.Fprintf(out, "Run %s %s: %d passed, %d failed, %d error of %s.\n", run.ID, run.Status, s.Passed, s.Failed, s.Error, plural(s.Tests, "test"))
 }
 
 // caseFaults are a repeat's faults in words: its error, or each criterion that failed.

@@ -301,7 +301,7 @@ func TestVersionFlagBelowOne(t *testing.T) {
 		t.Errorf("a refused --version made %d run(s)", len(runs))
 	}
 	out, err := s.voiceapi(t, "test", "Trattoria", "--test", "greets", "--test", r.Data()["id"].(string), "--poll", "20ms")
-	if err != nil || !strings.Contains(out, "1 passed, 0 failed, 0 error of 1 test(s)") {
+	if err != nil || !strings.Contains(out, "1 passed, 0 failed, 0 error of 1 test.") {
 		t.Errorf("a test named twice: %v\n%s", err, out)
 	}
 }

@@ -27,6 +27,9 @@ type confirmation struct {
 	Password bool
 	// Undoable says the action can be reversed (a restore): no "cannot be undone" line.
 	Undoable bool
+	// Refused says the API refuses the action whatever is confirmed (its refusal is the
+	// page's error): the page shows why and a way back, and offers no button.
+	Refused bool
 }
 
 // confirmPage renders c for the action at r's path; status and fail carry a refusal

@@ -172,31 +172,43 @@ func (h *Handler) renderTestForm(w http.ResponseWriter, r *http.Request, status 
 
 func (h *Handler) testCreate(w http.ResponseWriter, r *http.Request) {
 	f := formOfPost(r)
-	body, fail := bodyOfForm(f)
-	if fail == nil {
-		_, err := h.create(r, agentPath(r, "/tests"), body)
-		if err == nil {
-			h.done(w, r, testsTabPath(r), flash{Notice: "Test added.", At: "tests-list"})
-			return
-		}
-		fail = err.(*apiError)
+	body, typed := bodyOfForm(f)
+	_, err := h.create(r, agentPath(r, "/tests"), body)
+	if err == nil {
+		h.done(w, r, testsTabPath(r), flash{Notice: "Test added.", At: "tests-list"})
+		return
 	}
+	fail := withTypedFaults(err.(*apiError), typed)
 	h.renderTestForm(w, r, fail.Status, f, fail)
 }
 
 func (h *Handler) testUpdate(w http.ResponseWriter, r *http.Request) {
 	f := formOfPost(r)
 	f.ID = r.PathValue("tid")
-	body, fail := bodyOfForm(f)
-	if fail == nil {
-		_, err := h.callIfMatch(r, "PUT", agentPath(r, "/tests/", url.PathEscape(f.ID)), f.ETag, body)
-		if err == nil {
-			h.done(w, r, testsTabPath(r), flash{Notice: "Test saved.", At: "tests-list"})
-			return
-		}
-		fail = err.(*apiError)
+	body, typed := bodyOfForm(f)
+	_, err := h.callIfMatch(r, "PUT", agentPath(r, "/tests/", url.PathEscape(f.ID)), f.ETag, body)
+	if err == nil {
+		h.done(w, r, testsTabPath(r), flash{Notice: "Test saved.", At: "tests-list"})
+		return
 	}
+	fail := withTypedFaults(err.(*apiError), typed)
 	h.renderTestForm(w, r, fail.Status, f, fail)
+}
+
+// withTypedFaults is the API's refusal with the editor's own message at each path whose
+// text it sent as typed (bodyOfForm), in place of the API's, which speaks of a JSON shape
+// the person never typed. Other refusals (412, 403) are kept as they are.
+func withTypedFaults(e *apiError, typed map[string][]string) *apiError {
+	if len(typed) == 0 || e.Status != http.StatusUnprocessableEntity {
+		return e
+	}
+	out := *e
+	out.Errors = maps.Clone(e.Errors)
+	if out.Errors == nil {
+		out.Errors = map[string][]string{}
+	}
+	maps.Copy(out.Errors, typed)
+	return &out
 }
 
 // testDeleteConfirm names what deleting a test takes with it: its place in the publish
@@ -324,12 +336,15 @@ func formOfPost(r *http.Request) testForm {
 	return f
 }
 
-// bodyOfForm is the API body of the editor's form. What only the form can get wrong (a
-// number that is not one, arguments that are not a JSON object, a variable line without
-// "=") is refused here, under the field the API would name; the rest is the API's to judge.
-func bodyOfForm(f testForm) (map[string]any, *apiError) {
-	faults := map[string][]string{}
-	body := map[string]any{"name": f.Name, "required_for_publish": f.Required}
+// bodyOfForm is the API body of the editor's form. A value the form cannot read (a number
+// that is not one, arguments that are not a JSON object, variables with a line without
+// "=") goes to the API as typed, so that the API refuses it beside every other fault of
+// the form in one answer, as the numbers and campaigns editors do (formInt, formObject);
+// the API refuses any such value, being of the wrong JSON type. typed holds the editor's
+// own message for the paths whose text only the editor reads (variables, arguments).
+func bodyOfForm(f testForm) (body map[string]any, typed map[string][]string) {
+	typed = map[string][]string{}
+	body = map[string]any{"name": f.Name, "required_for_publish": f.Required}
 	if f.Caller == "simulated" {
 		body["user"] = map[string]any{"persona": f.Persona, "goal": f.Goal}
 	} else {
@@ -342,48 +357,44 @@ func bodyOfForm(f testForm) (map[string]any, *apiError) {
 		body["user"] = map[string]any{"script": script}
 	}
 	for key, v := range map[string]string{"max_turns": f.MaxTurns, "repeat": f.Repeat} {
-		if v = strings.TrimSpace(v); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				faults[key] = []string{"The " + key + " field must be an integer."}
-			}
-			body[key] = n
+		if strings.TrimSpace(v) != "" {
+			body[key] = formInt(v)
 		}
 	}
-	vars := map[string]any{}
-	for _, l := range strings.Split(f.Variables, "\n") {
-		if l = strings.TrimSpace(l); l == "" {
-			continue
-		}
-		k, val, ok := strings.Cut(l, "=")
-		if !ok {
-			faults["variables"] = []string{"Each line of variables is NAME=VALUE."}
-			continue
-		}
-		vars[strings.TrimSpace(k)] = scalar(strings.TrimSpace(val))
-	}
-	body["variables"] = vars
+	body["variables"] = variablesOfForm(f.Variables, typed)
 	mocks := map[string]any{}
 	for _, m := range f.Mocks {
 		if strings.TrimSpace(m.Tool) == "" {
 			continue
 		}
-		status, err := strconv.Atoi(strings.TrimSpace(m.Status))
-		if err != nil {
-			faults["mocks."+m.Tool+".status"] = []string{"The status must be an HTTP status, such as 200."}
-		}
-		mocks[strings.TrimSpace(m.Tool)] = map[string]any{"status": status, "body": m.Body}
+		mocks[strings.TrimSpace(m.Tool)] = map[string]any{"status": formInt(m.Status), "body": m.Body}
 	}
 	body["mocks"] = mocks
-	body["criteria"] = criteriaOfForm(f.Criteria, faults)
-	if len(faults) > 0 {
-		return nil, &apiError{Status: http.StatusUnprocessableEntity, Code: data.EINVALID, Message: "Some fields are not in the form the test needs.", Errors: faults}
-	}
-	return body, nil
+	body["criteria"] = criteriaOfForm(f.Criteria, typed)
+	return body, typed
 }
 
-// criteriaOfForm is the criteria of the editor's rows, a fault of their own into faults.
-func criteriaOfForm(rows []criterionRow, faults map[string][]string) []any {
+// variablesOfForm is the variables of the editor's lines (NAME=VALUE), or the text as
+// typed, with its message in typed, when a line has no "=".
+func variablesOfForm(text string, typed map[string][]string) any {
+	vars := map[string]any{}
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		k, val, ok := strings.Cut(l, "=")
+		if !ok {
+			typed["variables"] = []string{"Each line of variables is NAME=VALUE."}
+			return text
+		}
+		vars[strings.TrimSpace(k)] = scalar(strings.TrimSpace(val))
+	}
+	return vars
+}
+
+// criteriaOfForm is the criteria of the editor's rows; arguments that are not a JSON
+// object go as typed, with their message in typed.
+func criteriaOfForm(rows []criterionRow, typed map[string][]string) []any {
 	criteria := []any{}
 	for _, c := range rows {
 		if c.Type == "" {
@@ -399,9 +410,11 @@ func criteriaOfForm(rows []criterionRow, faults map[string][]string) []any {
 		if strings.TrimSpace(c.Arguments) != "" {
 			var args map[string]any
 			if data.DecodeJSON([]byte(c.Arguments), &args) != nil { // numbers kept as written
-				faults["criteria."+i+".arguments"] = []string{`The arguments must be a JSON object, such as {"people": 2}.`}
+				typed["criteria."+i+".arguments"] = []string{`The arguments must be a JSON object, such as {"people": 2}.`}
+				m["arguments"] = c.Arguments
+			} else {
+				m["arguments"] = args
 			}
-			m["arguments"] = args
 		}
 		if c.Value != "" {
 			m["value"] = scalar(c.Value)

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 // The instance's pages, for instance administrators: its user accounts and its backup.
@@ -72,29 +74,59 @@ func newPassword() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// userDeleteConfirm names the account and what goes with it.
+// userDeleteConfirm names the account and what goes with it; the signed-in
+// administrator's own account, which the API refuses to delete, the page refuses too.
 func (h *Handler) userDeleteConfirm(w http.ResponseWriter, r *http.Request) {
-	res, err := h.call(r, "GET", "/api/v1/users/"+url.PathEscape(r.PathValue("id")), nil, nil)
+	c, err := h.userDeletion(r)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
+	if c.Refused {
+		h.confirmPage(w, r, "users", c, http.StatusUnprocessableEntity, ownAccountKept())
+		return
+	}
+	h.confirmPage(w, r, "users", c, http.StatusOK, nil)
+}
+
+// userDeletion is the confirmation of the delete of the account at r's path.
+func (h *Handler) userDeletion(r *http.Request) (confirmation, error) {
+	id := r.PathValue("id")
+	res, err := h.call(r, "GET", "/api/v1/users/"+url.PathEscape(id), nil, nil)
+	if err != nil {
+		return confirmation{}, err
+	}
 	u := res.Data()
 	who := str(u["name"]) + " <" + str(u["email"]) + ">"
-	h.confirmPage(w, r, "users", confirmation{
+	return confirmation{
 		Title: "Delete the account of " + who + "?",
 		Lost: []string{"The account: its sign-in, its sessions and its API keys.",
 			"Its personal workspace, with every agent, knowledge base, number, call and webhook in it.",
 			"Its membership of every other workspace."},
 		Kept:   []string{"The other workspaces it belonged to and their records (the account must not be their last owner)."},
 		Button: "Delete account", Cancel: "/users", Crumb: "Instance", CrumbHref: "/users",
-	}, http.StatusOK, nil)
+		Refused: data.DeletesOwnAccount(data.PrincipalFrom(r.Context()), id),
+	}, nil
 }
 
+// ownAccountKept is the API's refusal of an administrator's delete of their own account.
+func ownAccountKept() *apiError {
+	return &apiError{Status: http.StatusUnprocessableEntity, Code: data.EINVALID, Message: data.OwnAccountKept,
+		Errors: map[string][]string{"id": {data.OwnAccountKept}}}
+}
+
+// userDelete deletes the account; a refusal (the last owner of a workspace, one's own
+// account) shows the confirmation again with the API's message.
 func (h *Handler) userDelete(w http.ResponseWriter, r *http.Request) {
-	if _, err := h.call(r, "DELETE", "/api/v1/users/"+url.PathEscape(r.PathValue("id")), nil, nil); err != nil {
-		h.fail(w, r, err)
+	_, err := h.call(r, "DELETE", "/api/v1/users/"+url.PathEscape(r.PathValue("id")), nil, nil)
+	if err == nil {
+		h.done(w, r, "/users", flash{Notice: "Account deleted.", At: "users-list"})
 		return
 	}
-	h.done(w, r, "/users", flash{Notice: "Account deleted.", At: "users-list"})
+	c, readErr := h.userDeletion(r)
+	if fail, ok := err.(*apiError); ok && readErr == nil && fail.Status == http.StatusUnprocessableEntity {
+		h.confirmPage(w, r, "users", c, fail.Status, fail)
+		return
+	}
+	h.fail(w, r, err)
 }

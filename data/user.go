@@ -46,11 +46,21 @@ type UserService interface {
 	// User returns one account. Errors: not_found.
 	User(ctx context.Context, id string) (*User, error)
 	// DeleteUser removes an account, its tokens, its memberships and its personal
-	// workspace. Errors: not_found, validation_failed (the last owner of another workspace).
+	// workspace. Errors: not_found, validation_failed (the caller's own account, the
+	// instance's last administrator, the last owner of another workspace).
 	DeleteUser(ctx context.Context, id string) error
 	// CountUsers returns how many accounts exist (first-run bootstrap).
 	CountUsers(ctx context.Context) (int, error)
 }
+
+// DeletesOwnAccount tells whether p, deleting the account userID, would delete its own:
+// an instance administrator may not (another administrator may), so that no slip leaves
+// an instance without the account that runs it. The service refuses it (OwnAccountKept);
+// the console offers no such delete.
+func DeletesOwnAccount(p *Principal, userID string) bool { return p != nil && p.UserID == userID }
+
+// OwnAccountKept is the refusal of what DeletesOwnAccount tells.
+const OwnAccountKept = "You cannot delete your own account; another instance administrator can."
 
 // UserRecord is an account as stored: the user and the bcrypt hash of its password.
 type UserRecord struct {

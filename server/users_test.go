@@ -1,8 +1,11 @@
 package server_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 func TestMe(t *testing.T) {
@@ -113,4 +116,26 @@ func TestAdminUsers(t *testing.T) {
 	expect(t, ws, 201)
 	expectFields(t, e.do("DELETE", "/api/v1/users/"+plain.ID, admin, nil), "id")
 	expect(t, e.do("GET", "/api/v1/user", plain.Token, nil), 200)
+}
+
+// TestAdminCannotDeleteOwnAccount: an instance administrator's DELETE of their own
+// account is a 422 on id (conventions §2: a rule of this project; as §6 answers the
+// removal of a workspace's last owner) that changes nothing stored, with its login
+// tokens and keys still working; another administrator may delete it.
+func TestAdminCannotDeleteOwnAccount(t *testing.T) {
+	e := newEnv(t)
+	other := e.newUser("ada@example.com", true)
+	before := dumpStore(t, e.DB)
+	r := e.do("DELETE", "/api/v1/users/"+e.Owner.ID, e.Owner.Token, nil)
+	expectFields(t, r, "id")
+	if got := asStrings(r.FieldErrors()["id"]); !slices.Equal(got, []string{data.OwnAccountKept}) {
+		t.Errorf("id's errors are %v", got)
+	}
+	if changed := before.diff(dumpStore(t, e.DB), 8); len(changed) > 0 {
+		t.Errorf("the refused delete changed the store: %v", changed)
+	}
+	expect(t, e.do("GET", "/api/v1/user", e.Owner.Token, nil), 200)
+	expect(t, e.do("DELETE", "/api/v1/users/"+e.Owner.ID, other.Token, nil), 204)
+	expect(t, e.do("GET", "/api/v1/user", e.Owner.Token, nil), 401)
+	expectFields(t, e.do("DELETE", "/api/v1/users/"+other.ID, other.Token, nil), "id")
 }

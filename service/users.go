@@ -280,7 +280,16 @@ func (s *UserService) DeleteUser(ctx context.Context, id string) error {
 		if err := data.CheckIfMatch(data.IfMatch(ctx), publicUser(u)); err != nil {
 			return err
 		}
-		// Refuse before changing anything: a workspace must keep an owner.
+		// Refuse before changing anything: an administrator keeps their own account, the
+		// instance an administrator, and a workspace an owner.
+		if data.DeletesOwnAccount(data.PrincipalFrom(ctx), id) {
+			return data.FieldError("id", data.OwnAccountKept)
+		}
+		if last, err := lastAdmin(tx, u); err != nil {
+			return err
+		} else if last {
+			return data.FieldError("id", "The user is the instance's last administrator; make another administrator first.")
+		}
 		workspaces, err := tx.MemberWorkspaces(id)
 		if err != nil {
 			return err
@@ -314,4 +323,30 @@ func (s *UserService) DeleteUser(ctx context.Context, id string) error {
 		}
 		return cut.queue(s.base, tx)
 	})
+}
+
+// lastAdmin reports whether u is the instance's only administrator. Over the API it never
+// is (the caller is another administrator, and may not delete their own account); a
+// caller without a principal (an operator's command) meets the same rule. Only an
+// administrator's delete pages the accounts, and stops at the first other one.
+func lastAdmin(tx Tx, u *data.UserRecord) (bool, error) {
+	if !u.IsAdmin {
+		return false, nil
+	}
+	req := data.PageRequest{PerPage: data.MaxPerPage}
+	for {
+		users, page, err := tx.UserPage(req)
+		if err != nil {
+			return false, err
+		}
+		for _, o := range users {
+			if o.IsAdmin && o.ID != u.ID {
+				return false, nil
+			}
+		}
+		if page.NextCursor == nil {
+			return true, nil
+		}
+		req.Cursor = *page.NextCursor
+	}
 }
