@@ -1,7 +1,8 @@
 // Package testenv starts a real voiceapi server (the API and the console on one listener)
 // for the console's tests, on the engine the tests run on: bbolt in a temporary directory,
 // or with VOICEAPI_TEST_BACKEND=postgres a fresh database of the package's throw-away
-// PostgreSQL cluster (testkit.New), so that a package using it runs pgtest.Main.
+// PostgreSQL cluster (testkit.New); a package using it stops that cluster by running
+// pgtest.Main or pgtest.Run from its TestMain.
 package testenv
 
 import (
