@@ -27,16 +27,21 @@ type Options struct {
 	// Secure reports whether a request reached us over TLS, for the cookies' Secure flag;
 	// r.TLS != nil when nil.
 	Secure func(r *http.Request) bool
+	// NoBackups says the server takes no backups (GET /api/v1/admin/backup answers 404: it
+	// keeps its records in PostgreSQL, which its own tools back up), so the instance page
+	// says how to back up instead of offering a download that would fail.
+	NoBackups bool
 }
 
 // Handler serves the console's pages and static files.
 type Handler struct {
-	api    http.Handler
-	secure func(*http.Request) bool
-	assets *assets
-	pages  map[string]*template.Template
-	mux    *http.ServeMux
-	scopes scopeNeeds // what each API key scope needs, from the API's document
+	api       http.Handler
+	secure    func(*http.Request) bool
+	assets    *assets
+	pages     map[string]*template.Template
+	mux       *http.ServeMux
+	scopes    scopeNeeds // what each API key scope needs, from the API's document
+	noBackups bool
 }
 
 // ContentSecurityPolicy is the policy of every console page: scripts and styles only from
@@ -46,7 +51,7 @@ const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 
 // New builds the console.
 func New(o Options) *Handler {
-	h := &Handler{api: o.API, secure: o.Secure, assets: loadAssets()}
+	h := &Handler{api: o.API, secure: o.Secure, assets: loadAssets(), noBackups: o.NoBackups}
 	if h.secure == nil {
 		h.secure = func(r *http.Request) bool { return r.TLS != nil }
 	}

@@ -43,6 +43,7 @@ func (h *Handler) renderUsers(w http.ResponseWriter, r *http.Request, status int
 	r.ParseForm()
 	h.render(w, r, status, "users", &view{Title: "Instance", Active: "users", Err: relabel(fail, userLabels), D: map[string]any{
 		"Users": res.List(), "Pages": pagerOf(r, "cursor", res), "Me": str(me.Data()["id"]), "Form": r.PostForm,
+		"NoBackups": h.noBackups,
 	}})
 }
 

@@ -58,3 +58,13 @@ func (s *Server) handleBackup(w http.ResponseWriter, r *http.Request) error {
 	}
 	return nil
 }
+
+// takesBackups reports whether GET /api/v1/admin/backup takes one: not without a backup
+// service, nor on a store that cannot snapshot itself (PostgreSQL), where it answers 404.
+func (s *Server) takesBackups() bool {
+	if s.svc.Backup == nil {
+		return false
+	}
+	a, ok := s.svc.Backup.(interface{ Available() bool })
+	return !ok || a.Available()
+}

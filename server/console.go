@@ -16,7 +16,7 @@ func (s *Server) mountConsole(r *mux.Router) {
 	// The console calls the API in process; s.router is read per call because r is not
 	// yet installed when this runs.
 	api := s.observe(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) { s.router.ServeHTTP(w, req) }))
-	c := console.New(console.Options{API: api, Secure: s.requestIsTLS})
+	c := console.New(console.Options{API: api, Secure: s.requestIsTLS, NoBackups: !s.takesBackups()})
 	h := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if info, ok := req.Context().Value(requestInfoKey).(*requestInfo); ok {
 			info.route = "console"

@@ -10,6 +10,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"github.com/voiceapi/voiceapi/internal/pgtest"
 )
 
 // One Chromium serves every test of the package, each test in a browser context of its
@@ -23,9 +25,10 @@ var chromium struct {
 	startedFor string // the executable it was started from
 }
 
-// TestMain stops the shared Chromium after the tests.
+// TestMain stops the shared Chromium after the tests, and the throw-away PostgreSQL
+// cluster they started when they run on PostgreSQL (VOICEAPI_TEST_BACKEND=postgres).
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := pgtest.Run(m)
 	stopChromium()
 	os.Exit(code)
 }

@@ -1,5 +1,8 @@
-// Package testenv starts a real voiceapi server (real bbolt in a temporary directory, the
-// API and the console on one listener) for the console's tests.
+// Package testenv starts a real voiceapi server (the API and the console on one listener)
+// for the console's tests, on the engine the tests run on: bbolt in a temporary directory,
+// or with VOICEAPI_TEST_BACKEND=postgres a fresh database of the package's throw-away
+// PostgreSQL cluster (testkit.New); a package using it stops that cluster by running
+// pgtest.Main or pgtest.Run from its TestMain.
 package testenv
 
 import (
@@ -17,8 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/console"
@@ -30,8 +31,9 @@ import (
 
 // Env is a running server and its database.
 type Env struct {
-	t     testing.TB
-	DB    *bolt.DB
+	t testing.TB
+	// DB is the engine the server runs on (bbolt, or PostgreSQL: testkit.OnPostgres).
+	DB    cli.Backend
 	URL   string
 	Owner *User
 }
@@ -52,11 +54,9 @@ func Start(t testing.TB) *Env {
 func StartWith(t testing.TB, prepare func(*service.Services)) *Env {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	db, err := bolt.Open(t.TempDir(), bolt.Options{PasswordCost: bcrypt.MinCost, NoSync: true, Logger: logger,
-		SecretKey: bytes.Repeat([]byte{7}, 32)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// testkit closes the database when the test ends, after serve's cleanup has stopped
+	// what uses it (cleanups run last first); on bbolt it checks the file's consistency.
+	db := testkit.New(t, func(o *bolt.Options) { o.Logger = logger }).Store
 	e := serve(t, db, logger, prepare)
 	e.Owner = e.NewUser("owner@example.com", true)
 	return e
@@ -71,10 +71,12 @@ func StartIn(t testing.TB, dir string) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { db.Close() }) // after serve's cleanup, which runs first
 	return serve(t, db, logger, nil)
 }
 
-func serve(t testing.TB, db *bolt.DB, logger *slog.Logger, prepare func(*service.Services)) *Env {
+// serve runs the server on db until the test ends; the caller closes db.
+func serve(t testing.TB, db cli.Backend, logger *slog.Logger, prepare func(*service.Services)) *Env {
 	// As serve runs it: the job runner (url fetches) and the webhook dispatcher in the
 	// background, both allowed to reach this machine (the tests' receivers are on
 	// loopback), and so are conversations (a model stand-in on loopback, as
@@ -99,7 +101,6 @@ func serve(t testing.TB, db *bolt.DB, logger *slog.Logger, prepare func(*service
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		dispatcher.Stop(ctx)
-		db.Close()
 	})
 	return &Env{t: t, DB: db, URL: srv.URL}
 }
