@@ -137,7 +137,7 @@ func plannedExplain(t *testing.T, db *DB, generic bool, stmt func(*tx) (string, 
 		if err != nil {
 			return err
 		}
-		explain := `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ` + sql
+		explain := `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ` + sql
 		if generic {
 			if _, err := x.exec(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`); err != nil {
 				return err
@@ -150,7 +150,7 @@ func plannedExplain(t *testing.T, db *DB, generic bool, stmt func(*tx) (string, 
 			for i, a := range args {
 				values[i] = sqlLiteral(a)
 			}
-			explain, args = `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) EXECUTE planned_page(`+strings.Join(values, ", ")+`)`, nil
+			explain, args = `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) EXECUTE planned_page(`+strings.Join(values, ", ")+`)`, nil
 		}
 		rows, err := x.query(explain, args...)
 		if err != nil {
