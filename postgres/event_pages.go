@@ -128,10 +128,15 @@ func (w *eventWalk) query(n int) (string, []any) {
 	// The scope's columns compared as ranges and named in the order, as keyset.within
 	// does: the generic plan the server keeps for a prepared statement otherwise walked
 	// events_seq_key past every other workspace's and facet's events
-	// (TestEventPagesSeekTheirFacet).
+	// (TestEventPagesSeekTheirFacet). Under a facet the workspace is pinned, so that the
+	// scan ends where the facet's value's events do, not at the workspace's end
+	// (TestEventPagesOfAFacetStopAtIt); alone it stays a range, which the walk of every
+	// event needs (pinned, the planner took events_seq_key for it) and which ends its
+	// scan as well.
 	where, args := "workspace_id >= $1 AND workspace_id <= $1 AND seq "+op+" $2", []any{w.workspaceID, w.from}
 	orderBy := "workspace_id " + order
 	if w.facet.col != "" {
+		where = workspacePinned + " AND seq " + op + " $2"
 		where += fmt.Sprintf(" AND %[1]s >= $3 AND %[1]s <= $3%[2]s", w.facet.col, w.facet.where)
 		orderBy += ", " + w.facet.col + " " + order
 		args = append(args, w.facet.value)
@@ -166,7 +171,7 @@ func (w *eventWalk) scopesQuery(n int, op, order string) (string, []any) {
 		(SELECT %[2]s FROM events WHERE s.any_agent AND s.k <> '' AND workspace_id = $1 AND %[7]s
 			AND kind >= s.k COLLATE "C" AND kind <= s.k COLLATE "C" AND kind <> ''
 			AND seq %[3]s $2 ORDER BY type %[4]s, kind %[4]s, seq %[4]s LIMIT %[5]d)) e
-		ORDER BY e.seq %[4]s LIMIT %[5]d`, eventColsOf("e"), eventCols, op, order, n, pinned("agent_id", `s.a COLLATE "C"`), pinned("type", "s.t")),
+		ORDER BY e.seq %[4]s LIMIT %[5]d`, eventColsOf("e"), eventCols, op, order, n, pairAgentPinned, pairTypePinned),
 		[]any{w.workspaceID, w.from, w.facet.agents, w.facet.types, w.facet.anyAgent, w.facet.kinds}
 }
 
@@ -179,6 +184,13 @@ func (w *eventWalk) scopesQuery(n int, op, order string) (string, []any) {
 func pinned(col, value string) string {
 	return fmt.Sprintf("%[1]s = %[2]s AND %[1]s >= %[2]s AND %[1]s <= %[2]s", col, value)
 }
+
+// The pinned columns of the walks' statements, written once.
+var (
+	workspacePinned = pinned("workspace_id", "$1")
+	pairAgentPinned = pinned("agent_id", `s.a COLLATE "C"`)
+	pairTypePinned  = pinned("type", "s.t")
+)
 
 // eventColsOf is eventCols qualified by the relation alias.
 func eventColsOf(alias string) string {
