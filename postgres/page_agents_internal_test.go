@@ -127,7 +127,8 @@ func checkPlanRows(t *testing.T, c agentsPageCase, plan string, perPage int) {
 // plannedExplain is EXPLAIN ANALYZE of the statement stmt gives, as the planner plans it
 // (explain turns sequential and bitmap scans off, for small tables): with its parameters'
 // values, or generic, as a plan the server keeps for a prepared statement after a few
-// runs (pgx prepares each statement it sends).
+// runs (pgx prepares each statement it sends). It counts the pages each step read
+// (BUFFERS): a scan's index entries passed over inside the index show there alone.
 func plannedExplain(t *testing.T, db *DB, generic bool, stmt func(*tx) (string, []any, error)) string {
 	t.Helper()
 	var plan []string
