@@ -128,10 +128,15 @@ func (w *eventWalk) query(n int) (string, []any) {
 	// The scope's columns compared as ranges and named in the order, as keyset.within
 	// does: the generic plan the server keeps for a prepared statement otherwise walked
 	// events_seq_key past every other workspace's and facet's events
-	// (TestEventPagesSeekTheirFacet).
+	// (TestEventPagesSeekTheirFacet). Under a facet the workspace is pinned, so that the
+	// scan ends where the facet's value's events do, not at the workspace's end
+	// (TestEventPagesOfAFacetStopAtIt); alone it stays a range, which the walk of every
+	// event needs (pinned, the planner took events_seq_key for it) and which ends its
+	// scan as well.
 	where, args := "workspace_id >= $1 AND workspace_id <= $1 AND seq "+op+" $2", []any{w.workspaceID, w.from}
 	orderBy := "workspace_id " + order
 	if w.facet.col != "" {
+		where = workspacePinned + " AND seq " + op + " $2"
 		where += fmt.Sprintf(" AND %[1]s >= $3 AND %[1]s <= $3%[2]s", w.facet.col, w.facet.where)
 		orderBy += ", " + w.facet.col + " " + order
 		args = append(args, w.facet.value)
@@ -143,31 +148,49 @@ func (w *eventWalk) query(n int) (string, []any) {
 // pairs' arrays reads each pair's next n events from events_by_agent_kind by a seek,
 // merged and cut to the next n. A pair's rows beyond its first n are never read, and no
 // other pair's at all; one statement whatever the number of pairs (an arm a pair planned
-// 0.3 ms each). The agent, type and kind are compared as ranges and named in the order,
-// which events_by_agent_kind alone serves without a sort (the collation, "C", named so
-// that the index applies): as equalities the planner, not knowing the pair, walked
-// events_seq_key past other agents' events (TestEventPagesOfSomeAgentsSeekTheirPairs),
-// and with another index of (agent, type) it read every kind's events of the pair
-// (TestEventPagesOfSomeKindsSeekTheirKinds). A pair of any agent takes the second arm, its
-// type's events from events_by_type (TestEventPagesOfSomeTypesSeekTheirTypes), or with a
-// kind the third, its kind's from events_by_type_kind, whose predicate (a kind not empty)
-// it names. Each arm's condition on the pair is a one-time filter, so a pair runs one
-// arm's seek and never another's.
+// 0.3 ms each). The pair's columns before the last are pinned (pinned) and the last is
+// compared as a range, and all are named in the order, which events_by_agent_kind alone
+// serves without a sort (the collation, "C", named so that the index applies): as
+// equalities alone the planner, not knowing the pair, walked events_seq_key past other
+// agents' events (TestEventPagesOfSomeAgentsSeekTheirPairs) or read a kind's events by a
+// bitmap and sorted them (TestEventPagesOfSomeKindsSeekTheirKinds); as ranges alone the
+// scan, bounded only by the first, read on through the agent's or type's other kinds
+// when the pair had fewer events than the batch (TestEventPagesOfSomeKindsStopAtTheirScope).
+// A pair of any agent takes the second arm, its type's events from events_by_type
+// (TestEventPagesOfSomeTypesSeekTheirTypes), or with a kind the third, its kind's from
+// events_by_type_kind, whose predicate (a kind not empty) it names. Each arm's condition
+// on the pair is a one-time filter, so a pair runs one arm's seek and never another's.
 func (w *eventWalk) scopesQuery(n int, op, order string) (string, []any) {
 	return fmt.Sprintf(`SELECT %[1]s FROM unnest($3::text[], $4::text[], $5::bool[], $6::text[]) AS s(a, t, any_agent, k) CROSS JOIN LATERAL (
-		(SELECT %[2]s FROM events WHERE NOT s.any_agent AND workspace_id = $1 AND agent_id >= s.a COLLATE "C" AND agent_id <= s.a COLLATE "C"
-			AND type >= s.t AND type <= s.t AND kind >= s.k COLLATE "C" AND kind <= s.k COLLATE "C"
-			AND seq %[3]s $2 ORDER BY agent_id %[4]s, type %[4]s, kind %[4]s, seq %[4]s LIMIT %[5]d)
+		(SELECT %[2]s FROM events WHERE NOT s.any_agent AND workspace_id = $1 AND %[6]s AND %[7]s
+			AND kind >= s.k COLLATE "C" AND kind <= s.k COLLATE "C" AND seq %[3]s $2 ORDER BY agent_id %[4]s, type %[4]s, kind %[4]s, seq %[4]s LIMIT %[5]d)
 		UNION ALL
 		(SELECT %[2]s FROM events WHERE s.any_agent AND s.k = '' AND workspace_id = $1 AND type >= s.t AND type <= s.t
 			AND seq %[3]s $2 ORDER BY type %[4]s, seq %[4]s LIMIT %[5]d)
 		UNION ALL
-		(SELECT %[2]s FROM events WHERE s.any_agent AND s.k <> '' AND workspace_id = $1 AND type >= s.t AND type <= s.t
+		(SELECT %[2]s FROM events WHERE s.any_agent AND s.k <> '' AND workspace_id = $1 AND %[7]s
 			AND kind >= s.k COLLATE "C" AND kind <= s.k COLLATE "C" AND kind <> ''
 			AND seq %[3]s $2 ORDER BY type %[4]s, kind %[4]s, seq %[4]s LIMIT %[5]d)) e
-		ORDER BY e.seq %[4]s LIMIT %[5]d`, eventColsOf("e"), eventCols, op, order, n),
+		ORDER BY e.seq %[4]s LIMIT %[5]d`, eventColsOf("e"), eventCols, op, order, n, pairAgentPinned, pairTypePinned),
 		[]any{w.workspaceID, w.from, w.facet.agents, w.facet.types, w.facet.anyAgent, w.facet.kinds}
 }
+
+// pinned is the condition that col holds value: an equality, so that an index scan ends
+// where col's value does (PostgreSQL bounds a scan only by the columns after equalities
+// on every column before them), and the same as a range, so that the planner, not knowing
+// the value, estimates as few rows as it did of the range alone and keeps its ordered
+// index scan (an equality alone it took for half a table of few types, and read it by a
+// bitmap and a sort). The scan drops the range, which the equality implies.
+func pinned(col, value string) string {
+	return fmt.Sprintf("%[1]s = %[2]s AND %[1]s >= %[2]s AND %[1]s <= %[2]s", col, value)
+}
+
+// The pinned columns of the walks' statements, written once.
+var (
+	workspacePinned = pinned("workspace_id", "$1")
+	pairAgentPinned = pinned("agent_id", `s.a COLLATE "C"`)
+	pairTypePinned  = pinned("type", "s.t")
+)
 
 // eventColsOf is eventCols qualified by the relation alias.
 func eventColsOf(alias string) string {

@@ -64,3 +64,46 @@ func TestEventPagesSeekTheirFacet(t *testing.T) {
 		}
 	}
 }
+
+// TestEventPagesOfAFacetStopAtIt: a page of a type or of an actor with fewer events than
+// a batch, past 20,000 of another type or actor before it in the index, is an Index Scan
+// of the facet's index that ends where the facet's events do, in the plan as sent and in
+// the generic plan (pages read, as TestEventPagesOfSomeKindsStopAtTheirScope counts
+// them). With the workspace compared as a range alone the scan read on through the other
+// type's or actor's entries to the workspace's end.
+func TestEventPagesOfAFacetStopAtIt(t *testing.T) {
+	db := openInternal(t)
+	if err := db.Update(context.Background(), func(stx service.Tx) error {
+		_, err := stx.(*tx).exec(`
+			INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash)
+				SELECT 'evt_' || lpad(i::text, 9, '0'), 'ws_1', CASE WHEN i % 2000 = 0 THEN 'agent.deleted' ELSE 'agent.created' END,
+					now(), 'user', CASE WHEN i % 2000 = 0 THEN 'usr_quiet' ELSE 'usr_busy' END, 0, '', '{}', '', 'h' || i
+				FROM generate_series(1, 20000) i;
+			ANALYZE events`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const batch, pagesPast = 16, 8
+	for _, f := range []service.EventFilter{{Type: "agent.deleted"}, {Actor: "usr_quiet"}} {
+		for _, generic := range []bool{false, true} {
+			for _, w := range []eventWalk{
+				{workspaceID: "ws_1", from: maxSeq, facet: facetOf(f)},
+				{workspaceID: "ws_1", from: 10000, facet: facetOf(f)},
+			} {
+				plan := plannedExplain(t, db, generic, func(*tx) (string, []any, error) {
+					sql, args := w.query(batch)
+					return sql, args, nil
+				})
+				m := regexp.MustCompile(`Index Scan Backward using events_by_(?:type|actor) on events \(actual rows=(\d+) loops=1\)[\s\S]*?Buffers: shared hit=(\d+)`).FindStringSubmatch(plan)
+				if m == nil {
+					t.Errorf("%+v, generic %v: the plan is no Index Scan of the facet's index:\n%s", f, generic, plan)
+					continue
+				}
+				if hits, _ := strconv.Atoi(m[2]); hits > batch+pagesPast {
+					t.Errorf("%+v, generic %v: the scan read %d pages for %s events:\n%s", f, generic, hits, m[1], plan)
+				}
+			}
+		}
+	}
+}

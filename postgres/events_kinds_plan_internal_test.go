@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -51,4 +52,79 @@ func TestEventPagesOfSomeKindsSeekTheirKinds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEventPagesOfSomeKindsStopAtTheirScope: past 20,000 failures of a job kind the caller
+// may not read (of three agents, one its own), each arm that runs is an Index Scan that
+// ends where its pair's events do, in the plan as sent and in the generic plan. EXPLAIN
+// counts no index entries a scan passes over, only their pages: each scan reads no more
+// than a few pages a pair beyond its rows. When a pair's type or agent was compared as a
+// range, the scan of a kind with fewer events than the batch read on through every other
+// kind's (about 260 pages a pair here), as BenchmarkEventPageOfSomeKinds shows in time.
+func TestEventPagesOfSomeKindsStopAtTheirScope(t *testing.T) {
+	db := openInternal(t)
+	if err := db.Update(context.Background(), func(stx service.Tx) error {
+		_, err := stx.(*tx).exec(`
+			INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash, agent_id, kind)
+				SELECT 'evt_a' || lpad(i::text, 9, '0'), 'ws_1', (ARRAY['job.failed', 'knowledge_base.created', 'api_key.created'])[i % 3 + 1],
+					now(), 'system', '', 0, '', '{}', '', 'h' || i, CASE WHEN i % 2 = 0 THEN 'agt_1' ELSE '' END,
+					CASE WHEN i % 3 = 0 THEN (ARRAY['knowledge_base.embed', 'knowledge_base.fetch_url'])[i % 2 + 1] ELSE '' END
+				FROM generate_series(1, 40) i;
+			INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash, agent_id, kind)
+				SELECT 'evt_b' || lpad(i::text, 9, '0'), 'ws_1', 'job.failed', now(), 'system', '', 0, '', '{}', '', 'h' || i, 'agt_' || (i % 3), 'agent.test_run'
+				FROM generate_series(1, 20000) i;
+			ANALYZE events`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const batch, pagesPast = 16, 8 // pagesPast: a scan's descent and its last leaf, with room
+	embed, fetch := "knowledge_base.embed", "knowledge_base.fetch_url"
+	for _, c := range []struct {
+		name   string
+		scopes []service.EventScope
+	}{
+		{"every agent", []service.EventScope{{Type: "knowledge_base.created", AnyAgent: true}, {Type: "api_key.created", AnyAgent: true},
+			{Type: "job.failed", Kind: embed, AnyAgent: true}, {Type: "job.failed", Kind: fetch, AnyAgent: true}}},
+		{"agt_1", []service.EventScope{{Type: "knowledge_base.created"}, {Agent: "agt_1", Type: "agent.updated"},
+			{Type: "job.failed", Kind: embed}, {Agent: "agt_1", Type: "job.failed", Kind: embed},
+			{Type: "job.failed", Kind: fetch}, {Agent: "agt_1", Type: "job.failed", Kind: fetch}}},
+	} {
+		eachPagePlan(t, db, facetOf(service.EventFilter{Scopes: c.scopes}), batch, 10040, func(generic bool, plan string) {
+			ran := 0
+			for _, step := range planSteps(plan) {
+				if strings.Contains(step, "never executed") || !strings.Contains(step, " on events") {
+					continue
+				}
+				ran++
+				m := regexp.MustCompile(`^\s*(?:->\s*)?Index Scan(?: Backward)? using events_by_\w+ on events.*loops=(\d+)\)[\s\S]*Buffers: shared hit=(\d+)`).FindStringSubmatch(step)
+				if m == nil {
+					t.Errorf("%s, generic %v: a step is no Index Scan of a pair's index:\n%s\n%s", c.name, generic, step, plan)
+					continue
+				}
+				loops, _ := strconv.Atoi(m[1])
+				if hits, _ := strconv.Atoi(m[2]); hits > loops*(batch+pagesPast) {
+					t.Errorf("%s, generic %v: a scan read %d pages in %d loops, past its pairs' events:\n%s", c.name, generic, hits, loops, plan)
+				}
+			}
+			if ran == 0 {
+				t.Errorf("%s, generic %v: no scan of events ran:\n%s", c.name, generic, plan)
+			}
+		})
+	}
+}
+
+// planSteps splits an EXPLAIN's text into its steps, each with the lines under it up to
+// the next step, leaving out the planning's lines.
+func planSteps(plan string) []string {
+	plan, _, _ = strings.Cut(plan, "\nPlanning")
+	var steps []string
+	for _, line := range strings.Split(plan, "\n") {
+		if len(steps) == 0 || strings.Contains(line, "->") {
+			steps = append(steps, line)
+			continue
+		}
+		steps[len(steps)-1] += "\n" + line
+	}
+	return steps
 }

@@ -127,7 +127,8 @@ func checkPlanRows(t *testing.T, c agentsPageCase, plan string, perPage int) {
 // plannedExplain is EXPLAIN ANALYZE of the statement stmt gives, as the planner plans it
 // (explain turns sequential and bitmap scans off, for small tables): with its parameters'
 // values, or generic, as a plan the server keeps for a prepared statement after a few
-// runs (pgx prepares each statement it sends).
+// runs (pgx prepares each statement it sends). It counts the pages each step read
+// (BUFFERS): a scan's index entries passed over inside the index show there alone.
 func plannedExplain(t *testing.T, db *DB, generic bool, stmt func(*tx) (string, []any, error)) string {
 	t.Helper()
 	var plan []string
@@ -137,7 +138,7 @@ func plannedExplain(t *testing.T, db *DB, generic bool, stmt func(*tx) (string, 
 		if err != nil {
 			return err
 		}
-		explain := `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ` + sql
+		explain := `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ` + sql
 		if generic {
 			if _, err := x.exec(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`); err != nil {
 				return err
@@ -150,7 +151,7 @@ func plannedExplain(t *testing.T, db *DB, generic bool, stmt func(*tx) (string, 
 			for i, a := range args {
 				values[i] = sqlLiteral(a)
 			}
-			explain, args = `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) EXECUTE planned_page(`+strings.Join(values, ", ")+`)`, nil
+			explain, args = `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) EXECUTE planned_page(`+strings.Join(values, ", ")+`)`, nil
 		}
 		rows, err := x.query(explain, args...)
 		if err != nil {
