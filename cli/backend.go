@@ -79,8 +79,8 @@ func (l *location) openPostgres(ctx context.Context, o postgres.Options) (*postg
 		return postgres.Open(ctx, o)
 	}
 	// The key file lives in --data, made on the first start like bbolt's.
-	if err := os.MkdirAll(l.dir, 0o700); err != nil {
-		return nil, fmt.Errorf("creating data directory for the key file: %w", err)
+	if err := makeDir(l.dir, 0o700); err != nil {
+		return nil, notPermitted(l.dir, fmt.Errorf("creating data directory for the key file: %w", err))
 	}
 	key, created, err := seal.LoadKeyFile(l.dir)
 	if err != nil {
@@ -125,6 +125,10 @@ func (l *location) openAdminMayCreate(cmd *cobra.Command) (Backend, error) {
 	}
 	return openForAdmin(l.dir, log)
 }
+
+// makeDir makes the key file's directory; a test makes it refuse as the file system does
+// a user other than root, which a test run as root never sees.
+var makeDir = os.MkdirAll
 
 // boltOnly refuses a command that works on the bbolt file itself when the records are in
 // PostgreSQL, saying what to use instead.

@@ -2,9 +2,12 @@ package cli
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/internal/pgtest"
@@ -50,5 +53,23 @@ func TestServeRefusedKeyLeavesNoNewKeyFile(t *testing.T) {
 	// The database's own key still opens it after both refusals.
 	if out, err := runCLI("user", "list", "--database-url", url, "--data", first); err != nil {
 		t.Fatalf("the database's key after the refusals: %v\n%s", err, out)
+	}
+}
+
+// TestKeyDirRefusalSaysWhatToDo: a key-file directory for PostgreSQL mode that the file
+// system refuses to create gets the same next step as bbolt's data directory: create it
+// for the service's user. Root never gets the refusal, so the test makes the directory
+// maker refuse as it would another user; the command runs as the operator's would.
+func TestKeyDirRefusalSaysWhatToDo(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "data")
+	defer func(saved func(string, os.FileMode) error) { makeDir = saved }(makeDir)
+	makeDir = func(dir string, _ os.FileMode) error {
+		return &os.PathError{Op: "mkdir", Path: dir, Err: syscall.EACCES}
+	}
+	// The URL is never dialled: the directory comes first.
+	_, _, err := run(t, "", "serve", "--database-url", "postgres://voiceapi@127.0.0.1:1/voiceapi", "--data", missing, "--addr", "127.0.0.1:0")
+	want := "permission denied: create " + missing + " for the user that runs voiceapi first (sudo install -d -o voiceapi -g voiceapi -m 0700 " + missing + "), then run it as that user"
+	if err == nil || !errors.Is(err, fs.ErrPermission) || !strings.HasSuffix(err.Error(), want) {
+		t.Fatalf("serve with a key-file directory it may not create: %v, want the suffix %q", err, want)
 	}
 }
