@@ -16,6 +16,7 @@ import (
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/postgres"
+	"github.com/voiceapi/voiceapi/seal"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -71,16 +72,31 @@ func (l *location) openPostgres(ctx context.Context, o postgres.Options) (*postg
 		return nil, errors.New("--db-pool-size must be 0 (the default) or more")
 	}
 	o.URL, o.MaxConns, o.DataDir = l.url, l.poolSize, l.dir
-	if o.SecretKey == nil && os.Getenv("VOICEAPI_SECRET_KEY") == "" {
-		// The key file lives in --data, made on the first start like bbolt's.
-		if err := os.MkdirAll(l.dir, 0o700); err != nil {
-			return nil, fmt.Errorf("creating data directory for the key file: %w", err)
-		}
-	}
 	if o.PasswordCost == 0 {
 		o.PasswordCost = adminOptions.PasswordCost
 	}
-	return postgres.Open(ctx, o)
+	if o.SecretKey != nil || os.Getenv("VOICEAPI_SECRET_KEY") != "" {
+		return postgres.Open(ctx, o)
+	}
+	// The key file lives in --data, made on the first start like bbolt's.
+	if err := makeDir(l.dir, 0o700); err != nil {
+		return nil, notPermitted(l.dir, fmt.Errorf("creating data directory for the key file: %w", err))
+	}
+	key, created, err := seal.LoadKeyFile(l.dir)
+	if err != nil {
+		return nil, err
+	}
+	o.SecretKey = key
+	db, err := postgres.Open(ctx, o)
+	// A key this start made and the database refused is no one's: left in --data, every
+	// later start would take it for the installation's and be refused the same way.
+	if created && errors.Is(err, postgres.ErrKeyMismatch) {
+		if rmErr := seal.RemoveKeyFile(l.dir, key); rmErr != nil {
+			return nil, fmt.Errorf("%w; removing the key file this start created: %v", err, rmErr)
+		}
+		return nil, fmt.Errorf("%w (the new %s this start created is removed again)", err, filepath.Join(l.dir, seal.KeyFile))
+	}
+	return db, err
 }
 
 // openAdmin opens the location for the one-shot command cmd: bbolt fails within seconds
@@ -109,6 +125,10 @@ func (l *location) openAdminMayCreate(cmd *cobra.Command) (Backend, error) {
 	}
 	return openForAdmin(l.dir, log)
 }
+
+// makeDir makes the key file's directory; a test makes it refuse as the file system does
+// a user other than root, which a test run as root never sees.
+var makeDir = os.MkdirAll
 
 // boltOnly refuses a command that works on the bbolt file itself when the records are in
 // PostgreSQL, saying what to use instead.

@@ -186,19 +186,27 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	}
 	logger := slog.New(slog.NewJSONHandler(errOut, &slog.HandlerOptions{Level: set.level}))
 	tuneGC(os.Getenv)
-	db, err := o.open(ctx, logger, set.guard)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	// Listen before the first-start bootstrap: when the port is taken, serve fails here
-	// without creating the owner, so the next start on a free port creates it and prints
-	// its one-time credentials then, instead of printing them for a server that never ran.
+	// Listen before anything is opened: when the port is taken or the address is bad,
+	// serve fails here having created nothing (no database, no key file in a fresh --data,
+	// no owner), so the next start on a free port makes them and prints the owner's
+	// one-time credentials then, instead of for a server that never ran.
 	ln, err := listenAPI(o.addr)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
+	var metricsLn net.Listener
+	if o.metricsAddr != "" {
+		if metricsLn, err = net.Listen("tcp", o.metricsAddr); err != nil {
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		defer metricsLn.Close()
+	}
+	db, err := o.open(ctx, logger, set.guard)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
 	// The dispatcher starts after the database opens and stops (in-flight posts drained)
 	// before it closes: the deferred Stop runs before the deferred Close.
 	svc := NewServices(db)
@@ -209,12 +217,8 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	srv := o.newServer(db, svc, logger, set)
 	// A commit that recorded events wakes the dispatcher and the live event streams.
 	db.SetEventHook(func() { dispatcher.Wake(); srv.WakeStreams() })
-	if o.metricsAddr != "" {
-		stop, err := serveMetrics(o.metricsAddr, srv, logger)
-		if err != nil {
-			return err
-		}
-		defer stop()
+	if metricsLn != nil {
+		defer serveMetrics(metricsLn, srv, logger)()
 	}
 	// Both listeners are bound: only now may the owner be created and shown.
 	if err := bootstrap(ctx, db, out); err != nil {
@@ -387,14 +391,10 @@ func (o *serveOptions) open(ctx context.Context, logger *slog.Logger, guard netg
 	return db, nil
 }
 
-// serveMetrics serves the metrics alone, without authentication, on addr: for a
+// serveMetrics serves the metrics alone, without authentication, on ln: for a
 // Prometheus on the same host or a private network that holds no API token. It returns a
 // function that stops it.
-func serveMetrics(addr string, srv *server.Server, logger *slog.Logger) (func(), error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("--metrics-addr: %w", err)
-	}
+func serveMetrics(ln net.Listener, srv *server.Server, logger *slog.Logger) func() {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", srv.MetricsHandler())
 	// Profiles for the operator (docs/performance.md), on this private listener only:
@@ -413,7 +413,7 @@ func serveMetrics(addr string, srv *server.Server, logger *slog.Logger) (func(),
 		}
 	}()
 	logger.Info("serving metrics", "addr", ln.Addr().String())
-	return func() { hs.Close() }, nil
+	return func() { hs.Close() }
 }
 
 // purgeIdempotency deletes expired kept responses now, then every interval until ctx is

@@ -3,6 +3,7 @@
 package seal
 
 import (
+	"bytes"
 	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
@@ -67,30 +68,60 @@ func parseKey(s string) ([]byte, error) {
 }
 
 func loadOrCreateKeyFile(path string) ([]byte, error) {
+	key, _, err := loadOrCreate(path)
+	return key, err
+}
+
+// LoadKeyFile returns the key in dir's key file, creating the file with a new key when
+// there is none; created says this call made it (not another process meanwhile).
+func LoadKeyFile(dir string) (key []byte, created bool, err error) {
+	return loadOrCreate(filepath.Join(dir, KeyFile))
+}
+
+// RemoveKeyFile removes dir's key file if it still holds key: a start that created it and
+// was then refused the key leaves nothing behind that the next start would take as the
+// installation's key. A file with another key, or none, is left as it is.
+func RemoveKeyFile(dir string, key []byte) error {
+	path := filepath.Join(dir, KeyFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if held, err := parseKey(strings.TrimSpace(string(raw))); err != nil || !bytes.Equal(held, key) {
+		return nil
+	}
+	if err := os.Remove(path); err != nil {
+		return err
+	}
+	return fsync.Dir(dir)
+}
+
+func loadOrCreate(path string) (key []byte, created bool, err error) {
 	raw, err := os.ReadFile(path)
 	if err == nil {
 		key, err := parseKey(strings.TrimSpace(string(raw)))
 		if err == nil {
 			removeStrayKeyFiles(path)
 		}
-		return key, err
+		return key, false, err
 	}
 	if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, false, fmt.Errorf("reading %s: %w", path, err)
 	}
-	key := make([]byte, 32)
+	key = make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := createKeyFile(path, hex.EncodeToString(key)+"\n"); err != nil {
 		if errors.Is(err, fs.ErrExist) { // another process made it meanwhile: its key it is
 			if raw, err := os.ReadFile(path); err == nil {
-				return parseKey(strings.TrimSpace(string(raw)))
+				key, err := parseKey(strings.TrimSpace(string(raw)))
+				return key, false, err
 			}
 		}
-		return nil, err
+		return nil, false, err
 	}
-	return key, nil
+	return key, true, nil
 }
 
 // createKeyFile writes text under a temporary name, fsyncs it, links it to path (never
