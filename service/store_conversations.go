@@ -46,6 +46,10 @@ type ConversationTx interface {
 	ConversationsToRedact(workspaceID string, limit int) ([]string, error)
 	// ConversationRedacted takes conversation id off its workspace's list.
 	ConversationRedacted(workspaceID, id string) error
+	// ListConversationToRedact puts stored conversation id on its workspace's list, as
+	// the upgrade did: the move carries the list, so the job redacts on the destination
+	// what it had not yet redacted on the source.
+	ListConversationToRedact(workspaceID, id string) error
 	// IdleConversations returns the ids of up to limit active conversations updated
 	// before the time, least recently updated first.
 	IdleConversations(before time.Time, limit int) ([]string, error)
