@@ -19,15 +19,12 @@ func init() {
 // too; without that the moved job finds nothing and the conversation keeps in the clear
 // what its call's setting redacts. One not listed stays off the list.
 func testMoveKeepsConversationsToRedact(t *testing.T, open Opener) {
-	src, dst := open(t), open(t)
+	src, dst := openMoveEnds(t, open)
 	g := stepIDs()
-	const ws = "ws_mv"
+	const ws = moveWorkspace
 	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	listed, unlisted := storedConversation(g, ws, t0), storedConversation(g, ws, t0.Add(time.Minute))
 	update(t, src, func(tx service.Tx) error {
-		if err := tx.PutWorkspace(&data.WorkspaceRecord{Workspace: data.Workspace{ID: ws, Name: "W"}}); err != nil {
-			return err
-		}
 		for _, c := range []*data.StoredConversation{listed, unlisted} {
 			at, reason := data.NewTime(t0.Add(time.Hour)), data.EndUserEnded
 			c.Status, c.EndedAt, c.DisconnectionReason = data.ConversationEnded, &at, &reason
