@@ -41,8 +41,8 @@ type ConversationTx interface {
 	DeleteConversation(id string) error
 	// ConversationsToRedact returns up to limit ids of the workspace's conversations
 	// that ended before an ended conversation was redacted with its call (listed by the
-	// storage upgrade: bbolt schema 12, PostgreSQL migration 0024; nothing adds to the
-	// list after), for the job that redacts them (conversation_upgrade.go).
+	// storage upgrade: bbolt schema 12, PostgreSQL migration 0024; only a move adds
+	// to the list after, carrying it), for the job that redacts them (conversation_upgrade.go).
 	ConversationsToRedact(workspaceID string, limit int) ([]string, error)
 	// ConversationRedacted takes conversation id off its workspace's list.
 	ConversationRedacted(workspaceID, id string) error
