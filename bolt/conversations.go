@@ -269,6 +269,11 @@ func (t tx) ConversationRedacted(ws, id string) error {
 	return indexDelete(t.b.Bucket(bucketConversationsToRedact), ws, id)
 }
 
+// ListConversationToRedact implements service.ConversationTx.
+func (t tx) ListConversationToRedact(ws, id string) error {
+	return indexPut(t.b.Bucket(bucketConversationsToRedact), ws, id)
+}
+
 // deleteConversation removes c's record, items, idle entry, call entry and place on the
 // upgrade's list; the workspace's indexes are the caller's.
 func deleteConversation(tx *bbolt.Tx, c *data.StoredConversation) error {

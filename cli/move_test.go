@@ -42,7 +42,8 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 	inst := seedInstallation(t, src, quiet)
 	src.Close()
 
-	migrateInstallation(t, dir, url)
+	summary := migrateInstallation(t, dir, url)
+	checkMoveCarriesEveryKind(t, dir, url, summary)
 
 	dst, err := postgres.Open(context.Background(), postgres.Options{URL: url, DataDir: dir, PasswordCost: bcrypt.MinCost, Logger: quiet})
 	if err != nil {
@@ -262,9 +263,9 @@ func runMigrate(t *testing.T, args ...string) (string, error) {
 }
 
 // migrateInstallation moves the installation in dir into the database at url and checks
-// the move's summary; moving again into the now full database is refused, changing
-// nothing.
-func migrateInstallation(t *testing.T, dir, url string) {
+// the move's summary, which it returns; moving again into the now full database is
+// refused, changing nothing.
+func migrateInstallation(t *testing.T, dir, url string) string {
 	t.Helper()
 	out, err := runMigrate(t, "migrate", "--from-data", dir, "--database-url", url)
 	if err != nil {
@@ -279,6 +280,7 @@ func migrateInstallation(t *testing.T, dir, url string) {
 	if out, err := runMigrate(t, "migrate", "--from-data", dir, "--database-url", url); err == nil || !strings.Contains(err.Error(), "empty database") {
 		t.Errorf("a second move: %v\n%s", err, out)
 	}
+	return out
 }
 
 // checkSameAnswers compares every answer of the moved installation at base, body and

@@ -248,6 +248,12 @@ func (t *tx) ConversationRedacted(ws, id string) error {
 	return err
 }
 
+// ListConversationToRedact implements service.ConversationTx.
+func (t *tx) ListConversationToRedact(ws, id string) error {
+	_, err := t.exec(`INSERT INTO conversations_to_redact (workspace_id, conversation_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, ws, id)
+	return err
+}
+
 // IdleConversations implements service.ConversationTx.
 func (t *tx) IdleConversations(before time.Time, limit int) ([]string, error) {
 	rows, err := t.query(`SELECT id FROM conversations WHERE status = 'active' AND updated_at < $1

@@ -20,11 +20,12 @@ type MoveCounts map[string]int
 // accounts, workspaces, members, tokens (their ids kept, so every issued token keeps
 // working), plans, price tables, agents with their versions, rollouts, tests and test runs, knowledge bases with their sources, chunks
 // and files, numbers, calls (whose rollups and minutes dst derives as it stores them),
-// conversations with their messages, campaigns with their recipients, suppression lists,
+// conversations with their messages (and the upgrade's list of those to redact), campaigns with their recipients, suppression lists,
 // webhooks and their deliveries, background jobs, and each workspace's events in chain
 // order with their hashes, so the audit chain verifies unchanged; only the events src had not yet fanned
 // out stay in dst's outbox. Ids are kept everywhere. Kept Idempotency-Key responses are
-// not copied (they expire within a day; a retry after the move runs afresh).
+// not copied (they expire within a day; a retry after the move runs afresh). What each
+// bucket and table becomes is listed in move_storage.go.
 //
 // src is read in one snapshot; dst is written in transactions of bounded size.
 func MoveInstallation(ctx context.Context, src, dst Store, progress MoveProgress) (MoveCounts, error) {

@@ -1,6 +1,10 @@
 package service
 
-import "github.com/voiceapi/voiceapi/data"
+import (
+	"math"
+
+	"github.com/voiceapi/voiceapi/data"
+)
 
 // campaigns copies the workspace's campaigns, each with its recipients as they stand
 // (pending, leased with their registered call, finished), in one write: a campaign
@@ -40,16 +44,29 @@ func (m *mover) suppressions(tx Tx, ws string) error {
 
 // conversations copies the workspace's conversations with their messages, open ones
 // too (they go on, or expire, on the destination); an ended one's call came with the
-// calls.
+// calls. One the upgrade listed to redact and its job had not reached yet is listed on
+// the destination too, where the moved job redacts it.
 func (m *mover) conversations(tx Tx, ws string) error {
+	listed, err := tx.ConversationsToRedact(ws, math.MaxInt32)
+	if err != nil {
+		return err
+	}
 	page := func(req data.PageRequest) ([]*data.StoredConversation, data.Page, error) {
 		return tx.ListConversations(ws, data.ConversationFilter{}, nil, req)
 	}
-	return each(page, func(c *data.StoredConversation) error {
+	if err := each(page, func(c *data.StoredConversation) error {
 		items, err := tx.ConversationItems(c.ID)
 		if err != nil {
 			return err
 		}
 		return m.put("conversations", func(d Tx) error { return d.InsertConversation(c, items) })
-	})
+	}); err != nil {
+		return err
+	}
+	for _, id := range listed {
+		if err := m.put("conversations_to_redact", func(d Tx) error { return d.ListConversationToRedact(ws, id) }); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -41,11 +41,15 @@ type ConversationTx interface {
 	DeleteConversation(id string) error
 	// ConversationsToRedact returns up to limit ids of the workspace's conversations
 	// that ended before an ended conversation was redacted with its call (listed by the
-	// storage upgrade: bbolt schema 12, PostgreSQL migration 0024; nothing adds to the
-	// list after), for the job that redacts them (conversation_upgrade.go).
+	// storage upgrade: bbolt schema 12, PostgreSQL migration 0024; only a move adds
+	// to the list after, carrying it), for the job that redacts them (conversation_upgrade.go).
 	ConversationsToRedact(workspaceID string, limit int) ([]string, error)
 	// ConversationRedacted takes conversation id off its workspace's list.
 	ConversationRedacted(workspaceID, id string) error
+	// ListConversationToRedact puts stored conversation id on its workspace's list, as
+	// the upgrade did: the move carries the list, so the job redacts on the destination
+	// what it had not yet redacted on the source.
+	ListConversationToRedact(workspaceID, id string) error
 	// IdleConversations returns the ids of up to limit active conversations updated
 	// before the time, least recently updated first.
 	IdleConversations(before time.Time, limit int) ([]string, error)

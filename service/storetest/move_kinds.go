@@ -19,14 +19,11 @@ func init() {
 // without that, a caller who reads some job kinds would find no job.failed event in the
 // moved installation. Its agent is checked beside it, stated the same way.
 func testMoveKeepsEventKinds(t *testing.T, open Opener) {
-	src, dst := open(t), open(t)
+	src, dst := openMoveEnds(t, open)
 	g := stepIDs()
-	const ws = "ws_mv"
+	const ws = moveWorkspace
 	ids := map[string]string{}
 	update(t, src, func(tx service.Tx) error {
-		if err := tx.PutWorkspace(&data.WorkspaceRecord{Workspace: data.Workspace{ID: ws, Name: "W"}}); err != nil {
-			return err
-		}
 		for _, c := range []struct{ name, typ, agent, kind, body string }{
 			{"run", data.EventJobFailed, "agt_1", "run", `{"kind":"run","agent_id":"agt_1"}`},
 			{"embed", data.EventJobFailed, "", "embed", `{"kind":"embed","agent_id":null}`},
@@ -66,4 +63,16 @@ func testMoveKeepsEventKinds(t *testing.T, open Opener) {
 			})
 		}
 	}
+}
+
+// moveWorkspace is the workspace the move tests fill in their source.
+const moveWorkspace = "ws_mv"
+
+// openMoveEnds opens a move's source, holding moveWorkspace, and its empty destination.
+func openMoveEnds(t *testing.T, open Opener) (src, dst service.Store) {
+	src, dst = open(t), open(t)
+	update(t, src, func(tx service.Tx) error {
+		return tx.PutWorkspace(&data.WorkspaceRecord{Workspace: data.Workspace{ID: moveWorkspace, Name: "W"}})
+	})
+	return src, dst
 }
