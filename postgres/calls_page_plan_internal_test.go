@@ -4,7 +4,9 @@ import (
 	"context"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
@@ -77,6 +79,63 @@ func TestCallPagesSeekTheirFilter(t *testing.T) {
 						t.Errorf("%s (generic %v, from %q): a step read %d rows for %d:\n%s", c.name, generic, stmt.from, n, stmt.limit, plan)
 						break
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestCallPagesStopAtTheirWindow: a page of calls of one filter created from a time
+// (CallFilter.From, an id bound after the filter's column in its index) ends each arm's
+// index scan at that bound, however many of the filter's calls are older: here 5 calls of
+// the window after 20,000 older ones of the same agent, number, direction and status.
+// The filter's column compared as a range alone, the generic plan's scan was bounded only
+// by it and read on through every older call of the value (222 to 261 pages); pinned
+// (pinned), 4 to 8 in all. Planned as sent and generic, the first page.
+func TestCallPagesStopAtTheirWindow(t *testing.T) {
+	db := openInternal(t)
+	from := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	if err := db.Update(context.Background(), func(stx service.Tx) error {
+		_, err := stx.(*tx).exec(`INSERT INTO calls (id, workspace_id, agent_id, number_id, direction, status, created_at, updated_at)
+			SELECT CASE WHEN i <= 20000 THEN 'cal_00' ELSE $1 END || lpad(i::text, 9, '0') || ws, ws,
+				'agt_1', 'num_1', 'outbound', 'failed', now(), now()
+			FROM generate_series(1, 20005) i CROSS JOIN (VALUES ('ws_1'), ('ws_2')) w(ws)`, data.IDBound(data.PrefixCall, from))
+		if err == nil {
+			_, err = stx.(*tx).exec(`ANALYZE calls`)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		f      data.CallFilter
+		agents []string
+	}{
+		{"one agent's calls", data.CallFilter{AgentID: "agt_1", From: from}, nil},
+		{"one number's calls", data.CallFilter{NumberID: "num_1", From: from}, nil},
+		{"failed calls", data.CallFilter{Status: data.CallFailed, From: from}, nil},
+		{"outbound calls", data.CallFilter{Direction: data.DirectionOutbound, From: from}, nil},
+		{"a caller limited to two agents", data.CallFilter{From: from}, []string{"agt_1", "agt_2"}},
+	} {
+		var q *callQuery
+		if err := db.View(context.Background(), func(stx service.Tx) error {
+			var err error
+			q, err = stx.(*tx).newCallQuery("ws_1", c.agents, c.f)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for _, generic := range []bool{false, true} {
+			plan := plannedExplain(t, db, generic, func(*tx) (string, []any, error) {
+				sql, args := q.walkSQL(true, "", false, 17, callCols)
+				return sql, args, nil
+			})
+			plan, _, _ = strings.Cut(plan, "Planning:")
+			for _, m := range regexp.MustCompile(`shared hit=(\d+)`).FindAllStringSubmatch(plan, -1) {
+				if n, _ := strconv.Atoi(m[1]); n > 24 {
+					t.Errorf("%s (generic %v): a step read %d pages for 5 calls (at most 24):\n%s", c.name, generic, n, plan)
+					break
 				}
 			}
 		}

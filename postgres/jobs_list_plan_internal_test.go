@@ -161,7 +161,8 @@ func TestLimitedJobListWalksWhereAgentKindsAreRare(t *testing.T) {
 // however many of the filter's jobs are older: here 5 jobs of the window after 20,000
 // older ones of the same agent, kind and status. The filter's column compared as a range
 // alone, the generic plan's scan was bounded only by it and read on through every older
-// job of the filter's value (222 pages for each filter); pinned (pinned), 5 to 20.
+// job of the filter's value (222 pages, 240 for a limited caller's walks); pinned
+// (pinned), 4 to 23 in all.
 // Planned as sent and generic, the first page.
 func TestJobListPagesStopAtTheirWindow(t *testing.T) {
 	db := openInternal(t)
