@@ -2,9 +2,9 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -52,14 +52,7 @@ func TestCallPagesSeekTheirFilter(t *testing.T) {
 		{"a caller limited to a rare agent", data.CallFilter{}, []string{"agt_rare"}, "calls_by_agent", 1},
 		{"a caller limited to two agents", data.CallFilter{}, []string{"agt_rare", "agt_1"}, "calls_by_agent", 2},
 	} {
-		var q *callQuery
-		if err := db.View(context.Background(), func(stx service.Tx) error {
-			var err error
-			q, err = stx.(*tx).newCallQuery("ws_1", c.agents, c.f)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
+		q := callQueryOf(t, db, c.agents, c.f)
 		for _, generic := range []bool{false, true} {
 			for _, stmt := range []struct {
 				desc      bool
@@ -118,26 +111,27 @@ func TestCallPagesStopAtTheirWindow(t *testing.T) {
 		{"outbound calls", data.CallFilter{Direction: data.DirectionOutbound, From: from}, nil},
 		{"a caller limited to two agents", data.CallFilter{From: from}, []string{"agt_1", "agt_2"}},
 	} {
-		var q *callQuery
-		if err := db.View(context.Background(), func(stx service.Tx) error {
-			var err error
-			q, err = stx.(*tx).newCallQuery("ws_1", c.agents, c.f)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
+		q := callQueryOf(t, db, c.agents, c.f)
 		for _, generic := range []bool{false, true} {
 			plan := plannedExplain(t, db, generic, func(*tx) (string, []any, error) {
 				sql, args := q.walkSQL(true, "", false, 17, callCols)
 				return sql, args, nil
 			})
-			plan, _, _ = strings.Cut(plan, "Planning:")
-			for _, m := range regexp.MustCompile(`shared hit=(\d+)`).FindAllStringSubmatch(plan, -1) {
-				if n, _ := strconv.Atoi(m[1]); n > 24 {
-					t.Errorf("%s (generic %v): a step read %d pages for 5 calls (at most 24):\n%s", c.name, generic, n, plan)
-					break
-				}
-			}
+			checkPlanPages(t, fmt.Sprintf("%s (generic %v)", c.name, generic), plan, 24)
 		}
 	}
+}
+
+// callQueryOf is ws_1's callQuery of f for a caller limited to agents (nil: every agent).
+func callQueryOf(t *testing.T, db *DB, agents []string, f data.CallFilter) *callQuery {
+	t.Helper()
+	var q *callQuery
+	if err := db.View(context.Background(), func(stx service.Tx) error {
+		var err error
+		q, err = stx.(*tx).newCallQuery("ws_1", agents, f)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return q
 }

@@ -3,9 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -197,13 +194,7 @@ func TestJobListPagesStopAtTheirWindow(t *testing.T) {
 				q, err := x.pageQuery(ks, data.PageRequest{PerPage: 15})
 				return q.sql, q.args, err
 			})
-			plan, _, _ = strings.Cut(plan, "Planning:")
-			for _, m := range regexp.MustCompile(`shared hit=(\d+)`).FindAllStringSubmatch(plan, -1) {
-				if n, _ := strconv.Atoi(m[1]); n > 24 {
-					t.Errorf("%s (generic %v): a step read %d pages for 5 jobs (at most 24):\n%s", c.name, generic, n, plan)
-					break
-				}
-			}
+			checkPlanPages(t, fmt.Sprintf("%s (generic %v)", c.name, generic), plan, 24)
 		}
 	}
 }
