@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -71,4 +72,28 @@ func TestAgentAndAccountListsSeekTheScope(t *testing.T) {
 	numbers.args = append(numbers.args, "", "zz")
 	checkScanWalkPlans(t, db, "numbers by q", scanWalk{ks: numbers, table: "numbers", keep: numberSearchKeep(1), maxScan: maxScan},
 		"num_000050000", "numbers_by_workspace", maxScan+1, perPage)
+}
+
+// TestAPIKeyPagesStopAtTheirKind: a page of a user's API keys newer than a cursor that
+// reaches the newest key ends its scan of api_keys_by_user (user, kind, key) at the last
+// key, not at the user's end: here 20 keys before 20,000 login tokens of the same user,
+// which sort after them ("login" after "api_key"). Planned as sent and generic.
+func TestAPIKeyPagesStopAtTheirKind(t *testing.T) {
+	db := openInternal(t)
+	if err := db.Update(context.Background(), func(stx service.Tx) error {
+		_, err := stx.(*tx).exec(`INSERT INTO api_keys (id, user_id, workspace_id, kind, name, secret_hash, created_at)
+			SELECT i, 'usr_1', 'ws_1', CASE WHEN i <= 20 THEN 'api_key' ELSE 'login' END, 'K', '\x00', now()
+			FROM generate_series(1, 20020) i; ANALYZE api_keys`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ks := apiKeyList("api_keys_by_user", "user_id", "usr_1")
+	for _, generic := range []bool{false, true} {
+		plan := plannedExplain(t, db, generic, func(x *tx) (string, []any, error) {
+			q, err := x.pageQuery(ks, data.PageRequest{PerPage: 15, Cursor: *db.encodeCursor(newer, ks.binding, "0000000000000005")})
+			return q.sql, q.args, err
+		})
+		checkPlanPages(t, fmt.Sprintf("a newer page (generic %v)", generic), plan, 24)
+	}
 }

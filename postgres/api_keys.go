@@ -117,12 +117,13 @@ func (t *tx) apiKeyPage(list, column, scope string, req data.PageRequest) ([]*da
 // apiKeyList is the keyset of the API keys whose scope column equals scope, in the order
 // of the index on (column, kind, key), the scope compared as a range (keyset.within): a
 // generic plan otherwise walked the primary key past other scopes' keys for a cursor's
-// check (TestAgentAndAccountListsSeekTheScope).
+// check (TestAgentAndAccountListsSeekTheScope). Pinned (pinned), so that the kind ends
+// the scan rather than the scope's end, past its login tokens (TestAPIKeyPagesStopAtTheirKind).
 func apiKeyList(list, column, scope string) keyset {
 	return keyset{
 		binding: binding(list, scope),
 		cols:    apiKeyCols + `, ` + apiKeyPageKey,
-		from:    `api_keys WHERE ` + column + ` >= $1 AND ` + column + ` <= $1 AND kind = '` + data.TokenAPIKey + `'`,
+		from:    `api_keys WHERE ` + pinned(column, "$1") + ` AND kind = '` + data.TokenAPIKey + `'`,
 		key:     apiKeyPageKey,
 		within:  column,
 		args:    []any{scope},

@@ -214,11 +214,13 @@ func (q *callQuery) walkSQL(desc bool, from string, inclusive bool, limit int, c
 			// plan the server keeps for a prepared statement (generic, its values unknown)
 			// could otherwise walk calls_pkey from the cursor past every call of other
 			// values and other workspaces (keyset.within; TestCallPagesSeekTheirFilter).
+			// Pinned (pinned), so that a time window's bound on id ends the scan, not the
+			// value's end (TestCallPagesStopAtTheirWindow).
 			// A walk with residual filters keeps the equalities, merged in id order as
 			// they stream, its rows bounded by maxCallScan.
 			for i, p := range q.armParams {
-				arms[i] = fmt.Sprintf("(SELECT %s FROM %s AND %s >= %s AND %s <= %s%s ORDER BY %s %s, id %s LIMIT %d)",
-					src.cols, src.from, q.armCol, p, q.armCol, p, rng, q.armCol, order, order, n)
+				arms[i] = fmt.Sprintf("(SELECT %s FROM %s AND %s%s ORDER BY %s %s, id %s LIMIT %d)",
+					src.cols, src.from, pinned(q.armCol, p), rng, q.armCol, order, order, n)
 			}
 		}
 		return fmt.Sprintf("SELECT * FROM (%s) u ORDER BY id %s LIMIT %d", strings.Join(arms, " UNION ALL "), order, n)

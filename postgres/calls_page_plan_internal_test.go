@@ -2,9 +2,11 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
@@ -50,14 +52,7 @@ func TestCallPagesSeekTheirFilter(t *testing.T) {
 		{"a caller limited to a rare agent", data.CallFilter{}, []string{"agt_rare"}, "calls_by_agent", 1},
 		{"a caller limited to two agents", data.CallFilter{}, []string{"agt_rare", "agt_1"}, "calls_by_agent", 2},
 	} {
-		var q *callQuery
-		if err := db.View(context.Background(), func(stx service.Tx) error {
-			var err error
-			q, err = stx.(*tx).newCallQuery("ws_1", c.agents, c.f)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
+		q := callQueryOf(t, db, c.agents, c.f)
 		for _, generic := range []bool{false, true} {
 			for _, stmt := range []struct {
 				desc      bool
@@ -81,4 +76,62 @@ func TestCallPagesSeekTheirFilter(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCallPagesStopAtTheirWindow: a page of calls of one filter created from a time
+// (CallFilter.From, an id bound after the filter's column in its index) ends each arm's
+// index scan at that bound, however many of the filter's calls are older: here 5 calls of
+// the window after 20,000 older ones of the same agent, number, direction and status.
+// The filter's column compared as a range alone, the generic plan's scan was bounded only
+// by it and read on through every older call of the value (222 to 261 pages); pinned
+// (pinned), 4 to 8 in all. Planned as sent and generic, the first page.
+func TestCallPagesStopAtTheirWindow(t *testing.T) {
+	db := openInternal(t)
+	from := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	if err := db.Update(context.Background(), func(stx service.Tx) error {
+		_, err := stx.(*tx).exec(`INSERT INTO calls (id, workspace_id, agent_id, number_id, direction, status, created_at, updated_at)
+			SELECT CASE WHEN i <= 20000 THEN 'cal_00' ELSE $1 END || lpad(i::text, 9, '0') || ws, ws,
+				'agt_1', 'num_1', 'outbound', 'failed', now(), now()
+			FROM generate_series(1, 20005) i CROSS JOIN (VALUES ('ws_1'), ('ws_2')) w(ws)`, data.IDBound(data.PrefixCall, from))
+		if err == nil {
+			_, err = stx.(*tx).exec(`ANALYZE calls`)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		f      data.CallFilter
+		agents []string
+	}{
+		{"one agent's calls", data.CallFilter{AgentID: "agt_1", From: from}, nil},
+		{"one number's calls", data.CallFilter{NumberID: "num_1", From: from}, nil},
+		{"failed calls", data.CallFilter{Status: data.CallFailed, From: from}, nil},
+		{"outbound calls", data.CallFilter{Direction: data.DirectionOutbound, From: from}, nil},
+		{"a caller limited to two agents", data.CallFilter{From: from}, []string{"agt_1", "agt_2"}},
+	} {
+		q := callQueryOf(t, db, c.agents, c.f)
+		for _, generic := range []bool{false, true} {
+			plan := plannedExplain(t, db, generic, func(*tx) (string, []any, error) {
+				sql, args := q.walkSQL(true, "", false, 17, callCols)
+				return sql, args, nil
+			})
+			checkPlanPages(t, fmt.Sprintf("%s (generic %v)", c.name, generic), plan, 24)
+		}
+	}
+}
+
+// callQueryOf is ws_1's callQuery of f for a caller limited to agents (nil: every agent).
+func callQueryOf(t *testing.T, db *DB, agents []string, f data.CallFilter) *callQuery {
+	t.Helper()
+	var q *callQuery
+	if err := db.View(context.Background(), func(stx service.Tx) error {
+		var err error
+		q, err = stx.(*tx).newCallQuery("ws_1", agents, f)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return q
 }

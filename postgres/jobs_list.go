@@ -31,6 +31,9 @@ func (t *tx) ListJobs(workspaceID string, sel data.JobSelection, req data.PageRe
 // (keyset.within), compared as a range: the plan the server keeps for the prepared
 // statement, not knowing the values, could otherwise walk jobs_pkey back from the cursor
 // past every job of other values and other workspaces (TestJobListPagesSeekTheirFilter).
+// A filter's column is pinned (pinned), so that a time window's bound on id ends the scan
+// rather than the value's end (TestJobListPagesStopAtTheirWindow); the workspace of a page
+// without one stays a range (pinned, the plan as sent walked jobs_pkey).
 // A caller limited to some agents walks its agents and kinds apart instead (jobWalks).
 // The other conditions are checked on the rows the seek meets.
 func jobList(workspaceID string, sel data.JobSelection) keyset {
@@ -72,7 +75,7 @@ func jobList(workspaceID string, sel data.JobSelection) keyset {
 		case ks.within == "":
 			ks.within = f.col
 			p := arg(f.value)
-			conds = append(conds, f.col+" >= "+p+" AND "+f.col+" <= "+p)
+			conds = append(conds, pinned(f.col, p))
 		default:
 			conds = append(conds, f.col+" = "+arg(f.value))
 		}

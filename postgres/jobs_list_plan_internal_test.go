@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
@@ -150,4 +151,50 @@ func TestLimitedJobListWalksWhereAgentKindsAreRare(t *testing.T) {
 	sel := data.JobSelection{Kinds: []string{"a.work"}, Agents: []string{"agt_mine"}, AgentKinds: []string{"a.work"}}
 	checkAgentsPagePlan(t, db, agentsPageCase{name: "an agent's jobs of a rare kind", ks: jobList("ws_1", sel), middle: "job_000010000ws_1",
 		index: "jobs_by_agent", maxRows: perPage + 1}, perPage)
+}
+
+// TestJobListPagesStopAtTheirWindow: a page of jobs created from a time (JobFilter.From,
+// an id bound after the filter's column in its index) ends its index scan at that bound,
+// however many of the filter's jobs are older: here 5 jobs of the window after 20,000
+// older ones of the same agent, kind and status. The filter's column compared as a range
+// alone, the generic plan's scan was bounded only by it and read on through every older
+// job of the filter's value (222 pages, 240 for a limited caller's walks); pinned
+// (pinned), 4 to 23 in all.
+// Planned as sent and generic, the first page.
+func TestJobListPagesStopAtTheirWindow(t *testing.T) {
+	db := openInternal(t)
+	from := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	if err := db.Update(context.Background(), func(stx service.Tx) error {
+		_, err := stx.(*tx).exec(`INSERT INTO jobs (id, workspace_id, kind, agent_id, payload, status, attempt, max_attempts, run_at, created_at, finished_at)
+			SELECT CASE WHEN i <= 20000 THEN 'job_00' ELSE $1 END || lpad(i::text, 9, '0') || ws, ws,
+				'a.work', 'agt_1', '', 'failed', 1, 1, now(), now(), now()
+			FROM generate_series(1, 20005) i CROSS JOIN (VALUES ('ws_1'), ('ws_2')) w(ws)`, data.IDBound(data.PrefixJob, from))
+		if err == nil {
+			_, err = stx.(*tx).exec(`ANALYZE jobs`)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	kinds, window := []string{"a.work", "b.sweep"}, data.JobFilter{From: from}
+	filtered := func(f data.JobFilter) data.JobFilter { f.From = from; return f }
+	for _, c := range []struct {
+		name string
+		sel  data.JobSelection
+	}{
+		{"failed jobs", data.JobSelection{Kinds: kinds, JobFilter: filtered(data.JobFilter{Status: data.JobFailed})}},
+		{"one kind's jobs", data.JobSelection{Kinds: kinds, JobFilter: filtered(data.JobFilter{Kind: "a.work"})}},
+		{"one agent's jobs", data.JobSelection{Kinds: kinds, JobFilter: filtered(data.JobFilter{AgentID: "agt_1"})}},
+		{"a caller reading one kind", data.JobSelection{Kinds: []string{"a.work"}, JobFilter: window}},
+		{"a limited caller's jobs", data.JobSelection{Kinds: kinds, Agents: []string{"agt_1"}, AgentKinds: []string{"a.work"}, JobFilter: window}},
+	} {
+		ks := jobList("ws_1", c.sel)
+		for _, generic := range []bool{false, true} {
+			plan := plannedExplain(t, db, generic, func(x *tx) (string, []any, error) {
+				q, err := x.pageQuery(ks, data.PageRequest{PerPage: 15})
+				return q.sql, q.args, err
+			})
+			checkPlanPages(t, fmt.Sprintf("%s (generic %v)", c.name, generic), plan, 24)
+		}
+	}
 }

@@ -244,15 +244,17 @@ type walk struct {
 	vals      []string
 }
 
-// within holds a walk to its value, vals.v, as a range for the reason keyset.within is
-// one: with an equality the planner may walk the key's own index. also is written as a
+// within holds a walk to its value, vals.v, pinned (pinned): as a range for the reason
+// keyset.within is one (with an equality alone the planner may walk the key's own index),
+// and as an equality so that a bound on the key (a job list's time window) ends the scan
+// (TestJobListPagesStopAtTheirWindow). also is written as a
 // CASE, whose share of the rows the planner does not estimate and guesses at half: its
 // statistics are of the whole table, and a condition's share there is not its share of
 // one value's rows (the agent kinds among all jobs, not among one agent's: all of them).
 // Taking the table's, rare, it expected a walk to pass over most of its rows, and read
 // them all by bitmap and sorted them (TestLimitedJobListWalksEachAgent).
 func (w walk) within() string {
-	s := fmt.Sprintf("%s >= vals.v AND %s <= vals.v", w.col, w.col)
+	s := pinned(w.col, "vals.v")
 	if w.also != "" {
 		s += " AND CASE WHEN " + w.also + " THEN true ELSE false END"
 	}

@@ -195,3 +195,16 @@ func sqlLiteral(a any) string {
 		return fmt.Sprint(v)
 	}
 }
+
+// checkPlanPages checks that no step of plan (plannedExplain's, its planning left out)
+// read more than most pages, which a scan's index entries passed over count in.
+func checkPlanPages(t *testing.T, name string, plan string, most int) {
+	t.Helper()
+	plan, _, _ = strings.Cut(plan, "Planning:")
+	for _, m := range regexp.MustCompile(`shared hit=(\d+)`).FindAllStringSubmatch(plan, -1) {
+		if n, _ := strconv.Atoi(m[1]); n > most {
+			t.Errorf("%s: a step read %d pages (at most %d):\n%s", name, n, most, plan)
+			return
+		}
+	}
+}
