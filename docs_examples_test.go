@@ -227,7 +227,7 @@ func TestAgentsAsCodeExampleRuns(t *testing.T) {
 		"set +e", exitStatus, "set -e",
 		"voiceapi apply -f infra/",
 		"set +e", exitStatus, "set -e")
-	expectOutput(t, out, `Wrote infra/voiceapi.yaml`, `(?s)changes to apply.*Apply complete: 4 change\(s\).*in sync`)
+	expectOutput(t, out, `Wrote infra/voiceapi.yaml`, `(?s)changes to apply.*Apply complete: 4 changes\..*in sync`)
 }
 
 // troubleRow is one row of a page's Troubleshooting table: | status, code | message | what to do |.
