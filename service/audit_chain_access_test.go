@@ -9,8 +9,8 @@ import (
 )
 
 // The service itself refuses the chain's head and its verification to a caller who may
-// not read every event (data.NeedAuditChain), whatever channel called it; one who may
-// (an owner, or no principal: the CLI) gets them.
+// not read every event (data.NeedAuditChain), whatever channel called it; an owner gets
+// them. (The CLI verifies offline with VerifyAuditChain, under no principal.)
 func TestAuditChainServiceNeedsEveryEvent(t *testing.T) {
 	clock := &fixedClock{time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	svc, store := newServices(t, clock, nil)
