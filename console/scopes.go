@@ -25,6 +25,7 @@ type requires struct {
 	WorkspaceMember bool   `json:"workspace_member"`
 	InstanceAdmin   bool   `json:"instance_admin"`
 	AllAgents       bool   `json:"all_agents"`
+	EveryModule     bool   `json:"every_module"`
 	Runtime         bool   `json:"calls_runtime"`
 	MinRole         string `json:"min_role"`
 	Module          string `json:"module"`
@@ -57,7 +58,7 @@ func (s *scopeNeeds) load(h *Handler, r *http.Request) map[string][]data.Require
 				continue
 			}
 			need := data.Requirement{Module: q.Module, MinRole: q.MinRole, Workspace: q.WorkspaceMember,
-				InstanceAdmin: q.InstanceAdmin, AllAgents: q.AllAgents, AnyKey: true}
+				InstanceAdmin: q.InstanceAdmin, AllAgents: q.AllAgents, EveryModule: q.EveryModule, AnyKey: true}
 			if q.Scope != "" {
 				needs[q.Scope] = append(needs[q.Scope], need)
 			}

@@ -113,6 +113,9 @@ type Requirement struct {
 	InstanceAdmin bool
 	// AllAgents refuses callers limited by agent_ids (e.g. creating an agent).
 	AllAgents bool
+	// EveryModule refuses callers who may not read every module: a member without one,
+	// or a key with scopes lacking a module's read scope (NeedAuditChain).
+	EveryModule bool
 	// Scope is the API key scope the operation needs; "" when only a key without scopes
 	// may perform it (unless AnyKey). Read and Write set it from the module.
 	Scope string
@@ -181,6 +184,18 @@ func NeedWorkspaceExport() Requirement {
 // NeedAuditLog is the requirement of reading the audit log: an admin, and a key holding
 // audit:read if it has scopes. The API's route and the console's offers both ask it.
 func NeedAuditLog() Requirement { return Member(RoleAdmin).WithScope(ScopeAuditRead) }
+
+// NeedAuditChain is the requirement of reading every event of the workspace: the audit
+// log by a token that sees every agent and reads every module (so every job kind too).
+// The chain's head and its verification describe every event (their count, the newest
+// one's id, hash and time, each fault's event), so the API's routes, the service behind
+// them and the console's offer ask it; the service's visibility rule hides nothing from
+// exactly these callers (conventions §6, §20: no token shows more than it holds).
+func NeedAuditChain() Requirement {
+	r := NeedAuditLog()
+	r.AllAgents, r.EveryModule = true, true
+	return r
+}
 
 // NeedMemberChange is the requirement of adding, changing or removing a workspace's
 // members: an admin whose token sees every agent, with a key without scopes. The API's
@@ -257,6 +272,9 @@ func (p *Principal) Allows(r Requirement) error {
 	}
 	if r.AllAgents && len(p.AgentIDs) > 0 {
 		return Errorf(EFORBIDDEN, "Your access is limited to some agents; this operation needs access to all of them.")
+	}
+	if r.EveryModule {
+		return p.readsEveryModule()
 	}
 	return nil
 }

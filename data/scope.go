@@ -65,6 +65,34 @@ func (p *Principal) allowsScope(r Requirement) error {
 	return nil
 }
 
+// readsEveryModule refuses, naming what is missing, a caller who may not read some
+// module: one its membership lacks, or whose read scope its key lacks.
+func (p *Principal) readsEveryModule() error {
+	var modules, scopes []string
+	for _, m := range Modules {
+		if !slices.Contains(p.Modules, m) {
+			modules = append(modules, m)
+		} else if !p.HoldsScope(ReadScope(m)) {
+			scopes = append(scopes, ReadScope(m))
+		}
+	}
+	switch {
+	case modules != nil:
+		return Errorf(EFORBIDDEN, "This operation needs to read every event of the workspace; you do not have access to %s.", named("module", modules))
+	case scopes != nil:
+		return Errorf(EFORBIDDEN, "This operation needs to read every event of the workspace; this API key lacks %s.", named("scope", scopes))
+	}
+	return nil
+}
+
+// named is "the x module" for one name, "the modules x, y" for more.
+func named(noun string, names []string) string {
+	if len(names) == 1 {
+		return "the " + names[0] + " " + noun
+	}
+	return "the " + noun + "s " + strings.Join(names, ", ")
+}
+
 // IntersectAgentIDs narrows a member's agent_ids (empty: every agent) by a key's (empty:
 // no narrowing). A result that would be empty, and so mean every agent, is NoAgent.
 func IntersectAgentIDs(member, key []string) []string {

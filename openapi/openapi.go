@@ -257,7 +257,7 @@ func operation(g *schemaGen, rt Route, d opDoc) map[string]any {
 // that derive the access matrix from the document: role, module, scope and the rest.
 func requirementDoc(n data.Requirement) map[string]any {
 	doc := map[string]any{"workspace_member": n.Workspace, "instance_admin": n.InstanceAdmin,
-		"all_agents": n.AllAgents, "any_key": n.AnyKey, "calls_runtime": n.Runtime}
+		"all_agents": n.AllAgents, "every_module": n.EveryModule, "any_key": n.AnyKey, "calls_runtime": n.Runtime}
 	if n.MinRole != "" {
 		doc["min_role"] = n.MinRole
 	}

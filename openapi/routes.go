@@ -162,16 +162,21 @@ var (
 	}
 )
 
+// chainNeed is who reads the audit chain's head and verification (data.NeedAuditChain).
+const chainNeed = "It describes every event, so it needs a token that reads every event: an owner or admin seeing every agent and, on a key with scopes, audit:read and every module's read scope; 403 otherwise."
+
 // opDocs describes every route, keyed by method and path template as in the route table.
 // A route added without an entry here fails TestOpenAPICoversEveryRoute.
 var opDocs = map[string]opDoc{
 	// Operations.
 	"GET /api/v1/audit-log/verify": {Tag: "Audit Log", Summary: "Verify the audit chain of the workspace",
-		Description: "Recomputes every link of the current workspace's chain under the instance's key and names each fault, as voiceapi audit verify does on a stopped server.",
-		Out:         data.AuditVerification{}, Shape: shapeData},
+		Description: "Recomputes every link of the current workspace's chain under the instance's key and names each fault, as voiceapi audit verify does on a stopped server. " +
+			chainNeed,
+		Out: data.AuditVerification{}, Shape: shapeData},
 	"GET /api/v1/audit-log/head": {Tag: "Audit Log", Summary: "The newest link of the audit chain",
-		Description: "Record the hash elsewhere (a ticket, a log shipper): a later chain that does not lead to it was rewritten, even by someone who holds the instance's key.",
-		Out:         data.AuditHead{}, Shape: shapeData},
+		Description: "Record the hash elsewhere (a ticket, a log shipper): a later chain that does not lead to it was rewritten, even by someone who holds the instance's key. " +
+			chainNeed,
+		Out: data.AuditHead{}, Shape: shapeData},
 	"GET /api/v1/jobs/{job_id}": {Tag: "Jobs", Summary: "Show a background job",
 		Description: "A durable background job of the current workspace (fetching a knowledge base's URL source, or the work behind a 202 that names its job): its status, attempt, progress, last error and times. Readable by those who hold the module its kind belongs to (knowledge_base for knowledge_base.* jobs) and may see its agent; not_found otherwise. See docs/jobs.md.",
 		Out:         data.Job{}},

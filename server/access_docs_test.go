@@ -198,19 +198,26 @@ func checkAccessDocs(t *testing.T, ops []operation) {
 	checkAllAgentsDocs(t, doc, ops)
 }
 
-// checkAllAgentsDocs holds docs/api.md's table of the routes that need a token seeing
-// every agent to the route table: a route is named there exactly when it needs all_agents,
-// and every pattern there names such a route.
+// checkAllAgentsDocs holds docs/api.md's tables of the routes that need a token seeing
+// every agent, and of those that need one reading every event, to the route table: a
+// route is named in one exactly when it needs all_agents (every_module), and every
+// pattern there names such a route.
 func checkAllAgentsDocs(t *testing.T, doc string, ops []operation) {
-	rows := accessTable(t, doc, "### Routes that need a token that sees every agent")
+	checkNeedTable(t, doc, ops, "### Routes that need a token that sees every agent", "every agent", func(r requires) bool { return r.AllAgents })
+	checkNeedTable(t, doc, ops, "### Routes that need a token that reads every event", "every event", func(r requires) bool { return r.EveryModule })
+}
+
+// checkNeedTable holds the table under heading to the routes whose requirement needs.
+func checkNeedTable(t *testing.T, doc string, ops []operation, heading, what string, needs func(requires) bool) {
+	rows := accessTable(t, doc, heading)
 	used := map[*routePattern]bool{}
 	for _, op := range ops {
 		row, pat := bestRow(rows, op)
 		switch {
-		case row == nil && op.req.AllAgents:
-			t.Errorf("docs/api.md: %s %s needs a token that sees every agent, which the table does not name", op.method, op.path)
-		case row != nil && !op.req.AllAgents:
-			t.Errorf("docs/api.md: the table of routes needing every agent names %s %s (under %s), which does not need it", op.method, op.path, row.first)
+		case row == nil && needs(op.req):
+			t.Errorf("docs/api.md: %s %s needs a token that reads %s, which the table does not name", op.method, op.path, what)
+		case row != nil && !needs(op.req):
+			t.Errorf("docs/api.md: the table of routes needing %s names %s %s (under %s), which does not need it", what, op.method, op.path, row.first)
 		case row != nil:
 			used[pat] = true
 		}
@@ -218,7 +225,7 @@ func checkAllAgentsDocs(t *testing.T, doc string, ops []operation) {
 	for _, r := range rows {
 		for i := range r.patterns {
 			if !used[&r.patterns[i]] {
-				t.Errorf("docs/api.md: the table of routes needing every agent names %v under %s, which is no route's", r.patterns[i], r.first)
+				t.Errorf("docs/api.md: the table of routes needing %s names %v under %s, which is no route's", what, r.patterns[i], r.first)
 			}
 		}
 	}

@@ -21,6 +21,7 @@ type requires struct {
 	WorkspaceMember bool   `json:"workspace_member"`
 	InstanceAdmin   bool   `json:"instance_admin"`
 	AllAgents       bool   `json:"all_agents"`
+	EveryModule     bool   `json:"every_module"`
 	AnyKey          bool   `json:"any_key"`
 	Runtime         bool   `json:"calls_runtime"`
 	MinRole         string `json:"min_role"`
@@ -61,7 +62,24 @@ func (c caller) allows(r requires) bool {
 	if r.Module != "" && !slices.Contains(data.EffectiveModules(c.role, c.modules), r.Module) {
 		return false
 	}
+	if r.EveryModule && !c.readsEveryModule() {
+		return false
+	}
 	return !(r.AllAgents && len(c.agentIDs) > 0)
+}
+
+// readsEveryModule: the caller holds every module and, on a key with scopes, each one's
+// read (or write) scope.
+func (c caller) readsEveryModule() bool {
+	for _, m := range data.Modules {
+		if !slices.Contains(data.EffectiveModules(c.role, c.modules), m) {
+			return false
+		}
+		if c.scopes != nil && !slices.Contains(c.scopes, data.ReadScope(m)) && !slices.Contains(c.scopes, data.WriteScope(m)) {
+			return false
+		}
+	}
+	return true
 }
 
 func writeOf(scope string) string {

@@ -9,14 +9,13 @@ import (
 
 // auditRoutes: the audit log is for owners and admins (conventions §17); each reads the
 // events the rule lets it see (service/visibility.go). The chain's head and its
-// verification name events of every kind, so they need a token that sees every agent.
+// verification describe every event, so they need a token that reads every event
+// (data.NeedAuditChain, which the service applies as well).
 func (s *Server) auditRoutes() []route {
-	whole := data.NeedAuditLog()
-	whole.AllAgents = true
 	return []route{
 		{Method: "GET", Path: "/api/v1/audit-log", Need: data.NeedAuditLog(), handle: s.handleAuditLog},
-		{Method: "GET", Path: "/api/v1/audit-log/head", Need: whole, handle: s.handleAuditHead},
-		{Method: "GET", Path: "/api/v1/audit-log/verify", Need: whole, handle: s.handleAuditVerify},
+		{Method: "GET", Path: "/api/v1/audit-log/head", Need: data.NeedAuditChain(), handle: s.handleAuditHead},
+		{Method: "GET", Path: "/api/v1/audit-log/verify", Need: data.NeedAuditChain(), handle: s.handleAuditVerify},
 	}
 }
 

@@ -168,9 +168,26 @@ func (s *AuditService) verifyChain(tx Tx, ws string) ([]data.ChainProblem, int, 
 	return problems, n, nil
 }
 
-// AuditHead implements data.AuditService.
-func (s *AuditService) AuditHead(ctx context.Context) (*data.AuditHead, error) {
+// chainReader refuses a caller who may not read every event of the workspace
+// (data.NeedAuditChain): the chain's head and its verification tell how many events there
+// are, the newest one's id, hash and time, and which events are faulty, whatever their
+// module or agent. Its workspace is the caller's current one.
+func chainReader(ctx context.Context) (string, error) {
 	ws, err := currentWorkspace(ctx)
+	if err != nil {
+		return "", err
+	}
+	if p := data.PrincipalFrom(ctx); p != nil {
+		if err := p.Allows(data.NeedAuditChain()); err != nil {
+			return "", err
+		}
+	}
+	return ws, nil
+}
+
+// AuditHead implements data.AuditService, for a caller who may read every event.
+func (s *AuditService) AuditHead(ctx context.Context) (*data.AuditHead, error) {
+	ws, err := chainReader(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -248,9 +265,10 @@ func (s *AuditService) rekeyChain(tx Tx, ws string) (int, error) {
 	return len(chain), tx.SetEventHead(ws, prev)
 }
 
-// VerifyAuditLog implements data.AuditService: VerifyAuditChain for the caller's workspace.
+// VerifyAuditLog implements data.AuditService: VerifyAuditChain for the caller's workspace,
+// for a caller who may read every event.
 func (s *AuditService) VerifyAuditLog(ctx context.Context) (*data.AuditVerification, error) {
-	ws, err := currentWorkspace(ctx)
+	ws, err := chainReader(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -392,7 +392,11 @@ func (s *WebhookService) RetryDelivery(ctx context.Context, webhookID, deliveryI
 }
 
 // ReplayEvents implements data.WebhookService. It walks the workspace's events from the
-// newest back to the start of the range and queues the webhook's, oldest first.
+// newest back to the start of the range and queues the webhook's that the caller may read,
+// oldest first. mayCarry holds the caller to every event of the webhook's types; a
+// webhook.test event goes to the webhook it names whatever its types, and a caller who may
+// not read it (a security event) neither re-sends it nor has it counted. Events from before
+// the webhook's creation are replayed on purpose (docs/webhooks.md, "Retry and replay").
 func (s *WebhookService) ReplayEvents(ctx context.Context, webhookID string, in data.WebhookReplay) (int, error) {
 	if err := checkInput(ctx, validate.WebhookReplay(in)); err != nil {
 		return 0, err
@@ -411,6 +415,7 @@ func (s *WebhookService) ReplayEvents(ctx context.Context, webhookID string, in 
 		if err := s.mayCarry(ctx, &w.Webhook); err != nil {
 			return err
 		}
+		v := s.eventVisibility(data.PrincipalFrom(ctx))
 		var matched []*data.Event
 		err = tx.EventsNewestFirst(ws, func(e *data.Event) (bool, error) {
 			switch {
@@ -418,7 +423,7 @@ func (s *WebhookService) ReplayEvents(ctx context.Context, webhookID string, in 
 				return true, nil
 			case e.CreatedAt.Before(in.From.Time):
 				return false, nil
-			case !w.Matches(e, testTarget(e)) || aboutWebhook(e) == w.ID:
+			case !w.Matches(e, testTarget(e)) || aboutWebhook(e) == w.ID || !v.event(e):
 				return true, nil
 			case len(matched) == MaxReplayEvents:
 				return false, data.FieldError("from", fmt.Sprintf("The range holds more than %d events for this webhook; replay a shorter range.", MaxReplayEvents))
