@@ -8,8 +8,8 @@ import (
 	"github.com/voiceapi/voiceapi/service"
 )
 
-// TestScopedListPagesStopAtTheirScope: a page of a workspace's agents (all, or of one
-// status), of an agent's versions, of a campaign's recipients (all, or of one state), of a
+// TestScopedListPagesStopAtTheirScope: a page of a workspace's agents (all, of one
+// status, or a limited caller's, read by their key), of an agent's versions, of a campaign's recipients (all, or of one state), of a
 // webhook's deliveries, of a workspace's members or of a user's workspaces reads its
 // scope's rows and ends its index scan where they end, however many rows the scopes beside
 // it hold in that index: here 20 rows of the scope among 60,000, its neighbours before
@@ -59,6 +59,8 @@ func TestScopedListPagesStopAtTheirScope(t *testing.T) {
 	}{
 		{"agents", agentList("ws_1", "", nil, service.AgentSearch{}), "agt_" + tenth, 40},
 		{"draft agents", agentList("ws_3", "draft", nil, service.AgentSearch{}), "agt_" + tenthOfFilter, 40},
+		// Three of the 20,000 agents of draft agents' workspace, a caller's limited to them.
+		{"some agents", agentList("ws_3", "", []string{"agt_000000005", "agt_000030002", "agt_000059999"}, service.AgentSearch{}), "agt_000030002", 40},
 		{"agent versions", versionList("agt_1"), "0000030020", 40},
 		{"recipients", recipientKeyset("cmp_1", service.StateSelection{}), "rcp_" + tenth, 40},
 		{"completed recipients", recipientKeyset("cmp_3", service.StateSelection{Filter: "completed", States: []string{"completed"}}), "rcp_" + tenthOfFilter, 40},
