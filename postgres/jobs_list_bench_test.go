@@ -8,6 +8,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -48,20 +49,23 @@ func BenchmarkListJobs(b *testing.B) {
 		{"limited", data.JobSelection{Kinds: kinds, Agents: []string{"agt_mine"}, AgentKinds: []string{"a.work"}}, 15},
 		{"limited_few", data.JobSelection{Kinds: kinds, Agents: []string{"agt_few"}, AgentKinds: []string{"a.work"}}, 15},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			for b.Loop() {
-				err := db.View(ctx, func(tx service.Tx) error {
-					list, _, err := tx.ListJobs("ws_1", c.sel, data.PageRequest{PerPage: 15})
-					if err == nil && len(list) != c.want {
-						err = fmt.Errorf("page of %d, want %d", len(list), c.want)
-					}
-					return err
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
+		b.Run(c.name, func(b *testing.B) { benchJobPage(b, db, c.sel, c.want) })
+	}
+}
+
+// benchJobPage reads ws_1's first page of 15 jobs sel selects, of want jobs, b.N times.
+func benchJobPage(b *testing.B, db *postgres.DB, sel data.JobSelection, want int) {
+	for b.Loop() {
+		err := db.View(context.Background(), func(tx service.Tx) error {
+			list, _, err := tx.ListJobs("ws_1", sel, data.PageRequest{PerPage: 15})
+			if err == nil && len(list) != want {
+				err = fmt.Errorf("page of %d, want %d", len(list), want)
 			}
+			return err
 		})
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -91,18 +95,7 @@ func BenchmarkListJobsWindow(b *testing.B) {
 		f    data.JobFilter
 	}{{"all", window}, {"failed", failed}} {
 		b.Run(c.name, func(b *testing.B) {
-			for b.Loop() {
-				err := db.View(ctx, func(tx service.Tx) error {
-					list, _, err := tx.ListJobs("ws_1", data.JobSelection{Kinds: []string{"a.work", "b.sweep"}, JobFilter: c.f}, data.PageRequest{PerPage: 15})
-					if err == nil && len(list) != 5 {
-						err = fmt.Errorf("page of %d, want 5", len(list))
-					}
-					return err
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchJobPage(b, db, data.JobSelection{Kinds: []string{"a.work", "b.sweep"}, JobFilter: c.f}, 5)
 		})
 	}
 }
