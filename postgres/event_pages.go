@@ -185,6 +185,17 @@ func pinned(col, value string) string {
 	return fmt.Sprintf("%[1]s = %[2]s AND %[1]s >= %[2]s AND %[1]s <= %[2]s", col, value)
 }
 
+// pinnedInOrder is pinned for a column a list orders by that no other pinned column
+// follows in its index (a job list's workspace, before id): the equality written as
+// = ANY of a one-value array, which the index scan takes for an equality, so that a bound
+// on the next column ends it, but the planner does not, so that the order keeps the
+// column and only the index that leads with it serves the order. With an equality the
+// planner drops the column from the order as constant and walked the key's own index,
+// jobs_pkey, past the other workspaces' jobs (TestJobListPagesSeekTheirFilter).
+func pinnedInOrder(col, value string) string {
+	return fmt.Sprintf("%[1]s = ANY(ARRAY[%[2]s]) AND %[1]s >= %[2]s AND %[1]s <= %[2]s", col, value)
+}
+
 // The pinned columns of the walks' statements, written once.
 var (
 	workspacePinned = pinned("workspace_id", "$1")

@@ -32,8 +32,11 @@ func (t *tx) ListJobs(workspaceID string, sel data.JobSelection, req data.PageRe
 // statement, not knowing the values, could otherwise walk jobs_pkey back from the cursor
 // past every job of other values and other workspaces (TestJobListPagesSeekTheirFilter).
 // A filter's column is pinned (pinned), so that a time window's bound on id ends the scan
-// rather than the value's end (TestJobListPagesStopAtTheirWindow); the workspace of a page
-// without one stays a range (pinned, the plan as sent walked jobs_pkey).
+// rather than the value's end (TestJobListPagesStopAtTheirWindow); without a filter, the
+// workspace is, for a window (pinnedInOrder: as pinned, the plan as sent walked
+// jobs_pkey), so that the window ends the scan rather than the workspace's end
+// (TestJobListPagesWithoutAFilterStopAtTheirWindow), and stays a range otherwise, which
+// the scan of a page without a window needs alone.
 // A caller limited to some agents walks its agents and kinds apart instead (jobWalks).
 // The other conditions are checked on the rows the seek meets.
 func jobList(workspaceID string, sel data.JobSelection) keyset {
@@ -81,7 +84,11 @@ func jobList(workspaceID string, sel data.JobSelection) keyset {
 		}
 	}
 	scope := "workspace_id = $1"
-	if ks.within == "" {
+	switch {
+	case ks.within != "":
+	case !sel.From.IsZero() || !sel.To.IsZero():
+		ks.within, scope = "workspace_id", pinnedInOrder("workspace_id", "$1")
+	default:
 		ks.within, scope = "workspace_id", "workspace_id >= $1 AND workspace_id <= $1"
 	}
 	ks.from, ks.args = "jobs WHERE "+scope+" AND "+strings.Join(conds, " AND "), args

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
+	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -47,19 +49,53 @@ func BenchmarkListJobs(b *testing.B) {
 		{"limited", data.JobSelection{Kinds: kinds, Agents: []string{"agt_mine"}, AgentKinds: []string{"a.work"}}, 15},
 		{"limited_few", data.JobSelection{Kinds: kinds, Agents: []string{"agt_few"}, AgentKinds: []string{"a.work"}}, 15},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			for b.Loop() {
-				err := db.View(ctx, func(tx service.Tx) error {
-					list, _, err := tx.ListJobs("ws_1", c.sel, data.PageRequest{PerPage: 15})
-					if err == nil && len(list) != c.want {
-						err = fmt.Errorf("page of %d, want %d", len(list), c.want)
-					}
-					return err
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
+		b.Run(c.name, func(b *testing.B) { benchJobPage(b, db, c.sel, c.want) })
+	}
+}
+
+// benchJobPage reads ws_1's first page of 15 jobs sel selects, of want jobs, b.N times.
+func benchJobPage(b *testing.B, db *postgres.DB, sel data.JobSelection, want int) {
+	for b.Loop() {
+		err := db.View(context.Background(), func(tx service.Tx) error {
+			list, _, err := tx.ListJobs("ws_1", sel, data.PageRequest{PerPage: 15})
+			if err == nil && len(list) != want {
+				err = fmt.Errorf("page of %d, want %d", len(list), want)
 			}
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkListJobsWindow reads the page of a workspace's jobs created in a time window
+// (JobFilter.From and To): 5 of them, after 20,000 older ones and before 20,000 newer ones
+// of the workspace, beside 20,000 of another workspace in the window; unfiltered (all)
+// and by a status they share with the older ones (failed), for a caller who reads two
+// kinds (one would be the page's filter, jobList). Each case runs its statement
+// many times, so the server's generic plan for it is measured too.
+// docs/performance.md records the figures.
+func BenchmarkListJobsWindow(b *testing.B) {
+	db := testkit.OpenPostgres(b, nil)
+	ctx := context.Background()
+	from, to := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	if _, err := db.Pool().Exec(ctx, `INSERT INTO jobs (id, workspace_id, kind, payload, status, attempt, max_attempts, run_at, created_at, finished_at)
+		SELECT prefix || lpad(i::text, 9, '0') || ws, ws, 'a.work', '', 'failed', 1, 1, now(), now(), now()
+		FROM (VALUES ('job_00', 'ws_1', 20000), ($1, 'ws_1', 5), ($2, 'ws_1', 20000), ($1, 'ws_2', 20000)) AS f(prefix, ws, n)
+			CROSS JOIN LATERAL generate_series(1, n) i`, data.IDBound(data.PrefixJob, from), data.IDBound(data.PrefixJob, to)); err != nil {
+		b.Fatal(err)
+	}
+	db.Pool().Exec(ctx, `VACUUM ANALYZE jobs`)
+	window := data.JobFilter{From: from, To: to}
+	failed := window
+	failed.Status = data.JobFailed
+	for _, c := range []struct {
+		name string
+		f    data.JobFilter
+	}{{"all", window}, {"failed", failed}} {
+		b.Run(c.name, func(b *testing.B) {
+			benchJobPage(b, db, data.JobSelection{Kinds: []string{"a.work", "b.sweep"}, JobFilter: c.f}, 5)
 		})
 	}
 }

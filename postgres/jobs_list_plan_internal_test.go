@@ -45,6 +45,9 @@ func TestJobListPagesSeekTheirFilter(t *testing.T) {
 		maxRows int
 	}{
 		{"every job", data.JobSelection{Kinds: kinds}, "jobs_by_workspace", page},
+		// Every job in the window: the workspace pinned (jobList) still orders the page,
+		// which an equality did not (the plan as sent walked jobs_pkey).
+		{"every job of a time window", data.JobSelection{Kinds: kinds, JobFilter: data.JobFilter{From: time.UnixMilli(1)}}, "jobs_by_workspace", page},
 		{"failed jobs", data.JobSelection{Kinds: kinds, JobFilter: data.JobFilter{Status: data.JobFailed}}, "jobs_by_status", page},
 		{"queued jobs", data.JobSelection{Kinds: kinds, JobFilter: data.JobFilter{Status: data.JobQueued}}, "jobs_by_status", page},
 		{"one kind's jobs", data.JobSelection{Kinds: kinds, JobFilter: data.JobFilter{Kind: "c.rare"}}, "jobs_by_kind", page},
@@ -196,5 +199,36 @@ func TestJobListPagesStopAtTheirWindow(t *testing.T) {
 			})
 			checkPlanPages(t, fmt.Sprintf("%s (generic %v)", c.name, generic), plan, 24)
 		}
+	}
+}
+
+// TestJobListPagesWithoutAFilterStopAtTheirWindow: a page of a workspace's jobs created
+// in a time window (JobFilter.From and To, bounds on id after the workspace in
+// jobs_by_workspace) and no filter reads the window's jobs of its workspace alone: here
+// 5, after 20,000 older ones and before 20,000 newer ones of the same workspace, beside
+// 20,000 of another workspace inside the window. Its first page, a page older and a page
+// newer than the window's middle job and both cursors' checks (pagePlans), as sent and
+// generic. The workspace compared as a range alone, the scan was bounded by it alone and
+// read on through the workspace's older or newer jobs (125 to 191 pages); pinned in
+// order (pinnedInOrder), 4 or 5.
+func TestJobListPagesWithoutAFilterStopAtTheirWindow(t *testing.T) {
+	db := openInternal(t)
+	from, to := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	if err := db.Update(context.Background(), func(stx service.Tx) error {
+		_, err := stx.(*tx).exec(`INSERT INTO jobs (id, workspace_id, kind, payload, status, attempt, max_attempts, run_at, created_at, finished_at)
+			SELECT prefix || lpad(i::text, 9, '0') || ws, ws, 'a.work', '', 'succeeded', 1, 1, now(), now(), now()
+			FROM (VALUES ('job_00', 'ws_1', 20000), ($1, 'ws_1', 5), ($2, 'ws_1', 20000), ($1, 'ws_2', 20000)) AS f(prefix, ws, n)
+				CROSS JOIN LATERAL generate_series(1, n) i`, data.IDBound(data.PrefixJob, from), data.IDBound(data.PrefixJob, to))
+		if err == nil {
+			_, err = stx.(*tx).exec(`ANALYZE jobs`)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ks := jobList("ws_1", data.JobSelection{Kinds: []string{"a.work", "b.sweep"}, JobFilter: data.JobFilter{From: from, To: to}})
+	middle := data.IDBound(data.PrefixJob, from) + "000000003ws_1"
+	for i, plan := range pagePlans(t, db, ks, middle, 15) {
+		checkPlanPages(t, fmt.Sprintf("statement %d", i), plan, 12)
 	}
 }

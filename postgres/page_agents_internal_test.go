@@ -85,28 +85,35 @@ func TestLimitedPagesWalkEachAgent(t *testing.T) {
 // than its middle, and both of its cursors' checks (TestLimitedPagesWalkEachAgent).
 func checkAgentsPagePlan(t *testing.T, db *DB, c agentsPageCase, perPage int) {
 	t.Helper()
+	for _, plan := range pagePlans(t, db, c.ks, c.middle, perPage) {
+		checkPlanRows(t, c, plan, perPage)
+	}
+}
+
+// pagePlans are the plans (plannedExplain's), as sent and generic, of ks's first page, a
+// page older and a page newer than middle, and both of its cursors' checks at middle.
+func pagePlans(t *testing.T, db *DB, ks keyset, middle string, perPage int) []string {
+	t.Helper()
 	var plans []string
 	for _, generic := range []bool{false, true} {
 		for _, req := range []data.PageRequest{
 			{PerPage: perPage},
-			{PerPage: perPage, Cursor: *db.encodeCursor(older, c.ks.binding, c.middle)},
-			{PerPage: perPage, Cursor: *db.encodeCursor(newer, c.ks.binding, c.middle)},
+			{PerPage: perPage, Cursor: *db.encodeCursor(older, ks.binding, middle)},
+			{PerPage: perPage, Cursor: *db.encodeCursor(newer, ks.binding, middle)},
 		} {
 			plans = append(plans, plannedExplain(t, db, generic, func(x *tx) (string, []any, error) {
-				q, err := x.pageQuery(c.ks, req)
+				q, err := x.pageQuery(ks, req)
 				return q.sql, q.args, err
 			}))
 		}
 		for _, op := range []string{"<", ">"} {
 			plans = append(plans, plannedExplain(t, db, generic, func(*tx) (string, []any, error) {
-				sql, args := existsQuery(c.ks, op, c.middle)
+				sql, args := existsQuery(ks, op, middle)
 				return sql, args, nil
 			}))
 		}
 	}
-	for _, plan := range plans {
-		checkPlanRows(t, c, plan, perPage)
-	}
+	return plans
 }
 
 // checkPlanRows checks that plan, of one of c's statements, reads c's index and that no
