@@ -2,13 +2,17 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/voiceapi/voiceapi/internal/pgtest"
 	"github.com/voiceapi/voiceapi/seal"
@@ -35,8 +39,10 @@ func TestServeRefusedKeyLeavesNoNewKeyFile(t *testing.T) {
 
 	// A key file that was there before is never touched, refused or not.
 	stale := t.TempDir()
-	if _, _, err := seal.LoadKeyFile(stale); err != nil {
+	if _, fresh, err := seal.LoadKeyFile(context.Background(), stale); err != nil {
 		t.Fatal(err)
+	} else {
+		fresh.Keep()
 	}
 	before, err := os.ReadFile(filepath.Join(stale, seal.KeyFile))
 	if err != nil {
@@ -56,6 +62,58 @@ func TestServeRefusedKeyLeavesNoNewKeyFile(t *testing.T) {
 	}
 }
 
+// TestServeUnreachableDatabaseLeavesNoNewKeyFile: a PostgreSQL start that never reaches
+// the database (nothing listens at the address) removes the key file it created in a
+// fresh --data, so the installation's first real start makes its own; a key file that
+// was there is left as is; and a key the database accepted is kept.
+func TestServeUnreachableDatabaseLeavesNoNewKeyFile(t *testing.T) {
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unreachable := "postgres://voiceapi@" + closed.Addr().String() + "/voiceapi?connect_timeout=5"
+	closed.Close() // the port refuses connections now
+
+	fresh := t.TempDir()
+	_, _, err = run(t, "", "serve", "--database-url", unreachable, "--data", fresh, "--addr", "127.0.0.1:0")
+	if err == nil || !strings.Contains(err.Error(), "removed again") {
+		t.Fatalf("serve on an unreachable database: %v, want the refusal saying the new key file is removed", err)
+	}
+	if entries, err := os.ReadDir(fresh); err != nil || len(entries) != 0 {
+		t.Fatalf("the fresh --data after the refusal holds %v (%v), want nothing", entries, err)
+	}
+
+	stale := t.TempDir()
+	if _, fresh, err := seal.LoadKeyFile(context.Background(), stale); err != nil {
+		t.Fatal(err)
+	} else {
+		fresh.Keep()
+	}
+	before, err := os.ReadFile(filepath.Join(stale, seal.KeyFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = run(t, "", "serve", "--database-url", unreachable, "--data", stale, "--addr", "127.0.0.1:0")
+	if err == nil || strings.Contains(err.Error(), "removed") {
+		t.Fatalf("serve with an existing key on an unreachable database: %v, want the refusal alone", err)
+	}
+	if after, err := os.ReadFile(filepath.Join(stale, seal.KeyFile)); err != nil || !bytes.Equal(after, before) {
+		t.Fatalf("the existing key file after the refusal: %q (%v), want %q", after, err, before)
+	}
+
+	// The same fresh --data on a database that answers: the key is made again and kept.
+	url := pgtest.Database(t)
+	if out, err := runCLI("user", "list", "--database-url", url, "--data", fresh); err != nil {
+		t.Fatalf("the first start that reaches the database: %v\n%s", err, out)
+	}
+	if entries, err := os.ReadDir(fresh); err != nil || len(entries) != 1 || entries[0].Name() != seal.KeyFile {
+		t.Fatalf("--data after a start the database accepted holds %v (%v), want %s alone", entries, err, seal.KeyFile)
+	}
+	if out, err := runCLI("user", "list", "--database-url", url, "--data", fresh); err != nil {
+		t.Fatalf("the next start with the kept key: %v\n%s", err, out)
+	}
+}
+
 // TestKeyDirRefusalSaysWhatToDo: a key-file directory for PostgreSQL mode that the file
 // system refuses to create gets the same next step as bbolt's data directory: create it
 // for the service's user. Root never gets the refusal, so the test makes the directory
@@ -71,5 +129,49 @@ func TestKeyDirRefusalSaysWhatToDo(t *testing.T) {
 	want := "permission denied: create " + missing + " for the user that runs voiceapi first (sudo install -d -o voiceapi -g voiceapi -m 0700 " + missing + "), then run it as that user"
 	if err == nil || !errors.Is(err, fs.ErrPermission) || !strings.HasSuffix(err.Error(), want) {
 		t.Fatalf("serve with a key-file directory it may not create: %v, want the suffix %q", err, want)
+	}
+}
+
+// TestNewKeyFileNotAdoptedWhileUnsettled: a command sharing --data with a start whose new
+// key is not yet settled waits for it instead of adopting that key; when the start
+// removes its key (its database was unreachable), the waiting command makes its own, the
+// database accepts it, and it stays: the removal took nothing from it.
+func TestNewKeyFileNotAdoptedWhileUnsettled(t *testing.T) {
+	url := pgtest.Database(t)
+	shared := t.TempDir()
+	first, fresh, err := seal.LoadKeyFile(context.Background(), shared) // the other start
+	if err != nil || fresh == nil {
+		t.Fatalf("the other start's key: %v", err)
+	}
+	listed := make(chan error, 1)
+	go func() {
+		out, err := runCLI("user", "list", "--database-url", url, "--data", shared)
+		if err != nil {
+			err = fmt.Errorf("%w\n%s", err, out)
+		}
+		listed <- err
+	}()
+	// Give the command time to finish if it could; it cannot, whatever the wait, while the
+	// other start's key is unsettled (so this wait never fails a working lock).
+	select {
+	case err := <-listed:
+		t.Fatalf("the command sharing --data finished while the other start's key was unsettled (%v): it adopted that key", err)
+	case <-time.After(2 * time.Second):
+	}
+	if err := fresh.Remove(); err != nil { // its database was unreachable
+		t.Fatal(err)
+	}
+	if err := <-listed; err != nil {
+		t.Fatalf("the command sharing --data: %v", err)
+	}
+	kept, err := os.ReadFile(filepath.Join(shared, seal.KeyFile))
+	if err != nil {
+		t.Fatalf("the key the database accepted: %v", err)
+	}
+	if key, _ := seal.ParseKey(string(kept)); bytes.Equal(key, first) {
+		t.Fatal("the command adopted the other start's unsettled key")
+	}
+	if out, err := runCLI("user", "list", "--database-url", url, "--data", shared); err != nil {
+		t.Fatalf("the next start with the kept key: %v\n%s", err, out)
 	}
 }
