@@ -28,33 +28,7 @@ func TestServeRefusedKeyLeavesNoNewKeyFile(t *testing.T) {
 		t.Fatalf("setting the database up: %v\n%s", err, out)
 	}
 
-	fresh := t.TempDir()
-	_, _, err := run(t, "", "serve", "--database-url", url, "--data", fresh, "--addr", "127.0.0.1:0")
-	if err == nil || !strings.Contains(err.Error(), "secret key differs") || !strings.Contains(err.Error(), "removed again") {
-		t.Fatalf("serve with a new key: %v, want the refusal saying the new key file is removed", err)
-	}
-	if entries, err := os.ReadDir(fresh); err != nil || len(entries) != 0 {
-		t.Fatalf("the fresh --data after the refusal holds %v (%v), want nothing", entries, err)
-	}
-
-	// A key file that was there before is never touched, refused or not.
-	stale := t.TempDir()
-	if _, fresh, err := seal.LoadKeyFile(context.Background(), stale); err != nil {
-		t.Fatal(err)
-	} else {
-		fresh.Keep()
-	}
-	before, err := os.ReadFile(filepath.Join(stale, seal.KeyFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = run(t, "", "serve", "--database-url", url, "--data", stale, "--addr", "127.0.0.1:0")
-	if err == nil || !strings.Contains(err.Error(), "secret key differs") || strings.Contains(err.Error(), "removed") {
-		t.Fatalf("serve with another existing key: %v, want the refusal alone", err)
-	}
-	if after, err := os.ReadFile(filepath.Join(stale, seal.KeyFile)); err != nil || !bytes.Equal(after, before) {
-		t.Fatalf("the existing key file after the refusal: %q (%v), want %q", after, err, before)
-	}
+	checkRefusedStarts(t, url, "secret key differs")
 
 	// The database's own key still opens it after both refusals.
 	if out, err := runCLI("user", "list", "--database-url", url, "--data", first); err != nil {
@@ -74,32 +48,7 @@ func TestServeUnreachableDatabaseLeavesNoNewKeyFile(t *testing.T) {
 	unreachable := "postgres://voiceapi@" + closed.Addr().String() + "/voiceapi?connect_timeout=5"
 	closed.Close() // the port refuses connections now
 
-	fresh := t.TempDir()
-	_, _, err = run(t, "", "serve", "--database-url", unreachable, "--data", fresh, "--addr", "127.0.0.1:0")
-	if err == nil || !strings.Contains(err.Error(), "removed again") {
-		t.Fatalf("serve on an unreachable database: %v, want the refusal saying the new key file is removed", err)
-	}
-	if entries, err := os.ReadDir(fresh); err != nil || len(entries) != 0 {
-		t.Fatalf("the fresh --data after the refusal holds %v (%v), want nothing", entries, err)
-	}
-
-	stale := t.TempDir()
-	if _, fresh, err := seal.LoadKeyFile(context.Background(), stale); err != nil {
-		t.Fatal(err)
-	} else {
-		fresh.Keep()
-	}
-	before, err := os.ReadFile(filepath.Join(stale, seal.KeyFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = run(t, "", "serve", "--database-url", unreachable, "--data", stale, "--addr", "127.0.0.1:0")
-	if err == nil || strings.Contains(err.Error(), "removed") {
-		t.Fatalf("serve with an existing key on an unreachable database: %v, want the refusal alone", err)
-	}
-	if after, err := os.ReadFile(filepath.Join(stale, seal.KeyFile)); err != nil || !bytes.Equal(after, before) {
-		t.Fatalf("the existing key file after the refusal: %q (%v), want %q", after, err, before)
-	}
+	fresh := checkRefusedStarts(t, unreachable, "connect")
 
 	// The same fresh --data on a database that answers: the key is made again and kept.
 	url := pgtest.Database(t)
@@ -112,6 +61,41 @@ func TestServeUnreachableDatabaseLeavesNoNewKeyFile(t *testing.T) {
 	if out, err := runCLI("user", "list", "--database-url", url, "--data", fresh); err != nil {
 		t.Fatalf("the next start with the kept key: %v\n%s", err, out)
 	}
+}
+
+// checkRefusedStarts runs serve on url, refused with a message holding refusal, twice: in
+// a fresh --data, whose new key file goes again (the refusal says so), and in one that
+// holds a key file, left as it was. It returns the fresh --data.
+func checkRefusedStarts(t *testing.T, url, refusal string) string {
+	t.Helper()
+	fresh := t.TempDir()
+	_, _, err := run(t, "", "serve", "--database-url", url, "--data", fresh, "--addr", "127.0.0.1:0")
+	if err == nil || !strings.Contains(err.Error(), refusal) || !strings.Contains(err.Error(), "removed again") {
+		t.Fatalf("serve with a new key: %v, want the refusal (%q) saying the new key file is removed", err, refusal)
+	}
+	if entries, err := os.ReadDir(fresh); err != nil || len(entries) != 0 {
+		t.Fatalf("the fresh --data after the refusal holds %v (%v), want nothing", entries, err)
+	}
+
+	// A key file that was there before is never touched, refused or not.
+	stale := t.TempDir()
+	if _, made, err := seal.LoadKeyFile(context.Background(), stale); err != nil {
+		t.Fatal(err)
+	} else {
+		made.Keep()
+	}
+	before, err := os.ReadFile(filepath.Join(stale, seal.KeyFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = run(t, "", "serve", "--database-url", url, "--data", stale, "--addr", "127.0.0.1:0")
+	if err == nil || !strings.Contains(err.Error(), refusal) || strings.Contains(err.Error(), "removed") {
+		t.Fatalf("serve with an existing key: %v, want the refusal (%q) alone", err, refusal)
+	}
+	if after, err := os.ReadFile(filepath.Join(stale, seal.KeyFile)); err != nil || !bytes.Equal(after, before) {
+		t.Fatalf("the existing key file after the refusal: %q (%v), want %q", after, err, before)
+	}
+	return fresh
 }
 
 // TestKeyDirRefusalSaysWhatToDo: a key-file directory for PostgreSQL mode that the file
