@@ -90,3 +90,29 @@ func onlyKeyFile(t *testing.T, dir string) {
 		t.Fatalf("the directory holds %v, want %s alone", entries, KeyFile)
 	}
 }
+
+// TestKeyFileReadInADirectoryNotWritable: a key file in a directory this process may not
+// write (a read-only mount) is read as before: the key lock, which cannot be made there,
+// is not required to read it.
+func TestKeyFileReadInADirectoryNotWritable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes any directory")
+	}
+	dir := t.TempDir()
+	key, fresh, err := LoadKeyFile(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh.Keep()
+	if err := os.Chmod(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(dir, 0o700)
+	got, fresh, err := LoadKeyFile(context.Background(), dir)
+	if err != nil || fresh != nil || !bytes.Equal(got, key) {
+		t.Fatalf("reading the key in a directory not writable: %x, %v, %v; want %x", got, fresh, err, key)
+	}
+	if got, err := loadOrCreateKeyFile(filepath.Join(dir, KeyFile)); err != nil || !bytes.Equal(got, key) {
+		t.Fatalf("the engine's read: %x, %v; want %x", got, err, key)
+	}
+}

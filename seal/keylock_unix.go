@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -19,6 +20,11 @@ func lockKeyDir(ctx context.Context, dir string) (unlock func(), guarded bool, e
 	path := filepath.Join(dir, keyLockFile)
 	for {
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+			// A directory this process may not write (a read-only mount, another user's):
+			// it reads the key as before, and could not create one anyway.
+			return func() {}, false, nil
+		}
 		if err != nil {
 			return nil, false, fmt.Errorf("locking the key file: %w", err)
 		}
