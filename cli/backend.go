@@ -82,21 +82,30 @@ func (l *location) openPostgres(ctx context.Context, o postgres.Options) (*postg
 	if err := makeDir(l.dir, 0o700); err != nil {
 		return nil, notPermitted(l.dir, fmt.Errorf("creating data directory for the key file: %w", err))
 	}
-	key, created, err := seal.LoadKeyFile(l.dir)
+	key, fresh, err := seal.LoadKeyFile(ctx, l.dir)
 	if err != nil {
 		return nil, err
 	}
 	o.SecretKey = key
 	db, err := postgres.Open(ctx, o)
-	// A key this start made and the database refused is no one's: left in --data, every
-	// later start would take it for the installation's and be refused the same way.
-	if created && errors.Is(err, postgres.ErrKeyMismatch) {
-		if rmErr := seal.RemoveKeyFile(l.dir, key); rmErr != nil {
-			return nil, fmt.Errorf("%w; removing the key file this start created: %v", err, rmErr)
-		}
-		return nil, fmt.Errorf("%w (the new %s this start created is removed again)", err, filepath.Join(l.dir, seal.KeyFile))
+	if fresh == nil {
+		return db, err
 	}
-	return db, err
+	// A key this start made that the database refused, or that never reached it (an
+	// unreachable server), is no one's: left in --data, every later start would take it
+	// for the installation's. The key lock, held since the file was made, kept every other
+	// process from reading it meanwhile. A key the database took, or may have taken (a
+	// failure while its check value was being stored), is kept: removing it could lose
+	// the key of every credential sealed with it.
+	refused := errors.Is(err, postgres.ErrKeyMismatch)
+	if !refused && !(errors.Is(err, postgres.ErrKeyNotOffered) && fresh.Guarded()) {
+		fresh.Keep()
+		return db, err
+	}
+	if rmErr := fresh.Remove(); rmErr != nil {
+		return nil, fmt.Errorf("%w; removing the key file this start created: %v", err, rmErr)
+	}
+	return nil, fmt.Errorf("%w (the new %s this start created is removed again)", err, filepath.Join(l.dir, seal.KeyFile))
 }
 
 // openAdmin opens the location for the one-shot command cmd: bbolt fails within seconds

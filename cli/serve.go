@@ -76,6 +76,9 @@ type serveOptions struct {
 	// passwordCost is the bcrypt cost of the bootstrap owner's password; 0 means the
 	// production cost. Only tests set it (no flag): cost 12 takes seconds under -race.
 	passwordCost int
+	// lockTimeout bounds the wait for another process's lock on the bbolt file; 0 is
+	// bolt's default. Only tests set it (no flag), to hold the lock as long as they need.
+	lockTimeout time.Duration
 }
 
 // NewServeCommand builds `voiceapi serve`.
@@ -202,6 +205,19 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 		}
 		defer metricsLn.Close()
 	}
+	// The bound listeners answer at once, as a starting server (503 with Retry-After,
+	// /healthz 200), while the store opens: waiting for another process's lock on the
+	// file or migrating the schema takes seconds to minutes, and an accepted connection
+	// that hangs meanwhile looks like a dead server. They switch to the real handlers
+	// once the owner exists; a failed start stops them.
+	front := server.StartServing(ln, o.timeouts, logger)
+	defer front.Stop(o.drain)
+	var metricsFront *server.Front
+	if metricsLn != nil {
+		metricsFront = server.StartServing(metricsLn, metricsTimeouts, logger)
+		defer metricsFront.Stop(0)
+	}
+	logger.Info("opening the store", "addr", ln.Addr().String(), "data", o.loc.describe())
 	db, err := o.open(ctx, logger, set.guard)
 	if err != nil {
 		return err
@@ -217,8 +233,10 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	srv := o.newServer(db, svc, logger, set)
 	// A commit that recorded events wakes the dispatcher and the live event streams.
 	db.SetEventHook(func() { dispatcher.Wake(); srv.WakeStreams() })
-	if metricsLn != nil {
-		defer serveMetrics(metricsLn, srv, logger)()
+	if metricsFront != nil {
+		serveMetrics(metricsFront, srv)
+		defer metricsFront.Stop(0) // again, to stop before the database closes
+		logger.Info("serving metrics", "addr", metricsLn.Addr().String())
 	}
 	// Both listeners are bound: only now may the owner be created and shown.
 	if err := bootstrap(ctx, db, out); err != nil {
@@ -227,7 +245,7 @@ func runServe(ctx context.Context, o serveOptions, out, errOut io.Writer) error 
 	stopPasses := o.startPasses(ctx, db, svc, logger)
 	defer stopPasses()
 	logger.Info("listening", "addr", ln.Addr().String(), "data", o.loc.describe())
-	err = srv.ListenAndServe(ctx, ln, o.drain)
+	err = srv.Serve(ctx, front, o.drain)
 	logger.Info("stopped", "error", err)
 	return err
 }
@@ -384,17 +402,21 @@ func (o *serveOptions) open(ctx context.Context, logger *slog.Logger, guard netg
 	if o.loc.postgres() {
 		return o.loc.openPostgres(ctx, postgres.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts, PasswordCost: o.passwordCost, NoMigrate: o.noMigrate})
 	}
-	db, err := bolt.Open(o.loc.dir, bolt.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts, PasswordCost: o.passwordCost})
+	db, err := bolt.Open(o.loc.dir, bolt.Options{LockTimeout: o.lockTimeout, LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts, PasswordCost: o.passwordCost})
 	if err != nil {
 		return nil, notPermitted(o.loc.dir, err) // not a typed nil Backend
 	}
 	return db, nil
 }
 
-// serveMetrics serves the metrics alone, without authentication, on ln: for a
-// Prometheus on the same host or a private network that holds no API token. It returns a
-// function that stops it.
-func serveMetrics(ln net.Listener, srv *server.Server, logger *slog.Logger) func() {
+// metricsTimeouts are the metrics listener's: WriteTimeout leaves room for a CPU profile
+// of up to two minutes (?seconds=120).
+var metricsTimeouts = server.Timeouts{ReadHeader: 10 * time.Second, Write: 3 * time.Minute}
+
+// serveMetrics switches the metrics listener's front to the metrics alone, without
+// authentication: for a Prometheus on the same host or a private network that holds no
+// API token.
+func serveMetrics(front *server.Front, srv *server.Server) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", srv.MetricsHandler())
 	// Profiles for the operator (docs/performance.md), on this private listener only:
@@ -405,15 +427,7 @@ func serveMetrics(ln net.Listener, srv *server.Server, logger *slog.Logger) func
 	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
-	// WriteTimeout leaves room for a CPU profile of up to two minutes (?seconds=120).
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 3 * time.Minute}
-	go func() {
-		if err := hs.Serve(ln); err != nil && err != http.ErrServerClosed {
-			logger.Error("metrics listener", "error", err)
-		}
-	}()
-	logger.Info("serving metrics", "addr", ln.Addr().String())
-	return func() { hs.Close() }
+	front.Switch(mux)
 }
 
 // purgeIdempotency deletes expired kept responses now, then every interval until ctx is

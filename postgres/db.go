@@ -79,9 +79,38 @@ var _ service.Store = (*DB)(nil)
 // database's credentials were sealed with.
 var ErrKeyMismatch = errors.New("the secret key differs from the one this database was set up with")
 
+// ErrKeyNotOffered marks an Open that failed before the secret key reached the database
+// (an unreachable server, a failed migration): the database holds nothing sealed with it
+// nor its check value, so a key file made for this start may go with it. A failure
+// later, in the transaction that stores the check value, does not say whether it
+// committed.
+var ErrKeyNotOffered = errors.New("the secret key was not offered to the database")
+
+// keyNotOffered is a failure marked ErrKeyNotOffered; its message is its cause's.
+type keyNotOffered struct{ error }
+
+func (e keyNotOffered) Unwrap() []error { return []error{e.error, ErrKeyNotOffered} }
+
 // Open connects, migrates the schema (under an advisory lock, so replicas starting
 // together migrate once) and checks that the secret key is the database's.
 func Open(ctx context.Context, opts Options) (*DB, error) {
+	db, err := open(ctx, opts)
+	var offered keyOffered
+	if errors.As(err, &offered) {
+		return nil, offered.error
+	}
+	if err != nil {
+		return nil, keyNotOffered{err}
+	}
+	return db, nil
+}
+
+// keyOffered is a failure of open once the key's check value was sent (startRows).
+type keyOffered struct{ error }
+
+func (e keyOffered) Unwrap() error { return e.error }
+
+func open(ctx context.Context, opts Options) (*DB, error) {
 	if opts.URL == "" {
 		return nil, errors.New("postgres: no database URL")
 	}
@@ -201,7 +230,10 @@ func (db *DB) setUp(ctx context.Context) error {
 		// docs/upgrading.md has the operator watch the upgraded start's log for this.
 		db.log.Info("migrated the database to this voiceapi's schema", "applied", applied, "schema_version", applied[len(applied)-1])
 	}
-	return db.startRows(ctx)
+	if err := db.startRows(ctx); err != nil {
+		return keyOffered{err}
+	}
+	return nil
 }
 
 // startRows reads the cursor key and checks the secret key against the database's check

@@ -3,7 +3,6 @@
 package seal
 
 import (
-	"bytes"
 	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
@@ -65,35 +64,6 @@ func parseKey(s string) ([]byte, error) {
 		return b, nil
 	}
 	return nil, errors.New("want 32 bytes as 64 hex characters or base64")
-}
-
-func loadOrCreateKeyFile(path string) ([]byte, error) {
-	key, _, err := loadOrCreate(path)
-	return key, err
-}
-
-// LoadKeyFile returns the key in dir's key file, creating the file with a new key when
-// there is none; created says this call made it (not another process meanwhile).
-func LoadKeyFile(dir string) (key []byte, created bool, err error) {
-	return loadOrCreate(filepath.Join(dir, KeyFile))
-}
-
-// RemoveKeyFile removes dir's key file if it still holds key: a start that created it and
-// was then refused the key leaves nothing behind that the next start would take as the
-// installation's key. A file with another key, or none, is left as it is.
-func RemoveKeyFile(dir string, key []byte) error {
-	path := filepath.Join(dir, KeyFile)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if held, err := parseKey(strings.TrimSpace(string(raw))); err != nil || !bytes.Equal(held, key) {
-		return nil
-	}
-	if err := os.Remove(path); err != nil {
-		return err
-	}
-	return fsync.Dir(dir)
 }
 
 func loadOrCreate(path string) (key []byte, created bool, err error) {

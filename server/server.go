@@ -4,7 +4,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -112,7 +111,6 @@ type Server struct {
 	log    *slog.Logger
 	router *mux.Router
 	routes []route
-	http   *http.Server
 	// inflight holds Idempotency-Keys whose first request is running.
 	inflight *inFlight
 	// metrics observes each request (Prometheus); nil when not configured.
@@ -290,33 +288,19 @@ func (s *Server) Routes() [][2]string {
 	return out
 }
 
-// ListenAndServe serves on cfg.Addr until ctx is done, then drains in-flight requests
-// for up to drain before returning.
+// ListenAndServe serves on ln until ctx is done, then drains in-flight requests for up
+// to drain before returning.
 func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener, drain time.Duration) error {
-	t := s.cfg.Timeouts.withDefaults()
-	s.http = &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: t.ReadHeader,
-		ReadTimeout:       t.Read,
-		WriteTimeout:      t.Write,
-		IdleTimeout:       t.Idle,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-	}
+	return s.Serve(ctx, StartServing(ln, s.cfg.Timeouts, s.log), drain)
+}
+
+// Serve switches f, which answered as a starting server while the store opened, to this
+// server's handler and serves until ctx is done, then drains in-flight requests for up to
+// drain before returning.
+func (s *Server) Serve(ctx context.Context, f *Front, drain time.Duration) error {
 	// Event streams never go idle: Shutdown ends them when it begins, and they resume
 	// elsewhere with Last-Event-ID.
-	s.http.RegisterOnShutdown(s.CloseStreams)
-	errc := make(chan error, 1)
-	go func() { errc <- s.http.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutCtx, cancel := context.WithTimeout(context.Background(), drain)
-	defer cancel()
-	err := s.http.Shutdown(shutCtx)
-	if serveErr := <-errc; serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
-		return serveErr
-	}
-	return err
+	f.hs.RegisterOnShutdown(s.CloseStreams)
+	f.Switch(s.Handler())
+	return f.Run(ctx, drain)
 }

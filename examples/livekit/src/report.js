@@ -6,12 +6,24 @@
 // so a fast exchange costs a request per burst, not per turn. The end is sent after
 // whatever is in flight and retried, since an unreported end would keep the call counting
 // toward the concurrency limits until voiceapi marks it abandoned.
+//
+// voiceapi has no way to append to a transcript, and a request body is at most 1 MiB: a
+// call of hours says more. The transcript keeps its first turns while they fit (as
+// voiceapi's own conversations do when they become calls), and the end closes it with one
+// item saying how many later turns were left out. Should the end still be refused for its
+// size (a server with a smaller --max-json-body), it is sent again without the transcript,
+// then bare: the call's end matters more than its words.
 
 import { VoiceAPIError } from './voiceapi.js';
 
-// voiceapi's bounds of a transcript item (docs/calls.md).
+// voiceapi's bounds of a transcript (docs/calls.md).
 const MAX_CONTENT = 10_000;
 const MAX_ITEMS = 2_000;
+// The request body's limit (docs/calls.md), less room for the end's other members
+// (variables and metadata, 64 KiB each at most) and the omission's item: the transcript,
+// as JSON, fits in the rest, so its contents also stay under their 1 MiB together.
+const MAX_BODY = 1 << 20;
+export const TRANSCRIPT_BUDGET = MAX_BODY - 2 * 64 * 1024 - 4 * 1024;
 
 // How often, and after how long, the end is sent again after a failure.
 const END_ATTEMPTS = 4;
@@ -31,16 +43,45 @@ export class CallReport {
     this.sleep = sleep;
     this.startedAt = now();
     this.transcript = [];
+    this.bytes = 0; // the transcript's size as JSON
+    this.omitted = null; // {count, start_ms} of the turns past the budget
     this.sent = 0; // transcript items the last successful PUT carried
     this.inflight = null;
     this.ended = null;
   }
 
-  /** Adds a turn: role agent, user or tool. */
+  /**
+   * Adds a turn: role agent, user or tool. A turn past voiceapi's bounds is only
+   * counted, for the end's omission item.
+   */
   add(role, content) {
-    if (this.ended || !content || this.transcript.length >= MAX_ITEMS) return;
-    this.transcript.push({ role, content: content.slice(0, MAX_CONTENT), start_ms: Math.max(0, this.now() - this.startedAt) });
+    if (this.ended || !content) return;
+    const item = { role, content: content.slice(0, MAX_CONTENT), start_ms: Math.max(0, this.now() - this.startedAt) };
+    const size = jsonBytes(item) + 1; // and its comma
+    // Once a turn is left out, every later one is too: the transcript has no gaps. When the
+    // list is full, the omission's item takes the last turn's place (finalTranscript).
+    if (this.omitted || this.transcript.length >= MAX_ITEMS || this.bytes + size > TRANSCRIPT_BUDGET) {
+      this.omitted ??= { count: 0, start_ms: item.start_ms };
+      this.omitted.count++;
+      return;
+    }
+    this.transcript.push(item);
+    this.bytes += size;
     this.flush();
+  }
+
+  /** The transcript the end reports: the turns kept, then the omission's item if any. */
+  finalTranscript() {
+    if (!this.omitted) return this.transcript;
+    let { count, start_ms } = this.omitted;
+    let kept = this.transcript;
+    if (kept.length >= MAX_ITEMS) {
+      start_ms = kept[kept.length - 1].start_ms;
+      kept = kept.slice(0, MAX_ITEMS - 1);
+      count++;
+    }
+    const note = `[${count} later ${count === 1 ? 'turn' : 'turns'} not reported: the transcript reached voiceapi's limit (${MAX_ITEMS} items, 1 MiB)]`;
+    return [...kept, { role: 'tool', content: note, start_ms }];
   }
 
   /** The agent answered: the call is ongoing. */
@@ -86,17 +127,30 @@ export class CallReport {
    */
   end({ status = 'ended', reason, ...extra }) {
     if (this.ended) return this.ended;
-    this.ended = this.sendEnd({ status, disconnection_reason: reason, transcript: this.transcript, ...extra });
+    const bare = { status, disconnection_reason: reason };
+    // The end as it should be, then, should its size be refused, lighter forms.
+    const forms = [{ ...bare, transcript: this.finalTranscript(), ...extra }, { ...bare, ...extra }, bare];
+    this.ended = this.sendEnd(forms);
     return this.ended;
   }
 
-  async sendEnd(update) {
+  async sendEnd(forms) {
     while (this.inflight) await this.inflight;
+    let form = 0;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.voiceapi.updateCall(this.callId, update);
+        await this.voiceapi.updateCall(this.callId, forms[form]);
         return;
       } catch (err) {
+        // A body too large (413), or one a bound refused (422: the transcript's bytes, a
+        // variable), goes again lighter; a 409 means the call is final already.
+        const tooMuch = err instanceof VoiceAPIError && (err.status === 413 || err.status === 422);
+        if (tooMuch && form < forms.length - 1) {
+          this.log.warn?.(`voiceapi: the end of call ${this.callId} was refused (${err.message}); sending it without ${form === 0 ? 'the transcript' : 'variables and metadata'}`);
+          form++;
+          attempt = 0;
+          continue;
+        }
         // A refusal (4xx) will not change on a retry; a network failure, a 5xx or a 429
         // (the key's rate limit, shared by every call of the worker) may.
         const limited = err instanceof VoiceAPIError && err.status === 429;
@@ -110,6 +164,10 @@ export class CallReport {
       }
     }
   }
+}
+
+function jsonBytes(value) {
+  return Buffer.byteLength(JSON.stringify(value));
 }
 
 function defaultSleep(ms) {

@@ -243,6 +243,25 @@ describe('the LiveKit bridge against a real voiceapi server', { skip: missing ??
     assert.equal(next.call.status, 'registered');
   });
 
+  test('the end of a call whose transcript passes the 1 MiB body lands, with its first turns and the omission', async () => {
+    const agentId = await publishedAgent(server, {
+      llm_config: llmConfig('groq', standIns.groq), stt_config: STT.deepgram, tts_config: TTS.elevenlabs,
+    });
+    const phone = await inboundNumber(server, agentId);
+    const run = await startInboundCall({ direction: 'inbound', to_number: phone, from_number: '+15551230001' }, deps({ textOnly: true }));
+    const turns = 150; // of 10,000 characters each: hours of speech, about 1.5 MB
+    for (let i = 0; i < turns; i++) run.report.add(i % 2 ? 'user' : 'agent', `turn ${i}: `.padEnd(10_000, 'and then '));
+    await run.end('user_hangup');
+    const call = await readCall(server, run.answer.call.id);
+    assert.equal(call.status, 'ended');
+    assert.equal(call.disconnection_reason, 'user_hangup');
+    const kept = call.transcript.length - 1;
+    assert.ok(kept > 0 && kept < turns, `${kept} turns kept`);
+    assert.match(call.transcript[0].content, /^turn 0: /);
+    assert.match(call.transcript[kept - 1].content, new RegExp(`^turn ${kept - 1}: `));
+    assert.match(call.transcript[kept].content, new RegExp(`^\\[${turns - kept} later turns not reported`));
+  });
+
   test('an outbound call starts from a call-start answer once the callee answers', async () => {
     const agentId = await publishedAgent(server, {
       llm_config: llmConfig('groq', standIns.groq, { tools: [] }),

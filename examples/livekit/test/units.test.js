@@ -8,7 +8,7 @@ import { isAgent } from '@livekit/agents';
 import { inboundRequest, outboundRequest } from '../src/calls.js';
 import { runDialer } from '../src/dialer.js';
 import { adjustBody, checkSupported, ttsOptions, UnsupportedProviderError } from '../src/providers.js';
-import { CallReport } from '../src/report.js';
+import { CallReport, TRANSCRIPT_BUDGET } from '../src/report.js';
 import { functionRequest, functionTools, toolDescription, toolSchema } from '../src/tools.js';
 import { VoiceAPIError } from '../src/voiceapi.js';
 import worker, { dtmfCode, parseBaseURLs } from '../src/worker.js';
@@ -195,6 +195,74 @@ describe('CallReport', () => {
     await new CallReport(refusing, 'c', { log: { error: (m) => errors.push(m) }, sleep: async () => {} }).end({ reason: 'x' });
     assert.equal(attempts, 1);
     assert.match(errors[0], /the end of call c was not recorded: voiceapi 409 conflict: The call is ended\./);
+  });
+
+  // A voiceapi that takes every PUT at once and keeps them.
+  function recordingAPI(refuse = () => null) {
+    const puts = [];
+    return {
+      puts,
+      async updateCall(id, update) {
+        puts.push(update);
+        const err = refuse(update);
+        if (err) throw err;
+      },
+    };
+  }
+  const bodyBytes = (update) => Buffer.byteLength(JSON.stringify(update));
+  const contentBytes = (transcript) => transcript.reduce((n, i) => n + Buffer.byteLength(i.content), 0);
+
+  test('a transcript past the 1 MiB body keeps its first turns and the end says how many were left out', async () => {
+    const api = recordingAPI();
+    let t = 0;
+    const report = new CallReport(api, 'c', { now: () => t, log: {} });
+    const turns = 150; // of 10,000 characters each, about 1.5 MB
+    for (let i = 0; i < turns; i++) {
+      t += 1000;
+      report.add(i % 2 ? 'user' : 'agent', `${i} `.padEnd(10_000, 'é'));
+    }
+    const variables = { order: 'x'.repeat(60_000) };
+    await report.end({ reason: 'user_hangup', variables });
+    const end = api.puts.at(-1);
+    assert.equal(end.status, 'ended');
+    assert.deepEqual(end.variables, variables);
+    assert.ok(bodyBytes(end) <= 1 << 20, `the end's body is ${bodyBytes(end)} bytes`);
+    assert.ok(contentBytes(end.transcript) <= 1 << 20);
+    const kept = end.transcript.length - 1;
+    assert.ok(kept > 0 && kept < turns);
+    assert.deepEqual(end.transcript.slice(0, kept).map((i) => i.content.split(' ')[0]), [...Array(kept).keys()].map(String));
+    const note = end.transcript.at(-1);
+    assert.equal(note.role, 'tool');
+    assert.match(note.content, new RegExp(`^\\[${turns - kept} later turns not reported`));
+    assert.equal(note.start_ms, (kept + 1) * 1000, 'the omission starts where the first turn left out did');
+    for (const put of api.puts.filter((u) => !u.status)) assert.ok(bodyBytes(put) <= TRANSCRIPT_BUDGET + 16, 'every report as it grows fits too');
+  });
+
+  test('past 2,000 turns the last item kept gives way to the omission', async () => {
+    const api = recordingAPI();
+    const report = new CallReport(api, 'c', { log: {} });
+    for (let i = 0; i < 2_001; i++) report.add('user', `turn ${i}`);
+    await report.end({ reason: 'user_hangup' });
+    const end = api.puts.at(-1);
+    assert.equal(end.transcript.length, 2_000);
+    assert.equal(end.transcript.at(-2).content, 'turn 1998');
+    assert.match(end.transcript.at(-1).content, /^\[2 later turns not reported/);
+  });
+
+  test('an end refused for its size goes again without the transcript, then bare', async () => {
+    const tooLarge = new VoiceAPIError(413, { code: 'payload_too_large', message: 'The body is over 65536 bytes.' });
+    const invalid = new VoiceAPIError(422, { code: 'validation_failed', message: 'The variables field is too large.' });
+    const api = recordingAPI((u) => (u.transcript ? tooLarge : u.variables ? invalid : null));
+    const warnings = [];
+    const report = new CallReport(api, 'c', { log: { warn: (m) => warnings.push(m), error: (m) => assert.fail(m) }, sleep: async () => assert.fail('no wait') });
+    report.add('user', 'Hello');
+    await report.flush();
+    await report.end({ reason: 'user_hangup', variables: { a: 1 } });
+    const ends = api.puts.filter((u) => u.status);
+    assert.deepEqual(ends.map((u) => Object.keys(u).sort()), [
+      ['disconnection_reason', 'status', 'transcript', 'variables'], ['disconnection_reason', 'status', 'variables'], ['disconnection_reason', 'status'],
+    ]);
+    assert.equal(warnings.filter((w) => /the end of call c was refused/.test(w)).length, 2);
   });
 
   test('the end is retried after the key\'s rate limit, waiting its Retry-After', async () => {
