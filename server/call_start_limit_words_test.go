@@ -3,6 +3,7 @@ package server_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/internal/testkit"
@@ -30,5 +31,18 @@ func TestConcurrencyRefusalCountsInWords(t *testing.T) {
 	answer(t, e.start(inbound("+15550000004", nil)))
 	if msg := e.start(inbound("+15550000005", nil)).JSON()["message"].(string); !strings.HasPrefix(msg, "The agent has 2 calls open") {
 		t.Errorf("agent bound of two: %s", msg)
+	}
+}
+
+// TestOneCallMinuteInWords: a plan of one call minute a month is told as "1 minute".
+func TestOneCallMinuteInWords(t *testing.T) {
+	e := newStartEnv(t)
+	e.setLimits(map[string]int64{data.LimitCallMinutes: 1})
+	testkit.Expect(t, e.Do("POST", "/api/v1/calls", e.runtime, map[string]any{"agent_id": e.agent, "direction": "web", "status": "ended",
+		"started_at": time.Now().Add(-time.Minute).UTC().Format(time.RFC3339), "duration_ms": 60000}), 201)
+	r := e.start(inbound("+15550000009", nil))
+	testkit.Expect(t, r, 403)
+	if msg := r.JSON()["message"].(string); msg != "The workspace has used its call_minutes_per_month limit of 1 minute this month." {
+		t.Errorf("call minutes: %s", msg)
 	}
 }

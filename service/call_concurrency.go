@@ -101,20 +101,21 @@ func (b *base) checkConcurrency(ctx context.Context, tx Tx, ws string, agent *da
 		}
 	}
 	if wsLimited && n.total >= wsLimit {
-		return data.Errorf(data.ECONCURRENCY, "The workspace has %s open, its %s limit: retry once a call has ended.", callsCount(n.total), data.LimitConcurrentCalls)
+		return data.Errorf(data.ECONCURRENCY, "The workspace has %s open, its %s limit: retry once a call has ended.", countOf(n.total, "call"), data.LimitConcurrentCalls)
 	}
 	if max := agent.MaxConcurrentCalls; max != nil && n.byAgent[agent.ID] >= int64(*max) {
-		return data.Errorf(data.ECONCURRENCY, "The agent has %s open, its max_concurrent_calls limit: retry once one of its calls has ended.", callsCount(n.byAgent[agent.ID]))
+		return data.Errorf(data.ECONCURRENCY, "The agent has %s open, its max_concurrent_calls limit: retry once one of its calls has ended.", countOf(n.byAgent[agent.ID], "call"))
 	}
 	return nil
 }
 
-// callsCount is "1 call", "2 calls": a limit of one is common (a single line).
-func callsCount(n int64) string {
+// countOf counts n of noun in words, "1 call", "2 calls": a limit of one is common (a
+// single line, a single open conversation). Every noun it is given takes a plain "s".
+func countOf[N int | int64](n N, noun string) string {
 	if n == 1 {
-		return "1 call"
+		return "1 " + noun
 	}
-	return fmt.Sprintf("%d calls", n)
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // abandonCall ends a call its runtime left open past its deadline: failed, reason
