@@ -65,7 +65,7 @@ func newCallsExportCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "exported %d calls\n", total)
+			fmt.Fprintf(cmd.ErrOrStderr(), "exported %s\n", plural(total, "call"))
 			return nil
 		},
 	}

@@ -66,6 +66,9 @@ func (w *jobWait) waitJob(ctx context.Context, c *client.Client, job *data.Job, 
 			if context.Cause(ctx) == errWaitTimedOut { // it ran out during the read
 				return nil, timedOut()
 			}
+			if serverAway(err) {
+				continue // a restart: the job is durable and goes on, so wait for its end
+			}
 			return nil, err
 		}
 		if got.Status != last.Status || got.Progress != last.Progress {

@@ -76,6 +76,10 @@ func TestCallsExport(t *testing.T) {
 	if !strings.Contains(errOut, "exporting calls") || !strings.Contains(errOut, "exported 6 calls") {
 		t.Errorf("no counter on the terminal: %q", errOut)
 	}
+	// One call is counted as one.
+	if _, errOut, err := run(t, "", "calls", "export", "--server", s.url, "--token", s.token, "--q", "17"); err != nil || !strings.Contains(errOut, "exported 1 call\n") {
+		t.Errorf("export of one call: %v %q", err, errOut)
+	}
 	if _, _, err := run(t, "", "calls", "export", "--server", s.url, "--token", s.token, "--out", file); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("an existing --out: %v", err)
 	}

@@ -26,7 +26,7 @@ func TestCampaignPauseResumeCancel(t *testing.T) {
 	s := newCampaignServer(t)
 	csv := file(t, "list.csv", "phone_number\n+14155550101\n+14155550102\n")
 	s.voiceapi(s.createArgs(csv, "--name", "first")...)
-	s.voiceapi(s.createArgs(csv, "--name", "second")...)
+	s.voiceapi(s.createArgs(file(t, "one.csv", "phone_number\n+14155550103\n"), "--name", "second")...)
 	camps := s.campaigns()
 	second, first := camps[0].ID, camps[1].ID
 
@@ -75,7 +75,7 @@ func TestCampaignDelete(t *testing.T) {
 	s := newCampaignServer(t)
 	csv := file(t, "list.csv", "phone_number\n+14155550101\n+14155550102\n")
 	s.voiceapi(s.createArgs(csv, "--name", "first")...)
-	s.voiceapi(s.createArgs(csv, "--name", "second")...)
+	s.voiceapi(s.createArgs(file(t, "one.csv", "phone_number\n+14155550103\n"), "--name", "second")...)
 	camps := s.campaigns()
 	second, first := camps[0].ID, camps[1].ID
 
@@ -95,6 +95,11 @@ func TestCampaignDelete(t *testing.T) {
 	r = s.run(context.Background(), "", cli.TerminalInput{Reader: strings.NewReader("yes\n")}, nil, "campaign", "delete", first)
 	if r.err != nil || !strings.Contains(r.out, "Campaign "+first+" deleted with its recipients.") {
 		t.Errorf("delete answered yes: %v %q", r.err, r.out)
+	}
+	// One recipient is counted as one.
+	r = s.run(context.Background(), "", cli.TerminalInput{Reader: strings.NewReader("n\n")}, nil, "campaign", "delete", second)
+	if !strings.Contains(r.errOut, `"second" (canceled) with its 1 recipient? This cannot be undone.`) {
+		t.Errorf("delete of one recipient asked: %q", r.errOut)
 	}
 	if out := s.voiceapi("campaign", "delete", second, "--yes"); !strings.Contains(out, second+" deleted") {
 		t.Errorf("delete --yes: %q", out)

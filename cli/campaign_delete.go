@@ -59,7 +59,7 @@ func confirmDelete(cmd *cobra.Command, c *client.Client, id string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "Delete campaign %s %q (%s) with its %d recipients? This cannot be undone. [y/N] ",
-		camp.ID, camp.Name, camp.Status, camp.Counts.Total)
+	fmt.Fprintf(cmd.ErrOrStderr(), "Delete campaign %s %q (%s) with its %s? This cannot be undone. [y/N] ",
+		camp.ID, camp.Name, camp.Status, plural(camp.Counts.Total, "recipient"))
 	return answeredYes(in, errNotDeleted)
 }

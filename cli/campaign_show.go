@@ -84,7 +84,7 @@ func watchCampaign(cmd *cobra.Command, c *client.Client, camp *data.Campaign, in
 	defer stop()
 	bar := newCampaignBar(cmd.ErrOrStderr(), camp)
 	defer bar.done()
-	out, shown := cmd.OutOrStdout(), ""
+	out, shown, away := cmd.OutOrStdout(), "", false
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
@@ -108,9 +108,17 @@ func watchCampaign(cmd *cobra.Command, c *client.Client, camp *data.Campaign, in
 			if ctx.Err() != nil {
 				continue // the interrupt came during the read: the select above says so
 			}
+			if serverAway(err) {
+				// A restart: the campaign goes on without the server's answers, so watch on.
+				if !away {
+					fmt.Fprintf(cmd.ErrOrStderr(), "The server does not answer (%v); still watching.\n", err)
+					away = true
+				}
+				continue
+			}
 			return nil, err
 		}
-		camp = next
+		camp, away = next, false
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -157,6 +159,7 @@ func waitRun(ctx context.Context, c *client.Client, agentID, runID string, o tes
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	shown := -1
+	away := false
 	tick := time.NewTicker(o.poll)
 	defer tick.Stop()
 	for ctx.Err() == nil {
@@ -164,9 +167,22 @@ func waitRun(ctx context.Context, c *client.Client, agentID, runID string, o tes
 		switch {
 		case err != nil && ctx.Err() != nil:
 			continue // --timeout ran out during the read: said below, not as the read's error
+		case err != nil && serverAway(err):
+			// A restart or a deploy: the run is durable and goes on, so its verdict is
+			// waited for rather than a CI job failed while the tests may pass.
+			if !away {
+				fmt.Fprintf(out, "  the server does not answer (%v); waiting for it until --timeout %s\n", err, o.timeout)
+				away = true
+			}
+			select {
+			case <-ctx.Done():
+			case <-tick.C:
+			}
+			continue
 		case err != nil:
 			return nil, err
 		}
+		away = false
 		if run.Summary.Done != shown {
 			shown = run.Summary.Done
 			fmt.Fprintf(out, "  %s: %d of %s done\n", run.Status, run.Summary.Done, plural(run.Summary.Cases, "case"))
@@ -183,6 +199,17 @@ func waitRun(ctx context.Context, c *client.Client, agentID, runID string, o tes
 		return nil, fmt.Errorf("run %s has not ended after --timeout %s; it goes on: read it with GET /api/v1/agents/%s/test-runs/%s", runID, o.timeout, agentID, runID)
 	}
 	return nil, ctx.Err()
+}
+
+// serverAway tells a read that got no answer, or a proxy's 502, 503 or 504, from one the
+// server refused: only the first kind passes by itself.
+func serverAway(err error) bool {
+	var ue *url.Error
+	var ce *client.Error
+	if errors.As(err, &ce) {
+		return ce.StatusCode == http.StatusBadGateway || ce.StatusCode == http.StatusServiceUnavailable || ce.StatusCode == http.StatusGatewayTimeout
+	}
+	return errors.As(err, &ue)
 }
 
 // printRun writes each test's verdict and what failed.

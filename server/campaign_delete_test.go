@@ -33,7 +33,7 @@ func TestCampaignDeleteHTTP(t *testing.T) {
 	member := e.Member("member@example.com", e.ws, data.RoleMember, []string{data.ModuleCallHistory, data.ModuleAgents}, nil)
 	testkit.Expect(t, e.Do("POST", path+"/cancel", member.Token, nil), 403)
 	testkit.Expect(t, e.Do("POST", path+"/cancel", e.Owner.Token, nil), 200)
-	conflict("in progress")
+	conflict("still has 1 call in progress")
 	e.end(tasks[0], "ended", "user_hangup")
 	testkit.Expect(t, e.Do("DELETE", path, member.Token, nil), 403)
 	stranger := e.NewUser("stranger@example.com", false)

@@ -47,6 +47,12 @@ func TestSubscriptionOpenConversations(t *testing.T) {
 	if _, u := show(); u != float64(1) {
 		t.Errorf("usage once one ended = %v, want 1", u)
 	}
+	// A limit of one is told in the singular.
+	set(1)
+	r = e.start(t, agent, map[string]any{"version": "draft"}, 409)
+	if msg, _ := r.JSON()["message"].(string); !strings.Contains(msg, "has 1 open conversation, the most") {
+		t.Errorf("a start past a limit of one: %s", r.Body)
+	}
 	set(-1)
 	if l, _ := show(); l != float64(3) {
 		t.Errorf("plan limit removed: limit %v, want the server's 3", l)

@@ -241,6 +241,7 @@ func (s *AgentTestService) CheckTestCall(ctx context.Context, agentID, callID st
 func testFromCall(call *data.Call, agent *data.StoredAgent) (data.AgentTest, error) {
 	var script []string
 	var criteria []data.Criterion
+	setByTools := map[string]bool{}
 	for _, it := range call.Transcript {
 		switch it.Role {
 		case data.ItemUser:
@@ -252,7 +253,14 @@ func testFromCall(call *data.Call, agent *data.StoredAgent) (data.AgentTest, err
 			if !ok || slices.ContainsFunc(criteria, func(c data.Criterion) bool { return c.Name == name }) {
 				continue
 			}
-			if tool := toolNamed(agent.LLMConfig.Tools, name); tool != nil && len(criteria) < validate.MaxTestCriteria {
+			tool := toolNamed(agent.LLMConfig.Tools, name)
+			if tool == nil {
+				continue
+			}
+			for _, v := range toolSetVariables(tool) {
+				setByTools[v] = true
+			}
+			if len(criteria) < validate.MaxTestCriteria {
 				criteria = append(criteria, data.Criterion{Type: data.CriterionToolCalled, Name: name})
 			}
 		}
@@ -265,9 +273,41 @@ func testFromCall(call *data.Call, agent *data.StoredAgent) (data.AgentTest, err
 		criteria = append(criteria, data.Criterion{Type: data.CriterionSays, Pattern: `\S`})
 	}
 	t := data.AgentTest{Name: "From call " + call.ID, User: data.TestUser{Script: script},
-		Variables: fromCallVariables(call.Variables), MaxTurns: max(len(script), data.DefaultTestMaxTurns),
+		Variables: startVariables(call.Variables, setByTools, agent), MaxTurns: max(len(script), data.DefaultTestMaxTurns),
 		Criteria: criteria, Repeat: data.DefaultTestRepeat}
 	return t.Normalized(), nil
+}
+
+// toolSetVariables names the variables a call of tool sets: an extract_dynamic_variable's
+// variables, a custom function's custom_function_variables.
+func toolSetVariables(tool *data.Tool) []string {
+	switch tool.Type {
+	case data.ToolExtractDynamicVariable:
+		names := make([]string, 0, len(tool.Variables))
+		for _, v := range tool.Variables {
+			names = append(names, v.Name)
+		}
+		return names
+	case data.ToolCustomFunction:
+		return tool.CustomFunctionVariables
+	}
+	return nil
+}
+
+// startVariables are the call's variables a test starts with: not those the tools it
+// called set (a conversation's call keeps them at their end), which are what the call
+// found out rather than what it began with; given at the start they would make a
+// variable_equals criterion hold before the agent did anything. A name the configuration
+// itself uses stays, since the test could not run without it.
+func startVariables(vars map[string]any, setByTools map[string]bool, agent *data.StoredAgent) map[string]any {
+	out := fromCallVariables(vars)
+	used := conversation.ConfigVariables(&agent.AgentConfig)
+	for name := range setByTools {
+		if !slices.Contains(used, name) {
+			delete(out, name)
+		}
+	}
+	return out
 }
 
 // routedVariables lays the variables of the number that routed the call under vars: the

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -100,12 +101,21 @@ func (b *base) checkConcurrency(ctx context.Context, tx Tx, ws string, agent *da
 		}
 	}
 	if wsLimited && n.total >= wsLimit {
-		return data.Errorf(data.ECONCURRENCY, "The workspace has %d calls open, its %s limit: retry once a call has ended.", n.total, data.LimitConcurrentCalls)
+		return data.Errorf(data.ECONCURRENCY, "The workspace has %s open, its %s limit: retry once a call has ended.", countOf(n.total, "call"), data.LimitConcurrentCalls)
 	}
 	if max := agent.MaxConcurrentCalls; max != nil && n.byAgent[agent.ID] >= int64(*max) {
-		return data.Errorf(data.ECONCURRENCY, "The agent has %d calls open, its max_concurrent_calls limit: retry once one of its calls has ended.", n.byAgent[agent.ID])
+		return data.Errorf(data.ECONCURRENCY, "The agent has %s open, its max_concurrent_calls limit: retry once one of its calls has ended.", countOf(n.byAgent[agent.ID], "call"))
 	}
 	return nil
+}
+
+// countOf counts n of noun in words, "1 call", "2 calls": a limit of one is common (a
+// single line, a single open conversation). Every noun it is given takes a plain "s".
+func countOf[N int | int64](n N, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // abandonCall ends a call its runtime left open past its deadline: failed, reason

@@ -60,7 +60,7 @@ func (s *CampaignService) DeleteCampaign(ctx context.Context, id string) error {
 		}
 		if !data.CampaignFinished(c) {
 			if data.CampaignFinal(c.Status) {
-				return data.Errorf(data.ECONFLICT, "The campaign still has %d calls in progress: it can be deleted once they end.", c.Counts.InProgress)
+				return data.Errorf(data.ECONFLICT, "The campaign still has %s in progress: it can be deleted once they end.", countOf(c.Counts.InProgress, "call"))
 			}
 			return data.Errorf(data.ECONFLICT, "A %s campaign cannot be deleted: cancel it first.", c.Status)
 		}

@@ -67,6 +67,6 @@ func (s *ConversationService) checkOpenConversations(tx Tx, ws string) error {
 	if bound.byPlan {
 		by = fmt.Sprintf("its %s limit of %d", data.LimitOpenConversations, bound.max)
 	}
-	return data.Errorf(data.ECONFLICT, "The workspace has %d open conversations, the most it may have (%s): end one, or wait for an idle one to expire after %d minutes.",
-		n, by, int(data.ConversationIdleTimeout.Minutes()))
+	return data.Errorf(data.ECONFLICT, "The workspace has %s, the most it may have (%s): end one, or wait for an idle one to expire after %d minutes.",
+		countOf(n, "open conversation"), by, int(data.ConversationIdleTimeout.Minutes()))
 }

@@ -51,13 +51,22 @@ func (w *redactionWorld) tryStartA() (*data.Conversation, error) {
 // stored: the active conversations are still want.
 func checkOpenRefused(t *testing.T, w *redactionWorld, err error, max int, want []string) {
 	t.Helper()
-	if data.ErrorCode(err) != data.ECONFLICT || !strings.Contains(data.ErrorMessage(err), fmt.Sprintf("has %d open conversations", max)) ||
+	if data.ErrorCode(err) != data.ECONFLICT || !strings.Contains(data.ErrorMessage(err), openConversationsCount(max)) ||
 		!strings.Contains(data.ErrorMessage(err), "--max-open-conversations") {
 		t.Errorf("a start past the bound: %v, want %s naming the bound (%d) and its flag", err, data.ECONFLICT, max)
 	}
 	if got := activeConversations(t, w); len(got) != len(want) {
 		t.Errorf("active conversations after the refusal: %v, want %v", got, want)
 	}
+}
+
+// openConversationsCount is how a refusal counts a bound of n: "has 1 open conversation,",
+// "has 2 open conversations,".
+func openConversationsCount(n int) string {
+	if n == 1 {
+		return "has 1 open conversation,"
+	}
+	return fmt.Sprintf("has %d open conversations,", n)
 }
 
 // TestOpenConversationsBound: a workspace holds at most MaxOpen open conversations: the

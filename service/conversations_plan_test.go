@@ -61,7 +61,7 @@ func TestOpenConversationsPlanLimit(t *testing.T) {
 			if c.byPlan {
 				names = fmt.Sprintf("open_conversations limit of %d", c.bound)
 			}
-			if data.ErrorCode(err) != data.ECONFLICT || !strings.Contains(msg, fmt.Sprintf("has %d open conversations", c.bound)) || !strings.Contains(msg, names) {
+			if data.ErrorCode(err) != data.ECONFLICT || !strings.Contains(msg, openConversationsCount(c.bound)) || !strings.Contains(msg, names) {
 				t.Errorf("start %d past a bound of %d: %v, want %s naming %q", c.bound+1, c.bound, err, data.ECONFLICT, names)
 			}
 			if got := activeConversations(t, w); len(got) != len(open) {

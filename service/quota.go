@@ -43,7 +43,7 @@ func checkCallMinutes(tx Tx, workspaceID string, now time.Time) error {
 	if err != nil || left {
 		return err
 	}
-	return data.Errorf(data.EQUOTA, "The workspace has used its %s limit of %d minutes this month.", data.LimitCallMinutes, limit)
+	return data.Errorf(data.EQUOTA, "The workspace has used its %s limit of %s this month.", data.LimitCallMinutes, countOf(limit, "minute"))
 }
 
 // callMinutesLeft reports whether the workspace may open a call under its
