@@ -50,6 +50,7 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dst.Close()
+	checkRoundTripKeepsEveryKey(t, dir, dst)
 	moved := httptest.NewServer(cli.NewServer(dst, quiet).Handler())
 	defer moved.Close()
 	inst.checkSameAnswers(t, moved.URL)
