@@ -110,9 +110,10 @@ func postgresTables(t *testing.T, url string) []string {
 // once the installation has been moved into PostgreSQL and back: the rest, derived or
 // not, are rebuilt by the destination's writes to what the installation held.
 var uncountedAfterRoundTrip = map[string]string{
-	"meta":           "the database's own settings",
-	"agents_to_seal": "every copied agent is listed to seal (ListAgentToSeal), sealed ones too",
-	"idempotency":    "kept Idempotency-Key responses are not moved", "idempotency_by_conversation": "not moved",
+	"meta":               "the database's own settings",
+	"agents_to_seal":     "every copied agent is listed to seal (ListAgentToSeal), sealed ones too",
+	"campaigns_deleting": "a deleted campaign's recipients still to remove are not moved",
+	"idempotency":        "kept Idempotency-Key responses are not moved", "idempotency_by_conversation": "not moved",
 	"idempotency_by_time": "not moved", "idempotency_by_started_conversation": "not moved",
 	"idempotency_by_agent_conversation": "not moved", "idempotency_by_workspace": "not moved",
 	"idempotency_starts_to_note": "not moved",
@@ -122,7 +123,7 @@ var uncountedAfterRoundTrip = map[string]string{
 // the move copies (a run's results, a conversation's items) that no step of the move
 // carries: the moved database (dst) is moved again into a new bbolt installation, and
 // every bucket there must hold as many keys, nested buckets' included, as the
-// installation in dir held. Both moves read and write through the same service.Tx, so a
+// installation in dir held, which leaves none empty. Both moves read and write through the same service.Tx, so a
 // record left behind either way, or stored in PostgreSQL and not read back, shows here
 // as a bucket with fewer keys.
 func checkRoundTripKeepsEveryKey(t *testing.T, dir string, dst service.Store) {
@@ -146,7 +147,12 @@ func checkRoundTripKeepsEveryKey(t *testing.T, dir string, dst service.Store) {
 	}
 	before, after := boltBuckets(t, filepath.Join(dir, bolt.FileName)), boltBuckets(t, filepath.Join(back, bolt.FileName))
 	for name, held := range before {
-		if uncountedAfterRoundTrip[name] != "" || after[name] == held {
+		if uncountedAfterRoundTrip[name] != "" || after[name] == held && held > 0 {
+			continue
+		}
+		if held == 0 {
+			t.Errorf("bbolt bucket %q is empty in the installation, so the guard cannot tell whether the move carries its records: "+
+				"make seedInstallation store one (through the API where one can)", name)
 			continue
 		}
 		t.Errorf("bbolt bucket %q holds %d keys in the installation but %d once moved into PostgreSQL and back: a kind of record "+

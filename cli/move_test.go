@@ -111,7 +111,7 @@ func seedInstallation(t *testing.T, src *bolt.DB, quiet *slog.Logger) *installat
 	inst.limited = key.JSON()["token"].(string)
 	inst.seedKnowledge(t, src)
 	inst.seedCampaign(t)
-	inst.seedConversations(t)
+	inst.seedConversations(t, src)
 	inst.seedTestRuns(t, svc)
 	inst.seedPlanAndLogin(t, svc, hs.URL)
 	inst.seedQueuedWork(t, src)
@@ -267,8 +267,10 @@ func (inst *installation) answerPaths() []string {
 }
 
 // seedConversations starts two conversations with the agent (its static welcome needs
-// no model) and ends the second: the move left their records behind.
-func (inst *installation) seedConversations(t *testing.T) {
+// no model) and ends the second: the move left their records behind. The ended one is
+// listed to redact, as the upgrade lists those its job has not reached yet (no API
+// lists one).
+func (inst *installation) seedConversations(t *testing.T, src *bolt.DB) {
 	t.Helper()
 	for i := range 2 {
 		c := inst.do("POST", "/api/v1/agents/"+inst.agentID+"/conversations", map[string]any{"variables": map[string]any{"n": i}})
@@ -276,6 +278,11 @@ func (inst *installation) seedConversations(t *testing.T) {
 		inst.conversationIDs = append(inst.conversationIDs, c.Data()["id"].(string))
 	}
 	testkit.Expect(t, inst.do("POST", "/api/v1/conversations/"+inst.conversationIDs[1]+"/end", nil), 200)
+	if err := src.Update(context.Background(), func(tx service.Tx) error {
+		return tx.ListConversationToRedact(inst.owner.WorkspaceID, inst.conversationIDs[1])
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // seedCampaign makes a running campaign of two recipients, one of them leased by a
@@ -319,7 +326,7 @@ func migrateInstallation(t *testing.T, dir, url string) string {
 	}
 	if !strings.Contains(out, "agent_versions 1") || !strings.Contains(out, "rollouts 1") || !strings.Contains(out, "calls 5") || !strings.Contains(out, "files 1") || !strings.Contains(out, "jobs 3") ||
 		!strings.Contains(out, "agent_tests 1") || !strings.Contains(out, "test_runs 2") || !strings.Contains(out, "test_results 1") ||
-		!strings.Contains(out, "subscription_plans 1") ||
+		!strings.Contains(out, "subscription_plans 1") || !strings.Contains(out, "conversations_to_redact 1") ||
 		!strings.Contains(out, "campaigns 1") || !strings.Contains(out, "campaign_recipients 2") || !strings.Contains(out, "suppressions 1") ||
 		!strings.Contains(out, "conversations 2") {
 		t.Errorf("the move's summary: %s", out)
