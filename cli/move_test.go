@@ -132,7 +132,7 @@ func seedInstallation(t *testing.T, src *bolt.DB, quiet *slog.Logger) *installat
 }
 
 // seedAgentAndCalls makes an agent with a published version, a rollout and a number,
-// a price table and three priced calls; it returns the agent's id.
+// a price table and three priced calls, ended; it returns the agent's id.
 func (inst *installation) seedAgentAndCalls(t *testing.T) string {
 	t.Helper()
 	do := inst.do
@@ -147,7 +147,8 @@ func (inst *installation) seedAgentAndCalls(t *testing.T) string {
 	testkit.Expect(t, do("PUT", "/api/v1/price-table", map[string]any{"currency": "EUR", "prices": []any{
 		map[string]any{"provider": "groq", "model": "*", "unit": "llm_input_1m_tokens", "price": "0.5"}}}), 200)
 	for i := range 3 {
-		testkit.Expect(t, do("POST", "/api/v1/calls", map[string]any{"agent_id": agentID, "direction": "web",
+		// Ended, with its minutes: the month's count of them is moved as it is derived.
+		testkit.Expect(t, do("POST", "/api/v1/calls", map[string]any{"agent_id": agentID, "direction": "web", "status": "ended", "duration_ms": 60000,
 			"transcript": []map[string]any{{"role": "user", "content": fmt.Sprint("hello ", i), "start_ms": 0}},
 			"analysis":   map[string]any{"call_successful": i > 0},
 			"usage":      map[string]any{"llm": []any{map[string]any{"provider": "groq", "model": "m", "input_tokens": 1000 * (i + 1)}}}}), 201)
