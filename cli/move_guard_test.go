@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -84,6 +85,31 @@ func boltBuckets(t *testing.T, path string) map[string]int {
 	return out
 }
 
+// dataFiles returns the files a bbolt installation keeps in dir beside its database
+// and its key, with their sizes.
+func dataFiles(t *testing.T, dir string) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil || rel == bolt.FileName || rel == seal.KeyFile {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			out[rel] = info.Size()
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // postgresTables returns the tables of the database at url's schema.
 func postgresTables(t *testing.T, url string) []string {
 	t.Helper()
@@ -159,6 +185,16 @@ func checkRoundTripKeepsEveryKey(t *testing.T, dir string, dst service.Store) {
 			"stored in it is not carried by service.MoveInstallation (add it to the step of service/move.go that copies the "+
 			"bucket's records, or a step of its own as service/move_storage.go says), or PostgreSQL's store does not keep it "+
 			"or read it back", name, held, after[name])
+	}
+	files, filesBack := dataFiles(t, dir), dataFiles(t, back)
+	if len(files) == 0 {
+		t.Error("the installation stores no file beside its database: make seedInstallation upload one")
+	}
+	for name, size := range files {
+		if got, ok := filesBack[name]; !ok || got != size {
+			t.Errorf("the installation's %s (%d bytes) is not the same once moved into PostgreSQL and back (%d bytes, there: %v): "+
+				"the move copies files in service/move.go (mover.files)", name, size, got, ok)
+		}
 	}
 	for name := range uncountedAfterRoundTrip {
 		if _, copied := service.MoveCopied[name]; copied || service.MoveLeft[name] == "" {
