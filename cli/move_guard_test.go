@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
 	"io/fs"
 	"log/slog"
@@ -78,6 +79,68 @@ func boltBuckets(t *testing.T, path string) map[string]int {
 		return tx.ForEach(func(name []byte, b *bbolt.Bucket) error {
 			out[string(name)] = b.Stats().KeyN
 			return nil
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// valuesReadBackOtherwise names the copied buckets whose records come back from
+// PostgreSQL equal in meaning but not byte for byte; the API answers compare them.
+var valuesReadBackOtherwise = map[string]string{
+	"agents": "an agent's empty used_variables comes back null",
+}
+
+// checkRoundTripKeepsEveryValue compares the records of every copied bucket byte for
+// byte after the round trip: a field PostgreSQL's store does not keep (a column
+// missing) comes back without it.
+func checkRoundTripKeepsEveryValue(t *testing.T, path, back string) {
+	t.Helper()
+	before, after := boltValues(t, path), boltValues(t, back)
+	for name, records := range before {
+		if _, copied := service.MoveCopied[name]; !copied || valuesReadBackOtherwise[name] != "" {
+			continue
+		}
+		for key, value := range records {
+			if got := after[name][key]; !bytes.Equal(got, value) {
+				t.Errorf("bbolt bucket %q: the record %q is not the same once moved into PostgreSQL and back:\n%q\nbefore:\n%q\n"+
+					"PostgreSQL's store (postgres/) does not keep or read back all of it", name, key, got, value)
+				break
+			}
+		}
+	}
+	for name := range valuesReadBackOtherwise {
+		if _, copied := service.MoveCopied[name]; !copied {
+			t.Errorf("valuesReadBackOtherwise names %q, which is no bucket the move copies", name)
+		}
+	}
+}
+
+// boltValues returns every value of the bbolt file at path by top-level bucket, keyed
+// by its key's path through nested buckets.
+func boltValues(t *testing.T, path string) map[string]map[string][]byte {
+	t.Helper()
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	out := map[string]map[string][]byte{}
+	var walk func(into map[string][]byte, prefix string, b *bbolt.Bucket) error
+	walk = func(into map[string][]byte, prefix string, b *bbolt.Bucket) error {
+		return b.ForEach(func(k, v []byte) error {
+			if v == nil {
+				return walk(into, prefix+string(k)+"/", b.Bucket(k))
+			}
+			into[prefix+string(k)] = bytes.Clone(v)
+			return nil
+		})
+	}
+	if err := db.View(func(tx *bbolt.Tx) error {
+		return tx.ForEach(func(name []byte, b *bbolt.Bucket) error {
+			out[string(name)] = map[string][]byte{}
+			return walk(out[string(name)], "", b)
 		})
 	}); err != nil {
 		t.Fatal(err)
@@ -192,6 +255,7 @@ func checkRoundTripKeepsEveryKey(t *testing.T, dir string, dst service.Store) {
 			"bucket's records, or a step of its own as service/move_storage.go says), or PostgreSQL's store does not keep it "+
 			"or read it back", name, held, after[name])
 	}
+	checkRoundTripKeepsEveryValue(t, filepath.Join(dir, bolt.FileName), filepath.Join(back, bolt.FileName))
 	files, filesBack := dataFiles(t, dir), dataFiles(t, back)
 	if len(files) == 0 {
 		t.Error("the installation stores no file beside its database: make seedInstallation upload one")
