@@ -29,7 +29,8 @@ import (
 
 // A single-node installation moved into PostgreSQL serves the same answers: every
 // record, its version history, files, pending deliveries, tokens (the old ones still
-// work) and the audit chain (it still verifies, as long as it was).
+// work) and the audit chain (it still verifies, as long as it was). Moved back into bbolt,
+// it holds what it held, bucket by bucket (move_guard_test.go).
 func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 	dir := t.TempDir()
 	url := pgtest.Database(t)
