@@ -20,6 +20,7 @@ import (
 	"github.com/voiceapi/voiceapi/bolt"
 	"github.com/voiceapi/voiceapi/cli"
 	"github.com/voiceapi/voiceapi/data"
+	"github.com/voiceapi/voiceapi/internal/llmtest"
 	"github.com/voiceapi/voiceapi/internal/pgtest"
 	"github.com/voiceapi/voiceapi/internal/testkit"
 	"github.com/voiceapi/voiceapi/postgres"
@@ -28,7 +29,8 @@ import (
 
 // A single-node installation moved into PostgreSQL serves the same answers: every
 // record, its version history, files, pending deliveries, tokens (the old ones still
-// work) and the audit chain (it still verifies, as long as it was).
+// work) and the audit chain (it still verifies, as long as it was). Moved back into bbolt,
+// it holds what it held, bucket by bucket (move_guard_test.go).
 func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 	dir := t.TempDir()
 	url := pgtest.Database(t)
@@ -50,6 +52,7 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dst.Close()
+	checkRoundTripKeepsEveryKey(t, dir, dst)
 	moved := httptest.NewServer(cli.NewServer(dst, quiet).Handler())
 	defer moved.Close()
 	inst.checkSameAnswers(t, moved.URL)
@@ -69,10 +72,13 @@ type installation struct {
 	do              func(method, path string, body any, headers ...string) *testkit.Response
 	agentID, hookID string
 	kbID, fileID    string
-	testID, runID   string
+	testID, runID   string // runID stays queued
+	finishedRunID   string
+	model           data.LLMConfig // the agent's, on the stand-in
+	login           string         // the owner's login token
 	campaignID      string
 	conversationIDs []string // one open, one ended (its call among the calls)
-	jobIDs          []string // the url source's fetch job, the test run's job
+	jobIDs          []string // the url source's fetch job, the finished and the queued test run's jobs
 	paths           []string
 	before          map[string]*testkit.Response
 	// limited is a key limited to the agent, and its audit log before the move: the
@@ -87,12 +93,15 @@ type installation struct {
 // answer before the move.
 func seedInstallation(t *testing.T, src *bolt.DB, quiet *slog.Logger) *installation {
 	t.Helper()
-	// Conversations need a model client; the agent's static welcome calls none.
+	// The agent's model is a stand-in taking its key: its static welcome starts the
+	// conversations, and the stand-in plays it in a test run that ends with a result.
+	stand := llmtest.New(t, data.LLMInternal, llmtest.WithAPIKey("sk-moved-secret-1234"))
+	stand.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Text("Hello, Support here.") })
 	svc := cli.NewServices(src)
-	svc.Conversations.Configure(cli.ConversationOptions(cli.LLMSettings{}))
+	svc.Conversations.Configure(cli.ConversationOptions(cli.LLMSettings{AllowURLPrefixes: []string{stand.URL + "/"}}))
 	hs := httptest.NewServer(cli.NewServerOn(src, svc, quiet).Handler())
 	defer hs.Close()
-	inst := &installation{owner: testkit.NewAccount(t, cli.NewServices(src), "owner@example.com", true)}
+	inst := &installation{owner: testkit.NewAccount(t, svc, "owner@example.com", true), model: stand.LLMConfig()}
 	inst.do = func(method, path string, body any, headers ...string) *testkit.Response {
 		t.Helper()
 		return testkit.Request(t, hs.URL, method, path, inst.owner.Token, body, headers...)
@@ -103,7 +112,9 @@ func seedInstallation(t *testing.T, src *bolt.DB, quiet *slog.Logger) *installat
 	inst.limited = key.JSON()["token"].(string)
 	inst.seedKnowledge(t, src)
 	inst.seedCampaign(t)
-	inst.seedConversations(t)
+	inst.seedConversations(t, src)
+	inst.seedTestRuns(t, svc)
+	inst.seedPlanAndLogin(t, svc, hs.URL)
 	inst.seedQueuedWork(t, src)
 	inst.limitedAudit = testkit.Request(t, hs.URL, "GET", "/api/v1/audit-log?per_page=100", inst.limited, nil)
 	if testkit.Expect(t, inst.limitedAudit, 200); !strings.Contains(string(inst.limitedAudit.Body), `"agent_id":"`+inst.agentID) {
@@ -122,11 +133,11 @@ func seedInstallation(t *testing.T, src *bolt.DB, quiet *slog.Logger) *installat
 }
 
 // seedAgentAndCalls makes an agent with a published version, a rollout and a number,
-// a price table and three priced calls; it returns the agent's id.
+// a price table and three priced calls, ended; it returns the agent's id.
 func (inst *installation) seedAgentAndCalls(t *testing.T) string {
 	t.Helper()
 	do := inst.do
-	agent := do("POST", "/api/v1/agents", map[string]any{"name": "Support", "llm_config": map[string]any{"api_key": "sk-moved-secret-1234"}})
+	agent := do("POST", "/api/v1/agents", map[string]any{"name": "Support", "llm_config": inst.model})
 	testkit.Expect(t, agent, 201)
 	agentID := agent.Data()["id"].(string)
 	testkit.Expect(t, do("POST", "/api/v1/agents/"+agentID+"/publish", map[string]any{"description": "first"}), 204)
@@ -137,7 +148,8 @@ func (inst *installation) seedAgentAndCalls(t *testing.T) string {
 	testkit.Expect(t, do("PUT", "/api/v1/price-table", map[string]any{"currency": "EUR", "prices": []any{
 		map[string]any{"provider": "groq", "model": "*", "unit": "llm_input_1m_tokens", "price": "0.5"}}}), 200)
 	for i := range 3 {
-		testkit.Expect(t, do("POST", "/api/v1/calls", map[string]any{"agent_id": agentID, "direction": "web",
+		// Ended, with its minutes: the month's count of them is moved as it is derived.
+		testkit.Expect(t, do("POST", "/api/v1/calls", map[string]any{"agent_id": agentID, "direction": "web", "status": "ended", "duration_ms": 60000,
 			"transcript": []map[string]any{{"role": "user", "content": fmt.Sprint("hello ", i), "start_ms": 0}},
 			"analysis":   map[string]any{"call_successful": i > 0},
 			"usage":      map[string]any{"llm": []any{map[string]any{"provider": "groq", "model": "m", "input_tokens": 1000 * (i + 1)}}}}), 201)
@@ -172,15 +184,50 @@ func (inst *installation) seedKnowledge(t *testing.T, src *bolt.DB) {
 	inst.jobIDs = append(inst.jobIDs, jobs[0].ID)
 }
 
-// seedQueuedWork makes a test of the agent and a run of it, queued with its job, and a
-// webhook to nowhere reachable whose deliveries stay pending, fanned out but not posted
-// (no runner or dispatcher runs), then one event left in the outbox.
-func (inst *installation) seedQueuedWork(t *testing.T, src *bolt.DB) {
+// seedTestRuns makes a test of the agent and a run of it that a runner of test runs
+// only (the url source's fetch job stays queued) plays to its end: passed, with the
+// test's result and its verdicts.
+func (inst *installation) seedTestRuns(t *testing.T, svc *service.Services) {
 	t.Helper()
 	do, agentID := inst.do, inst.agentID
 	test := do("POST", "/api/v1/agents/"+agentID+"/tests", map[string]any{"name": "greets", "user": map[string]any{"script": []string{"hi"}},
 		"criteria": []map[string]any{{"type": "says", "pattern": "Hello"}}})
 	testkit.Expect(t, test, 201)
+	inst.testID = test.Data()["id"].(string)
+	run := do("POST", "/api/v1/agents/"+agentID+"/test-runs", map[string]any{})
+	testkit.Expect(t, run, 202)
+	runner := svc.Jobs.NewRunner(service.RunnerOptions{Kinds: []string{service.JobKindTestRun}})
+	if n, err := runner.RunDue(context.Background()); n != 1 || err != nil {
+		t.Fatalf("running the test run: %d jobs, %v", n, err)
+	}
+	inst.finishedRunID = run.Data()["id"].(string)
+	inst.jobIDs = append(inst.jobIDs, run.Data()["job_id"].(string))
+	ended := do("GET", "/api/v1/agents/"+agentID+"/test-runs/"+inst.finishedRunID, nil)
+	if testkit.Expect(t, ended, 200); ended.Data()["status"] != "passed" || !strings.Contains(string(ended.Body), `"passed":true`) {
+		t.Fatalf("the finished run: %s", ended.Body)
+	}
+}
+
+// seedPlanAndLogin sets the workspace's plan as the operator's CLI does (no HTTP route
+// sets plans) and logs the owner in: a login token is another kind in api_keys.
+func (inst *installation) seedPlanAndLogin(t *testing.T, svc *service.Services, base string) {
+	t.Helper()
+	plan := "team"
+	if _, err := svc.Subscriptions.SetSubscription(context.Background(), inst.owner.WorkspaceID,
+		data.SubscriptionSet{Plan: &plan, Limits: map[string]int64{data.LimitAgents: 40, data.LimitConcurrentCalls: 7}}); err != nil {
+		t.Fatal(err)
+	}
+	login := testkit.Request(t, base, "POST", "/api/v1/auth/login", "", map[string]any{"email": inst.owner.Email, "password": inst.owner.Password})
+	testkit.Expect(t, login, 200)
+	inst.login = login.JSON()["token"].(string)
+}
+
+// seedQueuedWork makes a run of the agent's test, queued with its job, and a webhook to
+// nowhere reachable whose deliveries stay pending, fanned out but not posted (no runner
+// or dispatcher runs), then one event left in the outbox.
+func (inst *installation) seedQueuedWork(t *testing.T, src *bolt.DB) {
+	t.Helper()
+	do, agentID := inst.do, inst.agentID
 	run := do("POST", "/api/v1/agents/"+agentID+"/test-runs", map[string]any{})
 	testkit.Expect(t, run, 202)
 	hook := do("POST", "/api/v1/webhooks", map[string]any{"url": "https://example.com/hook", "events": []string{"*"}})
@@ -191,7 +238,7 @@ func (inst *installation) seedQueuedWork(t *testing.T, src *bolt.DB) {
 		t.Fatalf("fan-out on the installation: %d, %v", n, err)
 	}
 	testkit.Expect(t, do("POST", "/api/v1/agents", map[string]any{"name": "Queued"}), 201) // its event stays outboxed
-	inst.testID, inst.runID = test.Data()["id"].(string), run.Data()["id"].(string)
+	inst.runID = run.Data()["id"].(string)
 	inst.jobIDs = append(inst.jobIDs, run.Data()["job_id"].(string))
 }
 
@@ -210,7 +257,8 @@ func (inst *installation) answerPaths() []string {
 		"/api/v1/webhooks", "/api/v1/webhooks/" + hookID, "/api/v1/webhooks/" + hookID + "/deliveries", "/api/v1/workspaces",
 		"/api/v1/subscription", "/api/v1/audit-log?per_page=100", "/api/v1/audit-log/verify",
 		"/api/v1/price-table", figures, analytics,
-		"/api/v1/jobs/" + inst.jobIDs[0], "/api/v1/jobs/" + inst.jobIDs[1],
+		"/api/v1/jobs/" + inst.jobIDs[0], "/api/v1/jobs/" + inst.jobIDs[1], "/api/v1/jobs/" + inst.jobIDs[2],
+		"/api/v1/agents/" + agentID + "/test-runs/" + inst.finishedRunID,
 		"/api/v1/agents/" + agentID + "/tests", "/api/v1/agents/" + agentID + "/tests/" + inst.testID,
 		"/api/v1/agents/" + agentID + "/test-runs", "/api/v1/agents/" + agentID + "/test-runs/" + inst.runID,
 		"/api/v1/agents/" + agentID + "/publish-gate",
@@ -221,8 +269,10 @@ func (inst *installation) answerPaths() []string {
 }
 
 // seedConversations starts two conversations with the agent (its static welcome needs
-// no model) and ends the second: the move left their records behind.
-func (inst *installation) seedConversations(t *testing.T) {
+// no model) and ends the second: the move left their records behind. The ended one is
+// listed to redact, as the upgrade lists those its job has not reached yet (no API
+// lists one).
+func (inst *installation) seedConversations(t *testing.T, src *bolt.DB) {
 	t.Helper()
 	for i := range 2 {
 		c := inst.do("POST", "/api/v1/agents/"+inst.agentID+"/conversations", map[string]any{"variables": map[string]any{"n": i}})
@@ -230,6 +280,11 @@ func (inst *installation) seedConversations(t *testing.T) {
 		inst.conversationIDs = append(inst.conversationIDs, c.Data()["id"].(string))
 	}
 	testkit.Expect(t, inst.do("POST", "/api/v1/conversations/"+inst.conversationIDs[1]+"/end", nil), 200)
+	if err := src.Update(context.Background(), func(tx service.Tx) error {
+		return tx.ListConversationToRedact(inst.owner.WorkspaceID, inst.conversationIDs[1])
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // seedCampaign makes a running campaign of two recipients, one of them leased by a
@@ -271,8 +326,9 @@ func migrateInstallation(t *testing.T, dir, url string) string {
 	if err != nil {
 		t.Fatalf("migrate --from-data: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "agent_versions 1") || !strings.Contains(out, "rollouts 1") || !strings.Contains(out, "calls 5") || !strings.Contains(out, "files 1") || !strings.Contains(out, "jobs 2") ||
-		!strings.Contains(out, "agent_tests 1") || !strings.Contains(out, "test_runs 1") ||
+	if !strings.Contains(out, "agent_versions 1") || !strings.Contains(out, "rollouts 1") || !strings.Contains(out, "calls 5") || !strings.Contains(out, "files 1") || !strings.Contains(out, "jobs 3") ||
+		!strings.Contains(out, "agent_tests 1") || !strings.Contains(out, "test_runs 2") || !strings.Contains(out, "test_results 1") ||
+		!strings.Contains(out, "subscription_plans 1") || !strings.Contains(out, "conversations_to_redact 1") ||
 		!strings.Contains(out, "campaigns 1") || !strings.Contains(out, "campaign_recipients 2") || !strings.Contains(out, "suppressions 1") ||
 		!strings.Contains(out, "conversations 2") {
 		t.Errorf("the move's summary: %s", out)
@@ -299,6 +355,9 @@ func (inst *installation) checkSameAnswers(t *testing.T, base string) {
 	}
 	if after := testkit.Request(t, base, "GET", "/api/v1/audit-log?per_page=100", inst.limited, nil); after.Status != 200 || !bytes.Equal(after.Body, inst.limitedAudit.Body) {
 		t.Errorf("the limited key's audit log after the move: %d\n%s\nbefore:\n%s", after.Status, after.Body, inst.limitedAudit.Body)
+	}
+	if after := testkit.Request(t, base, "GET", "/api/v1/agents", inst.login, nil); after.Status != 200 {
+		t.Errorf("the owner's login token after the move: %d %s", after.Status, after.Body)
 	}
 	var searchIDs []string
 	for _, h := range testkit.Request(t, base, "GET", "/api/v1/calls?q=hello", inst.owner.Token, nil).List() {

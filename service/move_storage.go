@@ -4,7 +4,9 @@ package service
 // one list the guard test (cli TestMigrateFromDataServesTheSameAnswers) checks the real
 // schema of both engines against, so a new kind of record is not left behind unseen.
 // A new bucket or table goes in MoveCopied (with a step in move.go that copies it) or in
-// MoveLeft (with the reason).
+// MoveLeft (with the reason). The same test moves the installation back into bbolt and
+// compares each bucket's keys, so a kind of record stored inside a bucket needs its
+// step too.
 
 // MoveCopied maps each bucket and table whose records MoveInstallation copies to the kind
 // of MoveCounts it reports them under.
