@@ -57,6 +57,11 @@ type kbView struct {
 	Sources  []source
 	Pending  bool
 	CanWrite bool
+	// Embeddings is where the knowledge base stands with its vectors (the record's
+	// embeddings: status, model, progress, error), shown above the sources; the table
+	// polls while it is "embedding", as while a source is pending.
+	Embeddings map[string]any
+	Embedding  bool
 	// OthersAgent: an agent the user does not see uses the knowledge base, so it is
 	// read-only to them (the API's access.write, canWrite).
 	OthersAgent bool
@@ -95,6 +100,8 @@ func (h *Handler) loadKB(r *http.Request) (*kbView, error) {
 	kb := res.Data()
 	p := data.PrincipalFrom(r.Context())
 	v := &kbView{KB: kb, ETag: res.ETag, CanWrite: canWrite(res), Titles: names{}, CSRF: CSRFToken(SessionToken(r))}
+	v.Embeddings, _ = kb["embeddings"].(map[string]any)
+	v.Embedding = str(v.Embeddings["status"]) == data.EmbeddingsInProgress
 	// Refused although the role may write knowledge bases: an agent the user does not see
 	// uses it, which the page says (without naming the agent).
 	v.OthersAgent = !v.CanWrite && len(p.AgentIDs) > 0 && p.Allows(data.Write(data.ModuleKnowledgeBase)) == nil
