@@ -246,7 +246,7 @@ func (h *Handler) kbDeleteConfirm(w http.ResponseWriter, r *http.Request) {
 		lost = append(lost, "Retrieval from it for any agent that uses it: none was found among the agents looked at here, not all of them.")
 	}
 	h.confirmPage(w, r, "knowledge-bases", confirmation{
-		Title: "Delete the knowledge base " + name + "?", Lost: lost,
+		Title: "Delete the knowledge base " + name + "?", Lost: lost, Need: needOf(data.Write(data.ModuleKnowledgeBase)),
 		Button: "Delete knowledge base", Cancel: "/knowledge-bases/" + url.PathEscape(id),
 		Crumb: "Knowledge bases", CrumbHref: "/knowledge-bases",
 	}, http.StatusOK, nil)
@@ -300,7 +300,7 @@ func (h *Handler) sourceDeleteConfirm(w http.ResponseWriter, r *http.Request) {
 		lost = append(lost, "The uploaded file itself.")
 	}
 	h.confirmPage(w, r, "knowledge-bases", confirmation{
-		Title: "Remove " + name + " from " + str(v.KB["name"]) + "?", Lost: lost,
+		Title: "Remove " + name + " from " + str(v.KB["name"]) + "?", Lost: lost, Need: needOf(data.Write(data.ModuleKnowledgeBase)),
 		Button: "Remove source", Cancel: "/knowledge-bases/" + url.PathEscape(str(v.KB["id"])),
 		Crumb: "Knowledge bases", CrumbHref: "/knowledge-bases",
 	}, http.StatusOK, nil)
