@@ -239,6 +239,14 @@ func (s *KnowledgeBaseService) runEmbed(ctx context.Context, run *JobRun) error 
 				}
 				return err
 			}
+			if kb.EmbeddingError != nil {
+				// The provider answers again: the knowledge base is embedding, no longer
+				// failing with the last attempt's reason.
+				if err := s.setEmbeddingError(ctx, run, kb.ID, nil); err != nil {
+					return err
+				}
+				kb.EmbeddingError = nil
+			}
 		}
 	}
 }

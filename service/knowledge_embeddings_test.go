@@ -29,7 +29,11 @@ type embedEnv struct {
 	runner *service.JobRunner
 }
 
-func newEmbedEnv(t *testing.T) *embedEnv {
+func newEmbedEnv(t *testing.T) *embedEnv { return newEmbedEnvVia(t, nil) }
+
+// newEmbedEnvVia is newEmbedEnv with the provider's requests sent through transport (nil:
+// the default).
+func newEmbedEnvVia(t *testing.T, transport http.RoundTripper) *embedEnv {
 	clock := newJobClock()
 	store := testkit.OpenEngine(t)
 	svc := servicesOn(t, store, store, func(o *service.Options) {
@@ -37,7 +41,7 @@ func newEmbedEnv(t *testing.T) *embedEnv {
 		// A provider that hangs times out in 2 s: fast enough for a test, and slow enough that
 		// the stand-in embedding a hundred chunks under -race on a loaded machine does not
 		// (at 300 ms it did, and TestEmbeddingGroupsSources failed on a retry left for later).
-		o.Knowledge.EmbedClient = &http.Client{Timeout: 2 * time.Second}
+		o.Knowledge.EmbedClient = &http.Client{Timeout: 2 * time.Second, Transport: transport}
 	})
 	stand := embedtest.Start()
 	stand.Key = "sk-stand-in-0123"
