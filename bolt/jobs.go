@@ -102,6 +102,17 @@ func (t tx) EnqueueJob(j *data.JobRecord) (*data.JobRecord, error) {
 	return j, writeJob(t.b, nil, j)
 }
 
+// HastenJob implements service.JobTx.
+func (t tx) HastenJob(id string, at time.Time) (bool, error) {
+	old, err := readJob(t.b, id)
+	if err != nil || old == nil || old.Status != data.JobQueued || !old.RunAt.After(at) {
+		return false, err
+	}
+	j := *old
+	j.RunAt = data.NewTime(at)
+	return true, writeJob(t.b, old, &j)
+}
+
 // ClaimJobs implements service.JobTx: a walk of the due index from its start. bbolt has
 // one writer at a time, so the transaction is the whole claim.
 func (t tx) ClaimJobs(c data.JobClaim) ([]*data.JobRecord, time.Time, error) {

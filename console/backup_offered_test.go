@@ -32,3 +32,23 @@ func TestBackupOfferedWhereTaken(t *testing.T) {
 		t.Errorf("the instance page does not say how to back a PostgreSQL server up:\n%s", page)
 	}
 }
+
+// TestAccountNamesWhatTheInstancePageOffers: an instance administrator's account page links
+// to the instance page by what it holds: "users and backups" only where the server takes
+// backups (bbolt), "users" on PostgreSQL. Run on both engines.
+func TestAccountNamesWhatTheInstancePageOffers(t *testing.T) {
+	e := testenv.Start(t)
+	taken := e.Do(nil, "GET", "/api/v1/admin/backup", e.Owner.Token, nil).Status
+	s := e.SignIn(e.Owner, "")
+	res := e.Do(s.Client, "GET", "/account", "", nil)
+	if res.Status != http.StatusOK {
+		t.Fatalf("GET /account: %d %s", res.Status, res.Body)
+	}
+	page := string(res.Body)
+	if !strings.Contains(page, `href="/users"`) {
+		t.Fatalf("the account page of an instance administrator has no link to the instance page:\n%s", page)
+	}
+	if says := strings.Contains(page, "backups"); says != (taken == http.StatusOK) {
+		t.Errorf("the account page mentions backups %v, while GET /api/v1/admin/backup answers %d", says, taken)
+	}
+}

@@ -2,6 +2,8 @@ package console
 
 import (
 	"net/http"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 // confirmation is a destructive action's confirmation step (docs/dashboard.md, "Shared
@@ -30,11 +32,23 @@ type confirmation struct {
 	// Refused says the API refuses the action whatever is confirmed (its refusal is the
 	// page's error): the page shows why and a way back, and offers no button.
 	Refused bool
+	// Need is what the API asks of the user for the action (its route's requirement):
+	// without it the page is the 403 its button would lead to, not a confirmation.
+	Need *data.Requirement
 }
+
+// needOf is r as a confirmation's Need.
+func needOf(r data.Requirement) *data.Requirement { return &r }
 
 // confirmPage renders c for the action at r's path; status and fail carry a refusal
 // when the page is shown again after its POST failed.
 func (h *Handler) confirmPage(w http.ResponseWriter, r *http.Request, active string, c confirmation, status int, fail *apiError) {
+	if c.Need != nil {
+		if err := data.PrincipalFrom(r.Context()).Allows(*c.Need); err != nil {
+			h.fail(w, r, &apiError{Status: http.StatusForbidden, Code: data.ErrorCode(err), Message: data.ErrorMessage(err)})
+			return
+		}
+	}
 	h.render(w, r, status, "confirm", &view{Title: c.Title, Active: active, Err: fail, D: map[string]any{
 		"C": c, "Action": r.URL.Path,
 	}})

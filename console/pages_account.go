@@ -27,7 +27,7 @@ func (h *Handler) renderAccount(w http.ResponseWriter, r *http.Request, status i
 		return
 	}
 	h.render(w, r, status, "account", &view{Title: "Your account", Active: "account", Err: relabel(fail, accountLabels), D: map[string]any{
-		"Me": me.Data(), "ETag": me.ETag, "Form": form, "Values": r.PostForm,
+		"Me": me.Data(), "ETag": me.ETag, "Form": form, "Values": r.PostForm, "NoBackups": h.noBackups,
 	}})
 }
 

@@ -195,7 +195,7 @@ func (h *Handler) agentDeleteConfirm(w http.ResponseWriter, r *http.Request) {
 		lost = append(lost, "Calls to "+strings.Join(phones, ", ")+" stop reaching it: those numbers are left without this agent.")
 	}
 	h.confirmPage(w, r, "agents", confirmation{
-		Title: "Delete the agent " + name + "?", Lost: lost,
+		Title: "Delete the agent " + name + "?", Lost: lost, Need: needOf(data.Write(data.ModuleAgents)),
 		Kept:   []string{"Its call history: calls keep their transcripts and analysis."},
 		Button: "Delete agent", Cancel: "/agents/" + url.PathEscape(id), Crumb: "Agents", CrumbHref: "/agents",
 	}, http.StatusOK, nil)
@@ -291,8 +291,8 @@ func (h *Handler) agentRestoreConfirm(w http.ResponseWriter, r *http.Request) {
 		lost = nil // the draft is the published version: nothing unpublished to lose
 	}
 	h.confirmPage(w, r, "agents", confirmation{
-		Title: "Restore version " + n + " of " + str(a.Data()["name"]) + "?",
-		Lost:  lost,
+		Title: "Restore version " + n + " of " + str(a.Data()["name"]) + "?", Need: needOf(data.Write(data.ModuleAgents)),
+		Lost: lost,
 		Kept: []string{"Every version: restoring creates none and deletes none.",
 			"Calls from now on run version " + n + "; the draft becomes version " + n + "'s configuration."},
 		Button: "Restore version " + n, Cancel: "/agents/" + url.PathEscape(id) + "/versions",

@@ -149,7 +149,7 @@ func (h *Handler) callDeleteConfirm(w http.ResponseWriter, r *http.Request) {
 		title += " of " + t.UTC().Format(whenLayout)
 	}
 	h.confirmPage(w, r, "calls", confirmation{
-		Title: title + "?",
+		Title: title + "?", Need: needOf(data.Write(data.ModuleCallHistory)),
 		Lost: []string{"Its transcript, recording link, variables, analysis and metadata.",
 			"Its place in the analytics: the charts count it no more."},
 		Kept:   []string{"The minutes it used still count towards this month's subscription."},

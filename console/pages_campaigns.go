@@ -310,8 +310,8 @@ func (h *Handler) campaignCancelConfirm(w http.ResponseWriter, r *http.Request) 
 	}
 	counts, _ := v.C["counts"].(map[string]any)
 	h.confirmPage(w, r, "campaigns", confirmation{
-		Title: "Cancel the campaign " + str(v.C["name"]) + "?",
-		Lost:  []string{plural(member(counts, "pending"), "recipient waiting to be called is", "recipients waiting to be called are") + " never called."},
+		Title: "Cancel the campaign " + str(v.C["name"]) + "?", Need: needOf(data.Write(data.ModuleCallHistory)),
+		Lost: []string{plural(member(counts, "pending"), "recipient waiting to be called is", "recipients waiting to be called are") + " never called."},
 		Kept: []string{"Calls in progress run on and are recorded (without retries).",
 			"The campaign, its recipients and their calls."},
 		Button: "Cancel campaign", Cancel: "/campaigns/" + url.PathEscape(str(v.C["id"])), Crumb: "Campaigns", CrumbHref: "/campaigns",
@@ -328,7 +328,7 @@ func (h *Handler) campaignDeleteConfirm(w http.ResponseWriter, r *http.Request) 
 	}
 	counts, _ := v.C["counts"].(map[string]any)
 	h.confirmPage(w, r, "campaigns", confirmation{
-		Title: "Delete the campaign " + str(v.C["name"]) + "?",
+		Title: "Delete the campaign " + str(v.C["name"]) + "?", Need: needOf(data.Write(data.ModuleCallHistory)),
 		Lost: []string{"The campaign and its " + plural(member(counts, "total"), "recipient", "recipients") +
 			", with their numbers, variables and attempts."},
 		Kept:   []string{"The calls it made, in the call history."},

@@ -65,16 +65,18 @@ func (h *Handler) firstSteps(r *http.Request) []step {
 			connected = connected || str(m["inbound_agent_id"]) != ""
 		}
 	}
-	agentPage := "/agents"
+	// Without an agent yet, trying and publishing start at the agents page.
+	agentPage, versionsPage := "/agents", "/agents"
 	if agent != nil {
 		agentPage = "/agents/" + url.PathEscape(str(agent["id"]))
+		versionsPage = agentPage + "/versions"
 	}
 	return []step{
 		{Title: "Create an agent", Done: agent != nil, Href: "/agents#new-agent", Action: "Create an agent",
 			Text: "An agent is a prompt, a language model, a voice and the tools it may use. It starts as a draft with working defaults."},
 		{Title: "Try it", Done: tried != nil, Href: agentPage + "#try", Action: "Open the agent",
 			Text: "Talk to the draft in text before it takes a call: check how it greets, answers and uses its tools."},
-		{Title: "Publish it", Done: published != nil, Href: agentPage + "/versions", Action: "Publish a version",
+		{Title: "Publish it", Done: published != nil, Href: versionsPage, Action: "Publish a version",
 			Text: "Publishing makes the draft a numbered version, the one calls run. You can compare versions and roll back."},
 		{Title: "Connect a number", Done: connected, Href: "/numbers#add-number", Action: "Add a number",
 			Text: "Add your Twilio, Telnyx, Vonage or SIP number and choose the agent that answers it."},

@@ -57,6 +57,11 @@ type kbView struct {
 	Sources  []source
 	Pending  bool
 	CanWrite bool
+	// Embeddings is where the knowledge base stands with its vectors (the record's
+	// embeddings: status, model, progress, error), shown above the sources; the table
+	// polls while it is "embedding", as while a source is pending.
+	Embeddings map[string]any
+	Embedding  bool
 	// OthersAgent: an agent the user does not see uses the knowledge base, so it is
 	// read-only to them (the API's access.write, canWrite).
 	OthersAgent bool
@@ -95,6 +100,8 @@ func (h *Handler) loadKB(r *http.Request) (*kbView, error) {
 	kb := res.Data()
 	p := data.PrincipalFrom(r.Context())
 	v := &kbView{KB: kb, ETag: res.ETag, CanWrite: canWrite(res), Titles: names{}, CSRF: CSRFToken(SessionToken(r))}
+	v.Embeddings, _ = kb["embeddings"].(map[string]any)
+	v.Embedding = str(v.Embeddings["status"]) == data.EmbeddingsInProgress
 	// Refused although the role may write knowledge bases: an agent the user does not see
 	// uses it, which the page says (without naming the agent).
 	v.OthersAgent = !v.CanWrite && len(p.AgentIDs) > 0 && p.Allows(data.Write(data.ModuleKnowledgeBase)) == nil
@@ -239,7 +246,7 @@ func (h *Handler) kbDeleteConfirm(w http.ResponseWriter, r *http.Request) {
 		lost = append(lost, "Retrieval from it for any agent that uses it: none was found among the agents looked at here, not all of them.")
 	}
 	h.confirmPage(w, r, "knowledge-bases", confirmation{
-		Title: "Delete the knowledge base " + name + "?", Lost: lost,
+		Title: "Delete the knowledge base " + name + "?", Lost: lost, Need: needOf(data.Write(data.ModuleKnowledgeBase)),
 		Button: "Delete knowledge base", Cancel: "/knowledge-bases/" + url.PathEscape(id),
 		Crumb: "Knowledge bases", CrumbHref: "/knowledge-bases",
 	}, http.StatusOK, nil)
@@ -293,7 +300,7 @@ func (h *Handler) sourceDeleteConfirm(w http.ResponseWriter, r *http.Request) {
 		lost = append(lost, "The uploaded file itself.")
 	}
 	h.confirmPage(w, r, "knowledge-bases", confirmation{
-		Title: "Remove " + name + " from " + str(v.KB["name"]) + "?", Lost: lost,
+		Title: "Remove " + name + " from " + str(v.KB["name"]) + "?", Lost: lost, Need: needOf(data.Write(data.ModuleKnowledgeBase)),
 		Button: "Remove source", Cancel: "/knowledge-bases/" + url.PathEscape(str(v.KB["id"])),
 		Crumb: "Knowledge bases", CrumbHref: "/knowledge-bases",
 	}, http.StatusOK, nil)

@@ -143,7 +143,7 @@ func (h *Handler) numberDeleteConfirm(w http.ResponseWriter, r *http.Request) {
 		lost = append(lost, agents.Of(id)+" no longer calls out from this number.")
 	}
 	h.confirmPage(w, r, "numbers", confirmation{
-		Title: "Delete the number " + numberLabel(n) + "?", Lost: lost,
+		Title: "Delete the number " + numberLabel(n) + "?", Lost: lost, Need: needOf(data.Write(data.ModulePhoneNumbers)),
 		Kept:   []string{"The history of its calls.", "The number at your telephony provider: only voiceapi forgets it."},
 		Button: "Delete number", Cancel: "/numbers/" + url.PathEscape(str(n["id"])), Crumb: "Numbers", CrumbHref: "/numbers",
 	}, http.StatusOK, nil)

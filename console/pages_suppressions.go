@@ -125,7 +125,7 @@ func (h *Handler) suppressionDeleteConfirm(w http.ResponseWriter, r *http.Reques
 		what = n
 	}
 	h.confirmPage(w, r, "campaigns", confirmation{
-		Title:  "Remove " + what + " from the suppression list?",
+		Title: "Remove " + what + " from the suppression list?", Need: needOf(data.NeedSuppressionRemove()),
 		Lost:   []string{"Campaigns may call " + what + " again, from their next attempt on."},
 		Kept:   []string{"Calls already made, and campaign recipients already settled as suppressed."},
 		Button: "Remove number", Cancel: "/suppressions", Crumb: "Suppression list", CrumbHref: "/suppressions",

@@ -3,6 +3,8 @@ package console
 import (
 	"net/http"
 	"net/url"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 // versionsInUse are the agent's versions the versions page offers no Delete for, keyed
@@ -38,8 +40,8 @@ func (h *Handler) agentVersionDeleteConfirm(w http.ResponseWriter, r *http.Reque
 		return
 	}
 	h.confirmPage(w, r, "agents", confirmation{
-		Title: "Delete version " + n + " of " + str(a.Data()["name"]) + "?",
-		Lost:  []string{"Version " + n + "'s configuration: it can no longer be restored or compared."},
+		Title: "Delete version " + n + " of " + str(a.Data()["name"]) + "?", Need: needOf(data.Write(data.ModuleAgents)),
+		Lost: []string{"Version " + n + "'s configuration: it can no longer be restored or compared."},
 		Kept: []string{"The calls made on it, which keep its number, and their analysis.",
 			"Its number: no later version takes it."},
 		Button: "Delete version " + n, Cancel: "/agents/" + url.PathEscape(id) + "/versions",

@@ -262,7 +262,7 @@ func (h *Handler) webhookDeleteConfirm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.confirmPage(w, r, "webhooks", confirmation{
-		Title: "Delete the webhook to " + str(wh["url"]) + "?",
+		Title: "Delete the webhook to " + str(wh["url"]) + "?", Need: needOf(data.NeedWebhooks(true)),
 		Lost: []string{"Deliveries to " + str(wh["url"]) + " stop, those waiting for a retry included.",
 			"Its delivery log and its signing secret."},
 		Button: "Delete webhook", Cancel: "/webhooks/" + url.PathEscape(str(wh["id"])), Crumb: "Webhooks", CrumbHref: "/webhooks",
@@ -292,7 +292,7 @@ func (h *Handler) webhookRotateConfirm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.confirmPage(w, r, "webhooks", confirmation{
-		Title: "Rotate the signing secret of " + str(wh["url"]) + "?",
+		Title: "Rotate the signing secret of " + str(wh["url"]) + "?", Need: needOf(data.NeedWebhooks(true)),
 		Lost: []string{"The current secret stops signing at once: the receiver rejects every delivery until it has the new one.",
 			"The new secret is shown once, on the next page."},
 		Button: "Rotate secret", Cancel: "/webhooks/" + url.PathEscape(str(wh["id"])), Crumb: "Webhooks", CrumbHref: "/webhooks",

@@ -247,7 +247,7 @@ func (h *Handler) memberRemoveConfirm(w http.ResponseWriter, r *http.Request) {
 		wsName = str(ws.Data()["name"])
 	}
 	h.confirmPage(w, r, "workspace", confirmation{
-		Title: "Remove " + str(m["name"]) + " <" + str(m["email"]) + "> from " + wsName + "?",
+		Title: "Remove " + str(m["name"]) + " <" + str(m["email"]) + "> from " + wsName + "?", Need: needOf(data.NeedMemberChange()),
 		Lost: []string{"Their access to " + wsName + ": their sessions and API keys in it stop working.",
 			"Their role (" + label(m["role"]) + ") and modules here: adding them again starts afresh."},
 		Kept:   []string{"Their account, their personal workspace, and what they made here."},

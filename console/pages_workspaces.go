@@ -74,7 +74,7 @@ func (h *Handler) renderWorkspaceDelete(w http.ResponseWriter, r *http.Request, 
 	lost := []string{"Everything in it: " + h.workspaceContents(r) + ".",
 		"Its members' access to it, their sessions and API keys in it."}
 	h.confirmPage(w, r, "workspace", confirmation{
-		Title: "Delete the workspace " + str(ws["name"]) + "?", Lost: lost,
+		Title: "Delete the workspace " + str(ws["name"]) + "?", Lost: lost, Need: needOf(data.NeedWorkspaceDelete()),
 		Kept:   []string{"Its members' accounts and their other workspaces.", "Exports of it you have downloaded."},
 		Button: "Delete workspace", Cancel: "/workspace", Crumb: "Workspace", CrumbHref: "/workspace",
 		TypeName: str(ws["name"]), Password: true,

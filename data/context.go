@@ -181,6 +181,13 @@ func NeedWorkspaceExport() Requirement {
 	return r
 }
 
+// NeedWorkspaceDelete is the requirement of deleting a workspace: an owner, and a key
+// holding workspace:admin if it has scopes. The API's route and the console's
+// confirmation both ask it.
+func NeedWorkspaceDelete() Requirement {
+	return Member(RoleOwner).WithScope(ScopeWorkspaceAdmin)
+}
+
 // NeedAuditLog is the requirement of reading the audit log: an admin, and a key holding
 // audit:read if it has scopes. The API's route and the console's offers both ask it.
 func NeedAuditLog() Requirement { return Member(RoleAdmin).WithScope(ScopeAuditRead) }

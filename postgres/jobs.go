@@ -82,6 +82,13 @@ func (t *tx) EnqueueJob(j *data.JobRecord) (*data.JobRecord, error) {
 	return existing, err
 }
 
+// HastenJob implements service.JobTx: a queued job's due_at is its run_at.
+func (t *tx) HastenJob(id string, at time.Time) (bool, error) {
+	at = data.NewTime(at).Time
+	tag, err := t.exec(`UPDATE jobs SET run_at = $2, due_at = $2 WHERE id = $1 AND status = 'queued' AND run_at > $2`, id, at)
+	return err == nil && tag.RowsAffected() == 1, err
+}
+
 // payloadBytes is a payload as the NOT NULL column takes it.
 func payloadBytes(p []byte) []byte {
 	if p == nil {

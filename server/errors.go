@@ -63,6 +63,10 @@ var causes = []struct {
 // reaches an upgraded replica.
 const supersededMessage = "The database was upgraded by a newer voiceapi: this replica runs an older version and no longer writes; nothing was written. Retry the request in a few seconds (an upgraded replica answers it); the operator must replace this replica with the new version."
 
+// statusClientClosedRequest is nginx's status for a request its client closed before the
+// answer: the access log and metrics count it apart from the server's own failures.
+const statusClientClosedRequest = 499
+
 // unavailableRetryAfter is the Retry-After, in seconds, of a 503 that sets none itself:
 // about the time a database restart or a load balancer's health check takes.
 const unavailableRetryAfter = "2"
@@ -101,6 +105,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	code := data.ErrorCode(err)
 	status := StatusOf(code)
+	if gone := r.Context().Err(); status == http.StatusInternalServerError && gone != nil && errors.Is(err, gone) {
+		// The client went away and the storage call stopped with it: nothing failed here
+		// and nobody reads the answer. Logged as nginx's 499, not as an internal error.
+		s.log.InfoContext(r.Context(), "client closed the request", slog.String("request_id", requestIDFrom(r.Context())))
+		w.WriteHeader(statusClientClosedRequest)
+		return
+	}
 	body := errorBody{Message: data.ErrorMessage(err), Code: code}
 	if status == http.StatusInternalServerError {
 		reqID := requestIDFrom(r.Context())

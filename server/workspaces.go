@@ -18,7 +18,7 @@ func (s *Server) workspaceRoutes() []route {
 		{Method: "POST", Path: "/api/v1/workspaces", Need: data.Self, Idempotent: true, handle: s.handleWorkspaceCreate},
 		{Method: "GET", Path: "/api/v1/workspaces/{workspace_id}", Need: data.Member("").ForAnyKey(), handle: s.handleWorkspaceShow},
 		{Method: "PUT", Path: "/api/v1/workspaces/{workspace_id}", Need: admin, handle: s.handleWorkspaceUpdate},
-		{Method: "DELETE", Path: "/api/v1/workspaces/{workspace_id}", Need: data.Member(data.RoleOwner).WithScope(data.ScopeWorkspaceAdmin), handle: s.handleWorkspaceDelete},
+		{Method: "DELETE", Path: "/api/v1/workspaces/{workspace_id}", Need: data.NeedWorkspaceDelete(), handle: s.handleWorkspaceDelete},
 	}
 }
 

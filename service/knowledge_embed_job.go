@@ -112,16 +112,22 @@ func (s *KnowledgeBaseService) enqueueStaleIn(tx Tx, wsID, space string) error {
 // enqueueEmbed queues, in tx, the embed job of knowledge base kbID when its workspace has
 // a provider; a knowledge base with one pending keeps it.
 func (b *base) enqueueEmbed(tx Tx, wsID, kbID string) error {
+	_, err := b.enqueueEmbedJob(tx, wsID, kbID)
+	return err
+}
+
+// enqueueEmbedJob is enqueueEmbed returning the job queued, or the one pending (nil
+// without a provider).
+func (b *base) enqueueEmbedJob(tx Tx, wsID, kbID string) (*data.JobRecord, error) {
 	p, err := b.workspaceProvider(tx, wsID)
 	if err != nil || p == nil {
-		return err
+		return nil, err
 	}
 	payload, err := json.Marshal(embedPayload{KnowledgeBaseID: kbID})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = b.enqueueJob(tx, data.JobEnqueue{WorkspaceID: wsID, Kind: JobKindEmbed, Payload: payload, UniqueKey: kbID})
-	return err
+	return b.enqueueJob(tx, data.JobEnqueue{WorkspaceID: wsID, Kind: JobKindEmbed, Payload: payload, UniqueKey: kbID})
 }
 
 // enqueueWorkspaceEmbeds queues the embed job of every knowledge base of a workspace: its
@@ -232,6 +238,14 @@ func (s *KnowledgeBaseService) runEmbed(ctx context.Context, run *JobRun) error 
 					s.log.Warn("recording an embedding failure", "knowledge_base_id", kb.ID, "error", serr)
 				}
 				return err
+			}
+			if kb.EmbeddingError != nil {
+				// The provider answers again: the knowledge base is embedding, no longer
+				// failing with the last attempt's reason.
+				if err := s.setEmbeddingError(ctx, run, kb.ID, nil); err != nil {
+					return err
+				}
+				kb.EmbeddingError = nil
 			}
 		}
 	}

@@ -180,7 +180,7 @@ func (s *KnowledgeBaseService) embedQuery(ctx context.Context, p *embedProvider,
 
 // resumeEmbeddings queues again the embed job of those knowledge bases whose embedding
 // failed: the provider just answered, so it is back. A knowledge base with its job still
-// pending keeps it (the unique key).
+// pending keeps it (the unique key), due now rather than after its retry's backoff.
 func (s *KnowledgeBaseService) resumeEmbeddings(ctx context.Context, ws string, kbIDs []string) {
 	var failed []string
 	_ = s.store.View(ctx, func(tx Tx) error {
@@ -196,8 +196,14 @@ func (s *KnowledgeBaseService) resumeEmbeddings(ctx context.Context, ws string, 
 	}
 	err := s.store.Update(context.WithoutCancel(ctx), func(tx Tx) error {
 		for _, id := range failed {
-			if err := s.enqueueEmbed(tx, ws, id); err != nil {
+			j, err := s.enqueueEmbedJob(tx, ws, id)
+			if err != nil {
 				return err
+			}
+			if j != nil {
+				if _, err := tx.HastenJob(j.ID, s.timeNow().Time); err != nil {
+					return err
+				}
 			}
 		}
 		return nil

@@ -29,7 +29,11 @@ type embedEnv struct {
 	runner *service.JobRunner
 }
 
-func newEmbedEnv(t *testing.T) *embedEnv {
+func newEmbedEnv(t *testing.T) *embedEnv { return newEmbedEnvVia(t, nil) }
+
+// newEmbedEnvVia is newEmbedEnv with the provider's requests sent through transport (nil:
+// the default).
+func newEmbedEnvVia(t *testing.T, transport http.RoundTripper) *embedEnv {
 	clock := newJobClock()
 	store := testkit.OpenEngine(t)
 	svc := servicesOn(t, store, store, func(o *service.Options) {
@@ -37,7 +41,7 @@ func newEmbedEnv(t *testing.T) *embedEnv {
 		// A provider that hangs times out in 2 s: fast enough for a test, and slow enough that
 		// the stand-in embedding a hundred chunks under -race on a loaded machine does not
 		// (at 300 ms it did, and TestEmbeddingGroupsSources failed on a retry left for later).
-		o.Knowledge.EmbedClient = &http.Client{Timeout: 2 * time.Second}
+		o.Knowledge.EmbedClient = &http.Client{Timeout: 2 * time.Second, Transport: transport}
 	})
 	stand := embedtest.Start()
 	stand.Key = "sk-stand-in-0123"
@@ -205,8 +209,10 @@ func TestEmbeddingFaults(t *testing.T) {
 				t.Errorf("the new source is not found lexically while the provider fails: %+v", hits)
 			}
 			fault.mend()
-			e.query(kb.ID, "gift cards") // the provider answers: the failed knowledge base is queued again
-			e.runJobs(time.Hour)         // past the retry's backoff
+			// The provider answers a query: the failed knowledge base's job runs at once, not
+			// after its retry's backoff (which grows to 30 minutes).
+			e.query(kb.ID, "gift cards")
+			e.runJobs(0)
 			total := e.kb(kb.ID).Embeddings.Progress.Total
 			got = e.wantStatus(kb.ID, data.EmbeddingsReady, total, total)
 			if got.Error != nil {

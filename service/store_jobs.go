@@ -42,6 +42,9 @@ type JobTx interface {
 	// then due, to be claimed as any job whose lease ended. A store that only one process
 	// opens calls it when its runner starts, since such a job's process died.
 	EndJobLeases(now time.Time, alive []string) (int, error)
+	// HastenJob makes job id, when it is queued to run after at (a retry's backoff), due
+	// at at, and reports whether it did; a job running, final or due by at is left as it is.
+	HastenJob(id string, at time.Time) (bool, error)
 	// CancelJob makes a pending (queued or running) job canceled at at, and reports
 	// whether it did; a running job's worker then finds its lease gone at its next
 	// heartbeat. A final job is left as it is.

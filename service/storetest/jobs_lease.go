@@ -212,3 +212,42 @@ func testJobsEndLeases(t *testing.T, open Opener) {
 		t.Errorf("second end: %d ended, queued job %+v", n, st)
 	}
 }
+
+// testJobsHasten: HastenJob brings a queued job's retry forward to now, and leaves a job
+// already due, a running one and a final one as they are.
+func testJobsHasten(t *testing.T, open Opener) {
+	s := open(t)
+	retryAt := jobEpoch.Add(30 * time.Minute)
+	later := queuedJob(wsIDs[0], "k", retryAt)
+	due := queuedJob(wsIDs[0], "k", jobEpoch)
+	enqueue(t, s, later, due)
+	hasten := func(id string, at time.Time) bool {
+		return held(t, s, func(tx service.Tx) (bool, error) { return tx.HastenJob(id, at) })
+	}
+	lease := data.JobClaim{Kinds: []string{"k"}, Owner: "a", Now: jobEpoch, LeaseUntil: jobEpoch.Add(time.Minute), Limit: 5}
+	if hasten(due.ID, jobEpoch) {
+		t.Error("a job already due was hastened")
+	}
+	if !hasten(later.ID, jobEpoch) {
+		t.Fatal("a job waiting for its retry was not hastened")
+	}
+	if st := storedJob(t, s, later.ID); st.Status != data.JobQueued || !st.RunAt.Equal(jobEpoch) {
+		t.Errorf("hastened: status %s, run_at %v; want queued at %v", st.Status, st.RunAt, jobEpoch)
+	}
+	got, _ := claim(t, s, lease)
+	if ids := jobIDs(got); len(ids) != 2 {
+		t.Fatalf("claimed %v at once, want both jobs", ids)
+	}
+	if hasten(later.ID, jobEpoch.Add(-time.Hour)) {
+		t.Error("a running job was hastened")
+	}
+	for _, j := range got {
+		finish(t, s, j.ID, j.Lease(), data.JobOutcome{Status: data.JobSucceeded})
+	}
+	if hasten(later.ID, jobEpoch.Add(-time.Hour)) {
+		t.Error("a finished job was hastened")
+	}
+	if st := storedJob(t, s, later.ID); st.Status != data.JobSucceeded {
+		t.Errorf("a finished job is %s after HastenJob", st.Status)
+	}
+}

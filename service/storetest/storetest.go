@@ -72,6 +72,7 @@ var suites = []suite{
 	{"jobs_leases", testJobsLeases},
 	{"jobs_concurrent_claims", testJobsConcurrentClaims},
 	{"jobs_reschedule", testJobsReschedule},
+	{"jobs_hasten", testJobsHasten},
 	{"jobs_end_leases", testJobsEndLeases},
 	{"jobs_queue_stats", testJobsQueueStats},
 	{"jobs_list_and_delete", testJobsListAndDelete},
