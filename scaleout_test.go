@@ -36,6 +36,7 @@ func TestHAProxyConfig(t *testing.T) {
 	replicas, token := startThreeReplicas(t, bin, keyDir, url)
 	front, haproxyLog := startHAProxy(t, haproxy, filepath.Join(tmp, "haproxy.cfg"), replicas)
 	id := checkRoundRobin(t, front, token)
+	checkForgedForwardedIgnored(t, front)
 	checkKilledReplicaTakenOut(t, front, token, id, replicas[1], haproxyLog)
 }
 
@@ -90,6 +91,31 @@ func checkRoundRobin(t *testing.T, front, token string) string {
 		t.Fatalf("round robin reached %v, want r1, r2 and r3", seen)
 	}
 	return created.Data.ID
+}
+
+// checkForgedForwardedIgnored sends eleven failed logins through front, each with a
+// Forwarded header naming another address, as a password guesser would: the replicas
+// read Forwarded before X-Forwarded-For from a trusted proxy, and HAProxy appends only to
+// the latter, so unless the proxy drops the client's Forwarded every attempt would count
+// for an address of the client's choosing and the login limit (10 a minute) would never
+// bite. The eleventh must be refused.
+func checkForgedForwardedIgnored(t *testing.T, front string) {
+	t.Helper()
+	last := 0
+	for i := range 11 {
+		req, _ := http.NewRequest("POST", front+"/api/v1/auth/login", strings.NewReader(`{"email":"guess@example.com","password":"not-the-password"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Forwarded", fmt.Sprintf("for=203.0.113.%d", i+1))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		last = resp.StatusCode
+	}
+	if last != 429 {
+		t.Fatalf("the 11th login with a forged Forwarded header through HAProxy answered %d, want 429: the client chose its own address", last)
+	}
 }
 
 // checkKilledReplicaTakenOut SIGKILLs r2: the health checks (inter 1s, fall 2) take it
