@@ -38,6 +38,7 @@ func TestHAProxyConfig(t *testing.T) {
 	id := checkRoundRobin(t, front, token)
 	checkForgedForwardedIgnored(t, front)
 	checkKilledReplicaTakenOut(t, front, token, id, replicas[1], haproxyLog)
+	checkNoReplicaLeftAnswersInErrorShape(t, front, token, id, []*proc{replicas[0], replicas[2]}, haproxyLog)
 }
 
 // haproxyPath finds haproxy; without it the test skips, except under CI=true.
@@ -148,6 +149,39 @@ func checkKilledReplicaTakenOut(t *testing.T, front, token, id string, r2 *proc,
 	}
 	if after["r2"] != 0 || after["r1"] == 0 || after["r3"] == 0 {
 		t.Fatalf("after r2 was killed the answers came from %v, want r1 and r3 only", after)
+	}
+}
+
+// checkNoReplicaLeftAnswersInErrorShape kills the last replicas, as a database outage
+// takes every replica out (each /readyz is 503): HAProxy then answers by itself, and
+// clients must still get what docs/scale-out.md promises during an outage, a 503
+// service_unavailable in the error shape with Retry-After, not HAProxy's HTML page.
+func checkNoReplicaLeftAnswersInErrorShape(t *testing.T, front, token, id string, rest []*proc, haproxyLog *testkit.SyncBuffer) {
+	t.Helper()
+	for _, r := range rest {
+		r.cmd.Process.Signal(syscall.SIGKILL)
+		r.cmd.Wait()
+	}
+	deadline := time.Now().Add(60 * time.Second) // a bound for a failure only
+	for !strings.Contains(haproxyLog.String(), "backend replicas has no server available") {
+		if time.Now().After(deadline) {
+			t.Fatalf("HAProxy has not taken every replica out:\n%s", haproxyLog.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	req, _ := http.NewRequest("GET", front+"/api/v1/agents/"+id, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct{ Code, Message string }
+	err = json.NewDecoder(resp.Body).Decode(&body)
+	if resp.StatusCode != 503 || err != nil || body.Code != "service_unavailable" || body.Message == "" ||
+		resp.Header.Get("Retry-After") == "" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		t.Fatalf("with no replica left HAProxy answered %d (%s, Retry-After %q, decoded %+v, %v), want 503 service_unavailable in the error shape with Retry-After",
+			resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Retry-After"), body, err)
 	}
 }
 
