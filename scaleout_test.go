@@ -183,6 +183,19 @@ func checkNoReplicaLeftAnswersInErrorShape(t *testing.T, front, token, id string
 		t.Fatalf("with no replica left HAProxy answered %d (%s, Retry-After %q, decoded %+v, %v), want 503 service_unavailable in the error shape with Retry-After",
 			resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Retry-After"), body, err)
 	}
+	// A browser on a console page gets a page it shows, as the console's own error page
+	// during an outage, not JSON.
+	req, _ = http.NewRequest("GET", front+"/agents", nil)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+	page, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer page.Body.Close()
+	if page.StatusCode != 503 || page.Header.Get("Retry-After") == "" || !strings.HasPrefix(page.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("a console page with no replica left: %d %s, Retry-After %q; want 503 text/html with Retry-After",
+			page.StatusCode, page.Header.Get("Content-Type"), page.Header.Get("Retry-After"))
+	}
 }
 
 // startHAProxy writes deploy/haproxy.cfg with the replicas' addresses and a free front
