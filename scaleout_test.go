@@ -36,7 +36,9 @@ func TestHAProxyConfig(t *testing.T) {
 	replicas, token := startThreeReplicas(t, bin, keyDir, url)
 	front, haproxyLog := startHAProxy(t, haproxy, filepath.Join(tmp, "haproxy.cfg"), replicas)
 	id := checkRoundRobin(t, front, token)
+	checkForgedForwardedIgnored(t, front)
 	checkKilledReplicaTakenOut(t, front, token, id, replicas[1], haproxyLog)
+	checkNoReplicaLeftAnswersInErrorShape(t, front, token, id, []*proc{replicas[0], replicas[2]}, haproxyLog)
 }
 
 // haproxyPath finds haproxy; without it the test skips, except under CI=true.
@@ -92,6 +94,31 @@ func checkRoundRobin(t *testing.T, front, token string) string {
 	return created.Data.ID
 }
 
+// checkForgedForwardedIgnored sends eleven failed logins through front, each with a
+// Forwarded header naming another address, as a password guesser would: the replicas
+// read Forwarded before X-Forwarded-For from a trusted proxy, and HAProxy appends only to
+// the latter, so unless the proxy drops the client's Forwarded every attempt would count
+// for an address of the client's choosing and the login limit (10 a minute) would never
+// bite. The eleventh must be refused.
+func checkForgedForwardedIgnored(t *testing.T, front string) {
+	t.Helper()
+	last := 0
+	for i := range 11 {
+		req, _ := http.NewRequest("POST", front+"/api/v1/auth/login", strings.NewReader(`{"email":"guess@example.com","password":"not-the-password"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Forwarded", fmt.Sprintf("for=203.0.113.%d", i+1))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		last = resp.StatusCode
+	}
+	if last != 429 {
+		t.Fatalf("the 11th login with a forged Forwarded header through HAProxy answered %d, want 429: the client chose its own address", last)
+	}
+}
+
 // checkKilledReplicaTakenOut SIGKILLs r2: the health checks (inter 1s, fall 2) take it
 // out, as HAProxy's log says; connection failures before that are retried on another
 // replica, so no request goes unanswered. The log, not a time, tells it is out: the
@@ -122,6 +149,52 @@ func checkKilledReplicaTakenOut(t *testing.T, front, token, id string, r2 *proc,
 	}
 	if after["r2"] != 0 || after["r1"] == 0 || after["r3"] == 0 {
 		t.Fatalf("after r2 was killed the answers came from %v, want r1 and r3 only", after)
+	}
+}
+
+// checkNoReplicaLeftAnswersInErrorShape kills the last replicas, as a database outage
+// takes every replica out (each /readyz is 503): HAProxy then answers by itself, and
+// clients must still get what docs/scale-out.md promises during an outage, a 503
+// service_unavailable in the error shape with Retry-After, not HAProxy's HTML page.
+func checkNoReplicaLeftAnswersInErrorShape(t *testing.T, front, token, id string, rest []*proc, haproxyLog *testkit.SyncBuffer) {
+	t.Helper()
+	for _, r := range rest {
+		r.cmd.Process.Signal(syscall.SIGKILL)
+		r.cmd.Wait()
+	}
+	deadline := time.Now().Add(60 * time.Second) // a bound for a failure only
+	for !strings.Contains(haproxyLog.String(), "backend replicas has no server available") {
+		if time.Now().After(deadline) {
+			t.Fatalf("HAProxy has not taken every replica out:\n%s", haproxyLog.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	req, _ := http.NewRequest("GET", front+"/api/v1/agents/"+id, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct{ Code, Message string }
+	err = json.NewDecoder(resp.Body).Decode(&body)
+	if resp.StatusCode != 503 || err != nil || body.Code != "service_unavailable" || body.Message == "" ||
+		resp.Header.Get("Retry-After") == "" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		t.Fatalf("with no replica left HAProxy answered %d (%s, Retry-After %q, decoded %+v, %v), want 503 service_unavailable in the error shape with Retry-After",
+			resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Retry-After"), body, err)
+	}
+	// A browser on a console page gets a page it shows, as the console's own error page
+	// during an outage, not JSON.
+	req, _ = http.NewRequest("GET", front+"/agents", nil)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+	page, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer page.Body.Close()
+	if page.StatusCode != 503 || page.Header.Get("Retry-After") == "" || !strings.HasPrefix(page.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("a console page with no replica left: %d %s, Retry-After %q; want 503 text/html with Retry-After",
+			page.StatusCode, page.Header.Get("Content-Type"), page.Header.Get("Retry-After"))
 	}
 }
 

@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
@@ -27,6 +29,11 @@ func (db *DB) TokenRevisions(ctx context.Context, id int64, userID, workspaceID 
 // transaction, taken from a shared statement numbered since or later when one read it,
 // else from the next.
 func (db *DB) AgentRevision(ctx context.Context, id string, since uint64) (uint64, error) {
+	if !utf8.ValidString(id) || strings.IndexByte(id, 0) >= 0 {
+		// No agent has such an id, and sent it would fail the shared statement and stay
+		// among the hot agents that every later statement of the replica reads.
+		return 0, nil
+	}
 	rev, err := db.revisions.agentSince(ctx, id, since)
 	return rev, unavailableError(err)
 }

@@ -256,3 +256,22 @@ func BenchmarkTokenRevisions(b *testing.B) {
 		})
 	})
 }
+
+// An agent id PostgreSQL cannot hold as text (bytes that are not UTF-8, U+0000) names no
+// agent: the shared read answers 0 without sending it. Sent, it failed its statement and
+// stayed among the hot agents every later statement reads, so every token check of the
+// replica failed after it (GET /api/v1/agents/%ff did that before the server refused it).
+func TestRevisionReaderAgentIDNotText(t *testing.T) {
+	f := newRevisionFixture(t)
+	for _, id := range []string{"agt_\xff", "agt_\x00"} {
+		if rev, err := f.db.AgentRevision(f.ctx, id, 0); err != nil || rev != 0 {
+			t.Fatalf("AgentRevision(%q) = %d, %v; want 0, nil", id, rev, err)
+		}
+		if _, err := f.db.TokenRevisions(f.ctx, f.key.ID, f.user.ID, f.ws); err != nil {
+			t.Fatalf("after AgentRevision(%q) a token's revisions fail: %v", id, err)
+		}
+		if rev, err := f.db.AgentRevision(f.ctx, f.agent.ID, 0); err != nil || rev == 0 {
+			t.Fatalf("after AgentRevision(%q) the agent's revision is %d, %v", id, rev, err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -32,6 +33,9 @@ func (s *Server) wrap(rt route) http.Handler {
 				err = s.limitToken(w, r, p)
 			}
 			if err == nil {
+				err = pathNamesNoRecord(r) // before authorize, which looks up a {workspace_id}
+			}
+			if err == nil {
 				err = s.authorize(r, p, rt.Need)
 			}
 			if err != nil {
@@ -54,9 +58,8 @@ func (s *Server) wrap(rt route) http.Handler {
 				return
 			}
 		}
-		if strings.IndexByte(r.URL.Path, 0) >= 0 {
-			// No id holds it, and PostgreSQL cannot compare text holding it.
-			s.writeError(w, r, data.Errorf(data.ENOTFOUND, "Not found: no id holds U+0000 (a NUL character)."))
+		if err := pathNamesNoRecord(r); rt.Public && err != nil {
+			s.writeError(w, r, err)
 			return
 		}
 		r, err := checkQuery(rt, r)
@@ -76,6 +79,16 @@ func (s *Server) wrap(rt route) http.Handler {
 		}
 	})
 	return limitBody(limit, h)
+}
+
+// pathNamesNoRecord refuses a path holding U+0000 or bytes that are not UTF-8 as not
+// found: no id holds them, and PostgreSQL cannot compare text holding them (a 500, and an
+// agent id among the revisions every shared statement of the replica reads).
+func pathNamesNoRecord(r *http.Request) error {
+	if strings.IndexByte(r.URL.Path, 0) >= 0 || !utf8.ValidString(r.URL.Path) {
+		return data.Errorf(data.ENOTFOUND, "Not found: no id holds U+0000 (a NUL character) or bytes that are not UTF-8.")
+	}
+	return nil
 }
 
 // authenticate resolves the bearer token to its principal.

@@ -82,3 +82,33 @@ func TestUploadHoldingNULIsRefusedOnEveryEngine(t *testing.T) {
 	testkit.ExpectFields(t, e.do("POST", "/api/v1/campaigns", tok, body, "Content-Type", ct),
 		"recipients.line_2", "agent_id", "number_id", "window", "max_concurrent")
 }
+
+// An id in a path whose bytes are not UTF-8 names no record either: 404 on every route,
+// as on bbolt. On PostgreSQL, which cannot compare such text, GET /agents/{id} was a 500
+// and left the id among the agents whose revisions every shared statement reads, so
+// every authenticated request of the replica failed after it; other routes were a 422
+// about a NUL character in a body they never had.
+func TestPathNotUTF8IsNotFoundOnEveryEngine(t *testing.T) {
+	s := testkit.NewServer(t, nil)
+	tok := s.Owner.Token
+	testkit.Expect(t, s.Do("POST", "/api/v1/agents", tok, map[string]any{"name": "Support"}), 201)
+	for _, c := range []struct{ method, path string }{
+		{"GET", "/api/v1/agents/agt_%ff"},
+		{"GET", "/api/v1/agents/%ff"},
+		{"GET", "/api/v1/agents/%ff/versions"},
+		{"DELETE", "/api/v1/agents/%ff"},
+		{"GET", "/api/v1/calls/%ff"},
+		{"GET", "/api/v1/conversations/%ff"},
+		{"GET", "/api/v1/numbers/%ff"},
+		{"GET", "/api/v1/users/%ff"},
+		{"GET", "/api/v1/workspaces/%ff"},
+		{"GET", "/api/v1/workspaces/%00"},
+		{"GET", "/api/v1/workspaces/%ff/members"},
+		{"GET", "/api/v1/knowledge-bases/%ff"},
+	} {
+		testkit.Expect(t, s.Do(c.method, c.path, tok, nil), 404)
+		if l := s.Do("GET", "/api/v1/agents", tok, nil); l.Status != 200 {
+			t.Fatalf("after %s %s, GET /api/v1/agents answered %d %s", c.method, c.path, l.Status, l.Body)
+		}
+	}
+}
