@@ -10,3 +10,7 @@ func SetRedactionHook(svc *Services, hook func(workspaceID string)) { svc.Calls.
 func SetJobStartHooks(svc *Services, beforeEndLeases func(), draining func(owner string)) {
 	svc.Jobs.jobs.beforeEndLeases, svc.Jobs.jobs.draining = beforeEndLeases, draining
 }
+
+// SetPasswordCompareHook makes svc's logins call hook with each hash a password is
+// compared against.
+func SetPasswordCompareHook(svc *Services, hook func(hash []byte)) { svc.Auth.compareHook = hook }
