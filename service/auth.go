@@ -10,10 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/crypto/bcrypt"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/validate"
@@ -23,12 +20,6 @@ import (
 type AuthService struct {
 	*base
 	cache *tokenCache
-	// dummy is the hash a login with an unknown email is compared against, made once at
-	// the stored passwords' cost so that such a login takes as long as a wrong password.
-	dummy     sync.Once
-	dummyHash []byte
-	// compareHook, when set (tests), sees each hash a password is compared against.
-	compareHook func(hash []byte)
 }
 
 var _ data.AuthService = (*AuthService)(nil)
@@ -72,23 +63,6 @@ func (b *base) issueToken(tx Tx, userID, workspaceID, kind string, in data.APIKe
 	return k.Public(), strconv.FormatInt(k.ID, 10) + "|" + secret, nil
 }
 
-// comparePassword checks password against hash; for a nil hash (no such account) it
-// compares against a hash of the stored passwords' cost and fails, so that the time of a
-// login does not tell whether its email has an account.
-func (s *AuthService) comparePassword(hash []byte, password string) bool {
-	known := hash != nil
-	if !known {
-		s.dummy.Do(func() {
-			s.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("voiceapi-dummy-password"), s.opts.PasswordCost)
-		})
-		hash = s.dummyHash
-	}
-	if s.compareHook != nil {
-		s.compareHook(hash)
-	}
-	return bcrypt.CompareHashAndPassword(hash, []byte(password)) == nil && known
-}
-
 // Login implements data.AuthService.
 func (s *AuthService) Login(ctx context.Context, email, password string, workspace *string) (*data.APIKey, string, error) {
 	if err := checkInput(ctx, validate.Login(email, password, workspace)); err != nil {
@@ -104,14 +78,14 @@ func (s *AuthService) Login(ctx context.Context, email, password string, workspa
 		return nil, "", err
 	}
 	if u == nil {
-		s.comparePassword(nil, password)
+		s.passwords.matches(nil, password)
 		return nil, "", refused // no account: no workspace to tell
 	}
 	workspaceID := u.PersonalWorkspaceID
 	if workspace != nil {
 		workspaceID = *workspace
 	}
-	if !s.comparePassword(u.PasswordHash, password) {
+	if !s.passwords.matches(u.PasswordHash, password) {
 		return nil, "", s.loginFailed(ctx, u, workspaceID, refused)
 	}
 	var key *data.APIKey

@@ -11,6 +11,6 @@ func SetJobStartHooks(svc *Services, beforeEndLeases func(), draining func(owner
 	svc.Jobs.jobs.beforeEndLeases, svc.Jobs.jobs.draining = beforeEndLeases, draining
 }
 
-// SetPasswordCompareHook makes svc's logins call hook with each hash a password is
-// compared against.
-func SetPasswordCompareHook(svc *Services, hook func(hash []byte)) { svc.Auth.compareHook = hook }
+// SetPasswordCompareHook makes svc call hook with each hash a password is compared
+// against (logins, a password change's current_password).
+func SetPasswordCompareHook(svc *Services, hook func(hash []byte)) { svc.Auth.passwords.hook = hook }
