@@ -54,3 +54,21 @@ func TestAddUncoveredIsLinearInTheFaults(t *testing.T) {
 		t.Errorf("%.0f allocations for %d faults on each side: the work grows with their product", allocs, n)
 	}
 }
+
+// BenchmarkAddUncoveredManyFaults: 10,000 faults on each side, as a body of unknown
+// fields gives (docs/performance.md, "Hostile bodies").
+func BenchmarkAddUncoveredManyFaults(b *testing.B) {
+	const n = 10000
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = fmt.Sprint("f", i)
+	}
+	for b.Loop() {
+		var decoded, rules Errors
+		for _, p := range paths {
+			decoded.Add(p, "The field is not a known field.")
+			rules.Add(p+".x", "rule")
+		}
+		decoded.AddUncovered(&rules)
+	}
+}
