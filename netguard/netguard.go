@@ -6,6 +6,7 @@
 package netguard
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -205,7 +206,7 @@ func newTransport(opts Options, timeout time.Duration, guarded bool) *http.Trans
 	}
 	return &http.Transport{
 		Proxy:                 nil,
-		DialContext:           dialer.DialContext,
+		DialContext:           dialHidingResolver(dialer),
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          max(20, 4*opts.MaxIdleConnsPerHost),
 		MaxIdleConnsPerHost:   opts.MaxIdleConnsPerHost,
@@ -213,6 +214,21 @@ func newTransport(opts Options, timeout time.Duration, guarded bool) *http.Trans
 		TLSHandshakeTimeout:   5 * time.Second,
 		ResponseHeaderTimeout: timeout,
 		ExpectContinueTimeout: time.Second,
+	}
+}
+
+// dialHidingResolver dials as dialer does, but a failed lookup's error no longer names the
+// resolver that answered it ("lookup x on 10.0.0.53:53: no such host"): the error reaches
+// whoever gave the URL (a webhook's deliveries, a source's failure), and the address of
+// the server's own DNS resolver is a detail of its network they have no need of.
+func dialHidingResolver(dialer *net.Dialer) func(ctx context.Context, network, address string) (net.Conn, error) {
+	return func(ctx context.Context, network, address string) (net.Conn, error) {
+		conn, err := dialer.DialContext(ctx, network, address)
+		var dnsErr *net.DNSError
+		if errors.As(err, &dnsErr) {
+			dnsErr.Server = ""
+		}
+		return conn, err
 	}
 }
 

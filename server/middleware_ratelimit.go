@@ -172,9 +172,27 @@ func (s *Server) limitLogin(w http.ResponseWriter, r *http.Request, email string
 	if s.loginLimit == nil {
 		return nil
 	}
+	return s.loginLimit.allow(r.Context(), s.loginKey(r, email)).apply(w)
+}
+
+// limitPasswordGuess counts a password change's current_password as a login attempt of
+// the account's email from the caller's address: a guess at the password either way, and
+// a stolen token must not guess at its own rate, thirty times login's. Only a refusal
+// sets the rate-limit headers; the token's stay otherwise.
+func (s *Server) limitPasswordGuess(w http.ResponseWriter, r *http.Request, email string) error {
+	if s.loginLimit == nil {
+		return nil
+	}
+	if d := s.loginLimit.allow(r.Context(), s.loginKey(r, email)); !d.allowed {
+		return d.apply(w)
+	}
+	return nil
+}
+
+func (s *Server) loginKey(r *http.Request, email string) string {
 	host := data.ClientAddress(r.Context())
 	if host == "" {
 		host = s.clientAddr(r)
 	}
-	return s.loginLimit.allow(r.Context(), "l"+host+"|"+strings.ToLower(strings.TrimSpace(email))).apply(w)
+	return "l" + host + "|" + strings.ToLower(strings.TrimSpace(email))
 }

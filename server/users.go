@@ -35,6 +35,15 @@ func (s *Server) handleMeUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if in.Password.Set && data.InputFaults(ctx) == nil {
+		me, err := s.svc.Users.Me(ctx)
+		if err != nil {
+			return err
+		}
+		if err := s.limitPasswordGuess(w, r, me.Email); err != nil {
+			return err
+		}
+	}
 	u, err := s.svc.Users.UpdateMe(ctx, in)
 	if err != nil {
 		return err

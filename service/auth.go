@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/validate"
 )
@@ -65,9 +63,6 @@ func (b *base) issueToken(tx Tx, userID, workspaceID, kind string, in data.APIKe
 	return k.Public(), strconv.FormatInt(k.ID, 10) + "|" + secret, nil
 }
 
-// dummyHash keeps the time of a login with an unknown email close to a wrong password's.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("voiceapi-dummy-password"), bcrypt.MinCost)
-
 // Login implements data.AuthService.
 func (s *AuthService) Login(ctx context.Context, email, password string, workspace *string) (*data.APIKey, string, error) {
 	if err := checkInput(ctx, validate.Login(email, password, workspace)); err != nil {
@@ -83,14 +78,14 @@ func (s *AuthService) Login(ctx context.Context, email, password string, workspa
 		return nil, "", err
 	}
 	if u == nil {
-		bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		s.passwords.matches(nil, password)
 		return nil, "", refused // no account: no workspace to tell
 	}
 	workspaceID := u.PersonalWorkspaceID
 	if workspace != nil {
 		workspaceID = *workspace
 	}
-	if bcrypt.CompareHashAndPassword(u.PasswordHash, []byte(password)) != nil {
+	if !s.passwords.matches(u.PasswordHash, password) {
 		return nil, "", s.loginFailed(ctx, u, workspaceID, refused)
 	}
 	var key *data.APIKey

@@ -10,3 +10,7 @@ func SetRedactionHook(svc *Services, hook func(workspaceID string)) { svc.Calls.
 func SetJobStartHooks(svc *Services, beforeEndLeases func(), draining func(owner string)) {
 	svc.Jobs.jobs.beforeEndLeases, svc.Jobs.jobs.draining = beforeEndLeases, draining
 }
+
+// SetPasswordCompareHook makes svc call hook with each hash a password is compared
+// against (logins, a password change's current_password).
+func SetPasswordCompareHook(svc *Services, hook func(hash []byte)) { svc.Auth.passwords.hook = hook }

@@ -74,6 +74,8 @@ type base struct {
 	urlGuard func(rawURL string) error
 	// redactors caches compiled redaction settings (service/redaction.go).
 	redactors *redactors
+	// passwords checks passwords against their hashes (service/passwords.go).
+	passwords *passwordChecker
 	// redactHook, when set (tests), runs just before a call is redacted, outside any
 	// transaction.
 	redactHook func(workspaceID string)
@@ -188,6 +190,7 @@ func New(store Store, opts Options) (*Services, error) {
 		now: opts.Now, sealer: opts.Sealer, catalog: opts.Catalog, log: opts.Logger, opts: opts,
 		ids: opts.IDs, chainKey: ChainKey(opts.Sealer), revisionKey: opts.Sealer.DeriveKey(draftRevisionInfo), urlGuard: opts.URLGuard, kbIndexes: newIndexCache(),
 		redactors: &redactors{}, jobs: newJobRegistry(), shared: shared, versions: &versionCache{},
+		passwords: &passwordChecker{cost: opts.PasswordCost},
 	}
 	b.store = claimingStore{Store: store, b: b}
 	kbs := newKnowledgeBases(b)

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 
 	"golang.org/x/crypto/bcrypt"
@@ -52,12 +53,25 @@ func (s *UserService) UpdateMe(ctx context.Context, in data.UserUpdate) (*data.U
 	}
 	p := data.PrincipalFrom(ctx)
 	// Hash outside the transaction: bcrypt is slow on purpose and would hold the writer.
-	var newHash []byte
+	// So is the check of current_password, against the hash as read before it: the
+	// transaction then refuses the change if that hash is no longer the account's.
+	var newHash, checkedHash []byte
+	currentMatches := false
 	if in.Password.Set {
 		var err error
 		if newHash, err = bcrypt.GenerateFromPassword([]byte(in.Password.V), s.opts.PasswordCost); err != nil {
 			return nil, err
 		}
+		if err := s.store.View(ctx, func(tx Tx) error {
+			u, err := loadUser(tx, p.UserID)
+			if err == nil {
+				checkedHash = u.PasswordHash
+			}
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		currentMatches = s.passwords.matches(checkedHash, in.CurrentPassword.V)
 	}
 	var out *data.User
 	err := s.store.Update(ctx, func(tx Tx) error {
@@ -72,7 +86,7 @@ func (s *UserService) UpdateMe(ctx context.Context, in data.UserUpdate) (*data.U
 		}
 		before := storedSnapshot(u)
 		if in.Password.Set {
-			if bcrypt.CompareHashAndPassword(u.PasswordHash, []byte(in.CurrentPassword.V)) != nil {
+			if !currentMatches || !bytes.Equal(u.PasswordHash, checkedHash) {
 				return data.FieldError("current_password", "The current_password is incorrect.")
 			}
 			u.PasswordHash = newHash
