@@ -97,14 +97,7 @@ func TestConfirmationsOfRecordsOfHiddenAgentsAreRefused(t *testing.T) {
 		return res.Data()["id"].(string)
 	}
 	mine, other := agent("Alpha line", ofMine), agent("Bravo line", ofOther)
-	number := func(phone, agent string) string {
-		res := e.Do(nil, "POST", "/api/v1/numbers", tok, map[string]any{"phone_number": phone, "provider": "twilio", "inbound_agent_id": agent})
-		if res.Status != http.StatusCreated {
-			t.Fatalf("number: %d %s", res.Status, res.Body)
-		}
-		return res.Data()["id"].(string)
-	}
-	mineNumber, otherNumber := number("+14155550101", mine), number("+14155550102", other)
+	mineNumber, otherNumber := numberAnsweredBy(t, e, "+14155550101", mine), numberAnsweredBy(t, e, "+14155550102", other)
 	dev := e.NewUser("limited@example.com", false)
 	addMember(t, e, dev, map[string]any{"role": "developer", "agent_ids": []string{mine}})
 	s := e.SignIn(dev, e.Owner.WorkspaceID)
