@@ -54,6 +54,20 @@ func (h *Handler) confirmPage(w http.ResponseWriter, r *http.Request, active str
 	}})
 }
 
+// refusedByAccess answers a confirmation's page with the refusal its button would meet
+// on a record the user's role may change but the record's access forbids (a read's
+// access.write, the service's own check, false: an agent outside the user's agent_ids
+// would be acted for), whose refusal is denied (the API's message, data's). It reports
+// whether it answered. Without the role's right, confirmPage's Need answers instead, as
+// the API's route refuses first.
+func (h *Handler) refusedByAccess(w http.ResponseWriter, r *http.Request, need data.Requirement, writable bool, denied string) bool {
+	if writable || data.PrincipalFrom(r.Context()).Allows(need) != nil {
+		return false
+	}
+	h.fail(w, r, &apiError{Status: http.StatusForbidden, Code: data.EFORBIDDEN, Message: denied})
+	return true
+}
+
 // typedNameMatches checks the name a confirmation asked to be typed; the comparison is
 // the console's own safeguard against a slip of the hand, not a rule of the API.
 func typedNameMatches(r *http.Request, want string) bool {

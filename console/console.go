@@ -40,7 +40,6 @@ type Handler struct {
 	assets    *assets
 	pages     map[string]*template.Template
 	mux       *http.ServeMux
-	scopes    scopeNeeds // what each API key scope needs, from the API's document
 	noBackups bool
 }
 

@@ -203,6 +203,9 @@ func (h *Handler) kbDeleteConfirm(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	if h.refusedByAccess(w, r, data.Write(data.ModuleKnowledgeBase), v.CanWrite, data.KnowledgeBaseOfHiddenAgent) {
+		return
+	}
 	id, name := str(v.KB["id"]), str(v.KB["name"])
 	lost := []string{"Its " + plural(float64(len(v.Sources)), "source", "sources") + ", with their extracted text, chunks and uploaded files."}
 	// The agents that use it, by the agents list's knowledge_base_id= (their configuration
@@ -287,6 +290,9 @@ func (h *Handler) sourceDeleteConfirm(w http.ResponseWriter, r *http.Request) {
 	v, err := h.loadKB(r)
 	if err != nil {
 		h.fail(w, r, err)
+		return
+	}
+	if h.refusedByAccess(w, r, data.Write(data.ModuleKnowledgeBase), v.CanWrite, data.KnowledgeBaseOfHiddenAgent) {
 		return
 	}
 	sid := r.PathValue("sid")

@@ -133,6 +133,9 @@ func (h *Handler) numberDeleteConfirm(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	if h.refusedByAccess(w, r, data.Write(data.ModulePhoneNumbers), canWrite(res), data.NumberOfHiddenAgent) {
+		return
+	}
 	n := res.Data()
 	agents := h.agentNames(r, nil, listIDs([]any{n}, "inbound_agent_id", "outbound_agent_id")...)
 	lost := []string{"Its settings: nickname, provider and agents."}

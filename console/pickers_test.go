@@ -370,8 +370,10 @@ func TestWorkspaceSwitchReachesEveryWorkspace(t *testing.T) {
 // TestKnowledgeBaseDeleteNamesEveryAgentUsingIt: the delete confirmation of a knowledge
 // base names the agents using it (the agents list's knowledge_base_id=), the oldest past
 // the newest 100 agents included, not those that do not use it; with more than a page
-// using it, it names a page and counts the others; a member limited to some agents is
-// told of theirs alone.
+// using it, it names a page and counts the others. A developer limited to one of them is
+// not offered the delete at all (the API refuses it, other agents using it): the page is
+// that refusal, naming none of the others; one limited to the only agent using it is
+// offered it, that agent named.
 func TestKnowledgeBaseDeleteNamesEveryAgentUsingIt(t *testing.T) {
 	e := testenv.Start(t)
 	kb := e.Do(nil, "POST", "/api/v1/knowledge-bases", e.Owner.Token, map[string]any{"name": "Facts"})
@@ -411,8 +413,19 @@ func TestKnowledgeBaseDeleteNamesEveryAgentUsingIt(t *testing.T) {
 	bob := e.NewUser("bob@example.com", false)
 	addMember(t, e, bob, map[string]any{"role": "developer", "agent_ids": []string{mine}})
 	limited := e.SignIn(bob, e.Owner.WorkspaceID)
-	if page := confirm(limited.Client); !strings.Contains(page, "Retrieval from it for Reader 050 (") {
-		t.Errorf("a member limited to Reader 050: %s", page)
+	if page := confirm(limited.Client); !strings.Contains(page, "Not allowed") || strings.Contains(page, "Reader 0") || strings.Contains(page, "Old reader") {
+		t.Errorf("a developer limited to Reader 050, one of many using it: %s", page)
+	}
+	solo := e.Do(nil, "POST", "/api/v1/knowledge-bases", e.Owner.Token, map[string]any{"name": "Solo facts"})
+	soloReader := e.Do(nil, "POST", "/api/v1/agents", e.Owner.Token, map[string]any{"name": "Solo reader", "llm_config": map[string]any{"knowledge_base_ids": []string{solo.Data()["id"].(string)}}})
+	if soloReader.Status != http.StatusCreated {
+		t.Fatalf("agent: %d %s", soloReader.Status, soloReader.Body)
+	}
+	ann := e.NewUser("ann@example.com", false)
+	addMember(t, e, ann, map[string]any{"role": "developer", "agent_ids": []string{soloReader.Data()["id"].(string)}})
+	annS := e.SignIn(ann, e.Owner.WorkspaceID)
+	if page := string(e.Do(annS.Client, "GET", "/knowledge-bases/"+solo.Data()["id"].(string)+"/delete", "", nil).Body); !strings.Contains(page, "Retrieval from it for Solo reader (") {
+		t.Errorf("a developer limited to the only agent using it: %s", page)
 	}
 }
 

@@ -121,6 +121,16 @@ func TestConsoleShowsAMemberOnlyItsAgents(t *testing.T) {
 	}
 }
 
+// numberAnsweredBy makes, as the owner, a number whose inbound calls agent answers.
+func numberAnsweredBy(t *testing.T, e *testenv.Env, phone, agent string) string {
+	t.Helper()
+	res := e.Do(nil, "POST", "/api/v1/numbers", e.Owner.Token, map[string]any{"phone_number": phone, "provider": "twilio", "inbound_agent_id": agent})
+	if res.Status != http.StatusCreated {
+		t.Fatalf("create number: %d %s", res.Status, res.Body)
+	}
+	return res.Data()["id"].(string)
+}
+
 // TestConsoleNumberOfAnotherAgentIsNotOffered: a number that routes calls of an agent
 // the developer does not see is not theirs to change (the API's 403): its page offers
 // neither the save nor the delete, and says why; a number of their own agent offers both.
@@ -128,14 +138,7 @@ func TestConsoleShowsAMemberOnlyItsAgents(t *testing.T) {
 func TestConsoleNumberOfAnotherAgentIsNotOffered(t *testing.T) {
 	e := testenv.Start(t)
 	mine, other := createAgent(t, e, e.Owner.Token, "Alpha line"), createAgent(t, e, e.Owner.Token, "Bravo line")
-	number := func(phone, agent string) string {
-		res := e.Do(nil, "POST", "/api/v1/numbers", e.Owner.Token, map[string]any{"phone_number": phone, "provider": "twilio", "inbound_agent_id": agent})
-		if res.Status != http.StatusCreated {
-			t.Fatalf("create number: %d %s", res.Status, res.Body)
-		}
-		return res.Data()["id"].(string)
-	}
-	ofMine, ofOther := number("+14155550101", mine), number("+14155550102", other)
+	ofMine, ofOther := numberAnsweredBy(t, e, "+14155550101", mine), numberAnsweredBy(t, e, "+14155550102", other)
 	dev := e.NewUser("limited@example.com", false)
 	addMember(t, e, dev, map[string]any{"role": "developer", "agent_ids": []string{mine}})
 	s := e.SignIn(dev, e.Owner.WorkspaceID)

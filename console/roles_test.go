@@ -163,6 +163,31 @@ func TestUsageBars(t *testing.T) {
 	}
 }
 
+// TestUsageBarsOfALimitedMemberAreTheWorkspaces: a developer limited to agent A reads the
+// workspace page's usage as the API answers it, over the whole workspace (A and B: 2 of
+// 4 agents), and the page says so, naming neither agent's name beyond their own.
+func TestUsageBarsOfALimitedMemberAreTheWorkspaces(t *testing.T) {
+	e := testenv.Start(t)
+	if _, err := cli.NewServices(e.DB).Subscriptions.SetSubscription(context.Background(), e.Owner.WorkspaceID, data.SubscriptionSet{Limits: map[string]int64{"agents": 4}}); err != nil {
+		t.Fatal(err)
+	}
+	mine := createAgent(t, e, e.Owner.Token, "Alpha line")
+	createAgent(t, e, e.Owner.Token, "Bravo line")
+	dev := e.NewUser("limited@example.com", false)
+	addMember(t, e, dev, map[string]any{"role": "developer", "agent_ids": []string{mine}})
+	s := e.SignIn(dev, e.Owner.WorkspaceID)
+	page := string(e.Do(s.Client, "GET", "/workspace", "", nil).Body)
+	if !strings.Contains(page, `aria-label="Agents: 2 of 4"`) {
+		t.Errorf("the limited developer's usage does not count the workspace's 2 agents:\n%s", page)
+	}
+	if !strings.Contains(page, "Usage of the workspace") || !strings.Contains(page, "Counted over the whole workspace, whatever your role, modules or agents let you see") {
+		t.Errorf("the usage does not say it counts the whole workspace:\n%s", page)
+	}
+	if strings.Contains(page, "Bravo line") {
+		t.Error("the workspace page names the hidden agent")
+	}
+}
+
 // The audit page shows the chain's verification as the API recomputes it.
 func TestAuditPageShowsTheChainVerification(t *testing.T) {
 	e := testenv.Start(t)

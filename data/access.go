@@ -25,6 +25,16 @@ type NumberAccess struct {
 	Dial bool `json:"dial"`
 }
 
+// KnowledgeBaseOfHiddenAgent is the refusal of a change of a knowledge base that an agent
+// outside the caller's agent_ids uses (Access.Write false for that reason). It names no
+// agent: the caller may not learn which exists (conventions §2). The service refuses with
+// it; the console's confirmation of such a change is that refusal.
+const KnowledgeBaseOfHiddenAgent = "The knowledge base is used by an agent outside your access (agent_ids): only a token that sees every agent using it may change or delete it."
+
+// NumberOfHiddenAgent is KnowledgeBaseOfHiddenAgent for a number that routes or dials
+// calls of an agent outside the caller's agent_ids.
+const NumberOfHiddenAgent = "The number routes or dials calls of an agent outside your access (agent_ids): only a token that sees that agent may change or delete it."
+
 // AccessAnswer is the top-level member beside a record that says what the caller may do
 // with it, for writing the answer (the server) and keeping it (an Idempotency-Key's claim).
 func AccessAnswer[A Access | NumberAccess](a A) map[string]any { return map[string]any{"access": a} }

@@ -33,6 +33,54 @@ var Scopes = func() []string {
 	return append(out, ScopeWebhooksRead, ScopeWebhooksWrite, ScopeAuditRead, ScopeWorkspaceAdmin, ScopeCallsRuntime, ScopeConversationsWrite)
 }()
 
+// ScopeNeeds are what the workspace operations a scope names need of a key's user, the
+// scope aside: the user who meets one of them may do something with a key holding the
+// scope. They are the route table's requirements, weakest first (server
+// TestScopeNeedsFollowTheRoutes checks them against it): a module's read or write; the
+// webhooks' admin who sees every agent; any member for audit:read (the event stream, each
+// event as the user reads it) and workspace:admin (the member list); calls:runtime's
+// reads and its calls' registration; conversations with the agents module. A module's
+// write scope needs its write (analytics, with no write operation, too): it grants its
+// reads, but no more than the read scope to a user who may not write. Nil for an unknown
+// scope.
+func ScopeNeeds(scope string) []Requirement {
+	switch scope {
+	case ScopeWebhooksRead, ScopeWebhooksWrite:
+		return []Requirement{NeedWebhooks(scope == ScopeWebhooksWrite)}
+	case ScopeAuditRead, ScopeWorkspaceAdmin:
+		return []Requirement{Member("")}
+	case ScopeCallsRuntime:
+		return []Requirement{Read(ModuleAgents), Read(ModuleKnowledgeBase), Read(ModulePhoneNumbers), Write(ModuleCallHistory)}
+	case ScopeConversationsWrite:
+		return []Requirement{ConversationNeed}
+	}
+	for _, m := range Modules {
+		switch scope {
+		case ReadScope(m):
+			return []Requirement{Read(m)}
+		case WriteScope(m):
+			return []Requirement{Write(m)}
+		}
+	}
+	return nil
+}
+
+// GivesScope checks that p may give a new API key scope (conventions §20: no token grants
+// more than it holds): p's token holds it, and p's role, modules and agent_ids meet one
+// of its ScopeNeeds, so that the key gains something by it. The service refuses a key
+// asking for any other (403 naming it); the console offers no other.
+func (p *Principal) GivesScope(scope string) error {
+	if !p.HoldsScope(scope) {
+		return Errorf(EFORBIDDEN, "This API key does not hold the %s scope, so it cannot give it to a new key.", scope)
+	}
+	for _, need := range ScopeNeeds(scope) {
+		if p.Allows(need.ForAnyKey()) == nil {
+			return nil
+		}
+	}
+	return Errorf(EFORBIDDEN, "Your role, modules and agents in this workspace allow nothing the %s scope grants, so a key of yours cannot hold it.", scope)
+}
+
 // hasScope reports whether scopes grant want; a write scope grants its read scope.
 func hasScope(scopes []string, want string) bool {
 	if slices.Contains(scopes, want) {

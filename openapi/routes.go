@@ -200,7 +200,7 @@ var opDocs = map[string]opDoc{
 	"POST /api/v1/auth/logout": {Tag: "Authentication", Summary: "Revoke the calling token", Shape: shapeNone},
 	"GET /api/v1/api-keys":     {Tag: "API Keys", Summary: "List the caller's API keys", Out: data.APIKey{}, Shape: shapeList},
 	"POST /api/v1/api-keys": {Tag: "API Keys", Summary: "Create an API key", Body: data.APIKeyCreate{}, BodyRequired: true,
-		Description: "Any token may make a key, but never one holding more than it does: scopes it lacks, or agents beyond its agent_ids, are 403. " +
+		Description: "Any token may make a key, but never one holding more than it does: scopes it lacks or that its user's role, modules and agents allow nothing of (docs/api.md, Scoped API keys), or agents beyond its agent_ids, are 403. " +
 			"A user holds at most " + strconv.Itoa(validate.MaxLiveAPIKeys) + " keys that have not expired in a workspace (login tokens apart): one more is 409.",
 		Out: data.APIKey{}, Status: http.StatusCreated, Extra: map[string]string{"token": "The token, `<key id>|<secret>`; shown once."},
 		Errors: []int{http.StatusForbidden, http.StatusConflict}},

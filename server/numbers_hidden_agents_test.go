@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -61,6 +62,10 @@ func TestNumbersOfHiddenAgentsAreReadOnly(t *testing.T) {
 		} {
 			res := e.do(c.method, "/api/v1/numbers/"+id, dev, c.body)
 			expect(t, res, 403)
+			// 403, not 409: the token may not act for B; and B stays unnamed (conventions §2).
+			if msg := string(res.Body); !strings.Contains(msg, "agent outside your access") || strings.Contains(msg, b) || strings.Contains(msg, campaign) {
+				t.Errorf("%s %s: the refusal should say an agent outside the caller's access is acted for, naming none: %s", c.method, id, msg)
+			}
 		}
 		if after := e.do("GET", "/api/v1/numbers/"+id, owner, nil); string(after.Body) != string(before.Body) {
 			t.Errorf("number %s changed: %s\nwas %s", id, after.Body, before.Body)

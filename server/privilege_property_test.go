@@ -226,20 +226,33 @@ func (e *streamEnv) readerToken(r *reader, ws string) string {
 	e.t.Helper()
 	user := e.Owner.Token
 	if r.role != data.RoleOwner {
+		// The key is made while the user is an owner, then the membership narrows to the
+		// reader's: a key holds only scopes its creator could use when it was made
+		// (data.GivesScope), and these keys hold any, as a demoted user's keys do.
 		u := e.User(e.t, strings.ReplaceAll(r.name, " ", "-")+"@example.com")
-		in := data.WorkspaceUserAdd{ID: u.ID, Role: r.role, Modules: data.Some(r.modules)}
+		owner := testkit.AsRole(&data.User{ID: e.Owner.ID}, ws, data.RoleOwner)
+		if _, err := e.Svc.WorkspaceUsers.AddWorkspaceUser(owner, ws, data.WorkspaceUserAdd{ID: u.ID, Role: data.RoleOwner}); err != nil {
+			e.t.Fatalf("%s: %v", r.name, err)
+		}
+		token := e.readerKey(r, e.Token(e.t, u, ws))
+		in := data.WorkspaceUserUpdate{Role: data.Some(r.role), Modules: data.Some(r.modules), AgentIDs: data.Some(r.member)}
 		if r.modules == nil {
 			in.Modules = data.Some([]string{})
 		}
-		if len(r.member) > 0 {
-			in.AgentIDs = data.Some(r.member)
+		if r.member == nil {
+			in.AgentIDs = data.Some([]string{})
 		}
-		owner := testkit.AsRole(&data.User{ID: e.Owner.ID}, ws, data.RoleOwner)
-		if _, err := e.Svc.WorkspaceUsers.AddWorkspaceUser(owner, ws, in); err != nil {
+		if _, err := e.Svc.WorkspaceUsers.UpdateWorkspaceUser(owner, ws, u.ID, in); err != nil {
 			e.t.Fatalf("%s: %v", r.name, err)
 		}
-		user = e.Token(e.t, u, ws)
+		return token
 	}
+	return e.readerKey(r, user)
+}
+
+// readerKey makes r's key (its scopes and agent_ids) with user's token.
+func (e *streamEnv) readerKey(r *reader, user string) string {
+	e.t.Helper()
 	body := map[string]any{"name": r.name}
 	if r.scopes != nil {
 		body["scopes"] = r.scopes

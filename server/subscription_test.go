@@ -73,3 +73,37 @@ func TestSubscriptionDefaultAndLimits(t *testing.T) {
 		t.Errorf("bad limits: %v", err)
 	}
 }
+
+// TestSubscriptionUsageIsTheWorkspaces: a member limited to agent A reads the same usage
+// as the owner, counted over the whole workspace (B and the number that routes B's calls
+// included), while its lists show A alone: the limits are the workspace's, and a create
+// refused with quota_exceeded must be explainable to whoever it refuses (docs/
+// subscription.md). The counts say how many, never which. Both engines.
+func TestSubscriptionUsageIsTheWorkspaces(t *testing.T) {
+	e := newEnv(t)
+	ws, owner := e.Owner.WorkspaceID, e.Owner.Token
+	agent := func(name string) string {
+		r := e.do("POST", "/api/v1/agents", owner, map[string]any{"name": name})
+		expect(t, r, 201)
+		return r.Data()["id"].(string)
+	}
+	a, b := agent("A"), agent("B")
+	expect(t, e.do("POST", "/api/v1/numbers", owner, map[string]any{"phone_number": "+15551110000", "provider": "sip", "inbound_agent_id": b}), 201)
+	if _, err := e.setSubscription(t.Context(), ws, data.SubscriptionSet{Limits: map[string]int64{data.LimitAgents: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	limited := e.member(ws, "limited@example.com", data.RoleDeveloper, nil, []string{a})
+	if n := len(e.do("GET", "/api/v1/agents", limited, nil).List()); n != 1 {
+		t.Fatalf("the limited member lists %d agents, want A alone", n)
+	}
+	want := e.do("GET", "/api/v1/subscription", owner, nil).Data()["usage"].(map[string]any)
+	got := e.do("GET", "/api/v1/subscription", limited, nil).Data()["usage"].(map[string]any)
+	if got["agents"] != float64(2) || got["numbers"] != float64(1) || got["workspace_users"] != float64(2) {
+		t.Errorf("the limited member's usage %v: want the workspace's 2 agents, 1 number, 2 members", got)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("usage.%s: the limited member reads %v, the owner %v", k, got[k], v)
+		}
+	}
+}

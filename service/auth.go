@@ -320,7 +320,8 @@ func (s *AuthService) CreateAPIKey(ctx context.Context, in data.APIKeyCreate) (*
 // withinCaller holds a new key to the token that makes it (conventions §20): no token
 // grants more than it holds. Scopes or agent_ids left out are the calling token's own
 // (never "all"); asking for a scope the token lacks, or for agents beyond those it sees
-// (an explicit [] from a key limited to some agents asks for every agent), is forbidden.
+// (an explicit [] from a key limited to some agents asks for every agent), is forbidden,
+// and so is a scope none of whose operations the user's role, modules and agents allow.
 // The agents are compared as lists, before any lookup, so the answer says nothing of
 // which agents exist. The CLI (no caller) is bounded by the membership alone.
 func withinCaller(p *data.Principal, member *data.MemberRecord, in *data.APIKeyCreate) error {
@@ -328,14 +329,20 @@ func withinCaller(p *data.Principal, member *data.MemberRecord, in *data.APIKeyC
 	if p != nil && p.CurrentWorkspaceID == member.WorkspaceID && p.WorkspaceID == member.WorkspaceID {
 		limit = p.AgentIDs // the caller's own key may be narrower than its membership
 	}
+	// The scopes are weighed against the membership as stored now, narrowed by the
+	// calling token: a scope it does not hold, or that its role, modules and agents let
+	// it use nothing of, would give the key nothing the user holds (data.GivesScope).
+	giver := &data.Principal{WorkspaceID: member.WorkspaceID, Role: member.Role,
+		Modules: data.EffectiveModules(member.Role, member.Modules), AgentIDs: limit}
 	if p != nil && p.Scopes != nil {
+		giver.Scopes = p.Scopes
 		if in.Scopes == nil {
 			in.Scopes = slices.Clone(p.Scopes)
 		}
-		for _, sc := range in.Scopes {
-			if !p.HoldsScope(sc) {
-				return data.Errorf(data.EFORBIDDEN, "This API key does not hold the %s scope, so it cannot give it to a new key.", sc)
-			}
+	}
+	for _, sc := range in.Scopes {
+		if err := giver.GivesScope(sc); err != nil {
+			return err
 		}
 	}
 	if p != nil && len(p.KeyAgentIDs) > 0 {

@@ -91,7 +91,7 @@ func loadKB(ctx context.Context, tx Tx, id string) (*data.KnowledgeBase, error) 
 // caller's agent_ids uses (visibility.knowledgeBaseWritable); the agent is not named
 // (conventions §2: its existence is never revealed).
 func errKnowledgeBaseOfHiddenAgent() error {
-	return data.Errorf(data.EFORBIDDEN, "The knowledge base is used by an agent outside your access (agent_ids): only a token that sees every agent using it may change or delete it.")
+	return data.Errorf(data.EFORBIDDEN, data.KnowledgeBaseOfHiddenAgent)
 }
 
 // checkKnowledgeBaseWritable refuses, in tx, a change of kb by the caller that would

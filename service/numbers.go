@@ -62,7 +62,7 @@ func checkBindings(tx Tx, p *data.Principal, in, out *string) error {
 // errNumberOfHiddenAgent refuses a change of a number that routes or dials calls of an
 // agent outside the caller's agent_ids (visibility.numberWritable).
 func errNumberOfHiddenAgent() error {
-	return data.Errorf(data.EFORBIDDEN, "The number routes or dials calls of an agent outside your access (agent_ids): only a token that sees that agent may change or delete it.")
+	return data.Errorf(data.EFORBIDDEN, data.NumberOfHiddenAgent)
 }
 
 // checkNumberWritable refuses, in tx, a change of number n by p that would act on calls
