@@ -72,3 +72,45 @@ func fetch(t *testing.T, client *http.Client, url string) (int, string) {
 	resp.Body.Close()
 	return resp.StatusCode, resp.Header.Get("Retry-After")
 }
+
+// TestFrontAnswersAreDocumented: a starting server's answer to every operation of the
+// OpenAPI document (503 but for liveness) is a status that operation declares.
+func TestFrontAnswersAreDocumented(t *testing.T) {
+	doc, _ := openapiDocument(t)
+	base := startingFront(t)
+	seen := map[servedKey]string{}
+	for _, op := range documentedOps(t) {
+		url := pathParam.ReplaceAllString(op.path, "x1")
+		req, _ := http.NewRequestWithContext(context.Background(), op.method, base+url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", op.method, url, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		seen[servedKey{op.method, op.path, resp.StatusCode}] = op.method + " " + url
+	}
+	if len(seen) < 100 {
+		t.Fatalf("only %d operations walked", len(seen))
+	}
+	faults, err := undocumentedStatuses(doc, seen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range faults {
+		t.Error(f)
+	}
+}
+
+// startingFront serves a Front that is never switched, stopped when the test ends, and
+// returns its base URL.
+func startingFront(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := server.StartServing(ln, server.Timeouts{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(func() { front.Stop(time.Second) })
+	return "http://" + ln.Addr().String()
+}
