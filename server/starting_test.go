@@ -2,10 +2,12 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -113,4 +115,48 @@ func startingFront(t *testing.T) string {
 	front := server.StartServing(ln, server.Timeouts{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(func() { front.Stop(time.Second) })
 	return "http://" + ln.Addr().String()
+}
+
+// TestFrontAnswersWrongMethodsAsTheRouter: while starting, a method a path's routes do not
+// take gets the running server's answer (405 method_not_allowed with the same Allow), not
+// 503: waiting would not make it right.
+func TestFrontAnswersWrongMethodsAsTheRouter(t *testing.T) {
+	base := startingFront(t)
+	running := httptest.NewServer(server.New(server.Services{}, server.Config{Logger: slog.New(slog.DiscardHandler)}).Handler())
+	defer running.Close()
+	for _, c := range []struct{ method, path, allow string }{
+		{"POST", "/healthz", "GET, HEAD"},
+		{"DELETE", "/readyz", "GET, HEAD"},
+		{"PUT", "/api/v1/openapi.json", "GET, HEAD"},
+		{"OPTIONS", "/api/v1/agents", "GET, HEAD, POST"},
+		{"POST", "/api/v1/agents/a1", "DELETE, GET, HEAD, PUT"},
+	} {
+		got, want := startingAnswer(t, c.method, base+c.path), startingAnswer(t, c.method, running.URL+c.path)
+		if got != want || got.status != http.StatusMethodNotAllowed || got.allow != c.allow || got.code != "method_not_allowed" {
+			t.Errorf("%s %s while starting: %+v; running: %+v; want 405 with Allow %q", c.method, c.path, got, want, c.allow)
+		}
+	}
+	// A right method still waits for the store.
+	if got := startingAnswer(t, "GET", base+"/api/v1/agents/a1"); got.status != http.StatusServiceUnavailable || got.code != "service_unavailable" {
+		t.Errorf("GET of a route while starting: %+v, want 503", got)
+	}
+}
+
+// startingAnswered is what TestFrontAnswersWrongMethodsAsTheRouter compares of two answers.
+type startingAnswered struct {
+	status      int
+	allow, code string
+}
+
+func startingAnswer(t *testing.T, method, url string) startingAnswered {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(context.Background(), method, url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	var body struct{ Code string }
+	json.NewDecoder(resp.Body).Decode(&body)
+	return startingAnswered{resp.StatusCode, resp.Header.Get("Allow"), body.Code}
 }
