@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+	"github.com/voiceapi/voiceapi/console"
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -25,9 +26,10 @@ var routeTable = sync.OnceValue(func() *Server {
 
 // Front is the HTTP server of a listener bound before the store opens. Until Switch hands
 // it the real handler it answers as a starting server: /healthz 200 (the process is up),
-// a method a path does not take 405 as the running server, everything else 503
-// service_unavailable with Retry-After, so a client or a load balancer neither hangs on
-// an accepted connection nor sends traffic before the store is ready.
+// a method a path does not take 405 as the running server, a console page an HTML page
+// saying the server is starting, everything else 503 service_unavailable with
+// Retry-After, so a client or a load balancer neither hangs on an accepted connection nor
+// sends traffic before the store is ready.
 type Front struct {
 	hs *http.Server
 	// handler is nil until Switch: one atomic load per request, so the switch cannot
@@ -76,6 +78,11 @@ func (f *Front) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	var m mux.RouteMatch
 	if routeTable().router.Match(r, &m) && errors.Is(m.MatchErr, mux.ErrMethodMismatch) {
 		m.Handler.ServeHTTP(w, r)
+		return
+	}
+	// A browser opening the console gets a page saying why it waits, which reloads itself.
+	if console.Owns(r.URL.Path) {
+		routeTable().console.Starting(w, r, unavailableRetryAfter)
 		return
 	}
 	w.Header().Set("Retry-After", unavailableRetryAfter)

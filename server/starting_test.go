@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -159,4 +161,50 @@ func startingAnswer(t *testing.T, method, url string) startingAnswered {
 	var body struct{ Code string }
 	json.NewDecoder(resp.Body).Decode(&body)
 	return startingAnswered{resp.StatusCode, resp.Header.Get("Allow"), body.Code}
+}
+
+// TestFrontShowsBrowsersAStartingPage: while starting, a console page is a small HTML page
+// in the console's look (its stylesheet is served) that says so and reloads itself after
+// Retry-After seconds; an API path keeps its JSON, even for a browser. Both are 503.
+func TestFrontShowsBrowsersAStartingPage(t *testing.T) {
+	base := startingFront(t)
+	get := func(path string) (*http.Response, string) {
+		req, _ := http.NewRequestWithContext(context.Background(), "GET", base+path, nil)
+		req.Header.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp, string(body)
+	}
+	for _, path := range []string{"/", "/agents", "/login?next=%2Fagents"} {
+		resp, page := get(path)
+		retry := resp.Header.Get("Retry-After")
+		if resp.StatusCode != http.StatusServiceUnavailable || retry != "2" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+			t.Fatalf("GET %s: %d, Retry-After %q, %s; want a 503 page with Retry-After 2", path, resp.StatusCode, retry, resp.Header.Get("Content-Type"))
+		}
+		if !strings.Contains(page, `<meta http-equiv="refresh" content="`+retry+`">`) || !strings.Contains(page, "voiceapi is starting") {
+			t.Fatalf("GET %s: the page neither refreshes after %s s nor says the server is starting:\n%s", path, retry, page)
+		}
+		if resp.Header.Get("Content-Security-Policy") == "" {
+			t.Errorf("GET %s: no Content-Security-Policy", path)
+		}
+		css := regexp.MustCompile(`href="(/static/[^"]+\.css)"`).FindStringSubmatch(page)
+		if css == nil {
+			t.Fatalf("GET %s: no stylesheet:\n%s", path, page)
+		}
+		if resp, _ := get(css[1]); resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/css") {
+			t.Errorf("GET %s while starting: %d %s, want the stylesheet", css[1], resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+	}
+	for _, path := range []string{"/api/v1/agents", "/readyz"} {
+		resp, body := get(path)
+		var e struct{ Code string }
+		json.Unmarshal([]byte(body), &e)
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "2" || e.Code != "service_unavailable" {
+			t.Errorf("GET %s for a browser while starting: %d, Retry-After %q, %s; want JSON 503", path, resp.StatusCode, resp.Header.Get("Retry-After"), body)
+		}
+	}
 }
