@@ -39,15 +39,7 @@ func TestEmbeddingResumedIsNoLongerFailing(t *testing.T) {
 	for i := range texts {
 		texts[i] = data.TextInput{Content: fmt.Sprintf("Parcel %d leaves the warehouse on weekdays.", i)}
 	}
-	e.stand.SetDown(true)
-	kb, err := e.svc.KnowledgeBases.CreateKnowledgeBase(e.ctx, data.KnowledgeBaseCreate{Name: "Parcels", Texts: texts})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.runJobs(0)
-	e.wantStatus(kb.ID, data.EmbeddingsFailing, 0, 100)
-
-	e.stand.SetDown(false)
+	kb := e.failingKnowledgeBase(texts)
 	hold.armed.Store(1)
 	e.query(kb.ID, "parcel") // request 1, the provider is back: the job is due at once (2, 3: its groups)
 	done := make(chan error, 1)
@@ -91,16 +83,7 @@ func TestEmbeddingHungRetryHastened(t *testing.T) {
 	hung := &hungTransport{hold: 1, reached: make(chan struct{})}
 	e := newEmbedEnvVia(t, hung)
 	e.setProvider("model-a")
-	e.stand.SetDown(true)
-	kb, err := e.svc.KnowledgeBases.CreateKnowledgeBase(e.ctx, data.KnowledgeBaseCreate{Name: "Parcels",
-		Texts: []data.TextInput{{Content: "Parcels leave the warehouse on weekdays."}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.runJobs(0)
-	e.wantStatus(kb.ID, data.EmbeddingsFailing, 0, 1)
-
-	e.stand.SetDown(false)
+	kb := e.failingKnowledgeBase([]data.TextInput{{Content: "Parcels leave the warehouse on weekdays."}})
 	hung.armed.Store(1)
 	e.clock.move(time.Hour) // the first retry is due: its request hangs
 	done := make(chan error, 1)
@@ -113,4 +96,19 @@ func TestEmbeddingHungRetryHastened(t *testing.T) {
 	e.wantStatus(kb.ID, data.EmbeddingsFailing, 0, 1) // the hung attempt timed out
 	e.runJobs(0)                                      // the clock has not moved: only a hurried retry is due
 	e.wantStatus(kb.ID, data.EmbeddingsReady, 1, 1)
+}
+
+// failingKnowledgeBase makes a knowledge base of texts whose embed job failed, the
+// provider down, with its retry waiting; the provider is then back.
+func (e *embedEnv) failingKnowledgeBase(texts []data.TextInput) *data.KnowledgeBase {
+	e.t.Helper()
+	e.stand.SetDown(true)
+	kb, err := e.svc.KnowledgeBases.CreateKnowledgeBase(e.ctx, data.KnowledgeBaseCreate{Name: "Parcels", Texts: texts})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.runJobs(0)
+	e.wantStatus(kb.ID, data.EmbeddingsFailing, 0, len(texts))
+	e.stand.SetDown(false)
+	return kb
 }
