@@ -105,11 +105,18 @@ func (t tx) EnqueueJob(j *data.JobRecord) (*data.JobRecord, error) {
 // HastenJob implements service.JobTx.
 func (t tx) HastenJob(id string, at time.Time) (bool, error) {
 	old, err := readJob(t.b, id)
-	if err != nil || old == nil || old.Status != data.JobQueued || !old.RunAt.After(at) {
+	if err != nil || old == nil {
 		return false, err
 	}
 	j := *old
-	j.RunAt = data.NewTime(at)
+	switch {
+	case old.Status == data.JobQueued && old.RunAt.After(at):
+		j.RunAt = data.NewTime(at)
+	case old.Status == data.JobRunning && (old.HastenTo == nil || old.HastenTo.After(at)):
+		j.HastenTo = data.NewTime(at).Ptr()
+	default:
+		return false, nil
+	}
 	return true, writeJob(t.b, old, &j)
 }
 
@@ -142,7 +149,7 @@ func (t tx) ClaimJobs(c data.JobClaim) ([]*data.JobRecord, time.Time, error) {
 			return nil, time.Time{}, fmt.Errorf("job %s is due but not stored", id)
 		}
 		j := *old
-		j.Status, j.Attempt, j.LeaseOwner = data.JobRunning, old.Attempt+1, c.Owner
+		j.Status, j.Attempt, j.LeaseOwner, j.HastenTo = data.JobRunning, old.Attempt+1, c.Owner, nil
 		until := data.NewTime(c.LeaseUntil)
 		j.LeaseUntil = &until
 		if j.StartedAt == nil {
@@ -200,7 +207,7 @@ func (t tx) FinishJob(id string, lease data.JobLease, out data.JobOutcome) (bool
 // finished is old after out: what both engines store when a run ends.
 func finished(old *data.JobRecord, out data.JobOutcome) *data.JobRecord {
 	j := *old
-	j.Status, j.LeaseOwner, j.LeaseUntil = out.Status, "", nil
+	j.Status, j.LeaseOwner, j.LeaseUntil, j.HastenTo = out.Status, "", nil, nil
 	if out.Error != "" {
 		msg := out.Error
 		j.LastError = &msg
@@ -209,7 +216,7 @@ func finished(old *data.JobRecord, out data.JobOutcome) *data.JobRecord {
 		j.Attempt--
 	}
 	if out.Status == data.JobQueued {
-		j.RunAt = data.NewTime(out.RunAt)
+		j.RunAt = data.NewTime(old.RetryAt(out.RunAt))
 	} else {
 		j.FinishedAt = data.NewTime(out.At).Ptr()
 	}

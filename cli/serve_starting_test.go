@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,8 +15,8 @@ import (
 
 // TestServeAnswersWhileTheStoreOpens: while serve waits for another process's lock on the
 // bbolt file, its bound port answers at once instead of holding the connection: /healthz
-// 200, /readyz and the API 503 service_unavailable with Retry-After. Once the lock is
-// released, the same port serves the real handlers.
+// 200, /readyz and the API 503 service_unavailable with Retry-After, the console a 503
+// page. Once the lock is released, the same port serves the real handlers.
 func TestServeAnswersWhileTheStoreOpens(t *testing.T) {
 	dir := t.TempDir()
 	// The first holder of the file, as a running server would be.
@@ -59,7 +60,7 @@ func TestServeAnswersWhileTheStoreOpens(t *testing.T) {
 	if resp, _ := get("/healthz"); resp.StatusCode != http.StatusOK {
 		t.Errorf("/healthz while the store opens: %d, want 200 (the process is up)", resp.StatusCode)
 	}
-	for _, path := range []string{"/readyz", "/api/v1/agents", "/"} {
+	for _, path := range []string{"/readyz", "/api/v1/agents"} {
 		resp, body := get(path)
 		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
 			t.Errorf("%s while the store opens: %d, Retry-After %q; want 503 with Retry-After", path, resp.StatusCode, resp.Header.Get("Retry-After"))
@@ -70,6 +71,16 @@ func TestServeAnswersWhileTheStoreOpens(t *testing.T) {
 		if resp.Header.Get("X-Request-Id") == "" {
 			t.Errorf("%s while the store opens: no X-Request-Id", path)
 		}
+	}
+	// The console's home is a page saying the server is starting (server's
+	// TestFrontShowsBrowsersAStartingPage reads it), 503 too.
+	resp, err := client.Get("http://" + addr + "/")
+	if err != nil {
+		t.Fatalf("GET / while the store opens: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		t.Errorf("/ while the store opens: %d, Retry-After %q, %s; want an HTML 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"), resp.Header.Get("Content-Type"))
 	}
 	if logAddr(logs.String(), "listening") != "" {
 		t.Fatal("serve opened the store while the test held its lock")

@@ -76,12 +76,31 @@ func Owns(path string) bool {
 
 // ServeHTTP serves one console request.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	hd := w.Header()
+	setPageHeaders(w.Header())
+	h.mux.ServeHTTP(w, r)
+}
+
+// Starting answers a console request while the server opens its database: the static
+// files as ever, so that every other path gets a page in the console's look saying the
+// server is starting, 503 with Retry-After, which reloads itself after as many seconds
+// (a meta refresh: no script needed).
+func (h *Handler) Starting(w http.ResponseWriter, r *http.Request, retryAfter string) {
+	setPageHeaders(w.Header())
+	if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/static/") {
+		h.assets.ServeHTTP(w, r)
+		return
+	}
+	w.Header().Set("Retry-After", retryAfter)
+	// No session is read (a principal needs the database) and a flash is left for the page
+	// it was meant for.
+	h.render(w, r, http.StatusServiceUnavailable, "starting", &view{Title: "Starting", Refresh: retryAfter, Flash: &flash{}, Narrow: true})
+}
+
+func setPageHeaders(hd http.Header) {
 	hd.Set("Content-Security-Policy", ContentSecurityPolicy)
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "same-origin")
-	h.mux.ServeHTTP(w, r)
 }
 
 // parsePages parses each page with the layout: every page defines "content".
@@ -117,6 +136,8 @@ type view struct {
 	D       any
 	Narrow  bool
 	Compact bool
+	// Refresh, when set, reloads the page after so many seconds (a meta refresh).
+	Refresh string
 }
 
 type navItem struct{ Key, Label, Href string }

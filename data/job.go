@@ -90,6 +90,19 @@ type JobRecord struct {
 	// LeaseUntil is when its lease ends unless the runner extends it.
 	LeaseOwner string `json:"lease_owner"`
 	LeaseUntil *Time  `json:"lease_until"`
+	// HastenTo is set when the job was asked to hurry (service.JobTx.HastenJob) while it
+	// ran: the retry that run queues is due by then rather than after its backoff, since
+	// what the run waited for (a provider that hung) is back. Claims and outcomes clear it.
+	HastenTo *Time `json:"hasten_to,omitempty"`
+}
+
+// RetryAt is when the retry a run queues for at falls due: at, or sooner when the job was
+// asked to hurry during the run (HastenTo).
+func (j *JobRecord) RetryAt(at time.Time) time.Time {
+	if j.HastenTo != nil && j.HastenTo.Before(at) {
+		return j.HastenTo.Time
+	}
+	return at
 }
 
 // DueAt is when a runner may next claim the job: its run_at while queued, the end of its

@@ -43,7 +43,7 @@ var errorDescriptions = map[int]string{
 	http.StatusUnprocessableEntity:   "validation_failed: every failing field is named in errors, by dot path; so is a member name given twice in one object (I-JSON, RFC 7493).",
 	http.StatusTooManyRequests:       "rate_limited: too many requests; retry after Retry-After seconds.",
 	http.StatusInternalServerError:   "internal_error: a bug; the message quotes the request id.",
-	http.StatusServiceUnavailable:    "service_unavailable: the database does not answer (restarting or unreachable), or, for a write, this replica is older than its database (a newer voiceapi migrated it; nothing was written); retry after Retry-After seconds. A write that met an unreachable database may have been carried out: retry a create with the same Idempotency-Key.",
+	http.StatusServiceUnavailable:    "service_unavailable: the server is starting (opening its database), the database does not answer (restarting or unreachable), or, for a write, this replica is older than its database (a newer voiceapi migrated it; nothing was written); retry after Retry-After seconds. A write that met an unreachable database may have been carried out: retry a create with the same Idempotency-Key.",
 	http.StatusInsufficientStorage:   "insufficient_storage: the data directory's filesystem is full; nothing was written, reads keep working. Retry once space is freed.",
 	http.StatusBadGateway:            "provider_error: the language model provider failed (it is named, with its status and message; never a credential).",
 	http.StatusGatewayTimeout:        "provider_timeout: the language model provider did not answer in time.",

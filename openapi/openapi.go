@@ -413,8 +413,11 @@ func errorStatuses(rt Route, d opDoc, ifMatch bool) []int {
 	if rt.Method != http.MethodGet {
 		set[http.StatusInsufficientStorage] = true // a write on a full disk
 	}
-	if !rt.Public {
-		set[http.StatusServiceUnavailable] = true // the database unreachable (the token is checked in it)
+	// Every route but liveness answers 503 while the server starts (opening its database);
+	// once it runs, an authenticated route does when the database is unreachable (the
+	// token is checked in it).
+	if rt.Method != http.MethodGet || rt.Path != "/healthz" {
+		set[http.StatusServiceUnavailable] = true
 	}
 	for _, c := range d.Errors {
 		set[c] = true

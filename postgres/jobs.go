@@ -19,7 +19,7 @@ func jobColumns(a string) string {
 	}
 	return strings.ReplaceAll(`@id, @workspace_id, @agent_id, @kind, @payload, @status, @attempt, @max_attempts, @run_at,
 	@lease_owner, @lease_until, @last_error, @progress_done, @progress_total, @checkpoint, coalesce(@unique_key, ''),
-	@created_at, @started_at, @finished_at`, "@", a)
+	@created_at, @started_at, @finished_at, @hasten_to`, "@", a)
 }
 
 // jobCols are the columns of a job read from the jobs table alone.
@@ -28,15 +28,15 @@ var jobCols = jobColumns("")
 func scanJob(row pgx.Row, extra ...any) (*data.JobRecord, error) {
 	var j data.JobRecord
 	var runAt, created time.Time
-	var leaseUntil, started, finished *time.Time
+	var leaseUntil, started, finished, hastenTo *time.Time
 	dest := append(extra, &j.ID, &j.WorkspaceID, &j.AgentID, &j.Kind, &j.Payload, &j.Status, &j.Attempt, &j.MaxAttempts, &runAt,
 		&j.LeaseOwner, &leaseUntil, &j.LastError, &j.Progress.Done, &j.Progress.Total, &j.Checkpoint, &j.UniqueKey,
-		&created, &started, &finished)
+		&created, &started, &finished, &hastenTo)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
 	j.RunAt, j.CreatedAt = data.NewTime(runAt), data.NewTime(created)
-	j.LeaseUntil, j.StartedAt, j.FinishedAt = timePtr(leaseUntil), timePtr(started), timePtr(finished)
+	j.LeaseUntil, j.StartedAt, j.FinishedAt, j.HastenTo = timePtr(leaseUntil), timePtr(started), timePtr(finished), timePtr(hastenTo)
 	return &j, nil
 }
 
@@ -68,12 +68,12 @@ func (t *tx) EnqueueJob(j *data.JobRecord) (*data.JobRecord, error) {
 		agentID = *j.AgentID
 	}
 	tag, err := t.exec(`INSERT INTO jobs (id, workspace_id, agent_id, kind, payload, status, attempt, max_attempts, run_at, due_at,
-			lease_owner, lease_until, last_error, progress_done, progress_total, checkpoint, unique_key, created_at, started_at, finished_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+			lease_owner, lease_until, last_error, progress_done, progress_total, checkpoint, unique_key, created_at, started_at, finished_at, hasten_to)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
 		ON CONFLICT (workspace_id, kind, unique_key) WHERE unique_key IS NOT NULL AND status IN ('queued', 'running') DO NOTHING`,
 		j.ID, j.WorkspaceID, agentID, j.Kind, payloadBytes(j.Payload), j.Status, j.Attempt, j.MaxAttempts, j.RunAt.Time, sqlDue(j),
 		j.LeaseOwner, sqlTime(j.LeaseUntil), j.LastError, j.Progress.Done, j.Progress.Total, j.Checkpoint, nullable(j.UniqueKey),
-		j.CreatedAt.Time, sqlTime(j.StartedAt), sqlTime(j.FinishedAt))
+		j.CreatedAt.Time, sqlTime(j.StartedAt), sqlTime(j.FinishedAt), sqlTime(j.HastenTo))
 	if err != nil || tag.RowsAffected() == 1 {
 		return j, err
 	}
@@ -82,10 +82,14 @@ func (t *tx) EnqueueJob(j *data.JobRecord) (*data.JobRecord, error) {
 	return existing, err
 }
 
-// HastenJob implements service.JobTx: a queued job's due_at is its run_at.
+// HastenJob implements service.JobTx: a queued job's due_at is its run_at; a running
+// one's hasten_to is read by FinishJob.
 func (t *tx) HastenJob(id string, at time.Time) (bool, error) {
 	at = data.NewTime(at).Time
-	tag, err := t.exec(`UPDATE jobs SET run_at = $2, due_at = $2 WHERE id = $1 AND status = 'queued' AND run_at > $2`, id, at)
+	tag, err := t.exec(`UPDATE jobs SET run_at = CASE WHEN status = 'queued' THEN $2 ELSE run_at END,
+			due_at = CASE WHEN status = 'queued' THEN $2 ELSE due_at END,
+			hasten_to = CASE WHEN status = 'running' THEN $2 ELSE hasten_to END
+		WHERE id = $1 AND (status = 'queued' AND run_at > $2 OR status = 'running' AND (hasten_to IS NULL OR hasten_to > $2))`, id, at)
 	return err == nil && tag.RowsAffected() == 1, err
 }
 
@@ -109,7 +113,7 @@ func (t *tx) ClaimJobs(c data.JobClaim) ([]*data.JobRecord, time.Time, error) {
 	rows, err := t.query(`WITH due AS (
 			SELECT id, due_at FROM jobs WHERE due_at < $1 AND kind = ANY($2) ORDER BY due_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
 		UPDATE jobs j SET status = 'running', attempt = j.attempt + 1, lease_owner = $4, lease_until = $5, due_at = $5,
-			started_at = coalesce(j.started_at, $6)
+			started_at = coalesce(j.started_at, $6), hasten_to = NULL
 		FROM due WHERE j.id = due.id
 		RETURNING due.due_at, `+jobColumns("j"), dueCut(c.Now), c.Kinds, c.Limit, c.Owner, until, now)
 	if err != nil {
@@ -182,21 +186,25 @@ func (t *tx) SetJobProgress(id string, lease data.JobLease, p data.JobProgress, 
 
 // FinishJob implements service.JobTx.
 func (t *tx) FinishJob(id string, lease data.JobLease, out data.JobOutcome) (bool, error) {
-	var runAt, dueAt, finishedAt any
+	var runAt, finishedAt *time.Time
 	if out.Status == data.JobQueued {
 		at := data.NewTime(out.RunAt).Time
-		runAt, dueAt = at, at
+		runAt = &at
 	} else {
-		finishedAt = data.NewTime(out.At).Time
+		at := data.NewTime(out.At).Time
+		finishedAt = &at
 	}
 	uncounted := 0
 	if out.Uncounted {
 		uncounted = 1
 	}
-	tag, err := t.exec(`UPDATE jobs SET status = $4, run_at = coalesce($5, run_at), due_at = $6, finished_at = $7,
-			last_error = coalesce($8, last_error), attempt = attempt - $9, lease_owner = '', lease_until = NULL
+	// A retry is due at run_at, or at hasten_to when that is sooner (data.JobRecord.RetryAt;
+	// least passes over a null); a final job is due never.
+	tag, err := t.exec(`UPDATE jobs SET status = $4, run_at = CASE WHEN $5::timestamptz IS NULL THEN run_at ELSE least($5, hasten_to) END,
+			due_at = CASE WHEN $5::timestamptz IS NULL THEN NULL ELSE least($5, hasten_to) END, finished_at = $6,
+			last_error = coalesce($7, last_error), attempt = attempt - $8, lease_owner = '', lease_until = NULL, hasten_to = NULL
 		WHERE `+leaseHeld,
-		id, lease.Owner, lease.Attempt, out.Status, runAt, dueAt, finishedAt, nullable(out.Error), uncounted)
+		id, lease.Owner, lease.Attempt, out.Status, runAt, finishedAt, nullable(out.Error), uncounted)
 	return err == nil && tag.RowsAffected() == 1, err
 }
 

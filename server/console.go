@@ -17,6 +17,7 @@ func (s *Server) mountConsole(r *mux.Router) {
 	// yet installed when this runs.
 	api := s.observe(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) { s.router.ServeHTTP(w, req) }))
 	c := console.New(console.Options{API: api, Secure: s.requestIsTLS, NoBackups: !s.takesBackups()})
+	s.console = c
 	h := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if info, ok := req.Context().Value(requestInfoKey).(*requestInfo); ok {
 			info.route = "console"

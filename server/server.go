@@ -15,6 +15,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/voiceapi/voiceapi/console"
 	"github.com/voiceapi/voiceapi/data"
 )
 
@@ -111,6 +112,8 @@ type Server struct {
 	log    *slog.Logger
 	router *mux.Router
 	routes []route
+	// console serves the console's pages, mounted on router.
+	console *console.Handler
 	// inflight holds Idempotency-Keys whose first request is running.
 	inflight *inFlight
 	// metrics observes each request (Prometheus); nil when not configured.

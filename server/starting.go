@@ -6,19 +6,30 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/gorilla/mux"
+	"github.com/voiceapi/voiceapi/console"
 	"github.com/voiceapi/voiceapi/data"
 )
 
 // startingMessage answers every request but /healthz while the store opens.
 const startingMessage = "The server is starting: it is opening its database (waiting for the file's lock, or migrating the schema). Retry the request in a few seconds."
 
+// routeTable is a server without services, built on a starting server's first request:
+// its router, the running server's, says which methods a path takes.
+var routeTable = sync.OnceValue(func() *Server {
+	return New(Services{}, Config{Logger: slog.New(slog.DiscardHandler)})
+})
+
 // Front is the HTTP server of a listener bound before the store opens. Until Switch hands
 // it the real handler it answers as a starting server: /healthz 200 (the process is up),
-// everything else 503 service_unavailable with Retry-After, so a client or a load balancer
-// neither hangs on an accepted connection nor sends traffic before the store is ready.
+// a method a path does not take 405 as the running server, a console page an HTML page
+// saying the server is starting, everything else 503 service_unavailable with
+// Retry-After, so a client or a load balancer neither hangs on an accepted connection nor
+// sends traffic before the store is ready.
 type Front struct {
 	hs *http.Server
 	// handler is nil until Switch: one atomic load per request, so the switch cannot
@@ -60,6 +71,18 @@ func (f *Front) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Request-Id", id)
 	if r.URL.Path == "/healthz" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		return
+	}
+	// A method the path's routes do not take is refused as the running server refuses it
+	// (405 with Allow): waiting for the store would not make it right.
+	var m mux.RouteMatch
+	if routeTable().router.Match(r, &m) && errors.Is(m.MatchErr, mux.ErrMethodMismatch) {
+		m.Handler.ServeHTTP(w, r)
+		return
+	}
+	// A browser opening the console gets a page saying why it waits, which reloads itself.
+	if console.Owns(r.URL.Path) {
+		routeTable().console.Starting(w, r, unavailableRetryAfter)
 		return
 	}
 	w.Header().Set("Retry-After", unavailableRetryAfter)

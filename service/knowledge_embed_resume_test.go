@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -38,15 +39,7 @@ func TestEmbeddingResumedIsNoLongerFailing(t *testing.T) {
 	for i := range texts {
 		texts[i] = data.TextInput{Content: fmt.Sprintf("Parcel %d leaves the warehouse on weekdays.", i)}
 	}
-	e.stand.SetDown(true)
-	kb, err := e.svc.KnowledgeBases.CreateKnowledgeBase(e.ctx, data.KnowledgeBaseCreate{Name: "Parcels", Texts: texts})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.runJobs(0)
-	e.wantStatus(kb.ID, data.EmbeddingsFailing, 0, 100)
-
-	e.stand.SetDown(false)
+	kb := e.failingKnowledgeBase(texts)
 	hold.armed.Store(1)
 	e.query(kb.ID, "parcel") // request 1, the provider is back: the job is due at once (2, 3: its groups)
 	done := make(chan error, 1)
@@ -62,4 +55,60 @@ func TestEmbeddingResumedIsNoLongerFailing(t *testing.T) {
 			got.Status, got.Error, got.Progress.Done, got.Progress.Total)
 	}
 	e.wantStatus(kb.ID, data.EmbeddingsReady, 100, 100)
+}
+
+// hungTransport hangs the provider's request number hold (counted from 1 once armed)
+// until the request's own deadline ends it, telling reached when it is there: a provider
+// that stopped answering mid-request.
+type hungTransport struct {
+	armed, n atomic.Int64
+	hold     int64
+	reached  chan struct{}
+}
+
+func (h *hungTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if h.armed.Load() == 1 && h.n.Add(1) == h.hold {
+		close(h.reached)
+		<-r.Context().Done()
+		return nil, r.Context().Err()
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestEmbeddingHungRetryHastened: a query that finds the provider answering while the
+// embed job's attempt still hangs on it makes the retry that attempt queues when it times
+// out due at once, not after the full backoff (walk4 waited about 40 s). Run on both
+// engines.
+func TestEmbeddingHungRetryHastened(t *testing.T) {
+	hung := &hungTransport{hold: 1, reached: make(chan struct{})}
+	e := newEmbedEnvVia(t, hung)
+	e.setProvider("model-a")
+	kb := e.failingKnowledgeBase([]data.TextInput{{Content: "Parcels leave the warehouse on weekdays."}})
+	hung.armed.Store(1)
+	e.clock.move(time.Hour) // the first retry is due: its request hangs
+	done := make(chan error, 1)
+	go func() { _, err := e.runner.RunDue(context.Background()); done <- err }()
+	<-hung.reached
+	e.query(kb.ID, "parcel") // the provider answers the query meanwhile
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	e.wantStatus(kb.ID, data.EmbeddingsFailing, 0, 1) // the hung attempt timed out
+	e.runJobs(0)                                      // the clock has not moved: only a hurried retry is due
+	e.wantStatus(kb.ID, data.EmbeddingsReady, 1, 1)
+}
+
+// failingKnowledgeBase makes a knowledge base of texts whose embed job failed, the
+// provider down, with its retry waiting; the provider is then back.
+func (e *embedEnv) failingKnowledgeBase(texts []data.TextInput) *data.KnowledgeBase {
+	e.t.Helper()
+	e.stand.SetDown(true)
+	kb, err := e.svc.KnowledgeBases.CreateKnowledgeBase(e.ctx, data.KnowledgeBaseCreate{Name: "Parcels", Texts: texts})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.runJobs(0)
+	e.wantStatus(kb.ID, data.EmbeddingsFailing, 0, len(texts))
+	e.stand.SetDown(false)
+	return kb
 }

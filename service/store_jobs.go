@@ -34,7 +34,8 @@ type JobTx interface {
 	// job id, and reports whether it did.
 	SetJobProgress(id string, lease data.JobLease, p data.JobProgress, checkpoint string) (bool, error)
 	// FinishJob ends a run that still holds job id with out (final, or queued again at
-	// out.RunAt with the lease dropped), and reports whether it did. A final job leaves
+	// out.RunAt, or sooner as a HastenJob during the run asked, with the lease dropped),
+	// and reports whether it did. A final job leaves
 	// the due index and frees its unique key.
 	FinishJob(id string, lease data.JobLease, out data.JobOutcome) (bool, error)
 	// EndJobLeases ends at now the lease of every running job whose lease owner is not in
@@ -43,7 +44,9 @@ type JobTx interface {
 	// opens calls it when its runner starts, since such a job's process died.
 	EndJobLeases(now time.Time, alive []string) (int, error)
 	// HastenJob makes job id, when it is queued to run after at (a retry's backoff), due
-	// at at, and reports whether it did; a job running, final or due by at is left as it is.
+	// at at; when it is running, the retry its run may queue is due by at, not after the
+	// backoff (what the run waits for may answer now, but the run learns so only when it
+	// times out). It reports whether it did; a final job, or one due by at, is left as it is.
 	HastenJob(id string, at time.Time) (bool, error)
 	// CancelJob makes a pending (queued or running) job canceled at at, and reports
 	// whether it did; a running job's worker then finds its lease gone at its next

@@ -214,7 +214,9 @@ func testJobsEndLeases(t *testing.T, open Opener) {
 }
 
 // testJobsHasten: HastenJob brings a queued job's retry forward to now, and leaves a job
-// already due, a running one and a final one as they are.
+// already due and a final one as they are. A running job keeps the request for its run:
+// the retry the run queues is due then, not after its backoff; a run that succeeds, or a
+// claim after the run's lease ended, forgets it.
 func testJobsHasten(t *testing.T, open Opener) {
 	s := open(t)
 	retryAt := jobEpoch.Add(30 * time.Minute)
@@ -224,7 +226,10 @@ func testJobsHasten(t *testing.T, open Opener) {
 	hasten := func(id string, at time.Time) bool {
 		return held(t, s, func(tx service.Tx) (bool, error) { return tx.HastenJob(id, at) })
 	}
-	lease := data.JobClaim{Kinds: []string{"k"}, Owner: "a", Now: jobEpoch, LeaseUntil: jobEpoch.Add(time.Minute), Limit: 5}
+	claimAt := func(at time.Time) []*data.JobRecord {
+		got, _ := claim(t, s, data.JobClaim{Kinds: []string{"k"}, Owner: "a", Now: at, LeaseUntil: at.Add(time.Minute), Limit: 5})
+		return got
+	}
 	if hasten(due.ID, jobEpoch) {
 		t.Error("a job already due was hastened")
 	}
@@ -234,20 +239,54 @@ func testJobsHasten(t *testing.T, open Opener) {
 	if st := storedJob(t, s, later.ID); st.Status != data.JobQueued || !st.RunAt.Equal(jobEpoch) {
 		t.Errorf("hastened: status %s, run_at %v; want queued at %v", st.Status, st.RunAt, jobEpoch)
 	}
-	got, _ := claim(t, s, lease)
+	got := claimAt(jobEpoch)
 	if ids := jobIDs(got); len(ids) != 2 {
 		t.Fatalf("claimed %v at once, want both jobs", ids)
 	}
-	if hasten(later.ID, jobEpoch.Add(-time.Hour)) {
-		t.Error("a running job was hastened")
+	// Asked to hurry while it runs (its attempt waits on a provider that came back).
+	asked := jobEpoch.Add(10 * time.Second)
+	if !hasten(later.ID, asked) {
+		t.Fatal("a running job did not take the request to hurry")
 	}
+	if hasten(later.ID, asked.Add(time.Second)) {
+		t.Error("a running job already asked to hurry sooner took a later request")
+	}
+	if st := storedJob(t, s, later.ID); st.Status != data.JobRunning || st.LeaseOwner != "a" || !st.LeaseUntil.Equal(jobEpoch.Add(time.Minute)) {
+		t.Errorf("a running job asked to hurry: %+v, want its run and lease untouched", st)
+	}
+	backoff := jobEpoch.Add(time.Hour)
 	for _, j := range got {
-		finish(t, s, j.ID, j.Lease(), data.JobOutcome{Status: data.JobSucceeded})
+		finish(t, s, j.ID, j.Lease(), data.JobOutcome{Status: data.JobQueued, RunAt: backoff, Error: "timed out"})
+	}
+	if st := storedJob(t, s, later.ID); st.Status != data.JobQueued || !st.RunAt.Equal(asked) || st.HastenTo != nil {
+		t.Errorf("the retry of a run asked to hurry: %s at %v (hasten_to %v), want queued at %v", st.Status, st.RunAt, st.HastenTo, asked)
+	}
+	if st := storedJob(t, s, due.ID); !st.RunAt.Equal(backoff) {
+		t.Errorf("the retry of a run nobody hurried is at %v, want its backoff %v", st.RunAt, backoff)
+	}
+	if ids := jobIDs(claimAt(asked)); len(ids) != 1 || ids[0] != later.ID {
+		t.Fatalf("claimed %v when the hurried retry fell due, want it alone", ids)
+	}
+	// A request of a run whose lease then ended is not the next run's.
+	hasten(later.ID, asked.Add(5*time.Second))
+	again := claimAt(asked.Add(2 * time.Minute))
+	if len(again) != 1 || again[0].HastenTo != nil {
+		t.Fatalf("claimed after the lease ended: %+v, want the job without the old run's request", again)
+	}
+	finish(t, s, later.ID, again[0].Lease(), data.JobOutcome{Status: data.JobQueued, RunAt: backoff, Error: "timed out"})
+	if st := storedJob(t, s, later.ID); !st.RunAt.Equal(backoff) {
+		t.Errorf("a retry after the lease ended is at %v, want its backoff %v", st.RunAt, backoff)
+	}
+	// A run that succeeds forgets the request; a final job takes none.
+	last := claimAt(backoff)
+	for _, j := range last {
+		hasten(j.ID, backoff.Add(time.Second))
+		finish(t, s, j.ID, j.Lease(), data.JobOutcome{Status: data.JobSucceeded, At: backoff.Add(2 * time.Second)})
 	}
 	if hasten(later.ID, jobEpoch.Add(-time.Hour)) {
 		t.Error("a finished job was hastened")
 	}
-	if st := storedJob(t, s, later.ID); st.Status != data.JobSucceeded {
-		t.Errorf("a finished job is %s after HastenJob", st.Status)
+	if st := storedJob(t, s, later.ID); st.Status != data.JobSucceeded || st.HastenTo != nil || !st.RunAt.Equal(backoff) {
+		t.Errorf("a finished job after HastenJob: %s, hasten_to %v, run_at %v; want succeeded, none, %v", st.Status, st.HastenTo, st.RunAt, backoff)
 	}
 }
