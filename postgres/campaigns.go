@@ -3,6 +3,7 @@ package postgres
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -132,7 +133,17 @@ func (t *tx) Campaigns(ws string, f data.CampaignFilter, agentIDs []string, req 
 func campaignPageList(ws string, f data.CampaignFilter, agentIDs []string) keyset {
 	ks := keyset{binding: pagecursor.BindAgents(binding("campaigns", ws, f.AgentID, f.Status), agentIDs), cols: "body, last_claim_at, id", key: "id",
 		args: []any{ws}}
-	ks.narrowByAgent("campaigns", f.AgentID, f.Status, agentIDs, data.CampaignScheduled, data.CampaignRunning, data.CampaignPaused)
+	open := []string{data.CampaignScheduled, data.CampaignRunning, data.CampaignPaused}
+	if f.Status != "" && f.AgentID == "" && agentIDs == nil && !slices.Contains(open, f.Status) {
+		// Every agent's campaigns of a final status: campaigns_by_status (migration 0045),
+		// the status compared as a range (keyset.within), so that the scan ends where the
+		// status's campaigns do. Through campaigns_by_workspace a page of canceled campaigns
+		// passed over every completed one (TestWorkspaceListPagesStopAtTheirScope).
+		ks.from, ks.within = `campaigns WHERE workspace_id = $1 AND status >= $2 AND status <= $2`, "status"
+		ks.args = append(ks.args, f.Status)
+		return ks
+	}
+	ks.narrowByAgent("campaigns", f.AgentID, f.Status, agentIDs, open...)
 	return ks
 }
 
