@@ -14,7 +14,7 @@ import (
 // a page's neighbour check) reads its workspace's events in events_by_workspace and ends
 // its scan where they end, however many events the workspaces beside it in that index
 // hold: here 20 of ws_1 among 60,000, ws_0 and ws_2 before and after it with about 20,000
-// each (and ws_3). Backward from the newest and from the 10th event, forward from the
+// each (and ws_3); so do the walks of a type's, an actor's or (agent, type) pairs' events. Backward from the newest and from the 10th event, forward from the
 // oldest and from the 10th, a batch of a page (16), of a walk (64) and of a neighbour
 // check (1), as sent and generic; and the catch-up's read of where it resumes. 3 to 24
 // pages a statement, most of them the events' rows (3 for the resumption); a scan run on
@@ -39,17 +39,24 @@ func TestEventWalksStopAtTheirWorkspace(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// The facets' and pairs' walks beside other workspaces' events of the same type,
+	// actor and (no) agent: their scope pinned, they end where the workspace's end.
+	facets := []service.EventFilter{{}, {Type: "agent.created"}, {Actor: "usr_1"},
+		{Scopes: []service.EventScope{{Type: "agent.created", AnyAgent: true}}}, {Scopes: []service.EventScope{{Type: "agent.created"}}}}
 	for _, generic := range []bool{false, true} {
 		for _, batch := range []int{1, 16, 64} {
-			for _, w := range []eventWalk{
-				{workspaceID: "ws_1", from: maxSeq}, {workspaceID: "ws_1", from: middle},
-				{workspaceID: "ws_1", forward: true}, {workspaceID: "ws_1", forward: true, from: middle},
-			} {
-				plan := plannedExplain(t, db, generic, func(*tx) (string, []any, error) {
-					sql, args := w.query(batch)
-					return sql, args, nil
-				})
-				checkPlanPages(t, fmt.Sprintf("forward %v from %d, a batch of %d (generic %v)", w.forward, w.from, batch, generic), plan, 30)
+			for _, f := range facets {
+				for _, w := range []eventWalk{
+					{workspaceID: "ws_1", from: maxSeq}, {workspaceID: "ws_1", from: middle},
+					{workspaceID: "ws_1", forward: true}, {workspaceID: "ws_1", forward: true, from: middle},
+				} {
+					w.facet = facetOf(f)
+					plan := plannedExplain(t, db, generic, func(*tx) (string, []any, error) {
+						sql, args := w.query(batch)
+						return sql, args, nil
+					})
+					checkPlanPages(t, fmt.Sprintf("%+v forward %v from %d, a batch of %d (generic %v)", f, w.forward, w.from, batch, generic), plan, 30)
+				}
 			}
 		}
 		plan := plannedExplain(t, db, generic, func(*tx) (string, []any, error) {
