@@ -19,7 +19,10 @@ import (
 // the same workspace's other status (completed) for a status filter's (canceled
 // campaigns), other agents, webhooks or types for theirs. The first page, a page older
 // and a page newer than the scope's 10th row and both cursors' checks (pagePlans), as
-// sent and generic.
+// sent and generic: 1 to 23 pages a statement, up to 74 for walks, whose page's rows are
+// read by key. Read past their scope before: an unfiltered call page's generic plan
+// walked calls_pkey past the other workspaces' calls (231 to 488 pages), canceled
+// campaigns passed over the workspace's completed ones (238 to 503).
 func TestWorkspaceListPagesStopAtTheirScope(t *testing.T) {
 	db := openInternal(t)
 	if err := db.Update(context.Background(), func(stx service.Tx) error {
