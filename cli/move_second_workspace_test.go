@@ -14,8 +14,7 @@ import (
 // bucket after the round trip (checkRoundTripKeepsEveryKey).
 type secondWorkspace struct {
 	owner   *testkit.Account
-	paths   []string
-	before  map[string]*testkit.Response
+	before  map[string]*testkit.Response // its answers before the move, by path
 	agentID string
 }
 
@@ -49,24 +48,34 @@ func seedSecondWorkspace(t *testing.T, svc *service.Services, base, firstOwnerID
 // keys' list is not among them: the token reading it is marked used since.
 func (ws *secondWorkspace) recordAnswers(t *testing.T, base string) {
 	t.Helper()
-	ws.paths = []string{"/api/v1/agents", "/api/v1/agents/" + ws.agentID + "/versions", "/api/v1/calls", "/api/v1/numbers",
+	paths := []string{"/api/v1/agents", "/api/v1/agents/" + ws.agentID + "/versions", "/api/v1/calls", "/api/v1/numbers",
 		"/api/v1/webhooks", "/api/v1/campaigns", "/api/v1/workspaces/" + ws.owner.WorkspaceID + "/users",
 		"/api/v1/audit-log?per_page=100", "/api/v1/audit-log/verify"}
-	ws.before = map[string]*testkit.Response{}
-	for _, p := range ws.paths {
-		ws.before[p] = testkit.Request(t, base, "GET", p, ws.owner.Token, nil)
-		testkit.Expect(t, ws.before[p], 200)
-	}
+	ws.before = answersAt(t, base, ws.owner.Token, paths)
 }
 
-// checkSameAnswers compares the second workspace's answers on the moved installation at
-// base with those before the move.
-func (ws *secondWorkspace) checkSameAnswers(t *testing.T, base string) {
+// answersAt returns the answers at base to a GET of each of paths with token, each 200.
+func answersAt(t *testing.T, base, token string, paths []string) map[string]*testkit.Response {
 	t.Helper()
-	for _, p := range ws.paths {
-		after := testkit.Request(t, base, "GET", p, ws.owner.Token, nil)
-		if after.Status != 200 || !bytes.Equal(after.Body, ws.before[p].Body) {
-			t.Errorf("the second workspace's GET %s after the move: %d\n%s\nbefore:\n%s", p, after.Status, after.Body, ws.before[p].Body)
+	answers := map[string]*testkit.Response{}
+	for _, p := range paths {
+		answers[p] = testkit.Request(t, base, "GET", p, token, nil)
+		testkit.Expect(t, answers[p], 200)
+	}
+	return answers
+}
+
+// checkSameAnswersAt compares the answers at base to a GET of each path of before with
+// token, body and ETag, with before's; whose names the workspace in the errors.
+func checkSameAnswersAt(t *testing.T, base, token, whose string, before map[string]*testkit.Response) {
+	t.Helper()
+	for p, was := range before {
+		after := testkit.Request(t, base, "GET", p, token, nil)
+		if after.Status != 200 || !bytes.Equal(after.Body, was.Body) {
+			t.Errorf("%s GET %s after the move: %d\n%s\nbefore:\n%s", whose, p, after.Status, after.Body, was.Body)
+		}
+		if a, b := after.Header.Get("ETag"), was.Header.Get("ETag"); a != b {
+			t.Errorf("%s GET %s: ETag %q after the move, %q before", whose, p, a, b)
 		}
 	}
 }

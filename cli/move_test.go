@@ -56,7 +56,7 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 	moved := httptest.NewServer(cli.NewServer(dst, quiet).Handler())
 	defer moved.Close()
 	inst.checkSameAnswers(t, moved.URL)
-	inst.second.checkSameAnswers(t, moved.URL)
+	checkSameAnswersAt(t, moved.URL, inst.second.owner.Token, "the second workspace:", inst.second.before)
 	inst.checkMovedOutboxAndKey(t, dst)
 	// New writes after the move chain onto the moved audit log.
 	testkit.Expect(t, testkit.Request(t, moved.URL, "POST", "/api/v1/agents", inst.owner.Token, map[string]any{"name": "After"}), 201)
@@ -126,11 +126,7 @@ func seedInstallation(t *testing.T, src *bolt.DB, quiet *slog.Logger) *installat
 		t.Fatalf("the limited key's audit log holds no event of its agent: %s", inst.limitedAudit.Body)
 	}
 	inst.paths = inst.answerPaths()
-	inst.before = map[string]*testkit.Response{}
-	for _, p := range inst.paths {
-		inst.before[p] = inst.do("GET", p, nil)
-		testkit.Expect(t, inst.before[p], 200)
-	}
+	inst.before = answersAt(t, hs.URL, inst.owner.Token, inst.paths)
 	for _, h := range inst.do("GET", "/api/v1/calls?q=hello", nil).List() {
 		inst.searchIDsBefore = append(inst.searchIDsBefore, h.(map[string]any)["id"].(string))
 	}
@@ -352,15 +348,7 @@ func migrateInstallation(t *testing.T, dir, url string) string {
 // (scores may differ between the engines, so the ids are compared).
 func (inst *installation) checkSameAnswers(t *testing.T, base string) {
 	t.Helper()
-	for _, p := range inst.paths {
-		after := testkit.Request(t, base, "GET", p, inst.owner.Token, nil)
-		if after.Status != 200 || !bytes.Equal(after.Body, inst.before[p].Body) {
-			t.Errorf("GET %s after the move: %d\n%s\nbefore:\n%s", p, after.Status, after.Body, inst.before[p].Body)
-		}
-		if a, b := after.Header.Get("ETag"), inst.before[p].Header.Get("ETag"); a != b {
-			t.Errorf("GET %s: ETag %q after the move, %q before", p, a, b)
-		}
-	}
+	checkSameAnswersAt(t, base, inst.owner.Token, "the owner's workspace:", inst.before)
 	if after := testkit.Request(t, base, "GET", "/api/v1/audit-log?per_page=100", inst.limited, nil); after.Status != 200 || !bytes.Equal(after.Body, inst.limitedAudit.Body) {
 		t.Errorf("the limited key's audit log after the move: %d\n%s\nbefore:\n%s", after.Status, after.Body, inst.limitedAudit.Body)
 	}
