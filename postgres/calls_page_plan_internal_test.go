@@ -110,6 +110,7 @@ func TestCallPagesStopAtTheirWindow(t *testing.T) {
 		{"failed calls", data.CallFilter{Status: data.CallFailed, From: from}, nil},
 		{"outbound calls", data.CallFilter{Direction: data.DirectionOutbound, From: from}, nil},
 		{"a caller limited to two agents", data.CallFilter{From: from}, []string{"agt_1", "agt_2"}},
+		{"every call (no filter)", data.CallFilter{From: from}, nil}, // the workspace pinned in order
 	} {
 		q := callQueryOf(t, db, "ws_1", c.agents, c.f)
 		for _, generic := range []bool{false, true} {
