@@ -137,7 +137,7 @@ func campaignPageList(ws string, f data.CampaignFilter, agentIDs []string) keyse
 	final := f.Status != "" && !slices.Contains(open, f.Status)
 	switch {
 	case final && f.AgentID == "" && agentIDs == nil:
-		// Every agent's campaigns of a final status: campaigns_by_status (migration 0045),
+		// Every agent's campaigns of a final status: campaigns_by_status (migration 0046),
 		// the status compared as a range (keyset.within), so that the scan ends where the
 		// status's campaigns do. Through campaigns_by_workspace a page of canceled campaigns
 		// passed over every completed one (TestWorkspaceListPagesStopAtTheirScope).
@@ -146,7 +146,7 @@ func campaignPageList(ws string, f data.CampaignFilter, agentIDs []string) keyse
 	case final:
 		// An agent's or a caller's agents' campaigns of a final status: their agents as
 		// narrowByAgent reads them, each pinned, with the status an equality after it in
-		// campaigns_by_agent_status (migration 0045), so that the scan ends where the
+		// campaigns_by_agent_status (migration 0046), so that the scan ends where the
 		// agent's campaigns of the status do; through campaigns_by_agent it passed over the
 		// agent's campaigns of the other statuses (TestWorkspaceListPagesStopAtTheirScope).
 		ks.narrowByAgent("campaigns", f.AgentID, "", agentIDs, open...)
