@@ -56,6 +56,7 @@ func TestMigrateFromDataServesTheSameAnswers(t *testing.T) {
 	moved := httptest.NewServer(cli.NewServer(dst, quiet).Handler())
 	defer moved.Close()
 	inst.checkSameAnswers(t, moved.URL)
+	checkSameAnswersAt(t, moved.URL, inst.second.owner.Token, "the second workspace:", inst.second.before)
 	inst.checkMovedOutboxAndKey(t, dst)
 	// New writes after the move chain onto the moved audit log.
 	testkit.Expect(t, testkit.Request(t, moved.URL, "POST", "/api/v1/agents", inst.owner.Token, map[string]any{"name": "After"}), 201)
@@ -86,6 +87,7 @@ type installation struct {
 	limited         string
 	limitedAudit    *testkit.Response
 	searchIDsBefore []string
+	second          *secondWorkspace // another account's workspace beside the owner's
 }
 
 // seedInstallation fills src through its API with one of each record the move carries
@@ -115,17 +117,16 @@ func seedInstallation(t *testing.T, src *bolt.DB, quiet *slog.Logger) *installat
 	inst.seedConversations(t, src)
 	inst.seedTestRuns(t, svc)
 	inst.seedPlanAndLogin(t, svc, hs.URL)
+	// Before the queued work: its fan-out leaves the owner's last event alone in the outbox.
+	inst.second = seedSecondWorkspace(t, svc, hs.URL, inst.owner.ID)
 	inst.seedQueuedWork(t, src)
+	inst.second.recordAnswers(t, hs.URL)
 	inst.limitedAudit = testkit.Request(t, hs.URL, "GET", "/api/v1/audit-log?per_page=100", inst.limited, nil)
 	if testkit.Expect(t, inst.limitedAudit, 200); !strings.Contains(string(inst.limitedAudit.Body), `"agent_id":"`+inst.agentID) {
 		t.Fatalf("the limited key's audit log holds no event of its agent: %s", inst.limitedAudit.Body)
 	}
 	inst.paths = inst.answerPaths()
-	inst.before = map[string]*testkit.Response{}
-	for _, p := range inst.paths {
-		inst.before[p] = inst.do("GET", p, nil)
-		testkit.Expect(t, inst.before[p], 200)
-	}
+	inst.before = answersAt(t, hs.URL, inst.owner.Token, inst.paths)
 	for _, h := range inst.do("GET", "/api/v1/calls?q=hello", nil).List() {
 		inst.searchIDsBefore = append(inst.searchIDsBefore, h.(map[string]any)["id"].(string))
 	}
@@ -326,11 +327,14 @@ func migrateInstallation(t *testing.T, dir, url string) string {
 	if err != nil {
 		t.Fatalf("migrate --from-data: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "agent_versions 1") || !strings.Contains(out, "rollouts 1") || !strings.Contains(out, "calls 5") || !strings.Contains(out, "files 1") || !strings.Contains(out, "jobs 3") ||
-		!strings.Contains(out, "agent_tests 1") || !strings.Contains(out, "test_runs 2") || !strings.Contains(out, "test_results 1") ||
-		!strings.Contains(out, "subscription_plans 1") || !strings.Contains(out, "conversations_to_redact 1") ||
-		!strings.Contains(out, "campaigns 1") || !strings.Contains(out, "campaign_recipients 2") || !strings.Contains(out, "suppressions 1") ||
-		!strings.Contains(out, "conversations 2") {
+	// Counts of both workspaces: the second's agent, version, call, number, campaign and
+	// recipient, webhook, keys (its owner's and a limited one) and member (the first owner).
+	if !strings.Contains(out, "agent_versions 2,") || !strings.Contains(out, "rollouts 1,") || !strings.Contains(out, "calls 6,") || !strings.Contains(out, "files 1,") || !strings.Contains(out, "jobs 3,") ||
+		!strings.Contains(out, "agent_tests 1,") || !strings.Contains(out, "test_runs 2,") || !strings.Contains(out, "test_results 1,") ||
+		!strings.Contains(out, "subscription_plans 1,") || !strings.Contains(out, "conversations_to_redact 1,") ||
+		!strings.Contains(out, "campaigns 2,") || !strings.Contains(out, "campaign_recipients 3,") || !strings.Contains(out, "suppressions 1,") ||
+		!strings.Contains(out, "conversations 2,") || !strings.Contains(out, "workspaces 2\n") || !strings.Contains(out, "webhooks 2,") ||
+		!strings.Contains(out, "members 3,") || !strings.Contains(out, "numbers 2,") || !strings.Contains(out, "tokens 5,") || !strings.Contains(out, "users 2,") {
 		t.Errorf("the move's summary: %s", out)
 	}
 	if out, err := runMigrate(t, "migrate", "--from-data", dir, "--database-url", url); err == nil || !strings.Contains(err.Error(), "empty database") {
@@ -344,15 +348,7 @@ func migrateInstallation(t *testing.T, dir, url string) string {
 // (scores may differ between the engines, so the ids are compared).
 func (inst *installation) checkSameAnswers(t *testing.T, base string) {
 	t.Helper()
-	for _, p := range inst.paths {
-		after := testkit.Request(t, base, "GET", p, inst.owner.Token, nil)
-		if after.Status != 200 || !bytes.Equal(after.Body, inst.before[p].Body) {
-			t.Errorf("GET %s after the move: %d\n%s\nbefore:\n%s", p, after.Status, after.Body, inst.before[p].Body)
-		}
-		if a, b := after.Header.Get("ETag"), inst.before[p].Header.Get("ETag"); a != b {
-			t.Errorf("GET %s: ETag %q after the move, %q before", p, a, b)
-		}
-	}
+	checkSameAnswersAt(t, base, inst.owner.Token, "the owner's workspace:", inst.before)
 	if after := testkit.Request(t, base, "GET", "/api/v1/audit-log?per_page=100", inst.limited, nil); after.Status != 200 || !bytes.Equal(after.Body, inst.limitedAudit.Body) {
 		t.Errorf("the limited key's audit log after the move: %d\n%s\nbefore:\n%s", after.Status, after.Body, inst.limitedAudit.Body)
 	}

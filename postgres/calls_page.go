@@ -209,6 +209,14 @@ func (q *callQuery) walkSQL(desc bool, from string, inclusive bool, limit int, c
 		arms[i] = fmt.Sprintf("SELECT %s FROM %s AND %s%s", src.cols, src.from, a, rng)
 	}
 	walk := func(n int) string {
+		if q.armCol == "" && q.src == nil {
+			// No filter: the workspace's calls in calls_by_workspace's order, the workspace
+			// pinned in order (pinnedInOrder), so that the generic plan does not walk
+			// calls_pkey past other workspaces' calls and a time window ends the scan
+			// (TestWorkspaceListPagesStopAtTheirScope).
+			return fmt.Sprintf("SELECT %s FROM calls WHERE %s%s ORDER BY workspace_id %s, id %s LIMIT %d",
+				src.cols, pinnedInOrder("workspace_id", "$1"), rng, order, order, n)
+		}
 		if q.armCol != "" && q.src == nil && len(q.residual) == 0 {
 			// Each arm a range of its index, in that index's order, n rows at most: the
 			// plan the server keeps for a prepared statement (generic, its values unknown)

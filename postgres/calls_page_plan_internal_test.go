@@ -52,7 +52,7 @@ func TestCallPagesSeekTheirFilter(t *testing.T) {
 		{"a caller limited to a rare agent", data.CallFilter{}, []string{"agt_rare"}, "calls_by_agent", 1},
 		{"a caller limited to two agents", data.CallFilter{}, []string{"agt_rare", "agt_1"}, "calls_by_agent", 2},
 	} {
-		q := callQueryOf(t, db, c.agents, c.f)
+		q := callQueryOf(t, db, "ws_1", c.agents, c.f)
 		for _, generic := range []bool{false, true} {
 			for _, stmt := range []struct {
 				desc      bool
@@ -110,8 +110,9 @@ func TestCallPagesStopAtTheirWindow(t *testing.T) {
 		{"failed calls", data.CallFilter{Status: data.CallFailed, From: from}, nil},
 		{"outbound calls", data.CallFilter{Direction: data.DirectionOutbound, From: from}, nil},
 		{"a caller limited to two agents", data.CallFilter{From: from}, []string{"agt_1", "agt_2"}},
+		{"every call (no filter)", data.CallFilter{From: from}, nil}, // the workspace pinned in order
 	} {
-		q := callQueryOf(t, db, c.agents, c.f)
+		q := callQueryOf(t, db, "ws_1", c.agents, c.f)
 		for _, generic := range []bool{false, true} {
 			plan := plannedExplain(t, db, generic, func(*tx) (string, []any, error) {
 				sql, args := q.walkSQL(true, "", false, 17, callCols)
@@ -122,13 +123,13 @@ func TestCallPagesStopAtTheirWindow(t *testing.T) {
 	}
 }
 
-// callQueryOf is ws_1's callQuery of f for a caller limited to agents (nil: every agent).
-func callQueryOf(t *testing.T, db *DB, agents []string, f data.CallFilter) *callQuery {
+// callQueryOf is ws's callQuery of f for a caller limited to agents (nil: every agent).
+func callQueryOf(t *testing.T, db *DB, ws string, agents []string, f data.CallFilter) *callQuery {
 	t.Helper()
 	var q *callQuery
 	if err := db.View(context.Background(), func(stx service.Tx) error {
 		var err error
-		q, err = stx.(*tx).newCallQuery("ws_1", agents, f)
+		q, err = stx.(*tx).newCallQuery(ws, agents, f)
 		return err
 	}); err != nil {
 		t.Fatal(err)

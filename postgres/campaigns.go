@@ -3,6 +3,7 @@ package postgres
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -132,7 +133,31 @@ func (t *tx) Campaigns(ws string, f data.CampaignFilter, agentIDs []string, req 
 func campaignPageList(ws string, f data.CampaignFilter, agentIDs []string) keyset {
 	ks := keyset{binding: pagecursor.BindAgents(binding("campaigns", ws, f.AgentID, f.Status), agentIDs), cols: "body, last_claim_at, id", key: "id",
 		args: []any{ws}}
-	ks.narrowByAgent("campaigns", f.AgentID, f.Status, agentIDs, data.CampaignScheduled, data.CampaignRunning, data.CampaignPaused)
+	open := []string{data.CampaignScheduled, data.CampaignRunning, data.CampaignPaused}
+	final := f.Status != "" && !slices.Contains(open, f.Status)
+	switch {
+	case final && f.AgentID == "" && agentIDs == nil:
+		// Every agent's campaigns of a final status: campaigns_by_status (migration 0046),
+		// the status compared as a range (keyset.within), so that the scan ends where the
+		// status's campaigns do. Through campaigns_by_workspace a page of canceled campaigns
+		// passed over every completed one (TestWorkspaceListPagesStopAtTheirScope).
+		ks.from, ks.within = `campaigns WHERE workspace_id = $1 AND status >= $2 AND status <= $2`, "status"
+		ks.args = append(ks.args, f.Status)
+	case final:
+		// An agent's or a caller's agents' campaigns of a final status: their agents as
+		// narrowByAgent reads them, each pinned, with the status an equality after it in
+		// campaigns_by_agent_status (migration 0046), so that the scan ends where the
+		// agent's campaigns of the status do; through campaigns_by_agent it passed over the
+		// agent's campaigns of the other statuses (TestWorkspaceListPagesStopAtTheirScope).
+		ks.narrowByAgent("campaigns", f.AgentID, "", agentIDs, open...)
+		if ks.within == "agent_id" { // one agent, $2: pinned in order, so the status bounds the scan
+			ks.from = `campaigns WHERE workspace_id = $1 AND ` + pinnedInOrder("agent_id", "$2")
+		}
+		ks.args = append(ks.args, f.Status)
+		ks.from += fmt.Sprintf(` AND status = $%d`, len(ks.args))
+	default:
+		ks.narrowByAgent("campaigns", f.AgentID, f.Status, agentIDs, open...)
+	}
 	return ks
 }
 

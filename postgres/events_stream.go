@@ -8,7 +8,7 @@ import "github.com/voiceapi/voiceapi/data"
 func (t *tx) EventsAfter(workspaceID, afterID string, fn func(e *data.Event) (bool, error)) error {
 	var from int64
 	if afterID != "" {
-		err := t.queryRow(`SELECT seq FROM events WHERE workspace_id = $1 AND id = $2`, workspaceID, afterID).Scan(&from)
+		err := t.queryRow(eventsAfterSeqSQL, workspaceID, afterID).Scan(&from)
 		if err != nil {
 			return noRows(err) // an event not indexed under the workspace: nothing follows it
 		}
@@ -24,3 +24,6 @@ func (t *tx) EventsAfter(workspaceID, afterID string, fn func(e *data.Event) (bo
 		}
 	}
 }
+
+// eventsAfterSeqSQL reads the seq of the event a catch-up resumes after, by its id.
+const eventsAfterSeqSQL = `SELECT seq FROM events WHERE workspace_id = $1 AND id = $2`

@@ -322,7 +322,8 @@ const maxAgentWalks = 1000
 // final: both bounded) and a partial index of them, which the planner may read, where a
 // walk of an agent's rows would pass over every row of the other statuses. Every agent's
 // rows but of an open status are the workspace's index's, walked as inWorkspace's
-// (TestScopedListsSeekTheScope).
+// (TestScopedListsSeekTheScope); campaigns of a final status have an index of their own
+// (campaignPageList).
 func (ks *keyset) narrowByAgent(table, agentID, status string, agentIDs []string, open ...string) {
 	ks.from = table + ` WHERE workspace_id = $1`
 	if agentID == "" && agentIDs == nil && !slices.Contains(open, status) {

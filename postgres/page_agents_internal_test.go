@@ -74,7 +74,7 @@ func TestLimitedPagesWalkEachAgent(t *testing.T) {
 		{"active conversations", conversationList(ws, data.ConversationFilter{Status: data.ConversationActive}, agents), convs(n / 2), "", 40},
 		{"the workspace's active conversations", conversationList(ws, data.ConversationFilter{Status: data.ConversationActive}, nil), convs(n / 2), "conversations_open", 40},
 		{"campaigns", campaignList(data.CampaignFilter{}), middleCamp, "campaigns_by_agent", each},
-		{"completed campaigns", campaignList(data.CampaignFilter{Status: data.CampaignCompleted}), middleCamp, "campaigns_by_agent", each},
+		{"completed campaigns", campaignPageList(ws, data.CampaignFilter{Status: data.CampaignCompleted}, agents), middleCamp, "campaigns_by_agent_status", each},
 		{"one agent's campaigns", campaignList(data.CampaignFilter{AgentID: "agt_2"}), middleCamp, "campaigns_by_agent", perPage + 1},
 	} {
 		checkAgentsPagePlan(t, db, c, perPage)

@@ -65,7 +65,7 @@ func TestScopedListsSeekTheScope(t *testing.T) {
 		{"conversations", conversationList("ws_1", data.ConversationFilter{}, nil), "conv_000050000", "conversations_by_workspace", perPage + 1},
 		{"ended conversations", conversationList("ws_1", data.ConversationFilter{Status: data.ConversationEnded}, nil), "conv_000050000", "conversations_by_workspace", perPage + 1},
 		{"campaigns", campaignPageList("ws_1", data.CampaignFilter{}, nil), "cmp_000050000", "campaigns_by_workspace", perPage + 1},
-		{"completed campaigns", campaignPageList("ws_1", data.CampaignFilter{Status: data.CampaignCompleted}, nil), "cmp_000050000", "campaigns_by_workspace", perPage + 1},
+		{"completed campaigns", campaignPageList("ws_1", data.CampaignFilter{Status: data.CampaignCompleted}, nil), "cmp_000050000", "campaigns_by_status", perPage + 1},
 	} {
 		checkAgentsPagePlan(t, db, c, perPage)
 	}
