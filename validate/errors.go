@@ -133,7 +133,7 @@ func (e *Errors) MaxItems(path string, n, max int) {
 
 // Combine merges validation errors into one; a path already named by an earlier error keeps
 // only the earlier messages (a field that could not be decoded is not also "required").
-// Other errors pass through first.
+// Each error's faults keep the order they were found in. Other errors pass through first.
 func Combine(errs ...error) error {
 	var out Errors
 	for _, err := range errs {
@@ -144,7 +144,7 @@ func Combine(errs ...error) error {
 		if !ok || e.Code != data.EINVALID {
 			return err
 		}
-		for _, p := range e.SortedFieldPaths() {
+		for _, p := range e.FieldPaths() { // found order: "Line 2" is named before "Line 10"
 			if out.Has(p) {
 				continue
 			}
