@@ -67,9 +67,9 @@ func withQueryFaults(r *http.Request, err error) error {
 	if !ok || e.Code != data.EINVALID {
 		return err
 	}
-	// err's faults keep their order after the query's (validate.Combine would sort them,
-	// and a body's rules read the order: a member given twice inside an unknown one is
-	// named only when it comes first).
+	// err's faults keep their order after the query's (a body's rules read the order: a
+	// member given twice inside an unknown one is named only when it comes first), under
+	// the one bound of data.Faults.
 	var all data.Faults
 	all.AddError(faults)
 	for _, p := range e.FieldPaths() {
