@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/voiceapi/voiceapi/data"
@@ -72,5 +73,28 @@ func BenchmarkAddUncoveredManyFaults(b *testing.B) {
 			rules.Add(p+".x", "rule")
 		}
 		decoded.AddUncovered(&rules)
+	}
+}
+
+// Addf past the bound counts a fault without formatting it, and the merges (Combine,
+// CombineUncovered, AddUncovered) carry the count into the total.
+func TestAddfPastTheBoundIsCounted(t *testing.T) {
+	var rules Errors
+	for i := range data.MaxFaults + 3 {
+		rules.Addf(Index("rows", i), "The %s field is invalid.", Index("rows", i))
+	}
+	if rules.Len() != data.MaxFaults || rules.Omitted() != 3 {
+		t.Fatalf("%d kept, %d counted; want %d and 3", rules.Len(), rules.Omitted(), data.MaxFaults)
+	}
+	want := fmt.Sprintf("(and %d more errors)", data.MaxFaults+2)
+	for name, err := range map[string]error{
+		"Err":              rules.Err(),
+		"Combine":          Combine(rules.Err()),
+		"CombineUncovered": CombineUncovered(nil, rules.Err()),
+	} {
+		e := err.(*data.Error)
+		if !strings.HasSuffix(e.Message, want) || len(e.Fields) != data.MaxFaults || e.FieldPaths()[0] != "rows.0" {
+			t.Errorf("%s: %q with %d fields, first %s; want it to end %q", name, e.Message, len(e.Fields), e.FieldPaths()[0], want)
+		}
 	}
 }
