@@ -62,7 +62,8 @@ type Error struct {
 	Message string
 	Fields  map[string][]string
 
-	order []string // Fields' paths in the order found, when Invalid made the error
+	order   []string // Fields' paths in the order found, when Invalid made the error
+	omitted int      // faults found past MaxFaults, counted in Message, not in Fields
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
@@ -75,8 +76,13 @@ func Errorf(code, format string, args ...any) *Error {
 // Invalid returns a validation_failed error carrying fields, whose paths order lists in
 // the order they were found: its message is the first fault, with a count of the others.
 func Invalid(fields map[string][]string, order []string) *Error {
+	return invalid(fields, order, 0)
+}
+
+// invalid is Invalid for faults of which omitted more were counted but not kept.
+func invalid(fields map[string][]string, order []string, omitted int) *Error {
 	first := fields[order[0]][0]
-	total := 0
+	total := omitted
 	for _, msgs := range fields {
 		total += len(msgs)
 	}
@@ -84,7 +90,7 @@ func Invalid(fields map[string][]string, order []string) *Error {
 	if total > 1 {
 		msg = fmt.Sprintf("%s (and %d more error%s)", first, total-1, plural(total-1))
 	}
-	return &Error{Code: EINVALID, Message: msg, Fields: fields, order: order}
+	return &Error{Code: EINVALID, Message: msg, Fields: fields, order: order, omitted: omitted}
 }
 
 // FieldPaths returns the field paths of e in the order they were found, sorted when e

@@ -2,9 +2,7 @@ package server
 
 import (
 	"context"
-	"maps"
 	"net/http"
-	"slices"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/openapi"
@@ -69,16 +67,20 @@ func withQueryFaults(r *http.Request, err error) error {
 	if !ok || e.Code != data.EINVALID {
 		return err
 	}
-	// err's faults keep their order after the query's (validate.Combine would sort them,
-	// and a body's rules read the order: a member given twice inside an unknown one is
-	// named only when it comes first).
-	fields, order := maps.Clone(faults.Fields), slices.Clone(faults.FieldPaths())
+	// err's faults keep their order after the query's (a body's rules read the order: a
+	// member given twice inside an unknown one is named only when it comes first), under
+	// the one bound of data.Faults.
+	var all data.Faults
+	all.AddError(faults)
 	for _, p := range e.FieldPaths() {
-		if _, seen := fields[p]; !seen {
-			fields[p], order = e.Fields[p], append(order, p)
+		if !all.Has(p) {
+			for _, m := range e.Fields[p] {
+				all.Add(p, m)
+			}
 		}
 	}
-	return data.Invalid(fields, order)
+	all.Omit(e.Omitted())
+	return all.Err()
 }
 
 // refuseSuccess answers the query's faults in place of a success: a read whose query

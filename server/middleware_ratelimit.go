@@ -164,15 +164,36 @@ func (s *Server) limitToken(w http.ResponseWriter, r *http.Request, p *data.Prin
 	return s.tokenLimit.allow(r.Context(), "t"+strconv.FormatInt(p.TokenID, 10)).apply(w)
 }
 
+// loginAddressFactor is how many times the per-email login limit one client address may
+// attempt across all emails: an unknown email costs a full password hash (so as not to
+// tell which emails have accounts), and without this bound one address could spend the
+// server's CPU at the per-email rate times as many made-up emails as it likes. Ten times
+// leaves an office behind one NAT address room for its people's logins.
+const loginAddressFactor = 10
+
 // limitLogin counts a login attempt for the pair of client address and email, so that
 // guessing one account's password is slow while other users of the same address (an
-// office behind NAT) keep logging in. The address is clientAddr's: the TCP peer, or what a
-// trusted proxy forwarded, never a header a client could forge to escape the limit.
+// office behind NAT) keep logging in, and for the address alone at loginAddressFactor
+// times that, so that guessing across many emails is slow too. The address is
+// clientAddr's: the TCP peer, or what a trusted proxy forwarded, never a header a client
+// could forge to escape the limit.
 func (s *Server) limitLogin(w http.ResponseWriter, r *http.Request, email string) error {
 	if s.loginLimit == nil {
 		return nil
 	}
-	return s.loginLimit.allow(r.Context(), s.loginKey(r, email)).apply(w)
+	if err := s.loginLimit.allow(r.Context(), s.loginKey(r, email)).apply(w); err != nil {
+		return err
+	}
+	return s.limitLoginAddress(w, r)
+}
+
+// limitLoginAddress counts an attempt against the client address's own login allowance;
+// only a refusal sets the rate-limit headers (the pair's are the ones a client reads).
+func (s *Server) limitLoginAddress(w http.ResponseWriter, r *http.Request) error {
+	if d := s.loginAddrLimit.allow(r.Context(), "a"+s.loginHost(r)); !d.allowed {
+		return d.apply(w)
+	}
+	return nil
 }
 
 // limitPasswordGuess counts a password change's current_password as a login attempt of
@@ -186,13 +207,17 @@ func (s *Server) limitPasswordGuess(w http.ResponseWriter, r *http.Request, emai
 	if d := s.loginLimit.allow(r.Context(), s.loginKey(r, email)); !d.allowed {
 		return d.apply(w)
 	}
-	return nil
+	return s.limitLoginAddress(w, r)
 }
 
 func (s *Server) loginKey(r *http.Request, email string) string {
-	host := data.ClientAddress(r.Context())
-	if host == "" {
-		host = s.clientAddr(r)
+	return "l" + s.loginHost(r) + "|" + strings.ToLower(strings.TrimSpace(email))
+}
+
+// loginHost is the client address logins are counted for.
+func (s *Server) loginHost(r *http.Request) string {
+	if host := data.ClientAddress(r.Context()); host != "" {
+		return host
 	}
-	return "l" + host + "|" + strings.ToLower(strings.TrimSpace(email))
+	return s.clientAddr(r)
 }

@@ -74,7 +74,7 @@ type Config struct {
 	// RateLimit is the number of requests a minute per token; 0 turns it off (§15).
 	RateLimit int
 	// LoginRateLimit is the number of login attempts a minute per client address and
-	// email; 0 turns it off.
+	// email, and ten times it per client address across all emails; 0 turns both off.
 	LoginRateLimit int
 	// RateCounter, when set, keeps both limits' counts where every replica sees them
 	// (PostgreSQL), so a limit is the cluster's; nil counts in this process.
@@ -121,6 +121,9 @@ type Server struct {
 	// tokenLimit and loginLimit are the rate limiters; nil when off.
 	tokenLimit *rateLimiter
 	loginLimit *rateLimiter
+	// loginAddrLimit bounds login attempts per client address across all emails; set
+	// whenever loginLimit is.
+	loginAddrLimit *rateLimiter
 	// prom is the private Prometheus registry behind GET /metrics.
 	prom *metrics
 	// openapi caches the OpenAPI document, built on first request (openapi.go).
@@ -185,7 +188,8 @@ func New(svc Services, cfg Config) *Server {
 	s := &Server{svc: svc, cfg: cfg, log: cfg.Logger, inflight: &inFlight{keys: map[string]bool{}}, streams: newStreamHub(), pages: newPageTurns()}
 	s.tokenLimit = newRateLimiter(cfg.RateLimit, cfg.Now)
 	s.loginLimit = newRateLimiter(cfg.LoginRateLimit, cfg.Now)
-	for _, l := range []*rateLimiter{s.tokenLimit, s.loginLimit} {
+	s.loginAddrLimit = newRateLimiter(cfg.LoginRateLimit*loginAddressFactor, cfg.Now)
+	for _, l := range []*rateLimiter{s.tokenLimit, s.loginLimit, s.loginAddrLimit} {
 		if l != nil {
 			l.shared, l.log = cfg.RateCounter, s.log
 		}

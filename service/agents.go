@@ -251,11 +251,7 @@ func (s *AgentService) list(ctx context.Context, f data.AgentFilter, add func(ag
 func inputFaults(ctx context.Context) *validate.Errors {
 	errs := &validate.Errors{}
 	if e, ok := data.InputFaults(ctx).(*data.Error); ok {
-		for _, p := range e.FieldPaths() {
-			for _, m := range e.Fields[p] {
-				errs.Add(p, m)
-			}
-		}
+		errs.AddError(e)
 	}
 	return errs
 }

@@ -75,29 +75,18 @@ type Faults interface {
 	Add(path, msg string)
 }
 
-// faultList is the Faults of Decode: the faults in the order found.
-type faultList struct {
-	fields map[string][]string
-	order  []string
+// bounded is Faults that keeps only so many (data.Faults): past that, a fault is counted.
+type bounded interface {
+	Full() bool
+	Omit(n int)
 }
 
-func (f *faultList) Add(path, msg string) {
-	if f.fields == nil {
-		f.fields = map[string][]string{}
-	}
-	if _, seen := f.fields[path]; !seen {
-		f.order = append(f.order, path)
-	}
-	f.fields[path] = append(f.fields[path], msg)
-}
+// faultList is the Faults of Decode: the faults in the order found, bounded as every
+// validation error's (data.Faults).
+type faultList struct{ data.Faults }
 
 // err returns nil without faults, else one validation_failed error naming them all.
-func (f *faultList) err() error {
-	if len(f.order) == 0 {
-		return nil
-	}
-	return data.Invalid(f.fields, f.order)
-}
+func (f *faultList) err() error { return f.Err() }
 
 // Decode reads body strictly into dst, a pointer to a struct: see Strict. Faults come
 // back as one validation_failed error naming every field.
@@ -499,6 +488,10 @@ func (d *decoder) at() string {
 
 // fault records a message whose first verb is the path itself.
 func (d *decoder) fault(format string, args ...any) {
+	if f, ok := d.errs.(bounded); ok && f.Full() {
+		f.Omit(1) // counted without building its path or message
+		return
+	}
 	s := d.at()
 	d.errs.Add(s, fmt.Sprintf(format, append([]any{s}, args...)...))
 }

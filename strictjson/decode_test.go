@@ -181,8 +181,8 @@ func TestStrictReadOnly(t *testing.T) {
 	}
 	var errs faultList
 	StrictObject(map[string]json.RawMessage{"id": json.RawMessage(`null`), "name": json.RawMessage(`"n"`)}, &v, "", &errs)
-	if len(errs.order) != 1 || errs.fields["id"][0] != "The id field is read-only." || v.Name != "n" {
-		t.Fatalf("faults %v, name %q", errs.fields, v.Name)
+	if len(errs.Paths()) != 1 || errs.Messages("id")[0] != "The id field is read-only." || v.Name != "n" {
+		t.Fatalf("faults %v, name %q", errs.Paths(), v.Name)
 	}
 }
 

@@ -117,7 +117,7 @@ func FuzzStrictMatchesEncodingJSON(f *testing.F) {
 		dec.DisallowUnknownFields()
 		dec.UseNumber() // as strict decodes an any: numbers keep their text
 		jsonErr := dec.Decode(&want)
-		if len(errs.order) == 0 {
+		if len(errs.Paths()) == 0 {
 			if jsonErr != nil {
 				t.Fatalf("%q: strict accepts, encoding/json: %v", b, jsonErr)
 			}
@@ -127,12 +127,12 @@ func FuzzStrictMatchesEncodingJSON(f *testing.F) {
 			return
 		}
 		if jsonErr == nil {
-			for _, p := range errs.order {
-				for _, msg := range errs.fields[p] {
+			for _, p := range errs.Paths() {
+				for _, msg := range errs.Messages(p) {
 					// encoding/json also matches member names case-insensitively.
 					if !strings.HasSuffix(msg, "must not be null.") && !strings.HasSuffix(msg, "is not a known field.") &&
 						!strings.Contains(msg, "holds a number out of range") {
-						t.Fatalf("%q: encoding/json accepts, strict: %v", b, errs.fields)
+						t.Fatalf("%q: encoding/json accepts, strict: %v", b, errs.Paths())
 					}
 				}
 			}
@@ -162,8 +162,8 @@ func FuzzIntLeafRules(f *testing.F) {
 				want, wantOK = int64(fl), true
 			}
 		}
-		if (len(errs.order) == 0) != wantOK || wantOK && got != want {
-			t.Fatalf("%q: strict %d %v, want %d %v", b, got, errs.fields, want, wantOK)
+		if (len(errs.Paths()) == 0) != wantOK || wantOK && got != want {
+			t.Fatalf("%q: strict %d %v, want %d %v", b, got, errs.Paths(), want, wantOK)
 		}
 	})
 }

@@ -126,26 +126,27 @@ func checkGroups(a *data.Agent, cat *data.Catalog, errs *Errors, check func(grou
 // AddUncovered adds the faults of rules that are not on, or under, a path e already
 // names: a field the decoder refused as "must be a number" needs no "is required" beside it.
 func (e *Errors) AddUncovered(rules *Errors) {
-	for _, p := range rules.order {
+	for _, p := range rules.Paths() {
 		if e.covers(p) {
 			continue
 		}
-		for _, msg := range rules.fields[p] {
+		for _, msg := range rules.Messages(p) {
 			e.Add(p, msg)
 		}
 	}
+	e.Omit(rules.Omitted())
 }
 
 // covers: e names path or a path above it. It looks up path and each of its ancestors,
 // not every path e names: a body of many unknown fields gives as many faults on each
 // side, and comparing all with all took minutes inside a write transaction.
 func (e *Errors) covers(path string) bool {
-	if _, ok := e.fields[path]; ok {
+	if e.Has(path) {
 		return true
 	}
 	for i := range len(path) {
 		if path[i] == '.' {
-			if _, ok := e.fields[path[:i]]; ok {
+			if e.Has(path[:i]) {
 				return true
 			}
 		}

@@ -269,6 +269,8 @@ func Suppressions(rows []data.SuppressionCreate, region string, single bool) ([]
 		switch {
 		case r.PhoneNumber == "" && r.Line == 0:
 			errs.Required(p + "phone_number")
+		case !ok && errs.Full():
+			errs.Omit(1) // counted without its message
 		case !ok:
 			msg := phoneMessage(r.PhoneNumber, region)
 			if r.Line > 0 {

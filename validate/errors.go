@@ -13,39 +13,20 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 )
 
-// Errors collects validation messages per dot path, in the order they were found.
+// Errors collects validation messages per dot path, in the order they were found, the
+// first data.MaxFaults of them kept and the rest counted (data.Faults: Add, Has, Len, Err).
 type Errors struct {
-	fields map[string][]string
-	order  []string
+	data.Faults
 }
 
-// Add records msg for path.
-func (e *Errors) Add(path, msg string) {
-	if e.fields == nil {
-		e.fields = map[string][]string{}
+// Addf records a formatted message for path; past the bound it only counts it, without
+// formatting (a body of millions of faults costs a count each).
+func (e *Errors) Addf(path, format string, args ...any) {
+	if e.Full() {
+		e.Omit(1)
+		return
 	}
-	if _, seen := e.fields[path]; !seen {
-		e.order = append(e.order, path)
-	}
-	e.fields[path] = append(e.fields[path], msg)
-}
-
-// Addf records a formatted message for path.
-func (e *Errors) Addf(path, format string, args ...any) { e.Add(path, fmt.Sprintf(format, args...)) }
-
-// Has reports whether path already has a message (to skip rules that would only repeat it).
-func (e *Errors) Has(path string) bool { _, ok := e.fields[path]; return ok }
-
-// Len returns the number of failing paths.
-func (e *Errors) Len() int { return len(e.order) }
-
-// Err returns nil when nothing failed, else a validation_failed *data.Error carrying every
-// field. Its message is the first fault, with a count of the others.
-func (e *Errors) Err() error {
-	if len(e.order) == 0 {
-		return nil
-	}
-	return data.Invalid(e.fields, e.order)
+	e.Add(path, fmt.Sprintf(format, args...))
 }
 
 // Join returns "parent.child", or child alone at the top level.
@@ -152,7 +133,7 @@ func (e *Errors) MaxItems(path string, n, max int) {
 
 // Combine merges validation errors into one; a path already named by an earlier error keeps
 // only the earlier messages (a field that could not be decoded is not also "required").
-// Other errors pass through first.
+// Each error's faults keep the order they were found in. Other errors pass through first.
 func Combine(errs ...error) error {
 	var out Errors
 	for _, err := range errs {
@@ -163,7 +144,7 @@ func Combine(errs ...error) error {
 		if !ok || e.Code != data.EINVALID {
 			return err
 		}
-		for _, p := range e.SortedFieldPaths() {
+		for _, p := range e.FieldPaths() { // found order: "Line 2" is named before "Line 10"
 			if out.Has(p) {
 				continue
 			}
@@ -171,6 +152,7 @@ func Combine(errs ...error) error {
 				out.Add(p, m)
 			}
 		}
+		out.Omit(e.Omitted())
 	}
 	return out.Err()
 }
@@ -198,6 +180,7 @@ func CombineUncovered(first, later error) error {
 				into.Add(p, m)
 			}
 		}
+		into.Omit(e.Omitted())
 	}
 	out.AddUncovered(&more)
 	return out.Err()
@@ -220,5 +203,6 @@ func SplitFaults(err error, paths ...string) (at, rest error) {
 			into.Add(p, m)
 		}
 	}
+	r.Omit(e.Omitted()) // the uncounted faults are of no path asked for
 	return a.Err(), r.Err()
 }

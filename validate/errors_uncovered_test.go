@@ -3,7 +3,10 @@ package validate
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/voiceapi/voiceapi/data"
 )
 
 // AddUncovered keeps a rule's fault only where the decoder's faults name neither its
@@ -20,10 +23,10 @@ func TestAddUncoveredKeepsWhatNoFaultCovers(t *testing.T) {
 	decoded.AddUncovered(&rules)
 	want := []string{"llm_config", "call_config.max_call_duration_ms", "llm_configs", "llm_config_x.model",
 		"call_config.max_call_duration_ms_x", "name"}
-	if !reflect.DeepEqual(decoded.order, want) {
-		t.Errorf("paths %v, want %v", decoded.order, want)
+	if !reflect.DeepEqual(decoded.Paths(), want) {
+		t.Errorf("paths %v, want %v", decoded.Paths(), want)
 	}
-	if got := decoded.fields["llm_config"]; len(got) != 1 {
+	if got := decoded.Messages("llm_config"); len(got) != 1 {
 		t.Errorf("llm_config faults %v, want only the decoder's", got)
 	}
 }
@@ -34,7 +37,7 @@ func TestAddUncoveredKeepsWhatNoFaultCovers(t *testing.T) {
 // and held every write of the server. Allocations stand in for the work: the comparison
 // built a string for each pair.
 func TestAddUncoveredIsLinearInTheFaults(t *testing.T) {
-	const n = 2000
+	const n = data.MaxFaults / 2 // both sides kept whole
 	paths := make([]string, n)
 	for i := range paths {
 		paths[i] = fmt.Sprintf("an_unknown_field_with_a_long_name_%d", i)
@@ -46,8 +49,8 @@ func TestAddUncoveredIsLinearInTheFaults(t *testing.T) {
 			rules.Add(fmt.Sprint("rule.", i), "rule")
 		}
 		decoded.AddUncovered(&rules)
-		if len(decoded.order) != 2*n {
-			t.Fatalf("%d faults, want %d", len(decoded.order), 2*n)
+		if len(decoded.Paths()) != 2*n {
+			t.Fatalf("%d faults, want %d", len(decoded.Paths()), 2*n)
 		}
 	})
 	if allocs > 20*n {
@@ -70,5 +73,28 @@ func BenchmarkAddUncoveredManyFaults(b *testing.B) {
 			rules.Add(p+".x", "rule")
 		}
 		decoded.AddUncovered(&rules)
+	}
+}
+
+// Addf past the bound counts a fault without formatting it, and the merges (Combine,
+// CombineUncovered, AddUncovered) carry the count into the total.
+func TestAddfPastTheBoundIsCounted(t *testing.T) {
+	var rules Errors
+	for i := range data.MaxFaults + 3 {
+		rules.Addf(Index("rows", i), "The %s field is invalid.", Index("rows", i))
+	}
+	if rules.Len() != data.MaxFaults || rules.Omitted() != 3 {
+		t.Fatalf("%d kept, %d counted; want %d and 3", rules.Len(), rules.Omitted(), data.MaxFaults)
+	}
+	want := fmt.Sprintf("(and %d more errors)", data.MaxFaults+2)
+	for name, err := range map[string]error{
+		"Err":              rules.Err(),
+		"Combine":          Combine(rules.Err()),
+		"CombineUncovered": CombineUncovered(nil, rules.Err()),
+	} {
+		e := err.(*data.Error)
+		if !strings.HasSuffix(e.Message, want) || len(e.Fields) != data.MaxFaults || e.FieldPaths()[0] != "rows.0" {
+			t.Errorf("%s: %q with %d fields, first %s; want it to end %q", name, e.Message, len(e.Fields), e.FieldPaths()[0], want)
+		}
 	}
 }

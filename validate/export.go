@@ -100,7 +100,7 @@ func WorkspaceImport(doc *data.WorkspaceExport, kbIDs map[string]string, cat *da
 	}
 	samePhones := Errors{}
 	noDuplicates(&samePhones, "numbers", phones)
-	for _, path := range samePhones.order {
+	for _, path := range samePhones.Paths() {
 		errs.Addf(path+".phone_number", "The %s.phone_number field has a duplicate value: a number is registered once.", path)
 	}
 
@@ -227,12 +227,13 @@ func exportKeys(errs *Errors, list string, keys []string) {
 // nest adds inner's faults under prefix: "name" becomes "agents.2.name", and a message
 // naming the field names it by its full path.
 func (e *Errors) nest(prefix string, inner *Errors) {
-	for _, p := range inner.order {
+	for _, p := range inner.Paths() {
 		full := Join(prefix, p)
-		for _, m := range inner.fields[p] {
+		for _, m := range inner.Messages(p) {
 			e.Add(full, strings.Replace(m, " "+p, " "+full, 1))
 		}
 	}
+	e.Omit(inner.Omitted())
 }
 
 // addError adds the field faults of a validation_failed error (from a rule written for a
@@ -247,6 +248,7 @@ func (e *Errors) addError(err error) {
 			e.Add(p, m)
 		}
 	}
+	e.Omit(de.Omitted())
 }
 
 // Nest adds the faults of err (a validation_failed error) under prefix, for checks made

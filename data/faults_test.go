@@ -1,0 +1,83 @@
+package data
+
+import (
+	"fmt"
+	"testing"
+)
+
+// A validation error keeps the first MaxFaults messages in the order found and counts
+// the rest: its message keeps the true total, its fields the kept paths.
+func TestFaultsKeepTheFirstMaxFaults(t *testing.T) {
+	for _, c := range []struct {
+		faults, kept int
+	}{
+		{1, 1},
+		{MaxFaults - 1, MaxFaults - 1},
+		{MaxFaults, MaxFaults},
+		{MaxFaults + 1, MaxFaults},
+		{3 * MaxFaults, MaxFaults},
+	} {
+		var f Faults
+		for i := range c.faults {
+			f.Add(fmt.Sprint("f.", i), fmt.Sprint("fault ", i))
+		}
+		e := f.Err().(*Error)
+		if len(e.Fields) != c.kept || len(e.FieldPaths()) != c.kept || e.Omitted() != c.faults-c.kept {
+			t.Errorf("%d faults: %d kept (%d paths), %d counted; want %d kept", c.faults, len(e.Fields), len(e.FieldPaths()), e.Omitted(), c.kept)
+		}
+		if last := fmt.Sprint("f.", c.kept-1); e.FieldPaths()[c.kept-1] != last {
+			t.Errorf("%d faults: last kept %s, want %s in the order found", c.faults, e.FieldPaths()[c.kept-1], last)
+		}
+		want := "fault 0"
+		if c.faults > 1 {
+			want = fmt.Sprintf("fault 0 (and %d more error%s)", c.faults-1, plural(c.faults-1))
+		}
+		if e.Message != want {
+			t.Errorf("%d faults: message %q, want %q", c.faults, e.Message, want)
+		}
+	}
+}
+
+// Messages on a path already kept count against the bound too: a body naming one member
+// a million times holds no more than one naming a million members.
+func TestFaultsBoundMessagesOnOnePath(t *testing.T) {
+	var f Faults
+	for range MaxFaults + 5 {
+		f.Add("name", "The name field is given more than once.")
+	}
+	if n := len(f.Messages("name")); n != MaxFaults || f.Omitted() != 5 {
+		t.Errorf("%d messages kept, %d counted; want %d and 5", n, f.Omitted(), MaxFaults)
+	}
+}
+
+// A collector made of another's error carries its uncounted faults into the total.
+func TestFaultsAddErrorCarriesTheCount(t *testing.T) {
+	var first Faults
+	for i := range MaxFaults + 7 {
+		first.Add(fmt.Sprint("f.", i), "bad")
+	}
+	var next Faults
+	next.Add("query.per_page", "bad page")
+	next.AddError(first.Err().(*Error))
+	e := next.Err().(*Error)
+	if want := fmt.Sprintf("bad page (and %d more errors)", MaxFaults+7); e.Message != want || len(e.Fields) != MaxFaults {
+		t.Errorf("message %q with %d fields, want %q with %d", e.Message, len(e.Fields), want, MaxFaults)
+	}
+}
+
+// BenchmarkFaultsPastTheBound: a million faults, as a hostile body gives; memory stays
+// that of MaxFaults (docs/performance.md, "Hostile bodies").
+func BenchmarkFaultsPastTheBound(b *testing.B) {
+	paths := make([]string, 1_000_000)
+	for i := range paths {
+		paths[i] = fmt.Sprint("unknown_", i)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var f Faults
+		for _, p := range paths {
+			f.Add(p, "The field is not a known field.")
+		}
+		_ = f.Err()
+	}
+}
