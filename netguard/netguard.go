@@ -224,12 +224,26 @@ func newTransport(opts Options, timeout time.Duration, guarded bool) *http.Trans
 func dialHidingResolver(dialer *net.Dialer) func(ctx context.Context, network, address string) (net.Conn, error) {
 	return func(ctx context.Context, network, address string) (net.Conn, error) {
 		conn, err := dialer.DialContext(ctx, network, address)
-		var dnsErr *net.DNSError
-		if errors.As(err, &dnsErr) {
-			dnsErr.Server = ""
-		}
-		return conn, err
+		return conn, withoutResolver(err)
 	}
+}
+
+// withoutResolver returns err with its lookup error's resolver removed, on a copy: the
+// resolver shares one lookup's error among the concurrent dials of the same name, so
+// clearing it in place is a data race.
+func withoutResolver(err error) error {
+	var dnsErr *net.DNSError
+	if !errors.As(err, &dnsErr) || dnsErr.Server == "" {
+		return err
+	}
+	hidden := *dnsErr
+	hidden.Server = ""
+	if op, ok := err.(*net.OpError); ok && op.Err == error(dnsErr) {
+		dial := *op
+		dial.Err = &hidden
+		return &dial
+	}
+	return &hidden
 }
 
 // guardControl refuses the connection before it is made when the resolved address is internal.

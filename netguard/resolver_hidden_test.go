@@ -31,3 +31,27 @@ func TestFailedLookupHidesTheResolver(t *testing.T) {
 		}
 	}
 }
+
+// Concurrent dials of one name share the resolver's error for it: hiding the resolver must
+// not write to that shared error (a data race under -race, seen in the webhook dispatcher).
+func TestFailedLookupsAtOnceShareNoError(t *testing.T) {
+	const host = "voiceapi-no-such-host-at-once.invalid"
+	_, err := net.DefaultResolver.LookupHost(context.Background(), host)
+	var dnsErr *net.DNSError
+	if !errors.As(err, &dnsErr) || dnsErr.Server == "" {
+		t.Skipf("this machine's resolver names no server in its errors (%v): nothing to hide", err)
+	}
+	client := netguard.NewClient(netguard.Options{})
+	errs := make(chan error, 16)
+	for range cap(errs) {
+		go func() {
+			_, err := client.Get("http://" + host + "/")
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err == nil || strings.Contains(err.Error(), dnsErr.Server) {
+			t.Errorf("%v: want a failure that does not name the resolver %s", err, dnsErr.Server)
+		}
+	}
+}
