@@ -168,6 +168,9 @@ func TestRolloutRollsBackOnFailedRate(t *testing.T) {
 	e := newStartEnv(t)
 	e.twoVersions()
 	e.rollout(map[string]any{"variants": variants(50, 50), "rollback": map[string]any{"metric": "failed_rate", "threshold": 0.3, "min_calls": 4}})
+	// Every call of version 2 fails and none of version 1 does: were version 2's calls
+	// past its fourth ended well, a draw that gave it ten more before version 1 had four
+	// would bring its failed rate under the threshold (4 of 14), and nothing would roll back.
 	ended := map[float64]int{}
 	for i := 0; ended[1] < 4 || ended[2] < 4; i++ {
 		if i > 200 {
@@ -175,12 +178,13 @@ func TestRolloutRollsBackOnFailedRate(t *testing.T) {
 		}
 		call, _, variant := answer(t, e.start(inbound(fmt.Sprintf("+1556%07d", i), nil)))
 		v := variant["version"].(float64)
+		status := map[float64]string{1: "ended", 2: "failed"}[v]
 		if ended[v] >= 4 {
-			e.endAs(call["id"].(string), "ended", nil)
+			e.endAs(call["id"].(string), status, nil)
+			ended[v]++
 			continue
 		}
 		before := e.rolloutNow().Data()
-		status := map[float64]string{1: "ended", 2: "failed"}[v]
 		e.endAs(call["id"].(string), status, nil)
 		ended[v]++
 		if ended[1] < 4 || ended[2] < 4 {
@@ -191,7 +195,7 @@ func TestRolloutRollsBackOnFailedRate(t *testing.T) {
 	}
 	r := e.rolloutNow().Data()
 	v1, v2 := r["variants"].([]any)[0].(map[string]any), r["variants"].([]any)[1].(map[string]any)
-	if v1["weight"] != float64(100) || v2["weight"] != float64(0) || v2["rolled_back"] != true || v2["failed"] != float64(4) || v1["failed"] != float64(0) {
+	if v1["weight"] != float64(100) || v2["weight"] != float64(0) || v2["rolled_back"] != true || v2["failed"] != float64(ended[2]) || v1["failed"] != float64(0) {
 		t.Fatalf("after the rollback: %v", r)
 	}
 	ev := e.Do("GET", "/api/v1/audit-log?type="+data.EventRolloutRolledBack, e.Owner.Token, nil).List()
