@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -140,6 +141,12 @@ func TestNumbersShowAHiddenAgentAsTheSentinel(t *testing.T) {
 		expect(t, w.do("PUT", "/api/v1/numbers/"+w.inboundB, w.developer, body), 403)
 	}
 	expectFields(t, w.do("PUT", "/api/v1/numbers/"+w.outboundB, w.Owner.Token, map[string]any{"inbound_agent_id": data.HiddenAgent}), "inbound_agent_id")
+	// The docs name the sentinel clients meet.
+	for _, doc := range []string{"../docs/numbers.md", "../docs/upgrading.md"} {
+		if text, err := os.ReadFile(doc); err != nil || !strings.Contains(string(text), data.HiddenAgent) {
+			t.Errorf("%s does not name the sentinel %s (%v)", doc, data.HiddenAgent, err)
+		}
+	}
 }
 
 // TestNoReadableRouteNamesAHiddenAgent walks every GET operation of the OpenAPI document
