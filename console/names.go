@@ -26,6 +26,9 @@ func (n names) Of(id any) string {
 	if s == data.NoAgent { // agent_ids left with no agent (the caller may see)
 		return "No agent"
 	}
+	if s == data.HiddenAgent { // a number bound to an agent outside the caller's agent_ids
+		return "An agent outside your access"
+	}
 	return shortID(s)
 }
 
@@ -70,7 +73,7 @@ func (h *Handler) agentNames(r *http.Request, choices []any, ids ...string) name
 func (h *Handler) nameMissing(r *http.Request, out names, base, key string, ids []string) {
 	asked := map[string]bool{}
 	for _, id := range ids {
-		if _, ok := out[id]; ok || id == "" || asked[id] {
+		if _, ok := out[id]; ok || id == "" || asked[id] || id == data.HiddenAgent {
 			continue
 		}
 		asked[id] = true

@@ -348,3 +348,32 @@ func TestConsoleConversationsOfAMemberOnlyItsAgents(t *testing.T) {
 		t.Errorf("B's by hand: %d %v", byHand.Status, got)
 	}
 }
+
+// TestConsoleNumbersNameNoHiddenAgent: the numbers page and a number's page, read by a
+// developer limited to agent A, show a number bound to agent B as bound to "An agent
+// outside your access", naming B neither by name, nor by id, nor by its id's short form
+// (the API reads B's binding as data.HiddenAgent to such a caller).
+func TestConsoleNumbersNameNoHiddenAgent(t *testing.T) {
+	e := testenv.Start(t)
+	mine, other := createAgent(t, e, e.Owner.Token, "Alpha line"), createAgent(t, e, e.Owner.Token, "Bravo line")
+	ofOther := numberAnsweredBy(t, e, "+14155550102", other)
+	dev := e.NewUser("limited@example.com", false)
+	addMember(t, e, dev, map[string]any{"role": "developer", "agent_ids": []string{mine}})
+	s := e.SignIn(dev, e.Owner.WorkspaceID)
+	_, rest, _ := strings.Cut(other, "_")
+	for _, path := range []string{"/numbers", "/numbers/" + ofOther} {
+		res := e.Do(s.Client, "GET", path, "", nil)
+		if res.Status != http.StatusOK {
+			t.Fatalf("%s: %d", path, res.Status)
+		}
+		page := string(res.Body)
+		for _, hidden := range []string{other, "Bravo line", rest[len(rest)-6:]} {
+			if strings.Contains(page, hidden) {
+				t.Errorf("%s shows %q of another agent", path, hidden)
+			}
+		}
+		if !strings.Contains(page, "An agent outside your access") {
+			t.Errorf("%s does not say the number is bound to an agent outside the developer's access", path)
+		}
+	}
+}

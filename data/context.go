@@ -291,6 +291,14 @@ func (p *Principal) Allows(r Requirement) error {
 // deleting an agent never widens anyone's access.
 const NoAgent = "agt_00000000000000000000000000"
 
+// HiddenAgent stands, in a record a caller limited by agent_ids reads, for an agent it may
+// not see: a number bound to such an agent shows it as its inbound_agent_id or
+// outbound_agent_id. It names no agent (the last id of the shape, never made), so the
+// client learns the number is bound, and read-only to it, without learning to which agent
+// (conventions §2: existence is never revealed). null would say "unbound", which is false
+// and invites a write that is refused. docs/api.md, "What a caller sees".
+const HiddenAgent = "agt_7ZZZZZZZZZZZZZZZZZZZZZZZZZ"
+
 // CanSeeAgent reports whether the caller may see agent id (the agent_ids restriction).
 // Agents outside the list are reported as not found by the storage layer.
 func (p *Principal) CanSeeAgent(id string) bool {

@@ -351,7 +351,9 @@ var fieldRules = map[string]map[string]fieldRule{
 		"total": {Description: "Units in all; 0 until the job knows."},
 	},
 	// Numbers and calls (validate/number.go, validate/call.go).
-	"Number": {"provider": oneOf(data.NumberProviders...)},
+	"Number": {"provider": oneOf(data.NumberProviders...),
+		"inbound_agent_id":  {Description: hiddenAgentRead},
+		"outbound_agent_id": {Description: hiddenAgentRead}},
 	"NumberCreate": {
 		"phone_number": fieldRule{Pattern: e164Pattern}.with(true, "E.164; registered once across the instance."),
 		"nickname":     maxLen(validate.MaxNicknameLen),
@@ -576,6 +578,11 @@ var apiKeyRules = map[string]fieldRule{
 	"scopes":    {Nullable: true, Description: "The key's scopes; null for a key with its user's full rights."},
 	"agent_ids": {Description: "The agents the key is narrowed to; [] means no narrowing. Another key's, in GET /api-keys, read by a token limited to some agents: " + narrowedAgentIDs},
 }
+
+// hiddenAgentRead says how a token limited to some agents reads a number's binding to
+// another (service visibility.numberShown).
+const hiddenAgentRead = "The agent, null for none. A token limited to some agents reads \"" + data.HiddenAgent +
+	"\" for an agent outside them: bound, to an agent it may not know (docs/numbers.md)."
 
 // narrowedAgentIDs says how a token limited to some agents reads another's agent_ids
 // (service visibility.memberAgents), for the schemas that carry them.

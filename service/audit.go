@@ -81,7 +81,7 @@ func (s *AuditService) ListAuditLog(ctx context.Context, f data.AuditFilter, req
 		list, page, err = tx.EventPage(ws, filter, req)
 		return err
 	})
-	return list, page, err
+	return v.eventsShown(list), page, err
 }
 
 // HashMismatch begins the problem of an event whose hash does not match its content:

@@ -94,7 +94,7 @@ func (s *AuditService) StreamEvents(ctx context.Context, after string, types []s
 		return tx.EventsAfter(ws, after, func(e *data.Event) (bool, error) {
 			pos, scanned = e.ID, scanned+1
 			if (len(types) == 0 || slices.Contains(types, e.Type)) && v.event(e) {
-				out = append(out, e)
+				out = append(out, v.eventShown(e))
 				bytes += len(e.Data)
 			}
 			return len(out) < limit && bytes < MaxStreamBatchBytes && scanned < MaxAuditScan, nil

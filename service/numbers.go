@@ -164,6 +164,12 @@ func (s *NumberService) ListNumbers(ctx context.Context, f data.NumberFilter, re
 	if err := validate.NumberFilter(f); err != nil {
 		return nil, data.Page{}, err
 	}
+	v := visibilityOf(p)
+	if f.AgentID != "" && !v.agent(f.AgentID) {
+		// An agent the caller does not see binds no number it is told of, as one that
+		// does not exist: HiddenAgent, which no number is bound to, finds the same none.
+		f.AgentID = data.HiddenAgent
+	}
 	var list []*data.Number
 	var page data.Page
 	err = s.store.View(ctx, func(tx Tx) error {
@@ -171,7 +177,13 @@ func (s *NumberService) ListNumbers(ctx context.Context, f data.NumberFilter, re
 		if list, page, err = tx.Numbers(p.WorkspaceID, NumberSearch{NumberFilter: f, MaxScan: data.MaxNumberSearchScan}, req); err != nil {
 			return err
 		}
-		return fillNumbersAccess(tx, p, list)
+		if err := fillNumbersAccess(tx, p, list); err != nil {
+			return err
+		}
+		for i, n := range list {
+			list[i] = v.numberShown(n)
+		}
+		return nil
 	})
 	return list, page, err
 }
@@ -235,7 +247,10 @@ func (s *NumberService) Number(ctx context.Context, id string) (*data.Number, er
 		}
 		return fillNumberAccess(tx, p, n)
 	})
-	return n, err
+	if err != nil {
+		return nil, err
+	}
+	return visibilityOf(p).numberShown(n), nil
 }
 
 // UpdateNumber implements data.NumberService. Only bindings the update gives are checked:
@@ -263,10 +278,13 @@ func (s *NumberService) UpdateNumber(ctx context.Context, id string, in data.Num
 		if err != nil {
 			return err
 		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), old); err != nil {
+		// Writable first: a caller limited to some agents holds the ETag of the number as
+		// it reads it (HiddenAgent in place of a hidden binding), never the stored one's,
+		// so a 412 before the 403 would answer a guess of the binding.
+		if err := checkNumberWritable(tx, p, old); err != nil {
 			return err
 		}
-		if err := checkNumberWritable(tx, p, old); err != nil {
+		if err := data.CheckIfMatch(data.IfMatch(ctx), old); err != nil {
 			return err
 		}
 		before := storedSnapshot(old)
@@ -317,10 +335,10 @@ func (s *NumberService) DeleteNumber(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		if err := data.CheckIfMatch(data.IfMatch(ctx), n); err != nil {
+		if err := checkNumberWritable(tx, p, n); err != nil { // before If-Match: UpdateNumber
 			return err
 		}
-		if err := checkNumberWritable(tx, p, n); err != nil {
+		if err := data.CheckIfMatch(data.IfMatch(ctx), n); err != nil {
 			return err
 		}
 		if err := s.cancelNumberCampaigns(ctx, tx, n.WorkspaceID, id); err != nil {

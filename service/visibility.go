@@ -172,6 +172,9 @@ type eventSubject struct {
 	// job marks job.failed, whose readers are its job's (jobAccess): the module of the
 	// job's kind, and its agent when it has one.
 	job bool
+	// agentRefs are the members of its data that name an agent the record does not
+	// belong to, masked for a reader who does not see it (eventShown).
+	agentRefs []string
 }
 
 // eventSubjects gives each event type its subject. A type missing here is treated as a
@@ -201,7 +204,7 @@ var eventSubjects = func() map[string]eventSubject {
 		m[t] = eventSubject{module: data.ModuleKnowledgeBase}
 	}
 	for _, t := range []string{data.EventNumberCreated, data.EventNumberUpdated, data.EventNumberDeleted} {
-		m[t] = eventSubject{module: data.ModulePhoneNumbers}
+		m[t] = eventSubject{module: data.ModulePhoneNumbers, agentRefs: []string{"inbound_agent_id", "outbound_agent_id"}}
 	}
 	for _, t := range []string{
 		data.EventWebhookTest, data.EventWorkspaceUpdated, data.EventWorkspaceUserAdded, data.EventWorkspaceUserUpdated,
