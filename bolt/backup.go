@@ -82,6 +82,9 @@ func (db *DB) Backup(ctx context.Context, opts data.BackupOptions) (data.BackupA
 // database is opened read-only, so that a backup taken before an upgrade holds the old
 // schema untouched; a running server's lock makes it fail fast with ErrLocked.
 func BackupStopped(dir string, w io.Writer, opts data.BackupOptions) (*Manifest, error) {
+	if err := checkRestoreFinished(dir); err != nil {
+		return nil, err
+	}
 	dbPath := filepath.Join(dir, FileName)
 	if _, err := os.Stat(dbPath); err != nil {
 		return nil, fmt.Errorf("no database to back up: %w", err)

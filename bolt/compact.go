@@ -63,6 +63,9 @@ func Compact(dir string, o CompactOptions) (res CompactResult, err error) {
 	if o.TxMaxSize == 0 {
 		o.TxMaxSize = 64 << 20
 	}
+	if err := checkRestoreFinished(dir); err != nil {
+		return res, err
+	}
 	path := filepath.Join(dir, FileName)
 	fi, err := os.Stat(path)
 	if err != nil {

@@ -175,6 +175,9 @@ func Open(dir string, opts Options) (*DB, error) {
 		}
 		opts.Catalog = cat
 	}
+	if err := checkRestoreFinished(dir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating data directory: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -21,6 +22,32 @@ import (
 
 // ErrNotEmpty is returned when a restore's target directory already holds data.
 var ErrNotEmpty = errors.New("the data directory is not empty")
+
+// ErrRestoreUnfinished is returned when opening a directory that a restore was replacing
+// when it stopped: it may hold the restored database beside the old key file or files.
+var ErrRestoreUnfinished = errors.New("a restore into this data directory did not finish")
+
+// restoreMarker is written into a non-empty target before a forced restore replaces
+// anything there, and removed once every entry is in place. The entries are renamed one by
+// one, so a restore killed between two leaves the directory part old, part restored (the
+// old database beside the restored key: its credentials unreadable, its audit chain
+// failing); the marker keeps a server and the offline commands off it until a restore
+// finishes. It holds the name of the staging directory, which the next restore removes.
+const restoreMarker = ".voiceapi-restore-unfinished"
+
+// checkRestoreFinished refuses a directory holding the marker of a restore cut short.
+func checkRestoreFinished(dir string) error {
+	if _, err := os.Lstat(filepath.Join(dir, restoreMarker)); err == nil {
+		return fmt.Errorf("%w: %s holds parts of the old data and parts of the archive; run `voiceapi restore --data %s --in <archive> --force` again", ErrRestoreUnfinished, dir, dir)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// restoreStep, when set (by tests), is called after each entry is moved into place; an
+// error stops the restore there, as a kill would.
+var restoreStep func(name string) error
 
 // RestoreOptions tune Restore.
 type RestoreOptions struct {
@@ -39,9 +66,16 @@ const maxManifest = 64 << 20
 // here: they run when the server next opens the database.
 func Restore(dir string, r io.Reader, opts RestoreOptions) (*Manifest, error) {
 	dir = filepath.Clean(dir)
-	if err := checkRestoreTarget(dir, opts.Force); err != nil {
+	// The old database stays locked until the new one is in place, so that a server
+	// started meanwhile fails rather than opening a file about to be replaced.
+	held, err := checkRestoreTarget(dir, opts.Force)
+	if err != nil {
 		return nil, err
 	}
+	if held != nil {
+		defer held.Close()
+	}
+	removeStaleStaging(dir)
 	// Stage inside dir when it exists (the service user may own dir but not its parent,
 	// as with systemd's StateDirectory), else beside it: on the same filesystem either
 	// way, so moving into place is a rename.
@@ -88,31 +122,44 @@ func Restore(dir string, r io.Reader, opts RestoreOptions) (*Manifest, error) {
 
 // checkRestoreTarget refuses a non-empty directory without force, and a database that a
 // running server holds even with it.
-func checkRestoreTarget(dir string, force bool) error {
+// The database found there is returned open, holding its lock.
+func checkRestoreTarget(dir string, force bool) (*bbolt.DB, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(entries) == 0 {
-		return nil
+		return nil, nil
 	}
 	if !force {
-		return fmt.Errorf("%w: %s (use --force to replace its data)", ErrNotEmpty, dir)
+		return nil, fmt.Errorf("%w: %s (use --force to replace its data)", ErrNotEmpty, dir)
 	}
 	dbPath := filepath.Join(dir, FileName)
 	if _, err := os.Stat(dbPath); err == nil {
 		bdb, err := bbolt.Open(dbPath, 0o600, &bbolt.Options{Timeout: time.Second})
 		if errors.Is(err, bbolt.ErrTimeout) {
-			return fmt.Errorf("%w: %s; stop the server before restoring", ErrLocked, dbPath)
+			return nil, fmt.Errorf("%w: %s; stop the server before restoring", ErrLocked, dbPath)
 		}
 		if err == nil {
-			bdb.Close()
+			return bdb, nil
 		}
 	}
-	return nil
+	return nil, nil
+}
+
+// removeStaleStaging removes the staging directory of a restore cut short while moving
+// into dir (named by its marker): a whole copy of the archive's database and key.
+func removeStaleStaging(dir string) {
+	name, err := os.ReadFile(filepath.Join(dir, restoreMarker))
+	if err != nil {
+		return
+	}
+	if n := string(name); strings.HasPrefix(n, ".voiceapi-restore-") && n == filepath.Base(n) && n != restoreMarker {
+		os.RemoveAll(filepath.Join(dir, n))
+	}
 }
 
 // extract unpacks the archive into staging, hashing each member as it is written, then
@@ -245,6 +292,13 @@ func moveIntoPlace(staging, dir string) error {
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return err
 	}
+	marker := filepath.Join(dir, restoreMarker)
+	if err := writeMarker(marker, filepath.Base(staging)); err != nil {
+		return fmt.Errorf("marking the restore under way: %w", err)
+	}
+	if err := fsync.Dir(dir); err != nil {
+		return err
+	}
 	// Stored files of the replaced data belong to records that are gone: drop them even
 	// when the archive has none.
 	if err := os.RemoveAll(filepath.Join(dir, FilesDir)); err != nil {
@@ -262,6 +316,35 @@ func moveIntoPlace(staging, dir string) error {
 		if err := os.Rename(filepath.Join(staging, e.Name()), target); err != nil {
 			return fmt.Errorf("moving %s into place: %w", e.Name(), err)
 		}
+		if restoreStep != nil {
+			if err := restoreStep(e.Name()); err != nil {
+				return err
+			}
+		}
+	}
+	// Every entry is in place (and on disk) before the marker goes.
+	if err := fsync.Dir(dir); err != nil {
+		return err
+	}
+	if err := os.Remove(marker); err != nil {
+		return err
 	}
 	return fsync.Dir(dir)
+}
+
+// writeMarker writes the restore marker, fsynced, naming the staging directory.
+func writeMarker(path, staging string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(staging); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -51,7 +51,14 @@ type IdempotencyStore interface {
 	// acted on: the caller's workspace's agent, within the caller's agent_ids; a not-found
 	// error otherwise, as a first request would have been answered.
 	CheckReplayAgent(ctx context.Context, agentID string) error
+	// CheckReplayCall tells whether the call a kept answer shows (a registration's, a
+	// start's) is still in the caller's workspace: a conflict error once it was deleted,
+	// whose answer is not replayed.
+	CheckReplayCall(ctx context.Context, callID string) error
 }
+
+// CallDeletedReplay is the refusal of a replay whose call was deleted since.
+const CallDeletedReplay = "A call with this Idempotency-Key was carried out and has since been deleted; its answer is not replayed and the call is not made again."
 
 // IdempotencyClaim is a request under an Idempotency-Key whose outcome is not known yet.
 // The service layer writes it in the same transaction as the request's first change, so a

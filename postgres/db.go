@@ -256,6 +256,9 @@ func (db *DB) startRows(ctx context.Context) error {
 		if err := db.checkSecretKey(t); err != nil {
 			return err
 		}
+		if err := checkMoveFinished(t); err != nil {
+			return err
+		}
 		var err error
 		swept, err = sweepOrphanFiles(t)
 		return err

@@ -17,7 +17,7 @@ var callStartNeed = data.Write(data.ModuleCallHistory)
 func (s *Server) callStartRoutes() []route {
 	read, write := data.Read(data.ModuleAgents), data.Write(data.ModuleAgents)
 	return []route{
-		{Method: "POST", Path: "/api/v1/calls/start", Need: callStartNeed, Idempotent: true, handle: s.handleCallStart, legacyRecheck: s.recheckKeptStartAgent},
+		{Method: "POST", Path: "/api/v1/calls/start", Need: callStartNeed, Idempotent: true, handle: s.handleCallStart, legacyRecheck: s.recheckKeptStartAgent, replayRecheck: s.recheckKeptCall},
 		{Method: "GET", Path: "/api/v1/agents/{agent_id}/rollout", Need: read, handle: s.handleRolloutShow},
 		{Method: "PUT", Path: "/api/v1/agents/{agent_id}/rollout", Need: write, handle: s.handleRolloutSet},
 		{Method: "DELETE", Path: "/api/v1/agents/{agent_id}/rollout", Need: write, handle: s.handleRolloutEnd},

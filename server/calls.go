@@ -14,7 +14,7 @@ func (s *Server) callRoutes() []route {
 	return []route{
 		{Method: "GET", Path: "/api/v1/calls", Need: read, handle: s.handleCallList},
 		{Method: "GET", Path: "/api/v1/calls/export", Need: read, Long: true, handle: s.handleCallExport},
-		{Method: "POST", Path: "/api/v1/calls", Need: write, Idempotent: true, handle: s.handleCallRegister, legacyRecheck: s.recheckBodyAgent},
+		{Method: "POST", Path: "/api/v1/calls", Need: write, Idempotent: true, handle: s.handleCallRegister, legacyRecheck: s.recheckBodyAgent, replayRecheck: s.recheckKeptCall},
 		{Method: "GET", Path: "/api/v1/calls/{call_id}", Need: read, handle: s.handleCallShow},
 		{Method: "PUT", Path: "/api/v1/calls/{call_id}", Need: write, handle: s.handleCallUpdate},
 		{Method: "DELETE", Path: "/api/v1/calls/{call_id}", Need: write, handle: s.handleCallDelete},

@@ -89,3 +89,29 @@ func (s *Server) recheckKeptStartAgent(r *http.Request, kept *data.IdempotentRes
 	}
 	return s.svc.Idempotency.CheckReplayAgent(r.Context(), id)
 }
+
+// recheckKeptCall refuses the replay of a call's registration or start whose call was
+// deleted since (DELETE, the retention sweep): its kept answer holds the call as it was
+// (transcript, numbers, variables), which the delete was to remove. A claim kept without
+// its answer names no call and is refused by the replay anyway.
+func (s *Server) recheckKeptCall(r *http.Request, kept *data.IdempotentResponse) error {
+	var answer struct {
+		Data struct {
+			ID   string `json:"id"` // a registration's: the call
+			Call struct {
+				ID string `json:"id"`
+			} `json:"call"` // a start's
+		} `json:"data"`
+	}
+	if kept.Status == 0 || json.Unmarshal(kept.Body, &answer) != nil {
+		return nil
+	}
+	id := answer.Data.ID
+	if id == "" {
+		id = answer.Data.Call.ID
+	}
+	if !data.ValidID(data.PrefixCall, id) {
+		return nil
+	}
+	return s.svc.Idempotency.CheckReplayCall(r.Context(), id)
+}

@@ -162,6 +162,26 @@ func (s *IdempotencyService) CheckReplayAgent(ctx context.Context, agentID strin
 	})
 }
 
+// CheckReplayCall implements data.IdempotencyStore: a deleted call's kept answer (its
+// transcript, numbers, variables) is not shown again, whoever deleted it (DELETE, the
+// retention sweep). Existence only: the route's own checks stand for access.
+func (s *IdempotencyService) CheckReplayCall(ctx context.Context, callID string) error {
+	p, err := workspaceCaller(ctx)
+	if err != nil {
+		return err
+	}
+	return s.store.View(ctx, func(tx Tx) error {
+		c, err := tx.Call(callID)
+		if err != nil {
+			return err
+		}
+		if c == nil || c.WorkspaceID != p.WorkspaceID {
+			return data.Errorf(data.ECONFLICT, data.CallDeletedReplay)
+		}
+		return nil
+	})
+}
+
 // IdempotencyPurgeBatch bounds the expired responses one PurgeIdempotency transaction
 // deletes, so that a day of responses kept at the rate limit goes in many short
 // transactions that writers interleave with (as TokenPruneBatch).

@@ -30,7 +30,12 @@ type MoveCounts map[string]int
 // src is read in one snapshot; dst is written in transactions of bounded size.
 func MoveInstallation(ctx context.Context, src, dst Store, progress MoveProgress) (MoveCounts, error) {
 	m := &mover{ctx: ctx, dst: dst, counts: MoveCounts{}, progress: progress}
-	if err := dst.View(ctx, func(tx Tx) error {
+	marker, marks := dst.(MoveMarker)
+	if marks {
+		if err := marker.BeginMove(ctx); err != nil {
+			return nil, err
+		}
+	} else if err := dst.View(ctx, func(tx Tx) error {
 		n, err := tx.CountUsers()
 		if err == nil && n > 0 {
 			err = errors.New("the destination already holds accounts: a move goes into an empty database")
@@ -50,7 +55,20 @@ func MoveInstallation(ctx context.Context, src, dst Store, progress MoveProgress
 	if err == nil {
 		err = m.files(src)
 	}
+	if err == nil && marks {
+		err = marker.EndMove(ctx)
+	}
 	return m.counts, err
+}
+
+// MoveMarker is a destination that marks itself while a move fills it (PostgreSQL: a
+// server refuses to open it until the mark is cleared), since the move writes in many
+// transactions and one cut short leaves a database holding part of an installation.
+type MoveMarker interface {
+	// BeginMove marks the destination, refusing one that holds accounts already.
+	BeginMove(ctx context.Context) error
+	// EndMove clears the mark once every record and file is in place.
+	EndMove(ctx context.Context) error
 }
 
 // moveBatch is how many writes one destination transaction holds.
