@@ -122,3 +122,10 @@ func BenchmarkEventPageOfSomeTypes(b *testing.B) {
 func BenchmarkEventPageOfSomeKinds(b *testing.B) {
 	storetest.BenchEventPageOfSomeKinds(b, openAnalyzedStore)
 }
+
+// BenchmarkEventWindow: an audit log and a webhook replay of a window at the start of
+// 200,000 events (docs/performance.md, "A time window of events"); VOICEAPI_BENCH_ANALYZE
+// settles the table.
+func BenchmarkEventWindow(b *testing.B) {
+	storetest.BenchEventWindow(b, openAnalyzedStore, 200000)
+}
