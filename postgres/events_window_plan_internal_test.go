@@ -34,7 +34,9 @@ func TestEventWindowsSeekTheirBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
-	at := func(ms int) string { return t0.Add(time.Duration(ms) * time.Millisecond).Format("2006-01-02 15:04:05.000Z") }
+	at := func(ms int) string {
+		return t0.Add(time.Duration(ms) * time.Millisecond).Format("2006-01-02 15:04:05.000Z")
+	}
 	windows := [][2]any{
 		{at(0), at(1000)}, {at(0), at(3002)}, {at(3002), at(6005)}, {at(27000), at(36000)}, {at(57038), at(60040)},
 		{at(60041), at(70000)}, {nil, at(9006)}, {at(30020), nil},
