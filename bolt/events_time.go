@@ -165,26 +165,15 @@ func deleteWorkspaceEventTimes(tx *bbolt.Tx, ws string) error {
 func listEventTimesOfStore(tx *bbolt.Tx) error {
 	var entries []indexEntry
 	clocks := map[string]eventClock{}
-	events := tx.Bucket(bucketEvents)
-	c := tx.Bucket(bucketEventsByWS).Cursor()
-	for k, _ := c.First(); k != nil; k, _ = c.Next() {
-		i := bytes.IndexByte(k, 0)
-		if i < 0 {
-			continue
-		}
-		ws, id := string(k[:i]), string(k[i+1:])
-		v := events.Get([]byte(id))
-		if v == nil {
-			continue
-		}
-		e, err := storedEventFacets(id, v)
-		if err != nil {
-			return err
-		}
+	err := eachStoredEventHeader(tx, func(ws, id string, e *data.Event) error {
 		clock, seen := clocks[ws]
 		clock = clock.advance(id, e.CreatedAt.UnixMilli(), !seen)
 		clocks[ws] = clock
 		entries = append(entries, indexEntry{chainTimeKey(ws, clock.chainMS, id), nil})
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if err := putSorted(tx.Bucket(bucketEventsByTime), entries); err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
+	"github.com/voiceapi/voiceapi/service/storetest"
 )
 
 // A schema 30 file listed no event by its chain time. Opening it (schema 31) lists every
@@ -50,41 +50,18 @@ func TestEventsOfAnOlderFileAreListedByTime(t *testing.T) {
 	if got := timeEntries(t, db); !mapsEqual(got, appended) {
 		t.Errorf("after the upgrade the time list and clocks are\n%v\nwant them as appended:\n%v", got, appended)
 	}
-	check := func(when string) {
-		t.Helper()
-		for from := -1; from <= 11; from++ {
-			for to := from; to <= 12; to++ {
-				var all, got []string
-				if err := db.View(context.Background(), func(tx service.Tx) error {
-					if err := tx.EventsNewestFirst("ws_1", func(e *data.Event) (bool, error) {
-						if !e.CreatedAt.Before(at(from)) && e.CreatedAt.Before(at(to)) {
-							all = append(all, e.ID)
-						}
-						return true, nil
-					}); err != nil {
-						return err
-					}
-					return tx.EventsBetween("ws_1", at(from), at(to), func(e *data.Event) (bool, error) {
-						got = append(got, e.ID)
-						return true, nil
-					})
-				}); err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(got, all) {
-					t.Errorf("%s: [%d, %d) read %v; want %v", when, from, to, got, all)
-				}
-			}
-		}
+	var bounds []time.Time
+	for ms := -1; ms <= 12; ms++ {
+		bounds = append(bounds, at(ms))
 	}
-	check("upgraded")
+	storetest.ExpectWindowsAsTheWalk(t, db, "ws_1", bounds)
 	if err := db.Update(context.Background(), func(tx service.Tx) error {
 		return tx.AppendEvent(&data.Event{ID: "evt_0035", WorkspaceID: "ws_1", Type: data.EventAgentUpdated, CreatedAt: data.NewTime(at(3)),
 			Actor: data.Actor{Type: "system"}, Hash: "h-late"})
 	}); err != nil {
 		t.Fatal(err)
 	}
-	check("an event out of id order")
+	storetest.ExpectWindowsAsTheWalk(t, db, "ws_1", bounds) // an event out of id order
 }
 
 // timeEntries is the time list's keys and the clocks, by bucket and key.

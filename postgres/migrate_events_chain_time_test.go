@@ -9,6 +9,7 @@ import (
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
+	"github.com/voiceapi/voiceapi/service/storetest"
 )
 
 // Migration 0047 gives the events stored before it their chain_time, the latest
@@ -61,30 +62,11 @@ func TestMigrationFillsEventChainTimes(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	for from := -1; from <= 11; from++ {
-		for to := from; to <= 12; to++ {
-			var all, read []string
-			if err := db.View(ctx, func(tx service.Tx) error {
-				if err := tx.EventsNewestFirst("ws_1", func(e *data.Event) (bool, error) {
-					if !e.CreatedAt.Before(at(from)) && e.CreatedAt.Before(at(to)) {
-						all = append(all, e.ID)
-					}
-					return true, nil
-				}); err != nil {
-					return err
-				}
-				return tx.EventsBetween("ws_1", at(from), at(to), func(e *data.Event) (bool, error) {
-					read = append(read, e.ID)
-					return true, nil
-				})
-			}); err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(read, all) {
-				t.Errorf("[%d, %d) read %v; want %v", from, to, read, all)
-			}
-		}
+	var bounds []time.Time
+	for ms := -1; ms <= 12; ms++ {
+		bounds = append(bounds, at(ms))
 	}
+	storetest.ExpectWindowsAsTheWalk(t, db, "ws_1", bounds)
 }
 
 // BenchmarkMigrationFillsEventChainTimes times the open that applies migration 0047 to a

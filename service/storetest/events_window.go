@@ -153,3 +153,35 @@ func windowBound(t time.Time) string {
 	}
 	return fmt.Sprint(t.Sub(windowEpoch))
 }
+
+// ExpectWindowsAsTheWalk checks that EventsBetween reads, for every window [from, to)
+// with from at or before to among bounds, what the plain walk of the workspace's events
+// keeps (an upgrade's fill is held to it).
+func ExpectWindowsAsTheWalk(t *testing.T, s service.Store, ws string, bounds []time.Time) {
+	t.Helper()
+	for _, from := range bounds {
+		for _, to := range bounds {
+			if to.Before(from) {
+				continue
+			}
+			var all, read []string
+			view(t, s, func(tx service.Tx) error {
+				if err := tx.EventsNewestFirst(ws, func(e *data.Event) (bool, error) {
+					if !e.CreatedAt.Before(from) && e.CreatedAt.Before(to) {
+						all = append(all, e.ID)
+					}
+					return true, nil
+				}); err != nil {
+					return err
+				}
+				return tx.EventsBetween(ws, from, to, func(e *data.Event) (bool, error) {
+					read = append(read, e.ID)
+					return true, nil
+				})
+			})
+			if !slices.Equal(read, all) {
+				t.Errorf("[%s, %s) read %v; want %v", from.Format(data.TimeLayout), to.Format(data.TimeLayout), read, all)
+			}
+		}
+	}
+}
