@@ -24,7 +24,8 @@ var windowClock = []int{0, 1, 2, 2, 5, 3, 4, 6, 10, 7, 8, 11, 11}
 // events in the same order, for windows at the start, middle and end, empty ones, equal
 // bounds, one bound alone, and bounds that fall between two events or on one (from
 // inclusive, to exclusive). Pages are read to the end, with a scan bound smaller than the
-// window, and followed back by prev_cursor. Another workspace's events, interleaved, are
+// window, and followed back by prev_cursor, of every event, of a type (a facet) and of a
+// type's (agent, type) pairs. Another workspace's events, interleaved, are
 // never read.
 func testEventWindows(t *testing.T, open Opener) {
 	s := open(t)
@@ -83,9 +84,14 @@ func testEventWindows(t *testing.T, open Opener) {
 			if !slices.Equal(got, want) {
 				t.Errorf("%s: EventsBetween read %v; want %v", name, got, want)
 			}
-			got = windowPages(t, s, name, service.EventFilter{Key: name, Keep: in, MaxScan: 3, From: from, To: to})
-			if !slices.Equal(got, want) {
-				t.Errorf("%s: the pages held %v; want %v", name, got, want)
+			// Every event, then its type's (a facet), then its type's of any agent (pairs).
+			for _, f := range []service.EventFilter{{}, {Type: data.EventAgentUpdated},
+				{Scopes: []service.EventScope{{Type: data.EventAgentUpdated, AnyAgent: true}}}} {
+				f.Key, f.Keep, f.MaxScan, f.From, f.To = name, in, 3, from, to
+				got = windowPages(t, s, name, f)
+				if !slices.Equal(got, want) {
+					t.Errorf("%s, %+v: the pages held %v; want %v", name, f.Scopes, got, want)
+				}
 			}
 		}
 	}
