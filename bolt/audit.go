@@ -3,6 +3,7 @@ package bolt
 import (
 	"bytes"
 	"slices"
+	"time"
 
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/service"
@@ -32,6 +33,11 @@ func (t tx) EventPage(workspaceID string, f service.EventFilter, req data.PageRe
 	}
 	spec := listSpec{index: bucketEventsByWS, scope: workspaceID, filter: f.Key, keep: keep, maxScan: f.MaxScan}
 	eventFacetWalk(&spec, workspaceID, f)
+	if lo, hi, none := eventWindow(t.b, workspaceID, f.From, f.To); none {
+		spec.lo = noEventID
+	} else {
+		spec.lo, spec.hi = lo, hi
+	}
 	ids, page, err := t.db.list(t.b, spec, req)
 	if err == nil {
 		err = readErr
@@ -65,6 +71,39 @@ func (t tx) EventsNewestFirst(workspaceID string, fn func(*data.Event) (bool, er
 	}
 	return nil
 }
+
+// EventsBetween implements service.EventReadTx: the walk of EventsNewestFirst, between
+// the ids the window's chain times bound (eventWindow).
+func (t tx) EventsBetween(workspaceID string, from, to time.Time, fn func(*data.Event) (bool, error)) error {
+	lo, hi, none := eventWindow(t.b, workspaceID, from, to)
+	if none {
+		return nil
+	}
+	prefix := indexKey(workspaceID, "")
+	c := t.b.Bucket(bucketEventsByWS).Cursor()
+	var k []byte
+	if hi != "" {
+		k, _ = seekBefore(c, indexKey(workspaceID, hi))
+	} else {
+		k, _ = seekLastWithPrefix(c, prefix)
+	}
+	for ; k != nil && bytes.HasPrefix(k, prefix) && string(k[len(prefix):]) >= lo; k, _ = c.Prev() {
+		e, err := t.Event(string(k[len(prefix):]))
+		if err != nil {
+			return err
+		}
+		if e == nil || !from.IsZero() && e.CreatedAt.Before(from) || !to.IsZero() && !e.CreatedAt.Before(to) {
+			continue
+		}
+		if more, err := fn(e); err != nil || !more {
+			return err
+		}
+	}
+	return nil
+}
+
+// noEventID is past every event id: a walk bounded below by it reads nothing.
+const noEventID = "\xff"
 
 // ChainWorkspaces implements service.EventReadTx.
 func (t tx) ChainWorkspaces() ([]string, error) {

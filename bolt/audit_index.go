@@ -83,6 +83,22 @@ func deleteWorkspaceEventFacets(tx *bbolt.Tx, workspaceID string) error {
 // reports) lists nothing.
 func listEventFacetsOfStore(tx *bbolt.Tx) error {
 	var entries []indexEntry
+	err := eachStoredEventHeader(tx, func(_, id string, e *data.Event) error {
+		for _, scope := range eventFacetScopes(e) {
+			entries = append(entries, indexEntry{indexKey(scope, id), nil})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return putSorted(tx.Bucket(bucketEventsByFacet), entries)
+}
+
+// eachStoredEventHeader calls fn with every event indexed under a workspace, by workspace
+// and id in order, read by storedEventFacets (an upgrade's fill): an index entry without
+// its event is passed over.
+func eachStoredEventHeader(tx *bbolt.Tx, fn func(ws, id string, e *data.Event) error) error {
 	events := tx.Bucket(bucketEvents)
 	c := tx.Bucket(bucketEventsByWS).Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.Next() {
@@ -99,11 +115,11 @@ func listEventFacetsOfStore(tx *bbolt.Tx) error {
 		if err != nil {
 			return err
 		}
-		for _, scope := range eventFacetScopes(e) {
-			entries = append(entries, indexEntry{indexKey(scope, id), nil})
+		if err := fn(string(k[:i]), id, e); err != nil {
+			return err
 		}
 	}
-	return putSorted(tx.Bucket(bucketEventsByFacet), entries)
+	return nil
 }
 
 // storedEventFacets reads what the facet index needs of a stored event, its workspace,

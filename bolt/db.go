@@ -30,7 +30,7 @@ const SecretKeyFile = seal.KeyFile
 const FileName = "voiceapi.db"
 
 // schemaVersion is the layout this code reads and writes; migrations lead up to it.
-const schemaVersion = 30
+const schemaVersion = 31
 
 // Bucket names. Index buckets hold keys "<scope>\x00<id>" with empty values.
 var (
@@ -418,6 +418,11 @@ var migrations = []func(tx *bbolt.Tx) error{
 	// (listEventKindsOfStore). An older binary would record events without these entries,
 	// so the version keeps it out.
 	listEventKindsOfStore,
+	// 30 → 31: events are listed by their chain time, with each workspace's clock
+	// (events_by_time, event_clocks: events_time.go), so that a time window seeks to its
+	// events, filled here from the stored events (listEventTimesOfStore). An older binary
+	// would record events without these entries, so the version keeps it out.
+	listEventTimesOfStore,
 }
 
 // migrate runs the migrations from the stored version up to schemaVersion and returns

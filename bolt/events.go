@@ -54,6 +54,9 @@ func (db *DB) indexEvent(tx *bbolt.Tx, e *data.Event) error {
 	if err := indexEventFacets(tx, e); err != nil {
 		return err
 	}
+	if err := indexEventTime(tx, e); err != nil {
+		return err
+	}
 	if err := tx.Bucket(bucketEventHeads).Put([]byte(e.WorkspaceID), []byte(e.Hash)); err != nil {
 		return err
 	}
@@ -89,6 +92,9 @@ func deleteWorkspaceEvents(tx *bbolt.Tx, workspaceID string) error {
 		}
 	}
 	if err := deleteWorkspaceEventFacets(tx, workspaceID); err != nil {
+		return err
+	}
+	if err := deleteWorkspaceEventTimes(tx, workspaceID); err != nil {
 		return err
 	}
 	return tx.Bucket(bucketEventHeads).Delete([]byte(workspaceID))

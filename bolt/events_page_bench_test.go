@@ -88,3 +88,9 @@ func BenchmarkEventPageOfSomeTypes(b *testing.B) {
 func BenchmarkEventPageOfSomeKinds(b *testing.B) {
 	storetest.BenchEventPageOfSomeKinds(b, testkit.OpenStore)
 }
+
+// BenchmarkEventWindow: an audit log and a webhook replay of a window at the start of
+// 200,000 events (docs/performance.md, "A time window of events").
+func BenchmarkEventWindow(b *testing.B) {
+	storetest.BenchEventWindow(b, testkit.OpenStore, 200000)
+}

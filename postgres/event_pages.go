@@ -24,6 +24,7 @@ type eventWalk struct {
 	facet       eventFacet
 	buf         []walked
 	done        bool
+	bounded     bool // from was moved within facet's seqs
 }
 
 // eventFacet narrows a walk to the events holding value in col (type, actor_user_id),
@@ -39,10 +40,14 @@ type eventWalk struct {
 // events without one: events_by_agent_kind (migration 0044, which took the place of
 // events_by_agent) and for any agent events_by_type_kind, so that a job.failed of a job
 // kind the caller may not read is never read.
+//
+// lo (inclusive) and hi (exclusive), when not 0, bound the seqs walked: a time window's
+// (events_window.go). The walk starts within them and ends at their edge.
 type eventFacet struct {
 	col, value, where    string
 	agents, types, kinds []string
 	anyAgent             []bool
+	lo, hi               int64
 }
 
 // facetOf is the facet a filtered page walks: its (agent, type) scopes when it has some,
@@ -77,6 +82,15 @@ func (w *eventWalk) next() (*data.Event, bool, error) {
 }
 
 func (w *eventWalk) nextSeq() (*data.Event, int64, bool, error) {
+	if !w.bounded {
+		w.bounded = true
+		switch lo, hi := w.facet.lo, w.facet.hi; {
+		case w.forward && lo > 0 && w.from < lo-1:
+			w.from = lo - 1
+		case !w.forward && hi > 0 && w.from > hi:
+			w.from = hi
+		}
+	}
 	if len(w.buf) == 0 && !w.done {
 		if err := w.fill(); err != nil {
 			return nil, 0, false, err
@@ -86,6 +100,10 @@ func (w *eventWalk) nextSeq() (*data.Event, int64, bool, error) {
 		return nil, 0, false, nil
 	}
 	r := w.buf[0]
+	if w.facet.lo > 0 && r.seq < w.facet.lo || w.facet.hi > 0 && r.seq >= w.facet.hi {
+		w.buf, w.done = nil, true // past the window: so is every event after it
+		return nil, 0, false, nil
+	}
 	w.buf = w.buf[1:]
 	return r.e, r.seq, true, nil
 }
@@ -232,6 +250,11 @@ func (t *tx) EventPage(workspaceID string, f service.EventFilter, req data.PageR
 		return nil, meta, err
 	}
 	facet := facetOf(f)
+	lo, hi, none, err := t.eventWindow(workspaceID, f.From, f.To)
+	if err != nil {
+		return nil, meta, err
+	}
+	facet.windowed(lo, hi, none)
 	w := eventWalk{t: t, workspaceID: workspaceID, forward: from.dir == newer, from: from.seq, batch: eventPageBatch(f, perPage), facet: facet}
 	var list []*data.Event
 	var seqs []int64

@@ -18,9 +18,9 @@ func TestEventPagesOfSomeAgentsSeekTheirPairs(t *testing.T) {
 	db := openInternal(t)
 	if err := db.Update(context.Background(), func(stx service.Tx) error {
 		_, err := stx.(*tx).exec(`
-			INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash, agent_id)
+			INSERT INTO events (id, workspace_id, type, created_at, chain_time, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash, agent_id)
 				SELECT 'evt_' || lpad(i::text, 9, '0'), 'ws_' || (i % 2), CASE WHEN i % 3 = 0 THEN 'call.ended' ELSE 'agent.updated' END,
-					now(), 'system', '', 0, '', '{}', '', 'h' || i, 'agt_' || (i / 2 % 10)
+					now(), now(), 'system', '', 0, '', '{}', '', 'h' || i, 'agt_' || (i / 2 % 10)
 				FROM generate_series(1, 200000) i;
 			ANALYZE events`)
 		return err
@@ -78,10 +78,10 @@ func TestEventPagesOfSomeTypesSeekTheirTypes(t *testing.T) {
 	db := openInternal(t)
 	if err := db.Update(context.Background(), func(stx service.Tx) error {
 		_, err := stx.(*tx).exec(`
-			INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash, agent_id)
+			INSERT INTO events (id, workspace_id, type, created_at, chain_time, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash, agent_id)
 				SELECT 'evt_' || lpad(i::text, 9, '0'), 'ws_' || (i % 2),
 					CASE WHEN i % 100 < 5 THEN 'agent.updated' WHEN i % 100 < 10 THEN 'user.login' ELSE 'call.ended' END,
-					now(), 'system', '', 0, '', '{}', '', 'h' || i, 'agt_' || (i / 2 % 10)
+					now(), now(), 'system', '', 0, '', '{}', '', 'h' || i, 'agt_' || (i / 2 % 10)
 				FROM generate_series(1, 200000) i;
 			ANALYZE events`)
 		return err

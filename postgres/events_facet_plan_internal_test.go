@@ -20,9 +20,9 @@ func TestEventPagesSeekTheirFacet(t *testing.T) {
 	db := openInternal(t)
 	if err := db.Update(context.Background(), func(stx service.Tx) error {
 		_, err := stx.(*tx).exec(`
-			INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash)
+			INSERT INTO events (id, workspace_id, type, created_at, chain_time, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash)
 				SELECT 'evt_' || lpad(i::text, 9, '0'), 'ws_' || (i % 2), CASE WHEN i % 100 < 2 THEN 'agent.deleted' ELSE 'agent.updated' END,
-					now(), CASE WHEN i % 7 = 0 THEN 'system' ELSE 'user' END,
+					now(), now(), CASE WHEN i % 7 = 0 THEN 'system' ELSE 'user' END,
 					CASE WHEN i % 7 = 0 THEN '' WHEN i % 100 BETWEEN 2 AND 3 THEN 'usr_quiet' ELSE 'usr_busy' END, 0, '', '{}', '', 'h' || i
 				FROM generate_series(1, 200000) i;
 			ANALYZE events`)
@@ -75,9 +75,9 @@ func TestEventPagesOfAFacetStopAtIt(t *testing.T) {
 	db := openInternal(t)
 	if err := db.Update(context.Background(), func(stx service.Tx) error {
 		_, err := stx.(*tx).exec(`
-			INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash)
+			INSERT INTO events (id, workspace_id, type, created_at, chain_time, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash)
 				SELECT 'evt_' || lpad(i::text, 9, '0'), 'ws_1', CASE WHEN i % 2000 = 0 THEN 'agent.deleted' ELSE 'agent.created' END,
-					now(), 'user', CASE WHEN i % 2000 = 0 THEN 'usr_quiet' ELSE 'usr_busy' END, 0, '', '{}', '', 'h' || i
+					now(), now(), 'user', CASE WHEN i % 2000 = 0 THEN 'usr_quiet' ELSE 'usr_busy' END, 0, '', '{}', '', 'h' || i
 				FROM generate_series(1, 20000) i;
 			ANALYZE events`)
 		return err

@@ -20,9 +20,9 @@ func TestEventPagesOfSomeKindsSeekTheirKinds(t *testing.T) {
 	db := openInternal(t)
 	if err := db.Update(context.Background(), func(stx service.Tx) error {
 		_, err := stx.(*tx).exec(`
-			INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash, agent_id, kind)
+			INSERT INTO events (id, workspace_id, type, created_at, chain_time, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash, agent_id, kind)
 				SELECT 'evt_' || lpad(i::text, 9, '0'), 'ws_' || (i % 2), CASE WHEN i % 20 < 9 THEN 'call.ended' ELSE 'job.failed' END,
-					now(), 'system', '', 0, '', '{}', '', 'h' || i, 'agt_' || (i / 20 % 5),
+					now(), now(), 'system', '', 0, '', '{}', '', 'h' || i, 'agt_' || (i / 20 % 5),
 					CASE WHEN i % 20 < 9 THEN '' WHEN i % 20 = 11 THEN 'run' WHEN i % 20 = 13 THEN 'embed' ELSE 'dial' END
 				FROM generate_series(1, 20000) i;
 			ANALYZE events`)
@@ -65,13 +65,13 @@ func TestEventPagesOfSomeKindsStopAtTheirScope(t *testing.T) {
 	db := openInternal(t)
 	if err := db.Update(context.Background(), func(stx service.Tx) error {
 		_, err := stx.(*tx).exec(`
-			INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash, agent_id, kind)
+			INSERT INTO events (id, workspace_id, type, created_at, chain_time, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash, agent_id, kind)
 				SELECT 'evt_a' || lpad(i::text, 9, '0'), 'ws_1', (ARRAY['job.failed', 'knowledge_base.created', 'api_key.created'])[i % 3 + 1],
-					now(), 'system', '', 0, '', '{}', '', 'h' || i, CASE WHEN i % 2 = 0 THEN 'agt_1' ELSE '' END,
+					now(), now(), 'system', '', 0, '', '{}', '', 'h' || i, CASE WHEN i % 2 = 0 THEN 'agt_1' ELSE '' END,
 					CASE WHEN i % 3 = 0 THEN (ARRAY['knowledge_base.embed', 'knowledge_base.fetch_url'])[i % 2 + 1] ELSE '' END
 				FROM generate_series(1, 40) i;
-			INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash, agent_id, kind)
-				SELECT 'evt_b' || lpad(i::text, 9, '0'), 'ws_1', 'job.failed', now(), 'system', '', 0, '', '{}', '', 'h' || i, 'agt_' || (i % 3), 'agent.test_run'
+			INSERT INTO events (id, workspace_id, type, created_at, chain_time, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash, agent_id, kind)
+				SELECT 'evt_b' || lpad(i::text, 9, '0'), 'ws_1', 'job.failed', now(), now(), 'system', '', 0, '', '{}', '', 'h' || i, 'agt_' || (i % 3), 'agent.test_run'
 				FROM generate_series(1, 20000) i;
 			ANALYZE events`)
 		return err

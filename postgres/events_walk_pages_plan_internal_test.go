@@ -26,10 +26,10 @@ func TestEventWalksStopAtTheirWorkspace(t *testing.T) {
 	if err := db.Update(context.Background(), func(stx service.Tx) error {
 		x := stx.(*tx)
 		_, err := x.exec(`
-			INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash)
+			INSERT INTO events (id, workspace_id, type, created_at, chain_time, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash)
 				SELECT 'evt_' || lpad(i::text, 9, '0'),
 					'ws_' || CASE WHEN i % 3002 = 0 THEN '1' ELSE (ARRAY['0', '2', '3'])[i % 3 + 1] END,
-					'agent.created', now(), 'user', 'usr_1', 0, '', '{}', '', 'h' || i
+					'agent.created', now(), now(), 'user', 'usr_1', 0, '', '{}', '', 'h' || i
 				FROM generate_series(1, 60040) i ORDER BY i;
 			ANALYZE events`)
 		if err == nil {

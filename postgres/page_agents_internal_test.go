@@ -184,6 +184,8 @@ func plannedExplain(t *testing.T, db *DB, generic bool, stmt func(*tx) (string, 
 func sqlLiteral(a any) string {
 	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 	switch v := a.(type) {
+	case nil:
+		return "NULL"
 	case string:
 		return quote(v)
 	case []string:

@@ -42,8 +42,8 @@ func TestScopedListsSeekTheScope(t *testing.T) {
 				SELECT 'conv_' || n, 'ws_' || s, 'agt_1', 'ended', '{}', 0, 0, 0, 0, 'usr_1', now(), now(), now() FROM listed;
 			INSERT INTO campaigns (id, workspace_id, agent_id, status, body)
 				SELECT 'cmp_' || n, 'ws_' || s, 'agt_1', 'completed', '{}' FROM listed;
-			INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, prev_hash, hash)
-				SELECT 'evt_' || n, 'ws_' || s, 'agent.created', now(), 'user', 'usr_1', 0, '', '', '' FROM listed ORDER BY i;
+			INSERT INTO events (id, workspace_id, type, created_at, chain_time, actor_type, actor_user_id, actor_token_id, actor_address, prev_hash, hash)
+				SELECT 'evt_' || n, 'ws_' || s, 'agent.created', now(), now(), 'user', 'usr_1', 0, '', '', '' FROM listed ORDER BY i;
 			ANALYZE events; ANALYZE deliveries; ANALYZE agent_tests; ANALYZE test_runs; ANALYZE agent_versions; ANALYZE campaign_recipients;
 			ANALYZE workspaces; ANALYZE members; ANALYZE conversations; ANALYZE campaigns`)
 		return err

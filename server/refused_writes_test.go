@@ -153,7 +153,7 @@ func (w *refusalWorkspace) documentedChange(t *testing.T, c refusal, changed []s
 	}
 	for _, name := range changed {
 		table, _, _ := strings.Cut(strings.Fields(name)[1], "/")
-		if !slices.Contains([]string{"events", "events_by_ws", "events_by_facet", "event_heads", "outbox"}, table) {
+		if !slices.Contains([]string{"events", "events_by_ws", "events_by_facet", "events_by_time", "event_heads", "event_clocks", "outbox"}, table) {
 			return false
 		}
 	}

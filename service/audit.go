@@ -73,6 +73,8 @@ func (s *AuditService) ListAuditLog(ctx context.Context, f data.AuditFilter, req
 			Type:    f.Type,
 			Actor:   f.Actor,
 			Scopes:  v.eventScopes(f.Type),
+			From:    f.From.Time,
+			To:      f.To.Time,
 		}
 	}
 	var list []*data.Event

@@ -97,11 +97,17 @@ func TestAuditFilterAndScanBound(t *testing.T) {
 		t.Errorf("bad filters: %v", err)
 	}
 
-	// A filter no index serves (a time range) matching nothing reads at most MaxAuditScan
-	// events per page and says where to go on; at exactly MaxAuditScan older events there
-	// is nothing left to read. (These events have no created_at: before any from.)
-	appendChain(t, store, gen, "ws_2", service.MaxAuditScan+1, nil)
-	f := data.AuditFilter{From: data.NewTime(start)}
+	// A filter no index narrows matching nothing reads at most MaxAuditScan events per
+	// page and says where to go on; at exactly MaxAuditScan older events there is nothing
+	// left to read. A time range is sought (EventFilter.From, To) but for a clock that
+	// stepped back: the oldest event an hour after the range, then events with no
+	// created_at (before any from), so the range's bounds hold the whole chain.
+	appendChain(t, store, gen, "ws_2", service.MaxAuditScan+1, func(i int, e *data.Event) {
+		if i == 0 {
+			e.CreatedAt = data.NewTime(start.Add(time.Hour))
+		}
+	})
+	f := data.AuditFilter{From: data.NewTime(start), To: data.NewTime(start.Add(time.Millisecond))}
 	list, page, err := svc.Audit.ListAuditLog(as("ws_2"), f, data.PageRequest{PerPage: 10})
 	if err != nil || len(list) != 0 || page.NextCursor == nil {
 		t.Fatalf("first page over %d unmatched events: %d events, next %v, %v", service.MaxAuditScan+1, len(list), page.NextCursor, err)

@@ -391,8 +391,9 @@ func (s *WebhookService) RetryDelivery(ctx context.Context, webhookID, deliveryI
 	return out, err
 }
 
-// ReplayEvents implements data.WebhookService. It walks the workspace's events from the
-// newest back to the start of the range and queues the webhook's that the caller may read,
+// ReplayEvents implements data.WebhookService. It walks the workspace's events of the
+// range, newest first (EventsBetween: every one of them, a clock that stepped back
+// within it too), and queues the webhook's that the caller may read,
 // oldest first. mayCarry holds the caller to every event of the webhook's types; a
 // webhook.test event goes to the webhook it names whatever its types, and a caller who may
 // not read it (a security event) neither re-sends it nor has it counted. Events from before
@@ -417,12 +418,8 @@ func (s *WebhookService) ReplayEvents(ctx context.Context, webhookID string, in 
 		}
 		v := s.eventVisibility(data.PrincipalFrom(ctx))
 		var matched []*data.Event
-		err = tx.EventsNewestFirst(ws, func(e *data.Event) (bool, error) {
+		err = tx.EventsBetween(ws, in.From.Time, in.To.Time, func(e *data.Event) (bool, error) {
 			switch {
-			case !e.CreatedAt.Before(in.To.Time):
-				return true, nil
-			case e.CreatedAt.Before(in.From.Time):
-				return false, nil
 			case !w.Matches(e, testTarget(e)) || aboutWebhook(e) == w.ID || !v.event(e):
 				return true, nil
 			case len(matched) == MaxReplayEvents:

@@ -70,6 +70,10 @@ type EventReadTx interface {
 	// EventsNewestFirst calls fn with the workspace's events, newest first, until fn
 	// returns false or an error (which EventsNewestFirst returns).
 	EventsNewestFirst(workspaceID string, fn func(e *data.Event) (bool, error)) error
+	// EventsBetween is EventsNewestFirst for the events created in [from, to) alone (a
+	// zero bound is none): it seeks to them rather than read every newer event, a clock
+	// that stepped back allowed for (an event's time is not in chain order).
+	EventsBetween(workspaceID string, from, to time.Time, fn func(e *data.Event) (bool, error)) error
 	// ChainWorkspaces returns, sorted, every workspace with an audit chain: a chain head,
 	// or events still indexed under it.
 	ChainWorkspaces() ([]string, error)
@@ -125,6 +129,11 @@ type EventFilter struct {
 	// a caller may not see neither cost its pages nor shape them. They take the place of Type's
 	// and Actor's walks (Keep still decides those). An empty, non-nil list lists nothing.
 	Scopes []EventScope
+	// From and To, when not zero, bound the created_at Keep requires to [From, To):
+	// storage seeks to the part of the chain that can hold such events and looks at no
+	// other (EventsBetween), so a window long past costs and shapes pages as one of
+	// today does. Keep still decides.
+	From, To time.Time
 }
 
 // EventScope is one (agent, type) pair of EventFilter.Scopes; Agent "" is the events
