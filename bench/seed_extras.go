@@ -18,9 +18,9 @@ type extras struct {
 
 // seedExtras adds, through the services as the owner, what a workspace holds beside its
 // agents and calls: members (developers limited to 3 agents each; the first one's API key
-// is saved as DevToken), numbers, campaigns of recipients (scheduled a year ahead, so
-// none dials), knowledge bases of text sources, and each agent published once then
-// updated x.updates times (versions and events).
+// is saved as DevToken), each agent published once then updated x.updates times
+// (versions and events; a campaign needs a published agent), numbers, campaigns of
+// recipients (scheduled a year ahead, so none dials) and knowledge bases of text sources.
 func seedExtras(ctx context.Context, svc *service.Services, s *seeded, x extras, logf func(string, ...any)) error {
 	st, ws, pctx := s.st, s.ws, s.pctx
 	for i := range x.members {
@@ -40,6 +40,19 @@ func seedExtras(ctx context.Context, svc *service.Services, s *seeded, x extras,
 		}
 	}
 	logf("  %d members", x.members)
+	if x.updates > 0 {
+		for i, id := range st.Agents {
+			if err := svc.Agents.PublishAgent(pctx, id, data.PublishRequest{}); err != nil {
+				return fmt.Errorf("publish %d: %w", i, err)
+			}
+			for u := range x.updates {
+				if _, err := svc.Agents.UpdateAgent(pctx, id, data.AgentUpdate{Name: data.Some(fmt.Sprintf("Agent %d v%d", i, u+2))}); err != nil {
+					return fmt.Errorf("update %d: %w", i, err)
+				}
+			}
+		}
+		logf("  %d agents published, %d updates each", len(st.Agents), x.updates)
+	}
 	var numbers []string
 	for i := range x.numbers {
 		agent := st.Agents[i%len(st.Agents)]
@@ -51,12 +64,15 @@ func seedExtras(ctx context.Context, svc *service.Services, s *seeded, x extras,
 	}
 	logf("  %d numbers", x.numbers)
 	start := data.NewTime(time.Now().AddDate(1, 0, 0))
+	utc, one := "UTC", 1
+	window := data.CampaignWindow{Days: []string{"mon", "tue", "wed", "thu", "fri"}, Start: "09:00", End: "17:00"}
 	for i := range x.campaigns {
 		rs := make([]data.RecipientInput, x.recipients)
 		for j := range rs {
 			rs[j].PhoneNumber = fmt.Sprintf("+1212%03d%04d", 200+i, j)
 		}
-		in := data.CampaignCreate{Name: fmt.Sprintf("Campaign %d", i), AgentID: st.Agents[i%len(st.Agents)], NumberID: numbers[i%len(numbers)], StartAt: &start, Recipients: rs}
+		in := data.CampaignCreate{Name: fmt.Sprintf("Campaign %d", i), AgentID: st.Agents[i%len(st.Agents)], NumberID: numbers[i%len(numbers)], StartAt: &start, Recipients: rs,
+			Timezone: &utc, Window: &window, MaxConcurrent: &one, Retry: &data.CampaignRetry{On: []string{}, MaxAttempts: 1, BackoffMinutes: 60}}
 		if _, err := svc.Campaigns.CreateCampaign(pctx, in); err != nil {
 			return fmt.Errorf("campaign %d: %w", i, err)
 		}
@@ -76,18 +92,5 @@ func seedExtras(ctx context.Context, svc *service.Services, s *seeded, x extras,
 		}
 	}
 	logf("  %d knowledge bases", x.kbs)
-	if x.updates > 0 {
-		for i, id := range st.Agents {
-			if err := svc.Agents.PublishAgent(pctx, id, data.PublishRequest{}); err != nil {
-				return fmt.Errorf("publish %d: %w", i, err)
-			}
-			for u := range x.updates {
-				if _, err := svc.Agents.UpdateAgent(pctx, id, data.AgentUpdate{Name: data.Some(fmt.Sprintf("Agent %d v%d", i, u+2))}); err != nil {
-					return fmt.Errorf("update %d: %w", i, err)
-				}
-			}
-		}
-		logf("  %d agents published, %d updates each", len(st.Agents), x.updates)
-	}
 	return nil
 }
