@@ -35,6 +35,7 @@ type options struct {
 	dataDir     string
 	bin         string
 	agents      int
+	extras      extras
 	calls       int
 	tools       int
 	duration    time.Duration
@@ -84,6 +85,12 @@ func main() {
 	flag.IntVar(&o.replicas, "replicas", 3, "with -database-url or -postgres: the replicas of the last deployment (the one before is a single replica)")
 	flag.IntVar(&o.dbPoolSize, "db-pool-size", 0, "with -database-url or -postgres: each replica's --db-pool-size (0: its default)")
 	flag.StringVar(&o.only, "only", "", "with -database-url or -postgres: run only the scenarios whose name contains this (or one of these, comma-separated)")
+	flag.IntVar(&o.extras.members, "members", 0, "-mode seedbulk: developers added to the workspace, each limited to 3 agents")
+	flag.IntVar(&o.extras.numbers, "numbers", 0, "-mode seedbulk: phone numbers (at least 1 with -campaigns)")
+	flag.IntVar(&o.extras.campaigns, "campaigns", 0, "-mode seedbulk: campaigns, scheduled a year ahead")
+	flag.IntVar(&o.extras.recipients, "recipients", 1000, "-mode seedbulk: recipients of each campaign")
+	flag.IntVar(&o.extras.kbs, "kbs", 0, "-mode seedbulk: knowledge bases of 10 text sources each")
+	flag.IntVar(&o.extras.updates, "updates-each", 0, "-mode seedbulk: each agent published, then updated this many times")
 	flag.Parse()
 	if o.mode == "targets" {
 		set := map[string]bool{}
@@ -149,7 +156,7 @@ func runSeed(o options) error {
 	start := time.Now()
 	seed := func() (*state, error) { return seedOffline(o.dataDir, o.agents, o.calls, o.tools, o.seeders, logf) }
 	if o.mode == "seedbulk" {
-		seed = func() (*state, error) { return seedBulk(o.dataDir, o.agents, o.calls, logf) }
+		seed = func() (*state, error) { return seedBulk(o.dataDir, o.databaseURL, o.agents, o.calls, o.extras, logf) }
 	}
 	if _, err := seed(); err != nil {
 		return err

@@ -29,6 +29,9 @@ type state struct {
 	Token    string   `json:"token"`
 	Agents   []string `json:"agents"`
 	Calls    int      `json:"calls"`
+	// DevToken is the API key of a developer limited to DevAgents (seedExtras).
+	DevToken  string   `json:"dev_token,omitempty"`
+	DevAgents []string `json:"dev_agents,omitempty"`
 }
 
 func loadState(dir string) (*state, error) {

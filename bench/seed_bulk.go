@@ -9,6 +9,7 @@ import (
 	"github.com/voiceapi/voiceapi/data"
 	"github.com/voiceapi/voiceapi/fulltext"
 	"github.com/voiceapi/voiceapi/internal/fakecalls"
+	"github.com/voiceapi/voiceapi/postgres"
 	"github.com/voiceapi/voiceapi/service"
 )
 
@@ -21,19 +22,30 @@ const bulkBatch = 2000
 // the same stored derivations a registration writes (list indexes, rollups, minutes,
 // search postings from fulltext.CallTerms) but no events, no webhook outbox and no
 // per-call validation. Reads see the same indexes; the file is smaller by the events.
-func seedBulk(dir string, agents, calls int, logf func(string, ...any)) (*state, error) {
-	db, err := bolt.Open(dir, bolt.Options{})
+//
+// With a databaseURL it seeds that (empty) PostgreSQL database instead, its secret key
+// file in dir: serve it with --data dir --database-url URL. x adds the other records of
+// a big workspace (seedExtras).
+func seedBulk(dir, databaseURL string, agents, calls int, x extras, logf func(string, ...any)) (*state, error) {
+	ctx := context.Background()
+	var db cli.Backend
+	var err error
+	if databaseURL != "" {
+		db, err = postgres.Open(ctx, postgres.Options{URL: databaseURL, DataDir: dir})
+	} else {
+		db, err = bolt.Open(dir, bolt.Options{})
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	ctx := context.Background()
-	seed, err := seedAccount(ctx, cli.NewServices(db), agents, 1)
+	svc := cli.NewServices(db)
+	seed, err := seedAccount(ctx, svc, agents, 1)
 	if err != nil {
 		return nil, err
 	}
 	st, ws, tmpl := seed.st, seed.ws, seed.call
-	ids := db.IDs()
+	ids := db.ServiceOptions().IDs
 	start := time.Now()
 	for done := 0; done < calls; {
 		n := min(bulkBatch, calls-done)
@@ -64,5 +76,8 @@ func seedBulk(dir string, agents, calls int, logf func(string, ...any)) (*state,
 		done += n
 	}
 	st.Calls = calls
+	if err := seedExtras(ctx, svc, seed, x, logf); err != nil {
+		return nil, err
+	}
 	return st, st.save(dir)
 }

@@ -3,6 +3,7 @@ package bolt
 import (
 	"bytes"
 	"encoding/binary"
+	"strings"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -88,22 +89,63 @@ func readRollups(tx *bbolt.Tx, scope string, from, to time.Time, fn func(time.Ti
 }
 
 // countCalls feeds the calls of scope created in [from, to), a span within one hour at an
-// edge of the range, each under the hour it was created in.
+// edge of the range, under that hour. Decoding a call costs its whole record (transcript
+// and all), so the span is decoded only when it holds fewer calls than the rest of its
+// hour; otherwise the answer is the hour's rollup less the rest. The current hour's span
+// ends at now, with no call after it: a default range decodes none, however busy the hour.
 func countCalls(tx *bbolt.Tx, scope string, from, to time.Time, fn func(time.Time, data.CallRollup)) error {
 	c := callIndexOf(tx).cursor(scope)
 	if c == nil {
 		return nil // no call was ever in scope
 	}
-	calls := tx.Bucket(bucketCalls)
+	hour := from.Truncate(time.Hour)
+	rest := callIDsIn(c, hour, from, -1)
+	rest = append(rest, callIDsIn(c, to, hour.Add(time.Hour), -1)...)
+	span := callIDsIn(c, from, to, len(rest)+1)
+	if len(span) <= len(rest) {
+		return decodeCalls(tx, span, func(r data.CallRollup) { fn(hour, r) })
+	}
+	var sum data.CallRollup
+	found, err := getJSON(tx.Bucket(bucketCallRollups), rollupKey(scope, hourOf(hour)), &sum)
+	if err != nil || !found {
+		return err
+	}
+	agent := strings.Contains(scope, "/a/")
+	err = decodeCalls(tx, rest, func(r data.CallRollup) {
+		if !agent {
+			r = r.WithoutVersions() // as the workspace's rollups: versions are numbered per agent
+		}
+		sum.Add(r, -1)
+	})
+	if err != nil || sum.Calls <= 0 {
+		return err
+	}
+	fn(hour, sum)
+	return nil
+}
+
+// callIDsIn is the ids under c of the calls created in [from, to), at most limit of them
+// (all when limit is negative): index keys only, no record read.
+func callIDsIn(c *indexCursor, from, to time.Time, limit int) []string {
+	var ids []string
 	end := data.IDBound(data.PrefixCall, to)
-	for id, ok := c.atOrAfter(data.IDBound(data.PrefixCall, from)); ok && id < end; id, ok = c.next() {
+	for id, ok := c.atOrAfter(data.IDBound(data.PrefixCall, from)); ok && id < end && len(ids) != limit; id, ok = c.next() {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// decodeCalls feeds the rollup of each call of ids still stored.
+func decodeCalls(tx *bbolt.Tx, ids []string, fn func(data.CallRollup)) error {
+	calls := tx.Bucket(bucketCalls)
+	for _, id := range ids {
 		var call data.Call
 		found, err := getJSON(calls, []byte(id), &call)
 		if err != nil {
 			return err
 		}
 		if found {
-			fn(call.CreatedAt.Truncate(time.Hour), data.RollupOf(&call))
+			fn(data.RollupOf(&call))
 		}
 	}
 	return nil
