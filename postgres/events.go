@@ -64,16 +64,20 @@ func (t *tx) AppendEvent(e *data.Event) error {
 		body = []byte(e.Data)
 	}
 	var b pgx.Batch
-	// chain_time and the head's clock (migration 0047, events_window.go), read and moved
-	// under the workspace's lock.
-	b.Queue(`INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash, agent_id, kind, chain_time)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::json, $10, $11, $12, $13,
-			GREATEST($4, (SELECT chain_time FROM event_heads WHERE workspace_id = $2)))`,
+	// chain_time and the head's clock (migration 0047, events_window.go), moved under the
+	// workspace's lock. The head's upsert gives the event its chain_time: a read of
+	// event_heads instead would, for a workspace with no head yet, take a predicate lock
+	// on the index page other workspaces' first heads go into, and appends of separate
+	// workspaces would fail to serialize (TestAppendsOfSeparateWorkspacesDoNotConflict).
+	b.Queue(`WITH head AS (
+			INSERT INTO event_heads (workspace_id, hash, chain_time) VALUES ($2, $11, $4)
+			ON CONFLICT (workspace_id) DO UPDATE SET hash = excluded.hash,
+				chain_time = GREATEST(event_heads.chain_time, excluded.chain_time),
+				lag = GREATEST(event_heads.lag, event_heads.chain_time - excluded.chain_time)
+			RETURNING chain_time)
+		INSERT INTO events (id, workspace_id, type, created_at, actor_type, actor_user_id, actor_token_id, actor_address, data, prev_hash, hash, agent_id, kind, chain_time)
+		SELECT $1::text, $2::text, $3::text, $4::timestamptz, $5::text, $6::text, $7::bigint, $8::text, $9::json, $10::text, $11::text, $12::text, $13::text, head.chain_time FROM head`,
 		e.ID, e.WorkspaceID, e.Type, e.CreatedAt.Time, e.Actor.Type, e.Actor.UserID, e.Actor.TokenID, e.Actor.Address, body, e.PrevHash, e.Hash, e.AgentID, e.Kind)
-	b.Queue(`INSERT INTO event_heads (workspace_id, hash, chain_time) VALUES ($1, $2, $3)
-		ON CONFLICT (workspace_id) DO UPDATE SET hash = excluded.hash,
-			chain_time = GREATEST(event_heads.chain_time, excluded.chain_time),
-			lag = GREATEST(event_heads.lag, event_heads.chain_time - excluded.chain_time)`, e.WorkspaceID, e.Hash, e.CreatedAt.Time)
 	b.Queue(`INSERT INTO outbox (event_id) VALUES ($1)`, e.ID)
 	if err := t.sendBatch(&b); err != nil {
 		return err
