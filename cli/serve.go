@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -53,6 +54,9 @@ type serveOptions struct {
 	// rateLimit and loginRateLimit are requests a minute; 0 turns a limit off.
 	rateLimit      int
 	loginRateLimit int
+	// loginAddressRateLimit is failed logins a minute per client address; unset, ten
+	// times loginRateLimit.
+	loginAddressRateLimit optionalInt
 	// metricsAddr, when set, serves GET /metrics without a token on a second listener.
 	metricsAddr      string
 	embeddingsURL    string
@@ -114,6 +118,7 @@ func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.DurationVar(&o.deliveryRetention, "delivery-retention", service.DefaultDeliveryRetention, "how long finished webhook delivery records are kept before a background pass deletes them (0 keeps them forever; events and the audit log are never deleted by it)")
 	f.IntVar(&o.rateLimit, "rate-limit", 300, "requests a minute per token (0 turns it off)")
 	f.IntVar(&o.loginRateLimit, "login-rate-limit", 10, "login attempts a minute per client address and email (0 turns it off)")
+	f.Var(&o.loginAddressRateLimit, "login-address-rate-limit", "failed login attempts a minute per client address across all emails (default ten times --login-rate-limit; 0 turns it off)")
 	f.StringVar(&o.embeddingsURL, "embeddings-url", "", "OpenAI-compatible API root for knowledge base embeddings, e.g. https://api.openai.com/v1 (off when empty)")
 	f.StringVar(&o.embeddingsModel, "embeddings-model", "", "embeddings model name, e.g. text-embedding-3-small")
 	f.StringVar(&o.embeddingsAPIKey, "embeddings-api-key", "", "bearer token of the embeddings endpoint")
@@ -169,6 +174,9 @@ func (o *serveOptions) check() (slog.Level, error) {
 	}
 	if o.loginRateLimit < 0 {
 		return level, fmt.Errorf("--login-rate-limit must be 0 (off) or more")
+	}
+	if o.loginAddressRateLimit.n < 0 {
+		return level, fmt.Errorf("--login-address-rate-limit must be 0 (off) or more; leave it out for ten times --login-rate-limit")
 	}
 	if o.deliveryRetention < 0 {
 		return level, fmt.Errorf("--delivery-retention must be 0 (keep forever) or more")
@@ -316,11 +324,19 @@ func (o *serveOptions) startDispatcher(db Backend, svc *service.Services, guard 
 	}
 }
 
+// rateLimits sets c's rate limits from the flags.
+func (o *serveOptions) rateLimits(c *server.Config) {
+	c.RateLimit, c.LoginRateLimit = o.rateLimit, o.loginRateLimit
+	if a := o.loginAddressRateLimit; a.set {
+		c.LoginAddressRateLimit = cmp.Or(a.n, -1) // 0 given: off (Config's 0 is the default)
+	}
+}
+
 // newServer builds the API server on svc with serve's limits, guard, proxies and
 // timeouts.
 func (o *serveOptions) newServer(db Backend, svc *service.Services, logger *slog.Logger, set serveSettings) *server.Server {
 	return NewServerOn(db, svc, logger, func(c *server.Config) {
-		c.RateLimit, c.LoginRateLimit = o.rateLimit, o.loginRateLimit
+		o.rateLimits(c)
 		c.AllowPrivateURLs, c.AllowURLPrefixes = set.guard.AllowPrivate, set.guard.AllowURLPrefixes
 		if q, ok := db.(queueCounter); ok {
 			c.QueueDepth = func() int {

@@ -129,6 +129,21 @@ func MissingVariables(names []string) *Error {
 // NotFound is the error for an unknown, foreign or hidden record: existence is never revealed.
 func NotFound(what string) *Error { return Errorf(ENOTFOUND, "%s not found.", what) }
 
+// ErrCredentialsRefused marks the refusal of a password checked against an account's
+// hash (a login's, a password change's current_password): the login limit per client
+// address counts these failures only, and no other outcome of the same requests.
+var ErrCredentialsRefused = errors.New("credentials refused")
+
+// CredentialsRefused returns e marked as a refusal of credentials: errors.As still finds
+// e, and errors.Is finds ErrCredentialsRefused.
+func CredentialsRefused(e *Error) error { return &refusal{e} }
+
+// refusal is an *Error marked with ErrCredentialsRefused.
+type refusal struct{ e *Error }
+
+func (r *refusal) Error() string   { return r.e.Error() }
+func (r *refusal) Unwrap() []error { return []error{r.e, ErrCredentialsRefused} }
+
 // ErrorCode returns the code of an application error, or EINTERNAL for anything else.
 func ErrorCode(err error) string {
 	var e *Error
