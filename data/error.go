@@ -88,7 +88,7 @@ func invalid(fields map[string][]string, order []string, omitted int) *Error {
 	}
 	msg := first
 	if total > 1 {
-		msg = fmt.Sprintf("%s (and %d more error%s)", first, total-1, plural(total-1))
+		msg = fmt.Sprintf("%s (and %s more error%s)", first, Thousands(total-1), plural(total-1))
 	}
 	return &Error{Code: EINVALID, Message: msg, Fields: fields, order: order, omitted: omitted}
 }
