@@ -114,16 +114,25 @@ func FieldError(path, message string) *Error {
 	return &Error{Code: EINVALID, Message: message, Fields: map[string][]string{path: {message}}}
 }
 
-// MissingVariables is the error for variables used but given nowhere, names sorted.
+// MissingVariables is the error for variables used but given nowhere, names sorted. The
+// names come from a configuration whose texts may name tens of thousands of variables
+// (a 100,000-character prompt of {{ab}}s), so they go through Faults like any fault list:
+// the first MaxFaults are named, in the fields and in the message, the rest counted.
 func MissingVariables(names []string) *Error {
-	fields := make(map[string][]string, len(names))
-	order := make([]string, len(names))
-	for i, n := range names {
-		order[i] = "variables." + n
-		fields[order[i]] = []string{fmt.Sprintf("The variable %s is used by the agent's configuration but has no value: give it one in variables, or a default in the agent's prompt_config.default_variables.", n)}
+	var f Faults
+	for _, n := range names {
+		if f.Full() {
+			f.Omit(1)
+			continue
+		}
+		f.Add("variables."+n, fmt.Sprintf("The variable %s is used by the agent's configuration but has no value: give it one in variables, or a default in the agent's prompt_config.default_variables.", n))
 	}
-	msg := fmt.Sprintf("The agent's configuration uses variables with no value: %s. Give each a value in variables, or a default in the agent's prompt_config.default_variables.", strings.Join(names, ", "))
-	return &Error{Code: EMISSINGVARIABLES, Message: msg, Fields: fields, order: order}
+	listed := strings.Join(names[:len(names)-f.Omitted()], ", ")
+	if f.Omitted() > 0 {
+		listed += " and " + Thousands(f.Omitted()) + " more"
+	}
+	msg := fmt.Sprintf("The agent's configuration uses variables with no value: %s. Give each a value in variables, or a default in the agent's prompt_config.default_variables.", listed)
+	return &Error{Code: EMISSINGVARIABLES, Message: msg, Fields: f.fields, order: f.order, omitted: f.Omitted()}
 }
 
 // NotFound is the error for an unknown, foreign or hidden record: existence is never revealed.

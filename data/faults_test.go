@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -112,6 +113,32 @@ func TestFaultTotalsGroupDigits(t *testing.T) {
 		}
 		if got := f.Err().(*Error).Message; got != c.want {
 			t.Errorf("%d faults: %q, want %q", c.faults, got, c.want)
+		}
+	}
+}
+
+// MissingVariables holds no more than MaxFaults names, in its fields and its message,
+// whatever the configuration names: the rest are counted.
+func TestMissingVariablesWithinTheFaultBound(t *testing.T) {
+	for _, n := range []int{1, MaxFaults - 1, MaxFaults, MaxFaults + 1, 20000} {
+		names := make([]string, n)
+		for i := range names {
+			names[i] = fmt.Sprintf("v%05d", i)
+		}
+		e := MissingVariables(names)
+		kept := min(n, MaxFaults)
+		if len(e.Fields) != kept || len(e.FieldPaths()) != kept || e.Omitted() != n-kept {
+			t.Errorf("%d names: %d fields, %d counted; want %d kept", n, len(e.Fields), e.Omitted(), kept)
+		}
+		if last := "variables." + names[kept-1]; e.FieldPaths()[kept-1] != last {
+			t.Errorf("%d names: last kept %s, want %s", n, e.FieldPaths()[kept-1], last)
+		}
+		more := " and " + Thousands(n-kept) + " more."
+		if n > kept && (!strings.Contains(e.Message, names[kept-1]+more) || strings.Contains(e.Message, names[kept])) {
+			t.Errorf("%d names: the message names more than the kept ones, or does not count the rest: …%s", n, e.Message[max(len(e.Message)-200, 0):])
+		}
+		if n == kept && (!strings.Contains(e.Message, names[n-1]+". Give") || strings.Contains(e.Message, " more.")) {
+			t.Errorf("%d names: the message does not name them all: …%s", n, e.Message[max(len(e.Message)-200, 0):])
 		}
 	}
 }
