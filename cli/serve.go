@@ -15,6 +15,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -419,10 +420,25 @@ func (o *serveOptions) open(ctx context.Context, logger *slog.Logger, guard netg
 		return o.loc.openPostgres(ctx, postgres.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts, PasswordCost: o.passwordCost, NoMigrate: o.noMigrate})
 	}
 	db, err := bolt.Open(o.loc.dir, bolt.Options{LockTimeout: o.lockTimeout, LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts, PasswordCost: o.passwordCost})
+	if errors.Is(err, bolt.ErrLocked) {
+		return nil, lockedData(o.loc.dir)
+	}
 	if err != nil {
 		return nil, notPermitted(o.loc.dir, err) // not a typed nil Backend
 	}
 	return db, nil
+}
+
+// lockedData is serve's refusal of a bbolt file another process holds (conventions §16:
+// fail fast, clearly): which file, which process when it can be told, and what to do.
+// bolt's own words ("do this through the HTTP API") are an admin command's.
+func lockedData(dir string) error {
+	path := filepath.Join(dir, bolt.FileName)
+	holder := bolt.LockHolder(path)
+	if holder == "" {
+		holder = "another process"
+	}
+	return fmt.Errorf("--data %s: %w: %s is locked by %s, and one bbolt file serves one process; stop that one first, or give this server another --data (replicas of one database need --database-url)", dir, bolt.ErrLocked, path, holder)
 }
 
 // metricsTimeouts are the metrics listener's: WriteTimeout leaves room for a CPU profile
