@@ -151,6 +151,14 @@ type DB struct {
 // ErrLocked is returned when another process holds the database.
 var ErrLocked = errors.New("database is in use by another process")
 
+// heldBy is " by <LockHolder>", or "" when the holder cannot be told.
+func heldBy(path string) string {
+	if h := LockHolder(path); h != "" {
+		return " by " + h
+	}
+	return ""
+}
+
 // Open opens (creating if needed) the database in dir.
 func Open(dir string, opts Options) (*DB, error) {
 	if opts.LockTimeout == 0 {
@@ -184,7 +192,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	path := filepath.Join(dir, FileName)
 	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: opts.LockTimeout, NoSync: opts.NoSync, FreelistType: bbolt.FreelistMapType})
 	if errors.Is(err, bbolt.ErrTimeout) {
-		return nil, fmt.Errorf("%w: %s is locked (is `voiceapi serve` running on it?); stop the server first, or do this through the HTTP API", ErrLocked, path)
+		return nil, fmt.Errorf("%w: %s is locked%s (is `voiceapi serve` running on it?); stop the server first, or do this through the HTTP API", ErrLocked, path, heldBy(path))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)

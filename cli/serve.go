@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -53,6 +55,9 @@ type serveOptions struct {
 	// rateLimit and loginRateLimit are requests a minute; 0 turns a limit off.
 	rateLimit      int
 	loginRateLimit int
+	// loginAddressRateLimit is failed logins a minute per client address; unset, ten
+	// times loginRateLimit.
+	loginAddressRateLimit optionalInt
 	// metricsAddr, when set, serves GET /metrics without a token on a second listener.
 	metricsAddr      string
 	embeddingsURL    string
@@ -114,6 +119,7 @@ func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.DurationVar(&o.deliveryRetention, "delivery-retention", service.DefaultDeliveryRetention, "how long finished webhook delivery records are kept before a background pass deletes them (0 keeps them forever; events and the audit log are never deleted by it)")
 	f.IntVar(&o.rateLimit, "rate-limit", 300, "requests a minute per token (0 turns it off)")
 	f.IntVar(&o.loginRateLimit, "login-rate-limit", 10, "login attempts a minute per client address and email (0 turns it off)")
+	f.Var(&o.loginAddressRateLimit, "login-address-rate-limit", "failed login attempts a minute per client address across all emails (default ten times --login-rate-limit; 0 turns it off)")
 	f.StringVar(&o.embeddingsURL, "embeddings-url", "", "OpenAI-compatible API root for knowledge base embeddings, e.g. https://api.openai.com/v1 (off when empty)")
 	f.StringVar(&o.embeddingsModel, "embeddings-model", "", "embeddings model name, e.g. text-embedding-3-small")
 	f.StringVar(&o.embeddingsAPIKey, "embeddings-api-key", "", "bearer token of the embeddings endpoint")
@@ -169,6 +175,9 @@ func (o *serveOptions) check() (slog.Level, error) {
 	}
 	if o.loginRateLimit < 0 {
 		return level, fmt.Errorf("--login-rate-limit must be 0 (off) or more")
+	}
+	if o.loginAddressRateLimit.n < 0 {
+		return level, fmt.Errorf("--login-address-rate-limit must be 0 (off) or more; leave it out for ten times --login-rate-limit")
 	}
 	if o.deliveryRetention < 0 {
 		return level, fmt.Errorf("--delivery-retention must be 0 (keep forever) or more")
@@ -316,11 +325,19 @@ func (o *serveOptions) startDispatcher(db Backend, svc *service.Services, guard 
 	}
 }
 
+// rateLimits sets c's rate limits from the flags.
+func (o *serveOptions) rateLimits(c *server.Config) {
+	c.RateLimit, c.LoginRateLimit = o.rateLimit, o.loginRateLimit
+	if a := o.loginAddressRateLimit; a.set {
+		c.LoginAddressRateLimit = cmp.Or(a.n, -1) // 0 given: off (Config's 0 is the default)
+	}
+}
+
 // newServer builds the API server on svc with serve's limits, guard, proxies and
 // timeouts.
 func (o *serveOptions) newServer(db Backend, svc *service.Services, logger *slog.Logger, set serveSettings) *server.Server {
 	return NewServerOn(db, svc, logger, func(c *server.Config) {
-		c.RateLimit, c.LoginRateLimit = o.rateLimit, o.loginRateLimit
+		o.rateLimits(c)
 		c.AllowPrivateURLs, c.AllowURLPrefixes = set.guard.AllowPrivate, set.guard.AllowURLPrefixes
 		if q, ok := db.(queueCounter); ok {
 			c.QueueDepth = func() int {
@@ -403,10 +420,25 @@ func (o *serveOptions) open(ctx context.Context, logger *slog.Logger, guard netg
 		return o.loc.openPostgres(ctx, postgres.Options{LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts, PasswordCost: o.passwordCost, NoMigrate: o.noMigrate})
 	}
 	db, err := bolt.Open(o.loc.dir, bolt.Options{LockTimeout: o.lockTimeout, LoginTTL: o.loginTTL, Logger: logger, Catalog: cat, Knowledge: kopts, PasswordCost: o.passwordCost})
+	if errors.Is(err, bolt.ErrLocked) {
+		return nil, lockedData(o.loc.dir)
+	}
 	if err != nil {
 		return nil, notPermitted(o.loc.dir, err) // not a typed nil Backend
 	}
 	return db, nil
+}
+
+// lockedData is serve's refusal of a bbolt file another process holds (conventions §16:
+// fail fast, clearly): which file, which process when it can be told, and what to do.
+// bolt's own words ("do this through the HTTP API") are an admin command's.
+func lockedData(dir string) error {
+	path := filepath.Join(dir, bolt.FileName)
+	holder := bolt.LockHolder(path)
+	if holder == "" {
+		holder = "another process"
+	}
+	return fmt.Errorf("--data %s: %w: %s is locked by %s, and one bbolt file serves one process; stop that one first, or give this server another --data (replicas of one database need --database-url)", dir, bolt.ErrLocked, path, holder)
 }
 
 // metricsTimeouts are the metrics listener's: WriteTimeout leaves room for a CPU profile

@@ -6,6 +6,10 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/voiceapi/voiceapi/server"
 )
 
 // TestServeRefusesBadTrustedProxiesAndTimeouts: a bad --trusted-proxies range, a timeout
@@ -29,6 +33,7 @@ func TestServeRefusesBadTrustedProxiesAndTimeouts(t *testing.T) {
 		{[]string{"--max-import-body", "-1"}, "--max-import-body must be 0 or more (0: its default size)"},
 		{[]string{"--max-multipart-body", "-1"}, "--max-multipart-body must be 0 or more (0: its default size)"},
 		{[]string{"--rate-limit", "-1"}, "--rate-limit must be 0 (off) or more"},
+		{[]string{"--login-address-rate-limit", "-1"}, "--login-address-rate-limit must be 0 (off) or more"},
 		{[]string{"--db-pool-size", "-1"}, "--db-pool-size must be 0 (pgx's default) or more"},
 		{[]string{"--webhook-retry-schedule", "5s,-1ns"}, "--webhook-retry-schedule: -1ns is negative"},
 	} {
@@ -67,6 +72,7 @@ func TestServeEdgeValuesStart(t *testing.T) {
 		{"--login-ttl", "1ns"},
 		{"--db-pool-size", "0"},
 		{"--webhook-retry-schedule", "0s,5s"},
+		{"--login-address-rate-limit", "0"},
 	} {
 		o := testServeOptions(t, t.TempDir(), args...)
 		if _, err := o.settings(); err != nil {
@@ -87,6 +93,8 @@ func TestServeRefusalNamesTheVariable(t *testing.T) {
 		// variable. It named the group's first flag before, whatever its source.
 		{"VOICEAPI_MAX_JSON_BODY", "-1", "--max-json-body (from VOICEAPI_MAX_JSON_BODY): must be 0 or more"},
 		{"VOICEAPI_LOGIN_RATE_LIMIT", "-1", "--login-rate-limit (from VOICEAPI_LOGIN_RATE_LIMIT): must be 0 (off) or more"},
+		{"VOICEAPI_LOGIN_ADDRESS_RATE_LIMIT", "-5", "--login-address-rate-limit (from VOICEAPI_LOGIN_ADDRESS_RATE_LIMIT): must be 0 (off) or more"},
+		{"VOICEAPI_LOGIN_ADDRESS_RATE_LIMIT", "ten", `VOICEAPI_LOGIN_ADDRESS_RATE_LIMIT: invalid value "ten" for --login-address-rate-limit: want a whole number`},
 		{"VOICEAPI_IDLE_TIMEOUT", "0s", "--idle-timeout (from VOICEAPI_IDLE_TIMEOUT): must be more than 0"},
 		{"VOICEAPI_EMBEDDINGS_URL", "https://embed.example.com/v1", "--embeddings-url (from VOICEAPI_EMBEDDINGS_URL): needs --embeddings-model: give both or neither"},
 	} {
@@ -105,5 +113,40 @@ func TestServeRefusalNamesTheVariable(t *testing.T) {
 	t.Setenv("VOICEAPI_MAX_IMPORT_BODY", "1000")
 	if _, _, err := run(t, "", "serve", "--data", t.TempDir(), "--addr", "127.0.0.1:0", "--max-json-body", "-1"); err == nil || !strings.HasPrefix(err.Error(), "--max-json-body must be 0 or more") {
 		t.Errorf("a bad --max-json-body beside VOICEAPI_MAX_IMPORT_BODY: %v", err)
+	}
+}
+
+// TestServeLoginAddressRateLimit: the per-address bound of failed logins is ten times
+// --login-rate-limit unless given (Config's 0), off when given 0 (Config's negative),
+// and the given number otherwise, from the command line or the environment.
+func TestServeLoginAddressRateLimit(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  string
+		want int
+	}{
+		{nil, "", 0},
+		{[]string{"--login-address-rate-limit", "0"}, "", -1},
+		{[]string{"--login-address-rate-limit", "250"}, "", 250},
+		{nil, "40", 40},
+	} {
+		if c.env != "" {
+			t.Setenv("VOICEAPI_LOGIN_ADDRESS_RATE_LIMIT", c.env)
+		}
+		var o serveOptions
+		f := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+		o.register(f)
+		if err := f.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		if err := bindEnv(f); err != nil {
+			t.Fatal(err)
+		}
+		var cfg server.Config
+		o.rateLimits(&cfg)
+		if cfg.LoginAddressRateLimit != c.want {
+			t.Errorf("%v, VOICEAPI_LOGIN_ADDRESS_RATE_LIMIT=%q: Config.LoginAddressRateLimit %d, want %d", c.args, c.env, cfg.LoginAddressRateLimit, c.want)
+		}
+		os.Unsetenv("VOICEAPI_LOGIN_ADDRESS_RATE_LIMIT")
 	}
 }

@@ -396,4 +396,7 @@ type RateCounter interface {
 	// window already holds limit, and returns the window's count and whether this request
 	// was added (a refused request is not counted).
 	CountRequest(ctx context.Context, key string, start time.Time, limit int) (count int, added bool, err error)
+	// UncountRequest takes back one request CountRequest added to key's window that
+	// starts at start: a request that turned out not to be what the limit bounds.
+	UncountRequest(ctx context.Context, key string, start time.Time) error
 }

@@ -88,7 +88,7 @@ func invalid(fields map[string][]string, order []string, omitted int) *Error {
 	}
 	msg := first
 	if total > 1 {
-		msg = fmt.Sprintf("%s (and %d more error%s)", first, total-1, plural(total-1))
+		msg = fmt.Sprintf("%s (and %s more error%s)", first, Thousands(total-1), plural(total-1))
 	}
 	return &Error{Code: EINVALID, Message: msg, Fields: fields, order: order, omitted: omitted}
 }
@@ -114,20 +114,44 @@ func FieldError(path, message string) *Error {
 	return &Error{Code: EINVALID, Message: message, Fields: map[string][]string{path: {message}}}
 }
 
-// MissingVariables is the error for variables used but given nowhere, names sorted.
+// MissingVariables is the error for variables used but given nowhere, names sorted. The
+// names come from a configuration whose texts may name tens of thousands of variables
+// (a 100,000-character prompt of {{ab}}s), so they go through Faults like any fault list:
+// the first MaxFaults are named, in the fields and in the message, the rest counted.
 func MissingVariables(names []string) *Error {
-	fields := make(map[string][]string, len(names))
-	order := make([]string, len(names))
-	for i, n := range names {
-		order[i] = "variables." + n
-		fields[order[i]] = []string{fmt.Sprintf("The variable %s is used by the agent's configuration but has no value: give it one in variables, or a default in the agent's prompt_config.default_variables.", n)}
+	var f Faults
+	for _, n := range names {
+		if f.Full() {
+			f.Omit(1)
+			continue
+		}
+		f.Add("variables."+n, fmt.Sprintf("The variable %s is used by the agent's configuration but has no value: give it one in variables, or a default in the agent's prompt_config.default_variables.", n))
 	}
-	msg := fmt.Sprintf("The agent's configuration uses variables with no value: %s. Give each a value in variables, or a default in the agent's prompt_config.default_variables.", strings.Join(names, ", "))
-	return &Error{Code: EMISSINGVARIABLES, Message: msg, Fields: fields, order: order}
+	listed := strings.Join(names[:len(names)-f.Omitted()], ", ")
+	if f.Omitted() > 0 {
+		listed += " and " + Thousands(f.Omitted()) + " more"
+	}
+	msg := fmt.Sprintf("The agent's configuration uses variables with no value: %s. Give each a value in variables, or a default in the agent's prompt_config.default_variables.", listed)
+	return &Error{Code: EMISSINGVARIABLES, Message: msg, Fields: f.fields, order: f.order, omitted: f.Omitted()}
 }
 
 // NotFound is the error for an unknown, foreign or hidden record: existence is never revealed.
 func NotFound(what string) *Error { return Errorf(ENOTFOUND, "%s not found.", what) }
+
+// ErrCredentialsRefused marks the refusal of a password checked against an account's
+// hash (a login's, a password change's current_password): the login limit per client
+// address counts these failures only, and no other outcome of the same requests.
+var ErrCredentialsRefused = errors.New("credentials refused")
+
+// CredentialsRefused returns e marked as a refusal of credentials: errors.As still finds
+// e, and errors.Is finds ErrCredentialsRefused.
+func CredentialsRefused(e *Error) error { return &refusal{e} }
+
+// refusal is an *Error marked with ErrCredentialsRefused.
+type refusal struct{ e *Error }
+
+func (r *refusal) Error() string   { return r.e.Error() }
+func (r *refusal) Unwrap() []error { return []error{r.e, ErrCredentialsRefused} }
 
 // ErrorCode returns the code of an application error, or EINTERNAL for anything else.
 func ErrorCode(err error) string {

@@ -1,5 +1,7 @@
 package data
 
+import "strconv"
+
 // MaxFaults bounds the messages one validation error holds. Conventions §2 has every
 // fault reported at once, but a body can hold millions (an import of up to 100 MiB of
 // unknown members, a suppressions file of bad rows): the list grew to many times the
@@ -78,3 +80,14 @@ func (f *Faults) Err() error {
 
 // Omitted returns how many of e's faults were counted past MaxFaults and not kept.
 func (e *Error) Omitted() int { return e.omitted }
+
+// Thousands writes n as the docs write numbers, its digits grouped by commas ("5,000"):
+// a count in a message ("and 543,705 more errors") or a bound the OpenAPI document
+// reads from its constant reads as the prose around it does.
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

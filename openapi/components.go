@@ -3,7 +3,6 @@ package openapi
 import (
 	"net/http"
 	"slices"
-	"strconv"
 
 	"github.com/voiceapi/voiceapi/data"
 )
@@ -124,14 +123,4 @@ var commonParameters = map[string]any{
 	"IdempotencyKey": map[string]any{"name": "Idempotency-Key", "in": "header",
 		"description": "Replays the first successful response to the same key and body for 24 hours; another body with the key is 422; a key still in progress is 409. Scoped per token.",
 		"schema":      map[string]any{"type": "string", "maxLength": data.MaxIdempotencyKey}},
-}
-
-// thousands writes n as the docs write numbers, its digits grouped by commas ("5,000"), so a
-// description that reads a bound from its constant says it as the prose around it does.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

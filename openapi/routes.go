@@ -243,7 +243,7 @@ var opDocs = map[string]opDoc{
 	// Agents and their versions.
 	"GET /api/v1/agents": {Tag: "Agent", Summary: "List agents", Out: data.Agent{}, Shape: shapeList,
 		Query: []queryParam{enumParam("status", "Only agents in this status.", data.AgentStatusDraft, data.AgentStatusPublished),
-			strParam("name", "Only agents whose name contains this, ignoring case in every script (at most 255 characters). With it, one page looks at no more than "+thousands(data.MaxAgentSearchScan)+" agents and may come back short with a next_cursor."),
+			strParam("name", "Only agents whose name contains this, ignoring case in every script (at most 255 characters). With it, one page looks at no more than "+data.Thousands(data.MaxAgentSearchScan)+" agents and may come back short with a next_cursor."),
 			strParam("knowledge_base_id", "Only agents using this knowledge base: their configuration attaches it, or one of their stored versions does (the agents whose access a knowledge base write is checked against).")}},
 	"POST /api/v1/agents": {Tag: "Agent", Summary: "Create a draft agent",
 		Description: "Every omitted configuration group gets a complete, valid default, so the agent can be published at once.",
@@ -293,7 +293,7 @@ var opDocs = map[string]opDoc{
 	"GET /api/v1/numbers": {Tag: "Number", Summary: "List numbers", Out: data.Number{}, Shape: shapeList, ExtraOut: accessByID,
 		Description: "Beside the list, access says by number id what the caller may do with each number, as a number's show does.",
 		Query: []queryParam{strParam("agent_id", "Only numbers bound to this agent, inbound or outbound."),
-			strParam("q", "Only numbers whose nickname contains this, ignoring case in every script, or, when it is written as a phone number or part of one (digits with any +, spaces, dots, dashes or parentheses), whose phone_number contains its digits (at most 255 characters). With it, one page looks at no more than "+thousands(data.MaxNumberSearchScan)+" numbers and may come back short with a next_cursor.")}},
+			strParam("q", "Only numbers whose nickname contains this, ignoring case in every script, or, when it is written as a phone number or part of one (digits with any +, spaces, dots, dashes or parentheses), whose phone_number contains its digits (at most 255 characters). With it, one page looks at no more than "+data.Thousands(data.MaxNumberSearchScan)+" numbers and may come back short with a next_cursor.")}},
 	"POST /api/v1/numbers": {Tag: "Number", Summary: "Register a number", Body: data.NumberCreate{}, BodyRequired: true,
 		Out: data.Number{}, ExtraOut: numberAccessBeside, Status: http.StatusCreated, Errors: []int{http.StatusConflict}},
 	"GET /api/v1/numbers/{number_id}":    {Tag: "Number", Summary: "Show a number", Out: data.Number{}, ExtraOut: numberAccessBeside},

@@ -48,6 +48,23 @@ func (db *DB) CountRequest(ctx context.Context, key string, start time.Time, lim
 	return c.count, c.added, nil
 }
 
+// UncountRequest implements data.RateCounter: one statement, not batched, as only a
+// successful login takes a count back, and that has written its token already. A
+// window's row holds a count above 0 (0005_rate_windows.sql), so its last request taken
+// back deletes it; a request counted into that row meanwhile makes the statement take
+// nothing back, the safe side.
+func (db *DB) UncountRequest(ctx context.Context, key string, start time.Time) error {
+	return db.tryFenced(ctx, uncountRequestSQL, nil, key, start)
+}
+
+// uncountRequestSQL takes one request back from the window ($1, $2), under fencedSQL.
+var uncountRequestSQL = `
+WITH gone AS (
+	DELETE FROM rate_windows WHERE key = $1 AND window_start = $2 AND count = 1 AND ` + fencedSQL(3) + `
+)
+UPDATE rate_windows SET count = count - 1
+WHERE key = $1 AND window_start = $2 AND count > 1 AND ` + fencedSQL(3)
+
 // countRequests counts a batch: each window's requests added by one row update, up to
 // the limit (a refused request is not counted), and each request answered in batch
 // order as if counted alone. A key has one limit in a process (the token and login

@@ -38,6 +38,42 @@ func TestCountRequestOneAtATime(t *testing.T) {
 	}
 }
 
+// A request taken back frees its place in its window only: the next request is added
+// again, another window keeps its count, and a window never goes below zero.
+func TestUncountRequest(t *testing.T) {
+	db := testkit.OpenPostgres(t, nil)
+	ctx := context.Background()
+	start := time.Date(2026, 11, 25, 3, 0, 0, 0, time.UTC)
+	for range 2 {
+		if _, _, err := db.CountRequest(ctx, "a1", start, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := db.CountRequest(ctx, "a1", start.Add(time.Minute), 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.UncountRequest(ctx, "a1", start); err != nil {
+		t.Fatal(err)
+	}
+	if n, added, _ := db.CountRequest(ctx, "a1", start, 2); n != 2 || !added {
+		t.Errorf("after one taken back: %d %v, want 2 true", n, added)
+	}
+	if n, added, _ := db.CountRequest(ctx, "a1", start.Add(time.Minute), 1); n != 1 || added {
+		t.Errorf("the other window: %d %v, want 1 false", n, added)
+	}
+	for range 3 {
+		if err := db.UncountRequest(ctx, "a1", start); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.UncountRequest(ctx, "nobody", start); err != nil {
+		t.Errorf("taking back from a window never counted: %v", err)
+	}
+	if n, added, _ := db.CountRequest(ctx, "a1", start, 2); n != 1 || !added {
+		t.Errorf("taken back past zero: %d %v, want 1 true", n, added)
+	}
+}
+
 // Requests counted at once, in shared statements, get what one-at-a-time counting would
 // give them: per window exactly limit admitted, numbered 1..limit once each, the rest
 // refused with the limit as count.

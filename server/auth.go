@@ -39,12 +39,14 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	}
 	// Counted once the body decodes with an email (the pair needs one) and before the
 	// password hash is checked, which is the costly part a guesser wants to repeat.
+	var attempt *loginAttempt
 	if in.Email != "" && data.InputFaults(ctx) == nil {
-		if err := s.limitLogin(w, r, in.Email); err != nil {
+		if attempt, err = s.limitLogin(w, r, in.Email); err != nil {
 			return err
 		}
 	}
 	key, token, err := s.svc.Auth.Login(ctx, in.Email, in.Password, in.WorkspaceID)
+	attempt.finish(ctx, err)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func TestImportFaultsAreBounded(t *testing.T) {
 		t.Errorf("%d paths answered, want the first %d", n, data.MaxFaults)
 	}
 	msg, _ := r.JSON()["message"].(string)
-	if want := fmt.Sprintf("(and %d more errors)", unknown-1); !strings.HasSuffix(msg, want) {
+	if want := fmt.Sprintf("(and %s more errors)", data.Thousands(unknown-1)); !strings.HasSuffix(msg, want) {
 		t.Errorf("message %q does not keep the total: want it to end %q", msg, want)
 	}
 	if len(r.Body) > 200_000 {
@@ -54,7 +54,7 @@ func TestSuppressionImportFaultsAreBoundedInLineOrder(t *testing.T) {
 		t.Errorf("%d paths answered, want lines 2 to %d", len(faults), data.MaxFaults+1)
 	}
 	msg, _ := r.JSON()["message"].(string)
-	if want := fmt.Sprintf("(and %d more errors)", rows-1); !strings.HasPrefix(msg, "Line 2: ") || !strings.HasSuffix(msg, want) {
+	if want := fmt.Sprintf("(and %s more errors)", data.Thousands(rows-1)); !strings.HasPrefix(msg, "Line 2: ") || !strings.HasSuffix(msg, want) {
 		t.Errorf("message %q: want it to start with Line 2 and end %q", msg, want)
 	}
 	if got := listIDs(t, e.do("GET", "/api/v1/suppressions", e.Owner.Token, nil)); len(got) != 0 {

@@ -51,6 +51,10 @@ type rateDecision struct {
 	limit     int
 	remaining int
 	reset     time.Duration // until the window ends
+	// start and shared name the window that counted an allowed request, and whether in
+	// the cluster's counts, for refund.
+	start  time.Time
+	shared bool
 }
 
 // newRateLimiter returns a limiter of limit requests a window; nil when limit is 0 (off).
@@ -88,7 +92,7 @@ func (l *rateLimiter) allowLocal(key string, now time.Time) rateDecision {
 		w = &window{start: now}
 		l.windows[key] = w
 	}
-	d := rateDecision{limit: l.limit, reset: w.start.Add(rateWindow).Sub(now)}
+	d := rateDecision{limit: l.limit, reset: w.start.Add(rateWindow).Sub(now), start: w.start}
 	if w.count >= l.limit {
 		return d
 	}
@@ -119,7 +123,32 @@ func (l *rateLimiter) allowShared(ctx context.Context, key string, now time.Time
 		return d
 	}
 	d.allowed, d.remaining = added, max(l.limit-count, 0)
+	d.start, d.shared = start, added
 	return d
+}
+
+// refund takes back the request d counted for key: it turned out not to be what the
+// limit bounds (a login that succeeded, against the per-address bound of failures).
+// Counting first and refunding after, rather than checking first and counting after,
+// keeps the bound exact under concurrency: attempts in flight hold their place, so a
+// thousand sent at once are not all let through by a count that none has raised yet.
+// A refund that cannot be written leaves the request counted, the safe side.
+func (l *rateLimiter) refund(ctx context.Context, key string, d rateDecision) {
+	if !d.allowed {
+		return
+	}
+	if d.shared {
+		err := l.shared.UncountRequest(ctx, key, d.start)
+		if err != nil && !errors.Is(err, data.ErrStorageSuperseded) && !errors.Is(err, data.ErrCountBusy) {
+			l.log.Warn("rate limit: taking back a count in the database failed; the request stays counted", "error", err)
+		}
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if w := l.windows[key]; w != nil && w.start.Equal(d.start) && w.count > 0 {
+		w.count--
+	}
 }
 
 // size returns the number of keys held (tests check eviction).
@@ -164,48 +193,69 @@ func (s *Server) limitToken(w http.ResponseWriter, r *http.Request, p *data.Prin
 	return s.tokenLimit.allow(r.Context(), "t"+strconv.FormatInt(p.TokenID, 10)).apply(w)
 }
 
-// loginAddressFactor is how many times the per-email login limit one client address may
-// attempt across all emails: an unknown email costs a full password hash (so as not to
-// tell which emails have accounts), and without this bound one address could spend the
-// server's CPU at the per-email rate times as many made-up emails as it likes. Ten times
-// leaves an office behind one NAT address room for its people's logins.
-const loginAddressFactor = 10
+// LoginAddressFactor is how many times the per-email login limit one client address may
+// fail across all emails unless configured (Config.LoginAddressRateLimit): an unknown
+// email costs a full password hash (so as not to tell which emails have accounts), and
+// without this bound one address could spend the server's CPU at the per-email rate
+// times as many made-up emails as it likes.
+const LoginAddressFactor = 10
+
+// loginAttempt is a login attempt let through the login limits: the address's count
+// to take back unless the attempt turns out a refusal of credentials (finish).
+type loginAttempt struct {
+	s    *Server
+	key  string
+	addr rateDecision
+}
 
 // limitLogin counts a login attempt for the pair of client address and email, so that
 // guessing one account's password is slow while other users of the same address (an
-// office behind NAT) keep logging in, and for the address alone at loginAddressFactor
-// times that, so that guessing across many emails is slow too. The address is
-// clientAddr's: the TCP peer, or what a trusted proxy forwarded, never a header a client
-// could forge to escape the limit.
-func (s *Server) limitLogin(w http.ResponseWriter, r *http.Request, email string) error {
-	if s.loginLimit == nil {
-		return nil
-	}
-	if err := s.loginLimit.allow(r.Context(), s.loginKey(r, email)).apply(w); err != nil {
-		return err
+// office behind NAT) keep logging in, and for the address alone, across all emails, so
+// that guessing across many emails is slow too. The address's count keeps only failed
+// attempts: finish takes back any other. The address is clientAddr's: the TCP peer, or
+// what a trusted proxy forwarded, never a header a client could forge to escape the
+// limit. The pair's headers are the ones a client reads; the address's only on refusal.
+func (s *Server) limitLogin(w http.ResponseWriter, r *http.Request, email string) (*loginAttempt, error) {
+	if s.loginLimit != nil {
+		if err := s.loginLimit.allow(r.Context(), s.loginKey(r, email)).apply(w); err != nil {
+			return nil, err
+		}
 	}
 	return s.limitLoginAddress(w, r)
 }
 
-// limitLoginAddress counts an attempt against the client address's own login allowance;
-// only a refusal sets the rate-limit headers (the pair's are the ones a client reads).
-func (s *Server) limitLoginAddress(w http.ResponseWriter, r *http.Request) error {
-	if d := s.loginAddrLimit.allow(r.Context(), "a"+s.loginHost(r)); !d.allowed {
-		return d.apply(w)
+// limitLoginAddress counts an attempt against the client address's allowance of failures.
+func (s *Server) limitLoginAddress(w http.ResponseWriter, r *http.Request) (*loginAttempt, error) {
+	if s.loginAddrLimit == nil {
+		return nil, nil
 	}
-	return nil
+	a := &loginAttempt{s: s, key: "a" + s.loginHost(r)}
+	if a.addr = s.loginAddrLimit.allow(r.Context(), a.key); !a.addr.allowed {
+		return nil, a.addr.apply(w)
+	}
+	return a, nil
+}
+
+// finish keeps the attempt in its address's count when err refused the credentials
+// (data.ErrCredentialsRefused) and takes it back otherwise. Nil-safe: no limit, no count.
+func (a *loginAttempt) finish(ctx context.Context, err error) {
+	if a == nil || errors.Is(err, data.ErrCredentialsRefused) {
+		return
+	}
+	// The request's own context may be cancelled once the answer is decided; the refund
+	// is owed anyway.
+	a.s.loginAddrLimit.refund(context.WithoutCancel(ctx), a.key, a.addr)
 }
 
 // limitPasswordGuess counts a password change's current_password as a login attempt of
 // the account's email from the caller's address: a guess at the password either way, and
 // a stolen token must not guess at its own rate, thirty times login's. Only a refusal
 // sets the rate-limit headers; the token's stay otherwise.
-func (s *Server) limitPasswordGuess(w http.ResponseWriter, r *http.Request, email string) error {
-	if s.loginLimit == nil {
-		return nil
-	}
-	if d := s.loginLimit.allow(r.Context(), s.loginKey(r, email)); !d.allowed {
-		return d.apply(w)
+func (s *Server) limitPasswordGuess(w http.ResponseWriter, r *http.Request, email string) (*loginAttempt, error) {
+	if s.loginLimit != nil {
+		if d := s.loginLimit.allow(r.Context(), s.loginKey(r, email)); !d.allowed {
+			return nil, d.apply(w)
+		}
 	}
 	return s.limitLoginAddress(w, r)
 }

@@ -74,8 +74,12 @@ type Config struct {
 	// RateLimit is the number of requests a minute per token; 0 turns it off (§15).
 	RateLimit int
 	// LoginRateLimit is the number of login attempts a minute per client address and
-	// email, and ten times it per client address across all emails; 0 turns both off.
+	// email; 0 turns it off.
 	LoginRateLimit int
+	// LoginAddressRateLimit is the number of failed login attempts (and refused
+	// current_passwords) a minute per client address across all emails: 0 means
+	// LoginAddressFactor times LoginRateLimit, a negative number turns it off.
+	LoginAddressRateLimit int
 	// RateCounter, when set, keeps both limits' counts where every replica sees them
 	// (PostgreSQL), so a limit is the cluster's; nil counts in this process.
 	RateCounter data.RateCounter
@@ -121,8 +125,8 @@ type Server struct {
 	// tokenLimit and loginLimit are the rate limiters; nil when off.
 	tokenLimit *rateLimiter
 	loginLimit *rateLimiter
-	// loginAddrLimit bounds login attempts per client address across all emails; set
-	// whenever loginLimit is.
+	// loginAddrLimit bounds failed login attempts per client address across all emails;
+	// nil when off.
 	loginAddrLimit *rateLimiter
 	// prom is the private Prometheus registry behind GET /metrics.
 	prom *metrics
@@ -188,7 +192,11 @@ func New(svc Services, cfg Config) *Server {
 	s := &Server{svc: svc, cfg: cfg, log: cfg.Logger, inflight: &inFlight{keys: map[string]bool{}}, streams: newStreamHub(), pages: newPageTurns()}
 	s.tokenLimit = newRateLimiter(cfg.RateLimit, cfg.Now)
 	s.loginLimit = newRateLimiter(cfg.LoginRateLimit, cfg.Now)
-	s.loginAddrLimit = newRateLimiter(cfg.LoginRateLimit*loginAddressFactor, cfg.Now)
+	addrLimit := cfg.LoginAddressRateLimit
+	if addrLimit == 0 {
+		addrLimit = cfg.LoginRateLimit * LoginAddressFactor
+	}
+	s.loginAddrLimit = newRateLimiter(addrLimit, cfg.Now)
 	for _, l := range []*rateLimiter{s.tokenLimit, s.loginLimit, s.loginAddrLimit} {
 		if l != nil {
 			l.shared, l.log = cfg.RateCounter, s.log

@@ -35,16 +35,18 @@ func (s *Server) handleMeUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	var attempt *loginAttempt
 	if in.Password.Set && data.InputFaults(ctx) == nil {
 		me, err := s.svc.Users.Me(ctx)
 		if err != nil {
 			return err
 		}
-		if err := s.limitPasswordGuess(w, r, me.Email); err != nil {
+		if attempt, err = s.limitPasswordGuess(w, r, me.Email); err != nil {
 			return err
 		}
 	}
 	u, err := s.svc.Users.UpdateMe(ctx, in)
+	attempt.finish(ctx, err)
 	if err != nil {
 		return err
 	}

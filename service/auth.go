@@ -68,7 +68,7 @@ func (s *AuthService) Login(ctx context.Context, email, password string, workspa
 	if err := checkInput(ctx, validate.Login(email, password, workspace)); err != nil {
 		return nil, "", err
 	}
-	refused := data.FieldError("email", "These credentials do not match our records.")
+	refused := data.CredentialsRefused(data.FieldError("email", "These credentials do not match our records."))
 	var u *data.UserRecord
 	if err := s.store.View(ctx, func(tx Tx) error {
 		var err error

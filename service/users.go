@@ -87,7 +87,7 @@ func (s *UserService) UpdateMe(ctx context.Context, in data.UserUpdate) (*data.U
 		before := storedSnapshot(u)
 		if in.Password.Set {
 			if !currentMatches || !bytes.Equal(u.PasswordHash, checkedHash) {
-				return data.FieldError("current_password", "The current_password is incorrect.")
+				return data.CredentialsRefused(data.FieldError("current_password", "The current_password is incorrect."))
 			}
 			u.PasswordHash = newHash
 			if err := s.revokeOtherLogins(tx, u.ID, p.TokenID); err != nil {

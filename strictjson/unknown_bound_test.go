@@ -37,7 +37,7 @@ func TestUnknownMembersCostNoMessageEach(t *testing.T) {
 	atBound, _ := measure(data.MaxFaults)
 	past, err := measure(10 * data.MaxFaults)
 	e, _ := err.(*data.Error)
-	if e == nil || len(e.Fields) != data.MaxFaults || !strings.HasSuffix(e.Message, fmt.Sprintf("(and %d more errors)", 10*data.MaxFaults-1)) {
+	if e == nil || len(e.Fields) != data.MaxFaults || !strings.HasSuffix(e.Message, fmt.Sprintf("(and %s more errors)", data.Thousands(10*data.MaxFaults-1))) {
 		t.Fatalf("10× the bound: %v", err)
 	}
 	if perMember := (past - atBound) / (9 * data.MaxFaults); perMember > 1.5 {

@@ -86,7 +86,7 @@ func TestAddfPastTheBoundIsCounted(t *testing.T) {
 	if rules.Len() != data.MaxFaults || rules.Omitted() != 3 {
 		t.Fatalf("%d kept, %d counted; want %d and 3", rules.Len(), rules.Omitted(), data.MaxFaults)
 	}
-	want := fmt.Sprintf("(and %d more errors)", data.MaxFaults+2)
+	want := fmt.Sprintf("(and %s more errors)", data.Thousands(data.MaxFaults+2))
 	for name, err := range map[string]error{
 		"Err":              rules.Err(),
 		"Combine":          Combine(rules.Err()),
