@@ -133,7 +133,8 @@ func SumCallRollups(from, to time.Time, step time.Duration, hours, edges RollupF
 }
 
 // splitHours splits [from, to) into its whole UTC hours (nil when it holds none) and the
-// non-empty partial hours at either edge (the whole range when it has no whole hour).
+// non-empty partial hours at either edge, each within one hour (an edge's feed counts its
+// span under the hour it starts in: bolt's and postgres' countCalls).
 func splitHours(from, to time.Time) (whole *[2]time.Time, parts [][2]time.Time) {
 	fullFrom := from.Truncate(time.Hour)
 	if fullFrom.Before(from) {
@@ -141,8 +142,10 @@ func splitHours(from, to time.Time) (whole *[2]time.Time, parts [][2]time.Time) 
 	}
 	fullTo := to.Truncate(time.Hour)
 	spans := [][2]time.Time{{from, to}}
-	if fullFrom.Before(fullTo) {
-		whole = &[2]time.Time{fullFrom, fullTo}
+	if !fullFrom.After(fullTo) { // the range reaches an hour's start: no part crosses one
+		if fullFrom.Before(fullTo) {
+			whole = &[2]time.Time{fullFrom, fullTo}
+		}
 		spans = [][2]time.Time{{from, fullFrom}, {fullTo, to}}
 	}
 	for _, s := range spans {

@@ -52,6 +52,15 @@ func TestSumCallRollups(t *testing.T) {
 	if len(spans) != 1 || len(got) != 1 || got[0].Start != h(1) {
 		t.Errorf("within an hour: spans %v, buckets %+v", spans, got)
 	}
+	// Across one hour's start with no whole hour in between (an hour back from now), each
+	// edge is asked for its part within its own hour: an edge's feed counts its span under
+	// the hour it starts in, and one span across both hours lost the later hour's calls.
+	spans = nil
+	from, to = h(1).Add(52*time.Minute), h(2).Add(52*time.Minute)
+	got, _ = data.SumCallRollups(from, to, time.Hour, hours, edges)
+	if want := [][2]time.Time{{from, h(2)}, {h(2), to}}; !reflect.DeepEqual(spans, want) || len(got) != 2 {
+		t.Errorf("across an hour's start: spans %v, want %v; buckets %+v", spans, want, got)
+	}
 	for _, step := range []time.Duration{0, time.Hour} {
 		spans = nil
 		if got, _ := data.SumCallRollups(h(2), h(2), step, hours, edges); got != nil || spans != nil {
