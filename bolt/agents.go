@@ -34,6 +34,20 @@ func (t tx) Agent(id string) (*data.StoredAgent, error) {
 	return getAgentRow(t.b.Bucket(bucketAgents), id)
 }
 
+// Agents implements service.AgentTx: point reads in the one transaction.
+func (t tx) Agents(ids []string) ([]*data.StoredAgent, error) {
+	b := t.b.Bucket(bucketAgents)
+	out := make([]*data.StoredAgent, len(ids))
+	for i, id := range ids {
+		a, err := getAgentRow(b, id)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
 // AgentRevision implements service.AgentTx: a fingerprint of the stored bytes.
 func (t tx) AgentRevision(id string) (uint64, error) {
 	return revision(t.b.Bucket(bucketAgents).Get([]byte(id))), nil

@@ -26,3 +26,7 @@ func BenchmarkConversationList(b *testing.B) {
 func BenchmarkCampaignList(b *testing.B) {
 	storetest.BenchCampaignList(b, testkit.OpenStore, 1000, 20000)
 }
+
+// BenchmarkAgentsRead: 2,000 agents read one by one and a hundred at a time, as a call
+// export's analysis columns read them (docs/performance.md, walk8).
+func BenchmarkAgentsRead(b *testing.B) { storetest.BenchAgentsRead(b, testkit.OpenStore, 2000) }

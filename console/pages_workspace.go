@@ -1,6 +1,8 @@
 package console
 
 import (
+	"html/template"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
@@ -267,7 +269,16 @@ func (h *Handler) memberRemove(w http.ResponseWriter, r *http.Request) {
 // auditPage is the audit log with the API's filters (owners and admins; the API refuses
 // others). Actors are named: members by name, the rest by what they are.
 func (h *Handler) auditPage(w http.ResponseWriter, r *http.Request) {
+	// The chain is verified on demand (verify=1), not on every view: it recomputes the
+	// whole history, seconds for a year's events. The filters' and pages' links are
+	// made without verify, so a filter or a page turn does not verify again.
 	in := r.URL.Query()
+	verify := in.Get("verify") != ""
+	in.Del("verify")
+	u := *r.URL
+	u.RawQuery = in.Encode()
+	r = r.WithContext(r.Context())
+	r.URL = &u
 	list, pages, fail, ok := h.filteredList(w, r, "/api/v1/audit-log", "type", "actor")
 	if !ok {
 		return
@@ -277,11 +288,14 @@ func (h *Handler) auditPage(w http.ResponseWriter, r *http.Request) {
 	// told of the others' events); a failure to ask is shown as no result rather than
 	// failing the page.
 	var verified map[string]any
-	if data.PrincipalFrom(r.Context()).Allows(data.NeedAuditChain()) == nil {
+	canVerify := data.PrincipalFrom(r.Context()).Allows(data.NeedAuditChain()) == nil
+	if canVerify && verify {
 		if v, err := h.call(r, "GET", "/api/v1/audit-log/verify", nil, nil); err == nil {
 			verified = v.Data()
 		}
 	}
+	vq := maps.Clone(in)
+	vq.Set("verify", "1")
 	// Actors are named from the picker's page of members and, for the rest of the page's
 	// actors, one read each: a member past that page is named, a former one is not found.
 	pick := h.memberPicker(r, "actor", in.Get("actor"))
@@ -295,6 +309,7 @@ func (h *Handler) auditPage(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "audit", &view{Title: "Audit log", Active: "workspace",
 		Err: relabel(fail, fieldLabels{"type": "Event", "actor": "Who", "from": "From", "to": "To"}), D: map[string]any{
 			"Events": list, "Pages": pages, "Q": in, "Types": data.EventTypes, "Verified": verified,
+			"CanVerify": canVerify, "VerifyLink": template.URL("?" + vq.Encode()),
 			"Members": members, "ActorPick": pick,
 		}})
 }

@@ -31,6 +31,34 @@ func (t *tx) Agent(id string) (*data.StoredAgent, error) {
 	return a, nil
 }
 
+// Agents implements service.AgentTx: one statement for every id.
+func (t *tx) Agents(ids []string) ([]*data.StoredAgent, error) {
+	out := make([]*data.StoredAgent, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := t.query(`SELECT `+agentCols+` FROM agents WHERE id = ANY($1)`, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	byID := make(map[string]*data.StoredAgent, len(ids))
+	for rows.Next() {
+		a, err := scanAgent(rows)
+		if err != nil {
+			return nil, err
+		}
+		byID[a.ID] = a
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i, id := range ids {
+		out[i] = byID[id]
+	}
+	return out, nil
+}
+
 func scanAgent(row pgx.Row) (*data.StoredAgent, error) {
 	var a data.StoredAgent
 	var config, privacy []byte

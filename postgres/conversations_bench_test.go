@@ -39,3 +39,9 @@ func BenchmarkCampaignList(b *testing.B) {
 func openAnalyzedStore(tb testing.TB) service.Store {
 	return analyzedStore{testkit.OpenPostgres(tb, nil)}
 }
+
+// BenchmarkAgentsRead: 2,000 agents read one by one and a hundred at a time, as a call
+// export's analysis columns read them (docs/performance.md, walk8).
+func BenchmarkAgentsRead(b *testing.B) {
+	storetest.BenchAgentsRead(b, testkit.OpenPostgresStore, 2000)
+}

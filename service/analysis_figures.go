@@ -258,22 +258,26 @@ func (s *AnalyticsService) ExportFields(ctx context.Context, agentID string) ([]
 				out = append(out, name)
 			}
 		}
-		for _, id := range ids {
-			a, err := tx.Agent(id)
+		// The agents read a page at a time (tx.Agents: one statement each on
+		// PostgreSQL), not one by one: 2,000 agents took 1.4 s (walk8).
+		for page := range slices.Chunk(ids, 100) {
+			agents, err := tx.Agents(page)
 			if err != nil {
 				return err
 			}
-			if a == nil || a.WorkspaceID != p.WorkspaceID || !p.CanSeeAgent(id) {
-				continue
-			}
-			for _, f := range a.AnalysisConfig.Fields {
-				add(f.Name)
-			}
-			if a.AnalysisConfig.SuccessCriterion != nil {
-				add(data.AnalysisKeySuccessful)
-			}
-			if a.AnalysisConfig.Summary {
-				add(data.AnalysisKeySummary)
+			for _, a := range agents {
+				if a == nil || a.WorkspaceID != p.WorkspaceID || !p.CanSeeAgent(a.ID) {
+					continue
+				}
+				for _, f := range a.AnalysisConfig.Fields {
+					add(f.Name)
+				}
+				if a.AnalysisConfig.SuccessCriterion != nil {
+					add(data.AnalysisKeySuccessful)
+				}
+				if a.AnalysisConfig.Summary {
+					add(data.AnalysisKeySummary)
+				}
 			}
 		}
 		return nil

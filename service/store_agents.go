@@ -7,6 +7,10 @@ import "github.com/voiceapi/voiceapi/data"
 type AgentTx interface {
 	// Agent returns the stored agent id, nil when there is none.
 	Agent(id string) (*data.StoredAgent, error)
+	// Agents returns the stored agents of ids, in the order of ids, nil for an absent
+	// one: one statement on PostgreSQL, so a reader of many agents (an export's analysis
+	// columns) pays one round trip a page rather than one an agent.
+	Agents(ids []string) ([]*data.StoredAgent, error)
 	// AgentRevision returns a number that differs whenever the stored agent id differs
 	// (a hash of the stored row, or a revision column), 0 when there is none. It reads no
 	// more than the row and decodes nothing, so a cache can be checked against it.
